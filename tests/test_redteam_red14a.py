@@ -1,0 +1,61 @@
+"""Red team (session 14, red14a): the session's compiled kernels against NumPy's and PyTorch's bits.
+
+Each test pins a wrong number found here (its input, NumPy's or PyTorch's bits, the kernel's).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from strided.kernels import rows
+
+_ROWS = rows._kernel_module()
+needs_rows = pytest.mark.skipif(_ROWS is None, reason="no compiled row kernel")
+
+
+def _column_nans(dtype: type, count: int, width: int) -> np.ndarray:
+    """(count, width) ordinary numbers; column 0 holds two NaNs of different payloads (rows 1 and
+    2), column 1 a positive and a negative NaN (rows 0 and 3)."""
+    x = np.random.default_rng(0).standard_normal((count, width)).astype(dtype)
+    u = x.view(np.uint32 if dtype is np.float32 else np.uint64)
+    quiet = 0x7FC00000 if dtype is np.float32 else 0x7FF8000000000000
+    sign = 0x80000000 if dtype is np.float32 else 0x8000000000000000
+    u[1, 0], u[2, 0] = quiet | 1, quiet | 2
+    u[0, 1], u[3, 1] = quiet | 5, sign | quiet | 3
+    return x
+
+
+@needs_rows
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("count", [4, 5, 6, 7, 8, 9, 26])
+@pytest.mark.parametrize("transposed", [False, True])
+def test_column_reduces_keep_numpys_nan_payloads(dtype: type, count: int, transposed: bool) -> None:
+    """A column holding two NaNs: NumPy's 2-d reduce keeps the first NaN met (out + row, out's
+    payload); the compiled add may return either operand's (a + b is b + a to C: (4, 4096) float64
+    summed over dim 0 gave 0x7ff8000000000002 for NumPy's 0x7ff8000000000001), and the extremes'
+    recompute by NumPy's 1-d call on the column alone kept the last NaN ((2341, 7) amax over dim 0:
+    0x...2 for 0x...1)."""
+    width = max(16, -(-rows.MIN_ELEMENTS // count))
+    x = _column_nans(dtype, count, width)
+    axis = 0
+    if transposed:
+        x, axis = x.T, 1
+    for ours, numpys in ((rows.add_reduce, np.add.reduce), (rows.max_reduce, np.maximum.reduce),
+                         (rows.min_reduce, np.minimum.reduce)):
+        for keepdims in (False, True):
+            with np.errstate(all="ignore"):
+                got = ours(x, axis, None, None, keepdims)
+                want = numpys(x, axis, None, None, keepdims)
+            assert got.shape == want.shape and got.dtype == want.dtype
+            assert got.tobytes() == want.tobytes(), (ours.__name__, x.shape, axis, keepdims)
+
+
+@needs_rows
+def test_narrow_column_extremes_keep_the_first_nan() -> None:
+    """(2341, 7) float64, rows 8 elements apart: few columns, each recomputed alone before."""
+    x = np.random.default_rng(0).standard_normal((2341, 8))[:, :7]
+    x.view(np.uint64)[5, 0] = 0x7FF8000000000001
+    x.view(np.uint64)[9, 0] = 0x7FF8000000000002
+    for ours, numpys in ((rows.max_reduce, np.maximum.reduce), (rows.min_reduce, np.minimum.reduce)):
+        assert ours(x, 0).tobytes() == numpys(x, 0).tobytes()
