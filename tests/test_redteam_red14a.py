@@ -59,3 +59,39 @@ def test_narrow_column_extremes_keep_the_first_nan() -> None:
     x.view(np.uint64)[9, 0] = 0x7FF8000000000002
     for ours, numpys in ((rows.max_reduce, np.maximum.reduce), (rows.min_reduce, np.minimum.reduce)):
         assert ours(x, 0).tobytes() == numpys(x, 0).tobytes()
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
+@pytest.mark.parametrize("op", ["cummax", "cummin"])
+@pytest.mark.parametrize("kernel", [True, False])
+def test_cummax_cummin_values_are_the_element_at_the_index(dtype: str, op: str, kernel: bool) -> None:
+    """PyTorch's loop sets out = x wherever it moves the index (x >= out, x <= out, or a NaN):
+    [-0.0, 0.0, -0.0] gives [-0.0, 0.0, -0.0]. The NumPy path (float16/bfloat16 always, every
+    dtype without the kernel) kept accumulate's values: -0.0 before 0.0 stayed ([-0., -0., -0.]
+    for float16), and the first NaN's payload after later NaNs."""
+    import torch
+
+    import strided
+    from strided.kernels import native
+
+    nan2 = np.array([0x7E03], np.uint16).view(np.float16)[0]  # (a NaN of another payload)
+    base = np.array([[-0.0, 0.0, -0.0, 1.0, 1.0, np.nan, 2.0, nan2, -0.0],
+                     [0.0, -0.0, 0.0, -0.0, np.nan, -np.nan, 0.0, -1.0, 3.0]], np.float32)
+    if dtype == "float16":
+        base = base.astype(np.float16)
+    t = torch.from_numpy(base.copy()).to(getattr(torch, dtype))
+    if dtype == "bfloat16":  # (the same bits as t's, NaN payloads included)
+        s = strided.from_numpy(t.view(torch.int16).numpy().copy()).view(strided.bfloat16)
+    else:
+        s = strided.from_numpy(t.numpy().copy())
+    for dim in (0, 1):
+        want = getattr(torch, op)(t, dim)
+        if kernel:
+            got = getattr(strided, op)(s, dim)
+        else:
+            with native.disabled():
+                got = getattr(strided, op)(s, dim)
+        w = want.values.view(torch.int16).numpy() if dtype == "bfloat16" else want.values.numpy()
+        g = np.asarray(got.values.view(strided.int16).numpy() if dtype == "bfloat16" else got.values.numpy())
+        assert g.tobytes() == w.tobytes(), (dim, g, w)
+        assert np.asarray(got.indices.numpy()).tolist() == want.indices.numpy().tolist()
