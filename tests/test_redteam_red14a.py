@@ -95,3 +95,35 @@ def test_cummax_cummin_values_are_the_element_at_the_index(dtype: str, op: str, 
         g = np.asarray(got.values.view(strided.int16).numpy() if dtype == "bfloat16" else got.values.numpy())
         assert g.tobytes() == w.tobytes(), (dim, g, w)
         assert np.asarray(got.indices.numpy()).tolist() == want.indices.numpy().tolist()
+
+
+_EXPF_SCRIPT = """
+import ctypes, ctypes.util
+import numpy as np
+from strided.kernels import native
+k = native.special()
+libm = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
+libm.expf.restype, libm.expf.argtypes = ctypes.c_float, [ctypes.c_float]
+xs = np.array([float.fromhex("0x1.04845ep+5"), float.fromhex("-0x1.f8cbb2p+5")] * 8 + [-1.5] * 8, np.float32)
+out = np.empty_like(xs)
+if k is not None and k.shifted_expf(xs, 0.0, out):
+    want = np.array([libm.expf(float(v)) for v in xs], np.float32)
+    print("used", out.tobytes() == want.tobytes())
+else:
+    print("off")
+"""
+
+
+@pytest.mark.skipif(not _ROWS or not __import__("platform").machine() in ("x86_64", "AMD64"),
+                    reason="x86-64 with the compiled kernels only")
+@pytest.mark.parametrize("tunables", ["", "glibc.cpu.hwcaps=-AVX2,-FMA"])
+def test_shifted_expf_is_this_process_expf_where_used(tunables: str) -> None:
+    """softmax/log_softmax's float32 exponentials (shifted_expf) follow glibc's FMA expf; where the
+    process's libm picks its plain variant (GLIBC_TUNABLES hiding FMA from glibc, not from the CPU
+    test), the two differ on two floats, which the first-use check's 2^16 spread inputs missed:
+    expf(-0x1.f8cbb2p+5) gave 0x1.f45326p-92 for libm's 0x1.f45324p-92 (red14a). Where the loop is
+    used, it gives this process's expf bits."""
+    from tests.fresh_runs import outputs
+
+    (got,) = outputs(_EXPF_SCRIPT, {"GLIBC_TUNABLES": tunables} if tunables else {})
+    assert got.strip() in ("off", "used True"), got
