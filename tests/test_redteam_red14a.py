@@ -5,6 +5,8 @@ Each test pins a wrong number found here (its input, NumPy's or PyTorch's bits, 
 
 from __future__ import annotations
 
+import platform
+
 import numpy as np
 import pytest
 
@@ -114,7 +116,7 @@ else:
 """
 
 
-@pytest.mark.skipif(not _ROWS or not __import__("platform").machine() in ("x86_64", "AMD64"),
+@pytest.mark.skipif(not _ROWS or platform.machine() not in ("x86_64", "AMD64"),
                     reason="x86-64 with the compiled kernels only")
 @pytest.mark.parametrize("tunables", ["", "glibc.cpu.hwcaps=-AVX2,-FMA"])
 def test_shifted_expf_is_this_process_expf_where_used(tunables: str) -> None:
