@@ -83,7 +83,9 @@ def add_reduce(x: Any, axis: Any = 0, dtype: Any = None, out: Any = None, keepdi
                 return _run(kernel, x, plan, keepdims)
         else:
             got = _columns(x, axis, 3)
-            if got is not None:
+            # (a NaN sum's payload: which NaN operand the compiled add returns is the compiler's
+            # choice, a + b and b + a being the same to C; NumPy's call decides it)
+            if got is not None and not np.isnan(got[0]).any():
                 return got[0].reshape(got[1][4 if keepdims else 5])
     return _numpy_add_reduce(x, axis, dtype, out, keepdims)
 
@@ -168,7 +170,8 @@ def _extremes(x: Any, axis: Any, mode: int, rows_only: bool) -> tuple[np.ndarray
             and x.flags.aligned and (x.ndim == 2 or not rows_only)):
         return None
     plan = _plan(x, axis)
-    if plan is None and mode != 2:
+    columns = plan is None and mode != 2
+    if columns:
         got = _columns(x, axis, mode)  # (a column's extreme, as a row's, is one value but for zeros/NaN)
         if got is None:
             return None
@@ -187,7 +190,9 @@ def _extremes(x: Any, axis: Any, mode: int, rows_only: bool) -> tuple[np.ndarray
     reduces = _REDUCES if mode == 2 else (_REDUCES[mode],)
     for part, numpy_reduce in zip(parts, reduces):
         unsure = np.flatnonzero((part == 0) | (part != part))
-        if count == 1 or len(unsure) > _UNSURE_ROWS:
+        # (a column's zero or NaN is NumPy's 2-d call's: its 1-d call on the column alone walks
+        # it otherwise, keeping the last NaN where the 2-d call keeps the first)
+        if count == 1 or columns or len(unsure) > _UNSURE_ROWS:
             if len(unsure):
                 part[...] = numpy_reduce(x, axis, None, None, True).reshape(-1)
             continue

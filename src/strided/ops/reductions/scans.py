@@ -382,8 +382,9 @@ def _running_extreme(x: np.ndarray, d: int, op: str) -> tuple[np.ndarray, np.nda
     compiled = _compiled_extreme(x, d, op)
     if compiled is not None:
         return compiled
-    # (without the compiled kernel: NumPy, the same values and indices but for the bits of a NaN
-    # after a NaN, which keep the first NaN's sign and payload where PyTorch's take the latest's)
+    # (without the compiled kernel: NumPy's accumulate finds where the extreme is; its values
+    # keep the first of equal ones, -0.0 before 0.0, the first NaN's payload, where PyTorch's
+    # take the element at the index: the values are read there below)
     ufunc = np.maximum if op == "cummax" else np.minimum
     values = ufunc.accumulate(x, axis=d)  # NaN propagates: once met, it stays
     # PyTorch's kernel moves the index on every element that equals the running extreme (>=, <=)
@@ -393,7 +394,10 @@ def _running_extreme(x: np.ndarray, d: int, op: str) -> tuple[np.ndarray, np.nda
         hit |= np.isnan(x)  # (a NaN of x is a NaN of values too: it propagates)
     key = (x.shape[d], x.ndim - 1 - d)
     pos = _POSITIONS[key] if key[0] <= 4096 else _positions(key)
-    return values, np.maximum.accumulate(hit * pos, axis=d)
+    indices = np.maximum.accumulate(hit * pos, axis=d)
+    if np_kind(x.dtype) == "f":
+        values = np.take_along_axis(x, indices, axis=d)  # (PyTorch's out = x at each move)
+    return values, indices
 
 
 _EXTREME_NP = (np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int32), np.dtype(np.int64))
