@@ -27,7 +27,7 @@ import numpy as np
 
 from ... import layout as L
 from ...callsite import user_site
-from ...dispatch import OPEN, adopted
+from ...dispatch import OPEN, adopted, memory_overlap, shares_storage
 from ...dtypes import float32, float64
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import SUBCLASSES
@@ -36,12 +36,13 @@ from ...kernels import native
 from ...kernels.blocked import copy_into
 from ...kernels.fpstate import quiet_call, quiet_retry, quietly
 from ...kernels.matmul import matmul_new
-from ...messages import broadcast_mismatch
+from ...messages import broadcast_mismatch, partial_overlap
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support.along import one_dim
 from .._support.memo import Memo
 from .._support.operands import _cinfo, _not_implemented, flat_run
+from .._support.out import write_out
 from .._support.promotion import TORCH_NAMES
 from .._support.reduce_args import shape_text
 from ..registry import backward, method
@@ -50,13 +51,16 @@ from . import matmul as _matmul  # (its dot at call time: matmul imports this mo
 __all__ = ["cross", "inner", "kron", "linalg_cross", "linalg_vecdot", "mv", "tensordot", "vander", "vdot"]
 
 
-def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:  # noqa: A002
+def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1, out: Any = None) -> Tensor:  # noqa: A002
     """The cross product of the 3-vectors along ``dim`` of ``input`` and ``other`` (same number of
-    dims, broadcast); any dtype, the two the same.
+    dims, broadcast); any dtype, the two the same. ``out=`` takes the result with PyTorch's out
+    rules (resized where empty, an overlapping one refused).
 
     >>> strided.linalg.cross(strided.tensor([0.0, 1.0, 0.0]), strided.tensor([0.0, 0.0, 1.0])).tolist()
     [1.0, 0.0, 0.0]
     """
+    if out is not None:
+        return _cross_out(out, linalg_cross(input, other, dim=dim), "linalg.cross", (input, other))
     fast = _fast_cross(input, other, dim)
     if fast is not None:
         return fast
@@ -92,6 +96,19 @@ def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:  # n
         b = np.broadcast_to(b, shape)  # type: ignore[arg-type]
     c = _cross3(a, b, d) if a.size else np.zeros(shape, a.dtype)  # type: ignore[arg-type]
     return adopted(c.reshape(-1), _cinfo[shape][2], input._dtype)  # (c: fresh, row-major)
+
+
+def _cross_out(out: Any, result: Tensor, op: str, inputs: tuple) -> Tensor:
+    """``result`` written into ``out`` as PyTorch's linalg_cross_out does: ``out`` of the result's
+    dtype exactly, and no overlap at all with an input (its ``assert_no_overlap``: an input itself
+    is refused too, where an elementwise op's ``out=`` may be one), then :func:`write_out`."""
+    if isinstance(out, Tensor):
+        for x in inputs:
+            if isinstance(x, Tensor) and shares_storage(x, out) and memory_overlap(out, x) in (L.OverlapStatus.FULL, L.OverlapStatus.PARTIAL):
+                raise partial_overlap(f"{op}(out=...)", out._layout, x._layout, L.storage_extent(out._layout),
+                                      L.storage_extent(x._layout),
+                                      f"fix: pass a fresh out tensor, or a copy of the input: {op}(x.clone(), ..., out=out)")
+    return write_out(out, result, op, inputs, same_dtype="matmul")
 
 
 def _fast_cross(a: Any, b: Any, dim: Any) -> Tensor | None:
@@ -213,7 +230,7 @@ def _cross_backward(out: Tensor, input: Tensor, other: Tensor, dim: Any = None) 
 
 
 @method("cross")
-def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:  # noqa: A002
+def cross(input: Tensor, other: Tensor, dim: int | None = None, *, out: Any = None) -> Tensor:  # noqa: A002
     """``strided.cross`` / ``Tensor.cross``: :func:`linalg_cross`, but ``dim=None`` (deprecated in
     PyTorch, with its warning) takes the first dim of size 3 of the broadcast shape.
 
@@ -238,6 +255,8 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:  # no
                 "fix: name the dim of size 3 with dim="))
         else:
             dim = -1
+    if out is not None:
+        return _cross_out(out, cross(input, other, dim), "cross", (input, other))
     fast = _fast_cross(input, other, dim)  # (the entry of linalg_cross and its checks skipped)
     return fast if fast is not None else linalg_cross(input, other, dim=dim)
 
