@@ -301,15 +301,28 @@ def _nll_loss_fresh(input: Any, target: Any, weight: Any = None, size_average: A
 nll_loss.__fresh__ = _nll_loss_fresh  # type: ignore[attr-defined]
 
 
+def _nll_scale(g: Tensor, total: float, red: str, dtype: DType) -> Any:
+    """PyTorch's ``-(g / total)`` ("mean") or ``-g`` ("sum") for a reduced loss's 0-d gradient
+    ``g``, in ``dtype`` (float32/float64: NumPy's scalar arithmetic rounds as PyTorch's)."""
+    v = dtype.numpy.type(g._np().item())
+    if red != "mean":
+        return -v
+    with np.errstate(all="ignore"):  # (a zero total: -inf or NaN, as PyTorch's)
+        return -(v / dtype.numpy.type(total))
+
+
 @backward("F.nll_loss")
 def _nll_loss_backward(out: Tensor, input: Tensor, target: Tensor, weight: Tensor | None = None,
                        size_average: Any = None, ignore_index: int = -100, reduce: Any = None,
                        reduction: str = "mean") -> Any:
-    """PyTorch's nll_loss_backward: ``-w[t] * g`` (over the total weight for "mean") at each
-    target's class, zero elsewhere; ignored targets get nothing. Written as ``g`` (its class dim
-    restored) times a constant tensor of the input's shape holding ``-w[t]`` (or ``-w[t] / total``)
-    at each target's class: one recorded multiplication, linear in ``g``, as PyTorch's double
-    backward of nll_loss is."""
+    """PyTorch's nll_loss_backward: ``w[t] * -(g / total)`` ("mean", the total weight of the
+    kept targets), ``w[t] * -g`` ("sum", and "none" of a 1-D input) or ``-w[t] * g[i]`` ("none")
+    at each kept target's class,
+    +0 everywhere else (ignored targets included, whatever ``g`` is). Written as ``g`` (over the
+    total for "mean", its class dim restored for "none") times a constant tensor holding ``-w[t]``
+    at each kept target's class, masked to 0 off them: recorded operations, linear in ``g``, as
+    PyTorch's double backward of nll_loss is; the same roundings as PyTorch's (``-(g / total) * w``
+    is ``(g / total) * -w`` exactly, where ``g * (-w / total)`` rounds twice differently)."""
     red = reduction_mode(reduction, size_average, reduce)
     class_dim, loss_shape = _nll_geometry(input, target)
     shape, dtype = input._layout.shape, input._dtype
@@ -318,32 +331,55 @@ def _nll_loss_backward(out: Tensor, input: Tensor, target: Tensor, weight: Tenso
         compute = compute_dtype(dtype)
         coef, arr = result_array(shape, dtype)
         arr.fill(0)
+        # (a reduced loss's g not recorded (no create_graph) in float32/float64: PyTorch's
+        # coefficient w * -(g / total) computed here from g's value, the result itself)
+        direct = red != "none" and not g.requires_grad and (dtype is float32 or dtype is float64)
         if weight is None and red != "none" and class_dim == 1 and len(shape) == 2 and _all_kept(
                 target, shape[1], int(ignore_index)):
             # every target a class (none ignored): the steps below with w all ones, whose sum is
-            # exactly N, so each target's coefficient is the one value -1 / N ("mean") or -1
+            # exactly N (N <= 2**24)
             n = shape[0]
-            # (no errstate: -1 / n for 1 <= n <= 2**24 neither overflows, underflows nor divides by
-            # zero, and NumPy does not report an inexact quotient; the block cost a sixth of this rule)
-            c = compute.type(-1) / compute.type(n) if red == "mean" else compute.type(-1)
-            arr[_rows_of(n), target._np()] = c
-            return (g * coef,)
-        lp = _as_ncs(arr, class_dim)  # (a view: the result is contiguous)
-        n, _, s = lp.shape
-        t = target._np().astype(np.int64, copy=False).reshape(n, s)  # (read only: a view may do)
-        ignored = t == ignore_index
-        some_ignored = bool(ignored.any())  # (without any, the masks are skipped: the same values)
-        safe = np.where(ignored, 0, t) if some_ignored else t
-        w = np.ones(t.shape, dtype=compute) if weight is None else weight._np().astype(compute)[safe]
-        w = (np.where(ignored, 0, w) if some_ignored else w).astype(compute, copy=False)
-        total = w.sum()
-        with np.errstate(all="ignore"):
-            # (every target ignored: a NaN mean, but no gradient)
-            c = -w / total if red == "mean" and total else -w
-        lp[np.arange(n)[:, None], safe, np.arange(s)] = c.astype(arr.dtype, copy=False)  # (put_along_axis)
-        if red != "none":
-            return (g * coef,)
-        return (g.reshape(loss_shape).unsqueeze(class_dim) * coef,)
+            rows, t = _rows_of(n), target._np()
+            if direct:
+                arr[rows, t] = _nll_scale(g, n, red, dtype)
+                return (coef,)
+            arr[rows, t] = -1
+            off, off_arr = result_array(shape, bool_)  # (True where PyTorch writes nothing)
+            off_arr.fill(True)
+            off_arr[rows, t] = False
+            total = float(n)
+        else:
+            lp = _as_ncs(arr, class_dim)  # (a view: the result is contiguous)
+            n, _, s = lp.shape
+            t = target._np().astype(np.int64, copy=False).reshape(n, s)  # (read only: a view may do)
+            ignored = t == ignore_index
+            some_ignored = bool(ignored.any())  # (without any, the masks are skipped: the same values)
+            safe = np.where(ignored, 0, t) if some_ignored else t
+            w = np.ones(t.shape, dtype=compute) if weight is None else weight._np().astype(compute)[safe]
+            w = (np.where(ignored, 0, w) if some_ignored else w).astype(compute, copy=False)
+            # (PyTorch's total weight is a tensor of the input's dtype)
+            total = float(w.sum().astype(dtype.numpy)) if red == "mean" else 1.0
+            where = (np.arange(n)[:, None], safe, np.arange(s))
+            if direct:
+                c = dtype.numpy.type(_nll_scale(g, total, red, dtype))
+                with np.errstate(all="ignore"):  # (a zero total: w * -inf, NaN for w = 0, as PyTorch's)
+                    vals = w.astype(arr.dtype, copy=False) * c
+                lp[where] = np.where(ignored, 0, vals) if some_ignored else vals  # (ignored: +0)
+                return (coef,)
+            lp[where] = (-w).astype(arr.dtype, copy=False)  # (put_along_axis)
+            off, off_arr = result_array(shape, bool_)  # (True where PyTorch writes nothing)
+            off_arr.fill(True)
+            kept = _as_ncs(off_arr, class_dim)
+            kept[where] = ignored  # (an ignored target's slot stays off; so does every other class)
+        if red == "none":
+            g = g.reshape(loss_shape).unsqueeze(class_dim)
+        elif red == "mean":
+            g = g / total  # (a zero total: g / 0, so w * -inf as PyTorch's, NaN for w = 0)
+        if red != "none" or len(shape) == 1:
+            # (PyTorch negates g, not w, here: w * -(g / total); a NaN g's sign flips as there)
+            np.negative(arr, out=arr)
+            g = -g
+        return ((g * coef).masked_fill(off, 0),)
 
     saved = (target,) if weight is None else (target, weight)
     ndim = len(shape)
