@@ -5684,11 +5684,70 @@ static PyObject *py_complex_angle(PyObject *self, PyObject *const *args, Py_ssiz
     Py_RETURN_TRUE;
 }
 
+/* diff_blocks' loops: out's block b (m - step elements) = x's block b (m elements) shifted by step minus
+ * itself, o[k] = x[k + step] - x[k]; int64 in unsigned arithmetic (NumPy's and PyTorch's wrap-around). */
+#define DIFF_BLOCKS(T, NAME)                                                                       \
+    ERF_CLONES static void NAME(const T *restrict x, T *restrict o, Py_ssize_t blocks, Py_ssize_t m,    \
+                                Py_ssize_t step)                                                   \
+    {                                                                                              \
+        Py_ssize_t w = m - step;                                                                   \
+        for (Py_ssize_t b = 0; b < blocks; b++) {                                                  \
+            const T *xb = x + b * m;                                                               \
+            T *ob = o + b * w;                                                                     \
+            for (Py_ssize_t k = 0; k < w; k++) ob[k] = xb[k + step] - xb[k];                       \
+        }                                                                                          \
+    }
+DIFF_BLOCKS(float, diff_blocks_float)
+DIFF_BLOCKS(double, diff_blocks_double)
+DIFF_BLOCKS(uint64_t, diff_blocks_u64)
+#undef DIFF_BLOCKS
+
+/* diff_blocks(x, out, m, step) -> bool: the first forward difference of a C-contiguous (outer, n, inner)
+ * array along its middle dim, m = n * inner and step = inner: out, C-contiguous (outer, n - 1, inner), gets
+ * x[:, 1:] - x[:, :-1], one subtraction per element (NumPy's np.subtract of the two narrowed views, bit for
+ * bit) in one pass, where NumPy's iterator walks the narrowed views row by row. Buffers of one format:
+ * float32 "f", float64 "d" or int64 "l"/"q" (wrapping); x's length a multiple of m, out's of m - step.
+ * False (nothing written) for other buffers or an overlap. */
+static PyObject *py_diff_blocks(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 4) {
+        PyErr_Format(PyExc_TypeError, "diff_blocks(x, out, m, step) takes 4 arguments, not %zd", nargs);
+        return NULL;
+    }
+    Py_ssize_t m = PyLong_AsSsize_t(args[2]), step = PyLong_AsSsize_t(args[3]);
+    if ((m == -1 || step == -1) && PyErr_Occurred()) return NULL;
+    Py_buffer src, dst;
+    if (PyObject_GetBuffer(args[0], &src, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &dst, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&src);
+        return NULL;
+    }
+    const char *f = src.format;
+    int kind = strcmp(f, "f") == 0 && src.itemsize == 4 ? 1 : strcmp(f, "d") == 0 && src.itemsize == 8 ? 2
+             : (strcmp(f, "l") == 0 || strcmp(f, "q") == 0) && src.itemsize == 8 ? 3 : 0;
+    Py_ssize_t len = src.itemsize ? src.len / src.itemsize : 0, blocks = m > 0 ? len / m : 0;
+    int fits = kind && strcmp(dst.format, f) == 0 && dst.itemsize == src.itemsize && step > 0 && m > step
+               && blocks * m == len && dst.len / dst.itemsize == blocks * (m - step) && !overlaps(&src, &dst);
+    if (fits) {
+        RELEASING(if (kind == 1) diff_blocks_float(src.buf, dst.buf, blocks, m, step);
+                  else if (kind == 2) diff_blocks_double(src.buf, dst.buf, blocks, m, step);
+                  else diff_blocks_u64(src.buf, dst.buf, blocks, m, step));
+    }
+    PyBuffer_Release(&src);
+    PyBuffer_Release(&dst);
+    if (fits) Py_RETURN_TRUE;
+    Py_RETURN_FALSE;
+}
+
 static PyMethodDef methods[] = {
     ENTRY(erf), ENTRY(erfc), ENTRY(erfinv), ENTRY(erfinv_float32), ENTRY(digamma), ENTRY(trigamma), ENTRY(lgamma),
     ENTRY(i0), ENTRY(i1), ENTRY(i0e), ENTRY(i1e),
     {"zeta_scaled", (PyCFunction)(void (*)(void))py_zeta_scaled, METH_FASTCALL,
      "zeta_scaled(src, dst, s, scale): scale * zeta(s, src) elementwise, s > 1"},
+    {"diff_blocks", (PyCFunction)(void (*)(void))py_diff_blocks, METH_FASTCALL,
+     "diff_blocks(x, out, m, step) -> bool: out = x[:, 1:] - x[:, :-1] of a C-contiguous (outer, n, inner) "
+     "float32/float64/int64 x, m = n * inner, step = inner (False: other buffers or an overlap)"},
     {"fma32", (PyCFunction)(void (*)(void))py_fma32, METH_FASTCALL,
      "fma32(a, b, c, out) -> bool: out = a * b + c rounded once, float32 (False: an overlap, nothing written)"},
     {"cross3", (PyCFunction)(void (*)(void))py_cross3, METH_FASTCALL,
