@@ -5740,6 +5740,84 @@ static PyObject *py_diff_blocks(PyObject *self, PyObject *const *args, Py_ssize_
     Py_RETURN_FALSE;
 }
 
+/* index_accumulate's loops: for each outer block a and index position k in order, the row idx[k] of out's
+ * block a gets the row k of vals' block a added (op 0) or multiplied in (op 1), elementwise; integers in
+ * unsigned arithmetic (the wrap-around of NumPy's and PyTorch's signed loops, the same low bits). */
+#define INDEX_ACCUMULATE(T, NAME)                                                                  \
+    ERF_CLONES static void NAME(T *restrict out, const int64_t *restrict idx, const T *restrict vals, \
+                                Py_ssize_t outer, Py_ssize_t size, Py_ssize_t n, Py_ssize_t inner, int op) \
+    {                                                                                              \
+        for (Py_ssize_t a = 0; a < outer; a++)                                                     \
+            for (Py_ssize_t k = 0; k < n; k++) {                                                   \
+                T *row = out + (a * size + idx[k]) * inner;                                        \
+                const T *src = vals + (a * n + k) * inner;                                         \
+                if (op == 0)                                                                       \
+                    for (Py_ssize_t j = 0; j < inner; j++) row[j] = row[j] + src[j];               \
+                else                                                                               \
+                    for (Py_ssize_t j = 0; j < inner; j++) row[j] = row[j] * src[j];               \
+            }                                                                                      \
+    }
+INDEX_ACCUMULATE(float, index_accumulate_float)
+INDEX_ACCUMULATE(double, index_accumulate_double)
+INDEX_ACCUMULATE(uint64_t, index_accumulate_u64)
+INDEX_ACCUMULATE(uint32_t, index_accumulate_u32)
+#undef INDEX_ACCUMULATE
+
+/* index_accumulate(out, idx, vals, outer, size, inner, op) -> bool: ufunc.at(out3, (:, idx, :), vals3) of
+ * out3 = out as (outer, size, inner) and vals3 = vals as (outer, len(idx), inner), ufunc np.add (op 0) or
+ * np.multiply (op 1): each element's updates in the index's order, one rounding each (index_add's and
+ * index_reduce's slice-by-slice NumPy loop, in one call). out and vals C-contiguous of one format: float32
+ * "f", float64 "d", int64 "l"/"q" or int32 "i"; idx C-contiguous int64, every entry in [0, size). False
+ * (nothing written) for other buffers, an index out of range or an overlap of out with vals or idx. */
+static PyObject *py_index_accumulate(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 7) {
+        PyErr_Format(PyExc_TypeError, "index_accumulate(out, idx, vals, outer, size, inner, op) takes 7 arguments, "
+                     "not %zd", nargs);
+        return NULL;
+    }
+    Py_ssize_t outer = PyLong_AsSsize_t(args[3]), size = PyLong_AsSsize_t(args[4]), inner = PyLong_AsSsize_t(args[5]);
+    long op = PyLong_AsLong(args[6]);
+    if (PyErr_Occurred()) return NULL;
+    Py_buffer dst, ix, src;
+    if (PyObject_GetBuffer(args[0], &dst, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &ix, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(&dst);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(args[2], &src, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(&dst);
+        PyBuffer_Release(&ix);
+        return NULL;
+    }
+    const char *f = dst.format;
+    int kind = strcmp(f, "f") == 0 && dst.itemsize == 4 ? 1 : strcmp(f, "d") == 0 && dst.itemsize == 8 ? 2
+             : (strcmp(f, "l") == 0 || strcmp(f, "q") == 0) && dst.itemsize == 8 ? 3
+             : strcmp(f, "i") == 0 && dst.itemsize == 4 ? 4 : 0;
+    int index64 = (strcmp(ix.format, "l") == 0 || strcmp(ix.format, "q") == 0) && ix.itemsize == 8;
+    Py_ssize_t count = index64 ? ix.len / 8 : 0;  /* (not n: RELEASING's) */
+    int fits = kind && index64 && (op == 0 || op == 1) && outer >= 0 && size >= 0 && inner >= 0
+               && strcmp(src.format, f) == 0 && src.itemsize == dst.itemsize
+               && dst.len / dst.itemsize == outer * size * inner && src.len / src.itemsize == outer * count * inner
+               && !overlaps(&dst, &src) && !overlaps(&dst, &ix);
+    const int64_t *idx = ix.buf;
+    for (Py_ssize_t k = 0; fits && k < count; k++)
+        if (idx[k] < 0 || idx[k] >= size) fits = 0;
+    if (fits) {
+        int o = (int)op;
+        RELEASING(if (kind == 1) index_accumulate_float(dst.buf, idx, src.buf, outer, size, count, inner, o);
+                  else if (kind == 2) index_accumulate_double(dst.buf, idx, src.buf, outer, size, count, inner, o);
+                  else if (kind == 3) index_accumulate_u64(dst.buf, idx, src.buf, outer, size, count, inner, o);
+                  else index_accumulate_u32(dst.buf, idx, src.buf, outer, size, count, inner, o));
+    }
+    PyBuffer_Release(&dst);
+    PyBuffer_Release(&ix);
+    PyBuffer_Release(&src);
+    if (fits) Py_RETURN_TRUE;
+    Py_RETURN_FALSE;
+}
+
 static PyMethodDef methods[] = {
     ENTRY(erf), ENTRY(erfc), ENTRY(erfinv), ENTRY(erfinv_float32), ENTRY(digamma), ENTRY(trigamma), ENTRY(lgamma),
     ENTRY(i0), ENTRY(i1), ENTRY(i0e), ENTRY(i1e),
@@ -5748,6 +5826,9 @@ static PyMethodDef methods[] = {
     {"diff_blocks", (PyCFunction)(void (*)(void))py_diff_blocks, METH_FASTCALL,
      "diff_blocks(x, out, m, step) -> bool: out = x[:, 1:] - x[:, :-1] of a C-contiguous (outer, n, inner) "
      "float32/float64/int64 x, m = n * inner, step = inner (False: other buffers or an overlap)"},
+    {"index_accumulate", (PyCFunction)(void (*)(void))py_index_accumulate, METH_FASTCALL,
+     "index_accumulate(out, idx, vals, outer, size, inner, op) -> bool: np.add.at (op 0) or np.multiply.at "
+     "(op 1) of (outer, len(idx), inner) vals into out's (outer, size, inner) rows idx, in the index's order"},
     {"fma32", (PyCFunction)(void (*)(void))py_fma32, METH_FASTCALL,
      "fma32(a, b, c, out) -> bool: out = a * b + c rounded once, float32 (False: an overlap, nothing written)"},
     {"cross3", (PyCFunction)(void (*)(void))py_cross3, METH_FASTCALL,
