@@ -5818,6 +5818,60 @@ static PyObject *py_index_accumulate(PyObject *self, PyObject *const *args, Py_s
     Py_RETURN_FALSE;
 }
 
+/* clamp_scalar's loops: PyTorch's clamp of number bounds, x < lo ? lo : x, then > hi ? hi : x (a NaN x fails
+ * both compares: kept as it is, payload and all; a tie keeps x, its zero's sign too). */
+#define CLAMP_SCALAR(T, NAME)                                                                      \
+    ERF_CLONES static void NAME(const T *restrict x, T *restrict o, Py_ssize_t n, T lo, T hi, int which) \
+    {                                                                                              \
+        if (which == 1)                                                                            \
+            for (Py_ssize_t i = 0; i < n; i++) o[i] = x[i] < lo ? lo : x[i];                       \
+        else if (which == 2)                                                                       \
+            for (Py_ssize_t i = 0; i < n; i++) o[i] = x[i] > hi ? hi : x[i];                       \
+        else                                                                                       \
+            for (Py_ssize_t i = 0; i < n; i++) {                                                   \
+                T v = x[i] < lo ? lo : x[i];                                                       \
+                o[i] = v > hi ? hi : v;                                                            \
+            }                                                                                      \
+    }
+CLAMP_SCALAR(float, clamp_scalar_float)
+CLAMP_SCALAR(double, clamp_scalar_double)
+#undef CLAMP_SCALAR
+
+/* clamp_scalar(x, out, lo, hi, which) -> bool: out = clamp(x, lo, hi) of C-contiguous float32 "f" or float64
+ * "d" buffers of one format and length, which = 1 (lo only), 2 (hi only) or 3 (both); lo and hi are Python
+ * floats holding values of x's dtype exactly. NumPy's maximum/minimum/clip with PyTorch's signed zero on a tie
+ * (strided.kernels.elementwise.tied_zeros), in one pass. False (nothing written) for a NaN bound (the result
+ * is all NaN there: NumPy's), other buffers or an overlap. */
+static PyObject *py_clamp_scalar(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 5) {
+        PyErr_Format(PyExc_TypeError, "clamp_scalar(x, out, lo, hi, which) takes 5 arguments, not %zd", nargs);
+        return NULL;
+    }
+    double lo = PyFloat_AsDouble(args[2]), hi = PyFloat_AsDouble(args[3]);
+    long which = PyLong_AsLong(args[4]);
+    if (PyErr_Occurred()) return NULL;
+    Py_buffer src, dst;
+    if (PyObject_GetBuffer(args[0], &src, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &dst, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&src);
+        return NULL;
+    }
+    int f32 = strcmp(src.format, "f") == 0 && src.itemsize == 4, f64 = strcmp(src.format, "d") == 0 && src.itemsize == 8;
+    int fits = (f32 || f64) && strcmp(dst.format, src.format) == 0 && dst.len == src.len && which >= 1 && which <= 3
+               && !isnan(lo) && !isnan(hi) && !overlaps(&src, &dst);
+    int w = (int)which;
+    if (fits) {
+        RELEASING(if (f32) clamp_scalar_float(src.buf, dst.buf, n, (float)lo, (float)hi, w);
+                  else clamp_scalar_double(src.buf, dst.buf, n, lo, hi, w));
+    }
+    PyBuffer_Release(&src);
+    PyBuffer_Release(&dst);
+    if (fits) Py_RETURN_TRUE;
+    Py_RETURN_FALSE;
+}
+
 static PyMethodDef methods[] = {
     ENTRY(erf), ENTRY(erfc), ENTRY(erfinv), ENTRY(erfinv_float32), ENTRY(digamma), ENTRY(trigamma), ENTRY(lgamma),
     ENTRY(i0), ENTRY(i1), ENTRY(i0e), ENTRY(i1e),
@@ -5829,6 +5883,9 @@ static PyMethodDef methods[] = {
     {"index_accumulate", (PyCFunction)(void (*)(void))py_index_accumulate, METH_FASTCALL,
      "index_accumulate(out, idx, vals, outer, size, inner, op) -> bool: np.add.at (op 0) or np.multiply.at "
      "(op 1) of (outer, len(idx), inner) vals into out's (outer, size, inner) rows idx, in the index's order"},
+    {"clamp_scalar", (PyCFunction)(void (*)(void))py_clamp_scalar, METH_FASTCALL,
+     "clamp_scalar(x, out, lo, hi, which) -> bool: PyTorch's clamp of float32/float64 x by number bounds "
+     "(which: 1 lo, 2 hi, 3 both; False: a NaN bound, other buffers or an overlap)"},
     {"fma32", (PyCFunction)(void (*)(void))py_fma32, METH_FASTCALL,
      "fma32(a, b, c, out) -> bool: out = a * b + c rounded once, float32 (False: an overlap, nothing written)"},
     {"cross3", (PyCFunction)(void (*)(void))py_cross3, METH_FASTCALL,

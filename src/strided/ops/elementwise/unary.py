@@ -58,6 +58,7 @@ from ...kernels.fpstate import quiet_call, quiet_retry
 from ...kernels.fpstate import quiet_reset as _quiet_reset
 from ...kernels.fpstate import quiet_set as _quiet_set
 from ...kernels.memory import outside_storage
+from ...kernels.native import special
 from ...kernels.tiles import EXACT_UNARY, unary_into
 from ...opdef import Kind, declare
 from ...scalars import UInt64Scalar, checked, filled
@@ -508,6 +509,14 @@ def _fast_clamp(x: Any, min: Any, max: Any) -> Tensor | None:  # noqa: A002
     arr = flat_run(x, info)
     if arr is None:
         return None
+    k = special()
+    if k is not None and lo.__class__ is not np.ndarray and hi.__class__ is not np.ndarray and arr.flags.aligned:
+        # one compiled pass (NumPy's maximum/minimum: ~3x PyTorch's time on float32), ties keeping x;
+        # False for a NaN bound: NumPy's below
+        res = np.empty(arr.shape, arr.dtype)
+        if k.clamp_scalar(arr, res, 0.0 if lo is None else float(lo), 0.0 if hi is None else float(hi),
+                          (lo is not None) + 2 * (hi is not None)):
+            return adopted(res, info[2], d)
     token = _quiet_set(_QUIET)
     try:
         if lo is None:
