@@ -89,3 +89,21 @@ def test_compiled_clamp_of_number_bounds_is_torchs(dtype: str) -> None:
                 g = got.numpy()
                 assert np.array_equal(np.isnan(g), np.isnan(off))
                 assert np.where(np.isnan(g), 0, g).tobytes() == np.where(np.isnan(off), 0, off).tobytes()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_compiled_clamp_of_permuted_dense_inputs_is_torchs(dtype: str) -> None:
+    """clamp of a permuted dense tensor by number bounds (the compiled pass over its storage in
+    memory order): PyTorch's bits and strides, for a transpose, a 3-d permutation, one at a storage
+    offset, and layouts the general path keeps (a size-1 dim, a stepped view)."""
+    r = np.random.default_rng(4)
+    base = r.choice([-2.5, -0.0, 0.0, 0.5, 1.0, np.inf, np.nan], (2, 6, 5, 4)).astype(dtype)
+    sb, tb = st.tensor(base), torch.from_numpy(base.copy())
+    views = [lambda b: b[0, :, :, 0].t(), lambda b: b[0].permute(2, 0, 1), lambda b: b[1].permute(1, 2, 0),
+             lambda b: b[0, :, :1].permute(2, 1, 0), lambda b: b[0, ::2].permute(2, 1, 0)]
+    for view in views:
+        s, t = view(sb), view(tb)
+        for lo, hi in [(0.0, None), (None, -0.0), (-1.0, 0.5), (float("nan"), None)]:
+            got, want = st.clamp(s, lo, hi), torch.clamp(t, lo, hi)
+            assert got.stride() == want.stride() and got.storage_offset() == 0
+            assert got.numpy().tobytes() == want.numpy().tobytes()
