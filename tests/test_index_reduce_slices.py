@@ -100,3 +100,81 @@ def test_small_row_major_calls_equal_the_general_path(dtype, dim, monkeypatch):
                     slow = t.index_reduce(dim, i, s, reduce, include_self=include_self)
             assert fast.dtype == slow.dtype and fast.stride() == slow.stride()
             assert np.asarray(fast).tobytes() == np.asarray(slow).tobytes()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64"])
+@pytest.mark.parametrize("dim", [0, 1, 2])
+def test_compiled_accumulate_is_numpys_and_pytorchs(dtype, dim):
+    """index_add / index_add_ (alpha 1 and 2) and index_reduce prod/mean over large slices through the
+    compiled index_accumulate give the NumPy slice loop's bits (kernels off) and PyTorch's: a 3-d
+    target read along each dim, duplicate indices, signed zeros, integer wrap-around, a transposed
+    source, NaN in the target."""
+    from strided.kernels import native
+
+    rng = np.random.default_rng(dim)
+    shape = [6, 5, 300] if dim != 2 else [300, 2, 6]
+    n = 9
+    if dtype.startswith("int"):
+        info = np.iinfo(dtype)
+        x = rng.integers(-3, 4, shape).astype(dtype)
+        x.flat[::7] = info.max
+        src_shape = list(shape)
+        src_shape[dim] = n
+        src = rng.integers(-3, 4, src_shape).astype(dtype)
+        src.flat[::5] = info.max
+    else:
+        x = rng.choice([-2.0, -0.0, 0.0, 0.5, 1.5, 3.0], shape).astype(dtype)
+        x.flat[11] = np.nan
+        src_shape = list(shape)
+        src_shape[dim] = n
+        src = rng.choice([-1.5, -0.0, 0.0, 0.25, 2.0, 7.0], src_shape).astype(dtype)
+    idx = rng.integers(0, shape[dim], n)
+    idx[:3] = idx[3]  # (duplicates)
+    tsrc_t = torch.from_numpy(np.ascontiguousarray(np.swapaxes(src, 0, -1))).transpose(0, -1)
+    ssrc_t = st.tensor(np.ascontiguousarray(np.swapaxes(src, 0, -1))).transpose(0, -1)
+    calls = [
+        lambda lib, t, i, s: lib.index_add(t, dim, i, s),
+        lambda lib, t, i, s: lib.index_add(t, dim, i, s, alpha=2),
+        lambda lib, t, i, s: t.clone().index_add_(dim, i, s),
+        lambda lib, t, i, s: t.index_reduce(dim, i, s, "prod"),
+        lambda lib, t, i, s: t.index_reduce(dim, i, s, "mean", include_self=False),
+    ]
+    for call in calls:
+        for transposed in (False, True):
+            ts = tsrc_t if transposed else torch.from_numpy(src.copy())
+            ss = ssrc_t if transposed else st.tensor(src)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                want = call(torch, torch.from_numpy(x.copy()), torch.from_numpy(idx), ts)
+                got = call(st, st.tensor(x), st.tensor(idx), ss)
+                with native.disabled():
+                    off = call(st, st.tensor(x), st.tensor(idx), ss)
+            assert got.stride() == want.stride() == off.stride() and got.dtype == off.dtype
+            g, w = np.asarray(got), want.numpy()
+            assert g.tobytes() == np.asarray(off).tobytes()
+            assert np.array_equal(np.isnan(g), np.isnan(w)) if g.dtype.kind == "f" else True
+            if g.dtype.kind == "f":
+                g, w = np.where(np.isnan(g), 0, g), np.where(np.isnan(w), 0, w)  # (NaN payloads: undefined)
+            assert g.tobytes() == w.tobytes()
+
+
+def test_index_accumulate_refuses():
+    """index_accumulate writes nothing (False) for an out-of-range or negative index, other formats,
+    mismatched lengths or an overlap."""
+    from strided.kernels import native
+
+    k = native.special()
+    if k is None:
+        pytest.skip("compiled kernels not built")
+    out = np.zeros(12)
+    vals = np.ones(6)
+    for bad in ([0, 4], [0, -1]):
+        assert not k.index_accumulate(out, np.array(bad, np.int64), vals, 1, 4, 3, 0)
+    assert not k.index_accumulate(out, np.array([0, 1], np.int32), vals, 1, 4, 3, 0)
+    assert not k.index_accumulate(out, np.array([0, 1], np.int64), vals.astype(np.float32), 1, 4, 3, 0)
+    assert not k.index_accumulate(out, np.array([0, 1], np.int64), vals[:5], 1, 4, 3, 0)
+    assert not k.index_accumulate(out, np.array([0, 1], np.int64), vals, 1, 4, 3, 2)
+    assert not k.index_accumulate(out, np.array([0, 1], np.int64), out[:6], 1, 4, 3, 0)
+    assert not out.any()
+    assert k.index_accumulate(out, np.array([3, 3], np.int64), vals, 1, 4, 3, 0)
+    assert out.tolist() == [0.0] * 9 + [2.0] * 3

@@ -143,6 +143,29 @@ def test_gradients_match_torch() -> None:
     assert st.median(s).grad_fn.name() == torch.median(t).grad_fn.name()
 
 
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int16", "int32", "int64"])
+def test_bincount_without_weights_is_torchs(dtype: str) -> None:
+    """bincount without weights (np.bincount's own max and sign check): counts, length, dtype and
+    strides as PyTorch's, for every integer dtype, a stepped view, empty inputs with and without
+    minlength, minlength below and above the largest value; a negative value is refused as there."""
+    r = np.random.default_rng(1)
+    base = r.integers(0, 100, 41).astype(dtype)
+    tb, sb = torch.from_numpy(base), st.tensor(base)
+    for t, s in ((tb, sb), (tb[::3], sb[::3]), (tb[:0], sb[:0]), (tb[5:6], sb[5:6])):
+        assert s.is_contiguous() == t.is_contiguous()
+        for kw in ({}, {"minlength": 3}, {"minlength": 150}):
+            got, want = st.bincount(s, **kw), torch.bincount(t, **kw)
+            assert got.shape == tuple(want.shape) and got.stride() == want.stride() and str(got.dtype) == "strided.int64"
+            assert np.array_equal(got.numpy(), want.numpy())
+    if dtype != "uint8":
+        neg = np.array([3, -2, 1], dtype)
+        with pytest.raises(RuntimeError, match=r"bincount only supports 1-d non-negative integral inputs\.(.|\n)*"
+                                               r"smallest value is -2"):
+            st.bincount(st.tensor(neg))
+        with pytest.raises(RuntimeError, match="bincount only supports 1-d non-negative integral inputs"):
+            torch.bincount(torch.from_numpy(neg))
+
+
 def test_bincount_histc_isin() -> None:
     idx = np.array([1, 4, 1, 0, 7, 1])
     t, s = both(idx)

@@ -16,6 +16,7 @@ import torch
 
 import strided as st
 import strided.ops.reductions.nan_reductions  # noqa: F401  (the modules whose fast paths are switched off)
+from strided.kernels import native
 from strided.ops.reductions import scans, sums
 
 DTYPES = [np.float32, np.float64, np.int64]
@@ -66,6 +67,47 @@ def test_diff_fast_is_general_and_torch(dtype: Any, monkeypatch: pytest.MonkeyPa
                 with monkeypatch.context() as m:
                     m.setattr(scans, "_fast_diff", lambda *a: None)
                     _same(fast, st.diff(s, dim=dim))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_diff_compiled_is_numpy_and_torch(dtype: Any) -> None:
+    """The compiled diff_blocks loop (a row-major input) gives NumPy's subtract and PyTorch's diff bit
+    for bit: inf - inf NaN, -0.0, NaN payloads, int64 wrap-around, every dim of longer rows, an
+    offset slice; kernels off (NumPy's subtract) gives the same."""
+    r = np.random.RandomState(7)
+    for shape in [(64, 300), (5, 7, 130), (3, 1, 257), (2, 0, 4), (1000,)]:
+        big = (r.randn(2, *shape) * 1e3).astype(dtype)
+        if big.dtype.kind == "f" and big.size:
+            big.flat[::7] = np.inf
+            big.flat[1::9] = -0.0
+            big.flat[2::13] = np.nan
+            big.flat[4::17] = -np.inf
+        elif big.size:
+            big.flat[::5] = np.iinfo(np.int64).min
+            big.flat[1::5] = np.iinfo(np.int64).max
+        for s, t in [(st.tensor(big[0]), torch.tensor(big[0])), (st.tensor(big)[1], torch.tensor(big)[1])]:
+            for dim in range(-s.ndim, s.ndim):
+                fast = st.diff(s, dim=dim)
+                _as_torch(fast, torch.diff(t, dim=dim))
+                with native.disabled():
+                    _same(fast, st.diff(s, dim=dim))
+
+
+def test_diff_blocks_refuses() -> None:
+    """diff_blocks writes nothing (False) for other formats, mismatched lengths or an overlap."""
+    k = native.special()
+    if k is None:
+        pytest.skip("compiled kernels not built")
+    x = np.arange(12.0)
+    out = np.full(9, 7.0)
+    assert not k.diff_blocks(x.astype(np.int32), out.astype(np.int32), 4, 1)
+    assert not k.diff_blocks(x, out.astype(np.float32), 4, 1)
+    assert not k.diff_blocks(x, out[:8], 4, 1)
+    assert not k.diff_blocks(x, out, 5, 1)
+    assert not k.diff_blocks(x, out, 4, 0)
+    assert not k.diff_blocks(x, x[:9], 4, 1)
+    assert (out == 7.0).all()
+    assert k.diff_blocks(x, out, 4, 1) and out.tolist() == [1.0] * 9
 
 
 @pytest.mark.parametrize("op", ["cumsum", "cumprod"])

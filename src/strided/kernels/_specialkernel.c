@@ -5876,12 +5876,209 @@ static PyObject *py_complex_angle(PyObject *self, PyObject *const *args, Py_ssiz
     Py_RETURN_TRUE;
 }
 
+/* diff_blocks' loops: out's block b (m - step elements) = x's block b (m elements) shifted by step minus
+ * itself, o[k] = x[k + step] - x[k]; int64 in unsigned arithmetic (NumPy's and PyTorch's wrap-around). */
+#define DIFF_BLOCKS(T, NAME)                                                                       \
+    ERF_CLONES static void NAME(const T *restrict x, T *restrict o, Py_ssize_t blocks, Py_ssize_t m,    \
+                                Py_ssize_t step)                                                   \
+    {                                                                                              \
+        Py_ssize_t w = m - step;                                                                   \
+        for (Py_ssize_t b = 0; b < blocks; b++) {                                                  \
+            const T *xb = x + b * m;                                                               \
+            T *ob = o + b * w;                                                                     \
+            for (Py_ssize_t k = 0; k < w; k++) ob[k] = xb[k + step] - xb[k];                       \
+        }                                                                                          \
+    }
+DIFF_BLOCKS(float, diff_blocks_float)
+DIFF_BLOCKS(double, diff_blocks_double)
+DIFF_BLOCKS(uint64_t, diff_blocks_u64)
+#undef DIFF_BLOCKS
+
+/* diff_blocks(x, out, m, step) -> bool: the first forward difference of a C-contiguous (outer, n, inner)
+ * array along its middle dim, m = n * inner and step = inner: out, C-contiguous (outer, n - 1, inner), gets
+ * x[:, 1:] - x[:, :-1], one subtraction per element (NumPy's np.subtract of the two narrowed views, bit for
+ * bit) in one pass, where NumPy's iterator walks the narrowed views row by row. Buffers of one format:
+ * float32 "f", float64 "d" or int64 "l"/"q" (wrapping); x's length a multiple of m, out's of m - step.
+ * False (nothing written) for other buffers or an overlap. */
+static PyObject *py_diff_blocks(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 4) {
+        PyErr_Format(PyExc_TypeError, "diff_blocks(x, out, m, step) takes 4 arguments, not %zd", nargs);
+        return NULL;
+    }
+    Py_ssize_t m = PyLong_AsSsize_t(args[2]), step = PyLong_AsSsize_t(args[3]);
+    if ((m == -1 || step == -1) && PyErr_Occurred()) return NULL;
+    Py_buffer src, dst;
+    if (PyObject_GetBuffer(args[0], &src, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &dst, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&src);
+        return NULL;
+    }
+    const char *f = src.format;
+    int kind = strcmp(f, "f") == 0 && src.itemsize == 4 ? 1 : strcmp(f, "d") == 0 && src.itemsize == 8 ? 2
+             : (strcmp(f, "l") == 0 || strcmp(f, "q") == 0) && src.itemsize == 8 ? 3 : 0;
+    Py_ssize_t len = src.itemsize ? src.len / src.itemsize : 0, blocks = m > 0 ? len / m : 0;
+    int fits = kind && strcmp(dst.format, f) == 0 && dst.itemsize == src.itemsize && step > 0 && m > step
+               && blocks * m == len && dst.len / dst.itemsize == blocks * (m - step) && !overlaps(&src, &dst);
+    if (fits) {
+        RELEASING(if (kind == 1) diff_blocks_float(src.buf, dst.buf, blocks, m, step);
+                  else if (kind == 2) diff_blocks_double(src.buf, dst.buf, blocks, m, step);
+                  else diff_blocks_u64(src.buf, dst.buf, blocks, m, step));
+    }
+    PyBuffer_Release(&src);
+    PyBuffer_Release(&dst);
+    if (fits) Py_RETURN_TRUE;
+    Py_RETURN_FALSE;
+}
+
+/* index_accumulate's loops: for each outer block a and index position k in order, the row idx[k] of out's
+ * block a gets the row k of vals' block a added (op 0) or multiplied in (op 1), elementwise; integers in
+ * unsigned arithmetic (the wrap-around of NumPy's and PyTorch's signed loops, the same low bits). */
+#define INDEX_ACCUMULATE(T, NAME)                                                                  \
+    ERF_CLONES static void NAME(T *restrict out, const int64_t *restrict idx, const T *restrict vals, \
+                                Py_ssize_t outer, Py_ssize_t size, Py_ssize_t n, Py_ssize_t inner, int op) \
+    {                                                                                              \
+        for (Py_ssize_t a = 0; a < outer; a++)                                                     \
+            for (Py_ssize_t k = 0; k < n; k++) {                                                   \
+                T *row = out + (a * size + idx[k]) * inner;                                        \
+                const T *src = vals + (a * n + k) * inner;                                         \
+                if (op == 0)                                                                       \
+                    for (Py_ssize_t j = 0; j < inner; j++) row[j] = row[j] + src[j];               \
+                else                                                                               \
+                    for (Py_ssize_t j = 0; j < inner; j++) row[j] = row[j] * src[j];               \
+            }                                                                                      \
+    }
+INDEX_ACCUMULATE(float, index_accumulate_float)
+INDEX_ACCUMULATE(double, index_accumulate_double)
+INDEX_ACCUMULATE(uint64_t, index_accumulate_u64)
+INDEX_ACCUMULATE(uint32_t, index_accumulate_u32)
+#undef INDEX_ACCUMULATE
+
+/* index_accumulate(out, idx, vals, outer, size, inner, op) -> bool: ufunc.at(out3, (:, idx, :), vals3) of
+ * out3 = out as (outer, size, inner) and vals3 = vals as (outer, len(idx), inner), ufunc np.add (op 0) or
+ * np.multiply (op 1): each element's updates in the index's order, one rounding each (index_add's and
+ * index_reduce's slice-by-slice NumPy loop, in one call). out and vals C-contiguous of one format: float32
+ * "f", float64 "d", int64 "l"/"q" or int32 "i"; idx C-contiguous int64, every entry in [0, size). False
+ * (nothing written) for other buffers, an index out of range or an overlap of out with vals or idx. */
+static PyObject *py_index_accumulate(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 7) {
+        PyErr_Format(PyExc_TypeError, "index_accumulate(out, idx, vals, outer, size, inner, op) takes 7 arguments, "
+                     "not %zd", nargs);
+        return NULL;
+    }
+    Py_ssize_t outer = PyLong_AsSsize_t(args[3]), size = PyLong_AsSsize_t(args[4]), inner = PyLong_AsSsize_t(args[5]);
+    long op = PyLong_AsLong(args[6]);
+    if (PyErr_Occurred()) return NULL;
+    Py_buffer dst, ix, src;
+    if (PyObject_GetBuffer(args[0], &dst, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &ix, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(&dst);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(args[2], &src, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(&dst);
+        PyBuffer_Release(&ix);
+        return NULL;
+    }
+    const char *f = dst.format;
+    int kind = strcmp(f, "f") == 0 && dst.itemsize == 4 ? 1 : strcmp(f, "d") == 0 && dst.itemsize == 8 ? 2
+             : (strcmp(f, "l") == 0 || strcmp(f, "q") == 0) && dst.itemsize == 8 ? 3
+             : strcmp(f, "i") == 0 && dst.itemsize == 4 ? 4 : 0;
+    int index64 = (strcmp(ix.format, "l") == 0 || strcmp(ix.format, "q") == 0) && ix.itemsize == 8;
+    Py_ssize_t count = index64 ? ix.len / 8 : 0;  /* (not n: RELEASING's) */
+    int fits = kind && index64 && (op == 0 || op == 1) && outer >= 0 && size >= 0 && inner >= 0
+               && strcmp(src.format, f) == 0 && src.itemsize == dst.itemsize
+               && dst.len / dst.itemsize == outer * size * inner && src.len / src.itemsize == outer * count * inner
+               && !overlaps(&dst, &src) && !overlaps(&dst, &ix);
+    const int64_t *idx = ix.buf;
+    for (Py_ssize_t k = 0; fits && k < count; k++)
+        if (idx[k] < 0 || idx[k] >= size) fits = 0;
+    if (fits) {
+        int o = (int)op;
+        RELEASING(if (kind == 1) index_accumulate_float(dst.buf, idx, src.buf, outer, size, count, inner, o);
+                  else if (kind == 2) index_accumulate_double(dst.buf, idx, src.buf, outer, size, count, inner, o);
+                  else if (kind == 3) index_accumulate_u64(dst.buf, idx, src.buf, outer, size, count, inner, o);
+                  else index_accumulate_u32(dst.buf, idx, src.buf, outer, size, count, inner, o));
+    }
+    PyBuffer_Release(&dst);
+    PyBuffer_Release(&ix);
+    PyBuffer_Release(&src);
+    if (fits) Py_RETURN_TRUE;
+    Py_RETURN_FALSE;
+}
+
+/* clamp_scalar's loops: PyTorch's clamp of number bounds, x < lo ? lo : x, then > hi ? hi : x (a NaN x fails
+ * both compares: kept as it is, payload and all; a tie keeps x, its zero's sign too). */
+#define CLAMP_SCALAR(T, NAME)                                                                      \
+    ERF_CLONES static void NAME(const T *restrict x, T *restrict o, Py_ssize_t n, T lo, T hi, int which) \
+    {                                                                                              \
+        if (which == 1)                                                                            \
+            for (Py_ssize_t i = 0; i < n; i++) o[i] = x[i] < lo ? lo : x[i];                       \
+        else if (which == 2)                                                                       \
+            for (Py_ssize_t i = 0; i < n; i++) o[i] = x[i] > hi ? hi : x[i];                       \
+        else                                                                                       \
+            for (Py_ssize_t i = 0; i < n; i++) {                                                   \
+                T v = x[i] < lo ? lo : x[i];                                                       \
+                o[i] = v > hi ? hi : v;                                                            \
+            }                                                                                      \
+    }
+CLAMP_SCALAR(float, clamp_scalar_float)
+CLAMP_SCALAR(double, clamp_scalar_double)
+#undef CLAMP_SCALAR
+
+/* clamp_scalar(x, out, lo, hi, which) -> bool: out = clamp(x, lo, hi) of C-contiguous float32 "f" or float64
+ * "d" buffers of one format and length, which = 1 (lo only), 2 (hi only) or 3 (both); lo and hi are Python
+ * floats holding values of x's dtype exactly. NumPy's maximum/minimum/clip with PyTorch's signed zero on a tie
+ * (strided.kernels.elementwise.tied_zeros), in one pass. False (nothing written) for a NaN bound (the result
+ * is all NaN there: NumPy's), other buffers or an overlap. */
+static PyObject *py_clamp_scalar(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 5) {
+        PyErr_Format(PyExc_TypeError, "clamp_scalar(x, out, lo, hi, which) takes 5 arguments, not %zd", nargs);
+        return NULL;
+    }
+    double lo = PyFloat_AsDouble(args[2]), hi = PyFloat_AsDouble(args[3]);
+    long which = PyLong_AsLong(args[4]);
+    if (PyErr_Occurred()) return NULL;
+    Py_buffer src, dst;
+    if (PyObject_GetBuffer(args[0], &src, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &dst, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&src);
+        return NULL;
+    }
+    int f32 = strcmp(src.format, "f") == 0 && src.itemsize == 4, f64 = strcmp(src.format, "d") == 0 && src.itemsize == 8;
+    int fits = (f32 || f64) && strcmp(dst.format, src.format) == 0 && dst.len == src.len && which >= 1 && which <= 3
+               && !isnan(lo) && !isnan(hi) && !overlaps(&src, &dst);
+    int w = (int)which;
+    if (fits) {
+        RELEASING(if (f32) clamp_scalar_float(src.buf, dst.buf, n, (float)lo, (float)hi, w);
+                  else clamp_scalar_double(src.buf, dst.buf, n, lo, hi, w));
+    }
+    PyBuffer_Release(&src);
+    PyBuffer_Release(&dst);
+    if (fits) Py_RETURN_TRUE;
+    Py_RETURN_FALSE;
+}
+
 static PyMethodDef methods[] = {
     {"torch_norm2_rows", (PyCFunction)(void (*)(void))py_torch_norm2_rows, METH_FASTCALL, NULL},
     ENTRY(erf), ENTRY(erfc), ENTRY(erfinv), ENTRY(erfinv_float32), ENTRY(digamma), ENTRY(trigamma), ENTRY(lgamma),
     ENTRY(i0), ENTRY(i1), ENTRY(i0e), ENTRY(i1e),
     {"zeta_scaled", (PyCFunction)(void (*)(void))py_zeta_scaled, METH_FASTCALL,
      "zeta_scaled(src, dst, s, scale): scale * zeta(s, src) elementwise, s > 1"},
+    {"diff_blocks", (PyCFunction)(void (*)(void))py_diff_blocks, METH_FASTCALL,
+     "diff_blocks(x, out, m, step) -> bool: out = x[:, 1:] - x[:, :-1] of a C-contiguous (outer, n, inner) "
+     "float32/float64/int64 x, m = n * inner, step = inner (False: other buffers or an overlap)"},
+    {"index_accumulate", (PyCFunction)(void (*)(void))py_index_accumulate, METH_FASTCALL,
+     "index_accumulate(out, idx, vals, outer, size, inner, op) -> bool: np.add.at (op 0) or np.multiply.at "
+     "(op 1) of (outer, len(idx), inner) vals into out's (outer, size, inner) rows idx, in the index's order"},
+    {"clamp_scalar", (PyCFunction)(void (*)(void))py_clamp_scalar, METH_FASTCALL,
+     "clamp_scalar(x, out, lo, hi, which) -> bool: PyTorch's clamp of float32/float64 x by number bounds "
+     "(which: 1 lo, 2 hi, 3 both; False: a NaN bound, other buffers or an overlap)"},
     {"fma32", (PyCFunction)(void (*)(void))py_fma32, METH_FASTCALL,
      "fma32(a, b, c, out) -> bool: out = a * b + c rounded once, float32 (False: an overlap, nothing written)"},
     {"cross3", (PyCFunction)(void (*)(void))py_cross3, METH_FASTCALL,

@@ -58,6 +58,7 @@ from ...kernels.fpstate import quiet_call, quiet_retry
 from ...kernels.fpstate import quiet_reset as _quiet_reset
 from ...kernels.fpstate import quiet_set as _quiet_set
 from ...kernels.memory import outside_storage
+from ...kernels.native import special
 from ...kernels.tiles import EXACT_UNARY, unary_into
 from ...opdef import Kind, declare
 from ...scalars import UInt64Scalar, checked, filled
@@ -505,9 +506,14 @@ def _fast_clamp(x: Any, min: Any, max: Any) -> Tensor | None:  # noqa: A002
     lo, hi = _fast_bound(min, d, lay.shape, info), _fast_bound(max, d, lay.shape, info)
     if lo is _NO_FAST or hi is _NO_FAST:
         return None
+    numbers = lo.__class__ is not np.ndarray and hi.__class__ is not np.ndarray
     arr = flat_run(x, info)
     if arr is None:
-        return None
+        return _dense_clamp(x, lo, hi, info[1]) if numbers else None
+    if numbers:
+        res = _compiled_clamp(arr, lo, hi)  # (None: NumPy's below)
+        if res is not None:
+            return adopted(res, info[2], d)
     token = _quiet_set(_QUIET)
     try:
         if lo is None:
@@ -520,6 +526,36 @@ def _fast_clamp(x: Any, min: Any, max: Any) -> Tensor | None:  # noqa: A002
     finally:
         _quiet_reset(token)
     return adopted(res, info[2], d)
+
+
+def _compiled_clamp(run: np.ndarray, lo: Any, hi: Any) -> np.ndarray | None:
+    """The clamp of the 1-D contiguous ``run`` by number bounds (numpy scalars of its dtype, or None)
+    in one compiled pass (NumPy's maximum/minimum: ~3x PyTorch's time on float32), ties keeping
+    ``run``'s zero as in PyTorch; None where the kernel is off or refuses (a NaN bound, unaligned)."""
+    k = special()
+    if k is None or not run.flags.aligned:
+        return None
+    res = np.empty(run.shape, run.dtype)
+    if k.clamp_scalar(run, res, 0.0 if lo is None else float(lo), 0.0 if hi is None else float(hi),
+                      (lo is not None) + 2 * (hi is not None)):
+        return res
+    return None
+
+
+def _dense_clamp(x: Tensor, lo: Any, hi: Any, numel: int) -> Tensor | None:
+    """:func:`_fast_clamp` of a permuted dense ``x`` (every dim of size >= 2, its strides a
+    permutation of row-major ones: a transpose) by number bounds: the compiled pass over its
+    storage run in memory order, the result laid out with ``x``'s strides (TensorIterator's output
+    for one dense operand). None where that does not apply (the general path runs)."""
+    lay = x._layout
+    shape, strides = lay.shape, lay.strides
+    if len(shape) < 2 or min(shape) < 2 or not L.is_non_overlapping_and_dense(shape, strides):
+        return None
+    run = x._storage.array[lay.offset: lay.offset + numel]
+    if len(run) != numel:
+        return None
+    res = _compiled_clamp(run, lo, hi)
+    return None if res is None else adopted(res, L.Layout(shape, strides, 0), x._dtype)
 
 
 def _clamp(x: Any, min: Any, max: Any, target: Tensor | None) -> Tensor:  # noqa: A002

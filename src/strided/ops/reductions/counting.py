@@ -15,7 +15,7 @@ their weights) and ``histc`` (a histogram of equal-width bins), PyTorch 2.13's c
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -50,12 +50,18 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
     if minlength < 0:
         raise StridedRuntimeError(join_lines("minlength should be >= 0", f"got minlength={minlength}"))
     x = input._np()
+    if weights is None and input.ndim == 1:
+        # np.bincount finds the largest value (the length, at least minlength) and refuses a negative
+        # one in its own pass: no min/max passes or int64 copy here (the message's minimum: on refusal)
+        try:
+            counts = np.bincount(x.astype(np.int64, copy=False), minlength=int(minlength))
+        except ValueError:  # (a negative value)
+            counts = None
+        if counts is None:
+            _not_counted(input, x)
+        return tensor_from_array(counts, counts.shape, int64)
     if input.ndim != 1 or (x.size and x.min() < 0):
-        raise StridedRuntimeError(join_lines(
-            "bincount only supports 1-d non-negative integral inputs.",
-            f"the input has shape {shape_text(input.shape)}"
-            + (f" and its smallest value is {x.min()}" if x.size and input.ndim == 1 else ""),
-            "fix: input.flatten() for a tensor of more dims; shift negative values first"))
+        _not_counted(input, x)
     if weights is not None:
         tensor_arg(weights, op, "weights", 2)
         if weights.ndim != 1 or weights._layout.shape[0] != x.shape[0]:
@@ -63,12 +69,19 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
                 "weights should be 1-d and have the same length as input",
                 f"input has shape {shape_text(input.shape)}, weights {shape_text(weights.shape)}"))
     size = max(int(x.max()) + 1 if x.size else 0, int(minlength))
-    if weights is None:
-        return tensor_from_array(np.bincount(x.astype(np.int64), minlength=size), (size,), int64)
     rt = weights._dtype if weights._dtype.name in ("float32", "float64") else float64
     w = weights._np().astype(np.float64)
     counts = np.bincount(x.astype(np.int64), weights=w, minlength=size) if x.size else np.zeros(size)
     return tensor_from_array(counts.astype(rt.numpy), (size,), rt)
+
+
+def _not_counted(input: Tensor, x: np.ndarray) -> NoReturn:  # noqa: A002
+    """Refuse an input of other than one dim, or holding a negative value, as PyTorch does."""
+    raise StridedRuntimeError(join_lines(
+        "bincount only supports 1-d non-negative integral inputs.",
+        f"the input has shape {shape_text(input.shape)}"
+        + (f" and its smallest value is {x.min()}" if x.size and input.ndim == 1 else ""),
+        "fix: input.flatten() for a tensor of more dims; shift negative values first"))
 
 
 @method("histc")

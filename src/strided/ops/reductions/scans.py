@@ -550,6 +550,14 @@ def _fast_diff(self: Any, dim: Any) -> Tensor | None:
     flat = flat_run(self, _cinfo[shape])
     if flat is None:
         return None
+    k = special()
+    if k is not None and flat.flags.aligned:  # (unaligned, a from_numpy view: NumPy's subtract)
+        # one pass of the compiled loop: NumPy's iterator walks the narrowed views row by row, ~3x
+        # the time of a flat subtract where the rows are short (dim=-1)
+        inner = math.prod(shape[axis + 1:])
+        res = np.empty(shape[:axis] + (shape[axis] - 1,) + shape[axis + 1:], flat.dtype)
+        if k.diff_blocks(flat, res, shape[axis] * inner, inner):
+            return adopted(res.reshape(-1), _cinfo[res.shape][2], d)
     x = flat.reshape(shape)
     hi = (slice(None),) * axis + (slice(1, None),)
     lo = (slice(None),) * axis + (slice(0, -1),)
