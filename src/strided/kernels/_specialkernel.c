@@ -1682,14 +1682,14 @@ done:
  *   root: v = sqrt(v)
  * False (nothing written) where x is longer than VAR_MAX or a result overlaps x or the other. */
 #define VAR_MAX 8192
-#define PAIRWISE(NAME, T)                                                                          \
-    static T NAME(const T *a, Py_ssize_t n, int sq, T c)                                           \
+#define PAIRWISE(NAME, E, T)                                                                       \
+    static T NAME(const E *a, Py_ssize_t n, int sq, T c)                                           \
     {                                                                                              \
         if (n < 8) {                                                                               \
             T res = 0;                                                                             \
             for (Py_ssize_t i = 0; i < n; i++) {                                                   \
-                T d = a[i] - c;                                                                    \
-                res = res + (sq ? d * d : a[i]);                                                   \
+                T d = (T)a[i] - c;                                                                 \
+                res = res + (sq ? d * d : (T)a[i]);                                                \
             }                                                                                      \
             return res;                                                                            \
         }                                                                                          \
@@ -1697,18 +1697,18 @@ done:
             T r[8], res;                                                                           \
             Py_ssize_t i;                                                                          \
             for (int j = 0; j < 8; j++) {                                                          \
-                T d = a[j] - c;                                                                    \
-                r[j] = sq ? d * d : a[j];                                                          \
+                T d = (T)a[j] - c;                                                                 \
+                r[j] = sq ? d * d : (T)a[j];                                                       \
             }                                                                                      \
             for (i = 8; i < n - (n % 8); i += 8)                                                   \
                 for (int j = 0; j < 8; j++) {                                                      \
-                    T d = a[i + j] - c;                                                            \
-                    r[j] = r[j] + (sq ? d * d : a[i + j]);                                         \
+                    T d = (T)a[i + j] - c;                                                         \
+                    r[j] = r[j] + (sq ? d * d : (T)a[i + j]);                                      \
                 }                                                                                  \
             res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));               \
             for (; i < n; i++) {                                                                   \
-                T d = a[i] - c;                                                                    \
-                res = res + (sq ? d * d : a[i]);                                                   \
+                T d = (T)a[i] - c;                                                                 \
+                res = res + (sq ? d * d : (T)a[i]);                                                \
             }                                                                                      \
             return res;                                                                            \
         }                                                                                          \
@@ -1717,44 +1717,12 @@ done:
         return NAME(a, n2, sq, c) + NAME(a + n2, n - n2, sq, c);                                   \
     }
 
-PAIRWISE(pairwise_f, float)
-PAIRWISE(pairwise_d, double)
-#undef PAIRWISE
+PAIRWISE(pairwise_f, float, float)
+PAIRWISE(pairwise_d, double, double)
 /* float32 elements read as doubles, the sums in double (np.add.reduce(x, dtype=float64) of a
  * contiguous float32 row, and the float64 deviations of variance_parts' wide mode) */
-static double pairwise_fd(const float *a, Py_ssize_t n, int sq, double c)
-{
-    if (n < 8) {
-        double res = 0;
-        for (Py_ssize_t i = 0; i < n; i++) {
-            double d = (double)a[i] - c;
-            res = res + (sq ? d * d : (double)a[i]);
-        }
-        return res;
-    }
-    if (n <= 128) {
-        double r[8], res;
-        Py_ssize_t i;
-        for (int j = 0; j < 8; j++) {
-            double d = (double)a[j] - c;
-            r[j] = sq ? d * d : (double)a[j];
-        }
-        for (i = 8; i < n - (n % 8); i += 8)
-            for (int j = 0; j < 8; j++) {
-                double d = (double)a[i + j] - c;
-                r[j] = r[j] + (sq ? d * d : (double)a[i + j]);
-            }
-        res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
-        for (; i < n; i++) {
-            double d = (double)a[i] - c;
-            res = res + (sq ? d * d : (double)a[i]);
-        }
-        return res;
-    }
-    Py_ssize_t n2 = n / 2;
-    n2 -= n2 % 8;
-    return pairwise_fd(a, n2, sq, c) + pairwise_fd(a + n2, n - n2, sq, c);
-}
+PAIRWISE(pairwise_fd, float, double)
+#undef PAIRWISE
 
 #define VARIANCE_LOOP(T, PW, SQRT, DIVIDE)                                                         \
     for (Py_ssize_t r = 0; r < rows; r++) {                                                        \

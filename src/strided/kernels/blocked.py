@@ -144,8 +144,10 @@ def _plan(dest: np.ndarray, source: np.ndarray, limit: int, reversed_lines: bool
         except ValueError:
             return None  # np.copyto says why, in its words, as before
     order, groups = _coalesced(dest.shape, dest.strides, source.strides)
-    if len(groups) < 2 and not (reversed_lines and groups and groups[0][1] == dest.itemsize == -groups[0][2]
-                                and dest.itemsize in (4, 8)):
+    # (the source backwards along the destination's own last dim, elements the kernel reverses)
+    backwards = reversed_lines and groups and groups[-1][1] == dest.itemsize == -groups[-1][2] \
+        and dest.itemsize in (4, 8)
+    if len(groups) < 2 and not backwards:
         return None
     shape = tuple(n for n, _, _ in groups)
     distinct = 1
@@ -156,8 +158,7 @@ def _plan(dest: np.ndarray, source: np.ndarray, limit: int, reversed_lines: bool
     b = _innermost(shape, tuple(s for _, _, s in groups))
     if b is None or not _disjoint(groups, dest.itemsize):
         return None
-    if b == len(shape) - 1 and not (reversed_lines and groups[b][1] == dest.itemsize == -groups[b][2]
-                                    and dest.itemsize in (4, 8)):
+    if b == len(shape) - 1 and not backwards:
         return None
     return source, order, groups, b
 

@@ -51,25 +51,15 @@ def fma(a: Any, b: Any, c: Any) -> np.ndarray:
     if dt in (np.float32, np.float16):
         # (float16: PyTorch's kernels compute in float32, "opmath", and round that result to float16)
         k = native.special()
-        shape = np.broadcast_shapes(a.shape, b.shape, c.shape)
-        if k is not None and shape:  # (the compiled fma32, fmaf's bits, as fma64 below: ~50x the NumPy steps)
-            if b.ndim == 0 and a.ndim and not np.isnan(b):
-                a, b = b, a  # (the kernel takes a number first; a*b is b*a, and with b no NaN the NaN rule's order holds)
-            out = np.empty(shape, np.float32)
-            runs = [np.ascontiguousarray(np.broadcast_to(x, shape), dtype=np.float32) for x in (a, b, c)]
-            if k.fma32(float(np.float32(a)) if a.ndim == 0 else runs[0], runs[1], runs[2], out):
-                return out.astype(dt, copy=False)
+        if k is not None and (a.ndim or b.ndim or c.ndim):  # (fmaf's bits: ~50x the NumPy steps)
+            return _compiled(k.fma32, _F32, a, b, c).astype(dt, copy=False)
         a, b, c = (np.asarray(x, np.float32) for x in np.broadcast_arrays(a, b, c))
         return np.asarray(fma32(a, b, c)).astype(dt, copy=False)
     if dt != np.float64:
         return np.asarray(a * b + c)
     k = native.special()
-    if k is not None:  # (the compiled fma64, exact: operands broadcast into contiguous runs first)
-        shape = np.broadcast_shapes(a.shape, b.shape, c.shape)
-        out = np.empty(shape, np.float64)
-        runs = [np.ascontiguousarray(np.broadcast_to(x, shape), dtype=np.float64) for x in (a, b, c)]
-        k.fma64(float(a) if a.ndim == 0 else runs[0], runs[1], runs[2], out)  # (out is new: no overlap)
-        return out
+    if k is not None:  # (the compiled fma64, exact)
+        return _compiled(k.fma64, _F64, a, b, c)
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
         out, plain, product = _fma64(a, b, c)
         # The error-free steps are exact only away from float64's ends: Dekker's split overflows
@@ -108,6 +98,19 @@ def fma(a: Any, b: Any, c: Any) -> np.ndarray:
             res = np.array(res, np.float64)
             res[nan] = _fma_nan(a[nan], b[nan], c[nan], res[nan])
         return res
+
+
+def _compiled(run: Any, dtype: np.dtype, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """``a * b + c`` by the compiled ``fma32``/``fma64`` (``run``): the operands broadcast into
+    contiguous ``dtype`` runs, a 0-d one passed first as a number (a*b is b*a, and with b no NaN
+    the NaN rule's order holds: see :func:`_fma_nan`), into a new array (no overlap)."""
+    shape = np.broadcast_shapes(a.shape, b.shape, c.shape)
+    if b.ndim == 0 and a.ndim and not np.isnan(b):
+        a, b = b, a
+    out = np.empty(shape, dtype)
+    runs = [np.ascontiguousarray(np.broadcast_to(x, shape), dtype=dtype) for x in (a, b, c)]
+    run(float(a.astype(dtype)) if a.ndim == 0 else runs[0], runs[1], runs[2], out)
+    return out
 
 
 _TINY_SAFE = 2.0**-900  # (well above 2**-969, where Dekker's error term can turn subnormal)

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import native
+
 _ILP = 4
 _LEVELS = 4
 
@@ -109,31 +111,31 @@ def norm2_rows(x: np.ndarray) -> np.ndarray:
     >>> float(norm2_rows(np.float32([[3.0, 4.0]]))[0])
     5.0
     """
-    from . import native
-    from .fused import fma  # (fused imports native: only where a norm needs it)
-
     rows, n = x.shape
     k = native.special()
-    if k is not None and hasattr(k, "torch_norm2_rows") and rows and n:
+    if k is not None and rows and n:
         out = np.empty(rows, x.dtype)
         if k.torch_norm2_rows(np.ascontiguousarray(x), out, n):  # (the same loop, compiled)
             return out
-    width = lanes(x.dtype)
-    whole = n - n % width
-    squares = x[:, :whole] * x[:, :whole]
-    if whole:
-        # (NumPy reduces a non-innermost axis element by element, in order: each lane's sequential
-        # sum, as accumulate's last element but ~3x faster; pairwise summation is only along the
-        # innermost axis)
-        lanes_sum = np.add.reduce(squares.reshape(rows, whole // width, width), axis=1)
-        total = lanes_sum[:, 0] + x.dtype.type(0)
-        for k in range(1, width):
-            total = total + lanes_sum[:, k]
-    else:
-        total = np.zeros(rows, x.dtype)
-    tail = n - whole
-    plain = whole + tail - tail % 4
-    for k in range(whole, n):
-        v = x[:, k]
-        total = total + v * v if k < plain else np.asarray(fma(v, v, total), x.dtype)
-    return np.sqrt(total)
+    from .fused import fma  # (the NumPy loop's tail only)
+
+    with np.errstate(over="ignore", invalid="ignore"):  # (inf and NaN silently, as PyTorch)
+        width = lanes(x.dtype)
+        whole = n - n % width
+        squares = x[:, :whole] * x[:, :whole]
+        if whole:
+            # (NumPy reduces a non-innermost axis element by element, in order: each lane's sequential
+            # sum, as accumulate's last element but ~3x faster; pairwise summation is only along the
+            # innermost axis)
+            lanes_sum = np.add.reduce(squares.reshape(rows, whole // width, width), axis=1)
+            total = lanes_sum[:, 0] + x.dtype.type(0)
+            for k in range(1, width):
+                total = total + lanes_sum[:, k]
+        else:
+            total = np.zeros(rows, x.dtype)
+        tail = n - whole
+        plain = whole + tail - tail % 4
+        for k in range(whole, n):
+            v = x[:, k]
+            total = total + v * v if k < plain else np.asarray(fma(v, v, total), x.dtype)
+        return np.sqrt(total)

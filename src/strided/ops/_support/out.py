@@ -130,7 +130,7 @@ def check_cast(result: DType, out: Tensor, op: str) -> None:
 
 
 def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype: str = "", bump: bool = True,
-              resize_first: bool = False) -> Tensor:
+              resize_first: bool = False, no_overlap: bool = False) -> Tensor:
     """Write the fresh ``result`` of ``op(*inputs)`` into ``out`` with PyTorch's ``out=`` rules
     (module docstring) and return ``out``.
 
@@ -141,6 +141,8 @@ def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype:
     ``resize_first``: the ops PyTorch resizes ``out`` for before its overlap checks (the joins and
     the (values, indices) ops, not TensorIterator's): an expanded ``out`` of another shape is
     resized to fresh dense strides and written, where an elementwise op refuses it.
+    ``no_overlap``: the ops whose PyTorch kernel calls ``assert_no_overlap`` (linalg.cross): an
+    ``out`` that is an input is refused too, not only one laid across an input otherwise.
 
     >>> x = strided.tensor([1.0, 2.0]); o = strided.empty(2)
     >>> write_out(o, x + 1, "add", (x, 1)) is o
@@ -155,7 +157,7 @@ def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype:
     if same_dtype and result._dtype is not out._dtype:
         raise _dtype_mismatch(result, out, op, same_dtype)
     check_cast(result._dtype, out, op)
-    _check_overlap(out, inputs, op)
+    _check_overlap(out, inputs, op, no_overlap)
     shape = result._layout.shape
     if out._layout.shape != shape:
         numel = L.product(out._layout.shape)
@@ -187,13 +189,15 @@ def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype:
     return out
 
 
-def _check_overlap(out: Tensor, inputs: tuple, op: str) -> None:
+def _check_overlap(out: Tensor, inputs: tuple, op: str, full_too: bool = False) -> None:
     """PyTorch's ``assert_no_partial_overlap(out, input)``: ``out`` may be an input exactly
-    (same span, same strides), not part of one or laid across one differently."""
+    (same span, same strides), not part of one or laid across one differently; ``full_too``:
+    its ``assert_no_overlap``, which refuses the input itself too."""
     for x in inputs:
         if not isinstance(x, Tensor) or not shares_storage(x, out):  # (typed aliases too: view(dtype))
             continue
-        if memory_overlap(out, x) is L.OverlapStatus.PARTIAL:
+        status = memory_overlap(out, x)
+        if status is L.OverlapStatus.PARTIAL or (full_too and status is L.OverlapStatus.FULL):
             raise partial_overlap(
                 f"{op}(out=...)", out._layout, x._layout, L.storage_extent(out._layout),
                 L.storage_extent(x._layout),

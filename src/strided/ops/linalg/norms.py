@@ -23,7 +23,6 @@ from ...gradients import seal
 from ...kernels.elementwise import complex_abs
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set, quietly
 from ...kernels.memory import numpy_view
-from ...kernels.native import special
 from ...kernels.reduce import euclidean_norms
 from ...kernels.torch_sum import norm2_rows
 from ...opdef import Kind, declare
@@ -99,13 +98,10 @@ def fast_euclidean(x: Any, dim: Any, keepdim: Any) -> Tensor | None:
         return None
     a, plan = got
     if plan[2] != 1:
-        # (a row-major operand's rows, or its whole run: PyTorch's last-dim kernel compiled, called
-        # straight -- _torch_norm2's rows are these -- without its layout analysis, ~4 us small)
-        k = special()
-        if k is not None and a.flags.c_contiguous and (plan[0] is None or plan[0] == a.ndim - 1):
-            out = np.empty(a.size // plan[2], a.dtype)
-            if k.torch_norm2_rows(a, out, plan[2]):
-                return adopted(out, plan[1], x._dtype)
+        # (a row-major operand's rows, or its whole run: PyTorch's last-dim kernel on them straight
+        # -- _torch_norm2's rows are these -- without its layout analysis, ~4 us small)
+        if a.flags.c_contiguous and (plan[0] is None or plan[0] == a.ndim - 1):
+            return adopted(norm2_rows(a.reshape(-1, plan[2])), plan[1], x._dtype)
         token = quiet_set(QUIET)
         try:
             r = _torch_norm2(a, tuple(range(a.ndim)) if plan[0] is None else (plan[0],))
@@ -285,12 +281,9 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
         shape = A._layout.shape
         if len(shape) >= 2 and shape[-1] and shape[-2] and (shape[-1] != 1 or shape[-2] != 1):
             flat = flat_run(A, _cinfo[shape])
-            k = special() if flat is not None else None
-            if k is not None:  # (row-major matrices: each one run, _torch_norm2's rows, compiled, straight)
-                n = shape[-2] * shape[-1]
-                out = np.empty(len(flat) // n, flat.dtype)
-                if k.torch_norm2_rows(flat, out, n):
-                    return adopted(out, _cinfo[shape[:-2]][2], A._dtype)
+            if flat is not None:  # (row-major matrices: each one run, _torch_norm2's rows, straight)
+                norms = norm2_rows(flat.reshape(-1, shape[-2] * shape[-1]))
+                return adopted(norms, _cinfo[shape[:-2]][2], A._dtype)
             view = numpy_view(A._storage, A._layout)
             r = quietly(_torch_norm2, view, (-2, -1))
             if r is not None:  # (PyTorch's order: a dense matrix is one run for its last-dim kernel)

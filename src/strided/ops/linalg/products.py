@@ -27,7 +27,7 @@ import numpy as np
 
 from ... import layout as L
 from ...callsite import user_site
-from ...dispatch import OPEN, adopted, memory_overlap, shares_storage
+from ...dispatch import OPEN, adopted
 from ...dtypes import float32, float64
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import SUBCLASSES
@@ -36,7 +36,7 @@ from ...kernels import native
 from ...kernels.blocked import copy_into
 from ...kernels.fpstate import quiet_call, quiet_retry, quietly
 from ...kernels.matmul import matmul_new
-from ...messages import broadcast_mismatch, partial_overlap
+from ...messages import broadcast_mismatch
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support.along import one_dim
@@ -60,7 +60,8 @@ def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1, out: Any = None
     [1.0, 0.0, 0.0]
     """
     if out is not None:
-        return _cross_out(out, linalg_cross(input, other, dim=dim), "linalg.cross", (input, other))
+        return write_out(out, linalg_cross(input, other, dim=dim), "linalg.cross", (input, other),
+                         same_dtype="matmul", no_overlap=True)
     fast = _fast_cross(input, other, dim)
     if fast is not None:
         return fast
@@ -96,19 +97,6 @@ def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1, out: Any = None
         b = np.broadcast_to(b, shape)  # type: ignore[arg-type]
     c = _cross3(a, b, d) if a.size else np.zeros(shape, a.dtype)  # type: ignore[arg-type]
     return adopted(c.reshape(-1), _cinfo[shape][2], input._dtype)  # (c: fresh, row-major)
-
-
-def _cross_out(out: Any, result: Tensor, op: str, inputs: tuple) -> Tensor:
-    """``result`` written into ``out`` as PyTorch's linalg_cross_out does: ``out`` of the result's
-    dtype exactly, and no overlap at all with an input (its ``assert_no_overlap``: an input itself
-    is refused too, where an elementwise op's ``out=`` may be one), then :func:`write_out`."""
-    if isinstance(out, Tensor):
-        for x in inputs:
-            if isinstance(x, Tensor) and shares_storage(x, out) and memory_overlap(out, x) in (L.OverlapStatus.FULL, L.OverlapStatus.PARTIAL):
-                raise partial_overlap(f"{op}(out=...)", out._layout, x._layout, L.storage_extent(out._layout),
-                                      L.storage_extent(x._layout),
-                                      f"fix: pass a fresh out tensor, or a copy of the input: {op}(x.clone(), ..., out=out)")
-    return write_out(out, result, op, inputs, same_dtype="matmul")
 
 
 def _fast_cross(a: Any, b: Any, dim: Any) -> Tensor | None:
@@ -256,7 +244,8 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None, *, out: Any = No
         else:
             dim = -1
     if out is not None:
-        return _cross_out(out, cross(input, other, dim), "cross", (input, other))
+        return write_out(out, cross(input, other, dim), "cross", (input, other), same_dtype="matmul",
+                         no_overlap=True)
     fast = _fast_cross(input, other, dim)  # (the entry of linalg_cross and its checks skipped)
     return fast if fast is not None else linalg_cross(input, other, dim=dim)
 
