@@ -175,6 +175,19 @@ def test_to_devices_and_positional_copy(args: tuple, kwargs: dict) -> None:
     check_torch(torch.zeros(3, 4).t(), "to", args, kwargs)
 
 
+def test_a_device_without_index_is_the_current_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """ATen fills in the index of ``x.to("cuda")`` before it compares devices (``ensure_has_index``),
+    so a tensor already on the current GPU is returned itself; seen on an H200 with
+    tools/cuda_check.py. Here the current device is faked; a CPU-only torch leaves it unnamed."""
+    from strided.diagnose.explain_torch import _with_index
+
+    assert _with_index(torch, torch.device("cuda")) == torch.device("cuda")  # no CUDA in this build
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 1)
+    assert _with_index(torch, torch.device("cuda")) == torch.device("cuda", 1)
+    assert _with_index(torch, torch.device("cuda", 0)) == torch.device("cuda", 0)
+    assert _with_index(torch, torch.device("cpu")) == torch.device("cpu")
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64, st.float32, "float32", np.float32])
 def test_strided_to_takes_every_dtype_spelling(dtype: Any) -> None:
     """strided's ``to`` reads torch and NumPy dtypes and names too: the same dtype gives x itself."""

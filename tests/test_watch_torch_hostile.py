@@ -140,6 +140,46 @@ def test_another_threads_ops_are_not_recorded() -> None:
 # ---------------------------------------------------------------------- user code inside backward
 
 
+def test_an_op_handed_over_by_a_thread_with_no_python_frames_is_recorded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a GPU the autograd engine runs backward ops on a device thread of its own, carrying the
+    watch's modes there: the dispatch handler is that thread's first Python frame, and the
+    recorder's walk for the user's line must stop at the end of the stack, not ask past it
+    (ValueError: call stack is not deep enough, seen on an H200). A thread started from C
+    (``_thread.start_new_thread`` calls the handler itself) has the same shallow stack."""
+    import _thread
+    import sys
+    import time
+
+    from torch.utils._python_dispatch import _get_current_dispatch_mode
+
+    failures: list = []
+    monkeypatch.setattr(sys, "unraisablehook", failures.append)  # (where _thread reports a raise)
+    a, b = torch.ones(3), torch.ones(3)
+    with watch_torch() as w:
+        _thread.start_new_thread(_get_current_dispatch_mode().__torch_dispatch__,  # type: ignore[union-attr]
+                                 (torch.ops.aten.add.Tensor, (), (a, b)))
+        deadline = time.monotonic() + 10
+        while not (failures or w._records.starts) and time.monotonic() < deadline:
+            time.sleep(0.001)
+    assert [f.exc_value for f in failures] == []
+    assert [s.name for s in w.steps] == ["add"] and w.steps[0].output.shape == (3,)
+
+
+def test_a_copy_between_devices_names_them() -> None:
+    """A copy across devices (host <-> GPU on a GPU machine; here cpu -> meta, the device a CPU-only
+    build has) says which way it went; a copy within one device says nothing of devices."""
+    x = torch.ones(4, 3)
+    dest = torch.empty(4, 3, device="meta")
+    with watch_torch() as w:
+        x.to("meta")
+        dest.copy_(x)
+        x.t().contiguous()
+    crossing = [s for s in w.steps if s.kind == "copy"]
+    assert [s.extra.get("devices") for s in crossing] == [("cpu", "meta"), ("cpu", "meta"), None]
+    assert crossing[0].reason == "to() copies (4, 3) strides (3, 1), from cpu to meta"
+    assert crossing[1].reason.endswith(", from cpu to meta") and "from" not in crossing[2].reason
+
+
 def test_a_tensor_hooks_ops_point_at_the_hook() -> None:
     x = torch.ones(3, 4, requires_grad=True)
     with watch_torch() as w:

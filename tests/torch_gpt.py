@@ -61,7 +61,7 @@ class GPT(nn.Module):
 
     def forward(self, idx: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
         B, T = idx.shape
-        x = self.wte(idx) + self.wpe(torch.arange(T))
+        x = self.wte(idx) + self.wpe(torch.arange(T, device=idx.device))
         for block in self.h:
             x = block(x)
         logits = self.lm_head(self.ln_f(x))

@@ -307,7 +307,7 @@ def _torch_to_call(src: Source, args: tuple, kwargs: dict) -> tuple[Callable[[Te
     except Exception as exc:  # noqa: BLE001 - PyTorch's own refusal (TypeError, ValueError, ...) is the prediction
         return _raises(exc), False, src.itemsize
     dtype = src.torch_dtype if dtype is None else dtype
-    device = src.device if device is None else device
+    device = src.device if device is None else _with_index(torch, device)
     itemsize = dtype.itemsize
     if device != src.device and src.device.type == "meta":
         return _raises(NotImplementedError("Cannot copy out of meta tensor; no data!")), False, itemsize
@@ -325,6 +325,18 @@ def _torch_to_call(src: Source, args: tuple, kwargs: dict) -> tuple[Callable[[Te
         return (lambda t: t.to(stand, copy=True)), False, itemsize
     target = _arg(fmt)
     return (lambda t: t.clone(memory_format=target)), False, itemsize
+
+
+def _with_index(torch: Any, device: Any) -> Any:
+    """ATen's ``ensure_has_index``: a device named without an index (``"cuda"``) means the current
+    device of its kind (``cuda:0``), so ``x.to("cuda")`` of a tensor on ``cuda:0`` returns ``x``.
+    A kind whose current device cannot be read here is compared as named."""
+    if device.index is not None or device.type in ("cpu", "meta"):
+        return device
+    try:
+        return torch.device(device.type, getattr(torch, device.type).current_device())
+    except Exception:  # noqa: BLE001 - no such backend here, or none of its devices: nothing to fill in
+        return device
 
 
 def _contiguous_preserve_of_contiguous(op: str, args: tuple, kwargs: dict, src: Source) -> bool:

@@ -237,6 +237,7 @@ class TorchWatch(Flow):
         # DTensor programs: record index -> a collective's facts; the DTensor op now running
         self._collectives: dict[int, tuple] = {}
         self._dtensor_op: list[tuple | None] = [None]
+        self._devices: dict[int, tuple[str, str]] = {}  # record index -> (from, to) of a copy between devices
         # rank 0 of a distributed program: every rank's collective rows, gathered at exit
         self.ranks: dict[int, list[dict[str, Any]]] | None = None
 
@@ -324,7 +325,7 @@ class TorchWatch(Flow):
         # built. (The raw records' op keys are ids of this process's aten ops; they can hold
         # SymInts, which do not pickle.) Entering the copy is refused, as for the original.
         return {"_torch": None, "_records": _Records(), "_calls": [], "_targets": {}, "_reshapes": {},
-                "_first_at_peek": {}, "_last_write_at_peek": {}, "_collectives": {}, "_dtensor_op": [None],
+                "_first_at_peek": {}, "_last_write_at_peek": {}, "_collectives": {}, "_devices": {}, "_dtensor_op": [None],
                 "_context": [-1], "_module_stack": [], "_paths": {}, "_roots": {}, "_keep": [], "_hooks": [],
                 "_modes": None, "_entered": True}
 
@@ -395,6 +396,10 @@ class TorchWatch(Flow):
             asked = not r.node_name and r.call is not None and _asks_for_copy(r.call[_NAME])
             step.extra["asked"] = asked
             step.reason = _copy_reason(r, asked)
+            crossing = self._devices.get(index)
+            if crossing is not None:
+                step.extra["devices"] = crossing
+                step.reason += f", from {crossing[0]} to {crossing[1]}"
         collective = self._collectives.get(index)
         if collective is not None:
             step.kind = "collective"
@@ -480,6 +485,7 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
     stack = watch._module_stack
     tally = watch.memory
     collectives = watch._collectives
+    devices = watch._devices
     dtensor_op = watch._dtensor_op
     seen = tally._seen  # (checked inline first: most outputs' storages are counted already)
     tuples: dict[tuple, tuple] = {}  # every shape and strides tuple recorded, each kept once
@@ -500,7 +506,7 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
         if name in SILENT_CALLS:
             return func(*args, **kwargs)
         call = len(calls) // 3
-        calls.extend((name, _user_where(getframe(2), lines), stack[-1] if stack else ""))
+        calls.extend((name, _user_where(getframe(1).f_back, lines), stack[-1] if stack else ""))
         previous = context[0]
         context[0] = call
         first = len(records)
@@ -548,6 +554,10 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
                 target = (outs[0] if outs else None) if info.allocates else ins[0]
                 if target is not None:
                     copied = target.nbytes
+                    # (host <-> device: copy_(destination, source), else input -> output)
+                    source = ins[1] if not info.allocates and len(ins) > 1 else ins[0] if ins else target
+                    if source.device != target.device:
+                        devices[index] = (str(source.device), str(target.device))
             if info.allocates and kind != "view":
                 for t in outs:
                     # (one Python object per storage, alive exactly as long as the storage)
@@ -566,7 +576,7 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
             new_record(start)
             if node is None:
                 extend((key, call, -1, "", kind, copied, allocated,
-                        _user_where(getframe(2), lines) if call < 0 else "", peek(), len(ins)))
+                        _user_where(getframe(1).f_back, lines) if call < 0 else "", peek(), len(ins)))
             else:
                 # (the user's line too: a backward op run by the user's own Python code — a tensor
                 # hook, a custom autograd.Function's backward — points there)
@@ -575,7 +585,7 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
                 if name is None:  # (a node class's __name__ is a new string at each read)
                     name = node_names[cls] = cls.__name__
                 extend((key, call, node._sequence_nr(), name, kind, copied, allocated,
-                        _code_in_backward(getframe(2), engine, lines), peek(), len(ins)))
+                        _code_in_backward(getframe(1).f_back, engine, lines), peek(), len(ins)))
             for t in (*ins, *outs):  # (one loop: the same three reads for inputs and outputs)
                 # (each shape and strides tuple kept once per watch: a repeated one — most are —
                 # costs a dict lookup instead of a tuple that lives as long as the watch; fewer
@@ -608,10 +618,10 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
             new_record(len(fields))
             if node is None:
                 extend((key, call, -1, "", kind, copied, allocated,
-                        _user_where(getframe(2), lines) if call < 0 else "", peek(), len(ins), *metas))
+                        _user_where(getframe(1).f_back, lines) if call < 0 else "", peek(), len(ins), *metas))
             else:
                 extend((key, call, node._sequence_nr(), node_name(node), kind, copied, allocated,
-                        _code_in_backward(getframe(2), engine, lines), peek(), len(ins), *metas))
+                        _code_in_backward(getframe(1).f_back, engine, lines), peek(), len(ins), *metas))
 
     def node_name(node: Any) -> str:
         """The class name of an autograd node (cached, as in ``on_op``)."""
