@@ -165,6 +165,39 @@ def test_an_op_handed_over_by_a_thread_with_no_python_frames_is_recorded(monkeyp
     assert [s.name for s in w.steps] == ["add"] and w.steps[0].output.shape == (3,)
 
 
+def test_two_threads_recording_at_once_keep_their_records_whole() -> None:
+    """The autograd engine can run a GPU's backward ops on its device thread while the calling
+    thread runs the CPU ones, both through one watch: each op's record must stay whole (before
+    the recorder took a lock, records interleaved and steps came out without outputs)."""
+    import _thread
+    import sys
+
+    from torch.utils._python_dispatch import _get_current_dispatch_mode
+
+    def hammer(mode: object, x: torch.Tensor, done: threading.Event) -> None:
+        try:
+            for _ in range(1500):
+                mode.__torch_dispatch__(torch.ops.aten.add.Tensor, (), (x, x))  # type: ignore[attr-defined]
+        finally:
+            done.set()
+
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # (switch threads as often as the interpreter can)
+    inputs, events = (torch.ones(3), torch.ones(2, 5)), [threading.Event(), threading.Event()]
+    try:
+        with watch_torch() as w:
+            mode = _get_current_dispatch_mode()
+            for x, done in zip(inputs, events):
+                _thread.start_new_thread(hammer, (mode, x, done))
+            assert all(done.wait(60) for done in events)
+    finally:
+        sys.setswitchinterval(switch)
+    steps = w.steps
+    assert len(steps) == 3000 and {s.name for s in steps} == {"add"}
+    assert sorted(len(s.inputs) for s in steps) == [2] * 3000
+    assert {(s.output.shape, s.inputs[0].shape) for s in steps} == {((3,), (3,)), ((2, 5), (2, 5))}
+
+
 def test_a_copy_between_devices_names_them() -> None:
     """A copy across devices (host <-> GPU on a GPU machine; here cpu -> meta, the device a CPU-only
     build has) says which way it went; a copy within one device says nothing of devices."""

@@ -39,7 +39,13 @@ Threads: torch keeps its modes per thread, so a block sees only the ops of the t
 all the ops that thread runs while the block is open — also the caller's, while a generator that
 holds a block open is suspended at a ``yield``. For the same reason a block is exited by the
 thread that entered it, innermost first; any other exit is refused (RuntimeError) before anything
-changes, so the entering thread can still close the block.
+changes, so the entering thread can still close the block. The exception is the autograd
+engine's own threads: torch carries the modes of the thread that called ``.backward()`` to them
+(on a GPU, a device thread runs the GPU's backward ops, beside the calling thread running the
+CPU ones), so those ops are recorded, one at a time under the recorder's lock, and they point at
+the lines of the forward ops that made their nodes as on the CPU (checked on an H200 with
+``tools/cuda_check.py``). A copy between devices says which way it went (``from cpu to cuda:0``
+in its reason, ``extra["devices"]``).
 
 Tensors with no strides or no storage (sparse, nested, wrapper subclasses) are recorded with
 strides ``()`` (and shape ``()`` where torch has none) and count no memory; neither do meta and
@@ -486,6 +492,7 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
     tally = watch.memory
     collectives = watch._collectives
     devices = watch._devices
+    lock = threading.Lock()
     dtensor_op = watch._dtensor_op
     seen = tally._seen  # (checked inline first: most outputs' storages are counted already)
     tuples: dict[tuple, tuple] = {}  # every shape and strides tuple recorded, each kept once
@@ -526,102 +533,106 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
 
     def on_op(func: Any, args: tuple, out: Any) -> None:
         """An aten op has run: keep its record and count the memory it made."""
-        key = id(func)
-        info = cache.get(key) or op_info(func)
-        if info.lists:
-            ins = []
-            for a in args:
-                if isinstance(a, tensor):
-                    ins.append(a)
-                elif type(a) is list or type(a) is tuple:
-                    ins.extend([x for x in a if isinstance(x, tensor)])
-        else:
-            ins = [*filter(is_tensor, args)]  # (no comprehension frame: 0.25 us less per op)
-        outs = (out,) if isinstance(out, tensor) else _tensors(out, tensor)
-        index = len(records)
-        if info.name in COLLECTIVE_NAMES and func.namespace in COLLECTIVE_NAMESPACES:
-            collectives[index] = collective_record(func.namespace, info.name, args, out, dtensor_op[0])
-        node = current_node()
-        call = context[0]
-        try:
-            kind = info.kind
-            copied = allocated = 0
-            if kind == "maybe_copy":
-                same = bool(outs) and bool(ins) and \
-                    outs[0].untyped_storage()._cdata == ins[0].untyped_storage()._cdata
-                kind = "view" if same else "copy"
-            if kind == "copy":
-                target = (outs[0] if outs else None) if info.allocates else ins[0]
-                if target is not None:
-                    copied = target.nbytes
-                    # (host <-> device: copy_(destination, source), else input -> output)
-                    source = ins[1] if not info.allocates and len(ins) > 1 else ins[0] if ins else target
-                    if source.device != target.device:
-                        devices[index] = (str(source.device), str(target.device))
-            if info.allocates and kind != "view":
-                for t in outs:
-                    # (one Python object per storage, alive exactly as long as the storage)
-                    storage = t.untyped_storage()
-                    if id(storage) not in seen:
-                        nbytes = storage.nbytes()
-                        # (the storage of a meta tensor, or of a fake one, holds no memory)
-                        # (a CPU storage is told by comparing device objects: reading ``.type``
-                        # builds a string each time, 5x the comparison)
-                        if nbytes and (storage.device == cpu or storage.device.type != "meta") \
-                                and tally.allocated(storage, nbytes):
-                            allocated += nbytes
-            # The record's fields go straight into the flat list: its header, then the shape,
-            # strides and dtype of each tensor (no list of them, no tuple of the whole record).
-            start = len(fields)
-            new_record(start)
-            if node is None:
-                extend((key, call, -1, "", kind, copied, allocated,
-                        _user_where(getframe(1).f_back, lines) if call < 0 else "", peek(), len(ins)))
+        # (one op at a time: on a GPU the autograd engine runs backward ops on a device thread
+        # of its own while the calling thread runs the CPU ones, both through this recorder;
+        # a record is several appends to one flat list, which two threads would interleave)
+        with lock:
+            key = id(func)
+            info = cache.get(key) or op_info(func)
+            if info.lists:
+                ins = []
+                for a in args:
+                    if isinstance(a, tensor):
+                        ins.append(a)
+                    elif type(a) is list or type(a) is tuple:
+                        ins.extend([x for x in a if isinstance(x, tensor)])
             else:
-                # (the user's line too: a backward op run by the user's own Python code — a tensor
-                # hook, a custom autograd.Function's backward — points there)
-                cls = type(node)
-                name = node_names.get(cls)
-                if name is None:  # (a node class's __name__ is a new string at each read)
-                    name = node_names[cls] = cls.__name__
-                extend((key, call, node._sequence_nr(), name, kind, copied, allocated,
-                        _code_in_backward(getframe(1).f_back, engine, lines), peek(), len(ins)))
-            for t in (*ins, *outs):  # (one loop: the same three reads for inputs and outputs)
-                # (each shape and strides tuple kept once per watch: a repeated one — most are —
-                # costs a dict lookup instead of a tuple that lives as long as the watch; fewer
-                # new long-lived objects, fewer garbage collections of the watched program)
-                shape = t.shape
-                strides = t.stride()
-                if strides and not strides[-1] and t.layout is not strided:
-                    # (a sparse COO tensor's stride() is all zeros in PyTorch 2.13, not a refusal:
-                    # recorded as having none, the careful way; a dense tensor with a last stride
-                    # of 0, an expanded one, pays this one attribute read)
-                    raise RuntimeError("no strides")
-                try:
-                    kept = tuples.get(shape)  # (a torch.Size equals, and hashes as, its tuple)
-                    if kept is None:
+                ins = [*filter(is_tensor, args)]  # (no comprehension frame: 0.25 us less per op)
+            outs = (out,) if isinstance(out, tensor) else _tensors(out, tensor)
+            index = len(records)
+            if info.name in COLLECTIVE_NAMES and func.namespace in COLLECTIVE_NAMESPACES:
+                collectives[index] = collective_record(func.namespace, info.name, args, out, dtensor_op[0])
+            node = current_node()
+            call = context[0]
+            try:
+                kind = info.kind
+                copied = allocated = 0
+                if kind == "maybe_copy":
+                    same = bool(outs) and bool(ins) and \
+                        outs[0].untyped_storage()._cdata == ins[0].untyped_storage()._cdata
+                    kind = "view" if same else "copy"
+                if kind == "copy":
+                    target = (outs[0] if outs else None) if info.allocates else ins[0]
+                    if target is not None:
+                        copied = target.nbytes
+                        # (host <-> device: copy_(destination, source), else input -> output)
+                        source = ins[1] if not info.allocates and len(ins) > 1 else ins[0] if ins else target
+                        if source.device != target.device:
+                            devices[index] = (str(source.device), str(target.device))
+                if info.allocates and kind != "view":
+                    for t in outs:
+                        # (one Python object per storage, alive exactly as long as the storage)
+                        storage = t.untyped_storage()
+                        if id(storage) not in seen:
+                            nbytes = storage.nbytes()
+                            # (the storage of a meta tensor, or of a fake one, holds no memory)
+                            # (a CPU storage is told by comparing device objects: reading ``.type``
+                            # builds a string each time, 5x the comparison)
+                            if nbytes and (storage.device == cpu or storage.device.type != "meta") \
+                                    and tally.allocated(storage, nbytes):
+                                allocated += nbytes
+                # The record's fields go straight into the flat list: its header, then the shape,
+                # strides and dtype of each tensor (no list of them, no tuple of the whole record).
+                start = len(fields)
+                new_record(start)
+                if node is None:
+                    extend((key, call, -1, "", kind, copied, allocated,
+                            _user_where(getframe(1).f_back, lines) if call < 0 else "", peek(), len(ins)))
+                else:
+                    # (the user's line too: a backward op run by the user's own Python code — a tensor
+                    # hook, a custom autograd.Function's backward — points there)
+                    cls = type(node)
+                    name = node_names.get(cls)
+                    if name is None:  # (a node class's __name__ is a new string at each read)
+                        name = node_names[cls] = cls.__name__
+                    extend((key, call, node._sequence_nr(), name, kind, copied, allocated,
+                            _code_in_backward(getframe(1).f_back, engine, lines), peek(), len(ins)))
+                for t in (*ins, *outs):  # (one loop: the same three reads for inputs and outputs)
+                    # (each shape and strides tuple kept once per watch: a repeated one — most are —
+                    # costs a dict lookup instead of a tuple that lives as long as the watch; fewer
+                    # new long-lived objects, fewer garbage collections of the watched program)
+                    shape = t.shape
+                    strides = t.stride()
+                    if strides and not strides[-1] and t.layout is not strided:
+                        # (a sparse COO tensor's stride() is all zeros in PyTorch 2.13, not a refusal:
+                        # recorded as having none, the careful way; a dense tensor with a last stride
+                        # of 0, an expanded one, pays this one attribute read)
+                        raise RuntimeError("no strides")
+                    try:
+                        kept = tuples.get(shape)  # (a torch.Size equals, and hashes as, its tuple)
+                        if kept is None:
+                            kept = tuple(shape)
+                            tuples[kept] = kept
+                        strides = keep(strides, strides)
+                    except TypeError:
+                        # a symbolic size or stride (a SymInt: a fake tensor traced by make_fx or
+                        # torch.export) has no hash: kept as read, not once per watch
                         kept = tuple(shape)
-                        tuples[kept] = kept
-                    strides = keep(strides, strides)
-                except TypeError:
-                    # a symbolic size or stride (a SymInt: a fake tensor traced by make_fx or
-                    # torch.export) has no hash: kept as read, not once per watch
-                    kept = tuple(shape)
-                extend((kept, strides, t.dtype))
-        except (RuntimeError, NotImplementedError):
-            # a tensor with no storage or no strides (sparse, ...): each read guarded, the
-            # record (if begun) made again from them
-            if len(records) > index:
-                del records[index:]
-                del fields[start:]
-            kind, copied, allocated, metas = careful(info, ins, outs)
-            new_record(len(fields))
-            if node is None:
-                extend((key, call, -1, "", kind, copied, allocated,
-                        _user_where(getframe(1).f_back, lines) if call < 0 else "", peek(), len(ins), *metas))
-            else:
-                extend((key, call, node._sequence_nr(), node_name(node), kind, copied, allocated,
-                        _code_in_backward(getframe(1).f_back, engine, lines), peek(), len(ins), *metas))
+                    extend((kept, strides, t.dtype))
+            except (RuntimeError, NotImplementedError):
+                # a tensor with no storage or no strides (sparse, ...): each read guarded, the
+                # record (if begun) made again from them
+                if len(records) > index:
+                    del records[index:]
+                    del fields[start:]
+                kind, copied, allocated, metas = careful(info, ins, outs)
+                new_record(len(fields))
+                if node is None:
+                    extend((key, call, -1, "", kind, copied, allocated,
+                            _user_where(getframe(1).f_back, lines) if call < 0 else "", peek(), len(ins), *metas))
+                else:
+                    extend((key, call, node._sequence_nr(), node_name(node), kind, copied, allocated,
+                            _code_in_backward(getframe(1).f_back, engine, lines), peek(), len(ins), *metas))
 
     def node_name(node: Any) -> str:
         """The class name of an autograd node (cached, as in ``on_op``)."""
