@@ -651,3 +651,87 @@ def test_regression_python_ints_beyond_int64_like_torch(data):
     got = st.tensor(data)
     assert got.dtype.name == str(expected.dtype).removeprefix("torch.")
     assert got.tolist() == expected.tolist()
+
+
+# ---------------------------------------------------------------------- tensor() of sequences holding NumPy scalars and tensors
+
+_NP_LEAVES = (np.float64, np.float32, np.float16, np.int64, np.int32, np.int8, np.uint8, np.bool_, np.complex128)
+_TORCH_LEAF_DTYPES = (torch.float64, torch.float32, torch.int32, torch.int64, torch.bool, torch.bfloat16)
+_KINDS = ["py-float", "py-int", "py-bool"] + [f"np-{i}" for i in range(len(_NP_LEAVES))] + \
+    [f"t-{i}" for i in range(len(_TORCH_LEAF_DTYPES))]
+
+
+def _leaf(kind: str, value: int, shape: tuple) -> tuple:
+    """One leaf for each library: (torch's, strided's); a tensor leaf of ``shape`` (one element)."""
+    if kind == "py-float":
+        return value + 0.5, value + 0.5
+    if kind == "py-int":
+        return value, value
+    if kind == "py-bool":
+        return bool(value % 2), bool(value % 2)
+    if kind.startswith("np-"):
+        make = _NP_LEAVES[int(kind[3:])]
+        x = make(value % 2) if make is np.bool_ else make(value)
+        return x, x
+    dtype = _TORCH_LEAF_DTYPES[int(kind[2:])]
+    t = torch.tensor(value % 2 if dtype is torch.bool else value, dtype=dtype).reshape(shape)
+    return t, st.tensor(t)
+
+
+def _same_result(ours: object, theirs: object, case: object) -> None:
+    (got, s_exc), (want, t_exc) = outcome(ours), outcome(theirs)  # type: ignore[arg-type]
+    if t_exc is not None or s_exc is not None:
+        assert t_exc is not None and s_exc is not None, (case, s_exc, t_exc)
+        assert isinstance(s_exc, type(t_exc)) and str(s_exc).splitlines()[0] == str(t_exc), (case, s_exc, t_exc)
+        return
+    assert got.dtype.name == str(want.dtype).removeprefix("torch."), (case, got.dtype, want.dtype)
+    assert tuple(got.shape) == tuple(want.shape), (case, got.shape, want.shape)
+    assert got.tolist() == want.tolist(), case
+
+
+@settings(max_examples=60, deadline=None)
+@given(hs.lists(hs.tuples(hs.sampled_from(_KINDS), hs.integers(0, 5), hs.sampled_from([(), (1,), (1, 1)])),
+                min_size=1, max_size=4), hs.booleans())
+def test_tensor_of_mixed_leaves_infers_pytorchs_dtype_and_shape(leaves: list, nested: bool) -> None:
+    """PyTorch's rule for a sequence: each Python float counts as the default float dtype, int as
+    int64, bool as bool; a NumPy scalar and a tensor as their own dtype; all promoted together
+    (``tensor([np.float64(1.5), 2])`` is float64, not float32); a tensor inside a sequence is read
+    as its one number, whatever its dims (``tensor([tensor([2.5]), tensor([1.])])`` is (2,))."""
+    pairs = [_leaf(*x) for x in leaves]
+    theirs, ours = [a for a, _ in pairs], [b for _, b in pairs]
+    if nested:
+        theirs, ours = [theirs, theirs], [ours, ours]
+    _same_result(lambda: st.tensor(ours), lambda: torch.tensor(theirs), leaves)
+
+
+@pytest.mark.parametrize("case", range(9))
+def test_tensor_of_pinned_mixed_sequences(case: int) -> None:
+    def make(lib: object, f64: object) -> object:
+        T = lib.tensor  # type: ignore[attr-defined]
+        return [[np.float64(1.5), 2], [1.5, np.float64(2)], [[1, np.int8(2)]], (np.float32(1), 2.5),
+                [np.float16(1.5)], [T([2.5]), T([1.0])], [T([[2.5]]), T(1.0, dtype=f64)],
+                [T([2.5, 1.0]), T([1.0, 3.0])], [np.array([1.5]), np.array([2.0])]][case]
+
+    _same_result(lambda: st.tensor(make(st, st.float64)), lambda: torch.tensor(make(torch, torch.float64)), case)
+
+
+@pytest.mark.parametrize("data", [[True, 1], [True, False], [[True], [False]], [True, 1.5], [True, -1, 2**63],
+                                  [True, 2**63], [[1, 2], [True, False]], [False, 2**62], [1, True, 2.5], []])
+def test_tensor_of_python_bools_among_numbers(data: list) -> None:
+    """The fast path takes bools alone (bool) and bools first among ints (int64); everything else
+    goes the general way: each as PyTorch reads it."""
+    _same_result(lambda: st.tensor(data), lambda: torch.tensor(data), data)
+
+
+def test_a_tensor_of_many_elements_inside_a_sequence_is_refused_with_a_fix() -> None:
+    text = same_error(lambda: torch.tensor([torch.ones(2), torch.ones(2)]), lambda: st.tensor([st.ones(2), st.ones(2)]))
+    assert "shape (2,) inside a list" in text and "fix: stack them" in text
+
+
+@pytest.mark.parametrize("factory", ["zeros", "ones", "empty"])
+def test_factories_refuse_no_sizes_as_pytorch_and_numpy_do(factory: str) -> None:
+    text = same_error(lambda: getattr(torch, factory)(), lambda: getattr(st, factory)())
+    assert f"fix: {factory}(2, 3)" in text
+    with pytest.raises(TypeError):
+        getattr(np, factory)()
+    assert getattr(st, factory)(()).shape == ()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import math
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -168,6 +169,109 @@ def _torch_bfloat16(data: Any) -> np.ndarray | None:
     return data.detach().cpu().view(torch.int16).numpy().view(bfloat16.numpy)
 
 
+_PYTHON_NUMBERS = (bool, int, float, complex)  # (exact types: NumPy's float64 subclasses float)
+
+
+_NUMBER_TYPES = frozenset(_PYTHON_NUMBERS)
+_LIST = frozenset((list,))
+_chain = chain.from_iterable
+
+
+def _python_numbers_only(data: list) -> bool:
+    """Whether nested lists ``data`` hold only Python numbers (one set of types per list; False
+    for anything else, which the careful walk of :func:`_sequence_dtype` reads)."""
+    kinds = set(map(type, data))
+    while kinds == _LIST:  # (one level further down, all of its lists at once)
+        data = list(_chain(data))
+        kinds = set(map(type, data))
+    return kinds <= _NUMBER_TYPES
+
+
+def _leaf_kinds(data: list | tuple, python: set, odd: list) -> None:
+    """The leaves of nested lists/tuples ``data``, read one set of types per list: the Python
+    number types met into ``python``, every other leaf (a NumPy scalar or array, a tensor,
+    anything else) into ``odd``."""
+    for kind in set(map(type, data)):
+        if issubclass(kind, (list, tuple)):
+            for x in data:
+                if type(x) is kind:
+                    _leaf_kinds(x, python, odd)
+        elif kind in _NUMBER_TYPES:
+            python.add(kind)
+        else:
+            odd.extend(x for x in data if type(x) is kind)
+
+
+def _is_tensor(x: Any) -> bool:
+    return isinstance(x, Tensor) or (type(x).__module__.split(".")[0] == "torch" and hasattr(x, "numel"))
+
+
+def _sequence_dtype(data: list | tuple) -> tuple[DType | None, Any]:
+    """PyTorch's dtype for nested sequences ``data`` holding NumPy scalars, arrays or tensors
+    (``infer_scalar_type``: each Python float counts as the default float dtype, int as int64,
+    bool as bool, complex as the default complex; a NumPy scalar or array, or a tensor, as its own
+    dtype; all promoted together: ``tensor([np.float64(1.5), 2])`` is float64), and ``data``
+    with each tensor read as the scalar it holds (PyTorch reads a tensor inside a sequence as a
+    number: ``tensor([tensor([2.5]), tensor([1.])])`` has shape (2,); more than one element is
+    its ValueError). (None, data) where every leaf is a Python number or some leaf is neither
+    (the general path's rules and errors)."""
+    python: set = set()
+    odd: list = []
+    _leaf_kinds(data, python, odd)
+    if not odd:
+        return None, data
+    from .ops._support.promotion import promote_types
+
+    found: DType | None = None
+    tensors = False
+    for x in odd:
+        if _is_tensor(x):
+            tensors = True
+            dtype = to_dtype(x.dtype)
+        elif isinstance(x, (np.generic, np.ndarray)):
+            dtype = from_numpy_dtype(_native(x.dtype))
+            if dtype is None:
+                return None, data
+        else:
+            return None, data
+        found = dtype if found is None else promote_types(found, dtype)
+    for kind in python:
+        found = promote_types(found, {bool: bool_, int: DEFAULT_INT, float: default_float()}.get(kind)
+                              or default_complex())
+    return found, (_scalars(data) if tensors else data)
+
+
+def _check_numpy_bools(data: list | tuple, target: DType) -> None:
+    """PyTorch's refusal to store a NumPy bool into an integer tensor (it reads the item as an
+    integer, and NumPy's bool is none): TypeError, as ``torch.tensor([0, np.bool_(True)])``."""
+    odd: list = []
+    _leaf_kinds(data, set(), odd)
+    if any(type(x) is np.bool_ for x in odd):
+        raise StridedTypeError(join_lines(
+            "'numpy.bool' object cannot be interpreted as an integer",
+            f"tensor() would store a NumPy bool into a {target.name} tensor; PyTorch reads it as an integer and "
+            "refuses",
+            "fix: convert it first (int(b) or bool(b)), or pass dtype=strided.bool_"))
+
+
+def _scalars(data: Any) -> Any:
+    """Nested ``data`` with each tensor replaced by the one number it holds (a 0-d array of its
+    dtype, its history dropped), as PyTorch reads tensors inside a sequence."""
+    if isinstance(data, (list, tuple)):
+        return [_scalars(x) for x in data]
+    if not _is_tensor(data):
+        return data
+    if data.numel() != 1:
+        raise StridedValueError(join_lines(
+            "only one element tensors can be converted to Python scalars",
+            f"tensor() read a tensor of shape {tuple(data.shape)} inside a list: PyTorch reads each tensor "
+            "inside a sequence as one number",
+            "fix: stack them (strided.stack(list_of_tensors)) or pass each one's values (t.tolist())"))
+    if str(data.dtype).endswith("bfloat16"):  # (no NumPy type: its value, exact in float32)
+        return np.float32(data.detach().item())
+    return np.asarray(data.detach().cpu() if not isinstance(data, Tensor) else data.detach()).reshape(())
+
+
 def _detached(data: Any) -> Any:
     """``data`` (nested lists and tuples) with each tensor detached: its values, without its history."""
     if isinstance(data, Tensor):
@@ -199,16 +303,19 @@ def _rowmajor_copy(t: Tensor) -> Tensor | None:
 
 
 def _list_copy(data: list) -> Tensor | None:
-    """``tensor(data)`` (no dtype, device, listener) of nested lists whose first number is a Python
-    float and which NumPy reads as float64, or whose first is a Python int and which NumPy reads as
-    int64: the general path's result (the default float dtype, or int64; row-major), without its
+    """``tensor(data)`` (no dtype, device, listener) of nested lists of Python numbers whose first is
+    a float and which NumPy reads as float64, or whose first is an int or a bool and which NumPy
+    reads as int64, or of bools alone: the general path's result (the default float dtype, int64 or
+    bool; row-major), without its
     checks of what NumPy could not read; None where the general path must run (other numbers
     first, anything NumPy reads otherwise or refuses, a float16 / bfloat16 default dtype)."""
     first = data
     while first.__class__ is list and first:
         first = first[0]
     kind = first.__class__
-    if kind is not float and kind is not int:
+    if kind is not float and kind is not int and kind is not bool:
+        return None
+    if not _python_numbers_only(data):  # (a NumPy scalar or a tensor among them: see _sequence_dtype)
         return None
     try:
         source = np.array(data)
@@ -223,8 +330,10 @@ def _list_copy(data: list) -> Tensor | None:
             flat = quietly(source.astype, np.float32)  # (copy_array_of's cast: overflow gives inf silently)
         else:
             return None
-    elif char == "l" and kind is int and source.itemsize == 8:
+    elif char == "l" and kind is not float and source.itemsize == 8:  # (ints; bools first, ints after)
         target, flat = int64, source
+    elif char == "?":  # (bools alone)
+        target, flat = bool_, source
     else:
         return None
     shape = source.shape
@@ -243,6 +352,7 @@ def _tensor(data: Any, dtype: Any, device: Any) -> Tensor:
             if fast is not None:
                 return fast
     parse_device(device, "tensor")
+    inferred: DType | None = None
     if isinstance(data, Tensor):
         source = data._np()
         from_python = False
@@ -254,6 +364,8 @@ def _tensor(data: Any, dtype: Any, device: Any) -> Tensor:
             source = np.asarray(data)  # arrays, NumPy scalars (and torch tensors) keep their dtype
         from_python = False
     else:
+        if isinstance(data, (list, tuple)):
+            inferred, data = _sequence_dtype(data)
         try:
             try:
                 source = np.array(data)
@@ -287,7 +399,9 @@ def _tensor(data: Any, dtype: Any, device: Any) -> Tensor:
             # reads them as floats (a float among them, or a float dtype asked for)
             _check_python_ints(data)
         from_python = True
-    target = to_dtype(dtype) if dtype is not None else _infer_dtype(source, from_python)
+    target = to_dtype(dtype) if dtype is not None else inferred or _infer_dtype(source, from_python)
+    if from_python and target.kind in "iu" and source.dtype.kind in "biu" and isinstance(data, (list, tuple)):
+        _check_numpy_bools(data, target)
     if from_python and target.kind in "iu" and source.size and source.dtype.kind in "iuf":
         for extreme in (source.min(), source.max()):
             message = scalar_overflow(extreme.item(), target, c_name=False)
