@@ -12,10 +12,13 @@ on PyTorch 2.13 CPU, about 20% of float32 elements an ulp off np.sqrt.)"""
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import numpy as np
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as hs
 
 import strided
 
@@ -70,3 +73,33 @@ def test_var_mean_keeps_its_mean():
         v, m = strided.var_mean(x)
     assert m.item() == strided.mean(x).item() and v.dtype is strided.float32
     assert v.item() == torch.var(torch.tensor([1.0, 2.0, 4.5])).item()
+
+
+@settings(max_examples=80, deadline=None)
+@given(hs.lists(hs.integers(1, 4), min_size=1, max_size=3), hs.lists(hs.tuples(hs.integers(0, 63), hs.booleans()),
+                                                                      min_size=1, max_size=3),
+       hs.randoms(use_true_random=False), hs.booleans(), hs.booleans())
+def test_var_mean_means_where_a_row_holds_an_infinity_are_pytorchs(
+        shape: list, infinities: list, rnd: Any, permuted: bool, keepdim: bool) -> None:
+    """PyTorch's var_mean/std_mean compute the mean by Welford's updates in memory order: an element
+    after an infinity makes the mean NaN; an infinity alone at its row's end leaves it infinite
+    (mean() itself gives inf for both). Every dim choice, permuted inputs too."""
+    a = np.asarray([rnd.uniform(-2, 2) for _ in range(int(np.prod(shape)))], np.float32).reshape(shape)
+    for where, positive in infinities:
+        a.reshape(-1)[where % a.size] = np.inf if positive else -np.inf
+    t, s = torch.tensor(a), strided.tensor(a)
+    if permuted:
+        order = list(range(a.ndim))
+        rnd.shuffle(order)
+        t, s = t.permute(order), s.permute(order)
+    dims = [None, *range(a.ndim)] + ([(0, a.ndim - 1)] if a.ndim > 1 else [])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (dof <= 0 on a size-1 dim)
+        for dim in dims:
+            for name in ("var_mean", "std_mean"):
+                want = getattr(torch, name)(t, dim=dim, keepdim=keepdim)[1].numpy()
+                got = getattr(strided, name)(s, dim=dim, keepdim=keepdim)[1].numpy()
+                assert got.shape == want.shape
+                assert np.array_equal(np.isnan(got), np.isnan(want)), (name, dim, a.tolist(), got, want)
+                finite = ~np.isnan(want)
+                assert np.array_equal(got[finite] == np.inf, want[finite] == np.inf), (name, dim, got, want)

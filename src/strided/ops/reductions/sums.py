@@ -540,9 +540,9 @@ def var_mean(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepd
     if unbiased is None and correction is None:
         fast = _fast_moments(input, dim, keepdim, False)
         if fast is not None:
-            return fast
+            return fast[0], _welford_infinities(input, dim, keepdim, fast[1])
     v = var(input, dim, unbiased, keepdim, correction=correction)
-    return v, mean(input, _mean_dims(dim), keepdim)
+    return v, _welford_infinities(input, dim, keepdim, mean(input, _mean_dims(dim), keepdim))
 
 
 def std_mean(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,  # noqa: A002
@@ -556,9 +556,45 @@ def std_mean(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepd
     if unbiased is None and correction is None:
         fast = _fast_moments(input, dim, keepdim, True)
         if fast is not None:
-            return fast
+            return fast[0], _welford_infinities(input, dim, keepdim, fast[1])
     s = std(input, dim, unbiased, keepdim, correction=correction)
-    return s, mean(input, _mean_dims(dim), keepdim)
+    return s, _welford_infinities(input, dim, keepdim, mean(input, _mean_dims(dim), keepdim))
+
+
+_INF, _NEG_INF = float("inf"), float("-inf")
+
+
+def _welford_infinities(x: Tensor, dim: Any, keepdim: bool, m: Tensor) -> Tensor:
+    """``m`` (``mean(x, dim)``) as PyTorch's var_mean/std_mean give it where a row holds an
+    infinity: they compute the mean by Welford's updates (``mean += (v - mean) / n``), in memory
+    order, and an element after an infinity makes it NaN (``inf - inf``); only an infinity that is
+    its row's last element, the one at the highest address, and its only one, leaves it infinite:
+    ``var_mean([1., inf, 2.])`` has mean NaN, ``var_mean([1., 2., inf])`` inf. Rows with no
+    infinity keep ``m``'s value; ``m`` is changed in place (a new result) and returned."""
+    if m._dtype.kind != "f":
+        return m
+    # (a new result's storage holds its elements and no other: read flat, without a shaped view)
+    flat = m._storage.array
+    if flat.size <= 64:  # (a few Python floats compared in C: a tenth of np.isinf(...).any())
+        few = flat.tolist()
+        if _INF not in few and _NEG_INF not in few:
+            return m
+    elif not np.isinf(flat).any():
+        return m
+    values = m._np()
+    a = x._np()
+    dims = reduction_dims(x, _mean_dims(dim), "var_mean")
+    axes = tuple(range(a.ndim)) if dims is None else numpy_axes(dims, a.ndim)
+    infinite = np.isinf(a)
+    count = infinite.sum(axis=axes, keepdims=True)
+    # (the last element Welford meets along each reduced dim: its end, unless the stride runs backwards)
+    last = tuple((slice(a.shape[d] - 1, a.shape[d]) if a.strides[d] > 0 else slice(0, 1)) if d in axes
+                 else slice(None) for d in range(a.ndim))
+    alone_at_end = (count == 1) & infinite[last]
+    if not keepdim:
+        alone_at_end = alone_at_end.reshape(values.shape)
+    values[np.isinf(values) & ~alone_at_end] = np.nan
+    return m
 
 
 def _fast_moments(x: Any, dim: Any, keepdim: Any, root: bool) -> tuple[Tensor, Tensor] | None:
