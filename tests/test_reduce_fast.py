@@ -148,8 +148,9 @@ def test_diff_errors_and_grad_unchanged() -> None:
 
 
 def _moments_general(x: Any, dim: Any, keepdim: bool, root: bool) -> tuple[Any, Any]:
-    """The general path's two calls, which var_mean/std_mean ran before their fused pass."""
-    return (st.std if root else st.var)(x, dim, keepdim=keepdim), st.mean(x, dim, keepdim=keepdim)
+    """The general path's two calls, which var_mean/std_mean ran before their fused pass: var (std)
+    and the mean (``mean()``'s, with PyTorch's var_mean values: float32 summed in float64)."""
+    return (st.std if root else st.var)(x, dim, keepdim=keepdim), sums._wide_mean(x, dim, keepdim)
 
 
 @pytest.mark.parametrize("root", [False, True])

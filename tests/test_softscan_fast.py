@@ -356,8 +356,8 @@ if NATIVE:  # (see the module docstring)
 @pytest.mark.parametrize("root", [False, True])
 def test_variance_rows_wide_float32_is_variance_parts_and_torch(root: bool) -> None:
     """variance_rows' wide mode (float32 rows, float64 accumulation): variance_parts' float32
-    computation bit for bit (the float32 mean returned, the float64 mean as centre but for one
-    row, which centres on the float32 mean), for rows around the pairwise blocks and splits, one
+    computation bit for bit (the float64 mean as centre but for one row, which centres on the
+    float32 mean; with wide=2 the float64 mean returned, rounded once: var_mean's), for rows around the pairwise blocks and splits, one
     row or many, values offset far from 0 (cancellation); and var/std/var_mean through strided
     equal PyTorch's where variance_parts does."""
     from strided.kernels.reduce import variance_parts
@@ -367,10 +367,14 @@ def test_variance_rows_wide_float32_is_variance_parts_and_torch(root: bool) -> N
     for rows, n in ((1, 2), (1, 7), (3, 8), (2, 129), (1, 1000), (5, 255), (1, 8192), (2, 4096), (64, 3)):
         x = (rng.standard_normal((rows, n)) * 10.0 ** rng.integers(-6, 6) + rng.uniform(-50, 50)).astype(np.float32)
         v, m = np.empty(rows, np.float32), np.empty(rows, np.float32)
-        assert k.variance_rows(x.reshape(-1), v, m, n, n - 1.0, root, True) is True
+        assert k.variance_rows(x.reshape(-1), v, m, n, n - 1.0, root, 2) is True
         want_v, want_m = variance_parts(x if rows > 1 else x.reshape(-1), 1 if rows > 1 else None,
-                                        np.dtype(np.float32), n, np.float64(n - 1.0), root)
+                                        np.dtype(np.float32), n, np.float64(n - 1.0), root, True)
         assert v.tobytes() == want_v.reshape(-1).tobytes() and m.tobytes() == want_m.reshape(-1).tobytes(), (rows, n)
+        assert m.tobytes() == torch.var_mean(torch.from_numpy(x), 1)[1].numpy().tobytes()  # (var_mean's mean)
+        v1 = np.empty(rows, np.float32)  # (var alone: the same variance, no float64 mean asked for)
+        assert k.variance_rows(x.reshape(-1), v1, np.empty(rows, np.float32), n, n - 1.0, root, 1) is True
+        assert v1.tobytes() == v.tobytes()
         t = torch.from_numpy(x)
         got = st.from_numpy(x).std(1) if root else st.from_numpy(x).var(1)
         ref = t.std(1) if root else t.var(1)

@@ -103,3 +103,22 @@ def test_var_mean_means_where_a_row_holds_an_infinity_are_pytorchs(
                 assert np.array_equal(np.isnan(got), np.isnan(want)), (name, dim, a.tolist(), got, want)
                 finite = ~np.isnan(want)
                 assert np.array_equal(got[finite] == np.inf, want[finite] == np.inf), (name, dim, got, want)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+@pytest.mark.parametrize("shape", [(7,), (100,), (3, 17), (64, 129), (9000,), (2, 30000)])
+def test_var_mean_means_are_pytorchs_bits(dtype: str, shape: tuple) -> None:
+    """PyTorch's var_mean/std_mean mean of a float32 (float16, bfloat16) tensor is its Welford mean
+    in double, rounded once (not torch.mean's): the float64 mean rounded once has its bits, over
+    every element or along the last dim (fused pass, general path with autograd, NumPy fallback).
+    (Short reductions along an outer dim can still differ where the exact mean is a tie between
+    two float32s: Welford's double rounding breaks it either way.)"""
+    rng = np.random.default_rng(len(shape) * 1000 + shape[-1])
+    t = torch.tensor(rng.standard_normal(shape) * 10 + 3).to(getattr(torch, dtype))
+    s = strided.tensor(t.double().numpy()).to(getattr(strided, dtype))
+    for dim in (None, -1):
+        for name in ("var_mean", "std_mean"):
+            want = getattr(torch, name)(t, dim=dim)[1].double().numpy()
+            for x in (s, s.detach().requires_grad_()):
+                got = getattr(strided, name)(x, dim=dim)[1].detach().to(strided.float64).numpy()
+                assert np.array_equal(got, want), (name, dim, int(np.sum(got != want)))

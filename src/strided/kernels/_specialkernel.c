@@ -9,7 +9,7 @@
  * fma64(a, b, c, out) -> bool      out = fma(a, b, c), float64: C99's correctly rounded fma (the same)
  * softmax_rows(x, out, n, log)      softmax (log: log_softmax) of each row of n elements (see there)
  * scan(x, out, n, inner, prod)      cumsum (prod: cumprod) along a dim of n elements (see there)
- * variance_rows(x, var, mean, n, denominator, root, wide=False)   var (root: std) and mean of rows (see there)
+ * variance_rows(x, var, mean, n, denominator, root, wide=0)   var (root: std) and mean of rows (see there)
  * relu(x, out) -> bool             max(x, 0) with -0.0 and NaN kept (see there)
  * threshold_keep(g, y, out) -> bool  relu's gradient: g where y > 0 or NaN, +0.0 elsewhere (see there)
  * lgamma_float32(src, dst)        lgamma's bits for float32, a vector loop (see there)
@@ -1666,7 +1666,7 @@ done:
 #undef SCAN_SUM_LEAD
 
 
-/* variance_rows(x, var, mean, n, denominator, root) -> bool: the variance (root true: its square
+/* variance_rows(x, var, mean, n, denominator, root, wide=0) -> True, 2 or False: the variance (root true: its square
  * root) and the mean of each row of n >= 1 elements of x, into var and mean (one element per row);
  * x, var and mean C-contiguous buffers of one format ("f" or "d"), x's length a multiple of n, at
  * most VAR_MAX elements; denominator a float (n - correction). strided.kernels.reduce.variance_parts'
@@ -1680,7 +1680,8 @@ done:
  *   q = 0 + pairwise((x_i - c) * (x_i - c))
  *   v = q / denominator                 (np.float64: in double, float32 rounded once)
  *   root: v = sqrt(v)
- * False (nothing written) where x is longer than VAR_MAX or a result overlaps x or the other. */
+ * False (nothing written) where x is longer than VAR_MAX or a result overlaps x or the other; 2
+ * (all written) where a mean is +-inf (var_mean redoes those as PyTorch's Welford mean gives them). */
 #define VAR_MAX 8192
 #define PAIRWISE(NAME, E, T)                                                                       \
     static T NAME(const E *a, Py_ssize_t n, int sq, T c)                                           \
@@ -1732,6 +1733,7 @@ PAIRWISE(pairwise_fd, float, double)
         T v = DIVIDE;                                                                              \
         ((T *)vb)[r] = root ? SQRT(v) : v;                                                         \
         ((T *)mb)[r] = c;                                                                          \
+        infinite |= isinf(c);                                                                      \
     }
 
 static int overlaps(const Py_buffer *a, const Py_buffer *b)
@@ -1751,12 +1753,15 @@ static PyObject *py_variance_rows(PyObject *self, PyObject *const *args, Py_ssiz
 {
     (void)self;
     if (nargs != 6 && nargs != 7) {
-        PyErr_Format(PyExc_TypeError, "variance_rows(x, var, mean, n, denominator, root, wide=False) takes 6 or 7 "
+        PyErr_Format(PyExc_TypeError, "variance_rows(x, var, mean, n, denominator, root, wide=0) takes 6 or 7 "
                      "arguments, not %zd", nargs);
         return NULL;
     }
-    int wide = nargs == 7 ? PyObject_IsTrue(args[6]) : 0;
-    if (wide < 0) return NULL;
+    int wide = 0;  /* 0: in x's type; 1: float32 in double (PAIRWISE fd); 2: also var_mean's float64 mean */
+    if (nargs == 7) {
+        wide = (int)PyLong_AsLong(args[6]);
+        if (wide == -1 && PyErr_Occurred()) return NULL;
+    }
     Py_ssize_t n = PyLong_AsSsize_t(args[3]);
     double denominator = PyFloat_AsDouble(args[4]);
     int root = PyObject_IsTrue(args[5]);
@@ -1785,25 +1790,32 @@ static PyObject *py_variance_rows(PyObject *self, PyObject *const *args, Py_ssiz
         }
         const char *xb = x->buf;
         char *vb = var->buf, *mb = mean->buf;
+        int infinite = 0; /* a mean of +-inf: var_mean's caller redoes it as PyTorch's Welford mean */
         if (f32 && wide) {
-            /* variance_parts' float32 computation (PyTorch's: float64 accumulation): the float32
-             * mean (the returned one; also the centre where there is one result, as
-             * std_var_all_cpu centres on self.mean()), else the float64 mean; the deviations, their
-             * squares, sum, quotient and root in double, rounded once to float32 */
+            /* variance_parts' float32 computation (PyTorch's: float64 accumulation): the centre is
+             * the float32 mean where there is one result (std_var_all_cpu centres on self.mean()),
+             * else the float64 mean; the deviations, their squares, sum, quotient and root in
+             * double, rounded once to float32; the mean returned is the float64 one rounded once
+             * (var_mean's: PyTorch's Welford mean in double), where wide is 2 (else 0 for a single
+             * row: var alone needs no float64 mean there) */
             for (Py_ssize_t r = 0; r < rows; r++) {
                 const float *row = (const float *)xb + r * n;
-                float c = (0.0f + pairwise_f(row, n, 0, 0)) / (float)n;
-                double mid = rows == 1 ? (double)c : (0.0 + pairwise_fd(row, n, 0, 0)) / (double)n;
-                double v = (0.0 + pairwise_fd(row, n, 1, mid)) / denominator;
+                float c = rows == 1 ? (0.0f + pairwise_f(row, n, 0, 0)) / (float)n : 0.0f;
+                double wide_mean = rows > 1 || wide > 1 ? (0.0 + pairwise_fd(row, n, 0, 0)) / (double)n : 0.0;
+                double v = (0.0 + pairwise_fd(row, n, 1, rows == 1 ? (double)c : wide_mean)) / denominator;
                 ((float *)vb)[r] = (float)(root ? sqrt(v) : v);
-                ((float *)mb)[r] = c;
+                ((float *)mb)[r] = (float)wide_mean;
+                infinite |= isinf(wide_mean);
             }
         } else if (f32) {
             VARIANCE_LOOP(float, pairwise_f, sqrtf, (float)((double)q / denominator))
         } else {
             VARIANCE_LOOP(double, pairwise_d, sqrt, q / denominator)
         }
-        answer = Py_True;
+        static PyObject *two = NULL; /* (kept for good: the XINCREF below hands out a reference) */
+        if (infinite && !two && !(two = PyLong_FromLong(2)))
+            goto done;
+        answer = infinite ? two : Py_True;
     }
 done:
     for (int k = 0; k < got; k++) PyBuffer_Release(&buf[k]);

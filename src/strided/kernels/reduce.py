@@ -67,11 +67,12 @@ def variance_into(x: np.ndarray, axes: tuple[int, ...], acc: np.dtype, n: int, d
 
 
 def variance_parts(x: np.ndarray, axes: tuple[int, ...] | int | None, acc: np.dtype, n: int,
-                   denominator: float, root: bool) -> tuple[np.ndarray, np.ndarray]:
+                   denominator: float, root: bool, torch_mean: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """:func:`variance_into`'s computation, its two fresh C-contiguous arrays returned (reduced dims
     kept with size 1): (the variance or its square root, in ``acc`` rounded as ``x`` where ``x`` is
-    real and ``acc`` its dtype; the mean, ``sum / n``, the bits :func:`mean_into` gives). The
-    caller silences NumPy's warnings.
+    real and ``acc`` its dtype; the mean, ``sum / n``: the bits :func:`mean_into` gives, except,
+    with ``torch_mean``, for a real ``x`` narrower than float64, whose mean is summed in float64 and
+    rounded once, as PyTorch's var_mean gives it). The caller silences NumPy's warnings.
 
     >>> v, m = variance_parts(np.array([1.0, 2.0, 4.0]), 0, np.dtype(np.float64), 3, 2.0, False)
     >>> v.tolist(), m.tolist()
@@ -94,12 +95,17 @@ def variance_parts(x: np.ndarray, axes: tuple[int, ...] | int | None, acc: np.dt
     wide = np.dtype(np.float64) if acc.kind == "f" and acc.itemsize < 8 else acc
     if wide == acc:
         mid = centre
-    elif centre.size == 1 and x.dtype == acc:
+    else:
         # (one result of float32: std_var_all_cpu centres on the float32 mean, self.mean(), read
         # as a double; with the float64 mean instead ~9% of results were an ulp off)
-        mid = centre.astype(wide)
-    else:  # (Welford's running mean in double: the float64 mean's deviations, to float32 the same bits)
-        mid = np.add.reduce(x, axis=axes, dtype=wide, keepdims=True) / n
+        single = centre.size == 1 and x.dtype == acc
+        # (Welford's running mean in double: the float64 mean's deviations, to float32 the same
+        # bits; it is also the mean var_mean returns, rounded once)
+        wide_mean = np.add.reduce(x, axis=axes, dtype=wide, keepdims=True) / n \
+            if not single or (torch_mean and x.dtype.kind == "f") else None
+        mid = centre.astype(wide) if single else wide_mean
+        if torch_mean and x.dtype.kind == "f":
+            centre = wide_mean.astype(x.dtype)
     deviation = np.subtract(x, mid, dtype=wide)  # a fresh array: the kernel's work, not a copy
     np.multiply(deviation, deviation, out=deviation)
     squares = np.add.reduce(deviation, axis=axes, keepdims=True)

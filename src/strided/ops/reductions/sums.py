@@ -344,19 +344,21 @@ def _fast_variance(self: Any, dim: Any, keepdim: Any, op: str, root: bool, with_
                 rows = info[1] // n
                 v, m = np.empty(rows, d.numpy), np.empty(rows, d.numpy)
                 # (False, nothing written, only past the kernel's VAR_MAX: should _VAR_MAX grow)
-                if k.variance_rows(x, v, m, n, n - 1.0, root, d is float32):
+                done = k.variance_rows(x, v, m, n, n - 1.0, root, (2 if with_mean else 1) if d is float32 else 0)
+                if done:
                     t = adopted(v, lay, d)
-                    if with_mean:
-                        return t, adopted(m, lay, d)
+                    if with_mean:  # (2: an infinite mean, made PyTorch's below)
+                        mt = adopted(m, lay, d)
+                        return t, (mt if done is True else _welford_infinities(self, dim, keepdim, mt))
                     return report(op, (self,), t)
     token = quiet_set(QUIET)
     try:
-        squares, centre = variance_parts(self._np(), plan[0], d.numpy, n, np.float64(n - 1.0), root)
+        squares, centre = variance_parts(self._np(), plan[0], d.numpy, n, np.float64(n - 1.0), root, with_mean)
     finally:
         quiet_reset(token)
     t = adopted(squares.reshape(-1), lay, d)
     if with_mean:
-        return t, adopted(centre.reshape(-1), lay, d)
+        return t, _welford_infinities(self, dim, keepdim, adopted(centre.reshape(-1), lay, d))
     return report(op, (self,), t)
 
 
@@ -540,9 +542,9 @@ def var_mean(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepd
     if unbiased is None and correction is None:
         fast = _fast_moments(input, dim, keepdim, False)
         if fast is not None:
-            return fast[0], _welford_infinities(input, dim, keepdim, fast[1])
+            return fast
     v = var(input, dim, unbiased, keepdim, correction=correction)
-    return v, _welford_infinities(input, dim, keepdim, mean(input, _mean_dims(dim), keepdim))
+    return v, _welford_infinities(input, dim, keepdim, _wide_mean(input, dim, keepdim))
 
 
 def std_mean(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,  # noqa: A002
@@ -556,9 +558,26 @@ def std_mean(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepd
     if unbiased is None and correction is None:
         fast = _fast_moments(input, dim, keepdim, True)
         if fast is not None:
-            return fast[0], _welford_infinities(input, dim, keepdim, fast[1])
+            return fast
     s = std(input, dim, unbiased, keepdim, correction=correction)
-    return s, _welford_infinities(input, dim, keepdim, mean(input, _mean_dims(dim), keepdim))
+    return s, _welford_infinities(input, dim, keepdim, _wide_mean(input, dim, keepdim))
+
+
+def _wide_mean(x: Tensor, dim: Any, keepdim: bool) -> Tensor:
+    """var_mean's mean: ``mean(x, dim)`` (its gradient too), with PyTorch's var_mean values for the
+    floats narrower than float64 (float32, float16, bfloat16): its Welford mean runs in double and
+    is rounded once, so the float64 mean rounded once gives its bits (``mean()`` itself sums in the
+    dtype, or float32 for the halves: an ulp or more off in most rows)."""
+    m = mean(x, _mean_dims(dim), keepdim)
+    if m._dtype in REDUCED_FLOATS or m._dtype is float32:
+        a = x._np()
+        dims = reduction_dims(x, _mean_dims(dim), "var_mean")
+        axes = None if dims is None else numpy_axes(dims, a.ndim)
+        n = a.size if axes is None else int(np.prod([a.shape[d] for d in axes]))
+        if n:  # (no element: mean's NaN stands)
+            wide = np.add.reduce(a, axis=axes, dtype=np.float64, keepdims=keepdim) / n
+            quietly(np.copyto, m._np(), wide, casting="unsafe")  # (an inf sum stays inf: no warning)
+    return m
 
 
 _INF, _NEG_INF = float("inf"), float("-inf")
