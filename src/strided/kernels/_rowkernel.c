@@ -2,6 +2,7 @@
  *
  * rows(address, itemsize, count, row_stride, length, out_address) -> None
  * nll_sum(logp, target, classes) -> float or None   nll_loss's sum of picks (see there)
+ * nll_cascade(values, weights, skip) -> (total, weight total) or None   PyTorch's nll_loss sum order
  *
  *   For each of `count` rows (row i starts at address + i * row_stride, a byte stride of any
  *   sign; its `length` elements are contiguous), writes 0 + pairwise_sum(row) into the i-th
@@ -536,25 +537,6 @@ static PyObject *py_rows(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
-/* One row's pairwise sum, (T)0 + pairwise(a[0..n)), by the copy py_rows would pick for it. */
-static void sum_one(const char *a, int itemsize, Py_ssize_t n, void *out)
-{
-#if HAVE_AVX2_CLONE
-    int large = (double)n * itemsize > WIDE_MAX_BYTES;
-    if (use_avx2 && itemsize == 4 && (one_copy || !large))
-        f32_avx2_rows(a, 1, 0, n, (float *)out);
-    else if (use_avx512 && itemsize == 8 && (one_copy || !large))
-        f64_avx512_rows(a, 1, 0, n, (double *)out);
-    else if (use_avx2 && itemsize == 8)
-        f64_avx2_rows(a, 1, 0, n, (double *)out);
-    else
-#endif
-    if (itemsize == 4)
-        f32_rows(a, 1, 0, n, (float *)out);
-    else
-        f64_rows(a, 1, 0, n, (double *)out);
-}
-
 /* x * -1 as the multiply instruction gives it: -x, or a NaN x itself, quieted (its sign kept). */
 #define NEG_BY_MUL(T, U, QUIET)                                                                   \
     static inline T neg_by_mul_##T(T x)                                                           \
@@ -570,13 +552,113 @@ NEG_BY_MUL(float, uint32_t, 0x00400000u)
 NEG_BY_MUL(double, uint64_t, 0x0008000000000000ull)
 #undef NEG_BY_MUL
 
+/* PyTorch's nll_loss reduction (LossNLL.cpp, nll_loss_out_frame): the per-sample losses v[b] (and
+ * their weights w[b]) added into eight partial sums, each sample into the first; after sample b,
+ * for j = 0, 1, ... while b is a multiple of 2^(p (j + 1)), partial j is added into partial j + 1
+ * and cleared (p = max(4, ceil(log2 n) / 8), n the batch size); a skipped (ignored) sample adds
+ * nothing and moves nothing; the total is 0 + partial 0 + partial 1 + ... + partial 7, in T. PyTorch
+ * subtracts each pick (l -= x * w) where v holds -(w * x): the same IEEE result. */
+static int ceil_log2(Py_ssize_t n)
+{
+    int k = 0;
+    while (k < 62 && ((Py_ssize_t)1 << k) < n) k++;
+    return k;
+}
+#define NLL_CASCADE(T)                                                                            \
+    static T nll_cascade_##T(const T *v, const T *w, const unsigned char *skip, Py_ssize_t n,     \
+                             T *weight_total)                                                     \
+    {                                                                                             \
+        T loss[8] = {0}, wsum[8] = {0};                                                           \
+        int p = ceil_log2(n) / 8;                                                                 \
+        if (p < 4) p = 4;                                                                         \
+        Py_ssize_t mask = ((Py_ssize_t)1 << p) - 1;                                               \
+        for (Py_ssize_t b = 0; b < n; b++) {                                                      \
+            if (skip != NULL && skip[b]) continue;                                                \
+            loss[0] = loss[0] + v[b];                                                             \
+            if (w != NULL) wsum[0] = wsum[0] + w[b];                                              \
+            for (int j = 0; j + 1 < 8; j++) {                                                     \
+                if ((b & (mask << (j * p))) != 0) break;                                          \
+                loss[j + 1] = loss[j + 1] + loss[j];                                              \
+                wsum[j + 1] = wsum[j + 1] + wsum[j];                                              \
+                loss[j] = 0;                                                                      \
+                wsum[j] = 0;                                                                      \
+            }                                                                                     \
+        }                                                                                         \
+        T total = 0, wt = 0;                                                                      \
+        for (int j = 0; j < 8; j++) {                                                             \
+            total = total + loss[j];                                                              \
+            wt = wt + wsum[j];                                                                    \
+        }                                                                                         \
+        *weight_total = wt;                                                                       \
+        return total;                                                                             \
+    }
+NLL_CASCADE(float)
+NLL_CASCADE(double)
+#undef NLL_CASCADE
+
+static char buffer_kind(const Py_buffer *b)
+{
+    const char *f = b->format;
+    return f[0] == '<' || f[0] == '=' || f[0] == '@' ? f[1] : f[0];
+}
+
+/* nll_cascade(values, weights, skip) -> (total, weight_total) or None: the cascade above over a
+ * C-contiguous 1-d float32 or float64 buffer of per-sample losses, with weights (the same type and
+ * length, or None: the weight total is then 0) and skip (a bool buffer of that length, or None);
+ * None where the buffers are not of that kind. */
+static PyObject *py_nll_cascade(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *vo, *wo, *so;
+    if (!PyArg_ParseTuple(args, "OOO:nll_cascade", &vo, &wo, &so))
+        return NULL;
+    Py_buffer bufs[3];
+    PyObject *objs[3] = {vo, wo, so};
+    int got = 0;
+    PyObject *answer = NULL;
+    for (; got < 3; got++) {
+        if (objs[got] == Py_None) {
+            bufs[got].buf = NULL;
+            bufs[got].obj = NULL;
+            continue;
+        }
+        if (PyObject_GetBuffer(objs[got], &bufs[got], PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+            goto done;
+    }
+    {
+        Py_buffer *v = &bufs[0], *w = &bufs[1], *sk = &bufs[2];
+        char k = v->buf ? buffer_kind(v) : 0;
+        int size = k == 'f' ? 4 : k == 'd' ? 8 : 0;
+        Py_ssize_t n = size && v->itemsize == size ? v->len / size : -1;
+        int fits = n >= 0 && (uintptr_t)v->buf % size == 0
+            && (w->buf == NULL || (buffer_kind(w) == k && w->itemsize == size && w->len == v->len
+                                   && (uintptr_t)w->buf % size == 0))
+            && (sk->buf == NULL || (buffer_kind(sk) == '?' && sk->itemsize == 1 && sk->len == n));
+        if (!fits) {
+            answer = Py_None;
+            Py_INCREF(answer);
+            goto done;
+        }
+        if (size == 4) {
+            float wt, total = nll_cascade_float(v->buf, w->buf, sk->buf, n, &wt);
+            answer = Py_BuildValue("(dd)", (double)total, (double)wt);
+        } else {
+            double wt, total = nll_cascade_double(v->buf, w->buf, sk->buf, n, &wt);
+            answer = Py_BuildValue("(dd)", total, wt);
+        }
+    }
+done:
+    for (int i = 0; i < got; i++)
+        if (objs[i] != Py_None) PyBuffer_Release(&bufs[i]);
+    return answer;
+}
+
 /* nll_sum(logp, target, classes) -> float or None: the sum over i of -1 * logp[i, target[i]] for a
  * C-contiguous (n, classes) float32 ("f") or float64 ("d") buffer and a C-contiguous int64 buffer of
  * n >= 1 class indices: strided.nn.functional.losses._nll_rows' steps (the picks times -1, then
- * np.add.reduce over them: NumPy's pairwise sum, 0 + pairwise, as rows gives it), as a Python float
- * holding the buffer type's value. None where an index is outside [0, classes), the buffers are
- * not of that kind (the caller's NumPy steps then run, with their errors), or the sum is NaN: which
- * of several NaN picks a sum passes on (sign, payload) is its order of additions, so NumPy's decides. */
+ * PyTorch's cascade over them, nll_cascade's), as a Python float holding the buffer type's value.
+ * None where an index is outside [0, classes), the buffers are not of that kind (the caller's NumPy
+ * steps then run, with their errors), or the sum is NaN (the caller's steps pass the same NaN on). */
 static PyObject *py_nll_sum(PyObject *self, PyObject *args)
 {
     (void)self;
@@ -612,13 +694,15 @@ static PyObject *py_nll_sum(PyObject *self, PyObject *args)
                 const float *l = lb.buf;
                 float *p = picks, sum;
                 for (Py_ssize_t i = 0; i < n; i++) p[i] = neg_by_mul_float(l[i * classes + t[i]]);
-                sum_one(picks, 4, n, &sum);
+                float unused;
+                sum = nll_cascade_float(p, NULL, NULL, n, &unused);
                 if (sum == sum) answer = PyFloat_FromDouble((double)sum);
             } else {
                 const double *l = lb.buf;
                 double *p = picks, sum;
                 for (Py_ssize_t i = 0; i < n; i++) p[i] = neg_by_mul_double(l[i * classes + t[i]]);
-                sum_one(picks, 8, n, &sum);
+                double unused;
+                sum = nll_cascade_double(p, NULL, NULL, n, &unused);
                 if (sum == sum) answer = PyFloat_FromDouble(sum);
             }
             PyMem_Free(picks);
@@ -729,7 +813,9 @@ static PyMethodDef methods[] = {
      "row holds one."},
     {"nll_sum", py_nll_sum, METH_VARARGS,
      "nll_sum(logp, target, classes) -> float or None: the sum of -1 * logp[i, target[i]] over the rows of a\n"
-     "C-contiguous (n, classes) float buffer, NumPy's pairwise sum; None for an index outside [0, classes)."},
+     "C-contiguous (n, classes) float buffer, PyTorch's nll_loss cascade; None for an index outside [0, classes)."},
+    {"nll_cascade", py_nll_cascade, METH_VARARGS,
+     "nll_cascade(values, weights, skip) -> (total, weight_total) or None: PyTorch's nll_loss cascade sum."},
     {"rows", py_rows, METH_VARARGS,
      "rows(address, itemsize, count, row_stride, length, out_address, nan_zero=False): NumPy's pairwise\n"
      "sum of each contiguous row (float32: itemsize 4, float64: 8), bit for bit, into a contiguous output;\n"

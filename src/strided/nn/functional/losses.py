@@ -207,8 +207,8 @@ def _nll_rows(logp: np.ndarray, target: Tensor, ignore_index: int, red: str) -> 
     target is ignored or out of bounds (every int64 index in [0, C), ``ignore_index`` outside that
     range), else None (the general path then runs, with its errors). The same NumPy steps on the
     same values as :func:`_nll` and :func:`_reduce` there: ``-w * picked`` with ``w`` all ones of
-    shape (N, 1), its sum, for "mean" over the weights' sum (exactly N), without building the
-    masks that case does not need."""
+    shape (N, 1), PyTorch's cascade sum of them (:func:`torch_nll_cascade`), for "mean" over N,
+    without building the masks that case does not need."""
     n, classes = logp.shape
     if red == "mean" and n and n <= 1 << 24 and not 0 <= ignore_index < classes and target._dtype is int64:
         # (the compiled picks and pairwise sum, the same operations as below: the same bits; None
@@ -230,12 +230,74 @@ def _nll_rows(logp: np.ndarray, target: Tensor, ignore_index: int, red: str) -> 
         neg = _NEG_ONES[(n, logp.dtype)] = -np.ones((n, 1), dtype=logp.dtype)
         neg.flags.writeable = False
     losses = neg * logp[_rows_of(n), target._np()].reshape(n, 1)
+    total = torch_nll_cascade(losses.reshape(-1))[0]
     if red == "sum":
-        return losses.sum()
-    return quietly(_add_reduce, losses, None) / logp.dtype.type(n)  # (_reduce's errstate: quietly)
+        return total
+    return quietly(np.divide, total, logp.dtype.type(n))  # (_reduce's errstate: quietly)
 
 
 _add_reduce = np.add.reduce
+
+
+def torch_nll_cascade(values: np.ndarray, weights: np.ndarray | None = None, skip: np.ndarray | None = None
+                      ) -> tuple[Any, Any]:
+    """PyTorch's nll_loss reduction of per-sample losses ``values`` (1-d; their ``weights`` and the
+    ``skip`` mask of ignored samples alike), ``(loss total, weight total)`` as scalars of
+    ``values``' dtype (the weight total 0 without ``weights``): LossNLL.cpp's cascade of eight
+    partial sums, flushed upward after each kept sample whose index is a multiple of 16, 256, ...
+    (see ``nll_cascade`` in _rowkernel.c, which runs it where built; the same steps here
+    otherwise, in NumPy scalars of the dtype: float16/bfloat16 round each add, as PyTorch's Half).
+
+    >>> torch_nll_cascade(np.array([1.0, 2.0, 3.0], np.float32))[0]
+    np.float32(6.0)
+    """
+    d = values.dtype.type
+    k = _row_kernel()
+    if k is not None and (d is np.float32 or d is np.float64):
+        done = k.nll_cascade(values, weights, skip)
+        if done is not None:
+            return d(done[0]), d(done[1])
+    n = len(values)
+    power = max(4, (n - 1).bit_length() // 8) if n > 1 else 4
+    mask = (1 << power) - 1
+    zero = d(0)
+    loss, wsum = [zero] * 8, [zero] * 8
+    vals = list(values)  # (NumPy scalars of the dtype: each + rounds in it)
+    ws = list(weights) if weights is not None else None
+    kept = skip.tolist() if skip is not None else None
+    for b in range(n):
+        if kept is not None and kept[b]:
+            continue
+        loss[0] = loss[0] + vals[b]
+        if ws is not None:
+            wsum[0] = wsum[0] + ws[b]
+        j = 0
+        while j < 7 and not b & (mask << (j * power)):
+            loss[j + 1], loss[j] = loss[j + 1] + loss[j], zero
+            wsum[j + 1], wsum[j] = wsum[j + 1] + wsum[j], zero
+            j += 1
+    total = weight = zero
+    for j in range(8):
+        total, weight = total + loss[j], weight + wsum[j]
+    return total, weight
+
+
+def _nll_total(losses: np.ndarray, weights: np.ndarray, ignored: np.ndarray, red: str, weighted: bool,
+               dtype: np.dtype) -> Any:
+    """The reduced loss of a (C,) or (N, C) input as PyTorch's nll_loss_out_frame gives it: the
+    per-sample losses (``-w * x``, in the input's ``dtype``: exactly PyTorch's products) summed by
+    :func:`torch_nll_cascade`, ignored samples skipped; "mean" over the count kept, or over the
+    weights' cascade total with class weights."""
+    values = losses.reshape(-1).astype(dtype, copy=False)
+    skip = ignored.reshape(-1)
+    skip = skip if skip.any() else None
+    w = weights.reshape(-1).astype(dtype, copy=False) if weighted else None
+    total, weight_total = torch_nll_cascade(values, w, skip)
+    if red == "sum":
+        return total
+    count = weight_total if weighted else dtype.type(values.size - (int(skip.sum()) if skip is not None else 0))
+    with np.errstate(all="ignore"):  # (every sample ignored: 0 / 0, NaN as PyTorch's)
+        return total / count
 
 
 def _reduce(losses: np.ndarray, denominator: Any, reduction: str) -> Any:
@@ -266,15 +328,20 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
         kernel = "nll_loss_out_frame" if input.ndim <= 2 else "nll_loss2d_forward_out_frame"  # (PyTorch's CPU kernels)
         raise float_only(kernel, input._dtype, "nll_loss")
     logp = input._np().astype(compute_dtype(input._dtype), copy=False)
-    if w is None and red != "none" and class_dim == 1 and len(loss_shape) == 1:
+    # (float16/bfloat16 go the general way: PyTorch sums their losses in the half type)
+    if w is None and red != "none" and class_dim == 1 and len(loss_shape) == 1 and logp.dtype == input._dtype.numpy:
         value = _nll_rows(logp, target, int(ignore_index), red)
         if value is not None:
             return scalar_result(value, input._dtype, "nll_loss", (input, target))
-    losses, weights, _ = _nll(logp, target, class_dim, w, int(ignore_index))
+    losses, weights, ignored = _nll(logp, target, class_dim, w, int(ignore_index))
     inputs = tuple(x for x in (input, target, weight) if x is not None)
     if red == "none":
         return array_result(losses, loss_shape, input._dtype, "nll_loss", inputs)
-    return scalar_result(_reduce(losses, weights.sum(), red), input._dtype, "nll_loss", inputs)
+    if input.ndim <= 2:  # (PyTorch's nll_loss_out_frame: its cascade; nll_loss2d's sum stays NumPy's)
+        value = _nll_total(losses, weights, ignored, red, w is not None, input._dtype.numpy)
+    else:
+        value = _reduce(losses, weights.sum(), red)
+    return scalar_result(value, input._dtype, "nll_loss", inputs)
 
 
 def _nll_loss_fresh(input: Any, target: Any, weight: Any = None, size_average: Any = None, ignore_index: Any = -100,
@@ -358,7 +425,13 @@ def _nll_loss_backward(out: Tensor, input: Tensor, target: Tensor, weight: Tenso
             w = np.ones(t.shape, dtype=compute) if weight is None else weight._np().astype(compute)[safe]
             w = (np.where(ignored, 0, w) if some_ignored else w).astype(compute, copy=False)
             # (PyTorch's total weight is a tensor of the input's dtype)
-            total = float(w.sum().astype(dtype.numpy)) if red == "mean" else 1.0
+            if red != "mean":
+                total = 1.0
+            elif weight is not None and len(shape) <= 2:  # (nll_loss_out_frame's weight total: its cascade)
+                total = float(torch_nll_cascade(w.reshape(-1).astype(dtype.numpy), w.reshape(-1).astype(dtype.numpy),
+                                                ignored.reshape(-1) if some_ignored else None)[1])
+            else:
+                total = float(w.sum().astype(dtype.numpy))
             where = (np.arange(n)[:, None], safe, np.arange(s))
             if direct:
                 c = dtype.numpy.type(_nll_scale(g, total, red, dtype))
@@ -449,10 +522,10 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
         else:
             with np.errstate(all="ignore"):
                 value = smooth.sum() / (weights.sum() if w is not None else (~ignored).sum())
-        nll = losses if red == "none" else _reduce(losses, weights.sum(), red)
+        nll = losses if red == "none" else _nll_reduced(losses, weights, ignored, red, w, input)
         total = (1 - eps) * nll + value * (eps / classes)
     else:
-        total = losses if red == "none" else _reduce(losses, weights.sum(), red)
+        total = losses if red == "none" else _nll_reduced(losses, weights, ignored, red, w, input)
     if red == "none":
         return array_result(total, loss_shape, input._dtype, "cross_entropy", inputs)
     return scalar_result(total, input._dtype, "cross_entropy", inputs)
@@ -462,6 +535,14 @@ def _class_weight(weight: Tensor, input: Tensor, class_dim: int) -> Tensor:
     """``weight`` (C,) as a view that broadcasts along the input's class dim: (C, 1, ..., 1)."""
     ndim = len(input._layout.shape)
     return weight if class_dim == 0 or ndim <= 2 else weight.reshape((weight.numel(),) + (1,) * (ndim - 2))
+
+
+def _nll_reduced(losses: np.ndarray, weights: np.ndarray, ignored: np.ndarray, red: str, w: Any, input: Tensor) -> Any:
+    """cross_entropy's nll term reduced as nll_loss reduces it: PyTorch's cascade for a (C,) or
+    (N, C) input, NumPy's sum for nll_loss2d's shapes."""
+    if input.ndim <= 2:
+        return _nll_total(losses, weights, ignored, red, w is not None, input._dtype.numpy)
+    return _reduce(losses, weights.sum(), red)
 
 
 def _cross_entropy_graph(input: Tensor, target: Tensor, weight: Any, class_dim: int, red: str, eps: float,
