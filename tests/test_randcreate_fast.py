@@ -12,6 +12,7 @@ import strided
 from strided.ops.creation import random as R
 from strided.ops.linalg import fused as F
 from strided.ops.linalg import matmul as M
+from strided.ops.linalg import products as P
 
 RNG = np.random.default_rng(23)
 
@@ -397,6 +398,8 @@ def test_bmm_and_dot_fast_paths_are_the_general_path(dtype, monkeypatch):
             theirs = torch.dot(torch.tensor(av), torch.tensor(bv))
             np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-5)
             out.append(_bits(ours))
+            out.append(_bits(strided.vdot(strided.tensor(bv), _offset(av, strided))))
+            out.append(_bits(strided.dot(strided.tensor(av)[::2], strided.tensor(bv)[::2])))  # (strided: general path)
         with pytest.raises(RuntimeError) as ours:
             strided.dot(strided.ones(3), strided.ones(3, dtype=strided.float64))
         with pytest.raises(RuntimeError) as theirs:
@@ -407,6 +410,8 @@ def test_bmm_and_dot_fast_paths_are_the_general_path(dtype, monkeypatch):
     fast = run()
     monkeypatch.setattr(M, "fast_bmm", lambda a, b: None)
     monkeypatch.setattr(M, "_rowmajor_float", lambda t, shape, dtype: None)
+    monkeypatch.setattr(M, "fast_dot", lambda a, b: None)  # (dot's and vdot's np.dot of the flat runs)
+    monkeypatch.setattr(P, "fast_dot", lambda a, b: None)
     assert fast == run()
 
 
