@@ -4,6 +4,8 @@ the same random stream after it, and against PyTorch."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -132,6 +134,7 @@ def _general(monkeypatch):
     ctx = m.__enter__()
     ctx.setattr(F, "fast_product", lambda a, b: None)
     ctx.setattr(F, "_rowmajor", lambda t, shape: None)
+    ctx.setattr(F, "_plus_input", lambda *a: None)  # (addmv's inlined row-major test: its last step)
     ctx.setattr(F, "fast_bmm", lambda a, b: None)
     return m
 
@@ -579,3 +582,14 @@ def test_solve_of_two_matrices_is_the_batched_solve_and_torchs(dtype):
     with pytest.raises(RuntimeError) as theirs:
         torch.linalg.solve(torch.tensor(singular), torch.tensor(b))
     assert str(ours.value).splitlines()[0] == str(theirs.value)
+
+
+def test_dot_vdot_addmv_fast_paths_overflow_silently_as_torch():
+    """The np.dot fast paths give PyTorch's inf for an overflow, without NumPy's RuntimeWarning."""
+    big = np.full(4, 1e30, np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for name, args in (("dot", (big, big)), ("vdot", (big, big)), ("addmv", (big[:2], big.reshape(2, 2), big[:2]))):
+            ours = getattr(strided, name)(*(strided.tensor(a) for a in args))
+            theirs = getattr(torch, name)(*(torch.tensor(a) for a in args))
+            assert ours.tolist() == theirs.tolist() and ours.shape == tuple(theirs.shape), name

@@ -485,9 +485,9 @@ def fast_dot(a: Any, b: Any) -> Tensor | None:
     """``dot``'s small-op fast path: two plain row-major 1-D float32/float64 tensors of one dtype
     and length (not 0) give their 0-d dot product, or None (the general path runs). ``np.dot`` of
     the two flat runs calls the BLAS dot ``np.matmul`` calls for a vector pair (NumPy's
-    ``FLOAT_dot``/``DOUBLE_dot``): the same bits, without the ufunc's call, its FP-status check
-    (BLAS sets no warning) or a reshape of its scalar (a third of a 1 µs op). The caller has
-    checked that nobody listens or reports the op itself."""
+    ``FLOAT_dot``/``DOUBLE_dot``): the same bits (quiet: both warn of an overflow), without the
+    ufunc's call or a reshape of its scalar (a third of a 1 µs op). The caller has checked that
+    nobody listens or reports the op itself."""
     if a.__class__ is not Tensor or b.__class__ is not Tensor:
         return None
     d = a._dtype
@@ -508,7 +508,10 @@ def fast_dot(a: Any, b: Any) -> Tensor | None:
         if len(y) != n:
             return None
     flat = _np_empty(1, d.numpy)
-    flat[0] = _np_dot(x, y)
+    try:  # (fpstate.quietly, inlined: np.dot warns of an overflow, as matmul does)
+        flat[0] = quiet_call(_np_dot, x, y)
+    except RuntimeError as e:
+        flat[0] = quiet_retry(e, _np_dot, x, y)
     return adopted(flat, _cinfo[()][2], d)
 
 
