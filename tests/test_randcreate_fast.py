@@ -37,6 +37,8 @@ SAMPLERS = [
     ("uniform_", (), (strided.float32, strided.float64)),
     ("uniform_", (-2.0, 3.0), (strided.float32, strided.float64)),
     ("normal_", (1.0, 2.0), (strided.float32, strided.float64)),
+    ("normal_", (), (strided.float32, strided.float64)),
+    ("normal_", (-0.0, 3.0), (strided.float32, strided.float64)),
     ("random_", (), (strided.float32, strided.int64, strided.int32)),
     ("random_", (3, 9), (strided.float64, strided.int64)),
     ("bernoulli_", (0.3,), (strided.float32, strided.int64)),
@@ -593,3 +595,19 @@ def test_dot_vdot_addmv_fast_paths_overflow_silently_as_torch():
             ours = getattr(strided, name)(*(strided.tensor(a) for a in args))
             theirs = getattr(torch, name)(*(torch.tensor(a) for a in args))
             assert ours.tolist() == theirs.tolist() and ours.shape == tuple(theirs.shape), name
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("mean, std", [(0.0, 1.0), (-0.0, 1.0), (0.0, 2.5), (-0.0, 0.5), (1.5, 1.0)])
+def test_normal_fill_is_the_general_paths_arithmetic_on_signed_zeros(dtype, mean, std):
+    """_fill_normal's ``+ mean`` (a cached 0-d zero for +0.0) on draws that hold -0.0 and 0.0 (rare
+    in a real stream): the bits of the general path's ``draw * std + mean``."""
+    draws = np.array([-0.0, 0.0, 1.0, -2.5, 3e-39, -7.0], dtype)
+
+    class Fake:
+        def standard_normal(self, dtype, out):
+            out[...] = draws
+
+    out = np.empty(draws.shape, dtype)
+    R._fill_normal(Fake(), out, mean, std)
+    assert out.tobytes() == (draws * std + mean).astype(dtype).tobytes()

@@ -272,8 +272,9 @@ def _filled(target: Tensor, op: str, g: Any, dest: np.ndarray, fill: Callable[..
 def _plain_run(self: Any, generator: Any) -> np.ndarray | None:
     """The in-place samplers' common call, before their argument checks (each has checked the
     arguments it takes as passing): the default generator and a plain row-major writable
-    float32/float64 tensor, whose run, shaped as ``self``, is what :func:`_into`'s flat path
-    writes; None for anything else (the general path then checks and draws)."""
+    float32/float64 tensor, whose run (1-D: the fills write it in the order of ``self``'s
+    row-major elements, as :func:`_into`'s flat path does the run shaped as ``self``) is what that
+    path writes; None for anything else (the general path then checks and draws)."""
     if generator is not None or self.__class__ is not Tensor:
         return None
     dt = self._dtype
@@ -283,7 +284,7 @@ def _plain_run(self: Any, generator: Any) -> np.ndarray | None:
     flat = flat_run(self, _cinfo[shape])
     if flat is None or not flat.flags.writeable:
         return None
-    return flat.reshape(shape)
+    return flat
 
 
 def _target(self: Any, op: str) -> Tensor:
@@ -909,8 +910,13 @@ def uniform_(self: Tensor, from_: float = 0.0, to: float = 1.0, *, generator: An
 
 
 def _fill_uniform(g: np.random.Generator, out: np.ndarray) -> None:
-    """uniform_(0, 1)'s draw (:func:`_uniform` of a float32/float64 target) straight into ``out``."""
-    g.random(dtype=out.dtype, out=out)
+    """uniform_(0, 1)'s draw (:func:`_uniform` of a float32/float64 target) straight into ``out``
+    (C-contiguous): the compiled ``uniform_fill`` (``Generator.random``'s loop, the same numbers
+    and stream, without its argument handling), else NumPy's call (no kernel, or ``out``
+    unaligned)."""
+    kernel = native.rand()
+    if kernel is None or not kernel.uniform_fill(g.bit_generator.capsule, out):
+        g.random(dtype=out.dtype, out=out)
 
 
 @method("normal_")
@@ -949,7 +955,13 @@ def _fill_normal(g: np.random.Generator, out: np.ndarray, m: float, s: float) ->
     g.standard_normal(dtype=out.dtype, out=out)
     if s != 1.0:  # (x * 1.0 is x, bit for bit; the + m stays: it turns a -0.0 into +0.0)
         np.multiply(out, s, out=out)
-    np.add(out, m, out=out)
+    # (+ 0.0 as a 0-d array of out's dtype: the same float32/float64 add as the Python float's, at
+    # half a scalar operand's cost; -0.0 is added as itself: it keeps a -0.0 draw)
+    np.add(out, _ZEROS[out.dtype.char] if m == 0.0 and _copysign(1.0, m) > 0.0 else m, out)
+
+
+_ZEROS = {"f": np.zeros((), np.float32), "d": np.zeros((), np.float64)}
+_copysign = math.copysign
 
 
 _MISSING: Any = object()
