@@ -611,3 +611,29 @@ def test_normal_fill_is_the_general_paths_arithmetic_on_signed_zeros(dtype, mean
     out = np.empty(draws.shape, dtype)
     R._fill_normal(Fake(), out, mean, std)
     assert out.tobytes() == (draws * std + mean).astype(dtype).tobytes()
+
+
+def test_bernoulli_fast_path_is_the_general_path(monkeypatch):
+    """bernoulli(probs)'s compiled draw: the general path's values and dtype, bit for bit, and the
+    same stream afterwards; refused probabilities draw nothing and raise PyTorch's error."""
+    probs = [np.array([[0.0, 1.0, 0.5, 0.25], [0.999, 1e-7, 0.75, 0.5], [0.1, 0.9, 0.3, 0.6]], dt) for dt in
+             (np.float32, np.float64)] + [RNG.random((16, 16)), RNG.random(7).astype(np.float32)]
+
+    def run():
+        strided.manual_seed(11)
+        out = []
+        for p in probs:
+            for t in (strided.tensor(p), _offset(p, strided)):
+                r = strided.bernoulli(t)
+                assert r.shape == t.shape and r.stride() == strided.tensor(p).stride()
+                out.append(_bits(r))
+        for bad in ([0.5, 1.5], [0.5, np.nan], [-0.0, -1e-30]):
+            with pytest.raises(RuntimeError) as e:
+                strided.bernoulli(strided.tensor(np.array(bad, np.float32)))
+            out.append(str(e.value).splitlines()[0])
+        out.append(_bits(strided.rand(5)))  # the stream after
+        return out
+
+    fast = run()
+    monkeypatch.setattr(R, "_fast_bernoulli", lambda t: None)
+    assert fast == run()

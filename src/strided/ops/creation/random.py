@@ -679,6 +679,9 @@ def bernoulli(input: Any, p: Any = None, *, generator: Any = None) -> Tensor:
     >>> strided.bernoulli(strided.full((3,), 0.5)).dtype
     strided.float32
     """
+    if p is None and generator is None and not OPEN and input.__class__ is Tensor and (
+            t := _fast_bernoulli(input)) is not None:
+        return t
     tensor_arg(input, "bernoulli")
     shape, dt = input._layout.shape, input._dtype
     if p is None:
@@ -694,6 +697,27 @@ def bernoulli(input: Any, p: Any = None, *, generator: Any = None) -> Tensor:
     if dt is float32 or dt is float64:  # (the 0/1 cast into a fresh array _fresh adopts: no result to fill)
         values = values.astype(dt.numpy)
     return _fresh(shape, dt, values, "bernoulli", (input,))
+
+
+def _fast_bernoulli(input: Tensor) -> Tensor | None:  # noqa: A002
+    """bernoulli(probs)'s common call, a plain non-empty row-major float32/float64 ``input`` and
+    the default generator: the compiled ``bernoulli_fill`` (the probabilities' check, then the
+    draws and comparisons the general path makes, in its order: the same values and stream) into
+    the fresh result; None, nothing drawn, when the kernel is off or refuses (a probability
+    outside [0, 1] or NaN: the general path raises PyTorch's error)."""
+    dt = input._dtype
+    if dt is not float32 and dt is not float64:
+        return None
+    kernel = native.rand()
+    info = _cinfo[input._layout.shape]
+    flat = flat_run(input, info) if kernel is not None and info[1] else None
+    if flat is None:
+        return None
+    out = np.empty(info[1], dt.numpy)
+    g = default_generator
+    with g._lock:
+        ok = kernel.bernoulli_fill(g._np.bit_generator.capsule, flat, out)
+    return adopted(out, info[2], dt) if ok else None
 
 
 @method("multinomial")
