@@ -901,6 +901,15 @@ def uniform_(self: Tensor, from_: float = 0.0, to: float = 1.0, *, generator: An
     if not kw and from_.__class__ is float and to.__class__ is float and from_ == 0.0 and to == 1.0:
         dest = _plain_run(self, generator)
         if dest is not None:  # (the [0, 1) draw below, its checks passing)
+            k = native.rand()
+            if k is not None:  # (_filled of _fill_uniform's kernel call, inlined: two calls of a 1 µs op)
+                g = default_generator
+                with g._lock:
+                    drawn = k.uniform_fill(g._np.bit_generator.capsule, dest)
+                if drawn:
+                    if OPEN:
+                        report("uniform_", (), self)
+                    return self
             return _filled(self, "uniform_", default_generator, dest, _fill_uniform)
     from_ = kw.pop("from", from_)
     _no_extra(kw, "uniform_")
