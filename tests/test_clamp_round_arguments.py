@@ -69,7 +69,8 @@ def test_compiled_clamp_of_number_bounds_is_torchs(dtype: str) -> None:
     r = np.random.default_rng(3)
     big = r.choice([-2.5, -1.0, -0.0, 0.0, 0.5, 1.0, 3.0, np.inf, -np.inf, np.nan], (2, 37, 41)).astype(dtype)
     bounds = [(0.0, None), (-0.0, None), (None, 0.0), (None, -0.0), (-1.0, 1.0), (0.0, 0.0), (1.0, -1.0),
-              (0.5, None), (None, 2), (-np.inf, np.inf), (float("nan"), None), (None, float("nan")), (1e300, None)]
+              (0.5, None), (None, 2), (-np.inf, np.inf), (float("nan"), None), (None, float("nan")), (1e300, None),
+              (0.1, 1 / 3), (-1 / 3, 0.7), (1e-45, None), (None, -3e-39), (-3.4028234663852886e38, 3.4028234663852886e38)]
     for arr in (big[0], big[1]):
         for lo, hi in bounds:
             if dtype == "float32" and lo == 1e300:

@@ -4,6 +4,8 @@ the same random stream after it, and against PyTorch."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -12,6 +14,7 @@ import strided
 from strided.ops.creation import random as R
 from strided.ops.linalg import fused as F
 from strided.ops.linalg import matmul as M
+from strided.ops.linalg import products as P
 
 RNG = np.random.default_rng(23)
 
@@ -34,6 +37,8 @@ SAMPLERS = [
     ("uniform_", (), (strided.float32, strided.float64)),
     ("uniform_", (-2.0, 3.0), (strided.float32, strided.float64)),
     ("normal_", (1.0, 2.0), (strided.float32, strided.float64)),
+    ("normal_", (), (strided.float32, strided.float64)),
+    ("normal_", (-0.0, 3.0), (strided.float32, strided.float64)),
     ("random_", (), (strided.float32, strided.int64, strided.int32)),
     ("random_", (3, 9), (strided.float64, strided.int64)),
     ("bernoulli_", (0.3,), (strided.float32, strided.int64)),
@@ -131,6 +136,7 @@ def _general(monkeypatch):
     ctx = m.__enter__()
     ctx.setattr(F, "fast_product", lambda a, b: None)
     ctx.setattr(F, "_rowmajor", lambda t, shape: None)
+    ctx.setattr(F, "_plus_input", lambda *a: None)  # (addmv's inlined row-major test: its last step)
     ctx.setattr(F, "fast_bmm", lambda a, b: None)
     return m
 
@@ -397,6 +403,8 @@ def test_bmm_and_dot_fast_paths_are_the_general_path(dtype, monkeypatch):
             theirs = torch.dot(torch.tensor(av), torch.tensor(bv))
             np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-5)
             out.append(_bits(ours))
+            out.append(_bits(strided.vdot(strided.tensor(bv), _offset(av, strided))))
+            out.append(_bits(strided.dot(strided.tensor(av)[::2], strided.tensor(bv)[::2])))  # (strided: general path)
         with pytest.raises(RuntimeError) as ours:
             strided.dot(strided.ones(3), strided.ones(3, dtype=strided.float64))
         with pytest.raises(RuntimeError) as theirs:
@@ -407,6 +415,8 @@ def test_bmm_and_dot_fast_paths_are_the_general_path(dtype, monkeypatch):
     fast = run()
     monkeypatch.setattr(M, "fast_bmm", lambda a, b: None)
     monkeypatch.setattr(M, "_rowmajor_float", lambda t, shape, dtype: None)
+    monkeypatch.setattr(M, "fast_dot", lambda a, b: None)  # (dot's and vdot's np.dot of the flat runs)
+    monkeypatch.setattr(P, "fast_dot", lambda a, b: None)
     assert fast == run()
 
 
@@ -574,3 +584,56 @@ def test_solve_of_two_matrices_is_the_batched_solve_and_torchs(dtype):
     with pytest.raises(RuntimeError) as theirs:
         torch.linalg.solve(torch.tensor(singular), torch.tensor(b))
     assert str(ours.value).splitlines()[0] == str(theirs.value)
+
+
+def test_dot_vdot_addmv_fast_paths_overflow_silently_as_torch():
+    """The np.dot fast paths give PyTorch's inf for an overflow, without NumPy's RuntimeWarning."""
+    big = np.full(4, 1e30, np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for name, args in (("dot", (big, big)), ("vdot", (big, big)), ("addmv", (big[:2], big.reshape(2, 2), big[:2]))):
+            ours = getattr(strided, name)(*(strided.tensor(a) for a in args))
+            theirs = getattr(torch, name)(*(torch.tensor(a) for a in args))
+            assert ours.tolist() == theirs.tolist() and ours.shape == tuple(theirs.shape), name
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("mean, std", [(0.0, 1.0), (-0.0, 1.0), (0.0, 2.5), (-0.0, 0.5), (1.5, 1.0)])
+def test_normal_fill_is_the_general_paths_arithmetic_on_signed_zeros(dtype, mean, std):
+    """_fill_normal's ``+ mean`` (a cached 0-d zero for +0.0) on draws that hold -0.0 and 0.0 (rare
+    in a real stream): the bits of the general path's ``draw * std + mean``."""
+    draws = np.array([-0.0, 0.0, 1.0, -2.5, 3e-39, -7.0], dtype)
+
+    class Fake:
+        def standard_normal(self, dtype, out):
+            out[...] = draws
+
+    out = np.empty(draws.shape, dtype)
+    R._fill_normal(Fake(), out, mean, std)
+    assert out.tobytes() == (draws * std + mean).astype(dtype).tobytes()
+
+
+def test_bernoulli_fast_path_is_the_general_path(monkeypatch):
+    """bernoulli(probs)'s compiled draw: the general path's values and dtype, bit for bit, and the
+    same stream afterwards; refused probabilities draw nothing and raise PyTorch's error."""
+    probs = [np.array([[0.0, 1.0, 0.5, 0.25], [0.999, 1e-7, 0.75, 0.5], [0.1, 0.9, 0.3, 0.6]], dt) for dt in
+             (np.float32, np.float64)] + [RNG.random((16, 16)), RNG.random(7).astype(np.float32)]
+
+    def run():
+        strided.manual_seed(11)
+        out = []
+        for p in probs:
+            for t in (strided.tensor(p), _offset(p, strided)):
+                r = strided.bernoulli(t)
+                assert r.shape == t.shape and r.stride() == strided.tensor(p).stride()
+                out.append(_bits(r))
+        for bad in ([0.5, 1.5], [0.5, np.nan], [-0.0, -1e-30]):
+            with pytest.raises(RuntimeError) as e:
+                strided.bernoulli(strided.tensor(np.array(bad, np.float32)))
+            out.append(str(e.value).splitlines()[0])
+        out.append(_bits(strided.rand(5)))  # the stream after
+        return out
+
+    fast = run()
+    monkeypatch.setattr(R, "_fast_bernoulli", lambda t: None)
+    assert fast == run()

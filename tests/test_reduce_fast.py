@@ -369,3 +369,31 @@ def test_fast_paths_still_record(name: str) -> None:
     (ours(x) * st.tensor(g)).sum().backward()
     (theirs(tx) * torch.tensor(g)).sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_full_extremes_compiled_is_numpys_reduce_and_torch(dtype: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """max()/min()/amax()/amin() of a whole row-major tensor by the compiled row kernel: NumPy's
+    reduce's bits (its own call where the answer is a zero or NaN), PyTorch's values."""
+    from strided.kernels import rows
+
+    r = np.random.RandomState(3)
+    arrays = [(r.randn(*s) * 10).astype(dtype) for s in ((3, 4), (16, 16), (1,), (7,), (2, 3, 5))]
+    arrays += [np.array([-0.0, 0.0, -1.0], dtype), np.array([0.0, -0.0, -2.0], dtype), np.array([-1.0, -0.0], dtype),
+               np.array([1.0, np.nan, 3.0], dtype), np.array([np.inf, -np.inf], dtype), np.array([-5.0, 1e-40], dtype)]
+
+    def run() -> list:
+        out = []
+        for a in arrays:
+            for t, tt in ((st.tensor(a), torch.tensor(a)), (st.tensor(np.concatenate([a.reshape(-1), a.reshape(-1)]))[a.size:],
+                                                           torch.tensor(a.reshape(-1)))):
+                for name in ("max", "min", "amax", "amin"):
+                    got, want = getattr(t, name)(), getattr(tt, name)()
+                    assert got.shape == tuple(want.shape) and got.dtype.name == str(want.dtype).split(".")[1]
+                    np.testing.assert_array_equal(got.numpy(), want.numpy())
+                    out.append(got.numpy().tobytes())
+        return out
+
+    fast = run()
+    monkeypatch.setattr(rows, "_kernel_module", lambda: None)
+    assert fast == run()

@@ -53,3 +53,43 @@ def test_topk_ties_and_nan_as_pytorch() -> None:
     assert i.tolist() == t.topk(2).indices.tolist() == [[3, 1], [1, 3]] and v.tolist()[1] == [2.0, 2.0]
     v, i = x.topk(2, largest=False)  # (PyTorch's introselect: [4, 2], not the first 2 at 0)
     assert i.tolist() == t.topk(2, largest=False).indices.tolist() == [[4, 0], [4, 2]]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.int32])
+def test_topk_compiled_fast_path_is_the_general_path_and_torchs(dtype: type, monkeypatch: pytest.MonkeyPatch) -> None:
+    """stl_topk's first k of each sorted row (and its refusal of a row with equal values or NaN
+    among the k + 1 that decide) against the general path, forced, bit for bit, and PyTorch."""
+    from strided.ops.shape import sorting
+
+    r = np.random.RandomState(5)
+    cases = []
+    for shape in ((3, 4), (16, 16), (7,), (2, 3, 5)):
+        x = (r.randn(*shape) * 100).astype(dtype)
+        cases.append(x)
+        tied = x.copy()
+        tied.reshape(-1, shape[-1])[:, 1] = tied.reshape(-1, shape[-1])[:, 0]
+        cases.append(tied)
+        if np.dtype(dtype).kind == "f":
+            nan = x.copy()
+            nan.reshape(-1)[2] = np.nan
+            cases.append(nan)
+            zeros = x.copy()
+            zeros.reshape(-1, shape[-1])[:, :2] = [-0.0, 0.0]
+            cases.append(zeros)
+
+    def run() -> list:
+        out = []
+        for x in cases:
+            for k in (1, 2, x.shape[-1] - 1):
+                for largest in (True, False):
+                    v, i = st.topk(st.tensor(x), k, largest=largest)
+                    tv, ti = torch.topk(torch.tensor(x), k, largest=largest)
+                    assert v.stride() == tv.stride() and i.stride() == ti.stride()
+                    np.testing.assert_array_equal(v.numpy(), tv.numpy())
+                    assert i.tolist() == ti.tolist()
+                    out.append((v.numpy().tobytes(), i.numpy().tobytes(), v.dtype, i.dtype))
+        return out
+
+    fast = run()
+    monkeypatch.setattr(sorting, "_fast_topk", lambda *a: None)
+    assert fast == run()

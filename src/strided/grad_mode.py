@@ -577,6 +577,17 @@ def any_tracked(values: Any) -> bool:
 # (the arguments beside the tensors, cat's dim and out=None, settled by one test: never a tensor
 # nor a sequence)
 _PLAIN = frozenset((int, float, bool, type(None), str))
+_SEQUENCES = frozenset((list, tuple))
+
+
+def items_tracked(values: list | tuple) -> bool:
+    """Whether an item of the list or tuple ``values`` is a tensor with an autograd record (the
+    test :func:`any_tracked` makes of a list among its values, one level deep)."""
+    Tensor = _CLASS["Tensor"]
+    for i in values:
+        if (i.__class__ is Tensor or i.__class__ in SUBCLASSES) and i._ag is not None:
+            return True
+    return False
 
 
 def track(fwd: Callable, maker: Maker, operands: str = "self", name: str | None = None, op: Any = "compute",
@@ -781,7 +792,13 @@ def _exact(fwd: Callable, maker: Maker, operands: str = "self", name: str | None
     first = params[0].name
     test = f"(({first}.__class__ is not Tensor and {first}.__class__ not in SUBS) or {first}._ag is None)"
     if operands == "any":
-        test = f"not any_tracked(({', '.join(p.name for p in params)},))"
+        # each argument a plain tensor outside autograd, a plain number (dim, beta, out=None) or a
+        # list or tuple of no recorded tensor, tested inline (any_tracked's call and loop are a
+        # tenth of a small addmv); anything else asks any_tracked itself, whose answer it is
+        plain = " and ".join(f"(({p.name}.__class__ is Tensor and {p.name}._ag is None) or {p.name}.__class__ in PLAIN"
+                             f" or ({p.name}.__class__ in SEQUENCES and not items_tracked({p.name})))" for p in params)
+        test = f"({plain}) or not any_tracked(({', '.join(p.name for p in params)},))"
+        scope.update(PLAIN=_PLAIN, SEQUENCES=_SEQUENCES, items_tracked=items_tracked)
     elif operands == "two":
         if len(params) < 2 or params[1].kind is not P.POSITIONAL_OR_KEYWORD:
             return None
@@ -989,14 +1006,26 @@ def guard_function(fwd: Callable, name: str, detached: str | None = None, op: An
     def cuts() -> bool:
         return op is None or not (op.layout_only or op.no_history)
 
+    Tensor = _CLASS["Tensor"]
+
     @functools.wraps(fwd)
     def _guard(*args: Any, **kwargs: Any) -> Any:
         if OPEN and op is not None and reporting():
             if kwargs and numpy is not None and not numpy[2].isdisjoint(kwargs):  # (the record: dim=, not axis=)
                 return _guard(*args, **_numpy_kwargs(numpy, args, kwargs))
             return listened(name, op, _guard, args, kwargs, operands_of("any", args, kwargs))
-        if not kwargs and not any_tracked(args):  # (the common call: no keyword to rename, nothing to guard)
-            return fwd(*args)
+        if not kwargs:  # (the common call: no keyword to rename, nothing to guard)
+            for v in args:  # (any_tracked's loop, inlined for plain tensors and numbers: its call is a
+                c = v.__class__  # fifth of a 2 µs op; anything else asks it)
+                if c is Tensor:
+                    if v._ag is not None:
+                        break
+                elif c not in _PLAIN:
+                    break
+            else:
+                return fwd(*args)
+            if not any_tracked(args):
+                return fwd(*args)
         try:
             if not any_tracked(args) and not any_tracked(kwargs.values()):
                 return fwd(*args, **kwargs)

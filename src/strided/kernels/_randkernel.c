@@ -19,6 +19,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
+#include <string.h>
 
 /* numpy/random/bitgen.h: the public interface of a NumPy bit generator's capsule. */
 typedef struct bitgen {
@@ -112,7 +113,119 @@ static PyObject *py_bounded_int64(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* uniform_fill(capsule, out) -> bool: Generator.random(dtype=out's, out=out) step for step (NumPy's
+ * random_standard_uniform_fill_f / random_standard_uniform_fill): each float32 is
+ * (next_uint32 >> 8) * 2**-24 (next_float), each float64 the bit generator's next_double, in
+ * order, so the same numbers and the same stream afterwards. out: a writable C-contiguous buffer
+ * of format "f" or "d". False (nothing drawn) for an unaligned buffer (the caller takes NumPy's
+ * call). Why: Generator.random's argument handling is most of a small draw. */
+static PyObject *py_uniform_fill(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "uniform_fill(capsule, out) takes 2 arguments, not %zd", nargs);
+        return NULL;
+    }
+    bitgen_t *b = (bitgen_t *)PyCapsule_GetPointer(args[0], "BitGenerator");
+    if (b == NULL) return NULL;
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[1], &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) return NULL;
+    const char *f = view.format ? view.format : "B";
+    if (*f == '<' || *f == '=' || *f == '@') f++;
+    int single = strcmp(f, "f") == 0 && view.itemsize == 4, dbl = strcmp(f, "d") == 0 && view.itemsize == 8;
+    if (!single && !dbl) {
+        PyErr_Format(PyExc_ValueError, "uniform_fill: out must be a C-contiguous float32 or float64 buffer (format %s)",
+                     view.format);
+        PyBuffer_Release(&view);
+        return NULL;
+    }
+    if (((uintptr_t)view.buf) % (uintptr_t)view.itemsize != 0) {
+        PyBuffer_Release(&view);
+        Py_RETURN_FALSE;
+    }
+    Py_ssize_t cnt = view.len / view.itemsize;
+    if (single) {
+        float *out = (float *)view.buf;
+        for (Py_ssize_t i = 0; i < cnt; i++) out[i] = (b->next_uint32(b->state) >> 8) * (1.0f / 16777216.0f);
+    } else {
+        double *out = (double *)view.buf;
+        for (Py_ssize_t i = 0; i < cnt; i++) out[i] = b->next_double(b->state);
+    }
+    PyBuffer_Release(&view);
+    Py_RETURN_TRUE;
+}
+
+/* bernoulli_fill(capsule, probs, out) -> bool: strided.bernoulli(p)'s sample of a float32/float64
+ * tensor of probabilities, (Generator.random(shape, dtype) < probs).astype(dtype), step for step:
+ * each element's uniform draw as uniform_fill makes it, in order, compared with its probability
+ * in the dtype, 1.0 or 0.0 written to out. probs and out: C-contiguous buffers of one format, "f"
+ * or "d", and one length. False, with nothing drawn, where a probability is outside [0, 1] or NaN
+ * (the caller's checks raise PyTorch's error), a buffer is unaligned, or the two overlap. */
+static PyObject *py_bernoulli_fill(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "bernoulli_fill(capsule, probs, out) takes 3 arguments, not %zd", nargs);
+        return NULL;
+    }
+    bitgen_t *b = (bitgen_t *)PyCapsule_GetPointer(args[0], "BitGenerator");
+    if (b == NULL) return NULL;
+    Py_buffer p, view;
+    if (PyObject_GetBuffer(args[1], &p, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[2], &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&p);
+        return NULL;
+    }
+    PyObject *answer = Py_False;
+    const char *f = view.format ? view.format : "B", *fp = p.format ? p.format : "B";
+    if (*f == '<' || *f == '=' || *f == '@') f++;
+    if (*fp == '<' || *fp == '=' || *fp == '@') fp++;
+    int single = strcmp(f, "f") == 0 && view.itemsize == 4, dbl = strcmp(f, "d") == 0 && view.itemsize == 8;
+    if ((!single && !dbl) || strcmp(f, fp) != 0 || p.itemsize != view.itemsize || p.len != view.len) {
+        PyErr_Format(PyExc_ValueError, "bernoulli_fill: probs and out must be C-contiguous float32 or float64 buffers "
+                     "of one format and length (formats %s and %s, %zd and %zd bytes)", p.format, view.format, p.len,
+                     view.len);
+        answer = NULL;
+        goto done;
+    }
+    {
+        char *pa = (char *)p.buf, *va = (char *)view.buf;
+        if (((uintptr_t)pa) % (uintptr_t)view.itemsize || ((uintptr_t)va) % (uintptr_t)view.itemsize
+            || (pa < va + view.len && va < pa + p.len))
+            goto done;
+    }
+    {
+        Py_ssize_t cnt = view.len / view.itemsize;
+        if (single) {
+            const float *q = (const float *)p.buf;
+            float *out = (float *)view.buf;
+            for (Py_ssize_t i = 0; i < cnt; i++)
+                if (!(q[i] >= 0.0f && q[i] <= 1.0f)) goto done;
+            for (Py_ssize_t i = 0; i < cnt; i++)
+                out[i] = ((b->next_uint32(b->state) >> 8) * (1.0f / 16777216.0f)) < q[i] ? 1.0f : 0.0f;
+        } else {
+            const double *q = (const double *)p.buf;
+            double *out = (double *)view.buf;
+            for (Py_ssize_t i = 0; i < cnt; i++)
+                if (!(q[i] >= 0.0 && q[i] <= 1.0)) goto done;
+            for (Py_ssize_t i = 0; i < cnt; i++) out[i] = b->next_double(b->state) < q[i] ? 1.0 : 0.0;
+        }
+        answer = Py_True;
+    }
+done:
+    PyBuffer_Release(&p);
+    PyBuffer_Release(&view);
+    Py_XINCREF(answer);
+    return answer;
+}
+
 static PyMethodDef methods[] = {
+    {"bernoulli_fill", (PyCFunction)(void (*)(void))py_bernoulli_fill, METH_FASTCALL,
+     "bernoulli_fill(capsule, probs, out) -> bool: (Generator.random(dtype) < probs) as 1.0/0.0 into out; False,\n"
+     "nothing drawn, for a probability outside [0, 1] or NaN, an unaligned buffer or an overlap."},
+    {"uniform_fill", (PyCFunction)(void (*)(void))py_uniform_fill, METH_FASTCALL,
+     "uniform_fill(capsule, out) -> bool: Generator.random(dtype=out.dtype, out=out)'s draws into the float32 or\n"
+     "float64 buffer out; False (nothing drawn) where out is unaligned."},
     {"bounded_int64", py_bounded_int64, METH_VARARGS,
      "bounded_int64(capsule, out, off, rng): fill the int64 buffer out with off + uniform integers\n"
      "on [0, rng] (rng as an unsigned 64-bit number), the draws Generator.integers makes."},

@@ -2537,6 +2537,25 @@ static PyObject *py_unary_exact(PyObject *self, PyObject *const *args, Py_ssize_
         }                                                                                          \
         PyMem_RawFree(q);                                                                          \
         return 1;                                                                                  \
+    }                                                                                              \
+    static inline int NAME##_top(const T *x, int64_t *idx, Py_ssize_t rows, Py_ssize_t n, Py_ssize_t k, \
+                                 T *values, int desc)                                              \
+    {   /* -1: out of memory; 0: a row's first k + 1 sorted keys not strictly monotone (equal keys, \
+           -0.0 and 0.0, or a NaN: the pick is not the one answer; the rest unwritten); 1: the     \
+           first k of each sorted row written (idx, values: k per row) */                          \
+        NAME##_pair *q = PyMem_RawMalloc((size_t)(n ? n : 1) * sizeof(NAME##_pair));               \
+        if (q == NULL) return -1;                                                                  \
+        for (Py_ssize_t r = 0; r < rows; r++, x += n, idx += k, values += k) {                     \
+            for (Py_ssize_t j = 0; j < n; j++) { q[j].k = x[j]; q[j].i = j; }                      \
+            NAME##_sort(q, n);                                                                     \
+            for (Py_ssize_t j = 0; j < k; j++) {                                                   \
+                T a = q[j].k, b = q[j + 1].k;                                                      \
+                if (!(desc ? b < a : b > a)) { PyMem_RawFree(q); return 0; }                       \
+            }                                                                                      \
+            for (Py_ssize_t j = 0; j < k; j++) { idx[j] = q[j].i; values[j] = q[j].k; }            \
+        }                                                                                          \
+        PyMem_RawFree(q);                                                                          \
+        return 1;                                                                                  \
     }
 
 DEFINE_STL_SORT(asc_f, float, (!isnan(x) && isnan(y)) || x < y)
@@ -2623,6 +2642,80 @@ done:
     PyBuffer_Release(&x);
     PyBuffer_Release(&idx);
     if (has_values) PyBuffer_Release(&v);
+    Py_XINCREF(answer);
+    return answer;
+}
+
+/* stl_topk(x, idx, values, n, k, comparator) -> bool: topk of each row of n elements of x
+ * (C-contiguous "f", "d" or "q", read only) as stl_argsort's sort leaves it (comparator 0:
+ * ascending, the k smallest; 1: descending, the k largest): the first k positions of each sorted
+ * row to idx (C-contiguous int64, k per row) and their keys to values (x's format, k per row),
+ * where every row's first k + 1 sorted keys are strictly monotone (no equal keys, -0.0 and 0.0
+ * or NaN among the k picked and the next one: the pick and its order are then the one answer,
+ * PyTorch's). False where a row is not (idx and values then hold nothing meaningful) or the
+ * buffers overlap; 0 < k < n. */
+static PyObject *py_stl_topk(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 6) {
+        PyErr_Format(PyExc_TypeError, "stl_topk(x, idx, values, n, k, comparator) takes 6 arguments, not %zd", nargs);
+        return NULL;
+    }
+    Py_ssize_t n = PyLong_AsSsize_t(args[3]);
+    Py_ssize_t k = PyLong_AsSsize_t(args[4]);
+    long comparator = PyLong_AsLong(args[5]);
+    if ((n == -1 || k == -1 || comparator == -1) && PyErr_Occurred()) return NULL;
+    Py_buffer x, idx, v;
+    if (PyObject_GetBuffer(args[0], &x, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &idx, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&x);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(args[2], &v, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&x);
+        PyBuffer_Release(&idx);
+        return NULL;
+    }
+    PyObject *answer = NULL;
+    char kind = format_kind(&x);
+    int known = (kind == 'f' && x.itemsize == 4) || (kind == 'd' && x.itemsize == 8)
+                || ((kind == 'q' || kind == 'l') && x.itemsize == 8);
+    char ikind = format_kind(&idx);
+    Py_ssize_t count = x.itemsize ? x.len / x.itemsize : 0;
+    Py_ssize_t rows = n > 0 ? count / n : 0;
+    if (!known || !((ikind == 'q' || ikind == 'l') && idx.itemsize == 8) || n < 1 || k < 1 || k >= n
+        || count % n != 0 || comparator < 0 || comparator > 1 || idx.len != rows * k * 8
+        || strcmp(v.format, x.format) != 0 || v.len != rows * k * x.itemsize) {
+        PyErr_Format(PyExc_ValueError, "stl_topk: x must be a C-contiguous float32, float64 or int64 buffer of rows "
+                     "of n, idx an int64 one and values one of x's format, each of k elements per row, 0 < k < n, "
+                     "comparator 0 or 1 (formats %s, %s and %s, %zd, %zd and %zd bytes, n %zd, k %zd, comparator %ld)",
+                     x.format, idx.format, v.format, x.len, idx.len, v.len, n, k, comparator);
+        goto done;
+    }
+    if (overlaps(&x, &idx) || overlaps(&v, &x) || overlaps(&v, &idx)) {
+        answer = Py_False;
+        goto done;
+    }
+    {
+        int ok;
+        Py_BEGIN_ALLOW_THREADS
+        if (kind == 'f')
+            ok = comparator == 0 ? asc_f_top(x.buf, idx.buf, rows, n, k, v.buf, 0) : desc_f_top(x.buf, idx.buf, rows, n, k, v.buf, 1);
+        else if (kind == 'd')
+            ok = comparator == 0 ? asc_d_top(x.buf, idx.buf, rows, n, k, v.buf, 0) : desc_d_top(x.buf, idx.buf, rows, n, k, v.buf, 1);
+        else
+            ok = comparator == 0 ? asc_q_top(x.buf, idx.buf, rows, n, k, v.buf, 0) : desc_q_top(x.buf, idx.buf, rows, n, k, v.buf, 1);
+        Py_END_ALLOW_THREADS
+        if (ok < 0) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        answer = ok ? Py_True : Py_False;
+    }
+done:
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&idx);
+    PyBuffer_Release(&v);
     Py_XINCREF(answer);
     return answer;
 }
@@ -6094,6 +6187,9 @@ static PyMethodDef methods[] = {
      "stl_mode(x, values, idx, n) -> bool: PyTorch's CPU mode of each row of n (False: an overlap)"},
     {"stl_nth", (PyCFunction)(void (*)(void))py_stl_nth, METH_FASTCALL,
      "stl_nth(x, nth, comparator) -> int: the position std::nth_element leaves at nth (0: NaN largest, 2: plain <)"},
+    {"stl_topk", (PyCFunction)(void (*)(void))py_stl_topk, METH_FASTCALL,
+     "stl_topk(x, idx, values, n, k, comparator) -> bool: per row of n, the first k of stl_argsort's order and "
+     "their keys, where the first k + 1 sorted keys are strictly monotone (False otherwise)"},
     {"stl_argsort", (PyCFunction)(void (*)(void))py_stl_argsort, METH_FASTCALL,
      "stl_argsort(x, idx, n, comparator) -> bool: per row of n, the positions in PyTorch's CPU sort order "
      "(GCC's std::sort; comparator 0 ascending, 1 descending, 2 plain <); values (optional): the sorted keys "

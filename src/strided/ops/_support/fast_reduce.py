@@ -52,6 +52,10 @@ def _plan(key: tuple[tuple[int, ...], tuple[int, ...], int | None, bool]) -> Pla
 # (shape, strides, dim, keepdim) -> Plan or None (the strides are in the key so that a caller
 # may one day plan by memory order; today the plan depends on the shape alone)
 PLANS = Memo(_plan)
+MAXIMUM, MINIMUM = np.maximum.reduce, np.minimum.reduce  # (the objects extrema passes)
+# the reduces whose full reduction takes the compiled extreme (its mode: 1 largest, 0 smallest)
+_MODES = {MAXIMUM: 1, rows.max_reduce: 1, MINIMUM: 0, rows.min_reduce: 0}
+_empty = np.empty
 
 
 def fast_plan(t: Any, dim: Any, keepdim: Any) -> Plan | None:
@@ -115,6 +119,17 @@ def fast_reduce(reduce: Callable[..., np.ndarray], t: Any, dim: Any, keepdim: An
                 return None
         if axis is not None:
             x = x.reshape(lay.shape)
+        elif (mode := _MODES.get(reduce)) is not None and info[1] and (k := rows._kernel_module()) is not None \
+                and x.flags.aligned:
+            # the largest (smallest) element by the compiled row kernel, one row: where it is
+            # neither a zero (-0.0 or 0.0: which one NumPy returns depends on its loop) nor NaN
+            # (which payload) it is the one answer, NumPy's bits, without the ufunc reduce's cost
+            # (as much as PyTorch's whole max on a small tensor)
+            res = _empty(1, x.dtype)
+            k.extreme_rows(x, x.itemsize, 1, info[1] * x.itemsize, info[1], res, mode)
+            v = res[0]
+            if v == v and v != 0:
+                return adopted(res, plan[1], d)
     else:
         x = numpy_view(t._storage, lay)
     if info[1] < rows.MIN_ELEMENTS:  # (the kernels' wrappers would call NumPy's reduce: called at once)

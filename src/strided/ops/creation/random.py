@@ -272,8 +272,9 @@ def _filled(target: Tensor, op: str, g: Any, dest: np.ndarray, fill: Callable[..
 def _plain_run(self: Any, generator: Any) -> np.ndarray | None:
     """The in-place samplers' common call, before their argument checks (each has checked the
     arguments it takes as passing): the default generator and a plain row-major writable
-    float32/float64 tensor, whose run, shaped as ``self``, is what :func:`_into`'s flat path
-    writes; None for anything else (the general path then checks and draws)."""
+    float32/float64 tensor, whose run (1-D: the fills write it in the order of ``self``'s
+    row-major elements, as :func:`_into`'s flat path does the run shaped as ``self``) is what that
+    path writes; None for anything else (the general path then checks and draws)."""
     if generator is not None or self.__class__ is not Tensor:
         return None
     dt = self._dtype
@@ -283,7 +284,7 @@ def _plain_run(self: Any, generator: Any) -> np.ndarray | None:
     flat = flat_run(self, _cinfo[shape])
     if flat is None or not flat.flags.writeable:
         return None
-    return flat.reshape(shape)
+    return flat
 
 
 def _target(self: Any, op: str) -> Tensor:
@@ -678,6 +679,9 @@ def bernoulli(input: Any, p: Any = None, *, generator: Any = None) -> Tensor:
     >>> strided.bernoulli(strided.full((3,), 0.5)).dtype
     strided.float32
     """
+    if p is None and generator is None and not OPEN and input.__class__ is Tensor and (
+            t := _fast_bernoulli(input)) is not None:
+        return t
     tensor_arg(input, "bernoulli")
     shape, dt = input._layout.shape, input._dtype
     if p is None:
@@ -693,6 +697,27 @@ def bernoulli(input: Any, p: Any = None, *, generator: Any = None) -> Tensor:
     if dt is float32 or dt is float64:  # (the 0/1 cast into a fresh array _fresh adopts: no result to fill)
         values = values.astype(dt.numpy)
     return _fresh(shape, dt, values, "bernoulli", (input,))
+
+
+def _fast_bernoulli(input: Tensor) -> Tensor | None:  # noqa: A002
+    """bernoulli(probs)'s common call, a plain non-empty row-major float32/float64 ``input`` and
+    the default generator: the compiled ``bernoulli_fill`` (the probabilities' check, then the
+    draws and comparisons the general path makes, in its order: the same values and stream) into
+    the fresh result; None, nothing drawn, when the kernel is off or refuses (a probability
+    outside [0, 1] or NaN: the general path raises PyTorch's error)."""
+    dt = input._dtype
+    if dt is not float32 and dt is not float64:
+        return None
+    kernel = native.rand()
+    info = _cinfo[input._layout.shape]
+    flat = flat_run(input, info) if kernel is not None and info[1] else None
+    if flat is None:
+        return None
+    out = np.empty(info[1], dt.numpy)
+    g = default_generator
+    with g._lock:
+        ok = kernel.bernoulli_fill(g._np.bit_generator.capsule, flat, out)
+    return adopted(out, info[2], dt) if ok else None
 
 
 @method("multinomial")
@@ -876,6 +901,15 @@ def uniform_(self: Tensor, from_: float = 0.0, to: float = 1.0, *, generator: An
     if not kw and from_.__class__ is float and to.__class__ is float and from_ == 0.0 and to == 1.0:
         dest = _plain_run(self, generator)
         if dest is not None:  # (the [0, 1) draw below, its checks passing)
+            k = native.rand()
+            if k is not None:  # (_filled of _fill_uniform's kernel call, inlined: two calls of a 1 µs op)
+                g = default_generator
+                with g._lock:
+                    drawn = k.uniform_fill(g._np.bit_generator.capsule, dest)
+                if drawn:
+                    if OPEN:
+                        report("uniform_", (), self)
+                    return self
             return _filled(self, "uniform_", default_generator, dest, _fill_uniform)
     from_ = kw.pop("from", from_)
     _no_extra(kw, "uniform_")
@@ -909,8 +943,13 @@ def uniform_(self: Tensor, from_: float = 0.0, to: float = 1.0, *, generator: An
 
 
 def _fill_uniform(g: np.random.Generator, out: np.ndarray) -> None:
-    """uniform_(0, 1)'s draw (:func:`_uniform` of a float32/float64 target) straight into ``out``."""
-    g.random(dtype=out.dtype, out=out)
+    """uniform_(0, 1)'s draw (:func:`_uniform` of a float32/float64 target) straight into ``out``
+    (C-contiguous): the compiled ``uniform_fill`` (``Generator.random``'s loop, the same numbers
+    and stream, without its argument handling), else NumPy's call (no kernel, or ``out``
+    unaligned)."""
+    kernel = native.rand()
+    if kernel is None or not kernel.uniform_fill(g.bit_generator.capsule, out):
+        g.random(dtype=out.dtype, out=out)
 
 
 @method("normal_")
@@ -949,7 +988,13 @@ def _fill_normal(g: np.random.Generator, out: np.ndarray, m: float, s: float) ->
     g.standard_normal(dtype=out.dtype, out=out)
     if s != 1.0:  # (x * 1.0 is x, bit for bit; the + m stays: it turns a -0.0 into +0.0)
         np.multiply(out, s, out=out)
-    np.add(out, m, out=out)
+    # (+ 0.0 as a 0-d array of out's dtype: the same float32/float64 add as the Python float's, at
+    # half a scalar operand's cost; -0.0 is added as itself: it keeps a -0.0 draw)
+    np.add(out, _ZEROS[out.dtype.char] if m == 0.0 and _copysign(1.0, m) > 0.0 else m, out)
+
+
+_ZEROS = {"f": np.zeros((), np.float32), "d": np.zeros((), np.float64)}
+_copysign = math.copysign
 
 
 _MISSING: Any = object()

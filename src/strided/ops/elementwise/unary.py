@@ -488,6 +488,12 @@ def _fast_bound(v: Any, d: DType, shape: tuple[int, ...] = (), info: tuple = ())
 
 _EXACT_INT = 2**53
 _F32_MAX = float(np.finfo(np.float32).max)
+
+
+def _beyond_f32(v: float | None) -> bool:
+    """Whether the float bound ``v`` is finite beyond float32's range (refused there: the general
+    path's error, as :func:`_fast_bound` leaves it)."""
+    return v is not None and (v > _F32_MAX or v < -_F32_MAX) and v - v == 0.0
 _NO_FAST = object()
 
 
@@ -503,6 +509,17 @@ def _fast_clamp(x: Any, min: Any, max: Any) -> Tensor | None:  # noqa: A002
         return None
     lay = x._layout
     info = _cinfo[lay.shape]
+    if (min is None or min.__class__ is float) and (max is None or max.__class__ is float) and (
+            d is float64 or not (_beyond_f32(min) or _beyond_f32(max))):
+        # Python float bounds (the common call): straight to the compiled pass, which casts them to
+        # the dtype as _fast_bound's numpy scalar does (C's double-to-float rounding), without it
+        arr = flat_run(x, info)
+        k = special() if arr is not None else None
+        if k is not None and arr.flags.aligned:
+            res = np.empty(info[1], d.numpy)
+            if k.clamp_scalar(arr, res, 0.0 if min is None else min, 0.0 if max is None else max,
+                              (min is not None) + 2 * (max is not None)):
+                return adopted(res, info[2], d)
     lo, hi = _fast_bound(min, d, lay.shape, info), _fast_bound(max, d, lay.shape, info)
     if lo is _NO_FAST or hi is _NO_FAST:
         return None

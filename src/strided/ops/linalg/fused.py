@@ -42,7 +42,7 @@ from ...dtypes import C10_NAME, REDUCED_FLOATS, TORCH_NAME, DType, float32, floa
 from ...errors import StridedIndexError, StridedRuntimeError, join_lines
 from ...gradients import seal
 from ...kernels import native
-from ...kernels.fpstate import quietly
+from ...kernels.fpstate import quiet_call, quiet_retry, quietly
 from ...layout.order import elementwise_output_strides
 from ...opdef import Kind
 from ...tensor import Tensor, tensor_arg
@@ -264,11 +264,29 @@ def _plus_input(product: np.ndarray | tuple[np.ndarray, np.ndarray], layout: Any
         if fused is not None:  # (the compiled pass: the same operations, in the same order)
             return adopted(fused.reshape(-1), layout, dtype)
         product = quietly(np.multiply.outer, *product)
-    np_dtype = product.dtype  # (the general path's scalars: np.asarray(alpha, np_dtype))
-    # (one quiet call for the two or three ufuncs: _combine's errstate, at a tenth of its cost)
-    quietly(_scale_add, product, None if alpha == 1 else np.asarray(alpha, np_dtype),
-            None if beta == 0 else input._np(), None if beta == 0 or beta == 1 else np.asarray(beta, np_dtype))
-    return adopted(product.reshape(-1), layout, dtype)
+    flat = product if product.ndim == 1 else product.reshape(-1)  # (C-ordered: a view)
+    base = None
+    if beta != 0:
+        # a row-major input's flat run beside the product's (elementwise: the same pairs as the
+        # views of one shape, without numpy_view's cost)
+        base = flat_run(input, _cinfo[layout.shape])
+        if base is None:
+            flat, base = product, input._np()
+    if alpha == 1 and beta == 1:  # (the common call: one add)
+        try:  # (fpstate.quietly, inlined)
+            quiet_call(_np_add, flat, base, flat)
+        except RuntimeError as e:
+            quiet_retry(e, _np_add, flat, base, flat)
+    else:
+        np_dtype = product.dtype  # (the general path's scalars: np.asarray(alpha, np_dtype))
+        # (one quiet call for the two or three ufuncs: _combine's errstate, at a tenth of its cost)
+        quietly(_scale_add, flat, None if alpha == 1 else np.asarray(alpha, np_dtype),
+                base, None if beta == 0 or beta == 1 else np.asarray(beta, np_dtype))
+    return adopted(product.reshape(-1) if flat is product else flat, layout, dtype)
+
+
+_np_add = np.add
+_np_dot = np.dot
 
 
 _PLAIN = 2**63  # (beta/alpha within it: an int PyTorch's parser takes, a float float32 holds)
@@ -481,14 +499,22 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any 
     if out is None and _number(beta) and _number(alpha) and alpha != 0 and mat.__class__ is Tensor and (
             vec.__class__ is Tensor):
         shape = mat._layout.shape
-        if len(shape) == 2 and shape[0] and shape[1]:  # (an empty product: the general path's zeros)
-            x = _rowmajor(mat, shape)
-            v = _rowmajor(vec, shape[1:]) if x is not None and vec._dtype is mat._dtype else None
-            if v is not None:  # (np.matmul as _product calls it, on the same views)
-                layout = _cinfo[shape[:1]][2]
-                t = _plus_input(quietly(np.matmul, x, v), layout, input, mat._dtype, beta, alpha)
-                if t is not None:
-                    return t
+        d = mat._dtype
+        # (an empty product: the general path's zeros; _rowmajor of both, inlined: a 1-D run is
+        # the vector itself)
+        if len(shape) == 2 and shape[0] and shape[1] and (d is float32 or d is float64) and vec._dtype is d and (
+                vec._layout.shape == shape[1:]) and (x := flat_run(mat, _cinfo[shape])) is not None and (
+                v := flat_run(vec, _cinfo[shape[1:]])) is not None:
+            # (np.dot of a row-major matrix and a vector: the BLAS gemv np.matmul calls, as
+            # _product does, on the same views (the same bits), without the ufunc's cost; quiet,
+            # as it warns of an overflow as matmul does)
+            try:
+                p = quiet_call(_np_dot, x.reshape(shape), v)
+            except RuntimeError as e:
+                p = quiet_retry(e, _np_dot, x.reshape(shape), v)
+            t = _plus_input(p, _cinfo[shape[:1]][2], input, d, beta, alpha)
+            if t is not None:
+                return t
     tensor_arg(input, "addmv")
     a = tensor_arg(mat, "addmv", "mat", 2)
     v = tensor_arg(vec, "addmv", "vec", 3)

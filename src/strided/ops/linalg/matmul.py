@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from ... import layout as L
-from ...dispatch import adopted, report, result_array
+from ...dispatch import OPEN, adopted, report, result_array
 from ...dtypes import CPP_NAME, TORCH_NAME, DType, float32, float64
 from ...errors import StridedNotImplementedError, StridedRuntimeError, join_lines
 from ...grad_mode import SUBCLASSES
@@ -47,7 +47,7 @@ from .._support.out import write_out
 from .._support.reduce_args import shape_text
 from ..elementwise.binary import mul
 from ..registry import backward, method, requires_grad
-from .products import fast_mv, kron_native
+from .products import fast_dot, fast_mv, kron_native
 
 
 def _x(*sizes: int) -> str:
@@ -577,12 +577,10 @@ def dot(self: Tensor, other: Tensor) -> Tensor:
     >>> strided.dot(strided.tensor([1, 2, 3]), strided.tensor([4, 5, 6])).item()
     32
     """
-    if self.__class__ is Tensor and len(self._layout.shape) == 1 and self._layout.shape[0]:
-        x = _rowmajor_float(self, self._layout.shape, self._dtype)
-        y = _rowmajor_float(other, self._layout.shape, self._dtype) if x is not None else None
-        if y is not None:  # two row-major float vectors: the np.matmul _product calls, on the same views
-            value = quietly(np.matmul, x, y)
-            return report("dot", (self, other), adopted(value.reshape(-1), _cinfo[()][2], self._dtype))
+    if (t := fast_dot(self, other)) is not None:  # two row-major float vectors
+        if OPEN:
+            report("dot", (self, other), t)
+        return t
     a = tensor_arg(self, "dot")
     b = tensor_arg(other, "dot", "tensor", 2)
     if a.ndim != 1 or b.ndim != 1:

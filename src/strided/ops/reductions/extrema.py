@@ -35,7 +35,7 @@ from ...kernels.reduce import arg_extreme_along, arg_extreme_flat, extreme_all
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import return_types
-from .._support.fast_reduce import PLANS, fast_reduce
+from .._support.fast_reduce import MAXIMUM, MINIMUM, PLANS, fast_reduce
 from .._support.memo import Memo
 from .._support.operands import _cinfo, flat_run
 from .._support.out import write_out, write_pair_out
@@ -226,7 +226,7 @@ def _fast_arg(self: Any, dim: Any, keepdim: Any, largest: bool) -> Tensor | None
     return adopted(res.reshape(-1), plan[1], int64)
 
 
-_MAX_REDUCE, _MIN_REDUCE = np.maximum.reduce, np.minimum.reduce
+_MAX_REDUCE, _MIN_REDUCE = MAXIMUM, MINIMUM  # (np.maximum.reduce, np.minimum.reduce: fast_reduce's objects)
 _INTP_IS_INT64 = np.dtype(np.intp) == np.dtype(np.int64)  # (NumPy's indices are intp)
 # (numel, last dim's size) -> where each row of a row-major tensor starts in its flat run
 _ROW_STARTS = Memo(lambda key: np.arange(0, key[0], key[1], dtype=np.int64))

@@ -340,6 +340,7 @@ def _pytorch_ties(x: np.ndarray, idx: np.ndarray, k: int, largest: bool) -> np.n
 
 # the dtypes of the small-call fast paths (topk, msort): PyTorch has kernels for all of them
 _FAST_DTYPES = frozenset((float32, float64, int32, int64))
+_empty = np.empty
 _all = np.logical_and.reduce  # (the ufunc itself: ndarray.all's Python wrapper costs as much again)
 
 
@@ -363,33 +364,33 @@ def _fast_topk(self: Any, k: Any, dim: Any, largest: Any) -> Any:
     flat = flat_run(self, info)
     if flat is None:
         return None
-    x = flat.reshape(info[1] // n, n)
     kernel = special() if self._dtype is not int32 else None
     if kernel is not None:
-        # the compiled std::sort (sort's own, NaN largest) in the picking order, the values and
-        # their positions in one call: the window that decides is the k picked and the next one
-        order, s = np.empty(x.shape, np.int64), np.empty(x.shape, x.dtype)
-        kernel.stl_argsort(x, order, n, 1 if largest else 0, s)
-        w = s[:, : k + 1]
-        # strictly decreasing (increasing) there: no equal values (-0.0 == 0.0 too) and no NaN
-        # (every comparison with NaN is False: such a row is left to the general path)
-        if not _all((np.less if largest else np.greater)(w[:, 1:], w[:, :-1]), axis=None):
+        # the compiled std::sort (sort's own, NaN largest) in the picking order, the first k
+        # values and their positions of each row in one call, which answers False where the
+        # window that decides (the k picked and the next one) is not strictly decreasing
+        # (increasing): equal values (-0.0 == 0.0 too) or a NaN, left to the general path
+        m = info[1] // n * k
+        d = self._dtype
+        values, order = _empty(m, d.numpy), _empty(m, np.int64)
+        if not kernel.stl_topk(flat, order, values, n, k, 1 if largest else 0):
             return None
-        order, s = order[:, :k], s[:, :k]
+        layout = _cinfo[shape[:-1] + (k,)][2]
+        return return_types.topk(adopted(values, layout, d), adopted(order, layout, int64))
+    x = flat.reshape(info[1] // n, n)
+    order = x.argsort(axis=-1)  # (NaN last)
+    s = x.copy()
+    s.sort(axis=-1)  # (the same order: the values picked are distinct)
+    # the window that decides: the k picked and the next one (beside them on the sorted row)
+    w = s[:, n - k - 1:] if largest else s[:, : k + 1]
+    # strictly increasing there: no equal values (-0.0 == 0.0 too) and no NaN (NaN > x is False:
+    # a row with a NaN in the window is left to the general path, tied or not)
+    if not _all(np.greater(w[:, 1:], w[:, :-1]), axis=None):
+        return None
+    if largest:
+        order, s = order[:, :n - k - 1:-1], s[:, :n - k - 1:-1]
     else:
-        order = x.argsort(axis=-1)  # (NaN last)
-        s = x.copy()
-        s.sort(axis=-1)  # (the same order: the values picked are distinct)
-        # the window that decides: the k picked and the next one (beside them on the sorted row)
-        w = s[:, n - k - 1:] if largest else s[:, : k + 1]
-        # strictly increasing there: no equal values (-0.0 == 0.0 too) and no NaN (NaN > x is False:
-        # a row with a NaN in the window is left to the general path, tied or not)
-        if not _all(np.greater(w[:, 1:], w[:, :-1]), axis=None):
-            return None
-        if largest:
-            order, s = order[:, :n - k - 1:-1], s[:, :n - k - 1:-1]
-        else:
-            order, s = order[:, :k], s[:, :k]
+        order, s = order[:, :k], s[:, :k]
     layout = _cinfo[shape[:-1] + (k,)][2]
     return return_types.topk(adopted(s.flatten(), layout, self._dtype), adopted(order.flatten(), layout, int64))
 
