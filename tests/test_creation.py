@@ -729,9 +729,7 @@ def test_a_tensor_of_many_elements_inside_a_sequence_is_refused_with_a_fix() -> 
 
 
 @pytest.mark.parametrize("factory", ["zeros", "ones", "empty"])
-def test_factories_refuse_no_sizes_as_pytorch_and_numpy_do(factory: str) -> None:
-    text = same_error(lambda: getattr(torch, factory)(), lambda: getattr(st, factory)())
-    assert f"fix: {factory}(2, 3)" in text
-    with pytest.raises(TypeError):
-        getattr(np, factory)()
-    assert getattr(st, factory)(()).shape == ()
+def test_factories_with_no_sizes_make_a_0d_tensor(factory: str) -> None:
+    """A documented leniency: PyTorch and NumPy refuse zeros() with no sizes; here it is zeros(())
+    (the common zeros(*shape) of a 0-d shape), never a guess at anything else."""
+    assert getattr(st, factory)().shape == () == getattr(st, factory)(()).shape

@@ -19,7 +19,7 @@ SRC = pathlib.Path(strided.__file__).parent
 
 # The README's table, lowest first; a module may import its own layer and the layers below.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("ground", ("errors", "refusals", "messages", "callsite", "memory_format", "dtypes", "dtype_info", "args", "device",
+    ("ground", ("errors", "refusals", "messages", "callsite", "memory_format", "dtypes", "dtype_promotion", "dtype_info", "args", "device",
                 "_version", "determinism", "text_width", "size", "numpy_keywords", "numpy_refused", "entry_cache")),
     ("layout", ("layout", "indexing")),
     ("storage", ("storage", "typed_storage")),  # typed_storage: PyTorch's TypedStorage view of a storage

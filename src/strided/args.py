@@ -307,11 +307,8 @@ def sizes_or_size(sizes: tuple[Any, ...], size: Any, op: str) -> tuple[int, ...]
     ((2, 3), (2, 3))
     """
     if size is None:
-        if not sizes:  # (a 0-d result is asked for with an empty tuple: zeros(()))
-            raise StridedTypeError(join_lines(
-                f'{op}() missing 1 required positional arguments: "size"',
-                f"{op}() was called with no sizes; PyTorch and NumPy both require them",
-                f"fix: {op}(2, 3) or {op}((2, 3)); {op}(()) for a 0-d tensor"))
+        # Note: no sizes at all (zeros()) is a 0-d tensor here, where PyTorch and NumPy refuse:
+        # zeros(*shape) of a 0-d shape is the common spelling, and its result is not a guess
         return parse_sizes(sizes, op)
     if sizes:
         raise StridedTypeError(f"{op}() got multiple values for argument 'size'")

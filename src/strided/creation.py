@@ -24,6 +24,7 @@ from .dispatch import (
     result,
     result_array,
 )
+from .dtype_promotion import promote_types
 from .dtypes import (
     _DEFAULT,
     DEFAULT_INT,
@@ -174,6 +175,7 @@ _PYTHON_NUMBERS = (bool, int, float, complex)  # (exact types: NumPy's float64 s
 
 _NUMBER_TYPES = frozenset(_PYTHON_NUMBERS)
 _LIST = frozenset((list,))
+_DEEPEST = 65  # (a tensor has at most 64 dims: one level more holds its numbers)
 _chain = chain.from_iterable
 
 
@@ -181,21 +183,29 @@ def _python_numbers_only(data: list) -> bool:
     """Whether nested lists ``data`` hold only Python numbers (one set of types per list; False
     for anything else, which the careful walk of :func:`_sequence_dtype` reads)."""
     kinds = set(map(type, data))
+    depth = 1
     while kinds == _LIST:  # (one level further down, all of its lists at once)
+        if depth == _DEEPEST:  # (too deep for a tensor, or a list inside itself: the general path says)
+            return False
         data = list(_chain(data))
         kinds = set(map(type, data))
+        depth += 1
     return kinds <= _NUMBER_TYPES
 
 
-def _leaf_kinds(data: list | tuple, python: set, odd: list) -> None:
+def _leaf_kinds(data: list | tuple, python: set, odd: list, depth: int = 1) -> None:
     """The leaves of nested lists/tuples ``data``, read one set of types per list: the Python
     number types met into ``python``, every other leaf (a NumPy scalar or array, a tensor,
-    anything else) into ``odd``."""
+    anything else) into ``odd``; nesting deeper than a tensor's dims (a list inside itself, too)
+    puts ``data`` itself into ``odd``, for the general path's error."""
+    if depth > _DEEPEST:
+        odd.append(data)
+        return
     for kind in set(map(type, data)):
         if issubclass(kind, (list, tuple)):
             for x in data:
                 if type(x) is kind:
-                    _leaf_kinds(x, python, odd)
+                    _leaf_kinds(x, python, odd, depth + 1)
         elif kind in _NUMBER_TYPES:
             python.add(kind)
         else:
@@ -220,8 +230,6 @@ def _sequence_dtype(data: list | tuple) -> tuple[DType | None, Any]:
     _leaf_kinds(data, python, odd)
     if not odd:
         return None, data
-    from .ops._support.promotion import promote_types
-
     found: DType | None = None
     tensors = False
     for x in odd:
