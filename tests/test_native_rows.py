@@ -235,11 +235,68 @@ def test_both_extremes_in_one_pass_are_numpys_bits(dtype: type) -> None:
 
 
 @needs_kernel
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_full_extremes_are_numpys_bits_zeros_nans_and_infinities_included(dtype: type) -> None:
+    """max_reduce/min_reduce over every element of a C- or F-contiguous array: the kernel's one row;
+    a zero or NaN result (which zero, which NaN) recomputed by NumPy."""
+    rng = np.random.default_rng(9)
+    clean = rng.standard_normal((64, 300)).astype(dtype)
+    signed_nans = clean.copy()
+    signed_nans[5, 7], signed_nans[40, 2] = -np.nan, np.nan  # (the first in memory order is -NaN)
+    zeros = np.where(rng.random((64, 300)) < 0.5, -0.0, 0.0).astype(dtype)
+    late_nan = clean.copy()
+    late_nan[-1, -1] = np.nan  # (past the vector loop: the scalar tail)
+    infinite = np.full((64, 300), -np.inf, dtype)
+    for m in (clean, _with_specials(rng, 64, 300, dtype), signed_nans, zeros, -zeros, late_nan, infinite, -infinite):
+        for view in (m, m.T, np.asfortranarray(m), m.ravel(), m.reshape(8, 8, 300), m[:60]):
+            for keepdims in (False, True):
+                for ours, numpys in ((rows.max_reduce, np.maximum.reduce), (rows.min_reduce, np.minimum.reduce)):
+                    got, want = ours(view, None, None, None, keepdims), numpys(view, None, None, None, keepdims)
+                    assert type(got) is type(want) and np.shape(got) == np.shape(want)
+                    assert np.asarray(got).tobytes() == np.asarray(want).tobytes(), (view.strides, keepdims)
+
+
+@needs_kernel
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_extreme_kernels_count_the_results_numpy_must_decide(dtype: type) -> None:
+    """extreme_rows and cols return how many results are a zero or NaN (cols' sums: NaN only); 0
+    lets the caller skip its own tests of the results."""
+    m = np.arange(1.0, 41.0, dtype=dtype).reshape(4, 10)
+    m[1, 3], m[2, :] = np.nan, -np.arange(10.0)  # (row 2's largest, and column 0's smallest: -0.0)
+    out = np.empty(8, dtype)
+    assert _KERNEL.extreme_rows(m, m.itemsize, 4, m.strides[0], 10, out, 1) == 2  # (row 1 NaN, row 2 zero)
+    assert _KERNEL.extreme_rows(m, m.itemsize, 4, m.strides[0], 10, out, 2) == 3  # (+ row 1's NaN smallest)
+    assert _KERNEL.extreme_rows(m[3:], m.itemsize, 1, 0, 10, out, 0) == 0
+    cols = np.empty(10, dtype)
+    assert _KERNEL.cols(m, m.itemsize, 4, m.strides[0], 10, cols, 3) == 1  # (column 3's sum)
+    assert _KERNEL.cols(m, m.itemsize, 4, m.strides[0], 10, cols, 0) == 2  # (columns 0 and 3)
+    assert _KERNEL.cols(m[:2], m.itemsize, 2, m.strides[0], 10, cols, 1) == 1
+    assert _KERNEL.cols(m[3:], m.itemsize, 1, m.strides[0], 10, cols, 1) == 0
+
+
+@pytest.mark.parametrize("op", ["amax", "amin"])
+@pytest.mark.parametrize("transposed", [False, True])
+def test_strided_full_amax_amin_are_the_same_either_way_and_torchs(op: str, transposed: bool) -> None:
+    base = _with_specials(np.random.default_rng(10), 200, 300, np.float32)
+    for m in (base, np.abs(base[6:]), np.where(base[6:] == base[6:], base[6:], 1.0)):  # NaN, zero, plain
+        s, t = strided.tensor(m.tolist()), torch.tensor(m)
+        if transposed:
+            s, t = s.t(), t.t()
+        fast = getattr(s, op)()
+        with native.disabled():
+            plain = getattr(s, op)()
+        want = getattr(t, op)()
+        assert fast.numpy().tobytes() == plain.numpy().tobytes()
+        assert fast.shape == tuple(want.shape) == ()
+        torch.testing.assert_close(torch.from_numpy(np.array(fast.numpy())), want, equal_nan=True, rtol=0, atol=0)
+
+
+@needs_kernel
 def test_many_unsure_rows_take_numpys_one_call_and_other_calls_go_to_numpy() -> None:
     zeros = np.zeros((64, 512), np.float32)  # (every row's extreme is a zero: NumPy computes them all)
     assert rows.max_reduce(zeros, 1).tobytes() == np.maximum.reduce(zeros, 1).tobytes()
     x = np.random.default_rng(5).standard_normal((8, 64, 64)).astype(np.float32)
-    for axis in (None, 0, 2, (0, 1)):  # (3-d, tuples, full: NumPy's call)
+    for axis in (None, 0, 2, (0, 1)):  # (3-d, tuples: NumPy's call; full: the kernel's one row)
         assert rows.min_reduce(x, axis).tobytes() == np.minimum.reduce(x, axis).tobytes()
     out = np.empty(64, np.float32)
     assert rows.max_reduce(x[0], 1, None, out) is out
