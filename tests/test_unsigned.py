@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import strided as st
-from oracle_helpers import same_error
+from oracle_helpers import case, same_error
 from strided.ops._support.support import UNSIGNED
 
 WIDE = ["uint16", "uint32", "uint64"]
@@ -36,9 +36,14 @@ WORKS = {
 }
 
 
-@pytest.mark.parametrize("dtype", WIDE)
 @pytest.mark.parametrize("name", list(WORKS))
-def test_supported_ops_like_torch(dtype, name):
+def test_supported_ops_like_torch(name):
+    for dtype in WIDE:
+        with case(dtype=dtype):
+            _supported_ops_like_torch(dtype, name)
+
+
+def _supported_ops_like_torch(dtype, name):
     t, s = pair(dtype)
     fn = WORKS[name]
     assert_same(fn(st, s), fn(torch, t))
@@ -60,9 +65,14 @@ FAILS = {
 }
 
 
-@pytest.mark.parametrize("dtype", WIDE)
 @pytest.mark.parametrize("name", list(FAILS))
-def test_unsupported_ops_raise_like_torch(dtype, name):
+def test_unsupported_ops_raise_like_torch(name):
+    for dtype in WIDE:
+        with case(dtype=dtype):
+            _unsupported_ops_raise_like_torch(dtype, name)
+
+
+def _unsupported_ops_raise_like_torch(dtype, name):
     t, s = pair(dtype)
     fn = FAILS[name]
     text = same_error(lambda: fn(torch, t), lambda: fn(st, s))
