@@ -10,11 +10,14 @@ pass) against the steps they replace.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 import torch
 
 import strided
+from oracle_helpers import case
 from strided.kernels import native
 
 _KERNEL = native.special()
@@ -176,11 +179,17 @@ _VIEWS = {
 }
 
 
-@pytest.mark.parametrize("view", list(_VIEWS))
 @pytest.mark.parametrize("name", ["addcmul", "addcdiv"])
-@pytest.mark.parametrize("value", [1, 0.25, -2])
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_the_ops_on_every_layout(view: str, name: str, value: float | int, dtype: str) -> None:
+def test_the_ops_on_every_layout(name, dtype):
+    for view, value in itertools.product(
+            list(_VIEWS),
+            [1, 0.25, -2]):
+        with case(view=view, value=value):
+            _the_ops_on_every_layout(view, name, value, dtype)
+
+
+def _the_ops_on_every_layout(view: str, name: str, value: float | int, dtype: str) -> None:
     rng = np.random.default_rng(9)
     arrays = [rng.uniform(0.5, 2, (6, 8, 10)).astype(dtype) for _ in range(3)]
     s = [_VIEWS[view](strided.from_numpy(a)) for a in arrays]

@@ -5,11 +5,14 @@ with shape, strides and dtype; mixed layouts, broadcasting and other dtypes keep
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 import torch
 
 import strided as st
+from oracle_helpers import case
 from strided.ops.elementwise import binary_more
 
 BITS = {np.dtype(np.float32): np.uint32, np.dtype(np.float64): np.uint64}
@@ -66,12 +69,18 @@ def test_the_runs_are_taken_only_for_one_dense_layout() -> None:
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("layout", list(LAYOUTS), ids=list(LAYOUTS))
-@pytest.mark.parametrize("weight", [0.3, 0.5, -0.2, 1.7, 0.0])
-@pytest.mark.parametrize("inplace", [False, True])
-def test_lerp_the_same_bits_as_fma_and_pytorch(dtype: type, layout: str, weight: float, inplace: bool,
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_lerp_the_same_bits_as_fma_and_pytorch(dtype, layout, monkeypatch):
     """lerp's general path takes lerp_into over the runs where input, end and the result share
     one dense layout (a scalar weight): the bits of the fma path and of PyTorch's kernel."""
+    for weight, inplace in itertools.product(
+            [0.3, 0.5, -0.2, 1.7, 0.0],
+            [False, True]):
+        with case(weight=weight, inplace=inplace), monkeypatch.context() as mp:
+            _lerp_the_same_bits_as_fma_and_pytorch(dtype, layout, weight, inplace, mp)
+
+
+def _lerp_the_same_bits_as_fma_and_pytorch(dtype: type, layout: str, weight: float, inplace: bool,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
     arrs = [LAYOUTS[layout](a, i) for i, a in enumerate(_operands(dtype, 5)[:2])]
     if inplace and arrs[0].shape != np.broadcast_shapes(arrs[0].shape, arrs[1].shape):
         return  # (PyTorch refuses an in-place result of another shape)

@@ -26,6 +26,7 @@ import torch.nn.functional as TF
 import strided as st
 import strided.nn.functional as SF
 from double_samples import SAMPLES, Sample
+from oracle_helpers import case
 from strided.opdef import BACKWARD, OPDEFS
 
 # (a backward that warns where PyTorch's does not, the complex-to-real cast's, is a failure too)
@@ -119,25 +120,39 @@ def _first_line(e: Exception) -> str:
     return str(e).splitlines()[0] if str(e) else ""
 
 
-def _cases(checkable: bool = False):
-    """(sample, layout) for every layout that changes one of the sample's inputs; ``checkable``:
-    only the samples that have second derivatives to check (not cdist's, which PyTorch refuses,
-    nor a documented divergence)."""
-    cases = []
+def _cases(checkable: bool = False) -> dict:
+    """{op: [(sample, layout), ...]} for every layout that changes one of the sample's inputs;
+    ``checkable``: only the samples that have second derivatives to check (not cdist's, which
+    PyTorch refuses, nor a documented divergence). One test per op, looping over its samples and
+    layouts (one test per (sample, layout) was ~2,100 tests, mostly pytest's overhead)."""
+    cases: dict = {}
     for sample in SAMPLES:
         if (checkable and (sample.op in _NO_SECOND or sample.diverges)):
             continue
         for layout in sample.layouts:
             if layout != "contiguous" and not any(_CHANGES[layout](s) for s in sample.shapes):
                 continue
-            name = sample.op + (f"-{sample.label}" if sample.label else "")
-            cases.append(pytest.param(sample, layout, id=f"{name}-{layout}"))
+            cases.setdefault(sample.op, []).append((sample, layout))
     return cases
 
 
-@pytest.mark.parametrize("sample, layout", _cases())
-def test_second_derivatives_as_torch(sample, layout):
-    """Generated: both levels of derivatives of each op equal PyTorch's (or PyTorch's refusal)."""
+_ALL, _CHECKABLE = _cases(), _cases(checkable=True)
+
+
+def _name(sample: Sample, layout: str) -> str:
+    return sample.op + (f"-{sample.label}" if sample.label else "") + f"-{layout}"
+
+
+@pytest.mark.parametrize("op", sorted(_ALL))
+def test_second_derivatives_as_torch(op):
+    """Generated: both levels of derivatives of each op equal PyTorch's (or PyTorch's refusal), in
+    every layout of each of its samples."""
+    for sample, layout in _ALL[op]:
+        with case(_name(sample, layout)):
+            _second_derivatives_as_torch(sample, layout)
+
+
+def _second_derivatives_as_torch(sample: Sample, layout: str) -> None:
     if sample.diverges:  # a documented first-order divergence: PyTorch refuses, strided's result is detached
         with pytest.raises(RuntimeError, match="derivative for aten::"):
             _derivatives(torch, TF, sample, layout)
@@ -155,9 +170,16 @@ def test_second_derivatives_as_torch(sample, layout):
             assert np.allclose(a, b, rtol=1e-9, atol=1e-12), f"derivative {level}, input {k}: strided {a}, torch {b}"
 
 
-@pytest.mark.parametrize("sample, layout", _cases(checkable=True))
-def test_gradgradcheck(sample, layout):
-    """Generated: strided's second derivatives against finite differences of its first ones."""
+@pytest.mark.parametrize("op", sorted(_CHECKABLE))
+def test_gradgradcheck(op):
+    """Generated: strided's second derivatives against finite differences of its first ones, in
+    every layout of each of the op's samples."""
+    for sample, layout in _CHECKABLE[op]:
+        with case(_name(sample, layout)):
+            _gradgradcheck(sample, layout)
+
+
+def _gradgradcheck(sample: Sample, layout: str) -> None:
     arrs = [_values(sample, k, s) for k, s in enumerate(sample.shapes)]
     leaves = [_leaf(st, a, layout)[0] for a in arrs]
 

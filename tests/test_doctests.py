@@ -12,6 +12,7 @@ from __future__ import annotations
 import doctest
 import importlib
 import pkgutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -53,12 +54,40 @@ def test_the_examples_are_many():
     assert len(TESTS) >= 400 and sum(len(t.examples) for t in TESTS) >= 700
 
 
-@pytest.mark.parametrize("test", TESTS, ids=[t.name for t in TESTS])
-def test_docstring_examples(test: doctest.DocTest) -> None:
-    globs = {**test.globs, "strided": strided, "np": np, "F": F, "nn": strided.nn, "xp": strided.array_api}
-    if any("torch." in example.source for example in test.examples):
-        globs["torch"] = pytest.importorskip("torch")
-    test.globs = globs  # (a copy: the finder gave each test its own copy of the module's namespace)
-    report: list[str] = []
-    result = doctest.DocTestRunner(optionflags=FLAGS).run(test, out=report.append)
-    assert result.failed == 0, "".join(report)
+def _by_file() -> dict[str, list[doctest.DocTest]]:
+    """The docstring tests grouped by the source file they are in (one test per file: one per
+    docstring was ~1,000 tests, much of their time pytest's own)."""
+    root = Path(strided.__file__).resolve().parent.parent
+    groups: dict[str, list[doctest.DocTest]] = {}
+    for test in TESTS:
+        where = Path(test.filename).resolve().relative_to(root).with_suffix("").as_posix().replace("/", ".")
+        groups.setdefault(where, []).append(test)
+    return groups
+
+
+BY_FILE = _by_file()
+
+
+def test_every_docstring_test_is_in_a_file_group():
+    assert sorted(t.name for tests in BY_FILE.values() for t in tests) == sorted(t.name for t in TESTS)
+
+
+@pytest.mark.parametrize("where", sorted(BY_FILE))
+def test_docstring_examples(where: str) -> None:
+    """Every docstring with examples in the file ``where`` (each named when it fails); those that use
+    PyTorch are skipped without it (the others still run, then the test reports the skip)."""
+    no_torch = []
+    for test in BY_FILE[where]:
+        globs = {**test.globs, "strided": strided, "np": np, "F": F, "nn": strided.nn, "xp": strided.array_api}
+        if any("torch." in example.source for example in test.examples):
+            try:
+                globs["torch"] = importlib.import_module("torch")
+            except ImportError:
+                no_torch.append(test.name)
+                continue
+        test.globs = globs  # (a copy: the finder gave each test its own copy of the module's namespace)
+        report: list[str] = []
+        result = doctest.DocTestRunner(optionflags=FLAGS).run(test, out=report.append)
+        assert result.failed == 0, f"{test.name}:\n" + "".join(report)
+    if no_torch:
+        pytest.skip(f"without PyTorch: {no_torch}")

@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import strided
+from oracle_helpers import case
 from strided.ops.linalg.einsum import EinsumPlan, einsum, einsum_plan
 
 RNG = np.random.default_rng(11)
@@ -76,9 +77,14 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("optimize", OPTIMIZE)
 @pytest.mark.parametrize(("eq", "shapes"), CASES, ids=[c[0] for c in CASES])
-def test_values_against_numpy_and_torch(eq: str, shapes: list[tuple[int, ...]], optimize) -> None:
+def test_values_against_numpy_and_torch(eq, shapes):
+    for optimize in OPTIMIZE:
+        with case(optimize=optimize):
+            _values_against_numpy_and_torch(eq, shapes, optimize)
+
+
+def _values_against_numpy_and_torch(eq: str, shapes: list[tuple[int, ...]], optimize) -> None:
     pairs = [make(*s) for s in shapes]
     expected = None
     if eq == "ij,ij->ij":

@@ -10,6 +10,7 @@ transcendental float32 1e-5; float64 1e-12).
 
 from __future__ import annotations
 
+import itertools
 import operator
 
 import numpy as np
@@ -32,6 +33,7 @@ from elementwise_oracle import (
     run_both,
 )
 from layouts import build_numpy, build_strided, specs
+from oracle_helpers import case
 
 torch.set_num_threads(1)
 
@@ -557,15 +559,21 @@ def test_regression_float16_floor_divide_by_python_scalar_computes_in_float32():
     np.testing.assert_array_equal(inplace.numpy(), expected)
 
 
-@pytest.mark.parametrize("value", [0.0, -0.0, 6e-8, 1e-5, -1e-6, 3.0])
-@pytest.mark.parametrize("shape", [(), (1,), (3,), (2, 1)])
 @pytest.mark.parametrize("op", [operator.mul, operator.truediv, operator.floordiv])
-@pytest.mark.parametrize("scalar", [1e5, 1e-7, -3])
-def test_float16_opmath_with_a_scalar_like_torch(value, shape, op, scalar):
+def test_float16_opmath_with_a_scalar_like_torch(op):
     """A float16 tensor and a scalar: PyTorch computes mul/div in float32 reading only the SECOND
     operand exactly (``1e5 * t`` is ``mul(t, 1e5)``: 0 * 1e5 is 0, not 0 * inf = nan); a first
     operand of another dtype (a number in ``1e5 // t``, a 0-d float32 tensor) is rounded to
     float16 first — also when the float16 operand has one element and so counts as the scalar."""
+    for value, shape, scalar in itertools.product(
+            [0.0, -0.0, 6e-8, 1e-5, -1e-6, 3.0],
+            [(), (1,), (3,), (2, 1)],
+            [1e5, 1e-7, -3]):
+        with case(value=value, shape=shape, scalar=scalar):
+            _float16_opmath_with_a_scalar_like_torch(value, shape, op, scalar)
+
+
+def _float16_opmath_with_a_scalar_like_torch(value, shape, op, scalar):
     t = torch.full(shape, value, dtype=torch.float16)
     s = st.full(shape, value, dtype=st.float16)
     pairs = [(op(t, scalar), op(s, scalar)), (op(scalar, t), op(scalar, s)),

@@ -11,6 +11,7 @@ import pytest
 import torch
 
 import strided as st
+from oracle_helpers import case
 
 VALUES = [1 + 2j, 2j, 3.7 + 0j, 0j, complex(0, -0.0), 1e300 + 1j, -1 + 1j, complex(float("nan"), 1), 300 + 1j,
           1e-320 + 0j, np.complex128(2j)]
@@ -27,9 +28,14 @@ def outcome(lib, dtype, make):
 
 
 @pytest.mark.parametrize("dtype", ["bool", "uint8", "int8", "int64", "float16", "float32", "float64"])
-@pytest.mark.parametrize("value", VALUES, ids=repr)
 @pytest.mark.parametrize("how", ["fill_", "full", "masked_fill", "setitem"])
-def test_like_pytorch(dtype, value, how):
+def test_like_pytorch(dtype, how):
+    for value in VALUES:
+        with case(value=value):
+            _like_pytorch(dtype, value, how)
+
+
+def _like_pytorch(dtype, value, how):
     def make(lib, dt):
         if how == "fill_":
             return lib.zeros(3, dtype=dt).fill_(value)

@@ -15,6 +15,7 @@ import pytest
 import torch
 
 import strided as st
+from oracle_helpers import case
 from strided.ops.shape import joining
 
 DTYPES = [np.float32, np.float64, np.int64]
@@ -65,8 +66,13 @@ TORCH_JOINS = {
 
 
 @pytest.mark.parametrize("op", sorted(JOINS))
-@pytest.mark.parametrize("shape", [(3, 4), (1, 5), (4, 1), (6,), (2, 1, 3), (0, 3), (2, 0)])
-def test_joins_fast_is_general_and_torch(op: str, shape: tuple, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_joins_fast_is_general_and_torch(op, monkeypatch):
+    for shape in [(3, 4), (1, 5), (4, 1), (6,), (2, 1, 3), (0, 3), (2, 0)]:
+        with case(shape=shape), monkeypatch.context() as mp:
+            _joins_fast_is_general_and_torch(op, shape, mp)
+
+
+def _joins_fast_is_general_and_torch(op: str, shape: tuple, monkeypatch: pytest.MonkeyPatch) -> None:
     if len(shape) == 1 and op in ("cat1",):
         shape = (2, 3)
     for dtype in DTYPES:

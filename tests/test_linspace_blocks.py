@@ -11,6 +11,7 @@ import pytest
 import torch
 
 import strided as st
+from oracle_helpers import case
 from strided import creation
 
 pytestmark = pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")  # (the old path, NaN bounds)
@@ -27,9 +28,14 @@ def _old(start: float, end: float, steps: int) -> np.ndarray:
     return creation._ramp(s, e, steps, (e - s) / np.float32(steps - 1), np.float64).astype(np.float32)
 
 
-@pytest.mark.parametrize("steps", STEPS)
 @pytest.mark.parametrize("bounds", BOUNDS)
-def test_blocks_match_whole_array_ramp_and_torch(steps, bounds) -> None:
+def test_blocks_match_whole_array_ramp_and_torch(bounds):
+    for steps in STEPS:
+        with case(steps=steps):
+            _blocks_match_whole_array_ramp_and_torch(steps, bounds)
+
+
+def _blocks_match_whole_array_ramp_and_torch(steps, bounds) -> None:
     start, end = bounds
     got = st.linspace(start, end, steps)
     assert got.dtype == st.float32 and tuple(got.shape) == (steps,) and got.stride() == (1,)

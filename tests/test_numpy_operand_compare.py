@@ -8,6 +8,7 @@ tests/test_numpy_protocols.py).
 
 from __future__ import annotations
 
+import itertools
 import operator
 
 import numpy as np
@@ -15,6 +16,7 @@ import pytest
 import torch
 
 import strided
+from oracle_helpers import case
 
 _ALL = [operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne]
 
@@ -32,16 +34,15 @@ def _values(dtype: str) -> np.ndarray:
     return np.array([0, 2, 5, np.iinfo(dtype).max, np.iinfo(dtype).min], dtype)
 
 
-@pytest.mark.parametrize("dtype", _DTYPES)
-@pytest.mark.parametrize("scalar", _SCALARS, ids=repr)
 @pytest.mark.parametrize("op", _ALL, ids=lambda f: f.__name__)
-@pytest.mark.parametrize("reflected", [False, True])
-def test_numpy_scalars_compare_as_torch(dtype: str, scalar, op, reflected: bool) -> None:
-    a = _values(dtype)
-    run = (lambda x: op(scalar, x)) if reflected else (lambda x: op(x, scalar))
-    ref, got = run(torch.tensor(a)), run(strided.tensor(a))
-    assert str(got.dtype).split(".")[-1] == str(ref.dtype).split(".")[-1]
-    assert got.tolist() == ref.tolist()
+def test_numpy_scalars_compare_as_torch(op) -> None:
+    for dtype, scalar, reflected in itertools.product(_DTYPES, _SCALARS, [False, True]):
+        with case(dtype=dtype, scalar=scalar, reflected=reflected):
+            a = _values(dtype)
+            run = (lambda x: op(scalar, x)) if reflected else (lambda x: op(x, scalar))  # noqa: B023 - called at once
+            ref, got = run(torch.tensor(a)), run(strided.tensor(a))
+            assert str(got.dtype).split(".")[-1] == str(ref.dtype).split(".")[-1]
+            assert got.tolist() == ref.tolist()
 
 
 @pytest.mark.parametrize("dtype", ["int64", "uint8", "float32", "float64"])
@@ -63,18 +64,23 @@ def test_uint64_beyond_int64_never_wraps(dtype: str, op) -> None:
             assert type(got) is type(ref) and got == ref
 
 
-@pytest.mark.parametrize("other", [np.array(2.5), np.array(2), np.array(True), np.array(2.5, np.float32)], ids=repr)
 @pytest.mark.parametrize("op", _ALL, ids=lambda f: f.__name__)
-@pytest.mark.parametrize("dtype", ["float32", "int32", "uint8"])
-def test_a_0d_ndarray_compares_as_its_numpy_scalar(other: np.ndarray, op, dtype: str) -> None:
+def test_a_0d_ndarray_compares_as_its_numpy_scalar(op) -> None:
     """PyTorch refuses ``t < np.array(2.5)``; strided cannot: NumPy hands ``np.float64(2.5) > t``
     (which PyTorch takes) to ``__array_ufunc__`` as this same 0-d array, so a 0-d array is read
     as its scalar (interop/numpy_protocols.py): PyTorch's result for ``np.float64(2.5)``, never
     a value computed in another dtype (float64 for an int tensor)."""
+    others = [np.array(2.5), np.array(2), np.array(True), np.array(2.5, np.float32)]
+    for other, dtype in itertools.product(others, ["float32", "int32", "uint8"]):
+        with case(other=other, dtype=dtype):
+            _a_0d_ndarray_compares_as_its_numpy_scalar(other, op, dtype)
+
+
+def _a_0d_ndarray_compares_as_its_numpy_scalar(other: np.ndarray, op, dtype: str) -> None:
     a = _values(dtype)
     scalar = other[()]
-    for run, ref_run in ((lambda x: op(x, other), lambda x: op(x, scalar)),
-                         (lambda x: op(other, x), lambda x: op(scalar, x))):
+    for k, (run, ref_run) in enumerate(((lambda x: op(x, other), lambda x: op(x, scalar)),
+                                        (lambda x: op(other, x), lambda x: op(scalar, x)))):
         got, ref = run(strided.tensor(a)), ref_run(torch.tensor(a))
-        assert str(got.dtype).split(".")[-1] == str(ref.dtype).split(".")[-1]
-        assert got.tolist() == ref.tolist()
+        assert str(got.dtype).split(".")[-1] == str(ref.dtype).split(".")[-1], ("reflected" if k else "direct")
+        assert got.tolist() == ref.tolist(), ("reflected" if k else "direct")

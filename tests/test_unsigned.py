@@ -8,6 +8,7 @@ import pytest
 import torch
 
 import strided as st
+from oracle_helpers import case as in_case
 from oracle_helpers import same_error
 from strided.ops._support.support import UNSIGNED
 
@@ -36,9 +37,14 @@ WORKS = {
 }
 
 
-@pytest.mark.parametrize("dtype", WIDE)
 @pytest.mark.parametrize("name", list(WORKS))
-def test_supported_ops_like_torch(dtype, name):
+def test_supported_ops_like_torch(name):
+    for dtype in WIDE:
+        with in_case(dtype=dtype):
+            _supported_ops_like_torch(dtype, name)
+
+
+def _supported_ops_like_torch(dtype, name):
     t, s = pair(dtype)
     fn = WORKS[name]
     assert_same(fn(st, s), fn(torch, t))
@@ -60,9 +66,14 @@ FAILS = {
 }
 
 
-@pytest.mark.parametrize("dtype", WIDE)
 @pytest.mark.parametrize("name", list(FAILS))
-def test_unsupported_ops_raise_like_torch(dtype, name):
+def test_unsupported_ops_raise_like_torch(name):
+    for dtype in WIDE:
+        with in_case(dtype=dtype):
+            _unsupported_ops_raise_like_torch(dtype, name)
+
+
+def _unsupported_ops_raise_like_torch(dtype, name):
     t, s = pair(dtype)
     fn = FAILS[name]
     text = same_error(lambda: fn(torch, t), lambda: fn(st, s))
@@ -109,8 +120,13 @@ DTYPE_NAME_ERRORS = {
 
 
 @pytest.mark.parametrize("case", DTYPE_NAME_ERRORS)
-@pytest.mark.parametrize("dtype", [d.name for d in st.dtypes.ALL_DTYPES if d.name not in ("bool", "float32")])
-def test_dtype_names_in_messages_are_torchs(case, dtype):
+def test_dtype_names_in_messages_are_torchs(case):
+    for dtype in [d.name for d in st.dtypes.ALL_DTYPES if d.name not in ("bool", "float32")]:
+        with in_case(dtype=dtype):
+            _dtype_names_in_messages_are_torchs(case, dtype)
+
+
+def _dtype_names_in_messages_are_torchs(case, dtype):
     make = DTYPE_NAME_ERRORS[case]
     same_error(lambda: make(torch, getattr(torch, dtype)), lambda: make(st, getattr(st, dtype)))
 
