@@ -84,6 +84,8 @@ def binary_into(ufunc: np.ufunc, x: Any, y: Any, out: np.ndarray, compute: np.dt
         # (PyTorch makes a 2-byte float from a float: an int32/int64 or float64 operand rounds
         # through float32 first; NumPy's cast inside the ufunc rounds once)
         x, y = reduced_cast_source(compute, x), reduced_cast_source(compute, y)
+    if not cast and compute == _F16 and out.size >= 128 and ufunc in HALF_OPS and half_into(HALF_OPS[ufunc], x, y, out):
+        return  # (NumPy's float16 loop's bits, without its scalar conversions: half_into)
     token = quiet_set(QUIET)
     try:
         if out.size >= MIN_NUMEL:
