@@ -1,7 +1,8 @@
 """The compiled parts of strided, plain C: ``strided.kernels._copykernel``, a cache-blocked strided
 copy, ``strided.kernels._specialkernel``, the special functions (erf, lgamma, ...) in one pass, and
 ``strided.kernels._randkernel``, NumPy's bounded-integer draw without its per-call overhead, and
-``strided.kernels._rowkernel``, NumPy's pairwise float sum (the same bits) vectorised.
+``strided.kernels._rowkernel``, NumPy's pairwise float sum (the same bits) vectorised, and
+``strided.kernels._halfkernel``, float16 add/sub/mul/div through float32 (NumPy's bits) in one pass.
 
 Everything else is in pyproject.toml. The extension is ``optional``: ``pip install -e .`` on a
 machine without a C compiler (or without Python's headers) prints setuptools' warning and
@@ -45,4 +46,15 @@ setup(ext_modules=[Extension(
     # extension and target_clones (an AVX2 clone picked at load time on x86-64); no -ffast-math,
     # so nothing reassociates and the bits are NumPy's
     extra_compile_args=["-O3", "-std=gnu99", "-Wall", "-Wno-psabi", "-fno-fast-math"],
+), Extension(
+    "strided.kernels._halfkernel",
+    ["src/strided/kernels/_halfkernel.c"],
+    optional=True,
+    # float16 arithmetic through float32, NumPy's conversions as vector code: an AVX2+FMA copy
+    # picked at import; no contraction or -ffast-math (the float steps are the conversions' bits);
+    # -fno-trapping-math lets GCC vectorise the selects (it changes no value, only what may raise
+    # a floating-point flag, which no caller reads here)
+    extra_compile_args=["-O3", "-std=gnu99", "-Wall", "-Wno-psabi", "-fno-fast-math", "-ffp-contract=off",
+                        "-fno-trapping-math"],
+    libraries=["m"],  # (fmaf where the CPU has no FMA)
 )])

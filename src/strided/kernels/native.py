@@ -137,6 +137,27 @@ def rand() -> ModuleType | None:
     return _rand if _enabled.get() and (not _open_blocks[0] or enabled_here()) else None
 
 
+_half: ModuleType | None = None
+_half_loaded = False
+
+
+def half() -> ModuleType | None:
+    """The compiled float16 arithmetic (``strided.kernels._halfkernel``: add, sub, mul, div and
+    the fused ``alpha * y + x`` through float32, NumPy's bits), imported on the first call; None
+    when not built, with ``STRIDED_NATIVE=0``, or inside :func:`disabled` (this context or thread
+    only): then NumPy's float16 loops run, which give the same bits.
+
+    >>> with disabled():
+    ...     half() is None
+    True
+    """
+    global _half, _half_loaded
+    if not _half_loaded:
+        _half = _compiled("_halfkernel")  # (None: NumPy's loops)
+        _half_loaded = True  # (a race imports the same module twice: harmless)
+    return _half if _enabled.get() and (not _open_blocks[0] or enabled_here()) else None
+
+
 def active() -> bool:
     """Whether a large copy in this context would use the compiled kernel.
 
