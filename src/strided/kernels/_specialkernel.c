@@ -4191,6 +4191,32 @@ done:
  * one format and length; out may be any of them itself (each block is read before it is written).
  * False (nothing written) where one overlaps out otherwise, or value is NaN (NumPy's multiply picks
  * between it and a NaN of y1); True once written. */
+#ifdef HAVE_HARDWARE_FMA_COPIES
+/* addcmul_runs' float32 loop with a value, on the AVX2 + FMA copy: fma_loops_avx2's float32 loop
+ * with its first operand the product y1 * v made in the same pass (rounded to float32 before the
+ * fmaf, -ffp-contract=off), not in a block of its own first: the same operations, so the same bits
+ * (NaNs too: fma32_nan on the same three operands). o may be x, y1 or y2 (each block is read
+ * before it is written). */
+__attribute__((target("avx2,fma")))
+static void addcmul32_scaled_avx2(const float *x, const float *y1, const float *y2, float *o, Py_ssize_t n, float v)
+{
+    float tmp[FMA32_BLOCK];
+    for (Py_ssize_t i0 = 0; i0 < n; i0 += FMA32_BLOCK) {
+        int m = n - i0 < FMA32_BLOCK ? (int)(n - i0) : FMA32_BLOCK;
+        int32_t nan = 0;
+        for (int j = 0; j < m; j++) {
+            float p = y1[i0 + j] * v, r = fmaf(p, y2[i0 + j], x[i0 + j]);
+            tmp[j] = r;
+            nan |= (int32_t)(r != r);
+        }
+        if (nan)
+            for (int j = 0; j < m; j++)
+                if (tmp[j] != tmp[j]) tmp[j] = fma32_nan(y1[i0 + j] * v, y2[i0 + j], x[i0 + j], tmp[j]);
+        memcpy(o + i0, tmp, (size_t)m * sizeof(float));
+    }
+}
+#endif
+
 static PyObject *py_addcmul_runs(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
@@ -4222,6 +4248,11 @@ static PyObject *py_addcmul_runs(PyObject *self, PyObject *const *args, Py_ssize
             const char *x = b[0].buf, *y1 = b[1].buf, *y2 = b[2].buf;
             char *o = b[3].buf;
             Py_BEGIN_ALLOW_THREADS
+#ifdef HAVE_HARDWARE_FMA_COPIES
+            if (scale && kind == 'f' && hardware_fma()) /* (the product in the fma's pass) */
+                addcmul32_scaled_avx2((const float *)x, (const float *)y1, (const float *)y2, (float *)o, n, (float)v);
+            else
+#endif
             for (Py_ssize_t i0 = 0; i0 < n; i0 += FMA32_BLOCK) {
                 Py_ssize_t m = n - i0 < FMA32_BLOCK ? n - i0 : FMA32_BLOCK, at = i0 * size;
                 double tmp[FMA32_BLOCK]; /* (the product's block: float32's in its first half) */
