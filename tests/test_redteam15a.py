@@ -106,3 +106,21 @@ def test_tensor_huge_python_int_beside_numpy_float(data):
     got = st.tensor(data)
     assert str(got.dtype).rsplit(".", 1)[-1] == str(expected.dtype).rsplit(".", 1)[-1]
     assert got.tolist() == expected.tolist()
+
+
+@pytest.mark.parametrize("device", ["meta", "meta:0", "meta:1", torch.device("meta", 0), "cpu", "cpu:0"])
+def test_explain_to_of_a_meta_tensor(device):
+    """A meta tensor's ``to`` another meta device (meta:0) is PyTorch's copy, not the refusal
+    'Cannot copy out of meta tensor' that only a real device gets."""
+    from strided.diagnose.explain_torch import explain_torch
+
+    x = torch.empty(3, 4, device="meta")
+    rep = explain_torch(x, "to", (device,))
+    try:
+        r = x.to(device)
+    except NotImplementedError:
+        assert rep.outcome == "error" and rep.error_class == "NotImplementedError"
+        return
+    assert rep.outcome != "error", rep.error
+    assert rep.returns_self == (r is x)
+    assert rep.shape == tuple(r.shape) and rep.strides == r.stride()
