@@ -98,10 +98,12 @@ def test_tensor_leaves_read_as_integers(label, make, dtype):
     [[np.float16(1)], [2**64]],
     [np.complex64(1), 2**70],
     [np.float32(1), 2**60 + 2**36 + 1],
+    [True, 1.5, 2**70],
+    [[True], [1.5], [-(2**70)]],
 ])
 def test_tensor_huge_python_int_beside_numpy_float(data):
-    """A NumPy float among the numbers makes the result a float tensor, and PyTorch reads a
-    Python int beyond int64 as a double there (no OverflowError), as it does beside a Python float."""
+    """A NumPy float among the numbers (or a Python float beside bools) makes the result a float
+    tensor, and PyTorch reads a Python int beyond int64 as a double there (no OverflowError)."""
     expected = torch.tensor(data)
     got = st.tensor(data)
     assert str(got.dtype).rsplit(".", 1)[-1] == str(expected.dtype).rsplit(".", 1)[-1]

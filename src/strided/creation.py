@@ -497,7 +497,7 @@ def _is_big_int_mix(source: np.ndarray, floats_wanted: bool) -> bool:
     items = list(source.ravel())
     if floats_wanted:
         return all(isinstance(x, (int, float)) for x in items)
-    numbers = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in items)
+    numbers = all(isinstance(x, (int, float)) for x in items)  # (bools too: tensor([True, 1.5, 2**70]))
     return numbers and any(isinstance(x, float) for x in items)
 
 
