@@ -177,7 +177,7 @@ _LIST = frozenset((list,))
 _chain = chain.from_iterable
 
 
-def _python_numbers_only(data: list) -> bool:
+def _python_numbers_only(data: list | tuple) -> bool:
     """Whether nested lists ``data`` hold only Python numbers (one set of types per list; False
     for anything else, which the careful walk of :func:`_sequence_dtype` reads)."""
     kinds = set(map(type, data))
@@ -206,7 +206,7 @@ def _is_tensor(x: Any) -> bool:
     return isinstance(x, Tensor) or (type(x).__module__.split(".")[0] == "torch" and hasattr(x, "numel"))
 
 
-def _sequence_dtype(data: list | tuple) -> tuple[DType | None, Any]:
+def _sequence_dtype(data: list | tuple, python: set, odd: list) -> tuple[DType | None, Any]:
     """PyTorch's dtype for nested sequences ``data`` holding NumPy scalars, arrays or tensors
     (``infer_scalar_type``: each Python float counts as the default float dtype, int as int64,
     bool as bool, complex as the default complex; a NumPy scalar or array, or a tensor, as its own
@@ -214,10 +214,7 @@ def _sequence_dtype(data: list | tuple) -> tuple[DType | None, Any]:
     with each tensor read as the scalar it holds (PyTorch reads a tensor inside a sequence as a
     number: ``tensor([tensor([2.5]), tensor([1.])])`` has shape (2,); more than one element is
     its ValueError). (None, data) where every leaf is a Python number or some leaf is neither
-    (the general path's rules and errors)."""
-    python: set = set()
-    odd: list = []
-    _leaf_kinds(data, python, odd)
+    (the general path's rules and errors). ``python`` and ``odd``: :func:`_leaf_kinds` of ``data``."""
     if not odd:
         return None, data
     from .ops._support.promotion import promote_types
@@ -241,16 +238,14 @@ def _sequence_dtype(data: list | tuple) -> tuple[DType | None, Any]:
     return found, (_scalars(data) if tensors else data)
 
 
-def _check_index_leaves(data: list | tuple, target: DType) -> None:
+def _check_index_leaves(odd: list, target: DType) -> None:
     """PyTorch's refusals of leaves it cannot read as an integer for an integer or bool tensor
     (it reads each through ``__index__``, Python floats aside): a NumPy bool (into an integer
     tensor), a NumPy float other than float64 (a Python float's subclass), scalars or arrays'
     items alike, and a floating or complex tensor: TypeError, as ``torch.tensor([0,
     np.bool_(True)])``, ``torch.tensor([np.float32(1)], dtype=torch.int64)`` and
-    ``torch.tensor([torch.tensor(1.5)], dtype=torch.int64)``. ``data`` as given (tensors not yet
-    read as numbers)."""
-    odd: list = []
-    _leaf_kinds(data, set(), odd)
+    ``torch.tensor([torch.tensor(1.5)], dtype=torch.int64)``. ``odd``: the leaves of the data
+    as given that are not Python numbers (see :func:`_leaf_kinds`; tensors not yet read as numbers)."""
     for x in odd:
         if _is_tensor(x):
             name = str(x.dtype).rsplit(".", 1)[-1]
@@ -369,7 +364,7 @@ def _tensor(data: Any, dtype: Any, device: Any) -> Tensor:
                 return fast
     parse_device(device, "tensor")
     inferred: DType | None = None
-    given = data  # (as passed: _sequence_dtype reads its tensors as numbers)
+    odd: list = []  # (the leaves that are not Python numbers, tensors as given: read once)
     if isinstance(data, Tensor):
         source = data._np()
         from_python = False
@@ -381,8 +376,10 @@ def _tensor(data: Any, dtype: Any, device: Any) -> Tensor:
             source = np.asarray(data)  # arrays, NumPy scalars (and torch tensors) keep their dtype
         from_python = False
     else:
-        if isinstance(data, (list, tuple)):
-            inferred, data = _sequence_dtype(data)
+        if isinstance(data, (list, tuple)) and not _python_numbers_only(data):  # (the quick test first)
+            python: set = set()
+            _leaf_kinds(data, python, odd)
+            inferred, data = _sequence_dtype(data, python, odd)
         try:
             try:
                 source = np.array(data)
@@ -422,8 +419,8 @@ def _tensor(data: Any, dtype: Any, device: Any) -> Tensor:
             _check_python_ints(data)
         from_python = True
     target = to_dtype(dtype) if dtype is not None else inferred or _infer_dtype(source, from_python)
-    if from_python and target.kind in "iub" and isinstance(given, (list, tuple)):
-        _check_index_leaves(given, target)
+    if odd and target.kind in "iub":
+        _check_index_leaves(odd, target)
     if from_python and target.kind in "iu" and source.size and source.dtype.kind in "iuf":
         for extreme in (source.min(), source.max()):
             message = scalar_overflow(extreme.item(), target, c_name=False)
