@@ -409,7 +409,7 @@ def test_mixed_dtype_binary_ops_like_torch(d1):
             continue  # Note: PyTorch gives complex32 there, which strided lacks (complex64 instead)
         for shape in ((2, 2), ()):
             ta, sa = torch.ones(2, 2, dtype=getattr(torch, d1)), st.ones(2, 2, dtype=d1)
-            tb, sb = torch.ones(shape, dtype=getattr(torch, d2)), st.ones(*shape, dtype=d2)
+            tb, sb = torch.ones(shape, dtype=getattr(torch, d2)), st.ones(shape, dtype=d2)
             for name, fn in _BINARY.items():
                 assert _kind(lambda: fn(sa, sb)) == _kind(lambda: fn(ta, tb)), (d1, d2, shape, name)  # noqa: B023
 

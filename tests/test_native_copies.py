@@ -186,7 +186,7 @@ if _KERNEL is not None:  # (see the module docstring: without the kernel there i
             blocked.copy_into(np.empty((45, 37)), np.zeros((37, 45)), min_bytes=0)
 
     def _ops(x: strided.Tensor) -> list:
-        target = strided.zeros(*x.shape, dtype=x.dtype)
+        target = strided.zeros(x.shape, dtype=x.dtype)
         return [x.contiguous(), x.clone(memory_format=strided.contiguous_format), x.clone(),
                 target.copy_(x), x.to(strided.complex128), x.reshape(-1), x.permute(tuple(range(x.dim()))[::-1]) + 1]
 

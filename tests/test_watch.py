@@ -191,7 +191,7 @@ def test_broadcast_marks_agree_with_numpy(result, data):
         return tuple(data.draw(hs.sampled_from([1, r])) for r in result[len(result) - n:])
 
     a_shape, b_shape = operand(), operand()
-    a, b = st.zeros(*a_shape), st.zeros(*b_shape)
+    a, b = st.zeros(a_shape), st.zeros(b_shape)
     with watch() as w:
         out = a + b
     full = np.broadcast_shapes(a_shape, b_shape)

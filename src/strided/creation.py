@@ -179,7 +179,7 @@ _DEEPEST = 65  # (a tensor has at most 64 dims: one level more holds its numbers
 _chain = chain.from_iterable
 
 
-def _python_numbers_only(data: list) -> bool:
+def _python_numbers_only(data: list | tuple) -> bool:
     """Whether nested lists ``data`` hold only Python numbers (one set of types per list; False
     for anything else, which the careful walk of :func:`_sequence_dtype` reads)."""
     kinds = set(map(type, data))
@@ -216,7 +216,7 @@ def _is_tensor(x: Any) -> bool:
     return isinstance(x, Tensor) or (type(x).__module__.split(".")[0] == "torch" and hasattr(x, "numel"))
 
 
-def _sequence_dtype(data: list | tuple) -> tuple[DType | None, Any]:
+def _sequence_dtype(data: list | tuple, python: set, odd: list) -> tuple[DType | None, Any]:
     """PyTorch's dtype for nested sequences ``data`` holding NumPy scalars, arrays or tensors
     (``infer_scalar_type``: each Python float counts as the default float dtype, int as int64,
     bool as bool, complex as the default complex; a NumPy scalar or array, or a tensor, as its own
@@ -224,10 +224,7 @@ def _sequence_dtype(data: list | tuple) -> tuple[DType | None, Any]:
     with each tensor read as the scalar it holds (PyTorch reads a tensor inside a sequence as a
     number: ``tensor([tensor([2.5]), tensor([1.])])`` has shape (2,); more than one element is
     its ValueError). (None, data) where every leaf is a Python number or some leaf is neither
-    (the general path's rules and errors)."""
-    python: set = set()
-    odd: list = []
-    _leaf_kinds(data, python, odd)
+    (the general path's rules and errors). ``python`` and ``odd``: :func:`_leaf_kinds` of ``data``."""
     if not odd:
         return None, data
     found: DType | None = None
@@ -249,17 +246,31 @@ def _sequence_dtype(data: list | tuple) -> tuple[DType | None, Any]:
     return found, (_scalars(data) if tensors else data)
 
 
-def _check_numpy_bools(data: list | tuple, target: DType) -> None:
-    """PyTorch's refusal to store a NumPy bool into an integer tensor (it reads the item as an
-    integer, and NumPy's bool is none): TypeError, as ``torch.tensor([0, np.bool_(True)])``."""
-    odd: list = []
-    _leaf_kinds(data, set(), odd)
-    if any(type(x) is np.bool_ for x in odd):
-        raise StridedTypeError(join_lines(
-            "'numpy.bool' object cannot be interpreted as an integer",
-            f"tensor() would store a NumPy bool into a {target.name} tensor; PyTorch reads it as an integer and "
-            "refuses",
-            "fix: convert it first (int(b) or bool(b)), or pass dtype=strided.bool_"))
+def _check_index_leaves(odd: list, target: DType) -> None:
+    """PyTorch's refusals of leaves it cannot read as an integer for an integer or bool tensor
+    (it reads each through ``__index__``, Python floats aside): a NumPy bool (into an integer
+    tensor), a NumPy float other than float64 (a Python float's subclass), scalars or arrays'
+    items alike, and a floating or complex tensor: TypeError, as ``torch.tensor([0,
+    np.bool_(True)])``, ``torch.tensor([np.float32(1)], dtype=torch.int64)`` and
+    ``torch.tensor([torch.tensor(1.5)], dtype=torch.int64)``. ``odd``: the leaves of the data
+    as given that are not Python numbers (see :func:`_leaf_kinds`; tensors not yet read as numbers)."""
+    for x in odd:
+        if _is_tensor(x):
+            name = str(x.dtype).rsplit(".", 1)[-1]
+            if name.startswith(("float", "bfloat", "complex")):
+                raise StridedTypeError(join_lines(
+                    "only integer tensors of a single element can be converted to an index",
+                    f"tensor() would store a {name} tensor into a {target.name} tensor; PyTorch reads it as "
+                    "an integer and refuses",
+                    "fix: convert it first (t.long() or t.round().long()), or pass a float dtype"))
+        elif isinstance(x, (np.generic, np.ndarray)):
+            kind = x.dtype
+            if (kind == np.bool_ and target.kind != "b") or (kind.kind == "f" and kind != np.float64):
+                raise StridedTypeError(join_lines(
+                    f"'numpy.{kind.type.__name__}' object cannot be interpreted as an integer",
+                    f"tensor() would store a NumPy {kind} into a {target.name} tensor; PyTorch reads it as an "
+                    "integer and refuses",
+                    "fix: convert it first (int(x), or x.astype(int)), or pass a dtype that holds it"))
 
 
 def _scalars(data: Any) -> Any:
@@ -361,6 +372,7 @@ def _tensor(data: Any, dtype: Any, device: Any) -> Tensor:
                 return fast
     parse_device(device, "tensor")
     inferred: DType | None = None
+    odd: list = []  # (the leaves that are not Python numbers, tensors as given: read once)
     if isinstance(data, Tensor):
         source = data._np()
         from_python = False
@@ -372,8 +384,10 @@ def _tensor(data: Any, dtype: Any, device: Any) -> Tensor:
             source = np.asarray(data)  # arrays, NumPy scalars (and torch tensors) keep their dtype
         from_python = False
     else:
-        if isinstance(data, (list, tuple)):
-            inferred, data = _sequence_dtype(data)
+        if isinstance(data, (list, tuple)) and not _python_numbers_only(data):  # (the quick test first)
+            python: set = set()
+            _leaf_kinds(data, python, odd)
+            inferred, data = _sequence_dtype(data, python, odd)
         try:
             try:
                 source = np.array(data)
@@ -384,6 +398,9 @@ def _tensor(data: Any, dtype: Any, device: Any) -> Tensor:
         floats_wanted = dtype is not None and to_dtype(dtype).is_floating_point
         if dtype is not None and to_dtype(dtype) is uint64:
             source = _uint64_source(data, source)  # PyTorch reads the ints as uint64 here
+        if source.dtype == object and dtype is None and inferred is not None and inferred.kind in "fc":
+            # (a huge Python int beside a NumPy float or a float tensor: PyTorch reads it as a double)
+            source = np.array(data, dtype=np.complex128 if inferred.kind == "c" else np.float64)
         if source.dtype == object and _is_big_int_mix(source, floats_wanted):
             source = source.astype(np.float64)  # PyTorch reads them all as floats
         if floats_wanted and source.dtype.kind in "iu" and source.size and to_dtype(dtype).itemsize <= 4 \
@@ -402,14 +419,16 @@ def _tensor(data: Any, dtype: Any, device: Any) -> Tensor:
                 f"numbers ({SUPPORTED})"
             )
         if (source.dtype.kind == "f" or source.dtype == np.uint64) and not floats_wanted \
-                and not (dtype is not None and to_dtype(dtype) is uint64):
+                and not (dtype is not None and to_dtype(dtype) is uint64) \
+                and not (dtype is None and inferred is not None and inferred.kind in "fc"):
+            # (a NumPy float or tensor among them makes the result float: PyTorch reads the ints as floats)
             # NumPy widens ints beyond int64 to float64/uint64; PyTorch refuses them, unless it
             # reads them as floats (a float among them, or a float dtype asked for)
             _check_python_ints(data)
         from_python = True
     target = to_dtype(dtype) if dtype is not None else inferred or _infer_dtype(source, from_python)
-    if from_python and target.kind in "iu" and source.dtype.kind in "biu" and isinstance(data, (list, tuple)):
-        _check_numpy_bools(data, target)
+    if odd and target.kind in "iub":
+        _check_index_leaves(odd, target)
     if from_python and target.kind in "iu" and source.size and source.dtype.kind in "iuf":
         for extreme in (source.min(), source.max()):
             message = scalar_overflow(extreme.item(), target, c_name=False)
@@ -483,7 +502,7 @@ def _is_big_int_mix(source: np.ndarray, floats_wanted: bool) -> bool:
     items = list(source.ravel())
     if floats_wanted:
         return all(isinstance(x, (int, float)) for x in items)
-    numbers = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in items)
+    numbers = all(isinstance(x, (int, float)) for x in items)  # (bools too: tensor([True, 1.5, 2**70]))
     return numbers and any(isinstance(x, float) for x in items)
 
 

@@ -309,7 +309,7 @@ def _torch_to_call(src: Source, args: tuple, kwargs: dict) -> tuple[Callable[[Te
     dtype = src.torch_dtype if dtype is None else dtype
     device = src.device if device is None else _with_index(torch, device)
     itemsize = dtype.itemsize
-    if device != src.device and src.device.type == "meta":
+    if device.type != "meta" and src.device.type == "meta":  # (meta -> meta:0 is a copy, not this)
         return _raises(NotImplementedError("Cannot copy out of meta tensor; no data!")), False, itemsize
     suggested = torch.contiguous_format
     if len(src.shape) in (4, 5):

@@ -175,7 +175,10 @@ def _nll(logp: np.ndarray, target: Tensor, class_dim: int, weight: np.ndarray | 
     picked = lp[np.arange(n)[:, None], safe, np.arange(s)]  # (take_along_axis over the class dim)
     w = np.ones(safe.shape, dtype=lp.dtype) if weight is None else weight[safe]
     w = (np.where(ignored, 0, w) if some_ignored else w).astype(lp.dtype, copy=False)
-    return -w * picked, w, ignored
+    losses = -w * picked
+    if some_ignored:  # (PyTorch writes 0 for an ignored sample: not -0 * x, nor NaN where x is NaN/inf)
+        losses[ignored] = 0
+    return losses, w, ignored
 
 
 _NEG_ONES: dict[tuple[int, np.dtype], np.ndarray] = {}  # (rows, dtype) -> -ones((rows, 1)), read-only
