@@ -716,10 +716,12 @@ def test_tensor_of_pinned_mixed_sequences(case: int) -> None:
 
 
 @pytest.mark.parametrize("data", [[True, 1], [True, False], [[True], [False]], [True, 1.5], [True, -1, 2**63],
-                                  [True, 2**63], [[1, 2], [True, False]], [False, 2**62], [1, True, 2.5], []])
+                                  [True, 2**63], [[1, 2], [True, False]], [False, 2**62], [1, True, 2.5], [],
+                                  (1.5, 2.5), (1, 2), (True, False), (), ([1.0, 2.0], [3.0, 4.0]),
+                                  ((1.0, 2.0), (3.0, 4.0)), ([],), (1, 2.5), (2**63,), (1.5, 2**70), ([1, 2], [3])])
 def test_tensor_of_python_bools_among_numbers(data: list) -> None:
-    """The fast path takes bools alone (bool) and bools first among ints (int64); everything else
-    goes the general way: each as PyTorch reads it."""
+    """The fast path takes bools alone (bool) and bools first among ints (int64), from a list or a
+    top-level tuple; everything else goes the general way: each as PyTorch reads it."""
     _same_result(lambda: st.tensor(data), lambda: torch.tensor(data), data)
 
 

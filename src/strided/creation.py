@@ -321,14 +321,14 @@ def _rowmajor_copy(t: Tensor) -> Tensor | None:
     return None if flat is None else adopted(flat.copy(), plan[1], d)
 
 
-def _list_copy(data: list) -> Tensor | None:
-    """``tensor(data)`` (no dtype, device, listener) of nested lists of Python numbers whose first is
+def _list_copy(data: list | tuple) -> Tensor | None:
+    """``tensor(data)`` (no dtype, device, listener) of nested lists (a tuple at the top) of Python numbers whose first is
     a float and which NumPy reads as float64, or whose first is an int or a bool and which NumPy
     reads as int64, or of bools alone: the general path's result (the default float dtype, int64 or
     bool; row-major), without its
     checks of what NumPy could not read; None where the general path must run (other numbers
     first, anything NumPy reads otherwise or refuses, a float16 / bfloat16 default dtype)."""
-    first = data
+    first = data[0] if data else data  # (a tuple at the top; lists below it)
     while first.__class__ is list and first:
         first = first[0]
     kind = first.__class__
@@ -362,7 +362,7 @@ def _list_copy(data: list) -> Tensor | None:
 
 def _tensor(data: Any, dtype: Any, device: Any) -> Tensor:
     if dtype is None and device is None and not OPEN:
-        if data.__class__ is list:
+        if data.__class__ is list or data.__class__ is tuple:  # (a flat tuple too: tensor((1.5, 2.5)))
             fast = _list_copy(data)
             if fast is not None:
                 return fast
