@@ -170,10 +170,7 @@ def _torch_bfloat16(data: Any) -> np.ndarray | None:
     return data.detach().cpu().view(torch.int16).numpy().view(bfloat16.numpy)
 
 
-_PYTHON_NUMBERS = (bool, int, float, complex)  # (exact types: NumPy's float64 subclasses float)
-
-
-_NUMBER_TYPES = frozenset(_PYTHON_NUMBERS)
+_NUMBER_TYPES = frozenset((bool, int, float, complex))  # (exact types: NumPy's float64 subclasses float)
 _LIST = frozenset((list,))
 _DEEPEST = 65  # (a tensor has at most 64 dims: one level more holds its numbers)
 _chain = chain.from_iterable

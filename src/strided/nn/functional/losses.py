@@ -340,11 +340,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     inputs = tuple(x for x in (input, target, weight) if x is not None)
     if red == "none":
         return array_result(losses, loss_shape, input._dtype, "nll_loss", inputs)
-    if input.ndim <= 2:  # (PyTorch's nll_loss_out_frame: its cascade; nll_loss2d's sum stays NumPy's)
-        value = _nll_total(losses, weights, ignored, red, w is not None, input._dtype.numpy)
-    else:
-        value = _reduce(losses, weights.sum(), red)
-    return scalar_result(value, input._dtype, "nll_loss", inputs)
+    return scalar_result(_nll_reduced(losses, weights, ignored, red, w, input), input._dtype, "nll_loss", inputs)
 
 
 def _nll_loss_fresh(input: Any, target: Any, weight: Any = None, size_average: Any = None, ignore_index: Any = -100,
@@ -541,8 +537,8 @@ def _class_weight(weight: Tensor, input: Tensor, class_dim: int) -> Tensor:
 
 
 def _nll_reduced(losses: np.ndarray, weights: np.ndarray, ignored: np.ndarray, red: str, w: Any, input: Tensor) -> Any:
-    """cross_entropy's nll term reduced as nll_loss reduces it: PyTorch's cascade for a (C,) or
-    (N, C) input, NumPy's sum for nll_loss2d's shapes."""
+    """nll_loss's reduced value (and cross_entropy's nll term): PyTorch's nll_loss_out_frame cascade
+    for a (C,) or (N, C) input, NumPy's sum for nll_loss2d's shapes."""
     if input.ndim <= 2:
         return _nll_total(losses, weights, ignored, red, w is not None, input._dtype.numpy)
     return _reduce(losses, weights.sum(), red)

@@ -563,6 +563,12 @@ def std_mean(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepd
     return s, _welford_infinities(input, dim, keepdim, _wide_mean(input, dim, keepdim))
 
 
+def _mean_axes(x: Tensor, dim: Any) -> tuple[int, ...]:
+    """var_mean's reduced dims as NumPy axes of ``x._np()`` (every one for ``dim=None``)."""
+    dims = reduction_dims(x, _mean_dims(dim), "var_mean")
+    return tuple(range(x.ndim)) if dims is None else numpy_axes(dims, x.ndim)
+
+
 def _wide_mean(x: Tensor, dim: Any, keepdim: bool) -> Tensor:
     """var_mean's mean: ``mean(x, dim)`` (its gradient too), with PyTorch's var_mean values for the
     floats narrower than float64 (float32, float16, bfloat16): its Welford mean runs in double and
@@ -571,9 +577,8 @@ def _wide_mean(x: Tensor, dim: Any, keepdim: bool) -> Tensor:
     m = mean(x, _mean_dims(dim), keepdim)
     if m._dtype in REDUCED_FLOATS or m._dtype is float32:
         a = x._np()
-        dims = reduction_dims(x, _mean_dims(dim), "var_mean")
-        axes = None if dims is None else numpy_axes(dims, a.ndim)
-        n = a.size if axes is None else int(np.prod([a.shape[d] for d in axes]))
+        axes = _mean_axes(x, dim)
+        n = L.product([a.shape[d] for d in axes])
         if n:  # (no element: mean's NaN stands)
             wide = np.add.reduce(a, axis=axes, dtype=np.float64, keepdims=keepdim) / n
             quietly(np.copyto, m._np(), wide, casting="unsafe")  # (an inf sum stays inf: no warning)
@@ -602,8 +607,7 @@ def _welford_infinities(x: Tensor, dim: Any, keepdim: bool, m: Tensor) -> Tensor
         return m
     values = m._np()
     a = x._np()
-    dims = reduction_dims(x, _mean_dims(dim), "var_mean")
-    axes = tuple(range(a.ndim)) if dims is None else numpy_axes(dims, a.ndim)
+    axes = _mean_axes(x, dim)
     infinite = np.isinf(a)
     count = infinite.sum(axis=axes, keepdims=True)
     # (the last element Welford meets along each reduced dim: its end, unless the stride runs backwards)
