@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from . import layout as L
-from .args import int_arg, memory_format_error, parse_sizes, scalar_value, sizes_or_size
+from .args import int_arg, memory_format_error, parse_sizes, scalar_value, size_sequence, sizes_or_size
 from .device import parse_device
 from .dispatch import (
     OPEN,
@@ -54,9 +54,11 @@ from .dtypes import (
     uint64,
 )
 from .errors import (
+    StridedDataKindError,
     StridedNotImplementedError,
     StridedOverflowError,
     StridedRuntimeError,
+    StridedStringDataError,
     StridedTypeError,
     StridedValueError,
     join_lines,
@@ -411,7 +413,7 @@ def _tensor(data: Any, dtype: Any, device: Any) -> Tensor:
             kinds = sorted({type(x).__name__ for x in items})
             for x in items:
                 check_int64(x, "tensor()")
-            raise StridedTypeError(
+            raise _data_kind_error(items)(
                 f"new(): invalid data type {', '.join(kinds) or source.dtype}; tensor() takes "
                 f"numbers ({SUPPORTED})"
             )
@@ -770,6 +772,25 @@ def _scalar_dtype(value: Any) -> DType:
     )
 
 
+def _data_kind_error(items: list) -> type[StridedTypeError] | type[StridedDataKindError] | type[StridedStringDataError]:
+    """The class of ``tensor()``'s error for a sequence holding ``items`` (in order), as PyTorch's,
+    which stops at the first item that is not a number: ValueError for a string (read as one more
+    dimension), RuntimeError for an item with no dtype (None, objects), TypeError for bytes; each
+    also a TypeError (our older class).
+
+    >>> _data_kind_error([1, None, "a"]).__name__, _data_kind_error([np.str_("a")]).__name__
+    ('StridedDataKindError', 'StridedStringDataError')
+    """
+    for x in items:
+        if isinstance(x, (str, np.str_)):
+            return StridedStringDataError
+        if isinstance(x, (bytes, np.bytes_)):
+            return StridedTypeError
+        if not isinstance(x, (int, float, complex, np.generic)):
+            return StridedDataKindError
+    return StridedTypeError
+
+
 def full(size: Any, fill_value: Any, dtype: Any = None, *, device: Any = None,
          requires_grad: bool = False) -> Tensor:
     """A tensor of ``size`` filled with ``fill_value``; dtype inferred from it as PyTorch does.
@@ -793,9 +814,10 @@ def full(size: Any, fill_value: Any, dtype: Any = None, *, device: Any = None,
             t = adopted(array, plan[1], int64)
             if OPEN: created("full", (), t)  # noqa: E701
             return t
+    size_sequence(size, fill_value, "full")
     if device is not None:
         parse_device(device, "full")
-    shape = parse_sizes((size,) if not isinstance(size, (tuple, list)) else (tuple(size),), "full")
+    shape = parse_sizes((tuple(size),), "full")
     fill_value = scalar_value(fill_value)
     dt = _scalar_dtype(fill_value) if dtype is None else to_dtype(dtype)
     value = _fill_scalar(fill_value, dt, "full", L.product(shape))
