@@ -135,10 +135,12 @@ def test_tensor_ragged_like_torch(data, where):
 
 
 @pytest.mark.parametrize("data", ["abc", ["a", "b"], [None], None, [1, None], {"a": 1}, [object()], [b"a"],
-                                  [None, "a"], [1.5, "a", None], [[1], [None]], [np.str_("a")]], ids=stable_id)
+                                  [None, "a"], ["a", None], [1.5, "a", None], ["", 1], [[1], ["a"]], [["a"]],
+                                  [[1], [None]], [np.str_("a")], [b"a", None]], ids=stable_id)
 def test_tensor_non_numeric_errors_as_torchs(data):
-    # PyTorch raises TypeError, ValueError ("too many dimensions 'str'") or RuntimeError ("Could
-    # not infer dtype of NoneType") by the first item that is not a number; strided's error is of
+    # PyTorch raises TypeError, ValueError ("too many dimensions 'str'": a string as the first leaf)
+    # or RuntimeError ("Could not infer dtype of NoneType") by the first item that is not a
+    # number; strided's error is of
     # PyTorch's class and also a TypeError (its older class), with its own text naming the dtypes
     with pytest.raises((TypeError, ValueError, RuntimeError)) as peer:
         torch.tensor(data)

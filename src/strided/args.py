@@ -311,9 +311,11 @@ def size_sequence(size: Any, fill_value: Any, op: str) -> None:
       fix: pass the size as a tuple, full((2,), 1.0)
     """
     if not isinstance(size, (tuple, list)):
+        fix = (f"got the class {size.__module__}.{size.__qualname__} itself, not a size: pass the sizes "
+               f"first, {op}((2, 3), {fill_value!r:.40}, dtype=...)" if isinstance(size, type)
+               else f"fix: pass the size as a tuple, {op}(({size!r:.40},), {fill_value!r:.40})")
         raise StridedTypeError(
-            f"{op}(): argument 'size' (position 1) must be tuple of ints, not {type_name(size)}\n"
-            f"  fix: pass the size as a tuple, {op}(({size!r:.40},), {fill_value!r:.40})"
+            f"{op}(): argument 'size' (position 1) must be tuple of ints, not {type_name(size)}\n  {fix}"
         )
 
 

@@ -413,7 +413,7 @@ def _tensor(data: Any, dtype: Any, device: Any) -> Tensor:
             kinds = sorted({type(x).__name__ for x in items})
             for x in items:
                 check_int64(x, "tensor()")
-            raise _data_kind_error(items)(
+            raise _data_kind_error(data)(
                 f"new(): invalid data type {', '.join(kinds) or source.dtype}; tensor() takes "
                 f"numbers ({SUPPORTED})"
             )
@@ -772,22 +772,35 @@ def _scalar_dtype(value: Any) -> DType:
     )
 
 
-def _data_kind_error(items: list) -> type[StridedTypeError] | type[StridedDataKindError] | type[StridedStringDataError]:
-    """The class of ``tensor()``'s error for a sequence holding ``items`` (in order), as PyTorch's,
-    which stops at the first item that is not a number: ValueError for a string (read as one more
-    dimension), RuntimeError for an item with no dtype (None, objects), TypeError for bytes; each
-    also a TypeError (our older class).
+def _data_kind_error(data: Any) -> type[StridedTypeError] | type[StridedDataKindError] | type[StridedStringDataError]:
+    """The class of ``tensor(data)``'s error for data holding something that is not a number,
+    as PyTorch's, which stops at the first such leaf (in order): ValueError for a non-empty string
+    that is the first leaf (PyTorch reads it as one more dimension: "too many dimensions 'str'"),
+    RuntimeError for an item with no dtype (None, objects), TypeError for any other string or
+    bytes; each also a TypeError (our older class).
 
-    >>> _data_kind_error([1, None, "a"]).__name__, _data_kind_error([np.str_("a")]).__name__
-    ('StridedDataKindError', 'StridedStringDataError')
+    >>> _data_kind_error(["a", None]).__name__, _data_kind_error([1.5, "a"]).__name__
+    ('StridedStringDataError', 'StridedTypeError')
+    >>> _data_kind_error([[1], [None, "a"]]).__name__
+    'StridedDataKindError'
     """
-    for x in items:
+    first = True
+    stack = [iter((data,))]
+    while stack:
+        x = next(stack[-1], stack)
+        if x is stack:  # (this level is done)
+            stack.pop()
+            continue
+        if isinstance(x, (list, tuple)):
+            stack.append(iter(x))
+            continue
         if isinstance(x, (str, np.str_)):
-            return StridedStringDataError
+            return StridedStringDataError if first and x else StridedTypeError
         if isinstance(x, (bytes, np.bytes_)):
             return StridedTypeError
-        if not isinstance(x, (int, float, complex, np.generic)):
+        if not isinstance(x, (int, float, complex, np.generic, np.ndarray, Tensor)):
             return StridedDataKindError
+        first = False
     return StridedTypeError
 
 
