@@ -4820,20 +4820,11 @@ done:
  * equal to this process's expf on 2^16 spread inputs (otherwise the scalar expf loop runs, as
  * before): checked equal to glibc 2.3x's expf on all 2^32 floats on an AVX-512 Xeon. */
 #if defined(__GNUC__) && defined(__x86_64__)
-static const uint64_t EXPF_TABLE[32] = {
-    0x3ff0000000000000, 0x3fefd9b0d3158574, 0x3fefb5586cf9890f, 0x3fef9301d0125b51,
-    0x3fef72b83c7d517b, 0x3fef54873168b9aa, 0x3fef387a6e756238, 0x3fef1e9df51fdee1,
-    0x3fef06fe0a31b715, 0x3feef1a7373aa9cb, 0x3feedea64c123422, 0x3feece086061892d,
-    0x3feebfdad5362a27, 0x3feeb42b569d4f82, 0x3feeab07dd485429, 0x3feea47eb03a5585,
-    0x3feea09e667f3bcd, 0x3fee9f75e8ec5f74, 0x3feea11473eb0187, 0x3feea589994cce13,
-    0x3feeace5422aa0db, 0x3feeb737b0cdc5e5, 0x3feec49182a3f090, 0x3feed503b23e255d,
-    0x3feee89f995ad3ad, 0x3feeff76f2fb5e47, 0x3fef199bdd85529c, 0x3fef3720dcef9069,
-    0x3fef5818dcfba487, 0x3fef7c97337b9b5f, 0x3fefa4afa2a490da, 0x3fefd0765b6e4540,
-};
+#include "_glibc_expf.h"  /* EXPF_TABLE */
 
 __attribute__((target("avx2,fma"))) static __m128 expf_lanes(__m256d d)
 {
-    const __m256d invln2n = _mm256_set1_pd(0x1.71547652b82fep+0 * 32), shift = _mm256_set1_pd(0x1.8p+52);
+    const __m256d invln2n = _mm256_set1_pd(EXPF_INVLN2N), shift = _mm256_set1_pd(EXPF_SHIFT);
     __m256d kd = _mm256_fmadd_pd(invln2n, d, shift);  /* kd = z + SHIFT, z = InvLn2N * x, fused */
     __m256i ki = _mm256_castpd_si256(kd);
     kd = _mm256_sub_pd(kd, shift);
@@ -4841,10 +4832,10 @@ __attribute__((target("avx2,fma"))) static __m128 expf_lanes(__m256d d)
     __m256i t = _mm256_i64gather_epi64((const long long *)EXPF_TABLE, _mm256_and_si256(ki, _mm256_set1_epi64x(31)), 8);
     t = _mm256_add_epi64(t, _mm256_slli_epi64(ki, 47));
     __m256d s = _mm256_castsi256_pd(t);
-    __m256d z = _mm256_fmadd_pd(_mm256_set1_pd(0x1.c6af84b912394p-5 / 32 / 32 / 32), r,
-                                _mm256_set1_pd(0x1.ebfce50fac4f3p-3 / 32 / 32));
+    __m256d z = _mm256_fmadd_pd(_mm256_set1_pd(EXPF_C0), r,
+                                _mm256_set1_pd(EXPF_C1));
     __m256d r2 = _mm256_mul_pd(r, r);
-    __m256d y = _mm256_fmadd_pd(_mm256_set1_pd(0x1.62e42ff0c52d6p-1 / 32), r, _mm256_set1_pd(1.0));
+    __m256d y = _mm256_fmadd_pd(_mm256_set1_pd(EXPF_C2), r, _mm256_set1_pd(1.0));
     y = _mm256_fmadd_pd(z, r2, y);
     return _mm256_cvtpd_ps(_mm256_mul_pd(y, s));
 }

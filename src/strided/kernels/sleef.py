@@ -20,12 +20,14 @@ AVX-512, where ``torch.backends.cpu.get_cpu_capability()`` is ``"AVX512"``):
   ``torch`` (tests/test_sleef_loops.py). ``ATEN_CPU_CAPABILITY`` (``default``, ``avx2``) lowers
   the step as it lowers PyTorch's (``default``: ``Vectorized<float>::exp`` is ``std::exp`` lane by
   lane, every element the scalar function's bits).
-- ``exp`` itself is not that loop: ``exp_kernel`` calls ``at::vml::vexp``, which in PyTorch's
+- ``exp`` and ``tanh`` are not that loop: ``exp_kernel`` calls ``at::vml::vexp``, which in PyTorch's
   MKL builds is MKL's ``vmsExp`` (``VML_HA``), for every element and layout (strided inputs are
-  gathered and go through it too). MKL is closed and its kernels are picked by CPU, so its bits
-  are not reproduced: strided's float32 ``exp`` is the C library's ``expf``
-  (:func:`exp_float32`), which equals MKL's result in 98.9% of elements spread over -100..88
-  (NumPy's ``np.exp``: 63%); both are within an ulp of the exact value.
+  gathered and go through it too); ``tanh_kernel`` likewise MKL's ``vmsTanh``. MKL is closed and
+  its kernels are picked by CPU, so its bits are not reproduced: strided's float32 ``exp`` is the
+  C library's ``expf`` (:func:`exp_float32`), which equals MKL's result in 98.9% of elements
+  spread over -100..88 (NumPy's ``np.exp``: 63%), and its ``tanh`` is tanh rounded from double
+  (:func:`tanh_float32`), equal to MKL's in 99.8-99.99% (``np.tanh``: 62-84%); all within an ulp
+  of the exact value.
 
 Without the compiled module (no C compiler, ``STRIDED_NATIVE=0``, :func:`strided.kernels.native.disabled`)
 every function here answers None and the callers run NumPy's ufuncs as before: NumPy's bits
@@ -35,6 +37,7 @@ every function here answers None and the callers run NumPy's ufuncs as before: N
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
 import numpy as np
 
@@ -42,7 +45,7 @@ from ..layout.order import iteration_order
 from . import native
 from .torch_loops import GRAIN_SIZE, scalar_loop_mask, torch_threads
 
-EXP, SIGMOID, SILU = 0, 1, 2  # the kernel's op codes
+EXP, SIGMOID, SILU, LIBM_EXP, TANH = 0, 1, 2, 3, 4  # the kernel's op codes (EXP: SLEEF's expf alone)
 _F32 = np.dtype(np.float32)
 _steps: list[int] = []
 
@@ -117,3 +120,68 @@ def torch_loop(x: np.ndarray, op: int, out: np.ndarray | None = None, threads: i
         k.run(part, part, op, 0, 0, 0, form)
         res[mask] = part
     return res
+
+
+def exp_float32(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray | None:
+    """The C library's ``expf`` of each element of the float32 array ``x`` (any strides), as a
+    fresh array of ``x``'s shape, or written into ``out`` (float32, ``x``'s shape; ``x`` itself in
+    place) and ``out`` returned where ``out`` is C-contiguous (else a fresh array the caller
+    copies); None where the compiled kernel is not used or ``x`` is not float32 (the caller runs
+    ``np.exp``: NumPy's bits). Why the C library's: PyTorch's float32 ``exp`` is MKL's ``vmsExp``
+    (see the module's note), which is not reproduced; glibc's expf equals it in 98.9-99.9% of
+    elements on spreads over -100..88 (``np.exp``: 60-63%), and equals the value PyTorch's own
+    scalar loops give everywhere else (``std::exp``). Sixteen lanes at a time where the CPU has
+    AVX-512 and a first-use check finds the form equal to this process's expf, else expf itself
+    element by element (the same bits)."""
+    return _elementwise(x, out, LIBM_EXP)
+
+
+def tanh_float32(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray | None:
+    """``tanh`` of each element of the float32 array ``x`` computed in double and rounded once to
+    float (the correctly rounded tanh but within a few 1e-16 of a tie); ``out`` and the answer as
+    :func:`exp_float32`'s. Why: PyTorch's float32 ``tanh`` is MKL's ``vmsTanh`` (not reproduced),
+    which this equals in 99.8-99.99% of elements (``np.tanh``: 62-84%, glibc's ``tanhf`` 66-94%)."""
+    return _elementwise(x, out, TANH)
+
+
+def _elementwise(x: np.ndarray, out: np.ndarray | None, op: int) -> np.ndarray | None:
+    """``op`` (the same function at every element) of the float32 array ``x``: see :func:`exp_float32`."""
+    k = native.sleef()
+    if k is None or x.dtype != _F32:
+        return None
+    res = out if out is not None and out.flags.c_contiguous and out.dtype == _F32 and out.shape == x.shape else None
+    if res is None:
+        res = np.empty(x.shape, _F32)
+    k.run(np.ascontiguousarray(x).reshape(-1), res.reshape(-1), op, 0, 0, -1, -1)
+    return res
+
+
+def _fresh(ufunc: np.ufunc, op: int) -> Callable[[np.ndarray], np.ndarray]:
+    def fresh(x: np.ndarray) -> np.ndarray:
+        res = _elementwise(x, None, op) if x.dtype == _F32 else None
+        return ufunc(x) if res is None else res
+
+    fresh.__doc__ = f"``{ufunc.__name__}`` of a flat float run into a fresh array: the kernel's for float32 (op {op})."
+    return fresh
+
+
+def _kernel(ufunc: np.ufunc, op: int) -> Callable[[np.ndarray, np.ndarray, np.dtype], None]:
+    def kernel(x: np.ndarray, out: np.ndarray, compute: np.dtype) -> None:
+        if compute == _F32 and out.dtype == _F32 and x.dtype.kind in "biuf":
+            xf = x if x.dtype == _F32 else (x.astype(_F32) if x.dtype.kind != "f" else None)
+            res = _elementwise(xf, out, op) if xf is not None else None
+            if res is not None:
+                if res is not out:
+                    np.copyto(out, res)
+                return
+        ufunc(x, out=out, dtype=compute, casting="unsafe")
+
+    kernel.__doc__ = (f"The unary kernel of ``{ufunc.__name__}``: float32 (a float32 input, or an integer/bool one "
+                      "converted first as PyTorch converts it) by the compiled kernel, else the ufunc in ``compute``.")
+    return kernel
+
+
+exp_fresh = _fresh(np.exp, LIBM_EXP)
+exp_kernel = _kernel(np.exp, LIBM_EXP)
+tanh_fresh = _fresh(np.tanh, TANH)
+tanh_kernel = _kernel(np.tanh, TANH)
