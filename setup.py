@@ -30,7 +30,8 @@ setup(ext_modules=[Extension(
     # would reassociate and call vector exp/log), no -march (no FMA instructions to contract into);
     # -O3 runs i1's blocked series two lanes at a time (SSE2: the same roundings per lane). Where
     # PyTorch's own kernels fuse (its Bessel functions), the C code says so with explicit fmas.
-    depends=["src/strided/kernels/_torch_special.h", "src/strided/kernels/_glibc_expf.h"],
+    depends=["src/strided/kernels/_torch_special.h", "src/strided/kernels/_glibc_expf.h",
+             "src/strided/kernels/_sleef_expf.h"],
     extra_compile_args=["-O3", "-std=c99", "-Wall", "-ffp-contract=off", "-fno-fast-math"],
     libraries=["m"],
 ), Extension(
@@ -63,7 +64,7 @@ setup(ext_modules=[Extension(
     "strided.kernels._sleefkernel",
     ["src/strided/kernels/_sleefkernel.c"],
     optional=True,
-    depends=["src/strided/kernels/_glibc_expf.h"],
+    depends=["src/strided/kernels/_glibc_expf.h", "src/strided/kernels/_sleef_expf.h"],
     # SLEEF's expf with its fused steps written out (fmaf, _mm512_fmadd_ps): nothing else may fuse
     # (-ffp-contract=off) or reassociate (no -ffast-math); the AVX-512 form has its own target
     # attribute and runs only where the CPU has AVX512F (no -march)

@@ -300,3 +300,17 @@ def test_tanh_is_closer_to_pytorch_than_numpy_and_its_layouts() -> None:
     assert y.grad.numpy().tobytes() == (np.float32(1) - flat * flat).tobytes()  # (1 - y^2, from the result)
     with native.disabled():
         assert strided.from_numpy(base.copy()).tanh().numpy().tobytes() == np.tanh(base).tobytes()
+
+
+def test_softmax_rows_take_sleefs_expf() -> None:
+    """float32 softmax along a contiguous last dim: PyTorch maps SLEEF's expf over whole rows (the
+    tail as a partial vector), so every element's exponential is SLEEF's; the rows' sums are ATen's
+    lanes (_specialkernel.softmax_rows). Bit for bit over row lengths 1..70 and the special inputs."""
+    if sleef.step() == 0:
+        pytest.skip("ATen's DEFAULT capability: std::exp, not SLEEF's")
+    r = np.random.default_rng(18)
+    for n in range(1, 71):
+        x = (r.standard_normal((9, n)) * 8).astype(np.float32)
+        x[0, : min(n, 3)] = [-100.0, 80.0, -0.0][: min(n, 3)]
+        ours = strided.nn.functional.softmax(strided.from_numpy(x.copy()), -1).numpy()
+        assert ours.tobytes() == torch.softmax(torch.from_numpy(x), -1).numpy().tobytes(), n

@@ -15,12 +15,10 @@
  * gives x's NaN quieted with its sign flipped in sigmoid, measured on PyTorch 2.13 in both loops,
  * so its vectorized negation is a sign flip, not 0 - x, which keeps the sign).
  *
- * sleef_expf below is xexpf as one lane: q = rint(d / ln 2) (round to nearest even, as cvtps2dq),
- * s = d - q ln 2 in two fused steps, a degree-6 polynomial in five fused steps, 1 + fma(s*s, u, s),
- * then u * 2^(q >> 1) * 2^(q - (q >> 1)); d < -104 gives +0, d > 100 +inf, NaN the quieted NaN.
- * The AVX-512 form (sixteen lanes) is used where the CPU has AVX512F (checked at run time; the
- * build needs no -march), the plain C form (fmaf: the C library's where the build has no FMA
- * instructions, exact either way) elsewhere; both give the same bits, and the tests run both.
+ * sleef_expf (_sleef_expf.h) is xexpf as one lane, sleef_expf16 sixteen. The AVX-512 form is used
+ * where the CPU has AVX512F (checked at run time; the build needs no -march), the plain C form
+ * (fmaf: the C library's where the build has no FMA instructions, exact either way) elsewhere;
+ * both give the same bits, and the tests run both.
  *
  * run(x, out, op, run, chunk, step, form): x and out C-contiguous float32 buffers of one length n
  * (out may be x itself); op 0: SLEEF's expf alone, 1: sigmoid, 2: silu, 3: the C library's expf
@@ -47,45 +45,9 @@
 #define HAVE_X86 0
 #endif
 
-#define R_LN2F 1.442695040888963407359924681001892137426645954152985934135449406931f
-#define L2UF 0.693145751953125f
-#define L2LF 1.428606765330187045e-06f
-#define C0 0.000198527617612853646278381f
-#define C1 0.00139304355252534151077271f
-#define C2 0.00833336077630519866943359f
-#define C3 0.0416664853692054748535156f
-#define C4 0.166666671633720397949219f
-
 static float tanh_lane(float x);
 
-static float pow2i(int32_t q)
-{
-    uint32_t b = (uint32_t)(q + 0x7f) << 23;
-    float f;
-    memcpy(&f, &b, sizeof f);
-    return f;
-}
-
-/* xexpf, one lane (see the note above) */
-static float sleef_expf(float d)
-{
-    if (d != d) return d + d;  /* (the lanes' NaN: s = fma(q, -L2U, d) is d quieted, and stays it) */
-    if (d < -104.0f) return 0.0f;
-    if (d > 100.0f) return INFINITY;
-    int32_t q = (int32_t)nearbyintf(d * R_LN2F);
-    float qf = (float)q, s, u;
-    s = fmaf(qf, -L2UF, d);
-    s = fmaf(qf, -L2LF, s);
-    u = C0;
-    u = fmaf(u, s, C1);
-    u = fmaf(u, s, C2);
-    u = fmaf(u, s, C3);
-    u = fmaf(u, s, C4);
-    u = fmaf(u, s, 0.5f);
-    u = 1.0f + fmaf(s * s, u, s);
-    int32_t h = q >> 1;
-    return u * pow2i(h) * pow2i(q - h);
-}
+#include "_sleef_expf.h"  /* sleef_expf, sleef_expf16 */
 
 static inline float vec_lane(float x, int op)
 {
@@ -106,29 +68,6 @@ static inline float scalar_lane(float x, int op)
 }
 
 #if HAVE_X86
-__attribute__((target("avx512f"))) static __m512 sleef_expf16(__m512 d)
-{
-    __m512i q = _mm512_cvtps_epi32(_mm512_mul_ps(d, _mm512_set1_ps(R_LN2F)));
-    __m512 qf = _mm512_cvtepi32_ps(q);
-    __m512 s = _mm512_fmadd_ps(qf, _mm512_set1_ps(-L2UF), d);
-    s = _mm512_fmadd_ps(qf, _mm512_set1_ps(-L2LF), s);
-    __m512 u = _mm512_set1_ps(C0);
-    u = _mm512_fmadd_ps(u, s, _mm512_set1_ps(C1));
-    u = _mm512_fmadd_ps(u, s, _mm512_set1_ps(C2));
-    u = _mm512_fmadd_ps(u, s, _mm512_set1_ps(C3));
-    u = _mm512_fmadd_ps(u, s, _mm512_set1_ps(C4));
-    u = _mm512_fmadd_ps(u, s, _mm512_set1_ps(0.5f));
-    u = _mm512_add_ps(_mm512_set1_ps(1.0f), _mm512_fmadd_ps(_mm512_mul_ps(s, s), u, s));
-    __m512i h = _mm512_srai_epi32(q, 1), bias = _mm512_set1_epi32(0x7f);
-    __m512 p1 = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(h, bias), 23));
-    __m512 p2 = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_sub_epi32(q, h), bias), 23));
-    u = _mm512_mul_ps(_mm512_mul_ps(u, p1), p2);
-    __mmask16 under = _mm512_cmp_ps_mask(d, _mm512_set1_ps(-104.0f), _CMP_LT_OQ);
-    __mmask16 over = _mm512_cmp_ps_mask(_mm512_set1_ps(100.0f), d, _CMP_LT_OQ);
-    u = _mm512_maskz_mov_ps((__mmask16)~under, u);
-    return _mm512_mask_mov_ps(u, over, _mm512_set1_ps(INFINITY));
-}
-
 __attribute__((target("avx512f"))) static __m512 vec16(__m512 x, int op)
 {
     const __m512 one = _mm512_set1_ps(1.0f);

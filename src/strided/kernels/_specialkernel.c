@@ -1352,8 +1352,9 @@ done:
  * The sums are ATen's reduce_all: `lanes` running sums over the row (one vector of the widest
  * instruction set PyTorch's CPU dispatch picks on this machine: 64 bytes with AVX-512 F/BW/DQ/VL,
  * else 32 bytes), a shorter tail added into the first lanes, the lanes then added pairwise (lane j +
- * lane j+w for w = lanes/2, ..., 1); a row shorter than `lanes` is summed left to right. exp and log are the C
- * library's (expf/logf for float32), within an ulp of PyTorch's SLEEF ones. Every row of an all -inf
+ * lane j+w for w = lanes/2, ..., 1); a row shorter than `lanes` is summed left to right. float32's exp is
+ * SLEEF's expf, PyTorch's own (ROWS_EXPF; the C library's where ATen's capability is DEFAULT);
+ * float64's exp and both logs are the C library's, within an ulp of PyTorch's SLEEF ones. Every row of an all -inf
  * (or +inf) input is NaN, as in PyTorch (-inf - -inf). A buffer overlapping the other answers False
  * with nothing written (the caller's NumPy path runs then); True once written. This is the only
  * computation of these rows where it is built (strided.kernels.reduce.softmax_into): the NumPy
@@ -1373,6 +1374,47 @@ static int vector_bytes(void)
  * the file: shifted_expf); answers 0 with nothing written where that is not available here. */
 static int shifted_expf(const float *x, float m, float *o, Py_ssize_t n);
 #define SHIFTED_EXPF(xr, m, o, n) (use_shifted_expf && shifted_expf((const float *)(xr), (float)(m), (float *)(o), n))
+
+/* o[i] = SLEEF's expf(x[i] - m) (_sleef_expf.h: the float subtraction, then the AVX-512 form where the
+ * CPU has AVX512F, else the plain one, the same bits) for i < n: PyTorch's float32 rows, whose
+ * (x - max).exp() is SLEEF's wherever ATen's capability is AVX2 or AVX512 (use_sleef_rows; under
+ * DEFAULT Vectorized<float>::exp is std::exp, the C library's: SHIFTED_EXPF or expf then). */
+#include "_sleef_expf.h"
+#if defined(__GNUC__) && defined(__x86_64__)
+__attribute__((target("avx512f"))) static void sleef_rows16(const float *x, float m, float *o, Py_ssize_t n)
+{
+    const __m512 mv = _mm512_set1_ps(m);
+    for (Py_ssize_t i = 0; i < n; i += 16) {
+        __mmask16 k = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1);
+        _mm512_mask_storeu_ps(o + i, k, sleef_expf16(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + i), mv)));
+    }
+}
+#endif
+static int use_sleef_rows = -1; /* 2: the AVX-512 form, 1: the plain one, 0: not SLEEF (ATen's DEFAULT) */
+static int sleef_rows_expf(const float *x, float m, float *o, Py_ssize_t n)
+{
+#if defined(__GNUC__) && defined(__x86_64__)
+    if (use_sleef_rows == 2) {
+        sleef_rows16(x, m, o, n);
+        return 1;
+    }
+#endif
+    for (Py_ssize_t i = 0; i < n; i++) o[i] = sleef_expf(x[i] - m);
+    return 1;
+}
+static void decide_sleef_rows(void)
+{
+    if (use_sleef_rows >= 0) return;
+#if defined(__GNUC__) && defined(__x86_64__)
+    __builtin_cpu_init();
+    int aten_vec = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    use_sleef_rows = !aten_vec ? 0 : __builtin_cpu_supports("avx512f") ? 2 : 1;
+#else
+    use_sleef_rows = 0;
+#endif
+}
+#define ROWS_EXPF(xr, m, o, n) \
+    (use_sleef_rows ? sleef_rows_expf((const float *)(xr), (float)(m), (float *)(o), n) : SHIFTED_EXPF(xr, m, o, n))
 #define NO_FAST_EXP(xr, m, o, n) 0
 static int use_shifted_expf;
 static void decide_shifted_expf(void);
@@ -1503,13 +1545,14 @@ static PyObject *py_softmax_rows(PyObject *self, PyObject *const *args, Py_ssize
         static int vbytes = 0;
         if (!vbytes) vbytes = vector_bytes();  /* (a race computes the same value twice: harmless) */
         decide_shifted_expf();  /* (once: a race decides the same twice, harmlessly) */
+        decide_sleef_rows();
         Py_ssize_t total = x.len / x.itemsize, rows = total / n;
         if (total >= MIN_RELEASE) {
             Py_BEGIN_ALLOW_THREADS
-            if (f32) { SOFTMAX_ROWS(float, expf, logf, SHIFTED_EXPF) } else { SOFTMAX_ROWS(double, exp, log, NO_FAST_EXP) }
+            if (f32) { SOFTMAX_ROWS(float, expf, logf, ROWS_EXPF) } else { SOFTMAX_ROWS(double, exp, log, NO_FAST_EXP) }
             Py_END_ALLOW_THREADS
         } else {
-            if (f32) { SOFTMAX_ROWS(float, expf, logf, SHIFTED_EXPF) } else { SOFTMAX_ROWS(double, exp, log, NO_FAST_EXP) }
+            if (f32) { SOFTMAX_ROWS(float, expf, logf, ROWS_EXPF) } else { SOFTMAX_ROWS(double, exp, log, NO_FAST_EXP) }
         }
         answer = Py_True;
     }
@@ -1521,6 +1564,7 @@ done:
 }
 #undef SOFTMAX_ROWS
 #undef SHIFTED_EXPF
+#undef ROWS_EXPF
 #undef NO_FAST_EXP
 
 
@@ -4914,7 +4958,8 @@ static void decide_shifted_expf(void) { use_shifted_expf = 0; }
 /* shifted_expf(x, m, out) -> bool: out[i] = expf(x[i] - m) for float32 C-contiguous x and out of one
  * length by shifted_expf (glibc's expf bit for bit, vectorized); False (nothing written) where that
  * is not used here (no AVX2/FMA, or its first-use check against libm failed) or the buffers overlap.
- * (The softmax rows' exponentials, exposed for the tests that compare it with libm's expf.) */
+ * (The softmax rows' exponentials where ATen's capability is DEFAULT, SLEEF's expf elsewhere: ROWS_EXPF;
+ * exposed for the tests that compare it with libm's expf.) */
 static PyObject *py_shifted_expf(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;

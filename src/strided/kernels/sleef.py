@@ -7,7 +7,8 @@ AVX-512, where ``torch.backends.cpu.get_cpu_capability()`` is ``"AVX512"``):
 - ``sigmoid`` and ``silu`` (``UnaryOpsKernel.cpp``, ``Activation.cpp``) are ``cpu_kernel_vec``
   loops. Their vectorized function calls ``Vectorized<float>::exp()``, which is SLEEF's
   ``Sleef_expf16_u10`` under the AVX512 capability (``Sleef_expf8_u10`` under AVX2: the same
-  algorithm per lane, with fused multiply-adds; within an ulp, 91% correctly rounded); their scalar
+  algorithm per lane, ``sleefsimdsp.c``'s ``xexpf``, whose every ``vmla`` is a fused multiply-add in
+  ``helperavx512f.h`` / ``helperavx2.h``; within an ulp, 91% correctly rounded); their scalar
   function calls ``std::exp``, the C library's ``expf`` (glibc's: correctly rounded in all but
   rare cases). Which elements take which (:mod:`strided.kernels.torch_loops`): a contiguous inner
   row in steps of ``2 * Vectorized<float>::size()`` elements (32 under AVX512, 16 under AVX2),
@@ -19,7 +20,13 @@ AVX-512, where ``torch.backends.cpu.get_cpu_capability()`` is ``"AVX512"``):
   +-inf, -0.0, results in the subnormals and the cut-offs at -104 and 100 are tested against
   ``torch`` (tests/test_sleef_loops.py). ``ATEN_CPU_CAPABILITY`` (``default``, ``avx2``) lowers
   the step as it lowers PyTorch's (``default``: ``Vectorized<float>::exp`` is ``std::exp`` lane by
-  lane, every element the scalar function's bits).
+  lane, every element the scalar function's bits; both checked against ``torch`` run with
+  ``ATEN_CPU_CAPABILITY=avx2`` and ``default`` on the AVX-512 machine).
+- ``softmax`` along a contiguous last dim (``_vec_softmax_lastdim``) maps ``(x - max).exp()`` over
+  whole rows, its tail a partial vector: SLEEF's expf at every element; the float32 rows
+  (``_specialkernel.softmax_rows``) take it from ``_sleef_expf.h`` too (87% -> 100% bit-equal on
+  64x100 rows). ``log_softmax``'s rows sum the same exponentials but take SLEEF's ``logf`` of the
+  sum, which is not ported (the C library's ``logf``: 99.9% bit-equal).
 - ``exp`` and ``tanh`` are not that loop: ``exp_kernel`` calls ``at::vml::vexp``, which in PyTorch's
   MKL builds is MKL's ``vmsExp`` (``VML_HA``), for every element and layout (strided inputs are
   gathered and go through it too); ``tanh_kernel`` likewise MKL's ``vmsTanh``. MKL is closed and
