@@ -2,7 +2,9 @@
 copy, ``strided.kernels._specialkernel``, the special functions (erf, lgamma, ...) in one pass, and
 ``strided.kernels._randkernel``, NumPy's bounded-integer draw without its per-call overhead, and
 ``strided.kernels._rowkernel``, NumPy's pairwise float sum (the same bits) vectorised, and
-``strided.kernels._halfkernel``, float16 add/sub/mul/div through float32 (NumPy's bits) in one pass.
+``strided.kernels._halfkernel``, float16 add/sub/mul/div through float32 (NumPy's bits) in one pass, and
+``strided.kernels._sleefkernel``, PyTorch's float32 sigmoid and silu loops (SLEEF's expf and the C
+library's, as PyTorch splits them).
 
 Everything else is in pyproject.toml. The extension is ``optional``: ``pip install -e .`` on a
 machine without a C compiler (or without Python's headers) prints setuptools' warning and
@@ -28,7 +30,8 @@ setup(ext_modules=[Extension(
     # would reassociate and call vector exp/log), no -march (no FMA instructions to contract into);
     # -O3 runs i1's blocked series two lanes at a time (SSE2: the same roundings per lane). Where
     # PyTorch's own kernels fuse (its Bessel functions), the C code says so with explicit fmas.
-    depends=["src/strided/kernels/_torch_special.h"],
+    depends=["src/strided/kernels/_torch_special.h", "src/strided/kernels/_glibc_expf.h",
+             "src/strided/kernels/_sleef_expf.h"],
     extra_compile_args=["-O3", "-std=c99", "-Wall", "-ffp-contract=off", "-fno-fast-math"],
     libraries=["m"],
 ), Extension(
@@ -57,4 +60,14 @@ setup(ext_modules=[Extension(
     extra_compile_args=["-O3", "-std=gnu99", "-Wall", "-Wno-psabi", "-fno-fast-math", "-ffp-contract=off",
                         "-fno-trapping-math"],
     libraries=["m"],  # (fmaf where the CPU has no FMA)
+), Extension(
+    "strided.kernels._sleefkernel",
+    ["src/strided/kernels/_sleefkernel.c"],
+    optional=True,
+    depends=["src/strided/kernels/_glibc_expf.h", "src/strided/kernels/_sleef_expf.h"],
+    # SLEEF's expf with its fused steps written out (fmaf, _mm512_fmadd_ps): nothing else may fuse
+    # (-ffp-contract=off) or reassociate (no -ffast-math); the AVX-512 form has its own target
+    # attribute and runs only where the CPU has AVX512F (no -march)
+    extra_compile_args=["-O2", "-std=gnu99", "-Wall", "-fno-fast-math", "-ffp-contract=off"],
+    libraries=["m"],  # (expf, and fmaf in the plain form)
 )])

@@ -1,4 +1,4 @@
-"""The float32 softmax rows' exponentials (``_specialkernel.shifted_expf``: glibc's expf, its FMA
+"""The float32 softmax rows' exponentials under ATen's DEFAULT capability (``_specialkernel.shifted_expf``: glibc's expf, its FMA
 variant, vectorized with AVX2) against libm's own ``expf`` called through ctypes: bit for bit on a
 spread of every sign, exponent and mantissa region, the special inputs (overflow, underflow, -inf,
 +inf, NaN of both signs and payloads, subnormals, zeros) and shifted rows; and the softmax rows

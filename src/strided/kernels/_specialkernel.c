@@ -1352,8 +1352,9 @@ done:
  * The sums are ATen's reduce_all: `lanes` running sums over the row (one vector of the widest
  * instruction set PyTorch's CPU dispatch picks on this machine: 64 bytes with AVX-512 F/BW/DQ/VL,
  * else 32 bytes), a shorter tail added into the first lanes, the lanes then added pairwise (lane j +
- * lane j+w for w = lanes/2, ..., 1); a row shorter than `lanes` is summed left to right. exp and log are the C
- * library's (expf/logf for float32), within an ulp of PyTorch's SLEEF ones. Every row of an all -inf
+ * lane j+w for w = lanes/2, ..., 1); a row shorter than `lanes` is summed left to right. float32's exp is
+ * SLEEF's expf, PyTorch's own (ROWS_EXPF; the C library's where ATen's capability is DEFAULT);
+ * float64's exp and both logs are the C library's, within an ulp of PyTorch's SLEEF ones. Every row of an all -inf
  * (or +inf) input is NaN, as in PyTorch (-inf - -inf). A buffer overlapping the other answers False
  * with nothing written (the caller's NumPy path runs then); True once written. This is the only
  * computation of these rows where it is built (strided.kernels.reduce.softmax_into): the NumPy
@@ -1373,6 +1374,47 @@ static int vector_bytes(void)
  * the file: shifted_expf); answers 0 with nothing written where that is not available here. */
 static int shifted_expf(const float *x, float m, float *o, Py_ssize_t n);
 #define SHIFTED_EXPF(xr, m, o, n) (use_shifted_expf && shifted_expf((const float *)(xr), (float)(m), (float *)(o), n))
+
+/* o[i] = SLEEF's expf(x[i] - m) (_sleef_expf.h: the float subtraction, then the AVX-512 form where the
+ * CPU has AVX512F, else the plain one, the same bits) for i < n: PyTorch's float32 rows, whose
+ * (x - max).exp() is SLEEF's wherever ATen's capability is AVX2 or AVX512 (use_sleef_rows; under
+ * DEFAULT Vectorized<float>::exp is std::exp, the C library's: SHIFTED_EXPF or expf then). */
+#include "_sleef_expf.h"
+#if defined(__GNUC__) && defined(__x86_64__)
+__attribute__((target("avx512f"))) static void sleef_rows16(const float *x, float m, float *o, Py_ssize_t n)
+{
+    const __m512 mv = _mm512_set1_ps(m);
+    for (Py_ssize_t i = 0; i < n; i += 16) {
+        __mmask16 k = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1);
+        _mm512_mask_storeu_ps(o + i, k, sleef_expf16(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + i), mv)));
+    }
+}
+#endif
+static int use_sleef_rows = -1; /* 2: the AVX-512 form, 1: the plain one, 0: not SLEEF (ATen's DEFAULT) */
+static int sleef_rows_expf(const float *x, float m, float *o, Py_ssize_t n)
+{
+#if defined(__GNUC__) && defined(__x86_64__)
+    if (use_sleef_rows == 2) {
+        sleef_rows16(x, m, o, n);
+        return 1;
+    }
+#endif
+    for (Py_ssize_t i = 0; i < n; i++) o[i] = sleef_expf(x[i] - m);
+    return 1;
+}
+static void decide_sleef_rows(void)
+{
+    if (use_sleef_rows >= 0) return;
+#if defined(__GNUC__) && defined(__x86_64__)
+    __builtin_cpu_init();
+    int aten_vec = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    use_sleef_rows = !aten_vec ? 0 : __builtin_cpu_supports("avx512f") ? 2 : 1;
+#else
+    use_sleef_rows = 0;
+#endif
+}
+#define ROWS_EXPF(xr, m, o, n) \
+    (use_sleef_rows ? sleef_rows_expf((const float *)(xr), (float)(m), (float *)(o), n) : SHIFTED_EXPF(xr, m, o, n))
 #define NO_FAST_EXP(xr, m, o, n) 0
 static int use_shifted_expf;
 static void decide_shifted_expf(void);
@@ -1503,13 +1545,14 @@ static PyObject *py_softmax_rows(PyObject *self, PyObject *const *args, Py_ssize
         static int vbytes = 0;
         if (!vbytes) vbytes = vector_bytes();  /* (a race computes the same value twice: harmless) */
         decide_shifted_expf();  /* (once: a race decides the same twice, harmlessly) */
+        decide_sleef_rows();
         Py_ssize_t total = x.len / x.itemsize, rows = total / n;
         if (total >= MIN_RELEASE) {
             Py_BEGIN_ALLOW_THREADS
-            if (f32) { SOFTMAX_ROWS(float, expf, logf, SHIFTED_EXPF) } else { SOFTMAX_ROWS(double, exp, log, NO_FAST_EXP) }
+            if (f32) { SOFTMAX_ROWS(float, expf, logf, ROWS_EXPF) } else { SOFTMAX_ROWS(double, exp, log, NO_FAST_EXP) }
             Py_END_ALLOW_THREADS
         } else {
-            if (f32) { SOFTMAX_ROWS(float, expf, logf, SHIFTED_EXPF) } else { SOFTMAX_ROWS(double, exp, log, NO_FAST_EXP) }
+            if (f32) { SOFTMAX_ROWS(float, expf, logf, ROWS_EXPF) } else { SOFTMAX_ROWS(double, exp, log, NO_FAST_EXP) }
         }
         answer = Py_True;
     }
@@ -1521,6 +1564,7 @@ done:
 }
 #undef SOFTMAX_ROWS
 #undef SHIFTED_EXPF
+#undef ROWS_EXPF
 #undef NO_FAST_EXP
 
 
@@ -4820,20 +4864,11 @@ done:
  * equal to this process's expf on 2^16 spread inputs (otherwise the scalar expf loop runs, as
  * before): checked equal to glibc 2.3x's expf on all 2^32 floats on an AVX-512 Xeon. */
 #if defined(__GNUC__) && defined(__x86_64__)
-static const uint64_t EXPF_TABLE[32] = {
-    0x3ff0000000000000, 0x3fefd9b0d3158574, 0x3fefb5586cf9890f, 0x3fef9301d0125b51,
-    0x3fef72b83c7d517b, 0x3fef54873168b9aa, 0x3fef387a6e756238, 0x3fef1e9df51fdee1,
-    0x3fef06fe0a31b715, 0x3feef1a7373aa9cb, 0x3feedea64c123422, 0x3feece086061892d,
-    0x3feebfdad5362a27, 0x3feeb42b569d4f82, 0x3feeab07dd485429, 0x3feea47eb03a5585,
-    0x3feea09e667f3bcd, 0x3fee9f75e8ec5f74, 0x3feea11473eb0187, 0x3feea589994cce13,
-    0x3feeace5422aa0db, 0x3feeb737b0cdc5e5, 0x3feec49182a3f090, 0x3feed503b23e255d,
-    0x3feee89f995ad3ad, 0x3feeff76f2fb5e47, 0x3fef199bdd85529c, 0x3fef3720dcef9069,
-    0x3fef5818dcfba487, 0x3fef7c97337b9b5f, 0x3fefa4afa2a490da, 0x3fefd0765b6e4540,
-};
+#include "_glibc_expf.h"  /* EXPF_TABLE */
 
 __attribute__((target("avx2,fma"))) static __m128 expf_lanes(__m256d d)
 {
-    const __m256d invln2n = _mm256_set1_pd(0x1.71547652b82fep+0 * 32), shift = _mm256_set1_pd(0x1.8p+52);
+    const __m256d invln2n = _mm256_set1_pd(EXPF_INVLN2N), shift = _mm256_set1_pd(EXPF_SHIFT);
     __m256d kd = _mm256_fmadd_pd(invln2n, d, shift);  /* kd = z + SHIFT, z = InvLn2N * x, fused */
     __m256i ki = _mm256_castpd_si256(kd);
     kd = _mm256_sub_pd(kd, shift);
@@ -4841,10 +4876,10 @@ __attribute__((target("avx2,fma"))) static __m128 expf_lanes(__m256d d)
     __m256i t = _mm256_i64gather_epi64((const long long *)EXPF_TABLE, _mm256_and_si256(ki, _mm256_set1_epi64x(31)), 8);
     t = _mm256_add_epi64(t, _mm256_slli_epi64(ki, 47));
     __m256d s = _mm256_castsi256_pd(t);
-    __m256d z = _mm256_fmadd_pd(_mm256_set1_pd(0x1.c6af84b912394p-5 / 32 / 32 / 32), r,
-                                _mm256_set1_pd(0x1.ebfce50fac4f3p-3 / 32 / 32));
+    __m256d z = _mm256_fmadd_pd(_mm256_set1_pd(EXPF_C0), r,
+                                _mm256_set1_pd(EXPF_C1));
     __m256d r2 = _mm256_mul_pd(r, r);
-    __m256d y = _mm256_fmadd_pd(_mm256_set1_pd(0x1.62e42ff0c52d6p-1 / 32), r, _mm256_set1_pd(1.0));
+    __m256d y = _mm256_fmadd_pd(_mm256_set1_pd(EXPF_C2), r, _mm256_set1_pd(1.0));
     y = _mm256_fmadd_pd(z, r2, y);
     return _mm256_cvtpd_ps(_mm256_mul_pd(y, s));
 }
@@ -4923,7 +4958,8 @@ static void decide_shifted_expf(void) { use_shifted_expf = 0; }
 /* shifted_expf(x, m, out) -> bool: out[i] = expf(x[i] - m) for float32 C-contiguous x and out of one
  * length by shifted_expf (glibc's expf bit for bit, vectorized); False (nothing written) where that
  * is not used here (no AVX2/FMA, or its first-use check against libm failed) or the buffers overlap.
- * (The softmax rows' exponentials, exposed for the tests that compare it with libm's expf.) */
+ * (The softmax rows' exponentials where ATen's capability is DEFAULT, SLEEF's expf elsewhere: ROWS_EXPF;
+ * exposed for the tests that compare it with libm's expf.) */
 static PyObject *py_shifted_expf(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;

@@ -33,6 +33,7 @@ import numpy as np
 from . import native
 from .fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set
 from .memory import reduced_cast_source
+from .sleef import SIGMOID, torch_loop
 from .tiles import MIN_NUMEL, ufunc_into
 
 # NumPy's clip ufunc (``np.clip`` is a Python wrapper around it that costs ~3x more per call):
@@ -413,7 +414,16 @@ def _libm_atan2() -> tuple[Callable[[float, float], float], Callable[[float, flo
 
 
 def sigmoid_kernel(x: np.ndarray, out: np.ndarray, compute: np.dtype) -> None:
-    """1 / (1 + exp(-x)), in float32 at least (float16 would underflow exp(-x) early)."""
+    """1 / (1 + exp(-x)), in float32 at least (float16 would underflow exp(-x) early). float32 is
+    PyTorch's bits where the compiled kernel runs (:func:`strided.kernels.sleef.torch_loop`: SLEEF's
+    expf in its vectorized loop, the C library's in its scalar one, element by element as PyTorch
+    splits them), else NumPy's ufuncs (within an ulp or two of PyTorch's)."""
+    if compute == _F32 and x.dtype == _F32:
+        res = torch_loop(x, SIGMOID, out)  # (x is read whole before out, which may be x, is written)
+        if res is not None:
+            if res is not out:
+                np.copyto(out, res, casting="unsafe")
+            return
     half = compute == _F16 or (compute.kind == "V" and compute.name == "bfloat16")
     work_dtype = _F32 if half else compute
     work = out if out.dtype == work_dtype else np.empty(out.shape, work_dtype)
@@ -431,7 +441,12 @@ def sigmoid_kernel(x: np.ndarray, out: np.ndarray, compute: np.dtype) -> None:
 def sigmoid_fresh(x: np.ndarray) -> np.ndarray:
     """:func:`sigmoid_kernel` of a float32 / float64 array into a fresh array: the same four ufuncs
     in ``x``'s dtype (the bits), without the kernel's overlap test, and with the 1 as a 0-d array
-    of the dtype (a ufunc converts it in half the time of a Python int): sigmoid's fast path."""
+    of the dtype (a ufunc converts it in half the time of a Python int): sigmoid's fast path.
+    float32 takes the compiled kernel where it runs (PyTorch's bits: see :func:`sigmoid_kernel`)."""
+    if x.dtype == _F32:
+        res = torch_loop(x, SIGMOID)
+        if res is not None:
+            return res
     work = np.negative(x)
     np.exp(work, out=work)
     np.add(work, _ONE0[x.dtype], out=work)

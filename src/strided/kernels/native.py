@@ -158,6 +158,27 @@ def half() -> ModuleType | None:
     return _half if _enabled.get() and (not _open_blocks[0] or enabled_here()) else None
 
 
+_sleef: ModuleType | None = None
+_sleef_loaded = False
+
+
+def sleef() -> ModuleType | None:
+    """The compiled float32 sigmoid / silu of PyTorch's loops (``strided.kernels._sleefkernel``:
+    SLEEF's expf where PyTorch vectorizes, the C library's where it does not), imported on the first
+    call; None when not built, with ``STRIDED_NATIVE=0``, or inside :func:`disabled` (this context
+    or thread only): then NumPy's ufuncs run (:mod:`strided.kernels.sleef` says whose bits).
+
+    >>> with disabled():
+    ...     sleef() is None
+    True
+    """
+    global _sleef, _sleef_loaded
+    if not _sleef_loaded:
+        _sleef = _compiled("_sleefkernel")  # (None: NumPy's ufuncs)
+        _sleef_loaded = True  # (a race imports the same module twice: harmless)
+    return _sleef if _enabled.get() and (not _open_blocks[0] or enabled_here()) else None
+
+
 def active() -> bool:
     """Whether a large copy in this context would use the compiled kernel.
 

@@ -48,6 +48,8 @@ from ...gradients import seal
 from ...kernels import check_writable, native, write
 from ...kernels.elementwise import _ONE0, _TYPED0_DTYPES, _clip, typed0
 from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set
+from ...kernels.sleef import SILU as _SILU_OP
+from ...kernels.sleef import torch_loop
 from ...layout import preserve_format_strides
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
@@ -102,7 +104,13 @@ def _silu_fused(x: np.ndarray, g: np.ndarray) -> np.ndarray:
 def _silu(x: np.ndarray) -> np.ndarray:
     """``x / (1 + exp(-x))``, the 1 a 0-d array of ``x``'s dtype where it is float32 / float64 (a
     ufunc converts it in half the time of a Python int; the same bits) and the sum written over
-    the exponential (fresh memory)."""
+    the exponential (fresh memory). float32 is PyTorch's bits where the compiled kernel runs
+    (:func:`strided.kernels.sleef.torch_loop`: SLEEF's expf where PyTorch's loop is vectorized,
+    the C library's where it is not); NumPy's ufuncs otherwise."""
+    if x.dtype == _F32:
+        res = torch_loop(x, _SILU_OP)
+        if res is not None:
+            return res
     e = np.exp(np.negative(x))
     one = _ONE0.get(x.dtype)
     if one is None or e.__class__ is not np.ndarray:  # (a 0-d x gives NumPy scalars: no out=)
@@ -314,6 +322,7 @@ def _fast(row: Activation, x: Any, params: tuple) -> Tensor | None:
     return t
 
 
+_F32 = np.dtype(np.float32)
 _F32_MAX = float(np.finfo(np.float32).max)
 
 

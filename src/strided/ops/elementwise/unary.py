@@ -59,6 +59,7 @@ from ...kernels.fpstate import quiet_reset as _quiet_reset
 from ...kernels.fpstate import quiet_set as _quiet_set
 from ...kernels.memory import outside_storage
 from ...kernels.native import special
+from ...kernels.sleef import exp_fresh, exp_kernel, tanh_fresh, tanh_kernel
 from ...kernels.tiles import EXACT_UNARY, unary_into
 from ...opdef import Kind, declare
 from ...scalars import UInt64Scalar, checked, filled
@@ -101,12 +102,12 @@ NEG = UnaryOp(
     bool_error="Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
     "to invert a mask, use the `~` or `logical_not()` operator instead.", ufunc=np.negative)
 ABS = UnaryOp("abs", ufunc_kernel(np.absolute), bool_not_implemented="abs_cpu", ufunc=np.absolute)
-EXP = UnaryOp("exp", ufunc_kernel(np.exp), float_out=True, ufunc=np.exp)
+EXP = UnaryOp("exp", exp_kernel, float_out=True, ufunc=np.exp)  # (float32: the C library's expf, kernels.sleef)
 LOG = UnaryOp("log", ufunc_kernel(np.log), float_out=True, ufunc=np.log)
 SQRT = UnaryOp("sqrt", ufunc_kernel(np.sqrt), float_out=True, ufunc=np.sqrt)
 SIN = UnaryOp("sin", ufunc_kernel(np.sin), float_out=True, ufunc=np.sin)
 COS = UnaryOp("cos", ufunc_kernel(np.cos), float_out=True, ufunc=np.cos)
-TANH = UnaryOp("tanh", ufunc_kernel(np.tanh), float_out=True, ufunc=np.tanh)
+TANH = UnaryOp("tanh", tanh_kernel, float_out=True, ufunc=np.tanh)  # (float32: tanh from double, kernels.sleef)
 SIGMOID = UnaryOp("sigmoid", sigmoid_kernel, float_out=True)
 RELU = UnaryOp("relu", relu_kernel, bool_error="Boolean inputs not supported for relu")
 BITWISE_NOT = UnaryOp("bitwise_not", ufunc_kernel(np.invert))
@@ -234,6 +235,10 @@ def _fast_unary(op: UnaryOp) -> Callable[[Any], Tensor]:
         fast_dtypes = frozenset((float32, float64))
     if op is SIGMOID:  # (its kernel's ufuncs as a function of the flat run: float32/float64 only, as above)
         ufunc = sigmoid_fresh
+    if op is EXP:  # (np.exp but for float32: the C library's expf, kernels.sleef.exp_fresh)
+        ufunc = exp_fresh
+    if op is TANH:  # (np.tanh but for float32: tanh from double, kernels.sleef.tanh_fresh)
+        ufunc = tanh_fresh
     compute = op.compute
 
     @records(name)

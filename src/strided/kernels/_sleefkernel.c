@@ -1,0 +1,366 @@
+/* strided.kernels._sleefkernel: PyTorch's CPU sigmoid and silu of float32, bit for bit; exp and tanh
+ * of float32 as near PyTorch's (MKL's) as a port allows (the C library's expf, tanh rounded from double).
+ *
+ * PyTorch's sigmoid_kernel and silu_kernel (aten/src/ATen/native/cpu/UnaryOpsKernel.cpp,
+ * Activation.cpp) are cpu_kernel_vec loops: a vectorized function over each inner row in steps of
+ * 2 * Vectorized<float>::size() elements, the scalar function over the row's last (len % step)
+ * elements, and the scalar function throughout a row that is not contiguous (the caller,
+ * strided.kernels.sleef, finds those rows). The vectorized function calls Vectorized<float>::exp(),
+ * which is SLEEF's Sleef_expf16_u10 under ATen's AVX512 capability (Sleef_expf8_u10 under AVX2:
+ * the same algorithm per lane, sleefsimdsp.c's xexpf with every vmla a fused multiply-add); the
+ * scalar function calls std::exp, the C library's expf. So:
+ *   vectorized  sigmoid: 1 / (1 + (-x).exp())         silu: x / (1 + (-x).exp())
+ *   scalar      sigmoid: 1 / (1 + expf(-x))           silu: x / (1 + expf(-x))
+ * (each division IEEE's: Vectorized<float>::reciprocal and operator/ are _mm512_div_ps; a NaN x
+ * gives x's NaN quieted with its sign flipped in sigmoid, measured on PyTorch 2.13 in both loops,
+ * so its vectorized negation is a sign flip, not 0 - x, which keeps the sign).
+ *
+ * sleef_expf (_sleef_expf.h) is xexpf as one lane, sleef_expf16 sixteen. The AVX-512 form is used
+ * where the CPU has AVX512F (checked at run time; the build needs no -march), the plain C form
+ * (fmaf: the C library's where the build has no FMA instructions, exact either way) elsewhere;
+ * both give the same bits, and the tests run both.
+ *
+ * run(x, out, op, run, chunk, step, form): x and out C-contiguous float32 buffers of one length n
+ * (out may be x itself); op 0: SLEEF's expf alone, 1: sigmoid, 2: silu, 3: the C library's expf
+ * (every element, vectorized where the check below passes: see libm_expf16_block), 4: tanh rounded
+ * from double (every element: see tanh_lane). The flat range is cut into
+ * pieces at every multiple of run and of chunk (chunk 0: none; run 0: n); in each piece the first
+ * (len - len % step) elements take the vectorized function and the rest the scalar one; step 0:
+ * every element the scalar function, step -1: every element the vectorized one. form -1 picks
+ * AVX-512 where the CPU has it, 0 the plain C form, 1 AVX-512 (False where the CPU lacks it).
+ * Answers True once written, False (nothing written) where the form is unavailable.
+ * capability() -> int: Vectorized<float>::size() under the capability ATen picks on this CPU
+ * (16: AVX512F, BW, DQ and VL; 8: AVX2 and FMA; 0: neither, whose Vectorized<float>::exp is
+ * std::exp lane by lane, the scalar function's bits). */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+#define HAVE_X86 1
+#else
+#define HAVE_X86 0
+#endif
+
+static float tanh_lane(float x);
+
+#include "_sleef_expf.h"  /* sleef_expf, sleef_expf16 */
+
+static inline float vec_lane(float x, int op)
+{
+    if (op == 1) return 1.0f / (1.0f + sleef_expf(-x));
+    if (op == 2) return x / (1.0f + sleef_expf(-x));
+    if (op == 3) return expf(x);
+    if (op == 4) return tanh_lane(x);
+    return sleef_expf(x);
+}
+
+static inline float scalar_lane(float x, int op)
+{
+    if (op == 1) return 1.0f / (1.0f + expf(-x));
+    if (op == 2) return x / (1.0f + expf(-x));
+    if (op == 3) return expf(x);
+    if (op == 4) return tanh_lane(x);
+    return sleef_expf(x);  /* (op 0 has no scalar function of PyTorch's: SLEEF's throughout) */
+}
+
+#if HAVE_X86
+__attribute__((target("avx512f"))) static __m512 vec16(__m512 x, int op)
+{
+    const __m512 one = _mm512_set1_ps(1.0f);
+    if (op == 0) return sleef_expf16(x);
+    __m512 e = sleef_expf16(_mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(x), _mm512_set1_epi32(INT32_MIN))));
+    return _mm512_div_ps(op == 1 ? one : x, _mm512_add_ps(one, e));
+}
+
+/* the vectorized function over x[0..m) (a whole number of 16 or not: the last lanes masked) */
+__attribute__((target("avx512f"))) static void vec_block16(const float *x, float *o, Py_ssize_t m, int op)
+{
+    Py_ssize_t i = 0;
+    for (; i + 16 <= m; i += 16) _mm512_storeu_ps(o + i, vec16(_mm512_loadu_ps(x + i), op));
+    if (i < m) {
+        __mmask16 k = (__mmask16)((1u << (m - i)) - 1);
+        _mm512_mask_storeu_ps(o + i, k, vec16(_mm512_maskz_loadu_ps(k, x + i), op));
+    }
+}
+
+static int has_avx512f(void)
+{
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f");
+}
+
+static int capability_lanes(void)
+{
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq")
+        && __builtin_cpu_supports("avx512vl"))
+        return 16;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return 8;
+    return 0;
+}
+#else
+static int has_avx512f(void) { return 0; }
+static int capability_lanes(void) { return 0; }
+#endif
+
+/* ---- the C library's expf, sixteen lanes (op 3)
+ *
+ * glibc's expf (sysdeps/ieee754/flt-32/e_expf.c, the variant its ifunc picks where the CPU has FMA):
+ * in double, k = round(x * 32 / ln 2) through the 0x1.8p52 shift (fused), r = x * 32 / ln 2 - k
+ * (fused), 2^(k/32) from a 32-entry table (its bits less k << 47) and 2^(r/32) a cubic (fused),
+ * then the product rounded to float. Lanes with |x| >= 88 or NaN (glibc's special cases) are
+ * recomputed by the C library's expf itself. libm_expf_ok() compares this form with the C
+ * library's expf at first use (2^16 inputs over every sign, exponent and mantissa region, and the
+ * floats where glibc's FMA and plain variants differ); where they differ (another C library) the
+ * plain loop of expf calls runs instead: the C library's bits either way. */
+#if HAVE_X86
+#include "_glibc_expf.h"  /* EXPF_TABLE */
+
+__attribute__((target("avx512f"))) static __m256 libm_expf8(__m512d d, const __m512i *tab)
+{
+    const __m512d invln2n = _mm512_set1_pd(EXPF_INVLN2N), shift = _mm512_set1_pd(EXPF_SHIFT);
+    __m512d kd = _mm512_fmadd_pd(invln2n, d, shift);
+    __m512i ki = _mm512_castpd_si512(kd);
+    kd = _mm512_sub_pd(kd, shift);
+    __m512d r = _mm512_fmsub_pd(invln2n, d, kd);
+    __m512i j = _mm512_and_si512(ki, _mm512_set1_epi64(31));
+    __m512i lo = _mm512_permutex2var_epi64(tab[0], j, tab[1]), hi = _mm512_permutex2var_epi64(tab[2], j, tab[3]);
+    __m512i t = _mm512_mask_mov_epi64(lo, _mm512_test_epi64_mask(j, _mm512_set1_epi64(16)), hi);
+    __m512d s = _mm512_castsi512_pd(_mm512_add_epi64(t, _mm512_slli_epi64(ki, 47)));
+    __m512d z = _mm512_fmadd_pd(_mm512_set1_pd(EXPF_C0), r,
+                                _mm512_set1_pd(EXPF_C1));
+    __m512d r2 = _mm512_mul_pd(r, r);
+    __m512d y = _mm512_fmadd_pd(_mm512_set1_pd(EXPF_C2), r, _mm512_set1_pd(1.0));
+    y = _mm512_fmadd_pd(z, r2, y);
+    return _mm512_cvtpd_ps(_mm512_mul_pd(y, s));
+}
+
+__attribute__((target("avx512f"))) static void libm_expf16_block(const float *x, float *o, Py_ssize_t m)
+{
+    __m512i tab[4];
+    for (int q = 0; q < 4; q++) tab[q] = _mm512_loadu_si512((const void *)(EXPF_TABLE + 8 * q));
+    Py_ssize_t i = 0;
+    for (; i < m; i += 16) {
+        __mmask16 k = m - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (m - i)) - 1);
+        __m512 v = _mm512_maskz_loadu_ps(k, x + i);
+        __m256 a = libm_expf8(_mm512_cvtps_pd(_mm512_castps512_ps256(v)), tab);
+        __m256 b = libm_expf8(_mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1))), tab);
+        __m512 res = _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(a)), _mm256_castps_pd(b), 1));
+        /* |x| >= 88 or NaN: the exponent field's top bits at least 88.0f's (0x42b) */
+        __m512i top = _mm512_and_si512(_mm512_srli_epi32(_mm512_castps_si512(v), 20), _mm512_set1_epi32(0x7ff));
+        __mmask16 special = _mm512_mask_cmpgt_epi32_mask(k, top, _mm512_set1_epi32(0x42a));
+        _mm512_mask_storeu_ps(o + i, k, res);
+        if (special)
+            for (int j = 0; j < 16; j++)
+                if (special & (1u << j)) o[i + j] = expf(x[i + j]);
+    }
+}
+
+static int libm_expf_ok(void)
+{
+    static int decided = -1;
+    if (decided >= 0) return decided;
+    int ok = has_avx512f();
+    float in[256], out[256];
+    for (uint32_t b = 0; ok && b < 256; b++) {
+        for (uint32_t j = 0; j < 256; j++) {
+            uint32_t u = (b << 24) | (j << 16) | ((j * 40503u + b * 9973u) & 0xffff);
+            memcpy(&in[j], &u, sizeof u);
+        }
+        libm_expf16_block(in, out, 256);
+        for (int j = 0; j < 256; j++) {
+            float e = expf(in[j]);
+            if (memcmp(&e, &out[j], sizeof e) != 0) ok = 0;
+        }
+    }
+    static const float rare[8] = {0x1.04845ep+5f, -0x1.f8cbb2p+5f, -1.5f, -0x1.8p-3f, -20.25f, -0x1.fffffep+4f,
+                                  88.0f, -88.0f};
+    if (ok) {
+        libm_expf16_block(rare, out, 8);
+        for (int j = 0; ok && j < 8; j++) {
+            float e = expf(rare[j]);
+            if (memcmp(&e, &out[j], sizeof e) != 0) ok = 0;
+        }
+    }
+    decided = ok;
+    return ok;
+}
+#endif
+
+/* ---- tanh of float32 through double (op 4)
+ *
+ * PyTorch's float32 tanh is MKL's vmsTanh (VML_HA), not reproduced; the correctly rounded tanh
+ * equals it in 99.8-99.99% of elements (glibc's tanhf 66-94%, NumPy's np.tanh 62-84%). This is
+ * tanh in double, rounded once to float: tanh|x| = e / (e + 2) with e = expm1(2|x|) (no
+ * cancellation: e is computed as 2^k p + (2^k - 1), p = expm1(r) a degree-13 Taylor sum over
+ * |r| <= ln 2 / 2, r = 2|x| - k ln 2 in two fused steps), the sign copied back; 2|x| is capped at
+ * 40 (the quotient then rounds to 1, as tanh does past 9.01), NaN gives x quieted. Relative error
+ * a few 1e-16 before the rounding to float: the correctly rounded float but in the rare cases
+ * within that of a tie. Both forms (AVX-512, plain C with fma) compute the same steps. */
+#define TANH_LN2_HI 0x1.62e42fefa39efp-1
+#define TANH_LN2_LO 0x1.abc9e3b39803fp-56
+#define TANH_INV_LN2 0x1.71547652b82fep0
+static const double EXPM1_TAYLOR[12] = {
+    1.0 / 6227020800.0, 1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0, 1.0 / 362880.0, 1.0 / 40320.0,
+    1.0 / 5040.0, 1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5};
+
+static float tanh_lane(float x)
+{
+    if (x != x) return x + x;
+    double a = fabs((double)x), y = 2.0 * a;
+    if (y > 40.0) y = 40.0;
+    double k = nearbyint(y * TANH_INV_LN2);
+    double r = fma(-k, TANH_LN2_HI, y);
+    r = fma(-k, TANH_LN2_LO, r);
+    double q = EXPM1_TAYLOR[0];
+    for (int i = 1; i < 12; i++) q = fma(q, r, EXPM1_TAYLOR[i]);
+    double p = fma(r * r, q, r);
+    int64_t kb = ((int64_t)k + 1023) << 52;
+    double s;
+    memcpy(&s, &kb, sizeof s);
+    double e = fma(s, p, s - 1.0);
+    double t = e / (e + 2.0);
+    return (float)copysign(t, (double)x);
+}
+
+#if HAVE_X86
+__attribute__((target("avx512f"))) static __m256 tanh8(__m256 xf)
+{
+    __m512d d = _mm512_cvtps_pd(xf);
+    __m512d a = _mm512_abs_pd(d);
+    __m512d y = _mm512_min_pd(_mm512_add_pd(a, a), _mm512_set1_pd(40.0));  /* (a NaN lane: fixed below) */
+    __m512d k = _mm512_roundscale_pd(_mm512_mul_pd(y, _mm512_set1_pd(TANH_INV_LN2)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512d r = _mm512_fnmadd_pd(k, _mm512_set1_pd(TANH_LN2_HI), y);
+    r = _mm512_fnmadd_pd(k, _mm512_set1_pd(TANH_LN2_LO), r);
+    __m512d q = _mm512_set1_pd(EXPM1_TAYLOR[0]);
+    for (int i = 1; i < 12; i++) q = _mm512_fmadd_pd(q, r, _mm512_set1_pd(EXPM1_TAYLOR[i]));
+    __m512d p = _mm512_fmadd_pd(_mm512_mul_pd(r, r), q, r);
+    __m512i ki = _mm512_cvtepi32_epi64(_mm512_cvtpd_epi32(k));
+    __m512d s = _mm512_castsi512_pd(_mm512_slli_epi64(_mm512_add_epi64(ki, _mm512_set1_epi64(1023)), 52));
+    __m512d e = _mm512_fmadd_pd(s, p, _mm512_sub_pd(s, _mm512_set1_pd(1.0)));
+    __m512d t = _mm512_div_pd(e, _mm512_add_pd(e, _mm512_set1_pd(2.0)));
+    /* the sign of x back (t >= 0) */
+    t = _mm512_castsi512_pd(_mm512_or_si512(_mm512_castpd_si512(t),
+                                            _mm512_and_si512(_mm512_castpd_si512(d), _mm512_set1_epi64(INT64_MIN))));
+    t = _mm512_mask_add_pd(t, _mm512_cmp_pd_mask(d, d, _CMP_UNORD_Q), d, d);  /* NaN: x quieted */
+    return _mm512_cvtpd_ps(t);
+}
+
+__attribute__((target("avx512f"))) static void tanh_block8(const float *x, float *o, Py_ssize_t m)
+{
+    Py_ssize_t i = 0;
+    for (; i + 8 <= m; i += 8) _mm256_storeu_ps(o + i, tanh8(_mm256_loadu_ps(x + i)));
+    for (; i < m; i++) o[i] = tanh_lane(x[i]);  /* (the same steps one lane at a time) */
+}
+#endif
+
+static void vec_block(const float *x, float *o, Py_ssize_t m, int op, int wide)
+{
+#if HAVE_X86
+    if (op == 4 && wide) {
+        tanh_block8(x, o, m);
+        return;
+    }
+    if (op == 3 && wide && libm_expf_ok()) {
+        libm_expf16_block(x, o, m);
+        return;
+    }
+    if (op == 3) {
+        for (Py_ssize_t i = 0; i < m; i++) o[i] = expf(x[i]);
+        return;
+    }
+    if (wide) {
+        vec_block16(x, o, m, op);
+        return;
+    }
+#endif
+    (void)wide;
+    for (Py_ssize_t i = 0; i < m; i++) o[i] = vec_lane(x[i], op);
+}
+
+static void run_pieces(const float *x, float *o, Py_ssize_t n, int op, Py_ssize_t run, Py_ssize_t chunk,
+                       Py_ssize_t step, int wide)
+{
+    if (step < 0) {
+        vec_block(x, o, n, op, wide);
+        return;
+    }
+    if (run <= 0) run = n;
+    Py_ssize_t a = 0;
+    while (a < n) {
+        Py_ssize_t b = (a / run + 1) * run;  /* the next cut: a multiple of run or of chunk */
+        if (chunk > 0 && (a / chunk + 1) * chunk < b) b = (a / chunk + 1) * chunk;
+        if (b > n) b = n;
+        Py_ssize_t v = step > 0 ? (b - a) - (b - a) % step : 0;
+        if (v) vec_block(x + a, o + a, v, op, wide);
+        for (Py_ssize_t i = a + v; i < b; i++) o[i] = scalar_lane(x[i], op);
+        a = b;
+    }
+}
+
+static PyObject *py_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 7) {
+        PyErr_Format(PyExc_TypeError, "run(x, out, op, run, chunk, step, form) takes 7 arguments, not %zd", nargs);
+        return NULL;
+    }
+    long op = PyLong_AsLong(args[2]);
+    Py_ssize_t run = PyLong_AsSsize_t(args[3]), chunk = PyLong_AsSsize_t(args[4]), step = PyLong_AsSsize_t(args[5]);
+    long form = PyLong_AsLong(args[6]);
+    if (PyErr_Occurred()) return NULL;
+    if (op < 0 || op > 4 || form < -1 || form > 1) {
+        PyErr_Format(PyExc_ValueError, "run: op must be 0 to 4 and form -1, 0 or 1 (got %ld, %ld)", op, form);
+        return NULL;
+    }
+    int wide = form == 0 ? 0 : has_avx512f();
+    if (form == 1 && !wide) Py_RETURN_FALSE;
+    Py_buffer x, out;
+    if (PyObject_GetBuffer(args[0], &x, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &out, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&x);
+        return NULL;
+    }
+    PyObject *answer = NULL;
+    if (strcmp(x.format, "f") != 0 || strcmp(out.format, "f") != 0 || x.len != out.len) {
+        PyErr_Format(PyExc_ValueError, "run: x and out must be C-contiguous float32 buffers of one length "
+                     "(formats %s and %s, %zd and %zd bytes)", x.format, out.format, x.len, out.len);
+        goto done;
+    }
+    /* out is x or apart from it: each element is read before its own slot is written */
+    const char *xl = x.buf, *ol = out.buf;
+    if (xl != ol && xl < ol + out.len && ol < xl + x.len) {
+        PyErr_SetString(PyExc_ValueError, "run: out overlaps x partly");
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    run_pieces(x.buf, out.buf, x.len / 4, (int)op, run, chunk, step, wide);
+    Py_END_ALLOW_THREADS
+    answer = Py_True;
+done:
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&out);
+    Py_XINCREF(answer);
+    return answer;
+}
+
+static PyObject *py_capability(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    return PyLong_FromLong(capability_lanes());
+}
+
+static PyMethodDef methods[] = {
+    {"run", (PyCFunction)(void (*)(void))py_run, METH_FASTCALL, "PyTorch's float32 sigmoid / silu loops (see the file)"},
+    {"capability", py_capability, METH_NOARGS, "Vectorized<float>::size() under ATen's capability here"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_sleefkernel", NULL, -1, methods, NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__sleefkernel(void) { return PyModule_Create(&module); }

@@ -1,0 +1,316 @@
+"""float32 ``sigmoid`` and ``silu`` against PyTorch bit for bit (:mod:`strided.kernels.sleef`:
+SLEEF's expf where PyTorch's loop is vectorized, the C library's where it is not): every 1-D
+length 0..70 (each tail of the 32-element step), the special inputs (NaN of both signs and with
+payloads, +-inf, +-0.0, the cut-offs at -104 and 100, results in the subnormals), permuted,
+sliced, expanded and in-place inputs, a size past PyTorch's parallel grain with its thread count
+matched, both of the kernel's forms (AVX-512 and plain C), the gradients, and the NumPy path
+without the kernel (NumPy's bits, documented as not PyTorch's: within a few ulps here).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+
+import numpy as np
+import pytest
+import torch
+
+import strided
+from strided.kernels import native, sleef
+from strided.kernels.torch_loops import torch_threads
+
+K = native.sleef()
+pytestmark = pytest.mark.skipif(K is None, reason="the compiled kernel is not built")
+
+_OPS = {
+    "sigmoid": (lambda t: t.sigmoid(), torch.sigmoid, sleef.SIGMOID),
+    "silu": (strided.nn.functional.silu, torch.nn.functional.silu, sleef.SILU),
+}
+_SPECIAL = np.array([np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, -104.0, -103.99, -103.97, -100.0, -95.0, -88.7,
+                     -87.3, 88.72, 88.73, 89.0, 100.0, 100.0001, -104.0001, 1e-30, -1e-30, 1e-45, -1e-45, 3.4e38,
+                     -3.4e38, 0.5, -0.5, 20.0, -20.0], np.float32)
+
+
+@pytest.fixture(autouse=True)
+def _torch_threads():
+    """PyTorch's thread count as strided assumes it (it moves the scalar loop's elements past
+    32768 elements)."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(torch_threads())
+    yield
+    torch.set_num_threads(before)
+
+
+def _values(n: int, seed: int) -> np.ndarray:
+    r = np.random.default_rng(seed)
+    x = r.uniform(-105, 101, n).astype(np.float32)
+    x[: min(n, len(_SPECIAL))] = _SPECIAL[: min(n, len(_SPECIAL))]
+    bits = x.view(np.uint32)
+    if n > 40:  # NaN payloads, subnormal inputs
+        bits[30:34] = [0x7FC00123, 0xFFC00456, 0x7F800001, 0x00000005]
+    return r.permutation(x)
+
+
+def _same(got: strided.Tensor, want: torch.Tensor) -> None:
+    g, w = got.numpy(), want.numpy()
+    assert g.shape == w.shape and got.stride() == want.stride()
+    bad = np.nonzero(g.view(np.uint32) != w.view(np.uint32))
+    assert not bad[0].size, f"{bad[0].size} elements differ, first at {bad[0][:4]}: {g[bad][:4]} vs {w[bad][:4]}"
+
+
+@pytest.mark.parametrize("name", list(_OPS))
+def test_every_length_and_the_special_inputs(name: str) -> None:
+    ours, theirs, _ = _OPS[name]
+    for n in range(71):
+        for seed in range(3):
+            x = _values(n, seed)
+            _same(ours(strided.from_numpy(x.copy())), theirs(torch.from_numpy(x)))
+
+
+@pytest.mark.parametrize("name", list(_OPS))
+def test_layouts(name: str) -> None:
+    ours, theirs, _ = _OPS[name]
+    base = _values(64 * 100, 7).reshape(64, 100)
+    s, t = strided.from_numpy(base.copy()), torch.from_numpy(base)
+    for view in (lambda a: a.t(), lambda a: a[:, ::2], lambda a: a[:, :40], lambda a: a[:, 3:70].t(),
+                 lambda a: a[::3, 5:], lambda a: a[5].reshape(1, 100).expand(7, 100),
+                 lambda a: a[:, 7:8].expand(64, 45), lambda a: a.reshape(64, 25, 4).permute(2, 0, 1),
+                 lambda a: a.reshape(8, 8, 100)[:, 1:7, 3:]):
+        _same(ours(view(s)), theirs(view(t)))
+
+
+def test_in_place_sigmoid_on_views() -> None:
+    base = _values(64 * 100, 8).reshape(64, 100)
+    for view in (lambda a: a, lambda a: a[:, :40], lambda a: a[:, ::2], lambda a: a.t()[3:50]):
+        s, t = strided.from_numpy(base.copy()), torch.from_numpy(base.copy())
+        view(s).sigmoid_()
+        view(t).sigmoid_()
+        _same(s, t)
+
+
+@pytest.mark.parametrize("name", list(_OPS))
+def test_past_the_parallel_grain(name: str) -> None:
+    ours, theirs, _ = _OPS[name]
+    for n in (32768, 100003, 65541):
+        x = _values(n, n)
+        _same(ours(strided.from_numpy(x.copy())), theirs(torch.from_numpy(x)))
+    x = _values(300 * 333, 3).reshape(300, 333)
+    _same(ours(strided.from_numpy(x.copy())[:, 1:]), theirs(torch.from_numpy(x)[:, 1:]))
+
+
+@pytest.mark.parametrize("op", [sleef.SIGMOID, sleef.SILU])
+def test_both_forms_agree(op: int) -> None:
+    """The plain C form (fmaf) and the AVX-512 form give the same bits, element by element, in
+    both loops; the plain form is checked against PyTorch itself too."""
+    x = _values(50000, 11)
+    plain = sleef.torch_loop(x, op, form=0)
+    if K.run(x, np.empty_like(x), op, 0, 0, -1, 1):
+        assert sleef.torch_loop(x, op, form=1).tobytes() == plain.tobytes()
+    for st in (0, -1):  # each loop throughout
+        a, b = np.empty_like(x), np.empty_like(x)
+        K.run(x, a, op, 0, 0, st, 0)
+        if K.run(x, b, op, 0, 0, st, 1):
+            assert a.tobytes() == b.tobytes()
+    torch_fn = _OPS["sigmoid" if op == sleef.SIGMOID else "silu"][1]
+    assert plain.tobytes() == torch_fn(torch.from_numpy(x)).numpy().tobytes()
+
+
+def test_sleef_expf_over_its_range() -> None:
+    """SLEEF's expf alone (op 0) in both forms over -105..101 (subnormal results, the cut-offs)."""
+    x = np.concatenate([_SPECIAL, np.linspace(-105, 101, 200001, dtype=np.float32)])
+    a, b = np.empty_like(x), np.empty_like(x)
+    K.run(x, a, sleef.EXP, 0, 0, -1, 0)
+    if K.run(x, b, sleef.EXP, 0, 0, -1, 1):
+        assert a.tobytes() == b.tobytes()
+    sub = (a > 0) & (a < np.finfo(np.float32).tiny)
+    assert sub.sum() > 1000
+    assert (a[x < -104] == 0).all() and (a[x > 100] == np.inf).all()
+    # within an ulp of the exact value (float64 exp), as SLEEF's u10 promises
+    fine = np.isfinite(x) & (x > -87) & (x < 88)
+    exact = np.exp(x.astype(np.float64), where=fine, out=np.zeros(len(x)))
+    ulp = np.spacing(np.abs(a[fine]).astype(np.float32)).astype(np.float64)
+    assert (np.abs(a[fine] - exact[fine]) <= ulp).all()
+
+
+@pytest.mark.parametrize("name", list(_OPS))
+def test_gradients(name: str) -> None:
+    ours, theirs, _ = _OPS[name]
+    x = _values(100, 5)
+    x[~np.isfinite(x)] = 1.0
+    s = strided.from_numpy(x.copy()).requires_grad_()
+    t = torch.from_numpy(x.copy()).requires_grad_()
+    ys, yt = ours(s), theirs(t)
+    _same(ys.detach(), yt.detach())
+    ys.sum().backward()
+    yt.sum().backward()
+    np.testing.assert_allclose(s.grad.numpy(), t.grad.numpy(), rtol=2e-6, atol=1e-30)
+
+
+@pytest.mark.parametrize("name", list(_OPS))
+def test_without_the_kernel_numpy_bits(name: str) -> None:
+    """The NumPy path (no compiled kernel): NumPy's formula, a few ulps from PyTorch's."""
+    ours, theirs, _ = _OPS[name]
+    x = np.random.default_rng(4).uniform(-30, 30, 1000).astype(np.float32)
+    with native.disabled():
+        got = ours(strided.from_numpy(x.copy())).numpy()
+    e = np.exp(-x)
+    want = np.float32(1) / (np.float32(1) + e) if name == "sigmoid" else x / (np.float32(1) + e)
+    assert got.tobytes() == want.tobytes()
+    np.testing.assert_allclose(got, theirs(torch.from_numpy(x)).numpy(), rtol=4e-7, atol=1e-38)
+
+
+def test_arguments() -> None:
+    x = np.ones(8, np.float32)
+    with pytest.raises(ValueError, match="float32"):
+        K.run(x.astype(np.float64), np.empty(8), 1, 0, 0, 32, -1)
+    with pytest.raises(ValueError, match="one length"):
+        K.run(x, np.empty(7, np.float32), 1, 0, 0, 32, -1)
+    b = np.ones(9, np.float32)
+    with pytest.raises(ValueError, match="overlaps"):
+        K.run(b[1:], b[:8], 1, 0, 0, 32, -1)
+    with pytest.raises(ValueError, match="op must be"):
+        K.run(x, x, 5, 0, 0, 32, -1)
+    with pytest.raises(TypeError, match="7 arguments"):
+        K.run(x, x, 1)
+    assert K.capability() in (0, 8, 16)
+    assert sleef.step() in (0, 16, 32)
+
+
+# ---------------------------------------------------------------- exp: the C library's expf
+
+_LIBM = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
+_LIBM.expf.restype = ctypes.c_float
+_LIBM.expf.argtypes = [ctypes.c_float]
+
+
+def _libm_expf(v: np.ndarray) -> np.ndarray:
+    return np.array([_LIBM.expf(float(e)) for e in v.reshape(-1)], np.float32).reshape(v.shape)
+
+
+def _spread(count: int, seed: int) -> np.ndarray:
+    """Every sign, exponent and mantissa region, and the special inputs."""
+    bits = np.random.default_rng(seed).integers(0, 2**32, count, dtype=np.uint64).astype(np.uint32)
+    return np.concatenate([_SPECIAL, bits.view(np.float32)])
+
+
+def test_exp_is_the_c_librarys_expf() -> None:
+    x = _spread(40000, 12)
+    want = _libm_expf(x)
+    got = strided.from_numpy(x.copy()).exp().numpy()
+    assert got.tobytes() == want.tobytes()
+    a, b = np.empty_like(x), np.empty_like(x)
+    K.run(x, a, sleef.LIBM_EXP, 0, 0, -1, 0)  # the plain loop of expf calls
+    assert a.tobytes() == want.tobytes()
+    if K.run(x, b, sleef.LIBM_EXP, 0, 0, -1, 1):  # the AVX-512 form, every tail length
+        assert b.tobytes() == want.tobytes()
+        for n in range(40):
+            c = np.empty(n, np.float32)
+            K.run(x[:n].copy(), c, sleef.LIBM_EXP, 0, 0, -1, 1)
+            assert c.tobytes() == want[:n].tobytes()
+
+
+def test_exp_layouts_in_place_out_and_integers() -> None:
+    base = _values(64 * 100, 13).reshape(64, 100)
+    want = _libm_expf(base)
+    s, w = strided.from_numpy(base.copy()), strided.from_numpy(want)
+    for view in (lambda a: a, lambda a: a.t(), lambda a: a[:, ::2], lambda a: a[:, 3:70].t(),
+                 lambda a: a[5].reshape(1, 100).expand(7, 100)):
+        got = view(s).exp()
+        assert np.array_equal(got.numpy().view(np.uint32), view(w).numpy().view(np.uint32))
+        assert got.stride() == view(torch.from_numpy(base)).exp().stride()
+    s2 = strided.from_numpy(base.copy())
+    s2[:, ::3].exp_()
+    expect = base.copy()
+    expect[:, ::3] = want[:, ::3]
+    assert s2.numpy().tobytes() == expect.tobytes()
+    o = strided.empty(64, 100)
+    strided.exp(s, out=o)
+    assert o.numpy().tobytes() == want.tobytes()
+    i = np.arange(-90, 90, dtype=np.int64)
+    assert strided.from_numpy(i).exp().numpy().tobytes() == _libm_expf(i.astype(np.float32)).tobytes()
+
+
+def test_exp_is_closer_to_pytorch_than_numpy() -> None:
+    """PyTorch's float32 exp is MKL's vmsExp (not reproduced): the C library's expf equals it in
+    about 99% of elements here, NumPy's np.exp in about 60%."""
+    x = np.random.default_rng(14).uniform(-100, 88, 200000).astype(np.float32)
+    theirs = torch.exp(torch.from_numpy(x)).numpy()
+    ours = strided.from_numpy(x.copy()).exp().numpy()
+    assert (ours == theirs).mean() > 0.97
+    assert (np.abs(ours.astype(np.float64) - theirs) <= np.abs(np.spacing(theirs))).all()  # (an ulp at most)
+
+
+def test_exp_gradient_and_the_numpy_path() -> None:
+    x = np.random.default_rng(15).uniform(-20, 20, 100).astype(np.float32)
+    s = strided.from_numpy(x.copy()).requires_grad_()
+    y = s.exp()
+    (y * y).sum().backward()
+    want = _libm_expf(x)
+    assert y.detach().numpy().tobytes() == want.tobytes()
+    assert s.grad.numpy().tobytes() == ((2 * want) * want).tobytes()
+    with native.disabled():
+        assert strided.from_numpy(x.copy()).exp().numpy().tobytes() == np.exp(x).tobytes()
+
+
+# ---------------------------------------------------------------- tanh: rounded from double
+
+
+def test_tanh_is_correctly_rounded_and_its_forms_agree() -> None:
+    x = _spread(200000, 16)
+    got = strided.from_numpy(x.copy()).tanh().numpy()
+    fin = np.isfinite(x)
+    want = np.tanh(x[fin].astype(np.float64)).astype(np.float32)  # (double rounding: rarer than 1e-6 here)
+    assert (got[fin] == want).mean() > 0.99999
+    nan = np.isnan(x)
+    assert (got.view(np.uint32)[nan] == (x.view(np.uint32)[nan] | 0x400000)).all()  # x quieted, its sign kept
+    assert (got[x == np.inf] == 1).all() and (got[x == -np.inf] == -1).all()
+    zero = x == 0
+    assert (got.view(np.uint32)[zero] == x.view(np.uint32)[zero]).all()  # (-0.0 stays -0.0)
+    a, b = np.empty_like(x), np.empty_like(x)
+    K.run(x, a, sleef.TANH, 0, 0, -1, 0)
+    assert a.tobytes() == got.tobytes()
+    if K.run(x, b, sleef.TANH, 0, 0, -1, 1):
+        assert b.tobytes() == got.tobytes()
+
+
+def test_tanh_is_closer_to_pytorch_than_numpy_and_its_layouts() -> None:
+    """PyTorch's float32 tanh is MKL's vmsTanh (not reproduced): this equals it in about 99.9%."""
+    r = np.random.default_rng(17)
+    for x in (r.standard_normal(100000), r.uniform(-10, 10, 100000), r.uniform(-1e-2, 1e-2, 100000)):
+        x = x.astype(np.float32)
+        theirs = torch.tanh(torch.from_numpy(x)).numpy()
+        ours = strided.from_numpy(x.copy()).tanh().numpy()
+        assert (ours == theirs).mean() > 0.998
+        assert (np.abs(ours.astype(np.float64) - theirs) <= np.abs(np.spacing(theirs))).all()
+    base = r.uniform(-5, 5, (64, 100)).astype(np.float32)
+    flat = strided.from_numpy(base.copy()).tanh().numpy()
+    s = strided.from_numpy(base.copy())
+    for view in (lambda a: a.t(), lambda a: a[:, ::2], lambda a: a[:, 3:70].t()):
+        got = view(s).tanh()
+        assert np.array_equal(got.numpy(), view(strided.from_numpy(flat)).numpy())
+        assert got.stride() == view(torch.from_numpy(base)).tanh().stride()
+    s[:, ::3].tanh_()
+    expect = base.copy()
+    expect[:, ::3] = flat[:, ::3]
+    assert s.numpy().tobytes() == expect.tobytes()
+    y = strided.from_numpy(base.copy()).requires_grad_()
+    z = y.tanh()
+    z.sum().backward()
+    assert y.grad.numpy().tobytes() == (np.float32(1) - flat * flat).tobytes()  # (1 - y^2, from the result)
+    with native.disabled():
+        assert strided.from_numpy(base.copy()).tanh().numpy().tobytes() == np.tanh(base).tobytes()
+
+
+def test_softmax_rows_take_sleefs_expf() -> None:
+    """float32 softmax along a contiguous last dim: PyTorch maps SLEEF's expf over whole rows (the
+    tail as a partial vector), so every element's exponential is SLEEF's; the rows' sums are ATen's
+    lanes (_specialkernel.softmax_rows). Bit for bit over row lengths 1..70 and the special inputs."""
+    if sleef.step() == 0:
+        pytest.skip("ATen's DEFAULT capability: std::exp, not SLEEF's")
+    r = np.random.default_rng(18)
+    for n in range(1, 71):
+        x = (r.standard_normal((9, n)) * 8).astype(np.float32)
+        x[0, : min(n, 3)] = [-100.0, 80.0, -0.0][: min(n, 3)]
+        ours = strided.nn.functional.softmax(strided.from_numpy(x.copy()), -1).numpy()
+        assert ours.tobytes() == torch.softmax(torch.from_numpy(x), -1).numpy().tobytes(), n
