@@ -918,7 +918,94 @@ done:
     return result;
 }
 
+/* ---------------------------------------------------------------- adopt: a result's two objects
+ *
+ * adopt_types(tensor_class, storage_class) names the classes; adopt(array, layout, dtype) then
+ * returns what strided.dispatch.adopted's Python body makes: a Storage (slots array=array,
+ * _pinned=None) and a Tensor over it (_storage, _layout=layout, _dtype=dtype, _base=None,
+ * _ag=None), each allocated as object.__new__ allocates it (the type's tp_alloc: zeroed, GC-tracked,
+ * the heap type's reference taken) with its slots written through their member offsets. The
+ * slots are read off the classes' member descriptors (each must be an object slot), so a
+ * renamed or removed slot is an error at adopt_types, never a write to a wrong offset. */
+#include <structmember.h>
+
+static PyTypeObject *adopt_tensor, *adopt_storage;
+static Py_ssize_t off_storage, off_layout, off_dtype, off_base, off_ag, off_array, off_pinned;
+
+static int slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *off)
+{
+    PyObject *d = PyDict_GetItemString(type->tp_dict, name); /* borrowed; the class's own slot */
+    if (d == NULL || Py_TYPE(d) != &PyMemberDescr_Type
+        || ((PyMemberDescrObject *)d)->d_member->type != T_OBJECT_EX) {
+        PyErr_Format(PyExc_TypeError, "adopt_types: %s.%s is not an object slot of the class", type->tp_name, name);
+        return -1;
+    }
+    *off = ((PyMemberDescrObject *)d)->d_member->offset;
+    return 0;
+}
+
+static PyObject *py_adopt_types(PyObject *self, PyObject *args)
+{
+    PyObject *tensor, *storage;
+    Py_ssize_t o[7];
+    if (!PyArg_ParseTuple(args, "O!O!:adopt_types", &PyType_Type, &tensor, &PyType_Type, &storage))
+        return NULL;
+    PyTypeObject *tt = (PyTypeObject *)tensor, *st = (PyTypeObject *)storage;
+    if (slot_offset(tt, "_storage", &o[0]) < 0 || slot_offset(tt, "_layout", &o[1]) < 0
+        || slot_offset(tt, "_dtype", &o[2]) < 0 || slot_offset(tt, "_base", &o[3]) < 0
+        || slot_offset(tt, "_ag", &o[4]) < 0 || slot_offset(st, "array", &o[5]) < 0
+        || slot_offset(st, "_pinned", &o[6]) < 0)
+        return NULL;
+    Py_INCREF(tt);
+    Py_INCREF(st);
+    Py_XSETREF(adopt_tensor, tt);
+    Py_XSETREF(adopt_storage, st);
+    off_storage = o[0]; off_layout = o[1]; off_dtype = o[2]; off_base = o[3]; off_ag = o[4];
+    off_array = o[5]; off_pinned = o[6];
+    Py_RETURN_NONE;
+}
+
+#define SLOT(obj, off) (*(PyObject **)((char *)(obj) + (off)))
+
+static PyObject *py_adopt(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "adopt(array, layout, dtype) takes 3 arguments");
+        return NULL;
+    }
+    if (adopt_tensor == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "adopt: adopt_types was not called");
+        return NULL;
+    }
+    PyObject *s = adopt_storage->tp_alloc(adopt_storage, 0);
+    if (s == NULL)
+        return NULL;
+    Py_INCREF(args[0]);
+    SLOT(s, off_array) = args[0];
+    Py_INCREF(Py_None);
+    SLOT(s, off_pinned) = Py_None;
+    PyObject *t = adopt_tensor->tp_alloc(adopt_tensor, 0);
+    if (t == NULL) {
+        Py_DECREF(s);
+        return NULL;
+    }
+    SLOT(t, off_storage) = s; /* (the new reference moves into the slot) */
+    Py_INCREF(args[1]);
+    SLOT(t, off_layout) = args[1];
+    Py_INCREF(args[2]);
+    SLOT(t, off_dtype) = args[2];
+    Py_INCREF(Py_None);
+    SLOT(t, off_base) = Py_None;
+    Py_INCREF(Py_None);
+    SLOT(t, off_ag) = Py_None;
+    return t;
+}
+
 static PyMethodDef methods[] = {
+    {"adopt_types", py_adopt_types, METH_VARARGS,
+     "adopt_types(tensor_class, storage_class): the classes adopt builds (their object slots)."},
+    {"adopt", (PyCFunction)(void (*)(void))py_adopt, METH_FASTCALL,
+     "adopt(array, layout, dtype): a new Tensor over a new Storage of array (strided.dispatch.adopted)."},
     {"apply2d", py_apply2d, METH_VARARGS,
      "apply2d(op, itemsize, nb, na, out, out_row, x, x_stride, x_across, y, y_stride, y_across, widen=0):\n"
      "an elementwise + - * / (op 0-3) or sqrt (4) of float32/float64 planes whose inputs run along or\n"

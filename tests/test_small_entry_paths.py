@@ -1,0 +1,177 @@
+"""The small-size fast paths of issue 23 (session 16): each answers what its general path answers
+(values to the bit, dtype, shape, strides, errors, the listeners' records), and falls back where
+its preconditions fail. No timings here (bench/bench_ops.py measures them)."""
+
+from __future__ import annotations
+
+import gc
+import pickle
+import weakref
+
+import numpy as np
+import pytest
+
+import strided as st
+from strided import dispatch
+from strided.storage import Storage
+from strided.tensor import Tensor
+
+# ---------------------------------------------------------------- dispatch.adopted in C
+
+
+def _slots(t):
+    return (t._storage.array, t._storage._pinned, t._layout, t._dtype, t._base, t._ag)
+
+
+def test_adopted_in_c_makes_the_python_bodys_objects():
+    array = np.arange(6, dtype=np.float32)
+    lay = st.zeros(2, 3)._layout
+    got = dispatch.adopted(array, lay, st.float32)
+    ref = dispatch._adopted_python(array, lay, st.float32)
+    assert type(got) is Tensor and type(got._storage) is Storage
+    assert all(x is y for x, y in zip(_slots(got), _slots(ref), strict=True))
+    assert got._storage is not ref._storage
+    # a usable tensor: values, weak references, pickling, resizing its own storage, garbage collection
+    assert got.tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]] and got.stride() == (3, 1)
+    w = weakref.ref(got)
+    assert pickle.loads(pickle.dumps(got)).tolist() == got.tolist()
+    got.resize_(7)
+    assert got.shape == (7,)
+    del got
+    gc.collect()
+    assert w() is None
+
+
+def test_adopted_is_the_c_function_where_the_kernel_is_built():
+    if dispatch._ADOPT is None:
+        pytest.skip("the copy kernel is not built (or STRIDED_NATIVE=0): the Python body runs")
+    assert dispatch.adopted is dispatch._ADOPT.adopt
+
+
+def test_adopt_types_refuses_a_class_without_the_slots():
+    if dispatch._ADOPT is None:
+        pytest.skip("the copy kernel is not built")
+
+    class NoSlots:
+        pass
+
+    with pytest.raises(TypeError, match="not an object slot"):
+        dispatch._ADOPT.adopt_types(NoSlots, Storage)
+    with pytest.raises(TypeError, match="3 arguments"):
+        dispatch.adopted(np.zeros(1))
+    # (the refusal left the installed classes as they were)
+    assert type(dispatch.adopted(np.zeros(1, np.float32), st.zeros(1)._layout, st.float32)) is Tensor
+
+
+# ---------------------------------------------------------------- full max() / min()
+
+torch = pytest.importorskip("torch")
+
+
+def _same(got, want):
+    """strided's tensor against torch's: dtype, shape, strides and the bits of every element."""
+    assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
+    assert got.shape == tuple(want.shape) and got.stride() == want.stride()
+    g, w = np.atleast_1d(got.numpy()), np.atleast_1d(want.numpy())
+    if g.dtype.kind == "f":  # (NaN payloads: NumPy's, not PyTorch's; every other element to the bit)
+        nan = np.isnan(g)
+        assert (nan == np.isnan(w)).all(), (g, w)
+        g, w = g[~nan], w[~nan]
+    assert g.tobytes() == w.tobytes(), (g, w)
+
+
+_FULL_CASES = {
+    "plain": lambda: np.random.default_rng(1).standard_normal((3, 4)),
+    "one": lambda: np.array([2.5]),
+    "0-d": lambda: np.array(-1.5),
+    "-0.0 largest": lambda: np.array([[-0.0, -1.0], [-2.0, -3.0]]),
+    "0.0 and -0.0": lambda: np.array([0.0, -0.0, -0.0, 0.0]),
+    "NaN": lambda: np.array([[1.0, np.nan], [3.0, 2.0]]),
+    "inf": lambda: np.array([np.inf, -np.inf, 1.0]),
+    "16x16": lambda: np.random.default_rng(2).standard_normal((16, 16)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_FULL_CASES))
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16", "int32"])
+@pytest.mark.parametrize("op", ["max", "min"])
+def test_full_extreme_against_torch(case, dtype, op):
+    data = _FULL_CASES[case]()
+    tt = torch.tensor(data).to(getattr(torch, dtype))
+    x = st.from_numpy(tt.float().numpy().copy()).to(getattr(st, dtype)) if dtype == "bfloat16" else \
+        st.tensor(tt.numpy())
+    if dtype == "int32" and case in ("NaN", "inf"):
+        return
+    _same(getattr(x, op)().float() if dtype == "bfloat16" else getattr(x, op)(),
+          getattr(tt, op)().float() if dtype == "bfloat16" else getattr(tt, op)())
+    _same(getattr(st, op)(x) if dtype != "bfloat16" else getattr(st, op)(x).float(),
+          getattr(torch, op)(tt) if dtype != "bfloat16" else getattr(torch, op)(tt).float())
+
+
+@pytest.mark.parametrize("op", ["max", "min"])
+@pytest.mark.parametrize("make", [
+    lambda t: t.T,  # not row-major
+    lambda t: t[1:],  # an offset into the storage
+    lambda t: t[:, ::2],  # strided
+    lambda t: t.reshape(-1)[:5],  # a shorter run than the storage
+    lambda t: t.expand(2, 4, 6)  # broadcast (stride 0)
+])
+def test_full_extreme_falls_back_on_other_layouts(op, make):
+    data = np.random.default_rng(3).standard_normal((4, 6)).astype(np.float32)
+    data[2, 3] = -0.0
+    got = getattr(make(st.tensor(data)), op)()
+    want = getattr(make(torch.tensor(data)), op)()
+    _same(got, want)
+
+
+def test_full_extreme_of_an_empty_tensor_is_torchs_error():
+    with pytest.raises(RuntimeError, match="numel\\(\\) == 0"):
+        st.zeros(0, 3).max()
+    with pytest.raises(RuntimeError, match="numel\\(\\) == 0"):
+        st.zeros(0).min()
+
+
+def test_full_extreme_reports_to_listeners_and_records_autograd():
+    x = st.tensor([[1.0, 5.0], [2.0, 3.0]])
+    with st.record_copies() as copies:
+        pass
+    records = []
+    with dispatch.listen(records.append):
+        y = x.max()
+    assert [(r.name, r.kind) for r in records] == [("max", "compute")] and records[0].output is y
+    w = st.tensor([[1.0, 5.0], [2.0, 5.0]], requires_grad=True)
+    w.max().backward()
+    assert w.grad.tolist() == [[0.0, 0.5], [0.0, 0.5]] and not copies
+
+
+def test_full_extreme_with_the_kernels_off_gives_the_same_bits():
+    from strided.kernels.native import disabled
+
+    data = np.random.default_rng(4).standard_normal((5, 7))
+    x = st.tensor(data)
+    with disabled():
+        off = (x.max().item(), x.min().item())
+    assert off == (x.max().item(), x.min().item()) == (data.max(), data.min())
+
+
+def test_extreme_all_kernel_answers():
+    from strided.kernels import rows
+
+    k = rows.extreme_all()
+    if k is None:
+        pytest.skip("the row kernel is not built")
+    out = np.empty(1, np.float32)
+    for n in (1, 7, 8, 9, 33, 1000):
+        x = np.random.default_rng(n).standard_normal(n).astype(np.float32)
+        assert k(x, out, 1) == 0 and out[0] == x.max()
+        assert k(x, out, 0) == 0 and out[0] == x.min()
+    assert k(np.array([0.0, -1.0], np.float32), out, 1) == 1  # a zero: recompute
+    assert k(np.array([np.nan, 1.0], np.float32), out, 0) == 1  # NaN: recompute
+    assert k(np.zeros(0, np.float32), out, 1) == -1  # empty
+    assert k(np.zeros(3, np.float64), out, 1) == -1  # out of another type
+    assert k(np.zeros(3, np.int32), np.zeros(1, np.int32), 1) == -1  # not a float
+    assert k(np.ones(3, ">f4"), out, 1) == -1  # not native
+    unaligned = np.zeros(13, np.float32).view(np.uint8)[1:49].view(np.float32)
+    assert k(unaligned, out, 1) == -1
+    with pytest.raises(ValueError, match="mode"):
+        k(np.ones(3, np.float32), out, 2)
