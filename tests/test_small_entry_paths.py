@@ -175,3 +175,30 @@ def test_extreme_all_kernel_answers():
     assert k(unaligned, out, 1) == -1
     with pytest.raises(ValueError, match="mode"):
         k(np.ones(3, np.float32), out, 2)
+
+
+# ---------------------------------------------------------------- F.linear's fresh path before below_autograd
+
+
+@pytest.mark.parametrize("how", ["positional", "keyword", "no bias", "float16", "transposed", "grad"])
+def test_linear_fresh_first_matches_the_general_path(monkeypatch, how):
+    from strided.nn.functional import layers
+
+    rng = np.random.default_rng(5)
+    x, w, b = (rng.standard_normal(s).astype(np.float32) for s in ((3, 4), (5, 4), (5,)))
+    x[0, 0], x[1, 2] = -0.0, np.nan
+
+    def run():
+        X, W, B = st.tensor(x), st.tensor(w, requires_grad=how == "grad"), st.tensor(b)
+        if how == "float16":
+            X, W, B = X.half(), W.half(), B.half()
+        if how == "transposed":
+            X = st.tensor(np.ascontiguousarray(x.T)).T
+        out = (st.nn.functional.linear(X, W, bias=B) if how == "keyword" else
+               st.nn.functional.linear(X, W) if how == "no bias" else st.nn.functional.linear(X, W, B))
+        fn = None if out.grad_fn is None else out.grad_fn.name()
+        return out.detach().numpy().tobytes(), out.stride(), out.dtype, out._version, fn
+
+    fast = run()
+    monkeypatch.setattr(layers, "_FAST_LINEAR", False)
+    assert run() == fast
