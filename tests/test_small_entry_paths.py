@@ -202,3 +202,66 @@ def test_linear_fresh_first_matches_the_general_path(monkeypatch, how):
     fast = run()
     monkeypatch.setattr(layers, "_FAST_LINEAR", False)
     assert run() == fast
+
+
+# ---------------------------------------------------------------- normal_'s + 0.0 in C
+
+
+def test_add_zero_is_numpys_add_of_a_zero():
+    from strided.kernels import native
+
+    k = native.rand()
+    if k is None:
+        pytest.skip("the random kernel is not built")
+    for dt in (np.float32, np.float64):
+        x = np.array([-0.0, 0.0, 1.5, -2.5, np.inf, -np.inf, np.nan, 1e-45, -1e-45, -np.nan], dt)
+        want = np.add(x, np.zeros((), dt))
+        got = x.copy()
+        assert k.add_zero(got) is True
+        assert got.tobytes() == want.tobytes()
+    assert k.add_zero(np.zeros(3, np.int32)) is False  # (not a float: nothing written)
+    assert k.add_zero(np.zeros(3, np.float16)) is False
+    unaligned = np.zeros(13, np.float32).view(np.uint8)[1:49].view(np.float32)
+    assert k.add_zero(unaligned) is False
+    with pytest.raises(ValueError, match="not C-contiguous"):
+        k.add_zero(np.zeros(4, np.float32)[::2])  # (not C-contiguous: the buffer refuses)
+
+
+@pytest.mark.parametrize("args", [(), (0.0, 1.0), (-0.0, 1.0), (1.5, 2.0), (0.0, 0.0), (0.0, 3.0)])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_normal_fast_fill_draws_the_general_paths_numbers(args, dtype):
+    from strided.kernels.native import disabled
+
+    def draw(off):
+        st.manual_seed(11)
+        t = st.empty(4, 6, dtype=getattr(st, dtype))
+        if off:
+            with disabled():
+                return t.normal_(*args).numpy().tobytes()
+        return t.normal_(*args).numpy().tobytes()
+
+    assert draw(False) == draw(True)
+
+
+def test_normal_fast_fill_falls_back_where_it_must():
+    from strided.kernels.native import disabled
+
+    def transposed(off):
+        st.manual_seed(3)
+        t = st.empty(4, 6).T  # (not row-major: the general path)
+        if off:
+            with disabled():
+                return t.normal_().numpy().tobytes()
+        return t.normal_().numpy().tobytes()
+
+    assert transposed(False) == transposed(True)
+    with pytest.raises(RuntimeError, match="normal expects std >= 0.0"):
+        st.empty(3).normal_(0.0, -1.0)
+    h = st.empty(3, dtype=st.float16).normal_()  # (half: the general path)
+    assert h.dtype == st.float16 and bool(h.isfinite().all())
+    z = st.empty(0, 3).normal_()
+    assert z.shape == (0, 3)
+    records, w = [], st.empty(2, 2)
+    with dispatch.listen(records.append):
+        assert w.normal_() is w
+    assert [(r.name, r.output is w) for r in records] == [("normal_", True)]
