@@ -1001,11 +1001,253 @@ static PyObject *py_adopt(PyObject *self, PyObject *const *args, Py_ssize_t narg
     return t;
 }
 
+/* ---------------------------------------------------------------- join_tensors: cat/stack's flat join
+ *
+ * join_setup(cinfo, empty, limit) names the row-major plan table (strided.ops._support.operands._cinfo:
+ * shape -> (row-major strides, element count, row-major Layout)), numpy.empty and the largest
+ * result in bytes. join_tensors(tensors, d, stacked) then answers what
+ * strided.ops.shape.fast_join.flat_join(tensors, None, d, stacked) answers where every input
+ * passes its checks (each a Tensor, of the first's dtype object, non-empty, row-major, its run
+ * inside its storage, shapes of 1 to 3 dims (stacked: 0 to 2) agreeing except in d; stacked:
+ * all equal) and the result holds at most limit bytes: the joined tensor, bytes as they are
+ * (the runs' rows memcpy'd in order into numpy.empty's fresh buffer), its layout the table's.
+ * Anything else answers None, nothing made: the caller runs flat_join itself, which decides. */
+static PyObject *join_cinfo, *join_empty;
+static Py_ssize_t join_limit;
+static PyObject *s_layout_shape, *s_layout_strides, *s_layout_offset, *s_numpy;
+
+static PyObject *py_join_setup(PyObject *self, PyObject *args)
+{
+    PyObject *cinfo, *empty;
+    Py_ssize_t limit;
+    if (!PyArg_ParseTuple(args, "OOn:join_setup", &cinfo, &empty, &limit))
+        return NULL;
+    if (s_numpy == NULL) {
+        s_layout_shape = PyUnicode_InternFromString("shape");
+        s_layout_strides = PyUnicode_InternFromString("strides");
+        s_layout_offset = PyUnicode_InternFromString("offset");
+        s_numpy = PyUnicode_InternFromString("numpy");
+        if (!s_layout_shape || !s_layout_strides || !s_layout_offset || !s_numpy)
+            return NULL;
+    }
+    Py_INCREF(cinfo);
+    Py_INCREF(empty);
+    Py_XSETREF(join_cinfo, cinfo);
+    Py_XSETREF(join_empty, empty);
+    join_limit = limit;
+    Py_RETURN_NONE;
+}
+
+#define JOIN_MAX 64 /* inputs handled here (more: flat_join's Python loop) */
+
+static PyObject *py_join_tensors(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "join_tensors(tensors, d, stacked) takes 3 arguments");
+        return NULL;
+    }
+    if (adopt_tensor == NULL || join_cinfo == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "join_tensors: adopt_types and join_setup were not called");
+        return NULL;
+    }
+    PyObject *seq = args[0];
+    if (!PyList_CheckExact(seq) && !PyTuple_CheckExact(seq))
+        Py_RETURN_NONE;
+    Py_ssize_t d = PyLong_AsSsize_t(args[1]);
+    if (d == -1 && PyErr_Occurred())
+        return NULL;
+    int stacked = PyObject_IsTrue(args[2]);
+    if (stacked < 0)
+        return NULL;
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(seq);
+    if (count < 1 || count > JOIN_MAX)
+        Py_RETURN_NONE;
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    Py_buffer bufs[JOIN_MAX];
+    Py_ssize_t got = 0, nd = 0, total = 0, elements = 0, outer = 1, itemsize = 0;
+    Py_ssize_t first[3], starts[JOIN_MAX], lens[JOIN_MAX];
+    PyObject *dtype = NULL, *answer = NULL, *shape = NULL, *strides = NULL, *offset = NULL;
+    PyObject *out_shape = NULL, *plan = NULL, *flat = NULL;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *t = items[i];
+        if (!PyObject_TypeCheck(t, adopt_tensor))
+            goto none;
+        PyObject *dt = SLOT(t, off_dtype), *storage = SLOT(t, off_storage), *lay = SLOT(t, off_layout);
+        if (dt == NULL || storage == NULL || lay == NULL || (dtype != NULL && dt != dtype))
+            goto none;
+        if (dtype == NULL) {
+            dtype = dt;
+            Py_INCREF(dtype); /* (held: the list's tensors are only borrowed) */
+        }
+        shape = PyObject_GetAttr(lay, s_layout_shape);
+        strides = shape ? PyObject_GetAttr(lay, s_layout_strides) : NULL;
+        offset = strides ? PyObject_GetAttr(lay, s_layout_offset) : NULL;
+        if (offset == NULL)
+            goto fail;
+        if (!PyTuple_CheckExact(shape) || !PyTuple_CheckExact(strides) || !PyLong_CheckExact(offset))
+            goto none;
+        Py_ssize_t k = PyTuple_GET_SIZE(shape);
+        if (i == 0) {
+            nd = k;
+            if (nd + stacked < 1 || nd + stacked > 3 || d < 0 || d >= nd + stacked)
+                goto none;
+        }
+        if (k != nd || PyTuple_GET_SIZE(strides) != k)
+            goto none;
+        /* the shape: agrees with the first's except in d (stacked: everywhere); row-major strides */
+        Py_ssize_t dims[3], n = 1, expect = 1;
+        for (Py_ssize_t j = 0; j < k; j++) {
+            PyObject *v = PyTuple_GET_ITEM(shape, j);
+            if (!PyLong_CheckExact(v))
+                goto none;
+            dims[j] = PyLong_AsSsize_t(v);
+            if (dims[j] == -1 && PyErr_Occurred())
+                goto fail;
+            n *= dims[j];
+        }
+        if (n <= 0)
+            goto none; /* (empty: flat_join's refusal, PyTorch's legacy skip of a (0,) input) */
+        for (Py_ssize_t j = k - 1; j >= 0; j--) {
+            PyObject *v = PyTuple_GET_ITEM(strides, j);
+            if (!PyLong_CheckExact(v))
+                goto none;
+            Py_ssize_t st = PyLong_AsSsize_t(v);
+            if (st == -1 && PyErr_Occurred())
+                goto fail;
+            /* (contiguous_strides: a size-1 dim's stride is the product outside it, as any other) */
+            if (st != expect)
+                goto none;
+            expect *= dims[j];
+        }
+        if (i == 0) {
+            for (Py_ssize_t j = 0; j < k; j++)
+                first[j] = dims[j];
+        } else {
+            for (Py_ssize_t j = 0; j < k; j++)
+                if (dims[j] != first[j] && (stacked || j != d))
+                    goto none;
+        }
+        Py_ssize_t off = PyLong_AsSsize_t(offset);
+        if (off == -1 && PyErr_Occurred())
+            goto fail;
+        Py_CLEAR(shape);
+        Py_CLEAR(strides);
+        Py_CLEAR(offset);
+        PyObject *array = SLOT(storage, off_array);
+        if (array == NULL)
+            goto none;
+        if (PyObject_GetBuffer(array, &bufs[got], PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+            PyErr_Clear();
+            goto none;
+        }
+        got++;
+        Py_buffer *b = &bufs[got - 1];
+        if (i == 0)
+            itemsize = b->itemsize;
+        if (b->itemsize != itemsize || itemsize <= 0 || off < 0 || b->len / itemsize < off + n)
+            goto none; /* (a run past its storage: the general path's error) */
+        starts[i] = off * itemsize;
+        lens[i] = n * itemsize;
+        total += stacked ? 1 : dims[d];
+        elements += n;
+    }
+    if (elements * itemsize > join_limit)
+        goto none;
+    for (Py_ssize_t j = 0; j < d; j++)
+        outer *= first[j];
+    {
+        /* the result's shape: the first's with d's size the total (stacked: a new dim d) */
+        Py_ssize_t rank = nd + stacked, src = 0;
+        out_shape = PyTuple_New(rank);
+        if (out_shape == NULL)
+            goto fail;
+        for (Py_ssize_t j = 0; j < rank; j++) {
+            Py_ssize_t v;
+            if (j == d) {
+                v = total;
+                if (!stacked)
+                    src++;
+            } else
+                v = first[src++];
+            PyObject *o = PyLong_FromSsize_t(v);
+            if (o == NULL)
+                goto fail;
+            PyTuple_SET_ITEM(out_shape, j, o);
+        }
+        PyObject *info = PyObject_GetItem(join_cinfo, out_shape);
+        if (info == NULL)
+            goto fail;
+        if (!PyTuple_Check(info) || PyTuple_GET_SIZE(info) < 3) {
+            Py_DECREF(info);
+            goto none;
+        }
+        plan = PyTuple_GET_ITEM(info, 2);
+        Py_INCREF(plan);
+        Py_DECREF(info);
+        PyObject *np_dtype = PyObject_GetAttr(dtype, s_numpy);
+        if (np_dtype == NULL)
+            goto fail;
+        PyObject *n_obj = PyLong_FromSsize_t(elements);
+        if (n_obj == NULL) {
+            Py_DECREF(np_dtype);
+            goto fail;
+        }
+        PyObject *call[2] = {n_obj, np_dtype};
+        flat = PyObject_Vectorcall(join_empty, call, 2, NULL);
+        Py_DECREF(n_obj);
+        Py_DECREF(np_dtype);
+        if (flat == NULL)
+            goto fail;
+        Py_buffer ob;
+        if (PyObject_GetBuffer(flat, &ob, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0)
+            goto fail;
+        if (ob.len != elements * itemsize) {
+            PyBuffer_Release(&ob);
+            goto none;
+        }
+        char *dst = ob.buf;
+        for (Py_ssize_t r = 0; r < outer; r++)
+            for (Py_ssize_t i = 0; i < count; i++) {
+                Py_ssize_t row = lens[i] / outer;
+                memcpy(dst, (const char *)bufs[i].buf + starts[i] + r * row, (size_t)row);
+                dst += row;
+            }
+        PyBuffer_Release(&ob);
+    }
+    {
+        PyObject *call[3] = {flat, plan, dtype};
+        answer = py_adopt(NULL, call, 3);
+    }
+    goto done;
+none:
+    answer = Py_None;
+    Py_INCREF(answer);
+    goto done;
+fail:
+    answer = NULL;
+done:
+    for (Py_ssize_t i = 0; i < got; i++)
+        PyBuffer_Release(&bufs[i]);
+    Py_XDECREF(dtype);
+    Py_XDECREF(shape);
+    Py_XDECREF(strides);
+    Py_XDECREF(offset);
+    Py_XDECREF(out_shape);
+    Py_XDECREF(plan);
+    Py_XDECREF(flat);
+    return answer;
+}
+
 static PyMethodDef methods[] = {
     {"adopt_types", py_adopt_types, METH_VARARGS,
      "adopt_types(tensor_class, storage_class): the classes adopt builds (their object slots)."},
     {"adopt", (PyCFunction)(void (*)(void))py_adopt, METH_FASTCALL,
      "adopt(array, layout, dtype): a new Tensor over a new Storage of array (strided.dispatch.adopted)."},
+    {"join_setup", py_join_setup, METH_VARARGS,
+     "join_setup(cinfo, empty, limit): the plan table, numpy.empty and the largest result join_tensors makes."},
+    {"join_tensors", (PyCFunction)(void (*)(void))py_join_tensors, METH_FASTCALL,
+     "join_tensors(tensors, d, stacked): fast_join.flat_join(tensors, None, d, stacked)'s result where every\n"
+     "input passes its checks and the result is small; else None (nothing made: flat_join decides)."},
     {"apply2d", py_apply2d, METH_VARARGS,
      "apply2d(op, itemsize, nb, na, out, out_row, x, x_stride, x_across, y, y_stride, y_across, widen=0):\n"
      "an elementwise + - * / (op 0-3) or sqrt (4) of float32/float64 planes whose inputs run along or\n"
