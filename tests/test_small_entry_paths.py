@@ -289,7 +289,8 @@ def _join_cases():
         "expanded": ([t((1, 4)).expand(3, 4), base], 0), "mixed dtypes": ([base, base.double()], 0),
         "empty": ([t((0, 4)), base], 0), "empty 1-d": ([t((0,)), base], 0), "4-d": ([t((1, 2, 1, 2))] * 2, 0),
         "shape mismatch": ([base, t((2, 3))], 0), "0-d": ([st.tensor(1.5), st.tensor(2.5)], 0),
-        "big": ([t((64, 129)), t((64, 129))], 0), "size-1 dims": ([t((3, 1)), t((3, 1))], 1),
+        "big": ([t((64, 129)), t((64, 129))], 0), "dim 5": ([base, base], 5), "dim -4": ([base, base], -4),
+        "dim -2": ([base, t((1, 4))], -2), "dim -3": ([base, base], -3), "dim bool": ([base, base], True), "size-1 dims": ([t((3, 1)), t((3, 1))], 1),
     }
 
 
@@ -299,8 +300,6 @@ def test_compiled_join_answers_as_the_python_join(monkeypatch, case, op):
     from strided.ops.shape import fast_join
 
     tensors, dim = _join_cases()[case]
-    if op == "stack" and dim == -1:
-        dim = 2
 
     def run():
         try:
@@ -327,7 +326,8 @@ def test_compiled_join_refusals_leave_flat_join_to_decide():
     a = st.ones(2, 3)
     assert k([a, np.ones((2, 3))], 0, False) is None  # (not a tensor)
     assert k([], 0, False) is None and k(iter([a]), 0, False) is None
-    assert k([a, a], 2, False) is None  # (a dim outside: flat_join's caller wraps it first)
+    assert k([a, a], 2, False) is None and k([a, a], -3, False) is None  # (a dim outside: the general path's error)
+    assert k([a, a], -3, True).shape == (2, 2, 3)  # (counted from the end of the result's dims)
     assert k([a] * 65, 0, False) is None  # (more inputs than the C loop takes)
     out = k([a, a], 2, True)
     assert out.shape == (2, 3, 2) and out.stride() == (6, 2, 1)

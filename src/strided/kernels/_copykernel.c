@@ -1007,7 +1007,7 @@ static PyObject *py_adopt(PyObject *self, PyObject *const *args, Py_ssize_t narg
  * shape -> (row-major strides, element count, row-major Layout)), numpy.empty and the largest
  * result in bytes. join_tensors(tensors, d, stacked) then answers what
  * strided.ops.shape.fast_join.flat_join(tensors, None, d, stacked) answers where every input
- * passes its checks (each a Tensor, of the first's dtype object, non-empty, row-major, its run
+ * passes its checks (d may count from the end: -1 is the last dim of the result; each a Tensor, of the first's dtype object, non-empty, row-major, its run
  * inside its storage, shapes of 1 to 3 dims (stacked: 0 to 2) agreeing except in d; stacked:
  * all equal) and the result holds at most limit bytes: the joined tensor, bytes as they are
  * (the runs' rows memcpy'd in order into numpy.empty's fresh buffer), its layout the table's.
@@ -1089,6 +1089,8 @@ static PyObject *py_join_tensors(PyObject *self, PyObject *const *args, Py_ssize
         Py_ssize_t k = PyTuple_GET_SIZE(shape);
         if (i == 0) {
             nd = k;
+            if (d < 0) /* (counted from the end, as PyTorch wraps a dim) */
+                d += nd + stacked;
             if (nd + stacked < 1 || nd + stacked > 3 || d < 0 || d >= nd + stacked)
                 goto none;
         }
