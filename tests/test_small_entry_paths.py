@@ -397,3 +397,28 @@ def test_softmax_straight_call_matches_the_general_path(monkeypatch, op, case):
     theirs = getattr(build(torch), op)(dim, **tkw)
     assert ours.stride() == theirs.stride() and ours.shape == tuple(theirs.shape)
     np.testing.assert_allclose(ours.float().numpy(), theirs.float().numpy(), rtol=2e-3, atol=1e-6)
+
+
+# ---------------------------------------------------------------- clone of a row-major tensor
+
+
+@pytest.mark.parametrize("case", ["rows", "1-d", "0-d", "offset", "narrow", "transposed", "size-1 odd strides",
+                                  "empty", "float16", "bool", "-0.0 NaN", "big", "typed alias"])
+def test_clone_fast_path_matches_the_listened_path(case):
+    rng = np.random.default_rng(17)
+    base = st.tensor(rng.standard_normal((4, 6)).astype(np.float32))
+    x = {"rows": base, "1-d": base.reshape(-1), "0-d": base[1, 2], "offset": base[1:], "narrow": base[:2],
+         "transposed": base.T, "size-1 odd strides": base[:1].as_strided((1, 6), (7, 1)),
+         "empty": base[:0], "float16": base.half(), "bool": base > 0,
+         "-0.0 NaN": st.tensor([[-0.0, np.nan], [np.inf, 0.0]]),
+         "big": st.zeros(600, 600), "typed alias": st.zeros(3, dtype=st.complex64).real}[case]
+    fast = x.clone()
+    with st.record_copies() as copies:
+        watched = x.clone()
+    assert fast.numpy().tobytes() == watched.numpy().tobytes() == x.numpy().tobytes()
+    assert fast.shape == watched.shape and fast.stride() == watched.stride() and fast.dtype == watched.dtype
+    assert fast.storage_offset() == 0 and not st.shares_memory(fast, x) if x.numel() else True
+    assert [c.reason for c in copies][-1:] == ["clone()"]
+    t = torch.from_numpy(x.numpy().copy()) if x.numel() else None
+    if case in ("rows", "1-d", "0-d", "offset", "narrow"):
+        assert fast.stride() == t.clone().stride()
