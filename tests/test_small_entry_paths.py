@@ -422,3 +422,31 @@ def test_clone_fast_path_matches_the_listened_path(case):
     t = torch.from_numpy(x.numpy().copy()) if x.numel() else None
     if case in ("rows", "1-d", "0-d", "offset", "narrow"):
         assert fast.stride() == t.clone().stride()
+
+
+# ---------------------------------------------------------------- topk's fast path: run read inline, tuple made directly
+
+
+@pytest.mark.parametrize("case", ["rows", "offset", "narrow", "transposed", "ties", "NaN", "-0.0", "int32", "float16"])
+@pytest.mark.parametrize("largest", [True, False])
+def test_topk_fast_path_matches_torch(case, largest):
+    rng = np.random.default_rng(19)
+    data = rng.standard_normal((5, 6)).astype(np.float32)
+    if case == "ties":
+        data[1, :3] = 2.0
+    if case == "NaN":
+        data[2, 4] = np.nan
+    if case == "-0.0":
+        data[3, :2] = (-0.0, 0.0)
+
+    def build(lib):
+        x = lib.tensor(data)
+        return {"offset": x[1:], "narrow": x[:2], "transposed": x.T, "int32": (x * 10).to(lib.int32),
+                "float16": x.half()}.get(case, x)
+
+    got = build(st).topk(2, largest=largest)
+    want = build(torch).topk(2, largest=largest)
+    assert type(got).__name__ == "topk" and got._fields == ("values", "indices")
+    assert got.values.stride() == want.values.stride() and got.indices.dtype == st.int64
+    assert got.indices.tolist() == want.indices.tolist()
+    np.testing.assert_array_equal(got.values.float().numpy(), want.values.float().numpy())
