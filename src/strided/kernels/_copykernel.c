@@ -918,7 +918,338 @@ done:
     return result;
 }
 
+/* ---------------------------------------------------------------- adopt: a result's two objects
+ *
+ * adopt_types(tensor_class, storage_class) names the classes; adopt(array, layout, dtype) then
+ * returns what strided.dispatch.adopted's Python body makes: a Storage (slots array=array,
+ * _pinned=None) and a Tensor over it (_storage, _layout=layout, _dtype=dtype, _base=None,
+ * _ag=None), each allocated as object.__new__ allocates it (the type's tp_alloc: zeroed, GC-tracked,
+ * the heap type's reference taken) with its slots written through their member offsets. The
+ * slots are read off the classes' member descriptors (each must be an object slot), so a
+ * renamed or removed slot is an error at adopt_types, never a write to a wrong offset. */
+#include <structmember.h>
+
+static PyTypeObject *adopt_tensor, *adopt_storage;
+static Py_ssize_t off_storage, off_layout, off_dtype, off_base, off_ag, off_array, off_pinned;
+
+static int slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *off)
+{
+    PyObject *d = PyDict_GetItemString(type->tp_dict, name); /* borrowed; the class's own slot */
+    if (d == NULL || Py_TYPE(d) != &PyMemberDescr_Type
+        || ((PyMemberDescrObject *)d)->d_member->type != T_OBJECT_EX) {
+        PyErr_Format(PyExc_TypeError, "adopt_types: %s.%s is not an object slot of the class", type->tp_name, name);
+        return -1;
+    }
+    *off = ((PyMemberDescrObject *)d)->d_member->offset;
+    return 0;
+}
+
+static PyObject *py_adopt_types(PyObject *self, PyObject *args)
+{
+    PyObject *tensor, *storage;
+    Py_ssize_t o[7];
+    if (!PyArg_ParseTuple(args, "O!O!:adopt_types", &PyType_Type, &tensor, &PyType_Type, &storage))
+        return NULL;
+    PyTypeObject *tt = (PyTypeObject *)tensor, *st = (PyTypeObject *)storage;
+    if (slot_offset(tt, "_storage", &o[0]) < 0 || slot_offset(tt, "_layout", &o[1]) < 0
+        || slot_offset(tt, "_dtype", &o[2]) < 0 || slot_offset(tt, "_base", &o[3]) < 0
+        || slot_offset(tt, "_ag", &o[4]) < 0 || slot_offset(st, "array", &o[5]) < 0
+        || slot_offset(st, "_pinned", &o[6]) < 0)
+        return NULL;
+    Py_INCREF(tt);
+    Py_INCREF(st);
+    Py_XSETREF(adopt_tensor, tt);
+    Py_XSETREF(adopt_storage, st);
+    off_storage = o[0]; off_layout = o[1]; off_dtype = o[2]; off_base = o[3]; off_ag = o[4];
+    off_array = o[5]; off_pinned = o[6];
+    Py_RETURN_NONE;
+}
+
+#define SLOT(obj, off) (*(PyObject **)((char *)(obj) + (off)))
+
+static PyObject *py_adopt(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "adopt(array, layout, dtype) takes 3 arguments");
+        return NULL;
+    }
+    if (adopt_tensor == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "adopt: adopt_types was not called");
+        return NULL;
+    }
+    PyObject *s = adopt_storage->tp_alloc(adopt_storage, 0);
+    if (s == NULL)
+        return NULL;
+    Py_INCREF(args[0]);
+    SLOT(s, off_array) = args[0];
+    Py_INCREF(Py_None);
+    SLOT(s, off_pinned) = Py_None;
+    PyObject *t = adopt_tensor->tp_alloc(adopt_tensor, 0);
+    if (t == NULL) {
+        Py_DECREF(s);
+        return NULL;
+    }
+    SLOT(t, off_storage) = s; /* (the new reference moves into the slot) */
+    Py_INCREF(args[1]);
+    SLOT(t, off_layout) = args[1];
+    Py_INCREF(args[2]);
+    SLOT(t, off_dtype) = args[2];
+    Py_INCREF(Py_None);
+    SLOT(t, off_base) = Py_None;
+    Py_INCREF(Py_None);
+    SLOT(t, off_ag) = Py_None;
+    return t;
+}
+
+/* ---------------------------------------------------------------- join_tensors: cat/stack's flat join
+ *
+ * join_setup(cinfo, empty, limit) names the row-major plan table (strided.ops._support.operands._cinfo:
+ * shape -> (row-major strides, element count, row-major Layout)), numpy.empty and the largest
+ * result in bytes. join_tensors(tensors, d, stacked) then answers what
+ * strided.ops.shape.fast_join.flat_join(tensors, None, d, stacked) answers where every input
+ * passes its checks (d may count from the end: -1 is the last dim of the result; each a Tensor, of the first's dtype object, non-empty, row-major, its run
+ * inside its storage, shapes of 1 to 3 dims (stacked: 0 to 2) agreeing except in d; stacked:
+ * all equal) and the result holds at most limit bytes: the joined tensor, bytes as they are
+ * (the runs' rows memcpy'd in order into numpy.empty's fresh buffer), its layout the table's.
+ * Anything else answers None, nothing made: the caller runs flat_join itself, which decides. */
+static PyObject *join_cinfo, *join_empty;
+static Py_ssize_t join_limit;
+static PyObject *s_layout_shape, *s_layout_strides, *s_layout_offset, *s_numpy;
+
+static PyObject *py_join_setup(PyObject *self, PyObject *args)
+{
+    PyObject *cinfo, *empty;
+    Py_ssize_t limit;
+    if (!PyArg_ParseTuple(args, "OOn:join_setup", &cinfo, &empty, &limit))
+        return NULL;
+    if (s_numpy == NULL) {
+        s_layout_shape = PyUnicode_InternFromString("shape");
+        s_layout_strides = PyUnicode_InternFromString("strides");
+        s_layout_offset = PyUnicode_InternFromString("offset");
+        s_numpy = PyUnicode_InternFromString("numpy");
+        if (!s_layout_shape || !s_layout_strides || !s_layout_offset || !s_numpy)
+            return NULL;
+    }
+    Py_INCREF(cinfo);
+    Py_INCREF(empty);
+    Py_XSETREF(join_cinfo, cinfo);
+    Py_XSETREF(join_empty, empty);
+    join_limit = limit;
+    Py_RETURN_NONE;
+}
+
+#define JOIN_MAX 64 /* inputs handled here (more: flat_join's Python loop) */
+
+static PyObject *py_join_tensors(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "join_tensors(tensors, d, stacked) takes 3 arguments");
+        return NULL;
+    }
+    if (adopt_tensor == NULL || join_cinfo == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "join_tensors: adopt_types and join_setup were not called");
+        return NULL;
+    }
+    PyObject *seq = args[0];
+    if (!PyList_CheckExact(seq) && !PyTuple_CheckExact(seq))
+        Py_RETURN_NONE;
+    Py_ssize_t d = PyLong_AsSsize_t(args[1]);
+    if (d == -1 && PyErr_Occurred())
+        return NULL;
+    int stacked = PyObject_IsTrue(args[2]);
+    if (stacked < 0)
+        return NULL;
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(seq);
+    if (count < 1 || count > JOIN_MAX)
+        Py_RETURN_NONE;
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    Py_buffer bufs[JOIN_MAX];
+    Py_ssize_t got = 0, nd = 0, total = 0, elements = 0, outer = 1, itemsize = 0;
+    Py_ssize_t first[3], starts[JOIN_MAX], lens[JOIN_MAX];
+    PyObject *dtype = NULL, *answer = NULL, *shape = NULL, *strides = NULL, *offset = NULL;
+    PyObject *out_shape = NULL, *plan = NULL, *flat = NULL;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *t = items[i];
+        if (!PyObject_TypeCheck(t, adopt_tensor))
+            goto none;
+        PyObject *dt = SLOT(t, off_dtype), *storage = SLOT(t, off_storage), *lay = SLOT(t, off_layout);
+        if (dt == NULL || storage == NULL || lay == NULL || (dtype != NULL && dt != dtype))
+            goto none;
+        if (dtype == NULL) {
+            dtype = dt;
+            Py_INCREF(dtype); /* (held: the list's tensors are only borrowed) */
+        }
+        shape = PyObject_GetAttr(lay, s_layout_shape);
+        strides = shape ? PyObject_GetAttr(lay, s_layout_strides) : NULL;
+        offset = strides ? PyObject_GetAttr(lay, s_layout_offset) : NULL;
+        if (offset == NULL)
+            goto fail;
+        if (!PyTuple_CheckExact(shape) || !PyTuple_CheckExact(strides) || !PyLong_CheckExact(offset))
+            goto none;
+        Py_ssize_t k = PyTuple_GET_SIZE(shape);
+        if (i == 0) {
+            nd = k;
+            if (d < 0) /* (counted from the end, as PyTorch wraps a dim) */
+                d += nd + stacked;
+            if (nd + stacked < 1 || nd + stacked > 3 || d < 0 || d >= nd + stacked)
+                goto none;
+        }
+        if (k != nd || PyTuple_GET_SIZE(strides) != k)
+            goto none;
+        /* the shape: agrees with the first's except in d (stacked: everywhere); row-major strides */
+        Py_ssize_t dims[3], n = 1, expect = 1;
+        for (Py_ssize_t j = 0; j < k; j++) {
+            PyObject *v = PyTuple_GET_ITEM(shape, j);
+            if (!PyLong_CheckExact(v))
+                goto none;
+            dims[j] = PyLong_AsSsize_t(v);
+            if (dims[j] == -1 && PyErr_Occurred())
+                goto fail;
+            n *= dims[j];
+        }
+        if (n <= 0)
+            goto none; /* (empty: flat_join's refusal, PyTorch's legacy skip of a (0,) input) */
+        for (Py_ssize_t j = k - 1; j >= 0; j--) {
+            PyObject *v = PyTuple_GET_ITEM(strides, j);
+            if (!PyLong_CheckExact(v))
+                goto none;
+            Py_ssize_t st = PyLong_AsSsize_t(v);
+            if (st == -1 && PyErr_Occurred())
+                goto fail;
+            /* (contiguous_strides: a size-1 dim's stride is the product outside it, as any other) */
+            if (st != expect)
+                goto none;
+            expect *= dims[j];
+        }
+        if (i == 0) {
+            for (Py_ssize_t j = 0; j < k; j++)
+                first[j] = dims[j];
+        } else {
+            for (Py_ssize_t j = 0; j < k; j++)
+                if (dims[j] != first[j] && (stacked || j != d))
+                    goto none;
+        }
+        Py_ssize_t off = PyLong_AsSsize_t(offset);
+        if (off == -1 && PyErr_Occurred())
+            goto fail;
+        Py_CLEAR(shape);
+        Py_CLEAR(strides);
+        Py_CLEAR(offset);
+        PyObject *array = SLOT(storage, off_array);
+        if (array == NULL)
+            goto none;
+        if (PyObject_GetBuffer(array, &bufs[got], PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+            PyErr_Clear();
+            goto none;
+        }
+        got++;
+        Py_buffer *b = &bufs[got - 1];
+        if (i == 0)
+            itemsize = b->itemsize;
+        if (b->itemsize != itemsize || itemsize <= 0 || off < 0 || b->len / itemsize < off + n)
+            goto none; /* (a run past its storage: the general path's error) */
+        starts[i] = off * itemsize;
+        lens[i] = n * itemsize;
+        total += stacked ? 1 : dims[d];
+        elements += n;
+    }
+    if (elements * itemsize > join_limit)
+        goto none;
+    for (Py_ssize_t j = 0; j < d; j++)
+        outer *= first[j];
+    {
+        /* the result's shape: the first's with d's size the total (stacked: a new dim d) */
+        Py_ssize_t rank = nd + stacked, src = 0;
+        out_shape = PyTuple_New(rank);
+        if (out_shape == NULL)
+            goto fail;
+        for (Py_ssize_t j = 0; j < rank; j++) {
+            Py_ssize_t v;
+            if (j == d) {
+                v = total;
+                if (!stacked)
+                    src++;
+            } else
+                v = first[src++];
+            PyObject *o = PyLong_FromSsize_t(v);
+            if (o == NULL)
+                goto fail;
+            PyTuple_SET_ITEM(out_shape, j, o);
+        }
+        PyObject *info = PyObject_GetItem(join_cinfo, out_shape);
+        if (info == NULL)
+            goto fail;
+        if (!PyTuple_Check(info) || PyTuple_GET_SIZE(info) < 3) {
+            Py_DECREF(info);
+            goto none;
+        }
+        plan = PyTuple_GET_ITEM(info, 2);
+        Py_INCREF(plan);
+        Py_DECREF(info);
+        PyObject *np_dtype = PyObject_GetAttr(dtype, s_numpy);
+        if (np_dtype == NULL)
+            goto fail;
+        PyObject *n_obj = PyLong_FromSsize_t(elements);
+        if (n_obj == NULL) {
+            Py_DECREF(np_dtype);
+            goto fail;
+        }
+        PyObject *call[2] = {n_obj, np_dtype};
+        flat = PyObject_Vectorcall(join_empty, call, 2, NULL);
+        Py_DECREF(n_obj);
+        Py_DECREF(np_dtype);
+        if (flat == NULL)
+            goto fail;
+        Py_buffer ob;
+        if (PyObject_GetBuffer(flat, &ob, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0)
+            goto fail;
+        if (ob.len != elements * itemsize) {
+            PyBuffer_Release(&ob);
+            goto none;
+        }
+        char *dst = ob.buf;
+        for (Py_ssize_t r = 0; r < outer; r++)
+            for (Py_ssize_t i = 0; i < count; i++) {
+                Py_ssize_t row = lens[i] / outer;
+                memcpy(dst, (const char *)bufs[i].buf + starts[i] + r * row, (size_t)row);
+                dst += row;
+            }
+        PyBuffer_Release(&ob);
+    }
+    {
+        PyObject *call[3] = {flat, plan, dtype};
+        answer = py_adopt(NULL, call, 3);
+    }
+    goto done;
+none:
+    answer = Py_None;
+    Py_INCREF(answer);
+    goto done;
+fail:
+    answer = NULL;
+done:
+    for (Py_ssize_t i = 0; i < got; i++)
+        PyBuffer_Release(&bufs[i]);
+    Py_XDECREF(dtype);
+    Py_XDECREF(shape);
+    Py_XDECREF(strides);
+    Py_XDECREF(offset);
+    Py_XDECREF(out_shape);
+    Py_XDECREF(plan);
+    Py_XDECREF(flat);
+    return answer;
+}
+
 static PyMethodDef methods[] = {
+    {"adopt_types", py_adopt_types, METH_VARARGS,
+     "adopt_types(tensor_class, storage_class): the classes adopt builds (their object slots)."},
+    {"adopt", (PyCFunction)(void (*)(void))py_adopt, METH_FASTCALL,
+     "adopt(array, layout, dtype): a new Tensor over a new Storage of array (strided.dispatch.adopted)."},
+    {"join_setup", py_join_setup, METH_VARARGS,
+     "join_setup(cinfo, empty, limit): the plan table, numpy.empty and the largest result join_tensors makes."},
+    {"join_tensors", (PyCFunction)(void (*)(void))py_join_tensors, METH_FASTCALL,
+     "join_tensors(tensors, d, stacked): fast_join.flat_join(tensors, None, d, stacked)'s result where every\n"
+     "input passes its checks and the result is small; else None (nothing made: flat_join decides)."},
     {"apply2d", py_apply2d, METH_VARARGS,
      "apply2d(op, itemsize, nb, na, out, out_row, x, x_stride, x_across, y, y_stride, y_across, widen=0):\n"
      "an elementwise + - * / (op 0-3) or sqrt (4) of float32/float64 planes whose inputs run along or\n"

@@ -219,7 +219,44 @@ done:
     return answer;
 }
 
+/* add_zero(out) -> bool: out += 0.0 elementwise in out's own type (float32 'f' or float64 'd',
+ * C-contiguous, aligned), NumPy's np.add(out, 0.0-of-its-dtype, out) step for step (the same IEEE
+ * addition: a -0.0 becomes +0.0, everything else is itself); False, nothing written, for any
+ * other buffer. normal_'s "+ mean" for a mean of +0.0 without the ufunc's call (half the fill). */
+static PyObject *py_add_zero(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 1) {
+        PyErr_Format(PyExc_TypeError, "add_zero(out) takes 1 argument, not %zd", nargs);
+        return NULL;
+    }
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) return NULL;
+    const char *f = view.format ? view.format : "B";
+    if (*f == '<' || *f == '=' || *f == '@') f++;
+    int single = strcmp(f, "f") == 0 && view.itemsize == 4, dbl = strcmp(f, "d") == 0 && view.itemsize == 8;
+    if ((!single && !dbl) || ((uintptr_t)view.buf) % (uintptr_t)view.itemsize != 0) {
+        PyBuffer_Release(&view);
+        Py_RETURN_FALSE;
+    }
+    Py_ssize_t cnt = view.len / view.itemsize;
+    if (single) {
+        volatile float zero = 0.0f; /* (read once: no compiler may drop the addition) */
+        float z = zero, *out = (float *)view.buf;
+        for (Py_ssize_t i = 0; i < cnt; i++) out[i] = out[i] + z;
+    } else {
+        volatile double zero = 0.0;
+        double z = zero, *out = (double *)view.buf;
+        for (Py_ssize_t i = 0; i < cnt; i++) out[i] = out[i] + z;
+    }
+    PyBuffer_Release(&view);
+    Py_RETURN_TRUE;
+}
+
 static PyMethodDef methods[] = {
+    {"add_zero", (PyCFunction)(void (*)(void))py_add_zero, METH_FASTCALL,
+     "add_zero(out) -> bool: out += 0.0 in out's float32/float64 type (np.add's bits: -0.0 becomes +0.0);\n"
+     "False (nothing written) for another buffer."},
     {"bernoulli_fill", (PyCFunction)(void (*)(void))py_bernoulli_fill, METH_FASTCALL,
      "bernoulli_fill(capsule, probs, out) -> bool: (Generator.random(dtype) < probs) as 1.0/0.0 into out; False,\n"
      "nothing drawn, for a probability outside [0, 1] or NaN, an unaligned buffer or an overlap."},

@@ -66,6 +66,26 @@ def _kernel_module() -> Any:
     return _kernel if native.enabled_here() else None
 
 
+def extreme_all() -> Any:
+    """The compiled ``extreme_all(x, out, mode)`` (the largest or smallest element of a whole
+    contiguous float run, see its C doc) where the kernel is on in this context; None when it is
+    not built (or built before it had the function), ``STRIDED_NATIVE=0`` or inside
+    :func:`strided.kernels.native.disabled`."""
+    global _extreme_all
+    if _extreme_all is _UNSET:
+        k = _kernel_module() if _loaded else native._compiled("_rowkernel")
+        _extreme_all = getattr(k, "extreme_all", None) if k is not None else None
+    if _extreme_all is None:
+        return None
+    if not native._open_blocks[0]:  # (native.enabled_here's first test, without its call)
+        return _extreme_all if native._enabled.get() else None
+    return _extreme_all if native.enabled_here() else None
+
+
+_UNSET = object()
+_extreme_all: Any = _UNSET
+
+
 def add_reduce(x: Any, axis: Any = 0, dtype: Any = None, out: Any = None, keepdims: bool = False) -> Any:
     """``np.add.reduce(x, axis, dtype, out, keepdims)``, the same result bit for bit, by the
     compiled pairwise sum where it applies (see the module doc). Positional like NumPy's, and

@@ -121,6 +121,16 @@ def clone(self: Tensor, memory_format: MemoryFormat = preserve_format) -> Tensor
     """
     if not isinstance(self, Tensor):  # (strided.clone([1.0]): PyTorch's TypeError, not a crash)
         self = tensor_arg(self, "clone")
+    if memory_format is preserve_format and not OPEN:
+        # the commonest case first: a row-major tensor whose storage is exactly its elements, in
+        # a plain Storage (the branch below's answer: its copy, the shared row-major layout)
+        lay = self._layout
+        info = _cinfo[lay.shape]
+        storage = self._storage
+        if lay.strides == info[0] and not lay.offset and storage.__class__ is Storage:
+            flat = storage.array
+            if len(flat) == info[1] and 0 < flat.nbytes < _SMALL_CLONE_BYTES:
+                return adopted(flat.copy(), info[2], self._dtype)
     if memory_format is not preserve_format and not is_dense_format(memory_format):
         raise memory_format_error(memory_format, "clone")
     lay = self._layout

@@ -106,6 +106,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 
 
 _FAST_LINEAR = True  # (tests turn it off to compare with the general path)
+_matmul = np.matmul
 
 
 def _linear_rowmajor(input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor | None:
@@ -115,8 +116,11 @@ def _linear_rowmajor(input: Tensor, weight: Tensor, bias: Tensor | None) -> Tens
     path (NumPy's ``matmul`` of the input's (n, k) array and the transposed weight's (k, m) view,
     same shapes and byte strides as the general path's views, then ``np.add`` of the bias into
     the fresh product), so the same bits, without making the transposed weight's Tensor, the
-    views and the layouts. None (nothing computed) when any condition fails: the general path."""
-    if ((input.__class__ is not Tensor and input.__class__ not in SUBCLASSES)
+    views and the layouts. None (nothing computed) when any condition fails, and while tests turn
+    the fast path off (``_FAST_LINEAR``): the general path. It is F.linear's fresh fast path
+    (:func:`strided.grad_mode.track`'s ``__fresh__``): its conditions pass every check of
+    :func:`linear` (three tensors of one float dtype)."""
+    if not _FAST_LINEAR or ((input.__class__ is not Tensor and input.__class__ not in SUBCLASSES)
             or (weight.__class__ is not Tensor and weight.__class__ not in SUBCLASSES)):
         return None
     d = input._dtype
@@ -125,8 +129,15 @@ def _linear_rowmajor(input: Tensor, weight: Tensor, bias: Tensor | None) -> Tens
     xs, ws = input._layout.shape, weight._layout.shape
     if len(xs) != 2 or len(ws) != 2 or xs[1] != ws[1] or not (xs[0] and xs[1] and ws[0]):
         return None
-    x = flat_run(input, _cinfo[xs])
-    w = flat_run(weight, _cinfo[ws])
+    # (flat_run, its call saved where the storage is exactly the tensor's elements)
+    x, ix = input._storage.array, _cinfo[xs]
+    lx = input._layout
+    if lx.offset or len(x) != ix[1] or lx.strides != ix[0]:
+        x = flat_run(input, ix)
+    w, iw = weight._storage.array, _cinfo[ws]
+    lw = weight._layout
+    if lw.offset or len(w) != iw[1] or lw.strides != iw[0]:
+        w = flat_run(weight, iw)
     if x is None or w is None:
         return None
     b = None
@@ -140,8 +151,8 @@ def _linear_rowmajor(input: Tensor, weight: Tensor, bias: Tensor | None) -> Tens
     shape = (xs[0], ws[0])
     token = quiet_set(QUIET)  # (quiet's block, without its method calls: this runs for every layer's call)
     try:
-        res = np.matmul(x.reshape(xs), w.reshape(ws).T)
-        if res.shape != shape or res.dtype != x.dtype or not res.flags.c_contiguous:
+        res = _matmul(x.reshape(xs), w.reshape(ws).T)
+        if res.shape != shape or (res.dtype is not x.dtype and res.dtype != x.dtype) or not res.flags.c_contiguous:
             return None  # (never for NumPy's fresh 2-D product; the general path then does it all again)
         if b is not None:
             _add_rows(res, b)
@@ -153,15 +164,7 @@ def _linear_rowmajor(input: Tensor, weight: Tensor, bias: Tensor | None) -> Tens
     return adopted(res.reshape(-1), _cinfo[shape][2], d)
 
 
-def _linear_fresh(input: Any, weight: Any, bias: Any = None) -> Tensor | None:
-    """F.linear's fresh fast path for its entry (:func:`strided.grad_mode.track`'s ``__fresh__``):
-    :func:`_linear_rowmajor`'s product, pure NumPy into fresh memory, where it applies (its
-    conditions pass every check of :func:`linear`: three tensors of one float dtype); None
-    otherwise, and while tests turn the fast path off."""
-    return _linear_rowmajor(input, weight, bias) if _FAST_LINEAR else None
-
-
-linear.__fresh__ = _linear_fresh  # type: ignore[attr-defined]
+linear.__fresh__ = _linear_rowmajor  # type: ignore[attr-defined]
 
 
 def _add_rows(x: np.ndarray, b: np.ndarray) -> None:

@@ -119,16 +119,14 @@ def fast_reduce(reduce: Callable[..., np.ndarray], t: Any, dim: Any, keepdim: An
                 return None
         if axis is not None:
             x = x.reshape(lay.shape)
-        elif (mode := _MODES.get(reduce)) is not None and info[1] and (k := rows._kernel_module()) is not None \
-                and x.flags.aligned:
+        elif (mode := _MODES.get(reduce)) is not None and (k := rows.extreme_all()) is not None:
             # the largest (smallest) element by the compiled row kernel, one row: where it is
             # neither a zero (-0.0 or 0.0: which one NumPy returns depends on its loop) nor NaN
             # (which payload) it is the one answer, NumPy's bits, without the ufunc reduce's cost
-            # (as much as PyTorch's whole max on a small tensor)
-            res = _empty(1, x.dtype)
-            k.extreme_rows(x, x.itemsize, 1, info[1] * x.itemsize, info[1], res, mode)
-            v = res[0]
-            if v == v and v != 0:
+            # (as much as PyTorch's whole max on a small tensor); the kernel answers 0 then (1: a
+            # zero or NaN, -1: not taken, an unaligned run: NumPy's reduce below)
+            res = _empty(1, d.numpy)
+            if not k(x, res, mode):
                 return adopted(res, plan[1], d)
     else:
         x = numpy_view(t._storage, lay)

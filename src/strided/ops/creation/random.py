@@ -963,8 +963,12 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any
     """
     if mean.__class__ is float and std.__class__ is float and std >= 0.0:
         dest = _plain_run(self, generator)
-        if dest is not None:  # (the checks below pass: the float32/float64 fill)
-            return _filled(self, "normal_", default_generator, dest, _fill_normal, mean, std)
+        if dest is not None:  # (the checks below pass: the float32/float64 fill; _filled, inlined)
+            with default_generator._lock:
+                _fill_normal(default_generator._np, dest, mean, std)
+            if OPEN:
+                report("normal_", (), self)
+            return self
     self = _target(self, "normal_")
     dt = self._dtype
     if _empty_skip(dt, self._layout.shape):
@@ -985,12 +989,19 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any
 def _fill_normal(g: np.random.Generator, out: np.ndarray, m: float, s: float) -> None:
     """normal_'s sample of a float32/float64 target, ``standard_normal * s + m``, drawn and
     computed in ``out``."""
-    g.standard_normal(dtype=out.dtype, out=out)
+    dt = out.dtype
+    g.standard_normal(dtype=dt, out=out)
     if s != 1.0:  # (x * 1.0 is x, bit for bit; the + m stays: it turns a -0.0 into +0.0)
         np.multiply(out, s, out=out)
-    # (+ 0.0 as a 0-d array of out's dtype: the same float32/float64 add as the Python float's, at
-    # half a scalar operand's cost; -0.0 is added as itself: it keeps a -0.0 draw)
-    np.add(out, _ZEROS[out.dtype.char] if m == 0.0 and _copysign(1.0, m) > 0.0 else m, out)
+    if m == 0.0 and _copysign(1.0, m) > 0.0:
+        # + 0.0 in out's dtype: the compiled add_zero (the same addition), else as a 0-d array of
+        # out's dtype (the same float32/float64 add as the Python float's, at half a scalar
+        # operand's cost)
+        kernel = native.rand()
+        if kernel is None or not kernel.add_zero(out):
+            np.add(out, _ZEROS[dt.char], out)
+    else:  # (-0.0 is added as itself: it keeps a -0.0 draw)
+        np.add(out, m, out)
 
 
 _ZEROS = {"f": np.zeros((), np.float32), "d": np.zeros((), np.float64)}

@@ -32,6 +32,7 @@ from ...grad_mode import SUBCLASSES
 from ...gradients import seal
 from ...kernels.memory import write
 from ...kernels.reduce import arg_extreme_along, arg_extreme_flat, extreme_all
+from ...kernels.rows import extreme_all as extreme_all_kernel
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import return_types
@@ -127,6 +128,33 @@ def _extreme(self: Tensor, dim: Any, keepdim: bool, op: str) -> Any:
     return report(op, (self,), (return_types.max if op == "max" else return_types.min)(values, indices))
 
 
+_SCALAR = _cinfo[()][2]  # (the 0-d result's layout, shared)
+
+
+def _full_extreme(t: Any, mode: int) -> Tensor | None:
+    """``t.max()`` (mode 1) / ``t.min()`` (0) of a plain row-major float32/float64 tensor of at
+    least one dim whose storage is exactly its elements, by the compiled kernel
+    (:func:`strided.kernels.rows.extreme_all`); None where the kernel's answer is a zero or NaN
+    (NumPy's loop picks which: :func:`fast_reduce` recomputes) or it does not apply. The same
+    bits as fast_reduce's kernel call, without its plan lookup (a third of a small max)."""
+    if t.__class__ is not Tensor:
+        return None
+    d = t._dtype
+    if d is not float32 and d is not float64:
+        return None
+    lay = t._layout
+    shape = lay.shape
+    info = _cinfo[shape]
+    x = t._storage.array
+    if not shape or lay.strides != info[0] or lay.offset or len(x) != info[1] or (k := extreme_all_kernel()) is None:
+        return None
+    res = _empty(1, d.numpy)
+    return None if k(x, res, mode) else adopted(res, _SCALAR, d)
+
+
+_empty = np.empty
+
+
 @method("max")
 def max(self: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None) -> Any:  # noqa: A001
     """The largest element (0-d), or ``(values, indices)`` along ``dim``, or ``maximum(self, other)``.
@@ -139,9 +167,12 @@ def max(self: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None
         if isinstance(dim, int) and not isinstance(dim, bool):
             return write_pair_out(out, lambda: _extreme(self, dim, keepdim, "max"), "max", (self,))
         return write_out(out, _extreme(self, dim, keepdim, "max"), "max", (self,) if dim is None else (self, dim))
-    if dim is None and keepdim is False and (t := fast_reduce(_MAX_REDUCE, self, None, False)) is not None:
-        if OPEN: report("max", (self,), t)  # noqa: E701 - (_extreme's fast path, without its call)
-        return t
+    if dim is None and keepdim is False:
+        if (t := _full_extreme(self, 1)) is None:
+            t = fast_reduce(_MAX_REDUCE, self, None, False)
+        if t is not None:
+            if OPEN: report("max", (self,), t)  # noqa: E701 - (_extreme's fast path, without its call)
+            return t
     return _extreme(self, dim, keepdim, "max")
 
 
@@ -157,9 +188,12 @@ def min(self: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None
         if isinstance(dim, int) and not isinstance(dim, bool):
             return write_pair_out(out, lambda: _extreme(self, dim, keepdim, "min"), "min", (self,))
         return write_out(out, _extreme(self, dim, keepdim, "min"), "min", (self,) if dim is None else (self, dim))
-    if dim is None and keepdim is False and (t := fast_reduce(_MIN_REDUCE, self, None, False)) is not None:
-        if OPEN: report("min", (self,), t)  # noqa: E701 - (_extreme's fast path, without its call)
-        return t
+    if dim is None and keepdim is False:
+        if (t := _full_extreme(self, 0)) is None:
+            t = fast_reduce(_MIN_REDUCE, self, None, False)
+        if t is not None:
+            if OPEN: report("min", (self,), t)  # noqa: E701 - (_extreme's fast path, without its call)
+            return t
     return _extreme(self, dim, keepdim, "min")
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ...dispatch import adopted, report, result_array
+from ...dispatch import OPEN, adopted, report, result_array
 from ...dtypes import TORCH_NAME, float32, float64
 from ...errors import StridedNotImplementedError, StridedTypeError, join_lines
 from ...grad_mode import SUBCLASSES
@@ -52,11 +52,13 @@ def _fast_softmax(self: Any, dim: Any, log: bool) -> Tensor | None:
         info = _cinfo[shape]
         k = special()
         if k is not None and lay.strides == info[0] and info[1]:
-            x = self._storage.array[lay.offset : lay.offset + info[1]]
+            x = self._storage.array
+            if lay.offset or len(x) != info[1]:  # (the storage's array itself where it is the run)
+                x = x[lay.offset : lay.offset + info[1]]
             # (a tensor unpickled past its storage: the general path refuses it; an unaligned from_numpy
             # view: the kernel refuses its buffer, the NumPy formula computes it)
             if len(x) == info[1] and x.flags.aligned:
-                out = np.empty(info[1], d.numpy)
+                out = _empty(info[1], d.numpy)
                 k.softmax_rows(x, out, shape[-1], log)  # (True: a fresh out overlaps nothing)
                 return adopted(out, info[2], d)
     plan = PLANS[(shape, lay.strides, dim, True)]
@@ -87,6 +89,7 @@ def _fast_softmax(self: Any, dim: Any, log: bool) -> Tensor | None:
 
 
 _max_reduce, _add_reduce = np.maximum.reduce, np.add.reduce
+_empty = np.empty
 
 
 def _softmax(self: Tensor, dim: Any, dtype: Any, op: str, log: bool) -> Tensor:
@@ -140,6 +143,10 @@ def softmax(self: Tensor, dim: int | None = None, dtype: Any = None, *, out: Any
     if out is not None:
         return write_out(out, _softmax(self, dim, dtype, "softmax", log=False), "softmax", (self,),
                          same_dtype="matmul")
+    if dtype is None and (t := _fast_softmax(self, dim, False)) is not None:  # (_softmax's fast path, without its call)
+        if OPEN:
+            report("softmax", (self,), t)
+        return t
     return _softmax(self, dim, dtype, "softmax", log=False)
 
 
@@ -168,6 +175,10 @@ def log_softmax(self: Tensor, dim: int | None = None, dtype: Any = None, *, out:
     if out is not None:
         return write_out(out, _softmax(self, dim, dtype, "log_softmax", log=True), "log_softmax", (self,),
                          same_dtype="matmul")
+    if dtype is None and (t := _fast_softmax(self, dim, True)) is not None:  # (_softmax's fast path, without its call)
+        if OPEN:
+            report("log_softmax", (self,), t)
+        return t
     return _softmax(self, dim, dtype, "log_softmax", log=True)
 
 

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ... import layout as L
-from ...dispatch import copied, memory_overlap, result, result_array, shares_storage
+from ...dispatch import OPEN, copied, memory_overlap, result, result_array, shares_storage
 from ...dtypes import DType
 from ...errors import StridedRuntimeError, StridedTypeError, StridedValueError, join_lines
 from ...grad_mode import refuse_out
@@ -26,6 +26,7 @@ from ...gradients import grad_zeros, scatter_pieces, seal
 from ...kernels import native, numpy_view
 from ...kernels.blocked import copy_into
 from ...kernels.memory import reduced_cast_source
+from ...kernels.native import _enabled, _open_blocks
 from ...layout import Layout, memo
 from ...layout import plans as P
 from ...layout.formats import format_strides, suggest_format
@@ -34,6 +35,7 @@ from ...tensor import Tensor, tensor_arg
 from .._support.out import check_out, resized_layout, write_out
 from .._support.promotion import TORCH_NAMES, can_cast, promote_types
 from ..registry import backward, method
+from . import fast_join as _fj
 from .broadcasting import broadcast_all
 from .fast_join import atleast_shape, flat_join, wrap
 
@@ -299,6 +301,9 @@ def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None) -
     >>> strided.cat([strided.zeros(2, 3), strided.ones(2, 1)], dim=1).shape
     (2, 4)
     """
+    if out is None and dim.__class__ is int and not OPEN and (k := _fj._JOIN_C) is not None \
+            and _enabled.get() and not _open_blocks[0] and (made := k(tensors, dim, False)) is not None:
+        return made  # (flat_join's compiled join, without its call: it checks the rest)
     if out is None and tensors.__class__ in (list, tuple) and tensors and isinstance(tensors[0], Tensor):  # _cat's fast path, without its call
         nd = len(tensors[0]._layout.shape)
         d = dim if dim.__class__ is int and 0 <= dim < nd else wrap(dim, nd)
@@ -449,6 +454,9 @@ def stack(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None)
     >>> strided.stack([strided.zeros(2, 3), strided.ones(2, 3)], dim=1).shape
     (2, 2, 3)
     """
+    if out is None and dim.__class__ is int and not OPEN and (k := _fj._JOIN_C) is not None \
+            and _enabled.get() and not _open_blocks[0] and (made := k(tensors, dim, True)) is not None:
+        return made  # (flat_join's compiled join, without its call: it checks the rest)
     if out is None and tensors.__class__ in (list, tuple) and tensors and isinstance(tensors[0], Tensor):  # the fast path
         nd = len(tensors[0]._layout.shape)
         d = dim if dim.__class__ is int and 0 <= dim <= nd else wrap(dim, nd + 1)

@@ -342,6 +342,8 @@ def _pytorch_ties(x: np.ndarray, idx: np.ndarray, k: int, largest: bool) -> np.n
 _FAST_DTYPES = frozenset((float32, float64, int32, int64))
 _empty = np.empty
 _all = np.logical_and.reduce  # (the ufunc itself: ndarray.all's Python wrapper costs as much again)
+_tuple_new = tuple.__new__
+_TOPK = return_types.topk
 
 
 def _fast_topk(self: Any, k: Any, dim: Any, largest: Any) -> Any:
@@ -355,15 +357,17 @@ def _fast_topk(self: Any, k: Any, dim: Any, largest: Any) -> Any:
     lay = self._layout
     shape = lay.shape
     nd = len(shape)
-    if not nd or dim not in (-1, nd - 1) or self._dtype not in _FAST_DTYPES:
+    if not nd or (dim != -1 and dim != nd - 1) or self._dtype not in _FAST_DTYPES:
         return None
     n = shape[-1]
     info = _cinfo[shape]
     if not 0 < k < n or info[1] > _TIES_MAX:
         return None
-    flat = flat_run(self, info)
-    if flat is None:
-        return None
+    flat = self._storage.array  # (flat_run's answer, without its call where the storage is the run)
+    if lay.offset or len(flat) != info[1] or lay.strides != info[0]:
+        flat = flat_run(self, info)
+        if flat is None:
+            return None
     kernel = special() if self._dtype is not int32 else None
     if kernel is not None:
         # the compiled std::sort (sort's own, NaN largest) in the picking order, the first k
@@ -376,7 +380,8 @@ def _fast_topk(self: Any, k: Any, dim: Any, largest: Any) -> Any:
         if not kernel.stl_topk(flat, order, values, n, k, 1 if largest else 0):
             return None
         layout = _cinfo[shape[:-1] + (k,)][2]
-        return return_types.topk(adopted(values, layout, d), adopted(order, layout, int64))
+        # (the named tuple made as its __new__ makes it, without that Python-level call)
+        return _tuple_new(_TOPK, (adopted(values, layout, d), adopted(order, layout, int64)))
     x = flat.reshape(info[1] // n, n)
     order = x.argsort(axis=-1)  # (NaN last)
     s = x.copy()
