@@ -131,8 +131,10 @@ def test_declines_and_kernel_arguments() -> None:
                     (a.astype(np.int64), 1), (a[:0], 1)):
         assert line_products(x, axis) is None
     assert line_products(a.T, 0).tolist() == [[24.0, 1680.0, 11880.0]]
-    assert line_products(a.T, None).tolist() == [[479001600.0]]
-    assert line_products(a[:, ::2], None) is None  # (not one run)
+    big = np.arange(1.0, 41.0).reshape(4, 10)
+    assert line_products(big.T, None).tolist() == [[float(np.prod(np.arange(1.0, 41.0)))]]
+    assert line_products(a.T, None) is None  # (under 4 vectors: NumPy's running product is PyTorch's)
+    assert line_products(big[:, ::2], None) is None  # (not one run)
     k = native.special()
     with pytest.raises(ValueError, match="one per row"):
         k.torch_prod_rows(a, np.empty(4), 4)

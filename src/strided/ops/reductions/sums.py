@@ -158,6 +158,7 @@ _SCALAR = _cinfo[()][2]  # the 0-d layout every full sum shares
 # positionally (array, axis, dtype, out, keepdims): cheaper than keywords
 _add_reduce = add_reduce
 _multiply_reduce = multiply_reduce  # (PyTorch's order where its lines are contiguous)
+_numpy_multiply_reduce = np.multiply.reduce
 
 
 def reduced_dims(dim: Any, ndim: int) -> tuple[int, ...]:
@@ -195,10 +196,14 @@ def prod(self: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype: 
         t = _compiled_products(self, dim, keepdim)
         if t is not None:
             return report("prod", (self,), t)
-        t = fast_reduce(_multiply_reduce, self, dim, keepdim)
+        # (over every element _compiled_products took every tensor line_products takes: NumPy's own)
+        t = fast_reduce(_multiply_reduce if dim is not None else _numpy_multiply_reduce, self, dim, keepdim)
         if t is not None:
             return report("prod", (self,), t)
     return _sum_like(np.multiply, self, dim, keepdim, dtype, "prod", allow_tuple=False)
+
+
+_SHORT_FULL = 16  # (PyTorch's four vectors of float64; float32's 32 decline in line_products)
 
 
 def _compiled_products(self: Any, dim: Any, keepdim: Any) -> Tensor | None:
@@ -208,7 +213,7 @@ def _compiled_products(self: Any, dim: Any, keepdim: Any) -> Tensor | None:
     the dim innermost in its memory; None where the fast plan does not apply or that declines (the
     general path, which also takes PyTorch's order where it can)."""
     plan = fast_plan(self, dim, keepdim)
-    if plan is None:
+    if plan is None or (dim is None and plan[2] < _SHORT_FULL):  # (short: NumPy's order is PyTorch's)
         return None
     lay = self._layout
     shape = lay.shape
