@@ -3828,6 +3828,58 @@ static void tri_run(long long r, long long col, long long offset, int lower, lon
     *hi = lower ? edge : col;
 }
 
+/* tri_copy(src, out, n, m, k, lower) -> bool: tril (lower) / triu of every (n, m) matrix of the
+ * C-contiguous buffers, row by row: each row's kept columns (c <= r + k; triu: c >= r + k) copied
+ * from src (None: left as they are in out, the in-place form), the others set to zero bytes (the
+ * zero of every dtype tril takes: +0.0, 0, False). k is clamped to [-n, m] by the caller. Bytes
+ * move as they are (NaN payloads, -0.0 kept). False (nothing written): formats or sizes differ, a
+ * partial overlap, or out not a whole number of (n, m) matrices. */
+static PyObject *py_tri_copy(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 6) {
+        PyErr_Format(PyExc_TypeError, "tri_copy(src, out, n, m, k, lower) takes 6 arguments, not %zd", nargs);
+        return NULL;
+    }
+    Py_ssize_t n = PyLong_AsSsize_t(args[2]), m = PyLong_AsSsize_t(args[3]), k = PyLong_AsSsize_t(args[4]);
+    int lower = PyObject_IsTrue(args[5]);
+    if (PyErr_Occurred() || lower < 0) return NULL;
+    int has_src = args[0] != Py_None;
+    Py_buffer src = {0}, out;
+    if (PyObject_GetBuffer(args[1], &out, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) return NULL;
+    if (has_src && PyObject_GetBuffer(args[0], &src, PyBUF_C_CONTIGUOUS) < 0) {
+        PyBuffer_Release(&out);
+        return NULL;
+    }
+    PyObject *answer = Py_False;
+    Py_ssize_t size = out.itemsize, row = m * size, mat = n * row;
+    if (n > 0 && m > 0 && size > 0 && k >= -n && k <= m && mat > 0 && out.len % mat == 0
+        && (!has_src || (src.len == out.len && src.itemsize == size
+                         && (src.buf == out.buf || !overlaps(&src, &out))))) {
+        Py_ssize_t count = out.len / mat;
+        int release = out.len >= (1 << 16);
+        PyThreadState *ts = release ? PyEval_SaveThread() : NULL;
+        for (Py_ssize_t b = 0; b < count; b++)
+            for (Py_ssize_t r = 0; r < n; r++) {
+                char *o = (char *)out.buf + b * mat + r * row;
+                const char *x = has_src ? (const char *)src.buf + b * mat + r * row : NULL;
+                /* kept columns [lo, hi) */
+                Py_ssize_t lo = lower ? 0 : r + k, hi = lower ? r + k + 1 : m;
+                lo = lo < 0 ? 0 : (lo > m ? m : lo);
+                hi = hi < lo ? lo : (hi > m ? m : hi);
+                if (lo) memset(o, 0, (size_t)(lo * size));
+                if (x && x != o && hi > lo) memcpy(o + lo * size, x + lo * size, (size_t)((hi - lo) * size));
+                if (hi < m) memset(o + hi * size, 0, (size_t)((m - hi) * size));
+            }
+        if (release) PyEval_RestoreThread(ts);
+        answer = Py_True;
+    }
+    if (has_src) PyBuffer_Release(&src);
+    PyBuffer_Release(&out);
+    Py_INCREF(answer);
+    return answer;
+}
+
 static PyObject *py_tri_indices(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
@@ -6372,6 +6424,9 @@ static PyMethodDef methods[] = {
     {"lerp_runs", (PyCFunction)(void (*)(void))py_lerp_runs, METH_FASTCALL,
      "lerp_runs(a, b, w, out) -> bool: lerp with a number weight, fused.lerp_into's roundings in one pass (False: "
      "not C-contiguous aligned float32/float64 buffers of one format and length, or a partial overlap)"},
+    {"tri_copy", (PyCFunction)(void (*)(void))py_tri_copy, METH_FASTCALL,
+     "tri_copy(src, out, n, m, k, lower) -> bool: tril (lower) / triu of each (n, m) matrix row by row, kept "
+     "columns copied from src (None: in place), the rest zero bytes (False: not taken, nothing written)"},
     {"tri_indices", (PyCFunction)(void (*)(void))py_tri_indices, METH_FASTCALL,
      "tri_indices(out, row, col, offset, lower) -> bool: tril_indices / triu_indices' (2, N) pairs into an int64 "
      "or int32 buffer (False: not such a buffer, or N is not the triangle's size)"},
