@@ -3828,6 +3828,113 @@ static void tri_run(long long r, long long col, long long offset, int lower, lon
     *hi = lower ? edge : col;
 }
 
+/* gather_nd(x, start, strides, idx, out, shape, dim, size) -> int: out[e] = x[start + sum over the
+ * dims c != dim of i_c * strides[c] + idx[e] * strides[dim]] for every element e (multi-index i)
+ * of the C-contiguous int64 idx of the given shape, in row-major order, into the C-contiguous out
+ * of x's element size (1, 2, 4, 8 or 16 bytes); x is the whole storage (a 1-D buffer), start and
+ * strides in elements. Returns -1 when done, the flat position in idx of the first value outside
+ * [0, size) (out then partly written; the caller raises), or -2 (nothing written) where the buffers
+ * do not fit: the caller has checked that every position the layout reaches lies in x. */
+#define GATHER_LOOP(T)                                                                             \
+    {                                                                                              \
+        const T *xv = (const T *)xb.buf;                                                           \
+        T *ov = (T *)ob.buf;                                                                       \
+        for (Py_ssize_t e = 0; e < total; e += last) {                                             \
+            /* (branch-free: an index outside reads position 0 of its line, found after the row) */ \
+            uint64_t outside = 0;                                                                  \
+            const T *line = xv + base;                                                             \
+            const int64_t *row = iv + e;                                                           \
+            T *o = ov + e;                                                                         \
+            if (step == 0 && sd == 1)                                                              \
+                for (Py_ssize_t j = 0; j < last; j++) {                                            \
+                    uint64_t v = (uint64_t)row[j], in = v < (uint64_t)size;                        \
+                    outside |= in ^ 1;                                                             \
+                    o[j] = line[in ? v : 0];                                                       \
+                }                                                                                  \
+            else                                                                                   \
+                for (Py_ssize_t j = 0; j < last; j++) {                                            \
+                    uint64_t v = (uint64_t)row[j], in = v < (uint64_t)size;                        \
+                    outside |= in ^ 1;                                                             \
+                    o[j] = line[j * step + (Py_ssize_t)(in ? v : 0) * sd];                         \
+                }                                                                                  \
+            if (outside) {                                                                         \
+                for (Py_ssize_t j = 0; j < last; j++)                                              \
+                    if ((uint64_t)row[j] >= (uint64_t)size) { bad = e + j; break; }                \
+                goto gathered;                                                                     \
+            }                                                                                      \
+            for (int c = nd - 2; c >= 0; c--) { /* the next row: the counter over the outer dims */ \
+                if (++counter[c] < shp[c]) { base += moves[c]; break; }                            \
+                base -= moves[c] * (shp[c] - 1);                                                   \
+                counter[c] = 0;                                                                    \
+            }                                                                                      \
+        }                                                                                          \
+    }
+static PyObject *py_gather_nd(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 8) {
+        PyErr_Format(PyExc_TypeError, "gather_nd(x, start, strides, idx, out, shape, dim, size) takes 8 arguments, "
+                     "not %zd", nargs);
+        return NULL;
+    }
+    Py_ssize_t start = PyLong_AsSsize_t(args[1]), dim = PyLong_AsSsize_t(args[6]), size = PyLong_AsSsize_t(args[7]);
+    if (PyErr_Occurred()) return NULL;
+    if (!PyTuple_Check(args[2]) || !PyTuple_Check(args[5]) || PyTuple_GET_SIZE(args[2]) != PyTuple_GET_SIZE(args[5])
+        || PyTuple_GET_SIZE(args[5]) < 1 || PyTuple_GET_SIZE(args[5]) > 64 || dim < 0 || dim >= PyTuple_GET_SIZE(args[5])) {
+        PyErr_SetString(PyExc_ValueError, "gather_nd: strides and shape must be tuples of one length (1 to 64), "
+                        "dim one of their dims");
+        return NULL;
+    }
+    int nd = (int)PyTuple_GET_SIZE(args[5]);
+    Py_ssize_t shp[64], xs[64], counter[64] = {0}, moves[64], total = 1;
+    for (int c = 0; c < nd; c++) {
+        shp[c] = PyLong_AsSsize_t(PyTuple_GET_ITEM(args[5], c));
+        xs[c] = PyLong_AsSsize_t(PyTuple_GET_ITEM(args[2], c));
+        if (PyErr_Occurred()) return NULL;
+        total *= shp[c];
+    }
+    Py_buffer xb, ib, ob;
+    if (PyObject_GetBuffer(args[0], &xb, PyBUF_C_CONTIGUOUS) < 0) return NULL;
+    if (PyObject_GetBuffer(args[3], &ib, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(&xb);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(args[4], &ob, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&xb);
+        PyBuffer_Release(&ib);
+        return NULL;
+    }
+    Py_ssize_t bad = -2, isz = xb.itemsize;
+    char ik = format_kind(&ib);
+    if (total > 0 && (ik == 'l' || ik == 'q') && ib.itemsize == 8 && ib.len == total * 8 && ob.itemsize == isz
+        && ob.len == total * isz && (isz == 1 || isz == 2 || isz == 4 || isz == 8 || isz == 16)
+        && !overlaps(&ob, &xb) && !overlaps(&ob, &ib)) {
+        const int64_t *iv = ib.buf;
+        Py_ssize_t sd = xs[dim], last = shp[nd - 1], step = dim == nd - 1 ? 0 : xs[nd - 1], base = start;
+        for (int c = 0; c < nd - 1; c++) moves[c] = c == dim ? 0 : xs[c];
+        bad = -1;
+        int release = total >= (1 << 14);
+        PyThreadState *ts = release ? PyEval_SaveThread() : NULL;
+        switch (isz) {
+        case 1: GATHER_LOOP(uint8_t) break;
+        case 2: GATHER_LOOP(uint16_t) break;
+        case 4: GATHER_LOOP(uint32_t) break;
+        case 8: GATHER_LOOP(uint64_t) break;
+        default: {
+            typedef struct { uint64_t a, b; } pair;
+            GATHER_LOOP(pair)
+        }
+        }
+    gathered:
+        if (release) PyEval_RestoreThread(ts);
+    }
+    PyBuffer_Release(&xb);
+    PyBuffer_Release(&ib);
+    PyBuffer_Release(&ob);
+    return PyLong_FromSsize_t(bad);
+}
+#undef GATHER_LOOP
+
 /* tri_copy(src, out, n, m, k, lower) -> bool: tril (lower) / triu of every (n, m) matrix of the
  * C-contiguous buffers, row by row: each row's kept columns (c <= r + k; triu: c >= r + k) copied
  * from src (None: left as they are in out, the in-place form), the others set to zero bytes (the
@@ -6424,6 +6531,10 @@ static PyMethodDef methods[] = {
     {"lerp_runs", (PyCFunction)(void (*)(void))py_lerp_runs, METH_FASTCALL,
      "lerp_runs(a, b, w, out) -> bool: lerp with a number weight, fused.lerp_into's roundings in one pass (False: "
      "not C-contiguous aligned float32/float64 buffers of one format and length, or a partial overlap)"},
+    {"gather_nd", (PyCFunction)(void (*)(void))py_gather_nd, METH_FASTCALL,
+     "gather_nd(x, start, strides, idx, out, shape, dim, size) -> int: out[e] = x[start + the other dims' "
+     "strides + idx[e] * strides[dim]] in idx's row-major order (-1 done; the first position holding a value "
+     "outside [0, size); -2 not taken, nothing written)"},
     {"tri_copy", (PyCFunction)(void (*)(void))py_tri_copy, METH_FASTCALL,
      "tri_copy(src, out, n, m, k, lower) -> bool: tril (lower) / triu of each (n, m) matrix row by row, kept "
      "columns copied from src (None: in place), the rest zero bytes (False: not taken, nothing written)"},
