@@ -2255,6 +2255,28 @@ ERF_CLONES static void logit_ratio_double(const double *restrict a, double *rest
 #define LOGIT_RATIO_float logit_ratio_float
 #define LOGIT_RATIO_double logit_ratio_double
 
+/* sign's loop (unary_exact code 0): (x > 0) - (x < 0) as the dtype's 1.0 / 0.0, +0.0 for both zeros
+ * and NaN: the same values as the element-by-element select, in a form GCC vectorizes (the compares
+ * raise no exception the select would not: "no-trapping-math" changes no value); AVX2 where the
+ * CPU has it (1M float32: ~90 us against the select's ~200, PyTorch's ~135, thread time). */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC push_options
+#pragma GCC optimize("no-trapping-math")
+#endif
+VECTOR_CLONES static void sign_float(const float *restrict a, float *restrict o, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++) o[i] = (float)(a[i] > 0) - (float)(a[i] < 0);
+}
+VECTOR_CLONES static void sign_double(const double *restrict a, double *restrict o, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++) o[i] = (double)(a[i] > 0) - (double)(a[i] < 0);
+}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC pop_options
+#endif
+#define SIGN_float sign_float
+#define SIGN_double sign_double
+
 /* unary_exact(x, out, code[, params...]) -> bool: an exact elementwise op (no rounding
  * beyond the dtype's own) of a C-contiguous, aligned, native float32 ("f") or float64 ("d") buffer
  * into another of the same format and length, one pass, the bits of the NumPy kernels of
@@ -2273,7 +2295,7 @@ ERF_CLONES static void logit_ratio_double(const double *restrict a, double *rest
         const T *a = xb.buf;                                                                   \
         T *o = ob.buf;                                                                         \
         if (code == 0) {                                                                       \
-            for (Py_ssize_t i = 0; i < n; i++) o[i] = a[i] > 0 ? (T)1 : a[i] < 0 ? (T)-1 : (T)0; \
+            SIGN_##T(a, o, n); /* (vectorized: see sign_float) */                              \
         } else if (code == 2) {                                                                \
             LEAKY_RELU_##T(a, o, n, (T)p[0]); /* (vectorized: see leaky_relu_float) */          \
         } else if (code == 3) {                                                                \
