@@ -6,6 +6,8 @@ outside ``[0, size)`` anywhere (first, last, negative, huge) is PyTorch's error 
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 import torch
@@ -69,3 +71,58 @@ def test_kernel_refusals() -> None:
     assert k.gather_nd(x, 0, (5, 1), ix, out, (4, 5), 1, 5) == 13
     with pytest.raises(ValueError, match="one length"):
         k.gather_nd(x, 0, (5,), ix, out, (4, 5), 1, 5)
+
+
+_SCATTERS = {
+    "scatter": lambda x, d, i, s: x.scatter(d, i, s),
+    "scatter_add": lambda x, d, i, s: x.scatter_add(d, i, s),
+    "scatter value": lambda x, d, i, s: x.scatter(d, i, 2),
+    "scatter_": lambda x, d, i, s: x.scatter_(d, i, s),
+    "scatter_reduce sum": lambda x, d, i, s: x.scatter_reduce(d, i, s, "sum"),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "int32", "float16", "int8"])
+def test_scatter_bits(dtype: str) -> None:
+    """The compiled scatter_nd (writes; adds for float32/float64/int32/int64) against PyTorch (repeated
+    positions: the last write wins, the adds in the index's order) and the NumPy path."""
+    r = np.random.default_rng(2)
+    for shape in [(64, 65), (7, 9, 130), (5000,)]:
+        a = (r.standard_normal(shape) * 3).astype(dtype)
+        for transposed in (False, True):
+            for d in range(len(shape)):
+                tshape = shape[::-1] if transposed else shape
+                ix = r.integers(0, tshape[d], tshape)
+                src = (r.standard_normal(tshape) * 3).astype(dtype)
+                for name, call in _SCATTERS.items():
+                    if dtype == "float16" and name in ("scatter_add", "scatter_reduce sum"):
+                        continue  # (float16 sums differ from PyTorch's on the NumPy path too: not this kernel's)
+
+                    def run(m: Any, call: Any = call, a: np.ndarray = a, ix: np.ndarray = ix,
+                            src: np.ndarray = src, transposed: bool = transposed, d: int = d) -> Any:
+                        x = st.tensor(a) if m is st else torch.from_numpy(a.copy())
+                        if transposed:
+                            x = x.transpose(0, -1)
+                        wrap = st.tensor if m is st else torch.from_numpy
+                        return call(x, d, wrap(ix), wrap(src))
+
+                    got = run(st)
+                    want = run(torch)
+                    with native.disabled():
+                        slow = run(st)
+                    g, w, s = (np.ascontiguousarray(v.numpy()) for v in (got, want, slow))
+                    assert got.stride() == slow.stride()
+                    assert g.tobytes() == w.tobytes() == s.tobytes(), (name, shape, transposed, d)
+
+
+def test_scatter_kernel_refusals() -> None:
+    k = native.special()
+    x = np.zeros(20)
+    ix = np.zeros((4, 5), np.int64)
+    vals = np.ones(20)
+    assert k.scatter_nd(x, 0, (5, 1), ix, vals.astype(np.float32), (4, 5), 1, 5, False) is False  # (formats)
+    assert k.scatter_nd(x, 0, (5, 1), ix, x, (4, 5), 1, 5, False) is False  # (vals overlap x)
+    assert k.scatter_nd(x.astype(bool), 0, (5, 1), ix, vals.astype(bool), (4, 5), 1, 5, True) is False  # (no bool add)
+    assert not x.any()
+    assert k.scatter_nd(x, 0, (5, 1), ix, vals, (4, 5), 1, 5, True) is True
+    assert x.reshape(4, 5)[:, 0].tolist() == [5.0] * 4 and x.sum() == 20

@@ -3850,6 +3850,36 @@ static void tri_run(long long r, long long col, long long offset, int lower, lon
     *hi = lower ? edge : col;
 }
 
+/* The walk gather_nd and scatter_nd share: start (args[1]), strides (args[2]), shape (args[5]),
+ * dim (args[6]) and size (args[7]) read into the caller's arrays; returns the dim count, or 0 with
+ * an exception set. moves[c]: the storage step of the outer dim c (0 for dim, which the index
+ * replaces); *total the index's element count. */
+static int walk_args(PyObject *const *args, const char *name, Py_ssize_t *start, Py_ssize_t *dim, Py_ssize_t *size,
+                     Py_ssize_t *shp, Py_ssize_t *xs, Py_ssize_t *moves, Py_ssize_t *total)
+{
+    *start = PyLong_AsSsize_t(args[1]);
+    *dim = PyLong_AsSsize_t(args[6]);
+    *size = PyLong_AsSsize_t(args[7]);
+    if (PyErr_Occurred()) return 0;
+    if (!PyTuple_Check(args[2]) || !PyTuple_Check(args[5]) || PyTuple_GET_SIZE(args[2]) != PyTuple_GET_SIZE(args[5])
+        || PyTuple_GET_SIZE(args[5]) < 1 || PyTuple_GET_SIZE(args[5]) > 64 || *dim < 0
+        || *dim >= PyTuple_GET_SIZE(args[5])) {
+        PyErr_Format(PyExc_ValueError, "%s: strides and shape must be tuples of one length (1 to 64), dim one of "
+                     "their dims", name);
+        return 0;
+    }
+    int nd = (int)PyTuple_GET_SIZE(args[5]);
+    *total = 1;
+    for (int c = 0; c < nd; c++) {
+        shp[c] = PyLong_AsSsize_t(PyTuple_GET_ITEM(args[5], c));
+        xs[c] = PyLong_AsSsize_t(PyTuple_GET_ITEM(args[2], c));
+        if (PyErr_Occurred()) return 0;
+        *total *= shp[c];
+        moves[c] = c == *dim ? 0 : xs[c];
+    }
+    return nd;
+}
+
 /* gather_nd(x, start, strides, idx, out, shape, dim, size) -> int: out[e] = x[start + sum over the
  * dims c != dim of i_c * strides[c] + idx[e] * strides[dim]] for every element e (multi-index i)
  * of the C-contiguous int64 idx of the given shape, in row-major order, into the C-contiguous out
@@ -3899,22 +3929,9 @@ static PyObject *py_gather_nd(PyObject *self, PyObject *const *args, Py_ssize_t 
                      "not %zd", nargs);
         return NULL;
     }
-    Py_ssize_t start = PyLong_AsSsize_t(args[1]), dim = PyLong_AsSsize_t(args[6]), size = PyLong_AsSsize_t(args[7]);
-    if (PyErr_Occurred()) return NULL;
-    if (!PyTuple_Check(args[2]) || !PyTuple_Check(args[5]) || PyTuple_GET_SIZE(args[2]) != PyTuple_GET_SIZE(args[5])
-        || PyTuple_GET_SIZE(args[5]) < 1 || PyTuple_GET_SIZE(args[5]) > 64 || dim < 0 || dim >= PyTuple_GET_SIZE(args[5])) {
-        PyErr_SetString(PyExc_ValueError, "gather_nd: strides and shape must be tuples of one length (1 to 64), "
-                        "dim one of their dims");
-        return NULL;
-    }
-    int nd = (int)PyTuple_GET_SIZE(args[5]);
-    Py_ssize_t shp[64], xs[64], counter[64] = {0}, moves[64], total = 1;
-    for (int c = 0; c < nd; c++) {
-        shp[c] = PyLong_AsSsize_t(PyTuple_GET_ITEM(args[5], c));
-        xs[c] = PyLong_AsSsize_t(PyTuple_GET_ITEM(args[2], c));
-        if (PyErr_Occurred()) return NULL;
-        total *= shp[c];
-    }
+    Py_ssize_t start, dim, size, shp[64], xs[64], counter[64] = {0}, moves[64], total;
+    int nd = walk_args(args, "gather_nd", &start, &dim, &size, shp, xs, moves, &total);
+    if (!nd) return NULL;
     Py_buffer xb, ib, ob;
     if (PyObject_GetBuffer(args[0], &xb, PyBUF_C_CONTIGUOUS) < 0) return NULL;
     if (PyObject_GetBuffer(args[3], &ib, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
@@ -3933,7 +3950,6 @@ static PyObject *py_gather_nd(PyObject *self, PyObject *const *args, Py_ssize_t 
         && !overlaps(&ob, &xb) && !overlaps(&ob, &ib)) {
         const int64_t *iv = ib.buf;
         Py_ssize_t sd = xs[dim], last = shp[nd - 1], step = dim == nd - 1 ? 0 : xs[nd - 1], base = start;
-        for (int c = 0; c < nd - 1; c++) moves[c] = c == dim ? 0 : xs[c];
         bad = -1;
         int release = total >= (1 << 14);
         PyThreadState *ts = release ? PyEval_SaveThread() : NULL;
@@ -3956,6 +3972,98 @@ static PyObject *py_gather_nd(PyObject *self, PyObject *const *args, Py_ssize_t 
     return PyLong_FromSsize_t(bad);
 }
 #undef GATHER_LOOP
+
+/* scatter_nd(x, start, strides, idx, vals, shape, dim, size, add) -> bool: for every element e
+ * (multi-index i) of the C-contiguous int64 idx of the given shape, in row-major order, the
+ * position p = start + sum over the dims c != dim of i_c * strides[c] + idx[e] * strides[dim] of
+ * the storage buffer x gets vals[e] (vals one element: that one, every time): written (add 0: a
+ * repeated position's last write wins, as np.put / PyTorch's serial loop), or added (add 1: x[p] =
+ * x[p] + vals[e] in x's type, float32 / float64 / int32 / int64 (wrapping), in the index's order,
+ * as np.add.at). The caller has checked every index value and that every position lies in x; one
+ * outside [0, size) is skipped all the same. False (nothing written): buffers of other kinds or
+ * sizes, or vals overlapping x. */
+#define SCATTER_LOOP(T, OP)                                                                        \
+    {                                                                                              \
+        T *restrict xv = (T *)xb.buf;                                                              \
+        const T *restrict vv = (const T *)vb.buf;                                                  \
+        Py_ssize_t vstep = one ? 0 : 1;                                                            \
+        for (Py_ssize_t e = 0; e < total; e += last) {                                             \
+            T *restrict line = xv + base;                                                          \
+            const int64_t *restrict row = iv + e;                                                  \
+            const T *restrict vals = vv + e * vstep;                                               \
+            for (Py_ssize_t j = 0; j < last; j++) {                                                \
+                uint64_t v = (uint64_t)row[j];                                                     \
+                if (v < (uint64_t)size) OP(line + j * step + (Py_ssize_t)v * sd, vals[j * vstep]); \
+            }                                                                                      \
+            for (int c = nd - 2; c >= 0; c--) {                                                    \
+                if (++counter[c] < shp[c]) { base += moves[c]; break; }                            \
+                base -= moves[c] * (shp[c] - 1);                                                   \
+                counter[c] = 0;                                                                    \
+            }                                                                                      \
+        }                                                                                          \
+    }
+#define SCATTER_SET(at, v) (*(at) = (v))
+#define SCATTER_ADD(at, v) (*(at) = *(at) + (v))
+static PyObject *py_scatter_nd(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 9) {
+        PyErr_Format(PyExc_TypeError, "scatter_nd(x, start, strides, idx, vals, shape, dim, size, add) takes 9 "
+                     "arguments, not %zd", nargs);
+        return NULL;
+    }
+    int add = PyObject_IsTrue(args[8]);
+    if (add < 0) return NULL;
+    Py_ssize_t start, dim, size, shp[64], xs[64], counter[64] = {0}, moves[64], total;
+    int nd = walk_args(args, "scatter_nd", &start, &dim, &size, shp, xs, moves, &total);
+    if (!nd) return NULL;
+    Py_buffer xb, ib, vb;
+    if (PyObject_GetBuffer(args[0], &xb, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) return NULL;
+    if (PyObject_GetBuffer(args[3], &ib, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(&xb);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(args[4], &vb, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(&xb);
+        PyBuffer_Release(&ib);
+        return NULL;
+    }
+    PyObject *answer = Py_False;
+    Py_ssize_t isz = xb.itemsize;
+    char ik = format_kind(&ib), xk = format_kind(&xb);
+    int one = vb.len == isz;
+    int adds = xk == 'f' || xk == 'd' || ((xk == 'i' || xk == 'l' || xk == 'q') && (isz == 4 || isz == 8));
+    if (total > 0 && (ik == 'l' || ik == 'q') && ib.itemsize == 8 && ib.len == total * 8 && vb.itemsize == isz
+        && strcmp(vb.format, xb.format) == 0 && (one || vb.len == total * isz)
+        && (isz == 1 || isz == 2 || isz == 4 || isz == 8) && (!add || adds) && !overlaps(&vb, &xb)
+        && !overlaps(&ib, &xb)) {
+        const int64_t *iv = ib.buf;
+        Py_ssize_t sd = xs[dim], last = shp[nd - 1], step = dim == nd - 1 ? 0 : xs[nd - 1], base = start;
+        int release = total >= (1 << 14);
+        PyThreadState *ts = release ? PyEval_SaveThread() : NULL;
+        if (!add) {
+            switch (isz) {
+            case 1: SCATTER_LOOP(uint8_t, SCATTER_SET) break;
+            case 2: SCATTER_LOOP(uint16_t, SCATTER_SET) break;
+            case 4: SCATTER_LOOP(uint32_t, SCATTER_SET) break;
+            default: SCATTER_LOOP(uint64_t, SCATTER_SET) break;
+            }
+        } else if (xk == 'f') SCATTER_LOOP(float, SCATTER_ADD)
+        else if (xk == 'd') SCATTER_LOOP(double, SCATTER_ADD)
+        else if (isz == 4) SCATTER_LOOP(uint32_t, SCATTER_ADD)  /* (unsigned: two's complement wrapping) */
+        else SCATTER_LOOP(uint64_t, SCATTER_ADD)
+        if (release) PyEval_RestoreThread(ts);
+        answer = Py_True;
+    }
+    PyBuffer_Release(&xb);
+    PyBuffer_Release(&ib);
+    PyBuffer_Release(&vb);
+    Py_INCREF(answer);
+    return answer;
+}
+#undef SCATTER_LOOP
+#undef SCATTER_SET
+#undef SCATTER_ADD
 
 /* tri_copy(src, out, n, m, k, lower) -> bool: tril (lower) / triu of every (n, m) matrix of the
  * C-contiguous buffers, row by row: each row's kept columns (c <= r + k; triu: c >= r + k) copied
@@ -6557,6 +6665,9 @@ static PyMethodDef methods[] = {
      "gather_nd(x, start, strides, idx, out, shape, dim, size) -> int: out[e] = x[start + the other dims' "
      "strides + idx[e] * strides[dim]] in idx's row-major order (-1 done; the first position holding a value "
      "outside [0, size); -2 not taken, nothing written)"},
+    {"scatter_nd", (PyCFunction)(void (*)(void))py_scatter_nd, METH_FASTCALL,
+     "scatter_nd(x, start, strides, idx, vals, shape, dim, size, add) -> bool: vals written (add: added) at the "
+     "storage positions gather_nd reads, in idx's row-major order (False: not taken, nothing written)"},
     {"tri_copy", (PyCFunction)(void (*)(void))py_tri_copy, METH_FASTCALL,
      "tri_copy(src, out, n, m, k, lower) -> bool: tril (lower) / triu of each (n, m) matrix row by row, kept "
      "columns copied from src (None: in place), the rest zero bytes (False: not taken, nothing written)"},

@@ -466,12 +466,17 @@ def _scatter_into(self: Tensor, d: int, idx: np.ndarray, values: Any, reduce: st
     (``"add"``, ``"multiply"``, and scatter_reduce's ``"sum"`` ... ``"amin"``) ``values`` into ``self``."""
     if idx.size == 0:
         return
-    _, strides = _as_1d(self)
+    shape, strides = _as_1d(self)
     arr = self._storage.array
     scalar = np.ndim(values) == 0
     # (a number as the target's dtype: ufunc.at with a Python number takes NumPy's slow path,
     # about 30x slower per element; the value was already checked for that dtype)
     vals = np.asarray(values, dtype=arr.dtype) if scalar else np.ravel(values)
+    if (idx.size >= _NATIVE_GATHER and (reduce is None or reduce == "add" or reduce == "sum")
+            and idx.flags.c_contiguous and (k := native.special()) is not None
+            and k.scatter_nd(arr, self._layout.offset, strides, idx, vals.reshape(-1), idx.shape or (1,), d,
+                             shape[d], reduce is not None)):
+        return  # (the compiled walk: the writes or np.add.at's additions, in the index's order)
     # (blocks in row-major order of the index: a repeated position's last write is the last one)
     for start, stop, base, lin in storage_blocks(idx, strides, d, self._layout.offset):
         v = vals if scalar else vals[start:stop]
