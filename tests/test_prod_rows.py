@@ -1,8 +1,9 @@
-"""prod along the dim innermost in memory (``_specialkernel.prod_rows`` through
-``strided.kernels.reduce.line_products``): float32 / float64, row-major and permuted, row counts
-that are not a multiple of the kernel's 8 lanes, NaN (either sign, signaling), inf, zeros of both
-signs and underflow to subnormals, bit for bit against the NumPy path (the kernel disabled, and
-the compiled path turned off); against PyTorch within its tolerance (its order is its own).
+"""prod in PyTorch's order (``_specialkernel.torch_prod_rows`` through
+``strided.kernels.reduce.line_products``): along the dim innermost in memory and over every element,
+float32 / float64, row-major and permuted, row lengths around the 4 x 32-byte block, NaN (either
+sign, signaling), inf, zeros of both signs and underflow to subnormals, bit for bit against the
+NumPy twin (the kernel disabled), the general path (the compiled path turned off) and PyTorch
+(a NaN result: NaN; its sign and payload are NumPy's).
 """
 
 from __future__ import annotations
@@ -54,8 +55,20 @@ def _check(a: np.ndarray, perm: tuple[int, ...], monkeypatch: pytest.MonkeyPatch
                 m.setattr(sums, "_compiled_products", lambda *a: None)
                 _same(got, x.prod(dim, keepdim=keepdim))
             tt = t.prod(dim, keepdim=keepdim)
-            assert got.shape == tuple(tt.shape)
-            np.testing.assert_allclose(got.numpy(), tt.numpy(), rtol=1e-4, atol=1e-30, equal_nan=True)
+            _torchs(got, tt)
+    got = x.prod()
+    with native.disabled():
+        _same(got, x.prod())
+    _torchs(got, t.prod())
+
+
+def _torchs(got: Any, tt: Any) -> None:
+    """PyTorch's bits, a NaN for a NaN."""
+    assert got.shape == tuple(tt.shape)
+    g, e = got.numpy(), tt.numpy()
+    nan = np.isnan(e)
+    assert np.array_equal(np.isnan(g), nan)
+    assert g[~nan].tobytes() == e[~nan].tobytes()
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -64,6 +77,43 @@ def test_layouts(dtype: Any, monkeypatch: pytest.MonkeyPatch) -> None:
         for shape, perm in [((1024, 1024), (0, 1)), ((1024, 1024), (1, 0)), ((13, 300), (0, 1)),
                             ((3, 5, 70), (2, 0, 1)), ((3, 5, 70), (0, 2, 1)), ((9, 2), (1, 0)), ((7,), (0,))]:
             _check(_data(shape, dtype, 2), perm, monkeypatch)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_full_and_line_lengths_around_the_block(dtype: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lengths below, at and past 4 vectors (32 float32 / 16 float64), tails of every size up to a
+    block, near-1 values (products that neither underflow nor overflow: every bit counts)."""
+    r = np.random.default_rng(7)
+    with np.errstate(all="ignore"):
+        for n in (1, 2, 15, 16, 17, 31, 32, 33, 47, 63, 64, 65, 95, 127, 128, 129, 1000, 4099):
+            a = r.uniform(0.97, 1.03, (3, n)).astype(dtype)
+            _check(a, (0, 1), monkeypatch)
+            _check(a, (1, 0), monkeypatch)
+            _check(a[0].copy(), (0,), monkeypatch)
+        big = r.uniform(0.999, 1.001, (1024, 1024)).astype(dtype)
+        for x, t in ((st.tensor(big), torch.from_numpy(big)), (st.tensor(big).T, torch.from_numpy(big).T)):
+            got = x.prod()
+            with native.disabled():
+                _same(got, x.prod())
+            _torchs(got, t.prod())
+            _torchs(x.prod(1), t.prod(1))
+            out = st.empty(1024, dtype=got.dtype)
+            x.prod(0, out=out)  # (the general path)
+            _torchs(out, t.prod(0))
+
+
+def test_zero_size_and_non_dense() -> None:
+    """Empty tensors give PyTorch's 1s; a full product of a tensor with gaps (NumPy's order: its
+    lines are not one run) and an outer dim's products (NumPy's order is PyTorch's) agree with it."""
+    for shape, dim in (((0,), None), ((0, 5), 1), ((5, 0), 1), ((5, 0), 0), ((0, 40), None)):
+        a = np.empty(shape, np.float32)
+        s = st.tensor(a).prod() if dim is None else st.tensor(a).prod(dim)
+        t = torch.from_numpy(a).prod() if dim is None else torch.from_numpy(a).prod(dim)
+        assert s.shape == tuple(t.shape) and s.numpy().tobytes() == t.numpy().tobytes()
+    a = np.random.default_rng(3).uniform(0.97, 1.03, (40, 70)).astype(np.float32)
+    for dim in (0, 1):
+        _torchs(st.tensor(a)[:, ::2].prod(dim), torch.from_numpy(a)[:, ::2].prod(dim))
+    _torchs(st.tensor(a).prod(0), torch.from_numpy(a).prod(0))
 
 
 @settings(max_examples=30, deadline=None)
@@ -81,11 +131,15 @@ def test_declines_and_kernel_arguments() -> None:
                     (a.astype(np.int64), 1), (a[:0], 1)):
         assert line_products(x, axis) is None
     assert line_products(a.T, 0).tolist() == [[24.0, 1680.0, 11880.0]]
+    big = np.arange(1.0, 41.0).reshape(4, 10)
+    assert line_products(big.T, None).tolist() == [[float(np.prod(np.arange(1.0, 41.0)))]]
+    assert line_products(a.T, None) is None  # (under 4 vectors: NumPy's running product is PyTorch's)
+    assert line_products(big[:, ::2], None) is None  # (not one run)
     k = native.special()
     with pytest.raises(ValueError, match="one per row"):
-        k.prod_rows(a, np.empty(4), 4)
+        k.torch_prod_rows(a, np.empty(4), 4)
     with pytest.raises(TypeError, match="3 arguments"):
-        k.prod_rows(a, a)
+        k.torch_prod_rows(a, a)
     flat = a.reshape(-1).copy()
-    assert k.prod_rows(flat, flat[:3], 4) is False  # (an overlap: nothing written)
+    assert k.torch_prod_rows(flat, flat[:3], 4) is False  # (an overlap: nothing written)
     assert flat.tolist() == list(range(1, 13))

@@ -747,7 +747,7 @@ def ones(*sizes: Any, size: Any = None, dtype: Any = None, device: Any = None, r
     if size is None and device is None and requires_grad is False and (plan := _plain_plan(sizes)) is not None:
         dt = _DEFAULT[0] if dtype is None else to_dtype(dtype)
         array = _empty(plan[0], dt.numpy)
-        array.fill(1)
+        fill(array, 1)
         t = adopted(array, plan[1], dt)
         if OPEN: created("ones", (), t)  # noqa: E701
         return t
@@ -817,13 +817,13 @@ def full(size: Any, fill_value: Any, dtype: Any = None, *, device: Any = None,
             dt = _DEFAULT[0]
             if dt is float64 or (dt is float32 and -_FLOAT32_MAX <= fill_value <= _FLOAT32_MAX):
                 array = _empty(plan[0], dt.numpy)
-                array.fill(dt.numpy.type(fill_value))  # (_fill_scalar's conversion)
+                fill(array, dt.numpy.type(fill_value))  # (_fill_scalar's conversion)
                 t = adopted(array, plan[1], dt)
                 if OPEN: created("full", (), t)  # noqa: E701
                 return t
         elif fill_value.__class__ is int and -_INT64 <= fill_value < _INT64:
             array = _empty(plan[0], np.int64)
-            array.fill(fill_value)
+            fill(array, fill_value)
             t = adopted(array, plan[1], int64)
             if OPEN: created("full", (), t)  # noqa: E701
             return t
@@ -978,7 +978,7 @@ def ones_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = pr
     """
     if (plan := _plain_like(other, dtype, memory_format, device, requires_grad)) is not None:
         array = _empty(plan[0], other._dtype.numpy)
-        array.fill(1)
+        fill(array, 1)
         t = adopted(array, plan[1], other._dtype)
         if OPEN: created("ones_like", (other,), t)  # noqa: E701
         return t
@@ -999,7 +999,7 @@ def full_like(other: Tensor, fill_value: Any, dtype: Any = None, memory_format: 
         dt = other._dtype
         if dt is float64 or (dt is float32 and -_FLOAT32_MAX <= fill_value <= _FLOAT32_MAX):  # (_fill_scalar's test)
             array = _empty(plan[0], dt.numpy)
-            array.fill(dt.numpy.type(fill_value))
+            fill(array, dt.numpy.type(fill_value))
             t = adopted(array, plan[1], dt)
             if OPEN: created("full_like", (other,), t)  # noqa: E701
             return t

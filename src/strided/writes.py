@@ -35,6 +35,7 @@ from .errors import (
 from .gradients import installs_as
 from .indexing import AdvancedIndex, index_layout
 from .kernels import check_writable, grow_storage, write
+from .kernels.fill import fill
 from .kernels.memory import flat_run
 from .layout import Layout
 from .messages import partial_overlap
@@ -199,7 +200,7 @@ def zero_(self: Tensor) -> Tensor:
     """
     run = _flat_run(self)
     if run is not None and run.flags.writeable:  # (row-major: no overlapping elements to refuse)
-        run.fill(0)
+        fill(run, 0)
         return self
     _write(self, 0, ZERO)
     return self

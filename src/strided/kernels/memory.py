@@ -38,6 +38,7 @@ from ..messages import overlapping_write
 from ..storage import Storage, allocate
 from . import blocked, native
 from .blocked import copy_into
+from .fill import FILL_MIN, fill_dense
 from .fpstate import quiet
 from .listeners import OPEN, Listening, OpRecord, _listeners, emit, listening
 
@@ -471,6 +472,8 @@ def write(storage: Storage, layout: Layout, value: np.ndarray | object) -> None:
         value = _real_for(dest, value)
         # (from the smaller of the two blocked copies' thresholds: the compiled kernel's, the strips')
         least = min(blocked.MIN_BYTES, native.MIN_BYTES)
+        if dest.size >= FILL_MIN and np.ndim(value) == 0 and fill_dense(dest, value):
+            return  # (one value into a dense run: the compiled store loop, np.copyto's bytes)
         if dest.nbytes >= least and not (isinstance(value, np.ndarray) and np.may_share_memory(dest, value)):
             copy_into(dest, value)  # in strips when the memory orders disagree
         else:

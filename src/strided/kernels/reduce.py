@@ -30,6 +30,15 @@ def reduce_into(ufunc: np.ufunc, x: np.ndarray, axes: tuple[int, ...] | None, ac
     computed in ``acc`` and rounded once into ``out`` (an ``out=`` of another dtype would
     make NumPy round the running sums between its buffers).
     """
+    if ufunc is np.multiply and acc == x.dtype and acc.char in "fd" and x.size and x.ndim:
+        # PyTorch's order where its lines are contiguous (see line_products)
+        if axes is not None and len(axes) == x.ndim:
+            axes = None
+        if axes is None or len(axes) == 1:
+            got = line_products(x, None if axes is None else axes[0])
+            if got is not None:
+                np.copyto(out, got.reshape(out.shape), casting="unsafe")
+                return
     with quiet():  # overflow gives inf silently, as in PyTorch
         if acc == out.dtype:
             ufunc.reduce(x, axis=axes, dtype=acc, out=out, keepdims=keepdims)
@@ -216,29 +225,89 @@ def euclidean_norms(x: np.ndarray, axis: int | None, absolute: bool = True) -> n
     return run.reshape(x.shape[:axis] + (1,) + x.shape[axis + 1:])  # (np.expand_dims's view, without its checks)
 
 
-def line_products(x: np.ndarray, axis: int) -> np.ndarray | None:
-    """``np.multiply.reduce(x, axis, keepdims=True)`` as a fresh C-contiguous array, by the compiled
-    ``prod_rows`` (lines run interleaved: NumPy's loop is bound by one multiply's latency per element)
-    where ``axis`` is the innermost in memory of a float32 / float64 ``x`` whose elements tile their
-    memory (then NumPy multiplies each line from 1 in order, as the kernel does); None (nothing
-    computed: the caller runs NumPy) otherwise, or without the kernel.
+# PyTorch's CPU product (binary_kernel_reduce_vec, ATen's Reduce.h) of a line contiguous in memory
+# (a full reduction of a tensor whose elements tile their memory is one such line, in memory
+# order; so is each line along the dim innermost in memory): from 4 V elements on (V lanes of a
+# 32-byte vector: 8 float32, 4 float64; measured on PyTorch 2.13, its AVX-512 build included),
+# four vector accumulators start as the first 4 V elements and multiply by each following block of
+# 4 V in turn; then (a0 * a1) * (a2 * a3), its lanes in order from the first; then the line's last
+# n % 4 V elements one by one. A shorter line is the running product from 1 in order, as NumPy's.
+# Along any other dim (an outer reduction) PyTorch multiplies each column in order, as NumPy does.
+_TORCH_VECTOR_BYTES = 32
 
-    >>> line_products(np.array([[2.0, 3.0]]), 1).tolist() in ([[6.0]], None)
-    True
+
+def _torch_products_numpy(lines: np.ndarray) -> np.ndarray:
+    """The compiled ``torch_prod_rows`` of the C-contiguous (rows, n) float32 / float64 ``lines``
+    by NumPy's ufuncs, the same operations in the same order (each ufunc call rounds in the dtype,
+    and ``np.multiply.reduce`` along an axis multiplies in order): a fresh 1-D array."""
+    rows, n = lines.shape
+    lanes = _TORCH_VECTOR_BYTES // lines.itemsize
+    block = 4 * lanes
+    count = n // block
+    if not count:
+        return np.multiply.reduce(lines, axis=1)
+    acc = np.multiply.reduce(lines[:, :count * block].reshape(rows, count, block), axis=1)
+    acc = (acc[:, :lanes] * acc[:, lanes:2 * lanes]) * (acc[:, 2 * lanes:3 * lanes] * acc[:, 3 * lanes:])
+    res = acc[:, 0].copy()
+    for k in range(1, lanes):
+        res *= acc[:, k]
+    for k in range(count * block, n):
+        res *= lines[:, k]
+    return res
+
+
+def torch_row_products(flat: np.ndarray, n: int) -> np.ndarray:
+    """PyTorch's products (see the note above) of the consecutive runs of ``n >= 1`` elements of
+    the 1-D C-contiguous aligned float32 / float64 ``flat``, as a fresh 1-D array: the compiled
+    ``torch_prod_rows`` or, without it, the same operations in NumPy. A NaN product is recomputed
+    by ``np.multiply.reduce`` (its sign and payload depend on which operand a compiler puts first:
+    both paths then give NumPy's).
+
+    >>> torch_row_products(np.arange(1.0, 7.0), 3).tolist()
+    [6.0, 120.0]
     """
     k = native.special()
-    if k is None or not x.ndim or not x.size or x.dtype.char not in "fd" or not x.flags.aligned:
+    run = None
+    if k is not None:
+        run = np.empty(flat.size // n, flat.dtype)
+        if not k.torch_prod_rows(flat, run, n):
+            run = None
+    if run is None:
+        with quiet():
+            run = _torch_products_numpy(flat.reshape(-1, n))
+    if holds_nan(run):
+        at = np.flatnonzero(np.isnan(run))
+        with quiet():
+            run[at] = np.multiply.reduce(flat.reshape(-1, n)[at], axis=1)
+    return run
+
+
+def line_products(x: np.ndarray, axis: int | None) -> np.ndarray | None:
+    """PyTorch's ``prod`` of the float32 / float64 ``x`` over ``axis`` (None: every element) as a
+    fresh C-contiguous array with the reduced axes kept (size 1), by :func:`torch_row_products`,
+    where the lines it multiplies are contiguous: ``axis`` is innermost in memory (or None) and
+    ``x``'s elements tile their memory; None (nothing computed: the caller runs NumPy, whose order
+    is PyTorch's along an outer axis) otherwise.
+
+    >>> line_products(np.array([[2.0, 3.0]]), 1).tolist()
+    [[6.0]]
+    >>> line_products(np.array([[2.0, 3.0]]), None) is None  # (under 4 vectors: NumPy's order is PyTorch's)
+    True
+    """
+    if not x.ndim or not x.size or x.dtype.char not in "fd" or not x.flags.aligned:
         return None
+    if axis is None and x.size < 4 * _TORCH_VECTOR_BYTES // x.itemsize:
+        return None  # (PyTorch's running product from 1 in memory order: NumPy's full reduce, cheaper)
     order = sorted(range(x.ndim), key=lambda d: -x.strides[d])  # (memory order: the largest stride first)
-    if order[-1] != axis or x.shape[axis] < 2:
+    if axis is not None and (order[-1] != axis or x.shape[axis] < 2):
         return None
     mem = x.transpose(order)
     if not mem.flags.c_contiguous:
         return None
+    if axis is None:
+        return torch_row_products(mem.reshape(-1), x.size).reshape((1,) * x.ndim)
     rest = order[:-1]
-    run = np.empty(tuple(x.shape[d] for d in rest), x.dtype)
-    if not k.prod_rows(mem, run, x.shape[axis]) or holds_nan(run):
-        return None  # (a NaN product: NumPy decides its sign and payload, as for euclidean_norms)
+    run = torch_row_products(mem.reshape(-1), x.shape[axis]).reshape(tuple(x.shape[d] for d in rest))
     if rest != sorted(rest):  # (the other axes lie in another order than the result's: one copy)
         out = np.empty(tuple(x.shape[d] for d in sorted(rest)), x.dtype)
         np.copyto(out, run.transpose(np.argsort(rest)))
@@ -246,18 +315,27 @@ def line_products(x: np.ndarray, axis: int) -> np.ndarray | None:
     return run.reshape(x.shape[:axis] + (1,) + x.shape[axis + 1:])  # (np.expand_dims's view, without its checks)
 
 
+def multiply_reduce(x: np.ndarray, axis: int | None = None, dtype: None = None, out: None = None,
+                    keepdims: bool = False) -> np.ndarray:
+    """``np.multiply.reduce(x, axis, dtype, out, keepdims)`` (its positional order) in PyTorch's
+    order where :func:`line_products` takes ``x`` (``dtype`` and ``out`` None), NumPy's otherwise."""
+    if dtype is None and out is None and (axis is not None or x.size >= 16):
+        got = line_products(x, axis)
+        if got is not None:
+            if keepdims:
+                return got
+            return got.reshape(()) if axis is None else got.reshape(x.shape[:axis] + x.shape[axis + 1:])
+    return np.multiply.reduce(x, axis, dtype, out, keepdims)
+
+
 def row_products(flat: np.ndarray, n: int) -> np.ndarray | None:
     """The products of the consecutive runs of ``n`` elements of the 1-D C-contiguous float32 /
-    float64 ``flat`` (a row-major array's lines along its last axis), as a fresh 1-D array: the
-    compiled ``prod_rows`` as :func:`line_products` runs it on that array, the same bits, without
-    its axis bookkeeping; None (nothing computed) where :func:`line_products` would decline."""
-    k = native.special()
-    if k is None or not flat.size or n < 2 or flat.dtype.char not in "fd" or not flat.flags.aligned:
+    float64 ``flat`` (a row-major array's lines along its last axis), as a fresh 1-D array:
+    :func:`torch_row_products` as :func:`line_products` runs it on that array, without its axis
+    bookkeeping; None (nothing computed) where :func:`line_products` would decline."""
+    if not flat.size or n < 2 or flat.dtype.char not in "fd" or not flat.flags.aligned:
         return None
-    run = np.empty(flat.size // n, flat.dtype)
-    if not k.prod_rows(flat, run, n) or holds_nan(run):
-        return None
-    return run
+    return torch_row_products(flat, n)
 
 
 def extreme_all(x: np.ndarray, out: np.ndarray, largest: bool) -> None:

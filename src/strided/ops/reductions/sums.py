@@ -45,6 +45,7 @@ from ...kernels.reduce import (
     line_products,
     logical_reduce_into,
     mean_into,
+    multiply_reduce,
     reduce_into,
     row_products,
     variance_into,
@@ -156,7 +157,8 @@ _SCALAR = _cinfo[()][2]  # the 0-d layout every full sum shares
 # np.add.reduce's bits, by the compiled pairwise sum on large float runs (kernels/rows.py); called
 # positionally (array, axis, dtype, out, keepdims): cheaper than keywords
 _add_reduce = add_reduce
-_multiply_reduce = np.multiply.reduce
+_multiply_reduce = multiply_reduce  # (PyTorch's order where its lines are contiguous)
+_numpy_multiply_reduce = np.multiply.reduce
 
 
 def reduced_dims(dim: Any, ndim: int) -> tuple[int, ...]:
@@ -194,25 +196,28 @@ def prod(self: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype: 
         t = _compiled_products(self, dim, keepdim)
         if t is not None:
             return report("prod", (self,), t)
-        t = fast_reduce(_multiply_reduce, self, dim, keepdim)
+        # (over every element _compiled_products took every tensor line_products takes: NumPy's own)
+        t = fast_reduce(_multiply_reduce if dim is not None else _numpy_multiply_reduce, self, dim, keepdim)
         if t is not None:
             return report("prod", (self,), t)
     return _sum_like(np.multiply, self, dim, keepdim, dtype, "prod", allow_tuple=False)
 
 
+_SHORT_FULL = 16  # (PyTorch's four vectors of float64; float32's 32 decline in line_products)
+
+
 def _compiled_products(self: Any, dim: Any, keepdim: Any) -> Tensor | None:
-    """prod over one int ``dim`` of a float32 / float64 tensor along the dim innermost in its memory
-    (a row-major tensor's last dim, a transpose's first) by :func:`strided.kernels.reduce.line_products`:
-    NumPy's products bit for bit, the lines interleaved; None where that declines or the fast plan
-    does not apply (a dim None: one product's chain, nothing to interleave)."""
-    if dim is None:
-        return None
+    """prod of a float32 / float64 tensor over every dim or one int ``dim``, in PyTorch's order, by
+    :func:`strided.kernels.reduce.line_products` (the compiled kernel, or its NumPy twin), where
+    PyTorch's lines are contiguous: every element of a tensor whose elements tile their memory, or
+    the dim innermost in its memory; None where the fast plan does not apply or that declines (the
+    general path, which also takes PyTorch's order where it can)."""
     plan = fast_plan(self, dim, keepdim)
-    if plan is None:
+    if plan is None or (dim is None and plan[2] < _SHORT_FULL):  # (short: NumPy's order is PyTorch's)
         return None
     lay = self._layout
     shape = lay.shape
-    if plan[0] == len(shape) - 1:  # (the last dim of a row-major tensor: its flat run's lines)
+    if dim is not None and plan[0] == len(shape) - 1:  # (the last dim of a row-major tensor: its flat run's lines)
         flat = flat_run(self, _cinfo[shape])
         if flat is not None:
             r = row_products(flat, shape[-1])

@@ -37,6 +37,7 @@ from ...dtypes import (
 from ...errors import StridedNotImplementedError, StridedRuntimeError, join_lines
 from ...gradients import grad_zeros, linear, seal
 from ...kernels import native, numpy_view
+from ...kernels.blocked import copy_into
 from ...kernels.memory import check_writable, flat_run
 from ...layout import Layout, memo
 from ...layout import plans as P
@@ -125,8 +126,23 @@ def _fast_triangle(input: Any, diagonal: Any, lower: bool) -> Tensor | None:
         res = run.copy()
         res[_zeroed_positions(shape, min(max(diagonal, -shape[-2]), shape[-1]), lower)] = zero
         return adopted(res, info[2], input._dtype)
+    res = np.empty(info[1], run.dtype)
+    if _tri_copy(run, res, shape, diagonal, lower):
+        return adopted(res, info[2], input._dtype)
     res = np.where(_keep_mask(shape, diagonal, lower), run.reshape(shape), zero)
     return adopted(res.reshape(-1), info[2], input._dtype)
+
+
+def _tri_copy(src: np.ndarray | None, out: np.ndarray, shape: tuple[int, ...], k: int, lower: bool) -> bool:
+    """Whether the compiled ``tri_copy`` wrote ``tril`` (``lower``) / ``triu`` of diagonal ``k`` of
+    the row-major ``src`` (None: ``out`` itself, in place) into the row-major ``out`` of ``shape``:
+    each row's kept elements copied as they are, the others zero bytes (every dtype's zero), row by
+    row (np.where's mask and select read and write every element three times); False (nothing
+    written) without the kernel or under :data:`_SMALL_MASK` elements (the cached mask is cheaper)."""
+    if out.size <= _SMALL_MASK or (kern := native.special()) is None:
+        return False
+    n, m = shape[-2], shape[-1]
+    return bool(kern.tri_copy(src, out, n, m, min(max(k, -n), m), lower))
 
 
 @functools.lru_cache(maxsize=64)
@@ -158,6 +174,11 @@ def _triangle(input: Tensor, diagonal: Any, lower: bool) -> Tensor:
     shape = t._layout.shape
     out, target = result_array(shape, t._dtype)  # PyTorch: row-major whatever the input's layout
     if out.numel():
+        if target.flags.c_contiguous and target.size > _SMALL_MASK and native.special() is not None:
+            copy_into(target, t._np())  # (the compiled blocked copy: any layout into the row-major result)
+            if _tri_copy(None, target.reshape(-1), shape, k, lower):
+                return copied(op, (t,), out, lambda: f"{op}: the {'lower' if lower else 'upper'} triangle "
+                              f"(diagonal={k}) written into new memory")
         target[...] = 0
         np.copyto(target, t._np(), where=_keep_mask(shape, k, lower))
     side = "lower" if lower else "upper"
@@ -175,7 +196,9 @@ def _triangle_(self: Tensor, diagonal: Any, lower: bool) -> Tensor:
         support.check(op.rstrip("_"), t._dtype, (t,))
     check_writable(t._storage, t._layout, op)
     if t.numel():
-        np.copyto(t._np(), 0, casting="unsafe", where=~_keep_mask(t._layout.shape, k, lower))
+        run = flat_run(t, _cinfo[t._layout.shape])
+        if run is None or not _tri_copy(None, run, t._layout.shape, k, lower):
+            np.copyto(t._np(), 0, casting="unsafe", where=~_keep_mask(t._layout.shape, k, lower))
     return t
 
 
