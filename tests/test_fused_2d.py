@@ -274,3 +274,37 @@ def test_every_offset_within_a_cache_line_on_both_walks() -> None:
 
     runs = fresh_runs.outputs(_OFFSETS_SCRIPT, {}, {"STRIDED_NATIVE_COPY_ISA": "sse"})
     assert runs[0] == runs[1] and int(runs[0]) > 1000
+
+
+@needs_kernel
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", ["add", "sub", "mul", "div"])
+def test_out_against_both_inputs_takes_the_one_pass(dtype: str, name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``op(x.t(), y.t(), out=o)`` with a row-major ``o``: computed straight into ``o`` by the
+    compiled pass (both inputs read across its rows), not through a fresh result; PyTorch's
+    values (NaN where it has NaN), the bits of the path without the kernel, ``o`` itself returned
+    with its strides. Mixed dtypes and other ops keep the fresh result."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(4)
+    a = _values(rng, (300, 260), getattr(np, dtype))
+    b = _values(rng, (300, 260), getattr(np, dtype))
+    calls = []
+    real = tiles._fused_2d
+    monkeypatch.setattr(tiles, "_fused_2d", lambda *args: calls.append(1) or real(*args))
+    op = getattr(strided, name)
+    o = strided.empty(260, 300, dtype=getattr(strided, dtype))
+    with np.errstate(all="ignore"):
+        got = op(strided.from_numpy(a).t(), strided.from_numpy(b).t(), out=o)
+        assert got is o and o.stride() == (300, 1) and calls == [1]
+        with native.disabled():
+            plain = op(strided.from_numpy(a).t(), strided.from_numpy(b).t(), out=strided.empty(260, 300, dtype=o.dtype))
+    want = getattr(torch, name)(torch.from_numpy(a).t(), torch.from_numpy(b).t()).numpy()
+    assert o.numpy().tobytes() == plain.numpy().tobytes()
+    nan = np.isnan(want)
+    assert (np.isnan(o.numpy()) == nan).all()
+    assert o.numpy()[~nan].tobytes() == want[~nan].tobytes()
+    calls.clear()  # (a float32 input of a float64 op: the fresh result and one write, as before)
+    with np.errstate(all="ignore"):
+        op(strided.from_numpy(a.astype(np.float32)).t(), strided.from_numpy(b.astype(np.float64)).t(),
+           out=strided.empty(260, 300, dtype=strided.float64))
+    assert calls == []

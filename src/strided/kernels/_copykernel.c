@@ -290,13 +290,14 @@ DEFINE_SSE_PLANE(plane8_step, 8, 2, block8s, plane8_line)
  * blocks, for the tests). */
 #define HAVE_AVX512_BLOCKS 1
 #define AVX512 __attribute__((target("avx512f")))
-AVX512 static inline void block4z(char *dp, Py_ssize_t dsb, const char *sp, Py_ssize_t ssa, Py_ssize_t ssb)
+#define AI __attribute__((always_inline))
+/* 16 rows of 16 four-byte elements transposed in place: pairs of rows interleaved, then pairs of
+ * pairs (r[4k + m] holds, in its 128-bit lane L, element 4L + m of rows 4k .. 4k + 3), then the
+ * lanes gathered across the four groups (output row 4L + m is lane L of r[m], r[4 + m], r[8 + m],
+ * r[12 + m]). */
+AVX512 static inline AI void tr16_ps(__m512 *r)
 {
-    (void)ssb;
-    __m512 r[16], t[16];
-    for (int k = 0; k < 16; k++) r[k] = _mm512_loadu_ps(sp + k * ssa);
-    /* pairs of rows interleaved, then pairs of pairs: r[4k + m] holds, in its 128-bit lane L,
-     * element 4L + m of rows 4k .. 4k + 3 */
+    __m512 t[16];
     for (int k = 0; k < 8; k++) {
         t[2 * k] = _mm512_unpacklo_ps(r[2 * k], r[2 * k + 1]);
         t[2 * k + 1] = _mm512_unpackhi_ps(r[2 * k], r[2 * k + 1]);
@@ -307,8 +308,6 @@ AVX512 static inline void block4z(char *dp, Py_ssize_t dsb, const char *sp, Py_s
         r[4 * k + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t[4 * k + 1]), _mm512_castps_pd(t[4 * k + 3])));
         r[4 * k + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t[4 * k + 1]), _mm512_castps_pd(t[4 * k + 3])));
     }
-    /* then the lanes gathered across the four groups: output row 4L + m is lane L of r[m], r[4 + m],
-     * r[8 + m], r[12 + m] */
     for (int m = 0; m < 4; m++) {
         __m512 ab0 = _mm512_shuffle_f32x4(r[m], r[4 + m], 0x44), ab1 = _mm512_shuffle_f32x4(r[m], r[4 + m], 0xEE);
         __m512 ce0 = _mm512_shuffle_f32x4(r[8 + m], r[12 + m], 0x44), ce1 = _mm512_shuffle_f32x4(r[8 + m], r[12 + m], 0xEE);
@@ -317,15 +316,14 @@ AVX512 static inline void block4z(char *dp, Py_ssize_t dsb, const char *sp, Py_s
         t[8 + m] = _mm512_shuffle_f32x4(ab1, ce1, 0x88);
         t[12 + m] = _mm512_shuffle_f32x4(ab1, ce1, 0xDD);
     }
-    for (int k = 0; k < 16; k++) _mm512_storeu_ps(dp + k * dsb, t[k]);
+    for (int k = 0; k < 16; k++) r[k] = t[k];
 }
 
-AVX512 static inline void block8z(char *dp, Py_ssize_t dsb, const char *sp, Py_ssize_t ssa, Py_ssize_t ssb)
+/* 8 rows of 8 eight-byte elements transposed in place: t[2k] lane L holds (row 2k, row 2k + 1)
+ * element 2L, t[2k + 1] element 2L + 1; then the lanes gathered. */
+AVX512 static inline AI void tr8_pd(__m512d *r)
 {
-    (void)ssb;
-    __m512d r[8], t[8];
-    for (int k = 0; k < 8; k++) r[k] = _mm512_loadu_pd(sp + k * ssa);
-    /* t[2k] lane L: (row 2k, row 2k + 1) element 2L; t[2k + 1]: element 2L + 1 */
+    __m512d t[8];
     for (int k = 0; k < 4; k++) {
         t[2 * k] = _mm512_unpacklo_pd(r[2 * k], r[2 * k + 1]);
         t[2 * k + 1] = _mm512_unpackhi_pd(r[2 * k], r[2 * k + 1]);
@@ -333,11 +331,28 @@ AVX512 static inline void block8z(char *dp, Py_ssize_t dsb, const char *sp, Py_s
     for (int odd = 0; odd < 2; odd++) {
         __m512d u = _mm512_shuffle_f64x2(t[odd], t[2 + odd], 0x88), v = _mm512_shuffle_f64x2(t[4 + odd], t[6 + odd], 0x88);
         __m512d u2 = _mm512_shuffle_f64x2(t[odd], t[2 + odd], 0xDD), v2 = _mm512_shuffle_f64x2(t[4 + odd], t[6 + odd], 0xDD);
-        r[odd] = _mm512_shuffle_f64x2(u, v, 0x88);       /* output row odd: lane 0 of each */
-        r[4 + odd] = _mm512_shuffle_f64x2(u, v, 0xDD);   /* row 4 + odd: lane 2 */
-        r[2 + odd] = _mm512_shuffle_f64x2(u2, v2, 0x88); /* row 2 + odd: lane 1 */
-        r[6 + odd] = _mm512_shuffle_f64x2(u2, v2, 0xDD); /* row 6 + odd: lane 3 */
+        r[odd] = _mm512_shuffle_f64x2(u, v, 0x88);
+        r[4 + odd] = _mm512_shuffle_f64x2(u, v, 0xDD);
+        r[2 + odd] = _mm512_shuffle_f64x2(u2, v2, 0x88);
+        r[6 + odd] = _mm512_shuffle_f64x2(u2, v2, 0xDD);
     }
+}
+
+AVX512 static inline void block4z(char *dp, Py_ssize_t dsb, const char *sp, Py_ssize_t ssa, Py_ssize_t ssb)
+{
+    (void)ssb;
+    __m512 r[16];
+    for (int k = 0; k < 16; k++) r[k] = _mm512_loadu_ps(sp + k * ssa);
+    tr16_ps(r);
+    for (int k = 0; k < 16; k++) _mm512_storeu_ps(dp + k * dsb, r[k]);
+}
+
+AVX512 static inline void block8z(char *dp, Py_ssize_t dsb, const char *sp, Py_ssize_t ssa, Py_ssize_t ssb)
+{
+    (void)ssb;
+    __m512d r[8];
+    for (int k = 0; k < 8; k++) r[k] = _mm512_loadu_pd(sp + k * ssa);
+    tr8_pd(r);
     for (int k = 0; k < 8; k++) _mm512_storeu_pd(dp + k * dsb, r[k]);
 }
 /* The tiles' side along a for these blocks: one block row (16 four-byte elements, 8 eight-byte
@@ -782,48 +797,6 @@ static void apply_plane_sse(int op, int kind, Py_ssize_t nb, Py_ssize_t na, char
  * each output row of a block one 64-byte store. The same IEEE operations as the SSE walk (the
  * same bits: add, sub, mul, div and sqrt round the same in every width; the first operand's NaN
  * where both are NaN, as first_nan_ps). */
-#define AI __attribute__((always_inline))
-AVX512 static inline AI void tr16_ps(__m512 *r)
-{
-    __m512 t[16];
-    for (int k = 0; k < 8; k++) {
-        t[2 * k] = _mm512_unpacklo_ps(r[2 * k], r[2 * k + 1]);
-        t[2 * k + 1] = _mm512_unpackhi_ps(r[2 * k], r[2 * k + 1]);
-    }
-    for (int k = 0; k < 4; k++) {
-        r[4 * k] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t[4 * k]), _mm512_castps_pd(t[4 * k + 2])));
-        r[4 * k + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t[4 * k]), _mm512_castps_pd(t[4 * k + 2])));
-        r[4 * k + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t[4 * k + 1]), _mm512_castps_pd(t[4 * k + 3])));
-        r[4 * k + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t[4 * k + 1]), _mm512_castps_pd(t[4 * k + 3])));
-    }
-    for (int m = 0; m < 4; m++) {
-        __m512 ab0 = _mm512_shuffle_f32x4(r[m], r[4 + m], 0x44), ab1 = _mm512_shuffle_f32x4(r[m], r[4 + m], 0xEE);
-        __m512 ce0 = _mm512_shuffle_f32x4(r[8 + m], r[12 + m], 0x44), ce1 = _mm512_shuffle_f32x4(r[8 + m], r[12 + m], 0xEE);
-        t[m] = _mm512_shuffle_f32x4(ab0, ce0, 0x88);
-        t[4 + m] = _mm512_shuffle_f32x4(ab0, ce0, 0xDD);
-        t[8 + m] = _mm512_shuffle_f32x4(ab1, ce1, 0x88);
-        t[12 + m] = _mm512_shuffle_f32x4(ab1, ce1, 0xDD);
-    }
-    for (int k = 0; k < 16; k++) r[k] = t[k];
-}
-
-AVX512 static inline AI void tr8_pd(__m512d *r)
-{
-    __m512d t[8];
-    for (int k = 0; k < 4; k++) {
-        t[2 * k] = _mm512_unpacklo_pd(r[2 * k], r[2 * k + 1]);
-        t[2 * k + 1] = _mm512_unpackhi_pd(r[2 * k], r[2 * k + 1]);
-    }
-    for (int odd = 0; odd < 2; odd++) {
-        __m512d u = _mm512_shuffle_f64x2(t[odd], t[2 + odd], 0x88), v = _mm512_shuffle_f64x2(t[4 + odd], t[6 + odd], 0x88);
-        __m512d u2 = _mm512_shuffle_f64x2(t[odd], t[2 + odd], 0xDD), v2 = _mm512_shuffle_f64x2(t[4 + odd], t[6 + odd], 0xDD);
-        r[odd] = _mm512_shuffle_f64x2(u, v, 0x88);
-        r[4 + odd] = _mm512_shuffle_f64x2(u, v, 0xDD);
-        r[2 + odd] = _mm512_shuffle_f64x2(u2, v2, 0x88);
-        r[6 + odd] = _mm512_shuffle_f64x2(u2, v2, 0xDD);
-    }
-}
-
 AVX512 static inline AI __m512 op_zps(int op, __m512 a, __m512 b)
 {
     __m512 r;
