@@ -416,7 +416,10 @@ static void plane_z(int sz, char *d, const char *s, Py_ssize_t nb, Py_ssize_t na
         }
     }
     h = 0;
-    if (dsb % 64 == 0) {
+    /* (not where the destination's rows are 64 KB or more apart: measured, float64 32 MB
+     * permute(2, 0, 1) and (2, 1, 0), rows 128 KB apart, 1.9x -> 2.2-2.5x a memcpy with the
+     * columns' head; each row's lines share a few cache sets there either way) */
+    if (dsb % 64 == 0 && dsb < 65536 && dsb > -65536) {
         h = (Py_ssize_t)((64 - ((uintptr_t)d & 63)) & 63) / sz;
         if (h > na) h = na;
         if (h) {
