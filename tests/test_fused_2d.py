@@ -219,3 +219,92 @@ def test_widened_cast_matches_torch() -> None:
     both = np.isnan(got) & np.isnan(want)
     assert np.isnan(got).sum() == np.isnan(want).sum()
     assert got[~both].tobytes() == want[~both].tobytes()
+
+
+_OFFSETS_SCRIPT = """
+import numpy as np
+from strided.kernels import tiles
+rng = np.random.default_rng(9)
+def vals(n, dt):
+    a = (rng.standard_normal(n) * 10.0 ** rng.integers(-30, 30, n)).astype(dt)
+    a[rng.random(n) < 0.05] = np.nan
+    a[rng.random(n) < 0.02] = -np.inf
+    return a
+def view(dt, off, shape, across, fill=None):
+    sz = np.dtype(dt).itemsize
+    n = shape[0] * shape[1]
+    raw = np.zeros(n * sz + 64, np.uint8)
+    flat = raw[off:off + n * sz].view(dt)
+    flat[...] = vals(n, dt) if fill is None else fill
+    return flat.reshape(shape[::-1]).T if across else flat.reshape(shape)
+count = 0
+for ufunc in (np.add, np.subtract, np.multiply, np.true_divide, np.sqrt):
+    for dt, src in (("f4", "f4"), ("f8", "f8"), ("f8", "f4")):
+        sz = np.dtype(dt).itemsize
+        for nb, na in ((32, 48), (48, 32), (33, 50), (16, 16), (5, 64), (64, 5), (70, 140)):
+            for oo in range(0, 64, 12 if sz == 4 else 24):
+                for xo in range(0, 64, 20 if np.dtype(src).itemsize == 4 else 24):
+                    x = view(src, xo, (nb, na), True)
+                    y = view(dt, 8, (nb, na), False)
+                    inputs = (x,) if ufunc is np.sqrt else (x, y)
+                    kw = {"dtype": np.float64, "casting": "unsafe"} if src != dt else {}
+                    out = view(dt, oo, (nb, na), False, 7)
+                    want = np.full((nb, na), 7, dt)
+                    with np.errstate(all="ignore"):
+                        ufunc(*inputs, out=want, **kw)
+                        assert tiles._fused_2d(ufunc, inputs, out, kw)
+                    if ufunc in (np.add, np.multiply):
+                        both = np.isnan(inputs[0]) & np.isnan(inputs[1])
+                        assert np.isnan(out[both]).all()
+                        out[both] = want[both]
+                    assert out.tobytes() == want.tobytes(), (ufunc.__name__, dt, src, nb, na, oo, xo)
+                    count += 1
+print(count)
+"""
+
+
+@needs_kernel
+def test_every_offset_within_a_cache_line_on_both_walks() -> None:
+    """The output and the input across its rows at every offset within a 64-byte line (the wide
+    walk's heads: the first rows up to the input's next line, the first columns up to the
+    output's, where the strides are multiples of 64 bytes), plane sizes around the 16 x 16 / 8 x 8
+    blocks, float32, float64 and float32 widened into float64: NumPy's bits, with the AVX-512
+    walk (where the CPU has it) and the SSE one (a fresh process, STRIDED_NATIVE_COPY_ISA=sse)."""
+    import fresh_runs
+
+    runs = fresh_runs.outputs(_OFFSETS_SCRIPT, {}, {"STRIDED_NATIVE_COPY_ISA": "sse"})
+    assert runs[0] == runs[1] and int(runs[0]) > 1000
+
+
+@needs_kernel
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", ["add", "sub", "mul", "div"])
+def test_out_against_both_inputs_takes_the_one_pass(dtype: str, name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``op(x.t(), y.t(), out=o)`` with a row-major ``o``: computed straight into ``o`` by the
+    compiled pass (both inputs read across its rows), not through a fresh result; PyTorch's
+    values (NaN where it has NaN), the bits of the path without the kernel, ``o`` itself returned
+    with its strides. Mixed dtypes and other ops keep the fresh result."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(4)
+    a = _values(rng, (300, 260), getattr(np, dtype))
+    b = _values(rng, (300, 260), getattr(np, dtype))
+    calls = []
+    real = tiles._fused_2d
+    monkeypatch.setattr(tiles, "_fused_2d", lambda *args: calls.append(1) or real(*args))
+    op = getattr(strided, name)
+    o = strided.empty(260, 300, dtype=getattr(strided, dtype))
+    with np.errstate(all="ignore"):
+        got = op(strided.from_numpy(a).t(), strided.from_numpy(b).t(), out=o)
+        assert got is o and o.stride() == (300, 1) and calls == [1]
+        with native.disabled():
+            plain = op(strided.from_numpy(a).t(), strided.from_numpy(b).t(), out=strided.empty(260, 300, dtype=o.dtype))
+    want = getattr(torch, name)(torch.from_numpy(a).t(), torch.from_numpy(b).t()).numpy()
+    assert o.numpy().tobytes() == plain.numpy().tobytes()
+    nan = np.isnan(want)
+    assert (np.isnan(o.numpy()) == nan).all()
+    assert o.numpy()[~nan].tobytes() == want[~nan].tobytes()
+    calls.clear()  # (a float32 input of a float64 op: the fresh result and one write, as before)
+    with np.errstate(all="ignore"):
+        op(strided.from_numpy(a.astype(np.float32)).t(), strided.from_numpy(b.astype(np.float64)).t(),
+           out=strided.empty(260, 300, dtype=strided.float64))
+    assert calls == []

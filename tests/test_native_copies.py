@@ -344,3 +344,70 @@ if _KERNEL is not None:  # (see the module docstring: without the kernel there i
             native.MIN_BYTES = old
         assert on.stride() == off.stride() == t.stride()
         assert on.numpy().tobytes() == off.numpy().tobytes() == t.numpy().tobytes()
+
+    def test_blocks_aligned_to_cache_lines_at_every_offset() -> None:
+        """Four- and eight-byte transposes whose row strides are multiples of 64 bytes start their
+        wide blocks on whole cache lines (_copykernel.c plane_z: the first source rows and the
+        first destination columns up to the next line go by the SSE plane): every offset of
+        source and destination within a line (NumPy's large buffers sit 16 bytes past one), sizes
+        around the blocks, the heads longer than the plane (h > na, h > nb), and (2, 1, 0)
+        permutes through the run-through planes whose last dim is a whole number of wide blocks;
+        the bytes np.copyto leaves, with the AVX-512 blocks and (in a fresh process) the SSE ones,
+        and PyTorch's contiguous() for the offset-16 cases."""
+        script = (
+            "import hashlib, numpy as np\n"
+            "from strided.kernels import blocked\n"
+            "rng = np.random.default_rng(11)\n"
+            "h = hashlib.sha256()\n"
+            "for dt in ('f4', 'f8', 'c8', 'i8'):\n"
+            "    sz = np.dtype(dt).itemsize\n"
+            "    for m, n in ((48, 64), (64, 48), (3, 64), (64, 3), (1040, 80), (80, 1040), (16, 16)):\n"
+            "        for so in range(0, 64, 8 if sz == 8 else 4 * 3):\n"
+            "            for do in range(0, 64, 8 if sz == 8 else 4 * 5):\n"
+            "                raw = rng.integers(0, 256, m * n * sz + 128, dtype=np.uint8)\n"
+            "                src = raw[so:so + m * n * sz].view(dt).reshape(m, n).T\n"
+            "                out = np.zeros(n * m * sz + 128, np.uint8)\n"
+            "                dest = out[do:do + n * m * sz].view(dt).reshape(n, m)\n"
+            "                blocked.copy_into(dest, src, min_bytes=0)\n"
+            "                ref = np.zeros_like(out)\n"
+            "                np.copyto(ref[do:do + n * m * sz].view(dt).reshape(n, m), src)\n"
+            "                assert out.tobytes() == ref.tobytes(), (dt, m, n, so, do)\n"
+            "                h.update(out.tobytes())\n"
+            "    for nb, n1, n2 in ((21, 40, 64 // sz), (35, 9, 128 // sz), (16, 33, 32 // sz)):\n"
+            "        raw = rng.integers(0, 256, nb * n1 * n2 * sz + 64, dtype=np.uint8)\n"
+            "        src = raw[16:16 + nb * n1 * n2 * sz].view(dt).reshape(n2, n1, nb).transpose(2, 1, 0)\n"
+            "        dest = np.empty((nb, n1, n2), dt)\n"
+            "        blocked.copy_into(dest, src, min_bytes=0)\n"
+            "        assert dest.tobytes() == np.ascontiguousarray(src).tobytes(), (dt, nb, n1, n2)\n"
+            "        h.update(dest.tobytes())\n"
+            "print(h.hexdigest())\n")
+        runs = fresh_runs.outputs(script, {}, {"STRIDED_NATIVE_COPY_ISA": "sse"})
+        assert runs[0] == runs[1] and len(runs[0]) == 65
+
+    @pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "int32", "bool", "float16"])
+    def test_offset_buffers_against_pytorch(dtype: str) -> None:
+        """contiguous() of 2-d and 3-d permutes of a tensor that starts 16 bytes past a cache line
+        (NumPy's large buffers), through the kernel: PyTorch's values and strides, and the bytes
+        of the NumPy path."""
+        import torch
+
+        dt = np.dtype(dtype)
+        rng = np.random.default_rng(3)
+        for shape, perm in (((96, 80), (1, 0)), ((6, 40, 48), (2, 0, 1)), ((6, 40, 48), (2, 1, 0)),
+                            ((5, 32, 48), (0, 2, 1)), ((7, 16, 33), (2, 1, 0))):
+            numel = int(np.prod(shape))
+            raw = rng.integers(0, 256, (numel + 64) * dt.itemsize, dtype=np.uint8)
+            if dt.kind == "b":
+                raw = raw & 1
+            base = raw[16:16 + numel * dt.itemsize].view(dt).reshape(shape)
+            t = torch.from_numpy(base.copy()).permute(*perm).contiguous()
+            old = native.MIN_BYTES
+            native.MIN_BYTES = 0
+            try:
+                on = strided.from_numpy(base).permute(*perm).contiguous()
+                with native.disabled():
+                    off = strided.from_numpy(base).permute(*perm).contiguous()
+            finally:
+                native.MIN_BYTES = old
+            assert on.stride() == off.stride() == t.stride(), (shape, perm)
+            assert on.numpy().tobytes() == off.numpy().tobytes() == t.numpy().tobytes(), (shape, perm)

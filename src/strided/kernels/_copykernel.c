@@ -290,13 +290,14 @@ DEFINE_SSE_PLANE(plane8_step, 8, 2, block8s, plane8_line)
  * blocks, for the tests). */
 #define HAVE_AVX512_BLOCKS 1
 #define AVX512 __attribute__((target("avx512f")))
-AVX512 static inline void block4z(char *dp, Py_ssize_t dsb, const char *sp, Py_ssize_t ssa, Py_ssize_t ssb)
+#define AI __attribute__((always_inline))
+/* 16 rows of 16 four-byte elements transposed in place: pairs of rows interleaved, then pairs of
+ * pairs (r[4k + m] holds, in its 128-bit lane L, element 4L + m of rows 4k .. 4k + 3), then the
+ * lanes gathered across the four groups (output row 4L + m is lane L of r[m], r[4 + m], r[8 + m],
+ * r[12 + m]). */
+AVX512 static inline AI void tr16_ps(__m512 *r)
 {
-    (void)ssb;
-    __m512 r[16], t[16];
-    for (int k = 0; k < 16; k++) r[k] = _mm512_loadu_ps(sp + k * ssa);
-    /* pairs of rows interleaved, then pairs of pairs: r[4k + m] holds, in its 128-bit lane L,
-     * element 4L + m of rows 4k .. 4k + 3 */
+    __m512 t[16];
     for (int k = 0; k < 8; k++) {
         t[2 * k] = _mm512_unpacklo_ps(r[2 * k], r[2 * k + 1]);
         t[2 * k + 1] = _mm512_unpackhi_ps(r[2 * k], r[2 * k + 1]);
@@ -307,8 +308,6 @@ AVX512 static inline void block4z(char *dp, Py_ssize_t dsb, const char *sp, Py_s
         r[4 * k + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t[4 * k + 1]), _mm512_castps_pd(t[4 * k + 3])));
         r[4 * k + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t[4 * k + 1]), _mm512_castps_pd(t[4 * k + 3])));
     }
-    /* then the lanes gathered across the four groups: output row 4L + m is lane L of r[m], r[4 + m],
-     * r[8 + m], r[12 + m] */
     for (int m = 0; m < 4; m++) {
         __m512 ab0 = _mm512_shuffle_f32x4(r[m], r[4 + m], 0x44), ab1 = _mm512_shuffle_f32x4(r[m], r[4 + m], 0xEE);
         __m512 ce0 = _mm512_shuffle_f32x4(r[8 + m], r[12 + m], 0x44), ce1 = _mm512_shuffle_f32x4(r[8 + m], r[12 + m], 0xEE);
@@ -317,15 +316,14 @@ AVX512 static inline void block4z(char *dp, Py_ssize_t dsb, const char *sp, Py_s
         t[8 + m] = _mm512_shuffle_f32x4(ab1, ce1, 0x88);
         t[12 + m] = _mm512_shuffle_f32x4(ab1, ce1, 0xDD);
     }
-    for (int k = 0; k < 16; k++) _mm512_storeu_ps(dp + k * dsb, t[k]);
+    for (int k = 0; k < 16; k++) r[k] = t[k];
 }
 
-AVX512 static inline void block8z(char *dp, Py_ssize_t dsb, const char *sp, Py_ssize_t ssa, Py_ssize_t ssb)
+/* 8 rows of 8 eight-byte elements transposed in place: t[2k] lane L holds (row 2k, row 2k + 1)
+ * element 2L, t[2k + 1] element 2L + 1; then the lanes gathered. */
+AVX512 static inline AI void tr8_pd(__m512d *r)
 {
-    (void)ssb;
-    __m512d r[8], t[8];
-    for (int k = 0; k < 8; k++) r[k] = _mm512_loadu_pd(sp + k * ssa);
-    /* t[2k] lane L: (row 2k, row 2k + 1) element 2L; t[2k + 1]: element 2L + 1 */
+    __m512d t[8];
     for (int k = 0; k < 4; k++) {
         t[2 * k] = _mm512_unpacklo_pd(r[2 * k], r[2 * k + 1]);
         t[2 * k + 1] = _mm512_unpackhi_pd(r[2 * k], r[2 * k + 1]);
@@ -333,11 +331,28 @@ AVX512 static inline void block8z(char *dp, Py_ssize_t dsb, const char *sp, Py_s
     for (int odd = 0; odd < 2; odd++) {
         __m512d u = _mm512_shuffle_f64x2(t[odd], t[2 + odd], 0x88), v = _mm512_shuffle_f64x2(t[4 + odd], t[6 + odd], 0x88);
         __m512d u2 = _mm512_shuffle_f64x2(t[odd], t[2 + odd], 0xDD), v2 = _mm512_shuffle_f64x2(t[4 + odd], t[6 + odd], 0xDD);
-        r[odd] = _mm512_shuffle_f64x2(u, v, 0x88);       /* output row odd: lane 0 of each */
-        r[4 + odd] = _mm512_shuffle_f64x2(u, v, 0xDD);   /* row 4 + odd: lane 2 */
-        r[2 + odd] = _mm512_shuffle_f64x2(u2, v2, 0x88); /* row 2 + odd: lane 1 */
-        r[6 + odd] = _mm512_shuffle_f64x2(u2, v2, 0xDD); /* row 6 + odd: lane 3 */
+        r[odd] = _mm512_shuffle_f64x2(u, v, 0x88);
+        r[4 + odd] = _mm512_shuffle_f64x2(u, v, 0xDD);
+        r[2 + odd] = _mm512_shuffle_f64x2(u2, v2, 0x88);
+        r[6 + odd] = _mm512_shuffle_f64x2(u2, v2, 0xDD);
     }
+}
+
+AVX512 static inline void block4z(char *dp, Py_ssize_t dsb, const char *sp, Py_ssize_t ssa, Py_ssize_t ssb)
+{
+    (void)ssb;
+    __m512 r[16];
+    for (int k = 0; k < 16; k++) r[k] = _mm512_loadu_ps(sp + k * ssa);
+    tr16_ps(r);
+    for (int k = 0; k < 16; k++) _mm512_storeu_ps(dp + k * dsb, r[k]);
+}
+
+AVX512 static inline void block8z(char *dp, Py_ssize_t dsb, const char *sp, Py_ssize_t ssa, Py_ssize_t ssb)
+{
+    (void)ssb;
+    __m512d r[8];
+    for (int k = 0; k < 8; k++) r[k] = _mm512_loadu_pd(sp + k * ssa);
+    tr8_pd(r);
     for (int k = 0; k < 8; k++) _mm512_storeu_pd(dp + k * dsb, r[k]);
 }
 /* The tiles' side along a for these blocks: one block row (16 four-byte elements, 8 eight-byte
@@ -352,7 +367,70 @@ AVX512 static inline void block8z(char *dp, Py_ssize_t dsb, const char *sp, Py_s
 #endif
 DEFINE_SSE_PLANE_FOR(plane4_z, 4, 16, block4z, plane4_line, AVX512, ZTILE_A4)
 DEFINE_SSE_PLANE_FOR(plane8_z, 8, 8, block8z, plane8_line, AVX512, ZTILE_A8)
+/* The run-through planes (DEFINE_SSE_PLANE2) with these blocks, where the destination's last dim
+ * is a whole number of blocks (so that a block's source rows lie in one run, ssa2 apart). */
+#define DEFINE_SSE_PLANE2_FOR(NAME, SZ, BK, BLOCK, ATTR)                                          \
+    ATTR static void NAME(char *d, const char *s, Py_ssize_t nb, Py_ssize_t n1, Py_ssize_t n2,     \
+                          Py_ssize_t dsb, Py_ssize_t ssa1, Py_ssize_t ssa2)                       \
+    {                                                                                             \
+        Py_ssize_t na = n1 * n2;                                                                  \
+        for (Py_ssize_t i0 = 0; i0 < nb; i0 += TILE_B(SZ)) {                                      \
+            Py_ssize_t i1 = i0 + TILE_B(SZ) < nb ? i0 + TILE_B(SZ) : nb;                          \
+            Py_ssize_t ik = i0 + (i1 - i0) / BK * BK;                                             \
+            for (Py_ssize_t j0 = 0; j0 < na; j0 += TILE_A2) {                                     \
+                Py_ssize_t j1 = j0 + TILE_A2 < na ? j0 + TILE_A2 : na;                            \
+                for (Py_ssize_t i = i0; i < ik; i += BK)                                          \
+                    for (Py_ssize_t j = j0; j < j1; j += BK)                                      \
+                        BLOCK(d + i * dsb + j * SZ, dsb,                                          \
+                              s + i * SZ + (j / n2) * ssa1 + (j % n2) * ssa2, ssa2, SZ);          \
+                for (Py_ssize_t i = ik; i < i1; i++) /* the rows past the blocks */               \
+                    for (Py_ssize_t j = j0; j < j1; j++)                                          \
+                        memcpy(d + i * dsb + j * SZ, s + i * SZ + (j / n2) * ssa1 + (j % n2) * ssa2, SZ); \
+            }                                                                                     \
+        }                                                                                         \
+    }
+DEFINE_SSE_PLANE2_FOR(plane4_z2, 4, 16, block4z, AVX512)
+DEFINE_SSE_PLANE2_FOR(plane8_z2, 8, 8, block8z, AVX512)
 static int use_avx512_blocks; /* set at import */
+
+/* plane4_z / plane8_z with every block's 64-byte rows on whole cache lines where the layout
+ * allows (the destination's rows dsb apart, the source's ssa apart, both multiples of 64): the
+ * first rows (b) up to the source's next line and then the first columns (a) up to the
+ * destination's next line go by the SSE plane, the rest by the 64-byte blocks. Why: NumPy's
+ * large buffers start 16 bytes past a page (glibc's chunk header), so without this each block row
+ * straddles two lines, and the destination line's second half is written a whole tile later,
+ * after the line has left the cache (measured, 32 MB float32 (4096, 2048).t() into a 16-byte
+ * offset buffer, thread CPU time against a memcpy: 1.8-2.1x -> 1.1-1.3x into existing memory,
+ * 2.9-3.7x -> 2.4-2.5x into new memory; a 64-byte aligned buffer was already 1.1-1.2x). */
+static void plane_z(int sz, char *d, const char *s, Py_ssize_t nb, Py_ssize_t na, Py_ssize_t dsb,
+                    Py_ssize_t ssb, Py_ssize_t ssa)
+{
+    Py_ssize_t h = 0;
+    if (ssa % 64 == 0) {
+        h = (Py_ssize_t)((64 - ((uintptr_t)s & 63)) & 63) / sz;
+        if (h > nb) h = nb;
+        if (h) {
+            if (sz == 4) plane4_sse(d, s, h, na, dsb, ssb, ssa);
+            else plane8_sse(d, s, h, na, dsb, ssb, ssa);
+            d += h * dsb; s += h * ssb; nb -= h;
+        }
+    }
+    h = 0;
+    /* (not where the destination's rows are 64 KB or more apart: measured, float64 32 MB
+     * permute(2, 0, 1) and (2, 1, 0), rows 128 KB apart, 1.9x -> 2.2-2.5x a memcpy with the
+     * columns' head; each row's lines share a few cache sets there either way) */
+    if (dsb % 64 == 0 && dsb < 65536 && dsb > -65536) {
+        h = (Py_ssize_t)((64 - ((uintptr_t)d & 63)) & 63) / sz;
+        if (h > na) h = na;
+        if (h) {
+            if (sz == 4) plane4_sse(d, s, nb, h, dsb, ssb, ssa);
+            else plane8_sse(d, s, nb, h, dsb, ssb, ssa);
+            d += h * sz; s += h * ssa; na -= h;
+        }
+    }
+    if (sz == 4) plane4_z(d, s, nb, na, dsb, ssb, ssa);
+    else plane8_z(d, s, nb, na, dsb, ssb, ssa);
+}
 #else
 #define HAVE_AVX512_BLOCKS 0
 #endif
@@ -364,8 +442,7 @@ static void copy_plane(int itemsize, char *d, const char *s, Py_ssize_t nb, Py_s
 #if HAVE_SSE2
     if (dsa == itemsize && ssb == itemsize) {
 #if HAVE_AVX512_BLOCKS
-        if (use_avx512_blocks && itemsize == 4) { plane4_z(d, s, nb, na, dsb, ssb, ssa); return; }
-        if (use_avx512_blocks && itemsize == 8) { plane8_z(d, s, nb, na, dsb, ssb, ssa); return; }
+        if (use_avx512_blocks && (itemsize == 4 || itemsize == 8)) { plane_z(itemsize, d, s, nb, na, dsb, ssb, ssa); return; }
 #endif
         switch (itemsize) {
         case 1: plane1_sse(d, s, nb, na, dsb, ssb, ssa); return;
@@ -462,6 +539,13 @@ static void copy_nd(int itemsize, char *d, const char *s, int ndim, const Py_ssi
     for (;;) {
 #if HAVE_SSE2
         if (c >= 0) {
+#if HAVE_AVX512_BLOCKS
+            if (use_avx512_blocks && itemsize == 4 && shape[a] % 16 == 0)
+                plane4_z2(d, s, shape[b], shape[c], shape[a], dst[b], sst[c], sst[a]);
+            else if (use_avx512_blocks && itemsize == 8 && shape[a] % 8 == 0)
+                plane8_z2(d, s, shape[b], shape[c], shape[a], dst[b], sst[c], sst[a]);
+            else
+#endif
             switch (itemsize) {
             case 1: plane1_sse2(d, s, shape[b], shape[c], shape[a], dst[b], sst[c], sst[a]); break;
             case 2: plane2_sse2(d, s, shape[b], shape[c], shape[a], dst[b], sst[c], sst[a]); break;
@@ -702,10 +786,176 @@ typedef void (*apply_fn)(Py_ssize_t, Py_ssize_t, char *, Py_ssize_t, const char 
 #define APPLY_ROW(OP) {APPLY_KROW(OP, 0), APPLY_KROW(OP, 1), APPLY_KROW(OP, 2), APPLY_KROW(OP, 3), APPLY_KROW(OP, 4)}
 static const apply_fn APPLY[5][20] = {APPLY_ROW(0), APPLY_ROW(1), APPLY_ROW(2), APPLY_ROW(3), APPLY_ROW(4)};
 
+static void apply_plane_sse(int op, int kind, Py_ssize_t nb, Py_ssize_t na, char *o, Py_ssize_t orow,
+                            const char *x, Py_ssize_t xs, int xa, const char *y, Py_ssize_t ys, int ya)
+{
+    if (nb > 0 && na > 0)
+        APPLY[op][kind * 4 + (xa != 0) * 2 + (ya != 0)](nb, na, o, orow, x, xs, y, ys);
+}
+
+#if HAVE_AVX512_BLOCKS
+/* The AVX-512 walk (where the CPU has AVX-512F, as the copy's blocks): 16 x 16 float32 (8 x 8
+ * float64) register blocks, an input across the rows loaded as 16 (8) 64-byte columns and
+ * transposed in registers (the copy's block4z / block8z shuffles), the op on 64-byte vectors,
+ * each output row of a block one 64-byte store. The same IEEE operations as the SSE walk (the
+ * same bits: add, sub, mul, div and sqrt round the same in every width; the first operand's NaN
+ * where both are NaN, as first_nan_ps). */
+AVX512 static inline AI __m512 op_zps(int op, __m512 a, __m512 b)
+{
+    __m512 r;
+    switch (op) {
+    case 0: r = _mm512_add_ps(a, b); break;
+    case 1: return _mm512_sub_ps(a, b);
+    case 2: r = _mm512_mul_ps(a, b); break;
+    case 3: return _mm512_div_ps(a, b);
+    default: return _mm512_sqrt_ps(a);
+    }
+    __mmask16 both = _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q) & _mm512_cmp_ps_mask(b, b, _CMP_UNORD_Q);
+    __m512 quiet = _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(a), _mm512_set1_epi32(0x00400000)));
+    return _mm512_mask_blend_ps(both, r, quiet);
+}
+
+AVX512 static inline AI __m512d op_zpd(int op, __m512d a, __m512d b)
+{
+    __m512d r;
+    switch (op) {
+    case 0: r = _mm512_add_pd(a, b); break;
+    case 1: return _mm512_sub_pd(a, b);
+    case 2: r = _mm512_mul_pd(a, b); break;
+    case 3: return _mm512_div_pd(a, b);
+    default: return _mm512_sqrt_pd(a);
+    }
+    __mmask8 both = _mm512_cmp_pd_mask(a, a, _CMP_UNORD_Q) & _mm512_cmp_pd_mask(b, b, _CMP_UNORD_Q);
+    __m512d quiet = _mm512_castsi512_pd(_mm512_or_si512(_mm512_castpd_si512(a), _mm512_set1_epi64(0x0008000000000000LL)));
+    return _mm512_mask_blend_pd(both, r, quiet);
+}
+
+/* Rows i..i+15 of a float32 operand at columns j..j+15 (rows i..i+7 at j..j+7 of a float64 one,
+ * or of a float32 one widened: w), as vectors along j. */
+AVX512 static inline AI void rows_zps(__m512 *v, const char *p, Py_ssize_t stride, int across, Py_ssize_t i, Py_ssize_t j)
+{
+    if (!across) {
+        for (int k = 0; k < 16; k++) v[k] = _mm512_loadu_ps(p + (i + k) * stride + j * 4);
+        return;
+    }
+    for (int k = 0; k < 16; k++) v[k] = _mm512_loadu_ps(p + i * 4 + (j + k) * stride);
+    tr16_ps(v);
+}
+
+AVX512 static inline AI void rows_zpd(__m512d *v, const char *p, Py_ssize_t stride, int across, int w, Py_ssize_t i, Py_ssize_t j)
+{
+    if (!across) {
+        for (int k = 0; k < 8; k++)
+            v[k] = w ? _mm512_cvtps_pd(_mm256_loadu_ps((const float *)(p + (i + k) * stride + j * 4)))
+                     : _mm512_loadu_pd(p + (i + k) * stride + j * 8);
+        return;
+    }
+    for (int k = 0; k < 8; k++)
+        v[k] = w ? _mm512_cvtps_pd(_mm256_loadu_ps((const float *)(p + i * 4 + (j + k) * stride)))
+                 : _mm512_loadu_pd(p + i * 8 + (j + k) * stride);
+    tr8_pd(v);
+}
+
+#ifndef ZAPPLY_TILE_A4
+#define ZAPPLY_TILE_A4 16
+#endif
+#ifndef ZAPPLY_TILE_A8
+#define ZAPPLY_TILE_A8 64
+#endif
+#ifndef ZAPPLY_TILE_B4
+#define ZAPPLY_TILE_B4 256
+#endif
+#ifndef ZAPPLY_TILE_B8
+#define ZAPPLY_TILE_B8 512
+#endif
+#define ZAPPLY_TILE_A (itemsize == 4 ? ZAPPLY_TILE_A4 : ZAPPLY_TILE_A8)
+#define ZAPPLY_TILE_B (itemsize == 4 ? ZAPPLY_TILE_B4 : ZAPPLY_TILE_B8)
+/* The blocks' part of the plane (nb, na multiples of the block); tiles of APPLY_TILE_B rows by
+ * ZAPPLY_TILE_A columns, as the copy's. */
+AVX512 static inline AI void apply_walk_z(int op, int itemsize, Py_ssize_t nb, Py_ssize_t na, char *o, Py_ssize_t orow,
+                                          const char *x, Py_ssize_t xs, int xa, int xw, const char *y,
+                                          Py_ssize_t ys, int ya, int yw)
+{
+    const int bk = itemsize == 4 ? 16 : 8;
+    for (Py_ssize_t i0 = 0; i0 < nb; i0 += ZAPPLY_TILE_B) {
+        Py_ssize_t i1 = i0 + ZAPPLY_TILE_B < nb ? i0 + ZAPPLY_TILE_B : nb;
+        for (Py_ssize_t j0 = 0; j0 < na; j0 += ZAPPLY_TILE_A) {
+            Py_ssize_t j1 = j0 + ZAPPLY_TILE_A < na ? j0 + ZAPPLY_TILE_A : na;
+            for (Py_ssize_t i = i0; i < i1; i += bk)
+                for (Py_ssize_t j = j0; j < j1; j += bk) {
+                    if (itemsize == 4) {
+                        __m512 xv[16], yv[16];
+                        rows_zps(xv, x, xs, xa, i, j);
+                        if (op != 4) rows_zps(yv, y, ys, ya, i, j);
+                        else for (int k = 0; k < 16; k++) yv[k] = xv[k];
+                        for (int k = 0; k < 16; k++) _mm512_storeu_ps(o + (i + k) * orow + j * 4, op_zps(op, xv[k], yv[k]));
+                    } else {
+                        __m512d xv[8], yv[8];
+                        rows_zpd(xv, x, xs, xa, xw, i, j);
+                        if (op != 4) rows_zpd(yv, y, ys, ya, yw, i, j);
+                        else for (int k = 0; k < 8; k++) yv[k] = xv[k];
+                        for (int k = 0; k < 8; k++) _mm512_storeu_pd(o + (i + k) * orow + j * 8, op_zpd(op, xv[k], yv[k]));
+                    }
+                }
+        }
+    }
+}
+
+#define ZAPPLY_CASE(OP, K, XA, YA)                                                                 \
+    AVX512 static void zapply_##OP##_##K##_##XA##YA(Py_ssize_t nb, Py_ssize_t na, char *o, Py_ssize_t orow, \
+                                                  const char *x, Py_ssize_t xs, const char *y, Py_ssize_t ys) \
+    { apply_walk_z(OP, KIND_SZ(K), nb, na, o, orow, x, xs, XA, KIND_XW(K), y, ys, YA, KIND_YW(K)); }
+#define ZAPPLY_KIND(OP, K) ZAPPLY_CASE(OP, K, 0, 0) ZAPPLY_CASE(OP, K, 0, 1) ZAPPLY_CASE(OP, K, 1, 0) ZAPPLY_CASE(OP, K, 1, 1)
+#define ZAPPLY_OP(OP) ZAPPLY_KIND(OP, 0) ZAPPLY_KIND(OP, 1) ZAPPLY_KIND(OP, 2) ZAPPLY_KIND(OP, 3) ZAPPLY_KIND(OP, 4)
+ZAPPLY_OP(0) ZAPPLY_OP(1) ZAPPLY_OP(2) ZAPPLY_OP(3) ZAPPLY_OP(4)
+#define ZAPPLY_KROW(OP, K) zapply_##OP##_##K##_00, zapply_##OP##_##K##_01, zapply_##OP##_##K##_10, zapply_##OP##_##K##_11
+#define ZAPPLY_ROW(OP) {ZAPPLY_KROW(OP, 0), ZAPPLY_KROW(OP, 1), ZAPPLY_KROW(OP, 2), ZAPPLY_KROW(OP, 3), ZAPPLY_KROW(OP, 4)}
+static const apply_fn ZAPPLY[5][20] = {ZAPPLY_ROW(0), ZAPPLY_ROW(1), ZAPPLY_ROW(2), ZAPPLY_ROW(3), ZAPPLY_ROW(4)};
+
+/* An operand's element (i, j) (its elements unit bytes apart where it runs). */
+static inline const char *at(const char *p, Py_ssize_t stride, int across, Py_ssize_t unit, Py_ssize_t i, Py_ssize_t j)
+{
+    return p + (across ? i * unit + j * stride : i * stride + j * unit);
+}
+#endif
+
+/* The plane: with AVX-512, the first rows up to the first across input's next cache line and
+ * the first columns up to the output's next line (where the strides are multiples of 64 bytes,
+ * as plane_z), and the edges past the whole blocks, by the SSE walk; the rest by the wide one. */
 static void apply_plane(int op, int kind, Py_ssize_t nb, Py_ssize_t na, char *o, Py_ssize_t orow,
                         const char *x, Py_ssize_t xs, int xa, const char *y, Py_ssize_t ys, int ya)
 {
-    APPLY[op][kind * 4 + (xa != 0) * 2 + (ya != 0)](nb, na, o, orow, x, xs, y, ys);
+#if HAVE_AVX512_BLOCKS
+    if (use_avx512_blocks) {
+        Py_ssize_t sz = KIND_SZ(kind), bk = sz == 4 ? 16 : 8;
+        Py_ssize_t xu = KIND_XW(kind) ? 4 : sz, yu = KIND_YW(kind) ? 4 : sz;
+        Py_ssize_t h = 0;
+        const char *lead = xa ? x : op != 4 && ya ? y : NULL;
+        Py_ssize_t lstride = xa ? xs : ys, lunit = xa ? xu : yu;
+        if (lead != NULL && lstride % 64 == 0) {
+            h = (Py_ssize_t)((64 - ((uintptr_t)lead & 63)) & 63) / lunit;
+            if (h > nb) h = nb;
+            apply_plane_sse(op, kind, h, na, o, orow, x, xs, xa, y, ys, ya);
+            o += h * orow; x = at(x, xs, xa, xu, h, 0); y = at(y, ys, ya, yu, h, 0); nb -= h;
+        }
+        h = 0;
+        if (orow % 64 == 0) {
+            h = (Py_ssize_t)((64 - ((uintptr_t)o & 63)) & 63) / sz;
+            if (h > na) h = na;
+            apply_plane_sse(op, kind, nb, h, o, orow, x, xs, xa, y, ys, ya);
+            o += h * sz; x = at(x, xs, xa, xu, 0, h); y = at(y, ys, ya, yu, 0, h); na -= h;
+        }
+        Py_ssize_t nbk = nb / bk * bk, nak = na / bk * bk;
+        if (nbk > 0 && nak > 0)
+            ZAPPLY[op][kind * 4 + (xa != 0) * 2 + (ya != 0)](nbk, nak, o, orow, x, xs, y, ys);
+        apply_plane_sse(op, kind, nbk, na - nak, o + nak * sz, orow, at(x, xs, xa, xu, 0, nak), xs, xa,
+                        at(y, ys, ya, yu, 0, nak), ys, ya);
+        apply_plane_sse(op, kind, nb - nbk, na, o + nbk * orow, orow, at(x, xs, xa, xu, nbk, 0), xs, xa,
+                        at(y, ys, ya, yu, nbk, 0), ys, ya);
+        return;
+    }
+#endif
+    apply_plane_sse(op, kind, nb, na, o, orow, x, xs, xa, y, ys, ya);
 }
 
 static int read_dims(PyObject *seq, Py_ssize_t *out, Py_ssize_t ndim, const char *what)

@@ -21,7 +21,10 @@ single call (bench/bench_copies.py prints both paths; measured on a loaded 2-cor
 thread CPU time). A 3-d permute whose destination's last dim is short (under 512 bytes) and
 runs on through the dim outside it, while the source runs along the destination's outermost
 (``permute(2, 1, 0)``), is tiled along both dims as one run: float32 2.1-2.2x, from 2.9-3.1x with
-64-element runs. A ``contiguous()`` pays the first touch of its new pages on top (0.5-1
+64-element runs. With AVX-512 (session 16) the 16 x 16 / 8 x 8 blocks start on whole cache lines (NumPy's large
+buffers sit 16 bytes past one, so every 64-byte block row straddled two lines and the second
+half was written a tile later): a 32 MB float32 transpose into existing memory 1.8-2.3x ->
+1.3-1.4x. A ``contiguous()`` pays the first touch of its new pages on top (0.5-1
 memcpy), which no copy kernel avoids (touching each new page first, in address order, was
 slower: 3.8-3.9x against 3.2-3.5x for a 32 MB float32 transpose; register transposes of 8 x 8
 with AVX2, tiles of 16 to 256 by 64 to 1024, software prefetch of the next rows and a staging

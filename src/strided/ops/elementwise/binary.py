@@ -72,9 +72,10 @@ from ...kernels.elementwise import (
 from ...kernels.fpstate import quiet_call, quiet_retry, quietly, quietly_here
 from ...kernels.fused import fma, fma_into
 from ...kernels.memory import outside_storage, reduced_cast_source
+from ...kernels.native import active as native_active
 from ...kernels.native import special as native_special
 from ...kernels.reduce import all_nonzero
-from ...kernels.tiles import EXACT, against_every_input
+from ...kernels.tiles import EXACT, against_every_input, fused_against_both
 from ...kernels.torch_loops import scalar_loop_mask
 from ...opdef import OPDEFS, Kind, declare
 from ...scalars import UInt64Scalar, checked, numpy_scalar, uint64_beyond_int64
@@ -143,6 +144,7 @@ class BinaryOp:
 
 
 _F32_ONLY = frozenset((float32,))
+_FUSED_DTYPES = frozenset((float32, float64))  # (the compiled one-pass kernel's: kernels.tiles._fused_2d)
 _ALL = frozenset(CORE_DTYPES)  # (complex and uint16/32/64 take the checked path: ops.support)
 _FLOATS = frozenset(d for d in _ALL if d.is_floating_point)
 _NO_BOOL = _ALL - {bool_}
@@ -763,13 +765,19 @@ def _into_out(op: BinaryOp, a: Any, b: Any, out: Any) -> bool:
     shape = a._layout.shape
     if b._layout.shape != shape or not isinstance(out, Tensor) or out._layout.shape != shape:
         return False
-    if against_every_input(shape, out._layout.strides, (a._layout.strides, b._layout.strides)):
-        return False  # (the fresh result in the inputs' order and one blocked write are faster)
+    strides = (a._layout.strides, b._layout.strides)
+    # Against both inputs, the fresh result in the inputs' order and one blocked write are faster,
+    # but for the compiled kernel's one pass (a 2-d float + - * / of one dtype: fused_against_both)
+    against = against_every_input(shape, out._layout.strides, strides)
+    if against and not fused_against_both(op.ufunc, shape, out._layout.strides, strides):
+        return False
     try:  # (a refusal is the general path's to raise, in its order and with its names)
         compute, result = _binary_dtypes(op, a, b)
         if op.late_checks:
             _late_checks(op, compute, a, b)
     except (StridedRuntimeError, StridedTypeError):
+        return False
+    if against and not (result in _FUSED_DTYPES and a._dtype is result and b._dtype is result and native_active()):
         return False
     return into_out(out, shape, result, (a, b))
 
