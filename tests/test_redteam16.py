@@ -43,3 +43,24 @@ def test_alpha_out_follows_outs_loop(dtype):
                 getattr(torch, name)(_torch(x, dtype), _torch(y, dtype), alpha=alpha, out=to)
                 assert so.stride() == to.stride()
                 np.testing.assert_array_equal(_bits(so), _bits(to), err_msg=f"{name} {shape} {out_dtype}")
+
+
+def test_uniform_span_beyond_dtype_refused():
+    """uniform_(from, to) whose span to - from (in double) exceeds the dtype's largest value is
+    PyTorch's RuntimeError (was: float16 (-60000, 60000) drew finite numbers, float64
+    (-1.7e308, 1.7e308) filled inf, float32 (-3e38, 3e38) a NumPy overflow warning); an empty
+    complex target skips the bounds checks, as PyTorch's does."""
+    for dt, lo, hi in [("float16", -60000.0, 60000.0), ("float16", -32753.0, 32752.0), ("bfloat16", -3e38, 3e38),
+                       ("float32", -3e38, 3e38), ("float64", -1.7e308, 1.7e308), ("complex64", -3e38, 3e38)]:
+        for n in (0, 3):
+            if dt == "complex64" and n == 0:
+                continue
+            with pytest.raises(RuntimeError) as want:
+                torch.empty(n, dtype=getattr(torch, dt)).uniform_(lo, hi)
+            with pytest.raises(RuntimeError) as got:
+                st.empty(n, dtype=getattr(st, dt)).uniform_(lo, hi)
+            assert str(got.value).splitlines()[0] == str(want.value)
+    assert st.empty(3, dtype=st.float16).uniform_(-32752.0, 32752.0).dtype is st.float16  # (65504: the limit itself)
+    for lo, hi in [(float("nan"), 1.0), (3.0, -2.0), (-3e38, 3e38)]:
+        torch.empty(0, dtype=torch.complex64).uniform_(lo, hi)
+        assert st.empty(0, dtype=st.complex64).uniform_(lo, hi).shape == (0,)
