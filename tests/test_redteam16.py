@@ -64,3 +64,26 @@ def test_uniform_span_beyond_dtype_refused():
     for lo, hi in [(float("nan"), 1.0), (3.0, -2.0), (-3e38, 3e38)]:
         torch.empty(0, dtype=torch.complex64).uniform_(lo, hi)
         assert st.empty(0, dtype=st.complex64).uniform_(lo, hi).shape == (0,)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+def test_nll_loss_1d_none_negative_zero_is_positive(dtype):
+    """nll_loss / cross_entropy of a 1-D (C,) input with reduction='none': PyTorch runs its
+    reducing branch (a sum from +0), so a -0 loss (a zero weight, a +0 log-probability, a logit that
+    takes all the probability) is +0 (was -0)."""
+    import torch.nn.functional as TF
+
+    import strided.nn.functional as SF
+    for L, F, out in ((torch, TF, []), (st, SF, [])):
+        d = getattr(L, dtype)
+        for xv, w in (([0.5, -1.5, 2.0], [0.0, 0.0, 0.0]), ([0.0, -1.5, 2.0], None), ([-0.0, 1.0, 2.0], None)):
+            weight = None if w is None else L.tensor(w, dtype=d)
+            out.append(F.nll_loss(L.tensor(xv, dtype=d), L.tensor(0), weight=weight, reduction="none").item())
+        for rg in (False, True):
+            x = L.tensor([100.0, -100.0, -100.0], dtype=d).requires_grad_(rg)
+            out.append(F.cross_entropy(x, L.tensor(0), reduction="none").item())
+            out.append(F.cross_entropy(x, L.tensor(0), reduction="none", weight=L.tensor([0.0, 1.0, 1.0], dtype=d)).item())
+        if L is torch:
+            want = out
+        else:
+            assert [np.copysign(1.0, v) for v in out] == [np.copysign(1.0, v) for v in want] and out == want
