@@ -87,3 +87,19 @@ def test_nll_loss_1d_none_negative_zero_is_positive(dtype):
             want = out
         else:
             assert [np.copysign(1.0, v) for v in out] == [np.copysign(1.0, v) for v in want] and out == want
+
+
+def test_tensor_of_numpy_scalar_into_integer_dtype():
+    """tensor(a NumPy scalar, dtype=an integer or bool dtype): PyTorch reads the scalar as a number
+    through __index__, so a NumPy float other than float64 (and a NumPy bool into an integer dtype)
+    is its TypeError, as inside a list (was: truncated, tensor(np.float32(1.5), dtype=int64) == 1)."""
+    for v in (np.float32(1.5), np.float16(1.5), np.bool_(True), np.int8(3), np.float64(2.5), np.uint64(3)):
+        for name in ("int64", "bool", "uint8", "float32"):
+            try:
+                want = torch.tensor(v, dtype=getattr(torch, name)).tolist()
+            except TypeError:
+                with pytest.raises(TypeError):
+                    st.tensor(v, dtype=getattr(st, name))
+            else:
+                got = st.tensor(v, dtype=getattr(st, name))
+                assert got.dtype is getattr(st, name) and got.tolist() == want
