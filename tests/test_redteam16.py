@@ -103,3 +103,19 @@ def test_tensor_of_numpy_scalar_into_integer_dtype():
             else:
                 got = st.tensor(v, dtype=getattr(st, name))
                 assert got.dtype is getattr(st, name) and got.tolist() == want
+
+
+def test_addcmul_addcdiv_general_path_layout_of_three():
+    """addcmul/addcdiv's general path: the fresh result's strides are TensorIterator's for the three
+    operands at once (was: the pairwise ops' layout, (7, 1, 1) where PyTorch gives (7, 1, 7) for a
+    row-major input and tensor1 with a column-major tensor2 of a size-1 trailing dim)."""
+    for dt in (np.int64, np.float64, np.float32, np.float16):
+        f = np.asfortranarray(np.arange(49, dtype=dt).reshape(7, 7, 1) % 5 + 1)
+        c = np.ascontiguousarray(f) + 1
+        for trip in ((c, c, f), (c, f, c), (f, c, c), (c[:, :1], f, c)):
+            for name in ("addcmul", "addcdiv"):
+                if dt == np.int64 and name == "addcdiv":
+                    continue
+                want = getattr(torch, name)(*[torch.from_numpy(v) for v in trip], value=2)
+                got = getattr(st, name)(*[st.from_numpy(v) for v in trip], value=2)
+                assert got.stride() == want.stride() and np.array_equal(got.numpy(), want.numpy())
