@@ -381,6 +381,8 @@ def _tensor(data: Any, dtype: Any, device: Any) -> Tensor:
         source = _torch_bfloat16(data)
         if source is None:
             source = np.asarray(data)  # arrays, NumPy scalars (and torch tensors) keep their dtype
+        if isinstance(data, np.generic):
+            odd.append(data)  # (PyTorch reads a NumPy scalar as a number: a float32 one is no integer)
         from_python = False
     else:
         if isinstance(data, (list, tuple)) and not _python_numbers_only(data):  # (the quick test first)

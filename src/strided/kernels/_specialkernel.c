@@ -1769,6 +1769,24 @@ PAIRWISE(pairwise_d, double, double)
 PAIRWISE(pairwise_fd, float, double)
 #undef PAIRWISE
 
+/* var_mean's float32 mean as PyTorch's WelfordOps makes it for one row in memory order (its
+ * binary_kernel_reduce below GRAIN_SIZE: mean += (x - mean) / k in double, k = 1, 2, ...), rounded
+ * once, where the float64 mean wide (pairwise) lies within 2**-36 of itself of a float32 tie (the
+ * two means' errors, n * 2**-53 of the row's largest magnitude, are below that unless the row
+ * cancels to a mean 2**17 / n times smaller than its largest element); elsewhere wide rounded. */
+static float torch_welford_mean_f(const float *row, Py_ssize_t n, double wide)
+{
+    float f = (float)wide;
+    if (!isfinite(wide) || !isfinite(f) || (float)(wide * (1.0 - 0x1p-36)) == (float)(wide * (1.0 + 0x1p-36)))
+        return f;
+    double mean = 0.0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        double delta = (double)row[i] - mean;
+        mean = mean + delta / (double)(i + 1);
+    }
+    return (float)mean;
+}
+
 #define VARIANCE_LOOP(T, PW, SQRT, DIVIDE)                                                         \
     for (Py_ssize_t r = 0; r < rows; r++) {                                                        \
         const T *row = (const T *)xb + r * n;                                                      \
@@ -1848,7 +1866,7 @@ static PyObject *py_variance_rows(PyObject *self, PyObject *const *args, Py_ssiz
                 double wide_mean = rows > 1 || wide > 1 ? (0.0 + pairwise_fd(row, n, 0, 0)) / (double)n : 0.0;
                 double v = (0.0 + pairwise_fd(row, n, 1, rows == 1 ? (double)c : wide_mean)) / denominator;
                 ((float *)vb)[r] = (float)(root ? sqrt(v) : v);
-                ((float *)mb)[r] = (float)wide_mean;
+                ((float *)mb)[r] = wide > 1 ? torch_welford_mean_f(row, n, wide_mean) : (float)wide_mean;
                 infinite |= isinf(wide_mean);
             }
         } else if (f32) {

@@ -75,6 +75,36 @@ def variance_into(x: np.ndarray, axes: tuple[int, ...], acc: np.dtype, n: int, d
         np.copyto(out, squares.reshape(out.shape), casting="unsafe")
 
 
+_WELFORD_BAND = 2.0**-36  # (the means' errors, n * 2**-53 of the largest element, are below it)
+
+
+def welford_ties(a: np.ndarray, axes: tuple[int, ...], n: int, wide: np.ndarray) -> None:
+    """Where the float64 mean ``wide`` (reduced dims kept) of ``a`` lies within ``_WELFORD_BAND``
+    of itself of a tie between two values of ``a``'s dtype, replace it by PyTorch's Welford mean
+    (``mean += (x - mean) / k`` in double along the row in TensorIterator's order: the reduced dims
+    by their strides, the smallest innermost), which PyTorch rounds once: the float64 mean rounded
+    would go the other way in about half of them (float16/bfloat16: float32's ties, PyTorch's mean
+    rounded to float32 first, then to the half type). The band holds both means' errors unless a
+    row cancels to a mean 2**17 / n times smaller than its largest element (those keep the float64
+    mean). Python floats step each picked row (IEEE doubles, as the C++ loop)."""
+    dt = a.dtype if a.dtype.itemsize >= 4 else np.dtype(np.float32)
+    near = (wide * (1.0 - _WELFORD_BAND)).astype(dt) != (wide * (1.0 + _WELFORD_BAND)).astype(dt)
+    if not near.any():
+        return
+    near &= np.isfinite(wide)  # (an inf or NaN mean: the caller's)
+    order = sorted(axes, key=lambda d: -abs(a.strides[d]))  # (outermost first: the last varies fastest)
+    kept = [d for d in range(a.ndim) if d not in axes]
+    rows = np.transpose(a, kept + order).reshape(-1, n)
+    at = np.flatnonzero(near.reshape(-1))
+    means = []
+    for row in rows[at].astype(np.float64).tolist():
+        mean = 0.0
+        for k, x in enumerate(row, 1):
+            mean = mean + (x - mean) / k
+        means.append(mean)
+    wide[np.unravel_index(at, wide.shape)] = means  # (by index: NumPy may lay wide out column-major)
+
+
 def variance_parts(x: np.ndarray, axes: tuple[int, ...] | int | None, acc: np.dtype, n: int,
                    denominator: float, root: bool, torch_mean: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """:func:`variance_into`'s computation, its two fresh C-contiguous arrays returned (reduced dims
@@ -114,7 +144,12 @@ def variance_parts(x: np.ndarray, axes: tuple[int, ...] | int | None, acc: np.dt
             if not single or (torch_mean and x.dtype.kind == "f") else None
         mid = centre.astype(wide) if single else wide_mean
         if torch_mean and x.dtype.kind == "f":
-            centre = wide_mean.astype(x.dtype)
+            # (PyTorch's Welford mean where the float64 one is near a tie of x's dtype; a copy:
+            # the deviations keep the float64 mean)
+            returned = wide_mean.copy()
+            welford_ties(x, tuple(range(x.ndim)) if axes is None else (axes,) if isinstance(axes, int) else tuple(axes),
+                         n, returned)
+            centre = returned.astype(np.float32).astype(x.dtype)  # (halves: through float32, as PyTorch's)
     deviation = np.subtract(x, mid, dtype=wide)  # a fresh array: the kernel's work, not a copy
     np.multiply(deviation, deviation, out=deviation)
     squares = np.add.reduce(deviation, axis=axes, keepdims=True)

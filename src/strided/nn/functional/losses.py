@@ -339,6 +339,8 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     losses, weights, ignored = _nll(logp, target, class_dim, w, int(ignore_index))
     inputs = tuple(x for x in (input, target, weight) if x is not None)
     if red == "none":
+        if not loss_shape:  # (a 1-D input: PyTorch's reducing branch, its sum from +0: a -0 loss is +0)
+            losses = losses + losses.dtype.type(0)
         return array_result(losses, loss_shape, input._dtype, "nll_loss", inputs)
     return scalar_result(_nll_reduced(losses, weights, ignored, red, w, input), input._dtype, "nll_loss", inputs)
 
@@ -510,6 +512,8 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     logp_t = _log_softmax(input, class_dim)  # float-only, with PyTorch's NotImplementedError
     logp = logp_t._np().astype(compute_dtype(input._dtype), copy=False)
     losses, weights, ignored = _nll(logp, target, class_dim, w, int(ignore_index))
+    if red == "none" and not loss_shape:  # (a 1-D input: nll_loss's reducing branch, from +0, as nll_loss)
+        losses = losses + losses.dtype.type(0)
     if eps > 0:
         lp = _as_ncs(logp, class_dim)
         smooth = -(lp if w is None else lp * w[None, :, None]).sum(axis=1)  # (N, S)

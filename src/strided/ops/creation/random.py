@@ -917,6 +917,8 @@ def uniform_(self: Tensor, from_: float = 0.0, to: float = 1.0, *, generator: An
     dt = self._dtype
     _float_or_complex(dt, "check_uniform_bounds", "uniform_")
     low, high = _float(from_, "uniform_", "from", 1), _float(to, "uniform_", "to", 2)
+    if dt.is_complex and 0 in self._layout.shape:
+        return self  # (PyTorch: an empty complex target skips the bounds checks a real one makes)
     if low == 0.0 and high == 1.0 and not dt.is_complex:
         # [0, 1): ``_uniform(...) * 1.0 + 0.0`` is ``_uniform(...)`` exactly (no -0.0 among its
         # values), so the sample is the draw itself, with nothing to check
@@ -934,6 +936,13 @@ def uniform_(self: Tensor, from_: float = 0.0, to: float = 1.0, *, generator: An
         raise StridedRuntimeError(
             join_lines(f"uniform_ expects to return a [from, to) range, but found from={_g(low)} > to={_g(high)}",
                        f"fix: uniform_({_g(high)}, {_g(low)})")
+        )
+    if high - low > limit:  # (PyTorch's check, the difference in double: the span must be a finite float of dt)
+        raise StridedRuntimeError(
+            join_lines(f"uniform_ expects to-from <= std::numeric_limits<{TORCH_NAME[real_of(dt).name]}>::max(), but found "
+                       f"to={_g(high)} and from={_g(low)} which result in to-from to exceed the limit",
+                       f"the span {_g(high - low)} is beyond the largest {real_of(dt).name} ({_g(limit)})",
+                       "fix: a narrower range, or a wider dtype")
         )
     span = high - low
     if dt.is_complex:  # PyTorch: the real and imaginary parts each uniform on [from, to)

@@ -348,9 +348,12 @@ def binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: An
     return out
 
 
-def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: Any = None) -> Tensor:
+def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: Any = None,
+            loop_out: Tensor | None = None) -> Tensor:
     """Run ``op(a, b)`` into a fresh output, or into ``target`` (an in-place form: ``target`` is ``a``).
     ``alpha`` (add/sub only): ``b`` is scaled by it first, in the compute dtype.
+    ``loop_out``: the ``out=`` tensor the fresh result will be written into (its layout decides
+    PyTorch's loop, so which elements of a float16/bfloat16 ``alpha=`` its scalar loop computes).
 
     # Note: an in-place target whose elements alias through non-zero strides (an ``unfold``
     # with overlapping windows, equal strides from ``as_strided``) is written as if every input
@@ -469,7 +472,7 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
             # another dtype: fma would otherwise compute in the wider one)
             cd = compute.numpy
             x, y = (v if v.dtype == cd else quiet_call(v.astype, cd) for v in (np.asarray(x), np.asarray(y)))
-            tail = _reduced_scalar_loop(op, a, b, x, y, alpha_np, out, target is None) if compute is float16 else None
+            tail = _reduced_scalar_loop(op, a, b, x, y, alpha_np, out, target is None, loop_out) if compute is float16 else None
             quietly_here(_fused_alpha, op, x, y, alpha_np, _view(out))  # (fma's kernel: native.disabled() seen)
             if tail is not None:
                 _view(out)[tail[0]] = tail[1]
@@ -478,7 +481,7 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
             # PyTorch's vectorized bfloat16 kernel: alpha rounded to bfloat16, x + alpha * y in
             # float32, rounded once; its scalar loop's elements are redone below
             f32 = np.float32
-            tail = _reduced_scalar_loop(op, a, b, x, y, alpha_np, out, target is None)
+            tail = _reduced_scalar_loop(op, a, b, x, y, alpha_np, out, target is None, loop_out)
             scaled = quietly(np.multiply, y, f32(alpha_np if op is ADD else -alpha_np), dtype=f32)
             binary_into(np.add, x, scaled, _view(out), np.dtype(f32), True, False)
             if tail is not None:
@@ -594,7 +597,7 @@ _FUSED_DTYPES = (float32, float64, float16)
 
 
 def _reduced_scalar_loop(op: BinaryOp, a: Any, b: Any, x: Any, y: Any, alpha: Any, out: Tensor,
-                         fresh: bool) -> tuple[np.ndarray, np.ndarray] | None:
+                         fresh: bool, loop_out: Tensor | None = None) -> tuple[np.ndarray, np.ndarray] | None:
     """The elements (a mask of ``out``'s shape, their values) of a float16 (bfloat16)
     ``add``/``sub`` with ``alpha=`` that
     PyTorch's CPU kernel computes in its scalar loop (:mod:`strided.kernels.torch_loops`: a row's
@@ -602,8 +605,13 @@ def _reduced_scalar_loop(op: BinaryOp, a: Any, b: Any, x: Any, y: Any, alpha: An
     ``self + alpha * other`` in the reduced type, the product rounded to it before the sum (c10's
     ``Half``/``BFloat16`` operators compute each step in float32 and round), where the vector loop
     (the caller's result) is one ``fmadd`` in float32, rounded once. Computed before the caller
-    writes ``out``: an in-place target is an operand."""
-    mask = scalar_loop_mask(out._layout.shape, out._layout.strides, fresh,
+    writes ``out``: an in-place target is an operand. ``loop_out``: an ``out=`` of the result's
+    shape that the fresh ``out`` will be copied into: PyTorch's loop walks that one, or (another
+    dtype) the row-major temporary TensorIterator writes in the compute dtype and copies over it."""
+    strides = out._layout.strides
+    if loop_out is not None and loop_out._layout.shape == out._layout.shape:
+        strides, fresh = loop_out._layout.strides if loop_out._dtype is out._dtype else L.contiguous_strides(out._layout.shape), False
+    mask = scalar_loop_mask(out._layout.shape, strides, fresh,
                             [(t._layout.shape, t._layout.strides) if isinstance(t, Tensor) else None for t in (a, b)])
     if mask is None:
         return None
@@ -751,7 +759,8 @@ def _with_extras(op: BinaryOp, a: Any, b: Any, alpha: Any, out: Any, name: str =
     if op.late_checks and isinstance(out, Tensor) and isinstance(a, Tensor) and isinstance(b, Tensor):
         # (PyTorch: an out its result cannot be cast to is refused before the kernel's dtype refusal)
         check_cast(_binary_dtypes(op, a, b)[1], out, op.name)
-    return write_out(out, _binary(op, a, b, None, alpha), name or op.name, (a, b))
+    loop_out = out if alpha is not None and isinstance(out, Tensor) else None  # (alpha=: out's loop)
+    return write_out(out, _binary(op, a, b, None, alpha, loop_out), name or op.name, (a, b))
 
 
 def _into_out(op: BinaryOp, a: Any, b: Any, out: Any) -> bool:

@@ -24,7 +24,7 @@ from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import SUBCLASSES
 from ...gradients import seal
 from ...kernels import native
-from ...kernels.elementwise import arctan2, complex_abs, exact_loop, float32_loop
+from ...kernels.elementwise import arctan2, assign, complex_abs, exact_loop, float32_loop
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set, quietly, quietly_here
 from ...kernels.fused import fma, fma_into, lerp_into
 from ...opdef import Kind, declare
@@ -528,6 +528,13 @@ def _addc(name: str, input: Any, tensor1: Any, tensor2: Any, value: Any, out: An
         result = result.to(d)
     if out is not None:
         return write_out(out, result, name, (input, tensor1, tensor2))
+    # (the two binary ops above lay out their results pair by pair; PyTorch's one TensorIterator
+    # orders the dims by all three operands: addcmul(c, c, f) of row-major c and column-major f
+    # with a size-1 dim is (7, 1, 7) there, (7, 1, 1) pair by pair)
+    laid = _fresh_output(result._layout.shape, d, [input, tensor1, tensor2], d)
+    if laid._layout.strides != result._layout.strides:
+        assign(_view(laid), _view(result))
+        return laid
     return result
 
 

@@ -50,6 +50,7 @@ from ...kernels.reduce import (
     row_products,
     variance_into,
     variance_parts,
+    welford_ties,
 )
 from ...kernels.rows import add_reduce
 from ...numpy_keywords import NO
@@ -585,8 +586,11 @@ def _wide_mean(x: Tensor, dim: Any, keepdim: bool) -> Tensor:
         axes = _mean_axes(x, dim)
         n = L.product([a.shape[d] for d in axes])
         if n:  # (no element: mean's NaN stands)
-            wide = np.add.reduce(a, axis=axes, dtype=np.float64, keepdims=keepdim) / n
-            quietly(np.copyto, m._np(), wide, casting="unsafe")  # (an inf sum stays inf: no warning)
+            wide = np.add.reduce(a, axis=axes, dtype=np.float64, keepdims=True) / n
+            quietly(welford_ties, a, axes, n, wide)
+            if m._dtype is not float32:  # (PyTorch's float32 mean rounded again to the half type)
+                wide = quietly(wide.astype, np.float32)
+            quietly(np.copyto, m._np(), wide if keepdim else wide.reshape(m._layout.shape), casting="unsafe")
     return m
 
 
