@@ -40,6 +40,12 @@ __all__ = ["INSIDE", "STATE", "any_tracked", "attach", "attach_fresh", "make_nod
 
 Maker = Callable[..., Any]
 
+# (a Node or Meta made as ``_new(cls)`` and its ``__init__`` called as a plain function: the same
+# object, without the type call's C round trip into __init__; these run for every recorded op)
+_new = object.__new__
+_node_init = Node.__init__
+_meta_init = Meta.__init__
+
 
 def attach(out: Any, maker: Maker, args: tuple, kwargs: dict) -> Any:
     """Give ``out`` (a tensor, or a tuple whose first item is the differentiable tensor) the node
@@ -76,7 +82,8 @@ def attach_fresh(out: Any, maker: Maker, args: tuple) -> Any:
         if node is None:
             return out
         node.own_outputs = ((alias, 0),)
-        out._ag = Meta(False, node)
+        m = out._ag = _new(Meta)
+        _meta_init(m, False, node)
         return out
     spec = maker(out, *args)
     if spec is None:
@@ -96,7 +103,8 @@ def attach_fresh(out: Any, maker: Maker, args: tuple) -> Any:
         G.release_output(node, out)
         if flags & _DEFAULTS:
             G.release_defaults(node, out)
-    out._ag = Meta(False, node)
+    m = out._ag = _new(Meta)
+    _meta_init(m, False, node)
     return out
 
 
@@ -271,9 +279,13 @@ def make_node(spec: tuple, n_outputs: int = 1, output: Any = None) -> Node | Non
         e = (m.grad_fn, m.output_nr) if m.grad_fn is not None and m.view_version is None else edge(i)
         if INFERENCE_STORAGES.data:
             _refuse_saved(saved)
+        node = _new(Node)
         if k == 1:
-            return Node(name, backward, (e,), ((i._layout.shape, i._dtype),), saved, n_outputs, output)
-        return Node(name, backward, (e, _NO_EDGE), ((i._layout.shape, i._dtype), None), saved, n_outputs, output)
+            _node_init(node, name, backward, (e,), ((i._layout.shape, i._dtype),), saved, n_outputs, output)
+        else:
+            _node_init(node, name, backward, (e, _NO_EDGE), ((i._layout.shape, i._dtype), None), saved, n_outputs,
+                       output)
+        return node
     edges = []
     ctx = []
     wanted = False
