@@ -201,6 +201,8 @@ def run(roots: list[tuple], retain_graph: bool, create_graph: bool,
                 if nxt is None:
                     continue
                 g = outs[i]
+                left = deps[nxt] - 1
+                deps[nxt] = left
                 if g is not None:
                     meta = shapes[i]
                     if meta is not None and (g._layout.shape != meta[0] or g._dtype is not meta[1]):
@@ -208,14 +210,17 @@ def run(roots: list[tuple], retain_graph: bool, create_graph: bool,
                     passed[i] = g._layout  # (what graph_text shows: the gradient's strides)
                     buf = buffers.get(nxt)
                     if buf is None:
-                        buf = buffers[nxt] = [None] * nxt.n_outputs
-                        buf[nr] = g
+                        if nxt.n_outputs == 1:
+                            buffers[nxt] = [g]
+                        else:
+                            buf = buffers[nxt] = [None] * nxt.n_outputs
+                            buf[nr] = g
                     else:
                         old = buf[nr]
                         buf[nr] = g if old is None else old + g
-                left = deps[nxt] - 1
-                deps[nxt] = left
-                if left == 0:
+                    if left == 0:  # (its buffer holds this gradient)
+                        ready.append(nxt)
+                elif left == 0:
                     if nxt in buffers:
                         ready.append(nxt)
                     else:
