@@ -1,5 +1,6 @@
 """The fast paths of recording and of the backward pass (issue 23) against PyTorch and against
-the plain ops they shortcut: tanh's fused gradient (the same bits as ``g * (1 - y * y)``), the
+the plain ops they shortcut: tanh's and sin's fused gradients (the same bits as ``g * (1 - y * y)``
+and ``g * x.cos()``), the
 tensors mul saves, and the hooks' grad-mode context while the backward pass skips the entries'
 slow path."""
 
@@ -21,10 +22,17 @@ def _pair(a: np.ndarray):
 # ---------------------------------------------------------------- tanh's fused gradient
 
 
+# (op, the unfused formula of its gradient from g, x and y = op(x), under no_grad, PyTorch's op)
+_FUSED = {"tanh": (strided.tanh, lambda g, x, y: g * (1 - y * y), torch.tanh),
+          "sin": (strided.sin, lambda g, x, y: g * x.cos(), torch.sin)}
+
+
+@pytest.mark.parametrize("op", sorted(_FUSED))
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("how", ["rowmajor", "transposed", "sliced", "empty", "extremes"])
-def test_tanh_gradient_bits_as_the_ops(dtype, how):
-    """The gradient reaching x through tanh equals the unfused formula bit for bit, and PyTorch's."""
+def test_fused_gradient_bits_as_the_ops(op, dtype, how):
+    """The gradient reaching x through tanh (sin) equals the unfused formula bit for bit, and PyTorch's."""
+    fn, formula, torch_fn = _FUSED[op]
     a = RNG.standard_normal((5, 6)).astype(dtype) * 3
     if how == "empty":
         a = a[:0]
@@ -33,46 +41,49 @@ def test_tanh_gradient_bits_as_the_ops(dtype, how):
     xs, xt = _pair(a)
     gv = RNG.standard_normal(a.shape).astype(dtype)
     if how == "extremes":
-        gv.flat[:2] = [np.inf, 0.0]  # (inf * 0: NaN, without a NumPy warning)
+        gv.flat[:3] = [np.inf, 0.0, np.nan]  # (inf * 0: NaN, without a NumPy warning; a NaN g meets sin's NaN)
+        gv.view(np.uint64 if dtype == np.float64 else np.uint32).flat[2] |= 1  # (its own payload)
     g = strided.from_numpy(gv.copy())
     if how == "transposed":
         g = strided.from_numpy(np.ascontiguousarray(gv.T)).t()
     elif how == "sliced":
         g = strided.from_numpy(np.concatenate([gv, gv])).narrow(0, a.shape[0], a.shape[0])
-    y = strided.tanh(xs)
-    with np.errstate(all="raise"):
+    y = fn(xs)
+    with np.errstate(all="ignore" if op == "sin" and how == "extremes" else "raise"):  # (cos(inf) warns, as NumPy's op does)
         (got,) = strided.autograd.grad(y, xs, g)  # (the rule's own result: no relayout into .grad)
-    with strided.no_grad():
-        yd = y.detach()
-        expected = g * (1 - yd * yd)  # the ops the fast path replaces
+        with strided.no_grad():
+            expected = formula(g, xs.detach(), y.detach())  # the ops the fast path replaces
     assert got.stride() == expected.stride() and got.dtype == expected.dtype
     assert got.numpy().tobytes() == expected.numpy().tobytes()
-    (gt,) = torch.autograd.grad(torch.tanh(xt), xt, torch.from_numpy(gv.copy()))
+    (gt,) = torch.autograd.grad(torch_fn(xt), xt, torch.from_numpy(gv.copy()))
     # (PyTorch's float32 tanh differs from NumPy's by an ulp: 1 - y*y cancels near |y| = 1)
     tol = dict(rtol=1e-4, atol=1e-5) if dtype == np.float32 else dict(rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(got.numpy(), gt.numpy(), **tol)
 
 
-def test_tanh_second_derivative_still_recorded():
-    """create_graph: the gradient of tanh is itself differentiable (the ops path, recorded)."""
+@pytest.mark.parametrize("op", sorted(_FUSED))
+def test_fused_second_derivative_still_recorded(op):
+    """create_graph: the gradient of tanh (sin) is itself differentiable (the ops path, recorded)."""
+    fn, _, torch_fn = _FUSED[op]
     a = RNG.standard_normal(7)
     xs, xt = _pair(a)
-    (gs,) = strided.autograd.grad(strided.tanh(xs).sum(), xs, create_graph=True)
-    (gt,) = torch.autograd.grad(torch.tanh(xt).sum(), xt, create_graph=True)
+    (gs,) = strided.autograd.grad(fn(xs).sum(), xs, create_graph=True)
+    (gt,) = torch.autograd.grad(torch_fn(xt).sum(), xt, create_graph=True)
     assert gs.grad_fn is not None
     gs.sum().backward()
     gt.sum().backward()
     np.testing.assert_allclose(xs.grad.numpy(), xt.grad.numpy(), rtol=1e-12)
 
 
-def test_tanh_gradient_reported_to_watch():
+@pytest.mark.parametrize(("op", "steps"), [("tanh", ["mul", "sub", "mul"]), ("sin", ["cos", "mul"])])
+def test_fused_gradient_reported_to_watch(op, steps):
     """With a listener open, the rule's ops run (and are reported) as before."""
     xs = strided.ones(3, requires_grad=True)
-    y = strided.tanh(xs)
+    y = _FUSED[op][0](xs)
     g = strided.ones(3)
     with strided.watch() as w:
         y.backward(g)
-    assert [s.name for s in w.steps] == ["mul", "sub", "mul"]  # y * y, 1 - (y * y), g * (1 - y * y)
+    assert [s.name for s in w.steps] == steps  # tanh: y * y, 1 - (y * y), g * (1 - y * y); sin: x.cos(), g * cos
 
 
 # ---------------------------------------------------------------- what mul saves

@@ -262,6 +262,12 @@ def leaf(t: Any, requires_grad: Any, op: str) -> Any:
 _VERSIONS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _VDATA = _VERSIONS.data
 _ref = weakref.ref
+# A new record's key: a weak reference whose callback is the dictionary's own ``pop`` (C code),
+# where ``_VERSIONS[root] = rec`` would run WeakKeyDictionary's __setitem__ and, when the storage
+# dies, its ``_remove`` (two Python calls: an optimizer's step counts a write to a fresh temporary,
+# ``denom.add_(eps)``, every step). Nothing iterates over _VERSIONS or deletes from it, which is
+# what that method's bookkeeping is for.
+_forget = _VDATA.pop
 
 # The tensors with a version counter of their own (PyTorch: ``x.data`` shares x's memory but not
 # its counter, so writes through it leave x's ``_version`` alone): id(root tensor) -> (a weak
@@ -334,7 +340,7 @@ def bump(t: Any, op: str | None = None, skip: int = 1) -> None:
             root = storage_root(root)
         rec = _VDATA.get(_ref(root))
         if rec is None:
-            rec = _VERSIONS[root] = [0, None]
+            rec = _VDATA[_ref(root, _forget)] = [0, None]
     rec[0] += 1
     if op is not None:
         frame = _getframe(skip)
@@ -355,7 +361,7 @@ def _counter(t: Any) -> list:
         root = storage_root(t._storage)
         rec = _VDATA.get(_ref(root))
         if rec is None:
-            rec = _VERSIONS[root] = [0, None]
+            rec = _VDATA[_ref(root, _forget)] = [0, None]
     return rec
 
 

@@ -178,35 +178,49 @@ def run(roots: list[tuple], retain_graph: bool, create_graph: bool,
                 if not node.next_functions:
                     continue
             # (Node.apply, inlined for a node with nothing to check: no saved tensor, not freed)
-            outs = (node.rule(*grads) if not node.saved and not node.own_outputs and not node.freed
-                    else node.apply(grads))
-            if not retain_graph:
+            # (one output, most nodes: a positional call, which CPython 3.11 runs inline, unlike ``*grads``)
+            outs = ((node.rule(grads[0]) if len(grads) == 1 else node.rule(*grads))
+                    if not node.saved and not node.own_outputs and not node.freed else node.apply(grads))
+            # (Node.release frees saved tensors only: a node without any has nothing to release; a
+            # CopySlices releases its op's node)
+            if not retain_graph and (node.saved or node.__class__ is not Node):
                 done.append(node)
-            shapes = node.ctx if node.ctx is not None else ()
+            shapes = node.ctx
             edges = node.next_functions
-            passed: list = [None] * len(edges)
-            n_outs, n_shapes = len(outs), len(shapes)
+            k = len(edges)
+            passed: list = [None] * k
+            # (a rule gives one gradient per edge and ctx one entry per input: the common case reads
+            # them by index; shorter tuples are padded with None, as a missing gradient)
+            if len(outs) < k:
+                outs = (*outs, *((None,) * (k - len(outs))))
+            if shapes is None or len(shapes) < k:
+                shapes = (*(shapes or ()), *((None,) * (k - len(shapes or ()))))
             i = -1
             for nxt, nr in edges:
                 i += 1
                 if nxt is None:
                     continue
-                g = outs[i] if i < n_outs else None
+                g = outs[i]
+                left = deps[nxt] - 1
+                deps[nxt] = left
                 if g is not None:
-                    meta = shapes[i] if i < n_shapes else None
+                    meta = shapes[i]
                     if meta is not None and (g._layout.shape != meta[0] or g._dtype is not meta[1]):
                         g = fit(g, meta[0], meta[1], node, i)  # (fit leaves a gradient that matches as it is)
                     passed[i] = g._layout  # (what graph_text shows: the gradient's strides)
                     buf = buffers.get(nxt)
                     if buf is None:
-                        buf = buffers[nxt] = [None] * nxt.n_outputs
-                        buf[nr] = g
+                        if nxt.n_outputs == 1:
+                            buffers[nxt] = [g]
+                        else:
+                            buf = buffers[nxt] = [None] * nxt.n_outputs
+                            buf[nr] = g
                     else:
                         old = buf[nr]
                         buf[nr] = g if old is None else old + g
-                left = deps[nxt] - 1
-                deps[nxt] = left
-                if left == 0:
+                    if left == 0:  # (its buffer holds this gradient)
+                        ready.append(nxt)
+                elif left == 0:
                     if nxt in buffers:
                         ready.append(nxt)
                     else:

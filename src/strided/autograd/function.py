@@ -40,6 +40,12 @@ __all__ = ["INSIDE", "STATE", "any_tracked", "attach", "attach_fresh", "make_nod
 
 Maker = Callable[..., Any]
 
+# (a Node or Meta made as ``_new(cls)`` and its ``__init__`` called as a plain function: the same
+# object, without the type call's C round trip into __init__; these run for every recorded op)
+_new = object.__new__
+_node_init = Node.__init__
+_meta_init = Meta.__init__
+
 
 def attach(out: Any, maker: Maker, args: tuple, kwargs: dict) -> Any:
     """Give ``out`` (a tensor, or a tuple whose first item is the differentiable tensor) the node
@@ -67,18 +73,22 @@ def attach_fresh(out: Any, maker: Maker, args: tuple) -> Any:
     if flags is None:
         flags = _maker_flags(maker)
     plain = out.__class__ is Tensor and out._base is None and out._dtype.is_floating_point
+    n = len(args)
     if flags & _OUTPUT_ALIAS and plain:
         alias = G.unowned(out)
-        spec = maker(alias, *args)
+        spec = maker(alias, args[0]) if n == 1 else maker(alias, *args)
         if spec is None:
             return out
         node = make_node(spec, 1, alias)
         if node is None:
             return out
         node.own_outputs = ((alias, 0),)
-        out._ag = Meta(False, node)
+        m = out._ag = _new(Meta)
+        _meta_init(m, False, node)
         return out
-    spec = maker(out, *args)
+    # (positional calls for one or two operands: a call with ``*args`` is not run inline by
+    # CPython 3.11's interpreter, a third of the call's cost)
+    spec = maker(out, args[0], args[1]) if n == 2 else maker(out, args[0]) if n == 1 else maker(out, *args)
     if spec is None:
         return out
     if not plain or len(spec) == 5:
@@ -96,7 +106,8 @@ def attach_fresh(out: Any, maker: Maker, args: tuple) -> Any:
         G.release_output(node, out)
         if flags & _DEFAULTS:
             G.release_defaults(node, out)
-    out._ag = Meta(False, node)
+    m = out._ag = _new(Meta)
+    _meta_init(m, False, node)
     return out
 
 
@@ -271,9 +282,13 @@ def make_node(spec: tuple, n_outputs: int = 1, output: Any = None) -> Node | Non
         e = (m.grad_fn, m.output_nr) if m.grad_fn is not None and m.view_version is None else edge(i)
         if INFERENCE_STORAGES.data:
             _refuse_saved(saved)
+        node = _new(Node)
         if k == 1:
-            return Node(name, backward, (e,), ((i._layout.shape, i._dtype),), saved, n_outputs, output)
-        return Node(name, backward, (e, _NO_EDGE), ((i._layout.shape, i._dtype), None), saved, n_outputs, output)
+            _node_init(node, name, backward, (e,), ((i._layout.shape, i._dtype),), saved, n_outputs, output)
+        else:
+            _node_init(node, name, backward, (e, _NO_EDGE), ((i._layout.shape, i._dtype), None), saved, n_outputs,
+                       output)
+        return node
     edges = []
     ctx = []
     wanted = False

@@ -235,7 +235,7 @@ class Node:
             for alias, nr in self.own_outputs:
                 if alias._ag is None:
                     alias._ag = Meta(grad_fn=self, output_nr=nr)
-        return self.rule(*grads)
+        return self.rule(grads[0]) if len(grads) == 1 else self.rule(*grads)
 
     def release(self) -> None:
         """Free what the rule needed (backward without retain_graph)."""

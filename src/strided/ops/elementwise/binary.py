@@ -1437,7 +1437,9 @@ def _sub_backward(out: Tensor, a: Any, b: Any, *, alpha: Any = None, **kwargs: A
 @backward("mul", "multiply", operands="two")
 def _mul_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
     ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
-    need_a, need_b = ta and requires_grad(a), tb and requires_grad(b)
+    # (requires_grad, inlined: this runs per recorded mul)
+    need_a = ta and a._ag is not None and (a._ag.requires_grad or a._ag.grad_fn is not None)
+    need_b = tb and b._ag is not None and (b._ag.requires_grad or b._ag.grad_fn is not None)
 
     def grads(g: Tensor) -> tuple:
         return (g * b if need_a else None, g * a if need_b else None)

@@ -356,7 +356,7 @@ backward("abs", "absolute", "__abs__")(_unary_rule("AbsBackward0", lambda g, x, 
 backward("exp")(_unary_rule("ExpBackward0", lambda g, x, y: g * y, "out"))
 backward("log")(_unary_rule("LogBackward0", lambda g, x, y: g / x, "x"))
 backward("sqrt")(_unary_rule("SqrtBackward0", lambda g, x, y: g / (2 * y), "out"))
-backward("sin")(_unary_rule("SinBackward0", lambda g, x, y: g * x.cos(), "x"))
+backward("sin")(_unary_rule("SinBackward0", lambda g, x, y: _sin_grad(g, x), "x"))
 backward("cos")(_unary_rule("CosBackward0", lambda g, x, y: -g * x.sin(), "x"))
 backward("tanh")(_unary_rule("TanhBackward0", lambda g, x, y: _tanh_grad(g, y), "out"))
 backward("sigmoid")(_unary_rule("SigmoidBackward0", lambda g, x, y: _sigmoid_grad(g, y), "out"))
@@ -371,11 +371,17 @@ def _tanh_grad_run(g: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.multiply(g, t, out=t)
 
 
-def _tanh_grad(g: Tensor, y: Tensor) -> Tensor:
-    """tanh's gradient ``g * (1 - y * y)`` (``y``: tanh's result). For two row-major float32 or
-    float64 tensors of one shape and dtype, when nothing records or listens, the same three ufunc
-    calls the three ops make on the same flat runs (so the same bits), into one buffer: no
-    intermediate tensors. Anything else, the ops themselves (recorded under create_graph)."""
+def _sin_grad_run(g: np.ndarray, x: np.ndarray) -> np.ndarray:
+    t = np.cos(x)
+    return np.multiply(g, t, out=t)
+
+
+def _fused_grad(run: Callable[[np.ndarray, np.ndarray], np.ndarray], g: Tensor, y: Tensor) -> Tensor | None:
+    """``run(g, y)`` on the flat runs of two row-major float32 or float64 tensors of one shape and
+    dtype, when nothing records or listens, as a fresh tensor of their layout; None for anything
+    else. ``run`` is the ufunc calls the ops of a rule's formula make on those runs (the ops' own
+    fast paths: NumPy's ufunc on the flat runs, row-major results), in their order, so the same
+    bits, into one buffer: no intermediate tensors."""
     d = g._dtype
     if (not OPEN and g.__class__ is Tensor and y.__class__ is Tensor and d is y._dtype and d in _FUSED
             and g._layout.shape == y._layout.shape
@@ -385,10 +391,27 @@ def _tanh_grad(g: Tensor, y: Tensor) -> Tensor:
         ya = flat_run(y, info) if ga is not None else None
         if ya is not None:
             try:  # (fpstate.quietly, inlined: NumPy's floating-point warnings off, as each op has them)
-                res = quiet_call(_tanh_grad_run, ga, ya)
+                res = quiet_call(run, ga, ya)
             except RuntimeError as e:
-                res = quiet_retry(e, _tanh_grad_run, ga, ya)
+                res = quiet_retry(e, run, ga, ya)
             return adopted(res, info[2], d)
+    return None
+
+
+def _sin_grad(g: Tensor, x: Tensor) -> Tensor:
+    """sin's gradient ``g * x.cos()``: :func:`_fused_grad`'s two ufuncs (cos, then the product)
+    where it applies, else the ops themselves (recorded under create_graph)."""
+    res = _fused_grad(_sin_grad_run, g, x)
+    return g * x.cos() if res is None else res
+
+
+def _tanh_grad(g: Tensor, y: Tensor) -> Tensor:
+    """tanh's gradient ``g * (1 - y * y)`` (``y``: tanh's result): :func:`_fused_grad`'s three
+    ufuncs where it applies; anything else, the ops themselves (recorded under create_graph)."""
+    res = _fused_grad(_tanh_grad_run, g, y)
+    if res is not None:
+        return res
+    d = g._dtype
     if d in REDUCED_FLOATS and y._dtype is d:
         # (PyTorch's tanh_backward kernel for float16/bfloat16 computes in float32 and rounds once;
         # the three 2-byte ops would round three times: a different gradient in most elements)
