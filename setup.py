@@ -2,7 +2,8 @@
 copy, ``strided.kernels._specialkernel``, the special functions (erf, lgamma, ...) in one pass, and
 ``strided.kernels._randkernel``, NumPy's bounded-integer draw without its per-call overhead, and
 ``strided.kernels._rowkernel``, NumPy's pairwise float sum (the same bits) vectorised, and
-``strided.kernels._halfkernel``, float16 add/sub/mul/div through float32 (NumPy's bits) in one pass.
+``strided.kernels._halfkernel``, float16 add/sub/mul/div through float32 (NumPy's bits) in one pass, and
+``strided.kernels._sumkernel``, PyTorch's CPU float sum order (SumKernel.cpp's cascade), bit for bit.
 
 Everything else is in pyproject.toml. The extension is ``optional``: ``pip install -e .`` on a
 machine without a C compiler (or without Python's headers) prints setuptools' warning and
@@ -57,4 +58,11 @@ setup(ext_modules=[Extension(
     extra_compile_args=["-O3", "-std=gnu99", "-Wall", "-Wno-psabi", "-fno-fast-math", "-ffp-contract=off",
                         "-fno-trapping-math"],
     libraries=["m"],  # (fmaf where the CPU has no FMA)
+), Extension(
+    "strided.kernels._sumkernel",
+    ["src/strided/kernels/_sumkernel.c"],
+    optional=True,
+    # PyTorch's sum order (SumKernel.cpp) with GCC's vector extension: gnu99, an AVX2 copy picked at
+    # import; no -ffast-math or contraction: every add is PyTorch's one IEEE add, in its order
+    extra_compile_args=["-O3", "-std=gnu99", "-Wall", "-Wno-psabi", "-fno-fast-math", "-ffp-contract=off"],
 )])
