@@ -134,15 +134,20 @@ def test_tensor_ragged_like_torch(data, where):
     assert "rectangular" in text
 
 
-@pytest.mark.parametrize("data", ["abc", ["a", "b"], [None], None, [1, None], {"a": 1}, [object()]], ids=stable_id)
-def test_tensor_non_numeric_is_type_error(data):
-    # Note: PyTorch raises TypeError, ValueError ("too many dimensions 'str'") or RuntimeError
-    # ("Could not infer dtype of NoneType") depending on the object; strided always says TypeError.
-    with pytest.raises((TypeError, ValueError, RuntimeError)):
+@pytest.mark.parametrize("data", ["abc", ["a", "b"], [None], None, [1, None], {"a": 1}, [object()], [b"a"],
+                                  [None, "a"], ["a", None], [1.5, "a", None], ["", 1], [[1], ["a"]], [["a"]],
+                                  [[1], [None]], [np.str_("a")], [b"a", None]], ids=stable_id)
+def test_tensor_non_numeric_errors_as_torchs(data):
+    # PyTorch raises TypeError, ValueError ("too many dimensions 'str'": a string as the first leaf)
+    # or RuntimeError ("Could not infer dtype of NoneType") by the first item that is not a
+    # number; strided's error is of
+    # PyTorch's class and also a TypeError (its older class), with its own text naming the dtypes
+    with pytest.raises((TypeError, ValueError, RuntimeError)) as peer:
         torch.tensor(data)
     with pytest.raises(TypeError) as info:
         st.tensor(data)
     assert isinstance(info.value, st.StridedError)
+    assert isinstance(info.value, type(peer.value)), (info.value, peer.value)
     assert "invalid data type" in str(info.value)
     assert "float32" in str(info.value)
 
@@ -540,6 +545,16 @@ def test_full_bad_fill_value_is_type_error(value):
     same_error(lambda: torch.full((2,), value), lambda: st.full((2,), value), first_line=False)
     same_error(lambda: torch.full((2,), value, dtype=torch.float64),
                lambda: st.full((2,), value, dtype="float64"), first_line=False)
+
+
+@pytest.mark.parametrize("size", [0, 3, 2.0, st.tensor(2)], ids=stable_id)
+def test_full_size_is_a_sequence_as_torchs(size):
+    """full() takes no varargs sizes: PyTorch's TypeError for a bare int, with the tuple fix."""
+    peer_size = torch.tensor(2) if isinstance(size, st.Tensor) else size
+    text = same_error(lambda: torch.full(peer_size, 1.0), lambda: st.full(size, 1.0), first_line=False)
+    assert text.startswith("full(): argument 'size' (position 1) must be tuple of ints, not ")
+    assert "fix: pass the size as a tuple, full((" in text
+    assert st.full([2], 1.0).shape == st.full(st.Size([2]), 1.0).shape == (2,)
 
 
 FILL_VALUES = [-1, -255, -256, 255, 256, -1.0, -0.5, 255.9, 127.5, -128.9, 1e10, 2**31, 2**63 - 1, -(2**63),

@@ -299,6 +299,26 @@ def parse_sizes(args: Sequence[Any], op: str) -> tuple[int, ...]:
     return tuple(args)
 
 
+def size_sequence(size: Any, fill_value: Any, op: str) -> None:
+    """PyTorch's TypeError when ``op(size, fill_value)`` (``full``, ``new_full``) gets ``size``
+    as something other than a tuple or list: those factories take no varargs sizes.
+
+    >>> size_sequence((2,), 1.0, "full")
+    >>> size_sequence(2, 1.0, "full")
+    Traceback (most recent call last):
+    ...
+    strided.errors.StridedTypeError: full(): argument 'size' (position 1) must be tuple of ints, not int
+      fix: pass the size as a tuple, full((2,), 1.0)
+    """
+    if not isinstance(size, (tuple, list)):
+        fix = (f"got the class {size.__module__}.{size.__qualname__} itself, not a size: pass the sizes "
+               f"first, {op}((2, 3), {fill_value!r:.40}, dtype=...)" if isinstance(size, type)
+               else f"fix: pass the size as a tuple, {op}(({size!r:.40},), {fill_value!r:.40})")
+        raise StridedTypeError(
+            f"{op}(): argument 'size' (position 1) must be tuple of ints, not {type_name(size)}\n  {fix}"
+        )
+
+
 def sizes_or_size(sizes: tuple[Any, ...], size: Any, op: str) -> tuple[int, ...]:
     """The sizes of a factory called ``op(*sizes)`` or ``op(size=...)`` (PyTorch's keyword), with
     PyTorch's TypeErrors for both at once and for a keyword that is not a sequence.

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from . import layout as L
-from .args import int_arg, memory_format_error, parse_sizes, scalar_value, sizes_or_size
+from .args import int_arg, memory_format_error, parse_sizes, scalar_value, size_sequence, sizes_or_size
 from .device import parse_device
 from .dispatch import (
     OPEN,
@@ -54,9 +54,11 @@ from .dtypes import (
     uint64,
 )
 from .errors import (
+    StridedDataKindError,
     StridedNotImplementedError,
     StridedOverflowError,
     StridedRuntimeError,
+    StridedStringDataError,
     StridedTypeError,
     StridedValueError,
     join_lines,
@@ -411,7 +413,7 @@ def _tensor(data: Any, dtype: Any, device: Any) -> Tensor:
             kinds = sorted({type(x).__name__ for x in items})
             for x in items:
                 check_int64(x, "tensor()")
-            raise StridedTypeError(
+            raise _data_kind_error(data)(
                 f"new(): invalid data type {', '.join(kinds) or source.dtype}; tensor() takes "
                 f"numbers ({SUPPORTED})"
             )
@@ -770,6 +772,38 @@ def _scalar_dtype(value: Any) -> DType:
     )
 
 
+def _data_kind_error(data: Any) -> type[StridedTypeError] | type[StridedDataKindError] | type[StridedStringDataError]:
+    """The class of ``tensor(data)``'s error for data holding something that is not a number,
+    as PyTorch's, which stops at the first such leaf (in order): ValueError for a non-empty string
+    that is the first leaf (PyTorch reads it as one more dimension: "too many dimensions 'str'"),
+    RuntimeError for an item with no dtype (None, objects), TypeError for any other string or
+    bytes; each also a TypeError (our older class).
+
+    >>> _data_kind_error(["a", None]).__name__, _data_kind_error([1.5, "a"]).__name__
+    ('StridedStringDataError', 'StridedTypeError')
+    >>> _data_kind_error([[1], [None, "a"]]).__name__
+    'StridedDataKindError'
+    """
+    first = True
+    stack = [iter((data,))]
+    while stack:
+        x = next(stack[-1], stack)
+        if x is stack:  # (this level is done)
+            stack.pop()
+            continue
+        if isinstance(x, (list, tuple)):
+            stack.append(iter(x))
+            continue
+        if isinstance(x, (str, np.str_)):
+            return StridedStringDataError if first and x else StridedTypeError
+        if isinstance(x, (bytes, np.bytes_)):
+            return StridedTypeError
+        if not isinstance(x, (int, float, complex, np.generic, np.ndarray, Tensor)):
+            return StridedDataKindError
+        first = False
+    return StridedTypeError
+
+
 def full(size: Any, fill_value: Any, dtype: Any = None, *, device: Any = None,
          requires_grad: bool = False) -> Tensor:
     """A tensor of ``size`` filled with ``fill_value``; dtype inferred from it as PyTorch does.
@@ -793,9 +827,10 @@ def full(size: Any, fill_value: Any, dtype: Any = None, *, device: Any = None,
             t = adopted(array, plan[1], int64)
             if OPEN: created("full", (), t)  # noqa: E701
             return t
+    size_sequence(size, fill_value, "full")
     if device is not None:
         parse_device(device, "full")
-    shape = parse_sizes((size,) if not isinstance(size, (tuple, list)) else (tuple(size),), "full")
+    shape = parse_sizes((tuple(size),), "full")
     fill_value = scalar_value(fill_value)
     dt = _scalar_dtype(fill_value) if dtype is None else to_dtype(dtype)
     value = _fill_scalar(fill_value, dt, "full", L.product(shape))

@@ -62,6 +62,17 @@ class StridedShapeTypeError(StridedRuntimeError, TypeError):
     call (``broadcast_shapes(1.5)``): both classes."""
 
 
+class StridedDataKindError(StridedRuntimeError, TypeError):
+    """``tensor()`` data holding an item with no dtype (``None``, an object, a dict), where
+    PyTorch raises RuntimeError ("Could not infer dtype of NoneType"): both classes, as the
+    item is also of the wrong type."""
+
+
+class StridedStringDataError(StridedValueError, TypeError):
+    """``tensor()`` of a sequence holding a string, where PyTorch raises ValueError (it reads the
+    string as one more dimension: "too many dimensions 'str'"): both classes."""
+
+
 class StridedTypeError(StridedError, TypeError):
     """A TypeError: an argument of the wrong kind."""
 

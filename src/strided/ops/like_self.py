@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import creation
-from ..args import type_name
+from ..args import size_sequence, type_name
 from ..errors import StridedRuntimeError, StridedTypeError
 from ..grad_mode import check_flag
 from ..kernels.listeners import OPEN, listened, reporting
@@ -108,11 +108,7 @@ def new_full(self: Tensor, size: Any, fill_value: Any, *, dtype: Any = None, dev
     [3.0, 3.0]
     """
     requires_grad = check_flag(requires_grad, "new_full")  # (named as this method, not the factory it calls)
-    if not isinstance(size, (tuple, list)):
-        raise StridedTypeError(
-            f"new_full(): argument 'size' (position 1) must be tuple of ints, not {type_name(size)}\n"
-            f"  fix: pass the size as a tuple, new_full(({size!r},), {fill_value!r})"
-        )
+    size_sequence(size, fill_value, "new_full")
     return creation.full(size, fill_value, dtype=_own_dtype(self, dtype), device=device, requires_grad=requires_grad)
 
 
