@@ -27,7 +27,7 @@ from ...args import check_keepdim
 from ...callsite import user_site
 from ...creation import eye
 from ...dispatch import OPEN, adopted, report, result_array
-from ...dtypes import REDUCED_FLOATS, TORCH_NAME, DType, float32, float64, int64, real_of, uint8
+from ...dtypes import REDUCED_FLOATS, TORCH_NAME, DType, complex128, float32, float64, int64, real_of, uint8
 from ...dtypes import bool_ as bool_dtype
 from ...errors import (
     StridedNotImplementedError,
@@ -335,7 +335,8 @@ def _fast_variance(self: Any, dim: Any, keepdim: Any, op: str, root: bool, with_
     if axis is None or axis == len(shape) - 1:  # contiguous rows: the compiled kernel, variance_parts' bits
         info = _cinfo[shape]
         # (float32 in its wide mode: variance_parts' float64 accumulation, PyTorch's)
-        k = special() if info[1] <= _VAR_MAX and src.strides == info[0] else None
+        # (float64: PyTorch's own ways, kernels.torch_variance, below; the kernel's are NumPy's)
+        k = special() if info[1] <= _VAR_MAX and src.strides == info[0] and d is not float64 else None
         if k is not None:
             x = self._storage.array[src.offset : src.offset + info[1]]
             # (a tensor unpickled past its storage: the general path refuses it; an unaligned from_numpy
@@ -544,7 +545,7 @@ def var_mean(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepd
         if fast is not None:
             return fast
     v = var(input, dim, unbiased, keepdim, correction=correction)
-    return v, _welford_infinities(input, dim, keepdim, _wide_mean(input, dim, keepdim))
+    return _moments(input, dim, unbiased, keepdim, correction, v, False)
 
 
 def std_mean(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,  # noqa: A002
@@ -560,7 +561,33 @@ def std_mean(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepd
         if fast is not None:
             return fast
     s = std(input, dim, unbiased, keepdim, correction=correction)
-    return s, _welford_infinities(input, dim, keepdim, _wide_mean(input, dim, keepdim))
+    return _moments(input, dim, unbiased, keepdim, correction, s, True)
+
+
+def _moments(x: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any, v: Tensor,
+             root: bool) -> tuple[Tensor, Tensor]:
+    """var_mean/std_mean's two results from ``v`` (``var``/``std``'s, recorded) and the mean (recorded,
+    :func:`_wide_mean`), with PyTorch's var_mean values: its Welford updates give both, where
+    ``var`` alone computes one result of float64 another way (``std_var_all_cpu``); the values are
+    written over the recorded results' (their gradients are var's and mean's, as PyTorch's)."""
+    m = _wide_mean(x, dim, keepdim)
+    if (x._dtype is float64 or x._dtype is complex128) and x.numel():
+        dims, _, corr = _variance_args(x, dim, unbiased, keepdim, correction)
+        a = x._np()
+        if not a.ndim:  # (a 0-d tensor: its one element as a (1,) row, as the general path reads it)
+            a, dims = a.reshape(1), (0,)
+        n = L.product([a.shape[d] for d in dims])
+        dof = n - float(corr)
+        token = quiet_set(QUIET)
+        try:
+            var, mean = variance_parts(a, dims, _accumulator(x._dtype), n, np.float64(dof if dof > 0 else 0.0),
+                                       root, True)
+        finally:
+            quiet_reset(token)
+        np.copyto(v._np(), var.reshape(v._np().shape))
+        np.copyto(m._np(), mean.reshape(m._np().shape))
+        return v, m
+    return v, _welford_infinities(x, dim, keepdim, m)
 
 
 def _mean_axes(x: Tensor, dim: Any) -> tuple[int, ...]:
