@@ -255,20 +255,58 @@ def _dense(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
     return True
 
 
+def _dense_strides(shape: tuple[int, ...], strides: tuple[int, ...]) -> tuple[int, ...]:
+    """``infer_dense_strides``: packed strides keeping the dims' order in memory (TensorIterator's
+    insertion sort by stride; a stride-0 dim is an ambiguous comparison and stays put)."""
+    n = len(shape)
+    perm = list(range(n - 1, -1, -1))
+
+    def should_swap(d0: int, d1: int) -> int:
+        s0, s1 = strides[d0], strides[d1]
+        if s0 == 0 or s1 == 0:
+            return 0
+        if s0 != s1:
+            return -1 if s0 < s1 else 1
+        return 1 if shape[d0] > shape[d1] else 0
+
+    for i in range(1, n):
+        dim1 = i
+        for dim0 in range(i - 1, -1, -1):
+            c = should_swap(perm[dim0], perm[dim1])
+            if c > 0:
+                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
+                dim1 = dim0
+            elif c < 0:
+                break
+    out = [0] * n
+    run = 1
+    for d in perm:
+        out[d] = run
+        if shape[d] > 1:
+            run *= shape[d]
+    return tuple(out)
+
+
 def torch_to(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
-    """``x`` converted to ``dtype`` laid out as PyTorch's ``self.to(dtype)`` lays it out (same
-    strides where ``x`` is non-overlapping and dense, else row-major); ``x`` itself if of ``dtype``."""
+    """``x`` converted to ``dtype`` laid out as PyTorch's ``self.to(dtype)`` (``_to_copy``, memory
+    format preserved) lays it out: ``x``'s strides where ``x`` is non-overlapping and dense, else
+    ``infer_dense_strides``' (packed, the dims in ``x``'s order in memory); ``x`` itself if of
+    ``dtype``. A complex ``x`` to a real ``dtype``: its real parts (the caller warns, as PyTorch)."""
+    dtype = np.dtype(dtype)
     if x.dtype == dtype:
         return x
+    values = x.real if x.dtype.kind == "c" and dtype.kind != "c" else x
     isz = x.itemsize
     strides = tuple(s // isz for s in x.strides)
-    if x.ndim and min(strides) >= 0 and _dense(x.shape, strides):
-        span = 1 + sum((n - 1) * s for n, s in zip(x.shape, strides)) if x.size else 0
-        out = np.lib.stride_tricks.as_strided(np.empty(span, dtype), x.shape, tuple(s * np.dtype(dtype).itemsize
+    if x.ndim and x.size and min(strides) >= 0:
+        if not _dense(x.shape, strides):
+            strides = _dense_strides(x.shape, strides)
+        span = 1 + sum((n - 1) * s for n, s in zip(x.shape, strides))
+        out = np.lib.stride_tricks.as_strided(np.empty(span, dtype), x.shape, tuple(s * dtype.itemsize
                                                                                  for s in strides))
-        np.copyto(out, x, casting="unsafe")
+        np.copyto(out, values, casting="unsafe")
         return out
-    return np.asarray(x, order="C").astype(dtype)
+    return np.asarray(values, order="C").astype(dtype)
 
 
 def _float32_in_place(x: np.ndarray) -> np.ndarray:
@@ -311,7 +349,7 @@ def sum_array(x: np.ndarray, axes: tuple[int, ...] | None, keepdim: bool, dtype:
         isz = x.itemsize
         dims = iterator_dims(x.shape, tuple(s // isz for s in x.strides), red, keepdim)
         if len(dims[0]) >= 2 and dims[2][0] == 0 and dims[2][1] == 0:  # (should_use_acc_buffer)
-            return sum_array(torch_to(x, np.dtype(np.float32)), axes, keepdim).astype(x.dtype)
+            return _rounded(sum_array(torch_to(x, np.dtype(np.float32)), axes, keepdim), x.dtype)
         src, kind = _float32_in_place(x), _HALF_KIND
     else:
         src = x
@@ -325,7 +363,14 @@ def sum_array(x: np.ndarray, axes: tuple[int, ...] | None, keepdim: bool, dtype:
             k.cascade(src, kind, sizes, tuple(s * isz for s in ins), tuple(s * osz for s in outs), out)
         else:
             _numpy_cascade(src, kind, sizes, ins, outs, out)
-    return out.astype(x.dtype) if half else out
+    return _rounded(out, x.dtype) if half else out
+
+
+def _rounded(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """``x`` rounded to ``dtype`` (a float32 sum to float16 / bfloat16: inf beyond its range,
+    silently, as PyTorch's)."""
+    with np.errstate(over="ignore"):
+        return x.astype(dtype)
 
 
 def _numpy_cascade(x: np.ndarray, kind: int, sizes: tuple[int, ...], ins: tuple[int, ...], outs: tuple[int, ...],

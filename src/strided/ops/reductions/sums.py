@@ -12,6 +12,10 @@ Contract shared by every function here, following PyTorch 2.13:
 * Result dtypes: ``sum``/``prod`` of bool and integer tensors give int64;
   ``mean``/``var``/``std`` refuse non-float tensors; ``all``/``any`` give bool
   (uint8 for uint8 input). float16 is accumulated in float32 and rounded once.
+* ``sum`` and ``mean`` of float and complex tensors add in PyTorch's CPU order, bit for bit
+  (one thread: :mod:`strided.kernels.torch_sum`, compiled), whatever the layout; ``mean`` is
+  that sum divided by the count, as PyTorch's mean_out (float16 / bfloat16 summed as float32).
+  NumPy's face (``strided.numpy_api``, the array API) keeps NumPy's sums.
 """
 
 from __future__ import annotations
@@ -38,25 +42,24 @@ from ...errors import (
 )
 from ...grad_mode import GRAD_MODE, INSIDE, SUBCLASSES, requires_grad
 from ...gradients import record, records, seal
-from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set, quietly
+from ...kernels.fpstate import QUIET, quiet, quiet_call, quiet_reset, quiet_set, quietly
 from ...kernels.memory import numpy_view, outside_storage
-from ...kernels.native import special
+from ...kernels.native import special, sums
 from ...kernels.reduce import (
     line_products,
     logical_reduce_into,
-    mean_into,
     reduce_into,
     row_products,
     variance_into,
     variance_parts,
 )
-from ...kernels.rows import add_reduce
+from ...kernels.torch_sum import sum_array
 from ...numpy_keywords import NO
 from ...numpy_keywords import call as numpy_call
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import gradtools as _gt
-from .._support.fast_reduce import fast_operand, fast_plan, fast_reduce
+from .._support.fast_reduce import cascade_reduce, fast_operand, fast_plan, fast_reduce
 from .._support.gradtools import unreduce
 from .._support.operands import _cinfo, flat_run
 from .._support.out import check_out, write_out
@@ -94,8 +97,14 @@ def _sum_like(ufunc: np.ufunc, self: Tensor, dim: Any, keepdim: bool, dtype: Any
     if x.dtype.kind == "c" and out_dtype.kind != "c":
         # complex summed as a real dtype: each element converted first (its real part), as PyTorch
         warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=3)
-        x = x.real
-    reduce_into(ufunc, x, numpy_axes(dims, len(shape)), _accumulator(out_dtype), out_np, keepdim)
+        if ufunc is not np.add:
+            x = x.real
+    axes = numpy_axes(dims, len(shape))
+    if ufunc is np.add and out_dtype.kind in "fc":  # PyTorch's order of adds, bit for bit (torch_sum)
+        with quiet():
+            np.copyto(out_np, sum_array(x, axes, keepdim, out_dtype.numpy))
+        return report(op, (self,), out)
+    reduce_into(ufunc, x, axes, _accumulator(out_dtype), out_np, keepdim)
     return report(op, (self,), out)
 
 
@@ -122,29 +131,28 @@ def sum(self: Tensor, dim: SupportsIndex | Sequence[SupportsIndex] | None = None
         return _into(out, lambda d: _sum_like(np.add, self, dim, keepdim, d, "sum"), dtype, "sum", self)
     if dim is None and keepdim is False and dtype is None and (type(self) is Tensor or type(self) in SUBCLASSES):
         # Fast path: a row-major float32/float64 tensor (summed in its own dtype) is one flat
-        # run of its storage; its sum is a 0-d result with the shared () layout.
+        # run of its storage, TensorIterator's one coalesced dim: PyTorch's vectorized_inner_sum
+        # of it by the compiled kernel; a 0-d result with the shared () layout.
         d = self._dtype
-        if d is float32 or d is float64:
+        if (d is float32 or d is float64) and (k := sums()) is not None:
             lay = self._layout
             info = _cinfo[lay.shape]
-            if lay.strides == info[0]:
-                n = info[1]
+            n = info[1]
+            if lay.strides == info[0] and n:
                 arr = self._storage.array
                 off = lay.offset
                 if off or len(arr) != n:
                     arr = arr[off : off + n]
                     if len(arr) != n:  # (only a tensor unpickled past its storage: never read outside)
                         raise outside_storage(self._storage.array, lay)
-                try:  # fpstate.quietly, inlined (a call is a tenth of a 1 µs op): the flat run's sum
-                    res = quiet_call(_add_reduce, arr, None, None, None, True)
-                except RuntimeError as e:
-                    res = quiet_retry(e, _add_reduce, arr, None, None, None, True)
+                res = _zeros(1, arr.dtype)
+                k.cascade(arr, d is float64, (n,), (arr.itemsize,), (0,), res)
                 t = adopted(res, _SCALAR, d)
                 if OPEN:
                     report("sum", (self,), t)
                 return t
     if dtype is None:
-        t = fast_reduce(_add_reduce, self, dim, keepdim)
+        t = cascade_reduce(self, dim, keepdim)
         if t is not None:
             if OPEN:
                 report("sum", (self,), t)
@@ -153,9 +161,8 @@ def sum(self: Tensor, dim: SupportsIndex | Sequence[SupportsIndex] | None = None
 
 
 _SCALAR = _cinfo[()][2]  # the 0-d layout every full sum shares
-# np.add.reduce's bits, by the compiled pairwise sum on large float runs (kernels/rows.py); called
-# positionally (array, axis, dtype, out, keepdims): cheaper than keywords
-_add_reduce = add_reduce
+_zeros = np.zeros
+# called positionally (array, axis, dtype, out, keepdims): cheaper than keywords
 _multiply_reduce = np.multiply.reduce
 
 
@@ -278,7 +285,7 @@ def mean(self: Tensor, dim: SupportsIndex | Sequence[SupportsIndex] | None = Non
     if out is not None:
         return _into(out, lambda d: mean(self, dim, keepdim, dtype=d), dtype, "mean", self)
     if dtype is None:
-        t = fast_reduce(_add_reduce, self, dim, keepdim, mean=True)
+        t = cascade_reduce(self, dim, keepdim, mean=True)
         if t is not None:
             return report("mean", (self,), t)
     tensor_arg(self, "mean")
@@ -291,8 +298,12 @@ def mean(self: Tensor, dim: SupportsIndex | Sequence[SupportsIndex] | None = Non
     if x.dtype.kind == "c" and out_dtype.kind != "c":  # (as sum: the real parts, with PyTorch's warning)
         warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=3)
         x = x.real
-    mean_into(x, numpy_axes(dims, len(shape)), _accumulator(out_dtype),
-              reduced_count(shape, dims), out_np, keepdim)  # 0/0 is NaN, silently
+    # PyTorch's mean_out on CPU: sum_out (float16 / bfloat16 summed as float32: their float32
+    # copy, torch_sum's dtype= conversion), then div_ by the count, then rounded to the dtype
+    with quiet():  # (0/0 is NaN, silently)
+        total = sum_array(x, numpy_axes(dims, len(shape)), keepdim, _accumulator(out_dtype))
+        np.divide(total, total.dtype.type(reduced_count(shape, dims)), out=total)
+        np.copyto(out_np, total, casting="unsafe")
     return report("mean", (self,), out)
 
 
