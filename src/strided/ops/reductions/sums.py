@@ -296,8 +296,9 @@ def mean(self: Tensor, dim: SupportsIndex | Sequence[SupportsIndex] | None = Non
     out, out_np = result_array(reduced_shape(shape, dims, keepdim), out_dtype)
     x = self._np()
     if x.dtype.kind == "c" and out_dtype.kind != "c":  # (as sum: the real parts, with PyTorch's warning)
+        # (x stays complex: sum_array's dtype= conversion takes the real parts as PyTorch's dense
+        # self.to(dtype); x.real's stride-2 view would be summed by the scalar loop, other bits)
         warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=3)
-        x = x.real
     # PyTorch's mean_out on CPU: sum_out (float16 / bfloat16 summed as float32: their float32
     # copy, torch_sum's dtype= conversion), then div_ by the count, then rounded to the dtype
     with quiet():  # (0/0 is NaN, silently)
