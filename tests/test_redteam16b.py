@@ -43,3 +43,27 @@ def test_mean_of_complex_as_real_dtype_sums_the_dense_real_copy(name: str, n: in
                 got = strided.from_numpy(a).mean(dtype=real)
     _same_bits(got, expected)
 
+
+@pytest.mark.parametrize("native_on", [True, False])
+@pytest.mark.parametrize("source", ["int32", "float64"])
+@pytest.mark.parametrize("half", ["float16", "bfloat16"])
+def test_sum_to_half_dtype_through_the_float32_buffer_converts_the_input_once(source: str, half: str,
+                                                                               native_on: bool) -> None:
+    """``sum(dims, dtype=float16)`` where two reduced dims lead the iterator (PyTorch's
+    ``should_use_acc_buffer``) sums ``self.to(float32)`` of the *original* input: the int32 / float64
+    values rounded once to float32, not first to float16 (other sums: 1072 for PyTorch's 1039)."""
+    rng = np.random.default_rng(7)
+    values = rng.standard_normal(40 * 63) * 300
+    base = np.round(values).astype(np.int32) if source == "int32" else values
+    shape, strides = (5, 8, 63), (1, 5, 40)  # (two reduced dims first in TensorIterator's order)
+    t = torch.from_numpy(base).as_strided(shape, strides)
+    s = strided.from_numpy(base).as_strided(shape, strides)
+    td, sd = getattr(torch, half), getattr(strided, half)
+    expected = torch.sum(t, (0, 2), True, dtype=td)
+    if native_on:
+        got = s.sum((0, 2), True, dtype=sd)
+    else:
+        with native.disabled():
+            got = s.sum((0, 2), True, dtype=sd)
+    a = np.array(got.numpy(), order="C").view(np.uint16)
+    assert a.tobytes() == expected.contiguous().view(torch.int16).numpy().tobytes()

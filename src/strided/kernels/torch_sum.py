@@ -335,6 +335,7 @@ def sum_array(x: np.ndarray, axes: tuple[int, ...] | None, keepdim: bool, dtype:
     >>> sum_array(x, (1,), False).tolist(), float(sum_array(x, None, False))
     ([1.0000001192092896, 2.000000238418579], 3.000000476837158)
     """
+    source = x  # (the acc-buffer path below converts the caller's input itself, as PyTorch's sum_out)
     if dtype is not None:
         x = torch_to(x, np.dtype(dtype))
     if any(s < 0 for s in x.strides):
@@ -349,7 +350,9 @@ def sum_array(x: np.ndarray, axes: tuple[int, ...] | None, keepdim: bool, dtype:
         isz = x.itemsize
         dims = iterator_dims(x.shape, tuple(s // isz for s in x.strides), red, keepdim)
         if len(dims[0]) >= 2 and dims[2][0] == 0 and dims[2][1] == 0:  # (should_use_acc_buffer)
-            return _rounded(sum_array(torch_to(x, np.dtype(np.float32)), axes, keepdim), x.dtype)
+            # (sum_out's self.to(Float) of its own input: an int32 / float64 ``source`` rounded once,
+            # to float32, not through float16 / bfloat16 first)
+            return _rounded(sum_array(torch_to(source, np.dtype(np.float32)), axes, keepdim), x.dtype)
         src, kind = _float32_in_place(x), _HALF_KIND
     else:
         src = x
