@@ -5,6 +5,7 @@ thread), checked against torch itself."""
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import numpy as np
 import pytest
@@ -67,3 +68,23 @@ def test_sum_to_half_dtype_through_the_float32_buffer_converts_the_input_once(so
             got = s.sum((0, 2), True, dtype=sd)
     a = np.array(got.numpy(), order="C").view(np.uint16)
     assert a.tobytes() == expected.contiguous().view(torch.int16).numpy().tobytes()
+
+
+@pytest.mark.parametrize("correction", [-1, -0.5])
+@pytest.mark.parametrize("op", ["var", "std", "var_mean", "std_mean"])
+@pytest.mark.parametrize("name", ["float32", "float64", "complex128"])
+@pytest.mark.parametrize(("shape", "dim"), [((7, 0), 1), ((0,), None), ((3, 0), None), ((0, 3), 0)])
+def test_variance_of_nothing_is_nan_whatever_the_correction(shape: tuple[int, ...], dim: Any, name: str, op: str,
+                                                          correction: float) -> None:
+    """An empty reduction's variance is NaN (PyTorch fills it: ``iter.numel() == 0``), also where a
+    negative correction makes the divisor positive (``0 / 1`` gave 0.0)."""
+    t = torch.zeros(shape, dtype=getattr(torch, name))
+    s = strided.zeros(shape, dtype=getattr(strided, name))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = getattr(torch, op)(t, dim, correction=correction)
+        got = getattr(strided, op)(s, dim, correction=correction)
+    if not isinstance(expected, tuple):
+        expected, got = (expected,), (got,)
+    for a, b in zip(got, expected):
+        assert np.array_equal(np.asarray(a.numpy()), b.numpy(), equal_nan=True), (a, b)

@@ -441,6 +441,8 @@ def _variance(self: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: 
         x, axes = x.reshape(1), (0,)
     # a float64 divisor: a correction near the float32 limit must not round the divisor to inf
     variance_into(x, axes, acc, n, np.float64(denominator), out_np, root)
+    if not n:  # (PyTorch fills an empty reduction's result with NaN: 0 / (0 - correction) is 0 where correction < 0)
+        out_np.fill(np.nan)
     return report(op, (self,), out)
 
 
