@@ -27,11 +27,13 @@ from . import native
 from .torch_sum import iterator_dims, sum_array
 
 
-def _ordered(x: np.ndarray, reduced: tuple[bool, ...]) -> tuple[np.ndarray, tuple[int, ...]]:
+def _ordered(x: np.ndarray, reduced: tuple[bool, ...], keepdim: bool) -> tuple[np.ndarray, tuple[int, ...]]:
     """``x``'s elements as a (kept..., n) view: the kept dims in order, then the reduced elements
-    of each result in PyTorch's reduction order (one last axis, fastest last); and the kept shape."""
+    of each result in PyTorch's reduction order (one last axis, fastest last); and the kept shape.
+    The order depends on ``keepdim``: a kept reduced dim of size 1 has a non-zero output stride
+    there (0 without keepdim), which moves the iterator's sort of ambiguous (stride-0) dims."""
     isz = x.itemsize
-    sizes, ins, outs = iterator_dims(x.shape, tuple(s // isz for s in x.strides), reduced, False)
+    sizes, ins, outs = iterator_dims(x.shape, tuple(s // isz for s in x.strides), reduced, keepdim)
     k = 0
     while k < len(sizes) and outs[k] == 0:  # (the reduced dims come first: their output stride is 0)
         k += 1
@@ -43,17 +45,18 @@ def _ordered(x: np.ndarray, reduced: tuple[bool, ...]) -> tuple[np.ndarray, tupl
     return view.reshape(kept_shape + (-1,)), kept_shape
 
 
-def welford(x: np.ndarray, axes: tuple[int, ...], divisor: float, root: bool) -> tuple[np.ndarray, np.ndarray]:
+def welford(x: np.ndarray, axes: tuple[int, ...], divisor: float, root: bool, keepdim: bool = False
+            ) -> tuple[np.ndarray, np.ndarray]:
     """PyTorch's Welford var (``root``: std) and mean of float32/float64 ``x`` over ``axes`` (at least
     one element per result), each a fresh array of ``x``'s dtype with the reduced dims kept as 1;
-    ``divisor`` is ``max(N - correction, 0)``.
+    ``divisor`` is ``max(N - correction, 0)``; ``keepdim``: the result's (it orders the updates).
 
     >>> v, m = welford(np.array([[1.0, 2.0, 4.0]]), (1,), 2.0, False)
     >>> v.tolist(), m.tolist()
     ([[2.333333333333333]], [[2.3333333333333335]])
     """
     reduced = tuple(d in axes for d in range(x.ndim))
-    rows_view, kept_shape = _ordered(x, reduced)
+    rows_view, kept_shape = _ordered(x, reduced, keepdim)
     n = rows_view.shape[-1]
     rows = rows_view.reshape(-1, n)
     columns = not rows.flags.c_contiguous and rows.flags.f_contiguous
@@ -89,7 +92,7 @@ def _numpy_welford(rows: np.ndarray, var: np.ndarray, mean: np.ndarray, divisor:
 
 
 def variance_parts(x: np.ndarray, axes: tuple[int, ...] | int | None, divisor: float, root: bool,
-                   welford_mean: bool) -> tuple[np.ndarray, np.ndarray]:
+                   welford_mean: bool, keepdim: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """PyTorch's var (``root``: std) and mean of float64 ``x`` (at least one element) over ``axes``
     (None: every dim), fresh arrays with the reduced dims kept as 1, the way PyTorch computes them:
     :func:`all_reduce` where there is one result and ``welford_mean`` is false (``var``/``std``),
@@ -105,7 +108,7 @@ def variance_parts(x: np.ndarray, axes: tuple[int, ...] | int | None, divisor: f
     if not welford_mean and all(s == 1 for s in keep):
         var, mean = all_reduce(x, divisor, root)
         return np.full(keep, var, x.dtype), np.full(keep, mean, x.dtype)
-    return welford(x, dims, divisor, root)
+    return welford(x, dims, divisor, root, keepdim)
 
 
 def all_reduce(x: np.ndarray, divisor: float, root: bool) -> tuple[float, float]:

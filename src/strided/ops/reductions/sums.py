@@ -366,7 +366,8 @@ def _fast_variance(self: Any, dim: Any, keepdim: Any, op: str, root: bool, with_
                     return report(op, (self,), t)
     token = quiet_set(QUIET)
     try:
-        squares, centre = variance_parts(self._np(), plan[0], d.numpy, n, np.float64(n - 1.0), root, with_mean)
+        squares, centre = variance_parts(self._np(), plan[0], d.numpy, n, np.float64(n - 1.0), root, with_mean,
+                                         keepdim)
     finally:
         quiet_reset(token)
     t = adopted(squares.reshape(-1), lay, d)
@@ -440,7 +441,7 @@ def _variance(self: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: 
     if not shape:  # a 0-d tensor: work on a (1,) view of it
         x, axes = x.reshape(1), (0,)
     # a float64 divisor: a correction near the float32 limit must not round the divisor to inf
-    variance_into(x, axes, acc, n, np.float64(denominator), out_np, root)
+    variance_into(x, axes, acc, n, np.float64(denominator), out_np, root, keepdim)
     if not n:  # (PyTorch fills an empty reduction's result with NaN: 0 / (0 - correction) is 0 where correction < 0)
         out_np.fill(np.nan)
     return report(op, (self,), out)
@@ -595,7 +596,7 @@ def _moments(x: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any,
         token = quiet_set(QUIET)
         try:
             var, mean = variance_parts(a, dims, _accumulator(x._dtype), n, np.float64(dof if dof > 0 else 0.0),
-                                       root, True)
+                                       root, True, keepdim)
         finally:
             quiet_reset(token)
         np.copyto(v._np(), var.reshape(v._np().shape))
