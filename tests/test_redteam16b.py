@@ -113,3 +113,26 @@ def test_welford_order_follows_keepdim(op: str, dim: tuple[int, ...], keepdim: b
         expected, got = (expected,), (got,)
     for a, b in zip(got, expected):
         _same_bits(a, b)
+
+
+@pytest.mark.parametrize("native_on", [True, False])
+@pytest.mark.parametrize(("source", "half"), [("float64", "bfloat16"), ("complex128", "bfloat16"),
+                                              ("float64", "float16")])
+def test_sum_dtype_conversion_to_half_rounds_through_float32(source: str, half: str, native_on: bool) -> None:
+    """``sum(dtype=bfloat16 / float16)`` of float64 (or complex128) sums ``self.to(dtype)``, which
+    PyTorch rounds through float32 (c10::BFloat16 / c10::Half are made from a float): a value
+    such as 1 + 2**-8 + 2**-30 is bfloat16 1.0 there, 1.0078125 rounded once."""
+    values = np.array([1 + 2**-8 + 2**-30, 1 + 2**-11 + 2**-40, 3.0]).astype(source)
+    t = torch.from_numpy(values)
+    s = strided.from_numpy(values)
+    td, sd = getattr(torch, half), getattr(strided, half)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = t[:1].sum(dtype=td) if half == "bfloat16" else t[1:2].sum(dtype=td)
+        if native_on:
+            got = (s[:1] if half == "bfloat16" else s[1:2]).sum(dtype=sd)
+        else:
+            with native.disabled():
+                got = (s[:1] if half == "bfloat16" else s[1:2]).sum(dtype=sd)
+    a = np.array(got.numpy(), order="C").view(np.uint16)
+    assert a.tobytes() == expected.contiguous().view(torch.int16).numpy().tobytes()

@@ -48,6 +48,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import native
+from .memory import reduced_cast_source
 
 _ILP = 4
 _LEVELS = 4
@@ -291,7 +292,9 @@ def torch_to(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
     """``x`` converted to ``dtype`` laid out as PyTorch's ``self.to(dtype)`` (``_to_copy``, memory
     format preserved) lays it out: ``x``'s strides where ``x`` is non-overlapping and dense, else
     ``infer_dense_strides``' (packed, the dims in ``x``'s order in memory); ``x`` itself if of
-    ``dtype``. A complex ``x`` to a real ``dtype``: its real parts (the caller warns, as PyTorch)."""
+    ``dtype``. A complex ``x`` to a real ``dtype``: its real parts (the caller warns, as PyTorch).
+    The values convert as PyTorch's (:func:`strided.kernels.memory.reduced_cast_source`: float64
+    to float16 / bfloat16 through float32)."""
     dtype = np.dtype(dtype)
     if x.dtype == dtype:
         return x
@@ -304,9 +307,9 @@ def torch_to(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
         span = 1 + sum((n - 1) * s for n, s in zip(x.shape, strides))
         out = np.lib.stride_tricks.as_strided(np.empty(span, dtype), x.shape, tuple(s * dtype.itemsize
                                                                                  for s in strides))
-        np.copyto(out, values, casting="unsafe")
+        np.copyto(out, reduced_cast_source(dtype, values), casting="unsafe")
         return out
-    return np.asarray(values, order="C").astype(dtype)
+    return reduced_cast_source(dtype, np.asarray(values, order="C")).astype(dtype)
 
 
 def _float32_in_place(x: np.ndarray) -> np.ndarray:
