@@ -46,14 +46,23 @@ def test_the_kernel_is_built() -> None:
 
 
 def _bits(t: Any) -> tuple[tuple[int, ...], str, bytes]:
-    """(shape, dtype name, bytes) of a strided or torch result (bfloat16 read as its 16-bit words)."""
+    """(shape, dtype name, bytes) of a strided or torch result (bfloat16 read as its 16-bit words),
+    every NaN written as one NaN: PyTorch's own NaN bits vary with its conversion path (a
+    bfloat16 NaN is 0x7fc0 from its scalar conversion, 0xffff from its vectorized one)."""
     if isinstance(t, torch.Tensor):
         c = t.contiguous()
         name = str(c.dtype).removeprefix("torch.")
-        data = c.view(torch.int16) if c.dtype == torch.bfloat16 else c
-        return tuple(c.shape), name, data.numpy().tobytes()
-    a = np.array(t.numpy(), order="C")  # (ascontiguousarray would make a 0-d result 1-d)
-    return a.shape, t.dtype.name, a.tobytes()
+        a = c.float().numpy() if c.dtype == torch.bfloat16 else c.numpy()
+    else:
+        a = np.array(t.numpy(), order="C")  # (ascontiguousarray would make a 0-d result 1-d)
+        name = t.dtype.name
+        if name == "bfloat16":
+            a = a.astype(np.float32)
+    a = a.copy()
+    if a.dtype.kind in "fc":
+        parts = a.reshape(-1).view(a.real.dtype) if a.dtype.kind == "c" else a.reshape(-1)
+        parts[np.isnan(parts)] = np.nan
+    return a.shape, name, a.tobytes()
 
 
 def _pair(base: np.ndarray, name: str, shape: tuple[int, ...], strides: tuple[int, ...], offset: int
