@@ -136,3 +136,36 @@ def test_sum_dtype_conversion_to_half_rounds_through_float32(source: str, half: 
                 got = (s[:1] if half == "bfloat16" else s[1:2]).sum(dtype=sd)
     a = np.array(got.numpy(), order="C").view(np.uint16)
     assert a.tobytes() == expected.contiguous().view(torch.int16).numpy().tobytes()
+
+
+@pytest.mark.parametrize("name", ["float32", "float64"])
+@pytest.mark.parametrize(("op", "kwargs"), [("var", {"dim": 0}), ("std", {}), ("var", {}), ("var_mean", {"dim": 1}),
+                                            ("std_mean", {"dim": (0, 1), "keepdim": True})])
+def test_variance_gradient_multiplies_in_pytorchs_order(name: str, op: str, kwargs: dict) -> None:
+    """var_backward is ``(2 / (N - correction)) * grad * (x - mean)`` in that order: ``grad *
+    centred * (2 / dof)`` rounded otherwise (bits off in a third of the elements)."""
+    a = np.random.default_rng(3).standard_normal((4, 6)).astype(name)
+    tx = torch.tensor(a, requires_grad=True)
+    sx = strided.tensor(a, requires_grad=True)
+
+    def loss(x: Any, m: Any) -> Any:
+        r = getattr(m, op)(x, **kwargs)
+        return sum((v ** 2).sum() for v in r) if isinstance(r, tuple) else (r ** 2).sum()
+
+    (expected,) = torch.autograd.grad(loss(tx, torch), tx)
+    (got,) = strided.autograd.grad(loss(sx, strided), sx)
+    _same_bits(got, expected)
+
+
+@pytest.mark.parametrize("correction", [3, 4])
+def test_variance_gradient_without_degrees_of_freedom(correction: int) -> None:
+    """No dim and ``N - correction <= 0``: PyTorch's gradient is ``grad * where(x == mean, nan,
+    inf)`` (the sign of grad alone: ours gave -inf where x < mean)."""
+    a = np.array([1.0, 2.0, 3.0])
+    tx = torch.tensor(a, requires_grad=True)
+    sx = strided.tensor(a, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        (expected,) = torch.autograd.grad(torch.var(tx, correction=correction), tx)
+        (got,) = strided.autograd.grad(strided.var(sx, correction=correction), sx)
+    assert np.array_equal(got.numpy(), expected.numpy(), equal_nan=True), (got, expected)

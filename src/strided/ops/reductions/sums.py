@@ -29,7 +29,7 @@ import numpy as np
 from ... import layout as L
 from ...args import check_keepdim
 from ...callsite import user_site
-from ...creation import eye
+from ...creation import eye, full_like
 from ...dispatch import OPEN, adopted, report, result_array
 from ...dtypes import REDUCED_FLOATS, TORCH_NAME, DType, complex128, float32, float64, int64, real_of, uint8
 from ...dtypes import bool_ as bool_dtype
@@ -776,22 +776,30 @@ def _variance_args(x: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction
     return (tuple(range(n)) if dims is None else tuple(sorted(dims))), bool(keepdim), correction
 
 
-def _var_grad(g: Tensor, x: Tensor, dims: tuple, keepdim: bool, correction: Any) -> Tensor:
-    """PyTorch's var_backward: g * 2 / (N - correction) * (x - mean(x))."""
+def _var_grad(g: Tensor, x: Tensor, dims: tuple, keepdim: bool, correction: Any, every: bool) -> Tensor:
+    """PyTorch's var_backward: ``(2 / (N - correction)) * g * (x - mean(x))``, multiplied in that
+    order (other orders round otherwise); ``every`` (no dim given, or a 0-d ``x``) with
+    ``N - correction <= 0``: ``g * where(x == mean(x), nan, inf)``, as PyTorch."""
     shape = x._layout.shape
     n = 1
     for d in dims:
         n *= shape[d]
-    centered = x - x.mean(dims, keepdim=True) if shape else x - x
-    return _gt.unreduce(g, shape, dims, keepdim) * centered * (2.0 / (n - correction) if n != correction
-                                                               else float("inf"))
+    dof = n - correction
+    if every:
+        mean = x.mean()
+        if dof <= 0:
+            return g * full_like(x, float("inf")).masked_fill(x == mean, float("nan"))
+        return g * (2.0 / dof) * (x - mean)
+    centered = x - x.mean(dims, keepdim=True)
+    return _gt.unreduce(g, shape, dims, keepdim) * (2.0 / dof if dof else float("inf")) * centered
 
 
 @backward("var")
 def var_backward(out: Tensor, x: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
                  correction: Any = None, **kwargs: Any) -> Any:
     dims, keep, c = _variance_args(x, dim, unbiased, keepdim, correction)
-    return "VarBackward0", (x,), lambda g: (_var_grad(g, x, dims, keep, c),), (x,)
+    every = dim is None or isinstance(dim, bool) or not x._layout.shape
+    return "VarBackward0", (x,), lambda g: (_var_grad(g, x, dims, keep, c, every),), (x,)
 
 
 @backward("std")
@@ -802,7 +810,9 @@ def std_backward(out: Tensor, x: Tensor, dim: Any = None, unbiased: Any = None, 
 
     def grads(g: Tensor) -> tuple:
         gv = (g / (out * 2)).masked_fill(out == 0, 0)
-        return (_var_grad(gv, x, dims, keep, c),)
+        return (_var_grad(gv, x, dims, keep, c, every),)
+
+    every = dim is None or isinstance(dim, bool) or not x._layout.shape
 
     return "StdBackward0", (x,), grads, (x, out)
 
