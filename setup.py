@@ -4,7 +4,8 @@ copy, ``strided.kernels._specialkernel``, the special functions (erf, lgamma, ..
 ``strided.kernels._rowkernel``, NumPy's pairwise float sum (the same bits) vectorised, and
 ``strided.kernels._halfkernel``, float16 add/sub/mul/div through float32 (NumPy's bits) in one pass, and
 ``strided.kernels._sleefkernel``, PyTorch's float32 sigmoid and silu loops (SLEEF's expf and the C
-library's, as PyTorch splits them).
+library's, as PyTorch splits them), and
+``strided.kernels._sumkernel``, PyTorch's CPU float sum order (SumKernel.cpp's cascade), bit for bit.
 
 Everything else is in pyproject.toml. The extension is ``optional``: ``pip install -e .`` on a
 machine without a C compiler (or without Python's headers) prints setuptools' warning and
@@ -70,4 +71,11 @@ setup(ext_modules=[Extension(
     # attribute and runs only where the CPU has AVX512F (no -march)
     extra_compile_args=["-O2", "-std=gnu99", "-Wall", "-fno-fast-math", "-ffp-contract=off"],
     libraries=["m"],  # (expf, and fmaf in the plain form)
+), Extension(
+    "strided.kernels._sumkernel",
+    ["src/strided/kernels/_sumkernel.c"],
+    optional=True,
+    # PyTorch's sum order (SumKernel.cpp) with GCC's vector extension: gnu99, an AVX2 copy picked at
+    # import; no -ffast-math or contraction: every add is PyTorch's one IEEE add, in its order
+    extra_compile_args=["-O3", "-std=gnu99", "-Wall", "-Wno-psabi", "-fno-fast-math", "-ffp-contract=off"],
 )])

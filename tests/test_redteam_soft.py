@@ -81,12 +81,13 @@ if native.special() is not None:  # (without the built kernel there is nothing t
         x = strided.tensor([[-1.0, 2.0, 0.5]], dtype=strided.float32)
         runs = [lambda: x.relu(), lambda: strided.nn.functional.relu(x), lambda: x.softmax(-1),
                 lambda: x.log_softmax(-1), lambda: x.cumsum(-1),
-                # (variance_rows computes in the tensor's dtype: float64 only now, as PyTorch's
-                # float32 var accumulates in float64, which the NumPy path follows)
-                lambda: x.double().var(-1), lambda: strided.var_mean(x.double(), -1)]
+                # (variance_rows: float32's wide mode; float64 takes PyTorch's own ways, one result
+                # its all-reduce sum, var_mean Welford's updates: kernels/torch_variance.py)
+                lambda: x.var(-1), lambda: x.double().var(-1), lambda: strided.var_mean(x.double(), -1)]
         for run in runs:
             run()
-        assert sorted(set(calls)) == ["relu", "scan", "softmax_rows", "variance_rows"]  # (the spy sees them)
+        assert sorted(set(calls)) == ["relu", "scan", "softmax_rows", "torch_squared_deviations", "torch_welford_rows",
+                                      "variance_rows"]  # (the spy sees them)
         calls.clear()
         with native.disabled():
             for run in runs:

@@ -10,6 +10,8 @@
  * softmax_rows(x, out, n, log)      softmax (log: log_softmax) of each row of n elements (see there)
  * scan(x, out, n, inner, prod)      cumsum (prod: cumprod) along a dim of n elements (see there)
  * variance_rows(x, var, mean, n, denominator, root, wide=0)   var (root: std) and mean of rows (see there)
+ * torch_welford_rows(x, var, mean, n, divisor, root, inner=1)   PyTorch's Welford var and mean (see there)
+ * torch_squared_deviations(x, slab, mean) -> float   PyTorch's all-reduce var sum (see there)
  * relu(x, out) -> bool             max(x, 0) with -0.0 and NaN kept (see there)
  * threshold_keep(g, y, out) -> bool  relu's gradient: g where y > 0 or NaN, +0.0 elsewhere (see there)
  * lgamma_float32(src, dst)        lgamma's bits for float32, a vector loop (see there)
@@ -1885,6 +1887,164 @@ done:
     return answer;
 }
 #undef VARIANCE_LOOP
+
+
+/* torch_welford_rows(x, var, mean, n, divisor, root, inner=1) -> bool: PyTorch 2.13's CPU var/std
+ * and mean by Welford's updates in double (WelfordOps<scalar_t, double>, one thread:
+ * binary_kernel_reduce's serial loop), each element of a result in its order:
+ *   count += 1; delta = v - mean; mean += delta / count; m2 += delta * (v - mean)
+ * then var = m2 / divisor (the caller's max(count - correction, 0)) (its square root where root is
+ * true), both rounded once to x's type. x holds (outer, n, inner) elements, C-contiguous: one result
+ * per (outer, inner) pair over its n elements (inner 1: rows; a reduced leading dim: columns, all
+ * of a row's columns updated together, the same operations per column); var and mean hold the
+ * (outer, inner) results. One format for all three ("f" or "d"). False: an overlap, nothing
+ * written. (No fused multiply-add: the module is built with -ffp-contract=off, as PyTorch's kernel
+ * computes the product and the sum apart: checked bit for bit against torch.) */
+#define WELFORD_LOOP(T)                                                                            \
+    for (Py_ssize_t o = 0; inner == 1 && o < outer; o++) { /* (rows: the state in registers) */    \
+        const T *a = (const T *)xb + o * n;                                                        \
+        double mu1 = 0.0, m21 = 0.0;                                                               \
+        for (Py_ssize_t i = 0; i < n; i++) {                                                       \
+            double v = (double)a[i], nf = (double)(i + 1);                                         \
+            double delta = v - mu1;                                                                \
+            mu1 = mu1 + delta / nf;                                                                \
+            m21 = m21 + delta * (v - mu1);                                                         \
+        }                                                                                          \
+        double var = m21 / divisor;                                                                \
+        ((T *)vb)[o] = (T)(root ? sqrt(var) : var);                                                \
+        ((T *)mb)[o] = (T)mu1;                                                                     \
+    }                                                                                              \
+    for (Py_ssize_t o = 0; inner > 1 && o < outer; o++) {                                          \
+        const T *a = (const T *)xb + o * n * inner;                                                \
+        for (Py_ssize_t j = 0; j < inner; j++) { mu[j] = 0.0; m2[j] = 0.0; }                       \
+        for (Py_ssize_t i = 0; i < n; i++) {                                                       \
+            double nf = (double)(i + 1);                                                           \
+            const T *row = a + i * inner;                                                          \
+            for (Py_ssize_t j = 0; j < inner; j++) {                                               \
+                double v = (double)row[j];                                                         \
+                double delta = v - mu[j];                                                          \
+                mu[j] = mu[j] + delta / nf;                                                        \
+                m2[j] = m2[j] + delta * (v - mu[j]);                                               \
+            }                                                                                      \
+        }                                                                                          \
+        for (Py_ssize_t j = 0; j < inner; j++) {                                                   \
+            double var = m2[j] / divisor;                                                          \
+            ((T *)vb)[o * inner + j] = (T)(root ? sqrt(var) : var);                                \
+            ((T *)mb)[o * inner + j] = (T)mu[j];                                                   \
+        }                                                                                          \
+    }
+
+static PyObject *py_torch_welford_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 6 && nargs != 7) {
+        PyErr_Format(PyExc_TypeError, "torch_welford_rows(x, var, mean, n, divisor, root, inner=1) takes 6 or 7 "
+                     "arguments, not %zd", nargs);
+        return NULL;
+    }
+    Py_ssize_t n = PyLong_AsSsize_t(args[3]), inner = nargs == 7 ? PyLong_AsSsize_t(args[6]) : 1;
+    double divisor = PyFloat_AsDouble(args[4]);
+    int root = PyObject_IsTrue(args[5]);
+    if (((n == -1 || inner == -1 || divisor == -1.0) && PyErr_Occurred()) || root < 0) return NULL;
+    Py_buffer buf[3];
+    int got = 0;
+    PyObject *answer = NULL;
+    double *mu = NULL;
+    for (; got < 3; got++)
+        if (PyObject_GetBuffer(args[got], &buf[got], PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (got ? PyBUF_WRITABLE : 0)) < 0)
+            goto done;
+    {
+        Py_buffer *x = &buf[0], *var = &buf[1], *mean = &buf[2];
+        char kind = format_kind(x);
+        int f32 = kind == 'f' && x->itemsize == 4, f64 = kind == 'd' && x->itemsize == 8;
+        Py_ssize_t total = x->len / (x->itemsize ? x->itemsize : 1);
+        Py_ssize_t outer = n >= 1 && inner >= 1 && n <= PY_SSIZE_T_MAX / inner ? total / (n * inner) : 0;
+        if (!(f32 || f64) || format_kind(var) != kind || format_kind(mean) != kind || n < 1 || inner < 1
+            || outer * n * inner != total || var->len != outer * inner * x->itemsize || mean->len != var->len) {
+            PyErr_Format(PyExc_ValueError, "torch_welford_rows: x, var and mean must be C-contiguous float32 or "
+                         "float64 buffers of one format, x's length a multiple of n * inner >= 1, var and mean one "
+                         "element per (outer, inner) pair (formats %s, %s, %s; %zd, %zd, %zd bytes; n %zd, inner %zd)",
+                         x->format, var->format, mean->format, x->len, var->len, mean->len, n, inner);
+            goto done;
+        }
+        if (overlaps(x, var) || overlaps(x, mean) || overlaps(var, mean)) {
+            answer = Py_False;
+            goto done;
+        }
+        if (!(mu = PyMem_Malloc(2 * (size_t)inner * sizeof(double)))) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        double *m2 = mu + inner;
+        const char *xb = x->buf;
+        char *vb = var->buf, *mb = mean->buf;
+        if (total >= MIN_RELEASE) {
+            Py_BEGIN_ALLOW_THREADS
+            if (f32) { WELFORD_LOOP(float) } else { WELFORD_LOOP(double) }
+            Py_END_ALLOW_THREADS
+        } else {
+            if (f32) { WELFORD_LOOP(float) } else { WELFORD_LOOP(double) }
+        }
+        answer = Py_True;
+    }
+done:
+    PyMem_Free(mu);
+    for (int k = 0; k < got; k++) PyBuffer_Release(&buf[k]);
+    Py_XINCREF(answer);
+    return answer;
+}
+#undef WELFORD_LOOP
+
+
+/* torch_squared_deviations(x, slab, mean) -> float: PyTorch 2.13's std_var_all_cpu sum (one
+ * thread) over x, a C-contiguous float32/float64 buffer holding the elements in its iterator's
+ * order, cut in slabs of `slab` elements (one call of its 2-d loop each): each slab's
+ * sum of (v - mean)^2 in double from 0, then the slabs' sums added in order from 0. */
+#define DEVIATIONS_LOOP(T)                                                                         \
+    for (Py_ssize_t start = 0; start < total; start += slab) {                                     \
+        const T *a = (const T *)x.buf + start;                                                     \
+        double local = 0.0;                                                                        \
+        for (Py_ssize_t i = 0; i < slab; i++) {                                                    \
+            double d = (double)a[i] - mean;                                                        \
+            local = local + d * d;                                                                 \
+        }                                                                                          \
+        sum = sum + local;                                                                         \
+    }
+
+static PyObject *py_torch_squared_deviations(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "torch_squared_deviations(x, slab, mean) takes 3 arguments, not %zd", nargs);
+        return NULL;
+    }
+    Py_ssize_t slab = PyLong_AsSsize_t(args[1]);
+    double mean = PyFloat_AsDouble(args[2]);
+    if ((slab == -1 || mean == -1.0) && PyErr_Occurred()) return NULL;
+    Py_buffer x;
+    if (PyObject_GetBuffer(args[0], &x, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+    char kind = format_kind(&x);
+    int f32 = kind == 'f' && x.itemsize == 4, f64 = kind == 'd' && x.itemsize == 8;
+    Py_ssize_t total = x.len / (x.itemsize ? x.itemsize : 1);
+    if (!(f32 || f64) || slab < 1 || total % slab != 0) {
+        PyErr_Format(PyExc_ValueError, "torch_squared_deviations: x must be a C-contiguous float32 or float64 "
+                     "buffer whose length is a multiple of slab >= 1 (format %s, %zd bytes, slab %zd)",
+                     x.format, x.len, slab);
+        PyBuffer_Release(&x);
+        return NULL;
+    }
+    double sum = 0.0;
+    if (total >= MIN_RELEASE) {
+        Py_BEGIN_ALLOW_THREADS
+        if (f32) { DEVIATIONS_LOOP(float) } else { DEVIATIONS_LOOP(double) }
+        Py_END_ALLOW_THREADS
+    } else {
+        if (f32) { DEVIATIONS_LOOP(float) } else { DEVIATIONS_LOOP(double) }
+    }
+    PyBuffer_Release(&x);
+    return PyFloat_FromDouble(sum);
+}
+#undef DEVIATIONS_LOOP
 
 
 /* torch_norm2_rows(x, out, n) -> bool: PyTorch 2.13's CPU 2-norm of each n-element row of x (its
@@ -6658,6 +6818,11 @@ static PyMethodDef methods[] = {
     {"variance_rows", (PyCFunction)(void (*)(void))py_variance_rows, METH_FASTCALL,
      "variance_rows(x, var, mean, n, denominator, root) -> bool: var (std) and mean of each row, as NumPy "
      "computes them (False: not run)"},
+    {"torch_welford_rows", (PyCFunction)(void (*)(void))py_torch_welford_rows, METH_FASTCALL,
+     "torch_welford_rows(x, var, mean, n, divisor, root, inner=1) -> bool: PyTorch's Welford var (std) and mean of each "
+     "row (False: an overlap)"},
+    {"torch_squared_deviations", (PyCFunction)(void (*)(void))py_torch_squared_deviations, METH_FASTCALL,
+     "torch_squared_deviations(x, slab, mean) -> float: PyTorch's std_var_all_cpu sum of squared deviations"},
     {"relu", (PyCFunction)(void (*)(void))py_relu, METH_FASTCALL,
      "relu(x, out) -> bool: max(x, 0) keeping -0.0 and NaN bits (False: an overlap)"},
     {"threshold_keep", (PyCFunction)(void (*)(void))py_threshold_keep, METH_FASTCALL,

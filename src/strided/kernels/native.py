@@ -182,6 +182,28 @@ def sleef() -> ModuleType | None:
     return _sleef if _enabled.get() and (not _open_blocks[0] or enabled_here()) else None
 
 
+
+_sums: ModuleType | None = None
+_sums_loaded = False
+
+
+def sums() -> ModuleType | None:
+    """The compiled PyTorch-order float sum (``strided.kernels._sumkernel``, used by
+    :mod:`strided.kernels.torch_sum`), imported on the first call; None when not built, with
+    ``STRIDED_NATIVE=0``, or inside :func:`disabled` (this context or thread only): then
+    torch_sum's NumPy steps run, which give the same bits.
+
+    >>> with disabled():
+    ...     sums() is None
+    True
+    """
+    global _sums, _sums_loaded
+    if not _sums_loaded:
+        _sums = _compiled("_sumkernel")  # (None: torch_sum's NumPy steps)
+        _sums_loaded = True  # (a race imports the same module twice: harmless)
+    return _sums if _enabled.get() and (not _open_blocks[0] or enabled_here()) else None
+
+
 def active() -> bool:
     """Whether a large copy in this context would use the compiled kernel.
 

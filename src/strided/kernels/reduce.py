@@ -16,10 +16,12 @@ import math
 
 import numpy as np
 
-from . import native
+from . import native, torch_variance
 from .blocked import copy_into
 from .fpstate import quiet, quietly
 from .memory import copy_array
+
+_FLOAT64 = np.dtype(np.float64)
 
 
 def reduce_into(ufunc: np.ufunc, x: np.ndarray, axes: tuple[int, ...] | None, acc: np.dtype,
@@ -62,16 +64,17 @@ def mean_into(x: np.ndarray, axes: tuple[int, ...] | None, acc: np.dtype, count:
 
 
 def variance_into(x: np.ndarray, axes: tuple[int, ...], acc: np.dtype, n: int, denominator: int,
-                  out: np.ndarray, root: bool) -> None:
+                  out: np.ndarray, root: bool, keepdim: bool = False) -> None:
     """Two-pass variance (or its square root) of ``x`` over ``axes`` into ``out``.
 
     ``n`` is the number of elements per result, ``denominator`` is ``n - correction``
     (clamped at 0 by the caller; 0 gives inf/NaN silently). ``x`` must have at least
     one dim (view a 0-d input as ``(1,)``); ``out`` holds the result's elements in
-    row-major order of the kept dims.
+    row-major order of the kept dims; ``keepdim``: the result's (PyTorch's order of a float64
+    variance's updates depends on it).
     """
     with quiet():
-        squares, _ = variance_parts(x, axes, acc, n, denominator, root)
+        squares, _ = variance_parts(x, axes, acc, n, denominator, root, keepdim=keepdim)
         np.copyto(out, squares.reshape(out.shape), casting="unsafe")
 
 
@@ -106,7 +109,8 @@ def welford_ties(a: np.ndarray, axes: tuple[int, ...], n: int, wide: np.ndarray)
 
 
 def variance_parts(x: np.ndarray, axes: tuple[int, ...] | int | None, acc: np.dtype, n: int,
-                   denominator: float, root: bool, torch_mean: bool = False) -> tuple[np.ndarray, np.ndarray]:
+                   denominator: float, root: bool, torch_mean: bool = False, keepdim: bool = False
+                   ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`variance_into`'s computation, its two fresh C-contiguous arrays returned (reduced dims
     kept with size 1): (the variance or its square root, in ``acc`` rounded as ``x`` where ``x`` is
     real and ``acc`` its dtype; the mean, ``sum / n``: the bits :func:`mean_into` gives, except,
@@ -117,16 +121,24 @@ def variance_parts(x: np.ndarray, axes: tuple[int, ...] | int | None, acc: np.dt
     >>> v.tolist(), m.tolist()
     ([2.333333333333333], [2.3333333333333335])
     """
+    if x.dtype == _FLOAT64 and acc == _FLOAT64 and x.size:
+        # (PyTorch's own two ways for float64, whose bits NumPy's two-pass formula rarely gives)
+        return torch_variance.variance_parts(x, axes, denominator, root, torch_mean, keepdim)
     centre = np.add.reduce(x, axis=axes, dtype=acc, keepdims=True)
     centre /= n
     if x.dtype.kind == "c":
         # PyTorch's complex var (std_var_out): var(z.real) + var(z.imag), each rounded to the real
         # dtype, added in it, then the square root (not |z - mean|^2 summed: hypot's roundings)
+        # (var_mean's mean, torch_mean: each part's own, as PyTorch's complex(mean_real, mean_imag))
         real = np.dtype(acc).type(0).real.dtype
-        part = np.add(variance_parts(x.real, axes, real, n, denominator, False)[0],
-                      variance_parts(x.imag, axes, real, n, denominator, False)[0])
+        real_var, real_mean = variance_parts(x.real, axes, real, n, denominator, False, torch_mean, keepdim)
+        imag_var, imag_mean = variance_parts(x.imag, axes, real, n, denominator, False, torch_mean, keepdim)
+        part = np.add(real_var, imag_var)
         if root:
             np.sqrt(part, out=part)
+        if torch_mean:
+            centre = np.empty(real_mean.shape, x.dtype)
+            centre.real, centre.imag = real_mean, imag_mean
         return part, centre
     # PyTorch's CPU var of a real tensor accumulates in float64 (WelfordOps<scalar_t, double>, or
     # std_var_all_cpu's double sums) and rounds the result (its square root for std) once to the

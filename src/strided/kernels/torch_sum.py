@@ -17,6 +17,30 @@ Each output element of a sum over one dim is, in PyTorch 2.13's CPU kernel:
 
 Every partial sum is rounded in the row's dtype (float32 sums in float32). NumPy's pairwise sum
 groups differently: about half of float32 row sums of random data differ from PyTorch's by an ulp.
+
+:func:`sum_array` is ``torch.sum`` of a whole strided array, as PyTorch 2.13 runs it on one thread
+(``torch.set_num_threads(1)``: more threads split the work differently), which is what
+``Tensor.sum`` / ``Tensor.mean`` return. Before the kernel, TensorIterator (:func:`iterator_dims`)
+moves the reduced dims to the front (fastest), orders the reduced dims by the input's strides and the
+kept ones by the (row-major) result's, and merges dims that run on in memory; its serial loop then
+calls the 2-d loop above for every index of the dims past the first two, and each partial sum is
+added into the zeroed output (``out = out + partial``): where the first two dims are both reduced
+(a sliced, expanded, or otherwise gapped input), an output gathers its partials one after another.
+The 2-d loop picks ``vectorized_inner_sum`` (reduced dim of unit stride), ``vectorized_outer_sum``
+(the second dim of unit stride: four vectors of columns at a time through ``multi_row_sum``, then
+one vector through ``row_sum``, then single columns), ``scalar_inner_sum`` or
+``scalar_outer_sum`` (four columns through ``multi_row_sum``, the rest through ``row_sum``).
+Complex numbers add componentwise (a vector holds 4 complex64 / 2 complex128); float16 and
+bfloat16 are read into float32 accumulators, a vector load of 16 elements being the float32 sum of
+its two halves, the result rounded once, except where the first two dims are both reduced:
+there PyTorch sums a float32 copy (``should_use_acc_buffer``). A ``dtype=`` other than the
+input's sums the input converted (``self.to(dtype)``: same strides where the input is dense,
+else row-major). A tensor with a negative stride (PyTorch has none) is summed as its row-major
+copy, what ``torch.flip`` would give.
+
+The loops run compiled (``strided.kernels._sumkernel``, :func:`strided.kernels.native.sums`); with
+the kernel missing or switched off the NumPy steps here give the same bits (tests/test_torch_sum.py
+compares both with ``torch.sum``).
 """
 
 from __future__ import annotations
@@ -24,6 +48,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import native
+from .memory import reduced_cast_source
 
 _ILP = 4
 _LEVELS = 4
@@ -139,3 +164,288 @@ def norm2_rows(x: np.ndarray) -> np.ndarray:
             v = x[:, k]
             total = total + v * v if k < plain else np.asarray(fma(v, v, total), x.dtype)
         return np.sqrt(total)
+
+
+# ---- whole reductions: TensorIterator's dims, then cascade_sum's loops
+
+_KINDS = {np.dtype(np.float32): 0, np.dtype(np.float64): 1, np.dtype(np.complex64): 2, np.dtype(np.complex128): 3}
+_HALF_KIND = 4  # (the kernel's kind for the float32 copy of float16 / bfloat16 values)
+
+
+def _row_major_strides(shape: tuple[int, ...] | list[int]) -> list[int]:
+    """PyTorch's contiguous strides (a size-0 or size-1 dim counts as 1)."""
+    out = [1] * len(shape)
+    for i in range(len(shape) - 2, -1, -1):
+        out[i] = out[i + 1] * max(shape[i + 1], 1)
+    return out
+
+
+def iterator_dims(shape: tuple[int, ...], strides: tuple[int, ...], reduced: tuple[bool, ...], keepdim: bool
+                  ) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """TensorIterator's (sizes, input strides, output strides) for a sum of a tensor of ``shape`` and
+    element ``strides`` over the dims flagged in ``reduced``, fastest dim first, after its
+    ``reorder_dimensions`` (the reduced dims first; then by the output's strides, ties by the
+    input's; an ambiguous comparison looks further left, as its insertion sort does) and
+    ``coalesce_dimensions``; the output strides in elements of the row-major result.
+
+    >>> iterator_dims((3, 4), (4, 1), (True, True), False)
+    ((12,), (1,), (0,))
+    >>> iterator_dims((3, 4), (4, 1), (True, False), False)
+    ((3, 4), (4, 1), (0, 1))
+    """
+    n = len(shape)
+    keep = [1 if r else s for s, r in zip(shape, reduced)]
+    if keepdim:
+        ostr = _row_major_strides(keep)
+    else:
+        kept = iter(_row_major_strides([s for s, r in zip(shape, reduced) if not r]))
+        ostr = [0 if r else next(kept) for r in reduced]
+    ostr = [0 if keep[i] == 1 and shape[i] != 1 else ostr[i] for i in range(n)]  # (broadcast: stride 0)
+    istr = list(strides)
+
+    def should_swap(d0: int, d1: int) -> int:
+        for st, is_out in ((ostr, True), (istr, False)):
+            s0, s1 = st[d0], st[d1]
+            if is_out and (s0 == 0) != (s1 == 0):
+                return 1 if s1 == 0 else -1
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 != s1:
+                return -1 if s0 < s1 else 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    perm = list(range(n - 1, -1, -1))
+    for i in range(1, n):
+        dim1 = i
+        for dim0 in range(i - 1, -1, -1):
+            c = should_swap(perm[dim0], perm[dim1])
+            if c > 0:
+                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
+                dim1 = dim0
+            elif c < 0:
+                break
+    sizes = [shape[p] for p in perm]
+    ins = [istr[p] for p in perm]
+    outs = [ostr[p] for p in perm]
+    if n > 1:
+        prev = 0
+        for d in range(1, n):
+            s0 = sizes[prev]
+            if s0 == 1 or sizes[d] == 1 or (s0 * ins[prev] == ins[d] and s0 * outs[prev] == outs[d]):
+                if s0 == 1:
+                    ins[prev], outs[prev] = ins[d], outs[d]
+                sizes[prev] *= sizes[d]
+            else:
+                prev += 1
+                if prev != d:
+                    sizes[prev], ins[prev], outs[prev] = sizes[d], ins[d], outs[d]
+        del sizes[prev + 1:], ins[prev + 1:], outs[prev + 1:]
+    return tuple(sizes), tuple(ins), tuple(outs)
+
+
+def _dense(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
+    """``is_non_overlapping_and_dense``: the dims of size >= 2, by stride, pack the elements exactly."""
+    dims = sorted((st, sz) for sz, st in zip(shape, strides) if sz >= 2)
+    need = 1
+    for st, sz in dims:
+        if st != need:
+            return False
+        need *= sz
+    return True
+
+
+def _dense_strides(shape: tuple[int, ...], strides: tuple[int, ...]) -> tuple[int, ...]:
+    """``infer_dense_strides``: packed strides keeping the dims' order in memory (TensorIterator's
+    insertion sort by stride; a stride-0 dim is an ambiguous comparison and stays put)."""
+    n = len(shape)
+    perm = list(range(n - 1, -1, -1))
+
+    def should_swap(d0: int, d1: int) -> int:
+        s0, s1 = strides[d0], strides[d1]
+        if s0 == 0 or s1 == 0:
+            return 0
+        if s0 != s1:
+            return -1 if s0 < s1 else 1
+        return 1 if shape[d0] > shape[d1] else 0
+
+    for i in range(1, n):
+        dim1 = i
+        for dim0 in range(i - 1, -1, -1):
+            c = should_swap(perm[dim0], perm[dim1])
+            if c > 0:
+                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
+                dim1 = dim0
+            elif c < 0:
+                break
+    out = [0] * n
+    run = 1
+    for d in perm:
+        out[d] = run
+        if shape[d] > 1:
+            run *= shape[d]
+    return tuple(out)
+
+
+def torch_to(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """``x`` converted to ``dtype`` laid out as PyTorch's ``self.to(dtype)`` (``_to_copy``, memory
+    format preserved) lays it out: ``x``'s strides where ``x`` is non-overlapping and dense, else
+    ``infer_dense_strides``' (packed, the dims in ``x``'s order in memory); ``x`` itself if of
+    ``dtype``. A complex ``x`` to a real ``dtype``: its real parts (the caller warns, as PyTorch).
+    The values convert as PyTorch's (:func:`strided.kernels.memory.reduced_cast_source`: float64
+    to float16 / bfloat16 through float32)."""
+    dtype = np.dtype(dtype)
+    if x.dtype == dtype:
+        return x
+    values = x.real if x.dtype.kind == "c" and dtype.kind != "c" else x
+    isz = x.itemsize
+    strides = tuple(s // isz for s in x.strides)
+    if x.ndim and x.size and min(strides) >= 0:
+        if not _dense(x.shape, strides):
+            strides = _dense_strides(x.shape, strides)
+        span = 1 + sum((n - 1) * s for n, s in zip(x.shape, strides))
+        out = np.lib.stride_tricks.as_strided(np.empty(span, dtype), x.shape, tuple(s * dtype.itemsize
+                                                                                 for s in strides))
+        np.copyto(out, reduced_cast_source(dtype, values), casting="unsafe")
+        return out
+    return reduced_cast_source(dtype, np.asarray(values, order="C")).astype(dtype)
+
+
+def _float32_in_place(x: np.ndarray) -> np.ndarray:
+    """A float32 copy of the float16 / bfloat16 ``x`` with ``x``'s element strides (the span of
+    memory ``x`` addresses converted: the kernel reads it as PyTorch reads ``x``)."""
+    isz = x.itemsize
+    strides = [s // isz for s in x.strides]
+    if not x.size:
+        return x.astype(np.float32)
+    lo = sum((n - 1) * s for n, s in zip(x.shape, strides) if s < 0)
+    hi = sum((n - 1) * s for n, s in zip(x.shape, strides) if s > 0)
+    flat = np.lib.stride_tricks.as_strided(x, (hi - lo + 1,), (isz,), writeable=False) if not lo else None
+    if flat is None:  # (a negative stride: the caller made x row-major first; never here)
+        return np.ascontiguousarray(x).astype(np.float32)
+    wide = flat.astype(np.float32)
+    return np.lib.stride_tricks.as_strided(wide, x.shape, tuple(4 * s for s in strides), writeable=False)
+
+
+def sum_array(x: np.ndarray, axes: tuple[int, ...] | None, keepdim: bool, dtype: np.dtype | None = None
+              ) -> np.ndarray:
+    """``torch.sum(x, axes, keepdim, dtype=dtype)`` (one thread), bit for bit, as a fresh row-major
+    array: ``x`` float32/float64/complex64/complex128/float16/bfloat16 (or anything ``dtype``, one of
+    those, converts from), ``axes`` wrapped dims (None or empty: every dim). See the module doc.
+
+    >>> x = np.float32([[0.1] * 10, [0.2] * 10])
+    >>> sum_array(x, (1,), False).tolist(), float(sum_array(x, None, False))
+    ([1.0000001192092896, 2.000000238418579], 3.000000476837158)
+    """
+    source = x  # (the acc-buffer path below converts the caller's input itself, as PyTorch's sum_out)
+    if dtype is not None:
+        x = torch_to(x, np.dtype(dtype))
+    if any(s < 0 for s in x.strides):
+        x = np.ascontiguousarray(x)  # (PyTorch's flip: a row-major copy)
+    n = x.ndim
+    red = tuple(True for _ in range(n)) if not axes else tuple(d in axes for d in range(n))
+    out_shape = tuple(1 if r else s for s, r in zip(x.shape, red)) if keepdim else \
+        tuple(s for s, r in zip(x.shape, red) if not r)
+    kind = _KINDS.get(x.dtype)
+    half = kind is None
+    if half:
+        isz = x.itemsize
+        dims = iterator_dims(x.shape, tuple(s // isz for s in x.strides), red, keepdim)
+        if len(dims[0]) >= 2 and dims[2][0] == 0 and dims[2][1] == 0:  # (should_use_acc_buffer)
+            # (sum_out's self.to(Float) of its own input: an int32 / float64 ``source`` rounded once,
+            # to float32, not through float16 / bfloat16 first)
+            return _rounded(sum_array(torch_to(source, np.dtype(np.float32)), axes, keepdim), x.dtype)
+        src, kind = _float32_in_place(x), _HALF_KIND
+    else:
+        src = x
+    out = np.zeros(out_shape, np.float32 if half else x.dtype)
+    if x.size:
+        isz = src.itemsize
+        sizes, ins, outs = iterator_dims(src.shape, tuple(s // isz for s in src.strides), red, keepdim)
+        k = native.sums()
+        if k is not None:
+            osz = out.itemsize
+            k.cascade(src, kind, sizes, tuple(s * isz for s in ins), tuple(s * osz for s in outs), out)
+        else:
+            _numpy_cascade(src, kind, sizes, ins, outs, out)
+    return _rounded(out, x.dtype) if half else out
+
+
+def _rounded(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """``x`` rounded to ``dtype`` (a float32 sum to float16 / bfloat16: inf beyond its range,
+    silently, as PyTorch's)."""
+    with np.errstate(over="ignore"):
+        return x.astype(dtype)
+
+
+def _numpy_cascade(x: np.ndarray, kind: int, sizes: tuple[int, ...], ins: tuple[int, ...], outs: tuple[int, ...],
+                   out: np.ndarray) -> None:
+    """The compiled kernel's loops (``_sumkernel.c``) in NumPy steps, every output element's
+    partial sums computed side by side: the same adds in the same order, so the same bits."""
+    sizes, ins, outs = list(sizes), list(ins), list(outs)
+    while len(sizes) < 2:
+        sizes.append(1)
+        ins.append(0)
+        outs.append(0)
+    isz = x.itemsize
+    view = np.lib.stride_tricks.as_strided(x, tuple(reversed(sizes)), tuple(s * isz for s in reversed(ins)),
+                                           writeable=False)
+    if x.dtype.kind == "c":  # (componentwise: a trailing axis of the two parts)
+        view = np.stack([view.real, view.imag], -1)
+    n_dims = len(sizes)
+    tail = view.shape[n_dims:]
+    size0, size1, is0, is1, os0, os1 = sizes[0], sizes[1], ins[0], ins[1], outs[0], outs[1]
+    swap = os0 != 0 and os1 == 0
+    if swap:
+        view = view.swapaxes(n_dims - 1, n_dims - 2)
+        size0, size1, is0, is1, os0, os1 = size1, size0, is1, is0, os1, os0
+    outer = view.shape[:n_dims - 2]
+    ostr = list(reversed(outs[2:]))
+    if os0 != 0 and os1 != 0:  # not a reduction: every element added into its own output
+        parts = view + view.dtype.type(0)
+        axes_out = ostr + [os1, os0]
+    else:
+        width = 32 // isz  # (a vector's elements: complex ones too)
+        vecn = 2 * width if kind == _HALF_KIND else width
+        rows = np.ascontiguousarray(view).reshape((-1, size0) + tail)
+        if is0 == 1 and size0 >= vecn:  # vectorized_inner_sum
+            nvec = size0 // vecn
+            loads = rows[:, :nvec * vecn].reshape((rows.shape[0], nvec, vecn) + tail)
+            if kind == _HALF_KIND:
+                loads = loads[:, :, :width] + loads[:, :, width:]
+            lanes_sum = _row_sum(loads)
+            parts = np.zeros((rows.shape[0],) + tail, rows.dtype)
+            for k in range(nvec * vecn, size0):
+                parts = parts + rows[:, k]
+            for k in range(width):
+                parts = parts + lanes_sum[:, k]
+        else:
+            vec_outer = is1 == 1 and size1 >= vecn
+            if vec_outer or is0 >= is1:  # the outer sums: the first whole groups by multi_row_sum alone
+                group = 4 * width if vec_outer else 4
+                cut = size1 - size1 % group
+                cols = rows.reshape((-1, size1, size0) + tail)
+                parts = np.concatenate([_multi_row_sum(cols[:, :cut].reshape((-1, size0) + tail)).reshape(
+                    (cols.shape[0], cut) + tail), _row_sum(cols[:, cut:].reshape((-1, size0) + tail)).reshape(
+                    (cols.shape[0], size1 - cut) + tail)], axis=1)
+            else:  # scalar_inner_sum
+                parts = _row_sum(rows)
+        parts = parts.reshape(outer + (size1,) + tail)
+        axes_out = ostr + [os1]
+    # each output: 0 + its partials in the loops' order (outer dims, slowest first, then j)
+    keep = [i for i, s in enumerate(axes_out) if s != 0]
+    seq = [i for i, s in enumerate(axes_out) if s == 0]
+    k_axes = len(axes_out)
+    parts = parts.transpose(keep + seq + list(range(k_axes, parts.ndim)))
+    kshape = parts.shape[:len(keep)]
+    flat = parts.reshape((int(np.prod(kshape, dtype=np.int64)), -1) + tail)
+    total = _sequential(flat, 1)
+    osz = out.itemsize
+    if out.dtype.kind == "c":
+        real = out.reshape(-1).view(out.real.dtype)
+        target = np.lib.stride_tricks.as_strided(real, kshape + (2,), tuple(2 * axes_out[i] * real.itemsize
+                                                                            for i in keep) + (real.itemsize,))
+    else:
+        target = np.lib.stride_tricks.as_strided(out.reshape(-1), kshape, tuple(axes_out[i] * osz for i in keep))
+    target[...] = total.reshape(target.shape)

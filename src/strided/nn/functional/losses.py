@@ -34,6 +34,7 @@ from ...grad_mode import GRAD_MODE, SUBCLASSES, grad_enabled_at_call, requires_g
 from ...gradients import seal
 from ...kernels.fpstate import quietly
 from ...kernels.rows import _kernel_module as _row_kernel
+from ...kernels.torch_sum import sum_array
 from ...opdef import Kind, declare
 from ...ops._support.operands import _fresh_output
 from ...ops._support.promotion import result_type
@@ -301,6 +302,18 @@ def _nll_total(losses: np.ndarray, weights: np.ndarray, ignored: np.ndarray, red
     count = weight_total if weighted else dtype.type(values.size - (int(skip.sum()) if skip is not None else 0))
     with np.errstate(all="ignore"):  # (every sample ignored: 0 / 0, NaN as PyTorch's)
         return total / count
+
+
+def _torch_reduced(per: np.ndarray, red: str) -> Any:
+    """PyTorch's ``apply_loss_reduction`` of the per-element loss ``per``: its ``sum()`` or
+    ``mean()`` (the sum over the count), PyTorch's order of adds (:func:`sum_array`) where ``per``
+    is float32 / float64 (the loss's own dtype: PyTorch's loss tensor), else NumPy's."""
+    if per.dtype.kind != "f" or per.dtype.itemsize < 4:
+        return per.sum() if red == "sum" else (per.mean() if per.size else np.nan)
+    total = sum_array(per, None, False)
+    if red == "sum":
+        return total
+    return total / total.dtype.type(per.size) if per.size else np.nan
 
 
 def _reduce(losses: np.ndarray, denominator: Any, reduction: str) -> Any:
@@ -644,7 +657,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: An
         out = _fresh_output(shape, dt, [input, target], dt)
         np.copyto(out._np(), sq, casting="unsafe")
         return report("mse_loss", (input, target), out)
-    value = sq.sum() if red == "sum" else (sq.mean() if sq.size else np.nan)
+    value = _torch_reduced(sq, red)
     return scalar_result(value, dt, "mse_loss", (input, target))
 
 
@@ -729,7 +742,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, redu
         out = _fresh_output(shape, dt, [input, target], dt)
         np.copyto(out._np(), per, casting="unsafe")
         return report("smooth_l1_loss", (input, target), out)
-    value = per.sum() if red == "sum" else (per.mean() if per.size else np.nan)
+    value = _torch_reduced(per, red)
     return scalar_result(value, dt, "smooth_l1_loss", (input, target))
 
 
@@ -825,7 +838,7 @@ def _bce_reduce(per: np.ndarray, red: str, input: Tensor, op: str, inputs: tuple
         out = _fresh_output(input._layout.shape, dt, [input], dt)
         np.copyto(out._np(), per, casting="unsafe")
         return report(op, inputs, out)
-    value = per.sum() if red == "sum" else (per.mean() if per.size else np.nan)
+    value = _torch_reduced(per, red)
     return scalar_result(value, dt, op, inputs)
 
 

@@ -1,5 +1,5 @@
-"""The reductions' fast path: ``sum`` / ``mean`` / ``amax`` / ``amin`` (and ``var`` / ``std``, ``aminmax``, the
-full ``max`` / ``min``, the plan of ``softmax``) of a float32 or float64
+"""The reductions' fast path: ``prod`` / ``amax`` / ``amin`` (and ``var`` / ``std``, ``aminmax``, the
+full ``max`` / ``min``, the plan of ``softmax``; ``sum`` / ``mean``: :func:`cascade_reduce`) of a float32 or float64
 tensor over every dim or one int dim, with no ``dtype=`` and no ``out=``.
 
 The argument parsing of the general path (``reduction_dims``, ``reduced_shape``, ``check_keepdim``,
@@ -25,6 +25,8 @@ from ...grad_mode import SUBCLASSES
 from ...kernels import rows
 from ...kernels.fpstate import quiet_call, quiet_retry
 from ...kernels.memory import numpy_view
+from ...kernels.native import sums
+from ...kernels.torch_sum import iterator_dims
 from ...tensor import Tensor
 from .memo import Memo
 from .operands import _cinfo
@@ -93,12 +95,10 @@ def fast_operand(t: Any, dim: Any, keepdim: Any) -> tuple[np.ndarray, Plan] | No
 _SMALL = {rows.add_reduce: np.add.reduce, rows.max_reduce: np.maximum.reduce, rows.min_reduce: np.minimum.reduce}
 
 
-def fast_reduce(reduce: Callable[..., np.ndarray], t: Any, dim: Any, keepdim: Any, mean: bool = False
-                ) -> Tensor | None:
+def fast_reduce(reduce: Callable[..., np.ndarray], t: Any, dim: Any, keepdim: Any) -> Tensor | None:
     """``reduce`` (a ufunc's ``reduce``: ``np.add.reduce``, ``np.maximum.reduce``) of ``t`` over
     ``dim`` (None: every dim; an int), as the general path computes it, or None when the fast
-    path does not apply (see the module doc). ``mean``: the sums divided by the count, as
-    :func:`strided.kernels.reduce.mean_into` divides them. The caller reports the result."""
+    path does not apply (see the module doc). The caller reports the result."""
     # fast_operand (and its fast_plan), inlined: two calls are a tenth of a 1 µs reduction
     if (t.__class__ is not Tensor and t.__class__ not in SUBCLASSES) or keepdim.__class__ is not bool or not (dim is None or dim.__class__ is int):
         return None
@@ -136,11 +136,68 @@ def fast_reduce(reduce: Callable[..., np.ndarray], t: Any, dim: Any, keepdim: An
     kept = axis is None or x.ndim != 2
     try:  # fpstate.quietly, inlined: overflow gives inf silently, as in PyTorch
         res = quiet_call(reduce, x, axis, None, None, kept)
-        if mean:
-            res = quiet_call(np.divide, res, plan[2], res)
     except RuntimeError as e:
         res = quiet_retry(e, reduce, x, axis, None, None, kept)
-        if mean:
-            res = quiet_retry(e, np.divide, res, plan[2], res)
     # (row-major order: a copy only if NumPy laid it out otherwise)
     return adopted(res if res.ndim == 1 else res.reshape(-1), plan[1], d)
+
+
+# ---- sum / mean in PyTorch's order (strided.kernels.torch_sum), the compiled kernel's call planned
+
+# (the kernel's argument tuples, the result's layout, its element count, the count each result
+# reduces, the largest element offset read), or None where the general path must run
+CascadePlan = tuple[int, tuple[int, ...], tuple[int, ...], tuple[int, ...], L.Layout, int, int, int]
+
+
+def _cascade_plan(key: tuple[tuple[int, ...], tuple[int, ...], int | None, bool, int]) -> CascadePlan | None:
+    shape, strides, dim, keepdim, itemsize = key
+    ndim = len(shape)
+    if not ndim or 0 in shape or (dim is not None and not -ndim <= dim < ndim) or min(strides) < 0:
+        return None  # (0-d, empty, a bad dim: the general path; a negative stride: its row-major copy)
+    red = tuple(True for _ in shape) if dim is None else tuple(i == dim % ndim for i in range(ndim))
+    if dim is None:
+        out_shape: tuple[int, ...] = (1,) * ndim if keepdim else ()
+    else:
+        axis = dim % ndim
+        out_shape = shape[:axis] + ((1,) if keepdim else ()) + shape[axis + 1 :]
+    sizes, ins, outs = iterator_dims(shape, strides, red, keepdim)
+    results = L.product(out_shape)
+    return (itemsize == 8, sizes, tuple(s * itemsize for s in ins), tuple(s * itemsize for s in outs),
+            L.Layout._trusted(out_shape, L.contiguous_strides(out_shape), 0), results,
+            L.product(shape) // results, sum((n - 1) * s for n, s in zip(shape, strides)))
+
+
+CASCADE_PLANS = Memo(_cascade_plan)
+_zeros = np.zeros
+_divide = np.divide
+
+
+def cascade_reduce(t: Any, dim: Any, keepdim: Any, mean: bool = False) -> Tensor | None:
+    """``t.sum(dim, keepdim)`` (``mean``: ``t.mean(dim, keepdim)``, the sums divided by the count)
+    of a float32 / float64 tensor over every dim or one int dim, PyTorch's bits by the compiled
+    kernel of :mod:`strided.kernels.torch_sum`, planned once per (shape, strides, dim, keepdim,
+    itemsize) in :data:`CASCADE_PLANS`; None where the general path must run (another dtype, a dim
+    tuple, a bad dim, an empty, 0-d or negatively strided tensor, the kernel not built or switched
+    off: the general path's :func:`strided.kernels.torch_sum.sum_array` gives the same bits). The
+    caller reports the result."""
+    if (t.__class__ is not Tensor and t.__class__ not in SUBCLASSES) or keepdim.__class__ is not bool or not (dim is None or dim.__class__ is int):
+        return None
+    d = t._dtype
+    if d is not float32 and d is not float64:
+        return None
+    lay = t._layout
+    plan = CASCADE_PLANS[(lay.shape, lay.strides, dim, keepdim, d.itemsize)]
+    if plan is None:
+        return None
+    k = sums()
+    if k is None:
+        return None
+    arr = t._storage.array
+    off = lay.offset
+    if off + plan[7] >= len(arr):  # (a tensor unpickled past its storage: the general path refuses it)
+        return None
+    res = _zeros(plan[5], arr.dtype)
+    k.cascade(arr[off:] if off else arr, plan[0], plan[1], plan[2], plan[3], res)
+    if mean:  # (PyTorch's div_ by the count, a float of the dtype: 0 < count, nothing to warn of)
+        _divide(res, plan[6], res)
+    return adopted(res, plan[4], d)

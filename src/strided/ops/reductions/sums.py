@@ -12,6 +12,10 @@ Contract shared by every function here, following PyTorch 2.13:
 * Result dtypes: ``sum``/``prod`` of bool and integer tensors give int64;
   ``mean``/``var``/``std`` refuse non-float tensors; ``all``/``any`` give bool
   (uint8 for uint8 input). float16 is accumulated in float32 and rounded once.
+* ``sum`` and ``mean`` of float and complex tensors add in PyTorch's CPU order, bit for bit
+  (one thread: :mod:`strided.kernels.torch_sum`, compiled), whatever the layout; ``mean`` is
+  that sum divided by the count, as PyTorch's mean_out (float16 / bfloat16 summed as float32).
+  NumPy's face (``strided.numpy_api``, the array API) keeps NumPy's sums.
 """
 
 from __future__ import annotations
@@ -25,9 +29,9 @@ import numpy as np
 from ... import layout as L
 from ...args import check_keepdim
 from ...callsite import user_site
-from ...creation import eye
+from ...creation import eye, full_like
 from ...dispatch import OPEN, adopted, report, result_array
-from ...dtypes import REDUCED_FLOATS, TORCH_NAME, DType, float32, float64, int64, real_of, uint8
+from ...dtypes import REDUCED_FLOATS, TORCH_NAME, DType, complex128, float32, float64, int64, real_of, uint8
 from ...dtypes import bool_ as bool_dtype
 from ...errors import (
     StridedNotImplementedError,
@@ -38,13 +42,12 @@ from ...errors import (
 )
 from ...grad_mode import GRAD_MODE, INSIDE, SUBCLASSES, requires_grad
 from ...gradients import record, records, seal
-from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set, quietly
+from ...kernels.fpstate import QUIET, quiet, quiet_call, quiet_reset, quiet_set, quietly
 from ...kernels.memory import numpy_view, outside_storage
-from ...kernels.native import special
+from ...kernels.native import special, sums
 from ...kernels.reduce import (
     line_products,
     logical_reduce_into,
-    mean_into,
     multiply_reduce,
     reduce_into,
     row_products,
@@ -52,13 +55,13 @@ from ...kernels.reduce import (
     variance_parts,
     welford_ties,
 )
-from ...kernels.rows import add_reduce
+from ...kernels.torch_sum import sum_array
 from ...numpy_keywords import NO
 from ...numpy_keywords import call as numpy_call
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import gradtools as _gt
-from .._support.fast_reduce import fast_operand, fast_plan, fast_reduce
+from .._support.fast_reduce import cascade_reduce, fast_operand, fast_plan, fast_reduce
 from .._support.gradtools import unreduce
 from .._support.operands import _cinfo, flat_run
 from .._support.out import check_out, write_out
@@ -96,8 +99,14 @@ def _sum_like(ufunc: np.ufunc, self: Tensor, dim: Any, keepdim: bool, dtype: Any
     if x.dtype.kind == "c" and out_dtype.kind != "c":
         # complex summed as a real dtype: each element converted first (its real part), as PyTorch
         warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=3)
-        x = x.real
-    reduce_into(ufunc, x, numpy_axes(dims, len(shape)), _accumulator(out_dtype), out_np, keepdim)
+        if ufunc is not np.add:
+            x = x.real
+    axes = numpy_axes(dims, len(shape))
+    if ufunc is np.add and out_dtype.kind in "fc":  # PyTorch's order of adds, bit for bit (torch_sum)
+        with quiet():
+            np.copyto(out_np, sum_array(x, axes, keepdim, out_dtype.numpy))
+        return report(op, (self,), out)
+    reduce_into(ufunc, x, axes, _accumulator(out_dtype), out_np, keepdim)
     return report(op, (self,), out)
 
 
@@ -124,29 +133,28 @@ def sum(self: Tensor, dim: SupportsIndex | Sequence[SupportsIndex] | None = None
         return _into(out, lambda d: _sum_like(np.add, self, dim, keepdim, d, "sum"), dtype, "sum", self)
     if dim is None and keepdim is False and dtype is None and (type(self) is Tensor or type(self) in SUBCLASSES):
         # Fast path: a row-major float32/float64 tensor (summed in its own dtype) is one flat
-        # run of its storage; its sum is a 0-d result with the shared () layout.
+        # run of its storage, TensorIterator's one coalesced dim: PyTorch's vectorized_inner_sum
+        # of it by the compiled kernel; a 0-d result with the shared () layout.
         d = self._dtype
-        if d is float32 or d is float64:
+        if (d is float32 or d is float64) and (k := sums()) is not None:
             lay = self._layout
             info = _cinfo[lay.shape]
-            if lay.strides == info[0]:
-                n = info[1]
+            n = info[1]
+            if lay.strides == info[0] and n:
                 arr = self._storage.array
                 off = lay.offset
                 if off or len(arr) != n:
                     arr = arr[off : off + n]
                     if len(arr) != n:  # (only a tensor unpickled past its storage: never read outside)
                         raise outside_storage(self._storage.array, lay)
-                try:  # fpstate.quietly, inlined (a call is a tenth of a 1 µs op): the flat run's sum
-                    res = quiet_call(_add_reduce, arr, None, None, None, True)
-                except RuntimeError as e:
-                    res = quiet_retry(e, _add_reduce, arr, None, None, None, True)
+                res = _zeros(1, arr.dtype)
+                k.cascade(arr, d is float64, (n,), (arr.itemsize,), (0,), res)
                 t = adopted(res, _SCALAR, d)
                 if OPEN:
                     report("sum", (self,), t)
                 return t
     if dtype is None:
-        t = fast_reduce(_add_reduce, self, dim, keepdim)
+        t = cascade_reduce(self, dim, keepdim)
         if t is not None:
             if OPEN:
                 report("sum", (self,), t)
@@ -155,9 +163,8 @@ def sum(self: Tensor, dim: SupportsIndex | Sequence[SupportsIndex] | None = None
 
 
 _SCALAR = _cinfo[()][2]  # the 0-d layout every full sum shares
-# np.add.reduce's bits, by the compiled pairwise sum on large float runs (kernels/rows.py); called
-# positionally (array, axis, dtype, out, keepdims): cheaper than keywords
-_add_reduce = add_reduce
+_zeros = np.zeros
+# called positionally (array, axis, dtype, out, keepdims): cheaper than keywords
 _multiply_reduce = multiply_reduce  # (PyTorch's order where its lines are contiguous)
 _numpy_multiply_reduce = np.multiply.reduce
 
@@ -284,7 +291,7 @@ def mean(self: Tensor, dim: SupportsIndex | Sequence[SupportsIndex] | None = Non
     if out is not None:
         return _into(out, lambda d: mean(self, dim, keepdim, dtype=d), dtype, "mean", self)
     if dtype is None:
-        t = fast_reduce(_add_reduce, self, dim, keepdim, mean=True)
+        t = cascade_reduce(self, dim, keepdim, mean=True)
         if t is not None:
             return report("mean", (self,), t)
     tensor_arg(self, "mean")
@@ -295,10 +302,15 @@ def mean(self: Tensor, dim: SupportsIndex | Sequence[SupportsIndex] | None = Non
     out, out_np = result_array(reduced_shape(shape, dims, keepdim), out_dtype)
     x = self._np()
     if x.dtype.kind == "c" and out_dtype.kind != "c":  # (as sum: the real parts, with PyTorch's warning)
+        # (x stays complex: sum_array's dtype= conversion takes the real parts as PyTorch's dense
+        # self.to(dtype); x.real's stride-2 view would be summed by the scalar loop, other bits)
         warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=3)
-        x = x.real
-    mean_into(x, numpy_axes(dims, len(shape)), _accumulator(out_dtype),
-              reduced_count(shape, dims), out_np, keepdim)  # 0/0 is NaN, silently
+    # PyTorch's mean_out on CPU: sum_out (float16 / bfloat16 summed as float32: their float32
+    # copy, torch_sum's dtype= conversion), then div_ by the count, then rounded to the dtype
+    with quiet():  # (0/0 is NaN, silently)
+        total = sum_array(x, numpy_axes(dims, len(shape)), keepdim, _accumulator(out_dtype))
+        np.divide(total, total.dtype.type(reduced_count(shape, dims)), out=total)
+        np.copyto(out_np, total, casting="unsafe")
     return report("mean", (self,), out)
 
 
@@ -341,7 +353,8 @@ def _fast_variance(self: Any, dim: Any, keepdim: Any, op: str, root: bool, with_
     if axis is None or axis == len(shape) - 1:  # contiguous rows: the compiled kernel, variance_parts' bits
         info = _cinfo[shape]
         # (float32 in its wide mode: variance_parts' float64 accumulation, PyTorch's)
-        k = special() if info[1] <= _VAR_MAX and src.strides == info[0] else None
+        # (float64: PyTorch's own ways, kernels.torch_variance, below; the kernel's are NumPy's)
+        k = special() if info[1] <= _VAR_MAX and src.strides == info[0] and d is not float64 else None
         if k is not None:
             x = self._storage.array[src.offset : src.offset + info[1]]
             # (a tensor unpickled past its storage: the general path refuses it; an unaligned from_numpy
@@ -359,7 +372,8 @@ def _fast_variance(self: Any, dim: Any, keepdim: Any, op: str, root: bool, with_
                     return report(op, (self,), t)
     token = quiet_set(QUIET)
     try:
-        squares, centre = variance_parts(self._np(), plan[0], d.numpy, n, np.float64(n - 1.0), root, with_mean)
+        squares, centre = variance_parts(self._np(), plan[0], d.numpy, n, np.float64(n - 1.0), root, with_mean,
+                                         keepdim)
     finally:
         quiet_reset(token)
     t = adopted(squares.reshape(-1), lay, d)
@@ -433,7 +447,9 @@ def _variance(self: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: 
     if not shape:  # a 0-d tensor: work on a (1,) view of it
         x, axes = x.reshape(1), (0,)
     # a float64 divisor: a correction near the float32 limit must not round the divisor to inf
-    variance_into(x, axes, acc, n, np.float64(denominator), out_np, root)
+    variance_into(x, axes, acc, n, np.float64(denominator), out_np, root, keepdim)
+    if not n:  # (PyTorch fills an empty reduction's result with NaN: 0 / (0 - correction) is 0 where correction < 0)
+        out_np.fill(np.nan)
     return report(op, (self,), out)
 
 
@@ -550,7 +566,7 @@ def var_mean(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepd
         if fast is not None:
             return fast
     v = var(input, dim, unbiased, keepdim, correction=correction)
-    return v, _welford_infinities(input, dim, keepdim, _wide_mean(input, dim, keepdim))
+    return _moments(input, dim, unbiased, keepdim, correction, v, False)
 
 
 def std_mean(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,  # noqa: A002
@@ -566,7 +582,33 @@ def std_mean(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepd
         if fast is not None:
             return fast
     s = std(input, dim, unbiased, keepdim, correction=correction)
-    return s, _welford_infinities(input, dim, keepdim, _wide_mean(input, dim, keepdim))
+    return _moments(input, dim, unbiased, keepdim, correction, s, True)
+
+
+def _moments(x: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any, v: Tensor,
+             root: bool) -> tuple[Tensor, Tensor]:
+    """var_mean/std_mean's two results from ``v`` (``var``/``std``'s, recorded) and the mean (recorded,
+    :func:`_wide_mean`), with PyTorch's var_mean values: its Welford updates give both, where
+    ``var`` alone computes one result of float64 another way (``std_var_all_cpu``); the values are
+    written over the recorded results' (their gradients are var's and mean's, as PyTorch's)."""
+    m = _wide_mean(x, dim, keepdim)
+    if (x._dtype is float64 or x._dtype is complex128) and x.numel():
+        dims, _, corr = _variance_args(x, dim, unbiased, keepdim, correction)
+        a = x._np()
+        if not a.ndim:  # (a 0-d tensor: its one element as a (1,) row, as the general path reads it)
+            a, dims = a.reshape(1), (0,)
+        n = L.product([a.shape[d] for d in dims])
+        dof = n - float(corr)
+        token = quiet_set(QUIET)
+        try:
+            var, mean = variance_parts(a, dims, _accumulator(x._dtype), n, np.float64(dof if dof > 0 else 0.0),
+                                       root, True, keepdim)
+        finally:
+            quiet_reset(token)
+        np.copyto(v._np(), var.reshape(v._np().shape))
+        np.copyto(m._np(), mean.reshape(m._np().shape))
+        return v, m
+    return v, _welford_infinities(x, dim, keepdim, m)
 
 
 def _mean_axes(x: Tensor, dim: Any) -> tuple[int, ...]:
@@ -743,22 +785,30 @@ def _variance_args(x: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction
     return (tuple(range(n)) if dims is None else tuple(sorted(dims))), bool(keepdim), correction
 
 
-def _var_grad(g: Tensor, x: Tensor, dims: tuple, keepdim: bool, correction: Any) -> Tensor:
-    """PyTorch's var_backward: g * 2 / (N - correction) * (x - mean(x))."""
+def _var_grad(g: Tensor, x: Tensor, dims: tuple, keepdim: bool, correction: Any, every: bool) -> Tensor:
+    """PyTorch's var_backward: ``(2 / (N - correction)) * g * (x - mean(x))``, multiplied in that
+    order (other orders round otherwise); ``every`` (no dim given, or a 0-d ``x``) with
+    ``N - correction <= 0``: ``g * where(x == mean(x), nan, inf)``, as PyTorch."""
     shape = x._layout.shape
     n = 1
     for d in dims:
         n *= shape[d]
-    centered = x - x.mean(dims, keepdim=True) if shape else x - x
-    return _gt.unreduce(g, shape, dims, keepdim) * centered * (2.0 / (n - correction) if n != correction
-                                                               else float("inf"))
+    dof = n - correction
+    if every:
+        mean = x.mean()
+        if dof <= 0:
+            return g * full_like(x, float("inf")).masked_fill(x == mean, float("nan"))
+        return g * (2.0 / dof) * (x - mean)
+    centered = x - x.mean(dims, keepdim=True)
+    return _gt.unreduce(g, shape, dims, keepdim) * (2.0 / dof if dof else float("inf")) * centered
 
 
 @backward("var")
 def var_backward(out: Tensor, x: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
                  correction: Any = None, **kwargs: Any) -> Any:
     dims, keep, c = _variance_args(x, dim, unbiased, keepdim, correction)
-    return "VarBackward0", (x,), lambda g: (_var_grad(g, x, dims, keep, c),), (x,)
+    every = dim is None or isinstance(dim, bool) or not x._layout.shape
+    return "VarBackward0", (x,), lambda g: (_var_grad(g, x, dims, keep, c, every),), (x,)
 
 
 @backward("std")
@@ -769,7 +819,9 @@ def std_backward(out: Tensor, x: Tensor, dim: Any = None, unbiased: Any = None, 
 
     def grads(g: Tensor) -> tuple:
         gv = (g / (out * 2)).masked_fill(out == 0, 0)
-        return (_var_grad(gv, x, dims, keep, c),)
+        return (_var_grad(gv, x, dims, keep, c, every),)
+
+    every = dim is None or isinstance(dim, bool) or not x._layout.shape
 
     return "StdBackward0", (x,), grads, (x, out)
 
