@@ -53,12 +53,17 @@ def test_the_kernel_is_built() -> None:
 
 
 def _bits(t: Any) -> tuple[tuple[int, ...], str, bytes]:
-    """(shape, dtype name, bytes) of a strided or torch result (bfloat16 read as its 16-bit words)."""
+    """(shape, dtype name, bytes) of a strided or torch result (bfloat16 read as its 16-bit words,
+    every NaN as 0x7FC0: which NaN PyTorch writes depends on its float32 -> bfloat16 loop, 0x7FC0
+    element by element, 0xFFFF in its vector loop; strided writes 0x7FC0)."""
     if isinstance(t, torch.Tensor):
         c = t.contiguous()
         name = str(c.dtype).removeprefix("torch.")
-        data = c.view(torch.int16) if c.dtype == torch.bfloat16 else c
-        return tuple(c.shape), name, data.numpy().tobytes()
+        if c.dtype == torch.bfloat16:
+            words = np.array(c.view(torch.int16).numpy()).view(np.uint16)
+            words[c.float().isnan().numpy()] = 0x7FC0
+            return tuple(c.shape), name, words.tobytes()
+        return tuple(c.shape), name, c.numpy().tobytes()
     a = np.array(t.numpy(), order="C")  # (ascontiguousarray would make a 0-d result 1-d)
     return a.shape, t.dtype.name, a.tobytes()
 
