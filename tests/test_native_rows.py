@@ -4,8 +4,8 @@ The kernel must return exactly NumPy's bits: the same type (NumPy's scalar for a
 and bytes, on every path it takes (full sums of C- and Fortran-contiguous arrays, sums over a
 unit-stride dim of 1-d and 2-d arrays, rows stepped backwards), at every run length around
 NumPy's block of 128 and its splits, with values of mixed magnitudes so that any change in the
-order of the additions shows. strided's ``sum`` and ``mean`` give the same bits with the kernel
-and without it (``native.disabled()``), and agree with PyTorch's. The row extremes behind
+order of the additions shows. (strided's ``sum`` and ``mean`` add in PyTorch's order instead:
+tests/test_torch_sum.py.) The row extremes behind
 ``amax``/``amin``/``aminmax`` give ``np.maximum.reduce``'s and ``np.minimum.reduce``'s bits,
 signed zeros, infinities and NaN payloads included.
 """
@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import shutil
 import threading
+from typing import Any
 
 import numpy as np
 import pytest
@@ -155,6 +156,16 @@ def test_the_kernel_refuses_bad_arguments_before_touching_memory(args: tuple, er
         _KERNEL.rows(*args)
 
 
+@pytest.fixture
+def one_torch_thread() -> Any:
+    """PyTorch on one thread: the order of adds strided follows (more threads split a sum)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+@pytest.mark.usefixtures("one_torch_thread")
 @pytest.mark.parametrize("dtype", [strided.float32, strided.float64])
 @pytest.mark.parametrize("case", ["full", "dim1", "dim0", "perm_full", "perm_dim0", "perm_dim1", "mean1", "mean_full",
                                   "mean0"])
@@ -175,11 +186,7 @@ def test_strided_sum_and_mean_are_the_same_bits_either_way_and_match_torch(dtype
     assert fast.numpy().tobytes() == plain.numpy().tobytes()
     want = call(t)
     assert tuple(want.shape) == fast.shape and want.stride() == fast.stride()
-    # (the libraries add in different orders, NumPy's columns one by one: they agree within the
-    # bound of a running sum, n * eps times the sum of the magnitudes, n the count summed)
-    count = t.numel() // max(want.numel(), 1)
-    bound = call(t.abs()) * (count * torch.finfo(want.dtype).eps) + torch.finfo(want.dtype).tiny
-    assert bool(((torch.from_numpy(np.array(fast.numpy())) - want).abs() <= bound).all())
+    assert fast.numpy().tobytes() == want.numpy().tobytes()  # (PyTorch's order of adds: its bits)
 
 
 # ---------------------------------------------------------------- extremes of rows
@@ -377,6 +384,7 @@ def test_cols_refuses_bad_arguments(args: tuple, error: type, text: str) -> None
 
 
 @needs_kernel
+@pytest.mark.usefixtures("one_torch_thread")
 def test_rows_that_repeat_or_slide_take_numpys_call() -> None:
     """A reduced dim whose other dim steps 0 or one element (expanded columns, sliding windows):
     NumPy's inner loop is that other dim, its bits are not a pairwise sum per row (red team)."""
@@ -389,8 +397,9 @@ def test_rows_that_repeat_or_slide_take_numpys_call() -> None:
             assert ours(view, 0).tobytes() == numpys(view, 0).tobytes()
         lo, hi = rows.minmax_reduce(view, 0)
         assert lo.tobytes() == np.minimum.reduce(view, 0, None, None, True).tobytes()
+    # (Tensor.sum adds in PyTorch's order: tests/test_torch_sum.py; here that of the expanded view)
     t = strided.tensor(v.tolist()).unsqueeze(1).expand(20000, 3)
-    assert t.sum(0).numpy().tobytes() == np.add.reduce(np.broadcast_to(v[:, None], (20000, 3)), 0).tobytes()
+    assert t.sum(0).numpy().tobytes() == torch.tensor(v).unsqueeze(1).expand(20000, 3).sum(0).numpy().tobytes()
 
 
 @needs_kernel
@@ -399,21 +408,28 @@ def test_disabled_reaches_the_reductions_fast_paths() -> None:
     seen: list[str] = []
 
     class Spy:
+        def __init__(self, kernel: object) -> None:
+            self.kernel = kernel
+
         def __getattr__(self, name: str) -> object:
             seen.append(name)
-            return getattr(_KERNEL, name)
+            return getattr(self.kernel, name)
 
-    real = rows._kernel
-    rows._kernel = Spy()
+    real, real_sums = rows._kernel, native.sums()
+    rows._kernel = Spy(real)
+    native._sums = Spy(real_sums)  # (sum and mean: PyTorch's order, strided.kernels._sumkernel)
     try:
         t = strided.ones(4, 8192)
         with native.disabled():
             t.sum(), t.sum(1), t.mean(1), t.amax(1), t.amin(1), t.aminmax(dim=1)
         assert seen == []
+        t.amax(1)
+        assert seen == ["extreme_rows"]
         t.sum(1)
-        assert seen == ["rows"]
+        assert seen == ["extreme_rows", "cascade"]
     finally:
         rows._kernel = real
+        native._sums = real_sums
 
 
 def _same_or_both_nan(x: np.ndarray, axis: object) -> None:

@@ -24,8 +24,6 @@ import strided
 import strided.nn.functional as F
 from strided.kernels import native, torch_sum
 
-torch.set_num_threads(1)
-
 _KERNEL = native.sums()
 needs_kernel = pytest.mark.skipif(_KERNEL is None, reason="no C compiler here (test_the_kernel_is_built)")
 
@@ -37,6 +35,15 @@ _DTYPES = {
     "float16": (strided.float16, torch.float16),
     "bfloat16": (strided.bfloat16, torch.bfloat16),
 }
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _one_torch_thread() -> Any:
+    """PyTorch on one thread: the order of adds strided follows (more threads split a sum)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
 
 
 def test_the_kernel_is_built() -> None:

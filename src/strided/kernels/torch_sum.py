@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..layout.order import preserve_format_strides
 from . import native
 from .memory import reduced_cast_source
 
@@ -245,49 +246,6 @@ def iterator_dims(shape: tuple[int, ...], strides: tuple[int, ...], reduced: tup
     return tuple(sizes), tuple(ins), tuple(outs)
 
 
-def _dense(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
-    """``is_non_overlapping_and_dense``: the dims of size >= 2, by stride, pack the elements exactly."""
-    dims = sorted((st, sz) for sz, st in zip(shape, strides) if sz >= 2)
-    need = 1
-    for st, sz in dims:
-        if st != need:
-            return False
-        need *= sz
-    return True
-
-
-def _dense_strides(shape: tuple[int, ...], strides: tuple[int, ...]) -> tuple[int, ...]:
-    """``infer_dense_strides``: packed strides keeping the dims' order in memory (TensorIterator's
-    insertion sort by stride; a stride-0 dim is an ambiguous comparison and stays put)."""
-    n = len(shape)
-    perm = list(range(n - 1, -1, -1))
-
-    def should_swap(d0: int, d1: int) -> int:
-        s0, s1 = strides[d0], strides[d1]
-        if s0 == 0 or s1 == 0:
-            return 0
-        if s0 != s1:
-            return -1 if s0 < s1 else 1
-        return 1 if shape[d0] > shape[d1] else 0
-
-    for i in range(1, n):
-        dim1 = i
-        for dim0 in range(i - 1, -1, -1):
-            c = should_swap(perm[dim0], perm[dim1])
-            if c > 0:
-                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
-                dim1 = dim0
-            elif c < 0:
-                break
-    out = [0] * n
-    run = 1
-    for d in perm:
-        out[d] = run
-        if shape[d] > 1:
-            run *= shape[d]
-    return tuple(out)
-
-
 def torch_to(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
     """``x`` converted to ``dtype`` laid out as PyTorch's ``self.to(dtype)`` (``_to_copy``, memory
     format preserved) lays it out: ``x``'s strides where ``x`` is non-overlapping and dense, else
@@ -302,8 +260,7 @@ def torch_to(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
     isz = x.itemsize
     strides = tuple(s // isz for s in x.strides)
     if x.ndim and x.size and min(strides) >= 0:
-        if not _dense(x.shape, strides):
-            strides = _dense_strides(x.shape, strides)
+        strides = preserve_format_strides(x.shape, strides)
         span = 1 + sum((n - 1) * s for n, s in zip(x.shape, strides))
         out = np.lib.stride_tricks.as_strided(np.empty(span, dtype), x.shape, tuple(s * dtype.itemsize
                                                                                  for s in strides))
@@ -355,7 +312,7 @@ def sum_array(x: np.ndarray, axes: tuple[int, ...] | None, keepdim: bool, dtype:
         if len(dims[0]) >= 2 and dims[2][0] == 0 and dims[2][1] == 0:  # (should_use_acc_buffer)
             # (sum_out's self.to(Float) of its own input: an int32 / float64 ``source`` rounded once,
             # to float32, not through float16 / bfloat16 first)
-            return _rounded(sum_array(torch_to(source, np.dtype(np.float32)), axes, keepdim), x.dtype)
+            return rounded(sum_array(torch_to(source, np.dtype(np.float32)), axes, keepdim), x.dtype)
         src, kind = _float32_in_place(x), _HALF_KIND
     else:
         src = x
@@ -369,14 +326,18 @@ def sum_array(x: np.ndarray, axes: tuple[int, ...] | None, keepdim: bool, dtype:
             k.cascade(src, kind, sizes, tuple(s * isz for s in ins), tuple(s * osz for s in outs), out)
         else:
             _numpy_cascade(src, kind, sizes, ins, outs, out)
-    return _rounded(out, x.dtype) if half else out
+    return rounded(out, x.dtype) if half else out
 
 
-def _rounded(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
+def rounded(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
     """``x`` rounded to ``dtype`` (a float32 sum to float16 / bfloat16: inf beyond its range,
-    silently, as PyTorch's)."""
-    with np.errstate(over="ignore"):
-        return x.astype(dtype)
+    silently, as PyTorch's; a bfloat16 NaN is c10's round_to_nearest_even's, 0x7FC0)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = x.astype(dtype)
+    if dtype.kind == "V" and out.size:  # (bfloat16, ml_dtypes': NumPy's kind 'V')
+        words = out.view(np.uint16)
+        words[np.isnan(x)] = 0x7FC0
+    return out
 
 
 def _numpy_cascade(x: np.ndarray, kind: int, sizes: tuple[int, ...], ins: tuple[int, ...], outs: tuple[int, ...],

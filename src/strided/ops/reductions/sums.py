@@ -55,7 +55,7 @@ from ...kernels.reduce import (
     variance_parts,
     welford_ties,
 )
-from ...kernels.torch_sum import sum_array
+from ...kernels.torch_sum import rounded, sum_array
 from ...numpy_keywords import NO
 from ...numpy_keywords import call as numpy_call
 from ...opdef import Kind, declare
@@ -310,7 +310,7 @@ def mean(self: Tensor, dim: SupportsIndex | Sequence[SupportsIndex] | None = Non
     with quiet():  # (0/0 is NaN, silently)
         total = sum_array(x, numpy_axes(dims, len(shape)), keepdim, _accumulator(out_dtype))
         np.divide(total, total.dtype.type(reduced_count(shape, dims)), out=total)
-        np.copyto(out_np, total, casting="unsafe")
+        np.copyto(out_np, total if total.dtype == out_np.dtype else rounded(total, out_np.dtype), casting="unsafe")
     return report("mean", (self,), out)
 
 
