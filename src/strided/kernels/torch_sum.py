@@ -45,6 +45,8 @@ compares both with ``torch.sum``).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..layout.order import preserve_format_strides
@@ -181,6 +183,7 @@ def _row_major_strides(shape: tuple[int, ...] | list[int]) -> list[int]:
     return out
 
 
+@functools.lru_cache(maxsize=4096)  # (programs repeat their shapes; a hit is ~0.1 us, the plan ~10)
 def iterator_dims(shape: tuple[int, ...], strides: tuple[int, ...], reduced: tuple[bool, ...], keepdim: bool
                   ) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
     """TensorIterator's (sizes, input strides, output strides) for a sum of a tensor of ``shape`` and

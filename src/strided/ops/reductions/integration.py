@@ -26,6 +26,7 @@ from ...dispatch import OPEN, adopted
 from ...dtypes import float32, float64
 from ...errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
+from ...kernels.torch_sum import sum_array
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support.along import one_dim
@@ -117,7 +118,8 @@ def _fast_trapezoid(y: Any, x: Any, dx: Any, dim: Any) -> Tensor | None:
     lead = (slice(None),) * d
     token = quiet_set(QUIET)
     try:  # (a 1-D y: NumPy scalars, hence no out=)
-        total = np.subtract(np.add.reduce(a, d), np.multiply(np.add(a[lead + (0,)], a[lead + (-1,)]), 0.5))
+        # (y.sum(d): PyTorch's order of adds, Tensor.sum's, on the same layout)
+        total = np.subtract(sum_array(a, (d,), False), np.multiply(np.add(a[lead + (0,)], a[lead + (-1,)]), 0.5))
         if step != 1.0:  # (x * 1.0 is x: the difference above is never a signaling NaN)
             total = np.multiply(total, step)
     finally:
