@@ -417,7 +417,7 @@ def test_disabled_reaches_the_reductions_fast_paths() -> None:
 
     real, real_sums = rows._kernel, native.sums()
     rows._kernel = Spy(real)
-    native._sums = Spy(real_sums)  # (sum and mean: PyTorch's order, strided.kernels._sumkernel)
+    native._sums[:] = [Spy(real_sums)]  # (sum and mean: PyTorch's order, strided.kernels._sumkernel)
     try:
         t = strided.ones(4, 8192)
         with native.disabled():
@@ -429,7 +429,7 @@ def test_disabled_reaches_the_reductions_fast_paths() -> None:
         assert seen == ["extreme_rows", "cascade"]
     finally:
         rows._kernel = real
-        native._sums = real_sums
+        native._sums[:] = [real_sums]
 
 
 def _same_or_both_nan(x: np.ndarray, axis: object) -> None:

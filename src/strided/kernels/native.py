@@ -183,8 +183,9 @@ def sleef() -> ModuleType | None:
 
 
 
-_sums: ModuleType | None = None
-_sums_loaded = False
+# (a list, filled on the first call, not a global rebound: a module's names stay the same objects
+# after the first use, which tests/test_autograd_entries.py checks of every strided module)
+_sums: list[ModuleType | None] = []
 
 
 def sums() -> ModuleType | None:
@@ -197,11 +198,9 @@ def sums() -> ModuleType | None:
     ...     sums() is None
     True
     """
-    global _sums, _sums_loaded
-    if not _sums_loaded:
-        _sums = _compiled("_sumkernel")  # (None: torch_sum's NumPy steps)
-        _sums_loaded = True  # (a race imports the same module twice: harmless)
-    return _sums if _enabled.get() and (not _open_blocks[0] or enabled_here()) else None
+    if not _sums:
+        _sums.append(_compiled("_sumkernel"))  # (None: torch_sum's NumPy steps; a race appends twice: harmless)
+    return _sums[0] if _enabled.get() and (not _open_blocks[0] or enabled_here()) else None
 
 
 def active() -> bool:

@@ -296,7 +296,7 @@ def sum_array(x: np.ndarray, axes: tuple[int, ...] | None, keepdim: bool, dtype:
 
     >>> x = np.float32([[0.1] * 10, [0.2] * 10])
     >>> sum_array(x, (1,), False).tolist(), float(sum_array(x, None, False))
-    ([1.0000001192092896, 2.000000238418579], 3.000000476837158)
+    ([1.0000001192092896, 2.000000238418579], 2.999999761581421)
     """
     source = x  # (the acc-buffer path below converts the caller's input itself, as PyTorch's sum_out)
     if dtype is not None:

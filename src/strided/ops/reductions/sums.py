@@ -619,13 +619,12 @@ def _mean_axes(x: Tensor, dim: Any) -> tuple[int, ...]:
 
 def _wide_mean(x: Tensor, dim: Any, keepdim: bool) -> Tensor:
     """var_mean's mean: ``mean(x, dim)`` (its gradient too), with PyTorch's var_mean values for the
-    floats narrower than float64 (and for float64 NumPy's sum over the count) (float32, float16, bfloat16): its Welford mean runs in double and
+    floats narrower than float64 (float32, float16, bfloat16): its Welford mean runs in double and
     is rounded once, so the float64 mean rounded once gives its bits (``mean()`` itself sums in the
     dtype, or float32 for the halves: an ulp or more off in most rows)."""
     m = mean(x, _mean_dims(dim), keepdim)
-    # (float64: NumPy's sum over the count, the fused pass's value, as before mean() took
-    # PyTorch's sum order; PyTorch's own var_mean mean is Welford's, within an ulp of both)
-    if m._dtype in REDUCED_FLOATS or m._dtype is float32 or m._dtype is float64:
+    # (float64: var_mean's caller, _moments, writes Welford's mean over it, PyTorch's)
+    if m._dtype in REDUCED_FLOATS or m._dtype is float32:
         a = x._np()
         axes = _mean_axes(x, dim)
         n = L.product([a.shape[d] for d in axes])
