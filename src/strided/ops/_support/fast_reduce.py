@@ -154,6 +154,8 @@ def _cascade_plan(key: tuple[tuple[int, ...], tuple[int, ...], int | None, bool,
     ndim = len(shape)
     if not ndim or 0 in shape or (dim is not None and not -ndim <= dim < ndim) or min(strides) < 0:
         return None  # (0-d, empty, a bad dim: the general path; a negative stride: its row-major copy)
+    if L.product(shape) * itemsize > _INT64_MAX:
+        return None  # (a huge expanded tensor: the general path explains that NumPy cannot hold it)
     red = tuple(True for _ in shape) if dim is None else tuple(i == dim % ndim for i in range(ndim))
     if dim is None:
         out_shape: tuple[int, ...] = (1,) * ndim if keepdim else ()
@@ -161,6 +163,8 @@ def _cascade_plan(key: tuple[tuple[int, ...], tuple[int, ...], int | None, bool,
         axis = dim % ndim
         out_shape = shape[:axis] + ((1,) if keepdim else ()) + shape[axis + 1 :]
     sizes, ins, outs = iterator_dims(shape, strides, red, keepdim)
+    if max(ins) * itemsize > _INT64_MAX:
+        return None  # (a huge step the kernel's byte strides cannot hold: a size-1 dim's; the general path)
     results = L.product(out_shape)
     return (itemsize == 8, sizes, tuple(s * itemsize for s in ins), tuple(s * itemsize for s in outs),
             L.Layout._trusted(out_shape, L.contiguous_strides(out_shape), 0), results,
@@ -168,6 +172,7 @@ def _cascade_plan(key: tuple[tuple[int, ...], tuple[int, ...], int | None, bool,
 
 
 CASCADE_PLANS = Memo(_cascade_plan)
+_INT64_MAX = 2**63 - 1
 _zeros = np.zeros
 _divide = np.divide
 
