@@ -24,7 +24,7 @@ from ...kernels.elementwise import complex_abs
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set, quietly
 from ...kernels.memory import numpy_view
 from ...kernels.reduce import euclidean_norms
-from ...kernels.torch_sum import norm2_rows
+from ...kernels.torch_sum import norm2_rows, sum_array
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support.fast_reduce import fast_operand
@@ -352,6 +352,11 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
             finite = np.isfinite(a)
             r = np.linalg.norm(np.where(finite, a, acc.type(0)), ord=ord, axis=(-2, -1))
             r = np.where(finite.all(axis=(-2, -1)), r, res_np.dtype.type(np.nan))
+        elif ord in (1, -1, math.inf, -math.inf) and a.dtype.kind == "f" and a.dtype.itemsize >= 4:
+            # PyTorch's amax/amin of A.abs().sum(...): its summation order (torch_sum), the same
+            # sums the backward's tie mask (Tensor.sum) compares against
+            sums = sum_array(np.abs(a), (a.ndim - 2,) if abs(ord) == 1 else (a.ndim - 1,), False)
+            r = (np.max if ord > 0 else np.min)(sums, axis=-1)
         elif ord == "fro" and a.shape[-2:] == (1, 1):  # PyTorch's vector norm of one element: |a|
             r = np.abs(a[..., 0, 0])
         else:
