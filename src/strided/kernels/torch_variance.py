@@ -27,9 +27,9 @@ from . import native
 from .torch_sum import iterator_dims, sum_array
 
 
-def _ordered(x: np.ndarray, reduced: tuple[bool, ...], keepdim: bool) -> tuple[np.ndarray, tuple[int, ...]]:
+def _ordered(x: np.ndarray, reduced: tuple[bool, ...], keepdim: bool) -> np.ndarray:
     """``x``'s elements as a (kept..., n) view: the kept dims in order, then the reduced elements
-    of each result in PyTorch's reduction order (one last axis, fastest last); and the kept shape.
+    of each result in PyTorch's reduction order (one last axis, fastest last).
     The order depends on ``keepdim``: a kept reduced dim of size 1 has a non-zero output stride
     there (0 without keepdim), which moves the iterator's sort of ambiguous (stride-0) dims."""
     isz = x.itemsize
@@ -38,11 +38,11 @@ def _ordered(x: np.ndarray, reduced: tuple[bool, ...], keepdim: bool) -> tuple[n
     while k < len(sizes) and outs[k] == 0:  # (the reduced dims come first: their output stride is 0)
         k += 1
     kept = [d for d in range(x.ndim) if not reduced[d]]
-    shape = tuple(x.shape[d] for d in kept) + tuple(reversed(sizes[:k]))
+    kept_shape = tuple(x.shape[d] for d in kept)
+    shape = kept_shape + tuple(reversed(sizes[:k]))
     strides = tuple(x.strides[d] for d in kept) + tuple(s * isz for s in reversed(ins[:k]))
     view = np.lib.stride_tricks.as_strided(x, shape, strides, writeable=False)
-    kept_shape = tuple(x.shape[d] for d in kept)
-    return view.reshape(kept_shape + (-1,)), kept_shape
+    return view.reshape(kept_shape + (-1,))
 
 
 def welford(x: np.ndarray, axes: tuple[int, ...], divisor: float, root: bool, keepdim: bool = False
@@ -56,7 +56,7 @@ def welford(x: np.ndarray, axes: tuple[int, ...], divisor: float, root: bool, ke
     ([[2.333333333333333]], [[2.3333333333333335]])
     """
     reduced = tuple(d in axes for d in range(x.ndim))
-    rows_view, kept_shape = _ordered(x, reduced, keepdim)
+    rows_view = _ordered(x, reduced, keepdim)
     n = rows_view.shape[-1]
     rows = rows_view.reshape(-1, n)
     columns = not rows.flags.c_contiguous and rows.flags.f_contiguous

@@ -185,6 +185,7 @@ def cascade_reduce(t: Any, dim: Any, keepdim: Any, mean: bool = False) -> Tensor
     tuple, a bad dim, an empty, 0-d or negatively strided tensor, the kernel not built or switched
     off: the general path's :func:`strided.kernels.torch_sum.sum_array` gives the same bits). The
     caller reports the result."""
+    # (fast_plan's guard, written out again: a shared helper measured +0.1-0.2 us on every small sum)
     if (t.__class__ is not Tensor and t.__class__ not in SUBCLASSES) or keepdim.__class__ is not bool or not (dim is None or dim.__class__ is int):
         return None
     d = t._dtype
