@@ -25,6 +25,26 @@ def test_the_import_leaves_the_lazy_parts_unloaded_and_gc_on():
     assert out.split() == ["[]", "True"]
 
 
+def test_the_import_leaves_the_collector_as_it_found_it():
+    # Its objects end in the oldest generation, not frozen: gc.get_objects() sees them and
+    # nothing stays in the permanent generation; a collector the user turned off stays off, and
+    # objects the user froze stay frozen (unfreezing would thaw them).
+    out = _run("""
+        import gc, strided
+        print(gc.isenabled(), gc.get_freeze_count(), any(o is strided.Tensor.add for o in gc.get_objects(2)))
+    """)
+    assert out.split() == ["True", "0", "True"]
+    out = _run("""
+        import gc
+        gc.disable()
+        mine = [[]]
+        gc.freeze()
+        import strided
+        print(gc.isenabled(), gc.is_tracked(mine) and not any(o is mine for o in gc.get_objects()))
+    """)
+    assert out.split() == ["False", "True"]
+
+
 def test_loading_the_lazy_parts_changes_no_tensor_method_nor_face_name():
     out = _run("""
         import sys, strided

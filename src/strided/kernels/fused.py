@@ -28,7 +28,6 @@ two drift apart by hundreds of ulps where updates cancel).
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -134,6 +133,8 @@ def _exact_fma(a: float, b: float, c: float) -> float:
     the exact rational sum, then Python's int true division (correctly rounded, subnormals
     and overflow included: CPython's ``long_true_divide``). An exact zero is +0.0 (IEEE's sum of
     opposite values); a result that underflows to zero keeps the exact value's sign."""
+    from fractions import Fraction  # (here: fractions and decimal cost ~2 ms of ``import strided``)
+
     v = Fraction(a) * Fraction(b) + Fraction(c)
     if v == 0:
         return 0.0
