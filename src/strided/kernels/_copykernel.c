@@ -279,7 +279,7 @@ DEFINE_SSE_PLANE(plane4_step, 4, 4, block4s, plane4_line)
 DEFINE_SSE_PLANE(plane8_step, 8, 2, block8s, plane8_line)
 #endif
 
-#if HAVE_SSE2 && defined(__GNUC__) && defined(__x86_64__)
+#if HAVE_SSE2 && defined(__GNUC__) && defined(__x86_64__) && !defined(STRIDED_NO_AVX512_BLOCKS)
 /* AVX-512's blocks: 16 x 16 four-byte elements (8 x 8 eight-byte ones), each source row and each
  * destination row of a block one whole 64-byte register, so that every cache line a block
  * touches is read or written once, at once. The SSE blocks touch each line four times (4 x 4) or
@@ -287,7 +287,8 @@ DEFINE_SSE_PLANE(plane8_step, 8, 2, block8s, plane8_line)
  * sizes: every row of a block in one L1 set) the line is gone by then: a 1024 x 1024 float32
  * transpose cost 600-900 us (a 1000 x 1000 one 190). Shuffles move bits as they are (NaN payloads
  * included). Picked at import where the CPU has AVX-512F (STRIDED_NATIVE_COPY_ISA=sse: the SSE
- * blocks, for the tests). */
+ * blocks, for the tests). Built without them where STRIDED_NO_AVX512_BLOCKS is defined (the
+ * UBSan build of tests/test_redteam_native.py). */
 #define HAVE_AVX512_BLOCKS 1
 #define AVX512 __attribute__((target("avx512f")))
 #define AI __attribute__((always_inline))
