@@ -419,7 +419,8 @@ if _KERNEL is not None:  # (see the module docstring: without the kernel there i
         dim is short and continued by another dim while the destination runs along a third
         (``(N, M, 4).permute(2, 1, 0)``: the AVX-512 rows plane). Both ISAs (the SSE copy forced
         in a fresh process), sizes around the blocks and tiles, offsets, steps and a reversed
-        dim: the bytes NumPy leaves."""
+        dim; destination rows 64 KB and more apart (the wider tiles there): the bytes NumPy
+        leaves."""
         script = (
             "import hashlib, itertools, numpy as np\n"
             "from strided.kernels import blocked\n"
@@ -439,6 +440,14 @@ if _KERNEL is not None:  # (see the module docstring: without the kernel there i
             "                blocked.copy_into(dest, src, min_bytes=0)\n"
             "                assert dest.tobytes() == np.ascontiguousarray(src).tobytes(), (dt, shape, p)\n"
             "                h.update(dest.tobytes())\n"
+            "for dt, m in (('f4', 16411), ('f8', 8205), ('f4', 16384), ('f8', 8192)):  # rows 64 KB+ apart: wider tiles\n"
+            "    raw = rng.integers(0, 256, m * 22 * np.dtype(dt).itemsize, dtype=np.uint8)\n"
+            "    base = raw.view(dt).reshape(m, 22)\n"
+            "    for src in (base[:, 1:].T, base[:, :19].T, base.reshape(m // 1, 2, 11).transpose(2, 1, 0)):\n"
+            "        dest = np.empty(src.shape, dt)\n"
+            "        blocked.copy_into(dest, src, min_bytes=0)\n"
+            "        assert dest.tobytes() == np.ascontiguousarray(src).tobytes(), (dt, m)\n"
+            "        h.update(dest.tobytes())\n"
             "print(h.hexdigest())\n")
         runs = fresh_runs.outputs(script, {}, {"STRIDED_NATIVE_COPY_ISA": "sse"})
         assert runs[0] == runs[1] and len(runs[0]) == 65
