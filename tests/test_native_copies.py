@@ -411,3 +411,60 @@ if _KERNEL is not None:  # (see the module docstring: without the kernel there i
                 native.MIN_BYTES = old
             assert on.stride() == off.stride() == t.stride(), (shape, perm)
             assert on.numpy().tobytes() == off.numpy().tobytes() == t.numpy().tobytes(), (shape, perm)
+
+    def test_short_shared_runs_and_short_source_runs() -> None:
+        """Two layouts the kernel used to walk one short run at a time: both running along a short
+        last dim (``(N, M, 3).permute(1, 0, 2)``: the run folded into one element of 3 to 64
+        bytes, sizes 3/6/12/24 by fixed moves, others by memcpy), and a source whose unit-stride
+        dim is short and continued by another dim while the destination runs along a third
+        (``(N, M, 4).permute(2, 1, 0)``: the AVX-512 rows plane). Both ISAs (the SSE copy forced
+        in a fresh process), sizes around the blocks and tiles, offsets, steps and a reversed
+        dim; destination rows 64 KB and more apart (the wider tiles there): the bytes NumPy
+        leaves."""
+        script = (
+            "import hashlib, itertools, numpy as np\n"
+            "from strided.kernels import blocked\n"
+            "rng = np.random.default_rng(23)\n"
+            "h = hashlib.sha256()\n"
+            "for dt in ('u1', 'i2', 'f4', 'f8', 'c16'):\n"
+            "    sz = np.dtype(dt).itemsize\n"
+            "    for shape in ((40, 37, 3), (70, 33, 4), (33, 65, 2), (17, 19, 5), (9, 130, 8), (1100, 3, 3),\n"
+            "                  (5, 40, 4, 3), (12, 13, 16)):\n"
+            "        n = int(np.prod(shape))\n"
+            "        raw = rng.integers(0, 256, n * sz + 64, dtype=np.uint8)\n"
+            "        base = raw[8:8 + n * sz].view(dt).reshape(shape)\n"
+            "        for p in itertools.permutations(range(len(shape))):\n"
+            "            v = base.transpose(p)\n"
+            "            for src in (v, v[::-1], v[:, 1:], v[1:, ::2]):\n"
+            "                dest = np.empty(src.shape, dt)\n"
+            "                blocked.copy_into(dest, src, min_bytes=0)\n"
+            "                assert dest.tobytes() == np.ascontiguousarray(src).tobytes(), (dt, shape, p)\n"
+            "                h.update(dest.tobytes())\n"
+            "for dt, m in (('f4', 16411), ('f8', 8205), ('f4', 16384), ('f8', 8192)):  # rows 64 KB+ apart: wider tiles\n"
+            "    raw = rng.integers(0, 256, m * 22 * np.dtype(dt).itemsize, dtype=np.uint8)\n"
+            "    base = raw.view(dt).reshape(m, 22)\n"
+            "    for src in (base[:, 1:].T, base[:, :19].T, base.reshape(m // 1, 2, 11).transpose(2, 1, 0)):\n"
+            "        dest = np.empty(src.shape, dt)\n"
+            "        blocked.copy_into(dest, src, min_bytes=0)\n"
+            "        assert dest.tobytes() == np.ascontiguousarray(src).tobytes(), (dt, m)\n"
+            "        h.update(dest.tobytes())\n"
+            "print(h.hexdigest())\n")
+        runs = fresh_runs.outputs(script, {}, {"STRIDED_NATIVE_COPY_ISA": "sse"})
+        assert runs[0] == runs[1] and len(runs[0]) == 65
+
+    def test_image_permutes_against_pytorch() -> None:
+        """contiguous() of every permute of (N, M, 3) and (N, M, 4) tensors past the kernel's
+        threshold: PyTorch's values and strides, and the NumPy path's bytes."""
+        import torch
+
+        rng = np.random.default_rng(24)
+        for shape, dt in (((300, 170, 3), np.float32), ((130, 257, 4), np.float32), ((600, 500, 3), np.uint8),
+                          ((128, 140, 4), np.float64), ((100, 120, 3), np.float64)):
+            base = (rng.standard_normal(shape) * 100).astype(dt)
+            for perm in ((1, 0, 2), (2, 1, 0), (2, 0, 1), (0, 2, 1), (1, 2, 0)):
+                t = torch.from_numpy(base).permute(*perm).contiguous()
+                on = strided.from_numpy(base).permute(*perm).contiguous()
+                with native.disabled():
+                    off = strided.from_numpy(base).permute(*perm).contiguous()
+                assert on.stride() == off.stride() == t.stride(), (shape, perm)
+                assert on.numpy().tobytes() == off.numpy().tobytes() == t.numpy().tobytes(), (shape, perm)

@@ -231,6 +231,43 @@ def test_exp_layouts_in_place_out_and_integers() -> None:
     assert strided.from_numpy(i).exp().numpy().tobytes() == _libm_expf(i.astype(np.float32)).tobytes()
 
 
+def test_exp_in_place_keeps_the_special_lanes_inputs() -> None:
+    """In place (x.exp_()), the AVX-512 form's lanes past |x| >= 88 (results in the subnormals,
+    overflow, NaN) are the C library's expf of their input, not of the vector result already
+    stored over it (that gave exp(0) = 1.0 for exp(-100))."""
+    x = _spread(4000, 18)
+    x[:64] = np.linspace(-104, -86, 64)
+    want = _libm_expf(x)
+    s = strided.from_numpy(x.copy())
+    s.exp_()
+    assert s.numpy().tobytes() == want.tobytes()
+    b = x.copy()
+    K.run(b, b, sleef.LIBM_EXP, 0, 0, -1, -1)
+    assert b.tobytes() == want.tobytes()
+
+
+def test_exp_and_tanh_kept_layouts_past_the_copy_threshold() -> None:
+    """A result laid out as a permuted input (dense in another dim order) is computed in its own
+    memory order, the input read through the blocked copy where it is laid out otherwise: the
+    same bits as the row-major computation, PyTorch's strides, in place and into out= alike."""
+    base = _values(3 * 160 * 150, 19).reshape(3, 160, 150)
+    base[0, :2] = np.linspace(-104, -86, 300).reshape(2, 150)  # (special lanes in every layout)
+    want = {"exp": _libm_expf(base), "tanh": strided.from_numpy(base.copy()).tanh().numpy()}
+    for name, want_all in want.items():
+        for perm in ((1, 0, 2), (2, 0, 1), (2, 1, 0), (0, 2, 1), (1, 2, 0)):
+            s = strided.from_numpy(base.copy()).permute(*perm)
+            got = getattr(s, name)()
+            assert got.stride() == getattr(torch.from_numpy(base).permute(*perm), name)().stride()
+            assert got.numpy().tobytes() == np.ascontiguousarray(want_all.transpose(perm)).tobytes() or \
+                np.array_equal(got.numpy().view(np.uint32), want_all.transpose(perm).view(np.uint32))
+            dense = strided.from_numpy(np.ascontiguousarray(base.transpose(perm))).permute(*np.argsort(perm))
+            getattr(dense, name + "_")()  # (in place, laid out in another order than row-major)
+            assert np.array_equal(dense.numpy().view(np.uint32), want_all.view(np.uint32))
+            o = strided.empty(*base.shape).permute(*perm)  # out= dense in another order
+            getattr(strided, name)(strided.from_numpy(base.copy()).permute(*perm), out=o)
+            assert np.array_equal(o.numpy().view(np.uint32), want_all.transpose(perm).view(np.uint32))
+
+
 def test_exp_is_closer_to_pytorch_than_numpy() -> None:
     """PyTorch's float32 exp is MKL's vmsExp (not reproduced): the C library's expf equals it in
     about 99% of elements here, NumPy's np.exp in about 60%."""

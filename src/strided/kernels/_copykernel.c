@@ -60,6 +60,10 @@
  * 4096 the same there, but float64's 512-byte runs were no faster (2.2-2.3x against 2.1x).
  * Session 12 (4 KB source runs): TILE_A2 = 128 rows 3.2x for float32 (least of 4), 64 rows
  * 3.6-3.8x, 256-512 rows 3.7-4.6x; float64 2.3-2.8x for all of them. */
+/* The longest run shared by both layouts that copy_nd folds into one element (64 bytes: one line). */
+#ifndef FOLD_MAX
+#define FOLD_MAX 64
+#endif
 #ifndef RUN2
 #define RUN2 512
 #endif
@@ -104,6 +108,50 @@ DEFINE_PLANE(plane2, uint16_t)
 DEFINE_PLANE(plane4, uint32_t)
 DEFINE_PLANE(plane8, uint64_t)
 DEFINE_PLANE(plane16, u128)
+/* Elements of other sizes: a short run shared by both layouts folded into one element (copy_nd),
+ * such as the 3 channels of an (N, M, 3) image; three-part sizes by fixed-size moves, the rest
+ * by a memcpy of runtime size. */
+typedef struct { uint8_t v[3]; } b3;
+typedef struct { uint16_t v[3]; } b6;
+typedef struct { uint32_t v[3]; } b12;
+typedef struct { uint64_t v[3]; } b24;
+DEFINE_PLANE(plane3, b3)
+DEFINE_PLANE(plane6, b6)
+DEFINE_PLANE(plane12, b12)
+DEFINE_PLANE(plane24, b24)
+
+static void planeN(int sz, char *d, const char *s, Py_ssize_t nb, Py_ssize_t na, Py_ssize_t dsb,
+                   Py_ssize_t dsa, Py_ssize_t ssb, Py_ssize_t ssa)
+{
+    switch (sz) {
+    case 3: plane3(d, s, nb, na, dsb, dsa, ssb, ssa); return;
+    case 6: plane6(d, s, nb, na, dsb, dsa, ssb, ssa); return;
+    case 12: plane12(d, s, nb, na, dsb, dsa, ssb, ssa); return;
+    case 24: plane24(d, s, nb, na, dsb, dsa, ssb, ssa); return;
+    }
+    Py_ssize_t tb = TILE_B_BYTES / sz > 0 ? TILE_B_BYTES / sz : 1;
+    for (Py_ssize_t i0 = 0; i0 < nb; i0 += tb) {
+        Py_ssize_t i1 = i0 + tb < nb ? i0 + tb : nb;
+        for (Py_ssize_t j0 = 0; j0 < na; j0 += TILE_A) {
+            Py_ssize_t j1 = j0 + TILE_A < na ? j0 + TILE_A : na;
+            for (Py_ssize_t i = i0; i < i1; i++)
+                for (Py_ssize_t j = j0; j < j1; j++)
+                    memcpy(d + i * dsb + j * dsa, s + i * ssb + j * ssa, (size_t)sz);
+        }
+    }
+}
+
+static void lineN(int sz, char *d, const char *s, Py_ssize_t n, Py_ssize_t ds, Py_ssize_t ss)
+{
+    switch (sz) {
+    case 3: plane3_line(d, s, n, ds, ss); return;
+    case 6: plane6_line(d, s, n, ds, ss); return;
+    case 12: plane12_line(d, s, n, ds, ss); return;
+    case 24: plane24_line(d, s, n, ds, ss); return;
+    }
+    for (Py_ssize_t j = 0; j < n; j++, d += ds, s += ss)
+        memcpy(d, s, (size_t)sz);
+}
 
 #if HAVE_SSE2
 /* BK x BK register transposes: source rows (the destination's columns) at sp + k * ssa, each BK
@@ -359,17 +407,29 @@ AVX512 static inline void block8z(char *dp, Py_ssize_t dsb, const char *sp, Py_s
 /* The tiles' side along a for these blocks: one block row (16 four-byte elements, 8 eight-byte
  * ones) where the plane is near square (measured, thread CPU time, loaded machine: 2896^2 float32
  * 4.2-4.4 ms against 6.4 with 64, 2048^2 1.8-2.3 against 2.6), four where a is far longer than b
- * ((64, 256, 512).permute(2, 0, 1): 512 x 16384, 4.7 ms against 6.3-7.8 with 16). */
+ * ((64, 256, 512).permute(2, 0, 1): 512 x 16384, 4.7 ms against 6.3-7.8 with 16). Where the
+ * destination's rows are 64 KB or more apart (FAR_ROWS: a 3-d permute's, each row a whole plane),
+ * wider: 128 four-byte elements, 16 eight-byte ones (session 17, 32 MB into existing memory,
+ * thread CPU / memcpy side by side: float32 (64, 256, 512).permute(2, 0, 1) 2.15x -> 1.75-1.8x,
+ * (16384, 512).t() 1.9-2.0x -> 1.6-1.7x; float64 (64, 256, 256).permute(2, 0, 1) 1.9-2.0x ->
+ * 1.55-1.6x, permute(2, 1, 0) 2.0x -> 1.4x, (8192, 512).t() 2.1x -> 1.5x; 32 or 64 eight-byte
+ * elements no better or worse; nearer rows unchanged: 2-d float64 transposes 1.1x with 8, 1.7x with 16). */
+#define FAR_ROWS (dsb >= 65536 || dsb <= -65536)
 #ifndef ZTILE_A4
-#define ZTILE_A4 (na >= 8 * nb ? 64 : 16)
+#define ZTILE_A4 (FAR_ROWS ? 128 : na >= 8 * nb ? 64 : 16)
 #endif
 #ifndef ZTILE_A8
-#define ZTILE_A8 8
+#define ZTILE_A8 (FAR_ROWS ? 16 : 8)
 #endif
 DEFINE_SSE_PLANE_FOR(plane4_z, 4, 16, block4z, plane4_line, AVX512, ZTILE_A4)
 DEFINE_SSE_PLANE_FOR(plane8_z, 8, 8, block8z, plane8_line, AVX512, ZTILE_A8)
 /* The run-through planes (DEFINE_SSE_PLANE2) with these blocks, where the destination's last dim
- * is a whole number of blocks (so that a block's source rows lie in one run, ssa2 apart). */
+ * is a whole number of blocks (so that a block's source rows lie in one run, ssa2 apart). Inside
+ * a tile the blocks along the run are the outer loop: each block column reads its 16 (8) source
+ * rows from start to end of the tile's b before the next, where the rows along the run lie a whole
+ * source plane apart and the i-outer order read one line of each of 128 such rows per step
+ * (session 17, thread CPU / memcpy into existing memory: float32 (64, 256, 512).permute(2, 1, 0)
+ * 2.5x -> 2.1x, (32, 128, 2048) 2.7x -> 2.1x, float64 (32, 64, 2048) 2.3-3.6x -> 1.85x). */
 #define DEFINE_SSE_PLANE2_FOR(NAME, SZ, BK, BLOCK, ATTR)                                          \
     ATTR static void NAME(char *d, const char *s, Py_ssize_t nb, Py_ssize_t n1, Py_ssize_t n2,     \
                           Py_ssize_t dsb, Py_ssize_t ssa1, Py_ssize_t ssa2)                       \
@@ -380,8 +440,8 @@ DEFINE_SSE_PLANE_FOR(plane8_z, 8, 8, block8z, plane8_line, AVX512, ZTILE_A8)
             Py_ssize_t ik = i0 + (i1 - i0) / BK * BK;                                             \
             for (Py_ssize_t j0 = 0; j0 < na; j0 += TILE_A2) {                                     \
                 Py_ssize_t j1 = j0 + TILE_A2 < na ? j0 + TILE_A2 : na;                            \
-                for (Py_ssize_t i = i0; i < ik; i += BK)                                          \
-                    for (Py_ssize_t j = j0; j < j1; j += BK)                                      \
+                for (Py_ssize_t j = j0; j < j1; j += BK) /* (j outer: see above) */              \
+                    for (Py_ssize_t i = i0; i < ik; i += BK)                                      \
                         BLOCK(d + i * dsb + j * SZ, dsb,                                          \
                               s + i * SZ + (j / n2) * ssa1 + (j % n2) * ssa2, ssa2, SZ);          \
                 for (Py_ssize_t i = ik; i < i1; i++) /* the rows past the blocks */               \
@@ -393,6 +453,58 @@ DEFINE_SSE_PLANE_FOR(plane8_z, 8, 8, block8z, plane8_line, AVX512, ZTILE_A8)
 DEFINE_SSE_PLANE2_FOR(plane4_z2, 4, 16, block4z, AVX512)
 DEFINE_SSE_PLANE2_FOR(plane8_z2, 8, 8, block8z, AVX512)
 static int use_avx512_blocks; /* set at import */
+
+/* A plane whose source run crosses two dims: the source's unit-stride dim b is short (n0
+ * elements, under one cache line) and the dim e outside it continues the run (its source stride
+ * n0 * SZ), while the destination runs along a ((1024, 2048, 4).permute(2, 1, 0): b = the 4,
+ * e = the 2048). Walking b alone read 16 bytes of each source line per plane, and the lines
+ * (rows power-of-two bytes apart) were gone before the next plane came back for the rest:
+ * 6-9x a memcpy. Here row i of the n0 * n1 rows is source s + i * SZ (one run) and destination
+ * d + (i % n0) * d0 + (i / n0) * d1: the blocks read whole source lines and store each
+ * destination row through its own pointer. */
+#define DEFINE_ROWS_PLANE(NAME, SZ, BK, LOADT, TR)                                                \
+    AVX512 static void NAME(char *d, const char *s, Py_ssize_t n0, Py_ssize_t n1, Py_ssize_t na,   \
+                            Py_ssize_t d0, Py_ssize_t d1, Py_ssize_t ssa)                         \
+    {                                                                                             \
+        Py_ssize_t nb = n0 * n1;                                                                  \
+        char *rows[BK];                                                                           \
+        for (Py_ssize_t i0 = 0; i0 < nb; i0 += TILE_B(SZ)) {                                      \
+            Py_ssize_t i1 = i0 + TILE_B(SZ) < nb ? i0 + TILE_B(SZ) : nb;                          \
+            Py_ssize_t ik = i0 + (i1 - i0) / BK * BK;                                             \
+            for (Py_ssize_t j0 = 0; j0 < na; j0 += ZTILE_AR) {                                    \
+                Py_ssize_t j1 = j0 + ZTILE_AR < na ? j0 + ZTILE_AR : na;                          \
+                Py_ssize_t jk = j0 + (j1 - j0) / BK * BK;                                         \
+                for (Py_ssize_t i = i0; i < ik; i += BK) {                                        \
+                    for (int k = 0; k < BK; k++)                                                  \
+                        rows[k] = d + ((i + k) % n0) * d0 + ((i + k) / n0) * d1;                  \
+                    for (Py_ssize_t j = j0; j < jk; j += BK) {                                    \
+                        LOADT r[BK];                                                              \
+                        const char *sp = s + i * SZ + j * ssa;                                    \
+                        for (int k = 0; k < BK; k++) r[k] = LOAD_##LOADT(sp + k * ssa);           \
+                        TR(r);                                                                    \
+                        for (int k = 0; k < BK; k++) STORE_##LOADT(rows[k] + j * SZ, r[k]);       \
+                    }                                                                             \
+                    for (int k = 0; k < BK; k++) /* the columns past the blocks */               \
+                        for (Py_ssize_t j = jk; j < j1; j++)                                      \
+                            memcpy(rows[k] + j * SZ, s + (i + k) * SZ + j * ssa, SZ);             \
+                }                                                                                 \
+                for (Py_ssize_t i = ik; i < i1; i++) { /* the rows past the blocks */             \
+                    char *row = d + (i % n0) * d0 + (i / n0) * d1;                                \
+                    for (Py_ssize_t j = j0; j < j1; j++)                                          \
+                        memcpy(row + j * SZ, s + i * SZ + j * ssa, SZ);                           \
+                }                                                                                 \
+            }                                                                                     \
+        }                                                                                         \
+    }
+#define LOAD___m512(p) _mm512_loadu_ps(p)
+#define STORE___m512(p, v) _mm512_storeu_ps(p, v)
+#define LOAD___m512d(p) _mm512_loadu_pd(p)
+#define STORE___m512d(p, v) _mm512_storeu_pd(p, v)
+#ifndef ZTILE_AR
+#define ZTILE_AR 64
+#endif
+DEFINE_ROWS_PLANE(rows4_z, 4, 16, __m512, tr16_ps)
+DEFINE_ROWS_PLANE(rows8_z, 8, 8, __m512d, tr8_pd)
 
 /* plane4_z / plane8_z with every block's 64-byte rows on whole cache lines where the layout
  * allows (the destination's rows dsb apart, the source's ssa apart, both multiples of 64): the
@@ -464,7 +576,8 @@ static void copy_plane(int itemsize, char *d, const char *s, Py_ssize_t nb, Py_s
     case 2: plane2(d, s, nb, na, dsb, dsa, ssb, ssa); break;
     case 4: plane4(d, s, nb, na, dsb, dsa, ssb, ssa); break;
     case 8: plane8(d, s, nb, na, dsb, dsa, ssb, ssa); break;
-    default: plane16(d, s, nb, na, dsb, dsa, ssb, ssa); break;
+    case 16: plane16(d, s, nb, na, dsb, dsa, ssb, ssa); break;
+    default: planeN(itemsize, d, s, nb, na, dsb, dsa, ssb, ssa); break;
     }
 }
 
@@ -506,7 +619,8 @@ static void copy_line(int itemsize, char *d, const char *s, Py_ssize_t n, Py_ssi
     case 2: plane2_line(d, s, n, ds, ss); break;
     case 4: plane4_line(d, s, n, ds, ss); break;
     case 8: plane8_line(d, s, n, ds, ss); break;
-    default: plane16_line(d, s, n, ds, ss); break;
+    case 16: plane16_line(d, s, n, ds, ss); break;
+    default: lineN(itemsize, d, s, n, ds, ss); break;
     }
 }
 
@@ -523,21 +637,42 @@ static void copy_nd(int itemsize, char *d, const char *s, int ndim, const Py_ssi
         Py_ssize_t st = sst[k] < 0 ? -sst[k] : sst[k];
         if (shape[k] > 1 && st && (b < 0 || st < best)) { b = k; best = st; }
     }
+    if (b == a && ndim >= 2 && dst[a] == itemsize && sst[a] == itemsize && shape[a] * itemsize <= FOLD_MAX) {
+        /* Both run along a, and a is short ((N, M, 3).permute(1, 0, 2): runs of 3 elements): a
+         * run is one element of shape[a] * itemsize bytes, and the copy the transpose of those
+         * that it is (NumPy's inner loop of 3 elements: 4-13x a memcpy). */
+        copy_nd((int)(shape[a] * itemsize), d, s, ndim - 1, shape, dst, sst);
+        return;
+    }
     if (b == a) b = -1;
     /* c: the dim outside a that the destination runs on through (see DEFINE_SSE_PLANE2), when a
      * is short; -1: none */
     int c = -1;
 #if HAVE_SSE2
-    if (RUN2 && b >= 0 && a >= 1 && a - 1 != b && dst[a] == itemsize && sst[b] == itemsize && itemsize <= 8
+    if (RUN2 && b >= 0 && a >= 1 && a - 1 != b && dst[a] == itemsize && sst[b] == itemsize && (itemsize & (itemsize - 1)) == 0 && itemsize <= 8
         && dst[a - 1] == shape[a] * itemsize && shape[a] * itemsize < RUN2
         && shape[a] % (16 / itemsize) == 0 && (shape[a - 1] * shape[a]) * itemsize >= RUN2)
         c = a - 1;
 #endif
+    /* e: the dim whose source stride continues b's short run (DEFINE_ROWS_PLANE); -1: none */
+    int e = -1;
+#if HAVE_AVX512_BLOCKS
+    if (use_avx512_blocks && c < 0 && b >= 0 && (itemsize == 4 || itemsize == 8) && dst[a] == itemsize
+        && sst[b] == itemsize && shape[b] * itemsize < 64)
+        for (int k = 0; k < a; k++)
+            if (k != b && shape[k] > 1 && sst[k] == shape[b] * itemsize) { e = k; break; }
+#endif
     Py_ssize_t idx[MAX_DIMS];
     int outer[MAX_DIMS], no = 0;
     for (int k = 0; k < a; k++)
-        if (k != b && k != c) { outer[no++] = k; idx[k] = 0; }
+        if (k != b && k != c && k != e) { outer[no++] = k; idx[k] = 0; }
     for (;;) {
+#if HAVE_AVX512_BLOCKS
+        if (e >= 0) {
+            if (itemsize == 4) rows4_z(d, s, shape[b], shape[e], shape[a], dst[b], dst[e], sst[a]);
+            else rows8_z(d, s, shape[b], shape[e], shape[a], dst[b], dst[e], sst[a]);
+        } else
+#endif
 #if HAVE_SSE2
         if (c >= 0) {
 #if HAVE_AVX512_BLOCKS

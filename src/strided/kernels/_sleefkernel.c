@@ -153,10 +153,14 @@ __attribute__((target("avx512f"))) static void libm_expf16_block(const float *x,
         /* |x| >= 88 or NaN: the exponent field's top bits at least 88.0f's (0x42b) */
         __m512i top = _mm512_and_si512(_mm512_srli_epi32(_mm512_castps_si512(v), 20), _mm512_set1_epi32(0x7ff));
         __mmask16 special = _mm512_mask_cmpgt_epi32_mask(k, top, _mm512_set1_epi32(0x42a));
-        _mm512_mask_storeu_ps(o + i, k, res);
-        if (special)
+        if (special) {  /* (the inputs from the register: in place, o is x and its lanes are written below) */
+            float in[16];
+            _mm512_storeu_ps(in, v);
+            _mm512_mask_storeu_ps(o + i, k, res);
             for (int j = 0; j < 16; j++)
-                if (special & (1u << j)) o[i + j] = expf(x[i + j]);
+                if (special & (1u << j)) o[i + j] = expf(in[j]);
+        } else
+            _mm512_mask_storeu_ps(o + i, k, res);
     }
 }
 

@@ -158,8 +158,8 @@ def _plan(dest: np.ndarray, source: np.ndarray, limit: int, reversed_lines: bool
     b = _innermost(shape, tuple(s for _, _, s in groups))
     if b is None or not _disjoint(groups, dest.itemsize):
         return None
-    if b == len(shape) - 1 and not backwards:
-        return None
+    if b == len(shape) - 1 and not backwards and not (reversed_lines and groups[-1][1] == groups[-1][2] == dest.itemsize):
+        return None  # (the kernel takes runs shared by both: it folds a short one into its element)
     return source, order, groups, b
 
 

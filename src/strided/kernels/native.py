@@ -21,7 +21,12 @@ single call (bench/bench_copies.py prints both paths; measured on a loaded 2-cor
 thread CPU time). A 3-d permute whose destination's last dim is short (under 512 bytes) and
 runs on through the dim outside it, while the source runs along the destination's outermost
 (``permute(2, 1, 0)``), is tiled along both dims as one run: float32 2.1-2.2x, from 2.9-3.1x with
-64-element runs. With AVX-512 (session 16) the 16 x 16 / 8 x 8 blocks start on whole cache lines (NumPy's large
+64-element runs. Session 17: where both run along a short last dim (under 64 bytes: ``(N, M,
+3).permute(1, 0, 2)``) the run is folded into one element and transposed as such (float32
+(2048, 1365, 3) 13-14x -> 2.5-2.6x a memcpy into existing memory); where the source's unit-stride
+dim is that short and another dim continues its run while the destination runs along a third
+(``(N, M, 4).permute(2, 1, 0)``), the AVX-512 blocks read the run across both dims and store each
+destination row through its own pointer (6-9x -> 2.3-2.5x). With AVX-512 (session 16) the 16 x 16 / 8 x 8 blocks start on whole cache lines (NumPy's large
 buffers sit 16 bytes past one, so every 64-byte block row straddled two lines and the second
 half was written a tile later): a 32 MB float32 transpose into existing memory 1.8-2.3x ->
 1.3-1.4x. A ``contiguous()`` pays the first touch of its new pages on top (0.5-1

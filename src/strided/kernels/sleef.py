@@ -50,6 +50,7 @@ import numpy as np
 
 from ..layout.order import iteration_order
 from . import native
+from .blocked import row_major
 from .torch_loops import GRAIN_SIZE, scalar_loop_mask, torch_threads
 
 EXP, SIGMOID, SILU, LIBM_EXP, TANH = 0, 1, 2, 3, 4  # the kernel's op codes (EXP: SLEEF's expf alone)
@@ -132,8 +133,8 @@ def torch_loop(x: np.ndarray, op: int, out: np.ndarray | None = None, threads: i
 def exp_float32(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray | None:
     """The C library's ``expf`` of each element of the float32 array ``x`` (any strides), as a
     fresh array of ``x``'s shape, or written into ``out`` (float32, ``x``'s shape; ``x`` itself in
-    place) and ``out`` returned where ``out`` is C-contiguous (else a fresh array the caller
-    copies); None where the compiled kernel is not used or ``x`` is not float32 (the caller runs
+    place) and ``out`` returned where ``out`` is dense in some dim order (else a fresh array the
+    caller copies); None where the compiled kernel is not used or ``x`` is not float32 (the caller runs
     ``np.exp``: NumPy's bits). Why the C library's: PyTorch's float32 ``exp`` is MKL's ``vmsExp``
     (see the module's note), which is not reproduced; glibc's expf equals it in 98.9-99.9% of
     elements on spreads over -100..88 (``np.exp``: 60-63%), and equals the value PyTorch's own
@@ -156,11 +157,28 @@ def _elementwise(x: np.ndarray, out: np.ndarray | None, op: int) -> np.ndarray |
     k = native.sleef()
     if k is None or x.dtype != _F32:
         return None
-    res = out if out is not None and out.flags.c_contiguous and out.dtype == _F32 and out.shape == x.shape else None
+    res = out if out is not None and out.dtype == _F32 and out.shape == x.shape else None
+    if res is not None and not res.flags.c_contiguous:
+        # out dense in another dim order (a layout kept from a permuted x): both walked in out's
+        # memory order, x's elements in it by the blocked copy where x is not laid out so. (The
+        # same function at every element: the order changes no bit. Before, NumPy's transposing
+        # copies both ways: 32 MB x.t().exp() 49x a memcpy.)
+        order = sorted(range(res.ndim), key=lambda d: -abs(res.strides[d]))
+        rt = res.transpose(order)
+        if rt.flags.c_contiguous:
+            k.run(_flat(x.transpose(order)), rt.reshape(-1), op, 0, 0, -1, -1)
+            return res
+        res = None
     if res is None:
         res = np.empty(x.shape, _F32)
-    k.run(np.ascontiguousarray(x).reshape(-1), res.reshape(-1), op, 0, 0, -1, -1)
+    k.run(_flat(x), res.reshape(-1), op, 0, 0, -1, -1)
     return res
+
+
+def _flat(x: np.ndarray) -> np.ndarray:
+    """``x``'s elements in row-major order as a C-contiguous 1-d array (``x``'s own memory where it
+    is C-contiguous; a large copy by the blocked copy, a small one by NumPy's)."""
+    return np.ascontiguousarray(row_major(x)).reshape(-1)
 
 
 def _fresh(ufunc: np.ufunc, op: int) -> Callable[[np.ndarray], np.ndarray]:
