@@ -3,7 +3,7 @@ copy, ``strided.kernels._specialkernel``, the special functions (erf, lgamma, ..
 ``strided.kernels._randkernel``, NumPy's bounded-integer draw without its per-call overhead, and
 ``strided.kernels._rowkernel``, NumPy's pairwise float sum (the same bits) vectorised, and
 ``strided.kernels._halfkernel``, float16 add/sub/mul/div through float32 (NumPy's bits) in one pass, and
-``strided.kernels._sleefkernel``, PyTorch's float32 sigmoid and silu loops (SLEEF's expf and the C
+``strided.kernels._sleefkernel``, PyTorch's float32 sigmoid, silu and gelu loops (SLEEF's expf and the C
 library's, as PyTorch splits them), and
 ``strided.kernels._sumkernel``, PyTorch's CPU float sum order (SumKernel.cpp's cascade), bit for bit.
 

@@ -26,6 +26,8 @@ pytestmark = pytest.mark.skipif(K is None, reason="the compiled kernel is not bu
 _OPS = {
     "sigmoid": (lambda t: t.sigmoid(), torch.sigmoid, sleef.SIGMOID),
     "silu": (strided.nn.functional.silu, torch.nn.functional.silu, sleef.SILU),
+    # (gelu: oneDNN's kernel on a contiguous input, GeluKernelImpl's loop on the others)
+    "gelu": (strided.nn.functional.gelu, torch.nn.functional.gelu, sleef.GELU),
 }
 _SPECIAL = np.array([np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, -104.0, -103.99, -103.97, -100.0, -95.0, -88.7,
                      -87.3, 88.72, 88.73, 89.0, 100.0, 100.0001, -104.0001, 1e-30, -1e-30, 1e-45, -1e-45, 3.4e38,
@@ -92,14 +94,15 @@ def test_in_place_sigmoid_on_views() -> None:
 @pytest.mark.parametrize("name", list(_OPS))
 def test_past_the_parallel_grain(name: str) -> None:
     ours, theirs, _ = _OPS[name]
-    for n in (32768, 100003, 65541):
+    for n in (16385, 20000, 32768, 100003, 65541):  # (gelu's own grain past 16384)
         x = _values(n, n)
+        _same(ours(strided.from_numpy(x.copy())[::2]), theirs(torch.from_numpy(x)[::2]))
         _same(ours(strided.from_numpy(x.copy())), theirs(torch.from_numpy(x)))
     x = _values(300 * 333, 3).reshape(300, 333)
     _same(ours(strided.from_numpy(x.copy())[:, 1:]), theirs(torch.from_numpy(x)[:, 1:]))
 
 
-@pytest.mark.parametrize("op", [sleef.SIGMOID, sleef.SILU])
+@pytest.mark.parametrize("op", [sleef.SIGMOID, sleef.SILU, sleef.GELU])
 def test_both_forms_agree(op: int) -> None:
     """The plain C form (fmaf) and the AVX-512 form give the same bits, element by element, in
     both loops; the plain form is checked against PyTorch itself too."""
@@ -112,8 +115,25 @@ def test_both_forms_agree(op: int) -> None:
         K.run(x, a, op, 0, 0, st, 0)
         if K.run(x, b, op, 0, 0, st, 1):
             assert a.tobytes() == b.tobytes()
-    torch_fn = _OPS["sigmoid" if op == sleef.SIGMOID else "silu"][1]
-    assert plain.tobytes() == torch_fn(torch.from_numpy(x)).numpy().tobytes()
+    torch_fn = _OPS[{sleef.SIGMOID: "sigmoid", sleef.SILU: "silu", sleef.GELU: "gelu"}[op]][1]
+    with torch.backends.mkldnn.flags(enabled=False):  # (gelu: PyTorch's own loop, not oneDNN's)
+        assert plain.tobytes() == torch_fn(torch.from_numpy(x)).numpy().tobytes()
+
+
+@pytest.mark.skipif(K is None or K.capability() != 16, reason="oneDNN's AVX-512 gelu: an AVX-512 CPU")
+def test_onednn_gelu_over_float32_bit_patterns() -> None:
+    """A contiguous float32 gelu is oneDNN's gelu_erf in PyTorch: op GELU_ONEDNN in both forms
+    against torch over every 4099th float32 bit pattern (NaN, inf, subnormal, each of the 25
+    polynomials' intervals, the bound past which erf is 1) and every tail length 2..40."""
+    x = np.arange(0, 1 << 32, 4099, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    want = torch.nn.functional.gelu(torch.from_numpy(x)).numpy()
+    for form in (0, 1):
+        got = np.empty_like(x)
+        assert K.run(x, got, sleef.GELU_ONEDNN, 0, 0, -1, form)
+        assert got.tobytes() == want.tobytes()
+    for n in range(2, 41):
+        y = _values(n, n)
+        _same(strided.nn.functional.gelu(strided.from_numpy(y)), torch.nn.functional.gelu(torch.from_numpy(y)))
 
 
 def test_sleef_expf_over_its_range() -> None:
@@ -133,7 +153,7 @@ def test_sleef_expf_over_its_range() -> None:
     assert (np.abs(a[fine] - exact[fine]) <= ulp).all()
 
 
-@pytest.mark.parametrize("name", list(_OPS))
+@pytest.mark.parametrize("name", ["sigmoid", "silu"])  # (gelu's backward: tests/test_native_gelu.py)
 def test_gradients(name: str) -> None:
     ours, theirs, _ = _OPS[name]
     x = _values(100, 5)
@@ -147,7 +167,7 @@ def test_gradients(name: str) -> None:
     np.testing.assert_allclose(s.grad.numpy(), t.grad.numpy(), rtol=2e-6, atol=1e-30)
 
 
-@pytest.mark.parametrize("name", list(_OPS))
+@pytest.mark.parametrize("name", ["sigmoid", "silu"])
 def test_without_the_kernel_numpy_bits(name: str) -> None:
     """The NumPy path (no compiled kernel): NumPy's formula, a few ulps from PyTorch's."""
     ours, theirs, _ = _OPS[name]
@@ -170,7 +190,7 @@ def test_arguments() -> None:
     with pytest.raises(ValueError, match="overlaps"):
         K.run(b[1:], b[:8], 1, 0, 0, 32, -1)
     with pytest.raises(ValueError, match="op must be"):
-        K.run(x, x, 5, 0, 0, 32, -1)
+        K.run(x, x, 7, 0, 0, 32, -1)
     with pytest.raises(TypeError, match="7 arguments"):
         K.run(x, x, 1)
     assert K.capability() in (0, 8, 16)

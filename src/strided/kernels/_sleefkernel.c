@@ -1,4 +1,4 @@
-/* strided.kernels._sleefkernel: PyTorch's CPU sigmoid and silu of float32, bit for bit; exp and tanh
+/* strided.kernels._sleefkernel: PyTorch's CPU sigmoid, silu and gelu of float32, bit for bit; exp and tanh
  * of float32 as near PyTorch's (MKL's) as a port allows (the C library's expf, tanh rounded from double).
  *
  * PyTorch's sigmoid_kernel and silu_kernel (aten/src/ATen/native/cpu/UnaryOpsKernel.cpp,
@@ -23,7 +23,8 @@
  * run(x, out, op, run, chunk, step, form): x and out C-contiguous float32 buffers of one length n
  * (out may be x itself); op 0: SLEEF's expf alone, 1: sigmoid, 2: silu, 3: the C library's expf
  * (every element, vectorized where the check below passes: see libm_expf16_block), 4: tanh rounded
- * from double (every element: see tanh_lane). The flat range is cut into
+ * from double (every element: see tanh_lane), 5: gelu, GeluKernelImpl's two functions (see
+ * torch_erf16), 6: gelu, oneDNN's gelu_erf (every element alike: see onednn_gelu16). The flat range is cut into
  * pieces at every multiple of run and of chunk (chunk 0: none; run 0: n); in each piece the first
  * (len - len % step) elements take the vectorized function and the rest the scalar one; step 0:
  * every element the scalar function, step -1: every element the vectorized one. form -1 picks
@@ -49,12 +50,97 @@ static float tanh_lane(float x);
 
 #include "_sleef_expf.h"  /* sleef_expf, sleef_expf16 */
 
+/* ---- gelu (op 5): GeluKernelImpl's exact form (aten/src/ATen/native/cpu/Activation.cpp)
+ *   vectorized: x * 0.5 * (1 + (x * M_SQRT1_2).erf())     scalar: x * 0.5f * (1 + std::erf(x * M_SQRT1_2))
+ * with the float constants (M_SQRT1_2 rounded to float), each product and sum one IEEE float step in
+ * that order. Vectorized<float>::erf() (vec512_float.h, vec256_float.h: the same steps) is Abramowitz
+ * and Stegun's 7.1.26, t = 1 / fma(p, |x|, 1), r = t's quartic by Horner in fused steps,
+ * erf = sign(x) * fma(-exp(-x*x) * t, r, 1) with SLEEF's expf; std::erf is the C library's erff. */
+#define GELU_ALPHA 0.70710678118654752440f
+#define AS_P 0.3275911f
+#define AS_P1 0.254829592f
+#define AS_P2 -0.284496736f
+#define AS_P3 1.421413741f
+#define AS_P4 -1.453152027f
+#define AS_P5 1.061405429f
+
+/* ---- gelu of a contiguous float32 tensor (op 6): oneDNN's eltwise_gelu_erf, which PyTorch's gelu
+ * calls instead of its own kernel where the input is contiguous float32 with more than one element
+ * and oneDNN is on (Activation.cpp's use_mkldnn; torch.backends.mkldnn.enabled, the default), every
+ * element alike (the JIT kernel's tail lanes run the same steps). On an AVX-512 CPU (avx512_core)
+ * oneDNN's jit_uni_eltwise_injector evaluates gelu_erf_minimax_approx: erf(s / sqrt 2) as one of 25
+ * quintic minimax polynomials in |s|, picked by |s|'s bits ((bits + 0xc21fffff) >> 21, arithmetic,
+ * clamped to 1..24; past 0x40b15cee (5.5425): 23, whose polynomial is 1), Horner in fused steps, the
+ * sign of s xored in, then (s * (1 + erf)) * 0.5. */
+static const uint32_t ONEDNN_GELU_POL[6][32] = {  /* [degree][interval]: 25 intervals, padded to 32 */
+    {0xa6f2cb94, 0x32827792, 0x3381cc0c, 0x34523d4a, 0x351ac44d, 0x35f36d88, 0x36ee8229, 0x37b8a3bb,
+     0x3867a213, 0x3940033b, 0x3a2a5a1d, 0x3ae35863, 0x3b7828f2, 0x3c08b14b, 0x3c515ed3, 0xbb503236,
+     0xbd8d8e5e, 0xbe8abcd9, 0xbf0c19a2, 0xbeccb328, 0x3e176ced, 0x3f470d99, 0x3f7abb28, 0x3f800000,
+     0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000},
+    {0x3f4c422a, 0x3f4c421f, 0x3f4c4207, 0x3f4c41cb, 0x3f4c413b, 0x3f4c3fad, 0x3f4c3a2f, 0x3f4c2d40,
+     0x3f4c146a, 0x3f4bc341, 0x3f4ad08c, 0x3f48f8cf, 0x3f45fac7, 0x3f404e07, 0x3f3b980f, 0x3f48dff3,
+     0x3f78b21b, 0x3fbb0704, 0x40019c32, 0x3fe536d6, 0x3f81331e, 0x3e6c8684, 0x3c98f936, 0x00000000,
+     0x3f800000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000},
+    {0xb62173f4, 0x3735e4cf, 0x37f2ff89, 0x388c23be, 0x3917535c, 0x39ab2ab0, 0x3a60fadb, 0x3af9b960,
+     0x3b6e5491, 0x3c0a4ec5, 0x3ca5aa8c, 0x3d2138d9, 0x3d8737d4, 0x3ddfb660, 0x3e0f27ab, 0x3d94004b,
+     0xbe0efdeb, 0xbf1d96c3, 0xbf89db58, 0xbf6d9897, 0xbef69fb8, 0xbdc4f8a8, 0xbbde6422, 0x00000000,
+     0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000},
+    {0xbe081a19, 0xbe084570, 0xbe08639b, 0xbe089837, 0xbe08f409, 0xbe09ab95, 0xbe0b66d0, 0xbe0e400a,
+     0xbe124df8, 0xbe1bde02, 0xbe2f19c9, 0xbe4931bf, 0xbe685fbc, 0xbe89c95f, 0xbe96cbca, 0xbe8044aa,
+     0xbe0550f2, 0x3dcfd6a1, 0x3e94c826, 0x3e79345f, 0x3decec91, 0x3ca46568, 0x3aa1e00a, 0x00000000,
+     0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000},
+    {0xba3d61db, 0x39f097a3, 0x3a5845dc, 0x3ab1fa35, 0x3b0cefb8, 0x3b653ab6, 0x3bcae527, 0x3c221712,
+     0x3c6c5840, 0x3cc0a703, 0x3d1dcc19, 0x3d63656d, 0x3d955907, 0x3dbf9910, 0x3dd53f69, 0x3db7dcef,
+     0x3d639ebe, 0xba6ede48, 0xbd22be69, 0xbd041cf1, 0xbc64f5ab, 0xbb097a32, 0xb8ebf380, 0x00000000,
+     0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000},
+    {0x3cb7d80c, 0x3c9b6050, 0x3c978d11, 0x3c92e850, 0x3c8d058b, 0x3c848454, 0x3c6cd623, 0x3c4c824b,
+     0x3c2a7935, 0x3be0b390, 0x3b0651ac, 0xbb232f53, 0xbbd42fa0, 0xbc2c5366, 0xbc492c9e, 0xbc2a7aa6,
+     0xbbd55d04, 0xba823a76, 0x3b102aa8, 0x3ae25a7e, 0x3a31f792, 0x38b84375, 0x3689bb5a, 0x00000000,
+     0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000}};
+#define ONEDNN_GELU_BIAS 0xc21fffffu
+#define ONEDNN_GELU_RBOUND 0x1.62b9dcp+2f /* (0x40b15cee) */
+
+static float onednn_gelu_lane(float x)
+{
+    uint32_t b;
+    memcpy(&b, &x, sizeof b);
+    uint32_t ab = b & 0x7fffffffu;
+    float a;
+    memcpy(&a, &ab, sizeof a);
+    int32_t idx = (int32_t)(ab + ONEDNN_GELU_BIAS) >> 21;
+    if (idx < 1) idx = 1;
+    if (idx > 24) idx = 24;
+    if (ONEDNN_GELU_RBOUND < a) idx = 23;
+    float c[6];
+    for (int d = 0; d < 6; d++) memcpy(&c[d], &ONEDNN_GELU_POL[d][idx], sizeof(float));
+    float p = c[5];
+    for (int d = 4; d >= 0; d--) p = fmaf(p, a, c[d]);
+    uint32_t pb;
+    memcpy(&pb, &p, sizeof pb);
+    pb ^= b & 0x80000000u;
+    memcpy(&p, &pb, sizeof p);
+    return x * (p + 1.0f) * 0.5f;
+}
+
+/* Vectorized<float>::erf(), one lane */
+static float torch_erf_lane(float x)
+{
+    float a = fabsf(x);
+    float t = 1.0f / fmaf(AS_P, a, 1.0f);
+    float r = fmaf(fmaf(fmaf(fmaf(AS_P5, t, AS_P4), t, AS_P3), t, AS_P2), t, AS_P1);
+    float e = -sleef_expf(-(x * x));
+    float y = fmaf(e * t, r, 1.0f);
+    return signbit(x) ? -y : y;  /* (the sign bit xored in: a NaN y keeps x's sign flip as the lanes do) */
+}
+
 static inline float vec_lane(float x, int op)
 {
     if (op == 1) return 1.0f / (1.0f + sleef_expf(-x));
     if (op == 2) return x / (1.0f + sleef_expf(-x));
     if (op == 3) return expf(x);
     if (op == 4) return tanh_lane(x);
+    if (op == 5) return x != x ? x + x : x * 0.5f * (1.0f + torch_erf_lane(x * GELU_ALPHA));  /* (NaN: x quieted, as the lanes) */
+    if (op == 6) return onednn_gelu_lane(x);
     return sleef_expf(x);
 }
 
@@ -64,14 +150,74 @@ static inline float scalar_lane(float x, int op)
     if (op == 2) return x / (1.0f + expf(-x));
     if (op == 3) return expf(x);
     if (op == 4) return tanh_lane(x);
+    if (op == 5) return x * 0.5f * (1.0f + erff(x * GELU_ALPHA));
+    if (op == 6) return onednn_gelu_lane(x);
     return sleef_expf(x);  /* (op 0 has no scalar function of PyTorch's: SLEEF's throughout) */
 }
 
 #if HAVE_X86
+/* Vectorized<float>::erf(), sixteen lanes (vec512_float.h's steps) */
+__attribute__((target("avx512f"))) static __m512 torch_erf16(__m512 x)
+{
+    const __m512i sign = _mm512_set1_epi32(INT32_MIN);
+    const __m512 one = _mm512_set1_ps(1.0f);
+    __m512i sgn = _mm512_and_si512(sign, _mm512_castps_si512(x));
+    __m512 a = _mm512_abs_ps(x);
+    __m512 t = _mm512_div_ps(one, _mm512_fmadd_ps(_mm512_set1_ps(AS_P), a, one));
+    __m512 r = _mm512_fmadd_ps(_mm512_set1_ps(AS_P5), t, _mm512_set1_ps(AS_P4));
+    r = _mm512_fmadd_ps(r, t, _mm512_set1_ps(AS_P3));
+    r = _mm512_fmadd_ps(r, t, _mm512_set1_ps(AS_P2));
+    r = _mm512_fmadd_ps(r, t, _mm512_set1_ps(AS_P1));
+    __m512 nx2 = _mm512_castsi512_ps(_mm512_xor_si512(sign, _mm512_castps_si512(_mm512_mul_ps(x, x))));
+    __m512 e = _mm512_castsi512_ps(_mm512_xor_si512(sign, _mm512_castps_si512(sleef_expf16(nx2))));
+    __m512 y = _mm512_fmadd_ps(_mm512_mul_ps(e, t), r, one);
+    return _mm512_castsi512_ps(_mm512_xor_si512(sgn, _mm512_castps_si512(y)));
+}
+
+/* oneDNN's gelu_erf, sixteen lanes (the coefficients gathered by vpermt2ps, as oneDNN's), the
+ * table's two halves per degree held in registers (lo, hi) across a block */
+__attribute__((target("avx512f"), always_inline)) static inline __m512 onednn_gelu16(__m512 x, const __m512 *lo,
+                                                                                     const __m512 *hi)
+{
+    __m512i b = _mm512_castps_si512(x);
+    __m512 a = _mm512_abs_ps(x);
+    __m512i idx = _mm512_srai_epi32(_mm512_add_epi32(_mm512_castps_si512(a), _mm512_set1_epi32((int)ONEDNN_GELU_BIAS)), 21);
+    idx = _mm512_min_epi32(_mm512_max_epi32(idx, _mm512_set1_epi32(1)), _mm512_set1_epi32(24));
+    idx = _mm512_mask_mov_epi32(idx, _mm512_cmp_ps_mask(_mm512_set1_ps(ONEDNN_GELU_RBOUND), a, _CMP_LT_OS),
+                                _mm512_set1_epi32(23));
+    __m512 p = _mm512_permutex2var_ps(lo[5], idx, hi[5]);
+    for (int d = 4; d >= 0; d--) p = _mm512_fmadd_ps(p, a, _mm512_permutex2var_ps(lo[d], idx, hi[d]));
+    p = _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(p), _mm512_and_si512(b, _mm512_set1_epi32(INT32_MIN))));
+    return _mm512_mul_ps(_mm512_mul_ps(x, _mm512_add_ps(p, _mm512_set1_ps(1.0f))), _mm512_set1_ps(0.5f));
+}
+
+__attribute__((target("avx512f"))) static void onednn_gelu_block16(const float *x, float *o, Py_ssize_t m)
+{
+    __m512 lo[6], hi[6];
+    for (int d = 0; d < 6; d++) {
+        lo[d] = _mm512_loadu_ps((const float *)ONEDNN_GELU_POL[d]);
+        hi[d] = _mm512_loadu_ps((const float *)ONEDNN_GELU_POL[d] + 16);
+    }
+    Py_ssize_t i = 0;
+    for (; i + 32 <= m; i += 32) {
+        __m512 u = onednn_gelu16(_mm512_loadu_ps(x + i), lo, hi), v = onednn_gelu16(_mm512_loadu_ps(x + i + 16), lo, hi);
+        _mm512_storeu_ps(o + i, u);
+        _mm512_storeu_ps(o + i + 16, v);
+    }
+    for (; i < m; i += 16) {
+        __mmask16 k = m - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (m - i)) - 1);
+        _mm512_mask_storeu_ps(o + i, k, onednn_gelu16(_mm512_maskz_loadu_ps(k, x + i), lo, hi));
+    }
+}
+
 __attribute__((target("avx512f"))) static __m512 vec16(__m512 x, int op)
 {
     const __m512 one = _mm512_set1_ps(1.0f);
     if (op == 0) return sleef_expf16(x);
+    if (op == 5) {
+        __m512 h = _mm512_mul_ps(x, _mm512_set1_ps(0.5f));
+        return _mm512_mul_ps(h, _mm512_add_ps(one, torch_erf16(_mm512_mul_ps(x, _mm512_set1_ps(GELU_ALPHA)))));
+    }
     __m512 e = sleef_expf16(_mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(x), _mm512_set1_epi32(INT32_MIN))));
     return _mm512_div_ps(op == 1 ? one : x, _mm512_add_ps(one, e));
 }
@@ -265,6 +411,10 @@ static void vec_block(const float *x, float *o, Py_ssize_t m, int op, int wide)
         tanh_block8(x, o, m);
         return;
     }
+    if (op == 6 && wide) {
+        onednn_gelu_block16(x, o, m);
+        return;
+    }
     if (op == 3 && wide && libm_expf_ok()) {
         libm_expf16_block(x, o, m);
         return;
@@ -313,8 +463,8 @@ static PyObject *py_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Py_ssize_t run = PyLong_AsSsize_t(args[3]), chunk = PyLong_AsSsize_t(args[4]), step = PyLong_AsSsize_t(args[5]);
     long form = PyLong_AsLong(args[6]);
     if (PyErr_Occurred()) return NULL;
-    if (op < 0 || op > 4 || form < -1 || form > 1) {
-        PyErr_Format(PyExc_ValueError, "run: op must be 0 to 4 and form -1, 0 or 1 (got %ld, %ld)", op, form);
+    if (op < 0 || op > 6 || form < -1 || form > 1) {
+        PyErr_Format(PyExc_ValueError, "run: op must be 0 to 6 and form -1, 0 or 1 (got %ld, %ld)", op, form);
         return NULL;
     }
     int wide = form == 0 ? 0 : has_avx512f();

@@ -50,9 +50,10 @@ import numpy as np
 
 from ..layout.order import iteration_order
 from . import native
-from .torch_loops import GRAIN_SIZE, scalar_loop_mask, torch_threads
+from .torch_loops import GRAIN_SIZE, gelu_grain, parallel_chunks, scalar_loop_mask, torch_threads
 
-EXP, SIGMOID, SILU, LIBM_EXP, TANH = 0, 1, 2, 3, 4  # the kernel's op codes (EXP: SLEEF's expf alone)
+# the kernel's op codes (EXP: SLEEF's expf alone; GELU: GeluKernelImpl's loop, GELU_ONEDNN: oneDNN's)
+EXP, SIGMOID, SILU, LIBM_EXP, TANH, GELU, GELU_ONEDNN = 0, 1, 2, 3, 4, 5, 6
 _F32 = np.dtype(np.float32)
 _steps: list[int] = []
 
@@ -73,10 +74,14 @@ def step() -> int:
     return _steps[0]
 
 
-def _chunk(n: int, threads: int | None) -> int:
+def _grain(op: int, n: int, threads: int) -> int:
+    """The op's parallel grain size in PyTorch (gelu's own, else :data:`GRAIN_SIZE`)."""
+    return gelu_grain(n, threads) if op == GELU else GRAIN_SIZE
+
+
+def _chunk(n: int, threads: int, grain: int) -> int:
     """The length of PyTorch's parallel chunks of a flat range of ``n`` (0: one chunk)."""
-    t = torch_threads() if threads is None else threads
-    chunks = 1 if n < GRAIN_SIZE or t <= 1 else min(t, -(-n // GRAIN_SIZE))
+    chunks = parallel_chunks(n, threads, grain)
     return 0 if chunks == 1 else -(-n // chunks)
 
 
@@ -94,9 +99,11 @@ def torch_loop(x: np.ndarray, op: int, out: np.ndarray | None = None, threads: i
     if k is None or x.dtype != _F32:
         return None
     st = step()
+    threads = torch_threads() if threads is None else threads
+    grain = _grain(op, x.size, threads)
     if x.flags.c_contiguous:  # one row, cut at the parallel chunks
         res = np.empty(x.shape, _F32)
-        k.run(x.reshape(-1), res.reshape(-1), op, 0, _chunk(x.size, threads), st, form)
+        k.run(x.reshape(-1), res.reshape(-1), op, 0, _chunk(x.size, threads, grain), st, form)
         return res
     # x's dim order where x is dense (a permuted tensor is one row too), straight into out where
     # out is laid out as x (x itself in place: each element is read before it is written)
@@ -105,7 +112,7 @@ def torch_loop(x: np.ndarray, op: int, out: np.ndarray | None = None, threads: i
         order = sorted(range(x.ndim), key=lambda d: -x.strides[d])
         xt, rt = x.transpose(order), res.transpose(order)
         if xt.flags.c_contiguous and rt.flags.c_contiguous:  # (then reshape(-1) are views)
-            k.run(xt.reshape(-1), rt.reshape(-1), op, 0, _chunk(x.size, threads), st, form)
+            k.run(xt.reshape(-1), rt.reshape(-1), op, 0, _chunk(x.size, threads, grain), st, form)
             return res
     res = np.empty(x.shape, _F32)
     xs = np.ascontiguousarray(x)
@@ -120,13 +127,42 @@ def torch_loop(x: np.ndarray, op: int, out: np.ndarray | None = None, threads: i
     else:
         out_strides = [s // out.itemsize for s in out.strides]
     mask = scalar_loop_mask(x.shape, tuple(out_strides), out is None, [(x.shape, strides)], step=st,
-                            threads=torch_threads() if threads is None else threads)
+                            threads=threads, grain=grain)
     k.run(xs.reshape(-1), res.reshape(-1), op, 0, 0, -1, form)  # the vectorized function throughout
     if mask is not None:  # then the scalar loop's elements
         part = xs[mask]
         k.run(part, part, op, 0, 0, 0, form)
         res[mask] = part
     return res
+
+
+def gelu_float32(x: np.ndarray, out: np.ndarray | None = None, threads: int | None = None,
+                 form: int = -1) -> np.ndarray | None:
+    """PyTorch's float32 ``gelu`` (the exact form) of ``x`` bit for bit; ``out``, ``threads``,
+    ``form`` and the answer as :func:`torch_loop`'s. Two kernels, as PyTorch's ``gelu`` picks them:
+
+    - a contiguous input of more than one element, on a CPU with AVX-512 (F, BW, DQ, VL: oneDNN's
+      ``avx512_core``): oneDNN's ``eltwise_gelu_erf`` (``Activation.cpp``'s ``use_mkldnn``, on by
+      default), a piecewise minimax polynomial for ``erf(x / sqrt 2)``, the same at every element
+      (checked against ``torch`` over every 97th float32 bit pattern). Where the CPU lacks
+      AVX-512, oneDNN takes its Abramowitz-Stegun form with its own ``exp``, which is not ported:
+      the next item's loop then, within a few ulps of it;
+    - any other input: ``GeluKernelImpl``'s ``cpu_kernel_vec`` loop, ``Vectorized<float>::erf``
+      (Abramowitz and Stegun's 7.1.26 with SLEEF's expf) where it is vectorized, the C library's
+      ``erff`` where it is not, with its own parallel grain (:func:`strided.kernels.torch_loops.gelu_grain`).
+
+    None where the compiled kernel is not used or ``x`` is not float32 (the caller's float64
+    formula: the correctly rounded value but for rare near-ties, within ~1e-7 of PyTorch's)."""
+    k = native.sleef()
+    if k is None or x.dtype != _F32:
+        return None
+    if x.size > 1 and x.flags.c_contiguous and k.capability() == 16:
+        res = out if (out is not None and out.dtype == _F32 and out.shape == x.shape
+                      and out.flags.c_contiguous) else np.empty(x.shape, _F32)
+        if not k.run(x.reshape(-1), res.reshape(-1), GELU_ONEDNN, 0, 0, -1, form):
+            return None  # (form 1 asked of a CPU without AVX-512)
+        return res
+    return torch_loop(x, GELU, out, threads, form)
 
 
 def exp_float32(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray | None:
