@@ -23,6 +23,7 @@
  * outer_scale_add(x, y, base, alpha, beta, out) -> bool  addr's outer product, scaled and summed (see there)
  * interleave(x, y, out) -> bool  complex(real, imag)'s pairs, one pass (see there)
  * greater_select(x, t, y) -> bool  softplus / elu's where(x > t, x, y), in place on y (see there)
+ * greater_copy(x, t, y) -> bool  y = x where every x > t (elu's all-positive input; see there)
  * gelu(src, dst) -> bool         F.gelu's exact form, its float64 formula in one pass (see there)
  * running_extreme(x, values, indices, n, inner, is_max)   cummax/cummin along a dim (see there)
  * binary_exact(x, y, out, code)    PyTorch's fmax / fmin / heaviside with their NaN bits (see there)
@@ -4969,11 +4970,34 @@ ERF_CLONES static void greater_select_double(const double *restrict x, double *r
     for (Py_ssize_t i = 0; i < n; i++) y[i] = x[i] > t ? x[i] : y[i];
 }
 
-static PyObject *py_greater_select(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+/* greater_copy(x, t, y) -> bool: y = x where every x[i] > t (True), else False at the first
+ * block of 64 holding an element that is not (NaN included), y then partly written (the caller's
+ * scratch): elu's all-positive input, whose result is x itself, in one pass with no exp. The
+ * buffers as greater_select's. */
+#define GREATER_COPY_BLOCK 2048
+#define GREATER_COPY(NAME, T)                                                                    \
+    ERF_CLONES static int NAME(const T *restrict x, T *restrict y, Py_ssize_t n, T t)            \
+    {                                                                                            \
+        for (Py_ssize_t i = 0; i < n; i += GREATER_COPY_BLOCK) {                                 \
+            Py_ssize_t m = n - i < GREATER_COPY_BLOCK ? n - i : GREATER_COPY_BLOCK;              \
+            int all = 1;                                                                         \
+            for (Py_ssize_t j = 0; j < m; j++) {                                                 \
+                y[i + j] = x[i + j];                                                             \
+                all &= x[i + j] > t;                                                             \
+            }                                                                                    \
+            if (!all) return 0;                                                                  \
+        }                                                                                        \
+        return 1;                                                                                \
+    }
+GREATER_COPY(greater_copy_float, float)
+GREATER_COPY(greater_copy_double, double)
+#undef GREATER_COPY
+
+static PyObject *greater_pass(PyObject *const *args, Py_ssize_t nargs, int copy)
 {
-    (void)self;
+    const char *name = copy ? "greater_copy" : "greater_select";
     if (nargs != 3) {
-        PyErr_Format(PyExc_TypeError, "greater_select(x, t, y) takes 3 arguments, not %zd", nargs);
+        PyErr_Format(PyExc_TypeError, "%s(x, t, y) takes 3 arguments, not %zd", name, nargs);
         return NULL;
     }
     double t = PyFloat_AsDouble(args[1]);
@@ -4991,16 +5015,31 @@ static PyObject *py_greater_select(PyObject *self, PyObject *const *args, Py_ssi
         && PyBuffer_IsContiguous(&xb, 'C') && PyBuffer_IsContiguous(&yb, 'C') && (uintptr_t)xb.buf % size == 0
         && (uintptr_t)yb.buf % size == 0 && !overlaps(&xb, &yb)) {
         Py_ssize_t n = xb.len / size;
+        int done = 1;
         Py_BEGIN_ALLOW_THREADS
-        if (kind == 'f') greater_select_float(xb.buf, yb.buf, n, (float)t);
+        if (copy) done = kind == 'f' ? greater_copy_float(xb.buf, yb.buf, n, (float)t)
+                                     : greater_copy_double(xb.buf, yb.buf, n, t);
+        else if (kind == 'f') greater_select_float(xb.buf, yb.buf, n, (float)t);
         else greater_select_double(xb.buf, yb.buf, n, t);
         Py_END_ALLOW_THREADS
-        answer = Py_True;
+        answer = done ? Py_True : Py_False;
     }
     PyBuffer_Release(&xb);
     PyBuffer_Release(&yb);
     Py_INCREF(answer);
     return answer;
+}
+
+static PyObject *py_greater_select(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    return greater_pass(args, nargs, 0);
+}
+
+static PyObject *py_greater_copy(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    return greater_pass(args, nargs, 1);
 }
 
 /* ---------------------------------------------------------------- leaky_relu, vectorized
@@ -6859,6 +6898,8 @@ static PyMethodDef methods[] = {
      "binary_float(x, y, out, code) -> bool: float32 fmod (code 0), remainder (1), floor_divide (2), hypot (3), "
      "NumPy's bits (False: not contiguous aligned native float32 buffers of one length, or an overlap)"},
     ENTRY(erf_float32), ENTRY(erfc_float32), ENTRY(lgamma_float32),
+    {"greater_copy", (PyCFunction)(void (*)(void))py_greater_copy, METH_FASTCALL,
+     "greater_copy(x, t, y) -> bool: y = x where every x > t (False: some is not, or the buffers as greater_select's)"},
     {"greater_select", (PyCFunction)(void (*)(void))py_greater_select, METH_FASTCALL,
      "greater_select(x, t, y) -> bool: y = where(x > t, x, y) in place, one pass (False: not C-contiguous aligned "
      "float32/float64 buffers of one format and length, or an overlap)"},
