@@ -1393,6 +1393,43 @@ __attribute__((target("avx512f"))) static void sleef_rows16(const float *x, floa
     }
 }
 #endif
+#if defined(__GNUC__) && defined(__x86_64__)
+/* sleef_rows16 and the row's sum in the same pass (the sum's order the one SOFTMAX_ROWS takes with
+ * sixteen lanes: lane j adds o[j], o[16 + j], ... left to right, the tail into the first lanes, then
+ * the lanes pairwise: w = 8, 4, 2, 1), so the exponentials are not read back; n >= 16. */
+__attribute__((target("avx512f"))) static float sleef_rows16_sum(const float *x, float m, float *o, Py_ssize_t n)
+{
+    const __m512 mv = _mm512_set1_ps(m);
+    __m512 acc = sleef_expf16(_mm512_sub_ps(_mm512_loadu_ps(x), mv));
+    _mm512_storeu_ps(o, acc);
+    Py_ssize_t i = 16;
+    for (; i + 16 <= n; i += 16) {
+        __m512 e = sleef_expf16(_mm512_sub_ps(_mm512_loadu_ps(x + i), mv));
+        _mm512_storeu_ps(o + i, e);
+        acc = _mm512_add_ps(acc, e);
+    }
+    if (i < n) {
+        __mmask16 k = (__mmask16)((1u << (n - i)) - 1);
+        __m512 e = sleef_expf16(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + i), mv));
+        _mm512_mask_storeu_ps(o + i, k, e);
+        acc = _mm512_mask_add_ps(acc, k, acc, e);
+    }
+    float a[16];
+    _mm512_storeu_ps(a, acc);
+    for (int w = 8; w >= 1; w /= 2)
+        for (int j = 0; j < w; j++) a[j] = a[j] + a[j + w];
+    return a[0];
+}
+
+/* o[i] *= inv, sixteen lanes at a time (the same IEEE product per element) */
+__attribute__((target("avx512f"))) static void scale_rows16(float *o, float inv, Py_ssize_t n)
+{
+    const __m512 v = _mm512_set1_ps(inv);
+    Py_ssize_t i = 0;
+    for (; i + 16 <= n; i += 16) _mm512_storeu_ps(o + i, _mm512_mul_ps(_mm512_loadu_ps(o + i), v));
+    for (; i < n; i++) o[i] = o[i] * inv;
+}
+#endif
 static int use_sleef_rows = -1; /* 2: the AVX-512 form, 1: the plain one, 0: not SLEEF (ATen's DEFAULT) */
 static int sleef_rows_expf(const float *x, float m, float *o, Py_ssize_t n)
 {
@@ -1481,16 +1518,29 @@ static float row_max_f(const float *xr, Py_ssize_t n)
 #undef ROW_MAX_OF
 #define ROW_MAX(T, xr, n) (sizeof(T) == 4 ? (T)row_max_f((const float *)(xr), n) : (T)row_max_d((const double *)(xr), n))
 
+/* FUSED: float32 rows of 16 or more under AVX-512 (SLEEF's sixteen lanes, sixteen running sums):
+ * the exponentials and their sum in one pass (sleef_rows16_sum), the scaling sixteen at a time */
+#if defined(__GNUC__) && defined(__x86_64__)
+#define FUSED(T, xr, m, o, n, LANES, s)                                                            \
+    (sizeof(T) == 4 && use_sleef_rows == 2 && LANES == 16 && n >= 16                               \
+         ? ((s) = (T)sleef_rows16_sum((const float *)(xr), (float)(m), (float *)(o), n), 1) : 0)
+#define SCALE16(o, inv, n) (scale_rows16(o, inv, n), 1)
+#else
+#define FUSED(T, xr, m, o, n, LANES, s) 0
+#define SCALE16(o, inv, n) 0
+#endif
 #define SOFTMAX_ROWS(T, EXP, LOG, FAST)                                                                \
     const Py_ssize_t LANES = vbytes / (Py_ssize_t)sizeof(T);                                       \
     for (Py_ssize_t r = 0; r < rows; r++) {                                                        \
         const T *xr = (const T *)xb + r * n;                                                      \
         T *o = (T *)ob + r * n;                                                                    \
         T m = ROW_MAX(T, xr, n);                                                                   \
-        if (!FAST(xr, m, o, n))                                                                    \
-            for (Py_ssize_t i = 0; i < n; i++) o[i] = EXP((T)(xr[i] - m));                        \
         T s;                                                                                       \
-        if (n < LANES) {                                                                           \
+        int fused = FUSED(T, xr, m, o, n, LANES, s);                                               \
+        if (!fused && !FAST(xr, m, o, n))                                                          \
+            for (Py_ssize_t i = 0; i < n; i++) o[i] = EXP((T)(xr[i] - m));                        \
+        if (fused) {                                                                               \
+        } else if (n < LANES) {                                                                    \
             s = o[0];                                                                              \
             for (Py_ssize_t i = 1; i < n; i++) s = s + o[i];                                       \
         } else {                                                                                   \
@@ -1509,7 +1559,8 @@ static float row_max_f(const float *xr, Py_ssize_t n)
             for (Py_ssize_t i = 0; i < n; i++) o[i] = (T)(xr[i] - m) - l;                          \
         } else {                                                                                   \
             T inv = (T)1 / s;                                                                      \
-            for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] * inv;                                  \
+            if (!(fused && SCALE16((float *)o, (float)inv, n)))                                    \
+                for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] * inv;                              \
         }                                                                                          \
     }
 
