@@ -349,3 +349,84 @@ def test_softmax_rows_fused_sum_every_tail() -> None:
         _same(strided.softmax(strided.from_numpy(x.copy()), 1), torch.softmax(torch.from_numpy(x), 1))
         got = strided.log_softmax(strided.from_numpy(x.copy()), 1).numpy()
         np.testing.assert_allclose(got, torch.log_softmax(torch.from_numpy(x), 1).numpy(), rtol=1.2e-7, atol=1e-7)
+
+
+# ---------------------------------------------------------------- atan2: SLEEF's atan2f_u10 and the C library's
+
+_ATAN2_SPECIAL = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-40, -1e-40, 3e-39, 2.9e-39, 1.0, -1.0, 1e38,
+                           -1e38, 1e-45, 0.5, -2.0], np.float32)
+
+
+def _atan2_operands(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every pair of the special values, then normal, uniform and bit-pattern pairs: n of them."""
+    r = np.random.default_rng(seed)
+    ys, xs = (a.ravel() for a in np.meshgrid(_ATAN2_SPECIAL, _ATAN2_SPECIAL))
+    m = max(n - ys.size, 0)
+    third = m // 3
+    pat = r.integers(0, 2**32, (2, m - 2 * third), dtype=np.uint64).astype(np.uint32).view(np.float32)
+    f32 = np.float32
+    y = np.concatenate([ys, (r.standard_normal(third) * 10).astype(f32), r.uniform(0.1, 0.9, third).astype(f32), pat[0]])
+    x = np.concatenate([xs, (r.standard_normal(third) * 10).astype(f32), r.uniform(0.1, 0.9, third).astype(f32), pat[1]])
+    return y[:n].copy(), x[:n].copy()
+
+
+def test_atan2_both_forms_are_sleefs_and_the_c_librarys() -> None:
+    """run2's vectorized function (both forms) is PyTorch's vector loop bit for bit (a length of
+    whole 32-element steps: no scalar tail), its scalar one the C library's atan2f."""
+    y, x = _atan2_operands(32 * 9000, 30)
+    want = torch.atan2(torch.from_numpy(y), torch.from_numpy(x)).numpy()
+    plain = np.empty_like(y)
+    assert K.run2(y, x, plain, 1, 0)
+    assert plain.tobytes() == want.tobytes()
+    wide = np.empty_like(y)
+    if K.run2(y, x, wide, 1, 1):
+        assert wide.tobytes() == want.tobytes()
+    libm = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
+    libm.atan2f.restype, libm.atan2f.argtypes = ctypes.c_float, [ctypes.c_float, ctypes.c_float]
+    scalar = np.empty_like(y)
+    assert K.run2(y, x, scalar, 0, -1)
+    some = slice(0, 3000)
+    ref = np.array([libm.atan2f(float(a), float(b)) for a, b in zip(y[some], x[some])], np.float32)
+    assert scalar[some][~np.isnan(ref)].tobytes() == ref[~np.isnan(ref)].tobytes()
+    with pytest.raises(ValueError, match="overlaps"):
+        b = np.ones(9, np.float32)
+        K.run2(b[1:], b[1:], b[:8], 1, -1)
+    with pytest.raises(ValueError, match="vec must be"):
+        K.run2(y, x, wide, 2, -1)
+
+
+def test_atan2_lengths_layouts_and_targets() -> None:
+    """strided.atan2 of float32: PyTorch's bits and strides for every length 0..70, past the
+    parallel grain, permuted / sliced / expanded / broadcast operands, in place and out=."""
+    for n in list(range(71)) + [32768, 100003]:
+        y, x = _atan2_operands(n, n)
+        _same(strided.atan2(strided.from_numpy(y), strided.from_numpy(x)), torch.atan2(torch.from_numpy(y), torch.from_numpy(x)))
+    a, b = _atan2_operands(6400, 31)
+    a, b = a.reshape(64, 100), b.reshape(64, 100)
+    sa, sb, ta, tb = strided.from_numpy(a), strided.from_numpy(b), torch.from_numpy(a), torch.from_numpy(b)
+    for view in (lambda t: t.t(), lambda t: t[:, ::2], lambda t: t[:, :40], lambda t: t[:, 3:70].t(),
+                 lambda t: t[5].reshape(1, 100).expand(7, 100), lambda t: t[:, 7:8].expand(64, 45),
+                 lambda t: t.reshape(64, 25, 4).permute(2, 0, 1)):
+        _same(strided.atan2(view(sa), view(sb)), torch.atan2(view(ta), view(tb)))
+    _same(strided.atan2(sa, sb[0]), torch.atan2(ta, tb[0]))
+    _same(strided.atan2(sa.t(), sb[:, 0]), torch.atan2(ta.t(), tb[:, 0]))
+    _same(strided.atan2(sa, strided.tensor(0.5)), torch.atan2(ta, torch.tensor(0.5)))
+    s, t = strided.from_numpy(a.copy()), torch.from_numpy(a.copy())
+    s.atan2_(sb)
+    t.atan2_(tb)
+    _same(s, t)
+    o, to = strided.empty((64, 100)), torch.empty((64, 100))
+    strided.atan2(sa, sb, out=o)
+    torch.atan2(ta, tb, out=to)
+    _same(o, to)
+
+
+def test_atan2_without_the_kernel() -> None:
+    """No compiled kernel: atan2 in float64 rounded once, within an ulp of PyTorch's."""
+    y, x = _atan2_operands(2000, 32)
+    fine = np.isfinite(y) & np.isfinite(x) & (np.abs(x) > 1e-30) & (np.abs(y) > 1e-30)
+    with native.disabled():
+        got = strided.atan2(strided.from_numpy(y[fine]), strided.from_numpy(x[fine])).numpy()
+    assert got.tobytes() == np.arctan2(y[fine].astype(np.float64), x[fine].astype(np.float64)).astype(np.float32).tobytes()
+    np.testing.assert_allclose(got, torch.atan2(torch.from_numpy(y[fine]), torch.from_numpy(x[fine])).numpy(),
+                               rtol=2.4e-7, atol=0)

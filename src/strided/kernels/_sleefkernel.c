@@ -64,6 +64,96 @@ static float tanh_lane(float x);
 #define AS_P4 -1.453152027f
 #define AS_P5 1.061405429f
 
+/* ---- atan2 (run2): PyTorch's atan2_kernel (BinaryOpsKernel.cpp), a cpu_kernel_vec loop of
+ * Vectorized<float>::atan2 = SLEEF's Sleef_atan2f16_u10 (sleefsimdsp.c's xatan2f_u1 over atan2kf_u1,
+ * double-float arithmetic from df.h with ENABLE_FMA_SP: every vmla, vfma, vfmapn, vfmanp one fused
+ * step) and std::atan2, the C library's atan2f, in its scalar loop. sleef_atan2f is one lane in plain C
+ * (fmaf), sleef_atan2f16 sixteen (AVX-512F): the same steps, the same bits. */
+typedef struct { float x, y; } sf2;
+
+static inline uint32_t sf_u(float a)
+{
+    uint32_t b;
+    memcpy(&b, &a, sizeof b);
+    return b;
+}
+
+static inline float sf_f(uint32_t b)
+{
+    float a;
+    memcpy(&a, &b, sizeof a);
+    return a;
+}
+
+/* SLEEF's vmulsign: x with y's sign bit xored in */
+static inline float sf_mulsign(float x, float y) { return sf_f(sf_u(x) ^ (sf_u(y) & 0x80000000u)); }
+
+/* SLEEF's visinf2_vf_vf_vf(d, m): d infinite ? m with d's sign bit or-ed in : +0 */
+static inline float sf_isinf2(float d, float m) { return isinf(d) ? sf_f((sf_u(d) & 0x80000000u) | sf_u(m)) : 0.0f; }
+
+static float sleef_atan2f(float y, float x)
+{
+    if (fabsf(x) < 2.9387372783541830947e-39f) {
+        x = x * 16777216.0f;
+        y = y * 16777216.0f;
+    }
+    /* atan2kf_u1((|y|, 0), (x, 0)) */
+    float yx = fabsf(y), yy = 0.0f, xx = x, xy = 0.0f;
+    int q = xx < 0 ? -2 : 0;
+    uint32_t rm = xx < 0 ? 0x80000000u : 0;
+    xx = sf_f(sf_u(xx) ^ rm);
+    xy = sf_f(sf_u(xy) ^ rm);
+    int p = xx < yx;
+    q = p ? q + 1 : q;
+    sf2 s = p ? (sf2){-xx, -xy} : (sf2){yx, yy}, t = p ? (sf2){yx, yy} : (sf2){xx, xy};
+    { /* dfdiv */
+        float tr = 1.0f / t.x, sx = s.x * tr;
+        float u = fmaf(tr, s.x, -sx);
+        float v = fmaf(-t.y, tr, fmaf(-t.x, tr, 1.0f));
+        s = (sf2){sx, fmaf(sx, v, fmaf(s.y, tr, u))};
+    }
+    { /* dfsqu, dfnormalize */
+        float sq = s.x * s.x;
+        t = (sf2){sq, fmaf(s.x + s.x, s.y, fmaf(s.x, s.x, -sq))};
+        float n = t.x + t.y;
+        t = (sf2){n, (t.x - n) + t.y};
+    }
+    float u = -0.00176397908944636583328247f;
+    u = fmaf(u, t.x, 0.0107900900766253471374512f);
+    u = fmaf(u, t.x, -0.0309564601629972457885742f);
+    u = fmaf(u, t.x, 0.0577365085482597351074219f);
+    u = fmaf(u, t.x, -0.0838950723409652709960938f);
+    u = fmaf(u, t.x, 0.109463557600975036621094f);
+    u = fmaf(u, t.x, -0.142626821994781494140625f);
+    u = fmaf(u, t.x, 0.199983194470405578613281f);
+    { /* t = dfmul(t, dfadd_vf2_vf_vf(-1/3, u * t.x)) */
+        float a = -0.333332866430282592773438f, b = u * t.x, ab = a + b;
+        sf2 w = {ab, (a - ab) + b};
+        float m = t.x * w.x;
+        t = (sf2){m, fmaf(t.x, w.y, fmaf(t.y, w.x, fmaf(t.x, w.x, -m)))};
+    }
+    { /* t = dfmul(s, dfadd_vf2_vf_vf2(1, t)) */
+        float o = 1.0f + t.x;
+        sf2 w = {o, ((1.0f - o) + t.x) + t.y};
+        float m = s.x * w.x;
+        t = (sf2){m, fmaf(s.x, w.y, fmaf(s.y, w.x, fmaf(s.x, w.x, -m)))};
+    }
+    { /* t = dfadd_vf2_vf2_vf2(dfmul_vf2_vf2_vf((pi/2 as two floats), q), t) */
+        float qf = (float)q, ch = 1.5707963705062866211f, cl = -4.3711388286737928865e-08f;
+        float mh = ch * qf, ml = fmaf(cl, qf, fmaf(ch, qf, -mh));
+        float sx = mh + t.x;
+        t = (sf2){sx, (((mh - sx) + t.x) + ml) + t.y};
+    }
+    float r = t.x + t.y;
+    const float hpi = (float)(M_PI / 2), qpi = (float)(M_PI / 4);
+    r = sf_mulsign(r, x);
+    if (isinf(x) || x == 0) r = hpi - sf_isinf2(x, sf_mulsign(hpi, x));
+    if (isinf(y)) r = hpi - sf_isinf2(x, sf_mulsign(qpi, x));
+    if (y == 0) r = (sf_u(x) & 0x80000000u) ? (float)M_PI : 0.0f;
+    if (isnan(x) || isnan(y)) return sf_f(0xffffffffu);
+    return sf_mulsign(r, y);
+}
+
 /* ---- gelu of a contiguous float32 tensor (op 6): oneDNN's eltwise_gelu_erf, which PyTorch's gelu
  * calls instead of its own kernel where the input is contiguous float32 with more than one element
  * and oneDNN is on (Activation.cpp's use_mkldnn; torch.backends.mkldnn.enabled, the default), every
@@ -172,6 +262,94 @@ __attribute__((target("avx512f"))) static __m512 torch_erf16(__m512 x)
     __m512 e = _mm512_castsi512_ps(_mm512_xor_si512(sign, _mm512_castps_si512(sleef_expf16(nx2))));
     __m512 y = _mm512_fmadd_ps(_mm512_mul_ps(e, t), r, one);
     return _mm512_castsi512_ps(_mm512_xor_si512(sgn, _mm512_castps_si512(y)));
+}
+
+/* sleef_atan2f, sixteen lanes (xatan2f_u1's steps as Sleef_atan2f16_u10 runs them) */
+__attribute__((target("avx512f"))) static __m512 sleef_atan2f16(__m512 y, __m512 x)
+{
+    const __m512i sgn = _mm512_set1_epi32(INT32_MIN);
+    const __m512 one = _mm512_set1_ps(1.0f), zero = _mm512_setzero_ps();
+#define F2I(v) _mm512_castps_si512(v)
+#define I2F(v) _mm512_castsi512_ps(v)
+#define MULSIGN(a, b) I2F(_mm512_xor_si512(F2I(a), _mm512_and_si512(F2I(b), sgn)))
+    __mmask16 o = _mm512_cmp_ps_mask(_mm512_abs_ps(x), _mm512_set1_ps(2.9387372783541830947e-39f), _CMP_LT_OQ);
+    x = _mm512_mask_mul_ps(x, o, x, _mm512_set1_ps(16777216.0f));
+    y = _mm512_mask_mul_ps(y, o, y, _mm512_set1_ps(16777216.0f));
+    __m512 yx = _mm512_abs_ps(y), yy = zero, xx = x, xy = zero;
+    __mmask16 neg = _mm512_cmp_ps_mask(xx, zero, _CMP_LT_OQ);
+    __m512i q = _mm512_maskz_mov_epi32(neg, _mm512_set1_epi32(-2));
+    __m512i rm = _mm512_maskz_mov_epi32(neg, sgn);
+    xx = I2F(_mm512_xor_si512(F2I(xx), rm));
+    xy = I2F(_mm512_xor_si512(F2I(xy), rm));
+    __mmask16 p = _mm512_cmp_ps_mask(xx, yx, _CMP_LT_OQ);
+    q = _mm512_mask_add_epi32(q, p, q, _mm512_set1_epi32(1));
+    __m512 nxx = I2F(_mm512_xor_si512(F2I(xx), sgn)), nxy = I2F(_mm512_xor_si512(F2I(xy), sgn));
+    __m512 sx = _mm512_mask_blend_ps(p, yx, nxx), sy = _mm512_mask_blend_ps(p, yy, nxy);
+    __m512 tx = _mm512_mask_blend_ps(p, xx, yx), ty = _mm512_mask_blend_ps(p, xy, yy);
+    { /* dfdiv */
+        __m512 tr = _mm512_div_ps(one, tx), s0 = _mm512_mul_ps(sx, tr);
+        __m512 u = _mm512_fmsub_ps(tr, sx, s0);
+        __m512 v = _mm512_fnmadd_ps(ty, tr, _mm512_fnmadd_ps(tx, tr, one));
+        sy = _mm512_fmadd_ps(s0, v, _mm512_fmadd_ps(sy, tr, u));
+        sx = s0;
+    }
+    { /* dfsqu, dfnormalize */
+        __m512 sq = _mm512_mul_ps(sx, sx);
+        __m512 lo = _mm512_fmadd_ps(_mm512_add_ps(sx, sx), sy, _mm512_fmsub_ps(sx, sx, sq));
+        __m512 n = _mm512_add_ps(sq, lo);
+        ty = _mm512_add_ps(_mm512_sub_ps(sq, n), lo);
+        tx = n;
+    }
+    __m512 u = _mm512_set1_ps(-0.00176397908944636583328247f);
+    u = _mm512_fmadd_ps(u, tx, _mm512_set1_ps(0.0107900900766253471374512f));
+    u = _mm512_fmadd_ps(u, tx, _mm512_set1_ps(-0.0309564601629972457885742f));
+    u = _mm512_fmadd_ps(u, tx, _mm512_set1_ps(0.0577365085482597351074219f));
+    u = _mm512_fmadd_ps(u, tx, _mm512_set1_ps(-0.0838950723409652709960938f));
+    u = _mm512_fmadd_ps(u, tx, _mm512_set1_ps(0.109463557600975036621094f));
+    u = _mm512_fmadd_ps(u, tx, _mm512_set1_ps(-0.142626821994781494140625f));
+    u = _mm512_fmadd_ps(u, tx, _mm512_set1_ps(0.199983194470405578613281f));
+    { /* t = dfmul(t, dfadd_vf2_vf_vf(-1/3, u * t.x)) */
+        __m512 a = _mm512_set1_ps(-0.333332866430282592773438f), b = _mm512_mul_ps(u, tx), ab = _mm512_add_ps(a, b);
+        __m512 wy = _mm512_add_ps(_mm512_sub_ps(a, ab), b);
+        __m512 m = _mm512_mul_ps(tx, ab);
+        ty = _mm512_fmadd_ps(tx, wy, _mm512_fmadd_ps(ty, ab, _mm512_fmsub_ps(tx, ab, m)));
+        tx = m;
+    }
+    { /* t = dfmul(s, dfadd_vf2_vf_vf2(1, t)) */
+        __m512 ov = _mm512_add_ps(one, tx);
+        __m512 wy = _mm512_add_ps(_mm512_add_ps(_mm512_sub_ps(one, ov), tx), ty);
+        __m512 m = _mm512_mul_ps(sx, ov);
+        ty = _mm512_fmadd_ps(sx, wy, _mm512_fmadd_ps(sy, ov, _mm512_fmsub_ps(sx, ov, m)));
+        tx = m;
+    }
+    { /* t = dfadd_vf2_vf2_vf2(dfmul_vf2_vf2_vf(pi/2 as two floats, q), t) */
+        __m512 qf = _mm512_cvtepi32_ps(q), ch = _mm512_set1_ps(1.5707963705062866211f);
+        __m512 mh = _mm512_mul_ps(ch, qf);
+        __m512 ml = _mm512_fmadd_ps(_mm512_set1_ps(-4.3711388286737928865e-08f), qf, _mm512_fmsub_ps(ch, qf, mh));
+        __m512 s1 = _mm512_add_ps(mh, tx);
+        ty = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(_mm512_sub_ps(mh, s1), tx), ml), ty);
+        tx = s1;
+    }
+    __m512 r = _mm512_add_ps(tx, ty);
+    const __m512 hpi = _mm512_set1_ps((float)(M_PI / 2)), qpi = _mm512_set1_ps((float)(M_PI / 4));
+    r = MULSIGN(r, x);
+    __m512 ax = _mm512_abs_ps(x);
+    __mmask16 xinf = _mm512_cmp_ps_mask(ax, _mm512_set1_ps(INFINITY), _CMP_EQ_OQ);
+    __mmask16 yinf = _mm512_cmp_ps_mask(_mm512_abs_ps(y), _mm512_set1_ps(INFINITY), _CMP_EQ_OQ);
+    __m512i xs = _mm512_and_si512(F2I(x), sgn);
+    /* visinf2(x, m): x infinite ? m | x's sign : +0 */
+    __m512 i2a = I2F(_mm512_maskz_mov_epi32(xinf, _mm512_or_si512(xs, F2I(MULSIGN(hpi, x)))));
+    __m512 i2b = I2F(_mm512_maskz_mov_epi32(xinf, _mm512_or_si512(xs, F2I(MULSIGN(qpi, x)))));
+    r = _mm512_mask_mov_ps(r, xinf | _mm512_cmp_ps_mask(x, zero, _CMP_EQ_OQ), _mm512_sub_ps(hpi, i2a));
+    r = _mm512_mask_mov_ps(r, yinf, _mm512_sub_ps(hpi, i2b));
+    __m512 pix = I2F(_mm512_maskz_mov_epi32(_mm512_test_epi32_mask(F2I(x), sgn), F2I(_mm512_set1_ps((float)M_PI))));
+    r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(y, zero, _CMP_EQ_OQ), pix);
+    __mmask16 nan = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q) | _mm512_cmp_ps_mask(y, y, _CMP_UNORD_Q);
+    r = MULSIGN(r, y);
+    return I2F(_mm512_mask_mov_epi32(F2I(r), nan, _mm512_set1_epi32(-1)));
+#undef F2I
+#undef I2F
+#undef MULSIGN
 }
 
 /* oneDNN's gelu_erf, sixteen lanes (the coefficients gathered by vpermt2ps, as oneDNN's), the
@@ -498,6 +676,87 @@ done:
     return answer;
 }
 
+/* run2(y, x, out, vec, form): atan2(y, x) of C-contiguous float32 buffers of one length into out
+ * (out may be y or x, not partly either): vec 1 Vectorized<float>::atan2 (SLEEF's) at every element,
+ * 0 std::atan2 (the C library's atan2f) at every element (the caller picks PyTorch's elements of
+ * each); form as run's. True once written, False where the form is unavailable. */
+#if HAVE_X86
+__attribute__((target("avx512f"))) static void atan2_block16(const float *y, const float *x, float *o, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i += 16) {
+        __mmask16 k = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1);
+        _mm512_mask_storeu_ps(o + i, k, sleef_atan2f16(_mm512_maskz_loadu_ps(k, y + i), _mm512_maskz_loadu_ps(k, x + i)));
+    }
+}
+#endif
+
+static int apart_or_same(const Py_buffer *a, const Py_buffer *b)
+{
+    const char *p = a->buf, *q = b->buf;
+    return p == q || p >= q + b->len || q >= p + a->len;
+}
+
+static PyObject *py_run2(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 5) {
+        PyErr_Format(PyExc_TypeError, "run2(y, x, out, vec, form) takes 5 arguments, not %zd", nargs);
+        return NULL;
+    }
+    long vec = PyLong_AsLong(args[3]), form = PyLong_AsLong(args[4]);
+    if (PyErr_Occurred()) return NULL;
+    if (vec < 0 || vec > 1 || form < -1 || form > 1) {
+        PyErr_Format(PyExc_ValueError, "run2: vec must be 0 or 1 and form -1, 0 or 1 (got %ld, %ld)", vec, form);
+        return NULL;
+    }
+    int wide = form == 0 ? 0 : has_avx512f();
+    if (form == 1 && !wide) Py_RETURN_FALSE;
+    Py_buffer y, x, out;
+    if (PyObject_GetBuffer(args[0], &y, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &x, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(&y);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(args[2], &out, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&y);
+        PyBuffer_Release(&x);
+        return NULL;
+    }
+    PyObject *answer = NULL;
+    if (strcmp(y.format, "f") != 0 || strcmp(x.format, "f") != 0 || strcmp(out.format, "f") != 0 || y.len != out.len
+        || x.len != out.len) {
+        PyErr_SetString(PyExc_ValueError, "run2: y, x and out must be C-contiguous float32 buffers of one length");
+        goto done;
+    }
+    if (!apart_or_same(&y, &out) || !apart_or_same(&x, &out)) {
+        PyErr_SetString(PyExc_ValueError, "run2: out overlaps y or x partly");
+        goto done;
+    }
+    {
+        const float *yp = y.buf, *xp = x.buf;
+        float *op = out.buf;
+        Py_ssize_t n = out.len / 4;
+        Py_BEGIN_ALLOW_THREADS
+        if (!vec) {
+            for (Py_ssize_t i = 0; i < n; i++) op[i] = atan2f(yp[i], xp[i]);
+        }
+#if HAVE_X86
+        else if (wide) atan2_block16(yp, xp, op, n);
+#endif
+        else {
+            for (Py_ssize_t i = 0; i < n; i++) op[i] = sleef_atan2f(yp[i], xp[i]);
+        }
+        Py_END_ALLOW_THREADS
+    }
+    answer = Py_True;
+done:
+    PyBuffer_Release(&y);
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&out);
+    Py_XINCREF(answer);
+    return answer;
+}
+
 static PyObject *py_capability(PyObject *self, PyObject *unused)
 {
     (void)self;
@@ -507,6 +766,7 @@ static PyObject *py_capability(PyObject *self, PyObject *unused)
 
 static PyMethodDef methods[] = {
     {"run", (PyCFunction)(void (*)(void))py_run, METH_FASTCALL, "PyTorch's float32 sigmoid / silu loops (see the file)"},
+    {"run2", (PyCFunction)(void (*)(void))py_run2, METH_FASTCALL, "atan2(y, x) of float32 buffers: SLEEF's or the C library's (see the file)"},
     {"capability", py_capability, METH_NOARGS, "Vectorized<float>::size() under ATen's capability here"},
     {NULL, NULL, 0, NULL},
 };

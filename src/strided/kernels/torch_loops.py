@@ -60,7 +60,16 @@ def gelu_grain(numel: int, threads: int) -> int:
     return max(1, numel // max(threads, 1)) if numel > 16384 else GRAIN_SIZE
 
 
-def _operand_strides(shape: tuple[int, ...], op: tuple[tuple[int, ...], tuple[int, ...]] | None) -> list[int]:
+def fresh_strides(shape: tuple[int, ...], inputs: Sequence[tuple[tuple[int, ...], tuple[int, ...]] | None]) -> list[int]:
+    """A fresh output's strides (in elements) over ``shape``: dense, the inputs' dims fastest first
+    (TensorIterator's; ``inputs`` as :func:`scalar_loop_mask`'s)."""
+    out, size = [0] * len(shape), 1
+    for d in iteration_order(shape, [operand_strides(shape, op) for op in inputs]):
+        out[d], size = size, size * shape[d]
+    return out
+
+
+def operand_strides(shape: tuple[int, ...], op: tuple[tuple[int, ...], tuple[int, ...]] | None) -> list[int]:
     """An operand's strides over the broadcast ``shape`` (TensorIterator's: 0 where it broadcasts)."""
     n = len(shape)
     if op is None:
@@ -90,7 +99,7 @@ def scalar_loop_mask(shape: tuple[int, ...], out_strides: tuple[int, ...], fresh
     if numel == 1:
         return np.ones(shape, bool)
     ndim = len(shape)
-    ins = [_operand_strides(shape, op) for op in inputs]
+    ins = [operand_strides(shape, op) for op in inputs]
     ops = [list(out_strides)] + ins
     compared = ins if fresh else ops
     perm = iteration_order(shape, compared)  # (perm[k]: the tensor dim at iteration dim k, 0 the fastest)
