@@ -3,7 +3,7 @@ copy, ``strided.kernels._specialkernel``, the special functions (erf, lgamma, ..
 ``strided.kernels._randkernel``, NumPy's bounded-integer draw without its per-call overhead, and
 ``strided.kernels._rowkernel``, NumPy's pairwise float sum (the same bits) vectorised, and
 ``strided.kernels._halfkernel``, float16 add/sub/mul/div through float32 (NumPy's bits) in one pass, and
-``strided.kernels._sleefkernel``, PyTorch's float32 sigmoid and silu loops (SLEEF's expf and the C
+``strided.kernels._sleefkernel``, PyTorch's float32 sigmoid, silu and gelu loops (SLEEF's expf and the C
 library's, as PyTorch splits them), and
 ``strided.kernels._sumkernel``, PyTorch's CPU float sum order (SumKernel.cpp's cascade), bit for bit.
 
@@ -36,6 +36,7 @@ setup(ext_modules=[Extension(
     # -O3 runs i1's blocked series two lanes at a time (SSE2: the same roundings per lane). Where
     # PyTorch's own kernels fuse (its Bessel functions), the C code says so with explicit fmas.
     depends=["src/strided/kernels/_torch_special.h", "src/strided/kernels/_glibc_expf.h",
+             "src/strided/kernels/_erf_float32_table.h",
              "src/strided/kernels/_sleef_expf.h"],
     extra_compile_args=["-O3", "-std=c99", "-Wall", "-ffp-contract=off", "-fno-fast-math"],
     libraries=["m"],

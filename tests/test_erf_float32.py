@@ -1,9 +1,10 @@
 """The float32 erf/erfc kernels (``erf_float32``, ``erfc_float32`` in kernels/_specialkernel.c)
 against the scalar kernels ``erf`` / ``erfc`` they replace for float32 arrays: the same bits on
-every input (the fast loop approximates one exp and recomputes every element whose float32
-rounding that could move; all 2^32 float32 patterns were checked once in C, here a sample:
-random bit patterns over every exponent, the branch edges and their neighbours, NaN payloads,
-zeros, subnormals, infinities), and the ops against PyTorch with the kernel on and off.
+every input (the fast loops approximate, and recompute every element whose float32 rounding that
+could move; all 2^32 float32 patterns were checked once in C, and erf's AVX-512 form over every
+float32 of magnitude <= 4.5, Dec 2026; here a sample: random bit patterns over every exponent, the
+branch edges and their neighbours, NaN payloads, zeros, subnormals, infinities), erf in both of its
+forms (``erf_float32_form``), and the ops against PyTorch with the kernel on and off.
 """
 
 from __future__ import annotations
@@ -28,6 +29,14 @@ _EDGES32 = np.array([0.0, 0.46875, 0.5, 1.0, 2.0, 3.9, 4.0, 5.0, 6.0, 9.0, 10.0,
                      1e-45, 1.1754944e-38, 1e-30, 1e-8, 3.4028235e38, np.inf], dtype=np.float32)
 
 
+@pytest.fixture(params=[-1, 0], ids=["avx512-form", "blocked-stages"], autouse=True)
+def _erf_form(request: pytest.FixtureRequest):
+    """Every test twice: erf_float32's AVX-512 form (where the CPU has it) and its blocked stages."""
+    before = _KERNEL.erf_float32_form(request.param)
+    yield
+    _KERNEL.erf_float32_form(before)
+
+
 def _edges() -> np.ndarray:
     e = np.concatenate([_EDGES32, -_EDGES32])
     near = [e]
@@ -37,7 +46,7 @@ def _edges() -> np.ndarray:
             with np.errstate(over="ignore"):  # (the largest float32 steps to inf)
                 step = np.nextafter(step, np.float32(direction))
             near.append(step)
-    grid = np.arange(-41 * 16, 41 * 16 + 1, dtype=np.float32) / np.float32(16)  # (every ys step)
+    grid = np.arange(-41 * 16, 41 * 16 + 1, dtype=np.float32) / np.float32(16)  # (every ys step, every quarter)
     nans = np.array([0x7FC00000, 0xFFC00000, 0x7F800001, 0x7FC12345, 0xFFFFFFFF], dtype=np.uint32).view(np.float32)
     return np.concatenate(near + [grid, np.nextafter(grid, np.float32(1)), nans])
 
@@ -85,6 +94,24 @@ def test_in_place_and_column_major(name: str) -> None:
     f, out = np.asfortranarray(x), np.empty(x.shape, np.float32, order="F")
     getattr(_KERNEL, name + "_float32")(f, out)
     np.testing.assert_array_equal(_bits(out), _bits(ref))
+
+
+def test_erf_near_its_float32_rounding_boundaries() -> None:
+    """The AVX-512 form's certification: inputs whose erf lies close to a float32 rounding
+    boundary (found with the float64 kernel) and the subnormal results take k_erf's bits."""
+    rng = np.random.default_rng(12)
+    x = np.concatenate([rng.uniform(-4.5, 4.5, 1 << 21), rng.uniform(-1e-3, 1e-3, 1 << 16)]).astype(np.float32)
+    x64 = np.empty(x.size)
+    _KERNEL.erf(x.astype(np.float64), x64)
+    up = x64.astype(np.float32).astype(np.float64)
+    near = np.abs(x64 - up) > 0.45 * np.abs(np.spacing(up.astype(np.float32)).astype(np.float64))
+    assert near.sum() > 100  # (within 5% of an ulp of a boundary)
+    tiny = np.array([1e-45, -1e-45, 3e-39, -1.1e-38, 1.2e-38], np.float32)
+    for v in (x[near], tiny):
+        fast, slow = _both("erf", v)
+        assert _bits(fast).tolist() == _bits(slow).tolist()
+    with pytest.raises(ValueError, match="form"):
+        _KERNEL.erf_float32_form(2)
 
 
 def test_bad_buffers_are_refused() -> None:

@@ -26,6 +26,8 @@ pytestmark = pytest.mark.skipif(K is None, reason="the compiled kernel is not bu
 _OPS = {
     "sigmoid": (lambda t: t.sigmoid(), torch.sigmoid, sleef.SIGMOID),
     "silu": (strided.nn.functional.silu, torch.nn.functional.silu, sleef.SILU),
+    # (gelu: oneDNN's kernel on a contiguous input, GeluKernelImpl's loop on the others)
+    "gelu": (strided.nn.functional.gelu, torch.nn.functional.gelu, sleef.GELU),
 }
 _SPECIAL = np.array([np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, -104.0, -103.99, -103.97, -100.0, -95.0, -88.7,
                      -87.3, 88.72, 88.73, 89.0, 100.0, 100.0001, -104.0001, 1e-30, -1e-30, 1e-45, -1e-45, 3.4e38,
@@ -92,14 +94,15 @@ def test_in_place_sigmoid_on_views() -> None:
 @pytest.mark.parametrize("name", list(_OPS))
 def test_past_the_parallel_grain(name: str) -> None:
     ours, theirs, _ = _OPS[name]
-    for n in (32768, 100003, 65541):
+    for n in (16385, 20000, 32768, 100003, 65541):  # (gelu's own grain past 16384)
         x = _values(n, n)
+        _same(ours(strided.from_numpy(x.copy())[::2]), theirs(torch.from_numpy(x)[::2]))
         _same(ours(strided.from_numpy(x.copy())), theirs(torch.from_numpy(x)))
     x = _values(300 * 333, 3).reshape(300, 333)
     _same(ours(strided.from_numpy(x.copy())[:, 1:]), theirs(torch.from_numpy(x)[:, 1:]))
 
 
-@pytest.mark.parametrize("op", [sleef.SIGMOID, sleef.SILU])
+@pytest.mark.parametrize("op", [sleef.SIGMOID, sleef.SILU, sleef.GELU])
 def test_both_forms_agree(op: int) -> None:
     """The plain C form (fmaf) and the AVX-512 form give the same bits, element by element, in
     both loops; the plain form is checked against PyTorch itself too."""
@@ -112,8 +115,25 @@ def test_both_forms_agree(op: int) -> None:
         K.run(x, a, op, 0, 0, st, 0)
         if K.run(x, b, op, 0, 0, st, 1):
             assert a.tobytes() == b.tobytes()
-    torch_fn = _OPS["sigmoid" if op == sleef.SIGMOID else "silu"][1]
-    assert plain.tobytes() == torch_fn(torch.from_numpy(x)).numpy().tobytes()
+    torch_fn = _OPS[{sleef.SIGMOID: "sigmoid", sleef.SILU: "silu", sleef.GELU: "gelu"}[op]][1]
+    with torch.backends.mkldnn.flags(enabled=False):  # (gelu: PyTorch's own loop, not oneDNN's)
+        assert plain.tobytes() == torch_fn(torch.from_numpy(x)).numpy().tobytes()
+
+
+@pytest.mark.skipif(K is None or K.capability() != 16, reason="oneDNN's AVX-512 gelu: an AVX-512 CPU")
+def test_onednn_gelu_over_float32_bit_patterns() -> None:
+    """A contiguous float32 gelu is oneDNN's gelu_erf in PyTorch: op GELU_ONEDNN in both forms
+    against torch over every 4099th float32 bit pattern (NaN, inf, subnormal, each of the 25
+    polynomials' intervals, the bound past which erf is 1) and every tail length 2..40."""
+    x = np.arange(0, 1 << 32, 4099, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    want = torch.nn.functional.gelu(torch.from_numpy(x)).numpy()
+    for form in (0, 1):
+        got = np.empty_like(x)
+        assert K.run(x, got, sleef.GELU_ONEDNN, 0, 0, -1, form)
+        assert got.tobytes() == want.tobytes()
+    for n in range(2, 41):
+        y = _values(n, n)
+        _same(strided.nn.functional.gelu(strided.from_numpy(y)), torch.nn.functional.gelu(torch.from_numpy(y)))
 
 
 def test_sleef_expf_over_its_range() -> None:
@@ -133,7 +153,7 @@ def test_sleef_expf_over_its_range() -> None:
     assert (np.abs(a[fine] - exact[fine]) <= ulp).all()
 
 
-@pytest.mark.parametrize("name", list(_OPS))
+@pytest.mark.parametrize("name", ["sigmoid", "silu"])  # (gelu's backward: tests/test_native_gelu.py)
 def test_gradients(name: str) -> None:
     ours, theirs, _ = _OPS[name]
     x = _values(100, 5)
@@ -147,7 +167,7 @@ def test_gradients(name: str) -> None:
     np.testing.assert_allclose(s.grad.numpy(), t.grad.numpy(), rtol=2e-6, atol=1e-30)
 
 
-@pytest.mark.parametrize("name", list(_OPS))
+@pytest.mark.parametrize("name", ["sigmoid", "silu"])
 def test_without_the_kernel_numpy_bits(name: str) -> None:
     """The NumPy path (no compiled kernel): NumPy's formula, a few ulps from PyTorch's."""
     ours, theirs, _ = _OPS[name]
@@ -170,7 +190,7 @@ def test_arguments() -> None:
     with pytest.raises(ValueError, match="overlaps"):
         K.run(b[1:], b[:8], 1, 0, 0, 32, -1)
     with pytest.raises(ValueError, match="op must be"):
-        K.run(x, x, 5, 0, 0, 32, -1)
+        K.run(x, x, 7, 0, 0, 32, -1)
     with pytest.raises(TypeError, match="7 arguments"):
         K.run(x, x, 1)
     assert K.capability() in (0, 8, 16)
@@ -351,3 +371,99 @@ def test_softmax_rows_take_sleefs_expf() -> None:
         x[0, : min(n, 3)] = [-100.0, 80.0, -0.0][: min(n, 3)]
         ours = strided.nn.functional.softmax(strided.from_numpy(x.copy()), -1).numpy()
         assert ours.tobytes() == torch.softmax(torch.from_numpy(x), -1).numpy().tobytes(), n
+
+
+def test_softmax_rows_fused_sum_every_tail() -> None:
+    """float32 softmax along a contiguous last dim (the AVX-512 rows take SLEEF's exponentials and
+    their sixteen running sums in one pass): PyTorch's bits for every row length 1..70 (each tail
+    of the 16 lanes), 1000 and 4099, rows of large and tiny values; log_softmax (the same sums,
+    the C library's logf, not SLEEF's) within an ulp."""
+    r = np.random.default_rng(21)
+    for n in list(range(1, 71)) + [1000, 4099]:
+        x = (r.standard_normal((6, n)) * 4).astype(np.float32)
+        x[4] *= 30  # (exponentials underflowing to 0 beside the maximum's 1)
+        x[5] = r.uniform(-1e-3, 1e-3, n)
+        _same(strided.softmax(strided.from_numpy(x.copy()), 1), torch.softmax(torch.from_numpy(x), 1))
+        got = strided.log_softmax(strided.from_numpy(x.copy()), 1).numpy()
+        np.testing.assert_allclose(got, torch.log_softmax(torch.from_numpy(x), 1).numpy(), rtol=1.2e-7, atol=1e-7)
+
+
+# ---------------------------------------------------------------- atan2: SLEEF's atan2f_u10 and the C library's
+
+_ATAN2_SPECIAL = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-40, -1e-40, 3e-39, 2.9e-39, 1.0, -1.0, 1e38,
+                           -1e38, 1e-45, 0.5, -2.0], np.float32)
+
+
+def _atan2_operands(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every pair of the special values, then normal, uniform and bit-pattern pairs: n of them."""
+    r = np.random.default_rng(seed)
+    ys, xs = (a.ravel() for a in np.meshgrid(_ATAN2_SPECIAL, _ATAN2_SPECIAL))
+    m = max(n - ys.size, 0)
+    third = m // 3
+    pat = r.integers(0, 2**32, (2, m - 2 * third), dtype=np.uint64).astype(np.uint32).view(np.float32)
+    f32 = np.float32
+    y = np.concatenate([ys, (r.standard_normal(third) * 10).astype(f32), r.uniform(0.1, 0.9, third).astype(f32), pat[0]])
+    x = np.concatenate([xs, (r.standard_normal(third) * 10).astype(f32), r.uniform(0.1, 0.9, third).astype(f32), pat[1]])
+    return y[:n].copy(), x[:n].copy()
+
+
+def test_atan2_both_forms_are_sleefs_and_the_c_librarys() -> None:
+    """run2's vectorized function (both forms) is PyTorch's vector loop bit for bit (a length of
+    whole 32-element steps: no scalar tail), its scalar one the C library's atan2f."""
+    y, x = _atan2_operands(32 * 9000, 30)
+    want = torch.atan2(torch.from_numpy(y), torch.from_numpy(x)).numpy()
+    plain = np.empty_like(y)
+    assert K.run2(y, x, plain, 1, 0)
+    assert plain.tobytes() == want.tobytes()
+    wide = np.empty_like(y)
+    if K.run2(y, x, wide, 1, 1):
+        assert wide.tobytes() == want.tobytes()
+    libm = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
+    libm.atan2f.restype, libm.atan2f.argtypes = ctypes.c_float, [ctypes.c_float, ctypes.c_float]
+    scalar = np.empty_like(y)
+    assert K.run2(y, x, scalar, 0, -1)
+    some = slice(0, 3000)
+    ref = np.array([libm.atan2f(float(a), float(b)) for a, b in zip(y[some], x[some])], np.float32)
+    assert scalar[some][~np.isnan(ref)].tobytes() == ref[~np.isnan(ref)].tobytes()
+    with pytest.raises(ValueError, match="overlaps"):
+        b = np.ones(9, np.float32)
+        K.run2(b[1:], b[1:], b[:8], 1, -1)
+    with pytest.raises(ValueError, match="vec must be"):
+        K.run2(y, x, wide, 2, -1)
+
+
+def test_atan2_lengths_layouts_and_targets() -> None:
+    """strided.atan2 of float32: PyTorch's bits and strides for every length 0..70, past the
+    parallel grain, permuted / sliced / expanded / broadcast operands, in place and out=."""
+    for n in list(range(71)) + [32768, 100003]:
+        y, x = _atan2_operands(n, n)
+        _same(strided.atan2(strided.from_numpy(y), strided.from_numpy(x)), torch.atan2(torch.from_numpy(y), torch.from_numpy(x)))
+    a, b = _atan2_operands(6400, 31)
+    a, b = a.reshape(64, 100), b.reshape(64, 100)
+    sa, sb, ta, tb = strided.from_numpy(a), strided.from_numpy(b), torch.from_numpy(a), torch.from_numpy(b)
+    for view in (lambda t: t.t(), lambda t: t[:, ::2], lambda t: t[:, :40], lambda t: t[:, 3:70].t(),
+                 lambda t: t[5].reshape(1, 100).expand(7, 100), lambda t: t[:, 7:8].expand(64, 45),
+                 lambda t: t.reshape(64, 25, 4).permute(2, 0, 1)):
+        _same(strided.atan2(view(sa), view(sb)), torch.atan2(view(ta), view(tb)))
+    _same(strided.atan2(sa, sb[0]), torch.atan2(ta, tb[0]))
+    _same(strided.atan2(sa.t(), sb[:, 0]), torch.atan2(ta.t(), tb[:, 0]))
+    _same(strided.atan2(sa, strided.tensor(0.5)), torch.atan2(ta, torch.tensor(0.5)))
+    s, t = strided.from_numpy(a.copy()), torch.from_numpy(a.copy())
+    s.atan2_(sb)
+    t.atan2_(tb)
+    _same(s, t)
+    o, to = strided.empty((64, 100)), torch.empty((64, 100))
+    strided.atan2(sa, sb, out=o)
+    torch.atan2(ta, tb, out=to)
+    _same(o, to)
+
+
+def test_atan2_without_the_kernel() -> None:
+    """No compiled kernel: atan2 in float64 rounded once, within an ulp of PyTorch's."""
+    y, x = _atan2_operands(2000, 32)
+    fine = np.isfinite(y) & np.isfinite(x) & (np.abs(x) > 1e-30) & (np.abs(y) > 1e-30)
+    with native.disabled():
+        got = strided.atan2(strided.from_numpy(y[fine]), strided.from_numpy(x[fine])).numpy()
+    assert got.tobytes() == np.arctan2(y[fine].astype(np.float64), x[fine].astype(np.float64)).astype(np.float32).tobytes()
+    np.testing.assert_allclose(got, torch.atan2(torch.from_numpy(y[fine]), torch.from_numpy(x[fine])).numpy(),
+                               rtol=2.4e-7, atol=0)

@@ -102,3 +102,42 @@ def test_the_forwards_with_and_without_the_kernel(dtype: type) -> None:
             with native.disabled():
                 ref = fn(v, *args)
             np.testing.assert_array_equal(_bits(got), _bits(ref))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_greater_copy_is_x_only_where_every_element_passes(dtype: type) -> None:
+    """``greater_copy`` (F.elu's all-positive input: x itself, no expm1): True and y == x where
+    every x > t; False where one element is not, in the first block, the last element, past a
+    block's end, or a NaN; the kernel's refusals as greater_select's."""
+    x = np.random.default_rng(5).uniform(0.1, 0.9, 5000).astype(dtype)
+    y = np.empty_like(x)
+    assert _KERNEL.greater_copy(x, 0.0, y) and _bits(y).tolist() == _bits(x).tolist()
+    assert not _KERNEL.greater_copy(x, 0.5, np.empty_like(x))
+    for at, bad in itertools.product((0, 2047, 2048, 4999), (0.0, -1.0, np.nan)):
+        z = x.copy()
+        z[at] = bad
+        assert not _KERNEL.greater_copy(z, 0.0, np.empty_like(z))
+    assert not _KERNEL.greater_copy(x[::2], 0.0, np.empty(2500, dtype))
+    assert not _KERNEL.greater_copy(x, 0.0, np.empty(5000, np.float16))
+
+
+@pytest.mark.parametrize("layout", ["row-major", "transposed", "stepped"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_elu_of_all_positive_inputs(layout: str, dtype: str) -> None:
+    """F.elu where every element is positive: x itself (the copying pass), PyTorch's bits and
+    strides, and the NumPy path's; one element at 0 or NaN anywhere: the general path's bits."""
+    base = np.random.default_rng(6).uniform(0.1, 0.9, (64, 70)).astype(dtype)
+    view = {"row-major": lambda a: a, "transposed": lambda a: a.T, "stepped": lambda a: a[::2, 1::3]}[layout]
+    for poke in (None, (0, 0), (63, 69), (40, 5)):
+        for value in (0.0, np.nan):
+            arr = base.copy()
+            if poke is not None:
+                arr[poke] = value
+            s, t = view(strided.from_numpy(arr)), view(torch.from_numpy(arr))
+            got, want = F.elu(s), torch.nn.functional.elu(t)
+            assert got.stride() == want.stride()
+            assert _bits(got.numpy()).tolist() == _bits(want.numpy()).tolist()
+            with native.disabled():
+                assert _bits(F.elu(s).numpy()).tolist() == _bits(got.numpy()).tolist()
+            if poke is None:
+                break

@@ -1,4 +1,4 @@
-/* strided.kernels._sleefkernel: PyTorch's CPU sigmoid and silu of float32, bit for bit; exp and tanh
+/* strided.kernels._sleefkernel: PyTorch's CPU sigmoid, silu and gelu of float32, bit for bit; exp and tanh
  * of float32 as near PyTorch's (MKL's) as a port allows (the C library's expf, tanh rounded from double).
  *
  * PyTorch's sigmoid_kernel and silu_kernel (aten/src/ATen/native/cpu/UnaryOpsKernel.cpp,
@@ -23,7 +23,8 @@
  * run(x, out, op, run, chunk, step, form): x and out C-contiguous float32 buffers of one length n
  * (out may be x itself); op 0: SLEEF's expf alone, 1: sigmoid, 2: silu, 3: the C library's expf
  * (every element, vectorized where the check below passes: see libm_expf16_block), 4: tanh rounded
- * from double (every element: see tanh_lane). The flat range is cut into
+ * from double (every element: see tanh_lane), 5: gelu, GeluKernelImpl's two functions (see
+ * torch_erf16), 6: gelu, oneDNN's gelu_erf (every element alike: see onednn_gelu16). The flat range is cut into
  * pieces at every multiple of run and of chunk (chunk 0: none; run 0: n); in each piece the first
  * (len - len % step) elements take the vectorized function and the rest the scalar one; step 0:
  * every element the scalar function, step -1: every element the vectorized one. form -1 picks
@@ -49,12 +50,187 @@ static float tanh_lane(float x);
 
 #include "_sleef_expf.h"  /* sleef_expf, sleef_expf16 */
 
+/* ---- gelu (op 5): GeluKernelImpl's exact form (aten/src/ATen/native/cpu/Activation.cpp)
+ *   vectorized: x * 0.5 * (1 + (x * M_SQRT1_2).erf())     scalar: x * 0.5f * (1 + std::erf(x * M_SQRT1_2))
+ * with the float constants (M_SQRT1_2 rounded to float), each product and sum one IEEE float step in
+ * that order. Vectorized<float>::erf() (vec512_float.h, vec256_float.h: the same steps) is Abramowitz
+ * and Stegun's 7.1.26, t = 1 / fma(p, |x|, 1), r = t's quartic by Horner in fused steps,
+ * erf = sign(x) * fma(-exp(-x*x) * t, r, 1) with SLEEF's expf; std::erf is the C library's erff. */
+#define GELU_ALPHA 0.70710678118654752440f
+#define AS_P 0.3275911f
+#define AS_P1 0.254829592f
+#define AS_P2 -0.284496736f
+#define AS_P3 1.421413741f
+#define AS_P4 -1.453152027f
+#define AS_P5 1.061405429f
+
+/* ---- atan2 (run2): PyTorch's atan2_kernel (BinaryOpsKernel.cpp), a cpu_kernel_vec loop of
+ * Vectorized<float>::atan2 = SLEEF's Sleef_atan2f16_u10 (sleefsimdsp.c's xatan2f_u1 over atan2kf_u1,
+ * double-float arithmetic from df.h with ENABLE_FMA_SP: every vmla, vfma, vfmapn, vfmanp one fused
+ * step) and std::atan2, the C library's atan2f, in its scalar loop. sleef_atan2f is one lane in plain C
+ * (fmaf), sleef_atan2f16 sixteen (AVX-512F): the same steps, the same bits. */
+typedef struct { float x, y; } sf2;
+
+static inline uint32_t sf_u(float a)
+{
+    uint32_t b;
+    memcpy(&b, &a, sizeof b);
+    return b;
+}
+
+static inline float sf_f(uint32_t b)
+{
+    float a;
+    memcpy(&a, &b, sizeof a);
+    return a;
+}
+
+/* SLEEF's vmulsign: x with y's sign bit xored in */
+static inline float sf_mulsign(float x, float y) { return sf_f(sf_u(x) ^ (sf_u(y) & 0x80000000u)); }
+
+/* SLEEF's visinf2_vf_vf_vf(d, m): d infinite ? m with d's sign bit or-ed in : +0 */
+static inline float sf_isinf2(float d, float m) { return isinf(d) ? sf_f((sf_u(d) & 0x80000000u) | sf_u(m)) : 0.0f; }
+
+static float sleef_atan2f(float y, float x)
+{
+    if (fabsf(x) < 2.9387372783541830947e-39f) {
+        x = x * 16777216.0f;
+        y = y * 16777216.0f;
+    }
+    /* atan2kf_u1((|y|, 0), (x, 0)) */
+    float yx = fabsf(y), yy = 0.0f, xx = x, xy = 0.0f;
+    int q = xx < 0 ? -2 : 0;
+    uint32_t rm = xx < 0 ? 0x80000000u : 0;
+    xx = sf_f(sf_u(xx) ^ rm);
+    xy = sf_f(sf_u(xy) ^ rm);
+    int p = xx < yx;
+    q = p ? q + 1 : q;
+    sf2 s = p ? (sf2){-xx, -xy} : (sf2){yx, yy}, t = p ? (sf2){yx, yy} : (sf2){xx, xy};
+    { /* dfdiv */
+        float tr = 1.0f / t.x, sx = s.x * tr;
+        float u = fmaf(tr, s.x, -sx);
+        float v = fmaf(-t.y, tr, fmaf(-t.x, tr, 1.0f));
+        s = (sf2){sx, fmaf(sx, v, fmaf(s.y, tr, u))};
+    }
+    { /* dfsqu, dfnormalize */
+        float sq = s.x * s.x;
+        t = (sf2){sq, fmaf(s.x + s.x, s.y, fmaf(s.x, s.x, -sq))};
+        float n = t.x + t.y;
+        t = (sf2){n, (t.x - n) + t.y};
+    }
+    float u = -0.00176397908944636583328247f;
+    u = fmaf(u, t.x, 0.0107900900766253471374512f);
+    u = fmaf(u, t.x, -0.0309564601629972457885742f);
+    u = fmaf(u, t.x, 0.0577365085482597351074219f);
+    u = fmaf(u, t.x, -0.0838950723409652709960938f);
+    u = fmaf(u, t.x, 0.109463557600975036621094f);
+    u = fmaf(u, t.x, -0.142626821994781494140625f);
+    u = fmaf(u, t.x, 0.199983194470405578613281f);
+    { /* t = dfmul(t, dfadd_vf2_vf_vf(-1/3, u * t.x)) */
+        float a = -0.333332866430282592773438f, b = u * t.x, ab = a + b;
+        sf2 w = {ab, (a - ab) + b};
+        float m = t.x * w.x;
+        t = (sf2){m, fmaf(t.x, w.y, fmaf(t.y, w.x, fmaf(t.x, w.x, -m)))};
+    }
+    { /* t = dfmul(s, dfadd_vf2_vf_vf2(1, t)) */
+        float o = 1.0f + t.x;
+        sf2 w = {o, ((1.0f - o) + t.x) + t.y};
+        float m = s.x * w.x;
+        t = (sf2){m, fmaf(s.x, w.y, fmaf(s.y, w.x, fmaf(s.x, w.x, -m)))};
+    }
+    { /* t = dfadd_vf2_vf2_vf2(dfmul_vf2_vf2_vf((pi/2 as two floats), q), t) */
+        float qf = (float)q, ch = 1.5707963705062866211f, cl = -4.3711388286737928865e-08f;
+        float mh = ch * qf, ml = fmaf(cl, qf, fmaf(ch, qf, -mh));
+        float sx = mh + t.x;
+        t = (sf2){sx, (((mh - sx) + t.x) + ml) + t.y};
+    }
+    float r = t.x + t.y;
+    const float hpi = (float)(M_PI / 2), qpi = (float)(M_PI / 4);
+    r = sf_mulsign(r, x);
+    if (isinf(x) || x == 0) r = hpi - sf_isinf2(x, sf_mulsign(hpi, x));
+    if (isinf(y)) r = hpi - sf_isinf2(x, sf_mulsign(qpi, x));
+    if (y == 0) r = (sf_u(x) & 0x80000000u) ? (float)M_PI : 0.0f;
+    if (isnan(x) || isnan(y)) return sf_f(0xffffffffu);
+    return sf_mulsign(r, y);
+}
+
+/* ---- gelu of a contiguous float32 tensor (op 6): oneDNN's eltwise_gelu_erf, which PyTorch's gelu
+ * calls instead of its own kernel where the input is contiguous float32 with more than one element
+ * and oneDNN is on (Activation.cpp's use_mkldnn; torch.backends.mkldnn.enabled, the default), every
+ * element alike (the JIT kernel's tail lanes run the same steps). On an AVX-512 CPU (avx512_core)
+ * oneDNN's jit_uni_eltwise_injector evaluates gelu_erf_minimax_approx: erf(s / sqrt 2) as one of 25
+ * quintic minimax polynomials in |s|, picked by |s|'s bits ((bits + 0xc21fffff) >> 21, arithmetic,
+ * clamped to 1..24; past 0x40b15cee (5.5425): 23, whose polynomial is 1), Horner in fused steps, the
+ * sign of s xored in, then (s * (1 + erf)) * 0.5. */
+static const uint32_t ONEDNN_GELU_POL[6][32] = {  /* [degree][interval]: 25 intervals, padded to 32 */
+    {0xa6f2cb94, 0x32827792, 0x3381cc0c, 0x34523d4a, 0x351ac44d, 0x35f36d88, 0x36ee8229, 0x37b8a3bb,
+     0x3867a213, 0x3940033b, 0x3a2a5a1d, 0x3ae35863, 0x3b7828f2, 0x3c08b14b, 0x3c515ed3, 0xbb503236,
+     0xbd8d8e5e, 0xbe8abcd9, 0xbf0c19a2, 0xbeccb328, 0x3e176ced, 0x3f470d99, 0x3f7abb28, 0x3f800000,
+     0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000},
+    {0x3f4c422a, 0x3f4c421f, 0x3f4c4207, 0x3f4c41cb, 0x3f4c413b, 0x3f4c3fad, 0x3f4c3a2f, 0x3f4c2d40,
+     0x3f4c146a, 0x3f4bc341, 0x3f4ad08c, 0x3f48f8cf, 0x3f45fac7, 0x3f404e07, 0x3f3b980f, 0x3f48dff3,
+     0x3f78b21b, 0x3fbb0704, 0x40019c32, 0x3fe536d6, 0x3f81331e, 0x3e6c8684, 0x3c98f936, 0x00000000,
+     0x3f800000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000},
+    {0xb62173f4, 0x3735e4cf, 0x37f2ff89, 0x388c23be, 0x3917535c, 0x39ab2ab0, 0x3a60fadb, 0x3af9b960,
+     0x3b6e5491, 0x3c0a4ec5, 0x3ca5aa8c, 0x3d2138d9, 0x3d8737d4, 0x3ddfb660, 0x3e0f27ab, 0x3d94004b,
+     0xbe0efdeb, 0xbf1d96c3, 0xbf89db58, 0xbf6d9897, 0xbef69fb8, 0xbdc4f8a8, 0xbbde6422, 0x00000000,
+     0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000},
+    {0xbe081a19, 0xbe084570, 0xbe08639b, 0xbe089837, 0xbe08f409, 0xbe09ab95, 0xbe0b66d0, 0xbe0e400a,
+     0xbe124df8, 0xbe1bde02, 0xbe2f19c9, 0xbe4931bf, 0xbe685fbc, 0xbe89c95f, 0xbe96cbca, 0xbe8044aa,
+     0xbe0550f2, 0x3dcfd6a1, 0x3e94c826, 0x3e79345f, 0x3decec91, 0x3ca46568, 0x3aa1e00a, 0x00000000,
+     0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000},
+    {0xba3d61db, 0x39f097a3, 0x3a5845dc, 0x3ab1fa35, 0x3b0cefb8, 0x3b653ab6, 0x3bcae527, 0x3c221712,
+     0x3c6c5840, 0x3cc0a703, 0x3d1dcc19, 0x3d63656d, 0x3d955907, 0x3dbf9910, 0x3dd53f69, 0x3db7dcef,
+     0x3d639ebe, 0xba6ede48, 0xbd22be69, 0xbd041cf1, 0xbc64f5ab, 0xbb097a32, 0xb8ebf380, 0x00000000,
+     0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000},
+    {0x3cb7d80c, 0x3c9b6050, 0x3c978d11, 0x3c92e850, 0x3c8d058b, 0x3c848454, 0x3c6cd623, 0x3c4c824b,
+     0x3c2a7935, 0x3be0b390, 0x3b0651ac, 0xbb232f53, 0xbbd42fa0, 0xbc2c5366, 0xbc492c9e, 0xbc2a7aa6,
+     0xbbd55d04, 0xba823a76, 0x3b102aa8, 0x3ae25a7e, 0x3a31f792, 0x38b84375, 0x3689bb5a, 0x00000000,
+     0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000}};
+#define ONEDNN_GELU_BIAS 0xc21fffffu
+#define ONEDNN_GELU_RBOUND 0x1.62b9dcp+2f /* (0x40b15cee) */
+
+static float onednn_gelu_lane(float x)
+{
+    uint32_t b;
+    memcpy(&b, &x, sizeof b);
+    uint32_t ab = b & 0x7fffffffu;
+    float a;
+    memcpy(&a, &ab, sizeof a);
+    int32_t idx = (int32_t)(ab + ONEDNN_GELU_BIAS) >> 21;
+    if (idx < 1) idx = 1;
+    if (idx > 24) idx = 24;
+    if (ONEDNN_GELU_RBOUND < a) idx = 23;
+    float c[6];
+    for (int d = 0; d < 6; d++) memcpy(&c[d], &ONEDNN_GELU_POL[d][idx], sizeof(float));
+    float p = c[5];
+    for (int d = 4; d >= 0; d--) p = fmaf(p, a, c[d]);
+    uint32_t pb;
+    memcpy(&pb, &p, sizeof pb);
+    pb ^= b & 0x80000000u;
+    memcpy(&p, &pb, sizeof p);
+    return x * (p + 1.0f) * 0.5f;
+}
+
+/* Vectorized<float>::erf(), one lane */
+static float torch_erf_lane(float x)
+{
+    float a = fabsf(x);
+    float t = 1.0f / fmaf(AS_P, a, 1.0f);
+    float r = fmaf(fmaf(fmaf(fmaf(AS_P5, t, AS_P4), t, AS_P3), t, AS_P2), t, AS_P1);
+    float e = -sleef_expf(-(x * x));
+    float y = fmaf(e * t, r, 1.0f);
+    return signbit(x) ? -y : y;  /* (the sign bit xored in: a NaN y keeps x's sign flip as the lanes do) */
+}
+
 static inline float vec_lane(float x, int op)
 {
     if (op == 1) return 1.0f / (1.0f + sleef_expf(-x));
     if (op == 2) return x / (1.0f + sleef_expf(-x));
     if (op == 3) return expf(x);
     if (op == 4) return tanh_lane(x);
+    if (op == 5) return x != x ? x + x : x * 0.5f * (1.0f + torch_erf_lane(x * GELU_ALPHA));  /* (NaN: x quieted, as the lanes) */
+    if (op == 6) return onednn_gelu_lane(x);
     return sleef_expf(x);
 }
 
@@ -64,14 +240,162 @@ static inline float scalar_lane(float x, int op)
     if (op == 2) return x / (1.0f + expf(-x));
     if (op == 3) return expf(x);
     if (op == 4) return tanh_lane(x);
+    if (op == 5) return x * 0.5f * (1.0f + erff(x * GELU_ALPHA));
+    if (op == 6) return onednn_gelu_lane(x);
     return sleef_expf(x);  /* (op 0 has no scalar function of PyTorch's: SLEEF's throughout) */
 }
 
 #if HAVE_X86
+/* Vectorized<float>::erf(), sixteen lanes (vec512_float.h's steps) */
+__attribute__((target("avx512f"))) static __m512 torch_erf16(__m512 x)
+{
+    const __m512i sign = _mm512_set1_epi32(INT32_MIN);
+    const __m512 one = _mm512_set1_ps(1.0f);
+    __m512i sgn = _mm512_and_si512(sign, _mm512_castps_si512(x));
+    __m512 a = _mm512_abs_ps(x);
+    __m512 t = _mm512_div_ps(one, _mm512_fmadd_ps(_mm512_set1_ps(AS_P), a, one));
+    __m512 r = _mm512_fmadd_ps(_mm512_set1_ps(AS_P5), t, _mm512_set1_ps(AS_P4));
+    r = _mm512_fmadd_ps(r, t, _mm512_set1_ps(AS_P3));
+    r = _mm512_fmadd_ps(r, t, _mm512_set1_ps(AS_P2));
+    r = _mm512_fmadd_ps(r, t, _mm512_set1_ps(AS_P1));
+    __m512 nx2 = _mm512_castsi512_ps(_mm512_xor_si512(sign, _mm512_castps_si512(_mm512_mul_ps(x, x))));
+    __m512 e = _mm512_castsi512_ps(_mm512_xor_si512(sign, _mm512_castps_si512(sleef_expf16(nx2))));
+    __m512 y = _mm512_fmadd_ps(_mm512_mul_ps(e, t), r, one);
+    return _mm512_castsi512_ps(_mm512_xor_si512(sgn, _mm512_castps_si512(y)));
+}
+
+/* sleef_atan2f, sixteen lanes (xatan2f_u1's steps as Sleef_atan2f16_u10 runs them) */
+__attribute__((target("avx512f"))) static __m512 sleef_atan2f16(__m512 y, __m512 x)
+{
+    const __m512i sgn = _mm512_set1_epi32(INT32_MIN);
+    const __m512 one = _mm512_set1_ps(1.0f), zero = _mm512_setzero_ps();
+#define F2I(v) _mm512_castps_si512(v)
+#define I2F(v) _mm512_castsi512_ps(v)
+#define MULSIGN(a, b) I2F(_mm512_xor_si512(F2I(a), _mm512_and_si512(F2I(b), sgn)))
+    __mmask16 o = _mm512_cmp_ps_mask(_mm512_abs_ps(x), _mm512_set1_ps(2.9387372783541830947e-39f), _CMP_LT_OQ);
+    x = _mm512_mask_mul_ps(x, o, x, _mm512_set1_ps(16777216.0f));
+    y = _mm512_mask_mul_ps(y, o, y, _mm512_set1_ps(16777216.0f));
+    __m512 yx = _mm512_abs_ps(y), yy = zero, xx = x, xy = zero;
+    __mmask16 neg = _mm512_cmp_ps_mask(xx, zero, _CMP_LT_OQ);
+    __m512i q = _mm512_maskz_mov_epi32(neg, _mm512_set1_epi32(-2));
+    __m512i rm = _mm512_maskz_mov_epi32(neg, sgn);
+    xx = I2F(_mm512_xor_si512(F2I(xx), rm));
+    xy = I2F(_mm512_xor_si512(F2I(xy), rm));
+    __mmask16 p = _mm512_cmp_ps_mask(xx, yx, _CMP_LT_OQ);
+    q = _mm512_mask_add_epi32(q, p, q, _mm512_set1_epi32(1));
+    __m512 nxx = I2F(_mm512_xor_si512(F2I(xx), sgn)), nxy = I2F(_mm512_xor_si512(F2I(xy), sgn));
+    __m512 sx = _mm512_mask_blend_ps(p, yx, nxx), sy = _mm512_mask_blend_ps(p, yy, nxy);
+    __m512 tx = _mm512_mask_blend_ps(p, xx, yx), ty = _mm512_mask_blend_ps(p, xy, yy);
+    { /* dfdiv */
+        __m512 tr = _mm512_div_ps(one, tx), s0 = _mm512_mul_ps(sx, tr);
+        __m512 u = _mm512_fmsub_ps(tr, sx, s0);
+        __m512 v = _mm512_fnmadd_ps(ty, tr, _mm512_fnmadd_ps(tx, tr, one));
+        sy = _mm512_fmadd_ps(s0, v, _mm512_fmadd_ps(sy, tr, u));
+        sx = s0;
+    }
+    { /* dfsqu, dfnormalize */
+        __m512 sq = _mm512_mul_ps(sx, sx);
+        __m512 lo = _mm512_fmadd_ps(_mm512_add_ps(sx, sx), sy, _mm512_fmsub_ps(sx, sx, sq));
+        __m512 n = _mm512_add_ps(sq, lo);
+        ty = _mm512_add_ps(_mm512_sub_ps(sq, n), lo);
+        tx = n;
+    }
+    __m512 u = _mm512_set1_ps(-0.00176397908944636583328247f);
+    u = _mm512_fmadd_ps(u, tx, _mm512_set1_ps(0.0107900900766253471374512f));
+    u = _mm512_fmadd_ps(u, tx, _mm512_set1_ps(-0.0309564601629972457885742f));
+    u = _mm512_fmadd_ps(u, tx, _mm512_set1_ps(0.0577365085482597351074219f));
+    u = _mm512_fmadd_ps(u, tx, _mm512_set1_ps(-0.0838950723409652709960938f));
+    u = _mm512_fmadd_ps(u, tx, _mm512_set1_ps(0.109463557600975036621094f));
+    u = _mm512_fmadd_ps(u, tx, _mm512_set1_ps(-0.142626821994781494140625f));
+    u = _mm512_fmadd_ps(u, tx, _mm512_set1_ps(0.199983194470405578613281f));
+    { /* t = dfmul(t, dfadd_vf2_vf_vf(-1/3, u * t.x)) */
+        __m512 a = _mm512_set1_ps(-0.333332866430282592773438f), b = _mm512_mul_ps(u, tx), ab = _mm512_add_ps(a, b);
+        __m512 wy = _mm512_add_ps(_mm512_sub_ps(a, ab), b);
+        __m512 m = _mm512_mul_ps(tx, ab);
+        ty = _mm512_fmadd_ps(tx, wy, _mm512_fmadd_ps(ty, ab, _mm512_fmsub_ps(tx, ab, m)));
+        tx = m;
+    }
+    { /* t = dfmul(s, dfadd_vf2_vf_vf2(1, t)) */
+        __m512 ov = _mm512_add_ps(one, tx);
+        __m512 wy = _mm512_add_ps(_mm512_add_ps(_mm512_sub_ps(one, ov), tx), ty);
+        __m512 m = _mm512_mul_ps(sx, ov);
+        ty = _mm512_fmadd_ps(sx, wy, _mm512_fmadd_ps(sy, ov, _mm512_fmsub_ps(sx, ov, m)));
+        tx = m;
+    }
+    { /* t = dfadd_vf2_vf2_vf2(dfmul_vf2_vf2_vf(pi/2 as two floats, q), t) */
+        __m512 qf = _mm512_cvtepi32_ps(q), ch = _mm512_set1_ps(1.5707963705062866211f);
+        __m512 mh = _mm512_mul_ps(ch, qf);
+        __m512 ml = _mm512_fmadd_ps(_mm512_set1_ps(-4.3711388286737928865e-08f), qf, _mm512_fmsub_ps(ch, qf, mh));
+        __m512 s1 = _mm512_add_ps(mh, tx);
+        ty = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(_mm512_sub_ps(mh, s1), tx), ml), ty);
+        tx = s1;
+    }
+    __m512 r = _mm512_add_ps(tx, ty);
+    const __m512 hpi = _mm512_set1_ps((float)(M_PI / 2)), qpi = _mm512_set1_ps((float)(M_PI / 4));
+    r = MULSIGN(r, x);
+    __m512 ax = _mm512_abs_ps(x);
+    __mmask16 xinf = _mm512_cmp_ps_mask(ax, _mm512_set1_ps(INFINITY), _CMP_EQ_OQ);
+    __mmask16 yinf = _mm512_cmp_ps_mask(_mm512_abs_ps(y), _mm512_set1_ps(INFINITY), _CMP_EQ_OQ);
+    __m512i xs = _mm512_and_si512(F2I(x), sgn);
+    /* visinf2(x, m): x infinite ? m | x's sign : +0 */
+    __m512 i2a = I2F(_mm512_maskz_mov_epi32(xinf, _mm512_or_si512(xs, F2I(MULSIGN(hpi, x)))));
+    __m512 i2b = I2F(_mm512_maskz_mov_epi32(xinf, _mm512_or_si512(xs, F2I(MULSIGN(qpi, x)))));
+    r = _mm512_mask_mov_ps(r, xinf | _mm512_cmp_ps_mask(x, zero, _CMP_EQ_OQ), _mm512_sub_ps(hpi, i2a));
+    r = _mm512_mask_mov_ps(r, yinf, _mm512_sub_ps(hpi, i2b));
+    __m512 pix = I2F(_mm512_maskz_mov_epi32(_mm512_test_epi32_mask(F2I(x), sgn), F2I(_mm512_set1_ps((float)M_PI))));
+    r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(y, zero, _CMP_EQ_OQ), pix);
+    __mmask16 nan = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q) | _mm512_cmp_ps_mask(y, y, _CMP_UNORD_Q);
+    r = MULSIGN(r, y);
+    return I2F(_mm512_mask_mov_epi32(F2I(r), nan, _mm512_set1_epi32(-1)));
+#undef F2I
+#undef I2F
+#undef MULSIGN
+}
+
+/* oneDNN's gelu_erf, sixteen lanes (the coefficients gathered by vpermt2ps, as oneDNN's), the
+ * table's two halves per degree held in registers (lo, hi) across a block */
+__attribute__((target("avx512f"), always_inline)) static inline __m512 onednn_gelu16(__m512 x, const __m512 *lo,
+                                                                                     const __m512 *hi)
+{
+    __m512i b = _mm512_castps_si512(x);
+    __m512 a = _mm512_abs_ps(x);
+    __m512i idx = _mm512_srai_epi32(_mm512_add_epi32(_mm512_castps_si512(a), _mm512_set1_epi32((int)ONEDNN_GELU_BIAS)), 21);
+    idx = _mm512_min_epi32(_mm512_max_epi32(idx, _mm512_set1_epi32(1)), _mm512_set1_epi32(24));
+    idx = _mm512_mask_mov_epi32(idx, _mm512_cmp_ps_mask(_mm512_set1_ps(ONEDNN_GELU_RBOUND), a, _CMP_LT_OS),
+                                _mm512_set1_epi32(23));
+    __m512 p = _mm512_permutex2var_ps(lo[5], idx, hi[5]);
+    for (int d = 4; d >= 0; d--) p = _mm512_fmadd_ps(p, a, _mm512_permutex2var_ps(lo[d], idx, hi[d]));
+    p = _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(p), _mm512_and_si512(b, _mm512_set1_epi32(INT32_MIN))));
+    return _mm512_mul_ps(_mm512_mul_ps(x, _mm512_add_ps(p, _mm512_set1_ps(1.0f))), _mm512_set1_ps(0.5f));
+}
+
+__attribute__((target("avx512f"))) static void onednn_gelu_block16(const float *x, float *o, Py_ssize_t m)
+{
+    __m512 lo[6], hi[6];
+    for (int d = 0; d < 6; d++) {
+        lo[d] = _mm512_loadu_ps((const float *)ONEDNN_GELU_POL[d]);
+        hi[d] = _mm512_loadu_ps((const float *)ONEDNN_GELU_POL[d] + 16);
+    }
+    Py_ssize_t i = 0;
+    for (; i + 32 <= m; i += 32) {
+        __m512 u = onednn_gelu16(_mm512_loadu_ps(x + i), lo, hi), v = onednn_gelu16(_mm512_loadu_ps(x + i + 16), lo, hi);
+        _mm512_storeu_ps(o + i, u);
+        _mm512_storeu_ps(o + i + 16, v);
+    }
+    for (; i < m; i += 16) {
+        __mmask16 k = m - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (m - i)) - 1);
+        _mm512_mask_storeu_ps(o + i, k, onednn_gelu16(_mm512_maskz_loadu_ps(k, x + i), lo, hi));
+    }
+}
+
 __attribute__((target("avx512f"))) static __m512 vec16(__m512 x, int op)
 {
     const __m512 one = _mm512_set1_ps(1.0f);
     if (op == 0) return sleef_expf16(x);
+    if (op == 5) {
+        __m512 h = _mm512_mul_ps(x, _mm512_set1_ps(0.5f));
+        return _mm512_mul_ps(h, _mm512_add_ps(one, torch_erf16(_mm512_mul_ps(x, _mm512_set1_ps(GELU_ALPHA)))));
+    }
     __m512 e = sleef_expf16(_mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(x), _mm512_set1_epi32(INT32_MIN))));
     return _mm512_div_ps(op == 1 ? one : x, _mm512_add_ps(one, e));
 }
@@ -269,6 +593,10 @@ static void vec_block(const float *x, float *o, Py_ssize_t m, int op, int wide)
         tanh_block8(x, o, m);
         return;
     }
+    if (op == 6 && wide) {
+        onednn_gelu_block16(x, o, m);
+        return;
+    }
     if (op == 3 && wide && libm_expf_ok()) {
         libm_expf16_block(x, o, m);
         return;
@@ -317,8 +645,8 @@ static PyObject *py_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Py_ssize_t run = PyLong_AsSsize_t(args[3]), chunk = PyLong_AsSsize_t(args[4]), step = PyLong_AsSsize_t(args[5]);
     long form = PyLong_AsLong(args[6]);
     if (PyErr_Occurred()) return NULL;
-    if (op < 0 || op > 4 || form < -1 || form > 1) {
-        PyErr_Format(PyExc_ValueError, "run: op must be 0 to 4 and form -1, 0 or 1 (got %ld, %ld)", op, form);
+    if (op < 0 || op > 6 || form < -1 || form > 1) {
+        PyErr_Format(PyExc_ValueError, "run: op must be 0 to 6 and form -1, 0 or 1 (got %ld, %ld)", op, form);
         return NULL;
     }
     int wide = form == 0 ? 0 : has_avx512f();
@@ -352,6 +680,87 @@ done:
     return answer;
 }
 
+/* run2(y, x, out, vec, form): atan2(y, x) of C-contiguous float32 buffers of one length into out
+ * (out may be y or x, not partly either): vec 1 Vectorized<float>::atan2 (SLEEF's) at every element,
+ * 0 std::atan2 (the C library's atan2f) at every element (the caller picks PyTorch's elements of
+ * each); form as run's. True once written, False where the form is unavailable. */
+#if HAVE_X86
+__attribute__((target("avx512f"))) static void atan2_block16(const float *y, const float *x, float *o, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i += 16) {
+        __mmask16 k = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1);
+        _mm512_mask_storeu_ps(o + i, k, sleef_atan2f16(_mm512_maskz_loadu_ps(k, y + i), _mm512_maskz_loadu_ps(k, x + i)));
+    }
+}
+#endif
+
+static int apart_or_same(const Py_buffer *a, const Py_buffer *b)
+{
+    const char *p = a->buf, *q = b->buf;
+    return p == q || p >= q + b->len || q >= p + a->len;
+}
+
+static PyObject *py_run2(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 5) {
+        PyErr_Format(PyExc_TypeError, "run2(y, x, out, vec, form) takes 5 arguments, not %zd", nargs);
+        return NULL;
+    }
+    long vec = PyLong_AsLong(args[3]), form = PyLong_AsLong(args[4]);
+    if (PyErr_Occurred()) return NULL;
+    if (vec < 0 || vec > 1 || form < -1 || form > 1) {
+        PyErr_Format(PyExc_ValueError, "run2: vec must be 0 or 1 and form -1, 0 or 1 (got %ld, %ld)", vec, form);
+        return NULL;
+    }
+    int wide = form == 0 ? 0 : has_avx512f();
+    if (form == 1 && !wide) Py_RETURN_FALSE;
+    Py_buffer y, x, out;
+    if (PyObject_GetBuffer(args[0], &y, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &x, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(&y);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(args[2], &out, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&y);
+        PyBuffer_Release(&x);
+        return NULL;
+    }
+    PyObject *answer = NULL;
+    if (strcmp(y.format, "f") != 0 || strcmp(x.format, "f") != 0 || strcmp(out.format, "f") != 0 || y.len != out.len
+        || x.len != out.len) {
+        PyErr_SetString(PyExc_ValueError, "run2: y, x and out must be C-contiguous float32 buffers of one length");
+        goto done;
+    }
+    if (!apart_or_same(&y, &out) || !apart_or_same(&x, &out)) {
+        PyErr_SetString(PyExc_ValueError, "run2: out overlaps y or x partly");
+        goto done;
+    }
+    {
+        const float *yp = y.buf, *xp = x.buf;
+        float *op = out.buf;
+        Py_ssize_t n = out.len / 4;
+        Py_BEGIN_ALLOW_THREADS
+        if (!vec) {
+            for (Py_ssize_t i = 0; i < n; i++) op[i] = atan2f(yp[i], xp[i]);
+        }
+#if HAVE_X86
+        else if (wide) atan2_block16(yp, xp, op, n);
+#endif
+        else {
+            for (Py_ssize_t i = 0; i < n; i++) op[i] = sleef_atan2f(yp[i], xp[i]);
+        }
+        Py_END_ALLOW_THREADS
+    }
+    answer = Py_True;
+done:
+    PyBuffer_Release(&y);
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&out);
+    Py_XINCREF(answer);
+    return answer;
+}
+
 static PyObject *py_capability(PyObject *self, PyObject *unused)
 {
     (void)self;
@@ -361,6 +770,7 @@ static PyObject *py_capability(PyObject *self, PyObject *unused)
 
 static PyMethodDef methods[] = {
     {"run", (PyCFunction)(void (*)(void))py_run, METH_FASTCALL, "PyTorch's float32 sigmoid / silu loops (see the file)"},
+    {"run2", (PyCFunction)(void (*)(void))py_run2, METH_FASTCALL, "atan2(y, x) of float32 buffers: SLEEF's or the C library's (see the file)"},
     {"capability", py_capability, METH_NOARGS, "Vectorized<float>::size() under ATen's capability here"},
     {NULL, NULL, 0, NULL},
 };

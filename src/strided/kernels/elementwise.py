@@ -33,7 +33,7 @@ import numpy as np
 from . import native
 from .fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set
 from .memory import reduced_cast_source
-from .sleef import SIGMOID, torch_loop
+from .sleef import SIGMOID, atan2_float32, torch_loop
 from .tiles import MIN_NUMEL, ufunc_into
 
 # NumPy's clip ufunc (``np.clip`` is a Python wrapper around it that costs ~3x more per call):
@@ -375,7 +375,11 @@ class _Atan2:
         compute = np.dtype(kwargs["dtype"]) if kwargs.get("dtype") is not None else \
             np.dtype(sig[0]) if sig is not None else np.result_type(x, y)
         if compute == _F32:
-            r = np.arctan2(np.asarray(x, np.float64), np.asarray(y, np.float64))
+            r = atan2_float32(x, y, out)  # (PyTorch's bits: SLEEF's and the C library's, as it splits them)
+            if r is None:
+                r = np.arctan2(np.asarray(x, np.float64), np.asarray(y, np.float64))
+            elif out is not None and r is out:
+                return out
         elif compute == np.float64 and hasattr(native.special(), "complex_angle"):
             # (without the compiled kernel, complex_angle calls the C library element by element:
             # NumPy's arctan2 then, as before)
@@ -386,7 +390,7 @@ class _Atan2:
         else:
             return np.arctan2(x, y, out=out, **kwargs)
         if out is None:
-            return r.astype(compute)
+            return r.astype(compute, copy=False)
         np.copyto(out, r, casting="unsafe")
         return out
 

@@ -48,12 +48,19 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..layout.order import iteration_order
 from . import native
 from .blocked import row_major
-from .torch_loops import GRAIN_SIZE, scalar_loop_mask, torch_threads
+from .torch_loops import (
+    GRAIN_SIZE,
+    fresh_strides,
+    gelu_grain,
+    parallel_chunks,
+    scalar_loop_mask,
+    torch_threads,
+)
 
-EXP, SIGMOID, SILU, LIBM_EXP, TANH = 0, 1, 2, 3, 4  # the kernel's op codes (EXP: SLEEF's expf alone)
+# the kernel's op codes (EXP: SLEEF's expf alone; GELU: GeluKernelImpl's loop, GELU_ONEDNN: oneDNN's)
+EXP, SIGMOID, SILU, LIBM_EXP, TANH, GELU, GELU_ONEDNN = 0, 1, 2, 3, 4, 5, 6
 _F32 = np.dtype(np.float32)
 _steps: list[int] = []
 
@@ -74,10 +81,14 @@ def step() -> int:
     return _steps[0]
 
 
-def _chunk(n: int, threads: int | None) -> int:
+def _grain(op: int, n: int, threads: int) -> int:
+    """The op's parallel grain size in PyTorch (gelu's own, else :data:`GRAIN_SIZE`)."""
+    return gelu_grain(n, threads) if op == GELU else GRAIN_SIZE
+
+
+def _chunk(n: int, threads: int, grain: int) -> int:
     """The length of PyTorch's parallel chunks of a flat range of ``n`` (0: one chunk)."""
-    t = torch_threads() if threads is None else threads
-    chunks = 1 if n < GRAIN_SIZE or t <= 1 else min(t, -(-n // GRAIN_SIZE))
+    chunks = parallel_chunks(n, threads, grain)
     return 0 if chunks == 1 else -(-n // chunks)
 
 
@@ -95,9 +106,11 @@ def torch_loop(x: np.ndarray, op: int, out: np.ndarray | None = None, threads: i
     if k is None or x.dtype != _F32:
         return None
     st = step()
+    threads = torch_threads() if threads is None else threads
+    grain = _grain(op, x.size, threads)
     if x.flags.c_contiguous:  # one row, cut at the parallel chunks
         res = np.empty(x.shape, _F32)
-        k.run(x.reshape(-1), res.reshape(-1), op, 0, _chunk(x.size, threads), st, form)
+        k.run(x.reshape(-1), res.reshape(-1), op, 0, _chunk(x.size, threads, grain), st, form)
         return res
     # x's dim order where x is dense (a permuted tensor is one row too), straight into out where
     # out is laid out as x (x itself in place: each element is read before it is written)
@@ -106,7 +119,7 @@ def torch_loop(x: np.ndarray, op: int, out: np.ndarray | None = None, threads: i
         order = sorted(range(x.ndim), key=lambda d: -x.strides[d])
         xt, rt = x.transpose(order), res.transpose(order)
         if xt.flags.c_contiguous and rt.flags.c_contiguous:  # (then reshape(-1) are views)
-            k.run(xt.reshape(-1), rt.reshape(-1), op, 0, _chunk(x.size, threads), st, form)
+            k.run(xt.reshape(-1), rt.reshape(-1), op, 0, _chunk(x.size, threads, grain), st, form)
             return res
     res = np.empty(x.shape, _F32)
     xs = np.ascontiguousarray(x)
@@ -115,18 +128,104 @@ def torch_loop(x: np.ndarray, op: int, out: np.ndarray | None = None, threads: i
         return res
     strides = tuple(s // x.itemsize for s in x.strides)
     if out is None:  # the fresh output's strides: dense, x's dims fastest first
-        out_strides, size = [0] * x.ndim, 1
-        for d in iteration_order(x.shape, [strides]):
-            out_strides[d], size = size, size * x.shape[d]
+        out_strides = fresh_strides(x.shape, [(x.shape, strides)])
     else:
         out_strides = [s // out.itemsize for s in out.strides]
     mask = scalar_loop_mask(x.shape, tuple(out_strides), out is None, [(x.shape, strides)], step=st,
-                            threads=torch_threads() if threads is None else threads)
+                            threads=threads, grain=grain)
     k.run(xs.reshape(-1), res.reshape(-1), op, 0, 0, -1, form)  # the vectorized function throughout
     if mask is not None:  # then the scalar loop's elements
         part = xs[mask]
         k.run(part, part, op, 0, 0, 0, form)
         res[mask] = part
+    return res
+
+
+def gelu_float32(x: np.ndarray, out: np.ndarray | None = None, threads: int | None = None,
+                 form: int = -1) -> np.ndarray | None:
+    """PyTorch's float32 ``gelu`` (the exact form) of ``x`` bit for bit; ``out``, ``threads``,
+    ``form`` and the answer as :func:`torch_loop`'s. Two kernels, as PyTorch's ``gelu`` picks them:
+
+    - a contiguous input of more than one element, on a CPU with AVX-512 (F, BW, DQ, VL: oneDNN's
+      ``avx512_core``): oneDNN's ``eltwise_gelu_erf`` (``Activation.cpp``'s ``use_mkldnn``, on by
+      default), a piecewise minimax polynomial for ``erf(x / sqrt 2)``, the same at every element
+      (checked against ``torch`` over every 97th float32 bit pattern). Where the CPU lacks
+      AVX-512, oneDNN takes its Abramowitz-Stegun form with its own ``exp``, which is not ported:
+      the next item's loop then, within a few ulps of it;
+    - any other input: ``GeluKernelImpl``'s ``cpu_kernel_vec`` loop, ``Vectorized<float>::erf``
+      (Abramowitz and Stegun's 7.1.26 with SLEEF's expf) where it is vectorized, the C library's
+      ``erff`` where it is not, with its own parallel grain (:func:`strided.kernels.torch_loops.gelu_grain`).
+
+    None where the compiled kernel is not used or ``x`` is not float32 (the caller's float64
+    formula: the correctly rounded value but for rare near-ties, within ~1e-7 of PyTorch's)."""
+    k = native.sleef()
+    if k is None or x.dtype != _F32:
+        return None
+    if x.size > 1 and x.flags.c_contiguous and k.capability() == 16:
+        res = out if (out is not None and out.dtype == _F32 and out.shape == x.shape
+                      and out.flags.c_contiguous) else np.empty(x.shape, _F32)
+        if not k.run(x.reshape(-1), res.reshape(-1), GELU_ONEDNN, 0, 0, -1, form):
+            return None  # (form 1 asked of a CPU without AVX-512)
+        return res
+    return torch_loop(x, GELU, out, threads, form)
+
+
+def atan2_float32(y: np.ndarray, x: np.ndarray, out: np.ndarray | None = None, threads: int | None = None,
+                  form: int = -1) -> np.ndarray | None:
+    """PyTorch's float32 ``atan2(y, x)`` bit for bit, as a fresh array of the broadcast shape (laid
+    out as ``x`` where both are laid out alike and dense, and then ``out`` itself, written, where
+    it is laid out as they are; else C-contiguous): ``atan2_kernel``'s ``cpu_kernel_vec`` loop, SLEEF's ``atan2f_u10`` (``Vectorized<float>::
+    atan2``) where it is vectorized and the C library's ``atan2f`` where it is not, the elements split
+    as :func:`torch_loop` splits them (both operands' strides; ``out``: the array the result goes to,
+    whose strides order the loop, None: a fresh one). None where the compiled kernel is not used or
+    an operand is not a float32 array (the caller's float64 ``arctan2``, rounded once: PyTorch's
+    bits in about 97% of elements). ``threads``, ``form`` as :func:`torch_loop`'s."""
+    k = native.sleef()
+    if k is None or not (isinstance(y, np.ndarray) and isinstance(x, np.ndarray)) or y.dtype != _F32 \
+            or x.dtype != _F32:
+        return None
+    st = step()
+    if y.shape == x.shape and y.strides == x.strides and y.size > 1 and (out is None or out.strides == x.strides):
+        order = sorted(range(x.ndim), key=lambda d: -x.strides[d])
+        yt, xt = y.transpose(order), x.transpose(order)
+        if xt.flags.c_contiguous and yt.flags.c_contiguous:  # one dense run (a permuted one too): its pieces
+            # (written into out where it is laid out as x and is neither operand: the scalar loop's
+            # elements are read after the vector pass)
+            into = out is not None and out.dtype == _F32 and out.shape == x.shape \
+                and not np.may_share_memory(out, x) and not np.may_share_memory(out, y)
+            res = out if into else np.empty_like(x)
+            yf, xf, rf = yt.reshape(-1), xt.reshape(-1), res.transpose(order).reshape(-1)
+            if not k.run2(yf, xf, rf, 1 if st else 0, form):
+                return None  # (form 1 asked of a CPU without AVX-512)
+            n = x.size
+            chunk = _chunk(n, torch_threads() if threads is None else threads, GRAIN_SIZE) or n
+            for a in range(0, n, chunk) if st else ():
+                b = min(a + chunk, n)
+                tail = (b - a) % st
+                if tail:  # (the piece's last elements: the scalar loop's)
+                    k.run2(yf[b - tail:b], xf[b - tail:b], rf[b - tail:b], 0, form)
+            return res
+    shape = np.broadcast_shapes(y.shape, x.shape)
+    yb = np.ascontiguousarray(np.broadcast_to(y, shape)).reshape(-1)
+    xb = np.ascontiguousarray(np.broadcast_to(x, shape)).reshape(-1)
+    res = np.empty(shape, _F32)
+    flat = res.reshape(-1)
+    if not k.run2(yb, xb, flat, 1 if st else 0, form):
+        return None  # (form 1 asked of a CPU without AVX-512)
+    if not st or not res.size:
+        return res
+    ops = [None if a.ndim == 0 else (a.shape, tuple(v // a.itemsize for v in a.strides)) for a in (y, x)]
+    if out is None:  # the fresh output's strides: dense, the inputs' dims fastest first
+        out_strides = fresh_strides(shape, ops)
+    else:
+        out_strides = [v // out.itemsize for v in out.strides]
+    mask = scalar_loop_mask(shape, tuple(out_strides), out is None, ops, step=st,
+                            threads=torch_threads() if threads is None else threads)
+    if mask is not None:  # the scalar loop's elements: the C library's atan2f
+        m = mask.reshape(-1)
+        part = np.empty(int(m.sum()), _F32)
+        k.run2(yb[m], xb[m], part, 0, form)
+        flat[m] = part
     return res
 
 

@@ -47,7 +47,29 @@ def torch_threads() -> int:
         return os.cpu_count() or 1
 
 
-def _operand_strides(shape: tuple[int, ...], op: tuple[tuple[int, ...], tuple[int, ...]] | None) -> list[int]:
+def parallel_chunks(numel: int, threads: int, grain: int = GRAIN_SIZE) -> int:
+    """How many chunks ``at::parallel_for`` cuts a flat range of ``numel`` into with ``threads``
+    threads and grain size ``grain``: one below the grain or on one thread, else
+    ``min(threads, ceil(numel / grain))`` (each ``ceil(numel / chunks)`` long but the last)."""
+    return 1 if numel < grain or threads <= 1 else min(threads, -(-numel // grain))
+
+
+def gelu_grain(numel: int, threads: int) -> int:
+    """GeluKernelImpl's grain size (Activation.cpp): ``numel // threads`` past 16384 elements (its
+    GELU_MIN_ELEMENTS_FOR_MULTI_THREADING), else :data:`GRAIN_SIZE`."""
+    return max(1, numel // max(threads, 1)) if numel > 16384 else GRAIN_SIZE
+
+
+def fresh_strides(shape: tuple[int, ...], inputs: Sequence[tuple[tuple[int, ...], tuple[int, ...]] | None]) -> list[int]:
+    """A fresh output's strides (in elements) over ``shape``: dense, the inputs' dims fastest first
+    (TensorIterator's; ``inputs`` as :func:`scalar_loop_mask`'s)."""
+    out, size = [0] * len(shape), 1
+    for d in iteration_order(shape, [operand_strides(shape, op) for op in inputs]):
+        out[d], size = size, size * shape[d]
+    return out
+
+
+def operand_strides(shape: tuple[int, ...], op: tuple[tuple[int, ...], tuple[int, ...]] | None) -> list[int]:
     """An operand's strides over the broadcast ``shape`` (TensorIterator's: 0 where it broadcasts)."""
     n = len(shape)
     if op is None:
@@ -62,11 +84,13 @@ def _operand_strides(shape: tuple[int, ...], op: tuple[tuple[int, ...], tuple[in
 
 def scalar_loop_mask(shape: tuple[int, ...], out_strides: tuple[int, ...], fresh: bool,
                      inputs: Sequence[tuple[tuple[int, ...], tuple[int, ...]] | None],
-                     step: int = HALF_STEP, threads: int | None = None) -> np.ndarray | None:
+                     step: int = HALF_STEP, threads: int | None = None,
+                     grain: int = GRAIN_SIZE) -> np.ndarray | None:
     """The elements (a bool array of ``shape``) PyTorch computes with its scalar function, or
     None where there are none. ``inputs``: each input's (shape, strides in elements), None for a
     number (a 0-d operand); ``fresh``: the output was allocated for the result (its strides then
-    follow the inputs'), else it is an in-place target or ``out=``."""
+    follow the inputs'), else it is an in-place target or ``out=``; ``grain``: the kernel's
+    parallel grain size (:func:`gelu_grain` for gelu)."""
     numel = 1
     for s in shape:
         numel *= s
@@ -75,7 +99,7 @@ def scalar_loop_mask(shape: tuple[int, ...], out_strides: tuple[int, ...], fresh
     if numel == 1:
         return np.ones(shape, bool)
     ndim = len(shape)
-    ins = [_operand_strides(shape, op) for op in inputs]
+    ins = [operand_strides(shape, op) for op in inputs]
     ops = [list(out_strides)] + ins
     compared = ins if fresh else ops
     perm = iteration_order(shape, compared)  # (perm[k]: the tensor dim at iteration dim k, 0 the fastest)
@@ -99,7 +123,7 @@ def scalar_loop_mask(shape: tuple[int, ...], out_strides: tuple[int, ...], fresh
     if not contiguous:
         return np.ones(shape, bool)
     threads = torch_threads() if threads is None else threads
-    chunks = 1 if numel < GRAIN_SIZE or threads <= 1 else min(threads, -(-numel // GRAIN_SIZE))
+    chunks = parallel_chunks(numel, threads, grain)
     if chunks == 1 and row % step == 0:
         return None
     if chunks == 1:  # (each row's last row % step elements: no index arithmetic)

@@ -138,7 +138,11 @@ def _softplus(x: np.ndarray, b: float, t: float) -> np.ndarray:
 
 
 def _elu(x: np.ndarray, a: float) -> np.ndarray:
-    """``where(x > 0, x, a expm1(x))`` (``a == 1``: no product, the same bits)."""
+    """``where(x > 0, x, a expm1(x))`` (``a == 1``: no product, the same bits); where every
+    ``x > 0`` (checked in the copying pass), ``x`` copied without the exponentials."""
+    y = _all_greater_copy(x, 0.0)
+    if y is not None:
+        return y
     if a == 1.0:
         e = np.expm1(x)
         if _greater_select(x, 0.0, e):
@@ -162,6 +166,19 @@ def _greater_select(x: np.ndarray, t: Any, e: np.ndarray) -> bool:
 
 
 _SELECT_DTYPES = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
+
+
+def _all_greater_copy(x: np.ndarray, t: float) -> np.ndarray | None:
+    """A copy of ``x`` (its layout) where every element is ``> t`` (the compiled ``greater_copy``:
+    one pass, stopping at the first block that holds one that is not); None otherwise, or where
+    the kernel does not take ``x`` (float32/float64, C- or F-contiguous, aligned, not 0-d)."""
+    k = native.special()
+    if k is None or x.__class__ is not np.ndarray or x.dtype not in _SELECT_DTYPES or not x.ndim:
+        return None
+    y = np.empty_like(x)
+    if not x.flags.c_contiguous and x.flags.f_contiguous and y.flags.f_contiguous:
+        return y if k.greater_copy(x.T, float(t), y.T) else None
+    return y if k.greater_copy(x, float(t), y) else None
 
 
 def _leaky_relu(x: np.ndarray, k: float) -> np.ndarray:

@@ -10,7 +10,7 @@ import numpy as np
 
 from ...errors import StridedRuntimeError, join_lines
 from ...gradients import seal
-from ...kernels import special
+from ...kernels import sleef, special
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
@@ -47,10 +47,17 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
 
 
 def _gelu_into(x: np.ndarray, res_out: np.ndarray, approximate: str, is_float64: bool) -> None:
-    """Write gelu of ``x`` into ``res_out`` (the fresh output's array): the exact form in float64,
-    rounded once (the compiled kernel where it takes the arrays: the same bits in one pass); the
-    tanh form in float32 (float64 for a float64 tensor)."""
+    """Write gelu of ``x`` into ``res_out`` (the fresh output's array): the exact form of float32
+    PyTorch's bits where the compiled kernel runs (:func:`strided.kernels.sleef.gelu_float32`),
+    else in float64, rounded once (the compiled kernel where it takes the arrays: the same bits in
+    one pass); the tanh form in float32 (float64 for a float64 tensor)."""
     if approximate == "none":
+        if x.dtype == np.float32 and res_out.dtype == np.float32:
+            res = sleef.gelu_float32(x, res_out)
+            if res is not None:
+                if res is not res_out:
+                    np.copyto(res_out, res)
+                return
         if special.gelu_into(x, res_out):
             return
         x64 = x.astype(np.float64)
