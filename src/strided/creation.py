@@ -385,6 +385,7 @@ def _tensor(data: Any, dtype: Any, device: Any) -> Tensor:
             odd.append(data)  # (PyTorch reads a NumPy scalar as a number: a float32 one is no integer)
         from_python = False
     else:
+        given = data
         if isinstance(data, (list, tuple)) and not _python_numbers_only(data):  # (the quick test first)
             python: set = set()
             _leaf_kinds(data, python, odd)
@@ -395,7 +396,11 @@ def _tensor(data: Any, dtype: Any, device: Any) -> Tensor:
             except StridedRuntimeError:  # (a tensor that requires grad among the items: refused to NumPy)
                 source = np.array(_detached(data))  # PyTorch reads its value: tensor([x]) has no history
         except (ValueError, OverflowError) as err:
-            raise _nesting_error(data, err) from None
+            empty_one = _empty_by_first_items(given, dtype)
+            if empty_one is not None:
+                return empty_one
+            raise _nesting_error(data, err, lambda: to_dtype(dtype) if dtype is not None else
+                                 _torch_scalar_type(given, 0)) from None
         floats_wanted = dtype is not None and to_dtype(dtype).is_floating_point
         if dtype is not None and to_dtype(dtype) is uint64:
             source = _uint64_source(data, source)  # PyTorch reads the ints as uint64 here
@@ -519,13 +524,75 @@ def _is_sequence(x: Any) -> bool:
     return isinstance(x, (list, tuple)) or (isinstance(x, np.ndarray) and x.ndim > 0)
 
 
-def _nesting_error(data: Any, err: Exception) -> Exception:
+def _first_items_shape(data: Any) -> list[int]:
+    """PyTorch's ``compute_sizes``: each dim's length read down the first items only, stopping at
+    a number or an empty sequence (at most 65 dims: one past a tensor's, for the error)."""
+    shape: list[int] = []
+    x = data
+    while (_is_sequence(x) or (isinstance(x, Tensor) and x.ndim)) and len(shape) <= L.MAX_DIMS:
+        shape.append(len(x))
+        if not len(x):
+            break
+        x = x[0]
+    return shape
+
+
+def _empty_by_first_items(data: Any, dtype: Any) -> Tensor | None:
+    """``tensor(data)`` of ragged nested data whose first items reach an empty sequence: PyTorch
+    takes the shape from the first items and, with no element to store, reads no other row, so
+    ``tensor([[], [1, 2]])`` is an empty (2, 0) tensor (``[[1, 2], []]`` is its ValueError). The
+    dtype is inferred from every leaf all the same (an empty sequence counts as the default float
+    dtype), with its errors: ``tensor([[], [None]])`` is a RuntimeError. None where the shape has no
+    zero (the nesting error stands) or a list contains itself."""
+    shape = _first_items_shape(data)
+    if 0 not in shape or len(shape) > L.MAX_DIMS or _self_reference(data) is not None:
+        return None
+    target = to_dtype(dtype) if dtype is not None else _torch_scalar_type(data, 0)
+    return empty(tuple(shape), dtype=target)
+
+
+def _torch_scalar_type(x: Any, depth: int) -> DType:
+    """PyTorch's ``infer_scalar_type`` of nested data: a Python bool, int, float or complex as
+    bool, int64, the default float and complex dtypes; a NumPy array or scalar, or a tensor, as
+    its dtype; a sequence as its items' promoted together (an empty one as the default float)."""
+    if isinstance(x, (list, tuple)) and depth <= L.MAX_DIMS:
+        found: DType | None = None
+        for item in x:
+            d = _torch_scalar_type(item, depth + 1)
+            found = d if found is None else promote_types(found, d)
+        return default_float() if found is None else found
+    if isinstance(x, bool):
+        return bool_
+    if isinstance(x, int):
+        return DEFAULT_INT
+    if isinstance(x, float):
+        return default_float()
+    if isinstance(x, complex):
+        return default_complex()
+    if _is_tensor(x):
+        return to_dtype(x.dtype)
+    if isinstance(x, (np.ndarray, np.generic)):
+        return _infer_dtype(np.asarray(x), from_python=False)
+    if isinstance(x, str):
+        raise StridedTypeError(join_lines(
+            "new(): invalid data type 'str'",
+            f"the data holds the string {x!r:.40}; tensor() takes numbers ({SUPPORTED})"))
+    raise StridedRuntimeError(join_lines(
+        f"Could not infer dtype of {type(x).__name__}",
+        f"the data holds {x!r:.40}; tensor() takes numbers ({SUPPORTED}), nested in lists"))
+
+
+def _nesting_error(data: Any, err: Exception, target: Any = None) -> Exception:
     """Where nested data stops being rectangular, with PyTorch's first line and error class.
 
     PyTorch takes the shape from the first element at each depth, then raises
     ValueError for a sequence of another length and TypeError where a number
     and a sequence meet, or where a list contains itself. The walk never goes deeper
     than NumPy's 64 dims, so deep or self-containing data cannot exhaust the stack.
+    ``target``: a function giving the dtype PyTorch stores into, whose conversion words the
+    error for a sequence where a number belongs (a float or complex dtype's "must be real
+    number, not list"; an integer or bool one's "'list' object cannot be interpreted as an
+    integer", the default).
     """
     shape: list[int] = []
     x = data
@@ -548,7 +615,10 @@ def _nesting_error(data: Any, err: Exception) -> Exception:
     def walk(x: Any, dim: int, path: str) -> Exception | None:
         if dim == len(shape):
             if _is_sequence(x):
+                into = target() if target is not None else None
                 return StridedTypeError(join_lines(
+                    f"must be real number, not {type(x).__name__}" if into is not None and (
+                        into.is_floating_point or into.is_complex) else
                     f"'{type(x).__name__}' object cannot be interpreted as an integer",
                     f"data{path} is a sequence, but data{'[0]' * dim} is a number", rule))
             return None

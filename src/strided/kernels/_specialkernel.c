@@ -27,6 +27,7 @@
  * gelu(src, dst) -> bool         F.gelu's exact form, its float64 formula in one pass (see there)
  * running_extreme(x, values, indices, n, inner, is_max)   cummax/cummin along a dim (see there)
  * binary_exact(x, y, out, code)    PyTorch's fmax / fmin / heaviside with their NaN bits (see there)
+ * torch_extreme(x, y, out, m, row) PyTorch's maximum / minimum bits, its two loops' ties and NaNs
  * binary_float(x, y, out, code)    float32 fmod / remainder / floor_divide / hypot, NumPy's bits (see there)
  * unary_exact(x, out, code, ...)   sign, nan_to_num, leaky_relu, rsqrt, logit's quotient: one pass (see there)
  *
@@ -2443,6 +2444,108 @@ static PyObject *py_binary_exact(PyObject *self, PyObject *const *args, Py_ssize
 #undef EXTREME_LOOP
 #undef EXTREME_BLOCK
 #undef HEAVISIDE_LOOP
+
+/* torch_extreme(x, y, out, is_max, row) -> bool: PyTorch's CPU maximum (is_max) / minimum of two
+ * C-contiguous buffers of one format ("f" or "d") and length, into a third, bits and all. Its
+ * kernel runs over pieces of ``row`` elements (the last one shorter: the rows TensorIterator's
+ * parallel split cuts), each piece's whole 64-byte steps in the vectorized loop and the rest in the
+ * scalar loop (strided.kernels.torch_extremes): the vectorized loop's tie keeps y (maximum(0.0,
+ * -0.0) is -0.0) and its NaN is all ones; the scalar loop's tie keeps x and its NaN is the
+ * canonical quiet NaN. False (nothing written) for other buffers, an overlap, misalignment. */
+#define TORCH_EXTREME_VEC(T, UT, NAME, CMP)                                                       \
+    ERF_CLONES static void NAME(const T *restrict a, const T *restrict b, T *restrict o, Py_ssize_t m) \
+    {                                                                                             \
+        for (Py_ssize_t i = 0; i < m; i++) {                                                      \
+            T p = a[i], q = b[i];                                                                 \
+            T r = p CMP q ? p : q;                                                                \
+            UT rb, nan = (p != p) | (q != q) ? ~(UT)0 : 0;                                        \
+            memcpy(&rb, &r, sizeof rb);                                                           \
+            rb |= nan;                                                                            \
+            memcpy(&o[i], &rb, sizeof rb);                                                        \
+        }                                                                                         \
+    }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC push_options
+#pragma GCC optimize("no-trapping-math")
+#endif
+TORCH_EXTREME_VEC(float, uint32_t, torch_max_vec_float, >)
+TORCH_EXTREME_VEC(float, uint32_t, torch_min_vec_float, <)
+TORCH_EXTREME_VEC(double, uint64_t, torch_max_vec_double, >)
+TORCH_EXTREME_VEC(double, uint64_t, torch_min_vec_double, <)
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC pop_options
+#endif
+#undef TORCH_EXTREME_VEC
+
+#define TORCH_EXTREME_LOOP(T, UT, CANON, VMAX, VMIN)                                              \
+    {                                                                                             \
+        const T *a = xb.buf, *b = yb.buf;                                                         \
+        T *o = ob.buf;                                                                            \
+        const Py_ssize_t step = 64 / (Py_ssize_t)sizeof(T);                                       \
+        for (Py_ssize_t s = 0; s < n; s += row) {                                                 \
+            Py_ssize_t e = n - s < row ? n : s + row;                                             \
+            Py_ssize_t v = s + (e - s) / step * step;                                             \
+            if (is_max) VMAX(a + s, b + s, o + s, v - s);                                         \
+            else VMIN(a + s, b + s, o + s, v - s);                                                \
+            for (Py_ssize_t i = v; i < e; i++) {                                                  \
+                T p = a[i], q = b[i];                                                             \
+                if (p != p || q != q) {                                                           \
+                    UT c = CANON;                                                                 \
+                    memcpy(&o[i], &c, sizeof c);                                                  \
+                } else if (is_max) {                                                              \
+                    o[i] = p < q ? q : p; /* std::max */                                          \
+                } else {                                                                          \
+                    o[i] = q < p ? q : p; /* std::min */                                          \
+                }                                                                                 \
+            }                                                                                     \
+        }                                                                                         \
+    }
+
+static PyObject *py_torch_extreme(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    Py_buffer xb, yb, ob;
+    if (nargs != 5) {
+        PyErr_Format(PyExc_TypeError, "torch_extreme(x, y, out, is_max, row) takes 5 arguments, not %zd", nargs);
+        return NULL;
+    }
+    int is_max = PyObject_IsTrue(args[3]);
+    if (is_max < 0) return NULL;
+    Py_ssize_t row = PyLong_AsSsize_t(args[4]);
+    if (row == -1 && PyErr_Occurred()) return NULL;
+    if (row < 1) {
+        PyErr_Format(PyExc_ValueError, "torch_extreme: row must be positive, not %zd", row);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(args[0], &xb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &yb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(&xb);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(args[2], &ob, PyBUF_STRIDES | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&xb);
+        PyBuffer_Release(&yb);
+        return NULL;
+    }
+    PyObject *answer = Py_False;
+    int f32 = strcmp(xb.format, "f") == 0 && xb.itemsize == 4, f64 = strcmp(xb.format, "d") == 0 && xb.itemsize == 8;
+    if ((f32 || f64) && yb.len == xb.len && ob.len == xb.len && strcmp(yb.format, xb.format) == 0
+        && strcmp(ob.format, xb.format) == 0 && !overlaps(&xb, &ob) && !overlaps(&yb, &ob)
+        && PyBuffer_IsContiguous(&xb, 'C') && PyBuffer_IsContiguous(&yb, 'C') && PyBuffer_IsContiguous(&ob, 'C')
+        && !((uintptr_t)xb.buf % xb.itemsize) && !((uintptr_t)yb.buf % xb.itemsize)
+        && !((uintptr_t)ob.buf % xb.itemsize)) {
+        Py_ssize_t n = xb.len / xb.itemsize;
+        if (f32) TORCH_EXTREME_LOOP(float, uint32_t, 0x7FC00000u, torch_max_vec_float, torch_min_vec_float)
+        else TORCH_EXTREME_LOOP(double, uint64_t, 0x7FF8000000000000ull, torch_max_vec_double, torch_min_vec_double)
+        answer = Py_True;
+    }
+    PyBuffer_Release(&xb);
+    PyBuffer_Release(&yb);
+    PyBuffer_Release(&ob);
+    Py_INCREF(answer);
+    return answer;
+}
+#undef TORCH_EXTREME_LOOP
 
 /* leaky_relu's loop (unary_exact code 2), defined at the end of the file */
 static void leaky_relu_float(const float *a, float *o, Py_ssize_t n, float k);
@@ -7039,6 +7142,9 @@ static PyMethodDef methods[] = {
      "relu(x, out) -> bool: max(x, 0) keeping -0.0 and NaN bits (False: an overlap)"},
     {"threshold_keep", (PyCFunction)(void (*)(void))py_threshold_keep, METH_FASTCALL,
      "threshold_keep(g, y, out) -> bool: g where y > 0 or NaN, +0.0 where y <= 0, g's bits (False: an overlap)"},
+    {"torch_extreme", (PyCFunction)(void (*)(void))py_torch_extreme, METH_FASTCALL,
+     "torch_extreme(x, y, out, is_max, row) -> bool: PyTorch's CPU maximum / minimum bits (ties of "
+     "opposite zeros, NaNs) over pieces of row elements; False where the buffers do not fit"},
     {"binary_exact", (PyCFunction)(void (*)(void))py_binary_exact, METH_FASTCALL,
      "binary_exact(x, y, out, code) -> bool: PyTorch's fmax (code 0), fmin (1), heaviside (2), copysign (3), NaN "
      "bits included "

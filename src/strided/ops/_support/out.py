@@ -129,6 +129,19 @@ def check_cast(result: DType, out: Tensor, op: str) -> None:
         )
 
 
+def warn_resized(had: tuple[int, ...], shape: tuple[int, ...]) -> None:
+    """PyTorch's UserWarning for an output of one or more elements resized to ``shape``."""
+    warnings.warn(
+        f"An output with one or more elements was resized since it had shape "
+        f"{list(had)}, which does not match the required output shape {list(shape)}. "
+        "This behavior is deprecated, and in a future PyTorch release outputs will not be "
+        "resized unless they have zero elements. You can explicitly reuse an out tensor t by "
+        "resizing it, inplace, to zero elements with t.resize_(0).",
+        UserWarning,
+        stacklevel=user_site()[1],
+    )
+
+
 def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype: str = "", bump: bool = True,
               resize_first: bool = False, no_overlap: bool = False) -> Tensor:
     """Write the fresh ``result`` of ``op(*inputs)`` into ``out`` with PyTorch's ``out=`` rules
@@ -163,15 +176,7 @@ def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype:
         numel = L.product(out._layout.shape)
         check_writable(out._storage, out._layout, name, aliasing_ok=resize_first, updates=False)
         if numel:
-            warnings.warn(
-                f"An output with one or more elements was resized since it had shape "
-                f"{list(out._layout.shape)}, which does not match the required output shape {list(shape)}. "
-                "This behavior is deprecated, and in a future PyTorch release outputs will not be "
-                "resized unless they have zero elements. You can explicitly reuse an out tensor t by "
-                "resizing it, inplace, to zero elements with t.resize_(0).",
-                UserWarning,
-                stacklevel=user_site()[1],
-            )
+            warn_resized(out._layout.shape, shape)
         # TensorIterator gives a resized out= the strides of the fresh result (the inputs' memory
         # order: add(x, x, out=empty(0)) of a permuted x is permuted too); reductions, matmul and
         # the rest allocate row-major, as their fresh results are

@@ -672,19 +672,42 @@ def _check_p_number(p: Any, op: str = "bernoulli_") -> float:
 
 
 @method("bernoulli")
-def bernoulli(input: Any, p: Any = None, *, generator: Any = None) -> Tensor:
+def bernoulli(input: Any, p: Any = None, *, generator: Any = None, out: Any = None) -> Tensor:
     """0/1 samples, 1 with probability ``input`` (elementwise; a float tensor in [0, 1]), or with
     probability ``p`` (a number) everywhere; the result has ``input``'s shape and dtype.
 
+    ``out=`` (probabilities ``input`` only, as PyTorch's ``bernoulli.out``): ``out`` is resized to
+    ``input``'s shape (silently, ``resize_``) and filled in place, ``out.bernoulli_(input)``: any
+    dtype ``bernoulli_`` fills (float, integer, bool), ``input`` a float tensor.
+
     >>> strided.bernoulli(strided.full((3,), 0.5)).dtype
     strided.float32
+    >>> o = strided.empty(5, dtype=strided.int64)
+    >>> strided.bernoulli(strided.ones(2), out=o) is o, o.tolist()
+    (True, [1, 1])
     """
-    if p is None and generator is None and not OPEN and input.__class__ is Tensor and (
+    if p is None and generator is None and out is None and not OPEN and input.__class__ is Tensor and (
             t := _fast_bernoulli(input)) is not None:
         return t
+    if isinstance(p, Tensor) or (out is not None and p is not None):
+        given = ", ".join(type(v).__name__ for v in (input, p)) + (", out=Tensor" if out is not None else "")
+        raise StridedTypeError(join_lines(
+            f"bernoulli() received an invalid combination of arguments - got ({given}), but expected one of:",
+            " * (Tensor input, *, torch.Generator generator = None, Tensor out = None)",
+            " * (Tensor input, float p, *, torch.Generator generator = None)",
+            "fix: tensor probabilities are the input (bernoulli(probs)); a number p takes no out=: "
+            "out.bernoulli_(p)"))
     tensor_arg(input, "bernoulli")
+    if out is not None:
+        target = tensor_arg(out, "bernoulli", "out")
+        if target._layout.shape != input._layout.shape:
+            target.resize_(input._layout.shape)  # (PyTorch's bernoulli.out: resize_, no warning)
+        return bernoulli_(target, input, generator=generator)
     shape, dt = input._layout.shape, input._dtype
     if p is None:
+        if dt.is_complex and input.numel():  # (PyTorch: empty_like(input).bernoulli_(input), its self dtype first)
+            raise _not_implemented("bernoulli_tensor_cpu_self_", dt, "bernoulli",
+                                   "fix: give real float probabilities: strided.bernoulli(probs.real)")
         if not dt.is_floating_point:
             raise _not_implemented("bernoulli_tensor_cpu_p_", dt, "bernoulli",
                                    "fix: give float probabilities: strided.bernoulli(probs.float())")
@@ -693,6 +716,7 @@ def bernoulli(input: Any, p: Any = None, *, generator: Any = None) -> Tensor:
         values = resolve(generator, "bernoulli").draw(lambda g: _uniform(g, shape, dt) < probs)
     else:
         value = _check_p_number(p)
+        _no_kernel(input, "bernoulli_scalar_cpu_", "bernoulli", dt.is_complex)  # (empty_like(input).bernoulli_(p))
         values = resolve(generator, "bernoulli").draw(lambda g: g.random(shape) < value)
     if dt is float32 or dt is float64:  # (the 0/1 cast into a fresh array _fresh adopts: no result to fill)
         values = values.astype(dt.numpy)
@@ -1067,9 +1091,14 @@ def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
     self = _target(self, "bernoulli_")
     shape = self._layout.shape
     if isinstance(p, Tensor):
+        # (PyTorch's order: the expand, the kernel's dispatch on self's dtype, then on p's, then
+        # the probabilities' range; an empty self runs no kernel)
         expand_layout(Layout._trusted(p.shape, (0,) * p.ndim, 0), shape)  # PyTorch's expand error
-        _check_p_tensor(p)
         _no_kernel(self, "bernoulli_tensor_cpu_self_", "bernoulli_", self._dtype.is_complex)
+        if not p._dtype.is_floating_point and self.numel():
+            raise _not_implemented("bernoulli_tensor_cpu_p_", p._dtype, "bernoulli_",
+                                   "fix: give float probabilities: x.bernoulli_(p.float())")
+        _check_p_tensor(p)
         probs = p._np()
         return _into(self, "bernoulli_", generator, lambda g, s: g.random(s) < probs)
     value = _check_p_number(p)

@@ -59,6 +59,7 @@ from ...dtypes import (
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import INSIDE, SUBCLASSES, bump_if_used
 from ...gradients import grad_zeros, record, recorded, records, seal
+from ...kernels import torch_extremes
 from ...kernels.elementwise import (
     assign,
     binary_into,
@@ -141,6 +142,9 @@ class BinaryOp:
     native: Callable[[np.ndarray, np.ndarray], np.ndarray | None] | None = None
     native_dtypes: frozenset = frozenset()
     native_min: int = 0
+    # "max" / "min": PyTorch's bits for ties of opposite zeros and NaNs depend on which of its
+    # loops computed the element (strided.kernels.torch_extremes), fixed after NumPy's ufunc
+    extreme: str = ""
 
 
 _F32_ONLY = frozenset((float32,))
@@ -248,8 +252,11 @@ LT = BinaryOp("lt", np.less, kind="compare", fast=_ALL, symbol="<")
 LE = BinaryOp("le", np.less_equal, kind="compare", fast=_ALL, symbol="<=")
 GT = BinaryOp("gt", np.greater, kind="compare", fast=_ALL, symbol=">")
 GE = BinaryOp("ge", np.greater_equal, kind="compare", fast=_ALL, symbol=">=")
-MAXIMUM = BinaryOp("maximum", np.maximum, kind="minmax", fast=_ALL)
-MINIMUM = BinaryOp("minimum", np.minimum, kind="minmax", fast=_ALL)
+_EXTREME_NATIVE = frozenset((float32, float64))
+MAXIMUM = BinaryOp("maximum", np.maximum, kind="minmax", fast=_ALL, extreme="max",
+                   native=torch_extremes.extreme_loop(True), native_dtypes=_EXTREME_NATIVE)
+MINIMUM = BinaryOp("minimum", np.minimum, kind="minmax", fast=_ALL, extreme="min",
+                   native=torch_extremes.extreme_loop(False), native_dtypes=_EXTREME_NATIVE)
 
 
 _dtype_cache = default_dependent(Memo())  # (op, operand kinds) -> (compute dtype, result dtype)
@@ -494,8 +501,48 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
         and (not isinstance(b, Tensor) or b._dtype is compute)
         and (out._dtype is compute or compare)
     )
+    if op.extreme and compute.is_floating_point:
+        _extreme_into(op, a, b, x, y, out, target is None, loop_out, compute)
+        return out
     binary_into(ufunc, x, y, _view(out), compute.numpy, cast, compare)
     return out
+
+
+def _extreme_into(op: BinaryOp, a: Any, b: Any, x: Any, y: Any, out: Tensor, fresh: bool,
+                  loop_out: Tensor | None, compute: DType) -> None:
+    """maximum / minimum of floats into ``out`` with PyTorch's bits for ties of opposite zeros
+    and NaNs (:mod:`strided.kernels.torch_extremes`): computed into a fresh array (the operands
+    are read again after it, and an in-place target is one of them), then written. ``loop_out``:
+    an ``out=`` the fresh ``out`` will be copied into, whose layout PyTorch's loop walks."""
+    cd = compute.numpy
+    x, y = (v if v.dtype == cd else quiet_call(v.astype, cd) for v in (np.asarray(x), np.asarray(y)))
+    res = quietly(op.ufunc, x, y)
+    torch_extremes.fix(op.extreme, (x, y), res, lambda: torch_extremes.loop_mask(
+        *_loop_layout(out, fresh, loop_out), [_loop_operand(t, compute) for t in (a, b)], cd))
+    assign(_view(out), res)
+
+
+def _loop_layout(out: Tensor, fresh: bool, loop_out: Tensor | None) -> tuple[tuple[int, ...], tuple[int, ...], bool]:
+    """(shape, strides, fresh) of the output PyTorch's loop walks: ``out``, or an ``out=`` of the
+    result's shape that the fresh ``out`` is copied into (another dtype: the row-major temporary
+    TensorIterator writes in the compute dtype)."""
+    shape, strides = out._layout.shape, out._layout.strides
+    if loop_out is not None and loop_out._layout.shape == shape:
+        strides = loop_out._layout.strides if loop_out._dtype is out._dtype else L.contiguous_strides(shape)
+        fresh = False
+    return shape, strides, fresh
+
+
+def _loop_operand(t: Any, compute: DType) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """An input as PyTorch's loop reads it: (shape, strides), None for a number. An input of
+    another dtype is read from its converted copy (``Tensor.to``: its strides where it is dense,
+    else row-major)."""
+    if not isinstance(t, Tensor):
+        return None
+    lay = t._layout
+    if t._dtype is compute or L.is_non_overlapping_and_dense(lay.shape, lay.strides):
+        return lay.shape, lay.strides
+    return lay.shape, L.contiguous_strides(lay.shape)
 
 
 def _late_checks(op: BinaryOp, compute: DType, a: Any, b: Any) -> None:
@@ -759,7 +806,8 @@ def _with_extras(op: BinaryOp, a: Any, b: Any, alpha: Any, out: Any, name: str =
     if op.late_checks and isinstance(out, Tensor) and isinstance(a, Tensor) and isinstance(b, Tensor):
         # (PyTorch: an out its result cannot be cast to is refused before the kernel's dtype refusal)
         check_cast(_binary_dtypes(op, a, b)[1], out, op.name)
-    loop_out = out if alpha is not None and isinstance(out, Tensor) else None  # (alpha=: out's loop)
+    # (alpha= and maximum/minimum: out's layout decides PyTorch's loop, so the bits)
+    loop_out = out if (alpha is not None or op.extreme) and isinstance(out, Tensor) else None
     return write_out(out, _binary(op, a, b, None, alpha, loop_out), name or op.name, (a, b))
 
 
@@ -1088,6 +1136,7 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str) -> Ca
         if op.kind != "minmax" and op.name != "pow" and not op.tensor_other else frozenset()
     result_dtype = bool_ if op.kind == "compare" else None  # None: the operands' dtype
     native, native_dtypes, native_min = op.native, op.native_dtypes, op.native_min
+    extreme = op.extreme
 
     @records(rule)
     def fn(input: Any, other: Any, *, alpha: Any = None, out: Any = None, rounding_mode: Any = None) -> Tensor:  # (a.sub(other=b))
@@ -1169,6 +1218,8 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str) -> Ca
                     res = quiet_call(ufunc, x, y)
                 except RuntimeError as e:
                     res = quiet_retry(e, ufunc, x, y)
+                if extreme and d.is_floating_point:  # (the compiled loop's bits already)
+                    torch_extremes.fix_flat(extreme, (x, y), res)
             t = adopted(res, lay, result_dtype or d)
             if OPEN:
                 report(name, (input, other), t)
@@ -1226,6 +1277,10 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str) -> Ca
             res = quiet_call(broadcast_ufunc, x, y)
         except RuntimeError as e:
             res = quiet_retry(e, broadcast_ufunc, x, y)
+        if extreme and a._dtype.is_floating_point:  # (both row-major, as the result)
+            torch_extremes.fix(extreme, (x, y), res, lambda: torch_extremes.loop_mask(
+                res.shape, L.contiguous_strides(res.shape), True, [(la.shape, la.strides), (lb.shape, lb.strides)],
+                res.dtype))
         t = adopted(res.ravel(), plan[6], result_dtype or a._dtype)  # (NumPy's result is C-contiguous)
         if OPEN:
             report(name, (a, b), t)

@@ -244,11 +244,15 @@ def _fmax(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
     # (PyTorch's kernel: a tie keeps the first operand, so fmax(-0.0, 0.0) is -0.0; NumPy's fmax
     # gives the second). Where x >= y fails, NumPy's fmax is PyTorch's: y, or x where y is NaN
     # (three NumPy calls) -- except where both are NaN: see _nan_payloads.
+    if dtype.name == "bfloat16":  # (PyTorch's bfloat16 kernel: a tie keeps the second operand)
+        return _nan_payloads(np.where(xs > ys, xs, np.where(ys != ys, xs, ys)), xs, ys)
     return _nan_payloads(np.where(xs >= ys, xs, np.fmax(xs, ys)), xs, ys)
 
 
 def _fmin(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
     xs, ys = _widened(x, dtype), _widened(y, dtype)
+    if dtype.name == "bfloat16":  # (as _fmax: a tie keeps the second operand)
+        return _nan_payloads(np.where(xs < ys, xs, np.where(ys != ys, xs, ys)), xs, ys)
     return _nan_payloads(np.where(xs <= ys, xs, np.fmin(xs, ys)), xs, ys)
 
 

@@ -38,9 +38,11 @@ from ...grad_mode import GRAD_MODE, INSIDE, SUBCLASSES, bump_if_used
 from ...grad_mode import _slow as recorded
 from ...gradients import grad_zeros, record, records, saves_output, seal
 from ...gradients import recorded as recorded_fast
+from ...kernels import torch_extremes
 from ...kernels.elementwise import (
     UnaryKernel,
     _clip,
+    assign,
     clamp_into,
     complex_abs,
     keep_tied_zeros,
@@ -559,6 +561,10 @@ def _fast_clamp(x: Any, min: Any, max: Any) -> Tensor | None:  # noqa: A002
         res = _compiled_clamp(arr, lo, hi)  # (None: NumPy's below)
         if res is not None:
             return adopted(res, info[2], d)
+    elif lo is None or hi is None:  # (one tensor bound: PyTorch's maximum / minimum, its bits)
+        res = torch_extremes.extreme_fresh(hi is None, arr, lo if hi is None else hi)
+        if res is not None:
+            return adopted(res, info[2], d)
     token = _quiet_set(_QUIET)
     try:
         if lo is None:
@@ -570,6 +576,11 @@ def _fast_clamp(x: Any, min: Any, max: Any) -> Tensor | None:  # noqa: A002
         keep_tied_zeros(tied_zeros(arr, lo, hi, arr.shape), res)  # (-0.0 clamped at 0 stays -0.0, as in PyTorch)
     finally:
         _quiet_reset(token)
+    if not numbers:  # (a tensor bound: PyTorch's bits of ties and NaNs depend on its loop; one row here)
+        if lo is None or hi is None:
+            torch_extremes.fix_flat("min" if lo is None else "max", (arr, hi if lo is None else lo), res)
+        else:
+            torch_extremes.fix_flat("clamp", (arr, lo, hi), res)
     return adopted(res, info[2], d)
 
 
@@ -603,8 +614,11 @@ def _dense_clamp(x: Tensor, lo: Any, hi: Any, numel: int) -> Tensor | None:
     return None if res is None else adopted(res, L.Layout(shape, strides, 0), x._dtype)
 
 
-def _clamp(x: Any, min: Any, max: Any, target: Tensor | None) -> Tensor:  # noqa: A002
-    if target is None:
+def _clamp(x: Any, min: Any, max: Any, target: Tensor | None,  # noqa: A002
+           loop_out: Tensor | None = None) -> Tensor:
+    """``clamp`` into a fresh result (``target`` None) or in place; ``loop_out``: the ``out=`` the
+    fresh result will be copied into (its layout decides PyTorch's loop for tensor bounds)."""
+    if target is None and (loop_out is None or not (isinstance(min, Tensor) or isinstance(max, Tensor))):
         t = _fast_clamp(x, min, max)
         if t is not None:
             if OPEN:  # (the operands' tuple only for a listener: a tenth of this call otherwise)
@@ -672,8 +686,35 @@ def _clamp(x: Any, min: Any, max: Any, target: Tensor | None) -> Tensor:  # noqa
     # than wrap 300 to 44 (checked before anything is written).
     lo_arg = _bound_arg(lo, rt, name, "min")
     hi_arg = _bound_arg(hi, rt, name, "max")
+    if rt.is_floating_point and any(isinstance(v, Tensor) for v in bounds):
+        _tensor_bound_clamp(x, lo, hi, lo_arg, hi_arg, out, target is None, loop_out, rt)
+        return report(name, (x, *bounds), out)
     clamp_into(_view(x), lo_arg, hi_arg, _view(out), rt.numpy)
     return report(name, (x, *bounds), out)
+
+
+def _tensor_bound_clamp(x: Tensor, lo: Any, hi: Any, lo_arg: Any, hi_arg: Any, out: Tensor, fresh: bool,
+                        loop_out: Tensor | None, rt: Any) -> None:
+    """A float clamp with a tensor bound (``clamp(x, lo, hi)``, ``clamp_min(x, t)``, ...) into
+    ``out``, with PyTorch's bits for ties of opposite zeros and NaNs, which depend on the loop that
+    computes the element (:mod:`strided.kernels.torch_extremes`; one bound is maximum / minimum):
+    computed into a fresh array (the operands are read again after it), then written."""
+    from .binary import _loop_layout, _loop_operand
+
+    cd = rt.numpy
+    res = np.empty(out._layout.shape, cd)
+    clamp_into(_view(x), lo_arg, hi_arg, res, cd)
+    tensors = [t for t in (x, lo, hi) if t is not None]
+    def mask() -> np.ndarray | None:
+        return torch_extremes.loop_mask(*_loop_layout(out, fresh, loop_out), [_loop_operand(t, rt) for t in tensors], cd)
+
+    args = [np.asarray(_view(t)) if isinstance(t, Tensor) else v for t, v in ((x, None), (lo, lo_arg), (hi, hi_arg))
+            if t is not None]
+    if lo is not None and hi is not None:
+        torch_extremes.fix("clamp", args, res, mask)
+    else:
+        torch_extremes.fix("max" if lo is not None else "min", args, res, mask)
+    assign(_view(out), res)
 
 
 def _nan_number(v: Any) -> bool:
@@ -738,7 +779,8 @@ def clamp(input: Any, min: Any = None, max: Any = None, *, out: Any = None) -> T
     if out is not None:
         # (number bounds: PyTorch runs a unary op, whose out= must have the result's dtype exactly)
         same = "" if isinstance(min, Tensor) or isinstance(max, Tensor) else "found"
-        return write_out(out, _clamp(input, min, max, None), "clamp", (input, min, max), same_dtype=same)
+        loop_out = out if isinstance(out, Tensor) else None
+        return write_out(out, _clamp(input, min, max, None, loop_out), "clamp", (input, min, max), same_dtype=same)
     return _clamp(input, min, max, None)
 
 

@@ -47,7 +47,7 @@ from ...layout.order import elementwise_output_strides
 from ...opdef import Kind
 from ...tensor import Tensor, tensor_arg
 from .._support.operands import _cinfo, _not_implemented, flat_run
-from .._support.out import write_out
+from .._support.out import warn_resized, write_out
 from .._support.promotion import result_type
 from .._support.reduce_args import shape_text
 from ..registry import op
@@ -514,7 +514,7 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any 
                 p = quiet_retry(e, _np_dot, x.reshape(shape), v)
             t = _plus_input(p, _cinfo[shape[:1]][2], input, d, beta, alpha)
             if t is not None:
-                return t
+                return _addmv_zero_signs(t, input, mat, vec, beta, alpha)
     tensor_arg(input, "addmv")
     a = tensor_arg(mat, "addmv", "mat", 2)
     v = tensor_arg(vec, "addmv", "vec", 3)
@@ -534,8 +534,60 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any 
             f"addmv input tensors must have the same dtype, but got {names}",
             "addmv does not promote", f"fix: convert them to one dtype, e.g. .to(strided.{a._dtype.name})"))
     _refuse_bool(a._dtype, "addmv_impl_cpu", "addmv", empty=n == 0 or m == 0)
-    return _combine("addmv", input, lambda: _product(a, v, (n,))._np(), (n,), a._dtype, beta, alpha, out, (input, a, v),
-                    empty=not a.shape[1], wide=lambda: _wide_product(a, v))
+    if (n == 0 or m == 0) and beta != 0 and input._layout.shape != (n,):
+        # PyTorch's empty-matrix shortcut: mul_out(result, input, beta) resizes the (n,) result to
+        # the input's own shape (warning when it had elements): addmv(ones(1), ones(17, 0), ones(0))
+        # is of shape (1,)
+        shape = input._layout.shape
+        result = _combine("addmv", input, None, shape, a._dtype, beta, alpha, None, (input, a, v), empty=True)
+        if n and out is None:
+            warn_resized((n,), shape)
+        return result if out is None else write_out(out, result, "addmv", (input, a, v), same_dtype="matmul")
+    result = _combine("addmv", input, lambda: _product(a, v, (n,))._np(), (n,), a._dtype, beta, alpha, None,
+                      (input, a, v), empty=not a.shape[1], wide=lambda: _wide_product(a, v))
+    result = _addmv_zero_signs(result, input, a, v, beta, alpha)
+    return result if out is None else write_out(out, result, "addmv", (input, a, v), same_dtype="matmul")
+
+
+def _addmv_zero_signs(result: Tensor, input: Tensor, mat: Tensor, vec: Tensor, beta: Any,  # noqa: A002
+                      alpha: Any) -> Tensor:
+    """``result`` (a fresh float32 / float64 addmv) with the signs PyTorch's BLAS gemv gives its
+    zeros. It starts from ``beta * input`` (+0.0 for beta 0) and adds the products; an IEEE sum
+    is -0.0 only where every term is -0.0, so a zero result is -0.0 where the start is and every
+    term is: for a column-major ``mat`` (gemv 'n') the terms are ``(alpha * vec[j]) * mat[i, j]``,
+    else (gemv 't') one, ``alpha * dot(mat[i], vec)``, whose dot is -0.0 where every product is.
+    NumPy's dot scaled by alpha and added to the input gives other signs (``beta=0, alpha=-1``:
+    -0.0 where PyTorch's is 0.0). alpha 0: BLAS returns the start."""
+    d = result._dtype
+    if (d is not float32 and d is not float64) or alpha.__class__ not in (int, float) or (
+            beta.__class__ not in (int, float)):
+        return result
+    flat = result._storage.array  # (fresh: its storage holds its elements alone)
+    if _count_nonzero(flat) == flat.size:
+        return result
+    res = result._np()
+    n, m = mat._layout.shape
+    dt = d.numpy
+    with np.errstate(all="ignore"):
+        start = np.broadcast_to(np.asarray(dt.type(beta) * input._np(), dt), (n,)) if beta != 0 else np.zeros(n, dt)
+        neg = (start == 0) & np.signbit(start)
+        if alpha != 0 and m:
+            a, x = mat._np(), vec._np()
+            s0, s1 = mat._layout.strides
+            if s0 == 1 and (m == 1 or s1 >= max(1, n)):  # (gemv 'n': one term per column)
+                terms = (dt.type(alpha) * x)[None, :] * a
+                neg &= np.all((terms == 0) & np.signbit(terms), axis=1)
+            else:  # (gemv 't': alpha times each row's dot)
+                prods = x[None, :] * a
+                dot = np.where(np.all((prods == 0) & np.signbit(prods), axis=1), dt.type(-0.0), dt.type(0.0))
+                term = dt.type(alpha) * dot
+                neg &= (term == 0) & np.signbit(term)
+    zero = res == 0
+    res[zero] = np.where(neg, dt.type(-0.0), dt.type(0.0))[zero]
+    return result
+
+
+_count_nonzero = np.count_nonzero
 
 
 def _addr_pre(self: Tensor, vec1: Any, vec2: Any, **kwargs: Any) -> bool:

@@ -30,6 +30,7 @@ from ...dtypes import float32, float64, int64
 from ...errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import SUBCLASSES
 from ...gradients import seal
+from ...kernels import torch_extreme_reduce
 from ...kernels.memory import write
 from ...kernels.reduce import arg_extreme_along, arg_extreme_flat, extreme_all
 from ...kernels.rows import extreme_all as extreme_all_kernel
@@ -88,6 +89,15 @@ def _values_and_indices(self: Tensor, dim: Any, keepdim: bool, op: str) -> tuple
     return values, indices
 
 
+def _torch_zero(t: Tensor, x: Tensor, largest: bool) -> Tensor:
+    """``t`` (``max()`` / ``min()`` of every element of ``x``, fresh) with the zero's sign PyTorch's
+    order gives where it is a zero (:func:`strided.kernels.torch_extreme_reduce.fix_all`)."""
+    # (a fresh result: its storage holds its element alone)
+    if x._dtype.is_floating_point and torch_extreme_reduce.has_zero(t._storage.array):
+        torch_extreme_reduce.fix_all(x._np(), t._np(), largest)
+    return t
+
+
 def _full(self: Tensor, op: str) -> Tensor:
     if self.numel() == 0:
         raise StridedRuntimeError(
@@ -101,14 +111,14 @@ def _full(self: Tensor, op: str) -> Tensor:
         )
     out, out_np = result_array((), self._dtype)
     extreme_all(self._np(), out_np, op == "max")
-    return report(op, (self,), out)
+    return report(op, (self,), _torch_zero(out, self, op == "max"))
 
 
 def _extreme(self: Tensor, dim: Any, keepdim: bool, op: str) -> Any:
     if dim is None and keepdim is False:  # every element: the reductions' fast path
         t = fast_reduce(_MAX_REDUCE if op == "max" else _MIN_REDUCE, self, None, False)
         if t is not None:
-            return report(op, (self,), t)
+            return report(op, (self,), _torch_zero(t, self, op == "max"))
     tensor_arg(self, op)
     if isinstance(dim, Tensor):  # max(other): elementwise, as in PyTorch
         if keepdim is not False:
@@ -170,6 +180,8 @@ def max(self: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None
     if dim is None and keepdim is False:
         if (t := _full_extreme(self, 1)) is None:
             t = fast_reduce(_MAX_REDUCE, self, None, False)
+            if t is not None:
+                _torch_zero(t, self, True)
         if t is not None:
             if OPEN: report("max", (self,), t)  # noqa: E701 - (_extreme's fast path, without its call)
             return t
@@ -191,6 +203,8 @@ def min(self: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None
     if dim is None and keepdim is False:
         if (t := _full_extreme(self, 0)) is None:
             t = fast_reduce(_MIN_REDUCE, self, None, False)
+            if t is not None:
+                _torch_zero(t, self, False)
         if t is not None:
             if OPEN: report("min", (self,), t)  # noqa: E701 - (_extreme's fast path, without its call)
             return t

@@ -20,6 +20,7 @@ from ...dispatch import adopted, result_array
 from ...dtypes import REDUCED_FLOATS, DType, default_float, int64
 from ...errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import seal
+from ...kernels import torch_extreme_reduce
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ...kernels.listeners import silenced
 from ...kernels.reduce import holds_nan
@@ -133,8 +134,9 @@ def amax(input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Any = None
     if out is None:
         t = fast_reduce(_max_reduce, input, None if dim.__class__ is tuple and not dim else dim, keepdim)
         if t is not None:
-            return t
-    return _finish(_extreme(input, dim, keepdim, "amax", True), out, "amax", (input,), "input")
+            return _torch_zeros(t, input, dim, keepdim, True)
+    return _finish(_torch_zeros(_extreme(input, dim, keepdim, "amax", True), input, dim, keepdim, True),
+                   out, "amax", (input,), "input")
 
 
 @method("amin")
@@ -148,8 +150,22 @@ def amin(input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Any = None
     if out is None:
         t = fast_reduce(_min_reduce, input, None if dim.__class__ is tuple and not dim else dim, keepdim)
         if t is not None:
-            return t
-    return _finish(_extreme(input, dim, keepdim, "amin", False), out, "amin", (input,), "input")
+            return _torch_zeros(t, input, dim, keepdim, False)
+    return _finish(_torch_zeros(_extreme(input, dim, keepdim, "amin", False), input, dim, keepdim, False),
+                   out, "amin", (input,), "input")
+
+
+def _torch_zeros(t: Tensor, x: Tensor, dim: Any, keepdim: bool, largest: bool) -> Tensor:
+    """``t`` (amax / amin of ``x``, fresh) with the zeros' signs PyTorch's reduction order gives
+    where the extreme is a zero of both signs (:mod:`strided.kernels.torch_extreme_reduce`)."""
+    # (a fresh result: its storage holds its elements alone)
+    if x._dtype.is_floating_point and torch_extreme_reduce.has_zero(t._storage.array):
+        res = t._np()
+        if res.size:
+            dims = reduction_dims(x, dim, "amax" if largest else "amin")
+            torch_extreme_reduce.fix(x._np(), tuple(range(x.dim())) if dims is None else dims, keepdim, res,
+                                     largest)
+    return t
 
 
 # np.maximum/minimum.reduce's bits; the rows of a large 2-d float array by the compiled kernel
@@ -172,7 +188,8 @@ def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False, out
         d = input._dtype
         # (maximum/minimum raise no floating-point warning: NaN propagates quietly)
         lo, hi = minmax_reduce(x, plan[0])  # (one pass where the row kernel takes it)
-        return AminmaxResult(adopted(lo.reshape(-1), plan[1], d), adopted(hi.reshape(-1), plan[1], d))
+        return _aminmax_zeros(AminmaxResult(adopted(lo.reshape(-1), plan[1], d), adopted(hi.reshape(-1), plan[1], d)),
+                              input, dim, keepdim)
     tensor_arg(input, "aminmax")
     if dim is not None and isinstance(dim, (tuple, list)):
         reduction_dims(input, dim, "aminmax", allow_tuple=False)  # (its TypeError)
@@ -198,6 +215,23 @@ def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False, out
     lo = _extreme(input, dim, keepdim, "aminmax", False, check)
     hi = _extreme(input, dim, keepdim, "aminmax", True, check)
     pair = AminmaxResult(lo, hi)
+    return _aminmax_zeros(pair, input, dim, keepdim)
+
+
+def _aminmax_zeros(pair: AminmaxResult, x: Tensor, dim: Any, keepdim: bool) -> AminmaxResult:
+    """``pair`` (fresh) with the zeros' signs PyTorch's ``aminmax`` gives: of every element its
+    vectorized order (:func:`strided.kernels.torch_extreme_reduce.fix_all`), along a dim the
+    first extreme element's (:func:`strided.kernels.torch_extreme_reduce.fix_first_along`)."""
+    if not x._dtype.is_floating_point or not (torch_extreme_reduce.has_zero(pair[0]._storage.array)
+                                            or torch_extreme_reduce.has_zero(pair[1]._storage.array)):
+        return pair  # (no zero: fresh results, their storages are their elements)
+    if dim is None:
+        torch_extreme_reduce.fix_all(x._np(), pair[0]._np(), False)
+        torch_extreme_reduce.fix_all(x._np(), pair[1]._np(), True)
+    elif x.dim():
+        d = reduction_dims(x, dim, "aminmax", allow_tuple=False)[0]
+        torch_extreme_reduce.fix_first_along(x._np(), d, keepdim, pair[0]._np(), False)
+        torch_extreme_reduce.fix_first_along(x._np(), d, keepdim, pair[1]._np(), True)
     return pair
 
 
