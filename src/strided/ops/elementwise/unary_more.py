@@ -28,7 +28,7 @@ from ...dtypes import DType, bool_, from_numpy_dtype, int64, np_finfo, scalar_ov
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import SUBCLASSES
 from ...gradients import guards_itself, seal
-from ...kernels import check_writable, native, special
+from ...kernels import check_writable, native, npcore, special
 from ...kernels.elementwise import complex_abs, reciprocal_into
 from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set, quietly
 from ...opdef import Kind, declare
@@ -641,7 +641,7 @@ def _fast_run(op: MoreUnary, x: Any, args: tuple) -> Tensor | None:
 _SPECIAL = frozenset(("erf", "erfc", "erfinv", "digamma", "lgamma", "i0"))
 _BOOL_NP = np.dtype(np.bool_)
 _COMPLEX = (np.dtype(np.complex64), np.dtype(np.complex128))
-_count_nonzero = np.count_nonzero  # (the C function itself: the np. lookup costs a tenth of it)
+_count_nonzero = npcore.count_nonzero  # (the C function, without np.count_nonzero's Python layer)
 
 
 def _fresh_fast(fresh: Callable[[np.ndarray], np.ndarray], input: Tensor, direct: bool = False,
