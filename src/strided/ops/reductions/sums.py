@@ -26,27 +26,13 @@ from typing import Any, SupportsIndex
 
 import numpy as np
 
+from ... import dtypes as _dtypes
 from ... import layout as L
 from ...args import check_keepdim
 from ...callsite import user_site
 from ...creation import eye, full_like
 from ...dispatch import OPEN, adopted, report, result_array
-from ...dtypes import (
-    REDUCED_FLOATS,
-    TORCH_NAME,
-    DType,
-    complex64,
-    complex128,
-    float16,
-    float32,
-    float64,
-    int8,
-    int16,
-    int32,
-    int64,
-    real_of,
-    uint8,
-)
+from ...dtypes import REDUCED_FLOATS, TORCH_NAME, DType, complex128, float32, float64, int64, real_of, uint8
 from ...dtypes import bool_ as bool_dtype
 from ...errors import (
     StridedNotImplementedError,
@@ -566,7 +552,8 @@ def _whole_truth(self: Any, every: bool) -> Tensor | None:
     return adopted((_ONE if (count == info[1] if every else count) else _ZERO).copy(), _SCALAR, bool_dtype)
 
 
-_COUNTED = frozenset((bool_dtype, int8, int16, int32, int64, float16, float32, float64, complex64, complex128))
+_COUNTED = frozenset(getattr(_dtypes, n) for n in ("bool_", "int8", "int16", "int32", "int64", "float16", "float32",
+                                                  "float64", "complex64", "complex128"))
 _ONE, _ZERO = np.ones(1, np.bool_), np.zeros(1, np.bool_)
 _SCALAR = _cinfo[()][2]  # (the 0-d result's layout, shared)
 
