@@ -75,8 +75,10 @@ def step() -> int:
 
 def _chunk(n: int, threads: int | None) -> int:
     """The length of PyTorch's parallel chunks of a flat range of ``n`` (0: one chunk)."""
+    if n < GRAIN_SIZE:  # (one chunk whatever the threads: not asked, a system call per op)
+        return 0
     t = torch_threads() if threads is None else threads
-    chunks = 1 if n < GRAIN_SIZE or t <= 1 else min(t, -(-n // GRAIN_SIZE))
+    chunks = 1 if t <= 1 else min(t, -(-n // GRAIN_SIZE))
     return 0 if chunks == 1 else -(-n // chunks)
 
 
@@ -96,7 +98,10 @@ def torch_loop(x: np.ndarray, op: int, out: np.ndarray | None = None, threads: i
     st = step()
     if x.flags.c_contiguous:  # one row, cut at the parallel chunks
         res = np.empty(x.shape, _F32)
-        k.run(x.reshape(-1), res.reshape(-1), op, 0, _chunk(x.size, threads), st, form)
+        if x.ndim == 1:  # (a flat run, the small-op fast paths': no reshapes)
+            k.run(x, res, op, 0, _chunk(len(x), threads), st, form)
+        else:
+            k.run(x.reshape(-1), res.reshape(-1), op, 0, _chunk(x.size, threads), st, form)
         return res
     # x's dim order where x is dense (a permuted tensor is one row too), straight into out where
     # out is laid out as x (x itself in place: each element is read before it is written)
@@ -120,7 +125,7 @@ def torch_loop(x: np.ndarray, op: int, out: np.ndarray | None = None, threads: i
     else:
         out_strides = [s // out.itemsize for s in out.strides]
     mask = scalar_loop_mask(x.shape, tuple(out_strides), out is None, [(x.shape, strides)], step=st,
-                            threads=torch_threads() if threads is None else threads)
+                            threads=threads)
     k.run(xs.reshape(-1), res.reshape(-1), op, 0, 0, -1, form)  # the vectorized function throughout
     if mask is not None:  # then the scalar loop's elements
         part = xs[mask]
@@ -159,7 +164,10 @@ def _elementwise(x: np.ndarray, out: np.ndarray | None, op: int) -> np.ndarray |
     res = out if out is not None and out.flags.c_contiguous and out.dtype == _F32 and out.shape == x.shape else None
     if res is None:
         res = np.empty(x.shape, _F32)
-    k.run(np.ascontiguousarray(x).reshape(-1), res.reshape(-1), op, 0, 0, -1, -1)
+    if x.ndim == 1 and res.ndim == 1 and x.flags.c_contiguous:  # (a flat run, the fast paths': no reshapes)
+        k.run(x, res, op, 0, 0, -1, -1)
+    else:
+        k.run(np.ascontiguousarray(x).reshape(-1), res.reshape(-1), op, 0, 0, -1, -1)
     return res
 
 

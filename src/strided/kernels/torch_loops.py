@@ -98,8 +98,11 @@ def scalar_loop_mask(shape: tuple[int, ...], out_strides: tuple[int, ...], fresh
         contiguous = len(zeros) == 1 and all(s == 1 for i, s in enumerate(row_strides) if i != zeros[0] + 1)
     if not contiguous:
         return np.ones(shape, bool)
-    threads = torch_threads() if threads is None else threads
-    chunks = 1 if numel < GRAIN_SIZE or threads <= 1 else min(threads, -(-numel // GRAIN_SIZE))
+    if numel < GRAIN_SIZE:  # (one chunk whatever the threads: not asked, a system call)
+        chunks = 1
+    else:
+        threads = torch_threads() if threads is None else threads
+        chunks = 1 if threads <= 1 else min(threads, -(-numel // GRAIN_SIZE))
     if chunks == 1 and row % step == 0:
         return None
     if chunks == 1:  # (each row's last row % step elements: no index arithmetic)
