@@ -46,9 +46,11 @@ from . import dispatch as _dispatch
 from .args import type_name
 from .callsite import PACKAGE_DIR
 from .dispatch import storage_root
+from .dtypes import DType
 from .entry_cache import compiled
 from .errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
 from .kernels.listeners import OPEN, listened, reporting
+from .memory_format import MemoryFormat
 from .numpy_keywords import ALIASES, NO, accepts, aliases_of, renamed
 from .numpy_keywords import call as _numpy_call
 from .storage import REBUILT_HOOKS
@@ -584,6 +586,8 @@ def any_tracked(values: Any) -> bool:
 # nor a sequence)
 _PLAIN = frozenset((int, float, bool, type(None), str))
 _SEQUENCES = frozenset((list, tuple))
+# (a guard's plain arguments: those numbers and the factories' dtype= and memory_format=)
+_GUARD_PLAIN = _PLAIN | frozenset((DType, MemoryFormat))
 
 
 def items_tracked(values: list | tuple) -> bool:
@@ -1027,20 +1031,25 @@ def guard_function(fwd: Callable, name: str, detached: str | None = None, op: An
             if kwargs and numpy is not None and not numpy[2].isdisjoint(kwargs):  # (the record: dim=, not axis=)
                 return _guard(*args, **_numpy_kwargs(numpy, args, kwargs))
             return listened(name, op, _guard, args, kwargs, operands_of("any", args, kwargs))
-        if not kwargs:  # (the common call: no keyword to rename, nothing to guard)
-            for v in args:  # (any_tracked's loop, inlined for plain tensors and numbers: its call is a
-                c = v.__class__  # fifth of a 2 µs op; anything else asks it)
-                if c is Tensor:
-                    if v._ag is not None:
-                        break
-                elif c not in _PLAIN:
+        # (the common call, nothing to guard: any_tracked's loop inlined for plain tensors, numbers
+        # and lists or tuples of them, a factory's sizes: its call was a fifth of a 2 µs op, two
+        # calls with keywords; anything else asks it below)
+        plain = False
+        for v in (args if not kwargs else (*args, *kwargs.values())):
+            c = v.__class__
+            if c is Tensor:
+                if v._ag is not None:
                     break
-            else:
+            elif c not in _GUARD_PLAIN and (c not in _SEQUENCES or items_tracked(v)):
+                break
+        else:
+            if not kwargs:
                 return fwd(*args)
-            if not any_tracked(args):
-                return fwd(*args)
+            plain = True
+        if not kwargs and not any_tracked(args):
+            return fwd(*args)
         try:
-            if not any_tracked(args) and not any_tracked(kwargs.values()):
+            if plain or (not any_tracked(args) and not any_tracked(kwargs.values())):
                 return fwd(*args, **kwargs)
             out = fwd(*args, **kwargs)
         except TypeError as e:  # (no cost until raised: NumPy's keywords are renamed only once Python refused one)

@@ -114,6 +114,48 @@ def records(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     return mark
 
 
+def guards_itself(fn: Callable[..., Any], raw: Callable[..., Any], name: str) -> Callable[[], Callable[..., Any]]:
+    """Mark ``fn``, the forward of the op spelt ``name`` without a rule whose results are never
+    float nor complex (comparisons, bitwise and logical ops: the guard's "float result with no
+    history" check can never fire on them), as its own guard entry for that spelling:
+    :func:`finish` leaves ``Tensor.<name>`` and ``strided.<name>`` as ``fn`` itself (the guard's
+    wrapper call was a sixth of a small ``eq``); its aliases keep their guards (they report
+    under their own names). ``raw`` is the same forward without the hand-off below.
+
+    Returns ``guarded()``: the guard :func:`finish` would have made, around ``raw`` (made on
+    first use). ``fn`` hands it every call the guard does more than pass on: one made while a
+    listener is open (the op's record) and one with ``out=`` (a float ``out`` is a float result:
+    the guard's check), so those calls take exactly the path they took through the guard."""
+    fn.__self_guards__ = name  # type: ignore[attr-defined]
+    made: list[Callable[..., Any]] = []
+
+    def guarded() -> Callable[..., Any]:
+        if not made:
+            op = OPDEFS.get(name)
+            made.append(guard_function(raw, name, op=op if op is not None and op.kind is not None else None, key=name))
+        return made[0]
+
+    return guarded
+
+
+def returns_input(name: str) -> Callable[[F], F]:
+    """Decorator: the forward of the op spelt ``name``, without a rule, returns its input itself
+    (or raises): :func:`finish` gives that spelling no guard, which would only pass the call on (its
+    check wants a result with no history, and the input handed back has the input's; its listener
+    record is none, as for any input handed back) at twice the cost of ``positive`` itself."""
+
+    def mark(fn: F) -> F:
+        fn.__self_guards__ = name  # type: ignore[attr-defined]
+        return fn
+
+    return mark
+
+
+def _guards_itself(value: Any, name: str) -> bool:
+    """Whether ``value`` is its own guard entry under the spelling ``name`` (:func:`guards_itself`)."""
+    return getattr(value, "__self_guards__", None) == name
+
+
 def record(name: str, fwd: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
     """The slow path of a forward marked :func:`records`: ``fwd(*args, **kwargs)`` run with the
     node of ``name``'s rule attached (as a :func:`.grad_mode.track` entry's slow path does)."""
@@ -313,6 +355,8 @@ def finish(face: dict[str, Any]) -> None:
                 or not callable(member) or isinstance(member, (property, type, staticmethod, classmethod))
                 or getattr(member, "__guards__", None) is not None):
             continue
+        if _guards_itself(member, name):
+            continue
         op = OPDEFS.get(name)
         spec = getattr(op, "spec", None)
         setattr(Tensor, name, guard(member, name, op if op is not None and op.kind is not None else None,
@@ -323,7 +367,7 @@ def finish(face: dict[str, Any]) -> None:
                 or _is_entry(value) or getattr(value, "__guards__", None) is not None):
             continue
         where = value.__module__ or ""
-        if where.startswith(_FACE_MODULES) and not where.startswith(_FACE_EXEMPT):
+        if where.startswith(_FACE_MODULES) and not where.startswith(_FACE_EXEMPT) and not _guards_itself(value, attr):
             op = OPDEFS.get(attr)
             face[attr] = guard_function(value, attr, op=op if op is not None and op.kind is not None else None,
                                         key=attr)
@@ -347,7 +391,7 @@ def _home_entries(face: dict[str, Any]) -> None:
         for name in op.names:
             value = space.get(name)
             if (not isinstance(value, types.FunctionType) or _is_entry(value)
-                    or getattr(value, "__guards__", None) is not None):
+                    or getattr(value, "__guards__", None) is not None or _guards_itself(value, name)):
                 continue
             entry = face.get(name)
             if getattr(entry, "__wrapped__", None) is not value:

@@ -1424,6 +1424,109 @@ static PyObject *py_join_setup(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* gather(array, offset, shape, strides, dtype): the elements of the layout (offset, shape,
+ * strides, in elements) over the C-contiguous buffer of `array`, copied in row-major order into a
+ * fresh 1-D array of NumPy dtype `dtype` made by join_setup's `empty` (the same bytes as
+ * numpy_view(...).flatten(), without building the view); None where it does not apply: no
+ * join_setup yet, a negative stride, more than MAX_DIMS dims, an itemsize other than the
+ * buffer's or not 1/2/4/8/16, more elements than join_setup's byte limit, or a layout reaching
+ * outside the buffer (the caller's general path then explains). */
+static PyObject *py_gather(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "gather(array, offset, shape, strides, dtype) takes 5 arguments");
+        return NULL;
+    }
+    PyObject *pshape = args[2], *pstrides = args[3];
+    if (join_empty == NULL || !PyTuple_CheckExact(pshape) || !PyTuple_CheckExact(pstrides))
+        Py_RETURN_NONE;
+    Py_ssize_t ndim = PyTuple_GET_SIZE(pshape);
+    if (ndim > MAX_DIMS || PyTuple_GET_SIZE(pstrides) != ndim)
+        Py_RETURN_NONE;
+    Py_ssize_t offset = PyLong_AsSsize_t(args[1]);
+    if (offset == -1 && PyErr_Occurred())
+        return NULL;
+    if (offset < 0 || offset > PY_SSIZE_T_MAX / 2)
+        Py_RETURN_NONE;
+    Py_ssize_t shape[MAX_DIMS], sst[MAX_DIMS], dst[MAX_DIMS];
+    Py_ssize_t n = 1, last = offset;
+    for (Py_ssize_t k = 0; k < ndim; k++) {
+        shape[k] = PyLong_AsSsize_t(PyTuple_GET_ITEM(pshape, k));
+        sst[k] = PyLong_AsSsize_t(PyTuple_GET_ITEM(pstrides, k));
+        if ((shape[k] == -1 || sst[k] == -1) && PyErr_Occurred())
+            return NULL;
+        if (shape[k] < 0 || sst[k] < 0)
+            Py_RETURN_NONE;
+    }
+    for (Py_ssize_t k = 0; k < ndim; k++) {
+        if (shape[k] == 0) {
+            n = 0;
+            break;
+        }
+        if (n > join_limit || shape[k] > join_limit || (shape[k] > 1 && sst[k] > PY_SSIZE_T_MAX / 2 / shape[k]))
+            Py_RETURN_NONE; /* (counts beyond the byte limit: the general path) */
+        n *= shape[k];
+        if (shape[k] == 1)
+            sst[k] = 0; /* (a size-1 dim's stride is never used: it may be any size) */
+        last += (shape[k] - 1) * sst[k];
+        if (last > PY_SSIZE_T_MAX / 2)
+            Py_RETURN_NONE;
+    }
+    Py_buffer sb;
+    if (PyObject_GetBuffer(args[0], &sb, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyErr_Clear(); /* (a buffer that is not one C-contiguous run: the general path reads it) */
+        Py_RETURN_NONE;
+    }
+    Py_ssize_t itemsize = sb.itemsize;
+    if ((itemsize != 1 && itemsize != 2 && itemsize != 4 && itemsize != 8 && itemsize != 16)
+        || (uintptr_t)sb.buf % (uintptr_t)(itemsize > 8 ? 8 : itemsize) /* (unaligned: NumPy's loops) */
+        || n * itemsize > join_limit || (n && last >= sb.len / itemsize)) {
+        PyBuffer_Release(&sb);
+        Py_RETURN_NONE;
+    }
+    PyObject *n_obj = PyLong_FromSsize_t(n);
+    if (n_obj == NULL) {
+        PyBuffer_Release(&sb);
+        return NULL;
+    }
+    PyObject *call[2] = {n_obj, args[4]};
+    PyObject *flat = PyObject_Vectorcall(join_empty, call, 2, NULL);
+    Py_DECREF(n_obj);
+    if (flat == NULL) {
+        PyBuffer_Release(&sb);
+        return NULL;
+    }
+    Py_buffer ob;
+    if (PyObject_GetBuffer(flat, &ob, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE | PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(&sb);
+        Py_DECREF(flat);
+        return NULL;
+    }
+    if (ob.itemsize != itemsize || ob.len != n * itemsize) { /* (a dtype of another size than the buffer's) */
+        PyBuffer_Release(&ob);
+        PyBuffer_Release(&sb);
+        Py_DECREF(flat);
+        Py_RETURN_NONE;
+    }
+    if (n) {
+        Py_ssize_t step = itemsize;
+        for (Py_ssize_t k = ndim - 1; k >= 0; k--) { /* row-major destination, strides in bytes */
+            dst[k] = step;
+            step *= shape[k];
+            sst[k] *= itemsize;
+        }
+        const char *s = (const char *)sb.buf + offset * itemsize;
+        if (ndim == 0)
+            memcpy(ob.buf, s, (size_t)itemsize);
+        else
+            copy_nd((int)itemsize, (char *)ob.buf, s, (int)ndim, shape, dst, sst);
+    }
+    PyBuffer_Release(&ob);
+    PyBuffer_Release(&sb);
+    return flat;
+}
+
 #define JOIN_MAX 64 /* inputs handled here (more: flat_join's Python loop) */
 
 static PyObject *py_join_tensors(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -1641,6 +1744,9 @@ static PyMethodDef methods[] = {
      "an elementwise + - * / (op 0-3) or sqrt (4) of float32/float64 planes whose inputs run along or\n"
      "across the output's rows, in cache-blocked register tiles (strides in bytes); widen (itemsize 8\n"
      "only): bit 0 x, bit 1 y is float32, read as float64."},
+    {"gather", (PyCFunction)(void (*)(void))py_gather, METH_FASTCALL,
+     "gather(array, offset, shape, strides, dtype): the layout's elements (strides in elements) over\n"
+     "array's buffer, copied row-major into a fresh 1-D array of dtype; None where it does not apply."},
     {"copy", py_copy, METH_VARARGS,
      "copy(dst_address, src_address, itemsize, shape, dst_strides, src_strides): a cache-blocked\n"
      "copy of one layout's elements (strides in bytes, dims in the destination's memory order)."},

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from . import native
+from . import native, npcore
 from .fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set
 from .memory import reduced_cast_source
 from .sleef import SIGMOID, atan2_float32, torch_loop
@@ -234,7 +234,7 @@ def clamp_into(x: np.ndarray, lo: Any, hi: Any, out: np.ndarray, compute: np.dty
         quiet_reset(token)
 
 
-_count_nonzero = np.count_nonzero
+_count_nonzero = npcore.count_nonzero  # (the C function, without np.count_nonzero's Python layer)
 
 
 def _array(bound: Any) -> bool:

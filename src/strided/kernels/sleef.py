@@ -81,14 +81,19 @@ def step() -> int:
     return _steps[0]
 
 
-def _grain(op: int, n: int, threads: int) -> int:
-    """The op's parallel grain size in PyTorch (gelu's own, else :data:`GRAIN_SIZE`)."""
-    return gelu_grain(n, threads) if op == GELU else GRAIN_SIZE
+def _grain(op: int, n: int, threads: int | None) -> int:
+    """The op's parallel grain size in PyTorch (gelu's own, else :data:`GRAIN_SIZE`); ``threads``
+    None: :func:`strided.kernels.torch_loops.torch_threads`, asked only where it matters."""
+    if op == GELU and n > 16384:
+        return gelu_grain(n, torch_threads() if threads is None else threads)
+    return GRAIN_SIZE
 
 
-def _chunk(n: int, threads: int, grain: int) -> int:
+def _chunk(n: int, threads: int | None, grain: int) -> int:
     """The length of PyTorch's parallel chunks of a flat range of ``n`` (0: one chunk)."""
-    chunks = parallel_chunks(n, threads, grain)
+    if n < grain:  # (one chunk whatever the threads: not asked, a system call per op)
+        return 0
+    chunks = parallel_chunks(n, torch_threads() if threads is None else threads, grain)
     return 0 if chunks == 1 else -(-n // chunks)
 
 
@@ -106,11 +111,13 @@ def torch_loop(x: np.ndarray, op: int, out: np.ndarray | None = None, threads: i
     if k is None or x.dtype != _F32:
         return None
     st = step()
-    threads = torch_threads() if threads is None else threads
     grain = _grain(op, x.size, threads)
     if x.flags.c_contiguous:  # one row, cut at the parallel chunks
         res = np.empty(x.shape, _F32)
-        k.run(x.reshape(-1), res.reshape(-1), op, 0, _chunk(x.size, threads, grain), st, form)
+        if x.ndim == 1:  # (a flat run, the small-op fast paths': no reshapes)
+            k.run(x, res, op, 0, _chunk(len(x), threads, grain), st, form)
+        else:
+            k.run(x.reshape(-1), res.reshape(-1), op, 0, _chunk(x.size, threads, grain), st, form)
         return res
     # x's dim order where x is dense (a permuted tensor is one row too), straight into out where
     # out is laid out as x (x itself in place: each element is read before it is written)
@@ -270,7 +277,10 @@ def _elementwise(x: np.ndarray, out: np.ndarray | None, op: int) -> np.ndarray |
         res = None
     if res is None:
         res = np.empty(x.shape, _F32)
-    k.run(_flat(x), res.reshape(-1), op, 0, 0, -1, -1)
+    if x.ndim == 1 and res.ndim == 1 and x.flags.c_contiguous:  # (a flat run, the fast paths': no reshapes)
+        k.run(x, res, op, 0, 0, -1, -1)
+    else:
+        k.run(_flat(x), res.reshape(-1), op, 0, 0, -1, -1)
     return res
 
 

@@ -122,8 +122,10 @@ def scalar_loop_mask(shape: tuple[int, ...], out_strides: tuple[int, ...], fresh
         contiguous = len(zeros) == 1 and all(s == 1 for i, s in enumerate(row_strides) if i != zeros[0] + 1)
     if not contiguous:
         return np.ones(shape, bool)
-    threads = torch_threads() if threads is None else threads
-    chunks = parallel_chunks(numel, threads, grain)
+    if numel < grain:  # (one chunk whatever the threads: not asked, a system call)
+        chunks = 1
+    else:
+        chunks = parallel_chunks(numel, torch_threads() if threads is None else threads, grain)
     if chunks == 1 and row % step == 0:
         return None
     if chunks == 1:  # (each row's last row % step elements: no index arithmetic)

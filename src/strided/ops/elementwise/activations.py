@@ -520,6 +520,25 @@ def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Ten
     return _inplace(HARDTANH, hardtanh, input, _bounds(min_val, max_val))
 
 
+def _fresh_of(row: Activation, params: Callable[..., tuple]) -> Callable[..., Tensor | None]:
+    """The fresh fast path of ``row``'s function for its entry (``__fresh__``, read by
+    :func:`strided.grad_mode.below_autograd` and :func:`strided.grad_mode.track`): :func:`_fast`'s
+    result for the function's own arguments (``params`` converts them as the function does), or
+    None where the function's other paths must run. The entry then skips the function's grad-mode
+    switch and calls (a third of a small ``F.silu``); its result is pure NumPy into fresh memory."""
+
+    def fresh(input: Any, *args: Any) -> Tensor | None:
+        return _fast(row, input, params(*args))
+
+    return fresh
+
+
+silu.__fresh__ = _fresh_of(SILU, lambda: ())  # type: ignore[attr-defined]
+softplus.__fresh__ = _fresh_of(SOFTPLUS, lambda beta=1.0, threshold=20.0: (float(beta), float(threshold)))  # type: ignore[attr-defined]
+elu.__fresh__ = _fresh_of(ELU, lambda alpha=1.0: (float(alpha),))  # type: ignore[attr-defined]
+leaky_relu.__fresh__ = _fresh_of(LEAKY_RELU, lambda negative_slope=0.01: (float(negative_slope),))  # type: ignore[attr-defined]
+hardtanh.__fresh__ = _fresh_of(HARDTANH, lambda min_val=-1.0, max_val=1.0: _bounds(min_val, max_val))  # type: ignore[attr-defined]
+
 seal(globals(), functional=True)  # (last: the rows' functions become their recording entries)
 # the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
 declare(Kind.COMPUTE, "F.silu F.softplus F.elu F.leaky_relu F.hardtanh")

@@ -58,7 +58,7 @@ from ...dtypes import (
 )
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import INSIDE, SUBCLASSES, bump_if_used
-from ...gradients import grad_zeros, record, recorded, records, seal
+from ...gradients import grad_zeros, guards_itself, record, recorded, records, seal
 from ...kernels import torch_extremes
 from ...kernels.elementwise import (
     assign,
@@ -1001,6 +1001,8 @@ def _make_binary(op: BinaryOp) -> tuple[Callable[..., Tensor], ...]:
         return binary(op, input, other)
 
     fn = _fast_binary(op, plain, op.name)
+    if op.kind in ("compare", "bitwise") or op.int_only:  # (results never float: see guards_itself)
+        fn = _fast_binary(op, plain, op.name, fn)
     dunder = _fast_binary(op, checked, op.name)  # (each dunder's rule is its op's: "__add__" is "add"'s)
 
     ufunc = op.ufunc
@@ -1120,9 +1122,12 @@ _F32_MAX = float(np.finfo(np.float32).max)
 _F32_SAFE = 3.4e38  # numbers inside (-_F32_SAFE, _F32_SAFE) convert to float32 without overflow
 
 
-def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str) -> Callable[[Any, Any], Any]:
+def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str, raw: Callable[..., Any] | None = None
+                 ) -> Callable[[Any, Any], Any]:
     """``op`` with the small-op fast paths in front of ``slow`` (the general path); it is its own
-    recording entry under the backward rule ``rule`` (one slot test per tensor operand)."""
+    recording entry under the backward rule ``rule`` (one slot test per tensor operand). With
+    ``raw`` (this function made without it), it is its own guard entry too
+    (:func:`strided.gradients.guards_itself`)."""
     ufunc = op.ufunc  # (pow's same-shape runs have no repeated exponent: NumPy's pow itself)
     broadcast_ufunc = tensor_power if op.kind == "pow" else ufunc  # (two tensors, one broadcast)
     fast = op.fast
@@ -1137,9 +1142,13 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str) -> Ca
     result_dtype = bool_ if op.kind == "compare" else None  # None: the operands' dtype
     native, native_dtypes, native_min = op.native, op.native_dtypes, op.native_min
     extreme = op.extreme
+    guarded = None
 
     @records(rule)
     def fn(input: Any, other: Any, *, alpha: Any = None, out: Any = None, rounding_mode: Any = None) -> Tensor:  # (a.sub(other=b))
+        if guarded is not None and (OPEN or out is not None):  # (the calls its guard entry would act on)
+            extras = {k: v for k, v in (("alpha", alpha), ("out", out), ("rounding_mode", rounding_mode)) if v is not None}
+            return guarded()(input, other, **extras)
         # The autograd test is one slot read per tensor operand, folded into the fast path's own
         # type tests (the op is its own recording entry: no wrapper call). A tensor in autograd is
         # recorded: its fast path's result is given its node (strided.gradients.recorded); any other
@@ -1239,6 +1248,9 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str) -> Ca
         if alpha is None and out is None:
             return slow(input, other)
         return _with_extras(op, input, other, alpha, out)
+
+    if raw is not None:
+        guarded = guards_itself(fn, raw, name)
 
     def broadcast_rowmajor(a: Tensor, b: Tensor, la: L.Layout, lb: L.Layout) -> Any:
         # Second fast path: two row-major tensors of one dtype but different shapes (a bias

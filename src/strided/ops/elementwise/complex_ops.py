@@ -28,7 +28,7 @@ from ...dispatch import OPEN, adopted, copied, reinterpreted, report
 from ...dispatch import result as fresh_result
 from ...dtypes import TORCH_NAME, DType, bfloat16, bool_, complex_of, float16, float32, float64, real_of
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
-from ...gradients import installs_as
+from ...gradients import installs_as, returns_input
 from ...kernels import native
 from ...kernels.elementwise import complex_angle
 from ...kernels.fpstate import quietly
@@ -238,6 +238,7 @@ def conj_physical_(self: Tensor) -> Tensor:
     return self
 
 
+@returns_input("resolve_conj")
 def resolve_conj(input: Tensor) -> Tensor:
     """``input`` itself: strided never holds a lazy conjugate (see the module's note).
 
@@ -258,6 +259,7 @@ def is_conj(input: Tensor) -> bool:
     return False
 
 
+@returns_input("resolve_neg")
 def resolve_neg(input: Tensor) -> Tensor:
     """``input`` itself: strided never holds a lazy negation (PyTorch's negative bit, set on the
     imaginary part of a lazily conjugated tensor; strided's ``conj()`` writes the values).

@@ -19,6 +19,7 @@ import numpy as np
 
 from ...dtypes import UNSIGNED_WIDE, bool_
 from ...errors import StridedNotImplementedError, StridedRuntimeError, join_lines
+from ...gradients import returns_input
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support.promotion import TORCH_NAMES, result_type
@@ -76,6 +77,7 @@ method("__irshift__")(_inplace_dunder(bitwise_right_shift_))
 
 
 @method("positive", "__pos__")
+@returns_input("positive")
 def positive(input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
     """``input`` itself (``+t``), as ``torch.positive``; a bool tensor is refused.
 

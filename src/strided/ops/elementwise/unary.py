@@ -36,7 +36,7 @@ from ...dtypes import (
 from ...errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import GRAD_MODE, INSIDE, SUBCLASSES, bump_if_used
 from ...grad_mode import _slow as recorded
-from ...gradients import grad_zeros, record, records, saves_output, seal
+from ...gradients import grad_zeros, guards_itself, record, records, saves_output, seal
 from ...gradients import recorded as recorded_fast
 from ...kernels import torch_extremes
 from ...kernels.elementwise import (
@@ -201,6 +201,9 @@ def _make_unary(op: UnaryOp) -> tuple[Callable[[Any], Tensor], Callable[[Tensor]
         return unary(op, self, target=self)
 
     fn = _fast_unary(op)
+    if op is BITWISE_NOT:  # (integer and bool results, no rule: its own guard entry, see guards_itself)
+        fn.__name__ = fn.__qualname__ = op.name
+        fn = _fast_unary(op, fn)
     fn.__name__ = fn.__qualname__ = op.name
     fn.__doc__ = (f"Elementwise ``{op.name}`` (PyTorch semantics); a fresh tensor keeping the input's dim order.\n\n"
                   f"    >>> x = strided.ones(2, 3{', dtype=strided.int64' if op.name == 'bitwise_not' else ''}).t()\n"
@@ -215,10 +218,11 @@ def _make_unary(op: UnaryOp) -> tuple[Callable[[Any], Tensor], Callable[[Tensor]
     return fn, inplace
 
 
-def _fast_unary(op: UnaryOp) -> Callable[[Any], Tensor]:
+def _fast_unary(op: UnaryOp, raw: Callable[..., Tensor] | None = None) -> Callable[[Any], Tensor]:
     """``op`` with a fast path for row-major float tensors: the ufunc runs on the flat run of
     the storage and its fresh 1-D result becomes the output storage (PyTorch's output of a
-    contiguous input is contiguous)."""
+    contiguous input is contiguous). With ``raw`` (this function made without it), it is its
+    own guard entry too (:func:`strided.gradients.guards_itself`)."""
     ufunc = op.ufunc
     name = op.name
     # relu is max(x, 0) with -0.0 kept (relu_kernel; relu_array on a fresh array)
@@ -242,9 +246,12 @@ def _fast_unary(op: UnaryOp) -> Callable[[Any], Tensor]:
     if op is TANH:  # (np.tanh but for float32: tanh from double, kernels.sleef.tanh_fresh)
         ufunc = tanh_fresh
     compute = op.compute
+    guarded = None
 
     @records(name)
     def fn(input: Any, *, out: Any = None) -> Tensor:  # (PyTorch's argument name: strided.exp(input=t))
+        if guarded is not None and (OPEN or out is not None):  # (the calls its guard entry would act on)
+            return guarded()(input) if out is None else guarded()(input, out=out)
         if (type(input) is Tensor or type(input) in SUBCLASSES):
             # tracked (in autograd, outside another op's recorded forward, unwatched, no out=): the
             # fast path below is pure NumPy into fresh memory, so its result is recorded as it is
@@ -292,6 +299,8 @@ def _fast_unary(op: UnaryOp) -> Callable[[Any], Tensor]:
             return _unary_out(op, input, out)
         return unary(op, input)
 
+    if raw is not None:
+        guarded = guards_itself(fn, raw, name)
     return fn
 
 

@@ -23,12 +23,12 @@ from typing import Any
 import numpy as np
 
 from ... import layout as L
-from ...dispatch import adopted, result
+from ...dispatch import OPEN, adopted, result
 from ...dtypes import DType, bool_, from_numpy_dtype, int64, np_finfo, scalar_overflow
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import SUBCLASSES
-from ...gradients import seal
-from ...kernels import check_writable, native, special
+from ...gradients import guards_itself, seal
+from ...kernels import check_writable, native, npcore, special
 from ...kernels.elementwise import complex_abs, reciprocal_into
 from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set, quietly
 from ...opdef import Kind, declare
@@ -641,7 +641,7 @@ def _fast_run(op: MoreUnary, x: Any, args: tuple) -> Tensor | None:
 _SPECIAL = frozenset(("erf", "erfc", "erfinv", "digamma", "lgamma", "i0"))
 _BOOL_NP = np.dtype(np.bool_)
 _COMPLEX = (np.dtype(np.complex64), np.dtype(np.complex128))
-_count_nonzero = np.count_nonzero  # (the C function itself: the np. lookup costs a tenth of it)
+_count_nonzero = npcore.count_nonzero  # (the C function, without np.count_nonzero's Python layer)
 
 
 def _fresh_fast(fresh: Callable[[np.ndarray], np.ndarray], input: Tensor, direct: bool = False,
@@ -679,13 +679,25 @@ def _make(op: MoreUnary) -> tuple[Callable[..., Tensor], Callable[..., Tensor] |
     rule_bool = op.rule == "bool"
     dtypes = _F32_F64 + _COMPLEX if op.name == "sgn" else _F32_F64  # (sgn: its complex kernel too)
 
-    def plain(input: Any, *, out: Any = None) -> Tensor:
-        if fresh is not None and out is None and (input.__class__ is Tensor or input.__class__ in SUBCLASSES):
-            t = _fresh_fast(fresh, input, direct, rule_bool, dtypes)
-            if t is not None:
-                return t
-        return run_unary(op, input, out=out)
+    guarded: list[Callable[[], Callable[..., Tensor]]] = []
 
+    def build(own: bool) -> Callable[..., Tensor]:
+        def plain(input: Any, *, out: Any = None) -> Tensor:
+            if own and (OPEN or out is not None):  # (the calls its guard entry would act on)
+                return guarded[0]()(input) if out is None else guarded[0]()(input, out=out)
+            if fresh is not None and out is None and (input.__class__ is Tensor or input.__class__ in SUBCLASSES):
+                t = _fresh_fast(fresh, input, direct, rule_bool, dtypes)
+                if t is not None:
+                    return t
+            return run_unary(op, input, out=out)
+
+        return plain
+
+    plain = build(False)
+    if rule_bool:  # (bool results, no rule: its own guard entry, see guards_itself)
+        raw, plain = plain, build(True)
+        guarded.append(guards_itself(plain, raw, op.name))
+        raw.__name__ = raw.__qualname__ = op.name
     def inplace(self: Tensor) -> Tensor:
         return run_unary(op, self, target=self)
 

@@ -41,7 +41,7 @@ from ...dispatch import result as new_result
 from ...dtypes import C10_NAME, REDUCED_FLOATS, TORCH_NAME, DType, float32, float64
 from ...errors import StridedIndexError, StridedRuntimeError, join_lines
 from ...gradients import seal
-from ...kernels import native
+from ...kernels import native, npcore
 from ...kernels.fpstate import quiet_call, quiet_retry, quietly
 from ...layout.order import elementwise_output_strides
 from ...opdef import Kind
@@ -286,7 +286,7 @@ def _plus_input(product: np.ndarray | tuple[np.ndarray, np.ndarray], layout: Any
 
 
 _np_add = np.add
-_np_dot = np.dot
+_np_dot = npcore.dot  # (np.dot's C function, without its dispatch)
 
 
 _PLAIN = 2**63  # (beta/alpha within it: an int PyTorch's parser takes, a float float32 holds)

@@ -20,7 +20,7 @@ from ...dispatch import adopted, result_array
 from ...dtypes import REDUCED_FLOATS, DType, default_float, int64
 from ...errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import seal
-from ...kernels import torch_extreme_reduce
+from ...kernels import npcore, torch_extreme_reduce
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ...kernels.listeners import silenced
 from ...kernels.reduce import holds_nan
@@ -440,6 +440,7 @@ def logsumexp(input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Any =
 # up to this many elements np.count_nonzero (less call overhead) counts a full reduction; beyond,
 # the comparison and sum are faster on a float tensor (measured on 2**20 float32 elements)
 _SMALL_COUNT = 4096
+_empty, _INT64 = np.empty, np.dtype(np.int64)
 
 
 @method("count_nonzero")
@@ -453,7 +454,8 @@ def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
     if plan is not None:  # (float32 / float64, dim None or an int: the plan instead of the parsing)
         x = input._np()
         if plan[0] is None and plan[2] <= _SMALL_COUNT:  # NumPy's count: an exact integer, as the sum below
-            res = np.array([np.count_nonzero(x)], np.int64)
+            res = _empty(1, _INT64)  # (np.array([n]) was twice this and the count's setitem)
+            res[0] = npcore.count_nonzero(x)
         else:
             res = np.add.reduce(x != 0, axis=plan[0], dtype=np.int64).reshape(-1)
         return adopted(res, plan[1], int64)
