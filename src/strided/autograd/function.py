@@ -40,11 +40,11 @@ __all__ = ["INSIDE", "STATE", "any_tracked", "attach", "attach_fresh", "make_nod
 
 Maker = Callable[..., Any]
 
-# (a Node or Meta made as ``_new(cls)`` and its ``__init__`` called as a plain function: the same
-# object, without the type call's C round trip into __init__; these run for every recorded op)
-_new = object.__new__
-_node_init = Node.__init__
-_meta_init = Meta.__init__
+# (a recorded op's Node and its result's Meta: graph.new_node / graph.new_meta, made in C where the
+# copy kernel is built; these run for every recorded op)
+_new_node = G.new_node
+_new_meta = G.new_meta
+_saved_entries = G.saved_entries
 
 
 def attach(out: Any, maker: Maker, args: tuple, kwargs: dict) -> Any:
@@ -83,8 +83,7 @@ def attach_fresh(out: Any, maker: Maker, args: tuple) -> Any:
         if node is None:
             return out
         node.own_outputs = ((alias, 0),)
-        m = out._ag = _new(Meta)
-        _meta_init(m, False, node)
+        out._ag = _new_meta(node)
         return out
     # (positional calls for one or two operands: a call with ``*args`` is not run inline by
     # CPython 3.11's interpreter, a third of the call's cost)
@@ -106,8 +105,7 @@ def attach_fresh(out: Any, maker: Maker, args: tuple) -> Any:
         G.release_output(node, out)
         if flags & _DEFAULTS:
             G.release_defaults(node, out)
-    m = out._ag = _new(Meta)
-    _meta_init(m, False, node)
+    out._ag = _new_meta(node)
     return out
 
 
@@ -146,7 +144,7 @@ def _attached(out: Any, spec: tuple, maker: Maker, args: tuple, kwargs: dict) ->
         G.release_output(node, first)
         if flags & _DEFAULTS:  # (a rule may hold it in a default argument: rare, walked apart)
             G.release_defaults(node, first)
-    m = first._ag = Meta(False, node)
+    m = first._ag = _new_meta(node)
     if first._base is not None:  # a view: its history goes stale when its storage is written
         m.view_version = G.version(first)
         source = args[0] if args else None
@@ -282,12 +280,14 @@ def make_node(spec: tuple, n_outputs: int = 1, output: Any = None) -> Node | Non
         e = (m.grad_fn, m.output_nr) if m.grad_fn is not None and m.view_version is None else edge(i)
         if INFERENCE_STORAGES.data:
             _refuse_saved(saved)
-        node = _new(Node)
         if k == 1:
-            _node_init(node, name, backward, (e,), ((i._layout.shape, i._dtype),), saved, n_outputs, output)
+            node = _new_node(Node, name, backward, (e,), ((i._layout.shape, i._dtype),),
+                             _saved_entries(saved, output) if saved else ())
         else:
-            _node_init(node, name, backward, (e, _NO_EDGE), ((i._layout.shape, i._dtype), None), saved, n_outputs,
-                       output)
+            node = _new_node(Node, name, backward, (e, _NO_EDGE), ((i._layout.shape, i._dtype), None),
+                             _saved_entries(saved, output) if saved else ())
+        if n_outputs != 1:
+            node.n_outputs = n_outputs
         return node
     edges = []
     ctx = []
@@ -310,7 +310,10 @@ def make_node(spec: tuple, n_outputs: int = 1, output: Any = None) -> Node | Non
         return None
     if INFERENCE_STORAGES.data:  # (the WeakSet's own set: a C-level test, where its __len__ is Python code)
         _refuse_saved(saved)
-    return Node(name, backward, tuple(edges), tuple(ctx), saved, n_outputs, output)
+    node = _new_node(Node, name, backward, tuple(edges), tuple(ctx), _saved_entries(saved, output) if saved else ())
+    if n_outputs != 1:
+        node.n_outputs = n_outputs
+    return node
 
 
 def _refuse_saved(saved: tuple) -> None:

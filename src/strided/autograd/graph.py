@@ -38,6 +38,7 @@ from ..grad_mode import (
     requires_grad,
     version,
 )
+from ..kernels.native import _compiled
 
 # Grad mode, the version counters and the tensor record live below the ops (strided.grad_mode),
 # so the ops' entries, the factories and nn.functional need nothing from this layer; re-exported
@@ -64,7 +65,7 @@ def edge(t: Any) -> tuple[Node | None, int]:
     if m.requires_grad:
         acc = m.acc() if m.acc is not None else None  # (one call of the weak reference)
         if acc is None:
-            acc = AccumulateGrad(t)
+            acc = AccumulateGrad.of(t)
             m.acc = weakref.ref(acc)
         return (acc, 0)
     return (None, 0)
@@ -165,24 +166,7 @@ class Node:
         self.rule = rule
         self.next_functions = next_functions
         self.ctx = ctx
-        # (tensor, its version now, whether it is this node's own output: ``output``, which the
-        # recorder passes when the op has one differentiable output)
-        if saved:
-            if _OWN:  # (a .data tensor has a counter of its own: version() knows where)
-                self.saved = tuple([(t, version(t), t is output) for t in saved])
-            elif _VDATA:
-                kept = []
-                for t in saved:  # (version(t), inlined: this runs for every recorded op)
-                    rec = _VDATA.get(_ref(storage_root(t._storage)))
-                    kept.append((t, 0 if rec is None else rec[0], t is output))
-                self.saved = tuple(kept)
-            elif len(saved) == 1:  # (no storage written in place yet: every version is 0)
-                t = saved[0]
-                self.saved = ((t, 0, t is output),)
-            else:
-                self.saved = tuple([(t, 0, t is output) for t in saved])
-        else:
-            self.saved = ()
+        self.saved = saved_entries(saved, output) if saved else ()
         self.freed = False
         self.n_outputs = n_outputs
         self.pre_hooks = None
@@ -249,6 +233,70 @@ class Node:
         if self.pre_hooks is None:
             self.pre_hooks = []
         self.pre_hooks.append(hook)
+
+
+def saved_entries(saved: tuple, output: Any) -> tuple:
+    """A node's ``saved`` for the tensors ``saved`` (not empty): (tensor, its version now, whether
+    it is the node's own output ``output``, which the recorder passes when the op has one
+    differentiable output) for each."""
+    if _OWN:  # (a .data tensor has a counter of its own: version() knows where)
+        return tuple([(t, version(t), t is output) for t in saved])
+    if _VDATA:
+        kept = []
+        for t in saved:  # (version(t), inlined: this runs for every recorded op)
+            rec = _VDATA.get(_ref(storage_root(t._storage)))
+            kept.append((t, 0 if rec is None else rec[0], t is output))
+        return tuple(kept)
+    if len(saved) == 1:  # (no storage written in place yet: every version is 0)
+        t = saved[0]
+        return ((t, 0, t is output),)
+    return tuple([(t, 0, t is output) for t in saved])
+
+
+_alloc = object.__new__
+
+
+def new_node(cls: type, name: str, rule: Callable | None, next_functions: tuple, ctx: Any, saved: tuple) -> Node:
+    """``cls(name, rule, next_functions, ctx)`` (Node or a subclass, its ``__init__`` not run) with
+    ``saved`` already its entries (:func:`saved_entries`, or ``()``), one output, nothing else set:
+    the node a recorder makes for every op. Where the copy kernel is built the name is its
+    ``new_node``, which sets the same slots in C (this body is the reference and the fallback)."""
+    node = _alloc(cls)
+    node._name = name
+    node.rule = rule
+    node.next_functions = next_functions
+    node.ctx = ctx
+    node.saved = saved
+    node.freed = False
+    node.n_outputs = 1
+    node.pre_hooks = None
+    node.passed = None
+    node.own_outputs = ()
+    return node
+
+
+def new_meta(grad_fn: Node) -> Meta:
+    """``Meta(False, grad_fn)``: the record of an op's result (output 0 of ``grad_fn``). Where the
+    copy kernel is built the name is its ``new_meta`` (the same slots, set in C)."""
+    m = _alloc(Meta)
+    m.requires_grad = False
+    m.grad = None
+    m.grad_fn = grad_fn
+    m.output_nr = 0
+    m.retains_grad = False
+    m.hooks = None
+    m.acc = None
+    m.view_version = None
+    m.creation = None
+    return m
+
+
+_new_node_python, _new_meta_python = new_node, new_meta
+_RECORDS = _compiled("_copykernel")
+if _RECORDS is not None and hasattr(_RECORDS, "new_node"):  # (an older build lacks it: the Python bodies)
+    _RECORDS.node_types(Node, Meta)
+    new_node = _RECORDS.new_node  # noqa: F811 - the same objects, made in C (see new_node's doc)
+    new_meta = _RECORDS.new_meta  # noqa: F811
 
 
 def unowned(t: Any) -> Any:
@@ -473,6 +521,14 @@ class AccumulateGrad(Node):
     def __init__(self, leaf: Any) -> None:
         super().__init__("torch::autograd::AccumulateGrad", None, ())
         self._leaf = weakref.ref(leaf)
+
+    @classmethod
+    def of(cls, leaf: Any) -> AccumulateGrad:
+        """``AccumulateGrad(leaf)``, made by :func:`new_node` (no ``__init__`` chain: a leaf's node
+        is made again in every step that uses it, as the leaf holds it weakly)."""
+        acc = new_node(cls, "torch::autograd::AccumulateGrad", None, (), None, ())
+        acc._leaf = weakref.ref(leaf)
+        return acc
 
     def __repr__(self) -> str:
         return f"<AccumulateGrad object at {id(self):#x}>"

@@ -1323,7 +1323,8 @@ static int slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *off)
     PyObject *d = PyDict_GetItemString(type->tp_dict, name); /* borrowed; the class's own slot */
     if (d == NULL || Py_TYPE(d) != &PyMemberDescr_Type
         || ((PyMemberDescrObject *)d)->d_member->type != T_OBJECT_EX) {
-        PyErr_Format(PyExc_TypeError, "adopt_types: %s.%s is not an object slot of the class", type->tp_name, name);
+        PyErr_Format(PyExc_TypeError, "adopt_types/node_types: %s.%s is not an object slot of the class",
+                     type->tp_name, name);
         return -1;
     }
     *off = ((PyMemberDescrObject *)d)->d_member->offset;
@@ -1385,6 +1386,109 @@ static PyObject *py_adopt(PyObject *self, PyObject *const *args, Py_ssize_t narg
     Py_INCREF(Py_None);
     SLOT(t, off_ag) = Py_None;
     return t;
+}
+
+/* ---------------------------------------------------------------- new_node, new_meta: autograd's records
+ *
+ * node_types(node_class, meta_class) names the classes of strided.autograd.graph (Node) and
+ * strided.grad_mode (Meta); new_node(cls, name, rule, next_functions, ctx, saved) then returns what
+ * graph.new_node's Python body makes: an instance of cls (Node or a subclass) allocated as
+ * object.__new__ allocates it, with the slots Node.__init__ sets (_name, rule, next_functions, ctx,
+ * saved as given, already the (tensor, version, is_output) entries; freed False, n_outputs 1,
+ * pre_hooks None, passed None, own_outputs ()); new_meta(grad_fn) a Meta as Meta(False, grad_fn)
+ * makes it. The offsets are read off the classes' member descriptors, as adopt_types reads them. */
+static PyTypeObject *node_type, *meta_type;
+static Py_ssize_t on_name, on_rule, on_next, on_ctx, on_saved, on_freed, on_nout, on_pre, on_passed, on_own;
+static Py_ssize_t om_rg, om_grad, om_fn, om_nr, om_ret, om_hooks, om_acc, om_vv, om_creation;
+static PyObject *one_int, *zero_int, *empty_tuple;
+
+static PyObject *py_node_types(PyObject *self, PyObject *args)
+{
+    PyObject *node, *meta;
+    Py_ssize_t o[19];
+    if (!PyArg_ParseTuple(args, "O!O!:node_types", &PyType_Type, &node, &PyType_Type, &meta))
+        return NULL;
+    PyTypeObject *nt = (PyTypeObject *)node, *mt = (PyTypeObject *)meta;
+    static const char *node_slots[] = {"_name", "rule", "next_functions", "ctx", "saved", "freed", "n_outputs",
+                                       "pre_hooks", "passed", "own_outputs"};
+    static const char *meta_slots[] = {"requires_grad", "grad", "grad_fn", "output_nr", "retains_grad", "hooks",
+                                       "acc", "view_version", "creation"};
+    for (int i = 0; i < 10; i++)
+        if (slot_offset(nt, node_slots[i], &o[i]) < 0)
+            return NULL;
+    for (int i = 0; i < 9; i++)
+        if (slot_offset(mt, meta_slots[i], &o[10 + i]) < 0)
+            return NULL;
+    if (one_int == NULL) {
+        one_int = PyLong_FromLong(1);
+        zero_int = PyLong_FromLong(0);
+        empty_tuple = PyTuple_New(0);
+        if (one_int == NULL || zero_int == NULL || empty_tuple == NULL)
+            return NULL;
+    }
+    Py_INCREF(nt);
+    Py_INCREF(mt);
+    Py_XSETREF(node_type, nt);
+    Py_XSETREF(meta_type, mt);
+    on_name = o[0]; on_rule = o[1]; on_next = o[2]; on_ctx = o[3]; on_saved = o[4]; on_freed = o[5];
+    on_nout = o[6]; on_pre = o[7]; on_passed = o[8]; on_own = o[9];
+    om_rg = o[10]; om_grad = o[11]; om_fn = o[12]; om_nr = o[13]; om_ret = o[14]; om_hooks = o[15];
+    om_acc = o[16]; om_vv = o[17]; om_creation = o[18];
+    Py_RETURN_NONE;
+}
+
+#define SET(obj, off, value) do { PyObject *v_ = (value); Py_INCREF(v_); SLOT(obj, off) = v_; } while (0)
+
+static PyObject *py_new_node(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 6) {
+        PyErr_SetString(PyExc_TypeError, "new_node(cls, name, rule, next_functions, ctx, saved) takes 6 arguments");
+        return NULL;
+    }
+    if (node_type == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "new_node: node_types was not called");
+        return NULL;
+    }
+    PyObject *cls = args[0];
+    if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, node_type)) {
+        PyErr_SetString(PyExc_TypeError, "new_node: cls must be Node or a subclass of it");
+        return NULL;
+    }
+    PyObject *n = ((PyTypeObject *)cls)->tp_alloc((PyTypeObject *)cls, 0);
+    if (n == NULL)
+        return NULL;
+    SET(n, on_name, args[1]);
+    SET(n, on_rule, args[2]);
+    SET(n, on_next, args[3]);
+    SET(n, on_ctx, args[4]);
+    SET(n, on_saved, args[5]);
+    SET(n, on_freed, Py_False);
+    SET(n, on_nout, one_int);
+    SET(n, on_pre, Py_None);
+    SET(n, on_passed, Py_None);
+    SET(n, on_own, empty_tuple);
+    return n;
+}
+
+static PyObject *py_new_meta(PyObject *self, PyObject *grad_fn)
+{
+    if (meta_type == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "new_meta: node_types was not called");
+        return NULL;
+    }
+    PyObject *m = meta_type->tp_alloc(meta_type, 0);
+    if (m == NULL)
+        return NULL;
+    SET(m, om_rg, Py_False);
+    SET(m, om_grad, Py_None);
+    SET(m, om_fn, grad_fn);
+    SET(m, om_nr, zero_int);
+    SET(m, om_ret, Py_False);
+    SET(m, om_hooks, Py_None);
+    SET(m, om_acc, Py_None);
+    SET(m, om_vv, Py_None);
+    SET(m, om_creation, Py_None);
+    return m;
 }
 
 /* ---------------------------------------------------------------- join_tensors: cat/stack's flat join
@@ -1734,6 +1838,12 @@ static PyMethodDef methods[] = {
      "adopt_types(tensor_class, storage_class): the classes adopt builds (their object slots)."},
     {"adopt", (PyCFunction)(void (*)(void))py_adopt, METH_FASTCALL,
      "adopt(array, layout, dtype): a new Tensor over a new Storage of array (strided.dispatch.adopted)."},
+    {"node_types", py_node_types, METH_VARARGS,
+     "node_types(node_class, meta_class): the classes new_node and new_meta build (their object slots)."},
+    {"new_node", (PyCFunction)(void (*)(void))py_new_node, METH_FASTCALL,
+     "new_node(cls, name, rule, next_functions, ctx, saved): a Node (strided.autograd.graph.new_node)."},
+    {"new_meta", py_new_meta, METH_O,
+     "new_meta(grad_fn): a Meta of a result of grad_fn (strided.autograd.graph.new_meta)."},
     {"join_setup", py_join_setup, METH_VARARGS,
      "join_setup(cinfo, empty, limit): the plan table, numpy.empty and the largest result join_tensors makes."},
     {"join_tensors", (PyCFunction)(void (*)(void))py_join_tensors, METH_FASTCALL,
