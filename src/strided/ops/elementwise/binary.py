@@ -1426,7 +1426,14 @@ def _scale(g: Tensor, alpha: Any) -> Tensor:
 @backward("__add__", "__radd__", operands="dunder")
 @backward("add", operands="two")
 def _add_backward(out: Tensor, a: Any, b: Any, *, alpha: Any = None, **kwargs: Any) -> Any:
+    if b.__class__ is float:  # (t + number: the number's gradient is never asked for; one shared rule)
+        return "AddBackward0", (a, b), _first_only, ()
     return "AddBackward0", (a, b), lambda g: (g, _scale(g, alpha)), ()
+
+
+def _first_only(g: Tensor) -> tuple:
+    """The rule of ``t + number``: the gradient passes to ``t`` as it is (the number takes none)."""
+    return (g, None)
 
 
 @backward("__sub__", operands="dunder", reflected=("__rsub__",))
@@ -1440,6 +1447,8 @@ def _sub_backward(out: Tensor, a: Any, b: Any, *, alpha: Any = None, **kwargs: A
 @backward("__mul__", "__rmul__", operands="dunder")
 @backward("mul", "multiply", operands="two")
 def _mul_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
+    if b.__class__ is float:  # (t * number, a chain's y * 1.01: grads below with need_a, no tb, saved ())
+        return "MulBackward0", (a, b), lambda g: (g * b, None), ()
     ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
     # (requires_grad, inlined: this runs per recorded mul)
     need_a = ta and a._ag is not None and (a._ag.requires_grad or a._ag.grad_fn is not None)

@@ -359,10 +359,7 @@ backward("abs", "absolute", "__abs__")(_unary_rule("AbsBackward0", lambda g, x, 
 backward("exp")(_unary_rule("ExpBackward0", lambda g, x, y: g * y, "out"))
 backward("log")(_unary_rule("LogBackward0", lambda g, x, y: g / x, "x"))
 backward("sqrt")(_unary_rule("SqrtBackward0", lambda g, x, y: g / (2 * y), "out"))
-backward("sin")(_unary_rule("SinBackward0", lambda g, x, y: _sin_grad(g, x), "x"))
 backward("cos")(_unary_rule("CosBackward0", lambda g, x, y: -g * x.sin(), "x"))
-backward("tanh")(_unary_rule("TanhBackward0", lambda g, x, y: _tanh_grad(g, y), "out"))
-backward("sigmoid")(_unary_rule("SigmoidBackward0", lambda g, x, y: _sigmoid_grad(g, y), "out"))
 
 
 _FUSED = frozenset((float32, float64))  # (the dtypes whose mul and sub run NumPy's ufunc as they are)
@@ -401,14 +398,14 @@ def _fused_grad(run: Callable[[np.ndarray, np.ndarray], np.ndarray], g: Tensor, 
     return None
 
 
-def _sin_grad(g: Tensor, x: Tensor) -> Tensor:
+def _sin_grad(g: Tensor, x: Tensor, _out: Any) -> Tensor:
     """sin's gradient ``g * x.cos()``: :func:`_fused_grad`'s two ufuncs (cos, then the product)
     where it applies, else the ops themselves (recorded under create_graph)."""
     res = _fused_grad(_sin_grad_run, g, x)
     return g * x.cos() if res is None else res
 
 
-def _tanh_grad(g: Tensor, y: Tensor) -> Tensor:
+def _tanh_grad(g: Tensor, _x: Any, y: Tensor) -> Tensor:
     """tanh's gradient ``g * (1 - y * y)`` (``y``: tanh's result): :func:`_fused_grad`'s three
     ufuncs where it applies; anything else, the ops themselves (recorded under create_graph)."""
     res = _fused_grad(_tanh_grad_run, g, y)
@@ -423,7 +420,7 @@ def _tanh_grad(g: Tensor, y: Tensor) -> Tensor:
     return g * (1 - y * y)
 
 
-def _sigmoid_grad(g: Tensor, y: Tensor) -> Tensor:
+def _sigmoid_grad(g: Tensor, _x: Any, y: Tensor) -> Tensor:
     """sigmoid's gradient (``y``: sigmoid's result) in the order of PyTorch's sigmoid_backward
     kernel, so the same bits: ``g * (1 - y) * y`` for real float32/float64 (``g * (y * (1 - y))``
     rounds differently; float16 too, in 2-byte ops, as PyTorch's kernel for it), ``g * ((1 - y) * y)``
@@ -439,6 +436,12 @@ def _sigmoid_grad(g: Tensor, y: Tensor) -> Tensor:
         yf = y.float()
         return (g.float() * (1 - yf) * yf).to(d)
     return g * (1 - y) * y
+
+
+# (each rule's grad(g, x, out) itself, not a lambda calling it: one call less per node in backward)
+backward("sin")(_unary_rule("SinBackward0", _sin_grad, "x"))
+backward("tanh")(_unary_rule("TanhBackward0", _tanh_grad, "out"))
+backward("sigmoid")(_unary_rule("SigmoidBackward0", _sigmoid_grad, "out"))
 
 
 def _threshold_backward(grad_output: Tensor, result: Tensor) -> Tensor:
