@@ -57,8 +57,8 @@ from ...dtypes import (
     scalar_overflow,
 )
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
-from ...grad_mode import _RECORDER, GRAD_MODE, INSIDE, SUBCLASSES, bump_if_used
-from ...gradients import grad_zeros, record, records, seal
+from ...grad_mode import INSIDE, SUBCLASSES, bump_if_used
+from ...gradients import grad_zeros, record, recorded, records, seal
 from ...kernels.elementwise import (
     assign,
     binary_into,
@@ -1172,11 +1172,7 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str) -> Ca
             t = adopted(res, lay, result_dtype or d)
             if OPEN:
                 report(name, (input, other), t)
-            if tracked:  # (gradients.recorded, inlined: its call is a sixth of the recording)
-                opdef = OPDEFS.get(rule)
-                if opdef is not None and opdef.backward is not None and GRAD_MODE.get():
-                    return _RECORDER["fresh"](t, opdef.backward, (input, other))
-            return t
+            return recorded(rule, t, (input, other)) if tracked else t
         if op is DIV and rounding_mode is None and isinstance(input, (bool, int, float, complex, np.bool_, np.number)) \
                 and isinstance(other, Tensor):
             input = _wrapped_number(_operand(input, "div"), other)  # (a NumPy scalar: its value)

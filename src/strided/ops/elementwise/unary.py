@@ -34,9 +34,10 @@ from ...dtypes import (
     uint8,
 )
 from ...errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
-from ...grad_mode import _RECORDER, GRAD_MODE, INSIDE, SUBCLASSES, bump_if_used
+from ...grad_mode import GRAD_MODE, INSIDE, SUBCLASSES, bump_if_used
 from ...grad_mode import _slow as recorded
 from ...gradients import grad_zeros, record, records, saves_output, seal
+from ...gradients import recorded as recorded_fast
 from ...kernels.elementwise import (
     UnaryKernel,
     _clip,
@@ -60,7 +61,7 @@ from ...kernels.memory import outside_storage
 from ...kernels.native import special
 from ...kernels.sleef import exp_fresh, exp_kernel, tanh_fresh, tanh_kernel
 from ...kernels.tiles import EXACT_UNARY, unary_into
-from ...opdef import OPDEFS, Kind, declare
+from ...opdef import Kind, declare
 from ...scalars import UInt64Scalar, checked, filled
 from ...tensor import Tensor
 from .._support.gradtools import threshold_grad
@@ -282,11 +283,7 @@ def _fast_unary(op: UnaryOp) -> Callable[[Any], Tensor]:
                     t = adopted(res, info[2], d)
                     if OPEN:
                         report(name, (input,), t)
-                    if tracked:  # (gradients.recorded, inlined: its call is a sixth of the recording)
-                        opdef = OPDEFS.get(name)
-                        if opdef is not None and opdef.backward is not None and GRAD_MODE.get():
-                            return _RECORDER["fresh"](t, opdef.backward, (input,))
-                    return t
+                    return recorded_fast(name, t, (input,)) if tracked else t
             if tracked:
                 return record(name, fn, (input,), {})
         if out is not None:
