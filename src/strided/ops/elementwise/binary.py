@@ -58,7 +58,7 @@ from ...dtypes import (
 )
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import _RECORDER, GRAD_MODE, INSIDE, SUBCLASSES, bump_if_used
-from ...gradients import grad_zeros, guards_itself, record, records, seal
+from ...gradients import grad_zeros, guards_itself, record, recorded, records, seal
 from ...kernels import torch_extremes
 from ...kernels.elementwise import (
     assign,
@@ -844,7 +844,7 @@ def _floor_divide_out(a: Any, b: Any, out: Any) -> Any:
     so its out= variant is not refused when an input requires grad; ``out`` takes a
     ``NotImplemented`` node (as an in-place write) whose backward raises. ``out`` itself
     requiring grad is refused, with PyTorch's ``aten::`` prefix."""
-    from ...grad_mode import _RECORDER, GRAD_MODE, _requiring
+    from ...grad_mode import _requiring
 
     if not GRAD_MODE.get():
         return write_out(out, _binary(FLOOR_DIVIDE, a, b, None, None), "floor_divide", (a, b))
@@ -1232,11 +1232,7 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str, raw: 
             t = adopted(res, lay, result_dtype or d)
             if OPEN:
                 report(name, (input, other), t)
-            if tracked:  # (gradients.recorded, inlined: its call is a sixth of the recording)
-                opdef = OPDEFS.get(rule)
-                if opdef is not None and opdef.backward is not None and GRAD_MODE.get():
-                    return _RECORDER["fresh"](t, opdef.backward, (input, other))
-            return t
+            return recorded(rule, t, (input, other)) if tracked else t
         if op is DIV and rounding_mode is None and isinstance(input, (bool, int, float, complex, np.bool_, np.number)) \
                 and isinstance(other, Tensor):
             input = _wrapped_number(_operand(input, "div"), other)  # (a NumPy scalar: its value)
@@ -1493,7 +1489,14 @@ def _scale(g: Tensor, alpha: Any) -> Tensor:
 @backward("__add__", "__radd__", operands="dunder")
 @backward("add", operands="two")
 def _add_backward(out: Tensor, a: Any, b: Any, *, alpha: Any = None, **kwargs: Any) -> Any:
+    if b.__class__ is float:  # (t + number: the number's gradient is never asked for; one shared rule)
+        return "AddBackward0", (a, b), _first_only, ()
     return "AddBackward0", (a, b), lambda g: (g, _scale(g, alpha)), ()
+
+
+def _first_only(g: Tensor) -> tuple:
+    """The rule of ``t + number``: the gradient passes to ``t`` as it is (the number takes none)."""
+    return (g, None)
 
 
 @backward("__sub__", operands="dunder", reflected=("__rsub__",))
@@ -1507,6 +1510,8 @@ def _sub_backward(out: Tensor, a: Any, b: Any, *, alpha: Any = None, **kwargs: A
 @backward("__mul__", "__rmul__", operands="dunder")
 @backward("mul", "multiply", operands="two")
 def _mul_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
+    if b.__class__ is float:  # (t * number, a chain's y * 1.01: grads below with need_a, no tb, saved ())
+        return "MulBackward0", (a, b), lambda g: (g * b, None), ()
     ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
     # (requires_grad, inlined: this runs per recorded mul)
     need_a = ta and a._ag is not None and (a._ag.requires_grad or a._ag.grad_fn is not None)
@@ -1654,7 +1659,6 @@ def remainder_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
         # PyTorch's a.div(b, rounding_mode="floor"), which is NaN where a / b is infinite (its
         # floor division goes through fmod): floor(a / b) would give inf there. The quotient is
         # piecewise constant (no gradient of its own), so it is taken outside the graph.
-        from ...grad_mode import GRAD_MODE
 
         token = GRAD_MODE.set(False)
         try:

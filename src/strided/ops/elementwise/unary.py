@@ -34,9 +34,10 @@ from ...dtypes import (
     uint8,
 )
 from ...errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
-from ...grad_mode import _RECORDER, GRAD_MODE, INSIDE, SUBCLASSES, bump_if_used
+from ...grad_mode import GRAD_MODE, INSIDE, SUBCLASSES, bump_if_used
 from ...grad_mode import _slow as recorded
 from ...gradients import grad_zeros, guards_itself, record, records, saves_output, seal
+from ...gradients import recorded as recorded_fast
 from ...kernels import torch_extremes
 from ...kernels.elementwise import (
     UnaryKernel,
@@ -62,7 +63,7 @@ from ...kernels.memory import outside_storage
 from ...kernels.native import special
 from ...kernels.sleef import exp_fresh, exp_kernel, tanh_fresh, tanh_kernel
 from ...kernels.tiles import EXACT_UNARY, unary_into
-from ...opdef import OPDEFS, Kind, declare
+from ...opdef import Kind, declare
 from ...scalars import UInt64Scalar, checked, filled
 from ...tensor import Tensor
 from .._support.gradtools import threshold_grad
@@ -291,11 +292,7 @@ def _fast_unary(op: UnaryOp, raw: Callable[..., Tensor] | None = None) -> Callab
                     t = adopted(res, info[2], d)
                     if OPEN:
                         report(name, (input,), t)
-                    if tracked:  # (gradients.recorded, inlined: its call is a sixth of the recording)
-                        opdef = OPDEFS.get(name)
-                        if opdef is not None and opdef.backward is not None and GRAD_MODE.get():
-                            return _RECORDER["fresh"](t, opdef.backward, (input,))
-                    return t
+                    return recorded_fast(name, t, (input,)) if tracked else t
             if tracked:
                 return record(name, fn, (input,), {})
         if out is not None:
@@ -370,10 +367,7 @@ backward("abs", "absolute", "__abs__")(_unary_rule("AbsBackward0", lambda g, x, 
 backward("exp")(_unary_rule("ExpBackward0", lambda g, x, y: g * y, "out"))
 backward("log")(_unary_rule("LogBackward0", lambda g, x, y: g / x, "x"))
 backward("sqrt")(_unary_rule("SqrtBackward0", lambda g, x, y: g / (2 * y), "out"))
-backward("sin")(_unary_rule("SinBackward0", lambda g, x, y: _sin_grad(g, x), "x"))
 backward("cos")(_unary_rule("CosBackward0", lambda g, x, y: -g * x.sin(), "x"))
-backward("tanh")(_unary_rule("TanhBackward0", lambda g, x, y: _tanh_grad(g, y), "out"))
-backward("sigmoid")(_unary_rule("SigmoidBackward0", lambda g, x, y: _sigmoid_grad(g, y), "out"))
 
 
 _FUSED = frozenset((float32, float64))  # (the dtypes whose mul and sub run NumPy's ufunc as they are)
@@ -412,14 +406,14 @@ def _fused_grad(run: Callable[[np.ndarray, np.ndarray], np.ndarray], g: Tensor, 
     return None
 
 
-def _sin_grad(g: Tensor, x: Tensor) -> Tensor:
+def _sin_grad(g: Tensor, x: Tensor, _out: Any) -> Tensor:
     """sin's gradient ``g * x.cos()``: :func:`_fused_grad`'s two ufuncs (cos, then the product)
     where it applies, else the ops themselves (recorded under create_graph)."""
     res = _fused_grad(_sin_grad_run, g, x)
     return g * x.cos() if res is None else res
 
 
-def _tanh_grad(g: Tensor, y: Tensor) -> Tensor:
+def _tanh_grad(g: Tensor, _x: Any, y: Tensor) -> Tensor:
     """tanh's gradient ``g * (1 - y * y)`` (``y``: tanh's result): :func:`_fused_grad`'s three
     ufuncs where it applies; anything else, the ops themselves (recorded under create_graph)."""
     res = _fused_grad(_tanh_grad_run, g, y)
@@ -434,7 +428,7 @@ def _tanh_grad(g: Tensor, y: Tensor) -> Tensor:
     return g * (1 - y * y)
 
 
-def _sigmoid_grad(g: Tensor, y: Tensor) -> Tensor:
+def _sigmoid_grad(g: Tensor, _x: Any, y: Tensor) -> Tensor:
     """sigmoid's gradient (``y``: sigmoid's result) in the order of PyTorch's sigmoid_backward
     kernel, so the same bits: ``g * (1 - y) * y`` for real float32/float64 (``g * (y * (1 - y))``
     rounds differently; float16 too, in 2-byte ops, as PyTorch's kernel for it), ``g * ((1 - y) * y)``
@@ -450,6 +444,12 @@ def _sigmoid_grad(g: Tensor, y: Tensor) -> Tensor:
         yf = y.float()
         return (g.float() * (1 - yf) * yf).to(d)
     return g * (1 - y) * y
+
+
+# (each rule's grad(g, x, out) itself, not a lambda calling it: one call less per node in backward)
+backward("sin")(_unary_rule("SinBackward0", _sin_grad, "x"))
+backward("tanh")(_unary_rule("TanhBackward0", _tanh_grad, "out"))
+backward("sigmoid")(_unary_rule("SigmoidBackward0", _sigmoid_grad, "out"))
 
 
 def _threshold_backward(grad_output: Tensor, result: Tensor) -> Tensor:
