@@ -93,3 +93,43 @@ def test_topk_compiled_fast_path_is_the_general_path_and_torchs(dtype: type, mon
     fast = run()
     monkeypatch.setattr(sorting, "_fast_topk", lambda *a: None)
     assert fast == run()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
+def test_topk_of_large_tensors_takes_the_scan(dtype: type, monkeypatch: pytest.MonkeyPatch) -> None:
+    """topk past the small-call path (more than 4096 elements) with k below 16: stl_topk's scan
+    of each row (the k + 1 first kept), PyTorch's values, indices and strides, the NumPy route's
+    too (forced); rows with equal values among those that decide (every row tied, a NaN, -0.0
+    and 0.0): the general path's answer, as before. Along the last dim and another, k of 1, 2, 15
+    (the scan) and 16, 40 (the NumPy route)."""
+    from strided.ops.shape import sorting
+
+    r = np.random.RandomState(8)
+    x = r.permutation(90 * 120).reshape(90, 120).astype(dtype)  # (distinct values)
+    tied = (x // 7).astype(dtype)
+    cases = [x, tied]
+    if np.dtype(dtype).kind == "f":
+        nan, zeros = x.copy(), x.copy()
+        nan[4, 7] = np.nan
+        zeros[:, :2] = [-0.0, 0.0]
+        zeros[:, 2:] += 1
+        cases += [nan, zeros]
+
+    def run() -> list:
+        out = []
+        for a in cases:
+            for dim in (-1, 0):
+                for k in (1, 2, 15, 16, 40):
+                    for largest in (True, False):
+                        v, i = st.topk(st.tensor(a), k, dim=dim, largest=largest)
+                        tv, ti = torch.topk(torch.tensor(a), k, dim=dim, largest=largest)
+                        assert v.stride() == tv.stride() and i.stride() == ti.stride()
+                        np.testing.assert_array_equal(v.numpy(), tv.numpy())
+                        if a is x:  # (distinct values: one answer)
+                            assert i.tolist() == ti.tolist()
+                        out.append((v.numpy().tobytes(), i.numpy().tobytes()))
+        return out
+
+    fast = run()
+    monkeypatch.setattr(sorting, "_compiled_topk", lambda *a: None)
+    assert fast == run()

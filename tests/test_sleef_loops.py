@@ -467,3 +467,22 @@ def test_atan2_without_the_kernel() -> None:
     assert got.tobytes() == np.arctan2(y[fine].astype(np.float64), x[fine].astype(np.float64)).astype(np.float32).tobytes()
     np.testing.assert_allclose(got, torch.atan2(torch.from_numpy(y[fine]), torch.from_numpy(x[fine])).numpy(),
                                rtol=2.4e-7, atol=0)
+
+
+def test_angle_of_complex64_runs() -> None:
+    """strided.angle of dense complex64 tensors: PyTorch's bits (SLEEF's atan2f in its vector loop,
+    whose step is 8 elements, the C library's in each parallel chunk's tail) for every length
+    0..40, past the grain (70001: a one-element tail in the first chunk), transposed and
+    permuted; a sliced one: the C library's throughout, as PyTorch's scalar loop."""
+    r = np.random.default_rng(33)
+
+    def z_of(shape: tuple[int, ...]) -> np.ndarray:
+        return (r.standard_normal(shape) + 1j * r.standard_normal(shape)).astype(np.complex64)
+
+    for n in list(range(41)) + [70001]:
+        z = z_of((n,))
+        _same(strided.angle(strided.from_numpy(z)), torch.angle(torch.from_numpy(z)))
+    z = z_of((24, 35, 6))
+    s, t = strided.from_numpy(z), torch.from_numpy(z)
+    for view in (lambda a: a.permute(2, 0, 1), lambda a: a.transpose(0, 2), lambda a: a[:, ::2], lambda a: a[3]):
+        _same(strided.angle(view(s)), torch.angle(view(t)))

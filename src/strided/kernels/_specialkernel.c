@@ -2754,6 +2754,12 @@ static PyObject *py_unary_exact(PyObject *self, PyObject *const *args, Py_ssize_
  * ends (where GCC's would read outside the row: a difference only where PyTorch's result is
  * undefined). False (nothing written) where idx overlaps x. */
 
+/* NAME##_top below k: the row's k + 1 first in the comparator's order kept by one scan (an element
+ * enters only where it sorts strictly before the last kept one), O(n k) instead of the whole sort:
+ * where those k + 1 keys are strictly monotone (the only case answered), they and the k positions
+ * are the sorted row's first, whatever sort made it (an equal key among them, or one equal to a
+ * kept key arriving later, leaves two equal keys in the window: answered False, as the sort's) */
+#define TOP_SCAN_K 16
 #define DEFINE_STL_SORT(NAME, T, LT)                                                               \
     typedef struct { T k; int64_t i; } NAME##_pair;                                                \
     static inline int NAME##_lt(const NAME##_pair *a, const NAME##_pair *b) { T x = a->k, y = b->k; return LT; } \
@@ -2942,6 +2948,25 @@ static PyObject *py_unary_exact(PyObject *self, PyObject *const *args, Py_ssize_
     {   /* -1: out of memory; 0: a row's first k + 1 sorted keys not strictly monotone (equal keys, \
            -0.0 and 0.0, or a NaN: the pick is not the one answer; the rest unwritten); 1: the     \
            first k of each sorted row written (idx, values: k per row) */                          \
+        if (k < TOP_SCAN_K) { /* the k + 1 first of the sorted row by one scan (see TOP_SCAN_K) */  \
+            NAME##_pair w[TOP_SCAN_K + 1];                                                         \
+            for (Py_ssize_t r = 0; r < rows; r++, x += n, idx += k, values += k) {                 \
+                Py_ssize_t m = 0;                                                                  \
+                for (Py_ssize_t j = 0; j < n; j++) {                                               \
+                    NAME##_pair v = {x[j], j};                                                     \
+                    if (m == k + 1 && !NAME##_lt(&v, &w[k])) continue;                             \
+                    Py_ssize_t at = m < k + 1 ? m++ : k;                                           \
+                    while (at > 0 && NAME##_lt(&v, &w[at - 1])) { w[at] = w[at - 1]; at--; }       \
+                    w[at] = v;                                                                     \
+                }                                                                                  \
+                for (Py_ssize_t j = 0; j < k; j++) {                                               \
+                    T a = w[j].k, b = w[j + 1].k;                                                  \
+                    if (!(desc ? b < a : b > a)) return 0;                                         \
+                }                                                                                  \
+                for (Py_ssize_t j = 0; j < k; j++) { idx[j] = w[j].i; values[j] = w[j].k; }        \
+            }                                                                                      \
+            return 1;                                                                              \
+        }                                                                                          \
         NAME##_pair *q = PyMem_RawMalloc((size_t)(n ? n : 1) * sizeof(NAME##_pair));               \
         if (q == NULL) return -1;                                                                  \
         for (Py_ssize_t r = 0; r < rows; r++, x += n, idx += k, values += k) {                     \

@@ -33,7 +33,7 @@ import numpy as np
 from . import native, npcore
 from .fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set
 from .memory import reduced_cast_source
-from .sleef import SIGMOID, atan2_float32, torch_loop
+from .sleef import SIGMOID, angle_complex64, atan2_float32, torch_loop
 from .tiles import MIN_NUMEL, ufunc_into
 
 # NumPy's clip ufunc (``np.clip`` is a Python wrapper around it that costs ~3x more per call):
@@ -333,15 +333,20 @@ def complex_abs(z: Any, out: np.ndarray | None = None) -> Any:
 
 
 def complex_angle(z: np.ndarray) -> np.ndarray:
-    """A fresh row-major array of ``atan2(z.imag, z.real)`` for a complex64 / complex128 array,
-    float32 / float64: the C library's ``atan2f`` / ``atan2``, PyTorch's scalar loop's
-    ``std::arg`` bit for bit (non-contiguous inputs, a contiguous run's last elements). NumPy's
-    ``arctan2`` (SVML where NumPy has it) differs from those in about 40% (float32) / 8%
-    (float64) of elements. PyTorch's vectorized loop (the rest of a contiguous run) is Sleef's
-    ``atan2_u10``, itself 1 ulp off the C library in about 17% / 2.5%: not followed (which
-    elements take it depends on the CPU's vector width and PyTorch's threads). The compiled
-    ``complex_angle`` where it is built and on; else the C library called element by element
-    (ctypes); NumPy's arctan2 only where no C library is found."""
+    """A fresh array of ``atan2(z.imag, z.real)`` of ``z``'s shape (row-major but for a dense
+    complex64 ``z``, laid out as ``z``) for a complex64 / complex128 array, float32 / float64.
+    A dense complex64 ``z``: PyTorch's own bits, SLEEF's ``atan2f_u10`` where its loop is
+    vectorized and the C library's ``atan2f`` where it is not (:func:`strided.kernels.sleef.angle_complex64`).
+    Otherwise the C library's ``atan2f`` / ``atan2``, PyTorch's scalar loop's ``std::arg`` bit for
+    bit (non-contiguous inputs); complex128's vectorized loop (Sleef's ``atan2_u10``, 1 ulp off the
+    C library in about 2.5%) is not followed. NumPy's ``arctan2`` (SVML where NumPy has it) differs
+    from those in about 40% (float32) / 8% (float64) of elements. The compiled ``complex_angle``
+    where it is built and on; else the C library called element by element (ctypes); NumPy's
+    arctan2 only where no C library is found."""
+    if z.dtype == np.complex64:  # (dense: PyTorch's own split of SLEEF's and the C library's)
+        res = angle_complex64(z)
+        if res is not None:
+            return res
     z = np.ascontiguousarray(z)
     out = np.empty(z.shape, z.real.dtype)
     k = native.special()

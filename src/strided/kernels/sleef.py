@@ -204,13 +204,7 @@ def atan2_float32(y: np.ndarray, x: np.ndarray, out: np.ndarray | None = None, t
             yf, xf, rf = yt.reshape(-1), xt.reshape(-1), res.transpose(order).reshape(-1)
             if not k.run2(yf, xf, rf, 1 if st else 0, form):
                 return None  # (form 1 asked of a CPU without AVX-512)
-            n = x.size
-            chunk = _chunk(n, torch_threads() if threads is None else threads, GRAIN_SIZE) or n
-            for a in range(0, n, chunk) if st else ():
-                b = min(a + chunk, n)
-                tail = (b - a) % st
-                if tail:  # (the piece's last elements: the scalar loop's)
-                    k.run2(yf[b - tail:b], xf[b - tail:b], rf[b - tail:b], 0, form)
+            _scalar_tails(k, yf, xf, rf, st, torch_threads() if threads is None else threads, form)
             return res
     shape = np.broadcast_shapes(y.shape, x.shape)
     yb = np.ascontiguousarray(np.broadcast_to(y, shape)).reshape(-1)
@@ -234,6 +228,47 @@ def atan2_float32(y: np.ndarray, x: np.ndarray, out: np.ndarray | None = None, t
         k.run2(yb[m], xb[m], part, 0, form)
         flat[m] = part
     return res
+
+
+def angle_complex64(z: np.ndarray, threads: int | None = None, form: int = -1) -> np.ndarray | None:
+    """PyTorch's ``angle`` of a dense complex64 array bit for bit: a fresh float32 array of ``z``'s
+    shape (``z``'s elements in memory order: the row PyTorch's ``angle_kernel`` walks; a permuted
+    one too). Its ``cpu_kernel_vec`` loop takes ``Vectorized<complex<float>>
+    ::angle`` (SLEEF's ``atan2f_u10`` of each element's imaginary and real parts) over whole steps of
+    ``2 * Vectorized<complex<float>>::size()`` elements of each parallel chunk and ``std::arg`` (the
+    C library's ``atan2f``) over the rest; the step is 8 elements under AVX2 and AVX512 alike
+    (measured on PyTorch 2.13: its angle kernel has no AVX512 build, the AVX2 one runs). None where the kernel is not used
+    or ``z`` is not dense (then the caller's C library ``atan2f`` everywhere, PyTorch's scalar loop
+    there)."""
+    k = native.sleef()
+    if k is None or z.dtype != np.complex64 or not z.ndim:
+        return None
+    order = sorted(range(z.ndim), key=lambda d: -z.strides[d])
+    zt = z.transpose(order)
+    if not zt.flags.c_contiguous:
+        return None
+    if z.ndim > 1:  # (a dense tensor, permuted or not: one run in memory order, put back in z's dims)
+        flat = angle_complex64(zt.reshape(-1), threads, form)
+        return None if flat is None else flat.reshape(zt.shape).transpose(np.argsort(order))
+    st = 8 if step() else 0  # (angle's kernel is AVX2's under AVX512 too: 2 * Vectorized<complex<float>>::size())
+    y, x = np.ascontiguousarray(z.imag), np.ascontiguousarray(z.real)
+    res = np.empty(z.shape, _F32)
+    if not k.run2(y, x, res, 1 if st else 0, form):
+        return None  # (form 1 asked of a CPU without AVX-512)
+    _scalar_tails(k, y, x, res, st, torch_threads() if threads is None else threads, form)
+    return res
+
+
+def _scalar_tails(k: object, y: np.ndarray, x: np.ndarray, res: np.ndarray, st: int, threads: int, form: int) -> None:
+    """The scalar loop's elements of one flat run (each parallel chunk's last ``len % st``) into
+    ``res``: the C library's atan2f (run2's vec 0)."""
+    n = res.size
+    chunk = _chunk(n, threads, GRAIN_SIZE) or n
+    for a in range(0, n, chunk) if st and n else ():
+        b = min(a + chunk, n)
+        tail = (b - a) % st
+        if tail:
+            k.run2(y[b - tail:b], x[b - tail:b], res[b - tail:b], 0, form)
 
 
 def exp_float32(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray | None:

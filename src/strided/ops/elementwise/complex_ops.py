@@ -345,10 +345,10 @@ def angle(input: Tensor) -> Tensor:
     shape = input._layout.shape
     # PyTorch: a real input runs through TensorIterator (its strides); a complex one into a resized
     # empty output (row-major)
-    if d.is_complex:  # (the C library's atan2 of each element's parts: PyTorch's, see complex_angle)
+    if d.is_complex:  # (SLEEF's and the C library's atan2 of each element's parts: PyTorch's, see complex_angle)
         info = _cinfo[shape]
         arr = flat_run(input, info)
-        values = complex_angle(arr if arr is not None else _view(input))  # (fresh and row-major)
+        values = complex_angle(arr if arr is not None else _view(input))  # (fresh; reshape: row-major)
         return report("angle", (input,), adopted(values.reshape(-1), info[2], out_dtype))
     out = _fresh_output(shape, out_dtype, [input], d)
     with np.errstate(all="ignore"):

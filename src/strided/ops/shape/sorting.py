@@ -315,6 +315,25 @@ def _top_by_threshold(x: np.ndarray, k: int, largest: bool) -> np.ndarray | None
 _TIES_MAX = 1 << 12
 
 
+_SCAN_K = 16  # (the kernel's TOP_SCAN_K: below it, one scan per row)
+_COMPILED_TOPK = frozenset((np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int64)))
+
+
+def _compiled_topk(x: np.ndarray, k: int, largest: bool) -> tuple[np.ndarray, np.ndarray] | None:
+    """(values, int64 positions) of the ``k`` largest (smallest) of each row of ``x`` (dim last,
+    rows contiguous), in order, by the compiled ``stl_topk`` (one scan per row for small ``k``);
+    None where it is not built, does not take ``x``, or a row's ``k + 1`` first are not strictly
+    monotone (equal values, -0.0 and 0.0, NaN: PyTorch's own steps then decide, the caller's)."""
+    kernel = special()
+    if kernel is None or x.dtype not in _COMPILED_TOPK or not x.flags.c_contiguous or k >= _SCAN_K:
+        return None  # (a larger k: the kernel sorts whole rows, slower than NumPy's partition)
+    n = x.shape[-1]
+    values, order = np.empty(x.shape[:-1] + (k,), x.dtype), np.empty(x.shape[:-1] + (k,), np.int64)
+    if not kernel.stl_topk(x.reshape(-1), order.reshape(-1), values.reshape(-1), n, k, 1 if largest else 0):
+        return None
+    return values, order
+
+
 def _pytorch_ties(x: np.ndarray, idx: np.ndarray, k: int, largest: bool) -> np.ndarray | None:
     """``idx`` (the top ``k`` positions of each row of ``x``, in order) with the rows that hold equal
     values (ties, -0.0 and 0.0, two NaN) redone as PyTorch's CPU kernel picks and orders them
@@ -440,6 +459,14 @@ def topk(self: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool
     n = x.shape[-1]
     if not shape:
         k = 1  # PyTorch: a 0-d tensor's topk(0) is the element too
+    out_shape = shape[:d] + (k,) + shape[d + 1:] if shape else ()
+    if shape and 0 < k < n:
+        picked = _compiled_topk(x, k, largest)
+        if picked is not None:  # (rows whose pick is the one answer: PyTorch's, values and order)
+            return copied("topk", (self,), return_types.topk(
+                tensor_from_moved(picked[0], out_shape, d, self._dtype), tensor_from_moved(picked[1], out_shape, d, int64)),
+                lambda: (f"topk: the {k} {'largest' if largest else 'smallest'} of each run of {n} along dim {d} of "
+                         f"a {shape_text(shape)} tensor, into new memory (values, and int64 indices)"))
     if k == n or k == 0:
         cand = None
         part = x[..., :k]
@@ -451,7 +478,6 @@ def topk(self: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool
     order = numpy_argsort(part, largest, None)  # (rows with ties: _pytorch_ties below)
     idx = order if cand is None else take_last(cand, order)
     tied = _pytorch_ties(x, idx, k, largest) if shape else None
-    out_shape = shape[:d] + (k,) + shape[d + 1:] if shape else ()
     values = tensor_from_moved(take_last(part, order) if tied is None else take_last(x, tied), out_shape, d,
                                self._dtype)
     idx = idx if tied is None else tied
