@@ -36,6 +36,7 @@ from ...kernels.fpstate import quietly
 from ...kernels.rows import _kernel_module as _row_kernel
 from ...kernels.torch_sum import sum_array
 from ...opdef import Kind, declare
+from ...ops._support.gradtools import linked
 from ...ops._support.operands import _fresh_output
 from ...ops._support.promotion import result_type
 from ...ops.reductions.softmax import log_softmax as _log_softmax
@@ -472,7 +473,9 @@ def _nll_loss_backward(out: Tensor, input: Tensor, target: Tensor, weight: Tenso
     ndim = len(shape)
     # PyTorch: 2-d spatial losses for inputs of 3 or more dims, behind a view unless 4-d and reduced
     name = "NllLossBackward0" if ndim < 3 else "ViewBackward0" if red == "none" and ndim != 4 else "NllLoss2DBackward0"
-    return name, (input,), grad, saved
+    # (recorded: zero towards the input, as PyTorch's NllLossBackwardBackward0, not unconnected)
+    return name, (input,), linked("NllLoss2DBackwardBackward0" if ndim >= 3 else "NllLossBackwardBackward0", grad,
+                                  input), saved
 
 
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,

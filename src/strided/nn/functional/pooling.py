@@ -28,6 +28,7 @@ from ...grad_mode import GRAD_MODE
 from ...gradients import grad_zeros, seal
 from ...layout.formats import suggest_format
 from ...opdef import Kind, declare
+from ...ops._support.gradtools import linked
 from ...ops.registry import backward
 from ...ops.shape.padding import pad
 from ...tensor import Tensor, tensor_arg
@@ -275,7 +276,7 @@ def _max_rule(op: str, nsp: int, out: Any, input: Tensor, *args: Any) -> Any:
         return (zeros.scatter_add(-1, indices.reshape(src._layout.shape), src).reshape(shape),)
 
     name = "MaxPool2DWithIndicesBackward0" if nsp == 2 else "SqueezeBackward1"
-    return name, (input,), grad, (indices,)
+    return name, (input,), linked("MaxPool2DWithIndicesBackwardBackward0", grad, input), (indices,)
 
 
 def _avg_pool(op: str, nsp: int, input: Tensor, kernel_size: Any, stride: Any, padding: Any, ceil_mode: bool,
@@ -336,7 +337,8 @@ def _avg_rule(op: str, nsp: int, out: Tensor, input: Tensor, kernel_size: Any, s
         gx = gx if pool.batched else gx.squeeze(0)
         return (gx,)
 
-    return ("AvgPool2DBackward0" if nsp == 2 else "SqueezeBackward1"), (input,), grad, ()
+    return ("AvgPool2DBackward0" if nsp == 2 else "SqueezeBackward1"), (input,), linked(
+        "AvgPool2DBackwardBackward0", grad, input), ()
 
 
 class _Like:

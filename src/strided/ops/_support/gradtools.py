@@ -33,6 +33,7 @@ from ...grad_mode import (
     GRAD_MODE,
     needs_grad,  # (re-exported: the rules' one test of an operand)
 )
+from ...grad_mode import _slow as _recorded
 from ...gradients import grad_zeros
 from ...kernels import native
 from ...kernels.fpstate import quietly
@@ -109,6 +110,41 @@ def norm_grad(g: Tensor, x: Tensor, norm: Tensor, p: float, dims: tuple[int, ...
 
 # float dtype -> the signed integer of its width: the bits a mask of all ones or all zeros keeps
 _BITS = {np.dtype(np.float16): np.int16, np.dtype(np.float32): np.int32, np.dtype(np.float64): np.int64}
+
+
+def linear_backward(node: str, grad: Callable[[Tensor], Tensor], g: Tensor, saved: tuple[Tensor, ...]) -> Tensor:
+    """``grad(g)``, a first derivative linear in ``g`` whose other inputs ``saved`` (the op's
+    input) enter only through masks, indices or constants, with PyTorch's graph under
+    ``create_graph=True``: its recorded ops (their own rules give the derivative towards ``g``)
+    behind one node ``node`` (PyTorch's ``...BackwardBackward0``) over it and ``saved``, which
+    passes the gradient on and gives each of ``saved`` zeros. So the gradient requires grad where
+    ``g`` or a saved input does, and its derivative in the saved inputs is a zero tensor, as
+    PyTorch's (leaky_relu_backward, hardtanh_backward, max_pool2d_with_indices_backward,
+    nll_loss_backward, ...), not None: without the node the gradient of a loss was a constant,
+    ``requires_grad`` False, and differentiating it again raised instead of giving zeros.
+    Outside grad mode (a first-order backward): ``grad(g)``. (The node's forward is a copy, made
+    only under create_graph.)"""
+    value = grad(g)
+    if not (GRAD_MODE.get() and (value._ag is not None or any(t._ag is not None for t in saved))):
+        return value
+
+    def rule(out: Tensor, v: Tensor, *rest: Tensor) -> Any:
+        def grads(gg: Tensor) -> tuple:
+            return (gg, *(grad_zeros(t._layout.shape, gg._dtype) for t in rest))
+
+        return node, (v, *rest), grads, ()
+
+    return _recorded(lambda v, *rest: v.clone(), rule, (value, *saved), {})
+
+
+def linked(node: str, grad: Callable[[Tensor], tuple], x: Tensor) -> Callable[[Tensor], tuple]:
+    """A one-input rule's ``grad`` (``g -> (gradient,)``, linear in ``g``) whose recorded form is
+    :func:`linear_backward`'s node ``node`` over ``(g, x)``: zero towards ``x``, as PyTorch's
+    ``MaxPool2DWithIndicesBackwardBackward0`` or ``NllLossBackwardBackward0``."""
+    def grads(g: Tensor) -> tuple:
+        return (linear_backward(node, lambda gg: grad(gg)[0], g, (x,)),)
+
+    return grads
 
 
 def threshold_grad(g: Tensor, y: Tensor) -> Tensor:

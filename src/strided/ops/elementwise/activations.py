@@ -53,6 +53,7 @@ from ...kernels.sleef import torch_loop
 from ...layout import preserve_format_strides
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
+from .._support.gradtools import linear_backward
 from .._support.operands import _cinfo, _fresh_output, flat_run
 from ..registry import backward
 from .unary import where
@@ -393,6 +394,9 @@ def _rule(row: Activation) -> Callable[..., Any]:
     def rule(out: Tensor, input: Tensor, *params: Any) -> Any:
         def grads(g: Tensor) -> tuple:
             if GRAD_MODE.get():  # a create_graph backward: the recording ops
+                if row is LEAKY_RELU or row is HARDTANH:  # (linear in g; x only through a mask)
+                    return (linear_backward(row.node.replace("Backward0", "BackwardBackward0"),
+                                            lambda gg: row.grad(gg, input, *params), g, (input,)),)
                 return (row.grad(g, input, *params),)
             return (fused_grad(input, lambda x, gg: row.fused(x, gg, *params), input, g),)
 

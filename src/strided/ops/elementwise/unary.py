@@ -714,7 +714,7 @@ def _tensor_bound_clamp(x: Tensor, lo: Any, hi: Any, lo_arg: Any, hi_arg: Any, o
     from .binary import _loop_layout, _loop_operand
 
     cd = rt.numpy
-    res = np.empty(out._layout.shape, cd)
+    res = np.empty_like(_view(out), cd)  # (out's memory order: the walk clamp_into takes for out itself)
     clamp_into(_view(x), lo_arg, hi_arg, res, cd)
     tensors = [t for t in (x, lo, hi) if t is not None]
     def mask() -> np.ndarray | None:
