@@ -161,6 +161,8 @@ def extreme_fresh(is_max: bool, x: np.ndarray, y: np.ndarray) -> np.ndarray | No
         return None
     res = np.empty(x.shape, x.dtype)
     n = x.size
+    if n == 0:  # (nothing to compute; the kernel refuses an empty row)
+        return res
     return res if k.torch_extreme(x, y, res, is_max, n if n < GRAIN_SIZE else row_of(n)) else None
 
 
