@@ -710,14 +710,17 @@ def _tensor_bound_clamp(x: Tensor, lo: Any, hi: Any, lo_arg: Any, hi_arg: Any, o
     """A float clamp with a tensor bound (``clamp(x, lo, hi)``, ``clamp_min(x, t)``, ...) into
     ``out``, with PyTorch's bits for ties of opposite zeros and NaNs, which depend on the loop that
     computes the element (:mod:`strided.kernels.torch_extremes`; one bound is maximum / minimum):
-    computed into a fresh array (the operands are read again after it), then written."""
+    computed into ``out`` where it is ``fresh``, else into a fresh array (the operands are read
+    again after it, and an in-place ``out`` is one of them), then written."""
     from .binary import _loop_layout, _loop_operand
 
     cd = rt.numpy
     if cd.itemsize == 2:  # (operands of another dtype converted as PyTorch does: through float32)
         lo_arg, hi_arg = (_reduced(v, cd) for v in (lo_arg, hi_arg))
     xa = _reduced(_view(x), cd) if cd.itemsize == 2 else _view(x)
-    res = np.empty(out._layout.shape, cd)
+    # (a fresh out is no operand: computed there, in its own walk, with no copy after)
+    direct = fresh and out._dtype is rt
+    res = _view(out) if direct else np.empty(out._layout.shape, cd)
     clamp_into(xa, lo_arg, hi_arg, res, cd)
     tensors = [t for t in (x, lo, hi) if t is not None]
     def mask() -> np.ndarray | None:
@@ -729,7 +732,8 @@ def _tensor_bound_clamp(x: Tensor, lo: Any, hi: Any, lo_arg: Any, hi_arg: Any, o
         torch_extremes.fix("clamp", args, res, mask)
     else:
         torch_extremes.fix("max" if lo is not None else "min", args, res, mask)
-    assign(_view(out), res)
+    if not direct:
+        assign(_view(out), res)
 
 
 def _reduced(v: Any, cd: np.dtype) -> Any:
@@ -738,7 +742,7 @@ def _reduced(v: Any, cd: np.dtype) -> Any:
     else as it is."""
     if not isinstance(v, np.ndarray) or v.dtype == cd:
         return v
-    return np.asarray(reduced_cast_source(cd, v)).astype(cd)
+    return quiet_call(np.asarray(quiet_call(reduced_cast_source, cd, v)).astype, cd)
 
 
 def _nan_number(v: Any) -> bool:
