@@ -132,3 +132,28 @@ def test_mixed_dtypes_follow_the_converted_operand():
     tb, sb = torch.tensor(b), st.tensor(b)
     np.testing.assert_array_equal(_bits(st.maximum(sa, sb)), _bits(torch.maximum(ta, tb)))
     np.testing.assert_array_equal(_bits(st.minimum(sb, sa)), _bits(torch.minimum(tb, ta)))
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(0,), (3, 0), (0, 5)])
+def test_empty_operands_are_empty_results(dt, shape):
+    """Zero-size float32/float64 operands of one layout reach the compiled kernel's fast path,
+    which refuses an empty row: before, maximum/minimum/clamp_min/clamp_max raised
+    'torch_extreme: row must be positive, not 0' where torch returns an empty tensor."""
+    sd, td = _DT[dt][1], _DT[dt][0]
+    for name in ("maximum", "minimum", "clamp_min", "clamp_max"):
+        got = getattr(st, name)(st.ones(*shape, dtype=sd), st.ones(*shape, dtype=sd))
+        want = getattr(torch, name)(torch.ones(*shape, dtype=td), torch.ones(*shape, dtype=td))
+        assert tuple(got.shape) == tuple(want.shape) and got.dtype == sd
+        assert tuple(got.stride()) == tuple(want.stride())
+
+
+@pytest.mark.parametrize("name", ["maximum", "minimum", "clamp_min", "clamp_max"])
+def test_int64_with_bfloat16_rounds_through_float32(name):
+    """An int64 operand of a bfloat16 maximum/minimum converts through float32 as PyTorch's
+    (2**24 + 2**16 + 1 is bfloat16 2**24); the tie-fixing path cast it once with ml_dtypes
+    (2**24 + 2**17): maximum(int64, bfloat16) was 16908288 where torch gives 16777216."""
+    vals = [2**24 + 2**16 + 1, -(2**24 + 2**16 + 1), 3]
+    got = getattr(st, name)(st.ones(3, dtype=st.bfloat16), st.tensor(vals)).to(st.float64).tolist()
+    want = getattr(torch, name)(torch.ones(3, dtype=torch.bfloat16), torch.tensor(vals)).double().tolist()
+    assert got == want

@@ -141,3 +141,20 @@ def test_elu_of_all_positive_inputs(layout: str, dtype: str) -> None:
                 assert _bits(F.elu(s).numpy()).tolist() == _bits(got.numpy()).tolist()
             if poke is None:
                 break
+
+
+def test_elu_higher_derivatives_at_zero_follow_torch():
+    """PyTorch's elu_double_backward masks with ``self < 0``: at x == 0 the first derivative takes
+    the exp branch (alpha) but the second is 0. Before, strided's rule differentiated alpha*exp(x)
+    there too: F.elu's second derivative at 0.0 / -0.0 was alpha * scale**2 (0.845 here), not 0."""
+    import torch.nn.functional as TF
+
+    got, want = [], []
+    for m, elu, out in ((torch, TF.elu, want), (strided, F.elu, got)):
+        a = m.tensor([0.0, -0.0, 1.0, -3.0, 0.5], dtype=m.float64, requires_grad=True)
+        y = elu(a * 1.3, 0.5)
+        g, = m.autograd.grad(y.sum(), a, create_graph=True)
+        gg, = m.autograd.grad((g * g).sum(), a, create_graph=True)
+        ggg, = m.autograd.grad(gg.sum(), a)
+        out.extend([g.detach().tolist(), gg.detach().tolist(), ggg.tolist()])
+    assert got == want

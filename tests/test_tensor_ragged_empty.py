@@ -41,3 +41,16 @@ def test_nested_lists_match_torch(data, dtype):
     [[], "a"], [[], [None]], [[], [1 + 2j]], [[1, 2], []], [1, []], [[1], [[]]], [[[]], [], [[1]]]])
 def test_listed_cases_match_torch(data):
     assert _outcome(st, data) == _outcome(torch, data)
+
+
+@pytest.mark.parametrize("data", [
+    [[], np.float64(1.0)], [[], [np.float64(1.0)]], [[], [np.complex128(1)]], [[], [np.complex64(1)]],
+    [[[]], [[np.float64(2.0), 1]]], [[], [np.float32(1.0)]], [[], [np.int32(1)]],
+])
+def test_numpy_scalars_keep_their_dtype(data):
+    """np.float64 and np.complex128 are Python float / complex subclasses: the dtype walk took them
+    for Python numbers (the default float32 / complex64) where PyTorch reads their NumPy dtype."""
+    want = torch.tensor(data)
+    got = st.tensor(data)
+    assert tuple(got.shape) == tuple(want.shape)
+    assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]

@@ -561,6 +561,8 @@ def _torch_scalar_type(x: Any, depth: int) -> DType:
             d = _torch_scalar_type(item, depth + 1)
             found = d if found is None else promote_types(found, d)
         return default_float() if found is None else found
+    if isinstance(x, (np.ndarray, np.generic)):  # (first: np.float64 and np.complex128 are float and complex)
+        return _infer_dtype(np.asarray(x), from_python=False)
     if isinstance(x, bool):
         return bool_
     if isinstance(x, int):
@@ -571,8 +573,6 @@ def _torch_scalar_type(x: Any, depth: int) -> DType:
         return default_complex()
     if _is_tensor(x):
         return to_dtype(x.dtype)
-    if isinstance(x, (np.ndarray, np.generic)):
-        return _infer_dtype(np.asarray(x), from_python=False)
     if isinstance(x, str):
         raise StridedTypeError(join_lines(
             "new(): invalid data type 'str'",

@@ -161,7 +161,9 @@ def extreme_fresh(is_max: bool, x: np.ndarray, y: np.ndarray) -> np.ndarray | No
         return None
     res = np.empty(x.shape, x.dtype)
     n = x.size
-    return res if k.torch_extreme(x, y, res, is_max, max(n, 1) if n < GRAIN_SIZE else row_of(n)) else None
+    if n == 0:  # (nothing to compute; the kernel refuses an empty row)
+        return res
+    return res if k.torch_extreme(x, y, res, is_max, n if n < GRAIN_SIZE else row_of(n)) else None
 
 
 def extreme_loop(is_max: bool) -> Callable[[np.ndarray, np.ndarray], np.ndarray | None]:

@@ -210,7 +210,9 @@ SOFTPLUS = Activation(
 ELU = Activation(
     "elu", "elu_cpu", "EluBackward0",
     _elu,
-    lambda g, x, a: where(x > 0, g, g * (x.exp() * a)),
+    # (x's exp through x only where x < 0: PyTorch's elu_double_backward masks with self < 0, so
+    # the second derivative at x == 0 is 0 while the first takes the exp branch there)
+    lambda g, x, a: where(x > 0, g, g * (where(x < 0, x, x.detach()).exp() * a)),
     lambda x, g, a: np.where(x > 0, g, g * a * np.exp(x)))
 LEAKY_RELU = Activation(
     "leaky_relu", "leaky_relu_cpu", "LeakyReluBackward0",

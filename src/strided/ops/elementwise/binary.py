@@ -515,9 +515,9 @@ def _extreme_into(op: BinaryOp, a: Any, b: Any, x: Any, y: Any, out: Tensor, fre
     are read again after it, and an in-place target is one of them), then written. ``loop_out``:
     an ``out=`` the fresh ``out`` will be copied into, whose layout PyTorch's loop walks."""
     cd = compute.numpy
-    if cd.itemsize == 2:  # (PyTorch makes a 2-byte float of an int64/float64 through float32: binary_into's)
-        x, y = reduced_cast_source(cd, x), reduced_cast_source(cd, y)
-    x, y = (v if v.dtype == cd else quiet_call(v.astype, cd) for v in (np.asarray(x), np.asarray(y)))
+    # (another dtype converted as PyTorch converts it: through float32 into a 2-byte float)
+    x, y = (v if v.dtype == cd else quiet_call(np.asarray(reduced_cast_source(cd, v)).astype, cd)
+            for v in (np.asarray(x), np.asarray(y)))
     res = quietly(op.ufunc, x, y)
     torch_extremes.fix(op.extreme, (x, y), res, lambda: torch_extremes.loop_mask(
         *_loop_layout(out, fresh, loop_out), [_loop_operand(t, compute) for t in (a, b)], cd))

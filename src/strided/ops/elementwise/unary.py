@@ -59,7 +59,7 @@ from ...kernels.fpstate import QUIET as _QUIET
 from ...kernels.fpstate import quiet_call, quiet_retry
 from ...kernels.fpstate import quiet_reset as _quiet_reset
 from ...kernels.fpstate import quiet_set as _quiet_set
-from ...kernels.memory import outside_storage
+from ...kernels.memory import outside_storage, reduced_cast_source
 from ...kernels.native import special
 from ...kernels.sleef import exp_fresh, exp_kernel, tanh_fresh, tanh_kernel
 from ...kernels.tiles import EXACT_UNARY, unary_into
@@ -710,23 +710,39 @@ def _tensor_bound_clamp(x: Tensor, lo: Any, hi: Any, lo_arg: Any, hi_arg: Any, o
     """A float clamp with a tensor bound (``clamp(x, lo, hi)``, ``clamp_min(x, t)``, ...) into
     ``out``, with PyTorch's bits for ties of opposite zeros and NaNs, which depend on the loop that
     computes the element (:mod:`strided.kernels.torch_extremes`; one bound is maximum / minimum):
-    computed into a fresh array (the operands are read again after it), then written."""
+    computed into ``out`` where it is ``fresh``, else into a fresh array (the operands are read
+    again after it, and an in-place ``out`` is one of them), then written."""
     from .binary import _loop_layout, _loop_operand
 
     cd = rt.numpy
-    res = np.empty_like(_view(out), cd)  # (out's memory order: the walk clamp_into takes for out itself)
-    clamp_into(_view(x), lo_arg, hi_arg, res, cd)
+    if cd.itemsize == 2:  # (operands of another dtype converted as PyTorch does: through float32)
+        lo_arg, hi_arg = (_reduced(v, cd) for v in (lo_arg, hi_arg))
+    xa = _reduced(_view(x), cd) if cd.itemsize == 2 else _view(x)
+    # (a fresh out is no operand: computed there, in its own walk, with no copy after)
+    direct = fresh and out._dtype is rt
+    res = _view(out) if direct else np.empty(out._layout.shape, cd)
+    clamp_into(xa, lo_arg, hi_arg, res, cd)
     tensors = [t for t in (x, lo, hi) if t is not None]
     def mask() -> np.ndarray | None:
         return torch_extremes.loop_mask(*_loop_layout(out, fresh, loop_out), [_loop_operand(t, rt) for t in tensors], cd)
 
-    args = [np.asarray(_view(t)) if isinstance(t, Tensor) else v for t, v in ((x, None), (lo, lo_arg), (hi, hi_arg))
-            if t is not None]
+    args = [np.asarray(xa)] + [np.asarray(v) if isinstance(t, Tensor) else v for t, v in ((lo, lo_arg), (hi, hi_arg))
+                               if t is not None]
     if lo is not None and hi is not None:
         torch_extremes.fix("clamp", args, res, mask)
     else:
         torch_extremes.fix("max" if lo is not None else "min", args, res, mask)
-    assign(_view(out), res)
+    if not direct:
+        assign(_view(out), res)
+
+
+def _reduced(v: Any, cd: np.dtype) -> Any:
+    """An array operand ``v`` of another dtype in the 2-byte float ``cd``, converted as PyTorch
+    converts it (through float32: :func:`strided.kernels.memory.reduced_cast_source`); anything
+    else as it is."""
+    if not isinstance(v, np.ndarray) or v.dtype == cd:
+        return v
+    return quiet_call(np.asarray(quiet_call(reduced_cast_source, cd, v)).astype, cd)
 
 
 def _nan_number(v: Any) -> bool:
