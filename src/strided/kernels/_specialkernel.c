@@ -701,6 +701,22 @@ static int get_buffers(PyObject *const *args, Py_buffer *src, Py_buffer *dst, co
 
 #define RUN(EXPR) RELEASING(LOOP(EXPR))
 
+/* (x, y, out)'s buffers, out writable: 0, or -1 with the error set and none held */
+static int three_buffers(PyObject *const *args, Py_buffer *xb, Py_buffer *yb, Py_buffer *ob)
+{
+    if (PyObject_GetBuffer(args[0], xb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) return -1;
+    if (PyObject_GetBuffer(args[1], yb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(xb);
+        return -1;
+    }
+    if (PyObject_GetBuffer(args[2], ob, PyBUF_STRIDES | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(xb);
+        PyBuffer_Release(yb);
+        return -1;
+    }
+    return 0;
+}
+
 /* NAME(src, dst)'s two arguments, as buffers (-1 with the error set) */
 static int two_buffers(PyObject *const *args, Py_ssize_t nargs, Py_buffer *src, Py_buffer *dst, const char *name)
 {
@@ -2401,16 +2417,7 @@ static PyObject *py_binary_exact(PyObject *self, PyObject *const *args, Py_ssize
     }
     long which = PyLong_AsLong(args[3]);
     if (which == -1 && PyErr_Occurred()) return NULL;
-    if (PyObject_GetBuffer(args[0], &xb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) return NULL;
-    if (PyObject_GetBuffer(args[1], &yb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) {
-        PyBuffer_Release(&xb);
-        return NULL;
-    }
-    if (PyObject_GetBuffer(args[2], &ob, PyBUF_STRIDES | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
-        PyBuffer_Release(&xb);
-        PyBuffer_Release(&yb);
-        return NULL;
-    }
+    if (three_buffers(args, &xb, &yb, &ob) < 0) return NULL;
     PyObject *answer = NULL;
     int f32 = strcmp(xb.format, "f") == 0 && xb.itemsize == 4, f64 = strcmp(xb.format, "d") == 0 && xb.itemsize == 8;
     if (yb.len != xb.len || ob.len != xb.len || which < 0 || which > 3) {
@@ -2517,16 +2524,7 @@ static PyObject *py_torch_extreme(PyObject *self, PyObject *const *args, Py_ssiz
         PyErr_Format(PyExc_ValueError, "torch_extreme: row must be positive, not %zd", row);
         return NULL;
     }
-    if (PyObject_GetBuffer(args[0], &xb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) return NULL;
-    if (PyObject_GetBuffer(args[1], &yb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) {
-        PyBuffer_Release(&xb);
-        return NULL;
-    }
-    if (PyObject_GetBuffer(args[2], &ob, PyBUF_STRIDES | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
-        PyBuffer_Release(&xb);
-        PyBuffer_Release(&yb);
-        return NULL;
-    }
+    if (three_buffers(args, &xb, &yb, &ob) < 0) return NULL;
     PyObject *answer = Py_False;
     int f32 = strcmp(xb.format, "f") == 0 && xb.itemsize == 4, f64 = strcmp(xb.format, "d") == 0 && xb.itemsize == 8;
     if ((f32 || f64) && yb.len == xb.len && ob.len == xb.len && strcmp(yb.format, xb.format) == 0
@@ -3746,16 +3744,7 @@ typedef void (*float32_binary_fn)(const float *, const float *, float *, Py_ssiz
 static PyObject *float32_binary(PyObject *const *args, float32_binary_fn run, long code)
 {
     Py_buffer xb, yb, ob;
-    if (PyObject_GetBuffer(args[0], &xb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) return NULL;
-    if (PyObject_GetBuffer(args[1], &yb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) {
-        PyBuffer_Release(&xb);
-        return NULL;
-    }
-    if (PyObject_GetBuffer(args[2], &ob, PyBUF_STRIDES | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
-        PyBuffer_Release(&xb);
-        PyBuffer_Release(&yb);
-        return NULL;
-    }
+    if (three_buffers(args, &xb, &yb, &ob) < 0) return NULL;
     PyObject *answer = Py_False;
     if (strcmp(xb.format, "f") == 0 && xb.itemsize == 4 && strcmp(yb.format, "f") == 0 && strcmp(ob.format, "f") == 0
         && yb.len == xb.len && ob.len == xb.len && !overlaps(&xb, &ob) && !overlaps(&yb, &ob)

@@ -49,7 +49,7 @@ import functools
 
 import numpy as np
 
-from ..layout.order import preserve_format_strides
+from ..layout.order import insertion_order, preserve_format_strides
 from . import native
 from .memory import reduced_cast_source
 
@@ -220,16 +220,7 @@ def iterator_dims(shape: tuple[int, ...], strides: tuple[int, ...], reduced: tup
                 return 1
         return 0
 
-    perm = list(range(n - 1, -1, -1))
-    for i in range(1, n):
-        dim1 = i
-        for dim0 in range(i - 1, -1, -1):
-            c = should_swap(perm[dim0], perm[dim1])
-            if c > 0:
-                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
-                dim1 = dim0
-            elif c < 0:
-                break
+    perm = insertion_order(n, should_swap)
     sizes = [shape[p] for p in perm]
     ins = [istr[p] for p in perm]
     outs = [ostr[p] for p in perm]

@@ -8,7 +8,7 @@ NumPy's ufuncs (``order="K"``) follow a rule of their own, side by side at the e
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from .core import (
     INT64_MAX,
@@ -173,7 +173,6 @@ def iteration_order(shape: Sequence[int], op_strides: Sequence[Sequence[int]]) -
     ``shape``, 0 where broadcast): a smaller stride goes inside, equal strides put the smaller
     size inside, a stride-0 dim defers to the next operand."""
     ndim = len(shape)
-    perm = list(range(ndim - 1, -1, -1))
 
     def should_swap(dim0: int, dim1: int) -> int:
         for full in op_strides:
@@ -188,6 +187,19 @@ def iteration_order(shape: Sequence[int], op_strides: Sequence[Sequence[int]]) -
                 return 1
         return 0
 
+    return insertion_order(ndim, should_swap)
+
+
+def insertion_order(ndim: int, should_swap: Callable[[int, int], int]) -> list[int]:
+    """TensorIterator's insertion sort of the dims, fastest first, from ``ndim - 1 .. 0``:
+    ``should_swap(dim0, dim1)`` > 0 moves ``dim1`` inside ``dim0``, < 0 stops its walk, 0 passes on
+    (:func:`iteration_order`'s comparison, or a reduction's: :mod:`strided.kernels.torch_sum`).
+
+    >>> strides = (1, 12, 4)
+    >>> insertion_order(3, lambda a, b: (strides[a] > strides[b]) - (strides[a] < strides[b]))
+    [0, 2, 1]
+    """
+    perm = list(range(ndim - 1, -1, -1))
     for i in range(1, ndim):
         dim1 = i
         for dim0 in range(i - 1, -1, -1):
