@@ -430,6 +430,18 @@ def test_atan2_both_forms_are_sleefs_and_the_c_librarys() -> None:
         K.run2(b[1:], b[1:], b[:8], 1, -1)
     with pytest.raises(ValueError, match="vec must be"):
         K.run2(y, x, wide, 2, -1)
+    with pytest.raises(ValueError, match="step >= 0"):
+        K.run2(y, x, wide, 1, -1, -32)
+    # step: one row of PyTorch's loop in one call, SLEEF's over whole steps, the C library's after
+    for n in (0, 1, 31, 32, 33, 95, 1000):
+        rowed = np.empty(n, np.float32)
+        assert K.run2(y[:n], x[:n], rowed, 1, -1, 32)
+        body = n - n % 32
+        both = np.empty(n, np.float32)
+        assert K.run2(y[:body], x[:body], both[:body], 1, -1)
+        assert K.run2(y[body:n], x[body:n], both[body:], 0, -1)
+        assert rowed.tobytes() == both.tobytes()
+        assert rowed.tobytes() == torch.atan2(torch.from_numpy(y[:n]), torch.from_numpy(x[:n])).numpy().tobytes()
 
 
 def test_atan2_lengths_layouts_and_targets() -> None:

@@ -680,10 +680,12 @@ done:
     return answer;
 }
 
-/* run2(y, x, out, vec, form): atan2(y, x) of C-contiguous float32 buffers of one length into out
+/* run2(y, x, out, vec, form[, step]): atan2(y, x) of C-contiguous float32 buffers of one length into out
  * (out may be y or x, not partly either): vec 1 Vectorized<float>::atan2 (SLEEF's) at every element,
  * 0 std::atan2 (the C library's atan2f) at every element (the caller picks PyTorch's elements of
- * each); form as run's. True once written, False where the form is unavailable. */
+ * each); form as run's. step > 0 (with vec 1): the buffers are one of PyTorch's rows, whose last
+ * n % step elements its scalar loop computes (the C library's), the rest SLEEF's: one call for a
+ * run below the parallel grain. True once written, False where the form is unavailable. */
 #if HAVE_X86
 __attribute__((target("avx512f"))) static void atan2_block16(const float *y, const float *x, float *o, Py_ssize_t n)
 {
@@ -703,14 +705,16 @@ static int apart_or_same(const Py_buffer *a, const Py_buffer *b)
 static PyObject *py_run2(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (nargs != 5) {
-        PyErr_Format(PyExc_TypeError, "run2(y, x, out, vec, form) takes 5 arguments, not %zd", nargs);
+    if (nargs != 5 && nargs != 6) {
+        PyErr_Format(PyExc_TypeError, "run2(y, x, out, vec, form[, step]) takes 5 or 6 arguments, not %zd", nargs);
         return NULL;
     }
     long vec = PyLong_AsLong(args[3]), form = PyLong_AsLong(args[4]);
+    long step = nargs == 6 ? PyLong_AsLong(args[5]) : 0;
     if (PyErr_Occurred()) return NULL;
-    if (vec < 0 || vec > 1 || form < -1 || form > 1) {
-        PyErr_Format(PyExc_ValueError, "run2: vec must be 0 or 1 and form -1, 0 or 1 (got %ld, %ld)", vec, form);
+    if (vec < 0 || vec > 1 || form < -1 || form > 1 || step < 0) {
+        PyErr_Format(PyExc_ValueError, "run2: vec must be 0 or 1, form -1, 0 or 1 and step >= 0 (got %ld, %ld, %ld)",
+                     vec, form, step);
         return NULL;
     }
     int wide = form == 0 ? 0 : has_avx512f();
@@ -740,16 +744,15 @@ static PyObject *py_run2(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         const float *yp = y.buf, *xp = x.buf;
         float *op = out.buf;
         Py_ssize_t n = out.len / 4;
+        /* the scalar loop's elements: all (vec 0), the row's last n % step (step), none */
+        Py_ssize_t body = !vec ? 0 : step > 0 ? n - n % step : n;
         Py_BEGIN_ALLOW_THREADS
-        if (!vec) {
-            for (Py_ssize_t i = 0; i < n; i++) op[i] = atan2f(yp[i], xp[i]);
-        }
 #if HAVE_X86
-        else if (wide) atan2_block16(yp, xp, op, n);
+        if (wide) atan2_block16(yp, xp, op, body);
+        else
 #endif
-        else {
-            for (Py_ssize_t i = 0; i < n; i++) op[i] = sleef_atan2f(yp[i], xp[i]);
-        }
+            for (Py_ssize_t i = 0; i < body; i++) op[i] = sleef_atan2f(yp[i], xp[i]);
+        for (Py_ssize_t i = body; i < n; i++) op[i] = atan2f(yp[i], xp[i]);
         Py_END_ALLOW_THREADS
     }
     answer = Py_True;

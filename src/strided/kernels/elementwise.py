@@ -33,7 +33,7 @@ import numpy as np
 from . import native, npcore
 from .fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set
 from .memory import reduced_cast_source
-from .sleef import SIGMOID, angle_complex64, atan2_float32, torch_loop
+from .sleef import SIGMOID, angle_complex64, atan2_float32, atan2_run_float32, torch_loop
 from .tiles import MIN_NUMEL, ufunc_into
 
 # NumPy's clip ufunc (``np.clip`` is a Python wrapper around it that costs ~3x more per call):
@@ -362,7 +362,10 @@ def complex_angle(z: np.ndarray) -> np.ndarray:
     return out
 
 
-class _Atan2:
+_F32_RUN = (4,)  # (a contiguous 1-D float32 array's strides)
+
+
+def arctan2(x: Any, y: Any, out: np.ndarray | None = None, **kwargs: Any) -> Any:
     """``np.arctan2`` (called as the ufunc is: ``out=``, ``dtype=``/``signature=``, ``casting=``)
     with PyTorch's CPU bits where they are cheap to reach. PyTorch computes a float32 ``atan2``
     with Sleef's ``atan2f_u10`` over a contiguous run's whole 32-element steps and the C
@@ -371,36 +374,41 @@ class _Atan2:
     is the correctly rounded one that often). float64: the C library's ``atan2`` (PyTorch's
     scalar loop, and Sleef's ``atan2_u10`` but about 2% of its vector loop), where NumPy's
     differs in about 10%. Other dtypes: ``np.arctan2`` itself. (# Note: the rest is Sleef's
-    rounding; following it would take Sleef's code.)"""
+    rounding; following it would take Sleef's code.) A plain function, not a callable object:
+    small ops call it once per op and a function call is the cheaper one."""
+    if out is None and not kwargs and type(x) is np.ndarray and type(y) is np.ndarray and x.dtype is _F32 \
+            and y.dtype is _F32:  # (two native float32 arrays: the common call, straight on)
+        # (flat runs of one length, the binary fast path's call: run2 itself checks that they are
+        # contiguous and of one length)
+        r = atan2_run_float32(x, y) if x.ndim == 1 and x.shape == y.shape and x.strides == _F32_RUN else None
+        if r is None:
+            r = atan2_float32(x, y)
+        if r is not None:
+            return r
+    sig = kwargs.get("signature")
+    compute = np.dtype(kwargs["dtype"]) if kwargs.get("dtype") is not None else \
+        np.dtype(sig[0]) if sig is not None else np.result_type(x, y)
+    if compute == _F32:
+        r = atan2_float32(x, y, out)  # (PyTorch's bits: SLEEF's and the C library's, as it splits them)
+        if r is None:
+            r = np.arctan2(np.asarray(x, np.float64), np.asarray(y, np.float64))
+        elif out is not None and r is out:
+            return out
+    elif compute == np.float64 and hasattr(native.special(), "complex_angle"):
+        # (without the compiled kernel, complex_angle calls the C library element by element:
+        # NumPy's arctan2 then, as before)
+        x, y = np.broadcast_arrays(np.asarray(x, np.float64), np.asarray(y, np.float64))
+        z = np.empty(x.shape, np.complex128)
+        z.real, z.imag = y, x
+        r = complex_angle(z)
+    else:
+        return np.arctan2(x, y, out=out, **kwargs)
+    if out is None:
+        return r.astype(compute, copy=False)
+    np.copyto(out, r, casting="unsafe")
+    return out
 
-    __name__ = "arctan2"
 
-    def __call__(self, x: Any, y: Any, out: np.ndarray | None = None, **kwargs: Any) -> Any:
-        sig = kwargs.get("signature")
-        compute = np.dtype(kwargs["dtype"]) if kwargs.get("dtype") is not None else \
-            np.dtype(sig[0]) if sig is not None else np.result_type(x, y)
-        if compute == _F32:
-            r = atan2_float32(x, y, out)  # (PyTorch's bits: SLEEF's and the C library's, as it splits them)
-            if r is None:
-                r = np.arctan2(np.asarray(x, np.float64), np.asarray(y, np.float64))
-            elif out is not None and r is out:
-                return out
-        elif compute == np.float64 and hasattr(native.special(), "complex_angle"):
-            # (without the compiled kernel, complex_angle calls the C library element by element:
-            # NumPy's arctan2 then, as before)
-            x, y = np.broadcast_arrays(np.asarray(x, np.float64), np.asarray(y, np.float64))
-            z = np.empty(x.shape, np.complex128)
-            z.real, z.imag = y, x
-            r = complex_angle(z)
-        else:
-            return np.arctan2(x, y, out=out, **kwargs)
-        if out is None:
-            return r.astype(compute, copy=False)
-        np.copyto(out, r, casting="unsafe")
-        return out
-
-
-arctan2 = _Atan2()
 
 
 @functools.cache

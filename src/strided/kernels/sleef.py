@@ -193,19 +193,17 @@ def atan2_float32(y: np.ndarray, x: np.ndarray, out: np.ndarray | None = None, t
         return None
     st = step()
     if y.shape == x.shape and y.strides == x.strides and y.size > 1 and (out is None or out.strides == x.strides):
-        order = sorted(range(x.ndim), key=lambda d: -x.strides[d])
-        yt, xt = y.transpose(order), x.transpose(order)
+        # (C-contiguous, the common case: already in memory order, no sort or transposes)
+        order = None if x.flags.c_contiguous else sorted(range(x.ndim), key=lambda d: -x.strides[d])
+        yt, xt = (y, x) if order is None else (y.transpose(order), x.transpose(order))
         if xt.flags.c_contiguous and yt.flags.c_contiguous:  # one dense run (a permuted one too): its pieces
             # (written into out where it is laid out as x and is neither operand: the scalar loop's
             # elements are read after the vector pass)
             into = out is not None and out.dtype == _F32 and out.shape == x.shape \
                 and not np.may_share_memory(out, x) and not np.may_share_memory(out, y)
             res = out if into else np.empty_like(x)
-            yf, xf, rf = yt.reshape(-1), xt.reshape(-1), res.transpose(order).reshape(-1)
-            if not k.run2(yf, xf, rf, 1 if st else 0, form):
-                return None  # (form 1 asked of a CPU without AVX-512)
-            _scalar_tails(k, yf, xf, rf, st, torch_threads() if threads is None else threads, form)
-            return res
+            yf, xf, rf = yt.reshape(-1), xt.reshape(-1), (res if order is None else res.transpose(order)).reshape(-1)
+            return res if _atan2_run(k, yf, xf, rf, st, threads, form) else None
     shape = np.broadcast_shapes(y.shape, x.shape)
     yb = np.ascontiguousarray(np.broadcast_to(y, shape)).reshape(-1)
     xb = np.ascontiguousarray(np.broadcast_to(x, shape)).reshape(-1)
@@ -228,6 +226,21 @@ def atan2_float32(y: np.ndarray, x: np.ndarray, out: np.ndarray | None = None, t
         k.run2(yb[m], xb[m], part, 0, form)
         flat[m] = part
     return res
+
+
+def atan2_run_float32(y: np.ndarray, x: np.ndarray) -> np.ndarray | None:
+    """:func:`atan2_float32` of two C-contiguous 1-D float32 arrays of one length below PyTorch's
+    parallel grain (one row of its loop: SLEEF's over whole steps, the C library's over the last
+    ``len % step``), with no layout questions: the binary fast path's call on flat runs. None
+    where the compiled kernel is not used or the run is long enough to be split (then
+    :func:`atan2_float32`)."""
+    k = native.sleef()
+    n = x.shape[0]
+    if k is None or n >= GRAIN_SIZE:
+        return None
+    res = np.empty(n, _F32)
+    st = _steps[0] if _steps else step()
+    return res if k.run2(y, x, res, 1 if st else 0, -1, st) else None
 
 
 def angle_complex64(z: np.ndarray, threads: int | None = None, form: int = -1) -> np.ndarray | None:
@@ -253,23 +266,25 @@ def angle_complex64(z: np.ndarray, threads: int | None = None, form: int = -1) -
     st = 8 if step() else 0  # (angle's kernel is AVX2's under AVX512 too: 2 * Vectorized<complex<float>>::size())
     y, x = np.ascontiguousarray(z.imag), np.ascontiguousarray(z.real)
     res = np.empty(z.shape, _F32)
-    if not k.run2(y, x, res, 1 if st else 0, form):
-        return None  # (form 1 asked of a CPU without AVX-512)
-    _scalar_tails(k, y, x, res, st, torch_threads() if threads is None else threads, form)
-    return res
+    return res if _atan2_run(k, y, x, res, st, threads, form) else None
 
 
-def _scalar_tails(k: object, y: np.ndarray, x: np.ndarray, res: np.ndarray, st: int, threads: int, form: int) -> None:
-    """The scalar loop's elements of one flat run (each parallel chunk's last ``len % st``) into
-    ``res``: the C library's atan2f (run2's vec 0)."""
+def _atan2_run(k: object, y: np.ndarray, x: np.ndarray, res: np.ndarray, st: int, threads: int | None,
+               form: int) -> bool:
+    """atan2 of one flat run into ``res`` as PyTorch's loop splits it: each parallel chunk's last
+    ``len % st`` elements the C library's atan2f, the rest SLEEF's (``st`` 0: the C library's at
+    every element). ``threads`` None: :func:`torch_threads`, asked only where the run is long
+    enough to be split. False where ``form`` 1 is asked of a CPU without AVX-512."""
     n = res.size
     chunk = _chunk(n, threads, GRAIN_SIZE) or n
-    for a in range(0, n, chunk) if st and n else ():
+    vec = 1 if st else 0
+    if chunk >= n:  # (one chunk: one call, no slices)
+        return bool(k.run2(y, x, res, vec, form, st))
+    for a in range(0, n, chunk):
         b = min(a + chunk, n)
-        tail = (b - a) % st
-        if tail:
-            k.run2(y[b - tail:b], x[b - tail:b], res[b - tail:b], 0, form)
-
+        if not k.run2(y[a:b], x[a:b], res[a:b], vec, form, st):
+            return False
+    return True
 
 def exp_float32(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray | None:
     """The C library's ``expf`` of each element of the float32 array ``x`` (any strides), as a
