@@ -33,7 +33,7 @@ import numpy as np
 from . import native, npcore
 from .fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set
 from .memory import reduced_cast_source
-from .sleef import SIGMOID, angle_complex64, atan2_float32, torch_loop
+from .sleef import SIGMOID, angle_complex64, atan2_flat, atan2_float32, torch_loop
 from .tiles import MIN_NUMEL, ufunc_into
 
 # NumPy's clip ufunc (``np.clip`` is a Python wrapper around it that costs ~3x more per call):
@@ -362,6 +362,9 @@ def complex_angle(z: np.ndarray) -> np.ndarray:
     return out
 
 
+_UNIT32 = (4,)  # a dense 1-D float32 array's strides
+
+
 class _Atan2:
     """``np.arctan2`` (called as the ufunc is: ``out=``, ``dtype=``/``signature=``, ``casting=``)
     with PyTorch's CPU bits where they are cheap to reach. PyTorch computes a float32 ``atan2``
@@ -376,6 +379,12 @@ class _Atan2:
     __name__ = "arctan2"
 
     def __call__(self, x: Any, y: Any, out: np.ndarray | None = None, **kwargs: Any) -> Any:
+        if out is None and not kwargs and type(x) is np.ndarray and type(y) is np.ndarray \
+                and x.dtype == _F32 and y.dtype == _F32:  # (the small ops' fast path: no dtype planning)
+            r = atan2_float32(x, y) if x.ndim != 1 or x.strides != _UNIT32 or y.strides != _UNIT32 \
+                or len(x) != len(y) else atan2_flat(x, y)
+            if r is not None:
+                return r
         sig = kwargs.get("signature")
         compute = np.dtype(kwargs["dtype"]) if kwargs.get("dtype") is not None else \
             np.dtype(sig[0]) if sig is not None else np.result_type(x, y)

@@ -193,18 +193,26 @@ def atan2_float32(y: np.ndarray, x: np.ndarray, out: np.ndarray | None = None, t
         return None
     st = step()
     if y.shape == x.shape and y.strides == x.strides and y.size > 1 and (out is None or out.strides == x.strides):
-        order = sorted(range(x.ndim), key=lambda d: -x.strides[d])
-        yt, xt = y.transpose(order), x.transpose(order)
+        if x.flags.c_contiguous and y.flags.c_contiguous:  # (the small ops' flat runs: no sort, no views)
+            yt, xt = y, x
+            order = None
+        else:
+            order = sorted(range(x.ndim), key=lambda d: -x.strides[d])
+            yt, xt = y.transpose(order), x.transpose(order)
         if xt.flags.c_contiguous and yt.flags.c_contiguous:  # one dense run (a permuted one too): its pieces
             # (written into out where it is laid out as x and is neither operand: the scalar loop's
             # elements are read after the vector pass)
             into = out is not None and out.dtype == _F32 and out.shape == x.shape \
                 and not np.may_share_memory(out, x) and not np.may_share_memory(out, y)
             res = out if into else np.empty_like(x)
-            yf, xf, rf = yt.reshape(-1), xt.reshape(-1), res.transpose(order).reshape(-1)
+            yf, xf = yt.reshape(-1), xt.reshape(-1)
+            rf = (res if order is None else res.transpose(order)).reshape(-1)
+            if form == -1 and (not st or x.size < st):  # (one chunk, no whole step: every element is
+                k.run2(yf, xf, rf, 0, form)              # the scalar loop's, one call)
+                return res
             if not k.run2(yf, xf, rf, 1 if st else 0, form):
                 return None  # (form 1 asked of a CPU without AVX-512)
-            _scalar_tails(k, yf, xf, rf, st, torch_threads() if threads is None else threads, form)
+            _scalar_tails(k, yf, xf, rf, st, threads, form)
             return res
     shape = np.broadcast_shapes(y.shape, x.shape)
     yb = np.ascontiguousarray(np.broadcast_to(y, shape)).reshape(-1)
@@ -227,6 +235,25 @@ def atan2_float32(y: np.ndarray, x: np.ndarray, out: np.ndarray | None = None, t
         part = np.empty(int(m.sum()), _F32)
         k.run2(yb[m], xb[m], part, 0, form)
         flat[m] = part
+    return res
+
+
+def atan2_flat(y: np.ndarray, x: np.ndarray) -> np.ndarray | None:
+    """:func:`atan2_float32` of two dense 1-D float32 arrays of one length (the small ops' flat
+    runs), the same bits with less asking: a fresh array, or None where the compiled kernel is not used."""
+    k = native.sleef()
+    if k is None:
+        return None
+    n = len(x)
+    if n < 2:
+        return atan2_float32(y, x)
+    res = np.empty(n, _F32)
+    st = _steps[0] if _steps else step()
+    if not st or n < st:  # (every element the scalar loop's)
+        k.run2(y, x, res, 0, -1)
+        return res
+    k.run2(y, x, res, 1, -1)
+    _scalar_tails(k, y, x, res, st, None, -1)
     return res
 
 
@@ -255,14 +282,18 @@ def angle_complex64(z: np.ndarray, threads: int | None = None, form: int = -1) -
     res = np.empty(z.shape, _F32)
     if not k.run2(y, x, res, 1 if st else 0, form):
         return None  # (form 1 asked of a CPU without AVX-512)
-    _scalar_tails(k, y, x, res, st, torch_threads() if threads is None else threads, form)
+    _scalar_tails(k, y, x, res, st, threads, form)
     return res
 
 
-def _scalar_tails(k: object, y: np.ndarray, x: np.ndarray, res: np.ndarray, st: int, threads: int, form: int) -> None:
+def _scalar_tails(k: object, y: np.ndarray, x: np.ndarray, res: np.ndarray, st: int, threads: int | None,
+                  form: int) -> None:
     """The scalar loop's elements of one flat run (each parallel chunk's last ``len % st``) into
-    ``res``: the C library's atan2f (run2's vec 0)."""
+    ``res``: the C library's atan2f (run2's vec 0). ``threads``: as :func:`_chunk`'s (None: asked
+    only past the grain size, where it matters)."""
     n = res.size
+    if n < GRAIN_SIZE and not (st and n % st):  # (one chunk without a tail: nothing to do)
+        return
     chunk = _chunk(n, threads, GRAIN_SIZE) or n
     for a in range(0, n, chunk) if st and n else ():
         b = min(a + chunk, n)
