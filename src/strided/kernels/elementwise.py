@@ -33,7 +33,7 @@ import numpy as np
 from . import native, npcore
 from .fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set
 from .memory import reduced_cast_source
-from .sleef import SIGMOID, angle_complex64, atan2_float32, atan2_run_float32, torch_loop
+from .sleef import SIGMOID, angle_complex64, atan2_flat, atan2_float32, torch_loop
 from .tiles import MIN_NUMEL, ufunc_into
 
 # NumPy's clip ufunc (``np.clip`` is a Python wrapper around it that costs ~3x more per call):
@@ -380,7 +380,7 @@ def arctan2(x: Any, y: Any, out: np.ndarray | None = None, **kwargs: Any) -> Any
             and y.dtype is _F32:  # (two native float32 arrays: the common call, straight on)
         # (flat runs of one length, the binary fast path's call: run2 itself checks that they are
         # contiguous and of one length)
-        r = atan2_run_float32(x, y) if x.ndim == 1 and x.shape == y.shape and x.strides == _F32_RUN else None
+        r = atan2_flat(x, y) if x.ndim == 1 and x.shape == y.shape and x.strides == _F32_RUN else None
         if r is None:
             r = atan2_float32(x, y)
         if r is not None:

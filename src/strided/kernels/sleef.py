@@ -228,16 +228,17 @@ def atan2_float32(y: np.ndarray, x: np.ndarray, out: np.ndarray | None = None, t
     return res
 
 
-def atan2_run_float32(y: np.ndarray, x: np.ndarray) -> np.ndarray | None:
-    """:func:`atan2_float32` of two C-contiguous 1-D float32 arrays of one length below PyTorch's
-    parallel grain (one row of its loop: SLEEF's over whole steps, the C library's over the last
-    ``len % step``), with no layout questions: the binary fast path's call on flat runs. None
-    where the compiled kernel is not used or the run is long enough to be split (then
-    :func:`atan2_float32`)."""
+def atan2_flat(y: np.ndarray, x: np.ndarray) -> np.ndarray | None:
+    """:func:`atan2_float32` of two C-contiguous 1-D float32 arrays of one length (the binary fast
+    path's flat runs; its ``native`` loop), the same bits with no layout questions: below PyTorch's
+    parallel grain one row of its loop (SLEEF's over whole steps, the C library's over the last
+    ``len % step``) in one call. None where the compiled kernel is not used."""
     k = native.sleef()
     n = x.shape[0]
-    if k is None or n >= GRAIN_SIZE:
+    if k is None:
         return None
+    if n >= GRAIN_SIZE:  # (PyTorch's parallel chunks: each its own row)
+        return atan2_float32(y, x)
     res = np.empty(n, _F32)
     st = _steps[0] if _steps else step()
     return res if k.run2(y, x, res, 1 if st else 0, -1, st) else None

@@ -27,6 +27,7 @@ from ...kernels import native
 from ...kernels.elementwise import arctan2, assign, complex_abs, exact_loop, float32_loop
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set, quietly, quietly_here
 from ...kernels.fused import fma, fma_into, lerp_into
+from ...kernels.sleef import atan2_flat
 from ...opdef import Kind, declare
 from ...scalars import numpy_scalar, parse_int, wrapped
 from ...tensor import Tensor
@@ -48,8 +49,12 @@ from .binary import _ALL, _F32_ONLY, _FLOATS, BinaryOp, _flat_plans, _make_binar
 HYPOT = BinaryOp("hypot", np.hypot, kernel="hypot_cpu", fast=_FLOATS, tensor_other=True, float_only=True,
                  late_checks=True, native=float32_loop(3), native_dtypes=_F32_ONLY, native_min=256)
 # (kernels.elementwise.arctan2: np.arctan2 with PyTorch's float32/float64 bits where they are cheap)
-ATAN2 = BinaryOp("atan2", arctan2, kind="div", fast=_FLOATS, tensor_other=True)
-ARCTAN2 = BinaryOp("arctan2", arctan2, kind="div", fast=_FLOATS, tensor_other=True)  # (its own name in messages)
+# (native: the fast path's dense float32 runs straight to SLEEF's loop, PyTorch's bits, without
+# arctan2's dtype planning and the ufunc call's floating-point state)
+ATAN2 = BinaryOp("atan2", arctan2, kind="div", fast=_FLOATS, tensor_other=True, native=atan2_flat,
+                 native_dtypes=_F32_ONLY, native_min=2)
+ARCTAN2 = BinaryOp("arctan2", arctan2, kind="div", fast=_FLOATS, tensor_other=True, native=atan2_flat,
+                   native_dtypes=_F32_ONLY, native_min=2)  # (its own name in messages)
 # (two float32/float64 tensors of one dense layout: one pass of the compiled binary_exact, np.copysign's bits)
 COPYSIGN = BinaryOp("copysign", np.copysign, kind="div", fast=_FLOATS, native=exact_loop(3),
                     native_dtypes=frozenset((float32, float64)))
