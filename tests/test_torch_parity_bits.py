@@ -125,3 +125,61 @@ def test_activation_number_arguments(name: str, prefix: tuple, value: object) ->
     else:
         assert res[0][0] != "ok" and res[1][0] != "ok", res
         assert isinstance(res[1][0], type(res[0][0])) and res[0][1] == res[1][1], res
+
+
+# ---------------------------------------------------------------- 4. clamp's mixed bounds
+
+@pytest.mark.parametrize("op", ["clamp", "clip"])
+@pytest.mark.parametrize("form", ["fn", "method", "method_", "out"])
+@pytest.mark.parametrize("bounds", [("T", 0.5), (0.1, "T"), ("T", None), (None, "T"), ("T", "T"), (0.1, 0.5),
+                                    ("T0", 0.5), (0.1, "T0"), ("T", "T0"), (None, 0.5)], ids=repr)
+def test_clamp_mixed_tensor_and_number_bounds(op: str, form: str, bounds: tuple) -> None:
+    res = []
+    for lib in (torch, strided):
+        x = lib.tensor([0.0, 0.3, 1.0])
+        tb = {"T": lib.tensor([0.2, 0.2, 0.2]), "T0": lib.tensor(0.2)}
+        lo, hi = (tb.get(b, b) if isinstance(b, str) else b for b in bounds)
+        out = lib.empty(3)
+        call = {"fn": lambda: getattr(lib, op)(x, min=lo, max=hi),
+                "method": lambda: getattr(x, op)(min=lo, max=hi),
+                "method_": lambda: getattr(x, op + "_")(min=lo, max=hi),
+                "out": lambda: getattr(lib, op)(x, min=lo, max=hi, out=out)}[form]
+        res.append(_outcome(call))
+    if res[0][0] == "ok":
+        assert res[1] == res[0]
+    else:
+        assert isinstance(res[1][0], TypeError) and type(res[0][0]) is TypeError
+        # (the op's name: strided's clip is clamp itself, and says clamp)
+        assert res[1][1].split("(")[0].endswith(res[0][1].split("(")[0].replace("clip", "clamp"))
+        assert "received an invalid combination of arguments" in res[1][1]
+
+
+# ---------------------------------------------------------------- 5. out= of the ops without a gradient
+
+_NO_GRAD_BINARY = ["eq", "ne", "lt", "le", "gt", "ge", "greater", "less", "greater_equal", "less_equal", "not_equal",
+                   "logical_and", "logical_or", "logical_xor"]
+_NO_GRAD_UNARY = ["logical_not", "signbit", "isneginf", "isposinf"]
+
+
+@pytest.mark.parametrize("op", _NO_GRAD_BINARY + _NO_GRAD_UNARY + ["floor", "sign", "maximum", "copysign"])
+@pytest.mark.parametrize("out_dtype", ["float32", "bool", "int64"])
+@pytest.mark.parametrize("who", ["input", "out_leaf", "out_nonleaf", "nobody"])
+@pytest.mark.parametrize("other", ["same", "number"])
+def test_out_of_ops_without_gradient(op: str, out_dtype: str, who: str, other: str) -> None:
+    if op in ("floor", "sign", "maximum", "copysign") and out_dtype != "float32":
+        pytest.skip("the differentiable controls: a float out= only")
+    res = []
+    for lib in (torch, strided):
+        a = lib.tensor([1.0, 2.0, -0.5], requires_grad=who == "input")
+        o = lib.zeros(3, dtype=getattr(lib, out_dtype), requires_grad=who.startswith("out") and out_dtype == "float32")
+        if who == "out_nonleaf" and out_dtype == "float32":
+            o = o * 1
+        b = a if other == "same" else (1.5 if op not in ("maximum", "copysign") else lib.tensor(1.5))
+        args = (a,) if op in _NO_GRAD_UNARY or op in ("floor", "sign") else (a, b)
+        res.append(_outcome(lambda: getattr(lib, op)(*args, out=o)))
+        if res[-1][0] == "ok":
+            res[-1] = (*res[-1], o.requires_grad, o.is_leaf, str(o.dtype).split(".")[-1])
+    if res[0][0] == "ok":
+        assert res[1] == res[0]
+    else:
+        assert isinstance(res[1][0], type(res[0][0])) and res[1][1] == res[0][1], res
