@@ -12,10 +12,21 @@ import torch.nn.functional as TF
 import strided
 import strided.nn.functional as SF
 from strided.kernels import native
+from strided.kernels.torch_loops import torch_threads
 
 _SLEEF = native.sleef()
 _AVX512 = _SLEEF is not None and _SLEEF.capability() == 16
 _SPECIALS = [float("inf"), -float("inf"), float("nan"), 0.0, -0.0, 65504.0, -65504.0, 1e-8, -30.0, 30.0, -5.9375]
+
+
+@pytest.fixture(autouse=True)
+def _threads_as_assumed():
+    """PyTorch's thread count set to the one strided assumes (its parallel chunks cut the loops'
+    scalar tails): another test in the same worker may have changed it."""
+    old = torch.get_num_threads()
+    torch.set_num_threads(torch_threads())
+    yield
+    torch.set_num_threads(old)
 
 
 def _pair(x: torch.Tensor) -> strided.Tensor:
@@ -103,9 +114,9 @@ def test_functional_inplace_forms(name: str, arg: float) -> None:
 _BAD = ["a", None, [1.0], 1 + 2j, 2 + 0j, np.float32(0.5), np.int64(2), True, 2, 10 ** 40, "T", "T1"]
 
 
-def _outcome(fn, *args):
+def _outcome(fn, *args, **kwargs):
     try:
-        return "ok", fn(*args).tolist()
+        return "ok", fn(*args, **kwargs).tolist()
     except Exception as e:  # noqa: BLE001 - the class is the thing compared
         return e, str(e).splitlines()[0]
 
@@ -139,12 +150,12 @@ def test_clamp_mixed_tensor_and_number_bounds(op: str, form: str, bounds: tuple)
         x = lib.tensor([0.0, 0.3, 1.0])
         tb = {"T": lib.tensor([0.2, 0.2, 0.2]), "T0": lib.tensor(0.2)}
         lo, hi = (tb.get(b, b) if isinstance(b, str) else b for b in bounds)
-        out = lib.empty(3)
-        call = {"fn": lambda: getattr(lib, op)(x, min=lo, max=hi),
-                "method": lambda: getattr(x, op)(min=lo, max=hi),
-                "method_": lambda: getattr(x, op + "_")(min=lo, max=hi),
-                "out": lambda: getattr(lib, op)(x, min=lo, max=hi, out=out)}[form]
-        res.append(_outcome(call))
+        if form == "fn":
+            res.append(_outcome(getattr(lib, op), x, min=lo, max=hi))
+        elif form == "out":
+            res.append(_outcome(getattr(lib, op), x, min=lo, max=hi, out=lib.empty(3)))
+        else:
+            res.append(_outcome(getattr(x, op + "_" if form == "method_" else op), min=lo, max=hi))
     if res[0][0] == "ok":
         assert res[1] == res[0]
     else:
@@ -176,10 +187,44 @@ def test_out_of_ops_without_gradient(op: str, out_dtype: str, who: str, other: s
             o = o * 1
         b = a if other == "same" else (1.5 if op not in ("maximum", "copysign") else lib.tensor(1.5))
         args = (a,) if op in _NO_GRAD_UNARY or op in ("floor", "sign") else (a, b)
-        res.append(_outcome(lambda: getattr(lib, op)(*args, out=o)))
+        res.append(_outcome(getattr(lib, op), *args, out=o))
         if res[-1][0] == "ok":
             res[-1] = (*res[-1], o.requires_grad, o.is_leaf, str(o.dtype).split(".")[-1])
     if res[0][0] == "ok":
         assert res[1] == res[0]
     else:
         assert isinstance(res[1][0], type(res[0][0])) and res[1][1] == res[0][1], res
+
+
+# ---------------------------------------------------------------- 6. atan2 of integer and mixed operands
+
+def _st(v):
+    return strided.from_numpy(v.numpy().copy()) if isinstance(v, torch.Tensor) else strided.tensor(v)
+
+
+@pytest.mark.skipif(not _AVX512, reason="PyTorch's bits are pinned for the AVX-512 kernels")
+@pytest.mark.parametrize("n", [7, 100, 10000, 70001])
+@pytest.mark.parametrize("case", ["int,int", "int,float", "float,int", "int32,int64", "int16,int8", "bool,int",
+                                  "int,0d", "0d,int"])
+def test_atan2_integer_operands_bits(n: int, case: str) -> None:
+    g = torch.Generator().manual_seed(n)
+    yi, xi = torch.randint(-1000, 1000, (n,), generator=g), torch.randint(-1000, 1000, (n,), generator=g)
+    yf = torch.randn(n, generator=g) * 100
+    y, x = {"int,int": (yi, xi), "int,float": (yi, yf), "float,int": (yf, xi), "int32,int64": (yi.int(), xi),
+            "int16,int8": (yi.to(torch.int16), xi.to(torch.int8)), "bool,int": (yi > 0, xi),
+            "int,0d": (yi, torch.tensor(2)), "0d,int": (torch.tensor(3.0), xi)}[case]
+    r, s = torch.atan2(y, x), strided.atan2(_st(y), _st(x))
+    assert str(s.dtype) == str(r.dtype).replace("torch.", "strided.")
+    _same_bits(r, s)
+
+
+# ---------------------------------------------------------------- 8. complex data for a real dtype
+
+@pytest.mark.parametrize("data", [[1 + 2j], [1 + 0j], 1 + 2j, [1.5 + 2j, 3]], ids=repr)
+@pytest.mark.parametrize("dtype", ["int32", "int64", "uint8", "float32", "float64"])
+def test_tensor_of_complex_data_for_a_real_dtype(data: object, dtype: str) -> None:
+    with pytest.raises(TypeError) as want:
+        torch.tensor(data, dtype=getattr(torch, dtype))
+    with pytest.raises(TypeError) as got:
+        strided.tensor(data, dtype=getattr(strided, dtype))
+    assert str(got.value).splitlines()[0] == str(want.value)
