@@ -451,7 +451,9 @@ def _tensor(data: Any, dtype: Any, device: Any) -> Tensor:
         # part, with a warning); strided refuses, as the imaginary parts would be lost unseen.
         raise StridedTypeError(
             join_lines(
-                "must be real number, not complex",
+                # (PyTorch's first line: Python's own, of int(c) or float(c) on a complex number)
+                "'complex' object cannot be interpreted as an integer" if from_python and target.kind in "iu"
+                else "must be real number, not complex",
                 f"the data has NumPy dtype {source.dtype} and dtype={target.name} was asked for: a real "
                 "dtype would drop the imaginary parts",
                 "fix: keep it complex (dtype=strided.complex64), or pass the real parts (numpy: a.real)",

@@ -1056,7 +1056,9 @@ def guard_function(fwd: Callable, name: str, detached: str | None = None, op: An
             if numpy is None or not _refused_keyword(numpy, e, kwargs):
                 raise
             return _guard(*args, **_numpy_kwargs(numpy, args, kwargs))
-        if GRAD_MODE.get() and not INSIDE.get() and cuts() and _cut(out):
+        # (a result that is the caller's out= was judged by the op's out= rules: refused there,
+        # or written as PyTorch writes a comparison's out=, whatever requires grad)
+        if GRAD_MODE.get() and not INSIDE.get() and cuts() and _cut(out) and out is not kwargs.get("out"):
             t = _requiring((args, tuple(kwargs.values())))
             if t is not None:
                 raise no_rule(name, t, hint)

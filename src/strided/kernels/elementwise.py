@@ -389,7 +389,9 @@ def arctan2(x: Any, y: Any, out: np.ndarray | None = None, **kwargs: Any) -> Any
     compute = np.dtype(kwargs["dtype"]) if kwargs.get("dtype") is not None else \
         np.dtype(sig[0]) if sig is not None else np.result_type(x, y)
     if compute == _F32:
-        r = atan2_float32(x, y, out)  # (PyTorch's bits: SLEEF's and the C library's, as it splits them)
+        # (an integer or float64 operand: PyTorch casts it to float32, then runs the same loop)
+        xs, ys = (a.astype(_F32) if isinstance(a, np.ndarray) and a.dtype != _F32 else a for a in (x, y))
+        r = atan2_float32(xs, ys, out)  # (PyTorch's bits: SLEEF's and the C library's, as it splits them)
         if r is None:
             r = np.arctan2(np.asarray(x, np.float64), np.asarray(y, np.float64))
         elif out is not None and r is out:

@@ -98,7 +98,7 @@ def _chunk(n: int, threads: int | None, grain: int) -> int:
 
 
 def torch_loop(x: np.ndarray, op: int, out: np.ndarray | None = None, threads: int | None = None,
-               form: int = -1) -> np.ndarray | None:
+               form: int = -1, lanes: int = 1) -> np.ndarray | None:
     """PyTorch's float32 ``sigmoid`` (``op`` :data:`SIGMOID`) or ``silu`` (:data:`SILU`) of ``x``
     (a float32 array of any strides: a tensor's view) as a fresh array of ``x``'s shape;
     None where the compiled kernel is not used (then the caller's NumPy formula runs) or ``x`` is
@@ -106,11 +106,13 @@ def torch_loop(x: np.ndarray, op: int, out: np.ndarray | None = None, threads: i
     as it is; ``out`` itself, written, where it is laid out as that). ``out``: the array the result goes to (an in-place target: ``x`` itself), whose
     strides order PyTorch's loop; None: a fresh output, dense in ``x``'s dim order (TensorIterator's).
     ``threads``: PyTorch's thread count assumed (default :func:`strided.kernels.torch_loops.torch_threads`);
-    ``form``: the kernel's (-1 AVX-512 where the CPU has it, 0 the plain C form: the same bits)."""
+    ``form``: the kernel's (-1 AVX-512 where the CPU has it, 0 the plain C form: the same bits);
+    ``lanes``: the loop's vector width over float32's (2: a float16/bfloat16 tensor upcast to ``x``,
+    whose ``Vectorized<Half>`` holds twice the elements, so its scalar tail is cut at twice the step)."""
     k = native.sleef()
     if k is None or x.dtype != _F32:
         return None
-    st = step()
+    st = step() * lanes
     grain = _grain(op, x.size, threads)
     if x.flags.c_contiguous:  # one row, cut at the parallel chunks
         res = np.empty(x.shape, _F32)
@@ -149,7 +151,7 @@ def torch_loop(x: np.ndarray, op: int, out: np.ndarray | None = None, threads: i
 
 
 def gelu_float32(x: np.ndarray, out: np.ndarray | None = None, threads: int | None = None,
-                 form: int = -1) -> np.ndarray | None:
+                 form: int = -1, lanes: int = 1) -> np.ndarray | None:
     """PyTorch's float32 ``gelu`` (the exact form) of ``x`` bit for bit; ``out``, ``threads``,
     ``form`` and the answer as :func:`torch_loop`'s. Two kernels, as PyTorch's ``gelu`` picks them:
 
@@ -164,7 +166,8 @@ def gelu_float32(x: np.ndarray, out: np.ndarray | None = None, threads: int | No
       ``erff`` where it is not, with its own parallel grain (:func:`strided.kernels.torch_loops.gelu_grain`).
 
     None where the compiled kernel is not used or ``x`` is not float32 (the caller's float64
-    formula: the correctly rounded value but for rare near-ties, within ~1e-7 of PyTorch's)."""
+    formula: the correctly rounded value but for rare near-ties, within ~1e-7 of PyTorch's).
+    ``lanes``: as :func:`torch_loop`'s (2: a bfloat16 tensor upcast, whose loop steps twice as far)."""
     k = native.sleef()
     if k is None or x.dtype != _F32:
         return None
@@ -174,7 +177,7 @@ def gelu_float32(x: np.ndarray, out: np.ndarray | None = None, threads: int | No
         if not k.run(x.reshape(-1), res.reshape(-1), GELU_ONEDNN, 0, 0, -1, form):
             return None  # (form 1 asked of a CPU without AVX-512)
         return res
-    return torch_loop(x, GELU, out, threads, form)
+    return torch_loop(x, GELU, out, threads, form, lanes)
 
 
 def atan2_float32(y: np.ndarray, x: np.ndarray, out: np.ndarray | None = None, threads: int | None = None,

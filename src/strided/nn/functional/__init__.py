@@ -28,9 +28,11 @@ PyTorch's second derivatives.
 from ...ops.shape.padding import one_hot, pad
 from .activations import (
     elu,
+    elu_,
     gelu,
     hardtanh,
     leaky_relu,
+    leaky_relu_,
     log_softmax,
     relu,
     sigmoid,
@@ -57,7 +59,7 @@ from .pooling import adaptive_avg_pool2d, avg_pool1d, avg_pool2d, max_pool1d, ma
 __all__ = [
     "adaptive_avg_pool2d", "avg_pool1d", "avg_pool2d", "batch_norm", "group_norm", "max_pool1d", "max_pool2d", "multi_head_attention_forward",
     "scaled_dot_product_attention",
-    "binary_cross_entropy", "binary_cross_entropy_with_logits", "conv1d", "conv2d", "cross_entropy", "dropout", "elu", "embedding",
-    "gelu", "hardtanh", "l1_loss", "layer_norm", "leaky_relu", "linear", "log_softmax", "mse_loss", "nll_loss",
+    "binary_cross_entropy", "binary_cross_entropy_with_logits", "conv1d", "conv2d", "cross_entropy", "dropout", "elu", "elu_", "embedding",
+    "gelu", "hardtanh", "l1_loss", "layer_norm", "leaky_relu", "leaky_relu_", "linear", "log_softmax", "mse_loss", "nll_loss",
     "normalize", "one_hot", "pad", "relu", "sigmoid", "silu", "smooth_l1_loss", "softmax", "softplus", "tanh",
 ]

@@ -16,7 +16,7 @@ import warnings
 from typing import Any
 
 from ...ops.elementwise import activations as A
-from ...ops.elementwise.activations import softplus
+from ...ops.elementwise.activations import elu_, leaky_relu_, softplus
 from ...ops.elementwise.special import gelu
 from ...ops.elementwise.unary import relu as _relu
 from ...ops.elementwise.unary import sigmoid, tanh
@@ -24,7 +24,7 @@ from ...ops.reductions.softmax import log_softmax as _log_softmax
 from ...ops.reductions.softmax import softmax as _softmax
 from ...tensor import Tensor, tensor_arg
 
-__all__ = ["elu", "gelu", "hardtanh", "leaky_relu", "log_softmax", "relu", "sigmoid", "silu", "softmax", "softplus",
+__all__ = ["elu", "elu_", "gelu", "hardtanh", "leaky_relu", "leaky_relu_", "log_softmax", "relu", "sigmoid", "silu", "softmax", "softplus",
            "tanh"]
 
 
@@ -53,7 +53,7 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     >>> F.elu(strided.tensor([-1.0, 2.0])).tolist()  # doctest: +ELLIPSIS
     [-0.632..., 2.0]
     """
-    return A.elu_(input, alpha) if inplace else A.elu(input, alpha)
+    return elu_(input, alpha) if inplace else A.elu(input, alpha)
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
@@ -62,7 +62,7 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
     >>> F.leaky_relu(strided.tensor([-1.0, 2.0], dtype=strided.float64), 0.1).tolist()
     [-0.1, 2.0]
     """
-    return A.leaky_relu_(input, negative_slope) if inplace else A.leaky_relu(input, negative_slope)
+    return leaky_relu_(input, negative_slope) if inplace else A.leaky_relu(input, negative_slope)
 
 
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:

@@ -142,6 +142,15 @@ def warn_resized(had: tuple[int, ...], shape: tuple[int, ...]) -> None:
     )
 
 
+# The ops PyTorch declares without a differentiable output (derivatives.yaml's
+# output_differentiability [False]): its out= forms check nothing of grad, so a float out= that
+# requires grad, or an input that does, is written (torch.eq(a, a, out=o) with a.requires_grad)
+NO_GRAD_OUT = frozenset(("eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor",
+                         "logical_not", "signbit", "isneginf", "isposinf"))
+# (PyTorch's signbit and isneginf/isposinf write only a bool out=, before any other check)
+_BOOL_OUT_ONLY = frozenset(("signbit", "isneginf", "isposinf"))
+
+
 def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype: str = "", bump: bool = True,
               resize_first: bool = False, no_overlap: bool = False) -> Tensor:
     """Write the fresh ``result`` of ``op(*inputs)`` into ``out`` with PyTorch's ``out=`` rules
@@ -162,10 +171,15 @@ def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype:
     True
     """
     out = check_out(out, op)
+    if op in _BOOL_OUT_ONLY and out._dtype.name != "bool":
+        raise StridedRuntimeError(join_lines(f"{op} does not support non-boolean outputs.",
+                                             f"out= is {out._dtype.name}; {op}'s result is bool",
+                                             "fix: a bool out= tensor, or convert the result afterwards"))
     if INFERENCE_STORAGES:  # (an out= write is an in-place update: PyTorch's refusal outside the block)
         refuse_inference(out, "inplace")
     note_out_target(out)
-    refuse_out(op, out, inputs)
+    if op not in NO_GRAD_OUT:
+        refuse_out(op, out, inputs)
     name = f"{op}(out=...)"
     if same_dtype and result._dtype is not out._dtype:
         raise _dtype_mismatch(result, out, op, same_dtype)

@@ -42,7 +42,14 @@ from ...dtypes import (
     scalar_overflow,
     uint8,
 )
-from ...errors import StridedNotImplementedError, StridedRuntimeError, StridedValueError, join_lines
+from ...errors import (
+    StridedNotImplementedError,
+    StridedOverflowError,
+    StridedRuntimeError,
+    StridedTypeError,
+    StridedValueError,
+    join_lines,
+)
 from ...grad_mode import GRAD_MODE, STATE, SUBCLASSES, bump_if_used
 from ...gradients import seal
 from ...kernels import check_writable, native, write
@@ -362,6 +369,31 @@ def _check_params(row: Activation, d: DType, params: tuple) -> None:
                 f"fix: a parameter inside {target.name}'s range, or a float64 input"))
 
 
+def _num(v: Any, fn: str, arg: str, pos: int) -> float:
+    """``v`` as PyTorch's ``Number`` argument ``arg`` (position ``pos``) of ``fn`` takes it: a
+    Python or NumPy bool/int/float or a 0-d tensor; a complex number with a zero imaginary part as
+    its real part, any other a RuntimeError; an int beyond int64 an OverflowError; anything else
+    (a string, None, a list, a tensor with dims) a TypeError, as PyTorch's argument parser says."""
+    if type(v) is float:
+        return v
+    if isinstance(v, (bool, float, np.bool_, np.integer, np.floating)):
+        return float(v)
+    if isinstance(v, int):
+        if not -(2 ** 63) <= v < 2 ** 63:
+            raise StridedOverflowError(join_lines("int too big to convert", f"{fn}'s {arg} is {v}, beyond int64"))
+        return float(v)
+    if isinstance(v, (complex, np.complexfloating)):
+        if v.imag == 0:
+            return float(v.real)
+        raise StridedRuntimeError(join_lines("value cannot be converted to type float without overflow",
+                                             f"{fn}'s {arg} is the complex number {v}"))
+    if isinstance(v, Tensor) and v.ndim == 0:
+        return float(v)
+    raise StridedTypeError(join_lines(
+        f"{fn}(): argument '{arg}' (position {pos}) must be Number, not {'Tensor' if isinstance(v, Tensor) else type(v).__name__}",
+        f"fix: pass a number, e.g. {fn}(x, 0.5)"))
+
+
 def _in_autograd(x: Any) -> bool:
     """Whether an in-place write of ``x`` must go through autograd's in-place rules: grad mode on,
     and ``x`` or the tensor it views has an autograd record."""
@@ -432,7 +464,7 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
     >>> softplus(strided.tensor([0.0, 30.0])).tolist()  # doctest: +ELLIPSIS
     [0.693..., 30.0]
     """
-    return _run(SOFTPLUS, input, (float(beta), float(threshold)))
+    return _run(SOFTPLUS, input, (_num(beta, "softplus", "beta", 2), _num(threshold, "softplus", "threshold", 3)))
 
 
 def elu(input: Tensor, alpha: float = 1.0) -> Tensor:
@@ -441,12 +473,12 @@ def elu(input: Tensor, alpha: float = 1.0) -> Tensor:
     >>> elu(strided.tensor([-1.0, 2.0])).tolist()  # doctest: +ELLIPSIS
     [-0.632..., 2.0]
     """
-    return _run(ELU, input, (float(alpha),))
+    return _run(ELU, input, (_num(alpha, "elu", "alpha", 2),))
 
 
 def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
     """In-place :func:`elu` (``F.elu(x, alpha, inplace=True)``)."""
-    return _inplace(ELU, elu, input, (float(alpha),))
+    return _inplace(ELU, elu, input, (_num(alpha, "elu_", "alpha", 2),))
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01) -> Tensor:
@@ -455,20 +487,21 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01) -> Tensor:
     >>> leaky_relu(strided.tensor([-1.0, 2.0], dtype=strided.float64), 0.1).tolist()
     [-0.1, 2.0]
     """
-    return _run(LEAKY_RELU, input, (float(negative_slope),))
+    return _run(LEAKY_RELU, input, (_num(negative_slope, "leaky_relu", "negative_slope", 2),))
 
 
 def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
     """In-place :func:`leaky_relu` (``F.leaky_relu(x, negative_slope, inplace=True)``)."""
-    return _inplace(LEAKY_RELU, leaky_relu, input, (float(negative_slope),))
+    return _inplace(LEAKY_RELU, leaky_relu, input, (_num(negative_slope, "leaky_relu_", "negative_slope", 2),))
 
 
-def _bounds(min_val: Any, max_val: Any) -> tuple[float, float]:
-    lo, hi = float(min_val), float(max_val)
-    if lo > hi:
+def _bounds(min_val: Any, max_val: Any, fn: str = "hardtanh") -> tuple[float, float]:
+    # (F.hardtanh compares the bounds as given before anything converts them: a string or None
+    # is Python's own TypeError of that comparison, as PyTorch's, not float()'s ValueError)
+    if min_val > max_val:
         raise StridedValueError(join_lines("min_val cannot be greater than max_val",
-                                           f"min_val is {lo} and max_val {hi}"))
-    return lo, hi
+                                           f"min_val is {min_val} and max_val {max_val}"))
+    return _num(min_val, fn, "min_val", 2), _num(max_val, fn, "max_val", 3)
 
 
 # The C++ types of PyTorch's "value cannot be converted to type ... without overflow"
@@ -523,7 +556,7 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tens
 
 def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
     """In-place :func:`hardtanh` (``F.hardtanh(x, min_val, max_val, inplace=True)``)."""
-    return _inplace(HARDTANH, hardtanh, input, _bounds(min_val, max_val))
+    return _inplace(HARDTANH, hardtanh, input, _bounds(min_val, max_val, "hardtanh_"))
 
 
 def _fresh_of(row: Activation, params: Callable[..., tuple]) -> Callable[..., Tensor | None]:
@@ -540,11 +573,13 @@ def _fresh_of(row: Activation, params: Callable[..., tuple]) -> Callable[..., Te
 
 
 silu.__fresh__ = _fresh_of(SILU, lambda: ())  # type: ignore[attr-defined]
-softplus.__fresh__ = _fresh_of(SOFTPLUS, lambda beta=1.0, threshold=20.0: (float(beta), float(threshold)))  # type: ignore[attr-defined]
-elu.__fresh__ = _fresh_of(ELU, lambda alpha=1.0: (float(alpha),))  # type: ignore[attr-defined]
-leaky_relu.__fresh__ = _fresh_of(LEAKY_RELU, lambda negative_slope=0.01: (float(negative_slope),))  # type: ignore[attr-defined]
+softplus.__fresh__ = _fresh_of(SOFTPLUS, lambda beta=1.0, threshold=20.0: (_num(beta, "softplus", "beta", 2), _num(threshold, "softplus", "threshold", 3)))  # type: ignore[attr-defined]
+elu.__fresh__ = _fresh_of(ELU, lambda alpha=1.0: (_num(alpha, "elu", "alpha", 2),))  # type: ignore[attr-defined]
+leaky_relu.__fresh__ = _fresh_of(LEAKY_RELU, lambda negative_slope=0.01: (_num(negative_slope, "leaky_relu", "negative_slope", 2),))  # type: ignore[attr-defined]
 hardtanh.__fresh__ = _fresh_of(HARDTANH, lambda min_val=-1.0, max_val=1.0: _bounds(min_val, max_val))  # type: ignore[attr-defined]
 
 seal(globals(), functional=True)  # (last: the rows' functions become their recording entries)
 # the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
 declare(Kind.COMPUTE, "F.silu F.softplus F.elu F.leaky_relu F.hardtanh")
+# (torch.nn.functional's in-place spellings: F.elu_(x) is F.elu(x, inplace=True))
+declare(Kind.WRITE, "F.elu_ F.leaky_relu_")

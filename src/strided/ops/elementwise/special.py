@@ -40,33 +40,55 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     out = _fresh_output(input._layout.shape, d, [input], d)
     token = quiet_set(QUIET)
     try:
-        _gelu_into(_view(input), _view(out), approximate, d.name == "float64")
+        _gelu_into(_view(input), _view(out), approximate, d.name)
     finally:
         quiet_reset(token)
     return out
 
 
-def _gelu_into(x: np.ndarray, res_out: np.ndarray, approximate: str, is_float64: bool) -> None:
-    """Write gelu of ``x`` into ``res_out`` (the fresh output's array): the exact form of float32
-    PyTorch's bits where the compiled kernel runs (:func:`strided.kernels.sleef.gelu_float32`),
-    else in float64, rounded once (the compiled kernel where it takes the arrays: the same bits in
-    one pass); the tanh form in float32 (float64 for a float64 tensor)."""
+def _gelu_into(x: np.ndarray, res_out: np.ndarray, approximate: str, dtype_name: str) -> None:
+    """Write gelu of ``x`` (a ``dtype_name`` tensor's array) into ``res_out`` (the fresh output's
+    array): the exact form of float32 PyTorch's bits where the compiled kernel runs
+    (:func:`strided.kernels.sleef.gelu_float32`); float16 and bfloat16 upcast to float32 and run
+    the same kernels, rounded once, as PyTorch's reduced-float ``GeluKernelImpl`` does (its
+    ``Vectorized<Half>`` twice float32's width; bfloat16's contiguous input goes to oneDNN, as
+    float32's); else in float64, rounded once (the compiled kernel where it takes the arrays: the
+    same bits in one pass); the tanh form in float32 (float64 for a float64 tensor)."""
     if approximate == "none":
-        if x.dtype == np.float32 and res_out.dtype == np.float32:
-            res = sleef.gelu_float32(x, res_out)
+        if dtype_name in ("float32", "float16", "bfloat16"):
+            reduced = dtype_name != "float32"
+            x32 = _upcast_strided(x) if reduced else x
+            if dtype_name == "float16":  # (no oneDNN for half: GeluKernelImpl's loop)
+                res = sleef.torch_loop(x32, sleef.GELU, None, lanes=2)
+            else:
+                res = sleef.gelu_float32(x32, None if reduced else res_out, lanes=2 if reduced else 1)
             if res is not None:
                 if res is not res_out:
-                    np.copyto(res_out, res)
+                    np.copyto(res_out, res, casting="unsafe")
                 return
         if special.gelu_into(x, res_out):
             return
         x64 = x.astype(np.float64)
         res = 0.5 * x64 * (1.0 + special.erf(x64 * _SQRT_HALF))
     else:
-        c = np.float64 if is_float64 else np.float32
+        c = np.float64 if dtype_name == "float64" else np.float32
         xc = x.astype(c)
         res = 0.5 * xc * (1 + np.tanh(c(_SQRT_2_OVER_PI) * (xc + c(0.044715) * xc * xc * xc)))
     np.copyto(res_out, res, casting="unsafe")
+
+
+def _upcast_strided(x: np.ndarray) -> np.ndarray:
+    """``x`` as float32 with ``x``'s strides in elements (a slice's gaps kept), so PyTorch's loop
+    split (which elements its scalar tail takes, read off the strides) is the one ``x`` gets."""
+    es = [s // x.itemsize for s in x.strides]
+    if x.size == 0 or any(s * x.itemsize != t for s, t in zip(es, x.strides)):
+        return x.astype(np.float32)
+    lo = sum(min(0, (n - 1) * s) for n, s in zip(x.shape, es))
+    hi = sum(max(0, (n - 1) * s) for n, s in zip(x.shape, es))
+    buf = np.empty(hi - lo + 1, np.float32)
+    x32 = np.lib.stride_tricks.as_strided(buf[-lo:], x.shape, [s * 4 for s in es])
+    np.copyto(x32, x, casting="unsafe")
+    return x32
 
 
 # ---------------------------------------------------------------- backward rule

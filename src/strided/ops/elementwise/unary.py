@@ -794,6 +794,23 @@ def _bound_arg(bound: Any, rt: DType, op: str, which: str) -> Any:
     return checked(bound, rt, op, f"{which}=")
 
 
+def _mixed_bounds(op: str, min: Any, max: Any, out: Any = None) -> None:  # noqa: A002
+    """PyTorch's refusal of a tensor bound (with dims) beside a number bound: its ``clamp`` has a
+    tensors overload and a numbers one (a 0-d tensor passes as a number; None fits either), and
+    no call mixes them (a TypeError from its argument parser)."""
+    kinds = [None if b is None else ("Tensor" if b.ndim else None) if isinstance(b, Tensor) else "Number"
+             for b in (min, max)]
+    if "Tensor" not in kinds or "Number" not in kinds:
+        return
+    got = ", ".join(["Tensor"] + [f"{n}={type(b).__name__}" for n, b in (("min", min), ("max", max))]
+                    + (["out=Tensor"] if out is not None else []))
+    raise StridedTypeError(
+        f"{op}() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+        " * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
+        " * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n"
+        "  fix: both bounds tensors (strided.tensor(0.5) for the number) or both numbers")
+
+
 def clamp(input: Any, min: Any = None, max: Any = None, *, out: Any = None) -> Tensor:  # noqa: A002
     """``min(max(input, min), max)`` elementwise; bounds are Python scalars or tensors (broadcast).
 
@@ -804,6 +821,8 @@ def clamp(input: Any, min: Any = None, max: Any = None, *, out: Any = None) -> T
     >>> strided.tensor([-2, 0, 5]).clamp(min=-1, max=3).tolist()
     [-1, 0, 3]
     """
+    if min is not None and max is not None:
+        _mixed_bounds("clamp", min, max, out)
     if out is not None:
         # (number bounds: PyTorch runs a unary op, whose out= must have the result's dtype exactly)
         same = "" if isinstance(min, Tensor) or isinstance(max, Tensor) else "found"
@@ -839,6 +858,8 @@ def clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A
     >>> x.clamp_(0.0, 1.0).tolist(), x.tolist()
     ([0.0, 0.5, 1.0], [0.0, 0.5, 1.0])
     """
+    if min is not None and max is not None:
+        _mixed_bounds("clamp_", min, max)
     return _clamp(self, min, max, self)
 
 
