@@ -258,7 +258,9 @@ def _fast_arg(self: Any, dim: Any, keepdim: Any, largest: bool) -> Tensor | None
     lay = self._layout
     shape = lay.shape
     info = _cinfo[shape]
-    if lay.strides != info[0] or not shape or (dim is not None and dim not in (-1, len(shape) - 1)):
+    if lay.strides != info[0]:
+        return _fast_arg_transposed(self, dim, keepdim, largest)
+    if not shape or (dim is not None and dim not in (-1, len(shape) - 1)):
         return None
     plan = PLANS[(shape, lay.strides, dim, keepdim)]
     if plan is None:
@@ -272,6 +274,27 @@ def _fast_arg(self: Any, dim: Any, keepdim: Any, largest: bool) -> Tensor | None
         x = arr.reshape(shape)
         res = (x.argmax if largest else x.argmin)(-1, None, keepdims=keepdim)
     return adopted(res.reshape(-1), plan[1], int64)
+
+
+def _fast_arg_transposed(self: Tensor, dim: Any, keepdim: bool, largest: bool) -> Tensor | None:
+    """:func:`_fast_arg` along dim 0 of a 2-D transpose of a row-major tensor (strides ``(1, m)``,
+    both dims of size >= 2): that dim runs contiguously in memory, so NumPy's argmax along the last
+    dim of the storage run viewed row-major ``(n, m)`` is the general path's call (which moves the
+    axis last and reaches the same array through more views), into the result it makes."""
+    lay = self._layout
+    shape = lay.shape
+    if len(shape) != 2 or dim not in (0, -2):
+        return None
+    m, n = shape
+    if m < 2 or n < 2 or lay.strides != (1, m):
+        return None
+    run = self._storage.array[lay.offset: lay.offset + m * n]
+    if len(run) != m * n:
+        return None
+    out, out_np = result_array((1, n) if keepdim else (n,), int64)
+    rows = run.reshape(n, m)
+    (rows.argmax if largest else rows.argmin)(-1, out_np.reshape(n))
+    return out
 
 
 _MAX_REDUCE, _MIN_REDUCE = MAXIMUM, MINIMUM  # (np.maximum.reduce, np.minimum.reduce: fast_reduce's objects)
