@@ -258,9 +258,7 @@ def _fast_arg(self: Any, dim: Any, keepdim: Any, largest: bool) -> Tensor | None
     lay = self._layout
     shape = lay.shape
     info = _cinfo[shape]
-    if lay.strides != info[0]:
-        return _fast_arg_transposed(self, dim, keepdim, largest)
-    if not shape or (dim is not None and dim not in (-1, len(shape) - 1)):
+    if lay.strides != info[0] or not shape or (dim is not None and dim not in (-1, len(shape) - 1)):
         return None
     plan = PLANS[(shape, lay.strides, dim, keepdim)]
     if plan is None:
@@ -276,11 +274,17 @@ def _fast_arg(self: Any, dim: Any, keepdim: Any, largest: bool) -> Tensor | None
     return adopted(res.reshape(-1), plan[1], int64)
 
 
-def _fast_arg_transposed(self: Tensor, dim: Any, keepdim: bool, largest: bool) -> Tensor | None:
-    """:func:`_fast_arg` along dim 0 of a 2-D transpose of a row-major tensor (strides ``(1, m)``,
-    both dims of size >= 2): that dim runs contiguously in memory, so NumPy's argmax along the last
-    dim of the storage run viewed row-major ``(n, m)`` is the general path's call (which moves the
-    axis last and reaches the same array through more views), into the result it makes."""
+def _fast_arg_transposed(self: Any, dim: Any, keepdim: Any, largest: bool) -> Tensor | None:
+    """argmax / argmin (an int ``dim``) of a float32 / float64 2-D transpose of a row-major tensor
+    (strides ``(1, m)``, both dims of size >= 2) along dim 0: that dim runs contiguously in memory,
+    so NumPy's argmax along the last dim of the storage run viewed row-major ``(n, m)`` is the
+    general path's call (which moves the axis last and reaches the same array through more views),
+    into the result it makes. Not max / min's fast path (which reads values at row-major indices);
+    None where this does not apply."""
+    if (self.__class__ is not Tensor and self.__class__ not in SUBCLASSES) or dim.__class__ is not int \
+            or keepdim.__class__ is not bool or (self._dtype is not float32 and self._dtype is not float64) \
+            or not _INTP_IS_INT64:
+        return None
     lay = self._layout
     shape = lay.shape
     if len(shape) != 2 or dim not in (0, -2):
@@ -305,6 +309,8 @@ _ROW_STARTS = Memo(lambda key: np.arange(0, key[0], key[1], dtype=np.int64))
 
 def _arg(self: Tensor, dim: Any, keepdim: bool, op: str) -> Tensor:
     t = _fast_arg(self, dim, keepdim, op == "argmax")
+    if t is None:
+        t = _fast_arg_transposed(self, dim, keepdim, op == "argmax")
     if t is not None:
         return report(op, (self,), t)
     tensor_arg(self, op)
