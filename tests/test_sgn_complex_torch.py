@@ -48,6 +48,9 @@ def _ours(z: np.ndarray, kernels: bool, how: str) -> np.ndarray:
             return x.numpy()
         if how == "strided":
             return st.sgn(st.tensor(np.stack([z, z], 1).reshape(-1))[::2]).numpy()
+        if how == "transposed":  # (column-major: |z| taken as its row-major transpose's)
+            n = int(len(z) ** 0.5)
+            return st.sgn(st.tensor(z.reshape(n, n).T.copy()).mT).numpy().reshape(-1)
         return st.sgn(x).numpy()
     if kernels:
         return go()
@@ -56,7 +59,7 @@ def _ours(z: np.ndarray, kernels: bool, how: str) -> np.ndarray:
 
 
 @pytest.mark.parametrize("kernels", [True, False])
-@pytest.mark.parametrize("how", ["plain", "inplace", "strided"])
+@pytest.mark.parametrize("how", ["plain", "inplace", "strided", "transposed"])
 @pytest.mark.parametrize("dt,fl", [(np.complex64, np.float32), (np.complex128, np.float64)])
 def test_sgn_special_parts(dt, fl, how, kernels):
     parts = _parts(fl)

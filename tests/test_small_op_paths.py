@@ -327,6 +327,29 @@ def test_argmax_fast_path_matches_the_general_path(dtype):
 
 
 @pytest.mark.parametrize("dtype", [strided.float32, strided.float64])
+def test_argmax_of_a_transpose_along_dim_0_matches_torch(dtype):
+    # argmax / argmin along dim 0 of a 2-D transpose (its contiguous dim) take the fast path on
+    # the storage run; the general path (a numpy-integer dim) and PyTorch must agree: ties, NaN
+    # (the first index wins), -0.0 against 0.0, an offset storage, keepdim's strides.
+    rng = np.random.default_rng(5)
+    values = rng.integers(-2, 3, (7, 40)).astype(np.float64)
+    values[rng.random(values.shape) < 0.1] = np.nan
+    values[values == 0] = -0.0
+    values[1, ::3] = 0.0
+    base = strided.tensor(values, dtype=dtype)
+    for x in (base.T, base[1:].T, base[:, 3:].T, strided.tensor(values[:, :2], dtype=dtype).T):
+        t = torch.from_numpy(x.numpy())
+        for name in ("argmax", "argmin"):
+            for keepdim in (False, True):
+                fast = getattr(x, name)(0, keepdim)
+                slow = getattr(x, name)(np.int64(0), keepdim)
+                ref = getattr(t, name)(0, keepdim)
+                assert fast.dtype == slow.dtype == strided.int64 and fast.shape == slow.shape == tuple(ref.shape)
+                assert fast.stride() == slow.stride() == ref.stride()
+                assert fast.tolist() == slow.tolist() == ref.tolist(), (name, keepdim)
+
+
+@pytest.mark.parametrize("dtype", [strided.float32, strided.float64])
 def test_max_dim_fast_path_matches_the_general_path(dtype):
     # max(dim) / min(dim) of a row-major float tensor along its last dim: the values are read at
     # the indices found, as the general path reads them (NaN and -0.0 come from the input).

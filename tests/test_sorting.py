@@ -202,6 +202,28 @@ def test_unique_numbers_many_nans_in_order() -> None:
     assert (np.diff(nans) == 1).all()  # numbered in the order the NaNs appear
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.int64])
+def test_unique_of_a_large_transpose(dtype) -> None:
+    """A permuted input past blocked.row_major's threshold (flattened by the blocked copy): runs,
+    values, inverse and counts as PyTorch's, in row-major order of the transposed view."""
+    rng = np.random.default_rng(1)
+    base = rng.integers(0, 3, (90, 70)).astype(dtype)
+    base[::3] = base[1::3]  # (equal neighbours along the rows of the transpose too)
+    if dtype == np.float32:
+        base[rng.random(base.shape) < 0.05] = np.nan
+        base[base == 0] = -0.0
+    x = base.T
+    for kw in ({}, {"return_inverse": True, "return_counts": True}):
+        s = unique_consecutive(st.from_numpy(x), **kw)
+        t = torch.from_numpy(x).unique_consecutive(**kw)
+        for a, b in zip(s if kw else (s,), t if kw else (t,)):
+            assert_matches(a, b, exact=True)
+    s = unique(st.from_numpy(x), return_counts=True)
+    t = torch.from_numpy(x).unique(return_counts=True)
+    assert_matches(s[0], t[0], exact=True)
+    assert_matches(s[1], t[1], exact=True)
+
+
 def test_methods_and_functions() -> None:
     """The Tensor methods are installed by these modules; the functions take PyTorch's keywords."""
     owners = {"sort": "shape.sorting", "argsort": "shape.sorting", "msort": "shape.sorting",

@@ -82,6 +82,28 @@ def test_random_values(dtype, call, values):
     _three_ways(call[1], call[2], np.array(values, dtype))
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("n", [64, 1000, 4099])
+def test_nan_to_num_long_runs(dtype, n):
+    """Runs past the kernel's 64-element blocks (all-finite blocks copied as they are, the others
+    selected lane by lane): specials sprinkled sparsely (some blocks hold none), the largest
+    finite values and subnormals among them, in place too."""
+    rng = np.random.default_rng(n)
+    x = rng.standard_normal(n).astype(dtype)
+    fi = np.finfo(dtype)
+    edge = np.array([fi.max, -fi.max, fi.smallest_subnormal, -fi.smallest_subnormal, 0.0, -0.0], dtype)
+    x[rng.integers(0, n, n // 50 + 1)] = edge[rng.integers(0, len(edge), n // 50 + 1)]
+    specials = _specials(dtype)
+    x[rng.integers(0, n // 2, 3)] = specials[rng.integers(0, len(specials), 3)]
+    x[-1] = np.inf  # (the tail, and the last block)
+    for call in CALLS[2:6]:
+        _three_ways(call[1], call[2], x)
+    a, t = st.from_numpy(x.copy()), torch.from_numpy(x.copy())
+    a.nan_to_num_(posinf=1.5, nan=-0.0)
+    t.nan_to_num_(posinf=1.5, nan=-0.0)
+    _same(a, t)
+
+
 def test_other_dtypes_take_numpy():
     h = np.array([0.0, -0.0, 1.0, -2.0, np.inf, -np.inf, np.nan], np.float16)
     for _, call, tcall in CALLS[:4]:

@@ -5352,24 +5352,42 @@ ERF_CLONES static void leaky_relu_double(const double *restrict a, double *restr
 /* nan_to_num (unary_exact code 1): NaN -> vn, +inf -> vp, -inf -> vm, every other element itself,
  * as selections over every lane (AVX-512 / AVX2 clones; "no-trapping-math" lets the compiler
  * compare NaNs in vector code: the same selections, the same bits). The scalar loop ran ~0.47 ms
- * a million float32. */
+ * a million float32. A block of NTN_BLOCK elements that are all finite (|v| <= max: one compare
+ * a lane, false for NaN and both infinities) is copied as it is, the selections' result there:
+ * the three selections' compares into AVX-512 mask registers share one port (~1.5x a copy's time,
+ * 2^20 float32 0.147 -> 0.10 ms into existing memory). */
+#define NTN_BLOCK 64
+#define NAN_TO_NUM_LOOP(T, MAX)                                                                  \
+    Py_ssize_t i = 0;                                                                            \
+    for (; i + NTN_BLOCK <= n; i += NTN_BLOCK) {                                                 \
+        int finite = 1;                                                                          \
+        for (int j = 0; j < NTN_BLOCK; j++) finite &= (a[i + j] <= (MAX)) & (a[i + j] >= -(MAX)); \
+        if (finite) {                                                                            \
+            for (int j = 0; j < NTN_BLOCK; j++) o[i + j] = a[i + j];                             \
+            continue;                                                                            \
+        }                                                                                        \
+        for (int j = 0; j < NTN_BLOCK; j++) {                                                    \
+            T v = a[i + j];                                                                      \
+            o[i + j] = v != v ? vn : v == (T)INFINITY ? vp : v == -(T)INFINITY ? vm : v;         \
+        }                                                                                        \
+    }                                                                                            \
+    for (; i < n; i++) {                                                                         \
+        T v = a[i];                                                                              \
+        o[i] = v != v ? vn : v == (T)INFINITY ? vp : v == -(T)INFINITY ? vm : v;                 \
+    }
+
 ERF_CLONES static void nan_to_num_float(const float *restrict a, float *restrict o, Py_ssize_t n, float vn, float vp,
                                         float vm)
 {
-    for (Py_ssize_t i = 0; i < n; i++) {
-        float v = a[i];
-        o[i] = v != v ? vn : v == INFINITY ? vp : v == -INFINITY ? vm : v;
-    }
+    NAN_TO_NUM_LOOP(float, 0x1.fffffep127f)
 }
 
 ERF_CLONES static void nan_to_num_double(const double *restrict a, double *restrict o, Py_ssize_t n, double vn,
                                          double vp, double vm)
 {
-    for (Py_ssize_t i = 0; i < n; i++) {
-        double v = a[i];
-        o[i] = v != v ? vn : v == (double)INFINITY ? vp : v == -(double)INFINITY ? vm : v;
-    }
+    NAN_TO_NUM_LOOP(double, 0x1.fffffffffffffp1023)
 }
+#undef NAN_TO_NUM_LOOP
 
 /* ---------------------------------------------------------------- frac, one pass
  *

@@ -564,7 +564,7 @@ def _fast_clamp(x: Any, min: Any, max: Any) -> Tensor | None:  # noqa: A002
                 return adopted(res, info[2], d)
     lo, hi = _fast_bound(min, d, lay.shape, info), _fast_bound(max, d, lay.shape, info)
     if lo is _NO_FAST or hi is _NO_FAST:
-        return None
+        return _permuted_extreme(x, min, max)
     numbers = lo.__class__ is not np.ndarray and hi.__class__ is not np.ndarray
     arr = flat_run(x, info)
     if arr is None:
@@ -594,6 +594,32 @@ def _fast_clamp(x: Any, min: Any, max: Any) -> Tensor | None:  # noqa: A002
         else:
             torch_extremes.fix_flat("clamp", (arr, lo, hi), res)
     return adopted(res, info[2], d)
+
+
+def _permuted_extreme(x: Tensor, min: Any, max: Any) -> Tensor | None:  # noqa: A002
+    """``clamp_min`` / ``clamp_max`` (one bound, a tensor) of a float32 / float64 ``x`` laid out
+    densely but not row-major (a transpose) by a bound of its dtype, shape and strides: PyTorch's
+    loop walks the two as one contiguous row in memory order (TensorIterator merges the permuted
+    dims), so the compiled maximum / minimum with its bits runs on the two storage runs, the result
+    laid out with those strides (the general path: NumPy's maximum, then a pass for zeros and NaNs,
+    2.3x the time). None where that does not apply."""
+    bound = max if min is None else min
+    if (min is None) == (max is None) or (type(bound) is not Tensor and type(bound) not in SUBCLASSES):
+        return None
+    la, lb = x._layout, bound._layout
+    if bound._dtype is not x._dtype or lb.shape != la.shape or lb.strides != la.strides:
+        return None
+    from .binary import _flat_plans  # (binary imports this module)
+
+    n, lay, _ = _flat_plans[(la.shape, la.strides)]
+    if lay is None or n < 2:
+        return None
+    xr = x._storage.array[la.offset: la.offset + n]
+    br = bound._storage.array[lb.offset: lb.offset + n]
+    if len(xr) != n or len(br) != n:
+        return None
+    res = torch_extremes.extreme_fresh(min is not None, xr, br)
+    return None if res is None else adopted(res, lay, x._dtype)
 
 
 def _compiled_clamp(run: np.ndarray, lo: Any, hi: Any) -> np.ndarray | None:

@@ -274,6 +274,33 @@ def _fast_arg(self: Any, dim: Any, keepdim: Any, largest: bool) -> Tensor | None
     return adopted(res.reshape(-1), plan[1], int64)
 
 
+def _fast_arg_transposed(self: Any, dim: Any, keepdim: Any, largest: bool) -> Tensor | None:
+    """argmax / argmin (an int ``dim``) of a float32 / float64 2-D transpose of a row-major tensor
+    (strides ``(1, m)``, both dims of size >= 2) along dim 0: that dim runs contiguously in memory,
+    so NumPy's argmax along the last dim of the storage run viewed row-major ``(n, m)`` is the
+    general path's call (which moves the axis last and reaches the same array through more views),
+    into the result it makes. Not max / min's fast path (which reads values at row-major indices);
+    None where this does not apply."""
+    if (self.__class__ is not Tensor and self.__class__ not in SUBCLASSES) or dim.__class__ is not int \
+            or keepdim.__class__ is not bool or (self._dtype is not float32 and self._dtype is not float64) \
+            or not _INTP_IS_INT64:
+        return None
+    lay = self._layout
+    shape = lay.shape
+    if len(shape) != 2 or dim not in (0, -2):
+        return None
+    m, n = shape
+    if m < 2 or n < 2 or lay.strides != (1, m):
+        return None
+    run = self._storage.array[lay.offset: lay.offset + m * n]
+    if len(run) != m * n:
+        return None
+    out, out_np = result_array((1, n) if keepdim else (n,), int64)
+    rows = run.reshape(n, m)
+    (rows.argmax if largest else rows.argmin)(-1, out_np.reshape(n))
+    return out
+
+
 _MAX_REDUCE, _MIN_REDUCE = MAXIMUM, MINIMUM  # (np.maximum.reduce, np.minimum.reduce: fast_reduce's objects)
 _INTP_IS_INT64 = np.dtype(np.intp) == np.dtype(np.int64)  # (NumPy's indices are intp)
 # (numel, last dim's size) -> where each row of a row-major tensor starts in its flat run
@@ -282,6 +309,8 @@ _ROW_STARTS = Memo(lambda key: np.arange(0, key[0], key[1], dtype=np.int64))
 
 def _arg(self: Tensor, dim: Any, keepdim: bool, op: str) -> Tensor:
     t = _fast_arg(self, dim, keepdim, op == "argmax")
+    if t is None:
+        t = _fast_arg_transposed(self, dim, keepdim, op == "argmax")
     if t is not None:
         return report(op, (self,), t)
     tensor_arg(self, op)

@@ -234,8 +234,31 @@ def _concatenate_into(arrays: Sequence[np.ndarray], d: int, target: np.ndarray) 
         at = 0
         for a in arrays:
             n = a.shape[d]
-            copy_into(target[(slice(None),) * d + (slice(at, at + n),)], a)
+            _part_into(target[(slice(None),) * d + (slice(at, at + n),)], a)
             at += n
+
+
+def _innermost_dim(a: np.ndarray) -> int | None:
+    """The dim of ``a`` (longer than 1) with the smallest stride: the one its memory runs along."""
+    dims = [k for k in range(a.ndim) if a.shape[k] > 1]
+    return min(dims, key=lambda k: abs(a.strides[k])) if dims else None
+
+
+def _part_into(dest: np.ndarray, a: np.ndarray) -> None:
+    """``copy_into(dest, a)`` for one part of a large join. Where ``dest`` (a slice of the result)
+    runs along a dim with gaps (``dstack``'s slice of every other element) and ``a`` runs along
+    another dim (a permuted part), the blocked copy's tiles write scattered single elements (a
+    transposed 1M-element float32 part: 3 ms); the part is then first copied blocked into dense
+    memory laid out as ``dest`` (0.3 ms) and that copied in order (0.3 ms). The values are the
+    same copies, only visited in another order."""
+    inner = _innermost_dim(dest)
+    if (a.nbytes >= _PART_COPY_BYTES and a.dtype == dest.dtype and a.shape == dest.shape and inner is not None
+            and abs(dest.strides[inner]) > dest.itemsize and _innermost_dim(a) != inner):
+        dense = np.empty_like(dest)  # (order K: dense, its dims in dest's memory order)
+        copy_into(dense, a)
+        np.copyto(dest, dense)
+        return
+    copy_into(dest, a)
 
 
 def _joined(name: str, tensors: Sequence[Tensor], out: Tensor, d: int, how: str = "joined") -> Tensor:
