@@ -820,25 +820,36 @@ static PyObject *py_cols(PyObject *self, PyObject *args)
     return PyLong_FromSsize_t(unsure);
 }
 
-/* extreme_all(x, out, mode) -> int: extreme_rows over every element of the C-contiguous float32
- * ('f') or float64 ('d') buffer x, one row, into out (a writable buffer of at least one element
- * of x's type): the smallest (mode 0) or largest (1). Returns 0 when the answer is neither a zero
- * nor NaN (the one answer: NumPy's bits), 1 when it is (the caller recomputes with NumPy), -1 when
- * the call is not taken (x empty, unaligned, another type; out too small or of another type: the
- * caller's NumPy path). The small full max()/min() call: one buffer read each side, no address
- * arithmetic or alignment test in Python. */
+/* extreme_all(x, out, mode[, length]) -> int: extreme_rows over the C-contiguous float32 ('f') or
+ * float64 ('d') buffer x read as rows of `length` elements (default: every element, one row; it
+ * must divide x's element count), into out (a writable buffer of x's type holding a result per
+ * row; mode 2: two per row, the smallest first, then the largest): the smallest (mode 0), largest
+ * (1) or both (2). Returns how many results are a zero or NaN (0: every answer is the one answer,
+ * NumPy's bits; else the caller recomputes with NumPy), -1 when the call is not taken (x empty,
+ * unaligned, another type, a length that does not divide it; out too small or of another type:
+ * the caller's NumPy path). The small max()/min()/amax(dim=-1)/aminmax call: one buffer read each
+ * side, no address arithmetic or alignment test in Python. */
 static PyObject *py_extreme_all(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (nargs != 3) {
-        PyErr_SetString(PyExc_TypeError, "extreme_all(x, out, mode) takes 3 arguments");
+    if (nargs != 3 && nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "extreme_all(x, out, mode[, length]) takes 3 or 4 arguments");
         return NULL;
     }
     int mode = PyLong_Check(args[2]) ? (int)PyLong_AsLong(args[2]) : -1;
-    if (mode != 0 && mode != 1) {
+    if (mode < 0 || mode > 2) {
         if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "extreme_all: mode must be 0 (smallest) or 1 (largest)");
+            PyErr_SetString(PyExc_ValueError, "extreme_all: mode must be 0 (smallest), 1 (largest) or 2 (both)");
         return NULL;
+    }
+    Py_ssize_t length = -1; /* (-1: every element, one row) */
+    if (nargs == 4) {
+        length = PyLong_Check(args[3]) ? PyLong_AsSsize_t(args[3]) : -1;
+        if (length < 1) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "extreme_all: length must be an int >= 1");
+            return NULL;
+        }
     }
     Py_buffer xb, ob;
     if (PyObject_GetBuffer(args[0], &xb, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
@@ -851,23 +862,26 @@ static PyObject *py_extreme_all(PyObject *self, PyObject *const *args, Py_ssize_
     const char *xf = xb.format ? xb.format : "B", *of = ob.format ? ob.format : "B";
     int itemsize = (int)xb.itemsize;
     Py_ssize_t n = itemsize ? xb.len / itemsize : 0;
-    if (n >= 1 && ob.len >= itemsize && xf[0] && !xf[1] && of[0] == xf[0] && !of[1]
+    if (length < 0)
+        length = n;
+    Py_ssize_t count = n >= 1 && n % length == 0 ? n / length : 0, results = mode == 2 ? 2 * count : count;
+    if (count >= 1 && ob.len >= results * itemsize && xf[0] && !xf[1] && of[0] == xf[0] && !of[1]
         && ((xf[0] == 'f' && itemsize == 4) || (xf[0] == 'd' && itemsize == 8))
         && ob.itemsize == itemsize && (uintptr_t)xb.buf % itemsize == 0 && (uintptr_t)ob.buf % itemsize == 0) {
         int release = n >= (1 << 16);
         PyThreadState *ts = release ? PyEval_SaveThread() : NULL;
 #if HAVE_AVX2_CLONE
         if (use_avx2 && itemsize == 4)
-            f32_avx2_extreme_rows((const char *)xb.buf, 1, xb.len, n, (float *)ob.buf, mode);
+            f32_avx2_extreme_rows((const char *)xb.buf, count, length * 4, length, (float *)ob.buf, mode);
         else if (use_avx2)
-            f64_avx2_extreme_rows((const char *)xb.buf, 1, xb.len, n, (double *)ob.buf, mode);
+            f64_avx2_extreme_rows((const char *)xb.buf, count, length * 8, length, (double *)ob.buf, mode);
         else
 #endif
         if (itemsize == 4)
-            f32_extreme_rows((const char *)xb.buf, 1, xb.len, n, (float *)ob.buf, mode);
+            f32_extreme_rows((const char *)xb.buf, count, length * 4, length, (float *)ob.buf, mode);
         else
-            f64_extreme_rows((const char *)xb.buf, 1, xb.len, n, (double *)ob.buf, mode);
-        answer = (long)count_unsure((const char *)ob.buf, itemsize, 1, 1);
+            f64_extreme_rows((const char *)xb.buf, count, length * 8, length, (double *)ob.buf, mode);
+        answer = (long)count_unsure((const char *)ob.buf, itemsize, results, 1);
         if (release)
             PyEval_RestoreThread(ts);
     }
@@ -878,8 +892,9 @@ static PyObject *py_extreme_all(PyObject *self, PyObject *const *args, Py_ssize_
 
 static PyMethodDef methods[] = {
     {"extreme_all", (PyCFunction)(void (*)(void))py_extreme_all, METH_FASTCALL,
-     "extreme_all(x, out, mode): the smallest (0) or largest (1) element of a C-contiguous float32/float64\n"
-     "buffer into out[0]; returns 0 (a sure answer), 1 (a zero or NaN: recompute) or -1 (not taken)."},
+     "extreme_all(x, out, mode[, length]): the smallest (0), largest (1) or both (2) of each row of length\n"
+     "elements (default: all) of a C-contiguous float32/float64 buffer into out; returns the number of\n"
+     "results that are a zero or NaN (0: sure answers; else recompute) or -1 (not taken)."},
     {"cols", py_cols, METH_VARARGS,
      "cols(address, itemsize, rows, row_stride, cols, out_address, mode): the smallest (mode 0),\n"
      "largest (1) or sum (3) over the outer dim of contiguous rows, in NumPy's row-by-row order.\n"

@@ -142,6 +142,43 @@ def fast_reduce(reduce: Callable[..., np.ndarray], t: Any, dim: Any, keepdim: An
     return adopted(res if res.ndim == 1 else res.reshape(-1), plan[1], d)
 
 
+def sure_extreme(t: Any, dim: Any, keepdim: Any, mode: int) -> Any:
+    """amin (``mode`` 0), amax (1) or ``(amin, amax)`` (2) of a small (below ``rows.MIN_ELEMENTS``)
+    row-major float32 / float64 tensor over every dim (``dim`` None) or its last (an int), fresh,
+    by one call of the compiled row kernel (:func:`strided.kernels.rows.extreme_all`), where every
+    result is neither a zero nor
+    NaN: then it is the one answer, NumPy's and PyTorch's bits, and needs none of the zero-sign
+    fixes (:mod:`strided.kernels.torch_extreme_reduce`). None otherwise (another layout or dim, a
+    zero or NaN met, the kernel off: the caller's :func:`fast_reduce` or general path). The caller
+    reports the result."""
+    plan = fast_plan(t, dim, keepdim)
+    if plan is None:
+        return None
+    d = t._dtype
+    lay = t._layout
+    shape = lay.shape
+    info = _cinfo[shape]
+    axis = plan[0]
+    # (from rows.MIN_ELEMENTS on, fast_reduce's row kernels, tuned for large rows, keep the call)
+    if lay.strides != info[0] or info[1] >= rows.MIN_ELEMENTS or (axis is not None and axis != len(shape) - 1) or (k := rows.extreme_all()) is None:
+        return None
+    x = t._storage.array
+    if lay.offset or len(x) != info[1]:
+        x = x[lay.offset : lay.offset + info[1]]
+        if len(x) != info[1]:  # (a tensor unpickled past its storage: the general path refuses it)
+            return None
+    count = info[1] // plan[2]  # (the rows: the results)
+    res = _empty(count, d.numpy)
+    if k(x, res, mode & 1, plan[2]):  # (a zero or NaN met (which one NumPy keeps depends on its loop), or not taken)
+        return None
+    if mode == 2:  # (two calls into two fresh arrays: cheaper than slicing one call's pair)
+        hi = _empty(count, d.numpy)
+        if k(x, hi, 1, plan[2]):
+            return None
+        return adopted(res, plan[1], d), adopted(hi, plan[1], d)
+    return adopted(res, plan[1], d)
+
+
 # ---- sum / mean in PyTorch's order (strided.kernels.torch_sum), the compiled kernel's call planned
 
 # (the kernel's argument tuples, the result's layout, its element count, the count each result

@@ -28,7 +28,7 @@ from ...kernels.rows import add_reduce, max_reduce, min_reduce, minmax_reduce, n
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import gradtools, support
-from .._support.fast_reduce import fast_operand, fast_plan, fast_reduce
+from .._support.fast_reduce import fast_operand, fast_plan, fast_reduce, sure_extreme
 from .._support.operands import _cinfo
 from .._support.out import write_out, write_pair_out
 from .._support.promotion import TORCH_NAMES
@@ -49,6 +49,7 @@ class AminmaxResult(NamedTuple):
 
 
 AminmaxResult.__name__ = AminmaxResult.__qualname__ = "aminmax"  # (its repr, as PyTorch's)
+_tuple_new = tuple.__new__
 
 
 def _finish(result: Tensor, out: Any, op: str, inputs: tuple, same_dtype: str = "") -> Tensor:
@@ -132,7 +133,11 @@ def amax(input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Any = None
     [7, 5]
     """
     if out is None:
-        t = fast_reduce(_max_reduce, input, None if dim.__class__ is tuple and not dim else dim, keepdim)
+        full = None if dim.__class__ is tuple and not dim else dim
+        t = sure_extreme(input, full, keepdim, 1)  # (no zero, no NaN: no sign to fix)
+        if t is not None:
+            return t
+        t = fast_reduce(_max_reduce, input, full, keepdim)
         if t is not None:
             return _torch_zeros(t, input, dim, keepdim, True)
     return _finish(_torch_zeros(_extreme(input, dim, keepdim, "amax", True), input, dim, keepdim, True),
@@ -148,7 +153,11 @@ def amin(input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Any = None
     (1, [1, 2])
     """
     if out is None:
-        t = fast_reduce(_min_reduce, input, None if dim.__class__ is tuple and not dim else dim, keepdim)
+        full = None if dim.__class__ is tuple and not dim else dim
+        t = sure_extreme(input, full, keepdim, 0)  # (no zero, no NaN: no sign to fix)
+        if t is not None:
+            return t
+        t = fast_reduce(_min_reduce, input, full, keepdim)
         if t is not None:
             return _torch_zeros(t, input, dim, keepdim, False)
     return _finish(_torch_zeros(_extreme(input, dim, keepdim, "amin", False), input, dim, keepdim, False),
@@ -182,6 +191,9 @@ def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False, out
     """
     if out is not None:
         return write_pair_out(out, lambda: aminmax(input, dim=dim, keepdim=keepdim), "aminmax", (input,))
+    pair = sure_extreme(input, dim, keepdim, 2)  # (no zero, no NaN: no sign to fix)
+    if pair is not None:
+        return _tuple_new(AminmaxResult, pair)  # (AminmaxResult(*pair) without its Python __new__)
     got = fast_operand(input, dim, keepdim)  # (the reductions' fast path, as amin's and amax's: one view, one plan)
     if got is not None:
         x, plan = got
