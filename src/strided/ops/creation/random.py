@@ -26,10 +26,11 @@ from typing import Any
 import numpy as np
 
 from ...args import int_arg, is_number, parse_sizes, sizes_or_size
-from ...creation import like_strides
+from ...creation import _plain_plan, like_strides
 from ...device import parse_device
-from ...dispatch import OPEN, adopted, created, report, result, result_array
+from ...dispatch import OPEN, _result_plans, adopted, created, report, result, result_array
 from ...dtypes import (
+    _DEFAULT,
     C10_NAME,
     CPP_NAME,
     DEFAULT_INT,
@@ -303,9 +304,51 @@ def rand(*sizes: Any, size: Any = None, generator: Any = None, dtype: Any = None
 
     # Note: PyTorch's distribution, NumPy's PCG64 stream: not torch.rand's numbers for the same seed.
     """
+    if (dtype is None and size is None and generator is None and device is None and requires_grad is False
+            and (plan := _plain_plan(sizes)) is not None and (dt := _DEFAULT[0]) in _DRAWN):
+        return _drawn(plan, dt, _draw_uniform, "rand")
     requires_grad = check_flag(requires_grad, "rand")  # (before a draw: no RNG step on a bad flag)
     t = _rand(sizes, size, generator, dtype, device)
     return leaf(t, requires_grad, "rand")
+
+
+_new_empty = np.empty
+_DRAWN = frozenset({float32, float64})  # (the default dtypes NumPy draws in directly)
+
+
+def _draw_uniform(g: np.random.Generator, out: np.ndarray) -> None:
+    g.random(dtype=out.dtype, out=out)
+
+
+def _draw_normal(g: np.random.Generator, out: np.ndarray) -> None:
+    g.standard_normal(dtype=out.dtype, out=out)
+
+
+def _drawn(plan: tuple[int, Layout], dt: DType, draw: Callable[[np.random.Generator, np.ndarray], None],
+           op: str, inputs: tuple = ()) -> Tensor:
+    """``rand``/``randn``'s common call (plain int sizes of a layout made before, the default
+    float32/float64 dtype and generator, nothing else given): a fresh row-major result of ``plan``
+    (:func:`strided.creation._plain_plan`) drawn straight into, under the default generator's lock.
+    The general path's draw exactly: the same call into the same memory (NumPy fills ``out=`` in
+    row-major order whatever its shape), so the same numbers and the same stream."""
+    arr = _new_empty(plan[0], dt.numpy)
+    with default_generator._lock:
+        draw(default_generator._np, arr)
+    t = adopted(arr, plan[1], dt)
+    if OPEN:
+        created(op, inputs, t)
+    return t
+
+
+def _like_plan(input: Any) -> tuple[int, Layout] | None:  # noqa: A002
+    """``rand_like``/``randn_like``'s common call: for a plain row-major float32/float64 tensor
+    whose result layout was made before, that layout's remembered plan (the general path's
+    in-place draw, :func:`_draws_in_place`, with nothing else given); else None."""
+    if input.__class__ is not Tensor or input._dtype not in _DRAWN:
+        return None
+    lay = input._layout
+    plan = _result_plans.get((lay.shape, None))
+    return plan if plan is not None and plan[1].strides == lay.strides else None
 
 
 def _rand(sizes: Any, size: Any, generator: Any, dtype: Any, device: Any) -> Tensor:
@@ -318,8 +361,9 @@ def _rand(sizes: Any, size: Any, generator: Any, dtype: Any, device: Any) -> Ten
         return _fresh(shape, dt, g.draw(lambda n: _complex_parts(n, shape, dt, normal=False)), "rand")
     if dt in REDUCED_FLOATS:
         return _fresh(shape, dt, g.draw(lambda n: _uniform(n, shape, dt)), "rand")
-    t, arr = result_array(shape, dt)
-    g.draw(lambda n: n.random(dtype=arr.dtype, out=arr))  # straight into the result's memory
+    t = result(shape, dt)  # (its remembered plan is rand's fast path from the next call on)
+    arr = t._storage.array
+    g.draw(lambda n: n.random(dtype=arr.dtype, out=arr))  # straight into the result's memory (row-major order)
     if OPEN:
         created("rand", (), t)
     return t
@@ -336,6 +380,9 @@ def randn(*sizes: Any, size: Any = None, generator: Any = None, dtype: Any = Non
     >>> x.shape, abs(x.mean().item()) < 0.05, abs(x.std().item() - 1) < 0.05
     ((10000,), True, True)
     """
+    if (dtype is None and size is None and generator is None and device is None and requires_grad is False
+            and (plan := _plain_plan(sizes)) is not None and (dt := _DEFAULT[0]) in _DRAWN):
+        return _drawn(plan, dt, _draw_normal, "randn")
     requires_grad = check_flag(requires_grad, "randn")  # (before a draw: no RNG step on a bad flag)
     t = _randn(sizes, size, generator, dtype, device)
     return leaf(t, requires_grad, "randn")
@@ -353,8 +400,9 @@ def _randn(sizes: Any, size: Any, generator: Any, dtype: Any, device: Any) -> Te
         return _fresh(shape, dt, g.draw(lambda n: _complex_parts(n, shape, dt, normal=True)), "randn")
     if dt in REDUCED_FLOATS:
         return _fresh(shape, dt, g.draw(lambda n: n.standard_normal(shape, dtype=np.float32)), "randn")
-    t, arr = result_array(shape, dt)
-    g.draw(lambda n: n.standard_normal(dtype=arr.dtype, out=arr))  # straight into the result's memory
+    t = result(shape, dt)  # (its remembered plan is randn's fast path from the next call on)
+    arr = t._storage.array
+    g.draw(lambda n: n.standard_normal(dtype=arr.dtype, out=arr))  # straight into the result's memory (row-major order)
     if OPEN:
         created("randn", (), t)
     return t
@@ -825,6 +873,9 @@ def rand_like(input: Any, *, dtype: Any = None, memory_format: MemoryFormat = pr
     >>> strided.rand_like(strided.zeros(2, 3, dtype=strided.float64)).dtype
     strided.float64
     """
+    if (dtype is None and memory_format is preserve_format and generator is None and device is None
+            and requires_grad is False and (plan := _like_plan(input)) is not None):
+        return _drawn(plan, input._dtype, _draw_uniform, "rand_like", (input,))
     requires_grad = check_flag(requires_grad, "rand_like")  # (before a draw: no RNG step on a bad flag)
     tensor_arg(input, "rand_like")
     parse_device(device, "rand_like")
@@ -832,7 +883,8 @@ def rand_like(input: Any, *, dtype: Any = None, memory_format: MemoryFormat = pr
     _float_or_complex(dt, "check_uniform_bounds", "rand_like")
     shape = input._layout.shape
     if _draws_in_place(input, dt, memory_format):  # (the draw rand makes, straight into the result)
-        t, arr = result_array(shape, dt)
+        t = result(shape, dt)  # (its remembered plan is the fast path's from the next call on)
+        arr = t._storage.array
         resolve(generator, "rand_like").draw(lambda g: g.random(dtype=arr.dtype, out=arr))
         if OPEN:
             created("rand_like", (input,), t)
@@ -850,6 +902,9 @@ def randn_like(input: Any, *, dtype: Any = None, memory_format: MemoryFormat = p
     >>> strided.randn_like(strided.zeros(2, 3)).shape
     (2, 3)
     """
+    if (dtype is None and memory_format is preserve_format and generator is None and device is None
+            and requires_grad is False and (plan := _like_plan(input)) is not None):
+        return _drawn(plan, input._dtype, _draw_normal, "randn_like", (input,))
     requires_grad = check_flag(requires_grad, "randn_like")  # (before a draw: no RNG step on a bad flag)
     tensor_arg(input, "randn_like")
     parse_device(device, "randn_like")
@@ -860,7 +915,8 @@ def randn_like(input: Any, *, dtype: Any = None, memory_format: MemoryFormat = p
         return leaf(t, requires_grad, "randn_like")
     _float_or_complex(dt, "normal_kernel_cpu", "randn_like")
     if _draws_in_place(input, dt, memory_format):  # (the draw randn makes, straight into the result)
-        t, arr = result_array(shape, dt)
+        t = result(shape, dt)  # (its remembered plan is the fast path's from the next call on)
+        arr = t._storage.array
         resolve(generator, "randn_like").draw(lambda g: g.standard_normal(dtype=arr.dtype, out=arr))
         if OPEN:
             created("randn_like", (input,), t)
