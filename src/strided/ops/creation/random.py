@@ -270,6 +270,20 @@ def _filled(target: Tensor, op: str, g: Any, dest: np.ndarray, fill: Callable[..
     return target
 
 
+def _sampled(target: Tensor, op: str, dest: np.ndarray, sample: Callable[..., np.ndarray], *args: Any) -> Tensor:
+    """``sample(numpy_generator, dest.shape, *args)`` drawn under the default generator's lock and
+    written into ``dest`` (``target``'s run, from :func:`_plain_run`), reported as ``op``: the
+    in-place samplers' common call, :func:`_into`'s flat path without its checks (the caller made
+    them). A sample of the run's 1-D shape is the sample of ``target``'s shape in row-major order:
+    NumPy draws elements in that order whatever the shape, so the numbers and stream are the same."""
+    with default_generator._lock:
+        values = sample(default_generator._np, dest.shape, *args)
+    _put(dest, values)
+    if OPEN:
+        report(op, (), target)
+    return target
+
+
 def _plain_run(self: Any, generator: Any) -> np.ndarray | None:
     """The in-place samplers' common call, before their argument checks (each has checked the
     arguments it takes as passing): the default generator and a plain row-major writable
@@ -465,10 +479,10 @@ def _check_range(low: int, high: int | None, dtype: DType, op: str = "random_") 
 
 
 def _integers(low: int, high_inclusive: int) -> Callable[[np.random.Generator, Shape], np.ndarray]:
-    return lambda g, shape: _draw_integers(g, low, high_inclusive, shape)
+    return lambda g, shape: _draw_integers(g, shape, low, high_inclusive)
 
 
-def _draw_integers(g: np.random.Generator, low: int, top: int, shape: Shape) -> np.ndarray:
+def _draw_integers(g: np.random.Generator, shape: Shape, low: int, top: int) -> np.ndarray:
     """``g.integers(low, top, size=shape, dtype=np.int64, endpoint=True)``: a new int64 array of
     integers uniform on [low, top], the numbers and stream NumPy's call gives.
 
@@ -493,7 +507,7 @@ def _integers_into(g: np.random.Generator, low: int, top: int, out: np.ndarray) 
     kernel = native.rand()
     if kernel is None or not out.flags.aligned or low.__class__ is not int or top.__class__ is not int or \
             not -_INT64_TOP - 1 <= low <= top <= _INT64_TOP:
-        np.copyto(out, _draw_integers(g, low, top, out.shape))
+        np.copyto(out, _draw_integers(g, out.shape, low, top))
     else:
         kernel.bounded_int64(g.bit_generator.capsule, out, low, top - low)
 
@@ -1109,6 +1123,9 @@ def random_(self: Tensor, from_: Any = None, to: Any = _MISSING, *, generator: A
     >>> strided.zeros(4, dtype=strided.int64).random_(3, 5).tolist()  # doctest: +SKIP
     [4, 3, 3, 4]
     """
+    if from_ is None and to is _MISSING and not kw and (dest := _plain_run(self, generator)) is not None:
+        # (random_() of a float32/float64 tensor: integers on [0, 2**mantissa bits], as below)
+        return _sampled(self, "random_", dest, _draw_integers, 0, _int_bounds(self._dtype)[1])
     by_keyword = "from" in kw
     from_ = kw.pop("from", from_)
     _no_extra(kw, "random_")
@@ -1144,6 +1161,8 @@ def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
     >>> sorted(set(strided.empty(100).bernoulli_(0.5).tolist())) in ([0.0, 1.0], [0.0], [1.0])
     True
     """
+    if p.__class__ is float and 0.0 <= p <= 1.0 and (dest := _plain_run(self, generator)) is not None:
+        return _sampled(self, "bernoulli_", dest, _below, p)  # (the checks below pass: the same draw)
     self = _target(self, "bernoulli_")
     shape = self._layout.shape
     if isinstance(p, Tensor):
@@ -1159,7 +1178,12 @@ def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
         return _into(self, "bernoulli_", generator, lambda g, s: g.random(s) < probs)
     value = _check_p_number(p)
     _no_kernel(self, "bernoulli_scalar_cpu_", "bernoulli_", self._dtype.is_complex)
-    return _into(self, "bernoulli_", generator, lambda g, s: g.random(s) < value)
+    return _into(self, "bernoulli_", generator, lambda g, s: _below(g, s, value))
+
+
+def _below(g: np.random.Generator, shape: Shape, p: float) -> np.ndarray:
+    """bernoulli_'s sample of a number ``p``: uniform draws below ``p`` (bool)."""
+    return g.random(shape) < p
 
 
 def _continuous(dtype: DType, distribution: str, cpp: bool = False) -> None:
@@ -1218,6 +1242,8 @@ def geometric_(self: Tensor, p: float, *, generator: Any = None) -> Tensor:
     >>> bool((strided.empty(100).geometric_(0.5) >= 1).all())
     True
     """
+    if p.__class__ is float and 0.0 < p < 1.0 and (dest := _plain_run(self, generator)) is not None:
+        return _sampled(self, "geometric_", dest, _geometric, p)  # (the checks below pass: the same draw)
     self = _target(self, "geometric_")
     value = _float(p, "geometric_", "p", 1)
     if not 0 < value < 1:
@@ -1226,7 +1252,11 @@ def geometric_(self: Tensor, p: float, *, generator: Any = None) -> Tensor:
                        "p is the success probability of each trial")
         )
     _no_kernel(self, "geometric_cpu", "geometric_", self._dtype.is_complex or self._dtype is bool_)
-    return _into(self, "geometric_", generator, lambda g, s: g.geometric(value, s))
+    return _into(self, "geometric_", generator, lambda g, s: _geometric(g, s, value))
+
+
+def _geometric(g: np.random.Generator, shape: Shape, p: float) -> np.ndarray:
+    return g.geometric(p, shape)
 
 
 @method("log_normal_")
@@ -1236,16 +1266,25 @@ def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator:
     >>> bool((strided.empty(100).log_normal_() > 0).all())
     True
     """
+    if mean.__class__ is float and std.__class__ is float and std > 0.0 and \
+            (dest := _plain_run(self, generator)) is not None:  # (the checks below pass: the same fill)
+        return _filled(self, "log_normal_", default_generator, dest, _fill_log_normal, mean, std)
     self = _target(self, "log_normal_")
     _continuous(self._dtype, "LogNormal")
     m = _float(mean, "log_normal_", "mean", 1)
     s = _positive("log_normal_", "std", std, pos=2)
-    def fill(g: np.random.Generator, out: np.ndarray) -> None:  # (the sample's steps in one array)
-        x = g.standard_normal(out.shape)
-        np.multiply(x, s, out=x)
-        np.add(x, m, out=x)
-        _put(out, np.exp(x, out=x))
+    def fill(g: np.random.Generator, out: np.ndarray) -> None:
+        _fill_log_normal(g, out, m, s)
     return _into(self, "log_normal_", generator, lambda g, shape: np.exp(g.standard_normal(shape) * s + m), fill)
+
+
+def _fill_log_normal(g: np.random.Generator, out: np.ndarray, m: float, s: float) -> None:
+    """log_normal_'s sample written into ``out``: the sample's steps in one float64 array, then
+    cast into ``out`` once (the values of ``exp(standard_normal * s + m)``)."""
+    x = g.standard_normal(out.shape)
+    np.multiply(x, s, out=x)
+    np.add(x, m, out=x)
+    _put(out, np.exp(x, out=x))
 
 
 @method("cauchy_")
@@ -1255,13 +1294,22 @@ def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator:
     >>> strided.empty(2, 3).cauchy_().shape
     (2, 3)
     """
+    if median.__class__ is float and sigma.__class__ is float and sigma > 0.0 and \
+            (dest := _plain_run(self, generator)) is not None:  # (the checks below pass: the same draw)
+        return _sampled(self, "cauchy_", dest, _cauchy, median, sigma)
     self = _target(self, "cauchy_")
     _continuous(self._dtype, "Cauchy", cpp=True)
     m = _float(median, "cauchy_", "median", 1)
     s = _positive("cauchy_", "sigma", sigma, pos=2)
-    if s == 1.0:  # (x * 1.0 is x, bit for bit, inf and NaN too; the + m stays: -0.0 + 0.0 is +0.0)
-        return _into(self, "cauchy_", generator, lambda g, shape: g.standard_cauchy(shape) + m)
-    return _into(self, "cauchy_", generator, lambda g, shape: g.standard_cauchy(shape) * s + m)
+    return _into(self, "cauchy_", generator, lambda g, shape: _cauchy(g, shape, m, s))
+
+
+def _cauchy(g: np.random.Generator, shape: Shape, m: float, s: float) -> np.ndarray:
+    """cauchy_'s sample: ``standard_cauchy * s + m`` in float64."""
+    x = g.standard_cauchy(shape)
+    if s != 1.0:  # (x * 1.0 is x, bit for bit, inf and NaN too; the + m stays: -0.0 + 0.0 is +0.0)
+        np.multiply(x, s, out=x)
+    return np.add(x, m, out=x)
 
 
 def _no_extra(kw: dict, op: str) -> None:
