@@ -32,6 +32,7 @@ from ...layout import plans as P
 from ...layout.formats import format_strides, suggest_format
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
+from .._support.memo import Memo
 from .._support.out import check_out, resized_layout, write_out
 from .._support.promotion import TORCH_NAMES, can_cast, promote_types
 from ..registry import backward, method
@@ -798,6 +799,28 @@ def _tensor_split(t: Tensor, spec: int | list[int], d: int) -> tuple[Tensor, ...
     return _slice_views(t, d, _split_bounds(t._layout.shape[d], spec, d))
 
 
+# (op, shape, strides, offset, dim as given, number of sections) -> the pieces' layouts of a split
+# by a number of sections that passed the op's checks before (they read nothing else): a loop's
+# repeated split builds no layout again. Layouts are immutable, so pieces may share them.
+_SPLITS = Memo(limit=1024)
+
+
+def _sections_key(op: str, t: Any, sections: Any, dim: Any) -> tuple | None:
+    """:data:`_SPLITS`'s key of a split of plain tensor ``t`` into ``sections`` (a plain int)
+    along ``dim`` (a plain int), else None (the general path parses the arguments)."""
+    if t.__class__ is not Tensor or sections.__class__ is not int or dim.__class__ is not int:
+        return None
+    lay = t._layout
+    return op, lay.shape, lay.strides, lay.offset, dim, sections
+
+
+def _remembered(t: Tensor, key: tuple | None, pieces: tuple[Tensor, ...]) -> tuple[Tensor, ...]:
+    """``pieces`` (``t``'s split), their layouts remembered under ``key`` (None: nothing)."""
+    if key is not None:
+        _SPLITS.put(key, tuple(p._layout for p in pieces))
+    return pieces
+
+
 def _split_bounds(size: int, spec: int | list[int], d: int) -> list[tuple[int, int]]:
     """``(start, stop)`` of each piece of a dim of ``size`` split by ``spec`` (a number of
     sections, or the indices to split at)."""
@@ -837,6 +860,13 @@ def tensor_split(input: Tensor, indices_or_sections: Any = None, dim: int = 0, *
     >>> [p.shape for p in strided.zeros(7, 3).tensor_split(3)]
     [(3, 3), (2, 3), (2, 3)]
     """
+    if sections is None and indices is None and tensor_indices_or_sections is None and \
+            (key := _sections_key("tensor_split", input, indices_or_sections, dim)) is not None:
+        layouts = _SPLITS.get(key)
+        if layouts is not None:  # (the checks below passed for this layout and these arguments)
+            return tuple(map(input._view, layouts))
+    else:
+        key = None
     tensor_arg(input, "tensor_split")
     given = [v for v in (indices_or_sections, sections, indices, tensor_indices_or_sections) if v is not None]
     if len(given) != 1:
@@ -856,10 +886,15 @@ def tensor_split(input: Tensor, indices_or_sections: Any = None, dim: int = 0, *
             )
         )
     d = L.wrap_dim(dim_int(dim, "tensor_split"), len(shape))
-    return _tensor_split(input, spec, d)
+    return _remembered(input, key, _tensor_split(input, spec, d))
 
 
 def _directional_split(op: str, t: Tensor, spec: Any, min_dims: int, d: int) -> tuple[Tensor, ...]:
+    key = _sections_key(op, t, spec, d)
+    if key is not None:
+        layouts = _SPLITS.get(key)
+        if layouts is not None:  # (the checks below passed for this layout and number of sections)
+            return tuple(map(t._view, layouts))
     shape = t._layout.shape  # (t is checked to be a tensor by the caller)
     if len(shape) < min_dims:
         raise StridedRuntimeError(
@@ -888,7 +923,7 @@ def _directional_split(op: str, t: Tensor, spec: Any, min_dims: int, d: int) -> 
                 f"t.tensor_split({parsed}, dim={d})",
             )
         )
-    return _tensor_split(t, parsed, d)
+    return _remembered(t, key, _tensor_split(t, parsed, d))
 
 
 @method("hsplit")
