@@ -697,11 +697,26 @@ def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
     >>> [t.shape for t in strided.broadcast_tensors(strided.zeros(2, 1), strided.zeros(3))]
     [(2, 3), (2, 3)]
     """
+    key = None
+    if len(tensors) == 2 and tensors[0].__class__ is Tensor and tensors[1].__class__ is Tensor:
+        la, lb = tensors[0]._layout, tensors[1]._layout
+        key = (la.shape, la.strides, la.offset, lb.shape, lb.strides, lb.offset)
+        got = _BROADCAST_PAIRS.get(key)
+        if got is not None:  # (the pair's expanded layouts, made before: the checks below passed)
+            return tensors[0]._view(got[0]), tensors[1]._view(got[1])
     tensors = tensor_list(tensors, "broadcast_tensors")
     if not tensors:
         return ()
     shape = broadcast_all([t._layout.shape for t in tensors])
-    return tuple(t._view(_expanded(t._layout, shape)) for t in tensors)
+    out = tuple(t._view(_expanded(t._layout, shape)) for t in tensors)
+    if key is not None:
+        _BROADCAST_PAIRS.put(key, (out[0]._layout, out[1]._layout))
+    return out
+
+
+# (a's shape, strides, offset, b's) -> broadcast_tensors(a, b)'s two layouts, for two plain tensors
+# whose broadcast the general path made (a pure function of the key; Layouts are immutable)
+_BROADCAST_PAIRS = Memo(limit=1024)
 
 
 def _expanded(lay: Layout, shape: tuple[int, ...]) -> Layout:
