@@ -814,17 +814,25 @@ def _tensor_split(t: Tensor, spec: int | list[int], d: int) -> tuple[Tensor, ...
     return _slice_views(t, d, _split_bounds(t._layout.shape[d], spec, d))
 
 
-# (op, shape, strides, offset, dim as given, number of sections) -> the pieces' layouts of a split
-# by a number of sections that passed the op's checks before (they read nothing else): a loop's
+# (op, shape, strides, offset, dim as given, number of sections or ("at", indices)) -> the pieces'
+# layouts of a split that passed the op's checks before (they read nothing else): a loop's
 # repeated split builds no layout again. Layouts are immutable, so pieces may share them.
 _SPLITS = Memo(limit=1024)
 
 
 def _sections_key(op: str, t: Any, sections: Any, dim: Any) -> tuple | None:
-    """:data:`_SPLITS`'s key of a split of plain tensor ``t`` into ``sections`` (a plain int)
-    along ``dim`` (a plain int), else None (the general path parses the arguments)."""
-    if t.__class__ is not Tensor or sections.__class__ is not int or dim.__class__ is not int:
+    """:data:`_SPLITS`'s key of a split of plain tensor ``t`` along ``dim`` (a plain int) into
+    ``sections`` (a plain int) or at ``sections`` (a list or tuple of plain ints), else None (the
+    general path parses the arguments)."""
+    if t.__class__ is not Tensor or dim.__class__ is not int:
         return None
+    if sections.__class__ is not int:
+        if sections.__class__ is not list and sections.__class__ is not tuple:
+            return None
+        for i in sections:  # (2.0 and True hash as 2 and 1 do: each index a plain int)
+            if i.__class__ is not int:
+                return None
+        sections = ("at", tuple(sections))
     lay = t._layout
     return op, lay.shape, lay.strides, lay.offset, dim, sections
 
