@@ -1695,6 +1695,15 @@ def empty_strided(size: Any, stride: Any, *, dtype: Any = None, device: Any = No
     >>> strided.empty_strided((2, 3), (1, 2)).stride()
     (1, 2)
     """
+    if (dtype is None and device is None and requires_grad is False and size.__class__ is tuple
+            and stride.__class__ is tuple and (plan := _strided_plans.get((size, stride, _DEFAULT[0]))) is not None):
+        for v in size + stride:  # (2.0 and True hash as 2 and 1 do: every size and stride an int)
+            if v.__class__ is not int:
+                break
+        else:
+            t = adopted(_empty(plan[0], _DEFAULT[0].numpy), plan[1], _DEFAULT[0])
+            if OPEN: created("empty_strided", (), t)  # noqa: E701
+            return t
     parse_device(device, "empty_strided")
     shape, strides, _ = L.normalize_layout_args(size, stride, 0)
     if len(shape) != len(strides):
@@ -1720,8 +1729,18 @@ def empty_strided(size: Any, stride: Any, *, dtype: Any = None, device: Any = No
     n, layout = _strided_plan(shape, strides, dt.itemsize)
     t = result((n,), dt)
     t._layout = layout
+    if n <= _FAST_ELEMENTS:  # (checked and made: the fast path's from the next call on)
+        if len(_strided_plans) >= 256:
+            _strided_plans.clear()
+        _strided_plans[(shape, strides, dt)] = (n, layout)
     if OPEN: created("empty_strided", (), t)  # noqa: E701
     return leaf(t, requires_grad, "empty_strided")
+
+
+# (sizes, strides, dtype) -> empty_strided's (element count, Layout), for layouts the general path
+# checked and made (plain int tuples: the fast path tests each is an int). Bounded; an entry is a
+# pure function of its key, so racing threads only repeat work.
+_strided_plans: dict[tuple[tuple[int, ...], tuple[int, ...], DType], tuple[int, Layout]] = {}
 
 
 # the kinds of this module's ops, in the op registry: new memory from no tensor's elements (a

@@ -55,7 +55,23 @@ def index_layout(layout: Layout, key: object) -> Layout:
     (this is a hot path: ``t[1:3]`` should cost about what PyTorch's does). The result
     keeps the Layout invariants by construction, as :mod:`strided.layout.movement`'s ops do.
     """
-    items = key if type(key) is tuple else (key,)
+    kind = type(key)
+    if (kind is int or kind is slice) and layout.shape:
+        # (the commonest keys, t[i] and t[a:b] with int or no bounds and no step, on dim 0: the
+        # loop's result for them, built directly; anything else, an empty slice or an index out
+        # of range included, takes the loop and its errors)
+        shape, strides = layout.shape, layout.strides
+        size = shape[0]
+        if kind is int:
+            if -size <= key < size:  # type: ignore[operator]
+                return Layout._trusted(shape[1:], strides[1:],
+                                       layout.offset + (key + size if key < 0 else key) * strides[0])  # type: ignore[operator]
+        elif key.step is None and (key.start is None or key.start.__class__ is int) and (  # type: ignore[union-attr]
+                key.stop is None or key.stop.__class__ is int):  # type: ignore[union-attr]
+            start, stop, _ = key.indices(size)  # type: ignore[union-attr]
+            if stop > start:
+                return Layout._trusted((stop - start, *shape[1:]), strides, layout.offset + start * strides[0])
+    items = key if kind is tuple else (key,)
     shape, strides = layout.shape, layout.strides
     ndim = len(shape)
     consumed = 0

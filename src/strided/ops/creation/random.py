@@ -26,10 +26,11 @@ from typing import Any
 import numpy as np
 
 from ...args import int_arg, is_number, parse_sizes, sizes_or_size
-from ...creation import like_strides
+from ...creation import _plain_plan, like_strides
 from ...device import parse_device
-from ...dispatch import OPEN, adopted, created, report, result, result_array
+from ...dispatch import OPEN, _result_plans, adopted, created, report, result, result_array
 from ...dtypes import (
+    _DEFAULT,
     C10_NAME,
     CPP_NAME,
     DEFAULT_INT,
@@ -269,6 +270,20 @@ def _filled(target: Tensor, op: str, g: Any, dest: np.ndarray, fill: Callable[..
     return target
 
 
+def _sampled(target: Tensor, op: str, dest: np.ndarray, sample: Callable[..., np.ndarray], *args: Any) -> Tensor:
+    """``sample(numpy_generator, dest.shape, *args)`` drawn under the default generator's lock and
+    written into ``dest`` (``target``'s run, from :func:`_plain_run`), reported as ``op``: the
+    in-place samplers' common call, :func:`_into`'s flat path without its checks (the caller made
+    them). A sample of the run's 1-D shape is the sample of ``target``'s shape in row-major order:
+    NumPy draws elements in that order whatever the shape, so the numbers and stream are the same."""
+    with default_generator._lock:
+        values = sample(default_generator._np, dest.shape, *args)
+    _put(dest, values)
+    if OPEN:
+        report(op, (), target)
+    return target
+
+
 def _plain_run(self: Any, generator: Any) -> np.ndarray | None:
     """The in-place samplers' common call, before their argument checks (each has checked the
     arguments it takes as passing): the default generator and a plain row-major writable
@@ -303,9 +318,51 @@ def rand(*sizes: Any, size: Any = None, generator: Any = None, dtype: Any = None
 
     # Note: PyTorch's distribution, NumPy's PCG64 stream: not torch.rand's numbers for the same seed.
     """
+    if (dtype is None and size is None and generator is None and device is None and requires_grad is False
+            and (plan := _plain_plan(sizes)) is not None and (dt := _DEFAULT[0]) in _DRAWN):
+        return _drawn(plan, dt, _draw_uniform, "rand")
     requires_grad = check_flag(requires_grad, "rand")  # (before a draw: no RNG step on a bad flag)
     t = _rand(sizes, size, generator, dtype, device)
     return leaf(t, requires_grad, "rand")
+
+
+_new_empty = np.empty
+_DRAWN = frozenset({float32, float64})  # (the default dtypes NumPy draws in directly)
+
+
+def _draw_uniform(g: np.random.Generator, out: np.ndarray) -> None:
+    g.random(dtype=out.dtype, out=out)
+
+
+def _draw_normal(g: np.random.Generator, out: np.ndarray) -> None:
+    g.standard_normal(dtype=out.dtype, out=out)
+
+
+def _drawn(plan: tuple[int, Layout], dt: DType, draw: Callable[[np.random.Generator, np.ndarray], None],
+           op: str, inputs: tuple = ()) -> Tensor:
+    """``rand``/``randn``'s common call (plain int sizes of a layout made before, the default
+    float32/float64 dtype and generator, nothing else given): a fresh row-major result of ``plan``
+    (:func:`strided.creation._plain_plan`) drawn straight into, under the default generator's lock.
+    The general path's draw exactly: the same call into the same memory (NumPy fills ``out=`` in
+    row-major order whatever its shape), so the same numbers and the same stream."""
+    arr = _new_empty(plan[0], dt.numpy)
+    with default_generator._lock:
+        draw(default_generator._np, arr)
+    t = adopted(arr, plan[1], dt)
+    if OPEN:
+        created(op, inputs, t)
+    return t
+
+
+def _like_plan(input: Any) -> tuple[int, Layout] | None:  # noqa: A002
+    """``rand_like``/``randn_like``'s common call: for a plain row-major float32/float64 tensor
+    whose result layout was made before, that layout's remembered plan (the general path's
+    in-place draw, :func:`_draws_in_place`, with nothing else given); else None."""
+    if input.__class__ is not Tensor or input._dtype not in _DRAWN:
+        return None
+    lay = input._layout
+    plan = _result_plans.get((lay.shape, None))
+    return plan if plan is not None and plan[1].strides == lay.strides else None
 
 
 def _rand(sizes: Any, size: Any, generator: Any, dtype: Any, device: Any) -> Tensor:
@@ -318,8 +375,9 @@ def _rand(sizes: Any, size: Any, generator: Any, dtype: Any, device: Any) -> Ten
         return _fresh(shape, dt, g.draw(lambda n: _complex_parts(n, shape, dt, normal=False)), "rand")
     if dt in REDUCED_FLOATS:
         return _fresh(shape, dt, g.draw(lambda n: _uniform(n, shape, dt)), "rand")
-    t, arr = result_array(shape, dt)
-    g.draw(lambda n: n.random(dtype=arr.dtype, out=arr))  # straight into the result's memory
+    t = result(shape, dt)  # (its remembered plan is rand's fast path from the next call on)
+    arr = t._storage.array
+    g.draw(lambda n: n.random(dtype=arr.dtype, out=arr))  # straight into the result's memory (row-major order)
     if OPEN:
         created("rand", (), t)
     return t
@@ -336,6 +394,9 @@ def randn(*sizes: Any, size: Any = None, generator: Any = None, dtype: Any = Non
     >>> x.shape, abs(x.mean().item()) < 0.05, abs(x.std().item() - 1) < 0.05
     ((10000,), True, True)
     """
+    if (dtype is None and size is None and generator is None and device is None and requires_grad is False
+            and (plan := _plain_plan(sizes)) is not None and (dt := _DEFAULT[0]) in _DRAWN):
+        return _drawn(plan, dt, _draw_normal, "randn")
     requires_grad = check_flag(requires_grad, "randn")  # (before a draw: no RNG step on a bad flag)
     t = _randn(sizes, size, generator, dtype, device)
     return leaf(t, requires_grad, "randn")
@@ -353,8 +414,9 @@ def _randn(sizes: Any, size: Any, generator: Any, dtype: Any, device: Any) -> Te
         return _fresh(shape, dt, g.draw(lambda n: _complex_parts(n, shape, dt, normal=True)), "randn")
     if dt in REDUCED_FLOATS:
         return _fresh(shape, dt, g.draw(lambda n: n.standard_normal(shape, dtype=np.float32)), "randn")
-    t, arr = result_array(shape, dt)
-    g.draw(lambda n: n.standard_normal(dtype=arr.dtype, out=arr))  # straight into the result's memory
+    t = result(shape, dt)  # (its remembered plan is randn's fast path from the next call on)
+    arr = t._storage.array
+    g.draw(lambda n: n.standard_normal(dtype=arr.dtype, out=arr))  # straight into the result's memory (row-major order)
     if OPEN:
         created("randn", (), t)
     return t
@@ -417,10 +479,10 @@ def _check_range(low: int, high: int | None, dtype: DType, op: str = "random_") 
 
 
 def _integers(low: int, high_inclusive: int) -> Callable[[np.random.Generator, Shape], np.ndarray]:
-    return lambda g, shape: _draw_integers(g, low, high_inclusive, shape)
+    return lambda g, shape: _draw_integers(g, shape, low, high_inclusive)
 
 
-def _draw_integers(g: np.random.Generator, low: int, top: int, shape: Shape) -> np.ndarray:
+def _draw_integers(g: np.random.Generator, shape: Shape, low: int, top: int) -> np.ndarray:
     """``g.integers(low, top, size=shape, dtype=np.int64, endpoint=True)``: a new int64 array of
     integers uniform on [low, top], the numbers and stream NumPy's call gives.
 
@@ -445,7 +507,7 @@ def _integers_into(g: np.random.Generator, low: int, top: int, out: np.ndarray) 
     kernel = native.rand()
     if kernel is None or not out.flags.aligned or low.__class__ is not int or top.__class__ is not int or \
             not -_INT64_TOP - 1 <= low <= top <= _INT64_TOP:
-        np.copyto(out, _draw_integers(g, low, top, out.shape))
+        np.copyto(out, _draw_integers(g, out.shape, low, top))
     else:
         kernel.bounded_int64(g.bit_generator.capsule, out, low, top - low)
 
@@ -825,6 +887,9 @@ def rand_like(input: Any, *, dtype: Any = None, memory_format: MemoryFormat = pr
     >>> strided.rand_like(strided.zeros(2, 3, dtype=strided.float64)).dtype
     strided.float64
     """
+    if (dtype is None and memory_format is preserve_format and generator is None and device is None
+            and requires_grad is False and (plan := _like_plan(input)) is not None):
+        return _drawn(plan, input._dtype, _draw_uniform, "rand_like", (input,))
     requires_grad = check_flag(requires_grad, "rand_like")  # (before a draw: no RNG step on a bad flag)
     tensor_arg(input, "rand_like")
     parse_device(device, "rand_like")
@@ -832,7 +897,8 @@ def rand_like(input: Any, *, dtype: Any = None, memory_format: MemoryFormat = pr
     _float_or_complex(dt, "check_uniform_bounds", "rand_like")
     shape = input._layout.shape
     if _draws_in_place(input, dt, memory_format):  # (the draw rand makes, straight into the result)
-        t, arr = result_array(shape, dt)
+        t = result(shape, dt)  # (its remembered plan is the fast path's from the next call on)
+        arr = t._storage.array
         resolve(generator, "rand_like").draw(lambda g: g.random(dtype=arr.dtype, out=arr))
         if OPEN:
             created("rand_like", (input,), t)
@@ -850,6 +916,9 @@ def randn_like(input: Any, *, dtype: Any = None, memory_format: MemoryFormat = p
     >>> strided.randn_like(strided.zeros(2, 3)).shape
     (2, 3)
     """
+    if (dtype is None and memory_format is preserve_format and generator is None and device is None
+            and requires_grad is False and (plan := _like_plan(input)) is not None):
+        return _drawn(plan, input._dtype, _draw_normal, "randn_like", (input,))
     requires_grad = check_flag(requires_grad, "randn_like")  # (before a draw: no RNG step on a bad flag)
     tensor_arg(input, "randn_like")
     parse_device(device, "randn_like")
@@ -860,7 +929,8 @@ def randn_like(input: Any, *, dtype: Any = None, memory_format: MemoryFormat = p
         return leaf(t, requires_grad, "randn_like")
     _float_or_complex(dt, "normal_kernel_cpu", "randn_like")
     if _draws_in_place(input, dt, memory_format):  # (the draw randn makes, straight into the result)
-        t, arr = result_array(shape, dt)
+        t = result(shape, dt)  # (its remembered plan is the fast path's from the next call on)
+        arr = t._storage.array
         resolve(generator, "randn_like").draw(lambda g: g.standard_normal(dtype=arr.dtype, out=arr))
         if OPEN:
             created("randn_like", (input,), t)
@@ -1053,6 +1123,9 @@ def random_(self: Tensor, from_: Any = None, to: Any = _MISSING, *, generator: A
     >>> strided.zeros(4, dtype=strided.int64).random_(3, 5).tolist()  # doctest: +SKIP
     [4, 3, 3, 4]
     """
+    if from_ is None and to is _MISSING and not kw and (dest := _plain_run(self, generator)) is not None:
+        # (random_() of a float32/float64 tensor: integers on [0, 2**mantissa bits], as below)
+        return _sampled(self, "random_", dest, _draw_integers, 0, _int_bounds(self._dtype)[1])
     by_keyword = "from" in kw
     from_ = kw.pop("from", from_)
     _no_extra(kw, "random_")
@@ -1088,6 +1161,8 @@ def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
     >>> sorted(set(strided.empty(100).bernoulli_(0.5).tolist())) in ([0.0, 1.0], [0.0], [1.0])
     True
     """
+    if p.__class__ is float and 0.0 <= p <= 1.0 and (dest := _plain_run(self, generator)) is not None:
+        return _sampled(self, "bernoulli_", dest, _below, p)  # (the checks below pass: the same draw)
     self = _target(self, "bernoulli_")
     shape = self._layout.shape
     if isinstance(p, Tensor):
@@ -1103,7 +1178,12 @@ def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
         return _into(self, "bernoulli_", generator, lambda g, s: g.random(s) < probs)
     value = _check_p_number(p)
     _no_kernel(self, "bernoulli_scalar_cpu_", "bernoulli_", self._dtype.is_complex)
-    return _into(self, "bernoulli_", generator, lambda g, s: g.random(s) < value)
+    return _into(self, "bernoulli_", generator, lambda g, s: _below(g, s, value))
+
+
+def _below(g: np.random.Generator, shape: Shape, p: float) -> np.ndarray:
+    """bernoulli_'s sample of a number ``p``: uniform draws below ``p`` (bool)."""
+    return g.random(shape) < p
 
 
 def _continuous(dtype: DType, distribution: str, cpp: bool = False) -> None:
@@ -1162,6 +1242,8 @@ def geometric_(self: Tensor, p: float, *, generator: Any = None) -> Tensor:
     >>> bool((strided.empty(100).geometric_(0.5) >= 1).all())
     True
     """
+    if p.__class__ is float and 0.0 < p < 1.0 and (dest := _plain_run(self, generator)) is not None:
+        return _sampled(self, "geometric_", dest, _geometric, p)  # (the checks below pass: the same draw)
     self = _target(self, "geometric_")
     value = _float(p, "geometric_", "p", 1)
     if not 0 < value < 1:
@@ -1170,7 +1252,11 @@ def geometric_(self: Tensor, p: float, *, generator: Any = None) -> Tensor:
                        "p is the success probability of each trial")
         )
     _no_kernel(self, "geometric_cpu", "geometric_", self._dtype.is_complex or self._dtype is bool_)
-    return _into(self, "geometric_", generator, lambda g, s: g.geometric(value, s))
+    return _into(self, "geometric_", generator, lambda g, s: _geometric(g, s, value))
+
+
+def _geometric(g: np.random.Generator, shape: Shape, p: float) -> np.ndarray:
+    return g.geometric(p, shape)
 
 
 @method("log_normal_")
@@ -1180,16 +1266,25 @@ def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator:
     >>> bool((strided.empty(100).log_normal_() > 0).all())
     True
     """
+    if mean.__class__ is float and std.__class__ is float and std > 0.0 and \
+            (dest := _plain_run(self, generator)) is not None:  # (the checks below pass: the same fill)
+        return _filled(self, "log_normal_", default_generator, dest, _fill_log_normal, mean, std)
     self = _target(self, "log_normal_")
     _continuous(self._dtype, "LogNormal")
     m = _float(mean, "log_normal_", "mean", 1)
     s = _positive("log_normal_", "std", std, pos=2)
-    def fill(g: np.random.Generator, out: np.ndarray) -> None:  # (the sample's steps in one array)
-        x = g.standard_normal(out.shape)
-        np.multiply(x, s, out=x)
-        np.add(x, m, out=x)
-        _put(out, np.exp(x, out=x))
+    def fill(g: np.random.Generator, out: np.ndarray) -> None:
+        _fill_log_normal(g, out, m, s)
     return _into(self, "log_normal_", generator, lambda g, shape: np.exp(g.standard_normal(shape) * s + m), fill)
+
+
+def _fill_log_normal(g: np.random.Generator, out: np.ndarray, m: float, s: float) -> None:
+    """log_normal_'s sample written into ``out``: the sample's steps in one float64 array, then
+    cast into ``out`` once (the values of ``exp(standard_normal * s + m)``)."""
+    x = g.standard_normal(out.shape)
+    np.multiply(x, s, out=x)
+    np.add(x, m, out=x)
+    _put(out, np.exp(x, out=x))
 
 
 @method("cauchy_")
@@ -1199,13 +1294,22 @@ def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator:
     >>> strided.empty(2, 3).cauchy_().shape
     (2, 3)
     """
+    if median.__class__ is float and sigma.__class__ is float and sigma > 0.0 and \
+            (dest := _plain_run(self, generator)) is not None:  # (the checks below pass: the same draw)
+        return _sampled(self, "cauchy_", dest, _cauchy, median, sigma)
     self = _target(self, "cauchy_")
     _continuous(self._dtype, "Cauchy", cpp=True)
     m = _float(median, "cauchy_", "median", 1)
     s = _positive("cauchy_", "sigma", sigma, pos=2)
-    if s == 1.0:  # (x * 1.0 is x, bit for bit, inf and NaN too; the + m stays: -0.0 + 0.0 is +0.0)
-        return _into(self, "cauchy_", generator, lambda g, shape: g.standard_cauchy(shape) + m)
-    return _into(self, "cauchy_", generator, lambda g, shape: g.standard_cauchy(shape) * s + m)
+    return _into(self, "cauchy_", generator, lambda g, shape: _cauchy(g, shape, m, s))
+
+
+def _cauchy(g: np.random.Generator, shape: Shape, m: float, s: float) -> np.ndarray:
+    """cauchy_'s sample: ``standard_cauchy * s + m`` in float64."""
+    x = g.standard_cauchy(shape)
+    if s != 1.0:  # (x * 1.0 is x, bit for bit, inf and NaN too; the + m stays: -0.0 + 0.0 is +0.0)
+        np.multiply(x, s, out=x)
+    return np.add(x, m, out=x)
 
 
 def _no_extra(kw: dict, op: str) -> None:

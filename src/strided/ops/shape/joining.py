@@ -32,6 +32,7 @@ from ...layout import plans as P
 from ...layout.formats import format_strides, suggest_format
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
+from .._support.memo import Memo
 from .._support.out import check_out, resized_layout, write_out
 from .._support.promotion import TORCH_NAMES, can_cast, promote_types
 from ..registry import backward, method
@@ -719,11 +720,26 @@ def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
     >>> [t.shape for t in strided.broadcast_tensors(strided.zeros(2, 1), strided.zeros(3))]
     [(2, 3), (2, 3)]
     """
+    key = None
+    if len(tensors) == 2 and tensors[0].__class__ is Tensor and tensors[1].__class__ is Tensor:
+        la, lb = tensors[0]._layout, tensors[1]._layout
+        key = (la.shape, la.strides, la.offset, lb.shape, lb.strides, lb.offset)
+        got = _BROADCAST_PAIRS.get(key)
+        if got is not None:  # (the pair's expanded layouts, made before: the checks below passed)
+            return tensors[0]._view(got[0]), tensors[1]._view(got[1])
     tensors = tensor_list(tensors, "broadcast_tensors")
     if not tensors:
         return ()
     shape = broadcast_all([t._layout.shape for t in tensors])
-    return tuple(t._view(_expanded(t._layout, shape)) for t in tensors)
+    out = tuple(t._view(_expanded(t._layout, shape)) for t in tensors)
+    if key is not None:
+        _BROADCAST_PAIRS.put(key, (out[0]._layout, out[1]._layout))
+    return out
+
+
+# (a's shape, strides, offset, b's) -> broadcast_tensors(a, b)'s two layouts, for two plain tensors
+# whose broadcast the general path made (a pure function of the key; Layouts are immutable)
+_BROADCAST_PAIRS = Memo(limit=1024)
 
 
 def _expanded(lay: Layout, shape: tuple[int, ...]) -> Layout:
@@ -821,6 +837,36 @@ def _tensor_split(t: Tensor, spec: int | list[int], d: int) -> tuple[Tensor, ...
     return _slice_views(t, d, _split_bounds(t._layout.shape[d], spec, d))
 
 
+# (op, shape, strides, offset, dim as given, number of sections or ("at", indices)) -> the pieces'
+# layouts of a split that passed the op's checks before (they read nothing else): a loop's
+# repeated split builds no layout again. Layouts are immutable, so pieces may share them.
+_SPLITS = Memo(limit=1024)
+
+
+def _sections_key(op: str, t: Any, sections: Any, dim: Any) -> tuple | None:
+    """:data:`_SPLITS`'s key of a split of plain tensor ``t`` along ``dim`` (a plain int) into
+    ``sections`` (a plain int) or at ``sections`` (a list or tuple of plain ints), else None (the
+    general path parses the arguments)."""
+    if t.__class__ is not Tensor or dim.__class__ is not int:
+        return None
+    if sections.__class__ is not int:
+        if sections.__class__ is not list and sections.__class__ is not tuple:
+            return None
+        for i in sections:  # (2.0 and True hash as 2 and 1 do: each index a plain int)
+            if i.__class__ is not int:
+                return None
+        sections = ("at", tuple(sections))
+    lay = t._layout
+    return op, lay.shape, lay.strides, lay.offset, dim, sections
+
+
+def _remembered(t: Tensor, key: tuple | None, pieces: tuple[Tensor, ...]) -> tuple[Tensor, ...]:
+    """``pieces`` (``t``'s split), their layouts remembered under ``key`` (None: nothing)."""
+    if key is not None:
+        _SPLITS.put(key, tuple(p._layout for p in pieces))
+    return pieces
+
+
 def _split_bounds(size: int, spec: int | list[int], d: int) -> list[tuple[int, int]]:
     """``(start, stop)`` of each piece of a dim of ``size`` split by ``spec`` (a number of
     sections, or the indices to split at)."""
@@ -860,6 +906,13 @@ def tensor_split(input: Tensor, indices_or_sections: Any = None, dim: int = 0, *
     >>> [p.shape for p in strided.zeros(7, 3).tensor_split(3)]
     [(3, 3), (2, 3), (2, 3)]
     """
+    if sections is None and indices is None and tensor_indices_or_sections is None and \
+            (key := _sections_key("tensor_split", input, indices_or_sections, dim)) is not None:
+        layouts = _SPLITS.get(key)
+        if layouts is not None:  # (the checks below passed for this layout and these arguments)
+            return tuple(map(input._view, layouts))
+    else:
+        key = None
     tensor_arg(input, "tensor_split")
     given = [v for v in (indices_or_sections, sections, indices, tensor_indices_or_sections) if v is not None]
     if len(given) != 1:
@@ -879,10 +932,15 @@ def tensor_split(input: Tensor, indices_or_sections: Any = None, dim: int = 0, *
             )
         )
     d = L.wrap_dim(dim_int(dim, "tensor_split"), len(shape))
-    return _tensor_split(input, spec, d)
+    return _remembered(input, key, _tensor_split(input, spec, d))
 
 
 def _directional_split(op: str, t: Tensor, spec: Any, min_dims: int, d: int) -> tuple[Tensor, ...]:
+    key = _sections_key(op, t, spec, d)
+    if key is not None:
+        layouts = _SPLITS.get(key)
+        if layouts is not None:  # (the checks below passed for this layout and number of sections)
+            return tuple(map(t._view, layouts))
     shape = t._layout.shape  # (t is checked to be a tensor by the caller)
     if len(shape) < min_dims:
         raise StridedRuntimeError(
@@ -911,7 +969,7 @@ def _directional_split(op: str, t: Tensor, spec: Any, min_dims: int, d: int) -> 
                 f"t.tensor_split({parsed}, dim={d})",
             )
         )
-    return _tensor_split(t, parsed, d)
+    return _remembered(t, key, _tensor_split(t, parsed, d))
 
 
 @method("hsplit")

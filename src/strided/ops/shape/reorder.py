@@ -37,6 +37,7 @@ from ...kernels.memory import flat_run
 from ...layout import plans as P
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
+from .._support.memo import Memo
 from .._support.operands import _cinfo
 from .._support.promotion import TORCH_NAMES
 from ..registry import backward, method
@@ -141,15 +142,35 @@ def _plain_dims(dims: Any, ndim: int) -> tuple[int, ...] | None:
     return tuple(out)
 
 
+def _flip_key(key: tuple[tuple[int, ...], Any]) -> tuple | None:
+    """:data:`_FLIP_KEYS`' entry: the reversing index of ``flip(t, dims)`` for a tensor of ``shape``
+    (``key``), or None where :func:`_plain_dims` refuses ``dims``."""
+    shape, dims = key
+    wrapped = _plain_dims(dims, len(shape))
+    return None if wrapped is None else tuple([_REVERSED if d in wrapped else _ALL for d in range(len(shape))])
+
+
+# (shape, dims of plain ints) -> flip's reversing index (or None: the general path), per call a lookup
+_FLIP_KEYS = Memo(_flip_key, limit=1024)
+
+
 def _fast_flip(t: Any, dims: Any) -> Tensor | None:
     """``flip(t, dims)`` on the fast path, or None."""
     seen = _shaped_run(t)
     if seen is None:
         return None
-    wrapped = _plain_dims(dims, len(seen[1][2].shape))
-    if wrapped is None:
+    if dims.__class__ is list:  # (flip takes a list of dims as the tuple of them)
+        dims = tuple(dims)
+    if dims.__class__ is tuple:
+        for d in dims:  # (1.0 and True hash as 1 does: each dim a plain int, as _plain_dims tests)
+            if d.__class__ is not int:
+                return None
+    elif dims.__class__ is not int:
         return None
-    view = _reversed(seen[0], wrapped)
+    index = _FLIP_KEYS[(seen[0].shape, dims)]
+    if index is None:
+        return None
+    view = seen[0][index]
     out = np.empty(view.shape, view.dtype)
     copy_into(out, view)  # (the compiled kernel reverses lines in registers; NumPy element by element)
     return adopted(out.reshape(-1), seen[1][2], t._dtype)

@@ -101,8 +101,8 @@ def _write_window(op: str, x: Tensor, s: Tensor, window: Callable[[Tensor], Tens
             "fix: give src the slice's shape (src.expand(...) or src.reshape(...))"))
     if same_dtype:
         # (out is fresh memory, so src cannot overlap the window: one NumPy write of the same
-        # dtype, the bytes copy_ writes)
-        np.copyto(numpy_view(out._storage, lay), s._np())
+        # dtype, the bytes copy_ writes; an assignment, np.copyto's write without its Python wrapper)
+        numpy_view(out._storage, lay)[...] = s._np()
     else:
         assert piece is not None
         piece.copy_(s)  # (copy_'s conversion between dtypes, its warnings and errors)
