@@ -192,3 +192,42 @@ def test_a_leafs_gradient_is_still_kept_as_it_is(monkeypatch):
         ((w * 3.0) * 2.0).sum().backward()
         kept.append(seen)
     assert kept[0] == kept[1] == [True]
+
+
+def _node_parts(node):
+    if node is None:
+        return None
+    return (node.name(), [(type(n).__name__ if n is not None else None, nr) for n, nr in node.next_functions],
+            node.ctx, node.n_outputs, len(node.saved))
+
+
+def test_record_edges_makes_the_nodes_make_nodes_loop_makes(monkeypatch):
+    """make_node's general path (several inputs): the compiled record_edges and the Python loop
+    give nodes with the same edges (the same node objects), ctx, outputs and saved tensors, and
+    both decline when no input needs a gradient."""
+    from strided.autograd import function as Fn
+
+    if Fn._RECORD_EDGES is None:
+        pytest.skip("the copy kernel is not built")
+    leaf = st.tensor([1.0, 2.0], requires_grad=True)
+    res = leaf * 2.0
+    plain = st.tensor([3.0, 4.0], dtype=st.float32)
+    view = leaf.detach().requires_grad_()[:1]
+    base = st.tensor([1.0, 2.0, 3.0], requires_grad=True).clone()
+    stale = base[:2]
+    base.add_(1.0)  # (stale's view_version differs now: edge() regenerates its history)
+    param = st.nn.Parameter(st.ones(2))
+    cases = [(res, plain), (plain, res), (leaf, res, 3.0, None), (plain, plain), (plain, 1.0, plain),
+             [res, leaf], (view, leaf), (stale, res), (param, plain, res), ()]
+    rule = lambda g: (g, g)  # noqa: E731
+    for inputs in cases:
+        made = []
+        for fn in (Fn._RECORD_EDGES, None):
+            monkeypatch.setattr(Fn, "_RECORD_EDGES", fn)
+            node = Fn.make_node(("TestBackward0", inputs, rule, (plain,)), 2, res)
+            made.append((_node_parts(node), None if node is None else [n for n, _ in node.next_functions]))
+        (c_parts, c_nodes), (p_parts, p_nodes) = made
+        assert c_parts == p_parts, inputs
+        if c_nodes is not None:  # (the same producer objects: a grad_fn, a leaf's one AccumulateGrad,
+            # the stale view's history regenerated once)
+            assert all(a is b for a, b in zip(c_nodes, p_nodes))

@@ -1812,6 +1812,128 @@ static PyObject *py_engine_loop(PyObject *self, PyObject *const *args, Py_ssize_
     Py_RETURN_NONE;
 }
 
+/* ---------------------------------------------------------------- record_edges: a recorded node's edges
+ *
+ * record_edges(inputs, edge, no_edge) answers the loop of strided.autograd.function.make_node's
+ * general path over a rule's inputs (a sequence): None when no input is a Tensor (or subclass)
+ * whose Meta requires grad or has a grad_fn, else (edges, ctx) as tuples, one entry per input: for
+ * such a tensor the edge (grad_fn, output_nr) where its grad_fn is set and its view_version None,
+ * else edge(tensor) (a leaf's AccumulateGrad, a regenerated view); for any other tensor no_edge;
+ * ctx (layout.shape, dtype) for every tensor, None for any other input. The Python loop is the
+ * reference and the fallback (tests/test_engine_native.py compares the nodes both make). */
+static PyObject *meta_slot(PyObject *m, Py_ssize_t off, const char *name) /* new reference */
+{
+    if (meta_type != NULL && PyObject_TypeCheck(m, meta_type)) {
+        PyObject *v = SLOT(m, off);
+        if (v != NULL) {
+            Py_INCREF(v);
+            return v;
+        }
+    }
+    return PyObject_GetAttrString(m, name);
+}
+
+static PyObject *py_record_edges(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "record_edges(inputs, edge, no_edge) takes 3 arguments");
+        return NULL;
+    }
+    if (adopt_tensor == NULL || meta_type == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "record_edges: adopt_types or node_types was not called");
+        return NULL;
+    }
+    if (s_shape == NULL && (s_shape = PyUnicode_InternFromString("shape")) == NULL)
+        return NULL;
+    PyObject *seq = PySequence_Fast(args[0], "record_edges: inputs must be a sequence");
+    if (seq == NULL)
+        return NULL;
+    Py_ssize_t k = PySequence_Fast_GET_SIZE(seq);
+    PyObject *edges = PyTuple_New(k), *ctx = PyTuple_New(k), *answer = NULL;
+    int wanted = 0;
+    if (edges == NULL || ctx == NULL)
+        goto done;
+    for (Py_ssize_t j = 0; j < k; j++) {
+        PyObject *i = PySequence_Fast_GET_ITEM(seq, j), *e = NULL, *c = NULL;
+        if (!PyObject_TypeCheck(i, adopt_tensor)) {
+            Py_INCREF(args[2]);
+            PyTuple_SET_ITEM(edges, j, args[2]);
+            Py_INCREF(Py_None);
+            PyTuple_SET_ITEM(ctx, j, Py_None);
+            continue;
+        }
+        PyObject *m = SLOT(i, off_ag);
+        if (m == NULL) {
+            PyErr_SetString(PyExc_AttributeError, "_ag");
+            goto done;
+        }
+        int need = 0;
+        PyObject *fn = NULL;
+        if (m != Py_None) {
+            if ((fn = meta_slot(m, om_fn, "grad_fn")) == NULL)
+                goto done;
+            if (fn != Py_None) {
+                need = 1;
+            } else {
+                PyObject *rg = meta_slot(m, om_rg, "requires_grad");
+                need = rg == NULL ? -1 : PyObject_IsTrue(rg);
+                Py_XDECREF(rg);
+            }
+        }
+        if (need < 0) {
+            Py_XDECREF(fn);
+            goto done;
+        }
+        if (need) {
+            wanted = 1;
+            PyObject *vv = fn != Py_None ? meta_slot(m, om_vv, "view_version") : NULL;
+            if (fn != Py_None && vv == NULL) {
+                Py_DECREF(fn);
+                goto done;
+            }
+            if (fn != Py_None && vv == Py_None) { /* (a result whose history cannot be stale) */
+                PyObject *nr = meta_slot(m, om_nr, "output_nr");
+                e = nr == NULL ? NULL : PyTuple_Pack(2, fn, nr);
+                Py_XDECREF(nr);
+            } else {
+                e = PyObject_CallOneArg(args[1], i);
+            }
+            Py_XDECREF(vv);
+        } else {
+            Py_INCREF(args[2]);
+            e = args[2];
+        }
+        Py_XDECREF(fn);
+        if (e == NULL)
+            goto done;
+        PyTuple_SET_ITEM(edges, j, e);
+        PyObject *lay = SLOT(i, off_layout), *dt = SLOT(i, off_dtype);
+        if (lay == NULL || dt == NULL) {
+            PyErr_SetString(PyExc_AttributeError, "_layout");
+            goto done;
+        }
+        PyObject *shape = PyObject_GetAttr(lay, s_shape);
+        if (shape == NULL)
+            goto done;
+        c = PyTuple_Pack(2, shape, dt);
+        Py_DECREF(shape);
+        if (c == NULL)
+            goto done;
+        PyTuple_SET_ITEM(ctx, j, c);
+    }
+    if (!wanted) {
+        Py_INCREF(Py_None);
+        answer = Py_None;
+    } else {
+        answer = PyTuple_Pack(2, edges, ctx);
+    }
+done:
+    Py_DECREF(seq);
+    Py_XDECREF(edges);
+    Py_XDECREF(ctx);
+    return answer;
+}
+
 /* ---------------------------------------------------------------- join_tensors: cat/stack's flat join
  *
  * join_setup(cinfo, empty, limit) names the row-major plan table (strided.ops._support.operands._cinfo:
@@ -2165,6 +2287,9 @@ static PyMethodDef methods[] = {
      "new_node(cls, name, rule, next_functions, ctx, saved): a Node (strided.autograd.graph.new_node)."},
     {"new_meta", py_new_meta, METH_O,
      "new_meta(grad_fn): a Meta of a result of grad_fn (strided.autograd.graph.new_meta)."},
+    {"record_edges", (PyCFunction)(void (*)(void))py_record_edges, METH_FASTCALL,
+     "record_edges(inputs, edge, no_edge): None, or the (edges, ctx) of a node over inputs\n"
+     "(strided.autograd.function.make_node's loop)."},
     {"engine_loop", (PyCFunction)(void (*)(void))py_engine_loop, METH_FASTCALL,
      "engine_loop(ready, buffers, deps, done, retain_graph, fit, skip): the backward loop's plain nodes\n"
      "(strided.autograd.engine.run's body), until ready is empty or its top node needs the Python body."},
