@@ -30,7 +30,7 @@ from ..kernels.listeners import OPEN
 from ..ops._support.operands import _cinfo
 from ..tensor import Tensor
 from . import graph as G
-from .graph import GRAD_MODE, AccumulateGrad, Node, edge
+from .graph import _RECORDS, GRAD_MODE, AccumulateGrad, Node, edge
 
 
 def _ones_like(t: Tensor) -> Tensor:
@@ -151,8 +151,16 @@ def run(roots: list[tuple], retain_graph: bool, create_graph: bool,
     # the caller's value back (_outside). With create_graph the rules' ops record: INSIDE stays as it is.
     outer = INSIDE.get()
     inside = None if create_graph else INSIDE.set(True)
+    # (the plain nodes, most of a pass, run in C where the copy kernel is built: engine_loop does
+    # this loop's steps for each until ready is empty or its top node needs this body; a capture,
+    # grad's or inputs=, runs here throughout)
+    fast = _ENGINE_LOOP if capture is None else None
     try:
         while ready:
+            if fast is not None:
+                fast(ready, buffers, deps, done, retain_graph, fit, _skip)
+                if not ready:
+                    break
             node = ready.pop()
             grads = buffers.pop(node)
             if node.pre_hooks:  # tensor hooks and retain_grad of this node's outputs
@@ -236,6 +244,12 @@ def run(roots: list[tuple], retain_graph: bool, create_graph: bool,
             INSIDE.reset(inside)
         GRAD_MODE.reset(token)
     return captured
+
+
+# engine_loop: run's loop body for plain nodes, in C, in the module that builds the nodes (the
+# Python body above is the reference and the fallback: an older build without it,
+# STRIDED_NATIVE=0, tests setting this to None)
+_ENGINE_LOOP = getattr(_RECORDS, "engine_loop", None)
 
 
 def _outside(outer: bool, inside: Any, fn: Any, *args: Any) -> Any:

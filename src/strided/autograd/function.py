@@ -289,6 +289,17 @@ def make_node(spec: tuple, n_outputs: int = 1, output: Any = None) -> Node | Non
         if n_outputs != 1:
             node.n_outputs = n_outputs
         return node
+    if _RECORD_EDGES is not None:  # (the loop below, in C: a third of a two-tensor op's record)
+        found = _RECORD_EDGES(inputs, edge, _NO_EDGE)
+        if found is None:
+            return None
+        if INFERENCE_STORAGES.data:
+            _refuse_saved(saved)
+        node = _new_node(Node, name, backward, found[0], found[1],
+                         _saved_entries(saved, output) if saved else ())
+        if n_outputs != 1:
+            node.n_outputs = n_outputs
+        return node
     edges = []
     ctx = []
     wanted = False
@@ -324,4 +335,7 @@ def _refuse_saved(saved: tuple) -> None:
 
 
 _NO_EDGE = (None, 0)
+# record_edges: make_node's loop over a rule's inputs, in C where the copy kernel is built (the
+# loop is the reference and the fallback; tests set this to None to compare)
+_RECORD_EDGES = getattr(G._RECORDS, "record_edges", None)
 _NUMBERS = frozenset((float, int, bool, complex, type(None)))  # (an operand that is no tensor: no edge, no ctx)

@@ -1496,6 +1496,444 @@ static PyObject *py_new_meta(PyObject *self, PyObject *grad_fn)
     return m;
 }
 
+/* ---------------------------------------------------------------- engine_loop: the backward pass's common case
+ *
+ * engine_loop(ready, buffers, deps, done, retain_graph, fit, skip) runs the loop of
+ * strided.autograd.engine.run (without capture: backward, not grad or inputs=) for as long as the
+ * node on top of ready is a plain Node (its class Node itself: no AccumulateGrad, no CopySlices)
+ * without pre_hooks: the same steps as that loop's Python body, in its order (pop the node and its
+ * gradients, its rule called directly when it saved nothing, owns no output and is not freed, else
+ * its apply(grads); onto done when it saved tensors and the graph is not retained; each gradient
+ * fitted with fit(g, shape, dtype, node, i) where its shape or dtype differs from ctx's, handed
+ * into its edge's buffer (added with + to one there), the edge's node onto ready when its count
+ * falls to 0, skip(nxt, deps, buffers, ready) for a node reached by no gradient; node.passed the
+ * gradients' layouts). It returns None when ready is empty or its top node is any other: the
+ * Python body runs that one (hooks, leaves, captures), then calls it again. The Python body is
+ * the reference and the fallback (tests/test_engine_native.py runs the tests both ways). */
+static PyObject *s_apply, *s_shape, *s_layout_name, *s_n_outputs;
+
+static PyObject *tensor_layout(PyObject *g) /* new reference */
+{
+    if (adopt_tensor != NULL && PyObject_TypeCheck(g, adopt_tensor)) {
+        PyObject *lay = SLOT(g, off_layout);
+        if (lay != NULL) {
+            Py_INCREF(lay);
+            return lay;
+        }
+    }
+    return PyObject_GetAttr(g, s_layout_name);
+}
+
+static PyObject *tensor_dtype(PyObject *g) /* new reference */
+{
+    if (adopt_tensor != NULL && PyObject_TypeCheck(g, adopt_tensor)) {
+        PyObject *d = SLOT(g, off_dtype);
+        if (d != NULL) {
+            Py_INCREF(d);
+            return d;
+        }
+    }
+    return PyObject_GetAttrString(g, "_dtype");
+}
+
+/* the gradient g (a new reference, consumed) handed into nxt's buffer at nr; 0, -1 on error */
+static int hand_on(PyObject *buffers, PyObject *nxt, PyObject *nr, PyObject *g)
+{
+    PyObject *buf = PyDict_GetItemWithError(buffers, nxt); /* borrowed */
+    if (buf == NULL && PyErr_Occurred())
+        goto fail;
+    if (buf == NULL) {
+        PyObject *no = PyObject_TypeCheck(nxt, node_type) ? SLOT(nxt, on_nout) : NULL;
+        Py_ssize_t n_out;
+        if (no != NULL) {
+            Py_INCREF(no);
+        } else if ((no = PyObject_GetAttr(nxt, s_n_outputs)) == NULL) {
+            goto fail;
+        }
+        n_out = PyLong_AsSsize_t(no);
+        Py_DECREF(no);
+        if (n_out == -1 && PyErr_Occurred())
+            goto fail;
+        PyObject *list;
+        if (n_out == 1) {
+            if ((list = PyList_New(1)) == NULL)
+                goto fail;
+            PyList_SET_ITEM(list, 0, g); /* (g's reference moves into the list) */
+        } else {
+            if ((list = PyList_New(n_out < 0 ? 0 : n_out)) == NULL)
+                goto fail;
+            for (Py_ssize_t j = 0; j < n_out; j++) {
+                Py_INCREF(Py_None);
+                PyList_SET_ITEM(list, j, Py_None);
+            }
+            int r = PyObject_SetItem(list, nr, g); /* (buf[nr] = g: Python's errors for a bad nr) */
+            Py_DECREF(g);
+            if (r < 0) {
+                Py_DECREF(list);
+                return -1;
+            }
+        }
+        int r = PyDict_SetItem(buffers, nxt, list);
+        Py_DECREF(list);
+        return r;
+    }
+    Py_INCREF(buf);
+    PyObject *old = PyObject_GetItem(buf, nr);
+    if (old == NULL) {
+        Py_DECREF(buf);
+        goto fail;
+    }
+    int r;
+    if (old == Py_None) {
+        r = PyObject_SetItem(buf, nr, g);
+    } else {
+        PyObject *sum = PyNumber_Add(old, g);
+        r = sum == NULL ? -1 : PyObject_SetItem(buf, nr, sum);
+        Py_XDECREF(sum);
+    }
+    Py_DECREF(old);
+    Py_DECREF(buf);
+    Py_DECREF(g);
+    return r;
+fail:
+    Py_DECREF(g);
+    return -1;
+}
+
+/* one node's edges: its rule's gradients outs handed on (engine.run's edge loop); 0, -1 on error */
+static int pass_on(PyObject *node, PyObject *outs, PyObject *buffers, PyObject *deps, PyObject *ready,
+                   PyObject *fit, PyObject *skip)
+{
+    PyObject *edges = SLOT(node, on_next), *shapes = SLOT(node, on_ctx);
+    PyObject *passed = NULL, *ef = NULL, *sf = NULL;
+    int rc = -1;
+    Py_INCREF(edges);
+    Py_INCREF(shapes);
+    if ((ef = PySequence_Fast(edges, "next_functions must be a sequence")) == NULL)
+        goto done;
+    if (shapes != Py_None && (sf = PySequence_Fast(shapes, "ctx must be a sequence")) == NULL)
+        goto done;
+    Py_ssize_t k = PySequence_Fast_GET_SIZE(ef), nouts = PySequence_Fast_GET_SIZE(outs);
+    Py_ssize_t nshapes = sf == NULL ? 0 : PySequence_Fast_GET_SIZE(sf);
+    if ((passed = PyList_New(k)) == NULL)
+        goto done;
+    for (Py_ssize_t i = 0; i < k; i++) {
+        Py_INCREF(Py_None);
+        PyList_SET_ITEM(passed, i, Py_None);
+    }
+    for (Py_ssize_t i = 0; i < k; i++) {
+        PyObject *e = PySequence_Fast_GET_ITEM(ef, i);
+        if (!PyTuple_Check(e) || PyTuple_GET_SIZE(e) != 2) {
+            PyErr_SetString(PyExc_TypeError, "engine_loop: an edge must be a (node, output_nr) pair");
+            goto done;
+        }
+        PyObject *nxt = PyTuple_GET_ITEM(e, 0), *nr = PyTuple_GET_ITEM(e, 1);
+        if (nxt == Py_None)
+            continue;
+        PyObject *g = i < nouts ? PySequence_Fast_GET_ITEM(outs, i) : Py_None;
+        PyObject *count = PyDict_GetItemWithError(deps, nxt); /* borrowed */
+        if (count == NULL) {
+            if (!PyErr_Occurred())
+                PyErr_SetObject(PyExc_KeyError, nxt);
+            goto done;
+        }
+        Py_ssize_t left = PyLong_AsSsize_t(count);
+        if (left == -1 && PyErr_Occurred())
+            goto done;
+        left -= 1;
+        PyObject *nl = PyLong_FromSsize_t(left);
+        if (nl == NULL)
+            goto done;
+        int r = PyDict_SetItem(deps, nxt, nl);
+        Py_DECREF(nl);
+        if (r < 0)
+            goto done;
+        if (g != Py_None) {
+            Py_INCREF(g);
+            PyObject *meta = i < nshapes ? PySequence_Fast_GET_ITEM(sf, i) : Py_None;
+            if (meta != Py_None) {
+                /* (meta[0], meta[1]: a (shape, dtype) pair) */
+                PyObject *want_shape = PySequence_GetItem(meta, 0);
+                PyObject *want_dtype = want_shape == NULL ? NULL : PySequence_GetItem(meta, 1);
+                PyObject *lay = NULL, *shape = NULL, *dtype = NULL;
+                int differs = -1;
+                if (want_dtype != NULL && (lay = tensor_layout(g)) != NULL
+                    && (shape = PyObject_GetAttr(lay, s_shape)) != NULL) {
+                    differs = PyObject_RichCompareBool(shape, want_shape, Py_NE);
+                    if (differs == 0) {
+                        dtype = tensor_dtype(g);
+                        differs = dtype == NULL ? -1 : dtype != want_dtype;
+                    }
+                }
+                Py_XDECREF(lay);
+                Py_XDECREF(shape);
+                Py_XDECREF(dtype);
+                if (differs > 0) { /* (fit leaves a gradient that matches as it is) */
+                    PyObject *ix = PyLong_FromSsize_t(i);
+                    PyObject *fitted = ix == NULL ? NULL
+                        : PyObject_CallFunctionObjArgs(fit, g, want_shape, want_dtype, node, ix, NULL);
+                    Py_XDECREF(ix);
+                    Py_DECREF(g);
+                    g = fitted;
+                }
+                Py_XDECREF(want_shape);
+                Py_XDECREF(want_dtype);
+                if (differs < 0 || g == NULL) {
+                    Py_XDECREF(g);
+                    goto done;
+                }
+            }
+            PyObject *lay = tensor_layout(g); /* (what graph_text shows: the gradient's strides) */
+            if (lay == NULL) {
+                Py_DECREF(g);
+                goto done;
+            }
+            PyList_SetItem(passed, i, lay); /* (steals lay; drops the None) */
+            if (hand_on(buffers, nxt, nr, g) < 0) /* (g's reference consumed) */
+                goto done;
+            if (left == 0 && PyList_Append(ready, nxt) < 0) /* (its buffer holds this gradient) */
+                goto done;
+        } else if (left == 0) {
+            int has = PyDict_Contains(buffers, nxt);
+            if (has < 0)
+                goto done;
+            if (has) {
+                if (PyList_Append(ready, nxt) < 0)
+                    goto done;
+            } else {
+                PyObject *r2 = PyObject_CallFunctionObjArgs(skip, nxt, deps, buffers, ready, NULL);
+                if (r2 == NULL)
+                    goto done;
+                Py_DECREF(r2);
+            }
+        }
+    }
+    Py_XSETREF(SLOT(node, on_passed), passed);
+    passed = NULL;
+    rc = 0;
+done:
+    Py_XDECREF(passed);
+    Py_XDECREF(ef);
+    Py_XDECREF(sf);
+    Py_DECREF(edges);
+    Py_DECREF(shapes);
+    return rc;
+}
+
+static PyObject *py_engine_loop(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 7) {
+        PyErr_SetString(PyExc_TypeError, "engine_loop(ready, buffers, deps, done, retain_graph, fit, skip) takes 7 arguments");
+        return NULL;
+    }
+    PyObject *ready = args[0], *buffers = args[1], *deps = args[2], *done = args[3], *fit = args[5], *skip = args[6];
+    if (node_type == NULL || adopt_tensor == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "engine_loop: node_types or adopt_types was not called");
+        return NULL;
+    }
+    if (!PyList_Check(ready) || !PyDict_Check(buffers) || !PyDict_Check(deps) || !PyList_Check(done)) {
+        PyErr_SetString(PyExc_TypeError, "engine_loop: ready and done must be lists, buffers and deps dicts");
+        return NULL;
+    }
+    int retain = PyObject_IsTrue(args[4]);
+    if (retain < 0)
+        return NULL;
+    if (s_apply == NULL) {
+        s_apply = PyUnicode_InternFromString("apply");
+        s_shape = PyUnicode_InternFromString("shape");
+        s_layout_name = PyUnicode_InternFromString("_layout");
+        s_n_outputs = PyUnicode_InternFromString("n_outputs");
+        if (!s_apply || !s_shape || !s_layout_name || !s_n_outputs)
+            return NULL;
+    }
+    Py_ssize_t top;
+    while ((top = PyList_GET_SIZE(ready) - 1) >= 0) {
+        PyObject *node = PyList_GET_ITEM(ready, top);
+        if (Py_TYPE(node) != node_type || SLOT(node, on_pre) != Py_None)
+            break; /* (the Python body's: hooks, leaves, CopySlices) */
+        Py_INCREF(node);
+        PyObject *grads = NULL, *outs = NULL, *seq = NULL;
+        if (PyList_SetSlice(ready, top, top + 1, NULL) < 0)
+            goto fail;
+        grads = PyDict_GetItemWithError(buffers, node); /* grads = buffers.pop(node) */
+        if (grads == NULL) {
+            if (!PyErr_Occurred())
+                PyErr_SetObject(PyExc_KeyError, node);
+            goto fail;
+        }
+        Py_INCREF(grads);
+        if (PyDict_DelItem(buffers, node) < 0)
+            goto fail;
+        int saved = PyObject_IsTrue(SLOT(node, on_saved)), own, freed;
+        if (saved < 0 || (own = PyObject_IsTrue(SLOT(node, on_own))) < 0
+            || (freed = PyObject_IsTrue(SLOT(node, on_freed))) < 0)
+            goto fail;
+        if (!saved && !own && !freed && PyList_Check(grads)) {
+            /* (Node.apply, inlined for a node with nothing to check: the rule on the gradients) */
+            PyObject *rule = SLOT(node, on_rule);
+            Py_INCREF(rule);
+            if (PyList_GET_SIZE(grads) == 1) {
+                outs = PyObject_CallOneArg(rule, PyList_GET_ITEM(grads, 0));
+            } else {
+                PyObject *t = PyList_AsTuple(grads);
+                outs = t == NULL ? NULL : PyObject_Call(rule, t, NULL);
+                Py_XDECREF(t);
+            }
+            Py_DECREF(rule);
+        } else {
+            outs = PyObject_CallMethodOneArg(node, s_apply, grads);
+        }
+        if (outs == NULL)
+            goto fail;
+        /* (Node.release frees saved tensors only: a node without any has nothing to release) */
+        if (!retain) {
+            int s2 = PyObject_IsTrue(SLOT(node, on_saved));
+            if (s2 < 0 || (s2 && PyList_Append(done, node) < 0))
+                goto fail;
+        }
+        if ((seq = PySequence_Fast(outs, "a backward rule must return a sequence of gradients")) == NULL)
+            goto fail;
+        Py_CLEAR(outs);
+        if (pass_on(node, seq, buffers, deps, ready, fit, skip) < 0)
+            goto fail;
+        /* (no reference to this node's gradients outlives its turn: an AccumulateGrad run next may
+         * then find it holds a fresh gradient alone and keep it, engine._sole_owner) */
+        Py_DECREF(seq);
+        Py_DECREF(grads);
+        Py_DECREF(node);
+        continue;
+    fail:
+        Py_XDECREF(seq);
+        Py_XDECREF(outs);
+        Py_XDECREF(grads);
+        Py_DECREF(node);
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+/* ---------------------------------------------------------------- record_edges: a recorded node's edges
+ *
+ * record_edges(inputs, edge, no_edge) answers the loop of strided.autograd.function.make_node's
+ * general path over a rule's inputs (a sequence): None when no input is a Tensor (or subclass)
+ * whose Meta requires grad or has a grad_fn, else (edges, ctx) as tuples, one entry per input: for
+ * such a tensor the edge (grad_fn, output_nr) where its grad_fn is set and its view_version None,
+ * else edge(tensor) (a leaf's AccumulateGrad, a regenerated view); for any other tensor no_edge;
+ * ctx (layout.shape, dtype) for every tensor, None for any other input. The Python loop is the
+ * reference and the fallback (tests/test_engine_native.py compares the nodes both make). */
+static PyObject *meta_slot(PyObject *m, Py_ssize_t off, const char *name) /* new reference */
+{
+    if (meta_type != NULL && PyObject_TypeCheck(m, meta_type)) {
+        PyObject *v = SLOT(m, off);
+        if (v != NULL) {
+            Py_INCREF(v);
+            return v;
+        }
+    }
+    return PyObject_GetAttrString(m, name);
+}
+
+static PyObject *py_record_edges(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "record_edges(inputs, edge, no_edge) takes 3 arguments");
+        return NULL;
+    }
+    if (adopt_tensor == NULL || meta_type == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "record_edges: adopt_types or node_types was not called");
+        return NULL;
+    }
+    if (s_shape == NULL && (s_shape = PyUnicode_InternFromString("shape")) == NULL)
+        return NULL;
+    PyObject *seq = PySequence_Fast(args[0], "record_edges: inputs must be a sequence");
+    if (seq == NULL)
+        return NULL;
+    Py_ssize_t k = PySequence_Fast_GET_SIZE(seq);
+    PyObject *edges = PyTuple_New(k), *ctx = PyTuple_New(k), *answer = NULL;
+    int wanted = 0;
+    if (edges == NULL || ctx == NULL)
+        goto done;
+    for (Py_ssize_t j = 0; j < k; j++) {
+        PyObject *i = PySequence_Fast_GET_ITEM(seq, j), *e = NULL, *c = NULL;
+        if (!PyObject_TypeCheck(i, adopt_tensor)) {
+            Py_INCREF(args[2]);
+            PyTuple_SET_ITEM(edges, j, args[2]);
+            Py_INCREF(Py_None);
+            PyTuple_SET_ITEM(ctx, j, Py_None);
+            continue;
+        }
+        PyObject *m = SLOT(i, off_ag);
+        if (m == NULL) {
+            PyErr_SetString(PyExc_AttributeError, "_ag");
+            goto done;
+        }
+        int need = 0;
+        PyObject *fn = NULL;
+        if (m != Py_None) {
+            if ((fn = meta_slot(m, om_fn, "grad_fn")) == NULL)
+                goto done;
+            if (fn != Py_None) {
+                need = 1;
+            } else {
+                PyObject *rg = meta_slot(m, om_rg, "requires_grad");
+                need = rg == NULL ? -1 : PyObject_IsTrue(rg);
+                Py_XDECREF(rg);
+            }
+        }
+        if (need < 0) {
+            Py_XDECREF(fn);
+            goto done;
+        }
+        if (need) {
+            wanted = 1;
+            PyObject *vv = fn != Py_None ? meta_slot(m, om_vv, "view_version") : NULL;
+            if (fn != Py_None && vv == NULL) {
+                Py_DECREF(fn);
+                goto done;
+            }
+            if (fn != Py_None && vv == Py_None) { /* (a result whose history cannot be stale) */
+                PyObject *nr = meta_slot(m, om_nr, "output_nr");
+                e = nr == NULL ? NULL : PyTuple_Pack(2, fn, nr);
+                Py_XDECREF(nr);
+            } else {
+                e = PyObject_CallOneArg(args[1], i);
+            }
+            Py_XDECREF(vv);
+        } else {
+            Py_INCREF(args[2]);
+            e = args[2];
+        }
+        Py_XDECREF(fn);
+        if (e == NULL)
+            goto done;
+        PyTuple_SET_ITEM(edges, j, e);
+        PyObject *lay = SLOT(i, off_layout), *dt = SLOT(i, off_dtype);
+        if (lay == NULL || dt == NULL) {
+            PyErr_SetString(PyExc_AttributeError, "_layout");
+            goto done;
+        }
+        PyObject *shape = PyObject_GetAttr(lay, s_shape);
+        if (shape == NULL)
+            goto done;
+        c = PyTuple_Pack(2, shape, dt);
+        Py_DECREF(shape);
+        if (c == NULL)
+            goto done;
+        PyTuple_SET_ITEM(ctx, j, c);
+    }
+    if (!wanted) {
+        Py_INCREF(Py_None);
+        answer = Py_None;
+    } else {
+        answer = PyTuple_Pack(2, edges, ctx);
+    }
+done:
+    Py_DECREF(seq);
+    Py_XDECREF(edges);
+    Py_XDECREF(ctx);
+    return answer;
+}
+
 /* ---------------------------------------------------------------- join_tensors: cat/stack's flat join
  *
  * join_setup(cinfo, empty, limit) names the row-major plan table (strided.ops._support.operands._cinfo:
@@ -1849,6 +2287,12 @@ static PyMethodDef methods[] = {
      "new_node(cls, name, rule, next_functions, ctx, saved): a Node (strided.autograd.graph.new_node)."},
     {"new_meta", py_new_meta, METH_O,
      "new_meta(grad_fn): a Meta of a result of grad_fn (strided.autograd.graph.new_meta)."},
+    {"record_edges", (PyCFunction)(void (*)(void))py_record_edges, METH_FASTCALL,
+     "record_edges(inputs, edge, no_edge): None, or the (edges, ctx) of a node over inputs\n"
+     "(strided.autograd.function.make_node's loop)."},
+    {"engine_loop", (PyCFunction)(void (*)(void))py_engine_loop, METH_FASTCALL,
+     "engine_loop(ready, buffers, deps, done, retain_graph, fit, skip): the backward loop's plain nodes\n"
+     "(strided.autograd.engine.run's body), until ready is empty or its top node needs the Python body."},
     {"join_setup", py_join_setup, METH_VARARGS,
      "join_setup(cinfo, empty, limit): the plan table, numpy.empty and the largest result join_tensors makes."},
     {"join_tensors", (PyCFunction)(void (*)(void))py_join_tensors, METH_FASTCALL,
