@@ -77,6 +77,14 @@
 #define TILE_A2 128
 #endif
 #define TILE_B(SZ) (TILE_B_BYTES / (Py_ssize_t)(SZ))
+/* The smallest copy (bytes) whose destination lines the AVX-512 blocks write by streaming
+ * (non-temporal) stores, where they are whole aligned lines and the layout gains (plane_z,
+ * DEFINE_Z2_PLANE): a line so written is not read from memory first (a plain store reads it, for
+ * ownership: a third of the traffic) and does not evict the source's lines, but it leaves the
+ * cache, so below about the cache's size a following read of the result would miss. */
+#ifndef NT_MIN_BYTES
+#define NT_MIN_BYTES (8 << 20)
+#endif
 
 typedef struct { uint64_t lo, hi; } u128;
 
@@ -387,23 +395,30 @@ AVX512 static inline AI void tr8_pd(__m512d *r)
     }
 }
 
-AVX512 static inline void block4z(char *dp, Py_ssize_t dsb, const char *sp, Py_ssize_t ssa, Py_ssize_t ssb)
-{
-    (void)ssb;
-    __m512 r[16];
-    for (int k = 0; k < 16; k++) r[k] = _mm512_loadu_ps(sp + k * ssa);
-    tr16_ps(r);
-    for (int k = 0; k < 16; k++) _mm512_storeu_ps(dp + k * dsb, r[k]);
-}
-
-AVX512 static inline void block8z(char *dp, Py_ssize_t dsb, const char *sp, Py_ssize_t ssa, Py_ssize_t ssb)
-{
-    (void)ssb;
-    __m512d r[8];
-    for (int k = 0; k < 8; k++) r[k] = _mm512_loadu_pd(sp + k * ssa);
-    tr8_pd(r);
-    for (int k = 0; k < 8; k++) _mm512_storeu_pd(dp + k * dsb, r[k]);
-}
+/* One block: BK source rows of one 64-byte register each (ssa apart) loaded, transposed, and
+ * stored as BK destination rows (dsb apart). STORE: unaligned plain stores (block4z, block8z) or
+ * streaming (non-temporal) ones (block4zn, block8zn: each destination row of the block one whole
+ * aligned cache line, the caller's guarantee: dp and dsb multiples of 64), which write the line
+ * to memory without reading it first (see NT_MIN_BYTES). */
+#define DEFINE_ZBLOCK(NAME, LOADT, BK, TR, STORE)                                                  \
+    AVX512 static inline void NAME(char *dp, Py_ssize_t dsb, const char *sp, Py_ssize_t ssa, Py_ssize_t ssb) \
+    {                                                                                             \
+        (void)ssb;                                                                                \
+        LOADT r[BK];                                                                              \
+        for (int k = 0; k < BK; k++) r[k] = LOAD_##LOADT(sp + k * ssa);                           \
+        TR(r);                                                                                    \
+        for (int k = 0; k < BK; k++) STORE##LOADT(dp + k * dsb, r[k]);                            \
+    }
+#define LOAD___m512(p) _mm512_loadu_ps(p)
+#define STORE___m512(p, v) _mm512_storeu_ps(p, v)
+#define STREAM___m512(p, v) _mm512_stream_ps((float *)(void *)(p), v)
+#define LOAD___m512d(p) _mm512_loadu_pd(p)
+#define STORE___m512d(p, v) _mm512_storeu_pd(p, v)
+#define STREAM___m512d(p, v) _mm512_stream_pd((double *)(void *)(p), v)
+DEFINE_ZBLOCK(block4z, __m512, 16, tr16_ps, STORE_)
+DEFINE_ZBLOCK(block8z, __m512d, 8, tr8_pd, STORE_)
+DEFINE_ZBLOCK(block4zn, __m512, 16, tr16_ps, STREAM_)
+DEFINE_ZBLOCK(block8zn, __m512d, 8, tr8_pd, STREAM_)
 /* The tiles' side along a for these blocks: one block row (16 four-byte elements, 8 eight-byte
  * ones) where the plane is near square (measured, thread CPU time, loaded machine: 2896^2 float32
  * 4.2-4.4 ms against 6.4 with 64, 2048^2 1.8-2.3 against 2.6), four where a is far longer than b
@@ -423,35 +438,8 @@ AVX512 static inline void block8z(char *dp, Py_ssize_t dsb, const char *sp, Py_s
 #endif
 DEFINE_SSE_PLANE_FOR(plane4_z, 4, 16, block4z, plane4_line, AVX512, ZTILE_A4)
 DEFINE_SSE_PLANE_FOR(plane8_z, 8, 8, block8z, plane8_line, AVX512, ZTILE_A8)
-/* The run-through planes (DEFINE_SSE_PLANE2) with these blocks, where the destination's last dim
- * is a whole number of blocks (so that a block's source rows lie in one run, ssa2 apart). Inside
- * a tile the blocks along the run are the outer loop: each block column reads its 16 (8) source
- * rows from start to end of the tile's b before the next, where the rows along the run lie a whole
- * source plane apart and the i-outer order read one line of each of 128 such rows per step
- * (session 17, thread CPU / memcpy into existing memory: float32 (64, 256, 512).permute(2, 1, 0)
- * 2.5x -> 2.1x, (32, 128, 2048) 2.7x -> 2.1x, float64 (32, 64, 2048) 2.3-3.6x -> 1.85x). */
-#define DEFINE_SSE_PLANE2_FOR(NAME, SZ, BK, BLOCK, ATTR)                                          \
-    ATTR static void NAME(char *d, const char *s, Py_ssize_t nb, Py_ssize_t n1, Py_ssize_t n2,     \
-                          Py_ssize_t dsb, Py_ssize_t ssa1, Py_ssize_t ssa2)                       \
-    {                                                                                             \
-        Py_ssize_t na = n1 * n2;                                                                  \
-        for (Py_ssize_t i0 = 0; i0 < nb; i0 += TILE_B(SZ)) {                                      \
-            Py_ssize_t i1 = i0 + TILE_B(SZ) < nb ? i0 + TILE_B(SZ) : nb;                          \
-            Py_ssize_t ik = i0 + (i1 - i0) / BK * BK;                                             \
-            for (Py_ssize_t j0 = 0; j0 < na; j0 += TILE_A2) {                                     \
-                Py_ssize_t j1 = j0 + TILE_A2 < na ? j0 + TILE_A2 : na;                            \
-                for (Py_ssize_t j = j0; j < j1; j += BK) /* (j outer: see above) */              \
-                    for (Py_ssize_t i = i0; i < ik; i += BK)                                      \
-                        BLOCK(d + i * dsb + j * SZ, dsb,                                          \
-                              s + i * SZ + (j / n2) * ssa1 + (j % n2) * ssa2, ssa2, SZ);          \
-                for (Py_ssize_t i = ik; i < i1; i++) /* the rows past the blocks */               \
-                    for (Py_ssize_t j = j0; j < j1; j++)                                          \
-                        memcpy(d + i * dsb + j * SZ, s + i * SZ + (j / n2) * ssa1 + (j % n2) * ssa2, SZ); \
-            }                                                                                     \
-        }                                                                                         \
-    }
-DEFINE_SSE_PLANE2_FOR(plane4_z2, 4, 16, block4z, AVX512)
-DEFINE_SSE_PLANE2_FOR(plane8_z2, 8, 8, block8z, AVX512)
+DEFINE_SSE_PLANE_FOR(plane4_zn, 4, 16, block4zn, plane4_line, AVX512, ZTILE_A4)
+DEFINE_SSE_PLANE_FOR(plane8_zn, 8, 8, block8zn, plane8_line, AVX512, ZTILE_A8)
 static int use_avx512_blocks; /* set at import */
 
 /* A plane whose source run crosses two dims: the source's unit-stride dim b is short (n0
@@ -496,15 +484,94 @@ static int use_avx512_blocks; /* set at import */
             }                                                                                     \
         }                                                                                         \
     }
-#define LOAD___m512(p) _mm512_loadu_ps(p)
-#define STORE___m512(p, v) _mm512_storeu_ps(p, v)
-#define LOAD___m512d(p) _mm512_loadu_pd(p)
-#define STORE___m512d(p, v) _mm512_storeu_pd(p, v)
 #ifndef ZTILE_AR
 #define ZTILE_AR 64
 #endif
 DEFINE_ROWS_PLANE(rows4_z, 4, 16, __m512, tr16_ps)
 DEFINE_ROWS_PLANE(rows8_z, 8, 8, __m512d, tr8_pd)
+
+/* The run-through planes (DEFINE_SSE_PLANE2) with these blocks, where the destination's last dim
+ * is a whole number of blocks. Inside a tile the blocks along the run are the outer loop: each
+ * block column reads its 16 (8) source rows from start to end of the tile's b before the next,
+ * where the rows along the run lie a whole source plane apart and the i-outer order read one line
+ * of each of 128 such rows per step (session 17, thread CPU / memcpy into existing memory: float32
+ * (64, 256, 512).permute(2, 1, 0) 2.5x -> 2.1x, (32, 128, 2048) 2.7x -> 2.1x, float64 (32, 64,
+ * 2048) 2.3-3.6x -> 1.85x).
+ *
+ * Session 18: a block column keeps one pointer per source row (rows[k]: the run's element j + k,
+ * computed once per column), so a block may cross from one of the destination's last-dim runs
+ * into the next, and the blocks start on whole cache lines: the block columns at column hj (the
+ * destination's next line), the block rows at row hi (the source's next line). The heads and
+ * tails are one more block each, unaligned, at column 0 / row 0 and at the last BK columns / rows
+ * (overlapping their neighbours: those elements are written twice, with the same bytes). With nt
+ * (the caller's: a large copy, dsb a multiple of 64) the aligned blocks store their lines by
+ * streaming stores. NumPy's large buffers sit 16 bytes past a line, so before this every 64-byte
+ * block row straddled two lines on both sides. Measured, 32 MB, thread CPU / memcpy side by side,
+ * loaded machine: float32 (64, 256, 512).permute(2, 1, 0) into existing memory 2.65-3.4x ->
+ * 1.9-2.4x (1.4x with both buffers on a line), into new memory 4.7-5.7x -> 3.9-4.6x; float64
+ * (64, 256, 256).permute(2, 1, 0) 1.9-2.0x -> 1.6-1.7x, into new memory 4.0-4.2x -> 3.6-3.8x.
+ * Needs nb >= BK and na >= BK (copy_nd's choice: na >= RUN2 bytes; a shorter nb takes the plain
+ * loop). */
+#define Z2_BLOCK(SZ, BK, LOADT, TR, STORE, I)                                                     \
+    do {                                                                                          \
+        for (int k = 0; k < BK; k++) r[k] = LOAD_##LOADT(rows[k] + (I) * SZ);                     \
+        TR(r);                                                                                    \
+        for (int k = 0; k < BK; k++) STORE##LOADT(dj + ((I) + k) * dsb, r[k]);                    \
+    } while (0)
+#define DEFINE_Z2_PLANE(NAME, SZ, BK, LOADT, TR)                                                  \
+    AVX512 static void NAME(char *d, const char *s, Py_ssize_t nb, Py_ssize_t n1, Py_ssize_t n2,  \
+                            Py_ssize_t dsb, Py_ssize_t ssa1, Py_ssize_t ssa2, int nt)             \
+    {                                                                                             \
+        Py_ssize_t na = n1 * n2;                                                                  \
+        if (nb < BK || na < BK) {                                                                 \
+            for (Py_ssize_t j = 0; j < na; j++)                                                   \
+                for (Py_ssize_t i = 0; i < nb; i++)                                               \
+                    memcpy(d + i * dsb + j * SZ, s + i * SZ + (j / n2) * ssa1 + (j % n2) * ssa2, SZ); \
+            return;                                                                               \
+        }                                                                                         \
+        Py_ssize_t hi = 0, hj = 0;                                                                \
+        if (ssa1 % 64 == 0 && ssa2 % 64 == 0)                                                     \
+            hi = (Py_ssize_t)((64 - ((uintptr_t)s & 63)) & 63) / SZ;                              \
+        if (dsb % 64 == 0)                                                                        \
+            hj = (Py_ssize_t)((64 - ((uintptr_t)d & 63)) & 63) / SZ;                              \
+        if (hi + BK > nb) hi = 0;                                                                 \
+        if (hj + BK > na) hj = 0;                                                                 \
+        nt = nt && dsb % 64 == 0 && ((uintptr_t)d + hj * SZ) % 64 == 0;                           \
+        Py_ssize_t ie = hi + (nb - hi) / BK * BK, je = hj + (na - hj) / BK * BK;                  \
+        const char *rows[BK];                                                                     \
+        LOADT r[BK];                                                                              \
+        for (Py_ssize_t i0 = hi; i0 < ie; i0 += TILE_B(SZ)) {                                     \
+            Py_ssize_t i1 = i0 + TILE_B(SZ) < ie ? i0 + TILE_B(SZ) : ie;                          \
+            int head = i0 == hi && hi > 0, tail = i1 == ie && ie < nb;                            \
+            for (Py_ssize_t j0 = hj; j0 < je; j0 += TILE_A2) {                                    \
+                Py_ssize_t j1 = j0 + TILE_A2 < je ? j0 + TILE_A2 : je;                            \
+                for (Py_ssize_t j = j0; j < j1; j += BK) { /* (j outer: see above) */             \
+                    char *dj = d + j * SZ;                                                        \
+                    for (int k = 0; k < BK; k++)                                                  \
+                        rows[k] = s + ((j + k) / n2) * ssa1 + ((j + k) % n2) * ssa2;              \
+                    if (head) Z2_BLOCK(SZ, BK, LOADT, TR, STORE_, 0);                             \
+                    if (nt)                                                                       \
+                        for (Py_ssize_t i = i0; i < i1; i += BK) Z2_BLOCK(SZ, BK, LOADT, TR, STREAM_, i); \
+                    else                                                                          \
+                        for (Py_ssize_t i = i0; i < i1; i += BK) Z2_BLOCK(SZ, BK, LOADT, TR, STORE_, i); \
+                    if (tail) Z2_BLOCK(SZ, BK, LOADT, TR, STORE_, nb - BK);                       \
+                }                                                                                 \
+            }                                                                                     \
+        }                                                                                         \
+        /* the head and tail columns: one block column each, every row */                         \
+        for (int side = 0; side < 2; side++) {                                                    \
+            Py_ssize_t j = side ? na - BK : 0;                                                    \
+            if (side ? je == na : hj == 0) continue;                                              \
+            char *dj = d + j * SZ;                                                                \
+            for (int k = 0; k < BK; k++)                                                          \
+                rows[k] = s + ((j + k) / n2) * ssa1 + ((j + k) % n2) * ssa2;                      \
+            if (hi > 0) Z2_BLOCK(SZ, BK, LOADT, TR, STORE_, 0);                                   \
+            for (Py_ssize_t i = hi; i < ie; i += BK) Z2_BLOCK(SZ, BK, LOADT, TR, STORE_, i);      \
+            if (ie < nb) Z2_BLOCK(SZ, BK, LOADT, TR, STORE_, nb - BK);                            \
+        }                                                                                         \
+    }
+DEFINE_Z2_PLANE(plane4_z2, 4, 16, __m512, tr16_ps)
+DEFINE_Z2_PLANE(plane8_z2, 8, 8, __m512d, tr8_pd)
 
 /* plane4_z / plane8_z with every block's 64-byte rows on whole cache lines where the layout
  * allows (the destination's rows dsb apart, the source's ssa apart, both multiples of 64): the
@@ -516,8 +583,16 @@ DEFINE_ROWS_PLANE(rows8_z, 8, 8, __m512d, tr8_pd)
  * offset buffer, thread CPU time against a memcpy: 1.8-2.1x -> 1.1-1.3x into existing memory,
  * 2.9-3.7x -> 2.4-2.5x into new memory; a 64-byte aligned buffer was already 1.1-1.2x). */
 static void plane_z(int sz, char *d, const char *s, Py_ssize_t nb, Py_ssize_t na, Py_ssize_t dsb,
-                    Py_ssize_t ssb, Py_ssize_t ssa)
+                    Py_ssize_t ssb, Py_ssize_t ssa, int nt)
 {
+    /* nt (a large copy: see NT_MIN_BYTES) only where the destination's rows are 64 KB or more
+     * apart (a 3-d permute's planes): there the destination's lines go by streaming stores
+     * (each block row one whole line, so the columns' head below is taken). Measured, 32 MB
+     * into existing memory, thread CPU / memcpy side by side, loaded machine: float32 (64, 256,
+     * 512).permute(2, 0, 1) 2.05-2.55x -> 1.95-2.25x, float64 (64, 256, 256).permute(2, 0, 1)
+     * 1.65-2.2x -> 1.1-1.4x (into new memory 3.4-4.3x -> 2.7-3.6x); but 2-d transposes with
+     * nearer rows 1.7-2.0x -> 1.8-2.05x (into new memory 3.0-4.2x -> 3.5-4.4x), so not there. */
+    nt = nt && FAR_ROWS && dsb % 64 == 0;
     Py_ssize_t h = 0;
     if (ssa % 64 == 0) {
         h = (Py_ssize_t)((64 - ((uintptr_t)s & 63)) & 63) / sz;
@@ -532,7 +607,7 @@ static void plane_z(int sz, char *d, const char *s, Py_ssize_t nb, Py_ssize_t na
     /* (not where the destination's rows are 64 KB or more apart: measured, float64 32 MB
      * permute(2, 0, 1) and (2, 1, 0), rows 128 KB apart, 1.9x -> 2.2-2.5x a memcpy with the
      * columns' head; each row's lines share a few cache sets there either way) */
-    if (dsb % 64 == 0 && dsb < 65536 && dsb > -65536) {
+    if (dsb % 64 == 0 && ((dsb < 65536 && dsb > -65536) || nt)) {
         h = (Py_ssize_t)((64 - ((uintptr_t)d & 63)) & 63) / sz;
         if (h > na) h = na;
         if (h) {
@@ -541,7 +616,10 @@ static void plane_z(int sz, char *d, const char *s, Py_ssize_t nb, Py_ssize_t na
             d += h * sz; s += h * ssa; na -= h;
         }
     }
-    if (sz == 4) plane4_z(d, s, nb, na, dsb, ssb, ssa);
+    if (nt && ((uintptr_t)d & 63) == 0) {
+        if (sz == 4) plane4_zn(d, s, nb, na, dsb, ssb, ssa);
+        else plane8_zn(d, s, nb, na, dsb, ssb, ssa);
+    } else if (sz == 4) plane4_z(d, s, nb, na, dsb, ssb, ssa);
     else plane8_z(d, s, nb, na, dsb, ssb, ssa);
 }
 #else
@@ -550,12 +628,13 @@ static void plane_z(int sz, char *d, const char *s, Py_ssize_t nb, Py_ssize_t na
 
 /* One (b, a) plane: nb x na elements. */
 static void copy_plane(int itemsize, char *d, const char *s, Py_ssize_t nb, Py_ssize_t na,
-                       Py_ssize_t dsb, Py_ssize_t dsa, Py_ssize_t ssb, Py_ssize_t ssa)
+                       Py_ssize_t dsb, Py_ssize_t dsa, Py_ssize_t ssb, Py_ssize_t ssa, int nt)
 {
+    (void)nt;
 #if HAVE_SSE2
     if (dsa == itemsize && ssb == itemsize) {
 #if HAVE_AVX512_BLOCKS
-        if (use_avx512_blocks && (itemsize == 4 || itemsize == 8)) { plane_z(itemsize, d, s, nb, na, dsb, ssb, ssa); return; }
+        if (use_avx512_blocks && (itemsize == 4 || itemsize == 8)) { plane_z(itemsize, d, s, nb, na, dsb, ssb, ssa, nt); return; }
 #endif
         switch (itemsize) {
         case 1: plane1_sse(d, s, nb, na, dsb, ssb, ssa); return;
@@ -629,7 +708,7 @@ static void copy_line(int itemsize, char *d, const char *s, Py_ssize_t n, Py_ssi
  * between b and a inside bands of b, so that the destination's rows stream; 1.2-1.6x slower on
  * 3-d permutes, with TILE_B destination rows written at once.) */
 static void copy_nd(int itemsize, char *d, const char *s, int ndim, const Py_ssize_t *shape,
-                    const Py_ssize_t *dst, const Py_ssize_t *sst)
+                    const Py_ssize_t *dst, const Py_ssize_t *sst, int nt)
 {
     int a = ndim - 1, b = -1;
     Py_ssize_t best = 0;
@@ -641,7 +720,7 @@ static void copy_nd(int itemsize, char *d, const char *s, int ndim, const Py_ssi
         /* Both run along a, and a is short ((N, M, 3).permute(1, 0, 2): runs of 3 elements): a
          * run is one element of shape[a] * itemsize bytes, and the copy the transpose of those
          * that it is (NumPy's inner loop of 3 elements: 4-13x a memcpy). */
-        copy_nd((int)(shape[a] * itemsize), d, s, ndim - 1, shape, dst, sst);
+        copy_nd((int)(shape[a] * itemsize), d, s, ndim - 1, shape, dst, sst, nt);
         return;
     }
     if (b == a) b = -1;
@@ -677,9 +756,9 @@ static void copy_nd(int itemsize, char *d, const char *s, int ndim, const Py_ssi
         if (c >= 0) {
 #if HAVE_AVX512_BLOCKS
             if (use_avx512_blocks && itemsize == 4 && shape[a] % 16 == 0)
-                plane4_z2(d, s, shape[b], shape[c], shape[a], dst[b], sst[c], sst[a]);
+                plane4_z2(d, s, shape[b], shape[c], shape[a], dst[b], sst[c], sst[a], nt);
             else if (use_avx512_blocks && itemsize == 8 && shape[a] % 8 == 0)
-                plane8_z2(d, s, shape[b], shape[c], shape[a], dst[b], sst[c], sst[a]);
+                plane8_z2(d, s, shape[b], shape[c], shape[a], dst[b], sst[c], sst[a], nt);
             else
 #endif
             switch (itemsize) {
@@ -691,7 +770,7 @@ static void copy_nd(int itemsize, char *d, const char *s, int ndim, const Py_ssi
         } else
 #endif
         if (b >= 0)
-            copy_plane(itemsize, d, s, shape[b], shape[a], dst[b], dst[a], sst[b], sst[a]);
+            copy_plane(itemsize, d, s, shape[b], shape[a], dst[b], dst[a], sst[b], sst[a], nt);
         else
             copy_line(itemsize, d, s, shape[a], dst[a], sst[a]);
         int k = no - 1;  /* advance the odometer, innermost outer dim first */
@@ -1015,7 +1094,7 @@ AVX512 static inline AI void rows_zpd(__m512d *v, const char *p, Py_ssize_t stri
  * ZAPPLY_TILE_A columns, as the copy's. */
 AVX512 static inline AI void apply_walk_z(int op, int itemsize, Py_ssize_t nb, Py_ssize_t na, char *o, Py_ssize_t orow,
                                           const char *x, Py_ssize_t xs, int xa, int xw, const char *y,
-                                          Py_ssize_t ys, int ya, int yw)
+                                          Py_ssize_t ys, int ya, int yw, int nt)
 {
     const int bk = itemsize == 4 ? 16 : 8;
     for (Py_ssize_t i0 = 0; i0 < nb; i0 += ZAPPLY_TILE_B) {
@@ -1029,13 +1108,19 @@ AVX512 static inline AI void apply_walk_z(int op, int itemsize, Py_ssize_t nb, P
                         rows_zps(xv, x, xs, xa, i, j);
                         if (op != 4) rows_zps(yv, y, ys, ya, i, j);
                         else for (int k = 0; k < 16; k++) yv[k] = xv[k];
-                        for (int k = 0; k < 16; k++) _mm512_storeu_ps(o + (i + k) * orow + j * 4, op_zps(op, xv[k], yv[k]));
+                        if (nt)
+                            for (int k = 0; k < 16; k++) _mm512_stream_ps((float *)(void *)(o + (i + k) * orow + j * 4), op_zps(op, xv[k], yv[k]));
+                        else
+                            for (int k = 0; k < 16; k++) _mm512_storeu_ps(o + (i + k) * orow + j * 4, op_zps(op, xv[k], yv[k]));
                     } else {
                         __m512d xv[8], yv[8];
                         rows_zpd(xv, x, xs, xa, xw, i, j);
                         if (op != 4) rows_zpd(yv, y, ys, ya, yw, i, j);
                         else for (int k = 0; k < 8; k++) yv[k] = xv[k];
-                        for (int k = 0; k < 8; k++) _mm512_storeu_pd(o + (i + k) * orow + j * 8, op_zpd(op, xv[k], yv[k]));
+                        if (nt)
+                            for (int k = 0; k < 8; k++) _mm512_stream_pd((double *)(void *)(o + (i + k) * orow + j * 8), op_zpd(op, xv[k], yv[k]));
+                        else
+                            for (int k = 0; k < 8; k++) _mm512_storeu_pd(o + (i + k) * orow + j * 8, op_zpd(op, xv[k], yv[k]));
                     }
                 }
         }
@@ -1044,14 +1129,15 @@ AVX512 static inline AI void apply_walk_z(int op, int itemsize, Py_ssize_t nb, P
 
 #define ZAPPLY_CASE(OP, K, XA, YA)                                                                 \
     AVX512 static void zapply_##OP##_##K##_##XA##YA(Py_ssize_t nb, Py_ssize_t na, char *o, Py_ssize_t orow, \
-                                                  const char *x, Py_ssize_t xs, const char *y, Py_ssize_t ys) \
-    { apply_walk_z(OP, KIND_SZ(K), nb, na, o, orow, x, xs, XA, KIND_XW(K), y, ys, YA, KIND_YW(K)); }
+                                                  const char *x, Py_ssize_t xs, const char *y, Py_ssize_t ys, int nt) \
+    { apply_walk_z(OP, KIND_SZ(K), nb, na, o, orow, x, xs, XA, KIND_XW(K), y, ys, YA, KIND_YW(K), KIND_SZ(K) == 8 && nt); }
 #define ZAPPLY_KIND(OP, K) ZAPPLY_CASE(OP, K, 0, 0) ZAPPLY_CASE(OP, K, 0, 1) ZAPPLY_CASE(OP, K, 1, 0) ZAPPLY_CASE(OP, K, 1, 1)
 #define ZAPPLY_OP(OP) ZAPPLY_KIND(OP, 0) ZAPPLY_KIND(OP, 1) ZAPPLY_KIND(OP, 2) ZAPPLY_KIND(OP, 3) ZAPPLY_KIND(OP, 4)
 ZAPPLY_OP(0) ZAPPLY_OP(1) ZAPPLY_OP(2) ZAPPLY_OP(3) ZAPPLY_OP(4)
 #define ZAPPLY_KROW(OP, K) zapply_##OP##_##K##_00, zapply_##OP##_##K##_01, zapply_##OP##_##K##_10, zapply_##OP##_##K##_11
 #define ZAPPLY_ROW(OP) {ZAPPLY_KROW(OP, 0), ZAPPLY_KROW(OP, 1), ZAPPLY_KROW(OP, 2), ZAPPLY_KROW(OP, 3), ZAPPLY_KROW(OP, 4)}
-static const apply_fn ZAPPLY[5][20] = {ZAPPLY_ROW(0), ZAPPLY_ROW(1), ZAPPLY_ROW(2), ZAPPLY_ROW(3), ZAPPLY_ROW(4)};
+typedef void (*zapply_fn)(Py_ssize_t, Py_ssize_t, char *, Py_ssize_t, const char *, Py_ssize_t, const char *, Py_ssize_t, int);
+static const zapply_fn ZAPPLY[5][20] = {ZAPPLY_ROW(0), ZAPPLY_ROW(1), ZAPPLY_ROW(2), ZAPPLY_ROW(3), ZAPPLY_ROW(4)};
 
 /* An operand's element (i, j) (its elements unit bytes apart where it runs). */
 static inline const char *at(const char *p, Py_ssize_t stride, int across, Py_ssize_t unit, Py_ssize_t i, Py_ssize_t j)
@@ -1087,8 +1173,16 @@ static void apply_plane(int op, int kind, Py_ssize_t nb, Py_ssize_t na, char *o,
             o += h * sz; x = at(x, xs, xa, xu, 0, h); y = at(y, ys, ya, yu, 0, h); na -= h;
         }
         Py_ssize_t nbk = nb / bk * bk, nak = na / bk * bk;
-        if (nbk > 0 && nak > 0)
-            ZAPPLY[op][kind * 4 + (xa != 0) * 2 + (ya != 0)](nbk, nak, o, orow, x, xs, y, ys);
+        /* float64 outputs: streaming stores where the output is large (NT_MIN_BYTES) and its block
+         * rows whole lines (measured, thread CPU / memcpy side by side, loaded machine: x.t() + y of
+         * 64 MB with x float32 widened, into new memory, 4.1x -> 3.4x; but float32's 128 x 128
+         * tiles slower with them, x.t() + y of 32 MB 4.3x -> 6.0x, add(x.t(), y, out=o) 2.7x ->
+         * 3.0x) */
+        int nt = sz == 8 && nb * na * sz >= NT_MIN_BYTES && orow % 64 == 0 && ((uintptr_t)o & 63) == 0;
+        if (nbk > 0 && nak > 0) {
+            ZAPPLY[op][kind * 4 + (xa != 0) * 2 + (ya != 0)](nbk, nak, o, orow, x, xs, y, ys, nt);
+            if (nt) _mm_sfence();
+        }
         apply_plane_sse(op, kind, nbk, na - nak, o + nak * sz, orow, at(x, xs, xa, xu, 0, nak), xs, xa,
                         at(y, ys, ya, yu, 0, nak), ys, ya);
         apply_plane_sse(op, kind, nb - nbk, na, o + nbk * orow, orow, at(x, xs, xa, xu, nbk, 0), xs, xa,
@@ -1191,8 +1285,20 @@ static PyObject *py_copy(PyObject *self, PyObject *args)
     Py_BEGIN_ALLOW_THREADS
     if (ndim == 0)
         memcpy(d, s, (size_t)itemsize);
-    else
-        copy_nd(itemsize, d, s, (int)ndim, shape, dst, sst);
+    else {
+        /* streaming stores where the copy is large (see NT_MIN_BYTES) and the CPU has the blocks
+         * that use them; the fence orders them before the other threads' view of the result */
+        Py_ssize_t nbytes = itemsize;
+        for (Py_ssize_t k = 0; k < ndim; k++) nbytes *= shape[k];
+        int nt = 0;
+#if HAVE_AVX512_BLOCKS
+        nt = use_avx512_blocks && nbytes >= NT_MIN_BYTES;
+#endif
+        copy_nd(itemsize, d, s, (int)ndim, shape, dst, sst, nt);
+#if HAVE_SSE2
+        if (nt) _mm_sfence();
+#endif
+    }
     Py_END_ALLOW_THREADS
     Py_RETURN_NONE;
 }
@@ -2067,7 +2173,7 @@ static PyObject *py_gather(PyObject *self, PyObject *const *args, Py_ssize_t nar
         if (ndim == 0)
             memcpy(ob.buf, s, (size_t)itemsize);
         else
-            copy_nd((int)itemsize, (char *)ob.buf, s, (int)ndim, shape, dst, sst);
+            copy_nd((int)itemsize, (char *)ob.buf, s, (int)ndim, shape, dst, sst, 0); /* (64 KiB at most: no streaming) */
     }
     PyBuffer_Release(&ob);
     PyBuffer_Release(&sb);

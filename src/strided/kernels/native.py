@@ -26,7 +26,11 @@ runs on through the dim outside it, while the source runs along the destination'
 (2048, 1365, 3) 13-14x -> 2.5-2.6x a memcpy into existing memory); where the source's unit-stride
 dim is that short and another dim continues its run while the destination runs along a third
 (``(N, M, 4).permute(2, 1, 0)``), the AVX-512 blocks read the run across both dims and store each
-destination row through its own pointer (6-9x -> 2.3-2.5x). With AVX-512 (session 16) the 16 x 16 / 8 x 8 blocks start on whole cache lines (NumPy's large
+destination row through its own pointer (6-9x -> 2.3-2.5x). Session 18: copies of 8 MB or more
+whose destination rows lie 64 KB or more apart (3-d permutes) or run through two dims store the
+destination's whole lines by streaming stores (no read of the line first), and the run-through
+planes' blocks start on whole lines too (float32 ``(64, 256, 512).permute(2, 1, 0)`` 2.65-3.4x ->
+1.9-2.4x into existing memory). With AVX-512 (session 16) the 16 x 16 / 8 x 8 blocks start on whole cache lines (NumPy's large
 buffers sit 16 bytes past one, so every 64-byte block row straddled two lines and the second
 half was written a tile later): a 32 MB float32 transpose into existing memory 1.8-2.3x ->
 1.3-1.4x. A ``contiguous()`` pays the first touch of its new pages on top (0.5-1
