@@ -19,12 +19,15 @@ not built either, see tests/test_native_copies.py).
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
+import stat
 import struct
 import subprocess
 import sys
 import sysconfig
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -86,17 +89,40 @@ print("checked", checked)
 """
 
 
+_UBSAN_FLAGS = ["-shared", "-fPIC", "-O1", "-std=c99", "-fsanitize=undefined", "-fno-sanitize-recover=all",
+                "-DSTRIDED_NO_AVX512_BLOCKS", f"-I{_INCLUDE}"]
+
+
+def _build_cache() -> Path:
+    """This user's folder of compiled test builds in the temp dir, made private (0700) and checked to
+    be this user's own and writable by no one else: a build found there is loaded and run."""
+    folder = Path(tempfile.gettempdir()) / f"strided-test-builds-{os.getuid()}"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    info = folder.lstat()
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
+        raise RuntimeError(f"{folder} is not a private folder of this user's: remove it")
+    return folder
+
+
 @pytest.fixture(scope="module")
-def ubsan_kernel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def ubsan_kernel() -> Path:
     """The kernel built with UBSan, every report fatal (not the installed build); without the
     AVX-512 blocks (registers moved by intrinsics, no element access for UBSan to check): they
     took half of the build's ~15 s, and the probe's misaligned complex64 goes through the SSE
-    plane, the plain plane and one line, as on a machine without AVX-512F."""
-    out = tmp_path_factory.mktemp("ubsan") / f"_copykernel{sysconfig.get_config_var('EXT_SUFFIX')}"
+    plane, the plain plane and one line, as on a machine without AVX-512F.
+
+    Built once per source: the build (~9 s of compiler time) is kept in :func:`_build_cache` under
+    the hash of everything it is made from (the source, the flags, the compiler binary, the
+    Python it is for), so a later run with the same inputs loads the same build."""
     assert _CC is not None
-    subprocess.run([_CC, "-shared", "-fPIC", "-O1", "-std=c99", "-fsanitize=undefined",
-                    "-fno-sanitize-recover=all", "-DSTRIDED_NO_AVX512_BLOCKS", f"-I{_INCLUDE}", str(_SOURCE), "-o", str(out)],
-                   check=True, capture_output=True)
+    cc = Path(_CC).resolve()
+    key = hashlib.sha256(repr((_SOURCE.read_bytes(), _UBSAN_FLAGS, str(cc), cc.stat().st_size, cc.stat().st_mtime_ns,
+                               sys.version, sysconfig.get_config_var("EXT_SUFFIX"))).encode()).hexdigest()[:32]
+    out = _build_cache() / f"_copykernel-ubsan-{key}{sysconfig.get_config_var('EXT_SUFFIX')}"
+    if not out.exists():
+        part = out.with_name(f"{out.name}.{os.getpid()}.part")  # (renamed when complete: no half build is found)
+        subprocess.run([_CC, *_UBSAN_FLAGS, str(_SOURCE), "-o", str(part)], check=True, capture_output=True)
+        os.replace(part, out)
     return out
 
 
