@@ -173,8 +173,11 @@ def test_extreme_all_kernel_answers():
     assert k(np.ones(3, ">f4"), out, 1) == -1  # not native
     unaligned = np.zeros(13, np.float32).view(np.uint8)[1:49].view(np.float32)
     assert k(unaligned, out, 1) == -1
+    both = np.empty(2, np.float32)  # (mode 2: the smallest, then the largest)
+    x = np.random.default_rng(5).standard_normal(9).astype(np.float32)
+    assert k(x, both, 2) == 0 and both[0] == x.min() and both[1] == x.max()
     with pytest.raises(ValueError, match="mode"):
-        k(np.ones(3, np.float32), out, 2)
+        k(np.ones(3, np.float32), out, 3)
 
 
 # ---------------------------------------------------------------- F.linear's fresh path before below_autograd
