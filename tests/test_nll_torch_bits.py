@@ -66,3 +66,37 @@ def test_cross_entropy_sum_of_equal_log_softmax_values_is_pytorchs() -> None:
             want = TF.cross_entropy(torch.tensor(x), torch.tensor(t), reduction=red).numpy()
             got = F.cross_entropy(st.tensor(x), st.tensor(t), reduction=red).numpy()
             assert got.tobytes() == want.tobytes(), (n, red)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_cross_entropy_without_grad_is_the_tracked_paths_bits(dtype: str, reduction: str) -> None:
+    """cross_entropy of an input autograd does not track (nll_loss's fast path since session 18)
+    gives the bits of the same call on a tracked input, and PyTorch's values, over shapes, class
+    weights, ignored targets and transposed logits."""
+    rng = np.random.default_rng(18)
+    for shape, weighted, ignore, transposed in [((7, 3), False, -100, False), ((128, 10), True, 2, False),
+                                                 ((10, 128), False, 1, True), ((5,), False, -100, False),
+                                                 ((4, 3, 5), True, 0, False), ((0, 3), False, -100, False)]:
+        x = (rng.standard_normal(shape) * 20).astype(dtype)
+        if transposed:
+            x = x.T.copy().T
+        classes = shape[0] if len(shape) == 1 else (shape[1] if not transposed else shape[0])
+        xs, xt = (st.from_numpy(x), torch.from_numpy(x))
+        if transposed:
+            xs, xt = xs.t(), xt.t()
+        tshape = () if len(shape) == 1 else (xs.shape[0],) + tuple(xs.shape[2:])
+        t = rng.integers(0, classes, tshape)
+        w = rng.random(classes).astype(dtype) if weighted else None
+        kw = {"reduction": reduction, "ignore_index": ignore}
+        plain = F.cross_entropy(xs, st.tensor(t), weight=None if w is None else st.tensor(w), **kw)
+        tracked = F.cross_entropy(xs.detach().requires_grad_(), st.tensor(t),
+                                  weight=None if w is None else st.tensor(w), **kw)
+        want = TF.cross_entropy(xt, torch.from_numpy(t), weight=None if w is None else torch.from_numpy(w), **kw)
+        assert plain.numpy().tobytes() == tracked.detach().numpy().tobytes()
+        # (# Note: not PyTorch's bits everywhere yet: log_softmax over the last dim differs in the
+        # last bit in ~6% of float64 / ~0.3% of float32 elements, and an empty batch's mean is
+        # -NaN where PyTorch's is +NaN)
+        np.testing.assert_allclose(plain.numpy(), want.numpy(), rtol=1e-6 if dtype == "float32" else 1e-14,
+                                   atol=1e-5 if dtype == "float32" else 1e-14)
+        assert plain.shape == tuple(want.shape) and plain.stride() == want.stride()

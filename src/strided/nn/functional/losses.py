@@ -523,7 +523,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     _refuse_grad(weight, "nll_loss_forward" if input.ndim <= 2 else "nll_loss2d_forward", "weight")
     w = _check_weight(weight, classes, input)
     _check_target_dtype(target)
-    if requires_grad(input):
+    if requires_grad(input) or eps == 0:  # (without smoothing, nll_loss's own fast path: the same bits)
         return _cross_entropy_graph(input, target, weight, class_dim, red, eps, int(ignore_index))
     logp_t = _log_softmax(input, class_dim)  # float-only, with PyTorch's NotImplementedError
     logp = logp_t._np().astype(compute_dtype(input._dtype), copy=False)
