@@ -28,7 +28,7 @@ from ...kernels.rows import add_reduce, max_reduce, min_reduce, minmax_reduce, n
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import gradtools, support
-from .._support.fast_reduce import fast_operand, fast_plan, fast_reduce, sure_extreme
+from .._support.fast_reduce import fast_operand, fast_plan, fast_reduce, small_nansum, sure_extreme
 from .._support.operands import _cinfo
 from .._support.out import write_out, write_pair_out
 from .._support.promotion import TORCH_NAMES
@@ -318,6 +318,9 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any 
     3.0
     """
     if dtype is None and out is None:
+        fast = small_nansum(input, dim, keepdim)
+        if fast is not None:
+            return fast
         fast = _fast_nan(input, dim, keepdim, mean=False)
         if fast is not None:
             return fast
