@@ -58,3 +58,17 @@ def test_nansum_small_rows_match_general_path(dt, monkeypatch):
         for r, e in zip(got, want):
             assert r.shape == e.shape and r.stride() == e.stride()
             assert r.numpy().tobytes() == e.numpy().tobytes(), (a, r, e)
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_count_nonzero_small_views(dt):
+    """Every element counted once, for a tensor that is its storage and for views that are not
+    (an offset, a transpose, a step), as PyTorch counts them."""
+    for a in _samples(dt):
+        s, t = strided.from_numpy(a), torch.from_numpy(a)
+        views = [(s, t)]
+        if a.ndim == 2 and a.shape[0] > 1:
+            views += [(s[1:], t[1:]), (s.T, t.T), (s[:, ::2], t[:, ::2])]
+        for sv, tv in views:
+            _same(strided.count_nonzero(sv), torch.count_nonzero(tv))
+            _same(strided.count_nonzero(sv, -1), torch.count_nonzero(tv, -1))
