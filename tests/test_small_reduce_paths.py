@@ -72,3 +72,18 @@ def test_count_nonzero_small_views(dt):
         for sv, tv in views:
             _same(strided.count_nonzero(sv), torch.count_nonzero(tv))
             _same(strided.count_nonzero(sv, -1), torch.count_nonzero(tv, -1))
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_trace_small_bits(dt):
+    """The trace's double sum written into the result: overflow past float32 (inf, no warning),
+    subnormals, -0.0 diagonals, NaN and inf, as PyTorch's."""
+    import warnings
+
+    cases = [a for a in _samples(dt) if a.ndim == 2]
+    big = np.full((3, 4), 3e38, dt)
+    cases += [big, -big, np.full((3, 3), 1e-39 if dt == np.float32 else 1e-310, dt), np.full((2, 2), -0.0, dt)]
+    for a in cases:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            _same(strided.trace(strided.from_numpy(a)), torch.trace(torch.from_numpy(a)))

@@ -255,6 +255,8 @@ def _row_major_products(self: Any, dim: Any, keepdim: bool) -> Tensor | None:
 
 _empty = np.empty
 _sum = builtins.sum
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+_FLOAT32_TINY = float(np.finfo(np.float32).tiny)
 _SHORT_FULL = 16  # (PyTorch's four vectors of float64; float32's 32 decline in line_products)
 
 
@@ -931,7 +933,13 @@ def trace(self: Tensor) -> Tensor:
     if d is float32 or d is float64:
         total = _trace_in_python(x)
         if total is not None:
-            return adopted(quiet_call(np.array, (total,), d.numpy), _cinfo[()][2], d)
+            # (a cast that can neither overflow nor underflow: no fpstate call)
+            if d is float64 or _FLOAT32_TINY <= abs(total) <= _FLOAT32_MAX or total == 0.0:
+                res = _empty(1, d.numpy)
+                res[0] = total
+            else:  # (past float32's range, or subnormal: quietly, as PyTorch's cast)
+                res = quiet_call(np.array, (total,), d.numpy)
+            return adopted(res, _SCALAR, d)
     acc = _TRACE_ACC.get(d.name)
     if acc is not None:
         # PyTorch's trace_cpu: ``sum = 0; sum += diag[i]`` in order, in acc_type (double for
