@@ -1735,6 +1735,7 @@ static PyObject *py_scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     }
     PyObject *answer = NULL;
     double *run = NULL;
+    int nan_end = 0;
     int f32 = strcmp(x.format, "f") == 0 && x.itemsize == 4, f64 = strcmp(x.format, "d") == 0 && x.itemsize == 8;
     if (!(f32 || f64) || strcmp(out.format, x.format) != 0 || out.len != x.len || n < 1 || inner < 1
         || n > PY_SSIZE_T_MAX / inner || (x.len / x.itemsize) % (n * inner) != 0) {
@@ -1764,11 +1765,24 @@ static PyObject *py_scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs
             if (f32) { SCAN_LOOP(float) } else { SCAN_LOOP(double) }
         }
         answer = Py_True;
+        /* (a NaN anywhere in a running sum or product stays to its line's end: the line ends
+         * alone tell whether the result holds one) */
+        for (Py_ssize_t o = 0; o < outer && !nan_end; o++) {
+            Py_ssize_t at = o * n * inner + (n - 1) * inner;
+            for (Py_ssize_t j = 0; j < inner; j++) {
+                double v = f32 ? (double)((const float *)ob)[at + j] : ((const double *)ob)[at + j];
+                if (v != v) {
+                    nan_end = 1;
+                    break;
+                }
+            }
+        }
     }
 done:
     PyMem_Free(run);
     PyBuffer_Release(&x);
     PyBuffer_Release(&out);
+    if (answer == Py_True && nan_end) return PyLong_FromLong(2);
     Py_XINCREF(answer);
     return answer;
 }
@@ -7161,7 +7175,8 @@ static PyMethodDef methods[] = {
     {"softmax_rows", (PyCFunction)(void (*)(void))py_softmax_rows, METH_FASTCALL,
      "softmax_rows(x, out, n, log) -> bool: (log_)softmax of each row of n elements (False: an overlap)"},
     {"scan", (PyCFunction)(void (*)(void))py_scan, METH_FASTCALL,
-     "scan(x, out, n, inner, prod) -> bool: cumsum (cumprod) along a dim, as NumPy computes it (False: not run)"},
+     "scan(x, out, n, inner, prod) -> True or 2: cumsum (cumprod) along a dim, as NumPy computes it (2: "
+     "a line ends in NaN; False: not run)"},
     {"variance_rows", (PyCFunction)(void (*)(void))py_variance_rows, METH_FASTCALL,
      "variance_rows(x, var, mean, n, denominator, root) -> bool: var (std) and mean of each row, as NumPy "
      "computes them (False: not run)"},

@@ -28,7 +28,7 @@ from ...kernels.rows import add_reduce, max_reduce, min_reduce, minmax_reduce, n
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import gradtools, support
-from .._support.fast_reduce import fast_operand, fast_plan, fast_reduce, sure_extreme
+from .._support.fast_reduce import fast_operand, fast_plan, fast_reduce, small_nansum, sure_extreme
 from .._support.operands import _cinfo
 from .._support.out import write_out, write_pair_out
 from .._support.promotion import TORCH_NAMES
@@ -318,6 +318,9 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any 
     3.0
     """
     if dtype is None and out is None:
+        fast = small_nansum(input, dim, keepdim)
+        if fast is not None:
+            return fast
         fast = _fast_nan(input, dim, keepdim, mean=False)
         if fast is not None:
             return fast
@@ -464,12 +467,15 @@ def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
     """
     plan = fast_plan(input, dim, False)
     if plan is not None:  # (float32 / float64, dim None or an int: the plan instead of the parsing)
-        x = input._np()
         if plan[0] is None and plan[2] <= _SMALL_COUNT:  # NumPy's count: an exact integer, as the sum below
+            x = input._storage.array  # (a row-major tensor that is its storage: that flat run, no view made)
+            lay = input._layout
+            if lay.offset or len(x) != plan[2] or lay.strides != _cinfo[lay.shape][0]:
+                x = input._np()
             res = _empty(1, _INT64)  # (np.array([n]) was twice this and the count's setitem)
             res[0] = npcore.count_nonzero(x)
         else:
-            res = np.add.reduce(x != 0, axis=plan[0], dtype=np.int64).reshape(-1)
+            res = np.add.reduce(input._np() != 0, axis=plan[0], dtype=np.int64).reshape(-1)
         return adopted(res, plan[1], int64)
     tensor_arg(input, "count_nonzero")
     if dim is None:  # (with a dim PyTorch computes (x != 0).sum(dim), which takes every dtype)

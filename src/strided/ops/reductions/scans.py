@@ -180,14 +180,16 @@ def _fast_scan(ufunc: np.ufunc, self: Any, dim: Any) -> tuple[Tensor, int] | Non
         return _permuted_scan(ufunc, self, axis, info)
     k = special()
     if k is not None:  # the compiled scan: scan_values' operations, bit for bit, in one call
-        x = self._storage.array[lay.offset : lay.offset + info[1]]
+        x = self._storage.array
+        if lay.offset or len(x) != info[1]:
+            x = x[lay.offset : lay.offset + info[1]]
         # (a tensor unpickled past its storage: the general path refuses it; an unaligned from_numpy
         # view: the kernel refuses its buffer, the NumPy path computes it)
         if len(x) == info[1] and x.flags.aligned:
             out = np.empty(info[1], d.numpy)
             # (False, nothing written, only where x and out overlap: never for a fresh out)
-            if k.scan(x, out, shape[axis], info[0][axis], ufunc is np.multiply) and not (
-                    _has_nan(out) if info[1] <= _DOT_NAN_TEST else _nan_ends(out.reshape(shape), axis)):
+            # (True: no line ends in NaN, the kernel's own test; 2: one does, NumPy's path below)
+            if k.scan(x, out, shape[axis], info[0][axis], ufunc is np.multiply) is True:
                 return adopted(out, info[2], d), axis
     res = quietly(_scan_array, ufunc, self, axis, d)  # (row-major in, C-contiguous out)
     return adopted(res.reshape(-1), info[2], d), axis
@@ -199,24 +201,6 @@ def _permuted_scan(ufunc: np.ufunc, self: Tensor, axis: int, info: tuple) -> tup
     (the general path runs) where that declines."""
     res = compiled_scan(numpy_view(self._storage, self._layout), axis, ufunc is np.multiply)
     return None if res is None else (adopted(res.reshape(-1), info[2], self._dtype), axis)
-
-
-# up to this many elements, _fast_scan asks :func:`_has_nan` (one BLAS dot: a quarter of
-# :func:`_nan_ends`' cost on a small tensor, but a pass over all the elements on a large one)
-_DOT_NAN_TEST = 1 << 12
-_dot = np.ndarray.dot
-
-
-def _has_nan(run: np.ndarray) -> bool:
-    """Whether a flat float32 / float64 scan result holds a NaN: its dot with itself, a sum of
-    squares (each >= 0, inf or NaN: no inf - inf can arise), is NaN exactly then. For a running
-    sum or product this is :func:`_nan_ends` (a NaN, once in a line, stays to the line's end).
-    Quiet: a square's overflow is no warning of the op's."""
-    try:  # (fpstate.quietly, inlined: a call is a tenth of this op)
-        v = quiet_call(_dot, run, run)
-    except RuntimeError as e:
-        v = quiet_retry(e, _dot, run, run)
-    return bool(v != v)
 
 
 def _nan_ends(run: np.ndarray, axis: int) -> bool:
@@ -262,6 +246,8 @@ def _scan(ufunc: np.ufunc, self: Tensor, dim: Any, dtype: Any, op: str) -> Tenso
     fast = _fast_scan(ufunc, self, dim) if dtype is None else None
     if fast is not None:
         out, d = fast
+        if not OPEN:  # (copied's own first test, without its call and the reason's closure)
+            return out
         out_dtype = out._dtype
         return copied(op, (self,), out, lambda: (
             f"{op}: the running {'sum' if op == 'cumsum' else 'product'} along dim {d} of a "

@@ -20,6 +20,7 @@ Contract shared by every function here, following PyTorch 2.13:
 
 from __future__ import annotations
 
+import builtins
 import warnings
 from collections.abc import Sequence
 from typing import Any, SupportsIndex
@@ -48,6 +49,7 @@ from ...kernels.fpstate import QUIET, quiet, quiet_call, quiet_reset, quiet_set,
 from ...kernels.memory import numpy_view, outside_storage
 from ...kernels.native import special, sums
 from ...kernels.reduce import (
+    holds_nan,
     line_products,
     logical_reduce_into,
     multiply_reduce,
@@ -63,7 +65,7 @@ from ...numpy_keywords import call as numpy_call
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import gradtools as _gt
-from .._support.fast_reduce import cascade_reduce, fast_operand, fast_plan, fast_reduce
+from .._support.fast_reduce import PLANS, cascade_reduce, fast_operand, fast_plan, fast_reduce
 from .._support.gradtools import unreduce
 from .._support.operands import _cinfo, flat_run
 from .._support.out import check_out, write_out
@@ -203,6 +205,9 @@ def prod(self: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype: 
         return _into(out, lambda d: _sum_like(np.multiply, self, dim, keepdim, d, "prod", allow_tuple=False),
                      dtype, "prod", self)
     if dtype is None:  # (the general path's reduction, its parsing a memo lookup: see fast_reduce)
+        if (dim is None or dim.__class__ is int) and keepdim.__class__ is bool and (t := _row_major_products(self, dim, keepdim)) is not None:
+            if OPEN: report("prod", (self,), t)  # noqa: E701
+            return t
         t = _compiled_products(self, dim, keepdim)
         if t is not None:
             return report("prod", (self,), t)
@@ -213,6 +218,45 @@ def prod(self: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype: 
     return _sum_like(np.multiply, self, dim, keepdim, dtype, "prod", allow_tuple=False)
 
 
+def _row_major_products(self: Any, dim: Any, keepdim: bool) -> Tensor | None:
+    """prod of a plain row-major float32 / float64 tensor whose storage is exactly its elements,
+    over every dim (one row: its flat run) or its last (rows of ``shape[-1]``), by one call of the
+    compiled ``torch_prod_rows``: the bits of :func:`strided.kernels.reduce.torch_row_products`,
+    which :func:`_compiled_products` and NumPy's full reduce (rows shorter than PyTorch's four
+    vectors: the kernel's running product from 1, NumPy's order) give. None where a product is NaN
+    (its payload: the general path recomputes it by NumPy) or this does not apply."""
+    if self.__class__ is not Tensor:
+        return None
+    d = self._dtype
+    if d is not float32 and d is not float64:
+        return None
+    lay = self._layout
+    shape = lay.shape
+    info = _cinfo[shape]
+    x = self._storage.array
+    if not shape or lay.strides != info[0] or lay.offset or len(x) != info[1] or not info[1]:
+        return None
+    plan = PLANS[(shape, lay.strides, dim, keepdim)]
+    if plan is None or (plan[0] is not None and plan[0] != len(shape) - 1) or (k := special()) is None:
+        return None
+    res = _empty(info[1] // plan[2], d.numpy)
+    if not k.torch_prod_rows(x, res, plan[2]):
+        return None
+    # (a NaN product: a NaN sum of the products as Python floats; inf + -inf, also NaN, falls
+    # back too: the general path's answer is the same then; cheaper than holds_nan's dot below 64)
+    if (n := len(res)) < 64:
+        v = res[0] if n == 1 else _sum(res.tolist())
+        if v != v:
+            return None
+    elif holds_nan(res):
+        return None
+    return adopted(res, plan[1], d)
+
+
+_empty = np.empty
+_sum = builtins.sum
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+_FLOAT32_TINY = float(np.finfo(np.float32).tiny)
 _SHORT_FULL = 16  # (PyTorch's four vectors of float64; float32's 32 decline in line_products)
 
 
@@ -889,7 +933,13 @@ def trace(self: Tensor) -> Tensor:
     if d is float32 or d is float64:
         total = _trace_in_python(x)
         if total is not None:
-            return adopted(quiet_call(np.array, (total,), d.numpy), _cinfo[()][2], d)
+            # (a cast that can neither overflow nor underflow: no fpstate call)
+            if d is float64 or _FLOAT32_TINY <= abs(total) <= _FLOAT32_MAX or total == 0.0:
+                res = _empty(1, d.numpy)
+                res[0] = total
+            else:  # (past float32's range, or subnormal: quietly, as PyTorch's cast)
+                res = quiet_call(np.array, (total,), d.numpy)
+            return adopted(res, _SCALAR, d)
     acc = _TRACE_ACC.get(d.name)
     if acc is not None:
         # PyTorch's trace_cpu: ``sum = 0; sum += diag[i]`` in order, in acc_type (double for
