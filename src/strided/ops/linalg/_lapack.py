@@ -213,8 +213,10 @@ def solve(lapack: Lapack, a: np.ndarray, b: np.ndarray, rcond: float, driver: st
     bf[:, :, :m] = b.reshape((count, m, k)).swapaxes(-1, -2)
     if count == 1:
         fn(*args)
-        rank_info = np.ndarray((2, 1), np.int64, arena, 48).copy()
-        rank, info = rank_info[0], rank_info[1]
+        found, code = struct.unpack_from("<2q", arena, 48)
+        if code < 0:  # (an argument LAPACK refuses: a bug here, never the input)
+            raise RuntimeError(f"{routine}: argument {-code} has an illegal value")
+        rank, info = np.array(found, np.int64), np.array(code, np.int64)
     else:
         rank = np.zeros(count, np.int64)
         info = np.zeros(count, np.int64)
@@ -230,7 +232,7 @@ def solve(lapack: Lapack, a: np.ndarray, b: np.ndarray, rcond: float, driver: st
                     args[at_s] = at + o_s + i * s_step
             fn(*args)
             rank[i], info[i] = struct.unpack_from("<2q", arena, 48)
-    if (info < 0).any():  # (an argument LAPACK refuses: a bug here, never the input)
-        raise RuntimeError(f"{routine}: argument {-int(info.min())} has an illegal value")
+        if (info < 0).any():
+            raise RuntimeError(f"{routine}: argument {-int(info.min())} has an illegal value")
     x = bf.swapaxes(-1, -2).reshape(batch + (rows, k))
     return x, rank.reshape(batch), s.reshape(batch + (mn,)), info.reshape(batch)
