@@ -53,7 +53,7 @@ def linalg_svd(A: Tensor, full_matrices: bool = True, *, driver: Any = None) -> 
     m, n = a.shape[-2:]
     k = min(m, n)
     if a.size:
-        u, s, vh = np.linalg.svd(a, full_matrices=bool(full_matrices))
+        u, s, vh = LA.numpy_svd(a, bool(full_matrices))
     else:
         batch = a.shape[:-2]
         eye_u, eye_v = (m, m) if full_matrices else (m, k), (n, n) if full_matrices else (k, n)
@@ -71,7 +71,7 @@ def linalg_svdvals(A: Tensor, *, driver: Any = None) -> Tensor:  # noqa: N803
     [2.0, 1.0]
     """
     a = _svd_input(A, "linalg.svdvals")
-    s = np.linalg.svd(a, compute_uv=False) if a.size else np.zeros(a.shape[:-2] + (min(a.shape[-2:]),),
+    s = LA.numpy_svd(a, compute_uv=False) if a.size else np.zeros(a.shape[:-2] + (min(a.shape[-2:]),),
                                                                     np.real(a).dtype)
     return LA.rowmajor(np.abs(s), real_of(A._dtype))
 

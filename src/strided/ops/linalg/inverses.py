@@ -421,7 +421,7 @@ def _tolerances(s_max: np.ndarray, atol: Any, rtol: Any, m: int, n: int, dtype: 
 def _singular_values(a: np.ndarray, hermitian: bool) -> np.ndarray:
     if hermitian:
         return np.sort(np.abs(np.linalg.eigvalsh(a)), axis=-1)[..., ::-1]
-    return np.linalg.svd(a, compute_uv=False)
+    return LA.numpy_svd(a, compute_uv=False) if a.size else np.linalg.svd(a, compute_uv=False)
 
 
 def linalg_pinv(A: Tensor, rcond: Any = None, hermitian: bool = False, *, atol: Any = None,  # noqa: N803
