@@ -131,7 +131,7 @@ def gufunc_runner(**errstate: str) -> Any:
         from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj  # type: ignore[attr-defined]
         from numpy.linalg import _umath_linalg as ul  # type: ignore[attr-defined]
 
-        ul.qr_r_raw, ul.qr_reduced, ul.qr_complete, ul.cholesky_lo, ul.inv, ul.solve, ul.eigvalsh_lo, ul.eigvalsh_up  # noqa: B018
+        ul.qr_r_raw, ul.qr_reduced, ul.qr_complete, ul.cholesky_lo, ul.inv, ul.solve, ul.eigvalsh_lo, ul.eigvalsh_up, ul.eigh_lo, ul.eigh_up, ul.svd, ul.svd_f, ul.svd_s  # noqa: B018
         context = contextvars.Context()
         context.run(_extobj_contextvar.set, _make_extobj(all="ignore", **errstate))
         return context.run, ul
@@ -216,6 +216,51 @@ def numpy_eigvalsh(a: np.ndarray, UPLO: str) -> np.ndarray:  # noqa: N803
         else:
             return w.astype(np.float32 if a.dtype in (np.float32, np.complex64) else np.float64, copy=False)
     return np.linalg.eigvalsh(a, UPLO=UPLO)
+
+
+_EIGH_TYPES = {np.dtype(np.float32): np.float32, np.dtype(np.float64): np.float64,
+               np.dtype(np.complex64): np.float32, np.dtype(np.complex128): np.float64}  # (-> the eigenvalues' dtype)
+
+
+def numpy_eigh(a: np.ndarray, UPLO: str) -> tuple[np.ndarray, np.ndarray]:  # noqa: N803
+    """``np.linalg.eigh(a, UPLO)`` of a non-empty float or complex batch, bit for bit (its one
+    gufunc call in float64 or complex128, the values cast to ``a``'s real dtype, the vectors to
+    ``a``'s): NumPy's call where the gufunc is not found, the context is busy, or LAPACK did not
+    converge (its LinAlgError)."""
+    real = _EIGH_TYPES.get(a.dtype)
+    if _SOLVE_RUN is not None and real is not None:
+        gufunc = _ul.eigh_lo if UPLO == "L" else _ul.eigh_up
+        try:
+            w, v = _SOLVE_RUN(gufunc, lapack_ready(a), signature="D->dD" if a.dtype.kind == "c" else "d->dd")
+        except (FloatingPointError, RuntimeError):
+            pass
+        else:
+            return w.astype(real, copy=False), v.astype(a.dtype, copy=False)
+    return np.linalg.eigh(a, UPLO=UPLO)
+
+
+def numpy_svd(a: np.ndarray, full_matrices: bool = True, compute_uv: bool = True) -> Any:
+    """``np.linalg.svd(a, full_matrices, compute_uv)`` of a non-empty float or complex batch, bit
+    for bit (its one gufunc call in float64 or complex128, cast back): ``(u, s, vh)``, or ``s``
+    alone without ``compute_uv``; NumPy's call where the gufunc is not found, the context is
+    busy, or LAPACK did not converge (its LinAlgError)."""
+    real = _EIGH_TYPES.get(a.dtype)
+    if _SOLVE_RUN is not None and real is not None:
+        c = a.dtype.kind == "c"
+        try:
+            if compute_uv:
+                u, s, vh = _SOLVE_RUN(_ul.svd_f if full_matrices else _ul.svd_s, a, signature="D->DdD" if c else "d->ddd")
+            else:
+                s = _SOLVE_RUN(_ul.svd, a, signature="D->d" if c else "d->d")
+        except (FloatingPointError, RuntimeError):
+            pass
+        else:
+            if not compute_uv:
+                return s.astype(real, copy=False)
+            return u.astype(a.dtype, copy=False), s.astype(real, copy=False), vh.astype(a.dtype, copy=False)
+    if not compute_uv:
+        return np.linalg.svd(a, compute_uv=False)
+    return tuple(np.linalg.svd(a, full_matrices=full_matrices))
 
 
 def rowmajor_copy(arr: np.ndarray) -> np.ndarray:

@@ -24,6 +24,7 @@ import ctypes
 import glob
 import math
 import os
+import struct
 from typing import Any
 
 import numpy as np
@@ -98,81 +99,140 @@ def _work_size(value: Any) -> int:
     return max(1, math.ceil(float(np.nextafter(real, np.inf))))
 
 
+# a plan per (routine, m, n, k, count): the arena's layout and the driver's argument list in it
+_PLANS: dict[tuple, tuple] = {}
+_HEAD = {"s": "<8qf4xc", "d": "<8qdc", "c": "<8qf4xc", "z": "<8qdc"}  # M N NRHS LDA LDB LWORK RANK INFO, RCOND, TRANS
+
+
+def _plan(names: list, dtype: np.dtype, real: np.dtype, m: int, n: int, k: int,
+          count: int, sizes: tuple) -> tuple:
+    """How :func:`solve` lays out one zeroed allocation (the arena) holding every array a driver
+    call is given, so that one address lookup (``ndarray.ctypes.data`` costs ~1 us) serves all:
+    ``(nbytes, offsets, at_a, at_b, at_s, lwork, place)``: ``offsets`` the arguments' places (bytes from
+    the arena's start; gels's TRANS length, the last, is 1 there and then), ``at_x`` the index of
+    A, B and S in them (None: not an argument), ``lwork`` the workspace's length, ``place`` every
+    array's offset by name. The
+    arena: the header (``_HEAD``'s integers, RCOND, TRANS) at 0, then on 64-byte boundaries
+    JPVT, S (count, min(m, n)), A (count, n, m), B (count, k, max(m, n)) (the matrices'
+    column-major copies, row-major transposes), WORK, RWORK, IWORK, of ``sizes`` (LWORK, its
+    real and its integer workspace's lengths) elements."""
+    lwork, lrwork, liwork = sizes
+    nbytes = (8 * max(1, n), real.itemsize * count * min(m, n), dtype.itemsize * count * n * m,
+              dtype.itemsize * count * k * max(m, n), dtype.itemsize * lwork, real.itemsize * lrwork, 8 * liwork)
+    place, at = {"m": 0, "n": 8, "nrhs": 16, "lda": 24, "ldb": 32, "lwork": 40, "rank": 48, "info": 56,
+                 "rcond": 64, "trans": 72, "trans_len": 1}, 128
+    for name, size in zip(("jpvt", "s", "a", "b", "work", "rwork", "iwork"), nbytes):
+        place[name] = at
+        at += -(-size // 64) * 64
+    index = {x: i for i, x in enumerate(names)}
+    return at, [place[x] for x in names], index["a"], index["b"], index.get("s"), lwork, place
+
+
+_SIZES: dict[tuple, tuple] = {}  # (routine, m, n, k) -> the workspace query's (lwork, lrwork, liwork)
+
+
+def _query(fn: Any, routine: str, names: list, dtype: np.dtype, real: np.dtype, m: int, n: int, k: int) -> tuple:
+    """The workspaces' lengths (LWORK, real, integer) for ``routine`` on m x n matrices with k
+    right-hand sides: LAPACK's query (LWORK = -1, 1-element workspaces; it reads neither A nor
+    B), PyTorch's sizes of the workspaces it does not ask about."""
+    nbytes, offsets, _, _, _, _, place = _plan(names, dtype, real, m, n, k, 1, (1, 1, 1))
+    arena = np.zeros(nbytes, np.uint8)
+    struct.pack_into(_HEAD[routine[0]], arena, 0, m, n, k, max(1, m), max(1, max(m, n)), -1, 0, 0, 0.0, b"N")
+    at = arena.ctypes.data
+    fn(*[at + x if name != "trans_len" else 1 for name, x in zip(names, offsets)])
+    info = struct.unpack_from("<q", arena, 56)[0]
+    if info != 0:
+        raise RuntimeError(f"{routine} workspace query: INFO {info}")  # (a bug here, not the input)
+    work = arena[place["work"]:].view(dtype)[0]
+    driver = routine[1:]
+    if routine[0] in "sd" or driver == "gels":
+        lrwork = 1
+    elif driver == "gelsy":
+        lrwork = max(1, 2 * n)
+    elif driver == "gelss":
+        lrwork = max(1, 5 * min(m, n))
+    else:  # (gelsd: its query's answer)
+        lrwork = max(1, int(arena[place["rwork"]:].view(real)[0]))
+    liwork = max(1, int(arena[place["iwork"]:].view(np.int64)[0])) if driver == "gelsd" else 1
+    return _work_size(work), lrwork, liwork
+
+
 def solve(lapack: Lapack, a: np.ndarray, b: np.ndarray, rcond: float, driver: str) -> tuple:
     """``driver`` on each matrix of ``a`` (..., m, n) with ``b`` (..., m, k) of the same batch
     (none of m, n, k zero), as PyTorch's ``apply_lstsq``: ``(x, rank, s, info)``, ``x``
     (..., max(m, n), k) LAPACK's B on return (the solution in its first n rows, for m > n the
     residual's components in the rest), ``rank`` (...) int64 (zeros for gels), ``s`` (...,
     min(m, n)) the singular values (zeros but for gelsd and gelss), ``info`` (...) LAPACK's
-    INFO (> 0: gels met an exactly singular triangle, gelsd/gelss's SVD did not converge)."""
+    INFO (> 0: gels met an exactly singular triangle, gelsd/gelss's SVD did not converge).
+
+    The workspace query (LWORK = -1) runs once per routine, (m, n, k) and batch size: its answer
+    depends on the dimensions alone (LAPACK sizes the work from them and its block sizes), so
+    later calls are given the same LWORK, and give the same results, without it."""
     dtype = a.dtype
     letter = _LETTER[dtype]
-    fn = lapack.routines[letter + driver]
-    complex_ = letter in "cz"
+    routine = letter + driver
+    fn = lapack.routines[routine]
     real = np.dtype(np.float32 if letter in "sc" else np.float64)
     batch = a.shape[:-2]
     m, n = a.shape[-2:]
     k = b.shape[-1]
     rows = max(m, n)
     count = math.prod(batch)
+    key = (routine, m, n, k, count)
+    plan = _PLANS.get(key)
+    if plan is None:
+        names = ["m", "n", "nrhs", "a", "lda", "b", "ldb"] + [x for x in _TAIL[driver] if letter in "cz" or x != "rwork"]
+        if driver == "gels":  # (TRANS first; gfortran's hidden length of a CHARACTER argument last)
+            names = ["trans", *names, "trans_len"]
+        sizes = _SIZES.get(key[:4])
+        if sizes is None:
+            sizes = _query(fn, routine, names, dtype, real, m, n, k)
+        if len(_PLANS) >= 256:  # (bounded memos: a long run of shapes starts them afresh)
+            _PLANS.clear()
+            _SIZES.clear()
+        _SIZES[key[:4]] = sizes
+        plan = _PLANS[key] = _plan(names, dtype, real, m, n, k, count, sizes)
+    nbytes, offsets, at_a, at_b, at_s, lwork, place = plan
+    arena = np.zeros(nbytes, np.uint8)
+    try:
+        struct.pack_into(_HEAD[letter], arena, 0, m, n, k, max(1, m), max(1, rows), lwork, 0, 0, rcond, b"N")
+    except OverflowError:  # (an rcond past float32's range: NumPy's cast, an infinity)
+        struct.pack_into(_HEAD[letter], arena, 0, m, n, k, max(1, m), max(1, rows), lwork, 0, 0,
+                         math.copysign(math.inf, rcond), b"N")
+    at = arena.ctypes.data
+    args = [at + x for x in offsets]
+    if driver == "gels":
+        args[-1] = 1
+    mn = min(m, n)
+    o_s, o_a, o_b = place["s"], place["a"], place["b"]
+    s = np.ndarray((count, mn), real, arena, o_s)
+    af = np.ndarray((count, n, m), dtype, arena, o_a)
+    bf = np.ndarray((count, k, rows), dtype, arena, o_b)
     # column-major copies, each matrix its own (LAPACK overwrites A): the transposes, row-major
-    af = np.empty((count, n, m), dtype)
     af[...] = a.reshape((count, m, n)).swapaxes(-1, -2)
-    bf = np.zeros((count, k, rows), dtype)
     bf[:, :, :m] = b.reshape((count, m, k)).swapaxes(-1, -2)
-    ints = np.array([m, n, k, max(1, m), max(1, rows), -1, 0, 0], np.int64)  # M N NRHS LDA LDB LWORK RANK INFO
-    at = ints.ctypes.data
-    p_m, p_n, p_k, p_lda, p_ldb, p_lwork, p_rank, p_info = (at + 8 * i for i in range(8))  # (their addresses)
-    rc = np.array([rcond], real)
-    s = np.zeros((count, min(m, n)), real)
-    jpvt = np.zeros(max(1, n), np.int64)
-    trans = ctypes.create_string_buffer(b"N")
-    probe, rprobe, iprobe = np.zeros(1, dtype), np.zeros(1, real), np.zeros(1, np.int64)
-
-    # the argument list, the workspaces' places holding the query's 1-element probes
-    given = {"m": p_m, "n": p_n, "nrhs": p_k, "a": af.ctypes.data, "lda": p_lda, "b": bf.ctypes.data, "ldb": p_ldb,
-             "jpvt": jpvt.ctypes.data, "rcond": rc.ctypes.data, "rank": p_rank, "work": probe.ctypes.data,
-             "lwork": p_lwork, "rwork": rprobe.ctypes.data, "iwork": iprobe.ctypes.data, "info": p_info,
-             "s": s.ctypes.data, "trans": ctypes.addressof(trans), "trans_len": 1}
-    names = ["m", "n", "nrhs", "a", "lda", "b", "ldb"] + [x for x in _TAIL[driver] if complex_ or x != "rwork"]
-    if driver == "gels":  # (TRANS first; gfortran's hidden length of a CHARACTER argument last)
-        names = ["trans", *names, "trans_len"]
-    args = [given[x] for x in names]
-    at_a, at_b = names.index("a"), names.index("b")
-    at_s = names.index("s") if "s" in names else None
-    # the workspace query (lwork = -1) on the first matrix, which it leaves untouched
-    fn(*args)
-    if ints[7] != 0:
-        raise RuntimeError(f"{letter}{driver} workspace query: INFO {int(ints[7])}")  # (a bug here, not the input)
-    ints[5] = _work_size(probe[0])
-    work = np.empty(int(ints[5]), dtype)
-    if not complex_ or driver == "gels":
-        rwork = rprobe
-    elif driver == "gelsy":
-        rwork = np.empty(max(1, 2 * n), real)
-    elif driver == "gelss":
-        rwork = np.empty(max(1, 5 * min(m, n)), real)
-    else:  # (gelsd: its query's answer)
-        rwork = np.empty(max(1, int(rprobe[0])), real)
-    iwork = np.empty(max(1, int(iprobe[0])), np.int64) if driver == "gelsd" else iprobe
-    for name, arr in (("work", work), ("rwork", rwork), ("iwork", iwork)):
-        if name in names:
-            args[names.index(name)] = arr.ctypes.data
-    rank = np.zeros(count, np.int64)
-    info = np.zeros(count, np.int64)
-    a0, b0, s0 = af.ctypes.data, bf.ctypes.data, s.ctypes.data
-    a_step, b_step, s_step = af.strides[0], bf.strides[0], s.strides[0]
-    gelsy = driver == "gelsy"
-    for i in range(count):
-        if gelsy:
-            jpvt.fill(0)  # (input: nonzero marks a column fixed in front; PyTorch zeroes it each call)
-        ints[6:8] = 0
-        args[at_a], args[at_b] = a0 + i * a_step, b0 + i * b_step
-        if at_s is not None:
-            args[at_s] = s0 + i * s_step
+    if count == 1:
         fn(*args)
-        rank[i], info[i] = ints[6], ints[7]
-    if (info < 0).any():  # (an argument LAPACK refuses: a bug here, never the input)
-        raise RuntimeError(f"{letter}{driver}: argument {-int(info.min())} has an illegal value")
+        found, code = struct.unpack_from("<2q", arena, 48)
+        if code < 0:  # (an argument LAPACK refuses: a bug here, never the input)
+            raise RuntimeError(f"{routine}: argument {-code} has an illegal value")
+        rank, info = np.array(found, np.int64), np.array(code, np.int64)
+    else:
+        rank = np.zeros(count, np.int64)
+        info = np.zeros(count, np.int64)
+        jpvt = np.ndarray((max(1, n),), np.int64, arena, 128) if driver == "gelsy" else None
+        a_step, b_step, s_step = af.strides[0], bf.strides[0], s.strides[0]
+        for i in range(count):
+            if i:
+                struct.pack_into("<2q", arena, 48, 0, 0)
+                if jpvt is not None:
+                    jpvt.fill(0)  # (input: nonzero marks a column fixed in front; PyTorch zeroes it each call)
+                args[at_a], args[at_b] = at + o_a + i * a_step, at + o_b + i * b_step
+                if at_s is not None:
+                    args[at_s] = at + o_s + i * s_step
+            fn(*args)
+            rank[i], info[i] = struct.unpack_from("<2q", arena, 48)
+        if (info < 0).any():
+            raise RuntimeError(f"{routine}: argument {-int(info.min())} has an illegal value")
     x = bf.swapaxes(-1, -2).reshape(batch + (rows, k))
-    return x, rank.reshape(batch), s.reshape(batch + (min(m, n),)), info.reshape(batch)
+    return x, rank.reshape(batch), s.reshape(batch + (mn,)), info.reshape(batch)

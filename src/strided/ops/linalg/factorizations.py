@@ -53,7 +53,7 @@ def linalg_svd(A: Tensor, full_matrices: bool = True, *, driver: Any = None) -> 
     m, n = a.shape[-2:]
     k = min(m, n)
     if a.size:
-        u, s, vh = np.linalg.svd(a, full_matrices=bool(full_matrices))
+        u, s, vh = LA.numpy_svd(a, bool(full_matrices))
     else:
         batch = a.shape[:-2]
         eye_u, eye_v = (m, m) if full_matrices else (m, k), (n, n) if full_matrices else (k, n)
@@ -71,7 +71,7 @@ def linalg_svdvals(A: Tensor, *, driver: Any = None) -> Tensor:  # noqa: N803
     [2.0, 1.0]
     """
     a = _svd_input(A, "linalg.svdvals")
-    s = np.linalg.svd(a, compute_uv=False) if a.size else np.zeros(a.shape[:-2] + (min(a.shape[-2:]),),
+    s = LA.numpy_svd(a, compute_uv=False) if a.size else np.zeros(a.shape[:-2] + (min(a.shape[-2:]),),
                                                                     np.real(a).dtype)
     return LA.rowmajor(np.abs(s), real_of(A._dtype))
 
@@ -322,23 +322,23 @@ def _uplo(UPLO: Any) -> str:  # noqa: N803
 
 def _eigh_arrays(A: Tensor, UPLO: str, op: str, vectors: bool) -> tuple[np.ndarray, Any]:  # noqa: N803
     a = A._np()
-    real = np.real(a).dtype
+    real = a.real.dtype
     if a.size == 0:
         return np.zeros(a.shape[:-1], real), np.zeros(a.shape, a.dtype)
     # (all finite, the common case: one reduction without axes, the per-matrix one only else, of
     # the UPLO triangle LAPACK reads: a NaN or inf in the other one changes nothing, as in PyTorch)
     if np.isfinite(a).all():
-        finite = np.True_
+        finite, safe = None, a
     else:
         read = np.tril(a) if UPLO == "L" else np.triu(a)
         finite = np.isfinite(read).all(axis=(-2, -1))
-    safe = a if finite.all() else np.where(finite[..., None, None], a, 0)
+        safe = a if finite.all() else np.where(finite[..., None, None], a, 0)
     with quiet():  # (np.errstate(all="ignore") at a tenth of its cost)
         if vectors:
-            w, v = np.linalg.eigh(safe, UPLO=UPLO)
+            w, v = LA.numpy_eigh(safe, UPLO)
         else:
             w, v = LA.numpy_eigvalsh(safe, UPLO), None
-    if not finite.all():  # (PyTorch's LAPACK call gives NaN for such a matrix)
+    if finite is not None and not finite.all():  # (PyTorch's LAPACK call gives NaN for such a matrix)
         w = np.where(finite[..., None], w, np.nan)
         if v is not None:
             v = np.where(finite[..., None, None], v, np.nan)

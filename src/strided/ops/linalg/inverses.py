@@ -421,7 +421,7 @@ def _tolerances(s_max: np.ndarray, atol: Any, rtol: Any, m: int, n: int, dtype: 
 def _singular_values(a: np.ndarray, hermitian: bool) -> np.ndarray:
     if hermitian:
         return np.sort(np.abs(np.linalg.eigvalsh(a)), axis=-1)[..., ::-1]
-    return np.linalg.svd(a, compute_uv=False)
+    return LA.numpy_svd(a, compute_uv=False) if a.size else np.linalg.svd(a, compute_uv=False)
 
 
 def linalg_pinv(A: Tensor, rcond: Any = None, hermitian: bool = False, *, atol: Any = None,  # noqa: N803
@@ -586,17 +586,18 @@ def linalg_lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: st
         a, b = np.broadcast_to(a, batch + a.shape[-2:]), np.broadcast_to(b, batch + b.shape[-2:])
     k = b.shape[-1]
     rows = max(m, n)
-    buffer = np.zeros(batch + (rows, k), a.dtype)
-    s = np.zeros(batch + (min(m, n),), np.real(a).dtype)
-    rank = np.zeros(batch, np.int64)
+    real = _REAL.get(a.dtype, a.dtype)
     rcond = _eps(a.dtype) * rows if rcond is None else float(rcond)
     lapack = _lapack() if a.size and b.size else None
-    if lapack is not None:
-        from ._lapack import solve
-        buffer, rank, s, info = solve(lapack, a, b, rcond, driver)
+    if lapack is not None:  # (its own arrays: none made here for it to replace)
+        buffer, rank, s, info = _lapack_lstsq(lapack, a, b, rcond, driver)
         if info.any():
             raise _lstsq_failure(A, info, batch, driver)
-    elif a.size and b.size:
+    else:
+        buffer = np.zeros(batch + (rows, k), a.dtype)
+        s = np.zeros(batch + (min(m, n),), real)
+        rank = np.zeros(batch, np.int64)
+    if lapack is None and a.size and b.size:
         with quiet():  # (np.errstate(all="ignore") at a tenth of its cost)
             u, s, vh = np.linalg.svd(a, full_matrices=False)
             cut = rcond * s[..., :1]
@@ -605,7 +606,6 @@ def linalg_lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: st
             x = _adjoint(vh) @ (sinv[..., None] * (_adjoint(u) @ b))
             rank = keep.sum(-1)
             buffer[..., :n, :] = x
-    real = np.real(a).dtype
     residuals = np.zeros((0,), real)
     if m > n and driver != "gelsy" and (driver == "gels" or bool(np.all(rank == min(m, n)))):  # (full rank)
         if lapack is not None:  # (LAPACK leaves the residual's components in B's rows n:m, PyTorch sums their squares)
@@ -659,11 +659,24 @@ def _conj_product(r: np.ndarray) -> np.ndarray:
     return square
 
 
+_BOUND: list = []  # ([the bound LAPACK or None, its solve] once imported)
+
+
 def _lapack() -> Any:
     """The bound LAPACK of :mod:`._lapack` (imported on the first lstsq: ctypes stays out of
     ``import strided``), or None where this NumPy bundles none."""
-    from ._lapack import library
-    return library()
+    if not _BOUND:
+        from ._lapack import library, solve
+        _BOUND.extend((library(), solve))
+    return _BOUND[0]
+
+
+def _lapack_lstsq(lapack: Any, a: np.ndarray, b: np.ndarray, rcond: float, driver: str) -> tuple:
+    """:func:`._lapack.solve` (bound by :func:`_lapack`)."""
+    return _BOUND[1](lapack, a, b, rcond, driver)
+
+
+_REAL = {np.dtype(np.complex64): np.dtype(np.float32), np.dtype(np.complex128): np.dtype(np.float64)}  # (np.real's dtype)
 
 
 def _lstsq_failure(A: Tensor, info: np.ndarray, batch: tuple, driver: str) -> LinAlgError:  # noqa: N803
