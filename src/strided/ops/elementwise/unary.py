@@ -574,7 +574,7 @@ def _fast_clamp(x: Any, min: Any, max: Any) -> Tensor | None:  # noqa: A002
         if res is not None:
             return adopted(res, info[2], d)
     elif lo is None or hi is None:  # (one tensor bound: PyTorch's maximum / minimum, its bits)
-        res = torch_extremes.extreme_fresh(hi is None, arr, lo if hi is None else hi)
+        res = torch_extremes.MAXIMUM_FRESH(arr, lo) if hi is None else torch_extremes.MINIMUM_FRESH(arr, hi)
         if res is not None:
             return adopted(res, info[2], d)
     token = _quiet_set(_QUIET)
