@@ -531,8 +531,14 @@ def _unary_exact_first(code: int) -> Callable[[np.ndarray], np.ndarray | None]:
     return first
 
 
+def _frac_first(x: np.ndarray) -> np.ndarray | None:
+    """:func:`_frac_fresh`'s compiled pass alone (as :func:`_unary_exact_first`'s)."""
+    r = np.empty(x.shape, x.dtype)
+    return r if _frac_compiled(x, r) else None
+
+
 # the ops whose fresh function is one compiled pass (the codes of _sign_fresh and _rsqrt_fresh)
-_FIRST = {"sign": _unary_exact_first(0), "rsqrt": _unary_exact_first(3)}
+_FIRST = {"sign": _unary_exact_first(0), "rsqrt": _unary_exact_first(3), "frac": _frac_first}
 # the special functions: called without quiet_call (see _special_fresh)
 _FRESH_DIRECT = {name: _special_fresh(getattr(special, name))
                  for name in ("erf", "erfc", "erfinv", "digamma", "lgamma", "i0")}
