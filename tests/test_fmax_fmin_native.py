@@ -241,3 +241,16 @@ def test_the_fresh_entries_match_the_into_entries_and_refuse_alike():
     assert k.torch_extreme_fresh(x[:0], x[:0], True) is None  # empty: the caller's own answer
     with pytest.raises(ValueError):
         k.binary_exact_fresh(x, x[:4], 0)  # lengths differ, as binary_exact
+
+
+def test_the_fresh_entries_make_plain_arrays_only(tmp_path):
+    """An operand of an ndarray subclass (a memmap's run) is refused (None: the caller's NumPy
+    path, whose np.empty makes a plain array): numpy.empty_like would make one of its class."""
+    k = native.special()
+    m = np.memmap(tmp_path / "m.bin", dtype=np.float32, mode="w+", shape=(12,))
+    m[:] = np.arange(12) - 5
+    plain = np.array(m)
+    assert k.torch_extreme_fresh(m, plain, True) is None
+    assert k.binary_exact_fresh(m, plain, 3) is None
+    assert type(k.torch_extreme_fresh(plain, plain, True)) is np.ndarray
+    assert type(k.binary_exact_fresh(plain, -plain, 3)) is np.ndarray

@@ -2407,19 +2407,28 @@ ERF_CLONES static void copysign_double(const double *restrict a, const double *r
     for (Py_ssize_t i = 0; i < n; i++) o[i] = copysign(a[i], b[i]);
 }
 
-/* numpy.empty_like(x), the function looked up once (the fresh-output entries below: a small op's
- * output made here, without a second Python call for it); NULL with the error set */
-static PyObject *empty_like_fn = NULL;
+/* numpy.empty_like(x) for a plain ndarray x (the fresh-output entries below: a small op's output
+ * made here, without a second Python call for it), the function looked up once; Py_None (a new
+ * reference) for x of another class (a memmap's run: the caller's NumPy path, whose np.empty makes
+ * a plain array); NULL with the error set */
+static PyObject *empty_like_fn = NULL, *ndarray_type = NULL;
 
 static PyObject *empty_like(PyObject *x)
 {
     if (empty_like_fn == NULL) {
         PyObject *numpy = PyImport_ImportModule("numpy");
         if (numpy == NULL) return NULL;
-        empty_like_fn = PyObject_GetAttrString(numpy, "empty_like");
+        PyObject *fn = PyObject_GetAttrString(numpy, "empty_like");
+        ndarray_type = PyObject_GetAttrString(numpy, "ndarray");
         Py_DECREF(numpy);
-        if (empty_like_fn == NULL) return NULL;
+        if (fn == NULL || ndarray_type == NULL) {
+            Py_XDECREF(fn);
+            Py_CLEAR(ndarray_type);
+            return NULL;
+        }
+        empty_like_fn = fn;
     }
+    if ((PyObject *)Py_TYPE(x) != ndarray_type) Py_RETURN_NONE;
     return PyObject_CallOneArg(empty_like_fn, x);
 }
 
@@ -2473,7 +2482,7 @@ static PyObject *py_binary_exact_fresh(PyObject *self, PyObject *const *args, Py
         return NULL;
     }
     PyObject *res = empty_like(args[0]);
-    if (res == NULL) return NULL;
+    if (res == NULL || res == Py_None) return res;
     PyObject *call[4] = {args[0], args[1], res, args[2]};
     PyObject *ran = py_binary_exact(self, call, 4);
     if (ran != Py_True) {
@@ -2614,7 +2623,7 @@ static PyObject *py_torch_extreme_fresh(PyObject *self, PyObject *const *args, P
         goto done;
     }
     res = empty_like(args[0]);
-    if (res == NULL) goto done;
+    if (res == NULL || res == Py_None) goto done;
     if (PyObject_GetBuffer(res, &ob, PyBUF_STRIDES | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
         Py_CLEAR(res);
         goto done;
