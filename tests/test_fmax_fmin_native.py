@@ -202,9 +202,55 @@ def test_the_fast_path_reaches_the_kernel(monkeypatch):
             calls.append(args[3])
             return k.binary_exact(*args)
 
+        def binary_exact_fresh(self, *args):  # (the fast path's entry: x, y, code; its own output)
+            calls.append(args[2])
+            return k.binary_exact_fresh(*args)
+
     monkeypatch.setattr(native, "special", lambda: Spy())
     a = st.from_numpy(np.array([[1.0, np.nan], [-0.0, 3.0]], np.float32))
     st.fmax(a, -a)
     st.fmin(a.t(), a.t())
     st.heaviside(a, a)
     assert calls == [0, 1, 2]
+
+
+def test_the_fresh_entries_match_the_into_entries_and_refuse_alike():
+    """binary_exact_fresh / torch_extreme_fresh (the fast paths' entries, which make their own
+    output) give binary_exact's / torch_extreme's bits, and None where those answer False."""
+    k = native.special()
+    rng = np.random.default_rng(5)
+    for dt in (np.float32, np.float64):
+        x = rng.choice(np.array([0.0, -0.0, 1.5, -2.0, np.nan, np.inf], dt), 77)
+        y = rng.choice(np.array([0.0, -0.0, 1.5, -2.0, np.nan, -np.inf], dt), 77)
+        for code in range(4):
+            ref = np.empty_like(x)
+            assert k.binary_exact(x, y, ref, code)
+            got = k.binary_exact_fresh(x, y, code)
+            assert got.dtype == dt and got.shape == x.shape and got.tobytes() == ref.tobytes()
+        for is_max in (True, False):
+            ref = np.empty_like(x)
+            assert k.torch_extreme(x, y, ref, is_max, len(x))
+            got = k.torch_extreme_fresh(x, y, is_max)
+            assert got.dtype == dt and got.tobytes() == ref.tobytes()
+    x = np.arange(8.0)
+    assert k.binary_exact_fresh(x[::2], x[1::2], 0) is None  # not contiguous
+    assert k.binary_exact_fresh(x, x.view(np.int64), 0) is None  # formats differ
+    assert k.torch_extreme_fresh(x[::2], x[1::2], True) is None
+    assert k.torch_extreme_fresh(x, x[:4], True) is None  # lengths differ
+    assert k.torch_extreme_fresh(x.reshape(2, 4), x.reshape(2, 4), True) is None  # not one row
+    assert k.torch_extreme_fresh(x[:0], x[:0], True) is None  # empty: the caller's own answer
+    with pytest.raises(ValueError):
+        k.binary_exact_fresh(x, x[:4], 0)  # lengths differ, as binary_exact
+
+
+def test_the_fresh_entries_make_plain_arrays_only(tmp_path):
+    """An operand of an ndarray subclass (a memmap's run) is refused (None: the caller's NumPy
+    path, whose np.empty makes a plain array): numpy.empty_like would make one of its class."""
+    k = native.special()
+    m = np.memmap(tmp_path / "m.bin", dtype=np.float32, mode="w+", shape=(12,))
+    m[:] = np.arange(12) - 5
+    plain = np.array(m)
+    assert k.torch_extreme_fresh(m, plain, True) is None
+    assert k.binary_exact_fresh(m, plain, 3) is None
+    assert type(k.torch_extreme_fresh(plain, plain, True)) is np.ndarray
+    assert type(k.binary_exact_fresh(plain, -plain, 3)) is np.ndarray

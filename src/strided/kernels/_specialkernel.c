@@ -2421,6 +2421,31 @@ ERF_CLONES static void copysign_double(const double *restrict a, const double *r
     for (Py_ssize_t i = 0; i < n; i++) o[i] = copysign(a[i], b[i]);
 }
 
+/* numpy.empty_like(x) for a plain ndarray x (the fresh-output entries below: a small op's output
+ * made here, without a second Python call for it), the function looked up once; Py_None (a new
+ * reference) for x of another class (a memmap's run: the caller's NumPy path, whose np.empty makes
+ * a plain array); NULL with the error set */
+static PyObject *empty_like_fn = NULL, *ndarray_type = NULL;
+
+static PyObject *empty_like(PyObject *x)
+{
+    if (empty_like_fn == NULL) {
+        PyObject *numpy = PyImport_ImportModule("numpy");
+        if (numpy == NULL) return NULL;
+        PyObject *fn = PyObject_GetAttrString(numpy, "empty_like");
+        ndarray_type = PyObject_GetAttrString(numpy, "ndarray");
+        Py_DECREF(numpy);
+        if (fn == NULL || ndarray_type == NULL) {
+            Py_XDECREF(fn);
+            Py_CLEAR(ndarray_type);
+            return NULL;
+        }
+        empty_like_fn = fn;
+    }
+    if ((PyObject *)Py_TYPE(x) != ndarray_type) Py_RETURN_NONE;
+    return PyObject_CallOneArg(empty_like_fn, x);
+}
+
 static PyObject *py_binary_exact(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
@@ -2461,6 +2486,27 @@ static PyObject *py_binary_exact(PyObject *self, PyObject *const *args, Py_ssize
     PyBuffer_Release(&ob);
     Py_XINCREF(answer);
     return answer;
+}
+/* binary_exact_fresh(x, y, code) -> array | None: binary_exact into a fresh numpy.empty_like(x)
+ * (x and y of one length); None where binary_exact answers False. */
+static PyObject *py_binary_exact_fresh(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "binary_exact_fresh(x, y, code) takes 3 arguments, not %zd", nargs);
+        return NULL;
+    }
+    PyObject *res = empty_like(args[0]);
+    if (res == NULL || res == Py_None) return res;
+    PyObject *call[4] = {args[0], args[1], res, args[2]};
+    PyObject *ran = py_binary_exact(self, call, 4);
+    if (ran != Py_True) {
+        Py_DECREF(res);
+        if (ran == NULL) return NULL;
+        Py_DECREF(ran);
+        Py_RETURN_NONE;
+    }
+    Py_DECREF(ran);
+    return res;
 }
 #undef EXTREME_LOOP
 #undef EXTREME_BLOCK
@@ -2522,6 +2568,24 @@ TORCH_EXTREME_VEC(double, uint64_t, torch_min_vec_double, <)
         }                                                                                         \
     }
 
+/* the loop of torch_extreme over three acquired buffers: 1 where it ran, 0 (nothing written) where
+ * the buffers do not fit (not one float format and length, an overlap, not contiguous, misaligned) */
+static int torch_extreme_buffers(Py_buffer *xbp, Py_buffer *ybp, Py_buffer *obp, int is_max, Py_ssize_t row)
+{
+    Py_buffer xb = *xbp, yb = *ybp, ob = *obp;
+    int f32 = strcmp(xb.format, "f") == 0 && xb.itemsize == 4, f64 = strcmp(xb.format, "d") == 0 && xb.itemsize == 8;
+    if (!((f32 || f64) && yb.len == xb.len && ob.len == xb.len && strcmp(yb.format, xb.format) == 0
+        && strcmp(ob.format, xb.format) == 0 && !overlaps(&xb, &ob) && !overlaps(&yb, &ob)
+        && PyBuffer_IsContiguous(&xb, 'C') && PyBuffer_IsContiguous(&yb, 'C') && PyBuffer_IsContiguous(&ob, 'C')
+        && !((uintptr_t)xb.buf % xb.itemsize) && !((uintptr_t)yb.buf % xb.itemsize)
+        && !((uintptr_t)ob.buf % xb.itemsize)))
+        return 0;
+    Py_ssize_t n = xb.len / xb.itemsize;
+    if (f32) TORCH_EXTREME_LOOP(float, uint32_t, 0x7FC00000u, torch_max_vec_float, torch_min_vec_float)
+    else TORCH_EXTREME_LOOP(double, uint64_t, 0x7FF8000000000000ull, torch_max_vec_double, torch_min_vec_double)
+    return 1;
+}
+
 static PyObject *py_torch_extreme(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
@@ -2539,23 +2603,56 @@ static PyObject *py_torch_extreme(PyObject *self, PyObject *const *args, Py_ssiz
         return NULL;
     }
     if (three_buffers(args, &xb, &yb, &ob) < 0) return NULL;
-    PyObject *answer = Py_False;
-    int f32 = strcmp(xb.format, "f") == 0 && xb.itemsize == 4, f64 = strcmp(xb.format, "d") == 0 && xb.itemsize == 8;
-    if ((f32 || f64) && yb.len == xb.len && ob.len == xb.len && strcmp(yb.format, xb.format) == 0
-        && strcmp(ob.format, xb.format) == 0 && !overlaps(&xb, &ob) && !overlaps(&yb, &ob)
-        && PyBuffer_IsContiguous(&xb, 'C') && PyBuffer_IsContiguous(&yb, 'C') && PyBuffer_IsContiguous(&ob, 'C')
-        && !((uintptr_t)xb.buf % xb.itemsize) && !((uintptr_t)yb.buf % xb.itemsize)
-        && !((uintptr_t)ob.buf % xb.itemsize)) {
-        Py_ssize_t n = xb.len / xb.itemsize;
-        if (f32) TORCH_EXTREME_LOOP(float, uint32_t, 0x7FC00000u, torch_max_vec_float, torch_min_vec_float)
-        else TORCH_EXTREME_LOOP(double, uint64_t, 0x7FF8000000000000ull, torch_max_vec_double, torch_min_vec_double)
-        answer = Py_True;
-    }
+    PyObject *answer = torch_extreme_buffers(&xb, &yb, &ob, is_max, row) ? Py_True : Py_False;
     PyBuffer_Release(&xb);
     PyBuffer_Release(&yb);
     PyBuffer_Release(&ob);
     Py_INCREF(answer);
     return answer;
+}
+
+/* torch_extreme_fresh(x, y, is_max) -> array | None: torch_extreme of two 1-D arrays of one length
+ * and float format read as one row (the caller's piece: under PyTorch's grain, one row), into a
+ * fresh numpy.empty_like(x); None where torch_extreme would answer False. */
+
+static PyObject *py_torch_extreme_fresh(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "torch_extreme_fresh(x, y, is_max) takes 3 arguments, not %zd", nargs);
+        return NULL;
+    }
+    int is_max = PyObject_IsTrue(args[2]);
+    if (is_max < 0) return NULL;
+    Py_buffer xb, yb, ob;
+    if (PyObject_GetBuffer(args[0], &xb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &yb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(&xb);
+        return NULL;
+    }
+    PyObject *res = NULL;
+    if (xb.ndim != 1 || yb.ndim != 1 || xb.len == 0) {  /* (an empty row: torch_extreme's caller's own answer) */
+        res = Py_None;
+        Py_INCREF(res);
+        goto done;
+    }
+    res = empty_like(args[0]);
+    if (res == NULL || res == Py_None) goto done;
+    if (PyObject_GetBuffer(res, &ob, PyBUF_STRIDES | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        Py_CLEAR(res);
+        goto done;
+    }
+    int ran = torch_extreme_buffers(&xb, &yb, &ob, is_max, xb.len / xb.itemsize);
+    PyBuffer_Release(&ob);
+    if (!ran) {
+        Py_DECREF(res);
+        res = Py_None;
+        Py_INCREF(res);
+    }
+done:
+    PyBuffer_Release(&xb);
+    PyBuffer_Release(&yb);
+    return res;
 }
 #undef TORCH_EXTREME_LOOP
 
@@ -7192,10 +7289,16 @@ static PyMethodDef methods[] = {
     {"torch_extreme", (PyCFunction)(void (*)(void))py_torch_extreme, METH_FASTCALL,
      "torch_extreme(x, y, out, is_max, row) -> bool: PyTorch's CPU maximum / minimum bits (ties of "
      "opposite zeros, NaNs) over pieces of row elements; False where the buffers do not fit"},
+    {"torch_extreme_fresh", (PyCFunction)(void (*)(void))py_torch_extreme_fresh, METH_FASTCALL,
+     "torch_extreme_fresh(x, y, is_max) -> array | None: torch_extreme of two 1-D arrays as one row into a "
+     "fresh numpy.empty_like(x); None where the buffers do not fit"},
     {"binary_exact", (PyCFunction)(void (*)(void))py_binary_exact, METH_FASTCALL,
      "binary_exact(x, y, out, code) -> bool: PyTorch's fmax (code 0), fmin (1), heaviside (2), copysign (3), NaN "
      "bits included "
      "(False: not contiguous native float32/float64 buffers of one format, or an overlap)"},
+    {"binary_exact_fresh", (PyCFunction)(void (*)(void))py_binary_exact_fresh, METH_FASTCALL,
+     "binary_exact_fresh(x, y, code) -> array | None: binary_exact into a fresh numpy.empty_like(x); None where "
+     "binary_exact answers False"},
     {"unary_exact", (PyCFunction)(void (*)(void))py_unary_exact, METH_FASTCALL,
      "unary_exact(x, out, code, *params) -> bool: sign (code 0), nan_to_num (1: nan, posinf, neginf), leaky_relu "
      "(2: slope), rsqrt (3) or logit's quotient x / (1 - x) (4), NumPy's bits "

@@ -643,17 +643,14 @@ def exact_loop(code: int) -> Callable[[np.ndarray, np.ndarray], np.ndarray | Non
     >>> r is None or [str(v) for v in r] == ["-0.0", "1.0"]
     True
     """
-    return functools.partial(_exact_fresh, code=code)
+    def fresh(x: np.ndarray, y: np.ndarray) -> np.ndarray | None:
+        # (one C call that makes its own output: no np.empty call, no partial; a fifth of a small fmax)
+        k = native.special()
+        if k is None or x.shape != y.shape or x.dtype is not y.dtype:
+            return None
+        return k.binary_exact_fresh(x, y, code)
 
-
-def _exact_fresh(x: np.ndarray, y: np.ndarray, code: int) -> np.ndarray | None:
-    k = native.special()
-    if k is None or x.shape != y.shape or x.dtype is not y.dtype:
-        return None
-    res = np.empty(x.shape, x.dtype)
-    return res if k.binary_exact(x, y, res, code) else None
-
-
+    return fresh
 
 
 def logaddexp_loop(base2: bool) -> Callable[[np.ndarray, np.ndarray], np.ndarray | None]:

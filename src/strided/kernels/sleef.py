@@ -63,6 +63,9 @@ from .torch_loops import (
 EXP, SIGMOID, SILU, LIBM_EXP, TANH, GELU, GELU_ONEDNN = 0, 1, 2, 3, 4, 5, 6
 _F32 = np.dtype(np.float32)
 _steps: list[int] = []
+# the longest flat run every op's loop runs as one chunk (GELU's grain shrinks beyond it; every
+# other op's is GRAIN_SIZE)
+_ONE_CHUNK = 16384
 
 
 def step() -> int:
@@ -112,6 +115,12 @@ def torch_loop(x: np.ndarray, op: int, out: np.ndarray | None = None, threads: i
     k = native.sleef()
     if k is None or x.dtype != _F32:
         return None
+    if x.ndim == 1 and len(x) <= _ONE_CHUNK and x.flags.c_contiguous:
+        # (a small flat run, the fast paths' common case: one chunk whatever the threads, no grain
+        # or chunk asked; half of this function's own time on a small F.silu)
+        res = np.empty(len(x), _F32)
+        k.run(x, res, op, 0, 0, (_steps[0] if _steps else step()) * lanes, form)
+        return res
     st = step() * lanes
     grain = _grain(op, x.size, threads)
     if x.flags.c_contiguous:  # one row, cut at the parallel chunks

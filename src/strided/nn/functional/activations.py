@@ -44,6 +44,8 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
     >>> F.silu(strided.tensor([0.0, 1.0])).tolist()  # doctest: +ELLIPSIS
     [0.0, 0.731...]
     """
+    if not inplace and (out := A.plain_fresh(A.SILU, input, ())) is not None:
+        return out
     return A.silu_(input) if inplace else A.silu(input)
 
 
@@ -53,6 +55,9 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     >>> F.elu(strided.tensor([-1.0, 2.0])).tolist()  # doctest: +ELLIPSIS
     [-0.632..., 2.0]
     """
+    if not inplace and input.__class__ is Tensor and type(alpha) is float \
+            and (out := A.plain_fresh(A.ELU, input, (alpha,))) is not None:
+        return out
     return elu_(input, alpha) if inplace else A.elu(input, alpha)
 
 
@@ -62,6 +67,9 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
     >>> F.leaky_relu(strided.tensor([-1.0, 2.0], dtype=strided.float64), 0.1).tolist()
     [-0.1, 2.0]
     """
+    if not inplace and input.__class__ is Tensor and type(negative_slope) is float \
+            and (out := A.plain_fresh(A.LEAKY_RELU, input, (negative_slope,))) is not None:
+        return out
     return leaky_relu_(input, negative_slope) if inplace else A.leaky_relu(input, negative_slope)
 
 

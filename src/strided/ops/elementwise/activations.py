@@ -89,7 +89,10 @@ class Activation:
     ``create_graph=True`` backward runs); ``fused(x, g, *params)`` the same gradient in one NumPy
     pass (a first-order backward: nothing to record, one result instead of a chain of
     temporaries, as PyTorch's silu rule picks by grad mode); ``node`` PyTorch's node name;
-    ``kernel`` PyTorch's CPU kernel (named when the input is not float)."""
+    ``kernel`` PyTorch's CPU kernel (named when the input is not float); ``compiled(x, *params)``
+    the forward's compiled pass alone for a 1-D contiguous float32 / float64 ``x`` (the small-op
+    fast path's flat run), None where it does not take ``x`` (then ``forward`` runs): no NumPy
+    arithmetic in it, so no floating-point state to quiet around it (a tenth of a small op)."""
 
     name: str
     kernel: str
@@ -97,6 +100,7 @@ class Activation:
     forward: Callable[..., np.ndarray]
     grad: Callable[..., Tensor]
     fused: Callable[..., np.ndarray]
+    compiled: Callable[..., np.ndarray | None] | None = None
 
 
 def _silu_grad(g: Tensor, x: Tensor) -> Tensor:
@@ -127,7 +131,11 @@ def _silu(x: np.ndarray) -> np.ndarray:
     return np.divide(x, e, out=e)
 
 
-SILU = Activation("silu", "silu_cpu", "SiluBackward0", _silu, _silu_grad, _silu_fused)
+def _silu_compiled(x: np.ndarray) -> np.ndarray | None:
+    return torch_loop(x, _SILU_OP)  # (None: not float32, or the kernel is off)
+
+
+SILU = Activation("silu", "silu_cpu", "SiluBackward0", _silu, _silu_grad, _silu_fused, _silu_compiled)
 # (PyTorch's softplus_backward: z / (z + 1) with z = exp(beta x) is sigmoid(beta x), without z's overflow)
 
 
@@ -209,6 +217,16 @@ def _leaky_relu(x: np.ndarray, k: float) -> np.ndarray:
     return np.where(x > 0, x, x * k)
 
 
+def _leaky_relu_compiled(x: np.ndarray, k: float) -> np.ndarray | None:
+    """:func:`_leaky_relu`'s compiled pass for a C-contiguous ``x``; None where it does not run."""
+    k_ = native.special()
+    if k_ is not None and x.dtype in _TYPED0_DTYPES and x.flags.c_contiguous:
+        out = np.empty(x.shape, x.dtype)
+        if k_.unary_exact(x, out, 2, k):
+            return out
+    return None
+
+
 SOFTPLUS = Activation(
     "softplus", "softplus_cpu", "SoftplusBackward0",
     _softplus,
@@ -220,12 +238,14 @@ ELU = Activation(
     # (x's exp through x only where x < 0: PyTorch's elu_double_backward masks with self < 0, so
     # the second derivative at x == 0 is 0 while the first takes the exp branch there)
     lambda g, x, a: where(x > 0, g, g * (where(x < 0, x, x.detach()).exp() * a)),
-    lambda x, g, a: np.where(x > 0, g, g * a * np.exp(x)))
+    lambda x, g, a: np.where(x > 0, g, g * a * np.exp(x)),
+    lambda x, a: _all_greater_copy(x, 0.0))  # (every x > 0: x itself, whatever alpha)
 LEAKY_RELU = Activation(
     "leaky_relu", "leaky_relu_cpu", "LeakyReluBackward0",
     _leaky_relu,
     lambda g, x, k: where(x > 0, g, g * k),
-    lambda x, g, k: np.where(x > 0, g, g * k))
+    lambda x, g, k: np.where(x > 0, g, g * k),
+    lambda x, k: _leaky_relu_compiled(x, k))
 # (PyTorch: no gradient at or beyond the bounds)
 HARDTANH = Activation(
     "hardtanh", "hardtanh_cpu", "HardtanhBackward0",
@@ -337,10 +357,12 @@ def _fast(row: Activation, x: Any, params: tuple) -> Tensor | None:
         return None
     if d is float32:  # (float64 holds every Python float: nothing to refuse)
         _check_params(row, d, params)
-    try:  # (fpstate.quietly, inlined)
-        values = quiet_call(row.forward, arr, *params)
-    except RuntimeError as e:
-        values = quiet_retry(e, row.forward, arr, *params)
+    values = None if row.compiled is None else row.compiled(arr, *params)
+    if values is None:
+        try:  # (fpstate.quietly, inlined)
+            values = quiet_call(row.forward, arr, *params)
+        except RuntimeError as e:
+            values = quiet_retry(e, row.forward, arr, *params)
     if values.dtype != arr.dtype:  # (the general path's copyto casts; never with Python-float params)
         values = values.astype(arr.dtype)
     t = adopted(values, info[2], d)
@@ -570,6 +592,16 @@ def _fresh_of(row: Activation, params: Callable[..., tuple]) -> Callable[..., Te
         return _fast(row, input, params(*args))
 
     return fresh
+
+
+def plain_fresh(row: Activation, input: Any, params: tuple) -> Tensor | None:
+    """:func:`_fast`'s result where the recording entry would run it first (a plain tensor outside
+    autograd, nobody listening: then grad mode and recording are nothing to it), else None. For
+    ``strided.nn.functional``'s wrappers, which then skip the entry and its grad-mode switch (three
+    Python calls of a small ``F.silu``'s seven)."""
+    if input.__class__ is Tensor and input._ag is None and not OPEN:
+        return _fast(row, input, params)
+    return None
 
 
 silu.__fresh__ = _fresh_of(SILU, lambda: ())  # type: ignore[attr-defined]

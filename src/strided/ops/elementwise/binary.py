@@ -254,9 +254,9 @@ GT = BinaryOp("gt", np.greater, kind="compare", fast=_ALL, symbol=">")
 GE = BinaryOp("ge", np.greater_equal, kind="compare", fast=_ALL, symbol=">=")
 _EXTREME_NATIVE = frozenset((float32, float64))
 MAXIMUM = BinaryOp("maximum", np.maximum, kind="minmax", fast=_ALL, extreme="max",
-                   native=torch_extremes.extreme_loop(True), native_dtypes=_EXTREME_NATIVE)
+                   native=torch_extremes.MAXIMUM_FRESH, native_dtypes=_EXTREME_NATIVE)
 MINIMUM = BinaryOp("minimum", np.minimum, kind="minmax", fast=_ALL, extreme="min",
-                   native=torch_extremes.extreme_loop(False), native_dtypes=_EXTREME_NATIVE)
+                   native=torch_extremes.MINIMUM_FRESH, native_dtypes=_EXTREME_NATIVE)
 
 
 _dtype_cache = default_dependent(Memo())  # (op, operand kinds) -> (compute dtype, result dtype)

@@ -574,7 +574,7 @@ def _fast_clamp(x: Any, min: Any, max: Any) -> Tensor | None:  # noqa: A002
         if res is not None:
             return adopted(res, info[2], d)
     elif lo is None or hi is None:  # (one tensor bound: PyTorch's maximum / minimum, its bits)
-        res = torch_extremes.extreme_fresh(hi is None, arr, lo if hi is None else hi)
+        res = torch_extremes.MAXIMUM_FRESH(arr, lo) if hi is None else torch_extremes.MINIMUM_FRESH(arr, hi)
         if res is not None:
             return adopted(res, info[2], d)
     token = _quiet_set(_QUIET)
@@ -594,6 +594,27 @@ def _fast_clamp(x: Any, min: Any, max: Any) -> Tensor | None:  # noqa: A002
         else:
             torch_extremes.fix_flat("clamp", (arr, lo, hi), res)
     return adopted(res, info[2], d)
+
+
+def _one_tensor_bound(x: Any, bound: Tensor, is_min: bool) -> Tensor | None:
+    """``clamp_min`` (``is_min``) / ``clamp_max`` of a row-major float32 / float64 tensor by a
+    plain tensor bound of its dtype and shape: :func:`_fast_clamp`'s tensor-bound path (PyTorch's
+    maximum / minimum bits on the two flat runs) without its number tests; None where
+    :func:`_clamp` must run."""
+    d = x._dtype if x.__class__ is Tensor else None
+    if (d is not float32 and d is not float64) or bound._dtype is not d or bound._layout.shape != x._layout.shape:
+        return None
+    info = _cinfo[x._layout.shape]
+    arr, run = flat_run(x, info), flat_run(bound, info)
+    if arr is None or run is None:
+        return None
+    res = (torch_extremes.MAXIMUM_FRESH if is_min else torch_extremes.MINIMUM_FRESH)(arr, run)
+    if res is None:
+        return None
+    t = adopted(res, info[2], d)
+    if OPEN:
+        report("clamp", (x, bound), t)
+    return t
 
 
 def _permuted_extreme(x: Tensor, min: Any, max: Any) -> Tensor | None:  # noqa: A002
@@ -863,6 +884,8 @@ def clamp_min(input: Any, min: Any) -> Tensor:  # noqa: A002
     >>> strided.tensor([-2.0, 0.5]).clamp_min(0).tolist()
     [0.0, 0.5]
     """
+    if min.__class__ is Tensor and (t := _one_tensor_bound(input, min, True)) is not None:
+        return t
     _no_complex_bound(min, "clamp_min")
     return _clamp(input, min, None, None)  # (clamp's body: this op's own entry has recorded and reported)
 
@@ -873,6 +896,8 @@ def clamp_max(input: Any, max: Any) -> Tensor:  # noqa: A002
     >>> strided.clamp_max(strided.tensor([1, 5]), 2.5).tolist()
     [1.0, 2.5]
     """
+    if max.__class__ is Tensor and (t := _one_tensor_bound(input, max, False)) is not None:
+        return t
     _no_complex_bound(max, "clamp_max")
     return _clamp(input, None, max, None)  # (clamp's body: this op's own entry has recorded and reported)
 

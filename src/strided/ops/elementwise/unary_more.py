@@ -516,6 +516,29 @@ _FRESH: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "sinc": _sinc_fresh, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh,
     "cosh": np.cosh, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
 }
+def _unary_exact_first(code: int) -> Callable[[np.ndarray], np.ndarray | None]:
+    """The compiled ``unary_exact`` ``code`` of a flat float32 / float64 run into a fresh array,
+    tried first by the fast path without quiet_call (no NumPy arithmetic in it: nothing to quiet);
+    None where it does not run (then the op's :data:`_FRESH` function runs, quietly)."""
+
+    def first(x: np.ndarray) -> np.ndarray | None:
+        k = native.special()
+        if k is None:
+            return None
+        r = np.empty(x.shape, x.dtype)
+        return r if k.unary_exact(x, r, code) else None
+
+    return first
+
+
+def _frac_first(x: np.ndarray) -> np.ndarray | None:
+    """:func:`_frac_fresh`'s compiled pass alone (as :func:`_unary_exact_first`'s)."""
+    r = np.empty(x.shape, x.dtype)
+    return r if _frac_compiled(x, r) else None
+
+
+# the ops whose fresh function is one compiled pass (the codes of _sign_fresh and _rsqrt_fresh)
+_FIRST = {"sign": _unary_exact_first(0), "rsqrt": _unary_exact_first(3), "frac": _frac_first}
 # the special functions: called without quiet_call (see _special_fresh)
 _FRESH_DIRECT = {name: _special_fresh(getattr(special, name))
                  for name in ("erf", "erfc", "erfinv", "digamma", "lgamma", "i0")}
@@ -645,11 +668,13 @@ _count_nonzero = npcore.count_nonzero  # (the C function, without np.count_nonze
 
 
 def _fresh_fast(fresh: Callable[[np.ndarray], np.ndarray], input: Tensor, direct: bool = False,
-                rule_bool: bool = False, dtypes: tuple[np.dtype, ...] = _F32_F64) -> Tensor | None:
+                rule_bool: bool = False, dtypes: tuple[np.dtype, ...] = _F32_F64,
+                first: Callable[[np.ndarray], np.ndarray | None] | None = None) -> Tensor | None:
     """The small-op fast path (:data:`_FRESH`): ``fresh`` of a row-major float32 / float64
     tensor's flat run (quietly, unless ``direct``) as the storage of a row-major result (bool
     for ``rule_bool``); None where the general path must run (a dtype not in ``dtypes``, another
-    layout, a tensor unpickled past its storage, which the general path refuses)."""
+    layout, a tensor unpickled past its storage, which the general path refuses). ``first``: a
+    compiled pass tried before ``fresh`` without quieting (:data:`_FIRST`)."""
     d = input._dtype
     if d.numpy not in dtypes:  # float16 computes in float32 (the slow path's "opmath")
         return None
@@ -663,7 +688,9 @@ def _fresh_fast(fresh: Callable[[np.ndarray], np.ndarray], input: Tensor, direct
         arr = arr[lay.offset : lay.offset + n]
         if len(arr) != n:
             return None
-    if direct:
+    if first is not None and (res := first(arr)) is not None:
+        pass
+    elif direct:
         res = fresh(arr)
     else:
         try:  # fpstate.quietly, inlined
@@ -676,6 +703,7 @@ def _fresh_fast(fresh: Callable[[np.ndarray], np.ndarray], input: Tensor, direct
 def _make(op: MoreUnary) -> tuple[Callable[..., Tensor], Callable[..., Tensor] | None]:
     fresh = _FRESH.get(op.canonical or op.name)
     direct = (op.canonical or op.name) in _FRESH_DIRECT
+    first = _FIRST.get(op.canonical or op.name)
     rule_bool = op.rule == "bool"
     dtypes = _F32_F64 + _COMPLEX if op.name == "sgn" else _F32_F64  # (sgn: its complex kernel too)
 
@@ -686,7 +714,7 @@ def _make(op: MoreUnary) -> tuple[Callable[..., Tensor], Callable[..., Tensor] |
             if own and (OPEN or out is not None):  # (the calls its guard entry would act on)
                 return guarded[0]()(input) if out is None else guarded[0]()(input, out=out)
             if fresh is not None and out is None and (input.__class__ is Tensor or input.__class__ in SUBCLASSES):
-                t = _fresh_fast(fresh, input, direct, rule_bool, dtypes)
+                t = _fresh_fast(fresh, input, direct, rule_bool, dtypes, first)
                 if t is not None:
                     return t
             return run_unary(op, input, out=out)
