@@ -93,3 +93,19 @@ def softmax_float32(x: np.ndarray, dim: int) -> np.ndarray | None:
             total += e[:, d]
         np.divide(e, total[:, None], out=e)
     return e.reshape(shape)
+
+
+def torch_order(x: np.ndarray, axis: int, log: bool) -> np.ndarray | None:
+    """PyTorch's (log_)softmax of float32/float64 ``x`` along ``axis`` where its kernel is
+    reproduced, as a fresh C-contiguous array; None elsewhere (the NumPy formula runs). PyTorch
+    computes on the input's contiguous copy: along the last dim that is the compiled rows' kernel
+    (a permuted input along its last dim included); along another dim, float32 softmax is
+    :func:`softmax_float32`'s (log_softmax and float64 there: not reproduced)."""
+    if axis == x.ndim - 1:
+        k = native.special()
+        if k is None or x.dtype.char not in "fd" or not x.size:
+            return None
+        rows = np.ascontiguousarray(x)
+        out = np.empty(rows.shape, rows.dtype)
+        return out if rows.flags.aligned and k.softmax_rows(rows, out, rows.shape[-1], log) else None
+    return None if log else softmax_float32(x, axis)

@@ -24,8 +24,8 @@ from ...kernels.blocked import copy_into
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ...kernels.memory import numpy_view
 from ...kernels.native import special
-from ...kernels.reduce import softmax_into, softmax_rows
-from ...kernels.softmax_dims import softmax_float32
+from ...kernels.reduce import softmax_into
+from ...kernels.softmax_dims import torch_order
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support.fast_reduce import PLANS
@@ -67,7 +67,7 @@ def _fast_softmax(self: Any, dim: Any, log: bool) -> Tensor | None:
         return None
     axis = plan[0]
     x = numpy_view(self._storage, lay)
-    rows = _torch_order(x, axis, log)
+    rows = torch_order(x, axis, log)
     if rows is not None:
         return adopted(rows.reshape(-1), _cinfo[lay.shape][2], d)
     token = quiet_set(QUIET)
@@ -93,18 +93,6 @@ def _fast_softmax(self: Any, dim: Any, log: bool) -> Tensor | None:
 
 
 _max_reduce, _add_reduce = np.maximum.reduce, np.add.reduce
-
-
-def _torch_order(x: np.ndarray, axis: int, log: bool) -> np.ndarray | None:
-    """PyTorch's bits where its kernel is reproduced, as a fresh C-contiguous array; None elsewhere.
-    PyTorch computes on the input's contiguous copy: along the last dim that is the compiled rows'
-    kernel (a transposed input along its last dim included); along another dim, float32 softmax is
-    :func:`strided.kernels.softmax_dims.softmax_float32`'s (log_softmax and float64 there: NumPy's)."""
-    if axis == x.ndim - 1:
-        rows = np.ascontiguousarray(x)
-        out = _empty(rows.shape, rows.dtype)
-        return out if softmax_rows(rows, out, log) else None
-    return None if log else softmax_float32(x, axis)
 _empty = np.empty
 
 
