@@ -18,6 +18,8 @@ to the NumPy formula.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from . import native, sleef
@@ -82,17 +84,34 @@ def softmax_float32(x: np.ndarray, dim: int) -> np.ndarray | None:
     cube = np.ascontiguousarray(x).reshape(outer, size, inner)
     with quiet():
         top = np.maximum.reduce(cube, axis=1, keepdims=True)
-        shifted = np.subtract(cube, top).reshape(-1)
-        vec, lib = np.empty_like(shifted), np.empty_like(shifted)
-        k.run(shifted, vec, _EXP, 0, 0, -1, -1)  # (SLEEF's expf at every element)
-        k.run(shifted, lib, _LIBM_EXP, 0, 0, 0, -1)  # (the C library's at every element)
-        picks = vector_positions(outer, inner, lanes, torch_threads()).reshape(outer, 1, inner)
-        e = np.where(picks, vec.reshape(cube.shape), lib.reshape(cube.shape))
-        total = e[:, 0].copy()
-        for d in range(1, size):  # (in dim order, as both of PyTorch's loops)
-            total += e[:, d]
-        np.divide(e, total[:, None], out=e)
+        e = np.subtract(cube, top)
+        flat = e.reshape(-1)
+        scalar = _scalar_positions(outer, size, inner, lanes, torch_threads())
+        picked = None if scalar is None else flat[scalar]  # (gathered before the exponentials)
+        k.run(flat, flat, _EXP, 0, 0, -1, -1)  # (SLEEF's expf at every element, in place)
+        if picked is not None:  # (the C library's where the scalar loop runs)
+            k.run(picked, picked, _LIBM_EXP, 0, 0, 0, -1)
+            flat[scalar] = picked
+        if inner > 1:  # (NumPy adds the (outer, inner) slices one after another along an outer axis)
+            total = np.add.reduce(e, axis=1, keepdims=True)
+        else:  # (along its contiguous axis NumPy's sum is pairwise: the dim order written out)
+            total = e[:, :1].copy()
+            for d in range(1, size):
+                total += e[:, d : d + 1]
+        np.divide(e, total, out=e)
     return e.reshape(shape)
+
+
+@functools.lru_cache(maxsize=64)
+def _scalar_positions(outer: int, size: int, inner: int, lanes: int, threads: int) -> np.ndarray | None:
+    """The flat indices (over ``(outer, size, inner)``) of the elements the scalar loop computes;
+    None where there are none. Memoized by shape: a small softmax asks it at every call."""
+    vec = vector_positions(outer, inner, lanes, threads)
+    if vec.all():
+        return None
+    at = np.broadcast_to(~vec.reshape(outer, 1, inner), (outer, size, inner)).reshape(-1).nonzero()[0]
+    at.flags.writeable = False
+    return at
 
 
 def torch_order(x: np.ndarray, axis: int, log: bool) -> np.ndarray | None:
