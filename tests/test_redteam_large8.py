@@ -15,7 +15,7 @@ import strided as st
 
 torch = pytest.importorskip("torch")
 hypothesis = pytest.importorskip("hypothesis")
-from hypothesis import given, settings  # noqa: E402
+from hypothesis import example, given, settings  # noqa: E402
 from hypothesis import strategies as hs  # noqa: E402
 
 PAYLOADS32 = np.array([0x7FC00001, 0xFFC00002, 0x7FA00003], np.uint32).view(np.float32)
@@ -48,6 +48,8 @@ def _negative(a: np.ndarray, axes: tuple[int, ...]) -> st.Tensor:
 
 
 @settings(max_examples=150, deadline=None)
+# (a float32 beta of 1e-300 rounds to 0: PyTorch's addr then ignores the input, both paths alike)
+@example(5, 5, np.float32, 1e-300, 0, 4194303, 0.2578125)
 @given(hs.integers(2, 9), hs.integers(2, 9), hs.sampled_from([np.float32, np.float64]),
        hs.sampled_from([0, 1, 2, -0.5, 0.0, 1e-300, 3.25]), hs.sampled_from([0, 1, 2, -0.5, 0.0, 1e300, 3.25]),
        hs.integers(0, 2**32 - 1), hs.floats(0, 0.3))
@@ -74,6 +76,27 @@ def test_addr_column_major_fast_path_is_the_general_path_bit_for_bit(m, n, dtype
     assert _bits(fast) == _bits(general)
     ref = torch.addr(torch.from_numpy(rows).t(), torch.from_numpy(v1), torch.from_numpy(v2), beta=beta, alpha=alpha)
     assert fast.stride() == ref.stride() and fast.dtype.name == str(ref.dtype).split(".")[1]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])  # (bfloat16 apart: its 0 * inf NaN comes out negative, PyTorch positive, a separate gap)
+@pytest.mark.parametrize("beta", [1e-300, 1e-46, -1e-300, np.float64(1e-300)])
+@pytest.mark.parametrize("row_major", [False, True])
+def test_addr_beta_rounding_to_zero_in_the_dtype_ignores_the_input_as_torch(dtype, beta, row_major):
+    # PyTorch's addr kernel tests beta.to<scalar_t>() == 0: a float32 beta of 1e-300 is 0 there,
+    # so the input's NaN/inf are ignored and the products' signed zeros survive (alpha 0)
+    rows = np.array([[np.nan, -np.inf, 1.0], [2.0, np.inf, -3.0]])
+    v1, v2 = np.array([1.0, -2.0, np.inf]), np.array([-0.0, 3.0])
+    ref_in = torch.tensor(rows).to(getattr(torch, dtype))
+    inp = st.tensor(rows).to(getattr(st, dtype))
+    if row_major:  # (the input below is its transpose: a row-major one, else column-major)
+        ref_in, inp = ref_in.t().contiguous().t(), inp.t().contiguous().t()
+    ref = torch.addr(ref_in.t(), torch.tensor(v1).to(ref_in.dtype), torch.tensor(v2).to(ref_in.dtype),
+                     beta=float(beta), alpha=0.0)
+    with np.errstate(all="ignore"):
+        out = st.addr(inp.t(), st.tensor(v1).to(inp.dtype), st.tensor(v2).to(inp.dtype), beta=beta, alpha=0.0)
+    assert _bits(out) == _bits(ref)
+    if dtype == "float64":  # (1e-300 is a float64: the input's NaN and inf do propagate)
+        assert np.isnan(np.asarray(out)).sum() == np.isnan(ref.numpy()).sum() > 2
 
 
 def test_addr_column_major_beta_zero_ignores_nan_input_and_keeps_grads():

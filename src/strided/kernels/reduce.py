@@ -20,6 +20,7 @@ from . import native, torch_variance
 from .blocked import copy_into
 from .fpstate import quiet, quietly
 from .memory import copy_array
+from .softmax_dims import torch_order
 
 _FLOAT64 = np.dtype(np.float64)
 
@@ -188,6 +189,11 @@ def softmax_into(x: np.ndarray, axes: tuple[int, ...], compute: np.dtype, out: n
     """
     if axes == (x.ndim - 1,) and x.dtype == compute == out.dtype and softmax_rows(x, out, log):
         return
+    if len(axes) == 1 and x.dtype == compute == out.dtype and x.dtype.char in "fd":
+        done = torch_order(x, axes[0], log)  # (PyTorch's kernel on the contiguous copy, where reproduced)
+        if done is not None:
+            copy_into(out, done)
+            return
     with quiet():
         top = np.maximum.reduce(x, axis=axes, keepdims=True)
         shifted = np.subtract(x, top, dtype=compute)  # the kernel's fresh work array

@@ -175,9 +175,11 @@ def _combine(op_name: str, input: Tensor, product: Any, shape: tuple[int, ...], 
     addbmm is one addmm per batch, ``result = alpha * P_b + result`` each rounded in turn."""
     base = _expanded(op_name, input, shape)
     beta, alpha = _scalar(beta, "beta", dtype, op_name), _scalar(alpha, "alpha", dtype, op_name)
-    if op_name == "addr" and dtype.kind == "u" and dtype.itemsize > 1:
-        # (PyTorch's addr kernel has no uint16/32/64 loop; it checks beta and alpha first)
-        raise _not_implemented("addr_cpu", dtype, inputs, "fix: convert them to int64 first")
+    if op_name == "addr":
+        if dtype.kind == "u" and dtype.itemsize > 1:
+            # (PyTorch's addr kernel has no uint16/32/64 loop; it checks beta and alpha first)
+            raise _not_implemented("addr_cpu", dtype, inputs, "fix: convert them to int64 first")
+        beta = _addr_beta(beta, dtype.numpy)
     blas = op_name != "addr" and not kernel
     opmath = wide is not None and dtype in REDUCED_FLOATS
     np_dtype = np.dtype(np.float32) if opmath else dtype.numpy  # (the dtype the arithmetic runs in)
@@ -211,6 +213,18 @@ def _combine(op_name: str, input: Tensor, product: Any, shape: tuple[int, ...], 
     if out is not None:
         return write_out(out, result, op_name, inputs, same_dtype=same_dtype)
     return result
+
+
+def _addr_beta(beta: Any, np_dtype: np.dtype) -> Any:
+    """``beta`` as addr's zero test reads it: 0 where it rounds to zero in the dtype. PyTorch's
+    addr kernel compares ``beta.to<scalar_t>()`` with zero, so a float32 addr with ``beta=1e-300``
+    ignores the input (its NaN and inf, and the signs of the products' zeros survive), as
+    ``beta=0`` does. Only a float below float32's (or float16's) smallest subnormal can round to
+    zero: the cast is asked only for those."""
+    if isinstance(beta, float) and beta != 0 and -1e-7 < beta < 1e-7 and np_dtype.kind in "fcV" and (
+            np.asarray(beta, np_dtype) == 0):
+        return 0
+    return beta
 
 
 def _scaled(p: np.ndarray, alpha: Any, np_dtype: np.dtype) -> np.ndarray:
@@ -620,6 +634,7 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any
     """
     if out is None and _number(beta) and _number(alpha) and vec1.__class__ is Tensor and vec2.__class__ is Tensor:
         shape = vec1._layout.shape + vec2._layout.shape
+        beta = _addr_beta(beta, vec1._dtype.numpy)  # (a beta that rounds to 0 in the dtype: 0, as PyTorch)
         # (a row-major input of two dims of at least 2 fixes the result's memory order: row-major)
         if len(shape) == 2 and shape[0] > 1 and shape[1] > 1 and _rowmajor(input, shape) is not None:
             x = _rowmajor(vec1, shape[:1])

@@ -174,7 +174,24 @@ def _torch_zeros(t: Tensor, x: Tensor, dim: Any, keepdim: bool, largest: bool) -
             dims = reduction_dims(x, dim, "amax" if largest else "amin")
             torch_extreme_reduce.fix(x._np(), tuple(range(x.dim())) if dims is None else dims, keepdim, res,
                                      largest)
+    r = t._storage.array
+    if r.dtype.char in "fd" and r.size and _scalar_combined(x, dim):
+        nan = r != r
+        if nan.any():  # (PyTorch's amax/amin NaN there: quiet_NaN(), sign and payload of the input's dropped)
+            r[nan] = np.nan  # (NumPy's nan: the canonical 0x7fc00000 / 0x7ff8000000000000)
     return t
+
+
+def _scalar_combined(x: Tensor, dim: Any) -> bool:
+    """Whether PyTorch's amax/amin of ``x`` over ``dim`` ends each result in its scalar ``max_impl``
+    (a NaN result is then ``quiet_NaN()``): measured for every element, and for the last dim of a
+    row-major tensor. Along an outer dim its vector lanes keep ``vec::maximum``'s all-ones NaN
+    instead (the columns of whole vectors), not reproduced: NumPy's NaN stays there."""
+    ndim = x.dim()
+    if dim is None or (dim.__class__ is tuple and (not dim or len(dim) == ndim)) or ndim <= 1:
+        return True
+    last = dim[0] if dim.__class__ in (tuple, list) and len(dim) == 1 else dim
+    return last.__class__ is int and last % ndim == ndim - 1 and x.is_contiguous()
 
 
 # np.maximum/minimum.reduce's bits; the rows of a large 2-d float array by the compiled kernel

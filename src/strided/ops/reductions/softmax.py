@@ -25,6 +25,7 @@ from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ...kernels.memory import numpy_view
 from ...kernels.native import special
 from ...kernels.reduce import softmax_into
+from ...kernels.softmax_dims import torch_order
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support.fast_reduce import PLANS
@@ -66,6 +67,9 @@ def _fast_softmax(self: Any, dim: Any, log: bool) -> Tensor | None:
         return None
     axis = plan[0]
     x = numpy_view(self._storage, lay)
+    rows = torch_order(x, axis, log)
+    if rows is not None:
+        return adopted(rows.reshape(-1), _cinfo[lay.shape][2], d)
     token = quiet_set(QUIET)
     try:
         top = _max_reduce(x, axis, None, None, True)

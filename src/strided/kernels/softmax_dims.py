@@ -1,0 +1,130 @@
+"""PyTorch's float32 ``softmax`` along a dim other than the last, bit for bit.
+
+PyTorch 2.13 (``SoftMaxKernel.cpp``, ``_vec_softmax`` for ``scalar_t == opmath_type``) views the
+contiguous input as ``(outer, dim, inner)`` and walks the flat ``outer * inner`` positions in
+``at::parallel_for`` chunks (grain 0: one chunk per thread). At a position whose next
+``Vectorized<float>::size()`` (16 under AVX512, 8 under AVX2) positions stay within its row of
+``inner`` and within its chunk, one vector computes them: ``vec::maximum`` over the dim, then
+``sum += (x - max).exp()`` in dim order (SLEEF's ``expf``), then ``e / sum`` (a division, not a
+multiply by the reciprocal). Elsewhere its scalar loop does the same with ``std::max`` and
+``std::exp`` (the C library's ``expf``): the rest of the row, or everything up to the chunk's end
+once fewer than a vector's positions are left in it. Only the exponential differs between the two
+(the maximum only in which NaN survives, and a NaN makes the whole column NaN either way), so
+this module computes both exponentials and picks per position (:func:`vector_positions`).
+
+float64 (SLEEF's ``expd``, not ported) and ``log_softmax`` (SLEEF's ``logf``, not ported) are left
+to the NumPy formula.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from . import native, sleef
+from .fpstate import quiet
+from .torch_loops import torch_threads
+
+_EXP, _LIBM_EXP = sleef.EXP, sleef.LIBM_EXP
+
+
+def vector_positions(outer: int, inner: int, lanes: int, threads: int) -> np.ndarray:
+    """A flat bool mask over the ``outer * inner`` positions: True where ``_vec_softmax``'s vector
+    branch computes the position (``lanes``: ``Vectorized<float>::size()``; ``threads``: the
+    chunks of ``at::parallel_for``).
+
+    >>> vector_positions(1, 20, 8, 1).astype(int).tolist()
+    [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0]
+    """
+    n = outer * inner
+    mask = np.tile(np.arange(inner) < inner - inner % lanes, outer)  # (one chunk: each row alike)
+    chunks = min(max(threads, 1), n)
+    if chunks > 1:
+        size = -(-n // chunks)
+        for b in range(0, n, size):
+            e = min(b + size, n)
+            # the row cut by the chunk's start, then the rows near its end (where fewer than a
+            # vector's positions left send the scalar loop on to the end); the rows between as one chunk
+            _walk(mask, b, min(e, b - b % inner + inner), e, inner, lanes)
+            tail = max(b, e - inner - lanes)
+            start = max(tail - tail % inner, b - b % inner + inner)
+            if start < e:
+                _walk(mask, start, e, e, inner, lanes)
+    return mask
+
+
+def _walk(mask: np.ndarray, idx: int, stop: int, end: int, inner: int, lanes: int) -> None:
+    """``_vec_softmax``'s loop from ``idx`` (a position it visits) until ``stop``, in a chunk ending at
+    ``end``: marks the vector branch's positions True, the scalar loop's False."""
+    while idx < stop:
+        i = idx % inner
+        if i + lanes <= inner and idx + lanes <= end:
+            m = min(idx - i + inner, end)
+            v = (m - idx) // lanes * lanes
+            mask[idx : idx + v] = True
+            idx += v
+        else:
+            nxt = end if idx + lanes > end else idx - i + inner
+            mask[idx:nxt] = False
+            idx = nxt
+
+
+def softmax_float32(x: np.ndarray, dim: int) -> np.ndarray | None:
+    """PyTorch's float32 ``softmax(x, dim)`` for ``dim`` not the last, as a fresh C-contiguous array
+    of ``x``'s shape (``x``: any strides; PyTorch computes on its contiguous copy); None where the
+    compiled SLEEF kernel is not built or PyTorch's loop would not vectorize here (the caller's
+    NumPy formula runs)."""
+    k = native.sleef()
+    lanes = sleef.step() // 2
+    if k is None or not lanes or x.dtype != np.float32 or not x.size:
+        return None
+    shape = x.shape
+    outer, size, inner = int(np.prod(shape[:dim])), shape[dim], int(np.prod(shape[dim + 1 :]))
+    cube = np.ascontiguousarray(x).reshape(outer, size, inner)
+    with quiet():
+        top = np.maximum.reduce(cube, axis=1, keepdims=True)
+        e = np.subtract(cube, top)
+        flat = e.reshape(-1)
+        scalar = _scalar_positions(outer, size, inner, lanes, torch_threads())
+        picked = None if scalar is None else flat[scalar]  # (gathered before the exponentials)
+        k.run(flat, flat, _EXP, 0, 0, -1, -1)  # (SLEEF's expf at every element, in place)
+        if picked is not None:  # (the C library's where the scalar loop runs)
+            k.run(picked, picked, _LIBM_EXP, 0, 0, 0, -1)
+            flat[scalar] = picked
+        if inner > 1:  # (NumPy adds the (outer, inner) slices one after another along an outer axis)
+            total = np.add.reduce(e, axis=1, keepdims=True)
+        else:  # (along its contiguous axis NumPy's sum is pairwise: the dim order written out)
+            total = e[:, :1].copy()
+            for d in range(1, size):
+                total += e[:, d : d + 1]
+        np.divide(e, total, out=e)
+    return e.reshape(shape)
+
+
+@functools.lru_cache(maxsize=64)
+def _scalar_positions(outer: int, size: int, inner: int, lanes: int, threads: int) -> np.ndarray | None:
+    """The flat indices (over ``(outer, size, inner)``) of the elements the scalar loop computes;
+    None where there are none. Memoized by shape: a small softmax asks it at every call."""
+    vec = vector_positions(outer, inner, lanes, threads)
+    if vec.all():
+        return None
+    at = np.broadcast_to(~vec.reshape(outer, 1, inner), (outer, size, inner)).reshape(-1).nonzero()[0]
+    at.flags.writeable = False
+    return at
+
+
+def torch_order(x: np.ndarray, axis: int, log: bool) -> np.ndarray | None:
+    """PyTorch's (log_)softmax of float32/float64 ``x`` along ``axis`` where its kernel is
+    reproduced, as a fresh C-contiguous array; None elsewhere (the NumPy formula runs). PyTorch
+    computes on the input's contiguous copy: along the last dim that is the compiled rows' kernel
+    (a permuted input along its last dim included); along another dim, float32 softmax is
+    :func:`softmax_float32`'s (log_softmax and float64 there: not reproduced)."""
+    if axis == x.ndim - 1:
+        k = native.special()
+        if k is None or x.dtype.char not in "fd" or not x.size:
+            return None
+        rows = np.ascontiguousarray(x)
+        out = np.empty(rows.shape, rows.dtype)
+        return out if rows.flags.aligned and k.softmax_rows(rows, out, rows.shape[-1], log) else None
+    return None if log else softmax_float32(x, axis)
