@@ -44,3 +44,29 @@ def test_atan2_expanded_integer_operands_bits(n: int, case: str) -> None:
     assert sy.stride() == y.stride() and sx.stride() == x.stride()
     r, s = torch.atan2(y, x), strided.atan2(sy, sx)
     assert np.asarray(s.numpy()).tobytes() == r.numpy().tobytes()
+
+
+@pytest.mark.parametrize("op", ["all", "any"])
+@pytest.mark.parametrize("out_dtype", ["bool", "uint8", "int64", "int32", "float32"])
+@pytest.mark.parametrize("dim", [None, 0])
+@pytest.mark.parametrize("grad", [False, True])
+def test_all_any_out_dtype_and_grad(op: str, out_dtype: str, dim: int | None, grad: bool) -> None:
+    """PyTorch's all/any write only a bool or uint8 out= ("all only supports bool tensor for
+    result, got: Long"; strided wrote any dtype), and, their result having no gradient, write it
+    whatever requires grad (strided refused an input that requires grad). (Whole numbers: PyTorch
+    casts a float input to a uint8 out= first, so its all(0.5) is 0 there, a quirk not followed.)"""
+    a = torch.tensor([[3.0, 0.0], [1.0, 2.0]], requires_grad=grad)
+    s = strided.tensor([[3.0, 0.0], [1.0, 2.0]], requires_grad=grad)
+    args = () if dim is None else (dim,)
+    o = torch.zeros((), dtype=getattr(torch, out_dtype)) if dim is None else torch.zeros(2, dtype=getattr(torch, out_dtype))
+    so = strided.zeros(tuple(o.shape), dtype=getattr(strided, "bool_" if out_dtype == "bool" else out_dtype))
+    try:
+        getattr(torch, op)(a, *args, out=o)
+    except RuntimeError as e:
+        with pytest.raises(RuntimeError) as got:
+            getattr(strided, op)(s, *args, out=so)
+        assert str(e).splitlines()[0] == str(got.value).splitlines()[0]
+        assert not so.numpy().any()
+        return
+    getattr(strided, op)(s, *args, out=so)
+    assert so.numpy().tolist() == o.numpy().tolist()
