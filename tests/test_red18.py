@@ -70,3 +70,77 @@ def test_all_any_out_dtype_and_grad(op: str, out_dtype: str, dim: int | None, gr
         return
     getattr(strided, op)(s, *args, out=so)
     assert so.numpy().tolist() == o.numpy().tolist()
+
+
+# ---- session 18's remembered-plan fast paths: the cached call is the general path's call
+
+_FACTORIES = [("rand", lambda **k: strided.rand(2, 3, **k)), ("randn", lambda **k: strided.randn((4,), **k)),
+              ("rand_like", lambda **k: strided.rand_like(strided.zeros(3, 2, dtype=k.pop("dt")), **k)),
+              ("randn_like", lambda **k: strided.randn_like(strided.zeros(5, dtype=k.pop("dt")), **k))]
+
+
+@pytest.mark.parametrize("name,make", _FACTORIES, ids=[f[0] for f in _FACTORIES])
+@pytest.mark.parametrize("default", ["float32", "float64"])
+def test_factory_fast_path_draws_the_general_paths_stream(name: str, make, default: str) -> None:
+    """rand/randn/rand_like/randn_like's first call (the general path, which remembers the plan)
+    and later calls (the fast path) draw what the same calls with an equally seeded generator=
+    (always the general path) draw: the same numbers, dtype, layout and stream."""
+    old = strided.get_default_dtype()
+    strided.set_default_dtype(getattr(strided, default))
+    try:
+        kw = {"dt": getattr(strided, default)} if name.endswith("_like") else {}
+        strided.manual_seed(5)
+        fast = [make(**dict(kw)) for _ in range(3)]
+        g = strided.Generator().manual_seed(5)
+        slow = [make(generator=g, **dict(kw)) for _ in range(3)]
+        for a, b in zip(fast, slow):
+            assert (a.dtype, a.shape, a.stride(), a.requires_grad) == (b.dtype, b.shape, b.stride(), False)
+            assert a.numpy().tobytes() == b.numpy().tobytes()
+    finally:
+        strided.set_default_dtype(old)
+
+
+_SAMPLERS = [("random_", ()), ("bernoulli_", (0.25,)), ("geometric_", (0.3,)), ("log_normal_", (0.5, 1.5)),
+             ("cauchy_", (-1.0, 2.0)), ("cauchy_", (0.0, 1.0))]
+
+
+@pytest.mark.parametrize("op,args", _SAMPLERS)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("view", ["plain", "row"])
+def test_in_place_sampler_fast_path_draws_the_general_paths_stream(op: str, args: tuple, dtype: str, view: str) -> None:
+    """The in-place samplers' fast path (default generator, plain row-major float tensor, number
+    arguments that pass) writes what the general path (generator=) writes, bumps the version
+    once, and leaves the stream where it does."""
+    def target():
+        t = strided.zeros(3, 4, dtype=getattr(strided, dtype))
+        return t if view == "plain" else t[1]
+
+    strided.manual_seed(9)
+    a = target()
+    assert a._version == 0  # (a read switches version counting on: strided defers it until then)
+    getattr(a, op)(*args)
+    after_fast = strided.rand(3).numpy().tobytes()
+    g = strided.Generator().manual_seed(9)
+    b = target()
+    getattr(b, op)(*args, generator=g)
+    assert a._version == b._version == 1
+    assert a.numpy().tobytes() == b.numpy().tobytes()
+    assert after_fast == strided.rand(3, generator=g).numpy().tobytes()
+
+
+def test_remembered_layouts_match_torch_on_every_call() -> None:
+    """splits, flip with a list of dims, broadcast_tensors, empty_strided, t[i] and t[a:b] give
+    PyTorch's shapes, strides and offsets on the first call and on the remembered later ones."""
+    def layouts(m):
+        x = m.arange(60.0).reshape(3, 4, 5)[1:].transpose(0, 2)  # (5, 4, 2), offset 20
+        outs = [*m.tensor_split(x, 3, dim=1), *m.tensor_split(x, [1, 3], dim=-1), *m.hsplit(x, 2),
+                *m.vsplit(x, [2]), *m.dsplit(x, 2), *m.broadcast_tensors(x, x[0, :, :1]),
+                x[1], x[-1], x[1:3], x[:-1], m.flip(x, [0, -1]), m.flip(x, (1,)),
+                m.empty_strided((2, 3), (1, 2)), m.empty_strided((2, 3), (0, 1))]
+        # (values too, but an empty_strided's memory is uninitialized)
+        return [(tuple(o.shape), o.stride(), o.storage_offset(), o.flatten().tolist() if k < len(outs) - 2 else None)
+                for k, o in enumerate(outs)]
+
+    want = layouts(torch)
+    for _ in range(3):
+        assert layouts(strided) == want
