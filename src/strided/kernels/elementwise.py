@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from ..layout.order import preserve_format_strides
 from . import native, npcore
 from .fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set
 from .memory import reduced_cast_source
@@ -371,6 +372,19 @@ def complex_angle(z: np.ndarray) -> np.ndarray:
 _F32_RUN = (4,)  # (a contiguous 1-D float32 array's strides)
 
 
+def _to_float32(a: np.ndarray) -> np.ndarray:
+    """``a`` cast to float32 as PyTorch's ``.to(torch.float32)`` lays the copy out (empty_like's
+    preserve_format strides: ``a``'s own where dense, else dense in its dims' order), so the
+    loop's split of SLEEF steps and scalar tail (read off the strides) is PyTorch's. NumPy's
+    ``astype`` agrees on dense arrays but puts an expand's 0-stride dim innermost."""
+    if a.ndim < 2 or 0 not in a.strides or any(s % a.itemsize for s in a.strides):
+        return a.astype(_F32)
+    strides = preserve_format_strides(a.shape, [s // a.itemsize for s in a.strides])
+    res = np.lib.stride_tricks.as_strided(np.empty(a.size, _F32), a.shape, [s * 4 for s in strides])
+    np.copyto(res, a, casting="unsafe")
+    return res
+
+
 def arctan2(x: Any, y: Any, out: np.ndarray | None = None, **kwargs: Any) -> Any:
     """``np.arctan2`` (called as the ufunc is: ``out=``, ``dtype=``/``signature=``, ``casting=``)
     with PyTorch's CPU bits where they are cheap to reach. PyTorch computes a float32 ``atan2``
@@ -396,7 +410,7 @@ def arctan2(x: Any, y: Any, out: np.ndarray | None = None, **kwargs: Any) -> Any
         np.dtype(sig[0]) if sig is not None else np.result_type(x, y)
     if compute == _F32:
         # (an integer or float64 operand: PyTorch casts it to float32, then runs the same loop)
-        xs, ys = (a.astype(_F32) if isinstance(a, np.ndarray) and a.dtype != _F32 else a for a in (x, y))
+        xs, ys = (_to_float32(a) if isinstance(a, np.ndarray) and a.dtype != _F32 else a for a in (x, y))
         r = atan2_float32(xs, ys, out)  # (PyTorch's bits: SLEEF's and the C library's, as it splits them)
         if r is None:
             r = np.arctan2(np.asarray(x, np.float64), np.asarray(y, np.float64))

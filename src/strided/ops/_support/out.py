@@ -146,7 +146,7 @@ def warn_resized(had: tuple[int, ...], shape: tuple[int, ...]) -> None:
 # output_differentiability [False]): its out= forms check nothing of grad, so a float out= that
 # requires grad, or an input that does, is written (torch.eq(a, a, out=o) with a.requires_grad)
 NO_GRAD_OUT = frozenset(("eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor",
-                         "logical_not", "signbit", "isneginf", "isposinf"))
+                         "logical_not", "signbit", "isneginf", "isposinf", "all", "any"))
 # (PyTorch's signbit and isneginf/isposinf write only a bool out=, before any other check)
 _BOOL_OUT_ONLY = frozenset(("signbit", "isneginf", "isposinf"))
 

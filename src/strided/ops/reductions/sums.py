@@ -296,8 +296,17 @@ def _to_out(result: Tensor, out: Any, op: str, self: Tensor) -> Tensor:
     """``result``, or (``out=`` given) ``result`` written into ``out`` (:func:`strided.ops._support.out.write_out`)."""
     if out is None:
         return result
-
+    if op in _TRUTH_OPS:  # (PyTorch's check_result_is_bytebool, before any other of out='s)
+        o = check_out(out, op)
+        if o._dtype is not bool_dtype and o._dtype is not uint8:
+            raise StridedRuntimeError(join_lines(
+                f"{op} only supports bool tensor for result, got: {TORCH_NAME[o._dtype.name]}",
+                f"out= is {o._dtype.name}; {op}'s result is bool (uint8 for a uint8 input)",
+                "fix: a bool out= tensor, or convert the result afterwards"))
     return write_out(out, result, op, (self,))
+
+
+_TRUTH_OPS = frozenset(("all", "any"))
 
 
 def _float_result(self: Tensor, dtype: Any, op: str) -> DType:
