@@ -400,10 +400,9 @@ def arctan2(x: Any, y: Any, out: np.ndarray | None = None, **kwargs: Any) -> Any
             and y.dtype is _F32:  # (two native float32 arrays: the common call, straight on)
         # (flat runs of one length, the binary fast path's call: run2 itself checks that they are
         # contiguous and of one length)
-        r = atan2_flat(x, y) if x.ndim == 1 and x.shape == y.shape and x.strides == _F32_RUN else None
-        if r is None:
-            r = atan2_float32(x, y)
-        if r is not None:
+        r = atan2_flat(x, y) if x.ndim == 1 and x.shape == y.shape and x.strides == _F32_RUN \
+            else atan2_float32(x, y)
+        if r is not None:  # (None: the compiled kernel is not used)
             return r
     sig = kwargs.get("signature")
     compute = np.dtype(kwargs["dtype"]) if kwargs.get("dtype") is not None else \

@@ -299,6 +299,7 @@ def _atan2_run(k: object, y: np.ndarray, x: np.ndarray, res: np.ndarray, st: int
             return False
     return True
 
+
 def exp_float32(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray | None:
     """The C library's ``expf`` of each element of the float32 array ``x`` (any strides), as a
     fresh array of ``x``'s shape, or written into ``out`` (float32, ``x``'s shape; ``x`` itself in

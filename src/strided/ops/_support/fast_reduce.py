@@ -186,6 +186,8 @@ def small_nansum(t: Any, dim: Any, keepdim: Any) -> Tensor | None:
     bits of ``np.add.reduce(np.where(np.isnan(x), 0, x))`` along each row, the general path's, at
     every row length). None where a sum is NaN (inf - inf: NumPy's call decides its payload) or
     this does not apply (the caller's general path). The caller reports the result."""
+    # (the operand guard is written out here, in prod's _row_major_products and in max's
+    # _full_extreme rather than shared: a helper call costs ~7% of these sub-microsecond ops)
     if t.__class__ is not Tensor or keepdim.__class__ is not bool or not (dim is None or dim.__class__ is int):
         return None
     d = t._dtype

@@ -225,6 +225,7 @@ def _row_major_products(self: Any, dim: Any, keepdim: bool) -> Tensor | None:
     which :func:`_compiled_products` and NumPy's full reduce (rows shorter than PyTorch's four
     vectors: the kernel's running product from 1, NumPy's order) give. None where a product is NaN
     (its payload: the general path recomputes it by NumPy) or this does not apply."""
+    # (the guard inline, as fast_reduce.small_nansum's: see there)
     if self.__class__ is not Tensor:
         return None
     d = self._dtype
