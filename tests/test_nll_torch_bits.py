@@ -100,3 +100,27 @@ def test_cross_entropy_without_grad_is_the_tracked_paths_bits(dtype: str, reduct
         np.testing.assert_allclose(plain.numpy(), want.numpy(), rtol=1e-6 if dtype == "float32" else 1e-14,
                                    atol=1e-5 if dtype == "float32" else 1e-14)
         assert plain.shape == tuple(want.shape) and plain.stride() == want.stride()
+
+
+def _raw_bits(x: np.ndarray) -> int:
+    """The raw bits of a 0-d result (its NaN's sign and payload included)."""
+    return int(np.asarray(x).reshape(1).view(f"u{np.asarray(x).dtype.itemsize}")[0])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+@pytest.mark.parametrize("shape", [(0, 5), (0, 5, 3), (2, 5, 0), (3, 5)])
+@pytest.mark.parametrize("fn", ["nll_loss", "cross_entropy"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_mean_of_no_sample_is_pytorchs_nan(dtype: str, shape: tuple[int, ...], fn: str, weighted: bool) -> None:
+    """A "mean" over no sample at all (an empty batch or spatial size) is PyTorch's positive quiet
+    NaN (its kernels fill it), not x86's negative 0 / 0; every target ignored (the (3, 5) rows)
+    stays 0 / 0 in both, whatever its sign."""
+    tdt = getattr(torch, dtype)
+    x = torch.full(shape, 0.5, dtype=tdt)
+    t = torch.full((shape[0],) + shape[2:], -100 if shape == (3, 5) else 0, dtype=torch.int64)
+    tw = torch.ones(shape[1], dtype=tdt) if weighted else None
+    want = getattr(TF, fn)(x, t, weight=tw).numpy()
+    sw = st.tensor(tw.numpy()) if weighted else None
+    got = getattr(F, fn)(st.tensor(x.numpy()), st.tensor(t.numpy()), weight=sw).numpy()
+    assert np.isnan(want) and np.isnan(got)
+    assert got.dtype == want.dtype and _raw_bits(got) == _raw_bits(want)

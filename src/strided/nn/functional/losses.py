@@ -558,7 +558,11 @@ def _class_weight(weight: Tensor, input: Tensor, class_dim: int) -> Tensor:
 
 def _nll_reduced(losses: np.ndarray, weights: np.ndarray, ignored: np.ndarray, red: str, w: Any, input: Tensor) -> Any:
     """nll_loss's reduced value (and cross_entropy's nll term): PyTorch's nll_loss_out_frame cascade
-    for a (C,) or (N, C) input, NumPy's sum for nll_loss2d's shapes."""
+    for a (C,) or (N, C) input, NumPy's sum for nll_loss2d's shapes. No sample at all ("mean" of
+    an empty batch or an empty spatial size): PyTorch's kernels fill a positive quiet NaN, where
+    0 / 0 here would give x86's negative one."""
+    if red == "mean" and not losses.size:
+        return input._dtype.numpy.type(np.nan)
     if input.ndim <= 2:
         return _nll_total(losses, weights, ignored, red, w is not None, input._dtype.numpy)
     return _reduce(losses, weights.sum(), red)
