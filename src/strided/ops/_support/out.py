@@ -182,7 +182,7 @@ def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype:
         refuse_out(op, out, inputs)
     name = f"{op}(out=...)"
     if same_dtype and result._dtype is not out._dtype:
-        raise _dtype_mismatch(result, out, op, same_dtype)
+        raise _dtype_mismatch(result._dtype, out._dtype, op, same_dtype)
     check_cast(result._dtype, out, op)
     _check_overlap(out, inputs, op, no_overlap)
     shape = result._layout.shape
@@ -242,8 +242,25 @@ def resized_layout(out: Tensor, result: Tensor) -> L.Layout:
     return L.Layout(shape, strides, lay.offset)
 
 
-def _dtype_mismatch(result: Tensor, out: Tensor, op: str, style: str) -> StridedRuntimeError:
-    r, o = result._dtype, out._dtype
+def refuse_other_dtype(out: Any, dtype: DType, op: str) -> None:
+    """The out= check of PyTorch's unary ops that keep their input's dtype (``abs``, ``neg``,
+    ``sign``, ``floor``, ... : TensorIterator's all-same-dtype check, before any kernel's dtype
+    check): an ``out`` of another dtype than the input's ``dtype`` is refused before anything
+    runs ("Found dtype Double but expected Float"), where other ops would cast into it.
+
+    >>> refuse_other_dtype(strided.empty(0, dtype=strided.float64), strided.float32, "abs")
+    Traceback (most recent call last):
+    ...
+    strided.errors.StridedRuntimeError: Found dtype Double but expected Float
+    ...
+    """
+    if isinstance(out, Tensor) and out._dtype is not dtype:
+        raise _dtype_mismatch(dtype, out._dtype, op, "found")
+
+
+def _dtype_mismatch(r: DType, o: DType, op: str, style: str) -> StridedRuntimeError:
+    """The error of an ``out`` of dtype ``o`` where ``op`` writes ``r`` only (``style``: whose
+    wording, see :func:`write_out`'s ``same_dtype``)."""
     first = (
         f"Expected out tensor to have dtype {CPP_NAME[r.name]}, but got "
         f"{CPP_NAME[o.name]} instead"
@@ -327,7 +344,7 @@ def write_pair_out(out: Any, compute: Callable[[], Any], op: str, inputs: tuple,
                     _PAIR_TEXTS[style][k](TORCH_NAMES[r._dtype], TORCH_NAMES[o._dtype]),
                     f"{op} writes {r._dtype.name} here and does not convert; this out tensor is {o._dtype.name}",
                     "fix: pass out tensors of the input's dtype (values) and strided.int64 (indices)"))
-            raise _dtype_mismatch(r, o, op, "matmul")
+            raise _dtype_mismatch(r._dtype, o._dtype, op, "matmul")
     for o, r in zip(out, made):  # (both checked first: a refused out= leaves both untouched)
         check_writable(o._storage, o._layout, f"{op}(out=...)", aliasing_ok=o._layout.shape != r._layout.shape,
                        updates=o._layout.shape == r._layout.shape)

@@ -79,7 +79,7 @@ from .._support.operands import (
     _view,
     flat_run,
 )
-from .._support.out import into_out, write_out
+from .._support.out import into_out, refuse_other_dtype, write_out
 from .._support.promotion import TORCH_NAMES, operand_class, result_type_of_classes, to_float
 from .._support.support import check as _check_support
 from ..registry import backward, method
@@ -97,13 +97,15 @@ class UnaryOp:
     bool_error: str = ""  # message for a bool input, if refused
     bool_not_implemented: str = ""  # kernel name for a NotImplementedError on bool
     ufunc: np.ufunc | None = None  # the plain ufunc, if ``compute`` is just that (small-op fast path)
+    out_same_dtype: bool = False  # out= must have the input's dtype (PyTorch: "Found dtype ... but expected ...")
 
 
 NEG = UnaryOp(
     "neg", neg_kernel,
     bool_error="Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
-    "to invert a mask, use the `~` or `logical_not()` operator instead.", ufunc=np.negative)
-ABS = UnaryOp("abs", ufunc_kernel(np.absolute), bool_not_implemented="abs_cpu", ufunc=np.absolute)
+    "to invert a mask, use the `~` or `logical_not()` operator instead.", ufunc=np.negative, out_same_dtype=True)
+ABS = UnaryOp("abs", ufunc_kernel(np.absolute), bool_not_implemented="abs_cpu", ufunc=np.absolute,
+              out_same_dtype=True)
 EXP = UnaryOp("exp", exp_kernel, float_out=True, ufunc=np.exp)  # (float32: the C library's expf, kernels.sleef)
 LOG = UnaryOp("log", ufunc_kernel(np.log), float_out=True, ufunc=np.log)
 SQRT = UnaryOp("sqrt", ufunc_kernel(np.sqrt), float_out=True, ufunc=np.sqrt)
@@ -112,7 +114,7 @@ COS = UnaryOp("cos", ufunc_kernel(np.cos), float_out=True, ufunc=np.cos)
 TANH = UnaryOp("tanh", tanh_kernel, float_out=True, ufunc=np.tanh)  # (float32: tanh from double, kernels.sleef)
 SIGMOID = UnaryOp("sigmoid", sigmoid_kernel, float_out=True)
 RELU = UnaryOp("relu", relu_kernel, bool_error="Boolean inputs not supported for relu")
-BITWISE_NOT = UnaryOp("bitwise_not", ufunc_kernel(np.invert))
+BITWISE_NOT = UnaryOp("bitwise_not", ufunc_kernel(np.invert), out_same_dtype=True)
 
 
 def unary(op: UnaryOp, x: Any, target: Tensor | None = None) -> Tensor:
@@ -309,6 +311,9 @@ def _unary_out(op: UnaryOp, x: Any, out: Any) -> Tensor:
     large float32/float64 ``sqrt`` or ``abs`` whose checks all pass (:func:`strided.ops._support.out.into_out`),
     straight into ``out`` (:func:`strided.kernels.tiles.unary_into`: the same bits, without the fresh
     result and its transposing write when ``x`` runs against ``out``)."""
+    # (neg's refusal of a bool input comes first in PyTorch: it is checked before the iterator's)
+    if op.out_same_dtype and isinstance(x, Tensor) and not (op.bool_error and x._dtype.kind == "b"):
+        refuse_other_dtype(out, x._dtype, op.name)
     if (op.ufunc in EXACT_UNARY and type(x) is Tensor and x._dtype in _INTO_OUT_DTYPES
             and into_out(out, x._layout.shape, x._dtype, (x,))):
         token = _quiet_set(_QUIET)

@@ -35,7 +35,7 @@ from ...opdef import Kind, declare
 from ...tensor import Tensor
 from .._support import gradtools, support
 from .._support.operands import _check_inplace, _cinfo, _fresh_output, _not_implemented, _view, flat_run
-from .._support.out import write_out
+from .._support.out import refuse_other_dtype, write_out
 from .._support.promotion import TORCH_NAMES, to_float
 from ..registry import backward, method
 from .unary import not_a_tensor_input
@@ -68,6 +68,8 @@ class MoreUnary:
     # "always" as ``empty_like(input)`` (nan_to_num, deg2rad, rad2deg); "isinf" / "isfinite" as
     # PyTorch's composites of those names
     like: str = ""
+    # out= must have the input's dtype (PyTorch's all-same-dtype check, before the kernel's)
+    out_same_dtype: bool = False
 
 
 def _ufunc(uf: np.ufunc) -> Kernel:
@@ -403,13 +405,13 @@ TABLE: tuple[MoreUnary, ...] = (
     MoreUnary("isneginf", _float_test(_isneginf, False), "bool", inplace=False),
     MoreUnary("signbit", _signbit, "bool", inplace=False),
     MoreUnary("logical_not", _logical_not, "bool"),
-    MoreUnary("floor", _copy_ints(_ufunc(np.floor)), "same", _BOOL, "floor_vml_cpu"),
-    MoreUnary("ceil", _copy_ints(_ufunc(np.ceil)), "same", _BOOL, "ceil_vml_cpu"),
-    MoreUnary("trunc", _copy_ints(_ufunc(np.trunc)), "same", _BOOL, "trunc_vml_cpu", aliases=("fix",)),
-    MoreUnary("round", _copy_ints(_round), "same", _BOOL, "round_vml_cpu"),
-    MoreUnary("frac", _frac, "same", _NOT_FLOAT, "frac_cpu"),
-    MoreUnary("sign", _sign, "same"),
-    MoreUnary("sgn", _sign, "same"),
+    MoreUnary("floor", _copy_ints(_ufunc(np.floor)), "same", _BOOL, "floor_vml_cpu", out_same_dtype=True),
+    MoreUnary("ceil", _copy_ints(_ufunc(np.ceil)), "same", _BOOL, "ceil_vml_cpu", out_same_dtype=True),
+    MoreUnary("trunc", _copy_ints(_ufunc(np.trunc)), "same", _BOOL, "trunc_vml_cpu", aliases=("fix",), out_same_dtype=True),
+    MoreUnary("round", _copy_ints(_round), "same", _BOOL, "round_vml_cpu", out_same_dtype=True),
+    MoreUnary("frac", _frac, "same", _NOT_FLOAT, "frac_cpu", out_same_dtype=True),
+    MoreUnary("sign", _sign, "same", out_same_dtype=True),
+    MoreUnary("sgn", _sign, "same", out_same_dtype=True),
     MoreUnary("square", _square, "same", bool_to_long=True),
     MoreUnary("nan_to_num", _nan_to_num, "same", like="always"),
     _float("log1p", _ufunc(np.log1p)),
@@ -590,6 +592,8 @@ def run_unary(op: MoreUnary, x: Any, target: Tensor | None = None, args: tuple =
     itself, after PyTorch's in-place checks), or written into ``out=`` (:func:`strided.ops._support.out.write_out`);
     the op's entry reports it."""
     if out is not None:
+        if op.out_same_dtype and isinstance(x, Tensor):
+            refuse_other_dtype(out, x._dtype, op.name)
         return write_out(out, _run(op, x, None, args), op.name, (x,))
     result = _run(op, x, target, args)
     return result

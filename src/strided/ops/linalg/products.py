@@ -42,7 +42,7 @@ from ...tensor import Tensor, tensor_arg
 from .._support.along import one_dim
 from .._support.memo import Memo
 from .._support.operands import _cinfo, _not_implemented, flat_run
-from .._support.out import write_out
+from .._support.out import check_out, warn_resized, write_out
 from .._support.promotion import TORCH_NAMES
 from .._support.reduce_args import shape_text
 from ..registry import backward, method
@@ -326,13 +326,30 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Any = None) -> Tensor:
     k = 1
     for d in ca:
         k *= sa[d]
-    pa = a.permute(*fa, *ca).reshape(-1, k) if fa else a.permute(*ca).reshape(1, k)
-    pb = b.permute(*cb, *fb).reshape(k, -1) if fb else b.permute(*cb).reshape(k, 1)
-    res = pa.mm(pb).reshape(*[sa[d] for d in fa], *[sb[d] for d in fb])
+    # (dims as tuples: () for a 0-d operand or a full contraction, which varargs cannot spell)
+    pa = a.permute(tuple(fa + ca)).reshape(-1, k) if fa else a.permute(tuple(ca)).reshape(1, k)
+    pb = b.permute(tuple(cb + fb)).reshape(k, -1) if fb else b.permute(tuple(cb)).reshape(k, 1)
+    res = pa.mm(pb).reshape(tuple(sa[d] for d in fa) + tuple(sb[d] for d in fb))  # (a tuple: () for a full contraction)
     if out is not None:
-        out.resize_(res.shape).copy_(res)
-        return out
+        return _tensordot_out(out, res)
     return res
+
+
+def _tensordot_out(out: Any, res: Tensor) -> Tensor:
+    """PyTorch's ``tensordot_out``: the result computed first, then ``out`` of the result's dtype
+    exactly (RuntimeError, nothing written, where it is not), resized with its warning where it
+    had elements, and ``copy_`` of the result into it (a differentiable copy, as PyTorch's)."""
+    out = check_out(out, "tensordot")
+    if out._dtype is not res._dtype:
+        raise StridedRuntimeError(join_lines(
+            f"tensordot: Expected the output tensor to have dtype {TORCH_NAMES[res._dtype]}, but got an output "
+            f"tensor with dtype {TORCH_NAMES[out._dtype]}",
+            f"the product is {res._dtype.name}; out= is {out._dtype.name} and tensordot does not convert",
+            f"fix: out=strided.empty(0, dtype=strided.{res._dtype.name}), or drop out= and convert the result"))
+    if out._layout.shape != res._layout.shape and L.product(out._layout.shape):
+        warn_resized(out._layout.shape, res._layout.shape)
+    out.resize_(res._layout.shape).copy_(res)
+    return out
 
 
 _MV_FAST = frozenset({float32, float64})
@@ -426,9 +443,9 @@ def inner(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:  # noqa: 
         # PyTorch's result is zeros of the outer shape)
         rows, cols = math.prod(a.shape[:-1]), math.prod(b.shape[:-1])
         result = a.reshape(rows, k).matmul(b.reshape(cols, k).t()).reshape((*a.shape[:-1], *b.shape[:-1]))
-    if out is not None:
-        from .._support.out import write_out
-
+        if out is not None:  # (PyTorch's tensordot_out: its dtype check and copy)
+            return _tensordot_out(out, result)
+    if out is not None:  # (a 0-d operand: PyTorch's mul_out, which casts)
         return write_out(out, result, "inner", (a, b))
     return result
 
