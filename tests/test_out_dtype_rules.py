@@ -84,3 +84,10 @@ def test_tensordot_full_contractions_and_0d_operands_match_torch(sa, sb, dims) -
     got = st.tensordot(st.tensor(a), st.tensor(b), dims)
     assert got.shape == tuple(want.shape) and got.stride() == want.stride()
     np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("sa,sb,dims", [((4, 0), (0, 4), 1), ((4, 0), (0,), 1), ((2, 0, 3), (0, 3), 2), ((0,), (0,), 1)])
+def test_tensordot_of_an_empty_contraction_is_zeros_as_torch(sa, sb, dims) -> None:
+    want = torch.tensordot(torch.ones(sa), torch.ones(sb), dims)
+    got = st.tensordot(st.ones(sa), st.ones(sb), dims)
+    assert got.shape == tuple(want.shape) and got.tolist() == want.tolist()

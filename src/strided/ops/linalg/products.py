@@ -326,9 +326,10 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Any = None) -> Tensor:
     k = 1
     for d in ca:
         k *= sa[d]
-    # (dims as tuples: () for a 0-d operand or a full contraction, which varargs cannot spell)
-    pa = a.permute(tuple(fa + ca)).reshape(-1, k) if fa else a.permute(tuple(ca)).reshape(1, k)
-    pb = b.permute(tuple(cb + fb)).reshape(k, -1) if fb else b.permute(tuple(cb)).reshape(k, 1)
+    # (dims as tuples: () for a 0-d operand or a full contraction, which varargs cannot spell; the
+    # free sizes spelt out: -1 is ambiguous when the contraction is empty, k == 0)
+    pa = a.permute(tuple(fa + ca)).reshape(math.prod(sa[d] for d in fa), k)
+    pb = b.permute(tuple(cb + fb)).reshape(k, math.prod(sb[d] for d in fb))
     res = pa.mm(pb).reshape(tuple(sa[d] for d in fa) + tuple(sb[d] for d in fb))  # (a tuple: () for a full contraction)
     if out is not None:
         return _tensordot_out(out, res)
