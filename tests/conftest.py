@@ -121,6 +121,21 @@ def browser() -> Iterator[object]:
         driver.quit()
 
 
+@pytest.fixture
+def torch_threads_as_assumed():
+    """PyTorch's thread count set to the one strided assumes for its loops
+    (:func:`strided.kernels.torch_loops.torch_threads`: it moves a loop's scalar elements past
+    PyTorch's parallel grain, 32768 elements), restored after the test."""
+    import torch
+
+    from strided.kernels.torch_loops import torch_threads
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(torch_threads())
+    yield
+    torch.set_num_threads(before)
+
+
 @pytest.fixture(scope="session")
 def artifacts() -> Path:
     """The ignored folder where browser tests keep their screenshots (`test-artifacts/`)."""

@@ -18,10 +18,10 @@ import torch
 
 import strided
 from strided.kernels import native, sleef
-from strided.kernels.torch_loops import torch_threads
 
 K = native.sleef()
-pytestmark = pytest.mark.skipif(K is None, reason="the compiled kernel is not built")
+pytestmark = [pytest.mark.skipif(K is None, reason="the compiled kernel is not built"),
+              pytest.mark.usefixtures("torch_threads_as_assumed")]  # (conftest.py)
 
 _OPS = {
     "sigmoid": (lambda t: t.sigmoid(), torch.sigmoid, sleef.SIGMOID),
@@ -32,16 +32,6 @@ _OPS = {
 _SPECIAL = np.array([np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, -104.0, -103.99, -103.97, -100.0, -95.0, -88.7,
                      -87.3, 88.72, 88.73, 89.0, 100.0, 100.0001, -104.0001, 1e-30, -1e-30, 1e-45, -1e-45, 3.4e38,
                      -3.4e38, 0.5, -0.5, 20.0, -20.0], np.float32)
-
-
-@pytest.fixture(autouse=True)
-def _torch_threads():
-    """PyTorch's thread count as strided assumes it (it moves the scalar loop's elements past
-    32768 elements)."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(torch_threads())
-    yield
-    torch.set_num_threads(before)
 
 
 def _values(n: int, seed: int) -> np.ndarray:

@@ -1,4 +1,4 @@
-/* strided.kernels._sleefkernel: PyTorch's CPU sigmoid, silu and gelu of float32, bit for bit; exp and tanh
+/* strided.kernels._sleefkernel: PyTorch's CPU sigmoid, silu and gelu of float32 (sigmoid and silu of float64 too: run_d), bit for bit; exp and tanh
  * of float32 as near PyTorch's (MKL's) as a port allows (the C library's expf, tanh rounded from double).
  *
  * PyTorch's sigmoid_kernel and silu_kernel (aten/src/ATen/native/cpu/UnaryOpsKernel.cpp,
@@ -49,6 +49,7 @@
 static float tanh_lane(float x);
 
 #include "_sleef_expf.h"  /* sleef_expf, sleef_expf16 */
+#include "_sleef_exp.h"  /* sleef_exp, sleef_exp8: the double ones */
 
 /* ---- gelu (op 5): GeluKernelImpl's exact form (aten/src/ATen/native/cpu/Activation.cpp)
  *   vectorized: x * 0.5 * (1 + (x * M_SQRT1_2).erf())     scalar: x * 0.5f * (1 + std::erf(x * M_SQRT1_2))
@@ -614,11 +615,18 @@ static void vec_block(const float *x, float *o, Py_ssize_t m, int op, int wide)
     for (Py_ssize_t i = 0; i < m; i++) o[i] = vec_lane(x[i], op);
 }
 
-static void run_pieces(const float *x, float *o, Py_ssize_t n, int op, Py_ssize_t run, Py_ssize_t chunk,
-                       Py_ssize_t step, int wide)
+/* PyTorch's pieces of a flat range of n: cut at every multiple of run and of chunk (chunk 0: none;
+ * run 0: n); in each piece the first (len - len % step) elements take the vectorized function and
+ * the rest the scalar one (step 0: every element the scalar one, step -1: every element the
+ * vectorized one). vec(x, o, a, m) and scalar(x, o, a, b) compute elements [a, a + m) / [a, b) of
+ * the buffers (float or double: the callers'). */
+typedef void (*piece_fn)(const void *x, void *o, Py_ssize_t a, Py_ssize_t m, int op, int wide);
+
+static void cut_pieces(const void *x, void *o, Py_ssize_t n, int op, Py_ssize_t run, Py_ssize_t chunk,
+                       Py_ssize_t step, int wide, piece_fn vec, piece_fn scalar)
 {
     if (step < 0) {
-        vec_block(x, o, n, op, wide);
+        vec(x, o, 0, n, op, wide);
         return;
     }
     if (run <= 0) run = n;
@@ -628,25 +636,41 @@ static void run_pieces(const float *x, float *o, Py_ssize_t n, int op, Py_ssize_
         if (chunk > 0 && (a / chunk + 1) * chunk < b) b = (a / chunk + 1) * chunk;
         if (b > n) b = n;
         Py_ssize_t v = step > 0 ? (b - a) - (b - a) % step : 0;
-        if (v) vec_block(x + a, o + a, v, op, wide);
-        for (Py_ssize_t i = a + v; i < b; i++) o[i] = scalar_lane(x[i], op);
+        if (v) vec(x, o, a, v, op, wide);
+        if (a + v < b) scalar(x, o, a + v, b - a - v, op, wide);
         a = b;
     }
 }
 
-static PyObject *py_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+static void vec_piece(const void *x, void *o, Py_ssize_t a, Py_ssize_t m, int op, int wide)
 {
-    (void)self;
+    vec_block((const float *)x + a, (float *)o + a, m, op, wide);
+}
+
+static void scalar_piece(const void *x, void *o, Py_ssize_t a, Py_ssize_t m, int op, int wide)
+{
+    (void)wide;
+    const float *xs = (const float *)x + a;
+    float *os = (float *)o + a;
+    for (Py_ssize_t i = 0; i < m; i++) os[i] = scalar_lane(xs[i], op);
+}
+
+/* run's and run_d's common call: the arguments checked (op 0 to max_op), the buffers of format
+ * fmt ("f" or "d") checked, and cut_pieces with the element functions given */
+static PyObject *run_loop(PyObject *const *args, Py_ssize_t nargs, const char *name, const char *fmt, long max_op,
+                          piece_fn vec, piece_fn scalar)
+{
     if (nargs != 7) {
-        PyErr_Format(PyExc_TypeError, "run(x, out, op, run, chunk, step, form) takes 7 arguments, not %zd", nargs);
+        PyErr_Format(PyExc_TypeError, "%s(x, out, op, run, chunk, step, form) takes 7 arguments, not %zd", name, nargs);
         return NULL;
     }
     long op = PyLong_AsLong(args[2]);
     Py_ssize_t run = PyLong_AsSsize_t(args[3]), chunk = PyLong_AsSsize_t(args[4]), step = PyLong_AsSsize_t(args[5]);
     long form = PyLong_AsLong(args[6]);
     if (PyErr_Occurred()) return NULL;
-    if (op < 0 || op > 6 || form < -1 || form > 1) {
-        PyErr_Format(PyExc_ValueError, "run: op must be 0 to 6 and form -1, 0 or 1 (got %ld, %ld)", op, form);
+    if (op < 0 || op > max_op || form < -1 || form > 1) {
+        PyErr_Format(PyExc_ValueError, "%s: op must be 0 to %ld and form -1, 0 or 1 (got %ld, %ld)", name, max_op, op,
+                     form);
         return NULL;
     }
     int wide = form == 0 ? 0 : has_avx512f();
@@ -658,19 +682,21 @@ static PyObject *py_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     PyObject *answer = NULL;
-    if (strcmp(x.format, "f") != 0 || strcmp(out.format, "f") != 0 || x.len != out.len) {
-        PyErr_Format(PyExc_ValueError, "run: x and out must be C-contiguous float32 buffers of one length "
-                     "(formats %s and %s, %zd and %zd bytes)", x.format, out.format, x.len, out.len);
+    Py_ssize_t size = fmt[0] == 'd' ? 8 : 4;
+    if (strcmp(x.format, fmt) != 0 || strcmp(out.format, fmt) != 0 || x.len != out.len) {
+        PyErr_Format(PyExc_ValueError, "%s: x and out must be C-contiguous %s buffers of one length "
+                     "(formats %s and %s, %zd and %zd bytes)", name, size == 8 ? "float64" : "float32", x.format,
+                     out.format, x.len, out.len);
         goto done;
     }
     /* out is x or apart from it: each element is read before its own slot is written */
     const char *xl = x.buf, *ol = out.buf;
     if (xl != ol && xl < ol + out.len && ol < xl + x.len) {
-        PyErr_SetString(PyExc_ValueError, "run: out overlaps x partly");
+        PyErr_Format(PyExc_ValueError, "%s: out overlaps x partly", name);
         goto done;
     }
     Py_BEGIN_ALLOW_THREADS
-    run_pieces(x.buf, out.buf, x.len / 4, (int)op, run, chunk, step, wide);
+    cut_pieces(x.buf, out.buf, x.len / size, (int)op, run, chunk, step, wide, vec, scalar);
     Py_END_ALLOW_THREADS
     answer = Py_True;
 done:
@@ -678,6 +704,12 @@ done:
     PyBuffer_Release(&out);
     Py_XINCREF(answer);
     return answer;
+}
+
+static PyObject *py_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    return run_loop(args, nargs, "run", "f", 6, vec_piece, scalar_piece);
 }
 
 /* run2(y, x, out, vec, form[, step]): atan2(y, x) of C-contiguous float32 buffers of one length into out
@@ -764,6 +796,76 @@ done:
     return answer;
 }
 
+/* run_d(x, out, op, run, chunk, step, form): run's loop over C-contiguous float64 buffers, PyTorch's
+ * double sigmoid (op 1) and silu (op 2), or SLEEF's exp alone (op 0): the vectorized function with
+ * Vectorized<double>::exp() (SLEEF's expd, _sleef_exp.h), the scalar one with std::exp (the C
+ * library's exp); step is 2 * Vectorized<double>::size() (16 under AVX512, 8 under AVX2). */
+static inline double vec_lane_d(double x, int op)
+{
+    double e = sleef_exp(op == 0 ? x : -x);  /* (the lanes' negation flips the sign bit, a NaN's too) */
+    if (op == 1) return 1.0 / (1.0 + e);
+    if (op == 2) return x / (1.0 + e);
+    return e;
+}
+
+static inline double scalar_lane_d(double x, int op)
+{
+    if (op == 1) return 1.0 / (1.0 + exp(-x));
+    if (op == 2) return x / (1.0 + exp(-x));
+    return sleef_exp(x);  /* (op 0 has no scalar function of PyTorch's: SLEEF's throughout) */
+}
+
+#if HAVE_X86
+__attribute__((target("avx512f"))) static __m512d vec8_d(__m512d x, int op)
+{
+    if (op == 0) return sleef_exp8(x);
+    const __m512d one = _mm512_set1_pd(1.0);
+    __m512d e = sleef_exp8(_mm512_castsi512_pd(_mm512_xor_si512(_mm512_castpd_si512(x), _mm512_set1_epi64(INT64_MIN))));
+    return _mm512_div_pd(op == 1 ? one : x, _mm512_add_pd(one, e));
+}
+
+__attribute__((target("avx512f"))) static void vec_block8_d(const double *x, double *o, Py_ssize_t m, int op)
+{
+    Py_ssize_t i = 0;
+    for (; i + 8 <= m; i += 8) _mm512_storeu_pd(o + i, vec8_d(_mm512_loadu_pd(x + i), op));
+    if (i < m) {
+        __mmask8 k = (__mmask8)((1u << (m - i)) - 1);
+        _mm512_mask_storeu_pd(o + i, k, vec8_d(_mm512_maskz_loadu_pd(k, x + i), op));
+    }
+}
+#endif
+
+static void vec_block_d(const double *x, double *o, Py_ssize_t m, int op, int wide)
+{
+#if HAVE_X86
+    if (wide) {
+        vec_block8_d(x, o, m, op);
+        return;
+    }
+#endif
+    (void)wide;
+    for (Py_ssize_t i = 0; i < m; i++) o[i] = vec_lane_d(x[i], op);
+}
+
+static void vec_piece_d(const void *x, void *o, Py_ssize_t a, Py_ssize_t m, int op, int wide)
+{
+    vec_block_d((const double *)x + a, (double *)o + a, m, op, wide);
+}
+
+static void scalar_piece_d(const void *x, void *o, Py_ssize_t a, Py_ssize_t m, int op, int wide)
+{
+    (void)wide;
+    const double *xs = (const double *)x + a;
+    double *os = (double *)o + a;
+    for (Py_ssize_t i = 0; i < m; i++) os[i] = scalar_lane_d(xs[i], op);
+}
+
+static PyObject *py_run_d(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    return run_loop(args, nargs, "run_d", "d", 2, vec_piece_d, scalar_piece_d);
+}
+
 static PyObject *py_capability(PyObject *self, PyObject *unused)
 {
     (void)self;
@@ -773,6 +875,7 @@ static PyObject *py_capability(PyObject *self, PyObject *unused)
 
 static PyMethodDef methods[] = {
     {"run", (PyCFunction)(void (*)(void))py_run, METH_FASTCALL, "PyTorch's float32 sigmoid / silu loops (see the file)"},
+    {"run_d", (PyCFunction)(void (*)(void))py_run_d, METH_FASTCALL, "PyTorch's float64 sigmoid / silu loops (see run_d)"},
     {"run2", (PyCFunction)(void (*)(void))py_run2, METH_FASTCALL, "atan2(y, x) of float32 buffers: SLEEF's or the C library's (see the file)"},
     {"capability", py_capability, METH_NOARGS, "Vectorized<float>::size() under ATen's capability here"},
     {NULL, NULL, 0, NULL},

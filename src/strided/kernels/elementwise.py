@@ -60,6 +60,7 @@ def binary_broadcast_rowmajor(ufunc: np.ufunc, x: np.ndarray, y: np.ndarray) -> 
 # tensor) is read only for a dtype of kind "V", as ml_dtypes' bfloat16 is to NumPy (its dtype is
 # not looked up here: that would import ml_dtypes with strided).
 _F32 = np.dtype(np.float32)
+_F64 = np.dtype(np.float64)
 _F16 = np.dtype(np.float16)
 
 
@@ -456,7 +457,7 @@ def sigmoid_kernel(x: np.ndarray, out: np.ndarray, compute: np.dtype) -> None:
     PyTorch's bits where the compiled kernel runs (:func:`strided.kernels.sleef.torch_loop`: SLEEF's
     expf in its vectorized loop, the C library's in its scalar one, element by element as PyTorch
     splits them), else NumPy's ufuncs (within an ulp or two of PyTorch's)."""
-    if compute == _F32 and x.dtype == _F32:
+    if (compute == _F32 and x.dtype == _F32) or (compute == _F64 and x.dtype == _F64):
         res = torch_loop(x, SIGMOID, out)  # (x is read whole before out, which may be x, is written)
         if res is not None:
             if res is not out:
@@ -480,11 +481,10 @@ def sigmoid_fresh(x: np.ndarray) -> np.ndarray:
     """:func:`sigmoid_kernel` of a float32 / float64 array into a fresh array: the same four ufuncs
     in ``x``'s dtype (the bits), without the kernel's overlap test, and with the 1 as a 0-d array
     of the dtype (a ufunc converts it in half the time of a Python int): sigmoid's fast path.
-    float32 takes the compiled kernel where it runs (PyTorch's bits: see :func:`sigmoid_kernel`)."""
-    if x.dtype == _F32:
-        res = torch_loop(x, SIGMOID)
-        if res is not None:
-            return res
+    float32 and float64 take the compiled kernel where it runs (PyTorch's bits: see :func:`sigmoid_kernel`)."""
+    res = torch_loop(x, SIGMOID)  # (None for another dtype, or without the kernel)
+    if res is not None:
+        return res
     work = np.negative(x)
     np.exp(work, out=work)
     np.add(work, _ONE0[x.dtype], out=work)
@@ -678,9 +678,6 @@ def logaddexp_loop(base2: bool) -> Callable[[np.ndarray, np.ndarray], np.ndarray
     True
     """
     return functools.partial(logaddexp_fresh, base2=base2)
-
-
-_F64 = np.dtype(np.float64)
 
 
 def logaddexp_fresh(x: np.ndarray, y: np.ndarray, base2: bool) -> np.ndarray | None:

@@ -1,4 +1,4 @@
-"""PyTorch's float32 ``sigmoid`` and ``silu`` bit for bit: SLEEF's ``expf`` where PyTorch's loop
+"""PyTorch's float32 and float64 ``sigmoid`` and ``silu`` bit for bit: SLEEF's ``expf`` / ``exp`` where PyTorch's loop
 is vectorized, the C library's ``expf`` where it is not (``strided.kernels._sleefkernel``).
 
 What PyTorch 2.13 computes on an x86-64 CPU (measured against ``torch`` on an AMD EPYC with
@@ -22,6 +22,10 @@ AVX-512, where ``torch.backends.cpu.get_cpu_capability()`` is ``"AVX512"``):
   the step as it lowers PyTorch's (``default``: ``Vectorized<float>::exp`` is ``std::exp`` lane by
   lane, every element the scalar function's bits; both checked against ``torch`` run with
   ``ATEN_CPU_CAPABILITY=avx2`` and ``default`` on the AVX-512 machine).
+- float64 ``sigmoid`` and ``silu`` are the same loops over ``Vectorized<double>`` (steps of 16 under AVX512):
+  ``run_d``, SLEEF's ``expd`` (``_sleef_exp.h``, sleefsimddp.c's ``xexp``) in the vectorized
+  function, the C library's ``exp`` in the scalar one; tested against ``torch`` alike
+  (tests/test_sleef_double.py).
 - ``softmax`` along a contiguous last dim (``_vec_softmax_lastdim``) maps ``(x - max).exp()`` over
   whole rows, its tail a partial vector: SLEEF's expf at every element; the float32 rows
   (``_specialkernel.softmax_rows``) take it from ``_sleef_expf.h`` too (87% -> 100% bit-equal on
@@ -62,6 +66,9 @@ from .torch_loops import (
 # the kernel's op codes (EXP: SLEEF's expf alone; GELU: GeluKernelImpl's loop, GELU_ONEDNN: oneDNN's)
 EXP, SIGMOID, SILU, LIBM_EXP, TANH, GELU, GELU_ONEDNN = 0, 1, 2, 3, 4, 5, 6
 _F32 = np.dtype(np.float32)
+_F64 = np.dtype(np.float64)
+# the ops whose float64 loop is ported too (run_d: SLEEF's expd in the vectorized function)
+_DOUBLE_OPS = frozenset((EXP, SIGMOID, SILU))
 _steps: list[int] = []
 # the longest flat run every op's loop runs as one chunk (GELU's grain shrinks beyond it; every
 # other op's is GRAIN_SIZE)
@@ -102,10 +109,11 @@ def _chunk(n: int, threads: int | None, grain: int) -> int:
 
 def torch_loop(x: np.ndarray, op: int, out: np.ndarray | None = None, threads: int | None = None,
                form: int = -1, lanes: int = 1) -> np.ndarray | None:
-    """PyTorch's float32 ``sigmoid`` (``op`` :data:`SIGMOID`) or ``silu`` (:data:`SILU`) of ``x``
-    (a float32 array of any strides: a tensor's view) as a fresh array of ``x``'s shape;
-    None where the compiled kernel is not used (then the caller's NumPy formula runs) or ``x`` is
-    not float32 (laid out as ``x`` where ``x`` is dense: a permuted tensor's result adopts it
+    """PyTorch's float32 or float64 ``sigmoid`` (``op`` :data:`SIGMOID`) or ``silu`` (:data:`SILU`)
+    of ``x`` (an array of any strides: a tensor's view) as a fresh array of ``x``'s shape; None
+    where the compiled kernel is not used (then the caller's NumPy formula runs) or ``x`` is
+    neither float32 nor, for :data:`_DOUBLE_OPS`, float64 (float64: ``run_d``, SLEEF's expd where
+    PyTorch's loop is vectorized, in steps of ``2 * Vectorized<double>::size()``) (laid out as ``x`` where ``x`` is dense: a permuted tensor's result adopts it
     as it is; ``out`` itself, written, where it is laid out as that). ``out``: the array the result goes to (an in-place target: ``x`` itself), whose
     strides order PyTorch's loop; None: a fresh output, dense in ``x``'s dim order (TensorIterator's).
     ``threads``: PyTorch's thread count assumed (default :func:`strided.kernels.torch_loops.torch_threads`);
@@ -113,36 +121,44 @@ def torch_loop(x: np.ndarray, op: int, out: np.ndarray | None = None, threads: i
     ``lanes``: the loop's vector width over float32's (2: a float16/bfloat16 tensor upcast to ``x``,
     whose ``Vectorized<Half>`` holds twice the elements, so its scalar tail is cut at twice the step)."""
     k = native.sleef()
-    if k is None or x.dtype != _F32:
+    if k is None:
+        return None
+    dt = x.dtype
+    if dt == _F32:
+        run = k.run
+        st = (_steps[0] if _steps else step()) * lanes
+    elif dt == _F64 and op in _DOUBLE_OPS:  # (Vectorized<double> holds half float32's lanes)
+        run = k.run_d
+        st = (_steps[0] if _steps else step()) // 2
+    else:
         return None
     if x.ndim == 1 and len(x) <= _ONE_CHUNK and x.flags.c_contiguous:
         # (a small flat run, the fast paths' common case: one chunk whatever the threads, no grain
         # or chunk asked; half of this function's own time on a small F.silu)
-        res = np.empty(len(x), _F32)
-        k.run(x, res, op, 0, 0, (_steps[0] if _steps else step()) * lanes, form)
+        res = np.empty(len(x), dt)
+        run(x, res, op, 0, 0, st, form)
         return res
-    st = step() * lanes
     grain = _grain(op, x.size, threads)
     if x.flags.c_contiguous:  # one row, cut at the parallel chunks
-        res = np.empty(x.shape, _F32)
+        res = np.empty(x.shape, dt)
         if x.ndim == 1:  # (a flat run, the small-op fast paths': no reshapes)
-            k.run(x, res, op, 0, _chunk(len(x), threads, grain), st, form)
+            run(x, res, op, 0, _chunk(len(x), threads, grain), st, form)
         else:
-            k.run(x.reshape(-1), res.reshape(-1), op, 0, _chunk(x.size, threads, grain), st, form)
+            run(x.reshape(-1), res.reshape(-1), op, 0, _chunk(x.size, threads, grain), st, form)
         return res
     # x's dim order where x is dense (a permuted tensor is one row too), straight into out where
     # out is laid out as x (x itself in place: each element is read before it is written)
-    res = out if out is not None and out.strides == x.strides and out.dtype == _F32 else np.empty_like(x)
+    res = out if out is not None and out.strides == x.strides and out.dtype == dt else np.empty_like(x)
     if res.strides == x.strides and (out is None or out.strides == x.strides):
         order = sorted(range(x.ndim), key=lambda d: -x.strides[d])
         xt, rt = x.transpose(order), res.transpose(order)
         if xt.flags.c_contiguous and rt.flags.c_contiguous:  # (then reshape(-1) are views)
-            k.run(xt.reshape(-1), rt.reshape(-1), op, 0, _chunk(x.size, threads, grain), st, form)
+            run(xt.reshape(-1), rt.reshape(-1), op, 0, _chunk(x.size, threads, grain), st, form)
             return res
-    res = np.empty(x.shape, _F32)
+    res = np.empty(x.shape, dt)
     xs = np.ascontiguousarray(x)
     if st == 0:
-        k.run(xs.reshape(-1), res.reshape(-1), op, 0, 0, 0, form)
+        run(xs.reshape(-1), res.reshape(-1), op, 0, 0, 0, form)
         return res
     strides = tuple(s // x.itemsize for s in x.strides)
     if out is None:  # the fresh output's strides: dense, x's dims fastest first
@@ -151,10 +167,10 @@ def torch_loop(x: np.ndarray, op: int, out: np.ndarray | None = None, threads: i
         out_strides = [s // out.itemsize for s in out.strides]
     mask = scalar_loop_mask(x.shape, tuple(out_strides), out is None, [(x.shape, strides)], step=st,
                             threads=threads, grain=grain)
-    k.run(xs.reshape(-1), res.reshape(-1), op, 0, 0, -1, form)  # the vectorized function throughout
+    run(xs.reshape(-1), res.reshape(-1), op, 0, 0, -1, form)  # the vectorized function throughout
     if mask is not None:  # then the scalar loop's elements
         part = xs[mask]
-        k.run(part, part, op, 0, 0, 0, form)
+        run(part, part, op, 0, 0, 0, form)
         res[mask] = part
     return res
 

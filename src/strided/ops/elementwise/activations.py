@@ -118,11 +118,10 @@ def _silu(x: np.ndarray) -> np.ndarray:
     ufunc converts it in half the time of a Python int; the same bits) and the sum written over
     the exponential (fresh memory). float32 is PyTorch's bits where the compiled kernel runs
     (:func:`strided.kernels.sleef.torch_loop`: SLEEF's expf where PyTorch's loop is vectorized,
-    the C library's where it is not); NumPy's ufuncs otherwise."""
-    if x.dtype == _F32:
-        res = torch_loop(x, _SILU_OP)
-        if res is not None:
-            return res
+    the C library's where it is not), float64 likewise (SLEEF's expd); NumPy's ufuncs otherwise."""
+    res = torch_loop(x, _SILU_OP)  # (float32 / float64: PyTorch's bits; None otherwise)
+    if res is not None:
+        return res
     e = np.exp(np.negative(x))
     one = _ONE0.get(x.dtype)
     if one is None or e.__class__ is not np.ndarray:  # (a 0-d x gives NumPy scalars: no out=)
@@ -132,7 +131,7 @@ def _silu(x: np.ndarray) -> np.ndarray:
 
 
 def _silu_compiled(x: np.ndarray) -> np.ndarray | None:
-    return torch_loop(x, _SILU_OP)  # (None: not float32, or the kernel is off)
+    return torch_loop(x, _SILU_OP)  # (None: neither float32 nor float64, or the kernel is off)
 
 
 SILU = Activation("silu", "silu_cpu", "SiluBackward0", _silu, _silu_grad, _silu_fused, _silu_compiled)
