@@ -112,3 +112,27 @@ def test_without_the_kernel_the_numpy_formula_stays_within_ulps() -> None:
         got = strided.sigmoid(strided.from_numpy(x)).numpy()
     want = torch.sigmoid(torch.from_numpy(x)).numpy()
     np.testing.assert_array_max_ulp(got, want, maxulp=4)
+
+
+def test_float64_softmax_rows_are_pytorchs() -> None:
+    """float64 softmax along a contiguous last dim: SLEEF's expd at every element (the tail a
+    partial vector) and ATen's generic vec_reduce_all for the lanes' sum (eight running sums, then
+    lane 0 plus each next lane in turn: double has no pairwise SIMD reduction), bit for bit over
+    row lengths 1..70, 1000 and 4099, rows of large and tiny values and NaN / -inf rows; log_softmax
+    (the same sums, the C library's log, not SLEEF's) within an ulp."""
+    if sleef.step() == 0:
+        pytest.skip("ATen's DEFAULT capability: std::exp, not SLEEF's")
+    r = np.random.default_rng(22)
+    for n in list(range(1, 71)) + [1000, 4099]:
+        x = r.standard_normal((7, n)) * 4
+        x[4] *= 100  # (exponentials underflowing to 0 beside the maximum's 1)
+        x[5] = r.uniform(-1e-3, 1e-3, n)
+        x[6, n // 2] = [np.nan, -np.inf][n % 2]
+        got = strided.softmax(strided.from_numpy(x.copy()), 1).numpy()
+        want = torch.softmax(torch.from_numpy(x), 1).numpy()
+        # (a NaN row's NaN bits are left out: PyTorch's vec::maximum makes an all-ones NaN, float32's too)
+        assert np.array_equal(np.isnan(got), np.isnan(want)), n
+        keep = ~np.isnan(want)
+        assert np.array_equal(got[keep].view(np.uint64), want[keep].view(np.uint64)), n
+        got = strided.log_softmax(strided.from_numpy(x.copy()), 1).numpy()
+        np.testing.assert_array_max_ulp(got, torch.log_softmax(torch.from_numpy(x), 1).numpy(), maxulp=1)

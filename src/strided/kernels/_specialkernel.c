@@ -1374,7 +1374,7 @@ done:
  * else 32 bytes), a shorter tail added into the first lanes, the lanes then added pairwise (lane j +
  * lane j+w for w = lanes/2, ..., 1); a row shorter than `lanes` is summed left to right. float32's exp is
  * SLEEF's expf, PyTorch's own (ROWS_EXPF; the C library's where ATen's capability is DEFAULT);
- * float64's exp and both logs are the C library's, within an ulp of PyTorch's SLEEF ones. Every row of an all -inf
+ * float64's SLEEF's expd alike (ROWS_EXP); both logs are the C library's std::log, as PyTorch's. Every row of an all -inf
  * (or +inf) input is NaN, as in PyTorch (-inf - -inf). A buffer overlapping the other answers False
  * with nothing written (the caller's NumPy path runs then); True once written. This is the only
  * computation of these rows where it is built (strided.kernels.reduce.softmax_into): the NumPy
@@ -1472,7 +1472,71 @@ static void decide_sleef_rows(void)
 }
 #define ROWS_EXPF(xr, m, o, n) \
     (use_sleef_rows ? sleef_rows_expf((const float *)(xr), (float)(m), (float *)(o), n) : SHIFTED_EXPF(xr, m, o, n))
-#define NO_FAST_EXP(xr, m, o, n) 0
+
+/* o[i] = SLEEF's exp(x[i] - m) of double (_sleef_exp.h, eight lanes where the CPU has AVX512F, the
+ * same bits): PyTorch's float64 rows, whose (x - max).exp() is Vectorized<double>::exp, SLEEF's expd
+ * under AVX2 and AVX512 (use_sleef_rows; under DEFAULT it is std::exp, the C library's exp, which
+ * SOFTMAX_ROWS calls then: ROWS_EXP answers 0) */
+#include "_sleef_exp.h"
+#if defined(__GNUC__) && defined(__x86_64__)
+__attribute__((target("avx512f"))) static void sleef_rows8(const double *x, double m, double *o, Py_ssize_t n)
+{
+    const __m512d mv = _mm512_set1_pd(m);
+    for (Py_ssize_t i = 0; i < n; i += 8) {
+        __mmask8 k = n - i >= 8 ? (__mmask8)0xff : (__mmask8)((1u << (n - i)) - 1);
+        _mm512_mask_storeu_pd(o + i, k, sleef_exp8(_mm512_sub_pd(_mm512_maskz_loadu_pd(k, x + i), mv)));
+    }
+}
+#endif
+#if defined(__GNUC__) && defined(__x86_64__)
+/* sleef_rows8 and the row's sum in the same pass (the order SOFTMAX_ROWS takes with eight lanes:
+ * lane j adds o[j], o[8 + j], ... left to right, the tail into the first lanes, then lane 0 plus
+ * each next lane in turn), so the exponentials are not read back; n >= 8. */
+__attribute__((target("avx512f"))) static double sleef_rows8_sum(const double *x, double m, double *o, Py_ssize_t n)
+{
+    const __m512d mv = _mm512_set1_pd(m);
+    __m512d acc = sleef_exp8(_mm512_sub_pd(_mm512_loadu_pd(x), mv));
+    _mm512_storeu_pd(o, acc);
+    Py_ssize_t i = 8;
+    for (; i + 8 <= n; i += 8) {
+        __m512d e = sleef_exp8(_mm512_sub_pd(_mm512_loadu_pd(x + i), mv));
+        _mm512_storeu_pd(o + i, e);
+        acc = _mm512_add_pd(acc, e);
+    }
+    if (i < n) {
+        __mmask8 k = (__mmask8)((1u << (n - i)) - 1);
+        __m512d e = sleef_exp8(_mm512_sub_pd(_mm512_maskz_loadu_pd(k, x + i), mv));
+        _mm512_mask_storeu_pd(o + i, k, e);
+        acc = _mm512_mask_add_pd(acc, k, acc, e);
+    }
+    double a[8];
+    _mm512_storeu_pd(a, acc);
+    double s = a[0];
+    for (int j = 1; j < 8; j++) s = s + a[j];
+    return s;
+}
+
+/* o[i] *= inv, eight lanes at a time (the same IEEE product per element) */
+__attribute__((target("avx512f"))) static void scale_rows8(double *o, double inv, Py_ssize_t n)
+{
+    const __m512d v = _mm512_set1_pd(inv);
+    Py_ssize_t i = 0;
+    for (; i + 8 <= n; i += 8) _mm512_storeu_pd(o + i, _mm512_mul_pd(_mm512_loadu_pd(o + i), v));
+    for (; i < n; i++) o[i] = o[i] * inv;
+}
+#endif
+static int sleef_rows_exp(const double *x, double m, double *o, Py_ssize_t n)
+{
+#if defined(__GNUC__) && defined(__x86_64__)
+    if (use_sleef_rows == 2) {
+        sleef_rows8(x, m, o, n);
+        return 1;
+    }
+#endif
+    for (Py_ssize_t i = 0; i < n; i++) o[i] = sleef_exp(x[i] - m);
+    return 1;
+}
+#define ROWS_EXP(xr, m, o, n) (use_sleef_rows && sleef_rows_exp((const double *)(xr), (double)(m), (double *)(o), n))
 static int use_shifted_expf;
 static void decide_shifted_expf(void);
 
@@ -1540,11 +1604,14 @@ static float row_max_f(const float *xr, Py_ssize_t n)
 #if defined(__GNUC__) && defined(__x86_64__)
 #define FUSED(T, xr, m, o, n, LANES, s)                                                            \
     (sizeof(T) == 4 && use_sleef_rows == 2 && LANES == 16 && n >= 16                               \
-         ? ((s) = (T)sleef_rows16_sum((const float *)(xr), (float)(m), (float *)(o), n), 1) : 0)
-#define SCALE16(o, inv, n) (scale_rows16(o, inv, n), 1)
+         ? ((s) = (T)sleef_rows16_sum((const float *)(xr), (float)(m), (float *)(o), n), 1)        \
+     : sizeof(T) == 8 && use_sleef_rows == 2 && LANES == 8 && n >= 8                               \
+         ? ((s) = (T)sleef_rows8_sum((const double *)(xr), (double)(m), (double *)(o), n), 1) : 0)
+#define SCALE_ROW(o, inv, n) (sizeof(*(o)) == 4 ? scale_rows16((float *)(o), (float)(inv), n)                \
+                                              : scale_rows8((double *)(o), (double)(inv), n), 1)
 #else
 #define FUSED(T, xr, m, o, n, LANES, s) 0
-#define SCALE16(o, inv, n) 0
+#define SCALE_ROW(o, inv, n) 0
 #endif
 #define SOFTMAX_ROWS(T, EXP, LOG, FAST)                                                                \
     const Py_ssize_t LANES = vbytes / (Py_ssize_t)sizeof(T);                                       \
@@ -1567,16 +1634,21 @@ static float row_max_f(const float *xr, Py_ssize_t n)
             for (; d + LANES <= n; d += LANES)                                                     \
                 for (Py_ssize_t j = 0; j < LANES; j++) acc[j] = acc[j] + o[d + j];                 \
             for (Py_ssize_t j = 0; d + j < n; j++) acc[j] = acc[j] + o[d + j];                     \
-            for (Py_ssize_t w = LANES / 2; w >= 1; w /= 2)                                         \
-                for (Py_ssize_t j = 0; j < w; j++) acc[j] = acc[j] + acc[j + w];                   \
-            s = acc[0];                                                                            \
+            if (sizeof(T) == 4) { /* (float: ATen's VecReduceAllSIMD, the lanes pairwise) */         \
+                for (Py_ssize_t w = LANES / 2; w >= 1; w /= 2)                                     \
+                    for (Py_ssize_t j = 0; j < w; j++) acc[j] = acc[j] + acc[j + w];               \
+                s = acc[0];                                                                        \
+            } else { /* (double: the generic vec_reduce_all, lane 0 plus each next lane in turn) */ \
+                s = acc[0];                                                                        \
+                for (Py_ssize_t j = 1; j < LANES; j++) s = s + acc[j];                             \
+            }                                                                                      \
         }                                                                                          \
         if (log_) {                                                                                \
             T l = LOG(s);                                                                          \
             for (Py_ssize_t i = 0; i < n; i++) o[i] = (T)(xr[i] - m) - l;                          \
         } else {                                                                                   \
             T inv = (T)1 / s;                                                                      \
-            if (!(fused && SCALE16((float *)o, (float)inv, n)))                                    \
+            if (!(fused && SCALE_ROW(o, inv, n)))                                                    \
                 for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] * inv;                              \
         }                                                                                          \
     }
@@ -1620,10 +1692,10 @@ static PyObject *py_softmax_rows(PyObject *self, PyObject *const *args, Py_ssize
         Py_ssize_t total = x.len / x.itemsize, rows = total / n;
         if (total >= MIN_RELEASE) {
             Py_BEGIN_ALLOW_THREADS
-            if (f32) { SOFTMAX_ROWS(float, expf, logf, ROWS_EXPF) } else { SOFTMAX_ROWS(double, exp, log, NO_FAST_EXP) }
+            if (f32) { SOFTMAX_ROWS(float, expf, logf, ROWS_EXPF) } else { SOFTMAX_ROWS(double, exp, log, ROWS_EXP) }
             Py_END_ALLOW_THREADS
         } else {
-            if (f32) { SOFTMAX_ROWS(float, expf, logf, ROWS_EXPF) } else { SOFTMAX_ROWS(double, exp, log, NO_FAST_EXP) }
+            if (f32) { SOFTMAX_ROWS(float, expf, logf, ROWS_EXPF) } else { SOFTMAX_ROWS(double, exp, log, ROWS_EXP) }
         }
         answer = Py_True;
     }
@@ -1636,7 +1708,7 @@ done:
 #undef SOFTMAX_ROWS
 #undef SHIFTED_EXPF
 #undef ROWS_EXPF
-#undef NO_FAST_EXP
+#undef ROWS_EXP
 
 
 /* scan(x, out, n, inner, prod) -> bool: the running sum (prod true: product) of x along a dim of n
