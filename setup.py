@@ -37,7 +37,7 @@ setup(ext_modules=[Extension(
     # PyTorch's own kernels fuse (its Bessel functions), the C code says so with explicit fmas.
     depends=["src/strided/kernels/_torch_special.h", "src/strided/kernels/_glibc_expf.h",
              "src/strided/kernels/_erf_float32_table.h",
-             "src/strided/kernels/_sleef_expf.h", "src/strided/kernels/_sleef_exp.h"],
+             "src/strided/kernels/_sleef_expf.h", "src/strided/kernels/_sleef_exp.h", "src/strided/kernels/_sleef_log.h"],
     extra_compile_args=["-O3", "-std=c99", "-Wall", "-ffp-contract=off", "-fno-fast-math"],
     libraries=["m"],
 ), Extension(

@@ -119,7 +119,7 @@ def test_float64_softmax_rows_are_pytorchs() -> None:
     partial vector) and ATen's generic vec_reduce_all for the lanes' sum (eight running sums, then
     lane 0 plus each next lane in turn: double has no pairwise SIMD reduction), bit for bit over
     row lengths 1..70, 1000 and 4099, rows of large and tiny values and NaN / -inf rows; log_softmax
-    (the same sums, the C library's log, not SLEEF's) within an ulp."""
+    alike (the same sums, SLEEF's log_u10 of each: _sleef_log.h)."""
     if sleef.step() == 0:
         pytest.skip("ATen's DEFAULT capability: std::exp, not SLEEF's")
     r = np.random.default_rng(22)
@@ -128,11 +128,23 @@ def test_float64_softmax_rows_are_pytorchs() -> None:
         x[4] *= 100  # (exponentials underflowing to 0 beside the maximum's 1)
         x[5] = r.uniform(-1e-3, 1e-3, n)
         x[6, n // 2] = [np.nan, -np.inf][n % 2]
-        got = strided.softmax(strided.from_numpy(x.copy()), 1).numpy()
-        want = torch.softmax(torch.from_numpy(x), 1).numpy()
-        # (a NaN row's NaN bits are left out: PyTorch's vec::maximum makes an all-ones NaN, float32's too)
-        assert np.array_equal(np.isnan(got), np.isnan(want)), n
-        keep = ~np.isnan(want)
-        assert np.array_equal(got[keep].view(np.uint64), want[keep].view(np.uint64)), n
-        got = strided.log_softmax(strided.from_numpy(x.copy()), 1).numpy()
-        np.testing.assert_array_max_ulp(got, torch.log_softmax(torch.from_numpy(x), 1).numpy(), maxulp=1)
+        for op in ("softmax", "log_softmax"):
+            got = getattr(strided, op)(strided.from_numpy(x.copy()), 1).numpy()
+            want = getattr(torch, op)(torch.from_numpy(x), 1).numpy()
+            # (a NaN row's NaN bits are left out: PyTorch's vec::maximum makes an all-ones NaN, float32's too)
+            assert np.array_equal(np.isnan(got), np.isnan(want)), (op, n)
+            keep = ~np.isnan(want)
+            assert np.array_equal(got[keep].view(np.uint64), want[keep].view(np.uint64)), (op, n)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_cross_entropy_is_pytorchs(dtype) -> None:
+    """cross_entropy = nll_loss(log_softmax): with the rows' SLEEF exp and log, the loss's bits are
+    PyTorch's (batch sizes past the cascade's 16, class counts past a vector)."""
+    r = np.random.default_rng(23)
+    for n, c in ((1, 5), (7, 3), (128, 10), (300, 17), (64, 1000)):
+        x = (r.standard_normal((n, c)) * 3).astype(dtype)
+        t = r.integers(0, c, n)
+        want = torch.nn.functional.cross_entropy(torch.from_numpy(x), torch.from_numpy(t)).numpy()
+        got = strided.nn.functional.cross_entropy(strided.from_numpy(x), strided.from_numpy(t)).numpy()
+        assert got.tobytes() == want.tobytes(), (n, c)

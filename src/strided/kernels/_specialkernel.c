@@ -1537,6 +1537,12 @@ static int sleef_rows_exp(const double *x, double m, double *o, Py_ssize_t n)
     return 1;
 }
 #define ROWS_EXP(xr, m, o, n) (use_sleef_rows && sleef_rows_exp((const double *)(xr), (double)(m), (double *)(o), n))
+
+/* log of a row's sum as ATen's log_softmax takes it: Vectorized<T>::log(), SLEEF's logf_u10 / log_u10
+ * under AVX2 and AVX512 (_sleef_log.h), std::log under DEFAULT */
+#include "_sleef_log.h"
+#define ROWS_LOGF(s) (use_sleef_rows ? sleef_logf_or_libm(s) : logf(s))
+#define ROWS_LOG(s) (use_sleef_rows ? sleef_log_or_libm(s) : log(s))
 static int use_shifted_expf;
 static void decide_shifted_expf(void);
 
@@ -1692,10 +1698,10 @@ static PyObject *py_softmax_rows(PyObject *self, PyObject *const *args, Py_ssize
         Py_ssize_t total = x.len / x.itemsize, rows = total / n;
         if (total >= MIN_RELEASE) {
             Py_BEGIN_ALLOW_THREADS
-            if (f32) { SOFTMAX_ROWS(float, expf, logf, ROWS_EXPF) } else { SOFTMAX_ROWS(double, exp, log, ROWS_EXP) }
+            if (f32) { SOFTMAX_ROWS(float, expf, ROWS_LOGF, ROWS_EXPF) } else { SOFTMAX_ROWS(double, exp, ROWS_LOG, ROWS_EXP) }
             Py_END_ALLOW_THREADS
         } else {
-            if (f32) { SOFTMAX_ROWS(float, expf, logf, ROWS_EXPF) } else { SOFTMAX_ROWS(double, exp, log, ROWS_EXP) }
+            if (f32) { SOFTMAX_ROWS(float, expf, ROWS_LOGF, ROWS_EXPF) } else { SOFTMAX_ROWS(double, exp, ROWS_LOG, ROWS_EXP) }
         }
         answer = Py_True;
     }
@@ -1709,6 +1715,8 @@ done:
 #undef SHIFTED_EXPF
 #undef ROWS_EXPF
 #undef ROWS_EXP
+#undef ROWS_LOGF
+#undef ROWS_LOG
 
 
 /* scan(x, out, n, inner, prod) -> bool: the running sum (prod true: product) of x along a dim of n
