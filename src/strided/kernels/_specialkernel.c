@@ -2841,6 +2841,87 @@ static PyObject *py_unary_exact(PyObject *self, PyObject *const *args, Py_ssize_
 }
 #undef UNARY_EXACT_LOOP
 
+/* activation_inplace's loops: leaky_relu written over its input (one pointer: the element is read,
+ * then its result stored, the same IEEE product and selection as leaky_relu_float's), and elu's
+ * test that every element is > 0 (where elu(x) is x itself for any alpha: nothing to write; NaN
+ * fails it). */
+#define ACT_INPLACE(T)                                                                             \
+    ERF_CLONES static void leaky_relu_inplace_##T(T *x, Py_ssize_t n, T k)                         \
+    {                                                                                              \
+        for (Py_ssize_t i = 0; i < n; i++) x[i] = x[i] > 0 ? x[i] : x[i] * k;                      \
+    }                                                                                              \
+    static int all_positive_##T(const T *x, Py_ssize_t n)                                          \
+    {                                                                                              \
+        int all = 1;                                                                               \
+        for (Py_ssize_t i = 0; i < n && all; i += 64) {                                            \
+            Py_ssize_t end = i + 64 < n ? i + 64 : n;                                              \
+            for (Py_ssize_t j = i; j < end; j++) all &= x[j] > 0;                                  \
+        }                                                                                          \
+        return all;                                                                                \
+    }
+ACT_INPLACE(float)
+ACT_INPLACE(double)
+#undef ACT_INPLACE
+
+/* activation_inplace(arr, start, n, code, param) -> bool | None: an in-place activation of the n elements
+ * arr[start:start + n] of a 1-D, C-contiguous, aligned, writable, native float32 ("f") or float64
+ * ("d") buffer (a storage's array: the slice is taken here, not in Python):
+ *   code 0, leaky_relu with slope param (rounded to the dtype first, as unary_exact's code 2): the
+ *           elements written, True;
+ *   code 1, elu: True where every element is > 0 (elu leaves them as they are, whatever alpha:
+ *           nothing written), False otherwise (nothing written: the caller computes it).
+ * None (nothing written) where the buffer is not of that kind or the run falls outside it. */
+static PyObject *py_activation_inplace(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 5) {
+        PyErr_Format(PyExc_TypeError, "activation_inplace(arr, start, n, code, param) takes 5 arguments, not %zd",
+                     nargs);
+        return NULL;
+    }
+    Py_ssize_t start = PyLong_AsSsize_t(args[1]), n = PyLong_AsSsize_t(args[2]);
+    long code = PyLong_AsLong(args[3]);
+    double k = PyFloat_AsDouble(args[4]);
+    if (PyErr_Occurred()) return NULL;
+    if (code < 0 || code > 1) {
+        PyErr_Format(PyExc_ValueError, "activation_inplace: code must be 0 (leaky_relu) or 1 (elu), not %ld", code);
+        return NULL;
+    }
+    Py_buffer xb;
+    if (PyObject_GetBuffer(args[0], &xb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) return NULL;
+    PyObject *answer = Py_None;
+    int f32 = strcmp(xb.format, "f") == 0 && xb.itemsize == 4, f64 = strcmp(xb.format, "d") == 0 && xb.itemsize == 8;
+    if ((f32 || f64) && !xb.readonly && xb.ndim == 1 && PyBuffer_IsContiguous(&xb, 'C')
+        && !((uintptr_t)xb.buf % xb.itemsize) && start >= 0 && n >= 0 && start <= xb.len / xb.itemsize - n) {
+        int all = 1;
+        if (f32) {
+            float *x = (float *)xb.buf + start;
+            if (code == 0) {
+                if (n >= MIN_RELEASE) {
+                    Py_BEGIN_ALLOW_THREADS leaky_relu_inplace_float(x, n, (float)k);
+                    Py_END_ALLOW_THREADS
+                } else
+                    leaky_relu_inplace_float(x, n, (float)k);
+            } else
+                all = all_positive_float(x, n);
+        } else {
+            double *x = (double *)xb.buf + start;
+            if (code == 0) {
+                if (n >= MIN_RELEASE) {
+                    Py_BEGIN_ALLOW_THREADS leaky_relu_inplace_double(x, n, k);
+                    Py_END_ALLOW_THREADS
+                } else
+                    leaky_relu_inplace_double(x, n, k);
+            } else
+                all = all_positive_double(x, n);
+        }
+        answer = all ? Py_True : Py_False;
+    }
+    PyBuffer_Release(&xb);
+    Py_INCREF(answer);
+    return answer;
+}
+
 #define ENTRY(NAME) {#NAME, (PyCFunction)(void (*)(void))py_##NAME, METH_FASTCALL, #NAME "(src, dst): elementwise, as strided.kernels.special." #NAME}
 
 /* ---------------------------------------------------------------- PyTorch's CPU sort order
@@ -7303,6 +7384,10 @@ static PyMethodDef methods[] = {
      "unary_exact(x, out, code, *params) -> bool: sign (code 0), nan_to_num (1: nan, posinf, neginf), leaky_relu "
      "(2: slope), rsqrt (3) or logit's quotient x / (1 - x) (4), NumPy's bits "
      "(False: not contiguous native float32/float64 buffers of one format and length, or an overlap)"},
+    {"activation_inplace", (PyCFunction)(void (*)(void))py_activation_inplace, METH_FASTCALL,
+     "activation_inplace(arr, start, n, code, param) -> bool | None: leaky_relu (code 0, slope param) written over "
+     "arr[start:start + n] (True), or elu's (code 1) test that every element is > 0 (True: nothing to write; False: "
+     "some is not) (None: not a 1-D contiguous aligned writable float32/float64 buffer holding the run)"},
     {"pow_base", (PyCFunction)(void (*)(void))py_pow_base, METH_FASTCALL,
      "pow_base(base, exps, out) -> bool: out = pow(base, exps), the C library's pow, float64 (False: an overlap)"},
     {"stl_mode", (PyCFunction)(void (*)(void))py_stl_mode, METH_FASTCALL,
