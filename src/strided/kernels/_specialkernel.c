@@ -2508,6 +2508,142 @@ static PyObject *py_binary_exact_fresh(PyObject *self, PyObject *const *args, Py
     Py_DECREF(ran);
     return res;
 }
+
+/* gcd_fresh's loops: PyTorch's calc_gcd (aten/src/ATen/native/Math.h) and lcm kernel, written
+ * with C's wrap-around made explicit (unsigned arithmetic: no undefined overflow):
+ *   gcd: a = |x|, b = |y| in the dtype (|INT_MIN| wraps to itself), then while (a != 0) {c = a;
+ *        a = b % a; b = c;} with C's truncating remainder (x % -1 is 0: the one case a bare %
+ *        would trap on);
+ *   lcm: g = gcd(x, y); 0 where g == 0, else |x / g * y| in C's int arithmetic (int for the
+ *        1- and 2-byte dtypes, whose product then fits; 32 and 64 bits wrapping), cast to the dtype.
+ * U is T's unsigned type of the same width (the 1- and 2-byte dtypes compute in int, as C promotes).
+ * Where both |x| and |y| are >= 0 (no wrapped minimum) Euclid's answer is the greatest common
+ * divisor itself (0 for two zeros), which Stein's binary algorithm finds without a division per
+ * step (the remainders' divisions were most of a (16, 16) gcd); the loop runs where one wrapped. */
+static inline uint64_t binary_gcd(uint64_t a, uint64_t b)
+{
+    if (a == 0) return b;
+    if (b == 0) return a;
+    int shift = __builtin_ctzll(a | b);
+    a >>= __builtin_ctzll(a);
+    do {
+        b >>= __builtin_ctzll(b);
+        if (a > b) {
+            uint64_t t = a;
+            a = b;
+            b = t;
+        }
+        b -= a;
+    } while (b != 0);
+    return a << shift;
+}
+
+#define GCD_LCM_LOOPS(T, U, NAME)                                                                  \
+    static inline T NAME##_abs(T v) { return v < 0 ? (T)(U)(0 - (U)v) : v; }                       \
+    static inline T NAME##_gcd(T x, T y)                                                           \
+    {                                                                                              \
+        T a = NAME##_abs(x), b = NAME##_abs(y);                                                    \
+        if (a >= 0 && b >= 0) return (T)binary_gcd((uint64_t)a, (uint64_t)b);                     \
+        while (a != 0) {                                                                           \
+            T c = a;                                                                               \
+            a = a == -1 ? 0 : (T)(b % a);                                                          \
+            b = c;                                                                                 \
+        }                                                                                          \
+        return b;                                                                                  \
+    }                                                                                              \
+    static void NAME##_loop(const T *x, const T *y, T *o, Py_ssize_t n, int lcm)                   \
+    {                                                                                              \
+        if (!lcm) {                                                                                \
+            for (Py_ssize_t i = 0; i < n; i++) o[i] = NAME##_gcd(x[i], y[i]);                      \
+            return;                                                                                \
+        }                                                                                          \
+        for (Py_ssize_t i = 0; i < n; i++) {                                                       \
+            T g = NAME##_gcd(x[i], y[i]);                                                          \
+            if (g == 0) {                                                                          \
+                o[i] = 0;                                                                          \
+                continue;                                                                          \
+            }                                                                                      \
+            T q = g == -1 ? (T)(U)(0 - (U)x[i]) : (T)(x[i] / g); /* (INT_MIN / -1 wraps) */        \
+            o[i] = NAME##_abs((T)(U)((U)q * (U)y[i]));                                             \
+        }                                                                                          \
+    }
+GCD_LCM_LOOPS(int32_t, uint32_t, gcd_i32)
+GCD_LCM_LOOPS(int64_t, uint64_t, gcd_i64)
+#undef GCD_LCM_LOOPS
+
+/* The 1- and 2-byte dtypes: C promotes them to int, where nothing overflows (|x / g * y| <= 2^30):
+ * gcd's |x| and remainders in int, each stored back to the dtype (|-128| is -128 in int8, as
+ * PyTorch's scalar_t a = abs(a_in)); lcm's product in int, then cast. */
+#define GCD_LCM_SMALL(T, NAME)                                                                     \
+    static inline T NAME##_gcd(T x, T y)                                                           \
+    {                                                                                              \
+        T a = (T)abs((int)x), b = (T)abs((int)y);                                                  \
+        if (a >= 0 && b >= 0) return (T)binary_gcd((uint64_t)a, (uint64_t)b);                     \
+        while (a != 0) {                                                                           \
+            T c = a;                                                                               \
+            a = (T)((int)b % (int)a);                                                              \
+            b = c;                                                                                 \
+        }                                                                                          \
+        return b;                                                                                  \
+    }                                                                                              \
+    static void NAME##_loop(const T *x, const T *y, T *o, Py_ssize_t n, int lcm)                   \
+    {                                                                                              \
+        for (Py_ssize_t i = 0; i < n; i++) {                                                       \
+            T g = NAME##_gcd(x[i], y[i]);                                                          \
+            o[i] = !lcm ? g : g == 0 ? (T)0 : (T)abs((int)x[i] / (int)g * (int)y[i]);              \
+        }                                                                                          \
+    }
+GCD_LCM_SMALL(int8_t, gcd_i8)
+GCD_LCM_SMALL(uint8_t, gcd_u8)
+GCD_LCM_SMALL(int16_t, gcd_i16)
+#undef GCD_LCM_SMALL
+
+/* gcd_fresh(x, y, lcm) -> array | None: PyTorch's gcd (lcm false) or lcm of two C-contiguous
+ * aligned buffers of one integer format and length (int8 "b", uint8 "B", int16 "h", int32 "i",
+ * int64 "l"/"q"; native order) into a fresh numpy.empty_like(x); None for anything else (the
+ * caller's formulas run). */
+static PyObject *py_gcd_fresh(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "gcd_fresh(x, y, lcm) takes 3 arguments, not %zd", nargs);
+        return NULL;
+    }
+    int lcm = PyObject_IsTrue(args[2]);
+    if (lcm < 0) return NULL;
+    PyObject *res = empty_like(args[0]);
+    if (res == NULL || res == Py_None) return res;
+    PyObject *call[3] = {args[0], args[1], res};
+    Py_buffer xb, yb, ob;
+    if (three_buffers(call, &xb, &yb, &ob) < 0) {
+        Py_DECREF(res);
+        return NULL;
+    }
+    char f = xb.format[0];
+    int kind = f == 'b' ? 1 : f == 'B' ? 2 : f == 'h' ? 3 : f == 'i' ? 4 : f == 'l' || f == 'q' ? 5 : 0;
+    static const Py_ssize_t sizes[6] = {0, 1, 1, 2, 4, 8};
+    int fits = kind && xb.format[1] == 0 && xb.itemsize == sizes[kind] && strcmp(yb.format, xb.format) == 0
+               && strcmp(ob.format, xb.format) == 0 && yb.len == xb.len && ob.len == xb.len
+               && PyBuffer_IsContiguous(&xb, 'C') && PyBuffer_IsContiguous(&yb, 'C')
+               && !((uintptr_t)xb.buf % xb.itemsize) && !((uintptr_t)yb.buf % xb.itemsize)
+               && !((uintptr_t)ob.buf % xb.itemsize);
+    if (fits) {
+        Py_ssize_t n = xb.len / xb.itemsize;
+        if (kind == 1) gcd_i8_loop(xb.buf, yb.buf, ob.buf, n, lcm);
+        else if (kind == 2) gcd_u8_loop(xb.buf, yb.buf, ob.buf, n, lcm);
+        else if (kind == 3) gcd_i16_loop(xb.buf, yb.buf, ob.buf, n, lcm);
+        else if (kind == 4) gcd_i32_loop(xb.buf, yb.buf, ob.buf, n, lcm);
+        else gcd_i64_loop(xb.buf, yb.buf, ob.buf, n, lcm);
+    }
+    PyBuffer_Release(&xb);
+    PyBuffer_Release(&yb);
+    PyBuffer_Release(&ob);
+    if (!fits) {
+        Py_DECREF(res);
+        Py_RETURN_NONE;
+    }
+    return res;
+}
 #undef EXTREME_LOOP
 #undef EXTREME_BLOCK
 #undef HEAVISIDE_LOOP
@@ -7380,6 +7516,10 @@ static PyMethodDef methods[] = {
     {"binary_exact_fresh", (PyCFunction)(void (*)(void))py_binary_exact_fresh, METH_FASTCALL,
      "binary_exact_fresh(x, y, code) -> array | None: binary_exact into a fresh numpy.empty_like(x); None where "
      "binary_exact answers False"},
+    {"gcd_fresh", (PyCFunction)(void (*)(void))py_gcd_fresh, METH_FASTCALL,
+     "gcd_fresh(x, y, lcm) -> array | None: PyTorch's gcd (lcm false) or lcm of two C-contiguous int8/uint8/int16/"
+     "int32/int64 buffers of one format and length into a fresh numpy.empty_like(x), wrapping as C does (None: other "
+     "buffers)"},
     {"unary_exact", (PyCFunction)(void (*)(void))py_unary_exact, METH_FASTCALL,
      "unary_exact(x, out, code, *params) -> bool: sign (code 0), nan_to_num (1: nan, posinf, neginf), leaky_relu "
      "(2: slope), rsqrt (3) or logit's quotient x / (1 - x) (4), NumPy's bits "
