@@ -5571,6 +5571,75 @@ static PyObject *py_interleave(PyObject *self, PyObject *const *args, Py_ssize_t
     return answer;
 }
 
+/* polar_parts's loops: out's pairs (r c, r s), each product NumPy's multiply(r, c) bit for bit:
+ * the IEEE product, and where an operand is NaN x86's answer for multiply(a, b) (a's NaN quieted
+ * where a is one, else b's), written out so that it holds however the compiler orders the operands. */
+#define POLAR_PARTS(T, UT, QUIET_BIT)                                                              \
+    static inline T polar_mul_##T(T a, T b)                                                        \
+    {                                                                                              \
+        T p = a * b;                                                                               \
+        if (p != p && (a != a || b != b)) {                                                        \
+            UT bits;                                                                               \
+            T nan = a != a ? a : b;                                                                \
+            memcpy(&bits, &nan, sizeof bits);                                                      \
+            bits |= QUIET_BIT;                                                                     \
+            memcpy(&p, &bits, sizeof p);                                                           \
+        }                                                                                          \
+        return p;                                                                                  \
+    }                                                                                              \
+    static void polar_parts_##T(const T *r, const T *c, const T *s, T *o, Py_ssize_t n)            \
+    {                                                                                              \
+        for (Py_ssize_t i = 0; i < n; i++) {                                                       \
+            o[2 * i] = polar_mul_##T(r[i], c[i]);                                                  \
+            o[2 * i + 1] = polar_mul_##T(r[i], s[i]);                                              \
+        }                                                                                          \
+    }
+POLAR_PARTS(float, uint32_t, 0x00400000u)
+POLAR_PARTS(double, uint64_t, 0x0008000000000000ull)
+#undef POLAR_PARTS
+
+/* polar_parts(r, c, s, out) -> bool: out's real parts r * c and imaginary parts r * s (polar's
+ * np.multiply(r, cos(t), out=o.real) and np.multiply(r, sin(t), out=o.imag) in one pass): r, c, s
+ * C-contiguous aligned buffers of one format ("f" or "d") and length, out a C-contiguous complex
+ * buffer of twice their bytes overlapping none. False (nothing written) otherwise. */
+static PyObject *py_polar_parts(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 4) {
+        PyErr_Format(PyExc_TypeError, "polar_parts(r, c, s, out) takes 4 arguments, not %zd", nargs);
+        return NULL;
+    }
+    Py_buffer rb, sb, cb, ob;
+    PyObject *first[3] = {args[0], args[1], args[3]};
+    if (three_buffers(first, &rb, &cb, &ob) < 0) return NULL;
+    if (PyObject_GetBuffer(args[2], &sb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(&rb);
+        PyBuffer_Release(&cb);
+        PyBuffer_Release(&ob);
+        return NULL;
+    }
+    PyObject *answer = Py_False;
+    int f32 = strcmp(rb.format, "f") == 0 && rb.itemsize == 4, f64 = strcmp(rb.format, "d") == 0 && rb.itemsize == 8;
+    Py_ssize_t size = rb.itemsize;
+    if ((f32 || f64) && strcmp(cb.format, rb.format) == 0 && strcmp(sb.format, rb.format) == 0
+        && cb.len == rb.len && sb.len == rb.len && ob.len == 2 * rb.len && ob.itemsize == 2 * size
+        && PyBuffer_IsContiguous(&rb, 'C') && PyBuffer_IsContiguous(&cb, 'C') && PyBuffer_IsContiguous(&sb, 'C')
+        && PyBuffer_IsContiguous(&ob, 'C') && (uintptr_t)rb.buf % size == 0 && (uintptr_t)cb.buf % size == 0
+        && (uintptr_t)sb.buf % size == 0 && (uintptr_t)ob.buf % size == 0 && !overlaps(&rb, &ob)
+        && !overlaps(&cb, &ob) && !overlaps(&sb, &ob)) {
+        Py_ssize_t n = rb.len / size;
+        if (f32) polar_parts_float(rb.buf, cb.buf, sb.buf, ob.buf, n);
+        else polar_parts_double(rb.buf, cb.buf, sb.buf, ob.buf, n);
+        answer = Py_True;
+    }
+    PyBuffer_Release(&rb);
+    PyBuffer_Release(&cb);
+    PyBuffer_Release(&sb);
+    PyBuffer_Release(&ob);
+    Py_INCREF(answer);
+    return answer;
+}
+
 /* ---------------------------------------------------------------- softplus / elu's selection
  *
  * greater_select(x, t, y) -> bool: y[i] = x[i] where x[i] > t (t, a Python float, rounded to the
@@ -7562,6 +7631,10 @@ static PyMethodDef methods[] = {
     {"interleave", (PyCFunction)(void (*)(void))py_interleave, METH_FASTCALL,
      "interleave(x, y, out) -> bool: out's pairs (x[i], y[i]), bits moved (False: not C-contiguous aligned buffers "
      "of one itemsize 4 or 8 and out of twice their bytes, or an overlap)"},
+    {"polar_parts", (PyCFunction)(void (*)(void))py_polar_parts, METH_FASTCALL,
+     "polar_parts(r, c, s, out) -> bool: out's pairs (r * c, r * s), NumPy's multiply's bits, NaN operands "
+     "included (False: not C-contiguous aligned float32/float64 buffers of one format and length and a complex "
+     "out of twice their bytes, or an overlap)"},
     {"outer_scale_add", (PyCFunction)(void (*)(void))py_outer_scale_add, METH_FASTCALL,
      "outer_scale_add(x, y, base, alpha, beta, out) -> bool: outer(x, y) * alpha + base * beta (None: skipped), "
      "each rounded, one pass (False: not C-contiguous aligned float32/float64 buffers of one format, or an overlap)"},
