@@ -7330,6 +7330,89 @@ static PyObject *py_complex64_abs(PyObject *self, PyObject *const *args, Py_ssiz
     Py_RETURN_TRUE;
 }
 
+/* complex_sgn's loops: z / |z| by parts, |z| strided's complex abs (kernels.elementwise.complex_abs:
+ * the C library's hypot; complex64's in blocks through complex64_abs's loop, hypotf's bits), each
+ * part divided by it (NumPy's divide: a NaN part's own NaN first, as the quotient's first operand),
+ * 0 + 0j where |z| is 0. */
+#define SGN_PARTS(T)                                                                               \
+    static void sgn_parts_##T(const T *z, const T *size, T *o, Py_ssize_t m)                       \
+    {                                                                                              \
+        for (Py_ssize_t j = 0; j < m; j++) {                                                       \
+            T s = size[j];                                                                         \
+            if (s == 0) {                                                                          \
+                o[2 * j] = 0;                                                                      \
+                o[2 * j + 1] = 0;                                                                  \
+            } else {                                                                               \
+                o[2 * j] = z[2 * j] / s;                                                           \
+                o[2 * j + 1] = z[2 * j + 1] / s;                                                   \
+            }                                                                                      \
+        }                                                                                          \
+    }
+SGN_PARTS(float)
+SGN_PARTS(double)
+#undef SGN_PARTS
+
+static void complex_sgn_float(const float *z, float *o, Py_ssize_t n)
+{
+    float size[256];
+#if defined(__GNUC__) && defined(__x86_64__)
+    int fast = cabs_avx2_agrees();
+#endif
+    for (; n > 0; n -= 256, z += 512, o += 512) {
+        Py_ssize_t m = n < 256 ? n : 256;
+#if defined(__GNUC__) && defined(__x86_64__)
+        if (fast) cabs_float_avx2(z, size, m);
+        else cabs_float_libm(z, size, m);
+#else
+        cabs_float_libm(z, size, m);
+#endif
+        sgn_parts_float(z, size, o, m);
+    }
+}
+
+static void complex_sgn_double(const double *z, double *o, Py_ssize_t n)
+{
+    double size[256];
+    for (; n > 0; n -= 256, z += 512, o += 512) {
+        Py_ssize_t m = n < 256 ? n : 256;
+        for (Py_ssize_t j = 0; j < m; j++) size[j] = hypot(z[2 * j], z[2 * j + 1]);
+        sgn_parts_double(z, size, o, m);
+    }
+}
+
+/* complex_sgn(z, out) -> bool: PyTorch's sgn of a complex64 ("Zf") or complex128 ("Zd") buffer into
+ * another of its format and length, as unary_more._sign computes it (|z| = hypot of the parts, each
+ * part divided by it, 0 where it is 0). False (nothing written): other buffers, not C-contiguous or
+ * aligned, or an overlap. */
+static PyObject *py_complex_sgn(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "complex_sgn(z, out) takes 2 arguments, not %zd", nargs);
+        return NULL;
+    }
+    Py_buffer zb, ob;
+    if (PyObject_GetBuffer(args[0], &zb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &ob, PyBUF_STRIDES | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&zb);
+        return NULL;
+    }
+    PyObject *answer = Py_False;
+    int c64 = strcmp(zb.format, "Zf") == 0 && zb.itemsize == 8, c128 = strcmp(zb.format, "Zd") == 0 && zb.itemsize == 16;
+    if ((c64 || c128) && strcmp(ob.format, zb.format) == 0 && ob.len == zb.len && PyBuffer_IsContiguous(&zb, 'C')
+        && PyBuffer_IsContiguous(&ob, 'C') && (uintptr_t)zb.buf % (zb.itemsize / 2) == 0
+        && (uintptr_t)ob.buf % (zb.itemsize / 2) == 0 && !overlaps(&zb, &ob)) {
+        Py_ssize_t n = zb.len / zb.itemsize;
+        if (c64) complex_sgn_float(zb.buf, ob.buf, n);
+        else complex_sgn_double(zb.buf, ob.buf, n);
+        answer = Py_True;
+    }
+    PyBuffer_Release(&zb);
+    PyBuffer_Release(&ob);
+    Py_INCREF(answer);
+    return answer;
+}
+
 static PyObject *py_complex_angle(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
@@ -7631,6 +7714,9 @@ static PyMethodDef methods[] = {
     {"interleave", (PyCFunction)(void (*)(void))py_interleave, METH_FASTCALL,
      "interleave(x, y, out) -> bool: out's pairs (x[i], y[i]), bits moved (False: not C-contiguous aligned buffers "
      "of one itemsize 4 or 8 and out of twice their bytes, or an overlap)"},
+    {"complex_sgn", (PyCFunction)(void (*)(void))py_complex_sgn, METH_FASTCALL,
+     "complex_sgn(z, out) -> bool: z / |z| by parts (|z| the C library's hypot), 0 where |z| is 0, complex64/"
+     "complex128 (False: not C-contiguous aligned buffers of one format and length, or an overlap)"},
     {"polar_parts", (PyCFunction)(void (*)(void))py_polar_parts, METH_FASTCALL,
      "polar_parts(r, c, s, out) -> bool: out's pairs (r * c, r * s), NumPy's multiply's bits, NaN operands "
      "included (False: not C-contiguous aligned float32/float64 buffers of one format and length and a complex "

@@ -218,6 +218,19 @@ def conj(input: Tensor) -> Tensor:
     >>> c[-1].reason.startswith("conj")
     True
     """
+    if input.__class__ is Tensor and not OPEN:  # (_conjugated's fast path inlined: a quarter of a small conj)
+        d = input._dtype
+        if not d.is_complex:
+            return input
+        lay = input._layout
+        info = _cinfo[lay.shape]
+        if lay.strides == info[0]:
+            arr = input._storage.array
+            n = info[1]
+            if lay.offset or len(arr) != n:
+                arr = arr[lay.offset : lay.offset + n]
+            if len(arr) == n:
+                return adopted(np.conjugate(arr), info[2], d)
     tensor_arg(input, "conj")
     if not input._dtype.is_complex:
         return input

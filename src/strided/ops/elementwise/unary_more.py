@@ -477,6 +477,11 @@ def _sgn_fresh(x: np.ndarray) -> np.ndarray:
     0 (a count, a quarter of the masked write's cost; NaN counts as non-zero, as in ``size == 0``)."""
     if x.dtype not in _COMPLEX:
         return _sign_fresh(x)
+    k = native.special()
+    if k is not None:  # (the steps below in one compiled pass, their bits: tests/test_sgn_native.py)
+        r = np.empty(x.shape, x.dtype)
+        if k.complex_sgn(x, r):
+            return r
     size = complex_abs(x)
     r = np.empty(x.shape, x.dtype)
     _halves_over(x, size, r, size.dtype)
