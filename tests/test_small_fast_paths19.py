@@ -50,3 +50,24 @@ def test_type_as():
     assert y.dtype == st.float64 and y.tolist() == [1.0, 2.0]
     with pytest.raises(TypeError, match="must be Tensor"):
         x.type_as(1.0)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(3, 4), (16, 16), (), (0, 2)])
+def test_where_select_runs(dtype, shape):
+    rng = np.random.default_rng(4)
+    m = np.asarray(rng.random(shape) > 0.5)
+    a = np.asarray(rng.choice(_SPECIALS, shape), dtype)
+    b = np.asarray(rng.choice(_SPECIALS, shape), dtype)
+    if a.size:  # (a NaN payload: a selection moves the bits)
+        a.reshape(-1).view(np.uint32 if dtype == np.float32 else np.uint64)[0] = 0x7F800123 if dtype == np.float32 \
+            else 0x7FF0000000000123
+    got = st.where(st.tensor(m), st.tensor(a), st.tensor(b))
+    with native.disabled():
+        slow = st.where(st.tensor(m), st.tensor(a), st.tensor(b))
+    assert got.numpy().tobytes() == slow.numpy().tobytes() and got.stride() == slow.stride()
+    want = torch.where(torch.tensor(m), torch.tensor(a), torch.tensor(b))
+    assert got.numpy().tobytes() == want.numpy().tobytes() and got.stride() == want.stride()
+    base, mask = st.tensor(rng.standard_normal((4, 6)).astype(dtype)), st.tensor(rng.random((4, 6)) > 0.5)
+    got = st.where(mask[1:3], base[1:3], base[:2])  # (offset runs)
+    assert got.tolist() == np.where(mask.numpy()[1:3], base.numpy()[1:3], base.numpy()[:2]).tolist()

@@ -5640,6 +5640,54 @@ static PyObject *py_polar_parts(PyObject *self, PyObject *const *args, Py_ssize_
     return answer;
 }
 
+/* select_runs(cond, x, y, out) -> bool: out[i] = cond[i] ? x[i] : y[i], the elements' bits moved
+ * (np.where's pure selection), for a C-contiguous bool ("?") cond and C-contiguous aligned x, y, out
+ * of one format with itemsize 4 or 8 and cond's length, out overlapping none. False (nothing
+ * written) otherwise. */
+#define SELECT_LOOP(T)                                                                             \
+    ERF_CLONES static void select_##T(const unsigned char *restrict c, const T *restrict x,        \
+                                      const T *restrict y, T *restrict o, Py_ssize_t n)            \
+    {                                                                                              \
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = c[i] ? x[i] : y[i];                              \
+    }
+SELECT_LOOP(uint32_t)
+SELECT_LOOP(uint64_t)
+#undef SELECT_LOOP
+
+static PyObject *py_select_runs(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 4) {
+        PyErr_Format(PyExc_TypeError, "select_runs(cond, x, y, out) takes 4 arguments, not %zd", nargs);
+        return NULL;
+    }
+    Py_buffer cb, xb, yb, ob;
+    if (PyObject_GetBuffer(args[0], &cb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) return NULL;
+    if (three_buffers(args + 1, &xb, &yb, &ob) < 0) {
+        PyBuffer_Release(&cb);
+        return NULL;
+    }
+    PyObject *answer = Py_False;
+    Py_ssize_t size = xb.itemsize;
+    if (strcmp(cb.format, "?") == 0 && cb.itemsize == 1 && (size == 4 || size == 8) && strcmp(yb.format, xb.format) == 0
+        && strcmp(ob.format, xb.format) == 0 && yb.itemsize == size && ob.itemsize == size && xb.len == cb.len * size
+        && yb.len == xb.len && ob.len == xb.len && PyBuffer_IsContiguous(&cb, 'C') && PyBuffer_IsContiguous(&xb, 'C')
+        && PyBuffer_IsContiguous(&yb, 'C') && PyBuffer_IsContiguous(&ob, 'C') && (uintptr_t)xb.buf % size == 0
+        && (uintptr_t)yb.buf % size == 0 && (uintptr_t)ob.buf % size == 0 && !overlaps(&ob, &cb)
+        && !overlaps(&ob, &xb) && !overlaps(&ob, &yb)) {
+        Py_ssize_t n = cb.len;
+        if (size == 4) select_uint32_t(cb.buf, xb.buf, yb.buf, ob.buf, n);
+        else select_uint64_t(cb.buf, xb.buf, yb.buf, ob.buf, n);
+        answer = Py_True;
+    }
+    PyBuffer_Release(&cb);
+    PyBuffer_Release(&xb);
+    PyBuffer_Release(&yb);
+    PyBuffer_Release(&ob);
+    Py_INCREF(answer);
+    return answer;
+}
+
 /* ---------------------------------------------------------------- softplus / elu's selection
  *
  * greater_select(x, t, y) -> bool: y[i] = x[i] where x[i] > t (t, a Python float, rounded to the
@@ -7717,6 +7765,9 @@ static PyMethodDef methods[] = {
     {"complex_sgn", (PyCFunction)(void (*)(void))py_complex_sgn, METH_FASTCALL,
      "complex_sgn(z, out) -> bool: z / |z| by parts (|z| the C library's hypot), 0 where |z| is 0, complex64/"
      "complex128 (False: not C-contiguous aligned buffers of one format and length, or an overlap)"},
+    {"select_runs", (PyCFunction)(void (*)(void))py_select_runs, METH_FASTCALL,
+     "select_runs(cond, x, y, out) -> bool: out = where(cond, x, y), bits moved, for a C-contiguous bool cond and "
+     "C-contiguous aligned x, y, out of one format, itemsize 4 or 8 (False: other buffers or an overlap)"},
     {"polar_parts", (PyCFunction)(void (*)(void))py_polar_parts, METH_FASTCALL,
      "polar_parts(r, c, s, out) -> bool: out's pairs (r * c, r * s), NumPy's multiply's bits, NaN operands "
      "included (False: not C-contiguous aligned float32/float64 buffers of one format and length and a complex "
