@@ -71,3 +71,10 @@ def test_where_select_runs(dtype, shape):
     base, mask = st.tensor(rng.standard_normal((4, 6)).astype(dtype)), st.tensor(rng.random((4, 6)) > 0.5)
     got = st.where(mask[1:3], base[1:3], base[:2])  # (offset runs)
     assert got.tolist() == np.where(mask.numpy()[1:3], base.numpy()[1:3], base.numpy()[:2]).tolist()
+
+
+def test_isreal_of_a_real_tensor():
+    for x in (st.rand(3, 4), st.rand(4, 3).t(), st.zeros(0, 2), st.tensor(1.5), st.arange(6)[1:5]):
+        got = st.isreal(x)
+        want = torch.isreal(torch.tensor(x.numpy()) if x.ndim < 2 else torch.tensor(x.numpy().T).T)
+        assert got.dtype == st.bool and got.tolist() == want.tolist() and got.stride() == want.stride()

@@ -160,6 +160,9 @@ def is_complex(input: Tensor) -> bool:
     return tensor_arg(input, "is_complex")._dtype.is_complex
 
 
+_empty, _BOOL = np.empty, np.dtype(np.bool_)
+
+
 @installs_as("isreal")
 def isreal(input: Tensor) -> Tensor:  # noqa: A002 - torch's argument name
     """Whether each element is real (``torch.isreal``): its imaginary part is 0; every element of
@@ -168,12 +171,14 @@ def isreal(input: Tensor) -> Tensor:  # noqa: A002 - torch's argument name
     >>> strided.isreal(strided.tensor([1 + 0j, 2j])).tolist(), strided.isreal(strided.ones(2)).tolist()
     ([True, False], [True, True])
     """
-    x = tensor_arg(input, "isreal")
+    x = input if input.__class__ is Tensor else tensor_arg(input, "isreal")
     if not x._dtype.is_complex:
         if not OPEN:  # (a row-major input: ones_like's result without its set-up; listeners see ones_like's)
             info = _cinfo[x._layout.shape]
             if x._layout.strides == info[0]:
-                return adopted(np.ones(info[1], np.bool_), info[2], bool_)
+                ones = _empty(info[1], _BOOL)
+                ones.fill(True)  # (np.ones' Python layer was half of a small isreal)
+                return adopted(ones, info[2], bool_)
         from ...creation import ones_like  # (the factories import the ops' layer: imported on use)
 
         return ones_like(x, dtype=bool_)
