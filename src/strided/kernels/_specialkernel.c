@@ -2588,6 +2588,142 @@ static PyObject *py_binary_exact_fresh(PyObject *self, PyObject *const *args, Py
     Py_DECREF(ran);
     return res;
 }
+
+/* gcd_fresh's loops: PyTorch's calc_gcd (aten/src/ATen/native/Math.h) and lcm kernel, written
+ * with C's wrap-around made explicit (unsigned arithmetic: no undefined overflow):
+ *   gcd: a = |x|, b = |y| in the dtype (|INT_MIN| wraps to itself), then while (a != 0) {c = a;
+ *        a = b % a; b = c;} with C's truncating remainder (x % -1 is 0: the one case a bare %
+ *        would trap on);
+ *   lcm: g = gcd(x, y); 0 where g == 0, else |x / g * y| in C's int arithmetic (int for the
+ *        1- and 2-byte dtypes, whose product then fits; 32 and 64 bits wrapping), cast to the dtype.
+ * U is T's unsigned type of the same width (the 1- and 2-byte dtypes compute in int, as C promotes).
+ * Where both |x| and |y| are >= 0 (no wrapped minimum) Euclid's answer is the greatest common
+ * divisor itself (0 for two zeros), which Stein's binary algorithm finds without a division per
+ * step (the remainders' divisions were most of a (16, 16) gcd); the loop runs where one wrapped. */
+static inline uint64_t binary_gcd(uint64_t a, uint64_t b)
+{
+    if (a == 0) return b;
+    if (b == 0) return a;
+    int shift = __builtin_ctzll(a | b);
+    a >>= __builtin_ctzll(a);
+    do {
+        b >>= __builtin_ctzll(b);
+        if (a > b) {
+            uint64_t t = a;
+            a = b;
+            b = t;
+        }
+        b -= a;
+    } while (b != 0);
+    return a << shift;
+}
+
+#define GCD_LCM_LOOPS(T, U, NAME)                                                                  \
+    static inline T NAME##_abs(T v) { return v < 0 ? (T)(U)(0 - (U)v) : v; }                       \
+    static inline T NAME##_gcd(T x, T y)                                                           \
+    {                                                                                              \
+        T a = NAME##_abs(x), b = NAME##_abs(y);                                                    \
+        if (a >= 0 && b >= 0) return (T)binary_gcd((uint64_t)a, (uint64_t)b);                     \
+        while (a != 0) {                                                                           \
+            T c = a;                                                                               \
+            a = a == -1 ? 0 : (T)(b % a);                                                          \
+            b = c;                                                                                 \
+        }                                                                                          \
+        return b;                                                                                  \
+    }                                                                                              \
+    static void NAME##_loop(const T *x, const T *y, T *o, Py_ssize_t n, int lcm)                   \
+    {                                                                                              \
+        if (!lcm) {                                                                                \
+            for (Py_ssize_t i = 0; i < n; i++) o[i] = NAME##_gcd(x[i], y[i]);                      \
+            return;                                                                                \
+        }                                                                                          \
+        for (Py_ssize_t i = 0; i < n; i++) {                                                       \
+            T g = NAME##_gcd(x[i], y[i]);                                                          \
+            if (g == 0) {                                                                          \
+                o[i] = 0;                                                                          \
+                continue;                                                                          \
+            }                                                                                      \
+            T q = g == -1 ? (T)(U)(0 - (U)x[i]) : (T)(x[i] / g); /* (INT_MIN / -1 wraps) */        \
+            o[i] = NAME##_abs((T)(U)((U)q * (U)y[i]));                                             \
+        }                                                                                          \
+    }
+GCD_LCM_LOOPS(int32_t, uint32_t, gcd_i32)
+GCD_LCM_LOOPS(int64_t, uint64_t, gcd_i64)
+#undef GCD_LCM_LOOPS
+
+/* The 1- and 2-byte dtypes: C promotes them to int, where nothing overflows (|x / g * y| <= 2^30):
+ * gcd's |x| and remainders in int, each stored back to the dtype (|-128| is -128 in int8, as
+ * PyTorch's scalar_t a = abs(a_in)); lcm's product in int, then cast. */
+#define GCD_LCM_SMALL(T, NAME)                                                                     \
+    static inline T NAME##_gcd(T x, T y)                                                           \
+    {                                                                                              \
+        T a = (T)abs((int)x), b = (T)abs((int)y);                                                  \
+        if (a >= 0 && b >= 0) return (T)binary_gcd((uint64_t)a, (uint64_t)b);                     \
+        while (a != 0) {                                                                           \
+            T c = a;                                                                               \
+            a = (T)((int)b % (int)a);                                                              \
+            b = c;                                                                                 \
+        }                                                                                          \
+        return b;                                                                                  \
+    }                                                                                              \
+    static void NAME##_loop(const T *x, const T *y, T *o, Py_ssize_t n, int lcm)                   \
+    {                                                                                              \
+        for (Py_ssize_t i = 0; i < n; i++) {                                                       \
+            T g = NAME##_gcd(x[i], y[i]);                                                          \
+            o[i] = !lcm ? g : g == 0 ? (T)0 : (T)abs((int)x[i] / (int)g * (int)y[i]);              \
+        }                                                                                          \
+    }
+GCD_LCM_SMALL(int8_t, gcd_i8)
+GCD_LCM_SMALL(uint8_t, gcd_u8)
+GCD_LCM_SMALL(int16_t, gcd_i16)
+#undef GCD_LCM_SMALL
+
+/* gcd_fresh(x, y, lcm) -> array | None: PyTorch's gcd (lcm false) or lcm of two C-contiguous
+ * aligned buffers of one integer format and length (int8 "b", uint8 "B", int16 "h", int32 "i",
+ * int64 "l"/"q"; native order) into a fresh numpy.empty_like(x); None for anything else (the
+ * caller's formulas run). */
+static PyObject *py_gcd_fresh(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "gcd_fresh(x, y, lcm) takes 3 arguments, not %zd", nargs);
+        return NULL;
+    }
+    int lcm = PyObject_IsTrue(args[2]);
+    if (lcm < 0) return NULL;
+    PyObject *res = empty_like(args[0]);
+    if (res == NULL || res == Py_None) return res;
+    PyObject *call[3] = {args[0], args[1], res};
+    Py_buffer xb, yb, ob;
+    if (three_buffers(call, &xb, &yb, &ob) < 0) {
+        Py_DECREF(res);
+        return NULL;
+    }
+    char f = xb.format[0];
+    int kind = f == 'b' ? 1 : f == 'B' ? 2 : f == 'h' ? 3 : f == 'i' ? 4 : f == 'l' || f == 'q' ? 5 : 0;
+    static const Py_ssize_t sizes[6] = {0, 1, 1, 2, 4, 8};
+    int fits = kind && xb.format[1] == 0 && xb.itemsize == sizes[kind] && strcmp(yb.format, xb.format) == 0
+               && strcmp(ob.format, xb.format) == 0 && yb.len == xb.len && ob.len == xb.len
+               && PyBuffer_IsContiguous(&xb, 'C') && PyBuffer_IsContiguous(&yb, 'C')
+               && !((uintptr_t)xb.buf % xb.itemsize) && !((uintptr_t)yb.buf % xb.itemsize)
+               && !((uintptr_t)ob.buf % xb.itemsize);
+    if (fits) {
+        Py_ssize_t n = xb.len / xb.itemsize;
+        if (kind == 1) gcd_i8_loop(xb.buf, yb.buf, ob.buf, n, lcm);
+        else if (kind == 2) gcd_u8_loop(xb.buf, yb.buf, ob.buf, n, lcm);
+        else if (kind == 3) gcd_i16_loop(xb.buf, yb.buf, ob.buf, n, lcm);
+        else if (kind == 4) gcd_i32_loop(xb.buf, yb.buf, ob.buf, n, lcm);
+        else gcd_i64_loop(xb.buf, yb.buf, ob.buf, n, lcm);
+    }
+    PyBuffer_Release(&xb);
+    PyBuffer_Release(&yb);
+    PyBuffer_Release(&ob);
+    if (!fits) {
+        Py_DECREF(res);
+        Py_RETURN_NONE;
+    }
+    return res;
+}
 #undef EXTREME_LOOP
 #undef EXTREME_BLOCK
 #undef HEAVISIDE_LOOP
@@ -2920,6 +3056,87 @@ static PyObject *py_unary_exact(PyObject *self, PyObject *const *args, Py_ssize_
     return answer;
 }
 #undef UNARY_EXACT_LOOP
+
+/* activation_inplace's loops: leaky_relu written over its input (one pointer: the element is read,
+ * then its result stored, the same IEEE product and selection as leaky_relu_float's), and elu's
+ * test that every element is > 0 (where elu(x) is x itself for any alpha: nothing to write; NaN
+ * fails it). */
+#define ACT_INPLACE(T)                                                                             \
+    ERF_CLONES static void leaky_relu_inplace_##T(T *x, Py_ssize_t n, T k)                         \
+    {                                                                                              \
+        for (Py_ssize_t i = 0; i < n; i++) x[i] = x[i] > 0 ? x[i] : x[i] * k;                      \
+    }                                                                                              \
+    static int all_positive_##T(const T *x, Py_ssize_t n)                                          \
+    {                                                                                              \
+        int all = 1;                                                                               \
+        for (Py_ssize_t i = 0; i < n && all; i += 64) {                                            \
+            Py_ssize_t end = i + 64 < n ? i + 64 : n;                                              \
+            for (Py_ssize_t j = i; j < end; j++) all &= x[j] > 0;                                  \
+        }                                                                                          \
+        return all;                                                                                \
+    }
+ACT_INPLACE(float)
+ACT_INPLACE(double)
+#undef ACT_INPLACE
+
+/* activation_inplace(arr, start, n, code, param) -> bool | None: an in-place activation of the n elements
+ * arr[start:start + n] of a 1-D, C-contiguous, aligned, writable, native float32 ("f") or float64
+ * ("d") buffer (a storage's array: the slice is taken here, not in Python):
+ *   code 0, leaky_relu with slope param (rounded to the dtype first, as unary_exact's code 2): the
+ *           elements written, True;
+ *   code 1, elu: True where every element is > 0 (elu leaves them as they are, whatever alpha:
+ *           nothing written), False otherwise (nothing written: the caller computes it).
+ * None (nothing written) where the buffer is not of that kind or the run falls outside it. */
+static PyObject *py_activation_inplace(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 5) {
+        PyErr_Format(PyExc_TypeError, "activation_inplace(arr, start, n, code, param) takes 5 arguments, not %zd",
+                     nargs);
+        return NULL;
+    }
+    Py_ssize_t start = PyLong_AsSsize_t(args[1]), n = PyLong_AsSsize_t(args[2]);
+    long code = PyLong_AsLong(args[3]);
+    double k = PyFloat_AsDouble(args[4]);
+    if (PyErr_Occurred()) return NULL;
+    if (code < 0 || code > 1) {
+        PyErr_Format(PyExc_ValueError, "activation_inplace: code must be 0 (leaky_relu) or 1 (elu), not %ld", code);
+        return NULL;
+    }
+    Py_buffer xb;
+    if (PyObject_GetBuffer(args[0], &xb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) return NULL;
+    PyObject *answer = Py_None;
+    int f32 = strcmp(xb.format, "f") == 0 && xb.itemsize == 4, f64 = strcmp(xb.format, "d") == 0 && xb.itemsize == 8;
+    if ((f32 || f64) && !xb.readonly && xb.ndim == 1 && PyBuffer_IsContiguous(&xb, 'C')
+        && !((uintptr_t)xb.buf % xb.itemsize) && start >= 0 && n >= 0 && start <= xb.len / xb.itemsize - n) {
+        int all = 1;
+        if (f32) {
+            float *x = (float *)xb.buf + start;
+            if (code == 0) {
+                if (n >= MIN_RELEASE) {
+                    Py_BEGIN_ALLOW_THREADS leaky_relu_inplace_float(x, n, (float)k);
+                    Py_END_ALLOW_THREADS
+                } else
+                    leaky_relu_inplace_float(x, n, (float)k);
+            } else
+                all = all_positive_float(x, n);
+        } else {
+            double *x = (double *)xb.buf + start;
+            if (code == 0) {
+                if (n >= MIN_RELEASE) {
+                    Py_BEGIN_ALLOW_THREADS leaky_relu_inplace_double(x, n, k);
+                    Py_END_ALLOW_THREADS
+                } else
+                    leaky_relu_inplace_double(x, n, k);
+            } else
+                all = all_positive_double(x, n);
+        }
+        answer = all ? Py_True : Py_False;
+    }
+    PyBuffer_Release(&xb);
+    Py_INCREF(answer);
+    return answer;
+}
 
 #define ENTRY(NAME) {#NAME, (PyCFunction)(void (*)(void))py_##NAME, METH_FASTCALL, #NAME "(src, dst): elementwise, as strided.kernels.special." #NAME}
 
@@ -5434,6 +5651,123 @@ static PyObject *py_interleave(PyObject *self, PyObject *const *args, Py_ssize_t
     return answer;
 }
 
+/* polar_parts's loops: out's pairs (r c, r s), each product NumPy's multiply(r, c) bit for bit:
+ * the IEEE product, and where an operand is NaN x86's answer for multiply(a, b) (a's NaN quieted
+ * where a is one, else b's), written out so that it holds however the compiler orders the operands. */
+#define POLAR_PARTS(T, UT, QUIET_BIT)                                                              \
+    static inline T polar_mul_##T(T a, T b)                                                        \
+    {                                                                                              \
+        T p = a * b;                                                                               \
+        if (p != p && (a != a || b != b)) {                                                        \
+            UT bits;                                                                               \
+            T nan = a != a ? a : b;                                                                \
+            memcpy(&bits, &nan, sizeof bits);                                                      \
+            bits |= QUIET_BIT;                                                                     \
+            memcpy(&p, &bits, sizeof p);                                                           \
+        }                                                                                          \
+        return p;                                                                                  \
+    }                                                                                              \
+    static void polar_parts_##T(const T *r, const T *c, const T *s, T *o, Py_ssize_t n)            \
+    {                                                                                              \
+        for (Py_ssize_t i = 0; i < n; i++) {                                                       \
+            o[2 * i] = polar_mul_##T(r[i], c[i]);                                                  \
+            o[2 * i + 1] = polar_mul_##T(r[i], s[i]);                                              \
+        }                                                                                          \
+    }
+POLAR_PARTS(float, uint32_t, 0x00400000u)
+POLAR_PARTS(double, uint64_t, 0x0008000000000000ull)
+#undef POLAR_PARTS
+
+/* polar_parts(r, c, s, out) -> bool: out's real parts r * c and imaginary parts r * s (polar's
+ * np.multiply(r, cos(t), out=o.real) and np.multiply(r, sin(t), out=o.imag) in one pass): r, c, s
+ * C-contiguous aligned buffers of one format ("f" or "d") and length, out a C-contiguous complex
+ * buffer of twice their bytes overlapping none. False (nothing written) otherwise. */
+static PyObject *py_polar_parts(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 4) {
+        PyErr_Format(PyExc_TypeError, "polar_parts(r, c, s, out) takes 4 arguments, not %zd", nargs);
+        return NULL;
+    }
+    Py_buffer rb, sb, cb, ob;
+    PyObject *first[3] = {args[0], args[1], args[3]};
+    if (three_buffers(first, &rb, &cb, &ob) < 0) return NULL;
+    if (PyObject_GetBuffer(args[2], &sb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(&rb);
+        PyBuffer_Release(&cb);
+        PyBuffer_Release(&ob);
+        return NULL;
+    }
+    PyObject *answer = Py_False;
+    int f32 = strcmp(rb.format, "f") == 0 && rb.itemsize == 4, f64 = strcmp(rb.format, "d") == 0 && rb.itemsize == 8;
+    Py_ssize_t size = rb.itemsize;
+    if ((f32 || f64) && strcmp(cb.format, rb.format) == 0 && strcmp(sb.format, rb.format) == 0
+        && cb.len == rb.len && sb.len == rb.len && ob.len == 2 * rb.len && ob.itemsize == 2 * size
+        && PyBuffer_IsContiguous(&rb, 'C') && PyBuffer_IsContiguous(&cb, 'C') && PyBuffer_IsContiguous(&sb, 'C')
+        && PyBuffer_IsContiguous(&ob, 'C') && (uintptr_t)rb.buf % size == 0 && (uintptr_t)cb.buf % size == 0
+        && (uintptr_t)sb.buf % size == 0 && (uintptr_t)ob.buf % size == 0 && !overlaps(&rb, &ob)
+        && !overlaps(&cb, &ob) && !overlaps(&sb, &ob)) {
+        Py_ssize_t n = rb.len / size;
+        if (f32) polar_parts_float(rb.buf, cb.buf, sb.buf, ob.buf, n);
+        else polar_parts_double(rb.buf, cb.buf, sb.buf, ob.buf, n);
+        answer = Py_True;
+    }
+    PyBuffer_Release(&rb);
+    PyBuffer_Release(&cb);
+    PyBuffer_Release(&sb);
+    PyBuffer_Release(&ob);
+    Py_INCREF(answer);
+    return answer;
+}
+
+/* select_runs(cond, x, y, out) -> bool: out[i] = cond[i] ? x[i] : y[i], the elements' bits moved
+ * (np.where's pure selection), for a C-contiguous bool ("?") cond and C-contiguous aligned x, y, out
+ * of one format with itemsize 4 or 8 and cond's length, out overlapping none. False (nothing
+ * written) otherwise. */
+#define SELECT_LOOP(T)                                                                             \
+    ERF_CLONES static void select_##T(const unsigned char *restrict c, const T *restrict x,        \
+                                      const T *restrict y, T *restrict o, Py_ssize_t n)            \
+    {                                                                                              \
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = c[i] ? x[i] : y[i];                              \
+    }
+SELECT_LOOP(uint32_t)
+SELECT_LOOP(uint64_t)
+#undef SELECT_LOOP
+
+static PyObject *py_select_runs(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 4) {
+        PyErr_Format(PyExc_TypeError, "select_runs(cond, x, y, out) takes 4 arguments, not %zd", nargs);
+        return NULL;
+    }
+    Py_buffer cb, xb, yb, ob;
+    if (PyObject_GetBuffer(args[0], &cb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) return NULL;
+    if (three_buffers(args + 1, &xb, &yb, &ob) < 0) {
+        PyBuffer_Release(&cb);
+        return NULL;
+    }
+    PyObject *answer = Py_False;
+    Py_ssize_t size = xb.itemsize;
+    if (strcmp(cb.format, "?") == 0 && cb.itemsize == 1 && (size == 4 || size == 8) && strcmp(yb.format, xb.format) == 0
+        && strcmp(ob.format, xb.format) == 0 && yb.itemsize == size && ob.itemsize == size && xb.len == cb.len * size
+        && yb.len == xb.len && ob.len == xb.len && PyBuffer_IsContiguous(&cb, 'C') && PyBuffer_IsContiguous(&xb, 'C')
+        && PyBuffer_IsContiguous(&yb, 'C') && PyBuffer_IsContiguous(&ob, 'C') && (uintptr_t)xb.buf % size == 0
+        && (uintptr_t)yb.buf % size == 0 && (uintptr_t)ob.buf % size == 0 && !overlaps(&ob, &cb)
+        && !overlaps(&ob, &xb) && !overlaps(&ob, &yb)) {
+        Py_ssize_t n = cb.len;
+        if (size == 4) select_uint32_t(cb.buf, xb.buf, yb.buf, ob.buf, n);
+        else select_uint64_t(cb.buf, xb.buf, yb.buf, ob.buf, n);
+        answer = Py_True;
+    }
+    PyBuffer_Release(&cb);
+    PyBuffer_Release(&xb);
+    PyBuffer_Release(&yb);
+    PyBuffer_Release(&ob);
+    Py_INCREF(answer);
+    return answer;
+}
+
 /* ---------------------------------------------------------------- softplus / elu's selection
  *
  * greater_select(x, t, y) -> bool: y[i] = x[i] where x[i] > t (t, a Python float, rounded to the
@@ -7124,6 +7458,89 @@ static PyObject *py_complex64_abs(PyObject *self, PyObject *const *args, Py_ssiz
     Py_RETURN_TRUE;
 }
 
+/* complex_sgn's loops: z / |z| by parts, |z| strided's complex abs (kernels.elementwise.complex_abs:
+ * the C library's hypot; complex64's in blocks through complex64_abs's loop, hypotf's bits), each
+ * part divided by it (NumPy's divide: a NaN part's own NaN first, as the quotient's first operand),
+ * 0 + 0j where |z| is 0. */
+#define SGN_PARTS(T)                                                                               \
+    static void sgn_parts_##T(const T *z, const T *size, T *o, Py_ssize_t m)                       \
+    {                                                                                              \
+        for (Py_ssize_t j = 0; j < m; j++) {                                                       \
+            T s = size[j];                                                                         \
+            if (s == 0) {                                                                          \
+                o[2 * j] = 0;                                                                      \
+                o[2 * j + 1] = 0;                                                                  \
+            } else {                                                                               \
+                o[2 * j] = z[2 * j] / s;                                                           \
+                o[2 * j + 1] = z[2 * j + 1] / s;                                                   \
+            }                                                                                      \
+        }                                                                                          \
+    }
+SGN_PARTS(float)
+SGN_PARTS(double)
+#undef SGN_PARTS
+
+static void complex_sgn_float(const float *z, float *o, Py_ssize_t n)
+{
+    float size[256];
+#if defined(__GNUC__) && defined(__x86_64__)
+    int fast = cabs_avx2_agrees();
+#endif
+    for (; n > 0; n -= 256, z += 512, o += 512) {
+        Py_ssize_t m = n < 256 ? n : 256;
+#if defined(__GNUC__) && defined(__x86_64__)
+        if (fast) cabs_float_avx2(z, size, m);
+        else cabs_float_libm(z, size, m);
+#else
+        cabs_float_libm(z, size, m);
+#endif
+        sgn_parts_float(z, size, o, m);
+    }
+}
+
+static void complex_sgn_double(const double *z, double *o, Py_ssize_t n)
+{
+    double size[256];
+    for (; n > 0; n -= 256, z += 512, o += 512) {
+        Py_ssize_t m = n < 256 ? n : 256;
+        for (Py_ssize_t j = 0; j < m; j++) size[j] = hypot(z[2 * j], z[2 * j + 1]);
+        sgn_parts_double(z, size, o, m);
+    }
+}
+
+/* complex_sgn(z, out) -> bool: PyTorch's sgn of a complex64 ("Zf") or complex128 ("Zd") buffer into
+ * another of its format and length, as unary_more._sign computes it (|z| = hypot of the parts, each
+ * part divided by it, 0 where it is 0). False (nothing written): other buffers, not C-contiguous or
+ * aligned, or an overlap. */
+static PyObject *py_complex_sgn(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "complex_sgn(z, out) takes 2 arguments, not %zd", nargs);
+        return NULL;
+    }
+    Py_buffer zb, ob;
+    if (PyObject_GetBuffer(args[0], &zb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &ob, PyBUF_STRIDES | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&zb);
+        return NULL;
+    }
+    PyObject *answer = Py_False;
+    int c64 = strcmp(zb.format, "Zf") == 0 && zb.itemsize == 8, c128 = strcmp(zb.format, "Zd") == 0 && zb.itemsize == 16;
+    if ((c64 || c128) && strcmp(ob.format, zb.format) == 0 && ob.len == zb.len && PyBuffer_IsContiguous(&zb, 'C')
+        && PyBuffer_IsContiguous(&ob, 'C') && (uintptr_t)zb.buf % (zb.itemsize / 2) == 0
+        && (uintptr_t)ob.buf % (zb.itemsize / 2) == 0 && !overlaps(&zb, &ob)) {
+        Py_ssize_t n = zb.len / zb.itemsize;
+        if (c64) complex_sgn_float(zb.buf, ob.buf, n);
+        else complex_sgn_double(zb.buf, ob.buf, n);
+        answer = Py_True;
+    }
+    PyBuffer_Release(&zb);
+    PyBuffer_Release(&ob);
+    Py_INCREF(answer);
+    return answer;
+}
+
 static PyObject *py_complex_angle(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
@@ -7379,10 +7796,18 @@ static PyMethodDef methods[] = {
     {"binary_exact_fresh", (PyCFunction)(void (*)(void))py_binary_exact_fresh, METH_FASTCALL,
      "binary_exact_fresh(x, y, code) -> array | None: binary_exact into a fresh numpy.empty_like(x); None where "
      "binary_exact answers False"},
+    {"gcd_fresh", (PyCFunction)(void (*)(void))py_gcd_fresh, METH_FASTCALL,
+     "gcd_fresh(x, y, lcm) -> array | None: PyTorch's gcd (lcm false) or lcm of two C-contiguous int8/uint8/int16/"
+     "int32/int64 buffers of one format and length into a fresh numpy.empty_like(x), wrapping as C does (None: other "
+     "buffers)"},
     {"unary_exact", (PyCFunction)(void (*)(void))py_unary_exact, METH_FASTCALL,
      "unary_exact(x, out, code, *params) -> bool: sign (code 0), nan_to_num (1: nan, posinf, neginf), leaky_relu "
      "(2: slope), rsqrt (3) or logit's quotient x / (1 - x) (4), NumPy's bits "
      "(False: not contiguous native float32/float64 buffers of one format and length, or an overlap)"},
+    {"activation_inplace", (PyCFunction)(void (*)(void))py_activation_inplace, METH_FASTCALL,
+     "activation_inplace(arr, start, n, code, param) -> bool | None: leaky_relu (code 0, slope param) written over "
+     "arr[start:start + n] (True), or elu's (code 1) test that every element is > 0 (True: nothing to write; False: "
+     "some is not) (None: not a 1-D contiguous aligned writable float32/float64 buffer holding the run)"},
     {"pow_base", (PyCFunction)(void (*)(void))py_pow_base, METH_FASTCALL,
      "pow_base(base, exps, out) -> bool: out = pow(base, exps), the C library's pow, float64 (False: an overlap)"},
     {"stl_mode", (PyCFunction)(void (*)(void))py_stl_mode, METH_FASTCALL,
@@ -7417,6 +7842,16 @@ static PyMethodDef methods[] = {
     {"interleave", (PyCFunction)(void (*)(void))py_interleave, METH_FASTCALL,
      "interleave(x, y, out) -> bool: out's pairs (x[i], y[i]), bits moved (False: not C-contiguous aligned buffers "
      "of one itemsize 4 or 8 and out of twice their bytes, or an overlap)"},
+    {"complex_sgn", (PyCFunction)(void (*)(void))py_complex_sgn, METH_FASTCALL,
+     "complex_sgn(z, out) -> bool: z / |z| by parts (|z| the C library's hypot), 0 where |z| is 0, complex64/"
+     "complex128 (False: not C-contiguous aligned buffers of one format and length, or an overlap)"},
+    {"select_runs", (PyCFunction)(void (*)(void))py_select_runs, METH_FASTCALL,
+     "select_runs(cond, x, y, out) -> bool: out = where(cond, x, y), bits moved, for a C-contiguous bool cond and "
+     "C-contiguous aligned x, y, out of one format, itemsize 4 or 8 (False: other buffers or an overlap)"},
+    {"polar_parts", (PyCFunction)(void (*)(void))py_polar_parts, METH_FASTCALL,
+     "polar_parts(r, c, s, out) -> bool: out's pairs (r * c, r * s), NumPy's multiply's bits, NaN operands "
+     "included (False: not C-contiguous aligned float32/float64 buffers of one format and length and a complex "
+     "out of twice their bytes, or an overlap)"},
     {"outer_scale_add", (PyCFunction)(void (*)(void))py_outer_scale_add, METH_FASTCALL,
      "outer_scale_add(x, y, base, alpha, beta, out) -> bool: outer(x, y) * alpha + base * beta (None: skipped), "
      "each rounded, one pass (False: not C-contiguous aligned float32/float64 buffers of one format, or an overlap)"},

@@ -50,7 +50,7 @@ from ...errors import (
     StridedValueError,
     join_lines,
 )
-from ...grad_mode import GRAD_MODE, STATE, SUBCLASSES, bump_if_used
+from ...grad_mode import GRAD_MODE, STATE, SUBCLASSES, bump, bump_if_used
 from ...gradients import seal
 from ...kernels import check_writable, native, write
 from ...kernels.elementwise import _ONE0, _TYPED0_DTYPES, _clip, typed0
@@ -434,6 +434,50 @@ def _inplace(row: Activation, entry: Callable[..., Tensor], input: Any, params: 
     return _run(row, input, params, inplace=True)
 
 
+def _inplace_fast(row: Activation, x: Tensor, param: float, code: int, name: str) -> bool:
+    """The small-op fast path of the in-place ``leaky_relu_`` (``code`` 0) and ``elu_`` (1) on a
+    plain tensor ``x`` (the caller tests its class and that ``param`` is a float): for a row-major
+    float32 / float64 ``x`` outside autograd (neither it nor its base has a record, so
+    :func:`_inplace` would run :func:`_run` too), nobody listening, its storage writable and the
+    parameter inside float32's finite range, the compiled ``activation_inplace`` writes the
+    elements where they lie (leaky_relu: the same product and selection as the general path's
+    ``unary_exact``) or finds every one > 0 (elu: then each is its own result, nothing to write);
+    elu's other inputs run the general path's forward on the flat run, copied back. The write is
+    counted as :func:`_run` counts it. False (nothing written, nothing counted) where the general
+    path must run: it raises what is to be raised (read-only memory, a parameter beyond float32)."""
+    if x._ag is not None or OPEN:
+        return False
+    base = x._base
+    if base is not None and base._ag is not None:
+        return False
+    d = x._dtype
+    if d is not float32:
+        if d is not float64:
+            return False
+    elif not -_F32_MAX <= param <= _F32_MAX:  # (_check_params's refusal, or inf: the general path)
+        return False
+    lay = x._layout
+    info = _cinfo[lay.shape]
+    if lay.strides != info[0]:
+        return False
+    k = native.special()
+    if k is None:
+        return False
+    done = k.activation_inplace(x._storage.array, lay.offset, info[1], code, param)
+    if done is None:
+        return False  # (read-only, unaligned, byte-swapped or short storage: the general path)
+    if not done:  # (elu with an element <= 0 or NaN)
+        arr = x._storage.array[lay.offset : lay.offset + info[1]]
+        try:  # (fpstate.quietly, inlined)
+            values = quiet_call(row.forward, arr, param)
+        except RuntimeError as e:
+            values = quiet_retry(e, row.forward, arr, param)
+        np.copyto(arr, values, casting="unsafe")  # (fresh values of arr's dtype: the same bits)
+    if STATE["used"]:
+        bump(x, name)  # (a saved tensor it changed must fail at backward)
+    return True
+
+
 def fused_grad(like: Tensor, fn: Callable[..., np.ndarray], *arrays: Tensor) -> Tensor:
     """A first-order gradient computed in one NumPy pass: ``fn`` of the tensors' views (float16
     in float32) into a fresh tensor of ``like``'s shape and dtype (recorded by nothing)."""
@@ -499,6 +543,8 @@ def elu(input: Tensor, alpha: float = 1.0) -> Tensor:
 
 def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
     """In-place :func:`elu` (``F.elu(x, alpha, inplace=True)``)."""
+    if input.__class__ is Tensor and type(alpha) is float and _inplace_fast(ELU, input, alpha, 1, "elu_"):
+        return input
     return _inplace(ELU, elu, input, (_num(alpha, "elu_", "alpha", 2),))
 
 
@@ -513,6 +559,9 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01) -> Tensor:
 
 def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
     """In-place :func:`leaky_relu` (``F.leaky_relu(x, negative_slope, inplace=True)``)."""
+    if input.__class__ is Tensor and type(negative_slope) is float \
+            and _inplace_fast(LEAKY_RELU, input, negative_slope, 0, "leaky_relu_"):
+        return input
     return _inplace(LEAKY_RELU, leaky_relu, input, (_num(negative_slope, "leaky_relu_", "negative_slope", 2),))
 
 

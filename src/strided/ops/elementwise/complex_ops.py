@@ -31,7 +31,7 @@ from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import installs_as, returns_input
 from ...kernels import native
 from ...kernels.elementwise import complex_angle
-from ...kernels.fpstate import quietly
+from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set
 from ...layout import Layout
 from ...layout.dtype_view import as_complex_layout, as_real_layout, part_layout
 from ...opdef import Kind, declare
@@ -160,6 +160,9 @@ def is_complex(input: Tensor) -> bool:
     return tensor_arg(input, "is_complex")._dtype.is_complex
 
 
+_empty, _BOOL = np.empty, np.dtype(np.bool_)
+
+
 @installs_as("isreal")
 def isreal(input: Tensor) -> Tensor:  # noqa: A002 - torch's argument name
     """Whether each element is real (``torch.isreal``): its imaginary part is 0; every element of
@@ -168,12 +171,14 @@ def isreal(input: Tensor) -> Tensor:  # noqa: A002 - torch's argument name
     >>> strided.isreal(strided.tensor([1 + 0j, 2j])).tolist(), strided.isreal(strided.ones(2)).tolist()
     ([True, False], [True, True])
     """
-    x = tensor_arg(input, "isreal")
+    x = input if input.__class__ is Tensor else tensor_arg(input, "isreal")
     if not x._dtype.is_complex:
         if not OPEN:  # (a row-major input: ones_like's result without its set-up; listeners see ones_like's)
             info = _cinfo[x._layout.shape]
             if x._layout.strides == info[0]:
-                return adopted(np.ones(info[1], np.bool_), info[2], bool_)
+                ones = _empty(info[1], _BOOL)
+                ones.fill(True)  # (np.ones' Python layer was half of a small isreal)
+                return adopted(ones, info[2], bool_)
         from ...creation import ones_like  # (the factories import the ops' layer: imported on use)
 
         return ones_like(x, dtype=bool_)
@@ -218,6 +223,19 @@ def conj(input: Tensor) -> Tensor:
     >>> c[-1].reason.startswith("conj")
     True
     """
+    if input.__class__ is Tensor and not OPEN:  # (_conjugated's fast path inlined: a quarter of a small conj)
+        d = input._dtype
+        if not d.is_complex:
+            return input
+        lay = input._layout
+        info = _cinfo[lay.shape]
+        if lay.strides == info[0]:
+            arr = input._storage.array
+            n = info[1]
+            if lay.offset or len(arr) != n:
+                arr = arr[lay.offset : lay.offset + n]
+            if len(arr) == n:
+                return adopted(np.conjugate(arr), info[2], d)
     tensor_arg(input, "conj")
     if not input._dtype.is_complex:
         return input
@@ -393,8 +411,9 @@ def _pair(a: Any, b: Any, op: str, names: tuple[str, str]) -> tuple[DType, tuple
 
 def _rowmajor_parts(a: Any, b: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, Tensor] | None:
     """The fast path of ``polar``/``complex``: two row-major float32 (or float64) tensors of one
-    shape and dtype give their elements as arrays, the fresh contiguous complex result (the
-    layout ``_fresh_output`` gives such operands) and the NumPy array over it; else None."""
+    shape and dtype give their elements as flat runs, the fresh contiguous complex result (the
+    layout ``_fresh_output`` gives such operands) and its flat storage array (elementwise: the
+    kernels need no shape); else None."""
     if a.__class__ is not Tensor or b.__class__ is not Tensor:
         return None
     d = a._dtype
@@ -406,7 +425,7 @@ def _rowmajor_parts(a: Any, b: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray,
     if x is None or y is None:
         return None
     out = fresh_result(shape, complex_of(d))
-    return x.reshape(shape), y.reshape(shape), out._storage.array.reshape(shape), out
+    return x, y, out._storage.array, out
 
 
 def _polar_into(r: np.ndarray, t: np.ndarray, o: np.ndarray) -> None:
@@ -415,16 +434,62 @@ def _polar_into(r: np.ndarray, t: np.ndarray, o: np.ndarray) -> None:
     np.multiply(r, np.sin(t), out=o.imag)
 
 
+_COMPLEX_NP = {float32: np.dtype(np.complex64), float64: np.dtype(np.complex128)}
+_cos, _sin = np.cos, np.sin
+
+
+def _polar_fast(r: Tensor, a: Tensor) -> Tensor | None:
+    """polar's small-op fast path: two row-major float32 (float64) tensors of one shape give
+    NumPy's cos and sin of the angles' flat run, then the two products into the fresh complex
+    result's pairs in one compiled pass (``polar_parts``: NumPy's multiply's bits, NaN operands
+    included; tests/test_polar_native.py), the result row-major as the general path lays it out.
+    None (nothing made) where the general path must run, or the kernel is not built or off."""
+    d = r._dtype
+    la, lb = r._layout, a._layout
+    shape = la.shape
+    if a._dtype is not d or (d is not float32 and d is not float64) or lb.shape != shape:
+        return None
+    k = native.special()
+    info = _cinfo[shape]
+    if k is None or la.strides != info[0] or lb.strides != info[0]:
+        return None
+    n = info[1]
+    x, t = r._storage.array, a._storage.array  # (flat_run, inlined twice: a tenth of a small polar)
+    if la.offset or len(x) != n:
+        x = x[la.offset : la.offset + n]
+    if lb.offset or len(t) != n:
+        t = t[lb.offset : lb.offset + n]
+    if len(x) != n or len(t) != n:
+        return None  # (unpickled past its storage: the general path's error)
+    o = np.empty(n, _COMPLEX_NP[d])
+    try:  # (cos(inf) is NaN, quietly: fpstate.quietly, inlined)
+        c = quiet_call(_cos, t)
+        s = quiet_call(_sin, t)
+    except RuntimeError as e:
+        c = quiet_retry(e, _cos, t)
+        s = quiet_retry(e, _sin, t)
+    return adopted(o, info[2], complex_of(d)) if k.polar_parts(x, c, s, o) else None
+
+
 def polar(abs: Tensor, angle: Tensor) -> Tensor:  # noqa: A002 - PyTorch's argument names
     """``abs * (cos(angle) + i sin(angle))`` elementwise (broadcast), complex of the inputs' float dtype.
 
     >>> strided.polar(strided.tensor([2.0]), strided.tensor([0.0]))
     tensor([2.+0.j])
     """
+    if abs.__class__ is Tensor and angle.__class__ is Tensor:
+        out = _polar_fast(abs, angle)
+        if out is not None:
+            return report("polar", (abs, angle), out) if OPEN else out
     fast = _rowmajor_parts(abs, angle)
     if fast is not None:  # (the general path's kernel, on the flat runs)
-        quietly(_polar_into, fast[0], fast[1], fast[2])
-        return report("polar", (abs, angle), fast[3])
+        r, t, o, out = fast
+        token = quiet_set(QUIET)  # (cos(inf) is NaN, quietly)
+        try:
+            _polar_into(r, t, o)
+        finally:
+            quiet_reset(token)
+        return report("polar", (abs, angle), out)
     if isinstance(abs, Tensor):  # (float16: PyTorch has no polar kernel; strided has no complex32)
         support.check("polar", abs._dtype, (abs, angle))
     target, shape = _pair(abs, angle, "polar", ("abs", "angle"))

@@ -479,6 +479,11 @@ def _sgn_fresh(x: np.ndarray) -> np.ndarray:
     0 (a count, a quarter of the masked write's cost; NaN counts as non-zero, as in ``size == 0``)."""
     if x.dtype not in _COMPLEX:
         return _sign_fresh(x)
+    k = native.special()
+    if k is not None:  # (the steps below in one compiled pass, their bits: tests/test_sgn_native.py)
+        r = np.empty(x.shape, x.dtype)
+        if k.complex_sgn(x, r):
+            return r
     size = complex_abs(x)
     r = np.empty(x.shape, x.dtype)
     _halves_over(x, size, r, size.dtype)
@@ -839,6 +844,8 @@ def nan_to_num(input: Any, nan: float = 0.0, posinf: float | None = None,
     [0.0, 9.0]
     """
     if nan.__class__ is float and posinf is None and neginf is None:  # (the defaults: nothing to parse)
+        if out is None and input.__class__ is Tensor and (t := _nan_to_num_fresh(input, nan)) is not None:
+            return t
         args = (nan, None, None)
     else:
         args = (_nan_arg(nan, "nan_to_num"), _finite_arg(posinf, "posinf", "nan_to_num"),
@@ -851,6 +858,28 @@ def nan_to_num(input: Any, nan: float = 0.0, posinf: float | None = None,
             f"out= is {out._dtype.name} but the input is {input._dtype.name}; nan_to_num never casts "
             f"into out: pass an out of dtype strided.{input._dtype.name}, or convert after"))
     return run_unary(OPS["nan_to_num"], input, args=args, out=out)
+
+
+def _nan_to_num_fresh(x: Tensor, nan: float) -> Tensor | None:
+    """nan_to_num's default bounds for a row-major float32 / float64 ``x``: the compiled pass
+    :func:`_nan_to_num` takes first (``unary_exact`` code 1, the same call on the same flat run:
+    its bits) into a fresh row-major result, without :func:`run_unary`'s layers and quiet block
+    (C code: no NumPy warning). None where those must run (another dtype or layout, the kernel
+    not built or off)."""
+    bounds = _BOUNDS.get(x._dtype.numpy)
+    lay = x._layout
+    info = _cinfo[lay.shape]
+    if bounds is None or lay.strides != info[0]:
+        return None
+    k = native.special()
+    n = info[1]
+    arr = x._storage.array
+    if lay.offset or len(arr) != n:
+        arr = arr[lay.offset : lay.offset + n]
+    if k is None or len(arr) != n:
+        return None
+    res = np.empty(n, arr.dtype)
+    return adopted(res, info[2], x._dtype) if k.unary_exact(arr, res, 1, nan, bounds[0], bounds[1]) else None
 
 
 def _nan_arg(nan: Any, op: str) -> float:
