@@ -302,6 +302,33 @@ def _plain_run(self: Any, generator: Any) -> np.ndarray | None:
     return flat
 
 
+def _native_fill(self: Any, fill: Callable[..., bool], *args: Any) -> bool:
+    """The in-place samplers' compiled common call, before their argument checks (each has
+    checked the arguments it takes as passing): ``fill(capsule, run, *args)`` (a kernel of
+    ``kernels._randdist``/``_randkernel``: the caller's Python fill step for step, the same numbers
+    and stream) under the default generator's lock, where ``self`` is a plain float32/float64
+    tensor whose row-major elements are its whole storage array (a fresh tensor's), ``run``;
+    False with nothing drawn otherwise, or where the kernel refuses ``run`` (read-only,
+    unaligned): the caller's paths then check, draw and refuse as before."""
+    if self.__class__ is not Tensor:
+        return False
+    dt = self._dtype
+    if dt is not float32 and dt is not float64:
+        return False
+    lay = self._layout
+    info = _cinfo[lay.shape]
+    run = self._storage.array
+    if lay.strides != info[0] or lay.offset or len(run) != info[1]:
+        return False
+    g = default_generator
+    lock = g._lock
+    lock.acquire()  # (acquire/release: ~0.08 us under a with block's)
+    try:
+        return fill(g._capsule or g._np.bit_generator.capsule, run, *args)
+    finally:
+        lock.release()
+
+
 def _target(self: Any, op: str) -> Tensor:
     return tensor_arg(self, op, "self")
 
@@ -993,6 +1020,10 @@ def uniform_(self: Tensor, from_: float = 0.0, to: float = 1.0, *, generator: An
     (2, 3)
     """
     if not kw and from_.__class__ is float and to.__class__ is float and from_ == 0.0 and to == 1.0:
+        if generator is None and (k := native.rand()) is not None and _native_fill(self, k.uniform_fill):
+            if OPEN:
+                report("uniform_", (), self)
+            return self
         dest = _plain_run(self, generator)
         if dest is not None:  # (the [0, 1) draw below, its checks passing)
             k = native.rand()
@@ -1065,6 +1096,12 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any
     (True, True)
     """
     if mean.__class__ is float and std.__class__ is float and std >= 0.0:
+        if generator is None and (std == 0.0 or _SCALE_LO <= std <= _SCALE_HI) and \
+                (mean == 0.0 or _SCALE_LO <= abs(mean) <= _SCALE_HI) and (k := native.randdist()) is not None \
+                and _native_fill(self, k.normal_fill, mean, std):  # (the fill below compiled)
+            if OPEN:
+                report("normal_", (), self)
+            return self
         dest = _plain_run(self, generator)
         if dest is not None:  # (the checks below pass: the float32/float64 fill; _filled, inlined)
             with default_generator._lock:
@@ -1110,8 +1147,24 @@ def _fill_normal(g: np.random.Generator, out: np.ndarray, m: float, s: float) ->
 _ZEROS = {"f": np.zeros((), np.float32), "d": np.zeros((), np.float64)}
 _copysign = math.copysign
 
+# The arguments the compiled fills (kernels/_randdist.c) take: scales and means under which no
+# ufunc step of the Python fills can overflow, underflow or make a NaN of numbers (so NumPy would
+# not have warned, or raised under an np.errstate), for a float32 target too (its operands
+# rounded to float32: no overflow or underflow in that either). A ziggurat normal or exponential
+# draw is 0 or within [1e-18, 50] in magnitude (float32's: [1e-8, 50]; the ziggurat's step is
+# its table's x / 2**52), a standard Cauchy one (their quotient) 0, within [1e-20, 1e19], inf or
+# NaN (0 / 0 in NumPy's C, no ufunc: no warning); anything else takes the Python fill, and its
+# warnings.
+_SCALE_LO, _SCALE_HI = 1e-20, 1e15
+
+
+def _bounded(value: float) -> bool:
+    """A mean/median the compiled fills take: 0.0 (either sign) or a magnitude in [1e-20, 1e15]."""
+    return value == 0.0 or _SCALE_LO <= abs(value) <= _SCALE_HI
+
 
 _MISSING: Any = object()
+_MANTISSA_TOP = (2**53, 2**24)  # (random_()'s largest integer of float64, float32: _int_bounds's)
 
 
 @method("random_")
@@ -1123,9 +1176,16 @@ def random_(self: Tensor, from_: Any = None, to: Any = _MISSING, *, generator: A
     >>> strided.zeros(4, dtype=strided.int64).random_(3, 5).tolist()  # doctest: +SKIP
     [4, 3, 3, 4]
     """
-    if from_ is None and to is _MISSING and not kw and (dest := _plain_run(self, generator)) is not None:
-        # (random_() of a float32/float64 tensor: integers on [0, 2**mantissa bits], as below)
-        return _sampled(self, "random_", dest, _draw_integers, 0, _int_bounds(self._dtype)[1])
+    if from_ is None and to is _MISSING and not kw and generator is None:
+        # (random_() of a float32/float64 tensor: integers on [0, 2**mantissa bits], as below, the
+        # draws compiled and cast into the target as the copy casts them)
+        if self.__class__ is Tensor and (k := native.rand()) is not None and \
+                _native_fill(self, k.bounded_float, 0, _MANTISSA_TOP[self._dtype is float32]):
+            if OPEN:
+                report("random_", (), self)
+            return self
+        if (dest := _plain_run(self, generator)) is not None:
+            return _sampled(self, "random_", dest, _draw_integers, 0, _int_bounds(self._dtype)[1])
     by_keyword = "from" in kw
     from_ = kw.pop("from", from_)
     _no_extra(kw, "random_")
@@ -1161,6 +1221,11 @@ def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
     >>> sorted(set(strided.empty(100).bernoulli_(0.5).tolist())) in ([0.0, 1.0], [0.0], [1.0])
     True
     """
+    if p.__class__ is float and 0.0 <= p <= 1.0 and generator is None and (k := native.rand()) is not None \
+            and _native_fill(self, k.below_fill, p):  # (the draws and comparisons below compiled, 1/0 written)
+        if OPEN:
+            report("bernoulli_", (), self)
+        return self
     if p.__class__ is float and 0.0 <= p <= 1.0 and (dest := _plain_run(self, generator)) is not None:
         return _sampled(self, "bernoulli_", dest, _below, p)  # (the checks below pass: the same draw)
     self = _target(self, "bernoulli_")
@@ -1214,6 +1279,11 @@ def exponential_(self: Tensor, lambd: float = 1.0, *, generator: Any = None) -> 
     True
     """
     if lambd.__class__ is float and lambd > 0.0:
+        if generator is None and _SCALE_LO <= lambd <= _SCALE_HI and (k := native.randdist()) is not None and \
+                _native_fill(self, k.exponential_fill, lambd):  # (the fill below compiled)
+            if OPEN:
+                report("exponential_", (), self)
+            return self
         dest = _plain_run(self, generator)
         if dest is not None:  # (the checks below pass: the float32/float64 fill)
             return _filled(self, "exponential_", default_generator, dest, _fill_exponential, lambd)
@@ -1242,6 +1312,11 @@ def geometric_(self: Tensor, p: float, *, generator: Any = None) -> Tensor:
     >>> bool((strided.empty(100).geometric_(0.5) >= 1).all())
     True
     """
+    if p.__class__ is float and 0.0 < p < 1.0 and generator is None and (k := native.randdist()) is not None \
+            and _native_fill(self, k.geometric_fill, p):  # (the draw and cast below compiled)
+        if OPEN:
+            report("geometric_", (), self)
+        return self
     if p.__class__ is float and 0.0 < p < 1.0 and (dest := _plain_run(self, generator)) is not None:
         return _sampled(self, "geometric_", dest, _geometric, p)  # (the checks below pass: the same draw)
     self = _target(self, "geometric_")
@@ -1268,6 +1343,20 @@ def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator:
     """
     if mean.__class__ is float and std.__class__ is float and std > 0.0 and \
             (dest := _plain_run(self, generator)) is not None:  # (the checks below pass: the same fill)
+        if _SCALE_LO <= std <= _SCALE_HI and _bounded(mean) and (k := native.randdist()) is not None:
+            g = default_generator
+            # (the steps before the exp compiled, into the float64 target or a float64 array as
+            # _fill_log_normal's; NumPy's exp, which may warn, and the quiet cast as there)
+            x = dest if dest.dtype.char == "d" else _new_empty(dest.shape)
+            with g._lock:
+                drawn = k.log_normal_steps(g._np.bit_generator.capsule, x, mean, std)
+            if drawn:
+                np.exp(x, out=x)
+                if x is not dest:
+                    _put(dest, x)
+                if OPEN:
+                    report("log_normal_", (), self)
+                return self
         return _filled(self, "log_normal_", default_generator, dest, _fill_log_normal, mean, std)
     self = _target(self, "log_normal_")
     _continuous(self._dtype, "LogNormal")
@@ -1294,6 +1383,12 @@ def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator:
     >>> strided.empty(2, 3).cauchy_().shape
     (2, 3)
     """
+    if median.__class__ is float and sigma.__class__ is float and generator is None and \
+            _SCALE_LO <= sigma <= _SCALE_HI and (median == 0.0 or _SCALE_LO <= abs(median) <= _SCALE_HI) and \
+            (k := native.randdist()) is not None and _native_fill(self, k.cauchy_fill, median, sigma):
+        if OPEN:  # (the sample below compiled: NumPy's standard_cauchy, then * sigma + median)
+            report("cauchy_", (), self)
+        return self
     if median.__class__ is float and sigma.__class__ is float and sigma > 0.0 and \
             (dest := _plain_run(self, generator)) is not None:  # (the checks below pass: the same draw)
         return _sampled(self, "cauchy_", dest, _cauchy, median, sigma)

@@ -1,0 +1,179 @@
+/* strided.kernels._randdist: the in-place samplers' common call (a C-contiguous float32/float64
+ * target, the default generator) drawn and finished in one C call, through NumPy's own
+ * distribution functions (numpy/random/lib/libnpyrandom.a, the object code numpy.random.Generator
+ * runs: the same ziggurats, the same calls into the bit generator in the same order, so the same
+ * numbers and the same stream afterwards).
+ *
+ * Each ``*_fill(capsule, out, ...) -> bool`` writes what strided's Python path writes into ``out``
+ * (numbered below by that path's NumPy steps); False, nothing drawn, where ``out`` is not an
+ * aligned C-contiguous float32 ("f") or float64 ("d") buffer (the caller then takes the Python
+ * path). The float arithmetic is the ufuncs' own: one IEEE operation per step in the target's
+ * type (a float32 target's Python-float operand rounded to float32 first, as NumPy's weak scalar
+ * is), no contraction (-ffp-contract=off). The callers give only arguments under which no step
+ * can overflow or produce a NaN from numbers (so no ufunc would have warned): see random.py.
+ *
+ * Why: Generator.standard_normal/standard_exponential/geometric/standard_cauchy spend ~1 us a
+ * call on argument handling, and each following ufunc ~0.4 us, against ~0.05 us of drawing for a
+ * (3, 4) target. The caller holds strided's lock of the generator.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "_rand_target.h"
+#include <numpy/random/distributions.h>
+
+static int start(const char *name, Py_ssize_t want, PyObject *const *args, Py_ssize_t nargs, bitgen_t **b,
+                 Py_buffer *view, double *x)
+{
+    if (nargs != want) {
+        PyErr_Format(PyExc_TypeError, "%s takes %zd arguments, not %zd", name, want, nargs);
+        return -1;
+    }
+    for (Py_ssize_t i = 2; i < nargs; i++) {
+        x[i - 2] = PyFloat_AsDouble(args[i]);
+        if (x[i - 2] == -1.0 && PyErr_Occurred()) return -1;
+    }
+    *b = (bitgen_t *)PyCapsule_GetPointer(args[0], "BitGenerator");
+    if (*b == NULL) return -1;
+    return float_target(args[1], view);
+}
+
+#define BEGIN(NAME, N)                                                   \
+    (void)self;                                                          \
+    bitgen_t *b;                                                         \
+    Py_buffer view;                                                      \
+    double x[3];                                                         \
+    int kind = start(NAME, N, args, nargs, &b, &view, x);                \
+    if (kind < 0) return NULL;                                           \
+    if (kind == 0) Py_RETURN_FALSE;                                      \
+    Py_ssize_t n = view.len / view.itemsize;
+
+#define END                 \
+    PyBuffer_Release(&view); \
+    Py_RETURN_TRUE;
+
+/* normal_fill(capsule, out, mean, std): normal_'s fill, (1) Generator.standard_normal(dtype=out's,
+ * out=out), (2) out *= std where std != 1, (3) out += mean. */
+static PyObject *py_normal_fill(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    BEGIN("normal_fill", 4)
+    double m = x[0], s = x[1];
+    if (kind == 'f') {
+        float *o = (float *)view.buf, mf = (float)m, sf = (float)s;
+        random_standard_normal_fill_f(b, n, o);
+        if (s != 1.0)
+            for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] * sf;
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] + mf;
+    } else {
+        double *o = (double *)view.buf;
+        random_standard_normal_fill(b, n, o);
+        if (s != 1.0)
+            for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] * s;
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] + m;
+    }
+    END
+}
+
+/* exponential_fill(capsule, out, rate): exponential_'s fill, (1) Generator.standard_exponential(
+ * dtype=out's, out=out), (2) out /= rate where rate != 1. */
+static PyObject *py_exponential_fill(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    BEGIN("exponential_fill", 3)
+    double r = x[0];
+    if (kind == 'f') {
+        float *o = (float *)view.buf, rf = (float)r;
+        random_standard_exponential_fill_f(b, n, o);
+        if (r != 1.0)
+            for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] / rf;
+    } else {
+        double *o = (double *)view.buf;
+        random_standard_exponential_fill(b, n, o);
+        if (r != 1.0)
+            for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] / r;
+    }
+    END
+}
+
+/* geometric_fill(capsule, out, p): geometric_'s sample, (1) Generator.geometric(p, shape) (int64),
+ * (2) cast into out (C's int64 -> float conversion, NumPy's cast). */
+static PyObject *py_geometric_fill(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    BEGIN("geometric_fill", 3)
+    double p = x[0];
+    if (kind == 'f') {
+        float *o = (float *)view.buf;
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = (float)random_geometric(b, p);
+    } else {
+        double *o = (double *)view.buf;
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = (double)random_geometric(b, p);
+    }
+    END
+}
+
+/* cauchy_fill(capsule, out, median, sigma): cauchy_'s sample, (1) Generator.standard_cauchy(shape)
+ * (float64), (2) *= sigma where sigma != 1, (3) += median, in float64, (4) cast into out. */
+static PyObject *py_cauchy_fill(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    BEGIN("cauchy_fill", 4)
+    double m = x[0], s = x[1];
+    int scaled = s != 1.0;
+    if (kind == 'f') {
+        float *o = (float *)view.buf;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            double v = random_standard_cauchy(b);
+            if (scaled) v = v * s;
+            o[i] = (float)(v + m);
+        }
+    } else {
+        double *o = (double *)view.buf;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            double v = random_standard_cauchy(b);
+            if (scaled) v = v * s;
+            o[i] = v + m;
+        }
+    }
+    END
+}
+
+/* log_normal_steps(capsule, out, mean, std): log_normal_'s steps before its exp, into a float64
+ * ``out``: (1) Generator.standard_normal(shape) (float64), (2) *= std, (3) += mean (the caller
+ * takes np.exp and the cast: NumPy's exp is its own SIMD code, not the C library's). False for a
+ * float32 buffer too. */
+static PyObject *py_log_normal_steps(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    BEGIN("log_normal_steps", 4)
+    if (kind != 'd') {
+        PyBuffer_Release(&view);
+        Py_RETURN_FALSE;
+    }
+    double m = x[0], s = x[1], *o = (double *)view.buf;
+    random_standard_normal_fill(b, n, o);
+    for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] * s;
+    for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] + m;
+    END
+}
+
+static PyMethodDef methods[] = {
+    {"normal_fill", (PyCFunction)(void (*)(void))py_normal_fill, METH_FASTCALL,
+     "normal_fill(capsule, out, mean, std) -> bool: normal_'s standard_normal * std + mean into out."},
+    {"exponential_fill", (PyCFunction)(void (*)(void))py_exponential_fill, METH_FASTCALL,
+     "exponential_fill(capsule, out, rate) -> bool: exponential_'s standard_exponential / rate into out."},
+    {"geometric_fill", (PyCFunction)(void (*)(void))py_geometric_fill, METH_FASTCALL,
+     "geometric_fill(capsule, out, p) -> bool: geometric_'s Generator.geometric(p) cast into out."},
+    {"cauchy_fill", (PyCFunction)(void (*)(void))py_cauchy_fill, METH_FASTCALL,
+     "cauchy_fill(capsule, out, median, sigma) -> bool: cauchy_'s float64 standard_cauchy * sigma + median\n"
+     "cast into out."},
+    {"log_normal_steps", (PyCFunction)(void (*)(void))py_log_normal_steps, METH_FASTCALL,
+     "log_normal_steps(capsule, out, mean, std) -> bool: standard_normal * std + mean into the float64 out."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "strided.kernels._randdist",
+    "The in-place samplers' draws through NumPy's distribution functions (see strided.kernels.native).", -1,
+    methods,
+};
+
+PyMODINIT_FUNC PyInit__randdist(void) { return PyModule_Create(&module); }
