@@ -17,12 +17,15 @@
  * (3, 4) target. The caller holds strided's lock of the generator.
  */
 #define PY_SSIZE_T_CLEAN
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "_rand_target.h"
 #include <numpy/random/distributions.h>
+#include <numpy/ndarraytypes.h>
+#include <numpy/ufuncobject.h>
 
 static int start(const char *name, Py_ssize_t want, PyObject *const *args, Py_ssize_t nargs, bitgen_t **b,
                  Py_buffer *view, double *x)
@@ -137,25 +140,80 @@ static PyObject *py_cauchy_fill(PyObject *self, PyObject *const *args, Py_ssize_
     END
 }
 
-/* log_normal_steps(capsule, out, mean, std): log_normal_'s steps before its exp, into a float64
- * ``out``: (1) Generator.standard_normal(shape) (float64), (2) *= std, (3) += mean (the caller
- * takes np.exp and the cast: NumPy's exp is its own SIMD code, not the C library's). False for a
- * float32 buffer too. */
-static PyObject *py_log_normal_steps(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+/* numpy.exp's float64 loop (the dispatched one NumPy itself runs: its own SIMD exp where the CPU
+ * has it, not the C library's), found at import in the ufunc's table; NULL if not found there
+ * (log_normal_fill then draws nothing). */
+static PyUFuncGenericFunction exp_loop = NULL;
+static void *exp_data = NULL;
+
+static void find_exp(void)
 {
-    BEGIN("log_normal_steps", 4)
-    if (kind != 'd') {
+    PyObject *np = PyImport_ImportModule("numpy");
+    PyObject *exp = np ? PyObject_GetAttrString(np, "exp") : NULL;
+    Py_XDECREF(np);
+    if (exp == NULL) {
+        PyErr_Clear();
+        return;
+    }
+    PyUFuncObject *u = (PyUFuncObject *)exp;
+    if (PyObject_HasAttrString(exp, "ntypes") && u->nin == 1 && u->nout == 1 && u->nargs == 2 && u->functions)
+        for (int i = 0; i < u->ntypes; i++)
+            if (u->types[2 * i] == NPY_DOUBLE && u->types[2 * i + 1] == NPY_DOUBLE) {
+                exp_loop = u->functions[i];
+                exp_data = u->data ? u->data[i] : NULL;
+                break;
+            }
+    Py_DECREF(exp);
+}
+
+/* exp in place over n contiguous doubles by NumPy's loop, as np.exp(x, out=x) calls it (the same
+ * pointer in and out). */
+static void exp_in_place(double *x, Py_ssize_t n)
+{
+    char *args[2] = {(char *)x, (char *)x};
+    npy_intp dims[1] = {(npy_intp)n}, steps[2] = {sizeof(double), sizeof(double)};
+    exp_loop(args, dims, steps, exp_data);
+}
+
+/* log_normal_fill(capsule, out, mean, std) -> bool: log_normal_'s whole fill, (1)
+ * Generator.standard_normal(shape) (float64), (2) *= std, (3) += mean, (4) np.exp in place (NumPy's
+ * own float64 loop), (5) cast into out; float32 targets in blocks of 256 (a block's draws, then its
+ * exp and cast: the same values, element by element). The caller gives only means and stds with
+ * |mean| + 15 std <= 700: a ziggurat draw is within +-15, so every exp argument is within
+ * [-700, 700], where exp neither overflows nor underflows (np.exp would not warn). */
+static PyObject *py_log_normal_fill(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    BEGIN("log_normal_fill", 4)
+    if (exp_loop == NULL) {
         PyBuffer_Release(&view);
         Py_RETURN_FALSE;
     }
-    double m = x[0], s = x[1], *o = (double *)view.buf;
-    random_standard_normal_fill(b, n, o);
-    for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] * s;
-    for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] + m;
+    double m = x[0], s = x[1];
+    if (kind == 'd') {
+        double *o = (double *)view.buf;
+        random_standard_normal_fill(b, n, o);
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] * s;
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] + m;
+        exp_in_place(o, n);
+    } else {
+        float *o = (float *)view.buf;
+        double block[256];
+        for (Py_ssize_t at = 0; at < n; at += 256) {
+            Py_ssize_t k = n - at < 256 ? n - at : 256;
+            random_standard_normal_fill(b, k, block);
+            for (Py_ssize_t i = 0; i < k; i++) block[i] = block[i] * s;
+            for (Py_ssize_t i = 0; i < k; i++) block[i] = block[i] + m;
+            exp_in_place(block, k);
+            for (Py_ssize_t i = 0; i < k; i++) o[at + i] = (float)block[i];
+        }
+    }
     END
 }
 
 static PyMethodDef methods[] = {
+    {"log_normal_fill", (PyCFunction)(void (*)(void))py_log_normal_fill, METH_FASTCALL,
+     "log_normal_fill(capsule, out, mean, std) -> bool: log_normal_'s exp(standard_normal * std + mean) cast into\n"
+     "out (NumPy's exp loop); for |mean| + 15 std <= 700 only."},
     {"normal_fill", (PyCFunction)(void (*)(void))py_normal_fill, METH_FASTCALL,
      "normal_fill(capsule, out, mean, std) -> bool: normal_'s standard_normal * std + mean into out."},
     {"exponential_fill", (PyCFunction)(void (*)(void))py_exponential_fill, METH_FASTCALL,
@@ -165,8 +223,6 @@ static PyMethodDef methods[] = {
     {"cauchy_fill", (PyCFunction)(void (*)(void))py_cauchy_fill, METH_FASTCALL,
      "cauchy_fill(capsule, out, median, sigma) -> bool: cauchy_'s float64 standard_cauchy * sigma + median\n"
      "cast into out."},
-    {"log_normal_steps", (PyCFunction)(void (*)(void))py_log_normal_steps, METH_FASTCALL,
-     "log_normal_steps(capsule, out, mean, std) -> bool: standard_normal * std + mean into the float64 out."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -176,4 +232,8 @@ static struct PyModuleDef module = {
     methods,
 };
 
-PyMODINIT_FUNC PyInit__randdist(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__randdist(void)
+{
+    find_exp();
+    return PyModule_Create(&module);
+}

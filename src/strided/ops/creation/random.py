@@ -1158,11 +1158,6 @@ _copysign = math.copysign
 _SCALE_LO, _SCALE_HI = 1e-20, 1e15
 
 
-def _bounded(value: float) -> bool:
-    """A mean/median the compiled fills take: 0.0 (either sign) or a magnitude in [1e-20, 1e15]."""
-    return value == 0.0 or _SCALE_LO <= abs(value) <= _SCALE_HI
-
-
 _MISSING: Any = object()
 _MANTISSA_TOP = (2**53, 2**24)  # (random_()'s largest integer of float64, float32: _int_bounds's)
 
@@ -1341,22 +1336,16 @@ def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator:
     >>> bool((strided.empty(100).log_normal_() > 0).all())
     True
     """
+    if mean.__class__ is float and std.__class__ is float and generator is None and _SCALE_LO <= std and \
+            abs(mean) + 15.0 * std <= 700.0 and (k := native.randdist()) is not None and \
+            _native_fill(self, k.log_normal_fill, mean, std):
+        # (the fill below compiled, NumPy's exp loop included: every draw is within +-15, so no
+        # exp argument is outside [-700, 700], where np.exp would warn of an overflow or underflow)
+        if OPEN:
+            report("log_normal_", (), self)
+        return self
     if mean.__class__ is float and std.__class__ is float and std > 0.0 and \
             (dest := _plain_run(self, generator)) is not None:  # (the checks below pass: the same fill)
-        if _SCALE_LO <= std <= _SCALE_HI and _bounded(mean) and (k := native.randdist()) is not None:
-            g = default_generator
-            # (the steps before the exp compiled, into the float64 target or a float64 array as
-            # _fill_log_normal's; NumPy's exp, which may warn, and the quiet cast as there)
-            x = dest if dest.dtype.char == "d" else _new_empty(dest.shape)
-            with g._lock:
-                drawn = k.log_normal_steps(g._np.bit_generator.capsule, x, mean, std)
-            if drawn:
-                np.exp(x, out=x)
-                if x is not dest:
-                    _put(dest, x)
-                if OPEN:
-                    report("log_normal_", (), self)
-                return self
         return _filled(self, "log_normal_", default_generator, dest, _fill_log_normal, mean, std)
     self = _target(self, "log_normal_")
     _continuous(self._dtype, "LogNormal")
