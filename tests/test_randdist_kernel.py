@@ -165,3 +165,67 @@ def test_read_only_target_still_refused():
         with pytest.raises(RuntimeError, match="read-only"):
             getattr(strided.from_numpy(arr), op)(*args)
         assert not arr.any()
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 12, 256, 5000])
+def test_factory_kernels_are_numpys_calls(n):
+    for seed in range(8):
+        a, b = _pair(seed)
+        o = np.empty(n, np.int64)
+        assert dist.randperm_fill(a.bit_generator.capsule, o)
+        assert np.array_equal(o, b.permutation(n))
+        for dtype in (np.float32, np.float64):
+            o = np.empty(n, dtype)
+            assert dist.standard_normal_fill(a.bit_generator.capsule, o)
+            assert _same(o, b.standard_normal((n,), dtype=dtype))
+            for s in (1.0, 2.5, 0.0, 1e-20, 1e15):
+                m = np.random.default_rng(seed).standard_normal(n).astype(dtype)
+                if n > 2:
+                    m[:3] = (-0.0, np.inf, np.finfo(dtype).max)
+                o = np.empty(n, dtype)
+                assert dist.normal_tensor_fill(a.bit_generator.capsule, o, m, s)
+                with np.errstate(all="raise"):  # (nothing the kernel takes makes NumPy warn)
+                    assert _same(o, b.standard_normal((n,), dtype=dtype) * s + m)
+        assert a.bit_generator.state == b.bit_generator.state
+    g = np.random.Generator(np.random.PCG64(1))
+    m = np.zeros(4)
+    assert dist.normal_tensor_fill(g.bit_generator.capsule, m, m, 1.0) is False  # (overlap)
+    assert dist.normal_tensor_fill(g.bit_generator.capsule, np.zeros(4), np.zeros(4, np.float32), 1.0) is False
+    assert dist.randperm_fill(g.bit_generator.capsule, np.zeros(4, np.int32)) is False
+    assert g.bit_generator.state == np.random.Generator(np.random.PCG64(1)).bit_generator.state
+
+
+def _factories(seed: int) -> list:
+    strided.manual_seed(seed)
+    out = []
+    for shape in ((3, 4), (16, 16), (0, 3), (), (5,)):
+        n = int(np.prod(shape))
+        for dtype in (strided.float32, strided.float64, strided.int64, strided.int32, strided.float16):
+            x = strided.full(shape, 0.5, dtype=dtype)
+            for fn, args in ((strided.randint_like, (x, 10)), (strided.randint_like, (x, 2**24 + 1)),
+                             (strided.randn_like, (x,)), (strided.rand_like, (x,)), (strided.normal, (x,)),
+                             (strided.normal, (x, 2.5)), (strided.normal, (x, 1e16)),
+                             (strided.normal, (x.t() if x.ndim == 2 else x, 0.0))):
+                with warnings.catch_warnings(record=True) as seen:
+                    warnings.simplefilter("always")
+                    try:
+                        t = fn(*args)
+                        out.append((t.dtype, t.shape, t.stride(), t.numpy().tobytes()))
+                    except Exception as e:  # noqa: BLE001 (the same error either way)
+                        out.append(repr(e))
+                out.append([str(w.message) for w in seen])
+        out.append(strided.randperm(n).numpy().tobytes())
+        out.append(strided.randint(0, 10, shape).numpy().tobytes())
+        out.append(strided.randint(-2**63, 2**63 - 1, shape).numpy().tobytes())
+        out.append(strided.randn(shape).numpy().tobytes())
+        out.append(strided.rand(shape).numpy().tobytes())
+    out.append(strided.rand(5).numpy().tobytes())
+    return out
+
+
+def test_factories_compiled_equal_python():
+    for seed in range(3):
+        fast = _factories(seed)
+        with native.disabled():
+            slow = _factories(seed)
+        assert fast == slow

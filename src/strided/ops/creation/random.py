@@ -320,11 +320,17 @@ def _native_fill(self: Any, fill: Callable[..., bool], *args: Any) -> bool:
     run = self._storage.array
     if lay.strides != info[0] or lay.offset or len(run) != info[1]:
         return False
+    return _compiled_draw(fill, run, *args)
+
+
+def _compiled_draw(fill: Callable[..., Any], out: Any, *args: Any) -> Any:
+    """``fill(capsule, out, *args)``, a compiled draw from the default generator's stream, under
+    its lock (acquire/release: ~0.08 us under a with block's); what ``fill`` returns."""
     g = default_generator
     lock = g._lock
-    lock.acquire()  # (acquire/release: ~0.08 us under a with block's)
+    lock.acquire()
     try:
-        return fill(g._capsule or g._np.bit_generator.capsule, run, *args)
+        return fill(g._capsule or g._np.bit_generator.capsule, out, *args)
     finally:
         lock.release()
 
@@ -358,11 +364,13 @@ _DRAWN = frozenset({float32, float64})  # (the default dtypes NumPy draws in dir
 
 
 def _draw_uniform(g: np.random.Generator, out: np.ndarray) -> None:
-    g.random(dtype=out.dtype, out=out)
+    if (k := native.rand()) is None or not k.uniform_fill(g.bit_generator.capsule, out):
+        g.random(dtype=out.dtype, out=out)  # (uniform_fill: this call's loop compiled)
 
 
 def _draw_normal(g: np.random.Generator, out: np.ndarray) -> None:
-    g.standard_normal(dtype=out.dtype, out=out)
+    if (k := native.randdist()) is None or not k.standard_normal_fill(g.bit_generator.capsule, out):
+        g.standard_normal(dtype=out.dtype, out=out)  # (standard_normal_fill: NumPy's own fill, compiled)
 
 
 def _drawn(plan: tuple[int, Layout], dt: DType, draw: Callable[[np.random.Generator, np.ndarray], None],
@@ -551,6 +559,14 @@ def randint(*args: Any, low: Any = None, high: Any = None, size: Any = None, gen
         shape = _plain_randint(*args)
         if shape is not None:  # (the general path's draw and result, its argument work skipped)
             low_i, high_i = args[0], args[1] - 1
+            if generator is None and (k := native.rand()) is not None and (info := _cinfo[shape])[1] <= _FAST_N:
+                # (_draw_integers' kernel call into the result's fresh memory, as _fresh adopts it)
+                arr = _new_empty(info[1], np.int64)
+                _compiled_draw(k.bounded_int64, arr, low_i, high_i - low_i)
+                t = adopted(arr, info[2], DEFAULT_INT)
+                if OPEN:
+                    created("randint", (), t)
+                return t
             values = resolve(generator, "randint").draw(lambda g: _integers(low_i, high_i)(g, shape))
             return _fresh(shape, DEFAULT_INT, values, "randint")
     parse_device(device, "randint")
@@ -604,6 +620,7 @@ def _plain_randint(low: Any, high: Any, size: Any) -> Shape | None:
 
 
 _INT64_TOP = 2**63 - 1
+_FAST_N = 1 << 16  # (the factories' compiled draws hold the GIL: small results only)
 
 
 def randperm(n: Any, *, generator: Any = None, dtype: Any = None, device: Any = None) -> Tensor:
@@ -612,6 +629,14 @@ def randperm(n: Any, *, generator: Any = None, dtype: Any = None, device: Any = 
     >>> sorted(strided.randperm(5).tolist())
     [0, 1, 2, 3, 4]
     """
+    if n.__class__ is int and generator is None and dtype is None and device is None and 0 <= n <= _FAST_N and \
+            (k := native.randdist()) is not None:
+        arr = _new_empty(n, np.int64)
+        if _compiled_draw(k.randperm_fill, arr):  # (Generator.permutation(n)'s arange and shuffle, compiled)
+            t = adopted(arr, _cinfo[(n,)][2], DEFAULT_INT)
+            if OPEN:
+                created("randperm", (), t)
+            return t
     parse_device(device, "randperm")
     count = int_arg(n, "randperm", "n", 1)
     dt = DEFAULT_INT if dtype is None else to_dtype(dtype)
@@ -658,6 +683,21 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None
     >>> strided.normal(0.0, 2.0, (3,)).shape, strided.normal(strided.zeros(2, 1), strided.ones(3)).shape
     ((3,), (2, 3))
     """
+    if mean.__class__ is Tensor and std.__class__ is float and size is None and generator is None and \
+            dtype is None and device is None and (mean._dtype is float32 or mean._dtype is float64) and \
+            (std == 0.0 or _SCALE_LO <= std <= _SCALE_HI) and (k := native.randdist()) is not None:
+        # normal(mean tensor, std)'s common call: the draw, * std and + mean below compiled, into
+        # a fresh result, for a mean owning its row-major storage
+        lay = mean._layout
+        info = _cinfo[lay.shape]
+        m = mean._storage.array
+        if lay.strides == info[0] and not lay.offset and len(m) == info[1] <= _FAST_N:
+            arr = _new_empty(info[1], m.dtype)
+            if _compiled_draw(k.normal_tensor_fill, arr, m, std):
+                t = adopted(arr, info[2], mean._dtype)
+                if OPEN:
+                    created("normal", (mean,), t)
+                return t
     parse_device(device, "normal")
     mean_t, std_t = isinstance(mean, Tensor), isinstance(std, Tensor)
     if not (mean_t or std_t):
@@ -986,7 +1026,21 @@ def randint_like(input: Any, low: Any = None, high: Any = None, *, dtype: Any = 
         # without its argument parsing (a flag, a device and a dtype left out need none)
         dt = input._dtype
         _check_range(0, low, dt, "randint_like")  # (from here: its warning's stacklevel is the general path's)
-        shape = input._layout.shape
+        lay = input._layout
+        shape = lay.shape
+        if generator is None and (k := native.rand()) is not None and lay.strides == (info := _cinfo[shape])[0] \
+                and info[1] <= _FAST_N and (dt is float32 or dt is float64 or dt is int64):
+            # (the draw below compiled into the fresh row-major result, cast as _fresh's copy casts it)
+            arr = _new_empty(info[1], dt.numpy)
+            if dt is int64:
+                drawn = _compiled_draw(k.bounded_int64, arr, 0, low - 1) is None  # (it raises, or draws)
+            else:
+                drawn = _compiled_draw(k.bounded_float, arr, 0, low - 1)
+            if drawn:
+                t = adopted(arr, info[2], dt)
+                if OPEN:
+                    created("randint_like", (input,), t)
+                return t
         values = resolve(generator, "randint_like").draw(lambda g: _integers(0, low - 1)(g, shape))
         return _fresh(shape, dt, values, "randint_like", (input,), _like_strides(input, dt, memory_format))
     requires_grad = check_flag(requires_grad, "randint_like")  # (before a draw: no RNG step on a bad flag)
