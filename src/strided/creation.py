@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import math
+import warnings
 from itertools import chain
 from typing import Any
 
@@ -11,6 +12,7 @@ import numpy as np
 
 from . import layout as L
 from .args import int_arg, memory_format_error, parse_sizes, scalar_value, size_sequence, sizes_or_size
+from .callsite import user_site
 from .device import parse_device
 from .dispatch import (
     OPEN,
@@ -144,11 +146,11 @@ def tensor(data: Any, dtype: Any = None, *, device: Any = None, requires_grad: b
     (strided.int64, strided.float32, (2, 2))
     """
     if isinstance(data, Tensor):
-        import warnings
-
-        from .callsite import user_site
-
         warnings.warn(_COPY_CONSTRUCT, UserWarning, stacklevel=user_site()[1])
+        if dtype is None and device is None and requires_grad is False and not OPEN and data.__class__ is Tensor:
+            fast = _rowmajor_copy(data)  # (the common copy: _tensor's own fast path, its leaf() a no-op)
+            if fast is not None:
+                return fast
     return copied_tensor(data, dtype, device, requires_grad)
 
 

@@ -1,0 +1,38 @@
+"""Factories' small-call fast paths (issue 23): each against the general path or PyTorch."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import strided
+
+
+@pytest.mark.parametrize("dtype", [strided.float32, strided.float64, strided.int64, strided.bool, strided.float16])
+def test_tensor_and_new_tensor_of_a_tensor(dtype):
+    """tensor(t) and t.new_tensor(t): a row-major copy of t's values and dtype (its fast path), the
+    same as for a transposed t made row-major first (the general path), no history, and PyTorch's
+    warning at the caller's line."""
+    base = strided.from_numpy((np.arange(12).reshape(3, 4) % 3).astype(dtype.numpy))
+    for t in (base, base[1:], strided.zeros((), dtype=dtype), base.t().contiguous().t().contiguous()):
+        for make in (lambda t: strided.tensor(t), lambda t: strided.zeros(1, dtype=dtype).new_tensor(t)):
+            with warnings.catch_warnings(record=True) as seen:
+                warnings.simplefilter("always")
+                out = make(t)
+            assert [w.filename for w in seen] == [__file__]
+            assert "To copy construct from a tensor" in str(seen[0].message)
+            assert out.dtype is dtype and out.shape == t.shape and out.stride() == strided.empty(t.shape).stride()
+            assert out.numpy().tobytes() == t.numpy().tobytes()
+            assert not np.shares_memory(out.numpy(), t.numpy())
+    x = strided.rand(3, 4, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for out in (strided.tensor(x), x.new_tensor(x)):
+            assert not out.requires_grad and out.grad_fn is None
+            assert out.numpy().tobytes() == x.detach().numpy().tobytes()
+        assert x.new_tensor(x.double()).dtype is strided.float32  # (another dtype: the general path)
+        torch_out = torch.zeros(1).new_tensor(torch.ones(2, dtype=torch.float64))
+    assert torch_out.dtype is torch.float32
