@@ -36,3 +36,22 @@ def test_tensor_and_new_tensor_of_a_tensor(dtype):
         assert x.new_tensor(x.double()).dtype is strided.float32  # (another dtype: the general path)
         torch_out = torch.zeros(1).new_tensor(torch.ones(2, dtype=torch.float64))
     assert torch_out.dtype is torch.float32
+
+
+def test_tri_indices_fast_path_against_torch():
+    """tril_indices/triu_indices' remembered small pairs: PyTorch's values, dtype, strides, a fresh
+    writable copy each call; floats and bools refused as the general path refuses them."""
+    for r in range(0, 7):
+        for c in range(0, 7):
+            for o in range(-8, 9):
+                for ours, theirs in ((strided.tril_indices, torch.tril_indices), (strided.triu_indices, torch.triu_indices)):
+                    a, b = ours(r, c, o), theirs(r, c, o)
+                    assert a.dtype is strided.int64 and a.shape == tuple(b.shape) and a.stride() == b.stride()
+                    assert (a.numpy() == b.numpy()).all()
+                    a.numpy()[...] = 7
+                    assert (ours(r, c, o).numpy() == b.numpy()).all()
+    for bad in ((3.0, 4), (True, 4), (3, 4, 1.0), (3, 4, True)):
+        with pytest.raises(TypeError):
+            strided.tril_indices(*bad)
+    with pytest.raises(RuntimeError, match="row must be non-negative"):
+        strided.triu_indices(-1, 4)
