@@ -55,3 +55,21 @@ def test_tri_indices_fast_path_against_torch():
             strided.tril_indices(*bad)
     with pytest.raises(RuntimeError, match="row must be non-negative"):
         strided.triu_indices(-1, 4)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "float16"])
+def test_new_full_against_torch(dtype):
+    """t.new_full (its float fast path for float32/float64 tensors, the general path otherwise):
+    PyTorch's values, dtype and strides, and its errors for values the dtype cannot hold."""
+    x, tx = strided.zeros(2, dtype=getattr(strided, dtype)), torch.zeros(2, dtype=getattr(torch, dtype))
+    for v in (2.0, -0.0, float("nan"), float("inf"), -3.4e38, 1e39, 3, True):
+        for shape in ((3, 4), (16, 16), (0,), (), (3, 4)):
+            try:
+                want = tx.new_full(shape, v)
+            except RuntimeError:
+                with pytest.raises(RuntimeError):
+                    x.new_full(shape, v)
+                continue
+            got = x.new_full(shape, v)
+            assert got.dtype.name == dtype and got.shape == tuple(want.shape) and got.stride() == want.stride()
+            assert got.numpy().tobytes() == want.numpy().tobytes()

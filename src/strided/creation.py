@@ -916,6 +916,20 @@ def full(size: Any, fill_value: Any, dtype: Any = None, *, device: Any = None,
     return leaf(t, requires_grad, "full")
 
 
+def full_of_float(size: tuple, fill_value: Any, dt: DType) -> Tensor | None:
+    """``full(size, fill_value, dtype=dt)``'s result (nothing reported) where ``size`` is a tuple
+    of ints of a layout made before, ``fill_value`` a Python float and ``dt`` float64, or float32
+    with the value within its range (the general path's checks pass: its conversion, its fill);
+    None otherwise. ``t.new_full``'s common call."""
+    if fill_value.__class__ is float and (dt is float64 or (dt is float32 and -_FLOAT32_MAX <= fill_value
+                                                               <= _FLOAT32_MAX)) and \
+            (plan := _plain_plan((size,))) is not None:
+        array = _empty(plan[0], dt.numpy)
+        fill(array, dt.numpy.type(fill_value))  # (_fill_scalar's conversion)
+        return adopted(array, plan[1], dt)
+    return None
+
+
 def dense_format_strides(shape: tuple[int, ...], memory_format: Any, op: str,
                          preserve_refused: tuple[str, ...]) -> tuple[int, ...]:
     """The dense strides ``op(..., memory_format=)`` gives ``shape`` (``empty``, ``resize_``), or

@@ -114,6 +114,9 @@ def new_full(self: Tensor, size: Any, fill_value: Any, *, dtype: Any = None, dev
     >>> strided.zeros(1).new_full((2,), 3).tolist()
     [3.0, 3.0]
     """
+    if dtype is None and device is None and requires_grad is False and not OPEN and size.__class__ is tuple and \
+            (fast := creation.full_of_float(size, fill_value, self._dtype)) is not None:
+        return fast  # (full's fast path in self's dtype: a float fill of a float32/float64 tensor)
     requires_grad = check_flag(requires_grad, "new_full")  # (named as this method, not the factory it calls)
     size_sequence(size, fill_value, "new_full")
     return _full(size, fill_value, dtype=_own_dtype(self, dtype), device=device, requires_grad=requires_grad)
