@@ -73,3 +73,16 @@ def test_new_full_against_torch(dtype):
             got = x.new_full(shape, v)
             assert got.dtype.name == dtype and got.shape == tuple(want.shape) and got.stride() == want.stride()
             assert got.numpy().tobytes() == want.numpy().tobytes()
+
+
+def test_logspace_remembered_values_against_torch():
+    """logspace's repeat call (numbers seen before: a copy of the remembered powers) against
+    PyTorch, and each result a fresh writable copy."""
+    for start, end in ((0.0, 1.0), (0, 2), (-1.5, 2.5), (0.0, -0.0), (-0.0, 0.0), (2, 2), (1e-3, 300.0)):
+        for steps in (0, 1, 2, 3, 12, 256):
+            for base in (10.0, 2, 2.5, 10):
+                for _ in range(2):
+                    got, want = strided.logspace(start, end, steps, base), torch.logspace(start, end, steps, base)
+                    assert got.dtype is strided.float32 and got.stride() == want.stride()
+                    assert got.numpy().tobytes() == want.numpy().tobytes()
+                    got.numpy()[...] = 1

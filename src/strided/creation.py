@@ -1589,6 +1589,14 @@ def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: Any
     >>> strided.logspace(0, 2, 3).tolist()
     [1.0, 10.0, 100.0]
     """
+    if (dtype is None and device is None and requires_grad is False and steps.__class__ is int and steps > 1
+            and (key := _space_key("logspace", start, end, steps, base, _DEFAULT[0])) is not None
+            and (values := _SPACE_VALUES.get(key)) is not None and values.dtype is _DEFAULT[0].numpy):
+        # numbers seen before (their powers remembered by the general path, which checked them): a
+        # copy, as linspace's
+        t = adopted(values.copy(), _cinfo_1d(steps), _DEFAULT[0])
+        if OPEN: created("logspace", (), t)  # noqa: E701
+        return t
     start, end, steps, dt = _space_args(start, end, steps, dtype, device, "logspace")
     if isinstance(base, Tensor) or not isinstance(base, (int, float, np.integer, np.floating)) \
             or isinstance(base, bool):
