@@ -86,3 +86,19 @@ def test_logspace_remembered_values_against_torch():
                     assert got.dtype is strided.float32 and got.stride() == want.stride()
                     assert got.numpy().tobytes() == want.numpy().tobytes()
                     got.numpy()[...] = 1
+
+
+def test_eye_remembered_against_torch():
+    """eye's small matrices (the first call makes and remembers the run, later calls copy it):
+    PyTorch's values, dtype and strides, a fresh writable result each call."""
+    for n in range(0, 7):
+        for m in (None, 0, 1, 3, 7):
+            for dtype in (None, "float64", "int64", "bool", "float16", "complex64"):
+                kw = {} if dtype is None else {"dtype": getattr(strided, dtype)}
+                tkw = {} if dtype is None else {"dtype": getattr(torch, dtype)}
+                for _ in range(2):
+                    got = strided.eye(n, **kw) if m is None else strided.eye(n, m, **kw)
+                    want = torch.eye(n, **tkw) if m is None else torch.eye(n, m, **tkw)
+                    assert got.shape == tuple(want.shape) and got.stride() == want.stride()
+                    assert got.numpy().tobytes() == want.numpy().tobytes()
+                    got.numpy()[...] = 0
