@@ -13,7 +13,35 @@ installs strided without them, and the copies and special functions then take th
 path (:mod:`strided.kernels.native` decides, at first use).
 """
 
+import os
+
 from setuptools import Extension, setup
+
+
+def _randdist() -> list[Extension]:
+    """``strided.kernels._randdist``, the in-place samplers' draws through NumPy's own distribution
+    functions: linked against NumPy's ``libnpyrandom.a`` (the object code numpy.random runs), so
+    built only where NumPy (with that library) is importable at build time; without it the samplers
+    take their NumPy calls (:mod:`strided.kernels.native` decides, at first use)."""
+    try:
+        import numpy as np
+    except ImportError:
+        return []
+    lib = os.path.join(os.path.dirname(np.__file__), "random", "lib")
+    if not os.path.exists(os.path.join(lib, "libnpyrandom.a")):
+        return []
+    return [Extension(
+        "strided.kernels._randdist",
+        ["src/strided/kernels/_randdist.c"],
+        optional=True,
+        depends=["src/strided/kernels/_rand_target.h"],
+        include_dirs=[np.get_include()],
+        library_dirs=[lib],
+        libraries=["npyrandom", "m"],
+        # one IEEE operation per ufunc step, as NumPy's loops: no contraction, no -ffast-math
+        extra_compile_args=["-O2", "-std=gnu99", "-Wall", "-fno-fast-math", "-ffp-contract=off"],
+    )]
+
 
 setup(ext_modules=[Extension(
     "strided.kernels._copykernel",
@@ -44,6 +72,7 @@ setup(ext_modules=[Extension(
     "strided.kernels._randkernel",
     ["src/strided/kernels/_randkernel.c"],
     optional=True,
+    depends=["src/strided/kernels/_rand_target.h"],
     # integer arithmetic only (NumPy's bounded-integer draw); __uint128_t needs GCC or clang, which
     # every platform this builds on has (without it the build skips the module: NumPy's own call)
     extra_compile_args=["-O3", "-std=gnu99", "-Wall"],
@@ -83,4 +112,4 @@ setup(ext_modules=[Extension(
     # PyTorch's sum order (SumKernel.cpp) with GCC's vector extension: gnu99, an AVX2 copy picked at
     # import; no -ffast-math or contraction: every add is PyTorch's one IEEE add, in its order
     extra_compile_args=["-O3", "-std=gnu99", "-Wall", "-Wno-psabi", "-fno-fast-math", "-ffp-contract=off"],
-)])
+)] + _randdist())

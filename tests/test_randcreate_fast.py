@@ -68,19 +68,26 @@ def test_inplace_samplers_fast_path_is_the_general_path(name, args, dtypes, monk
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # (neither path warns, log_normal_'s overflowing cast included)
         for dtype in dtypes:
-            taken, run = [], R.flat_run
+            taken, run, native_fill = [], R.flat_run, R._native_fill
 
             def counted(t, info, taken=taken, run=run):
                 flat = run(t, info)
                 taken.append(flat is not None)
                 return flat
 
-            with monkeypatch.context() as m:  # (the fast path is taken: the row-major targets' runs are written)
+            def compiled(t, *a, taken=taken, native_fill=native_fill):
+                done = native_fill(t, *a)
+                taken.append(done)
+                return done
+
+            with monkeypatch.context() as m:  # (a fast path is taken: the row-major targets' runs are written)
                 m.setattr(R, "flat_run", counted)
+                m.setattr(R, "_native_fill", compiled)
                 fast = _fill_all(name, args, dtype, 7)
-            assert sum(taken) == 5
+            assert sum(taken) == 5  # (the compiled fill's plain targets, then the flat path's others)
             with monkeypatch.context() as m:
                 m.setattr(R, "flat_run", lambda t, info: None)
+                m.setattr(R, "_native_fill", lambda t, *a: False)
                 general = _fill_all(name, args, dtype, 7)
             assert fast == general, (name, args, dtype)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import math
+import warnings
 from itertools import chain
 from typing import Any
 
@@ -11,6 +12,7 @@ import numpy as np
 
 from . import layout as L
 from .args import int_arg, memory_format_error, parse_sizes, scalar_value, size_sequence, sizes_or_size
+from .callsite import user_site
 from .device import parse_device
 from .dispatch import (
     OPEN,
@@ -144,11 +146,11 @@ def tensor(data: Any, dtype: Any = None, *, device: Any = None, requires_grad: b
     (strided.int64, strided.float32, (2, 2))
     """
     if isinstance(data, Tensor):
-        import warnings
-
-        from .callsite import user_site
-
         warnings.warn(_COPY_CONSTRUCT, UserWarning, stacklevel=user_site()[1])
+        if dtype is None and device is None and requires_grad is False and not OPEN and data.__class__ is Tensor:
+            fast = _rowmajor_copy(data)  # (the common copy: _tensor's own fast path, its leaf() a no-op)
+            if fast is not None:
+                return fast
     return copied_tensor(data, dtype, device, requires_grad)
 
 
@@ -914,6 +916,20 @@ def full(size: Any, fill_value: Any, dtype: Any = None, *, device: Any = None,
     return leaf(t, requires_grad, "full")
 
 
+def full_of_float(size: tuple, fill_value: Any, dt: DType) -> Tensor | None:
+    """``full(size, fill_value, dtype=dt)``'s result (nothing reported) where ``size`` is a tuple
+    of ints of a layout made before, ``fill_value`` a Python float and ``dt`` float64, or float32
+    with the value within its range (the general path's checks pass: its conversion, its fill);
+    None otherwise. ``t.new_full``'s common call."""
+    if fill_value.__class__ is float and (dt is float64 or (dt is float32 and -_FLOAT32_MAX <= fill_value
+                                                               <= _FLOAT32_MAX)) and \
+            (plan := _plain_plan((size,))) is not None:
+        array = _empty(plan[0], dt.numpy)
+        fill(array, dt.numpy.type(fill_value))  # (_fill_scalar's conversion)
+        return adopted(array, plan[1], dt)
+    return None
+
+
 def dense_format_strides(shape: tuple[int, ...], memory_format: Any, op: str,
                          preserve_refused: tuple[str, ...]) -> tuple[int, ...]:
     """The dense strides ``op(..., memory_format=)`` gives ``shape`` (``empty``, ``resize_``), or
@@ -1573,6 +1589,14 @@ def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: Any
     >>> strided.logspace(0, 2, 3).tolist()
     [1.0, 10.0, 100.0]
     """
+    if (dtype is None and device is None and requires_grad is False and steps.__class__ is int and steps > 1
+            and (key := _space_key("logspace", start, end, steps, base, _DEFAULT[0])) is not None
+            and (values := _SPACE_VALUES.get(key)) is not None and values.dtype is _DEFAULT[0].numpy):
+        # numbers seen before (their powers remembered by the general path, which checked them): a
+        # copy, as linspace's
+        t = adopted(values.copy(), _cinfo_1d(steps), _DEFAULT[0])
+        if OPEN: created("logspace", (), t)  # noqa: E701
+        return t
     start, end, steps, dt = _space_args(start, end, steps, dtype, device, "logspace")
     if isinstance(base, Tensor) or not isinstance(base, (int, float, np.integer, np.floating)) \
             or isinstance(base, bool):
@@ -1656,8 +1680,15 @@ def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None,
             plan = _result_plan(*key)
         if plan is not None and plan[0] <= _FAST_ELEMENTS:  # (int sizes, nothing else: the general path's values)
             dt = _DEFAULT[0] if dtype is None else to_dtype(dtype)
-            array = _zeros(plan[0], dt.numpy)
-            array[:: cols + 1][: min(n, cols)] = 1
+            eye_run = _EYES.get((n, cols, dt))
+            if eye_run is None:
+                array = _zeros(plan[0], dt.numpy)
+                array[:: cols + 1][: min(n, cols)] = 1
+                if plan[0] <= 4096 and len(_EYES) < 64:  # (remembered read-only: later calls copy it)
+                    _EYES[(n, cols, dt)] = eye_run = array.copy()
+                    eye_run.flags.writeable = False
+            else:
+                array = eye_run.copy()  # (a copy: ~0.15 us under zeros and the diagonal's write)
             t = adopted(array, plan[1], dt)
             if OPEN: created("eye", (), t)  # noqa: E701
             return t
@@ -1675,6 +1706,10 @@ def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None,
     arr.reshape(-1)[:: m + 1][: min(n, m)] = 1
     if OPEN: created("eye", (), t)  # noqa: E701
     return leaf(t, requires_grad, "eye")
+
+
+# (rows, cols, dtype) -> eye's flat row-major run, read-only, for small matrices of int sizes
+_EYES: dict[tuple[int, int, DType], np.ndarray] = {}
 
 
 @functools.lru_cache(maxsize=256)

@@ -21,6 +21,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "_rand_target.h"
+
 /* numpy/random/bitgen.h: the public interface of a NumPy bit generator's capsule. */
 typedef struct bitgen {
     void *state;
@@ -79,6 +81,94 @@ static void fill(bitgen_t *b, uint64_t off, uint64_t rng, Py_ssize_t cnt, uint64
     }
 }
 
+/* fill's draws converted into a float32/float64 buffer: out[i] = (T)(int64)(off + X) (the int64
+ * sample of Generator.integers cast as NumPy casts it, C's conversion). */
+#define FILL_AS(NAME, T)                                                                               \
+    static void NAME(bitgen_t *b, uint64_t off, uint64_t rng, Py_ssize_t cnt, T *out)                  \
+    {                                                                                                  \
+        Py_ssize_t i;                                                                                  \
+        if (rng == 0) {                                                                                \
+            for (i = 0; i < cnt; i++) out[i] = (T)(int64_t)off;                                        \
+        } else if (rng == 0xFFFFFFFFULL) {                                                             \
+            for (i = 0; i < cnt; i++) out[i] = (T)(int64_t)(off + (uint64_t)b->next_uint32(b->state)); \
+        } else if (rng < 0xFFFFFFFFULL) {                                                              \
+            for (i = 0; i < cnt; i++) out[i] = (T)(int64_t)(off + lemire32(b, (uint32_t)rng));         \
+        } else if (rng == 0xFFFFFFFFFFFFFFFFULL) {                                                     \
+            for (i = 0; i < cnt; i++) out[i] = (T)(int64_t)(off + b->next_uint64(b->state));           \
+        } else {                                                                                       \
+            for (i = 0; i < cnt; i++) out[i] = (T)(int64_t)(off + lemire64(b, rng));                   \
+        }                                                                                              \
+    }
+FILL_AS(fill_float, float)
+FILL_AS(fill_double, double)
+
+/* bounded_float(capsule, out, off, rng) -> bool: bounded_int64's draws (off + X, X uniform on
+ * [0, rng]) written into a float32/float64 buffer as NumPy's cast of the int64 sample writes them
+ * (random_() of a float tensor: Generator.integers, then the copy into the target); False,
+ * nothing drawn, for any other buffer. */
+static PyObject *py_bounded_float(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 4) {
+        PyErr_Format(PyExc_TypeError, "bounded_float(capsule, out, off, rng) takes 4 arguments, not %zd", nargs);
+        return NULL;
+    }
+    long long off = PyLong_AsLongLong(args[2]);
+    if (off == -1 && PyErr_Occurred()) return NULL;
+    unsigned long long rng = PyLong_AsUnsignedLongLong(args[3]);
+    if (rng == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
+    bitgen_t *b = (bitgen_t *)PyCapsule_GetPointer(args[0], "BitGenerator");
+    if (b == NULL) return NULL;
+    Py_buffer view;
+    int kind = float_target(args[1], &view);
+    if (kind == 0) Py_RETURN_FALSE;
+    Py_ssize_t cnt = view.len / view.itemsize;
+    if (kind == 'f') fill_float(b, (uint64_t)off, (uint64_t)rng, cnt, (float *)view.buf);
+    else fill_double(b, (uint64_t)off, (uint64_t)rng, cnt, (double *)view.buf);
+    PyBuffer_Release(&view);
+    Py_RETURN_TRUE;
+}
+
+/* below_fill(capsule, out, p) -> bool: bernoulli_(p)'s sample of a number p,
+ * (Generator.random(shape) < p) copied into a float32/float64 buffer: each element's float64
+ * uniform draw (the bit generator's next_double, in order) compared with p, 1 or 0 written; False,
+ * nothing drawn, for any other buffer. */
+static PyObject *py_below_fill(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "below_fill(capsule, out, p) takes 3 arguments, not %zd", nargs);
+        return NULL;
+    }
+    double p = PyFloat_AsDouble(args[2]);
+    if (p == -1.0 && PyErr_Occurred()) return NULL;
+    bitgen_t *b = (bitgen_t *)PyCapsule_GetPointer(args[0], "BitGenerator");
+    if (b == NULL) return NULL;
+    Py_buffer view;
+    int kind = float_target(args[1], &view);
+    if (kind == 0) Py_RETURN_FALSE;
+    Py_ssize_t cnt = view.len / view.itemsize;
+    /* (the comparison kept as an integer in a register, so GCC makes no branch of it: a coin flip
+     * mispredicts half the time, ~4x the loop's time at p = 0.5) */
+    if (kind == 'f') {
+        float *out = (float *)view.buf;
+        for (Py_ssize_t i = 0; i < cnt; i++) {
+            int lt = b->next_double(b->state) < p;
+            __asm__("" : "+r"(lt));
+            out[i] = (float)lt;
+        }
+    } else {
+        double *out = (double *)view.buf;
+        for (Py_ssize_t i = 0; i < cnt; i++) {
+            int lt = b->next_double(b->state) < p;
+            __asm__("" : "+r"(lt));
+            out[i] = (double)lt;
+        }
+    }
+    PyBuffer_Release(&view);
+    Py_RETURN_TRUE;
+}
+
 /* Above this many elements the loop runs without the GIL (below, releasing it costs more). */
 #define NOGIL_COUNT 4096
 
@@ -116,9 +206,9 @@ static PyObject *py_bounded_int64(PyObject *self, PyObject *args)
 /* uniform_fill(capsule, out) -> bool: Generator.random(dtype=out's, out=out) step for step (NumPy's
  * random_standard_uniform_fill_f / random_standard_uniform_fill): each float32 is
  * (next_uint32 >> 8) * 2**-24 (next_float), each float64 the bit generator's next_double, in
- * order, so the same numbers and the same stream afterwards. out: a writable C-contiguous buffer
- * of format "f" or "d". False (nothing drawn) for an unaligned buffer (the caller takes NumPy's
- * call). Why: Generator.random's argument handling is most of a small draw. */
+ * order, so the same numbers and the same stream afterwards. out: a C-contiguous buffer of
+ * format "f" or "d". False (nothing drawn) for an unaligned or read-only buffer (the caller takes
+ * its Python path). Why: Generator.random's argument handling is most of a small draw. */
 static PyObject *py_uniform_fill(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
@@ -129,7 +219,10 @@ static PyObject *py_uniform_fill(PyObject *self, PyObject *const *args, Py_ssize
     bitgen_t *b = (bitgen_t *)PyCapsule_GetPointer(args[0], "BitGenerator");
     if (b == NULL) return NULL;
     Py_buffer view;
-    if (PyObject_GetBuffer(args[1], &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyErr_Clear(); /* (read-only memory: nothing drawn, the caller's Python path refuses it) */
+        Py_RETURN_FALSE;
+    }
     const char *f = view.format ? view.format : "B";
     if (*f == '<' || *f == '=' || *f == '@') f++;
     int single = strcmp(f, "f") == 0 && view.itemsize == 4, dbl = strcmp(f, "d") == 0 && view.itemsize == 8;
@@ -201,14 +294,21 @@ static PyObject *py_bernoulli_fill(PyObject *self, PyObject *const *args, Py_ssi
             float *out = (float *)view.buf;
             for (Py_ssize_t i = 0; i < cnt; i++)
                 if (!(q[i] >= 0.0f && q[i] <= 1.0f)) goto done;
-            for (Py_ssize_t i = 0; i < cnt; i++)
-                out[i] = ((b->next_uint32(b->state) >> 8) * (1.0f / 16777216.0f)) < q[i] ? 1.0f : 0.0f;
+            for (Py_ssize_t i = 0; i < cnt; i++) {
+                int lt = ((b->next_uint32(b->state) >> 8) * (1.0f / 16777216.0f)) < q[i];
+                __asm__("" : "+r"(lt)); /* (no branch: below_fill says why) */
+                out[i] = (float)lt;
+            }
         } else {
             const double *q = (const double *)p.buf;
             double *out = (double *)view.buf;
             for (Py_ssize_t i = 0; i < cnt; i++)
                 if (!(q[i] >= 0.0 && q[i] <= 1.0)) goto done;
-            for (Py_ssize_t i = 0; i < cnt; i++) out[i] = b->next_double(b->state) < q[i] ? 1.0 : 0.0;
+            for (Py_ssize_t i = 0; i < cnt; i++) {
+                int lt = b->next_double(b->state) < q[i];
+                __asm__("" : "+r"(lt));
+                out[i] = (double)lt;
+            }
         }
         answer = Py_True;
     }
@@ -263,6 +363,12 @@ static PyMethodDef methods[] = {
     {"uniform_fill", (PyCFunction)(void (*)(void))py_uniform_fill, METH_FASTCALL,
      "uniform_fill(capsule, out) -> bool: Generator.random(dtype=out.dtype, out=out)'s draws into the float32 or\n"
      "float64 buffer out; False (nothing drawn) where out is unaligned."},
+    {"bounded_float", (PyCFunction)(void (*)(void))py_bounded_float, METH_FASTCALL,
+     "bounded_float(capsule, out, off, rng) -> bool: bounded_int64's draws cast into the float32/float64 buffer\n"
+     "out; False (nothing drawn) for another buffer."},
+    {"below_fill", (PyCFunction)(void (*)(void))py_below_fill, METH_FASTCALL,
+     "below_fill(capsule, out, p) -> bool: (Generator.random(shape) < p) as 1/0 into the float32/float64 buffer\n"
+     "out; False (nothing drawn) for another buffer."},
     {"bounded_int64", py_bounded_int64, METH_VARARGS,
      "bounded_int64(capsule, out, off, rng): fill the int64 buffer out with off + uniform integers\n"
      "on [0, rng] (rng as an unsigned 64-bit number), the draws Generator.integers makes."},

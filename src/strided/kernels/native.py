@@ -149,6 +149,27 @@ def rand() -> ModuleType | None:
     return _rand if _enabled.get() and (not _open_blocks[0] or enabled_here()) else None
 
 
+_randdist: ModuleType | None = None
+_randdist_loaded = False
+
+
+def randdist() -> ModuleType | None:
+    """The in-place samplers' compiled draws through NumPy's own distribution functions
+    (``strided.kernels._randdist``, linked against NumPy's ``libnpyrandom``), imported on the first
+    call; None when not built, with ``STRIDED_NATIVE=0``, or inside :func:`disabled` (this context
+    or thread only): then the samplers call ``numpy.random.Generator``, which draws the same numbers.
+
+    >>> with disabled():
+    ...     randdist() is None
+    True
+    """
+    global _randdist, _randdist_loaded
+    if not _randdist_loaded:
+        _randdist = _compiled("_randdist")  # (None: NumPy's Generator methods)
+        _randdist_loaded = True  # (a race imports the same module twice: harmless)
+    return _randdist if _enabled.get() and (not _open_blocks[0] or enabled_here()) else None
+
+
 _half: ModuleType | None = None
 _half_loaded = False
 

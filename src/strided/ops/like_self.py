@@ -20,6 +20,7 @@ from typing import Any
 
 from .. import creation
 from ..args import size_sequence, type_name
+from ..callsite import user_site
 from ..errors import StridedRuntimeError, StridedTypeError
 from ..grad_mode import check_flag
 from ..kernels.listeners import OPEN, listened, reporting
@@ -113,6 +114,9 @@ def new_full(self: Tensor, size: Any, fill_value: Any, *, dtype: Any = None, dev
     >>> strided.zeros(1).new_full((2,), 3).tolist()
     [3.0, 3.0]
     """
+    if dtype is None and device is None and requires_grad is False and not OPEN and size.__class__ is tuple and \
+            (fast := creation.full_of_float(size, fill_value, self._dtype)) is not None:
+        return fast  # (full's fast path in self's dtype: a float fill of a float32/float64 tensor)
     requires_grad = check_flag(requires_grad, "new_full")  # (named as this method, not the factory it calls)
     size_sequence(size, fill_value, "new_full")
     return _full(size, fill_value, dtype=_own_dtype(self, dtype), device=device, requires_grad=requires_grad)
@@ -131,8 +135,15 @@ def new_tensor(self: Tensor, data: Any, *, dtype: Any = None, device: Any = None
         warnings.warn(
             "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
             "sourceTensor.detach().clone().requires_grad_(True), rather than tensor.new_tensor(sourceTensor).",
-            UserWarning, stacklevel=2,
+            UserWarning, stacklevel=user_site()[1],  # (the user's line, as tensor(t)'s: not this module's entry)
         )
+        if dtype is None and device is None and requires_grad is False and not OPEN and \
+                data.__class__ is Tensor and data._dtype is self._dtype:
+            # (the common copy of a tensor of self's dtype: tensor(data)'s row-major fast copy, the
+            # general path's values, dtype and row-major layout; None for anything else)
+            fast = creation._rowmajor_copy(data)
+            if fast is not None:
+                return fast
         data = data.detach()  # (tensor() copies its elements into new memory: no clone first)
     return creation.copied_tensor(data, _own_dtype(self, dtype), device, requires_grad)
 

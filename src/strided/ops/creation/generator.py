@@ -67,7 +67,9 @@ class Generator:
     # (``_numpy``: NumPy's generator, made on the first draw or state read: ``numpy.random`` is
     # not loaded by ``import numpy``, and loading it for the default generator was ~12 ms of
     # ``import strided``; None until then, its stream is PCG64(_seed) from the start)
-    __slots__ = ("_numpy", "_seed", "_lock", "device")
+    # (``_capsule``: its bit generator's ``capsule``, the compiled samplers' handle on the stream,
+    # kept beside ``_numpy``, None when that is)
+    __slots__ = ("_numpy", "_capsule", "_seed", "_lock", "device")
 
     def __init__(self, device: Any = "cpu") -> None:
         if str(device) != "cpu":
@@ -96,7 +98,7 @@ class Generator:
 
     def _set_seed(self, value: int) -> None:
         self._seed = value
-        self._numpy = None
+        self._numpy = self._capsule = None
 
     @property
     def _np(self) -> np.random.Generator:
@@ -104,6 +106,7 @@ class Generator:
         numpy = self._numpy
         if numpy is None:
             numpy = self._numpy = np.random.Generator(np.random.PCG64(self._seed))
+            self._capsule = numpy.bit_generator.capsule
         return numpy
 
     def manual_seed(self, seed: Any) -> Generator:
@@ -201,6 +204,7 @@ class Generator:
             bits = np.random.PCG64()
             bits.state = bit_state
             self._numpy = np.random.Generator(bits)
+            self._capsule = bits.capsule
             self._seed = int.from_bytes(raw[:8], "little")
         return self
 

@@ -302,6 +302,39 @@ def _plain_run(self: Any, generator: Any) -> np.ndarray | None:
     return flat
 
 
+def _native_fill(self: Any, fill: Callable[..., bool], *args: Any) -> bool:
+    """The in-place samplers' compiled common call, before their argument checks (each has
+    checked the arguments it takes as passing): ``fill(capsule, run, *args)`` (a kernel of
+    ``kernels._randdist``/``_randkernel``: the caller's Python fill step for step, the same numbers
+    and stream) under the default generator's lock, where ``self`` is a plain float32/float64
+    tensor whose row-major elements are its whole storage array (a fresh tensor's), ``run``;
+    False with nothing drawn otherwise, or where the kernel refuses ``run`` (read-only,
+    unaligned): the caller's paths then check, draw and refuse as before."""
+    if self.__class__ is not Tensor:
+        return False
+    dt = self._dtype
+    if dt is not float32 and dt is not float64:
+        return False
+    lay = self._layout
+    info = _cinfo[lay.shape]
+    run = self._storage.array
+    if lay.strides != info[0] or lay.offset or len(run) != info[1]:
+        return False
+    return _compiled_draw(fill, run, *args)
+
+
+def _compiled_draw(fill: Callable[..., Any], out: Any, *args: Any) -> Any:
+    """``fill(capsule, out, *args)``, a compiled draw from the default generator's stream, under
+    its lock (acquire/release: ~0.08 us under a with block's); what ``fill`` returns."""
+    g = default_generator
+    lock = g._lock
+    lock.acquire()
+    try:
+        return fill(g._capsule or g._np.bit_generator.capsule, out, *args)
+    finally:
+        lock.release()
+
+
 def _target(self: Any, op: str) -> Tensor:
     return tensor_arg(self, op, "self")
 
@@ -331,11 +364,13 @@ _DRAWN = frozenset({float32, float64})  # (the default dtypes NumPy draws in dir
 
 
 def _draw_uniform(g: np.random.Generator, out: np.ndarray) -> None:
-    g.random(dtype=out.dtype, out=out)
+    if (k := native.rand()) is None or not k.uniform_fill(g.bit_generator.capsule, out):
+        g.random(dtype=out.dtype, out=out)  # (uniform_fill: this call's loop compiled)
 
 
 def _draw_normal(g: np.random.Generator, out: np.ndarray) -> None:
-    g.standard_normal(dtype=out.dtype, out=out)
+    if (k := native.randdist()) is None or not k.standard_normal_fill(g.bit_generator.capsule, out):
+        g.standard_normal(dtype=out.dtype, out=out)  # (standard_normal_fill: NumPy's own fill, compiled)
 
 
 def _drawn(plan: tuple[int, Layout], dt: DType, draw: Callable[[np.random.Generator, np.ndarray], None],
@@ -524,6 +559,14 @@ def randint(*args: Any, low: Any = None, high: Any = None, size: Any = None, gen
         shape = _plain_randint(*args)
         if shape is not None:  # (the general path's draw and result, its argument work skipped)
             low_i, high_i = args[0], args[1] - 1
+            if generator is None and (k := native.rand()) is not None and (info := _cinfo[shape])[1] <= _FAST_N:
+                # (_draw_integers' kernel call into the result's fresh memory, as _fresh adopts it)
+                arr = _new_empty(info[1], np.int64)
+                _compiled_draw(k.bounded_int64, arr, low_i, high_i - low_i)
+                t = adopted(arr, info[2], DEFAULT_INT)
+                if OPEN:
+                    created("randint", (), t)
+                return t
             values = resolve(generator, "randint").draw(lambda g: _integers(low_i, high_i)(g, shape))
             return _fresh(shape, DEFAULT_INT, values, "randint")
     parse_device(device, "randint")
@@ -577,6 +620,7 @@ def _plain_randint(low: Any, high: Any, size: Any) -> Shape | None:
 
 
 _INT64_TOP = 2**63 - 1
+_FAST_N = 1 << 16  # (the factories' compiled draws hold the GIL: small results only)
 
 
 def randperm(n: Any, *, generator: Any = None, dtype: Any = None, device: Any = None) -> Tensor:
@@ -585,6 +629,14 @@ def randperm(n: Any, *, generator: Any = None, dtype: Any = None, device: Any = 
     >>> sorted(strided.randperm(5).tolist())
     [0, 1, 2, 3, 4]
     """
+    if n.__class__ is int and generator is None and dtype is None and device is None and 0 <= n <= _FAST_N and \
+            (k := native.randdist()) is not None:
+        arr = _new_empty(n, np.int64)
+        if _compiled_draw(k.randperm_fill, arr):  # (Generator.permutation(n)'s arange and shuffle, compiled)
+            t = adopted(arr, _cinfo[(n,)][2], DEFAULT_INT)
+            if OPEN:
+                created("randperm", (), t)
+            return t
     parse_device(device, "randperm")
     count = int_arg(n, "randperm", "n", 1)
     dt = DEFAULT_INT if dtype is None else to_dtype(dtype)
@@ -631,6 +683,21 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None
     >>> strided.normal(0.0, 2.0, (3,)).shape, strided.normal(strided.zeros(2, 1), strided.ones(3)).shape
     ((3,), (2, 3))
     """
+    if mean.__class__ is Tensor and std.__class__ is float and size is None and generator is None and \
+            dtype is None and device is None and (mean._dtype is float32 or mean._dtype is float64) and \
+            (std == 0.0 or _SCALE_LO <= std <= _SCALE_HI) and (k := native.randdist()) is not None:
+        # normal(mean tensor, std)'s common call: the draw, * std and + mean below compiled, into
+        # a fresh result, for a mean owning its row-major storage
+        lay = mean._layout
+        info = _cinfo[lay.shape]
+        m = mean._storage.array
+        if lay.strides == info[0] and not lay.offset and len(m) == info[1] <= _FAST_N:
+            arr = _new_empty(info[1], m.dtype)
+            if _compiled_draw(k.normal_tensor_fill, arr, m, std):
+                t = adopted(arr, info[2], mean._dtype)
+                if OPEN:
+                    created("normal", (mean,), t)
+                return t
     parse_device(device, "normal")
     mean_t, std_t = isinstance(mean, Tensor), isinstance(std, Tensor)
     if not (mean_t or std_t):
@@ -959,7 +1026,21 @@ def randint_like(input: Any, low: Any = None, high: Any = None, *, dtype: Any = 
         # without its argument parsing (a flag, a device and a dtype left out need none)
         dt = input._dtype
         _check_range(0, low, dt, "randint_like")  # (from here: its warning's stacklevel is the general path's)
-        shape = input._layout.shape
+        lay = input._layout
+        shape = lay.shape
+        if generator is None and (k := native.rand()) is not None and lay.strides == (info := _cinfo[shape])[0] \
+                and info[1] <= _FAST_N and (dt is float32 or dt is float64 or dt is int64):
+            # (the draw below compiled into the fresh row-major result, cast as _fresh's copy casts it)
+            arr = _new_empty(info[1], dt.numpy)
+            if dt is int64:
+                drawn = _compiled_draw(k.bounded_int64, arr, 0, low - 1) is None  # (it raises, or draws)
+            else:
+                drawn = _compiled_draw(k.bounded_float, arr, 0, low - 1)
+            if drawn:
+                t = adopted(arr, info[2], dt)
+                if OPEN:
+                    created("randint_like", (input,), t)
+                return t
         values = resolve(generator, "randint_like").draw(lambda g: _integers(0, low - 1)(g, shape))
         return _fresh(shape, dt, values, "randint_like", (input,), _like_strides(input, dt, memory_format))
     requires_grad = check_flag(requires_grad, "randint_like")  # (before a draw: no RNG step on a bad flag)
@@ -993,6 +1074,10 @@ def uniform_(self: Tensor, from_: float = 0.0, to: float = 1.0, *, generator: An
     (2, 3)
     """
     if not kw and from_.__class__ is float and to.__class__ is float and from_ == 0.0 and to == 1.0:
+        if generator is None and (k := native.rand()) is not None and _native_fill(self, k.uniform_fill):
+            if OPEN:
+                report("uniform_", (), self)
+            return self
         dest = _plain_run(self, generator)
         if dest is not None:  # (the [0, 1) draw below, its checks passing)
             k = native.rand()
@@ -1065,6 +1150,12 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any
     (True, True)
     """
     if mean.__class__ is float and std.__class__ is float and std >= 0.0:
+        if generator is None and (std == 0.0 or _SCALE_LO <= std <= _SCALE_HI) and \
+                (mean == 0.0 or _SCALE_LO <= abs(mean) <= _SCALE_HI) and (k := native.randdist()) is not None \
+                and _native_fill(self, k.normal_fill, mean, std):  # (the fill below compiled)
+            if OPEN:
+                report("normal_", (), self)
+            return self
         dest = _plain_run(self, generator)
         if dest is not None:  # (the checks below pass: the float32/float64 fill; _filled, inlined)
             with default_generator._lock:
@@ -1110,8 +1201,19 @@ def _fill_normal(g: np.random.Generator, out: np.ndarray, m: float, s: float) ->
 _ZEROS = {"f": np.zeros((), np.float32), "d": np.zeros((), np.float64)}
 _copysign = math.copysign
 
+# The arguments the compiled fills (kernels/_randdist.c) take: scales and means under which no
+# ufunc step of the Python fills can overflow, underflow or make a NaN of numbers (so NumPy would
+# not have warned, or raised under an np.errstate), for a float32 target too (its operands
+# rounded to float32: no overflow or underflow in that either). A ziggurat normal or exponential
+# draw is 0 or within [1e-18, 50] in magnitude (float32's: [1e-8, 50]; the ziggurat's step is
+# its table's x / 2**52), a standard Cauchy one (their quotient) 0, within [1e-20, 1e19], inf or
+# NaN (0 / 0 in NumPy's C, no ufunc: no warning); anything else takes the Python fill, and its
+# warnings.
+_SCALE_LO, _SCALE_HI = 1e-20, 1e15
+
 
 _MISSING: Any = object()
+_MANTISSA_TOP = (2**53, 2**24)  # (random_()'s largest integer of float64, float32: _int_bounds's)
 
 
 @method("random_")
@@ -1123,9 +1225,16 @@ def random_(self: Tensor, from_: Any = None, to: Any = _MISSING, *, generator: A
     >>> strided.zeros(4, dtype=strided.int64).random_(3, 5).tolist()  # doctest: +SKIP
     [4, 3, 3, 4]
     """
-    if from_ is None and to is _MISSING and not kw and (dest := _plain_run(self, generator)) is not None:
-        # (random_() of a float32/float64 tensor: integers on [0, 2**mantissa bits], as below)
-        return _sampled(self, "random_", dest, _draw_integers, 0, _int_bounds(self._dtype)[1])
+    if from_ is None and to is _MISSING and not kw and generator is None:
+        # (random_() of a float32/float64 tensor: integers on [0, 2**mantissa bits], as below, the
+        # draws compiled and cast into the target as the copy casts them)
+        if self.__class__ is Tensor and (k := native.rand()) is not None and \
+                _native_fill(self, k.bounded_float, 0, _MANTISSA_TOP[self._dtype is float32]):
+            if OPEN:
+                report("random_", (), self)
+            return self
+        if (dest := _plain_run(self, generator)) is not None:
+            return _sampled(self, "random_", dest, _draw_integers, 0, _int_bounds(self._dtype)[1])
     by_keyword = "from" in kw
     from_ = kw.pop("from", from_)
     _no_extra(kw, "random_")
@@ -1161,6 +1270,11 @@ def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
     >>> sorted(set(strided.empty(100).bernoulli_(0.5).tolist())) in ([0.0, 1.0], [0.0], [1.0])
     True
     """
+    if p.__class__ is float and 0.0 <= p <= 1.0 and generator is None and (k := native.rand()) is not None \
+            and _native_fill(self, k.below_fill, p):  # (the draws and comparisons below compiled, 1/0 written)
+        if OPEN:
+            report("bernoulli_", (), self)
+        return self
     if p.__class__ is float and 0.0 <= p <= 1.0 and (dest := _plain_run(self, generator)) is not None:
         return _sampled(self, "bernoulli_", dest, _below, p)  # (the checks below pass: the same draw)
     self = _target(self, "bernoulli_")
@@ -1214,6 +1328,11 @@ def exponential_(self: Tensor, lambd: float = 1.0, *, generator: Any = None) -> 
     True
     """
     if lambd.__class__ is float and lambd > 0.0:
+        if generator is None and _SCALE_LO <= lambd <= _SCALE_HI and (k := native.randdist()) is not None and \
+                _native_fill(self, k.exponential_fill, lambd):  # (the fill below compiled)
+            if OPEN:
+                report("exponential_", (), self)
+            return self
         dest = _plain_run(self, generator)
         if dest is not None:  # (the checks below pass: the float32/float64 fill)
             return _filled(self, "exponential_", default_generator, dest, _fill_exponential, lambd)
@@ -1242,6 +1361,11 @@ def geometric_(self: Tensor, p: float, *, generator: Any = None) -> Tensor:
     >>> bool((strided.empty(100).geometric_(0.5) >= 1).all())
     True
     """
+    if p.__class__ is float and 0.0 < p < 1.0 and generator is None and (k := native.randdist()) is not None \
+            and _native_fill(self, k.geometric_fill, p):  # (the draw and cast below compiled)
+        if OPEN:
+            report("geometric_", (), self)
+        return self
     if p.__class__ is float and 0.0 < p < 1.0 and (dest := _plain_run(self, generator)) is not None:
         return _sampled(self, "geometric_", dest, _geometric, p)  # (the checks below pass: the same draw)
     self = _target(self, "geometric_")
@@ -1266,6 +1390,14 @@ def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator:
     >>> bool((strided.empty(100).log_normal_() > 0).all())
     True
     """
+    if mean.__class__ is float and std.__class__ is float and generator is None and _SCALE_LO <= std and \
+            abs(mean) + 15.0 * std <= 700.0 and (k := native.randdist()) is not None and \
+            _native_fill(self, k.log_normal_fill, mean, std):
+        # (the fill below compiled, NumPy's exp loop included: every draw is within +-15, so no
+        # exp argument is outside [-700, 700], where np.exp would warn of an overflow or underflow)
+        if OPEN:
+            report("log_normal_", (), self)
+        return self
     if mean.__class__ is float and std.__class__ is float and std > 0.0 and \
             (dest := _plain_run(self, generator)) is not None:  # (the checks below pass: the same fill)
         return _filled(self, "log_normal_", default_generator, dest, _fill_log_normal, mean, std)
@@ -1294,6 +1426,12 @@ def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator:
     >>> strided.empty(2, 3).cauchy_().shape
     (2, 3)
     """
+    if median.__class__ is float and sigma.__class__ is float and generator is None and \
+            _SCALE_LO <= sigma <= _SCALE_HI and (median == 0.0 or _SCALE_LO <= abs(median) <= _SCALE_HI) and \
+            (k := native.randdist()) is not None and _native_fill(self, k.cauchy_fill, median, sigma):
+        if OPEN:  # (the sample below compiled: NumPy's standard_cauchy, then * sigma + median)
+            report("cauchy_", (), self)
+        return self
     if median.__class__ is float and sigma.__class__ is float and sigma > 0.0 and \
             (dest := _plain_run(self, generator)) is not None:  # (the checks below pass: the same draw)
         return _sampled(self, "cauchy_", dest, _cauchy, median, sigma)

@@ -230,6 +230,8 @@ def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, devi
     >>> strided.tril_indices(3, 3).tolist()
     [[0, 1, 1, 2, 2, 2], [0, 0, 1, 0, 1, 2]]
     """
+    if dtype is None and device is None and (fast := _pairs_copy(row, col, offset, True)) is not None:
+        return fast
     return _triangle_indices(row, col, offset, dtype, device, "tril_indices")
 
 
@@ -240,7 +242,30 @@ def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, devi
     >>> strided.triu_indices(2, 3, 1).tolist()
     [[0, 0, 1], [1, 2, 2]]
     """
+    if dtype is None and device is None and (fast := _pairs_copy(row, col, offset, False)) is not None:
+        return fast
     return _triangle_indices(row, col, offset, dtype, device, "triu_indices")
+
+
+def _pairs_copy(row: Any, col: Any, offset: Any, lower: bool) -> Tensor | None:
+    """``tril_indices``/``triu_indices``'s common call (int sizes of a small matrix, an int offset,
+    the default dtype and device): a copy of the remembered pairs in their row-major layout, the
+    general path's int64 result; None for anything else (the general path checks and says why)."""
+    hit = _PAIRS.get((row, col, offset, lower)) if row.__class__ is int and col.__class__ is int and \
+        offset.__class__ is int else None  # (the classes first: 3.0 and True hash as 3 and 1 do)
+    if hit is None:
+        if row.__class__ is not int or col.__class__ is not int or offset.__class__ is not int or row < 0 or \
+                col < 0 or row * col > _MEMO_ELEMENTS or not -_FAR_OFFSET < offset < _FAR_OFFSET:
+            return None
+        pairs = _small_index_pairs(row, col, offset, lower)
+        hit = (pairs.reshape(-1), _cinfo[pairs.shape][2])
+        if len(_PAIRS) < 256:
+            _PAIRS[(row, col, offset, lower)] = hit
+    return adopted(hit[0].copy(), hit[1], int64)
+
+
+# (row, col, offset, lower) -> the pairs' flat read-only int64 run and (2, N) row-major layout
+_PAIRS: dict[tuple[int, int, int, bool], tuple[np.ndarray, Any]] = {}
 
 
 def _triangle_indices(row: Any, col: Any, offset: Any, dtype: Any, device: Any, op: str) -> Tensor:

@@ -1,0 +1,350 @@
+/* strided.kernels._randdist: the in-place samplers' common call (a C-contiguous float32/float64
+ * target, the default generator) drawn and finished in one C call, through NumPy's own
+ * distribution functions (numpy/random/lib/libnpyrandom.a, the object code numpy.random.Generator
+ * runs: the same ziggurats, the same calls into the bit generator in the same order, so the same
+ * numbers and the same stream afterwards).
+ *
+ * Each ``*_fill(capsule, out, ...) -> bool`` writes what strided's Python path writes into ``out``
+ * (numbered below by that path's NumPy steps); False, nothing drawn, where ``out`` is not an
+ * aligned C-contiguous float32 ("f") or float64 ("d") buffer (the caller then takes the Python
+ * path). The float arithmetic is the ufuncs' own: one IEEE operation per step in the target's
+ * type (a float32 target's Python-float operand rounded to float32 first, as NumPy's weak scalar
+ * is), no contraction (-ffp-contract=off). The callers give only arguments under which no step
+ * can overflow or produce a NaN from numbers (so no ufunc would have warned): see random.py.
+ *
+ * Why: Generator.standard_normal/standard_exponential/geometric/standard_cauchy spend ~1 us a
+ * call on argument handling, and each following ufunc ~0.4 us, against ~0.05 us of drawing for a
+ * (3, 4) target. The caller holds strided's lock of the generator.
+ */
+#define PY_SSIZE_T_CLEAN
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "_rand_target.h"
+#include <numpy/random/distributions.h>
+#include <numpy/ndarraytypes.h>
+#include <numpy/ufuncobject.h>
+
+static int start(const char *name, Py_ssize_t want, PyObject *const *args, Py_ssize_t nargs, bitgen_t **b,
+                 Py_buffer *view, double *x)
+{
+    if (nargs != want) {
+        PyErr_Format(PyExc_TypeError, "%s takes %zd arguments, not %zd", name, want, nargs);
+        return -1;
+    }
+    for (Py_ssize_t i = 2; i < nargs; i++) {
+        x[i - 2] = PyFloat_AsDouble(args[i]);
+        if (x[i - 2] == -1.0 && PyErr_Occurred()) return -1;
+    }
+    *b = (bitgen_t *)PyCapsule_GetPointer(args[0], "BitGenerator");
+    if (*b == NULL) return -1;
+    return float_target(args[1], view);
+}
+
+#define BEGIN(NAME, N)                                                   \
+    (void)self;                                                          \
+    bitgen_t *b;                                                         \
+    Py_buffer view;                                                      \
+    double x[3];                                                         \
+    int kind = start(NAME, N, args, nargs, &b, &view, x);                \
+    if (kind < 0) return NULL;                                           \
+    if (kind == 0) Py_RETURN_FALSE;                                      \
+    Py_ssize_t n = view.len / view.itemsize;
+
+#define END                 \
+    PyBuffer_Release(&view); \
+    Py_RETURN_TRUE;
+
+/* normal_fill(capsule, out, mean, std): normal_'s fill, (1) Generator.standard_normal(dtype=out's,
+ * out=out), (2) out *= std where std != 1, (3) out += mean. */
+static PyObject *py_normal_fill(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    BEGIN("normal_fill", 4)
+    double m = x[0], s = x[1];
+    if (kind == 'f') {
+        float *o = (float *)view.buf, mf = (float)m, sf = (float)s;
+        random_standard_normal_fill_f(b, n, o);
+        if (s != 1.0)
+            for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] * sf;
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] + mf;
+    } else {
+        double *o = (double *)view.buf;
+        random_standard_normal_fill(b, n, o);
+        if (s != 1.0)
+            for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] * s;
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] + m;
+    }
+    END
+}
+
+/* exponential_fill(capsule, out, rate): exponential_'s fill, (1) Generator.standard_exponential(
+ * dtype=out's, out=out), (2) out /= rate where rate != 1. */
+static PyObject *py_exponential_fill(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    BEGIN("exponential_fill", 3)
+    double r = x[0];
+    if (kind == 'f') {
+        float *o = (float *)view.buf, rf = (float)r;
+        random_standard_exponential_fill_f(b, n, o);
+        if (r != 1.0)
+            for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] / rf;
+    } else {
+        double *o = (double *)view.buf;
+        random_standard_exponential_fill(b, n, o);
+        if (r != 1.0)
+            for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] / r;
+    }
+    END
+}
+
+/* geometric_fill(capsule, out, p): geometric_'s sample, (1) Generator.geometric(p, shape) (int64),
+ * (2) cast into out (C's int64 -> float conversion, NumPy's cast). */
+static PyObject *py_geometric_fill(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    BEGIN("geometric_fill", 3)
+    double p = x[0];
+    if (kind == 'f') {
+        float *o = (float *)view.buf;
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = (float)random_geometric(b, p);
+    } else {
+        double *o = (double *)view.buf;
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = (double)random_geometric(b, p);
+    }
+    END
+}
+
+/* cauchy_fill(capsule, out, median, sigma): cauchy_'s sample, (1) Generator.standard_cauchy(shape)
+ * (float64), (2) *= sigma where sigma != 1, (3) += median, in float64, (4) cast into out. */
+static PyObject *py_cauchy_fill(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    BEGIN("cauchy_fill", 4)
+    double m = x[0], s = x[1];
+    int scaled = s != 1.0;
+    if (kind == 'f') {
+        float *o = (float *)view.buf;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            double v = random_standard_cauchy(b);
+            if (scaled) v = v * s;
+            o[i] = (float)(v + m);
+        }
+    } else {
+        double *o = (double *)view.buf;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            double v = random_standard_cauchy(b);
+            if (scaled) v = v * s;
+            o[i] = v + m;
+        }
+    }
+    END
+}
+
+/* standard_normal_fill(capsule, out) -> bool: Generator.standard_normal(dtype=out's, out=out)
+ * (randn's draw; no arithmetic after it). */
+static PyObject *py_standard_normal_fill(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    BEGIN("standard_normal_fill", 2)
+    if (kind == 'f') random_standard_normal_fill_f(b, n, (float *)view.buf);
+    else random_standard_normal_fill(b, n, (double *)view.buf);
+    END
+}
+
+/* normal_tensor_fill(capsule, out, mean, std) -> bool: normal(mean_tensor, std)'s values, (1)
+ * Generator.standard_normal(shape, dtype=out's) into out, (2) * std (always: the Python path
+ * multiplies by 1.0 too), (3) + mean[i] (mean: a C-contiguous buffer of out's format and length,
+ * not overlapping it). False, nothing drawn, for any other pair of buffers. The caller gives std 0
+ * or within [1e-20, 1e15]: step 2 neither overflows nor underflows, and |draw * std| <= 1.4e16 is
+ * below half an ulp of the largest float32 (2**103), so no sum of step 3 overflows (np.add would
+ * not warn). */
+static PyObject *py_normal_tensor_fill(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 4) {
+        PyErr_Format(PyExc_TypeError, "normal_tensor_fill takes 4 arguments, not %zd", nargs);
+        return NULL;
+    }
+    double s = PyFloat_AsDouble(args[3]);
+    if (s == -1.0 && PyErr_Occurred()) return NULL;
+    bitgen_t *b = (bitgen_t *)PyCapsule_GetPointer(args[0], "BitGenerator");
+    if (b == NULL) return NULL;
+    Py_buffer view, mv;
+    int kind = float_target(args[1], &view);
+    if (kind == 0) Py_RETURN_FALSE;
+    if (PyObject_GetBuffer(args[2], &mv, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyErr_Clear();
+        PyBuffer_Release(&view);
+        Py_RETURN_FALSE;
+    }
+    const char *f = mv.format ? mv.format : "B";
+    if (*f == '<' || *f == '=' || *f == '@') f++;
+    char *ma = (char *)mv.buf, *va = (char *)view.buf;
+    if (f[0] != kind || f[1] != 0 || mv.itemsize != view.itemsize || mv.len != view.len
+        || ((uintptr_t)ma) % (uintptr_t)mv.itemsize || (ma < va + view.len && va < ma + mv.len)) {
+        PyBuffer_Release(&mv);
+        PyBuffer_Release(&view);
+        Py_RETURN_FALSE;
+    }
+    Py_ssize_t n = view.len / view.itemsize;
+    if (kind == 'f') {
+        float *o = (float *)view.buf, sf = (float)s;
+        const float *m = (const float *)mv.buf;
+        random_standard_normal_fill_f(b, n, o);
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] * sf;
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] + m[i];
+    } else {
+        double *o = (double *)view.buf;
+        const double *m = (const double *)mv.buf;
+        random_standard_normal_fill(b, n, o);
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] * s;
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] + m[i];
+    }
+    PyBuffer_Release(&mv);
+    PyBuffer_Release(&view);
+    Py_RETURN_TRUE;
+}
+
+/* randperm_fill(capsule, out) -> bool: Generator.permutation(n) into an int64 buffer of n
+ * elements: np.arange(n), then Generator.shuffle's loop (for i from n - 1 down to 1, j =
+ * random_interval(i), swap elements i and j), the same draws in the same order. False, nothing
+ * drawn, for another buffer. Large n without the GIL, as NumPy's shuffle. */
+static PyObject *py_randperm_fill(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "randperm_fill(capsule, out) takes 2 arguments, not %zd", nargs);
+        return NULL;
+    }
+    bitgen_t *b = (bitgen_t *)PyCapsule_GetPointer(args[0], "BitGenerator");
+    if (b == NULL) return NULL;
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[1], &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyErr_Clear();
+        Py_RETURN_FALSE;
+    }
+    const char *f = view.format ? view.format : "B";
+    if (*f == '<' || *f == '=' || *f == '@') f++;
+    if (!((strcmp(f, "l") == 0 || strcmp(f, "q") == 0) && view.itemsize == 8) || ((uintptr_t)view.buf) % 8) {
+        PyBuffer_Release(&view);
+        Py_RETURN_FALSE;
+    }
+    int64_t *o = (int64_t *)view.buf;
+    Py_ssize_t n = view.len / 8;
+    for (Py_ssize_t i = 0; i < n; i++) o[i] = i;
+    if (n > 1) {
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = n - 1; i >= 1; i--) {
+            Py_ssize_t j = (Py_ssize_t)random_interval(b, (uint64_t)i);
+            int64_t t = o[j];
+            o[j] = o[i];
+            o[i] = t;
+        }
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&view);
+    Py_RETURN_TRUE;
+}
+
+/* numpy.exp's float64 loop (the dispatched one NumPy itself runs: its own SIMD exp where the CPU
+ * has it, not the C library's), found at import in the ufunc's table; NULL if not found there
+ * (log_normal_fill then draws nothing). */
+static PyUFuncGenericFunction exp_loop = NULL;
+static void *exp_data = NULL;
+
+static void find_exp(void)
+{
+    PyObject *np = PyImport_ImportModule("numpy");
+    PyObject *exp = np ? PyObject_GetAttrString(np, "exp") : NULL;
+    Py_XDECREF(np);
+    if (exp == NULL) {
+        PyErr_Clear();
+        return;
+    }
+    PyUFuncObject *u = (PyUFuncObject *)exp;
+    if (PyObject_HasAttrString(exp, "ntypes") && u->nin == 1 && u->nout == 1 && u->nargs == 2 && u->functions)
+        for (int i = 0; i < u->ntypes; i++)
+            if (u->types[2 * i] == NPY_DOUBLE && u->types[2 * i + 1] == NPY_DOUBLE) {
+                exp_loop = u->functions[i];
+                exp_data = u->data ? u->data[i] : NULL;
+                break;
+            }
+    Py_DECREF(exp);
+}
+
+/* exp in place over n contiguous doubles by NumPy's loop, as np.exp(x, out=x) calls it (the same
+ * pointer in and out). */
+static void exp_in_place(double *x, Py_ssize_t n)
+{
+    char *args[2] = {(char *)x, (char *)x};
+    npy_intp dims[1] = {(npy_intp)n}, steps[2] = {sizeof(double), sizeof(double)};
+    exp_loop(args, dims, steps, exp_data);
+}
+
+/* log_normal_fill(capsule, out, mean, std) -> bool: log_normal_'s whole fill, (1)
+ * Generator.standard_normal(shape) (float64), (2) *= std, (3) += mean, (4) np.exp in place (NumPy's
+ * own float64 loop), (5) cast into out; float32 targets in blocks of 256 (a block's draws, then its
+ * exp and cast: the same values, element by element). The caller gives only means and stds with
+ * |mean| + 15 std <= 700: a ziggurat draw is within +-15, so every exp argument is within
+ * [-700, 700], where exp neither overflows nor underflows (np.exp would not warn). */
+static PyObject *py_log_normal_fill(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    BEGIN("log_normal_fill", 4)
+    if (exp_loop == NULL) {
+        PyBuffer_Release(&view);
+        Py_RETURN_FALSE;
+    }
+    double m = x[0], s = x[1];
+    if (kind == 'd') {
+        double *o = (double *)view.buf;
+        random_standard_normal_fill(b, n, o);
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] * s;
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] + m;
+        exp_in_place(o, n);
+    } else {
+        float *o = (float *)view.buf;
+        double block[256];
+        for (Py_ssize_t at = 0; at < n; at += 256) {
+            Py_ssize_t k = n - at < 256 ? n - at : 256;
+            random_standard_normal_fill(b, k, block);
+            for (Py_ssize_t i = 0; i < k; i++) block[i] = block[i] * s;
+            for (Py_ssize_t i = 0; i < k; i++) block[i] = block[i] + m;
+            exp_in_place(block, k);
+            for (Py_ssize_t i = 0; i < k; i++) o[at + i] = (float)block[i];
+        }
+    }
+    END
+}
+
+static PyMethodDef methods[] = {
+    {"standard_normal_fill", (PyCFunction)(void (*)(void))py_standard_normal_fill, METH_FASTCALL,
+     "standard_normal_fill(capsule, out) -> bool: Generator.standard_normal(dtype=out's, out=out)."},
+    {"normal_tensor_fill", (PyCFunction)(void (*)(void))py_normal_tensor_fill, METH_FASTCALL,
+     "normal_tensor_fill(capsule, out, mean, std) -> bool: standard_normal * std + mean (a buffer) into out."},
+    {"randperm_fill", (PyCFunction)(void (*)(void))py_randperm_fill, METH_FASTCALL,
+     "randperm_fill(capsule, out) -> bool: Generator.permutation(len(out)) into the int64 buffer out."},
+    {"log_normal_fill", (PyCFunction)(void (*)(void))py_log_normal_fill, METH_FASTCALL,
+     "log_normal_fill(capsule, out, mean, std) -> bool: log_normal_'s exp(standard_normal * std + mean) cast into\n"
+     "out (NumPy's exp loop); for |mean| + 15 std <= 700 only."},
+    {"normal_fill", (PyCFunction)(void (*)(void))py_normal_fill, METH_FASTCALL,
+     "normal_fill(capsule, out, mean, std) -> bool: normal_'s standard_normal * std + mean into out."},
+    {"exponential_fill", (PyCFunction)(void (*)(void))py_exponential_fill, METH_FASTCALL,
+     "exponential_fill(capsule, out, rate) -> bool: exponential_'s standard_exponential / rate into out."},
+    {"geometric_fill", (PyCFunction)(void (*)(void))py_geometric_fill, METH_FASTCALL,
+     "geometric_fill(capsule, out, p) -> bool: geometric_'s Generator.geometric(p) cast into out."},
+    {"cauchy_fill", (PyCFunction)(void (*)(void))py_cauchy_fill, METH_FASTCALL,
+     "cauchy_fill(capsule, out, median, sigma) -> bool: cauchy_'s float64 standard_cauchy * sigma + median\n"
+     "cast into out."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "strided.kernels._randdist",
+    "The in-place samplers' draws through NumPy's distribution functions (see strided.kernels.native).", -1,
+    methods,
+};
+
+PyMODINIT_FUNC PyInit__randdist(void)
+{
+    find_exp();
+    return PyModule_Create(&module);
+}
