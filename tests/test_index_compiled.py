@@ -1,6 +1,6 @@
 """The compiled small-call paths of the indexing family (the copy kernel's ``along_tensors`` and
-``slices_tensors``, ops/indexing/fast_along.py ``ALONG_C`` / ``SLICES_C``): each op's result with
-them is the result without them (the NumPy fast paths and the general path) bit for bit (dtype,
+``slices_tensors``, ops/indexing/fast_along.py ``ALONG_C`` / ``SLICES_C``; index_put / index_put_
+too): each op's result with them is the result without them (the NumPy fast paths and the general path) bit for bit (dtype,
 shape, strides, bytes: NaN payloads, signaling NaNs, -0.0, integer wrap-around, repeated
 indices), the errors are the same, and PyTorch 2.13 agrees on the values."""
 
@@ -13,6 +13,7 @@ import pytest
 import torch
 
 import strided
+from strided.ops.indexing import advanced as AD
 from strided.ops.indexing import fast_along as FA
 from strided.ops.indexing import gather_scatter as GS
 from strided.ops.indexing import index_ops as IO
@@ -62,6 +63,7 @@ def _calls(rng, dtype):
     vec = strided.from_numpy(rng.integers(0, hi, m))
     source = strided.from_numpy(_values(rng, shape[: d % nd] + (m,) + shape[d % nd + 1:], dtype))
     inc = bool(rng.random() < 0.5)
+    rows = strided.from_numpy(_values(rng, (m,) + shape[1:], dtype))  # (index_put's values: along dim 0)
     value = float(rng.standard_normal()) if np.dtype(dtype).kind == "f" else int(rng.integers(-9, 9))
     return [
         ("gather", lambda: strided.gather(x, d, index)),
@@ -74,6 +76,8 @@ def _calls(rng, dtype):
         ("index_add", lambda: strided.index_add(x, d, vec, source)),
         ("index_reduce", lambda: strided.index_reduce(x, d, vec, source, "prod", include_self=inc)),
         ("index_fill", lambda: strided.index_fill(x, d, vec, value)),
+        ("index_put", lambda: x.index_put((vec,), rows, accumulate=inc)),
+        ("index_put_", lambda: x.clone().index_put_((vec,), rows, accumulate=inc)),
     ]
 
 
@@ -89,6 +93,7 @@ def test_compiled_paths_are_the_numpy_paths_bit_for_bit(dtype, monkeypatch):
     with monkeypatch.context() as m:
         m.setattr(GS, "ALONG_C", None)
         m.setattr(IO, "SLICES_C", None)
+        m.setattr(AD, "SLICES_C", None)
         rng = np.random.default_rng(int(np.dtype(dtype).num))
         for got in compiled:
             want = [(name, _result(call)) for name, call in _calls(rng, dtype)]
@@ -113,6 +118,8 @@ def test_compiled_paths_answer_none_outside_their_preconditions():
     assert FA.SLICES_C(8, x, 0, v, 1) is None  # (an int into a float tensor: NumPy's setitem decides)
     assert FA.SLICES_C(8, x.long(), 0, v, 2**40) is not None and FA.SLICES_C(8, x.int(), 0, v, 2**40) is None
     assert FA.SLICES_C(1, x, 0, v, strided.ones(2, 3)) is None  # (a source of the wrong shape)
+    assert FA.SLICES_C(17, x, 0, v, x[:2]) is None  # (in place from a view of self: the general path)
+    assert FA.SLICES_C(17, x, 0, v, strided.ones(2, 4)) is True and x[2].tolist() == [1.0] * 4
 
 
 def test_out_of_range_raises_and_writes_nothing():
@@ -146,6 +153,8 @@ def test_compiled_paths_agree_with_torch(dtype):
         (strided.index_add(s(x), 0, s(vec), s(src)), torch.index_add(x, 0, vec, src)),
         (strided.index_copy(s(x), 0, strided.tensor([3, 0, 1]), s(src)), torch.index_copy(x, 0, torch.tensor([3, 0, 1]), src)),
         (strided.index_fill(s(x), 1, s(vec), 2), torch.index_fill(x, 1, vec, 2)),
+        (s(x).index_put((s(vec),), s(src), accumulate=True), x.index_put((vec,), src, accumulate=True)),
+        (s(x).clone().index_put_((strided.tensor([3, 0, 1]),), s(src)), x.clone().index_put_((torch.tensor([3, 0, 1]),), src)),
     ]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -2411,10 +2411,11 @@ done:
  * slices_tensors(op, self, dim, index, source) the same for fast_along's along_slices path:
  * index_select (op 0), the out-of-place index_copy (1), index_add (2), index_reduce "prod" (3;
  * +4: include_self=False) and index_fill (8: source a Python float for a float self, an int
- * in range for an integer one: the value NumPy's setitem writes) with a 1-D
- * int64 index of 1 to limit values in [0, size); self non-empty; source (ops 1-7) row-major of
- * self's dtype and shape with the index's length at dim. Each element gets its writes in the
- * index's order. */
+ * in range for an integer one: the value NumPy's setitem writes); 17 and 18 are ops 1 and 2
+ * written into self's own run (index_put_; True where done), refused where self's run overlaps
+ * the source's or the index's. Each takes a 1-D int64 index of 1 to limit values in [0, size);
+ * self non-empty; source (ops 1-7) row-major of self's dtype and shape with the index's length
+ * at dim. Each element gets its writes in the index's order. */
 #define IX_POS 4096 /* the most index elements a call takes (index_setup's limit is cut to it) */
 static PyObject *ix_cinfo, *ix_empty, *ix_dtypes[4], *ix_np[4];
 static Py_ssize_t ix_limit;
@@ -2771,12 +2772,15 @@ static int ix_source(PyObject *const *args, ix_call *c, const Py_ssize_t *shape,
     return 1;
 }
 
-/* The call's answer for r (1: the Tensor over c->flat with c->shape's plan; 0: None; -1: NULL),
+/* The call's answer for r (1: the Tensor over c->flat with c->shape's plan; 2: True; 0: None; -1: NULL),
  * everything released. */
 static PyObject *ix_close(ix_call *c, int r)
 {
     PyObject *answer = NULL;
-    if (r > 0)
+    if (r == 2) { /* (written in place) */
+        answer = Py_True;
+        Py_INCREF(answer);
+    } else if (r > 0)
         answer = ix_adopt(c->flat, c->shape, c->s.kind);
     ix_release(&c->s);
     ix_release(&c->ix);
@@ -2851,6 +2855,9 @@ static PyObject *py_slices_tensors(PyObject *self, PyObject *const *args, Py_ssi
     int r = ix_open(args, nargs, "slices_tensors", 1, &c);
     if (r <= 0)
         return ix_close(&c, r);
+    int inplace = c.op == 17 || c.op == 18; /* (index_put_: put, add into self's own run) */
+    if (inplace)
+        c.op -= 16;
     int base = (int)(c.op & 3), fresh_start = (c.op & 4) != 0, fill = c.op == 8, kind = c.s.kind;
     if (c.op < 0 || (c.op > 7 && !fill) || (fresh_start && base < 2))
         return ix_close(&c, 0);
@@ -2886,7 +2893,14 @@ static PyObject *py_slices_tensors(PyObject *self, PyObject *const *args, Py_ssi
         return ix_close(&c, r);
     }
     char *o;
-    if (base || fill) {
+    if (inplace) {
+        /* (self's run may not overlap the source's or the index's: NumPy's may_share_memory test,
+         * the general path then reads them first) */
+        const char *lo = c.s.data, *hi = c.s.data + c.s.n * isz;
+        if ((c.v.data < hi && lo < c.v.data + c.v.n * isz) || (c.ix.data < hi && lo < c.ix.data + m * 8))
+            return ix_close(&c, 0);
+        o = c.s.data;
+    } else if (base || fill) {
         o = ix_fresh(&c, c.s.n, 1);
         c.shape = c.s.shape_obj;
         Py_INCREF(c.shape);
@@ -2927,7 +2941,7 @@ static PyObject *py_slices_tensors(PyObject *self, PyObject *const *args, Py_ssi
                     ix_apply(kind, base, o, first + idx[k] * inner + i, c.v.data, from + k * inner + i);
         }
     }
-    return ix_close(&c, 1);
+    return ix_close(&c, inplace ? 2 : 1);
 }
 
 static PyMethodDef methods[] = {
@@ -2974,7 +2988,8 @@ static PyMethodDef methods[] = {
      "None where a precondition fails (nothing made)."},
     {"slices_tensors", (PyCFunction)(void (*)(void))py_slices_tensors, METH_FASTCALL,
      "slices_tensors(op, self, dim, index, source): index_select (0) / the out-of-place index_copy (1),\n"
-     "index_add (2), index_reduce prod (3; +4 include_self=False), index_fill (8, source a float / int) of\n"
+     "index_add (2), index_reduce prod (3; +4 include_self=False), index_fill (8, source a float / int), in place\n"
+     "(17, 18: ops 1, 2 into self, True where done) of\n"
      "small row-major operands whose index is all in range; None where a precondition fails."},
     {NULL, NULL, 0, NULL},
 };

@@ -708,10 +708,6 @@ def _fast_index_reduce(self: Tensor, dim: Any, index: Tensor, source: Tensor, re
     (:func:`along_slices`) and whose source has the expected shape, so that every check below
     passes: a copy of ``self`` and :func:`_reduce_into` on the same arrays (the same writes in the
     same order). None when a precondition fails (nothing written)."""
-    if reduce == "prod" and SLICES_C is not None:  # (the compiled products, in the same order)
-        out = SLICES_C(3 if include_self else 7, self, dim, index, source)
-        if out is not None:
-            return out
     fast = along_slices(self, dim, index)
     if fast is None:
         return None
@@ -813,6 +809,14 @@ def index_reduce_(self: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
 def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,  # noqa: A002
                  include_self: bool = True) -> Tensor:
     """Out-of-place :func:`index_reduce_`: a new contiguous tensor."""
+    if SLICES_C is not None and reduce.__class__ is str and reduce == "prod" and include_self.__class__ is bool:
+        # the compiled products (the writes of _fast_index_reduce, in the same order) before the
+        # argument checks, which they imply; the beta warning after it (nothing was written)
+        out = SLICES_C(3 if include_self else 7, input, dim, index, source)
+        if out is not None:
+            if not _QUIET.get():
+                warnings.warn(_BETA, UserWarning, stacklevel=user_site()[1])
+            return out
     return _index_reduce(input, dim, index, source, reduce, include_self, False)
 
 
