@@ -162,3 +162,57 @@ def test_compiled_paths_agree_with_torch(dtype):
     for ours, theirs in pairs:
         assert ours.shape == tuple(theirs.shape) and ours.stride() == theirs.stride()
         np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6)
+
+
+_POOL_FLOAT = np.array([-2, -1, -0.0, 0.0, 0.5, 1, 1, 2, 3, np.inf, -np.inf, np.nan])
+_POOL_INT = np.array([-3, -1, 0, 0, 1, 2, 2, 5, 7])
+
+
+def _search_calls(rng, dtype):
+    """searchsorted / bucketize in a sorted (sometimes unsorted, or NaN-holding) sequence with
+    repeats, -0.0 beside 0.0 and infinities, of values with NaN; nonzero / argwhere with NaN and -0.0."""
+    pool = _POOL_FLOAT if np.dtype(dtype).kind == "f" else _POOL_INT
+    n = int(rng.integers(1, 12))
+    seq = rng.choice(pool[~np.isnan(pool)] if rng.random() < 0.9 else pool, n).astype(dtype)
+    if rng.random() < 0.9:
+        seq = np.sort(seq)
+    vshape = tuple(int(v) for v in rng.integers(1, 5, int(rng.integers(0, 3))))
+    s = strided.from_numpy(seq)
+    v = strided.from_numpy(np.asarray(rng.choice(pool, vshape).astype(dtype)))
+    x = strided.from_numpy(np.asarray(rng.choice(pool, tuple(int(k) for k in rng.integers(1, 5, int(rng.integers(1, 4)))))
+                                      .astype(dtype)))
+    right = bool(rng.random() < 0.5)
+    return [
+        ("searchsorted", lambda: strided.searchsorted(s, v, right=right)),
+        ("bucketize", lambda: strided.bucketize(v, s, right=right)),
+        ("nonzero", lambda: strided.nonzero(x)),
+        ("argwhere", lambda: strided.argwhere(x)),
+    ]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64])
+def test_compiled_search_and_nonzero_are_numpy_bit_for_bit(dtype, monkeypatch):
+    from strided.ops.indexing import masked as MK
+    from strided.ops.shape import searching as SE
+
+    rng = np.random.default_rng(7 + int(np.dtype(dtype).num))
+    compiled = [[(name, _result(call)) for name, call in _search_calls(rng, dtype)] for _ in range(300)]
+    monkeypatch.setattr(SE, "SEARCH_C", None)
+    monkeypatch.setattr(MK, "NONZERO_C", None)
+    rng = np.random.default_rng(7 + int(np.dtype(dtype).num))
+    for got in compiled:
+        assert got == [(name, _result(call)) for name, call in _search_calls(rng, dtype)]
+
+
+def test_compiled_search_and_nonzero_agree_with_torch():
+    seq = torch.tensor([-1.0, 0.0, 0.0, 2.0, float("inf")])
+    vals = torch.tensor([[float("nan"), -0.0, 2.0], [3.0, -5.0, 0.0]])
+    s = lambda t: strided.from_numpy(t.numpy())  # noqa: E731
+    for right in (False, True):
+        assert strided.searchsorted(s(seq), s(vals), right=right).tolist() == \
+            torch.searchsorted(seq, vals, right=right).tolist()
+        assert strided.bucketize(s(vals), s(seq), right=right).tolist() == \
+            torch.bucketize(vals, seq, right=right).tolist()
+    ours, theirs = strided.nonzero(s(vals)), torch.nonzero(vals)
+    assert ours.tolist() == theirs.tolist() and ours.stride() == theirs.stride()
+    assert FA.NONZERO_C(s(vals)) is not None and FA.NONZERO_C(strided.tensor(1.0)) is None  # (0-d: the general path)

@@ -2944,6 +2944,184 @@ static PyObject *py_slices_tensors(PyObject *self, PyObject *const *args, Py_ssi
     return ix_close(&c, inplace ? 2 : 1);
 }
 
+/* search_tensors(seq, values, right): searchsorted / bucketize of the row-major values (any
+ * shape, 1 to limit * 16 elements) in the row-major 1-D non-empty seq of the same dtype (one of
+ * index_setup's four), non-decreasing and without NaN (seq[i + 1] >= seq[i] throughout; a
+ * one-element seq not NaN): the int64 Tensor of values' shape, NumPy's searchsorted answer (side
+ * "right" where right is true, else "left"; a NaN value sorts after every number, as NumPy's
+ * comparison puts it). None where a precondition fails (nothing made). */
+#define IX_LT_FLOAT(a, b) ((a) < (b) || ((b) != (b) && (a) == (a)))
+#define IX_LT_INT(a, b) ((a) < (b))
+/* GO(x, v): whether the bisection moves past the sequence's element x for value v. Four
+ * values at a time: their bisections take the same steps (the sequence's length halves), and
+ * four independent load-compare chains overlap (one chain waits on each load: ~1 ns a step). */
+#define IX_BISECT(T, GO)                                                                              \
+    {                                                                                                 \
+        Py_ssize_t k = 0;                                                                             \
+        for (; k + 4 <= val.n; k += 4) {                                                              \
+            T v0 = x[k], v1 = x[k + 1], v2 = x[k + 2], v3 = x[k + 3];                                 \
+            const T *b0 = q, *b1 = q, *b2 = q, *b3 = q;                                               \
+            for (Py_ssize_t len = n; len > 1;) {                                                      \
+                Py_ssize_t half = len / 2;                                                            \
+                b0 = GO(b0[half], v0) ? b0 + half : b0;                                               \
+                b1 = GO(b1[half], v1) ? b1 + half : b1;                                               \
+                b2 = GO(b2[half], v2) ? b2 + half : b2;                                               \
+                b3 = GO(b3[half], v3) ? b3 + half : b3;                                               \
+                len -= half;                                                                          \
+            }                                                                                         \
+            out[k] = (b0 - q) + GO(*b0, v0);                                                          \
+            out[k + 1] = (b1 - q) + GO(*b1, v1);                                                      \
+            out[k + 2] = (b2 - q) + GO(*b2, v2);                                                      \
+            out[k + 3] = (b3 - q) + GO(*b3, v3);                                                      \
+        }                                                                                             \
+        for (; k < val.n; k++) {                                                                      \
+            T v = x[k];                                                                               \
+            const T *b = q;                                                                           \
+            for (Py_ssize_t len = n; len > 1;) {                                                      \
+                Py_ssize_t half = len / 2;                                                            \
+                b = GO(b[half], v) ? b + half : b;                                                    \
+                len -= half;                                                                          \
+            }                                                                                         \
+            out[k] = (b - q) + GO(*b, v);                                                             \
+        }                                                                                             \
+    }
+#define IX_SEARCH(T, LT)                                                                              \
+    {                                                                                                 \
+        const T *q = (const T *)seq.data, *x = (const T *)val.data;                                   \
+        for (Py_ssize_t i = 1; i < n; i++)                                                            \
+            if (!(q[i] >= q[i - 1]))                                                                  \
+                return ix_close(&c, 0);                                                               \
+        if (n == 1 && !(q[0] == q[0]))                                                                \
+            return ix_close(&c, 0);                                                                   \
+        /* (left: past every element below v; right: past every element not above it) */            \
+        if (right) {                                                                                  \
+            IX_BISECT(T, IX_GO_RIGHT_##LT)                                                            \
+        } else {                                                                                      \
+            IX_BISECT(T, IX_GO_LEFT_##LT)                                                             \
+        }                                                                                             \
+    }
+#define IX_GO_LEFT_IX_LT_FLOAT(x, v) IX_LT_FLOAT(x, v)
+#define IX_GO_RIGHT_IX_LT_FLOAT(x, v) (!IX_LT_FLOAT(v, x))
+#define IX_GO_LEFT_IX_LT_INT(x, v) ((x) < (v))
+#define IX_GO_RIGHT_IX_LT_INT(x, v) (!((v) < (x)))
+
+static PyObject *py_search_tensors(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "search_tensors(seq, values, right) takes 3 arguments");
+        return NULL;
+    }
+    if (adopt_tensor == NULL || ix_cinfo == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "search_tensors: adopt_types and index_setup were not called");
+        return NULL;
+    }
+    int right = PyObject_IsTrue(args[2]);
+    if (right < 0)
+        return NULL;
+    ix_call c; /* (c.s: the sequence, c.v: the values; ix_close adopts c.flat as int64) */
+    c.s.held = c.ix.held = c.v.held = 0;
+    c.s.shape_obj = c.ix.shape_obj = c.v.shape_obj = NULL;
+    c.flat = c.shape = NULL;
+    int r = ix_read(args[0], &c.s);
+    if (r > 0)
+        r = ix_read(args[1], &c.v);
+    if (r <= 0)
+        return ix_close(&c, r);
+    ix_run seq = c.s, val = c.v;
+    Py_ssize_t n = seq.n;
+    if (seq.nd != 1 || n < 1 || val.kind != seq.kind || val.n < 1)
+        return ix_close(&c, 0);
+    char *o;
+    c.flat = ix_new(val.n, 3, &o);
+    if (c.flat == NULL)
+        return ix_close(&c, -1);
+    int64_t *out = (int64_t *)o;
+    switch (seq.kind) {
+    case 0: IX_SEARCH(float, IX_LT_FLOAT) break;
+    case 1: IX_SEARCH(double, IX_LT_FLOAT) break;
+    case 2: IX_SEARCH(int32_t, IX_LT_INT) break;
+    default: IX_SEARCH(int64_t, IX_LT_INT) break;
+    }
+    c.shape = val.shape_obj;
+    Py_INCREF(c.shape);
+    c.s.kind = 3; /* (the result's dtype: int64) */
+    return ix_close(&c, 1);
+}
+#undef IX_SEARCH
+#undef IX_BISECT
+#undef IX_LT_FLOAT
+#undef IX_LT_INT
+#undef IX_GO_LEFT_IX_LT_FLOAT
+#undef IX_GO_RIGHT_IX_LT_FLOAT
+#undef IX_GO_LEFT_IX_LT_INT
+#undef IX_GO_RIGHT_IX_LT_INT
+
+/* nonzero_flat(t): the positions of the row-major Tensor t's non-zero elements (t of 1 or more
+ * dims, at most limit * 16 elements, one of index_setup's four dtypes; a NaN is non-zero, -0.0
+ * zero), as nonzero's (n, ndim) matrix is laid out (column by column: every position's index
+ * in dim 0, then in dim 1, ...), a fresh int64 array of n * ndim; None where t does not qualify. */
+static PyObject *py_nonzero_flat(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    if (adopt_tensor == NULL || ix_cinfo == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "nonzero_flat: adopt_types and index_setup were not called");
+        return NULL;
+    }
+    ix_run t;
+    int r = ix_read(arg, &t);
+    if (r <= 0) {
+        if (r < 0)
+            return NULL;
+        Py_RETURN_NONE;
+    }
+    Py_ssize_t nd = t.nd, count = 0;
+    if (nd == 0) {
+        ix_release(&t);
+        Py_RETURN_NONE;
+    }
+#define IX_COUNT(T)                                                                                   \
+    for (Py_ssize_t k = 0; k < t.n; k++)                                                              \
+        count += ((const T *)t.data)[k] != 0;
+    switch (t.kind) {
+    case 0: IX_COUNT(float) break;
+    case 1: IX_COUNT(double) break;
+    case 2: IX_COUNT(int32_t) break;
+    default: IX_COUNT(int64_t) break;
+    }
+#undef IX_COUNT
+    char *o;
+    PyObject *flat = ix_new(count * nd, 3, &o);
+    if (flat == NULL) {
+        ix_release(&t);
+        return NULL;
+    }
+    int64_t *out = (int64_t *)o;
+    Py_ssize_t cnt[IX_DIMS] = {0}, j = 0;
+#define IX_WRITE(T)                                                                                   \
+    for (Py_ssize_t k = 0; k < t.n; k++) {                                                            \
+        if (((const T *)t.data)[k] != 0) {                                                            \
+            for (Py_ssize_t e = 0; e < nd; e++)                                                       \
+                out[e * count + j] = cnt[e];                                                          \
+            j++;                                                                                      \
+        }                                                                                             \
+        for (Py_ssize_t e = nd - 1; e >= 0; e--) {                                                    \
+            if (++cnt[e] < t.shape[e])                                                                \
+                break;                                                                                \
+            cnt[e] = 0;                                                                               \
+        }                                                                                             \
+    }
+    switch (t.kind) {
+    case 0: IX_WRITE(float) break;
+    case 1: IX_WRITE(double) break;
+    case 2: IX_WRITE(int32_t) break;
+    default: IX_WRITE(int64_t) break;
+    }
+#undef IX_WRITE
+    ix_release(&t);
+    return flat;
+}
+
 static PyMethodDef methods[] = {
     {"adopt_types", py_adopt_types, METH_VARARGS,
      "adopt_types(tensor_class, storage_class): the classes adopt builds (their object slots)."},
@@ -2991,6 +3169,12 @@ static PyMethodDef methods[] = {
      "index_add (2), index_reduce prod (3; +4 include_self=False), index_fill (8, source a float / int), in place\n"
      "(17, 18: ops 1, 2 into self, True where done) of\n"
      "small row-major operands whose index is all in range; None where a precondition fails."},
+    {"search_tensors", (PyCFunction)(void (*)(void))py_search_tensors, METH_FASTCALL,
+     "search_tensors(seq, values, right): searchsorted of small row-major values in a sorted NaN-free row-major\n"
+     "1-D seq of their dtype, as an int64 Tensor; None where a precondition fails."},
+    {"nonzero_flat", py_nonzero_flat, METH_O,
+     "nonzero_flat(t): the non-zero positions of a small row-major tensor of 1 or more dims, column by column\n"
+     "(nonzero's (n, ndim) matrix with strides (1, n)) in a fresh int64 array; None where t does not qualify."},
     {NULL, NULL, 0, NULL},
 };
 
