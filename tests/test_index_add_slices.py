@@ -107,6 +107,7 @@ def test_index_add_with_nan_in_the_source_takes_np_add_at(monkeypatch):
     called = []
     real = np.add.at
     monkeypatch.setattr(IO, "_SLICE_ADD", 16)
+    monkeypatch.setattr(IO, "SLICES_C", None)  # (the compiled small path: the test below)
     x = _arr((64, 40), np.float32, 0, "nan", "c")
     s = _arr((64, 40), np.float32, 1, "nan", "c")
     idx = np.arange(64)[::-1].copy()

@@ -2055,20 +2055,28 @@ static PyObject *join_cinfo, *join_empty;
 static Py_ssize_t join_limit;
 static PyObject *s_layout_shape, *s_layout_strides, *s_layout_offset, *s_numpy;
 
-static PyObject *py_join_setup(PyObject *self, PyObject *args)
+/* The attribute names join_tensors and index_setup's entries read (interned once): 0, or -1. */
+static int layout_names(void)
 {
-    PyObject *cinfo, *empty;
-    Py_ssize_t limit;
-    if (!PyArg_ParseTuple(args, "OOn:join_setup", &cinfo, &empty, &limit))
-        return NULL;
     if (s_numpy == NULL) {
         s_layout_shape = PyUnicode_InternFromString("shape");
         s_layout_strides = PyUnicode_InternFromString("strides");
         s_layout_offset = PyUnicode_InternFromString("offset");
         s_numpy = PyUnicode_InternFromString("numpy");
         if (!s_layout_shape || !s_layout_strides || !s_layout_offset || !s_numpy)
-            return NULL;
+            return -1;
     }
+    return 0;
+}
+
+static PyObject *py_join_setup(PyObject *self, PyObject *args)
+{
+    PyObject *cinfo, *empty;
+    Py_ssize_t limit;
+    if (!PyArg_ParseTuple(args, "OOn:join_setup", &cinfo, &empty, &limit))
+        return NULL;
+    if (layout_names() < 0)
+        return NULL;
     Py_INCREF(cinfo);
     Py_INCREF(empty);
     Py_XSETREF(join_cinfo, cinfo);
@@ -2382,6 +2390,738 @@ done:
     return answer;
 }
 
+/* ---------------------------------------------------------------- along_tensors, slices_tensors: small index ops
+ *
+ * index_setup(cinfo, empty, dtypes, np_dtypes, limit) names the row-major plan table
+ * (strided.ops._support.operands._cinfo), numpy.empty, the four strided dtypes the entries take
+ * (float32, float64, int32, int64: every op of the family has a kernel for them) with their
+ * NumPy dtypes, and the most index elements a call takes. Then:
+ *
+ * along_tensors(op, self, dim, index, src) answers what strided.ops.indexing.fast_along's
+ * along_positions path answers (gather: op 0; the out-of-place scatter: 1, scatter_add /
+ * scatter_reduce "sum": 2, "prod": 3; with 4 added, the written positions start from the sum's /
+ * product's identity: include_self=False) where every precondition holds: Tensors (exactly) of
+ * a dtype above, row-major, their run inside their storage; an int64 index of self's number of
+ * dims (1 or more), no larger than self apart from dim, of 1 to limit elements, every value in
+ * [0, size of dim); src (ops 1-7) of self's dtype and exactly the index's shape. The result is a
+ * new Tensor (the index's shape for gather, self's for the scatters, bytes of a row-major
+ * array), its writes those of NumPy's put / ufunc.at on the same positions in the same
+ * (the index's row-major) order. Anything else answers None, nothing made.
+ *
+ * slices_tensors(op, self, dim, index, source) the same for fast_along's along_slices path:
+ * index_select (op 0), the out-of-place index_copy (1), index_add (2), index_reduce "prod" (3;
+ * +4: include_self=False) and index_fill (8: source a Python float for a float self, an int
+ * in range for an integer one: the value NumPy's setitem writes); 17 and 18 are ops 1 and 2
+ * written into self's own run (index_put_; True where done), refused where self's run overlaps
+ * the source's or the index's. Each takes a 1-D int64 index of 1 to limit values in [0, size);
+ * self non-empty; source (ops 1-7) row-major of self's dtype and shape with the index's length
+ * at dim. Each element gets its writes in the index's order. */
+#define IX_POS 4096 /* the most index elements a call takes (index_setup's limit is cut to it) */
+static PyObject *ix_cinfo, *ix_empty, *ix_dtypes[4], *ix_np[4];
+static Py_ssize_t ix_limit;
+static const Py_ssize_t ix_size[4] = {4, 8, 4, 8};
+
+static PyObject *py_index_setup(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *cinfo, *empty, *dtypes, *nps;
+    Py_ssize_t limit;
+    if (!PyArg_ParseTuple(args, "OOO!O!n:index_setup", &cinfo, &empty, &PyTuple_Type, &dtypes, &PyTuple_Type, &nps,
+                          &limit))
+        return NULL;
+    if (PyTuple_GET_SIZE(dtypes) != 4 || PyTuple_GET_SIZE(nps) != 4) {
+        PyErr_SetString(PyExc_ValueError, "index_setup: four dtypes (float32, float64, int32, int64) and their NumPy dtypes");
+        return NULL;
+    }
+    if (layout_names() < 0)
+        return NULL;
+    for (int k = 0; k < 4; k++) {
+        Py_INCREF(PyTuple_GET_ITEM(dtypes, k));
+        Py_XSETREF(ix_dtypes[k], PyTuple_GET_ITEM(dtypes, k));
+        Py_INCREF(PyTuple_GET_ITEM(nps, k));
+        Py_XSETREF(ix_np[k], PyTuple_GET_ITEM(nps, k));
+    }
+    Py_INCREF(cinfo);
+    Py_INCREF(empty);
+    Py_XSETREF(ix_cinfo, cinfo);
+    Py_XSETREF(ix_empty, empty);
+    ix_limit = limit < 0 ? 0 : limit > IX_POS ? IX_POS : limit;
+    Py_RETURN_NONE;
+}
+
+#define IX_DIMS 8 /* (more dims: the Python path) */
+
+/* One operand: a row-major run of a Tensor's storage. */
+typedef struct {
+    int kind; /* index into ix_dtypes */
+    Py_ssize_t nd, n;
+    Py_ssize_t shape[IX_DIMS], strides[IX_DIMS]; /* strides: row-major, in elements */
+    PyObject *shape_obj; /* the layout's shape tuple (new reference) */
+    char *data; /* the run's first element */
+    Py_buffer view;
+    int held;
+} ix_run;
+
+static void ix_release(ix_run *r)
+{
+    if (r->held)
+        PyBuffer_Release(&r->view);
+    r->held = 0;
+    Py_CLEAR(r->shape_obj);
+}
+
+/* 1: t read into r (release with ix_release); 0: t does not qualify (nothing held); -1: an error. */
+static int ix_read(PyObject *t, ix_run *r)
+{
+    r->held = 0;
+    r->shape_obj = NULL;
+    if (Py_TYPE(t) != adopt_tensor)
+        return 0;
+    PyObject *dt = SLOT(t, off_dtype), *storage = SLOT(t, off_storage), *lay = SLOT(t, off_layout);
+    if (dt == NULL || storage == NULL || lay == NULL)
+        return 0;
+    r->kind = -1;
+    for (int k = 0; k < 4; k++)
+        if (dt == ix_dtypes[k])
+            r->kind = k;
+    if (r->kind < 0)
+        return 0;
+    PyObject *shape = PyObject_GetAttr(lay, s_layout_shape);
+    if (shape == NULL)
+        return -1;
+    PyObject *strides = PyObject_GetAttr(lay, s_layout_strides);
+    if (strides == NULL) {
+        Py_DECREF(shape);
+        return -1;
+    }
+    PyObject *offset = PyObject_GetAttr(lay, s_layout_offset);
+    int answer = 0;
+    Py_ssize_t off = 0;
+    if (offset == NULL) {
+        answer = -1;
+        goto done;
+    }
+    if (!PyTuple_CheckExact(shape) || !PyTuple_CheckExact(strides) || !PyLong_CheckExact(offset))
+        goto done;
+    Py_ssize_t nd = PyTuple_GET_SIZE(shape);
+    if (nd > IX_DIMS || PyTuple_GET_SIZE(strides) != nd)
+        goto done;
+    r->nd = nd;
+    Py_ssize_t n = 1;
+    for (Py_ssize_t j = 0; j < nd; j++) {
+        PyObject *v = PyTuple_GET_ITEM(shape, j);
+        if (!PyLong_CheckExact(v))
+            goto done;
+        r->shape[j] = PyLong_AsSsize_t(v);
+        if (r->shape[j] == -1 && PyErr_Occurred()) {
+            answer = -1;
+            goto done;
+        }
+        if (r->shape[j] < 0 || r->shape[j] > ix_limit * 16)
+            goto done;
+    }
+    for (Py_ssize_t j = nd - 1; j >= 0; j--) { /* (contiguous_strides: a size-1 dim's too) */
+        PyObject *v = PyTuple_GET_ITEM(strides, j);
+        if (!PyLong_CheckExact(v))
+            goto done;
+        Py_ssize_t st = PyLong_AsSsize_t(v);
+        if (st == -1 && PyErr_Occurred()) {
+            answer = -1;
+            goto done;
+        }
+        if (st != n)
+            goto done;
+        r->strides[j] = n;
+        n *= r->shape[j];
+        if (n > ix_limit * 16)
+            goto done; /* (large: the Python path) */
+    }
+    r->n = n;
+    off = PyLong_AsSsize_t(offset);
+    if (off == -1 && PyErr_Occurred()) {
+        answer = -1;
+        goto done;
+    }
+    if (off < 0)
+        goto done;
+    PyObject *array = SLOT(storage, off_array);
+    if (array == NULL)
+        goto done;
+    if (PyObject_GetBuffer(array, &r->view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyErr_Clear();
+        goto done;
+    }
+    const char *f = r->view.format;
+    char want = "fdil"[r->kind];
+    if (r->view.itemsize != ix_size[r->kind] || f == NULL || (f[0] == '<' || f[0] == '=' || f[0] == '@' ? f[1] : f[0]) != want
+        || r->view.len / r->view.itemsize < off + n || r->view.readonly) {
+        /* (int64 as 'q' on a platform whose long is 4 bytes: the Python path) */
+        PyBuffer_Release(&r->view);
+        goto done;
+    }
+    r->held = 1;
+    r->data = (char *)r->view.buf + off * r->view.itemsize;
+    r->shape_obj = shape;
+    Py_INCREF(shape);
+    answer = 1;
+done:
+    Py_DECREF(shape);
+    Py_DECREF(strides);
+    Py_XDECREF(offset);
+    return answer;
+}
+
+/* A fresh 1-D NumPy array of n elements of dtype kind, its data in *data. */
+static PyObject *ix_new(Py_ssize_t n, int kind, char **data)
+{
+    PyObject *n_obj = PyLong_FromSsize_t(n);
+    if (n_obj == NULL)
+        return NULL;
+    PyObject *call[2] = {n_obj, ix_np[kind]};
+    PyObject *flat = PyObject_Vectorcall(ix_empty, call, 2, NULL);
+    Py_DECREF(n_obj);
+    if (flat == NULL)
+        return NULL;
+    Py_buffer ob;
+    if (PyObject_GetBuffer(flat, &ob, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) {
+        Py_DECREF(flat);
+        return NULL;
+    }
+    /* (the buffer lives as long as flat: NumPy's data pointer does not move) */
+    *data = ob.buf;
+    int ok = ob.len == n * ix_size[kind];
+    PyBuffer_Release(&ob);
+    if (!ok) {
+        Py_DECREF(flat);
+        PyErr_SetString(PyExc_RuntimeError, "index_setup: a NumPy dtype of another size than its strided dtype");
+        return NULL;
+    }
+    return flat;
+}
+
+/* The Tensor over flat with the row-major plan of shape. */
+static PyObject *ix_adopt(PyObject *flat, PyObject *shape, int kind)
+{
+    PyObject *info = PyObject_GetItem(ix_cinfo, shape);
+    if (info == NULL)
+        return NULL;
+    if (!PyTuple_Check(info) || PyTuple_GET_SIZE(info) < 3) {
+        Py_DECREF(info);
+        PyErr_SetString(PyExc_RuntimeError, "index_setup: the plan table's entries are (strides, count, layout)");
+        return NULL;
+    }
+    PyObject *call[3] = {flat, PyTuple_GET_ITEM(info, 2), ix_dtypes[kind]};
+    PyObject *t = py_adopt(NULL, call, 3);
+    Py_DECREF(info);
+    return t;
+}
+
+/* index_add's float sum as NumPy's ufunc.at over a slice key leaves it: where the source value
+ * is a NaN, that NaN (quieted), whatever out holds; else out + v (an out NaN stays, quieted).
+ * (C's + is commutative to the compiler, which picks the operand order, and x86 keeps the first
+ * operand's NaN: spelled out. Checked against NumPy on random payloads, signaling ones too.) */
+#define IX_ADD_NAN(NAME, T, U, QUIET)                                                                 \
+    static inline T NAME(T o, T v)                                                                    \
+    {                                                                                                 \
+        if (v != v) {                                                                                 \
+            U b;                                                                                      \
+            memcpy(&b, &v, sizeof b);                                                                 \
+            b |= QUIET;                                                                               \
+            memcpy(&v, &b, sizeof b);                                                                 \
+            return v;                                                                                 \
+        }                                                                                             \
+        return o + v;                                                                                 \
+    }
+IX_ADD_NAN(ix_addf, float, uint32_t, 0x00400000u)
+IX_ADD_NAN(ix_addd, double, uint64_t, 0x0008000000000000ull)
+#undef IX_ADD_NAN
+
+/* out[at] (op) src[from] for element kind: 1 put, 2 add, 3 multiply (integers wrap, as NumPy's). */
+static inline void ix_apply(int kind, int op, char *out, Py_ssize_t at, const char *src, Py_ssize_t from)
+{
+    switch (kind * 4 + op) {
+#define IX_CASE(K, T, U, ADD)                                                                         \
+    case K * 4 + 1: ((T *)out)[at] = ((const T *)src)[from]; break;                                   \
+    case K * 4 + 2: ((T *)out)[at] = ADD(((T *)out)[at], ((const T *)src)[from]); break;              \
+    case K * 4 + 3: ((T *)out)[at] = (T)((U)((T *)out)[at] * (U)((const T *)src)[from]); break;
+#define IX_ADD32(o, v) (int32_t)((uint32_t)(o) + (uint32_t)(v))
+#define IX_ADD64(o, v) (int64_t)((uint64_t)(o) + (uint64_t)(v))
+        IX_CASE(0, float, float, ix_addf)
+        IX_CASE(1, double, double, ix_addd)
+        IX_CASE(2, int32_t, uint32_t, IX_ADD32)
+        IX_CASE(3, int64_t, uint64_t, IX_ADD64)
+#undef IX_CASE
+#undef IX_ADD32
+#undef IX_ADD64
+    default: break;
+    }
+}
+
+/* out[at] = the identity of op (2: 0, 3: 1) for element kind. */
+static inline void ix_identity(int kind, int op, char *out, Py_ssize_t at)
+{
+    switch (kind) {
+    case 0: ((float *)out)[at] = op == 3 ? 1.0f : 0.0f; break;
+    case 1: ((double *)out)[at] = op == 3 ? 1.0 : 0.0; break;
+    case 2: ((int32_t *)out)[at] = op == 3 ? 1 : 0; break;
+    default: ((int64_t *)out)[at] = op == 3 ? 1 : 0; break;
+    }
+}
+
+/* The along walk of op over the n positions: gather (0) reads self at pos into out; put (1),
+ * add (2), multiply (3) write src's k-th value at pos[k] of out, in order (integers wrap, as
+ * NumPy's); fresh_start: the positions first get the identity (2: 0, 3: 1). */
+static void ix_walk(int kind, int op, int fresh_start, char *out, const char *self, const char *src,
+                    const Py_ssize_t *pos, Py_ssize_t n)
+{
+    switch (kind * 4 + op) {
+#define IX_WALK(K, T, U)                                                                              \
+    case K * 4 + 0:                                                                                   \
+        for (Py_ssize_t k = 0; k < n; k++)                                                            \
+            ((T *)out)[k] = ((const T *)self)[pos[k]];                                                \
+        break;                                                                                        \
+    case K * 4 + 1:                                                                                   \
+        for (Py_ssize_t k = 0; k < n; k++)                                                            \
+            ((T *)out)[pos[k]] = ((const T *)src)[k];                                                 \
+        break;                                                                                        \
+    case K * 4 + 2:                                                                                   \
+        if (fresh_start)                                                                              \
+            for (Py_ssize_t k = 0; k < n; k++)                                                        \
+                ((T *)out)[pos[k]] = (T)0;                                                            \
+        for (Py_ssize_t k = 0; k < n; k++)                                                            \
+            ((T *)out)[pos[k]] = (T)((U)((T *)out)[pos[k]] + (U)((const T *)src)[k]);                \
+        break;                                                                                        \
+    case K * 4 + 3:                                                                                   \
+        if (fresh_start)                                                                              \
+            for (Py_ssize_t k = 0; k < n; k++)                                                        \
+                ((T *)out)[pos[k]] = (T)1;                                                            \
+        for (Py_ssize_t k = 0; k < n; k++)                                                            \
+            ((T *)out)[pos[k]] = (T)((U)((T *)out)[pos[k]] * (U)((const T *)src)[k]);                \
+        break;
+        IX_WALK(0, float, float)
+        IX_WALK(1, double, double)
+        IX_WALK(2, int32_t, uint32_t)
+        IX_WALK(3, int64_t, uint64_t)
+#undef IX_WALK
+    default: break;
+    }
+}
+
+/* A call's operands: self, the int64 index (vector: 1-D, else of self's number of dims) and its
+ * values, all in [0, size of dim); op and dim (wrapped). 1: all read (ix_close releases them);
+ * 0: a precondition fails (nothing held); -1: an error. */
+typedef struct {
+    long op;
+    Py_ssize_t d;
+    ix_run s, ix, v;
+    PyObject *flat, *shape;
+} ix_call;
+
+static int ix_open(PyObject *const *args, Py_ssize_t nargs, const char *name, int vector, ix_call *c)
+{
+    c->s.held = c->ix.held = c->v.held = 0;
+    c->s.shape_obj = c->ix.shape_obj = c->v.shape_obj = NULL;
+    c->flat = c->shape = NULL;
+    if (nargs != 5) {
+        PyErr_Format(PyExc_TypeError, "%s(op, self, dim, index, src) takes 5 arguments", name);
+        return -1;
+    }
+    if (adopt_tensor == NULL || ix_cinfo == NULL) {
+        PyErr_Format(PyExc_RuntimeError, "%s: adopt_types and index_setup were not called", name);
+        return -1;
+    }
+    c->op = PyLong_AsLong(args[0]);
+    if (c->op == -1 && PyErr_Occurred())
+        return -1;
+    if (!PyLong_CheckExact(args[2]))
+        return 0;
+    int overflow = 0;
+    c->d = PyLong_AsLongAndOverflow(args[2], &overflow);
+    if (overflow)
+        return 0;
+    int r = ix_read(args[1], &c->s);
+    if (r > 0)
+        r = ix_read(args[3], &c->ix);
+    if (r <= 0)
+        return r;
+    Py_ssize_t nd = c->s.nd;
+    if (c->d < 0)
+        c->d += nd;
+    if (c->ix.kind != 3 || nd == 0 || c->ix.nd != (vector ? 1 : nd) || c->ix.n < 1 || c->ix.n > ix_limit
+        || c->s.n == 0 || c->d < 0 || c->d >= nd)
+        return 0;
+    const int64_t *idx = (const int64_t *)c->ix.data;
+    uint64_t size = (uint64_t)c->s.shape[c->d];
+    for (Py_ssize_t k = 0; k < c->ix.n; k++)
+        if ((uint64_t)idx[k] >= size) /* (a negative value reads as a huge one) */
+            return 0;
+    return 1;
+}
+
+/* Reads the source (args[4]) of ops 1-7: self's dtype, shape (its dim d of size n_d) row-major. */
+static int ix_source(PyObject *const *args, ix_call *c, const Py_ssize_t *shape, Py_ssize_t d, Py_ssize_t n_d)
+{
+    int r = ix_read(args[4], &c->v);
+    if (r <= 0)
+        return r;
+    if (c->v.kind != c->s.kind || c->v.nd != c->s.nd)
+        return 0;
+    for (Py_ssize_t e = 0; e < c->s.nd; e++)
+        if (c->v.shape[e] != (e == d ? n_d : shape[e]))
+            return 0;
+    return 1;
+}
+
+/* The call's answer for r (1: the Tensor over c->flat with c->shape's plan; 2: True; 0: None; -1: NULL),
+ * everything released. */
+static PyObject *ix_close(ix_call *c, int r)
+{
+    PyObject *answer = NULL;
+    if (r == 2) { /* (written in place) */
+        answer = Py_True;
+        Py_INCREF(answer);
+    } else if (r > 0)
+        answer = ix_adopt(c->flat, c->shape, c->s.kind);
+    ix_release(&c->s);
+    ix_release(&c->ix);
+    ix_release(&c->v);
+    Py_XDECREF(c->flat);
+    Py_XDECREF(c->shape);
+    if (r == 0)
+        Py_RETURN_NONE;
+    return answer;
+}
+
+/* A fresh array of n elements of self's dtype (c->flat), holding self's bytes when copy. */
+static char *ix_fresh(ix_call *c, Py_ssize_t n, int copy)
+{
+    char *o;
+    c->flat = ix_new(n, c->s.kind, &o);
+    if (c->flat == NULL)
+        return NULL;
+    if (copy)
+        memcpy(o, c->s.data, (size_t)(n * ix_size[c->s.kind]));
+    return o;
+}
+
+static PyObject *py_along_tensors(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    ix_call c;
+    int r = ix_open(args, nargs, "along_tensors", 0, &c);
+    if (r <= 0)
+        return ix_close(&c, r);
+    int base = (int)(c.op & 3), fresh_start = (c.op & 4) != 0;
+    Py_ssize_t nd = c.s.nd, d = c.d;
+    if (c.op < 0 || c.op > 7 || (fresh_start && base < 2))
+        return ix_close(&c, 0);
+    for (Py_ssize_t e = 0; e < nd; e++)
+        if (e != d && c.ix.shape[e] > c.s.shape[e])
+            return ix_close(&c, 0);
+    if (base && (r = ix_source(args, &c, c.ix.shape, -1, 0)) <= 0)
+        return ix_close(&c, r);
+    char *o = ix_fresh(&c, base ? c.s.n : c.ix.n, base);
+    if (o == NULL)
+        return ix_close(&c, -1);
+    c.shape = base ? c.s.shape_obj : c.ix.shape_obj;
+    Py_INCREF(c.shape);
+    /* each index element's position in self, in the index's row-major order: row by row of its
+     * last dim (counters over the others give the row's other-dims part) */
+    const int64_t *idx = (const int64_t *)c.ix.data;
+    Py_ssize_t pos[IX_POS], cnt[IX_DIMS] = {0}, grid = 0, sd = c.s.strides[d];
+    Py_ssize_t last = c.ix.shape[nd - 1], rows = c.ix.n / last, step = d == nd - 1 ? 0 : 1;
+    for (Py_ssize_t row = 0, k = 0; row < rows; row++) {
+        for (Py_ssize_t j = 0; j < last; j++, k++)
+            pos[k] = grid + j * step + (Py_ssize_t)idx[k] * sd;
+        for (Py_ssize_t e = nd - 2; e >= 0; e--) { /* (the next row) */
+            if (++cnt[e] < c.ix.shape[e]) {
+                if (e != d)
+                    grid += c.s.strides[e];
+                break;
+            }
+            if (e != d)
+                grid -= (cnt[e] - 1) * c.s.strides[e];
+            cnt[e] = 0;
+        }
+    }
+    ix_walk(c.s.kind, base, fresh_start, o, c.s.data, c.v.data, pos, c.ix.n);
+    return ix_close(&c, 1);
+}
+
+static PyObject *py_slices_tensors(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    ix_call c;
+    int r = ix_open(args, nargs, "slices_tensors", 1, &c);
+    if (r <= 0)
+        return ix_close(&c, r);
+    int inplace = c.op == 17 || c.op == 18; /* (index_put_: put, add into self's own run) */
+    if (inplace)
+        c.op -= 16;
+    int base = (int)(c.op & 3), fresh_start = (c.op & 4) != 0, fill = c.op == 8, kind = c.s.kind;
+    if (c.op < 0 || (c.op > 7 && !fill) || (fresh_start && base < 2))
+        return ix_close(&c, 0);
+    const int64_t *idx = (const int64_t *)c.ix.data;
+    Py_ssize_t nd = c.s.nd, d = c.d, m = c.ix.n, isz = ix_size[kind];
+    Py_ssize_t size = c.s.shape[d], inner = c.s.strides[d], outer = c.s.n / (size * inner);
+    union { float f; double d; int32_t i; int64_t q; } value;
+    if (fill) {
+        /* a Python float into a float tensor (C's rounding cast, as NumPy's setitem), a Python
+         * int in range into an integer one; anything else: the Python path */
+        PyObject *x = args[4];
+        if (kind < 2 && PyFloat_CheckExact(x)) {
+            double f = PyFloat_AS_DOUBLE(x);
+            if (kind == 0)
+                value.f = (float)f;
+            else
+                value.d = f;
+        } else if (kind >= 2 && PyLong_CheckExact(x)) {
+            int overflow = 0;
+            long long q = PyLong_AsLongLongAndOverflow(x, &overflow);
+            if (overflow || (q == -1 && PyErr_Occurred()) || (kind == 2 && (q < INT32_MIN || q > INT32_MAX))) {
+                PyErr_Clear();
+                return ix_close(&c, 0);
+            }
+            if (kind == 2)
+                value.i = (int32_t)q;
+            else
+                value.q = (int64_t)q;
+        } else {
+            return ix_close(&c, 0);
+        }
+    } else if (base && (r = ix_source(args, &c, c.s.shape, d, m)) <= 0) {
+        return ix_close(&c, r);
+    }
+    char *o;
+    if (inplace) {
+        /* (self's run may not overlap the source's or the index's: NumPy's may_share_memory test,
+         * the general path then reads them first) */
+        const char *lo = c.s.data, *hi = c.s.data + c.s.n * isz;
+        if ((c.v.data < hi && lo < c.v.data + c.v.n * isz) || (c.ix.data < hi && lo < c.ix.data + m * 8))
+            return ix_close(&c, 0);
+        o = c.s.data;
+    } else if (base || fill) {
+        o = ix_fresh(&c, c.s.n, 1);
+        c.shape = c.s.shape_obj;
+        Py_INCREF(c.shape);
+    } else {
+        c.shape = PyTuple_New(nd);
+        if (c.shape == NULL)
+            return ix_close(&c, -1);
+        for (Py_ssize_t e = 0; e < nd; e++) {
+            PyObject *x = e == d ? PyLong_FromSsize_t(m) : PyTuple_GET_ITEM(c.s.shape_obj, e);
+            if (x == NULL)
+                return ix_close(&c, -1);
+            if (e != d)
+                Py_INCREF(x);
+            PyTuple_SET_ITEM(c.shape, e, x);
+        }
+        o = ix_fresh(&c, outer * m * inner, 0);
+    }
+    if (o == NULL)
+        return ix_close(&c, -1);
+    size_t row = (size_t)(inner * isz);
+    for (Py_ssize_t a = 0; a < outer; a++) {
+        char *sa = c.s.data + a * size * row, *oa = base || fill ? o + a * size * row : o + a * m * row;
+        if (!base && !fill) {
+            for (Py_ssize_t k = 0; k < m; k++)
+                memcpy(oa + k * row, sa + idx[k] * row, row);
+        } else if (fill) {
+            for (Py_ssize_t k = 0; k < m; k++)
+                for (Py_ssize_t i = 0; i < inner; i++)
+                    memcpy(oa + (idx[k] * inner + i) * isz, &value, (size_t)isz);
+        } else {
+            Py_ssize_t first = a * size * inner, from = a * m * inner;
+            if (fresh_start)
+                for (Py_ssize_t k = 0; k < m; k++)
+                    for (Py_ssize_t i = 0; i < inner; i++)
+                        ix_identity(kind, base, o, first + idx[k] * inner + i);
+            for (Py_ssize_t k = 0; k < m; k++)
+                for (Py_ssize_t i = 0; i < inner; i++)
+                    ix_apply(kind, base, o, first + idx[k] * inner + i, c.v.data, from + k * inner + i);
+        }
+    }
+    return ix_close(&c, inplace ? 2 : 1);
+}
+
+/* search_tensors(seq, values, right): searchsorted / bucketize of the row-major values (any
+ * shape, 1 to limit * 16 elements) in the row-major 1-D non-empty seq of the same dtype (one of
+ * index_setup's four), non-decreasing and without NaN (seq[i + 1] >= seq[i] throughout; a
+ * one-element seq not NaN): the int64 Tensor of values' shape, NumPy's searchsorted answer (side
+ * "right" where right is true, else "left"; a NaN value sorts after every number, as NumPy's
+ * comparison puts it). None where a precondition fails (nothing made). */
+#define IX_LT_FLOAT(a, b) ((a) < (b) || ((b) != (b) && (a) == (a)))
+#define IX_LT_INT(a, b) ((a) < (b))
+/* GO(x, v): whether the bisection moves past the sequence's element x for value v. Four
+ * values at a time: their bisections take the same steps (the sequence's length halves), and
+ * four independent load-compare chains overlap (one chain waits on each load: ~1 ns a step). */
+#define IX_BISECT(T, GO)                                                                              \
+    {                                                                                                 \
+        Py_ssize_t k = 0;                                                                             \
+        for (; k + 4 <= val.n; k += 4) {                                                              \
+            T v0 = x[k], v1 = x[k + 1], v2 = x[k + 2], v3 = x[k + 3];                                 \
+            const T *b0 = q, *b1 = q, *b2 = q, *b3 = q;                                               \
+            for (Py_ssize_t len = n; len > 1;) {                                                      \
+                Py_ssize_t half = len / 2;                                                            \
+                b0 = GO(b0[half], v0) ? b0 + half : b0;                                               \
+                b1 = GO(b1[half], v1) ? b1 + half : b1;                                               \
+                b2 = GO(b2[half], v2) ? b2 + half : b2;                                               \
+                b3 = GO(b3[half], v3) ? b3 + half : b3;                                               \
+                len -= half;                                                                          \
+            }                                                                                         \
+            out[k] = (b0 - q) + GO(*b0, v0);                                                          \
+            out[k + 1] = (b1 - q) + GO(*b1, v1);                                                      \
+            out[k + 2] = (b2 - q) + GO(*b2, v2);                                                      \
+            out[k + 3] = (b3 - q) + GO(*b3, v3);                                                      \
+        }                                                                                             \
+        for (; k < val.n; k++) {                                                                      \
+            T v = x[k];                                                                               \
+            const T *b = q;                                                                           \
+            for (Py_ssize_t len = n; len > 1;) {                                                      \
+                Py_ssize_t half = len / 2;                                                            \
+                b = GO(b[half], v) ? b + half : b;                                                    \
+                len -= half;                                                                          \
+            }                                                                                         \
+            out[k] = (b - q) + GO(*b, v);                                                             \
+        }                                                                                             \
+    }
+#define IX_SEARCH(T, LT)                                                                              \
+    {                                                                                                 \
+        const T *q = (const T *)seq.data, *x = (const T *)val.data;                                   \
+        for (Py_ssize_t i = 1; i < n; i++)                                                            \
+            if (!(q[i] >= q[i - 1]))                                                                  \
+                return ix_close(&c, 0);                                                               \
+        if (n == 1 && !(q[0] == q[0]))                                                                \
+            return ix_close(&c, 0);                                                                   \
+        /* (left: past every element below v; right: past every element not above it) */            \
+        if (right) {                                                                                  \
+            IX_BISECT(T, IX_GO_RIGHT_##LT)                                                            \
+        } else {                                                                                      \
+            IX_BISECT(T, IX_GO_LEFT_##LT)                                                             \
+        }                                                                                             \
+    }
+#define IX_GO_LEFT_IX_LT_FLOAT(x, v) IX_LT_FLOAT(x, v)
+#define IX_GO_RIGHT_IX_LT_FLOAT(x, v) (!IX_LT_FLOAT(v, x))
+#define IX_GO_LEFT_IX_LT_INT(x, v) ((x) < (v))
+#define IX_GO_RIGHT_IX_LT_INT(x, v) (!((v) < (x)))
+
+static PyObject *py_search_tensors(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "search_tensors(seq, values, right) takes 3 arguments");
+        return NULL;
+    }
+    if (adopt_tensor == NULL || ix_cinfo == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "search_tensors: adopt_types and index_setup were not called");
+        return NULL;
+    }
+    int right = PyObject_IsTrue(args[2]);
+    if (right < 0)
+        return NULL;
+    ix_call c; /* (c.s: the sequence, c.v: the values; ix_close adopts c.flat as int64) */
+    c.s.held = c.ix.held = c.v.held = 0;
+    c.s.shape_obj = c.ix.shape_obj = c.v.shape_obj = NULL;
+    c.flat = c.shape = NULL;
+    int r = ix_read(args[0], &c.s);
+    if (r > 0)
+        r = ix_read(args[1], &c.v);
+    if (r <= 0)
+        return ix_close(&c, r);
+    ix_run seq = c.s, val = c.v;
+    Py_ssize_t n = seq.n;
+    if (seq.nd != 1 || n < 1 || val.kind != seq.kind || val.n < 1)
+        return ix_close(&c, 0);
+    char *o;
+    c.flat = ix_new(val.n, 3, &o);
+    if (c.flat == NULL)
+        return ix_close(&c, -1);
+    int64_t *out = (int64_t *)o;
+    switch (seq.kind) {
+    case 0: IX_SEARCH(float, IX_LT_FLOAT) break;
+    case 1: IX_SEARCH(double, IX_LT_FLOAT) break;
+    case 2: IX_SEARCH(int32_t, IX_LT_INT) break;
+    default: IX_SEARCH(int64_t, IX_LT_INT) break;
+    }
+    c.shape = val.shape_obj;
+    Py_INCREF(c.shape);
+    c.s.kind = 3; /* (the result's dtype: int64) */
+    return ix_close(&c, 1);
+}
+#undef IX_SEARCH
+#undef IX_BISECT
+#undef IX_LT_FLOAT
+#undef IX_LT_INT
+#undef IX_GO_LEFT_IX_LT_FLOAT
+#undef IX_GO_RIGHT_IX_LT_FLOAT
+#undef IX_GO_LEFT_IX_LT_INT
+#undef IX_GO_RIGHT_IX_LT_INT
+
+/* nonzero_flat(t): the positions of the row-major Tensor t's non-zero elements (t of 1 or more
+ * dims, at most limit * 16 elements, one of index_setup's four dtypes; a NaN is non-zero, -0.0
+ * zero), as nonzero's (n, ndim) matrix is laid out (column by column: every position's index
+ * in dim 0, then in dim 1, ...), a fresh int64 array of n * ndim; None where t does not qualify. */
+static PyObject *py_nonzero_flat(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    if (adopt_tensor == NULL || ix_cinfo == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "nonzero_flat: adopt_types and index_setup were not called");
+        return NULL;
+    }
+    ix_run t;
+    int r = ix_read(arg, &t);
+    if (r <= 0) {
+        if (r < 0)
+            return NULL;
+        Py_RETURN_NONE;
+    }
+    Py_ssize_t nd = t.nd, count = 0;
+    if (nd == 0) {
+        ix_release(&t);
+        Py_RETURN_NONE;
+    }
+#define IX_COUNT(T)                                                                                   \
+    for (Py_ssize_t k = 0; k < t.n; k++)                                                              \
+        count += ((const T *)t.data)[k] != 0;
+    switch (t.kind) {
+    case 0: IX_COUNT(float) break;
+    case 1: IX_COUNT(double) break;
+    case 2: IX_COUNT(int32_t) break;
+    default: IX_COUNT(int64_t) break;
+    }
+#undef IX_COUNT
+    char *o;
+    PyObject *flat = ix_new(count * nd, 3, &o);
+    if (flat == NULL) {
+        ix_release(&t);
+        return NULL;
+    }
+    int64_t *out = (int64_t *)o;
+    Py_ssize_t cnt[IX_DIMS] = {0}, j = 0;
+#define IX_WRITE(T)                                                                                   \
+    for (Py_ssize_t k = 0; k < t.n; k++) {                                                            \
+        if (((const T *)t.data)[k] != 0) {                                                            \
+            for (Py_ssize_t e = 0; e < nd; e++)                                                       \
+                out[e * count + j] = cnt[e];                                                          \
+            j++;                                                                                      \
+        }                                                                                             \
+        for (Py_ssize_t e = nd - 1; e >= 0; e--) {                                                    \
+            if (++cnt[e] < t.shape[e])                                                                \
+                break;                                                                                \
+            cnt[e] = 0;                                                                               \
+        }                                                                                             \
+    }
+    switch (t.kind) {
+    case 0: IX_WRITE(float) break;
+    case 1: IX_WRITE(double) break;
+    case 2: IX_WRITE(int32_t) break;
+    default: IX_WRITE(int64_t) break;
+    }
+#undef IX_WRITE
+    ix_release(&t);
+    return flat;
+}
+
 static PyMethodDef methods[] = {
     {"adopt_types", py_adopt_types, METH_VARARGS,
      "adopt_types(tensor_class, storage_class): the classes adopt builds (their object slots)."},
@@ -2418,6 +3158,23 @@ static PyMethodDef methods[] = {
     {"join", (PyCFunction)(void (*)(void))py_join, METH_FASTCALL,
      "join(out, runs, outer): each of the C-contiguous runs read as outer equal rows; row r of out\n"
      "is every run's row r in order (bytes as they are; out holds exactly the runs' bytes)."},
+    {"index_setup", py_index_setup, METH_VARARGS,
+     "index_setup(cinfo, empty, dtypes, np_dtypes, limit): what along_tensors and slices_tensors need."},
+    {"along_tensors", (PyCFunction)(void (*)(void))py_along_tensors, METH_FASTCALL,
+     "along_tensors(op, self, dim, index, src): gather (op 0) / the out-of-place scatter (1), scatter_add (2),\n"
+     "scatter_reduce prod (3; +4 include_self=False) of small row-major operands whose index is all in range;\n"
+     "None where a precondition fails (nothing made)."},
+    {"slices_tensors", (PyCFunction)(void (*)(void))py_slices_tensors, METH_FASTCALL,
+     "slices_tensors(op, self, dim, index, source): index_select (0) / the out-of-place index_copy (1),\n"
+     "index_add (2), index_reduce prod (3; +4 include_self=False), index_fill (8, source a float / int), in place\n"
+     "(17, 18: ops 1, 2 into self, True where done) of\n"
+     "small row-major operands whose index is all in range; None where a precondition fails."},
+    {"search_tensors", (PyCFunction)(void (*)(void))py_search_tensors, METH_FASTCALL,
+     "search_tensors(seq, values, right): searchsorted of small row-major values in a sorted NaN-free row-major\n"
+     "1-D seq of their dtype, as an int64 Tensor; None where a precondition fails."},
+    {"nonzero_flat", py_nonzero_flat, METH_O,
+     "nonzero_flat(t): the non-zero positions of a small row-major tensor of 1 or more dims, column by column\n"
+     "(nonzero's (n, ndim) matrix with strides (1, n)) in a fresh int64 array; None where t does not qualify."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -54,7 +54,7 @@ from .._support.gradtools import frozen_key, key_tensors
 from .._support.operands import _cinfo
 from .._support.promotion import TORCH_NAMES
 from ..registry import backward
-from .fast_along import along_slices, slice_source
+from .fast_along import SLICES_C, along_slices, slice_source
 
 __all__ = ["IndexPlan", "getitem", "index_put", "index_put_", "plan_index", "setitem"]
 
@@ -667,6 +667,12 @@ def _fast_index_put(self: Any, indices: Any, values: Any, accumulate: Any, inpla
     ``(size, rest)``. None when a precondition fails or the call is watched."""
     if OPEN or indices.__class__ not in (tuple, list) or len(indices) != 1 or accumulate.__class__ is not bool:
         return None
+    if SLICES_C is not None:
+        # (the compiled write: index_copy / index_add's along dim 0, in place or into a copy; the
+        # same writes in the same order as below, see fast_along.SLICES_C)
+        out = SLICES_C((2 if accumulate else 1) + (16 if inplace else 0), self, 0, indices[0], values)
+        if out is not None:
+            return self if inplace else out
     fast = along_slices(self, 0, indices[0])
     if fast is None:
         return None

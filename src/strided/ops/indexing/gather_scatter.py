@@ -51,7 +51,7 @@ from .._support.index_common import (
 from .._support.operands import _cinfo, flat_run
 from ..elementwise.unary import where as _where
 from ..registry import backward, method
-from .fast_along import FAST_DTYPES, along_positions, source_run
+from .fast_along import ALONG_C, FAST_DTYPES, along_positions, source_run
 
 _trusted = Layout._trusted
 # From this many index elements gather takes the compiled walk (_specialkernel.gather_nd): NumPy's
@@ -130,6 +130,8 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False)
     [[1, 1], [4, 3]]
     """
     if not OPEN:  # (a watched call takes the general path: it reports the copy)
+        if ALONG_C is not None and (out := ALONG_C(0, input, dim, index, None)) is not None:
+            return out
         fast = along_positions(input, dim, index)
         if fast is not None:
             return adopted(fast[0].take(fast[1]), _cinfo[index._layout.shape][2], input._dtype)
@@ -568,12 +570,21 @@ def _out_of_place(self: Tensor) -> Tensor:
     return out
 
 
+# the compiled scatters (fast_along.ALONG_C's op codes): put, sum, product; the rest take NumPy
+_ALONG_OPS = {None: 1, "add": 2, "sum": 2, "prod": 3}
+
+
 def _fast_scatter(self: Any, dim: Any, index: Any, src: Any, reduce: str | None, include_self: bool = True,
                   ) -> Tensor | None:
     """The out-of-place scatter (``reduce=None``), scatter_add (``"add"``) or scatter_reduce of
     row-major operands whose index is all in range (:func:`along_positions`) and whose ``src`` has
     exactly the index's shape: the copy of ``self`` and one NumPy write on its flat array, the
     general path's calls on the same positions in the same order. None when a precondition fails."""
+    if ALONG_C is not None and (op := _ALONG_OPS.get(reduce)) is not None:
+        # (the compiled walk: the same writes in the same order, see fast_along.ALONG_C)
+        out = ALONG_C(op if include_self else op + 4, self, dim, index, src)
+        if out is not None:
+            return out
     fast = along_positions(self, dim, index)
     if fast is None:
         return None

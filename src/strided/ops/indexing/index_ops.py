@@ -54,7 +54,7 @@ from .._support.index_common import (
 from .._support.operands import _cinfo
 from .._support.promotion import TORCH_NAMES
 from ..registry import backward, method
-from .fast_along import along_slices, slice_source
+from .fast_along import SLICES_C, along_slices, slice_source
 from .gather_scatter import _out_of_place
 
 _trusted = Layout._trusted
@@ -95,6 +95,8 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:  # noqa: A00
     [[2, 0, 2], [5, 3, 5]]
     """
     if not OPEN:  # (a watched call takes the general path: it reports the copy)
+        if SLICES_C is not None and (out := SLICES_C(0, input, dim, index, None)) is not None:
+            return out
         fast = along_slices(input, dim, index)
         if fast is not None:
             flat, idx, d, three = fast
@@ -166,6 +168,11 @@ def index_select_backward(out: Tensor, input: Tensor, dim: int, index: Tensor) -
 
 def _index_fill(self: Tensor, dim: Any, index: Any, value: Any, inplace: bool) -> Tensor:
     if not inplace and value.__class__ in (float, int):
+        if SLICES_C is not None and (out := SLICES_C(8, self, dim, index, value)) is not None:
+            # (the compiled fill answers where along_slices does; nothing of self was written, so
+            # the value's range check may follow it: the error the path below raises)
+            fill_value(value, self._dtype, "index_fill_", index._layout.shape[0])
+            return out
         fast = along_slices(self, dim, index)
         if fast is not None:
             flat, idx, d, three = fast
@@ -319,6 +326,8 @@ def _fast_index_write(self: Any, dim: Any, index: Any, source: Any, add: bool) -
     index is all in range (:func:`along_slices`) and whose source has the expected shape: a copy
     of ``self`` and the general path's one NumPy write, on the three-dim reading of the flat
     arrays (each element gets its writes in the index's order, as there). None otherwise."""
+    if SLICES_C is not None and (out := SLICES_C(2 if add else 1, self, dim, index, source)) is not None:
+        return out
     fast = along_slices(self, dim, index)
     if fast is None:
         return None
@@ -800,6 +809,14 @@ def index_reduce_(self: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
 def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,  # noqa: A002
                  include_self: bool = True) -> Tensor:
     """Out-of-place :func:`index_reduce_`: a new contiguous tensor."""
+    if SLICES_C is not None and reduce.__class__ is str and reduce == "prod" and include_self.__class__ is bool:
+        # the compiled products (the writes of _fast_index_reduce, in the same order) before the
+        # argument checks, which they imply; the beta warning after it (nothing was written)
+        out = SLICES_C(3 if include_self else 7, input, dim, index, source)
+        if out is not None:
+            if not _QUIET.get():
+                warnings.warn(_BETA, UserWarning, stacklevel=user_site()[1])
+            return out
     return _index_reduce(input, dim, index, source, reduce, include_self, False)
 
 

@@ -31,7 +31,7 @@ from .._support.operands import _cinfo, flat_run
 from .._support.out import write_out
 from .._support.promotion import TORCH_NAMES
 from ..registry import backward, method
-from .fast_along import FAST_DTYPES
+from .fast_along import FAST_DTYPES, NONZERO_C
 
 _trusted = Layout._trusted
 
@@ -445,6 +445,20 @@ def _nonzero_matrix(input: Tensor, name: str) -> Tensor:
     return out
 
 
+def _small_positions(input: Any) -> Tensor | None:
+    """:func:`_nonzero_matrix`'s result for a small row-major float32/float64/int32/int64 tensor
+    of 1 or more dims (the copy kernel's ``nonzero_flat``: one pass to count, one to write, in
+    np.nonzero's row-major order), unwatched; None otherwise (nothing made)."""
+    if NONZERO_C is None or OPEN:
+        return None
+    flat = NONZERO_C(input)
+    if flat is None:
+        return None
+    nd = len(input._layout.shape)
+    n = len(flat) // nd
+    return adopted(flat, _trusted((n, nd), (1, n), 0), int64)
+
+
 def nonzero(input: Tensor, *, out: Any = None, as_tuple: bool = False) -> Any:  # noqa: A002
     """The positions of ``input``'s non-zero (True) elements, in row-major order: an ``(n, ndim)``
     int64 tensor (strides ``(1, n)``, as PyTorch's), or with ``as_tuple=True`` one 1-D int64 tensor
@@ -455,6 +469,8 @@ def nonzero(input: Tensor, *, out: Any = None, as_tuple: bool = False) -> Any:  
     >>> [t.tolist() for t in strided.tensor([0, 5, 6]).nonzero(as_tuple=True)]
     [[1, 2]]
     """
+    if out is None and as_tuple is False and (fast := _small_positions(input)) is not None:
+        return fast
     input = tensor_of(input, "nonzero", "input", 1)  # noqa: A001
     support.check("nonzero", input._dtype, (input,))
     if out is not None:
@@ -499,6 +515,8 @@ def argwhere(input: Tensor) -> Tensor:  # noqa: A002
     >>> strided.tensor([0.0, 2.0]).argwhere().tolist()
     [[1]]
     """
+    if (fast := _small_positions(input)) is not None:
+        return fast
     input = tensor_of(input, "argwhere", "input", 1)  # noqa: A001
     support.check("argwhere", input._dtype, (input,))
     return _nonzero_matrix(input, "argwhere")

@@ -40,6 +40,7 @@ from .._support.along import flag, tensor_from_array
 from .._support.operands import _cinfo, flat_run
 from .._support.promotion import promote_types, result_type
 from .._support.reduce_args import shape_text
+from ..indexing.fast_along import SEARCH_C
 
 
 def _sizes(shape: tuple[int, ...]) -> str:
@@ -162,6 +163,9 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
     >>> strided.searchsorted(strided.tensor([1, 3, 5, 7]), strided.tensor([3, 6]))
     tensor([1, 3])
     """
+    if SEARCH_C is not None and sorter is None and side is None and out_int32 is False and right.__class__ is bool \
+            and not OPEN and (out := SEARCH_C(sorted_sequence, input, right)) is not None:
+        return out  # (_fast_search's call, without its layers: the same checks in C)
     return _search(sorted_sequence, input, out_int32, right, side, sorter, "searchsorted")
 
 
@@ -181,6 +185,8 @@ def _fast_search(seq: Any, values: Any, out_int32: Any, right: Any, side: Any, s
             or type(seq) is not Tensor or type(values) is not Tensor or seq._dtype is not values._dtype
             or seq._dtype not in _SEARCH_FAST or len(seq._layout.shape) != 1):
         return None
+    if SEARCH_C is not None and (out := SEARCH_C(seq, values, right)) is not None:
+        return out  # (the compiled checks and bisection: NumPy's answers, see fast_along.SEARCH_C)
     info = _cinfo[values._layout.shape]
     rows = flat_run(seq, _cinfo[seq._layout.shape])
     vals = flat_run(values, info) if info[1] else None
@@ -276,6 +282,9 @@ def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right:
     >>> strided.bucketize(strided.tensor([1, 5, 9]), strided.tensor([2, 4, 6, 8]))
     tensor([0, 2, 4])
     """
+    if SEARCH_C is not None and out_int32 is False and right.__class__ is bool and not OPEN \
+            and (out := SEARCH_C(boundaries, input, right)) is not None:
+        return out  # (_fast_search's call, without its layers: 1-D boundaries, the same checks in C)
     if isinstance(boundaries, Tensor) and boundaries.ndim != 1:
         raise StridedRuntimeError(
             join_lines(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})",
