@@ -5,7 +5,8 @@ copy, ``strided.kernels._specialkernel``, the special functions (erf, lgamma, ..
 ``strided.kernels._halfkernel``, float16 add/sub/mul/div through float32 (NumPy's bits) in one pass, and
 ``strided.kernels._sleefkernel``, PyTorch's float32 sigmoid, silu and gelu loops (SLEEF's expf and the C
 library's, as PyTorch splits them), and
-``strided.kernels._sumkernel``, PyTorch's CPU float sum order (SumKernel.cpp's cascade), bit for bit.
+``strided.kernels._sumkernel``, PyTorch's CPU float sum order (SumKernel.cpp's cascade), bit for bit, and
+``strided.kernels._matkernel``, the small float matrix products in one call (NumPy's own BLAS call).
 
 Everything else is in pyproject.toml. The extension is ``optional``: ``pip install -e .`` on a
 machine without a C compiler (or without Python's headers) prints setuptools' warning and
@@ -83,4 +84,11 @@ setup(ext_modules=[Extension(
     # PyTorch's sum order (SumKernel.cpp) with GCC's vector extension: gnu99, an AVX2 copy picked at
     # import; no -ffast-math or contraction: every add is PyTorch's one IEEE add, in its order
     extra_compile_args=["-O3", "-std=gnu99", "-Wall", "-Wno-psabi", "-fno-fast-math", "-ffp-contract=off"],
+), Extension(
+    "strided.kernels._matkernel",
+    ["src/strided/kernels/_matkernel.c"],
+    optional=True,
+    # no arithmetic of its own: the checks and the BLAS call NumPy's matmul makes, through the
+    # addresses of NumPy's own OpenBLAS routines (handed over at run time: nothing to link)
+    extra_compile_args=["-O2", "-std=c99", "-Wall"],
 )])
