@@ -88,7 +88,8 @@ setup(ext_modules=[Extension(
     "strided.kernels._matkernel",
     ["src/strided/kernels/_matkernel.c"],
     optional=True,
-    # no arithmetic of its own: the checks and the BLAS call NumPy's matmul makes, through the
-    # addresses of NumPy's own OpenBLAS routines (handed over at run time: nothing to link)
-    extra_compile_args=["-O2", "-std=c99", "-Wall"],
+    # the checks and the BLAS call NumPy's matmul makes, through the addresses of NumPy's own
+    # OpenBLAS routines (handed over at run time: nothing to link); scale_add's IEEE multiplies
+    # and adds as NumPy's ufuncs round them: no contraction into fused multiply-adds, no -ffast-math
+    extra_compile_args=["-O2", "-std=c99", "-Wall", "-ffp-contract=off", "-fno-fast-math"],
 )])

@@ -147,3 +147,58 @@ def test_results_are_fresh_and_recorded() -> None:
     b = strided.tensor(_values((4, 3), np.float32))
     r = strided.mm(a, b)
     assert not np.shares_memory(r._np(), a._np()) and r.stride() == (3, 1)
+
+
+def _numpy_scale_add(p: np.ndarray, base: np.ndarray, beta: float, alpha: float) -> np.ndarray:
+    """fused._plus_input's NumPy ops: p * alpha (unless 1), + base * beta (base for 1, none for 0)."""
+    p = p.copy()
+    with np.errstate(all="ignore"):
+        if alpha != 1:
+            np.multiply(p, np.asarray(alpha, p.dtype), out=p)
+        if beta != 0:
+            np.add(p, base if beta == 1 else np.multiply(base, np.asarray(beta, p.dtype)), out=p)
+    return p
+
+
+@needs_kernel
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_scale_add_is_numpys_ops_bit_for_bit(dtype: type) -> None:
+    factors = [(0, 1), (0.0, 2.5), (1, -1.5), (2, 3), (1e-50, 1e-45), (-0.0, 1), (1, 1e300), (0.1, 0.7), (1, 1)]
+    uint = np.uint32 if dtype == np.float32 else np.uint64
+    payload = uint(0x7FC00123) if dtype == np.float32 else uint(0x7FF8000000000123)
+    done = 0
+    for _ in range(60):
+        m, n, p = (int(rng.choice((2, 3, 5, 16))) for _ in range(3))
+        a, b, base = _values((m, n), dtype), _values((n, p), dtype), _values((m, p), dtype)
+        base.view(uint)[rng.random(base.shape) < 0.2] = payload  # (NaNs of a payload of their own)
+        ta, tb, tbase = strided.tensor(a), strided.tensor(b), strided.tensor(base)
+        for beta, alpha in factors:
+            t = matkernel.mm(ta, tb)
+            before = t._np().copy()
+            zero = matkernel.scale_add(t, tbase, beta, alpha)
+            if zero is None:  # (both terms NaN somewhere: NumPy's call, nothing written)
+                assert t._np().tobytes() == before.tobytes()
+                continue
+            done += 1
+            want = _numpy_scale_add(before, base, beta, alpha)
+            assert t._np().tobytes() == want.tobytes()
+            assert zero == bool((want == 0).any())
+            assert strided.addmm(tbase, ta, tb, beta=beta, alpha=alpha)._np().tobytes() == want.tobytes()
+    assert done > 100
+
+
+@needs_kernel
+def test_scale_add_declines() -> None:
+    x = strided.tensor(_values((3, 3), np.float32))
+    t = matkernel.mm(x, x.t().contiguous())
+    before = t._np().copy()
+    for inp, beta, alpha in [(x.t(), 1, 1), (x[:2], 1, 1), (x.double(), 1, 1), (x, 2**30, 1), (x, 1, True),
+                             (x, float("nan"), 1), (x, 1, 1 + 0j), (x[0], 1, 1)]:
+        assert matkernel.scale_add(t, inp, beta, alpha) is None
+    assert t._np().tobytes() == before.tobytes()
+    nan = strided.full((3, 3), float("nan"))
+    t = matkernel.mm(nan, x.t().contiguous())
+    assert matkernel.scale_add(t, nan, 1, 1) is None  # (both terms NaN: which one NumPy returns is its compiler's)
+    addmv = strided.addmv(strided.zeros(3), x, strided.zeros(3), beta=1, alpha=2)  # (zeros: PyTorch's signs)
+    want = torch.addmv(torch.zeros(3), torch.from_numpy(x._np().copy()), torch.zeros(3), beta=1, alpha=2)
+    assert np.signbit(addmv._np()).tolist() == np.signbit(want.numpy()).tolist()

@@ -402,6 +402,153 @@ end:
     return answer;
 }
 
+/* A scale factor (beta or alpha) as the float the product's dtype holds, as
+ * np.asarray(value, dtype) makes it: a float (rounded once to float32), or an int of at most 2**24
+ * in magnitude (exact in both). 0: anything else (the caller's Python path). */
+static int scalar(PyObject *v, int kind, double *d, float *f)
+{
+    if (PyFloat_CheckExact(v)) {
+        double x = PyFloat_AS_DOUBLE(v);
+        if (!(x >= -9.2233720368547758e18 && x <= 9.2233720368547758e18)) /* (NaN, inf, huge: _PLAIN) */
+            return 0;
+        *d = x;
+        *f = (float)x;
+        return 1;
+    }
+    if (PyLong_CheckExact(v)) {
+        int overflow = 0;
+        long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+        if (overflow || x < -(1LL << 24) || x > (1LL << 24))
+            return 0;
+        *d = (double)x;
+        *f = (float)x;
+        return 1;
+    }
+    return 0;
+}
+
+/* Whether some element's two terms (p * alpha and input * beta) are both NaN: which NaN NumPy's
+ * add then returns depends on the operand order its compiler chose for that loop (measured: the
+ * second's, for float64), so such a call is left to NumPy (nothing written). With one NaN term
+ * the add returns it, whatever the order. */
+#define BOTH_NAN(T, P, Q, A, B)                                                                \
+    for (Py_ssize_t i = 0; i < n && bd != 0.; i++) {                                         \
+        T x = ad != 1. ? (P)[i] * (A) : (P)[i];                                               \
+        T y = bd == 1. ? (Q)[i] : (Q)[i] * (B);                                               \
+        if (x != x && y != y)                                                                 \
+            goto end;                                                                         \
+    }
+
+/* scale_add(result, input, beta, alpha): the fused ops' last step on a fresh product tensor
+ * `result` (a float32/float64 entry's answer above, its elements alone in its storage), in place,
+ * as fused._plus_input does it with NumPy: p * alpha (unless alpha is 1), then + input * beta
+ * (+ input for beta 1, nothing for beta 0), each rounded once in the dtype, for an `input` of the
+ * result's dtype and shape, row-major. Answers None where it does not apply (nothing written:
+ * also where both terms of an element are NaN, see BOTH_NAN),
+ * else True where some element of the result is zero (its sign may need a look), False where none. */
+static PyObject *py_scale_add(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "scale_add(result, input, beta, alpha) takes 4 arguments");
+        return NULL;
+    }
+    if (k_tensor == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "scale_add: setup was not called");
+        return NULL;
+    }
+    PyObject *res = args[0], *inp = args[1];
+    if (Py_TYPE(res) != k_tensor || Py_TYPE(inp) != k_tensor)
+        Py_RETURN_NONE;
+    PyObject *rl = SLOT(res, off_layout), *il = SLOT(inp, off_layout);
+    PyObject *rd = SLOT(res, off_dtype), *idt = SLOT(inp, off_dtype);
+    if (rl == NULL || il == NULL || rd == NULL || rd != idt || (rd != k_dtype[0] && rd != k_dtype[1]))
+        Py_RETURN_NONE;
+    int kind = rd == k_dtype[1];
+    double bd, ad;
+    float bf, af;
+    if (!scalar(args[2], kind, &bd, &bf) || !scalar(args[3], kind, &ad, &af))
+        Py_RETURN_NONE;
+    PyObject *rshape = SLOT(rl, off_shape), *ishape = SLOT(il, off_shape);
+    if (rshape == NULL || ishape == NULL || !PyTuple_CheckExact(rshape))
+        Py_RETURN_NONE;
+    int same = PyObject_RichCompareBool(rshape, ishape, Py_EQ);
+    if (same <= 0) {
+        if (same < 0)
+            return NULL;
+        Py_RETURN_NONE;
+    }
+    PyObject *rst = SLOT(rl, off_strides), *ist = SLOT(il, off_strides), *ioff = SLOT(il, off_offset);
+    if (rst == NULL || ist == NULL || ioff == NULL || !PyLong_CheckExact(ioff))
+        Py_RETURN_NONE;
+    same = PyObject_RichCompareBool(rst, ist, Py_EQ); /* (the result is row-major: so is input) */
+    if (same <= 0) {
+        if (same < 0)
+            return NULL;
+        Py_RETURN_NONE;
+    }
+    Py_ssize_t n = 1;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(rshape); i++) {
+        Py_ssize_t d = PyLong_AsSsize_t(PyTuple_GET_ITEM(rshape, i));
+        if (d < 0) {
+            PyErr_Clear();
+            Py_RETURN_NONE;
+        }
+        n *= d;
+    }
+    Py_ssize_t off = PyLong_AsSsize_t(ioff);
+    if (off < 0) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    PyObject *ra = SLOT(SLOT(res, off_storage), off_array), *ia = SLOT(SLOT(inp, off_storage), off_array);
+    Py_buffer rb, ib;
+    if (ra == NULL || ia == NULL)
+        Py_RETURN_NONE;
+    if (PyObject_GetBuffer(ra, &rb, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE | PyBUF_FORMAT) < 0) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    if (PyObject_GetBuffer(ia, &ib, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyErr_Clear();
+        PyBuffer_Release(&rb);
+        Py_RETURN_NONE;
+    }
+    Py_ssize_t size = kind ? 8 : 4;
+    char code = kind ? 'd' : 'f';
+    PyObject *answer = Py_None;
+    if (rb.itemsize != size || ib.itemsize != size || !rb.format || !ib.format || rb.format[0] != code
+        || rb.format[1] || ib.format[0] != code || ib.format[1] || rb.len != n * size || ib.len / size < off + n)
+        goto end;
+    /* (memory shared with the input: not here; a fresh result never shares, this is a check) */
+    if ((char *)rb.buf < (char *)ib.buf + ib.len && (char *)ib.buf < (char *)rb.buf + rb.len)
+        goto end;
+    int zero = 0;
+    /* (the tests on the Python values, as _plus_input's: a float32 factor may round to 0 or 1) */
+#define SCALE_ADD(T, A, B)                                                                     \
+    {                                                                                          \
+        T *p = (T *)rb.buf;                                                                    \
+        const T *q = (const T *)ib.buf + off;                                                  \
+        BOTH_NAN(T, p, q, A, B)                                                                \
+        for (Py_ssize_t i = 0; i < n; i++) {                                                   \
+            T x = ad != 1. ? p[i] * (A) : p[i];                                                \
+            if (bd != 0.)                                                                      \
+                x = x + (bd == 1. ? q[i] : q[i] * (B));                                        \
+            p[i] = x;                                                                          \
+            zero |= x == 0;                                                                    \
+        }                                                                                      \
+    }
+    if (kind)
+        SCALE_ADD(double, ad, bd)
+    else
+        SCALE_ADD(float, af, bf)
+    answer = zero ? Py_True : Py_False;
+end:
+    PyBuffer_Release(&rb);
+    PyBuffer_Release(&ib);
+    Py_INCREF(answer);
+    return answer;
+}
+
 static PyMethodDef methods[] = {
     {"setup", py_setup, METH_VARARGS,
      "setup(tensor_cls, storage_cls, layout_cls, adopt, cinfo, empty, float32, float64, np_float32, "
@@ -413,6 +560,9 @@ static PyMethodDef methods[] = {
     {"mv", (PyCFunction)(void (*)(void))py_mv, METH_FASTCALL,
      "mv(a, v): the fresh tensor of a row-major (m, n) float matrix times a contiguous (n,) vector "
      "(NumPy's gemv), or None."},
+    {"scale_add", (PyCFunction)(void (*)(void))py_scale_add, METH_FASTCALL,
+     "scale_add(result, input, beta, alpha): result = result * alpha + input * beta in place, as "
+     "NumPy's ufuncs round it; None (nothing written), or whether a zero is among the results."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -32,6 +32,10 @@ def _none(a: Any, b: Any) -> None:
     return None
 
 
+def _none4(result: Any, input: Any, beta: Any, alpha: Any) -> None:  # noqa: A002
+    return None
+
+
 def openblas_paths(section: str) -> list[str]:
     """The paths of NumPy's bundled scipy-openblas (ILP64) where NumPy's build configuration says
     its ``section`` ("blas" or "lapack") is that library; else none. (The integer width is the
@@ -67,11 +71,12 @@ def _addresses() -> list[int] | None:
 def _setup() -> None:
     """Bind :func:`mm`, :func:`bmm` and :func:`mv` to the compiled entries, set up; or to
     functions answering None (not built, ``STRIDED_NATIVE=0``, another BLAS)."""
-    global mm, bmm, mv
+    global mm, bmm, mv, scale_add
     k = _compiled("_matkernel")
     found = _addresses() if k is not None else None
     if k is None or found is None or 0 in found:
         mm = bmm = mv = _none
+        scale_add = _none4
         return
     from ..dispatch import adopted
     from ..dtypes import float32, float64
@@ -82,7 +87,7 @@ def _setup() -> None:
 
     k.setup(Tensor, Storage, Layout, adopted, _cinfo, np.empty, float32, float64,
             np.dtype(np.float32), np.dtype(np.float64), *found, LIMIT)
-    mm, bmm, mv = k.mm, k.bmm, k.mv
+    mm, bmm, mv, scale_add = k.mm, k.bmm, k.mv, k.scale_add
 
 
 def _first_mm(a: Any, b: Any) -> Any:
@@ -103,4 +108,14 @@ def _first_mv(a: Any, v: Any) -> Any:
     return mv(a, v)
 
 
-mm, bmm, mv = _first_mm, _first_bmm, _first_mv
+def _first_scale_add(result: Any, input: Any, beta: Any, alpha: Any) -> Any:  # noqa: A002
+    """``result = result * alpha + input * beta`` in place on a fresh float product tensor, as
+    ``fused._plus_input``'s NumPy ufuncs round it (each op once, alpha 1 and beta 0 or 1 skip
+    theirs; where both terms are NaN, the first's); None where it does not apply (nothing
+    written: ``input`` not a row-major tensor of the result's dtype and shape, a factor not a
+    float or an int of at most 2**24), else whether a zero is among the results."""
+    _setup()
+    return scale_add(result, input, beta, alpha)
+
+
+mm, bmm, mv, scale_add = _first_mm, _first_bmm, _first_mv, _first_scale_add

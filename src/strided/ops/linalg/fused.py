@@ -41,6 +41,7 @@ from ...dispatch import result as new_result
 from ...dtypes import C10_NAME, REDUCED_FLOATS, TORCH_NAME, DType, float32, float64
 from ...errors import StridedIndexError, StridedRuntimeError, join_lines
 from ...gradients import seal
+from ...kernels import matkernel as _mk
 from ...kernels import native, npcore
 from ...kernels.fpstate import quiet_call, quiet_retry, quietly
 from ...layout.order import elementwise_output_strides
@@ -478,7 +479,10 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
     [[1.0, 0.0], [0.0, 1.0]]
     """
     if out is None and _number(beta) and _number(alpha) and alpha != 0:  # one product, scaled in place
-        fast = fast_product(mat1, mat2)
+        t = _mk.mm(mat1, mat2)  # (fast_product's compiled entry; its product and the scaling in C)
+        if t is not None and _mk.scale_add(t, input, beta, alpha) is not None:
+            return t
+        fast = fast_product(mat1, mat2) if t is None else (t._storage.array.reshape(t._layout.shape), t._layout)
         if fast is not None:
             t = _plus_input(fast[0], fast[1], input, mat1._dtype, beta, alpha)
             if t is not None:
@@ -512,6 +516,10 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any 
     """
     if out is None and _number(beta) and _number(alpha) and alpha != 0 and mat.__class__ is Tensor and (
             vec.__class__ is Tensor):
+        # (first the compiled entries: the gemv np.dot makes below, and _plus_input's ops in C)
+        t = _mk.mv(mat, vec)
+        if t is not None and (zero := _mk.scale_add(t, input, beta, alpha)) is not None:
+            return _addmv_zero_signs(t, input, mat, vec, beta, alpha) if zero else t
         shape = mat._layout.shape
         d = mat._dtype
         # (an empty product: the general path's zeros; _rowmajor of both, inlined: a 1-D run is
