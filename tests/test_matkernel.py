@@ -15,12 +15,7 @@ from strided.kernels import matkernel
 rng = np.random.default_rng(7)
 
 
-def _kernel() -> bool:
-    matkernel.mm(None, None)  # (sets the kernel up: the module's names are rebound)
-    return matkernel.mm is not matkernel._none
-
-
-needs_kernel = pytest.mark.skipif(not _kernel(), reason="the compiled product kernel is not built here")
+needs_kernel = pytest.mark.skipif(not matkernel.ready(), reason="the compiled product kernel is not built here")
 
 
 def _values(shape: tuple[int, ...], dtype: type) -> np.ndarray:

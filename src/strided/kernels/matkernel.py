@@ -119,3 +119,23 @@ def _first_scale_add(result: Any, input: Any, beta: Any, alpha: Any) -> Any:  # 
 
 
 mm, bmm, mv, scale_add = _first_mm, _first_bmm, _first_mv, _first_scale_add
+
+
+def ready() -> bool:
+    """Set the kernel up now (tests patch the entries after this, or the first call's rebinding
+    would undo the patch); whether the compiled entries serve."""
+    if mm is _first_mm:
+        _setup()
+    return mm is not _none
+
+
+def switch_off(setattr: Any) -> None:
+    """For tests: every entry answers None (the callers' NumPy paths run), through ``setattr``
+    (a monkeypatch's ``setattr``, which undoes it)."""
+    import sys
+
+    ready()
+    module = sys.modules[__name__]
+    for name in ("mm", "bmm", "mv"):
+        setattr(module, name, _none)
+    setattr(module, "scale_add", _none4)
