@@ -37,6 +37,7 @@ setup(ext_modules=[Extension(
     # -O3 runs i1's blocked series two lanes at a time (SSE2: the same roundings per lane). Where
     # PyTorch's own kernels fuse (its Bessel functions), the C code says so with explicit fmas.
     depends=["src/strided/kernels/_torch_special.h", "src/strided/kernels/_glibc_expf.h",
+             "src/strided/kernels/_torch_bmm_loop.h",
              "src/strided/kernels/_erf_float32_table.h",
              "src/strided/kernels/_sleef_expf.h"],
     extra_compile_args=["-O3", "-std=c99", "-Wall", "-ffp-contract=off", "-fno-fast-math"],
@@ -88,8 +89,10 @@ setup(ext_modules=[Extension(
     "strided.kernels._matkernel",
     ["src/strided/kernels/_matkernel.c"],
     optional=True,
+    depends=["src/strided/kernels/_torch_bmm_loop.h"],
     # the checks and the BLAS call NumPy's matmul makes, through the addresses of NumPy's own
     # OpenBLAS routines (handed over at run time: nothing to link); scale_add's IEEE multiplies
     # and adds as NumPy's ufuncs round them: no contraction into fused multiply-adds, no -ffast-math
-    extra_compile_args=["-O2", "-std=c99", "-Wall", "-ffp-contract=off", "-fno-fast-math"],
+    # (-O3: scale_add's specialised loops vectorise, a 16 x 16 x 4 result 2.7 -> ~0.3 us)
+    extra_compile_args=["-O3", "-std=c99", "-Wall", "-ffp-contract=off", "-fno-fast-math"],
 )])

@@ -197,3 +197,33 @@ def test_scale_add_declines() -> None:
     addmv = strided.addmv(strided.zeros(3), x, strided.zeros(3), beta=1, alpha=2)  # (zeros: PyTorch's signs)
     want = torch.addmv(torch.zeros(3), torch.from_numpy(x._np().copy()), torch.zeros(3), beta=1, alpha=2)
     assert np.signbit(addmv._np()).tolist() == np.signbit(want.numpy()).tolist()
+
+
+@needs_kernel
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_bmm_small_is_bmm_loops_bits(dtype: type) -> None:
+    """baddbmm's small product: the compiled bmm_loop's (PyTorch's loop) bits, inf, -0.0 and
+    overflow included; an operand with a NaN is left to it (None)."""
+    from strided.kernels import native
+    from strided.ops.linalg import fused
+
+    taken = 0
+    for _ in range(200):
+        bs, n, k, p = (int(rng.choice((1, 2, 3, 5, 7))) for _ in range(4))
+        a, b = _values((bs, n, k), dtype), _values((bs, k, p), dtype)
+        t = matkernel.bmm_small(_tensor(a, "off"), strided.tensor(b))
+        if np.isnan(a).any() or np.isnan(b).any():
+            assert t is None
+            continue
+        taken += 1
+        want = np.empty((bs, n, p), dtype)
+        if native.special() is not None:
+            assert native.special().bmm_loop(a, b, want, n, k, p)
+        else:
+            with np.errstate(all="ignore"):
+                want = fused._kernel_bmm(a, b, np.dtype(dtype))
+        _same(t, want)
+    assert taken > 20
+    x = strided.tensor(_values((2, 3, 4), dtype))
+    assert matkernel.bmm_small(x, x.transpose(1, 2)) is None  # (not row-major: the Python path)
+    assert matkernel.bmm_small(strided.zeros(2, 20, 20), strided.zeros(2, 20, 20)) is None  # (400 and up: BLAS)

@@ -30,6 +30,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "_torch_bmm_loop.h"
+
 enum { ROW_MAJOR = 101, COL_MAJOR = 102, NO_TRANS = 111, TRANS = 112 }; /* (cblas.h's values) */
 
 typedef void (*sgemm_fn)(int, int, int, int64_t, int64_t, int64_t, float, const float *, int64_t,
@@ -117,9 +119,10 @@ typedef struct {
     PyObject *shape_tuple; /* borrowed (from the layout the tensor holds) */
 } operand;
 
-/* 1: `t` read into `o` (its buffer held: release with done()); 0: not for here (None);
+/* 1: `t` read into `o` (its buffer held: release with done()), its matrix and vector dims at least
+ * `least` (a batch dim: at least 1); 0: not for here (None);
  * -1: an error set. */
-static int read_operand(PyObject *t, int nd, operand *o)
+static int read_operand_min(PyObject *t, int nd, operand *o, Py_ssize_t least)
 {
     o->held = 0;
     if (!PyObject_TypeCheck(t, k_tensor))
@@ -152,7 +155,7 @@ static int read_operand(PyObject *t, int nd, operand *o)
         }
         /* (no size 0, nor 1 in a matrix or vector dim -- NumPy's other routines -- and no
          * negative or huge strides; a batch of 1 is one gemm, as NumPy's) */
-        if (o->shape[i] < (nd == 3 && i == 0 ? 1 : 2) || o->shape[i] > (1 << 20) || o->strides[i] < 0 || o->strides[i] > (1 << 30))
+        if (o->shape[i] < (nd == 3 && i == 0 ? 1 : least) || o->shape[i] > (1 << 20) || o->strides[i] < 0 || o->strides[i] > (1 << 30))
             return 0;
     }
     o->offset = PyLong_AsSsize_t(offset);
@@ -180,6 +183,14 @@ static int read_operand(PyObject *t, int nd, operand *o)
     if (last >= o->buf.len / size)
         return 0; /* (a run past its storage: the general path's error) */
     return 1;
+}
+
+/* Both operands (read_operand_min's answer: the second's buffer is held only where it was read). */
+static int read_two(PyObject *const *args, int nda, int ndb, Py_ssize_t least, operand *a, operand *b)
+{
+    b->held = 0;
+    int r = read_operand_min(args[0], nda, a, least);
+    return r == 1 ? read_operand_min(args[1], ndb, b, least) : r;
 }
 
 static void done(operand *o)
@@ -315,11 +326,8 @@ static PyObject *matrix_products(PyObject *const *args, Py_ssize_t nargs, int nd
     if (!two_args(nargs, name))
         return NULL;
     operand a, b;
-    b.held = 0;
     PyObject *answer = NULL;
-    int r = read_operand(args[0], nd, &a);
-    if (r == 1)
-        r = read_operand(args[1], nd, &b);
+    int r = read_two(args, nd, nd, 2, &a, &b);
     if (r < 0)
         goto end;
     Py_ssize_t batch = nd == 3 ? a.shape[0] : 1;
@@ -362,11 +370,8 @@ static PyObject *py_mv(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     if (!two_args(nargs, "mv"))
         return NULL;
     operand a, v;
-    v.held = 0;
     PyObject *answer = NULL;
-    int r = read_operand(args[0], 2, &a);
-    if (r == 1)
-        r = read_operand(args[1], 1, &v);
+    int r = read_two(args, 2, 1, 2, &a, &v);
     if (r < 0)
         goto end;
     Py_ssize_t m = a.shape[0], n = a.shape[1];
@@ -402,6 +407,76 @@ end:
     return answer;
 }
 
+/* bmm_small(a, b): PyTorch's small baddbmm loop (below 400 multiply-adds a matrix) of row-major
+ * (B, n, k) and (B, k, p) float32/float64 tensors, no size 0, as a fresh row-major tensor: the
+ * loop of _specialkernel.bmm_loop (which fused._kernel_bmm calls), step for step (one macro,
+ * _torch_bmm_loop.h).
+ * None where an operand holds a NaN: which of two NaNs an add returns is the compiler's operand
+ * order, which this build need not share with bmm_loop's (with no NaN operand every NaN the loop
+ * makes is the one default NaN), and wherever the operands are not for here. */
+#define SMALL_LOOP(T)                                                                          \
+    {                                                                                          \
+        const T *x = (const T *)a.buf.buf + a.offset, *y = (const T *)b.buf.buf + b.offset;    \
+        T *z = (T *)out.buf;                                                                   \
+        int nan = 0;                                                                           \
+        for (Py_ssize_t i = 0; i < batch * n * k; i++)                                         \
+            nan |= x[i] != x[i];                                                               \
+        for (Py_ssize_t i = 0; i < batch * k * p; i++)                                         \
+            nan |= y[i] != y[i];                                                               \
+        if (nan)                                                                               \
+            goto skip;                                                                         \
+        TORCH_BMM_LOOP(T, x, y, z, batch, n, k, p)                                             \
+    }
+
+static PyObject *py_bmm_small(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (!two_args(nargs, "bmm_small"))
+        return NULL;
+    operand a, b;
+    PyObject *answer = NULL;
+    int r = read_two(args, 3, 3, 1, &a, &b);
+    if (r < 0)
+        goto end;
+    Py_ssize_t batch = a.shape[0], n = a.shape[1], k = a.shape[2], p = r ? b.shape[2] : 0;
+    /* (row-major strides exactly, as contiguous_strides gives them: fused._rowmajor's test) */
+    if (r == 0 || a.kind != b.kind || b.shape[0] != batch || b.shape[1] != k || n * k * p >= 400
+        || a.strides[2] != 1 || a.strides[1] != k || a.strides[0] != n * k
+        || b.strides[2] != 1 || b.strides[1] != p || b.strides[0] != k * p) {
+        answer = Py_None;
+        Py_INCREF(answer);
+        goto end;
+    }
+    int kind = a.kind;
+    Py_buffer out;
+    PyObject *flat = fresh(batch * n * p, kind, &out);
+    if (flat == NULL) {
+        if (!PyErr_Occurred()) {
+            answer = Py_None;
+            Py_INCREF(answer);
+        }
+        goto end;
+    }
+    if (kind)
+        SMALL_LOOP(double)
+    else
+        SMALL_LOOP(float)
+    PyBuffer_Release(&out);
+    PyObject *dims[3] = {PyTuple_GET_ITEM(a.shape_tuple, 0), PyTuple_GET_ITEM(a.shape_tuple, 1),
+                         PyTuple_GET_ITEM(b.shape_tuple, 2)};
+    answer = result(flat, kind, dims, 3);
+    Py_DECREF(flat);
+    goto end;
+skip:
+    PyBuffer_Release(&out);
+    Py_DECREF(flat);
+    answer = Py_None;
+    Py_INCREF(answer);
+end:
+    done(&a);
+    done(&b);
+    return answer;
+}
+
 /* A scale factor (beta or alpha) as the float the product's dtype holds, as
  * np.asarray(value, dtype) makes it: a float (rounded once to float32), or an int of at most 2**24
  * in magnitude (exact in both). 0: anything else (the caller's Python path). */
@@ -427,24 +502,51 @@ static int scalar(PyObject *v, int kind, double *d, float *f)
     return 0;
 }
 
-/* Whether some element's two terms (p * alpha and input * beta) are both NaN: which NaN NumPy's
- * add then returns depends on the operand order its compiler chose for that loop (measured: the
- * second's, for float64), so such a call is left to NumPy (nothing written). With one NaN term
- * the add returns it, whatever the order. */
-#define BOTH_NAN(T, P, Q, A, B)                                                                \
-    for (Py_ssize_t i = 0; i < n && bd != 0.; i++) {                                         \
-        T x = ad != 1. ? (P)[i] * (A) : (P)[i];                                               \
-        T y = bd == 1. ? (Q)[i] : (Q)[i] * (B);                                               \
-        if (x != x && y != y)                                                                 \
-            goto end;                                                                         \
+/* The loop of scale_add for one dtype, specialised by the compiler for each (sp, mq): sp, whether
+ * p is scaled by A (alpha != 1); mq, 0 no input term (beta 0), 1 the input itself (beta 1), 2 the
+ * input times B. First, whether some element's two terms are both NaN: which NaN NumPy's add then
+ * returns depends on the operand order its compiler chose for that loop (measured: the second's,
+ * for float64), so such a call is left to NumPy: -1, nothing written. With one NaN term the add
+ * returns it, whatever the order. Else the results are written; answers whether one is zero. */
+#define DEFINE_SCALE_ADD(NAME, T)                                                              \
+    static inline int NAME(T *restrict p, const T *restrict q, Py_ssize_t n, T A, T B,        \
+                           const int sp, const int mq)                                         \
+    {                                                                                          \
+        if (mq) {                                                                              \
+            int bad = 0;                                                                       \
+            for (Py_ssize_t i = 0; i < n; i++) {                                               \
+                T x = sp ? p[i] * A : p[i];                                                    \
+                T y = mq == 2 ? q[i] * B : q[i];                                               \
+                bad |= (x != x) & (y != y);                                                    \
+            }                                                                                  \
+            if (bad)                                                                           \
+                return -1;                                                                     \
+        }                                                                                      \
+        int zero = 0;                                                                          \
+        for (Py_ssize_t i = 0; i < n; i++) {                                                   \
+            T x = sp ? p[i] * A : p[i];                                                        \
+            if (mq)                                                                            \
+                x = x + (mq == 2 ? q[i] * B : q[i]);                                           \
+            p[i] = x;                                                                          \
+            zero |= x == 0;                                                                    \
+        }                                                                                      \
+        return zero;                                                                           \
     }
+DEFINE_SCALE_ADD(scale_add_f, float)
+DEFINE_SCALE_ADD(scale_add_d, double)
+
+#define SCALE_ADD_CASES(NAME, P, Q, A, B)                                                      \
+    (sp ? (mq == 0 ? NAME(P, Q, n, A, B, 1, 0) : mq == 1 ? NAME(P, Q, n, A, B, 1, 1)           \
+                                                 : NAME(P, Q, n, A, B, 1, 2))                  \
+        : (mq == 0 ? NAME(P, Q, n, A, B, 0, 0) : mq == 1 ? NAME(P, Q, n, A, B, 0, 1)           \
+                                                 : NAME(P, Q, n, A, B, 0, 2)))
 
 /* scale_add(result, input, beta, alpha): the fused ops' last step on a fresh product tensor
  * `result` (a float32/float64 entry's answer above, its elements alone in its storage), in place,
  * as fused._plus_input does it with NumPy: p * alpha (unless alpha is 1), then + input * beta
  * (+ input for beta 1, nothing for beta 0), each rounded once in the dtype, for an `input` of the
  * result's dtype and shape, row-major. Answers None where it does not apply (nothing written:
- * also where both terms of an element are NaN, see BOTH_NAN),
+ * also where both terms of an element are NaN, see DEFINE_SCALE_ADD),
  * else True where some element of the result is zero (its sign may need a look), False where none. */
 static PyObject *py_scale_add(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -522,25 +624,14 @@ static PyObject *py_scale_add(PyObject *self, PyObject *const *args, Py_ssize_t 
     /* (memory shared with the input: not here; a fresh result never shares, this is a check) */
     if ((char *)rb.buf < (char *)ib.buf + ib.len && (char *)ib.buf < (char *)rb.buf + rb.len)
         goto end;
-    int zero = 0;
     /* (the tests on the Python values, as _plus_input's: a float32 factor may round to 0 or 1) */
-#define SCALE_ADD(T, A, B)                                                                     \
-    {                                                                                          \
-        T *p = (T *)rb.buf;                                                                    \
-        const T *q = (const T *)ib.buf + off;                                                  \
-        BOTH_NAN(T, p, q, A, B)                                                                \
-        for (Py_ssize_t i = 0; i < n; i++) {                                                   \
-            T x = ad != 1. ? p[i] * (A) : p[i];                                                \
-            if (bd != 0.)                                                                      \
-                x = x + (bd == 1. ? q[i] : q[i] * (B));                                        \
-            p[i] = x;                                                                          \
-            zero |= x == 0;                                                                    \
-        }                                                                                      \
-    }
+    int sp = ad != 1., mq = bd == 0. ? 0 : bd == 1. ? 1 : 2, zero;
     if (kind)
-        SCALE_ADD(double, ad, bd)
+        zero = SCALE_ADD_CASES(scale_add_d, (double *)rb.buf, (const double *)ib.buf + off, ad, bd);
     else
-        SCALE_ADD(float, af, bf)
+        zero = SCALE_ADD_CASES(scale_add_f, (float *)rb.buf, (const float *)ib.buf + off, af, bf);
+    if (zero < 0)
+        goto end;
     answer = zero ? Py_True : Py_False;
 end:
     PyBuffer_Release(&rb);
@@ -560,6 +651,9 @@ static PyMethodDef methods[] = {
     {"mv", (PyCFunction)(void (*)(void))py_mv, METH_FASTCALL,
      "mv(a, v): the fresh tensor of a row-major (m, n) float matrix times a contiguous (n,) vector "
      "(NumPy's gemv), or None."},
+    {"bmm_small", (PyCFunction)(void (*)(void))py_bmm_small, METH_FASTCALL,
+     "bmm_small(a, b): PyTorch's small baddbmm loop of two row-major 3-D float tensors (NaN-free), "
+     "as a fresh tensor, or None."},
     {"scale_add", (PyCFunction)(void (*)(void))py_scale_add, METH_FASTCALL,
      "scale_add(result, input, beta, alpha): result = result * alpha + input * beta in place, as "
      "NumPy's ufuncs round it; None (nothing written), or whether a zero is among the results."},

@@ -71,11 +71,11 @@ def _addresses() -> list[int] | None:
 def _setup() -> None:
     """Bind :func:`mm`, :func:`bmm` and :func:`mv` to the compiled entries, set up; or to
     functions answering None (not built, ``STRIDED_NATIVE=0``, another BLAS)."""
-    global mm, bmm, mv, scale_add
+    global mm, bmm, mv, scale_add, bmm_small
     k = _compiled("_matkernel")
     found = _addresses() if k is not None else None
     if k is None or found is None or 0 in found:
-        mm = bmm = mv = _none
+        mm = bmm = mv = bmm_small = _none
         scale_add = _none4
         return
     from ..dispatch import adopted
@@ -87,7 +87,7 @@ def _setup() -> None:
 
     k.setup(Tensor, Storage, Layout, adopted, _cinfo, np.empty, float32, float64,
             np.dtype(np.float32), np.dtype(np.float64), *found, LIMIT)
-    mm, bmm, mv, scale_add = k.mm, k.bmm, k.mv, k.scale_add
+    mm, bmm, mv, scale_add, bmm_small = k.mm, k.bmm, k.mv, k.scale_add, k.bmm_small
 
 
 def _first_mm(a: Any, b: Any) -> Any:
@@ -118,7 +118,15 @@ def _first_scale_add(result: Any, input: Any, beta: Any, alpha: Any) -> Any:  # 
     return scale_add(result, input, beta, alpha)
 
 
-mm, bmm, mv, scale_add = _first_mm, _first_bmm, _first_mv, _first_scale_add
+def _first_bmm_small(a: Any, b: Any) -> Any:
+    """PyTorch's small baddbmm loop (``fused._kernel_bmm``'s compiled one, step for step) of two
+    row-major NaN-free (B, n, k) and (B, k, p) float tensors (n * k * p < 400), as a fresh
+    tensor; or None."""
+    _setup()
+    return bmm_small(a, b)
+
+
+mm, bmm, mv, scale_add, bmm_small = _first_mm, _first_bmm, _first_mv, _first_scale_add, _first_bmm_small
 
 
 def ready() -> bool:
@@ -136,6 +144,6 @@ def switch_off(setattr: Any) -> None:
 
     ready()
     module = sys.modules[__name__]
-    for name in ("mm", "bmm", "mv"):
+    for name in ("mm", "bmm", "mv", "bmm_small"):
         setattr(module, name, _none)
     setattr(module, "scale_add", _none4)

@@ -715,9 +715,11 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alp
     """
     if out is None and _number(beta) and _number(alpha) and alpha != 0 and batch1.__class__ is Tensor and (
             batch2.__class__ is Tensor):
-        fast = _fast_baddbmm_product(batch1, batch2)
-        if fast is not None:
-            t = _plus_input(fast[0], fast[1], input, batch1._dtype, beta, alpha)
+        t = _fast_baddbmm_product(batch1, batch2)
+        if t is not None:
+            if _mk.scale_add(t, input, beta, alpha) is not None:  # (_plus_input's ops, in C)
+                return t
+            t = _plus_input(t._storage.array.reshape(t._layout.shape), t._layout, input, batch1._dtype, beta, alpha)
             if t is not None:
                 return t
     tensor_arg(input, "baddbmm")
@@ -790,20 +792,38 @@ def _kernel_bmm_native(x: np.ndarray, y: np.ndarray) -> np.ndarray | None:
     return out
 
 
-def _fast_baddbmm_product(a: Any, b: Any) -> tuple[np.ndarray, Any] | None:
-    """baddbmm's fast-path product: :func:`fast_bmm`'s, but PyTorch's own loop's running sums
-    (:func:`_kernel_bmm`) below its 400 multiply-adds a matrix."""
+def _fast_baddbmm_product(a: Any, b: Any) -> Tensor | None:
+    """baddbmm's fast-path product as a fresh row-major tensor: :func:`fast_bmm`'s (the compiled
+    entry's where it takes the operands), but PyTorch's own loop's running sums
+    (:func:`_kernel_bmm`, its compiled ``bmm_loop`` called here directly) below its 400
+    multiply-adds a matrix."""
     if a.__class__ is Tensor and b.__class__ is Tensor:
         sa, sb = a._layout.shape, b._layout.shape
         if len(sa) == 3 and len(sb) == 3 and sa[1] * sa[2] * sb[-1] < 400:
             if sa[0] != sb[0] or sa[2] != sb[1] or not (all(sa) and sb[2]):
                 return None
+            t = _mk.bmm_small(a, b)  # (the loop below in one C call, NaN-free operands)
+            if t is not None:
+                return t
             x = _rowmajor(a, sa)  # (the module's seam, as addmv's: a test forces the general path)
             y = _rowmajor(b, sb) if x is not None and b._dtype is a._dtype else None
             if y is None:
                 return None
-            return quietly(_kernel_bmm, x, y, x.dtype), _cinfo[(*sa[:2], sb[2])][2]
-    return fast_bmm(a, b)
+            layout = _cinfo[(*sa[:2], sb[2])][2]
+            kern = native.special()  # (_kernel_bmm_native's call, inlined: x and y are float32/64)
+            if kern is not None:
+                res = _np_empty(layout.shape, x.dtype)
+                if kern.bmm_loop(x, y, res, sa[1], sa[2], sb[2]):
+                    return adopted(res.reshape(-1), layout, a._dtype)
+            return adopted(quietly(_kernel_bmm, x, y, x.dtype).reshape(-1), layout, a._dtype)
+        t = _mk.bmm(a, b)
+        if t is not None:
+            return t
+    fast = fast_bmm(a, b)
+    return None if fast is None else adopted(fast[0].reshape(-1), fast[1], a._dtype)
+
+
+_np_empty = np.empty
 
 
 def _addbmm_pre(self: Tensor, batch1: Any, batch2: Any, **kwargs: Any) -> bool:
