@@ -227,3 +227,29 @@ def test_bmm_small_is_bmm_loops_bits(dtype: type) -> None:
     x = strided.tensor(_values((2, 3, 4), dtype))
     assert matkernel.bmm_small(x, x.transpose(1, 2)) is None  # (not row-major: the Python path)
     assert matkernel.bmm_small(strided.zeros(2, 20, 20), strided.zeros(2, 20, 20)) is None  # (400 and up: BLAS)
+
+
+@needs_kernel
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_trace_is_the_python_paths_and_torchs(dtype: type, monkeypatch: pytest.MonkeyPatch) -> None:
+    """trace's compiled double running sum: the Python path's bits (overflow to inf, float32
+    subnormals and -0.0 included), NaN sums left to it; and PyTorch's values."""
+    cases = []
+    for _ in range(150):
+        r, c = int(rng.integers(1, 70)), int(rng.integers(1, 70))
+        x = (rng.standard_normal((r, c)) * rng.choice([1e-40, 1.0, 1e38, 1e300], size=(r, c))).astype(dtype)
+        x[rng.random((r, c)) < 0.05] = -0.0
+        t = strided.tensor(x)
+        cases += [t, t.t()] + ([t[1:, ::2]] if r > 1 and c > 1 else [])
+    fast = [(c.trace(), matkernel.trace(c)) for c in cases]
+    assert sum(m is not None for _, m in fast) > 100
+    for c, (f, _) in zip(cases, fast):
+        tt = torch.from_numpy(np.ascontiguousarray(c._np())).trace()
+        assert f.shape == () and f.dtype.name == str(tt.dtype).removeprefix("torch.")
+        assert f._np().tobytes() == tt.numpy().tobytes() or np.isclose(f.item(), tt.item(), rtol=1e-12)
+    assert matkernel.trace(strided.full((3, 3), float("nan"))) is None
+    assert matkernel.trace(strided.ones(3, 3, dtype=strided.int64)) is None
+    assert matkernel.trace(strided.ones(65, 65)) is None  # (a long diagonal: the compiled sum in sums.py)
+    matkernel.switch_off(monkeypatch.setattr)
+    for c, (f, _) in zip(cases, fast):
+        assert c.trace()._np().tobytes() == f._np().tobytes()

@@ -477,6 +477,64 @@ end:
     return answer;
 }
 
+/* trace(x): the trace of a float32/float64 matrix with a diagonal of 1 to 64 elements, as
+ * sums._trace_in_python and the cast after it compute it: PyTorch's trace_cpu, sum = d0, then
+ * sum += d_i in order, then + 0.0, in double (float32 read exactly), rounded once to the dtype,
+ * as a fresh 0-d tensor. None where the sum is NaN (which NaN operand an add returns is the
+ * compiler's choice: the NumPy path's), or x is not for here. */
+static PyObject *py_trace(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 1 || k_tensor == NULL) {
+        PyErr_SetString(PyExc_TypeError, "trace(x) takes 1 argument, after setup");
+        return NULL;
+    }
+    operand a;
+    PyObject *answer = Py_None;
+    int r = read_operand_min(args[0], 2, &a, 1);
+    if (r < 0)
+        return NULL;
+    Py_ssize_t n = r ? (a.shape[0] < a.shape[1] ? a.shape[0] : a.shape[1]) : 0;
+    Py_ssize_t step = r ? a.strides[0] + a.strides[1] : 0;
+    if (r == 0 || n > 64 || step <= 0) {
+        done(&a);
+        Py_RETURN_NONE;
+    }
+    double total;
+    if (a.kind) {
+        const double *x = (const double *)a.buf.buf + a.offset;
+        total = x[0];
+        for (Py_ssize_t i = 1; i < n; i++)
+            total = total + x[i * step];
+    } else {
+        const float *x = (const float *)a.buf.buf + a.offset;
+        total = x[0];
+        for (Py_ssize_t i = 1; i < n; i++)
+            total = total + (double)x[i * step];
+    }
+    total = total + 0.0;
+    if (total == total) {
+        Py_buffer out;
+        PyObject *flat = fresh(1, a.kind, &out);
+        if (flat == NULL) {
+            done(&a);
+            if (PyErr_Occurred())
+                return NULL;
+            Py_RETURN_NONE;
+        }
+        if (a.kind)
+            *(double *)out.buf = total;
+        else
+            *(float *)out.buf = (float)total;
+        PyBuffer_Release(&out);
+        answer = result(flat, a.kind, NULL, 0);
+        Py_DECREF(flat);
+        done(&a);
+        return answer;
+    }
+    done(&a);
+    Py_RETURN_NONE;
+}
+
 /* A scale factor (beta or alpha) as the float the product's dtype holds, as
  * np.asarray(value, dtype) makes it: a float (rounded once to float32), or an int of at most 2**24
  * in magnitude (exact in both). 0: anything else (the caller's Python path). */
@@ -654,6 +712,9 @@ static PyMethodDef methods[] = {
     {"bmm_small", (PyCFunction)(void (*)(void))py_bmm_small, METH_FASTCALL,
      "bmm_small(a, b): PyTorch's small baddbmm loop of two row-major 3-D float tensors (NaN-free), "
      "as a fresh tensor, or None."},
+    {"trace", (PyCFunction)(void (*)(void))py_trace, METH_FASTCALL,
+     "trace(x): the trace of a float32/float64 matrix (a diagonal of 1 to 64), PyTorch's double "
+     "running sum, as a fresh 0-d tensor; or None."},
     {"scale_add", (PyCFunction)(void (*)(void))py_scale_add, METH_FASTCALL,
      "scale_add(result, input, beta, alpha): result = result * alpha + input * beta in place, as "
      "NumPy's ufuncs round it; None (nothing written), or whether a zero is among the results."},

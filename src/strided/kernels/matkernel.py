@@ -32,6 +32,10 @@ def _none(a: Any, b: Any) -> None:
     return None
 
 
+def _none1(x: Any) -> None:
+    return None
+
+
 def _none4(result: Any, input: Any, beta: Any, alpha: Any) -> None:  # noqa: A002
     return None
 
@@ -71,12 +75,13 @@ def _addresses() -> list[int] | None:
 def _setup() -> None:
     """Bind :func:`mm`, :func:`bmm` and :func:`mv` to the compiled entries, set up; or to
     functions answering None (not built, ``STRIDED_NATIVE=0``, another BLAS)."""
-    global mm, bmm, mv, scale_add, bmm_small
+    global mm, bmm, mv, scale_add, bmm_small, trace
     k = _compiled("_matkernel")
     found = _addresses() if k is not None else None
     if k is None or found is None or 0 in found:
         mm = bmm = mv = bmm_small = _none
         scale_add = _none4
+        trace = _none1
         return
     from ..dispatch import adopted
     from ..dtypes import float32, float64
@@ -87,7 +92,7 @@ def _setup() -> None:
 
     k.setup(Tensor, Storage, Layout, adopted, _cinfo, np.empty, float32, float64,
             np.dtype(np.float32), np.dtype(np.float64), *found, LIMIT)
-    mm, bmm, mv, scale_add, bmm_small = k.mm, k.bmm, k.mv, k.scale_add, k.bmm_small
+    mm, bmm, mv, scale_add, bmm_small, trace = k.mm, k.bmm, k.mv, k.scale_add, k.bmm_small, k.trace
 
 
 def _first_mm(a: Any, b: Any) -> Any:
@@ -126,7 +131,16 @@ def _first_bmm_small(a: Any, b: Any) -> Any:
     return bmm_small(a, b)
 
 
+def _first_trace(x: Any) -> Any:
+    """A float32/float64 matrix's trace (a diagonal of 1 to 64 elements: ``sums._trace_in_python``'s
+    double running sum, rounded once) as a fresh 0-d tensor; None where the sum is NaN or ``x``
+    is not for here."""
+    _setup()
+    return trace(x)
+
+
 mm, bmm, mv, scale_add, bmm_small = _first_mm, _first_bmm, _first_mv, _first_scale_add, _first_bmm_small
+trace = _first_trace
 
 
 def ready() -> bool:
@@ -147,3 +161,4 @@ def switch_off(setattr: Any) -> None:
     for name in ("mm", "bmm", "mv", "bmm_small"):
         setattr(module, name, _none)
     setattr(module, "scale_add", _none4)
+    setattr(module, "trace", _none1)
