@@ -12,6 +12,7 @@ import pytest
 import torch
 
 import strided
+from strided.kernels import matkernel as MK
 from strided.kernels import native
 from strided.ops.linalg import fused as F
 from strided.ops.linalg import products as P
@@ -64,6 +65,7 @@ def _general(monkeypatch):
     m = monkeypatch.context()
     ctx = m.__enter__()
     ctx.setattr(F, "_plus_input", lambda *a: None)
+    MK.switch_off(ctx.setattr)  # (the compiled products and scaling)
     return m
 
 
@@ -78,6 +80,9 @@ def test_fused_fast_paths_take_any_number_beta_alpha_bit_for_bit(dtype, monkeypa
     taken = []
     plus = F._plus_input
     monkeypatch.setattr(F, "_plus_input", lambda *a: taken.append(1) or plus(*a))
+    MK.ready()
+    scale_add = MK.scale_add  # (or their compiled last step)
+    monkeypatch.setattr(MK, "scale_add", lambda *a: (r := scale_add(*a)) is not None and taken.append(1) or r)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # (neither path warns about an overflow: PyTorch's inf)
         for name, *shapes in CALLS:
@@ -375,6 +380,7 @@ def test_fast_paths_report_as_the_general_paths(monkeypatch):
     fast = steps()
     assert fast[0] == ["addmm", "kron", "linalg_cross", "randint", "cumprod", "cat", "vander"]
     monkeypatch.setattr(F, "_plus_input", lambda *a: None)
+    MK.switch_off(monkeypatch.setattr)
     monkeypatch.setattr(P, "_fast_kron", lambda a, b: None)
     monkeypatch.setattr(R, "_plain_randint", lambda *a: None)
     monkeypatch.setattr(P, "_fast_vander", lambda *a: None)

@@ -11,6 +11,7 @@ import pytest
 import torch
 
 import strided
+from strided.kernels import matkernel as MK
 from strided.ops.creation import random as R
 from strided.ops.linalg import fused as F
 from strided.ops.linalg import matmul as M
@@ -145,6 +146,7 @@ def _general(monkeypatch):
     ctx.setattr(F, "_rowmajor", lambda t, shape: None)
     ctx.setattr(F, "_plus_input", lambda *a: None)  # (addmv's inlined row-major test: its last step)
     ctx.setattr(F, "fast_bmm", lambda a, b: None)
+    MK.switch_off(ctx.setattr)  # (the compiled products and scaling)
     return m
 
 
@@ -161,6 +163,9 @@ def test_blas_fast_paths_are_the_general_path_and_torchs(dtype, special, monkeyp
     taken = []
     plus = F._plus_input
     monkeypatch.setattr(F, "_plus_input", lambda *a: taken.append(1) or plus(*a))  # (the fast paths ran)
+    MK.ready()
+    scale_add = MK.scale_add  # (or their compiled last step)
+    monkeypatch.setattr(MK, "scale_add", lambda *a: (r := scale_add(*a)) is not None and taken.append(1) or r)
     for name, ishape, (s1, s2) in _calls():
         iv, av, bv = _values(ishape, dtype, special), _values(s1, dtype, special), _values(s2, dtype)
         for offset in (False, True):
@@ -422,6 +427,7 @@ def test_bmm_and_dot_fast_paths_are_the_general_path(dtype, monkeypatch):
     fast = run()
     monkeypatch.setattr(M, "fast_bmm", lambda a, b: None)
     monkeypatch.setattr(M, "_rowmajor_float", lambda t, shape, dtype: None)
+    MK.switch_off(monkeypatch.setattr)
     monkeypatch.setattr(M, "fast_dot", lambda a, b: None)  # (dot's and vdot's np.dot of the flat runs)
     monkeypatch.setattr(P, "fast_dot", lambda a, b: None)
     assert fast == run()

@@ -18,6 +18,7 @@ from hypothesis import strategies as hs
 
 import strided
 from oracle_helpers import case
+from strided.kernels import matkernel as MK
 from strided.kernels import native
 from strided.kernels.reduce import holds_nan, row_products
 from strided.ops.linalg import matmul as M
@@ -65,6 +66,7 @@ def _mv_general(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     with monkeypatch.context() as m:
         m.setattr(P, "fast_mv", lambda *a: None)
         m.setattr(M, "fast_mv", lambda *a: None)
+        MK.switch_off(m.setattr)
         yield
 
 

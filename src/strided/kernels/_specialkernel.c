@@ -50,6 +50,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include "_torch_bmm_loop.h"
 #include <math.h>
 #include <stdlib.h>
 #include <stdint.h>
@@ -1286,20 +1287,7 @@ done:
     {                                                                                              \
         const T *x = buf[0].buf, *y = buf[1].buf;                                                  \
         T *z = buf[2].buf;                                                                         \
-        for (Py_ssize_t b = 0; b < batch; b++) {                                                   \
-            const T *xb = x + b * n * k, *yb = y + b * k * p;                                      \
-            T *zb = z + b * n * p;                                                                 \
-            for (Py_ssize_t i = 0; i < n; i++)                                                     \
-                for (Py_ssize_t j = 0; j < p; j++) {                                               \
-                    T acc = xb[i * k] * yb[j];                                                     \
-                    acc = acc + (T)0;                                                              \
-                    for (Py_ssize_t l = 1; l < k; l++) {                                           \
-                        T prod = xb[i * k + l] * yb[l * p + j];                                    \
-                        acc = acc + prod;                                                          \
-                    }                                                                              \
-                    zb[i * p + j] = acc;                                                           \
-                }                                                                                  \
-        }                                                                                          \
+        TORCH_BMM_LOOP(T, x, y, z, batch, n, k, p)                                                 \
     }
 static PyObject *py_bmm_loop(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {

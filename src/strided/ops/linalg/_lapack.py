@@ -21,13 +21,13 @@ True
 from __future__ import annotations
 
 import ctypes
-import glob
 import math
-import os
 import struct
 from typing import Any
 
 import numpy as np
+
+from ...kernels.matkernel import openblas_paths
 
 __all__ = ["Lapack", "library", "solve"]
 
@@ -73,23 +73,11 @@ def library() -> Lapack | None:
 
 
 def _find() -> Lapack | None:
-    try:
-        deps = np.__config__.CONFIG["Build Dependencies"]["lapack"]
-    except (AttributeError, KeyError, TypeError):
-        return None
-    # (the integer width is the one thing ctypes cannot check: only a build that says it is
-    # ILP64, whose symbols also carry the 64_ suffix, is bound)
-    if deps.get("name") != "scipy-openblas" or "USE64BITINT" not in str(deps.get("openblas configuration", "")):
-        return None
-    root = os.path.dirname(os.path.dirname(os.path.abspath(np.__file__)))
-    here = os.path.dirname(os.path.abspath(np.__file__))
-    for pattern in (os.path.join(root, "numpy.libs", "libscipy_openblas64_*"),
-                    os.path.join(here, ".dylibs", "libscipy_openblas64_*")):
-        for path in sorted(glob.glob(pattern)):
-            try:
-                return Lapack(path)
-            except (OSError, AttributeError):
-                continue
+    for path in openblas_paths("lapack"):
+        try:
+            return Lapack(path)
+        except (OSError, AttributeError):
+            continue
     return None
 
 

@@ -41,6 +41,7 @@ from ...dispatch import result as new_result
 from ...dtypes import C10_NAME, REDUCED_FLOATS, TORCH_NAME, DType, float32, float64
 from ...errors import StridedIndexError, StridedRuntimeError, join_lines
 from ...gradients import seal
+from ...kernels import matkernel as _mk
 from ...kernels import native, npcore
 from ...kernels.fpstate import quiet_call, quiet_retry, quietly
 from ...layout.order import elementwise_output_strides
@@ -478,7 +479,10 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
     [[1.0, 0.0], [0.0, 1.0]]
     """
     if out is None and _number(beta) and _number(alpha) and alpha != 0:  # one product, scaled in place
-        fast = fast_product(mat1, mat2)
+        t = _mk.mm(mat1, mat2)  # (fast_product's compiled entry; its product and the scaling in C)
+        if t is not None and _mk.scale_add(t, input, beta, alpha) is not None:
+            return t
+        fast = fast_product(mat1, mat2) if t is None else (t._storage.array.reshape(t._layout.shape), t._layout)
         if fast is not None:
             t = _plus_input(fast[0], fast[1], input, mat1._dtype, beta, alpha)
             if t is not None:
@@ -512,6 +516,10 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any 
     """
     if out is None and _number(beta) and _number(alpha) and alpha != 0 and mat.__class__ is Tensor and (
             vec.__class__ is Tensor):
+        # (first the compiled entries: the gemv np.dot makes below, and _plus_input's ops in C)
+        t = _mk.mv(mat, vec)
+        if t is not None and (zero := _mk.scale_add(t, input, beta, alpha)) is not None:
+            return _addmv_zero_signs(t, input, mat, vec, beta, alpha) if zero else t
         shape = mat._layout.shape
         d = mat._dtype
         # (an empty product: the general path's zeros; _rowmajor of both, inlined: a 1-D run is
@@ -707,9 +715,11 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alp
     """
     if out is None and _number(beta) and _number(alpha) and alpha != 0 and batch1.__class__ is Tensor and (
             batch2.__class__ is Tensor):
-        fast = _fast_baddbmm_product(batch1, batch2)
-        if fast is not None:
-            t = _plus_input(fast[0], fast[1], input, batch1._dtype, beta, alpha)
+        t = _fast_baddbmm_product(batch1, batch2)
+        if t is not None:
+            if _mk.scale_add(t, input, beta, alpha) is not None:  # (_plus_input's ops, in C)
+                return t
+            t = _plus_input(t._storage.array.reshape(t._layout.shape), t._layout, input, batch1._dtype, beta, alpha)
             if t is not None:
                 return t
     tensor_arg(input, "baddbmm")
@@ -782,20 +792,38 @@ def _kernel_bmm_native(x: np.ndarray, y: np.ndarray) -> np.ndarray | None:
     return out
 
 
-def _fast_baddbmm_product(a: Any, b: Any) -> tuple[np.ndarray, Any] | None:
-    """baddbmm's fast-path product: :func:`fast_bmm`'s, but PyTorch's own loop's running sums
-    (:func:`_kernel_bmm`) below its 400 multiply-adds a matrix."""
+def _fast_baddbmm_product(a: Any, b: Any) -> Tensor | None:
+    """baddbmm's fast-path product as a fresh row-major tensor: :func:`fast_bmm`'s (the compiled
+    entry's where it takes the operands), but PyTorch's own loop's running sums
+    (:func:`_kernel_bmm`, its compiled ``bmm_loop`` called here directly) below its 400
+    multiply-adds a matrix."""
     if a.__class__ is Tensor and b.__class__ is Tensor:
         sa, sb = a._layout.shape, b._layout.shape
         if len(sa) == 3 and len(sb) == 3 and sa[1] * sa[2] * sb[-1] < 400:
             if sa[0] != sb[0] or sa[2] != sb[1] or not (all(sa) and sb[2]):
                 return None
+            t = _mk.bmm_small(a, b)  # (the loop below in one C call, NaN-free operands)
+            if t is not None:
+                return t
             x = _rowmajor(a, sa)  # (the module's seam, as addmv's: a test forces the general path)
             y = _rowmajor(b, sb) if x is not None and b._dtype is a._dtype else None
             if y is None:
                 return None
-            return quietly(_kernel_bmm, x, y, x.dtype), _cinfo[(*sa[:2], sb[2])][2]
-    return fast_bmm(a, b)
+            layout = _cinfo[(*sa[:2], sb[2])][2]
+            kern = native.special()  # (_kernel_bmm_native's call, inlined: x and y are float32/64)
+            if kern is not None:
+                res = _np_empty(layout.shape, x.dtype)
+                if kern.bmm_loop(x, y, res, sa[1], sa[2], sb[2]):
+                    return adopted(res.reshape(-1), layout, a._dtype)
+            return adopted(quietly(_kernel_bmm, x, y, x.dtype).reshape(-1), layout, a._dtype)
+        t = _mk.bmm(a, b)
+        if t is not None:
+            return t
+    fast = fast_bmm(a, b)
+    return None if fast is None else adopted(fast[0].reshape(-1), fast[1], a._dtype)
+
+
+_np_empty = np.empty
 
 
 def _addbmm_pre(self: Tensor, batch1: Any, batch2: Any, **kwargs: Any) -> bool:

@@ -34,6 +34,7 @@ from ...dtypes import CPP_NAME, TORCH_NAME, DType, float32, float64
 from ...errors import StridedNotImplementedError, StridedRuntimeError, join_lines
 from ...grad_mode import SUBCLASSES
 from ...gradients import seal
+from ...kernels import matkernel as _mk
 from ...kernels.fpstate import quiet_call, quiet_retry, quietly
 from ...kernels.matmul import dot2d, matmul2d, matmul_into, matmul_new
 from ...kernels.memory import outside_storage
@@ -301,6 +302,17 @@ _MM_FAST = frozenset({float32, float64})
 
 
 def fast_product(a: Any, b: Any) -> tuple[np.ndarray, Layout] | None:
+    """:func:`_fast_product_numpy`'s answer: the compiled entry's product
+    (:func:`strided.kernels.matkernel.mm`, NumPy's own BLAS call on the same operands) where it
+    takes the operands, as a 2-D array and its layout, else NumPy's."""
+    t = _mk.mm(a, b)
+    if t is not None:
+        lay = t._layout
+        return t._storage.array.reshape(lay.shape), lay
+    return _fast_product_numpy(a, b)
+
+
+def _fast_product_numpy(a: Any, b: Any) -> tuple[np.ndarray, Layout] | None:
     """The small-op fast path's product: for two 2-D float32 (or float64) tensors of one dtype,
     each row-major or the transpose of a row-major one (``x @ w.t()``), with a non-empty
     contraction and result, NumPy's fresh row-major ``a @ b`` computed from the flat runs of their
@@ -387,9 +399,15 @@ def _with_fast_path(slow: Any) -> Callable[..., Tensor]:
     def fn(self: Any, other: Any, *, out: Any = None) -> Tensor:  # (the names of PyTorch's: a.matmul(other=b))
         if out is not None:
             return _into(out, slow(self, other), "matmul", (self, other))
-        fast = fast_product(self, other)
+        t = _mk.mm(self, other)  # (small 2-D float products: NumPy's BLAS call, in one C call)
+        if t is not None:
+            return t
+        fast = _fast_product_numpy(self, other)
         if fast is not None:
             return adopted(fast[0].ravel(), fast[1], self._dtype)
+        t = _mk.bmm(self, other)  # (3-D of one batch size: np.matmul's gemm per matrix)
+        if t is not None:
+            return t
         res = fast_mv(self, other)
         return res if res is not None else slow(self, other)
 
@@ -492,9 +510,13 @@ def mm(self: Tensor, mat2: Tensor, *, out: Any = None) -> Tensor:
     (2, 4)
     """
     if out is None:
-        # (first: its plan exists only for two 2-D shapes that multiply, of one float dtype, so
-        # every check below would pass; the same product as _product's, recorded the same)
-        fast = fast_product(self, mat2)
+        # (first: the compiled entry and the plan exist only for two 2-D shapes that multiply, of
+        # one float dtype, so every check below would pass; the same product as _product's,
+        # recorded the same)
+        t = _mk.mm(self, mat2)
+        if t is not None:
+            return report("mm", (self, mat2), t) if OPEN else t
+        fast = _fast_product_numpy(self, mat2)
         if fast is not None:
             return report("mm", (self, mat2), adopted(fast[0].ravel(), fast[1], self._dtype))
     a = tensor_arg(self, "mm")
@@ -530,6 +552,10 @@ def bmm(self: Tensor, mat2: Tensor, *, out: Any = None) -> Tensor:
     >>> strided.bmm(strided.ones(5, 2, 3), strided.ones(5, 3, 4)).shape
     (5, 2, 4)
     """
+    if out is None:
+        t = _mk.bmm(self, mat2)  # (the same product as _product's: np.matmul's gemm per matrix)
+        if t is not None:
+            return report("bmm", (self, mat2), t) if OPEN else t
     fast = fast_bmm(self, mat2) if out is None else None
     if fast is not None:  # (the same product as _product's, recorded the same)
         return report("bmm", (self, mat2), adopted(fast[0].reshape(-1), fast[1], self._dtype))

@@ -32,6 +32,7 @@ from ...dtypes import float32, float64
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import SUBCLASSES
 from ...gradients import seal
+from ...kernels import matkernel as _mk
 from ...kernels import native, npcore
 from ...kernels.blocked import copy_into
 from ...kernels.fpstate import quiet_call, quiet_retry, quietly
@@ -362,7 +363,11 @@ def fast_mv(a: Any, v: Any) -> Tensor | None:
     of its dtype, n and k not 0, NumPy's fresh ``np.matmul`` of their flat runs -- the very arrays
     (values and layout) ``matmul``'s ``_product`` hands the same call, so the bits are its -- as a fresh
     (n,) tensor; None when a precondition fails (the caller takes its general path, with its
-    checks and errors)."""
+    checks and errors). First the compiled entry (:func:`strided.kernels.matkernel.mv`: the
+    gemv call this ``np.matmul`` makes, on the same memory) where it takes the operands."""
+    t = _mk.mv(a, v)
+    if t is not None:
+        return t
     if (a.__class__ is not Tensor and a.__class__ not in SUBCLASSES) or (
             v.__class__ is not Tensor and v.__class__ not in SUBCLASSES):
         return None

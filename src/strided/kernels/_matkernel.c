@@ -1,0 +1,729 @@
+/* strided.kernels._matkernel: the small float matrix products (mm / matmul / @, bmm, mv) in one C
+ * call: the operands' checks, NumPy's fresh result array and the very BLAS call NumPy's matmul
+ * makes on the same views, into a new strided tensor.
+ *
+ * Why: a (3, 4) @ (4, 3) float32 product is ~0.35 us of BLAS and ~1.7 us of Python around it
+ * (slot reads, two NumPy views, the quiet context, the result tensor); PyTorch's call is ~1.3 us.
+ *
+ * The bits are NumPy's because the call is NumPy's: setup() is handed the addresses of the cblas
+ * routines of the OpenBLAS NumPy itself calls (numpy.libs' scipy-openblas, ILP64: 64-bit
+ * integers), and each entry makes the call NumPy's matmul inner loop
+ * (numpy/_core/src/umath/matmul.c.src) makes for its case, with the same order, transpose flags,
+ * sizes, leading dimensions, alpha 1 and beta 0:
+ *   matrix @ matrix, every dim >= 2: gemm(RowMajor, trans1, trans2, m, p, n, 1, A, lda, B, ldb,
+ *     0, C, p) once per batch matrix; an operand with strides (s, 1), s >= its columns, is NoTrans
+ *     with ld s, one with strides (1, s), s >= its rows, Trans with ld s (is_blasable2d's order);
+ *   matrix @ vector, both dims >= 2: gemv(ColMajor, Trans, n, m, 1, A, n, x, 1, 0, y, 1) for a
+ *     row-major (m, n) A and a contiguous x.
+ * (ndarray.dot, which the Python fast path called for two row-major operands, makes the same
+ * gemm call: cblasfuncs.c's gemm with NoTrans/NoTrans and the same leading dimensions.)
+ * Where NumPy would take another routine -- a dim of 1 (gemv, dot or its own loop), a matrix
+ * times its own transpose (syrk), an empty operand -- or anything is unusual (not a tensor,
+ * another dtype, layout or byte order, a run outside its storage), the entry answers None,
+ * nothing made, and the caller's Python path runs as before. The GIL is held: only products of at
+ * most `limit` multiply-adds come here (NumPy's own call, which releases it, serves larger ones).
+ * Floating-point flags: strided runs these products quietly (no warnings), as here. */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "_torch_bmm_loop.h"
+
+enum { ROW_MAJOR = 101, COL_MAJOR = 102, NO_TRANS = 111, TRANS = 112 }; /* (cblas.h's values) */
+
+typedef void (*sgemm_fn)(int, int, int, int64_t, int64_t, int64_t, float, const float *, int64_t,
+                         const float *, int64_t, float, float *, int64_t);
+typedef void (*dgemm_fn)(int, int, int, int64_t, int64_t, int64_t, double, const double *, int64_t,
+                         const double *, int64_t, double, double *, int64_t);
+typedef void (*sgemv_fn)(int, int, int64_t, int64_t, float, const float *, int64_t, const float *,
+                         int64_t, float, float *, int64_t);
+typedef void (*dgemv_fn)(int, int, int64_t, int64_t, double, const double *, int64_t, const double *,
+                         int64_t, double, double *, int64_t);
+
+static PyTypeObject *k_tensor;
+static Py_ssize_t off_storage, off_layout, off_dtype, off_array, off_shape, off_strides, off_offset;
+static PyObject *k_adopt, *k_cinfo, *k_empty;
+static PyObject *k_dtype[2], *k_npdtype[2]; /* float32, float64: strided's and NumPy's */
+static sgemm_fn k_sgemm;
+static dgemm_fn k_dgemm;
+static sgemv_fn k_sgemv;
+static dgemv_fn k_dgemv;
+static Py_ssize_t k_limit;
+
+#define SLOT(obj, off) (*(PyObject **)((char *)(obj) + (off)))
+
+static int slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *off)
+{
+    PyObject *d = _PyType_Lookup(type, PyUnicode_InternFromString(name));
+    if (d == NULL || Py_TYPE(d) != &PyMemberDescr_Type
+        || ((PyMemberDescrObject *)d)->d_member->type != T_OBJECT_EX) {
+        PyErr_Format(PyExc_TypeError, "_matkernel.setup: %s.%s is not an object slot of the class",
+                     type->tp_name, name);
+        return -1;
+    }
+    *off = ((PyMemberDescrObject *)d)->d_member->offset;
+    return 0;
+}
+
+/* setup(tensor_cls, storage_cls, layout_cls, adopt, cinfo, empty, float32, float64, np_float32,
+ *       np_float64, sgemm, dgemm, sgemv, dgemv, limit): the classes (their slots), the result
+ * tensor's maker (dispatch.adopted), the row-major plan table (shape -> (strides, numel,
+ * Layout)), numpy.empty, the two dtypes, and the routines' addresses. */
+static PyObject *py_setup(PyObject *self, PyObject *args)
+{
+    PyObject *tensor, *storage, *layout, *adopt, *cinfo, *empty, *f32, *f64, *n32, *n64;
+    unsigned long long sg, dg, sv, dv;
+    Py_ssize_t limit;
+    if (!PyArg_ParseTuple(args, "O!O!O!OOOOOOOKKKKn:setup", &PyType_Type, &tensor, &PyType_Type, &storage,
+                          &PyType_Type, &layout, &adopt, &cinfo, &empty, &f32, &f64, &n32, &n64,
+                          &sg, &dg, &sv, &dv, &limit))
+        return NULL;
+    Py_ssize_t o[7];
+    if (slot_offset((PyTypeObject *)tensor, "_storage", &o[0]) < 0
+        || slot_offset((PyTypeObject *)tensor, "_layout", &o[1]) < 0
+        || slot_offset((PyTypeObject *)tensor, "_dtype", &o[2]) < 0
+        || slot_offset((PyTypeObject *)storage, "array", &o[3]) < 0
+        || slot_offset((PyTypeObject *)layout, "shape", &o[4]) < 0
+        || slot_offset((PyTypeObject *)layout, "strides", &o[5]) < 0
+        || slot_offset((PyTypeObject *)layout, "offset", &o[6]) < 0)
+        return NULL;
+    if (!sg || !dg || !sv || !dv) {
+        PyErr_SetString(PyExc_ValueError, "_matkernel.setup: a routine's address is 0");
+        return NULL;
+    }
+    off_storage = o[0]; off_layout = o[1]; off_dtype = o[2]; off_array = o[3];
+    off_shape = o[4]; off_strides = o[5]; off_offset = o[6];
+    PyObject *keep[] = {tensor, adopt, cinfo, empty, f32, f64, n32, n64};
+    for (int i = 0; i < 8; i++)
+        Py_INCREF(keep[i]);
+    k_tensor = (PyTypeObject *)tensor;
+    k_adopt = adopt; k_cinfo = cinfo; k_empty = empty;
+    k_dtype[0] = f32; k_dtype[1] = f64; k_npdtype[0] = n32; k_npdtype[1] = n64;
+    k_sgemm = (sgemm_fn)(uintptr_t)sg; k_dgemm = (dgemm_fn)(uintptr_t)dg;
+    k_sgemv = (sgemv_fn)(uintptr_t)sv; k_dgemv = (dgemv_fn)(uintptr_t)dv;
+    k_limit = limit;
+    Py_RETURN_NONE;
+}
+
+/* One operand: its storage's buffer (held), shape, strides (elements), offset; `kind` 0 float32,
+ * 1 float64. */
+typedef struct {
+    Py_buffer buf;
+    int held;
+    int kind;
+    int nd;
+    Py_ssize_t shape[3], strides[3], offset;
+    PyObject *shape_tuple; /* borrowed (from the layout the tensor holds) */
+} operand;
+
+/* 1: `t` read into `o` (its buffer held: release with done()), its matrix and vector dims at least
+ * `least` (a batch dim: at least 1); 0: not for here (None);
+ * -1: an error set. */
+static int read_operand_min(PyObject *t, int nd, operand *o, Py_ssize_t least)
+{
+    o->held = 0;
+    if (!PyObject_TypeCheck(t, k_tensor))
+        return 0;
+    PyObject *dt = SLOT(t, off_dtype), *lay = SLOT(t, off_layout), *st = SLOT(t, off_storage);
+    if (dt == NULL || lay == NULL || st == NULL)
+        return 0;
+    if (dt == k_dtype[0])
+        o->kind = 0;
+    else if (dt == k_dtype[1])
+        o->kind = 1;
+    else
+        return 0;
+    PyObject *shape = SLOT(lay, off_shape), *strides = SLOT(lay, off_strides), *offset = SLOT(lay, off_offset);
+    if (shape == NULL || strides == NULL || offset == NULL || !PyTuple_CheckExact(shape)
+        || !PyTuple_CheckExact(strides) || !PyLong_CheckExact(offset)
+        || PyTuple_GET_SIZE(shape) != nd || PyTuple_GET_SIZE(strides) != nd)
+        return 0;
+    o->nd = nd;
+    o->shape_tuple = shape;
+    for (int i = 0; i < nd; i++) {
+        PyObject *s = PyTuple_GET_ITEM(shape, i), *r = PyTuple_GET_ITEM(strides, i);
+        if (!PyLong_CheckExact(s) || !PyLong_CheckExact(r))
+            return 0;
+        o->shape[i] = PyLong_AsSsize_t(s);
+        o->strides[i] = PyLong_AsSsize_t(r);
+        if ((o->shape[i] == -1 || o->strides[i] == -1) && PyErr_Occurred()) {
+            PyErr_Clear();
+            return 0;
+        }
+        /* (no size 0, nor 1 in a matrix or vector dim -- NumPy's other routines -- and no
+         * negative or huge strides; a batch of 1 is one gemm, as NumPy's) */
+        if (o->shape[i] < (nd == 3 && i == 0 ? 1 : least) || o->shape[i] > (1 << 20) || o->strides[i] < 0 || o->strides[i] > (1 << 30))
+            return 0;
+    }
+    o->offset = PyLong_AsSsize_t(offset);
+    if (o->offset == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return 0;
+    }
+    if (o->offset < 0 || o->offset > (Py_ssize_t)1 << 40)
+        return 0;
+    PyObject *array = SLOT(st, off_array);
+    if (array == NULL || PyObject_GetBuffer(array, &o->buf, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    o->held = 1;
+    const char *f = o->buf.format;
+    Py_ssize_t size = o->kind ? 8 : 4;
+    char code = o->kind ? 'd' : 'f';
+    /* (native byte order only: BLAS reads native floats) */
+    if (o->buf.itemsize != size || f == NULL || !(f[0] == code && f[1] == 0))
+        return 0;
+    Py_ssize_t last = o->offset;
+    for (int i = 0; i < nd; i++)
+        last += (o->shape[i] - 1) * o->strides[i];
+    if (last >= o->buf.len / size)
+        return 0; /* (a run past its storage: the general path's error) */
+    return 1;
+}
+
+/* Both operands (read_operand_min's answer: the second's buffer is held only where it was read). */
+static int read_two(PyObject *const *args, int nda, int ndb, Py_ssize_t least, operand *a, operand *b)
+{
+    b->held = 0;
+    int r = read_operand_min(args[0], nda, a, least);
+    return r == 1 ? read_operand_min(args[1], ndb, b, least) : r;
+}
+
+static void done(operand *o)
+{
+    if (o->held)
+        PyBuffer_Release(&o->buf);
+    o->held = 0;
+}
+
+/* A fresh C-contiguous 1-D NumPy array of `n` elements of `kind`, its buffer in `out` (held);
+ * NULL with no error set where NumPy cannot allocate it (the general path then says so). */
+static PyObject *fresh(Py_ssize_t n, int kind, Py_buffer *out)
+{
+    PyObject *count = PyLong_FromSsize_t(n);
+    if (count == NULL)
+        return NULL;
+    PyObject *argv[2] = {count, k_npdtype[kind]};
+    PyObject *arr = PyObject_Vectorcall(k_empty, argv, 2, NULL);
+    Py_DECREF(count);
+    if (arr == NULL) {
+        if (PyErr_ExceptionMatches(PyExc_MemoryError))
+            PyErr_Clear();
+        return NULL;
+    }
+    if (PyObject_GetBuffer(arr, out, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) {
+        Py_DECREF(arr);
+        return NULL;
+    }
+    return arr;
+}
+
+/* The tensor over `flat` with the row-major layout of the shape (items: borrowed ints). */
+static PyObject *result(PyObject *flat, int kind, PyObject **dims, int nd)
+{
+    PyObject *shape = PyTuple_New(nd);
+    if (shape == NULL)
+        return NULL;
+    for (int i = 0; i < nd; i++) {
+        Py_INCREF(dims[i]);
+        PyTuple_SET_ITEM(shape, i, dims[i]);
+    }
+    PyObject *plan = PyObject_GetItem(k_cinfo, shape);
+    Py_DECREF(shape);
+    if (plan == NULL)
+        return NULL;
+    if (!PyTuple_Check(plan) || PyTuple_GET_SIZE(plan) < 3) {
+        Py_DECREF(plan);
+        PyErr_SetString(PyExc_TypeError, "_matkernel: the plan table's entry is not (strides, numel, layout)");
+        return NULL;
+    }
+    PyObject *argv[3] = {flat, PyTuple_GET_ITEM(plan, 2), k_dtype[kind]};
+    PyObject *t = PyObject_Vectorcall(k_adopt, argv, 3, NULL);
+    Py_DECREF(plan);
+    return t;
+}
+
+/* trans and ld of a matrix operand (rows r, columns c, strides s0, s1), as is_blasable2d decides;
+ * 0 where neither holds (NumPy would copy it into a buffer first: not here). */
+static int blas_layout(Py_ssize_t r, Py_ssize_t c, Py_ssize_t s0, Py_ssize_t s1, int *trans, int64_t *ld)
+{
+    if (s1 == 1 && s0 >= c) {
+        *trans = NO_TRANS;
+        *ld = s0;
+        return 1;
+    }
+    if (s0 == 1 && s1 >= r) {
+        *trans = TRANS;
+        *ld = s1;
+        return 1;
+    }
+    return 0;
+}
+
+/* The batched gemm: `batch` matrices (m, n) @ (n, p), operand element strides (sa0, sa1, sa2)
+ * and (sb0, sb1, sb2) (sa0/sb0 the batch strides), into a fresh row-major (batch, m, p). */
+static PyObject *products(operand *a, operand *b, Py_ssize_t batch, int nd,
+                          const Py_ssize_t *sa, const Py_ssize_t *sb, PyObject **dims)
+{
+    Py_ssize_t m = a->shape[nd - 2], n = a->shape[nd - 1], p = b->shape[nd - 1];
+    int t1, t2;
+    int64_t lda, ldb;
+    if (!blas_layout(m, n, sa[1], sa[2], &t1, &lda) || !blas_layout(n, p, sb[1], sb[2], &t2, &ldb))
+        Py_RETURN_NONE;
+    int kind = a->kind;
+    Py_ssize_t size = kind ? 8 : 4;
+    const char *pa = (const char *)a->buf.buf + a->offset * size;
+    const char *pb = (const char *)b->buf.buf + b->offset * size;
+    if (t1 != t2) { /* (a matrix times its own transpose: NumPy's syrk, not here) */
+        for (Py_ssize_t i = 0; i < batch; i++)
+            if (pa + i * sa[0] * size == pb + i * sb[0] * size)
+                Py_RETURN_NONE;
+    }
+    Py_buffer out;
+    PyObject *flat = fresh(batch * m * p, kind, &out);
+    if (flat == NULL) {
+        if (PyErr_Occurred())
+            return NULL;
+        Py_RETURN_NONE;
+    }
+    for (Py_ssize_t i = 0; i < batch; i++) {
+        const char *x = pa + i * sa[0] * size, *y = pb + i * sb[0] * size;
+        char *z = (char *)out.buf + i * m * p * size;
+        if (kind)
+            k_dgemm(ROW_MAJOR, t1, t2, m, p, n, 1., (const double *)x, lda, (const double *)y, ldb,
+                    0., (double *)z, p);
+        else
+            k_sgemm(ROW_MAJOR, t1, t2, m, p, n, 1.f, (const float *)x, lda, (const float *)y, ldb,
+                    0.f, (float *)z, p);
+    }
+    PyBuffer_Release(&out);
+    PyObject *t = result(flat, kind, dims, nd);
+    Py_DECREF(flat);
+    return t;
+}
+
+static int two_args(Py_ssize_t nargs, const char *name)
+{
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "%s(a, b) takes 2 arguments", name);
+        return 0;
+    }
+    if (k_tensor == NULL) {
+        PyErr_Format(PyExc_RuntimeError, "%s: setup was not called", name);
+        return 0;
+    }
+    return 1;
+}
+
+/* mm (nd 2) and bmm (nd 3): a ([B,] m, n) @ b ([B,] n, p) as np.matmul(a_view, b_view) computes
+ * it (one gemm per batch matrix), or None. */
+static PyObject *matrix_products(PyObject *const *args, Py_ssize_t nargs, int nd, const char *name)
+{
+    if (!two_args(nargs, name))
+        return NULL;
+    operand a, b;
+    PyObject *answer = NULL;
+    int r = read_two(args, nd, nd, 2, &a, &b);
+    if (r < 0)
+        goto end;
+    Py_ssize_t batch = nd == 3 ? a.shape[0] : 1;
+    if (r == 0 || a.kind != b.kind || (nd == 3 && b.shape[0] != batch) || a.shape[nd - 1] != b.shape[nd - 2]
+        || (double)batch * a.shape[nd - 2] * a.shape[nd - 1] * b.shape[nd - 1] > (double)k_limit) {
+        answer = Py_None;
+        Py_INCREF(answer);
+        goto end;
+    }
+    /* (element strides as (batch, row, column): a 2-D operand's batch stride is never used) */
+    Py_ssize_t sa[3] = {0, a.strides[nd - 2], a.strides[nd - 1]}, sb[3] = {0, b.strides[nd - 2], b.strides[nd - 1]};
+    PyObject *dims[3];
+    if (nd == 3) {
+        sa[0] = a.strides[0];
+        sb[0] = b.strides[0];
+        dims[0] = PyTuple_GET_ITEM(a.shape_tuple, 0);
+    }
+    dims[nd - 2] = PyTuple_GET_ITEM(a.shape_tuple, nd - 2);
+    dims[nd - 1] = PyTuple_GET_ITEM(b.shape_tuple, nd - 1);
+    answer = products(&a, &b, batch, nd, sa, sb, dims);
+end:
+    done(&a);
+    done(&b);
+    return answer;
+}
+
+static PyObject *py_mm(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    return matrix_products(args, nargs, 2, "mm");
+}
+
+static PyObject *py_bmm(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    return matrix_products(args, nargs, 3, "bmm");
+}
+
+/* mv(a, v): a row-major (m, n) @ a contiguous (n,), np.matmul's gemv, or None. */
+static PyObject *py_mv(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (!two_args(nargs, "mv"))
+        return NULL;
+    operand a, v;
+    PyObject *answer = NULL;
+    int r = read_two(args, 2, 1, 2, &a, &v);
+    if (r < 0)
+        goto end;
+    Py_ssize_t m = a.shape[0], n = a.shape[1];
+    if (r == 0 || a.kind != v.kind || v.shape[0] != n || a.strides[1] != 1 || a.strides[0] != n
+        || v.strides[0] != 1 || (double)m * n > (double)k_limit) {
+        answer = Py_None;
+        Py_INCREF(answer);
+        goto end;
+    }
+    int kind = a.kind;
+    Py_ssize_t size = kind ? 8 : 4;
+    Py_buffer out;
+    PyObject *flat = fresh(m, kind, &out);
+    if (flat == NULL) {
+        if (!PyErr_Occurred()) {
+            answer = Py_None;
+            Py_INCREF(answer);
+        }
+        goto end;
+    }
+    const char *x = (const char *)a.buf.buf + a.offset * size, *y = (const char *)v.buf.buf + v.offset * size;
+    if (kind)
+        k_dgemv(COL_MAJOR, TRANS, n, m, 1., (const double *)x, n, (const double *)y, 1, 0., (double *)out.buf, 1);
+    else
+        k_sgemv(COL_MAJOR, TRANS, n, m, 1.f, (const float *)x, n, (const float *)y, 1, 0.f, (float *)out.buf, 1);
+    PyBuffer_Release(&out);
+    PyObject *dims[1] = {PyTuple_GET_ITEM(a.shape_tuple, 0)};
+    answer = result(flat, kind, dims, 1);
+    Py_DECREF(flat);
+end:
+    done(&a);
+    done(&v);
+    return answer;
+}
+
+/* bmm_small(a, b): PyTorch's small baddbmm loop (below 400 multiply-adds a matrix) of row-major
+ * (B, n, k) and (B, k, p) float32/float64 tensors, no size 0, as a fresh row-major tensor: the
+ * loop of _specialkernel.bmm_loop (which fused._kernel_bmm calls), step for step (one macro,
+ * _torch_bmm_loop.h).
+ * None where an operand holds a NaN: which of two NaNs an add returns is the compiler's operand
+ * order, which this build need not share with bmm_loop's (with no NaN operand every NaN the loop
+ * makes is the one default NaN), and wherever the operands are not for here. */
+#define SMALL_LOOP(T)                                                                          \
+    {                                                                                          \
+        const T *x = (const T *)a.buf.buf + a.offset, *y = (const T *)b.buf.buf + b.offset;    \
+        T *z = (T *)out.buf;                                                                   \
+        int nan = 0;                                                                           \
+        for (Py_ssize_t i = 0; i < batch * n * k; i++)                                         \
+            nan |= x[i] != x[i];                                                               \
+        for (Py_ssize_t i = 0; i < batch * k * p; i++)                                         \
+            nan |= y[i] != y[i];                                                               \
+        if (nan)                                                                               \
+            goto skip;                                                                         \
+        TORCH_BMM_LOOP(T, x, y, z, batch, n, k, p)                                             \
+    }
+
+static PyObject *py_bmm_small(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (!two_args(nargs, "bmm_small"))
+        return NULL;
+    operand a, b;
+    PyObject *answer = NULL;
+    int r = read_two(args, 3, 3, 1, &a, &b);
+    if (r < 0)
+        goto end;
+    Py_ssize_t batch = a.shape[0], n = a.shape[1], k = a.shape[2], p = r ? b.shape[2] : 0;
+    /* (row-major strides exactly, as contiguous_strides gives them: fused._rowmajor's test) */
+    if (r == 0 || a.kind != b.kind || b.shape[0] != batch || b.shape[1] != k || n * k * p >= 400
+        || a.strides[2] != 1 || a.strides[1] != k || a.strides[0] != n * k
+        || b.strides[2] != 1 || b.strides[1] != p || b.strides[0] != k * p) {
+        answer = Py_None;
+        Py_INCREF(answer);
+        goto end;
+    }
+    int kind = a.kind;
+    Py_buffer out;
+    PyObject *flat = fresh(batch * n * p, kind, &out);
+    if (flat == NULL) {
+        if (!PyErr_Occurred()) {
+            answer = Py_None;
+            Py_INCREF(answer);
+        }
+        goto end;
+    }
+    if (kind)
+        SMALL_LOOP(double)
+    else
+        SMALL_LOOP(float)
+    PyBuffer_Release(&out);
+    PyObject *dims[3] = {PyTuple_GET_ITEM(a.shape_tuple, 0), PyTuple_GET_ITEM(a.shape_tuple, 1),
+                         PyTuple_GET_ITEM(b.shape_tuple, 2)};
+    answer = result(flat, kind, dims, 3);
+    Py_DECREF(flat);
+    goto end;
+skip:
+    PyBuffer_Release(&out);
+    Py_DECREF(flat);
+    answer = Py_None;
+    Py_INCREF(answer);
+end:
+    done(&a);
+    done(&b);
+    return answer;
+}
+
+/* trace(x): the trace of a float32/float64 matrix with a diagonal of 1 to 64 elements, as
+ * sums._trace_in_python and the cast after it compute it: PyTorch's trace_cpu, sum = d0, then
+ * sum += d_i in order, then + 0.0, in double (float32 read exactly), rounded once to the dtype,
+ * as a fresh 0-d tensor. None where the sum is NaN (which NaN operand an add returns is the
+ * compiler's choice: the NumPy path's), or x is not for here. */
+static PyObject *py_trace(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 1 || k_tensor == NULL) {
+        PyErr_SetString(PyExc_TypeError, "trace(x) takes 1 argument, after setup");
+        return NULL;
+    }
+    operand a;
+    PyObject *answer = Py_None;
+    int r = read_operand_min(args[0], 2, &a, 1);
+    if (r < 0)
+        return NULL;
+    Py_ssize_t n = r ? (a.shape[0] < a.shape[1] ? a.shape[0] : a.shape[1]) : 0;
+    Py_ssize_t step = r ? a.strides[0] + a.strides[1] : 0;
+    if (r == 0 || n > 64 || step <= 0) {
+        done(&a);
+        Py_RETURN_NONE;
+    }
+    double total;
+    if (a.kind) {
+        const double *x = (const double *)a.buf.buf + a.offset;
+        total = x[0];
+        for (Py_ssize_t i = 1; i < n; i++)
+            total = total + x[i * step];
+    } else {
+        const float *x = (const float *)a.buf.buf + a.offset;
+        total = x[0];
+        for (Py_ssize_t i = 1; i < n; i++)
+            total = total + (double)x[i * step];
+    }
+    total = total + 0.0;
+    if (total == total) {
+        Py_buffer out;
+        PyObject *flat = fresh(1, a.kind, &out);
+        if (flat == NULL) {
+            done(&a);
+            if (PyErr_Occurred())
+                return NULL;
+            Py_RETURN_NONE;
+        }
+        if (a.kind)
+            *(double *)out.buf = total;
+        else
+            *(float *)out.buf = (float)total;
+        PyBuffer_Release(&out);
+        answer = result(flat, a.kind, NULL, 0);
+        Py_DECREF(flat);
+        done(&a);
+        return answer;
+    }
+    done(&a);
+    Py_RETURN_NONE;
+}
+
+/* A scale factor (beta or alpha) as the float the product's dtype holds, as
+ * np.asarray(value, dtype) makes it: a float (rounded once to float32), or an int of at most 2**24
+ * in magnitude (exact in both). 0: anything else (the caller's Python path). */
+static int scalar(PyObject *v, int kind, double *d, float *f)
+{
+    if (PyFloat_CheckExact(v)) {
+        double x = PyFloat_AS_DOUBLE(v);
+        if (!(x >= -9.2233720368547758e18 && x <= 9.2233720368547758e18)) /* (NaN, inf, huge: _PLAIN) */
+            return 0;
+        *d = x;
+        *f = (float)x;
+        return 1;
+    }
+    if (PyLong_CheckExact(v)) {
+        int overflow = 0;
+        long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+        if (overflow || x < -(1LL << 24) || x > (1LL << 24))
+            return 0;
+        *d = (double)x;
+        *f = (float)x;
+        return 1;
+    }
+    return 0;
+}
+
+/* The loop of scale_add for one dtype, specialised by the compiler for each (sp, mq): sp, whether
+ * p is scaled by A (alpha != 1); mq, 0 no input term (beta 0), 1 the input itself (beta 1), 2 the
+ * input times B. First, whether some element's two terms are both NaN: which NaN NumPy's add then
+ * returns depends on the operand order its compiler chose for that loop (measured: the second's,
+ * for float64), so such a call is left to NumPy: -1, nothing written. With one NaN term the add
+ * returns it, whatever the order. Else the results are written; answers whether one is zero. */
+#define DEFINE_SCALE_ADD(NAME, T)                                                              \
+    static inline int NAME(T *restrict p, const T *restrict q, Py_ssize_t n, T A, T B,        \
+                           const int sp, const int mq)                                         \
+    {                                                                                          \
+        if (mq) {                                                                              \
+            int bad = 0;                                                                       \
+            for (Py_ssize_t i = 0; i < n; i++) {                                               \
+                T x = sp ? p[i] * A : p[i];                                                    \
+                T y = mq == 2 ? q[i] * B : q[i];                                               \
+                bad |= (x != x) & (y != y);                                                    \
+            }                                                                                  \
+            if (bad)                                                                           \
+                return -1;                                                                     \
+        }                                                                                      \
+        int zero = 0;                                                                          \
+        for (Py_ssize_t i = 0; i < n; i++) {                                                   \
+            T x = sp ? p[i] * A : p[i];                                                        \
+            if (mq)                                                                            \
+                x = x + (mq == 2 ? q[i] * B : q[i]);                                           \
+            p[i] = x;                                                                          \
+            zero |= x == 0;                                                                    \
+        }                                                                                      \
+        return zero;                                                                           \
+    }
+DEFINE_SCALE_ADD(scale_add_f, float)
+DEFINE_SCALE_ADD(scale_add_d, double)
+
+#define SCALE_ADD_CASES(NAME, P, Q, A, B)                                                      \
+    (sp ? (mq == 0 ? NAME(P, Q, n, A, B, 1, 0) : mq == 1 ? NAME(P, Q, n, A, B, 1, 1)           \
+                                                 : NAME(P, Q, n, A, B, 1, 2))                  \
+        : (mq == 0 ? NAME(P, Q, n, A, B, 0, 0) : mq == 1 ? NAME(P, Q, n, A, B, 0, 1)           \
+                                                 : NAME(P, Q, n, A, B, 0, 2)))
+
+/* scale_add(result, input, beta, alpha): the fused ops' last step on a fresh product tensor
+ * `result` (a float32/float64 entry's answer above, its elements alone in its storage), in place,
+ * as fused._plus_input does it with NumPy: p * alpha (unless alpha is 1), then + input * beta
+ * (+ input for beta 1, nothing for beta 0), each rounded once in the dtype, for an `input` of the
+ * result's dtype and shape, row-major. Answers None where it does not apply (nothing written:
+ * also where both terms of an element are NaN, see DEFINE_SCALE_ADD),
+ * else True where some element of the result is zero (its sign may need a look), False where none. */
+static PyObject *py_scale_add(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "scale_add(result, input, beta, alpha) takes 4 arguments");
+        return NULL;
+    }
+    if (k_tensor == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "scale_add: setup was not called");
+        return NULL;
+    }
+    PyObject *res = args[0], *inp = args[1];
+    if (Py_TYPE(res) != k_tensor || Py_TYPE(inp) != k_tensor)
+        Py_RETURN_NONE;
+    PyObject *rl = SLOT(res, off_layout), *il = SLOT(inp, off_layout);
+    PyObject *rd = SLOT(res, off_dtype), *idt = SLOT(inp, off_dtype);
+    if (rl == NULL || il == NULL || rd == NULL || rd != idt || (rd != k_dtype[0] && rd != k_dtype[1]))
+        Py_RETURN_NONE;
+    int kind = rd == k_dtype[1];
+    double bd, ad;
+    float bf, af;
+    if (!scalar(args[2], kind, &bd, &bf) || !scalar(args[3], kind, &ad, &af))
+        Py_RETURN_NONE;
+    PyObject *rshape = SLOT(rl, off_shape), *ishape = SLOT(il, off_shape);
+    if (rshape == NULL || ishape == NULL || !PyTuple_CheckExact(rshape))
+        Py_RETURN_NONE;
+    int same = PyObject_RichCompareBool(rshape, ishape, Py_EQ);
+    if (same <= 0) {
+        if (same < 0)
+            return NULL;
+        Py_RETURN_NONE;
+    }
+    PyObject *rst = SLOT(rl, off_strides), *ist = SLOT(il, off_strides), *ioff = SLOT(il, off_offset);
+    if (rst == NULL || ist == NULL || ioff == NULL || !PyLong_CheckExact(ioff))
+        Py_RETURN_NONE;
+    same = PyObject_RichCompareBool(rst, ist, Py_EQ); /* (the result is row-major: so is input) */
+    if (same <= 0) {
+        if (same < 0)
+            return NULL;
+        Py_RETURN_NONE;
+    }
+    Py_ssize_t n = 1;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(rshape); i++) {
+        Py_ssize_t d = PyLong_AsSsize_t(PyTuple_GET_ITEM(rshape, i));
+        if (d < 0) {
+            PyErr_Clear();
+            Py_RETURN_NONE;
+        }
+        n *= d;
+    }
+    Py_ssize_t off = PyLong_AsSsize_t(ioff);
+    if (off < 0) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    PyObject *ra = SLOT(SLOT(res, off_storage), off_array), *ia = SLOT(SLOT(inp, off_storage), off_array);
+    Py_buffer rb, ib;
+    if (ra == NULL || ia == NULL)
+        Py_RETURN_NONE;
+    if (PyObject_GetBuffer(ra, &rb, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE | PyBUF_FORMAT) < 0) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    if (PyObject_GetBuffer(ia, &ib, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyErr_Clear();
+        PyBuffer_Release(&rb);
+        Py_RETURN_NONE;
+    }
+    Py_ssize_t size = kind ? 8 : 4;
+    char code = kind ? 'd' : 'f';
+    PyObject *answer = Py_None;
+    if (rb.itemsize != size || ib.itemsize != size || !rb.format || !ib.format || rb.format[0] != code
+        || rb.format[1] || ib.format[0] != code || ib.format[1] || rb.len != n * size || ib.len / size < off + n)
+        goto end;
+    /* (memory shared with the input: not here; a fresh result never shares, this is a check) */
+    if ((char *)rb.buf < (char *)ib.buf + ib.len && (char *)ib.buf < (char *)rb.buf + rb.len)
+        goto end;
+    /* (the tests on the Python values, as _plus_input's: a float32 factor may round to 0 or 1) */
+    int sp = ad != 1., mq = bd == 0. ? 0 : bd == 1. ? 1 : 2, zero;
+    if (kind)
+        zero = SCALE_ADD_CASES(scale_add_d, (double *)rb.buf, (const double *)ib.buf + off, ad, bd);
+    else
+        zero = SCALE_ADD_CASES(scale_add_f, (float *)rb.buf, (const float *)ib.buf + off, af, bf);
+    if (zero < 0)
+        goto end;
+    answer = zero ? Py_True : Py_False;
+end:
+    PyBuffer_Release(&rb);
+    PyBuffer_Release(&ib);
+    Py_INCREF(answer);
+    return answer;
+}
+
+static PyMethodDef methods[] = {
+    {"setup", py_setup, METH_VARARGS,
+     "setup(tensor_cls, storage_cls, layout_cls, adopt, cinfo, empty, float32, float64, np_float32, "
+     "np_float64, sgemm, dgemm, sgemv, dgemv, limit): the classes, makers and BLAS routines."},
+    {"mm", (PyCFunction)(void (*)(void))py_mm, METH_FASTCALL,
+     "mm(a, b): the fresh tensor a @ b of two 2-D float tensors (NumPy's gemm call), or None."},
+    {"bmm", (PyCFunction)(void (*)(void))py_bmm, METH_FASTCALL,
+     "bmm(a, b): the fresh tensor of a (B, m, n) @ (B, n, p) float product (NumPy's gemm per batch), or None."},
+    {"mv", (PyCFunction)(void (*)(void))py_mv, METH_FASTCALL,
+     "mv(a, v): the fresh tensor of a row-major (m, n) float matrix times a contiguous (n,) vector "
+     "(NumPy's gemv), or None."},
+    {"bmm_small", (PyCFunction)(void (*)(void))py_bmm_small, METH_FASTCALL,
+     "bmm_small(a, b): PyTorch's small baddbmm loop of two row-major 3-D float tensors (NaN-free), "
+     "as a fresh tensor, or None."},
+    {"trace", (PyCFunction)(void (*)(void))py_trace, METH_FASTCALL,
+     "trace(x): the trace of a float32/float64 matrix (a diagonal of 1 to 64), PyTorch's double "
+     "running sum, as a fresh 0-d tensor; or None."},
+    {"scale_add", (PyCFunction)(void (*)(void))py_scale_add, METH_FASTCALL,
+     "scale_add(result, input, beta, alpha): result = result * alpha + input * beta in place, as "
+     "NumPy's ufuncs round it; None (nothing written), or whether a zero is among the results."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_matkernel", NULL, -1, methods};
+
+PyMODINIT_FUNC PyInit__matkernel(void)
+{
+    return PyModule_Create(&module);
+}

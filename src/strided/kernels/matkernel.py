@@ -1,0 +1,164 @@
+"""The small float matrix products in one compiled call (``strided.kernels._matkernel``).
+
+:func:`entries` answers ``(mm, bmm, mv)``: each takes two tensors and returns the fresh product
+tensor, or None where the call is not for it (then the caller's Python path runs, as before).
+They make, on the operands' own memory, the BLAS call NumPy's ``np.matmul`` makes on the same
+views -- the same routine of the same library (NumPy's bundled scipy-openblas, whose addresses
+are looked up here), with the same arguments -- so the bits are NumPy's; the C file's header
+says which call each case makes and which cases it leaves to NumPy (a dim of 1, a matrix
+times its own transpose, more than :data:`LIMIT` multiply-adds, anything unusual).
+
+Where the kernel is not built, ``STRIDED_NATIVE=0`` is set, or this NumPy has another BLAS
+(not the ILP64 scipy-openblas whose symbols are known here), every entry answers None.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+from .native import _compiled
+
+# Above (64 x 64 x 64) multiply-adds NumPy's own call serves: it releases the GIL for the BLAS
+# call (the compiled entries hold it), and the Python around it is no longer the cost.
+LIMIT = 1 << 18
+
+_ROUTINES = ("scipy_cblas_sgemm64_", "scipy_cblas_dgemm64_", "scipy_cblas_sgemv64_", "scipy_cblas_dgemv64_")
+
+
+def _none(a: Any, b: Any) -> None:
+    return None
+
+
+def _none1(x: Any) -> None:
+    return None
+
+
+def _none4(result: Any, input: Any, beta: Any, alpha: Any) -> None:  # noqa: A002
+    return None
+
+
+def openblas_paths(section: str) -> list[str]:
+    """The paths of NumPy's bundled scipy-openblas (ILP64) where NumPy's build configuration says
+    its ``section`` ("blas" or "lapack") is that library; else none. (The integer width is the
+    one thing ctypes cannot check: only a build that says it is ILP64, whose symbols also carry
+    the 64_ suffix, is bound.)"""
+    import glob
+
+    try:
+        deps = np.__config__.CONFIG["Build Dependencies"][section]
+    except (AttributeError, KeyError, TypeError):
+        return []
+    if deps.get("name") != "scipy-openblas" or "USE64BITINT" not in str(deps.get("openblas configuration", "")):
+        return []
+    here = os.path.dirname(os.path.abspath(np.__file__))
+    return [path for pattern in (os.path.join(os.path.dirname(here), "numpy.libs", "libscipy_openblas64_*"),
+                                 os.path.join(here, ".dylibs", "libscipy_openblas64_*"))
+            for path in sorted(glob.glob(pattern))]
+
+
+def _addresses() -> list[int] | None:
+    """The cblas routines' addresses in NumPy's bundled scipy-openblas (ILP64), or None."""
+    import ctypes
+
+    for path in openblas_paths("blas"):
+        try:
+            lib = ctypes.CDLL(path)
+            return [ctypes.cast(getattr(lib, name), ctypes.c_void_p).value or 0 for name in _ROUTINES]
+        except (OSError, AttributeError):
+            continue
+    return None
+
+
+def _setup() -> None:
+    """Bind :func:`mm`, :func:`bmm` and :func:`mv` to the compiled entries, set up; or to
+    functions answering None (not built, ``STRIDED_NATIVE=0``, another BLAS)."""
+    global mm, bmm, mv, scale_add, bmm_small, trace
+    k = _compiled("_matkernel")
+    found = _addresses() if k is not None else None
+    if k is None or found is None or 0 in found:
+        mm = bmm = mv = bmm_small = _none
+        scale_add = _none4
+        trace = _none1
+        return
+    from ..dispatch import adopted
+    from ..dtypes import float32, float64
+    from ..layout import Layout
+    from ..ops._support.operands import _cinfo
+    from ..storage import Storage
+    from ..tensor import Tensor
+
+    k.setup(Tensor, Storage, Layout, adopted, _cinfo, np.empty, float32, float64,
+            np.dtype(np.float32), np.dtype(np.float64), *found, LIMIT)
+    mm, bmm, mv, scale_add, bmm_small, trace = k.mm, k.bmm, k.mv, k.scale_add, k.bmm_small, k.trace
+
+
+def _first_mm(a: Any, b: Any) -> Any:
+    """The fresh tensor ``a @ b`` of two 2-D float32 (or float64) tensors of one dtype, or None."""
+    _setup()
+    return mm(a, b)
+
+
+def _first_bmm(a: Any, b: Any) -> Any:
+    """The fresh tensor of ``(B, m, n) @ (B, n, p)`` float32 (or float64) tensors, or None."""
+    _setup()
+    return bmm(a, b)
+
+
+def _first_mv(a: Any, v: Any) -> Any:
+    """The fresh tensor of a row-major (m, n) float matrix times a contiguous (n,) vector, or None."""
+    _setup()
+    return mv(a, v)
+
+
+def _first_scale_add(result: Any, input: Any, beta: Any, alpha: Any) -> Any:  # noqa: A002
+    """``result = result * alpha + input * beta`` in place on a fresh float product tensor, as
+    ``fused._plus_input``'s NumPy ufuncs round it (each op once, alpha 1 and beta 0 or 1 skip
+    theirs; where both terms are NaN, the first's); None where it does not apply (nothing
+    written: ``input`` not a row-major tensor of the result's dtype and shape, a factor not a
+    float or an int of at most 2**24), else whether a zero is among the results."""
+    _setup()
+    return scale_add(result, input, beta, alpha)
+
+
+def _first_bmm_small(a: Any, b: Any) -> Any:
+    """PyTorch's small baddbmm loop (``fused._kernel_bmm``'s compiled one, step for step) of two
+    row-major NaN-free (B, n, k) and (B, k, p) float tensors (n * k * p < 400), as a fresh
+    tensor; or None."""
+    _setup()
+    return bmm_small(a, b)
+
+
+def _first_trace(x: Any) -> Any:
+    """A float32/float64 matrix's trace (a diagonal of 1 to 64 elements: ``sums._trace_in_python``'s
+    double running sum, rounded once) as a fresh 0-d tensor; None where the sum is NaN or ``x``
+    is not for here."""
+    _setup()
+    return trace(x)
+
+
+mm, bmm, mv, scale_add, bmm_small = _first_mm, _first_bmm, _first_mv, _first_scale_add, _first_bmm_small
+trace = _first_trace
+
+
+def ready() -> bool:
+    """Set the kernel up now (tests patch the entries after this, or the first call's rebinding
+    would undo the patch); whether the compiled entries serve."""
+    if mm is _first_mm:
+        _setup()
+    return mm is not _none
+
+
+def switch_off(setattr: Any) -> None:
+    """For tests: every entry answers None (the callers' NumPy paths run), through ``setattr``
+    (a monkeypatch's ``setattr``, which undoes it)."""
+    import sys
+
+    ready()
+    module = sys.modules[__name__]
+    for name in ("mm", "bmm", "mv", "bmm_small"):
+        setattr(module, name, _none)
+    setattr(module, "scale_add", _none4)
+    setattr(module, "trace", _none1)
