@@ -377,6 +377,7 @@ def test_reorders_fast_is_general_and_torch(i: int, monkeypatch: pytest.MonkeyPa
                 got = call(st, x)
                 with monkeypatch.context() as m:
                     m.setattr(reorder, "_shaped_run", lambda t: None)
+                    m.setattr(reorder, "_small_run", lambda t: None)
                     _same(got, call(st, x))
                 assert not st.shares_memory(got, x)
                 t = call(torch, torch.from_numpy(x.numpy()))
@@ -396,6 +397,7 @@ def test_reorder_errors_unchanged(monkeypatch: pytest.MonkeyPatch) -> None:
             call()
         with monkeypatch.context() as m, pytest.raises(Exception) as general:
             m.setattr(reorder, "_shaped_run", lambda t: None)
+            m.setattr(reorder, "_small_run", lambda t: None)
             call()
         assert (type(fast.value), str(fast.value)) == (type(general.value), str(general.value))
     a = st.arange(6.0, requires_grad=True)
@@ -487,6 +489,7 @@ def test_repeat_interleave_fast_is_general_and_torch(args: tuple, monkeypatch: p
     def general(x: st.Tensor) -> st.Tensor:
         with monkeypatch.context() as m:
             m.setattr(reorder, "_shaped_run", lambda t: None)
+            m.setattr(reorder, "_small_run", lambda t: None)
             return st.repeat_interleave(x, *args)
 
     for dtype in DTYPES:
@@ -507,3 +510,26 @@ def test_repeat_interleave_fast_is_general_and_torch(args: tuple, monkeypatch: p
                 t = torch.repeat_interleave(torch.from_numpy(x.numpy()), *args)
                 assert (got.shape, got.stride()) == (tuple(t.shape), t.stride())
                 assert got.numpy().tobytes() == t.numpy().tobytes()
+
+
+@pytest.mark.parametrize("i", range(len(REORDERS)), ids=[f"{n}{i}" for i, (n, _) in enumerate(REORDERS)])
+def test_reorders_small_gather_is_block_path(i: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The small tensors' gather (a remembered index) gives the block copies' bytes and layout, on
+    every dtype, 1 and 3 dims and the largest gathered size; above it the block path runs."""
+    from strided.ops.shape import reorder
+
+    _, call = REORDERS[i]
+    for dtype in (np.float16, np.complex64, np.bool_, np.int8, np.float64):
+        for shape in [(3, 4), (4, 1), (2, 3, 2), (32, 32), (33, 32)]:
+            data = _data(shape, np.float64, 5)
+            x = st.tensor((np.nan_to_num(data) if np.dtype(dtype).kind in "bi" else data).astype(dtype))
+            got = call(st, x)
+            with monkeypatch.context() as m:
+                m.setattr(reorder, "_small_run", lambda t: None)
+                _same(got, call(st, x))
+            t = call(torch, torch.from_numpy(x.numpy()))
+            assert (got.shape, got.stride()) == (tuple(t.shape), t.stride())
+            np.testing.assert_array_equal(got.numpy(), t.numpy())
+    for memo in (reorder._FLIP_GATHER, reorder._ROLL_GATHER):
+        assert all(v is None or not v.flags.writeable for v in memo.values())
+    assert all(v is None or not v[0].flags.writeable for v in reorder._ROT90_GATHER.values())
