@@ -413,7 +413,12 @@ def test_reorder_errors_unchanged(monkeypatch: pytest.MonkeyPatch) -> None:
 
 DIAGS = [("diag", lambda m, x: m.diag(x)), ("diag", lambda m, x: m.diag(x, 1)), ("diag", lambda m, x: m.diag(x, -2)),
          ("diag_embed", lambda m, x: m.diag_embed(x)), ("diag_embed", lambda m, x: m.diag_embed(x, -1, 0, 2)),
-         ("diagflat", lambda m, x: m.diagflat(x, 1)), ("block_diag", lambda m, x: m.block_diag(x, x[:1]))]
+         ("diagflat", lambda m, x: m.diagflat(x, 1)), ("block_diag", lambda m, x: m.block_diag(x, x[:1])),
+         ("diag_embed", lambda m, x: m.diag_embed(x, 2, 0, -1)), ("diag_embed", lambda m, x: m.diag_embed(x.reshape(-1))),
+         ("diag_embed", lambda m, x: m.diag_embed(x.unsqueeze(0), -3, 3, 1)), ("diagflat", lambda m, x: m.diagflat(x)),
+         ("diagflat", lambda m, x: m.diagflat(x, -3)), ("diagflat", lambda m, x: m.diagflat(x.sum())),
+         ("block_diag", lambda m, x: m.block_diag(x.reshape(-1)[:2], x, x.sum(), x.t())),
+         ("block_diag", lambda m, x: m.block_diag(x))]
 
 
 @pytest.mark.parametrize("i", range(len(DIAGS)), ids=[f"{n}{i}" for i, (n, _) in enumerate(DIAGS)])
