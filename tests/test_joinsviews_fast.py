@@ -114,6 +114,16 @@ def test_joins_of_low_rank_inputs(op: str, monkeypatch: pytest.MonkeyPatch) -> N
         _join_checked(op, a, b, monkeypatch)
 
 
+@pytest.mark.parametrize("op", ["vstack", "row_stack", "dstack", "column_stack"])
+def test_joins_of_mixed_ranks(op: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A high-rank first input with a lower-rank one after it: the compiled join (called first)
+    declines, and the inputs are read as the op reads them."""
+    first = st.arange(12.0).reshape(2, 3, 2) if op == "dstack" else st.arange(6.0).reshape(2, 3)
+    low = st.arange(6.0, 12.0).reshape(2, 3) if op == "dstack" else st.arange(6.0, 8.0 if op == "column_stack" else 9.0)
+    _join_checked(op, first, low, monkeypatch)
+    _join_checked(op, low, first, monkeypatch)
+
+
 def test_join_errors_unchanged(monkeypatch: pytest.MonkeyPatch) -> None:
     calls = [lambda: st.cat([st.ones(2, 3), st.ones(3, 2)]), lambda: st.cat([st.ones(2, 3)], dim=2),
              lambda: st.stack([st.ones(2), st.ones(3)]), lambda: st.stack([st.ones(2)], dim=5),

@@ -1395,10 +1395,23 @@ static PyObject *py_join(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         char *dst = ob.buf;
         int release = total >= (1 << 16);
         PyThreadState *ts = release ? PyEval_SaveThread() : NULL;
+        Py_ssize_t rows[8]; /* (each run's row bytes, divided once: a division per element cost as much as its copy) */
+        for (Py_ssize_t i = 0; i < n && i < 8; i++)
+            rows[i] = bufs[i].len / outer;
         for (Py_ssize_t r = 0; r < outer; r++)
             for (Py_ssize_t i = 0; i < n; i++) {
-                Py_ssize_t row = bufs[i].len / outer;
-                memcpy(dst, (const char *)bufs[i].buf + r * row, (size_t)row);
+                Py_ssize_t row = i < 8 ? rows[i] : bufs[i].len / outer;
+                const char *src = (const char *)bufs[i].buf + r * row;
+                /* (rows of one element, dstack's and column_stack's: a fixed-size copy is one load
+                 * and store, where memcpy's call per element was most of a small join's time) */
+                switch (row) {
+                case 4: memcpy(dst, src, 4); break;
+                case 8: memcpy(dst, src, 8); break;
+                case 2: memcpy(dst, src, 2); break;
+                case 1: *dst = *src; break;
+                case 16: memcpy(dst, src, 16); break;
+                default: memcpy(dst, src, (size_t)row);
+                }
                 dst += row;
             }
         if (release)

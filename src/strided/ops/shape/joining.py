@@ -522,13 +522,22 @@ def _atleast_layout(lay: Layout, n: int) -> Layout:
     return lay if n == 2 else L.unsqueeze(lay, 2)
 
 
+_SEQUENCES = (list, tuple)
+
+
 def _stack_family(name: str, tensors: Any, ndim: int, pick_dim: Any) -> Tensor:
     if tensors.__class__ in (list, tuple) and tensors and isinstance(tensors[0], Tensor):  # the fast path
         first = tensors[0]._layout.shape
         # (inputs of ndim dims or more are read as they are: their own shapes, without the list;
-        # flat_join declines a lower-dim input among them, read below as at least ndim-d)
-        if len(first) >= ndim and (out := flat_join(tensors, None, pick_dim(first))) is not None:
-            return out
+        # the compiled join, called here as cat calls it, and flat_join decline a lower-dim input
+        # among them, read below as at least ndim-d)
+        if len(first) >= ndim:
+            d = pick_dim(first)
+            if not OPEN and (k := _fj._JOIN_C) is not None and _enabled.get() and not _open_blocks[0] and (
+                    out := k(tensors, d, False)) is not None:
+                return out
+            if (out := flat_join(tensors, None, d)) is not None:
+                return out
         shapes = [atleast_shape(t._layout.shape, ndim) if isinstance(t, Tensor) else () for t in tensors]
         out = flat_join(tensors, shapes, pick_dim(shapes[0]))
         if out is not None:
@@ -568,6 +577,10 @@ def hstack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
     >>> strided.hstack([strided.tensor([1, 2]), strided.tensor([3])]).tolist()
     [1, 2, 3]
     """
+    if (not OPEN and out is None and tensors.__class__ in _SEQUENCES and tensors and tensors[0].__class__ is Tensor
+            and len(tensors[0]._layout.shape) >= 1 and (k := _fj._JOIN_C) is not None and _enabled.get()
+            and not _open_blocks[0] and (made := k(tensors, 0 if len(tensors[0]._layout.shape) == 1 else 1, False)) is not None):
+        return made  # (_stack_family's first answer, without its call: inputs of 1-d or more, as cat joins them)
     if out is not None:
         return _join_out(out, "hstack", tensors, hstack)
     return _stack_family("hstack", tensors, 1, lambda shape: 0 if len(shape) == 1 else 1)
@@ -579,6 +592,10 @@ def vstack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
     >>> strided.vstack([strided.tensor([1, 2]), strided.tensor([[3, 4], [5, 6]])]).tolist()
     [[1, 2], [3, 4], [5, 6]]
     """
+    if (not OPEN and out is None and tensors.__class__ in _SEQUENCES and tensors and tensors[0].__class__ is Tensor
+            and len(tensors[0]._layout.shape) >= 2 and (k := _fj._JOIN_C) is not None and _enabled.get()
+            and not _open_blocks[0] and (made := k(tensors, 0, False)) is not None):
+        return made  # (_stack_family's first answer, without its call: inputs of 2-d or more, as cat joins them)
     if out is not None:
         return _join_out(out, "vstack", tensors, vstack)
     return _stack_family("vstack", tensors, 2, lambda shape: 0)
@@ -590,6 +607,10 @@ def row_stack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor
     >>> strided.row_stack([strided.tensor([1, 2]), strided.tensor([3, 4])]).tolist()
     [[1, 2], [3, 4]]
     """
+    if (not OPEN and out is None and tensors.__class__ in _SEQUENCES and tensors and tensors[0].__class__ is Tensor
+            and len(tensors[0]._layout.shape) >= 2 and (k := _fj._JOIN_C) is not None and _enabled.get()
+            and not _open_blocks[0] and (made := k(tensors, 0, False)) is not None):
+        return made  # (_stack_family's first answer, without its call: inputs of 2-d or more, as cat joins them)
     if out is not None:
         return _join_out(out, "row_stack", tensors, row_stack)
     return _stack_family("row_stack", tensors, 2, lambda shape: 0)
@@ -601,6 +622,10 @@ def dstack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
     >>> strided.dstack([strided.zeros(2, 3), strided.ones(2, 3)]).shape
     (2, 3, 2)
     """
+    if (not OPEN and out is None and tensors.__class__ in _SEQUENCES and tensors and tensors[0].__class__ is Tensor
+            and len(tensors[0]._layout.shape) >= 3 and (k := _fj._JOIN_C) is not None and _enabled.get()
+            and not _open_blocks[0] and (made := k(tensors, 2, False)) is not None):
+        return made  # (_stack_family's first answer, without its call: inputs of 3-d or more, as cat joins them)
     if out is not None:
         return _join_out(out, "dstack", tensors, dstack)
     return _stack_family("dstack", tensors, 3, lambda shape: 2)
@@ -620,6 +645,11 @@ def column_stack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Ten
     if out is not None:
         return _join_out(out, "column_stack", tensors, column_stack)
     if tensors.__class__ in (list, tuple) and tensors and isinstance(tensors[0], Tensor):  # the fast path
+        # (inputs of 2 dims or more are joined as cat joins them along dim 1: the compiled join
+        # declines an input of another rank, an empty one and 4 dims or more, read below)
+        if len(tensors[0]._layout.shape) >= 2 and not OPEN and (k := _fj._JOIN_C) is not None and _enabled.get() \
+                and not _open_blocks[0] and (out := k(tensors, 1, False)) is not None:
+            return out
         shapes = [_column_shape(t._layout.shape) if isinstance(t, Tensor) else () for t in tensors]
         out = flat_join(tensors, shapes, 1)
         if out is not None:
