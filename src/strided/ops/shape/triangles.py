@@ -125,7 +125,7 @@ def _fast_triangle(input: Any, diagonal: Any, lower: bool) -> Tensor | None:
         # a copy of the run with the zero written at the positions outside the triangles: the
         # np.where's elements, at a third of its cost on a small tensor
         res = run.copy()
-        res[_zeroed_positions(shape, min(max(diagonal, -shape[-2]), shape[-1]), lower)] = zero
+        res[_ZEROED[(shape, diagonal, lower)]] = zero
         return adopted(res, info[2], input._dtype)
     res = np.empty(info[1], run.dtype)
     if _tri_copy(run, res, shape, diagonal, lower):
@@ -159,13 +159,15 @@ def _zeroed_positions(shape: tuple[int, ...], k: int, lower: bool) -> np.ndarray
     return flat
 
 
+# (shape, diagonal, lower) -> _zeroed_positions' answer, the diagonal clamped as _keep_mask clamps
+# it: a dict lookup per call where the clamp and the lru_cache call were a tenth of a small tril
+_ZEROED = Memo(lambda key: _zeroed_positions(key[0], min(max(key[1], -key[0][-2]), key[0][-1]), key[2]), limit=256)
+
 _INT64 = 1 << 63
 
 
 def _triangle(input: Tensor, diagonal: Any, lower: bool) -> Tensor:
-    fast = _fast_triangle(input, diagonal, lower)
-    if fast is not None:
-        return fast
+    """``tril``/``triu``'s general path (the caller has tried :func:`_fast_triangle`)."""
     op = "tril" if lower else "triu"
     t = tensor_arg(input, op)
     k = int_arg(diagonal, op, "diagonal", 2)
@@ -211,7 +213,8 @@ def tril(input: Tensor, diagonal: int = 0) -> Tensor:
     >>> strided.tril(strided.ones(2, 2)).tolist()
     [[1.0, 0.0], [1.0, 1.0]]
     """
-    return _triangle(input, diagonal, True)
+    fast = _fast_triangle(input, diagonal, True)
+    return fast if fast is not None else _triangle(input, diagonal, True)
 
 
 @method("triu")
@@ -221,7 +224,8 @@ def triu(input: Tensor, diagonal: int = 0) -> Tensor:
     >>> strided.triu(strided.ones(3, 3, dtype=strided.int64)).tolist()
     [[1, 1, 1], [0, 1, 1], [0, 0, 1]]
     """
-    return _triangle(input, diagonal, False)
+    fast = _fast_triangle(input, diagonal, False)
+    return fast if fast is not None else _triangle(input, diagonal, False)
 
 
 def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None) -> Tensor:
