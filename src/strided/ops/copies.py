@@ -262,10 +262,10 @@ def copy_form(name: str, view: View, view_name: str) -> Callable[..., Any]:
 
 _UNPLANNED = frozenset(("as_strided_copy", "alias_copy", "detach_copy"))
 
-# _FORM_PLANS (one memo per copy form, made in copy_form): (shape, dtype, arguments) -> (False, the
-# view's layout, the result's layout) for a one-tensor form, (True, ((piece layout, result layout),
-# ...)) for a form that gives pieces, or False: the general path (the view refused the arguments,
-# warned, or gave an empty piece)
+# _FORM_PLANS (one memo per copy form, made in copy_form): (shape, dtype, arguments) -> (False,
+# result layout, run, piece layout) for a one-tensor form, (True, ((result layout, run, piece
+# layout), ...)) for a form that gives pieces (see _form_plan), or False: the general path (the
+# view refused the arguments, warned, or gave an empty piece)
 
 
 def _arguments_key(args: tuple) -> tuple | None:
