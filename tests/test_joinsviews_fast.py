@@ -114,6 +114,16 @@ def test_joins_of_low_rank_inputs(op: str, monkeypatch: pytest.MonkeyPatch) -> N
         _join_checked(op, a, b, monkeypatch)
 
 
+@pytest.mark.parametrize("op", ["vstack", "row_stack", "dstack", "column_stack"])
+def test_joins_of_mixed_ranks(op: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A high-rank first input with a lower-rank one after it: the compiled join (called first)
+    declines, and the inputs are read as the op reads them."""
+    first = st.arange(12.0).reshape(2, 3, 2) if op == "dstack" else st.arange(6.0).reshape(2, 3)
+    low = st.arange(6.0, 12.0).reshape(2, 3) if op == "dstack" else st.arange(6.0, 8.0 if op == "column_stack" else 9.0)
+    _join_checked(op, first, low, monkeypatch)
+    _join_checked(op, low, first, monkeypatch)
+
+
 def test_join_errors_unchanged(monkeypatch: pytest.MonkeyPatch) -> None:
     calls = [lambda: st.cat([st.ones(2, 3), st.ones(3, 2)]), lambda: st.cat([st.ones(2, 3)], dim=2),
              lambda: st.stack([st.ones(2), st.ones(3)]), lambda: st.stack([st.ones(2)], dim=5),
@@ -377,6 +387,7 @@ def test_reorders_fast_is_general_and_torch(i: int, monkeypatch: pytest.MonkeyPa
                 got = call(st, x)
                 with monkeypatch.context() as m:
                     m.setattr(reorder, "_shaped_run", lambda t: None)
+                    m.setattr(reorder, "_small_run", lambda t: None)
                     _same(got, call(st, x))
                 assert not st.shares_memory(got, x)
                 t = call(torch, torch.from_numpy(x.numpy()))
@@ -396,6 +407,7 @@ def test_reorder_errors_unchanged(monkeypatch: pytest.MonkeyPatch) -> None:
             call()
         with monkeypatch.context() as m, pytest.raises(Exception) as general:
             m.setattr(reorder, "_shaped_run", lambda t: None)
+            m.setattr(reorder, "_small_run", lambda t: None)
             call()
         assert (type(fast.value), str(fast.value)) == (type(general.value), str(general.value))
     a = st.arange(6.0, requires_grad=True)
@@ -411,7 +423,12 @@ def test_reorder_errors_unchanged(monkeypatch: pytest.MonkeyPatch) -> None:
 
 DIAGS = [("diag", lambda m, x: m.diag(x)), ("diag", lambda m, x: m.diag(x, 1)), ("diag", lambda m, x: m.diag(x, -2)),
          ("diag_embed", lambda m, x: m.diag_embed(x)), ("diag_embed", lambda m, x: m.diag_embed(x, -1, 0, 2)),
-         ("diagflat", lambda m, x: m.diagflat(x, 1)), ("block_diag", lambda m, x: m.block_diag(x, x[:1]))]
+         ("diagflat", lambda m, x: m.diagflat(x, 1)), ("block_diag", lambda m, x: m.block_diag(x, x[:1])),
+         ("diag_embed", lambda m, x: m.diag_embed(x, 2, 0, -1)), ("diag_embed", lambda m, x: m.diag_embed(x.reshape(-1))),
+         ("diag_embed", lambda m, x: m.diag_embed(x.unsqueeze(0), -3, 3, 1)), ("diagflat", lambda m, x: m.diagflat(x)),
+         ("diagflat", lambda m, x: m.diagflat(x, -3)), ("diagflat", lambda m, x: m.diagflat(x.sum())),
+         ("block_diag", lambda m, x: m.block_diag(x.reshape(-1)[:2], x, x.sum(), x.t())),
+         ("block_diag", lambda m, x: m.block_diag(x))]
 
 
 @pytest.mark.parametrize("i", range(len(DIAGS)), ids=[f"{n}{i}" for i, (n, _) in enumerate(DIAGS)])
@@ -487,6 +504,7 @@ def test_repeat_interleave_fast_is_general_and_torch(args: tuple, monkeypatch: p
     def general(x: st.Tensor) -> st.Tensor:
         with monkeypatch.context() as m:
             m.setattr(reorder, "_shaped_run", lambda t: None)
+            m.setattr(reorder, "_small_run", lambda t: None)
             return st.repeat_interleave(x, *args)
 
     for dtype in DTYPES:
@@ -507,3 +525,26 @@ def test_repeat_interleave_fast_is_general_and_torch(args: tuple, monkeypatch: p
                 t = torch.repeat_interleave(torch.from_numpy(x.numpy()), *args)
                 assert (got.shape, got.stride()) == (tuple(t.shape), t.stride())
                 assert got.numpy().tobytes() == t.numpy().tobytes()
+
+
+@pytest.mark.parametrize("i", range(len(REORDERS)), ids=[f"{n}{i}" for i, (n, _) in enumerate(REORDERS)])
+def test_reorders_small_gather_is_block_path(i: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The small tensors' gather (a remembered index) gives the block copies' bytes and layout, on
+    every dtype, 1 and 3 dims and the largest gathered size; above it the block path runs."""
+    from strided.ops.shape import reorder
+
+    _, call = REORDERS[i]
+    for dtype in (np.float16, np.complex64, np.bool_, np.int8, np.float64):
+        for shape in [(3, 4), (4, 1), (2, 3, 2), (32, 32), (33, 32)]:
+            data = _data(shape, np.float64, 5)
+            x = st.tensor((np.nan_to_num(data) if np.dtype(dtype).kind in "bi" else data).astype(dtype))
+            got = call(st, x)
+            with monkeypatch.context() as m:
+                m.setattr(reorder, "_small_run", lambda t: None)
+                _same(got, call(st, x))
+            t = call(torch, torch.from_numpy(x.numpy()))
+            assert (got.shape, got.stride()) == (tuple(t.shape), t.stride())
+            np.testing.assert_array_equal(got.numpy(), t.numpy())
+    for memo in (reorder._FLIP_GATHER, reorder._ROLL_GATHER):
+        assert all(v is None or not v.flags.writeable for v in memo.values())
+    assert all(v is None or not v[0].flags.writeable for v in reorder._ROT90_GATHER.values())

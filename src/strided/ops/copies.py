@@ -23,8 +23,11 @@ already had to copy (``view_copy`` of a layout ``view`` cannot express) is not c
 from __future__ import annotations
 
 import inspect
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
+
+import numpy as np
 
 from .. import layout as L
 from ..args import memory_format_error, type_name
@@ -43,6 +46,7 @@ from ..opdef import Kind, declare
 from ..refusals import NotContiguous
 from ..storage import Storage
 from ..tensor import Tensor, tensor_arg
+from ._support.memo import Memo
 from ._support.operands import _cinfo
 from ._support.out import write_out
 from .registry import backward, method
@@ -215,8 +219,14 @@ def copy_form(name: str, view: View, view_name: str) -> Callable[..., Any]:
     """
     reason = f"{name}: the elements {view_name}() views, copied into new contiguous memory"
     view = _taking_axis(name, view)
+    planned = name not in _UNPLANNED
+    plans = Memo(limit=256)  # (the form's plans: see _FORM_PLANS)
 
     def run(input: Tensor, *args: Any, out: Any = None, **kwargs: Any) -> Any:
+        if not OPEN and out is None and not kwargs and input.__class__ is Tensor and planned:
+            made = _fast_form(plans, view, input, args)
+            if made is not None:
+                return made
         if input.__class__ is not Tensor:  # (a plain tensor passes: the check's call was a tenth of a small copy)
             tensor_arg(input, name)
         if out is not None:
@@ -239,6 +249,118 @@ def copy_form(name: str, view: View, view_name: str) -> Callable[..., Any]:
                    f"contiguous memory (PyTorch's ``torch.{name}``). Reported to the copy ledger as a copy.")
     backward(name)(_copy_rule(name, view))
     return run
+
+
+# ---------------------------------------------------------------- the copy forms' fast path
+# A small row-major input, its arguments plain (ints, None, lists or tuples of ints), no out=, nobody
+# listening: the layouts of the view's pieces are remembered per (form, shape, dtype, arguments),
+# decided once by the view itself on a stand-in of the same shape, strides and dtype, and each
+# piece is the compiled gather of the input's storage through its layout (shifted by the input's
+# offset): the general path's bytes (the same gather, the same row-major result layout) without
+# building the view tensors. as_strided reads the storage itself (its bounds, its offset), and
+# alias/detach copy no view: they keep the general path.
+
+_UNPLANNED = frozenset(("as_strided_copy", "alias_copy", "detach_copy"))
+
+# _FORM_PLANS (one memo per copy form, made in copy_form): (shape, dtype, arguments) -> (False,
+# result layout, run, piece layout) for a one-tensor form, (True, ((result layout, run, piece
+# layout), ...)) for a form that gives pieces (see _form_plan), or False: the general path (the
+# view refused the arguments, warned, or gave an empty piece)
+
+
+def _arguments_key(args: tuple) -> tuple | None:
+    """``args`` (not all plain ints: those are their own key) as a key that tells apart what the
+    views parse apart (a list from a tuple; 1 from 1.0 or True, which hash alike: only plain ints
+    pass), or None for any other argument."""
+    key: list[Any] = []
+    for a in args:
+        c = a.__class__
+        if c is int or a is None:
+            key.append(a)
+        elif c is tuple or c is list:
+            for i in a:
+                if i.__class__ is not int:
+                    return None
+            key.append((c, tuple(a)))
+        else:
+            return None
+    return tuple(key)
+
+
+def _form_plan(view: View, shape: tuple[int, ...], dtype: Any, args: tuple) -> tuple | bool:
+    """The copy form's plan for a row-major input of ``shape`` (see _FORM_PLANS above): per
+    piece, (the result's layout, the piece's run (start, stop) in the input's flat run where the
+    piece is one contiguous run of it, else its layout for the gather)."""
+    info = _cinfo[shape]
+    stand_in = adopted(np.zeros(info[1], dtype.numpy), info[2], dtype)
+    try:
+        with warnings.catch_warnings(record=True) as warned, silenced():
+            warnings.simplefilter("always")
+            made = view(stand_in, *args)
+    except Exception:  # noqa: BLE001 - the general path raises it again, with its own call
+        return False
+    if warned:
+        return False
+    multi = made.__class__ is tuple
+    pieces = []
+    for piece in made if multi else (made,):
+        lay = piece._layout if piece.__class__ is Tensor else None
+        if lay is None or piece._storage is not stand_in._storage or not L.product(lay.shape):
+            return False
+        n = L.product(lay.shape)
+        run = (lay.offset, lay.offset + n) if _is_contiguous(lay.shape, lay.strides) else None
+        pieces.append((_cinfo[lay.shape][2], run, lay))
+    return (True, tuple(pieces)) if multi else (False, *pieces[0])
+
+
+def _fast_form(plans: Memo, view: View, t: Tensor, args: tuple) -> Any:
+    """A copy form's result by its remembered plan (``plans``: the form's memo), or None (the
+    general path; also where the gather declines a piece, e.g. an expand past its byte limit).
+    A piece that is one contiguous run of the input is its slice's copy (the gather's bytes; no
+    compiled kernel, so whether they are on here does not matter); another is the gather."""
+    lay = t._layout
+    shape = lay.shape
+    info = _cinfo[shape]
+    dtype = t._dtype
+    storage = t._storage
+    if lay.strides != info[0] or storage.__class__ is not Storage or not 0 < info[1] * dtype.itemsize <= _SMALL_BYTES:
+        return None
+    for a in args:  # (plain ints, the common call, are their own key)
+        if a.__class__ is not int:
+            args_key = _arguments_key(args)
+            if args_key is None:
+                return None
+            break
+    else:
+        args_key = args
+    key = (shape, dtype, args_key)
+    plan = plans.get(key)
+    if plan is None:
+        plan = _form_plan(view, shape, dtype, args)
+        plans.put(key, plan)
+    if plan is False:
+        return None
+    offset = lay.offset
+    if not plan[0]:
+        run = plan[2]
+        if run is not None:
+            return adopted(storage.array[offset + run[0]:offset + run[1]].copy(), plan[1], dtype)
+        pieces = ((plan[1], run, plan[3]),)
+    else:
+        pieces = plan[1]
+    gather = _gather is not None and native._enabled.get() and (not native._open_blocks[0] or native.enabled_here())
+    out = []
+    for fresh, run, piece in pieces:
+        if run is not None:
+            flat = storage.array[offset + run[0]:offset + run[1]].copy()
+        elif gather:
+            flat = _gather(storage.array, offset + piece.offset, piece.shape, piece.strides, dtype.numpy)
+            if flat is None:
+                return None
+        else:
+            return None
+        out.append(adopted(flat, fresh, dtype))
+    return tuple(out) if plan[0] else out[0]
 
 
 # PyTorch's names of the out= overloads of the copy forms that give several tensors (its count error names them)

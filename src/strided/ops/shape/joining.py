@@ -522,13 +522,44 @@ def _atleast_layout(lay: Layout, n: int) -> Layout:
     return lay if n == 2 else L.unsqueeze(lay, 2)
 
 
+_SEQUENCES = (list, tuple)
+
+# The compiled join's call (dim, stacked) that is hstack's, vstack's, dstack's, column_stack's join
+# of inputs of the first's rank (the index; None: the general path's): inputs of the op's rank or
+# more are joined as cat joins them, lower ones (1-D rows, 1-D columns, 2-D dstack) of one shape
+# are their stack along the new dim the op reads them with. The compiled join declines inputs
+# of another rank or shape than the first's, empty ones, more than 3 dims, mixed dtypes.
+_HSTACK = (None, (0, False), (1, False), (1, False))
+_VSTACK = (None, (0, True), (0, False), (0, False))
+_DSTACK = (None, None, (2, True), (2, False))
+_COLUMN_STACK = (None, (1, True), (1, False), (1, False))
+
+
+def _compiled_join(tensors: Any, joins: tuple) -> Tensor | None:
+    """A stacking op's result by the compiled join (``joins``: its calls, above), or None: someone
+    listens, the kernel is off or declines, the inputs are no list or tuple of Tensors first."""
+    if OPEN or tensors.__class__ not in _SEQUENCES or not tensors or tensors[0].__class__ is not Tensor:
+        return None
+    nd = len(tensors[0]._layout.shape)
+    call = joins[nd] if nd < 4 else None
+    if call is None or (k := _fj._JOIN_C) is None or not _enabled.get() or _open_blocks[0]:
+        return None
+    return k(tensors, call[0], call[1])
+
+
 def _stack_family(name: str, tensors: Any, ndim: int, pick_dim: Any) -> Tensor:
     if tensors.__class__ in (list, tuple) and tensors and isinstance(tensors[0], Tensor):  # the fast path
         first = tensors[0]._layout.shape
         # (inputs of ndim dims or more are read as they are: their own shapes, without the list;
-        # flat_join declines a lower-dim input among them, read below as at least ndim-d)
-        if len(first) >= ndim and (out := flat_join(tensors, None, pick_dim(first))) is not None:
-            return out
+        # the compiled join, called here as cat calls it, and flat_join decline a lower-dim input
+        # among them, read below as at least ndim-d)
+        if len(first) >= ndim:
+            d = pick_dim(first)
+            if not OPEN and (k := _fj._JOIN_C) is not None and _enabled.get() and not _open_blocks[0] and (
+                    out := k(tensors, d, False)) is not None:
+                return out
+            if (out := flat_join(tensors, None, d)) is not None:
+                return out
         shapes = [atleast_shape(t._layout.shape, ndim) if isinstance(t, Tensor) else () for t in tensors]
         out = flat_join(tensors, shapes, pick_dim(shapes[0]))
         if out is not None:
@@ -568,6 +599,8 @@ def hstack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
     >>> strided.hstack([strided.tensor([1, 2]), strided.tensor([3])]).tolist()
     [1, 2, 3]
     """
+    if out is None and (made := _compiled_join(tensors, _HSTACK)) is not None:
+        return made
     if out is not None:
         return _join_out(out, "hstack", tensors, hstack)
     return _stack_family("hstack", tensors, 1, lambda shape: 0 if len(shape) == 1 else 1)
@@ -579,6 +612,8 @@ def vstack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
     >>> strided.vstack([strided.tensor([1, 2]), strided.tensor([[3, 4], [5, 6]])]).tolist()
     [[1, 2], [3, 4], [5, 6]]
     """
+    if out is None and (made := _compiled_join(tensors, _VSTACK)) is not None:
+        return made
     if out is not None:
         return _join_out(out, "vstack", tensors, vstack)
     return _stack_family("vstack", tensors, 2, lambda shape: 0)
@@ -590,6 +625,8 @@ def row_stack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor
     >>> strided.row_stack([strided.tensor([1, 2]), strided.tensor([3, 4])]).tolist()
     [[1, 2], [3, 4]]
     """
+    if out is None and (made := _compiled_join(tensors, _VSTACK)) is not None:
+        return made
     if out is not None:
         return _join_out(out, "row_stack", tensors, row_stack)
     return _stack_family("row_stack", tensors, 2, lambda shape: 0)
@@ -601,6 +638,8 @@ def dstack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
     >>> strided.dstack([strided.zeros(2, 3), strided.ones(2, 3)]).shape
     (2, 3, 2)
     """
+    if out is None and (made := _compiled_join(tensors, _DSTACK)) is not None:
+        return made
     if out is not None:
         return _join_out(out, "dstack", tensors, dstack)
     return _stack_family("dstack", tensors, 3, lambda shape: 2)
@@ -617,6 +656,8 @@ def column_stack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Ten
     >>> strided.column_stack([strided.zeros(3), strided.ones(3, 2)]).shape
     (3, 3)
     """
+    if out is None and (made := _compiled_join(tensors, _COLUMN_STACK)) is not None:
+        return made
     if out is not None:
         return _join_out(out, "column_stack", tensors, column_stack)
     if tensors.__class__ in (list, tuple) and tensors and isinstance(tensors[0], Tensor):  # the fast path

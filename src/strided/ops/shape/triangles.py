@@ -44,6 +44,7 @@ from ...layout import plans as P
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import support
+from .._support.memo import Memo
 from .._support.operands import _cinfo
 from .._support.out import write_out
 from .._support.promotion import TORCH_NAMES, can_cast, promote_types
@@ -124,7 +125,7 @@ def _fast_triangle(input: Any, diagonal: Any, lower: bool) -> Tensor | None:
         # a copy of the run with the zero written at the positions outside the triangles: the
         # np.where's elements, at a third of its cost on a small tensor
         res = run.copy()
-        res[_zeroed_positions(shape, min(max(diagonal, -shape[-2]), shape[-1]), lower)] = zero
+        res[_ZEROED[(shape, diagonal, lower)]] = zero
         return adopted(res, info[2], input._dtype)
     res = np.empty(info[1], run.dtype)
     if _tri_copy(run, res, shape, diagonal, lower):
@@ -158,13 +159,15 @@ def _zeroed_positions(shape: tuple[int, ...], k: int, lower: bool) -> np.ndarray
     return flat
 
 
+# (shape, diagonal, lower) -> _zeroed_positions' answer, the diagonal clamped as _keep_mask clamps
+# it: a dict lookup per call where the clamp and the lru_cache call were a tenth of a small tril
+_ZEROED = Memo(lambda key: _zeroed_positions(key[0], min(max(key[1], -key[0][-2]), key[0][-1]), key[2]), limit=256)
+
 _INT64 = 1 << 63
 
 
 def _triangle(input: Tensor, diagonal: Any, lower: bool) -> Tensor:
-    fast = _fast_triangle(input, diagonal, lower)
-    if fast is not None:
-        return fast
+    """``tril``/``triu``'s general path (the caller has tried :func:`_fast_triangle`)."""
     op = "tril" if lower else "triu"
     t = tensor_arg(input, op)
     k = int_arg(diagonal, op, "diagonal", 2)
@@ -210,7 +213,8 @@ def tril(input: Tensor, diagonal: int = 0) -> Tensor:
     >>> strided.tril(strided.ones(2, 2)).tolist()
     [[1.0, 0.0], [1.0, 1.0]]
     """
-    return _triangle(input, diagonal, True)
+    fast = _fast_triangle(input, diagonal, True)
+    return fast if fast is not None else _triangle(input, diagonal, True)
 
 
 @method("triu")
@@ -220,7 +224,8 @@ def triu(input: Tensor, diagonal: int = 0) -> Tensor:
     >>> strided.triu(strided.ones(3, 3, dtype=strided.int64)).tolist()
     [[1, 1, 1], [0, 1, 1], [0, 0, 1]]
     """
-    return _triangle(input, diagonal, False)
+    fast = _fast_triangle(input, diagonal, False)
+    return fast if fast is not None else _triangle(input, diagonal, False)
 
 
 def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None) -> Tensor:
@@ -398,6 +403,93 @@ def _embed_1d(t: Tensor, values: np.ndarray, k: int, op: str) -> Tensor:
                   f"({n}, {n}) matrix")
 
 
+# ---------------------------------------------------------------- the scatter fast paths
+# diag_embed, diagflat and block_diag of small row-major tensors, nobody listening: NumPy's zeroed
+# allocation with the inputs' flat runs written at remembered flat positions (one fancy-index
+# assignment per input: the elements the general paths copy through the diagonal's or the block's
+# view, bit for bit), adopted with the row-major layout the general paths give their result.
+
+# (input elements: up to this many a position index is remembered, 8 bytes each)
+_SCATTER_MAX = 1024
+
+
+def _positions(full: Layout, lay: Layout) -> np.ndarray:
+    """The read-only flat positions, in a row-major tensor of layout ``full``, of the elements of
+    its view ``lay``, in ``lay``'s row-major order (so ``flat[positions] = run`` writes ``run``
+    through the view)."""
+    base = np.arange(L.product(full.shape), dtype=np.intp)
+    view = np.lib.stride_tricks.as_strided(base[lay.offset:], lay.shape, [s * base.itemsize for s in lay.strides])
+    out = view.reshape(-1).copy()
+    out.setflags(write=False)
+    return out
+
+
+def _embed_plan(key: tuple) -> tuple[Layout, np.ndarray] | None:
+    """:data:`_EMBED`'s entry: ``diag_embed(t, offset, dim1, dim2)`` of a small tensor of ``shape``
+    as (the result's row-major layout, the flat positions of its diagonal), or None where the
+    general path decides (dims refused or the same, no diagonal element)."""
+    shape, k, dim1, dim2 = key
+    nd = len(shape) + 1
+    if not (-nd <= dim1 < nd and -nd <= dim2 < nd):
+        return None
+    d1, d2 = dim1 % nd, dim2 % nd
+    if d1 == d2 or not shape or not 0 < L.product(shape) <= _SCATTER_MAX:
+        return None
+    n = shape[-1] + abs(k)
+    sizes = list(shape[:-1])
+    lo, hi = sorted((d1, d2))
+    sizes.insert(lo, n)
+    sizes.insert(hi, n)
+    full = _cinfo[tuple(sizes)][2]
+    lay = L.diagonal_layout(full, k, d1, d2)
+    if lay.__class__ is not Layout or lay.shape != shape:
+        return None
+    return full, _positions(full, lay)
+
+
+# (shape, offset, dim1, dim2: plain ints) -> diag_embed's plan (or None: the general path)
+_EMBED = Memo(_embed_plan, limit=256)
+
+
+def _flat_embed_plan(key: tuple[int, int]) -> tuple[Layout, np.ndarray]:
+    """:data:`_FLAT_EMBED`'s entry: ``n`` values laid on diagonal ``k`` of a new square matrix (the
+    row-major layout, the values' flat positions)."""
+    n, k = key
+    m = n + abs(k)
+    full = _cinfo[(m, m)][2]
+    return full, _positions(full, L.diagonal_layout(full, k, 0, 1))
+
+
+# (elements, offset) -> diagflat's plan
+_FLAT_EMBED = Memo(_flat_embed_plan, limit=256)
+
+
+def _fast_embed(t: Any, k: Any, dim1: Any, dim2: Any) -> Tensor | None:
+    """``diag_embed(t, k, dim1, dim2)`` (``dim1`` None: ``diagflat(t, k)``) of a small row-major
+    tensor, nobody listening: the scatter fast path; else None."""
+    if (OPEN or t.__class__ is not Tensor or k.__class__ is not int or not -_SCATTER_MAX <= k <= _SCATTER_MAX):
+        return None
+    shape = t._layout.shape
+    info = _cinfo[shape]
+    if not 0 < info[1] <= _SCATTER_MAX:
+        return None
+    run = flat_run(t, info)
+    if run is None:
+        return None
+    if dim1 is None:
+        plan = _FLAT_EMBED[(info[1], k)]
+    elif dim1.__class__ is int and dim2.__class__ is int:
+        plan = _EMBED[(shape, k, dim1, dim2)]
+        if plan is None:
+            return None
+    else:
+        return None
+    full = plan[0]
+    flat = np.zeros(_cinfo[full.shape][1], t._dtype.numpy)
+    flat[plan[1]] = run
+    return adopted(flat, full, t._dtype)
+
+
 @method("diag")
 def diag(input: Tensor, diagonal: int = 0, *, out: Any = None) -> Tensor:
     """1-D ``(n,)``: a new square matrix with ``input`` on the ``diagonal``; 2-D: a copy of that
@@ -466,6 +558,9 @@ def diagflat(input: Tensor, offset: int = 0) -> Tensor:
     >>> strided.diagflat(strided.tensor([1, 2])).tolist()
     [[1, 0], [0, 2]]
     """
+    fast = _fast_embed(input, offset, None, None)
+    if fast is not None:
+        return fast
     t = tensor_arg(input, "diagflat")
     k = int_arg(offset, "diagflat", "offset", 2)
     return _embed_1d(t, t._np().reshape(-1), k, "diagflat")
@@ -487,6 +582,9 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -
     >>> strided.diag_embed(strided.ones(4, 3)).shape
     (4, 3, 3)
     """
+    fast = _fast_embed(input, offset, dim1, dim2)
+    if fast is not None:
+        return fast
     t = tensor_arg(input, "diag_embed")
     k = int_arg(offset, "diag_embed", "offset", 2)
     shape = t._layout.shape
@@ -514,6 +612,53 @@ def diag_embed_backward(out: Tensor, input: Tensor, offset: int = 0, dim1: int =
     return "DiagEmbedBackward0", (input,), lambda g: (g.diagonal(offset, dim1, dim2),), ()
 
 
+def _blocks_plan(shapes: tuple[tuple[int, ...], ...]) -> tuple[Layout, tuple[np.ndarray, ...]] | None:
+    """:data:`_BLOCKS`' entry: ``block_diag`` of small non-empty tensors of ``shapes`` (0-d as 1x1,
+    1-D as one row) as (the result's row-major layout, each block's flat positions in it), or None
+    where the general path decides (a 3-d input, an empty block, a big one)."""
+    blocks = []
+    for shape in shapes:
+        if len(shape) > 2 or not 0 < L.product(shape) <= _SCATTER_MAX:
+            return None
+        blocks.append((1, 1) if not shape else (1, shape[0]) if len(shape) == 1 else shape)
+    rows, cols = sum(b[0] for b in blocks), sum(b[1] for b in blocks)
+    full = _cinfo[(rows, cols)][2]
+    positions, r, c = [], 0, 0
+    for b in blocks:
+        positions.append(_positions(full, Layout._trusted(b, (cols, 1), r * cols + c)))
+        r, c = r + b[0], c + b[1]
+    return full, tuple(positions)
+
+
+# (the inputs' shapes) -> block_diag's plan (or None: the general path)
+_BLOCKS = Memo(_blocks_plan, limit=256)
+
+
+def _fast_blocks(tensors: tuple) -> Tensor | None:
+    """``block_diag(*tensors)`` of small row-major tensors of one dtype, nobody listening: the
+    scatter fast path; else None."""
+    if OPEN or not tensors:
+        return None
+    dtype = tensors[0]._dtype if tensors[0].__class__ is Tensor else None
+    shapes, runs = [], []
+    for t in tensors:
+        if t.__class__ is not Tensor or t._dtype is not dtype:
+            return None
+        shape = t._layout.shape
+        run = flat_run(t, _cinfo[shape])
+        if run is None:
+            return None
+        shapes.append(shape)
+        runs.append(run)
+    plan = _BLOCKS[tuple(shapes)]
+    if plan is None:
+        return None
+    flat = np.zeros(_cinfo[plan[0].shape][1], dtype.numpy)
+    for where, run in zip(plan[1], runs):
+        flat[where] = run
+    return adopted(flat, plan[0], dtype)
+
+
 def block_diag(*tensors: Tensor) -> Tensor:
     """The tensors (0-d as 1x1, 1-D as one row, 2-D as is) placed corner to corner on the
     diagonal of a new matrix of zeros, in their promoted dtype (``torch.block_diag``).
@@ -521,6 +666,9 @@ def block_diag(*tensors: Tensor) -> Tensor:
     >>> strided.block_diag(strided.ones(1, 1), strided.ones(2)).tolist()
     [[1.0, 0.0, 0.0], [0.0, 1.0, 1.0]]
     """
+    fast = _fast_blocks(tensors)
+    if fast is not None:
+        return fast
     tensors = tensor_list(tensors, "block_diag")
     blocks = []
     dtype = tensors[0]._dtype if tensors else default_float()
