@@ -3341,6 +3341,141 @@ done:
     return answer;
 }
 
+/* PyTorch's CPU kthvalue (aten/src/ATen/native/Sorting.cpp, SortingUtils.h quick_select_template),
+ * step for step: each row copied with its positions 0..n-1, a median-of-three quickselect (Hoare
+ * partition; comparator "x above y, NaN above all but NaN") swapping values and positions together,
+ * and the pair left at k - 1 read out. Which of several equal values (ties, -0.0 and 0.0, NaN)
+ * comes back is the one PyTorch's kernel leaves there (ops/_support/quick_select.py is the same
+ * steps in Python). */
+#define KTH_GT_FLOAT(x, y) ((((x) != (x)) && !((y) != (y))) || ((x) > (y)))
+#define KTH_GT_INT(x, y) ((x) > (y))
+#define DEFINE_KTH(name, T, GT)                                                                          \
+    static void name(const T *x, T *out_v, int64_t *out_i, Py_ssize_t rows, Py_ssize_t n, Py_ssize_t k,  \
+                     T *v, int64_t *ix)                                                                 \
+    {                                                                                                   \
+        for (Py_ssize_t r = 0; r < rows; r++) {                                                         \
+            memcpy(v, x + r * n, (size_t)n * sizeof(T));                                                \
+            for (Py_ssize_t j = 0; j < n; j++) ix[j] = j;                                               \
+            Py_ssize_t L = 0, R = n - 1;                                                                \
+            for (;;) {                                                                                  \
+                if (R <= L) break;                                                                      \
+                if (R == L + 1) {                                                                       \
+                    if (GT(v[L], v[R])) KTH_SWAP(T, L, R);                                              \
+                    break;                                                                              \
+                }                                                                                       \
+                Py_ssize_t P = L + (R - L) / 2;                                                         \
+                KTH_SWAP(T, P, L + 1);                                                                  \
+                if (GT(v[L + 1], v[R])) KTH_SWAP(T, L + 1, R);                                          \
+                if (GT(v[L], v[R])) KTH_SWAP(T, L, R);                                                  \
+                if (GT(v[L + 1], v[L])) KTH_SWAP(T, L + 1, L);                                          \
+                Py_ssize_t i = L + 1, j = R;                                                            \
+                T piv = v[L];                                                                           \
+                for (;;) {                                                                              \
+                    do i++; while (GT(piv, v[i]));                                                      \
+                    do j--; while (GT(v[j], piv));                                                      \
+                    if (j < i) break;                                                                   \
+                    KTH_SWAP(T, i, j);                                                                  \
+                }                                                                                       \
+                KTH_SWAP(T, L, j);                                                                      \
+                if (j <= k) L = i;                                                                      \
+                if (j >= k) R = j - 1;                                                                  \
+            }                                                                                           \
+            out_v[r] = v[k];                                                                            \
+            out_i[r] = ix[k];                                                                           \
+        }                                                                                               \
+    }
+#define KTH_SWAP(T, a, b)                                                                               \
+    do {                                                                                                \
+        T t_ = v[a]; v[a] = v[b]; v[b] = t_;                                                            \
+        int64_t u_ = ix[a]; ix[a] = ix[b]; ix[b] = u_;                                                  \
+    } while (0)
+DEFINE_KTH(kth_f, float, KTH_GT_FLOAT)
+DEFINE_KTH(kth_d, double, KTH_GT_FLOAT)
+DEFINE_KTH(kth_q, int64_t, KTH_GT_INT)
+DEFINE_KTH(kth_i, int32_t, KTH_GT_INT)
+#undef KTH_SWAP
+#undef DEFINE_KTH
+#undef KTH_GT_INT
+#undef KTH_GT_FLOAT
+
+/* torch_kthvalue(x, values, idx, n, k) -> bool: PyTorch's CPU kthvalue (k 1-based) of each row of n
+ * elements of x (C-contiguous "f", "d", "q" or "i", read only): values (x's format) and idx (int64),
+ * one element per row, C-contiguous. False (nothing written) where an output overlaps x. */
+static PyObject *py_torch_kthvalue(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 5) {
+        PyErr_Format(PyExc_TypeError, "torch_kthvalue(x, values, idx, n, k) takes 5 arguments, not %zd", nargs);
+        return NULL;
+    }
+    Py_ssize_t n = PyLong_AsSsize_t(args[3]);
+    Py_ssize_t k = PyLong_AsSsize_t(args[4]);
+    if ((n == -1 || k == -1) && PyErr_Occurred()) return NULL;
+    Py_buffer x, v, idx;
+    if (PyObject_GetBuffer(args[0], &x, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &v, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&x);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(args[2], &idx, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&x);
+        PyBuffer_Release(&v);
+        return NULL;
+    }
+    PyObject *answer = NULL;
+    char kind = format_kind(&x), ikind = format_kind(&idx);
+    int known = (kind == 'f' && x.itemsize == 4) || (kind == 'd' && x.itemsize == 8)
+                || ((kind == 'q' || kind == 'l') && x.itemsize == 8) || (kind == 'i' && x.itemsize == 4);
+    Py_ssize_t count = x.itemsize ? x.len / x.itemsize : 0;
+    Py_ssize_t rows = n > 0 ? count / n : 0;
+    if (!known || !((ikind == 'q' || ikind == 'l') && idx.itemsize == 8) || n < 1 || k < 1 || k > n
+        || count % n != 0 || strcmp(v.format, x.format) != 0 || v.len != rows * x.itemsize || idx.len != rows * 8) {
+        PyErr_Format(PyExc_ValueError, "torch_kthvalue: x must be a C-contiguous float32, float64, int64 or int32 "
+                     "buffer of rows of n, values one of x's format and idx an int64 one, one element per row, "
+                     "1 <= k <= n (formats %s, %s and %s, %zd, %zd and %zd bytes, n %zd, k %zd)",
+                     x.format, v.format, idx.format, x.len, v.len, idx.len, n, k);
+        goto done;
+    }
+    if (overlaps(&x, &v) || overlaps(&x, &idx) || overlaps(&v, &idx)) {
+        answer = Py_False;
+        goto done;
+    }
+    {
+        /* (the row's scratch: on the stack for short rows, the common small call) */
+        double stack_v[64];
+        int64_t stack_i[64];
+        void *tv = stack_v;
+        int64_t *ti = stack_i;
+        if (n > 64) {
+            tv = PyMem_RawMalloc((size_t)n * 8);
+            ti = PyMem_RawMalloc((size_t)n * 8);
+            if (!tv || !ti) {
+                PyMem_RawFree(tv);
+                PyMem_RawFree(ti);
+                PyErr_NoMemory();
+                goto done;
+            }
+        }
+        Py_BEGIN_ALLOW_THREADS
+        if (kind == 'f') kth_f(x.buf, v.buf, idx.buf, rows, n, k - 1, tv, ti);
+        else if (kind == 'd') kth_d(x.buf, v.buf, idx.buf, rows, n, k - 1, tv, ti);
+        else if (kind == 'i') kth_i(x.buf, v.buf, idx.buf, rows, n, k - 1, tv, ti);
+        else kth_q(x.buf, v.buf, idx.buf, rows, n, k - 1, tv, ti);
+        Py_END_ALLOW_THREADS
+        if (n > 64) {
+            PyMem_RawFree(tv);
+            PyMem_RawFree(ti);
+        }
+        answer = Py_True;
+    }
+done:
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&v);
+    PyBuffer_Release(&idx);
+    Py_XINCREF(answer);
+    return answer;
+}
+
 /* stl_mode(x, values, idx, n) -> bool: PyTorch's CPU mode of each row of n elements of x (C-contiguous
  * "f", "d" or "q"): its kernel's std::sort of the row's (value, position) pairs by a plain < (floats;
  * int64 by <), then the value and position of the last pair of the first longest run of equal values
@@ -7305,6 +7440,9 @@ static PyMethodDef methods[] = {
      "(False: not contiguous native float32/float64 buffers of one format and length, or an overlap)"},
     {"pow_base", (PyCFunction)(void (*)(void))py_pow_base, METH_FASTCALL,
      "pow_base(base, exps, out) -> bool: out = pow(base, exps), the C library's pow, float64 (False: an overlap)"},
+    {"torch_kthvalue", (PyCFunction)(void (*)(void))py_torch_kthvalue, METH_FASTCALL,
+     "torch_kthvalue(x, values, idx, n, k) -> bool: PyTorch's CPU kthvalue (its quickselect) of each row of n "
+     "(False: an overlap)"},
     {"stl_mode", (PyCFunction)(void (*)(void))py_stl_mode, METH_FASTCALL,
      "stl_mode(x, values, idx, n) -> bool: PyTorch's CPU mode of each row of n (False: an overlap)"},
     {"stl_nth", (PyCFunction)(void (*)(void))py_stl_nth, METH_FASTCALL,

@@ -1,0 +1,54 @@
+"""The small-call fast paths of the order statistics and scans (session 19): each gives the bits,
+strides and dtypes of the general path it skips, and PyTorch's, on ties, NaN, -0.0 and every
+dtype the fast path takes (the general path is reached by switching the fast one off)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+
+import strided
+from strided.ops.shape import sorting
+
+_VALUES = (0.0, -0.0, float("nan"), 1.0, -1.0, float("inf"), -float("inf"), 0.5)
+
+
+def _sample(rng: np.random.Generator, shape: tuple[int, ...], dtype: Any, kind: int) -> np.ndarray:
+    if np.dtype(dtype).kind == "i":
+        return rng.integers(-2, 3, shape).astype(dtype)
+    if kind == 0:
+        return rng.standard_normal(shape).astype(dtype)
+    if kind == 1:  # ties
+        return rng.integers(-2, 3, shape).astype(dtype)
+    return rng.choice(_VALUES, shape).astype(dtype)  # (NaN, -0.0 and 0.0, infinities)
+
+
+def _same(a: strided.Tensor, b: strided.Tensor, t: torch.Tensor) -> None:
+    x, y, z = a.numpy(), b.numpy(), t.numpy()
+    assert x.dtype == y.dtype == z.dtype and x.shape == y.shape == z.shape
+    assert a.stride() == b.stride() == t.stride()
+    assert x.tobytes() == y.tobytes() == z.tobytes()
+
+
+def _cases(seed: int, count: int) -> Any:
+    rng = np.random.default_rng(seed)
+    for _ in range(count):
+        shape = tuple(int(s) for s in rng.integers(1, 7, int(rng.integers(1, 4))))
+        dtype = (np.float32, np.float64, np.int32, np.int64)[int(rng.integers(0, 4))]
+        yield rng, shape, _sample(rng, shape, dtype, int(rng.integers(0, 3)))
+
+
+def test_kthvalue_fast_path_is_the_general_paths_and_pytorchs(monkeypatch: pytest.MonkeyPatch) -> None:
+    for rng, shape, a in _cases(19, 400):
+        k, keepdim = int(rng.integers(1, shape[-1] + 1)), bool(rng.integers(0, 2))
+        x = strided.tensor(a)
+        fast = x.kthvalue(k, -1, keepdim)
+        with monkeypatch.context() as m:
+            m.setattr(sorting, "_fast_kthvalue", lambda *args: None)
+            general = x.kthvalue(k, -1, keepdim)
+        expected = torch.tensor(a).kthvalue(k, -1, keepdim)
+        _same(fast.values, general.values, expected.values)
+        _same(fast.indices, general.indices, expected.indices)
