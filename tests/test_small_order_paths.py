@@ -11,6 +11,7 @@ import pytest
 import torch
 
 import strided
+from strided.ops.reductions import scans
 from strided.ops.shape import sorting
 
 _VALUES = (0.0, -0.0, float("nan"), 1.0, -1.0, float("inf"), -float("inf"), 0.5)
@@ -50,5 +51,19 @@ def test_kthvalue_fast_path_is_the_general_paths_and_pytorchs(monkeypatch: pytes
             m.setattr(sorting, "_fast_kthvalue", lambda *args: None)
             general = x.kthvalue(k, -1, keepdim)
         expected = torch.tensor(a).kthvalue(k, -1, keepdim)
+        _same(fast.values, general.values, expected.values)
+        _same(fast.indices, general.indices, expected.indices)
+
+
+@pytest.mark.parametrize("op", ["cummax", "cummin"])
+def test_running_extreme_fast_path_is_the_general_paths_and_pytorchs(op: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    for rng, shape, a in _cases(23, 300):
+        dim = int(rng.integers(-len(shape), len(shape)))
+        x = strided.tensor(a)
+        fast = getattr(x, op)(dim)
+        with monkeypatch.context() as m:
+            m.setattr(scans, "_fast_cum_extreme", lambda *args: None)
+            general = getattr(x, op)(dim)
+        expected = getattr(torch.tensor(a), op)(dim)
         _same(fast.values, general.values, expected.values)
         _same(fast.indices, general.indices, expected.indices)
