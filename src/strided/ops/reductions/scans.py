@@ -812,12 +812,49 @@ def _fast_logcumsumexp(self: Any, dim: Any) -> Tensor | None:
     flat = flat_run(self, info)
     if flat is None:
         return None
+    k = special()
+    if k is not None and (_SCAN_AGREES.get(d) if d in _SCAN_AGREES else _scan_agrees(k, d)):
+        # (the compiled scan: NumPy's logaddexp of each step, the C library's exp and log1p in its
+        # operand order, and the first value plus zero, in one pass without the ufunc machinery:
+        # the same bits; (3, 4) float32 4.2 -> ~1.5 us, (16, 16) 11.8 -> ~4 us)
+        a = ndim - 1 if dim == -1 else dim % ndim
+        res = _empty(info[1], flat.dtype)
+        if k.logaddexp_scan(flat, res, shape[a], info[0][a]):
+            return adopted(res, info[2], d)
     try:  # fpstate.quietly, inlined
         res = quiet_call(np.logaddexp.accumulate, flat.reshape(shape), dim % ndim)
     except RuntimeError as e:
         res = quiet_retry(e, np.logaddexp.accumulate, flat.reshape(shape), dim % ndim)
     _first_plus_zero(res, dim % ndim)
     return adopted(res.reshape(-1), info[2], d)
+
+
+_SCAN_AGREES: dict[Any, bool] = {}
+
+
+def _scan_agrees(k: Any, d: Any) -> bool:
+    """Whether the compiled ``logaddexp_scan`` gives NumPy's own bits for dtype ``d`` in this
+    process, checked once (first use) on every pair of special values and 2^12 pairs each of spread
+    bit patterns and ordinary numbers, as two-element rows (the first value plus zero, then one
+    logaddexp of it): the scan calls the C library's exp and log1p as NumPy's scalar loop does, which
+    a NumPy built otherwise would not. Where it disagrees, NumPy's accumulate runs (the general path)."""
+    dt = d.numpy
+    with np.errstate(over="ignore"):
+        sp = np.array([0.0, -0.0, 1.0, -1.0, 0.5, 88.0, -88.0, 104.0, -104.0, 710.0, -745.0, 1e-30, 1e-45,
+                       5e-324, 3e38, -3e38, 1.7e308, np.inf, -np.inf, np.nan, -np.nan]).astype(dt)
+    rng = np.random.default_rng(19)
+    u = np.dtype(f"u{dt.itemsize}")
+    bits = rng.integers(0, np.iinfo(u).max, (2, 1 << 12), dtype=u, endpoint=True).view(dt)
+    plain = rng.uniform(-30, 30, (2, 1 << 12)).astype(dt)
+    x = np.stack([np.concatenate([np.repeat(sp, len(sp)), bits[0], plain[0]]),
+                  np.concatenate([np.tile(sp, len(sp)), bits[1], plain[1]])], axis=1)
+    with np.errstate(all="ignore"):
+        want = np.logaddexp.accumulate(x, axis=1)
+        _first_plus_zero(want, 1)
+    got = np.empty_like(x)
+    agrees = bool(k.logaddexp_scan(x.reshape(-1), got.reshape(-1), 2, 1)) and got.tobytes() == want.tobytes()
+    _SCAN_AGREES[d] = agrees
+    return agrees
 
 
 def _first_plus_zero(r: np.ndarray, axis: int) -> None:
