@@ -11,7 +11,7 @@ import pytest
 import torch
 
 import strided
-from strided.ops.reductions import scans
+from strided.ops.reductions import order_stats, scans
 from strided.ops.shape import sorting
 
 _VALUES = (0.0, -0.0, float("nan"), 1.0, -1.0, float("inf"), -float("inf"), 0.5)
@@ -91,3 +91,22 @@ def test_logcumsumexp_compiled_scan_is_numpys_accumulate(monkeypatch: pytest.Mon
         assert fast.stride() == general.stride() and fast.dtype == general.dtype
         if kind == 0:
             np.testing.assert_allclose(fast.numpy(), torch.tensor(a).logcumsumexp(dim).numpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("op", ["median", "nanmedian"])
+def test_median_dim_fast_path_is_the_general_paths(op: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The compiled stable median gives the general path's values and indices (the stable argsort's
+    lower middle, the first NaN, ties in order, -0.0 and 0.0 as they stand) and PyTorch's values."""
+    rng = np.random.default_rng(31)
+    cases = list(_cases(37, 400)) + [(rng, s, _sample(rng, s, np.float32, 2)) for s in ((3, 70), (70, 2), (2, 130))]
+    for rng, shape, a in cases:
+        dim, keepdim = int(rng.integers(-len(shape), len(shape))), bool(rng.integers(0, 2))
+        x = strided.tensor(a)
+        fast = getattr(x, op)(dim, keepdim)
+        with monkeypatch.context() as m:
+            m.setattr(order_stats, "_fast_median_dim", lambda *args: None)
+            general = getattr(x, op)(dim, keepdim)
+        for u, v in zip(fast, general):
+            assert u.numpy().tobytes() == v.numpy().tobytes() and u.stride() == v.stride() and u.dtype == v.dtype
+        expected = getattr(torch.tensor(a), op)(dim, keepdim).values.numpy()
+        np.testing.assert_array_equal(fast.values.numpy(), expected)

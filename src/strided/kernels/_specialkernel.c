@@ -3476,6 +3476,136 @@ done:
     return answer;
 }
 
+/* stable_median(x, values, idx, n, inner, skip_nan) -> bool: the lower median of each line of n
+ * elements of x (C-contiguous "f", "d", "q" or "i"; lines along a dim of n with inner elements
+ * after it, blocks of n * inner) as a stable argsort reads it (ops/reductions/order_stats.py's
+ * _middle): the element at position k of the line's stable ascending order, NaN last, k = (m - 1)
+ * / 2 with m the line's size (skip_nan: its count of non-NaN, a line of NaN only: its first
+ * element); without skip_nan a line with a NaN gives its first NaN. The value is the element at
+ * that index (its own bits: which of -0.0 and 0.0, which NaN). values (x's format) and idx (int64),
+ * one element per line in (outer, inner) order. Found by a selection of the k-th value v and a
+ * scan: the index is the (k - #{x < v})-th element equal to v, in order (a stable sort keeps
+ * equal elements, -0.0 and 0.0 too, in their order). False (nothing written) where an output
+ * overlaps x. */
+#define MED_SWAP(T, a, b) do { T t_ = t[a]; t[a] = t[b]; t[b] = t_; } while (0)
+#define DEFINE_MEDIAN(name, T, ISNAN)                                                                    \
+    static void name(const T *x, T *out_v, int64_t *out_i, Py_ssize_t lines_outer, Py_ssize_t n,          \
+                     Py_ssize_t inner, int skip_nan, T *t)                                              \
+    {                                                                                                   \
+        for (Py_ssize_t o = 0; o < lines_outer; o++)                                                    \
+            for (Py_ssize_t j = 0; j < inner; j++) {                                                    \
+                const T *line = x + o * n * inner + j;                                                  \
+                Py_ssize_t m = 0, first_nan = -1;                                                       \
+                for (Py_ssize_t i = 0; i < n; i++) {                                                    \
+                    T e = line[i * inner];                                                              \
+                    if (ISNAN(e)) {                                                                     \
+                        if (first_nan < 0) first_nan = i;                                               \
+                    } else t[m++] = e;                                                                  \
+                }                                                                                       \
+                Py_ssize_t at;                                                                          \
+                if (first_nan >= 0 && (!skip_nan || m == 0)) at = skip_nan ? 0 : first_nan;             \
+                else {                                                                                  \
+                    Py_ssize_t k = (m - 1) / 2, lo = 0, hi = m - 1;                                     \
+                    while (lo < hi) { /* quickselect (Lomuto, middle pivot): only the value counts */   \
+                        Py_ssize_t mid = lo + (hi - lo) / 2, s = lo;                                    \
+                        MED_SWAP(T, mid, hi);                                                              \
+                        T p = t[hi];                                                                    \
+                        for (Py_ssize_t i = lo; i < hi; i++)                                            \
+                            if (t[i] < p) { MED_SWAP(T, i, s); s++; }                                      \
+                        MED_SWAP(T, s, hi);                                                              \
+                        if (s == k) break;                                                              \
+                        if (s < k) lo = s + 1; else hi = s - 1;                                         \
+                    }                                                                                   \
+                    T v = t[k];                                                                         \
+                    Py_ssize_t less = 0;                                                                \
+                    for (Py_ssize_t i = 0; i < n; i++) less += line[i * inner] < v;                     \
+                    Py_ssize_t r = k - less;                                                            \
+                    at = 0;                                                                             \
+                    for (Py_ssize_t i = 0; i < n; i++)                                                  \
+                        if (line[i * inner] == v && r-- == 0) { at = i; break; }                        \
+                }                                                                                       \
+                Py_ssize_t w = o * inner + j;                                                           \
+                out_v[w] = line[at * inner];                                                            \
+                out_i[w] = at;                                                                          \
+            }                                                                                           \
+    }
+#define MED_FLOAT_NAN(e) ((e) != (e))
+#define MED_INT_NAN(e) 0
+DEFINE_MEDIAN(median_f, float, MED_FLOAT_NAN)
+DEFINE_MEDIAN(median_d, double, MED_FLOAT_NAN)
+DEFINE_MEDIAN(median_q, int64_t, MED_INT_NAN)
+DEFINE_MEDIAN(median_i, int32_t, MED_INT_NAN)
+#undef MED_INT_NAN
+#undef MED_FLOAT_NAN
+#undef DEFINE_MEDIAN
+#undef MED_SWAP
+
+static PyObject *py_stable_median(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 6) {
+        PyErr_Format(PyExc_TypeError, "stable_median(x, values, idx, n, inner, skip_nan) takes 6 arguments, not %zd",
+                     nargs);
+        return NULL;
+    }
+    Py_ssize_t n = PyLong_AsSsize_t(args[3]);
+    Py_ssize_t inner = PyLong_AsSsize_t(args[4]);
+    int skip_nan = PyObject_IsTrue(args[5]);
+    if (((n == -1 || inner == -1) && PyErr_Occurred()) || skip_nan < 0) return NULL;
+    Py_buffer x, v, idx;
+    if (PyObject_GetBuffer(args[0], &x, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &v, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&x);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(args[2], &idx, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&x);
+        PyBuffer_Release(&v);
+        return NULL;
+    }
+    PyObject *answer = NULL;
+    char kind = format_kind(&x), ikind = format_kind(&idx);
+    int known = (kind == 'f' && x.itemsize == 4) || (kind == 'd' && x.itemsize == 8)
+                || ((kind == 'q' || kind == 'l') && x.itemsize == 8) || (kind == 'i' && x.itemsize == 4);
+    Py_ssize_t count = x.itemsize ? x.len / x.itemsize : 0;
+    Py_ssize_t block = n * inner, outer = block > 0 ? count / block : 0;
+    if (!known || !((ikind == 'q' || ikind == 'l') && idx.itemsize == 8) || n < 1 || inner < 1
+        || count % block != 0 || strcmp(v.format, x.format) != 0 || v.len != outer * inner * x.itemsize
+        || idx.len != outer * inner * 8) {
+        PyErr_Format(PyExc_ValueError, "stable_median: x must be a C-contiguous float32, float64, int64 or int32 "
+                     "buffer of blocks of n * inner, values one of x's format and idx an int64 one, one element per "
+                     "line (formats %s, %s and %s, %zd, %zd and %zd bytes, n %zd, inner %zd)",
+                     x.format, v.format, idx.format, x.len, v.len, idx.len, n, inner);
+        goto done;
+    }
+    if (overlaps(&x, &v) || overlaps(&x, &idx) || overlaps(&v, &idx)) {
+        answer = Py_False;
+        goto done;
+    }
+    {
+        double stack_t[64];  /* (a line's scratch: on the stack for short lines) */
+        void *t = n > 64 ? PyMem_RawMalloc((size_t)n * 8) : stack_t;
+        if (!t) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        Py_BEGIN_ALLOW_THREADS
+        if (kind == 'f') median_f(x.buf, v.buf, idx.buf, outer, n, inner, skip_nan, t);
+        else if (kind == 'd') median_d(x.buf, v.buf, idx.buf, outer, n, inner, skip_nan, t);
+        else if (kind == 'i') median_i(x.buf, v.buf, idx.buf, outer, n, inner, skip_nan, t);
+        else median_q(x.buf, v.buf, idx.buf, outer, n, inner, skip_nan, t);
+        Py_END_ALLOW_THREADS
+        if (n > 64) PyMem_RawFree(t);
+        answer = Py_True;
+    }
+done:
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&v);
+    PyBuffer_Release(&idx);
+    Py_XINCREF(answer);
+    return answer;
+}
+
 /* stl_mode(x, values, idx, n) -> bool: PyTorch's CPU mode of each row of n elements of x (C-contiguous
  * "f", "d" or "q"): its kernel's std::sort of the row's (value, position) pairs by a plain < (floats;
  * int64 by <), then the value and position of the last pair of the first longest run of equal values
@@ -7530,6 +7660,9 @@ static PyMethodDef methods[] = {
     {"torch_kthvalue", (PyCFunction)(void (*)(void))py_torch_kthvalue, METH_FASTCALL,
      "torch_kthvalue(x, values, idx, n, k) -> bool: PyTorch's CPU kthvalue (its quickselect) of each row of n "
      "(False: an overlap)"},
+    {"stable_median", (PyCFunction)(void (*)(void))py_stable_median, METH_FASTCALL,
+     "stable_median(x, values, idx, n, inner, skip_nan) -> bool: the lower median of each line as a stable "
+     "argsort reads it, NaN last (False: an overlap)"},
     {"stl_mode", (PyCFunction)(void (*)(void))py_stl_mode, METH_FASTCALL,
      "stl_mode(x, values, idx, n) -> bool: PyTorch's CPU mode of each row of n (False: an overlap)"},
     {"stl_nth", (PyCFunction)(void (*)(void))py_stl_nth, METH_FASTCALL,
