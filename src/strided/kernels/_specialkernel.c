@@ -3505,20 +3505,40 @@ done:
                 Py_ssize_t at;                                                                          \
                 if (first_nan >= 0 && (!skip_nan || m == 0)) at = skip_nan ? 0 : first_nan;             \
                 else {                                                                                  \
-                    Py_ssize_t k = (m - 1) / 2, lo = 0, hi = m - 1;                                     \
-                    while (lo < hi) { /* quickselect (Lomuto, middle pivot): only the value counts */   \
-                        Py_ssize_t mid = lo + (hi - lo) / 2, s = lo;                                    \
-                        MED_SWAP(T, mid, hi);                                                              \
-                        T p = t[hi];                                                                    \
-                        for (Py_ssize_t i = lo; i < hi; i++)                                            \
-                            if (t[i] < p) { MED_SWAP(T, i, s); s++; }                                      \
-                        MED_SWAP(T, s, hi);                                                              \
-                        if (s == k) break;                                                              \
-                        if (s < k) lo = s + 1; else hi = s - 1;                                         \
+                    Py_ssize_t k = (m - 1) / 2, less = 0;                                               \
+                    T v = t[0];                                                                         \
+                    if (m <= 32) { /* short: the element whose rank range holds k (no branches to miss) */ \
+                        for (Py_ssize_t a = 0; a < m; a++) {                                            \
+                            T e = t[a];                                                                 \
+                            Py_ssize_t lt = 0, le = 0;                                                  \
+                            for (Py_ssize_t b = 0; b < m; b++) {                                        \
+                                lt += t[b] < e;                                                         \
+                                le += t[b] <= e;                                                        \
+                            }                                                                           \
+                            if (lt <= k && k < le) {                                                    \
+                                v = e;                                                                  \
+                                less = lt;                                                              \
+                                break;                                                                  \
+                            }                                                                           \
+                        }                                                                               \
+                    } else { /* quickselect (Lomuto, middle pivot): only the value counts */            \
+                        Py_ssize_t lo = 0, hi = m - 1;                                                  \
+                        while (lo < hi) {                                                               \
+                            Py_ssize_t mid = lo + (hi - lo) / 2, s = lo;                                \
+                            MED_SWAP(T, mid, hi);                                                       \
+                            T p = t[hi];                                                                \
+                            for (Py_ssize_t i = lo; i < hi; i++)                                        \
+                                if (t[i] < p) {                                                         \
+                                    MED_SWAP(T, i, s);                                                  \
+                                    s++;                                                                \
+                                }                                                                       \
+                            MED_SWAP(T, s, hi);                                                         \
+                            if (s == k) break;                                                          \
+                            if (s < k) lo = s + 1; else hi = s - 1;                                     \
+                        }                                                                               \
+                        v = t[k];                                                                       \
+                        for (Py_ssize_t i = 0; i < n; i++) less += line[i * inner] < v;                 \
                     }                                                                                   \
-                    T v = t[k];                                                                         \
-                    Py_ssize_t less = 0;                                                                \
-                    for (Py_ssize_t i = 0; i < n; i++) less += line[i * inner] < v;                     \
                     Py_ssize_t r = k - less;                                                            \
                     at = 0;                                                                             \
                     for (Py_ssize_t i = 0; i < n; i++)                                                  \
