@@ -110,3 +110,32 @@ def test_median_dim_fast_path_is_the_general_paths(op: str, monkeypatch: pytest.
             assert u.numpy().tobytes() == v.numpy().tobytes() and u.stride() == v.stride() and u.dtype == v.dtype
         expected = getattr(torch.tensor(a), op)(dim, keepdim).values.numpy()
         np.testing.assert_array_equal(fast.values.numpy(), expected)
+
+
+def test_mode_fast_path_is_the_general_paths_and_pytorchs(monkeypatch: pytest.MonkeyPatch) -> None:
+    for _, shape, a in _cases(41, 300):
+        keepdim = bool(shape[0] % 2)
+        x = strided.tensor(a)
+        fast = x.mode(-1, keepdim)
+        with monkeypatch.context() as m:
+            m.setattr(order_stats, "_fast_mode", lambda *args: None)
+            general = x.mode(-1, keepdim)
+        expected = torch.tensor(a).mode(-1, keepdim)
+        _same(fast.values, general.values, expected.values)
+        _same(fast.indices, general.indices, expected.indices)
+
+
+@pytest.mark.parametrize("op", ["median", "nanmedian"])
+def test_flat_median_fast_path_is_the_general_paths(op: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(43)
+    shapes = [(3, 4), (8, 8), (5, 13), (16, 16), (1,), (2, 1, 3)]
+    for i in range(300):
+        shape = shapes[i % len(shapes)]
+        a = _sample(rng, shape, (np.float32, np.float64)[i % 2], i % 3)
+        x = strided.tensor(a)
+        fast = getattr(x, op)()
+        with monkeypatch.context() as m:
+            m.setattr(order_stats, "_fast_flat_median", lambda *args: None)
+            general = getattr(x, op)()
+        assert fast.numpy().tobytes() == general.numpy().tobytes() and fast.dtype == general.dtype
+        np.testing.assert_array_equal(fast.numpy(), getattr(torch.tensor(a), op)().numpy())

@@ -524,6 +524,7 @@ def _mode_rows(rows: np.ndarray, order: np.ndarray | None = None) -> tuple[np.nd
 
 
 _MODE_FAST = frozenset((float32, float64, int32, int64))
+_MODE = return_types.mode
 
 
 def _fast_mode(input: Any, dim: Any, keepdim: Any) -> Any:
@@ -542,7 +543,17 @@ def _fast_mode(input: Any, dim: Any, keepdim: Any) -> Any:
     flat = flat_run(input, info)
     if flat is None:
         return None
-    rows = flat.reshape(-1, shape[-1])
+    n = shape[-1]
+    kernel = special()
+    if kernel is not None and input._dtype is not int32:
+        # (stl_mode on the flat run straight into flat results: _compiled_mode's call without its
+        # key conversion, shapes and reshapes; float32/float64/int64 are their own keys)
+        m = info[1] // n
+        vals, idx = _empty(m, flat.dtype), _empty(m, np.int64)
+        if kernel.stl_mode(flat, vals, idx, n):
+            layout = _cinfo[shape[:-1] + (1,) if keepdim else shape[:-1]][2]
+            return _tuple_new(_MODE, (adopted(vals, layout, input._dtype), adopted(idx, layout, int64)))
+    rows = flat.reshape(-1, n)
     compiled = _compiled_mode(rows)
     if compiled is not None:
         vals, idx = compiled
