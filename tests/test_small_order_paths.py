@@ -139,3 +139,31 @@ def test_flat_median_fast_path_is_the_general_paths(op: str, monkeypatch: pytest
             general = getattr(x, op)()
         assert fast.numpy().tobytes() == general.numpy().tobytes() and fast.dtype == general.dtype
         np.testing.assert_array_equal(fast.numpy(), getattr(torch.tensor(a), op)().numpy())
+
+
+@pytest.mark.parametrize("op", ["quantile", "nanquantile"])
+def test_quantile_fast_path_is_the_general_paths(op: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every interpolation, q at and between the ranks, all elements or the last dim, keepdim: the
+    general path's bits, shape, strides and view-ness, and PyTorch's values (close: its lerp)."""
+    rng = np.random.default_rng(47)
+    modes = ("linear", "lower", "higher", "midpoint", "nearest")
+    shapes = [(3, 4), (16, 16), (5,), (2, 3, 7), (1, 1)]
+    for i in range(400):
+        shape = shapes[i % len(shapes)]
+        dtype = (np.float32, np.float64)[i % 2]
+        a = (rng.standard_normal(shape) * 10 ** rng.uniform(-3, 3)).astype(dtype)
+        if i % 7 == 0:
+            a = np.round(a)  # (ties, and zeros or not: those go to the general path)
+        q = float(rng.choice([0.0, 1.0, 0.5, 0.25, float(rng.uniform())]))
+        dim = None if i % 3 == 0 else -1
+        keepdim, mode = bool(i % 2), modes[i % 5]
+        x = strided.tensor(a)
+        fast = getattr(x, op)(q, dim, keepdim, interpolation=mode)
+        with monkeypatch.context() as m:
+            m.setattr(order_stats, "_fast_quantile", lambda *args: None)
+            general = getattr(x, op)(q, dim, keepdim, interpolation=mode)
+        assert fast.numpy().tobytes() == general.numpy().tobytes()
+        assert fast.shape == general.shape and fast.stride() == general.stride() and fast.dtype == general.dtype
+        assert (fast._base is None) == (general._base is None)
+        expected = getattr(torch.tensor(a), op)(q, dim, keepdim, interpolation=mode)
+        np.testing.assert_allclose(fast.numpy(), expected.numpy(), rtol=1e-6)

@@ -324,7 +324,62 @@ backward("nanmedian")(_median_rule("Nanmedian"))
 _MODES = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
+def _fast_quantile(x: Any, q: Any, dim: Any, keepdim: Any, interpolation: Any) -> Tensor | None:
+    """quantile/nanquantile of a float ``q`` in [0, 1] of all elements or along the last dim of a
+    non-empty row-major float32/float64 tensor without NaN or zeros, untracked and unwatched:
+    the general path's array steps on NumPy's sort of the rows (without NaN and zeros equal
+    values have one bit pattern, so any sort gives the values PyTorch's sort gives; quantile and
+    nanquantile then rank alike), without its tensor round trips. None when a precondition fails
+    (the general path then runs)."""
+    if OPEN or x.__class__ is not Tensor or x._ag is not None or q.__class__ is not float or not 0 <= q <= 1:
+        return None
+    d_x = x._dtype
+    if (d_x is not float32 and d_x is not float64) or keepdim.__class__ is not bool or interpolation not in _MODES:
+        return None
+    shape = x._layout.shape
+    nd = len(shape)
+    info = _cinfo[shape]
+    if dim is None:
+        kept: tuple[int, ...] = (1,) * nd if keepdim else ()
+    elif dim.__class__ is int and nd and (dim == -1 or dim == nd - 1):
+        kept = shape[:-1] + (1,) if keepdim else shape[:-1]
+    else:
+        return None
+    flat = flat_run(x, info) if info[1] else None
+    if flat is None or np.count_nonzero(flat) != info[1] or _max_reduce(flat) != _max_reduce(flat):
+        return None  # (a zero: which sign the sort leaves where; a NaN: the general path's ranks)
+    n = info[1] if dim is None or not nd else shape[-1]
+    a = np.sort(flat.reshape(-1, n), axis=-1)
+    if dim is None:
+        a = a.reshape(n)
+    dt = d_x.numpy
+    # one rank for every row (the general path's ranks broadcast it): its array steps on one element
+    ranks = np.array([q], dt) * dt.type(n - 1)
+    if interpolation == "lower":
+        ranks = np.floor(ranks)
+    elif interpolation == "higher":
+        ranks = np.ceil(ranks)
+    elif interpolation == "nearest":
+        ranks = np.round(ranks)
+    below = ranks.astype(np.int64)  # (no NaN rank: q is a number in [0, 1])
+    rows = a.reshape(-1, n)
+    found = rows[:, int(below[0])].copy()  # (the gather at one place of every row)
+    if interpolation in ("linear", "midpoint"):
+        weight = dt.type(0.5) if interpolation == "midpoint" else (ranks - below).astype(dt)[0]
+        upper = rows[:, int(np.ceil(ranks)[0])].copy()
+        token = quiet_set(QUIET)
+        try:  # (lerp_arrays' same-shape branch, as the general path's (rows, 1) arrays take it)
+            found = lerp_arrays(found, upper, np.full(found.shape, weight, dt))
+        finally:
+            quiet_reset(token)
+    # (the general path's last steps: the (kept..., 1) result and its squeeze, a view)
+    return adopted(np.ascontiguousarray(found).reshape(-1), _cinfo[kept + (1,)][2], d_x).squeeze(-1)
+
+
 def _quantile(x: Tensor, q: Any, dim: Any, keepdim: bool, interpolation: str, op: str, skip_nan: bool) -> Tensor:
+    fast = _fast_quantile(x, q, dim, keepdim, interpolation)
+    if fast is not None:
+        return fast
     tensor_arg(x, op)
     if not isinstance(q, Tensor):  # (PyTorch checks a number q first, as the double it is: 1 + 1e-9 is refused)
         number = float(q)
