@@ -167,3 +167,31 @@ def test_quantile_fast_path_is_the_general_paths(op: str, monkeypatch: pytest.Mo
         assert (fast._base is None) == (general._base is None)
         expected = getattr(torch.tensor(a), op)(q, dim, keepdim, interpolation=mode)
         np.testing.assert_allclose(fast.numpy(), expected.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3, 16])
+def test_compiled_softmax_dims_is_the_numpy_steps(threads: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The compiled float32 softmax along a dim other than the last gives the NumPy steps' bits
+    (SLEEF's expf at the vector loop's positions, the C library's at the scalar loop's, the sum in
+    dim order), and with a non-finite element leaves the call to them."""
+    from strided.kernels import native, softmax_dims
+    from strided.ops.reductions import softmax as softmax_ops
+
+    if native.sleef() is None or not softmax_dims.sleef.step():
+        pytest.skip("compiled SLEEF kernel off")
+    monkeypatch.setattr(softmax_dims, "torch_threads", lambda: threads)
+    rng = np.random.default_rng(53)
+    for shape, dim in [((3, 4), 0), ((16, 16), 0), ((7, 37), 0), ((3, 5, 40), 1), ((2, 9, 17), 1), ((5, 33, 3), 0),
+                       ((40, 1, 3), 0), ((4, 6, 5, 19), 2), ((2, 3, 130), -2), ((16, 1), 0)]:
+        for special in (False, True):
+            a = (rng.standard_normal(shape) * 4).astype(np.float32)
+            if special:
+                a.reshape(-1)[int(rng.integers(0, a.size))] = rng.choice([np.inf, -np.inf, np.nan])
+            x = strided.tensor(a)
+            fast = x.softmax(dim)
+            with monkeypatch.context() as m:
+                m.setattr(softmax_dims, "compiled_float32", lambda *args: None)
+                m.setattr(softmax_ops, "compiled_float32", lambda *args: None)
+                general = x.softmax(dim)
+            assert fast.numpy().tobytes() == general.numpy().tobytes()
+            assert fast.stride() == general.stride()
