@@ -195,3 +195,28 @@ def test_compiled_softmax_dims_is_the_numpy_steps(threads: int, monkeypatch: pyt
                 general = x.softmax(dim)
             assert fast.numpy().tobytes() == general.numpy().tobytes()
             assert fast.stride() == general.stride()
+
+
+def test_cumulative_trapezoid_compiled_terms_are_the_numpy_steps(monkeypatch: pytest.MonkeyPatch) -> None:
+    from strided.ops.reductions import integration
+
+    rng = np.random.default_rng(59)
+    shapes = [(3, 4), (16, 16), (2, 5, 3), (7,), (1, 2), (0, 3)]
+    for i in range(240):
+        shape = shapes[i % len(shapes)]
+        dtype = (np.float32, np.float64)[i % 2]
+        a = _sample(rng, shape, dtype, i % 3)
+        dim = int(rng.integers(-len(shape), len(shape)))
+        if shape[dim] < 2:
+            dim = -1
+        dx = (None, 0.3, 2, -1e-3, 1e39)[i % 5]
+        x = strided.tensor(a)
+        fast = strided.cumulative_trapezoid(x, dx=dx, dim=dim)
+        with monkeypatch.context() as m:
+            m.setattr(integration, "special", lambda: None)
+            general = strided.cumulative_trapezoid(x, dx=dx, dim=dim)
+        assert fast.numpy().tobytes() == general.numpy().tobytes()
+        assert fast.shape == general.shape and fast.stride() == general.stride() and fast.dtype == general.dtype
+        if i % 3 == 0 and dx != 1e39:
+            expected = torch.cumulative_trapezoid(torch.tensor(a), dx=1.0 if dx is None else dx, dim=dim)
+            np.testing.assert_allclose(fast.numpy(), expected.numpy(), rtol=1e-5, atol=1e-6)

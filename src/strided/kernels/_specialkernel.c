@@ -7484,6 +7484,64 @@ static PyObject *py_diff_blocks(PyObject *self, PyObject *const *args, Py_ssize_
     Py_RETURN_FALSE;
 }
 
+/* pair_sums' loops: out's block b (m - step elements) = (x[k] + x[k + step]) * scale of x's block b (m
+ * elements), each add and multiply one IEEE operation in the element type (NumPy's np.add of the two
+ * narrowed views, then np.multiply by a Python float, weak: the float rounded to the type first). */
+#define PAIR_SUMS(T, NAME)                                                                         \
+    static void NAME(const T *restrict x, T *restrict o, Py_ssize_t blocks, Py_ssize_t m, Py_ssize_t step, \
+                     T scale)                                                                      \
+    {                                                                                              \
+        Py_ssize_t w = m - step;                                                                   \
+        for (Py_ssize_t b = 0; b < blocks; b++) {                                                  \
+            const T *xb = x + b * m;                                                               \
+            T *ob = o + b * w;                                                                     \
+            for (Py_ssize_t k = 0; k < w; k++) {                                                   \
+                T p = xb[k] + xb[k + step];                                                        \
+                ob[k] = p * scale;                                                                 \
+            }                                                                                      \
+        }                                                                                          \
+    }
+PAIR_SUMS(float, pair_sums_float)
+PAIR_SUMS(double, pair_sums_double)
+#undef PAIR_SUMS
+
+/* pair_sums(x, out, m, step, scale) -> bool: cumulative_trapezoid's terms of a C-contiguous (outer, n,
+ * inner) float32 "f" or float64 "d" array along its middle dim (m = n * inner, step = inner): out,
+ * C-contiguous (outer, n - 1, inner) of x's format, gets (x[:, :-1] + x[:, 1:]) * scale, scale a
+ * number rounded to the format (a float32 scale beyond its range: False). False (nothing written)
+ * for other buffers or an overlap. */
+static PyObject *py_pair_sums(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 5) {
+        PyErr_Format(PyExc_TypeError, "pair_sums(x, out, m, step, scale) takes 5 arguments, not %zd", nargs);
+        return NULL;
+    }
+    Py_ssize_t m = PyLong_AsSsize_t(args[2]), step = PyLong_AsSsize_t(args[3]);
+    double scale = PyFloat_AsDouble(args[4]);
+    if (PyErr_Occurred()) return NULL;
+    Py_buffer src, dst;
+    if (PyObject_GetBuffer(args[0], &src, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &dst, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&src);
+        return NULL;
+    }
+    const char *f = src.format;
+    int kind = strcmp(f, "f") == 0 && src.itemsize == 4 ? 1 : strcmp(f, "d") == 0 && src.itemsize == 8 ? 2 : 0;
+    Py_ssize_t len = src.itemsize ? src.len / src.itemsize : 0, blocks = m > 0 ? len / m : 0;
+    int fits = kind && strcmp(dst.format, f) == 0 && dst.itemsize == src.itemsize && step > 0 && m > step
+               && blocks * m == len && dst.len / dst.itemsize == blocks * (m - step) && !overlaps(&src, &dst)
+               && (kind == 2 || !(fabs(scale) > 0x1.fffffep127));
+    if (fits) {
+        if (kind == 1) pair_sums_float(src.buf, dst.buf, blocks, m, step, (float)scale);
+        else pair_sums_double(src.buf, dst.buf, blocks, m, step, scale);
+    }
+    PyBuffer_Release(&src);
+    PyBuffer_Release(&dst);
+    if (fits) Py_RETURN_TRUE;
+    Py_RETURN_FALSE;
+}
+
 /* index_accumulate's loops: for each outer block a and index position k in order, the row idx[k] of out's
  * block a gets the row k of vals' block a added (op 0) or multiplied in (op 1), elementwise; integers in
  * unsigned arithmetic (the wrap-around of NumPy's and PyTorch's signed loops, the same low bits). */
@@ -7625,6 +7683,9 @@ static PyMethodDef methods[] = {
     {"diff_blocks", (PyCFunction)(void (*)(void))py_diff_blocks, METH_FASTCALL,
      "diff_blocks(x, out, m, step) -> bool: out = x[:, 1:] - x[:, :-1] of a C-contiguous (outer, n, inner) "
      "float32/float64/int64 x, m = n * inner, step = inner (False: other buffers or an overlap)"},
+    {"pair_sums", (PyCFunction)(void (*)(void))py_pair_sums, METH_FASTCALL,
+     "pair_sums(x, out, m, step, scale) -> bool: (x[:, :-1] + x[:, 1:]) * scale along the middle of (outer, n, inner) "
+     "(False: other buffers, an overlap)"},
     {"index_accumulate", (PyCFunction)(void (*)(void))py_index_accumulate, METH_FASTCALL,
      "index_accumulate(out, idx, vals, outer, size, inner, op) -> bool: np.add.at (op 0) or np.multiply.at "
      "(op 1) of (outer, len(idx), inner) vals into out's (outer, size, inner) rows idx, in the index's order"},
