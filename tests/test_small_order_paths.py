@@ -220,3 +220,19 @@ def test_cumulative_trapezoid_compiled_terms_are_the_numpy_steps(monkeypatch: py
         if i % 3 == 0 and dx != 1e39:
             expected = torch.cumulative_trapezoid(torch.tensor(a), dx=1.0 if dx is None else dx, dim=dim)
             np.testing.assert_allclose(fast.numpy(), expected.numpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("op", ["unique", "unique_consecutive"])
+def test_unique_fast_path_is_the_general_paths(op: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from strided.ops.shape import sets
+
+    for _, _shape, a in _cases(61, 300):
+        x = strided.tensor(a)
+        fast = getattr(strided, op)(x)
+        with monkeypatch.context() as m:
+            m.setattr(sets, "_fast_unique", lambda *args: None)
+            general = getattr(strided, op)(x)
+        assert fast.numpy().tobytes() == general.numpy().tobytes()
+        assert fast.shape == general.shape and fast.stride() == general.stride() and fast.dtype == general.dtype
+        expected = getattr(torch, op)(torch.tensor(a)).numpy()
+        np.testing.assert_array_equal(fast.numpy(), expected)
