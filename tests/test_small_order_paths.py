@@ -236,3 +236,28 @@ def test_unique_fast_path_is_the_general_paths(op: str, monkeypatch: pytest.Monk
         assert fast.shape == general.shape and fast.stride() == general.stride() and fast.dtype == general.dtype
         expected = getattr(torch, op)(torch.tensor(a)).numpy()
         np.testing.assert_array_equal(fast.numpy(), expected)
+
+
+@pytest.mark.parametrize("op", ["argmax", "argmin", "max", "min"])
+def test_extreme_along_any_dim_fast_path_is_the_general_paths(op: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """argmax/argmin and max/min along every dim of row-major float tensors (the last and the
+    others) and of all elements: the general path's indices, values' bits and strides."""
+    from strided.ops.reductions import extrema
+
+    for rng, shape, a in _cases(67, 400):
+        if a.dtype.kind != "f":
+            a = a.astype(np.float32)
+        dim = None if rng.integers(0, 5) == 0 and op.startswith("arg") else int(rng.integers(-len(shape), len(shape)))
+        keepdim = bool(rng.integers(0, 2))
+        x = strided.tensor(a)
+        fast = getattr(x, op)(dim, keepdim)
+        with monkeypatch.context() as m:
+            m.setattr(extrema, "_fast_arg", lambda *args: None)
+            general = getattr(x, op)(dim, keepdim)
+        for u, v in zip(fast, general) if op in ("max", "min") else [(fast, general)]:
+            assert u.numpy().tobytes() == v.numpy().tobytes()
+            assert u.shape == v.shape and u.stride() == v.stride() and u.dtype == v.dtype
+        expected = getattr(torch.tensor(a), op)(dim, keepdim) if dim is not None else getattr(torch.tensor(a), op)()
+        got = fast.values if op in ("max", "min") else fast
+        want = expected.values if op in ("max", "min") else expected
+        np.testing.assert_array_equal(got.numpy().reshape(want.shape), want.numpy())
