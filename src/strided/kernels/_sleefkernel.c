@@ -712,6 +712,116 @@ static PyObject *py_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     return run_loop(args, nargs, "run", "f", 6, vec_piece, scalar_piece);
 }
 
+/* softmax_dims(x, out, outer, size, inner, mask) -> bool: PyTorch's float32 softmax along a dim other
+ * than the last (SoftMaxKernel.cpp's _vec_softmax) of the C-contiguous float32 x viewed as (outer,
+ * size, inner), into out (the same length, apart from x), as kernels/softmax_dims.py's
+ * softmax_float32 computes it: at each of the outer * inner positions the maximum along the dim,
+ * e = x - max, SLEEF's expf (run's op 0, its lanes where the CPU has AVX-512F) or, where mask (a
+ * uint8 buffer of outer * inner, or None: none) is nonzero, the C library's expf (the scalar loop's
+ * positions), the sum of the e in dim order, and e / sum. False (out then holds nothing meaningful)
+ * where an element of x is not finite (which NaN comes out is NumPy's business there: the caller's
+ * NumPy steps run). */
+static PyObject *py_softmax_dims(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 6) {
+        PyErr_Format(PyExc_TypeError, "softmax_dims(x, out, outer, size, inner, mask) takes 6 arguments, not %zd",
+                     nargs);
+        return NULL;
+    }
+    Py_ssize_t outer = PyLong_AsSsize_t(args[2]), size = PyLong_AsSsize_t(args[3]), inner = PyLong_AsSsize_t(args[4]);
+    if (PyErr_Occurred()) return NULL;
+    Py_buffer x, out, mask;
+    int has_mask = args[5] != Py_None;
+    if (PyObject_GetBuffer(args[0], &x, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &out, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&x);
+        return NULL;
+    }
+    if (has_mask && PyObject_GetBuffer(args[5], &mask, PyBUF_C_CONTIGUOUS) < 0) {
+        PyBuffer_Release(&x);
+        PyBuffer_Release(&out);
+        return NULL;
+    }
+    PyObject *answer = NULL;
+    const char *xl = x.buf, *ol = out.buf;
+    if (strcmp(x.format, "f") != 0 || strcmp(out.format, "f") != 0 || x.len != out.len || outer < 1 || size < 1
+        || inner < 1 || x.len != outer * size * inner * 4 || (has_mask && mask.len != outer * inner)) {
+        PyErr_Format(PyExc_ValueError, "softmax_dims: x and out must be C-contiguous float32 buffers of outer * size "
+                     "* inner elements and mask None or a buffer of outer * inner bytes (formats %s and %s, %zd and "
+                     "%zd bytes; %zd, %zd, %zd)", x.format, out.format, x.len, out.len, outer, size, inner);
+        goto done;
+    }
+    if (xl < ol + out.len && ol < xl + x.len) {
+        PyErr_SetString(PyExc_ValueError, "softmax_dims: out overlaps x");
+        goto done;
+    }
+    {
+        const float *xs = x.buf;
+        float *os = out.buf;
+        const unsigned char *scalar = has_mask ? mask.buf : NULL;
+        Py_ssize_t total = outer * size * inner, block = size * inner;
+        float stack_top[256];
+        float *top = outer * inner > 256 ? PyMem_RawMalloc((size_t)(outer * inner) * sizeof(float)) : stack_top;
+        if (!top) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        int finite = 1;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < total && finite; i++) finite = isfinite(xs[i]);
+        if (finite) {
+            for (Py_ssize_t o = 0; o < outer; o++) {
+                float *t = top + o * inner;
+                const float *xb = xs + o * block;
+                float *ob = os + o * block;
+                for (Py_ssize_t j = 0; j < inner; j++) t[j] = xb[j];
+                for (Py_ssize_t d = 1; d < size; d++)
+                    for (Py_ssize_t j = 0; j < inner; j++)
+                        if (xb[d * inner + j] > t[j]) t[j] = xb[d * inner + j];
+                for (Py_ssize_t d = 0; d < size; d++)
+                    for (Py_ssize_t j = 0; j < inner; j++) ob[d * inner + j] = xb[d * inner + j] - t[j];
+            }
+            int wide = has_avx512f();
+            if (!scalar) vec_block(os, os, total, 0, wide);  /* (SLEEF's expf everywhere, as run's op 0) */
+            for (Py_ssize_t o = 0; o < outer; o++) {
+                float *ob = os + o * block;
+                if (scalar) {
+                    /* the scalar loop's positions: the C library's expf; each run of the others along
+                     * inner: SLEEF's, a block per d (its lanes give each element the same bits) */
+                    const unsigned char *m = scalar + o * inner;
+                    for (Py_ssize_t j = 0; j < inner;) {
+                        Py_ssize_t r = j + 1;
+                        while (r < inner && m[r] == m[j]) r++;
+                        for (Py_ssize_t d = 0; d < size; d++) {
+                            float *e = ob + d * inner;
+                            if (m[j])
+                                for (Py_ssize_t i = j; i < r; i++) e[i] = expf(e[i]);
+                            else
+                                vec_block(e + j, e + j, r - j, 0, wide);
+                        }
+                        j = r;
+                    }
+                }
+                for (Py_ssize_t j = 0; j < inner; j++) {
+                    float sum = ob[j];
+                    for (Py_ssize_t d = 1; d < size; d++) sum += ob[d * inner + j];
+                    for (Py_ssize_t d = 0; d < size; d++) ob[d * inner + j] /= sum;
+                }
+            }
+        }
+        Py_END_ALLOW_THREADS
+        if (top != stack_top) PyMem_RawFree(top);
+        answer = finite ? Py_True : Py_False;
+    }
+done:
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&out);
+    if (has_mask) PyBuffer_Release(&mask);
+    Py_XINCREF(answer);
+    return answer;
+}
+
 /* run2(y, x, out, vec, form[, step]): atan2(y, x) of C-contiguous float32 buffers of one length into out
  * (out may be y or x, not partly either): vec 1 Vectorized<float>::atan2 (SLEEF's) at every element,
  * 0 std::atan2 (the C library's atan2f) at every element (the caller picks PyTorch's elements of
@@ -877,6 +987,8 @@ static PyMethodDef methods[] = {
     {"run", (PyCFunction)(void (*)(void))py_run, METH_FASTCALL, "PyTorch's float32 sigmoid / silu loops (see the file)"},
     {"run_d", (PyCFunction)(void (*)(void))py_run_d, METH_FASTCALL, "PyTorch's float64 sigmoid / silu loops (see run_d)"},
     {"run2", (PyCFunction)(void (*)(void))py_run2, METH_FASTCALL, "atan2(y, x) of float32 buffers: SLEEF's or the C library's (see the file)"},
+    {"softmax_dims", (PyCFunction)(void (*)(void))py_softmax_dims, METH_FASTCALL,
+     "PyTorch's float32 softmax along a dim other than the last, as softmax_dims.softmax_float32 (see the file)"},
     {"capability", py_capability, METH_NOARGS, "Vectorized<float>::size() under ATen's capability here"},
     {NULL, NULL, 0, NULL},
 };

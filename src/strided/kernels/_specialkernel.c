@@ -3626,6 +3626,291 @@ done:
     return answer;
 }
 
+/* PyTorch's CPU kthvalue (aten/src/ATen/native/Sorting.cpp, SortingUtils.h quick_select_template),
+ * step for step: each row copied with its positions 0..n-1, a median-of-three quickselect (Hoare
+ * partition; comparator "x above y, NaN above all but NaN") swapping values and positions together,
+ * and the pair left at k - 1 read out. Which of several equal values (ties, -0.0 and 0.0, NaN)
+ * comes back is the one PyTorch's kernel leaves there (ops/_support/quick_select.py is the same
+ * steps in Python). */
+#define KTH_GT_FLOAT(x, y) ((((x) != (x)) && !((y) != (y))) || ((x) > (y)))
+#define KTH_GT_INT(x, y) ((x) > (y))
+#define DEFINE_KTH(name, T, GT)                                                                          \
+    static void name(const T *x, T *out_v, int64_t *out_i, Py_ssize_t rows, Py_ssize_t n, Py_ssize_t k,  \
+                     T *v, int64_t *ix)                                                                 \
+    {                                                                                                   \
+        for (Py_ssize_t r = 0; r < rows; r++) {                                                         \
+            memcpy(v, x + r * n, (size_t)n * sizeof(T));                                                \
+            for (Py_ssize_t j = 0; j < n; j++) ix[j] = j;                                               \
+            Py_ssize_t L = 0, R = n - 1;                                                                \
+            for (;;) {                                                                                  \
+                if (R <= L) break;                                                                      \
+                if (R == L + 1) {                                                                       \
+                    if (GT(v[L], v[R])) KTH_SWAP(T, L, R);                                              \
+                    break;                                                                              \
+                }                                                                                       \
+                Py_ssize_t P = L + (R - L) / 2;                                                         \
+                KTH_SWAP(T, P, L + 1);                                                                  \
+                if (GT(v[L + 1], v[R])) KTH_SWAP(T, L + 1, R);                                          \
+                if (GT(v[L], v[R])) KTH_SWAP(T, L, R);                                                  \
+                if (GT(v[L + 1], v[L])) KTH_SWAP(T, L + 1, L);                                          \
+                Py_ssize_t i = L + 1, j = R;                                                            \
+                T piv = v[L];                                                                           \
+                for (;;) {                                                                              \
+                    do i++; while (GT(piv, v[i]));                                                      \
+                    do j--; while (GT(v[j], piv));                                                      \
+                    if (j < i) break;                                                                   \
+                    KTH_SWAP(T, i, j);                                                                  \
+                }                                                                                       \
+                KTH_SWAP(T, L, j);                                                                      \
+                if (j <= k) L = i;                                                                      \
+                if (j >= k) R = j - 1;                                                                  \
+            }                                                                                           \
+            out_v[r] = v[k];                                                                            \
+            out_i[r] = ix[k];                                                                           \
+        }                                                                                               \
+    }
+#define KTH_SWAP(T, a, b)                                                                               \
+    do {                                                                                                \
+        T t_ = v[a]; v[a] = v[b]; v[b] = t_;                                                            \
+        int64_t u_ = ix[a]; ix[a] = ix[b]; ix[b] = u_;                                                  \
+    } while (0)
+DEFINE_KTH(kth_f, float, KTH_GT_FLOAT)
+DEFINE_KTH(kth_d, double, KTH_GT_FLOAT)
+DEFINE_KTH(kth_q, int64_t, KTH_GT_INT)
+DEFINE_KTH(kth_i, int32_t, KTH_GT_INT)
+#undef KTH_SWAP
+#undef DEFINE_KTH
+#undef KTH_GT_INT
+#undef KTH_GT_FLOAT
+
+/* torch_kthvalue(x, values, idx, n, k) -> bool: PyTorch's CPU kthvalue (k 1-based) of each row of n
+ * elements of x (C-contiguous "f", "d", "q" or "i", read only): values (x's format) and idx (int64),
+ * one element per row, C-contiguous. False (nothing written) where an output overlaps x. */
+static PyObject *py_torch_kthvalue(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 5) {
+        PyErr_Format(PyExc_TypeError, "torch_kthvalue(x, values, idx, n, k) takes 5 arguments, not %zd", nargs);
+        return NULL;
+    }
+    Py_ssize_t n = PyLong_AsSsize_t(args[3]);
+    Py_ssize_t k = PyLong_AsSsize_t(args[4]);
+    if ((n == -1 || k == -1) && PyErr_Occurred()) return NULL;
+    Py_buffer x, v, idx;
+    if (PyObject_GetBuffer(args[0], &x, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &v, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&x);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(args[2], &idx, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&x);
+        PyBuffer_Release(&v);
+        return NULL;
+    }
+    PyObject *answer = NULL;
+    char kind = format_kind(&x), ikind = format_kind(&idx);
+    int known = (kind == 'f' && x.itemsize == 4) || (kind == 'd' && x.itemsize == 8)
+                || ((kind == 'q' || kind == 'l') && x.itemsize == 8) || (kind == 'i' && x.itemsize == 4);
+    Py_ssize_t count = x.itemsize ? x.len / x.itemsize : 0;
+    Py_ssize_t rows = n > 0 ? count / n : 0;
+    if (!known || !((ikind == 'q' || ikind == 'l') && idx.itemsize == 8) || n < 1 || k < 1 || k > n
+        || count % n != 0 || strcmp(v.format, x.format) != 0 || v.len != rows * x.itemsize || idx.len != rows * 8) {
+        PyErr_Format(PyExc_ValueError, "torch_kthvalue: x must be a C-contiguous float32, float64, int64 or int32 "
+                     "buffer of rows of n, values one of x's format and idx an int64 one, one element per row, "
+                     "1 <= k <= n (formats %s, %s and %s, %zd, %zd and %zd bytes, n %zd, k %zd)",
+                     x.format, v.format, idx.format, x.len, v.len, idx.len, n, k);
+        goto done;
+    }
+    if (overlaps(&x, &v) || overlaps(&x, &idx) || overlaps(&v, &idx)) {
+        answer = Py_False;
+        goto done;
+    }
+    {
+        /* (the row's scratch: on the stack for short rows, the common small call) */
+        double stack_v[64];
+        int64_t stack_i[64];
+        void *tv = stack_v;
+        int64_t *ti = stack_i;
+        if (n > 64) {
+            tv = PyMem_RawMalloc((size_t)n * 8);
+            ti = PyMem_RawMalloc((size_t)n * 8);
+            if (!tv || !ti) {
+                PyMem_RawFree(tv);
+                PyMem_RawFree(ti);
+                PyErr_NoMemory();
+                goto done;
+            }
+        }
+        Py_BEGIN_ALLOW_THREADS
+        if (kind == 'f') kth_f(x.buf, v.buf, idx.buf, rows, n, k - 1, tv, ti);
+        else if (kind == 'd') kth_d(x.buf, v.buf, idx.buf, rows, n, k - 1, tv, ti);
+        else if (kind == 'i') kth_i(x.buf, v.buf, idx.buf, rows, n, k - 1, tv, ti);
+        else kth_q(x.buf, v.buf, idx.buf, rows, n, k - 1, tv, ti);
+        Py_END_ALLOW_THREADS
+        if (n > 64) {
+            PyMem_RawFree(tv);
+            PyMem_RawFree(ti);
+        }
+        answer = Py_True;
+    }
+done:
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&v);
+    PyBuffer_Release(&idx);
+    Py_XINCREF(answer);
+    return answer;
+}
+
+/* stable_median(x, values, idx, n, inner, skip_nan) -> bool: the lower median of each line of n
+ * elements of x (C-contiguous "f", "d", "q" or "i"; lines along a dim of n with inner elements
+ * after it, blocks of n * inner) as a stable argsort reads it (ops/reductions/order_stats.py's
+ * _middle): the element at position k of the line's stable ascending order, NaN last, k = (m - 1)
+ * / 2 with m the line's size (skip_nan: its count of non-NaN, a line of NaN only: its first
+ * element); without skip_nan a line with a NaN gives its first NaN. The value is the element at
+ * that index (its own bits: which of -0.0 and 0.0, which NaN). values (x's format) and idx (int64),
+ * one element per line in (outer, inner) order. Found by a selection of the k-th value v and a
+ * scan: the index is the (k - #{x < v})-th element equal to v, in order (a stable sort keeps
+ * equal elements, -0.0 and 0.0 too, in their order). False (nothing written) where an output
+ * overlaps x. */
+#define MED_SWAP(T, a, b) do { T t_ = t[a]; t[a] = t[b]; t[b] = t_; } while (0)
+#define DEFINE_MEDIAN(name, T, ISNAN)                                                                    \
+    static void name(const T *x, T *out_v, int64_t *out_i, Py_ssize_t lines_outer, Py_ssize_t n,          \
+                     Py_ssize_t inner, int skip_nan, T *t)                                              \
+    {                                                                                                   \
+        for (Py_ssize_t o = 0; o < lines_outer; o++)                                                    \
+            for (Py_ssize_t j = 0; j < inner; j++) {                                                    \
+                const T *line = x + o * n * inner + j;                                                  \
+                Py_ssize_t m = 0, first_nan = -1;                                                       \
+                for (Py_ssize_t i = 0; i < n; i++) {                                                    \
+                    T e = line[i * inner];                                                              \
+                    if (ISNAN(e)) {                                                                     \
+                        if (first_nan < 0) first_nan = i;                                               \
+                    } else t[m++] = e;                                                                  \
+                }                                                                                       \
+                Py_ssize_t at;                                                                          \
+                if (first_nan >= 0 && (!skip_nan || m == 0)) at = skip_nan ? 0 : first_nan;             \
+                else {                                                                                  \
+                    Py_ssize_t k = (m - 1) / 2, less = 0;                                               \
+                    T v = t[0];                                                                         \
+                    if (m <= 32) { /* short: the element whose rank range holds k (no branches to miss) */ \
+                        for (Py_ssize_t a = 0; a < m; a++) {                                            \
+                            T e = t[a];                                                                 \
+                            Py_ssize_t lt = 0, le = 0;                                                  \
+                            for (Py_ssize_t b = 0; b < m; b++) {                                        \
+                                lt += t[b] < e;                                                         \
+                                le += t[b] <= e;                                                        \
+                            }                                                                           \
+                            if (lt <= k && k < le) {                                                    \
+                                v = e;                                                                  \
+                                less = lt;                                                              \
+                                break;                                                                  \
+                            }                                                                           \
+                        }                                                                               \
+                    } else { /* quickselect (Lomuto, middle pivot): only the value counts */            \
+                        Py_ssize_t lo = 0, hi = m - 1;                                                  \
+                        while (lo < hi) {                                                               \
+                            Py_ssize_t mid = lo + (hi - lo) / 2, s = lo;                                \
+                            MED_SWAP(T, mid, hi);                                                       \
+                            T p = t[hi];                                                                \
+                            for (Py_ssize_t i = lo; i < hi; i++)                                        \
+                                if (t[i] < p) {                                                         \
+                                    MED_SWAP(T, i, s);                                                  \
+                                    s++;                                                                \
+                                }                                                                       \
+                            MED_SWAP(T, s, hi);                                                         \
+                            if (s == k) break;                                                          \
+                            if (s < k) lo = s + 1; else hi = s - 1;                                     \
+                        }                                                                               \
+                        v = t[k];                                                                       \
+                        for (Py_ssize_t i = 0; i < n; i++) less += line[i * inner] < v;                 \
+                    }                                                                                   \
+                    Py_ssize_t r = k - less;                                                            \
+                    at = 0;                                                                             \
+                    for (Py_ssize_t i = 0; i < n; i++)                                                  \
+                        if (line[i * inner] == v && r-- == 0) { at = i; break; }                        \
+                }                                                                                       \
+                Py_ssize_t w = o * inner + j;                                                           \
+                out_v[w] = line[at * inner];                                                            \
+                out_i[w] = at;                                                                          \
+            }                                                                                           \
+    }
+#define MED_FLOAT_NAN(e) ((e) != (e))
+#define MED_INT_NAN(e) 0
+DEFINE_MEDIAN(median_f, float, MED_FLOAT_NAN)
+DEFINE_MEDIAN(median_d, double, MED_FLOAT_NAN)
+DEFINE_MEDIAN(median_q, int64_t, MED_INT_NAN)
+DEFINE_MEDIAN(median_i, int32_t, MED_INT_NAN)
+#undef MED_INT_NAN
+#undef MED_FLOAT_NAN
+#undef DEFINE_MEDIAN
+#undef MED_SWAP
+
+static PyObject *py_stable_median(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 6) {
+        PyErr_Format(PyExc_TypeError, "stable_median(x, values, idx, n, inner, skip_nan) takes 6 arguments, not %zd",
+                     nargs);
+        return NULL;
+    }
+    Py_ssize_t n = PyLong_AsSsize_t(args[3]);
+    Py_ssize_t inner = PyLong_AsSsize_t(args[4]);
+    int skip_nan = PyObject_IsTrue(args[5]);
+    if (((n == -1 || inner == -1) && PyErr_Occurred()) || skip_nan < 0) return NULL;
+    Py_buffer x, v, idx;
+    if (PyObject_GetBuffer(args[0], &x, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &v, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&x);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(args[2], &idx, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&x);
+        PyBuffer_Release(&v);
+        return NULL;
+    }
+    PyObject *answer = NULL;
+    char kind = format_kind(&x), ikind = format_kind(&idx);
+    int known = (kind == 'f' && x.itemsize == 4) || (kind == 'd' && x.itemsize == 8)
+                || ((kind == 'q' || kind == 'l') && x.itemsize == 8) || (kind == 'i' && x.itemsize == 4);
+    Py_ssize_t count = x.itemsize ? x.len / x.itemsize : 0;
+    Py_ssize_t block = n * inner, outer = block > 0 ? count / block : 0;
+    if (!known || !((ikind == 'q' || ikind == 'l') && idx.itemsize == 8) || n < 1 || inner < 1
+        || count % block != 0 || strcmp(v.format, x.format) != 0 || v.len != outer * inner * x.itemsize
+        || idx.len != outer * inner * 8) {
+        PyErr_Format(PyExc_ValueError, "stable_median: x must be a C-contiguous float32, float64, int64 or int32 "
+                     "buffer of blocks of n * inner, values one of x's format and idx an int64 one, one element per "
+                     "line (formats %s, %s and %s, %zd, %zd and %zd bytes, n %zd, inner %zd)",
+                     x.format, v.format, idx.format, x.len, v.len, idx.len, n, inner);
+        goto done;
+    }
+    if (overlaps(&x, &v) || overlaps(&x, &idx) || overlaps(&v, &idx)) {
+        answer = Py_False;
+        goto done;
+    }
+    {
+        double stack_t[64];  /* (a line's scratch: on the stack for short lines) */
+        void *t = n > 64 ? PyMem_RawMalloc((size_t)n * 8) : stack_t;
+        if (!t) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        Py_BEGIN_ALLOW_THREADS
+        if (kind == 'f') median_f(x.buf, v.buf, idx.buf, outer, n, inner, skip_nan, t);
+        else if (kind == 'd') median_d(x.buf, v.buf, idx.buf, outer, n, inner, skip_nan, t);
+        else if (kind == 'i') median_i(x.buf, v.buf, idx.buf, outer, n, inner, skip_nan, t);
+        else median_q(x.buf, v.buf, idx.buf, outer, n, inner, skip_nan, t);
+        Py_END_ALLOW_THREADS
+        if (n > 64) PyMem_RawFree(t);
+        answer = Py_True;
+    }
+done:
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&v);
+    PyBuffer_Release(&idx);
+    Py_XINCREF(answer);
+    return answer;
+}
+
 /* stl_mode(x, values, idx, n) -> bool: PyTorch's CPU mode of each row of n elements of x (C-contiguous
  * "f", "d" or "q"): its kernel's std::sort of the row's (value, position) pairs by a plain < (floats;
  * int64 by <), then the value and position of the last pair of the first longest run of equal values
@@ -7252,6 +7537,93 @@ static PyObject *py_logaddexp_float64(PyObject *self, PyObject *const *args, Py_
     return logaddexp_entry(args, nargs, 'd', "logaddexp_float64");
 }
 
+/* logaddexp_scan(x, out, n, inner) -> bool: NumPy's np.logaddexp.accumulate along a dim of n elements
+ * (x and out C-contiguous float32 "f" or float64 "d" of one format and length, a multiple of
+ * n * inner; the dim's blocks of n * inner elements, inner the elements after it), each running
+ * value npy_logaddexp(previous, x) (logaddexpf_ref / logaddexp_ref: the C library's exp and log1p
+ * as NumPy's scalar loop calls them, in its operand order), and the first value of each line
+ * x + 0 (PyTorch's logaddexp(-inf, x): a -0.0 there is +0.0), as strided's logcumsumexp gives.
+ * One pass, no ufunc machinery (NumPy's accumulate costs ~1 us a call and ~30 ns an element).
+ * The second step reads the first value after its + 0, where NumPy's reads x: the two differ only
+ * for -0.0 (+0.0) and a signalling NaN (quieted), and logaddexp gives the same bits for each (a zero
+ * against y: the same x - y, and x == y for a zero y; a NaN: its payload quieted either way).
+ * Rows (inner 1) run eight at a time: their dependent chains of exp and log1p overlap ((16, 16)
+ * float32 along dim 1: 8.4 -> 3.6 us); each element is still its one logaddexp.
+ * False (nothing written) where out overlaps x. */
+#define LAE_SCAN(T, REF)                                                                                 \
+    {                                                                                                  \
+        const T *xs = xb.buf;                                                                          \
+        T *os = ob.buf;                                                                                \
+        if (inner == 1) { /* rows: eight at a time, whose chains of exp and log1p overlap */          \
+            Py_ssize_t rows = total / n, r = 0;                                                        \
+            for (; r + 8 <= rows; r += 8) {                                                            \
+                const T *xl = xs + r * n;                                                              \
+                T *ol = os + r * n;                                                                    \
+                for (int l = 0; l < 8; l++) ol[l * n] = xl[l * n] + (T)0;                              \
+                for (Py_ssize_t i = 1; i < n; i++)                                                     \
+                    for (int l = 0; l < 8; l++)                                                        \
+                        ol[l * n + i] = REF(ol[l * n + i - 1], xl[l * n + i], 0);                      \
+            }                                                                                          \
+            for (; r < rows; r++) {                                                                    \
+                const T *xl = xs + r * n;                                                              \
+                T *ol = os + r * n;                                                                    \
+                ol[0] = xl[0] + (T)0;                                                                  \
+                for (Py_ssize_t i = 1; i < n; i++) ol[i] = REF(ol[i - 1], xl[i], 0);                   \
+            }                                                                                          \
+        } else {                                                                                       \
+            for (Py_ssize_t o = 0; o < total; o += n * inner) {                                        \
+                const T *xl = xs + o;                                                                  \
+                T *ol = os + o;                                                                        \
+                for (Py_ssize_t j = 0; j < inner; j++) ol[j] = xl[j] + (T)0;                           \
+                for (Py_ssize_t i = 1; i < n; i++)                                                     \
+                    for (Py_ssize_t j = 0; j < inner; j++)                                             \
+                        ol[i * inner + j] = REF(ol[(i - 1) * inner + j], xl[i * inner + j], 0);        \
+            }                                                                                          \
+        }                                                                                              \
+    }
+static PyObject *py_logaddexp_scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 4) {
+        PyErr_Format(PyExc_TypeError, "logaddexp_scan(x, out, n, inner) takes 4 arguments, not %zd", nargs);
+        return NULL;
+    }
+    Py_ssize_t n = PyLong_AsSsize_t(args[2]);
+    Py_ssize_t inner = PyLong_AsSsize_t(args[3]);
+    if ((n == -1 || inner == -1) && PyErr_Occurred()) return NULL;
+    Py_buffer xb, ob;
+    if (PyObject_GetBuffer(args[0], &xb, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &ob, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&xb);
+        return NULL;
+    }
+    PyObject *answer = NULL;
+    char kind = format_kind(&xb);
+    int known = (kind == 'f' && xb.itemsize == 4) || (kind == 'd' && xb.itemsize == 8);
+    Py_ssize_t total = known ? xb.len / xb.itemsize : 0;
+    if (!known || format_kind(&ob) != kind || ob.len != xb.len || n < 1 || inner < 1 || total % (n * inner) != 0) {
+        PyErr_Format(PyExc_ValueError, "logaddexp_scan: x and out must be C-contiguous float32 or float64 buffers of "
+                     "one format and length, a multiple of n * inner >= 1 (formats %s and %s, %zd and %zd bytes, "
+                     "n %zd, inner %zd)", xb.format, ob.format, xb.len, ob.len, n, inner);
+        goto done;
+    }
+    if (overlaps(&xb, &ob)) {
+        answer = Py_False;
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    if (kind == 'f') LAE_SCAN(float, logaddexpf_ref)
+    else LAE_SCAN(double, logaddexp_ref)
+    Py_END_ALLOW_THREADS
+    answer = Py_True;
+done:
+    PyBuffer_Release(&xb);
+    PyBuffer_Release(&ob);
+    Py_XINCREF(answer);
+    return answer;
+}
+#undef LAE_SCAN
+
 /* ---------------------------------------------------------------- complex angle
  *
  * complex_angle(z, out) -> bool: out[i] = atan2(imag, real) of z[i] by the C library (atan2f for
@@ -7597,6 +7969,64 @@ static PyObject *py_diff_blocks(PyObject *self, PyObject *const *args, Py_ssize_
     Py_RETURN_FALSE;
 }
 
+/* pair_sums' loops: out's block b (m - step elements) = (x[k] + x[k + step]) * scale of x's block b (m
+ * elements), each add and multiply one IEEE operation in the element type (NumPy's np.add of the two
+ * narrowed views, then np.multiply by a Python float, weak: the float rounded to the type first). */
+#define PAIR_SUMS(T, NAME)                                                                         \
+    static void NAME(const T *restrict x, T *restrict o, Py_ssize_t blocks, Py_ssize_t m, Py_ssize_t step, \
+                     T scale)                                                                      \
+    {                                                                                              \
+        Py_ssize_t w = m - step;                                                                   \
+        for (Py_ssize_t b = 0; b < blocks; b++) {                                                  \
+            const T *xb = x + b * m;                                                               \
+            T *ob = o + b * w;                                                                     \
+            for (Py_ssize_t k = 0; k < w; k++) {                                                   \
+                T p = xb[k] + xb[k + step];                                                        \
+                ob[k] = p * scale;                                                                 \
+            }                                                                                      \
+        }                                                                                          \
+    }
+PAIR_SUMS(float, pair_sums_float)
+PAIR_SUMS(double, pair_sums_double)
+#undef PAIR_SUMS
+
+/* pair_sums(x, out, m, step, scale) -> bool: cumulative_trapezoid's terms of a C-contiguous (outer, n,
+ * inner) float32 "f" or float64 "d" array along its middle dim (m = n * inner, step = inner): out,
+ * C-contiguous (outer, n - 1, inner) of x's format, gets (x[:, :-1] + x[:, 1:]) * scale, scale a
+ * number rounded to the format (a float32 scale beyond its range: False). False (nothing written)
+ * for other buffers or an overlap. */
+static PyObject *py_pair_sums(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 5) {
+        PyErr_Format(PyExc_TypeError, "pair_sums(x, out, m, step, scale) takes 5 arguments, not %zd", nargs);
+        return NULL;
+    }
+    Py_ssize_t m = PyLong_AsSsize_t(args[2]), step = PyLong_AsSsize_t(args[3]);
+    double scale = PyFloat_AsDouble(args[4]);
+    if (PyErr_Occurred()) return NULL;
+    Py_buffer src, dst;
+    if (PyObject_GetBuffer(args[0], &src, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &dst, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&src);
+        return NULL;
+    }
+    const char *f = src.format;
+    int kind = strcmp(f, "f") == 0 && src.itemsize == 4 ? 1 : strcmp(f, "d") == 0 && src.itemsize == 8 ? 2 : 0;
+    Py_ssize_t len = src.itemsize ? src.len / src.itemsize : 0, blocks = m > 0 ? len / m : 0;
+    int fits = kind && strcmp(dst.format, f) == 0 && dst.itemsize == src.itemsize && step > 0 && m > step
+               && blocks * m == len && dst.len / dst.itemsize == blocks * (m - step) && !overlaps(&src, &dst)
+               && (kind == 2 || !(fabs(scale) > 0x1.fffffep127));
+    if (fits) {
+        if (kind == 1) pair_sums_float(src.buf, dst.buf, blocks, m, step, (float)scale);
+        else pair_sums_double(src.buf, dst.buf, blocks, m, step, scale);
+    }
+    PyBuffer_Release(&src);
+    PyBuffer_Release(&dst);
+    if (fits) Py_RETURN_TRUE;
+    Py_RETURN_FALSE;
+}
+
 /* index_accumulate's loops: for each outer block a and index position k in order, the row idx[k] of out's
  * block a gets the row k of vals' block a added (op 0) or multiplied in (op 1), elementwise; integers in
  * unsigned arithmetic (the wrap-around of NumPy's and PyTorch's signed loops, the same low bits). */
@@ -7738,6 +8168,9 @@ static PyMethodDef methods[] = {
     {"diff_blocks", (PyCFunction)(void (*)(void))py_diff_blocks, METH_FASTCALL,
      "diff_blocks(x, out, m, step) -> bool: out = x[:, 1:] - x[:, :-1] of a C-contiguous (outer, n, inner) "
      "float32/float64/int64 x, m = n * inner, step = inner (False: other buffers or an overlap)"},
+    {"pair_sums", (PyCFunction)(void (*)(void))py_pair_sums, METH_FASTCALL,
+     "pair_sums(x, out, m, step, scale) -> bool: (x[:, :-1] + x[:, 1:]) * scale along the middle of (outer, n, inner) "
+     "(False: other buffers, an overlap)"},
     {"index_accumulate", (PyCFunction)(void (*)(void))py_index_accumulate, METH_FASTCALL,
      "index_accumulate(out, idx, vals, outer, size, inner, op) -> bool: np.add.at (op 0) or np.multiply.at "
      "(op 1) of (outer, len(idx), inner) vals into out's (outer, size, inner) rows idx, in the index's order"},
@@ -7798,6 +8231,12 @@ static PyMethodDef methods[] = {
      "some is not) (None: not a 1-D contiguous aligned writable float32/float64 buffer holding the run)"},
     {"pow_base", (PyCFunction)(void (*)(void))py_pow_base, METH_FASTCALL,
      "pow_base(base, exps, out) -> bool: out = pow(base, exps), the C library's pow, float64 (False: an overlap)"},
+    {"torch_kthvalue", (PyCFunction)(void (*)(void))py_torch_kthvalue, METH_FASTCALL,
+     "torch_kthvalue(x, values, idx, n, k) -> bool: PyTorch's CPU kthvalue (its quickselect) of each row of n "
+     "(False: an overlap)"},
+    {"stable_median", (PyCFunction)(void (*)(void))py_stable_median, METH_FASTCALL,
+     "stable_median(x, values, idx, n, inner, skip_nan) -> bool: the lower median of each line as a stable "
+     "argsort reads it, NaN last (False: an overlap)"},
     {"stl_mode", (PyCFunction)(void (*)(void))py_stl_mode, METH_FASTCALL,
      "stl_mode(x, values, idx, n) -> bool: PyTorch's CPU mode of each row of n (False: an overlap)"},
     {"stl_nth", (PyCFunction)(void (*)(void))py_stl_nth, METH_FASTCALL,
@@ -7893,6 +8332,9 @@ static PyMethodDef methods[] = {
     {"logaddexp_float32", (PyCFunction)(void (*)(void))py_logaddexp_float32, METH_FASTCALL,
      "logaddexp_float32(x, y, out, base2[, form]) -> bool: NumPy's float32 logaddexp (logaddexp2 with base2) bit for "
      "bit, vectorized (form -1 the best here, 0 AVX2, 1 AVX-512; False: that form not used here, or out overlaps)"},
+    {"logaddexp_scan", (PyCFunction)(void (*)(void))py_logaddexp_scan, METH_FASTCALL,
+     "logaddexp_scan(x, out, n, inner) -> bool: NumPy's logaddexp.accumulate along a dim, the first value x + 0 "
+     "(False: an overlap)"},
     {"logaddexp_float64", (PyCFunction)(void (*)(void))py_logaddexp_float64, METH_FASTCALL,
      "logaddexp_float64(x, y, out, base2[, form]) -> bool: NumPy's float64 logaddexp (logaddexp2 with base2) bit for "
      "bit, AVX-512 only (form 0 answers False; False: not used here, or out overlaps)"},

@@ -81,6 +81,9 @@ def softmax_float32(x: np.ndarray, dim: int) -> np.ndarray | None:
         return None
     shape = x.shape
     outer, size, inner = int(np.prod(shape[:dim])), shape[dim], int(np.prod(shape[dim + 1 :]))
+    compiled = compiled_float32(np.ascontiguousarray(x).reshape(-1), outer, size, inner)
+    if compiled is not None:
+        return compiled.reshape(shape)
     cube = np.ascontiguousarray(x).reshape(outer, size, inner)
     with quiet():
         top = np.maximum.reduce(cube, axis=1, keepdims=True)
@@ -100,6 +103,34 @@ def softmax_float32(x: np.ndarray, dim: int) -> np.ndarray | None:
                 total += e[:, d : d + 1]
         np.divide(e, total, out=e)
     return e.reshape(shape)
+
+
+def compiled_float32(flat: np.ndarray, outer: int, size: int, inner: int) -> np.ndarray | None:
+    """:func:`softmax_float32` of the C-contiguous float32 run ``flat`` viewed as ``(outer, size,
+    inner)`` (the dim in the middle) by the compiled ``softmax_dims``, the same steps in one call
+    (the bits of the NumPy steps below: tests/test_small_order_paths.py compares them), as a fresh
+    flat array; None where the kernel is not built, PyTorch's loop would not vectorize here, or an
+    element is not finite (the NumPy steps decide which NaN comes out)."""
+    k = native.sleef()
+    lanes = sleef.step() // 2
+    if k is None or not lanes or not hasattr(k, "softmax_dims"):
+        return None
+    out = np.empty(flat.shape, np.float32)
+    if not k.softmax_dims(flat, out, outer, size, inner, _scalar_mask(outer, inner, lanes, torch_threads())):
+        return None
+    return out
+
+
+@functools.lru_cache(maxsize=64)
+def _scalar_mask(outer: int, inner: int, lanes: int, threads: int) -> np.ndarray | None:
+    """One byte per ``(outer, inner)`` position, 1 where the scalar loop computes it (the C
+    library's expf); None where there are none. Memoized by shape, as :func:`_scalar_positions`."""
+    vec = vector_positions(outer, inner, lanes, threads)
+    if vec.all():
+        return None
+    mask = (~vec).astype(np.uint8)
+    mask.flags.writeable = False
+    return mask
 
 
 @functools.lru_cache(maxsize=64)

@@ -18,6 +18,7 @@ Both are compositions of recorded ops (slices, sums, products), so their gradien
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -26,6 +27,7 @@ from ...dispatch import OPEN, adopted
 from ...dtypes import float32, float64
 from ...errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
+from ...kernels.native import special
 from ...kernels.torch_sum import sum_array
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
@@ -134,6 +136,20 @@ def _fast_cumulative(y: Any, x: Any, dx: Any, dim: Any) -> Tensor | None:
     if got is None:
         return None
     a, d, step = got
+    k = special()
+    if k is not None and a.size and a.flags.c_contiguous:
+        # (the terms by the compiled pair_sums, NumPy's add and multiply by the weak float in one
+        # pass, then the compiled scan on them: scan_values' bits; a NaN anywhere in the result
+        # means a NaN line, whose NaN is NumPy's: the steps below)
+        n = a.shape[d]
+        inner = math.prod(a.shape[d + 1:])
+        pairs = _empty(a.shape[:d] + (n - 1,) + a.shape[d + 1:], a.dtype)
+        if k.pair_sums(a, pairs, n * inner, inner, step / 2.0):
+            run = _empty(pairs.shape, a.dtype)
+            if k.scan(pairs, run, n - 1, inner, False):
+                top = _max_reduce(run, None)
+                if top == top:
+                    return adopted(run.reshape(-1), _cinfo[run.shape][2], y._dtype)
     lead = (slice(None),) * d
     token = quiet_set(QUIET)
     try:
@@ -145,6 +161,10 @@ def _fast_cumulative(y: Any, x: Any, dx: Any, dim: Any) -> Tensor | None:
     finally:
         quiet_reset(token)
     return adopted(res.reshape(-1), _cinfo[res.shape][2], y._dtype)
+
+
+_empty = np.empty
+_max_reduce = np.maximum.reduce
 
 
 def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: Any = None, dim: int = -1) -> Tensor:

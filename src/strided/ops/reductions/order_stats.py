@@ -181,6 +181,14 @@ def _fast_flat_median(x: Any, skip_nan: bool) -> Tensor | None:
     flat = flat_run(x, info)
     if flat is None:
         return None
+    kernel = special() if info[1] <= 64 else None  # (beyond, NumPy's sort measured faster)
+    if kernel is not None:
+        # (the compiled selection, one line: the lower middle value, or the first NaN where there
+        # is one, which like a zero is left to the general path)
+        value, at = _empty(1, flat.dtype), _empty(1, np.int64)
+        if kernel.stable_median(flat, value, at, info[1], 1, False):
+            v = value[0]
+            return None if v != v or v == 0 else adopted(value, _cinfo[()][2], d)
     s = np.sort(flat)
     k = (info[1] - 1) // 2
     last, value = s[-1], s[k]
@@ -189,9 +197,44 @@ def _fast_flat_median(x: Any, skip_nan: bool) -> Tensor | None:
     return adopted(s[k:k + 1].copy(), _cinfo[()][2], d)
 
 
+_MEDIAN_FAST = frozenset((float32, float64, int32, int64))
+_empty = np.empty
+_tuple_new = tuple.__new__  # (the named tuple made as its __new__ makes it, without that Python-level call)
+
+
+def _fast_median_dim(x: Any, dim: Any, keepdim: Any, skip_nan: bool) -> Any:
+    """median/nanmedian along an int ``dim`` of a non-empty row-major float32/float64/int32/int64
+    tensor, nobody watching: the compiled ``stable_median`` (the element :func:`_middle`'s stable
+    argsort puts at the lower middle, NaN rules included, so the same values and indices) in one
+    call, the two results adopted. None when a precondition fails or the kernel is not built."""
+    if OPEN or x.__class__ is not Tensor or dim.__class__ is not int or keepdim.__class__ is not bool:
+        return None
+    shape = x._layout.shape
+    nd = len(shape)
+    if not nd or not -nd <= dim < nd or x._dtype not in _MEDIAN_FAST:
+        return None
+    info = _cinfo[shape]
+    flat = flat_run(x, info) if info[1] else None
+    kernel = special()
+    if flat is None or kernel is None:
+        return None
+    d = dim + nd if dim < 0 else dim
+    m = info[1] // shape[d]
+    values, idx = _empty(m, flat.dtype), _empty(m, np.int64)
+    if not kernel.stable_median(flat, values, idx, shape[d], info[0][d], skip_nan):
+        return None
+    layout = _cinfo[shape[:d] + (1,) + shape[d + 1:] if keepdim else shape[:d] + shape[d + 1:]][2]
+    kind = return_types.nanmedian if skip_nan else return_types.median
+    return _tuple_new(kind, (adopted(values, layout, x._dtype), adopted(idx, layout, int64)))
+
+
 def _median(x: Tensor, dim: Any, keepdim: bool, op: str, skip_nan: bool) -> Any:
     if dim is None:
         fast = _fast_flat_median(x, skip_nan)
+        if fast is not None:
+            return fast
+    else:
+        fast = _fast_median_dim(x, dim, keepdim, skip_nan)
         if fast is not None:
             return fast
     tensor_arg(x, op)
@@ -281,7 +324,62 @@ backward("nanmedian")(_median_rule("Nanmedian"))
 _MODES = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
+def _fast_quantile(x: Any, q: Any, dim: Any, keepdim: Any, interpolation: Any) -> Tensor | None:
+    """quantile/nanquantile of a float ``q`` in [0, 1] of all elements or along the last dim of a
+    non-empty row-major float32/float64 tensor without NaN or zeros, untracked and unwatched:
+    the general path's array steps on NumPy's sort of the rows (without NaN and zeros equal
+    values have one bit pattern, so any sort gives the values PyTorch's sort gives; quantile and
+    nanquantile then rank alike), without its tensor round trips. None when a precondition fails
+    (the general path then runs)."""
+    if OPEN or x.__class__ is not Tensor or x._ag is not None or q.__class__ is not float or not 0 <= q <= 1:
+        return None
+    d_x = x._dtype
+    if (d_x is not float32 and d_x is not float64) or keepdim.__class__ is not bool or interpolation not in _MODES:
+        return None
+    shape = x._layout.shape
+    nd = len(shape)
+    info = _cinfo[shape]
+    if dim is None:
+        kept: tuple[int, ...] = (1,) * nd if keepdim else ()
+    elif dim.__class__ is int and nd and (dim == -1 or dim == nd - 1):
+        kept = shape[:-1] + (1,) if keepdim else shape[:-1]
+    else:
+        return None
+    flat = flat_run(x, info) if info[1] else None
+    if flat is None or np.count_nonzero(flat) != info[1] or _max_reduce(flat) != _max_reduce(flat):
+        return None  # (a zero: which sign the sort leaves where; a NaN: the general path's ranks)
+    n = info[1] if dim is None or not nd else shape[-1]
+    a = np.sort(flat.reshape(-1, n), axis=-1)
+    if dim is None:
+        a = a.reshape(n)
+    dt = d_x.numpy
+    # one rank for every row (the general path's ranks broadcast it): its array steps on one element
+    ranks = np.array([q], dt) * dt.type(n - 1)
+    if interpolation == "lower":
+        ranks = np.floor(ranks)
+    elif interpolation == "higher":
+        ranks = np.ceil(ranks)
+    elif interpolation == "nearest":
+        ranks = np.round(ranks)
+    below = ranks.astype(np.int64)  # (no NaN rank: q is a number in [0, 1])
+    rows = a.reshape(-1, n)
+    found = rows[:, int(below[0])].copy()  # (the gather at one place of every row)
+    if interpolation in ("linear", "midpoint"):
+        weight = dt.type(0.5) if interpolation == "midpoint" else (ranks - below).astype(dt)[0]
+        upper = rows[:, int(np.ceil(ranks)[0])].copy()
+        token = quiet_set(QUIET)
+        try:  # (lerp_arrays' same-shape branch, as the general path's (rows, 1) arrays take it)
+            found = lerp_arrays(found, upper, np.full(found.shape, weight, dt))
+        finally:
+            quiet_reset(token)
+    # (the general path's last steps: the (kept..., 1) result and its squeeze, a view)
+    return adopted(np.ascontiguousarray(found).reshape(-1), _cinfo[kept + (1,)][2], d_x).squeeze(-1)
+
+
 def _quantile(x: Tensor, q: Any, dim: Any, keepdim: bool, interpolation: str, op: str, skip_nan: bool) -> Tensor:
+    fast = _fast_quantile(x, q, dim, keepdim, interpolation)
+    if fast is not None:
+        return fast
     tensor_arg(x, op)
     if not isinstance(q, Tensor):  # (PyTorch checks a number q first, as the double it is: 1 + 1e-9 is refused)
         number = float(q)
@@ -481,6 +579,7 @@ def _mode_rows(rows: np.ndarray, order: np.ndarray | None = None) -> tuple[np.nd
 
 
 _MODE_FAST = frozenset((float32, float64, int32, int64))
+_MODE = return_types.mode
 
 
 def _fast_mode(input: Any, dim: Any, keepdim: Any) -> Any:
@@ -499,7 +598,17 @@ def _fast_mode(input: Any, dim: Any, keepdim: Any) -> Any:
     flat = flat_run(input, info)
     if flat is None:
         return None
-    rows = flat.reshape(-1, shape[-1])
+    n = shape[-1]
+    kernel = special()
+    if kernel is not None and input._dtype is not int32:
+        # (stl_mode on the flat run straight into flat results: _compiled_mode's call without its
+        # key conversion, shapes and reshapes; float32/float64/int64 are their own keys)
+        m = info[1] // n
+        vals, idx = _empty(m, flat.dtype), _empty(m, np.int64)
+        if kernel.stl_mode(flat, vals, idx, n):
+            layout = _cinfo[shape[:-1] + (1,) if keepdim else shape[:-1]][2]
+            return _tuple_new(_MODE, (adopted(vals, layout, input._dtype), adopted(idx, layout, int64)))
+    rows = flat.reshape(-1, n)
     compiled = _compiled_mode(rows)
     if compiled is not None:
         vals, idx = compiled

@@ -25,7 +25,7 @@ from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ...kernels.memory import numpy_view
 from ...kernels.native import special
 from ...kernels.reduce import softmax_into
-from ...kernels.softmax_dims import torch_order
+from ...kernels.softmax_dims import compiled_float32, torch_order
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support.fast_reduce import PLANS
@@ -62,6 +62,20 @@ def _fast_softmax(self: Any, dim: Any, log: bool) -> Tensor | None:
                 out = _empty(info[1], d.numpy)
                 k.softmax_rows(x, out, shape[-1], log)  # (True: a fresh out overlaps nothing)
                 return adopted(out, info[2], d)
+    elif d is float32 and not log and shape and -len(shape) <= dim < len(shape) - 1:
+        # float32 softmax along another dim of a row-major tensor: PyTorch's _vec_softmax by the
+        # compiled softmax_dims in one call ((16, 16) along dim 0: ~19.6 -> ~3 us)
+        info = _cinfo[shape]
+        if lay.strides == info[0] and info[1]:
+            x = self._storage.array
+            if lay.offset or len(x) != info[1]:
+                x = x[lay.offset : lay.offset + info[1]]
+            if len(x) == info[1]:
+                a = dim % len(shape)
+                inner = info[0][a]
+                rows = compiled_float32(x, info[1] // (shape[a] * inner) if shape[a] else 0, shape[a], inner)
+                if rows is not None:
+                    return adopted(rows, info[2], d)
     plan = PLANS[(shape, lay.strides, dim, True)]
     if plan is None or not shape:
         return None

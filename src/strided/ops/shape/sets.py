@@ -25,7 +25,7 @@ import numpy as np
 
 from ... import layout as L
 from ...args import no_dims
-from ...dispatch import adopted, copied
+from ...dispatch import OPEN, adopted, copied
 from ...dtypes import TORCH_NAME, bool_, float32, float64, int32, int64, np_kind
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...kernels.blocked import row_major
@@ -140,6 +140,29 @@ def _along(self: Tensor, d: int, sort: bool, want_inverse: bool, want_counts: bo
     return out, extra
 
 
+_UNIQUE_FAST = frozenset((float32, float64, int32, int64))
+
+
+def _fast_unique(self: Any, sort: bool, return_inverse: Any, return_counts: Any, dim: Any) -> Tensor | None:
+    """unique / unique_consecutive of all elements of a non-empty row-major float32/float64/int32/
+    int64 tensor without inverse or counts, nobody watching: :func:`_flat`'s steps on the flat run
+    (NumPy's sort of it for unique, the same call on the same elements; then the run starts), the
+    values adopted. None otherwise (the general path)."""
+    if (OPEN or self.__class__ is not Tensor or dim is not None or return_inverse is not False
+            or return_counts is not False or self._dtype not in _UNIQUE_FAST):
+        return None
+    info = _cinfo[self._layout.shape]
+    flat = flat_run(self, info) if info[1] else None
+    if flat is None:
+        return None
+    s = np.sort(flat) if sort else flat
+    mask = np.empty(info[1], dtype=bool)
+    mask[0] = True
+    np.not_equal(s[1:], s[:-1], out=mask[1:])  # (NaN differs from everything: each its own entry)
+    values = s[mask]
+    return adopted(values, _cinfo[values.shape][2], self._dtype)
+
+
 def _unique(self: Tensor, sort: bool, return_inverse: Any, return_counts: Any, dim: Any, op: str) -> Any:
     tensor_arg(self, op)
     want_inverse = flag(return_inverse, op, "return_inverse")
@@ -173,6 +196,8 @@ def unique(self: Tensor, sorted: bool = True, return_inverse: bool = False,  # n
     >>> strided.tensor([3, 1, 3, 2]).unique(return_counts=True)
     (tensor([1, 2, 3]), tensor([1, 1, 2]))
     """
+    if sorted.__class__ is bool and (fast := _fast_unique(self, True, return_inverse, return_counts, dim)) is not None:
+        return fast
     flag(sorted, "unique", "sorted")
     return _unique(self, True, return_inverse, return_counts, dim, "unique")
 
@@ -185,6 +210,9 @@ def unique_consecutive(self: Tensor, return_inverse: bool = False, return_counts
     >>> strided.tensor([1, 1, 2, 2, 1]).unique_consecutive()
     tensor([1, 2, 1])
     """
+    fast = _fast_unique(self, False, return_inverse, return_counts, dim)
+    if fast is not None:
+        return fast
     return _unique(self, False, return_inverse, return_counts, dim, "unique_consecutive")
 
 

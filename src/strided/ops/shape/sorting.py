@@ -499,7 +499,11 @@ def kthvalue(self: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out:
     >>> strided.tensor([4., 1., 3.]).kthvalue(2)
     kthvalue(values=tensor(3.), indices=tensor(2))
     """
-    if out is not None:
+    if out is None:
+        fast = _fast_kthvalue(self, k, dim, keepdim)
+        if fast is not None:
+            return fast
+    else:
         return write_pair_out(out, lambda: kthvalue(self, k, dim, keepdim), "kthvalue", (self,), style="kthvalue")
     tensor_arg(self, "kthvalue")
     d = one_dim(self, dim, "kthvalue")
@@ -529,6 +533,39 @@ def kthvalue(self: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out:
     return copied("kthvalue", (self,), return_types.kthvalue(values, indices), lambda: (
         f"kthvalue: the {k}-th smallest along dim {d} of a {shape_text(shape)} tensor, into new memory "
         "(values, and int64 indices)"))
+
+
+_KTH = return_types.kthvalue
+
+
+def _fast_kthvalue(self: Any, k: Any, dim: Any, keepdim: Any) -> Any:
+    """kthvalue along the last dim of a non-empty row-major float32/float64/int32/int64 tensor by
+    the compiled ``torch_kthvalue`` (PyTorch's quickselect itself, so the place of a tied k-th
+    value is its kernel's for every row, as the general path's :func:`_tie_positions` gives):
+    one call for all rows, the two results adopted. None when a precondition fails (the general
+    path then checks and runs), the kernel is not built or the call is watched."""
+    if OPEN or type(self) is not Tensor or type(k) is not int or type(dim) is not int or keepdim.__class__ is not bool:
+        return None
+    shape = self._layout.shape
+    nd = len(shape)
+    if not nd or (dim != -1 and dim != nd - 1) or self._dtype not in _FAST_DTYPES:
+        return None
+    n = shape[-1]
+    info = _cinfo[shape]
+    if not 0 < k <= n or not 0 < info[1] <= TIE_ELEMENTS:  # (up to it the general path is PyTorch's too)
+        return None
+    kernel = special()
+    if kernel is None:
+        return None
+    flat = flat_run(self, info)
+    if flat is None:
+        return None
+    m = info[1] // n
+    values, idx = _empty(m, flat.dtype), _empty(m, np.int64)
+    if not kernel.torch_kthvalue(flat, values, idx, n, k):
+        return None
+    layout = _cinfo[shape[:-1] + (1,) if keepdim else shape[:-1]][2]
+    return _tuple_new(_KTH, (adopted(values, layout, self._dtype), adopted(idx, layout, int64)))
 
 
 # Rows with ties at their k-th value whose tied elements together are at most this many take
