@@ -5924,9 +5924,10 @@ static PyObject *py_interleave(PyObject *self, PyObject *const *args, Py_ssize_t
     return answer;
 }
 
-/* polar_parts's loops: out's pairs (r c, r s), each product NumPy's multiply(r, c) bit for bit:
- * the IEEE product, and where an operand is NaN x86's answer for multiply(a, b) (a's NaN quieted
- * where a is one, else b's), written out so that it holds however the compiler orders the operands. */
+/* polar_parts's loops: out's pairs (r c, r s), each product NumPy's multiply(r, c): the IEEE
+ * product, a NaN operand's NaN quieted. Where both operands of a product are NaN, which one NumPy's
+ * loops return depends on the loop (its vector body takes the first, its float64 tail the second):
+ * such an input is declined before anything is written (both_nan), and NumPy's own calls run. */
 #define POLAR_PARTS(T, UT, QUIET_BIT)                                                              \
     static inline T polar_mul_##T(T a, T b)                                                        \
     {                                                                                              \
@@ -5939,6 +5940,12 @@ static PyObject *py_interleave(PyObject *self, PyObject *const *args, Py_ssize_t
             memcpy(&p, &bits, sizeof p);                                                           \
         }                                                                                          \
         return p;                                                                                  \
+    }                                                                                              \
+    static int both_nan_##T(const T *a, const T *b, const T *c, Py_ssize_t n)                      \
+    {   /* (c may be NULL) */                                                                      \
+        int any = 0;                                                                               \
+        for (Py_ssize_t i = 0; i < n; i++) any |= a[i] != a[i] && (b[i] != b[i] || (c && c[i] != c[i])); \
+        return any;                                                                                \
     }                                                                                              \
     static void polar_parts_##T(const T *r, const T *c, const T *s, T *o, Py_ssize_t n)            \
     {                                                                                              \
@@ -5954,7 +5961,8 @@ POLAR_PARTS(double, uint64_t, 0x0008000000000000ull)
 /* polar_parts(r, c, s, out) -> bool: out's real parts r * c and imaginary parts r * s (polar's
  * np.multiply(r, cos(t), out=o.real) and np.multiply(r, sin(t), out=o.imag) in one pass): r, c, s
  * C-contiguous aligned buffers of one format ("f" or "d") and length, out a C-contiguous complex
- * buffer of twice their bytes overlapping none. False (nothing written) otherwise. */
+ * buffer of twice their bytes overlapping none. False (nothing written) otherwise, or where some r
+ * and its cosine or sine are both NaN (both_nan). */
 static PyObject *py_polar_parts(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
@@ -5981,9 +5989,11 @@ static PyObject *py_polar_parts(PyObject *self, PyObject *const *args, Py_ssize_
         && (uintptr_t)sb.buf % size == 0 && (uintptr_t)ob.buf % size == 0 && !overlaps(&rb, &ob)
         && !overlaps(&cb, &ob) && !overlaps(&sb, &ob)) {
         Py_ssize_t n = rb.len / size;
-        if (f32) polar_parts_float(rb.buf, cb.buf, sb.buf, ob.buf, n);
-        else polar_parts_double(rb.buf, cb.buf, sb.buf, ob.buf, n);
-        answer = Py_True;
+        if (f32 ? !both_nan_float(rb.buf, cb.buf, sb.buf, n) : !both_nan_double(rb.buf, cb.buf, sb.buf, n)) {
+            if (f32) polar_parts_float(rb.buf, cb.buf, sb.buf, ob.buf, n);
+            else polar_parts_double(rb.buf, cb.buf, sb.buf, ob.buf, n);
+            answer = Py_True;
+        }
     }
     PyBuffer_Release(&rb);
     PyBuffer_Release(&cb);
@@ -6037,6 +6047,50 @@ static PyObject *py_select_runs(PyObject *self, PyObject *const *args, Py_ssize_
     PyBuffer_Release(&xb);
     PyBuffer_Release(&yb);
     PyBuffer_Release(&ob);
+    Py_INCREF(answer);
+    return answer;
+}
+
+/* xlogy_finish(x, y, l) -> bool: l[i] = 0 where x[i] == 0 and y[i] is not NaN, else x[i] * l[i]
+ * (NumPy's multiply's bits: polar_parts' product), written over l, the log of y NumPy computed:
+ * binary_math._xlogy's product, compare and selection in one pass. x, y, l: C-contiguous aligned
+ * buffers of one format ("f" or "d") and length, l overlapping neither. False (nothing written)
+ * otherwise, or where some x and its log are both NaN (NumPy's multiply picks between them by loop). */
+#define XLOGY_LOOP(T)                                                                              \
+    static void xlogy_finish_##T(const T *x, const T *y, T *l, Py_ssize_t n)                       \
+    {                                                                                              \
+        for (Py_ssize_t i = 0; i < n; i++) l[i] = x[i] == 0 && y[i] == y[i] ? (T)0 : polar_mul_##T(x[i], l[i]); \
+    }
+XLOGY_LOOP(float)
+XLOGY_LOOP(double)
+#undef XLOGY_LOOP
+
+static PyObject *py_xlogy_finish(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "xlogy_finish(x, y, l) takes 3 arguments, not %zd", nargs);
+        return NULL;
+    }
+    Py_buffer xb, yb, lb;
+    if (three_buffers(args, &xb, &yb, &lb) < 0) return NULL;
+    PyObject *answer = Py_False;
+    int f32 = strcmp(xb.format, "f") == 0 && xb.itemsize == 4, f64 = strcmp(xb.format, "d") == 0 && xb.itemsize == 8;
+    Py_ssize_t size = xb.itemsize;
+    if ((f32 || f64) && strcmp(yb.format, xb.format) == 0 && strcmp(lb.format, xb.format) == 0 && yb.len == xb.len
+        && lb.len == xb.len && PyBuffer_IsContiguous(&xb, 'C') && PyBuffer_IsContiguous(&yb, 'C')
+        && PyBuffer_IsContiguous(&lb, 'C') && (uintptr_t)xb.buf % size == 0 && (uintptr_t)yb.buf % size == 0
+        && (uintptr_t)lb.buf % size == 0 && !overlaps(&lb, &xb) && !overlaps(&lb, &yb)) {
+        Py_ssize_t n = xb.len / size;
+        if (f32 ? !both_nan_float(xb.buf, lb.buf, NULL, n) : !both_nan_double(xb.buf, lb.buf, NULL, n)) {
+            if (f32) xlogy_finish_float(xb.buf, yb.buf, lb.buf, n);
+            else xlogy_finish_double(xb.buf, yb.buf, lb.buf, n);
+            answer = Py_True;
+        }
+    }
+    PyBuffer_Release(&xb);
+    PyBuffer_Release(&yb);
+    PyBuffer_Release(&lb);
     Py_INCREF(answer);
     return answer;
 }
@@ -8275,10 +8329,14 @@ static PyMethodDef methods[] = {
     {"select_runs", (PyCFunction)(void (*)(void))py_select_runs, METH_FASTCALL,
      "select_runs(cond, x, y, out) -> bool: out = where(cond, x, y), bits moved, for a C-contiguous bool cond and "
      "C-contiguous aligned x, y, out of one format, itemsize 4 or 8 (False: other buffers or an overlap)"},
+    {"xlogy_finish", (PyCFunction)(void (*)(void))py_xlogy_finish, METH_FASTCALL,
+     "xlogy_finish(x, y, l) -> bool: l = 0 where x == 0 and y is not NaN, else x * l (NumPy's multiply's bits), "
+     "float32/float64 (False: not C-contiguous aligned buffers of one format and length, l overlapping x or y, or "
+     "an x and its log both NaN)"},
     {"polar_parts", (PyCFunction)(void (*)(void))py_polar_parts, METH_FASTCALL,
-     "polar_parts(r, c, s, out) -> bool: out's pairs (r * c, r * s), NumPy's multiply's bits, NaN operands "
-     "included (False: not C-contiguous aligned float32/float64 buffers of one format and length and a complex "
-     "out of twice their bytes, or an overlap)"},
+     "polar_parts(r, c, s, out) -> bool: out's pairs (r * c, r * s), NumPy's multiply's bits (False: not "
+     "C-contiguous aligned float32/float64 buffers of one format and length and a complex out of twice their "
+     "bytes, an overlap, or a product of two NaNs)"},
     {"outer_scale_add", (PyCFunction)(void (*)(void))py_outer_scale_add, METH_FASTCALL,
      "outer_scale_add(x, y, base, alpha, beta, out) -> bool: outer(x, y) * alpha + base * beta (None: skipped), "
      "each rounded, one pass (False: not C-contiguous aligned float32/float64 buffers of one format, or an overlap)"},

@@ -16,7 +16,7 @@ import warnings
 from typing import Any
 
 from ...ops.elementwise import activations as A
-from ...ops.elementwise.activations import elu_, leaky_relu_, softplus
+from ...ops.elementwise.activations import elu_, leaky_relu_
 from ...ops.elementwise.special import gelu
 from ...ops.elementwise.unary import relu as _relu
 from ...ops.elementwise.unary import sigmoid, tanh
@@ -47,6 +47,18 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
     if not inplace and (out := A.plain_fresh(A.SILU, input, ())) is not None:
         return out
     return A.silu_(input) if inplace else A.silu(input)
+
+
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    """``log(1 + exp(beta * x)) / beta``, and ``x`` itself where ``beta * x > threshold``.
+
+    >>> F.softplus(strided.tensor([0.0, 30.0])).tolist()  # doctest: +ELLIPSIS
+    [0.693..., 30.0]
+    """
+    if input.__class__ is Tensor and type(beta) is float and type(threshold) is float \
+            and (out := A.plain_fresh(A.SOFTPLUS, input, (beta, threshold))) is not None:
+        return out
+    return A.softplus(input, beta, threshold)
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:

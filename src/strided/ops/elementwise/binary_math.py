@@ -353,7 +353,24 @@ LCM = BinaryOp("lcm", UfuncLike("lcm", _lcm), kernel="lcm_cpu", fast=_INTEGERS, 
                late_checks=True, native=_gcd_loop(True), native_dtypes=_GCD_NATIVE)
 HEAVISIDE = BinaryOp("heaviside", UfuncLike("heaviside", _heaviside), fast=_ALL, tensor_other=True,
                      native=exact_loop(2), native_dtypes=_EXACT_DTYPES)
-XLOGY = BinaryOp("xlogy", UfuncLike("xlogy", _xlogy), kind="div", fast=_FLOATS)
+def _xlogy_native(x: np.ndarray, y: np.ndarray) -> np.ndarray | None:
+    """:func:`_xlogy` of two flat float32 / float64 runs (a BinaryOp's ``native``): NumPy's log of
+    ``y`` (quietly: log(-1) is NaN), then the compiled ``xlogy_finish`` writes the product, its zeros
+    and its NaNs over the log in one pass (the same bits: tests/test_small_fast_paths19.py); None
+    where the kernel is not built, off here, or declines (the caller calls the formula)."""
+    k = _native.special()
+    if k is None:
+        return None
+    try:  # (fpstate.quietly, inlined)
+        log = quiet_call(_log, y)
+    except RuntimeError as e:
+        log = quiet_retry(e, _log, y)
+    return log if k.xlogy_finish(x, y, log) else None
+
+
+_log = np.log
+XLOGY = BinaryOp("xlogy", UfuncLike("xlogy", _xlogy), kind="div", fast=_FLOATS, native=_xlogy_native,
+                 native_dtypes=frozenset((float32, float64)))
 # logaddexp/logaddexp2 of float32/float64: NumPy's loop's bits from the compiled one (a first-use check
 # against np.logaddexp in strided.kernels.elementwise.logaddexp_fresh), on the fast paths' flat runs
 # from 32 elements (below, NumPy's own call is as fast: 1 us of checks and allocation) and, for
