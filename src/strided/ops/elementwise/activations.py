@@ -50,7 +50,7 @@ from ...errors import (
     StridedValueError,
     join_lines,
 )
-from ...grad_mode import GRAD_MODE, STATE, SUBCLASSES, bump_if_used
+from ...grad_mode import GRAD_MODE, INFERENCE_STORAGES, STATE, SUBCLASSES, bump_if_used, refuse_inference
 from ...gradients import seal
 from ...kernels import check_writable, native, write
 from ...kernels.elementwise import _ONE0, _TYPED0_DTYPES, _clip, typed0
@@ -429,6 +429,8 @@ def _inplace(row: Activation, entry: Callable[..., Tensor], input: Any, params: 
     # Note: PyTorch records SiluBackward0 (EluBackward1, ...) on the written tensor; strided
     # records CopyBackwards over the activation of a clone of the old values: the same gradient.
     """
+    if INFERENCE_STORAGES:  # (PyTorch refuses an inference tensor's in-place update outside the mode)
+        refuse_inference(input, "inplace")
     if _in_autograd(input):
         return input.copy_(entry(input.clone(), *params))
     return _run(row, input, params, inplace=True)
