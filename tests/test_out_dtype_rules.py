@@ -103,8 +103,9 @@ def test_functional_in_place_activations_refuse_an_inference_tensor_as_torch(nam
     RuntimeError, with the tensor untouched (PyTorch's own check comes after its kernel for some of
     these, which leaves the values written: strided refuses before anything is written); inside
     the mode it is written as PyTorch writes it."""
-    import strided.nn.functional as SF
     import torch.nn.functional as TF
+
+    import strided.nn.functional as SF
 
     with torch.inference_mode():
         t = torch.full((3, 4), -0.5)
