@@ -91,3 +91,35 @@ def test_tensordot_of_an_empty_contraction_is_zeros_as_torch(sa, sb, dims) -> No
     want = torch.tensordot(torch.ones(sa), torch.ones(sb), dims)
     got = st.tensordot(st.ones(sa), st.ones(sb), dims)
     assert got.shape == tuple(want.shape) and got.tolist() == want.tolist()
+
+
+@pytest.mark.parametrize("name,args,kw", [
+    ("leaky_relu_", (0.1,), {}), ("elu_", (1.0,), {}), ("hardtanh_", (), {}), ("relu_", (), {}),
+    ("silu", (), {"inplace": True}), ("elu", (), {"inplace": True}), ("leaky_relu", (), {"inplace": True}),
+    ("hardtanh", (), {"inplace": True}), ("relu", (), {"inplace": True}),
+])
+def test_functional_in_place_activations_refuse_an_inference_tensor_as_torch(name, args, kw) -> None:
+    """F.<act>_ / F.<act>(inplace=True) on a tensor made in inference mode, outside it: PyTorch's
+    RuntimeError, with the tensor untouched (PyTorch's own check comes after its kernel for some of
+    these, which leaves the values written: strided refuses before anything is written); inside
+    the mode it is written as PyTorch writes it."""
+    import torch.nn.functional as TF
+
+    import strided.nn.functional as SF
+
+    with torch.inference_mode():
+        t = torch.full((3, 4), -0.5)
+    with pytest.raises(RuntimeError, match="Inplace update to inference tensor outside InferenceMode"):
+        getattr(TF, name)(t, *args, **kw)
+    with st.inference_mode():
+        s = st.full((3, 4), -0.5)
+    with pytest.raises(RuntimeError, match="Inplace update to inference tensor outside InferenceMode"):
+        getattr(SF, name)(s, *args, **kw)
+    assert s.tolist() == [[-0.5] * 4] * 3
+    with torch.inference_mode():
+        t = torch.full((3, 4), -0.5)
+    with st.inference_mode():
+        getattr(SF, name)(s, *args, **kw)
+    with torch.inference_mode():
+        getattr(TF, name)(t, *args, **kw)
+    assert np.array_equal(s.numpy(), t.numpy())

@@ -16,7 +16,7 @@ import warnings
 from typing import Any
 
 from ...ops.elementwise import activations as A
-from ...ops.elementwise.activations import elu_, leaky_relu_
+from ...ops.elementwise.activations import elu_, hardtanh_, leaky_relu_
 from ...ops.elementwise.special import gelu
 from ...ops.elementwise.unary import relu as _relu
 from ...ops.elementwise.unary import sigmoid, tanh
@@ -24,8 +24,8 @@ from ...ops.reductions.softmax import log_softmax as _log_softmax
 from ...ops.reductions.softmax import softmax as _softmax
 from ...tensor import Tensor, tensor_arg
 
-__all__ = ["elu", "elu_", "gelu", "hardtanh", "leaky_relu", "leaky_relu_", "log_softmax", "relu", "sigmoid", "silu", "softmax", "softplus",
-           "tanh"]
+__all__ = ["elu", "elu_", "gelu", "hardtanh", "hardtanh_", "leaky_relu", "leaky_relu_", "log_softmax", "relu", "relu_", "sigmoid",
+           "silu", "softmax", "softplus", "tanh"]
 
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
@@ -36,6 +36,15 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
     [0.0, 2.0]
     """
     return input.relu_() if inplace else _relu(input)
+
+
+def relu_(input: Tensor) -> Tensor:
+    """In-place :func:`relu` (``torch.nn.functional.relu_``: ``input.relu_()``).
+
+    >>> x = strided.tensor([-1.0, 2.0]); F.relu_(x) is x, x.tolist()
+    (True, [0.0, 2.0])
+    """
+    return input.relu_()
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:

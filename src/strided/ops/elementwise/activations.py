@@ -50,7 +50,7 @@ from ...errors import (
     StridedValueError,
     join_lines,
 )
-from ...grad_mode import GRAD_MODE, STATE, SUBCLASSES, bump, bump_if_used
+from ...grad_mode import GRAD_MODE, INFERENCE_STORAGES, STATE, SUBCLASSES, bump, bump_if_used, refuse_inference
 from ...gradients import seal
 from ...kernels import check_writable, native, write
 from ...kernels.elementwise import _ONE0, _TYPED0_DTYPES, _clip, typed0
@@ -437,6 +437,8 @@ def _inplace(row: Activation, entry: Callable[..., Tensor], input: Any, params: 
     # Note: PyTorch records SiluBackward0 (EluBackward1, ...) on the written tensor; strided
     # records CopyBackwards over the activation of a clone of the old values: the same gradient.
     """
+    if INFERENCE_STORAGES:  # (PyTorch refuses an inference tensor's in-place update outside the mode)
+        refuse_inference(input, "inplace")
     if _in_autograd(input):
         return input.copy_(entry(input.clone(), *params))
     return _run(row, input, params, inplace=True)
@@ -453,7 +455,7 @@ def _inplace_fast(row: Activation, x: Tensor, param: float, code: int, name: str
     elu's other inputs run the general path's forward on the flat run, copied back. The write is
     counted as :func:`_run` counts it. False (nothing written, nothing counted) where the general
     path must run: it raises what is to be raised (read-only memory, a parameter beyond float32)."""
-    if x._ag is not None or OPEN:
+    if x._ag is not None or OPEN or INFERENCE_STORAGES:  # (an inference tensor's refusal: the general path's)
         return False
     base = x._base
     if base is not None and base._ag is not None:
