@@ -50,7 +50,15 @@ from ...errors import (
     StridedValueError,
     join_lines,
 )
-from ...grad_mode import GRAD_MODE, INFERENCE_STORAGES, STATE, SUBCLASSES, bump, bump_if_used, refuse_inference
+from ...grad_mode import (
+    GRAD_MODE,
+    INFERENCE_STORAGES,
+    STATE,
+    SUBCLASSES,
+    bump,
+    bump_if_used,
+    refuse_inference,
+)
 from ...gradients import seal
 from ...kernels import check_writable, native, write
 from ...kernels.elementwise import _ONE0, _TYPED0_DTYPES, _clip, typed0
