@@ -190,18 +190,24 @@ def _search_calls(rng, dtype):
     ]
 
 
+def _same_without_compiled(make, seed, dtype, monkeypatch, *off):
+    """Every call of ``make(rng, dtype)`` (300 random cases) gives the same result (bytes, dtype,
+    shape, strides, or error) with the compiled entries as with ``off``'s (module, name) set to None."""
+    rng = np.random.default_rng(seed + int(np.dtype(dtype).num))
+    compiled = [[(name, _result(call)) for name, call in make(rng, dtype)] for _ in range(300)]
+    for module, name in off:
+        monkeypatch.setattr(module, name, None)
+    rng = np.random.default_rng(seed + int(np.dtype(dtype).num))
+    for got in compiled:
+        assert got == [(name, _result(call)) for name, call in make(rng, dtype)]
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64])
 def test_compiled_search_and_nonzero_are_numpy_bit_for_bit(dtype, monkeypatch):
     from strided.ops.indexing import masked as MK
     from strided.ops.shape import searching as SE
 
-    rng = np.random.default_rng(7 + int(np.dtype(dtype).num))
-    compiled = [[(name, _result(call)) for name, call in _search_calls(rng, dtype)] for _ in range(300)]
-    monkeypatch.setattr(SE, "SEARCH_C", None)
-    monkeypatch.setattr(MK, "NONZERO_C", None)
-    rng = np.random.default_rng(7 + int(np.dtype(dtype).num))
-    for got in compiled:
-        assert got == [(name, _result(call)) for name, call in _search_calls(rng, dtype)]
+    _same_without_compiled(_search_calls, 7, dtype, monkeypatch, (SE, "SEARCH_C"), (MK, "NONZERO_C"))
 
 
 def test_compiled_search_and_nonzero_agree_with_torch():
@@ -216,3 +222,44 @@ def test_compiled_search_and_nonzero_agree_with_torch():
     ours, theirs = strided.nonzero(s(vals)), torch.nonzero(vals)
     assert ours.tolist() == theirs.tolist() and ours.stride() == theirs.stride()
     assert FA.NONZERO_C(s(vals)) is not None and FA.NONZERO_C(strided.tensor(1.0)) is None  # (0-d: the general path)
+
+
+_FILLS = [0.5, -0.0, float("nan"), float("inf"), 3.5e38, 3.4028235e38, 1e300, 3, -7, 2**31, 2**40, 2**70, True]
+
+
+def _masked_calls(rng, dtype):
+    """masked_fill with values at and past each dtype's range (NaN, inf, float32's largest, ints
+    that do not fit), masked_scatter from sources long enough or not, nonzero of the bool mask."""
+    shape = tuple(int(v) for v in rng.integers(1, 5, int(rng.integers(1, 4))))
+    x = strided.from_numpy(_values(rng, shape, dtype))
+    m = strided.from_numpy(rng.random(shape) < 0.5)
+    value = _FILLS[rng.integers(len(_FILLS))]
+    source = strided.from_numpy(_values(rng, (int(rng.integers(0, 30)),), dtype))
+    return [
+        ("masked_fill", lambda: strided.masked_fill(x, m, value)),
+        ("masked_scatter", lambda: strided.masked_scatter(x, m, source)),
+        ("masked_scatter", lambda: strided.masked_scatter(x, m, x)),
+        ("nonzero", lambda: strided.nonzero(m)),
+        ("index_fill", lambda: strided.index_fill(x, 0, strided.tensor([0]), value)),
+    ]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64])
+def test_compiled_masked_are_numpy_bit_for_bit(dtype, monkeypatch):
+    from strided.ops.indexing import masked as MK
+
+    _same_without_compiled(_masked_calls, 11, dtype, monkeypatch, (MK, "MASKED_C"), (MK, "NONZERO_C"),
+                           (IO, "SLICES_C"))
+
+
+def test_compiled_masked_agree_with_torch():
+    x = torch.tensor([[1.0, -2.0, 3.0], [-4.0, 5.0, -6.0]])
+    m = x < 0
+    src = torch.arange(10.0)
+    s = lambda t: strided.from_numpy(t.numpy())  # noqa: E731
+    assert strided.masked_fill(s(x), s(m), 0.25).tolist() == torch.masked_fill(x, m, 0.25).tolist()
+    assert strided.masked_scatter(s(x), s(m), s(src)).tolist() == torch.masked_scatter(x, m, src).tolist()
+    assert strided.nonzero(s(m)).tolist() == torch.nonzero(m).tolist()
+    assert FA.MASKED_C(1, s(x), s(m), strided.ones(2)) is None  # (fewer source values than Trues: the error)
+    with pytest.raises(RuntimeError, match="Number of elements of source < number of ones in mask"):
+        strided.masked_scatter(s(x), s(m), strided.ones(2))

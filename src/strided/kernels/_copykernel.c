@@ -28,6 +28,7 @@
 #include <Python.h>
 #include <stdint.h>
 #include <math.h>
+#include <float.h>
 #include <string.h>
 #include <stdlib.h>
 
@@ -2417,9 +2418,10 @@ done:
  * self non-empty; source (ops 1-7) row-major of self's dtype and shape with the index's length
  * at dim. Each element gets its writes in the index's order. */
 #define IX_POS 4096 /* the most index elements a call takes (index_setup's limit is cut to it) */
-static PyObject *ix_cinfo, *ix_empty, *ix_dtypes[4], *ix_np[4];
+#define IX_KINDS 5 /* float32, float64, int32, int64 (the ops' kinds 0-3), bool (4: masks, nonzero) */
+static PyObject *ix_cinfo, *ix_empty, *ix_dtypes[IX_KINDS], *ix_np[IX_KINDS];
 static Py_ssize_t ix_limit;
-static const Py_ssize_t ix_size[4] = {4, 8, 4, 8};
+static const Py_ssize_t ix_size[IX_KINDS] = {4, 8, 4, 8, 1};
 
 static PyObject *py_index_setup(PyObject *self, PyObject *args)
 {
@@ -2429,13 +2431,14 @@ static PyObject *py_index_setup(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "OOO!O!n:index_setup", &cinfo, &empty, &PyTuple_Type, &dtypes, &PyTuple_Type, &nps,
                           &limit))
         return NULL;
-    if (PyTuple_GET_SIZE(dtypes) != 4 || PyTuple_GET_SIZE(nps) != 4) {
-        PyErr_SetString(PyExc_ValueError, "index_setup: four dtypes (float32, float64, int32, int64) and their NumPy dtypes");
+    if (PyTuple_GET_SIZE(dtypes) != IX_KINDS || PyTuple_GET_SIZE(nps) != IX_KINDS) {
+        PyErr_SetString(PyExc_ValueError,
+                        "index_setup: five dtypes (float32, float64, int32, int64, bool) and their NumPy dtypes");
         return NULL;
     }
     if (layout_names() < 0)
         return NULL;
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < IX_KINDS; k++) {
         Py_INCREF(PyTuple_GET_ITEM(dtypes, k));
         Py_XSETREF(ix_dtypes[k], PyTuple_GET_ITEM(dtypes, k));
         Py_INCREF(PyTuple_GET_ITEM(nps, k));
@@ -2481,7 +2484,7 @@ static int ix_read(PyObject *t, ix_run *r)
     if (dt == NULL || storage == NULL || lay == NULL)
         return 0;
     r->kind = -1;
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < IX_KINDS; k++)
         if (dt == ix_dtypes[k])
             r->kind = k;
     if (r->kind < 0)
@@ -2552,7 +2555,7 @@ static int ix_read(PyObject *t, ix_run *r)
         goto done;
     }
     const char *f = r->view.format;
-    char want = "fdil"[r->kind];
+    char want = "fdil?"[r->kind];
     if (r->view.itemsize != ix_size[r->kind] || f == NULL || (f[0] == '<' || f[0] == '=' || f[0] == '@' ? f[1] : f[0]) != want
         || r->view.len / r->view.itemsize < off + n || r->view.readonly) {
         /* (int64 as 'q' on a platform whose long is 4 bytes: the Python path) */
@@ -2717,19 +2720,28 @@ typedef struct {
     PyObject *flat, *shape;
 } ix_call;
 
-static int ix_open(PyObject *const *args, Py_ssize_t nargs, const char *name, int vector, ix_call *c)
+/* The start of every entry below: c emptied, the argument count and the setup checked (0, or
+ * -1 with the TypeError / RuntimeError set). sig: the call's spelling, its name first. */
+static int ix_start(Py_ssize_t nargs, Py_ssize_t want, const char *sig, ix_call *c)
 {
     c->s.held = c->ix.held = c->v.held = 0;
     c->s.shape_obj = c->ix.shape_obj = c->v.shape_obj = NULL;
     c->flat = c->shape = NULL;
-    if (nargs != 5) {
-        PyErr_Format(PyExc_TypeError, "%s(op, self, dim, index, src) takes 5 arguments", name);
+    if (nargs != want) {
+        PyErr_Format(PyExc_TypeError, "%s takes %zd arguments", sig, want);
         return -1;
     }
     if (adopt_tensor == NULL || ix_cinfo == NULL) {
-        PyErr_Format(PyExc_RuntimeError, "%s: adopt_types and index_setup were not called", name);
+        PyErr_Format(PyExc_RuntimeError, "%s: adopt_types and index_setup were not called", sig);
         return -1;
     }
+    return 0;
+}
+
+static int ix_open(PyObject *const *args, Py_ssize_t nargs, const char *sig, int vector, ix_call *c)
+{
+    if (ix_start(nargs, 5, sig, c) < 0)
+        return -1;
     c->op = PyLong_AsLong(args[0]);
     if (c->op == -1 && PyErr_Occurred())
         return -1;
@@ -2747,7 +2759,7 @@ static int ix_open(PyObject *const *args, Py_ssize_t nargs, const char *name, in
     Py_ssize_t nd = c->s.nd;
     if (c->d < 0)
         c->d += nd;
-    if (c->ix.kind != 3 || nd == 0 || c->ix.nd != (vector ? 1 : nd) || c->ix.n < 1 || c->ix.n > ix_limit
+    if (c->s.kind > 3 || c->ix.kind != 3 || nd == 0 || c->ix.nd != (vector ? 1 : nd) || c->ix.n < 1 || c->ix.n > ix_limit
         || c->s.n == 0 || c->d < 0 || c->d >= nd)
         return 0;
     const int64_t *idx = (const int64_t *)c->ix.data;
@@ -2808,7 +2820,7 @@ static PyObject *py_along_tensors(PyObject *self, PyObject *const *args, Py_ssiz
 {
     (void)self;
     ix_call c;
-    int r = ix_open(args, nargs, "along_tensors", 0, &c);
+    int r = ix_open(args, nargs, "along_tensors(op, self, dim, index, src)", 0, &c);
     if (r <= 0)
         return ix_close(&c, r);
     int base = (int)(c.op & 3), fresh_start = (c.op & 4) != 0;
@@ -2848,11 +2860,45 @@ static PyObject *py_along_tensors(PyObject *self, PyObject *const *args, Py_ssiz
     return ix_close(&c, 1);
 }
 
+/* A fill's number as the element of kind that NumPy's write of strided's checked value holds
+ * (scalars.checked: np.float32(x) for a float within float32's finite range, the float itself
+ * for float64, the int for an integer kind it fits): 1 with *out set; 0 for anything else (an
+ * int into a float tensor, NaN or inf into float32, a bool, ...: the Python path decides). */
+typedef union { float f; double d; int32_t i; int64_t q; } ix_value;
+
+static int ix_fill_value(int kind, PyObject *x, ix_value *out)
+{
+    if (kind < 2 && PyFloat_CheckExact(x)) {
+        double f = PyFloat_AS_DOUBLE(x);
+        if (kind == 1)
+            out->d = f;
+        else if (f >= -FLT_MAX && f <= FLT_MAX)
+            out->f = (float)f;
+        else
+            return 0;
+        return 1;
+    }
+    if ((kind == 2 || kind == 3) && PyLong_CheckExact(x)) {
+        int overflow = 0;
+        long long q = PyLong_AsLongLongAndOverflow(x, &overflow);
+        if (overflow || (q == -1 && PyErr_Occurred()) || (kind == 2 && (q < INT32_MIN || q > INT32_MAX))) {
+            PyErr_Clear();
+            return 0;
+        }
+        if (kind == 2)
+            out->i = (int32_t)q;
+        else
+            out->q = (int64_t)q;
+        return 1;
+    }
+    return 0;
+}
+
 static PyObject *py_slices_tensors(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
     ix_call c;
-    int r = ix_open(args, nargs, "slices_tensors", 1, &c);
+    int r = ix_open(args, nargs, "slices_tensors(op, self, dim, index, source)", 1, &c);
     if (r <= 0)
         return ix_close(&c, r);
     int inplace = c.op == 17 || c.op == 18; /* (index_put_: put, add into self's own run) */
@@ -2864,31 +2910,10 @@ static PyObject *py_slices_tensors(PyObject *self, PyObject *const *args, Py_ssi
     const int64_t *idx = (const int64_t *)c.ix.data;
     Py_ssize_t nd = c.s.nd, d = c.d, m = c.ix.n, isz = ix_size[kind];
     Py_ssize_t size = c.s.shape[d], inner = c.s.strides[d], outer = c.s.n / (size * inner);
-    union { float f; double d; int32_t i; int64_t q; } value;
+    ix_value value;
     if (fill) {
-        /* a Python float into a float tensor (C's rounding cast, as NumPy's setitem), a Python
-         * int in range into an integer one; anything else: the Python path */
-        PyObject *x = args[4];
-        if (kind < 2 && PyFloat_CheckExact(x)) {
-            double f = PyFloat_AS_DOUBLE(x);
-            if (kind == 0)
-                value.f = (float)f;
-            else
-                value.d = f;
-        } else if (kind >= 2 && PyLong_CheckExact(x)) {
-            int overflow = 0;
-            long long q = PyLong_AsLongLongAndOverflow(x, &overflow);
-            if (overflow || (q == -1 && PyErr_Occurred()) || (kind == 2 && (q < INT32_MIN || q > INT32_MAX))) {
-                PyErr_Clear();
-                return ix_close(&c, 0);
-            }
-            if (kind == 2)
-                value.i = (int32_t)q;
-            else
-                value.q = (int64_t)q;
-        } else {
+        if (!ix_fill_value(kind, args[4], &value))
             return ix_close(&c, 0);
-        }
     } else if (base && (r = ix_source(args, &c, c.s.shape, d, m)) <= 0) {
         return ix_close(&c, r);
     }
@@ -3008,21 +3033,12 @@ static PyObject *py_slices_tensors(PyObject *self, PyObject *const *args, Py_ssi
 static PyObject *py_search_tensors(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (nargs != 3) {
-        PyErr_SetString(PyExc_TypeError, "search_tensors(seq, values, right) takes 3 arguments");
+    ix_call c; /* (c.s: the sequence, c.v: the values; ix_close adopts c.flat as int64) */
+    if (ix_start(nargs, 3, "search_tensors(seq, values, right)", &c) < 0)
         return NULL;
-    }
-    if (adopt_tensor == NULL || ix_cinfo == NULL) {
-        PyErr_SetString(PyExc_RuntimeError, "search_tensors: adopt_types and index_setup were not called");
-        return NULL;
-    }
     int right = PyObject_IsTrue(args[2]);
     if (right < 0)
         return NULL;
-    ix_call c; /* (c.s: the sequence, c.v: the values; ix_close adopts c.flat as int64) */
-    c.s.held = c.ix.held = c.v.held = 0;
-    c.s.shape_obj = c.ix.shape_obj = c.v.shape_obj = NULL;
-    c.flat = c.shape = NULL;
     int r = ix_read(args[0], &c.s);
     if (r > 0)
         r = ix_read(args[1], &c.v);
@@ -3030,7 +3046,7 @@ static PyObject *py_search_tensors(PyObject *self, PyObject *const *args, Py_ssi
         return ix_close(&c, r);
     ix_run seq = c.s, val = c.v;
     Py_ssize_t n = seq.n;
-    if (seq.nd != 1 || n < 1 || val.kind != seq.kind || val.n < 1)
+    if (seq.kind > 3 || seq.nd != 1 || n < 1 || val.kind != seq.kind || val.n < 1)
         return ix_close(&c, 0);
     char *o;
     c.flat = ix_new(val.n, 3, &o);
@@ -3058,7 +3074,7 @@ static PyObject *py_search_tensors(PyObject *self, PyObject *const *args, Py_ssi
 #undef IX_GO_RIGHT_IX_LT_INT
 
 /* nonzero_flat(t): the positions of the row-major Tensor t's non-zero elements (t of 1 or more
- * dims, at most limit * 16 elements, one of index_setup's four dtypes; a NaN is non-zero, -0.0
+ * dims, at most limit * 16 elements, one of index_setup's five dtypes; a NaN is non-zero, -0.0
  * zero), as nonzero's (n, ndim) matrix is laid out (column by column: every position's index
  * in dim 0, then in dim 1, ...), a fresh int64 array of n * ndim; None where t does not qualify. */
 static PyObject *py_nonzero_flat(PyObject *self, PyObject *arg)
@@ -3087,7 +3103,8 @@ static PyObject *py_nonzero_flat(PyObject *self, PyObject *arg)
     case 0: IX_COUNT(float) break;
     case 1: IX_COUNT(double) break;
     case 2: IX_COUNT(int32_t) break;
-    default: IX_COUNT(int64_t) break;
+    case 3: IX_COUNT(int64_t) break;
+    default: IX_COUNT(uint8_t) break;
     }
 #undef IX_COUNT
     char *o;
@@ -3115,11 +3132,75 @@ static PyObject *py_nonzero_flat(PyObject *self, PyObject *arg)
     case 0: IX_WRITE(float) break;
     case 1: IX_WRITE(double) break;
     case 2: IX_WRITE(int32_t) break;
-    default: IX_WRITE(int64_t) break;
+    case 3: IX_WRITE(int64_t) break;
+    default: IX_WRITE(uint8_t) break;
     }
 #undef IX_WRITE
     ix_release(&t);
     return flat;
+}
+
+/* masked_tensors(op, self, mask, x): the out-of-place masked_fill (op 0: x a number, as
+ * ix_fill_value takes it) / masked_scatter (op 1: x a row-major Tensor of self's dtype, any
+ * shape, with at least as many elements as the mask has True values, read in order) of a
+ * non-empty row-major self (one of the ops' four dtypes) and a row-major bool mask of exactly
+ * self's shape, at most limit * 16 elements: a copy of self written where the mask is True, in
+ * row-major order (np.putmask / the boolean write). None where a precondition fails. */
+static PyObject *py_masked_tensors(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    ix_call c; /* (c.s: self, c.ix: the mask, c.v: the source) */
+    if (ix_start(nargs, 4, "masked_tensors(op, self, mask, x)", &c) < 0)
+        return NULL;
+    long op = PyLong_AsLong(args[0]);
+    if (op == -1 && PyErr_Occurred())
+        return NULL;
+    int r = ix_read(args[1], &c.s);
+    if (r > 0)
+        r = ix_read(args[2], &c.ix);
+    if (r <= 0)
+        return ix_close(&c, r);
+    int kind = c.s.kind;
+    Py_ssize_t n = c.s.n;
+    if ((op != 0 && op != 1) || kind > 3 || c.ix.kind != 4 || n < 1 || c.ix.nd != c.s.nd)
+        return ix_close(&c, 0);
+    for (Py_ssize_t e = 0; e < c.s.nd; e++)
+        if (c.ix.shape[e] != c.s.shape[e])
+            return ix_close(&c, 0);
+    const uint8_t *m = (const uint8_t *)c.ix.data;
+    ix_value value;
+    if (op == 0) {
+        if (!ix_fill_value(kind, args[3], &value))
+            return ix_close(&c, 0);
+    } else {
+        r = ix_read(args[3], &c.v);
+        if (r <= 0)
+            return ix_close(&c, r);
+        Py_ssize_t count = 0;
+        for (Py_ssize_t k = 0; k < n; k++)
+            count += m[k] != 0;
+        if (c.v.kind != kind || count > c.v.n)
+            return ix_close(&c, 0); /* (too few source values: the general path's error) */
+    }
+    char *o = ix_fresh(&c, n, 1);
+    if (o == NULL)
+        return ix_close(&c, -1);
+    Py_ssize_t isz = ix_size[kind];
+    if (op == 0) {
+        for (Py_ssize_t k = 0; k < n; k++)
+            if (m[k])
+                memcpy(o + k * isz, &value, (size_t)isz);
+    } else {
+        const char *src = c.v.data;
+        for (Py_ssize_t k = 0; k < n; k++)
+            if (m[k]) {
+                memcpy(o + k * isz, src, (size_t)isz);
+                src += isz;
+            }
+    }
+    c.shape = c.s.shape_obj;
+    Py_INCREF(c.shape);
+    return ix_close(&c, 1);
 }
 
 static PyMethodDef methods[] = {
@@ -3175,6 +3256,9 @@ static PyMethodDef methods[] = {
     {"nonzero_flat", py_nonzero_flat, METH_O,
      "nonzero_flat(t): the non-zero positions of a small row-major tensor of 1 or more dims, column by column\n"
      "(nonzero's (n, ndim) matrix with strides (1, n)) in a fresh int64 array; None where t does not qualify."},
+    {"masked_tensors", (PyCFunction)(void (*)(void))py_masked_tensors, METH_FASTCALL,
+     "masked_tensors(op, self, mask, x): the out-of-place masked_fill (0) / masked_scatter (1) of a small row-major\n"
+     "self and bool mask of its shape; None where a precondition fails."},
     {NULL, NULL, 0, NULL},
 };
 
