@@ -2574,6 +2574,13 @@ done:
     return answer;
 }
 
+/* ix_read of two operands: 1 both read, 0 or -1 as ix_read (what was read stays held: ix_close). */
+static int ix_read2(PyObject *a, ix_run *ra, PyObject *b, ix_run *rb)
+{
+    int r = ix_read(a, ra);
+    return r > 0 ? ix_read(b, rb) : r;
+}
+
 /* A fresh 1-D NumPy array of n elements of dtype kind, its data in *data. */
 static PyObject *ix_new(Py_ssize_t n, int kind, char **data)
 {
@@ -2751,9 +2758,7 @@ static int ix_open(PyObject *const *args, Py_ssize_t nargs, const char *sig, int
     c->d = PyLong_AsLongAndOverflow(args[2], &overflow);
     if (overflow)
         return 0;
-    int r = ix_read(args[1], &c->s);
-    if (r > 0)
-        r = ix_read(args[3], &c->ix);
+    int r = ix_read2(args[1], &c->s, args[3], &c->ix);
     if (r <= 0)
         return r;
     Py_ssize_t nd = c->s.nd;
@@ -2784,6 +2789,16 @@ static int ix_source(PyObject *const *args, ix_call *c, const Py_ssize_t *shape,
     return 1;
 }
 
+/* Everything c holds, released. */
+static void ix_free(ix_call *c)
+{
+    ix_release(&c->s);
+    ix_release(&c->ix);
+    ix_release(&c->v);
+    Py_CLEAR(c->flat);
+    Py_CLEAR(c->shape);
+}
+
 /* The call's answer for r (1: the Tensor over c->flat with c->shape's plan; 2: True; 0: None; -1: NULL),
  * everything released. */
 static PyObject *ix_close(ix_call *c, int r)
@@ -2794,11 +2809,7 @@ static PyObject *ix_close(ix_call *c, int r)
         Py_INCREF(answer);
     } else if (r > 0)
         answer = ix_adopt(c->flat, c->shape, c->s.kind);
-    ix_release(&c->s);
-    ix_release(&c->ix);
-    ix_release(&c->v);
-    Py_XDECREF(c->flat);
-    Py_XDECREF(c->shape);
+    ix_free(c);
     if (r == 0)
         Py_RETURN_NONE;
     return answer;
@@ -3039,9 +3050,7 @@ static PyObject *py_search_tensors(PyObject *self, PyObject *const *args, Py_ssi
     int right = PyObject_IsTrue(args[2]);
     if (right < 0)
         return NULL;
-    int r = ix_read(args[0], &c.s);
-    if (r > 0)
-        r = ix_read(args[1], &c.v);
+    int r = ix_read2(args[0], &c.s, args[1], &c.v);
     if (r <= 0)
         return ix_close(&c, r);
     ix_run seq = c.s, val = c.v;
@@ -3155,9 +3164,7 @@ static PyObject *py_masked_tensors(PyObject *self, PyObject *const *args, Py_ssi
     long op = PyLong_AsLong(args[0]);
     if (op == -1 && PyErr_Occurred())
         return NULL;
-    int r = ix_read(args[1], &c.s);
-    if (r > 0)
-        r = ix_read(args[2], &c.ix);
+    int r = ix_read2(args[1], &c.s, args[2], &c.ix);
     if (r <= 0)
         return ix_close(&c, r);
     int kind = c.s.kind;
@@ -3201,6 +3208,116 @@ static PyObject *py_masked_tensors(PyObject *self, PyObject *const *args, Py_ssi
     c.shape = c.s.shape_obj;
     Py_INCREF(c.shape);
     return ix_close(&c, 1);
+}
+
+/* window_scatter(x, src, window): the view scatters' result (slice_scatter, select_scatter,
+ * diagonal_scatter, as_strided_scatter) for a row-major x (one of index_setup's five dtypes, at
+ * most limit * 16 elements, its whole storage at most 16 times that) and a row-major src of x's
+ * dtype and exactly the window's shape: a copy of x's whole storage, src's elements written at
+ * the window's positions (window: a Layout over x's storage, shape / strides / offset in
+ * elements), viewed with x's own layout (the same object: layouts are values). None where a
+ * precondition fails: a negative stride, a window reaching past the storage, or one whose
+ * positions are not provably distinct (each dim's stride at least the extent of the dims of
+ * smaller stride), and nothing made. */
+static PyObject *py_window_scatter(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    ix_call c; /* (c.s: x, c.v: src) */
+    if (ix_start(nargs, 3, "window_scatter(x, src, window)", &c) < 0)
+        return NULL;
+    int r = ix_read2(args[0], &c.s, args[1], &c.v);
+    if (r <= 0)
+        return ix_close(&c, r);
+    Py_ssize_t isz = ix_size[c.s.kind], total = c.s.view.len / isz, nd = 0;
+    if (c.v.kind != c.s.kind || total > ix_limit * 256)
+        return ix_close(&c, 0);
+    Py_ssize_t shape[IX_DIMS], strides[IX_DIMS], offset;
+    {
+        PyObject *ws = PyObject_GetAttr(args[2], s_layout_shape), *wt = NULL, *wo = NULL;
+        if (ws != NULL)
+            wt = PyObject_GetAttr(args[2], s_layout_strides);
+        if (wt != NULL)
+            wo = PyObject_GetAttr(args[2], s_layout_offset);
+        if (wo == NULL)
+            r = -1;
+        else if (!PyTuple_CheckExact(ws) || !PyTuple_CheckExact(wt) || !PyLong_CheckExact(wo)
+                 || (nd = PyTuple_GET_SIZE(ws)) > IX_DIMS || PyTuple_GET_SIZE(wt) != nd || nd != c.v.nd)
+            r = 0;
+        else {
+            offset = PyLong_AsSsize_t(wo);
+            for (Py_ssize_t e = 0; e < nd && r > 0; e++) {
+                shape[e] = PyLong_AsSsize_t(PyTuple_GET_ITEM(ws, e));
+                strides[e] = PyLong_AsSsize_t(PyTuple_GET_ITEM(wt, e));
+                if (PyErr_Occurred()) {
+                    PyErr_Clear();
+                    r = 0;
+                } else if (shape[e] != c.v.shape[e] || strides[e] < 0)
+                    r = 0;
+            }
+            if (r > 0 && (offset == -1 && PyErr_Occurred())) {
+                PyErr_Clear();
+                r = 0;
+            }
+        }
+        Py_XDECREF(ws);
+        Py_XDECREF(wt);
+        Py_XDECREF(wo);
+        if (r <= 0)
+            return ix_close(&c, r);
+    }
+    /* bounds, and distinct positions: dims by increasing stride, each at least the extent below */
+    Py_ssize_t last = offset, order[IX_DIMS], used = 0;
+    if (offset < 0)
+        return ix_close(&c, 0);
+    for (Py_ssize_t e = 0; e < nd; e++) {
+        if (shape[e] == 0) {
+            last = -1; /* (nothing to write) */
+            break;
+        }
+        last += (shape[e] - 1) * strides[e];
+        if (shape[e] > 1)
+            order[used++] = e;
+    }
+    if (last >= total)
+        return ix_close(&c, 0);
+    if (last >= 0) {
+        for (Py_ssize_t i = 1; i < used; i++) /* (insertion sort: a few dims) */
+            for (Py_ssize_t j = i; j > 0 && strides[order[j]] < strides[order[j - 1]]; j--) {
+                Py_ssize_t t = order[j];
+                order[j] = order[j - 1];
+                order[j - 1] = t;
+            }
+        Py_ssize_t extent = 1;
+        for (Py_ssize_t i = 0; i < used; i++) {
+            if (strides[order[i]] < extent)
+                return ix_close(&c, 0);
+            extent = strides[order[i]] * (shape[order[i]] - 1) + extent;
+        }
+    }
+    char *o;
+    c.flat = ix_new(total, c.s.kind, &o);
+    if (c.flat == NULL)
+        return ix_close(&c, -1);
+    memcpy(o, c.s.view.buf, (size_t)(total * isz));
+    if (last >= 0) {
+        Py_ssize_t cnt[IX_DIMS] = {0}, at = offset;
+        const char *src = c.v.data;
+        for (Py_ssize_t k = 0; k < c.v.n; k++, src += isz) {
+            memcpy(o + at * isz, src, (size_t)isz);
+            for (Py_ssize_t e = nd - 1; e >= 0; e--) {
+                if (++cnt[e] < shape[e]) {
+                    at += strides[e];
+                    break;
+                }
+                at -= (shape[e] - 1) * strides[e];
+                cnt[e] = 0;
+            }
+        }
+    }
+    PyObject *call[3] = {c.flat, SLOT(args[0], off_layout), SLOT(args[0], off_dtype)};
+    PyObject *answer = py_adopt(NULL, call, 3);
+    ix_free(&c);
+    return answer;
 }
 
 static PyMethodDef methods[] = {
@@ -3259,6 +3376,9 @@ static PyMethodDef methods[] = {
     {"masked_tensors", (PyCFunction)(void (*)(void))py_masked_tensors, METH_FASTCALL,
      "masked_tensors(op, self, mask, x): the out-of-place masked_fill (0) / masked_scatter (1) of a small row-major\n"
      "self and bool mask of its shape; None where a precondition fails."},
+    {"window_scatter", (PyCFunction)(void (*)(void))py_window_scatter, METH_FASTCALL,
+     "window_scatter(x, src, window): a copy of small row-major x's storage with src written at the distinct\n"
+     "positions of the Layout window, viewed as x; None where a precondition fails."},
     {NULL, NULL, 0, NULL},
 };
 
