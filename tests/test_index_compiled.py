@@ -323,3 +323,24 @@ def test_compiled_view_scatter_keeps_the_storage_and_agrees_with_torch():
         assert ours._storage.array.size == theirs.untyped_storage().size() // 4
     with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
         strided.as_strided_scatter(sx, strided.ones(2, 2), (2, 2), (1, 1))
+
+
+def _isin_calls(rng, dtype):
+    """isin with NaN, -0.0 and repeats among both operands, test sets of 1 to 80 elements (the
+    compiled scan takes up to 64), invert both ways."""
+    pool = _POOL_FLOAT if np.dtype(dtype).kind == "f" else _POOL_INT
+    shape = tuple(int(v) for v in rng.integers(1, 5, int(rng.integers(0, 3))))
+    a = strided.from_numpy(np.asarray(rng.choice(pool, shape).astype(dtype)))
+    b = strided.from_numpy(rng.choice(pool, int(rng.integers(1, 80))).astype(dtype))
+    invert = bool(rng.random() < 0.5)
+    return [("isin", lambda: strided.isin(a, b, invert=invert))]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64])
+def test_compiled_isin_is_numpy_bit_for_bit(dtype, monkeypatch):
+    from strided.ops.shape import sets as SS
+
+    _same_without_compiled(_isin_calls, 17, dtype, monkeypatch, (SS, "ISIN_C"))
+    x = torch.tensor([float("nan"), -0.0, 1.0, 2.5])
+    t = torch.tensor([0.0, float("nan"), 2.5])
+    assert strided.isin(strided.from_numpy(x.numpy()), strided.from_numpy(t.numpy())).tolist() == torch.isin(x, t).tolist()

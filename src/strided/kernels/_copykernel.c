@@ -3320,6 +3320,54 @@ static PyObject *py_window_scatter(PyObject *self, PyObject *const *args, Py_ssi
     return answer;
 }
 
+/* isin_tensors(elements, test, invert): isin of row-major elements (1 to limit / 4 of them) and a
+ * row-major non-empty test of the same dtype (one of the ops' four) with at most 64 elements:
+ * whether each element equals one of test's (C's ==: NaN meets nothing, -0.0 meets 0.0; with
+ * invert, whether none does), a bool Tensor of elements' shape; None where a precondition
+ * fails. (A short scan per element; a longer test is sorted by NumPy on the Python path.) */
+#define IX_ISIN_TEST 64
+static PyObject *py_isin_tensors(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    ix_call c; /* (c.s: the elements, c.v: the test elements) */
+    if (ix_start(nargs, 3, "isin_tensors(elements, test, invert)", &c) < 0)
+        return NULL;
+    int invert = PyObject_IsTrue(args[2]);
+    if (invert < 0)
+        return NULL;
+    int r = ix_read2(args[0], &c.s, args[1], &c.v);
+    if (r <= 0)
+        return ix_close(&c, r);
+    Py_ssize_t n = c.s.n, m = c.v.n;
+    if (c.s.kind > 3 || c.v.kind != c.s.kind || n < 1 || n > ix_limit / 4 || m < 1 || m > IX_ISIN_TEST)
+        return ix_close(&c, 0);
+    char *o;
+    c.flat = ix_new(n, 4, &o);
+    if (c.flat == NULL)
+        return ix_close(&c, -1);
+#define IX_ISIN(T)                                                                                    \
+    {                                                                                                 \
+        const T *a = (const T *)c.s.data, *b = (const T *)c.v.data;                                   \
+        for (Py_ssize_t k = 0; k < n; k++) {                                                          \
+            int hit = 0;                                                                              \
+            for (Py_ssize_t j = 0; j < m; j++)                                                        \
+                hit |= a[k] == b[j];                                                                  \
+            o[k] = (char)(hit ^ invert);                                                              \
+        }                                                                                             \
+    }
+    switch (c.s.kind) {
+    case 0: IX_ISIN(float) break;
+    case 1: IX_ISIN(double) break;
+    case 2: IX_ISIN(int32_t) break;
+    default: IX_ISIN(int64_t) break;
+    }
+#undef IX_ISIN
+    c.shape = c.s.shape_obj;
+    Py_INCREF(c.shape);
+    c.s.kind = 4; /* (the result's dtype: bool) */
+    return ix_close(&c, 1);
+}
+
 static PyMethodDef methods[] = {
     {"adopt_types", py_adopt_types, METH_VARARGS,
      "adopt_types(tensor_class, storage_class): the classes adopt builds (their object slots)."},
@@ -3379,6 +3427,9 @@ static PyMethodDef methods[] = {
     {"window_scatter", (PyCFunction)(void (*)(void))py_window_scatter, METH_FASTCALL,
      "window_scatter(x, src, window): a copy of small row-major x's storage with src written at the distinct\n"
      "positions of the Layout window, viewed as x; None where a precondition fails."},
+    {"isin_tensors", (PyCFunction)(void (*)(void))py_isin_tensors, METH_FASTCALL,
+     "isin_tensors(elements, test, invert): isin of small row-major tensors of one dtype (test: at most 64\n"
+     "elements) as a bool Tensor; None where a precondition fails."},
     {NULL, NULL, 0, NULL},
 };
 
