@@ -45,7 +45,8 @@ def _result(call):
             r = call()
     except Exception as e:  # noqa: BLE001 (the error itself is compared)
         return type(e).__name__, str(e)
-    return str(r.dtype), tuple(r.shape), r.stride(), np.ascontiguousarray(r.numpy()).tobytes()
+    return (str(r.dtype), tuple(r.shape), r.stride(), r.storage_offset(), np.ascontiguousarray(r.numpy()).tobytes(),
+            np.asarray(r._storage.array).tobytes())
 
 
 def _calls(rng, dtype):
@@ -98,7 +99,7 @@ def test_compiled_paths_are_the_numpy_paths_bit_for_bit(dtype, monkeypatch):
         for got in compiled:
             want = [(name, _result(call)) for name, call in _calls(rng, dtype)]
             assert got == want
-            hits += sum(len(r) == 4 for _, r in got)
+            hits += sum(len(r) > 2 for _, r in got)  # (a result, not an error)
     assert hits > 500  # (most calls ran: the comparison is not of errors only)
 
 
@@ -190,18 +191,24 @@ def _search_calls(rng, dtype):
     ]
 
 
+def _same_without_compiled(make, seed, dtype, monkeypatch, *off):
+    """Every call of ``make(rng, dtype)`` (300 random cases) gives the same result (bytes, dtype,
+    shape, strides, or error) with the compiled entries as with ``off``'s (module, name) set to None."""
+    rng = np.random.default_rng(seed + int(np.dtype(dtype).num))
+    compiled = [[(name, _result(call)) for name, call in make(rng, dtype)] for _ in range(300)]
+    for module, name in off:
+        monkeypatch.setattr(module, name, None)
+    rng = np.random.default_rng(seed + int(np.dtype(dtype).num))
+    for got in compiled:
+        assert got == [(name, _result(call)) for name, call in make(rng, dtype)]
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64])
 def test_compiled_search_and_nonzero_are_numpy_bit_for_bit(dtype, monkeypatch):
     from strided.ops.indexing import masked as MK
     from strided.ops.shape import searching as SE
 
-    rng = np.random.default_rng(7 + int(np.dtype(dtype).num))
-    compiled = [[(name, _result(call)) for name, call in _search_calls(rng, dtype)] for _ in range(300)]
-    monkeypatch.setattr(SE, "SEARCH_C", None)
-    monkeypatch.setattr(MK, "NONZERO_C", None)
-    rng = np.random.default_rng(7 + int(np.dtype(dtype).num))
-    for got in compiled:
-        assert got == [(name, _result(call)) for name, call in _search_calls(rng, dtype)]
+    _same_without_compiled(_search_calls, 7, dtype, monkeypatch, (SE, "SEARCH_C"), (MK, "NONZERO_C"))
 
 
 def test_compiled_search_and_nonzero_agree_with_torch():
@@ -216,3 +223,124 @@ def test_compiled_search_and_nonzero_agree_with_torch():
     ours, theirs = strided.nonzero(s(vals)), torch.nonzero(vals)
     assert ours.tolist() == theirs.tolist() and ours.stride() == theirs.stride()
     assert FA.NONZERO_C(s(vals)) is not None and FA.NONZERO_C(strided.tensor(1.0)) is None  # (0-d: the general path)
+
+
+_FILLS = [0.5, -0.0, float("nan"), float("inf"), 3.5e38, 3.4028235e38, 1e300, 3, -7, 2**31, 2**40, 2**70, True]
+
+
+def _masked_calls(rng, dtype):
+    """masked_fill with values at and past each dtype's range (NaN, inf, float32's largest, ints
+    that do not fit), masked_scatter from sources long enough or not, nonzero of the bool mask."""
+    shape = tuple(int(v) for v in rng.integers(1, 5, int(rng.integers(1, 4))))
+    x = strided.from_numpy(_values(rng, shape, dtype))
+    m = strided.from_numpy(rng.random(shape) < 0.5)
+    value = _FILLS[rng.integers(len(_FILLS))]
+    source = strided.from_numpy(_values(rng, (int(rng.integers(0, 30)),), dtype))
+    return [
+        ("masked_fill", lambda: strided.masked_fill(x, m, value)),
+        ("masked_scatter", lambda: strided.masked_scatter(x, m, source)),
+        ("masked_scatter", lambda: strided.masked_scatter(x, m, x)),
+        ("nonzero", lambda: strided.nonzero(m)),
+        ("index_fill", lambda: strided.index_fill(x, 0, strided.tensor([0]), value)),
+    ]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64])
+def test_compiled_masked_are_numpy_bit_for_bit(dtype, monkeypatch):
+    from strided.ops.indexing import masked as MK
+
+    _same_without_compiled(_masked_calls, 11, dtype, monkeypatch, (MK, "MASKED_C"), (MK, "NONZERO_C"),
+                           (IO, "SLICES_C"))
+
+
+def test_compiled_masked_agree_with_torch():
+    x = torch.tensor([[1.0, -2.0, 3.0], [-4.0, 5.0, -6.0]])
+    m = x < 0
+    src = torch.arange(10.0)
+    s = lambda t: strided.from_numpy(t.numpy())  # noqa: E731
+    assert strided.masked_fill(s(x), s(m), 0.25).tolist() == torch.masked_fill(x, m, 0.25).tolist()
+    assert strided.masked_scatter(s(x), s(m), s(src)).tolist() == torch.masked_scatter(x, m, src).tolist()
+    assert strided.nonzero(s(m)).tolist() == torch.nonzero(m).tolist()
+    assert FA.MASKED_C(1, s(x), s(m), strided.ones(2)) is None  # (fewer source values than Trues: the error)
+    with pytest.raises(RuntimeError, match="Number of elements of source < number of ones in mask"):
+        strided.masked_scatter(s(x), s(m), strided.ones(2))
+
+
+def _window_calls(rng, dtype):
+    """The view scatters over row-major inputs (some views into a longer storage, with an offset)
+    with in-range and out-of-range windows, overlapping and negative-stride as_strided windows,
+    src of the window's shape or not."""
+    shape = tuple(int(v) for v in rng.integers(1, 5, int(rng.integers(2, 4))))
+    n = int(np.prod(shape))
+    off = int(rng.integers(0, 3))
+    x = strided.from_numpy(_values(rng, (n + 4,), dtype))[off: off + n].reshape(shape)
+    d = int(rng.integers(-len(shape), len(shape)))
+    k = shape[d]
+    start, step = int(rng.integers(-k, k + 1)), int(rng.integers(1, 3))
+    length = len(range(*slice(start, None, step).indices(k)))
+    rest = shape[: d % len(shape)] + shape[d % len(shape) + 1:]
+    src_select = strided.from_numpy(_values(rng, rest, dtype))
+    src_slice = strided.from_numpy(_values(rng, shape[: d % len(shape)] + (length,) + shape[d % len(shape) + 1:], dtype))
+    o = int(rng.integers(-2, 3))
+    try:
+        diag = x.diagonal(o, 0, -1).shape
+    except RuntimeError:
+        diag = (1,)
+    src_diag = strided.from_numpy(_values(rng, diag, dtype))
+    size = tuple(int(v) for v in rng.integers(0, 4, int(rng.integers(1, 3))))
+    stride = tuple(int(v) for v in rng.integers(-1 if rng.random() < 0.1 else 0, 5, len(size)))
+    src_window = strided.from_numpy(_values(rng, size, dtype))
+    return [
+        ("select_scatter", lambda: strided.select_scatter(x, src_select, d, int(rng.integers(-k, k)))),
+        ("slice_scatter", lambda: strided.slice_scatter(x, src_slice, d, start, None, step)),
+        ("diagonal_scatter", lambda: strided.diagonal_scatter(x, src_diag, o, 0, -1)),
+        ("as_strided_scatter", lambda: strided.as_strided_scatter(x, src_window, size, stride)),
+        ("as_strided_scatter", lambda: strided.as_strided_scatter(x, src_window, list(size), list(stride), 1)),
+    ]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64])
+def test_compiled_view_scatters_are_the_python_path_bit_for_bit(dtype, monkeypatch):
+    from strided.ops.shape import scatters as SC
+
+    _same_without_compiled(_window_calls, 13, dtype, monkeypatch, (SC, "WINDOW_C"))
+
+
+def test_compiled_view_scatter_keeps_the_storage_and_agrees_with_torch():
+    base = torch.arange(20.0)
+    x = base[2:14].view(3, 4)
+    sx = strided.from_numpy(base.numpy())[2:14].view(3, 4)
+    src = torch.tensor([-1.0, -2.0, -3.0])
+    s = strided.from_numpy(src.numpy())
+    pairs = [
+        (strided.diagonal_scatter(sx, s), torch.diagonal_scatter(x, src)),
+        (strided.select_scatter(sx, s, 1, 2), torch.select_scatter(x, src, 1, 2)),
+        (strided.as_strided_scatter(sx, s, (3,), (5,), 3), torch.as_strided_scatter(x, src, (3,), (5,), 3)),
+    ]
+    for ours, theirs in pairs:
+        assert ours.tolist() == theirs.tolist()
+        assert ours.stride() == theirs.stride() and ours.storage_offset() == theirs.storage_offset()
+        assert ours._storage.array.size == theirs.untyped_storage().size() // 4
+    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+        strided.as_strided_scatter(sx, strided.ones(2, 2), (2, 2), (1, 1))
+
+
+def _isin_calls(rng, dtype):
+    """isin with NaN, -0.0 and repeats among both operands, test sets of 1 to 80 elements (the
+    compiled scan takes up to 64), invert both ways."""
+    pool = _POOL_FLOAT if np.dtype(dtype).kind == "f" else _POOL_INT
+    shape = tuple(int(v) for v in rng.integers(1, 5, int(rng.integers(0, 3))))
+    a = strided.from_numpy(np.asarray(rng.choice(pool, shape).astype(dtype)))
+    b = strided.from_numpy(rng.choice(pool, int(rng.integers(1, 80))).astype(dtype))
+    invert = bool(rng.random() < 0.5)
+    return [("isin", lambda: strided.isin(a, b, invert=invert))]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64])
+def test_compiled_isin_is_numpy_bit_for_bit(dtype, monkeypatch):
+    from strided.ops.shape import sets as SS
+
+    _same_without_compiled(_isin_calls, 17, dtype, monkeypatch, (SS, "ISIN_C"))
+    x = torch.tensor([float("nan"), -0.0, 1.0, 2.5])
+    t = torch.tensor([0.0, float("nan"), 2.5])
+    assert strided.isin(strided.from_numpy(x.numpy()), strided.from_numpy(t.numpy())).tolist() == torch.isin(x, t).tolist()

@@ -28,6 +28,7 @@
 #include <Python.h>
 #include <stdint.h>
 #include <math.h>
+#include <float.h>
 #include <string.h>
 #include <stdlib.h>
 
@@ -2448,9 +2449,10 @@ done:
  * self non-empty; source (ops 1-7) row-major of self's dtype and shape with the index's length
  * at dim. Each element gets its writes in the index's order. */
 #define IX_POS 4096 /* the most index elements a call takes (index_setup's limit is cut to it) */
-static PyObject *ix_cinfo, *ix_empty, *ix_dtypes[4], *ix_np[4];
+#define IX_KINDS 5 /* float32, float64, int32, int64 (the ops' kinds 0-3), bool (4: masks, nonzero) */
+static PyObject *ix_cinfo, *ix_empty, *ix_dtypes[IX_KINDS], *ix_np[IX_KINDS];
 static Py_ssize_t ix_limit;
-static const Py_ssize_t ix_size[4] = {4, 8, 4, 8};
+static const Py_ssize_t ix_size[IX_KINDS] = {4, 8, 4, 8, 1};
 
 static PyObject *py_index_setup(PyObject *self, PyObject *args)
 {
@@ -2460,13 +2462,14 @@ static PyObject *py_index_setup(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "OOO!O!n:index_setup", &cinfo, &empty, &PyTuple_Type, &dtypes, &PyTuple_Type, &nps,
                           &limit))
         return NULL;
-    if (PyTuple_GET_SIZE(dtypes) != 4 || PyTuple_GET_SIZE(nps) != 4) {
-        PyErr_SetString(PyExc_ValueError, "index_setup: four dtypes (float32, float64, int32, int64) and their NumPy dtypes");
+    if (PyTuple_GET_SIZE(dtypes) != IX_KINDS || PyTuple_GET_SIZE(nps) != IX_KINDS) {
+        PyErr_SetString(PyExc_ValueError,
+                        "index_setup: five dtypes (float32, float64, int32, int64, bool) and their NumPy dtypes");
         return NULL;
     }
     if (layout_names() < 0)
         return NULL;
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < IX_KINDS; k++) {
         Py_INCREF(PyTuple_GET_ITEM(dtypes, k));
         Py_XSETREF(ix_dtypes[k], PyTuple_GET_ITEM(dtypes, k));
         Py_INCREF(PyTuple_GET_ITEM(nps, k));
@@ -2512,7 +2515,7 @@ static int ix_read(PyObject *t, ix_run *r)
     if (dt == NULL || storage == NULL || lay == NULL)
         return 0;
     r->kind = -1;
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < IX_KINDS; k++)
         if (dt == ix_dtypes[k])
             r->kind = k;
     if (r->kind < 0)
@@ -2583,7 +2586,7 @@ static int ix_read(PyObject *t, ix_run *r)
         goto done;
     }
     const char *f = r->view.format;
-    char want = "fdil"[r->kind];
+    char want = "fdil?"[r->kind];
     if (r->view.itemsize != ix_size[r->kind] || f == NULL || (f[0] == '<' || f[0] == '=' || f[0] == '@' ? f[1] : f[0]) != want
         || r->view.len / r->view.itemsize < off + n || r->view.readonly) {
         /* (int64 as 'q' on a platform whose long is 4 bytes: the Python path) */
@@ -2600,6 +2603,13 @@ done:
     Py_DECREF(strides);
     Py_XDECREF(offset);
     return answer;
+}
+
+/* ix_read of two operands: 1 both read, 0 or -1 as ix_read (what was read stays held: ix_close). */
+static int ix_read2(PyObject *a, ix_run *ra, PyObject *b, ix_run *rb)
+{
+    int r = ix_read(a, ra);
+    return r > 0 ? ix_read(b, rb) : r;
 }
 
 /* A fresh 1-D NumPy array of n elements of dtype kind, its data in *data. */
@@ -2748,19 +2758,28 @@ typedef struct {
     PyObject *flat, *shape;
 } ix_call;
 
-static int ix_open(PyObject *const *args, Py_ssize_t nargs, const char *name, int vector, ix_call *c)
+/* The start of every entry below: c emptied, the argument count and the setup checked (0, or
+ * -1 with the TypeError / RuntimeError set). sig: the call's spelling, its name first. */
+static int ix_start(Py_ssize_t nargs, Py_ssize_t want, const char *sig, ix_call *c)
 {
     c->s.held = c->ix.held = c->v.held = 0;
     c->s.shape_obj = c->ix.shape_obj = c->v.shape_obj = NULL;
     c->flat = c->shape = NULL;
-    if (nargs != 5) {
-        PyErr_Format(PyExc_TypeError, "%s(op, self, dim, index, src) takes 5 arguments", name);
+    if (nargs != want) {
+        PyErr_Format(PyExc_TypeError, "%s takes %zd arguments", sig, want);
         return -1;
     }
     if (adopt_tensor == NULL || ix_cinfo == NULL) {
-        PyErr_Format(PyExc_RuntimeError, "%s: adopt_types and index_setup were not called", name);
+        PyErr_Format(PyExc_RuntimeError, "%s: adopt_types and index_setup were not called", sig);
         return -1;
     }
+    return 0;
+}
+
+static int ix_open(PyObject *const *args, Py_ssize_t nargs, const char *sig, int vector, ix_call *c)
+{
+    if (ix_start(nargs, 5, sig, c) < 0)
+        return -1;
     c->op = PyLong_AsLong(args[0]);
     if (c->op == -1 && PyErr_Occurred())
         return -1;
@@ -2770,15 +2789,13 @@ static int ix_open(PyObject *const *args, Py_ssize_t nargs, const char *name, in
     c->d = PyLong_AsLongAndOverflow(args[2], &overflow);
     if (overflow)
         return 0;
-    int r = ix_read(args[1], &c->s);
-    if (r > 0)
-        r = ix_read(args[3], &c->ix);
+    int r = ix_read2(args[1], &c->s, args[3], &c->ix);
     if (r <= 0)
         return r;
     Py_ssize_t nd = c->s.nd;
     if (c->d < 0)
         c->d += nd;
-    if (c->ix.kind != 3 || nd == 0 || c->ix.nd != (vector ? 1 : nd) || c->ix.n < 1 || c->ix.n > ix_limit
+    if (c->s.kind > 3 || c->ix.kind != 3 || nd == 0 || c->ix.nd != (vector ? 1 : nd) || c->ix.n < 1 || c->ix.n > ix_limit
         || c->s.n == 0 || c->d < 0 || c->d >= nd)
         return 0;
     const int64_t *idx = (const int64_t *)c->ix.data;
@@ -2803,6 +2820,16 @@ static int ix_source(PyObject *const *args, ix_call *c, const Py_ssize_t *shape,
     return 1;
 }
 
+/* Everything c holds, released. */
+static void ix_free(ix_call *c)
+{
+    ix_release(&c->s);
+    ix_release(&c->ix);
+    ix_release(&c->v);
+    Py_CLEAR(c->flat);
+    Py_CLEAR(c->shape);
+}
+
 /* The call's answer for r (1: the Tensor over c->flat with c->shape's plan; 2: True; 0: None; -1: NULL),
  * everything released. */
 static PyObject *ix_close(ix_call *c, int r)
@@ -2813,11 +2840,7 @@ static PyObject *ix_close(ix_call *c, int r)
         Py_INCREF(answer);
     } else if (r > 0)
         answer = ix_adopt(c->flat, c->shape, c->s.kind);
-    ix_release(&c->s);
-    ix_release(&c->ix);
-    ix_release(&c->v);
-    Py_XDECREF(c->flat);
-    Py_XDECREF(c->shape);
+    ix_free(c);
     if (r == 0)
         Py_RETURN_NONE;
     return answer;
@@ -2839,7 +2862,7 @@ static PyObject *py_along_tensors(PyObject *self, PyObject *const *args, Py_ssiz
 {
     (void)self;
     ix_call c;
-    int r = ix_open(args, nargs, "along_tensors", 0, &c);
+    int r = ix_open(args, nargs, "along_tensors(op, self, dim, index, src)", 0, &c);
     if (r <= 0)
         return ix_close(&c, r);
     int base = (int)(c.op & 3), fresh_start = (c.op & 4) != 0;
@@ -2879,11 +2902,45 @@ static PyObject *py_along_tensors(PyObject *self, PyObject *const *args, Py_ssiz
     return ix_close(&c, 1);
 }
 
+/* A fill's number as the element of kind that NumPy's write of strided's checked value holds
+ * (scalars.checked: np.float32(x) for a float within float32's finite range, the float itself
+ * for float64, the int for an integer kind it fits): 1 with *out set; 0 for anything else (an
+ * int into a float tensor, NaN or inf into float32, a bool, ...: the Python path decides). */
+typedef union { float f; double d; int32_t i; int64_t q; } ix_value;
+
+static int ix_fill_value(int kind, PyObject *x, ix_value *out)
+{
+    if (kind < 2 && PyFloat_CheckExact(x)) {
+        double f = PyFloat_AS_DOUBLE(x);
+        if (kind == 1)
+            out->d = f;
+        else if (f >= -FLT_MAX && f <= FLT_MAX)
+            out->f = (float)f;
+        else
+            return 0;
+        return 1;
+    }
+    if ((kind == 2 || kind == 3) && PyLong_CheckExact(x)) {
+        int overflow = 0;
+        long long q = PyLong_AsLongLongAndOverflow(x, &overflow);
+        if (overflow || (q == -1 && PyErr_Occurred()) || (kind == 2 && (q < INT32_MIN || q > INT32_MAX))) {
+            PyErr_Clear();
+            return 0;
+        }
+        if (kind == 2)
+            out->i = (int32_t)q;
+        else
+            out->q = (int64_t)q;
+        return 1;
+    }
+    return 0;
+}
+
 static PyObject *py_slices_tensors(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
     ix_call c;
-    int r = ix_open(args, nargs, "slices_tensors", 1, &c);
+    int r = ix_open(args, nargs, "slices_tensors(op, self, dim, index, source)", 1, &c);
     if (r <= 0)
         return ix_close(&c, r);
     int inplace = c.op == 17 || c.op == 18; /* (index_put_: put, add into self's own run) */
@@ -2895,31 +2952,10 @@ static PyObject *py_slices_tensors(PyObject *self, PyObject *const *args, Py_ssi
     const int64_t *idx = (const int64_t *)c.ix.data;
     Py_ssize_t nd = c.s.nd, d = c.d, m = c.ix.n, isz = ix_size[kind];
     Py_ssize_t size = c.s.shape[d], inner = c.s.strides[d], outer = c.s.n / (size * inner);
-    union { float f; double d; int32_t i; int64_t q; } value;
+    ix_value value;
     if (fill) {
-        /* a Python float into a float tensor (C's rounding cast, as NumPy's setitem), a Python
-         * int in range into an integer one; anything else: the Python path */
-        PyObject *x = args[4];
-        if (kind < 2 && PyFloat_CheckExact(x)) {
-            double f = PyFloat_AS_DOUBLE(x);
-            if (kind == 0)
-                value.f = (float)f;
-            else
-                value.d = f;
-        } else if (kind >= 2 && PyLong_CheckExact(x)) {
-            int overflow = 0;
-            long long q = PyLong_AsLongLongAndOverflow(x, &overflow);
-            if (overflow || (q == -1 && PyErr_Occurred()) || (kind == 2 && (q < INT32_MIN || q > INT32_MAX))) {
-                PyErr_Clear();
-                return ix_close(&c, 0);
-            }
-            if (kind == 2)
-                value.i = (int32_t)q;
-            else
-                value.q = (int64_t)q;
-        } else {
+        if (!ix_fill_value(kind, args[4], &value))
             return ix_close(&c, 0);
-        }
     } else if (base && (r = ix_source(args, &c, c.s.shape, d, m)) <= 0) {
         return ix_close(&c, r);
     }
@@ -3039,29 +3075,18 @@ static PyObject *py_slices_tensors(PyObject *self, PyObject *const *args, Py_ssi
 static PyObject *py_search_tensors(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (nargs != 3) {
-        PyErr_SetString(PyExc_TypeError, "search_tensors(seq, values, right) takes 3 arguments");
+    ix_call c; /* (c.s: the sequence, c.v: the values; ix_close adopts c.flat as int64) */
+    if (ix_start(nargs, 3, "search_tensors(seq, values, right)", &c) < 0)
         return NULL;
-    }
-    if (adopt_tensor == NULL || ix_cinfo == NULL) {
-        PyErr_SetString(PyExc_RuntimeError, "search_tensors: adopt_types and index_setup were not called");
-        return NULL;
-    }
     int right = PyObject_IsTrue(args[2]);
     if (right < 0)
         return NULL;
-    ix_call c; /* (c.s: the sequence, c.v: the values; ix_close adopts c.flat as int64) */
-    c.s.held = c.ix.held = c.v.held = 0;
-    c.s.shape_obj = c.ix.shape_obj = c.v.shape_obj = NULL;
-    c.flat = c.shape = NULL;
-    int r = ix_read(args[0], &c.s);
-    if (r > 0)
-        r = ix_read(args[1], &c.v);
+    int r = ix_read2(args[0], &c.s, args[1], &c.v);
     if (r <= 0)
         return ix_close(&c, r);
     ix_run seq = c.s, val = c.v;
     Py_ssize_t n = seq.n;
-    if (seq.nd != 1 || n < 1 || val.kind != seq.kind || val.n < 1)
+    if (seq.kind > 3 || seq.nd != 1 || n < 1 || val.kind != seq.kind || val.n < 1)
         return ix_close(&c, 0);
     char *o;
     c.flat = ix_new(val.n, 3, &o);
@@ -3089,7 +3114,7 @@ static PyObject *py_search_tensors(PyObject *self, PyObject *const *args, Py_ssi
 #undef IX_GO_RIGHT_IX_LT_INT
 
 /* nonzero_flat(t): the positions of the row-major Tensor t's non-zero elements (t of 1 or more
- * dims, at most limit * 16 elements, one of index_setup's four dtypes; a NaN is non-zero, -0.0
+ * dims, at most limit * 16 elements, one of index_setup's five dtypes; a NaN is non-zero, -0.0
  * zero), as nonzero's (n, ndim) matrix is laid out (column by column: every position's index
  * in dim 0, then in dim 1, ...), a fresh int64 array of n * ndim; None where t does not qualify. */
 static PyObject *py_nonzero_flat(PyObject *self, PyObject *arg)
@@ -3118,7 +3143,8 @@ static PyObject *py_nonzero_flat(PyObject *self, PyObject *arg)
     case 0: IX_COUNT(float) break;
     case 1: IX_COUNT(double) break;
     case 2: IX_COUNT(int32_t) break;
-    default: IX_COUNT(int64_t) break;
+    case 3: IX_COUNT(int64_t) break;
+    default: IX_COUNT(uint8_t) break;
     }
 #undef IX_COUNT
     char *o;
@@ -3146,11 +3172,231 @@ static PyObject *py_nonzero_flat(PyObject *self, PyObject *arg)
     case 0: IX_WRITE(float) break;
     case 1: IX_WRITE(double) break;
     case 2: IX_WRITE(int32_t) break;
-    default: IX_WRITE(int64_t) break;
+    case 3: IX_WRITE(int64_t) break;
+    default: IX_WRITE(uint8_t) break;
     }
 #undef IX_WRITE
     ix_release(&t);
     return flat;
+}
+
+/* masked_tensors(op, self, mask, x): the out-of-place masked_fill (op 0: x a number, as
+ * ix_fill_value takes it) / masked_scatter (op 1: x a row-major Tensor of self's dtype, any
+ * shape, with at least as many elements as the mask has True values, read in order) of a
+ * non-empty row-major self (one of the ops' four dtypes) and a row-major bool mask of exactly
+ * self's shape, at most limit * 16 elements: a copy of self written where the mask is True, in
+ * row-major order (np.putmask / the boolean write). None where a precondition fails. */
+static PyObject *py_masked_tensors(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    ix_call c; /* (c.s: self, c.ix: the mask, c.v: the source) */
+    if (ix_start(nargs, 4, "masked_tensors(op, self, mask, x)", &c) < 0)
+        return NULL;
+    long op = PyLong_AsLong(args[0]);
+    if (op == -1 && PyErr_Occurred())
+        return NULL;
+    int r = ix_read2(args[1], &c.s, args[2], &c.ix);
+    if (r <= 0)
+        return ix_close(&c, r);
+    int kind = c.s.kind;
+    Py_ssize_t n = c.s.n;
+    if ((op != 0 && op != 1) || kind > 3 || c.ix.kind != 4 || n < 1 || c.ix.nd != c.s.nd)
+        return ix_close(&c, 0);
+    for (Py_ssize_t e = 0; e < c.s.nd; e++)
+        if (c.ix.shape[e] != c.s.shape[e])
+            return ix_close(&c, 0);
+    const uint8_t *m = (const uint8_t *)c.ix.data;
+    ix_value value;
+    if (op == 0) {
+        if (!ix_fill_value(kind, args[3], &value))
+            return ix_close(&c, 0);
+    } else {
+        r = ix_read(args[3], &c.v);
+        if (r <= 0)
+            return ix_close(&c, r);
+        Py_ssize_t count = 0;
+        for (Py_ssize_t k = 0; k < n; k++)
+            count += m[k] != 0;
+        if (c.v.kind != kind || count > c.v.n)
+            return ix_close(&c, 0); /* (too few source values: the general path's error) */
+    }
+    char *o = ix_fresh(&c, n, 1);
+    if (o == NULL)
+        return ix_close(&c, -1);
+    Py_ssize_t isz = ix_size[kind];
+    if (op == 0) {
+        for (Py_ssize_t k = 0; k < n; k++)
+            if (m[k])
+                memcpy(o + k * isz, &value, (size_t)isz);
+    } else {
+        const char *src = c.v.data;
+        for (Py_ssize_t k = 0; k < n; k++)
+            if (m[k]) {
+                memcpy(o + k * isz, src, (size_t)isz);
+                src += isz;
+            }
+    }
+    c.shape = c.s.shape_obj;
+    Py_INCREF(c.shape);
+    return ix_close(&c, 1);
+}
+
+/* window_scatter(x, src, window): the view scatters' result (slice_scatter, select_scatter,
+ * diagonal_scatter, as_strided_scatter) for a row-major x (one of index_setup's five dtypes, at
+ * most limit * 16 elements, its whole storage at most 16 times that) and a row-major src of x's
+ * dtype and exactly the window's shape: a copy of x's whole storage, src's elements written at
+ * the window's positions (window: a Layout over x's storage, shape / strides / offset in
+ * elements), viewed with x's own layout (the same object: layouts are values). None where a
+ * precondition fails: a negative stride, a window reaching past the storage, or one whose
+ * positions are not provably distinct (each dim's stride at least the extent of the dims of
+ * smaller stride), and nothing made. */
+static PyObject *py_window_scatter(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    ix_call c; /* (c.s: x, c.v: src) */
+    if (ix_start(nargs, 3, "window_scatter(x, src, window)", &c) < 0)
+        return NULL;
+    int r = ix_read2(args[0], &c.s, args[1], &c.v);
+    if (r <= 0)
+        return ix_close(&c, r);
+    Py_ssize_t isz = ix_size[c.s.kind], total = c.s.view.len / isz, nd = 0;
+    if (c.v.kind != c.s.kind || total > ix_limit * 256)
+        return ix_close(&c, 0);
+    Py_ssize_t shape[IX_DIMS], strides[IX_DIMS], offset;
+    {
+        PyObject *ws = PyObject_GetAttr(args[2], s_layout_shape), *wt = NULL, *wo = NULL;
+        if (ws != NULL)
+            wt = PyObject_GetAttr(args[2], s_layout_strides);
+        if (wt != NULL)
+            wo = PyObject_GetAttr(args[2], s_layout_offset);
+        if (wo == NULL)
+            r = -1;
+        else if (!PyTuple_CheckExact(ws) || !PyTuple_CheckExact(wt) || !PyLong_CheckExact(wo)
+                 || (nd = PyTuple_GET_SIZE(ws)) > IX_DIMS || PyTuple_GET_SIZE(wt) != nd || nd != c.v.nd)
+            r = 0;
+        else {
+            offset = PyLong_AsSsize_t(wo);
+            for (Py_ssize_t e = 0; e < nd && r > 0; e++) {
+                shape[e] = PyLong_AsSsize_t(PyTuple_GET_ITEM(ws, e));
+                strides[e] = PyLong_AsSsize_t(PyTuple_GET_ITEM(wt, e));
+                if (PyErr_Occurred()) {
+                    PyErr_Clear();
+                    r = 0;
+                } else if (shape[e] != c.v.shape[e] || strides[e] < 0)
+                    r = 0;
+            }
+            if (r > 0 && (offset == -1 && PyErr_Occurred())) {
+                PyErr_Clear();
+                r = 0;
+            }
+        }
+        Py_XDECREF(ws);
+        Py_XDECREF(wt);
+        Py_XDECREF(wo);
+        if (r <= 0)
+            return ix_close(&c, r);
+    }
+    /* bounds, and distinct positions: dims by increasing stride, each at least the extent below */
+    Py_ssize_t last = offset, order[IX_DIMS], used = 0;
+    if (offset < 0)
+        return ix_close(&c, 0);
+    for (Py_ssize_t e = 0; e < nd; e++) {
+        if (shape[e] == 0) {
+            last = -1; /* (nothing to write) */
+            break;
+        }
+        last += (shape[e] - 1) * strides[e];
+        if (shape[e] > 1)
+            order[used++] = e;
+    }
+    if (last >= total)
+        return ix_close(&c, 0);
+    if (last >= 0) {
+        for (Py_ssize_t i = 1; i < used; i++) /* (insertion sort: a few dims) */
+            for (Py_ssize_t j = i; j > 0 && strides[order[j]] < strides[order[j - 1]]; j--) {
+                Py_ssize_t t = order[j];
+                order[j] = order[j - 1];
+                order[j - 1] = t;
+            }
+        Py_ssize_t extent = 1;
+        for (Py_ssize_t i = 0; i < used; i++) {
+            if (strides[order[i]] < extent)
+                return ix_close(&c, 0);
+            extent = strides[order[i]] * (shape[order[i]] - 1) + extent;
+        }
+    }
+    char *o;
+    c.flat = ix_new(total, c.s.kind, &o);
+    if (c.flat == NULL)
+        return ix_close(&c, -1);
+    memcpy(o, c.s.view.buf, (size_t)(total * isz));
+    if (last >= 0) {
+        Py_ssize_t cnt[IX_DIMS] = {0}, at = offset;
+        const char *src = c.v.data;
+        for (Py_ssize_t k = 0; k < c.v.n; k++, src += isz) {
+            memcpy(o + at * isz, src, (size_t)isz);
+            for (Py_ssize_t e = nd - 1; e >= 0; e--) {
+                if (++cnt[e] < shape[e]) {
+                    at += strides[e];
+                    break;
+                }
+                at -= (shape[e] - 1) * strides[e];
+                cnt[e] = 0;
+            }
+        }
+    }
+    PyObject *call[3] = {c.flat, SLOT(args[0], off_layout), SLOT(args[0], off_dtype)};
+    PyObject *answer = py_adopt(NULL, call, 3);
+    ix_free(&c);
+    return answer;
+}
+
+/* isin_tensors(elements, test, invert): isin of row-major elements (1 to limit / 4 of them) and a
+ * row-major non-empty test of the same dtype (one of the ops' four) with at most 64 elements:
+ * whether each element equals one of test's (C's ==: NaN meets nothing, -0.0 meets 0.0; with
+ * invert, whether none does), a bool Tensor of elements' shape; None where a precondition
+ * fails. (A short scan per element; a longer test is sorted by NumPy on the Python path.) */
+#define IX_ISIN_TEST 64
+static PyObject *py_isin_tensors(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    ix_call c; /* (c.s: the elements, c.v: the test elements) */
+    if (ix_start(nargs, 3, "isin_tensors(elements, test, invert)", &c) < 0)
+        return NULL;
+    int invert = PyObject_IsTrue(args[2]);
+    if (invert < 0)
+        return NULL;
+    int r = ix_read2(args[0], &c.s, args[1], &c.v);
+    if (r <= 0)
+        return ix_close(&c, r);
+    Py_ssize_t n = c.s.n, m = c.v.n;
+    if (c.s.kind > 3 || c.v.kind != c.s.kind || n < 1 || n > ix_limit / 4 || m < 1 || m > IX_ISIN_TEST)
+        return ix_close(&c, 0);
+    char *o;
+    c.flat = ix_new(n, 4, &o);
+    if (c.flat == NULL)
+        return ix_close(&c, -1);
+#define IX_ISIN(T)                                                                                    \
+    {                                                                                                 \
+        const T *a = (const T *)c.s.data, *b = (const T *)c.v.data;                                   \
+        for (Py_ssize_t k = 0; k < n; k++) {                                                          \
+            int hit = 0;                                                                              \
+            for (Py_ssize_t j = 0; j < m; j++)                                                        \
+                hit |= a[k] == b[j];                                                                  \
+            o[k] = (char)(hit ^ invert);                                                              \
+        }                                                                                             \
+    }
+    switch (c.s.kind) {
+    case 0: IX_ISIN(float) break;
+    case 1: IX_ISIN(double) break;
+    case 2: IX_ISIN(int32_t) break;
+    default: IX_ISIN(int64_t) break;
+    }
+#undef IX_ISIN
+    c.shape = c.s.shape_obj;
+    Py_INCREF(c.shape);
+    c.s.kind = 4; /* (the result's dtype: bool) */
+    return ix_close(&c, 1);
 }
 
 static PyMethodDef methods[] = {
@@ -3206,6 +3452,15 @@ static PyMethodDef methods[] = {
     {"nonzero_flat", py_nonzero_flat, METH_O,
      "nonzero_flat(t): the non-zero positions of a small row-major tensor of 1 or more dims, column by column\n"
      "(nonzero's (n, ndim) matrix with strides (1, n)) in a fresh int64 array; None where t does not qualify."},
+    {"masked_tensors", (PyCFunction)(void (*)(void))py_masked_tensors, METH_FASTCALL,
+     "masked_tensors(op, self, mask, x): the out-of-place masked_fill (0) / masked_scatter (1) of a small row-major\n"
+     "self and bool mask of its shape; None where a precondition fails."},
+    {"window_scatter", (PyCFunction)(void (*)(void))py_window_scatter, METH_FASTCALL,
+     "window_scatter(x, src, window): a copy of small row-major x's storage with src written at the distinct\n"
+     "positions of the Layout window, viewed as x; None where a precondition fails."},
+    {"isin_tensors", (PyCFunction)(void (*)(void))py_isin_tensors, METH_FASTCALL,
+     "isin_tensors(elements, test, invert): isin of small row-major tensors of one dtype (test: at most 64\n"
+     "elements) as a bool Tensor; None where a precondition fails."},
     {NULL, NULL, 0, NULL},
 };
 

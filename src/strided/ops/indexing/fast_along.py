@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ...dtypes import float32, float64, int32, int64
+from ...dtypes import bool_, float32, float64, int32, int64
 from ...kernels.native import kernel
 from ...tensor import Tensor
 from .._support.index_common import _SMALL, other_dims_grid
@@ -40,19 +40,21 @@ _GRIDS = Memo(_grid, limit=64)
 _umax = np.maximum.reduce  # (the ufunc itself: ndarray.max's Python wrapper costs as much again)
 
 
-def _compiled() -> tuple[Any, Any, Any, Any]:
-    """The copy kernel's ``(along_tensors, slices_tensors, search_tensors, nonzero_flat)``:
+def _compiled() -> tuple[Any, Any, Any, Any, Any, Any, Any]:
+    """The copy kernel's ``(along_tensors, slices_tensors, search_tensors, nonzero_flat,
+    masked_tensors, window_scatter, isin_tensors)``:
     :func:`along_positions` / :func:`along_slices`'s checks, the op's writes and the result Tensor
     in one C call (a (3, 4) gather: 3.5 us -> ~1 us; the checks and NumPy calls on tiny arrays
     were most of it), set up with the plan table; Nones where the kernel is not built (or built
     before it had them), or with ``STRIDED_NATIVE=0``. Each answers None where a precondition
     fails: the caller's Python fast path, then its general path, decide."""
     k = kernel()
-    if k is None or not hasattr(k, "nonzero_flat"):
-        return None, None, None, None
-    fast = (float32, float64, int32, int64)
-    k.index_setup(_cinfo, np.empty, fast, tuple(t.numpy for t in fast), _SMALL)
-    return k.along_tensors, k.slices_tensors, k.search_tensors, k.nonzero_flat
+    if k is None or not hasattr(k, "isin_tensors"):
+        return None, None, None, None, None, None, None
+    kinds = (float32, float64, int32, int64, bool_)  # (the C side's kinds 0-4, in this order)
+    k.index_setup(_cinfo, np.empty, kinds, tuple(t.numpy for t in kinds), _SMALL)
+    return (k.along_tensors, k.slices_tensors, k.search_tensors, k.nonzero_flat, k.masked_tensors, k.window_scatter,
+            k.isin_tensors)
 
 
 # along_tensors(op, self, dim, index, src): gather 0, scatter 1, scatter_add / "sum" 2, "prod" 3
@@ -61,8 +63,11 @@ def _compiled() -> tuple[Any, Any, Any, Any]:
 # Python float for a float self, an int for an integer one), index_put_'s 1 / 2 in place (+16:
 # True where written). Out of place, each returns a new Tensor, or None. search_tensors(seq,
 # values, right): searchsorted's int64 Tensor, or None; nonzero_flat(t): nonzero's positions,
-# column by column, as a fresh int64 array, or None.
-ALONG_C, SLICES_C, SEARCH_C, NONZERO_C = _compiled()
+# column by column, as a fresh int64 array, or None; masked_tensors(op, self, mask, x): the
+# out-of-place masked_fill 0 (x a number) / masked_scatter 1 (x the source), or None;
+# window_scatter(x, src, window): the view scatters' copy of x with src at the Layout window, or None;
+# isin_tensors(elements, test, invert): isin's bool Tensor for a test of at most 64 elements, or None.
+ALONG_C, SLICES_C, SEARCH_C, NONZERO_C, MASKED_C, WINDOW_C, ISIN_C = _compiled()
 
 
 def along_positions(self: Any, dim: Any, index: Any) -> tuple[np.ndarray, np.ndarray, int] | None:

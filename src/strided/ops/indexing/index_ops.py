@@ -169,9 +169,8 @@ def index_select_backward(out: Tensor, input: Tensor, dim: int, index: Tensor) -
 def _index_fill(self: Tensor, dim: Any, index: Any, value: Any, inplace: bool) -> Tensor:
     if not inplace and value.__class__ in (float, int):
         if SLICES_C is not None and (out := SLICES_C(8, self, dim, index, value)) is not None:
-            # (the compiled fill answers where along_slices does; nothing of self was written, so
-            # the value's range check may follow it: the error the path below raises)
-            fill_value(value, self._dtype, "index_fill_", index._layout.shape[0])
+            # (the compiled fill answers where along_slices does, for the values fill_value passes
+            # unchanged: a float within float32's range or for float64, an int its dtype holds)
             return out
         fast = along_slices(self, dim, index)
         if fast is not None:

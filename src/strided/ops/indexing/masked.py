@@ -31,7 +31,7 @@ from .._support.operands import _cinfo, flat_run
 from .._support.out import write_out
 from .._support.promotion import TORCH_NAMES
 from ..registry import backward, method
-from .fast_along import FAST_DTYPES, NONZERO_C
+from .fast_along import FAST_DTYPES, MASKED_C, NONZERO_C
 
 _trusted = Layout._trusted
 
@@ -142,6 +142,8 @@ def _fast_masked(self: Any, mask: Any) -> tuple[np.ndarray, np.ndarray] | None:
 
 
 def _masked_fill(self: Any, mask: Any, value: Any, inplace: bool) -> Tensor:
+    if not inplace and MASKED_C is not None and (out := MASKED_C(0, self, mask, value)) is not None:
+        return out  # (the compiled copy and fill, below's putmask: a float within range, an int that fits)
     fast = None if inplace or value.__class__ not in (float, int) else _fast_masked(self, mask)
     if fast is not None:
         out = fast[0].copy()
@@ -255,6 +257,8 @@ def masked_select_backward(out: Tensor, input: Tensor, mask: Tensor) -> Any:  # 
 
 
 def _masked_scatter(self: Any, mask: Any, source: Any, inplace: bool) -> Tensor:
+    if not inplace and MASKED_C is not None and (out := MASKED_C(1, self, mask, source)) is not None:
+        return out  # (the compiled copy and ordered write, below's)
     fast = None if inplace or type(source) is not Tensor else _fast_masked(self, mask)
     if fast is not None and source._dtype is self._dtype:
         flat, m = fast

@@ -36,6 +36,7 @@ from ...kernels.memory import numpy_view
 from ...layout import Layout
 from ...opdef import Kind, declare
 from ...tensor import Tensor
+from ..indexing.fast_along import WINDOW_C
 from ..registry import backward, method
 
 __all__ = ["as_strided_scatter", "diagonal_scatter", "select_scatter", "slice_scatter"]
@@ -61,13 +62,21 @@ def _clone_preserve_strides(t: Tensor) -> Tensor:
 
 
 def _scatter(op: str, input: Any, src: Any, window: Callable[[Tensor], Tensor],  # noqa: A002
-             fast_window: Callable[[Layout], Layout | None] | None = None, distinct: bool = True) -> Tensor:
+             fast_window: Callable[[Layout], Layout | None] | None = None, distinct: bool = True,
+             c_window: Callable[[Layout], Layout | None] | None = None) -> Tensor:
     """``input``'s copy (:func:`_clone_preserve_strides`) with ``window(copy)`` overwritten by ``src``.
 
     ``fast_window``: the window's layout computed from the copy's, where that is plain (None: take
     ``window``, whose view checks the arguments and raises PyTorch's errors). ``distinct``: the
     window's elements are distinct storage positions where the copy is contiguous (a slice, a row,
-    a diagonal; not an ``as_strided`` window): other windows are checked."""
+    a diagonal; not an ``as_strided`` window): other windows are checked. ``c_window``: the
+    window's layout for the compiled write alone (default ``fast_window``), which checks it
+    itself (bounds, distinct positions, src's shape) and answers None otherwise."""
+    plan = c_window or fast_window
+    if plan is not None and not OPEN and WINDOW_C is not None and type(input) is Tensor and type(src) is Tensor:
+        lay = plan(input._layout)  # (the copy's layout is input's: the window is the same)
+        if lay is not None and (out := WINDOW_C(input, src, lay)) is not None:
+            return out  # (a row-major input's storage copied and src written in one C call)
     x = _tensor(input, op, "input", 1)
     s = _tensor(src, op, "src", 2)
     if not OPEN:  # (nobody listens: no inner step to silence, no record to make)
@@ -171,6 +180,41 @@ def _select_layout(lay: Layout, dim: Any, index: Any) -> Layout | None:
                            lay.offset + (index % n) * lay.strides[d])
 
 
+def _diagonal_layout(lay: Layout, offset: Any, dim1: Any, dim2: Any) -> Layout | None:
+    """The layout of ``t.diagonal(offset, dim1, dim2)`` for int arguments naming two dims (the
+    other dims in order, then the diagonal; the offset moves only for a non-empty diagonal, as
+    PyTorch's); None otherwise (the view's own checks and errors)."""
+    shape = lay.shape
+    ndim = len(shape)
+    if ndim < 2 or offset.__class__ is not int or dim1.__class__ is not int or dim2.__class__ is not int \
+            or not (-ndim <= dim1 < ndim and -ndim <= dim2 < ndim):
+        return None
+    d1, d2 = dim1 % ndim, dim2 % ndim
+    if d1 == d2:
+        return None
+    n1, n2 = shape[d1], shape[d2]
+    s1, s2 = lay.strides[d1], lay.strides[d2]
+    size = max(min(n1, n2 - offset), 0) if offset >= 0 else max(min(n1 + offset, n2), 0)
+    start = lay.offset if not size else lay.offset + (offset * s2 if offset >= 0 else -offset * s1)
+    if ndim == 2:  # (a matrix's diagonal: nothing else to keep; the general form costs 1 us more)
+        return Layout._trusted((size,), (s1 + s2,), start)
+    rest = [e for e in range(ndim) if e != d1 and e != d2]
+    return Layout._trusted(tuple([shape[e] for e in rest]) + (size,),
+                           tuple([lay.strides[e] for e in rest]) + (s1 + s2,), start)
+
+
+def _strided_layout(lay: Layout, size: Any, stride: Any, storage_offset: Any) -> Layout | None:
+    """The window of ``as_strided(size, stride, storage_offset)`` over a copy of ``lay``'s storage
+    (the offset defaulting to ``lay``'s) for tuples or lists of ints; None otherwise. Unchecked:
+    the compiled write checks its bounds and distinct positions (the view's errors otherwise)."""
+    if size.__class__ not in (tuple, list) or stride.__class__ not in (tuple, list) or len(size) != len(stride) \
+            or not (storage_offset is None or storage_offset.__class__ is int):
+        return None
+    if any(v.__class__ is not int for v in size) or any(v.__class__ is not int for v in stride):
+        return None
+    return Layout._trusted(tuple(size), tuple(stride), lay.offset if storage_offset is None else storage_offset)
+
+
 def _zero_dim(view: str) -> Exception:
     from ...errors import StridedIndexError
 
@@ -213,7 +257,8 @@ def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,
     >>> strided.diagonal_scatter(strided.zeros(2, 2), strided.ones(2)).tolist()
     [[1.0, 0.0], [0.0, 1.0]]
     """
-    return _scatter("diagonal_scatter", input, src, lambda t: t.diagonal(offset, dim1, dim2))
+    return _scatter("diagonal_scatter", input, src, lambda t: t.diagonal(offset, dim1, dim2),
+                    c_window=lambda lay: _diagonal_layout(lay, offset, dim1, dim2))
 
 
 @method("as_strided_scatter")
@@ -227,7 +272,8 @@ def as_strided_scatter(input: Tensor, src: Tensor, size: Sequence[int], stride: 
     [[1.0, 0.0], [0.0, 1.0]]
     """
     return _scatter("as_strided_scatter", input, src, lambda t: t.as_strided(
-        size, stride, t._layout.offset if storage_offset is None else storage_offset), distinct=False)
+        size, stride, t._layout.offset if storage_offset is None else storage_offset), distinct=False,
+        c_window=lambda lay: _strided_layout(lay, size, stride, storage_offset))
 
 
 # ---------------------------------------------------------------- gradients

@@ -37,6 +37,7 @@ from .._support.along import flag, one_dim, tensor_from_array
 from .._support.operands import _cinfo, flat_run
 from .._support.promotion import result_type
 from .._support.reduce_args import shape_text
+from ..indexing.fast_along import ISIN_C
 from ..registry import method
 
 
@@ -253,6 +254,8 @@ def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False, inve
     """
     if (type(elements) is Tensor and type(test_elements) is Tensor and elements._dtype is test_elements._dtype
             and elements._dtype in _ISIN_FAST and invert.__class__ is bool):
+        if ISIN_C is not None and (out := ISIN_C(elements, test_elements, invert)) is not None:
+            return out  # (equality against each of a few test elements in C: _isin_sorted's answer)
         # (row-major operands of one dtype: the sorted lookup on their flat runs, nothing converted)
         info = _cinfo[elements._layout.shape]
         a = flat_run(elements, info) if 0 < info[1] <= _SORTED_LOOKUP_MAX else None
