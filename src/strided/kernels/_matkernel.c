@@ -698,6 +698,106 @@ end:
     return answer;
 }
 
+/* addr(input, x, y, beta, alpha): fused.addr's fast path in one call, for float32/float64 tensors of
+ * one dtype, x (m) and y (n) contiguous, input row-major (m, n), m and n at least 2: out[i, j] =
+ * x[i] * y[j], times alpha unless alpha is 1, plus input[i, j] (times beta unless 1) unless beta
+ * is 0 or rounds to 0 in the dtype (fused._addr_beta), each operation rounded in the dtype: the
+ * operations of _specialkernel's outer_scale_add, which _plus_input calls, in the same order, as
+ * a fresh row-major tensor. None where one operation meets two NaN operands (which one survives
+ * is the loop's choice: NumPy's path then decides; with at most one NaN operand every order
+ * gives that NaN), a factor is not for scalar(), or anything else is not for here. */
+#define DEFINE_ADDR_ROWS(NAME, T)                                                              \
+    static inline int NAME(const T *restrict xv, const T *restrict yv, const T *restrict bv,   \
+                           T *restrict o, Py_ssize_t m, Py_ssize_t n, T A, T B, const int sp,  \
+                           const int mq)                                                       \
+    {                                                                                          \
+        int both = 0;                                                                          \
+        for (Py_ssize_t i = 0; i < m; i++) {                                                   \
+            T xi = xv[i];                                                                      \
+            const T *b = bv + i * n;                                                           \
+            T *oi = o + i * n;                                                                 \
+            for (Py_ssize_t j = 0; j < n; j++) {                                               \
+                T p = xi * yv[j];                                                              \
+                p = sp ? p * A : p;                                                            \
+                T t = mq ? (mq == 2 ? b[j] * B : b[j]) : (T)0;                                 \
+                both |= ((xi != xi) & (yv[j] != yv[j])) | ((p != p) & (t != t));               \
+                oi[j] = mq ? p + t : p;                                                        \
+            }                                                                                  \
+        }                                                                                      \
+        return both;                                                                           \
+    }
+DEFINE_ADDR_ROWS(addr_rows_f, float)
+DEFINE_ADDR_ROWS(addr_rows_d, double)
+
+#define ADDR_CASES(NAME, X, Y, BV, O, A, B)                                                    \
+    (sp ? (mq == 0 ? NAME(X, Y, BV, O, m, n, A, B, 1, 0) : mq == 1 ? NAME(X, Y, BV, O, m, n, A, B, 1, 1) \
+                                              : NAME(X, Y, BV, O, m, n, A, B, 1, 2))           \
+        : (mq == 0 ? NAME(X, Y, BV, O, m, n, A, B, 0, 0) : mq == 1 ? NAME(X, Y, BV, O, m, n, A, B, 0, 1) \
+                                                : NAME(X, Y, BV, O, m, n, A, B, 0, 2)))
+
+static PyObject *py_addr(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5 || k_tensor == NULL) {
+        PyErr_SetString(PyExc_TypeError, "addr(input, x, y, beta, alpha) takes 5 arguments, after setup");
+        return NULL;
+    }
+    operand x, y, in;
+    y.held = in.held = 0;
+    PyObject *answer = Py_None;
+    int r = read_operand_min(args[1], 1, &x, 2);
+    if (r == 1)
+        r = read_operand_min(args[2], 1, &y, 2);
+    if (r == 1)
+        r = read_operand_min(args[0], 2, &in, 2);
+    double ad, bd;
+    float af, bf;
+    if (r < 0) {
+        answer = NULL;
+        goto end;
+    }
+    if (r == 0 || Py_TYPE(args[0]) != k_tensor || x.kind != y.kind || in.kind != x.kind
+        || !scalar(args[3], x.kind, &bd, &bf) || !scalar(args[4], x.kind, &ad, &af))
+        goto end;
+    Py_ssize_t m = x.shape[0], n = y.shape[0];
+    if (x.strides[0] != 1 || y.strides[0] != 1 || in.shape[0] != m || in.shape[1] != n || in.strides[0] != n
+        || in.strides[1] != 1)
+        goto end;
+    /* (beta 0, or a float32 beta that rounds to 0: no input term, its NaN and inf ignored) */
+    int mq = bd == 0. || (!x.kind && bf == 0.f) ? 0 : bd == 1. ? 1 : 2, both = 0;
+    Py_buffer out;
+    PyObject *flat = fresh(m * n, x.kind, &out);
+    if (flat == NULL) {
+        if (PyErr_Occurred())
+            answer = NULL;
+        goto end;
+    }
+    int sp = ad != 1.;
+    if (x.kind)
+        both = ADDR_CASES(addr_rows_d, (const double *)x.buf.buf + x.offset, (const double *)y.buf.buf + y.offset,
+                          (const double *)in.buf.buf + in.offset, (double *)out.buf, ad, bd);
+    else
+        both = ADDR_CASES(addr_rows_f, (const float *)x.buf.buf + x.offset, (const float *)y.buf.buf + y.offset,
+                          (const float *)in.buf.buf + in.offset, (float *)out.buf, af, bf);
+    PyBuffer_Release(&out);
+    if (both) {
+        Py_DECREF(flat);
+        goto end;
+    }
+    PyObject *dims[2] = {PyTuple_GET_ITEM(x.shape_tuple, 0), PyTuple_GET_ITEM(y.shape_tuple, 0)};
+    answer = result(flat, x.kind, dims, 2); /* (a new reference, or NULL) */
+    Py_DECREF(flat);
+    done(&x);
+    done(&y);
+    done(&in);
+    return answer;
+end:
+    Py_XINCREF(answer); /* (None, or NULL with an error set) */
+    done(&x);
+    done(&y);
+    done(&in);
+    return answer;
+}
+
 static PyMethodDef methods[] = {
     {"setup", py_setup, METH_VARARGS,
      "setup(tensor_cls, storage_cls, layout_cls, adopt, cinfo, empty, float32, float64, np_float32, "
@@ -715,6 +815,9 @@ static PyMethodDef methods[] = {
     {"trace", (PyCFunction)(void (*)(void))py_trace, METH_FASTCALL,
      "trace(x): the trace of a float32/float64 matrix (a diagonal of 1 to 64), PyTorch's double "
      "running sum, as a fresh 0-d tensor; or None."},
+    {"addr", (PyCFunction)(void (*)(void))py_addr, METH_FASTCALL,
+     "addr(input, x, y, beta, alpha): fused.addr's fast path (outer_scale_add's operations) as a "
+     "fresh tensor, or None."},
     {"scale_add", (PyCFunction)(void (*)(void))py_scale_add, METH_FASTCALL,
      "scale_add(result, input, beta, alpha): result = result * alpha + input * beta in place, as "
      "NumPy's ufuncs round it; None (nothing written), or whether a zero is among the results."},

@@ -36,6 +36,10 @@ def _none1(x: Any) -> None:
     return None
 
 
+def _none5(input: Any, x: Any, y: Any, beta: Any, alpha: Any) -> None:  # noqa: A002
+    return None
+
+
 def _none4(result: Any, input: Any, beta: Any, alpha: Any) -> None:  # noqa: A002
     return None
 
@@ -75,13 +79,14 @@ def _addresses() -> list[int] | None:
 def _setup() -> None:
     """Bind :func:`mm`, :func:`bmm` and :func:`mv` to the compiled entries, set up; or to
     functions answering None (not built, ``STRIDED_NATIVE=0``, another BLAS)."""
-    global mm, bmm, mv, scale_add, bmm_small, trace
+    global mm, bmm, mv, scale_add, bmm_small, trace, addr
     k = _compiled("_matkernel")
     found = _addresses() if k is not None else None
     if k is None or found is None or 0 in found:
         mm = bmm = mv = bmm_small = _none
         scale_add = _none4
         trace = _none1
+        addr = _none5
         return
     from ..dispatch import adopted
     from ..dtypes import float32, float64
@@ -93,6 +98,7 @@ def _setup() -> None:
     k.setup(Tensor, Storage, Layout, adopted, _cinfo, np.empty, float32, float64,
             np.dtype(np.float32), np.dtype(np.float64), *found, LIMIT)
     mm, bmm, mv, scale_add, bmm_small, trace = k.mm, k.bmm, k.mv, k.scale_add, k.bmm_small, k.trace
+    addr = k.addr
 
 
 def _first_mm(a: Any, b: Any) -> Any:
@@ -140,7 +146,15 @@ def _first_trace(x: Any) -> Any:
 
 
 mm, bmm, mv, scale_add, bmm_small = _first_mm, _first_bmm, _first_mv, _first_scale_add, _first_bmm_small
-trace = _first_trace
+def _first_addr(input: Any, x: Any, y: Any, beta: Any, alpha: Any) -> Any:  # noqa: A002
+    """``fused.addr``'s fast path (``outer_scale_add``'s operations on a row-major input and two
+    contiguous vectors, float32/float64, sizes of at least 2) as a fresh tensor; None where two NaN
+    operands meet in one operation or the call is not for here."""
+    _setup()
+    return addr(input, x, y, beta, alpha)
+
+
+trace, addr = _first_trace, _first_addr
 
 
 def ready() -> bool:
@@ -162,3 +176,4 @@ def switch_off(setattr: Any) -> None:
         setattr(module, name, _none)
     setattr(module, "scale_add", _none4)
     setattr(module, "trace", _none1)
+    setattr(module, "addr", _none5)
