@@ -280,3 +280,23 @@ def test_addr_is_the_python_paths_and_torchs(dtype: type, monkeypatch: pytest.Mo
     matkernel.switch_off(monkeypatch.setattr)
     for a, f in zip(args, fast):
         assert strided.addr(a[0], a[1], a[2], beta=a[3], alpha=a[4])._np().tobytes() == f._np().tobytes()
+
+
+@needs_kernel
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_dot_is_numpys_dot_bit_for_bit(dtype: type) -> None:
+    """dot's compiled entry: np.dot's bits (its BLAS dot summed into a double from +0.0: an all
+    -0.0 dot is +0.0), inf and NaN included; a Parameter is left to the caller's path."""
+    for _ in range(300):
+        n = int(rng.integers(1, 200))
+        x, y = _values((n,), dtype), _values((n,), dtype)
+        if rng.random() < 0.1:
+            x[:] = -0.0
+        t = matkernel.dot(_tensor(x, "off"), strided.tensor(y))
+        with np.errstate(all="ignore"):
+            want = np.asarray(np.dot(x, y))
+        assert t is not None and t.shape == () and t._np().tobytes() == want.tobytes()
+    v = strided.ones(3)
+    assert matkernel.dot(strided.nn.Parameter(v), v) is None
+    assert matkernel.dot(v, strided.ones(4)) is None and matkernel.dot(v, v.double()) is None
+    assert matkernel.dot(strided.ones(6)[::2], v) is None
