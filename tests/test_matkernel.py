@@ -253,3 +253,50 @@ def test_trace_is_the_python_paths_and_torchs(dtype: type, monkeypatch: pytest.M
     matkernel.switch_off(monkeypatch.setattr)
     for c, (f, _) in zip(cases, fast):
         assert c.trace()._np().tobytes() == f._np().tobytes()
+
+
+@needs_kernel
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_addr_is_the_python_paths_and_torchs(dtype: type, monkeypatch: pytest.MonkeyPatch) -> None:
+    """addr's compiled path: the Python fast path's bits (NaN, inf, -0.0, a beta that rounds to 0,
+    alpha 0), and PyTorch's values on plain calls; two NaN operands in one operation left to the
+    Python path."""
+    factors = [(0, 1), (1, 1), (1, -1.5), (2, 3), (1e-50, 1e-45), (1e-300, 0), (0.1, 0.7), (-0.0, 2.0)]
+    cases = []
+    for _ in range(40):
+        m, n = int(rng.integers(2, 20)), int(rng.integers(2, 20))
+        vals = [_values(s, dtype) for s in ((m, n), (m,), (n,))]
+        cases += [(vals, beta, alpha) for beta, alpha in factors]
+    args = [(strided.tensor(i), _tensor(x, "off"), strided.tensor(y), beta, alpha) for (i, x, y), beta, alpha in cases]
+    fast = [strided.addr(i, x, y, beta=beta, alpha=alpha) for i, x, y, beta, alpha in args]
+    taken = sum(matkernel.addr(*a) is not None for a in args)
+    assert taken > len(args) // 2
+    for ((i, x, y), beta, alpha), f in zip(cases, fast):
+        if alpha != 1 or beta != 1 or not np.isfinite(f._np()).all():
+            continue  # (PyTorch's values for plain calls; its rounding order for alpha, beta and
+            # overflow differs: (alpha * x) * y against strided's (x * y) * alpha)
+        t = torch.addr(torch.from_numpy(i), torch.from_numpy(x), torch.from_numpy(y))
+        np.testing.assert_allclose(f._np(), t.numpy(), rtol=1e-5 if dtype == np.float32 else 1e-12)
+    matkernel.switch_off(monkeypatch.setattr)
+    for a, f in zip(args, fast):
+        assert strided.addr(a[0], a[1], a[2], beta=a[3], alpha=a[4])._np().tobytes() == f._np().tobytes()
+
+
+@needs_kernel
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_dot_is_numpys_dot_bit_for_bit(dtype: type) -> None:
+    """dot's compiled entry: np.dot's bits (its BLAS dot summed into a double from +0.0: an all
+    -0.0 dot is +0.0), inf and NaN included; a Parameter is left to the caller's path."""
+    for _ in range(300):
+        n = int(rng.integers(1, 200))
+        x, y = _values((n,), dtype), _values((n,), dtype)
+        if rng.random() < 0.1:
+            x[:] = -0.0
+        t = matkernel.dot(_tensor(x, "off"), strided.tensor(y))
+        with np.errstate(all="ignore"):
+            want = np.asarray(np.dot(x, y))
+        assert t is not None and t.shape == () and t._np().tobytes() == want.tobytes()
+    v = strided.ones(3)
+    assert matkernel.dot(strided.nn.Parameter(v), v) is None
+    assert matkernel.dot(v, strided.ones(4)) is None and matkernel.dot(v, v.double()) is None
+    assert matkernel.dot(strided.ones(6)[::2], v) is None

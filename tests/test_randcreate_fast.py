@@ -166,6 +166,8 @@ def test_blas_fast_paths_are_the_general_path_and_torchs(dtype, special, monkeyp
     MK.ready()
     scale_add = MK.scale_add  # (or their compiled last step)
     monkeypatch.setattr(MK, "scale_add", lambda *a: (r := scale_add(*a)) is not None and taken.append(1) or r)
+    addr = MK.addr  # (addr's in one call)
+    monkeypatch.setattr(MK, "addr", lambda *a: (r := addr(*a)) is not None and taken.append(1) or r)
     for name, ishape, (s1, s2) in _calls():
         iv, av, bv = _values(ishape, dtype, special), _values(s1, dtype, special), _values(s2, dtype)
         for offset in (False, True):

@@ -40,6 +40,8 @@ typedef void (*dgemm_fn)(int, int, int, int64_t, int64_t, int64_t, double, const
                          const double *, int64_t, double, double *, int64_t);
 typedef void (*sgemv_fn)(int, int, int64_t, int64_t, float, const float *, int64_t, const float *,
                          int64_t, float, float *, int64_t);
+typedef float (*sdot_fn)(int64_t, const float *, int64_t, const float *, int64_t);
+typedef double (*ddot_fn)(int64_t, const double *, int64_t, const double *, int64_t);
 typedef void (*dgemv_fn)(int, int, int64_t, int64_t, double, const double *, int64_t, const double *,
                          int64_t, double, double *, int64_t);
 
@@ -51,6 +53,8 @@ static sgemm_fn k_sgemm;
 static dgemm_fn k_dgemm;
 static sgemv_fn k_sgemv;
 static dgemv_fn k_dgemv;
+static sdot_fn k_sdot;
+static ddot_fn k_ddot;
 static Py_ssize_t k_limit;
 
 #define SLOT(obj, off) (*(PyObject **)((char *)(obj) + (off)))
@@ -69,17 +73,17 @@ static int slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *off)
 }
 
 /* setup(tensor_cls, storage_cls, layout_cls, adopt, cinfo, empty, float32, float64, np_float32,
- *       np_float64, sgemm, dgemm, sgemv, dgemv, limit): the classes (their slots), the result
+ *       np_float64, sgemm, dgemm, sgemv, dgemv, sdot, ddot, limit): the classes (their slots), the result
  * tensor's maker (dispatch.adopted), the row-major plan table (shape -> (strides, numel,
  * Layout)), numpy.empty, the two dtypes, and the routines' addresses. */
 static PyObject *py_setup(PyObject *self, PyObject *args)
 {
     PyObject *tensor, *storage, *layout, *adopt, *cinfo, *empty, *f32, *f64, *n32, *n64;
-    unsigned long long sg, dg, sv, dv;
+    unsigned long long sg, dg, sv, dv, sd, dd;
     Py_ssize_t limit;
-    if (!PyArg_ParseTuple(args, "O!O!O!OOOOOOOKKKKn:setup", &PyType_Type, &tensor, &PyType_Type, &storage,
+    if (!PyArg_ParseTuple(args, "O!O!O!OOOOOOOKKKKKKn:setup", &PyType_Type, &tensor, &PyType_Type, &storage,
                           &PyType_Type, &layout, &adopt, &cinfo, &empty, &f32, &f64, &n32, &n64,
-                          &sg, &dg, &sv, &dv, &limit))
+                          &sg, &dg, &sv, &dv, &sd, &dd, &limit))
         return NULL;
     Py_ssize_t o[7];
     if (slot_offset((PyTypeObject *)tensor, "_storage", &o[0]) < 0
@@ -90,7 +94,7 @@ static PyObject *py_setup(PyObject *self, PyObject *args)
         || slot_offset((PyTypeObject *)layout, "strides", &o[5]) < 0
         || slot_offset((PyTypeObject *)layout, "offset", &o[6]) < 0)
         return NULL;
-    if (!sg || !dg || !sv || !dv) {
+    if (!sg || !dg || !sv || !dv || !sd || !dd) {
         PyErr_SetString(PyExc_ValueError, "_matkernel.setup: a routine's address is 0");
         return NULL;
     }
@@ -104,6 +108,7 @@ static PyObject *py_setup(PyObject *self, PyObject *args)
     k_dtype[0] = f32; k_dtype[1] = f64; k_npdtype[0] = n32; k_npdtype[1] = n64;
     k_sgemm = (sgemm_fn)(uintptr_t)sg; k_dgemm = (dgemm_fn)(uintptr_t)dg;
     k_sgemv = (sgemv_fn)(uintptr_t)sv; k_dgemv = (dgemv_fn)(uintptr_t)dv;
+    k_sdot = (sdot_fn)(uintptr_t)sd; k_ddot = (ddot_fn)(uintptr_t)dd;
     k_limit = limit;
     Py_RETURN_NONE;
 }
@@ -535,6 +540,54 @@ static PyObject *py_trace(PyObject *self, PyObject *const *args, Py_ssize_t narg
     Py_RETURN_NONE;
 }
 
+/* dot(a, b): two contiguous 1-D float32/float64 tensors (exactly of the Tensor class) of one
+ * dtype and length (at least 1) as NumPy's FLOAT_dot / DOUBLE_dot sum them (np.dot of two
+ * vectors, arraytypes.c.src): double sum = 0; sum += cblas_?dot(n, x, 1, y, 1) (one chunk: n is
+ * below NPY_CBLAS_CHUNK); the result the sum cast to the dtype; a fresh 0-d tensor, or None. */
+static PyObject *py_dot(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (!two_args(nargs, "dot"))
+        return NULL;
+    if (Py_TYPE(args[0]) != k_tensor || Py_TYPE(args[1]) != k_tensor)
+        Py_RETURN_NONE; /* (a subclass: the caller's own path, which may record it) */
+    operand a, b;
+    PyObject *answer = Py_None;
+    int r = read_two(args, 1, 1, 1, &a, &b);
+    if (r < 0) {
+        answer = NULL;
+        goto end;
+    }
+    if (r == 0 || a.kind != b.kind || a.shape[0] != b.shape[0] || a.strides[0] != 1 || b.strides[0] != 1
+        || a.shape[0] > k_limit)
+        goto end;
+    Py_buffer out;
+    PyObject *flat = fresh(1, a.kind, &out);
+    if (flat == NULL) {
+        if (PyErr_Occurred())
+            answer = NULL;
+        goto end;
+    }
+    double sum = 0.;
+    if (a.kind) {
+        sum += k_ddot(a.shape[0], (const double *)a.buf.buf + a.offset, 1, (const double *)b.buf.buf + b.offset, 1);
+        *(double *)out.buf = sum;
+    } else {
+        sum += k_sdot(a.shape[0], (const float *)a.buf.buf + a.offset, 1, (const float *)b.buf.buf + b.offset, 1);
+        *(float *)out.buf = (float)sum;
+    }
+    PyBuffer_Release(&out);
+    answer = result(flat, a.kind, NULL, 0); /* (a new reference, or NULL) */
+    Py_DECREF(flat);
+    done(&a);
+    done(&b);
+    return answer;
+end:
+    Py_XINCREF(answer);
+    done(&a);
+    done(&b);
+    return answer;
+}
+
 /* A scale factor (beta or alpha) as the float the product's dtype holds, as
  * np.asarray(value, dtype) makes it: a float (rounded once to float32), or an int of at most 2**24
  * in magnitude (exact in both). 0: anything else (the caller's Python path). */
@@ -698,10 +751,110 @@ end:
     return answer;
 }
 
+/* addr(input, x, y, beta, alpha): fused.addr's fast path in one call, for float32/float64 tensors of
+ * one dtype, x (m) and y (n) contiguous, input row-major (m, n), m and n at least 2: out[i, j] =
+ * x[i] * y[j], times alpha unless alpha is 1, plus input[i, j] (times beta unless 1) unless beta
+ * is 0 or rounds to 0 in the dtype (fused._addr_beta), each operation rounded in the dtype: the
+ * operations of _specialkernel's outer_scale_add, which _plus_input calls, in the same order, as
+ * a fresh row-major tensor. None where one operation meets two NaN operands (which one survives
+ * is the loop's choice: NumPy's path then decides; with at most one NaN operand every order
+ * gives that NaN), a factor is not for scalar(), or anything else is not for here. */
+#define DEFINE_ADDR_ROWS(NAME, T)                                                              \
+    static inline int NAME(const T *restrict xv, const T *restrict yv, const T *restrict bv,   \
+                           T *restrict o, Py_ssize_t m, Py_ssize_t n, T A, T B, const int sp,  \
+                           const int mq)                                                       \
+    {                                                                                          \
+        int both = 0;                                                                          \
+        for (Py_ssize_t i = 0; i < m; i++) {                                                   \
+            T xi = xv[i];                                                                      \
+            const T *b = bv + i * n;                                                           \
+            T *oi = o + i * n;                                                                 \
+            for (Py_ssize_t j = 0; j < n; j++) {                                               \
+                T p = xi * yv[j];                                                              \
+                p = sp ? p * A : p;                                                            \
+                T t = mq ? (mq == 2 ? b[j] * B : b[j]) : (T)0;                                 \
+                both |= ((xi != xi) & (yv[j] != yv[j])) | ((p != p) & (t != t));               \
+                oi[j] = mq ? p + t : p;                                                        \
+            }                                                                                  \
+        }                                                                                      \
+        return both;                                                                           \
+    }
+DEFINE_ADDR_ROWS(addr_rows_f, float)
+DEFINE_ADDR_ROWS(addr_rows_d, double)
+
+#define ADDR_CASES(NAME, X, Y, BV, O, A, B)                                                    \
+    (sp ? (mq == 0 ? NAME(X, Y, BV, O, m, n, A, B, 1, 0) : mq == 1 ? NAME(X, Y, BV, O, m, n, A, B, 1, 1) \
+                                              : NAME(X, Y, BV, O, m, n, A, B, 1, 2))           \
+        : (mq == 0 ? NAME(X, Y, BV, O, m, n, A, B, 0, 0) : mq == 1 ? NAME(X, Y, BV, O, m, n, A, B, 0, 1) \
+                                                : NAME(X, Y, BV, O, m, n, A, B, 0, 2)))
+
+static PyObject *py_addr(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5 || k_tensor == NULL) {
+        PyErr_SetString(PyExc_TypeError, "addr(input, x, y, beta, alpha) takes 5 arguments, after setup");
+        return NULL;
+    }
+    operand x, y, in;
+    y.held = in.held = 0;
+    PyObject *answer = Py_None;
+    int r = read_operand_min(args[1], 1, &x, 2);
+    if (r == 1)
+        r = read_operand_min(args[2], 1, &y, 2);
+    if (r == 1)
+        r = read_operand_min(args[0], 2, &in, 2);
+    double ad, bd;
+    float af, bf;
+    if (r < 0) {
+        answer = NULL;
+        goto end;
+    }
+    if (r == 0 || Py_TYPE(args[0]) != k_tensor || x.kind != y.kind || in.kind != x.kind
+        || !scalar(args[3], x.kind, &bd, &bf) || !scalar(args[4], x.kind, &ad, &af))
+        goto end;
+    Py_ssize_t m = x.shape[0], n = y.shape[0];
+    if (x.strides[0] != 1 || y.strides[0] != 1 || in.shape[0] != m || in.shape[1] != n || in.strides[0] != n
+        || in.strides[1] != 1)
+        goto end;
+    /* (beta 0, or a float32 beta that rounds to 0: no input term, its NaN and inf ignored) */
+    int mq = bd == 0. || (!x.kind && bf == 0.f) ? 0 : bd == 1. ? 1 : 2, both = 0;
+    Py_buffer out;
+    PyObject *flat = fresh(m * n, x.kind, &out);
+    if (flat == NULL) {
+        if (PyErr_Occurred())
+            answer = NULL;
+        goto end;
+    }
+    int sp = ad != 1.;
+    if (x.kind)
+        both = ADDR_CASES(addr_rows_d, (const double *)x.buf.buf + x.offset, (const double *)y.buf.buf + y.offset,
+                          (const double *)in.buf.buf + in.offset, (double *)out.buf, ad, bd);
+    else
+        both = ADDR_CASES(addr_rows_f, (const float *)x.buf.buf + x.offset, (const float *)y.buf.buf + y.offset,
+                          (const float *)in.buf.buf + in.offset, (float *)out.buf, af, bf);
+    PyBuffer_Release(&out);
+    if (both) {
+        Py_DECREF(flat);
+        goto end;
+    }
+    PyObject *dims[2] = {PyTuple_GET_ITEM(x.shape_tuple, 0), PyTuple_GET_ITEM(y.shape_tuple, 0)};
+    answer = result(flat, x.kind, dims, 2); /* (a new reference, or NULL) */
+    Py_DECREF(flat);
+    done(&x);
+    done(&y);
+    done(&in);
+    return answer;
+end:
+    Py_XINCREF(answer); /* (None, or NULL with an error set) */
+    done(&x);
+    done(&y);
+    done(&in);
+    return answer;
+}
+
 static PyMethodDef methods[] = {
     {"setup", py_setup, METH_VARARGS,
      "setup(tensor_cls, storage_cls, layout_cls, adopt, cinfo, empty, float32, float64, np_float32, "
-     "np_float64, sgemm, dgemm, sgemv, dgemv, limit): the classes, makers and BLAS routines."},
+     "np_float64, sgemm, dgemm, sgemv, dgemv, sdot, ddot, limit): the classes, makers and BLAS routines."},
     {"mm", (PyCFunction)(void (*)(void))py_mm, METH_FASTCALL,
      "mm(a, b): the fresh tensor a @ b of two 2-D float tensors (NumPy's gemm call), or None."},
     {"bmm", (PyCFunction)(void (*)(void))py_bmm, METH_FASTCALL,
@@ -712,9 +865,14 @@ static PyMethodDef methods[] = {
     {"bmm_small", (PyCFunction)(void (*)(void))py_bmm_small, METH_FASTCALL,
      "bmm_small(a, b): PyTorch's small baddbmm loop of two row-major 3-D float tensors (NaN-free), "
      "as a fresh tensor, or None."},
+    {"dot", (PyCFunction)(void (*)(void))py_dot, METH_FASTCALL,
+     "dot(a, b): NumPy's dot of two contiguous float vectors (its BLAS call) as a fresh 0-d tensor, or None."},
     {"trace", (PyCFunction)(void (*)(void))py_trace, METH_FASTCALL,
      "trace(x): the trace of a float32/float64 matrix (a diagonal of 1 to 64), PyTorch's double "
      "running sum, as a fresh 0-d tensor; or None."},
+    {"addr", (PyCFunction)(void (*)(void))py_addr, METH_FASTCALL,
+     "addr(input, x, y, beta, alpha): fused.addr's fast path (outer_scale_add's operations) as a "
+     "fresh tensor, or None."},
     {"scale_add", (PyCFunction)(void (*)(void))py_scale_add, METH_FASTCALL,
      "scale_add(result, input, beta, alpha): result = result * alpha + input * beta in place, as "
      "NumPy's ufuncs round it; None (nothing written), or whether a zero is among the results."},

@@ -1189,6 +1189,28 @@ done:
  * the loop or the SIMD width (-0.0's sign, inf * 0's default NaN included); only a NaN operand's
  * payload could depend on the operand order the compiler picks, so an input holding a NaN, or
  * an out overlapping an input, returns False with nothing written (the NumPy twin runs). */
+/* the product's loops: z[i*p + k, j*q + l] = x[i, j] * y[k, l] (AVX-512 / AVX2 clones: one IEEE
+ * product each, the same values at any width; a long outer row is bound by its stores, 16 bytes
+ * a cycle in SSE2) */
+#define DEFINE_KRON_ALL(T)                                                                         \
+    ERF_CLONES static void kron_all_##T(const T *restrict x, const T *restrict y, T *restrict z,   \
+                                        Py_ssize_t m, Py_ssize_t n, Py_ssize_t p, Py_ssize_t q)    \
+    {                                                                                              \
+        for (Py_ssize_t i = 0; i < m; i++)                                                         \
+            for (Py_ssize_t k = 0; k < p; k++) {                                                   \
+                T *row = z + (i * p + k) * n * q;                                                  \
+                const T *brow = y + k * q, *arow = x + i * n;                                      \
+                for (Py_ssize_t j = 0; j < n; j++) {                                               \
+                    T s = arow[j];                                                                 \
+                    T *dst = row + j * q;                                                          \
+                    for (Py_ssize_t l = 0; l < q; l++)                                             \
+                        dst[l] = s * brow[l];                                                      \
+                }                                                                                  \
+            }                                                                                      \
+    }
+DEFINE_KRON_ALL(float)
+DEFINE_KRON_ALL(double)
+
 #define KRON_LOOP(T)                                                                               \
     {                                                                                              \
         const T *x = buf[0].buf, *y = buf[1].buf;                                                  \
@@ -1201,17 +1223,7 @@ done:
                 goto done;                                                                         \
         int release = m * n * p * q >= MIN_RELEASE;                                                \
         PyThreadState *state = release ? PyEval_SaveThread() : NULL;                               \
-        for (Py_ssize_t i = 0; i < m; i++)                                                         \
-            for (Py_ssize_t k = 0; k < p; k++) {                                                   \
-                T *row = z + (i * p + k) * n * q;                                                  \
-                const T *brow = y + k * q, *arow = x + i * n;                                      \
-                for (Py_ssize_t j = 0; j < n; j++) {                                               \
-                    T s = arow[j];                                                                 \
-                    T *dst = row + j * q;                                                          \
-                    for (Py_ssize_t l = 0; l < q; l++)                                             \
-                        dst[l] = s * brow[l];                                                      \
-                }                                                                                  \
-            }                                                                                      \
+        kron_all_##T(x, y, z, m, n, p, q);                                                         \
         if (release)                                                                               \
             PyEval_RestoreThread(state);                                                           \
     }

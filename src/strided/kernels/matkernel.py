@@ -25,7 +25,8 @@ from .native import _compiled
 # call (the compiled entries hold it), and the Python around it is no longer the cost.
 LIMIT = 1 << 18
 
-_ROUTINES = ("scipy_cblas_sgemm64_", "scipy_cblas_dgemm64_", "scipy_cblas_sgemv64_", "scipy_cblas_dgemv64_")
+_ROUTINES = ("scipy_cblas_sgemm64_", "scipy_cblas_dgemm64_", "scipy_cblas_sgemv64_", "scipy_cblas_dgemv64_",
+             "scipy_cblas_sdot64_", "scipy_cblas_ddot64_")
 
 
 def _none(a: Any, b: Any) -> None:
@@ -33,6 +34,10 @@ def _none(a: Any, b: Any) -> None:
 
 
 def _none1(x: Any) -> None:
+    return None
+
+
+def _none5(input: Any, x: Any, y: Any, beta: Any, alpha: Any) -> None:  # noqa: A002
     return None
 
 
@@ -75,13 +80,14 @@ def _addresses() -> list[int] | None:
 def _setup() -> None:
     """Bind :func:`mm`, :func:`bmm` and :func:`mv` to the compiled entries, set up; or to
     functions answering None (not built, ``STRIDED_NATIVE=0``, another BLAS)."""
-    global mm, bmm, mv, scale_add, bmm_small, trace
+    global mm, bmm, mv, scale_add, bmm_small, trace, addr, dot
     k = _compiled("_matkernel")
     found = _addresses() if k is not None else None
     if k is None or found is None or 0 in found:
-        mm = bmm = mv = bmm_small = _none
+        mm = bmm = mv = bmm_small = dot = _none
         scale_add = _none4
         trace = _none1
+        addr = _none5
         return
     from ..dispatch import adopted
     from ..dtypes import float32, float64
@@ -93,6 +99,7 @@ def _setup() -> None:
     k.setup(Tensor, Storage, Layout, adopted, _cinfo, np.empty, float32, float64,
             np.dtype(np.float32), np.dtype(np.float64), *found, LIMIT)
     mm, bmm, mv, scale_add, bmm_small, trace = k.mm, k.bmm, k.mv, k.scale_add, k.bmm_small, k.trace
+    addr, dot = k.addr, k.dot
 
 
 def _first_mm(a: Any, b: Any) -> Any:
@@ -140,7 +147,22 @@ def _first_trace(x: Any) -> Any:
 
 
 mm, bmm, mv, scale_add, bmm_small = _first_mm, _first_bmm, _first_mv, _first_scale_add, _first_bmm_small
-trace = _first_trace
+def _first_addr(input: Any, x: Any, y: Any, beta: Any, alpha: Any) -> Any:  # noqa: A002
+    """``fused.addr``'s fast path (``outer_scale_add``'s operations on a row-major input and two
+    contiguous vectors, float32/float64, sizes of at least 2) as a fresh tensor; None where two NaN
+    operands meet in one operation or the call is not for here."""
+    _setup()
+    return addr(input, x, y, beta, alpha)
+
+
+def _first_dot(a: Any, b: Any) -> Any:
+    """NumPy's dot of two contiguous float32/float64 vectors (its FLOAT_dot: the BLAS dot summed
+    into a double from 0) as a fresh 0-d tensor; None for anything else (a subclass included)."""
+    _setup()
+    return dot(a, b)
+
+
+trace, addr, dot = _first_trace, _first_addr, _first_dot
 
 
 def ready() -> bool:
@@ -158,7 +180,8 @@ def switch_off(setattr: Any) -> None:
 
     ready()
     module = sys.modules[__name__]
-    for name in ("mm", "bmm", "mv", "bmm_small"):
+    for name in ("mm", "bmm", "mv", "bmm_small", "dot"):
         setattr(module, name, _none)
     setattr(module, "scale_add", _none4)
     setattr(module, "trace", _none1)
+    setattr(module, "addr", _none5)

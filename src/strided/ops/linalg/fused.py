@@ -641,6 +641,9 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any
     [[3, 2], [4, 2]]
     """
     if out is None and _number(beta) and _number(alpha) and vec1.__class__ is Tensor and vec2.__class__ is Tensor:
+        t = _mk.addr(input, vec1, vec2, beta, alpha)  # (the path below in one C call)
+        if t is not None:
+            return t
         shape = vec1._layout.shape + vec2._layout.shape
         beta = _addr_beta(beta, vec1._dtype.numpy)  # (a beta that rounds to 0 in the dtype: 0, as PyTorch)
         # (a row-major input of two dims of at least 2 fixes the result's memory order: row-major)

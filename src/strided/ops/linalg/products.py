@@ -510,7 +510,11 @@ def fast_dot(a: Any, b: Any) -> Tensor | None:
     the two flat runs calls the BLAS dot ``np.matmul`` calls for a vector pair (NumPy's
     ``FLOAT_dot``/``DOUBLE_dot``): the same bits (quiet: both warn of an overflow), without the
     ufunc's call or a reshape of its scalar (a third of a 1 µs op). The caller has checked that
-    nobody listens or reports the op itself."""
+    nobody listens or reports the op itself. First the compiled entry
+    (:func:`strided.kernels.matkernel.dot`: the same BLAS call and double sum, in one C call)."""
+    t = _mk.dot(a, b)
+    if t is not None:
+        return t
     if a.__class__ is not Tensor or b.__class__ is not Tensor:
         return None
     d = a._dtype
