@@ -261,3 +261,20 @@ def test_extreme_along_any_dim_fast_path_is_the_general_paths(op: str, monkeypat
         got = fast.values if op in ("max", "min") else fast
         want = expected.values if op in ("max", "min") else expected
         np.testing.assert_array_equal(got.numpy().reshape(want.shape), want.numpy())
+
+
+@pytest.mark.parametrize("op", ["any", "all"])
+def test_truth_along_a_dim_fast_path_is_the_general_paths(op: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from strided.ops.reductions import sums
+
+    for rng, shape, a in _cases(71, 300):
+        if a.dtype.kind != "f":
+            a = a.astype(np.float64)
+        dim, keepdim = int(rng.integers(-len(shape), len(shape))), bool(rng.integers(0, 2))
+        x = strided.tensor(a)
+        fast = getattr(x, op)(dim, keepdim)
+        with monkeypatch.context() as m:
+            m.setattr(sums, "_fast_logical", lambda *args: None)
+            general = getattr(x, op)(dim, keepdim)
+        expected = getattr(torch.tensor(a), op)(dim, keepdim)
+        _same(fast, general, expected)
