@@ -278,3 +278,27 @@ def test_truth_along_a_dim_fast_path_is_the_general_paths(op: str, monkeypatch: 
             general = getattr(x, op)(dim, keepdim)
         expected = getattr(torch.tensor(a), op)(dim, keepdim)
         _same(fast, general, expected)
+
+
+@pytest.mark.parametrize("op", ["sort", "argsort"])
+def test_sort_along_any_dim_fast_path_is_the_general_paths_and_pytorchs(op: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    for rng, shape, a in _cases(73, 300):
+        dim, descending = int(rng.integers(-len(shape), len(shape))), bool(rng.integers(0, 2))
+        x = strided.tensor(a)
+        fast = getattr(x, op)(dim, descending)
+        with monkeypatch.context() as m:
+            m.setattr(sorting, "_fast_sort", lambda *args, **kwargs: None)
+            general = getattr(x, op)(dim, descending)
+        expected = getattr(torch.tensor(a), op)(dim, descending)
+        if op == "sort":
+            _same(fast.values, general.values, expected.values)
+            _same(fast.indices, general.indices, expected.indices)
+        else:
+            _same(fast, general, expected)
+
+
+def test_msort_check_is_the_general_paths() -> None:
+    rng = np.random.default_rng(79)
+    for i in range(200):
+        a = _sample(rng, (int(rng.integers(1, 7)), int(rng.integers(1, 7))), (np.float32, np.float64)[i % 2], i % 3)
+        _same(strided.tensor(a).msort(), strided.tensor(a).sort(0).values, torch.msort(torch.tensor(a)))
