@@ -302,3 +302,20 @@ def test_msort_check_is_the_general_paths() -> None:
     for i in range(200):
         a = _sample(rng, (int(rng.integers(1, 7)), int(rng.integers(1, 7))), (np.float32, np.float64)[i % 2], i % 3)
         _same(strided.tensor(a).msort(), strided.tensor(a).sort(0).values, torch.msort(torch.tensor(a)))
+
+
+def test_aminmax_of_all_elements_fast_path_is_the_general_paths(monkeypatch: pytest.MonkeyPatch) -> None:
+    from strided.ops.reductions import nan_reductions
+
+    for _, _shape, a in _cases(83, 300):
+        if a.dtype.kind != "f":
+            a = a.astype(np.float32)
+        x = strided.tensor(a)
+        fast = x.aminmax()
+        with monkeypatch.context() as m:
+            m.setattr(nan_reductions, "extreme_all_kernel", lambda: None)
+            general = x.aminmax()
+        expected = torch.tensor(a).aminmax()
+        for u, v, w in ((fast.min, general.min, expected.min), (fast.max, general.max, expected.max)):
+            assert u.numpy().tobytes() == v.numpy().tobytes() and u.shape == v.shape and u.dtype == v.dtype
+            np.testing.assert_array_equal(u.numpy(), w.numpy())  # (a NaN's bits: the general path's own)
