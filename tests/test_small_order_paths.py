@@ -261,3 +261,61 @@ def test_extreme_along_any_dim_fast_path_is_the_general_paths(op: str, monkeypat
         got = fast.values if op in ("max", "min") else fast
         want = expected.values if op in ("max", "min") else expected
         np.testing.assert_array_equal(got.numpy().reshape(want.shape), want.numpy())
+
+
+@pytest.mark.parametrize("op", ["any", "all"])
+def test_truth_along_a_dim_fast_path_is_the_general_paths(op: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from strided.ops.reductions import sums
+
+    for rng, shape, a in _cases(71, 300):
+        if a.dtype.kind != "f":
+            a = a.astype(np.float64)
+        dim, keepdim = int(rng.integers(-len(shape), len(shape))), bool(rng.integers(0, 2))
+        x = strided.tensor(a)
+        fast = getattr(x, op)(dim, keepdim)
+        with monkeypatch.context() as m:
+            m.setattr(sums, "_fast_logical", lambda *args: None)
+            general = getattr(x, op)(dim, keepdim)
+        expected = getattr(torch.tensor(a), op)(dim, keepdim)
+        _same(fast, general, expected)
+
+
+@pytest.mark.parametrize("op", ["sort", "argsort"])
+def test_sort_along_any_dim_fast_path_is_the_general_paths_and_pytorchs(op: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    for rng, shape, a in _cases(73, 300):
+        dim, descending = int(rng.integers(-len(shape), len(shape))), bool(rng.integers(0, 2))
+        x = strided.tensor(a)
+        fast = getattr(x, op)(dim, descending)
+        with monkeypatch.context() as m:
+            m.setattr(sorting, "_fast_sort", lambda *args, **kwargs: None)
+            general = getattr(x, op)(dim, descending)
+        expected = getattr(torch.tensor(a), op)(dim, descending)
+        if op == "sort":
+            _same(fast.values, general.values, expected.values)
+            _same(fast.indices, general.indices, expected.indices)
+        else:
+            _same(fast, general, expected)
+
+
+def test_msort_check_is_the_general_paths() -> None:
+    rng = np.random.default_rng(79)
+    for i in range(200):
+        a = _sample(rng, (int(rng.integers(1, 7)), int(rng.integers(1, 7))), (np.float32, np.float64)[i % 2], i % 3)
+        _same(strided.tensor(a).msort(), strided.tensor(a).sort(0).values, torch.msort(torch.tensor(a)))
+
+
+def test_aminmax_of_all_elements_fast_path_is_the_general_paths(monkeypatch: pytest.MonkeyPatch) -> None:
+    from strided.ops.reductions import nan_reductions
+
+    for _, _shape, a in _cases(83, 300):
+        if a.dtype.kind != "f":
+            a = a.astype(np.float32)
+        x = strided.tensor(a)
+        fast = x.aminmax()
+        with monkeypatch.context() as m:
+            m.setattr(nan_reductions, "extreme_all_kernel", lambda: None)
+            general = x.aminmax()
+        expected = torch.tensor(a).aminmax()
+        for u, v, w in ((fast.min, general.min, expected.min), (fast.max, general.max, expected.max)):
+            assert u.numpy().tobytes() == v.numpy().tobytes() and u.shape == v.shape and u.dtype == v.dtype
+            np.testing.assert_array_equal(u.numpy(), w.numpy())  # (a NaN's bits: the general path's own)

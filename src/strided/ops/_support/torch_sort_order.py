@@ -134,7 +134,12 @@ def _redo_ties(kernel: object, x: np.ndarray, idx: np.ndarray, comparator: int) 
         flat_idx[r] = [j for _, j in pairs]
 
 
+_min_reduce, _abs = np.minimum.reduce, np.abs
+
+
 def _equal_bits_may_differ(s: np.ndarray) -> bool:
     """Whether sorted rows ``s`` may hold equal elements with other bits: two zeros, or two NaN."""
+    if _min_reduce(_abs(s), axis=None) > 0:  # (no zero and no NaN, which propagates: one pass, the common answer)
+        return False
     return bool(np.count_nonzero(s == 0) > 1 or np.count_nonzero(np.isnan(s)) > 1)
 

@@ -17,14 +17,16 @@ import numpy as np
 from ... import layout as L
 from ...args import check_keepdim
 from ...dispatch import adopted, result_array
-from ...dtypes import REDUCED_FLOATS, DType, default_float, int64
+from ...dtypes import REDUCED_FLOATS, DType, default_float, float32, float64, int64
 from ...errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import seal
 from ...kernels import npcore, torch_extreme_reduce
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ...kernels.listeners import silenced
 from ...kernels.reduce import holds_nan
+from ...kernels.rows import MIN_ELEMENTS as _ROWS_MIN
 from ...kernels.rows import add_reduce, max_reduce, min_reduce, minmax_reduce, nan_zero_add_reduce
+from ...kernels.rows import extreme_all as extreme_all_kernel
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import gradtools, support
@@ -50,6 +52,7 @@ class AminmaxResult(NamedTuple):
 
 AminmaxResult.__name__ = AminmaxResult.__qualname__ = "aminmax"  # (its repr, as PyTorch's)
 _tuple_new = tuple.__new__
+_SCALAR = _cinfo[()][2]  # (the 0-d result's layout, shared)
 
 
 def _finish(result: Tensor, out: Any, op: str, inputs: tuple, same_dtype: str = "") -> Tensor:
@@ -208,6 +211,19 @@ def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False, out
     """
     if out is not None:
         return write_pair_out(out, lambda: aminmax(input, dim=dim, keepdim=keepdim), "aminmax", (input,))
+    if dim is None and keepdim is False and input.__class__ is Tensor:
+        # (every element of a small plain row-major float tensor: sure_extreme's two kernel calls
+        # without its plan lookup and call; a zero or NaN met: the paths below, as before)
+        d = input._dtype
+        lay = input._layout
+        shape = lay.shape
+        info = _cinfo[shape]
+        x = input._storage.array
+        if ((d is float32 or d is float64) and shape and lay.strides == info[0] and not lay.offset
+                and len(x) == info[1] < _ROWS_MIN and (k := extreme_all_kernel()) is not None):
+            lo, hi = _empty(1, d.numpy), _empty(1, d.numpy)
+            if not k(x, lo, 0) and not k(x, hi, 1):
+                return _tuple_new(AminmaxResult, (adopted(lo, _SCALAR, d), adopted(hi, _SCALAR, d)))
     pair = sure_extreme(input, dim, keepdim, 2)  # (no zero, no NaN: no sign to fix)
     if pair is not None:
         return _tuple_new(AminmaxResult, pair)  # (AminmaxResult(*pair) without its Python __new__)

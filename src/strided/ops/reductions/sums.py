@@ -613,6 +613,30 @@ _ONE, _ZERO = np.ones(1, np.bool_), np.zeros(1, np.bool_)
 _SCALAR = _cinfo[()][2]  # (the 0-d result's layout, shared)
 
 
+def _fast_logical(ufunc: np.ufunc, self: Any, dim: Any, keepdim: Any) -> Tensor | None:
+    """all / any along an int ``dim`` of a row-major float32 / float64 tensor, unwatched: the
+    general path's one ``ufunc.reduce`` on the flat run read in the tensor's shape (the same
+    elements, no view made) into a fresh flat bool result; None otherwise."""
+    if dim.__class__ is not int:
+        return None
+    plan = fast_plan(self, dim, keepdim)
+    if plan is None:
+        return None
+    lay = self._layout
+    info = _cinfo[lay.shape]
+    flat = flat_run(self, info)
+    if flat is None:
+        return None
+    out_lay = plan[1]
+    buf = _empty_array(info[1] // plan[2], np.bool_)
+    ufunc.reduce(flat.reshape(lay.shape), axis=plan[0], out=buf if len(out_lay.shape) == 1 else buf.reshape(
+        out_lay.shape), keepdims=keepdim)
+    return adopted(buf, out_lay, bool_dtype)
+
+
+_empty_array = np.empty
+
+
 def _logical(ufunc: np.ufunc, self: Tensor, dim: Any, keepdim: bool, op: str) -> Tensor:
     plan = fast_plan(self, dim, keepdim)
     if plan is not None:  # the general path's reduction, its argument parsing a memo lookup
@@ -778,6 +802,8 @@ def all(self: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None
         if OPEN:
             report("all", (self,), t)
         return t
+    if out is None and not OPEN and (t := _fast_logical(np.logical_and, self, dim, keepdim)) is not None:
+        return t
     return _to_out(_logical(np.logical_and, self, dim, keepdim, "all"), out, "all", self)
 
 
@@ -791,6 +817,8 @@ def any(self: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None
     if dim is None and keepdim is False and out is None and (t := _whole_truth(self, False)) is not None:
         if OPEN:
             report("any", (self,), t)
+        return t
+    if out is None and not OPEN and (t := _fast_logical(np.logical_or, self, dim, keepdim)) is not None:
         return t
     return _to_out(_logical(np.logical_or, self, dim, keepdim, "any"), out, "any", self)
 

@@ -50,6 +50,7 @@ from .._support.along import (
     tensor_from_array,
     tensor_from_moved,
 )
+from .._support.memo import Memo
 from .._support.operands import _cinfo, flat_run
 from .._support.out import write_pair_out
 from .._support.reduce_args import reduced_shape, shape_text
@@ -117,10 +118,14 @@ def _no_bool_dim(op: str, dim: Any, descending: Any, stable: Any) -> None:
 # the small sorts that take the compiled std::sort straight from the flat run (see _fast_sort)
 _SORT_KEYS = {float32: None, float64: None, int64: None, int32: np.dtype(np.int64)}
 _SORT_FAST_MAX = 1 << 12
+# (ndim, dim) -> the axes with dim moved last (np.moveaxis' permutation, without its parsing) and
+# the permutation back
+_MOVED_LAST = Memo(lambda key: (tuple(i for i in range(key[0]) if i != key[1]) + (key[1],),
+                                tuple(range(key[1])) + (key[0] - 1,) + tuple(range(key[1], key[0] - 1))))
 
 
 def _fast_sort(self: Any, dim: Any, descending: Any, stable: Any, values: bool = True) -> Any:
-    """sort (``values=False``: argsort) along the last dim of a small row-major float32/float64/
+    """sort (``values=False``: argsort) along a dim of a small row-major float32/float64/
     int32/int64 tensor, ``stable`` not asked, nobody listening: the compiled ``std::sort`` order
     (:mod:`.._support.torch_sort_order`) straight from the flat run, as the general path computes
     it; ``(values or None, int64 indices, their layout)``, or None where the general path runs."""
@@ -130,23 +135,33 @@ def _fast_sort(self: Any, dim: Any, descending: Any, stable: Any, values: bool =
     keys = _SORT_KEYS.get(self._dtype, 0)
     shape = self._layout.shape
     nd = len(shape)
-    if keys == 0 or not nd or dim not in (-1, nd - 1):
+    if keys == 0 or not nd or not -nd <= dim < nd:
         return None
     info = _cinfo[shape]
-    n = shape[-1]
+    d = dim % nd
+    n = shape[d]
     if not 0 < info[1] <= _SORT_FAST_MAX:
         return None
     kernel = special()
     flat = flat_run(self, info) if kernel is not None else None
     if flat is None:
         return None
-    rows = flat.reshape(info[1] // n, n)
+    if d == nd - 1:
+        rows = flat.reshape(info[1] // n, n)
+    else:  # (another dim: its lines made rows by a transposing copy, the general path's moved order)
+        perm, back = _MOVED_LAST[(nd, d)]
+        rows = flat.reshape(shape).transpose(perm).copy().reshape(info[1] // n, n)
     sorting = rows if keys is None else rows.astype(keys)
     idx = np.empty(rows.shape, np.int64)
     out = np.empty(sorting.shape, sorting.dtype) if values else None  # (the kernel writes the sorted keys)
     kernel.stl_argsort(sorting, idx, n, 1 if descending else 0, out)
     if out is not None and keys is not None:
         out = out.astype(rows.dtype)  # (int32 keys sorted as int64: exact back)
+    if d != nd - 1:  # (back to the row-major result: the dim in its place)
+        moved = shape[:d] + shape[d + 1:] + (n,)
+        idx = idx.reshape(moved).transpose(back).copy()
+        if out is not None:
+            out = out.reshape(moved).transpose(back).copy()
     return (out.reshape(-1) if values else None), idx.reshape(-1), info[2]
 
 
