@@ -343,8 +343,18 @@ static struct PyModuleDef module = {
     methods,
 };
 
+#ifndef STRIDED_NUMPY_VERSION
+#define STRIDED_NUMPY_VERSION "unknown"
+#endif
+
 PyMODINIT_FUNC PyInit__randdist(void)
 {
     find_exp();
-    return PyModule_Create(&module);
+    PyObject *m = PyModule_Create(&module);
+    /* numpy_version: the NumPy whose libnpyrandom this build links (the loader compares it) */
+    if (m != NULL && PyModule_AddStringConstant(m, "numpy_version", STRIDED_NUMPY_VERSION) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
 }
