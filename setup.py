@@ -6,7 +6,9 @@ copy, ``strided.kernels._specialkernel``, the special functions (erf, lgamma, ..
 ``strided.kernels._sleefkernel``, PyTorch's float32 sigmoid, silu and gelu loops (SLEEF's expf and the C
 library's, as PyTorch splits them), and
 ``strided.kernels._sumkernel``, PyTorch's CPU float sum order (SumKernel.cpp's cascade), bit for bit, and
-``strided.kernels._matkernel``, the small float matrix products in one call (NumPy's own BLAS call).
+``strided.kernels._matkernel``, the small float matrix products in one call (NumPy's own BLAS call), and
+``strided.kernels._randdist``, the samplers' draws through NumPy's own distribution functions (linked
+against NumPy's libnpyrandom.a; built only where NumPy is importable at build time).
 
 Everything else is in pyproject.toml. The extension is ``optional``: ``pip install -e .`` on a
 machine without a C compiler (or without Python's headers) prints setuptools' warning and
@@ -37,6 +39,9 @@ def _randdist() -> list[Extension]:
         optional=True,
         depends=["src/strided/kernels/_rand_target.h"],
         include_dirs=[np.get_include()],
+        # (the NumPy whose distribution code is linked in: strided.kernels.native takes the module
+        # only under the same NumPy version at run time, so its draws are that NumPy's own)
+        define_macros=[("STRIDED_NUMPY_VERSION", f'"{np.__version__}"')],
         library_dirs=[lib],
         libraries=["npyrandom", "m"],
         # one IEEE operation per ufunc step, as NumPy's loops: no contraction, no -ffast-math

@@ -229,3 +229,13 @@ def test_factories_compiled_equal_python():
         with native.disabled():
             slow = _factories(seed)
         assert fast == slow
+
+
+def test_randdist_only_under_the_numpy_it_was_built_with(monkeypatch):
+    """The module links the build's NumPy distribution code: under another NumPy version at run
+    time the loader refuses it (the samplers then call numpy.random, whose draws are the truth)."""
+    assert dist.numpy_version == np.__version__
+    monkeypatch.setattr(native, "_randdist_loaded", False)
+    monkeypatch.setattr(native, "_randdist", None)
+    monkeypatch.setattr(native.np, "__version__", "0.0.0")
+    assert native.randdist() is None

@@ -204,10 +204,21 @@ static PyObject *py_normal_tensor_fill(PyObject *self, PyObject *const *args, Py
     Py_RETURN_TRUE;
 }
 
+/* Generator.shuffle's loop over n int64s: for i from n - 1 down to 1, swap o[i] and o[random_interval(i)]. */
+static void shuffle(bitgen_t *b, int64_t *o, Py_ssize_t n)
+{
+    for (Py_ssize_t i = n - 1; i >= 1; i--) {
+        Py_ssize_t j = (Py_ssize_t)random_interval(b, (uint64_t)i);
+        int64_t t = o[j];
+        o[j] = o[i];
+        o[i] = t;
+    }
+}
+
 /* randperm_fill(capsule, out) -> bool: Generator.permutation(n) into an int64 buffer of n
  * elements: np.arange(n), then Generator.shuffle's loop (for i from n - 1 down to 1, j =
  * random_interval(i), swap elements i and j), the same draws in the same order. False, nothing
- * drawn, for another buffer. Large n without the GIL, as NumPy's shuffle. */
+ * drawn, for another buffer. Large n (4096 or more) without the GIL, as NumPy's shuffle. */
 static PyObject *py_randperm_fill(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
@@ -231,15 +242,12 @@ static PyObject *py_randperm_fill(PyObject *self, PyObject *const *args, Py_ssiz
     int64_t *o = (int64_t *)view.buf;
     Py_ssize_t n = view.len / 8;
     for (Py_ssize_t i = 0; i < n; i++) o[i] = i;
-    if (n > 1) {
+    if (n >= 4096) { /* (below, releasing the GIL costs more than it lets others run) */
         Py_BEGIN_ALLOW_THREADS
-        for (Py_ssize_t i = n - 1; i >= 1; i--) {
-            Py_ssize_t j = (Py_ssize_t)random_interval(b, (uint64_t)i);
-            int64_t t = o[j];
-            o[j] = o[i];
-            o[i] = t;
-        }
+        shuffle(b, o, n);
         Py_END_ALLOW_THREADS
+    } else {
+        shuffle(b, o, n);
     }
     PyBuffer_Release(&view);
     Py_RETURN_TRUE;
@@ -343,8 +351,18 @@ static struct PyModuleDef module = {
     methods,
 };
 
+#ifndef STRIDED_NUMPY_VERSION
+#define STRIDED_NUMPY_VERSION "unknown"
+#endif
+
 PyMODINIT_FUNC PyInit__randdist(void)
 {
     find_exp();
-    return PyModule_Create(&module);
+    PyObject *m = PyModule_Create(&module);
+    /* numpy_version: the NumPy whose libnpyrandom this build links (the loader compares it) */
+    if (m != NULL && PyModule_AddStringConstant(m, "numpy_version", STRIDED_NUMPY_VERSION) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
 }

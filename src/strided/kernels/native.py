@@ -165,7 +165,10 @@ def randdist() -> ModuleType | None:
     """
     global _randdist, _randdist_loaded
     if not _randdist_loaded:
-        _randdist = _compiled("_randdist")  # (None: NumPy's Generator methods)
+        module = _compiled("_randdist")  # (None: NumPy's Generator methods)
+        # (its distribution code is the build's NumPy's, linked in: under another NumPy at run time
+        # its draws could differ from numpy.random's, so the samplers take NumPy's calls)
+        _randdist = module if module is not None and getattr(module, "numpy_version", None) == np.__version__ else None
         _randdist_loaded = True  # (a race imports the same module twice: harmless)
     return _randdist if _enabled.get() and (not _open_blocks[0] or enabled_here()) else None
 
