@@ -49,3 +49,12 @@ def test_empty_out_of_memory_error():
     for _ in range(2):  # (the second call: after the plan of the layout was made)
         with pytest.raises(RuntimeError, match="DefaultCPUAllocator: not enough memory"):
             strided.empty(2**45)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "bool", "complex64", "float16"])
+def test_large_eye_is_torchs(dtype):
+    # (300 x 400: past FILL_MIN, the general path's compiled zero fill; the diagonal then)
+    got = strided.eye(300, 400, dtype=getattr(strided, dtype))
+    expected = torch.eye(300, 400, dtype=getattr(torch, dtype))
+    assert got.shape == tuple(expected.shape) and got.stride() == expected.stride()
+    assert got.numpy().tobytes() == expected.numpy().tobytes()

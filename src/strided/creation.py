@@ -1693,7 +1693,7 @@ def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None,
                            f"eye({n}, {m}) asks for a matrix with {v} {'rows' if name == 'n' else 'columns'}"))
     dt = default_float() if dtype is None else to_dtype(dtype)
     t, arr = result_array((n, m), dt)
-    arr.fill(0)
+    fill(arr, 0)  # (the compiled store loop from FILL_MIN elements: ndarray.fill is 1.6x slower)
     arr.reshape(-1)[:: m + 1][: min(n, m)] = 1
     if OPEN: created("eye", (), t)  # noqa: E701
     return leaf(t, requires_grad, "eye")
