@@ -58,3 +58,16 @@ def test_large_eye_is_torchs(dtype):
     expected = torch.eye(300, 400, dtype=getattr(torch, dtype))
     assert got.shape == tuple(expected.shape) and got.stride() == expected.stride()
     assert got.numpy().tobytes() == expected.numpy().tobytes()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.float64, np.int64, np.complex64])
+@pytest.mark.parametrize("cols", [1, 7, 15, 16, 17, 33, 1000])
+def test_reversed_rows_copy(dtype, cols):
+    # fliplr's reversed lines (the compiled copy's 64-byte vpermd/vpermq steps and their tail),
+    # rows long enough for the copy kernel (the array past its smallest size)
+    rows = max(2, (1 << 16) // cols)
+    a = (RNG.standard_normal((rows, cols)) * 1000).astype(dtype)
+    for x in (a, a[1:, 1:] if cols > 1 else a[1:]):
+        got = strided.fliplr(strided.tensor(x))
+        assert got.numpy().tobytes() == np.ascontiguousarray(x[:, ::-1]).tobytes()
+        assert got.numpy().tobytes() == torch.fliplr(torch.from_numpy(np.ascontiguousarray(x))).numpy().tobytes()
