@@ -79,10 +79,12 @@ setup(ext_modules=[Extension(
     "strided.kernels._randkernel",
     ["src/strided/kernels/_randkernel.c"],
     optional=True,
-    depends=["src/strided/kernels/_rand_target.h"],
-    # integer arithmetic only (NumPy's bounded-integer draw); __uint128_t needs GCC or clang, which
-    # every platform this builds on has (without it the build skips the module: NumPy's own call)
-    extra_compile_args=["-O3", "-std=gnu99", "-Wall"],
+    depends=["src/strided/kernels/_rand_target.h", "src/strided/kernels/_ziggurat_tables.h"],
+    # NumPy's bounded-integer draw and its ziggurat normal; __uint128_t needs GCC or clang, which
+    # every platform this builds on has (without it the build skips the module: NumPy's own call);
+    # the ziggurat's float arithmetic as NumPy's: no contraction, no -ffast-math
+    extra_compile_args=["-O3", "-std=gnu99", "-Wall", "-ffp-contract=off", "-fno-fast-math"],
+    libraries=["m"],
 ), Extension(
     "strided.kernels._rowkernel",
     ["src/strided/kernels/_rowkernel.c"],

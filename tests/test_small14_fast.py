@@ -108,7 +108,7 @@ BAD_SIZES = [(3.0, 4), ((3.0, 4),), (True, 2), ((True,),), (-1,), ((2, -3),), ((
 @contextmanager
 def _factories_general(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     with monkeypatch.context() as m:
-        m.setattr(creation, "_plain_plan", lambda sizes: None)
+        m.setattr(creation, "_plain_plan", lambda sizes, *limit: None)
         yield
 
 

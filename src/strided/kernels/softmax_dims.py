@@ -23,6 +23,7 @@ import functools
 import numpy as np
 
 from . import native, sleef
+from .blocked import row_major
 from .fpstate import quiet
 from .torch_loops import torch_threads
 
@@ -70,6 +71,13 @@ def _walk(mask: np.ndarray, idx: int, stop: int, end: int, inner: int, lanes: in
             idx = nxt
 
 
+def _dense(x: np.ndarray) -> np.ndarray:
+    """``x`` as a C-contiguous array (itself where it is one): the blocked copy for a large permuted
+    one (a transposed 1M float32 in ~0.3 ms, NumPy's ascontiguousarray ~4 ms), NumPy's below."""
+    dense = row_major(x)
+    return dense if dense.flags.c_contiguous else np.ascontiguousarray(dense)
+
+
 def softmax_float32(x: np.ndarray, dim: int) -> np.ndarray | None:
     """PyTorch's float32 ``softmax(x, dim)`` for ``dim`` not the last, as a fresh C-contiguous array
     of ``x``'s shape (``x``: any strides; PyTorch computes on its contiguous copy); None where the
@@ -81,10 +89,11 @@ def softmax_float32(x: np.ndarray, dim: int) -> np.ndarray | None:
         return None
     shape = x.shape
     outer, size, inner = int(np.prod(shape[:dim])), shape[dim], int(np.prod(shape[dim + 1 :]))
-    compiled = compiled_float32(np.ascontiguousarray(x).reshape(-1), outer, size, inner)
+    dense = _dense(x).reshape(-1)
+    compiled = compiled_float32(dense, outer, size, inner)
     if compiled is not None:
         return compiled.reshape(shape)
-    cube = np.ascontiguousarray(x).reshape(outer, size, inner)
+    cube = dense.reshape(outer, size, inner)
     with quiet():
         top = np.maximum.reduce(cube, axis=1, keepdims=True)
         e = np.subtract(cube, top)
@@ -155,7 +164,7 @@ def torch_order(x: np.ndarray, axis: int, log: bool) -> np.ndarray | None:
         k = native.special()
         if k is None or x.dtype.char not in "fd" or not x.size:
             return None
-        rows = np.ascontiguousarray(x)
+        rows = _dense(x)
         out = np.empty(rows.shape, rows.dtype)
         return out if rows.flags.aligned and k.softmax_rows(rows, out, rows.shape[-1], log) else None
     return None if log else softmax_float32(x, axis)

@@ -126,7 +126,7 @@ def _complex_parts(g: np.random.Generator, shape: Shape, dtype: DType, normal: b
     complex number has variance 1); then each part times ``scale`` plus ``shift`` (uniform_'s
     range, normal_'s std and mean: PyTorch adds a real mean to both parts)."""
     part = np.dtype(np.float64) if dtype.itemsize == 16 else np.dtype(np.float32)
-    pairs = g.standard_normal((*shape, 2), dtype=part) * part.type(math.sqrt(0.5)) if normal \
+    pairs = _standard_normal(g, (*shape, 2), part) * part.type(math.sqrt(0.5)) if normal \
         else g.random((*shape, 2), dtype=part)
     if scale != 1.0 or shift != 0.0:
         pairs = (pairs * scale + shift).astype(part)
@@ -369,8 +369,34 @@ def _draw_uniform(g: np.random.Generator, out: np.ndarray) -> None:
 
 
 def _draw_normal(g: np.random.Generator, out: np.ndarray) -> None:
-    if (k := native.randdist()) is None or not k.standard_normal_fill(g.bit_generator.capsule, out):
-        g.standard_normal(dtype=out.dtype, out=out)  # (standard_normal_fill: NumPy's own fill, compiled)
+    """``g.standard_normal(dtype=out.dtype, out=out)`` for a C-contiguous float32/float64 ``out``:
+    the compiled ``normal_fill`` (NumPy's ziggurat step for step: the same numbers and the same
+    stream afterwards, ~3.7x faster: no sign branch, PCG64's step inlined where its layout was
+    checked), else NumPy's call (no kernel, or ``out`` unaligned)."""
+    kernel = native.rand()
+    if kernel is None:
+        g.standard_normal(dtype=out.dtype, out=out)
+        return
+    bits = g.bit_generator
+    pcg = _PCG[0]
+    if pcg is None:  # (once per process: whether the kernel may step NumPy's PCG64 itself)
+        pcg = _PCG[0] = kernel.pcg64_layout_ok(_PCG64(12345).capsule)
+    if not kernel.normal_fill(bits.capsule, out, pcg and bits.__class__ is _PCG64):
+        g.standard_normal(dtype=out.dtype, out=out)
+
+
+def _standard_normal(g: np.random.Generator, shape: Shape, dtype: Any = np.float64) -> np.ndarray:
+    """``g.standard_normal(shape, dtype=dtype)`` (float32 or float64): a new array, drawn by
+    :func:`_draw_normal` (the same numbers, the same stream)."""
+    out = np.empty(shape, dtype)
+    _draw_normal(g, out)
+    return out
+
+
+_PCG64 = np.random.PCG64
+# whether PCG64 keeps its state as the compiled ziggurat reads it (NumPy's layout with native
+# 128-bit words), checked on a throwaway generator at the first draw; None until then
+_PCG: list[bool | None] = [None]
 
 
 def _drawn(plan: tuple[int, Layout], dt: DType, draw: Callable[[np.random.Generator, np.ndarray], None],
@@ -448,10 +474,10 @@ def _randn(sizes: Any, size: Any, generator: Any, dtype: Any, device: Any) -> Te
     if dt.is_complex:
         return _fresh(shape, dt, g.draw(lambda n: _complex_parts(n, shape, dt, normal=True)), "randn")
     if dt in REDUCED_FLOATS:
-        return _fresh(shape, dt, g.draw(lambda n: n.standard_normal(shape, dtype=np.float32)), "randn")
+        return _fresh(shape, dt, g.draw(lambda n: _standard_normal(n, shape, np.float32)), "randn")
     t = result(shape, dt)  # (its remembered plan is randn's fast path from the next call on)
     arr = t._storage.array
-    g.draw(lambda n: n.standard_normal(dtype=arr.dtype, out=arr))  # straight into the result's memory (row-major order)
+    g.draw(lambda n: _draw_normal(n, arr))  # straight into the result's memory (row-major order)
     if OPEN:
         created("randn", (), t)
     return t
@@ -717,7 +743,7 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None
         _float_only(dt, "normal_kernel_cpu", "normal")
         _check_std(std)
         m, s = float(mean), float(std)
-        values = resolve(generator, "normal").draw(lambda g: g.standard_normal(shape, dtype=_compute(dt)) * s + m)
+        values = resolve(generator, "normal").draw(lambda g: _standard_normal(g, shape, _compute(dt)) * s + m)
         return _fresh(shape, dt, values, "normal")
     if size is not None or dtype is not None:
         raise StridedTypeError(
@@ -743,7 +769,7 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None
     _check_std(std)
     m = mean._np() if mean_t else float(mean)
     s = std._np() if std_t else float(std)
-    values = resolve(generator, "normal").draw(lambda g: g.standard_normal(shape, dtype=_compute(dt)))
+    values = resolve(generator, "normal").draw(lambda g: _standard_normal(g, shape, _compute(dt)))
     values = values * s + m
     inputs = tuple(x for x in (mean, std) if isinstance(x, Tensor))
     return _fresh(shape, dt, values, "normal", inputs)
@@ -998,13 +1024,13 @@ def randn_like(input: Any, *, dtype: Any = None, memory_format: MemoryFormat = p
     if _draws_in_place(input, dt, memory_format):  # (the draw randn makes, straight into the result)
         t = result(shape, dt)  # (its remembered plan is the fast path's from the next call on)
         arr = t._storage.array
-        resolve(generator, "randn_like").draw(lambda g: g.standard_normal(dtype=arr.dtype, out=arr))
+        resolve(generator, "randn_like").draw(lambda g: _draw_normal(g, arr))
         if OPEN:
             created("randn_like", (input,), t)
         return leaf(t, requires_grad, "randn_like")
     values = resolve(generator, "randn_like").draw(
         lambda g: _complex_parts(g, shape, dt, normal=True) if dt.is_complex
-        else g.standard_normal(shape, dtype=_compute(dt)))
+        else _standard_normal(g, shape, _compute(dt)))
     t = _fresh(shape, dt, values, "randn_like", (input,), _like_strides(input, dt, memory_format))
     return leaf(t, requires_grad, "randn_like")
 
@@ -1177,14 +1203,14 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any
     if dt is float32 or dt is float64:  # (the sample's draw, product and sum, each written in place)
         def fill(g: np.random.Generator, out: np.ndarray) -> None:
             _fill_normal(g, out, m, s)
-    return _into(self, "normal_", generator, lambda g, shape: g.standard_normal(shape, dtype=c) * s + m, fill)
+    return _into(self, "normal_", generator, lambda g, shape: _standard_normal(g, shape, c) * s + m, fill)
 
 
 def _fill_normal(g: np.random.Generator, out: np.ndarray, m: float, s: float) -> None:
     """normal_'s sample of a float32/float64 target, ``standard_normal * s + m``, drawn and
     computed in ``out``."""
     dt = out.dtype
-    g.standard_normal(dtype=dt, out=out)
+    _draw_normal(g, out)
     if s != 1.0:  # (x * 1.0 is x, bit for bit; the + m stays: it turns a -0.0 into +0.0)
         np.multiply(out, s, out=out)
     if m == 0.0 and _copysign(1.0, m) > 0.0:
@@ -1407,13 +1433,13 @@ def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator:
     s = _positive("log_normal_", "std", std, pos=2)
     def fill(g: np.random.Generator, out: np.ndarray) -> None:
         _fill_log_normal(g, out, m, s)
-    return _into(self, "log_normal_", generator, lambda g, shape: np.exp(g.standard_normal(shape) * s + m), fill)
+    return _into(self, "log_normal_", generator, lambda g, shape: np.exp(_standard_normal(g, shape) * s + m), fill)
 
 
 def _fill_log_normal(g: np.random.Generator, out: np.ndarray, m: float, s: float) -> None:
     """log_normal_'s sample written into ``out``: the sample's steps in one float64 array, then
     cast into ``out`` once (the values of ``exp(standard_normal * s + m)``)."""
-    x = g.standard_normal(out.shape)
+    x = _standard_normal(g, out.shape)
     np.multiply(x, s, out=x)
     np.add(x, m, out=x)
     _put(out, np.exp(x, out=x))
