@@ -12,9 +12,9 @@ import pytest
 import torch
 
 import strided
-from strided.kernels import matkernel as MK
 from strided.kernels import native
 from strided.ops.linalg import fused as F
+from strided.ops.linalg import matkernel as MK
 from strided.ops.linalg import products as P
 
 RNG = np.random.default_rng(236)

@@ -1,4 +1,4 @@
-"""The compiled small products (strided.kernels.matkernel: mm, bmm, mv) answer exactly what NumPy's
+"""The compiled small products (strided.ops.linalg.matkernel: mm, bmm, mv) answer exactly what NumPy's
 ``np.matmul`` answers on the same views -- value, NaN payload and sign of zero -- because they
 make NumPy's BLAS call; and they answer None (the Python path decides) wherever NumPy would take
 another routine or the operands are unusual. Checked against torch for values too."""
@@ -10,7 +10,7 @@ import pytest
 import torch
 
 import strided
-from strided.kernels import matkernel
+from strided.ops.linalg import matkernel
 
 rng = np.random.default_rng(7)
 

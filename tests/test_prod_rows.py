@@ -143,3 +143,14 @@ def test_declines_and_kernel_arguments() -> None:
     flat = a.reshape(-1).copy()
     assert k.torch_prod_rows(flat, flat[:3], 4) is False  # (an overlap: nothing written)
     assert flat.tolist() == list(range(1, 13))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_size_one_axes_leave_one_contiguous_line(dtype: Any) -> None:
+    """A (16, 1) input's axis 0 is one contiguous line for PyTorch, whose iterator drops size-1 axes:
+    its vectorized product order, bit for bit (NumPy's running product differed in the last bit)."""
+    r = np.random.default_rng(11)
+    for shape, dim in (((16, 1), 0), ((100, 1), 0), ((1, 100, 1), 1), ((37, 1, 1), 0), ((1, 1, 50), 2)):
+        a = (r.uniform(0.97, 1.03, shape) * np.where(r.random(shape) < 0.3, -1, 1)).astype(dtype)
+        for keepdim in (False, True):
+            _torchs(st.tensor(a).prod(dim, keepdim=keepdim), torch.from_numpy(a).prod(dim, keepdim=keepdim))

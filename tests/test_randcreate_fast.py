@@ -11,9 +11,9 @@ import pytest
 import torch
 
 import strided
-from strided.kernels import matkernel as MK
 from strided.ops.creation import random as R
 from strided.ops.linalg import fused as F
+from strided.ops.linalg import matkernel as MK
 from strided.ops.linalg import matmul as M
 from strided.ops.linalg import products as P
 

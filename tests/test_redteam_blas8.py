@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 
 import strided
-from strided.kernels import matkernel as MK
+from strided.ops.linalg import matkernel as MK
 from strided.ops.reductions import sums
 
 torch.set_num_threads(1)

@@ -18,9 +18,9 @@ from hypothesis import strategies as hs
 
 import strided
 from oracle_helpers import case
-from strided.kernels import matkernel as MK
 from strided.kernels import native
 from strided.kernels.reduce import holds_nan, row_products
+from strided.ops.linalg import matkernel as MK
 from strided.ops.linalg import matmul as M
 from strided.ops.linalg import products as P
 from strided.ops.reductions import sums

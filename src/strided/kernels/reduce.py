@@ -257,7 +257,9 @@ def euclidean_norms(x: np.ndarray, axis: int | None, absolute: bool = True) -> n
     k = native.special()
     if k is None or not x.ndim or not x.size or x.dtype.char not in "fd" or not x.flags.aligned:
         return None
-    order = sorted(range(x.ndim), key=lambda d: -x.strides[d])  # (memory order: the largest stride first)
+    # (memory order, the largest stride first; size-1 axes outermost: PyTorch's iterator drops them, so
+    # a (16, 1) input's axis 0 is its one contiguous line)
+    order = sorted(range(x.ndim), key=lambda d: (x.shape[d] != 1, -x.strides[d]))
     mem = x.transpose(order)
     if not mem.flags.c_contiguous:
         return None
@@ -351,7 +353,9 @@ def line_products(x: np.ndarray, axis: int | None) -> np.ndarray | None:
         return None
     if axis is None and x.size < 4 * _TORCH_VECTOR_BYTES // x.itemsize:
         return None  # (PyTorch's running product from 1 in memory order: NumPy's full reduce, cheaper)
-    order = sorted(range(x.ndim), key=lambda d: -x.strides[d])  # (memory order: the largest stride first)
+    # (memory order, the largest stride first; size-1 axes outermost: PyTorch's iterator drops them, so
+    # a (16, 1) input's axis 0 is its one contiguous line)
+    order = sorted(range(x.ndim), key=lambda d: (x.shape[d] != 1, -x.strides[d]))
     if axis is not None and (order[-1] != axis or x.shape[axis] < 2):
         return None
     mem = x.transpose(order)

@@ -242,11 +242,15 @@ def resized_layout(out: Tensor, result: Tensor) -> L.Layout:
     return L.Layout(shape, strides, lay.offset)
 
 
-def refuse_other_dtype(out: Any, dtype: DType, op: str) -> None:
+def refuse_other_dtype(out: Any, dtype: DType, op: str, rule: str = "always") -> None:
     """The out= check of PyTorch's unary ops that keep their input's dtype (``abs``, ``neg``,
     ``sign``, ``floor``, ... : TensorIterator's all-same-dtype check, before any kernel's dtype
     check): an ``out`` of another dtype than the input's ``dtype`` is refused before anything
-    runs ("Found dtype Double but expected Float"), where other ops would cast into it.
+    runs ("Found dtype Double but expected Float"), where other ops would cast into it. ``rule``
+    (the op's declaration) for a complex input: "always" checks it too (neg, sgn, round, frac),
+    "not_complex" leaves it to the op's own complex refusal, which PyTorch raises first (floor,
+    ceil, trunc, sign), "abs" checks only a complex ``out`` (abs of a complex tensor is real: a
+    real ``out`` of any float dtype takes it).
 
     >>> refuse_other_dtype(strided.empty(0, dtype=strided.float64), strided.float32, "abs")
     Traceback (most recent call last):
@@ -254,8 +258,11 @@ def refuse_other_dtype(out: Any, dtype: DType, op: str) -> None:
     strided.errors.StridedRuntimeError: Found dtype Double but expected Float
     ...
     """
-    if isinstance(out, Tensor) and out._dtype is not dtype:
-        raise _dtype_mismatch(dtype, out._dtype, op, "found")
+    if not isinstance(out, Tensor) or out._dtype is dtype:
+        return
+    if dtype.is_complex and (rule == "not_complex" or (rule == "abs" and not out._dtype.is_complex)):
+        return
+    raise _dtype_mismatch(dtype, out._dtype, op, "found")
 
 
 def _dtype_mismatch(r: DType, o: DType, op: str, style: str) -> StridedRuntimeError:

@@ -97,15 +97,17 @@ class UnaryOp:
     bool_error: str = ""  # message for a bool input, if refused
     bool_not_implemented: str = ""  # kernel name for a NotImplementedError on bool
     ufunc: np.ufunc | None = None  # the plain ufunc, if ``compute`` is just that (small-op fast path)
-    out_same_dtype: bool = False  # out= must have the input's dtype (PyTorch: "Found dtype ... but expected ...")
+    # out= must have the input's dtype (PyTorch: "Found dtype ... but expected ..."): "always", or for a
+    # complex input "abs" / "not_complex" (see strided.ops._support.out.refuse_other_dtype); "" casts
+    out_same_dtype: str = ""
 
 
 NEG = UnaryOp(
     "neg", neg_kernel,
     bool_error="Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
-    "to invert a mask, use the `~` or `logical_not()` operator instead.", ufunc=np.negative, out_same_dtype=True)
+    "to invert a mask, use the `~` or `logical_not()` operator instead.", ufunc=np.negative, out_same_dtype="always")
 ABS = UnaryOp("abs", ufunc_kernel(np.absolute), bool_not_implemented="abs_cpu", ufunc=np.absolute,
-              out_same_dtype=True)
+              out_same_dtype="abs")
 EXP = UnaryOp("exp", exp_kernel, float_out=True, ufunc=np.exp)  # (float32: the C library's expf, kernels.sleef)
 LOG = UnaryOp("log", ufunc_kernel(np.log), float_out=True, ufunc=np.log)
 SQRT = UnaryOp("sqrt", ufunc_kernel(np.sqrt), float_out=True, ufunc=np.sqrt)
@@ -114,7 +116,7 @@ COS = UnaryOp("cos", ufunc_kernel(np.cos), float_out=True, ufunc=np.cos)
 TANH = UnaryOp("tanh", tanh_kernel, float_out=True, ufunc=np.tanh)  # (float32: tanh from double, kernels.sleef)
 SIGMOID = UnaryOp("sigmoid", sigmoid_kernel, float_out=True)
 RELU = UnaryOp("relu", relu_kernel, bool_error="Boolean inputs not supported for relu")
-BITWISE_NOT = UnaryOp("bitwise_not", ufunc_kernel(np.invert), out_same_dtype=True)
+BITWISE_NOT = UnaryOp("bitwise_not", ufunc_kernel(np.invert), out_same_dtype="always")
 
 
 def unary(op: UnaryOp, x: Any, target: Tensor | None = None) -> Tensor:
@@ -313,7 +315,7 @@ def _unary_out(op: UnaryOp, x: Any, out: Any) -> Tensor:
     result and its transposing write when ``x`` runs against ``out``)."""
     # (neg's refusal of a bool input comes first in PyTorch: it is checked before the iterator's)
     if op.out_same_dtype and isinstance(x, Tensor) and not (op.bool_error and x._dtype.kind == "b"):
-        refuse_other_dtype(out, x._dtype, op.name)
+        refuse_other_dtype(out, x._dtype, op.name, op.out_same_dtype)
     if (op.ufunc in EXACT_UNARY and type(x) is Tensor and x._dtype in _INTO_OUT_DTYPES
             and into_out(out, x._layout.shape, x._dtype, (x,))):
         token = _quiet_set(_QUIET)

@@ -68,8 +68,9 @@ class MoreUnary:
     # "always" as ``empty_like(input)`` (nan_to_num, deg2rad, rad2deg); "isinf" / "isfinite" as
     # PyTorch's composites of those names
     like: str = ""
-    # out= must have the input's dtype (PyTorch's all-same-dtype check, before the kernel's)
-    out_same_dtype: bool = False
+    # out= must have the input's dtype (PyTorch's all-same-dtype check, before the kernel's): "always",
+    # or "not_complex" (a complex input's own refusal first); see strided.ops._support.out.refuse_other_dtype
+    out_same_dtype: str = ""
 
 
 def _ufunc(uf: np.ufunc) -> Kernel:
@@ -405,13 +406,13 @@ TABLE: tuple[MoreUnary, ...] = (
     MoreUnary("isneginf", _float_test(_isneginf, False), "bool", inplace=False),
     MoreUnary("signbit", _signbit, "bool", inplace=False),
     MoreUnary("logical_not", _logical_not, "bool"),
-    MoreUnary("floor", _copy_ints(_ufunc(np.floor)), "same", _BOOL, "floor_vml_cpu", out_same_dtype=True),
-    MoreUnary("ceil", _copy_ints(_ufunc(np.ceil)), "same", _BOOL, "ceil_vml_cpu", out_same_dtype=True),
-    MoreUnary("trunc", _copy_ints(_ufunc(np.trunc)), "same", _BOOL, "trunc_vml_cpu", aliases=("fix",), out_same_dtype=True),
-    MoreUnary("round", _copy_ints(_round), "same", _BOOL, "round_vml_cpu", out_same_dtype=True),
-    MoreUnary("frac", _frac, "same", _NOT_FLOAT, "frac_cpu", out_same_dtype=True),
-    MoreUnary("sign", _sign, "same", out_same_dtype=True),
-    MoreUnary("sgn", _sign, "same", out_same_dtype=True),
+    MoreUnary("floor", _copy_ints(_ufunc(np.floor)), "same", _BOOL, "floor_vml_cpu", out_same_dtype="not_complex"),
+    MoreUnary("ceil", _copy_ints(_ufunc(np.ceil)), "same", _BOOL, "ceil_vml_cpu", out_same_dtype="not_complex"),
+    MoreUnary("trunc", _copy_ints(_ufunc(np.trunc)), "same", _BOOL, "trunc_vml_cpu", aliases=("fix",), out_same_dtype="not_complex"),
+    MoreUnary("round", _copy_ints(_round), "same", _BOOL, "round_vml_cpu", out_same_dtype="always"),
+    MoreUnary("frac", _frac, "same", _NOT_FLOAT, "frac_cpu", out_same_dtype="always"),
+    MoreUnary("sign", _sign, "same", out_same_dtype="not_complex"),
+    MoreUnary("sgn", _sign, "same", out_same_dtype="always"),
     MoreUnary("square", _square, "same", bool_to_long=True),
     MoreUnary("nan_to_num", _nan_to_num, "same", like="always"),
     _float("log1p", _ufunc(np.log1p)),
@@ -598,7 +599,7 @@ def run_unary(op: MoreUnary, x: Any, target: Tensor | None = None, args: tuple =
     the op's entry reports it."""
     if out is not None:
         if op.out_same_dtype and isinstance(x, Tensor):
-            refuse_other_dtype(out, x._dtype, op.name)
+            refuse_other_dtype(out, x._dtype, op.name, op.out_same_dtype)
         return write_out(out, _run(op, x, None, args), op.name, (x,))
     result = _run(op, x, target, args)
     return result

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from ...kernels.matkernel import openblas_paths
+from .matkernel import openblas_paths
 
 __all__ = ["Lapack", "library", "solve"]
 

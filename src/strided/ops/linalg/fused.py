@@ -41,7 +41,6 @@ from ...dispatch import result as new_result
 from ...dtypes import C10_NAME, REDUCED_FLOATS, TORCH_NAME, DType, float32, float64
 from ...errors import StridedIndexError, StridedRuntimeError, join_lines
 from ...gradients import seal
-from ...kernels import matkernel as _mk
 from ...kernels import native, npcore
 from ...kernels.fpstate import quiet_call, quiet_retry, quietly
 from ...layout.order import elementwise_output_strides
@@ -53,6 +52,7 @@ from .._support.promotion import result_type
 from .._support.reduce_args import shape_text
 from ..registry import op
 from . import _batched as LA
+from . import matkernel as _mk
 from .matmul import _check_mm, _product, _refuse_bool, fast_bmm, fast_product
 
 _FAST = frozenset({float32, float64})

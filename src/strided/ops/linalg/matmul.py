@@ -34,7 +34,6 @@ from ...dtypes import CPP_NAME, TORCH_NAME, DType, float32, float64
 from ...errors import StridedNotImplementedError, StridedRuntimeError, join_lines
 from ...grad_mode import SUBCLASSES
 from ...gradients import seal
-from ...kernels import matkernel as _mk
 from ...kernels.fpstate import quiet_call, quiet_retry, quietly
 from ...kernels.matmul import dot2d, matmul2d, matmul_into, matmul_new
 from ...kernels.memory import outside_storage
@@ -48,6 +47,7 @@ from .._support.out import write_out
 from .._support.reduce_args import shape_text
 from ..elementwise.binary import mul
 from ..registry import backward, method, requires_grad
+from . import matkernel as _mk
 from .products import fast_dot, fast_mv, kron_native
 
 
@@ -303,7 +303,7 @@ _MM_FAST = frozenset({float32, float64})
 
 def fast_product(a: Any, b: Any) -> tuple[np.ndarray, Layout] | None:
     """:func:`_fast_product_numpy`'s answer: the compiled entry's product
-    (:func:`strided.kernels.matkernel.mm`, NumPy's own BLAS call on the same operands) where it
+    (:func:`strided.ops.linalg.matkernel.mm`, NumPy's own BLAS call on the same operands) where it
     takes the operands, as a 2-D array and its layout, else NumPy's."""
     t = _mk.mm(a, b)
     if t is not None:

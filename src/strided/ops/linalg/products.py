@@ -32,7 +32,6 @@ from ...dtypes import float32, float64
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import SUBCLASSES
 from ...gradients import seal
-from ...kernels import matkernel as _mk
 from ...kernels import native, npcore
 from ...kernels.blocked import copy_into
 from ...kernels.fpstate import quiet_call, quiet_retry, quietly
@@ -47,6 +46,7 @@ from .._support.out import check_out, warn_resized, write_out
 from .._support.promotion import TORCH_NAMES
 from .._support.reduce_args import shape_text
 from ..registry import backward, method
+from . import matkernel as _mk
 from . import matmul as _matmul  # (its dot at call time: matmul imports this module first)
 
 __all__ = ["cross", "inner", "kron", "linalg_cross", "linalg_vecdot", "mv", "tensordot", "vander", "vdot"]
@@ -363,7 +363,7 @@ def fast_mv(a: Any, v: Any) -> Tensor | None:
     of its dtype, n and k not 0, NumPy's fresh ``np.matmul`` of their flat runs -- the very arrays
     (values and layout) ``matmul``'s ``_product`` hands the same call, so the bits are its -- as a fresh
     (n,) tensor; None when a precondition fails (the caller takes its general path, with its
-    checks and errors). First the compiled entry (:func:`strided.kernels.matkernel.mv`: the
+    checks and errors). First the compiled entry (:func:`strided.ops.linalg.matkernel.mv`: the
     gemv call this ``np.matmul`` makes, on the same memory) where it takes the operands."""
     t = _mk.mv(a, v)
     if t is not None:
@@ -511,7 +511,7 @@ def fast_dot(a: Any, b: Any) -> Tensor | None:
     ``FLOAT_dot``/``DOUBLE_dot``): the same bits (quiet: both warn of an overflow), without the
     ufunc's call or a reshape of its scalar (a third of a 1 µs op). The caller has checked that
     nobody listens or reports the op itself. First the compiled entry
-    (:func:`strided.kernels.matkernel.dot`: the same BLAS call and double sum, in one C call)."""
+    (:func:`strided.ops.linalg.matkernel.dot`: the same BLAS call and double sum, in one C call)."""
     t = _mk.dot(a, b)
     if t is not None:
         return t

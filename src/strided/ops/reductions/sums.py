@@ -44,7 +44,6 @@ from ...errors import (
 )
 from ...grad_mode import GRAD_MODE, INSIDE, SUBCLASSES, requires_grad
 from ...gradients import record, records, seal
-from ...kernels import matkernel as _mk
 from ...kernels import npcore
 from ...kernels.fpstate import QUIET, quiet, quiet_call, quiet_reset, quiet_set, quietly
 from ...kernels.memory import numpy_view, outside_storage
@@ -78,6 +77,7 @@ from .._support.reduce_args import (
     reduction_dims,
     shape_text,
 )
+from ..linalg import matkernel as _mk
 from ..registry import backward, method, op
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from .native import _compiled
+from ...kernels.native import _compiled
 
 # Above (64 x 64 x 64) multiply-adds NumPy's own call serves: it releases the GIL for the BLAS
 # call (the compiled entries hold it), and the Python around it is no longer the cost.
@@ -89,12 +89,12 @@ def _setup() -> None:
         trace = _none1
         addr = _none5
         return
-    from ..dispatch import adopted
-    from ..dtypes import float32, float64
-    from ..layout import Layout
-    from ..ops._support.operands import _cinfo
-    from ..storage import Storage
-    from ..tensor import Tensor
+    from ...dispatch import adopted
+    from ...dtypes import float32, float64
+    from ...layout import Layout
+    from ...storage import Storage
+    from ...tensor import Tensor
+    from .._support.operands import _cinfo
 
     k.setup(Tensor, Storage, Layout, adopted, _cinfo, np.empty, float32, float64,
             np.dtype(np.float32), np.dtype(np.float64), *found, LIMIT)
