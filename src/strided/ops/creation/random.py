@@ -380,8 +380,9 @@ def _draw_normal(g: np.random.Generator, out: np.ndarray) -> None:
     bits = g.bit_generator
     pcg = _PCG[0]
     if pcg is None:  # (once per process: whether the kernel may step NumPy's PCG64 itself)
-        pcg = _PCG[0] = kernel.pcg64_layout_ok(_PCG64(12345).capsule)
-    if not kernel.normal_fill(bits.capsule, out, pcg and bits.__class__ is _PCG64):
+        _PCG[1] = np.random.PCG64  # (numpy.random is loaded by now: g is its Generator)
+        pcg = _PCG[0] = kernel.pcg64_layout_ok(_PCG[1](12345).capsule)
+    if not kernel.normal_fill(bits.capsule, out, pcg and bits.__class__ is _PCG[1]):
         g.standard_normal(dtype=out.dtype, out=out)
 
 
@@ -393,10 +394,10 @@ def _standard_normal(g: np.random.Generator, shape: Shape, dtype: Any = np.float
     return out
 
 
-_PCG64 = np.random.PCG64
 # whether PCG64 keeps its state as the compiled ziggurat reads it (NumPy's layout with native
-# 128-bit words), checked on a throwaway generator at the first draw; None until then
-_PCG: list[bool | None] = [None]
+# 128-bit words), checked on a throwaway generator at the first draw, and the PCG64 class; None
+# until then (import strided does not load numpy.random: the default stream is made on first use)
+_PCG: list[Any] = [None, None]
 
 
 def _drawn(plan: tuple[int, Layout], dt: DType, draw: Callable[[np.random.Generator, np.ndarray], None],
