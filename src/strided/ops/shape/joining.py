@@ -551,15 +551,9 @@ def _stack_family(name: str, tensors: Any, ndim: int, pick_dim: Any) -> Tensor:
     if tensors.__class__ in (list, tuple) and tensors and isinstance(tensors[0], Tensor):  # the fast path
         first = tensors[0]._layout.shape
         # (inputs of ndim dims or more are read as they are: their own shapes, without the list;
-        # the compiled join, called here as cat calls it, and flat_join decline a lower-dim input
-        # among them, read below as at least ndim-d)
-        if len(first) >= ndim:
-            d = pick_dim(first)
-            if not OPEN and (k := _fj._JOIN_C) is not None and _enabled.get() and not _open_blocks[0] and (
-                    out := k(tensors, d, False)) is not None:
-                return out
-            if (out := flat_join(tensors, None, d)) is not None:
-                return out
+        # flat_join declines a lower-dim input among them, read below as at least ndim-d)
+        if len(first) >= ndim and (out := flat_join(tensors, None, pick_dim(first))) is not None:
+            return out
         shapes = [atleast_shape(t._layout.shape, ndim) if isinstance(t, Tensor) else () for t in tensors]
         out = flat_join(tensors, shapes, pick_dim(shapes[0]))
         if out is not None:
