@@ -208,6 +208,20 @@ def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype:
     return out
 
 
+def _check_resized_overlap(out: Tensor, layout: L.Layout, inputs: tuple, op: str, full_too: bool) -> None:
+    """:func:`_check_overlap` of ``out`` as it will be once resized to ``layout`` (PyTorch checks a
+    (values, indices) op's outputs after resizing them)."""
+    for x in inputs:
+        if not isinstance(x, Tensor) or not shares_storage(x, out):
+            continue
+        status = memory_overlap(x, out, layout)
+        if status is L.OverlapStatus.PARTIAL or (full_too and status is L.OverlapStatus.FULL):
+            raise partial_overlap(
+                f"{op}(out=...)", layout, x._layout, L.storage_extent(layout), L.storage_extent(x._layout),
+                f"fix: pass fresh out tensors, or a copy of the input: {op}(x.clone(), ..., out=out)",
+            )
+
+
 def _check_overlap(out: Tensor, inputs: tuple, op: str, full_too: bool = False) -> None:
     """PyTorch's ``assert_no_partial_overlap(out, input)``: ``out`` may be an input exactly
     (same span, same strides), not part of one or laid across one differently; ``full_too``:
@@ -309,7 +323,8 @@ _PAIR_TEXTS: dict[str, tuple[Callable[[str, str], str], Callable[[str, str], str
 }
 
 
-def write_pair_out(out: Any, compute: Callable[[], Any], op: str, inputs: tuple, style: str = "matmul") -> Any:
+def write_pair_out(out: Any, compute: Callable[[], Any], op: str, inputs: tuple, style: str = "matmul",
+                   overlap: str = "partial") -> Any:
     """``op(..., out=(values, indices))`` of the ops that return a (values, indices) pair (max/min
     along a dim, median, mode, kthvalue, sort, topk, ...): PyTorch's rules, checked before
     anything is written. ``out`` is a tuple (or list) of two tensors (TypeError otherwise, in
@@ -320,6 +335,9 @@ def write_pair_out(out: Any, compute: Callable[[], Any], op: str, inputs: tuple,
     strides. Returns the op's named tuple holding the two ``out`` tensors. ``style="scalar_type"``:
     the dtype refusal in the words of PyTorch's cummax/cummin ("expected scalar_type Long but
     found Int"); ``"median"``, ``"kthvalue"``, ``"mode"``: those ops' own words (:data:`_PAIR_TEXTS`).
+    ``overlap``: PyTorch's check of each resized ``out`` against the input, before anything is
+    written: "partial" refuses an ``out`` laid across the input (max/min/median/mode/topk/aminmax),
+    "any" refuses it being the input too (kthvalue), "" checks nothing (sort, cummax, cummin).
 
     >>> x = strided.tensor([[3.0, 1.0], [0.0, 5.0]])
     >>> v, i = strided.empty(2), strided.empty(2, dtype=strided.int64)
@@ -355,6 +373,8 @@ def write_pair_out(out: Any, compute: Callable[[], Any], op: str, inputs: tuple,
     for o, r in zip(out, made):  # (both checked first: a refused out= leaves both untouched)
         check_writable(o._storage, o._layout, f"{op}(out=...)", aliasing_ok=o._layout.shape != r._layout.shape,
                        updates=o._layout.shape == r._layout.shape)
+        if overlap:
+            _check_resized_overlap(o, resized_layout(o, r), inputs, op, overlap == "any")
     for o, r in zip(out, made):
         write_out(o, r, op, (), resize_first=True)
     return type(made)(*out)

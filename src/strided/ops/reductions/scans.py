@@ -471,7 +471,7 @@ def cummax(self: Tensor, dim: int, *, out: Any = None) -> Any:
     tensor([0, 1, 1, 3])
     """
     if out is not None:
-        return write_pair_out(out, lambda: cummax(self, dim), "cummax", (self,), style="scalar_type")
+        return write_pair_out(out, lambda: cummax(self, dim), "cummax", (self,), style="scalar_type", overlap="")
     fast = _fast_cum_extreme(self, dim, "cummax")  # (here, not in _cum_extreme: one call less)
     return fast if fast is not None else _cum_extreme(self, dim, "cummax")
 
@@ -485,7 +485,7 @@ def cummin(self: Tensor, dim: int, *, out: Any = None) -> Any:
     ([3, 1, 1, 0], [0, 1, 1, 3])
     """
     if out is not None:
-        return write_pair_out(out, lambda: cummin(self, dim), "cummin", (self,), style="scalar_type")
+        return write_pair_out(out, lambda: cummin(self, dim), "cummin", (self,), style="scalar_type", overlap="")
     fast = _fast_cum_extreme(self, dim, "cummin")  # (here, not in _cum_extreme: one call less)
     return fast if fast is not None else _cum_extreme(self, dim, "cummin")
 

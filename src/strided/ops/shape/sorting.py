@@ -183,7 +183,7 @@ def sort(self: Tensor, dim: int = -1, descending: bool = False, *, stable: bool 
     _no_bool_dim("sort", dim, descending, stable)
     if out is not None:
         return write_pair_out(out, lambda: sort(self, dim=dim, descending=descending, stable=stable), "sort",
-                              (self,))
+                              (self,), overlap="")
     d, x, idx = _sort_parts(self, dim, descending, False if stable is None else stable, "sort")
     shape = self._layout.shape
     strides = preserve_format_strides(shape, self._layout.strides)
@@ -519,7 +519,7 @@ def kthvalue(self: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out:
         if fast is not None:
             return fast
     else:
-        return write_pair_out(out, lambda: kthvalue(self, k, dim, keepdim), "kthvalue", (self,), style="kthvalue")
+        return write_pair_out(out, lambda: kthvalue(self, k, dim, keepdim), "kthvalue", (self,), style="kthvalue", overlap="any")
     tensor_arg(self, "kthvalue")
     d = one_dim(self, dim, "kthvalue")
     keepdim = flag(keepdim, "kthvalue", "keepdim")
