@@ -46,12 +46,6 @@ def test_kernels_are_numpys_steps(dtype, n):
         for m, s in ((0.0, 1.0), (-0.0, 1.0), (1.5, 0.25), (-3.0, 1e-3), (0.0, 0.0), (1e15, 1e15), (1e-20, 1e-20)):
             a, b = _pair(seed)
             o = np.empty(n, dtype)
-            assert dist.normal_fill(a.bit_generator.capsule, o, m, s)
-            r = b.standard_normal(dtype=dtype, out=np.empty(n, dtype))
-            if s != 1.0:
-                np.multiply(r, s, out=r)
-            np.add(r, m, out=r)
-            assert _same(o, r)
             rate = s * 3 or 2.0
             assert dist.exponential_fill(a.bit_generator.capsule, o, rate)
             r = b.standard_exponential(dtype=dtype, out=np.empty(n, dtype))
@@ -104,15 +98,14 @@ def test_kernels_refuse_other_buffers_without_drawing():
     unaligned = np.frombuffer(bytearray(20), np.float32, 3, 2)
     for out in (np.zeros(4, np.int64), np.zeros(4, np.float16), ro, unaligned, np.zeros((4, 4))[:, 0]):
         cap = g.bit_generator.capsule
-        assert dist.normal_fill(cap, out, 0.0, 1.0) is False
         assert dist.exponential_fill(cap, out, 1.0) is False
         assert dist.geometric_fill(cap, out, 0.5) is False
         assert dist.cauchy_fill(cap, out, 0.0, 1.0) is False
         assert dist.log_normal_fill(cap, out, 0.0, 1.0) is False
         assert rand.bounded_float(cap, out, 0, 10) is False
         assert rand.below_fill(cap, out, 0.5) is False
-        if out.dtype.kind == "f" and out.dtype != np.float16:  # (uniform_fill raises for another format)
-            assert rand.uniform_fill(cap, out) is False
+        assert rand.uniform_fill(cap, out) is False
+        assert rand.normal_fill(cap, out, False) is False
     assert g.bit_generator.state == before
 
 
@@ -178,9 +171,6 @@ def test_factory_kernels_are_numpys_calls(n):
         assert dist.randperm_fill(a.bit_generator.capsule, o)
         assert np.array_equal(o, b.permutation(n))
         for dtype in (np.float32, np.float64):
-            o = np.empty(n, dtype)
-            assert dist.standard_normal_fill(a.bit_generator.capsule, o)
-            assert _same(o, b.standard_normal((n,), dtype=dtype))
             for s in (1.0, 2.5, 0.0, 1e-20, 1e15):
                 m = np.random.default_rng(seed).standard_normal(n).astype(dtype)
                 if n > 2:

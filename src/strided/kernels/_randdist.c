@@ -57,28 +57,6 @@ static int start(const char *name, Py_ssize_t want, PyObject *const *args, Py_ss
     PyBuffer_Release(&view); \
     Py_RETURN_TRUE;
 
-/* normal_fill(capsule, out, mean, std): normal_'s fill, (1) Generator.standard_normal(dtype=out's,
- * out=out), (2) out *= std where std != 1, (3) out += mean. */
-static PyObject *py_normal_fill(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    BEGIN("normal_fill", 4)
-    double m = x[0], s = x[1];
-    if (kind == 'f') {
-        float *o = (float *)view.buf, mf = (float)m, sf = (float)s;
-        random_standard_normal_fill_f(b, n, o);
-        if (s != 1.0)
-            for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] * sf;
-        for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] + mf;
-    } else {
-        double *o = (double *)view.buf;
-        random_standard_normal_fill(b, n, o);
-        if (s != 1.0)
-            for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] * s;
-        for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] + m;
-    }
-    END
-}
-
 /* exponential_fill(capsule, out, rate): exponential_'s fill, (1) Generator.standard_exponential(
  * dtype=out's, out=out), (2) out /= rate where rate != 1. */
 static PyObject *py_exponential_fill(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -137,16 +115,6 @@ static PyObject *py_cauchy_fill(PyObject *self, PyObject *const *args, Py_ssize_
             o[i] = v + m;
         }
     }
-    END
-}
-
-/* standard_normal_fill(capsule, out) -> bool: Generator.standard_normal(dtype=out's, out=out)
- * (randn's draw; no arithmetic after it). */
-static PyObject *py_standard_normal_fill(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    BEGIN("standard_normal_fill", 2)
-    if (kind == 'f') random_standard_normal_fill_f(b, n, (float *)view.buf);
-    else random_standard_normal_fill(b, n, (double *)view.buf);
     END
 }
 
@@ -324,8 +292,6 @@ static PyObject *py_log_normal_fill(PyObject *self, PyObject *const *args, Py_ss
 }
 
 static PyMethodDef methods[] = {
-    {"standard_normal_fill", (PyCFunction)(void (*)(void))py_standard_normal_fill, METH_FASTCALL,
-     "standard_normal_fill(capsule, out) -> bool: Generator.standard_normal(dtype=out's, out=out)."},
     {"normal_tensor_fill", (PyCFunction)(void (*)(void))py_normal_tensor_fill, METH_FASTCALL,
      "normal_tensor_fill(capsule, out, mean, std) -> bool: standard_normal * std + mean (a buffer) into out."},
     {"randperm_fill", (PyCFunction)(void (*)(void))py_randperm_fill, METH_FASTCALL,
@@ -333,8 +299,6 @@ static PyMethodDef methods[] = {
     {"log_normal_fill", (PyCFunction)(void (*)(void))py_log_normal_fill, METH_FASTCALL,
      "log_normal_fill(capsule, out, mean, std) -> bool: log_normal_'s exp(standard_normal * std + mean) cast into\n"
      "out (NumPy's exp loop); for |mean| + 15 std <= 700 only."},
-    {"normal_fill", (PyCFunction)(void (*)(void))py_normal_fill, METH_FASTCALL,
-     "normal_fill(capsule, out, mean, std) -> bool: normal_'s standard_normal * std + mean into out."},
     {"exponential_fill", (PyCFunction)(void (*)(void))py_exponential_fill, METH_FASTCALL,
      "exponential_fill(capsule, out, rate) -> bool: exponential_'s standard_exponential / rate into out."},
     {"geometric_fill", (PyCFunction)(void (*)(void))py_geometric_fill, METH_FASTCALL,

@@ -206,38 +206,12 @@ static PyObject *py_bounded_int64(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
-/* float_out(who, obj, view) -> 4 or 8: obj's buffer (writable, C-contiguous, aligned float32 "f"
- * or float64 "d"), held in view, and its item size; 0 (nothing held) for an unaligned or read-only
- * buffer (the caller takes NumPy's call, which refuses read-only memory); -1 with an error for any
- * other buffer. */
-static int float_out(const char *who, PyObject *obj, Py_buffer *view)
-{
-    if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
-        PyErr_Clear(); /* (read-only memory: nothing drawn, the caller's Python path refuses it) */
-        return 0;
-    }
-    const char *f = view->format ? view->format : "B";
-    if (*f == '<' || *f == '=' || *f == '@') f++;
-    int single = strcmp(f, "f") == 0 && view->itemsize == 4, dbl = strcmp(f, "d") == 0 && view->itemsize == 8;
-    if (!single && !dbl) {
-        PyErr_Format(PyExc_ValueError, "%s: out must be a C-contiguous float32 or float64 buffer (format %s)", who,
-                     view->format);
-        PyBuffer_Release(view);
-        return -1;
-    }
-    if (((uintptr_t)view->buf) % (uintptr_t)view->itemsize != 0) {
-        PyBuffer_Release(view);
-        return 0;
-    }
-    return (int)view->itemsize;
-}
-
 /* uniform_fill(capsule, out) -> bool: Generator.random(dtype=out's, out=out) step for step (NumPy's
  * random_standard_uniform_fill_f / random_standard_uniform_fill): each float32 is
  * (next_uint32 >> 8) * 2**-24 (next_float), each float64 the bit generator's next_double, in
  * order, so the same numbers and the same stream afterwards. out: a C-contiguous buffer of
- * format "f" or "d". False (nothing drawn) for an unaligned or read-only buffer (the caller takes
- * its Python path). Why: Generator.random's argument handling is most of a small draw. */
+ * format "f" or "d". False (nothing drawn) for any other buffer, an unaligned or read-only one
+ * included (float_target's: the caller takes its Python path). Why: Generator.random's argument handling is most of a small draw. */
 static PyObject *py_uniform_fill(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
@@ -248,9 +222,9 @@ static PyObject *py_uniform_fill(PyObject *self, PyObject *const *args, Py_ssize
     bitgen_t *b = (bitgen_t *)PyCapsule_GetPointer(args[0], "BitGenerator");
     if (b == NULL) return NULL;
     Py_buffer view;
-    int size = float_out("uniform_fill", args[1], &view);
-    if (size <= 0) return size < 0 ? NULL : Py_NewRef(Py_False);
-    int single = size == 4;
+    int kind = float_target(args[1], &view);  /* (_rand_target.h: 0 for any other buffer, nothing drawn) */
+    if (kind == 0) Py_RETURN_FALSE;
+    int single = kind == 'f';
     Py_ssize_t cnt = view.len / view.itemsize;
     if (single) {
         float *out = (float *)view.buf;
@@ -533,7 +507,7 @@ static PyObject *py_pcg64_layout_ok(PyObject *self, PyObject *const *args, Py_ss
  * into the C-contiguous, aligned float32 ("f") or float64 ("d") buffer out, in order: the same
  * numbers, the same stream afterwards. pcg: the generator is a PCG64 whose layout
  * pcg64_layout_ok accepted (its step is inlined), else its own functions are called. False,
- * nothing drawn, for an unaligned buffer. */
+ * nothing drawn, for any other buffer (an unaligned or read-only one included). */
 static PyObject *py_normal_fill(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
@@ -546,9 +520,9 @@ static PyObject *py_normal_fill(PyObject *self, PyObject *const *args, Py_ssize_
     int pcg = PyObject_IsTrue(args[2]);
     if (pcg < 0) return NULL;
     Py_buffer view;
-    int size = float_out("normal_fill", args[1], &view);
-    if (size <= 0) return size < 0 ? NULL : Py_NewRef(Py_False);
-    int single = size == 4;
+    int kind = float_target(args[1], &view);  /* (_rand_target.h: 0 for any other buffer, nothing drawn) */
+    if (kind == 0) Py_RETURN_FALSE;
+    int single = kind == 'f';
     Py_ssize_t cnt = view.len / view.itemsize;
     void *g = pcg ? b->state : (void *)b;
     if (single) {
@@ -566,7 +540,7 @@ static PyMethodDef methods[] = {
     {"normal_fill", (PyCFunction)(void (*)(void))py_normal_fill, METH_FASTCALL,
      "normal_fill(capsule, out, pcg) -> bool: Generator.standard_normal(dtype=out.dtype, out=out)'s draws into the\n"
      "float32 or float64 buffer out (pcg: PCG64's step inlined, its layout checked by pcg64_layout_ok); False\n"
-     "(nothing drawn) where out is unaligned."},
+     "(nothing drawn) for any other buffer."},
     {"pcg64_layout_ok", (PyCFunction)(void (*)(void))py_pcg64_layout_ok, METH_FASTCALL,
      "pcg64_layout_ok(capsule) -> bool: whether this PCG64's state is laid out as normal_fill's inlined step\n"
      "reads it (draws from it: pass a throwaway generator)."},
