@@ -267,7 +267,7 @@ def _member_lines(r: _Renderer, name: str, value: Any, forms: set[str]) -> list[
         return ["    @staticmethod", f"    def {name}{r.signature(value.__func__, method=False)}: ..."]
     if isinstance(value, classmethod):
         return ["    @classmethod", f"    def {name}{r.signature(value.__func__, method=True)}: ..."]
-    if isinstance(value, types.FunctionType):
+    if isinstance(value, types.FunctionType) or hasattr(value, "__front_fallback__"):  # (a compiled front: its forward's)
         ignore = "  # type: ignore[override]" if name in _OVERRIDES else ""
         if name.startswith("__i") and name.endswith("__") and _forward(name) in forms:
             ignore = "  # type: ignore[misc]"  # (+= passes no keywords; __add__ takes alpha=, out=)

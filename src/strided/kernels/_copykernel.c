@@ -3436,7 +3436,11 @@ static PyObject *py_isin_tensors(PyObject *self, PyObject *const *args, Py_ssize
     return ix_close(&c, 1);
 }
 
+#include "_front.h"
+
 static PyMethodDef methods[] = {
+    {"front", front_new, METH_VARARGS,
+     "front(fallback, arity, table, cinfo, open, quiet): an elementwise op's common call in C (see _front.h)."},
     {"adopt_types", py_adopt_types, METH_VARARGS,
      "adopt_types(tensor_class, storage_class): the classes adopt builds (their object slots)."},
     {"adopt", (PyCFunction)(void (*)(void))py_adopt, METH_FASTCALL,
@@ -3513,5 +3517,12 @@ PyMODINIT_FUNC PyInit__copykernel(void)
     const char *isa = getenv("STRIDED_NATIVE_COPY_ISA"); /* "sse": the SSE blocks only (tests) */
     use_avx512_blocks = __builtin_cpu_supports("avx512f") && !(isa != NULL && strcmp(isa, "sse") == 0);
 #endif
+    if (PyType_Ready(&Front_Type) < 0)
+        return NULL;
+    front_names[0] = PyUnicode_InternFromString("shape");
+    front_names[1] = PyUnicode_InternFromString("strides");
+    front_names[2] = PyUnicode_InternFromString("offset");
+    if (front_names[0] == NULL || front_names[1] == NULL || front_names[2] == NULL)
+        return NULL;
     return PyModule_Create(&module);
 }

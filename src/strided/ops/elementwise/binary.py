@@ -81,6 +81,7 @@ from ...kernels.torch_loops import scalar_loop_mask
 from ...opdef import OPDEFS, Kind, declare
 from ...scalars import UInt64Scalar, checked, numpy_scalar, uint64_beyond_int64
 from ...tensor import Tensor
+from .._support.front import compiled_front
 from .._support.memo import Memo
 from .._support.operands import (
     _broadcast,
@@ -1300,7 +1301,11 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str, raw: 
             report(name, (a, b), t)
         return t
 
-    return fn
+    # (the common call in C: the same fast path's function on the same runs; see _support.front)
+    table = {d: (ufunc, native_min if native is not None and d in native_dtypes else -1, result_dtype,
+                 d in fast_scalar)
+             for d in fast if not (extreme and d.is_floating_point)} if ufunc is not None else {}
+    return compiled_front(fn, 2, table)
 
 
 def _flat_plan(key: tuple[tuple[int, ...], tuple[int, ...]]) -> tuple[int, L.Layout | None, L.Layout | None]:

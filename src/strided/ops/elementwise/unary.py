@@ -66,6 +66,7 @@ from ...kernels.tiles import EXACT_UNARY, unary_into
 from ...opdef import Kind, declare
 from ...scalars import UInt64Scalar, checked, filled
 from ...tensor import Tensor
+from .._support.front import compiled_front
 from .._support.gradtools import threshold_grad
 from .._support.operands import (
     _broadcast,
@@ -305,7 +306,9 @@ def _fast_unary(op: UnaryOp, raw: Callable[..., Tensor] | None = None) -> Callab
 
     if raw is not None:
         guarded = guards_itself(fn, raw, name)
-    return fn
+    # (the common call in C: the same fast path's function on the same run; see _support.front)
+    table = {d: (ufunc, ufunc is relu_array, None) for d in fast_dtypes} if ufunc is not None and zero is None else {}
+    return compiled_front(fn, 1, table)
 
 
 def _unary_out(op: UnaryOp, x: Any, out: Any) -> Tensor:

@@ -24,7 +24,18 @@ import numpy as np
 
 from ... import layout as L
 from ...dispatch import OPEN, adopted, result
-from ...dtypes import DType, bool_, from_numpy_dtype, int64, np_finfo, scalar_overflow
+from ...dtypes import (
+    DType,
+    bool_,
+    complex64,
+    complex128,
+    float32,
+    float64,
+    from_numpy_dtype,
+    int64,
+    np_finfo,
+    scalar_overflow,
+)
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import SUBCLASSES
 from ...gradients import guards_itself, seal
@@ -34,6 +45,7 @@ from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quie
 from ...opdef import Kind, declare
 from ...tensor import Tensor
 from .._support import gradtools, support
+from .._support.front import compiled_front
 from .._support.operands import _check_inplace, _cinfo, _fresh_output, _not_implemented, _view, flat_run
 from .._support.out import refuse_other_dtype, write_out
 from .._support.promotion import TORCH_NAMES, to_float
@@ -1150,6 +1162,33 @@ def logit_backward(out: Tensor, x: Any, eps: Any = None, **kwargs: Any) -> Any:
 
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
+
+
+def _install_fronts(namespace: dict[str, Any]) -> None:
+    """Put a compiled front (:mod:`.._support.front`) before each entry whose fast path is one
+    :data:`_FRESH` function of the flat run (no compiled first pass): the common call runs that
+    function in C; every other call goes to the entry (the sealed recording entry, or the op's
+    own guard)."""
+    for name in FUNCTIONS:
+        op = _BY_NAME.get(name)
+        if op is None or name.endswith("_") or (op.canonical or op.name) in _FIRST:
+            continue
+        fresh = _FRESH.get(op.canonical or op.name)
+        if fresh is None:
+            continue
+        direct = (op.canonical or op.name) in _FRESH_DIRECT
+        result = bool_ if op.rule == "bool" else None
+        dtypes = (float32, float64, complex64, complex128) if op.name == "sgn" else (float32, float64)
+        entry = Tensor.__dict__.get(name)
+        if entry is None or namespace.get(name) is not entry:
+            continue
+        front = compiled_front(entry, 1, {d: (fresh, direct, result) for d in dtypes})
+        setattr(Tensor, name, front)
+        namespace[name] = front
+
+
+_BY_NAME = {n: (o if n == o.name else replace(o, name=n, canonical=o.name)) for o in TABLE for n in (o.name, *o.aliases)}
+_install_fronts(globals())
 # the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
 declare(Kind.COMPUTE, "isnan isinf isfinite isposinf isneginf signbit logical_not floor ceil trunc fix frac sign sgn square "
                       "log1p expm1 log2 log10 exp2 rsqrt reciprocal erf erfc erfinv digamma lgamma sinc i0 logit tan asin arcsin acos arccos atan arctan "

@@ -1,0 +1,343 @@
+/* ---------------------------------------------------------------- front: an elementwise op's common call in C
+ *
+ * front(fallback, arity, table, cinfo, open, quiet) returns a Front: a callable that runs the
+ * small-op fast path of a unary (arity 1) or binary (arity 2) elementwise op's Python forward
+ * (``fallback``: strided.ops.elementwise.unary._fast_unary's / binary._fast_binary's ``fn``)
+ * for its most common call, and hands every other call to ``fallback`` unchanged:
+ *
+ *   - no keyword, ``arity`` positional arguments, no listener open (``open``, the OPEN list, empty);
+ *   - the first argument exactly a Tensor (adopt_types' class) outside autograd (``_ag`` None);
+ *   - its dtype a key of ``table`` (the dtypes whose fast path is one call of a flat-run function);
+ *   - its layout row-major at offset 0 over a storage of exactly its elements (``cinfo[shape]``,
+ *     the fast paths' memo: (row-major strides, numel, the shared row-major Layout));
+ *   - binary: the second argument a Tensor of the same dtype, shape and strides as the first
+ *     (outside autograd, offset 0, its storage its elements), or a Python float where the entry
+ *     allows it; no compiled loop that the Python path would take at this size.
+ *
+ * It then does what the Python path does on that call, in the same order with the same objects:
+ * ``quiet(fn, x)`` / ``quiet(fn, x, y)`` (the shared quiet Context's run: NumPy's error state
+ * "ignore"), or ``fn(x)`` itself for a direct entry (relu), and ``adopt(result, layout, dtype)``.
+ * A busy quiet Context (RuntimeError "cannot enter context": raised before ``fn`` runs) sends the
+ * call to ``fallback``, which retries it as the Python path does. So a result, an error and a
+ * warning are the Python path's own; only the Python frames are saved.
+ *
+ * table entries: unary {DType: (fn, direct, result_dtype)}; binary {DType: (fn, native_min, result_dtype,
+ * scalar)}: native_min -1 when no compiled loop runs for the dtype, else the size from which the
+ * Python path calls it (the front hands such calls to ``fallback``); result_dtype None for the
+ * operands' dtype; scalar True where ``op(t, float)`` takes the fast path.
+ *
+ * Everything else about a Front is its fallback's: attributes are read from and written to it
+ * (``__name__``, ``__doc__``, ``__wrapped__``, the registry's marks), so inspect sees a function;
+ * it binds as a method (``x.exp()``), pickles by its qualified name, and is weak-referenceable. */
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *fallback, *table, *cinfo, *open, *quiet;
+    int arity;
+    PyObject *weakrefs;
+} FrontObject;
+
+static PyTypeObject Front_Type;
+static const char front_busy[] = "cannot enter context";
+static PyObject *front_names[3]; /* "shape", "strides", "offset": interned at module init */
+
+static PyObject *front_fallback(FrontObject *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    return PyObject_Vectorcall(f->fallback, args, nargsf, kwnames);
+}
+
+/* The row-major plan of tensor t (a Tensor outside autograd): its storage's flat array and the
+ * cinfo entry (borrowed), or NULL (no error set) when the fast path does not apply. */
+static PyObject *front_flat(FrontObject *f, PyObject *t, PyObject **info_out)
+{
+    if (SLOT(t, off_ag) != Py_None)
+        return NULL;
+    PyObject *lay = SLOT(t, off_layout);
+    PyObject *shape = PyObject_GetAttr(lay, front_names[0]);
+    if (shape == NULL) {
+        PyErr_Clear();
+        return NULL;
+    }
+    PyObject *info = PyDict_GetItemWithError(f->cinfo, shape); /* borrowed */
+    Py_DECREF(shape);
+    if (info == NULL || !PyTuple_Check(info) || PyTuple_GET_SIZE(info) != 3) {
+        PyErr_Clear();
+        return NULL;
+    }
+    if (PyTuple_GET_ITEM(info, 2) != lay) { /* not the shared Layout: compare strides and offset */
+        PyObject *strides = PyObject_GetAttr(lay, front_names[1]);
+        PyObject *offset = strides ? PyObject_GetAttr(lay, front_names[2]) : NULL;
+        int same = 0;
+        if (offset != NULL && PyLong_CheckExact(offset) && PyLong_AsLong(offset) == 0)
+            same = PyObject_RichCompareBool(strides, PyTuple_GET_ITEM(info, 0), Py_EQ);
+        Py_XDECREF(strides);
+        Py_XDECREF(offset);
+        if (same != 1) {
+            PyErr_Clear();
+            return NULL;
+        }
+    }
+    PyObject *storage = SLOT(t, off_storage);
+    if (storage == NULL || Py_TYPE(storage) != adopt_storage)
+        return NULL;
+    PyObject *arr = SLOT(storage, off_array);
+    Py_ssize_t n = PyLong_AsSsize_t(PyTuple_GET_ITEM(info, 1));
+    if (arr == NULL || n < 0 || PyObject_Length(arr) != n) {
+        PyErr_Clear();
+        return NULL;
+    }
+    *info_out = info;
+    return arr;
+}
+
+/* Run fn on the flat operands through the quiet Context (or directly), adopting the result.
+ * Returns NULL with no error set where the call must go to the fallback. */
+static PyObject *front_run(FrontObject *f, PyObject *fn, int direct, PyObject *x, PyObject *y,
+                           PyObject *info, PyObject *dtype)
+{
+    PyObject *res;
+    if (direct) {
+        PyObject *a[2] = {x, y};
+        res = PyObject_Vectorcall(fn, a, y == NULL ? 1 : 2, NULL);
+    } else {
+        PyObject *a[3] = {fn, x, y};
+        res = PyObject_Vectorcall(f->quiet, a, y == NULL ? 2 : 3, NULL);
+        if (res == NULL && PyErr_ExceptionMatches(PyExc_RuntimeError)) {
+            /* the shared context busy (before fn ran): the fallback retries as the Python path */
+            PyObject *type, *value, *tb;
+            PyErr_Fetch(&type, &value, &tb);
+            PyObject *text = value ? PyObject_Str(value) : NULL;
+            const char *utf8 = text != NULL ? PyUnicode_AsUTF8(text) : NULL;
+            int busy = utf8 != NULL && strncmp(utf8, front_busy, sizeof(front_busy) - 1) == 0;
+            Py_XDECREF(text);
+            PyErr_Clear(); /* (of PyObject_Str / AsUTF8, if either failed) */
+            if (busy) {
+                Py_XDECREF(type);
+                Py_XDECREF(value);
+                Py_XDECREF(tb);
+                return NULL;
+            }
+            PyErr_Restore(type, value, tb);
+        }
+    }
+    if (res == NULL)
+        return (PyObject *)-1; /* an error of fn's own: propagate */
+    PyObject *a[3] = {res, PyTuple_GET_ITEM(info, 2), dtype};
+    PyObject *t = py_adopt(NULL, a, 3);
+    Py_DECREF(res);
+    return t == NULL ? (PyObject *)-1 : t;
+}
+
+static PyObject *front_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    FrontObject *f = (FrontObject *)self;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (kwnames != NULL || nargs != f->arity || adopt_tensor == NULL || PyList_GET_SIZE(f->open) != 0)
+        return front_fallback(f, args, nargsf, kwnames);
+    PyObject *x = args[0];
+    if (Py_TYPE(x) != adopt_tensor)
+        return front_fallback(f, args, nargsf, kwnames);
+    PyObject *dtype = SLOT(x, off_dtype);
+    PyObject *entry = PyDict_GetItemWithError(f->table, dtype); /* borrowed */
+    if (entry == NULL) {
+        if (PyErr_Occurred())
+            return NULL;
+        return front_fallback(f, args, nargsf, kwnames);
+    }
+    PyObject *info = NULL;
+    PyObject *ax = front_flat(f, x, &info);
+    if (ax == NULL)
+        return front_fallback(f, args, nargsf, kwnames);
+    PyObject *out;
+    if (f->arity == 1) {
+        PyObject *result_dtype = PyTuple_GET_ITEM(entry, 2);
+        out = front_run(f, PyTuple_GET_ITEM(entry, 0), PyObject_IsTrue(PyTuple_GET_ITEM(entry, 1)), ax, NULL,
+                        info, result_dtype == Py_None ? dtype : result_dtype);
+    } else {
+        PyObject *other = args[1], *ay, *result_dtype = PyTuple_GET_ITEM(entry, 2);
+        if (Py_TYPE(other) == adopt_tensor) {
+            PyObject *info_y = NULL;
+            if (SLOT(other, off_dtype) != dtype || (ay = front_flat(f, other, &info_y)) == NULL || info_y != info)
+                return front_fallback(f, args, nargsf, kwnames);
+            Py_ssize_t native_min = PyLong_AsSsize_t(PyTuple_GET_ITEM(entry, 1));
+            if (native_min >= 0 && PyLong_AsSsize_t(PyTuple_GET_ITEM(info, 1)) >= native_min)
+                return front_fallback(f, args, nargsf, kwnames);
+        } else if (PyFloat_CheckExact(other) && PyTuple_GET_ITEM(entry, 3) == Py_True) {
+            ay = other;
+        } else {
+            return front_fallback(f, args, nargsf, kwnames);
+        }
+        out = front_run(f, PyTuple_GET_ITEM(entry, 0), 0, ax, ay, info, result_dtype == Py_None ? dtype : result_dtype);
+    }
+    if (out == (PyObject *)-1)
+        return NULL;
+    if (out == NULL)
+        return front_fallback(f, args, nargsf, kwnames);
+    return out;
+}
+
+static PyObject *front_tp_call(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    return PyVectorcall_Call(self, args, kwargs);
+}
+
+static PyObject *front_new(PyObject *module, PyObject *args)
+{
+    PyObject *fallback, *table, *cinfo, *open, *quiet;
+    int arity;
+    if (!PyArg_ParseTuple(args, "OiO!O!O!O:front", &fallback, &arity, &PyDict_Type, &table, &PyDict_Type, &cinfo,
+                          &PyList_Type, &open, &quiet))
+        return NULL;
+    if (arity != 1 && arity != 2) {
+        PyErr_SetString(PyExc_ValueError, "front: arity must be 1 or 2");
+        return NULL;
+    }
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(table, &pos, &key, &value)) {
+        if (!PyTuple_Check(value) || PyTuple_GET_SIZE(value) != (arity == 1 ? 3 : 4)) {
+            PyErr_SetString(PyExc_TypeError, "front: a table entry has the wrong form");
+            return NULL;
+        }
+    }
+    FrontObject *f = PyObject_GC_New(FrontObject, &Front_Type);
+    if (f == NULL)
+        return NULL;
+    f->vectorcall = front_call;
+    Py_INCREF(fallback);
+    f->fallback = fallback;
+    Py_INCREF(table);
+    f->table = table;
+    Py_INCREF(cinfo);
+    f->cinfo = cinfo;
+    Py_INCREF(open);
+    f->open = open;
+    Py_INCREF(quiet);
+    f->quiet = quiet;
+    f->arity = arity;
+    f->weakrefs = NULL;
+    PyObject_GC_Track(f);
+    return (PyObject *)f;
+}
+
+static int front_traverse(FrontObject *f, visitproc visit, void *arg)
+{
+    Py_VISIT(f->fallback);
+    Py_VISIT(f->table);
+    Py_VISIT(f->cinfo);
+    Py_VISIT(f->open);
+    Py_VISIT(f->quiet);
+    return 0;
+}
+
+static int front_clear(FrontObject *f)
+{
+    Py_CLEAR(f->fallback);
+    Py_CLEAR(f->table);
+    Py_CLEAR(f->cinfo);
+    Py_CLEAR(f->open);
+    Py_CLEAR(f->quiet);
+    return 0;
+}
+
+static void front_dealloc(FrontObject *f)
+{
+    PyObject_GC_UnTrack(f);
+    if (f->weakrefs != NULL)
+        PyObject_ClearWeakRefs((PyObject *)f);
+    front_clear(f);
+    PyObject_GC_Del(f);
+}
+
+/* The names a Front answers itself; every other attribute is its fallback's. */
+static int front_own(PyObject *name)
+{
+    static const char *own[] = {"__class__", "__reduce__", "__reduce_ex__", "__get__", "__call__",
+                                "__front_fallback__", "__sizeof__", "__dir__", "__repr__", NULL};
+    if (!PyUnicode_Check(name))
+        return 0;
+    for (int i = 0; own[i] != NULL; i++)
+        if (PyUnicode_CompareWithASCIIString(name, own[i]) == 0)
+            return 1;
+    return 0;
+}
+
+static PyObject *front_getattro(PyObject *self, PyObject *name)
+{
+    FrontObject *f = (FrontObject *)self;
+    if (front_own(name))
+        return PyObject_GenericGetAttr(self, name);
+    PyObject *v = PyObject_GetAttr(f->fallback, name);
+    if (v == NULL && PyErr_ExceptionMatches(PyExc_AttributeError)) {
+        PyErr_Clear();
+        return PyObject_GenericGetAttr(self, name);
+    }
+    return v;
+}
+
+static int front_setattro(PyObject *self, PyObject *name, PyObject *value)
+{
+    if (front_own(name)) {
+        PyErr_Format(PyExc_AttributeError, "a compiled front's %R is its own", name);
+        return -1;
+    }
+    return PyObject_SetAttr(((FrontObject *)self)->fallback, name, value);
+}
+
+static PyObject *front_descr_get(PyObject *self, PyObject *obj, PyObject *type)
+{
+    if (obj == NULL || obj == Py_None) {
+        Py_INCREF(self);
+        return self;
+    }
+    return PyMethod_New(self, obj);
+}
+
+static PyObject *front_repr(PyObject *self)
+{
+    return PyUnicode_FromFormat("<compiled front of %R>", ((FrontObject *)self)->fallback);
+}
+
+static PyObject *front_reduce(PyObject *self, PyObject *unused)
+{
+    /* pickled as the fallback function is: by its qualified name, looked up in its module */
+    return PyObject_GetAttrString(((FrontObject *)self)->fallback, "__qualname__");
+}
+
+static PyObject *front_get_fallback(PyObject *self, void *closure)
+{
+    PyObject *fb = ((FrontObject *)self)->fallback;
+    Py_INCREF(fb);
+    return fb;
+}
+
+static PyMethodDef front_methods[] = {
+    {"__reduce__", front_reduce, METH_NOARGS, "Pickled by its qualified name, as a function."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef front_getset[] = {
+    {"__front_fallback__", front_get_fallback, NULL, "The Python forward every other call goes to.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject Front_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "strided.kernels._copykernel.Front",
+    .tp_basicsize = sizeof(FrontObject),
+    .tp_dealloc = (destructor)front_dealloc,
+    .tp_vectorcall_offset = offsetof(FrontObject, vectorcall),
+    .tp_repr = front_repr,
+    .tp_call = front_tp_call,
+    .tp_getattro = front_getattro,
+    .tp_setattro = front_setattro,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR,
+    .tp_doc = "An elementwise op's common call in C; every other call goes to its Python forward.",
+    .tp_traverse = (traverseproc)front_traverse,
+    .tp_clear = (inquiry)front_clear,
+    .tp_weaklistoffset = offsetof(FrontObject, weakrefs),
+    .tp_methods = front_methods,
+    .tp_getset = front_getset,
+    .tp_descr_get = front_descr_get,
+};

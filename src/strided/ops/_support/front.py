@@ -1,0 +1,54 @@
+"""Compiled fronts: an elementwise op's most common call run in C, every other call in Python.
+
+A small elementwise op (``strided.exp(x)``, ``x + y`` on a (3, 4) tensor) spends more time in
+its Python forward's checks than in NumPy's loop. :func:`compiled_front` puts the copy kernel's
+``Front`` (``src/strided/kernels/_front.h``) before such a forward: for one call shape (no
+keyword, a plain Tensor outside autograd, a dtype of the op's fast table, a row-major layout at
+offset 0, no listener open; binary: a twin tensor or a Python float) it runs the forward's own
+fast path in C (the same function on the same flat run, through the same quiet NumPy error
+state, the result adopted as the forward adopts it), and hands every other call to the forward
+unchanged. Results, errors, warnings, records and gradients are the forward's own; the front
+is the forward to everything else (its attributes, ``inspect``, pickling, method binding).
+
+Without the compiled kernel, or with ``STRIDED_NATIVE=0``, the forward itself is the entry.
+
+>>> import strided
+>>> x = strided.ones(3, 4)
+>>> strided.exp(x).tolist() == strided.exp.__front_fallback__(x).tolist()  # (a Front: its fallback)
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ...kernels.fpstate import QUIET, quiet_call
+from ...kernels.listeners import OPEN
+from ...kernels.native import _compiled
+from .operands import _cinfo
+
+__all__ = ["compiled_front", "fallback_of"]
+
+_KERNEL = _compiled("_copykernel")
+_FRONT = getattr(_KERNEL, "front", None) if QUIET is not None else None
+
+
+def compiled_front(forward: Callable[..., Any], arity: int, table: dict[Any, tuple]) -> Callable[..., Any]:
+    """``forward`` behind a compiled front for its common call (see the module doc), or
+    ``forward`` itself where the kernel is not built or ``table`` is empty.
+
+    ``table``: DType -> the fast path's entry for that dtype (unary: ``(fn, direct, result_dtype)``,
+    ``fn(run)`` of the flat run, called directly instead of in the quiet context where ``direct``,
+    the result's dtype (None: the input's); binary:
+    ``(fn, native_min, result_dtype, scalar)``, ``fn(run_a, run_b)``, the size from which the
+    forward calls its compiled loop instead (-1: never), the result's dtype (None: the operands'),
+    whether ``op(t, float)`` takes the path)."""
+    if _FRONT is None or not table:
+        return forward
+    return _FRONT(forward, arity, table, _cinfo, OPEN, quiet_call)
+
+
+def fallback_of(entry: Callable[..., Any]) -> Callable[..., Any]:
+    """The Python forward behind ``entry`` (``entry`` itself when it is no front)."""
+    return getattr(entry, "__front_fallback__", entry)
