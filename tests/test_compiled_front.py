@@ -77,6 +77,8 @@ def _layouts(dtype):
         "empty": base[:0].reshape(0, 4),
         "1-d": base[:16],
         "partial storage": base[:12].reshape(3, 4)[:2],
+        "specials": st.tensor([[np.nan, -0.0, 0.0, np.inf], [-np.inf, 1e-45, -1.0, np.nan],
+                               [2.0, -3.0, 1e30, -1e-30]]).to(dtype) if dtype.is_floating_point else base[:12].reshape(3, 4),
     }
 
 
@@ -103,11 +105,13 @@ def test_binary_fronts_give_the_forwards_results(dtype):
         forward = fallback_of(front)
         lays = _layouts(dtype)
         x = lays["rowmajor"]
-        others = [lays["offset"], lays["fresh"], lays["transposed"], lays["expanded"], x, 2.5, -0.0, 3, True,
+        others = [lays["offset"], lays["fresh"], lays["specials"], lays["transposed"], lays["expanded"], x, 2.5, -0.0, 3, True,
                   float("nan"), st.ones(4, dtype=dtype), st.ones(3, 4, dtype=st.float64)]
         for y in others:
             _same(_run(front, x, y), _run(forward, x, y))
             _same(_run(front, y, x), _run(forward, y, x))
+            if not isinstance(y, st.Tensor):
+                _same(_run(front, lays["specials"], y), _run(forward, lays["specials"], y))
         for _where, t in lays.items():
             _same(_run(front, t, t), _run(forward, t, t))
 

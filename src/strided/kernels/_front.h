@@ -12,7 +12,7 @@
  *     the fast paths' memo: (row-major strides, numel, the shared row-major Layout));
  *   - binary: the second argument a Tensor of the same dtype, shape and strides as the first
  *     (outside autograd, offset 0, its storage its elements), or a Python float where the entry
- *     allows it; no compiled loop that the Python path would take at this size.
+ *     allows it.
  *
  * It then does what the Python path does on that call, in the same order with the same objects:
  * ``quiet(fn, x)`` / ``quiet(fn, x, y)`` (the shared quiet Context's run: NumPy's error state
@@ -21,10 +21,12 @@
  * call to ``fallback``, which retries it as the Python path does. So a result, an error and a
  * warning are the Python path's own; only the Python frames are saved.
  *
- * table entries: unary {DType: (fn, direct, result_dtype)}; binary {DType: (fn, native_min, result_dtype,
- * scalar)}: native_min -1 when no compiled loop runs for the dtype, else the size from which the
- * Python path calls it (the front hands such calls to ``fallback``); result_dtype None for the
- * operands' dtype; scalar True where ``op(t, float)`` takes the fast path.
+ * table entries: unary {DType: (fn, direct, result_dtype)}; binary {DType: (fn, native, native_min,
+ * result_dtype, scalar, fix)}: ``native`` a compiled loop the Python path calls first (directly,
+ * on two tensors' runs of at least ``native_min`` elements; None, or its None answer: ``fn``
+ * runs), ``fix`` (or None) called as ``fix(x, y, result)`` after ``fn`` (torch_extremes' NaN
+ * fix); result_dtype None for the operands' dtype; scalar True where ``op(t, float)`` takes the
+ * fast path.
  *
  * Everything else about a Front is its fallback's: attributes are read from and written to it
  * (``__name__``, ``__doc__``, ``__wrapped__``, the registry's marks), so inspect sees a function;
@@ -94,7 +96,7 @@ static PyObject *front_flat(FrontObject *f, PyObject *t, PyObject **info_out)
 /* Run fn on the flat operands through the quiet Context (or directly), adopting the result.
  * Returns NULL with no error set where the call must go to the fallback. */
 static PyObject *front_run(FrontObject *f, PyObject *fn, int direct, PyObject *x, PyObject *y,
-                           PyObject *info, PyObject *dtype)
+                           PyObject *info, PyObject *dtype, PyObject *fix)
 {
     PyObject *res;
     if (direct) {
@@ -123,6 +125,15 @@ static PyObject *front_run(FrontObject *f, PyObject *fn, int direct, PyObject *x
     }
     if (res == NULL)
         return (PyObject *)-1; /* an error of fn's own: propagate */
+    if (fix != NULL) {
+        PyObject *a[3] = {x, y, res};
+        PyObject *done = PyObject_Vectorcall(fix, a, 3, NULL);
+        if (done == NULL) {
+            Py_DECREF(res);
+            return (PyObject *)-1;
+        }
+        Py_DECREF(done);
+    }
     PyObject *a[3] = {res, PyTuple_GET_ITEM(info, 2), dtype};
     PyObject *t = py_adopt(NULL, a, 3);
     Py_DECREF(res);
@@ -153,22 +164,40 @@ static PyObject *front_call(PyObject *self, PyObject *const *args, size_t nargsf
     if (f->arity == 1) {
         PyObject *result_dtype = PyTuple_GET_ITEM(entry, 2);
         out = front_run(f, PyTuple_GET_ITEM(entry, 0), PyObject_IsTrue(PyTuple_GET_ITEM(entry, 1)), ax, NULL,
-                        info, result_dtype == Py_None ? dtype : result_dtype);
+                        info, result_dtype == Py_None ? dtype : result_dtype, NULL);
     } else {
-        PyObject *other = args[1], *ay, *result_dtype = PyTuple_GET_ITEM(entry, 2);
+        PyObject *other = args[1], *ay, *result_dtype = PyTuple_GET_ITEM(entry, 3);
+        PyObject *native = NULL, *fix = PyTuple_GET_ITEM(entry, 5);
         if (Py_TYPE(other) == adopt_tensor) {
             PyObject *info_y = NULL;
             if (SLOT(other, off_dtype) != dtype || (ay = front_flat(f, other, &info_y)) == NULL || info_y != info)
                 return front_fallback(f, args, nargsf, kwnames);
-            Py_ssize_t native_min = PyLong_AsSsize_t(PyTuple_GET_ITEM(entry, 1));
-            if (native_min >= 0 && PyLong_AsSsize_t(PyTuple_GET_ITEM(info, 1)) >= native_min)
-                return front_fallback(f, args, nargsf, kwnames);
-        } else if (PyFloat_CheckExact(other) && PyTuple_GET_ITEM(entry, 3) == Py_True) {
+            native = PyTuple_GET_ITEM(entry, 1);
+            if (native == Py_None
+                || PyLong_AsSsize_t(PyTuple_GET_ITEM(info, 1)) < PyLong_AsSsize_t(PyTuple_GET_ITEM(entry, 2)))
+                native = NULL;
+        } else if (PyFloat_CheckExact(other) && PyTuple_GET_ITEM(entry, 4) == Py_True) {
             ay = other;
         } else {
             return front_fallback(f, args, nargsf, kwnames);
         }
-        out = front_run(f, PyTuple_GET_ITEM(entry, 0), 0, ax, ay, info, result_dtype == Py_None ? dtype : result_dtype);
+        if (result_dtype == Py_None)
+            result_dtype = dtype;
+        if (native != NULL) { /* the compiled loop first, as the Python path: its None hands over to fn */
+            PyObject *a[2] = {ax, ay};
+            PyObject *res = PyObject_Vectorcall(native, a, 2, NULL);
+            if (res == NULL)
+                return NULL;
+            if (res != Py_None) {
+                PyObject *b[3] = {res, PyTuple_GET_ITEM(info, 2), result_dtype};
+                PyObject *t = py_adopt(NULL, b, 3);
+                Py_DECREF(res);
+                return t;
+            }
+            Py_DECREF(res);
+        }
+        out = front_run(f, PyTuple_GET_ITEM(entry, 0), 0, ax, ay, info, result_dtype,
+                        fix == Py_None ? NULL : fix);
     }
     if (out == (PyObject *)-1)
         return NULL;
@@ -196,7 +225,7 @@ static PyObject *front_new(PyObject *module, PyObject *args)
     PyObject *key, *value;
     Py_ssize_t pos = 0;
     while (PyDict_Next(table, &pos, &key, &value)) {
-        if (!PyTuple_Check(value) || PyTuple_GET_SIZE(value) != (arity == 1 ? 3 : 4)) {
+        if (!PyTuple_Check(value) || PyTuple_GET_SIZE(value) != (arity == 1 ? 3 : 6)) {
             PyErr_SetString(PyExc_TypeError, "front: a table entry has the wrong form");
             return NULL;
         }

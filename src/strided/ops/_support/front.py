@@ -41,9 +41,10 @@ def compiled_front(forward: Callable[..., Any], arity: int, table: dict[Any, tup
     ``table``: DType -> the fast path's entry for that dtype (unary: ``(fn, direct, result_dtype)``,
     ``fn(run)`` of the flat run, called directly instead of in the quiet context where ``direct``,
     the result's dtype (None: the input's); binary:
-    ``(fn, native_min, result_dtype, scalar)``, ``fn(run_a, run_b)``, the size from which the
-    forward calls its compiled loop instead (-1: never), the result's dtype (None: the operands'),
-    whether ``op(t, float)`` takes the path)."""
+    ``(fn, native, native_min, result_dtype, scalar, fix)``, ``fn(run_a, run_b)``, the compiled
+    loop tried first on two tensors' runs of ``native_min`` elements or more (None: none; its None
+    answer: ``fn`` runs), the result's dtype (None: the operands'), whether ``op(t, float)`` takes
+    the path, ``fix(run_a, run_b, result)`` called after ``fn`` (None: nothing))."""
     if _FRONT is None or not table:
         return forward
     return _FRONT(forward, arity, table, _cinfo, OPEN, quiet_call)

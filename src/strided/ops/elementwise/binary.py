@@ -1301,10 +1301,13 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str, raw: 
             report(name, (a, b), t)
         return t
 
-    # (the common call in C: the same fast path's function on the same runs; see _support.front)
-    table = {d: (ufunc, native_min if native is not None and d in native_dtypes else -1, result_dtype,
-                 d in fast_scalar)
-             for d in fast if not (extreme and d.is_floating_point)} if ufunc is not None else {}
+    # (the common call in C: the same fast path's functions on the same runs; see _support.front)
+    def fix(x: np.ndarray, y: Any, res: np.ndarray) -> None:
+        torch_extremes.fix_flat(extreme, (x, y), res)
+
+    table = {d: (ufunc, native if native is not None and d in native_dtypes else None, native_min, result_dtype,
+                 d in fast_scalar, fix if extreme and d.is_floating_point else None)
+             for d in fast} if ufunc is not None else {}
     return compiled_front(fn, 2, table)
 
 
