@@ -29,7 +29,7 @@ pytestmark = pytest.mark.skipif(not NATIVE and os.environ.get("STRIDED_REQUIRE_N
 
 def _fronts() -> dict[str, object]:
     """Every Tensor method that is a compiled front, by name (one per op spelling)."""
-    return {n: v for n, v in vars(st.Tensor).items() if hasattr(v, "__front_fallback__")}
+    return {n: v for n, v in vars(st.Tensor).items() if getattr(v, "__front_table__", None) is not None}
 
 
 FRONTS = _fronts()
@@ -235,3 +235,78 @@ def test_the_front_table_refuses_a_malformed_entry():
         k.front(len, 1, {st.float32: (np.exp,)}, _cinfo, OPEN, quiet_call)
     with pytest.raises(ValueError, match="arity"):
         k.front(len, 3, {}, _cinfo, OPEN, quiet_call)
+
+
+# ---------------------------------------------------------------- entry fronts (recording entries and guards)
+
+
+def _entry_fronts() -> dict[str, object]:
+    """The Tensor methods and strided functions that are entry fronts (no elementwise table)."""
+    found = {}
+    for where, space in (("Tensor.", vars(st.Tensor)), ("strided.", vars(st))):
+        for n, v in list(space.items()):
+            if hasattr(v, "__front_fallback__") and v.__front_table__ is None:
+                found[where + n] = v
+    return found
+
+
+ENTRY_FRONTS = _entry_fronts()
+
+
+def test_entry_fronts_stand_before_the_recording_entries_and_guards():
+    for name in ("Tensor.argmax", "Tensor.cumsum", "strided.sort", "strided.argmax", "strided.cumsum", "Tensor.clamp"):
+        assert name in ENTRY_FRONTS, name
+    assert len(ENTRY_FRONTS) > 200
+
+
+CALLS = [
+    ("argmax", (), {"dim": 1}), ("argmax", (1,), {}), ("argmax", (), {"axis": 1}), ("sum", (1,), {"keepdim": True}),
+    ("sum", (), {"axis": 0, "keepdims": True}), ("cumsum", (0,), {}), ("cumsum", (), {"dim": 1}),
+    ("sort", (), {"dim": 0, "descending": True}), ("softmax", (1,), {}), ("clamp", (0.0, 1.0), {}),
+    ("max", (1,), {}), ("std", (), {}), ("transpose", (0, 1), {}), ("reshape", (4, 3), {}),
+    ("topk", (2,), {}), ("flip", ([0],), {}), ("argmax", ("x",), {}), ("sum", (), {"nonsense": 1}), ("cumsum", (), {}),
+]
+
+
+@pytest.mark.parametrize("dtype", [st.float32, st.int64], ids=str)
+def test_entry_fronts_give_their_entries_results(dtype):
+    xs = {k: v for k, v in _layouts(dtype).items() if k not in ("0-d", "1-d", "empty")}
+    for name, args, kwargs in CALLS:
+        for space in (st.Tensor, st):
+            f = getattr(space, name, None)
+            if f is None:
+                continue
+            for x in xs.values():
+                got = _run(lambda f=f, x=x, a=args, k=kwargs: f(x, *a, **k))
+                want = _run(lambda f=f, x=x, a=args, k=kwargs: fallback_of(f)(x, *a, **k))
+                for a, b in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+                    if isinstance(a, st.Tensor) or isinstance(a, BaseException):
+                        _same(a, b)
+                    else:
+                        assert a == b
+
+
+def test_entry_fronts_leave_autograd_guards_and_records_to_the_entry():
+    x = st.ones(3, 4, requires_grad=True)
+    assert st.cumsum(x, 1).grad_fn is not None and x.sum(1).grad_fn is not None
+    with pytest.raises(NotImplementedError) as front_error:
+        st.histc(x)
+    with pytest.raises(NotImplementedError) as entry_error:
+        fallback_of(st.histc)(x)
+    assert str(front_error.value) == str(entry_error.value)
+    y, seen = st.ones(3, 4), []
+    with st.dispatch.listen(seen.append):
+        y.cumsum(1)
+        st.argmax(y, dim=1)
+        y.sum()
+    assert [r.name for r in seen] == ["cumsum", "argmax", "sum"]
+
+
+def test_the_entry_front_refuses_a_bad_declaration():
+    from strided.kernels import _copykernel as k
+    from strided.kernels.listeners import OPEN
+
+    with pytest.raises(ValueError, match="mode"):
+        k.entry_front(len, len, 4, (), frozenset(), 0, 1, OPEN)
+    with pytest.raises(TypeError, match="tuple of types"):
+        k.entry_front(len, len, 1, (1,), frozenset(), 0, 1, OPEN)

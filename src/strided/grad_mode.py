@@ -667,7 +667,42 @@ def track(fwd: Callable, maker: Maker, operands: str = "self", name: str | None 
                 return fwd(self, *args, **kwargs)
             return _slow_(fwd, maker, (self, *args), kwargs)
     _tracked.__wrapped_maker__ = maker  # type: ignore[attr-defined]
-    return _tracked
+    return entry_front(_tracked, fwd, _FRONT_MODES[operands], numpy)
+
+
+# ---------------------------------------------------------------- entry fronts
+
+
+# track's operands -> the entry front's test of them (kernels/_front.h: 1 every argument, 2 the
+# first, 3 the first two)
+_FRONT_MODES = {"self": 2, "two": 3, "dunder": 3, "any": 1}
+_ENTRY_FRONT = getattr(_dispatch._ADOPT, "entry_front", None)  # (None: not built, or STRIDED_NATIVE=0)
+
+
+def entry_front(entry: Callable, fwd: Callable, mode: int, numpy: Numpy | None) -> Callable:
+    """``entry`` (an op's recording entry or guard, whose plain call is ``fwd(*args, **kwargs)``)
+    behind the copy kernel's entry front (``kernels/_front.h``): the call ``entry`` would pass
+    straight to ``fwd`` (nobody listening, no NumPy keyword, its operands plain for ``mode``: 1
+    every argument, 2 the first, 3 the first two) is made in C without ``entry``'s frame; every
+    other call goes to ``entry``. ``entry`` itself where the kernel is not built, or for a
+    forward that wraps another (``below_autograd``'s, whose parameters are not its own)."""
+    if _ENTRY_FRONT is None or hasattr(fwd, "__wrapped__"):
+        return entry
+    params = _parameters(fwd)
+    if params is None:
+        return entry
+    P = inspect.Parameter
+    positional = [p for p in params if p.kind is P.POSITIONAL_OR_KEYWORD]
+    if len(positional) != sum(1 for p in params if p.kind in (P.POSITIONAL_OR_KEYWORD, P.POSITIONAL_ONLY)):
+        return entry  # (a positional-only parameter: the entry's own binding)
+    required = sum(1 for p in positional if p.default is P.empty)
+    most = sys.maxsize if any(p.kind is P.VAR_POSITIONAL for p in params) else len(positional)
+    aliases = frozenset(numpy[2]) if numpy is not None else frozenset()
+    return _ENTRY_FRONT(entry, fwd, mode, _FRONT_PLAIN, aliases, required, most, OPEN)
+
+
+# the exact types an entry front passes as plain arguments (the guards' numbers, strings, dtypes)
+_FRONT_PLAIN = (int, float, bool, type(None), str, DType, MemoryFormat)
 
 
 # ---------------------------------------------------------------- NumPy's keywords (axis=, keepdims=)
@@ -1006,7 +1041,7 @@ def guard(fwd: Callable, name: str, op: Any = None, operands: str = "self", key:
         return out
 
     _guard.__guards__ = name  # type: ignore[attr-defined]
-    return _guard
+    return entry_front(_guard, fwd, 2, numpy)
 
 
 def guard_function(fwd: Callable, name: str, detached: str | None = None, op: Any = None, key: str | None = None
@@ -1065,7 +1100,7 @@ def guard_function(fwd: Callable, name: str, detached: str | None = None, op: An
         return out
 
     _guard.__guards__ = name  # type: ignore[attr-defined]
-    return _guard
+    return entry_front(_guard, fwd, 1, numpy)
 
 
 def _cut(out: Any) -> bool:

@@ -3439,6 +3439,9 @@ static PyObject *py_isin_tensors(PyObject *self, PyObject *const *args, Py_ssize
 #include "_front.h"
 
 static PyMethodDef methods[] = {
+    {"entry_front", entry_front_new, METH_VARARGS,
+     "entry_front(fallback, fwd, mode, plain, aliases, min_args, max_args, open): an op entry's plain "
+     "call in C (see _front.h)."},
     {"front", front_new, METH_VARARGS,
      "front(fallback, arity, table, cinfo, open, quiet): an elementwise op's common call in C (see _front.h)."},
     {"adopt_types", py_adopt_types, METH_VARARGS,

@@ -38,6 +38,11 @@ typedef struct {
     PyObject *fallback, *table, *cinfo, *open, *quiet;
     int arity;
     PyObject *weakrefs;
+    /* entry fronts (entry_front): the forward, the plain argument types, the keywords that go to
+     * the fallback, the operands' test and the positional counts the fast call takes */
+    PyObject *fwd, *plain, *aliases;
+    int mode;
+    Py_ssize_t min_args, max_args;
 } FrontObject;
 
 static PyTypeObject Front_Type;
@@ -206,6 +211,129 @@ static PyObject *front_call(PyObject *self, PyObject *const *args, size_t nargsf
     return out;
 }
 
+/* ---------------------------------------------------------------- entry fronts
+ *
+ * entry_front(fallback, fwd, mode, plain, aliases, min_args, max_args, open) returns a Front
+ * before an op's Python entry (``fallback``: the recording entry grad_mode.track makes, or a
+ * guard of an op without a rule) whose every plain call is ``fwd(*args, **kwargs)`` itself. The
+ * front makes that call when the entry would: no listener open, no keyword among ``aliases``
+ * (NumPy's, which the entry renames), between ``min_args`` and ``max_args`` positional
+ * arguments, and the operands plain for ``mode``:
+ *   1: every argument and keyword value is an exact Tensor outside autograd, an instance of one
+ *      of the exact types ``plain``, or a list or tuple whose items are no Tensor in autograd (a
+ *      Tensor subclass anywhere, or any other object, goes to the fallback);
+ *   2: the first argument is an exact Tensor outside autograd;
+ *   3: the first two are each an exact Tensor outside autograd or no Tensor at all.
+ * Every other call goes to ``fallback`` unchanged, as does every error's handling: the front
+ * only skips the entry's frame where the entry would call ``fwd`` and return its result. */
+
+static int entry_plain_value(FrontObject *f, PyObject *v)
+{
+    PyTypeObject *t = Py_TYPE(v);
+    if (t == adopt_tensor)
+        return SLOT(v, off_ag) == Py_None;
+    if (PyObject_TypeCheck(v, adopt_tensor))
+        return 0; /* a subclass: the entry's own test */
+    Py_ssize_t n = PyTuple_GET_SIZE(f->plain);
+    for (Py_ssize_t i = 0; i < n; i++)
+        if ((PyObject *)t == PyTuple_GET_ITEM(f->plain, i))
+            return 1;
+    if (t == &PyList_Type || t == &PyTuple_Type) {
+        Py_ssize_t m = PySequence_Fast_GET_SIZE(v);
+        PyObject **items = PySequence_Fast_ITEMS(v);
+        for (Py_ssize_t i = 0; i < m; i++) {
+            PyTypeObject *it = Py_TYPE(items[i]);
+            if (it == adopt_tensor) {
+                if (SLOT(items[i], off_ag) != Py_None)
+                    return 0;
+            } else if (PyObject_TypeCheck(items[i], adopt_tensor)) {
+                return 0;
+            }
+        }
+        return 1;
+    }
+    return 0;
+}
+
+static int entry_untracked(PyObject *v)
+{
+    if (Py_TYPE(v) == adopt_tensor)
+        return SLOT(v, off_ag) == Py_None;
+    return !PyObject_TypeCheck(v, adopt_tensor);
+}
+
+static PyObject *entry_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    FrontObject *f = (FrontObject *)self;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (adopt_tensor == NULL || PyList_GET_SIZE(f->open) != 0 || nargs < f->min_args || nargs > f->max_args)
+        goto fallback;
+    Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+    for (Py_ssize_t i = 0; i < nkw; i++) {
+        int found = PySet_Contains(f->aliases, PyTuple_GET_ITEM(kwnames, i));
+        if (found != 0) {
+            if (found < 0)
+                return NULL;
+            goto fallback;
+        }
+    }
+    if (f->mode == 1) {
+        for (Py_ssize_t i = 0; i < nargs + nkw; i++)
+            if (!entry_plain_value(f, args[i]))
+                goto fallback;
+    } else if (f->mode == 2) {
+        if (nargs < 1 || Py_TYPE(args[0]) != adopt_tensor || SLOT(args[0], off_ag) != Py_None)
+            goto fallback;
+    } else {
+        if (nargs < 2 || !entry_untracked(args[0]) || !entry_untracked(args[1]))
+            goto fallback;
+    }
+    return PyObject_Vectorcall(f->fwd, args, nargsf, kwnames);
+fallback:
+    return PyObject_Vectorcall(f->fallback, args, nargsf, kwnames);
+}
+
+static PyObject *entry_front_new(PyObject *module, PyObject *args)
+{
+    PyObject *fallback, *fwd, *plain, *aliases, *open;
+    int mode;
+    Py_ssize_t min_args, max_args;
+    if (!PyArg_ParseTuple(args, "OOiO!O!nnO!:entry_front", &fallback, &fwd, &mode, &PyTuple_Type, &plain,
+                          &PyFrozenSet_Type, &aliases, &min_args, &max_args, &PyList_Type, &open))
+        return NULL;
+    if (mode < 1 || mode > 3) {
+        PyErr_SetString(PyExc_ValueError, "entry_front: mode must be 1, 2 or 3");
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(plain); i++)
+        if (!PyType_Check(PyTuple_GET_ITEM(plain, i))) {
+            PyErr_SetString(PyExc_TypeError, "entry_front: plain must be a tuple of types");
+            return NULL;
+        }
+    FrontObject *f = PyObject_GC_New(FrontObject, &Front_Type);
+    if (f == NULL)
+        return NULL;
+    f->vectorcall = entry_call;
+    Py_INCREF(fallback);
+    f->fallback = fallback;
+    f->table = f->cinfo = f->quiet = NULL;
+    Py_INCREF(open);
+    f->open = open;
+    f->arity = 0;
+    f->weakrefs = NULL;
+    Py_INCREF(fwd);
+    f->fwd = fwd;
+    Py_INCREF(plain);
+    f->plain = plain;
+    Py_INCREF(aliases);
+    f->aliases = aliases;
+    f->mode = mode;
+    f->min_args = min_args;
+    f->max_args = max_args;
+    PyObject_GC_Track(f);
+    return (PyObject *)f;
+}
+
 static PyObject *front_tp_call(PyObject *self, PyObject *args, PyObject *kwargs)
 {
     return PyVectorcall_Call(self, args, kwargs);
@@ -246,6 +374,9 @@ static PyObject *front_new(PyObject *module, PyObject *args)
     f->quiet = quiet;
     f->arity = arity;
     f->weakrefs = NULL;
+    f->fwd = f->plain = f->aliases = NULL;
+    f->mode = 0;
+    f->min_args = f->max_args = 0;
     PyObject_GC_Track(f);
     return (PyObject *)f;
 }
@@ -257,6 +388,9 @@ static int front_traverse(FrontObject *f, visitproc visit, void *arg)
     Py_VISIT(f->cinfo);
     Py_VISIT(f->open);
     Py_VISIT(f->quiet);
+    Py_VISIT(f->fwd);
+    Py_VISIT(f->plain);
+    Py_VISIT(f->aliases);
     return 0;
 }
 
@@ -267,6 +401,9 @@ static int front_clear(FrontObject *f)
     Py_CLEAR(f->cinfo);
     Py_CLEAR(f->open);
     Py_CLEAR(f->quiet);
+    Py_CLEAR(f->fwd);
+    Py_CLEAR(f->plain);
+    Py_CLEAR(f->aliases);
     return 0;
 }
 
@@ -283,7 +420,7 @@ static void front_dealloc(FrontObject *f)
 static int front_own(PyObject *name)
 {
     static const char *own[] = {"__class__", "__reduce__", "__reduce_ex__", "__get__", "__call__",
-                                "__front_fallback__", "__sizeof__", "__dir__", "__repr__", NULL};
+                                "__front_fallback__", "__front_table__", "__sizeof__", "__dir__", "__repr__", NULL};
     if (!PyUnicode_Check(name))
         return 0;
     for (int i = 0; own[i] != NULL; i++)
@@ -341,6 +478,15 @@ static PyObject *front_get_fallback(PyObject *self, void *closure)
     return fb;
 }
 
+static PyObject *front_get_table(PyObject *self, void *closure)
+{
+    PyObject *table = ((FrontObject *)self)->table;
+    if (table == NULL)
+        table = Py_None;
+    Py_INCREF(table);
+    return table;
+}
+
 static PyMethodDef front_methods[] = {
     {"__reduce__", front_reduce, METH_NOARGS, "Pickled by its qualified name, as a function."},
     {NULL, NULL, 0, NULL},
@@ -348,6 +494,7 @@ static PyMethodDef front_methods[] = {
 
 static PyGetSetDef front_getset[] = {
     {"__front_fallback__", front_get_fallback, NULL, "The Python forward every other call goes to.", NULL},
+    {"__front_table__", front_get_table, NULL, "An elementwise front's table (None: an entry front).", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 

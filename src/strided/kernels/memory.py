@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from ..callsite import user_site
 from ..errors import StridedRuntimeError, join_lines
 from ..layout import (
     INT64_MAX,
@@ -345,7 +346,7 @@ def _real_for(dest: np.ndarray, source: Any) -> Any:
     warning (NumPy would warn with its own ComplexWarning); then through
     :func:`reduced_cast_source`."""
     if isinstance(source, (np.ndarray, np.generic)) and source.dtype.kind == "c" and dest.dtype.kind not in "cb":
-        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=4)
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=user_site()[1])
         source = source.real
     return reduced_cast_source(dest.dtype, source)
 

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from ...args import int_arg, is_number, parse_sizes, sizes_or_size
+from ...callsite import user_site
 from ...creation import _plain_plan, like_strides
 from ...device import parse_device
 from ...dispatch import OPEN, _result_plans, adopted, created, report, result, result_array
@@ -528,7 +529,7 @@ def _check_range(low: int, high: int | None, dtype: DType, op: str = "random_") 
             warnings.warn(
                 f"{what} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision limitations "
                 f"{name} can support discrete uniform distribution only within this range.",
-                UserWarning, stacklevel=4,
+                UserWarning, stacklevel=user_site()[1],
             )
             continue
         raise StridedRuntimeError(

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from ... import layout as L
+from ...callsite import user_site
 from ...dispatch import OPEN, adopted, copied, result
 from ...dtypes import DType, np_kind
 from ...errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
@@ -653,7 +654,7 @@ def _scatter(self: Tensor, dim: Any, index: Any, src: Any, value: Any, reduce: A
         warnings.warn(
             "The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a "
             "future PyTorch release. Use torch.scatter_reduce instead for more reduction options.",
-            UserWarning, stacklevel=3)
+            UserWarning, stacklevel=user_site()[1])
     target, d, idx, values = _scatter_target(
         self, dim, index, source, op, inplace, updates=reduce is not None,
         supported=lambda: support.check("scatter" if isinstance(source, Tensor) else "scatter.value",

@@ -27,6 +27,7 @@ import numpy as np
 
 from ... import layout as L
 from ...args import int_arg, is_dim_int, type_name
+from ...callsite import user_site
 from ...dispatch import OPEN, adopted, copied, report, result, result_array
 from ...dtypes import (
     CPP_NAME,
@@ -106,7 +107,7 @@ def _scan_array(ufunc: np.ufunc, self: Tensor, d: int, out_dtype: DType) -> np.n
     if x.dtype.kind == "c" and out_dtype.kind != "c":
         # complex scanned as a real dtype= : each element converted first (its real part), as PyTorch
         # (NumPy's astype would drop the imaginary part with its own ComplexWarning)
-        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=5)
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=user_site()[1])
         x = x.real
     return scan_values(ufunc, x, d, out_dtype)
 

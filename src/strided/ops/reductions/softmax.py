@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ...callsite import user_site
 from ...dispatch import OPEN, adopted, report, result_array
 from ...dtypes import TORCH_NAME, float32, float64
 from ...errors import StridedNotImplementedError, StridedTypeError, join_lines
@@ -142,7 +143,7 @@ def _softmax(self: Tensor, dim: Any, dtype: Any, op: str, log: bool) -> Tensor:
     axes = numpy_axes(dims, len(shape))
     x = self._np()
     if x.dtype.kind == "c":  # (a complex input with a float dtype=: PyTorch converts it first, the imaginary parts dropped)
-        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=3)
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=user_site()[1])
         x = x.real
     if not shape:  # a 0-d tensor: work on a (1,) view of it
         x, out_np, axes = x.reshape(1), out_np.reshape(1), (0,)

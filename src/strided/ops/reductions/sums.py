@@ -103,7 +103,7 @@ def _sum_like(ufunc: np.ufunc, self: Tensor, dim: Any, keepdim: bool, dtype: Any
     x = self._np()
     if x.dtype.kind == "c" and out_dtype.kind != "c":
         # complex summed as a real dtype: each element converted first (its real part), as PyTorch
-        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=3)
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=user_site()[1])
         if ufunc is not np.add:
             x = x.real
     axes = numpy_axes(dims, len(shape))
@@ -361,7 +361,7 @@ def mean(self: Tensor, dim: SupportsIndex | Sequence[SupportsIndex] | None = Non
     if x.dtype.kind == "c" and out_dtype.kind != "c":  # (as sum: the real parts, with PyTorch's warning)
         # (x stays complex: sum_array's dtype= conversion takes the real parts as PyTorch's dense
         # self.to(dtype); x.real's stride-2 view would be summed by the scalar loop, other bits)
-        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=3)
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=user_site()[1])
     # PyTorch's mean_out on CPU: sum_out (float16 / bfloat16 summed as float32: their float32
     # copy, torch_sum's dtype= conversion), then div_ by the count, then rounded to the dtype
     with quiet():  # (0/0 is NaN, silently)
