@@ -307,6 +307,60 @@ def test_the_entry_front_refuses_a_bad_declaration():
     from strided.kernels.listeners import OPEN
 
     with pytest.raises(ValueError, match="mode"):
+        k.entry_front(len, len, 5, (), frozenset(), 0, 1, OPEN)
+    with pytest.raises(TypeError, match="state dict"):
         k.entry_front(len, len, 4, (), frozenset(), 0, 1, OPEN)
     with pytest.raises(TypeError, match="tuple of types"):
         k.entry_front(len, len, 1, (1,), frozenset(), 0, 1, OPEN)
+
+
+INPLACE_CALLS = [("add_", (1.5,)), ("mul_", (2.0,)), ("sub_", ("y",)), ("div_", ("y",)), ("clamp_", (0.0, 1.0)),
+                 ("abs_", ()), ("neg_", ()), ("exp_", ()), ("fill_", (3.0,)), ("zero_", ()), ("copy_", ("y",)),
+                 ("addcmul_", ("y", "y")), ("lerp_", ("y", 0.5)), ("pow_", (2,)), ("sqrt_", ()), ("add_", ("y",)),
+                 ("add_", ("y",), {"alpha": 2}), ("masked_fill_", ("mask", 0.0)), ("t_", ()), ("unsqueeze_", (0,)),
+                 ("add_", ("bad",)), ("mul_", ("y", "extra"))]
+
+
+def test_inplace_fronts_write_what_their_entries_write(monkeypatch):
+    from strided import grad_mode
+
+    monkeypatch.setitem(grad_mode.STATE, "used", False)  # (as before any tensor required grad: the front's call)
+    for dtype in (st.float32, st.float64, st.int64):
+        for layout in ("rowmajor", "transposed", "stepped", "0-d"):
+            for call in INPLACE_CALLS:
+                name, args = call[0], call[1]
+                kwargs = call[2] if len(call) > 2 else {}
+                results = []
+                for use_front in (True, False):
+                    x = _layouts(dtype)[layout].clone() if layout != "stepped" else _layouts(dtype)[layout]
+                    if layout == "stepped":
+                        x = x.clone()[::1]
+                    y = st.ones(x.shape, dtype=dtype) * 3 if x.dim() else st.tensor(3, dtype=dtype)
+                    mask = y > 2
+                    real = [{"y": y, "mask": mask, "bad": "bad", "extra": y}.get(a, a) if isinstance(a, str) else a
+                            for a in args]
+                    method = getattr(st.Tensor, name)
+                    f = method if use_front else fallback_of(method)
+                    got = _run(lambda f=f, x=x, r=real, k=kwargs: f(x, *r, **k))
+                    results.append((got, x))
+                (a, xa), (b, xb) = results
+                if isinstance(a, BaseException) or isinstance(b, BaseException):
+                    _same(a, b)
+                else:
+                    assert (a is xa) == (b is xb), name
+                    _same(xa, xb)
+
+
+def test_inplace_fronts_leave_autograd_to_the_entry():
+    leaf = st.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="leaf"):
+        leaf.add_(1.0)
+    x = st.ones(3)
+    v = x._version
+    x.add_(1.0)
+    assert x._version == v + 1 and x.tolist() == [2.0, 2.0, 2.0]
+    y = (leaf * 2).detach().requires_grad_()
+    z = y * 1.0
+    z.mul_(3.0)
+    z.sum().backward()
+    assert y.grad.tolist() == [3.0, 3.0, 3.0]

@@ -679,13 +679,18 @@ _FRONT_MODES = {"self": 2, "two": 3, "dunder": 3, "any": 1}
 _ENTRY_FRONT = getattr(_dispatch._ADOPT, "entry_front", None)  # (None: not built, or STRIDED_NATIVE=0)
 
 
-def entry_front(entry: Callable, fwd: Callable, mode: int, numpy: Numpy | None) -> Callable:
+def entry_front(entry: Callable, fwd: Callable, mode: int, numpy: Numpy | None,
+                direct: Callable | None = None) -> Callable:
     """``entry`` (an op's recording entry or guard, whose plain call is ``fwd(*args, **kwargs)``)
     behind the copy kernel's entry front (``kernels/_front.h``): the call ``entry`` would pass
     straight to ``fwd`` (nobody listening, no NumPy keyword, its operands plain for ``mode``: 1
     every argument, 2 the first, 3 the first two) is made in C without ``entry``'s frame; every
     other call goes to ``entry``. ``entry`` itself where the kernel is not built, or for a
-    forward that wraps another (``below_autograd``'s, whose parameters are not its own)."""
+    forward that wraps another (``below_autograd``'s, whose parameters are not its own).
+
+    Mode 4 is :func:`track_inplace`'s entry: before any tensor has required grad (:data:`STATE`),
+    a call on a plain Tensor tries ``direct(self, args, kwargs)`` (its in-place fast write), then
+    ``fwd``, as that entry does."""
     if _ENTRY_FRONT is None or hasattr(fwd, "__wrapped__"):
         return entry
     params = _parameters(fwd)
@@ -698,6 +703,8 @@ def entry_front(entry: Callable, fwd: Callable, mode: int, numpy: Numpy | None) 
     required = sum(1 for p in positional if p.default is P.empty)
     most = sys.maxsize if any(p.kind is P.VAR_POSITIONAL for p in params) else len(positional)
     aliases = frozenset(numpy[2]) if numpy is not None else frozenset()
+    if mode == 4:
+        return _ENTRY_FRONT(entry, fwd, mode, _FRONT_PLAIN, aliases, required, most, OPEN, STATE, direct)
     return _ENTRY_FRONT(entry, fwd, mode, _FRONT_PLAIN, aliases, required, most, OPEN)
 
 
@@ -960,7 +967,7 @@ def track_inplace(fwd: Callable, name: str, reported: str | None = None, key: st
         return _RECORDER["inplace"](fwd, name, self, args, kwargs)
 
     _inplace_op.__inplace_of__ = fwd  # type: ignore[attr-defined]
-    return _inplace_op
+    return entry_front(_inplace_op, fwd, 4, numpy, direct)
 
 
 # The grad mode of the call into an op whose forward runs below autograd (None outside one):

@@ -3440,7 +3440,7 @@ static PyObject *py_isin_tensors(PyObject *self, PyObject *const *args, Py_ssize
 
 static PyMethodDef methods[] = {
     {"entry_front", entry_front_new, METH_VARARGS,
-     "entry_front(fallback, fwd, mode, plain, aliases, min_args, max_args, open): an op entry's plain "
+     "entry_front(fallback, fwd, mode, plain, aliases, min_args, max_args, open[, state, direct]): an op entry's plain "
      "call in C (see _front.h)."},
     {"front", front_new, METH_VARARGS,
      "front(fallback, arity, table, cinfo, open, quiet): an elementwise op's common call in C (see _front.h)."},
@@ -3525,7 +3525,8 @@ PyMODINIT_FUNC PyInit__copykernel(void)
     front_names[0] = PyUnicode_InternFromString("shape");
     front_names[1] = PyUnicode_InternFromString("strides");
     front_names[2] = PyUnicode_InternFromString("offset");
-    if (front_names[0] == NULL || front_names[1] == NULL || front_names[2] == NULL)
+    front_names[3] = PyUnicode_InternFromString("used");
+    if (front_names[0] == NULL || front_names[1] == NULL || front_names[2] == NULL || front_names[3] == NULL)
         return NULL;
     return PyModule_Create(&module);
 }

@@ -40,14 +40,14 @@ typedef struct {
     PyObject *weakrefs;
     /* entry fronts (entry_front): the forward, the plain argument types, the keywords that go to
      * the fallback, the operands' test and the positional counts the fast call takes */
-    PyObject *fwd, *plain, *aliases;
+    PyObject *fwd, *plain, *aliases, *state, *direct;
     int mode;
     Py_ssize_t min_args, max_args;
 } FrontObject;
 
 static PyTypeObject Front_Type;
 static const char front_busy[] = "cannot enter context";
-static PyObject *front_names[3]; /* "shape", "strides", "offset": interned at module init */
+static PyObject *front_names[4]; /* "shape", "strides", "offset", "used": interned at module init */
 
 static PyObject *front_fallback(FrontObject *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
@@ -223,7 +223,10 @@ static PyObject *front_call(PyObject *self, PyObject *const *args, size_t nargsf
  *      of the exact types ``plain``, or a list or tuple whose items are no Tensor in autograd (a
  *      Tensor subclass anywhere, or any other object, goes to the fallback);
  *   2: the first argument is an exact Tensor outside autograd;
- *   3: the first two are each an exact Tensor outside autograd or no Tensor at all.
+ *   3: the first two are each an exact Tensor outside autograd or no Tensor at all;
+ *   4: an in-place method's entry (grad_mode.track_inplace): no tensor has ever required grad
+ *      (``state["used"]`` False) and the first argument is an exact Tensor; its ``direct`` (the
+ *      op's fast write, or None) is tried first as ``direct(self, args, kwargs)``, True: done.
  * Every other call goes to ``fallback`` unchanged, as does every error's handling: the front
  * only skips the entry's frame where the entry would call ``fwd`` and return its result. */
 
@@ -281,6 +284,41 @@ static PyObject *entry_call(PyObject *self, PyObject *const *args, size_t nargsf
         for (Py_ssize_t i = 0; i < nargs + nkw; i++)
             if (!entry_plain_value(f, args[i]))
                 goto fallback;
+    } else if (f->mode == 4) {
+        PyObject *used = PyDict_GetItemWithError(f->state, front_names[3]);
+        if (used != Py_False || nargs < 1 || Py_TYPE(args[0]) != adopt_tensor) {
+            if (PyErr_Occurred())
+                return NULL;
+            goto fallback;
+        }
+        if (f->direct != Py_None) {
+            PyObject *rest = PyTuple_New(nargs - 1), *kw = PyDict_New(), *done = NULL;
+            if (rest != NULL && kw != NULL) {
+                for (Py_ssize_t i = 1; i < nargs; i++) {
+                    Py_INCREF(args[i]);
+                    PyTuple_SET_ITEM(rest, i - 1, args[i]);
+                }
+                int bad = 0;
+                for (Py_ssize_t i = 0; i < nkw && !bad; i++)
+                    bad = PyDict_SetItem(kw, PyTuple_GET_ITEM(kwnames, i), args[nargs + i]) < 0;
+                if (!bad) {
+                    PyObject *a[3] = {args[0], rest, kw};
+                    done = PyObject_Vectorcall(f->direct, a, 3, NULL);
+                }
+            }
+            Py_XDECREF(rest);
+            Py_XDECREF(kw);
+            if (done == NULL)
+                return NULL;
+            int wrote = PyObject_IsTrue(done);
+            Py_DECREF(done);
+            if (wrote < 0)
+                return NULL;
+            if (wrote) {
+                Py_INCREF(args[0]);
+                return args[0];
+            }
+        }
     } else if (f->mode == 2) {
         if (nargs < 1 || Py_TYPE(args[0]) != adopt_tensor || SLOT(args[0], off_ag) != Py_None)
             goto fallback;
@@ -295,14 +333,18 @@ fallback:
 
 static PyObject *entry_front_new(PyObject *module, PyObject *args)
 {
-    PyObject *fallback, *fwd, *plain, *aliases, *open;
+    PyObject *fallback, *fwd, *plain, *aliases, *open, *state = Py_None, *direct = Py_None;
     int mode;
     Py_ssize_t min_args, max_args;
-    if (!PyArg_ParseTuple(args, "OOiO!O!nnO!:entry_front", &fallback, &fwd, &mode, &PyTuple_Type, &plain,
-                          &PyFrozenSet_Type, &aliases, &min_args, &max_args, &PyList_Type, &open))
+    if (!PyArg_ParseTuple(args, "OOiO!O!nnO!|OO:entry_front", &fallback, &fwd, &mode, &PyTuple_Type, &plain,
+                          &PyFrozenSet_Type, &aliases, &min_args, &max_args, &PyList_Type, &open, &state, &direct))
         return NULL;
-    if (mode < 1 || mode > 3) {
-        PyErr_SetString(PyExc_ValueError, "entry_front: mode must be 1, 2 or 3");
+    if (mode < 1 || mode > 4) {
+        PyErr_SetString(PyExc_ValueError, "entry_front: mode must be 1, 2, 3 or 4");
+        return NULL;
+    }
+    if (mode == 4 && !PyDict_Check(state)) {
+        PyErr_SetString(PyExc_TypeError, "entry_front: mode 4 takes the autograd state dict");
         return NULL;
     }
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(plain); i++)
@@ -327,6 +369,10 @@ static PyObject *entry_front_new(PyObject *module, PyObject *args)
     f->plain = plain;
     Py_INCREF(aliases);
     f->aliases = aliases;
+    Py_INCREF(state);
+    f->state = state;
+    Py_INCREF(direct);
+    f->direct = direct;
     f->mode = mode;
     f->min_args = min_args;
     f->max_args = max_args;
@@ -374,7 +420,7 @@ static PyObject *front_new(PyObject *module, PyObject *args)
     f->quiet = quiet;
     f->arity = arity;
     f->weakrefs = NULL;
-    f->fwd = f->plain = f->aliases = NULL;
+    f->fwd = f->plain = f->aliases = f->state = f->direct = NULL;
     f->mode = 0;
     f->min_args = f->max_args = 0;
     PyObject_GC_Track(f);
@@ -391,6 +437,8 @@ static int front_traverse(FrontObject *f, visitproc visit, void *arg)
     Py_VISIT(f->fwd);
     Py_VISIT(f->plain);
     Py_VISIT(f->aliases);
+    Py_VISIT(f->state);
+    Py_VISIT(f->direct);
     return 0;
 }
 
@@ -404,6 +452,8 @@ static int front_clear(FrontObject *f)
     Py_CLEAR(f->fwd);
     Py_CLEAR(f->plain);
     Py_CLEAR(f->aliases);
+    Py_CLEAR(f->state);
+    Py_CLEAR(f->direct);
     return 0;
 }
 
