@@ -28,6 +28,7 @@
 #include <Python.h>
 #include <structmember.h>
 #include <stdint.h>
+#include <math.h>
 #include <string.h>
 
 #include "_torch_bmm_loop.h"
@@ -851,7 +852,13 @@ end:
     return answer;
 }
 
+#include "_lapack_calls.h"
+
 static PyMethodDef methods[] = {
+    {"lapack_setup", py_lapack_setup, METH_VARARGS,
+     "lapack_setup(dpotrf_address, numpy_empty, float32, float64, int32) (see _lapack_calls.h)"},
+    {"potrf_colmajor", (PyCFunction)(void (*)(void))py_potrf_colmajor, METH_FASTCALL,
+     "potrf_colmajor(flat, n, s0, s1, offset): NumPy's Cholesky call, (factor column-major, info), or None"},
     {"setup", py_setup, METH_VARARGS,
      "setup(tensor_cls, storage_cls, layout_cls, adopt, cinfo, empty, float32, float64, np_float32, "
      "np_float64, sgemm, dgemm, sgemv, dgemv, sdot, ddot, limit): the classes, makers and BLAS routines."},

@@ -30,6 +30,7 @@ from ..registry import backward
 from ..shape.joining import cat
 from . import _batched as LA
 from . import _results as R
+from . import matkernel
 
 __all__ = ["linalg_cholesky", "linalg_cholesky_ex", "linalg_eigh", "linalg_eigvalsh", "linalg_qr", "linalg_svd", "linalg_svdvals"]
 
@@ -431,6 +432,10 @@ def linalg_cholesky(A: Tensor, *, upper: bool = False) -> Tensor:  # noqa: N803
     >>> strided.linalg.cholesky(strided.tensor([[4.0, 2.0], [2.0, 2.0]])).tolist()
     [[2.0, 0.0], [1.0, 1.0]]
     """
+    if upper is False:  # (a factored matrix: cholesky_ex's fast call, its L; anything else below)
+        fast = _fast_cholesky_ex(A)
+        if fast is not None:
+            return fast[0]
     A = LA.square(A, "linalg.cholesky")  # noqa: N806
     low, _ = _cholesky(A, "linalg.cholesky", raising=True, upper=upper)
     return _triangle(low, upper, A)
@@ -460,7 +465,8 @@ def linalg_cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = F
 
 def _fast_cholesky_ex(A: Any) -> Any:  # noqa: N803
     """cholesky_ex of one non-empty square float32/float64 matrix that LAPACK factors (no NaN on
-    the factor's diagonal): :func:`_numpy_cholesky`'s gufunc call, the float64 factor cast back
+    the factor's diagonal): the compiled LAPACK call (:data:`.matkernel.potrf_colmajor`, the
+    gufunc's own call on the storage), else :func:`_numpy_cholesky`'s gufunc call, the float64 factor cast back
     straight into :func:`~._batched.colmajor`'s column-major buffer (the same numbers), info 0.
     None (nothing done) for any other call, and where the factorization failed: the general
     path decides those."""
@@ -469,13 +475,19 @@ def _fast_cholesky_ex(A: Any) -> Any:  # noqa: N803
     shape = A._layout.shape
     if len(shape) != 2 or shape[0] != shape[1] or not shape[0]:
         return None
-    try:
+    dt = A._dtype
+    lay = A._layout
+    # (NumPy's LAPACK call in C on the storage: its bits, the factor column-major, info [0])
+    done = matkernel.potrf_colmajor(A._storage.array, shape[0], lay.strides[0], lay.strides[1], lay.offset)
+    if done is not None:
+        return R.linalg_cholesky_ex(adopted(done[0], LA.colmajor_layouts[shape], dt),
+                                    adopted(done[1], _cinfo[()][2], int32))
+    try:  # (not built, larger than 64, or refused: NumPy's gufunc, whose NaN says refused)
         low = _CHOLESKY_RUN(_ul.cholesky_lo, LA.lapack_ready(A._np()), signature="d->d")
     except RuntimeError:  # (the context busy in another thread: the general path)
         return None
     if np.count_nonzero(np.isnan(low.diagonal())):
         return None
-    dt = A._dtype
     factor = adopted(low.T.astype(dt.numpy, order="C").reshape(-1), LA.colmajor_layouts[shape], dt)
     return R.linalg_cholesky_ex(factor, adopted(np.zeros(1, np.int32), _cinfo[()][2], int32))
 

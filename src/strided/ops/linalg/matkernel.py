@@ -185,3 +185,40 @@ def switch_off(setattr: Any) -> None:
     setattr(module, "scale_add", _none4)
     setattr(module, "trace", _none1)
     setattr(module, "addr", _none5)
+
+
+# ---------------------------------------------------------------- LAPACK's Cholesky call
+
+
+def _potrf_none(flat: np.ndarray, n: int, s0: int, s1: int, offset: int) -> None:
+    return None
+
+
+def _first_potrf(flat: np.ndarray, n: int, s0: int, s1: int, offset: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`potrf_colmajor`, set up on the first call (kernels/_lapack_calls.h)."""
+    global potrf_colmajor
+    potrf_colmajor = _potrf_none
+    k = _compiled("_matkernel")
+    if k is None or not hasattr(k, "potrf_colmajor"):
+        return None
+    import ctypes
+
+    for path in openblas_paths("lapack"):
+        try:
+            address = ctypes.cast(ctypes.CDLL(path).scipy_dpotrf_64_, ctypes.c_void_p).value
+        except (OSError, AttributeError):
+            continue
+        if address:
+            k.lapack_setup(address, np.empty, np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int32))
+            potrf_colmajor = k.potrf_colmajor
+            return potrf_colmajor(flat, n, s0, s1, offset)
+    return None
+
+
+# potrf_colmajor(flat, n, s0, s1, offset): (the lower Cholesky factor, a fresh int32 [0]) of the
+# (n, n) matrix (n <= 64) whose element (i, j) is flat[offset + i s0 + j s1] (flat: a 1-D float32 or
+# float64 storage array), as NumPy's cholesky gufunc computes it (the same LAPACK call on the
+# same numbers), in column-major order as a fresh flat array of flat's dtype; None where LAPACK
+# refuses the matrix, a diagonal element is NaN, or the kernel is not there (the caller's NumPy
+# path then decides)
+potrf_colmajor: Any = _first_potrf

@@ -1,0 +1,130 @@
+/* LAPACK's Cholesky factorization called as NumPy's linalg calls it, without its gufunc's Python
+ * and buffers (included by _matkernel.c).
+ *
+ * lapack_setup(dpotrf_address, numpy_empty, float32, float64, int32) names the routine (the ILP64
+ * scipy_dpotrf_64_ of NumPy's bundled scipy-openblas, the one NumPy's cholesky gufunc,
+ * umath_linalg's cholesky_lo, calls) and the NumPy dtypes of the results. potrf_colmajor(flat, n,
+ * s0, s1, offset) takes the (n, n) matrix whose element (i, j) is flat[offset + i s0 + j s1]
+ * (flat: a 1-D float32 or float64 ndarray, native, aligned, contiguous; 1 <= n <= 64; every
+ * element inside flat) and makes that gufunc's call: the matrix copied into a column-major
+ * float64 buffer (its linearize_matrix; float32 widened exactly, as its d->d loop casts), dpotrf
+ * with uplo "L", the strictly upper triangle zeroed (zero_upper_triangle). It returns (factor, info):
+ * a fresh flat array of flat's dtype holding that buffer (the lower factor L in column-major
+ * order, PyTorch's layout of linalg.cholesky's result; float32 rounded once, as the gufunc's output
+ * cast rounds it) and a fresh int32 array of one 0; or None where LAPACK refused the matrix
+ * (info != 0), a diagonal element is NaN, or the arguments are not of that kind: the caller's
+ * general path decides those. The same routine on the same numbers: NumPy's bits. */
+
+typedef void (*dpotrf_fn)(const char *uplo, const int64_t *n, double *a, const int64_t *lda, int64_t *info,
+                          size_t uplo_len);
+static dpotrf_fn dpotrf_p;
+static PyObject *lapack_empty, *lapack_dtypes[3]; /* numpy.empty; float32, float64, int32 */
+
+static PyObject *py_lapack_setup(PyObject *self, PyObject *args)
+{
+    unsigned long long address;
+    PyObject *empty, *d[3];
+    if (!PyArg_ParseTuple(args, "KOOOO:lapack_setup", &address, &empty, &d[0], &d[1], &d[2]))
+        return NULL;
+    if (address == 0 || !PyCallable_Check(empty)) {
+        PyErr_SetString(PyExc_ValueError, "lapack_setup: a routine's address and numpy.empty");
+        return NULL;
+    }
+    dpotrf_p = (dpotrf_fn)(uintptr_t)address;
+    Py_INCREF(empty);
+    Py_XSETREF(lapack_empty, empty);
+    for (int i = 0; i < 3; i++) {
+        Py_INCREF(d[i]);
+        Py_XSETREF(lapack_dtypes[i], d[i]);
+    }
+    Py_RETURN_NONE;
+}
+
+#define POTRF_MAX 64
+
+static PyObject *lapack_new(Py_ssize_t n, PyObject *dtype, Py_buffer *view)
+{
+    PyObject *size = PyLong_FromSsize_t(n);
+    if (size == NULL)
+        return NULL;
+    PyObject *a[2] = {size, dtype};
+    PyObject *out = PyObject_Vectorcall(lapack_empty, a, 2, NULL);
+    Py_DECREF(size);
+    if (out != NULL && PyObject_GetBuffer(out, view, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0)
+        Py_CLEAR(out);
+    return out;
+}
+
+static PyObject *py_potrf_colmajor(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (dpotrf_p == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "potrf_colmajor: lapack_setup was not called");
+        return NULL;
+    }
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "potrf_colmajor(flat, n, s0, s1, offset) takes 5 arguments");
+        return NULL;
+    }
+    int64_t n = PyLong_AsLongLong(args[1]), s0 = PyLong_AsLongLong(args[2]), s1 = PyLong_AsLongLong(args[3]),
+            off = PyLong_AsLongLong(args[4]);
+    if (PyErr_Occurred())
+        return NULL;
+    Py_buffer a;
+    if (PyObject_GetBuffer(args[0], &a, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        return NULL;
+    int f32 = strcmp(a.format, "f") == 0 && a.itemsize == 4, f64 = strcmp(a.format, "d") == 0 && a.itemsize == 8;
+    int64_t len = a.len / (a.itemsize ? a.itemsize : 1);
+    /* the lowest and highest elements the layout reads (strides of either sign) */
+    int64_t lo = off + (s0 < 0 ? s0 * (n - 1) : 0) + (s1 < 0 ? s1 * (n - 1) : 0);
+    int64_t hi = off + (s0 > 0 ? s0 * (n - 1) : 0) + (s1 > 0 ? s1 * (n - 1) : 0);
+    if (!(f32 || f64) || a.ndim != 1 || n < 1 || n > POTRF_MAX || lo < 0 || hi >= len
+        || (uintptr_t)a.buf % a.itemsize) {
+        PyBuffer_Release(&a);
+        Py_RETURN_NONE;
+    }
+    double buf[POTRF_MAX * POTRF_MAX];
+    for (int64_t j = 0; j < n; j++) /* column j of A is the buffer's j-th run of n */
+        for (int64_t i = 0; i < n; i++) {
+            int64_t k = off + i * s0 + j * s1;
+            buf[j * n + i] = f32 ? (double)((const float *)a.buf)[k] : ((const double *)a.buf)[k];
+        }
+    PyBuffer_Release(&a);
+    int64_t info = 0, lda = n;
+    dpotrf_p("L", &n, buf, &lda, &info, 1);
+    if (info != 0)
+        Py_RETURN_NONE;
+    for (int64_t j = 0; j < n; j++) {
+        if (isnan(buf[j * n + j]))
+            Py_RETURN_NONE;
+        for (int64_t i = 0; i < j; i++)
+            buf[j * n + i] = 0.0; /* the strictly upper triangle (row i < column j) */
+    }
+    Py_buffer o, z;
+    PyObject *out = lapack_new((Py_ssize_t)(n * n), lapack_dtypes[f32 ? 0 : 1], &o);
+    if (out == NULL)
+        return NULL;
+    if (f32) {
+        float *d = o.buf;
+        for (int64_t k = 0; k < n * n; k++)
+            d[k] = (float)buf[k];
+    } else {
+        memcpy(o.buf, buf, (size_t)(n * n) * sizeof(double));
+    }
+    PyBuffer_Release(&o);
+    PyObject *zero = lapack_new(1, lapack_dtypes[2], &z);
+    if (zero == NULL) {
+        Py_DECREF(out);
+        return NULL;
+    }
+    memset(z.buf, 0, (size_t)z.len);
+    PyBuffer_Release(&z);
+    PyObject *pair = PyTuple_New(2);
+    if (pair == NULL) {
+        Py_DECREF(out);
+        Py_DECREF(zero);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(pair, 0, out);
+    PyTuple_SET_ITEM(pair, 1, zero);
+    return pair;
+}
