@@ -95,3 +95,50 @@ def test_cholesky_through_the_call_is_the_general_paths_and_torchs(dtype):
     assert r.info.item() == 2 and r.L.isnan().all().item()
     with pytest.raises(st.linalg.LinAlgError, match="order 2"):
         st.linalg.cholesky(bad)
+
+
+@pytest.mark.skipif(not BUILT, reason="the matrix kernel or NumPy's scipy-openblas is not here")
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_eigh_call_is_numpys_to_the_bit(dtype):
+    rng = np.random.default_rng(6)
+    for n in (1, 2, 3, 8, 16, 33, 64):
+        a = rng.standard_normal((n, n)).astype(dtype)
+        for lower in (True, False):
+            w, v = np.linalg.eigh(a.astype(np.float64), UPLO="L" if lower else "U")
+            for flat, s0, s1, off in ((a.reshape(-1), n, 1, 0), (np.ascontiguousarray(a.T).reshape(-1), 1, n, 0),
+                                      (np.concatenate([np.zeros(3, dtype), a.reshape(-1)]), n, 1, 3)):
+                got = matkernel.syevd_colmajor(flat, n, s0, s1, off, lower, True)
+                assert got[0].tobytes() == w.astype(dtype).tobytes()
+                assert got[1].tobytes() == np.ascontiguousarray(v.astype(dtype).T).tobytes()
+                values, none = matkernel.syevd_colmajor(flat, n, s0, s1, off, lower, False)
+                want = np.linalg.eigvalsh(a.astype(np.float64), UPLO="L" if lower else "U").astype(dtype)
+                assert none is None and values.tobytes() == want.tobytes()
+    inf = np.eye(3)
+    inf[2, 0] = np.inf
+    assert matkernel.syevd_colmajor(inf.reshape(-1), 3, 3, 1, 0, True, True) is None  # (not finite: the general path)
+    assert matkernel.syevd_colmajor(np.eye(65).reshape(-1), 65, 65, 1, 0, True, True) is None
+    assert matkernel.syevd_colmajor(np.eye(2).reshape(-1), 2, 2, 1, 1, True, True) is None
+
+
+@pytest.mark.parametrize("dtype", [st.float32, st.float64])
+def test_eigh_through_the_call_is_the_general_paths_and_torchs(dtype):
+    rng = np.random.default_rng(7)
+    for n in (1, 3, 16, 70):
+        a = rng.standard_normal((n, n)).astype(dtype.numpy)
+        a = a + a.T
+        for x in (st.tensor(a), st.tensor(a).t(), st.tensor(np.pad(a, 1))[1:-1, 1:-1]):
+            for uplo in ("L", "U", "l"):
+                general = st.linalg.eigh(x.unsqueeze(0), uplo)
+                got = st.linalg.eigh(x, uplo)
+                assert got.eigenvalues.stride() == (1,) and got.eigenvectors.stride() == general.eigenvectors.stride()[1:]
+                assert got.eigenvalues._np().tobytes() == general.eigenvalues[0]._np().tobytes()
+                assert got.eigenvectors._np().tobytes() == general.eigenvectors[0]._np().tobytes()
+                values = st.linalg.eigvalsh(x, uplo)
+                assert values._np().tobytes() == st.linalg.eigvalsh(x.unsqueeze(0), uplo)[0]._np().tobytes()
+        want = torch.linalg.eigvalsh(torch.from_numpy(a))
+        np.testing.assert_allclose(values._np(), want.numpy(), rtol=1e-4 if dtype is st.float32 else 1e-10,
+                                   atol=1e-4 if dtype is st.float32 else 1e-10)
+    with pytest.raises(RuntimeError, match="UPLO"):
+        st.linalg.eigh(st.eye(2, dtype=dtype), "X")
+    nan = st.tensor([[1.0, 0.0], [np.nan, 1.0]], dtype=dtype)
+    assert st.linalg.eigvalsh(nan).isnan().all().item()

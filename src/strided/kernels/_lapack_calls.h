@@ -128,3 +128,129 @@ static PyObject *py_potrf_colmajor(PyObject *self, PyObject *const *args, Py_ssi
     PyTuple_SET_ITEM(pair, 1, zero);
     return pair;
 }
+
+/* syevd_colmajor(flat, n, s0, s1, offset, lower, vectors): NumPy's eigh / eigvalsh gufunc call
+ * (umath_linalg's eigh_lo / eigh_up / eigvalsh_lo / eigvalsh_up: the matrix copied into a
+ * column-major float64 buffer, float32 widened exactly; dsyevd with jobz "V" or "N" and uplo "L"
+ * or "U", its workspace sized by the routine's own query first, as init_evd sizes it) on the
+ * (n, n) matrix read as potrf_colmajor reads it (every element finite: NaN and inf are the general
+ * path's). Returns (w, v): the eigenvalues as a fresh float array of flat's dtype (float32 rounded
+ * once from LAPACK's float64, as the gufunc's output then astype round them) and, with
+ * ``vectors``, the eigenvectors as a fresh flat array of flat's dtype in column-major order (LAPACK's
+ * buffer itself: PyTorch's layout of eigh's vectors), else None; None where LAPACK did not
+ * converge (info != 0), the routine is not set up, or the arguments are not of that kind. */
+typedef void (*dsyevd_fn)(const char *jobz, const char *uplo, const int64_t *n, double *a, const int64_t *lda,
+                          double *w, double *work, const int64_t *lwork, int64_t *iwork, const int64_t *liwork,
+                          int64_t *info, size_t jobz_len, size_t uplo_len);
+static dsyevd_fn dsyevd_p;
+
+static PyObject *py_lapack_setup_syevd(PyObject *self, PyObject *args)
+{
+    unsigned long long address;
+    if (!PyArg_ParseTuple(args, "K:lapack_setup_syevd", &address))
+        return NULL;
+    if (address == 0) {
+        PyErr_SetString(PyExc_ValueError, "lapack_setup_syevd: the routine's address");
+        return NULL;
+    }
+    dsyevd_p = (dsyevd_fn)(uintptr_t)address;
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_syevd_colmajor(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 7) {
+        PyErr_SetString(PyExc_TypeError, "syevd_colmajor(flat, n, s0, s1, offset, lower, vectors) takes 7 arguments");
+        return NULL;
+    }
+    int64_t n = PyLong_AsLongLong(args[1]), s0 = PyLong_AsLongLong(args[2]), s1 = PyLong_AsLongLong(args[3]),
+            off = PyLong_AsLongLong(args[4]);
+    if (PyErr_Occurred())
+        return NULL;
+    int lower = PyObject_IsTrue(args[5]), vectors = PyObject_IsTrue(args[6]);
+    if (lower < 0 || vectors < 0)
+        return NULL;
+    if (dsyevd_p == NULL || lapack_empty == NULL)
+        Py_RETURN_NONE;
+    Py_buffer a;
+    if (PyObject_GetBuffer(args[0], &a, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        return NULL;
+    int f32 = strcmp(a.format, "f") == 0 && a.itemsize == 4, f64 = strcmp(a.format, "d") == 0 && a.itemsize == 8;
+    int64_t len = a.len / (a.itemsize ? a.itemsize : 1);
+    int64_t lo = off + (s0 < 0 ? s0 * (n - 1) : 0) + (s1 < 0 ? s1 * (n - 1) : 0);
+    int64_t hi = off + (s0 > 0 ? s0 * (n - 1) : 0) + (s1 > 0 ? s1 * (n - 1) : 0);
+    if (!(f32 || f64) || a.ndim != 1 || n < 1 || n > POTRF_MAX || lo < 0 || hi >= len
+        || (uintptr_t)a.buf % a.itemsize) {
+        PyBuffer_Release(&a);
+        Py_RETURN_NONE;
+    }
+    double buf[POTRF_MAX * POTRF_MAX], w[POTRF_MAX];
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < n; i++) {
+            int64_t k = off + i * s0 + j * s1;
+            double v = f32 ? (double)((const float *)a.buf)[k] : ((const double *)a.buf)[k];
+            if (!isfinite(v)) {
+                PyBuffer_Release(&a);
+                Py_RETURN_NONE;
+            }
+            buf[j * n + i] = v;
+        }
+    PyBuffer_Release(&a);
+    const char *jobz = vectors ? "V" : "N", *uplo = lower ? "L" : "U";
+    int64_t lda = n, info = 0, lwork = -1, liwork = -1, iwork_query = 0;
+    double work_query = 0.0;
+    dsyevd_p(jobz, uplo, &n, buf, &lda, w, &work_query, &lwork, &iwork_query, &liwork, &info, 1, 1);
+    if (info != 0)
+        Py_RETURN_NONE;
+    lwork = (int64_t)work_query;
+    liwork = iwork_query;
+    double *work = PyMem_Malloc((size_t)(lwork > 0 ? lwork : 1) * sizeof(double));
+    int64_t *iwork = PyMem_Malloc((size_t)(liwork > 0 ? liwork : 1) * sizeof(int64_t));
+    if (work == NULL || iwork == NULL) {
+        PyMem_Free(work);
+        PyMem_Free(iwork);
+        return PyErr_NoMemory();
+    }
+    dsyevd_p(jobz, uplo, &n, buf, &lda, w, work, &lwork, iwork, &liwork, &info, 1, 1);
+    PyMem_Free(work);
+    PyMem_Free(iwork);
+    if (info != 0)
+        Py_RETURN_NONE;
+    Py_buffer wb, vb;
+    PyObject *wout = lapack_new((Py_ssize_t)n, lapack_dtypes[f32 ? 0 : 1], &wb);
+    if (wout == NULL)
+        return NULL;
+    for (int64_t k = 0; k < n; k++) {
+        if (f32)
+            ((float *)wb.buf)[k] = (float)w[k];
+        else
+            ((double *)wb.buf)[k] = w[k];
+    }
+    PyBuffer_Release(&wb);
+    PyObject *vout = Py_None;
+    Py_INCREF(Py_None);
+    if (vectors) {
+        Py_DECREF(Py_None);
+        vout = lapack_new((Py_ssize_t)(n * n), lapack_dtypes[f32 ? 0 : 1], &vb);
+        if (vout == NULL) {
+            Py_DECREF(wout);
+            return NULL;
+        }
+        for (int64_t k = 0; k < n * n; k++) {
+            if (f32)
+                ((float *)vb.buf)[k] = (float)buf[k];
+            else
+                ((double *)vb.buf)[k] = buf[k];
+        }
+        PyBuffer_Release(&vb);
+    }
+    PyObject *pair = PyTuple_New(2);
+    if (pair == NULL) {
+        Py_DECREF(wout);
+        Py_DECREF(vout);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(pair, 0, wout);
+    PyTuple_SET_ITEM(pair, 1, vout);
+    return pair;
+}

@@ -857,6 +857,9 @@ end:
 static PyMethodDef methods[] = {
     {"lapack_setup", py_lapack_setup, METH_VARARGS,
      "lapack_setup(dpotrf_address, numpy_empty, float32, float64, int32) (see _lapack_calls.h)"},
+    {"lapack_setup_syevd", py_lapack_setup_syevd, METH_VARARGS, "lapack_setup_syevd(dsyevd_address)"},
+    {"syevd_colmajor", (PyCFunction)(void (*)(void))py_syevd_colmajor, METH_FASTCALL,
+     "syevd_colmajor(flat, n, s0, s1, offset, lower, vectors): NumPy's eigh call, (w, v column-major or None), or None"},
     {"potrf_colmajor", (PyCFunction)(void (*)(void))py_potrf_colmajor, METH_FASTCALL,
      "potrf_colmajor(flat, n, s0, s1, offset): NumPy's Cholesky call, (factor column-major, info), or None"},
     {"setup", py_setup, METH_VARARGS,

@@ -321,6 +321,27 @@ def _uplo(UPLO: Any) -> str:  # noqa: N803
     return UPLO.upper()
 
 
+def _fast_eigh(A: Any, UPLO: Any, vectors: bool) -> Any:  # noqa: N803
+    """eigh (``vectors``) or eigvalsh of one finite square float32/float64 matrix of at most 64
+    rows: NumPy's dsyevd call made in C on the storage (:data:`.matkernel.syevd_colmajor`, the
+    same bits as the general path's gufunc call), the eigenvalues row-major and the vectors
+    column-major as the general path lays them out. None (nothing done) for any other call."""
+    if A.__class__ is not Tensor or A._dtype not in _CHOLESKY_FAST or UPLO.__class__ is not str or UPLO not in "LU" \
+            or len(UPLO) != 1:
+        return None
+    lay = A._layout
+    shape = lay.shape
+    if len(shape) != 2 or shape[0] != shape[1] or not shape[0]:
+        return None
+    done = matkernel.syevd_colmajor(A._storage.array, shape[0], lay.strides[0], lay.strides[1], lay.offset,
+                                    UPLO == "L", vectors)
+    if done is None:
+        return None
+    dt = A._dtype
+    w = adopted(done[0], _cinfo[shape[:1]][2], dt)
+    return R.linalg_eigh(w, adopted(done[1], LA.colmajor_layouts[shape], dt)) if vectors else w
+
+
 def _eigh_arrays(A: Tensor, UPLO: str, op: str, vectors: bool) -> tuple[np.ndarray, Any]:  # noqa: N803
     a = A._np()
     real = a.real.dtype
@@ -353,6 +374,9 @@ def linalg_eigh(A: Tensor, UPLO: str = "L") -> Any:  # noqa: N803
     >>> strided.linalg.eigh(strided.tensor([[2.0, 1.0], [1.0, 2.0]])).eigenvalues.tolist()
     [1.0, 3.0]
     """
+    fast = _fast_eigh(A, UPLO, True)
+    if fast is not None:
+        return fast
     A = LA.square(A, "linalg.eigh")  # noqa: N806
     w, v = _eigh_arrays(A, _uplo(UPLO), "linalg.eigh", True)
     return R.linalg_eigh(LA.rowmajor(w, real_of(A._dtype)), LA.colmajor(v, A._dtype))
@@ -364,6 +388,9 @@ def linalg_eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:  # noqa: N803
     >>> strided.linalg.eigvalsh(strided.tensor([[2.0, 0.0], [0.0, 1.0]])).tolist()
     [1.0, 2.0]
     """
+    fast = _fast_eigh(A, UPLO, False)
+    if fast is not None:
+        return fast
     A = LA.square(A, "linalg.eigvalsh")  # noqa: N806
     w, _ = _eigh_arrays(A, _uplo(UPLO), "linalg.eigvalsh", False)
     return LA.rowmajor(w, real_of(A._dtype))

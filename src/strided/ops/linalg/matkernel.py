@@ -211,6 +211,7 @@ def _first_potrf(flat: np.ndarray, n: int, s0: int, s1: int, offset: int) -> tup
         if address:
             k.lapack_setup(address, np.empty, np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int32))
             potrf_colmajor = k.potrf_colmajor
+            _bind_syevd(k, path)
             return potrf_colmajor(flat, n, s0, s1, offset)
     return None
 
@@ -222,3 +223,39 @@ def _first_potrf(flat: np.ndarray, n: int, s0: int, s1: int, offset: int) -> tup
 # refuses the matrix, a diagonal element is NaN, or the kernel is not there (the caller's NumPy
 # path then decides)
 potrf_colmajor: Any = _first_potrf
+
+
+def _bind_syevd(k: Any, path: str) -> None:
+    """Bind :data:`syevd_colmajor` to the kernel's, with the library's dsyevd (after lapack_setup)."""
+    global syevd_colmajor
+    import ctypes
+
+    try:
+        address = ctypes.cast(ctypes.CDLL(path).scipy_dsyevd_64_, ctypes.c_void_p).value
+    except (OSError, AttributeError):
+        return
+    if address:
+        k.lapack_setup_syevd(address)
+        syevd_colmajor = k.syevd_colmajor
+
+
+def _syevd_none(flat: np.ndarray, n: int, s0: int, s1: int, offset: int, lower: bool, vectors: bool) -> None:
+    return None
+
+
+def _first_syevd(flat: np.ndarray, n: int, s0: int, s1: int, offset: int, lower: bool,
+                 vectors: bool) -> tuple[np.ndarray, np.ndarray | None] | None:
+    """:data:`syevd_colmajor`, set up on the first call (with :data:`potrf_colmajor`'s)."""
+    global syevd_colmajor
+    syevd_colmajor = _syevd_none
+    if potrf_colmajor is _first_potrf:
+        _first_potrf(np.zeros(1), 1, 1, 1, 0)
+    return syevd_colmajor(flat, n, s0, s1, offset, lower, vectors)
+
+
+# syevd_colmajor(flat, n, s0, s1, offset, lower, vectors): (eigenvalues, eigenvectors column-major
+# flat, or None without ``vectors``) of the finite (n, n) symmetric matrix (n <= 64) read as
+# potrf_colmajor reads it, as NumPy's eigh/eigvalsh gufunc computes them (the same dsyevd call on
+# the same numbers), both of flat's dtype; None where LAPACK did not converge, an element is not
+# finite, or the kernel is not there (the caller's NumPy path then decides)
+syevd_colmajor: Any = _first_syevd
