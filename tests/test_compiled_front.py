@@ -364,3 +364,28 @@ def test_inplace_fronts_leave_autograd_to_the_entry():
     z.mul_(3.0)
     z.sum().backward()
     assert y.grad.tolist() == [3.0, 3.0, 3.0]
+
+
+def test_inplace_fronts_under_no_grad_count_the_write_at_the_users_line():
+    """An optimizer's step (no_grad, autograd in use): the front makes the write and counts it as
+    the entry does, so a saved tensor written there is still caught, naming the user's line."""
+    messages = []
+    for use_front in (True, False):
+        a = st.ones(3, requires_grad=True)
+        w = st.ones(3) * 2
+        y = a * w  # (saves w)
+        method = st.Tensor.mul_ if use_front else fallback_of(st.Tensor.mul_)
+        v = w._version
+        with st.no_grad():
+            method(w, 3.0)  # the write
+        assert w._version == v + 1 and w.tolist() == [6.0, 6.0, 6.0]
+        with pytest.raises(RuntimeError) as e:
+            y.sum().backward()
+        messages.append(str(e.value))
+    assert messages[0] == messages[1]
+    assert "test_compiled_front.py" in messages[0]
+    p = st.ones(2)
+    with st.no_grad():
+        p.add_(st.ones(2), alpha=2.0)
+        p.clamp_(0.0, 2.5)
+    assert p.tolist() == [2.5, 2.5]

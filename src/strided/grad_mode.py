@@ -680,7 +680,7 @@ _ENTRY_FRONT = getattr(_dispatch._ADOPT, "entry_front", None)  # (None: not buil
 
 
 def entry_front(entry: Callable, fwd: Callable, mode: int, numpy: Numpy | None,
-                direct: Callable | None = None) -> Callable:
+                direct: Callable | None = None, counted: str | None = None) -> Callable:
     """``entry`` (an op's recording entry or guard, whose plain call is ``fwd(*args, **kwargs)``)
     behind the copy kernel's entry front (``kernels/_front.h``): the call ``entry`` would pass
     straight to ``fwd`` (nobody listening, no NumPy keyword, its operands plain for ``mode``: 1
@@ -689,8 +689,9 @@ def entry_front(entry: Callable, fwd: Callable, mode: int, numpy: Numpy | None,
     forward that wraps another (``below_autograd``'s, whose parameters are not its own).
 
     Mode 4 is :func:`track_inplace`'s entry: before any tensor has required grad (:data:`STATE`),
-    a call on a plain Tensor tries ``direct(self, args, kwargs)`` (its in-place fast write), then
-    ``fwd``, as that entry does."""
+    or, for a ``counted`` write (the op's name), under no_grad with no inference tensor about (an
+    optimizer's step), a call on a plain Tensor tries ``direct(self, args, kwargs)`` (its in-place
+    fast write), then ``fwd``, as that entry does, and counts the second kind in the version."""
     if _ENTRY_FRONT is None or hasattr(fwd, "__wrapped__"):
         return entry
     params = _parameters(fwd)
@@ -704,7 +705,8 @@ def entry_front(entry: Callable, fwd: Callable, mode: int, numpy: Numpy | None,
     most = sys.maxsize if any(p.kind is P.VAR_POSITIONAL for p in params) else len(positional)
     aliases = frozenset(numpy[2]) if numpy is not None else frozenset()
     if mode == 4:
-        return _ENTRY_FRONT(entry, fwd, mode, _FRONT_PLAIN, aliases, required, most, OPEN, STATE, direct)
+        return _ENTRY_FRONT(entry, fwd, mode, _FRONT_PLAIN, aliases, required, most, OPEN, STATE, direct,
+                            GRAD_MODE, INFERENCE_STORAGES.data, None if counted is None else bump, counted)
     return _ENTRY_FRONT(entry, fwd, mode, _FRONT_PLAIN, aliases, required, most, OPEN)
 
 
@@ -893,7 +895,25 @@ class _Param:
 def _parameters(fwd: Callable) -> list[_Param] | None:
     """``inspect.signature(fwd).parameters`` for a plain Python function (following
     ``__wrapped__`` as inspect does), read off its code object: a tenth of inspect's cost, paid
-    for every op at import. None for anything else (a builtin, a partial)."""
+    for every op at import (once per function: an entry and its front both ask). None for
+    anything else (a builtin, a partial). The list is shared: callers read it only."""
+    try:
+        return _PARAMETERS[fwd]
+    except (KeyError, TypeError):
+        pass
+    found = _read_parameters(fwd)
+    try:
+        _PARAMETERS[fwd] = found
+    except TypeError:  # (an unhashable callable)
+        pass
+    return found
+
+
+_PARAMETERS: dict[Any, list[_Param] | None] = {}
+
+
+def _read_parameters(fwd: Callable) -> list[_Param] | None:
+    """:func:`_parameters`' reading of ``fwd``'s code object."""
     while hasattr(fwd, "__wrapped__"):
         fwd = fwd.__wrapped__
     code = getattr(fwd, "__code__", None)
@@ -967,7 +987,7 @@ def track_inplace(fwd: Callable, name: str, reported: str | None = None, key: st
         return _RECORDER["inplace"](fwd, name, self, args, kwargs)
 
     _inplace_op.__inplace_of__ = fwd  # type: ignore[attr-defined]
-    return entry_front(_inplace_op, fwd, 4, numpy, direct)
+    return entry_front(_inplace_op, fwd, 4, numpy, direct, name if counted else None)
 
 
 # The grad mode of the call into an op whose forward runs below autograd (None outside one):

@@ -40,7 +40,7 @@ typedef struct {
     PyObject *weakrefs;
     /* entry fronts (entry_front): the forward, the plain argument types, the keywords that go to
      * the fallback, the operands' test and the positional counts the fast call takes */
-    PyObject *fwd, *plain, *aliases, *state, *direct;
+    PyObject *fwd, *plain, *aliases, *state, *direct, *grad_mode, *inference, *bump, *name;
     int mode;
     Py_ssize_t min_args, max_args;
 } FrontObject;
@@ -224,9 +224,13 @@ static PyObject *front_call(PyObject *self, PyObject *const *args, size_t nargsf
  *      Tensor subclass anywhere, or any other object, goes to the fallback);
  *   2: the first argument is an exact Tensor outside autograd;
  *   3: the first two are each an exact Tensor outside autograd or no Tensor at all;
- *   4: an in-place method's entry (grad_mode.track_inplace): no tensor has ever required grad
- *      (``state["used"]`` False) and the first argument is an exact Tensor; its ``direct`` (the
- *      op's fast write, or None) is tried first as ``direct(self, args, kwargs)``, True: done.
+ *   4: an in-place method's entry (grad_mode.track_inplace) on an exact Tensor, where the entry
+ *      makes the plain write: no tensor has ever required grad (``state["used"]`` False), or
+ *      (with a ``bump``: a counted write) grad mode is off (the context variable ``grad_mode``)
+ *      and no inference tensor exists (the set ``inference`` empty): an optimizer's step. Its
+ *      ``direct`` (the op's fast write, or None) is tried first as ``direct(self, args, kwargs)``
+ *      (True: written), else ``fwd`` writes; after either, in the second case, ``bump(self,
+ *      name, 1)`` counts the write as the entry counts it (the user's frame is the caller's).
  * Every other call goes to ``fallback`` unchanged, as does every error's handling: the front
  * only skips the entry's frame where the entry would call ``fwd`` and return its result. */
 
@@ -286,11 +290,24 @@ static PyObject *entry_call(PyObject *self, PyObject *const *args, size_t nargsf
                 goto fallback;
     } else if (f->mode == 4) {
         PyObject *used = PyDict_GetItemWithError(f->state, front_names[3]);
-        if (used != Py_False || nargs < 1 || Py_TYPE(args[0]) != adopt_tensor) {
-            if (PyErr_Occurred())
-                return NULL;
+        int counted = 0;
+        if (used == NULL && PyErr_Occurred())
+            return NULL;
+        if (nargs < 1 || Py_TYPE(args[0]) != adopt_tensor)
             goto fallback;
+        if (used != Py_False) {
+            PyObject *mode_value = NULL;
+            if (f->bump == Py_None || PySet_GET_SIZE(f->inference) != 0)
+                goto fallback;
+            if (PyContextVar_Get(f->grad_mode, NULL, &mode_value) < 0)
+                return NULL;
+            int off = mode_value == Py_False;
+            Py_XDECREF(mode_value);
+            if (!off)
+                goto fallback;
+            counted = 1;
         }
+        PyObject *out = NULL;
         if (f->direct != Py_None) {
             PyObject *rest = PyTuple_New(nargs - 1), *kw = PyDict_New(), *done = NULL;
             if (rest != NULL && kw != NULL) {
@@ -316,9 +333,20 @@ static PyObject *entry_call(PyObject *self, PyObject *const *args, size_t nargsf
                 return NULL;
             if (wrote) {
                 Py_INCREF(args[0]);
-                return args[0];
+                out = args[0];
             }
         }
+        if (out == NULL)
+            out = PyObject_Vectorcall(f->fwd, args, nargsf, kwnames);
+        if (out != NULL && counted) {
+            PyObject *one = PyLong_FromLong(1), *b[3] = {args[0], f->name, one};
+            PyObject *r = one ? PyObject_Vectorcall(f->bump, b, 3, NULL) : NULL;
+            Py_XDECREF(one);
+            if (r == NULL)
+                Py_CLEAR(out);
+            Py_XDECREF(r);
+        }
+        return out;
     } else if (f->mode == 2) {
         if (nargs < 1 || Py_TYPE(args[0]) != adopt_tensor || SLOT(args[0], off_ag) != Py_None)
             goto fallback;
@@ -333,11 +361,13 @@ fallback:
 
 static PyObject *entry_front_new(PyObject *module, PyObject *args)
 {
-    PyObject *fallback, *fwd, *plain, *aliases, *open, *state = Py_None, *direct = Py_None;
+    PyObject *fallback, *fwd, *plain, *aliases, *open, *state = Py_None, *direct = Py_None, *grad_mode = Py_None,
+             *inference = Py_None, *bump = Py_None, *name = Py_None;
     int mode;
     Py_ssize_t min_args, max_args;
-    if (!PyArg_ParseTuple(args, "OOiO!O!nnO!|OO:entry_front", &fallback, &fwd, &mode, &PyTuple_Type, &plain,
-                          &PyFrozenSet_Type, &aliases, &min_args, &max_args, &PyList_Type, &open, &state, &direct))
+    if (!PyArg_ParseTuple(args, "OOiO!O!nnO!|OOOOOO:entry_front", &fallback, &fwd, &mode, &PyTuple_Type, &plain,
+                          &PyFrozenSet_Type, &aliases, &min_args, &max_args, &PyList_Type, &open, &state, &direct,
+                          &grad_mode, &inference, &bump, &name))
         return NULL;
     if (mode < 1 || mode > 4) {
         PyErr_SetString(PyExc_ValueError, "entry_front: mode must be 1, 2, 3 or 4");
@@ -345,6 +375,12 @@ static PyObject *entry_front_new(PyObject *module, PyObject *args)
     }
     if (mode == 4 && !PyDict_Check(state)) {
         PyErr_SetString(PyExc_TypeError, "entry_front: mode 4 takes the autograd state dict");
+        return NULL;
+    }
+    if (mode == 4 && bump != Py_None && (!PyContextVar_CheckExact(grad_mode) || !PySet_Check(inference)
+                                         || !PyUnicode_Check(name))) {
+        PyErr_SetString(PyExc_TypeError, "entry_front: a counted mode 4 takes the grad-mode variable, the "
+                        "inference set and the op's name");
         return NULL;
     }
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(plain); i++)
@@ -373,6 +409,14 @@ static PyObject *entry_front_new(PyObject *module, PyObject *args)
     f->state = state;
     Py_INCREF(direct);
     f->direct = direct;
+    Py_INCREF(grad_mode);
+    f->grad_mode = grad_mode;
+    Py_INCREF(inference);
+    f->inference = inference;
+    Py_INCREF(bump);
+    f->bump = bump;
+    Py_INCREF(name);
+    f->name = name;
     f->mode = mode;
     f->min_args = min_args;
     f->max_args = max_args;
@@ -421,6 +465,7 @@ static PyObject *front_new(PyObject *module, PyObject *args)
     f->arity = arity;
     f->weakrefs = NULL;
     f->fwd = f->plain = f->aliases = f->state = f->direct = NULL;
+    f->grad_mode = f->inference = f->bump = f->name = NULL;
     f->mode = 0;
     f->min_args = f->max_args = 0;
     PyObject_GC_Track(f);
@@ -439,6 +484,10 @@ static int front_traverse(FrontObject *f, visitproc visit, void *arg)
     Py_VISIT(f->aliases);
     Py_VISIT(f->state);
     Py_VISIT(f->direct);
+    Py_VISIT(f->grad_mode);
+    Py_VISIT(f->inference);
+    Py_VISIT(f->bump);
+    Py_VISIT(f->name);
     return 0;
 }
 
@@ -454,6 +503,10 @@ static int front_clear(FrontObject *f)
     Py_CLEAR(f->aliases);
     Py_CLEAR(f->state);
     Py_CLEAR(f->direct);
+    Py_CLEAR(f->grad_mode);
+    Py_CLEAR(f->inference);
+    Py_CLEAR(f->bump);
+    Py_CLEAR(f->name);
     return 0;
 }
 
