@@ -21,14 +21,16 @@ from typing import Any
 import numpy as np
 
 from ...args import is_dim_int
+from ...dtypes import float32, float64
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import seal
 from ...kernels import special
 from ...opdef import Kind, declare
 from ...tensor import Tensor
 from .._support import support
+from .._support.front import compiled_front
 from ..registry import backward, method
-from .unary_more import MoreUnary, run_unary
+from .unary_more import MoreUnary, _special_fresh, run_unary
 from .unary_more import i0 as _i0
 
 
@@ -189,5 +191,20 @@ def special_i1e_backward(out: Tensor, x: Tensor, **kwargs: Any) -> Any:
 
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
+
+
+def _install_fronts(namespace: dict[str, Any]) -> None:
+    """Put a compiled front (:mod:`.._support.front`) before the sealed entries of ``special_i1``,
+    ``special_i0e`` and ``special_i1e``: their common call (a plain row-major float32 / float64
+    tensor outside autograd, no ``out``) runs unary_more's fresh form of the same special function
+    (:func:`.unary_more._special_fresh`: the compiled kernel PyTorch's code, else the NumPy
+    formulas quietly) in C, as unary_more's fronts run digamma and i0; every other call goes to
+    the entry (``run_unary``'s general path). The same bits: tests/test_special_fronts.py."""
+    for name, fn in (("special_i1", special.i1), ("special_i0e", special.i0e), ("special_i1e", special.i1e)):
+        fresh = _special_fresh(fn)
+        namespace[name] = compiled_front(namespace[name], 1, {d: (fresh, True, None) for d in (float32, float64)})
+
+
+_install_fronts(globals())
 # the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
 declare(Kind.COMPUTE, "polygamma special_i1 special_i0e special_i1e")

@@ -146,7 +146,8 @@ def _special_fresh(fn: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarr
         if k is not None and x.flags.aligned:  # (unaligned: a from_numpy view; the kernel refuses it)
             special.run_compiled(k, name, x, out)  # (i0, digamma: PyTorch's own code; float32 erf: NAME_float32)
         else:
-            np.copyto(out, quietly(formulas32 if x.dtype == _F32 else formulas, x), casting="unsafe")
+            r = quietly(formulas32 if x.dtype == _F32 else formulas, x)
+            quietly(np.copyto, out, r, casting="unsafe")  # (float64 -> float32 overflows to inf quietly)
         return out
 
     return run

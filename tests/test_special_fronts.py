@@ -1,0 +1,87 @@
+"""The compiled fronts of strided.special.i1 / i0e / i1e (special_fns._install_fronts): the
+common call (plain row-major float32 / float64) runs the fresh form of the special function in
+C; every other call goes to the entry. Both must give PyTorch's bits, and each other's."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+import torch
+
+import strided as st
+from strided.kernels import native
+from strided.ops._support.front import fallback_of
+
+OPS = [("i1", torch.special.i1), ("i0e", torch.special.i0e), ("i1e", torch.special.i1e)]
+VALUES = [0.0, -0.0, 1e-40, -1e-40, 5e-324, 1e-3, 0.5, -0.5, 1.0, -2.5, 7.75, -8.0, 8.0, 29.9, 30.0, 31.0, -45.0,
+          85.0, 88.0, 89.5, 100.0, 700.0, 710.0, 1000.0, -1000.0, 1e30, float("inf"), float("-inf"), float("nan")]
+
+
+def _values(dtype: np.dtype) -> np.ndarray:
+    rng = np.random.default_rng(5)
+    v = np.concatenate([np.array(VALUES), rng.normal(0, 20, 40), rng.uniform(-3, 3, 27)])
+    with np.errstate(all="ignore"):
+        return v.astype(dtype)
+
+
+NATIVE = native.special() is not None
+if not NATIVE and os.environ.get("STRIDED_REQUIRE_NATIVE") == "1":
+    raise RuntimeError("STRIDED_REQUIRE_NATIVE=1 but the special kernel is not built")
+
+
+def _bits(t) -> bytes:
+    return np.ascontiguousarray(t._np() if isinstance(t, st.Tensor) else t.numpy()).tobytes()
+
+
+def _torch_same(got, want) -> bool:
+    """PyTorch's bits with the compiled kernel (its own code); without it, the NumPy formulas
+    within a few ulp (NaN where NaN)."""
+    if NATIVE:
+        return _bits(got) == _bits(want)
+    a, b = got._np(), want.detach().numpy()
+    near = np.isclose(a, b, rtol=1e-5 if a.dtype == np.float32 else 1e-12, equal_nan=True)
+    # (float32 i1 near its overflow: PyTorch's float32 arithmetic reaches inf, the float64 formula not)
+    return a.shape == b.shape and bool(np.all(near | (np.isinf(b) & (np.abs(a) > 1e37))))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name,tfn", OPS)
+def test_front_gives_torchs_bits(name, tfn, dtype):
+    v = _values(dtype).reshape(8, 12)
+    fn = getattr(st.special, name)
+    want = tfn(torch.from_numpy(v.copy()))
+    got = fn(st.tensor(v))  # (row-major: the front's call)
+    assert got.dtype == st.float32 if dtype == np.float32 else got.dtype == st.float64
+    assert got.shape == (8, 12) and got.stride() == (12, 1)
+    assert _torch_same(got, want)
+    assert _bits(fallback_of(fn)(st.tensor(v))) == _bits(got)  # (the entry itself)
+    with native.disabled():  # (the NumPy formulas: the front's fallback and the entry's agree)
+        assert _bits(fn(st.tensor(v))) == _bits(fallback_of(fn)(st.tensor(v)))
+    # the calls the front hands over: transposed, stepped, offset views, 0-d, empty, out=
+    tv, sv = st.tensor(v).T, st.tensor(v)[:, ::3]
+    assert _torch_same(fn(tv), tfn(torch.from_numpy(v.copy()).T))
+    assert _torch_same(fn(sv), tfn(torch.from_numpy(v.copy())[:, ::3]))
+    assert _torch_same(fn(st.tensor(v)[2:]), tfn(torch.from_numpy(v.copy())[2:]))
+    assert _torch_same(fn(st.tensor(v[0, 4])), tfn(torch.tensor(v[0, 4])))
+    assert fn(st.tensor(v[:0])).shape == (0, 12)
+    out = st.empty(8, 12, dtype=got.dtype)
+    assert fn(st.tensor(v), out=out) is out and _bits(out) == _bits(got)
+
+
+@pytest.mark.parametrize("name,tfn", OPS)
+def test_front_hands_over_other_dtypes_and_autograd(name, tfn):
+    fn = getattr(st.special, name)
+    assert getattr(fn, "__front_table__", None) is not None or os.environ.get("STRIDED_REQUIRE_NATIVE") != "1"
+    i = np.arange(-6, 6).reshape(3, 4)
+    assert _torch_same(fn(st.tensor(i)), tfn(torch.from_numpy(i)))  # (int64 -> float32)
+    h = st.tensor(np.linspace(-3, 3, 12, dtype=np.float16).reshape(3, 4))
+    assert _bits(fn(h)) == _bits(fallback_of(fn)(h))  # (float16: the entry's; i0e's differs from torch's)
+    x = st.tensor([[0.5, -1.5], [2.0, 3.0]], dtype=st.float64, requires_grad=True)
+    tx = torch.tensor([[0.5, -1.5], [2.0, 3.0]], dtype=torch.float64, requires_grad=True)
+    y, ty = fn(x), tfn(tx)
+    assert y.requires_grad and y.grad_fn is not None
+    y.sum().backward()
+    ty.sum().backward()
+    assert _torch_same(x.grad, tx.grad)
