@@ -85,3 +85,40 @@ def test_front_hands_over_other_dtypes_and_autograd(name, tfn):
     y.sum().backward()
     ty.sum().backward()
     assert _torch_same(x.grad, tx.grad)
+
+
+def _logit_near(got, want) -> None:
+    """NaN, +inf and -inf where PyTorch has them, the rest within 4 ulp (PyTorch's log is MKL's)."""
+    a, b = got._np(), want.numpy()
+    for test in (np.isnan, np.isposinf, np.isneginf):
+        assert np.array_equal(test(a), test(b))
+    fin = np.isfinite(b)
+    assert np.allclose(a[fin], b[fin], rtol=4 * np.finfo(a.dtype).eps, atol=0)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(3, 4), (16, 16)])
+def test_logit_front_is_its_entry(dtype, shape):
+    """``logit(x)`` (one positional argument) runs the front; its bits are the entry's, and
+    PyTorch's within its log's rounding (PyTorch's contiguous logit is MKL's vsLn: not bit-exact)."""
+    n = int(np.prod(shape))
+    rng = np.random.default_rng(n)
+    sp = [0.0, -0.0, 1.0, 1.5, -1.0, np.inf, -np.inf, np.nan, 1e-40, 5e-324, 0.5, 1 - 1e-7, 1e-30, 0.999]
+    v = rng.uniform(0, 1, n)
+    v[: min(n, len(sp))] = sp[:n]
+    with np.errstate(all="ignore"):
+        v = v.astype(dtype).reshape(shape)
+    fn = st.logit
+    got = fn(st.tensor(v))
+    assert got.dtype == (st.float32 if dtype == np.float32 else st.float64) and got.stride() == (shape[1], 1)
+    assert _bits(got) == _bits(fallback_of(fn)(st.tensor(v)))
+    assert _bits(st.tensor(v).logit()) == _bits(got)
+    with native.disabled():
+        assert _bits(fn(st.tensor(v))) == _bits(got)
+    _logit_near(got, torch.logit(torch.from_numpy(v.copy())))
+    # the calls it hands over: eps, out=, a transposed view
+    _logit_near(fn(st.tensor(v), 0.25), torch.logit(torch.from_numpy(v.copy()), 0.25))
+    assert _bits(fn(st.tensor(v), eps=None)) == _bits(got)
+    out = st.empty(*shape, dtype=got.dtype)
+    assert fn(st.tensor(v), out=out) is out and _bits(out) == _bits(got)
+    assert _bits(fn(st.tensor(v).T)) == _bits(fallback_of(fn)(st.tensor(v).T))

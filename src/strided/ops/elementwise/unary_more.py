@@ -572,6 +572,19 @@ def _frac_first(x: np.ndarray) -> np.ndarray | None:
 # the ops whose fresh function is one compiled pass (the codes of _sign_fresh and _rsqrt_fresh)
 _FIRST = {"sign": _unary_exact_first(0), "rsqrt": _unary_exact_first(3), "frac": _frac_first}
 # the special functions: called without quiet_call (see _special_fresh)
+def _logit_fresh(x: np.ndarray) -> np.ndarray:
+    """``logit(x)`` without eps of a flat float32 / float64 run into a fresh array: the forward's
+    own steps (:func:`_logit_kernel`'s for a float input and no eps: the compiled quotient, then
+    NumPy's log over it; NumPy's quotient where that is not built), for the compiled
+    front of ``logit(x)`` (one positional argument: an eps or ``out`` goes to the entry)."""
+    out = np.empty(x.shape, x.dtype)
+    k = native.special()
+    if k is not None and k.unary_exact(x, out, 4):  # (_logit_kernel's steps for this case, inlined)
+        return np.log(out, out=out)
+    return np.log(x / (x.dtype.type(1) - x), out=out)
+
+
+_FRESH["logit"] = _logit_fresh  # (quietly: NumPy's log warns at 0 and beyond [0, 1])
 _FRESH_DIRECT = {name: _special_fresh(getattr(special, name))
                  for name in ("erf", "erfc", "erfinv", "digamma", "lgamma", "i0")}
 _FRESH.update(_FRESH_DIRECT)
