@@ -122,3 +122,29 @@ def test_logit_front_is_its_entry(dtype, shape):
     out = st.empty(*shape, dtype=got.dtype)
     assert fn(st.tensor(v), out=out) is out and _bits(out) == _bits(got)
     assert _bits(fn(st.tensor(v).T)) == _bits(fallback_of(fn)(st.tensor(v).T))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [0, 1, 2, 3])
+def test_polygamma_fast_path_is_the_general_path(n, dtype):
+    """polygamma(n, x) / x.polygamma(n) of a row-major float tensor (special_fns' fast path) give
+    run_unary's bits (the general path) and PyTorch's, natively and with the kernels off."""
+    from strided.ops.elementwise.special_fns import _POLYGAMMA
+    from strided.ops.elementwise.unary_more import run_unary
+
+    with np.errstate(all="ignore"):
+        v = np.array(VALUES + [-1.0, -2.0, -2.5, 1e-8, 3.5, 0.25, -0.75], dtype=dtype).reshape(6, 6)
+    for ctx in (None, native.disabled):
+        with ctx() if ctx is not None else np.errstate():
+            got = st.polygamma(n, st.tensor(v))
+            general = run_unary(_POLYGAMMA, st.tensor(v), args=(n,))
+            assert _bits(got) == _bits(general) and got.stride() == (6, 1) and got.dtype == general.dtype
+            assert _bits(st.tensor(v).polygamma(n)) == _bits(general)
+            assert _bits(st.polygamma(n, st.tensor(v).T)) == _bits(general.T.contiguous())
+            if ctx is None and NATIVE:  # (the NumPy formulas differ from PyTorch at the poles)
+                assert _torch_same(got, torch.polygamma(n, torch.from_numpy(v.copy())))
+    got = st.polygamma(n, st.tensor(v))
+    out = st.empty(6, 6, dtype=got.dtype)
+    assert st.polygamma(n, st.tensor(v), out=out) is out and _bits(out) == _bits(got)
+    i = st.tensor(np.arange(1, 13).reshape(3, 4))  # (int64: the general path, float32)
+    assert _torch_same(st.polygamma(n, i), torch.polygamma(n, torch.arange(1, 13).reshape(3, 4)))

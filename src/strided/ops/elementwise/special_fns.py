@@ -23,14 +23,16 @@ import numpy as np
 from ...args import is_dim_int
 from ...dtypes import float32, float64
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
+from ...grad_mode import SUBCLASSES
 from ...gradients import seal
-from ...kernels import special
+from ...kernels import native, special
+from ...kernels.fpstate import quietly
 from ...opdef import Kind, declare
 from ...tensor import Tensor
 from .._support import support
 from .._support.front import compiled_front
 from ..registry import backward, method
-from .unary_more import MoreUnary, _special_fresh, run_unary
+from .unary_more import MoreUnary, _fresh_fast, _special_fresh, run_unary
 from .unary_more import i0 as _i0
 
 
@@ -47,6 +49,31 @@ def _kernel(fn: Any) -> Any:
 def _polygamma_kernel(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: Any, n: int) -> None:
     if not special.polygamma_into(n, x, out):
         np.copyto(out, special.polygamma(n, np.asarray(x, dtype=np.float64)), casting="unsafe")
+
+
+def _polygamma_fresh(n: int) -> Any:
+    """The small-op fast path's form of ``polygamma(n, .)`` (:func:`.unary_more._fresh_fast`): a
+    fresh array of the flat run's dtype by :func:`_polygamma_kernel`'s steps. Called directly, not
+    through ``quiet_call`` (whose shared context would hide
+    :func:`strided.kernels.native.disabled`): the compiled kernel raises no floating-point
+    warnings, and the NumPy formulas run quietly."""
+
+    which, order = (special.TORCH_KERNELS["trigamma" if n else "digamma"], 0) if n < 2 else (special._POLYGAMMA, n)
+
+    def run(x: np.ndarray) -> np.ndarray:
+        out = np.empty(x.shape, x.dtype)
+        k = native.special()
+        if k is not None and x.flags.aligned and k.torch_special(x, out, which, order):  # (polygamma_into's first step)
+            return out
+        if not special.polygamma_into(n, x, out):
+            quietly(_polygamma_formulas, n, x, out)
+        return out
+
+    return run
+
+
+def _polygamma_formulas(n: int, x: np.ndarray, out: np.ndarray) -> None:
+    np.copyto(out, special.polygamma(n, np.asarray(x, dtype=np.float64)), casting="unsafe")
 
 
 _POLYGAMMA = MoreUnary("polygamma", _polygamma_kernel, "float")
@@ -94,6 +121,12 @@ def polygamma(n: int, input: Tensor, *, out: Tensor | None = None) -> Tensor:  #
             f"polygamma(): argument 'input' (position 2) must be Tensor, not {type(input).__name__}",
             "fix: pass a tensor: strided.polygamma(n, strided.tensor(x))",
         ))
+    if out is None and (input.__class__ is Tensor or input.__class__ in SUBCLASSES):
+        # (a row-major float32/float64 tensor: its flat run in one call; the dtype check below
+        # refuses none of these)
+        t = _fresh_fast(_polygamma_fresh(n), input, direct=True)
+        if t is not None:
+            return t
     _check_dtype(input, n)
     return run_unary(_POLYGAMMA, input, args=(n,), out=out)
 
@@ -102,6 +135,10 @@ def polygamma(n: int, input: Tensor, *, out: Tensor | None = None) -> Tensor:  #
 def _polygamma_method(self: Tensor, n: int) -> Tensor:
     """``self.polygamma(n)``: :func:`polygamma` ``(n, self)``."""
     n = _order(n, "polygamma", 1)
+    if self.__class__ is Tensor or self.__class__ in SUBCLASSES:  # (as polygamma's)
+        t = _fresh_fast(_polygamma_fresh(n), self, direct=True)
+        if t is not None:
+            return t
     _check_dtype(self, n)
     return run_unary(_POLYGAMMA, self, args=(n,))
 
