@@ -81,3 +81,16 @@ def test_histc_kernel_refuses_what_it_cannot_count():
     with np.errstate(all="ignore"):
         assert _both(lambda: st.histc(st.tensor(big), bins=4, min=-3e38, max=3e38))[0] == \
             _both(lambda: st.histc(st.tensor(big), bins=4, min=-3e38, max=3e38))[1]
+
+
+def test_histc_bins_is_an_int_as_pytorch_parses_it():
+    x = np.array([[0.25, 0.5], [1.0, 2.0]], dtype=np.float32)
+    for bins in (5, np.int64(5), torch.tensor(5)):
+        sb = st.tensor(5) if isinstance(bins, torch.Tensor) else bins
+        assert st.histc(st.tensor(x), sb).tolist() == torch.histc(torch.from_numpy(x), bins).tolist()
+    for bins, sb in ((torch.rand(1, 1), st.rand(1, 1)), (5.0, 5.0), (True, True), (torch.tensor([[5]]), st.tensor([[5]]))):
+        with pytest.raises(TypeError) as want:
+            torch.histc(torch.from_numpy(x), bins)
+        with pytest.raises(TypeError) as got:
+            st.histc(st.tensor(x), sb)
+        assert str(got.value).splitlines()[0] == str(want.value)

@@ -19,8 +19,9 @@ from typing import Any, NoReturn
 
 import numpy as np
 
+from ...args import is_dim_int
 from ...dtypes import float64, int64
-from ...errors import StridedNotImplementedError, StridedRuntimeError, join_lines
+from ...errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
 from ...kernels.rows import extreme_all, histc_count
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
@@ -102,6 +103,12 @@ def histc(input: Tensor, bins: int = 100, min: Any = 0, max: Any = 0) -> Tensor:
         raise StridedNotImplementedError(join_lines(
             f"\"histogram_cpu\" not implemented for '{TORCH_NAMES[d]}'",
             f"the input of shape {shape_text(input.shape)} is {d.name}", "fix: input.float()"))
+    if bins.__class__ is not int:  # (PyTorch's parser: an int, a NumPy integer, a 0-d integer tensor)
+        if not is_dim_int(bins):
+            raise StridedTypeError(join_lines(
+                f"histc(): argument 'bins' (position 2) must be int, not {type(bins).__name__}",
+                "bins is the number of equal-width bins, e.g. strided.histc(x, bins=10)"))
+        bins = int(bins)
     if bins <= 0:
         raise StridedRuntimeError(join_lines(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0",
                                              "bins is the number of equal-width bins"))
