@@ -148,3 +148,20 @@ def test_polygamma_fast_path_is_the_general_path(n, dtype):
     assert st.polygamma(n, st.tensor(v), out=out) is out and _bits(out) == _bits(got)
     i = st.tensor(np.arange(1, 13).reshape(3, 4))  # (int64: the general path, float32)
     assert _torch_same(st.polygamma(n, i), torch.polygamma(n, torch.arange(1, 13).reshape(3, 4)))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sinc_front_direct(dtype):
+    """sinc's fresh function runs directly (not in quiet_call's shared context): PyTorch's bits
+    with the compiled loop, and the entry's own (NumPy's) bits inside native.disabled."""
+    rng = np.random.default_rng(8)
+    with np.errstate(all="ignore"):
+        v = np.concatenate([rng.normal(0, 3, 250), [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-40]]).astype(dtype)
+    v = v.reshape(16, 16)
+    got = st.sinc(st.tensor(v))
+    if NATIVE:
+        assert _bits(got) == _bits(torch.sinc(torch.from_numpy(v.copy())))
+    assert _bits(fallback_of(st.sinc)(st.tensor(v))) == _bits(got)
+    with native.disabled():
+        assert _bits(st.sinc(st.tensor(v))) == _bits(fallback_of(st.sinc)(st.tensor(v)))
+        assert _bits(st.tensor(v).sinc()) == _bits(fallback_of(st.sinc)(st.tensor(v)))

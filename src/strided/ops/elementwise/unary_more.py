@@ -411,6 +411,23 @@ def _sinc_fresh(x: np.ndarray) -> np.ndarray:
     res = np.empty(x.shape, x.dtype)
     if _compiled(x, res, 5):
         return res
+    return _sinc_numpy(x)
+
+
+def _sinc_direct(x: np.ndarray) -> np.ndarray:
+    """:func:`_sinc_fresh` called directly, not through ``quiet_call`` (the fronts' and fast
+    path's ``direct`` form, as the special functions'): the compiled loop (no NumPy arithmetic,
+    nothing to quiet) seen through this context's :func:`strided.kernels.native.disabled`, which
+    ``quiet_call``'s shared context hides; the NumPy formulas quietly."""
+    res = np.empty(x.shape, x.dtype)
+    k = native.special()
+    if k is not None and k.unary_exact(x, res, 5):  # (x: a flat run, C-contiguous)
+        return res
+    return quietly(_sinc_numpy, x)
+
+
+def _sinc_numpy(x: np.ndarray) -> np.ndarray:
+    """:func:`_sinc_fresh`'s NumPy formulas (the quotient written over the sine, ones at 0)."""
     product = np.multiply(x, _PI0[x.dtype])
     q = np.sin(product)
     np.divide(q, product, out=q)
@@ -587,6 +604,7 @@ def _logit_fresh(x: np.ndarray) -> np.ndarray:
 _FRESH["logit"] = _logit_fresh  # (quietly: NumPy's log warns at 0 and beyond [0, 1])
 _FRESH_DIRECT = {name: _special_fresh(getattr(special, name))
                  for name in ("erf", "erfc", "erfinv", "digamma", "lgamma", "i0")}
+_FRESH_DIRECT["sinc"] = _sinc_direct
 _FRESH.update(_FRESH_DIRECT)
 _F32_F64 = (np.dtype(np.float32), np.dtype(np.float64))
 _F32 = _F32_F64[0]
