@@ -890,7 +890,91 @@ static PyObject *py_extreme_all(PyObject *self, PyObject *const *args, Py_ssize_
     return PyLong_FromLong(answer);
 }
 
+/* histc's counting (strided.ops.reductions.counting.histc, PyTorch's histc with the edges given):
+ * each element v of x with lo <= v <= hi (NaN fails both) counted in bin
+ * min((int64)(((v - lo) * bins) / (hi - lo)), bins - 1), every step in the element type: the
+ * NumPy path's operations (subtract, multiply by the dtype's bins, divide by hi - lo, truncate),
+ * one pass, no masks. Returns 0 (nothing counted) where a position is not a finite value in
+ * [0, 2^63) (hi - lo overflowed: the NumPy path then gives its answer or its error). */
+#define HISTC_LOOP(T)                                                                               \
+    static int histc_##T(const T *x, Py_ssize_t n, T lo, T hi, Py_ssize_t bins, int64_t *counts)    \
+    {                                                                                               \
+        const T width = hi - lo, fb = (T)bins, top = (T)9.2e18;                                     \
+        for (Py_ssize_t i = 0; i < n; i++) {                                                        \
+            T v = x[i];                                                                             \
+            if (!(v >= lo && v <= hi))                                                              \
+                continue;                                                                           \
+            T sc = ((v - lo) * fb) / width;                                                         \
+            if (!(sc >= (T)0 && sc < top))                                                          \
+                return 0;                                                                           \
+            int64_t p = (int64_t)sc;                                                                \
+            counts[p > bins - 1 ? bins - 1 : p]++;                                                  \
+        }                                                                                           \
+        return 1;                                                                                   \
+    }
+HISTC_LOOP(float)
+HISTC_LOOP(double)
+#undef HISTC_LOOP
+
+/* histc(x, out, lo, hi) -> bool: the counts of histc_float / histc_double over the C-contiguous
+ * float32 ('f') or float64 ('d') buffer x into out (a C-contiguous buffer of x's type: bins =
+ * its length, >= 1), each count rounded to the type as NumPy's astype rounds it; lo and hi
+ * Python floats holding values of the type (exact). False (out untouched) where the buffers are
+ * not of that kind or a position is out of range (see histc_float). */
+static PyObject *py_histc(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "histc(x, out, lo, hi) takes 4 arguments");
+        return NULL;
+    }
+    double lo = PyFloat_AsDouble(args[2]);
+    if (lo == -1.0 && PyErr_Occurred())
+        return NULL;
+    double hi = PyFloat_AsDouble(args[3]);
+    if (hi == -1.0 && PyErr_Occurred())
+        return NULL;
+    Py_buffer xb, ob;
+    if (PyObject_GetBuffer(args[0], &xb, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        return NULL;
+    if (PyObject_GetBuffer(args[1], &ob, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&xb);
+        return NULL;
+    }
+    int done = 0;
+    const char *xf = xb.format ? xb.format : "B", *of = ob.format ? ob.format : "B";
+    Py_ssize_t itemsize = xb.itemsize, bins = itemsize ? ob.len / itemsize : 0;
+    if (bins >= 1 && xf[0] && !xf[1] && of[0] == xf[0] && !of[1] && ob.itemsize == itemsize
+        && ((xf[0] == 'f' && itemsize == 4) || (xf[0] == 'd' && itemsize == 8))
+        && (uintptr_t)xb.buf % itemsize == 0 && (uintptr_t)ob.buf % itemsize == 0) {
+        int64_t *counts = PyMem_Calloc((size_t)bins, sizeof(int64_t));
+        if (counts == NULL) {
+            PyBuffer_Release(&ob);
+            PyBuffer_Release(&xb);
+            return PyErr_NoMemory();
+        }
+        Py_ssize_t n = xb.len / itemsize;
+        if (itemsize == 4) {
+            done = histc_float((const float *)xb.buf, n, (float)lo, (float)hi, bins, counts);
+            for (Py_ssize_t b = 0; done && b < bins; b++)
+                ((float *)ob.buf)[b] = (float)counts[b];
+        } else {
+            done = histc_double((const double *)xb.buf, n, lo, hi, bins, counts);
+            for (Py_ssize_t b = 0; done && b < bins; b++)
+                ((double *)ob.buf)[b] = (double)counts[b];
+        }
+        PyMem_Free(counts);
+    }
+    PyBuffer_Release(&ob);
+    PyBuffer_Release(&xb);
+    return PyBool_FromLong(done);
+}
+
 static PyMethodDef methods[] = {
+    {"histc", (PyCFunction)(void (*)(void))py_histc, METH_FASTCALL,
+     "histc(x, out, lo, hi) -> bool: the counts of a C-contiguous float32/float64 buffer's elements in\n"
+     "len(out) equal bins over [lo, hi] (the last bin closed), computed in the element type, into out;\n"
+     "False (out untouched) where not taken."},
     {"extreme_all", (PyCFunction)(void (*)(void))py_extreme_all, METH_FASTCALL,
      "extreme_all(x, out, mode[, length]): the smallest (0), largest (1) or both (2) of each row of length\n"
      "elements (default: all) of a C-contiguous float32/float64 buffer into out; returns the number of\n"

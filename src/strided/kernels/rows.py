@@ -83,6 +83,21 @@ def extreme_all() -> Any:
 
 
 _UNSET = object()
+_histc: Any = _UNSET
+
+
+def histc_count() -> Any:
+    """The compiled ``histc(x, out, lo, hi)`` (histc's counts of a contiguous float run in the
+    element type, see its C doc) where the kernel is on in this context; None when it is not
+    built (or built before it had the function), ``STRIDED_NATIVE=0`` or inside
+    :func:`strided.kernels.native.disabled`."""
+    global _histc
+    if _histc is _UNSET:
+        k = _kernel_module() if _loaded else native._compiled("_rowkernel")
+        _histc = getattr(k, "histc", None) if k is not None else None
+    if _histc is None:
+        return None
+    return _histc if native.enabled_here() else None
 _extreme_all: Any = _UNSET
 
 

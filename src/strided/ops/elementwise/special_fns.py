@@ -21,14 +21,18 @@ from typing import Any
 import numpy as np
 
 from ...args import is_dim_int
+from ...dtypes import float32, float64
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
+from ...grad_mode import SUBCLASSES
 from ...gradients import seal
-from ...kernels import special
+from ...kernels import native, special
+from ...kernels.fpstate import quietly
 from ...opdef import Kind, declare
 from ...tensor import Tensor
 from .._support import support
+from .._support.front import compiled_front
 from ..registry import backward, method
-from .unary_more import MoreUnary, run_unary
+from .unary_more import MoreUnary, _fresh_fast, _special_fresh, run_unary
 from .unary_more import i0 as _i0
 
 
@@ -45,6 +49,31 @@ def _kernel(fn: Any) -> Any:
 def _polygamma_kernel(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: Any, n: int) -> None:
     if not special.polygamma_into(n, x, out):
         np.copyto(out, special.polygamma(n, np.asarray(x, dtype=np.float64)), casting="unsafe")
+
+
+def _polygamma_fresh(n: int) -> Any:
+    """The small-op fast path's form of ``polygamma(n, .)`` (:func:`.unary_more._fresh_fast`): a
+    fresh array of the flat run's dtype by :func:`_polygamma_kernel`'s steps. Called directly, not
+    through ``quiet_call`` (whose shared context would hide
+    :func:`strided.kernels.native.disabled`): the compiled kernel raises no floating-point
+    warnings, and the NumPy formulas run quietly."""
+
+    which, order = (special.TORCH_KERNELS["trigamma" if n else "digamma"], 0) if n < 2 else (special._POLYGAMMA, n)
+
+    def run(x: np.ndarray) -> np.ndarray:
+        out = np.empty(x.shape, x.dtype)
+        k = native.special()
+        if k is not None and x.flags.aligned and k.torch_special(x, out, which, order):  # (polygamma_into's first step)
+            return out
+        if not special.polygamma_into(n, x, out):
+            quietly(_polygamma_formulas, n, x, out)
+        return out
+
+    return run
+
+
+def _polygamma_formulas(n: int, x: np.ndarray, out: np.ndarray) -> None:
+    np.copyto(out, special.polygamma(n, np.asarray(x, dtype=np.float64)), casting="unsafe")
 
 
 _POLYGAMMA = MoreUnary("polygamma", _polygamma_kernel, "float")
@@ -92,6 +121,12 @@ def polygamma(n: int, input: Tensor, *, out: Tensor | None = None) -> Tensor:  #
             f"polygamma(): argument 'input' (position 2) must be Tensor, not {type(input).__name__}",
             "fix: pass a tensor: strided.polygamma(n, strided.tensor(x))",
         ))
+    if out is None and (input.__class__ is Tensor or input.__class__ in SUBCLASSES):
+        # (a row-major float32/float64 tensor: its flat run in one call; the dtype check below
+        # refuses none of these)
+        t = _fresh_fast(_polygamma_fresh(n), input, direct=True)
+        if t is not None:
+            return t
     _check_dtype(input, n)
     return run_unary(_POLYGAMMA, input, args=(n,), out=out)
 
@@ -100,6 +135,10 @@ def polygamma(n: int, input: Tensor, *, out: Tensor | None = None) -> Tensor:  #
 def _polygamma_method(self: Tensor, n: int) -> Tensor:
     """``self.polygamma(n)``: :func:`polygamma` ``(n, self)``."""
     n = _order(n, "polygamma", 1)
+    if self.__class__ is Tensor or self.__class__ in SUBCLASSES:  # (as polygamma's)
+        t = _fresh_fast(_polygamma_fresh(n), self, direct=True)
+        if t is not None:
+            return t
     _check_dtype(self, n)
     return run_unary(_POLYGAMMA, self, args=(n,))
 
@@ -189,5 +228,20 @@ def special_i1e_backward(out: Tensor, x: Tensor, **kwargs: Any) -> Any:
 
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
+
+
+def _install_fronts(namespace: dict[str, Any]) -> None:
+    """Put a compiled front (:mod:`.._support.front`) before the sealed entries of ``special_i1``,
+    ``special_i0e`` and ``special_i1e``: their common call (a plain row-major float32 / float64
+    tensor outside autograd, no ``out``) runs unary_more's fresh form of the same special function
+    (:func:`.unary_more._special_fresh`: the compiled kernel PyTorch's code, else the NumPy
+    formulas quietly) in C, as unary_more's fronts run digamma and i0; every other call goes to
+    the entry (``run_unary``'s general path). The same bits: tests/test_special_fronts.py."""
+    for name, fn in (("special_i1", special.i1), ("special_i0e", special.i0e), ("special_i1e", special.i1e)):
+        fresh = _special_fresh(fn)
+        namespace[name] = compiled_front(namespace[name], 1, {d: (fresh, True, None) for d in (float32, float64)})
+
+
+_install_fronts(globals())
 # the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
 declare(Kind.COMPUTE, "polygamma special_i1 special_i0e special_i1e")

@@ -146,7 +146,8 @@ def _special_fresh(fn: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarr
         if k is not None and x.flags.aligned:  # (unaligned: a from_numpy view; the kernel refuses it)
             special.run_compiled(k, name, x, out)  # (i0, digamma: PyTorch's own code; float32 erf: NAME_float32)
         else:
-            np.copyto(out, quietly(formulas32 if x.dtype == _F32 else formulas, x), casting="unsafe")
+            r = quietly(formulas32 if x.dtype == _F32 else formulas, x)
+            quietly(np.copyto, out, r, casting="unsafe")  # (float64 -> float32 overflows to inf quietly)
         return out
 
     return run
@@ -410,6 +411,23 @@ def _sinc_fresh(x: np.ndarray) -> np.ndarray:
     res = np.empty(x.shape, x.dtype)
     if _compiled(x, res, 5):
         return res
+    return _sinc_numpy(x)
+
+
+def _sinc_direct(x: np.ndarray) -> np.ndarray:
+    """:func:`_sinc_fresh` called directly, not through ``quiet_call`` (the fronts' and fast
+    path's ``direct`` form, as the special functions'): the compiled loop (no NumPy arithmetic,
+    nothing to quiet) seen through this context's :func:`strided.kernels.native.disabled`, which
+    ``quiet_call``'s shared context hides; the NumPy formulas quietly."""
+    res = np.empty(x.shape, x.dtype)
+    k = native.special()
+    if k is not None and k.unary_exact(x, res, 5):  # (x: a flat run, C-contiguous)
+        return res
+    return quietly(_sinc_numpy, x)
+
+
+def _sinc_numpy(x: np.ndarray) -> np.ndarray:
+    """:func:`_sinc_fresh`'s NumPy formulas (the quotient written over the sine, ones at 0)."""
     product = np.multiply(x, _PI0[x.dtype])
     q = np.sin(product)
     np.divide(q, product, out=q)
@@ -571,8 +589,22 @@ def _frac_first(x: np.ndarray) -> np.ndarray | None:
 # the ops whose fresh function is one compiled pass (the codes of _sign_fresh and _rsqrt_fresh)
 _FIRST = {"sign": _unary_exact_first(0), "rsqrt": _unary_exact_first(3), "frac": _frac_first}
 # the special functions: called without quiet_call (see _special_fresh)
+def _logit_fresh(x: np.ndarray) -> np.ndarray:
+    """``logit(x)`` without eps of a flat float32 / float64 run into a fresh array: the forward's
+    own steps (:func:`_logit_kernel`'s for a float input and no eps: the compiled quotient, then
+    NumPy's log over it; NumPy's quotient where that is not built), for the compiled
+    front of ``logit(x)`` (one positional argument: an eps or ``out`` goes to the entry)."""
+    out = np.empty(x.shape, x.dtype)
+    k = native.special()
+    if k is not None and k.unary_exact(x, out, 4):  # (_logit_kernel's steps for this case, inlined)
+        return np.log(out, out=out)
+    return np.log(x / (x.dtype.type(1) - x), out=out)
+
+
+_FRESH["logit"] = _logit_fresh  # (quietly: NumPy's log warns at 0 and beyond [0, 1])
 _FRESH_DIRECT = {name: _special_fresh(getattr(special, name))
                  for name in ("erf", "erfc", "erfinv", "digamma", "lgamma", "i0")}
+_FRESH_DIRECT["sinc"] = _sinc_direct
 _FRESH.update(_FRESH_DIRECT)
 _F32_F64 = (np.dtype(np.float32), np.dtype(np.float64))
 _F32 = _F32_F64[0]

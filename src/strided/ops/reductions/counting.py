@@ -19,8 +19,10 @@ from typing import Any, NoReturn
 
 import numpy as np
 
+from ...args import is_dim_int
 from ...dtypes import float64, int64
-from ...errors import StridedNotImplementedError, StridedRuntimeError, join_lines
+from ...errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
+from ...kernels.rows import extreme_all, histc_count
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support.along import tensor_from_array
@@ -29,6 +31,8 @@ from .._support.reduce_args import shape_text
 from ..registry import method
 
 __all__ = ["bincount", "histc"]
+
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 @method("bincount")
@@ -99,6 +103,12 @@ def histc(input: Tensor, bins: int = 100, min: Any = 0, max: Any = 0) -> Tensor:
         raise StridedNotImplementedError(join_lines(
             f"\"histogram_cpu\" not implemented for '{TORCH_NAMES[d]}'",
             f"the input of shape {shape_text(input.shape)} is {d.name}", "fix: input.float()"))
+    if bins.__class__ is not int:  # (PyTorch's parser: an int, a NumPy integer, a 0-d integer tensor)
+        if not is_dim_int(bins):
+            raise StridedTypeError(join_lines(
+                f"histc(): argument 'bins' (position 2) must be int, not {type(bins).__name__}",
+                "bins is the number of equal-width bins, e.g. strided.histc(x, bins=10)"))
+        bins = int(bins)
     if bins <= 0:
         raise StridedRuntimeError(join_lines(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0",
                                              "bins is the number of equal-width bins"))
@@ -112,7 +122,12 @@ def histc(input: Tensor, bins: int = 100, min: Any = 0, max: Any = 0) -> Tensor:
                                              f"got min={min}, max={max}", "fix: swap them"))
     whole = False  # whether every element is known to lie in [lo, hi]
     if lo == hi and x.size:
-        lo, hi = x.min(), x.max()
+        both = extreme_all() if dt in _FLOATS else None
+        ends = np.empty(2, dt)
+        if both is not None and both(x, ends, 2) == 0:  # (0: no zero or NaN among them, NumPy's bits)
+            lo, hi = ends[0], ends[1]
+        else:
+            lo, hi = x.min(), x.max()
         whole = True  # (a NaN makes the range NaN, refused below)
     if lo == hi:
         lo, hi = lo - dt.type(1), hi + dt.type(1)
@@ -120,6 +135,11 @@ def histc(input: Tensor, bins: int = 100, min: Any = 0, max: Any = 0) -> Tensor:
         raise StridedRuntimeError(join_lines(
             f"torch.histc: range of [{_c(lo)}, {_c(hi)}] is not finite",
             "the range came from the data, which holds NaN or inf", "fix: give min= and max= explicitly"))
+    count = histc_count() if dt in _FLOATS else None
+    if count is not None:  # (the same operations in C, one pass: see kernels/_rowkernel.c's histc)
+        out = np.empty(bins, dt)
+        if count(x, out, float(lo), float(hi)):
+            return tensor_from_array(out, (bins,), d)
     with np.errstate(all="ignore"):
         inside = x if whole else x[(x >= lo) & (x <= hi)]
         # ((inside - lo) * bins / (hi - lo)), the same float operations in place in one temporary
