@@ -195,6 +195,9 @@ def linalg_qr(A: Tensor, mode: str = "reduced") -> Any:  # noqa: N803
             f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', or 'complete'",
             "fix: mode='reduced'"))
     A = LA.matrices(A, op)  # noqa: N806
+    fast = _fast_qr(A, mode)
+    if fast is not None:
+        return fast
     a = A._np()
     m, n = a.shape[-2:]
     k = min(m, n)
@@ -208,6 +211,32 @@ def linalg_qr(A: Tensor, mode: str = "reduced") -> Any:  # noqa: N803
     d = A._dtype
     Q = LA.rowmajor(np.zeros((0,), a.dtype), d) if mode == "r" else LA.colmajor(q, d)  # noqa: N806
     return R.linalg_qr(Q, LA.colmajor(r, d))
+
+
+def _fast_qr(A: Tensor, mode: str) -> Any:  # noqa: N803
+    """linalg.qr of one finite non-empty float32/float64 (m, n) matrix (m, n <= 64): NumPy's
+    dgeqrf / dorgqr calls made in C on the storage (:data:`.matkernel.geqrf_colmajor`): the
+    bits of :func:`_numpy_qr`, both factors column-major as :func:`~._batched.colmajor` lays
+    them out. None (nothing done) for any other call: the general path decides those."""
+    if A.__class__ is not Tensor or A._dtype not in _CHOLESKY_FAST:
+        return None
+    lay = A._layout
+    shape = lay.shape
+    if len(shape) != 2 or not shape[0] or not shape[1]:
+        return None
+    m, n = shape
+    k = min(m, n)
+    q_cols = 0 if mode == "r" else (m if mode == "complete" else k)
+    done = matkernel.geqrf_colmajor(A._storage.array, m, n, lay.strides[0], lay.strides[1], lay.offset, q_cols)
+    if done is None:
+        return None
+    dt = A._dtype
+    rows = q_cols or k
+    if done[0] is None:  # (mode 'r': Q empty, as the general path makes it)
+        Q = LA.rowmajor(np.zeros((0,), dt.numpy), dt)  # noqa: N806
+    else:
+        Q = adopted(done[0], LA.colmajor_layouts[(m, q_cols)], dt)  # noqa: N806
+    return R.linalg_qr(Q, adopted(done[1], LA.colmajor_layouts[(rows, n)], dt))
 
 
 def _numpy_qr(a: np.ndarray, complete: bool) -> tuple[np.ndarray, np.ndarray]:
