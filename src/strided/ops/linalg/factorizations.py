@@ -50,6 +50,9 @@ def linalg_svd(A: Tensor, full_matrices: bool = True, *, driver: Any = None) -> 
     >>> S.tolist()
     [2.0, 1.0]
     """
+    fast = _fast_svd(A, 2 if full_matrices else 1)
+    if fast is not None:
+        return fast
     a = _svd_input(A, "linalg.svd")
     m, n = a.shape[-2:]
     k = min(m, n)
@@ -71,10 +74,39 @@ def linalg_svdvals(A: Tensor, *, driver: Any = None) -> Tensor:  # noqa: N803
     >>> strided.linalg.svdvals(strided.tensor([[0.0, 1.0], [-2.0, 0.0]])).tolist()
     [2.0, 1.0]
     """
+    fast = _fast_svd(A, 0)
+    if fast is not None:
+        return fast
     a = _svd_input(A, "linalg.svdvals")
     s = LA.numpy_svd(a, compute_uv=False) if a.size else np.zeros(a.shape[:-2] + (min(a.shape[-2:]),),
                                                                     np.real(a).dtype)
     return LA.rowmajor(np.abs(s), real_of(A._dtype))
+
+
+def _fast_svd(A: Any, jobz: int) -> Any:  # noqa: N803
+    """linalg.svd (``jobz`` 2: full matrices, 1: reduced) or svdvals (``jobz`` 0) of one finite
+    non-empty float32/float64 (m, n) matrix (m, n <= 64): NumPy's dgesdd call made in C on the
+    storage (:data:`.matkernel.gesdd_colmajor`): the general path's bits, U and Vh column-major
+    and S row-major as it lays them out (svdvals' abs: LAPACK's singular values are never
+    negative, and NumPy's abs keeps every other bit). None (nothing done) for any other call."""
+    if A.__class__ is not Tensor or A._dtype not in _CHOLESKY_FAST:
+        return None
+    lay = A._layout
+    shape = lay.shape
+    if len(shape) != 2 or not shape[0] or not shape[1]:
+        return None
+    m, n = shape
+    done = matkernel.gesdd_colmajor(A._storage.array, m, n, lay.strides[0], lay.strides[1], lay.offset, jobz)
+    if done is None:
+        return None
+    dt = A._dtype
+    k = min(m, n)
+    s = adopted(np.abs(done[1]) if jobz == 0 else done[1], _cinfo[(k,)][2], dt)
+    if jobz == 0:
+        return s
+    ucols, vrows = (m, n) if jobz == 2 else (k, k)
+    return R.linalg_svd(adopted(done[0], LA.colmajor_layouts[(m, ucols)], dt), s,
+                        adopted(done[2], LA.colmajor_layouts[(vrows, n)], dt))
 
 
 def _skew(X: Tensor) -> Tensor:  # noqa: N802, N803

@@ -213,6 +213,7 @@ def _first_potrf(flat: np.ndarray, n: int, s0: int, s1: int, offset: int) -> tup
             potrf_colmajor = k.potrf_colmajor
             _bind_syevd(k, path)
             _bind_qr(k, path)
+            _bind_svd(k, path)
             return potrf_colmajor(flat, n, s0, s1, offset)
     return None
 
@@ -300,3 +301,38 @@ def _first_geqrf(flat: np.ndarray, m: int, n: int, s0: int, s1: int, offset: int
 # columns (min(m, n), or m for 'complete' with m > n), 0 for R alone (mode 'r'); None where an
 # element is not finite or the kernel is not there (the caller's NumPy path then decides)
 geqrf_colmajor: Any = _first_geqrf
+
+
+def _bind_svd(k: Any, path: str) -> None:
+    """Bind :data:`gesdd_colmajor` to the kernel's, with the library's dgesdd (after lapack_setup)."""
+    global gesdd_colmajor
+    import ctypes
+
+    try:
+        address = ctypes.cast(ctypes.CDLL(path).scipy_dgesdd_64_, ctypes.c_void_p).value
+    except (OSError, AttributeError):
+        return
+    if address:
+        k.lapack_setup_svd(address)
+        gesdd_colmajor = k.gesdd_colmajor
+
+
+def _gesdd_none(flat: np.ndarray, m: int, n: int, s0: int, s1: int, offset: int, jobz: int) -> None:
+    return None
+
+
+def _first_gesdd(flat: np.ndarray, m: int, n: int, s0: int, s1: int, offset: int, jobz: int) -> Any:
+    """:data:`gesdd_colmajor`, set up on the first call (with :data:`potrf_colmajor`'s)."""
+    global gesdd_colmajor
+    gesdd_colmajor = _gesdd_none
+    if potrf_colmajor is _first_potrf:
+        _first_potrf(np.zeros(1), 1, 1, 1, 0)
+    return gesdd_colmajor(flat, m, n, s0, s1, offset, jobz)
+
+
+# gesdd_colmajor(flat, m, n, s0, s1, offset, jobz): (U or None, S, Vh or None) of the finite (m, n)
+# matrix (m, n <= 64) read as geqrf_colmajor reads it, as NumPy's svd gufunc computes them (the
+# same dgesdd call on the same numbers; jobz 0 'N' values only, 1 'S' reduced, 2 'A' full), U and
+# Vh column-major flat, all of flat's dtype; None where LAPACK did not converge, an element is not
+# finite, or the kernel is not there (the caller's NumPy path then decides)
+gesdd_colmajor: Any = _first_gesdd
