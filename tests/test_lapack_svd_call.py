@@ -101,3 +101,28 @@ def test_non_finite_keeps_pytorchs_error_and_empty_the_general_path():
         st.linalg.svdvals(st.tensor([[1.0, float("inf")], [2.0, 3.0]]))
     U, S, Vh = st.linalg.svd(st.zeros(0, 3))
     assert (tuple(U.shape), tuple(S.shape), tuple(Vh.shape)) == ((0, 0), (0,), (3, 3))
+
+
+@pytest.mark.parametrize("dtype", [st.float32, st.float64])
+def test_pinv_through_the_call_is_numpys_svd_path(dtype):
+    """pinv of one matrix takes U, S, Vh from the call: the same bits as the batched (NumPy) path."""
+    rng = np.random.default_rng(10)
+    tdt = torch.float32 if dtype == st.float32 else torch.float64
+    tol = 1e-3 if dtype == st.float32 else 1e-9
+    for m, n in [(3, 4), (5, 2), (16, 16)]:
+        a = rng.standard_normal((m, n))
+        a[:, 1] = a[:, 0]  # (a dropped singular value)
+        for t in (st.tensor(a, dtype=dtype), st.tensor(a.T.copy(), dtype=dtype).mT):
+            for kw in ({}, {"rtol": 0.2}, {"atol": 0.5}):
+                got = st.linalg.pinv(t, **kw)
+                assert got.numpy().tobytes() == st.linalg.pinv(t.unsqueeze(0), **kw)[0].numpy().tobytes()
+                want = torch.linalg.pinv(torch.tensor(a, dtype=tdt), **kw).numpy()
+                np.testing.assert_allclose(got.numpy(), want, atol=tol, rtol=tol)
+    with pytest.raises(LinAlgError, match="non-finite"):
+        st.linalg.pinv(st.tensor([[1.0, float("nan")]]))
+
+
+def test_svd_with_a_tensor_full_matrices_keeps_the_general_paths_order():
+    """A non-bool full_matrices is not the call's: the general path's checks come first."""
+    with pytest.raises(LinAlgError, match="non-finite"):
+        st.linalg.svd(st.tensor([[1.0, float("nan")], [2.0, 3.0]]), st.ones(2, 2))

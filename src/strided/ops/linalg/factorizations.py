@@ -50,7 +50,8 @@ def linalg_svd(A: Tensor, full_matrices: bool = True, *, driver: Any = None) -> 
     >>> S.tolist()
     [2.0, 1.0]
     """
-    fast = _fast_svd(A, 2 if full_matrices else 1)
+    # (a plain bool only: any other full_matrices keeps the general path's checks and their order)
+    fast = _fast_svd(A, 2 if full_matrices else 1) if full_matrices.__class__ is bool else None
     if fast is not None:
         return fast
     a = _svd_input(A, "linalg.svd")
