@@ -7,6 +7,8 @@ error), and linalg.svd / svdvals through the call must agree with torch on value
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 import torch
@@ -29,7 +31,8 @@ def _numpy_svd(a: np.ndarray, jobz: int) -> tuple:
             np.ascontiguousarray(vh.astype(a.dtype).T).reshape(-1))
 
 
-@pytest.mark.skipif(not BUILT, reason="the matrix kernel or NumPy's scipy-openblas is not here")
+@pytest.mark.skipif(not BUILT and os.environ.get("STRIDED_REQUIRE_NATIVE") != "1",
+                    reason="the matrix kernel or NumPy's scipy-openblas is not here")
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_the_call_is_numpys_to_the_bit_for_every_jobz_and_layout(dtype):
     rng = np.random.default_rng(6)
@@ -56,7 +59,8 @@ def test_the_call_is_numpys_to_the_bit_for_every_jobz_and_layout(dtype):
                         assert g.dtype == dtype and g.tobytes() == w.tobytes(), (m, n, jobz, s0, s1)
 
 
-@pytest.mark.skipif(not BUILT, reason="the matrix kernel or NumPy's scipy-openblas is not here")
+@pytest.mark.skipif(not BUILT and os.environ.get("STRIDED_REQUIRE_NATIVE") != "1",
+                    reason="the matrix kernel or NumPy's scipy-openblas is not here")
 def test_unusual_calls_answer_none():
     a = np.arange(12.0)
     assert matkernel.gesdd_colmajor(a, 3, 4, 4, 1, 0, 1) is not None
@@ -126,3 +130,20 @@ def test_svd_with_a_tensor_full_matrices_keeps_the_general_paths_order():
     """A non-bool full_matrices is not the call's: the general path's checks come first."""
     with pytest.raises(LinAlgError, match="non-finite"):
         st.linalg.svd(st.tensor([[1.0, float("nan")], [2.0, 3.0]]), st.ones(2, 2))
+
+
+def test_the_fallback_without_the_kernel_gives_the_same_bits(monkeypatch):
+    """With the call gone (no kernel, or a library without dgesdd), NumPy's path answers: the same bits."""
+    rng = np.random.default_rng(12)
+    ts = [st.tensor(rng.standard_normal(s), dtype=d) for s in [(3, 4), (16, 16), (9, 2)] for d in (st.float32, st.float64)]
+
+    def run():
+        out = []
+        for t in ts:
+            out += [x.numpy().tobytes() for x in st.linalg.svd(t)] + [x.numpy().tobytes() for x in st.linalg.svd(t, False)]
+            out += [st.linalg.svdvals(t).numpy().tobytes(), st.linalg.pinv(t).numpy().tobytes()]
+        return out
+
+    want = run()
+    monkeypatch.setattr(matkernel, "gesdd_colmajor", matkernel._gesdd_none)
+    assert run() == want
