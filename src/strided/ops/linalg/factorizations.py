@@ -50,6 +50,10 @@ def linalg_svd(A: Tensor, full_matrices: bool = True, *, driver: Any = None) -> 
     >>> S.tolist()
     [2.0, 1.0]
     """
+    # (a plain bool only: any other full_matrices keeps the general path's checks and their order)
+    fast = _fast_svd(A, 2 if full_matrices else 1) if full_matrices.__class__ is bool else None
+    if fast is not None:
+        return fast
     a = _svd_input(A, "linalg.svd")
     m, n = a.shape[-2:]
     k = min(m, n)
@@ -71,10 +75,39 @@ def linalg_svdvals(A: Tensor, *, driver: Any = None) -> Tensor:  # noqa: N803
     >>> strided.linalg.svdvals(strided.tensor([[0.0, 1.0], [-2.0, 0.0]])).tolist()
     [2.0, 1.0]
     """
+    fast = _fast_svd(A, 0)
+    if fast is not None:
+        return fast
     a = _svd_input(A, "linalg.svdvals")
     s = LA.numpy_svd(a, compute_uv=False) if a.size else np.zeros(a.shape[:-2] + (min(a.shape[-2:]),),
                                                                     np.real(a).dtype)
     return LA.rowmajor(np.abs(s), real_of(A._dtype))
+
+
+def _fast_svd(A: Any, jobz: int) -> Any:  # noqa: N803
+    """linalg.svd (``jobz`` 2: full matrices, 1: reduced) or svdvals (``jobz`` 0) of one finite
+    non-empty float32/float64 (m, n) matrix (m, n <= 64): NumPy's dgesdd call made in C on the
+    storage (:data:`.matkernel.gesdd_colmajor`): the general path's bits, U and Vh column-major
+    and S row-major as it lays them out (svdvals' abs: LAPACK's singular values are never
+    negative, and NumPy's abs keeps every other bit). None (nothing done) for any other call."""
+    if A.__class__ is not Tensor or A._dtype not in _CHOLESKY_FAST:
+        return None
+    lay = A._layout
+    shape = lay.shape
+    if len(shape) != 2 or not shape[0] or not shape[1]:
+        return None
+    m, n = shape
+    done = matkernel.gesdd_colmajor(A._storage.array, m, n, lay.strides[0], lay.strides[1], lay.offset, jobz)
+    if done is None:
+        return None
+    dt = A._dtype
+    k = min(m, n)
+    s = adopted(np.abs(done[1]) if jobz == 0 else done[1], _cinfo[(k,)][2], dt)
+    if jobz == 0:
+        return s
+    ucols, vrows = (m, n) if jobz == 2 else (k, k)
+    return R.linalg_svd(adopted(done[0], LA.colmajor_layouts[(m, ucols)], dt), s,
+                        adopted(done[2], LA.colmajor_layouts[(vrows, n)], dt))
 
 
 def _skew(X: Tensor) -> Tensor:  # noqa: N802, N803
@@ -195,6 +228,9 @@ def linalg_qr(A: Tensor, mode: str = "reduced") -> Any:  # noqa: N803
             f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', or 'complete'",
             "fix: mode='reduced'"))
     A = LA.matrices(A, op)  # noqa: N806
+    fast = _fast_qr(A, mode)
+    if fast is not None:
+        return fast
     a = A._np()
     m, n = a.shape[-2:]
     k = min(m, n)
@@ -208,6 +244,32 @@ def linalg_qr(A: Tensor, mode: str = "reduced") -> Any:  # noqa: N803
     d = A._dtype
     Q = LA.rowmajor(np.zeros((0,), a.dtype), d) if mode == "r" else LA.colmajor(q, d)  # noqa: N806
     return R.linalg_qr(Q, LA.colmajor(r, d))
+
+
+def _fast_qr(A: Tensor, mode: str) -> Any:  # noqa: N803
+    """linalg.qr of one finite non-empty float32/float64 (m, n) matrix (m, n <= 64): NumPy's
+    dgeqrf / dorgqr calls made in C on the storage (:data:`.matkernel.geqrf_colmajor`): the
+    bits of :func:`_numpy_qr`, both factors column-major as :func:`~._batched.colmajor` lays
+    them out. None (nothing done) for any other call: the general path decides those."""
+    if A.__class__ is not Tensor or A._dtype not in _CHOLESKY_FAST:
+        return None
+    lay = A._layout
+    shape = lay.shape
+    if len(shape) != 2 or not shape[0] or not shape[1]:
+        return None
+    m, n = shape
+    k = min(m, n)
+    q_cols = 0 if mode == "r" else (m if mode == "complete" else k)
+    done = matkernel.geqrf_colmajor(A._storage.array, m, n, lay.strides[0], lay.strides[1], lay.offset, q_cols)
+    if done is None:
+        return None
+    dt = A._dtype
+    rows = q_cols or k
+    if done[0] is None:  # (mode 'r': Q empty, as the general path makes it)
+        Q = LA.rowmajor(np.zeros((0,), dt.numpy), dt)  # noqa: N806
+    else:
+        Q = adopted(done[0], LA.colmajor_layouts[(m, q_cols)], dt)  # noqa: N806
+    return R.linalg_qr(Q, adopted(done[1], LA.colmajor_layouts[(rows, n)], dt))
 
 
 def _numpy_qr(a: np.ndarray, complete: bool) -> tuple[np.ndarray, np.ndarray]:

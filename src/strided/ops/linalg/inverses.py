@@ -38,6 +38,7 @@ from ..registry import backward, method
 from ..shape.joining import cat
 from . import _batched as LA
 from . import _results as R
+from . import matkernel
 
 __all__ = ["det", "inverse", "logdet", "linalg_det", "linalg_inv", "linalg_inv_ex", "linalg_solve_ex", "linalg_lstsq", "linalg_matrix_rank",
            "linalg_pinv", "linalg_slogdet", "linalg_solve", "matrix_power", "pinverse", "slogdet"]
@@ -453,11 +454,31 @@ def linalg_pinv(A: Tensor, rcond: Any = None, hermitian: bool = False, *, atol: 
             winv = np.where(np.abs(w) > tol[..., None], 1 / w, 0).astype(a.dtype)
             p = (v * winv[..., None, :]) @ np.conj(np.swapaxes(v, -1, -2))
         else:
-            u, s, vh = np.linalg.svd(a, full_matrices=False)
+            u, s, vh = _reduced_svd(A, a)
             tol = _tolerances(s[..., 0], atol, rtol, m, n, a.dtype, op)
             sinv = np.where(s > tol[..., None], 1 / s, 0).astype(s.dtype)
             p = np.conj(np.swapaxes(vh, -1, -2)) * sinv[..., None, :] @ np.conj(np.swapaxes(u, -1, -2))
     return LA.rowmajor(p.astype(a.dtype, copy=False), A._dtype)
+
+
+def _reduced_svd(A: Tensor, a: np.ndarray) -> tuple:  # noqa: N803
+    """``np.linalg.svd(a, full_matrices=False)`` of ``A``'s finite non-empty array ``a``: for one
+    float32/float64 matrix of at most 64 rows and columns, NumPy's dgesdd call made in C on the
+    storage (:data:`.matkernel.gesdd_colmajor`, the same bits), U and Vh copied C-contiguous as
+    NumPy returns them (so the products that follow see the same operands and layouts); NumPy's
+    call otherwise."""
+    lay = A._layout
+    if a.ndim == 2 and a.dtype in _SVD_FAST:
+        m, n = lay.shape
+        done = matkernel.gesdd_colmajor(A._storage.array, m, n, lay.strides[0], lay.strides[1], lay.offset, 1)
+        if done is not None:
+            k = min(m, n)
+            return (np.ascontiguousarray(done[0].reshape(k, m).T), done[1],
+                    np.ascontiguousarray(done[2].reshape(n, k).T))
+    return np.linalg.svd(a, full_matrices=False)
+
+
+_SVD_FAST = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
 
 
 def _pinv_grad(grad: Tensor, pinv: Tensor, A: Tensor) -> Tensor:  # noqa: N803

@@ -212,6 +212,8 @@ def _first_potrf(flat: np.ndarray, n: int, s0: int, s1: int, offset: int) -> tup
             k.lapack_setup(address, np.empty, np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int32))
             potrf_colmajor = k.potrf_colmajor
             _bind_syevd(k, path)
+            _bind_qr(k, path)
+            _bind_svd(k, path)
             return potrf_colmajor(flat, n, s0, s1, offset)
     return None
 
@@ -259,3 +261,78 @@ def _first_syevd(flat: np.ndarray, n: int, s0: int, s1: int, offset: int, lower:
 # the same numbers), both of flat's dtype; None where LAPACK did not converge, an element is not
 # finite, or the kernel is not there (the caller's NumPy path then decides)
 syevd_colmajor: Any = _first_syevd
+
+
+def _bind_qr(k: Any, path: str) -> None:
+    """Bind :data:`geqrf_colmajor` to the kernel's, with the library's dgeqrf and dorgqr (after
+    lapack_setup)."""
+    global geqrf_colmajor
+    import ctypes
+
+    try:
+        lib = ctypes.CDLL(path)
+        geqrf = ctypes.cast(lib.scipy_dgeqrf_64_, ctypes.c_void_p).value
+        orgqr = ctypes.cast(lib.scipy_dorgqr_64_, ctypes.c_void_p).value
+    except (OSError, AttributeError):
+        return
+    if geqrf and orgqr:
+        k.lapack_setup_qr(geqrf, orgqr)
+        geqrf_colmajor = k.geqrf_colmajor
+
+
+def _geqrf_none(flat: np.ndarray, m: int, n: int, s0: int, s1: int, offset: int, q_cols: int) -> None:
+    return None
+
+
+def _first_geqrf(flat: np.ndarray, m: int, n: int, s0: int, s1: int, offset: int,
+                 q_cols: int) -> tuple[np.ndarray | None, np.ndarray] | None:
+    """:data:`geqrf_colmajor`, set up on the first call (with :data:`potrf_colmajor`'s)."""
+    global geqrf_colmajor
+    geqrf_colmajor = _geqrf_none
+    if potrf_colmajor is _first_potrf:
+        _first_potrf(np.zeros(1), 1, 1, 1, 0)
+    return geqrf_colmajor(flat, m, n, s0, s1, offset, q_cols)
+
+
+# geqrf_colmajor(flat, m, n, s0, s1, offset, q_cols): (Q or None, R), each column-major flat of
+# flat's dtype, of the finite (m, n) matrix (m, n <= 64) whose element (i, j) is
+# flat[offset + i s0 + j s1], as NumPy's qr computes them (its qr_r_raw then qr_reduced /
+# qr_complete: the same dgeqrf and dorgqr calls on the same numbers, R its triu); q_cols: Q's
+# columns (min(m, n), or m for 'complete' with m > n), 0 for R alone (mode 'r'); None where an
+# element is not finite or the kernel is not there (the caller's NumPy path then decides)
+geqrf_colmajor: Any = _first_geqrf
+
+
+def _bind_svd(k: Any, path: str) -> None:
+    """Bind :data:`gesdd_colmajor` to the kernel's, with the library's dgesdd (after lapack_setup)."""
+    global gesdd_colmajor
+    import ctypes
+
+    try:
+        address = ctypes.cast(ctypes.CDLL(path).scipy_dgesdd_64_, ctypes.c_void_p).value
+    except (OSError, AttributeError):
+        return
+    if address:
+        k.lapack_setup_svd(address)
+        gesdd_colmajor = k.gesdd_colmajor
+
+
+def _gesdd_none(flat: np.ndarray, m: int, n: int, s0: int, s1: int, offset: int, jobz: int) -> None:
+    return None
+
+
+def _first_gesdd(flat: np.ndarray, m: int, n: int, s0: int, s1: int, offset: int, jobz: int) -> Any:
+    """:data:`gesdd_colmajor`, set up on the first call (with :data:`potrf_colmajor`'s)."""
+    global gesdd_colmajor
+    gesdd_colmajor = _gesdd_none
+    if potrf_colmajor is _first_potrf:
+        _first_potrf(np.zeros(1), 1, 1, 1, 0)
+    return gesdd_colmajor(flat, m, n, s0, s1, offset, jobz)
+
+
+# gesdd_colmajor(flat, m, n, s0, s1, offset, jobz): (U or None, S, Vh or None) of the finite (m, n)
+# matrix (m, n <= 64) read as geqrf_colmajor reads it, as NumPy's svd gufunc computes them (the
+# same dgesdd call on the same numbers; jobz 0 'N' values only, 1 'S' reduced, 2 'A' full), U and
+# Vh column-major flat, all of flat's dtype; None where LAPACK did not converge, an element is not
+# finite, or the kernel is not there (the caller's NumPy path then decides)
+gesdd_colmajor: Any = _first_gesdd
