@@ -69,3 +69,24 @@ def test_errors_unchanged() -> None:
     with pytest.raises(RuntimeError) as t:
         torch.linalg.norm(torch.ones(3, dtype=torch.int64))
     assert str(e.value).splitlines()[0] == str(t.value).splitlines()[0]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("view", ["whole", "offset", "transposed", "one", "empty", "zero_d"])
+def test_vector_norm_whole_run_bits(dtype: str, view: str) -> None:
+    """vector_norm's (and dist's) whole-tensor 2-norm of a row-major run, at an offset too: PyTorch's
+    bits, and those of the general path (dtype= given takes it)."""
+    data = (np.random.default_rng(11).standard_normal((6, 7)) * 5).astype(dtype)
+    x, tx = strided.tensor(data), torch.tensor(data)
+    pick = {"whole": lambda t: t, "offset": lambda t: t[2:], "transposed": lambda t: t.t(),
+            "one": lambda t: t[1:2, 3:4], "empty": lambda t: t[:0], "zero_d": lambda t: t[1, 1]}[view]
+    x, tx = pick(x), pick(tx)
+    got = strided.linalg.vector_norm(x)
+    want = torch.linalg.vector_norm(tx)
+    general = strided.linalg.vector_norm(x, dtype=x.dtype)
+    assert got.shape == () and got.dtype is x.dtype and not got.requires_grad
+    assert got.numpy().tobytes() == want.numpy().tobytes()
+    assert got.numpy().tobytes() == general.numpy().tobytes()
+    kept = strided.linalg.vector_norm(x, keepdim=True)
+    assert kept.shape == tuple(torch.linalg.vector_norm(tx, keepdim=True).shape)
+    assert kept.numpy().tobytes() == got.numpy().tobytes()

@@ -84,6 +84,9 @@ def _ord_value(ord: Any, op: str) -> float:
 _NUMBER = (int, float)
 
 
+_SCALAR = _cinfo[()][2]  # (the row-major layout of a 0-d result)
+
+
 def fast_euclidean(x: Any, dim: Any, keepdim: Any) -> Tensor | None:
     """The 2-norm of a float32 / float64 tensor over every dim or one int dim (no ``dtype=``):
     :func:`vector_norm`'s NumPy calls on the same view (|x|, squared in place, summed, the root
@@ -93,6 +96,15 @@ def fast_euclidean(x: Any, dim: Any, keepdim: Any) -> Tensor | None:
     >>> fast_euclidean(strided.tensor([[3.0, 4.0]]), 1, False).tolist()
     [5.0]
     """
+    if dim is None and keepdim is False and x.__class__ is Tensor and (x._dtype is float32 or x._dtype is float64):
+        # (the common call, a row-major tensor's whole norm: fast_operand's flat run and plan
+        # inlined -- its plan: every dim, the 0-d result, all the elements -- then the rows' call below)
+        lay = x._layout
+        info = _cinfo[lay.shape]
+        if info[1] > 1 and lay.strides == info[0]:
+            run = x._storage.array[lay.offset : lay.offset + info[1]]
+            if len(run) == info[1] and run.flags.c_contiguous:
+                return adopted(norm2_rows(run.reshape(1, -1)), _SCALAR, x._dtype)
     got = fast_operand(x, dim, keepdim)
     if got is None:
         return None
