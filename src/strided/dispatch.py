@@ -399,7 +399,9 @@ def _in_bytes(lay: Layout, size: int) -> Layout:
 
 def storage_root(storage: Storage) -> Storage:
     """The storage that owns ``storage``'s bytes: itself, or the one a typed alias reads."""
-    if _ALIASED:  # (a plain flag: no dictionary is consulted before the first alias is made)
+    # (a plain flag: no dictionary is consulted before the first alias is made; only a typed
+    # alias is a key of _ROOT_OF, so a plain Storage is its own root without the weak look-up)
+    if _ALIASED and storage.__class__ is _TypedAlias:
         ref = _ROOT_OF.get(storage)
         if ref is not None:
             root = ref()  # (not ``ref() or storage``: an empty Storage has len 0, so is falsy)
@@ -409,7 +411,9 @@ def storage_root(storage: Storage) -> Storage:
 
 def _typed_alias(storage: Storage, dtype: DType) -> Storage:
     """The Storage over ``storage``'s bytes as ``dtype`` elements (made once per pair; both pinned)."""
-    ref = _ROOT_OF.get(storage)
+    # (only a typed alias is a key of _ROOT_OF: a plain Storage is its own root, without the
+    # weak-key look-up, a third of a view_as_real call)
+    ref = _ROOT_OF.get(storage) if storage.__class__ is _TypedAlias else None
     root = ref() if ref is not None else None
     if root is None:  # (compared with None: an empty Storage is falsy)
         root = storage

@@ -21,12 +21,13 @@ from typing import Any
 
 import numpy as np
 
-from ...dispatch import OPEN, result_array
+from ...dispatch import OPEN, adopted, result_array
 from ...dispatch import result as new_result
 from ...dtypes import float32, float64
 from ...errors import StridedRuntimeError, StridedValueError, join_lines
 from ...gradients import not_differentiable, seal
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set, quietly
+from ...kernels.torch_sum import norm2_rows
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import gradtools
@@ -276,6 +277,11 @@ def dist(input: Tensor, other: Tensor, p: Any = 2) -> Tensor:  # noqa: A002
     >>> strided.dist(strided.tensor([3.0, 0.0]), strided.tensor([0.0, 4.0])).item()
     5.0
     """
+    if not OPEN and p.__class__ in (int, float) and p == 2 and input.__class__ is Tensor and \
+            other.__class__ is Tensor and input._ag is None and other._ag is None:
+        fast = _fast_dist(input, other)
+        if fast is not None:
+            return fast
     a = tensor_arg(input, "dist")
     b = tensor_arg(other, "dist", "other", 2)
     if isinstance(p, Tensor):
@@ -293,6 +299,28 @@ def dist(input: Tensor, other: Tensor, p: Any = 2) -> Tensor:  # noqa: A002
         if fast is not None:
             return fast
     return vector_norm(diff, p)
+
+
+def _fast_dist(a: Tensor, b: Tensor) -> Tensor | None:
+    """dist's p = 2 of two plain row-major float32/float64 tensors of one dtype and one shape, more
+    than one element: the path below's steps -- ``a - b`` (one IEEE subtraction per pair, as the
+    operator's), then :func:`fast_euclidean`'s call on that fresh row-major difference
+    (``norm2_rows`` of its one run) -- without the operator's entry or the norm's plan; None
+    where a precondition fails (the path below decides)."""
+    dt = a._dtype
+    if b._dtype is not dt or dt not in _FAST:
+        return None
+    shape = a._layout.shape
+    if b._layout.shape != shape:
+        return None
+    info = _cinfo[shape]
+    if info[1] < 2:  # (one element: the norm is |x|, the general path's; none: its empty sum)
+        return None
+    fa, fb = flat_run(a, info), flat_run(b, info)
+    if fa is None or fb is None:
+        return None
+    diff = quietly(np.subtract, fa, fb)
+    return adopted(norm2_rows(diff.reshape(1, -1)), _cinfo[()][2], dt)
 
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ...dispatch import adopted, result, result_array
+from ...dispatch import OPEN, adopted, result, result_array
 from ...dtypes import DType, float32, float64, real_of
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import seal
@@ -84,6 +84,9 @@ def _ord_value(ord: Any, op: str) -> float:
 _NUMBER = (int, float)
 
 
+_SCALAR = _cinfo[()][2]  # (the row-major layout of a 0-d result)
+
+
 def fast_euclidean(x: Any, dim: Any, keepdim: Any) -> Tensor | None:
     """The 2-norm of a float32 / float64 tensor over every dim or one int dim (no ``dtype=``):
     :func:`vector_norm`'s NumPy calls on the same view (|x|, squared in place, summed, the root
@@ -93,6 +96,15 @@ def fast_euclidean(x: Any, dim: Any, keepdim: Any) -> Tensor | None:
     >>> fast_euclidean(strided.tensor([[3.0, 4.0]]), 1, False).tolist()
     [5.0]
     """
+    if dim is None and keepdim is False and x.__class__ is Tensor and (x._dtype is float32 or x._dtype is float64):
+        # (the common call, a row-major tensor's whole norm: fast_operand's flat run and plan
+        # inlined -- its plan: every dim, the 0-d result, all the elements -- then the rows' call below)
+        lay = x._layout
+        info = _cinfo[lay.shape]
+        if info[1] > 1 and lay.strides == info[0]:
+            run = x._storage.array[lay.offset : lay.offset + info[1]]
+            if len(run) == info[1] and run.flags.c_contiguous:
+                return adopted(norm2_rows(run.reshape(1, -1)), _SCALAR, x._dtype)
     got = fast_operand(x, dim, keepdim)
     if got is None:
         return None
@@ -440,6 +452,13 @@ def linalg_norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = Fal
     >>> strided.linalg.norm(strided.tensor([[3.0, 0.0], [4.0, 0.0]])).item()
     5.0
     """
+    if ord is None and dtype is None and not OPEN and A.__class__ is Tensor and A._ag is None \
+            and (dim is None or dim.__class__ is int):
+        # (the vector 2-norm below, vector_norm's own fast path on the same arguments, without
+        # vector_norm's entry: a plain operand, nobody listening, so that entry would only call it)
+        fast = fast_euclidean(A, None if dim is None else (dim,), keepdim)
+        if fast is not None:
+            return fast
     op = "linalg.norm"
     tensor_arg(A, op)
     if dim is not None and not isinstance(dim, (tuple, list)):
