@@ -391,10 +391,14 @@ def _sinc(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
     (the compiled ``unary_exact`` code 5); NumPy's sine where that is not built (its float32 sine
     is an ulp off the C library's on ~13% of inputs)."""
     if compute in _PI:
-        xs = np.ascontiguousarray(x, dtype=compute)
+        # (in the input's memory order: its dims sorted by stride, so a permuted tensor is read
+        # and its result, laid out as it, written without two transposing copies)
+        order = sorted(range(x.ndim), key=lambda i: -abs(x.strides[i]))
+        back = sorted(range(x.ndim), key=order.__getitem__)
+        xs = np.ascontiguousarray(x.transpose(order), dtype=compute)
         res = np.empty(xs.shape, compute)
         if _compiled(xs, res, 5):
-            np.copyto(out, res, casting="unsafe")
+            np.copyto(out, res.transpose(back), casting="unsafe")
             return
     xs = x if x.dtype == compute else np.asarray(x, dtype=compute)
     product = xs * _PI[compute] if compute in _PI else xs * np_finfo(compute).dtype.type(np.pi)
