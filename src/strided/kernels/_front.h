@@ -161,49 +161,62 @@ static PyObject *front_call(PyObject *self, PyObject *const *args, size_t nargsf
             return NULL;
         return front_fallback(f, args, nargsf, kwnames);
     }
-    PyObject *info = NULL;
+    PyObject *info = NULL, *ay = NULL;
     PyObject *ax = front_flat(f, x, &info);
     if (ax == NULL)
         return front_fallback(f, args, nargsf, kwnames);
-    PyObject *out;
+    /* strong references while Python code runs (another thread may rebind the tensors' slots) */
+    Py_INCREF(ax);
+    Py_INCREF(info);
+    PyObject *out = NULL; /* the result, (PyObject *)-1 an error, NULL: the fallback's call */
     if (f->arity == 1) {
         PyObject *result_dtype = PyTuple_GET_ITEM(entry, 2);
         out = front_run(f, PyTuple_GET_ITEM(entry, 0), PyObject_IsTrue(PyTuple_GET_ITEM(entry, 1)), ax, NULL,
                         info, result_dtype == Py_None ? dtype : result_dtype, NULL);
-    } else {
-        PyObject *other = args[1], *ay, *result_dtype = PyTuple_GET_ITEM(entry, 3);
-        PyObject *native = NULL, *fix = PyTuple_GET_ITEM(entry, 5);
-        if (Py_TYPE(other) == adopt_tensor) {
-            PyObject *info_y = NULL;
-            if (SLOT(other, off_dtype) != dtype || (ay = front_flat(f, other, &info_y)) == NULL || info_y != info)
-                return front_fallback(f, args, nargsf, kwnames);
-            native = PyTuple_GET_ITEM(entry, 1);
-            if (native == Py_None
-                || PyLong_AsSsize_t(PyTuple_GET_ITEM(info, 1)) < PyLong_AsSsize_t(PyTuple_GET_ITEM(entry, 2)))
-                native = NULL;
-        } else if (PyFloat_CheckExact(other) && PyTuple_GET_ITEM(entry, 4) == Py_True) {
-            ay = other;
-        } else {
-            return front_fallback(f, args, nargsf, kwnames);
-        }
-        if (result_dtype == Py_None)
-            result_dtype = dtype;
-        if (native != NULL) { /* the compiled loop first, as the Python path: its None hands over to fn */
-            PyObject *a[2] = {ax, ay};
-            PyObject *res = PyObject_Vectorcall(native, a, 2, NULL);
-            if (res == NULL)
-                return NULL;
-            if (res != Py_None) {
-                PyObject *b[3] = {res, PyTuple_GET_ITEM(info, 2), result_dtype};
-                PyObject *t = py_adopt(NULL, b, 3);
-                Py_DECREF(res);
-                return t;
-            }
-            Py_DECREF(res);
-        }
-        out = front_run(f, PyTuple_GET_ITEM(entry, 0), 0, ax, ay, info, result_dtype,
-                        fix == Py_None ? NULL : fix);
+        goto done;
     }
+    PyObject *other = args[1], *result_dtype = PyTuple_GET_ITEM(entry, 3);
+    PyObject *native = NULL, *fix = PyTuple_GET_ITEM(entry, 5);
+    if (Py_TYPE(other) == adopt_tensor) {
+        PyObject *info_y = NULL;
+        if (SLOT(other, off_dtype) != dtype || (ay = front_flat(f, other, &info_y)) == NULL || info_y != info) {
+            ay = NULL;
+            goto done; /* (out NULL: the fallback) */
+        }
+        native = PyTuple_GET_ITEM(entry, 1);
+        if (native == Py_None
+            || PyLong_AsSsize_t(PyTuple_GET_ITEM(info, 1)) < PyLong_AsSsize_t(PyTuple_GET_ITEM(entry, 2)))
+            native = NULL;
+    } else if (PyFloat_CheckExact(other) && PyTuple_GET_ITEM(entry, 4) == Py_True) {
+        ay = other;
+    } else {
+        goto done;
+    }
+    Py_INCREF(ay);
+    if (result_dtype == Py_None)
+        result_dtype = dtype;
+    if (native != NULL) { /* the compiled loop first, as the Python path: its None hands over to fn */
+        PyObject *a[2] = {ax, ay};
+        PyObject *res = PyObject_Vectorcall(native, a, 2, NULL);
+        if (res == NULL) {
+            out = (PyObject *)-1;
+            goto done;
+        }
+        if (res != Py_None) {
+            PyObject *b[3] = {res, PyTuple_GET_ITEM(info, 2), result_dtype};
+            out = py_adopt(NULL, b, 3);
+            Py_DECREF(res);
+            if (out == NULL)
+                out = (PyObject *)-1;
+            goto done;
+        }
+        Py_DECREF(res);
+    }
+    out = front_run(f, PyTuple_GET_ITEM(entry, 0), 0, ax, ay, info, result_dtype, fix == Py_None ? NULL : fix);
+done:
+    Py_DECREF(ax);
+    Py_DECREF(info);
+    Py_XDECREF(ay);
     if (out == (PyObject *)-1)
         return NULL;
     if (out == NULL)
