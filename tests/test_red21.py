@@ -298,3 +298,20 @@ def test_sinc_and_histc_random_match_torch():
         lo, hi = ((0, 0), (-1.0, 1.0), (float(dt(0.1)), float(dt(0.3))))[trial % 3]
         assert (s.histc(s.tensor(w), bins, lo, hi).numpy().tobytes()
                 == torch.histc(torch.tensor(w), bins, lo, hi).numpy().tobytes())
+
+
+def test_direct_lapack_strides_match_torch_and_input_untouched():
+    rng = np.random.default_rng(0)
+    m = rng.standard_normal((4, 4))
+    p = m @ m.T + 4 * np.eye(4)
+    ro = p.copy()
+    ro.flags.writeable = False
+    for name in ("cholesky", "cholesky_ex", "eigh", "eigvalsh", "qr", "svd", "svdvals", "pinv"):
+        for A in (s.tensor(p), s.tensor(np.ascontiguousarray(p.T)).t(), s.from_numpy(ro)):
+            before = A.clone()
+            got = getattr(s.linalg, name)(A)
+            want = getattr(torch.linalg, name)(torch.tensor(p))
+            got = got if isinstance(got, tuple) else (got,)
+            want = want if isinstance(want, tuple) else (want,)
+            assert [g.stride() for g in got] == [tuple(w.stride()) for w in want], name
+            assert A.numpy().tobytes() == before.numpy().tobytes(), name
