@@ -45,20 +45,13 @@ def _outcome(f, *args):
 # ---------------------------------------------------------------- bugs (xfail strict)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "adjoint() of a 0-d tensor warns with a fixed stacklevel=2 (ops/elementwise/complex_ops.py:329, "
-    "not converted to callsite.user_site() by change 3): on the entry front's direct call it points at "
-    "the user's line, but when the call goes through the Python guard (input requires grad, or a "
-    "listener open) the warning's filename is strided/grad_mode.py"))
+# (fixed: adjoint and mH warn at callsite.user_site(); red21 found them at fixed stacklevels)
 def test_adjoint_0d_warning_points_at_user_line_when_tracked():
     x = s.tensor(0.3, requires_grad=True)
     sites = _warned(lambda: s.adjoint(x))
     assert sites == [(__file__, sites[0][1])], sites
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "same bug as above, reached through an open listener: adjoint's 0-d deprecation warning is "
-    "attributed to strided/grad_mode.py instead of the caller"))
 def test_adjoint_0d_warning_points_at_user_line_when_listened():
     x = s.tensor(0.3)
     with s.dispatch.listen(lambda r: None):

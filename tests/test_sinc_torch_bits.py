@@ -24,7 +24,7 @@ def _bits_equal(a: np.ndarray, b: np.ndarray) -> None:
 
 @pytest.mark.skipif(native.special() is None, reason="the special kernel is not built")
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
-@pytest.mark.parametrize("layout", ["flat", "rowmajor", "transposed", "stepped"])
+@pytest.mark.parametrize("layout", ["flat", "rowmajor", "transposed", "stepped", "0-d"])
 def test_sinc_is_torchs_to_the_bit(dtype, layout):
     x = _inputs(np.float64 if dtype == "bfloat16" else np.dtype(dtype))
     t = torch.from_numpy(x.copy()).to(getattr(torch, dtype))
@@ -35,6 +35,8 @@ def test_sinc_is_torchs_to_the_bit(dtype, layout):
         t, s = t[:3500].reshape(50, 70).t(), s[:3500].reshape(50, 70).t()
     elif layout == "stepped":
         t, s = t[::3], s[::3]
+    elif layout == "0-d":
+        t, s = t[7], s[7]
     want = torch.sinc(t)
     for got in (st.sinc(s), s.sinc(), s.clone().sinc_()):
         assert got.dtype.name == dtype and got.shape == tuple(want.shape)

@@ -24,6 +24,7 @@ import numpy as np
 
 from ... import layout as L
 from ...args import is_number
+from ...callsite import user_site
 from ...dispatch import OPEN, adopted, copied, reinterpreted, report
 from ...dispatch import result as fresh_result
 from ...dtypes import TORCH_NAME, DType, bfloat16, bool_, complex_of, float16, float32, float64, real_of
@@ -326,7 +327,8 @@ def adjoint(input: Tensor) -> Tensor:
     [[(1-2j)], [-3j]]
     """
     if not tensor_arg(input, "adjoint")._layout.shape:  # (as PyTorch: itself, with its deprecation warning)
-        warnings.warn("adjoint() is deprecated on 0-D tensors. Consider using x.conj().", UserWarning, stacklevel=2)
+        warnings.warn("adjoint() is deprecated on 0-D tensors. Consider using x.conj().", UserWarning,
+                      stacklevel=user_site()[1])  # (the user's line, through any entry)
         return conj(input)
     _check_matrix(input, "tensor.adjoint()", batches=True)
     return conj(input).transpose(-2, -1)
@@ -340,7 +342,7 @@ def _mh(self: Tensor) -> Tensor:
     """
     if not self._layout.shape:
         warnings.warn("Tensor.mH is deprecated on 0-D tensors. Consider using x.conj().", UserWarning,
-                      stacklevel=2)
+                      stacklevel=user_site()[1])
         return conj(self)
     _check_matrix(self, "tensor.mH", batches=True)
     return conj(self).transpose(-2, -1)

@@ -395,7 +395,7 @@ def _sinc(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
         # and its result, laid out as it, written without two transposing copies)
         order = sorted(range(x.ndim), key=lambda i: -abs(x.strides[i]))
         back = sorted(range(x.ndim), key=order.__getitem__)
-        xs = np.ascontiguousarray(x.transpose(order), dtype=compute)
+        xs = x.transpose(order).astype(compute, order="C", copy=False)  # (0-d stays 0-d)
         res = np.empty(xs.shape, compute)
         if _compiled(xs, res, 5):
             np.copyto(out, res.transpose(back), casting="unsafe")
