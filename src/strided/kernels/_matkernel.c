@@ -856,14 +856,11 @@ end:
 
 static PyMethodDef methods[] = {
     {"lapack_setup", py_lapack_setup, METH_VARARGS,
-     "lapack_setup(dpotrf_address, numpy_empty, float32, float64, int32) (see _lapack_calls.h)"},
-    {"lapack_setup_syevd", py_lapack_setup_syevd, METH_VARARGS, "lapack_setup_syevd(dsyevd_address)"},
+     "lapack_setup(numpy_empty, float32, float64, int32, dpotrf, dsyevd, dgeqrf, dorgqr, dgesdd) (see _lapack_calls.h)"},
     {"syevd_colmajor", (PyCFunction)(void (*)(void))py_syevd_colmajor, METH_FASTCALL,
      "syevd_colmajor(flat, n, s0, s1, offset, lower, vectors): NumPy's eigh call, (w, v column-major or None), or None"},
-    {"lapack_setup_qr", py_lapack_setup_qr, METH_VARARGS, "lapack_setup_qr(dgeqrf_address, dorgqr_address)"},
     {"geqrf_colmajor", (PyCFunction)(void (*)(void))py_geqrf_colmajor, METH_FASTCALL,
      "geqrf_colmajor(flat, m, n, s0, s1, offset, q_cols): NumPy's qr call, (q column-major or None, r column-major), or None"},
-    {"lapack_setup_svd", py_lapack_setup_svd, METH_VARARGS, "lapack_setup_svd(dgesdd_address)"},
     {"gesdd_colmajor", (PyCFunction)(void (*)(void))py_gesdd_colmajor, METH_FASTCALL,
      "gesdd_colmajor(flat, m, n, s0, s1, offset, jobz): NumPy's svd call, (u or None, s, vt or None), or None"},
     {"potrf_colmajor", (PyCFunction)(void (*)(void))py_potrf_colmajor, METH_FASTCALL,

@@ -1217,24 +1217,23 @@ def _install_fronts(namespace: dict[str, Any]) -> None:
     function in C; every other call goes to the entry (the sealed recording entry, or the op's
     own guard)."""
     for name in FUNCTIONS:
-        op = _BY_NAME.get(name)
-        if op is None or name.endswith("_") or (op.canonical or op.name) in _FIRST:
+        op = _OP_OF.get(name)
+        if op is None or name.endswith("_") or op.name in _FIRST:
             continue
-        fresh = _FRESH.get(op.canonical or op.name)
+        fresh = _FRESH.get(op.name)
         if fresh is None:
             continue
-        direct = (op.canonical or op.name) in _FRESH_DIRECT
         result = bool_ if op.rule == "bool" else None
         dtypes = (float32, float64, complex64, complex128) if op.name == "sgn" else (float32, float64)
         entry = Tensor.__dict__.get(name)
         if entry is None or namespace.get(name) is not entry:
             continue
-        front = compiled_front(entry, 1, {d: (fresh, direct, result) for d in dtypes})
+        front = compiled_front(entry, 1, {d: (fresh, op.name in _FRESH_DIRECT, result) for d in dtypes})
         setattr(Tensor, name, front)
         namespace[name] = front
 
 
-_BY_NAME = {n: (o if n == o.name else replace(o, name=n, canonical=o.name)) for o in TABLE for n in (o.name, *o.aliases)}
+_OP_OF = {n: o for o in TABLE for n in (o.name, *o.aliases)}  # (each spelling -> its table op)
 _install_fronts(globals())
 # the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
 declare(Kind.COMPUTE, "isnan isinf isfinite isposinf isneginf signbit logical_not floor ceil trunc fix frac sign sgn square "

@@ -90,13 +90,10 @@ def _fast_svd(A: Any, jobz: int) -> Any:  # noqa: N803
     storage (:data:`.matkernel.gesdd_colmajor`): the general path's bits, U and Vh column-major
     and S row-major as it lays them out (svdvals' abs: LAPACK's singular values are never
     negative, and NumPy's abs keeps every other bit). None (nothing done) for any other call."""
-    if A.__class__ is not Tensor or A._dtype not in _CHOLESKY_FAST:
+    lay = _lapack_operand(A)
+    if lay is None:
         return None
-    lay = A._layout
-    shape = lay.shape
-    if len(shape) != 2 or not shape[0] or not shape[1]:
-        return None
-    m, n = shape
+    m, n = lay.shape
     done = matkernel.gesdd_colmajor(A._storage.array, m, n, lay.strides[0], lay.strides[1], lay.offset, jobz)
     if done is None:
         return None
@@ -251,13 +248,10 @@ def _fast_qr(A: Tensor, mode: str) -> Any:  # noqa: N803
     dgeqrf / dorgqr calls made in C on the storage (:data:`.matkernel.geqrf_colmajor`): the
     bits of :func:`_numpy_qr`, both factors column-major as :func:`~._batched.colmajor` lays
     them out. None (nothing done) for any other call: the general path decides those."""
-    if A.__class__ is not Tensor or A._dtype not in _CHOLESKY_FAST:
+    lay = _lapack_operand(A)
+    if lay is None:
         return None
-    lay = A._layout
-    shape = lay.shape
-    if len(shape) != 2 or not shape[0] or not shape[1]:
-        return None
-    m, n = shape
+    m, n = lay.shape
     k = min(m, n)
     q_cols = 0 if mode == "r" else (m if mode == "complete" else k)
     done = matkernel.geqrf_colmajor(A._storage.array, m, n, lay.strides[0], lay.strides[1], lay.offset, q_cols)
@@ -388,13 +382,10 @@ def _fast_eigh(A: Any, UPLO: Any, vectors: bool) -> Any:  # noqa: N803
     rows: NumPy's dsyevd call made in C on the storage (:data:`.matkernel.syevd_colmajor`, the
     same bits as the general path's gufunc call), the eigenvalues row-major and the vectors
     column-major as the general path lays them out. None (nothing done) for any other call."""
-    if A.__class__ is not Tensor or A._dtype not in _CHOLESKY_FAST or UPLO.__class__ is not str or UPLO not in "LU" \
-            or len(UPLO) != 1:
+    lay = _lapack_operand(A, square=True)
+    if lay is None or UPLO.__class__ is not str or UPLO not in "LU" or len(UPLO) != 1:
         return None
-    lay = A._layout
     shape = lay.shape
-    if len(shape) != 2 or shape[0] != shape[1] or not shape[0]:
-        return None
     done = matkernel.syevd_colmajor(A._storage.array, shape[0], lay.strides[0], lay.strides[1], lay.offset,
                                     UPLO == "L", vectors)
     if done is None:
@@ -559,13 +550,11 @@ def _fast_cholesky_ex(A: Any) -> Any:  # noqa: N803
     straight into :func:`~._batched.colmajor`'s column-major buffer (the same numbers), info 0.
     None (nothing done) for any other call, and where the factorization failed: the general
     path decides those."""
-    if A.__class__ is not Tensor or A._dtype not in _CHOLESKY_FAST or _CHOLESKY_RUN is None:
+    lay = _lapack_operand(A, square=True)
+    if lay is None or _CHOLESKY_RUN is None:
         return None
-    shape = A._layout.shape
-    if len(shape) != 2 or shape[0] != shape[1] or not shape[0]:
-        return None
+    shape = lay.shape
     dt = A._dtype
-    lay = A._layout
     # (NumPy's LAPACK call in C on the storage: its bits, the factor column-major, info [0])
     done = matkernel.potrf_colmajor(A._storage.array, shape[0], lay.strides[0], lay.strides[1], lay.offset)
     if done is not None:
@@ -582,6 +571,20 @@ def _fast_cholesky_ex(A: Any) -> Any:  # noqa: N803
 
 
 _CHOLESKY_FAST = frozenset((float32, float64))
+
+
+def _lapack_operand(A: Any, square: bool = False) -> Any:  # noqa: N803
+    """``A``'s layout where the compiled LAPACK calls (:mod:`.matkernel`) may take it: one plain
+    Tensor holding a non-empty float32/float64 matrix (``square`` if asked); else None. The calls
+    themselves refuse what else they do not take (more than 64 rows or columns, a non-finite
+    element, an element outside the storage) by answering None."""
+    if A.__class__ is not Tensor or A._dtype not in _CHOLESKY_FAST:
+        return None
+    lay = A._layout
+    shape = lay.shape
+    if len(shape) != 2 or not shape[0] or not shape[1] or (square and shape[0] != shape[1]):
+        return None
+    return lay
 
 
 def _triangle(low: np.ndarray, upper: bool, A: Tensor) -> Tensor:  # noqa: N803

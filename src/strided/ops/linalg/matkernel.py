@@ -187,35 +187,53 @@ def switch_off(setattr: Any) -> None:
     setattr(module, "addr", _none5)
 
 
-# ---------------------------------------------------------------- LAPACK's Cholesky call
+# ---------------------------------------------------------------- LAPACK's factorizations
+
+# The LAPACK routines the calls of kernels/_lapack_calls.h make (NumPy's bundled scipy-openblas,
+# ILP64: scipy_<name>_64_), in lapack_setup's order
+_LAPACK = ("dpotrf", "dsyevd", "dgeqrf", "dorgqr", "dgesdd")
 
 
-def _potrf_none(flat: np.ndarray, n: int, s0: int, s1: int, offset: int) -> None:
+def _lapack_none(*args: Any) -> None:
+    """Every LAPACK call's answer where the kernel or the library is not there: None."""
     return None
 
 
-def _first_potrf(flat: np.ndarray, n: int, s0: int, s1: int, offset: int) -> tuple[np.ndarray, np.ndarray] | None:
-    """:func:`potrf_colmajor`, set up on the first call (kernels/_lapack_calls.h)."""
-    global potrf_colmajor
-    potrf_colmajor = _potrf_none
+def _bind_lapack() -> None:
+    """Bind :data:`potrf_colmajor`, :data:`syevd_colmajor`, :data:`geqrf_colmajor` and
+    :data:`gesdd_colmajor` to the kernel's calls, the library's routines named to it (a routine it
+    lacks: that call answers None); or all four to :func:`_lapack_none`."""
+    global potrf_colmajor, syevd_colmajor, geqrf_colmajor, gesdd_colmajor
+    potrf_colmajor = syevd_colmajor = geqrf_colmajor = gesdd_colmajor = _lapack_none
     k = _compiled("_matkernel")
-    if k is None or not hasattr(k, "potrf_colmajor"):
-        return None
+    if k is None or not hasattr(k, "lapack_setup"):
+        return
     import ctypes
 
     for path in openblas_paths("lapack"):
         try:
-            address = ctypes.cast(ctypes.CDLL(path).scipy_dpotrf_64_, ctypes.c_void_p).value
-        except (OSError, AttributeError):
+            lib = ctypes.CDLL(path)
+        except OSError:
             continue
-        if address:
-            k.lapack_setup(address, np.empty, np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int32))
-            potrf_colmajor = k.potrf_colmajor
-            _bind_syevd(k, path)
-            _bind_qr(k, path)
-            _bind_svd(k, path)
-            return potrf_colmajor(flat, n, s0, s1, offset)
-    return None
+        addresses = [ctypes.cast(getattr(lib, f"scipy_{name}_64_", None) or 0, ctypes.c_void_p).value or 0
+                     for name in _LAPACK]
+        if not any(addresses):
+            continue
+        k.lapack_setup(np.empty, np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int32), *addresses)
+        potrf_colmajor, syevd_colmajor = k.potrf_colmajor, k.syevd_colmajor
+        geqrf_colmajor, gesdd_colmajor = k.geqrf_colmajor, k.gesdd_colmajor
+        return
+
+
+def _bound_on_first_call(name: str) -> Any:
+    """A stand-in for the call ``name`` that binds all four (:func:`_bind_lapack`), then makes it."""
+
+    def first(*args: Any) -> Any:
+        _bind_lapack()
+        return globals()[name](*args)
+
+    first.__name__ = name
+    return first
 
 
 # potrf_colmajor(flat, n, s0, s1, offset): (the lower Cholesky factor, a fresh int32 [0]) of the
@@ -224,75 +242,14 @@ def _first_potrf(flat: np.ndarray, n: int, s0: int, s1: int, offset: int) -> tup
 # same numbers), in column-major order as a fresh flat array of flat's dtype; None where LAPACK
 # refuses the matrix, a diagonal element is NaN, or the kernel is not there (the caller's NumPy
 # path then decides)
-potrf_colmajor: Any = _first_potrf
-
-
-def _bind_syevd(k: Any, path: str) -> None:
-    """Bind :data:`syevd_colmajor` to the kernel's, with the library's dsyevd (after lapack_setup)."""
-    global syevd_colmajor
-    import ctypes
-
-    try:
-        address = ctypes.cast(ctypes.CDLL(path).scipy_dsyevd_64_, ctypes.c_void_p).value
-    except (OSError, AttributeError):
-        return
-    if address:
-        k.lapack_setup_syevd(address)
-        syevd_colmajor = k.syevd_colmajor
-
-
-def _syevd_none(flat: np.ndarray, n: int, s0: int, s1: int, offset: int, lower: bool, vectors: bool) -> None:
-    return None
-
-
-def _first_syevd(flat: np.ndarray, n: int, s0: int, s1: int, offset: int, lower: bool,
-                 vectors: bool) -> tuple[np.ndarray, np.ndarray | None] | None:
-    """:data:`syevd_colmajor`, set up on the first call (with :data:`potrf_colmajor`'s)."""
-    global syevd_colmajor
-    syevd_colmajor = _syevd_none
-    if potrf_colmajor is _first_potrf:
-        _first_potrf(np.zeros(1), 1, 1, 1, 0)
-    return syevd_colmajor(flat, n, s0, s1, offset, lower, vectors)
-
+potrf_colmajor: Any = _bound_on_first_call("potrf_colmajor")
 
 # syevd_colmajor(flat, n, s0, s1, offset, lower, vectors): (eigenvalues, eigenvectors column-major
 # flat, or None without ``vectors``) of the finite (n, n) symmetric matrix (n <= 64) read as
 # potrf_colmajor reads it, as NumPy's eigh/eigvalsh gufunc computes them (the same dsyevd call on
 # the same numbers), both of flat's dtype; None where LAPACK did not converge, an element is not
 # finite, or the kernel is not there (the caller's NumPy path then decides)
-syevd_colmajor: Any = _first_syevd
-
-
-def _bind_qr(k: Any, path: str) -> None:
-    """Bind :data:`geqrf_colmajor` to the kernel's, with the library's dgeqrf and dorgqr (after
-    lapack_setup)."""
-    global geqrf_colmajor
-    import ctypes
-
-    try:
-        lib = ctypes.CDLL(path)
-        geqrf = ctypes.cast(lib.scipy_dgeqrf_64_, ctypes.c_void_p).value
-        orgqr = ctypes.cast(lib.scipy_dorgqr_64_, ctypes.c_void_p).value
-    except (OSError, AttributeError):
-        return
-    if geqrf and orgqr:
-        k.lapack_setup_qr(geqrf, orgqr)
-        geqrf_colmajor = k.geqrf_colmajor
-
-
-def _geqrf_none(flat: np.ndarray, m: int, n: int, s0: int, s1: int, offset: int, q_cols: int) -> None:
-    return None
-
-
-def _first_geqrf(flat: np.ndarray, m: int, n: int, s0: int, s1: int, offset: int,
-                 q_cols: int) -> tuple[np.ndarray | None, np.ndarray] | None:
-    """:data:`geqrf_colmajor`, set up on the first call (with :data:`potrf_colmajor`'s)."""
-    global geqrf_colmajor
-    geqrf_colmajor = _geqrf_none
-    if potrf_colmajor is _first_potrf:
-        _first_potrf(np.zeros(1), 1, 1, 1, 0)
-    return geqrf_colmajor(flat, m, n, s0, s1, offset, q_cols)
-
+syevd_colmajor: Any = _bound_on_first_call("syevd_colmajor")
 
 # geqrf_colmajor(flat, m, n, s0, s1, offset, q_cols): (Q or None, R), each column-major flat of
 # flat's dtype, of the finite (m, n) matrix (m, n <= 64) whose element (i, j) is
@@ -300,39 +257,11 @@ def _first_geqrf(flat: np.ndarray, m: int, n: int, s0: int, s1: int, offset: int
 # qr_complete: the same dgeqrf and dorgqr calls on the same numbers, R its triu); q_cols: Q's
 # columns (min(m, n), or m for 'complete' with m > n), 0 for R alone (mode 'r'); None where an
 # element is not finite or the kernel is not there (the caller's NumPy path then decides)
-geqrf_colmajor: Any = _first_geqrf
-
-
-def _bind_svd(k: Any, path: str) -> None:
-    """Bind :data:`gesdd_colmajor` to the kernel's, with the library's dgesdd (after lapack_setup)."""
-    global gesdd_colmajor
-    import ctypes
-
-    try:
-        address = ctypes.cast(ctypes.CDLL(path).scipy_dgesdd_64_, ctypes.c_void_p).value
-    except (OSError, AttributeError):
-        return
-    if address:
-        k.lapack_setup_svd(address)
-        gesdd_colmajor = k.gesdd_colmajor
-
-
-def _gesdd_none(flat: np.ndarray, m: int, n: int, s0: int, s1: int, offset: int, jobz: int) -> None:
-    return None
-
-
-def _first_gesdd(flat: np.ndarray, m: int, n: int, s0: int, s1: int, offset: int, jobz: int) -> Any:
-    """:data:`gesdd_colmajor`, set up on the first call (with :data:`potrf_colmajor`'s)."""
-    global gesdd_colmajor
-    gesdd_colmajor = _gesdd_none
-    if potrf_colmajor is _first_potrf:
-        _first_potrf(np.zeros(1), 1, 1, 1, 0)
-    return gesdd_colmajor(flat, m, n, s0, s1, offset, jobz)
-
+geqrf_colmajor: Any = _bound_on_first_call("geqrf_colmajor")
 
 # gesdd_colmajor(flat, m, n, s0, s1, offset, jobz): (U or None, S, Vh or None) of the finite (m, n)
 # matrix (m, n <= 64) read as geqrf_colmajor reads it, as NumPy's svd gufunc computes them (the
 # same dgesdd call on the same numbers; jobz 0 'N' values only, 1 'S' reduced, 2 'A' full), U and
 # Vh column-major flat, all of flat's dtype; None where LAPACK did not converge, an element is not
 # finite, or the kernel is not there (the caller's NumPy path then decides)
-gesdd_colmajor: Any = _first_gesdd
+gesdd_colmajor: Any = _bound_on_first_call("gesdd_colmajor")
