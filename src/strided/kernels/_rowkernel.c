@@ -3,6 +3,7 @@
  * rows(address, itemsize, count, row_stride, length, out_address) -> None
  * nll_sum(logp, target, classes) -> float or None   nll_loss's sum of picks (see there)
  * nll_cascade(values, weights, skip) -> (total, weight total) or None   PyTorch's nll_loss sum order
+ * cdist2(x1, x2, out) -> bool   cdist's p = 2 distances of small point sets (see there)
  *
  *   For each of `count` rows (row i starts at address + i * row_stride, a byte stride of any
  *   sign; its `length` elements are contiguous), writes 0 + pairwise_sum(row) into the i-th
@@ -31,6 +32,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -970,7 +972,97 @@ static PyObject *py_histc(PyObject *self, PyObject *const *args, Py_ssize_t narg
     return PyBool_FromLong(done);
 }
 
+/* cdist's p = 2 distances of small point sets, as its NumPy block computes them
+ * (strided.ops.linalg.distance._euclidean_block: d = |a_i - b_j| elementwise, d * d, np.add.reduce
+ * over the coordinates, np.sqrt): the same operations in the same order per pair, so the same
+ * bits, without the (P, R, M) temporary and five ufunc calls. The squares of a pair go to a row
+ * buffer and are summed by the pairwise sum above (NumPy's add.reduce over a contiguous run);
+ * every square is +0.0 or more, or a NaN with its sign cleared (fabs), so 0 + sum is the sum.
+ * The empty asm keeps |v| a value of its own: GCC otherwise folds fabs(v) * fabs(v) into v * v,
+ * which keeps the sign of a NaN (inf - inf gives x86's negative default NaN; NumPy's abs clears it). */
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#define KEEP(v) __asm__("" : "+x"(v))
+#elif defined(__GNUC__)
+#define KEEP(v) __asm__("" : "+m"(v))
+#else
+#define KEEP(v) ((void)0)
+#endif
+#define CDIST2_LOOP(T, SUM, ABS, SQRT)                                                              \
+    static void cdist2_##T(const T *a, const T *b, Py_ssize_t P, Py_ssize_t R, Py_ssize_t M,        \
+                           T *d, T *out)                                                            \
+    {                                                                                               \
+        for (Py_ssize_t i = 0; i < P; i++)                                                          \
+            for (Py_ssize_t j = 0; j < R; j++) {                                                    \
+                const T *ai = a + i * M, *bj = b + j * M;                                           \
+                for (Py_ssize_t k = 0; k < M; k++) {                                                \
+                    T v = ABS(ai[k] - bj[k]);                                                       \
+                    KEEP(v);                                                                        \
+                    d[k] = v * v;                                                                   \
+                }                                                                                   \
+                out[i * R + j] = SQRT((T)0 + SUM(d, M));                                            \
+            }                                                                                       \
+    }
+CDIST2_LOOP(float, f32_pairwise, fabsf, sqrtf)
+CDIST2_LOOP(double, f64_pairwise, fabs, sqrt)
+#undef CDIST2_LOOP
+#undef KEEP
+
+/* cdist2(x1, x2, out) -> bool: the p = 2 distances between the rows of the C-contiguous 2-D
+ * float32 ('f') or float64 ('d') buffers x1 (P, M) and x2 (R, M) into the C-contiguous (P, R)
+ * buffer out of the same type (see cdist2_float). False (out untouched) where the buffers are not
+ * of that kind or their shapes do not agree. */
+static PyObject *py_cdist2(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "cdist2(x1, x2, out) takes 3 arguments");
+        return NULL;
+    }
+    Py_buffer v[3];
+    int flags[3] = {PyBUF_C_CONTIGUOUS | PyBUF_FORMAT, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT,
+                    PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE};
+    int got = 0, done = 0;
+    for (; got < 3; got++)
+        if (PyObject_GetBuffer(args[got], &v[got], flags[got]) < 0)
+            break;
+    if (got == 3) {
+        const char *f = v[0].format ? v[0].format : "B";
+        Py_ssize_t size = v[0].itemsize;
+        int same = 1;
+        for (int k = 0; k < 3; k++)
+            same = same && v[k].format && strcmp(v[k].format, f) == 0 && v[k].itemsize == size
+                   && (uintptr_t)v[k].buf % (uintptr_t)(size ? size : 1) == 0;
+        int kind = same && f[0] && !f[1] ? (f[0] == 'f' && size == 4 ? 4 : f[0] == 'd' && size == 8 ? 8 : 0) : 0;
+        if (kind && v[0].ndim == 2 && v[1].ndim == 2 && v[2].ndim == 2 && v[0].shape[1] == v[1].shape[1]
+            && v[2].shape[0] == v[0].shape[0] && v[2].shape[1] == v[1].shape[0]) {
+            Py_ssize_t P = v[0].shape[0], R = v[1].shape[0], M = v[0].shape[1];
+            void *row = PyMem_Malloc((size_t)(M ? M : 1) * (size_t)kind);
+            if (row == NULL) {
+                for (int k = 0; k < 3; k++)
+                    PyBuffer_Release(&v[k]);
+                return PyErr_NoMemory();
+            }
+            if (kind == 4)
+                cdist2_float((const float *)v[0].buf, (const float *)v[1].buf, P, R, M, (float *)row, (float *)v[2].buf);
+            else
+                cdist2_double((const double *)v[0].buf, (const double *)v[1].buf, P, R, M, (double *)row,
+                              (double *)v[2].buf);
+            PyMem_Free(row);
+            done = 1;
+        }
+    }
+    for (int k = 0; k < got; k++)
+        PyBuffer_Release(&v[k]);
+    if (got < 3)
+        return NULL;
+    return PyBool_FromLong(done);
+}
+
 static PyMethodDef methods[] = {
+    {"cdist2", (PyCFunction)(void (*)(void))py_cdist2, METH_FASTCALL,
+     "cdist2(x1, x2, out) -> bool: cdist's p = 2 distances between the rows of C-contiguous 2-D float32/float64\n"
+     "buffers x1 (P, M) and x2 (R, M) into out (P, R), as NumPy's |a - b| ** 2 summed and square-rooted;\n"
+     "False (out untouched) where not taken."},
     {"histc", (PyCFunction)(void (*)(void))py_histc, METH_FASTCALL,
      "histc(x, out, lo, hi) -> bool: the counts of a C-contiguous float32/float64 buffer's elements in\n"
      "len(out) equal bins over [lo, hi] (the last bin closed), computed in the element type, into out;\n"

@@ -66,39 +66,41 @@ def _kernel_module() -> Any:
     return _kernel if native.enabled_here() else None
 
 
-def extreme_all() -> Any:
-    """The compiled ``extreme_all(x, out, mode)`` (the largest or smallest element of a whole
-    contiguous float run, see its C doc) where the kernel is on in this context; None when it is
-    not built (or built before it had the function), ``STRIDED_NATIVE=0`` or inside
+_UNSET = object()
+_functions: dict[str, Any] = {}  # name -> the compiled function, or None where the module lacks it
+
+
+def _function(name: str) -> Any:
+    """The compiled module's function ``name`` where the kernel is on in this context; None when
+    it is not built (or built before it had the function), ``STRIDED_NATIVE=0`` or inside
     :func:`strided.kernels.native.disabled`."""
-    global _extreme_all
-    if _extreme_all is _UNSET:
+    f = _functions.get(name, _UNSET)
+    if f is _UNSET:
         k = _kernel_module() if _loaded else native._compiled("_rowkernel")
-        _extreme_all = getattr(k, "extreme_all", None) if k is not None else None
-    if _extreme_all is None:
+        f = _functions[name] = getattr(k, name, None) if k is not None else None
+    if f is None:
         return None
     if not native._open_blocks[0]:  # (native.enabled_here's first test, without its call)
-        return _extreme_all if native._enabled.get() else None
-    return _extreme_all if native.enabled_here() else None
+        return f if native._enabled.get() else None
+    return f if native.enabled_here() else None
 
 
-_UNSET = object()
-_histc: Any = _UNSET
+def extreme_all() -> Any:
+    """The compiled ``extreme_all(x, out, mode)`` (the largest or smallest element of a whole
+    contiguous float run, see its C doc), or None (see :func:`_function`)."""
+    return _function("extreme_all")
 
 
 def histc_count() -> Any:
     """The compiled ``histc(x, out, lo, hi)`` (histc's counts of a contiguous float run in the
-    element type, see its C doc) where the kernel is on in this context; None when it is not
-    built (or built before it had the function), ``STRIDED_NATIVE=0`` or inside
-    :func:`strided.kernels.native.disabled`."""
-    global _histc
-    if _histc is _UNSET:
-        k = _kernel_module() if _loaded else native._compiled("_rowkernel")
-        _histc = getattr(k, "histc", None) if k is not None else None
-    if _histc is None:
-        return None
-    return _histc if native.enabled_here() else None
-_extreme_all: Any = _UNSET
+    element type, see its C doc), or None (see :func:`_function`)."""
+    return _function("histc")
+
+
+def cdist2() -> Any:
+    """The compiled ``cdist2(x1, x2, out)`` (cdist's p = 2 distances of two C-contiguous 2-D point
+    sets, NumPy's bits, see its C doc), or None (see :func:`_function`)."""
+    return _function("cdist2")
 
 
 def add_reduce(x: Any, axis: Any = 0, dtype: Any = None, out: Any = None, keepdims: bool = False) -> Any:

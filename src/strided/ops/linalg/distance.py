@@ -27,6 +27,7 @@ from ...dtypes import float32, float64
 from ...errors import StridedRuntimeError, StridedValueError, join_lines
 from ...gradients import not_differentiable, seal
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set, quietly
+from ...kernels.rows import cdist2
 from ...kernels.torch_sum import norm2_rows
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
@@ -153,7 +154,10 @@ def _small_euclidean(x1: Any, x2: Any) -> Tensor | None:
     if a is None or b is None:
         return None
     result = new_result((s1[0], s2[0]), x1._dtype)
-    quietly(_euclidean_block, a.reshape(s1), b.reshape(s2), result._storage.array.reshape(s1[0], s2[0]))
+    a, b, out = a.reshape(s1), b.reshape(s2), result._storage.array.reshape(s1[0], s2[0])
+    kernel = cdist2()
+    if kernel is None or not kernel(a, b, out):  # (the compiled block: the same operations, in C)
+        quietly(_euclidean_block, a, b, out)
     return result
 
 
