@@ -3384,6 +3384,42 @@ static PyObject *py_activation_inplace(PyObject *self, PyObject *const *args, Py
         PyMem_RawFree(q);                                                                          \
         return 1;                                                                                  \
     }                                                                                              \
+    static inline int NAME##_torch_top(const T *x, int64_t *idx, Py_ssize_t rows, Py_ssize_t n,              \
+                                       Py_ssize_t k, T *values)                                                         \
+    {   /* PyTorch's topk per row (TopKImpl.h): std::partial_sort of the first k where k * 64 <= n \
+           (__heap_select, then __sort_heap), else std::nth_element at k - 1 and std::sort of the \
+           first k - 1; the first k pairs written (idx, values: k per row). 0: out of memory */     \
+        NAME##_pair *q = PyMem_RawMalloc((size_t)(n ? n : 1) * sizeof(NAME##_pair));               \
+        if (q == NULL) return 0;                                                                   \
+        for (Py_ssize_t r = 0; r < rows; r++, x += n, idx += k, values += k) {                     \
+            for (Py_ssize_t j = 0; j < n; j++) { q[j].k = x[j]; q[j].i = j; }                      \
+            if (k * 64 <= n) {                                                                     \
+                if (k >= 2)                                                                        \
+                    for (Py_ssize_t parent = (k - 2) / 2;; parent--) {                             \
+                        NAME##_adjust_heap(q, parent, k, q[parent]);                               \
+                        if (parent == 0) break;                                                    \
+                    }                                                                              \
+                for (Py_ssize_t i = k; i < n; i++)                                                 \
+                    if (NAME##_lt(&q[i], &q[0])) {                                                 \
+                        NAME##_pair v = q[i];                                                      \
+                        q[i] = q[0];                                                               \
+                        NAME##_adjust_heap(q, 0, k, v);                                            \
+                    }                                                                              \
+                for (Py_ssize_t end = k; end > 1;) {                                               \
+                    end--;                                                                         \
+                    NAME##_pair v = q[end];                                                        \
+                    q[end] = q[0];                                                                 \
+                    NAME##_adjust_heap(q, 0, end, v);                                              \
+                }                                                                                  \
+            } else {                                                                               \
+                NAME##_nth(q, n, k - 1);                                                           \
+                NAME##_sort(q, k - 1);                                                             \
+            }                                                                                      \
+            for (Py_ssize_t j = 0; j < k; j++) { idx[j] = q[j].i; values[j] = q[j].k; }            \
+        }                                                                                          \
+        PyMem_RawFree(q);                                                                          \
+        return 1;                                                                                  \
+    }                                                                                              \
     static inline int NAME##_top(const T *x, int64_t *idx, Py_ssize_t rows, Py_ssize_t n, Py_ssize_t k, \
                                  T *values, int desc)                                              \
     {   /* -1: out of memory; 0: a row's first k + 1 sorted keys not strictly monotone (equal keys, \
@@ -3519,11 +3555,11 @@ done:
  * or NaN among the k picked and the next one: the pick and its order are then the one answer,
  * PyTorch's). False where a row is not (idx and values then hold nothing meaningful) or the
  * buffers overlap; 0 < k < n. */
-static PyObject *py_stl_topk(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *stl_topk_call(PyObject *const *args, Py_ssize_t nargs, int exact)
 {
-    (void)self;
+    const char *name = exact ? "stl_topk_exact" : "stl_topk";
     if (nargs != 6) {
-        PyErr_Format(PyExc_TypeError, "stl_topk(x, idx, values, n, k, comparator) takes 6 arguments, not %zd", nargs);
+        PyErr_Format(PyExc_TypeError, "%s(x, idx, values, n, k, comparator) takes 6 arguments, not %zd", name, nargs);
         return NULL;
     }
     Py_ssize_t n = PyLong_AsSsize_t(args[3]);
@@ -3551,10 +3587,10 @@ static PyObject *py_stl_topk(PyObject *self, PyObject *const *args, Py_ssize_t n
     if (!known || !((ikind == 'q' || ikind == 'l') && idx.itemsize == 8) || n < 1 || k < 1 || k >= n
         || count % n != 0 || comparator < 0 || comparator > 1 || idx.len != rows * k * 8
         || strcmp(v.format, x.format) != 0 || v.len != rows * k * x.itemsize) {
-        PyErr_Format(PyExc_ValueError, "stl_topk: x must be a C-contiguous float32, float64 or int64 buffer of rows "
+        PyErr_Format(PyExc_ValueError, "%s: x must be a C-contiguous float32, float64 or int64 buffer of rows "
                      "of n, idx an int64 one and values one of x's format, each of k elements per row, 0 < k < n, "
                      "comparator 0 or 1 (formats %s, %s and %s, %zd, %zd and %zd bytes, n %zd, k %zd, comparator %ld)",
-                     x.format, idx.format, v.format, x.len, idx.len, v.len, n, k, comparator);
+                     name, x.format, idx.format, v.format, x.len, idx.len, v.len, n, k, comparator);
         goto done;
     }
     if (overlaps(&x, &idx) || overlaps(&v, &x) || overlaps(&v, &idx)) {
@@ -3564,7 +3600,16 @@ static PyObject *py_stl_topk(PyObject *self, PyObject *const *args, Py_ssize_t n
     {
         int ok;
         Py_BEGIN_ALLOW_THREADS
-        if (kind == 'f')
+        if (exact) { /* (every row answered: out of memory is the only failure) */
+            int done = kind == 'f' ? (comparator == 0 ? asc_f_torch_top(x.buf, idx.buf, rows, n, k, v.buf)
+                                                      : desc_f_torch_top(x.buf, idx.buf, rows, n, k, v.buf))
+                       : kind == 'd' ? (comparator == 0 ? asc_d_torch_top(x.buf, idx.buf, rows, n, k, v.buf)
+                                                        : desc_d_torch_top(x.buf, idx.buf, rows, n, k, v.buf))
+                       : (comparator == 0 ? asc_q_torch_top(x.buf, idx.buf, rows, n, k, v.buf)
+                                          : desc_q_torch_top(x.buf, idx.buf, rows, n, k, v.buf));
+            ok = done ? 1 : -1;
+        }
+        else if (kind == 'f')
             ok = comparator == 0 ? asc_f_top(x.buf, idx.buf, rows, n, k, v.buf, 0) : desc_f_top(x.buf, idx.buf, rows, n, k, v.buf, 1);
         else if (kind == 'd')
             ok = comparator == 0 ? asc_d_top(x.buf, idx.buf, rows, n, k, v.buf, 0) : desc_d_top(x.buf, idx.buf, rows, n, k, v.buf, 1);
@@ -3583,6 +3628,23 @@ done:
     PyBuffer_Release(&v);
     Py_XINCREF(answer);
     return answer;
+}
+
+static PyObject *py_stl_topk(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    return stl_topk_call(args, nargs, 0);
+}
+
+/* stl_topk_exact(x, idx, values, n, k, comparator) -> bool: stl_topk's arguments, and PyTorch's CPU
+ * topk on every row, step for step (NAME##_torch_top: libstdc++'s partial_sort, or nth_element and
+ * sort, over the (value, position) pairs with aten's comparator), so among equal values (ties, -0.0
+ * and 0.0, NaN) the positions PyTorch returns, in its order; True, or False where the buffers
+ * overlap. */
+static PyObject *py_stl_topk_exact(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    return stl_topk_call(args, nargs, 1);
 }
 
 /* pow_base(base, exps, out) -> bool: out[i] = pow(base, exps[i]) with the C library's pow (glibc's,
@@ -8342,6 +8404,9 @@ static PyMethodDef methods[] = {
      "stl_mode(x, values, idx, n) -> bool: PyTorch's CPU mode of each row of n (False: an overlap)"},
     {"stl_nth", (PyCFunction)(void (*)(void))py_stl_nth, METH_FASTCALL,
      "stl_nth(x, nth, comparator) -> int: the position std::nth_element leaves at nth (0: NaN largest, 2: plain <)"},
+    {"stl_topk_exact", (PyCFunction)(void (*)(void))py_stl_topk_exact, METH_FASTCALL,
+     "stl_topk_exact(x, idx, values, n, k, comparator) -> bool: per row of n, PyTorch's CPU topk's k positions and "
+     "values, its steps (False: an overlap)"},
     {"stl_topk", (PyCFunction)(void (*)(void))py_stl_topk, METH_FASTCALL,
      "stl_topk(x, idx, values, n, k, comparator) -> bool: per row of n, the first k of stl_argsort's order and "
      "their keys, where the first k + 1 sorted keys are strictly monotone (False otherwise)"},

@@ -324,27 +324,27 @@ def _top_by_threshold(x: np.ndarray, k: int, largest: bool) -> np.ndarray | None
     return (flat[keep] % n).reshape(lead + (k,))
 
 
-# up to this many elements, topk orders ties as PyTorch does (below); a row with ties costs
-# about 2 us per element in Python (8 ms for 4096 int64 elements of 10 values, against 0.2 ms),
-# so beyond it ties stay in NumPy's order
+# up to this many elements, topk of a dtype without the compiled steps (_exact_topk) orders ties
+# as PyTorch does in Python (_pytorch_ties); a row with ties costs about 2 us per element there
+# (8 ms for 4096 int16 elements of 10 values, against 0.2 ms), so beyond it ties stay in NumPy's order
 _TIES_MAX = 1 << 12
 
 
-_SCAN_K = 16  # (the kernel's TOP_SCAN_K: below it, one scan per row)
 _COMPILED_TOPK = frozenset((np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int64)))
 
 
-def _compiled_topk(x: np.ndarray, k: int, largest: bool) -> tuple[np.ndarray, np.ndarray] | None:
-    """(values, int64 positions) of the ``k`` largest (smallest) of each row of ``x`` (dim last,
-    rows contiguous), in order, by the compiled ``stl_topk`` (one scan per row for small ``k``);
-    None where it is not built, does not take ``x``, or a row's ``k + 1`` first are not strictly
-    monotone (equal values, -0.0 and 0.0, NaN: PyTorch's own steps then decide, the caller's)."""
+def _exact_topk(x: np.ndarray, k: int, largest: bool) -> tuple[np.ndarray, np.ndarray] | None:
+    """(values, int64 positions) of the ``k`` largest (smallest) of each row of ``x`` (dim last) as
+    PyTorch's CPU kernel picks and orders them, ties included, by the compiled ``stl_topk_exact``
+    (its steps on every row, at its speed); None where the kernel is not built or does not take
+    the dtype. 0 < k < n."""
     kernel = special()
-    if kernel is None or x.dtype not in _COMPILED_TOPK or not x.flags.c_contiguous or k >= _SCAN_K:
-        return None  # (a larger k: the kernel sorts whole rows, slower than NumPy's partition)
+    if kernel is None or x.dtype not in _COMPILED_TOPK:
+        return None
+    x = np.ascontiguousarray(x)
     n = x.shape[-1]
     values, order = np.empty(x.shape[:-1] + (k,), x.dtype), np.empty(x.shape[:-1] + (k,), np.int64)
-    if not kernel.stl_topk(x.reshape(-1), order.reshape(-1), values.reshape(-1), n, k, 1 if largest else 0):
+    if not kernel.stl_topk_exact(x.reshape(-1), order.reshape(-1), values.reshape(-1), n, k, 1 if largest else 0):
         return None
     return values, order
 
@@ -443,9 +443,11 @@ def topk(self: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool
     # Note: strided always returns them in order (largest first, or smallest first), also with
     # ``sorted=False`` where PyTorch's order is unspecified. Among equal values (ties, -0.0 and
     # 0.0, NaN) PyTorch's CPU kernel picks and orders positions by libstdc++'s unstable
-    # nth_element / partial_sort / sort; strided runs the same steps (``stl_select``) on the rows
-    # with equal values of a tensor up to 4096 elements (PyTorch's indices exactly, and so its
-    # gradients); beyond that size, ties come in NumPy's partition's order. The values are exact.
+    # nth_element / partial_sort / sort; strided runs the same steps (PyTorch's indices exactly,
+    # and so its gradients): compiled on every row of a float32, float64 or int64 tensor, and in
+    # Python (``stl_select``) on the rows with equal values of a tensor of another dtype up to
+    # 4096 elements; beyond that size, such ties come in NumPy's partition's order. The values
+    # are exact.
 
     >>> strided.tensor([1., 5., 3.]).topk(2)
     topk(values=tensor([5., 3.]), indices=tensor([1, 2]))
@@ -476,8 +478,8 @@ def topk(self: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool
         k = 1  # PyTorch: a 0-d tensor's topk(0) is the element too
     out_shape = shape[:d] + (k,) + shape[d + 1:] if shape else ()
     if shape and 0 < k < n:
-        picked = _compiled_topk(x, k, largest)
-        if picked is not None:  # (rows whose pick is the one answer: PyTorch's, values and order)
+        picked = _exact_topk(x, k, largest)  # (PyTorch's steps on every row, compiled: its speed)
+        if picked is not None:
             return copied("topk", (self,), return_types.topk(
                 tensor_from_moved(picked[0], out_shape, d, self._dtype), tensor_from_moved(picked[1], out_shape, d, int64)),
                 lambda: (f"topk: the {k} {'largest' if largest else 'smallest'} of each run of {n} along dim {d} of "
