@@ -483,8 +483,9 @@ end:
     return answer;
 }
 
-/* trace(x): the trace of a float32/float64 matrix with a diagonal of 1 to 64 elements, as
- * sums._trace_in_python and the cast after it compute it: PyTorch's trace_cpu, sum = d0, then
+/* trace(x): the trace of a float32/float64 matrix with a diagonal of at least 1 element, as
+ * sums._trace_in_python (and the cumsum path past its 64) and the cast after compute it:
+ * PyTorch's trace_cpu, sum = d0, then
  * sum += d_i in order, then + 0.0, in double (float32 read exactly), rounded once to the dtype,
  * as a fresh 0-d tensor. None where the sum is NaN (which NaN operand an add returns is the
  * compiler's choice: the NumPy path's), or x is not for here. */
@@ -501,7 +502,7 @@ static PyObject *py_trace(PyObject *self, PyObject *const *args, Py_ssize_t narg
         return NULL;
     Py_ssize_t n = r ? (a.shape[0] < a.shape[1] ? a.shape[0] : a.shape[1]) : 0;
     Py_ssize_t step = r ? a.strides[0] + a.strides[1] : 0;
-    if (r == 0 || n > 64 || step <= 0) {
+    if (r == 0 || step <= 0) {
         done(&a);
         Py_RETURN_NONE;
     }
@@ -881,7 +882,7 @@ static PyMethodDef methods[] = {
     {"dot", (PyCFunction)(void (*)(void))py_dot, METH_FASTCALL,
      "dot(a, b): NumPy's dot of two contiguous float vectors (its BLAS call) as a fresh 0-d tensor, or None."},
     {"trace", (PyCFunction)(void (*)(void))py_trace, METH_FASTCALL,
-     "trace(x): the trace of a float32/float64 matrix (a diagonal of 1 to 64), PyTorch's double "
+     "trace(x): the trace of a float32/float64 matrix (a diagonal of 1 or more), PyTorch's double "
      "running sum, as a fresh 0-d tensor; or None."},
     {"addr", (PyCFunction)(void (*)(void))py_addr, METH_FASTCALL,
      "addr(input, x, y, beta, alpha): fused.addr's fast path (outer_scale_add's operations) as a "

@@ -958,7 +958,7 @@ def trace(self: Tensor) -> Tensor:
     >>> strided.arange(12.).reshape(3, 4).trace()
     tensor(15.)
     """
-    t = _mk.trace(self)  # (a float32/float64 matrix's short diagonal: _trace_in_python's sum, in C)
+    t = _mk.trace(self)  # (a float32/float64 matrix's diagonal: _trace_in_python's sum, in C)
     if t is not None:
         return t
     x = tensor_arg(self, "trace")
