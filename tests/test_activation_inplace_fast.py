@@ -3,6 +3,8 @@
 op's bits written where the elements lie (and nowhere else), torch's bits, the write counted,
 and every case the general path must take still taking it (its errors, autograd's rules)."""
 
+import contextlib
+
 import numpy as np
 import pytest
 import torch
@@ -117,3 +119,32 @@ def test_autograd_rules_still_apply(name):
     y.sum().backward()
     ty.sum().backward()
     assert np.allclose(x.grad.numpy(), tx.grad.numpy())
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name,args", _CASES)
+def test_dense_permuted_layouts_take_the_run(dtype, name, args):
+    """A transpose (and a 3-d permutation, and a dense block at an offset of a larger storage) is
+    one run of storage in another order: the fast path writes that run; the bits are the general
+    path's (native off) and, for leaky_relu and elu's positive inputs, torch's; the storage outside
+    the view is untouched."""
+    rng = np.random.default_rng(11)
+    for positive in (False, True):
+        a = rng.choice(_VALUES, (2, 60)).astype(dtype)
+        if positive:
+            a = np.abs(a) + 0.25
+        for view in (lambda t: t[1].reshape(5, 12).t(), lambda t: t[1].reshape(3, 4, 5).permute(2, 0, 1),
+                     lambda t: t[1].reshape(6, 10).t()[:, None]):
+            results = []
+            for disabled in (False, True):
+                x = st.tensor(a)
+                with native.disabled() if disabled else contextlib.nullcontext():
+                    assert getattr(F, name)(view(x), *args)._layout.strides == view(x)._layout.strides
+                results.append(x.numpy().tobytes())
+            assert results[0] == results[1]
+            assert np.frombuffer(results[0], dtype).reshape(2, 60)[0].tobytes() == a[0].tobytes()
+            if name == "leaky_relu_" or positive:
+                t = torch.tensor(a)
+                getattr(TF, name)(view(t), *args)
+                assert results[0] == t.numpy().tobytes()
+

@@ -3101,14 +3101,17 @@ static PyObject *py_unary_exact(PyObject *self, PyObject *const *args, Py_ssize_
     {                                                                                              \
         for (Py_ssize_t i = 0; i < n; i++) x[i] = x[i] > 0 ? x[i] : x[i] * k;                      \
     }                                                                                              \
-    static int all_positive_##T(const T *x, Py_ssize_t n)                                          \
+    /* (blocks of 256 counted, a count the compiler vectorises: a test that stops at the first \
+       failing element is a scalar loop, 1M float32 ~150 us against ~40) */                        \
+    ERF_CLONES static int all_positive_##T(const T *x, Py_ssize_t n)                               \
     {                                                                                              \
-        int all = 1;                                                                               \
-        for (Py_ssize_t i = 0; i < n && all; i += 64) {                                            \
-            Py_ssize_t end = i + 64 < n ? i + 64 : n;                                              \
-            for (Py_ssize_t j = i; j < end; j++) all &= x[j] > 0;                                  \
+        for (Py_ssize_t i = 0; i < n; i += 256) {                                                  \
+            Py_ssize_t end = i + 256 < n ? i + 256 : n;                                            \
+            int count = 0;                                                                         \
+            for (Py_ssize_t j = i; j < end; j++) count += x[j] > 0;                                \
+            if (count != end - i) return 0;                                                        \
         }                                                                                          \
-        return all;                                                                                \
+        return 1;                                                                                  \
     }
 ACT_INPLACE(float)
 ACT_INPLACE(double)

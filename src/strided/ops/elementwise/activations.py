@@ -65,6 +65,7 @@ from ...kernels.elementwise import _ONE0, _TYPED0_DTYPES, _clip, typed0
 from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set
 from ...kernels.sleef import SILU as _SILU_OP
 from ...kernels.sleef import torch_loop
+from ...layout import is_non_overlapping_and_dense as _dense
 from ...layout import preserve_format_strides
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
@@ -455,6 +456,7 @@ def _inplace(row: Activation, entry: Callable[..., Tensor], input: Any, params: 
 def _inplace_fast(row: Activation, x: Tensor, param: float, code: int, name: str) -> bool:
     """The small-op fast path of the in-place ``leaky_relu_`` (``code`` 0) and ``elu_`` (1) on a
     plain tensor ``x`` (the caller tests its class and that ``param`` is a float): for a row-major
+    or densely permuted (its elements one run of storage in another order: a transpose)
     float32 / float64 ``x`` outside autograd (neither it nor its base has a record, so
     :func:`_inplace` would run :func:`_run` too), nobody listening, its storage writable and the
     parameter inside float32's finite range, the compiled ``activation_inplace`` writes the
@@ -476,8 +478,8 @@ def _inplace_fast(row: Activation, x: Tensor, param: float, code: int, name: str
         return False
     lay = x._layout
     info = _cinfo[lay.shape]
-    if lay.strides != info[0]:
-        return False
+    if lay.strides != info[0] and not _dense(lay.shape, lay.strides):
+        return False  # (a dense permutation, a transpose, is one run too: elementwise, order-free)
     k = native.special()
     if k is None:
         return False
