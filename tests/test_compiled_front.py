@@ -40,7 +40,7 @@ BINARY = sorted(n for n in FRONTS if n not in UNARY)
 def test_the_fronts_cover_the_elementwise_ops():
     assert NATIVE, "STRIDED_REQUIRE_NATIVE=1 but the copy kernel has no front"
     for name in ("exp", "sqrt", "neg", "relu", "sin", "add", "mul", "sub", "div", "eq", "lt", "__add__", "__mul__",
-                 "__truediv__", "hypot", "fmod"):
+                 "__truediv__", "hypot", "fmod", "bitwise_not"):
         assert name in FRONTS, name
     assert len(UNARY) > 10 and len(BINARY) > 30
     assert st.exp is st.Tensor.exp and st.add is st.Tensor.add
@@ -307,6 +307,8 @@ def test_the_entry_front_refuses_a_bad_declaration():
     from strided.kernels.listeners import OPEN
 
     with pytest.raises(ValueError, match="mode"):
+        k.entry_front(len, len, 6, (), frozenset(), 0, 1, OPEN)
+    with pytest.raises(TypeError, match="cinfo memo"):
         k.entry_front(len, len, 5, (), frozenset(), 0, 1, OPEN)
     with pytest.raises(TypeError, match="state dict"):
         k.entry_front(len, len, 4, (), frozenset(), 0, 1, OPEN)
@@ -389,3 +391,47 @@ def test_inplace_fronts_under_no_grad_count_the_write_at_the_users_line():
         p.add_(st.ones(2), alpha=2.0)
         p.clamp_(0.0, 2.5)
     assert p.tolist() == [2.5, 2.5]
+
+
+@pytest.mark.parametrize("dtype", [st.int64, st.int32, st.uint8, st.int8, st.bool])
+def test_invert_is_bitwise_not(dtype):
+    """``~x`` takes bitwise_not's front: its bits, PyTorch's, and one 'bitwise_not' record."""
+    a = np.random.default_rng(1).integers(-100, 100, (3, 4))
+    x = st.tensor(a).to(dtype)
+    t = torch.tensor(a).to(getattr(torch, str(dtype).split(".")[-1]))
+    _same(~x, st.bitwise_not(x))
+    assert (~x).numpy().tobytes() == (~t).numpy().tobytes()
+    with st.watch() as w:
+        _ = ~x
+    assert [s.name for s in w.steps] == ["bitwise_not"]
+    with pytest.raises(TypeError, match="only implemented on integer and Boolean"):
+        ~x.to(st.float32)
+
+
+def test_contiguous_answers_a_row_major_tensor_with_itself():
+    """contiguous()'s mode-5 front: a plain row-major tensor (any offset) is returned as itself;
+    a transpose, a listener, autograd, a memory format and a subclass go to the entry as before."""
+    x = st.ones(3, 4)
+    assert type(st.Tensor.contiguous).__name__ == "Front" or not NATIVE
+    assert x.contiguous() is x and x[1:].contiguous() is not None and x[1:].contiguous()._layout.offset == 4
+    y = x.t()
+    c = y.contiguous()
+    assert c is not y and c.stride() == (3, 1)
+    with st.watch() as w:
+        assert x.contiguous() is x
+        y.contiguous()
+    assert [s.name for s in w.steps] == ["contiguous"]  # (the copy; a tensor answered by itself: no step)
+    g = st.ones(3, 4, requires_grad=True)
+    assert g.contiguous() is g and g.t().contiguous().grad_fn is not None
+    assert x.contiguous(st.contiguous_format) is x
+    with pytest.raises(RuntimeError, match="channels_last"):
+        x.contiguous(memory_format=st.channels_last)
+    with pytest.raises(TypeError):
+        st.Tensor.contiguous()
+
+    class Sub(st.Tensor):
+        pass
+
+    s = x.as_subclass(Sub) if hasattr(x, "as_subclass") else None
+    if s is not None:
+        assert s.contiguous() is s

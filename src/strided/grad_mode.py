@@ -667,7 +667,18 @@ def track(fwd: Callable, maker: Maker, operands: str = "self", name: str | None 
                 return fwd(self, *args, **kwargs)
             return _slow_(fwd, maker, (self, *args), kwargs)
     _tracked.__wrapped_maker__ = maker  # type: ignore[attr-defined]
-    return entry_front(_tracked, fwd, _FRONT_MODES[operands], numpy)
+    return _row_major_self(entry_front(_tracked, fwd, _FRONT_MODES[operands], numpy), fwd)
+
+
+def _row_major_self(entry: Callable, fwd: Callable) -> Callable:
+    """``entry`` behind a mode-5 entry front (see :func:`entry_front`) where ``fwd`` is marked
+    ``__row_major_self__`` (the cinfo memo: ``contiguous``, which answers a row-major tensor with
+    itself): that answer made in C for a plain Tensor outside autograd, nobody listening; every
+    other call to ``entry``. ``entry`` itself otherwise, or where the kernel is not built."""
+    cinfo = getattr(fwd, "__row_major_self__", None)
+    if cinfo is None or _ENTRY_FRONT is None:
+        return entry
+    return _ENTRY_FRONT(entry, fwd, 5, _FRONT_PLAIN, frozenset(), 1, 1, OPEN, cinfo)
 
 
 # ---------------------------------------------------------------- entry fronts
@@ -687,6 +698,9 @@ def entry_front(entry: Callable, fwd: Callable, mode: int, numpy: Numpy | None,
     every argument, 2 the first, 3 the first two) is made in C without ``entry``'s frame; every
     other call goes to ``entry``. ``entry`` itself where the kernel is not built, or for a
     forward that wraps another (``below_autograd``'s, whose parameters are not its own).
+
+    Mode 5 (:func:`_row_major_self`, for a forward marked ``__row_major_self__``: ``contiguous``)
+    answers a lone row-major plain Tensor outside autograd with itself, nobody listening.
 
     Mode 4 is :func:`track_inplace`'s entry: before any tensor has required grad (:data:`STATE`),
     or, for a ``counted`` write (the op's name), under no_grad with no inference tensor about (an
@@ -1068,7 +1082,7 @@ def guard(fwd: Callable, name: str, op: Any = None, operands: str = "self", key:
         return out
 
     _guard.__guards__ = name  # type: ignore[attr-defined]
-    return entry_front(_guard, fwd, 2, numpy)
+    return _row_major_self(entry_front(_guard, fwd, 2, numpy), fwd)
 
 
 def guard_function(fwd: Callable, name: str, detached: str | None = None, op: Any = None, key: str | None = None

@@ -243,7 +243,10 @@ done:
  *      and no inference tensor exists (the set ``inference`` empty): an optimizer's step. Its
  *      ``direct`` (the op's fast write, or None) is tried first as ``direct(self, args, kwargs)``
  *      (True: written), else ``fwd`` writes; after either, in the second case, ``bump(self,
- *      name, 1)`` counts the write as the entry counts it (the user's frame is the caller's).
+ *      name, 1)`` counts the write as the entry counts it (the user's frame is the caller's);
+ *   5: ``contiguous()``'s entry (``state``: the fast paths' cinfo memo), nobody listening: the one
+ *      argument an exact Tensor outside autograd whose layout is row-major (cinfo[shape]'s
+ *      strides, any offset) is the answer itself, as the forward answers it, without its call.
  * Every other call goes to ``fallback`` unchanged, as does every error's handling: the front
  * only skips the entry's frame where the entry would call ``fwd`` and return its result. */
 
@@ -282,10 +285,46 @@ static int entry_untracked(PyObject *v)
     return !PyObject_TypeCheck(v, adopt_tensor);
 }
 
+/* Whether tensor t's layout is row-major: its shape's cinfo entry's shared Layout, or its strides
+ * (mode 5). 0 where the memo has no entry yet (the fallback makes it) or on an error (cleared). */
+static int entry_row_major(FrontObject *f, PyObject *t)
+{
+    PyObject *lay = SLOT(t, off_layout);
+    PyObject *shape = PyObject_GetAttr(lay, front_names[0]);
+    if (shape == NULL) {
+        PyErr_Clear();
+        return 0;
+    }
+    PyObject *info = PyDict_GetItemWithError(f->state, shape); /* borrowed */
+    Py_DECREF(shape);
+    if (info == NULL || !PyTuple_Check(info) || PyTuple_GET_SIZE(info) != 3) {
+        PyErr_Clear();
+        return 0;
+    }
+    if (PyTuple_GET_ITEM(info, 2) == lay)
+        return 1;
+    PyObject *strides = PyObject_GetAttr(lay, front_names[1]);
+    int same = strides ? PyObject_RichCompareBool(strides, PyTuple_GET_ITEM(info, 0), Py_EQ) : -1;
+    Py_XDECREF(strides);
+    if (same < 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    return same;
+}
+
 static PyObject *entry_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     FrontObject *f = (FrontObject *)self;
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (f->mode == 5) {
+        if (nargs == 1 && kwnames == NULL && adopt_tensor != NULL && Py_TYPE(args[0]) == adopt_tensor
+            && SLOT(args[0], off_ag) == Py_None && PyList_GET_SIZE(f->open) == 0 && entry_row_major(f, args[0])) {
+            Py_INCREF(args[0]);
+            return args[0];
+        }
+        return PyObject_Vectorcall(f->fallback, args, nargsf, kwnames);
+    }
     if (adopt_tensor == NULL || PyList_GET_SIZE(f->open) != 0 || nargs < f->min_args || nargs > f->max_args)
         goto fallback;
     Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
@@ -382,8 +421,12 @@ static PyObject *entry_front_new(PyObject *module, PyObject *args)
                           &PyFrozenSet_Type, &aliases, &min_args, &max_args, &PyList_Type, &open, &state, &direct,
                           &grad_mode, &inference, &bump, &name))
         return NULL;
-    if (mode < 1 || mode > 4) {
-        PyErr_SetString(PyExc_ValueError, "entry_front: mode must be 1, 2, 3 or 4");
+    if (mode < 1 || mode > 5) {
+        PyErr_SetString(PyExc_ValueError, "entry_front: mode must be 1, 2, 3, 4 or 5");
+        return NULL;
+    }
+    if (mode == 5 && !PyDict_Check(state)) {
+        PyErr_SetString(PyExc_TypeError, "entry_front: mode 5 takes the cinfo memo (a dict)");
         return NULL;
     }
     if (mode == 4 && !PyDict_Check(state)) {

@@ -93,6 +93,10 @@ def contiguous(self: Tensor, memory_format: MemoryFormat = contiguous_format) ->
     raise error(plan)
 
 
+contiguous.__row_major_self__ = _cinfo  # type: ignore[attr-defined]  # (its entry's compiled front answers
+# a row-major tensor with itself in C: grad_mode._row_major_self, the test above without the call)
+
+
 def contiguous_reason(shape: tuple[int, ...], strides: tuple[int, ...], why: Any) -> str:
     """Why ``contiguous()`` copies a layout, in its own numbers: the plan's ``why``
     (:class:`~strided.refusals.NotContiguous`: the dim whose stride is not the row-major one)

@@ -246,6 +246,8 @@ def _fast_unary(op: UnaryOp, raw: Callable[..., Tensor] | None = None) -> Callab
         fast_dtypes = frozenset((float32, float64))
     if op is SIGMOID:  # (its kernel's ufuncs as a function of the flat run: float32/float64 only, as above)
         ufunc = sigmoid_fresh
+    if op is BITWISE_NOT:  # (its kernel is np.invert in the input's own dtype: the ufunc on the run)
+        ufunc = np.invert
     if op is EXP:  # (np.exp but for float32: the C library's expf, kernels.sleef.exp_fresh)
         ufunc = exp_fresh
     if op is TANH:  # (np.tanh but for float32: tanh from double, kernels.sleef.tanh_fresh)
@@ -497,7 +499,7 @@ def _invert(self: Tensor) -> Tensor:
                 f"the tensor is {self._dtype.name}; for a mask use a comparison (x > 0) and invert that",
             )
         )
-    return unary(BITWISE_NOT, self)
+    return bitwise_not(self)  # (its fast path and its reports: ~x is x.bitwise_not())
 
 
 _METHODS: list[tuple[tuple[str, ...], Callable]] = [
