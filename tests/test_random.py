@@ -431,3 +431,30 @@ def _in_place_draws_are_the_general_paths(method, args, dtype):
         assert out is t
         outcomes.append((np.asarray(t).tobytes(), st.rand(2).tolist()))
     assert outcomes[0] == outcomes[1] == outcomes[2]
+
+
+def test_multinomial_picks_are_the_stable_sorts_first():
+    """Without replacement, multinomial's picks are the first n of a stable argsort of
+    -(weights / Exp(1)); the compiled scan that finds them for few picks answers only where that
+    order is the one answer: the same picks as the sort on every row, ties (zero weights, -inf),
+    NaN and many picks included, and the same draws for the same seed."""
+    from strided.ops.creation.random import _first_of_stable_order
+
+    rng = np.random.default_rng(3)
+    for trial in range(200):
+        rows, cats = int(rng.integers(1, 40)), int(rng.integers(2, 200))
+        keys = -(rng.uniform(0, 1, (rows, cats)) / rng.standard_exponential((rows, cats)))
+        if trial % 3 == 0:
+            keys[rng.random(keys.shape) < 0.3] = -0.0
+        if trial % 5 == 0:
+            keys[rng.random(keys.shape) < 0.05] = -np.inf
+        if trial % 7 == 0:
+            keys[rng.random(keys.shape) < 0.05] = np.nan
+        n = int(rng.integers(1, min(cats, 20) + 1))
+        assert np.array_equal(_first_of_stable_order(keys.copy(), n), np.argsort(keys, axis=1, kind="stable")[:, :n])
+    w = st.tensor(rng.uniform(0.1, 1, (64, 500)))
+    st.manual_seed(5)
+    a = st.multinomial(w, 3)
+    st.manual_seed(5)
+    assert st.multinomial(w, 3).tolist() == a.tolist()
+    assert all(len(set(row)) == 3 for row in a.tolist())
