@@ -205,10 +205,11 @@ def lerp_arrays(a: np.ndarray, b: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 def _lerp_flat(input: Any, end: Any, weight: Any, target: Tensor | None) -> Tensor | None:
     """:func:`_lerp` on flat runs (an optimizer's ``exp_avg.lerp_(grad, 1 - beta1)``): for
-    ``input`` and ``end`` of one float32/float64 dtype and shape, both row-major, a Python float
+    ``input`` and ``end`` of one float32/float64 dtype and shape, both row-major (or both of one
+    dense permuted layout: the result takes it, as PyTorch's), a Python float
     ``weight``, and in place (``target``, which is ``input``) an ``end`` sharing none of its memory
     and a writable target, :func:`_lerp`'s checks all pass and its computation runs on the same
-    elements (so the same bits); the result is row-major, as the general path makes it. None
+    elements (so the same bits), laid out as the general path lays it out. None
     for any other call (nothing written): the general path."""
     if (type(input) is not Tensor and type(input) not in SUBCLASSES) or (
             type(end) is not Tensor and type(end) not in SUBCLASSES) or type(weight) is not float:
@@ -220,7 +221,17 @@ def _lerp_flat(input: Any, end: Any, weight: Any, target: Tensor | None) -> Tens
     info = _cinfo[la.shape]
     if lb.shape != la.shape or (target is not None and end is not input and shares_storage(end, input)):
         return None
-    a, b = flat_run(input, info), flat_run(end, info)
+    layout = info[2]
+    if la.strides == info[0]:
+        a, b = flat_run(input, info), flat_run(end, info)
+    else:  # (one dense permutation shared by both, a transpose: their storage runs in memory order,
+        # the result laid out so, as TensorIterator walks and lays out two such operands)
+        n, layout, _ = _flat_plans[(la.shape, la.strides)]
+        if layout is None or lb.strides != la.strides:
+            return None
+        a, b = input._storage.array[la.offset: la.offset + n], end._storage.array[lb.offset: lb.offset + n]
+        if len(a) != n or len(b) != n:
+            return None
     if a is None or b is None or (target is not None and not a.flags.writeable):
         return None
     compute = d.numpy
@@ -230,7 +241,7 @@ def _lerp_flat(input: Any, end: Any, weight: Any, target: Tensor | None) -> Tens
         lerp_into(a, b, compute.type(weight), out)
     finally:
         quiet_reset(token)
-    return target if target is not None else adopted(out, info[2], d)
+    return target if target is not None else adopted(out, layout, d)
 
 
 def lerp(input: Any, end: Any, weight: Any, *, out: Any = None) -> Tensor:

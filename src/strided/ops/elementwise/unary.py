@@ -956,7 +956,8 @@ _ONE_ARG = object()  # where(condition) alone: nonzero(condition, as_tuple=True)
 
 def _fast_where(condition: Any, input: Any, other: Any) -> Tensor | None:  # noqa: A002
     """``where`` of a row-major bool condition between row-major float32 / float64 tensors of its
-    shape and dtype, or one such tensor and a Python number (converted and refused as the general
+    shape and dtype (or three tensors of one dense permuted layout: a transpose), or one such
+    tensor and a Python number (converted and refused as the general
     path's ``filled`` does): ``np.where`` on the flat runs picks the same elements the general
     path's two copies write (a pure selection). None where the general path must run."""
     if (condition.__class__ is not Tensor and condition.__class__ not in SUBCLASSES) or condition._dtype is not bool_:
@@ -977,8 +978,17 @@ def _fast_where(condition: Any, input: Any, other: Any) -> Tensor | None:  # noq
         li, lo = input._layout, other._layout
         k = special()
         if (k is None or input._dtype is not d or other._dtype is not d or li.shape != shape or lo.shape != shape
-                or lc.strides != strides or li.strides != strides or lo.strides != strides):
+                or li.strides != lc.strides or lo.strides != lc.strides):
             return None if k is not None else _where_runs(condition, input, other, d, shape, info)
+        layout = info[2]
+        if lc.strides != strides:
+            # one dense permutation shared by the three (a transpose): TensorIterator walks them as
+            # one run in memory order and lays the result out so; else the general path
+            from .binary import _flat_plans  # (binary imports this module)
+
+            n, layout, _ = _flat_plans[(shape, lc.strides)]
+            if layout is None:
+                return None
         c, x, y = condition._storage.array, input._storage.array, other._storage.array
         if lc.offset or len(c) != n:
             c = c[lc.offset : lc.offset + n]
@@ -988,7 +998,9 @@ def _fast_where(condition: Any, input: Any, other: Any) -> Tensor | None:  # noq
             y = y[lo.offset : lo.offset + n]
         res = np.empty(n, x.dtype)
         if len(c) == n and len(x) == n and len(y) == n and k.select_runs(c, x, y, res):
-            return adopted(res, info[2], d)
+            return adopted(res, layout, d)
+        if layout is not info[2]:
+            return None
     return _where_runs(condition, input, other, d, shape, info)
 
 
