@@ -509,9 +509,10 @@ def kthvalue(self: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out:
     """The ``k``-th smallest element (1-based) along ``dim``: ``return_types.kthvalue(values, indices)``.
 
     NaN counts as the largest value. Where the k-th value occurs more than once the index is the
-    place PyTorch's CPU quickselect returns (:mod:`strided.ops._support.quick_select`; rows of up
-    to :data:`TIE_ELEMENTS` tied elements in all, beyond that one of the places, as PyTorch
-    documents it: unspecified).
+    place PyTorch's CPU quickselect returns: compiled for float32/float64/int32/int64 at any size;
+    for other dtypes in Python (:mod:`strided.ops._support.quick_select`) on rows of up to
+    :data:`TIE_ELEMENTS` tied elements in all, beyond that one of the places, as PyTorch documents
+    it: unspecified.
 
     >>> strided.tensor([4., 1., 3.]).kthvalue(2)
     kthvalue(values=tensor(3.), indices=tensor(2))
@@ -538,11 +539,15 @@ def kthvalue(self: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out:
         _not_bool(self, "kthvalue")
         support.check("kthvalue", self._dtype, (self,))
     x = moved_last(self, d)
-    pos = x.argpartition(k - 1, axis=-1)[..., k - 1:k]  # (np.argpartition's own call, without its wrapper)
-    kth = take_last(x, pos)
-    tied = _tie_positions(x, kth, pos, k)
-    if tied is not pos:  # (-0.0 and 0.0 tie: the value is read again at PyTorch's place)
-        pos, kth = tied, take_last(x, tied)
+    exact = _exact_kthvalue(x, k) if shape else None
+    if exact is not None:  # (PyTorch's quickselect on every row, compiled)
+        kth, pos = exact
+    else:
+        pos = x.argpartition(k - 1, axis=-1)[..., k - 1:k]  # (np.argpartition's own call, without its wrapper)
+        kth = take_last(x, pos)
+        tied = _tie_positions(x, kth, pos, k)
+        if tied is not pos:  # (-0.0 and 0.0 tie: the value is read again at PyTorch's place)
+            pos, kth = tied, take_last(x, tied)
     # the moved order (dim d last, size 1) is the row-major order of the result, keepdim or not
     out_shape = reduced_shape(shape, (d,), keepdim) if shape else ()
     values = tensor_from_array(kth, out_shape, self._dtype)
@@ -553,6 +558,25 @@ def kthvalue(self: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out:
 
 
 _KTH = return_types.kthvalue
+
+
+def _exact_kthvalue(x: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """(values, int64 positions), each of shape ``(..., 1)``, of the ``k``-th smallest of each row
+    of ``x`` (dim last, non-empty rows) by the compiled ``torch_kthvalue``: PyTorch's quickselect
+    on every row (the place of a tied k-th value its kernel's, at any size); None where the kernel
+    is not built or does not take the dtype."""
+    kernel = special()
+    if kernel is None or x.dtype not in _EXACT_KTH:
+        return None
+    x = np.ascontiguousarray(row_major(x))  # (the blocked copy for a large transpose; C order always)
+    n = x.shape[-1]
+    values, idx = np.empty(x.shape[:-1] + (1,), x.dtype), np.empty(x.shape[:-1] + (1,), np.int64)
+    if not kernel.torch_kthvalue(x.reshape(-1), values.reshape(-1), idx.reshape(-1), n, k):
+        return None
+    return values, idx
+
+
+_EXACT_KTH = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.int32, np.int64))
 
 
 def _fast_kthvalue(self: Any, k: Any, dim: Any, keepdim: Any) -> Any:
@@ -569,7 +593,7 @@ def _fast_kthvalue(self: Any, k: Any, dim: Any, keepdim: Any) -> Any:
         return None
     n = shape[-1]
     info = _cinfo[shape]
-    if not 0 < k <= n or not 0 < info[1] <= TIE_ELEMENTS:  # (up to it the general path is PyTorch's too)
+    if not 0 < k <= n or not info[1]:
         return None
     kernel = special()
     if kernel is None:
