@@ -94,3 +94,40 @@ def test_kernel_refuses_what_it_does_not_take() -> None:
     ro.flags.writeable = False
     with pytest.raises(ValueError, match="read-only"):
         KERNEL(f4, f4, ro)
+
+
+_ISA_SCRIPT = """
+import sys, zlib
+sys.path.insert(0, {tests!r})
+import numpy as np
+from test_cdist_kernel import _points
+from strided.kernels import rows
+rng = np.random.default_rng(11)
+digest = 0
+for dtype in (np.float32, np.float64):
+    for m in (1, 5, 8, 13, 64, 128, 129):
+        a, b = _points(rng, (7, m), dtype, 0.2), _points(rng, (13, m), dtype, 0.2)
+        out = np.empty((7, 13), dtype)
+        assert rows.cdist2()(a, b, out)
+        digest = zlib.crc32(out.tobytes(), digest)
+print(digest)
+"""
+
+
+def test_the_baseline_copy_gives_the_vector_copys_bits():
+    """The lanes loop is compiled twice (baseline and AVX2, picked at import): both copies give
+    the same bytes (STRIDED_NATIVE_ROWS_ISA restricts the pick in a subprocess)."""
+    import os
+    import subprocess
+    import sys
+
+    tests = os.path.dirname(os.path.abspath(__file__))
+    script = _ISA_SCRIPT.format(tests=tests)
+    digests = []
+    for isa in ("base", "avx2"):
+        env = dict(os.environ, STRIDED_NATIVE_ROWS_ISA=isa)
+        done = subprocess.run([sys.executable, "-W", "ignore", "-c", script], env=env, capture_output=True, text=True,
+                              timeout=300)
+        assert done.returncode == 0, done.stderr[-2000:]
+        digests.append(done.stdout.strip())
+    assert digests[0] == digests[1] and digests[0].isdigit()

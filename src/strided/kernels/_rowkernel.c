@@ -975,41 +975,128 @@ static PyObject *py_histc(PyObject *self, PyObject *const *args, Py_ssize_t narg
 /* cdist's p = 2 distances of small point sets, as its NumPy block computes them
  * (strided.ops.linalg.distance._euclidean_block: d = |a_i - b_j| elementwise, d * d, np.add.reduce
  * over the coordinates, np.sqrt): the same operations in the same order per pair, so the same
- * bits, without the (P, R, M) temporary and five ufunc calls. The squares of a pair go to a row
- * buffer and are summed by the pairwise sum above (NumPy's add.reduce over a contiguous run);
- * every square is +0.0 or more, or a NaN with its sign cleared (fabs), so 0 + sum is the sum.
- * The empty asm keeps |v| a value of its own: GCC otherwise folds fabs(v) * fabs(v) into v * v,
- * which keeps the sign of a NaN (inf - inf gives x86's negative default NaN; NumPy's abs clears it). */
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-#define KEEP(v) __asm__("" : "+x"(v))
-#elif defined(__GNUC__)
-#define KEEP(v) __asm__("" : "+m"(v))
-#else
-#define KEEP(v) ((void)0)
+ * bits, without the (P, R, M) temporary and five ufunc calls.
+ *
+ * |d| * |d| is d * d but for a NaN's sign (|d| clears it): the squares are summed without the
+ * abs and a NaN sum's sign is cleared at the end (each addition returns one of its NaN operands,
+ * the same one either way, so only that sign differs; sqrt keeps a NaN). Every square is +0.0 or
+ * more, so 0 + sum is the sum.
+ *
+ * Up to PW_BLOCKSIZE coordinates NumPy's pairwise sum of a pair is one block (eight accumulators,
+ * element k into k % 8, combined ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7)), the last M % 8
+ * added in order; below 8 elements a plain running sum): cdist2_lanes_* computes eight pairs at
+ * once, one per vector lane, from x2 transposed (M rows of R padded to a multiple of 8), each lane
+ * making exactly one pair's additions in NumPy's order. Longer rows: one pair at a time into a
+ * row buffer, summed by NAME##_pairwise (the recursion). */
+#define CDIST2_LANES(T, V, VI, NAME, ATTR, SQRT, SIGN)                                             \
+    ATTR static void NAME(const T *a, const T *bt, Py_ssize_t P, Py_ssize_t R, Py_ssize_t Rp,        \
+                          Py_ssize_t M, T *out)                                                     \
+    {                                                                                               \
+        Py_ssize_t m8 = M - M % 8;                                                                  \
+        for (Py_ssize_t i = 0; i < P; i++) {                                                        \
+            const T *ai = a + i * M;                                                                \
+            for (Py_ssize_t j0 = 0; j0 < Rp; j0 += 8) {                                             \
+                V total, r[8];                                                                      \
+                Py_ssize_t k = 0;                                                                   \
+                if (M < 8) {                                                                        \
+                    total = (V){0};                                                                 \
+                } else {                                                                            \
+                    for (int q = 0; q < 8; q++) {                                                   \
+                        V b;                                                                        \
+                        memcpy(&b, bt + q * Rp + j0, sizeof b);                                     \
+                        V d = ai[q] - b;                                                            \
+                        r[q] = d * d;                                                               \
+                    }                                                                               \
+                    for (k = 8; k < m8; k += 8)                                                     \
+                        for (int q = 0; q < 8; q++) {                                               \
+                            V b;                                                                    \
+                            memcpy(&b, bt + (k + q) * Rp + j0, sizeof b);                           \
+                            V d = ai[k + q] - b;                                                    \
+                            r[q] += d * d;                                                          \
+                        }                                                                           \
+                    total = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));      \
+                }                                                                                   \
+                for (; k < M; k++) {                                                                \
+                    V b;                                                                            \
+                    memcpy(&b, bt + k * Rp + j0, sizeof b);                                         \
+                    V d = ai[k] - b;                                                                \
+                    total += d * d;                                                                 \
+                }                                                                                   \
+                total = (V){0} + total;                                                             \
+                total = (V)((VI)total & ~((VI)(total != total) & SIGN)); /* a NaN's sign cleared */ \
+                T lane[8];                                                                          \
+                memcpy(lane, &total, sizeof lane);                                                  \
+                for (int q = 0; q < 8 && j0 + q < R; q++)                                           \
+                    out[i * R + j0 + q] = SQRT(lane[q]);                                            \
+            }                                                                                       \
+        }                                                                                           \
+    }
+CDIST2_LANES(float, v8f, v8i, cdist2_lanes_f32, BASELINE, sqrtf, (int32_t)0x80000000)
+CDIST2_LANES(double, v8d, v8l, cdist2_lanes_f64, BASELINE, sqrt, (int64_t)0x8000000000000000LL)
+#if HAVE_AVX2_CLONE
+CDIST2_LANES(float, v8f, v8i, cdist2_lanes_f32_avx2, AVX2, sqrtf, (int32_t)0x80000000)
+CDIST2_LANES(double, v8d, v8l, cdist2_lanes_f64_avx2, AVX2, sqrt, (int64_t)0x8000000000000000LL)
 #endif
-#define CDIST2_LOOP(T, SUM, ABS, SQRT)                                                              \
-    static void cdist2_##T(const T *a, const T *b, Py_ssize_t P, Py_ssize_t R, Py_ssize_t M,        \
-                           T *d, T *out)                                                            \
+#undef CDIST2_LANES
+
+#define CDIST2_PAIRS(T, SUM, SQRT, CLEAR)                                                           \
+    static void cdist2_pairs_##T(const T *a, const T *b, Py_ssize_t P, Py_ssize_t R, Py_ssize_t M,  \
+                                 T *d, T *out)                                                      \
     {                                                                                               \
         for (Py_ssize_t i = 0; i < P; i++)                                                          \
             for (Py_ssize_t j = 0; j < R; j++) {                                                    \
                 const T *ai = a + i * M, *bj = b + j * M;                                           \
                 for (Py_ssize_t k = 0; k < M; k++) {                                                \
-                    T v = ABS(ai[k] - bj[k]);                                                       \
-                    KEEP(v);                                                                        \
+                    T v = ai[k] - bj[k];                                                            \
                     d[k] = v * v;                                                                   \
                 }                                                                                   \
-                out[i * R + j] = SQRT((T)0 + SUM(d, M));                                            \
+                T s = (T)0 + SUM(d, M);                                                             \
+                out[i * R + j] = SQRT(s == s ? s : CLEAR(s));                                       \
             }                                                                                       \
     }
-CDIST2_LOOP(float, f32_pairwise, fabsf, sqrtf)
-CDIST2_LOOP(double, f64_pairwise, fabs, sqrt)
-#undef CDIST2_LOOP
-#undef KEEP
+CDIST2_PAIRS(float, f32_pairwise, sqrtf, fabsf)
+CDIST2_PAIRS(double, f64_pairwise, sqrt, fabs)
+#undef CDIST2_PAIRS
+
+/* The distances of x1 (P, M) and x2 (R, M), T = float (kind 4) or double (8), into out (P, R);
+ * scratch: at least M * Rp elements (Rp = R rounded up to 8), or M for the pairs. */
+static void cdist2_run(int kind, const void *a, const void *b, Py_ssize_t P, Py_ssize_t R, Py_ssize_t M,
+                       void *scratch, void *out)
+{
+    Py_ssize_t Rp = (R + 7) / 8 * 8;
+    if (M > PW_BLOCKSIZE) {
+        if (kind == 4)
+            cdist2_pairs_float(a, b, P, R, M, scratch, out);
+        else
+            cdist2_pairs_double(a, b, P, R, M, scratch, out);
+        return;
+    }
+    /* x2 transposed, its padding lanes 0 (their distances are computed and dropped) */
+    for (Py_ssize_t k = 0; k < M; k++)
+        for (Py_ssize_t j = 0; j < Rp; j++) {
+            if (kind == 4)
+                ((float *)scratch)[k * Rp + j] = j < R ? ((const float *)b)[j * M + k] : 0.0f;
+            else
+                ((double *)scratch)[k * Rp + j] = j < R ? ((const double *)b)[j * M + k] : 0.0;
+        }
+#if HAVE_AVX2_CLONE
+    if (use_avx2) {
+        if (kind == 4)
+            cdist2_lanes_f32_avx2(a, scratch, P, R, Rp, M, out);
+        else
+            cdist2_lanes_f64_avx2(a, scratch, P, R, Rp, M, out);
+        return;
+    }
+#endif
+    if (kind == 4)
+        cdist2_lanes_f32(a, scratch, P, R, Rp, M, out);
+    else
+        cdist2_lanes_f64(a, scratch, P, R, Rp, M, out);
+}
 
 /* cdist2(x1, x2, out) -> bool: the p = 2 distances between the rows of the C-contiguous 2-D
  * float32 ('f') or float64 ('d') buffers x1 (P, M) and x2 (R, M) into the C-contiguous (P, R)
- * buffer out of the same type (see cdist2_float). False (out untouched) where the buffers are not
+ * buffer out of the same type (see cdist2_run). False (out untouched) where the buffers are not
  * of that kind or their shapes do not agree. */
 static PyObject *py_cdist2(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -1036,18 +1123,15 @@ static PyObject *py_cdist2(PyObject *self, PyObject *const *args, Py_ssize_t nar
         if (kind && v[0].ndim == 2 && v[1].ndim == 2 && v[2].ndim == 2 && v[0].shape[1] == v[1].shape[1]
             && v[2].shape[0] == v[0].shape[0] && v[2].shape[1] == v[1].shape[0]) {
             Py_ssize_t P = v[0].shape[0], R = v[1].shape[0], M = v[0].shape[1];
-            void *row = PyMem_Malloc((size_t)(M ? M : 1) * (size_t)kind);
-            if (row == NULL) {
+            size_t count = (size_t)(M ? M : 1) * (size_t)((R + 7) / 8 * 8 + 1);
+            void *scratch = PyMem_Malloc(count * (size_t)kind);
+            if (scratch == NULL) {
                 for (int k = 0; k < 3; k++)
                     PyBuffer_Release(&v[k]);
                 return PyErr_NoMemory();
             }
-            if (kind == 4)
-                cdist2_float((const float *)v[0].buf, (const float *)v[1].buf, P, R, M, (float *)row, (float *)v[2].buf);
-            else
-                cdist2_double((const double *)v[0].buf, (const double *)v[1].buf, P, R, M, (double *)row,
-                              (double *)v[2].buf);
-            PyMem_Free(row);
+            cdist2_run(kind, v[0].buf, v[1].buf, P, R, M, scratch, v[2].buf);
+            PyMem_Free(scratch);
             done = 1;
         }
     }
