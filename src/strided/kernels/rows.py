@@ -39,6 +39,7 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -67,40 +68,39 @@ def _kernel_module() -> Any:
 
 
 _UNSET = object()
-_functions: dict[str, Any] = {}  # name -> the compiled function, or None where the module lacks it
 
 
-def _function(name: str) -> Any:
-    """The compiled module's function ``name`` where the kernel is on in this context; None when
-    it is not built (or built before it had the function), ``STRIDED_NATIVE=0`` or inside
-    :func:`strided.kernels.native.disabled`."""
-    f = _functions.get(name, _UNSET)
-    if f is _UNSET:
-        k = _kernel_module() if _loaded else native._compiled("_rowkernel")
-        f = _functions[name] = getattr(k, name, None) if k is not None else None
-    if f is None:
-        return None
-    if not native._open_blocks[0]:  # (native.enabled_here's first test, without its call)
-        return f if native._enabled.get() else None
-    return f if native.enabled_here() else None
+def _accessor(name: str) -> Callable[[], Any]:
+    """The getter of the compiled module's function ``name``: the function where the kernel is on
+    in this context; None when it is not built (or built before it had the function),
+    ``STRIDED_NATIVE=0`` or inside :func:`strided.kernels.native.disabled`. (One closure per
+    function: the getter is on small ops' paths, where a second call level costs ~60 ns.)"""
+    found: list[Any] = [_UNSET]
+
+    def get() -> Any:
+        f = found[0]
+        if f is _UNSET:
+            k = _kernel_module() if _loaded else native._compiled("_rowkernel")
+            f = found[0] = getattr(k, name, None) if k is not None else None
+        if f is None:
+            return None
+        if not native._open_blocks[0]:  # (native.enabled_here's first test, without its call)
+            return f if native._enabled.get() else None
+        return f if native.enabled_here() else None
+
+    get.__name__ = get.__qualname__ = name
+    return get
 
 
-def extreme_all() -> Any:
-    """The compiled ``extreme_all(x, out, mode)`` (the largest or smallest element of a whole
-    contiguous float run, see its C doc), or None (see :func:`_function`)."""
-    return _function("extreme_all")
-
-
-def histc_count() -> Any:
-    """The compiled ``histc(x, out, lo, hi)`` (histc's counts of a contiguous float run in the
-    element type, see its C doc), or None (see :func:`_function`)."""
-    return _function("histc")
-
-
-def cdist2() -> Any:
-    """The compiled ``cdist2(x1, x2, out)`` (cdist's p = 2 distances of two C-contiguous 2-D point
-    sets, NumPy's bits, see its C doc), or None (see :func:`_function`)."""
-    return _function("cdist2")
+extreme_all = _accessor("extreme_all")
+extreme_all.__doc__ = """The compiled ``extreme_all(x, out, mode)`` (the largest or smallest element of a
+whole contiguous float run, see its C doc), or None (see :func:`_accessor`)."""
+histc_count = _accessor("histc")
+histc_count.__doc__ = """The compiled ``histc(x, out, lo, hi)`` (histc's counts of a contiguous float run in
+the element type, see its C doc), or None (see :func:`_accessor`)."""
+cdist2 = _accessor("cdist2")
+cdist2.__doc__ = """The compiled ``cdist2(x1, x2, out)`` (cdist's p = 2 distances of two C-contiguous 2-D
+point sets, NumPy's bits, see its C doc), or None (see :func:`_accessor`)."""
 
 
 def add_reduce(x: Any, axis: Any = 0, dtype: Any = None, out: Any = None, keepdims: bool = False) -> Any:
