@@ -144,7 +144,8 @@ def fast_reduce(reduce: Callable[..., np.ndarray], t: Any, dim: Any, keepdim: An
 
 def sure_extreme(t: Any, dim: Any, keepdim: Any, mode: int) -> Any:
     """amin (``mode`` 0), amax (1) or ``(amin, amax)`` (2) of a small (below ``rows.MIN_ELEMENTS``)
-    row-major float32 / float64 tensor over every dim (``dim`` None) or its last (an int), fresh,
+    row-major float32 / float64 tensor over every dim (``dim`` None) or its last (an int), or of any
+    dense (row-major or permuted) one over every dim (amin, amax), fresh,
     by one call of the compiled row kernel (:func:`strided.kernels.rows.extreme_all`), where every
     result is neither a zero nor
     NaN: then it is the one answer, NumPy's and PyTorch's bits, and needs none of the zero-sign
@@ -159,8 +160,17 @@ def sure_extreme(t: Any, dim: Any, keepdim: Any, mode: int) -> Any:
     shape = lay.shape
     info = _cinfo[shape]
     axis = plan[0]
-    # (from rows.MIN_ELEMENTS on, fast_reduce's row kernels, tuned for large rows, keep the call)
-    if lay.strides != info[0] or info[1] >= rows.MIN_ELEMENTS or (axis is not None and axis != len(shape) - 1) or (k := rows.extreme_all()) is None:
+    # (from rows.MIN_ELEMENTS on, fast_reduce's row kernels, tuned for large rows, keep the call
+    # along a dim, as does aminmax's pair (the kernel's one pass gives both there); over every
+    # element, the one row here too: a sure answer needs no zero-sign fix after it, and a densely
+    # permuted tensor, a transpose, is that row in another order, whose extreme is the same one)
+    if axis is None:
+        if (info[1] >= rows.MIN_ELEMENTS and mode == 2) or (
+                lay.strides != info[0] and not (info[1] and L.is_non_overlapping_and_dense(shape, lay.strides))):
+            return None
+    elif lay.strides != info[0] or info[1] >= rows.MIN_ELEMENTS or axis != len(shape) - 1:
+        return None
+    if (k := rows.extreme_all()) is None:
         return None
     x = t._storage.array
     if lay.offset or len(x) != info[1]:
