@@ -4,6 +4,7 @@
  * nll_sum(logp, target, classes) -> float or None   nll_loss's sum of picks (see there)
  * nll_cascade(values, weights, skip) -> (total, weight total) or None   PyTorch's nll_loss sum order
  * cdist2(x1, x2, out) -> bool   cdist's p = 2 distances of small point sets (see there)
+ * arg_cols(x, out, outer, rows, inner, largest) -> bool   argmax/argmin along an outer dim (see there)
  *
  *   For each of `count` rows (row i starts at address + i * row_stride, a byte stride of any
  *   sign; its `length` elements are contiguous), writes 0 + pairwise_sum(row) into the i-th
@@ -972,6 +973,111 @@ static PyObject *py_histc(PyObject *self, PyObject *const *args, Py_ssize_t narg
     return PyBool_FromLong(done);
 }
 
+/* arg_cols(x, out, outer, rows, inner, largest) -> bool: argmax (largest 1) or argmin (0) along
+ * the middle dim of the C-contiguous float32 ('f') or float64 ('d') buffer x read as (outer, rows,
+ * inner), into the C-contiguous int64 buffer out (outer, inner): NumPy's (and PyTorch's) answer
+ * per line, the first extreme element, or the first NaN where the line has one (NumPy's argmax
+ * loop: an element replaces the best where !(x <= best), then stops at a NaN best). NumPy moves
+ * such a dim last into a copy and scans each line: 1M float32 along dim 0 ~3.4 ms; here each
+ * chunk of columns is walked row by row with its best values and places held in L1 (~0.2 ms).
+ * False (out untouched) for other buffers or shapes. */
+#define ARG_CHUNK 512
+#define ARG_COLS(T, NAME, ATTR)                                                                     \
+    ATTR static void NAME(const T *x, int64_t *out, Py_ssize_t outer, Py_ssize_t rows,             \
+                          Py_ssize_t inner, int largest)                                            \
+    {                                                                                               \
+        T best[ARG_CHUNK];                                                                          \
+        int64_t at[ARG_CHUNK];                                                                      \
+        for (Py_ssize_t o = 0; o < outer; o++) {                                                    \
+            const T *block = x + o * rows * inner;                                                  \
+            for (Py_ssize_t c = 0; c < inner; c += ARG_CHUNK) {                                     \
+                Py_ssize_t w = inner - c < ARG_CHUNK ? inner - c : ARG_CHUNK;                       \
+                for (Py_ssize_t j = 0; j < w; j++) {                                                \
+                    best[j] = block[c + j];                                                         \
+                    at[j] = 0;                                                                      \
+                }                                                                                   \
+                for (Py_ssize_t i = 1; i < rows; i++) {                                             \
+                    const T *row = block + i * inner + c;                                           \
+                    if (largest)                                                                    \
+                        for (Py_ssize_t j = 0; j < w; j++) {                                        \
+                            T v = row[j], b = best[j];                                              \
+                            int take = (b == b) & !(v <= b);                                        \
+                            best[j] = take ? v : b;                                                 \
+                            at[j] = take ? i : at[j];                                               \
+                        }                                                                           \
+                    else                                                                            \
+                        for (Py_ssize_t j = 0; j < w; j++) {                                        \
+                            T v = row[j], b = best[j];                                              \
+                            int take = (b == b) & !(v >= b);                                        \
+                            best[j] = take ? v : b;                                                 \
+                            at[j] = take ? i : at[j];                                               \
+                        }                                                                           \
+                }                                                                                   \
+                memcpy(out + o * inner + c, at, (size_t)w * sizeof(int64_t));                       \
+            }                                                                                       \
+        }                                                                                           \
+    }
+#define ARG_TUNE __attribute__((optimize("no-trapping-math")))
+ARG_COLS(float, arg_cols_f32, BASELINE ARG_TUNE)
+ARG_COLS(double, arg_cols_f64, BASELINE ARG_TUNE)
+#if HAVE_AVX2_CLONE
+ARG_COLS(float, arg_cols_f32_avx2, AVX2 ARG_TUNE)
+ARG_COLS(double, arg_cols_f64_avx2, AVX2 ARG_TUNE)
+#endif
+#undef ARG_COLS
+#undef ARG_TUNE
+
+static PyObject *py_arg_cols(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 6) {
+        PyErr_SetString(PyExc_TypeError, "arg_cols(x, out, outer, rows, inner, largest) takes 6 arguments");
+        return NULL;
+    }
+    Py_ssize_t dims[3];
+    for (int k = 0; k < 3; k++) {
+        dims[k] = PyLong_AsSsize_t(args[2 + k]);
+        if (dims[k] == -1 && PyErr_Occurred())
+            return NULL;
+    }
+    int largest = PyObject_IsTrue(args[5]);
+    if (largest < 0)
+        return NULL;
+    Py_buffer xb, ob;
+    if (PyObject_GetBuffer(args[0], &xb, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        return NULL;
+    if (PyObject_GetBuffer(args[1], &ob, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&xb);
+        return NULL;
+    }
+    int done = 0;
+    const char *xf = xb.format ? xb.format : "B", *of = ob.format ? ob.format : "B";
+    Py_ssize_t outer = dims[0], rows = dims[1], inner = dims[2];
+    int kind = xf[0] && !xf[1] ? (xf[0] == 'f' && xb.itemsize == 4 ? 4 : xf[0] == 'd' && xb.itemsize == 8 ? 8 : 0) : 0;
+    int long_out = (of[0] == 'q' || of[0] == 'l') && !of[1] && ob.itemsize == 8;
+    if (kind && long_out && outer >= 1 && rows >= 1 && inner >= 1 && (uintptr_t)xb.buf % kind == 0
+        && (uintptr_t)ob.buf % 8 == 0 && xb.len / kind / outer / rows == inner && xb.len == outer * rows * inner * kind
+        && ob.len == outer * inner * 8) {
+        Py_BEGIN_ALLOW_THREADS
+#if HAVE_AVX2_CLONE
+        if (use_avx2 && kind == 4)
+            arg_cols_f32_avx2(xb.buf, ob.buf, outer, rows, inner, largest);
+        else if (use_avx2)
+            arg_cols_f64_avx2(xb.buf, ob.buf, outer, rows, inner, largest);
+        else
+#endif
+        if (kind == 4)
+            arg_cols_f32(xb.buf, ob.buf, outer, rows, inner, largest);
+        else
+            arg_cols_f64(xb.buf, ob.buf, outer, rows, inner, largest);
+        Py_END_ALLOW_THREADS
+        done = 1;
+    }
+    PyBuffer_Release(&ob);
+    PyBuffer_Release(&xb);
+    return PyBool_FromLong(done);
+}
+
 /* cdist's p = 2 distances of small point sets, as its NumPy block computes them
  * (strided.ops.linalg.distance._euclidean_block: d = |a_i - b_j| elementwise, d * d, np.add.reduce
  * over the coordinates, np.sqrt): the same operations in the same order per pair, so the same
@@ -1143,6 +1249,10 @@ static PyObject *py_cdist2(PyObject *self, PyObject *const *args, Py_ssize_t nar
 }
 
 static PyMethodDef methods[] = {
+    {"arg_cols", (PyCFunction)(void (*)(void))py_arg_cols, METH_FASTCALL,
+     "arg_cols(x, out, outer, rows, inner, largest) -> bool: argmax (largest) or argmin along the middle dim of a\n"
+     "C-contiguous float32/float64 buffer read as (outer, rows, inner) into the int64 out (outer, inner): NumPy's\n"
+     "first extreme (or first NaN) of each line; False (out untouched) where not taken."},
     {"cdist2", (PyCFunction)(void (*)(void))py_cdist2, METH_FASTCALL,
      "cdist2(x1, x2, out) -> bool: cdist's p = 2 distances between the rows of C-contiguous 2-D float32/float64\n"
      "buffers x1 (P, M) and x2 (R, M) into out (P, R), as NumPy's |a - b| ** 2 summed and square-rooted;\n"

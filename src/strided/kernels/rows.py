@@ -98,6 +98,10 @@ whole contiguous float run, see its C doc), or None (see :func:`_accessor`)."""
 histc_count = _accessor("histc")
 histc_count.__doc__ = """The compiled ``histc(x, out, lo, hi)`` (histc's counts of a contiguous float run in
 the element type, see its C doc), or None (see :func:`_accessor`)."""
+arg_cols = _accessor("arg_cols")
+arg_cols.__doc__ = """The compiled ``arg_cols(x, out, outer, rows, inner, largest)`` (argmax / argmin along
+the middle dim of a C-contiguous (outer, rows, inner) float run, NumPy's indices, see its C doc),
+or None (see :func:`_accessor`)."""
 cdist2 = _accessor("cdist2")
 cdist2.__doc__ = """The compiled ``cdist2(x1, x2, out)`` (cdist's p = 2 distances of two C-contiguous 2-D
 point sets, NumPy's bits, see its C doc), or None (see :func:`_accessor`)."""

@@ -33,6 +33,7 @@ from ...gradients import seal
 from ...kernels import torch_extreme_reduce
 from ...kernels.memory import write
 from ...kernels.reduce import arg_extreme_along, arg_extreme_flat, extreme_all
+from ...kernels.rows import arg_cols
 from ...kernels.rows import extreme_all as extreme_all_kernel
 from ...kernels.torch_loops import parallel_chunks, torch_threads
 from ...opdef import Kind, declare
@@ -307,9 +308,16 @@ def _fast_arg(self: Any, dim: Any, keepdim: Any, largest: bool) -> Tensor | None
         d = dim % nd
         if OPEN and d != nd - 1:
             return None  # (watched: the general path's contiguous copy is in the ledger, as before)
+        layout = _cinfo[shape[:d] + (1,) + shape[d + 1:] if keepdim else shape[:d] + shape[d + 1:]][2]
+        if d != nd - 1 and (k := arg_cols()) is not None:
+            # (an outer dim: the compiled column scan, NumPy's indices without its copy that
+            # moves the dim last; 1M float32 along dim 0 ~3.4 -> ~0.2 ms)
+            inner = info[1] // _cinfo[shape[:d + 1]][1]
+            res = _empty(info[1] // shape[d], np.int64)
+            if k(arr, res, info[1] // (shape[d] * inner), shape[d], inner, largest):
+                return adopted(res, layout, int64)
         x = arr.reshape(shape) if nd > 1 else arr
         res = (x.argmax if largest else x.argmin)(d, None, keepdims=keepdim)
-        layout = _cinfo[shape[:d] + (1,) + shape[d + 1:] if keepdim else shape[:d] + shape[d + 1:]][2]
     return adopted(res if res.ndim == 1 else res.reshape(-1), layout, int64)
 
 
