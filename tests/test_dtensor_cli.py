@@ -47,3 +47,22 @@ def test_a_failing_rank_stops_the_others(tmp_path, capsys):
     assert main(["watch", "--nproc", "2", str(script)]) == 3
     assert time.monotonic() - start < 30
     assert "collectives, merged over ranks" in capsys.readouterr().out
+
+
+def test_a_rank_shuts_down_as_python_does_before_leaving(tmp_path, capsys):
+    """A rank leaves without the C++ libraries' teardown (where gloo's threads can abort a clean
+    process) but after what the interpreter's shutdown does first: its threads joined, its atexit
+    functions run, its output flushed."""
+    marks = tmp_path / "marks"
+    script = tmp_path / "bye.py"
+    script.write_text(
+        "import atexit, os, threading, time\n"
+        f"path = {str(marks)!r} + os.environ['RANK']\n"
+        "def late():\n    time.sleep(0.5)\n    open(path + '.thread', 'w').close()\n"
+        "threading.Thread(target=late).start()\n"
+        "atexit.register(lambda: open(path + '.atexit', 'w').close())\n"
+        "print('done', flush=False)\n")
+    assert main(["watch", "--nproc", "2", str(script)]) == 0
+    for rank in (0, 1):
+        assert (tmp_path / f"marks{rank}.thread").exists() and (tmp_path / f"marks{rank}.atexit").exists()
+    assert "done" in capsys.readouterr().out
