@@ -20,12 +20,14 @@ from typing import Any, NoReturn
 import numpy as np
 
 from ...args import is_dim_int
+from ...dispatch import adopted
 from ...dtypes import float64, int64
 from ...errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
 from ...kernels.rows import extreme_all, histc_count
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support.along import tensor_from_array
+from .._support.operands import _cinfo
 from .._support.promotion import TORCH_NAMES
 from .._support.reduce_args import shape_text
 from ..registry import method
@@ -43,6 +45,10 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
     >>> strided.bincount(strided.tensor([1, 1, 3]), weights=strided.tensor([0.5, 0.25, 1.0])).tolist()
     [0.0, 0.75, 0.0, 1.0]
     """
+    if weights is None and minlength.__class__ is int and minlength >= 0 and input.__class__ is Tensor:
+        fast = _plain_counts(input, minlength)
+        if fast is not None:
+            return fast
     op = "bincount"
     tensor_arg(input, op)
     d = input._dtype
@@ -77,6 +83,24 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
     w = weights._np().astype(np.float64)
     counts = np.bincount(x.astype(np.int64), weights=w, minlength=size) if x.size else np.zeros(size)
     return tensor_from_array(counts.astype(rt.numpy), (size,), rt)
+
+
+def _plain_counts(input: Tensor, minlength: int) -> Tensor | None:  # noqa: A002
+    """bincount of a 1-d int64 tensor of unit stride without weights: ``np.bincount`` of its run
+    (what the general path calls, without its view and result copies), adopted; None where that
+    does not apply or NumPy refuses (a negative value: the general path's error)."""
+    lay = input._layout
+    if input._dtype is not int64 or len(lay.shape) != 1 or (lay.strides[0] != 1 and lay.shape[0] > 1):
+        return None
+    n = lay.shape[0]
+    run = input._storage.array[lay.offset: lay.offset + n]
+    if len(run) != n:
+        return None
+    try:
+        counts = np.bincount(run, minlength=minlength)
+    except ValueError:
+        return None
+    return adopted(counts, _cinfo[counts.shape][2], int64)
 
 
 def _not_counted(input: Tensor, x: np.ndarray) -> NoReturn:  # noqa: A002
