@@ -3443,7 +3443,7 @@ static PyMethodDef methods[] = {
      "entry_front(fallback, fwd, mode, plain, aliases, min_args, max_args, open[, state, direct]): an op entry's plain "
      "call in C (see _front.h)."},
     {"front", front_new, METH_VARARGS,
-     "front(fallback, arity, table, cinfo, open, quiet): an elementwise op's common call in C (see _front.h)."},
+     "front(fallback, arity, table, cinfo, open, quiet[, empty, enabled, blocks]): an elementwise op's common call in C (see _front.h)."},
     {"adopt_types", py_adopt_types, METH_VARARGS,
      "adopt_types(tensor_class, storage_class): the classes adopt builds (their object slots)."},
     {"adopt", (PyCFunction)(void (*)(void))py_adopt, METH_FASTCALL,

@@ -1,6 +1,6 @@
 /* ---------------------------------------------------------------- front: an elementwise op's common call in C
  *
- * front(fallback, arity, table, cinfo, open, quiet) returns a Front: a callable that runs the
+ * front(fallback, arity, table, cinfo, open, quiet[, empty, enabled, blocks]) returns a Front: a callable that runs the
  * small-op fast path of a unary (arity 1) or binary (arity 2) elementwise op's Python forward
  * (``fallback``: strided.ops.elementwise.unary._fast_unary's / binary._fast_binary's ``fn``)
  * for its most common call, and hands every other call to ``fallback`` unchanged:
@@ -21,7 +21,13 @@
  * call to ``fallback``, which retries it as the Python path does. So a result, an error and a
  * warning are the Python path's own; only the Python frames are saved.
  *
- * table entries: unary {DType: (fn, direct, result_dtype)}; binary {DType: (fn, native, native_min,
+ * table entries: unary {DType: (fn, direct, result_dtype)} or {DType: (fn, direct, result_dtype,
+ * kernel)}, where ``kernel`` (or None) is ``(run, extra, np_dtype, max_n, align)``: a compiled
+ * loop tried first, as ``run(x, out, *extra)`` into ``out = empty(n, np_dtype)`` where the
+ * kernels are on (native's switch: the front hands the call to ``fallback`` where they are off in
+ * this context or a disabled() block is open anywhere), x holds at most ``max_n`` elements and its
+ * data is aligned to ``align`` bytes; its False answer (or a refused x) hands over to ``fn`` as
+ * above (None: to ``fallback``); binary {DType: (fn, native, native_min,
  * result_dtype, scalar, fix)}: ``native`` a compiled loop the Python path calls first (directly,
  * on two tensors' runs of at least ``native_min`` elements; None, or its None answer: ``fn``
  * runs), ``fix`` (or None) called as ``fix(x, y, result)`` after ``fn`` (torch_extremes' NaN
@@ -36,6 +42,9 @@ typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
     PyObject *fallback, *table, *cinfo, *open, *quiet;
+    /* a unary entry's compiled kernel (its fourth item): numpy.empty, and the switch of
+     * strided.kernels.native (the context variable of disabled(), the list of its open blocks) */
+    PyObject *empty, *enabled, *blocks;
     int arity;
     PyObject *weakrefs;
     /* entry fronts (entry_front): the forward, the plain argument types, the keywords that go to
@@ -145,6 +154,81 @@ static PyObject *front_run(FrontObject *f, PyObject *fn, int direct, PyObject *x
     return t == NULL ? (PyObject *)-1 : t;
 }
 
+/* A unary entry's compiled kernel (see the header) on the flat run x. Returns 1 with *out set
+ * (the adopted result, or (PyObject *)-1 on an error), 0 where fn must run instead, -1 where the
+ * call goes to the fallback (the kernels off in this context). */
+static int front_kernel(FrontObject *f, PyObject *spec, PyObject *x, PyObject *info, PyObject *dtype, PyObject **out)
+{
+    if (f->enabled != NULL && f->enabled != Py_None) { /* native.disabled() in this context */
+        PyObject *on = NULL;
+        if (PyContextVar_Get(f->enabled, NULL, &on) < 0) {
+            *out = (PyObject *)-1;
+            return 1;
+        }
+        int truth = on != NULL ? PyObject_IsTrue(on) : 1;
+        Py_XDECREF(on);
+        if (truth != 1) {
+            PyErr_Clear();
+            return -1;
+        }
+    }
+    if (f->blocks != NULL && PyList_Check(f->blocks) && PyList_GET_SIZE(f->blocks) > 0) {
+        int open = PyObject_IsTrue(PyList_GET_ITEM(f->blocks, 0)); /* a disabled() block open somewhere */
+        if (open != 0) {
+            PyErr_Clear();
+            return -1;
+        }
+    }
+    if (!PyTuple_Check(spec) || PyTuple_GET_SIZE(spec) != 5 || !PyTuple_Check(PyTuple_GET_ITEM(spec, 1)))
+        return -1;
+    PyObject *extra = PyTuple_GET_ITEM(spec, 1);
+    Py_ssize_t n = PyLong_AsSsize_t(PyTuple_GET_ITEM(info, 1));
+    Py_ssize_t max_n = PyLong_AsSsize_t(PyTuple_GET_ITEM(spec, 3));
+    Py_ssize_t align = PyLong_AsSsize_t(PyTuple_GET_ITEM(spec, 4));
+    Py_ssize_t nextra = PyTuple_GET_SIZE(extra);
+    if (PyErr_Occurred()) {
+        PyErr_Clear();
+        return -1;
+    }
+    if (n > max_n || align < 1 || nextra > 6)
+        return 0;
+    Py_buffer view; /* (a C-contiguous run: PyBUF_SIMPLE refuses any other) */
+    if (PyObject_GetBuffer(x, &view, PyBUF_SIMPLE) < 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    int aligned = (uintptr_t)view.buf % (uintptr_t)align == 0;
+    PyBuffer_Release(&view);
+    if (!aligned) /* (a from_numpy view's odd address: the kernels refuse it, fn's NumPy runs) */
+        return 0;
+    PyObject *e[2] = {PyTuple_GET_ITEM(info, 1), PyTuple_GET_ITEM(spec, 2)};
+    PyObject *res = PyObject_Vectorcall(f->empty, e, 2, NULL);
+    if (res == NULL) {
+        *out = (PyObject *)-1;
+        return 1;
+    }
+    PyObject *a[8] = {x, res};
+    for (Py_ssize_t i = 0; i < nextra; i++)
+        a[2 + i] = PyTuple_GET_ITEM(extra, i);
+    PyObject *done = PyObject_Vectorcall(PyTuple_GET_ITEM(spec, 0), a, 2 + nextra, NULL);
+    if (done == NULL) {
+        Py_DECREF(res);
+        *out = (PyObject *)-1;
+        return 1;
+    }
+    int refused = done == Py_False;
+    Py_DECREF(done);
+    if (refused) {
+        Py_DECREF(res);
+        return 0;
+    }
+    PyObject *b[3] = {res, PyTuple_GET_ITEM(info, 2), dtype};
+    PyObject *t = py_adopt(NULL, b, 3);
+    Py_DECREF(res);
+    *out = t == NULL ? (PyObject *)-1 : t;
+    return 1;
+}
+
 static PyObject *front_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     FrontObject *f = (FrontObject *)self;
@@ -170,9 +254,19 @@ static PyObject *front_call(PyObject *self, PyObject *const *args, size_t nargsf
     Py_INCREF(info);
     PyObject *out = NULL; /* the result, (PyObject *)-1 an error, NULL: the fallback's call */
     if (f->arity == 1) {
-        PyObject *result_dtype = PyTuple_GET_ITEM(entry, 2);
-        out = front_run(f, PyTuple_GET_ITEM(entry, 0), PyObject_IsTrue(PyTuple_GET_ITEM(entry, 1)), ax, NULL,
-                        info, result_dtype == Py_None ? dtype : result_dtype, NULL);
+        PyObject *result_dtype = PyTuple_GET_ITEM(entry, 2), *fn = PyTuple_GET_ITEM(entry, 0);
+        if (result_dtype == Py_None)
+            result_dtype = dtype;
+        if (PyTuple_GET_SIZE(entry) == 4 && PyTuple_GET_ITEM(entry, 3) != Py_None) {
+            int taken = front_kernel(f, PyTuple_GET_ITEM(entry, 3), ax, info, result_dtype, &out);
+            if (taken == 1)
+                goto done;
+            if (taken < 0 || fn == Py_None) {
+                out = NULL; /* (the fallback) */
+                goto done;
+            }
+        }
+        out = front_run(f, fn, PyObject_IsTrue(PyTuple_GET_ITEM(entry, 1)), ax, NULL, info, result_dtype, NULL);
         goto done;
     }
     PyObject *other = args[1], *result_dtype = PyTuple_GET_ITEM(entry, 3);
@@ -408,6 +502,7 @@ static PyObject *entry_front_new(PyObject *module, PyObject *args)
     Py_INCREF(fallback);
     f->fallback = fallback;
     f->table = f->cinfo = f->quiet = NULL;
+    f->empty = f->enabled = f->blocks = NULL;
     Py_INCREF(open);
     f->open = open;
     f->arity = 0;
@@ -444,11 +539,15 @@ static PyObject *front_tp_call(PyObject *self, PyObject *args, PyObject *kwargs)
 
 static PyObject *front_new(PyObject *module, PyObject *args)
 {
-    PyObject *fallback, *table, *cinfo, *open, *quiet;
+    PyObject *fallback, *table, *cinfo, *open, *quiet, *empty = Py_None, *enabled = Py_None, *blocks = Py_None;
     int arity;
-    if (!PyArg_ParseTuple(args, "OiO!O!O!O:front", &fallback, &arity, &PyDict_Type, &table, &PyDict_Type, &cinfo,
-                          &PyList_Type, &open, &quiet))
+    if (!PyArg_ParseTuple(args, "OiO!O!O!O|OOO:front", &fallback, &arity, &PyDict_Type, &table, &PyDict_Type, &cinfo,
+                          &PyList_Type, &open, &quiet, &empty, &enabled, &blocks))
         return NULL;
+    if (enabled != Py_None && !PyContextVar_CheckExact(enabled)) {
+        PyErr_SetString(PyExc_TypeError, "front: enabled must be a context variable or None");
+        return NULL;
+    }
     if (arity != 1 && arity != 2) {
         PyErr_SetString(PyExc_ValueError, "front: arity must be 1 or 2");
         return NULL;
@@ -456,8 +555,16 @@ static PyObject *front_new(PyObject *module, PyObject *args)
     PyObject *key, *value;
     Py_ssize_t pos = 0;
     while (PyDict_Next(table, &pos, &key, &value)) {
-        if (!PyTuple_Check(value) || PyTuple_GET_SIZE(value) != (arity == 1 ? 3 : 6)) {
+        Py_ssize_t size = PyTuple_Check(value) ? PyTuple_GET_SIZE(value) : -1;
+        if (arity == 1 ? (size != 3 && size != 4) : size != 6) {
             PyErr_SetString(PyExc_TypeError, "front: a table entry has the wrong form");
+            return NULL;
+        }
+        if (size == 4 && PyTuple_GET_ITEM(value, 3) != Py_None
+            && (empty == Py_None || !PyTuple_Check(PyTuple_GET_ITEM(value, 3))
+                || PyTuple_GET_SIZE(PyTuple_GET_ITEM(value, 3)) != 5)) {
+            PyErr_SetString(PyExc_TypeError, "front: a kernel entry is (run, extra, np_dtype, max_n, align), "
+                            "with numpy.empty given");
             return NULL;
         }
     }
@@ -475,6 +582,12 @@ static PyObject *front_new(PyObject *module, PyObject *args)
     f->open = open;
     Py_INCREF(quiet);
     f->quiet = quiet;
+    Py_INCREF(empty);
+    f->empty = empty;
+    Py_INCREF(enabled);
+    f->enabled = enabled;
+    Py_INCREF(blocks);
+    f->blocks = blocks;
     f->arity = arity;
     f->weakrefs = NULL;
     f->fwd = f->plain = f->aliases = f->state = f->direct = NULL;
@@ -492,6 +605,9 @@ static int front_traverse(FrontObject *f, visitproc visit, void *arg)
     Py_VISIT(f->cinfo);
     Py_VISIT(f->open);
     Py_VISIT(f->quiet);
+    Py_VISIT(f->empty);
+    Py_VISIT(f->enabled);
+    Py_VISIT(f->blocks);
     Py_VISIT(f->fwd);
     Py_VISIT(f->plain);
     Py_VISIT(f->aliases);
@@ -511,6 +627,9 @@ static int front_clear(FrontObject *f)
     Py_CLEAR(f->cinfo);
     Py_CLEAR(f->open);
     Py_CLEAR(f->quiet);
+    Py_CLEAR(f->empty);
+    Py_CLEAR(f->enabled);
+    Py_CLEAR(f->blocks);
     Py_CLEAR(f->fwd);
     Py_CLEAR(f->plain);
     Py_CLEAR(f->aliases);

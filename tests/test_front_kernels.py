@@ -1,0 +1,169 @@
+"""The compiled fronts' kernel entries (strided.ops._support.front.kernel_entry, kernels/_front.h).
+
+A unary front may make its fast path's compiled pass itself: ``run(x, out, *extra)`` into a fresh
+``out``, before the entry's ``fn``. These tests hold it to its contract: every op behind such an
+entry gives its Python forward's bits (values, dtype, strides) on every layout and special value;
+the kernel is skipped (the forward runs) where the kernels are switched off, where ``x`` is not
+aligned or longer than the entry's limit, and where ``run`` answers False (``fn`` runs).
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+import torch
+
+import strided as st
+import strided.nn.functional as F
+from strided.dtypes import float32
+from strided.kernels import native
+from strided.ops._support.front import compiled_front, fallback_of, kernel_entry
+from strided.ops._support.operands import _cinfo
+
+NATIVE = native.special() is not None and st.erf is not fallback_of(st.erf)
+pytestmark = pytest.mark.skipif(not NATIVE and os.environ.get("STRIDED_REQUIRE_NATIVE") != "1",
+                                reason="the compiled kernels are not built: no kernel entries")
+
+OPS = {
+    "erf": st.erf, "erfc": st.erfc, "erfinv": st.erfinv, "lgamma": st.lgamma, "digamma": st.digamma, "i0": st.i0,
+    "rsqrt": st.rsqrt, "sign": st.sign, "frac": st.frac, "sigmoid": st.sigmoid, "exp": st.exp, "tanh": st.tanh,
+    "special.i1": st.special.i1, "special.i0e": st.special.i0e, "special.i1e": st.special.i1e,
+    "F.silu": F.silu, "F.softplus": F.softplus,
+}
+# the ones whose fronts make a compiled pass (the others of OPS: F.softplus runs its quiet forward)
+KERNEL_OPS = [n for n in OPS if n != "F.softplus"]
+SPECIALS = [np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-45, -1e-45, 1e-310, -1e-310, 1e-38, -1e-38, 3e38,
+            -3e38, 1e300, -1e300, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0, 20.0, 20.000001, 88.8, -88.8, 100.0, -100.0,
+            0.9999999, -0.9999999, 1e-8, -3.0, -2.5]
+
+
+def _values(dtype: np.dtype, n: int = 300) -> np.ndarray:
+    rng = np.random.default_rng(7)
+    with np.errstate(all="ignore"):
+        parts = [np.array(SPECIALS).astype(dtype), (rng.standard_normal(n) * 10).astype(dtype),
+                 rng.uniform(-1, 1, n).astype(dtype), (rng.standard_normal(n) * 1e3).astype(dtype)]
+    return np.concatenate(parts)
+
+
+def _same(a: st.Tensor, b: st.Tensor) -> None:
+    assert a.dtype == b.dtype and a.shape == b.shape and a.stride() == b.stride()
+    assert a.storage_offset() == b.storage_offset()
+    assert a._np().tobytes() == b._np().tobytes()
+
+
+def _tensors(dtype: np.dtype) -> dict[str, st.Tensor]:
+    v = _values(dtype)
+    return {
+        "0-d": st.tensor(v[3]), "empty": st.tensor(v[:0].reshape(0, 4)), "1-d": st.tensor(v),
+        "(3,4)": st.tensor(v[:12].reshape(3, 4)), "(16,16)": st.tensor(np.resize(v, 256).reshape(16, 16)),
+        "long": st.tensor(np.resize(v, 20000)),  # (beyond sigmoid / silu's one-chunk limit: the forward)
+        "transposed": st.tensor(v[:12].reshape(4, 3)).t(), "offset": st.tensor(v)[5:17].reshape(3, 4),
+    }
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_kernel_fronts_give_the_forwards_bits(name: str, dtype: type) -> None:
+    front = OPS[name]
+    assert fallback_of(front) is not front, name
+    for x in _tensors(np.dtype(dtype)).values():
+        _same(front(x), fallback_of(front)(x))
+        with native.disabled():  # (the kernels off in this context: the forward's own path)
+            _same(front(x), fallback_of(front)(x))
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 5])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_polygamma_fronts_give_the_python_paths_bits(n: int, dtype: type) -> None:
+    from strided.ops.elementwise.special_fns import _order_front
+
+    for x in _tensors(np.dtype(dtype)).values():
+        want = fallback_of(_order_front(n))(x)
+        _same(st.polygamma(n, x), want)
+        _same(x.polygamma(n), want)
+    with pytest.raises(RuntimeError, match="negative"):
+        st.polygamma(-1, st.ones(3))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_kernel_fronts_match_torch_where_they_port_its_code(dtype: type) -> None:
+    v = _values(np.dtype(dtype))
+    pairs = {"sigmoid": (st.sigmoid, torch.sigmoid), "F.silu": (F.silu, torch.nn.functional.silu),
+             "digamma": (st.digamma, torch.digamma), "i0": (st.i0, torch.i0),
+             "special.i1e": (st.special.i1e, torch.special.i1e)}
+    for name, (ours, theirs) in pairs.items():
+        for shape in ((len(v),), (3, 4), (16, 16)):
+            a = np.resize(v, int(np.prod(shape))).reshape(shape)
+            got, want = ours(st.tensor(a)).numpy(), theirs(torch.tensor(a)).numpy()
+            np.testing.assert_array_equal(got, want, err_msg=name)
+            assert np.array_equal(np.signbit(got), np.signbit(want)) or np.isnan(got).any(), name
+
+
+def test_an_unaligned_run_goes_to_fn() -> None:
+    raw = np.zeros(4 * 12 + 1, np.uint8)
+    a = raw[1:].view(np.float32).reshape(3, 4)  # (an odd address: the kernels refuse it)
+    a[...] = np.linspace(-2, 2, 12, dtype=np.float32).reshape(3, 4)
+    assert not a.flags.aligned
+    x = st.from_numpy(a)
+    for front in (st.erf, st.digamma, st.rsqrt, st.frac):
+        _same(front(x), fallback_of(front)(x))
+
+
+def _probe(answer: object):
+    """A front over a recording forward, whose float32 entry's kernel answers ``answer``."""
+    calls: list[str] = []
+
+    def forward(x):
+        calls.append("forward")
+        return st.zeros(3, 4)
+
+    def fn(run):
+        calls.append("fn")
+        return np.full(len(run), 2.0, np.float32)
+
+    def run(x, out, value):
+        calls.append("kernel")
+        out[...] = value
+        return answer
+
+    front = compiled_front(forward, 1, {float32: (fn, True, None, kernel_entry(run, (5.0,), np.float32, 100))})
+    return front, calls
+
+
+def test_the_kernel_runs_first_and_its_false_hands_over_to_fn() -> None:
+    front, calls = _probe(None)
+    assert front(st.ones(3, 4)).tolist() == [[5.0] * 4] * 3 and calls == ["kernel"]
+    front, calls = _probe(False)
+    assert front(st.ones(3, 4)).tolist() == [[2.0] * 4] * 3 and calls == ["kernel", "fn"]
+
+
+def test_the_kernel_is_skipped_beyond_its_limit_and_where_the_kernels_are_off() -> None:
+    front, calls = _probe(True)
+    _cinfo[(200,)]  # (the fast paths' memo of the shape, which the front reads: made by the first Python call)
+    front(st.tensor(np.ones(200, np.float32)))  # (over max_n = 100: fn)
+    assert calls == ["fn"]
+    calls.clear()
+    with native.disabled():
+        front(st.ones(3, 4))
+    assert calls == ["forward"]
+    calls.clear()
+    front(st.ones(3, 4, dtype=st.float64))  # (no entry for float64: the forward)
+    assert calls == ["forward"]
+
+
+def test_a_kernel_error_propagates() -> None:
+    def run(x, out):
+        raise ValueError("boom")
+
+    front = compiled_front(lambda x: x, 1, {float32: (None, True, None, kernel_entry(run, (), np.float32))})
+    _cinfo[(3,)]
+    with pytest.raises(ValueError, match="boom"):
+        front(st.tensor([1.0, 2.0, 3.0]))
+
+
+def test_a_malformed_kernel_entry_is_refused() -> None:
+    with pytest.raises(TypeError):
+        compiled_front(lambda x: x, 1, {float32: (None, True, None, ("not", "five"))})
+    assert kernel_entry(None, (), np.float32) is None
