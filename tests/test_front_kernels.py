@@ -167,3 +167,57 @@ def test_a_malformed_kernel_entry_is_refused() -> None:
     with pytest.raises(TypeError):
         compiled_front(lambda x: x, 1, {float32: (None, True, None, ("not", "five"))})
     assert kernel_entry(None, (), np.float32) is None
+
+
+BINARY = {"logaddexp": st.logaddexp, "logaddexp2": st.logaddexp2, "clamp_min": st.clamp_min, "clamp_max": st.clamp_max}
+
+
+def _pairs(dtype: np.dtype) -> list[tuple[st.Tensor, object]]:
+    """Operand pairs: two row-major tensors (the fronts' call: every special against every special,
+    and random ones), and pairs the fronts hand over (a number, another dtype or layout, 0-d, empty)."""
+    with np.errstate(over="ignore"):
+        s = np.array(SPECIALS).astype(dtype)
+    a, b = np.repeat(s, len(s)), np.tile(s, len(s))
+    v = _values(dtype)
+    w = np.random.default_rng(3).permutation(v)
+    t = st.tensor
+    return [
+        (t(a), t(b)), (t(a.reshape(-1, len(s))), t(b.reshape(-1, len(s)))), (t(v[:12].reshape(3, 4)), t(w[:12].reshape(3, 4))),
+        (t(np.resize(v, 256).reshape(16, 16)), t(np.resize(w, 256).reshape(16, 16))), (t(v[3]), t(w[3])),
+        (t(v[:0]), t(w[:0])), (t(v[:12].reshape(3, 4)), 0.5), (t(v[:12].reshape(4, 3)).t(), t(w[:12].reshape(4, 3)).t()),
+        (t(v[:12].reshape(3, 4)), t(w[:12].reshape(3, 4)).to(st.float16)), (t(v)[1:13], t(w)[2:14]),
+    ]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", sorted(BINARY))
+def test_binary_kernel_fronts_give_the_forwards_bits(name: str, dtype: type) -> None:
+    front = BINARY[name]
+    assert fallback_of(front) is not front, name
+    for x, y in _pairs(np.dtype(dtype)):
+        for _ in range(2):  # (the first logaddexp call checks its loop, the second runs it)
+            _same_or_raise(front, fallback_of(front), x, y)
+        with native.disabled():
+            _same_or_raise(front, fallback_of(front), x, y)
+
+
+def _same_or_raise(f, g, *args) -> None:
+    """``f(*args)`` and ``g(*args)`` the same result, or the same error."""
+    try:
+        want = g(*args)
+    except Exception as e:  # noqa: BLE001 - compared with the front's own
+        with pytest.raises(type(e)) as got:
+            f(*args)
+        assert str(got.value) == str(e)
+        return
+    _same(f(*args), want)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_clamp_by_a_tensor_bound_matches_torch(dtype: type) -> None:
+    for x, y in _pairs(np.dtype(dtype))[:4]:
+        tx, ty = torch.from_numpy(x.numpy()), torch.from_numpy(y.numpy())
+        for ours, theirs in ((st.clamp_min, torch.clamp_min), (st.clamp_max, torch.clamp_max)):
+            got, want = ours(x, y).numpy(), theirs(tx, ty).numpy()
+            np.testing.assert_array_equal(got, want)
+            assert np.array_equal(np.signbit(got[~np.isnan(got)]), np.signbit(want[~np.isnan(want)]))  # (the zeros)

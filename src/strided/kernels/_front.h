@@ -31,8 +31,10 @@
  * result_dtype, scalar, fix)}: ``native`` a compiled loop the Python path calls first (directly,
  * on two tensors' runs of at least ``native_min`` elements; None, or its None answer: ``fn``
  * runs), ``fix`` (or None) called as ``fix(x, y, result)`` after ``fn`` (torch_extremes' NaN
- * fix); result_dtype None for the operands' dtype; scalar True where ``op(t, float)`` takes the
- * fast path.
+ * fix; fn None: the fallback where fn would run); result_dtype None for the operands' dtype; scalar True where ``op(t, float)`` takes the
+ * fast path; an optional seventh item, a kernel as the unary entries' (``run(x, y, out, *extra)``),
+ * tried first on two tensors' runs (its False answer: ``native``, then ``fn``, as above; no ``fix``
+ * after it: its result is the op's).
  *
  * Everything else about a Front is its fallback's: attributes are read from and written to it
  * (``__name__``, ``__doc__``, ``__wrapped__``, the registry's marks), so inspect sees a function;
@@ -154,10 +156,12 @@ static PyObject *front_run(FrontObject *f, PyObject *fn, int direct, PyObject *x
     return t == NULL ? (PyObject *)-1 : t;
 }
 
-/* A unary entry's compiled kernel (see the header) on the flat run x. Returns 1 with *out set
- * (the adopted result, or (PyObject *)-1 on an error), 0 where fn must run instead, -1 where the
- * call goes to the fallback (the kernels off in this context). */
-static int front_kernel(FrontObject *f, PyObject *spec, PyObject *x, PyObject *info, PyObject *dtype, PyObject **out)
+/* An entry's compiled kernel (see the header) on the flat run x (and the twin run y, or NULL).
+ * Returns 1 with *out set (the adopted result, or (PyObject *)-1 on an error), 0 where the
+ * entry's Python functions must run instead, -1 where the call goes to the fallback (the kernels
+ * off in this context). */
+static int front_kernel(FrontObject *f, PyObject *spec, PyObject *x, PyObject *y, PyObject *info, PyObject *dtype,
+                        PyObject **out)
 {
     if (f->enabled != NULL && f->enabled != Py_None) { /* native.disabled() in this context */
         PyObject *on = NULL;
@@ -190,27 +194,33 @@ static int front_kernel(FrontObject *f, PyObject *spec, PyObject *x, PyObject *i
         PyErr_Clear();
         return -1;
     }
-    if (n > max_n || align < 1 || nextra > 6)
+    if (n > max_n || align < 1 || nextra > 5)
         return 0;
-    Py_buffer view; /* (a C-contiguous run: PyBUF_SIMPLE refuses any other) */
-    if (PyObject_GetBuffer(x, &view, PyBUF_SIMPLE) < 0) {
-        PyErr_Clear();
-        return 0;
+    for (int i = 0; i < (y == NULL ? 1 : 2); i++) {
+        Py_buffer view; /* (a C-contiguous run: PyBUF_SIMPLE refuses any other) */
+        if (PyObject_GetBuffer(i ? y : x, &view, PyBUF_SIMPLE) < 0) {
+            PyErr_Clear();
+            return 0;
+        }
+        int aligned = (uintptr_t)view.buf % (uintptr_t)align == 0;
+        PyBuffer_Release(&view);
+        if (!aligned) /* (a from_numpy view's odd address: the kernels refuse it, fn's NumPy runs) */
+            return 0;
     }
-    int aligned = (uintptr_t)view.buf % (uintptr_t)align == 0;
-    PyBuffer_Release(&view);
-    if (!aligned) /* (a from_numpy view's odd address: the kernels refuse it, fn's NumPy runs) */
-        return 0;
     PyObject *e[2] = {PyTuple_GET_ITEM(info, 1), PyTuple_GET_ITEM(spec, 2)};
     PyObject *res = PyObject_Vectorcall(f->empty, e, 2, NULL);
     if (res == NULL) {
         *out = (PyObject *)-1;
         return 1;
     }
-    PyObject *a[8] = {x, res};
+    PyObject *a[8] = {x};
+    Py_ssize_t na = 1;
+    if (y != NULL)
+        a[na++] = y;
+    a[na++] = res;
     for (Py_ssize_t i = 0; i < nextra; i++)
-        a[2 + i] = PyTuple_GET_ITEM(extra, i);
-    PyObject *done = PyObject_Vectorcall(PyTuple_GET_ITEM(spec, 0), a, 2 + nextra, NULL);
+        a[na++] = PyTuple_GET_ITEM(extra, i);
+    PyObject *done = PyObject_Vectorcall(PyTuple_GET_ITEM(spec, 0), a, na, NULL);
     if (done == NULL) {
         Py_DECREF(res);
         *out = (PyObject *)-1;
@@ -252,13 +262,14 @@ static PyObject *front_call(PyObject *self, PyObject *const *args, size_t nargsf
     /* strong references while Python code runs (another thread may rebind the tensors' slots) */
     Py_INCREF(ax);
     Py_INCREF(info);
+    Py_INCREF(entry); /* (a kernel's first use may replace the table's entry: see binary_math) */
     PyObject *out = NULL; /* the result, (PyObject *)-1 an error, NULL: the fallback's call */
     if (f->arity == 1) {
         PyObject *result_dtype = PyTuple_GET_ITEM(entry, 2), *fn = PyTuple_GET_ITEM(entry, 0);
         if (result_dtype == Py_None)
             result_dtype = dtype;
         if (PyTuple_GET_SIZE(entry) == 4 && PyTuple_GET_ITEM(entry, 3) != Py_None) {
-            int taken = front_kernel(f, PyTuple_GET_ITEM(entry, 3), ax, info, result_dtype, &out);
+            int taken = front_kernel(f, PyTuple_GET_ITEM(entry, 3), ax, NULL, info, result_dtype, &out);
             if (taken == 1)
                 goto done;
             if (taken < 0 || fn == Py_None) {
@@ -271,12 +282,14 @@ static PyObject *front_call(PyObject *self, PyObject *const *args, size_t nargsf
     }
     PyObject *other = args[1], *result_dtype = PyTuple_GET_ITEM(entry, 3);
     PyObject *native = NULL, *fix = PyTuple_GET_ITEM(entry, 5);
+    int twin = 0; /* (two tensors' runs: the compiled kernel's call) */
     if (Py_TYPE(other) == adopt_tensor) {
         PyObject *info_y = NULL;
         if (SLOT(other, off_dtype) != dtype || (ay = front_flat(f, other, &info_y)) == NULL || info_y != info) {
             ay = NULL;
             goto done; /* (out NULL: the fallback) */
         }
+        twin = 1;
         native = PyTuple_GET_ITEM(entry, 1);
         if (native == Py_None
             || PyLong_AsSsize_t(PyTuple_GET_ITEM(info, 1)) < PyLong_AsSsize_t(PyTuple_GET_ITEM(entry, 2)))
@@ -289,6 +302,16 @@ static PyObject *front_call(PyObject *self, PyObject *const *args, size_t nargsf
     Py_INCREF(ay);
     if (result_dtype == Py_None)
         result_dtype = dtype;
+    if (twin && PyTuple_GET_SIZE(entry) == 7 && PyTuple_GET_ITEM(entry, 6) != Py_None) {
+        /* (two tensors: the entry's compiled kernel before its native loop and fn) */
+        int taken = front_kernel(f, PyTuple_GET_ITEM(entry, 6), ax, ay, info, result_dtype, &out);
+        if (taken == 1)
+            goto done;
+        if (taken < 0) {
+            out = NULL; /* (the fallback) */
+            goto done;
+        }
+    }
     if (native != NULL) { /* the compiled loop first, as the Python path: its None hands over to fn */
         PyObject *a[2] = {ax, ay};
         PyObject *res = PyObject_Vectorcall(native, a, 2, NULL);
@@ -306,10 +329,13 @@ static PyObject *front_call(PyObject *self, PyObject *const *args, size_t nargsf
         }
         Py_DECREF(res);
     }
+    if (PyTuple_GET_ITEM(entry, 0) == Py_None)
+        goto done; /* (no fn: the fallback) */
     out = front_run(f, PyTuple_GET_ITEM(entry, 0), 0, ax, ay, info, result_dtype, fix == Py_None ? NULL : fix);
 done:
     Py_DECREF(ax);
     Py_DECREF(info);
+    Py_DECREF(entry);
     Py_XDECREF(ay);
     if (out == (PyObject *)-1)
         return NULL;
@@ -556,13 +582,12 @@ static PyObject *front_new(PyObject *module, PyObject *args)
     Py_ssize_t pos = 0;
     while (PyDict_Next(table, &pos, &key, &value)) {
         Py_ssize_t size = PyTuple_Check(value) ? PyTuple_GET_SIZE(value) : -1;
-        if (arity == 1 ? (size != 3 && size != 4) : size != 6) {
+        if (arity == 1 ? (size != 3 && size != 4) : (size != 6 && size != 7)) {
             PyErr_SetString(PyExc_TypeError, "front: a table entry has the wrong form");
             return NULL;
         }
-        if (size == 4 && PyTuple_GET_ITEM(value, 3) != Py_None
-            && (empty == Py_None || !PyTuple_Check(PyTuple_GET_ITEM(value, 3))
-                || PyTuple_GET_SIZE(PyTuple_GET_ITEM(value, 3)) != 5)) {
+        PyObject *kernel = size == 4 || size == 7 ? PyTuple_GET_ITEM(value, size - 1) : Py_None;
+        if (kernel != Py_None && (empty == Py_None || !PyTuple_Check(kernel) || PyTuple_GET_SIZE(kernel) != 5)) {
             PyErr_SetString(PyExc_TypeError, "front: a kernel entry is (run, extra, np_dtype, max_n, align), "
                             "with numpy.empty given");
             return NULL;

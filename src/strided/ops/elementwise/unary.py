@@ -1194,5 +1194,24 @@ def clamp_max_backward(out: Tensor, x: Tensor, max: Any) -> Any:  # noqa: A002
 
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
+
+
+def _install_bound_fronts(namespace: dict[str, Any]) -> None:
+    """Put a compiled front (:mod:`.._support.front`) before the entries of ``clamp_min`` and
+    ``clamp_max``: their call by a tensor bound of the input's dtype, shape and row-major layout
+    (float32 / float64, outside autograd, nobody listening) runs :func:`_one_tensor_bound`'s
+    compiled maximum / minimum (PyTorch's bits) from C; its None answer, and every other call (a
+    number bound, another layout), goes to the entry."""
+    for name, loop in (("clamp_min", torch_extremes.MAXIMUM_FRESH), ("clamp_max", torch_extremes.MINIMUM_FRESH)):
+        entry = namespace[name]
+        if Tensor.__dict__.get(name) is not entry:
+            continue
+        # (no fn: where the loop answers None, the entry's general path runs, as _one_tensor_bound's None)
+        front = compiled_front(entry, 2, {d: (None, loop, 0, None, False, None) for d in (float32, float64)})
+        setattr(Tensor, name, front)
+        namespace[name] = front
+
+
+_install_bound_fronts(globals())
 # the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
 declare(Kind.COMPUTE, "clamp where clamp_min clamp_max", specs=(NEG, ABS, EXP, LOG, SQRT, SIN, COS, TANH, SIGMOID, RELU, BITWISE_NOT))
