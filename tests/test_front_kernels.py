@@ -169,7 +169,8 @@ def test_a_malformed_kernel_entry_is_refused() -> None:
     assert kernel_entry(None, (), np.float32) is None
 
 
-BINARY = {"logaddexp": st.logaddexp, "logaddexp2": st.logaddexp2, "clamp_min": st.clamp_min, "clamp_max": st.clamp_max}
+BINARY = {"logaddexp": st.logaddexp, "logaddexp2": st.logaddexp2, "clamp_min": st.clamp_min, "clamp_max": st.clamp_max,
+          "complex": st.complex, "polar": st.polar}
 
 
 def _pairs(dtype: np.dtype) -> list[tuple[st.Tensor, object]]:
@@ -211,6 +212,14 @@ def _same_or_raise(f, g, *args) -> None:
         assert str(got.value) == str(e)
         return
     _same(f(*args), want)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_complex_and_polar_match_torch(dtype: type) -> None:
+    for x, y in _pairs(np.dtype(dtype))[2:4]:  # (finite values: torch's polar uses other cos/sin)
+        tx, ty = torch.from_numpy(x.numpy()), torch.from_numpy(y.numpy())
+        assert st.complex(x, y).numpy().tobytes() == torch.complex(tx, ty).numpy().tobytes()
+        np.testing.assert_allclose(st.polar(x, y).numpy(), torch.polar(tx, ty).numpy(), rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

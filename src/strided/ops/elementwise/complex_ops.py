@@ -38,6 +38,7 @@ from ...layout.dtype_view import as_complex_layout, as_real_layout, part_layout
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import support
+from .._support.front import compiled_front, kernel_entry
 from .._support.memo import Memo
 from .._support.operands import _broadcast, _cinfo, _fresh_output, _view, flat_run
 from .._support.promotion import to_float
@@ -636,6 +637,42 @@ backward("conj_physical")(_conj_rule("ConjPhysicalBackward0"))
 
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
+
+
+def _install_fronts(namespace: dict[str, Any]) -> None:
+    """Put a compiled front (:mod:`.._support.front`) before the entries of ``complex`` and
+    ``polar``: their call on two plain row-major tensors of one float32 / float64 dtype and shape
+    (outside autograd, nobody listening) makes the fast path's compiled pass from C as a kernel
+    entry into the fresh complex run (complex: ``interleave``, :func:`_parts_into`'s; polar:
+    :func:`_polar_run`, :func:`_polar_fast`'s steps); its False answer, and every other call,
+    goes to the entry."""
+    k = native._compiled("_specialkernel")  # (the module itself: the front reads the switch per call)
+    if k is None:
+        return
+    runs = {"complex": k.interleave, "polar": _polar_run(k)}
+    for name, run in runs.items():
+        table = {d: (None, None, 0, complex_of(d), False, None, kernel_entry(run, (), _COMPLEX_NP[d]))
+                 for d in (float32, float64)}
+        namespace[name] = compiled_front(namespace[name], 2, table)
+
+
+def _polar_run(k: Any) -> Any:
+    """:func:`_polar_fast`'s steps on two flat runs into the fresh complex run ``o``: NumPy's cos
+    and sin of the angles, quietly, then the compiled ``polar_parts`` (False where it refuses)."""
+
+    def run(x: np.ndarray, t: np.ndarray, o: np.ndarray) -> bool:
+        try:  # (cos(inf) is NaN, quietly: fpstate.quietly, inlined)
+            c = quiet_call(_cos, t)
+            s = quiet_call(_sin, t)
+        except RuntimeError as e:
+            c = quiet_retry(e, _cos, t)
+            s = quiet_retry(e, _sin, t)
+        return k.polar_parts(x, c, s, o)
+
+    return run
+
+
+_install_fronts(globals())
 # the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
 declare(Kind.VIEW, "real imag view_as_real view_as_complex resolve_conj resolve_neg adjoint")
 declare(Kind.COPY, "conj conj_physical")
