@@ -230,3 +230,39 @@ def test_clamp_by_a_tensor_bound_matches_torch(dtype: type) -> None:
             got, want = ours(x, y).numpy(), theirs(tx, ty).numpy()
             np.testing.assert_array_equal(got, want)
             assert np.array_equal(np.signbit(got[~np.isnan(got)]), np.signbit(want[~np.isnan(want)]))  # (the zeros)
+
+
+def _complex_values(dtype: type, n: int) -> np.ndarray:
+    rng = np.random.default_rng(11)
+    s = np.array(SPECIALS)
+    with np.errstate(over="ignore"):
+        parts = np.concatenate([np.repeat(s, len(s)), rng.standard_normal(n) * 10]).astype(np.float32).astype(np.float64), \
+            np.concatenate([np.tile(s, len(s)), rng.standard_normal(n) * 10]).astype(np.float32).astype(np.float64)
+    z = np.empty(len(parts[0]), dtype)  # (parts set one by one: inf * 1j would make NaN real parts)
+    z.real, z.imag = parts
+    return z
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("n", [0, 1, 7, 8, 13, 255, 256, 257, 1000, 40000])
+def test_angle_front_gives_the_forwards_bits_and_torchs(dtype: type, n: int) -> None:
+    z = _complex_values(dtype, 1000)
+    z = np.resize(z, n) if n else z[:0]
+    for x in (st.tensor(z), st.tensor(z.reshape(-1, 1)), st.tensor(z)[1:] if n else st.tensor(z)):
+        _same(st.angle(x), fallback_of(st.angle)(x))
+        _same(x.angle(), fallback_of(st.angle)(x))
+        with native.disabled():
+            _same(st.angle(x), fallback_of(st.angle)(x))
+    if dtype is np.complex64 and n:  # (complex64: PyTorch's own split of SLEEF's and the C library's atan2f)
+        got, want = st.angle(st.tensor(z)).numpy(), torch.angle(torch.from_numpy(z)).numpy()
+        assert got.tobytes() == want.tobytes() or np.array_equal(got, want, equal_nan=True)
+
+
+def test_angle_run_refuses_what_it_does_not_take() -> None:
+    k = native._compiled("_sleefkernel")
+    z = np.ones(4, np.complex64)
+    assert k.angle_run(z, np.empty(4, np.float64), 1, -1, 8) is False  # (out not float32)
+    assert k.angle_run(z.astype(np.complex128), np.empty(4, np.float32), 1, -1, 8) is False
+    assert k.angle_run(z, np.empty(3, np.float32), 1, -1, 8) is False  # (lengths differ)
+    with pytest.raises(ValueError):
+        k.angle_run(z, np.empty(4, np.float32), 2, -1, 8)

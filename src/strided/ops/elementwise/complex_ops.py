@@ -27,7 +27,19 @@ from ...args import is_number
 from ...callsite import user_site
 from ...dispatch import OPEN, adopted, copied, reinterpreted, report
 from ...dispatch import result as fresh_result
-from ...dtypes import TORCH_NAME, DType, bfloat16, bool_, complex_of, float16, float32, float64, real_of
+from ...dtypes import (
+    TORCH_NAME,
+    DType,
+    bfloat16,
+    bool_,
+    complex64,
+    complex128,
+    complex_of,
+    float16,
+    float32,
+    float64,
+    real_of,
+)
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import installs_as, returns_input
 from ...kernels import native
@@ -654,6 +666,29 @@ def _install_fronts(namespace: dict[str, Any]) -> None:
         table = {d: (None, None, 0, complex_of(d), False, None, kernel_entry(run, (), _COMPLEX_NP[d]))
                  for d in (float32, float64)}
         namespace[name] = compiled_front(namespace[name], 2, table)
+    _install_angle_front(namespace, k)
+
+
+def _install_angle_front(namespace: dict[str, Any], k: Any) -> None:
+    """A compiled front before ``angle``'s entry: a plain row-major complex tensor's call runs
+    :func:`complex_angle`'s kernel call from C (complex64: PyTorch's split of SLEEF's and the C
+    library's atan2f over one parallel chunk, ``angle_run``: ``run2`` without the part copies;
+    complex128: the compiled ``complex_angle``); every other call goes to the entry."""
+    from ...kernels.sleef import GRAIN_SIZE, step  # (complex_angle's own constants)
+
+    sleef = native._compiled("_sleefkernel")
+    table = {}
+    if sleef is not None and hasattr(sleef, "angle_run"):
+        st = 8 if step() else 0  # (angle_complex64's step: the AVX2 kernel's 2 * Vectorized<complex<float>>::size())
+        table[complex64] = (None, True, float32,
+                            kernel_entry(sleef.angle_run, (1 if st else 0, -1, st), np.float32, GRAIN_SIZE - 1))
+    if hasattr(k, "complex_angle"):
+        table[complex128] = (None, True, float64, kernel_entry(k.complex_angle, (), np.float64))
+    entry = namespace["angle"]
+    front = compiled_front(entry, 1, table)
+    if Tensor.__dict__.get("angle") is entry:
+        Tensor.angle = front  # type: ignore[method-assign]
+    namespace["angle"] = front
 
 
 def _polar_run(k: Any) -> Any:
