@@ -203,15 +203,22 @@ def test_binary_kernel_fronts_give_the_forwards_bits(name: str, dtype: type) -> 
 
 
 def _same_or_raise(f, g, *args) -> None:
-    """``f(*args)`` and ``g(*args)`` the same result, or the same error."""
-    try:
-        want = g(*args)
-    except Exception as e:  # noqa: BLE001 - compared with the front's own
-        with pytest.raises(type(e)) as got:
-            f(*args)
-        assert str(got.value) == str(e)
-        return
-    _same(f(*args), want)
+    """``f(*args)`` and ``g(*args)`` the same result, or the same error (and warnings)."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        try:
+            want = g(*args)
+        except Exception as e:  # noqa: BLE001 - compared with the front's own
+            with pytest.raises(type(e)) as got:
+                f(*args)
+            assert str(got.value) == str(e)
+            return
+        theirs = [str(w.message) for w in seen]
+        seen.clear()
+        _same(f(*args), want)
+        assert [str(w.message) for w in seen] == theirs
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -266,3 +273,32 @@ def test_angle_run_refuses_what_it_does_not_take() -> None:
     assert k.angle_run(z, np.empty(3, np.float32), 1, -1, 8) is False  # (lengths differ)
     with pytest.raises(ValueError):
         k.angle_run(z, np.empty(4, np.float32), 2, -1, 8)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+def test_last_dim_fronts_give_the_entrys_bits(name: str, dtype: type) -> None:
+    front = getattr(st, name)
+    assert fallback_of(front) is not front and getattr(st.Tensor, name) is front
+    v = _values(np.dtype(dtype))
+    shapes = [(12,), (3, 4), (16, 16), (2, 3, 5), (1, 7), (7, 1), (0, 4), (4, 0), ()]
+    for shape in shapes:
+        n = int(np.prod(shape))
+        x = st.tensor(np.resize(v, n).reshape(shape) if n else np.zeros(shape, dtype))
+        for args, kwargs in (((-1,), {}), ((len(shape) - 1,), {}), ((), {"dim": -1}), ((0,), {}), ((-2,), {}),
+                             ((True,), {}), ((5,), {}), ((-1,), {"dtype": st.float64}), ((), {"dim": len(shape) - 1})):
+            def ours(x=x, args=args, kwargs=kwargs):
+                return front(x, *args, **kwargs)
+
+            def method(x=x, args=args, kwargs=kwargs):
+                return getattr(x, name)(*args, **kwargs)
+
+            def theirs(x=x, args=args, kwargs=kwargs):
+                return fallback_of(front)(x, *args, **kwargs)
+
+            _same_or_raise(ours, theirs)
+            _same_or_raise(method, theirs)
+            with native.disabled():
+                _same_or_raise(ours, theirs)
+    t = st.tensor(v[:12].reshape(3, 4)).t()  # (not row-major: the entry)
+    _same(front(t, -1), fallback_of(front)(t, -1))

@@ -3526,7 +3526,9 @@ PyMODINIT_FUNC PyInit__copykernel(void)
     front_names[1] = PyUnicode_InternFromString("strides");
     front_names[2] = PyUnicode_InternFromString("offset");
     front_names[3] = PyUnicode_InternFromString("used");
-    if (front_names[0] == NULL || front_names[1] == NULL || front_names[2] == NULL || front_names[3] == NULL)
+    front_names[4] = PyUnicode_InternFromString("dim");
+    if (front_names[0] == NULL || front_names[1] == NULL || front_names[2] == NULL || front_names[3] == NULL
+        || front_names[4] == NULL)
         return NULL;
     return PyModule_Create(&module);
 }

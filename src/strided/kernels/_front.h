@@ -34,7 +34,11 @@
  * fix; fn None: the fallback where fn would run); result_dtype None for the operands' dtype; scalar True where ``op(t, float)`` takes the
  * fast path; an optional seventh item, a kernel as the unary entries' (``run(x, y, out, *extra)``),
  * tried first on two tensors' runs (its False answer: ``native``, then ``fn``, as above; no ``fix``
- * after it: its result is the op's).
+ * after it: its result is the op's). A binary front's entry may instead be a last-dim entry, the
+ * unary form (None, direct, result_dtype, kernel): ``op(x, dim)`` with ``dim`` an exact int naming
+ * x's last dim (-1 or ndim - 1; positional or the keyword ``dim``), x not 0-d and not empty, calls ``run(x, out, row, *extra)`` (row:
+ * the last dim's length; the gate, limit and alignment as above); its refusal, and every other
+ * call, goes to ``fallback`` (softmax / log_softmax along rows).
  *
  * Everything else about a Front is its fallback's: attributes are read from and written to it
  * (``__name__``, ``__doc__``, ``__wrapped__``, the registry's marks), so inspect sees a function;
@@ -58,7 +62,7 @@ typedef struct {
 
 static PyTypeObject Front_Type;
 static const char front_busy[] = "cannot enter context";
-static PyObject *front_names[4]; /* "shape", "strides", "offset", "used": interned at module init */
+static PyObject *front_names[5]; /* "shape", "strides", "offset", "used", "dim": interned at module init */
 
 static PyObject *front_fallback(FrontObject *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
@@ -160,8 +164,8 @@ static PyObject *front_run(FrontObject *f, PyObject *fn, int direct, PyObject *x
  * Returns 1 with *out set (the adopted result, or (PyObject *)-1 on an error), 0 where the
  * entry's Python functions must run instead, -1 where the call goes to the fallback (the kernels
  * off in this context). */
-static int front_kernel(FrontObject *f, PyObject *spec, PyObject *x, PyObject *y, PyObject *info, PyObject *dtype,
-                        PyObject **out)
+static int front_kernel(FrontObject *f, PyObject *spec, PyObject *x, PyObject *y, PyObject *lead, PyObject *info,
+                        PyObject *dtype, PyObject **out)
 {
     if (f->enabled != NULL && f->enabled != Py_None) { /* native.disabled() in this context */
         PyObject *on = NULL;
@@ -194,7 +198,7 @@ static int front_kernel(FrontObject *f, PyObject *spec, PyObject *x, PyObject *y
         PyErr_Clear();
         return -1;
     }
-    if (n > max_n || align < 1 || nextra > 5)
+    if (n > max_n || align < 1 || nextra > 4)
         return 0;
     for (int i = 0; i < (y == NULL ? 1 : 2); i++) {
         Py_buffer view; /* (a C-contiguous run: PyBUF_SIMPLE refuses any other) */
@@ -218,6 +222,8 @@ static int front_kernel(FrontObject *f, PyObject *spec, PyObject *x, PyObject *y
     if (y != NULL)
         a[na++] = y;
     a[na++] = res;
+    if (lead != NULL)
+        a[na++] = lead;
     for (Py_ssize_t i = 0; i < nextra; i++)
         a[na++] = PyTuple_GET_ITEM(extra, i);
     PyObject *done = PyObject_Vectorcall(PyTuple_GET_ITEM(spec, 0), a, na, NULL);
@@ -239,11 +245,41 @@ static int front_kernel(FrontObject *f, PyObject *spec, PyObject *x, PyObject *y
     return 1;
 }
 
+/* A last-dim entry's call op(x, dim) (see the header): its kernel along x's last dim where dim is
+ * an exact int naming it (-1 or ndim - 1) and x has elements. Returns as front_call's ``out``:
+ * the result, (PyObject *)-1 an error, NULL the fallback's call. */
+static PyObject *front_last_dim(FrontObject *f, PyObject *entry, PyObject *x, PyObject *dim, PyObject *info,
+                                PyObject *dtype)
+{
+    PyObject *strides = PyTuple_GET_ITEM(info, 0); /* (row-major: strides[-2] is the last dim's length) */
+    Py_ssize_t ndim = PyTuple_Check(strides) ? PyTuple_GET_SIZE(strides) : 0;
+    Py_ssize_t n = PyLong_AsSsize_t(PyTuple_GET_ITEM(info, 1));
+    if (!PyLong_CheckExact(dim) || ndim < 1 || n <= 0) {
+        PyErr_Clear();
+        return NULL;
+    }
+    long d = PyLong_AsLong(dim);
+    if ((d == -1 && PyErr_Occurred()) || (d != -1 && d != ndim - 1)) {
+        PyErr_Clear();
+        return NULL;
+    }
+    PyObject *row = ndim == 1 ? PyTuple_GET_ITEM(info, 1) : PyTuple_GET_ITEM(strides, ndim - 2);
+    PyObject *result_dtype = PyTuple_GET_ITEM(entry, 2), *out = NULL;
+    int taken = front_kernel(f, PyTuple_GET_ITEM(entry, 3), x, NULL, row, info,
+                             result_dtype == Py_None ? dtype : result_dtype, &out);
+    return taken == 1 ? out : NULL; /* (a refusal: the fallback, which has the whole path) */
+}
+
 static PyObject *front_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     FrontObject *f = (FrontObject *)self;
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-    if (kwnames != NULL || nargs != f->arity || adopt_tensor == NULL || PyList_GET_SIZE(f->open) != 0)
+    /* (a binary front's op(x, dim=d): its last-dim entries take the keyword as the second argument) */
+    int dim_kw = kwnames != NULL && f->arity == 2 && nargs == 1 && PyTuple_GET_SIZE(kwnames) == 1
+                 && PyUnicode_Check(PyTuple_GET_ITEM(kwnames, 0))
+                 && PyUnicode_Compare(PyTuple_GET_ITEM(kwnames, 0), front_names[4]) == 0;
+    if ((kwnames != NULL && !dim_kw) || (!dim_kw && nargs != f->arity) || adopt_tensor == NULL
+        || PyList_GET_SIZE(f->open) != 0)
         return front_fallback(f, args, nargsf, kwnames);
     PyObject *x = args[0];
     if (Py_TYPE(x) != adopt_tensor)
@@ -269,7 +305,7 @@ static PyObject *front_call(PyObject *self, PyObject *const *args, size_t nargsf
         if (result_dtype == Py_None)
             result_dtype = dtype;
         if (PyTuple_GET_SIZE(entry) == 4 && PyTuple_GET_ITEM(entry, 3) != Py_None) {
-            int taken = front_kernel(f, PyTuple_GET_ITEM(entry, 3), ax, NULL, info, result_dtype, &out);
+            int taken = front_kernel(f, PyTuple_GET_ITEM(entry, 3), ax, NULL, NULL, info, result_dtype, &out);
             if (taken == 1)
                 goto done;
             if (taken < 0 || fn == Py_None) {
@@ -280,7 +316,14 @@ static PyObject *front_call(PyObject *self, PyObject *const *args, size_t nargsf
         out = front_run(f, fn, PyObject_IsTrue(PyTuple_GET_ITEM(entry, 1)), ax, NULL, info, result_dtype, NULL);
         goto done;
     }
-    PyObject *other = args[1], *result_dtype = PyTuple_GET_ITEM(entry, 3);
+    PyObject *other = args[1];
+    if (PyTuple_GET_SIZE(entry) == 4) { /* a last-dim entry: op(x, dim) along x's last dim */
+        out = front_last_dim(f, entry, ax, other, info, dtype);
+        goto done;
+    }
+    if (dim_kw)
+        goto done; /* (another entry: the fallback) */
+    PyObject *result_dtype = PyTuple_GET_ITEM(entry, 3);
     PyObject *native = NULL, *fix = PyTuple_GET_ITEM(entry, 5);
     int twin = 0; /* (two tensors' runs: the compiled kernel's call) */
     if (Py_TYPE(other) == adopt_tensor) {
@@ -304,7 +347,7 @@ static PyObject *front_call(PyObject *self, PyObject *const *args, size_t nargsf
         result_dtype = dtype;
     if (twin && PyTuple_GET_SIZE(entry) == 7 && PyTuple_GET_ITEM(entry, 6) != Py_None) {
         /* (two tensors: the entry's compiled kernel before its native loop and fn) */
-        int taken = front_kernel(f, PyTuple_GET_ITEM(entry, 6), ax, ay, info, result_dtype, &out);
+        int taken = front_kernel(f, PyTuple_GET_ITEM(entry, 6), ax, ay, NULL, info, result_dtype, &out);
         if (taken == 1)
             goto done;
         if (taken < 0) {
@@ -582,12 +625,13 @@ static PyObject *front_new(PyObject *module, PyObject *args)
     Py_ssize_t pos = 0;
     while (PyDict_Next(table, &pos, &key, &value)) {
         Py_ssize_t size = PyTuple_Check(value) ? PyTuple_GET_SIZE(value) : -1;
-        if (arity == 1 ? (size != 3 && size != 4) : (size != 6 && size != 7)) {
+        if (arity == 1 ? (size != 3 && size != 4) : (size != 4 && size != 6 && size != 7)) {
             PyErr_SetString(PyExc_TypeError, "front: a table entry has the wrong form");
             return NULL;
         }
         PyObject *kernel = size == 4 || size == 7 ? PyTuple_GET_ITEM(value, size - 1) : Py_None;
-        if (kernel != Py_None && (empty == Py_None || !PyTuple_Check(kernel) || PyTuple_GET_SIZE(kernel) != 5)) {
+        if ((kernel != Py_None || (arity == 2 && size == 4))
+            && (empty == Py_None || !PyTuple_Check(kernel) || PyTuple_GET_SIZE(kernel) != 5)) {
             PyErr_SetString(PyExc_TypeError, "front: a kernel entry is (run, extra, np_dtype, max_n, align), "
                             "with numpy.empty given");
             return NULL;
