@@ -302,3 +302,34 @@ def test_last_dim_fronts_give_the_entrys_bits(name: str, dtype: type) -> None:
                 _same_or_raise(ours, theirs)
     t = st.tensor(v[:12].reshape(3, 4)).t()  # (not row-major: the entry)
     _same(front(t, -1), fallback_of(front)(t, -1))
+
+
+LERP_WEIGHTS = [0.5, 0.25, 0.75, 0.1, 1 / 3, 0.49999999, 0.5000000001, -0.0, 0.0, 1.0, -1.0, 2.5, 1e-46, -1e-46,
+                1e-300, 3.4e38, -3.4e38, float("inf"), float("nan")]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_lerp_fresh_path_gives_lerp_intos_bits(dtype: type) -> None:
+    """lerp(a, b, w) of two row-major tensors and a float: the compiled pass is called with the
+    Python float itself (the kernel's cast rounds it for float32, as lerp_into's compute.type(w)
+    did): the bits of lerp_into's call on the flat runs, and of torch's lerp."""
+    from strided.kernels.fpstate import quietly
+    from strided.kernels.fused import lerp_into
+
+    v = _values(np.dtype(dtype))
+    w_ = np.random.default_rng(5).permutation(v)
+    for shape in ((len(v),), (3, 4), (16, 16)):
+        n = int(np.prod(shape))
+        a, b = np.resize(v, n).reshape(shape), np.resize(w_, n).reshape(shape)
+        for w in LERP_WEIGHTS:
+            if dtype is np.float32 and 3.4028234663852886e38 < abs(w) < float("inf"):
+                continue  # (refused by the general path, as PyTorch does)
+            got = st.lerp(st.tensor(a), st.tensor(b), w)
+            want = np.empty(n, dtype)
+            quietly(lerp_into, a.reshape(-1), b.reshape(-1), np.dtype(dtype).type(w), want)
+            assert got.numpy().tobytes() == want.reshape(shape).tobytes(), w
+            assert got.stride() == st.tensor(a).stride()
+            theirs = torch.lerp(torch.from_numpy(a), torch.from_numpy(b), w).numpy()
+            np.testing.assert_array_equal(got.numpy(), theirs)
+            with native.disabled():  # (lerp_into's NumPy steps: the same bits)
+                assert st.lerp(st.tensor(a), st.tensor(b), w).numpy().tobytes() == got.numpy().tobytes()

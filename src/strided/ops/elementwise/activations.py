@@ -690,9 +690,17 @@ def fresh_front(wrapper: Callable[..., Tensor], row: Activation) -> Callable[...
 
 
 def _softplus_default(x: np.ndarray) -> np.ndarray:
-    """softplus's forward at its default parameters (beta 1.0, threshold 20.0), :func:`_fast`'s
-    call for ``F.softplus(x)`` (run in the quiet context, as _fast runs it)."""
-    return _softplus(x, 1.0, 20.0)
+    """:func:`_softplus` at its default parameters (beta 1.0, threshold 20.0) of a flat float32 /
+    float64 run (1-D: NumPy gives arrays, never scalars), :func:`_fast`'s call for
+    ``F.softplus(x)``, run in the quiet context as _fast runs it: the same ufunc calls in the same
+    order (log1p's ``out`` positional, the same loop), without _softplus's tests of what the
+    front's call already is (a quarter of it)."""
+    e = np.exp(x)
+    np.log1p(e, e)
+    k = native.special()
+    if k is not None and k.greater_select(x, 20.0, e):
+        return e
+    return e if _greater_select(x, 20.0, e) else np.where(np.greater(x, typed0(20.0, x.dtype)), x, e)
 
 
 def _front_kernel(row: Activation, dtype: np.dtype) -> tuple | None:
