@@ -198,7 +198,7 @@ static int front_kernel(FrontObject *f, PyObject *spec, PyObject *x, PyObject *y
         PyErr_Clear();
         return -1;
     }
-    if (n > max_n || align < 1 || nextra > 4)
+    if (n > max_n || align < 1 || 2 + (y != NULL) + (lead != NULL) + nextra > 8) /* (the call's a[8]) */
         return 0;
     for (int i = 0; i < (y == NULL ? 1 : 2); i++) {
         Py_buffer view; /* (a C-contiguous run: PyBUF_SIMPLE refuses any other) */
