@@ -3443,7 +3443,7 @@ static PyMethodDef methods[] = {
      "entry_front(fallback, fwd, mode, plain, aliases, min_args, max_args, open[, state, direct]): an op entry's plain "
      "call in C (see _front.h)."},
     {"front", front_new, METH_VARARGS,
-     "front(fallback, arity, table, cinfo, open, quiet): an elementwise op's common call in C (see _front.h)."},
+     "front(fallback, arity, table, cinfo, open, quiet[, empty, enabled, blocks]): an elementwise op's common call in C (see _front.h)."},
     {"adopt_types", py_adopt_types, METH_VARARGS,
      "adopt_types(tensor_class, storage_class): the classes adopt builds (their object slots)."},
     {"adopt", (PyCFunction)(void (*)(void))py_adopt, METH_FASTCALL,
@@ -3526,7 +3526,9 @@ PyMODINIT_FUNC PyInit__copykernel(void)
     front_names[1] = PyUnicode_InternFromString("strides");
     front_names[2] = PyUnicode_InternFromString("offset");
     front_names[3] = PyUnicode_InternFromString("used");
-    if (front_names[0] == NULL || front_names[1] == NULL || front_names[2] == NULL || front_names[3] == NULL)
+    front_names[4] = PyUnicode_InternFromString("dim");
+    if (front_names[0] == NULL || front_names[1] == NULL || front_names[2] == NULL || front_names[3] == NULL
+        || front_names[4] == NULL)
         return NULL;
     return PyModule_Create(&module);
 }

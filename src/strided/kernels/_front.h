@@ -1,6 +1,6 @@
 /* ---------------------------------------------------------------- front: an elementwise op's common call in C
  *
- * front(fallback, arity, table, cinfo, open, quiet) returns a Front: a callable that runs the
+ * front(fallback, arity, table, cinfo, open, quiet[, empty, enabled, blocks]) returns a Front: a callable that runs the
  * small-op fast path of a unary (arity 1) or binary (arity 2) elementwise op's Python forward
  * (``fallback``: strided.ops.elementwise.unary._fast_unary's / binary._fast_binary's ``fn``)
  * for its most common call, and hands every other call to ``fallback`` unchanged:
@@ -21,12 +21,24 @@
  * call to ``fallback``, which retries it as the Python path does. So a result, an error and a
  * warning are the Python path's own; only the Python frames are saved.
  *
- * table entries: unary {DType: (fn, direct, result_dtype)}; binary {DType: (fn, native, native_min,
+ * table entries: unary {DType: (fn, direct, result_dtype)} or {DType: (fn, direct, result_dtype,
+ * kernel)}, where ``kernel`` (or None) is ``(run, extra, np_dtype, max_n, align)``: a compiled
+ * loop tried first, as ``run(x, out, *extra)`` into ``out = empty(n, np_dtype)`` where the
+ * kernels are on (native's switch: the front hands the call to ``fallback`` where they are off in
+ * this context or a disabled() block is open anywhere), x holds at most ``max_n`` elements and its
+ * data is aligned to ``align`` bytes; its False answer (or a refused x) hands over to ``fn`` as
+ * above (None: to ``fallback``); binary {DType: (fn, native, native_min,
  * result_dtype, scalar, fix)}: ``native`` a compiled loop the Python path calls first (directly,
  * on two tensors' runs of at least ``native_min`` elements; None, or its None answer: ``fn``
  * runs), ``fix`` (or None) called as ``fix(x, y, result)`` after ``fn`` (torch_extremes' NaN
- * fix); result_dtype None for the operands' dtype; scalar True where ``op(t, float)`` takes the
- * fast path.
+ * fix; fn None: the fallback where fn would run); result_dtype None for the operands' dtype; scalar True where ``op(t, float)`` takes the
+ * fast path; an optional seventh item, a kernel as the unary entries' (``run(x, y, out, *extra)``),
+ * tried first on two tensors' runs (its False answer: ``native``, then ``fn``, as above; no ``fix``
+ * after it: its result is the op's). A binary front's entry may instead be a last-dim entry, the
+ * unary form (None, direct, result_dtype, kernel): ``op(x, dim)`` with ``dim`` an exact int naming
+ * x's last dim (-1 or ndim - 1; positional or the keyword ``dim``), x not 0-d and not empty, calls ``run(x, out, row, *extra)`` (row:
+ * the last dim's length; the gate, limit and alignment as above); its refusal, and every other
+ * call, goes to ``fallback`` (softmax / log_softmax along rows).
  *
  * Everything else about a Front is its fallback's: attributes are read from and written to it
  * (``__name__``, ``__doc__``, ``__wrapped__``, the registry's marks), so inspect sees a function;
@@ -36,6 +48,9 @@ typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
     PyObject *fallback, *table, *cinfo, *open, *quiet;
+    /* a unary entry's compiled kernel (its fourth item): numpy.empty, and the switch of
+     * strided.kernels.native (the context variable of disabled(), the list of its open blocks) */
+    PyObject *empty, *enabled, *blocks;
     int arity;
     PyObject *weakrefs;
     /* entry fronts (entry_front): the forward, the plain argument types, the keywords that go to
@@ -47,7 +62,7 @@ typedef struct {
 
 static PyTypeObject Front_Type;
 static const char front_busy[] = "cannot enter context";
-static PyObject *front_names[4]; /* "shape", "strides", "offset", "used": interned at module init */
+static PyObject *front_names[5]; /* "shape", "strides", "offset", "used", "dim": interned at module init */
 
 static PyObject *front_fallback(FrontObject *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
@@ -145,11 +160,126 @@ static PyObject *front_run(FrontObject *f, PyObject *fn, int direct, PyObject *x
     return t == NULL ? (PyObject *)-1 : t;
 }
 
+/* An entry's compiled kernel (see the header) on the flat run x (and the twin run y, or NULL).
+ * Returns 1 with *out set (the adopted result, or (PyObject *)-1 on an error), 0 where the
+ * entry's Python functions must run instead, -1 where the call goes to the fallback (the kernels
+ * off in this context). */
+static int front_kernel(FrontObject *f, PyObject *spec, PyObject *x, PyObject *y, PyObject *lead, PyObject *info,
+                        PyObject *dtype, PyObject **out)
+{
+    if (f->enabled != NULL && f->enabled != Py_None) { /* native.disabled() in this context */
+        PyObject *on = NULL;
+        if (PyContextVar_Get(f->enabled, NULL, &on) < 0) {
+            *out = (PyObject *)-1;
+            return 1;
+        }
+        int truth = on != NULL ? PyObject_IsTrue(on) : 1;
+        Py_XDECREF(on);
+        if (truth != 1) {
+            PyErr_Clear();
+            return -1;
+        }
+    }
+    if (f->blocks != NULL && PyList_Check(f->blocks) && PyList_GET_SIZE(f->blocks) > 0) {
+        int open = PyObject_IsTrue(PyList_GET_ITEM(f->blocks, 0)); /* a disabled() block open somewhere */
+        if (open != 0) {
+            PyErr_Clear();
+            return -1;
+        }
+    }
+    if (!PyTuple_Check(spec) || PyTuple_GET_SIZE(spec) != 5 || !PyTuple_Check(PyTuple_GET_ITEM(spec, 1)))
+        return -1;
+    PyObject *extra = PyTuple_GET_ITEM(spec, 1);
+    Py_ssize_t n = PyLong_AsSsize_t(PyTuple_GET_ITEM(info, 1));
+    Py_ssize_t max_n = PyLong_AsSsize_t(PyTuple_GET_ITEM(spec, 3));
+    Py_ssize_t align = PyLong_AsSsize_t(PyTuple_GET_ITEM(spec, 4));
+    Py_ssize_t nextra = PyTuple_GET_SIZE(extra);
+    if (PyErr_Occurred()) {
+        PyErr_Clear();
+        return -1;
+    }
+    if (n > max_n || align < 1 || 2 + (y != NULL) + (lead != NULL) + nextra > 8) /* (the call's a[8]) */
+        return 0;
+    for (int i = 0; i < (y == NULL ? 1 : 2); i++) {
+        Py_buffer view; /* (a C-contiguous run: PyBUF_SIMPLE refuses any other) */
+        if (PyObject_GetBuffer(i ? y : x, &view, PyBUF_SIMPLE) < 0) {
+            PyErr_Clear();
+            return 0;
+        }
+        int aligned = (uintptr_t)view.buf % (uintptr_t)align == 0;
+        PyBuffer_Release(&view);
+        if (!aligned) /* (a from_numpy view's odd address: the kernels refuse it, fn's NumPy runs) */
+            return 0;
+    }
+    PyObject *e[2] = {PyTuple_GET_ITEM(info, 1), PyTuple_GET_ITEM(spec, 2)};
+    PyObject *res = PyObject_Vectorcall(f->empty, e, 2, NULL);
+    if (res == NULL) {
+        *out = (PyObject *)-1;
+        return 1;
+    }
+    PyObject *a[8] = {x};
+    Py_ssize_t na = 1;
+    if (y != NULL)
+        a[na++] = y;
+    a[na++] = res;
+    if (lead != NULL)
+        a[na++] = lead;
+    for (Py_ssize_t i = 0; i < nextra; i++)
+        a[na++] = PyTuple_GET_ITEM(extra, i);
+    PyObject *done = PyObject_Vectorcall(PyTuple_GET_ITEM(spec, 0), a, na, NULL);
+    if (done == NULL) {
+        Py_DECREF(res);
+        *out = (PyObject *)-1;
+        return 1;
+    }
+    int refused = done == Py_False;
+    Py_DECREF(done);
+    if (refused) {
+        Py_DECREF(res);
+        return 0;
+    }
+    PyObject *b[3] = {res, PyTuple_GET_ITEM(info, 2), dtype};
+    PyObject *t = py_adopt(NULL, b, 3);
+    Py_DECREF(res);
+    *out = t == NULL ? (PyObject *)-1 : t;
+    return 1;
+}
+
+/* A last-dim entry's call op(x, dim) (see the header): its kernel along x's last dim where dim is
+ * an exact int naming it (-1 or ndim - 1) and x has elements. Returns as front_call's ``out``:
+ * the result, (PyObject *)-1 an error, NULL the fallback's call. */
+static PyObject *front_last_dim(FrontObject *f, PyObject *entry, PyObject *x, PyObject *dim, PyObject *info,
+                                PyObject *dtype)
+{
+    PyObject *strides = PyTuple_GET_ITEM(info, 0); /* (row-major: strides[-2] is the last dim's length) */
+    Py_ssize_t ndim = PyTuple_Check(strides) ? PyTuple_GET_SIZE(strides) : 0;
+    Py_ssize_t n = PyLong_AsSsize_t(PyTuple_GET_ITEM(info, 1));
+    if (!PyLong_CheckExact(dim) || ndim < 1 || n <= 0) {
+        PyErr_Clear();
+        return NULL;
+    }
+    long d = PyLong_AsLong(dim);
+    if ((d == -1 && PyErr_Occurred()) || (d != -1 && d != ndim - 1)) {
+        PyErr_Clear();
+        return NULL;
+    }
+    PyObject *row = ndim == 1 ? PyTuple_GET_ITEM(info, 1) : PyTuple_GET_ITEM(strides, ndim - 2);
+    PyObject *result_dtype = PyTuple_GET_ITEM(entry, 2), *out = NULL;
+    int taken = front_kernel(f, PyTuple_GET_ITEM(entry, 3), x, NULL, row, info,
+                             result_dtype == Py_None ? dtype : result_dtype, &out);
+    return taken == 1 ? out : NULL; /* (a refusal: the fallback, which has the whole path) */
+}
+
 static PyObject *front_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     FrontObject *f = (FrontObject *)self;
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-    if (kwnames != NULL || nargs != f->arity || adopt_tensor == NULL || PyList_GET_SIZE(f->open) != 0)
+    /* (a binary front's op(x, dim=d): its last-dim entries take the keyword as the second argument) */
+    int dim_kw = kwnames != NULL && f->arity == 2 && nargs == 1 && PyTuple_GET_SIZE(kwnames) == 1
+                 && PyUnicode_Check(PyTuple_GET_ITEM(kwnames, 0))
+                 && PyUnicode_Compare(PyTuple_GET_ITEM(kwnames, 0), front_names[4]) == 0;
+    if ((kwnames != NULL && !dim_kw) || (!dim_kw && nargs != f->arity) || adopt_tensor == NULL
+        || PyList_GET_SIZE(f->open) != 0)
         return front_fallback(f, args, nargsf, kwnames);
     PyObject *x = args[0];
     if (Py_TYPE(x) != adopt_tensor)
@@ -168,21 +298,41 @@ static PyObject *front_call(PyObject *self, PyObject *const *args, size_t nargsf
     /* strong references while Python code runs (another thread may rebind the tensors' slots) */
     Py_INCREF(ax);
     Py_INCREF(info);
+    Py_INCREF(entry); /* (a kernel's first use may replace the table's entry: see binary_math) */
     PyObject *out = NULL; /* the result, (PyObject *)-1 an error, NULL: the fallback's call */
     if (f->arity == 1) {
-        PyObject *result_dtype = PyTuple_GET_ITEM(entry, 2);
-        out = front_run(f, PyTuple_GET_ITEM(entry, 0), PyObject_IsTrue(PyTuple_GET_ITEM(entry, 1)), ax, NULL,
-                        info, result_dtype == Py_None ? dtype : result_dtype, NULL);
+        PyObject *result_dtype = PyTuple_GET_ITEM(entry, 2), *fn = PyTuple_GET_ITEM(entry, 0);
+        if (result_dtype == Py_None)
+            result_dtype = dtype;
+        if (PyTuple_GET_SIZE(entry) == 4 && PyTuple_GET_ITEM(entry, 3) != Py_None) {
+            int taken = front_kernel(f, PyTuple_GET_ITEM(entry, 3), ax, NULL, NULL, info, result_dtype, &out);
+            if (taken == 1)
+                goto done;
+            if (taken < 0 || fn == Py_None) {
+                out = NULL; /* (the fallback) */
+                goto done;
+            }
+        }
+        out = front_run(f, fn, PyObject_IsTrue(PyTuple_GET_ITEM(entry, 1)), ax, NULL, info, result_dtype, NULL);
         goto done;
     }
-    PyObject *other = args[1], *result_dtype = PyTuple_GET_ITEM(entry, 3);
+    PyObject *other = args[1];
+    if (PyTuple_GET_SIZE(entry) == 4) { /* a last-dim entry: op(x, dim) along x's last dim */
+        out = front_last_dim(f, entry, ax, other, info, dtype);
+        goto done;
+    }
+    if (dim_kw)
+        goto done; /* (another entry: the fallback) */
+    PyObject *result_dtype = PyTuple_GET_ITEM(entry, 3);
     PyObject *native = NULL, *fix = PyTuple_GET_ITEM(entry, 5);
+    int twin = 0; /* (two tensors' runs: the compiled kernel's call) */
     if (Py_TYPE(other) == adopt_tensor) {
         PyObject *info_y = NULL;
         if (SLOT(other, off_dtype) != dtype || (ay = front_flat(f, other, &info_y)) == NULL || info_y != info) {
             ay = NULL;
             goto done; /* (out NULL: the fallback) */
         }
+        twin = 1;
         native = PyTuple_GET_ITEM(entry, 1);
         if (native == Py_None
             || PyLong_AsSsize_t(PyTuple_GET_ITEM(info, 1)) < PyLong_AsSsize_t(PyTuple_GET_ITEM(entry, 2)))
@@ -195,6 +345,16 @@ static PyObject *front_call(PyObject *self, PyObject *const *args, size_t nargsf
     Py_INCREF(ay);
     if (result_dtype == Py_None)
         result_dtype = dtype;
+    if (twin && PyTuple_GET_SIZE(entry) == 7 && PyTuple_GET_ITEM(entry, 6) != Py_None) {
+        /* (two tensors: the entry's compiled kernel before its native loop and fn) */
+        int taken = front_kernel(f, PyTuple_GET_ITEM(entry, 6), ax, ay, NULL, info, result_dtype, &out);
+        if (taken == 1)
+            goto done;
+        if (taken < 0) {
+            out = NULL; /* (the fallback) */
+            goto done;
+        }
+    }
     if (native != NULL) { /* the compiled loop first, as the Python path: its None hands over to fn */
         PyObject *a[2] = {ax, ay};
         PyObject *res = PyObject_Vectorcall(native, a, 2, NULL);
@@ -212,10 +372,13 @@ static PyObject *front_call(PyObject *self, PyObject *const *args, size_t nargsf
         }
         Py_DECREF(res);
     }
+    if (PyTuple_GET_ITEM(entry, 0) == Py_None)
+        goto done; /* (no fn: the fallback) */
     out = front_run(f, PyTuple_GET_ITEM(entry, 0), 0, ax, ay, info, result_dtype, fix == Py_None ? NULL : fix);
 done:
     Py_DECREF(ax);
     Py_DECREF(info);
+    Py_DECREF(entry);
     Py_XDECREF(ay);
     if (out == (PyObject *)-1)
         return NULL;
@@ -451,6 +614,7 @@ static PyObject *entry_front_new(PyObject *module, PyObject *args)
     Py_INCREF(fallback);
     f->fallback = fallback;
     f->table = f->cinfo = f->quiet = NULL;
+    f->empty = f->enabled = f->blocks = NULL;
     Py_INCREF(open);
     f->open = open;
     f->arity = 0;
@@ -487,11 +651,15 @@ static PyObject *front_tp_call(PyObject *self, PyObject *args, PyObject *kwargs)
 
 static PyObject *front_new(PyObject *module, PyObject *args)
 {
-    PyObject *fallback, *table, *cinfo, *open, *quiet;
+    PyObject *fallback, *table, *cinfo, *open, *quiet, *empty = Py_None, *enabled = Py_None, *blocks = Py_None;
     int arity;
-    if (!PyArg_ParseTuple(args, "OiO!O!O!O:front", &fallback, &arity, &PyDict_Type, &table, &PyDict_Type, &cinfo,
-                          &PyList_Type, &open, &quiet))
+    if (!PyArg_ParseTuple(args, "OiO!O!O!O|OOO:front", &fallback, &arity, &PyDict_Type, &table, &PyDict_Type, &cinfo,
+                          &PyList_Type, &open, &quiet, &empty, &enabled, &blocks))
         return NULL;
+    if (enabled != Py_None && !PyContextVar_CheckExact(enabled)) {
+        PyErr_SetString(PyExc_TypeError, "front: enabled must be a context variable or None");
+        return NULL;
+    }
     if (arity != 1 && arity != 2) {
         PyErr_SetString(PyExc_ValueError, "front: arity must be 1 or 2");
         return NULL;
@@ -499,8 +667,16 @@ static PyObject *front_new(PyObject *module, PyObject *args)
     PyObject *key, *value;
     Py_ssize_t pos = 0;
     while (PyDict_Next(table, &pos, &key, &value)) {
-        if (!PyTuple_Check(value) || PyTuple_GET_SIZE(value) != (arity == 1 ? 3 : 6)) {
+        Py_ssize_t size = PyTuple_Check(value) ? PyTuple_GET_SIZE(value) : -1;
+        if (arity == 1 ? (size != 3 && size != 4) : (size != 4 && size != 6 && size != 7)) {
             PyErr_SetString(PyExc_TypeError, "front: a table entry has the wrong form");
+            return NULL;
+        }
+        PyObject *kernel = size == 4 || size == 7 ? PyTuple_GET_ITEM(value, size - 1) : Py_None;
+        if ((kernel != Py_None || (arity == 2 && size == 4))
+            && (empty == Py_None || !PyTuple_Check(kernel) || PyTuple_GET_SIZE(kernel) != 5)) {
+            PyErr_SetString(PyExc_TypeError, "front: a kernel entry is (run, extra, np_dtype, max_n, align), "
+                            "with numpy.empty given");
             return NULL;
         }
     }
@@ -518,6 +694,12 @@ static PyObject *front_new(PyObject *module, PyObject *args)
     f->open = open;
     Py_INCREF(quiet);
     f->quiet = quiet;
+    Py_INCREF(empty);
+    f->empty = empty;
+    Py_INCREF(enabled);
+    f->enabled = enabled;
+    Py_INCREF(blocks);
+    f->blocks = blocks;
     f->arity = arity;
     f->weakrefs = NULL;
     f->fwd = f->plain = f->aliases = f->state = f->direct = NULL;
@@ -535,6 +717,9 @@ static int front_traverse(FrontObject *f, visitproc visit, void *arg)
     Py_VISIT(f->cinfo);
     Py_VISIT(f->open);
     Py_VISIT(f->quiet);
+    Py_VISIT(f->empty);
+    Py_VISIT(f->enabled);
+    Py_VISIT(f->blocks);
     Py_VISIT(f->fwd);
     Py_VISIT(f->plain);
     Py_VISIT(f->aliases);
@@ -554,6 +739,9 @@ static int front_clear(FrontObject *f)
     Py_CLEAR(f->cinfo);
     Py_CLEAR(f->open);
     Py_CLEAR(f->quiet);
+    Py_CLEAR(f->empty);
+    Py_CLEAR(f->enabled);
+    Py_CLEAR(f->blocks);
     Py_CLEAR(f->fwd);
     Py_CLEAR(f->plain);
     Py_CLEAR(f->aliases);

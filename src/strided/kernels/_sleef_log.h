@@ -10,13 +10,22 @@
  * The includer has included <math.h>, <stdint.h> and <string.h>. */
 #ifndef STRIDED_SLEEF_LOG_H
 #define STRIDED_SLEEF_LOG_H
+/* (the steps inlined into sleef_logf_or_libm / sleef_log_or_libm, whose FMA clone then runs them
+ * with the fused instructions: see there) */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
+#define SLEEF_LOG_CLONES __attribute__((target_clones("fma", "default")))
+#define SLEEF_LOG_INLINE inline __attribute__((always_inline))
+#else
+#define SLEEF_LOG_CLONES
+#define SLEEF_LOG_INLINE inline
+#endif
 
 typedef struct { float x, y; } sleef_f2;
 typedef struct { double x, y; } sleef_d2;
 
 /* vgetmant(d, [0.75, 1.5)) of a positive normal float: its fraction with the exponent of 1, halved
  * where that is 1.5 or more */
-static float sleef_mant_f(float d)
+SLEEF_LOG_INLINE static float sleef_mant_f(float d)
 {
     uint32_t b;
     memcpy(&b, &d, sizeof b);
@@ -26,7 +35,7 @@ static float sleef_mant_f(float d)
     return m;
 }
 
-static double sleef_mant_d(double d)
+SLEEF_LOG_INLINE static double sleef_mant_d(double d)
 {
     uint64_t b;
     memcpy(&b, &d, sizeof b);
@@ -37,14 +46,14 @@ static double sleef_mant_d(double d)
 }
 
 /* the double-float steps of xlogf_u1 (df.h's, the FMA forms) */
-static sleef_f2 sleef_dfadd2_ff(float x, float y)
+SLEEF_LOG_INLINE static sleef_f2 sleef_dfadd2_ff(float x, float y)
 {
     float s = x + y, v = s - x;
     sleef_f2 r = {s, (x - (s - v)) + (y - v)};
     return r;
 }
 
-static sleef_f2 sleef_dfdiv(sleef_f2 n, sleef_f2 d)
+SLEEF_LOG_INLINE static sleef_f2 sleef_dfdiv(sleef_f2 n, sleef_f2 d)
 {
     float t = 1.0f / d.x, s = n.x * t;
     float u = fmaf(t, n.x, -s);
@@ -53,7 +62,7 @@ static sleef_f2 sleef_dfdiv(sleef_f2 n, sleef_f2 d)
     return r;
 }
 
-static float sleef_logf_u1(float d)
+SLEEF_LOG_INLINE static float sleef_logf_u1(float d)
 {
     int ex;
     float y = d * (1.0f / 0.75f);
@@ -78,14 +87,14 @@ static float sleef_logf_u1(float d)
 }
 
 /* xlog_u1 (dd.h's FMA forms; its POLY7 in Estrin's scheme) */
-static sleef_d2 sleef_ddadd2_dd(double x, double y)
+SLEEF_LOG_INLINE static sleef_d2 sleef_ddadd2_dd(double x, double y)
 {
     double s = x + y, v = s - x;
     sleef_d2 r = {s, (x - (s - v)) + (y - v)};
     return r;
 }
 
-static sleef_d2 sleef_dddiv(sleef_d2 n, sleef_d2 d)
+SLEEF_LOG_INLINE static sleef_d2 sleef_dddiv(sleef_d2 n, sleef_d2 d)
 {
     double t = 1.0 / d.x, s = n.x * t;
     double u = fma(t, n.x, -s);
@@ -94,7 +103,7 @@ static sleef_d2 sleef_dddiv(sleef_d2 n, sleef_d2 d)
     return r;
 }
 
-static double sleef_log_u1(double d)
+SLEEF_LOG_INLINE static double sleef_log_u1(double d)
 {
     int ex;
     double y = d * (1.0 / 0.75);
@@ -119,13 +128,16 @@ static double sleef_log_u1(double d)
     return s.x + s.y;
 }
 
-/* SLEEF's log where it is ported (a positive normal finite argument), the C library's elsewhere */
-static float sleef_logf_or_libm(float d)
+/* SLEEF's log where it is ported (a positive normal finite argument), the C library's elsewhere.
+ * An FMA clone where the CPU has FMA: the steps' fmaf / fma are then one instruction each instead
+ * of the C library's software routine (a correctly rounded fused operation either way: the same
+ * bits; log_softmax's (16, 16) rows spent half their time in them). */
+SLEEF_LOG_CLONES static float sleef_logf_or_libm(float d)
 {
     return (d >= 1.17549435e-38f && d <= 3.40282347e+38f) ? sleef_logf_u1(d) : logf(d);
 }
 
-static double sleef_log_or_libm(double d)
+SLEEF_LOG_CLONES static double sleef_log_or_libm(double d)
 {
     return (d >= 2.2250738585072014e-308 && d <= 1.7976931348623157e+308) ? sleef_log_u1(d) : log(d);
 }

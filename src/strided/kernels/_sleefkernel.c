@@ -983,10 +983,74 @@ static PyObject *py_capability(PyObject *self, PyObject *unused)
     return PyLong_FromLong(capability_lanes());
 }
 
+/* angle_run(z, out, vec, form, step): run2(z.imag, z.real, out, vec, form, step) of one C-contiguous
+ * complex64 buffer z (interleaved real and imaginary parts) into the float32 buffer out of its
+ * length, without the two part copies: the parts are split into blocks on the stack and each
+ * element takes the function run2 gives it at its place in the whole row (SLEEF's below
+ * n - n % step, the C library's after; every element is computed alone, so the blocks change no
+ * bit). True once written; False where the form is unavailable or the buffers are not those (the
+ * caller's run2 of the copied parts then runs). The compiled front of angle calls it. */
+static PyObject *py_angle_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 5) {
+        PyErr_Format(PyExc_TypeError, "angle_run(z, out, vec, form, step) takes 5 arguments, not %zd", nargs);
+        return NULL;
+    }
+    long vec = PyLong_AsLong(args[2]), form = PyLong_AsLong(args[3]), step = PyLong_AsLong(args[4]);
+    if (PyErr_Occurred()) return NULL;
+    if (vec < 0 || vec > 1 || form < -1 || form > 1 || step < 0) {
+        PyErr_Format(PyExc_ValueError, "angle_run: vec must be 0 or 1, form -1, 0 or 1 and step >= 0 (got %ld, %ld, %ld)",
+                     vec, form, step);
+        return NULL;
+    }
+    int wide = form == 0 ? 0 : has_avx512f();
+    if (form == 1 && !wide) Py_RETURN_FALSE;
+    Py_buffer z, out;
+    if (PyObject_GetBuffer(args[0], &z, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &out, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&z);
+        return NULL;
+    }
+    PyObject *answer = Py_False;
+    Py_ssize_t n = out.len / 4;
+    if (strcmp(z.format, "Zf") == 0 && strcmp(out.format, "f") == 0 && z.len == 2 * out.len
+        && ((const char *)z.buf >= (const char *)out.buf + out.len || (const char *)out.buf >= (const char *)z.buf + z.len)
+        && (uintptr_t)z.buf % 4 == 0 && (uintptr_t)out.buf % 4 == 0) {
+        const float *zp = z.buf;
+        float *op = out.buf;
+        Py_ssize_t body = !vec ? 0 : step > 0 ? n - n % step : n;
+        float ys[256], xs[256];
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t a = 0; a < n; a += 256) {
+            Py_ssize_t m = n - a < 256 ? n - a : 256;
+            for (Py_ssize_t i = 0; i < m; i++) {
+                xs[i] = zp[2 * (a + i)];
+                ys[i] = zp[2 * (a + i) + 1];
+            }
+            Py_ssize_t v = body <= a ? 0 : body - a < m ? body - a : m; /* (this block's SLEEF elements) */
+#if HAVE_X86
+            if (wide) atan2_block16(ys, xs, op + a, v);
+            else
+#endif
+                for (Py_ssize_t i = 0; i < v; i++) op[a + i] = sleef_atan2f(ys[i], xs[i]);
+            for (Py_ssize_t i = v; i < m; i++) op[a + i] = atan2f(ys[i], xs[i]);
+        }
+        Py_END_ALLOW_THREADS
+        answer = Py_True;
+    }
+    PyBuffer_Release(&z);
+    PyBuffer_Release(&out);
+    Py_INCREF(answer);
+    return answer;
+}
+
 static PyMethodDef methods[] = {
     {"run", (PyCFunction)(void (*)(void))py_run, METH_FASTCALL, "PyTorch's float32 sigmoid / silu loops (see the file)"},
     {"run_d", (PyCFunction)(void (*)(void))py_run_d, METH_FASTCALL, "PyTorch's float64 sigmoid / silu loops (see run_d)"},
     {"run2", (PyCFunction)(void (*)(void))py_run2, METH_FASTCALL, "atan2(y, x) of float32 buffers: SLEEF's or the C library's (see the file)"},
+    {"angle_run", (PyCFunction)(void (*)(void))py_angle_run, METH_FASTCALL,
+     "run2 of a complex64 buffer's imaginary and real parts, without their copies (see the file)"},
     {"softmax_dims", (PyCFunction)(void (*)(void))py_softmax_dims, METH_FASTCALL,
      "PyTorch's float32 softmax along a dim other than the last, as softmax_dims.softmax_float32 (see the file)"},
     {"capability", py_capability, METH_NOARGS, "Vectorized<float>::size() under ATen's capability here"},

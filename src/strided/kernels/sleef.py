@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -403,6 +404,26 @@ def _kernel(ufunc: np.ufunc, op: int) -> Callable[[np.ndarray, np.ndarray, np.dt
     kernel.__doc__ = (f"The unary kernel of ``{ufunc.__name__}``: float32 (a float32 input, or an integer/bool one "
                       "converted first as PyTorch converts it) by the compiled kernel, else the ufunc in ``compute``.")
     return kernel
+
+
+def flat_call(op: int, dtype: np.dtype, elementwise: bool = False) -> tuple[Any, tuple, int] | None:
+    """The kernel call made on a small flat run (1-D, C-contiguous) of ``dtype`` as ``(run, extra,
+    max_n)``: ``run(x, res, *extra)`` writes into a fresh ``res`` what :func:`torch_loop` (``op``
+    SIGMOID / SILU: its one-chunk call, up to ``max_n`` elements) or, ``elementwise``, the fresh forms
+    (:func:`_fresh`: float32 only) return for ``x``; None where neither runs the kernel (then the
+    caller's Python path decides). For the compiled fronts, which make the call in C. The step is
+    read now (:func:`step`: at the first use, as torch_loop reads it)."""
+    k = native._compiled("_sleefkernel")
+    dt = np.dtype(dtype)
+    if k is None:
+        return None
+    if elementwise:
+        return (k.run, (op, 0, 0, -1, -1), 1 << 62) if dt == _F32 else None
+    if dt == _F32:
+        return k.run, (op, 0, 0, _steps[0] if _steps else step(), -1), _ONE_CHUNK
+    if dt == _F64 and op in _DOUBLE_OPS:
+        return k.run_d, (op, 0, 0, (_steps[0] if _steps else step()) // 2, -1), _ONE_CHUNK
+    return None
 
 
 exp_fresh = _fresh(np.exp, LIBM_EXP)

@@ -28,6 +28,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -105,6 +106,16 @@ def run_compiled(k: object, name: str, x: np.ndarray, out: np.ndarray) -> bool:
         return k.torch_special(x, out, which, 0)
     compiled_entry(k, name, x, out)(x, out)
     return True
+
+
+def compiled_call(k: object, name: str, dtype: np.dtype) -> tuple[Callable[..., Any], tuple]:
+    """:func:`run_compiled`'s call for ``x`` and ``out`` both of ``dtype``, as ``(run, extra)``:
+    ``run(x, out, *extra)`` is the same kernel call (for the compiled fronts, which make it in C)."""
+    which = TORCH_KERNELS.get(name)
+    if which is not None:
+        return k.torch_special, (which, 0)
+    fast = getattr(k, name + "_float32", None) if np.dtype(dtype) == _F32 else None
+    return (fast if fast is not None else getattr(k, name)), ()
 
 
 def _torch_into(run: Callable[[np.ndarray, np.ndarray], bool], x: np.ndarray, out: np.ndarray) -> bool:

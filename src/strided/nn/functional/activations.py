@@ -58,6 +58,9 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
     return A.silu_(input) if inplace else A.silu(input)
 
 
+silu = A.fresh_front(silu, A.SILU)  # (the common call in C: see fresh_front)
+
+
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """``log(1 + exp(beta * x)) / beta``, and ``x`` itself where ``beta * x > threshold``.
 
@@ -68,6 +71,9 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
             and (out := A.plain_fresh(A.SOFTPLUS, input, (beta, threshold))) is not None:
         return out
     return A.softplus(input, beta, threshold)
+
+
+softplus = A.fresh_front(softplus, A.SOFTPLUS)  # (the common call, F.softplus(x), in C: see fresh_front)
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:

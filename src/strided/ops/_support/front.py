@@ -23,12 +23,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
+from ...kernels import native
 from ...kernels.fpstate import QUIET, quiet_call
 from ...kernels.listeners import OPEN
 from ...kernels.native import _compiled
 from .operands import _cinfo
 
-__all__ = ["compiled_front", "fallback_of"]
+__all__ = ["compiled_front", "fallback_of", "kernel_entry"]
 
 _KERNEL = _compiled("_copykernel")
 _FRONT = getattr(_KERNEL, "front", None) if QUIET is not None else None
@@ -40,14 +43,30 @@ def compiled_front(forward: Callable[..., Any], arity: int, table: dict[Any, tup
 
     ``table``: DType -> the fast path's entry for that dtype (unary: ``(fn, direct, result_dtype)``,
     ``fn(run)`` of the flat run, called directly instead of in the quiet context where ``direct``,
-    the result's dtype (None: the input's); binary:
+    the result's dtype (None: the input's), optionally a fourth item, a :func:`kernel_entry` tried
+    before ``fn`` (``fn`` None: the forward runs where the kernel does not); binary:
     ``(fn, native, native_min, result_dtype, scalar, fix)``, ``fn(run_a, run_b)``, the compiled
     loop tried first on two tensors' runs of ``native_min`` elements or more (None: none; its None
     answer: ``fn`` runs), the result's dtype (None: the operands'), whether ``op(t, float)`` takes
     the path, ``fix(run_a, run_b, result)`` called after ``fn`` (None: nothing))."""
     if _FRONT is None or not table:
         return forward
-    return _FRONT(forward, arity, table, _cinfo, OPEN, quiet_call)
+    return _FRONT(forward, arity, table, _cinfo, OPEN, quiet_call, np.empty, native._enabled, native._open_blocks)
+
+
+def kernel_entry(run: Callable[..., Any] | None, extra: tuple, dtype: np.dtype,
+                 max_n: int = 1 << 62) -> tuple | None:
+    """A unary front's compiled first pass: ``run(x, out, *extra)`` of the flat run ``x`` into
+    ``out = np.empty(len(x), dtype)``, made in C where the kernels are on in the caller's context
+    (:func:`strided.kernels.native.disabled` off, no such block open: else the forward runs), ``x``
+    holds at most ``max_n`` elements and is aligned to ``dtype``; ``run``'s False answer, or a
+    refused ``x``, hands over to the entry's ``fn``. The contract on ``run``: exactly what the
+    forward's fast path computes for ``x`` (its own compiled pass, called the same way). None
+    (no first pass) where ``run`` is None (its module not built)."""
+    if run is None:
+        return None
+    dtype = np.dtype(dtype)
+    return (run, tuple(extra), dtype, int(max_n), dtype.alignment)
 
 
 def fallback_of(entry: Callable[..., Any]) -> Callable[..., Any]:

@@ -64,11 +64,12 @@ from ...kernels import check_writable, native, write
 from ...kernels.elementwise import _ONE0, _TYPED0_DTYPES, _clip, typed0
 from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set
 from ...kernels.sleef import SILU as _SILU_OP
-from ...kernels.sleef import torch_loop
+from ...kernels.sleef import flat_call, torch_loop
 from ...layout import is_non_overlapping_and_dense as _dense
 from ...layout import preserve_format_strides
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
+from .._support.front import compiled_front, kernel_entry
 from .._support.gradtools import linear_backward
 from .._support.operands import _cinfo, _fresh_output, flat_run
 from ..registry import backward
@@ -669,6 +670,46 @@ def plain_fresh(row: Activation, input: Any, params: tuple) -> Tensor | None:
     Python calls of a small ``F.silu``'s seven)."""
     if input.__class__ is Tensor and input._ag is None and not OPEN:
         return _fast(row, input, params)
+    return None
+
+
+def fresh_front(wrapper: Callable[..., Tensor], row: Activation) -> Callable[..., Tensor]:
+    """``wrapper`` (``strided.nn.functional``'s form of ``row``) behind a compiled front
+    (:mod:`.._support.front`) for its one-argument call on a plain row-major float32 / float64
+    tensor outside autograd (nobody listening): the compiled pass :func:`_fast` runs first, made
+    in C (:func:`_front_kernel`); every other call, and that one where the pass does not run,
+    goes to ``wrapper``. ``wrapper`` itself where ``row`` has no such pass."""
+    table = {}
+    for d in (float32, float64):
+        kernel = _front_kernel(row, d.numpy)
+        if kernel is not None:
+            table[d] = (None, True, None, kernel)  # (no fn: where the kernel refuses, the wrapper runs)
+        elif row is SOFTPLUS:  # (no compiled pass: _fast's quiet forward at the default parameters)
+            table[d] = (_softplus_default, False, None)
+    return compiled_front(wrapper, 1, table)
+
+
+def _softplus_default(x: np.ndarray) -> np.ndarray:
+    """:func:`_softplus` at its default parameters (beta 1.0, threshold 20.0) of a flat float32 /
+    float64 run (1-D: NumPy gives arrays, never scalars), :func:`_fast`'s call for
+    ``F.softplus(x)``, run in the quiet context as _fast runs it: the same ufunc calls in the same
+    order (log1p's ``out`` positional, the same loop), without _softplus's tests of what the
+    front's call already is (a quarter of it)."""
+    e = np.exp(x)
+    np.log1p(e, e)
+    k = native.special()
+    if k is not None and k.greater_select(x, 20.0, e):
+        return e
+    return e if _greater_select(x, 20.0, e) else np.where(np.greater(x, typed0(20.0, x.dtype)), x, e)
+
+
+def _front_kernel(row: Activation, dtype: np.dtype) -> tuple | None:
+    """:func:`_fast`'s compiled pass for ``row`` at its default parameters on a flat run of
+    ``dtype`` as a front's :func:`kernel_entry`: silu's torch_loop call (one chunk); None for the
+    other rows (softplus has none: NumPy's exp and log1p run)."""
+    if row is SILU:
+        call = flat_call(_SILU_OP, dtype)
+        return None if call is None else kernel_entry(call[0], call[1], dtype, call[2])
     return None
 
 

@@ -50,11 +50,19 @@ from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import SUBCLASSES
 from ...gradients import seal
 from ...kernels import native as _native
-from ...kernels.elementwise import binary_into, exact_loop, logaddexp_fresh, logaddexp_loop, tensor_power
+from ...kernels.elementwise import (
+    _logaddexp_agrees,
+    binary_into,
+    exact_loop,
+    logaddexp_fresh,
+    logaddexp_loop,
+    tensor_power,
+)
 from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set
 from ...kernels.fused import quieted
 from ...opdef import Kind, declare
 from ...tensor import Tensor
+from .._support.front import kernel_entry
 from .._support.operands import (
     _broadcast,
     _check_inplace,
@@ -393,6 +401,44 @@ lcm, _, _, lcm_ = _make_binary(LCM)
 xlogy, _, _, xlogy_ = _make_binary(XLOGY)
 logaddexp, _, _, _ = _make_binary(LOGADDEXP)
 logaddexp2, _, _, _ = _make_binary(LOGADDEXP2)
+
+
+def _install_logaddexp_kernels() -> None:
+    """Give logaddexp's and logaddexp2's fronts the compiled loop as their float32 / float64
+    kernel entry (:func:`.._support.front.kernel_entry`): two tensors' runs at every size, where
+    the Python path calls it from 32 elements (:data:`LOGADDEXP`'s native_min, a Python call's
+    cost) and np.logaddexp below: the same bits wherever the loop runs at all, as
+    :func:`strided.kernels.elementwise.logaddexp_fresh` only runs it where its check found
+    NumPy's bits. That check takes tens of ms, so it runs at the first use, not at import: the
+    entry first holds :func:`_first_use`."""
+    k = _native._compiled("_specialkernel")  # (the module itself: the front reads the switch per call)
+    for front, base2 in ((logaddexp, False), (logaddexp2, True)):
+        table = getattr(front, "__front_table__", None)
+        if k is None or table is None:
+            continue
+        for d in (float32, float64):
+            if d in table and len(table[d]) == 6:
+                table[d] = (*table[d], kernel_entry(_first_use(table, d, k, base2), (), d.numpy))
+
+
+def _first_use(table: dict, d: DType, k: Any, base2: bool) -> Callable[..., bool]:
+    """A kernel entry's ``run`` for the first call: check the loop against NumPy
+    (:func:`strided.kernels.elementwise._logaddexp_agrees`), put the loop itself (it agrees) or
+    nothing (the entry's native and ufunc: it does not) in the front's ``table`` entry for ``d``,
+    and answer this call as that would."""
+    run = k.logaddexp_float32 if d is float32 else k.logaddexp_float64
+
+    def first(x: np.ndarray, y: np.ndarray, out: np.ndarray) -> bool:
+        if not _logaddexp_agrees(k, base2, d.numpy):
+            table[d] = table[d][:6]
+            return False
+        table[d] = (*table[d][:6], kernel_entry(run, (base2,), d.numpy))
+        return bool(run(x, y, out, base2))
+
+    return first
+
+
+_install_logaddexp_kernels()
 _heaviside_op, _, _, _heaviside_inplace = _make_binary(HEAVISIDE)
 _ldexp_op, _, _, _ldexp_inplace = _make_binary(LDEXP)
 

@@ -235,6 +235,12 @@ def _lerp_flat(input: Any, end: Any, weight: Any, target: Tensor | None) -> Tens
     if a is None or b is None or (target is not None and not a.flags.writeable):
         return None
     compute = d.numpy
+    if target is None and (k := native.special()) is not None:
+        # (lerp_into's compiled pass alone: no NumPy arithmetic, nothing to quiet; the weight as the
+        # Python float it is: the kernel's (float) cast rounds it as compute.type(weight) does)
+        out = np.empty(info[1], compute)
+        if k.lerp_runs(a, b, weight, out):
+            return adopted(out, info[2], d)
     out = a if target is not None else np.empty(info[1], compute)
     token = quiet_set(QUIET)
     try:

@@ -27,7 +27,19 @@ from ...args import is_number
 from ...callsite import user_site
 from ...dispatch import OPEN, adopted, copied, reinterpreted, report
 from ...dispatch import result as fresh_result
-from ...dtypes import TORCH_NAME, DType, bfloat16, bool_, complex_of, float16, float32, float64, real_of
+from ...dtypes import (
+    TORCH_NAME,
+    DType,
+    bfloat16,
+    bool_,
+    complex64,
+    complex128,
+    complex_of,
+    float16,
+    float32,
+    float64,
+    real_of,
+)
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import installs_as, returns_input
 from ...kernels import native
@@ -38,6 +50,7 @@ from ...layout.dtype_view import as_complex_layout, as_real_layout, part_layout
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import support
+from .._support.front import compiled_front, kernel_entry
 from .._support.memo import Memo
 from .._support.operands import _broadcast, _cinfo, _fresh_output, _view, flat_run
 from .._support.promotion import to_float
@@ -636,6 +649,65 @@ backward("conj_physical")(_conj_rule("ConjPhysicalBackward0"))
 
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
+
+
+def _install_fronts(namespace: dict[str, Any]) -> None:
+    """Put a compiled front (:mod:`.._support.front`) before the entries of ``complex`` and
+    ``polar``: their call on two plain row-major tensors of one float32 / float64 dtype and shape
+    (outside autograd, nobody listening) makes the fast path's compiled pass from C as a kernel
+    entry into the fresh complex run (complex: ``interleave``, :func:`_parts_into`'s; polar:
+    :func:`_polar_run`, :func:`_polar_fast`'s steps); its False answer, and every other call,
+    goes to the entry."""
+    k = native._compiled("_specialkernel")  # (the module itself: the front reads the switch per call)
+    if k is None:
+        return
+    runs = {"complex": k.interleave, "polar": _polar_run(k)}
+    for name, run in runs.items():
+        table = {d: (None, None, 0, complex_of(d), False, None, kernel_entry(run, (), _COMPLEX_NP[d]))
+                 for d in (float32, float64)}
+        namespace[name] = compiled_front(namespace[name], 2, table)
+    _install_angle_front(namespace, k)
+
+
+def _install_angle_front(namespace: dict[str, Any], k: Any) -> None:
+    """A compiled front before ``angle``'s entry: a plain row-major complex tensor's call runs
+    :func:`complex_angle`'s kernel call from C (complex64: PyTorch's split of SLEEF's and the C
+    library's atan2f over one parallel chunk, ``angle_run``: ``run2`` without the part copies;
+    complex128: the compiled ``complex_angle``); every other call goes to the entry."""
+    from ...kernels.sleef import GRAIN_SIZE, step  # (complex_angle's own constants)
+
+    sleef = native._compiled("_sleefkernel")
+    table = {}
+    if sleef is not None and hasattr(sleef, "angle_run"):
+        st = 8 if step() else 0  # (angle_complex64's step: the AVX2 kernel's 2 * Vectorized<complex<float>>::size())
+        table[complex64] = (None, True, float32,
+                            kernel_entry(sleef.angle_run, (1 if st else 0, -1, st), np.float32, GRAIN_SIZE - 1))
+    if hasattr(k, "complex_angle"):
+        table[complex128] = (None, True, float64, kernel_entry(k.complex_angle, (), np.float64))
+    entry = namespace["angle"]
+    front = compiled_front(entry, 1, table)
+    if Tensor.__dict__.get("angle") is entry:
+        Tensor.angle = front  # type: ignore[method-assign]
+    namespace["angle"] = front
+
+
+def _polar_run(k: Any) -> Any:
+    """:func:`_polar_fast`'s steps on two flat runs into the fresh complex run ``o``: NumPy's cos
+    and sin of the angles, quietly, then the compiled ``polar_parts`` (False where it refuses)."""
+
+    def run(x: np.ndarray, t: np.ndarray, o: np.ndarray) -> bool:
+        try:  # (cos(inf) is NaN, quietly: fpstate.quietly, inlined)
+            c = quiet_call(_cos, t)
+            s = quiet_call(_sin, t)
+        except RuntimeError as e:
+            c = quiet_retry(e, _cos, t)
+            s = quiet_retry(e, _sin, t)
+        return k.polar_parts(x, c, s, o)
+
+    return run
+
+
+_install_fronts(globals())
 # the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
 declare(Kind.VIEW, "real imag view_as_real view_as_complex resolve_conj resolve_neg adjoint")
 declare(Kind.COPY, "conj conj_physical")

@@ -30,7 +30,7 @@ from ...kernels.fpstate import quietly
 from ...opdef import Kind, declare
 from ...tensor import Tensor
 from .._support import support
-from .._support.front import compiled_front
+from .._support.front import compiled_front, kernel_entry
 from ..registry import backward, method
 from .unary_more import MoreUnary, _fresh_fast, _special_fresh, run_unary
 from .unary_more import i0 as _i0
@@ -51,6 +51,11 @@ def _polygamma_kernel(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: Any,
         np.copyto(out, special.polygamma(n, np.asarray(x, dtype=np.float64)), casting="unsafe")
 
 
+def _polygamma_which(n: int) -> tuple[int, int]:
+    """The compiled ``torch_special``'s (which, order) for ``polygamma(n, .)``."""
+    return (special.TORCH_KERNELS["trigamma" if n else "digamma"], 0) if n < 2 else (special._POLYGAMMA, n)
+
+
 def _polygamma_fresh(n: int) -> Any:
     """The small-op fast path's form of ``polygamma(n, .)`` (:func:`.unary_more._fresh_fast`): a
     fresh array of the flat run's dtype by :func:`_polygamma_kernel`'s steps. Called directly, not
@@ -58,7 +63,7 @@ def _polygamma_fresh(n: int) -> Any:
     :func:`strided.kernels.native.disabled`): the compiled kernel raises no floating-point
     warnings, and the NumPy formulas run quietly."""
 
-    which, order = (special.TORCH_KERNELS["trigamma" if n else "digamma"], 0) if n < 2 else (special._POLYGAMMA, n)
+    which, order = _polygamma_which(n)
 
     def run(x: np.ndarray) -> np.ndarray:
         out = np.empty(x.shape, x.dtype)
@@ -69,6 +74,44 @@ def _polygamma_fresh(n: int) -> Any:
             quietly(_polygamma_formulas, n, x, out)
         return out
 
+    return run
+
+
+def _order_front(n: int) -> Any:
+    """``polygamma(n, .)`` without ``out`` as a function of the tensor: a compiled front
+    (:mod:`.._support.front`) whose common call (a plain row-major float32 / float64 tensor outside
+    autograd) makes :func:`_polygamma_fresh`'s kernel call in C, before :func:`_polygamma_of`, the
+    Python path, which takes every other call. Kept per order for the first few orders."""
+    front = _ORDER_FRONTS.get(n)
+    if front is None:
+        fresh = _polygamma_fresh(n)
+        which, order = _polygamma_which(n)
+        k = native._compiled("_specialkernel")  # (the module itself: the front reads the switch per call)
+        table = {d: (fresh, True, None, None if k is None else kernel_entry(k.torch_special, (which, order), d.numpy))
+                 for d in (float32, float64)}
+        front = compiled_front(_polygamma_of(n, fresh), 1, table)
+        if n < 8:  # (the orders met in practice: a bounded cache)
+            _ORDER_FRONTS[n] = front
+    return front
+
+
+_ORDER_FRONTS: dict[int, Any] = {}
+
+
+def _polygamma_of(n: int, fresh: Any) -> Any:
+    """The Python path of ``polygamma(n, input)`` without ``out``: the small-op fast path of a
+    row-major float32/float64 tensor (its flat run by ``fresh`` in one call; the dtype check
+    refuses none of these), else the checks and the general path."""
+
+    def run(input: Tensor) -> Tensor:
+        if input.__class__ is Tensor or input.__class__ in SUBCLASSES:
+            t = _fresh_fast(fresh, input, direct=True)
+            if t is not None:
+                return t
+        _check_dtype(input, n)
+        return run_unary(_POLYGAMMA, input, args=(n,))
+
+    run.__name__ = run.__qualname__ = "polygamma"
     return run
 
 
@@ -121,12 +164,8 @@ def polygamma(n: int, input: Tensor, *, out: Tensor | None = None) -> Tensor:  #
             f"polygamma(): argument 'input' (position 2) must be Tensor, not {type(input).__name__}",
             "fix: pass a tensor: strided.polygamma(n, strided.tensor(x))",
         ))
-    if out is None and (input.__class__ is Tensor or input.__class__ in SUBCLASSES):
-        # (a row-major float32/float64 tensor: its flat run in one call; the dtype check below
-        # refuses none of these)
-        t = _fresh_fast(_polygamma_fresh(n), input, direct=True)
-        if t is not None:
-            return t
+    if out is None:
+        return _order_front(n)(input)
     _check_dtype(input, n)
     return run_unary(_POLYGAMMA, input, args=(n,), out=out)
 
@@ -135,12 +174,7 @@ def polygamma(n: int, input: Tensor, *, out: Tensor | None = None) -> Tensor:  #
 def _polygamma_method(self: Tensor, n: int) -> Tensor:
     """``self.polygamma(n)``: :func:`polygamma` ``(n, self)``."""
     n = _order(n, "polygamma", 1)
-    if self.__class__ is Tensor or self.__class__ in SUBCLASSES:  # (as polygamma's)
-        t = _fresh_fast(_polygamma_fresh(n), self, direct=True)
-        if t is not None:
-            return t
-    _check_dtype(self, n)
-    return run_unary(_POLYGAMMA, self, args=(n,))
+    return _order_front(n)(self)  # (as polygamma's)
 
 
 @method("polygamma_")
@@ -237,9 +271,13 @@ def _install_fronts(namespace: dict[str, Any]) -> None:
     (:func:`.unary_more._special_fresh`: the compiled kernel PyTorch's code, else the NumPy
     formulas quietly) in C, as unary_more's fronts run digamma and i0; every other call goes to
     the entry (``run_unary``'s general path). The same bits: tests/test_special_fronts.py."""
+    k = native._compiled("_specialkernel")  # (the module itself: the front reads the switch per call)
     for name, fn in (("special_i1", special.i1), ("special_i0e", special.i0e), ("special_i1e", special.i1e)):
         fresh = _special_fresh(fn)
-        namespace[name] = compiled_front(namespace[name], 1, {d: (fresh, True, None) for d in (float32, float64)})
+        # (the kernel call _special_fresh makes, made in C first: compiled_call)
+        kernels = {d: None if k is None else kernel_entry(*special.compiled_call(k, fn.__name__, d.numpy), d.numpy)
+                   for d in (float32, float64)}
+        namespace[name] = compiled_front(namespace[name], 1, {d: (fresh, True, None, kernels[d]) for d in (float32, float64)})
 
 
 _install_fronts(globals())

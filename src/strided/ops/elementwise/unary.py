@@ -61,12 +61,14 @@ from ...kernels.fpstate import quiet_reset as _quiet_reset
 from ...kernels.fpstate import quiet_set as _quiet_set
 from ...kernels.memory import outside_storage, reduced_cast_source
 from ...kernels.native import special
-from ...kernels.sleef import exp_fresh, exp_kernel, tanh_fresh, tanh_kernel
+from ...kernels.sleef import LIBM_EXP, exp_fresh, exp_kernel, flat_call, tanh_fresh, tanh_kernel
+from ...kernels.sleef import SIGMOID as SLEEF_SIGMOID
+from ...kernels.sleef import TANH as SLEEF_TANH
 from ...kernels.tiles import EXACT_UNARY, unary_into
 from ...opdef import Kind, declare
 from ...scalars import UInt64Scalar, checked, filled
 from ...tensor import Tensor
-from .._support.front import compiled_front
+from .._support.front import compiled_front, kernel_entry
 from .._support.gradtools import threshold_grad
 from .._support.operands import (
     _broadcast,
@@ -309,8 +311,24 @@ def _fast_unary(op: UnaryOp, raw: Callable[..., Tensor] | None = None) -> Callab
     if raw is not None:
         guarded = guards_itself(fn, raw, name)
     # (the common call in C: the same fast path's function on the same run; see _support.front)
-    table = {d: (ufunc, ufunc is relu_array, None) for d in fast_dtypes} if ufunc is not None and zero is None else {}
+    table = {d: (ufunc, ufunc is relu_array, None, _front_kernel(op, d)) for d in fast_dtypes} \
+        if ufunc is not None and zero is None else {}
     return compiled_front(fn, 1, table)
+
+
+def _front_kernel(op: UnaryOp, d: DType) -> tuple | None:
+    """The compiled pass the fast path's function makes on a small flat run of ``d`` (sigmoid:
+    :func:`sigmoid_fresh`'s torch_loop; exp, tanh: :func:`exp_fresh` / :func:`tanh_fresh`'s float32
+    kernel), for the front to make in C; None for the other ops (their function runs)."""
+    if d is not float32 and d is not float64:  # (and no d.numpy: bfloat16's imports ml_dtypes)
+        return None
+    if op is SIGMOID:
+        call = flat_call(SLEEF_SIGMOID, d.numpy)
+    elif op is EXP or op is TANH:
+        call = flat_call(LIBM_EXP if op is EXP else SLEEF_TANH, d.numpy, elementwise=True)
+    else:
+        return None
+    return None if call is None else kernel_entry(call[0], call[1], d.numpy, call[2])
 
 
 def _unary_out(op: UnaryOp, x: Any, out: Any) -> Tensor:
@@ -1190,5 +1208,24 @@ def clamp_max_backward(out: Tensor, x: Tensor, max: Any) -> Any:  # noqa: A002
 
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
+
+
+def _install_bound_fronts(namespace: dict[str, Any]) -> None:
+    """Put a compiled front (:mod:`.._support.front`) before the entries of ``clamp_min`` and
+    ``clamp_max``: their call by a tensor bound of the input's dtype, shape and row-major layout
+    (float32 / float64, outside autograd, nobody listening) runs :func:`_one_tensor_bound`'s
+    compiled maximum / minimum (PyTorch's bits) from C; its None answer, and every other call (a
+    number bound, another layout), goes to the entry."""
+    for name, loop in (("clamp_min", torch_extremes.MAXIMUM_FRESH), ("clamp_max", torch_extremes.MINIMUM_FRESH)):
+        entry = namespace[name]
+        if Tensor.__dict__.get(name) is not entry:
+            continue
+        # (no fn: where the loop answers None, the entry's general path runs, as _one_tensor_bound's None)
+        front = compiled_front(entry, 2, {d: (None, loop, 0, None, False, None) for d in (float32, float64)})
+        setattr(Tensor, name, front)
+        namespace[name] = front
+
+
+_install_bound_fronts(globals())
 # the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
 declare(Kind.COMPUTE, "clamp where clamp_min clamp_max", specs=(NEG, ABS, EXP, LOG, SQRT, SIN, COS, TANH, SIGMOID, RELU, BITWISE_NOT))

@@ -45,7 +45,7 @@ from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quie
 from ...opdef import Kind, declare
 from ...tensor import Tensor
 from .._support import gradtools, support
-from .._support.front import compiled_front
+from .._support.front import compiled_front, kernel_entry
 from .._support.operands import _check_inplace, _cinfo, _fresh_output, _not_implemented, _view, flat_run
 from .._support.out import refuse_other_dtype, write_out
 from .._support.promotion import TORCH_NAMES, to_float
@@ -591,7 +591,7 @@ def _frac_first(x: np.ndarray) -> np.ndarray | None:
 
 
 # the ops whose fresh function is one compiled pass (the codes of _sign_fresh and _rsqrt_fresh)
-_FIRST = {"sign": _unary_exact_first(0), "rsqrt": _unary_exact_first(3), "frac": _frac_first}
+_FIRST = {"sign": _unary_exact_first(0), "rsqrt": _unary_exact_first(3), "frac": _frac_first}  # (see _FIRST_CODES)
 # the special functions: called without quiet_call (see _special_fresh)
 def _logit_fresh(x: np.ndarray) -> np.ndarray:
     """``logit(x)`` without eps of a flat float32 / float64 run into a fresh array: the forward's
@@ -1213,12 +1213,12 @@ seal(globals())  # (last: this module's ops with a backward rule become their re
 
 def _install_fronts(namespace: dict[str, Any]) -> None:
     """Put a compiled front (:mod:`.._support.front`) before each entry whose fast path is one
-    :data:`_FRESH` function of the flat run (no compiled first pass): the common call runs that
-    function in C; every other call goes to the entry (the sealed recording entry, or the op's
-    own guard)."""
+    :data:`_FRESH` function of the flat run: the common call runs that function in C; every other
+    call goes to the entry (the sealed recording entry, or the op's own guard). A compiled pass
+    the fast path makes first is made in C too (:func:`_front_kernel`)."""
     for name in FUNCTIONS:
         op = _OP_OF.get(name)
-        if op is None or name.endswith("_") or op.name in _FIRST:
+        if op is None or name.endswith("_"):
             continue
         fresh = _FRESH.get(op.name)
         if fresh is None:
@@ -1228,11 +1228,32 @@ def _install_fronts(namespace: dict[str, Any]) -> None:
         entry = Tensor.__dict__.get(name)
         if entry is None or namespace.get(name) is not entry:
             continue
-        front = compiled_front(entry, 1, {d: (fresh, op.name in _FRESH_DIRECT, result) for d in dtypes})
+        kernels = {d: _front_kernel(op.name, d.numpy) for d in dtypes}
+        if op.name in _FIRST and None in kernels.values():
+            continue  # (its compiled first pass not built: the entry's own path)
+        front = compiled_front(entry, 1, {d: (fresh, op.name in _FRESH_DIRECT, result, kernels[d]) for d in dtypes})
         setattr(Tensor, name, front)
         namespace[name] = front
 
 
+def _front_kernel(name: str, dtype: np.dtype) -> tuple | None:
+    """The compiled pass the fast path of op ``name`` makes first on a flat run of ``dtype``, as
+    a front's :func:`kernel_entry`: the :data:`_FIRST` ones (``unary_exact``'s code, ``frac``), and
+    the special functions' kernels (:func:`_special_fresh`'s call); None for the others, and
+    where the special kernels are not built."""
+    k = native._compiled("_specialkernel")  # (the module itself: the front reads the switch per call)
+    if k is None or dtype not in _F32_F64:
+        return None
+    if name in _FIRST_CODES:
+        return kernel_entry(k.unary_exact, (_FIRST_CODES[name],), dtype)
+    if name == "frac":
+        return kernel_entry(getattr(k, "frac", None), (), dtype)
+    if name in _FRESH_DIRECT and name != "sinc":
+        return kernel_entry(*special.compiled_call(k, name, dtype), dtype)
+    return None
+
+
+_FIRST_CODES = {"sign": 0, "rsqrt": 3}  # (_FIRST's unary_exact codes)
 _OP_OF = {n: o for o in TABLE for n in (o.name, *o.aliases)}  # (each spelling -> its table op)
 _install_fronts(globals())
 # the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)

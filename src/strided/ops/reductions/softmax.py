@@ -24,12 +24,13 @@ from ...gradients import seal
 from ...kernels.blocked import copy_into
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ...kernels.memory import numpy_view
-from ...kernels.native import special
+from ...kernels.native import _compiled, special
 from ...kernels.reduce import softmax_into
 from ...kernels.softmax_dims import compiled_float32, torch_order
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support.fast_reduce import PLANS
+from .._support.front import compiled_front, kernel_entry
 from .._support.operands import _cinfo
 from .._support.out import write_out
 from .._support.reduce_args import numpy_axes, optional_dtype, reduction_dims
@@ -219,5 +220,26 @@ def _log_softmax_backward(out: Tensor, x: Tensor, dim: Any = None, dtype: Any = 
 
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
+
+
+def _install_fronts(namespace: dict[str, Any]) -> None:
+    """Put a compiled front (:mod:`.._support.front`) before the entries of ``softmax`` and
+    ``log_softmax``: ``x.softmax(dim)`` of a plain row-major float32 / float64 tensor with
+    elements along its last dim (``dim`` -1 or ndim - 1, positional or keyword; no dtype),
+    outside autograd with nobody listening, makes :func:`_fast_softmax`'s compiled
+    ``softmax_rows`` call from C (a last-dim entry); every other call goes to the entry."""
+    k = _compiled("_specialkernel")  # (the module itself: the front reads the switch per call)
+    if k is None:
+        return
+    for name, log in (("softmax", False), ("log_softmax", True)):
+        entry = namespace[name]
+        front = compiled_front(entry, 2, {d: (None, True, None, kernel_entry(k.softmax_rows, (log,), d.numpy))
+                                          for d in (float32, float64)})
+        if Tensor.__dict__.get(name) is entry:
+            setattr(Tensor, name, front)
+        namespace[name] = front
+
+
+_install_fronts(globals())
 # the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
 declare(Kind.COMPUTE, "softmax log_softmax")
