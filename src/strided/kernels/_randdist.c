@@ -21,6 +21,7 @@
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
+#include <math.h>
 
 #include "_rand_target.h"
 #include <numpy/random/distributions.h>
@@ -59,62 +60,74 @@ static int start(const char *name, Py_ssize_t want, PyObject *const *args, Py_ss
 
 /* exponential_fill(capsule, out, rate): exponential_'s fill, (1) Generator.standard_exponential(
  * dtype=out's, out=out), (2) out /= rate where rate != 1. */
-static PyObject *py_exponential_fill(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+static void exponential_loop(bitgen_t *b, int kind, void *out, Py_ssize_t n, double r)
 {
-    BEGIN("exponential_fill", 3)
-    double r = x[0];
     if (kind == 'f') {
-        float *o = (float *)view.buf, rf = (float)r;
+        float *o = (float *)out, rf = (float)r;
         random_standard_exponential_fill_f(b, n, o);
         if (r != 1.0)
             for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] / rf;
     } else {
-        double *o = (double *)view.buf;
+        double *o = (double *)out;
         random_standard_exponential_fill(b, n, o);
         if (r != 1.0)
             for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] / r;
     }
+}
+
+static PyObject *py_exponential_fill(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    BEGIN("exponential_fill", 3)
+    exponential_loop(b, kind, view.buf, n, x[0]);
     END
 }
 
 /* geometric_fill(capsule, out, p): geometric_'s sample, (1) Generator.geometric(p, shape) (int64),
  * (2) cast into out (C's int64 -> float conversion, NumPy's cast). */
+static void geometric_loop(bitgen_t *b, int kind, void *out, Py_ssize_t n, double p)
+{
+    if (kind == 'f') {
+        float *o = (float *)out;
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = (float)random_geometric(b, p);
+    } else {
+        double *o = (double *)out;
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = (double)random_geometric(b, p);
+    }
+}
+
 static PyObject *py_geometric_fill(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     BEGIN("geometric_fill", 3)
-    double p = x[0];
-    if (kind == 'f') {
-        float *o = (float *)view.buf;
-        for (Py_ssize_t i = 0; i < n; i++) o[i] = (float)random_geometric(b, p);
-    } else {
-        double *o = (double *)view.buf;
-        for (Py_ssize_t i = 0; i < n; i++) o[i] = (double)random_geometric(b, p);
-    }
+    geometric_loop(b, kind, view.buf, n, x[0]);
     END
 }
 
 /* cauchy_fill(capsule, out, median, sigma): cauchy_'s sample, (1) Generator.standard_cauchy(shape)
  * (float64), (2) *= sigma where sigma != 1, (3) += median, in float64, (4) cast into out. */
-static PyObject *py_cauchy_fill(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+static void cauchy_loop(bitgen_t *b, int kind, void *out, Py_ssize_t n, double m, double s)
 {
-    BEGIN("cauchy_fill", 4)
-    double m = x[0], s = x[1];
     int scaled = s != 1.0;
     if (kind == 'f') {
-        float *o = (float *)view.buf;
+        float *o = (float *)out;
         for (Py_ssize_t i = 0; i < n; i++) {
             double v = random_standard_cauchy(b);
             if (scaled) v = v * s;
             o[i] = (float)(v + m);
         }
     } else {
-        double *o = (double *)view.buf;
+        double *o = (double *)out;
         for (Py_ssize_t i = 0; i < n; i++) {
             double v = random_standard_cauchy(b);
             if (scaled) v = v * s;
             o[i] = v + m;
         }
     }
+}
+
+static PyObject *py_cauchy_fill(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    BEGIN("cauchy_fill", 4)
+    cauchy_loop(b, kind, view.buf, n, x[0], x[1]);
     END
 }
 
@@ -262,22 +275,16 @@ static void exp_in_place(double *x, Py_ssize_t n)
  * exp and cast: the same values, element by element). The caller gives only means and stds with
  * |mean| + 15 std <= 700: a ziggurat draw is within +-15, so every exp argument is within
  * [-700, 700], where exp neither overflows nor underflows (np.exp would not warn). */
-static PyObject *py_log_normal_fill(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+static void log_normal_loop(bitgen_t *b, int kind, void *out, Py_ssize_t n, double m, double s)
 {
-    BEGIN("log_normal_fill", 4)
-    if (exp_loop == NULL) {
-        PyBuffer_Release(&view);
-        Py_RETURN_FALSE;
-    }
-    double m = x[0], s = x[1];
     if (kind == 'd') {
-        double *o = (double *)view.buf;
+        double *o = (double *)out;
         random_standard_normal_fill(b, n, o);
         for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] * s;
         for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] + m;
         exp_in_place(o, n);
     } else {
-        float *o = (float *)view.buf;
+        float *o = (float *)out;
         double block[256];
         for (Py_ssize_t at = 0; at < n; at += 256) {
             Py_ssize_t k = n - at < 256 ? n - at : 256;
@@ -288,7 +295,59 @@ static PyObject *py_log_normal_fill(PyObject *self, PyObject *const *args, Py_ss
             for (Py_ssize_t i = 0; i < k; i++) o[at + i] = (float)block[i];
         }
     }
+}
+
+static PyObject *py_log_normal_fill(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    BEGIN("log_normal_fill", 4)
+    if (exp_loop == NULL) {
+        PyBuffer_Release(&view);
+        Py_RETURN_FALSE;
+    }
+    log_normal_loop(b, kind, view.buf, n, x[0], x[1]);
     END
+}
+
+/* ---- the compiled samplers' entry (kernels/_front.h, entry_sample) ----
+ *
+ * sample(op, bitgen, kind, out, n, x): as _randkernel.c's sample (its contract), for the samplers
+ * drawn through NumPy's distribution functions, taking the arguments random.py's fast paths
+ * give these fills (SCALE_LO, SCALE_HI: its _SCALE_LO, _SCALE_HI):
+ *   0 exponential_(lambd): lambd within [SCALE_LO, SCALE_HI];
+ *   1 geometric_(p): 0 < p < 1;
+ *   2 cauchy_(median, sigma): sigma within [SCALE_LO, SCALE_HI], median 0 or within it in magnitude;
+ *   3 log_normal_(mean, std): std >= SCALE_LO and |mean| + 15 std <= 700 (NumPy's exp loop found). */
+#define SCALE_LO 1e-20
+#define SCALE_HI 1e15
+
+static int scale_ok(double v) { return v >= SCALE_LO && v <= SCALE_HI; }
+
+static int sample(int op, void *bitgen, int kind, void *out, Py_ssize_t n, const double *x)
+{
+    bitgen_t *b = (bitgen_t *)bitgen;
+    switch (op) {
+    case 0:
+        if (!scale_ok(x[0]))
+            return 0;
+        exponential_loop(b, kind, out, n, x[0]);
+        return 1;
+    case 1:
+        if (!(x[0] > 0.0 && x[0] < 1.0))
+            return 0;
+        geometric_loop(b, kind, out, n, x[0]);
+        return 1;
+    case 2:
+        if (!scale_ok(x[1]) || !(x[0] == 0.0 || scale_ok(fabs(x[0]))))
+            return 0;
+        cauchy_loop(b, kind, out, n, x[0], x[1]);
+        return 1;
+    case 3:
+        if (exp_loop == NULL || !(x[1] >= SCALE_LO && fabs(x[0]) + 15.0 * x[1] <= 700.0))
+            return 0;
+        log_normal_loop(b, kind, out, n, x[0], x[1]);
+        return 1;
+    }
+    return 0;
 }
 
 static PyMethodDef methods[] = {
@@ -325,6 +384,13 @@ PyMODINIT_FUNC PyInit__randdist(void)
     PyObject *m = PyModule_Create(&module);
     /* numpy_version: the NumPy whose libnpyrandom this build links (the loader compares it) */
     if (m != NULL && PyModule_AddStringConstant(m, "numpy_version", STRIDED_NUMPY_VERSION) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    /* sampler: the compiled samplers' entry (sample, above), for kernels/_front.h */
+    PyObject *cap = m != NULL ? PyCapsule_New((void *)sample, "strided.sampler", NULL) : NULL;
+    if (m != NULL && (cap == NULL || PyModule_AddObject(m, "sampler", cap) < 0)) {
+        Py_XDECREF(cap);
         Py_DECREF(m);
         return NULL;
     }
