@@ -227,3 +227,59 @@ def test_normal_of_a_mean_tensor_draws_the_forwards_numbers(dtype):
                     a, b = st.normal(mean, std), st.normal(mean, std)
                 runs.append((a._np().tobytes(), b._np().tobytes(), a.stride(), bytes(st.get_rng_state()._np())))
             assert runs[0] == runs[1], (mean.shape, mean.stride(), std)
+
+
+def _numpy_pair(seed):
+    """Two NumPy generators on one stream, a buffered 32-bit half left in each (as strided's
+    stream has after an odd number of 32-bit draws)."""
+    pair = [np.random.Generator(np.random.PCG64(seed)) for _ in range(2)]
+    for g in pair:
+        g.integers(0, 5)
+    return pair
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_geometric_search_table_draws_numpys_numbers(dtype):
+    """_randdist's geometric fill for p >= 1/3 (its table of the search loop's sums, counted
+    without branches, then the loop for long draws) against Generator.geometric: the same numbers
+    and stream, at the threshold, in the tails and below it (NumPy's inversion)."""
+    kernel = native.randdist()
+    if kernel is None:
+        pytest.skip("no _randdist")
+    third = 0.333333333333333333333333
+    for p in (third, np.nextafter(third, 1.0), np.nextafter(third, 0.0), 0.34, 0.5, 0.75, 0.999, 1 - 1e-12, 0.1):
+        for seed in range(4):
+            mine, numpy_g = _numpy_pair(seed)
+            out = np.empty(2000, dtype)
+            assert kernel.geometric_fill(mine.bit_generator.capsule, out, float(p))
+            assert np.array_equal(out, numpy_g.geometric(float(p), 2000).astype(dtype)), (p, seed)
+            assert mine.bit_generator.state == numpy_g.bit_generator.state
+    st.manual_seed(0)
+    x = st.zeros(50, 40).geometric_(0.34)
+    assert float(x.max()) > 10  # (draws past the table were made)
+
+
+def test_randperm_draws_numpys_permutation():
+    """_randkernel's randperm_fill (the shuffle with PCG64's step inlined, or the bit generator's
+    functions before the layout check) against Generator.permutation: numbers and stream."""
+    kernel = native.rand()
+    if kernel is None:
+        pytest.skip("no _randkernel")
+    for n in (0, 1, 2, 3, 17, 256, 1000, 5000):
+        for seed in range(3):
+            mine, numpy_g = _numpy_pair(seed)
+            out = np.empty(n, np.int64)
+            assert kernel.randperm_fill(mine.bit_generator.capsule, out)
+            assert np.array_equal(out, numpy_g.permutation(n)), (n, seed)
+            assert mine.bit_generator.state == numpy_g.bit_generator.state
+    for n in (0, 5, 256):
+        runs = []
+        for off in (False, True):
+            st.manual_seed(2)
+            if off:
+                with native.disabled():
+                    runs.append((st.randperm(n).tolist(), bytes(st.get_rng_state()._np())))
+            else:
+                runs.append((st.randperm(n).tolist(), bytes(st.get_rng_state()._np())))
+        assert runs[0] == runs[1]
+    assert not kernel.randperm_fill(mine.bit_generator.capsule, np.empty(4, np.int32))

@@ -84,8 +84,58 @@ static PyObject *py_exponential_fill(PyObject *self, PyObject *const *args, Py_s
 
 /* geometric_fill(capsule, out, p): geometric_'s sample, (1) Generator.geometric(p, shape) (int64),
  * (2) cast into out (C's int64 -> float conversion, NumPy's cast). */
+/* random_geometric_search(b, p) (NumPy's draw for p >= 1/3) over a whole fill: its loop's sums
+ * p, p + p q, p + p q + p q**2, ... (q = 1 - p) are the same for every draw, so the first
+ * GEO_TABLE are made once, by the same float steps in the same order, and each draw's X is 1 +
+ * how many of them its U exceeds, counted without branches (the sums never decrease, so the loop
+ * stops at the first one >= U: a branch on it mispredicts about once a draw); a U beyond them
+ * goes on with the loop's steps from there. One next_double per draw, as NumPy's: the same X, the
+ * same stream. (16x16 float32, p = 0.5: ~17 -> ~7 ns a draw.) */
+#define GEO_TABLE 8
+
+#define GEOMETRIC_SEARCH(T)                                                                     \
+    {                                                                                           \
+        T *o = (T *)out;                                                                        \
+        for (Py_ssize_t i = 0; i < n; i++) {                                                    \
+            double u = b->next_double(b->state);                                                \
+            int64_t x = 1;                                                                      \
+            for (int k = 0; k < GEO_TABLE; k++)                                                 \
+                x += u > sums[k];                                                               \
+            if (u > sums[GEO_TABLE - 1]) { /* (x is GEO_TABLE + 1: the loop's next steps) */    \
+                double pr = prod, sum = sums[GEO_TABLE - 1];                                    \
+                for (;;) {                                                                      \
+                    pr *= q;                                                                    \
+                    sum += pr;                                                                  \
+                    if (!(u > sum))                                                             \
+                        break;                                                                  \
+                    x++;                                                                        \
+                }                                                                               \
+            }                                                                                   \
+            o[i] = (T)x;                                                                        \
+        }                                                                                       \
+    }
+
+static void geometric_search_loop(bitgen_t *b, int kind, void *out, Py_ssize_t n, double p)
+{
+    double sums[GEO_TABLE], q = 1.0 - p, prod = p;
+    sums[0] = p;
+    for (int k = 1; k < GEO_TABLE; k++) {
+        prod *= q;
+        sums[k] = sums[k - 1] + prod;
+    }
+    /* (prod: p q**(GEO_TABLE - 1), the loop's product at its last sum in the table) */
+    if (kind == 'f')
+        GEOMETRIC_SEARCH(float)
+    else
+        GEOMETRIC_SEARCH(double)
+}
+
 static void geometric_loop(bitgen_t *b, int kind, void *out, Py_ssize_t n, double p)
 {
+    if (p >= 0.333333333333333333333333) { /* (random_geometric's own test and constant) */
+        geometric_search_loop(b, kind, out, n, p);
+        return;
+    }
     if (kind == 'f') {
         float *o = (float *)out;
         for (Py_ssize_t i = 0; i < n; i++) o[i] = (float)random_geometric(b, p);

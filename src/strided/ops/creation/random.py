@@ -695,7 +695,9 @@ def randperm(n: Any, *, generator: Any = None, dtype: Any = None, device: Any = 
     [0, 1, 2, 3, 4]
     """
     if n.__class__ is int and generator is None and dtype is None and device is None and 0 <= n <= _FAST_N and \
-            (k := native.randdist()) is not None:
+            (k := native.rand()) is not None:
+        if _PCG[0] is None:  # (once per process: the stream's inlined step checked)
+            _check_pcg(k)
         arr = _new_empty(n, np.int64)
         if _compiled_draw(k.randperm_fill, arr):  # (Generator.permutation(n)'s arange and shuffle, compiled)
             t = adopted(arr, _cinfo[(n,)][2], DEFAULT_INT)
