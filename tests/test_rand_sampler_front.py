@@ -283,3 +283,36 @@ def test_randperm_draws_numpys_permutation():
                 runs.append((st.randperm(n).tolist(), bytes(st.get_rng_state()._np())))
         assert runs[0] == runs[1]
     assert not kernel.randperm_fill(mine.bit_generator.capsule, np.empty(4, np.int32))
+
+
+@pytest.mark.parametrize("dtype", [st.float32, st.float64])
+def test_the_factories_compiled_draws_follow_the_stream(dtype):
+    """rand/randn and their _like forms (random._drawn: the kernels on the stream's capsule)
+    against the kernels-off path: right after a seed (no NumPy generator yet), then again."""
+    for shape in ((3, 4), (16, 16), (), (0, 2)):
+        like = st.zeros(shape, dtype=dtype)
+        for make in (lambda like=like: st.rand_like(like), lambda like=like: st.randn_like(like),
+                     lambda shape=shape: st.rand(shape, dtype=dtype), lambda shape=shape: st.randn(shape, dtype=dtype)):
+            runs = []
+            for off in (False, True):
+                st.manual_seed(9)
+                if off:
+                    with native.disabled():
+                        a, b = make(), make()
+                else:
+                    a, b = make(), make()
+                runs.append((a._np().tobytes(), b._np().tobytes(), a.dtype, a.stride(),
+                             bytes(st.get_rng_state()._np())))
+            assert runs[0] == runs[1], shape
+    old = st.get_default_dtype()
+    st.set_default_dtype(dtype)
+    try:
+        for make in (lambda: st.randn(5, 3), lambda: st.rand(5, 3)):  # (the default dtype: _drawn's call)
+            st.manual_seed(4)
+            a, a2 = make(), make()
+            with native.disabled():
+                st.manual_seed(4)
+                b, b2 = make(), make()
+            assert a._np().tobytes() == b._np().tobytes() and a2._np().tobytes() == b2._np().tobytes()
+    finally:
+        st.set_default_dtype(old)

@@ -446,8 +446,21 @@ def _drawn(plan: tuple[int, Layout], dt: DType, draw: Callable[[np.random.Genera
     The general path's draw exactly: the same call into the same memory (NumPy fills ``out=`` in
     row-major order whatever its shape), so the same numbers and the same stream."""
     arr = _new_empty(plan[0], dt.numpy)
-    with default_generator._lock:
-        draw(default_generator._np, arr)
+    g, k = default_generator, native.rand()
+    lock = g._lock
+    lock.acquire()  # (acquire/release: ~0.08 us under a with block's)
+    try:
+        # the draws' compiled kernel straight on the stream's capsule (made with its NumPy
+        # generator: None before the first draw since a seed), without the NumPy generator's
+        # attributes the draw functions read: uniform_fill is _draw_uniform's call, normal_fill
+        # with the inlined step _draw_normal's once that step is checked (the default stream is
+        # always a PCG64: Generator._np and set_state make one); else the draw function itself
+        cap = g._capsule
+        if k is None or cap is None or not (k.uniform_fill(cap, arr) if draw is _draw_uniform else
+                                            _PCG[0] and k.normal_fill(cap, arr, True)):
+            draw(g._np, arr)
+    finally:
+        lock.release()
     t = adopted(arr, plan[1], dt)
     if OPEN:
         created(op, inputs, t)
