@@ -482,9 +482,24 @@ ZIG_INLINE void zig_fill_d(void *g, const int pcg, Py_ssize_t cnt, double *out)
     }
 }
 
-static void zig_pcg_fill_f(void *g, Py_ssize_t cnt, float *out) { zig_fill_f(g, 1, cnt, out); }
+/* A fill's run on a local copy of PCG64's state, written back after: the loop keeps the state in
+ * registers (Python's -fno-strict-aliasing would otherwise make it reload the state from memory
+ * after every store to out, which may alias it). The same steps: the same numbers and state. */
+#define PCG_LOCAL_RUN(g, call)                                                   \
+    do {                                                                         \
+        pcg64_state *real_ = (pcg64_state *)(g);                                 \
+        pcg64_random_t rs_ = *real_->pcg_state;                                  \
+        pcg64_state local_ = {&rs_, real_->has_uint32, real_->uinteger};         \
+        void *lg_ = &local_;                                                     \
+        call;                                                                    \
+        *real_->pcg_state = rs_;                                                 \
+        real_->has_uint32 = local_.has_uint32;                                   \
+        real_->uinteger = local_.uinteger;                                       \
+    } while (0)
+
+static void zig_pcg_fill_f(void *g, Py_ssize_t cnt, float *out) { PCG_LOCAL_RUN(g, zig_fill_f(lg_, 1, cnt, out)); }
 static void zig_bg_fill_f(void *g, Py_ssize_t cnt, float *out) { zig_fill_f(g, 0, cnt, out); }
-static void zig_pcg_fill_d(void *g, Py_ssize_t cnt, double *out) { zig_fill_d(g, 1, cnt, out); }
+static void zig_pcg_fill_d(void *g, Py_ssize_t cnt, double *out) { PCG_LOCAL_RUN(g, zig_fill_d(lg_, 1, cnt, out)); }
 static void zig_bg_fill_d(void *g, Py_ssize_t cnt, double *out) { zig_fill_d(g, 0, cnt, out); }
 
 /* The next_uint64 of a PCG64 whose layout pcg64_layout_ok accepted (NULL before): a bit
@@ -654,7 +669,7 @@ ZIG_INLINE void shuffle_run(void *g, const int pcg, int64_t *o, Py_ssize_t n)
     }
 }
 
-static void shuffle_pcg(void *g, int64_t *o, Py_ssize_t n) { shuffle_run(g, 1, o, n); }
+static void shuffle_pcg(void *g, int64_t *o, Py_ssize_t n) { PCG_LOCAL_RUN(g, shuffle_run(lg_, 1, o, n)); }
 static void shuffle_bg(void *g, int64_t *o, Py_ssize_t n) { shuffle_run(g, 0, o, n); }
 
 /* randperm_fill(capsule, out) -> bool: Generator.permutation(n) into an int64 buffer of n
