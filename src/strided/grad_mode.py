@@ -969,7 +969,9 @@ def track_inplace(fwd: Callable, name: str, reported: str | None = None, key: st
     method passes and the result is the method's, else False with nothing written) has it called
     first when nobody listens and the plain write is what this entry would do: before autograd is
     used, or under no_grad with no inference tensor about (an optimizer's step); the write is
-    then counted as below. Any other call, or a False, takes the steps below."""
+    then counted as below. Any other call, or a False, takes the steps below. An in-place
+    sampler marked ``__sampler__`` (:func:`strided.ops.creation.random.compiled_sampler`) has its
+    common call drawn in C by the front in the same place, before ``__direct__``."""
 
     Tensor = _CLASS["Tensor"]
     counted = name not in ("resize_", "resize_as_")  # (a resize counts itself only when it resizes)
