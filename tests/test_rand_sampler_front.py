@@ -53,6 +53,7 @@ def _targets(dtype):
     ro._storage.array.flags.writeable = False
     return {
         "rowmajor": st.zeros(3, 4, dtype=dtype), "big": st.zeros(64, 64, dtype=dtype),
+        "over the limit": st.zeros(257, 256, dtype=dtype),  # (past R._FAST_N: the forward draws)
         "transposed": st.zeros(4, 3, dtype=dtype).t(), "offset": base[1:3], "stepped": base[::2, ::2],
         "0-d": st.zeros((), dtype=dtype), "empty": st.zeros(0, 4, dtype=dtype), "readonly": ro,
     }
@@ -316,3 +317,16 @@ def test_the_factories_compiled_draws_follow_the_stream(dtype):
             assert a._np().tobytes() == b._np().tobytes() and a2._np().tobytes() == b2._np().tobytes()
     finally:
         st.set_default_dtype(old)
+
+
+def test_a_refused_or_failed_call_leaves_the_lock_free(before_autograd):
+    """After refusals (a bad p, an int argument) and errors raised by the forward, the default
+    generator's lock is free and the next compiled draw runs."""
+    x = st.zeros(3, 4)
+    for bad in (lambda: x.bernoulli_(1.5), lambda: x.geometric_(2.0), lambda: x.normal_(0.0, -1.0)):
+        with pytest.raises(RuntimeError):
+            bad()
+        assert not st.default_generator._lock.locked()
+    x.normal_(0, 1)
+    x.normal_()
+    assert not st.default_generator._lock.locked()
