@@ -181,109 +181,6 @@ static PyObject *py_cauchy_fill(PyObject *self, PyObject *const *args, Py_ssize_
     END
 }
 
-/* normal_tensor_fill(capsule, out, mean, std) -> bool: normal(mean_tensor, std)'s values, (1)
- * Generator.standard_normal(shape, dtype=out's) into out, (2) * std (always: the Python path
- * multiplies by 1.0 too), (3) + mean[i] (mean: a C-contiguous buffer of out's format and length,
- * not overlapping it). False, nothing drawn, for any other pair of buffers. The caller gives std 0
- * or within [1e-20, 1e15]: step 2 neither overflows nor underflows, and |draw * std| <= 1.4e16 is
- * below half an ulp of the largest float32 (2**103), so no sum of step 3 overflows (np.add would
- * not warn). */
-static PyObject *py_normal_tensor_fill(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    (void)self;
-    if (nargs != 4) {
-        PyErr_Format(PyExc_TypeError, "normal_tensor_fill takes 4 arguments, not %zd", nargs);
-        return NULL;
-    }
-    double s = PyFloat_AsDouble(args[3]);
-    if (s == -1.0 && PyErr_Occurred()) return NULL;
-    bitgen_t *b = (bitgen_t *)PyCapsule_GetPointer(args[0], "BitGenerator");
-    if (b == NULL) return NULL;
-    Py_buffer view, mv;
-    int kind = float_target(args[1], &view);
-    if (kind == 0) Py_RETURN_FALSE;
-    if (PyObject_GetBuffer(args[2], &mv, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
-        PyErr_Clear();
-        PyBuffer_Release(&view);
-        Py_RETURN_FALSE;
-    }
-    const char *f = mv.format ? mv.format : "B";
-    if (*f == '<' || *f == '=' || *f == '@') f++;
-    char *ma = (char *)mv.buf, *va = (char *)view.buf;
-    if (f[0] != kind || f[1] != 0 || mv.itemsize != view.itemsize || mv.len != view.len
-        || ((uintptr_t)ma) % (uintptr_t)mv.itemsize || (ma < va + view.len && va < ma + mv.len)) {
-        PyBuffer_Release(&mv);
-        PyBuffer_Release(&view);
-        Py_RETURN_FALSE;
-    }
-    Py_ssize_t n = view.len / view.itemsize;
-    if (kind == 'f') {
-        float *o = (float *)view.buf, sf = (float)s;
-        const float *m = (const float *)mv.buf;
-        random_standard_normal_fill_f(b, n, o);
-        for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] * sf;
-        for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] + m[i];
-    } else {
-        double *o = (double *)view.buf;
-        const double *m = (const double *)mv.buf;
-        random_standard_normal_fill(b, n, o);
-        for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] * s;
-        for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] + m[i];
-    }
-    PyBuffer_Release(&mv);
-    PyBuffer_Release(&view);
-    Py_RETURN_TRUE;
-}
-
-/* Generator.shuffle's loop over n int64s: for i from n - 1 down to 1, swap o[i] and o[random_interval(i)]. */
-static void shuffle(bitgen_t *b, int64_t *o, Py_ssize_t n)
-{
-    for (Py_ssize_t i = n - 1; i >= 1; i--) {
-        Py_ssize_t j = (Py_ssize_t)random_interval(b, (uint64_t)i);
-        int64_t t = o[j];
-        o[j] = o[i];
-        o[i] = t;
-    }
-}
-
-/* randperm_fill(capsule, out) -> bool: Generator.permutation(n) into an int64 buffer of n
- * elements: np.arange(n), then Generator.shuffle's loop (for i from n - 1 down to 1, j =
- * random_interval(i), swap elements i and j), the same draws in the same order. False, nothing
- * drawn, for another buffer. Large n (4096 or more) without the GIL, as NumPy's shuffle. */
-static PyObject *py_randperm_fill(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    (void)self;
-    if (nargs != 2) {
-        PyErr_Format(PyExc_TypeError, "randperm_fill(capsule, out) takes 2 arguments, not %zd", nargs);
-        return NULL;
-    }
-    bitgen_t *b = (bitgen_t *)PyCapsule_GetPointer(args[0], "BitGenerator");
-    if (b == NULL) return NULL;
-    Py_buffer view;
-    if (PyObject_GetBuffer(args[1], &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
-        PyErr_Clear();
-        Py_RETURN_FALSE;
-    }
-    const char *f = view.format ? view.format : "B";
-    if (*f == '<' || *f == '=' || *f == '@') f++;
-    if (!((strcmp(f, "l") == 0 || strcmp(f, "q") == 0) && view.itemsize == 8) || ((uintptr_t)view.buf) % 8) {
-        PyBuffer_Release(&view);
-        Py_RETURN_FALSE;
-    }
-    int64_t *o = (int64_t *)view.buf;
-    Py_ssize_t n = view.len / 8;
-    for (Py_ssize_t i = 0; i < n; i++) o[i] = i;
-    if (n >= 4096) { /* (below, releasing the GIL costs more than it lets others run) */
-        Py_BEGIN_ALLOW_THREADS
-        shuffle(b, o, n);
-        Py_END_ALLOW_THREADS
-    } else {
-        shuffle(b, o, n);
-    }
-    PyBuffer_Release(&view);
-    Py_RETURN_TRUE;
-}
-
 /* numpy.exp's float64 loop (the dispatched one NumPy itself runs: its own SIMD exp where the CPU
  * has it, not the C library's), found at import in the ufunc's table; NULL if not found there
  * (log_normal_fill then draws nothing). */
@@ -401,10 +298,6 @@ static int sample(int op, void *bitgen, int kind, void *out, Py_ssize_t n, const
 }
 
 static PyMethodDef methods[] = {
-    {"normal_tensor_fill", (PyCFunction)(void (*)(void))py_normal_tensor_fill, METH_FASTCALL,
-     "normal_tensor_fill(capsule, out, mean, std) -> bool: standard_normal * std + mean (a buffer) into out."},
-    {"randperm_fill", (PyCFunction)(void (*)(void))py_randperm_fill, METH_FASTCALL,
-     "randperm_fill(capsule, out) -> bool: Generator.permutation(len(out)) into the int64 buffer out."},
     {"log_normal_fill", (PyCFunction)(void (*)(void))py_log_normal_fill, METH_FASTCALL,
      "log_normal_fill(capsule, out, mean, std) -> bool: log_normal_'s exp(standard_normal * std + mean) cast into\n"
      "out (NumPy's exp loop); for |mean| + 15 std <= 700 only."},
