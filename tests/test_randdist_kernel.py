@@ -165,10 +165,11 @@ def test_read_only_target_still_refused():
 
 @pytest.mark.parametrize("n", [0, 1, 2, 12, 256, 5000])
 def test_factory_kernels_are_numpys_calls(n):
+    """randperm's and normal(mean tensor)'s fills (_randkernel's: the shuffle and the ziggurat)."""
     for seed in range(8):
         a, b = _pair(seed)
         o = np.empty(n, np.int64)
-        assert dist.randperm_fill(a.bit_generator.capsule, o)
+        assert rand.randperm_fill(a.bit_generator.capsule, o)
         assert np.array_equal(o, b.permutation(n))
         for dtype in (np.float32, np.float64):
             for s in (1.0, 2.5, 0.0, 1e-20, 1e15):
@@ -176,15 +177,15 @@ def test_factory_kernels_are_numpys_calls(n):
                 if n > 2:
                     m[:3] = (-0.0, np.inf, np.finfo(dtype).max)
                 o = np.empty(n, dtype)
-                assert dist.normal_tensor_fill(a.bit_generator.capsule, o, m, s)
+                assert rand.normal_tensor_fill(a.bit_generator.capsule, o, m, s)
                 with np.errstate(all="raise"):  # (nothing the kernel takes makes NumPy warn)
                     assert _same(o, b.standard_normal((n,), dtype=dtype) * s + m)
         assert a.bit_generator.state == b.bit_generator.state
     g = np.random.Generator(np.random.PCG64(1))
     m = np.zeros(4)
-    assert dist.normal_tensor_fill(g.bit_generator.capsule, m, m, 1.0) is False  # (overlap)
-    assert dist.normal_tensor_fill(g.bit_generator.capsule, np.zeros(4), np.zeros(4, np.float32), 1.0) is False
-    assert dist.randperm_fill(g.bit_generator.capsule, np.zeros(4, np.int32)) is False
+    assert rand.normal_tensor_fill(g.bit_generator.capsule, m, m, 1.0) is False  # (overlap)
+    assert rand.normal_tensor_fill(g.bit_generator.capsule, np.zeros(4), np.zeros(4, np.float32), 1.0) is False
+    assert rand.randperm_fill(g.bit_generator.capsule, np.zeros(4, np.int32)) is False
     assert g.bit_generator.state == np.random.Generator(np.random.PCG64(1)).bit_generator.state
 
 

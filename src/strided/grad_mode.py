@@ -691,7 +691,7 @@ _ENTRY_FRONT = getattr(_dispatch._ADOPT, "entry_front", None)  # (None: not buil
 
 
 def entry_front(entry: Callable, fwd: Callable, mode: int, numpy: Numpy | None,
-                direct: Callable | None = None, counted: str | None = None) -> Callable:
+                direct: Callable | None = None, counted: str | None = None, sampler: tuple | None = None) -> Callable:
     """``entry`` (an op's recording entry or guard, whose plain call is ``fwd(*args, **kwargs)``)
     behind the copy kernel's entry front (``kernels/_front.h``): the call ``entry`` would pass
     straight to ``fwd`` (nobody listening, no NumPy keyword, its operands plain for ``mode``: 1
@@ -705,7 +705,9 @@ def entry_front(entry: Callable, fwd: Callable, mode: int, numpy: Numpy | None,
     Mode 4 is :func:`track_inplace`'s entry: before any tensor has required grad (:data:`STATE`),
     or, for a ``counted`` write (the op's name), under no_grad with no inference tensor about (an
     optimizer's step), a call on a plain Tensor tries ``direct(self, args, kwargs)`` (its in-place
-    fast write), then ``fwd``, as that entry does, and counts the second kind in the version."""
+    fast write), then ``fwd``, as that entry does, and counts the second kind in the version.
+    A ``sampler`` (an in-place sampler's ``__sampler__``: :func:`strided.ops.creation.random.compiled_sampler`)
+    is tried before ``direct``: its common call drawn in C."""
     if _ENTRY_FRONT is None or hasattr(fwd, "__wrapped__"):
         return entry
     params = _parameters(fwd)
@@ -720,7 +722,7 @@ def entry_front(entry: Callable, fwd: Callable, mode: int, numpy: Numpy | None,
     aliases = frozenset(numpy[2]) if numpy is not None else frozenset()
     if mode == 4:
         return _ENTRY_FRONT(entry, fwd, mode, _FRONT_PLAIN, aliases, required, most, OPEN, STATE, direct,
-                            GRAD_MODE, INFERENCE_STORAGES.data, None if counted is None else bump, counted)
+                            GRAD_MODE, INFERENCE_STORAGES.data, None if counted is None else bump, counted, sampler)
     return _ENTRY_FRONT(entry, fwd, mode, _FRONT_PLAIN, aliases, required, most, OPEN)
 
 
@@ -967,12 +969,15 @@ def track_inplace(fwd: Callable, name: str, reported: str | None = None, key: st
     method passes and the result is the method's, else False with nothing written) has it called
     first when nobody listens and the plain write is what this entry would do: before autograd is
     used, or under no_grad with no inference tensor about (an optimizer's step); the write is
-    then counted as below. Any other call, or a False, takes the steps below."""
+    then counted as below. Any other call, or a False, takes the steps below. An in-place
+    sampler marked ``__sampler__`` (:func:`strided.ops.creation.random.compiled_sampler`) has its
+    common call drawn in C by the front in the same place, before ``__direct__``."""
 
     Tensor = _CLASS["Tensor"]
     counted = name not in ("resize_", "resize_as_")  # (a resize counts itself only when it resizes)
     numpy = _numpy_of(fwd, key)
     direct = getattr(fwd, "__direct__", None) if counted else None
+    sampler = getattr(fwd, "__sampler__", None) if counted else None  # (the front's compiled draw)
 
     @functools.wraps(fwd)
     def _inplace_op(self: Any, *args: Any, **kwargs: Any) -> Any:
@@ -1001,7 +1006,7 @@ def track_inplace(fwd: Callable, name: str, reported: str | None = None, key: st
         return _RECORDER["inplace"](fwd, name, self, args, kwargs)
 
     _inplace_op.__inplace_of__ = fwd  # type: ignore[attr-defined]
-    return entry_front(_inplace_op, fwd, 4, numpy, direct, name if counted else None)
+    return entry_front(_inplace_op, fwd, 4, numpy, direct, name if counted else None, sampler)
 
 
 # The grad mode of the call into an op whose forward runs below autograd (None outside one):

@@ -56,6 +56,8 @@ typedef struct {
     /* entry fronts (entry_front): the forward, the plain argument types, the keywords that go to
      * the fallback, the operands' test and the positional counts the fast call takes */
     PyObject *fwd, *plain, *aliases, *state, *direct, *grad_mode, *inference, *bump, *name;
+    /* an in-place sampler's compiled draw (mode 4; None: none): see entry_sample */
+    PyObject *sampler;
     int mode;
     Py_ssize_t min_args, max_args;
 } FrontObject;
@@ -71,7 +73,7 @@ static PyObject *front_fallback(FrontObject *f, PyObject *const *args, size_t na
 
 /* The row-major plan of tensor t (a Tensor outside autograd): its storage's flat array and the
  * cinfo entry (borrowed), or NULL (no error set) when the fast path does not apply. */
-static PyObject *front_flat(FrontObject *f, PyObject *t, PyObject **info_out)
+static PyObject *flat_of(PyObject *cinfo, PyObject *t, PyObject **info_out)
 {
     if (SLOT(t, off_ag) != Py_None)
         return NULL;
@@ -81,7 +83,7 @@ static PyObject *front_flat(FrontObject *f, PyObject *t, PyObject **info_out)
         PyErr_Clear();
         return NULL;
     }
-    PyObject *info = PyDict_GetItemWithError(f->cinfo, shape); /* borrowed */
+    PyObject *info = PyDict_GetItemWithError(cinfo, shape); /* borrowed */
     Py_DECREF(shape);
     if (info == NULL || !PyTuple_Check(info) || PyTuple_GET_SIZE(info) != 3) {
         PyErr_Clear();
@@ -111,6 +113,11 @@ static PyObject *front_flat(FrontObject *f, PyObject *t, PyObject **info_out)
     }
     *info_out = info;
     return arr;
+}
+
+static PyObject *front_flat(FrontObject *f, PyObject *t, PyObject **info_out)
+{
+    return flat_of(f->cinfo, t, info_out);
 }
 
 /* Run fn on the flat operands through the quiet Context (or directly), adopting the result.
@@ -476,6 +483,153 @@ static int entry_row_major(FrontObject *f, PyObject *t)
     return same;
 }
 
+/* ---------------------------------------------------------------- compiled samplers (mode 4)
+ *
+ * An in-place sampler's (``x.normal_()``, ``x.geometric_(0.5)``) common call drawn without its
+ * Python forward: random.py's ``compiled_sampler`` marks the forward with ``__sampler__``, the
+ * tuple (fn, op, names, defaults, float32, float64, generator, blocks, enabled, most, cinfo):
+ *   fn: a PyCapsule "strided.sampler" of a rand module (kernels/_randkernel.c, _randdist.c), whose
+ *       pointer is a strided_sampler: ``fn(op, bitgen, kind, out, n, x)`` draws into out (n
+ *       elements of kind 'f'/'d') what the forward's fast path writes for the arguments x, and
+ *       returns 1; or refuses (0: an argument outside what it takes; nothing drawn);
+ *   op: the sampler's number in that module; names, defaults: the forward's float parameters
+ *       (a default None: required);
+ *   float32, float64: the DTypes it draws; generator: the default Generator (its ``_lock`` taken
+ *       around the draw, as ``with g._lock``; its ``_capsule``: None before its first draw);
+ *   blocks, enabled: kernels.native's count of open disabled() blocks and its context variable
+ *       (inside such a block no compiled kernel runs); most: the largest target drawn here (the
+ *       draw holds the GIL); cinfo: the fast paths' memo (front_flat's).
+ * The call it takes: positional or keyword floats of those names (exactly float), ``generator``
+ * None or left out, ``self`` a plain float32/float64 Tensor outside autograd, row-major at
+ * offset 0 over exactly its storage (front_flat), writable and aligned. Everything else, and
+ * every refusal, is the forward's (nothing drawn here). */
+typedef int (*strided_sampler)(int op, void *bitgen, int kind, void *out, Py_ssize_t n, const double *x);
+
+static PyObject *sampler_names[5]; /* "_capsule", "_lock", "acquire", "release", "generator" */
+
+#define SAMPLER_MOST_ARGS 4
+
+/* The sampler's arguments into x (1), or 0 where the call is not the one it takes. */
+static int sample_args(PyObject *spec, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, double *x)
+{
+    PyObject *names = PyTuple_GET_ITEM(spec, 2), *defaults = PyTuple_GET_ITEM(spec, 3);
+    Py_ssize_t np_ = PyTuple_GET_SIZE(names), nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+    PyObject *given[SAMPLER_MOST_ARGS] = {NULL, NULL, NULL, NULL};
+    if (nargs > np_)
+        return 0;
+    for (Py_ssize_t i = 0; i < nargs; i++)
+        given[i] = args[i];
+    for (Py_ssize_t k = 0; k < nkw; k++) {
+        PyObject *key = PyTuple_GET_ITEM(kwnames, k), *value = args[nargs + k];
+        if (key == sampler_names[4] || PyUnicode_Compare(key, sampler_names[4]) == 0) {
+            if (value != Py_None)
+                return 0;
+            continue;
+        }
+        Py_ssize_t at = -1;
+        for (Py_ssize_t i = 0; i < np_ && at < 0; i++)
+            if (key == PyTuple_GET_ITEM(names, i) || PyUnicode_Compare(key, PyTuple_GET_ITEM(names, i)) == 0)
+                at = i;
+        if (at < 0 || given[at] != NULL)
+            return 0; /* (an unknown or repeated keyword: the forward's error) */
+        given[at] = value;
+    }
+    if (PyErr_Occurred()) /* (a PyUnicode_Compare failure: not this call) */
+        PyErr_Clear();
+    for (Py_ssize_t i = 0; i < np_; i++) {
+        PyObject *v = given[i] != NULL ? given[i] : PyTuple_GET_ITEM(defaults, i);
+        if (!PyFloat_CheckExact(v))
+            return 0;
+        x[i] = PyFloat_AS_DOUBLE(v);
+    }
+    return 1;
+}
+
+/* Whether the compiled kernels are on here: no disabled() block open anywhere, and the context
+ * variable on (kernels.native.enabled_here's first answer). */
+static int sample_enabled(PyObject *spec)
+{
+    PyObject *blocks = PyTuple_GET_ITEM(spec, 7), *value = NULL;
+    if (PyList_GET_SIZE(blocks) < 1 || PyLong_AsLong(PyList_GET_ITEM(blocks, 0)) != 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    if (PyContextVar_Get(PyTuple_GET_ITEM(spec, 8), NULL, &value) < 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    int on = value == Py_True;
+    Py_XDECREF(value);
+    return on;
+}
+
+/* The compiled draw into self: 1 drawn, 0 not this call (nothing drawn), -1 an error. */
+static int entry_sample(FrontObject *f, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    PyObject *spec = f->sampler, *self = args[0];
+    double x[SAMPLER_MOST_ARGS];
+    PyObject *dtype = SLOT(self, off_dtype);
+    int kind = dtype == PyTuple_GET_ITEM(spec, 4) ? 'f' : dtype == PyTuple_GET_ITEM(spec, 5) ? 'd' : 0;
+    if (!kind || !sample_args(spec, args + 1, nargs - 1, kwnames, x) || !sample_enabled(spec))
+        return 0;
+    PyObject *info = NULL;
+    PyObject *arr = flat_of(PyTuple_GET_ITEM(spec, 10), self, &info);
+    if (arr == NULL)
+        return 0;
+    Py_buffer view;
+    if (PyObject_GetBuffer(arr, &view, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) {
+        PyErr_Clear(); /* (read-only memory: the forward's error) */
+        return 0;
+    }
+    Py_ssize_t size = kind == 'f' ? 4 : 8, n = view.len / size;
+    if (view.itemsize != size || ((uintptr_t)view.buf) % size != 0
+        || n > PyLong_AsSsize_t(PyTuple_GET_ITEM(spec, 9))) {
+        PyBuffer_Release(&view);
+        return 0;
+    }
+    strided_sampler fn = (strided_sampler)PyCapsule_GetPointer(PyTuple_GET_ITEM(spec, 0), "strided.sampler");
+    PyObject *gen = PyTuple_GET_ITEM(spec, 6);
+    PyObject *lock = fn != NULL ? PyObject_GetAttr(gen, sampler_names[1]) : NULL;
+    if (lock == NULL) {
+        PyBuffer_Release(&view);
+        return -1;
+    }
+    PyObject *r = PyObject_VectorcallMethod(sampler_names[2], &lock, 1, NULL);
+    if (r == NULL) {
+        Py_DECREF(lock);
+        PyBuffer_Release(&view);
+        return -1;
+    }
+    Py_DECREF(r);
+    /* under the lock: the stream's capsule (set_state and manual_seed replace it under the lock) */
+    int drawn = 0;
+    PyObject *capsule = PyObject_GetAttr(gen, sampler_names[0]);
+    if (capsule == NULL) {
+        drawn = -1;
+    } else if (capsule != Py_None) {
+        void *bitgen = PyCapsule_GetPointer(capsule, "BitGenerator");
+        if (bitgen == NULL)
+            drawn = -1;
+        else
+            drawn = fn(PyLong_AsLong(PyTuple_GET_ITEM(spec, 1)), bitgen, kind, view.buf, n, x);
+    }
+    Py_XDECREF(capsule);
+    PyObject *err_type, *err_value, *err_tb;
+    PyErr_Fetch(&err_type, &err_value, &err_tb);
+    r = PyObject_VectorcallMethod(sampler_names[3], &lock, 1, NULL);
+    Py_DECREF(lock);
+    PyBuffer_Release(&view);
+    if (r == NULL) {
+        Py_XDECREF(err_type);
+        Py_XDECREF(err_value);
+        Py_XDECREF(err_tb);
+        return -1;
+    }
+    Py_DECREF(r);
+    PyErr_Restore(err_type, err_value, err_tb);
+    return drawn;
+}
+
 static PyObject *entry_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     FrontObject *f = (FrontObject *)self;
@@ -523,7 +677,16 @@ static PyObject *entry_call(PyObject *self, PyObject *const *args, size_t nargsf
             counted = 1;
         }
         PyObject *out = NULL;
-        if (f->direct != Py_None) {
+        if (f->sampler != Py_None) {
+            int drawn = entry_sample(f, args, nargs, kwnames);
+            if (drawn < 0)
+                return NULL;
+            if (drawn) {
+                Py_INCREF(args[0]);
+                out = args[0];
+            }
+        }
+        if (out == NULL && f->direct != Py_None) {
             PyObject *rest = PyTuple_New(nargs - 1), *kw = PyDict_New(), *done = NULL;
             if (rest != NULL && kw != NULL) {
                 for (Py_ssize_t i = 1; i < nargs; i++) {
@@ -574,15 +737,37 @@ fallback:
     return PyObject_Vectorcall(f->fallback, args, nargsf, kwnames);
 }
 
+/* 1 (a TypeError set) unless spec is a sampler tuple as entry_sample reads it; interns its names. */
+static int sampler_spec_bad(PyObject *spec, int mode)
+{
+    static const char *names[5] = {"_capsule", "_lock", "acquire", "release", "generator"};
+    for (int i = 0; i < 5; i++)
+        if (sampler_names[i] == NULL && (sampler_names[i] = PyUnicode_InternFromString(names[i])) == NULL)
+            return 1;
+    if (mode != 4 || !PyTuple_Check(spec) || PyTuple_GET_SIZE(spec) != 11 || !PyCapsule_IsValid(PyTuple_GET_ITEM(spec, 0),
+        "strided.sampler") || !PyLong_Check(PyTuple_GET_ITEM(spec, 1)) || !PyTuple_Check(PyTuple_GET_ITEM(spec, 2))
+        || !PyTuple_Check(PyTuple_GET_ITEM(spec, 3)) || PyTuple_GET_SIZE(PyTuple_GET_ITEM(spec, 2)) > SAMPLER_MOST_ARGS
+        || PyTuple_GET_SIZE(PyTuple_GET_ITEM(spec, 2)) != PyTuple_GET_SIZE(PyTuple_GET_ITEM(spec, 3))
+        || !PyList_Check(PyTuple_GET_ITEM(spec, 7)) || !PyContextVar_CheckExact(PyTuple_GET_ITEM(spec, 8))
+        || !PyLong_Check(PyTuple_GET_ITEM(spec, 9)) || !PyDict_Check(PyTuple_GET_ITEM(spec, 10))) {
+        PyErr_SetString(PyExc_TypeError, "entry_front: a sampler is (fn capsule, op, names, defaults, float32, "
+                        "float64, generator, blocks, enabled, most, cinfo), in mode 4");
+        return 1;
+    }
+    return 0;
+}
+
 static PyObject *entry_front_new(PyObject *module, PyObject *args)
 {
     PyObject *fallback, *fwd, *plain, *aliases, *open, *state = Py_None, *direct = Py_None, *grad_mode = Py_None,
-             *inference = Py_None, *bump = Py_None, *name = Py_None;
+             *inference = Py_None, *bump = Py_None, *name = Py_None, *sampler = Py_None;
     int mode;
     Py_ssize_t min_args, max_args;
-    if (!PyArg_ParseTuple(args, "OOiO!O!nnO!|OOOOOO:entry_front", &fallback, &fwd, &mode, &PyTuple_Type, &plain,
+    if (!PyArg_ParseTuple(args, "OOiO!O!nnO!|OOOOOOO:entry_front", &fallback, &fwd, &mode, &PyTuple_Type, &plain,
                           &PyFrozenSet_Type, &aliases, &min_args, &max_args, &PyList_Type, &open, &state, &direct,
-                          &grad_mode, &inference, &bump, &name))
+                          &grad_mode, &inference, &bump, &name, &sampler))
+        return NULL;
+    if (sampler != Py_None && sampler_spec_bad(sampler, mode))
         return NULL;
     if (mode < 1 || mode > 5) {
         PyErr_SetString(PyExc_ValueError, "entry_front: mode must be 1, 2, 3, 4 or 5");
@@ -637,6 +822,8 @@ static PyObject *entry_front_new(PyObject *module, PyObject *args)
     f->bump = bump;
     Py_INCREF(name);
     f->name = name;
+    Py_INCREF(sampler);
+    f->sampler = sampler;
     f->mode = mode;
     f->min_args = min_args;
     f->max_args = max_args;
@@ -703,7 +890,7 @@ static PyObject *front_new(PyObject *module, PyObject *args)
     f->arity = arity;
     f->weakrefs = NULL;
     f->fwd = f->plain = f->aliases = f->state = f->direct = NULL;
-    f->grad_mode = f->inference = f->bump = f->name = NULL;
+    f->grad_mode = f->inference = f->bump = f->name = f->sampler = NULL;
     f->mode = 0;
     f->min_args = f->max_args = 0;
     PyObject_GC_Track(f);
@@ -729,6 +916,7 @@ static int front_traverse(FrontObject *f, visitproc visit, void *arg)
     Py_VISIT(f->inference);
     Py_VISIT(f->bump);
     Py_VISIT(f->name);
+    Py_VISIT(f->sampler);
     return 0;
 }
 
@@ -751,6 +939,7 @@ static int front_clear(FrontObject *f)
     Py_CLEAR(f->inference);
     Py_CLEAR(f->bump);
     Py_CLEAR(f->name);
+    Py_CLEAR(f->sampler);
     return 0;
 }
 

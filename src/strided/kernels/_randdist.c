@@ -21,6 +21,7 @@
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
+#include <math.h>
 
 #include "_rand_target.h"
 #include <numpy/random/distributions.h>
@@ -59,166 +60,125 @@ static int start(const char *name, Py_ssize_t want, PyObject *const *args, Py_ss
 
 /* exponential_fill(capsule, out, rate): exponential_'s fill, (1) Generator.standard_exponential(
  * dtype=out's, out=out), (2) out /= rate where rate != 1. */
-static PyObject *py_exponential_fill(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+static void exponential_loop(bitgen_t *b, int kind, void *out, Py_ssize_t n, double r)
 {
-    BEGIN("exponential_fill", 3)
-    double r = x[0];
     if (kind == 'f') {
-        float *o = (float *)view.buf, rf = (float)r;
+        float *o = (float *)out, rf = (float)r;
         random_standard_exponential_fill_f(b, n, o);
         if (r != 1.0)
             for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] / rf;
     } else {
-        double *o = (double *)view.buf;
+        double *o = (double *)out;
         random_standard_exponential_fill(b, n, o);
         if (r != 1.0)
             for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] / r;
     }
+}
+
+static PyObject *py_exponential_fill(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    BEGIN("exponential_fill", 3)
+    exponential_loop(b, kind, view.buf, n, x[0]);
     END
 }
 
 /* geometric_fill(capsule, out, p): geometric_'s sample, (1) Generator.geometric(p, shape) (int64),
  * (2) cast into out (C's int64 -> float conversion, NumPy's cast). */
+/* random_geometric_search(b, p) (NumPy's draw for p >= 1/3) over a whole fill: its loop's sums
+ * p, p + p q, p + p q + p q**2, ... (q = 1 - p) are the same for every draw, so the first
+ * GEO_TABLE are made once, by the same float steps in the same order, and each draw's X is 1 +
+ * how many of them its U exceeds, counted without branches (the sums never decrease, so the loop
+ * stops at the first one >= U: a branch on it mispredicts about once a draw); a U beyond them
+ * goes on with the loop's steps from there. One next_double per draw, as NumPy's: the same X, the
+ * same stream. (16x16 float32, p = 0.5: ~17 -> ~7 ns a draw.) */
+#define GEO_TABLE 8
+
+#define GEOMETRIC_SEARCH(T)                                                                     \
+    {                                                                                           \
+        T *o = (T *)out;                                                                        \
+        for (Py_ssize_t i = 0; i < n; i++) {                                                    \
+            double u = b->next_double(b->state);                                                \
+            int64_t x = 1;                                                                      \
+            for (int k = 0; k < GEO_TABLE; k++)                                                 \
+                x += u > sums[k];                                                               \
+            if (u > sums[GEO_TABLE - 1]) { /* (x is GEO_TABLE + 1: the loop's next steps) */    \
+                double pr = prod, sum = sums[GEO_TABLE - 1];                                    \
+                for (;;) {                                                                      \
+                    pr *= q;                                                                    \
+                    sum += pr;                                                                  \
+                    if (!(u > sum))                                                             \
+                        break;                                                                  \
+                    x++;                                                                        \
+                }                                                                               \
+            }                                                                                   \
+            o[i] = (T)x;                                                                        \
+        }                                                                                       \
+    }
+
+static void geometric_search_loop(bitgen_t *b, int kind, void *out, Py_ssize_t n, double p)
+{
+    double sums[GEO_TABLE], q = 1.0 - p, prod = p;
+    sums[0] = p;
+    for (int k = 1; k < GEO_TABLE; k++) {
+        prod *= q;
+        sums[k] = sums[k - 1] + prod;
+    }
+    /* (prod: p q**(GEO_TABLE - 1), the loop's product at its last sum in the table) */
+    if (kind == 'f')
+        GEOMETRIC_SEARCH(float)
+    else
+        GEOMETRIC_SEARCH(double)
+}
+
+static void geometric_loop(bitgen_t *b, int kind, void *out, Py_ssize_t n, double p)
+{
+    if (p >= 0.333333333333333333333333) { /* (random_geometric's own test and constant) */
+        geometric_search_loop(b, kind, out, n, p);
+        return;
+    }
+    if (kind == 'f') {
+        float *o = (float *)out;
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = (float)random_geometric(b, p);
+    } else {
+        double *o = (double *)out;
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = (double)random_geometric(b, p);
+    }
+}
+
 static PyObject *py_geometric_fill(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     BEGIN("geometric_fill", 3)
-    double p = x[0];
-    if (kind == 'f') {
-        float *o = (float *)view.buf;
-        for (Py_ssize_t i = 0; i < n; i++) o[i] = (float)random_geometric(b, p);
-    } else {
-        double *o = (double *)view.buf;
-        for (Py_ssize_t i = 0; i < n; i++) o[i] = (double)random_geometric(b, p);
-    }
+    geometric_loop(b, kind, view.buf, n, x[0]);
     END
 }
 
 /* cauchy_fill(capsule, out, median, sigma): cauchy_'s sample, (1) Generator.standard_cauchy(shape)
  * (float64), (2) *= sigma where sigma != 1, (3) += median, in float64, (4) cast into out. */
-static PyObject *py_cauchy_fill(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+static void cauchy_loop(bitgen_t *b, int kind, void *out, Py_ssize_t n, double m, double s)
 {
-    BEGIN("cauchy_fill", 4)
-    double m = x[0], s = x[1];
     int scaled = s != 1.0;
     if (kind == 'f') {
-        float *o = (float *)view.buf;
+        float *o = (float *)out;
         for (Py_ssize_t i = 0; i < n; i++) {
             double v = random_standard_cauchy(b);
             if (scaled) v = v * s;
             o[i] = (float)(v + m);
         }
     } else {
-        double *o = (double *)view.buf;
+        double *o = (double *)out;
         for (Py_ssize_t i = 0; i < n; i++) {
             double v = random_standard_cauchy(b);
             if (scaled) v = v * s;
             o[i] = v + m;
         }
     }
+}
+
+static PyObject *py_cauchy_fill(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    BEGIN("cauchy_fill", 4)
+    cauchy_loop(b, kind, view.buf, n, x[0], x[1]);
     END
-}
-
-/* normal_tensor_fill(capsule, out, mean, std) -> bool: normal(mean_tensor, std)'s values, (1)
- * Generator.standard_normal(shape, dtype=out's) into out, (2) * std (always: the Python path
- * multiplies by 1.0 too), (3) + mean[i] (mean: a C-contiguous buffer of out's format and length,
- * not overlapping it). False, nothing drawn, for any other pair of buffers. The caller gives std 0
- * or within [1e-20, 1e15]: step 2 neither overflows nor underflows, and |draw * std| <= 1.4e16 is
- * below half an ulp of the largest float32 (2**103), so no sum of step 3 overflows (np.add would
- * not warn). */
-static PyObject *py_normal_tensor_fill(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    (void)self;
-    if (nargs != 4) {
-        PyErr_Format(PyExc_TypeError, "normal_tensor_fill takes 4 arguments, not %zd", nargs);
-        return NULL;
-    }
-    double s = PyFloat_AsDouble(args[3]);
-    if (s == -1.0 && PyErr_Occurred()) return NULL;
-    bitgen_t *b = (bitgen_t *)PyCapsule_GetPointer(args[0], "BitGenerator");
-    if (b == NULL) return NULL;
-    Py_buffer view, mv;
-    int kind = float_target(args[1], &view);
-    if (kind == 0) Py_RETURN_FALSE;
-    if (PyObject_GetBuffer(args[2], &mv, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
-        PyErr_Clear();
-        PyBuffer_Release(&view);
-        Py_RETURN_FALSE;
-    }
-    const char *f = mv.format ? mv.format : "B";
-    if (*f == '<' || *f == '=' || *f == '@') f++;
-    char *ma = (char *)mv.buf, *va = (char *)view.buf;
-    if (f[0] != kind || f[1] != 0 || mv.itemsize != view.itemsize || mv.len != view.len
-        || ((uintptr_t)ma) % (uintptr_t)mv.itemsize || (ma < va + view.len && va < ma + mv.len)) {
-        PyBuffer_Release(&mv);
-        PyBuffer_Release(&view);
-        Py_RETURN_FALSE;
-    }
-    Py_ssize_t n = view.len / view.itemsize;
-    if (kind == 'f') {
-        float *o = (float *)view.buf, sf = (float)s;
-        const float *m = (const float *)mv.buf;
-        random_standard_normal_fill_f(b, n, o);
-        for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] * sf;
-        for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] + m[i];
-    } else {
-        double *o = (double *)view.buf;
-        const double *m = (const double *)mv.buf;
-        random_standard_normal_fill(b, n, o);
-        for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] * s;
-        for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] + m[i];
-    }
-    PyBuffer_Release(&mv);
-    PyBuffer_Release(&view);
-    Py_RETURN_TRUE;
-}
-
-/* Generator.shuffle's loop over n int64s: for i from n - 1 down to 1, swap o[i] and o[random_interval(i)]. */
-static void shuffle(bitgen_t *b, int64_t *o, Py_ssize_t n)
-{
-    for (Py_ssize_t i = n - 1; i >= 1; i--) {
-        Py_ssize_t j = (Py_ssize_t)random_interval(b, (uint64_t)i);
-        int64_t t = o[j];
-        o[j] = o[i];
-        o[i] = t;
-    }
-}
-
-/* randperm_fill(capsule, out) -> bool: Generator.permutation(n) into an int64 buffer of n
- * elements: np.arange(n), then Generator.shuffle's loop (for i from n - 1 down to 1, j =
- * random_interval(i), swap elements i and j), the same draws in the same order. False, nothing
- * drawn, for another buffer. Large n (4096 or more) without the GIL, as NumPy's shuffle. */
-static PyObject *py_randperm_fill(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    (void)self;
-    if (nargs != 2) {
-        PyErr_Format(PyExc_TypeError, "randperm_fill(capsule, out) takes 2 arguments, not %zd", nargs);
-        return NULL;
-    }
-    bitgen_t *b = (bitgen_t *)PyCapsule_GetPointer(args[0], "BitGenerator");
-    if (b == NULL) return NULL;
-    Py_buffer view;
-    if (PyObject_GetBuffer(args[1], &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
-        PyErr_Clear();
-        Py_RETURN_FALSE;
-    }
-    const char *f = view.format ? view.format : "B";
-    if (*f == '<' || *f == '=' || *f == '@') f++;
-    if (!((strcmp(f, "l") == 0 || strcmp(f, "q") == 0) && view.itemsize == 8) || ((uintptr_t)view.buf) % 8) {
-        PyBuffer_Release(&view);
-        Py_RETURN_FALSE;
-    }
-    int64_t *o = (int64_t *)view.buf;
-    Py_ssize_t n = view.len / 8;
-    for (Py_ssize_t i = 0; i < n; i++) o[i] = i;
-    if (n >= 4096) { /* (below, releasing the GIL costs more than it lets others run) */
-        Py_BEGIN_ALLOW_THREADS
-        shuffle(b, o, n);
-        Py_END_ALLOW_THREADS
-    } else {
-        shuffle(b, o, n);
-    }
-    PyBuffer_Release(&view);
-    Py_RETURN_TRUE;
 }
 
 /* numpy.exp's float64 loop (the dispatched one NumPy itself runs: its own SIMD exp where the CPU
@@ -262,22 +222,16 @@ static void exp_in_place(double *x, Py_ssize_t n)
  * exp and cast: the same values, element by element). The caller gives only means and stds with
  * |mean| + 15 std <= 700: a ziggurat draw is within +-15, so every exp argument is within
  * [-700, 700], where exp neither overflows nor underflows (np.exp would not warn). */
-static PyObject *py_log_normal_fill(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+static void log_normal_loop(bitgen_t *b, int kind, void *out, Py_ssize_t n, double m, double s)
 {
-    BEGIN("log_normal_fill", 4)
-    if (exp_loop == NULL) {
-        PyBuffer_Release(&view);
-        Py_RETURN_FALSE;
-    }
-    double m = x[0], s = x[1];
     if (kind == 'd') {
-        double *o = (double *)view.buf;
+        double *o = (double *)out;
         random_standard_normal_fill(b, n, o);
         for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] * s;
         for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] + m;
         exp_in_place(o, n);
     } else {
-        float *o = (float *)view.buf;
+        float *o = (float *)out;
         double block[256];
         for (Py_ssize_t at = 0; at < n; at += 256) {
             Py_ssize_t k = n - at < 256 ? n - at : 256;
@@ -288,14 +242,62 @@ static PyObject *py_log_normal_fill(PyObject *self, PyObject *const *args, Py_ss
             for (Py_ssize_t i = 0; i < k; i++) o[at + i] = (float)block[i];
         }
     }
+}
+
+static PyObject *py_log_normal_fill(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    BEGIN("log_normal_fill", 4)
+    if (exp_loop == NULL) {
+        PyBuffer_Release(&view);
+        Py_RETURN_FALSE;
+    }
+    log_normal_loop(b, kind, view.buf, n, x[0], x[1]);
     END
 }
 
+/* ---- the compiled samplers' entry (kernels/_front.h, entry_sample) ----
+ *
+ * sample(op, bitgen, kind, out, n, x): as _randkernel.c's sample (its contract), for the samplers
+ * drawn through NumPy's distribution functions, taking the arguments random.py's fast paths
+ * give these fills (SCALE_LO, SCALE_HI: its _SCALE_LO, _SCALE_HI):
+ *   0 exponential_(lambd): lambd within [SCALE_LO, SCALE_HI];
+ *   1 geometric_(p): 0 < p < 1;
+ *   2 cauchy_(median, sigma): sigma within [SCALE_LO, SCALE_HI], median 0 or within it in magnitude;
+ *   3 log_normal_(mean, std): std >= SCALE_LO and |mean| + 15 std <= 700 (NumPy's exp loop found). */
+#define SCALE_LO 1e-20
+#define SCALE_HI 1e15
+
+static int scale_ok(double v) { return v >= SCALE_LO && v <= SCALE_HI; }
+
+static int sample(int op, void *bitgen, int kind, void *out, Py_ssize_t n, const double *x)
+{
+    bitgen_t *b = (bitgen_t *)bitgen;
+    switch (op) {
+    case 0:
+        if (!scale_ok(x[0]))
+            return 0;
+        exponential_loop(b, kind, out, n, x[0]);
+        return 1;
+    case 1:
+        if (!(x[0] > 0.0 && x[0] < 1.0))
+            return 0;
+        geometric_loop(b, kind, out, n, x[0]);
+        return 1;
+    case 2:
+        if (!scale_ok(x[1]) || !(x[0] == 0.0 || scale_ok(fabs(x[0]))))
+            return 0;
+        cauchy_loop(b, kind, out, n, x[0], x[1]);
+        return 1;
+    case 3:
+        if (exp_loop == NULL || !(x[1] >= SCALE_LO && fabs(x[0]) + 15.0 * x[1] <= 700.0))
+            return 0;
+        log_normal_loop(b, kind, out, n, x[0], x[1]);
+        return 1;
+    }
+    return 0;
+}
+
 static PyMethodDef methods[] = {
-    {"normal_tensor_fill", (PyCFunction)(void (*)(void))py_normal_tensor_fill, METH_FASTCALL,
-     "normal_tensor_fill(capsule, out, mean, std) -> bool: standard_normal * std + mean (a buffer) into out."},
-    {"randperm_fill", (PyCFunction)(void (*)(void))py_randperm_fill, METH_FASTCALL,
-     "randperm_fill(capsule, out) -> bool: Generator.permutation(len(out)) into the int64 buffer out."},
     {"log_normal_fill", (PyCFunction)(void (*)(void))py_log_normal_fill, METH_FASTCALL,
      "log_normal_fill(capsule, out, mean, std) -> bool: log_normal_'s exp(standard_normal * std + mean) cast into\n"
      "out (NumPy's exp loop); for |mean| + 15 std <= 700 only."},
@@ -325,6 +327,13 @@ PyMODINIT_FUNC PyInit__randdist(void)
     PyObject *m = PyModule_Create(&module);
     /* numpy_version: the NumPy whose libnpyrandom this build links (the loader compares it) */
     if (m != NULL && PyModule_AddStringConstant(m, "numpy_version", STRIDED_NUMPY_VERSION) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    /* sampler: the compiled samplers' entry (sample, above), for kernels/_front.h */
+    PyObject *cap = m != NULL ? PyCapsule_New((void *)sample, "strided.sampler", NULL) : NULL;
+    if (m != NULL && (cap == NULL || PyModule_AddObject(m, "sampler", cap) < 0)) {
+        Py_XDECREF(cap);
         Py_DECREF(m);
         return NULL;
     }

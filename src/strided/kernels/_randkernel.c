@@ -132,6 +132,28 @@ static PyObject *py_bounded_float(PyObject *self, PyObject *const *args, Py_ssiz
     Py_RETURN_TRUE;
 }
 
+/* below_fill's loop: cnt float64 uniform draws compared with p, 1 or 0 written into out (kind
+ * 'f': float32, 'd': float64). (The comparison kept as an integer in a register, so GCC makes no
+ * branch of it: a coin flip mispredicts half the time, ~4x the loop's time at p = 0.5.) */
+static void below_loop(bitgen_t *b, int kind, void *buf, Py_ssize_t cnt, double p)
+{
+    if (kind == 'f') {
+        float *out = (float *)buf;
+        for (Py_ssize_t i = 0; i < cnt; i++) {
+            int lt = b->next_double(b->state) < p;
+            __asm__("" : "+r"(lt));
+            out[i] = (float)lt;
+        }
+    } else {
+        double *out = (double *)buf;
+        for (Py_ssize_t i = 0; i < cnt; i++) {
+            int lt = b->next_double(b->state) < p;
+            __asm__("" : "+r"(lt));
+            out[i] = (double)lt;
+        }
+    }
+}
+
 /* below_fill(capsule, out, p) -> bool: bernoulli_(p)'s sample of a number p,
  * (Generator.random(shape) < p) copied into a float32/float64 buffer: each element's float64
  * uniform draw (the bit generator's next_double, in order) compared with p, 1 or 0 written; False,
@@ -150,24 +172,7 @@ static PyObject *py_below_fill(PyObject *self, PyObject *const *args, Py_ssize_t
     Py_buffer view;
     int kind = float_target(args[1], &view);
     if (kind == 0) Py_RETURN_FALSE;
-    Py_ssize_t cnt = view.len / view.itemsize;
-    /* (the comparison kept as an integer in a register, so GCC makes no branch of it: a coin flip
-     * mispredicts half the time, ~4x the loop's time at p = 0.5) */
-    if (kind == 'f') {
-        float *out = (float *)view.buf;
-        for (Py_ssize_t i = 0; i < cnt; i++) {
-            int lt = b->next_double(b->state) < p;
-            __asm__("" : "+r"(lt));
-            out[i] = (float)lt;
-        }
-    } else {
-        double *out = (double *)view.buf;
-        for (Py_ssize_t i = 0; i < cnt; i++) {
-            int lt = b->next_double(b->state) < p;
-            __asm__("" : "+r"(lt));
-            out[i] = (double)lt;
-        }
-    }
+    below_loop(b, kind, view.buf, view.len / view.itemsize, p);
     PyBuffer_Release(&view);
     Py_RETURN_TRUE;
 }
@@ -206,6 +211,19 @@ static PyObject *py_bounded_int64(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* uniform_fill's loop: cnt uniform draws on [0, 1) into out, float32 ('f': next_uint32 >> 8
+ * times 2**-24, NumPy's next_float) or float64 ('d': next_double). */
+static void uniform_loop(bitgen_t *b, int kind, void *buf, Py_ssize_t cnt)
+{
+    if (kind == 'f') {
+        float *out = (float *)buf;
+        for (Py_ssize_t i = 0; i < cnt; i++) out[i] = (b->next_uint32(b->state) >> 8) * (1.0f / 16777216.0f);
+    } else {
+        double *out = (double *)buf;
+        for (Py_ssize_t i = 0; i < cnt; i++) out[i] = b->next_double(b->state);
+    }
+}
+
 /* uniform_fill(capsule, out) -> bool: Generator.random(dtype=out's, out=out) step for step (NumPy's
  * random_standard_uniform_fill_f / random_standard_uniform_fill): each float32 is
  * (next_uint32 >> 8) * 2**-24 (next_float), each float64 the bit generator's next_double, in
@@ -224,15 +242,7 @@ static PyObject *py_uniform_fill(PyObject *self, PyObject *const *args, Py_ssize
     Py_buffer view;
     int kind = float_target(args[1], &view);  /* (_rand_target.h: 0 for any other buffer, nothing drawn) */
     if (kind == 0) Py_RETURN_FALSE;
-    int single = kind == 'f';
-    Py_ssize_t cnt = view.len / view.itemsize;
-    if (single) {
-        float *out = (float *)view.buf;
-        for (Py_ssize_t i = 0; i < cnt; i++) out[i] = (b->next_uint32(b->state) >> 8) * (1.0f / 16777216.0f);
-    } else {
-        double *out = (double *)view.buf;
-        for (Py_ssize_t i = 0; i < cnt; i++) out[i] = b->next_double(b->state);
-    }
+    uniform_loop(b, kind, view.buf, view.len / view.itemsize);
     PyBuffer_Release(&view);
     Py_RETURN_TRUE;
 }
@@ -472,10 +482,30 @@ ZIG_INLINE void zig_fill_d(void *g, const int pcg, Py_ssize_t cnt, double *out)
     }
 }
 
-static void zig_pcg_fill_f(void *g, Py_ssize_t cnt, float *out) { zig_fill_f(g, 1, cnt, out); }
+/* A fill's run on a local copy of PCG64's state, written back after: the loop keeps the state in
+ * registers (Python's -fno-strict-aliasing would otherwise make it reload the state from memory
+ * after every store to out, which may alias it). The same steps: the same numbers and state. */
+#define PCG_LOCAL_RUN(g, call)                                                   \
+    do {                                                                         \
+        pcg64_state *real_ = (pcg64_state *)(g);                                 \
+        pcg64_random_t rs_ = *real_->pcg_state;                                  \
+        pcg64_state local_ = {&rs_, real_->has_uint32, real_->uinteger};         \
+        void *lg_ = &local_;                                                     \
+        call;                                                                    \
+        *real_->pcg_state = rs_;                                                 \
+        real_->has_uint32 = local_.has_uint32;                                   \
+        real_->uinteger = local_.uinteger;                                       \
+    } while (0)
+
+static void zig_pcg_fill_f(void *g, Py_ssize_t cnt, float *out) { PCG_LOCAL_RUN(g, zig_fill_f(lg_, 1, cnt, out)); }
 static void zig_bg_fill_f(void *g, Py_ssize_t cnt, float *out) { zig_fill_f(g, 0, cnt, out); }
-static void zig_pcg_fill_d(void *g, Py_ssize_t cnt, double *out) { zig_fill_d(g, 1, cnt, out); }
+static void zig_pcg_fill_d(void *g, Py_ssize_t cnt, double *out) { PCG_LOCAL_RUN(g, zig_fill_d(lg_, 1, cnt, out)); }
 static void zig_bg_fill_d(void *g, Py_ssize_t cnt, double *out) { zig_fill_d(g, 0, cnt, out); }
+
+/* The next_uint64 of a PCG64 whose layout pcg64_layout_ok accepted (NULL before): a bit
+ * generator with this function is a PCG64 laid out as pcg64_state, whose step the sampler's
+ * normal draw inlines (its own functions otherwise: the same numbers). */
+static uint64_t (*pcg_next64_checked)(void *st) = NULL;
 
 /* pcg64_layout_ok(capsule) -> bool: whether the PCG64 bit generator behind capsule keeps its state
  * as pcg64_state above (native 128-bit words): three next_uint32 and two next_uint64 made by its
@@ -500,6 +530,8 @@ static PyObject *py_pcg64_layout_ok(PyObject *self, PyObject *const *args, Py_ss
     }
     ok &= copy.state == real->pcg_state->state && copy.inc == real->pcg_state->inc
           && mine.has_uint32 == real->has_uint32 && (!mine.has_uint32 || mine.uinteger == real->uinteger);
+    if (ok) /* (the sampler inlines the step for bit generators of this one's kind: its functions) */
+        pcg_next64_checked = b->next_uint64;
     return PyBool_FromLong(ok);
 }
 
@@ -536,7 +568,223 @@ static PyObject *py_normal_fill(PyObject *self, PyObject *const *args, Py_ssize_
     Py_RETURN_TRUE;
 }
 
+/* zig_fill's cnt standard normal draws into out (kind 'f'/'d') from b: PCG64's step inlined where b
+ * is a PCG64 of the layout pcg64_layout_ok accepted, its own functions otherwise (the same numbers). */
+static void normal_loop(bitgen_t *b, int kind, void *out, Py_ssize_t n)
+{
+    int pcg = pcg_next64_checked != NULL && b->next_uint64 == pcg_next64_checked;
+    void *g = pcg ? b->state : (void *)b;
+    if (kind == 'f') {
+        if (pcg) zig_pcg_fill_f(g, n, (float *)out);
+        else zig_bg_fill_f(g, n, (float *)out);
+    } else {
+        if (pcg) zig_pcg_fill_d(g, n, (double *)out);
+        else zig_bg_fill_d(g, n, (double *)out);
+    }
+}
+
+/* normal_tensor_fill(capsule, out, mean, std) -> bool: normal(mean_tensor, std)'s values, (1)
+ * Generator.standard_normal(shape, dtype=out's) into out (normal_loop: NumPy's ziggurat, the same
+ * numbers and stream), (2) * std (always: the Python path multiplies by 1.0 too), (3) + mean[i]
+ * (mean: a C-contiguous buffer of out's format and length, not overlapping it), each in out's
+ * type. False, nothing drawn, for any other pair of buffers. The caller gives std 0 or within
+ * [SCALE_LO, SCALE_HI]: step 2 neither overflows nor underflows, and |draw * std| <= 1.4e16 is
+ * below half an ulp of the largest float32 (2**103), so no sum of step 3 overflows (np.add would
+ * not warn). */
+static PyObject *py_normal_tensor_fill(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 4) {
+        PyErr_Format(PyExc_TypeError, "normal_tensor_fill takes 4 arguments, not %zd", nargs);
+        return NULL;
+    }
+    double s = PyFloat_AsDouble(args[3]);
+    if (s == -1.0 && PyErr_Occurred()) return NULL;
+    bitgen_t *b = (bitgen_t *)PyCapsule_GetPointer(args[0], "BitGenerator");
+    if (b == NULL) return NULL;
+    Py_buffer view, mv;
+    int kind = float_target(args[1], &view);
+    if (kind == 0) Py_RETURN_FALSE;
+    if (PyObject_GetBuffer(args[2], &mv, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyErr_Clear();
+        PyBuffer_Release(&view);
+        Py_RETURN_FALSE;
+    }
+    const char *f = mv.format ? mv.format : "B";
+    if (*f == '<' || *f == '=' || *f == '@') f++;
+    char *ma = (char *)mv.buf, *va = (char *)view.buf;
+    if (f[0] != kind || f[1] != 0 || mv.itemsize != view.itemsize || mv.len != view.len
+        || ((uintptr_t)ma) % (uintptr_t)mv.itemsize || (ma < va + view.len && va < ma + mv.len)) {
+        PyBuffer_Release(&mv);
+        PyBuffer_Release(&view);
+        Py_RETURN_FALSE;
+    }
+    Py_ssize_t n = view.len / view.itemsize;
+    normal_loop(b, kind, view.buf, n);
+    if (kind == 'f') {
+        float *o = (float *)view.buf, sf = (float)s;
+        const float *m = (const float *)mv.buf;
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] * sf;
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] + m[i];
+    } else {
+        double *o = (double *)view.buf;
+        const double *m = (const double *)mv.buf;
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] * s;
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] + m[i];
+    }
+    PyBuffer_Release(&mv);
+    PyBuffer_Release(&view);
+    Py_RETURN_TRUE;
+}
+
+/* NumPy's random_interval(b, i) (a uniform integer on [0, i], i >= 1: masked rejection of 32-bit
+ * draws below 2**32, of 64-bit ones above) and Generator.shuffle's loop over n int64s (for i from
+ * n - 1 down to 1, swap elements i and random_interval(i)), from the inlined PCG64 (pcg) or the
+ * bit generator's own functions: the same draws in the same order. */
+ZIG_INLINE uint64_t interval(void *g, const int pcg, uint64_t max)
+{
+    uint64_t mask = max, value;
+    mask |= mask >> 1;
+    mask |= mask >> 2;
+    mask |= mask >> 4;
+    mask |= mask >> 8;
+    mask |= mask >> 16;
+    mask |= mask >> 32;
+    if (max <= 0xffffffffULL) {
+        while ((value = (zig_u32(g, pcg) & mask)) > max)
+            ;
+    } else {
+        while ((value = (zig_u64(g, pcg) & mask)) > max)
+            ;
+    }
+    return value;
+}
+
+ZIG_INLINE void shuffle_run(void *g, const int pcg, int64_t *o, Py_ssize_t n)
+{
+    for (Py_ssize_t i = n - 1; i >= 1; i--) {
+        Py_ssize_t j = (Py_ssize_t)interval(g, pcg, (uint64_t)i);
+        int64_t t = o[j];
+        o[j] = o[i];
+        o[i] = t;
+    }
+}
+
+static void shuffle_pcg(void *g, int64_t *o, Py_ssize_t n) { PCG_LOCAL_RUN(g, shuffle_run(lg_, 1, o, n)); }
+static void shuffle_bg(void *g, int64_t *o, Py_ssize_t n) { shuffle_run(g, 0, o, n); }
+
+/* randperm_fill(capsule, out) -> bool: Generator.permutation(n) into an int64 buffer of n
+ * elements (aligned, writable, C-contiguous): np.arange(n), then Generator.shuffle's loop
+ * (shuffle_run), PCG64's step inlined where pcg64_layout_ok accepted its kind (NumPy's own
+ * random_interval calls the bit generator through a pointer per draw: the same numbers and
+ * stream, ~1.3x slower). False, nothing drawn, for another buffer. Large n (4096 or more)
+ * without the GIL, as NumPy's shuffle. */
+static PyObject *py_randperm_fill(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "randperm_fill(capsule, out) takes 2 arguments, not %zd", nargs);
+        return NULL;
+    }
+    bitgen_t *b = (bitgen_t *)PyCapsule_GetPointer(args[0], "BitGenerator");
+    if (b == NULL) return NULL;
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[1], &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyErr_Clear();
+        Py_RETURN_FALSE;
+    }
+    const char *f = view.format ? view.format : "B";
+    if (*f == '<' || *f == '=' || *f == '@') f++;
+    if (!((strcmp(f, "l") == 0 || strcmp(f, "q") == 0) && view.itemsize == 8) || ((uintptr_t)view.buf) % 8) {
+        PyBuffer_Release(&view);
+        Py_RETURN_FALSE;
+    }
+    int64_t *o = (int64_t *)view.buf;
+    Py_ssize_t n = view.len / 8;
+    for (Py_ssize_t i = 0; i < n; i++) o[i] = i;
+    int pcg = pcg_next64_checked != NULL && b->next_uint64 == pcg_next64_checked;
+    void *g = pcg ? b->state : (void *)b;
+    if (n >= 4096) { /* (below, releasing the GIL costs more than it lets others run) */
+        Py_BEGIN_ALLOW_THREADS
+        if (pcg) shuffle_pcg(g, o, n);
+        else shuffle_bg(g, o, n);
+        Py_END_ALLOW_THREADS
+    } else {
+        if (pcg) shuffle_pcg(g, o, n);
+        else shuffle_bg(g, o, n);
+    }
+    PyBuffer_Release(&view);
+    Py_RETURN_TRUE;
+}
+
+/* ---- the compiled samplers' entry (kernels/_front.h, entry_sample) ----
+ *
+ * sample(op, bitgen, kind, out, n, x): the in-place samplers' common call drawn into out (n
+ * elements of kind 'f' float32 or 'd' float64, aligned, writable), what random.py's fast path of
+ * that sampler writes for its float arguments x, in the same order from the same stream; 1, or
+ * 0 with nothing drawn for arguments it does not take (the forward then decides). The caller
+ * holds the generator's lock. Ops (random.py's _SAMPLERS names them):
+ *   0 uniform_(from, to): from == 0 and to == 1 only: uniform_fill's draws;
+ *   1 normal_(mean, std): the ziggurat (normal_fill's), then * std unless std is 1, then + mean,
+ *     each in out's type (np.multiply / np.add with a Python float: its value rounded to out's
+ *     type first); only std 0, 1 or within [SCALE_LO, SCALE_HI] and mean 0 or within that in
+ *     magnitude, where no step can overflow or make a NaN (NumPy would not warn);
+ *   2 random_(): bounded_float's integers on [0, 2**24] (float32) or [0, 2**53] (float64);
+ *   3 bernoulli_(p): 0 <= p <= 1: below_fill's draws.
+ * SCALE_LO and SCALE_HI are random.py's _SCALE_LO and _SCALE_HI (tests/test_rand_sampler_front.py
+ * compares them). */
+#define SCALE_LO 1e-20
+#define SCALE_HI 1e15
+
+static int scale_ok(double v) { return v >= SCALE_LO && v <= SCALE_HI; }
+
+static int sample(int op, void *bitgen, int kind, void *out, Py_ssize_t n, const double *x)
+{
+    bitgen_t *b = (bitgen_t *)bitgen;
+    switch (op) {
+    case 0:
+        if (!(x[0] == 0.0 && x[1] == 1.0))
+            return 0;
+        uniform_loop(b, kind, out, n);
+        return 1;
+    case 1: {
+        double m = x[0], s = x[1];
+        if (!(s == 0.0 || s == 1.0 || scale_ok(s)) || !(m == 0.0 || scale_ok(fabs(m))))
+            return 0;
+        normal_loop(b, kind, out, n);
+        if (kind == 'f') {
+            float *o = (float *)out, sf = (float)s, mf = (float)m;
+            if (s != 1.0)
+                for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] * sf;
+            for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] + mf;
+        } else {
+            double *o = (double *)out;
+            if (s != 1.0)
+                for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] * s;
+            for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] + m;
+        }
+        return 1;
+    }
+    case 2:
+        if (kind == 'f') fill_float(b, 0, (uint64_t)1 << 24, n, (float *)out);
+        else fill_double(b, 0, (uint64_t)1 << 53, n, (double *)out);
+        return 1;
+    case 3:
+        if (!(x[0] >= 0.0 && x[0] <= 1.0))
+            return 0;
+        below_loop(b, kind, out, n, x[0]);
+        return 1;
+    }
+    return 0;
+}
+
 static PyMethodDef methods[] = {
+    {"randperm_fill", (PyCFunction)(void (*)(void))py_randperm_fill, METH_FASTCALL,
+     "randperm_fill(capsule, out) -> bool: Generator.permutation(len(out)) into the int64 buffer out (PCG64's\n"
+     "step inlined)."},
+    {"normal_tensor_fill", (PyCFunction)(void (*)(void))py_normal_tensor_fill, METH_FASTCALL,
+     "normal_tensor_fill(capsule, out, mean, std) -> bool: standard_normal * std + mean (a buffer) into out\n"
+     "(the ziggurat of normal_fill)."},
     {"normal_fill", (PyCFunction)(void (*)(void))py_normal_fill, METH_FASTCALL,
      "normal_fill(capsule, out, pcg) -> bool: Generator.standard_normal(dtype=out.dtype, out=out)'s draws into the\n"
      "float32 or float64 buffer out (pcg: PCG64's step inlined, its layout checked by pcg64_layout_ok); False\n"
@@ -570,4 +818,15 @@ static struct PyModuleDef module = {
     "NumPy's bounded-integer draw without its per-call overhead (see strided.kernels.native).", -1, methods,
 };
 
-PyMODINIT_FUNC PyInit__randkernel(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__randkernel(void)
+{
+    PyObject *m = PyModule_Create(&module);
+    /* sampler: the compiled samplers' entry (sample, above), for kernels/_front.h */
+    PyObject *cap = m != NULL ? PyCapsule_New((void *)sample, "strided.sampler", NULL) : NULL;
+    if (cap == NULL || PyModule_AddObject(m, "sampler", cap) < 0) {
+        Py_XDECREF(cap);
+        Py_XDECREF(m);
+        return NULL;
+    }
+    return m;
+}

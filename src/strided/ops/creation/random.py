@@ -340,6 +340,35 @@ def _target(self: Any, op: str) -> Tensor:
     return tensor_arg(self, op, "self")
 
 
+def compiled_sampler(module: str, op: int, takes_arguments: bool = True) -> Callable[[Callable], Callable]:
+    """Mark an in-place sampler's forward with ``__sampler__``, the spec its entry front
+    (:func:`strided.grad_mode.track_inplace`; ``kernels/_front.h``, ``entry_sample``) draws the
+    common call by, in C: sampler ``op`` of the compiled ``module`` ("rand": ``_randkernel``,
+    "randdist": ``_randdist``; each module's ``sample`` documents its ops), given the forward's
+    float parameters after ``self`` (names and defaults read off the forward; none where
+    ``takes_arguments`` is False: ``random_()``).
+
+    The front takes the call the forward's own compiled fast path takes (:func:`_native_fill`:
+    the default generator, a plain row-major float32/float64 tensor owning its storage, float
+    arguments the module's sample accepts; ``generator=None`` may be spelt out), nobody listening
+    and outside autograd, and draws what it draws under the generator's lock: the same numbers,
+    the same stream. Every other call, and every refusal, runs the forward unchanged. Without the
+    compiled module (not built, ``STRIDED_NATIVE=0``) the forward is left unmarked."""
+    def mark(fwd: Callable) -> Callable:
+        kernel = native.rand() if module == "rand" else native.randdist()
+        fn = getattr(kernel, "sampler", None)
+        if fn is None:
+            return fwd
+        code = fwd.__code__
+        names = code.co_varnames[1:code.co_argcount] if takes_arguments else ()
+        given = fwd.__defaults__ or ()
+        defaults = (None,) * (len(names) - len(given)) + given if takes_arguments else ()  # (None: required)
+        fwd.__sampler__ = (fn, op, names, defaults, float32, float64, default_generator, native._open_blocks,
+                           native._enabled, _FAST_N, _cinfo)
+        return fwd
+    return mark
+
+
 # ---------------------------------------------------------------- factories
 
 
@@ -380,11 +409,19 @@ def _draw_normal(g: np.random.Generator, out: np.ndarray) -> None:
         return
     bits = g.bit_generator
     pcg = _PCG[0]
-    if pcg is None:  # (once per process: whether the kernel may step NumPy's PCG64 itself)
-        _PCG[1] = np.random.PCG64  # (numpy.random is loaded by now: g is its Generator)
-        pcg = _PCG[0] = kernel.pcg64_layout_ok(_PCG[1](12345).capsule)
+    if pcg is None:
+        pcg = _check_pcg(kernel)
     if not kernel.normal_fill(bits.capsule, out, pcg and bits.__class__ is _PCG[1]):
         g.standard_normal(dtype=out.dtype, out=out)
+
+
+def _check_pcg(kernel: Any) -> bool:
+    """Once per process (numpy.random loaded): whether ``kernel`` (``_randkernel``) may step NumPy's
+    PCG64 itself, its layout checked on a throwaway generator (which the kernel then remembers:
+    its samplers and ``normal_tensor_fill`` inline the step for every PCG64 from then on)."""
+    _PCG[1] = np.random.PCG64
+    _PCG[0] = kernel.pcg64_layout_ok(_PCG[1](12345).capsule)
+    return _PCG[0]
 
 
 def _standard_normal(g: np.random.Generator, shape: Shape, dtype: Any = np.float64) -> np.ndarray:
@@ -409,8 +446,21 @@ def _drawn(plan: tuple[int, Layout], dt: DType, draw: Callable[[np.random.Genera
     The general path's draw exactly: the same call into the same memory (NumPy fills ``out=`` in
     row-major order whatever its shape), so the same numbers and the same stream."""
     arr = _new_empty(plan[0], dt.numpy)
-    with default_generator._lock:
-        draw(default_generator._np, arr)
+    g, k = default_generator, native.rand()
+    lock = g._lock
+    lock.acquire()  # (acquire/release: ~0.08 us under a with block's)
+    try:
+        # the draws' compiled kernel straight on the stream's capsule (made with its NumPy
+        # generator: None before the first draw since a seed), without the NumPy generator's
+        # attributes the draw functions read: uniform_fill is _draw_uniform's call, normal_fill
+        # with the inlined step _draw_normal's once that step is checked (the default stream is
+        # always a PCG64: Generator._np and set_state make one); else the draw function itself
+        cap = g._capsule
+        if k is None or cap is None or not (k.uniform_fill(cap, arr) if draw is _draw_uniform else
+                                            _PCG[0] and k.normal_fill(cap, arr, True)):
+            draw(g._np, arr)
+    finally:
+        lock.release()
     t = adopted(arr, plan[1], dt)
     if OPEN:
         created(op, inputs, t)
@@ -658,7 +708,9 @@ def randperm(n: Any, *, generator: Any = None, dtype: Any = None, device: Any = 
     [0, 1, 2, 3, 4]
     """
     if n.__class__ is int and generator is None and dtype is None and device is None and 0 <= n <= _FAST_N and \
-            (k := native.randdist()) is not None:
+            (k := native.rand()) is not None:
+        if _PCG[0] is None:  # (once per process: the stream's inlined step checked)
+            _check_pcg(k)
         arr = _new_empty(n, np.int64)
         if _compiled_draw(k.randperm_fill, arr):  # (Generator.permutation(n)'s arange and shuffle, compiled)
             t = adopted(arr, _cinfo[(n,)][2], DEFAULT_INT)
@@ -713,13 +765,15 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None
     """
     if mean.__class__ is Tensor and std.__class__ is float and size is None and generator is None and \
             dtype is None and device is None and (mean._dtype is float32 or mean._dtype is float64) and \
-            (std == 0.0 or _SCALE_LO <= std <= _SCALE_HI) and (k := native.randdist()) is not None:
-        # normal(mean tensor, std)'s common call: the draw, * std and + mean below compiled, into
-        # a fresh result, for a mean owning its row-major storage
+            (std == 0.0 or _SCALE_LO <= std <= _SCALE_HI) and (k := native.rand()) is not None:
+        # normal(mean tensor, std)'s common call: the draw (the ziggurat of _draw_normal), * std and
+        # + mean below compiled, into a fresh result, for a mean owning its row-major storage
         lay = mean._layout
         info = _cinfo[lay.shape]
         m = mean._storage.array
         if lay.strides == info[0] and not lay.offset and len(m) == info[1] <= _FAST_N:
+            if _PCG[0] is None:  # (once per process: the stream's inlined step checked)
+                _check_pcg(k)
             arr = _new_empty(info[1], m.dtype)
             if _compiled_draw(k.normal_tensor_fill, arr, m, std):
                 t = adopted(arr, info[2], mean._dtype)
@@ -1113,6 +1167,7 @@ _PLAIN_INT_LIKE = frozenset({float32, float64, int64, int32, int16, int8, uint8}
 
 
 @method("uniform_")
+@compiled_sampler("rand", 0)
 def uniform_(self: Tensor, from_: float = 0.0, to: float = 1.0, *, generator: Any = None, **kw: Any) -> Tensor:
     """Fill with samples uniform on [from, to) (PyTorch's keywords ``from``/``to`` work too).
 
@@ -1187,6 +1242,7 @@ def _fill_uniform(g: np.random.Generator, out: np.ndarray) -> None:
 
 
 @method("normal_")
+@compiled_sampler("rand", 1)
 def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
     """Fill with normal samples of ``mean`` and ``std``.
 
@@ -1259,6 +1315,7 @@ _MANTISSA_TOP = (2**53, 2**24)  # (random_()'s largest integer of float64, float
 
 
 @method("random_")
+@compiled_sampler("rand", 2, takes_arguments=False)
 def random_(self: Tensor, from_: Any = None, to: Any = _MISSING, *, generator: Any = None, **kw: Any) -> Tensor:
     """Fill with integers uniform on [from, to): ``random_()`` (from 0 to the dtype's largest
     integer, inclusive; floats: to 2**mantissa bits), ``random_(to)``, ``random_(from, to)``,
@@ -1306,6 +1363,7 @@ def random_(self: Tensor, from_: Any = None, to: Any = _MISSING, *, generator: A
 
 
 @method("bernoulli_")
+@compiled_sampler("rand", 3)
 def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
     """Fill with 0/1, 1 with probability ``p`` (a number, or a tensor that expands to this shape).
 
@@ -1363,6 +1421,7 @@ def _positive(op: str, name: str, value: Any, shown: str | None = None, pos: int
 
 
 @method("exponential_")
+@compiled_sampler("randdist", 0)
 def exponential_(self: Tensor, lambd: float = 1.0, *, generator: Any = None) -> Tensor:
     """Fill with exponential samples of rate ``lambd`` (mean 1 / lambd).
 
@@ -1397,6 +1456,7 @@ def _fill_exponential(g: np.random.Generator, out: np.ndarray, rate: float) -> N
 
 
 @method("geometric_")
+@compiled_sampler("randdist", 1)
 def geometric_(self: Tensor, p: float, *, generator: Any = None) -> Tensor:
     """Fill with geometric samples: the number of trials up to the first success (1, 2, ...).
 
@@ -1426,6 +1486,7 @@ def _geometric(g: np.random.Generator, shape: Shape, p: float) -> np.ndarray:
 
 
 @method("log_normal_")
+@compiled_sampler("randdist", 3)
 def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator: Any = None) -> Tensor:
     """Fill with exp(N(mean, std)) samples.
 
@@ -1462,6 +1523,7 @@ def _fill_log_normal(g: np.random.Generator, out: np.ndarray, m: float, s: float
 
 
 @method("cauchy_")
+@compiled_sampler("randdist", 2)
 def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator: Any = None) -> Tensor:
     """Fill with Cauchy samples of ``median`` and scale ``sigma``.
 
