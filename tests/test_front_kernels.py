@@ -335,3 +335,11 @@ def test_lerp_fresh_path_gives_lerp_intos_bits(dtype: type) -> None:
             np.testing.assert_array_equal(got.numpy(), theirs)
             with native.disabled():  # (lerp_into's NumPy steps: the same bits)
                 assert st.lerp(st.tensor(a), st.tensor(b), w).numpy().tobytes() == got.numpy().tobytes()
+            if len(shape) == 2:  # (a shared transposed layout: its storage runs, the result laid out so)
+                pa = st.tensor(np.ascontiguousarray(a.T)).t()
+                pb = st.tensor(np.ascontiguousarray(b.T)).t()
+                tp = torch.lerp(torch.from_numpy(np.ascontiguousarray(a.T)).t(),
+                                torch.from_numpy(np.ascontiguousarray(b.T)).t(), w)
+                permuted = st.lerp(pa, pb, w)
+                assert permuted.stride() == tp.stride()
+                assert permuted.numpy().tobytes() == got.numpy().tobytes()

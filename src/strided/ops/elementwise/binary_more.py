@@ -240,7 +240,7 @@ def _lerp_flat(input: Any, end: Any, weight: Any, target: Tensor | None) -> Tens
         # Python float it is: the kernel's (float) cast rounds it as compute.type(weight) does)
         out = np.empty(info[1], compute)
         if k.lerp_runs(a, b, weight, out):
-            return adopted(out, info[2], d)
+            return adopted(out, layout, d)
     out = a if target is not None else np.empty(info[1], compute)
     token = quiet_set(QUIET)
     try:
