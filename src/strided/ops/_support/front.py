@@ -48,7 +48,11 @@ def compiled_front(forward: Callable[..., Any], arity: int, table: dict[Any, tup
     ``(fn, native, native_min, result_dtype, scalar, fix)``, ``fn(run_a, run_b)``, the compiled
     loop tried first on two tensors' runs of ``native_min`` elements or more (None: none; its None
     answer: ``fn`` runs), the result's dtype (None: the operands'), whether ``op(t, float)`` takes
-    the path, ``fix(run_a, run_b, result)`` called after ``fn`` (None: nothing))."""
+    the path, ``fix(run_a, run_b, result)`` called after ``fn`` (None: nothing); ``fn`` None: the
+    forward runs where ``fn`` would), optionally a seventh item, a :func:`kernel_entry` whose
+    ``run(run_a, run_b, out, *extra)`` is tried first on two tensors' runs. A binary front's entry
+    may instead be a last-dim entry ``(None, direct, result_dtype, kernel)``: ``op(t, dim)`` (or
+    ``dim=``) along ``t``'s last dim calls ``run(run, out, row_length, *extra)`` (softmax)."""
     if _FRONT is None or not table:
         return forward
     return _FRONT(forward, arity, table, _cinfo, OPEN, quiet_call, np.empty, native._enabled, native._open_blocks)
