@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from . import native
+from .native import kernel_run
 
 _SPLIT = 134217729.0  # 2**27 + 1: Dekker's splitter for float64
 
@@ -107,7 +108,7 @@ def _compiled(run: Any, dtype: np.dtype, a: np.ndarray, b: np.ndarray, c: np.nda
     if b.ndim == 0 and a.ndim and not np.isnan(b):
         a, b = b, a
     out = np.empty(shape, dtype)
-    runs = [np.ascontiguousarray(np.broadcast_to(x, shape), dtype=dtype) for x in (a, b, c)]
+    runs = [kernel_run(np.ascontiguousarray(np.broadcast_to(x, shape), dtype=dtype)) for x in (a, b, c)]
     run(float(a.astype(dtype)) if a.ndim == 0 else runs[0], runs[1], runs[2], out)
     return out
 

@@ -366,3 +366,11 @@ def _address(a: np.ndarray) -> int:
     """The address of ``a``'s element [0, ..., 0] (its offset included)."""
     data: Any = a.__array_interface__["data"]
     return int(data[0])
+
+
+def kernel_run(x: np.ndarray) -> np.ndarray:
+    """``x`` as the compiled kernels' buffer checks take it: itself where it is C-contiguous and
+    aligned, else a C-contiguous aligned copy (memory borrowed by ``from_numpy`` at an address that
+    is no multiple of the element size exports a format the kernels refuse, "=f": read from the
+    copy, it gives the bits aligned memory gives)."""
+    return x if x.flags.c_contiguous and x.flags.aligned else np.array(x, order="C")

@@ -124,6 +124,7 @@ def torch_loop(x: np.ndarray, op: int, out: np.ndarray | None = None, threads: i
     k = native.sleef()
     if k is None:
         return None
+    x, out = _aligned(x, out)
     dt = x.dtype
     if dt == _F32:
         run = k.run
@@ -197,6 +198,7 @@ def gelu_float32(x: np.ndarray, out: np.ndarray | None = None, threads: int | No
     k = native.sleef()
     if k is None or x.dtype != _F32:
         return None
+    x, out = _aligned(x, out)
     if x.size > 1 and x.flags.c_contiguous and k.capability() == 16:
         res = out if (out is not None and out.dtype == _F32 and out.shape == x.shape
                       and out.flags.c_contiguous) else np.empty(x.shape, _F32)
@@ -220,6 +222,8 @@ def atan2_float32(y: np.ndarray, x: np.ndarray, out: np.ndarray | None = None, t
     if k is None or not (isinstance(y, np.ndarray) and isinstance(x, np.ndarray)) or y.dtype != _F32 \
             or x.dtype != _F32:
         return None
+    y, out = _aligned(y, out)
+    x, out = _aligned(x, out)
     st = step()
     if y.shape == x.shape and y.strides == x.strides and y.size > 1 and (out is None or out.strides == x.strides):
         # (C-contiguous, the common case: already in memory order, no sort or transposes)
@@ -266,6 +270,8 @@ def atan2_flat(y: np.ndarray, x: np.ndarray) -> np.ndarray | None:
     n = x.shape[0]
     if k is None:
         return None
+    if not (x.flags.aligned and y.flags.aligned):
+        y, x = _aligned(y, None)[0], _aligned(x, None)[0]
     if n >= GRAIN_SIZE:  # (PyTorch's parallel chunks: each its own row)
         return atan2_float32(y, x)
     res = np.empty(n, _F32)
@@ -344,6 +350,7 @@ def _elementwise(x: np.ndarray, out: np.ndarray | None, op: int) -> np.ndarray |
     k = native.sleef()
     if k is None or x.dtype != _F32:
         return None
+    x, out = _aligned(x, out)
     res = out if out is not None and out.dtype == _F32 and out.shape == x.shape else None
     if res is not None and not res.flags.c_contiguous:
         # out dense in another dim order (a layout kept from a permuted x): both walked in out's
@@ -365,6 +372,16 @@ def _elementwise(x: np.ndarray, out: np.ndarray | None, op: int) -> np.ndarray |
     return res
 
 
+def _aligned(x: np.ndarray, out: np.ndarray | None) -> tuple[np.ndarray, np.ndarray | None]:
+    """``x`` and ``out`` as the kernels take them: memory at an address that is no multiple of the
+    element size (a ``from_numpy`` of such a buffer) is refused by their buffer checks, so ``x`` is
+    read from an aligned copy in its own dim order and the result goes to a fresh array instead
+    of ``out`` (the callers copy a result that is not ``out`` into it)."""
+    if not x.flags.aligned:
+        x = x.copy(order="K")
+    return x, out if out is None or out.flags.aligned else None
+
+
 def _flat(x: np.ndarray) -> np.ndarray:
     """``x``'s elements in row-major order as a C-contiguous 1-d array (``x``'s own memory where it
     is C-contiguous; a large copy by the blocked copy, a small one by NumPy's)."""
@@ -375,7 +392,7 @@ def _fresh(ufunc: np.ufunc, op: int) -> Callable[[np.ndarray], np.ndarray]:
     def fresh(x: np.ndarray) -> np.ndarray:
         if x.dtype == _F32:
             k = native.sleef()
-            if k is not None and x.ndim == 1 and x.strides[0] == 4:
+            if k is not None and x.ndim == 1 and x.strides[0] == 4 and x.flags.aligned:
                 # a flat run (the unary fast path's operand): _elementwise's kernel call without its
                 # copy and reshapes (a third of a (16, 16) tanh)
                 res = np.empty(x.shape[0], _F32)

@@ -125,6 +125,8 @@ def compiled_float32(flat: np.ndarray, outer: int, size: int, inner: int) -> np.
     if k is None or not lanes or not hasattr(k, "softmax_dims"):
         return None
     out = np.empty(flat.shape, np.float32)
+    if not flat.flags.aligned:  # (a from_numpy of memory at an odd address: the kernel's buffers are aligned)
+        flat = flat.copy()
     if not k.softmax_dims(flat, out, outer, size, inner, _scalar_mask(outer, inner, lanes, torch_threads())):
         return None
     return out

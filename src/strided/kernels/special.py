@@ -62,6 +62,14 @@ def into(name: str, x: np.ndarray, out: np.ndarray) -> bool:
     k = native.special()
     if k is None:
         return False
+    if not (x.flags.aligned and out.flags.aligned):
+        # (memory at an odd address, from_numpy's of such a buffer: the kernel reads an aligned copy
+        # and writes an aligned array copied into out, for the bits it gives aligned memory)
+        work = np.empty(out.shape, out.dtype)
+        if not into(name, np.array(x, order="K") if not x.flags.aligned else x, work):
+            return False
+        np.copyto(out, work)
+        return True
     which = TORCH_KERNELS.get(name)
     if which is not None:
         if x.dtype == out.dtype and _takes(x, out) and k.torch_special(x, out, which, 0):

@@ -52,6 +52,7 @@ import numpy as np
 from ..layout.order import insertion_order, preserve_format_strides
 from . import native
 from .memory import reduced_cast_source
+from .native import kernel_run
 
 _ILP = 4
 _LEVELS = 4
@@ -143,7 +144,7 @@ def norm2_rows(x: np.ndarray) -> np.ndarray:
     k = native.special()
     if k is not None and rows and n:
         out = np.empty(rows, x.dtype)
-        if k.torch_norm2_rows(np.ascontiguousarray(x), out, n):  # (the same loop, compiled)
+        if k.torch_norm2_rows(kernel_run(x), out, n):  # (the same loop, compiled)
             return out
     from .fused import fma  # (the NumPy loop's tail only)
 

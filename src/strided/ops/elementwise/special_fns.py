@@ -68,8 +68,8 @@ def _polygamma_fresh(n: int) -> Any:
     def run(x: np.ndarray) -> np.ndarray:
         out = np.empty(x.shape, x.dtype)
         k = native.special()
-        if k is not None and x.flags.aligned and k.torch_special(x, out, which, order):  # (polygamma_into's first step)
-            return out
+        if k is not None and k.torch_special(x if x.flags.aligned else x.copy(), out, which, order):
+            return out  # (polygamma_into's first step; unaligned memory: an aligned copy, the kernel's bits)
         if not special.polygamma_into(n, x, out):
             quietly(_polygamma_formulas, n, x, out)
         return out

@@ -143,8 +143,8 @@ def _special_fresh(fn: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarr
     def run(x: np.ndarray) -> np.ndarray:  # (x: flat, contiguous float32/float64: no checks)
         out = np.empty(x.shape, x.dtype)
         k = native.special()
-        if k is not None and x.flags.aligned:  # (unaligned: a from_numpy view; the kernel refuses it)
-            special.run_compiled(k, name, x, out)  # (i0, digamma: PyTorch's own code; float32 erf: NAME_float32)
+        if k is not None:  # (unaligned, a from_numpy view at an odd address: an aligned copy, the kernel's bits)
+            special.run_compiled(k, name, x if x.flags.aligned else x.copy(), out)  # (i0, digamma: PyTorch's code)
         else:
             r = quietly(formulas32 if x.dtype == _F32 else formulas, x)
             quietly(np.copyto, out, r, casting="unsafe")  # (float64 -> float32 overflows to inf quietly)
@@ -284,6 +284,15 @@ def _compiled(x: np.ndarray, out: np.ndarray, code: int, *params: float) -> bool
         return False  # (the dtype first: bfloat16 has no buffer format)
     if x.flags.f_contiguous and out.flags.f_contiguous and not x.flags.c_contiguous:
         x, out = x.T, out.T  # (both column-major, a permuted tensor's: elementwise, any order will do)
+    if not (x.flags.aligned and out.flags.aligned):
+        # (memory at an odd address, from_numpy's of such a buffer, which the kernel's buffer
+        # checks refuse: an aligned copy read, an aligned array written and copied into out, for
+        # the kernel's bits rather than the NumPy formula's)
+        work = np.empty_like(out, order="K")
+        if not k.unary_exact(x if x.flags.aligned else x.copy(order="K"), work, code, *params):
+            return False
+        np.copyto(out, work)
+        return True
     return bool(k.unary_exact(x, out, code, *params))
 
 
@@ -425,7 +434,7 @@ def _sinc_direct(x: np.ndarray) -> np.ndarray:
     ``quiet_call``'s shared context hides; the NumPy formulas quietly."""
     res = np.empty(x.shape, x.dtype)
     k = native.special()
-    if k is not None and k.unary_exact(x, res, 5):  # (x: a flat run, C-contiguous)
+    if k is not None and k.unary_exact(x if x.flags.aligned else x.copy(), res, 5):  # (x: a flat run)
         return res
     return quietly(_sinc_numpy, x)
 

@@ -59,8 +59,10 @@ def _fast_softmax(self: Any, dim: Any, log: bool) -> Tensor | None:
             if lay.offset or len(x) != info[1]:  # (the storage's array itself where it is the run)
                 x = x[lay.offset : lay.offset + info[1]]
             # (a tensor unpickled past its storage: the general path refuses it; an unaligned from_numpy
-            # view: the kernel refuses its buffer, the NumPy formula computes it)
-            if len(x) == info[1] and x.flags.aligned:
+            # view: read from an aligned copy, as the kernel takes its buffers, for the same bits)
+            if len(x) == info[1]:
+                if not x.flags.aligned:
+                    x = x.copy()
                 out = _empty(info[1], d.numpy)
                 k.softmax_rows(x, out, shape[-1], log)  # (True: a fresh out overlaps nothing)
                 return adopted(out, info[2], d)

@@ -35,7 +35,7 @@ from ...errors import (
 )
 from ...gradients import seal
 from ...kernels.blocked import row_major
-from ...kernels.native import special
+from ...kernels.native import kernel_run, special
 from ...layout.order import preserve_format_strides
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
@@ -154,7 +154,7 @@ def _fast_sort(self: Any, dim: Any, descending: Any, stable: Any, values: bool =
     sorting = rows if keys is None else rows.astype(keys)
     idx = np.empty(rows.shape, np.int64)
     out = np.empty(sorting.shape, sorting.dtype) if values else None  # (the kernel writes the sorted keys)
-    kernel.stl_argsort(sorting, idx, n, 1 if descending else 0, out)
+    kernel.stl_argsort(kernel_run(sorting), idx, n, 1 if descending else 0, out)
     if out is not None and keys is not None:
         out = out.astype(rows.dtype)  # (int32 keys sorted as int64: exact back)
     if d != nd - 1:  # (back to the row-major result: the dim in its place)
@@ -341,7 +341,7 @@ def _exact_topk(x: np.ndarray, k: int, largest: bool) -> tuple[np.ndarray, np.nd
     kernel = special()
     if kernel is None or x.dtype not in _COMPILED_TOPK:
         return None
-    x = np.ascontiguousarray(x)
+    x = kernel_run(x)
     n = x.shape[-1]
     values, order = np.empty(x.shape[:-1] + (k,), x.dtype), np.empty(x.shape[:-1] + (k,), np.int64)
     if not kernel.stl_topk_exact(x.reshape(-1), order.reshape(-1), values.reshape(-1), n, k, 1 if largest else 0):
@@ -411,7 +411,7 @@ def _fast_topk(self: Any, k: Any, dim: Any, largest: Any) -> Any:
         m = info[1] // n * k
         d = self._dtype
         values, order = _empty(m, d.numpy), _empty(m, np.int64)
-        if not kernel.stl_topk(flat, order, values, n, k, 1 if largest else 0):
+        if not kernel.stl_topk(kernel_run(flat), order, values, n, k, 1 if largest else 0):
             return None
         layout = _cinfo[shape[:-1] + (k,)][2]
         # (the named tuple made as its __new__ makes it, without that Python-level call)
@@ -568,7 +568,7 @@ def _exact_kthvalue(x: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray] | No
     kernel = special()
     if kernel is None or x.dtype not in _EXACT_KTH:
         return None
-    x = np.ascontiguousarray(row_major(x))  # (the blocked copy for a large transpose; C order always)
+    x = kernel_run(row_major(x))  # (the blocked copy for a large transpose; C order, aligned, always)
     n = x.shape[-1]
     values, idx = np.empty(x.shape[:-1] + (1,), x.dtype), np.empty(x.shape[:-1] + (1,), np.int64)
     if not kernel.torch_kthvalue(x.reshape(-1), values.reshape(-1), idx.reshape(-1), n, k):
@@ -603,7 +603,7 @@ def _fast_kthvalue(self: Any, k: Any, dim: Any, keepdim: Any) -> Any:
         return None
     m = info[1] // n
     values, idx = _empty(m, flat.dtype), _empty(m, np.int64)
-    if not kernel.torch_kthvalue(flat, values, idx, n, k):
+    if not kernel.torch_kthvalue(kernel_run(flat), values, idx, n, k):
         return None
     layout = _cinfo[shape[:-1] + (1,) if keepdim else shape[:-1]][2]
     return _tuple_new(_KTH, (adopted(values, layout, self._dtype), adopted(idx, layout, int64)))
