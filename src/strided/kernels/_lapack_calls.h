@@ -1,7 +1,8 @@
 /* LAPACK's factorizations called as NumPy's linalg calls them, without its gufuncs' Python and
  * buffers (included by _matkernel.c).
  *
- * lapack_setup(numpy_empty, float32, float64, int32, dpotrf, dsyevd, dgeqrf, dorgqr, dgesdd) names
+ * lapack_setup(numpy_empty, float32, float64, int32, dpotrf, dsyevd, dgeqrf, dorgqr, dgesdd, sgelsy,
+ * dgelsy) names
  * the routines (the addresses of the ILP64 scipy_<name>_64_ of NumPy's bundled scipy-openblas, the
  * ones NumPy's gufuncs call; 0 for one the library lacks: its call answers None) and the NumPy
  * dtypes of the results. Each call below takes the matrix whose element (i, j) is
@@ -35,15 +36,23 @@ static dpotrf_fn dpotrf_p;
 static dsyevd_fn dsyevd_p;
 static dgeqrf_fn dgeqrf_p;
 static dorgqr_fn dorgqr_p;
+typedef void (*sgelsy_fn)(const int64_t *m, const int64_t *n, const int64_t *nrhs, float *a, const int64_t *lda,
+                          float *b, const int64_t *ldb, int64_t *jpvt, const float *rcond, int64_t *rank,
+                          float *work, const int64_t *lwork, int64_t *info);
+typedef void (*dgelsy_fn)(const int64_t *m, const int64_t *n, const int64_t *nrhs, double *a, const int64_t *lda,
+                          double *b, const int64_t *ldb, int64_t *jpvt, const double *rcond, int64_t *rank,
+                          double *work, const int64_t *lwork, int64_t *info);
 static dgesdd_fn dgesdd_p;
+static sgelsy_fn sgelsy_p;
+static dgelsy_fn dgelsy_p;
 static PyObject *lapack_empty, *lapack_dtypes[3]; /* numpy.empty; float32, float64, int32 */
 
 static PyObject *py_lapack_setup(PyObject *self, PyObject *args)
 {
-    unsigned long long potrf, syevd, geqrf, orgqr, gesdd;
+    unsigned long long potrf, syevd, geqrf, orgqr, gesdd, sgelsy, dgelsy;
     PyObject *empty, *d[3];
-    if (!PyArg_ParseTuple(args, "OOOOKKKKK:lapack_setup", &empty, &d[0], &d[1], &d[2], &potrf, &syevd, &geqrf,
-                          &orgqr, &gesdd))
+    if (!PyArg_ParseTuple(args, "OOOOKKKKKKK:lapack_setup", &empty, &d[0], &d[1], &d[2], &potrf, &syevd, &geqrf,
+                          &orgqr, &gesdd, &sgelsy, &dgelsy))
         return NULL;
     if (!PyCallable_Check(empty)) {
         PyErr_SetString(PyExc_ValueError, "lapack_setup: numpy.empty, the dtypes, then the routines' addresses");
@@ -60,6 +69,8 @@ static PyObject *py_lapack_setup(PyObject *self, PyObject *args)
     dgeqrf_p = (dgeqrf_fn)(uintptr_t)geqrf;
     dorgqr_p = (dorgqr_fn)(uintptr_t)orgqr;
     dgesdd_p = (dgesdd_fn)(uintptr_t)gesdd;
+    sgelsy_p = (sgelsy_fn)(uintptr_t)sgelsy;
+    dgelsy_p = (dgelsy_fn)(uintptr_t)dgelsy;
     Py_RETURN_NONE;
 }
 
@@ -348,4 +359,97 @@ static PyObject *py_gesdd_colmajor(PyObject *self, PyObject *const *args, Py_ssi
     PyObject *items[3] = {job ? lapack_out(u, m * ucols, f32) : Py_NewRef(Py_None), lapack_out(s, k, f32),
                           job ? lapack_out(vt, vrows * n, f32) : Py_NewRef(Py_None)};
     return lapack_tuple(3, items);
+}
+
+/* PyTorch's lapack_work_to_int on a queried size: rounded up past its last ulp (in the routine's
+ * own precision), at least 1 */
+static int64_t gelsy_lwork(double query, int f32)
+{
+    double up = f32 ? (double)nextafterf((float)query, INFINITY) : nextafter(query, INFINITY);
+    int64_t lwork = (int64_t)ceil(up);
+    return lwork > 1 ? lwork : 1;
+}
+
+/* One xGELSY, as strided.ops.linalg._lapack.solve calls it, on copies in the routine's precision T
+ * of a (m, n column-major, lda m) and b (k columns of rows = max(m, n), ldb rows, zero below row
+ * m), LAPACK's B on return written back into b: the workspace sized by the routine's own query
+ * (gelsy_lwork) and zeroed, jpvt zeroed, rcond cast to T (as struct's "f" packs a float32's).
+ * 0 with *rank set; 1 where LAPACK refused an argument; -1 with Python's error. fn: the routine. */
+#define GELSY_RUN(name, T, fn)                                                                              \
+    static int name(int64_t m, int64_t n, int64_t k, const double *a, double *b, double rcond,            \
+                    int64_t *rank)                                                                         \
+    {                                                                                                      \
+        int64_t rows = m > n ? m : n, lda = m, ldb = rows, lwork = -1, info = 0;                           \
+        int64_t jpvt[POTRF_MAX];                                                                           \
+        T af[POTRF_MAX * POTRF_MAX], bf[POTRF_MAX * POTRF_MAX], rc = (T)rcond, query = 0;                  \
+        for (int64_t e = 0; e < m * n; e++)                                                                \
+            af[e] = (T)a[e];                                                                               \
+        for (int64_t e = 0; e < rows * k; e++)                                                             \
+            bf[e] = (T)b[e];                                                                               \
+        memset(jpvt, 0, sizeof(jpvt));                                                                     \
+        *rank = 0;                                                                                         \
+        fn(&m, &n, &k, af, &lda, bf, &ldb, jpvt, &rc, rank, &query, &lwork, &info);                        \
+        if (info != 0)                                                                                     \
+            return 1;                                                                                      \
+        lwork = gelsy_lwork((double)query, sizeof(T) == 4);                                                \
+        T *work = PyMem_Calloc((size_t)lwork, sizeof(T));                                                  \
+        if (work == NULL) {                                                                                \
+            PyErr_NoMemory();                                                                              \
+            return -1;                                                                                     \
+        }                                                                                                  \
+        *rank = 0;                                                                                         \
+        fn(&m, &n, &k, af, &lda, bf, &ldb, jpvt, &rc, rank, work, &lwork, &info);                          \
+        PyMem_Free(work);                                                                                  \
+        if (info != 0)                                                                                     \
+            return 1;                                                                                      \
+        for (int64_t e = 0; e < rows * k; e++)                                                             \
+            b[e] = (double)bf[e];                                                                          \
+        return 0;                                                                                          \
+    }
+GELSY_RUN(gelsy_f32, float, sgelsy_p)
+GELSY_RUN(gelsy_f64, double, dgelsy_p)
+
+/* gelsy_colmajor(a, m, n, as0, as1, aoffset, b, k, bs0, bs1, boffset, rcond): linalg_lstsq's
+ * driver 'gelsy' on one system, as strided.ops.linalg._lapack.solve makes it: sgelsy (float32)
+ * or dgelsy (float64) on column-major copies of the finite (m, n) matrix A (element (i, j) at
+ * a[aoffset + i as0 + j as1]) and the (m, k) right-hand sides B (element (i, j) at
+ * b[boffset + i bs0 + j bs1]; any finite or not), B's copy with max(m, n) rows (zero below m).
+ * Both of one dtype, 1 <= m, n, k <= 64. Returns (x, rank): LAPACK's B on return, column-major
+ * flat (max(m, n), k) of that dtype (the solution in its first n rows), and the rank; None where
+ * the call is not of that kind or LAPACK refused an argument (the general path decides those). */
+static PyObject *py_gelsy_colmajor(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    const char *signature = "gelsy_colmajor(a, m, n, as0, as1, aoffset, b, k, bs0, bs1, boffset, rcond)";
+    int64_t v[5], w[4]; /* m, n, as0, as1, aoffset; k, bs0, bs1, boffset */
+    if (lapack_ints(args, nargs, 12, signature, 1, 5, v) < 0 || lapack_ints(args, nargs, 12, signature, 7, 4, w) < 0)
+        return NULL;
+    double rcond = PyFloat_AsDouble(args[11]);
+    if (rcond == -1.0 && PyErr_Occurred())
+        return NULL;
+    int64_t m = v[0], n = v[1], k = w[0], rows = m > n ? m : n, rank = 0;
+    double a[POTRF_MAX * POTRF_MAX], b[POTRF_MAX * POTRF_MAX];
+    int a32 = 0, b32 = 0, read = 0;
+    if (sgelsy_p != NULL && dgelsy_p != NULL && lapack_empty != NULL) {
+        read = lapack_read(args[0], m, n, v[2], v[3], v[4], 1, a, &a32);
+        if (read > 0)
+            read = lapack_read(args[6], m, k, w[1], w[2], w[3], 0, b, &b32);
+    }
+    if (read <= 0 || a32 != b32) {
+        if (read < 0)
+            return NULL;
+        Py_RETURN_NONE;
+    }
+    /* B's columns spread out in place to rows elements each (LDB = max(m, n)), zero below row m:
+     * from the last element back, each moves to an index at least its own */
+    for (int64_t j = k - 1; j >= 0; j--)
+        for (int64_t i = rows - 1; i >= 0; i--)
+            b[j * rows + i] = i < m ? b[j * m + i] : 0.0;
+    int done = a32 ? gelsy_f32(m, n, k, a, b, rcond, &rank) : gelsy_f64(m, n, k, a, b, rcond, &rank);
+    if (done != 0) {
+        if (done < 0)
+            return NULL;
+        Py_RETURN_NONE;
+    }
+    PyObject *items[2] = {lapack_out(b, rows * k, a32), PyLong_FromLongLong(rank)};
+    return lapack_tuple(2, items);
 }

@@ -857,7 +857,11 @@ end:
 
 static PyMethodDef methods[] = {
     {"lapack_setup", py_lapack_setup, METH_VARARGS,
-     "lapack_setup(numpy_empty, float32, float64, int32, dpotrf, dsyevd, dgeqrf, dorgqr, dgesdd) (see _lapack_calls.h)"},
+     "lapack_setup(numpy_empty, float32, float64, int32, dpotrf, dsyevd, dgeqrf, dorgqr, dgesdd, sgelsy, dgelsy) "
+     "(see _lapack_calls.h)"},
+    {"gelsy_colmajor", (PyCFunction)(void (*)(void))py_gelsy_colmajor, METH_FASTCALL,
+     "gelsy_colmajor(a, m, n, as0, as1, aoffset, b, k, bs0, bs1, boffset, rcond): lstsq's gelsy call, (x, rank), "
+     "or None"},
     {"syevd_colmajor", (PyCFunction)(void (*)(void))py_syevd_colmajor, METH_FASTCALL,
      "syevd_colmajor(flat, n, s0, s1, offset, lower, vectors): NumPy's eigh call, (w, v column-major or None), or None"},
     {"geqrf_colmajor", (PyCFunction)(void (*)(void))py_geqrf_colmajor, METH_FASTCALL,

@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from ...dispatch import OPEN
-from ...dtypes import int32, real_of
+from ...dispatch import OPEN, adopted
+from ...dtypes import float32, float64, int32, real_of
 from ...errors import LinAlgError, StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import grad_zeros, seal
 from ...kernels.fpstate import quiet
@@ -590,6 +590,9 @@ def linalg_lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: st
             f"{op}: input.dim() must be greater or equal to other.dim() and (input.dim() - other.dim()) <= 1",
             f"A has shape {shape_text(A.shape)}, B {shape_text(B.shape)}",
             "fix: B of A's dims (a batch of matrices), or of A.shape[:-1] (a batch of vectors)"))
+    fast = _fast_lstsq(A, B, rcond, driver)
+    if fast is not None:
+        return fast
     # (PyTorch's vector case: B of one dim, or exactly A's shape but its last; else B is matrices)
     vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and B.shape == A.shape[:-1])
     a, b = LA.finite_for_svd(A), B._np()
@@ -646,7 +649,16 @@ def linalg_lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: st
         own = tuple(slice(0, 1) if size == 1 else slice(None) for size in A.shape[:-2])
         rank, s = rank[own], s[own]
     rt = real_of(A._dtype)
-    whole = LA.colmajor(buffer, A._dtype)
+    return R.linalg_lstsq(
+        _solution(LA.colmajor(buffer, A._dtype), n, k, vector),
+        LA.rowmajor(residuals, rt),
+        LA.int64_result(rank if driver != "gels" else np.zeros((0,), np.int64)),
+        LA.rowmajor(s.astype(real) if driver in ("gelsd", "gelss") else np.zeros((0,), real), rt))
+
+
+def _solution(whole: Tensor, n: int, k: int, vector: bool) -> Tensor:
+    """lstsq's solution in ``whole``, LAPACK's B on return (..., max(m, n), k) column-major: the
+    view of its first ``n`` rows (of its one column for a ``vector`` B; a 0-d one copied)."""
     if OPEN:  # (watched: the slice's own record)
         solution = whole[..., :n, :]
     else:  # (the slice's view, its layout made here: index_layout's parsing costs ~5 us)
@@ -654,11 +666,39 @@ def linalg_lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: st
         solution = whole._view(Layout._trusted(lay.shape[:-2] + (n, k), lay.strides, 0))
     if vector:
         solution = solution[..., 0]
-    return R.linalg_lstsq(
-        solution.contiguous() if solution._layout.shape == () else solution,
-        LA.rowmajor(residuals, rt),
-        LA.int64_result(rank if driver != "gels" else np.zeros((0,), np.int64)),
-        LA.rowmajor(s.astype(real) if driver in ("gelsd", "gelss") else np.zeros((0,), real), rt))
+    return solution.contiguous() if solution._layout.shape == () else solution
+
+
+def _fast_lstsq(A: Tensor, B: Tensor, rcond: Any, driver: str) -> Any:  # noqa: N803
+    """lstsq with driver 'gelsy' of one finite float32/float64 system (A (m, n), B (m, k) or
+    (m,), 1 <= m, n, k <= 64, rcond None or a float or int): its sgelsy/dgelsy call made in C on
+    the storages (:data:`.matkernel.gelsy_colmajor`, the arguments ``._lapack.solve`` gives it,
+    so the same bits), its results laid out as the general path lays them out. None (nothing
+    done) for any other call, a non-finite element of A included (the general path refuses it).
+    A and B are checked already: tensors of one float dtype, B of A's dims or one fewer."""
+    if (driver != "gelsy" or A.__class__ is not Tensor or B.__class__ is not Tensor
+            or A._dtype not in _LSTSQ_FAST or not (rcond is None or rcond.__class__ in (float, int))):
+        return None
+    la, lb = A._layout, B._layout
+    if len(la.shape) != 2 or lb.shape[0] != la.shape[0]:
+        return None
+    m, n = la.shape
+    vector = len(lb.shape) == 1  # (A of two dims: B of one is PyTorch's vector case, of two matrices)
+    k, bs1 = (1, 0) if vector else (lb.shape[1], lb.strides[1])
+    rows = max(m, n)
+    dt = A._dtype
+    real = dt.numpy
+    done = matkernel.gelsy_colmajor(A._storage.array, m, n, la.strides[0], la.strides[1], la.offset,
+                                    B._storage.array, k, lb.strides[0], bs1, lb.offset,
+                                    _eps(real) * rows if rcond is None else float(rcond))
+    if done is None:
+        return None
+    whole = adopted(done[0], LA.colmajor_layouts[(rows, k)], dt)
+    return R.linalg_lstsq(_solution(whole, n, k, vector), LA.rowmajor(np.zeros((0,), real), dt),
+                          LA.int64_result(np.array(done[1], np.int64)), LA.rowmajor(np.zeros((0,), real), dt))
+
+
+_LSTSQ_FAST = frozenset((float32, float64))
 
 
 def _conj_product(r: np.ndarray) -> np.ndarray:

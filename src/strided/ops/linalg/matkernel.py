@@ -191,7 +191,7 @@ def switch_off(setattr: Any) -> None:
 
 # The LAPACK routines the calls of kernels/_lapack_calls.h make (NumPy's bundled scipy-openblas,
 # ILP64: scipy_<name>_64_), in lapack_setup's order
-_LAPACK = ("dpotrf", "dsyevd", "dgeqrf", "dorgqr", "dgesdd")
+_LAPACK = ("dpotrf", "dsyevd", "dgeqrf", "dorgqr", "dgesdd", "sgelsy", "dgelsy")
 
 
 def _lapack_none(*args: Any) -> None:
@@ -200,11 +200,12 @@ def _lapack_none(*args: Any) -> None:
 
 
 def _bind_lapack() -> None:
-    """Bind :data:`potrf_colmajor`, :data:`syevd_colmajor`, :data:`geqrf_colmajor` and
-    :data:`gesdd_colmajor` to the kernel's calls, the library's routines named to it (a routine it
-    lacks: that call answers None); or all four to :func:`_lapack_none`."""
-    global potrf_colmajor, syevd_colmajor, geqrf_colmajor, gesdd_colmajor
-    potrf_colmajor = syevd_colmajor = geqrf_colmajor = gesdd_colmajor = _lapack_none
+    """Bind :data:`potrf_colmajor`, :data:`syevd_colmajor`, :data:`geqrf_colmajor`,
+    :data:`gesdd_colmajor` and :data:`gelsy_colmajor` to the kernel's calls, the library's
+    routines named to it (a routine it lacks: that call answers None); or all five to
+    :func:`_lapack_none`."""
+    global potrf_colmajor, syevd_colmajor, geqrf_colmajor, gesdd_colmajor, gelsy_colmajor
+    potrf_colmajor = syevd_colmajor = geqrf_colmajor = gesdd_colmajor = gelsy_colmajor = _lapack_none
     k = _compiled("_matkernel")
     if k is None or not hasattr(k, "lapack_setup"):
         return
@@ -222,11 +223,12 @@ def _bind_lapack() -> None:
         k.lapack_setup(np.empty, np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int32), *addresses)
         potrf_colmajor, syevd_colmajor = k.potrf_colmajor, k.syevd_colmajor
         geqrf_colmajor, gesdd_colmajor = k.geqrf_colmajor, k.gesdd_colmajor
+        gelsy_colmajor = k.gelsy_colmajor
         return
 
 
 def _bound_on_first_call(name: str) -> Any:
-    """A stand-in for the call ``name`` that binds all four (:func:`_bind_lapack`), then makes it."""
+    """A stand-in for the call ``name`` that binds all five (:func:`_bind_lapack`), then makes it."""
 
     def first(*args: Any) -> Any:
         _bind_lapack()
@@ -265,3 +267,12 @@ geqrf_colmajor: Any = _bound_on_first_call("geqrf_colmajor")
 # Vh column-major flat, all of flat's dtype; None where LAPACK did not converge, an element is not
 # finite, or the kernel is not there (the caller's NumPy path then decides)
 gesdd_colmajor: Any = _bound_on_first_call("gesdd_colmajor")
+
+# gelsy_colmajor(a, m, n, as0, as1, aoffset, b, k, bs0, bs1, boffset, rcond): (x, rank) of
+# linalg_lstsq's default driver on one system: sgelsy (float32) or dgelsy (float64) called as
+# ._lapack.solve calls it (the same arguments on the same numbers) on the finite (m, n) matrix
+# A (element (i, j) at a[aoffset + i as0 + j as1]) and the (m, k) right-hand sides B read alike
+# (1 <= m, n, k <= 64, a and b 1-D storage arrays of one float dtype): x LAPACK's B on return,
+# column-major flat (max(m, n), k) of that dtype, rank an int; None where an element of A is not
+# finite or the call is not of that kind (the caller's general path then decides)
+gelsy_colmajor: Any = _bound_on_first_call("gelsy_colmajor")
