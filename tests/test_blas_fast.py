@@ -85,6 +85,8 @@ def test_fused_fast_paths_take_any_number_beta_alpha_bit_for_bit(dtype, monkeypa
     monkeypatch.setattr(MK, "scale_add", lambda *a: (r := scale_add(*a)) is not None and taken.append(1) or r)
     addr = MK.addr  # (addr's in one call)
     monkeypatch.setattr(MK, "addr", lambda *a: (r := addr(*a)) is not None and taken.append(1) or r)
+    addbmm = MK.addbmm  # (addbmm's in one call)
+    monkeypatch.setattr(MK, "addbmm", lambda *a: (r := addbmm(*a)) is not None and taken.append(1) or r)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # (neither path warns about an overflow: PyTorch's inf)
         for name, *shapes in CALLS:

@@ -80,14 +80,14 @@ def _addresses() -> list[int] | None:
 def _setup() -> None:
     """Bind :func:`mm`, :func:`bmm` and :func:`mv` to the compiled entries, set up; or to
     functions answering None (not built, ``STRIDED_NATIVE=0``, another BLAS)."""
-    global mm, bmm, mv, scale_add, bmm_small, trace, addr, dot
+    global mm, bmm, mv, scale_add, bmm_small, trace, addr, dot, addbmm
     k = _compiled("_matkernel")
     found = _addresses() if k is not None else None
     if k is None or found is None or 0 in found:
         mm = bmm = mv = bmm_small = dot = _none
         scale_add = _none4
         trace = _none1
-        addr = _none5
+        addr = addbmm = _none5
         return
     from ...dispatch import adopted
     from ...dtypes import float32, float64
@@ -99,7 +99,7 @@ def _setup() -> None:
     k.setup(Tensor, Storage, Layout, adopted, _cinfo, np.empty, float32, float64,
             np.dtype(np.float32), np.dtype(np.float64), *found, LIMIT)
     mm, bmm, mv, scale_add, bmm_small, trace = k.mm, k.bmm, k.mv, k.scale_add, k.bmm_small, k.trace
-    addr, dot = k.addr, k.dot
+    addr, dot, addbmm = k.addr, k.dot, k.addbmm
 
 
 def _first_mm(a: Any, b: Any) -> Any:
@@ -162,7 +162,16 @@ def _first_dot(a: Any, b: Any) -> Any:
     return dot(a, b)
 
 
-trace, addr, dot = _first_trace, _first_addr, _first_dot
+def _first_addbmm(input: Any, batch1: Any, batch2: Any, beta: Any, alpha: Any) -> Any:  # noqa: A002
+    """``fused.addbmm``'s fast path in one call (row-major float32/float64 batches (B, m, n) and
+    (B, n, p) and input (m, p), sizes of at least 2: NumPy's gemm per batch, then ``_plus_input``'s
+    and ``_accumulate_into``'s operations in their order) as a fresh tensor; None where two NaN
+    operands meet in one add, alpha is 0, or the call is not for here."""
+    _setup()
+    return addbmm(input, batch1, batch2, beta, alpha)
+
+
+trace, addr, dot, addbmm = _first_trace, _first_addr, _first_dot, _first_addbmm
 
 
 def ready() -> bool:
@@ -185,6 +194,7 @@ def switch_off(setattr: Any) -> None:
     setattr(module, "scale_add", _none4)
     setattr(module, "trace", _none1)
     setattr(module, "addr", _none5)
+    setattr(module, "addbmm", _none5)
 
 
 # ---------------------------------------------------------------- LAPACK's factorizations
