@@ -701,6 +701,9 @@ def _fast_vander(x: Any, N: Any, increasing: Any) -> Tensor | None:  # noqa: N80
 
     rows = shape[0]
     out = np.empty((rows, n), v.dtype)
+    k = native.special()
+    if k is not None and k.vander_rows(v, out, n, increasing):  # (the steps below in one pass)
+        return adopted(out.reshape(-1), _cinfo[(rows, n)][2], d)
     # the compiled scan down the columns of x repeated (each line's products those of the row's
     # scan, in its order: the same bits), its lines interleaved, then one tiled transposing copy
     # (256 elements: ~340 -> ~100 us); NumPy's scan of each row where it declines (no kernel, NaN)
