@@ -317,12 +317,38 @@ static PyObject *py_geqrf_colmajor(PyObject *self, PyObject *const *args, Py_ssi
     return lapack_tuple(2, items);
 }
 
-/* gesdd_colmajor(flat, m, n, s0, s1, offset, jobz): svd_N / svd_S / svd_A's call: dgesdd with jobz
- * 'N', 'S' or 'A' (0, 1, 2), lda = ldu = m, ldvt = max(1, the vt columns: 0, min(m, n) or n), the
- * workspace the routine's own query (1 where it says 0), an iwork of 8 min(m, n), as init_gesdd
- * sets them up; every element finite (NaN and inf are the general path's). Returns (u, s, vt): s
- * and, unless jobz is 'N', U (m, m or k) and Vt (n or k, n) (LAPACK's buffers themselves), else
- * None; None where LAPACK did not converge (info != 0). */
+/* svd_N / svd_S / svd_A's dgesdd call on buf (m, n column-major, overwritten) with jobz 0 'N', 1
+ * 'S' or 2 'A': lda = ldu = m, ldvt = max(1, the vt rows: 0, min(m, n) or n), the workspace the
+ * routine's own query (1 where it says 0), an iwork of 8 min(m, n), as init_gesdd sets them up;
+ * s (min(m, n)), u (m, the u columns) and vt (the vt rows, n) LAPACK's buffers. 0 done; 1 where
+ * LAPACK did not converge (info != 0); -1 with Python's error. */
+static int gesdd_run(double *buf, int64_t m, int64_t n, int64_t job, double *s, double *u, double *vt)
+{
+    const char *jobz = job == 0 ? "N" : (job == 1 ? "S" : "A");
+    int64_t k = m < n ? m : n, vrows = job == 0 ? 0 : (job == 1 ? k : n);
+    int64_t lda = m, ldu = m, ldvt = vrows > 1 ? vrows : 1, lwork = -1, info = 0;
+    int64_t iwork[8 * POTRF_MAX];
+    double query = 0.0;
+    dgesdd_p(jobz, &m, &n, buf, &lda, s, u, &ldu, vt, &ldvt, &query, &lwork, iwork, &info, 1);
+    if (info != 0)
+        return 1;
+    lwork = (int64_t)query;
+    if (lwork == 0)
+        lwork = 1;
+    double *work = PyMem_Malloc((size_t)lwork * sizeof(double));
+    if (work == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    dgesdd_p(jobz, &m, &n, buf, &lda, s, u, &ldu, vt, &ldvt, work, &lwork, iwork, &info, 1);
+    PyMem_Free(work);
+    return info != 0;
+}
+
+/* gesdd_colmajor(flat, m, n, s0, s1, offset, jobz): svd_N / svd_S / svd_A's call (gesdd_run);
+ * every element finite (NaN and inf are the general path's). Returns (u, s, vt): s and, unless
+ * jobz is 'N', U (m, m or k) and Vt (n or k, n) (LAPACK's buffers themselves), else None; None
+ * where LAPACK did not converge (info != 0). */
 static PyObject *py_gesdd_colmajor(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     int64_t v[6]; /* m, n, s0, s1, offset, jobz */
@@ -338,27 +364,93 @@ static PyObject *py_gesdd_colmajor(PyObject *self, PyObject *const *args, Py_ssi
             return NULL;
         Py_RETURN_NONE;
     }
-    const char *jobz = job == 0 ? "N" : (job == 1 ? "S" : "A");
     int64_t ucols = job == 0 ? 0 : (job == 1 ? k : m), vrows = job == 0 ? 0 : (job == 1 ? k : n);
-    int64_t lda = m, ldu = m, ldvt = vrows > 1 ? vrows : 1, lwork = -1, info = 0;
-    int64_t iwork[8 * POTRF_MAX];
-    double query = 0.0;
-    dgesdd_p(jobz, &m, &n, buf, &lda, s, u, &ldu, vt, &ldvt, &query, &lwork, iwork, &info, 1);
-    if (info != 0)
+    int done = gesdd_run(buf, m, n, job, s, u, vt);
+    if (done != 0) {
+        if (done < 0)
+            return NULL;
         Py_RETURN_NONE;
-    lwork = (int64_t)query;
-    if (lwork == 0)
-        lwork = 1;
-    double *work = PyMem_Malloc((size_t)lwork * sizeof(double));
-    if (work == NULL)
-        return PyErr_NoMemory();
-    dgesdd_p(jobz, &m, &n, buf, &lda, s, u, &ldu, vt, &ldvt, work, &lwork, iwork, &info, 1);
-    PyMem_Free(work);
-    if (info != 0)
-        Py_RETURN_NONE;
+    }
     PyObject *items[3] = {job ? lapack_out(u, m * ucols, f32) : Py_NewRef(Py_None), lapack_out(s, k, f32),
                           job ? lapack_out(vt, vrows * n, f32) : Py_NewRef(Py_None)};
     return lapack_tuple(3, items);
+}
+
+/* The pseudo-inverse of gesdd_pinv for one dtype T (float: f32), from dgesdd's reduced U (m, k),
+ * S and Vt (k, n) (double, column-major), into p (n, m row-major): linalg_pinv's NumPy steps,
+ * each operation rounded in T as NumPy rounds it, the SVD first rounded to T as the gufunc's
+ * output cast rounds it (u, vh C-contiguous copies, as _reduced_svd makes them):
+ *   tol = maximum(0.0, r * s[0])                  (float64: r a Python float, s[0] widened)
+ *   sinv[j] = s[j] > tol ? 1 / s[j] : 0           (the compare in float64, the division in T)
+ *   X = conj(vh^T) * sinv                         (X (n, k) column-major: NumPy's K order)
+ *   p = X @ conj(u^T)                             (conj(u^T) (k, m) column-major; np.matmul's
+ *                                                  gemm(RowMajor, Trans, Trans, n, m, k, 1, X, n,
+ *                                                  u, k, 0, p, m), is_blasable2d deciding Trans)
+ * gemm: the BLAS routine of T. */
+#define PINV_STEPS(NAME, T, GEMM)                                                                  \
+    static void NAME(const double *u, const double *s, const double *vt, int64_t m, int64_t n,      \
+                     double r, T *p)                                                               \
+    {                                                                                              \
+        int64_t k = m < n ? m : n;                                                                 \
+        T x[POTRF_MAX * POTRF_MAX], y[POTRF_MAX * POTRF_MAX], sinv[POTRF_MAX];                     \
+        double top = r * (double)(T)s[0], tol = 0.0 >= top ? 0.0 : top; /* (np.maximum: NaN kept) */ \
+        for (int64_t j = 0; j < k; j++) {                                                          \
+            T sj = (T)s[j];                                                                        \
+            T inv = (T)1 / sj;                                                                     \
+            sinv[j] = (double)sj > tol ? inv : (T)0;                                               \
+        }                                                                                          \
+        for (int64_t j = 0; j < k; j++) /* X[i, j] at j n + i: vh[j, i] = vt[i k + j], scaled */   \
+            for (int64_t i = 0; i < n; i++)                                                        \
+                x[j * n + i] = (T)vt[i * k + j] * sinv[j];                                         \
+        for (int64_t l = 0; l < m; l++) /* conj(u^T)[j, l] at l k + j: u[l, j] = u_lapack[j m + l] */ \
+            for (int64_t j = 0; j < k; j++)                                                        \
+                y[l * k + j] = (T)u[j * m + l];                                                    \
+        GEMM(ROW_MAJOR, TRANS, TRANS, n, m, k, (T)1, x, n, y, k, (T)0, p, m);                      \
+    }
+PINV_STEPS(pinv_steps_f32, float, k_sgemm)
+PINV_STEPS(pinv_steps_f64, double, k_dgemm)
+
+/* gesdd_pinv(flat, m, n, s0, s1, offset, r): linalg_pinv's general path (hermitian False, atol
+ * None: the cut-off max(0, r * s_max), r = rtol or eps * max(m, n), a float) on one finite (m, n)
+ * matrix read as gesdd_colmajor reads it, 2 <= m, n <= 64: gesdd_colmajor's 'S' call, then
+ * PINV_STEPS, the same operations on the same numbers, so the bits are that path's. Returns the
+ * pseudo-inverse (n, m) row-major, a fresh flat array of flat's dtype; None where an element is
+ * not finite, LAPACK did not converge, a size is under 2 (np.matmul's gemv or dot) or the products'
+ * kernel is not set up (the caller's general path then decides). */
+static PyObject *py_gesdd_pinv(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    int64_t v[5]; /* m, n, s0, s1, offset */
+    if (lapack_ints(args, nargs, 7, "gesdd_pinv(flat, m, n, s0, s1, offset, r)", 1, 5, v) < 0)
+        return NULL;
+    double r = PyFloat_AsDouble(args[6]);
+    if (r == -1.0 && PyErr_Occurred())
+        return NULL;
+    int64_t m = v[0], n = v[1];
+    double buf[POTRF_MAX * POTRF_MAX], u[POTRF_MAX * POTRF_MAX], vt[POTRF_MAX * POTRF_MAX], s[POTRF_MAX];
+    int f32 = 0, read = 0;
+    if (dgesdd_p != NULL && lapack_empty != NULL && k_sgemm != NULL && k_dgemm != NULL && m >= 2 && n >= 2)
+        read = lapack_read(args[0], m, n, v[2], v[3], v[4], 1, buf, &f32);
+    if (read <= 0) {
+        if (read < 0)
+            return NULL;
+        Py_RETURN_NONE;
+    }
+    int done = gesdd_run(buf, m, n, 1, s, u, vt);
+    if (done != 0) {
+        if (done < 0)
+            return NULL;
+        Py_RETURN_NONE;
+    }
+    Py_buffer o;
+    PyObject *out = lapack_new((Py_ssize_t)(n * m), lapack_dtypes[f32 ? 0 : 1], &o);
+    if (out == NULL)
+        return NULL;
+    if (f32)
+        pinv_steps_f32(u, s, vt, m, n, r, (float *)o.buf);
+    else
+        pinv_steps_f64(u, s, vt, m, n, r, (double *)o.buf);
+    PyBuffer_Release(&o);
+    return out;
 }
 
 /* PyTorch's lapack_work_to_int on a queried size: rounded up past its last ulp (in the routine's

@@ -997,6 +997,8 @@ static PyMethodDef methods[] = {
      "(see _lapack_calls.h)"},
     {"addbmm", (PyCFunction)(void (*)(void))py_addbmm, METH_FASTCALL,
      "addbmm(input, batch1, batch2, beta, alpha): fused.addbmm's fast path, a fresh tensor, or None"},
+    {"gesdd_pinv", (PyCFunction)(void (*)(void))py_gesdd_pinv, METH_FASTCALL,
+     "gesdd_pinv(flat, m, n, s0, s1, offset, r): linalg_pinv of one matrix (n, m) row-major flat, or None"},
     {"gelsy_colmajor", (PyCFunction)(void (*)(void))py_gelsy_colmajor, METH_FASTCALL,
      "gelsy_colmajor(a, m, n, as0, as1, aoffset, b, k, bs0, bs1, boffset, rcond): lstsq's gelsy call, (x, rank), "
      "or None"},

@@ -31,6 +31,7 @@ from ...memory_format import contiguous_format
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support.gradtools import needs_grad
+from .._support.operands import _cinfo
 from .._support.promotion import TORCH_NAMES
 from .._support.reduce_args import shape_text
 from ..elementwise.unary import where
@@ -443,6 +444,9 @@ def linalg_pinv(A: Tensor, rcond: Any = None, hermitian: bool = False, *, atol: 
             f"A has shape {shape_text(A.shape)} and dtype {A._dtype.name}", "fix: A.reshape(m, n).double()"))
     if rcond is not None:
         rtol = rcond
+    fast = _fast_pinv(A, hermitian, atol, rtol)
+    if fast is not None:
+        return fast
     a = A._np() if hermitian else LA.finite_for_svd(A)
     m, n = a.shape[-2:]
     if a.size == 0:
@@ -459,6 +463,28 @@ def linalg_pinv(A: Tensor, rcond: Any = None, hermitian: bool = False, *, atol: 
             sinv = np.where(s > tol[..., None], 1 / s, 0).astype(s.dtype)
             p = np.conj(np.swapaxes(vh, -1, -2)) * sinv[..., None, :] @ np.conj(np.swapaxes(u, -1, -2))
     return LA.rowmajor(p.astype(a.dtype, copy=False), A._dtype)
+
+
+_FAST_FLOATS = frozenset((float32, float64))  # (the dtypes of the compiled LAPACK calls)
+
+
+def _fast_pinv(A: Tensor, hermitian: Any, atol: Any, rtol: Any) -> Tensor | None:  # noqa: N803
+    """pinv of one finite float32/float64 matrix of 2 to 64 rows and columns, ``hermitian``
+    False, ``atol`` None and ``rtol`` None or a float or int: the general path's SVD and steps
+    after it made in one compiled call (:data:`.matkernel.gesdd_pinv`, the same operations on
+    the same numbers, so the same bits), the result row-major as that path lays it out. None
+    (nothing done) for any other call."""
+    if (A.__class__ is not Tensor or A._dtype not in _FAST_FLOATS or hermitian is not False or atol is not None
+            or not (rtol is None or rtol.__class__ in (float, int))):
+        return None
+    lay = A._layout
+    if len(lay.shape) != 2:
+        return None
+    m, n = lay.shape
+    # (_tolerances' r: rtol as a float, else eps * max(m, n))
+    r = _eps(A._dtype.numpy) * max(m, n) if rtol is None else float(rtol)
+    done = matkernel.gesdd_pinv(A._storage.array, m, n, lay.strides[0], lay.strides[1], lay.offset, r)
+    return None if done is None else adopted(done, _cinfo[(n, m)][2], A._dtype)
 
 
 def _reduced_svd(A: Tensor, a: np.ndarray) -> tuple:  # noqa: N803
@@ -677,7 +703,7 @@ def _fast_lstsq(A: Tensor, B: Tensor, rcond: Any, driver: str) -> Any:  # noqa: 
     done) for any other call, a non-finite element of A included (the general path refuses it).
     A and B are checked already: tensors of one float dtype, B of A's dims or one fewer."""
     if (driver != "gelsy" or A.__class__ is not Tensor or B.__class__ is not Tensor
-            or A._dtype not in _LSTSQ_FAST or not (rcond is None or rcond.__class__ in (float, int))):
+            or A._dtype not in _FAST_FLOATS or not (rcond is None or rcond.__class__ in (float, int))):
         return None
     la, lb = A._layout, B._layout
     if len(la.shape) != 2 or lb.shape[0] != la.shape[0]:
@@ -698,7 +724,6 @@ def _fast_lstsq(A: Tensor, B: Tensor, rcond: Any, driver: str) -> Any:  # noqa: 
                           LA.int64_result(np.array(done[1], np.int64)), LA.rowmajor(np.zeros((0,), real), dt))
 
 
-_LSTSQ_FAST = frozenset((float32, float64))
 
 
 def _conj_product(r: np.ndarray) -> np.ndarray:

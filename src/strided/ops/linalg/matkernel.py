@@ -211,14 +211,15 @@ def _lapack_none(*args: Any) -> None:
 
 def _bind_lapack() -> None:
     """Bind :data:`potrf_colmajor`, :data:`syevd_colmajor`, :data:`geqrf_colmajor`,
-    :data:`gesdd_colmajor` and :data:`gelsy_colmajor` to the kernel's calls, the library's
-    routines named to it (a routine it lacks: that call answers None); or all five to
-    :func:`_lapack_none`."""
-    global potrf_colmajor, syevd_colmajor, geqrf_colmajor, gesdd_colmajor, gelsy_colmajor
-    potrf_colmajor = syevd_colmajor = geqrf_colmajor = gesdd_colmajor = gelsy_colmajor = _lapack_none
+    :data:`gesdd_colmajor`, :data:`gesdd_pinv` and :data:`gelsy_colmajor` to the kernel's calls,
+    the library's routines named to it (a routine it lacks: that call answers None); or all six
+    to :func:`_lapack_none`."""
+    global potrf_colmajor, syevd_colmajor, geqrf_colmajor, gesdd_colmajor, gelsy_colmajor, gesdd_pinv
+    potrf_colmajor = syevd_colmajor = geqrf_colmajor = gesdd_colmajor = gelsy_colmajor = gesdd_pinv = _lapack_none
     k = _compiled("_matkernel")
     if k is None or not hasattr(k, "lapack_setup"):
         return
+    ready()  # (gesdd_pinv's product is the products' gemm: their setup first; without it, it answers None)
     import ctypes
 
     for path in openblas_paths("lapack"):
@@ -233,12 +234,12 @@ def _bind_lapack() -> None:
         k.lapack_setup(np.empty, np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int32), *addresses)
         potrf_colmajor, syevd_colmajor = k.potrf_colmajor, k.syevd_colmajor
         geqrf_colmajor, gesdd_colmajor = k.geqrf_colmajor, k.gesdd_colmajor
-        gelsy_colmajor = k.gelsy_colmajor
+        gelsy_colmajor, gesdd_pinv = k.gelsy_colmajor, k.gesdd_pinv
         return
 
 
 def _bound_on_first_call(name: str) -> Any:
-    """A stand-in for the call ``name`` that binds all five (:func:`_bind_lapack`), then makes it."""
+    """A stand-in for the call ``name`` that binds all six (:func:`_bind_lapack`), then makes it."""
 
     def first(*args: Any) -> Any:
         _bind_lapack()
@@ -277,6 +278,13 @@ geqrf_colmajor: Any = _bound_on_first_call("geqrf_colmajor")
 # Vh column-major flat, all of flat's dtype; None where LAPACK did not converge, an element is not
 # finite, or the kernel is not there (the caller's NumPy path then decides)
 gesdd_colmajor: Any = _bound_on_first_call("gesdd_colmajor")
+
+# gesdd_pinv(flat, m, n, s0, s1, offset, r): linalg_pinv of the finite (m, n) matrix (2 <= m, n <=
+# 64) read as geqrf_colmajor reads it, with hermitian False and the cut-off max(0, r * s_max) (r a
+# float: rtol, or eps * max(m, n)), as the general path computes it (gesdd_colmajor's SVD, then
+# its NumPy steps, np.matmul's gemm call included, on the same numbers), (n, m) row-major flat of
+# flat's dtype; None where an element is not finite, a size is under 2 or the kernel is not there
+gesdd_pinv: Any = _bound_on_first_call("gesdd_pinv")
 
 # gelsy_colmajor(a, m, n, as0, as1, aoffset, b, k, bs0, bs1, boffset, rcond): (x, rank) of
 # linalg_lstsq's default driver on one system: sgelsy (float32) or dgelsy (float64) called as
