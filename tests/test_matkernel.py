@@ -336,3 +336,36 @@ def test_addbmm_is_the_python_paths_and_torchs(dtype: type, monkeypatch: pytest.
         want = strided.addbmm(a[0], a[1], a[2], beta=a[3], alpha=a[4])
         assert want.stride() == f.stride() and want.dtype == f.dtype and want.shape == f.shape
         assert want._np().tobytes() == f._np().tobytes()
+
+
+@needs_kernel
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_outer_is_the_python_paths_and_torchs(dtype: type, monkeypatch: pytest.MonkeyPatch) -> None:
+    """outer's compiled entry: the Python fast path's bits (inf, -0.0, overflow, underflow), strides
+    and dtype, sizes from 1 and offsets; PyTorch's values; a NaN, a stepped vector, mixed dtypes and
+    more than LIMIT products left to the Python path."""
+    cases = []
+    for _ in range(60):
+        m, q = int(rng.integers(1, 300)), int(rng.integers(1, 300))
+        x = (rng.standard_normal(m) * rng.choice([1e-30, 1.0, 1e30], m)).astype(dtype)
+        y = (rng.standard_normal(q) * rng.choice([1e-30, 1.0, 1e30], q)).astype(dtype)
+        x[rng.random(m) < 0.05] = -0.0
+        y[rng.random(q) < 0.05] = np.inf
+        cases.append((x, y))
+    args = [(_tensor(x, "off"), strided.tensor(y)) for x, y in cases]
+    fast = [strided.outer(a, b) for a, b in args]
+    assert all(matkernel.outer(a, b) is not None for a, b in args)
+    for (x, y), f in zip(cases, fast):
+        t = torch.outer(torch.from_numpy(x), torch.from_numpy(y))
+        assert f.shape == tuple(t.shape) and f.stride() == t.stride()
+        assert f._np().tobytes() == t.numpy().tobytes()  # (one IEEE product each: torch's bits too)
+    v = strided.tensor(np.array([1.0, np.nan, 2.0], dtype))
+    w = strided.tensor(np.arange(6, dtype=dtype))
+    assert matkernel.outer(v, w) is None and matkernel.outer(w, v) is None
+    assert matkernel.outer(w[::2], w) is None and matkernel.outer(w, w.double() if dtype == np.float32 else w.float()) is None
+    assert matkernel.outer(strided.ones(600, dtype=strided.float32), strided.ones(600, dtype=strided.float32)) is None
+    assert matkernel.outer(strided.ones(2, 3), w) is None
+    matkernel.switch_off(monkeypatch.setattr)
+    for (a, b), f in zip(args, fast):
+        want = strided.outer(a, b)
+        assert want.stride() == f.stride() and want.dtype == f.dtype and want._np().tobytes() == f._np().tobytes()

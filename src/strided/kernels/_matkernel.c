@@ -869,6 +869,81 @@ end:
     return answer;
 }
 
+/* The products of outer for one dtype: z[i, j] = x[i] * y[j], one IEEE product each, x's element
+ * first (as _specialkernel's kron2, whose clones these are: the same values at any width). */
+#define DEFINE_OUTER_ROWS(NAME, T)                                                             \
+    __attribute__((target_clones("avx512f", "avx2", "default"))) static void NAME(             \
+        const T *restrict x, const T *restrict y, T *restrict z, Py_ssize_t m, Py_ssize_t q)   \
+    {                                                                                          \
+        for (Py_ssize_t i = 0; i < m; i++) {                                                   \
+            T s = x[i];                                                                        \
+            T *row = z + i * q;                                                                \
+            for (Py_ssize_t j = 0; j < q; j++)                                                 \
+                row[j] = s * y[j];                                                             \
+        }                                                                                      \
+    }
+DEFINE_OUTER_ROWS(outer_rows_f, float)
+DEFINE_OUTER_ROWS(outer_rows_d, double)
+
+/* Whether one of the n elements at p (float32: kind 0, else float64) is NaN. */
+static int any_nan(const char *p, Py_ssize_t n, int kind)
+{
+    for (Py_ssize_t i = 0; i < n; i++) {
+        double v = kind ? ((const double *)p)[i] : (double)((const float *)p)[i];
+        if (v != v)
+            return 1;
+    }
+    return 0;
+}
+
+/* outer(a, b): matmul._fast_outer's product in one call, for two float32/float64 tensors of one
+ * dtype, 1-D, contiguous (stride 1), no size 0, at most `limit` products (larger ones release the
+ * GIL in kron2): out[i, j] = a[i] * b[j] as a fresh row-major (m, q) tensor -- kron2's products,
+ * so the bits are that path's. None where either holds a NaN (a NaN product's payload could depend
+ * on the operand order the compiler picked: NumPy's path decides) or anything else is not for
+ * here. (Autograd and the exact class are the caller's checks.) */
+static PyObject *py_outer(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (!two_args(nargs, "outer"))
+        return NULL;
+    operand a, b;
+    PyObject *answer = Py_None;
+    int r = read_two(args, 1, 1, 1, &a, &b);
+    if (r < 0) {
+        answer = NULL;
+        goto end;
+    }
+    Py_ssize_t m = r ? a.shape[0] : 0, q = r ? b.shape[0] : 0, size = a.kind ? 8 : 4;
+    if (r == 0 || a.kind != b.kind || a.strides[0] != 1 || b.strides[0] != 1 || (double)m * q > (double)k_limit)
+        goto end;
+    const char *x = (const char *)a.buf.buf + a.offset * size, *y = (const char *)b.buf.buf + b.offset * size;
+    if (any_nan(x, m, a.kind) || any_nan(y, q, a.kind))
+        goto end;
+    Py_buffer out;
+    PyObject *flat = fresh(m * q, a.kind, &out);
+    if (flat == NULL) {
+        if (PyErr_Occurred())
+            answer = NULL;
+        goto end;
+    }
+    if (a.kind)
+        outer_rows_d((const double *)x, (const double *)y, (double *)out.buf, m, q);
+    else
+        outer_rows_f((const float *)x, (const float *)y, (float *)out.buf, m, q);
+    PyBuffer_Release(&out);
+    PyObject *dims[2] = {PyTuple_GET_ITEM(a.shape_tuple, 0), PyTuple_GET_ITEM(b.shape_tuple, 0)};
+    answer = result(flat, a.kind, dims, 2); /* (a new reference, or NULL) */
+    Py_DECREF(flat);
+    done(&a);
+    done(&b);
+    return answer;
+end:
+    Py_XINCREF(answer);
+    done(&a);
+    done(&b);
+    return answer;
+}
+
 /* The sums of addbmm_sums for one dtype, specialised by the compiler for each (sp, mq) as
  * DEFINE_SCALE_ADD's: o = p[0] * A (unless sp is 0) + q * B (q alone for mq 1, nothing for mq 0),
  * then + p[i] * A for each later batch i, each operation rounded once in T. Answers whether some
@@ -995,6 +1070,8 @@ static PyMethodDef methods[] = {
     {"lapack_setup", py_lapack_setup, METH_VARARGS,
      "lapack_setup(numpy_empty, float32, float64, int32, dpotrf, dsyevd, dgeqrf, dorgqr, dgesdd, sgelsy, dgelsy) "
      "(see _lapack_calls.h)"},
+    {"outer", (PyCFunction)(void (*)(void))py_outer, METH_FASTCALL,
+     "outer(a, b): matmul._fast_outer's product of two contiguous float vectors, a fresh tensor, or None"},
     {"addbmm", (PyCFunction)(void (*)(void))py_addbmm, METH_FASTCALL,
      "addbmm(input, batch1, batch2, beta, alpha): fused.addbmm's fast path, a fresh tensor, or None"},
     {"gesdd_pinv", (PyCFunction)(void (*)(void))py_gesdd_pinv, METH_FASTCALL,

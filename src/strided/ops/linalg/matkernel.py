@@ -80,11 +80,11 @@ def _addresses() -> list[int] | None:
 def _setup() -> None:
     """Bind :func:`mm`, :func:`bmm` and :func:`mv` to the compiled entries, set up; or to
     functions answering None (not built, ``STRIDED_NATIVE=0``, another BLAS)."""
-    global mm, bmm, mv, scale_add, bmm_small, trace, addr, dot, addbmm
+    global mm, bmm, mv, scale_add, bmm_small, trace, addr, dot, addbmm, outer
     k = _compiled("_matkernel")
     found = _addresses() if k is not None else None
     if k is None or found is None or 0 in found:
-        mm = bmm = mv = bmm_small = dot = _none
+        mm = bmm = mv = bmm_small = dot = outer = _none
         scale_add = _none4
         trace = _none1
         addr = addbmm = _none5
@@ -99,7 +99,7 @@ def _setup() -> None:
     k.setup(Tensor, Storage, Layout, adopted, _cinfo, np.empty, float32, float64,
             np.dtype(np.float32), np.dtype(np.float64), *found, LIMIT)
     mm, bmm, mv, scale_add, bmm_small, trace = k.mm, k.bmm, k.mv, k.scale_add, k.bmm_small, k.trace
-    addr, dot, addbmm = k.addr, k.dot, k.addbmm
+    addr, dot, addbmm, outer = k.addr, k.dot, k.addbmm, k.outer
 
 
 def _first_mm(a: Any, b: Any) -> Any:
@@ -171,7 +171,15 @@ def _first_addbmm(input: Any, batch1: Any, batch2: Any, beta: Any, alpha: Any) -
     return addbmm(input, batch1, batch2, beta, alpha)
 
 
-trace, addr, dot, addbmm = _first_trace, _first_addr, _first_dot, _first_addbmm
+def _first_outer(a: Any, b: Any) -> Any:
+    """``matmul._fast_outer``'s product in one call (two contiguous float32/float64 vectors of one
+    dtype, no size 0, at most :data:`LIMIT` products: kron2's IEEE products) as a fresh row-major
+    tensor; None where either holds a NaN or the call is not for here."""
+    _setup()
+    return outer(a, b)
+
+
+trace, addr, dot, addbmm, outer = _first_trace, _first_addr, _first_dot, _first_addbmm, _first_outer
 
 
 def ready() -> bool:
@@ -189,7 +197,7 @@ def switch_off(setattr: Any) -> None:
 
     ready()
     module = sys.modules[__name__]
-    for name in ("mm", "bmm", "mv", "bmm_small", "dot"):
+    for name in ("mm", "bmm", "mv", "bmm_small", "dot", "outer"):
         setattr(module, name, _none)
     setattr(module, "scale_add", _none4)
     setattr(module, "trace", _none1)
