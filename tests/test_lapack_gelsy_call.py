@@ -92,11 +92,10 @@ def _same(x: st.Tensor, y: st.Tensor) -> None:
 def _views(a: np.ndarray, dtype) -> list:
     """Tensors holding ``a`` (m, n): row-major, column-major, offset into a larger one, stepped."""
     m, n = a.shape
-    big = np.zeros((m + 2, 2 * n + 3))
-    big[1:m + 1, 3:3 + 2 * n:2] = a
-    out = [st.tensor(a, dtype=dtype), st.tensor(a.T.copy(), dtype=dtype).mT]
-    t = st.tensor(big, dtype=dtype)
-    return out + [t[1:m + 1, 3:3 + n], t[1:m + 1, 3:3 + 2 * n:2]] if n > 0 else out
+    big, wide = np.zeros((m + 2, n + 3)), np.zeros((m, 2 * n))
+    big[1:m + 1, 3:], wide[:, ::2] = a, a
+    return [st.tensor(a, dtype=dtype), st.tensor(a.T.copy(), dtype=dtype).mT,
+            st.tensor(big, dtype=dtype)[1:m + 1, 3:], st.tensor(wide, dtype=dtype)[:, ::2]]
 
 
 @pytest.mark.parametrize("dtype", [st.float32, st.float64])

@@ -2,7 +2,7 @@
  * buffers (included by _matkernel.c).
  *
  * lapack_setup(numpy_empty, float32, float64, int32, dpotrf, dsyevd, dgeqrf, dorgqr, dgesdd, sgelsy,
- * dgelsy) names
+ * dgelsy, dgesv) names
  * the routines (the addresses of the ILP64 scipy_<name>_64_ of NumPy's bundled scipy-openblas, the
  * ones NumPy's gufuncs call; 0 for one the library lacks: its call answers None) and the NumPy
  * dtypes of the results. Each call below takes the matrix whose element (i, j) is
@@ -43,16 +43,19 @@ typedef void (*dgelsy_fn)(const int64_t *m, const int64_t *n, const int64_t *nrh
                           double *b, const int64_t *ldb, int64_t *jpvt, const double *rcond, int64_t *rank,
                           double *work, const int64_t *lwork, int64_t *info);
 static dgesdd_fn dgesdd_p;
+typedef void (*dgesv_fn)(const int64_t *n, const int64_t *nrhs, double *a, const int64_t *lda, int64_t *ipiv,
+                         double *b, const int64_t *ldb, int64_t *info);
 static sgelsy_fn sgelsy_p;
+static dgesv_fn dgesv_p;
 static dgelsy_fn dgelsy_p;
 static PyObject *lapack_empty, *lapack_dtypes[3]; /* numpy.empty; float32, float64, int32 */
 
 static PyObject *py_lapack_setup(PyObject *self, PyObject *args)
 {
-    unsigned long long potrf, syevd, geqrf, orgqr, gesdd, sgelsy, dgelsy;
+    unsigned long long potrf, syevd, geqrf, orgqr, gesdd, sgelsy, dgelsy, gesv;
     PyObject *empty, *d[3];
-    if (!PyArg_ParseTuple(args, "OOOOKKKKKKK:lapack_setup", &empty, &d[0], &d[1], &d[2], &potrf, &syevd, &geqrf,
-                          &orgqr, &gesdd, &sgelsy, &dgelsy))
+    if (!PyArg_ParseTuple(args, "OOOOKKKKKKKK:lapack_setup", &empty, &d[0], &d[1], &d[2], &potrf, &syevd, &geqrf,
+                          &orgqr, &gesdd, &sgelsy, &dgelsy, &gesv))
         return NULL;
     if (!PyCallable_Check(empty)) {
         PyErr_SetString(PyExc_ValueError, "lapack_setup: numpy.empty, the dtypes, then the routines' addresses");
@@ -71,6 +74,7 @@ static PyObject *py_lapack_setup(PyObject *self, PyObject *args)
     dgesdd_p = (dgesdd_fn)(uintptr_t)gesdd;
     sgelsy_p = (sgelsy_fn)(uintptr_t)sgelsy;
     dgelsy_p = (dgelsy_fn)(uintptr_t)dgelsy;
+    dgesv_p = (dgesv_fn)(uintptr_t)gesv;
     Py_RETURN_NONE;
 }
 
@@ -554,4 +558,36 @@ static PyObject *py_gelsy_colmajor(PyObject *self, PyObject *const *args, Py_ssi
     }
     PyObject *items[2] = {lapack_out(b, rows * k, a32), PyLong_FromLongLong(rank)};
     return lapack_tuple(2, items);
+}
+
+/* gesv_colmajor(a, n, as0, as1, aoffset, b, k, bs0, bs1, boffset): NumPy's solve gufunc's call on
+ * one system: dgesv (N = n, NRHS = k, LDA = LDB = n) on column-major float64 copies of the finite
+ * (n, n) A (element (i, j) at a[aoffset + i as0 + j as1]) and the (n, k) right-hand sides B read
+ * alike (any values), as linearize_matrix copies them, 1 <= n, k <= 64, a and b of one float
+ * dtype. Returns the solution, LAPACK's B on return, column-major flat (n, k) of that dtype
+ * (float32 rounded once, as the gufunc's output cast); None where A is singular (info != 0: the
+ * general path's error or NaN), an element of A is not finite, or the call is not of that kind. */
+static PyObject *py_gesv_colmajor(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    const char *signature = "gesv_colmajor(a, n, as0, as1, aoffset, b, k, bs0, bs1, boffset)";
+    int64_t v[4], w[4]; /* n, as0, as1, aoffset; k, bs0, bs1, boffset */
+    if (lapack_ints(args, nargs, 10, signature, 1, 4, v) < 0 || lapack_ints(args, nargs, 10, signature, 6, 4, w) < 0)
+        return NULL;
+    int64_t n = v[0], k = w[0], info = 0, ipiv[POTRF_MAX];
+    double a[POTRF_MAX * POTRF_MAX], b[POTRF_MAX * POTRF_MAX];
+    int a32 = 0, b32 = 0, read = 0;
+    if (dgesv_p != NULL && lapack_empty != NULL) {
+        read = lapack_read(args[0], n, n, v[1], v[2], v[3], 1, a, &a32);
+        if (read > 0)
+            read = lapack_read(args[5], n, k, w[1], w[2], w[3], 0, b, &b32);
+    }
+    if (read <= 0 || a32 != b32) {
+        if (read < 0)
+            return NULL;
+        Py_RETURN_NONE;
+    }
+    dgesv_p(&n, &k, a, &n, ipiv, b, &n, &info);
+    if (info != 0)
+        Py_RETURN_NONE;
+    return lapack_out(b, n * k, a32);
 }

@@ -1068,8 +1068,10 @@ end:
 
 static PyMethodDef methods[] = {
     {"lapack_setup", py_lapack_setup, METH_VARARGS,
-     "lapack_setup(numpy_empty, float32, float64, int32, dpotrf, dsyevd, dgeqrf, dorgqr, dgesdd, sgelsy, dgelsy) "
-     "(see _lapack_calls.h)"},
+     "lapack_setup(numpy_empty, float32, float64, int32, dpotrf, dsyevd, dgeqrf, dorgqr, dgesdd, sgelsy, dgelsy, "
+     "dgesv) (see _lapack_calls.h)"},
+    {"gesv_colmajor", (PyCFunction)(void (*)(void))py_gesv_colmajor, METH_FASTCALL,
+     "gesv_colmajor(a, n, as0, as1, aoffset, b, k, bs0, bs1, boffset): NumPy's solve call, x column-major, or None"},
     {"outer", (PyCFunction)(void (*)(void))py_outer, METH_FASTCALL,
      "outer(a, b): matmul._fast_outer's product of two contiguous float vectors, a fresh tensor, or None"},
     {"addbmm", (PyCFunction)(void (*)(void))py_addbmm, METH_FASTCALL,

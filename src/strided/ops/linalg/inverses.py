@@ -186,6 +186,10 @@ def _solve(A: Tensor, B: Tensor, left: bool, check_errors: bool | None) -> tuple
     """linalg.solve (``check_errors`` None: a singular matrix raises) or solve_ex (NaN where
     singular, unless ``check_errors``): the solution and the batch-shaped info."""
     op = "linalg.solve"
+    if left is True:
+        fast = _fast_solve(A, B)
+        if fast is not None:
+            return fast, np.zeros((), np.int32)
     A = LA.square(A, op)  # noqa: N806
     tensor_arg(B, op, "B", 2)
     vector = _solve_shapes(A, B, left, op)
@@ -216,6 +220,27 @@ def _solve(A: Tensor, B: Tensor, left: bool, check_errors: bool | None) -> tuple
         return LA.colmajor(x[..., 0], A._dtype), info
     # (X A = B is solved as A^T X^T = B^T: X^T column-major, so X row-major, as PyTorch's)
     return (LA.colmajor(x, A._dtype).mT if not left else LA.colmajor(x, A._dtype)), info
+
+
+def _fast_solve(A: Any, B: Any) -> Tensor | None:  # noqa: N803
+    """solve (left) of one finite non-singular float32/float64 (n, n) matrix and a (n, k) or (n,)
+    B of its dtype, n and k at most 64: NumPy's dgesv call made in C on the storages
+    (:data:`.matkernel.gesv_colmajor`, the gufunc's arguments on the same numbers, so the same
+    bits), laid out as the general path lays the solution out (column-major; a vector's
+    contiguous). None (nothing done) for any other call, a singular A included."""
+    if A.__class__ is not Tensor or B.__class__ is not Tensor or A._dtype not in _FAST_FLOATS or B._dtype is not A._dtype:
+        return None
+    la, lb = A._layout, B._layout
+    if len(la.shape) != 2 or la.shape[0] != la.shape[1] or not 1 <= len(lb.shape) <= 2 or lb.shape[0] != la.shape[0]:
+        return None
+    n = la.shape[0]
+    vector = len(lb.shape) == 1  # (A of two dims: B of one is PyTorch's vector case)
+    k, bs1 = (1, 0) if vector else (lb.shape[1], lb.strides[1])
+    done = matkernel.gesv_colmajor(A._storage.array, n, la.strides[0], la.strides[1], la.offset,
+                                   B._storage.array, k, lb.strides[0], bs1, lb.offset)
+    if done is None:
+        return None
+    return adopted(done, _cinfo[(n,)][2] if vector else LA.colmajor_layouts[(n, k)], A._dtype)
 
 
 def _solve_singular(A: Tensor, a_own: np.ndarray, a: np.ndarray, b: np.ndarray, info: np.ndarray,  # noqa: N803

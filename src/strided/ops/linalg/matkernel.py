@@ -209,7 +209,7 @@ def switch_off(setattr: Any) -> None:
 
 # The LAPACK routines the calls of kernels/_lapack_calls.h make (NumPy's bundled scipy-openblas,
 # ILP64: scipy_<name>_64_), in lapack_setup's order
-_LAPACK = ("dpotrf", "dsyevd", "dgeqrf", "dorgqr", "dgesdd", "sgelsy", "dgelsy")
+_LAPACK = ("dpotrf", "dsyevd", "dgeqrf", "dorgqr", "dgesdd", "sgelsy", "dgelsy", "dgesv")
 
 
 def _lapack_none(*args: Any) -> None:
@@ -219,11 +219,12 @@ def _lapack_none(*args: Any) -> None:
 
 def _bind_lapack() -> None:
     """Bind :data:`potrf_colmajor`, :data:`syevd_colmajor`, :data:`geqrf_colmajor`,
-    :data:`gesdd_colmajor`, :data:`gesdd_pinv` and :data:`gelsy_colmajor` to the kernel's calls,
-    the library's routines named to it (a routine it lacks: that call answers None); or all six
-    to :func:`_lapack_none`."""
-    global potrf_colmajor, syevd_colmajor, geqrf_colmajor, gesdd_colmajor, gelsy_colmajor, gesdd_pinv
-    potrf_colmajor = syevd_colmajor = geqrf_colmajor = gesdd_colmajor = gelsy_colmajor = gesdd_pinv = _lapack_none
+    :data:`gesdd_colmajor`, :data:`gesdd_pinv`, :data:`gelsy_colmajor` and :data:`gesv_colmajor`
+    to the kernel's calls, the library's routines named to it (a routine it lacks: that call
+    answers None); or all seven to :func:`_lapack_none`."""
+    global potrf_colmajor, syevd_colmajor, geqrf_colmajor, gesdd_colmajor, gelsy_colmajor, gesdd_pinv, gesv_colmajor
+    potrf_colmajor = syevd_colmajor = geqrf_colmajor = gesdd_colmajor = gelsy_colmajor = _lapack_none
+    gesdd_pinv = gesv_colmajor = _lapack_none
     k = _compiled("_matkernel")
     if k is None or not hasattr(k, "lapack_setup"):
         return
@@ -242,12 +243,12 @@ def _bind_lapack() -> None:
         k.lapack_setup(np.empty, np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int32), *addresses)
         potrf_colmajor, syevd_colmajor = k.potrf_colmajor, k.syevd_colmajor
         geqrf_colmajor, gesdd_colmajor = k.geqrf_colmajor, k.gesdd_colmajor
-        gelsy_colmajor, gesdd_pinv = k.gelsy_colmajor, k.gesdd_pinv
+        gelsy_colmajor, gesdd_pinv, gesv_colmajor = k.gelsy_colmajor, k.gesdd_pinv, k.gesv_colmajor
         return
 
 
 def _bound_on_first_call(name: str) -> Any:
-    """A stand-in for the call ``name`` that binds all six (:func:`_bind_lapack`), then makes it."""
+    """A stand-in for the call ``name`` that binds all seven (:func:`_bind_lapack`), then makes it."""
 
     def first(*args: Any) -> Any:
         _bind_lapack()
@@ -302,3 +303,10 @@ gesdd_pinv: Any = _bound_on_first_call("gesdd_pinv")
 # column-major flat (max(m, n), k) of that dtype, rank an int; None where an element of A is not
 # finite or the call is not of that kind (the caller's general path then decides)
 gelsy_colmajor: Any = _bound_on_first_call("gelsy_colmajor")
+
+# gesv_colmajor(a, n, as0, as1, aoffset, b, k, bs0, bs1, boffset): the solution X of A X = B, column-
+# major flat (n, k) of the storages' float dtype, for the finite (n, n) A and the (n, k) B read as
+# gelsy_colmajor reads them (1 <= n, k <= 64), as NumPy's solve gufunc computes it (the same dgesv
+# call on the same numbers); None where A is singular, an element of A is not finite or the kernel
+# is not there (the caller's general path then decides)
+gesv_colmajor: Any = _bound_on_first_call("gesv_colmajor")
