@@ -202,3 +202,30 @@ def test_pinv_in_one_call_is_the_general_paths_bits(dtype, monkeypatch):
     assert all(x is None for x in served)  # (a size of 1 is np.matmul's gemv; batches, hermitian, atol: NumPy's)
     with pytest.raises(LinAlgError, match="non-finite"):
         st.linalg.pinv(st.tensor([[1.0, float("inf")], [2.0, 3.0]], dtype=dtype))
+
+
+@pytest.mark.parametrize("dtype", [st.float32, st.float64])
+def test_matrix_rank_of_one_matrix_is_the_batched_paths_and_torchs(dtype):
+    """matrix_rank of one matrix (the compiled 'N' call, the default cut-off in floats): the batch
+    of one's answer (NumPy's gufunc, _tolerances' arrays) on rank-deficient, near-threshold, zero,
+    hermitian (NaN included) and layout cases; torch's ranks on clear ones."""
+    rng = np.random.default_rng(14)
+    tdt = torch.float32 if dtype == st.float32 else torch.float64
+    eps = float(np.finfo(np.float32 if dtype == st.float32 else np.float64).eps)
+    for m, n in [(1, 1), (2, 5), (5, 2), (3, 4), (16, 16), (7, 30), (64, 64), (70, 3)]:
+        for r in range(min(m, n) + 1):
+            a = rng.standard_normal((m, r)) @ rng.standard_normal((r, n))
+            if r and min(m, n) > 1:
+                a += rng.standard_normal((m, n)) * eps * max(m, n) * rng.choice([0.5, 1.0, 2.0])
+            for t in _pinv_views(a, dtype):
+                for kw in ({}, {"hermitian": True}, {"rtol": 0.1}, {"atol": 0.5}):
+                    if kw.get("hermitian") and m != n:
+                        continue
+                    got = st.linalg.matrix_rank(t, **kw)
+                    want = st.linalg.matrix_rank(t.unsqueeze(0), **kw)[0]
+                    assert got.dtype == want.dtype == st.int64 and got.shape == () and int(got) == int(want)
+            if r in (0, min(m, n)):
+                assert int(st.linalg.matrix_rank(st.tensor(a, dtype=dtype))) == int(
+                    torch.linalg.matrix_rank(torch.tensor(a, dtype=tdt)))
+    nan = st.tensor([[1.0, float("nan")], [float("nan"), 1.0]], dtype=dtype)
+    assert int(st.linalg.matrix_rank(nan, hermitian=True)) == int(st.linalg.matrix_rank(nan.unsqueeze(0), hermitian=True)[0])

@@ -529,6 +529,20 @@ def _reduced_svd(A: Tensor, a: np.ndarray) -> tuple:  # noqa: N803
     return np.linalg.svd(a, full_matrices=False)
 
 
+def _svdvals(A: Tensor, a: np.ndarray) -> np.ndarray:  # noqa: N803
+    """``np.linalg.svd(a, compute_uv=False)`` of ``A``'s finite non-empty array ``a`` (as
+    :func:`_singular_values`): for one float32/float64 matrix of at most 64 rows and columns,
+    NumPy's dgesdd call made in C on the storage (:data:`.matkernel.gesdd_colmajor` with jobz
+    'N', the same bits); NumPy's call otherwise."""
+    if a.ndim == 2 and a.dtype in _SVD_FAST:
+        lay = A._layout
+        done = matkernel.gesdd_colmajor(A._storage.array, lay.shape[0], lay.shape[1], lay.strides[0],
+                                        lay.strides[1], lay.offset, 0)
+        if done is not None:
+            return done[1]
+    return _singular_values(a, False)
+
+
 _SVD_FAST = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
 
 
@@ -589,7 +603,12 @@ def linalg_matrix_rank(A: Tensor, tol: Any = None, hermitian: bool = False, *, a
     if a.size == 0:
         return LA.int64_result(np.zeros(a.shape[:-2], np.int64))
     with quiet():  # (np.errstate(all="ignore") at a tenth of its cost)
-        s = _singular_values(a, hermitian)
+        s = _singular_values(a, hermitian) if hermitian else _svdvals(A, a)
+    if atol is None and rtol is None and s.ndim == 1:
+        # (one matrix, the default cut-off: _tolerances' float64 steps on Python floats, the
+        # comparisons in float64 as NumPy's of float32 against a float64 array; s is finite)
+        cut = _eps(a.dtype) * max(m, n) * float(s[0])
+        return LA.int64_result(np.asarray(sum(v > cut for v in s.tolist()), np.int64))
     cut = _tolerances(s[..., 0], atol, rtol, m, n, a.dtype, op)
     return LA.int64_result((s > cut[..., None]).sum(-1))
 
