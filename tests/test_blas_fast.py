@@ -85,6 +85,8 @@ def test_fused_fast_paths_take_any_number_beta_alpha_bit_for_bit(dtype, monkeypa
     monkeypatch.setattr(MK, "scale_add", lambda *a: (r := scale_add(*a)) is not None and taken.append(1) or r)
     addr = MK.addr  # (addr's in one call)
     monkeypatch.setattr(MK, "addr", lambda *a: (r := addr(*a)) is not None and taken.append(1) or r)
+    addbmm = MK.addbmm  # (addbmm's in one call)
+    monkeypatch.setattr(MK, "addbmm", lambda *a: (r := addbmm(*a)) is not None and taken.append(1) or r)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # (neither path warns about an overflow: PyTorch's inf)
         for name, *shapes in CALLS:
@@ -415,6 +417,42 @@ def test_vander_fast_path_is_the_general_path_and_torchs(dtype, monkeypatch):
     x = strided.tensor(xv, requires_grad=True)
     strided.vander(x, 4).pow(2).sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), sum(2 * j * xv ** (2 * j - 1) for j in range(1, 4)), rtol=1e-12)
+
+
+@pytest.mark.skipif(native.special() is None, reason="the compiled kernels are not built here")
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_vander_rows_are_the_compiled_scans_bits(dtype):
+    """vander's one-pass kernel: the bits of the route it replaces (the compiled scan down x
+    repeated, its columns transposed and a column of ones), over overflow to inf, underflow to
+    0 and subnormals, -0.0, inf, both orders and row counts around its lanes; a NaN or a bad
+    buffer is refused."""
+    from strided.ops.reductions.scans import compiled_scan
+
+    k = native.special()
+    big = 1e30 if dtype == np.float32 else 1e200
+    for rows in (1, 2, 7, 8, 9, 17, 64):
+        for n in (2, 3, 9, 40):
+            x = (RNG.standard_normal(rows) * RNG.choice([1e-30, 1e-3, 1.0, 3.0, big], rows)).astype(dtype)
+            x[RNG.random(rows) < 0.15] = -0.0
+            x[RNG.random(rows) < 0.1] = -np.inf
+            repeated = np.empty((n - 1, rows), dtype)
+            repeated[...] = x
+            powers = compiled_scan(repeated, 0, True).T
+            for increasing in (False, True):
+                want = np.empty((rows, n), dtype)
+                if increasing:
+                    want[:, 0], want[:, 1:] = 1, powers
+                else:
+                    want[:, -1], want[:, :-1] = 1, powers[:, ::-1]
+                out = np.full((rows, n), 7, dtype)
+                assert k.vander_rows(x, out, n, increasing) is True
+                assert out.tobytes() == want.tobytes(), (rows, n, increasing)
+    x = np.array([1.0, np.nan, 2.0], dtype)
+    assert k.vander_rows(x, np.empty((3, 4), dtype), 4, False) is False
+    with pytest.raises(ValueError):
+        k.vander_rows(x, np.empty((3, 4), np.float32 if dtype == np.float64 else np.float64), 4, False)
+    with pytest.raises(ValueError):
+        k.vander_rows(x, np.empty((3, 1), dtype), 1, False)
 
 
 # ---------------------------------------------------------------- lstsq

@@ -147,3 +147,85 @@ def test_the_fallback_without_the_kernel_gives_the_same_bits(monkeypatch):
     want = run()
     monkeypatch.setattr(matkernel, "gesdd_colmajor", matkernel._lapack_none)
     assert run() == want
+
+
+def _pinv_views(a: np.ndarray, dtype) -> list:
+    """Tensors holding ``a`` (m, n): row-major, column-major, offset into a larger one, stepped, reversed rows."""
+    m, n = a.shape
+    big, wide = np.zeros((m + 2, n + 3)), np.zeros((m, 2 * n))
+    big[1:m + 1, 3:], wide[:, ::2] = a, a
+    return [st.tensor(a, dtype=dtype), st.tensor(a.T.copy(), dtype=dtype).mT, st.tensor(big, dtype=dtype)[1:m + 1, 3:],
+            st.tensor(wide, dtype=dtype)[:, ::2], st.tensor(a[::-1].copy(), dtype=dtype).flip(0)]
+
+
+@pytest.mark.parametrize("dtype", [st.float32, st.float64])
+def test_pinv_in_one_call_is_the_general_paths_bits(dtype, monkeypatch):
+    """pinv / pinverse of one matrix in one compiled call (gesdd_pinv): the general path's bits
+    and layout (rank-deficient, a zero matrix, singular values whose reciprocal overflows float32,
+    rtol and rcond given, every layout), PyTorch's values; other calls are left to that path."""
+    rng = np.random.default_rng(13)
+    tdt = torch.float32 if dtype == st.float32 else torch.float64
+    tol = 1e-3 if dtype == st.float32 else 1e-9
+    served = []
+    call = matkernel.gesdd_pinv
+    monkeypatch.setattr(matkernel, "gesdd_pinv", lambda *args: served.append(call(*args)) or served[-1])
+    cases = []
+    for m, n in [(2, 2), (2, 5), (5, 2), (3, 4), (4, 3), (16, 16), (7, 30), (64, 9), (64, 64)]:
+        a = rng.standard_normal((m, n))
+        cases.append(a)
+        b = a.copy()
+        b[:, 1] = b[:, 0]  # (a dropped singular value)
+        cases.append(b)
+    cases += [np.zeros((3, 4)), np.diag([1e-30, 1e-37, 1e-44, 1e-45])[:3] * 1e-1, np.eye(4)[:3] * 1e-39]
+    for a in cases:
+        for t in _pinv_views(a, dtype):
+            for call_it in (lambda x: st.linalg.pinv(x), lambda x: st.linalg.pinv(x, rtol=0.3),  # noqa: B023
+                            lambda x: st.linalg.pinv(x, rcond=0), lambda x: st.pinverse(x),
+                            lambda x: st.pinverse(x, rcond=-1.0)):
+                got = call_it(t)
+                with monkeypatch.context() as patch:
+                    patch.setattr(matkernel, "gesdd_pinv", matkernel._lapack_none)
+                    want = call_it(t)
+                assert got.dtype == want.dtype and got.shape == want.shape and got.stride() == want.stride()
+                assert got.numpy().tobytes() == want.numpy().tobytes(), a.shape
+        if np.abs(a).max() > 1e-3:
+            theirs = torch.linalg.pinv(torch.tensor(a, dtype=tdt)).numpy()
+            np.testing.assert_allclose(st.linalg.pinv(st.tensor(a, dtype=dtype)).numpy(), theirs, atol=tol, rtol=tol)
+    assert served and all(x is not None for x in served)
+    served.clear()
+    left = [st.ones(1, 4), st.ones(4, 1), st.ones(2, 3, 3), st.ones(70, 3), st.ones(3, 3, dtype=st.complex64)]
+    for t in left:
+        st.linalg.pinv(t)
+    st.linalg.pinv(st.eye(3), hermitian=True)
+    st.linalg.pinv(st.eye(3), atol=0.1)
+    st.linalg.pinv(st.eye(3), rtol=st.tensor(0.1))
+    assert all(x is None for x in served)  # (a size of 1 is np.matmul's gemv; batches, hermitian, atol: NumPy's)
+    with pytest.raises(LinAlgError, match="non-finite"):
+        st.linalg.pinv(st.tensor([[1.0, float("inf")], [2.0, 3.0]], dtype=dtype))
+
+
+@pytest.mark.parametrize("dtype", [st.float32, st.float64])
+def test_matrix_rank_of_one_matrix_is_the_batched_paths_and_torchs(dtype):
+    """matrix_rank of one matrix (the compiled 'N' call, the default cut-off in floats): the batch
+    of one's answer (NumPy's gufunc, _tolerances' arrays) on rank-deficient, near-threshold, zero,
+    hermitian (NaN included) and layout cases; torch's ranks on clear ones."""
+    rng = np.random.default_rng(14)
+    tdt = torch.float32 if dtype == st.float32 else torch.float64
+    eps = float(np.finfo(np.float32 if dtype == st.float32 else np.float64).eps)
+    for m, n in [(1, 1), (2, 5), (5, 2), (3, 4), (16, 16), (7, 30), (64, 64), (70, 3)]:
+        for r in range(min(m, n) + 1):
+            a = rng.standard_normal((m, r)) @ rng.standard_normal((r, n))
+            if r and min(m, n) > 1:
+                a += rng.standard_normal((m, n)) * eps * max(m, n) * rng.choice([0.5, 1.0, 2.0])
+            for t in _pinv_views(a, dtype):
+                for kw in ({}, {"hermitian": True}, {"rtol": 0.1}, {"atol": 0.5}):
+                    if kw.get("hermitian") and m != n:
+                        continue
+                    got = st.linalg.matrix_rank(t, **kw)
+                    want = st.linalg.matrix_rank(t.unsqueeze(0), **kw)[0]
+                    assert got.dtype == want.dtype == st.int64 and got.shape == () and int(got) == int(want)
+            if r in (0, min(m, n)):
+                assert int(st.linalg.matrix_rank(st.tensor(a, dtype=dtype))) == int(
+                    torch.linalg.matrix_rank(torch.tensor(a, dtype=tdt)))
+    nan = st.tensor([[1.0, float("nan")], [float("nan"), 1.0]], dtype=dtype)
+    assert int(st.linalg.matrix_rank(nan, hermitian=True)) == int(st.linalg.matrix_rank(nan.unsqueeze(0), hermitian=True)[0])

@@ -300,3 +300,72 @@ def test_dot_is_numpys_dot_bit_for_bit(dtype: type) -> None:
     assert matkernel.dot(strided.nn.Parameter(v), v) is None
     assert matkernel.dot(v, strided.ones(4)) is None and matkernel.dot(v, v.double()) is None
     assert matkernel.dot(strided.ones(6)[::2], v) is None
+
+
+@needs_kernel
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_addbmm_is_the_python_paths_and_torchs(dtype: type, monkeypatch: pytest.MonkeyPatch) -> None:
+    """addbmm's compiled path: the Python fast path's bits (NaN, inf, -0.0, factors that round to
+    0 or 1 in float32, a batch of one), strides and dtype; PyTorch's values on plain finite calls;
+    two NaN operands in one add, other layouts and alpha 0 left to the Python path."""
+    factors = [(0, 1), (1, 1), (0.5, 1), (1, -1.5), (2, 3), (1e-50, 1e-45), (1 + 1e-12, 1), (-0.0, 2.0), (1, 0)]
+    cases = []
+    for _ in range(30):
+        b, m, n, p = (int(x) for x in rng.integers(2, 12, 4))
+        b = 1 if rng.random() < 0.2 else b
+        clean = rng.random() < 0.4  # (no NaN or inf: most calls are the compiled one's)
+        vals = [rng.standard_normal(s).astype(dtype) if clean else _values(s, dtype)
+                for s in ((m, p), (b, m, n), (b, n, p))]
+        cases += [(vals, beta, alpha) for beta, alpha in factors]
+    args = [(strided.tensor(i), _tensor(x, "off"), strided.tensor(y), beta, alpha) for (i, x, y), beta, alpha in cases]
+    args += [(strided.tensor(i), _tensor(x, "t"), strided.tensor(y), 1, 1) for (i, x, y), _, _ in cases[::9]]
+    args += [(_tensor(i, "t"), strided.tensor(x), strided.tensor(y), 0.5, 1) for (i, x, y), _, _ in cases[::9]]
+    fast = [strided.addbmm(i, x, y, beta=beta, alpha=alpha) for i, x, y, beta, alpha in args]
+    taken = [matkernel.addbmm(*a) is not None for a in args]
+    assert sum(taken) > len(cases) // 3
+    assert not any(taken[len(cases):])  # (a transposed operand or input: not the compiled path's)
+    assert not any(t for t, (_, _, _, _, alpha) in zip(taken, args) if alpha == 0)
+    for ((i, x, y), beta, alpha), f in zip(cases, fast):
+        if alpha != 1 or beta != 1 or not np.isfinite(f._np()).all():
+            continue  # (PyTorch's values for plain calls; its rounding of the scaled sums differs)
+        t = torch.addbmm(torch.from_numpy(i), torch.from_numpy(x), torch.from_numpy(y))
+        tol = 1e-4 if dtype == np.float32 else 1e-11
+        np.testing.assert_allclose(f._np(), t.numpy(), rtol=tol, atol=tol * np.abs(t.numpy()).max())
+    matkernel.switch_off(monkeypatch.setattr)
+    for a, f in zip(args, fast):
+        want = strided.addbmm(a[0], a[1], a[2], beta=a[3], alpha=a[4])
+        assert want.stride() == f.stride() and want.dtype == f.dtype and want.shape == f.shape
+        assert want._np().tobytes() == f._np().tobytes()
+
+
+@needs_kernel
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_outer_is_the_python_paths_and_torchs(dtype: type, monkeypatch: pytest.MonkeyPatch) -> None:
+    """outer's compiled entry: the Python fast path's bits (inf, -0.0, overflow, underflow), strides
+    and dtype, sizes from 1 and offsets; PyTorch's values; a NaN, a stepped vector, mixed dtypes and
+    more than LIMIT products left to the Python path."""
+    cases = []
+    for _ in range(60):
+        m, q = int(rng.integers(1, 300)), int(rng.integers(1, 300))
+        x = (rng.standard_normal(m) * rng.choice([1e-30, 1.0, 1e30], m)).astype(dtype)
+        y = (rng.standard_normal(q) * rng.choice([1e-30, 1.0, 1e30], q)).astype(dtype)
+        x[rng.random(m) < 0.05] = -0.0
+        y[rng.random(q) < 0.05] = np.inf
+        cases.append((x, y))
+    args = [(_tensor(x, "off"), strided.tensor(y)) for x, y in cases]
+    fast = [strided.outer(a, b) for a, b in args]
+    assert all(matkernel.outer(a, b) is not None for a, b in args)
+    for (x, y), f in zip(cases, fast):
+        t = torch.outer(torch.from_numpy(x), torch.from_numpy(y))
+        assert f.shape == tuple(t.shape) and f.stride() == t.stride()
+        assert f._np().tobytes() == t.numpy().tobytes()  # (one IEEE product each: torch's bits too)
+    v = strided.tensor(np.array([1.0, np.nan, 2.0], dtype))
+    w = strided.tensor(np.arange(6, dtype=dtype))
+    assert matkernel.outer(v, w) is None and matkernel.outer(w, v) is None
+    assert matkernel.outer(w[::2], w) is None and matkernel.outer(w, w.double() if dtype == np.float32 else w.float()) is None
+    assert matkernel.outer(strided.ones(600, dtype=strided.float32), strided.ones(600, dtype=strided.float32)) is None
+    assert matkernel.outer(strided.ones(2, 3), w) is None
+    matkernel.switch_off(monkeypatch.setattr)
+    for (a, b), f in zip(args, fast):
+        want = strided.outer(a, b)
+        assert want.stride() == f.stride() and want.dtype == f.dtype and want._np().tobytes() == f._np().tobytes()

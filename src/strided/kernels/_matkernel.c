@@ -270,16 +270,17 @@ static int blas_layout(Py_ssize_t r, Py_ssize_t c, Py_ssize_t s0, Py_ssize_t s1,
     return 0;
 }
 
-/* The batched gemm: `batch` matrices (m, n) @ (n, p), operand element strides (sa0, sa1, sa2)
- * and (sb0, sb1, sb2) (sa0/sb0 the batch strides), into a fresh row-major (batch, m, p). */
-static PyObject *products(operand *a, operand *b, Py_ssize_t batch, int nd,
-                          const Py_ssize_t *sa, const Py_ssize_t *sb, PyObject **dims)
+/* The batched gemm of `products` into `z` (batch * m * p elements of a's kind, row-major): 1 done;
+ * 0 where NumPy would not make these gemm calls (an operand not blasable, a matrix times its own
+ * transpose: syrk), nothing written. */
+static int gemm_into(operand *a, operand *b, Py_ssize_t batch, int nd, const Py_ssize_t *sa, const Py_ssize_t *sb,
+                     char *z)
 {
     Py_ssize_t m = a->shape[nd - 2], n = a->shape[nd - 1], p = b->shape[nd - 1];
     int t1, t2;
     int64_t lda, ldb;
     if (!blas_layout(m, n, sa[1], sa[2], &t1, &lda) || !blas_layout(n, p, sb[1], sb[2], &t2, &ldb))
-        Py_RETURN_NONE;
+        return 0;
     int kind = a->kind;
     Py_ssize_t size = kind ? 8 : 4;
     const char *pa = (const char *)a->buf.buf + a->offset * size;
@@ -287,8 +288,28 @@ static PyObject *products(operand *a, operand *b, Py_ssize_t batch, int nd,
     if (t1 != t2) { /* (a matrix times its own transpose: NumPy's syrk, not here) */
         for (Py_ssize_t i = 0; i < batch; i++)
             if (pa + i * sa[0] * size == pb + i * sb[0] * size)
-                Py_RETURN_NONE;
+                return 0;
     }
+    for (Py_ssize_t i = 0; i < batch; i++) {
+        const char *x = pa + i * sa[0] * size, *y = pb + i * sb[0] * size;
+        char *zi = z + i * m * p * size;
+        if (kind)
+            k_dgemm(ROW_MAJOR, t1, t2, m, p, n, 1., (const double *)x, lda, (const double *)y, ldb,
+                    0., (double *)zi, p);
+        else
+            k_sgemm(ROW_MAJOR, t1, t2, m, p, n, 1.f, (const float *)x, lda, (const float *)y, ldb,
+                    0.f, (float *)zi, p);
+    }
+    return 1;
+}
+
+/* The batched gemm: `batch` matrices (m, n) @ (n, p), operand element strides (sa0, sa1, sa2)
+ * and (sb0, sb1, sb2) (sa0/sb0 the batch strides), into a fresh row-major (batch, m, p). */
+static PyObject *products(operand *a, operand *b, Py_ssize_t batch, int nd,
+                          const Py_ssize_t *sa, const Py_ssize_t *sb, PyObject **dims)
+{
+    Py_ssize_t m = a->shape[nd - 2], p = b->shape[nd - 1];
+    int kind = a->kind;
     Py_buffer out;
     PyObject *flat = fresh(batch * m * p, kind, &out);
     if (flat == NULL) {
@@ -296,17 +317,12 @@ static PyObject *products(operand *a, operand *b, Py_ssize_t batch, int nd,
             return NULL;
         Py_RETURN_NONE;
     }
-    for (Py_ssize_t i = 0; i < batch; i++) {
-        const char *x = pa + i * sa[0] * size, *y = pb + i * sb[0] * size;
-        char *z = (char *)out.buf + i * m * p * size;
-        if (kind)
-            k_dgemm(ROW_MAJOR, t1, t2, m, p, n, 1., (const double *)x, lda, (const double *)y, ldb,
-                    0., (double *)z, p);
-        else
-            k_sgemm(ROW_MAJOR, t1, t2, m, p, n, 1.f, (const float *)x, lda, (const float *)y, ldb,
-                    0.f, (float *)z, p);
-    }
+    int made = gemm_into(a, b, batch, nd, sa, sb, (char *)out.buf);
     PyBuffer_Release(&out);
+    if (!made) {
+        Py_DECREF(flat);
+        Py_RETURN_NONE;
+    }
     PyObject *t = result(flat, kind, dims, nd);
     Py_DECREF(flat);
     return t;
@@ -853,11 +869,218 @@ end:
     return answer;
 }
 
+/* The products of outer for one dtype: z[i, j] = x[i] * y[j], one IEEE product each, x's element
+ * first (as _specialkernel's kron2, whose clones these are: the same values at any width). */
+#define DEFINE_OUTER_ROWS(NAME, T)                                                             \
+    __attribute__((target_clones("avx512f", "avx2", "default"))) static void NAME(             \
+        const T *restrict x, const T *restrict y, T *restrict z, Py_ssize_t m, Py_ssize_t q)   \
+    {                                                                                          \
+        for (Py_ssize_t i = 0; i < m; i++) {                                                   \
+            T s = x[i];                                                                        \
+            T *row = z + i * q;                                                                \
+            for (Py_ssize_t j = 0; j < q; j++)                                                 \
+                row[j] = s * y[j];                                                             \
+        }                                                                                      \
+    }
+DEFINE_OUTER_ROWS(outer_rows_f, float)
+DEFINE_OUTER_ROWS(outer_rows_d, double)
+
+/* Whether one of the n elements at p (float32: kind 0, else float64) is NaN. */
+static int any_nan(const char *p, Py_ssize_t n, int kind)
+{
+    for (Py_ssize_t i = 0; i < n; i++) {
+        double v = kind ? ((const double *)p)[i] : (double)((const float *)p)[i];
+        if (v != v)
+            return 1;
+    }
+    return 0;
+}
+
+/* outer(a, b): matmul._fast_outer's product in one call, for two float32/float64 tensors of one
+ * dtype, 1-D, contiguous (stride 1), no size 0, at most `limit` products (larger ones release the
+ * GIL in kron2): out[i, j] = a[i] * b[j] as a fresh row-major (m, q) tensor -- kron2's products,
+ * so the bits are that path's. None where either holds a NaN (a NaN product's payload could depend
+ * on the operand order the compiler picked: NumPy's path decides) or anything else is not for
+ * here. (Autograd and the exact class are the caller's checks.) */
+static PyObject *py_outer(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (!two_args(nargs, "outer"))
+        return NULL;
+    operand a, b;
+    PyObject *answer = Py_None;
+    int r = read_two(args, 1, 1, 1, &a, &b);
+    if (r < 0) {
+        answer = NULL;
+        goto end;
+    }
+    Py_ssize_t m = r ? a.shape[0] : 0, q = r ? b.shape[0] : 0, size = a.kind ? 8 : 4;
+    if (r == 0 || a.kind != b.kind || a.strides[0] != 1 || b.strides[0] != 1 || (double)m * q > (double)k_limit)
+        goto end;
+    const char *x = (const char *)a.buf.buf + a.offset * size, *y = (const char *)b.buf.buf + b.offset * size;
+    if (any_nan(x, m, a.kind) || any_nan(y, q, a.kind))
+        goto end;
+    Py_buffer out;
+    PyObject *flat = fresh(m * q, a.kind, &out);
+    if (flat == NULL) {
+        if (PyErr_Occurred())
+            answer = NULL;
+        goto end;
+    }
+    if (a.kind)
+        outer_rows_d((const double *)x, (const double *)y, (double *)out.buf, m, q);
+    else
+        outer_rows_f((const float *)x, (const float *)y, (float *)out.buf, m, q);
+    PyBuffer_Release(&out);
+    PyObject *dims[2] = {PyTuple_GET_ITEM(a.shape_tuple, 0), PyTuple_GET_ITEM(b.shape_tuple, 0)};
+    answer = result(flat, a.kind, dims, 2); /* (a new reference, or NULL) */
+    Py_DECREF(flat);
+    done(&a);
+    done(&b);
+    return answer;
+end:
+    Py_XINCREF(answer);
+    done(&a);
+    done(&b);
+    return answer;
+}
+
+/* The sums of addbmm_sums for one dtype, specialised by the compiler for each (sp, mq) as
+ * DEFINE_SCALE_ADD's: o = p[0] * A (unless sp is 0) + q * B (q alone for mq 1, nothing for mq 0),
+ * then + p[i] * A for each later batch i, each operation rounded once in T. Answers whether some
+ * add met two NaN operands (which NaN NumPy's add returns is its loop's operand order: the caller
+ * leaves such a call to NumPy); o is then not to be used. */
+#define DEFINE_ADDBMM_SUMS(NAME, T)                                                            \
+    static inline int NAME(const T *restrict pr, const T *restrict q, T *restrict o, Py_ssize_t batch, \
+                           Py_ssize_t n, T A, T B, const int sp, const int mq)                 \
+    {                                                                                          \
+        int both = 0;                                                                          \
+        for (Py_ssize_t e = 0; e < n; e++) {                                                   \
+            T x = sp ? pr[e] * A : pr[e];                                                      \
+            if (mq) {                                                                          \
+                T y = mq == 2 ? q[e] * B : q[e];                                               \
+                both |= (x != x) & (y != y);                                                   \
+                x = x + y;                                                                     \
+            }                                                                                  \
+            for (Py_ssize_t i = 1; i < batch; i++) {                                           \
+                T y = sp ? pr[i * n + e] * A : pr[i * n + e];                                  \
+                both |= (x != x) & (y != y);                                                   \
+                x = x + y;                                                                     \
+            }                                                                                  \
+            o[e] = x;                                                                          \
+        }                                                                                      \
+        return both;                                                                           \
+    }
+DEFINE_ADDBMM_SUMS(addbmm_sums_f, float)
+DEFINE_ADDBMM_SUMS(addbmm_sums_d, double)
+
+#define ADDBMM_CASES(NAME, P, Q, O, A, B)                                                      \
+    (sp ? (mq == 0 ? NAME(P, Q, O, batch, mp, A, B, 1, 0) : mq == 1 ? NAME(P, Q, O, batch, mp, A, B, 1, 1) \
+                                                : NAME(P, Q, O, batch, mp, A, B, 1, 2))        \
+        : (mq == 0 ? NAME(P, Q, O, batch, mp, A, B, 0, 0) : mq == 1 ? NAME(P, Q, O, batch, mp, A, B, 0, 1) \
+                                                  : NAME(P, Q, O, batch, mp, A, B, 0, 2)))
+
+/* addbmm(input, batch1, batch2, beta, alpha): fused.addbmm's fast path in one call, for plain
+ * float32/float64 tensors of one dtype, batch1 (B, m, n) and batch2 (B, n, p) row-major (any
+ * offset), input row-major (m, p), m, n, p at least 2, at most `limit` multiply-adds: the gemm
+ * calls np.matmul makes on the batches (gemm_into), then the Python path's NumPy operations in
+ * its order (_plus_input on the first product: * alpha unless alpha is 1, + input * beta, + input
+ * for beta 1, nothing for beta 0; then _accumulate_into's + product * alpha of each later batch),
+ * each rounded once in the dtype, as a fresh row-major (m, p) tensor. None where an add meets two
+ * NaN operands (DEFINE_ADDBMM_SUMS), alpha is 0, a factor is not for scalar(), or anything else is
+ * not for here (the Python path then decides). */
+static PyObject *py_addbmm(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5 || k_tensor == NULL) {
+        PyErr_SetString(PyExc_TypeError, "addbmm(input, batch1, batch2, beta, alpha) takes 5 arguments, after setup");
+        return NULL;
+    }
+    operand a, b, in;
+    in.held = 0;
+    PyObject *answer = Py_None, *flat = NULL;
+    char *prod = NULL;
+    int r = read_two(args + 1, 3, 3, 2, &a, &b);
+    if (r == 1)
+        r = read_operand_min(args[0], 2, &in, 2);
+    if (r < 0) {
+        answer = NULL;
+        goto end;
+    }
+    double ad, bd;
+    float af, bf;
+    if (r == 0 || Py_TYPE(args[0]) != k_tensor || Py_TYPE(args[1]) != k_tensor || Py_TYPE(args[2]) != k_tensor
+        || a.kind != b.kind || in.kind != a.kind || !scalar(args[3], a.kind, &bd, &bf)
+        || !scalar(args[4], a.kind, &ad, &af) || ad == 0.)
+        goto end;
+    Py_ssize_t batch = a.shape[0], m = a.shape[1], n = a.shape[2], p = b.shape[2], mp = m * p;
+    if (b.shape[0] != batch || b.shape[1] != n || in.shape[0] != m || in.shape[1] != p
+        || (double)batch * m * n * p > (double)k_limit)
+        goto end;
+    /* (row-major operands, as fused.fast_bmm takes them, and a row-major input: _plus_input's run) */
+    if (a.strides[0] != m * n || a.strides[1] != n || a.strides[2] != 1 || b.strides[0] != n * p
+        || b.strides[1] != p || b.strides[2] != 1 || in.strides[0] != p || in.strides[1] != 1)
+        goto end;
+    Py_ssize_t size = a.kind ? 8 : 4;
+    prod = PyMem_Malloc((size_t)(batch * mp * size));
+    if (prod == NULL) {
+        answer = PyErr_NoMemory();
+        goto end;
+    }
+    Py_ssize_t sa[3] = {a.strides[0], a.strides[1], a.strides[2]}, sb[3] = {b.strides[0], b.strides[1], b.strides[2]};
+    if (!gemm_into(&a, &b, batch, 3, sa, sb, prod))
+        goto end;
+    Py_buffer out;
+    flat = fresh(mp, a.kind, &out);
+    if (flat == NULL) {
+        if (PyErr_Occurred())
+            answer = NULL;
+        goto end;
+    }
+    /* (the tests on the Python values, as _plus_input's: a float32 factor may round to 0 or 1) */
+    int sp = ad != 1., mq = bd == 0. ? 0 : bd == 1. ? 1 : 2, both;
+    if (a.kind)
+        both = ADDBMM_CASES(addbmm_sums_d, (const double *)prod, (const double *)in.buf.buf + in.offset,
+                            (double *)out.buf, ad, bd);
+    else
+        both = ADDBMM_CASES(addbmm_sums_f, (const float *)prod, (const float *)in.buf.buf + in.offset,
+                            (float *)out.buf, af, bf);
+    PyBuffer_Release(&out);
+    if (!both) {
+        PyObject *dims[2] = {PyTuple_GET_ITEM(a.shape_tuple, 1), PyTuple_GET_ITEM(b.shape_tuple, 2)};
+        answer = result(flat, a.kind, dims, 2); /* (a new reference, or NULL) */
+        Py_DECREF(flat);
+        PyMem_Free(prod);
+        done(&a);
+        done(&b);
+        done(&in);
+        return answer;
+    }
+end:
+    Py_XDECREF(flat);
+    PyMem_Free(prod);
+    Py_XINCREF(answer); /* (None, or NULL with an error set) */
+    done(&a);
+    done(&b);
+    done(&in);
+    return answer;
+}
+
 #include "_lapack_calls.h"
 
 static PyMethodDef methods[] = {
     {"lapack_setup", py_lapack_setup, METH_VARARGS,
-     "lapack_setup(numpy_empty, float32, float64, int32, dpotrf, dsyevd, dgeqrf, dorgqr, dgesdd) (see _lapack_calls.h)"},
+     "lapack_setup(numpy_empty, float32, float64, int32, dpotrf, dsyevd, dgeqrf, dorgqr, dgesdd, sgelsy, dgelsy, "
+     "dgesv) (see _lapack_calls.h)"},
+    {"gesv_colmajor", (PyCFunction)(void (*)(void))py_gesv_colmajor, METH_FASTCALL,
+     "gesv_colmajor(a, n, as0, as1, aoffset, b, k, bs0, bs1, boffset): NumPy's solve call, x column-major, or None"},
+    {"outer", (PyCFunction)(void (*)(void))py_outer, METH_FASTCALL,
+     "outer(a, b): matmul._fast_outer's product of two contiguous float vectors, a fresh tensor, or None"},
+    {"addbmm", (PyCFunction)(void (*)(void))py_addbmm, METH_FASTCALL,
+     "addbmm(input, batch1, batch2, beta, alpha): fused.addbmm's fast path, a fresh tensor, or None"},
+    {"gesdd_pinv", (PyCFunction)(void (*)(void))py_gesdd_pinv, METH_FASTCALL,
+     "gesdd_pinv(flat, m, n, s0, s1, offset, r): linalg_pinv of one matrix (n, m) row-major flat, or None"},
+    {"gelsy_colmajor", (PyCFunction)(void (*)(void))py_gelsy_colmajor, METH_FASTCALL,
+     "gelsy_colmajor(a, m, n, as0, as1, aoffset, b, k, bs0, bs1, boffset, rcond): lstsq's gelsy call, (x, rank), "
+     "or None"},
     {"syevd_colmajor", (PyCFunction)(void (*)(void))py_syevd_colmajor, METH_FASTCALL,
      "syevd_colmajor(flat, n, s0, s1, offset, lower, vectors): NumPy's eigh call, (w, v column-major or None), or None"},
     {"geqrf_colmajor", (PyCFunction)(void (*)(void))py_geqrf_colmajor, METH_FASTCALL,

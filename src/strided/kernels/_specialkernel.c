@@ -1866,6 +1866,95 @@ done:
     Py_XINCREF(answer);
     return answer;
 }
+
+/* vander_rows(x, out, n, increasing) -> bool: torch.vander's rows of the rows elements of x into
+ * out (rows, n) row-major, n >= 2: column 0 (increasing; else n - 1) is 1, and the others, from
+ * there on, x's running product along the row, as scan() makes it down the columns of x repeated
+ * (strided.ops.linalg.products._fast_vander's general route): the running value a double (float32
+ * widened, as PyTorch accumulates), r_1 = x, r_k = r_{k-1} * x, each stored once rounded to out's
+ * type. x and out are C-contiguous buffers of one format ("f" or "d"), out of rows * n elements.
+ * False (nothing written) where an element of x is NaN (scan()'s result would end in NaN: its
+ * caller's NumPy path decides which NaN) or the buffers overlap. Rows run VANDER_LANES at a time,
+ * their chains interleaved, each in its own order. */
+#define VANDER_LANES 8
+#define VANDER_ROWS(T)                                                                             \
+    {                                                                                              \
+        const T *xv = (const T *)x.buf;                                                            \
+        T *ov = (T *)out.buf;                                                                      \
+        Py_ssize_t first = increasing ? 0 : n - 1, step = increasing ? 1 : -1, i = 0;              \
+        for (; i + VANDER_LANES <= rows; i += VANDER_LANES) {                                      \
+            double r[VANDER_LANES], v[VANDER_LANES];                                               \
+            for (int l = 0; l < VANDER_LANES; l++) {                                               \
+                r[l] = v[l] = (double)xv[i + l];                                                   \
+                ov[(i + l) * n + first] = (T)1;                                                    \
+                ov[(i + l) * n + first + step] = (T)r[l];                                          \
+            }                                                                                      \
+            for (Py_ssize_t k = 2; k < n; k++)                                                     \
+                for (int l = 0; l < VANDER_LANES; l++) {                                           \
+                    r[l] = r[l] * v[l];                                                            \
+                    ov[(i + l) * n + first + k * step] = (T)r[l];                                  \
+                }                                                                                  \
+        }                                                                                          \
+        for (; i < rows; i++) {                                                                    \
+            double r = (double)xv[i], v = r;                                                       \
+            ov[i * n + first] = (T)1;                                                              \
+            ov[i * n + first + step] = (T)r;                                                       \
+            for (Py_ssize_t k = 2; k < n; k++) {                                                   \
+                r = r * v;                                                                         \
+                ov[i * n + first + k * step] = (T)r;                                               \
+            }                                                                                      \
+        }                                                                                          \
+    }
+
+static PyObject *py_vander_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 4) {
+        PyErr_Format(PyExc_TypeError, "vander_rows(x, out, n, increasing) takes 4 arguments, not %zd", nargs);
+        return NULL;
+    }
+    Py_ssize_t n = PyLong_AsSsize_t(args[2]);
+    int increasing = PyObject_IsTrue(args[3]);
+    if ((n == -1 || increasing < 0) && PyErr_Occurred()) return NULL;
+    Py_buffer x, out;
+    if (PyObject_GetBuffer(args[0], &x, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &out, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&x);
+        return NULL;
+    }
+    PyObject *answer = NULL;
+    int f32 = strcmp(x.format, "f") == 0 && x.itemsize == 4, f64 = strcmp(x.format, "d") == 0 && x.itemsize == 8;
+    Py_ssize_t rows = (f32 || f64) ? x.len / x.itemsize : 0;
+    if (!(f32 || f64) || strcmp(out.format, x.format) != 0 || n < 2 || rows > PY_SSIZE_T_MAX / n
+        || out.len != rows * n * x.itemsize) {
+        PyErr_Format(PyExc_ValueError, "vander_rows: x and out must be C-contiguous float32 or float64 buffers of "
+                     "one format, out of n >= 2 elements per element of x (formats %s and %s, %zd and %zd bytes, "
+                     "n %zd)", x.format, out.format, x.len, out.len, n);
+        goto done;
+    }
+    answer = Py_False;
+    if (overlaps(&x, &out))
+        goto done;
+    for (Py_ssize_t i = 0; i < rows; i++) {
+        double v = f32 ? (double)((const float *)x.buf)[i] : ((const double *)x.buf)[i];
+        if (v != v)
+            goto done;
+    }
+    if (rows * n >= MIN_RELEASE) {
+        Py_BEGIN_ALLOW_THREADS
+        if (f32) VANDER_ROWS(float) else VANDER_ROWS(double)
+        Py_END_ALLOW_THREADS
+    } else {
+        if (f32) VANDER_ROWS(float) else VANDER_ROWS(double)
+    }
+    answer = Py_True;
+done:
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&out);
+    Py_XINCREF(answer);
+    return answer;
+}
+#undef VANDER_ROWS
 #undef SCAN_LOOP
 #undef SCAN_KIND
 #undef SCAN_LINES
@@ -8355,6 +8444,8 @@ static PyMethodDef methods[] = {
      "fma64(a, b, c, out) -> bool: out = fma(a, b, c), float64 (False: an overlap, nothing written)"},
     {"softmax_rows", (PyCFunction)(void (*)(void))py_softmax_rows, METH_FASTCALL,
      "softmax_rows(x, out, n, log) -> bool: (log_)softmax of each row of n elements (False: an overlap)"},
+    {"vander_rows", (PyCFunction)(void (*)(void))py_vander_rows, METH_FASTCALL,
+     "vander_rows(x, out, n, increasing) -> bool: torch.vander's rows (running products in a double)"},
     {"scan", (PyCFunction)(void (*)(void))py_scan, METH_FASTCALL,
      "scan(x, out, n, inner, prod) -> True or 2: cumsum (cumprod) along a dim, as NumPy computes it (2: "
      "a line ends in NaN; False: not run)"},

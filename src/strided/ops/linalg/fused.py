@@ -851,6 +851,9 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alph
     [[12.0, 12.0], [12.0, 12.0]]
     """
     if out is None and _number(beta) and _number(alpha) and alpha != 0:
+        t = _mk.addbmm(input, batch1, batch2, beta, alpha)  # (the steps below in one compiled call)
+        if t is not None:
+            return t
         fast = fast_bmm(batch1, batch2)
         if fast is not None:  # (the general path's batch by batch sums, on the same products)
             p = fast[0]

@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from ...dispatch import OPEN
-from ...dtypes import int32, real_of
+from ...dispatch import OPEN, adopted
+from ...dtypes import float32, float64, int32, real_of
 from ...errors import LinAlgError, StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import grad_zeros, seal
 from ...kernels.fpstate import quiet
@@ -31,6 +31,7 @@ from ...memory_format import contiguous_format
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support.gradtools import needs_grad
+from .._support.operands import _cinfo
 from .._support.promotion import TORCH_NAMES
 from .._support.reduce_args import shape_text
 from ..elementwise.unary import where
@@ -185,6 +186,10 @@ def _solve(A: Tensor, B: Tensor, left: bool, check_errors: bool | None) -> tuple
     """linalg.solve (``check_errors`` None: a singular matrix raises) or solve_ex (NaN where
     singular, unless ``check_errors``): the solution and the batch-shaped info."""
     op = "linalg.solve"
+    if left is True:
+        fast = _fast_solve(A, B)
+        if fast is not None:
+            return fast, np.zeros((), np.int32)
     A = LA.square(A, op)  # noqa: N806
     tensor_arg(B, op, "B", 2)
     vector = _solve_shapes(A, B, left, op)
@@ -215,6 +220,27 @@ def _solve(A: Tensor, B: Tensor, left: bool, check_errors: bool | None) -> tuple
         return LA.colmajor(x[..., 0], A._dtype), info
     # (X A = B is solved as A^T X^T = B^T: X^T column-major, so X row-major, as PyTorch's)
     return (LA.colmajor(x, A._dtype).mT if not left else LA.colmajor(x, A._dtype)), info
+
+
+def _fast_solve(A: Any, B: Any) -> Tensor | None:  # noqa: N803
+    """solve (left) of one finite non-singular float32/float64 (n, n) matrix and a (n, k) or (n,)
+    B of its dtype, n and k at most 64: NumPy's dgesv call made in C on the storages
+    (:data:`.matkernel.gesv_colmajor`, the gufunc's arguments on the same numbers, so the same
+    bits), laid out as the general path lays the solution out (column-major; a vector's
+    contiguous). None (nothing done) for any other call, a singular A included."""
+    if A.__class__ is not Tensor or B.__class__ is not Tensor or A._dtype not in _FAST_FLOATS or B._dtype is not A._dtype:
+        return None
+    la, lb = A._layout, B._layout
+    if len(la.shape) != 2 or la.shape[0] != la.shape[1] or not 1 <= len(lb.shape) <= 2 or lb.shape[0] != la.shape[0]:
+        return None
+    n = la.shape[0]
+    vector = len(lb.shape) == 1  # (A of two dims: B of one is PyTorch's vector case)
+    k, bs1 = (1, 0) if vector else (lb.shape[1], lb.strides[1])
+    done = matkernel.gesv_colmajor(A._storage.array, n, la.strides[0], la.strides[1], la.offset,
+                                   B._storage.array, k, lb.strides[0], bs1, lb.offset)
+    if done is None:
+        return None
+    return adopted(done, _cinfo[(n,)][2] if vector else LA.colmajor_layouts[(n, k)], A._dtype)
 
 
 def _solve_singular(A: Tensor, a_own: np.ndarray, a: np.ndarray, b: np.ndarray, info: np.ndarray,  # noqa: N803
@@ -443,6 +469,9 @@ def linalg_pinv(A: Tensor, rcond: Any = None, hermitian: bool = False, *, atol: 
             f"A has shape {shape_text(A.shape)} and dtype {A._dtype.name}", "fix: A.reshape(m, n).double()"))
     if rcond is not None:
         rtol = rcond
+    fast = _fast_pinv(A, hermitian, atol, rtol)
+    if fast is not None:
+        return fast
     a = A._np() if hermitian else LA.finite_for_svd(A)
     m, n = a.shape[-2:]
     if a.size == 0:
@@ -461,6 +490,28 @@ def linalg_pinv(A: Tensor, rcond: Any = None, hermitian: bool = False, *, atol: 
     return LA.rowmajor(p.astype(a.dtype, copy=False), A._dtype)
 
 
+_FAST_FLOATS = frozenset((float32, float64))  # (the dtypes of the compiled LAPACK calls)
+
+
+def _fast_pinv(A: Tensor, hermitian: Any, atol: Any, rtol: Any) -> Tensor | None:  # noqa: N803
+    """pinv of one finite float32/float64 matrix of 2 to 64 rows and columns, ``hermitian``
+    False, ``atol`` None and ``rtol`` None or a float or int: the general path's SVD and steps
+    after it made in one compiled call (:data:`.matkernel.gesdd_pinv`, the same operations on
+    the same numbers, so the same bits), the result row-major as that path lays it out. None
+    (nothing done) for any other call."""
+    if (A.__class__ is not Tensor or A._dtype not in _FAST_FLOATS or hermitian is not False or atol is not None
+            or not (rtol is None or rtol.__class__ in (float, int))):
+        return None
+    lay = A._layout
+    if len(lay.shape) != 2:
+        return None
+    m, n = lay.shape
+    # (_tolerances' r: rtol as a float, else eps * max(m, n))
+    r = _eps(A._dtype.numpy) * max(m, n) if rtol is None else float(rtol)
+    done = matkernel.gesdd_pinv(A._storage.array, m, n, lay.strides[0], lay.strides[1], lay.offset, r)
+    return None if done is None else adopted(done, _cinfo[(n, m)][2], A._dtype)
+
+
 def _reduced_svd(A: Tensor, a: np.ndarray) -> tuple:  # noqa: N803
     """``np.linalg.svd(a, full_matrices=False)`` of ``A``'s finite non-empty array ``a``: for one
     float32/float64 matrix of at most 64 rows and columns, NumPy's dgesdd call made in C on the
@@ -476,6 +527,20 @@ def _reduced_svd(A: Tensor, a: np.ndarray) -> tuple:  # noqa: N803
             return (np.ascontiguousarray(done[0].reshape(k, m).T), done[1],
                     np.ascontiguousarray(done[2].reshape(n, k).T))
     return np.linalg.svd(a, full_matrices=False)
+
+
+def _svdvals(A: Tensor, a: np.ndarray) -> np.ndarray:  # noqa: N803
+    """``np.linalg.svd(a, compute_uv=False)`` of ``A``'s finite non-empty array ``a`` (as
+    :func:`_singular_values`): for one float32/float64 matrix of at most 64 rows and columns,
+    NumPy's dgesdd call made in C on the storage (:data:`.matkernel.gesdd_colmajor` with jobz
+    'N', the same bits); NumPy's call otherwise."""
+    if a.ndim == 2 and a.dtype in _SVD_FAST:
+        lay = A._layout
+        done = matkernel.gesdd_colmajor(A._storage.array, lay.shape[0], lay.shape[1], lay.strides[0],
+                                        lay.strides[1], lay.offset, 0)
+        if done is not None:
+            return done[1]
+    return _singular_values(a, False)
 
 
 _SVD_FAST = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
@@ -538,7 +603,12 @@ def linalg_matrix_rank(A: Tensor, tol: Any = None, hermitian: bool = False, *, a
     if a.size == 0:
         return LA.int64_result(np.zeros(a.shape[:-2], np.int64))
     with quiet():  # (np.errstate(all="ignore") at a tenth of its cost)
-        s = _singular_values(a, hermitian)
+        s = _singular_values(a, hermitian) if hermitian else _svdvals(A, a)
+    if atol is None and rtol is None and s.ndim == 1:
+        # (one matrix, the default cut-off: _tolerances' float64 steps on Python floats, the
+        # comparisons in float64 as NumPy's of float32 against a float64 array; s is finite)
+        cut = _eps(a.dtype) * max(m, n) * float(s[0])
+        return LA.int64_result(np.asarray(sum(v > cut for v in s.tolist()), np.int64))
     cut = _tolerances(s[..., 0], atol, rtol, m, n, a.dtype, op)
     return LA.int64_result((s > cut[..., None]).sum(-1))
 
@@ -590,6 +660,9 @@ def linalg_lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: st
             f"{op}: input.dim() must be greater or equal to other.dim() and (input.dim() - other.dim()) <= 1",
             f"A has shape {shape_text(A.shape)}, B {shape_text(B.shape)}",
             "fix: B of A's dims (a batch of matrices), or of A.shape[:-1] (a batch of vectors)"))
+    fast = _fast_lstsq(A, B, rcond, driver)
+    if fast is not None:
+        return fast
     # (PyTorch's vector case: B of one dim, or exactly A's shape but its last; else B is matrices)
     vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and B.shape == A.shape[:-1])
     a, b = LA.finite_for_svd(A), B._np()
@@ -646,7 +719,16 @@ def linalg_lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: st
         own = tuple(slice(0, 1) if size == 1 else slice(None) for size in A.shape[:-2])
         rank, s = rank[own], s[own]
     rt = real_of(A._dtype)
-    whole = LA.colmajor(buffer, A._dtype)
+    return R.linalg_lstsq(
+        _solution(LA.colmajor(buffer, A._dtype), n, k, vector),
+        LA.rowmajor(residuals, rt),
+        LA.int64_result(rank if driver != "gels" else np.zeros((0,), np.int64)),
+        LA.rowmajor(s.astype(real) if driver in ("gelsd", "gelss") else np.zeros((0,), real), rt))
+
+
+def _solution(whole: Tensor, n: int, k: int, vector: bool) -> Tensor:
+    """lstsq's solution in ``whole``, LAPACK's B on return (..., max(m, n), k) column-major: the
+    view of its first ``n`` rows (of its one column for a ``vector`` B; a 0-d one copied)."""
     if OPEN:  # (watched: the slice's own record)
         solution = whole[..., :n, :]
     else:  # (the slice's view, its layout made here: index_layout's parsing costs ~5 us)
@@ -654,11 +736,38 @@ def linalg_lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: st
         solution = whole._view(Layout._trusted(lay.shape[:-2] + (n, k), lay.strides, 0))
     if vector:
         solution = solution[..., 0]
-    return R.linalg_lstsq(
-        solution.contiguous() if solution._layout.shape == () else solution,
-        LA.rowmajor(residuals, rt),
-        LA.int64_result(rank if driver != "gels" else np.zeros((0,), np.int64)),
-        LA.rowmajor(s.astype(real) if driver in ("gelsd", "gelss") else np.zeros((0,), real), rt))
+    return solution.contiguous() if solution._layout.shape == () else solution
+
+
+def _fast_lstsq(A: Tensor, B: Tensor, rcond: Any, driver: str) -> Any:  # noqa: N803
+    """lstsq with driver 'gelsy' of one finite float32/float64 system (A (m, n), B (m, k) or
+    (m,), 1 <= m, n, k <= 64, rcond None or a float or int): its sgelsy/dgelsy call made in C on
+    the storages (:data:`.matkernel.gelsy_colmajor`, the arguments ``._lapack.solve`` gives it,
+    so the same bits), its results laid out as the general path lays them out. None (nothing
+    done) for any other call, a non-finite element of A included (the general path refuses it).
+    A and B are checked already: tensors of one float dtype, B of A's dims or one fewer."""
+    if (driver != "gelsy" or A.__class__ is not Tensor or B.__class__ is not Tensor
+            or A._dtype not in _FAST_FLOATS or not (rcond is None or rcond.__class__ in (float, int))):
+        return None
+    la, lb = A._layout, B._layout
+    if len(la.shape) != 2 or lb.shape[0] != la.shape[0]:
+        return None
+    m, n = la.shape
+    vector = len(lb.shape) == 1  # (A of two dims: B of one is PyTorch's vector case, of two matrices)
+    k, bs1 = (1, 0) if vector else (lb.shape[1], lb.strides[1])
+    rows = max(m, n)
+    dt = A._dtype
+    real = dt.numpy
+    done = matkernel.gelsy_colmajor(A._storage.array, m, n, la.strides[0], la.strides[1], la.offset,
+                                    B._storage.array, k, lb.strides[0], bs1, lb.offset,
+                                    _eps(real) * rows if rcond is None else float(rcond))
+    if done is None:
+        return None
+    whole = adopted(done[0], LA.colmajor_layouts[(rows, k)], dt)
+    return R.linalg_lstsq(_solution(whole, n, k, vector), LA.rowmajor(np.zeros((0,), real), dt),
+                          LA.int64_result(np.array(done[1], np.int64)), LA.rowmajor(np.zeros((0,), real), dt))
+
+
 
 
 def _conj_product(r: np.ndarray) -> np.ndarray:

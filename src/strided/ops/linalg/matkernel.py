@@ -80,14 +80,14 @@ def _addresses() -> list[int] | None:
 def _setup() -> None:
     """Bind :func:`mm`, :func:`bmm` and :func:`mv` to the compiled entries, set up; or to
     functions answering None (not built, ``STRIDED_NATIVE=0``, another BLAS)."""
-    global mm, bmm, mv, scale_add, bmm_small, trace, addr, dot
+    global mm, bmm, mv, scale_add, bmm_small, trace, addr, dot, addbmm, outer
     k = _compiled("_matkernel")
     found = _addresses() if k is not None else None
     if k is None or found is None or 0 in found:
-        mm = bmm = mv = bmm_small = dot = _none
+        mm = bmm = mv = bmm_small = dot = outer = _none
         scale_add = _none4
         trace = _none1
-        addr = _none5
+        addr = addbmm = _none5
         return
     from ...dispatch import adopted
     from ...dtypes import float32, float64
@@ -99,7 +99,7 @@ def _setup() -> None:
     k.setup(Tensor, Storage, Layout, adopted, _cinfo, np.empty, float32, float64,
             np.dtype(np.float32), np.dtype(np.float64), *found, LIMIT)
     mm, bmm, mv, scale_add, bmm_small, trace = k.mm, k.bmm, k.mv, k.scale_add, k.bmm_small, k.trace
-    addr, dot = k.addr, k.dot
+    addr, dot, addbmm, outer = k.addr, k.dot, k.addbmm, k.outer
 
 
 def _first_mm(a: Any, b: Any) -> Any:
@@ -162,7 +162,24 @@ def _first_dot(a: Any, b: Any) -> Any:
     return dot(a, b)
 
 
-trace, addr, dot = _first_trace, _first_addr, _first_dot
+def _first_addbmm(input: Any, batch1: Any, batch2: Any, beta: Any, alpha: Any) -> Any:  # noqa: A002
+    """``fused.addbmm``'s fast path in one call (row-major float32/float64 batches (B, m, n) and
+    (B, n, p) and input (m, p), sizes of at least 2: NumPy's gemm per batch, then ``_plus_input``'s
+    and ``_accumulate_into``'s operations in their order) as a fresh tensor; None where two NaN
+    operands meet in one add, alpha is 0, or the call is not for here."""
+    _setup()
+    return addbmm(input, batch1, batch2, beta, alpha)
+
+
+def _first_outer(a: Any, b: Any) -> Any:
+    """``matmul._fast_outer``'s product in one call (two contiguous float32/float64 vectors of one
+    dtype, no size 0, at most :data:`LIMIT` products: kron2's IEEE products) as a fresh row-major
+    tensor; None where either holds a NaN or the call is not for here."""
+    _setup()
+    return outer(a, b)
+
+
+trace, addr, dot, addbmm, outer = _first_trace, _first_addr, _first_dot, _first_addbmm, _first_outer
 
 
 def ready() -> bool:
@@ -180,18 +197,19 @@ def switch_off(setattr: Any) -> None:
 
     ready()
     module = sys.modules[__name__]
-    for name in ("mm", "bmm", "mv", "bmm_small", "dot"):
+    for name in ("mm", "bmm", "mv", "bmm_small", "dot", "outer"):
         setattr(module, name, _none)
     setattr(module, "scale_add", _none4)
     setattr(module, "trace", _none1)
     setattr(module, "addr", _none5)
+    setattr(module, "addbmm", _none5)
 
 
 # ---------------------------------------------------------------- LAPACK's factorizations
 
 # The LAPACK routines the calls of kernels/_lapack_calls.h make (NumPy's bundled scipy-openblas,
 # ILP64: scipy_<name>_64_), in lapack_setup's order
-_LAPACK = ("dpotrf", "dsyevd", "dgeqrf", "dorgqr", "dgesdd")
+_LAPACK = ("dpotrf", "dsyevd", "dgeqrf", "dorgqr", "dgesdd", "sgelsy", "dgelsy", "dgesv")
 
 
 def _lapack_none(*args: Any) -> None:
@@ -200,14 +218,17 @@ def _lapack_none(*args: Any) -> None:
 
 
 def _bind_lapack() -> None:
-    """Bind :data:`potrf_colmajor`, :data:`syevd_colmajor`, :data:`geqrf_colmajor` and
-    :data:`gesdd_colmajor` to the kernel's calls, the library's routines named to it (a routine it
-    lacks: that call answers None); or all four to :func:`_lapack_none`."""
-    global potrf_colmajor, syevd_colmajor, geqrf_colmajor, gesdd_colmajor
-    potrf_colmajor = syevd_colmajor = geqrf_colmajor = gesdd_colmajor = _lapack_none
+    """Bind :data:`potrf_colmajor`, :data:`syevd_colmajor`, :data:`geqrf_colmajor`,
+    :data:`gesdd_colmajor`, :data:`gesdd_pinv`, :data:`gelsy_colmajor` and :data:`gesv_colmajor`
+    to the kernel's calls, the library's routines named to it (a routine it lacks: that call
+    answers None); or all seven to :func:`_lapack_none`."""
+    global potrf_colmajor, syevd_colmajor, geqrf_colmajor, gesdd_colmajor, gelsy_colmajor, gesdd_pinv, gesv_colmajor
+    potrf_colmajor = syevd_colmajor = geqrf_colmajor = gesdd_colmajor = gelsy_colmajor = _lapack_none
+    gesdd_pinv = gesv_colmajor = _lapack_none
     k = _compiled("_matkernel")
     if k is None or not hasattr(k, "lapack_setup"):
         return
+    ready()  # (gesdd_pinv's product is the products' gemm: their setup first; without it, it answers None)
     import ctypes
 
     for path in openblas_paths("lapack"):
@@ -222,11 +243,12 @@ def _bind_lapack() -> None:
         k.lapack_setup(np.empty, np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int32), *addresses)
         potrf_colmajor, syevd_colmajor = k.potrf_colmajor, k.syevd_colmajor
         geqrf_colmajor, gesdd_colmajor = k.geqrf_colmajor, k.gesdd_colmajor
+        gelsy_colmajor, gesdd_pinv, gesv_colmajor = k.gelsy_colmajor, k.gesdd_pinv, k.gesv_colmajor
         return
 
 
 def _bound_on_first_call(name: str) -> Any:
-    """A stand-in for the call ``name`` that binds all four (:func:`_bind_lapack`), then makes it."""
+    """A stand-in for the call ``name`` that binds all seven (:func:`_bind_lapack`), then makes it."""
 
     def first(*args: Any) -> Any:
         _bind_lapack()
@@ -265,3 +287,26 @@ geqrf_colmajor: Any = _bound_on_first_call("geqrf_colmajor")
 # Vh column-major flat, all of flat's dtype; None where LAPACK did not converge, an element is not
 # finite, or the kernel is not there (the caller's NumPy path then decides)
 gesdd_colmajor: Any = _bound_on_first_call("gesdd_colmajor")
+
+# gesdd_pinv(flat, m, n, s0, s1, offset, r): linalg_pinv of the finite (m, n) matrix (2 <= m, n <=
+# 64) read as geqrf_colmajor reads it, with hermitian False and the cut-off max(0, r * s_max) (r a
+# float: rtol, or eps * max(m, n)), as the general path computes it (gesdd_colmajor's SVD, then
+# its NumPy steps, np.matmul's gemm call included, on the same numbers), (n, m) row-major flat of
+# flat's dtype; None where an element is not finite, a size is under 2 or the kernel is not there
+gesdd_pinv: Any = _bound_on_first_call("gesdd_pinv")
+
+# gelsy_colmajor(a, m, n, as0, as1, aoffset, b, k, bs0, bs1, boffset, rcond): (x, rank) of
+# linalg_lstsq's default driver on one system: sgelsy (float32) or dgelsy (float64) called as
+# ._lapack.solve calls it (the same arguments on the same numbers) on the finite (m, n) matrix
+# A (element (i, j) at a[aoffset + i as0 + j as1]) and the (m, k) right-hand sides B read alike
+# (1 <= m, n, k <= 64, a and b 1-D storage arrays of one float dtype): x LAPACK's B on return,
+# column-major flat (max(m, n), k) of that dtype, rank an int; None where an element of A is not
+# finite or the call is not of that kind (the caller's general path then decides)
+gelsy_colmajor: Any = _bound_on_first_call("gelsy_colmajor")
+
+# gesv_colmajor(a, n, as0, as1, aoffset, b, k, bs0, bs1, boffset): the solution X of A X = B, column-
+# major flat (n, k) of the storages' float dtype, for the finite (n, n) A and the (n, k) B read as
+# gelsy_colmajor reads them (1 <= n, k <= 64), as NumPy's solve gufunc computes it (the same dgesv
+# call on the same numbers); None where A is singular, an element of A is not finite or the kernel
+# is not there (the caller's general path then decides)
+gesv_colmajor: Any = _bound_on_first_call("gesv_colmajor")

@@ -652,14 +652,21 @@ def outer(self: Tensor, vec2: Tensor) -> Tensor:
 
 def _fast_outer(a: Any, b: Any) -> Tensor | None:
     """outer's fast path: two row-major (contiguous) 1-D float32/float64 tensors of one dtype, no
-    size 0, neither recorded by autograd: the compiled Kronecker loop of the (m, 1) and (1, q)
+    size 0, neither recorded by autograd: up to :data:`.matkernel.LIMIT` products, the compiled
+    entry (:data:`.matkernel.outer`: the same products in one call); else the compiled Kronecker
+    loop of the (m, 1) and (1, q)
     matrices (:func:`~strided.ops.linalg.products.kron_native`, the general path's IEEE products,
     ``a[i]`` first) into the fresh row-major (m, q) result the general path's ``mul`` makes; None
     when a precondition fails (the general path runs)."""
     if a.__class__ is not Tensor or b.__class__ is not Tensor:
         return None
+    if a._ag is not None or b._ag is not None:
+        return None
+    t = _mk.outer(a, b)  # (the steps below in one compiled call, up to _mk.LIMIT products)
+    if t is not None:
+        return t
     d = a._dtype
-    if b._dtype is not d or (d is not float32 and d is not float64) or a._ag is not None or b._ag is not None:
+    if b._dtype is not d or (d is not float32 and d is not float64):
         return None
     sa, sb = a._layout.shape, b._layout.shape
     if len(sa) != 1 or len(sb) != 1 or not sa[0] or not sb[0]:

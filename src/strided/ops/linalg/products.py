@@ -306,6 +306,10 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Any = None) -> Tensor:
     >>> strided.tensordot(strided.ones(2, 3), strided.ones(3, 4), dims=1).shape
     (2, 4)
     """
+    if out is None and dims.__class__ is int and dims == 1 and not OPEN:
+        fast = _fast_tensordot(a, b)
+        if fast is not None:
+            return fast
     tensor_arg(a, "tensordot", "a")
     tensor_arg(b, "tensordot", "b", 2)
     da, db = _dims_list(dims, a, b)
@@ -335,6 +339,21 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Any = None) -> Tensor:
     if out is not None:
         return _tensordot_out(out, res)
     return res
+
+
+def _fast_tensordot(a: Any, b: Any) -> Tensor | None:
+    """``tensordot(a, b, dims=1)`` of two plain 2-D float tensors outside autograd (and out of a
+    watched call): the general path's steps without their cost -- its permute and reshape of a
+    matrix are views of the operand's own layout, so its product is the compiled ``mm`` of the
+    operands themselves, then the same reshape (the result a view of the product, as there).
+    None (nothing done) where the compiled product declines or the call is another."""
+    if a.__class__ is not Tensor or b.__class__ is not Tensor or a._ag is not None or b._ag is not None:
+        return None
+    sa, sb = a._layout.shape, b._layout.shape
+    if len(sa) != 2 or len(sb) != 2:
+        return None
+    t = _mk.mm(a, b)  # (None unless they multiply: one float dtype, sa[1] == sb[0])
+    return None if t is None else t.reshape((sa[0], sb[1]))
 
 
 def _tensordot_out(out: Any, res: Tensor) -> Tensor:
@@ -701,6 +720,9 @@ def _fast_vander(x: Any, N: Any, increasing: Any) -> Tensor | None:  # noqa: N80
 
     rows = shape[0]
     out = np.empty((rows, n), v.dtype)
+    k = native.special()
+    if k is not None and k.vander_rows(v, out, n, increasing):  # (the steps below in one pass)
+        return adopted(out.reshape(-1), _cinfo[(rows, n)][2], d)
     # the compiled scan down the columns of x repeated (each line's products those of the row's
     # scan, in its order: the same bits), its lines interleaved, then one tiled transposing copy
     # (256 elements: ~340 -> ~100 us); NumPy's scan of each row where it declines (no kernel, NaN)

@@ -21,10 +21,17 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+import numpy as np
+
 from ...callsite import user_site
+from ...dispatch import OPEN, adopted
+from ...dtypes import float32, float64
 from ...errors import StridedRuntimeError, join_lines
+from ...kernels.fpstate import quiet
+from ...kernels.reduce import holds_nan
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
+from .._support.operands import _cinfo, flat_run
 from .._support.promotion import TORCH_NAMES
 from ..registry import method
 
@@ -60,6 +67,10 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,  
     >>> strided.cov(strided.tensor([1.0, 2.0, 3.0, 4.0]), correction=0).item()
     1.25
     """
+    if fweights is None and aweights is None:
+        fast = _fast_cov(input, correction)
+        if fast is not None:
+            return fast
     x = tensor_arg(input, "cov")
     if x.ndim > 2:
         raise StridedRuntimeError(join_lines(
@@ -106,6 +117,39 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,  
     other = other.t()
     c = centred.mm(other.conj() if other._dtype.is_complex else other)
     return c.true_divide(norm).squeeze()  # (a Python int divides as PyTorch's 0-d int64 tensor does)
+
+
+def _fast_cov(x: Any, correction: Any) -> Tensor | None:
+    """cov's common call -- a plain row-major 2-D float32/float64 tensor outside autograd (and out
+    of a watched call), no weights, an int ``correction`` below the observations' count (at
+    least 2) -- as the general path's steps on NumPy arrays instead of tensors: strided's own row
+    sums, then ``/ n``, the centring, ``centred @ centred.T`` (the general path's ``mm`` of a
+    matrix and its own transpose is this ``np.matmul`` call on these views: NumPy's syrk) and
+    ``/ (n - correction)``, each an IEEE operation of the dtype, then the same squeeze. None
+    (nothing returned; the general path recomputes it) where the result holds a NaN: which of two
+    NaN operands an elementwise step keeps is its loop's choice, and with no NaN at the end none
+    arose on the way."""
+    if x.__class__ is not Tensor or x._dtype not in _FLOATS or x._ag is not None or OPEN:
+        return None
+    shape = x._layout.shape
+    if len(shape) != 2 or correction.__class__ is not int or shape[1] < 2 or shape[1] - correction <= 0:
+        return None
+    m, n = shape
+    run = flat_run(x, _cinfo[shape])
+    if run is None:
+        return None
+    avg = x.sum(1)._np()
+    with quiet():  # (np.errstate(all="ignore") at a tenth of its cost: strided's ops warn of nothing)
+        centred = run.reshape(shape) - (avg / n)[:, None]
+        c = np.matmul(centred, centred.T)
+        np.divide(c, n - correction, out=c)
+    flat = c.reshape(-1)
+    if holds_nan(flat):
+        return None
+    return adopted(flat, _cinfo[(m, m)][2], x._dtype).squeeze()
+
+
+_FLOATS = frozenset((float32, float64))
 
 
 declare(Kind.COMPUTE, "cov")
