@@ -75,3 +75,28 @@ def test_binary_ops_and_reductions_over_unaligned_memory(dtype, name):
     x, y = st.from_numpy(_unaligned(a, 1)), st.from_numpy(_unaligned(b, 3))
     ours, aligned = BINARY[name](x, y), BINARY[name](st.from_numpy(a.copy()), st.from_numpy(b.copy()))
     assert ours.shape == aligned.shape and ours.numpy().tobytes() == aligned.numpy().tobytes()
+
+
+LINALG = {"lstsq": lambda a, s, b, c: st.linalg.lstsq(a, b).solution, "solve": lambda a, s, b, c: st.linalg.solve(a, b),
+          "solve_ex": lambda a, s, b, c: st.linalg.solve_ex(a, b)[0], "pinv": lambda a, s, b, c: st.linalg.pinv(a),
+          "svd": lambda a, s, b, c: st.linalg.svd(a)[1], "svdvals": lambda a, s, b, c: st.linalg.svdvals(a),
+          "eigh": lambda a, s, b, c: st.linalg.eigh(s)[0], "eigvalsh": lambda a, s, b, c: st.linalg.eigvalsh(s),
+          "cholesky": lambda a, s, b, c: st.linalg.cholesky(s), "qr": lambda a, s, b, c: st.linalg.qr(a)[1],
+          "matrix_rank": lambda a, s, b, c: st.linalg.matrix_rank(a), "addbmm": lambda a, s, b, c: st.addbmm(a, c, c),
+          "outer": lambda a, s, b, c: st.outer(a.reshape(-1), a.reshape(-1)),
+          "tensordot": lambda a, s, b, c: st.tensordot(a, b, dims=1), "cov": lambda a, s, b, c: st.cov(a),
+          "vander": lambda a, s, b, c: st.vander(a[0]), "inv": lambda a, s, b, c: st.linalg.inv(s),
+          "det": lambda a, s, b, c: st.linalg.det(s), "mm": lambda a, s, b, c: a @ b, "bmm": lambda a, s, b, c: st.bmm(c, c),
+          "trace": lambda a, s, b, c: a.trace()}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", sorted(LINALG))
+def test_linalg_over_unaligned_memory(dtype, name):
+    rng = np.random.default_rng(2)
+    a, b = rng.standard_normal((6, 6)).astype(dtype), rng.standard_normal((6, 3)).astype(dtype)
+    s, c = (a @ a.T + 6 * np.eye(6)).astype(dtype), rng.standard_normal((2, 6, 6)).astype(dtype)
+    operands = (a, s, b, c)
+    ours = LINALG[name](*(st.from_numpy(_unaligned(v.reshape(-1), 1).reshape(v.shape)) for v in operands))
+    aligned = LINALG[name](*(st.from_numpy(v.copy()) for v in operands))
+    assert ours.shape == aligned.shape and ours.numpy().tobytes() == aligned.numpy().tobytes()

@@ -36,6 +36,7 @@ from ...kernels import native, npcore
 from ...kernels.blocked import copy_into
 from ...kernels.fpstate import quiet_call, quiet_retry, quietly
 from ...kernels.matmul import matmul_new
+from ...kernels.native import kernel_run
 from ...messages import broadcast_mismatch
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
@@ -647,7 +648,7 @@ def kron_native(x: np.ndarray, y: np.ndarray, m: int, n: int, p: int, q: int) ->
     if k is None or not (x.dtype.isnative and y.dtype.isnative) or x.dtype != y.dtype:
         return None
     res = np.empty(m * n * p * q, x.dtype)
-    return res if k.kron2(x, y, res, m, n, p, q) else None
+    return res if k.kron2(kernel_run(x), kernel_run(y), res, m, n, p, q) else None
 
 
 def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:  # noqa: N803
@@ -721,7 +722,7 @@ def _fast_vander(x: Any, N: Any, increasing: Any) -> Tensor | None:  # noqa: N80
     rows = shape[0]
     out = np.empty((rows, n), v.dtype)
     k = native.special()
-    if k is not None and k.vander_rows(v, out, n, increasing):  # (the steps below in one pass)
+    if k is not None and k.vander_rows(kernel_run(v), out, n, increasing):  # (the steps below in one pass)
         return adopted(out.reshape(-1), _cinfo[(rows, n)][2], d)
     # the compiled scan down the columns of x repeated (each line's products those of the row's
     # scan, in its order: the same bits), its lines interleaved, then one tiled transposing copy
