@@ -552,3 +552,65 @@ def test_lerp_transposed_requires_grad_forward():
     so = S.lerp(sa.t(), sb.t(), 0.7)
     to = torch.lerp(torch.from_numpy(A).t(), torch.from_numpy(B).t(), 0.7)
     assert np.allclose(so.detach().numpy(), to.numpy(), rtol=1e-12)
+
+
+def test_as_strided_views_vs_torch_held_ops():
+    # every fast path here but lerp's (see the xfails above) agrees with PyTorch on arbitrary
+    # as_strided views (stride 0, gaps, size-1 dims with odd strides, offsets)
+    rng = np.random.default_rng(33)
+    base = rng.choice([np.nan, -0.0, 0.0, 1.0, 2.0, -1.0, np.inf], 400)
+    for it in range(400):
+        dt = (np.float32, np.float64)[it % 2]
+        a = base.astype(dt) if it % 3 else rng.standard_normal(400).astype(dt)
+        nd = int(rng.integers(1, 4))
+        shape = [int(rng.integers(1, 6)) for _ in range(nd)]
+        strides = [int(rng.choice([0, 1, 2, 3, 5, 7])) for _ in range(nd)]
+        off = int(rng.integers(0, 50))
+        ta = torch.from_numpy(a).as_strided(shape, strides, off)
+        sa = S.as_strided(S.tensor(a), shape, strides, off)
+        b = a[::-1].copy()
+        tb = torch.from_numpy(b).as_strided(shape, strides, off)
+        sb = S.as_strided(S.tensor(b), shape, strides, off)
+        d = int(rng.integers(0, nd))
+        k = int(rng.integers(1, shape[d] + 1))
+        tests = [lambda m, x, y, d=d: m.argmax(x, dim=d), lambda m, x, y, d=d: m.argmin(x, dim=d, keepdim=True),
+                 lambda m, x, y, d=d, k=k: m.topk(x, k, dim=d)[1],
+                 lambda m, x, y, d=d, k=k: m.topk(x, k, dim=d, largest=False)[0],
+                 lambda m, x, y, d=d, k=k: m.kthvalue(x, k, d)[1], lambda m, x, y, d=d, k=k: m.kthvalue(x, k, d)[0],
+                 lambda m, x, y: m.where(x > y, x, y), lambda m, x, y: x.contiguous(),
+                 lambda m, x, y: m.clamp_min(x, y), lambda m, x, y: m.view_as_real(m.complex(x, y))]
+        if nd == 2:
+            tests += [lambda m, x, y: m.trace(x), lambda m, x, y: m.rot90(x)]
+        for f in tests:
+            assert _same(f(S, sa, sb), f(torch, ta, tb))
+        if nd == 2:
+            assert np.allclose(S.cdist(sa, sb).numpy(), torch.cdist(ta, tb).numpy(), rtol=1e-5, equal_nan=True)
+
+
+def test_watch_records_same_with_kernels_off():
+    import re
+
+    def run():
+        x, y = S.randn(3, 4), S.randn(3, 4)
+        xt, yt = S.randn(4, 3).t(), S.randn(4, 3).t()
+        with S.watch() as w:
+            S.cdist(x, y)
+            S.topk(x, 2)
+            S.kthvalue(x, 2)
+            S.argmax(x, 0)
+            S.amax(xt)
+            S.where(xt > 0, xt, yt)
+            S.take(xt, S.arange(12))
+            S.bincount(S.tensor([1, 2]))
+            S.trace(x)
+            SF.leaky_relu_(xt.clone())
+            x.contiguous()
+            SF.softmax(x, -1)
+            S.logaddexp(x, y)
+            x.clone().normal_()
+        return [re.split(r"\s+", line.strip())[1:3] for line in str(w.table()).splitlines()
+                if re.match(r"\s*\d+\s", line)]
+    fast = run()
+    with S.kernels.native.disabled():
+        slow = run()
+    assert fast == slow and len(fast) > 10
