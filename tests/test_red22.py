@@ -631,3 +631,21 @@ def test_logaddexp_nan_sign():
     a = np.array([np.nan], np.float32)
     b = np.array([1.0], np.float32)
     assert _same(S.logaddexp(S.tensor(a), S.tensor(b)), torch.logaddexp(torch.from_numpy(a), torch.from_numpy(b)))
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "pre-existing argument handling: torch.cdist(x, y, p=True) takes the bool as p=1 "
+    "([[3., 3.], [3., 3.]] for ones(2, 3) vs zeros(2, 3)); strided raises StridedRuntimeError "
+    "'cdist only supports non-negative p values'"))
+def test_cdist_p_bool():
+    g = S.cdist(S.ones(2, 3), S.zeros(2, 3), p=True)
+    assert g.tolist() == [[3.0, 3.0], [3.0, 3.0]]
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "pre-existing argument handling (fast and kernels-off paths): strided.bincount(t, minlength=2.0) "
+    "and minlength=True are accepted; torch raises TypeError \"argument 'minlength' must be int\""))
+def test_bincount_minlength_types():
+    for ml in (2.0, True):
+        with pytest.raises(TypeError):
+            S.bincount(S.tensor([1, 2]), minlength=ml)
