@@ -29,12 +29,6 @@ SPECIALS = [np.nan, -np.nan, np.inf, -np.inf, -0.0, 0.0, 1e-310, 1e-40, 3e38, 1e
 # ---------------------------------------------------------------- lerp on a permuted layout
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "lerp(a, b, float) of two tensors sharing one dense permuted layout: _lerp_flat's lerp_runs "
-    "branch returns adopted(out, info[2], d) (row-major) instead of the plan's layout, so the "
-    "memory-order values are labelled row-major: silently wrong numbers. Repro: "
-    "a = strided.arange(6.).reshape(2, 3).t(); b = strided.zeros(2, 3).t(); strided.lerp(a, b, 0.25) "
-    "-> [[0, .75], [1.5, 2.25], [3, 3.75]], torch [[0, 2.25], [.75, 3], [1.5, 3.75]]"))
 def test_lerp_transposed_values():
     a = S.arange(6.0).reshape(2, 3).t()
     b = S.zeros(2, 3).t()
@@ -44,8 +38,6 @@ def test_lerp_transposed_values():
     assert r.tolist() == torch.lerp(ta, tb, 0.25).tolist()
 
 
-@pytest.mark.xfail(strict=True, reason="same bug as test_lerp_transposed_values: the result's strides "
-                   "are row-major (2, 1) where torch and the kernels-off path give (1, 3)")
 def test_lerp_transposed_strides_vs_general_path():
     a = S.arange(6.0).reshape(2, 3).t()
     b = S.zeros(2, 3).t()
@@ -56,7 +48,6 @@ def test_lerp_transposed_strides_vs_general_path():
     assert r.tolist() == r2.tolist()
 
 
-@pytest.mark.xfail(strict=True, reason="same bug, 3-D permutation (9, 1, 9) perm (2, 1, 0), float32: values differ from torch")
 def test_lerp_permuted_3d_random():
     rng = np.random.default_rng(0)
     a = rng.standard_normal(81).astype(np.float32)
@@ -443,9 +434,6 @@ _MIS = ("from_numpy of an unaligned array (torch.from_numpy takes it and compute
         "buf = np.zeros(8 * 13 + 1, np.uint8); a = np.frombuffer(buf.data, np.float64, 12, offset=1); ")
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError, reason=_MIS + "strided.topk(strided.from_numpy(a), 2) -> "
-                   "ValueError 'stl_topk: x must be a C-contiguous ... buffer' (kernels-off path and torch: "
-                   "values [4, 4], indices [2, 7])")
 def test_topk_misaligned_storage():
     a = _misaligned(np.float64, 12)
     v, i = S.topk(S.from_numpy(a), 2)
@@ -453,17 +441,12 @@ def test_topk_misaligned_storage():
     assert np.array_equal(i.numpy(), ti.numpy())
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError, reason=_MIS + "strided.kthvalue(strided.from_numpy(a), 2) -> "
-                   "ValueError 'torch_kthvalue: x must be a C-contiguous ... buffer'")
 def test_kthvalue_misaligned_storage():
     a = _misaligned(np.float64, 12)
     v, i = S.kthvalue(S.from_numpy(a), 2)
     assert np.array_equal(i.numpy(), torch.kthvalue(torch.from_numpy(a), 2)[1].numpy())
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError, reason=_MIS + "strided.lerp(x, x * 2, 0.3) and strided.sigmoid(x) "
-                   "with x = strided.from_numpy(a) -> ValueError 'fma64: ...' / 'run_d: ...' (also silu, "
-                   "sort, linalg.vector_norm, normal_/uniform_/exponential_ in place)")
 def test_lerp_sigmoid_misaligned_storage():
     a = _misaligned(np.float64, 12)
     x = S.from_numpy(a)
@@ -542,9 +525,6 @@ def test_sampler_draws_atomic_across_threads():
     assert set(outs) == ref and len(outs) == 200
 
 
-@pytest.mark.xfail(strict=True, reason="the lerp transpose bug also hits autograd tensors: "
-                   "strided.lerp(a.t(), b.t(), 0.7) with a, b (3, 4) float64 requires_grad gives the "
-                   "memory-order values labelled row-major (the gradient is right, the forward wrong)")
 def test_lerp_transposed_requires_grad_forward():
     rng = np.random.default_rng(15)
     A, B = rng.standard_normal((3, 4)), rng.standard_normal((3, 4))

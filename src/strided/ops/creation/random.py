@@ -230,8 +230,8 @@ def _into(target: Tensor, op: str, generator: Any, sample: Callable[[np.random.G
         if flat is not None and flat.flags.writeable:
             g = default_generator if generator is None else resolve(generator, op)
             dest = flat.reshape(shape)
-            if fill is not None:
-                return _filled(target, op, g, dest, fill)
+            if fill is not None and flat.flags.aligned:  # (NumPy's out= refuses memory at an odd
+                return _filled(target, op, g, dest, fill)  # address: the sample, then its copy)
             with g._lock:
                 values = sample(g._np, shape)
             _put(dest, values)
@@ -298,8 +298,8 @@ def _plain_run(self: Any, generator: Any) -> np.ndarray | None:
         return None
     shape = self._layout.shape
     flat = flat_run(self, _cinfo[shape])
-    if flat is None or not flat.flags.writeable:
-        return None
+    if flat is None or not flat.flags.writeable or not flat.flags.aligned:  # (NumPy's out= refuses
+        return None  # memory at an odd address: the general path draws a sample and copies it)
     return flat
 
 
