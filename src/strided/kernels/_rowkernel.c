@@ -924,6 +924,29 @@ HISTC_LOOP(double)
  * its length, >= 1), each count rounded to the type as NumPy's astype rounds it; lo and hi
  * Python floats holding values of the type (exact). False (out untouched) where the buffers are
  * not of that kind or a position is out of range (see histc_float). */
+/* The read buffer of `in` and the writable one of `out`, both C-contiguous with their formats
+ * (the shape of histc's, arg_cols' calls); 0 with the error set, nothing held. */
+static int in_out_buffers(PyObject *in, PyObject *out, Py_buffer *xb, Py_buffer *ob)
+{
+    if (PyObject_GetBuffer(in, xb, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        return 0;
+    if (PyObject_GetBuffer(out, ob, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(xb);
+        return 0;
+    }
+    return 1;
+}
+
+/* A buffer's element kind: 4 (float32, format "f"), 8 (float64, "d"), 0 for any other format (an
+ * unaligned array's "=f" among them). */
+static int float_kind(const Py_buffer *b)
+{
+    const char *f = b->format ? b->format : "B";
+    if (!f[0] || f[1])
+        return 0;
+    return f[0] == 'f' && b->itemsize == 4 ? 4 : f[0] == 'd' && b->itemsize == 8 ? 8 : 0;
+}
+
 static PyObject *py_histc(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
@@ -938,17 +961,11 @@ static PyObject *py_histc(PyObject *self, PyObject *const *args, Py_ssize_t narg
     if (hi == -1.0 && PyErr_Occurred())
         return NULL;
     Py_buffer xb, ob;
-    if (PyObject_GetBuffer(args[0], &xb, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+    if (!in_out_buffers(args[0], args[1], &xb, &ob))
         return NULL;
-    if (PyObject_GetBuffer(args[1], &ob, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
-        PyBuffer_Release(&xb);
-        return NULL;
-    }
     int done = 0;
-    const char *xf = xb.format ? xb.format : "B", *of = ob.format ? ob.format : "B";
     Py_ssize_t itemsize = xb.itemsize, bins = itemsize ? ob.len / itemsize : 0;
-    if (bins >= 1 && xf[0] && !xf[1] && of[0] == xf[0] && !of[1] && ob.itemsize == itemsize
-        && ((xf[0] == 'f' && itemsize == 4) || (xf[0] == 'd' && itemsize == 8))
+    if (bins >= 1 && float_kind(&xb) && float_kind(&ob) == float_kind(&xb)
         && (uintptr_t)xb.buf % itemsize == 0 && (uintptr_t)ob.buf % itemsize == 0) {
         int64_t *counts = PyMem_Calloc((size_t)bins, sizeof(int64_t));
         if (counts == NULL) {
@@ -1044,16 +1061,12 @@ static PyObject *py_arg_cols(PyObject *self, PyObject *const *args, Py_ssize_t n
     if (largest < 0)
         return NULL;
     Py_buffer xb, ob;
-    if (PyObject_GetBuffer(args[0], &xb, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+    if (!in_out_buffers(args[0], args[1], &xb, &ob))
         return NULL;
-    if (PyObject_GetBuffer(args[1], &ob, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
-        PyBuffer_Release(&xb);
-        return NULL;
-    }
     int done = 0;
-    const char *xf = xb.format ? xb.format : "B", *of = ob.format ? ob.format : "B";
+    const char *of = ob.format ? ob.format : "B";
     Py_ssize_t outer = dims[0], rows = dims[1], inner = dims[2];
-    int kind = xf[0] && !xf[1] ? (xf[0] == 'f' && xb.itemsize == 4 ? 4 : xf[0] == 'd' && xb.itemsize == 8 ? 8 : 0) : 0;
+    int kind = float_kind(&xb);
     int long_out = (of[0] == 'q' || of[0] == 'l') && !of[1] && ob.itemsize == 8;
     if (kind && long_out && outer >= 1 && rows >= 1 && inner >= 1 && (uintptr_t)xb.buf % kind == 0
         && (uintptr_t)ob.buf % 8 == 0 && xb.len / kind / outer / rows == inner && xb.len == outer * rows * inner * kind
@@ -1219,13 +1232,11 @@ static PyObject *py_cdist2(PyObject *self, PyObject *const *args, Py_ssize_t nar
         if (PyObject_GetBuffer(args[got], &v[got], flags[got]) < 0)
             break;
     if (got == 3) {
-        const char *f = v[0].format ? v[0].format : "B";
-        Py_ssize_t size = v[0].itemsize;
-        int same = 1;
+        int kind = float_kind(&v[0]);
+        for (int k = 1; k < 3; k++)
+            kind = float_kind(&v[k]) == kind ? kind : 0;
         for (int k = 0; k < 3; k++)
-            same = same && v[k].format && strcmp(v[k].format, f) == 0 && v[k].itemsize == size
-                   && (uintptr_t)v[k].buf % (uintptr_t)(size ? size : 1) == 0;
-        int kind = same && f[0] && !f[1] ? (f[0] == 'f' && size == 4 ? 4 : f[0] == 'd' && size == 8 ? 8 : 0) : 0;
+            kind = kind && (uintptr_t)v[k].buf % (uintptr_t)kind == 0 ? kind : 0;
         if (kind && v[0].ndim == 2 && v[1].ndim == 2 && v[2].ndim == 2 && v[0].shape[1] == v[1].shape[1]
             && v[2].shape[0] == v[0].shape[0] && v[2].shape[1] == v[1].shape[0]) {
             Py_ssize_t P = v[0].shape[0], R = v[1].shape[0], M = v[0].shape[1];
