@@ -713,12 +713,20 @@ def entry_front(entry: Callable, fwd: Callable, mode: int, numpy: Numpy | None,
     params = _parameters(fwd)
     if params is None:
         return entry
-    P = inspect.Parameter
-    positional = [p for p in params if p.kind is P.POSITIONAL_OR_KEYWORD]
-    if len(positional) != sum(1 for p in params if p.kind in (P.POSITIONAL_OR_KEYWORD, P.POSITIONAL_ONLY)):
-        return entry  # (a positional-only parameter: the entry's own binding)
-    required = sum(1 for p in positional if p.default is P.empty)
-    most = sys.maxsize if any(p.kind is P.VAR_POSITIONAL for p in params) else len(positional)
+    # (one pass over the parameters: this runs for every entry the import makes)
+    positional = required = 0
+    var_positional = False
+    for p in params:
+        kind = p.kind
+        if kind is _POSITIONAL_OR_KEYWORD:
+            positional += 1
+            if p.default is _EMPTY:
+                required += 1
+        elif kind is _POSITIONAL_ONLY:
+            return entry  # (a positional-only parameter: the entry's own binding)
+        elif kind is _VAR_POSITIONAL:
+            var_positional = True
+    most = sys.maxsize if var_positional else positional
     aliases = frozenset(numpy[2]) if numpy is not None else frozenset()
     if mode == 4:
         return _ENTRY_FRONT(entry, fwd, mode, _FRONT_PLAIN, aliases, required, most, OPEN, STATE, direct,
@@ -728,6 +736,10 @@ def entry_front(entry: Callable, fwd: Callable, mode: int, numpy: Numpy | None,
 
 # the exact types an entry front passes as plain arguments (the guards' numbers, strings, dtypes)
 _FRONT_PLAIN = (int, float, bool, type(None), str, DType, MemoryFormat)
+_POSITIONAL_OR_KEYWORD, _POSITIONAL_ONLY, _VAR_POSITIONAL = (inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                                             inspect.Parameter.POSITIONAL_ONLY,
+                                                             inspect.Parameter.VAR_POSITIONAL)
+_EMPTY = inspect.Parameter.empty
 
 
 # ---------------------------------------------------------------- NumPy's keywords (axis=, keepdims=)
@@ -822,11 +834,14 @@ def _exact(fwd: Callable, maker: Maker, operands: str = "self", name: str | None
                              "any_tracked": any_tracked, "OPEN": OPEN, "reporting": reporting, "listened": listened,
                              "operands_of": operands_of, "name": name, "op": op, "operands": operands}
     numpy: tuple[str, ...] = ()
-    if key is not None and accepts(key) and not any(p.kind is P.VAR_POSITIONAL for p in params):
+    kinds = [p.kind for p in params]
+    var_positional = P.VAR_POSITIONAL in kinds
+    if key is not None and not var_positional and accepts(key):
         numpy = aliases_of(p.name for p in params)
-    first_aliased = min((i for i, p in enumerate(params) if p.name in {ALIASES[a] for a in numpy}), default=None)
-    heads, positional, keywords, missing = [], [], [], []
     canonical = {ALIASES[a] for a in numpy}
+    first_aliased = min((i for i, p in enumerate(params) if p.name in canonical), default=None) if numpy else None
+    heads, positional, keywords, missing = [], [], [], []
+    starred = False  # (whether a head starting with "*" is written: "*args" or the bare "*")
     unset_dims: list[str] = []  # the aliased parameters with defaults (dim, keepdim): NO when left out
     for i, p in enumerate(params):
         head = p.name
@@ -836,10 +851,12 @@ def _exact(fwd: Callable, maker: Maker, operands: str = "self", name: str | None
             missing.append(p.name)
         if p.kind is P.VAR_POSITIONAL:
             head = f"*{p.name}"
-            positional.append(f"*{p.name}")
+            positional.append(head)
+            starred = True
         elif p.kind is P.KEYWORD_ONLY:
-            if not any(h.startswith("*") for h in heads):
+            if not starred:
                 heads.append("*")
+                starred = True
             keywords.append(p.name)
         else:
             positional.append(p.name)
@@ -852,7 +869,7 @@ def _exact(fwd: Callable, maker: Maker, operands: str = "self", name: str | None
                 head += f"=_default_{p.name}"
         heads.append(head)
     if numpy:
-        if not any(h.startswith("*") for h in heads):
+        if not starred:
             heads.append("*")
         heads.extend(f"{a}=NO" for a in numpy)
         scope.update(NO=NO, _numpy_call=_numpy_call, _fname=fwd.__name__,
