@@ -171,3 +171,60 @@ def test_an_import_keeps_the_dataclass_methods_for_the_next_one() -> None:
     out = subprocess.run([sys.executable, "-c", probe], check=True, env=env, capture_output=True, text=True)
     count, compiled = out.stdout.split()
     assert int(count) > 40 and compiled == "False"
+
+
+def _named_tuples() -> tuple:
+    """Named tuples as the package makes them: typing.NamedTuple classes and a collections one
+    with defaults."""
+    import collections
+    from typing import NamedTuple
+
+    class Pair(NamedTuple):
+        values: int
+        indices: int = 0
+
+    Triple = collections.namedtuple("Triple", ["a", "b", "c"], defaults=(3,))
+    return Pair, Triple
+
+
+def _tuple_behaviour(Pair, Triple) -> tuple:
+    import inspect
+
+    p, t = Pair(1), Triple(1, 2)
+    return (repr(p), p == (1, 0), p._replace(indices=5), p._asdict(), repr(t), t._fields, t._field_defaults,
+            str(inspect.signature(Pair)), str(inspect.signature(Triple)), Pair.__new__.__code__.co_filename,
+            Pair.__new__.__code__.co_varnames, Triple._make([7, 8, 9]))
+
+
+def test_named_tuples_made_during_import_are_the_ones_python_makes(cache) -> None:
+    """While the package loads, each named tuple's ``__new__`` comes from the cache (an
+    expression's code, kept apart from a statement of the same text): the classes behave as
+    those made without it, the code is compiled once, and the switch is gone afterwards."""
+    import collections
+
+    assert "eval" not in vars(collections)  # (import strided put nothing back)
+    plain = _tuple_behaviour(*_named_tuples())
+    with entry_cache.dataclass_methods():
+        assert vars(collections)["eval"] is entry_cache._eval_cached
+        first = _named_tuples()
+        cached = len(entry_cache._used)
+        second = _named_tuples()
+        assert len(entry_cache._used) == cached > 0
+        assert all(k[0].startswith(entry_cache._EVAL_MARK) for k in entry_cache._used)
+    assert "eval" not in vars(collections)
+    assert _tuple_behaviour(*first) == _tuple_behaviour(*second) == plain
+    # an expression and a statement of the same text are two codes
+    assert entry_cache.compiled("1 + 1", "<t>", "eval") is not entry_cache.compiled("1 + 1", "<t>")
+    assert eval(entry_cache.compiled("1 + 1", "<t>", "eval")) == 2  # noqa: S307
+
+
+def test_an_import_keeps_the_named_tuples_for_the_next_one() -> None:
+    """A second ``import strided`` takes its named tuples' ``__new__`` from the cache file."""
+    probe = ("import strided.entry_cache as e, strided\n"
+             "made = [k for k in e._used if k[0].startswith(e._EVAL_MARK)]\n"
+             "print(len(made), e._state['compiled'], strided.tensor([[1.0, 0.0]]).max(1).indices.tolist())\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    subprocess.run([sys.executable, "-c", "import strided"], check=True, env=env)
+    out = subprocess.run([sys.executable, "-c", probe], check=True, env=env, capture_output=True, text=True)
+    count, compiled, indices = out.stdout.split()
+    assert int(count) > 10 and compiled == "False" and indices == "[0]"

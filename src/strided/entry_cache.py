@@ -35,6 +35,7 @@ store equal code.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import marshal
 import os
@@ -80,11 +81,12 @@ def _load() -> dict[tuple[str, str], CodeType]:
             if type(key) is tuple and len(key) == 2 and type(code) is CodeType and code.co_filename == key[1]}
 
 
-def compiled(source: str, filename: str) -> CodeType:
-    """The code of ``compile(source, filename, "exec")``, compiled once per source ever (see the
-    module doc)."""
+def compiled(source: str, filename: str, mode: str = "exec") -> CodeType:
+    """The code of ``compile(source, filename, mode)`` (``"exec"``, or ``"eval"`` for an
+    expression), compiled once per source ever (see the module doc)."""
     global _loaded
-    key = (source, filename)
+    # (an expression's key is marked: the same text compiled as a statement is other code)
+    key = (source, filename) if mode == "exec" else (f"{_EVAL_MARK}{source}", filename)
     code = _used.get(key)
     if code is not None:
         return code
@@ -92,10 +94,13 @@ def compiled(source: str, filename: str) -> CodeType:
         _loaded = _load()
     code = _loaded.get(key)
     if code is None:
-        code = compile(source, filename, "exec", dont_inherit=True)
+        code = compile(source, filename, mode, dont_inherit=True)
         _state["compiled"] = True
     _used[key] = code
     return code
+
+
+_EVAL_MARK = "\0eval\0"  # (no source text starts with a NUL)
 
 
 def _exec_cached(source: Any, globals: Any = None, locals: Any = None) -> None:  # noqa: A002 - exec's names
@@ -107,27 +112,43 @@ def _exec_cached(source: Any, globals: Any = None, locals: Any = None) -> None: 
     exec(source, globals, locals)  # noqa: S102 - what dataclasses' own exec call would run
 
 
+def _eval_cached(source: Any, globals: Any = None, locals: Any = None) -> Any:  # noqa: A002 - eval's names
+    """``eval`` for :mod:`collections` while the package loads: a source string (the
+    ``__new__`` of each named tuple, ``lambda _cls, values, indices: ...``) is evaluated as the
+    code :func:`compiled` keeps for it under eval's own file name (``"<string>"``); anything
+    else goes to the builtin as it is."""
+    if type(source) is str:
+        source = compiled(source, "<string>", "eval")
+    return eval(source, globals, locals)  # noqa: S307 - what namedtuple's own eval call would run
+
+
 @contextmanager
 def dataclass_methods() -> Iterator[None]:
     """While ``import strided`` runs: the methods :mod:`dataclasses` generates for each
     ``@dataclass`` (``__init__``, ``__repr__``, ``__eq__``, ...: one source string per method,
-    compiled by its ``exec`` call) come from this cache too. It defines 49 dataclasses at
-    import, and compiling their ~80 methods was ~8 ms of it (a tenth of strided's own import).
+    compiled by its ``exec`` call), and the ``__new__`` :func:`collections.namedtuple` makes
+    for each named tuple (``typing.NamedTuple`` too: one ``eval`` of a lambda's source), come
+    from this cache too. It defines 49 dataclasses and ~30 named tuples at import; compiling
+    their ~110 functions was ~9 ms of it (a tenth of strided's own import).
 
-    How: ``dataclasses`` finds ``exec`` in its module globals before the builtins, so a global of
-    that name, set here and removed on exit, sees every source string; each one runs as code
-    compiled from exactly that string with the same file name, as the builtin would compile it
-    (dataclasses.py has no ``__future__`` flags to inherit), so every class and method is the
-    one Python makes. Another thread defining a dataclass meanwhile gets the same methods."""
-    previous = dataclasses.__dict__.get("exec", _ABSENT)
-    dataclasses.exec = _exec_cached  # type: ignore[attr-defined]
+    How: ``dataclasses`` finds ``exec`` (``collections``: ``eval``) in its module globals before
+    the builtins, so a global of that name, set here and removed on exit, sees every source
+    string; each one runs as code compiled from exactly that string with the same file name and
+    mode, as the builtin would compile it (neither module has ``__future__`` flags to inherit),
+    so every class and method is the one Python makes. Another thread defining a dataclass or a
+    named tuple meanwhile gets the same functions."""
+    patched = ((dataclasses, "exec", _exec_cached), (collections, "eval", _eval_cached))
+    previous = [module.__dict__.get(name, _ABSENT) for module, name, _ in patched]
+    for module, name, cached in patched:
+        setattr(module, name, cached)
     try:
         yield
     finally:
-        if previous is _ABSENT:
-            del dataclasses.exec  # type: ignore[attr-defined]
-        else:
-            dataclasses.exec = previous  # type: ignore[attr-defined]
+        for (module, name, _), before in zip(patched, previous):
+            if before is _ABSENT:
+                delattr(module, name)
+            else:
+                setattr(module, name, before)
 
 
 _ABSENT = object()
