@@ -223,7 +223,7 @@ def seal(namespace: dict[str, Any], functional: bool = False, by_name: bool = Tr
         _PENDING.update(OPDEFS)
     # (in the registry's order, as a scan of all of it would meet them: an alias sharing its op's
     # forward finds the op's own entry made first)
-    for name in [n for n in OPDEFS if n in _PENDING]:
+    for name in [n for n in OPDEFS if n in _PENDING] if _PENDING else ():
         op = OPDEFS[name]
         if op.backward is None or name not in op.operands:
             _PENDING.discard(name)
@@ -273,10 +273,10 @@ def seal(namespace: dict[str, Any], functional: bool = False, by_name: bool = Tr
         if not by_name or attr[:1] == "_":
             continue
         key = f"F.{attr}" if functional else attr
-        if key not in BACKWARD or isinstance(value, type) or _is_entry(value):
+        op = OPDEFS.get(key)  # (BACKWARD's test, spelt out: this runs ~1,700 times per import)
+        if op is None or op.backward is None or key not in op.operands or isinstance(value, type) or _is_entry(value):
             continue
-        maker, operands = BACKWARD[key]
-        op = OPDEFS[key]
+        maker, operands = op.rule_for(key)
         if functional:
             new = track(below_autograd(value), maker, "any" if operands in ("property", "dunder") else operands,
                         attr, op, key)
