@@ -3,10 +3,10 @@ The mode itself is :data:`strided.grad_mode.GRAD_MODE` (below the ops, which rea
 
 from __future__ import annotations
 
+import _thread  # (threading's primitives, without importing threading: ~0.6 ms of the import)
 import functools
 import inspect
 import sys
-import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -59,10 +59,10 @@ class _Stacks:
         self._by_thread: dict[int, list] = {}
 
     def push(self, item: Any) -> None:
-        self._by_thread.setdefault(threading.get_ident(), []).append(item)
+        self._by_thread.setdefault(_thread.get_ident(), []).append(item)
 
     def pop(self) -> Any:
-        ident = threading.get_ident()
+        ident = _thread.get_ident()
         stack = self._by_thread[ident]
         item = stack.pop()
         if not stack:

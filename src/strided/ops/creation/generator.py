@@ -15,7 +15,7 @@ scheduler). As in PyTorch, a new generator and the default one start from the se
 
 from __future__ import annotations
 
-import threading
+import _thread  # (threading's primitives, without importing threading: ~0.6 ms of the import)
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -81,7 +81,7 @@ class Generator:
                 )
             )
         self.device = "cpu"
-        self._lock = threading.Lock()
+        self._lock = _thread.allocate_lock()
         self._set_seed(DEFAULT_SEED)
 
     def __repr__(self) -> str:
