@@ -16,7 +16,9 @@ floor, in every row); the ``first block`` rows time, inside a process that has a
 torch and strided, one small block of ops: under ``watch_torch()`` (its import included) and under
 a ``TorchDispatchMode`` that only passes each call on. PyTorch spends most of that first block
 itself (the first Python dispatch mode loads ``torch._dynamo``), so both rows pay it.
-Targets (issue 23): ``import strided`` <= 2x ``import numpy``; ``strided --version`` and
+The two ``no exit`` rows end the process with ``os._exit`` right after the import: the
+difference from their full rows is the interpreter's exit (its collections walk every object the
+imports made), shown to tell the import's own time from the exit's. Targets (issue 23): ``import strided`` <= 2x ``import numpy``; ``strided --version`` and
 ``--help`` no slower than that; the first watched block <= 1.1x the bare one.
 Bytecode caching is on here whatever ``PYTHONDONTWRITEBYTECODE`` says (a user's install has its
 ``.pyc`` files); one untimed round writes them first.
@@ -61,6 +63,10 @@ def cases() -> dict[str, tuple[list[str], bool]]:
         "python -c pass": ([py, "-c", "pass"], False),
         "import numpy": ([py, "-c", "import numpy"], False),
         "import strided": ([py, "-c", "import strided"], False),
+        # (not a target: the same imports without the interpreter's exit, whose garbage collections
+        # walk every object the imports made; the difference is what the exit costs)
+        "  import numpy, no exit": ([py, "-c", "import numpy, os; os._exit(0)"], False),
+        "  import strided, no exit": ([py, "-c", "import strided, os; os._exit(0)"], False),
         "strided --version": ([*_command(), "--version"], False),
         "strided --help": ([*_command(), "--help"], False),
         "import torch": ([py, "-c", "import torch"], False),
