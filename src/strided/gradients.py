@@ -378,7 +378,7 @@ def finish(face: dict[str, Any]) -> None:
                                         key=attr)
     _home_entries(face)
     if Tensor.__doc__ is not None:  # (None under python -OO: docstrings stripped, no list to add)
-        Tensor.__doc__ = f"{Tensor.__doc__.rstrip()}\n\n{textwrap.indent(installed_methods(Tensor), '    ')}\n"
+        Tensor.__doc__ = _InstalledMethodsDoc(Tensor.__doc__, Tensor)  # type: ignore[assignment]
     entry_cache.save()  # (the entries compiled for this import, for the next one)
 
 
@@ -425,6 +425,28 @@ def _write_name(name: str) -> str | None:
         op = OPDEFS.get(f"__{name[3:-2]}__")
         return (op.name if op is not None else name[3:-2]) + "_"
     return name
+
+
+class _InstalledMethodsDoc:
+    """A class's docstring followed by :func:`installed_methods`' list, made on its first read
+    (``Tensor.__doc__``, ``help(strided.Tensor)``): the list took ~1 ms of ``import strided``,
+    which few programs read. CPython's ``type.__doc__`` calls the ``__get__`` of a descriptor
+    stored as a heap type's ``__doc__`` (an instance's ``__doc__`` finds it on the class), so
+    every reader gets the same string an eager assignment gave.
+
+    >>> strided.Tensor.__doc__.splitlines()[0] == strided.ones(1).__doc__.splitlines()[0]
+    True
+    """
+
+    __slots__ = ("_own", "_cls", "_text")
+
+    def __init__(self, own: str, cls: type) -> None:
+        self._own, self._cls, self._text = own, cls, None
+
+    def __get__(self, instance: Any, owner: type | None = None) -> str:
+        if self._text is None:  # (two threads reading first make equal strings)
+            self._text = f"{self._own.rstrip()}\n\n{textwrap.indent(installed_methods(self._cls), '    ')}\n"
+        return self._text
 
 
 def installed_methods(cls: type) -> str:
