@@ -176,9 +176,14 @@ def test_a_front_is_its_forward_to_whoever_looks():
         f.__front_fallback__ = None
     f.__some_mark__ = 1  # (written to the forward, as the registry's marks are)
     try:
-        assert fb.__some_mark__ == 1
+        assert fb.__some_mark__ == 1 and f.__some_mark__ == 1 and getattr(f, "__some_mark__", None) == 1
     finally:
         del fb.__some_mark__
+    # a name neither the forward nor the front has: the default, or the front's AttributeError
+    assert getattr(f, "__some_mark__", "absent") == "absent" and not hasattr(f, "__some_mark__")
+    with pytest.raises(AttributeError, match="Front' object has no attribute '__some_mark__'"):
+        f.__some_mark__  # noqa: B018
+    assert f.__front_fallback__ is fb  # (the front's own attribute)
 
 
 def test_wrong_calls_raise_the_forwards_errors():

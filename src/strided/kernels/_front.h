@@ -970,12 +970,17 @@ static PyObject *front_getattro(PyObject *self, PyObject *name)
     FrontObject *f = (FrontObject *)self;
     if (front_own(name))
         return PyObject_GenericGetAttr(self, name);
-    PyObject *v = PyObject_GetAttr(f->fallback, name);
-    if (v == NULL && PyErr_ExceptionMatches(PyExc_AttributeError)) {
-        PyErr_Clear();
-        return PyObject_GenericGetAttr(self, name);
-    }
-    return v;
+    /* the fallback's attribute, else the front's own: looked up without making the fallback's
+     * AttributeError (a formatted message per miss; the import probes entries ~1,000 times) */
+    PyObject *v = NULL;
+#if PY_VERSION_HEX >= 0x030D0000
+    int found = PyObject_GetOptionalAttr(f->fallback, name, &v);
+#else
+    int found = _PyObject_LookupAttr(f->fallback, name, &v);
+#endif
+    if (found < 0)
+        return NULL;
+    return found ? v : PyObject_GenericGetAttr(self, name);
 }
 
 static int front_setattro(PyObject *self, PyObject *name, PyObject *value)
