@@ -945,6 +945,13 @@ def _parameters(fwd: Callable) -> list[_Param] | None:
 _PARAMETERS: dict[Any, list[_Param] | None] = {}
 
 
+def forget_parameters() -> None:
+    """Drop :func:`_parameters`' table (called once the import has made its entries): ~2,000
+    objects the collector would otherwise walk at every full collection and at exit; an entry
+    made later (a lazily loaded module's) reads its forward's parameters again."""
+    _PARAMETERS.clear()
+
+
 def _read_parameters(fwd: Callable) -> list[_Param] | None:
     """:func:`_parameters`' reading of ``fwd``'s code object."""
     while hasattr(fwd, "__wrapped__"):

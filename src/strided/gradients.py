@@ -59,6 +59,7 @@ from .grad_mode import (
     OUTPUT_ALIAS,
     READS_RESULT,
     _slow,
+    forget_parameters,
     guard,
     guard_function,
     requires_grad,
@@ -380,6 +381,7 @@ def finish(face: dict[str, Any]) -> None:
     if Tensor.__doc__ is not None:  # (None under python -OO: docstrings stripped, no list to add)
         Tensor.__doc__ = _InstalledMethodsDoc(Tensor.__doc__, Tensor)  # type: ignore[assignment]
     entry_cache.save()  # (the entries compiled for this import, for the next one)
+    forget_parameters()
 
 
 def _home_entries(face: dict[str, Any]) -> None:
