@@ -8,7 +8,8 @@
  *   zero-filled writable buffer, the result's element [0, ..., 0] first. kind 0: float32,
  *   1: float64, 2: complex64, 3: complex128, 4: float32 values read as PyTorch reads float16 /
  *   bfloat16 (its 16-lane vector loads, each the sum of its two 8-float halves; the strides are
- *   those of the float32 copy, the choice of loop PyTorch's for 2-byte elements). The caller
+ *   those of the float32 copy, the choice of loop PyTorch's for 2-byte elements); 5, 6: float32,
+ *   float64 with each NaN read as 0 (PyTorch's nansum: the same loops and adds). The caller
  *   (torch_sum.py) guarantees every element addressed lies in the buffers and the output does
  *   not overlap the input.
  *
@@ -123,15 +124,37 @@ static inline int64_t ceil_log2(int64_t n)
 
 /* One element type: T its real type, E an element (T, or a pair of T for complex), V a 32-byte
  * vector of W elements; HALF 1: the float32 copy of 2-byte floats (vector loads of 2 V summed). */
-#define DEFINE_KIND(T, E, V, W, NAME, HALF, ATTR)                                                 \
-    ATTR static inline E NAME##_lde(const char *p) { E e; memcpy(&e, p, sizeof e); return e; }    \
-    ATTR static inline V NAME##_ldv(const char *p) { V v; memcpy(&v, p, sizeof v); return v; }    \
+#define DEFINE_KIND(T, E, V, W, NAME, HALF, ATTR) DEFINE_KIND_NAN(T, E, V, W, NAME, HALF, 0, ATTR)
+/* NANZ 1: each NaN read as 0 (nansum: cascade_sum<ignore_nan=true>, whose loads blend a NaN lane
+ * to 0 before the same adds; real element types only) */
+#define DEFINE_KIND_NAN(T, E, V, W, NAME, HALF, NANZ, ATTR)                                       \
+    ATTR static inline E NAME##_lde(const char *p)                                                \
+    {                                                                                             \
+        E e;                                                                                      \
+        memcpy(&e, p, sizeof e);                                                                  \
+        if (NANZ) { T t; memcpy(&t, &e, sizeof t); if (t != t) memset(&e, 0, sizeof e); }         \
+        return e;                                                                                 \
+    }                                                                                             \
+    ATTR static inline V NAME##_zero_nan(V v)                                                     \
+    {                                                                                             \
+        T lanes[W];                                                                               \
+        memcpy(lanes, &v, sizeof v);                                                              \
+        for (int k = 0; k < W; k++) lanes[k] = lanes[k] == lanes[k] ? lanes[k] : (T)0;            \
+        memcpy(&v, lanes, sizeof v);                                                              \
+        return v;                                                                                 \
+    }                                                                                             \
+    ATTR static inline V NAME##_ldv(const char *p)                                                \
+    {                                                                                             \
+        V v;                                                                                      \
+        memcpy(&v, p, sizeof v);                                                                  \
+        return NANZ ? NAME##_zero_nan(v) : v;                                                     \
+    }                                                                                             \
     ATTR static inline V NAME##_ldi(const char *p)                                                \
     {                                                                                             \
         V v;                                                                                      \
         memcpy(&v, p, sizeof v);                                                                  \
         if (HALF) { V w; memcpy(&w, p + sizeof v, sizeof w); v = v + w; }                         \
-        return v;                                                                                 \
+        return NANZ ? NAME##_zero_nan(v) : v;                                                     \
     }                                                                                             \
     DEFINE_MRS(E, NAME##_mrs_e, NAME##_lde, ATTR)                                                 \
     DEFINE_MRS(V, NAME##_mrs_v, NAME##_ldv, ATTR)                                                 \
@@ -278,12 +301,16 @@ DEFINE_KIND(double, double, v4d, 4, f64, 0, BASELINE)
 DEFINE_KIND(float, v2f, v8f, 4, c64, 0, BASELINE)
 DEFINE_KIND(double, v2d, v4d, 2, c128, 0, BASELINE)
 DEFINE_KIND(float, float, v8f, 8, h32, 1, BASELINE)
+DEFINE_KIND_NAN(float, float, v8f, 8, n32, 0, 1, BASELINE)
+DEFINE_KIND_NAN(double, double, v4d, 4, n64, 0, 1, BASELINE)
 #if HAVE_AVX2_CLONE
 DEFINE_KIND(float, float, v8f, 8, f32_avx2, 0, AVX2)
 DEFINE_KIND(double, double, v4d, 4, f64_avx2, 0, AVX2)
 DEFINE_KIND(float, v2f, v8f, 4, c64_avx2, 0, AVX2)
 DEFINE_KIND(double, v2d, v4d, 2, c128_avx2, 0, AVX2)
 DEFINE_KIND(float, float, v8f, 8, h32_avx2, 1, AVX2)
+DEFINE_KIND_NAN(float, float, v8f, 8, n32_avx2, 0, 1, AVX2)
+DEFINE_KIND_NAN(double, double, v4d, 4, n64_avx2, 0, 1, AVX2)
 static int use_avx2;
 #endif
 
@@ -309,8 +336,8 @@ static PyObject *py_cascade(PyObject *self, PyObject *args)
                           &PyTuple_Type, &os_o, &dst))
         return NULL;
     Py_ssize_t nd = PyTuple_GET_SIZE(sizes_o);
-    if (kind < 0 || kind > 4 || nd > MAX_DIMS || PyTuple_GET_SIZE(is_o) != nd || PyTuple_GET_SIZE(os_o) != nd) {
-        PyErr_SetString(PyExc_ValueError, "cascade: kind must be 0-4 and sizes, strides of one length <= 64");
+    if (kind < 0 || kind > 6 || nd > MAX_DIMS || PyTuple_GET_SIZE(is_o) != nd || PyTuple_GET_SIZE(os_o) != nd) {
+        PyErr_SetString(PyExc_ValueError, "cascade: kind must be 0-6 and sizes, strides of one length <= 64");
         return NULL;
     }
     Py_ssize_t sizes[MAX_DIMS], is[MAX_DIMS], os[MAX_DIMS];
@@ -328,10 +355,11 @@ static PyObject *py_cascade(PyObject *self, PyObject *args)
         PyBuffer_Release(&sb);
         return NULL;
     }
-    static const run_fn base[5] = {f32_run, f64_run, c64_run, c128_run, h32_run};
+    static const run_fn base[7] = {f32_run, f64_run, c64_run, c128_run, h32_run, n32_run, n64_run};
     run_fn f = base[kind];
 #if HAVE_AVX2_CLONE
-    static const run_fn wide[5] = {f32_avx2_run, f64_avx2_run, c64_avx2_run, c128_avx2_run, h32_avx2_run};
+    static const run_fn wide[7] = {f32_avx2_run, f64_avx2_run, c64_avx2_run, c128_avx2_run, h32_avx2_run,
+                                   n32_avx2_run, n64_avx2_run};
     if (use_avx2) f = wide[kind];
 #endif
     Py_BEGIN_ALLOW_THREADS
@@ -344,7 +372,7 @@ static PyObject *py_cascade(PyObject *self, PyObject *args)
 
 static PyMethodDef methods[] = {
     {"cascade", py_cascade, METH_VARARGS,
-     "cascade(source, kind, sizes, in_strides, out_strides, out): PyTorch's CPU sum (cascade_sum) of\n"
+     "cascade(source, kind, sizes, in_strides, out_strides, out): PyTorch's CPU sum (cascade_sum; kinds 5, 6: nansum) of\n"
      "TensorIterator's coalesced dims (fastest first, byte strides) added into the zeroed out."},
     {NULL, NULL, 0, NULL},
 };

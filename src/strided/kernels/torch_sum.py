@@ -174,6 +174,7 @@ def norm2_rows(x: np.ndarray) -> np.ndarray:
 
 _KINDS = {np.dtype(np.float32): 0, np.dtype(np.float64): 1, np.dtype(np.complex64): 2, np.dtype(np.complex128): 3}
 _HALF_KIND = 4  # (the kernel's kind for the float32 copy of float16 / bfloat16 values)
+_NAN_KINDS = {np.dtype(np.float32): 5, np.dtype(np.float64): 6}  # (nansum's: each NaN read as 0)
 
 
 def _row_major_strides(shape: tuple[int, ...] | list[int]) -> list[int]:
@@ -280,11 +281,13 @@ def _float32_in_place(x: np.ndarray) -> np.ndarray:
     return np.lib.stride_tricks.as_strided(wide, x.shape, tuple(4 * s for s in strides), writeable=False)
 
 
-def sum_array(x: np.ndarray, axes: tuple[int, ...] | None, keepdim: bool, dtype: np.dtype | None = None
-              ) -> np.ndarray:
+def sum_array(x: np.ndarray, axes: tuple[int, ...] | None, keepdim: bool, dtype: np.dtype | None = None,
+              nan_zero: bool = False) -> np.ndarray:
     """``torch.sum(x, axes, keepdim, dtype=dtype)`` (one thread), bit for bit, as a fresh row-major
     array: ``x`` float32/float64/complex64/complex128/float16/bfloat16 (or anything ``dtype``, one of
     those, converts from), ``axes`` wrapped dims (None or empty: every dim). See the module doc.
+    ``nan_zero`` (a float32 / float64 sum): ``torch.nansum``'s, each NaN read as 0 in the same
+    adds (its cascade_sum<ignore_nan>).
 
     >>> x = np.float32([[0.1] * 10, [0.2] * 10])
     >>> sum_array(x, (1,), False).tolist(), float(sum_array(x, None, False))
@@ -295,11 +298,13 @@ def sum_array(x: np.ndarray, axes: tuple[int, ...] | None, keepdim: bool, dtype:
         x = torch_to(x, np.dtype(dtype))
     if any(s < 0 for s in x.strides):
         x = np.ascontiguousarray(x)  # (PyTorch's flip: a row-major copy)
+    if nan_zero and x.dtype in _NAN_KINDS and native.sums() is None:
+        x, nan_zero = nan_zeroed(x), False  # (the NumPy loops: a copy of the same layout, NaN -> 0)
     n = x.ndim
     red = tuple(True for _ in range(n)) if not axes else tuple(d in axes for d in range(n))
     out_shape = tuple(1 if r else s for s, r in zip(x.shape, red)) if keepdim else \
         tuple(s for s, r in zip(x.shape, red) if not r)
-    kind = _KINDS.get(x.dtype)
+    kind = _NAN_KINDS.get(x.dtype) if nan_zero else _KINDS.get(x.dtype)
     half = kind is None
     if half:
         isz = x.itemsize
@@ -322,6 +327,25 @@ def sum_array(x: np.ndarray, axes: tuple[int, ...] | None, keepdim: bool, dtype:
         else:
             _numpy_cascade(src, kind, sizes, ins, outs, out)
     return rounded(out, x.dtype) if half else out
+
+
+def nan_zeroed(a: np.ndarray) -> np.ndarray:
+    """A copy of ``a`` (strides not negative) with each NaN replaced by 0, laid out with ``a``'s
+    own strides (a stride 0 included: the copy writes such an element once per index, with one
+    value), so that a sum of it takes the adds a sum of ``a`` takes.
+
+    >>> nan_zeroed(np.float32([1.0, np.nan])).tolist()
+    [1.0, 0.0]
+    """
+    if a.size == 0:
+        return a.copy()
+    reach = 0  # (the last element's byte distance from the first)
+    for n, st in zip(a.shape, a.strides):
+        reach += (n - 1) * st
+    z = np.lib.stride_tricks.as_strided(np.empty(1 + reach // a.itemsize, a.dtype), a.shape, a.strides)
+    np.copyto(z, a)
+    np.copyto(z, a.dtype.type(0), where=np.isnan(a))
+    return z
 
 
 def rounded(x: np.ndarray, dtype: np.dtype) -> np.ndarray:

@@ -189,40 +189,6 @@ def sure_extreme(t: Any, dim: Any, keepdim: Any, mode: int) -> Any:
     return adopted(res, plan[1], d)
 
 
-def small_nansum(t: Any, dim: Any, keepdim: Any) -> Tensor | None:
-    """nansum of a small (below ``rows.MIN_ELEMENTS``) plain row-major float32 / float64 tensor
-    whose storage is exactly its elements, over every dim or its last (an int), fresh: one call of
-    the compiled row kernel's pairwise sums reading each NaN as 0 (``rows`` with ``nan_zero``: the
-    bits of ``np.add.reduce(np.where(np.isnan(x), 0, x))`` along each row, the general path's, at
-    every row length). None where a sum is NaN (inf - inf: NumPy's call decides its payload) or
-    this does not apply (the caller's general path). The caller reports the result."""
-    # (the operand guard is written out here, in prod's _row_major_products and in max's
-    # _full_extreme rather than shared: a helper call costs ~7% of these sub-microsecond ops)
-    if t.__class__ is not Tensor or keepdim.__class__ is not bool or not (dim is None or dim.__class__ is int):
-        return None
-    d = t._dtype
-    if d is not float32 and d is not float64:
-        return None
-    lay = t._layout
-    shape = lay.shape
-    info = _cinfo[shape]
-    x = t._storage.array
-    if lay.strides != info[0] or lay.offset or len(x) != info[1] or info[1] >= rows.MIN_ELEMENTS:
-        return None
-    plan = PLANS[(shape, lay.strides, dim, keepdim)]
-    if plan is None or (plan[0] is not None and plan[0] != len(shape) - 1) or (k := rows._kernel_module()) is None:
-        return None
-    n = plan[2]
-    count = info[1] // n
-    res = _empty(count, d.numpy)
-    k.rows(x, x.itemsize, count, n * x.itemsize, n, res, True)
-    v = res[0] if count == 1 else _fsum(res.tolist())  # (NaN where a sum is: inf + -inf falls back too)
-    return None if v != v else adopted(res, plan[1], d)
-
-
-_fsum = sum
-
-
 # ---- sum / mean in PyTorch's order (strided.kernels.torch_sum), the compiled kernel's call planned
 
 # (the kernel's argument tuples, the result's layout, its element count, the count each result
@@ -258,8 +224,9 @@ _zeros = np.zeros
 _divide = np.divide
 
 
-def cascade_reduce(t: Any, dim: Any, keepdim: Any, mean: bool = False) -> Tensor | None:
-    """``t.sum(dim, keepdim)`` (``mean``: ``t.mean(dim, keepdim)``, the sums divided by the count)
+def cascade_reduce(t: Any, dim: Any, keepdim: Any, mean: bool = False, nan_zero: bool = False) -> Tensor | None:
+    """``t.sum(dim, keepdim)`` (``mean``: ``t.mean(dim, keepdim)``, the sums divided by the count;
+    ``nan_zero``: ``t.nansum(dim, keepdim)``, each NaN read as 0 in the same adds)
     of a float32 / float64 tensor over every dim or one int dim, PyTorch's bits by the compiled
     kernel of :mod:`strided.kernels.torch_sum`, planned once per (shape, strides, dim, keepdim,
     itemsize) in :data:`CASCADE_PLANS`; None where the general path must run (another dtype, a dim
@@ -284,7 +251,7 @@ def cascade_reduce(t: Any, dim: Any, keepdim: Any, mean: bool = False) -> Tensor
     if off + plan[7] >= len(arr):  # (a tensor unpickled past its storage: the general path refuses it)
         return None
     res = _zeros(plan[5], arr.dtype)
-    k.cascade(arr[off:] if off else arr, plan[0], plan[1], plan[2], plan[3], res)
+    k.cascade(arr[off:] if off else arr, plan[0] + 5 if nan_zero else plan[0], plan[1], plan[2], plan[3], res)
     if mean:  # (PyTorch's div_ by the count, a float of the dtype: 0 < count, nothing to warn of)
         _divide(res, plan[6], res)
     return adopted(res, plan[4], d)

@@ -173,7 +173,7 @@ def _full_extreme(t: Any, mode: int) -> Tensor | None:
     (:func:`strided.kernels.rows.extreme_all`); None where the kernel's answer is a zero or NaN
     (NumPy's loop picks which: :func:`fast_reduce` recomputes) or it does not apply. The same
     bits as fast_reduce's kernel call, without its plan lookup (a third of a small max)."""
-    # (the guard inline, as fast_reduce.small_nansum's: see there)
+    # (the guard inline, as prod's _row_major_products: see there)
     if t.__class__ is not Tensor:
         return None
     d = t._dtype

@@ -25,12 +25,13 @@ from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ...kernels.listeners import silenced
 from ...kernels.reduce import holds_nan
 from ...kernels.rows import MIN_ELEMENTS as _ROWS_MIN
-from ...kernels.rows import add_reduce, max_reduce, min_reduce, minmax_reduce, nan_zero_add_reduce
+from ...kernels.rows import add_reduce, max_reduce, min_reduce, minmax_reduce
 from ...kernels.rows import extreme_all as extreme_all_kernel
+from ...kernels.torch_sum import sum_array
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import gradtools, support
-from .._support.fast_reduce import fast_operand, fast_plan, fast_reduce, small_nansum, sure_extreme
+from .._support.fast_reduce import cascade_reduce, fast_operand, fast_plan, fast_reduce, sure_extreme
 from .._support.operands import _cinfo
 from .._support.out import write_out, write_pair_out
 from .._support.promotion import TORCH_NAMES
@@ -299,11 +300,12 @@ def _float_only(t: Tensor, op: str, style: str = "nanmean", complex_ok: bool = F
         )
 
 
-def _fast_nan(x: Any, dim: Any, keepdim: Any, mean: bool) -> Tensor | None:
+def _fast_nan(x: Any, dim: Any, keepdim: Any, mean: bool, nan_met: bool = False) -> Tensor | None:
     """nansum (``mean``: nanmean) of a float32 / float64 tensor over every dim or one int dim, no
-    ``dtype=``/``out=``: the general path's NumPy calls on the same view, their fresh result
-    adopted, the parsing a memo lookup (:func:`strided.ops._support.fast_reduce.fast_plan`);
-    None where the general path must run (its errors)."""
+    ``dtype=``/``out=``: PyTorch's bits (:func:`_nansum_array`, then ``/ count`` for the mean, as
+    PyTorch's nanmean divides its nansum), the fresh result adopted, the parsing a memo lookup
+    (:func:`strided.ops._support.fast_reduce.fast_plan`); None where the general path must run
+    (its errors). ``nan_met``: the caller's sum of ``x`` held a NaN (no plain sum first)."""
     got = fast_operand(x, dim, keepdim)
     if got is None:
         return None
@@ -311,30 +313,46 @@ def _fast_nan(x: Any, dim: Any, keepdim: Any, mean: bool) -> Tensor | None:
     axis = plan[0]
     token = quiet_set(QUIET)
     try:
-        lay = x._layout
-        # (a row-major layout is dense: its strides compared before the general test's sort)
-        if a.size and (lay.strides == _cinfo[lay.shape][0] or L.is_non_overlapping_and_dense(lay.shape, lay.strides)):
-            # Without a NaN, the sums of ``a`` are the sums below (NumPy's copy of a dense array,
-            # positive strides filling its memory, keeps its strides: the same loops, the same
-            # bits), at a third of their cost; a NaN makes its sum NaN (and so does inf - inf:
-            # those take the path below).
-            total = _add_reduce(a, axis, None, None, True)
-            if not holds_nan(total):
-                if mean:
-                    total = total / a.dtype.type(a.size // total.size)  # (the count: every element)
-                return adopted(total.reshape(-1), plan[1], x._dtype)
-        # (a NaN met: nansum's sums in one pass where the row kernel takes them, reading each NaN
-        # as 0 (the bits of the sums below); reading every element so costs ~1.4x a plain sum, so
-        # the plain sum above is still tried first)
-        total = None if mean else nan_zero_add_reduce(a, axis, True)
-        if total is None:
-            nan = np.isnan(a)
-            total = _add_reduce(np.where(nan, a.dtype.type(0), a), axis, None, None, True)
-            if mean:
-                total = total / _add_reduce(~nan, axis, np.int64, None, True).astype(a.dtype)
+        axes = None if axis is None else (axis % a.ndim,)
+        if nan_met:
+            total, zeroed = sum_array(a, axes, True, None, nan_zero=True), True
+        else:
+            total, zeroed = _nansum_array(a, axes, True)
+        if mean:
+            count = _add_reduce(~np.isnan(a), axis, np.int64, None, True).astype(a.dtype) if zeroed \
+                else a.dtype.type(a.size // max(total.size, 1))  # (no NaN: every element counts)
+            total = total / count
     finally:
         quiet_reset(token)
     return adopted(total.reshape(-1), plan[1], x._dtype)
+
+
+def _holds_nan(res: np.ndarray) -> bool:
+    """Whether the fresh result ``res`` holds a NaN: its few values read in Python (BLAS's dot
+    product, :func:`holds_nan`, costs ~1 us a call, most of a small nansum), else that test."""
+    if res.size <= 32:
+        for v in res.tolist():
+            if v != v:
+                return True
+        return False
+    return holds_nan(res)
+
+
+def _nansum_array(a: np.ndarray, axes: tuple[int, ...] | None, keepdim: bool,
+                  dtype: np.dtype | None = None) -> tuple[np.ndarray, bool]:
+    """``torch.nansum(a, axes, keepdim, dtype=dtype)`` of a float32 / float64 array, bit for bit
+    (one thread), and whether a sum met a NaN: PyTorch's nansum is its sum's cascade with each NaN
+    read as 0, in the order of adds its sum takes for ``a``'s own layout
+    (:func:`strided.kernels.torch_sum.sum_array` with ``nan_zero``). (inf - inf gives NaN, as in
+    PyTorch.)
+
+    >>> _nansum_array(np.float32([1.0, np.nan, 2.0]), None, False)
+    (array(3., dtype=float32), True)
+    """
+    total = sum_array(a, axes, keepdim, dtype)
+    if not holds_nan(total):
+        return total, False
+    return sum_array(a, axes, keepdim, dtype, nan_zero=True), True
 
 
 # (array, axis, dtype, out, keepdims), positional: np.add.reduce's bits, by the row kernel's
@@ -351,7 +369,8 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any 
     3.0
     """
     if dtype is None and out is None:
-        fast = small_nansum(input, dim, keepdim)
+        # (PyTorch's nansum: its sum's compiled cascade with each NaN read as 0, planned once)
+        fast = cascade_reduce(input, dim, keepdim, nan_zero=True)
         if fast is not None:
             return fast
         fast = _fast_nan(input, dim, keepdim, mean=False)
@@ -366,12 +385,23 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any 
     shape = input._layout.shape
     result, res_np = result_array(reduced_shape(shape, dims, keepdim), rt)
     x = input._np()
+    axes = numpy_axes(dims, len(shape))
     with _Quiet():
-        if input._dtype.is_floating_point:
-            x = np.where(np.isnan(x), x.dtype.type(0), x)  # (a temporary: NaN -> 0)
-        total = np.add.reduce(x, axis=numpy_axes(dims, len(shape)), dtype=_acc(rt), keepdims=keepdim)
+        if input._dtype in (float32, float64) and rt in (float32, float64):  # PyTorch's bits
+            total = _nansum_array(x, _axes_tuple(axes, x.ndim), keepdim, rt.numpy)[0]
+        else:
+            if input._dtype.is_floating_point:
+                x = np.where(np.isnan(x), x.dtype.type(0), x)  # (a temporary: NaN -> 0)
+            total = np.add.reduce(x, axis=axes, dtype=_acc(rt), keepdims=keepdim)
         np.copyto(res_np, total, casting="unsafe")
     return _finish(result, out, "nansum", (input,))
+
+
+def _axes_tuple(axes: Any, ndim: int) -> tuple[int, ...] | None:
+    """A NumPy ``axis=`` argument (None, an int or a tuple) as :func:`sum_array`'s dims."""
+    if axes is None:
+        return None
+    return tuple(a % ndim for a in (axes if isinstance(axes, tuple) else (axes,)))
 
 
 @method("nanmean")
@@ -383,7 +413,11 @@ def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any
     2.0
     """
     if dtype is None and out is None:
-        fast = _fast_nan(input, dim, keepdim, mean=True)
+        # (without a NaN, PyTorch's nanmean is its mean: every element counted)
+        fast = cascade_reduce(input, dim, keepdim, mean=True)
+        if fast is not None and not _holds_nan(fast._storage.array):
+            return fast
+        fast = _fast_nan(input, dim, keepdim, mean=True, nan_met=fast is not None)
         if fast is not None:
             return fast
     tensor_arg(input, "nanmean")
@@ -398,7 +432,10 @@ def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any
     axes = numpy_axes(dims, len(shape))
     with _Quiet():
         nan = np.isnan(x)
-        total = np.add.reduce(np.where(nan, x.dtype.type(0), x), axis=axes, dtype=_acc(rt), keepdims=keepdim)
+        if input._dtype in (float32, float64) and rt in (float32, float64):  # PyTorch's nansum's bits
+            total = _nansum_array(x, _axes_tuple(axes, x.ndim), keepdim, rt.numpy)[0]
+        else:
+            total = np.add.reduce(np.where(nan, x.dtype.type(0), x), axis=axes, dtype=_acc(rt), keepdims=keepdim)
         count = np.add.reduce(~nan, axis=axes, dtype=np.int64, keepdims=keepdim)
         if rt in REDUCED_FLOATS:  # PyTorch: nansum(x) (rounded to the 2-byte dtype), then / count
             total = total.astype(rt.numpy).astype(_acc(rt))

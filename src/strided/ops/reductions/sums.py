@@ -226,7 +226,8 @@ def _row_major_products(self: Any, dim: Any, keepdim: bool) -> Tensor | None:
     which :func:`_compiled_products` and NumPy's full reduce (rows shorter than PyTorch's four
     vectors: the kernel's running product from 1, NumPy's order) give. None where a product is NaN
     (its payload: the general path recomputes it by NumPy) or this does not apply."""
-    # (the guard inline, as fast_reduce.small_nansum's: see there)
+    # (the operand guard is written out here and in max's _full_extreme rather than shared:
+    # a helper call costs ~7% of these sub-microsecond ops)
     if self.__class__ is not Tensor:
         return None
     d = self._dtype
