@@ -47,6 +47,7 @@ __all__ = [
     "check_not_0d",
     "chunk_count",
     "dims_arg",
+    "float_arg",
     "index_of",
     "int_arg",
     "is_dim_int",
@@ -278,6 +279,33 @@ def int_arg(value: Any, op: str, name: str, pos: int, size: bool = False) -> int
             f"Overflow when unpacking long long\n  {what} is {result}, which does not fit in int64"
         )
     return result
+
+
+def float_arg(value: Any, op: str, name: str, pos: int) -> float:
+    """A ``float`` (C++ double) argument as PyTorch's parser takes it: Python bools, ints and
+    floats, NumPy bool/integer/float scalars, and 0-d tensors of any dtype (their value; a
+    complex one's real part); TypeError ``"{op}(): argument '{name}' (position {pos}) must be
+    float, not {type}"`` for anything else (strings, None, Python complex, arrays, tensors with
+    dims). An int too large for a float is Python's OverflowError, as in PyTorch.
+
+    >>> float_arg(True, "cdist", "p", 3), float_arg(np.int64(2), "cdist", "p", 3)
+    (1.0, 2.0)
+    """
+    if value.__class__ is float:
+        return value
+    if isinstance(value, (bool, int, float)) or (isinstance(value, np.generic) and value.dtype.kind in "biuf"):
+        return float(value)
+    layout = getattr(value, "_layout", None)  # (a tensor: this layer does not import the class)
+    if layout is not None and not layout.shape:
+        item = value.item()
+        return float(item.real if isinstance(item, complex) else item)
+    kind = "Tensor" if layout is not None else type_name(value)
+    raise StridedTypeError(
+        join_lines(
+            f"{op}(): argument '{name}' (position {pos}) must be float, not {kind}",
+            f"got {name}={value!r:.60}; pass a number",
+        )
+    )
 
 
 # ---------------------------------------------------------------- sizes and dims
