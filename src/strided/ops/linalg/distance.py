@@ -25,7 +25,7 @@ from ...args import float_arg
 from ...dispatch import OPEN, adopted, result_array
 from ...dispatch import result as new_result
 from ...dtypes import float32, float64
-from ...errors import StridedRuntimeError, StridedValueError, join_lines
+from ...errors import StridedRuntimeError, StridedTypeError, StridedValueError, join_lines
 from ...gradients import not_differentiable, seal
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set, quietly
 from ...kernels.rows import cdist2
@@ -293,6 +293,11 @@ def dist(input: Tensor, other: Tensor, p: Any = 2) -> Tensor:  # noqa: A002
     b = tensor_arg(other, "dist", "other", 2)
     if isinstance(p, Tensor):
         p = p.item()
+    if isinstance(p, (bool, np.bool_)):
+        p = int(p)  # (PyTorch's Scalar p: True is 1, False 0; vector_norm's ord refuses a bool)
+    elif not isinstance(p, (int, float, complex, np.generic)):
+        raise StridedTypeError(join_lines(f"dist(): argument 'p' must be Number, not {type(p).__name__}",
+                                          f"got p={p!r:.40}; p is a number: 1, 2, inf, ..."))
     if isinstance(p, complex):
         raise StridedRuntimeError(join_lines("linalg.vector_norm: Expected a non-complex scalar as the order of norm.",
                                              f"dist: p={p!r}", "fix: a real p"))
