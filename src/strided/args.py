@@ -602,11 +602,12 @@ def scalar_value(value: Any, op: str = "full") -> Any:
 
 
 def check_keepdim(keepdim: Any, op: str) -> bool:
-    """``keepdim`` as PyTorch's bool argument takes it: a Python or NumPy bool, nothing else."""
-    if not isinstance(keepdim, (bool, np.bool_)):
+    """``keepdim`` as PyTorch's bool argument takes it: a Python bool, nothing else (PyTorch 2.13
+    refuses NumPy's too: "sum(): argument 'keepdim' must be bool, not numpy.bool")."""
+    if keepdim.__class__ is not bool:
         raise StridedTypeError(
             join_lines(
-                f"{op}(): argument 'keepdim' must be bool, not {type(keepdim).__name__}",
+                f"{op}(): argument 'keepdim' must be bool, not {type_name(keepdim)}",
                 f"got keepdim={keepdim!r}; pass True (reduced dims stay, with size 1) or False "
                 "(they are dropped)",
             )
