@@ -48,6 +48,7 @@ __all__ = [
     "chunk_count",
     "dims_arg",
     "float_arg",
+    "arg_type_name",
     "index_of",
     "int_arg",
     "is_dim_int",
@@ -299,10 +300,9 @@ def float_arg(value: Any, op: str, name: str, pos: int) -> float:
     if layout is not None and not layout.shape:
         item = value.item()
         return float(item.real if isinstance(item, complex) else item)
-    kind = "Tensor" if layout is not None else type_name(value)
     raise StridedTypeError(
         join_lines(
-            f"{op}(): argument '{name}' (position {pos}) must be float, not {kind}",
+            f"{op}(): argument '{name}' (position {pos}) must be float, not {arg_type_name(value)}",
             f"got {name}={value!r:.60}; pass a number",
         )
     )
@@ -571,6 +571,12 @@ def type_name(value: Any) -> str:
     return cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
 
 
+def arg_type_name(value: Any) -> str:
+    """The type in PyTorch's argument errors: ``Tensor`` for a tensor, ``float`` for builtins,
+    ``numpy.bool``/``numpy.ndarray`` (module-qualified) for the rest."""
+    return "Tensor" if getattr(value, "_layout", None) is not None else type_name(value)
+
+
 def is_number(value: Any) -> bool:
     """A number PyTorch takes as a Scalar: bool, int, float, complex, or a NumPy scalar of those kinds."""
     return isinstance(value, (bool, int, float, complex)) or (
@@ -607,7 +613,7 @@ def check_keepdim(keepdim: Any, op: str) -> bool:
     if keepdim.__class__ is not bool:
         raise StridedTypeError(
             join_lines(
-                f"{op}(): argument 'keepdim' must be bool, not {type_name(keepdim)}",
+                f"{op}(): argument 'keepdim' must be bool, not {arg_type_name(keepdim)}",
                 f"got keepdim={keepdim!r}; pass True (reduced dims stay, with size 1) or False "
                 "(they are dropped)",
             )

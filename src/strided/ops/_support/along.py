@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ... import layout as L
-from ...args import is_dim_int, type_name
+from ...args import arg_type_name, is_dim_int
 from ...dispatch import adopted, result
 from ...dtypes import DType
 from ...errors import StridedIndexError, StridedTypeError, join_lines
@@ -50,7 +50,7 @@ def flag(value: Any, op: str, name: str) -> bool:
         return False
     raise StridedTypeError(
         join_lines(
-            f"{op}(): argument '{name}' must be bool, not {type_name(value)}",
+            f"{op}(): argument '{name}' must be bool, not {arg_type_name(value)}",
             f"got {name}={value!r:.40}; pass True or False",
         )
     )
