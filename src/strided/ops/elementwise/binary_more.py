@@ -401,15 +401,18 @@ def _lerp_flat(input: Any, end: Any, weight: Any, target: Tensor | None) -> Tens
     if a is None or b is None or (target is not None and not a.flags.writeable):
         return None
     compute = d.numpy
-    # (a weight of 1 or NaN: PyTorch's scalar tail and NaN order, computed before an in-place write)
-    fix = None if weight != 1.0 and weight == weight else lerp_loop_fixes(
-        a, b, np.asarray(weight, compute), "number", d, lambda: _flat_walk(len(a), False))
+    if weight == 1.0 or weight != weight:
+        # (PyTorch's scalar tail and NaN order: planned before an in-place write, applied after)
+        fix = lerp_loop_fixes(a, b, np.asarray(weight, compute), "number", d, lambda: _flat_walk(len(a), False))
+        out = a if target is not None else np.empty(info[1], compute)
+        quietly(lerp_into, a, b, compute.type(weight), out)
+        apply_lerp_fixes(out, fix)
+        return target if target is not None else adopted(out, layout, d)
     if target is None and (k := native.special()) is not None:
         # (lerp_into's compiled pass alone: no NumPy arithmetic, nothing to quiet; the weight as the
         # Python float it is: the kernel's (float) cast rounds it as compute.type(weight) does)
         out = np.empty(info[1], compute)
         if k.lerp_runs(a, b, weight, out):
-            apply_lerp_fixes(out, fix)
             return adopted(out, layout, d)
     out = a if target is not None else np.empty(info[1], compute)
     token = quiet_set(QUIET)
@@ -417,7 +420,6 @@ def _lerp_flat(input: Any, end: Any, weight: Any, target: Tensor | None) -> Tens
         lerp_into(a, b, compute.type(weight), out)
     finally:
         quiet_reset(token)
-    apply_lerp_fixes(out, fix)
     return target if target is not None else adopted(out, layout, d)
 
 
