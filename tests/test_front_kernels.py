@@ -327,6 +327,10 @@ def test_lerp_fresh_path_gives_lerp_intos_bits(dtype: type) -> None:
             if dtype is np.float32 and 3.4028234663852886e38 < abs(w) < float("inf"):
                 continue  # (refused by the general path, as PyTorch does)
             got = st.lerp(st.tensor(a), st.tensor(b), w)
+            if w == 1.0 or w != w:  # (PyTorch's scalar tail and NaN order differ from lerp_into there: day 23)
+                theirs = torch.lerp(torch.from_numpy(a), torch.from_numpy(b), w).numpy()
+                assert got.numpy().tobytes() == theirs.tobytes(), w
+                continue
             want = np.empty(n, dtype)
             quietly(lerp_into, a.reshape(-1), b.reshape(-1), np.dtype(dtype).type(w), want)
             assert got.numpy().tobytes() == want.reshape(shape).tobytes(), w

@@ -20,6 +20,7 @@ from hypothesis import strategies as hs
 import strided as st
 from layouts import build_numpy, build_strided, build_torch, specs
 from oracle_helpers import same_error
+from strided.creation import borrow_array  # (any strides: from_numpy refuses negative ones, as PyTorch)
 from strided.interop import as_tensor, asarray, from_dlpack
 from strided.layout import Layout
 
@@ -116,7 +117,7 @@ def test_export_hard_layouts(make):
 def test_export_negative_strides_refused_with_the_fix():
     """PyTorch 2.13 aborts the process on a negative-stride DLPack tensor: strided refuses to
     export one (BufferError naming .contiguous() and copy=True); a copy is exported on request."""
-    n = st.from_numpy(np.arange(6.0).reshape(2, 3)[:, ::-1])
+    n = borrow_array(np.arange(6.0).reshape(2, 3)[:, ::-1], "from_numpy")
     with pytest.raises(BufferError) as info:
         n.__dlpack__(max_version=(1, 0))
     text = str(info.value)
@@ -137,10 +138,10 @@ def test_export_negative_strides_refused_with_the_fix():
 def test_export_negative_stride_on_a_dim_that_does_not_step():
     """A negative stride on a size-1 dim, or in an empty tensor, steps nowhere: exported."""
     a = np.arange(6.0).reshape(2, 3)[::-1][:1]  # shape (1, 3), strides (-3, 1)
-    s = st.from_numpy(a)
+    s = borrow_array(a, "from_numpy")
     assert s.stride()[0] < 0
     assert torch.from_dlpack(s).tolist() == [[3.0, 4.0, 5.0]]
-    e = st.from_numpy(np.arange(6.0)[::-1][:0])
+    e = borrow_array(np.arange(6.0)[::-1][:0], "from_numpy")
     assert torch.from_dlpack(e).shape == (0,)
 
 
@@ -199,9 +200,13 @@ def test_import_from_torch_shares_memory(spec):
 @SETTINGS
 def test_import_from_numpy_any_strides(spec):
     """``from_dlpack``, ``as_tensor`` and ``asarray`` of a NumPy array, negative steps included:
-    its layout and memory."""
+    its layout and memory (as_tensor and asarray refuse a negative stride, as PyTorch's: ValueError)."""
     a = build_numpy(spec)
     for make in (from_dlpack, as_tensor, asarray):
+        if make is not from_dlpack and any(x < 0 for x in a.strides):
+            with pytest.raises(ValueError, match="negative"):
+                make(a)
+            continue
         s = make(a)
         assert s.shape == a.shape and s.dtype is st.int64 and s.tolist() == a.tolist()
         assert _moving(spec.shape, s.stride()) == _moving(spec.shape, tuple(b // 8 for b in a.strides))

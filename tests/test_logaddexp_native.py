@@ -69,8 +69,9 @@ def _pairs(n: int, seed: int, dtype: str) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _numpy(name: str, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """NumPy's bits, each float32 NaN with its sign bit set: PyTorch's (tests/test_red23.py)."""
     with np.errstate(all="ignore"):
-        return getattr(np, name)(x, y)
+        return elementwise.torch_nan_signs(getattr(np, name)(x, y))
 
 
 def _bits(a: np.ndarray) -> np.ndarray:

@@ -74,12 +74,8 @@ def test_lerp_inplace_transposed(w):
     assert _same(sa, ta)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "pre-existing (general path too): lerp(0.0, -0.0, 1.0) gives -0.0 for every element, while "
-    "PyTorch's scalar tail (elements past the last 16-float32/8-float64 vector block, e.g. all of "
-    "a 3-element tensor) gives 0.0: strided.lerp(strided.zeros(3), -strided.zeros(3), 1.0) -> "
-    "[-0., -0., -0.], torch [0., 0., 0.]"))
 def test_lerp_zero_signs_small_tensor():
+    # (fixed on day 23: PyTorch's scalar tail flips this zero; more lengths in tests/test_red23.py)
     g = S.lerp(S.zeros(3), -S.zeros(3), 1.0)
     t = torch.lerp(torch.zeros(3), -torch.zeros(3), 1.0)
     assert _same(g, t)
@@ -605,27 +601,21 @@ def test_softmax_nan_row_bits():
     assert _same(SF.softmax(S.tensor(a), -1), torch.softmax(torch.from_numpy(a), -1))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "pre-existing (kernels-off path too): logaddexp(nan, 1.0) float32 gives +NaN 0x7fc00000, torch -NaN 0xffc00000"))
 def test_logaddexp_nan_sign():
+    # (fixed on day 23: PyTorch's float32 NaNs are NumPy's with the sign set; tests/test_red23.py)
     a = np.array([np.nan], np.float32)
     b = np.array([1.0], np.float32)
     assert _same(S.logaddexp(S.tensor(a), S.tensor(b)), torch.logaddexp(torch.from_numpy(a), torch.from_numpy(b)))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "pre-existing argument handling: torch.cdist(x, y, p=True) takes the bool as p=1 "
-    "([[3., 3.], [3., 3.]] for ones(2, 3) vs zeros(2, 3)); strided raises StridedRuntimeError "
-    "'cdist only supports non-negative p values'"))
 def test_cdist_p_bool():
+    # (fixed on day 23: PyTorch's double argument; more kinds in tests/test_red23.py)
     g = S.cdist(S.ones(2, 3), S.zeros(2, 3), p=True)
     assert g.tolist() == [[3.0, 3.0], [3.0, 3.0]]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "pre-existing argument handling (fast and kernels-off paths): strided.bincount(t, minlength=2.0) "
-    "and minlength=True are accepted; torch raises TypeError \"argument 'minlength' must be int\""))
 def test_bincount_minlength_types():
+    # (fixed on day 23: PyTorch's SymInt argument; more kinds in tests/test_red23.py)
     for ml in (2.0, True):
         with pytest.raises(TypeError):
             S.bincount(S.tensor([1, 2]), minlength=ml)

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import strided as st
+from strided.creation import borrow_array  # (any strides: from_numpy refuses negative ones, as PyTorch)
 
 torch = pytest.importorskip("torch")
 hypothesis = pytest.importorskip("hypothesis")
@@ -41,7 +42,7 @@ def _same(s, t) -> None:
 
 def _negative(a: np.ndarray, axes: tuple[int, ...]) -> st.Tensor:
     """A tensor over NumPy memory laid out with negative strides along ``axes``, holding ``a``'s values."""
-    return st.from_numpy(np.flip(np.ascontiguousarray(np.flip(a, axes)), axes))
+    return borrow_array(np.flip(np.ascontiguousarray(np.flip(a, axes)), axes), "from_numpy")
 
 
 # ---------------------------------------------------------------- addr (column-major input)

@@ -47,6 +47,8 @@ __all__ = [
     "check_not_0d",
     "chunk_count",
     "dims_arg",
+    "float_arg",
+    "arg_type_name",
     "index_of",
     "int_arg",
     "is_dim_int",
@@ -278,6 +280,32 @@ def int_arg(value: Any, op: str, name: str, pos: int, size: bool = False) -> int
             f"Overflow when unpacking long long\n  {what} is {result}, which does not fit in int64"
         )
     return result
+
+
+def float_arg(value: Any, op: str, name: str, pos: int) -> float:
+    """A ``float`` (C++ double) argument as PyTorch's parser takes it: Python bools, ints and
+    floats, NumPy bool/integer/float scalars, and 0-d tensors of any dtype (their value; a
+    complex one's real part); TypeError ``"{op}(): argument '{name}' (position {pos}) must be
+    float, not {type}"`` for anything else (strings, None, Python complex, arrays, tensors with
+    dims). An int too large for a float is Python's OverflowError, as in PyTorch.
+
+    >>> float_arg(True, "cdist", "p", 3), float_arg(np.int64(2), "cdist", "p", 3)
+    (1.0, 2.0)
+    """
+    if value.__class__ is float:
+        return value
+    if isinstance(value, (bool, int, float)) or (isinstance(value, np.generic) and value.dtype.kind in "biuf"):
+        return float(value)
+    layout = getattr(value, "_layout", None)  # (a tensor: this layer does not import the class)
+    if layout is not None and not layout.shape:
+        item = value.item()
+        return float(item.real if isinstance(item, complex) else item)
+    raise StridedTypeError(
+        join_lines(
+            f"{op}(): argument '{name}' (position {pos}) must be float, not {arg_type_name(value)}",
+            f"got {name}={value!r:.60}; pass a number",
+        )
+    )
 
 
 # ---------------------------------------------------------------- sizes and dims
@@ -543,6 +571,12 @@ def type_name(value: Any) -> str:
     return cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
 
 
+def arg_type_name(value: Any) -> str:
+    """The type in PyTorch's argument errors: ``Tensor`` for a tensor, ``float`` for builtins,
+    ``numpy.bool``/``numpy.ndarray`` (module-qualified) for the rest."""
+    return "Tensor" if getattr(value, "_layout", None) is not None else type_name(value)
+
+
 def is_number(value: Any) -> bool:
     """A number PyTorch takes as a Scalar: bool, int, float, complex, or a NumPy scalar of those kinds."""
     return isinstance(value, (bool, int, float, complex)) or (
@@ -574,11 +608,12 @@ def scalar_value(value: Any, op: str = "full") -> Any:
 
 
 def check_keepdim(keepdim: Any, op: str) -> bool:
-    """``keepdim`` as PyTorch's bool argument takes it: a Python or NumPy bool, nothing else."""
-    if not isinstance(keepdim, (bool, np.bool_)):
+    """``keepdim`` as PyTorch's bool argument takes it: a Python bool, nothing else (PyTorch 2.13
+    refuses NumPy's too: "sum(): argument 'keepdim' must be bool, not numpy.bool")."""
+    if keepdim.__class__ is not bool:
         raise StridedTypeError(
             join_lines(
-                f"{op}(): argument 'keepdim' must be bool, not {type(keepdim).__name__}",
+                f"{op}(): argument 'keepdim' must be bool, not {arg_type_name(keepdim)}",
                 f"got keepdim={keepdim!r}; pass True (reduced dims stay, with size 1) or False "
                 "(they are dropped)",
             )

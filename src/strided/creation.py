@@ -6,7 +6,7 @@ import functools
 import math
 import warnings
 from itertools import chain
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -682,19 +682,36 @@ def _too_many_dims(data: Any) -> Exception:
 
 
 def from_numpy(array: np.ndarray) -> Tensor:
-    """A tensor sharing ``array``'s memory: any strides, negative ones included; writes show in both.
+    """A tensor sharing ``array``'s memory; writes show in both. As PyTorch's, an array with a
+    negative stride (``a[::-1]``) is refused with ValueError: a tensor's strides are never negative.
 
-    # Note: PyTorch's from_numpy refuses negative strides; strided accepts them.
-
-    >>> a = np.arange(6.0).reshape(2, 3)[:, ::-1]
+    >>> a = np.arange(6.0).reshape(2, 3)[:, ::2]
     >>> t = strided.from_numpy(a)
     >>> t.stride(), t.tolist()
-    ((3, -1), [[2.0, 1.0, 0.0], [5.0, 4.0, 3.0]])
+    ((3, 2), [[0.0, 2.0], [3.0, 5.0]])
     >>> a[0, 0] = 9.0
     >>> t[0, 0].item()
     9.0
     """
+    if isinstance(array, np.ndarray) and any(s < 0 for s in array.strides):
+        _negative_strides(array)
     return borrow_array(array, "from_numpy")
+
+
+def _negative_strides(array: np.ndarray) -> NoReturn:
+    """PyTorch's tensor_from_numpy refusal of an array with a negative stride (in any dim, sizes
+    0 and 1 too): ValueError. (strided's own operands may have negative strides: its internal
+    wraps call :func:`borrow_array` directly.)"""
+    raise StridedValueError(
+        join_lines(
+            "At least one stride in the given numpy array is negative, and tensors with negative strides "
+            "are not currently supported. (You can probably work around this by making a copy of your "
+            "array  with array.copy().) ",
+            f"strides {array.strides} (bytes); strided.from_numpy follows PyTorch here",
+            "fix: strided.from_numpy(array.copy()), or strided.tensor(array) (a copy); "
+            "a reversed tensor is strided.flip(t, dims)",
+        )
+    )
 
 
 def borrow_array(array: np.ndarray, op: str) -> Tensor:

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ..creation import borrow_array, tensor
+from ..creation import _negative_strides, borrow_array, tensor
 from ..device import parse_device
 from ..dispatch import copy_of
 from ..dtypes import TORCH_NAME, DType, default_float, to_dtype
@@ -104,6 +104,8 @@ def _shared(obj: Any, op: str, buffer_dtype: DType | None, copy: bool | None) ->
             # byte order"); strided converts it into a new tensor, as strided.tensor does (and
             # np.asarray(a, "=f4")); only copy=False, which cannot convert, gets PyTorch's error.
             return None
+        if any(st < 0 for st in obj.strides):  # (PyTorch's ValueError, as from_numpy's; dtype= or not)
+            _negative_strides(obj)
         return borrow_array(obj, op)
     if isinstance(obj, (np.generic, list, tuple, str, int, float, complex, bool)):
         return None

@@ -693,6 +693,25 @@ def logaddexp_fresh(x: np.ndarray, y: np.ndarray, base2: bool) -> np.ndarray | N
 
 
 _LOGADDEXP_AGREES: dict[tuple[bool, str], bool] = {}
+_NAN_SIGN = {np.dtype(np.float32): np.uint32(0x80000000), np.dtype(np.float16): np.uint16(0x8000)}
+
+
+def torch_nan_signs(res: np.ndarray) -> np.ndarray:
+    """NumPy's logaddexp/logaddexp2 result as PyTorch's: a float32 or float16 NaN gets its sign
+    bit set (payload kept), as PyTorch's kernels return it at every length and position
+    (``logaddexp(nan, 1.0)`` is 0xffc00000); in place where ``res`` is a writable array (returned).
+    float64 is left as NumPy gives it (PyTorch's sign there depends on the loop: not modelled)."""
+    sign = _NAN_SIGN.get(res.dtype)
+    if sign is None:
+        return res
+    # (float16: integer passes on its bits; NumPy's float16 isnan converts element by element)
+    nan = np.isnan(res) if sign.dtype.itemsize == 4 else (res.view(np.uint16) & 0x7FFF) > 0x7C00
+    if nan.any():
+        if not (isinstance(res, np.ndarray) and res.flags.writeable):
+            res = np.array(res)
+        bits = res.view(sign.dtype)
+        np.bitwise_or(bits, sign, out=bits, where=nan)
+    return res
 
 
 def _logaddexp_agrees(k: Any, base2: bool, dt: np.dtype) -> bool:
@@ -717,7 +736,7 @@ def _logaddexp_agrees(k: Any, base2: bool, dt: np.dtype) -> bool:
                             (plain - rng.uniform(0, 2, 1 << 14) ** 6).astype(dt)])
         got = np.empty_like(x)
         with np.errstate(all="ignore"):
-            want = ufunc(x, y)
+            want = torch_nan_signs(ufunc(x, y))  # (the loop writes PyTorch's float32 NaNs)
         run = k.logaddexp_float32 if dt == _F32 else k.logaddexp_float64
         agrees = bool(run(x, y, got, base2)) and got.tobytes() == want.tobytes()
         _LOGADDEXP_AGREES[(base2, dt.char)] = agrees

@@ -82,6 +82,46 @@ def operand_strides(shape: tuple[int, ...], op: tuple[tuple[int, ...], tuple[int
     return out
 
 
+def _loop_rows(shape: tuple[int, ...], out_strides: tuple[int, ...], fresh: bool,
+               inputs: Sequence[tuple[tuple[int, ...], tuple[int, ...]] | None]) -> tuple[list[int], int, bool, int | None]:
+    """TensorIterator's walk of ``shape`` (arguments as :func:`scalar_loop_mask`'s): the
+    iteration order (``perm[k]``: the tensor dim at iteration dim k, 0 the fastest), the length
+    of a row (the first merged dim), whether its vector loop takes the rows (every operand
+    contiguous along them, or all but one stride-0 input) and that stride-0 input's index in
+    ``inputs`` (None: none)."""
+    ndim = len(shape)
+    ins = [operand_strides(shape, op) for op in inputs]
+    ops = [list(out_strides)] + ins
+    compared = ins if fresh else ops
+    perm = iteration_order(shape, compared)
+    sizes = [shape[p] for p in perm]
+    strides = [[st[p] for p in perm] for st in ops]
+    # coalesce_dimensions: only the first merged dim (the row) and its strides matter here
+    row, row_strides = sizes[0] if ndim else 1, [st[0] if ndim else 0 for st in strides]
+    for k in range(1, ndim):
+        if row == 1:
+            row, row_strides = sizes[k], [st[k] for st in strides]
+        elif sizes[k] == 1:
+            continue
+        elif all(row * rs == st[k] for rs, st in zip(row_strides, strides)):
+            row *= sizes[k]
+        else:
+            break
+    contiguous, scalar = all(s == 1 for s in row_strides), None
+    if not contiguous:
+        zeros = [i for i, s in enumerate(row_strides[1:]) if s == 0]
+        contiguous = len(zeros) == 1 and all(s == 1 for i, s in enumerate(row_strides) if i != zeros[0] + 1)
+        scalar = zeros[0] if contiguous else None
+    return perm, row, contiguous, scalar
+
+
+def _to_tensor_dims(flat: np.ndarray, shape: tuple[int, ...], perm: list[int]) -> np.ndarray:
+    """An array over the flat iteration range (fastest iteration dim last) as an array of ``shape``."""
+    ndim = len(shape)
+    arr = flat.reshape([shape[p] for p in reversed(perm)])
+    return np.transpose(arr, [ndim - 1 - perm.index(d) for d in range(ndim)])
+
+
 def scalar_loop_mask(shape: tuple[int, ...], out_strides: tuple[int, ...], fresh: bool,
                      inputs: Sequence[tuple[tuple[int, ...], tuple[int, ...]] | None],
                      step: int = HALF_STEP, threads: int | None = None,
@@ -98,28 +138,7 @@ def scalar_loop_mask(shape: tuple[int, ...], out_strides: tuple[int, ...], fresh
         return None
     if numel == 1:
         return np.ones(shape, bool)
-    ndim = len(shape)
-    ins = [operand_strides(shape, op) for op in inputs]
-    ops = [list(out_strides)] + ins
-    compared = ins if fresh else ops
-    perm = iteration_order(shape, compared)  # (perm[k]: the tensor dim at iteration dim k, 0 the fastest)
-    sizes = [shape[p] for p in perm]
-    strides = [[st[p] for p in perm] for st in ops]
-    # coalesce_dimensions: only the first merged dim (the row) and its strides matter here
-    row, row_strides = sizes[0] if ndim else 1, [st[0] if ndim else 0 for st in strides]
-    for k in range(1, ndim):
-        if row == 1:
-            row, row_strides = sizes[k], [st[k] for st in strides]
-        elif sizes[k] == 1:
-            continue
-        elif all(row * rs == st[k] for rs, st in zip(row_strides, strides)):
-            row *= sizes[k]
-        else:
-            break
-    contiguous = all(s == 1 for s in row_strides)
-    if not contiguous:
-        zeros = [i for i, s in enumerate(row_strides[1:]) if s == 0]
-        contiguous = len(zeros) == 1 and all(s == 1 for i, s in enumerate(row_strides) if i != zeros[0] + 1)
+    perm, row, contiguous, _ = _loop_rows(shape, out_strides, fresh, inputs)
     if not contiguous:
         return np.ones(shape, bool)
     if numel < grain:  # (one chunk whatever the threads: not asked, a system call)
@@ -145,6 +164,36 @@ def scalar_loop_mask(shape: tuple[int, ...], out_strides: tuple[int, ...], fresh
         at = np.repeat(first - np.cumsum(count) + count, count) + np.arange(int(count.sum()), dtype=np.int64)
         mask = np.zeros(numel, bool)
         mask[at] = True
-    # iteration order, slowest first, back to the tensor's dims
-    mask = mask.reshape([shape[p] for p in reversed(perm)])
-    return np.transpose(mask, [ndim - 1 - perm.index(d) for d in range(ndim)])
+    return _to_tensor_dims(mask, shape, perm)
+
+
+def loop_positions(shape: tuple[int, ...], out_strides: tuple[int, ...], fresh: bool,
+                   inputs: Sequence[tuple[tuple[int, ...], tuple[int, ...]] | None],
+                   threads: int | None = None,
+                   grain: int = GRAIN_SIZE) -> tuple[np.ndarray, np.ndarray, int | None] | None:
+    """Each element's place in PyTorch's loops (arguments as :func:`scalar_loop_mask`'s): two
+    int64 arrays of ``shape``, the element's index in its piece of a row (a row cut at the
+    parallel chunks' starts) and that piece's length, and the index in ``inputs`` of the input
+    the vector loop takes as a scalar (stride 0 along the rows; None: none); None where the
+    vector loop takes no row (``basic_loop`` throughout: a strided row) or there is no element.
+    For effects that depend on where in a vector block or in a scalar tail of a given length an
+    element falls."""
+    numel = 1
+    for s in shape:
+        numel *= s
+    if numel == 0:
+        return None
+    perm, row, contiguous, scalar = _loop_rows(shape, out_strides, fresh, inputs)
+    if not contiguous:
+        return None
+    chunks = 1 if numel < grain else parallel_chunks(numel, torch_threads() if threads is None else threads, grain)
+    idx = np.arange(numel, dtype=np.int64)
+    if chunks == 1:
+        pos, length = idx % row, np.full(numel, row, np.int64)
+    else:
+        chunk = -(-numel // chunks)
+        starts = np.union1d(np.arange(0, numel, row, dtype=np.int64), np.arange(0, numel, chunk, dtype=np.int64))
+        ends = np.append(starts[1:], numel)
+        piece = np.searchsorted(starts, idx, side="right") - 1
+        pos, length = idx - starts[piece], (ends - starts)[piece]
+    return _to_tensor_dims(pos, shape, perm), _to_tensor_dims(length, shape, perm), scalar

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ... import layout as L
-from ...args import is_dim_int
+from ...args import arg_type_name, is_dim_int
 from ...dispatch import adopted, result
 from ...dtypes import DType
 from ...errors import StridedIndexError, StridedTypeError, join_lines
@@ -41,18 +41,19 @@ def one_dim(t: Tensor, dim: Any, op: str) -> int:
 
 
 def flag(value: Any, op: str, name: str) -> bool:
-    """A bool argument as PyTorch's parser takes it (Python or NumPy bool; None reads as False
-    where PyTorch's ``bool?`` allows it, e.g. ``stable=None``)."""
+    """A bool argument as PyTorch's parser takes it: a Python bool (PyTorch 2.13 refuses NumPy's:
+    "topk(): argument 'sorted' must be bool, not numpy.bool"); None reads as False where
+    PyTorch's ``bool?`` allows it, e.g. ``stable=None``."""
+    if value.__class__ is bool:
+        return value
     if value is None and name == "stable":
         return False
-    if not isinstance(value, (bool, np.bool_)):
-        raise StridedTypeError(
-            join_lines(
-                f"{op}(): argument '{name}' must be bool, not {type(value).__name__}",
-                f"got {name}={value!r:.40}; pass True or False",
-            )
+    raise StridedTypeError(
+        join_lines(
+            f"{op}(): argument '{name}' must be bool, not {arg_type_name(value)}",
+            f"got {name}={value!r:.40}; pass True or False",
         )
-    return bool(value)
+    )
 
 
 def moved_last(t: Tensor, d: int) -> np.ndarray:

@@ -73,9 +73,9 @@ def _operand(x: Any, op: str) -> Any:
             return parse_int(x, op)
         return x
     if isinstance(x, np.ndarray) and from_numpy_dtype(x.dtype) is not None:
-        from ...creation import from_numpy
+        from ...creation import borrow_array
 
-        return from_numpy(x)
+        return borrow_array(x, "from_numpy")  # (any strides: strided's own operand, not the public refusal)
     raise StridedTypeError(
         join_lines(
             f"{op}(): expected a strided.Tensor or a Python bool/int/float operand, but got "

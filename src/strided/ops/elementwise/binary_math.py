@@ -57,6 +57,7 @@ from ...kernels.elementwise import (
     logaddexp_fresh,
     logaddexp_loop,
     tensor_power,
+    torch_nan_signs,
 )
 from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set
 from ...kernels.fused import quieted
@@ -312,7 +313,7 @@ def _logaddexp(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
     if dtype.kind != "c":
         # (the compiled loop: the same bits; from 32 elements, as LOGADDEXP's native_min)
         res = logaddexp_fresh(xs, ys, False) if dtype.char in "fd" and xs.size >= 32 else None
-        return np.logaddexp(xs, ys) if res is None else res
+        return torch_nan_signs(np.logaddexp(xs, ys)) if res is None else res
     return _logaddexp_complex(*np.broadcast_arrays(xs, ys))
 
 
@@ -389,7 +390,12 @@ _FLOAT32_64 = frozenset((float32, float64))
 LOGADDEXP = BinaryOp("logaddexp", UfuncLike("logaddexp", _logaddexp), kernel="logaddexp_cpu", fast=_FLOATS,
                      tensor_other=True, float_only=True, complex_ok=True, late_checks=True,
                      native=logaddexp_loop(False), native_dtypes=_FLOAT32_64, native_min=32)
-LOGADDEXP2 = BinaryOp("logaddexp2", np.logaddexp2, kernel="logaddexp2_cpu", fast=_FLOATS, tensor_other=True,
+def _logaddexp2(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
+    """np.logaddexp2 with PyTorch's float32/float16 NaN signs (:func:`torch_nan_signs`)."""
+    return torch_nan_signs(np.logaddexp2(_in(x, dtype), _in(y, dtype)))
+
+
+LOGADDEXP2 = BinaryOp("logaddexp2", UfuncLike("logaddexp2", _logaddexp2), kernel="logaddexp2_cpu", fast=_FLOATS, tensor_other=True,
                       float_only=True, late_checks=True, native=logaddexp_loop(True), native_dtypes=_FLOAT32_64,
                       native_min=32)
 LDEXP = BinaryOp("ldexp", UfuncLike("ldexp", _ldexp), kind="div", fast=_FLOATS, tensor_other=True)

@@ -11,7 +11,9 @@ the promoted dtype (an integer divisor of 0 is an error), ``logical_*`` give boo
 
 from __future__ import annotations
 
+import functools
 import math
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -28,6 +30,7 @@ from ...kernels.elementwise import arctan2, assign, complex_abs, exact_loop, flo
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set, quietly, quietly_here
 from ...kernels.fused import fma, fma_into, lerp_into
 from ...kernels.sleef import atan2_flat
+from ...kernels.torch_loops import loop_positions, scalar_loop_mask
 from ...opdef import Kind, declare
 from ...scalars import numpy_scalar, parse_int, wrapped
 from ...tensor import Tensor
@@ -104,7 +107,7 @@ _METHODS: list[tuple[tuple[str, ...], Callable]] = [
 # ---------------------------------------------------------------- lerp
 
 
-def _lerp(input: Any, end: Any, weight: Any, target: Tensor | None) -> Tensor:
+def _lerp(input: Any, end: Any, weight: Any, target: Tensor | None, loop_out: Any = None) -> Tensor:
     """``input + weight * (end - input)`` with PyTorch's rules: float tensors of one dtype (no
     promotion: "expected dtype float for `end` but got dtype double"), ``weight`` a number or a
     tensor of that dtype; all three broadcast. Computed as PyTorch's kernel does, from the nearer
@@ -149,7 +152,10 @@ def _lerp(input: Any, end: Any, weight: Any, target: Tensor | None) -> Tensor:
     operands = [input, end, weight]
     shape = _broadcast(name, operands, ("input", "end", "weight"))
     if target is None:
-        out = _fresh_output(shape, d, operands, d)
+        # (a number weight is no operand of PyTorch's TensorIterator: lerp_Scalar's result is laid
+        # out by input and end alone, a (1, 17) view of strides (1, 1) gives (17, 1); a 0-d tensor
+        # weight is one, and that view then keeps (1, 1))
+        out = _fresh_output(shape, d, operands if isinstance(weight, Tensor) else operands[:2], d)
     else:
         _check_inplace(target, name, d, shape)
         _check_partial_overlap(target, [end, weight], name)
@@ -170,11 +176,24 @@ def _lerp(input: Any, end: Any, weight: Any, target: Tensor | None) -> Tensor:
         a = _view(input).astype(compute, copy=False)
         b = _view(end).astype(compute, copy=False)
         w = np.asarray(w, dtype=compute)
+        kind = "tensor" if isinstance(weight, Tensor) else "number"
+        # (PyTorch's iteration: a number weight is no operand of it (lerp_kernel_scalar_weight); an
+        # out= of the result's shape is its output, walked in its own layout)
+        walked = loop_out if isinstance(loop_out, Tensor) and loop_out._layout.shape == shape else out
+        walk = lambda: (shape, walked._layout.strides, target is None and walked is out,  # noqa: E731
+                        [(t._layout.shape, t._layout.strides) for t in (input, end, weight) if isinstance(t, Tensor)])
         runs = _same_dense_runs(a, b, _view(out)) if w.ndim == 0 and compute.kind == "f" else None
-        if runs is not None:  # (one layout, dense: lerp_into's compiled passes over the runs, the same bits)
+        if runs is not None and walked._layout.strides == out._layout.strides:
+            # (one layout, dense, walked in memory order: lerp_into's compiled passes over the runs)
+            n = len(runs[0])
+            fix = lerp_loop_fixes(runs[0], runs[1], w, kind, d, lambda: _flat_walk(n, kind == "tensor"))
             lerp_into(runs[0], runs[1], w[()], runs[2])
+            apply_lerp_fixes(runs[2], fix)
             return out
-        np.copyto(_view(out), lerp_arrays(a, b, w), casting="unsafe")
+        res = lerp_arrays(a, b, w)
+        if compute.kind == "f":
+            apply_lerp_fixes(res, lerp_loop_fixes(a, b, w, kind, d, walk))
+        np.copyto(_view(out), res, casting="unsafe")
     finally:
         quiet_reset(token)
     return out
@@ -201,6 +220,153 @@ def lerp_arrays(a: np.ndarray, b: np.ndarray, w: np.ndarray) -> np.ndarray:
             return np.where(low, near.reshape(w.shape), far.reshape(w.shape))
         return np.where(low, fma(w, diff, a), fma(w - compute.type(1), diff, b))
     return np.where(low, a + w * diff, b - diff * (compute.type(1) - w))  # (complex: two roundings)
+
+
+# PyTorch's lerp loop step (cpu_kernel_vec's 2 * Vectorized<T>::size() as its lerp kernels run on
+# x86-64, measured on 2.13: 16 float32, 8 float64, 32 float16/bfloat16), by the tensor's itemsize
+_LERP_STEP = {2: 32, 4: 16, 8: 8}
+# Where PyTorch's lerp returns (end - input)'s NaN (D) rather than the weight's (W) when both are
+# NaN: the compiler's operand order in each copy of the fused multiply-add (its two unrolled
+# vector steps, its auto-vectorized scalar tail's 8/4/2/1-wide parts, each specialization of
+# cpu_kernel_vec for a stride-0 operand), measured on PyTorch 2.13 x86-64 (bfloat16's NaNs are its
+# conversion's own and complex's another kernel: not modelled). By (weight: "number" or "tensor",
+# dtype, the operand the vector loop takes as a scalar): the pattern over one vector block of
+# _LERP_STEP elements and, space-separated, the scalar tail's for each tail length 1 .. step - 1,
+# run-length coded ("D4W4": DDDDWWWW). A strided row (basic_loop) is all D for a number weight
+# and all W for a tensor one.
+_NAN_ORDER = {
+    ("number", "float16", None): ("D24W8", "D1 D2 D3 D4 D5 D6 D7 D8 D9 D10 D11 D12 D13 D14 D15 D16 D17 D18 "
+                                           "D19 D20 D21 D22 D23 D24 D25 D26 D27 D28 D29 D30 D31"),
+    ("number", "float16", "input"): ("D24W8", "D1 D2 D3 D4 D5 D6 D7 D8 D9 D10 D11 D12 D13 D14 D15 D16 D17 "
+                                              "D18 D19 D20 D21 D22 D23 D24 D25 D26 D27 D28 D29 D30 D31"),
+    ("number", "float16", "end"): ("D24W8", "W1 W1D1 W1D2 W1D3 W1D4 W1D5 W1D6 W1D7 W1D8 W1D9 W1D10 W1D11 "
+                                            "W1D12 W1D13 W1D14 W1D15 W1D16 W1D17 W1D18 W1D19 W1D20 W1D21 "
+                                            "W1D22 W1D23 W1D24 W1D25 W1D26 W1D27 W1D28 W1D29 W1D30"),
+    ("tensor", "float16", None): ("W24D8", "W1 W2 W3 W4 W5 W6 W7 W8 W9 W10 W11 W12 W13 W14 W15 W16 W17 W18 "
+                                           "W19 W20 W21 W22 W23 W24 W25 W26 W27 W28 W29 W30 W31"),
+    ("tensor", "float16", "input"): ("W32", "W1 W2 W3 W4 W5 W6 W7 W8 W9 W10 W11 W12 W13 W14 W15 W16 W17 W18 "
+                                            "W19 W20 W21 W22 W23 W24 W25 W26 W27 W28 W29 W30 W31"),
+    ("tensor", "float16", "end"): ("W32", "W1 W2 W3 W4 W5 W6 W7 W8 W9 W10 W11 W12 W13 W14 W15 W16 W17 W18 "
+                                          "W19 W20 W21 W22 W23 W24 W25 W26 W27 W28 W29 W30 W31"),
+    ("tensor", "float16", "weight"): ("D32", "W1 W2 W3 W4 W5 W6 W7 W8 W9 W10 W11 W12 W13 W14 W15 W16 W17 "
+                                             "W18 W19 W20 W21 W22 W23 W24 W25 W26 W27 W28 W29 W30 W31"),
+    ("number", "float32", None): ("D8W8", "W1 W2 W3 W4 W5 W6 W6D1 W8 W9 W10 W10D1 W12 W13 W14 W14D1"),
+    ("number", "float32", "input"): ("D8W8", "W1 W2 W3 W4 W5 W6 W7 W8 W9 W10 W11 W12 W13 W14 W15"),
+    ("number", "float32", "end"): ("D8W8", "W1 W2 W3 W4 W5 W6 W7 W8 W9 W10 W11 W12 W13 W14 W15"),
+    ("tensor", "float32", None): ("W16", "W1 W2 W3 W4 W5 W6 W6D1 W8 W9 W10 W10D1 W12 W13 W14 W14D1"),
+    ("tensor", "float32", "input"): ("W16", "W1 W2 W3 D4 D4W1 D4W2 D4W3 D8 D8W1 D8W2 D8W3 D12 D12W1 D12W2 "
+                                            "D12W3"),
+    ("tensor", "float32", "end"): ("W16", "W1 W2 W3 D4 D4W1 D4W2 D4W3 W8 W9 W10 W11 W8D4 W8D4W1 W8D4W2 "
+                                          "W8D4W3"),
+    ("tensor", "float32", "weight"): ("D16", "W1 W2 W3 D4 D4W1 D4W2 D4W2D1 W8 W9 W10 W10D1 W8D4 W8D4W1 "
+                                             "W8D4W2 W8D4W2D1"),
+    ("number", "float64", None): ("D4W4", "W1 D2 D2W1 W4 W5 W4D2 W4D2W1"),
+    ("number", "float64", "input"): ("D4W4", "W1 W2 W3 W4 W5 W6 W7"),
+    ("number", "float64", "end"): ("D4W4", "W1 W2 W3 W4 W5 W6 W7"),
+    ("tensor", "float64", None): ("W8", "D1 W2 W2D1 W4 W4D1 W6 W6D1"),
+    ("tensor", "float64", "input"): ("W8", "D1 W2 W2D1 W4 W4D1 W6 W6D1"),
+    ("tensor", "float64", "end"): ("W8", "D1 D2 D3 D4 D5 D6 D7"),
+    ("tensor", "float64", "weight"): ("D8", "D1 D2 D3 W4 W4D1 W4D2 W4D3"),
+}
+
+
+def _rle(code: str) -> list[bool]:
+    """A run-length coded pattern of :data:`_NAN_ORDER` as one bool per element (True: D)."""
+    out: list[bool] = []
+    for letter, count in re.findall(r"([DW])(\d+)", code):
+        out += [letter == "D"] * int(count)
+    return out
+
+
+@functools.cache
+def _nan_table(key: tuple) -> np.ndarray:
+    """:data:`_NAN_ORDER`'s entry as a (step, step) bool table: row 0 the vector block's pattern,
+    row k the pattern of a scalar tail of k elements (padded)."""
+    vector, tails = _NAN_ORDER[key]
+    rows = [_rle(vector)] + [_rle(t) for t in tails.split()]
+    step = len(rows[0])
+    return np.array([r + [False] * (step - len(r)) for r in rows])
+
+
+def _nan_from_diff(kind: str, d: Any, walk: tuple, shape: tuple) -> np.ndarray | None:
+    """Where (a bool array of ``shape``) PyTorch's lerp returns the difference's NaN rather than
+    the weight's (:data:`_NAN_ORDER`); None where that is not modelled (dtype, layout)."""
+    places = loop_positions(*walk)
+    if places is None:  # (a strided row: basic_loop, the scalar function throughout)
+        return np.full(shape, kind == "number")
+    pos, length, scalar = places
+    operands = ("input", "end", "weight")
+    key = (kind, d.name, None if scalar is None else operands[scalar])
+    if key not in _NAN_ORDER:
+        return None
+    rows = _nan_table(key)
+    step = rows.shape[1]
+    tail = length % step
+    in_tail = pos >= length - tail
+    return np.where(in_tail, rows[tail, np.where(in_tail, pos - (length - tail), 0)], rows[0, pos % step])
+
+
+def _flat_walk(n: int, one_weight: bool) -> tuple:
+    """PyTorch's iteration of two flat runs of ``n`` (and a one-element weight tensor, stride 0):
+    one row, as :func:`lerp_loop_fixes`' ``walk``."""
+    return (n,), (1,), True, [((n,), (1,)), ((n,), (1,))] + ([((), ())] if one_weight else [])
+
+
+def lerp_loop_fixes(a: np.ndarray, b: np.ndarray, w: np.ndarray, kind: str, d: Any,
+                    walk_of: Callable[[], tuple]) -> tuple | None:
+    """Where PyTorch's lerp differs from :func:`lerp_arrays`' vector formula, planned before the
+    result is written (an in-place result may be ``a``): None in the common case (no weight of 1
+    or NaN), else (zero flips, NaN positions, NaN values) for :func:`apply_lerp_fixes`.
+
+    Its scalar loop computes ``end - (end - input) * (1 - w)`` fused, where the vector loop
+    computes ``fmadd(w - 1, end - input, end)``: the same magnitude, but for ``w == 1`` and
+    ``end == -0.0`` the zero's sign is flipped (``lerp(0., -0., 1.)`` is 0.0 in its scalar loop,
+    -0.0 in its vector loop). And for a NaN weight with a NaN ``end - input``, some of its loops
+    return the difference's NaN, not the weight's (:data:`_NAN_ORDER`). ``a``, ``b``, ``w``:
+    the compute-dtype operands (broadcastable to the result); ``kind``: "number" or "tensor"
+    (the weight); ``d``: the tensor dtype; ``walk_of``: PyTorch's iteration (called only here), the
+    arguments (shape, out_strides, fresh, inputs) of :func:`scalar_loop_mask`."""
+    if w.dtype.kind != "f":
+        return None
+    if w.ndim == 0:
+        if w != 1 and w == w:  # (the common case, no array passes)
+            return None
+    else:  # (two passes, no temporaries kept: a sum is NaN where a NaN is)
+        total = _add_reduce(w, axis=None)
+        if total == total and not _count_nonzero(_equal(w, 1)):
+            return None
+    one, nan = w == 1, np.isnan(w)
+    walk = walk_of()
+    mask = scalar_loop_mask(*walk, step=_LERP_STEP[d.itemsize])
+    shape = np.broadcast_shapes(a.shape, b.shape, w.shape)
+    flips = None
+    if mask is not None and one.any():
+        flips = mask & one & (b == 0) & np.signbit(b) & np.isfinite(a)
+    if not nan.any() or d.name not in ("float16", "float32", "float64"):
+        return flips, None, None
+    with np.errstate(invalid="ignore"):
+        diff = np.subtract(b, a)
+    places = nan & np.isnan(diff)
+    if not places.any():
+        return flips, None, None
+    # (a number weight is no operand of PyTorch's iteration; a tensor one is its third input)
+    order = _nan_from_diff(kind, d, walk, shape)
+    if order is None:
+        return flips, None, None
+    places = places & order
+    return flips, places, np.broadcast_to(diff, shape)[places] if places.any() else None
+
+
+def apply_lerp_fixes(res: np.ndarray, fix: tuple | None) -> None:
+    """Write :func:`lerp_loop_fixes`' plan into ``res`` (the vector formula's result, of the
+    result's shape or its flat run): flip the planned zeros, put the planned NaNs."""
+    if fix is None:
+        return
+    flips, places, values = fix
+    if flips is not None and flips.any():
+        np.negative(res, out=res, where=np.broadcast_to(flips, res.shape))
+    if values is not None:
+        res[np.broadcast_to(places, res.shape)] = values
 
 
 def _lerp_flat(input: Any, end: Any, weight: Any, target: Tensor | None) -> Tensor | None:
@@ -235,6 +401,13 @@ def _lerp_flat(input: Any, end: Any, weight: Any, target: Tensor | None) -> Tens
     if a is None or b is None or (target is not None and not a.flags.writeable):
         return None
     compute = d.numpy
+    if weight == 1.0 or weight != weight:
+        # (PyTorch's scalar tail and NaN order: planned before an in-place write, applied after)
+        fix = lerp_loop_fixes(a, b, np.asarray(weight, compute), "number", d, lambda: _flat_walk(len(a), False))
+        out = a if target is not None else np.empty(info[1], compute)
+        quietly(lerp_into, a, b, compute.type(weight), out)
+        apply_lerp_fixes(out, fix)
+        return target if target is not None else adopted(out, layout, d)
     if target is None and (k := native.special()) is not None:
         # (lerp_into's compiled pass alone: no NumPy arithmetic, nothing to quiet; the weight as the
         # Python float it is: the kernel's (float) cast rounds it as compute.type(weight) does)
@@ -258,7 +431,7 @@ def lerp(input: Any, end: Any, weight: Any, *, out: Any = None) -> Tensor:
     [5.0, 15.0]
     """
     if out is not None:
-        return write_out(out, _lerp(input, end, weight, None), "lerp", (input, end, weight))
+        return write_out(out, _lerp(input, end, weight, None, out), "lerp", (input, end, weight))
     if not OPEN:
         fast = _lerp_flat(input, end, weight, None)
         if fast is not None:
@@ -580,6 +753,7 @@ def _same_dense_runs(*arrays: np.ndarray) -> list[np.ndarray] | None:
 
 
 _F32_MAX = float(np.finfo(np.float32).max)
+_add_reduce, _count_nonzero, _equal = np.add.reduce, np.count_nonzero, np.equal
 _empty = np.empty
 _EXACT = 2**53  # (an int below it converts to a float exactly: binary's fast paths take it as it is)
 

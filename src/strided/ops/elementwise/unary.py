@@ -9,6 +9,7 @@ place.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -1045,10 +1046,23 @@ def _where_runs(condition: Any, input: Any, other: Any, d: Any, shape: tuple, in
     return adopted(np.where(runs[0], runs[1], runs[2]), info[2], d)
 
 
+_UINT8_WARNED = [False]
+
+
+def _warn_uint8_condition() -> None:
+    """PyTorch's TORCH_WARN_ONCE for a uint8 ``where`` condition: a UserWarning, the first time
+    in the process only; the condition is then read as ``condition != 0``."""
+    if not _UINT8_WARNED[0]:
+        _UINT8_WARNED[0] = True
+        warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and will be removed "
+                      "in a future version of PyTorch. Use a boolean condition instead.", UserWarning, stacklevel=3)
+
+
 def where(condition: Any, input: Any = _ONE_ARG, other: Any = _ONE_ARG, *, out: Any = None) -> Any:  # noqa: A002
     """``input`` where ``condition`` is True, else ``other``; all three broadcast together.
 
-    ``condition`` must be a bool tensor; ``input``/``other`` are tensors or Python scalars,
+    ``condition`` must be a bool tensor (a uint8 one is read as ``!= 0``, with PyTorch's
+    deprecation warning, once); ``input``/``other`` are tensors or Python scalars,
     and the result dtype is ``result_type(input, other)``. With ``condition`` alone, as in
     PyTorch, the tuple of its non-zero positions: ``nonzero(condition, as_tuple=True)``.
 
@@ -1076,7 +1090,10 @@ def where(condition: Any, input: Any = _ONE_ARG, other: Any = _ONE_ARG, *, out: 
                 "strided.where(x > 0, a, b)",
             )
         )
-    if condition._dtype is not bool_:
+    byte = condition._dtype is uint8
+    if byte:
+        _warn_uint8_condition()
+    elif condition._dtype is not bool_:
         raise StridedRuntimeError(
             join_lines(
                 "where expected condition to be a boolean tensor, but got a tensor with dtype "
@@ -1084,7 +1101,7 @@ def where(condition: Any, input: Any = _ONE_ARG, other: Any = _ONE_ARG, *, out: 
                 "fix: compare explicitly, e.g. strided.where(mask != 0, a, b)",
             )
         )
-    if out is None:
+    if out is None and not byte:
         t = _fast_where(condition, input, other)
         if t is not None:
             return report("where", (condition, input, other), t)
@@ -1099,8 +1116,10 @@ def where(condition: Any, input: Any = _ONE_ARG, other: Any = _ONE_ARG, *, out: 
     # (a fill_): 300 is refused for uint8, 1e40 for float32; float16 is not checked there.
     x = _view(a) if isinstance(a, Tensor) else filled(a, rt, "where", 1, "input")
     y = _view(b) if isinstance(b, Tensor) else filled(b, rt, "where", 1, "other")
-    result = _fresh_output(shape, rt, operands, rt, skip_first=True)
-    where_into(_view(condition), x, y, _view(result))
+    # (a uint8 condition: PyTorch's condition.to(kBool) first, a copy laid out by preserve_format,
+    # which is the layout _fresh_output gives an operand of another dtype: skip_first off)
+    result = _fresh_output(shape, rt, operands, rt, skip_first=not byte)
+    where_into(_view(condition) if not byte else _view(condition) != 0, x, y, _view(result))
     if out is not None:
 
         return write_out(out, result, "where", (condition, a, b))
@@ -1113,7 +1132,9 @@ def where_backward(out: Any, *args: Any, **kwargs: Any) -> Any:
     the engine sums over the dims it was broadcast in). Called for ``where(condition, input,
     other)`` and for the method ``input.where(condition, other)``."""
     first = args[0] if args else None
-    method = isinstance(first, Tensor) and first._dtype is not bool_  # input.where(condition, other)
+    # input.where(condition, other): a first tensor that is no condition (bool, or PyTorch's
+    # deprecated uint8: an integer input has no gradient either way)
+    method = isinstance(first, Tensor) and first._dtype is not bool_ and first._dtype is not uint8
     bound = dict(zip(("input", "condition", "other") if method else ("condition", "input", "other"), args))
     bound.update(kwargs)
     condition, input, other = bound["condition"], bound.get("input", _ONE_ARG), bound.get("other", _ONE_ARG)  # noqa: A001

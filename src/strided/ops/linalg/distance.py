@@ -21,10 +21,11 @@ from typing import Any
 
 import numpy as np
 
+from ...args import float_arg
 from ...dispatch import OPEN, adopted, result_array
 from ...dispatch import result as new_result
 from ...dtypes import float32, float64
-from ...errors import StridedRuntimeError, StridedValueError, join_lines
+from ...errors import StridedRuntimeError, StridedTypeError, StridedValueError, join_lines
 from ...gradients import not_differentiable, seal
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set, quietly
 from ...kernels.rows import cdist2
@@ -82,7 +83,7 @@ def _check(x1: Tensor, x2: Tensor, p: Any, compute_mode: str) -> None:
                 "coordinates of each point, and both sets need the same number",
             )
         )
-    if isinstance(p, bool) or not isinstance(p, (int, float)) or math.isnan(p) or p < 0:
+    if math.isnan(p) or p < 0:  # (p: an int or a float, cdist's float_arg)
         raise StridedRuntimeError(
             join_lines("cdist only supports non-negative p values", f"got p={p!r}; p is 0, 1, 2, inf or any p > 0")
         )
@@ -109,6 +110,8 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
             return fast
     tensor_arg(x1, "cdist", "x1")
     tensor_arg(x2, "cdist", "x2", 2)
+    if p.__class__ is not float and p.__class__ is not int:
+        p = float_arg(p, "cdist", "p", 3)  # (PyTorch's double: True is 1, np.int64(1) and tensor(1.) too)
     _check(x1, x2, p, compute_mode)
     batch = tuple(broadcast_pair(x1.shape[:-2], x2.shape[:-2]))
     rows1, rows2, m = x1.shape[-2], x2.shape[-2], x1.shape[-1]
@@ -290,6 +293,11 @@ def dist(input: Tensor, other: Tensor, p: Any = 2) -> Tensor:  # noqa: A002
     b = tensor_arg(other, "dist", "other", 2)
     if isinstance(p, Tensor):
         p = p.item()
+    if isinstance(p, (bool, np.bool_)):
+        p = int(p)  # (PyTorch's Scalar p: True is 1, False 0; vector_norm's ord refuses a bool)
+    elif not isinstance(p, (int, float, complex, np.generic)):
+        raise StridedTypeError(join_lines(f"dist(): argument 'p' must be Number, not {type(p).__name__}",
+                                          f"got p={p!r:.40}; p is a number: 1, 2, inf, ..."))
     if isinstance(p, complex):
         raise StridedRuntimeError(join_lines("linalg.vector_norm: Expected a non-complex scalar as the order of norm.",
                                              f"dist: p={p!r}", "fix: a real p"))

@@ -126,7 +126,8 @@ def _fast_cross(a: Any, b: Any, dim: Any) -> Tensor | None:
     out = np.empty(info[1], x.dtype)
     inner = info[0][dim]  # (a row-major shape's stride of dim, no size 0: the elements after it)
     block = (-1, 3, inner)
-    if not k.cross3(x.reshape(block), y.reshape(block), out.reshape(block)):
+    # (kernel_run: memory at an odd address read from an aligned copy, which the kernel takes)
+    if not k.cross3(kernel_run(x).reshape(block), kernel_run(y).reshape(block), out.reshape(block)):
         return None  # (an overlap: never, out is new)
     return adopted(out, info[2], d)
 
@@ -174,6 +175,8 @@ def _cross3_native(a: np.ndarray, b: np.ndarray, d: int) -> np.ndarray | None:
     block = (-1, 3, inner)
     # (the operands as (outer, 3, inner) views where their dims before and after d merge, as a
     # transpose's do: the kernel reads any strides; else NumPy's reshape copies them first)
+    # (memory at an odd address: read from an aligned copy in its own dim order, which the kernel takes)
+    a, b = (v if v.flags.aligned else v.copy(order="K") for v in (a, b))
     if not k.cross3(_merged(a, d, block), _merged(b, d, block), out.reshape(block)):
         return None  # (never: out is new)
     return out

@@ -19,7 +19,7 @@ from typing import Any, NoReturn
 
 import numpy as np
 
-from ...args import is_dim_int
+from ...args import int_arg, is_dim_int
 from ...dispatch import adopted
 from ...dtypes import float64, int64
 from ...errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
@@ -51,6 +51,8 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
             return fast
     op = "bincount"
     tensor_arg(input, op)
+    # (PyTorch's SymInt: an int, NumPy integer or one-element integer tensor; a float or bool is its TypeError)
+    minlength = int_arg(minlength, op, "minlength", 3, size=True)
     d = input._dtype
     if d.is_floating_point or d.is_complex or d.name == "bool":
         raise StridedNotImplementedError(join_lines(

@@ -35,7 +35,7 @@ from ...errors import (
 from ...gradients import seal
 from ...kernels.blocked import row_major
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
-from ...kernels.native import special
+from ...kernels.native import kernel_run, special
 from ...layout.order import preserve_format_strides
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
@@ -187,7 +187,8 @@ def _fast_flat_median(x: Any, skip_nan: bool) -> Tensor | None:
         # (the compiled selection, one line: the lower middle value, or the first NaN where there
         # is one, which like a zero is left to the general path)
         value, at = _empty(1, flat.dtype), _empty(1, np.int64)
-        if kernel.stable_median(flat, value, at, info[1], 1, False):
+        # (kernel_run: memory at an odd address read from an aligned copy, which the kernel takes)
+        if kernel.stable_median(kernel_run(flat), value, at, info[1], 1, False):
             v = value[0]
             return None if v != v or v == 0 else adopted(value, _cinfo[()][2], d)
     s = np.sort(flat)
@@ -222,7 +223,7 @@ def _fast_median_dim(x: Any, dim: Any, keepdim: Any, skip_nan: bool) -> Any:
     d = dim + nd if dim < 0 else dim
     m = info[1] // shape[d]
     values, idx = _empty(m, flat.dtype), _empty(m, np.int64)
-    if not kernel.stable_median(flat, values, idx, shape[d], info[0][d], skip_nan):
+    if not kernel.stable_median(kernel_run(flat), values, idx, shape[d], info[0][d], skip_nan):  # (an odd address: a copy)
         return None
     layout = _cinfo[shape[:d] + (1,) + shape[d + 1:] if keepdim else shape[:d] + shape[d + 1:]][2]
     kind = return_types.nanmedian if skip_nan else return_types.median

@@ -58,7 +58,7 @@ from ...kernels import check_writable
 from ...kernels.blocked import copy_into
 from ...kernels.fpstate import quiet_call, quiet_retry, quietly
 from ...kernels.memory import flat_run, numpy_view
-from ...kernels.native import special
+from ...kernels.native import kernel_run, special
 from ...kernels.reduce import holds_nan
 from ...layout.order import elementwise_output_strides, preserve_format_strides
 from ...opdef import Kind, declare
@@ -366,7 +366,8 @@ def _fast_cum_extreme(self: Any, dim: Any, op: str) -> Any:
         # call without its checks, shapes and reshapes, ~1.5 us of a 3 us call at (3, 4); the
         # row-major strides in elements are the blocks' inner sizes)
         values, indices = _empty(count, flat.dtype), _empty(count, _INT64_NP)
-        if k.running_extreme(flat, values, indices, shape[d], info[0][d], op == "cummax"):
+        # (kernel_run: memory at an odd address read from an aligned copy, which the kernel takes)
+        if k.running_extreme(kernel_run(flat), values, indices, shape[d], info[0][d], op == "cummax"):
             return _tuple_new(_PAIRS[op], (adopted(values, info[2], self._dtype), adopted(indices, info[2], int64)))
     values, indices = _running_extreme(flat.reshape(shape), d, op)
     return _PAIRS[op](adopted(values.reshape(-1), info[2], self._dtype), adopted(indices.reshape(-1), info[2], int64))
@@ -417,6 +418,7 @@ def _compiled_extreme(x: np.ndarray, d: int, op: str) -> tuple[np.ndarray, np.nd
         rows = np.empty(x.shape, x.dtype)
         copy_into(rows, x)
         x = rows
+    x = kernel_run(x)  # (memory at an odd address: an aligned copy, which the kernel takes)
     values = np.empty(x.shape, x.dtype)
     indices = np.empty(x.shape, np.int64)
     inner = math.prod(x.shape[d + 1:])

@@ -197,11 +197,11 @@ def _pad_mode(input: Tensor, amounts: list[int], mode: str, value: Any) -> Tenso
     # the input's suggest_memory_format); circular writes a new_empty, row-major
     fmt = "contiguous_format" if mode == "circular" else suggest_format(shape, input._layout.strides)
     if GRAD_MODE.get() and requires_grad(input):
-        from ...creation import from_numpy
+        from ...creation import borrow_array
 
         t = input
         for dim, j in picks:
-            t = t.index_select(dim, from_numpy(j))
+            t = t.index_select(dim, borrow_array(j, "from_numpy"))
         if fmt != "contiguous_format":
             t = t.contiguous(memory_format=MemoryFormat(fmt))
         return t
