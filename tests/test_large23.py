@@ -1,0 +1,252 @@
+"""The large-size fast paths of branch large23, each against the path it replaces and against
+PyTorch where PyTorch has an answer.
+
+* In-place samplers into a target that is not its storage's whole row-major run (transposed,
+  permuted, sliced, offset, at an odd address): the compiled draw into a row-major sample, then
+  the write. The numbers, and the generator's stream after them, must be the general path's
+  (run here inside ``native.disabled()``, which turns every compiled draw off), and the target's
+  shape and strides PyTorch's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import strided as st
+from strided.kernels import native
+
+SAMPLERS = [("uniform_", ()), ("random_", ()), ("bernoulli_", (0.5,)), ("bernoulli_", (0.25,)),
+            ("exponential_", ()), ("exponential_", (2.5,)), ("geometric_", (0.3,)), ("log_normal_", ()),
+            ("log_normal_", (0.5, 0.75)), ("cauchy_", ()), ("cauchy_", (1.0, 3.0)), ("normal_", ())]
+
+
+def _unaligned(n: int, dtype: np.dtype, skew: int = 1) -> np.ndarray:
+    """``n`` zeros of ``dtype`` in a buffer at byte offset ``skew`` (no multiple of the itemsize)."""
+    buf = np.zeros(n * np.dtype(dtype).itemsize + 16, np.uint8)
+    a = np.frombuffer(buf.data, dtype=dtype, count=n, offset=skew)
+    assert not a.flags.aligned
+    return a
+
+
+# Targets (all at least _OTHER_MIN = 4096 elements: the sample path's least size), built as
+# strided and torch tensors alike: (name, maker(library, dtype)).
+def _lib_zeros(lib, shape, dtype):
+    return lib.zeros(shape, dtype=getattr(lib, dtype))
+
+
+LAYOUTS = {
+    "transposed": lambda lib, dt: _lib_zeros(lib, (67, 71), dt).t(),
+    "permuted3": lambda lib, dt: _lib_zeros(lib, (3, 41, 37), dt).permute(2, 0, 1),
+    "step": lambda lib, dt: _lib_zeros(lib, (131, 71), dt)[::2],
+    "columns": lambda lib, dt: _lib_zeros(lib, (71, 131), dt)[:, 3:],
+    "offset": lambda lib, dt: _lib_zeros(lib, (4113,), dt)[5:4104],
+    "negative_transpose_step": lambda lib, dt: _lib_zeros(lib, (97, 89), dt)[1:, ::3].t(),
+}
+
+
+def _draw(target, name, args):
+    return getattr(target, name)(*args)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+@pytest.mark.parametrize("name,args", SAMPLERS)
+def test_sampler_into_other_layouts_matches_general_path(name, args, layout, dtype):
+    fast, slow = LAYOUTS[layout](st, dtype), LAYOUTS[layout](st, dtype)
+    st.manual_seed(11)
+    out = _draw(fast, name, args)
+    after_fast = st.rand(5).numpy().tobytes()  # (the stream after the draw)
+    st.manual_seed(11)
+    with native.disabled():
+        _draw(slow, name, args)
+        after_slow = st.rand(5).numpy().tobytes()
+    assert out is fast
+    assert fast.numpy().tobytes() == slow.numpy().tobytes()
+    assert after_fast == after_slow
+    reference = LAYOUTS[layout](torch, dtype)
+    _draw(reference, name, args)
+    assert tuple(fast.shape) == tuple(reference.shape) and fast.stride() == reference.stride()
+    assert fast.storage_offset() == reference.storage_offset()
+
+
+@pytest.mark.parametrize("name,args", SAMPLERS)
+def test_sampler_transposed_equals_contiguous_draw_in_row_major_order(name, args):
+    """A transposed target holds, in its row-major element order, what a row-major target of the
+    same shape draws from the same seed (both paths draw row-major)."""
+    t = st.zeros(65, 73).t()
+    c = st.zeros(73, 65)
+    st.manual_seed(5)
+    _draw(t, name, args)
+    st.manual_seed(5)
+    _draw(c, name, args)
+    assert t.contiguous().numpy().tobytes() == c.numpy().tobytes()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name,args", SAMPLERS)
+def test_sampler_into_transposed_unaligned_memory(name, args, dtype):
+    n = 67 * 71
+    x = st.from_numpy(_unaligned(n, dtype).reshape(67, 71)).t()
+    y = st.from_numpy(np.zeros(n, dtype).reshape(67, 71)).t()
+    st.manual_seed(9)
+    _draw(x, name, args)
+    st.manual_seed(9)
+    _draw(y, name, args)
+    assert x.contiguous().numpy().tobytes() == y.contiguous().numpy().tobytes()
+
+
+@pytest.mark.parametrize("name,args", SAMPLERS)
+def test_sampler_into_expanded_target_refused_without_a_draw(name, args):
+    """A stride-0 target is PyTorch's error, raised before any number is drawn."""
+    x = st.zeros(1, 4099).expand(3, 4099)
+    st.manual_seed(2)
+    with pytest.raises(RuntimeError):
+        _draw(x, name, args)
+    after = st.rand(4).numpy().tobytes()
+    st.manual_seed(2)
+    assert st.rand(4).numpy().tobytes() == after
+    with pytest.raises(RuntimeError):
+        _draw(torch.zeros(1, 4099).expand(3, 4099), name, args)
+
+
+def test_sampler_into_read_only_transposed_target_refused():
+    arr = np.zeros((67, 71), np.float32)
+    arr.flags.writeable = False
+    ro = st.from_numpy(arr).t()
+    st.manual_seed(4)
+    with pytest.raises(RuntimeError, match="read-only"):
+        ro.uniform_()
+    after = st.rand(3).numpy().tobytes()
+    st.manual_seed(4)
+    assert st.rand(3).numpy().tobytes() == after
+
+
+def test_sampler_into_transposed_target_takes_the_sample_path(monkeypatch):
+    """The tests above compare the sample path, not the general path with itself."""
+    from strided.ops.creation import random as R
+
+    taken = []
+    real = R._native_fill_other
+
+    def spy(*a):
+        taken.append(real(*a))
+        return taken[-1]
+
+    monkeypatch.setattr(R, "_native_fill_other", spy)
+    st.zeros(67, 71).t().geometric_(0.3)
+    assert taken == [True]
+
+
+# ---------------------------------------------------------------- randint_like of a permuted input
+
+LIKE_INPUTS = {
+    "transposed": lambda lib, dt: _lib_zeros(lib, (67, 71), dt).t(),
+    "permuted3": lambda lib, dt: _lib_zeros(lib, (3, 41, 37), dt).permute(2, 0, 1),
+    "step": lambda lib, dt: _lib_zeros(lib, (131, 71), dt)[::2],
+    "expanded": lambda lib, dt: _lib_zeros(lib, (1, 4099), dt).expand(3, 4099),
+}
+
+
+@pytest.mark.parametrize("high", [10, 2**24 + 3, 2**40])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("layout", sorted(LIKE_INPUTS))
+def test_randint_like_of_other_layouts_matches_general_path(layout, dtype, high):
+    x = LIKE_INPUTS[layout](st, dtype)
+    st.manual_seed(13)
+    fast = st.randint_like(x, high)
+    after_fast = st.rand(5).numpy().tobytes()
+    st.manual_seed(13)
+    with native.disabled():
+        slow = st.randint_like(x, high)
+        after_slow = st.rand(5).numpy().tobytes()
+    assert fast.numpy().tobytes() == slow.numpy().tobytes() and after_fast == after_slow
+    reference = torch.randint_like(LIKE_INPUTS[layout](torch, dtype), high)
+    assert tuple(fast.shape) == tuple(reference.shape) and fast.stride() == reference.stride()
+    assert fast.dtype.name == str(reference.dtype).split(".")[1]
+    assert float(fast.min()) >= 0 and float(fast.max()) < high
+
+
+# ---------------------------------------------------------------- casting copies across memory orders
+
+CAST_PAIRS = [("int64", "float32"), ("int64", "float64"), ("int32", "float32"), ("uint8", "float32"),
+              ("bool", "float32"), ("float32", "float64"), ("float64", "float32"), ("int64", "int32"),
+              ("int32", "int8"), ("uint8", "int64"), ("float32", "complex64"), ("float64", "complex128"),
+              ("int16", "complex128"), ("bool", "int64"),
+              # (left to NumPy's strips: the cast path must refuse them and the result stay the same)
+              ("float32", "int32"), ("float64", "uint8"), ("complex64", "float32"), ("float32", "float16")]
+
+
+def _values(dtype: str, shape: tuple, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    v = rng.standard_normal(shape) * 1e6
+    v.flat[:7] = [np.nan, np.inf, -np.inf, -0.0, 3e9, -3e9, 0.5]
+    if dtype == "bool":
+        return v > 0
+    if np.dtype(dtype).kind in "iu":
+        return rng.integers(np.iinfo(dtype).min, np.iinfo(dtype).max, shape, dtype=dtype, endpoint=True)
+    with np.errstate(all="ignore"):
+        return v.astype(dtype)
+
+
+@pytest.mark.parametrize("src,dst", CAST_PAIRS)
+@pytest.mark.parametrize("shape", [(517, 523), (1031, 257)])
+def test_casting_copy_across_memory_orders_is_numpys_copyto(src, dst, shape):
+    from strided.kernels import blocked
+
+    source = _values(src, shape[::-1]).T  # (column-major: the orders disagree)
+    ours, expected = np.empty(shape, dst), np.empty(shape, dst)
+    with np.errstate(all="ignore"), __import__("warnings").catch_warnings():
+        __import__("warnings").simplefilter("ignore")
+        blocked.copy_into(ours, source)
+        np.copyto(expected, source, casting="unsafe")
+    assert ours.tobytes() == expected.tobytes()
+
+
+@pytest.mark.parametrize("src,dst", [("int64", "float32"), ("int32", "float64"), ("float32", "float64")])
+def test_casting_copy_into_unaligned_and_sliced_memory(src, dst):
+    """A destination at an odd address (the compiled copy refuses it: NumPy's strips) and a
+    sliced, 3-d permuted source, against NumPy's one copyto."""
+    from strided.kernels import blocked
+
+    source = _values(src, (37, 41, 601))[:, 1:, ::2].transpose(2, 0, 1)
+    shape = source.shape
+    n = int(np.prod(shape))
+    buf = np.zeros(n * np.dtype(dst).itemsize + 16, np.uint8)
+    odd = np.frombuffer(buf.data, dtype=dst, count=n, offset=1).reshape(shape)
+    aligned, expected = np.empty(shape, dst), np.empty(shape, dst)
+    blocked.copy_into(odd, source)
+    blocked.copy_into(aligned, source)
+    np.copyto(expected, source, casting="unsafe")
+    assert odd.tobytes() == expected.tobytes() == aligned.tobytes()
+
+
+@pytest.mark.parametrize("src,dst", [("int64", "float32"), ("float32", "float64"), ("int32", "int8")])
+def test_casting_copy_of_tensors_against_torch(src, dst):
+    """copy_ between tensors of another dtype and a disagreeing layout: PyTorch's values."""
+    values = _values(src, (700, 613), 3)
+    column_major = np.ascontiguousarray(values.T)
+    cases = [(lambda lib: lib.empty(700, 613, dtype=getattr(lib, dst)), lambda lib: lib.tensor(column_major).t()),
+             (lambda lib: lib.empty(613, 700, dtype=getattr(lib, dst)).t(), lambda lib: lib.tensor(values))]
+    for dest_of, source_of in cases:
+        ours = dest_of(st).copy_(source_of(st))
+        theirs = dest_of(torch).copy_(source_of(torch))
+        assert ours.stride() == theirs.stride()
+        assert ours.contiguous().numpy().tobytes() == theirs.contiguous().numpy().tobytes()
+
+
+def test_casting_copy_takes_the_cast_path(monkeypatch):
+    from strided.kernels import blocked
+
+    taken = []
+    real = blocked._cast_then_copy
+
+    def spy(*a):
+        taken.append(real(*a))
+        return taken[-1]
+
+    monkeypatch.setattr(blocked, "_cast_then_copy", spy)
+    dest = np.empty((700, 613), np.float32)
+    blocked.copy_into(dest, np.arange(700 * 613).reshape(613, 700).T)
+    assert taken == [True] and dest[5, 7] == 7 * 700 + 5
