@@ -250,3 +250,66 @@ def test_casting_copy_takes_the_cast_path(monkeypatch):
     dest = np.empty((700, 613), np.float32)
     blocked.copy_into(dest, np.arange(700 * 613).reshape(613, 700).T)
     assert taken == [True] and dest[5, 7] == 7 * 700 + 5
+
+
+# ---------------------------------------------------------------- logcumsumexp of a dense permuted tensor
+
+def _scan_values(shape, dtype, seed=0):
+    v = (np.random.default_rng(seed).standard_normal(shape) * 20).astype(dtype)
+    flat = v.reshape(-1)
+    flat[:9] = [-np.inf, np.nan, -0.0, 0.0, np.inf, -np.inf, 1e-30, -88.0, 700.0 if dtype == np.float64 else 80.0]
+    flat[-3:] = [-np.inf, -0.0, -np.inf]
+    return v
+
+
+SCAN_LAYOUTS = {  # (numpy values -> a dense tensor laid out otherwise than row-major)
+    "transposed": lambda lib, v: lib.tensor(v).t(),
+    "permuted3": lambda lib, v: lib.tensor(v.reshape(5, 29, 37)).permute(2, 0, 1),
+    "permuted3b": lambda lib, v: lib.tensor(v.reshape(5, 29, 37)).permute(1, 2, 0),
+}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("layout", sorted(SCAN_LAYOUTS))
+def test_logcumsumexp_of_dense_permuted_input_matches_general_path(layout, dtype, monkeypatch):
+    from strided.ops.reductions import scans
+
+    v = _scan_values((145, 37), dtype)
+    x, tx = SCAN_LAYOUTS[layout](st, v), SCAN_LAYOUTS[layout](torch, v)
+    for dim in range(x.ndim):
+        fast = st.logcumsumexp(x, dim)
+        with monkeypatch.context() as m:
+            m.setattr(scans, "_dense_logcumsumexp", lambda *a: None)
+            slow = st.logcumsumexp(x, dim)
+        theirs = torch.logcumsumexp(tx, dim)
+        assert fast.stride() == slow.stride() == theirs.stride()
+        assert fast.numpy().tobytes() == slow.numpy().tobytes()
+        np.testing.assert_allclose(fast.numpy(), theirs.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_logcumsumexp_dense_path_is_taken_and_refuses_other_layouts(monkeypatch):
+    from strided.ops.reductions import scans
+
+    taken = []
+    real = scans._dense_logcumsumexp
+    monkeypatch.setattr(scans, "_dense_logcumsumexp", lambda *a: taken.append(real(*a)) or taken[-1])
+    v = _scan_values((145, 37), np.float32)
+    st.logcumsumexp(st.tensor(v).t(), 1)
+    wide = _scan_values((145, 74), np.float32)
+    st.logcumsumexp(st.tensor(wide)[:, ::2].t(), 1)  # (5365 elements, not dense: the general path)
+    assert taken[0] is not None and taken[1] is None
+    sliced = st.tensor(wide)[:, ::2].t()
+    np.testing.assert_allclose(st.logcumsumexp(sliced, 0).numpy(),
+                               torch.logcumsumexp(torch.tensor(wide)[:, ::2].t(), 0).numpy(), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_logcumsumexp_of_transposed_unaligned_memory(dtype):
+    v = _scan_values((131, 41), dtype)
+    n = v.size
+    odd = _unaligned(n, dtype)
+    odd[:] = v.reshape(-1)
+    x = st.from_numpy(odd.reshape(131, 41)).t()
+    y = st.from_numpy(v.copy()).t()
+    for dim in (0, 1):
+        assert st.logcumsumexp(x, dim).numpy().tobytes() == st.logcumsumexp(y, dim).numpy().tobytes()
