@@ -313,3 +313,30 @@ def test_logcumsumexp_of_transposed_unaligned_memory(dtype):
     y = st.from_numpy(v.copy()).t()
     for dim in (0, 1):
         assert st.logcumsumexp(x, dim).numpy().tobytes() == st.logcumsumexp(y, dim).numpy().tobytes()
+
+
+# ---------------------------------------------------------------- randperm of any size compiled
+
+@pytest.mark.parametrize("n", [0, 1, 2, 63, 64, 65, 66, 81, 4095, 4097, 65536, 65537, 100003, 1 << 18, (1 << 18) + 5, 1 << 20])
+def test_randperm_matches_numpys_permutation_and_stream(n):
+    """The compiled shuffle (indices drawn ahead, elements prefetched) against the general path's
+    Generator.permutation: the same permutation and the same stream after it."""
+    st.manual_seed(21)
+    fast = st.randperm(n)
+    after_fast = st.rand(4).numpy().tobytes()
+    st.manual_seed(21)
+    with native.disabled():
+        slow = st.randperm(n)
+        after_slow = st.rand(4).numpy().tobytes()
+    assert fast.numpy().tobytes() == slow.numpy().tobytes() and after_fast == after_slow
+    theirs = torch.randperm(n)
+    assert fast.dtype.name == "int64" and tuple(fast.shape) == tuple(theirs.shape) and fast.stride() == theirs.stride()
+    assert np.array_equal(np.sort(fast.numpy()), np.sort(theirs.numpy()))
+
+
+def test_randperm_with_a_generator_matches_numpy():
+    g = st.Generator().manual_seed(7)
+    ours = st.randperm(70001, generator=g).numpy()
+    g2 = st.Generator().manual_seed(7)
+    with native.disabled():
+        assert np.array_equal(ours, st.randperm(70001, generator=g2).numpy())

@@ -733,8 +733,8 @@ def randperm(n: Any, *, generator: Any = None, dtype: Any = None, device: Any = 
     >>> sorted(strided.randperm(5).tolist())
     [0, 1, 2, 3, 4]
     """
-    if n.__class__ is int and generator is None and dtype is None and device is None and 0 <= n <= _FAST_N and \
-            (k := native.rand()) is not None:
+    if n.__class__ is int and generator is None and dtype is None and device is None and 0 <= n <= _INT64_TOP and \
+            (k := native.rand()) is not None:  # (any n: the kernel shuffles a large one without the GIL)
         if _PCG[0] is None:  # (once per process: the stream's inlined step checked)
             _check_pcg(k)
         arr = _new_empty(n, np.int64)
