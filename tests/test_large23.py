@@ -340,3 +340,81 @@ def test_randperm_with_a_generator_matches_numpy():
     g2 = st.Generator().manual_seed(7)
     with native.disabled():
         assert np.array_equal(ours, st.randperm(70001, generator=g2).numpy())
+
+
+# ---------------------------------------------------------------- searchsorted / bucketize, large
+
+def _search_operands(dtype, n_seq, shape, seed=0):
+    rng = np.random.default_rng(seed)
+    if np.dtype(dtype).kind == "f":
+        seq = np.sort(rng.uniform(-1, 1, n_seq)).astype(dtype)
+        seq[: n_seq // 7] = seq[n_seq // 7]  # (a run of duplicates)
+        seq.sort()
+        if n_seq > 4:
+            seq[0], seq[-1] = -np.inf, np.inf
+        vals = rng.uniform(-1.2, 1.2, shape).astype(dtype)
+        flat = vals.reshape(-1)
+        flat[:8] = [np.nan, -np.nan, np.inf, -np.inf, -0.0, 0.0, seq[n_seq // 2], seq[n_seq // 7]]
+    else:
+        seq = np.sort(rng.integers(-1000, 1000, n_seq)).astype(dtype)
+        vals = rng.integers(-1100, 1100, shape).astype(dtype)
+    return seq, vals
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64"])
+@pytest.mark.parametrize("n_seq", [1, 2, 3, 17, 4099])
+@pytest.mark.parametrize("right", [False, True])
+@pytest.mark.parametrize("layout", ["row", "transposed"])
+def test_large_searchsorted_and_bucketize_against_torch(dtype, n_seq, right, layout):
+    seq, vals = _search_operands(np.dtype(dtype), n_seq, (67, 83))  # (5561 values: no multiple of 16)
+
+    def values(lib):
+        t = lib.tensor(vals)
+        return t if layout == "row" else lib.tensor(np.ascontiguousarray(vals.T)).t()
+
+    ours = st.searchsorted(st.tensor(seq), values(st), right=right)
+    theirs = torch.searchsorted(torch.tensor(seq), values(torch), right=right)
+    assert ours.dtype.name == "int64" and ours.stride() == theirs.stride()
+    assert np.array_equal(ours.numpy(), theirs.numpy())
+    ours_b = st.bucketize(values(st), st.tensor(seq), right=right)
+    theirs_b = torch.bucketize(values(torch), torch.tensor(seq), right=right)
+    assert ours_b.stride() == theirs_b.stride() and np.array_equal(ours_b.numpy(), theirs_b.numpy())
+    with native.disabled():
+        slow = st.searchsorted(st.tensor(seq), values(st), right=right)
+    assert ours.numpy().tobytes() == slow.numpy().tobytes()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_large_searchsorted_values_at_an_odd_address(dtype):
+    seq, vals = _search_operands(dtype, 1000, (4111,))
+    odd = _unaligned(vals.size, dtype)
+    odd[:] = vals
+    ours = st.searchsorted(st.tensor(seq), st.from_numpy(odd))
+    assert np.array_equal(ours.numpy(), torch.searchsorted(torch.tensor(seq), torch.tensor(vals)).numpy())
+
+
+def test_search_runs_kernel_refuses_other_buffers():
+    from strided.kernels import native as N
+
+    k = N.kernel()
+    if k is None:
+        pytest.skip("no compiled kernel")
+    seq, vals = np.arange(10.0), np.array([2.5, 11.0])
+    out = np.empty(2, np.int64)
+    assert k.search_runs(seq, vals, out, False) and out.tolist() == [3, 10]
+    assert not k.search_runs(seq, vals.astype(np.float32), out, False)  # (another dtype)
+    assert not k.search_runs(seq, vals, np.empty(3, np.int64), False)  # (another length)
+    assert not k.search_runs(seq[:0], vals, out, False)  # (an empty sequence)
+    assert not k.search_runs(seq, vals, out.view(np.float64), False)  # (out not int64)
+
+
+def test_large_searchsorted_takes_the_compiled_bisection(monkeypatch):
+    from strided.ops.shape import searching
+
+    calls = []
+    real = searching.row_major
+    monkeypatch.setattr(searching, "row_major", lambda a: calls.append(a.shape) or real(a))
+    seq, vals = _search_operands(np.float32, 100, (67, 83))
+    ours = st.searchsorted(st.tensor(seq), st.tensor(np.ascontiguousarray(vals.T)).t())
+    assert calls == [(67, 83)]
+    assert np.array_equal(ours.numpy(), np.searchsorted(seq, vals))
