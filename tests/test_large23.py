@@ -418,3 +418,52 @@ def test_large_searchsorted_takes_the_compiled_bisection(monkeypatch):
     ours = st.searchsorted(st.tensor(seq), st.tensor(np.ascontiguousarray(vals.T)).t())
     assert calls == [(67, 83)]
     assert np.array_equal(ours.numpy(), np.searchsorted(seq, vals))
+
+
+# ---------------------------------------------------------------- addr's compiled rows (vector clones)
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("n", [1021, 1024, 37])
+@pytest.mark.parametrize("beta,alpha", [(1.0, 1.0), (0.5, 1.0), (0.0, 1.0), (1.0, 2.5), (-3.0, 0.1), (0.0, -1.5)])
+def test_addr_rows_match_numpys_loop_and_torch(dtype, n, beta, alpha):
+    rng = np.random.default_rng(8)
+    m = rng.uniform(-2, 2, (67, n)).astype(dtype)
+    x = rng.uniform(-2, 2, 67).astype(dtype)
+    y = rng.uniform(-2, 2, n).astype(dtype)
+    x[:4] = [0.0, -0.0, np.inf, 3e38]
+    y[n - 5:] = [np.inf, -0.0, -1e-45, np.nan, 7.0]  # (a NaN in one operand: the vector rows' NaN)
+    m[5, n - 3:] = [np.nan, -np.inf, 0.0]
+    ours = st.addr(st.tensor(m), st.tensor(x), st.tensor(y), beta=beta, alpha=alpha)
+    with native.disabled():
+        loop = st.addr(st.tensor(m), st.tensor(x), st.tensor(y), beta=beta, alpha=alpha)
+    assert ours.numpy().tobytes() == loop.numpy().tobytes()
+    theirs = torch.addr(torch.tensor(m), torch.tensor(x), torch.tensor(y), beta=beta, alpha=alpha)
+    assert ours.stride() == theirs.stride()
+    finite = np.isfinite(theirs.numpy()) & np.isfinite(ours.numpy())
+    # (to the dtype's rounding of the terms, up to 3 * 2 + 2.5 * 2 * 2 in size: PyTorch may round
+    # otherwise where they cancel)
+    tol = 16 * np.finfo(dtype).eps
+    np.testing.assert_allclose(ours.numpy()[finite], theirs.numpy()[finite], rtol=tol, atol=tol)
+    if alpha == 1.0:  # (alpha != 1: PyTorch scales x first, strided the product (pre-existing): an
+        # overflow there, 3e38 * -1.5, makes inf * 0 NaN in one and not the other)
+        assert np.array_equal(np.isnan(ours.numpy()), np.isnan(theirs.numpy()))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_addr_two_nan_operands_leave_it_to_numpys_loop(dtype):
+    """NaN in x[i] and in y[j] (one product of two NaN), or a NaN product meeting a NaN input:
+    the row's second look refuses, and NumPy's loop answers, as before."""
+    rng = np.random.default_rng(9)
+    m = rng.uniform(-2, 2, (33, 1029)).astype(dtype)
+    x = rng.uniform(-2, 2, 33).astype(dtype)
+    y = rng.uniform(-2, 2, 1029).astype(dtype)
+    for case_ in ("product", "sum"):
+        xx, yy, mm = x.copy(), y.copy(), m.copy()
+        if case_ == "product":
+            xx[20], yy[1000] = np.nan, -np.nan
+        else:
+            yy[1000], mm[20, 1000] = np.nan, -np.nan
+        ours = st.addr(st.tensor(mm), st.tensor(xx), st.tensor(yy))
+        with native.disabled():
+            loop = st.addr(st.tensor(mm), st.tensor(xx), st.tensor(yy))
+        assert ours.numpy().tobytes() == loop.numpy().tobytes()
