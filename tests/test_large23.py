@@ -422,10 +422,13 @@ def test_large_searchsorted_takes_the_compiled_bisection(monkeypatch):
 
 # ---------------------------------------------------------------- addr's compiled rows (vector clones)
 
+@pytest.mark.parametrize("layout", ["row", "column"])
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("n", [1021, 1024, 37])
 @pytest.mark.parametrize("beta,alpha", [(1.0, 1.0), (0.5, 1.0), (0.0, 1.0), (1.0, 2.5), (-3.0, 0.1), (0.0, -1.5)])
-def test_addr_rows_match_numpys_loop_and_torch(dtype, n, beta, alpha):
+def test_addr_rows_match_numpys_loop_and_torch(dtype, n, beta, alpha, layout):
+    """Row-major input: _matkernel's addr rows; column-major (a transpose): _specialkernel's
+    outer_scale_add rows. Both test each result for NaN only, then a NaN row exactly."""
     rng = np.random.default_rng(8)
     m = rng.uniform(-2, 2, (67, n)).astype(dtype)
     x = rng.uniform(-2, 2, 67).astype(dtype)
@@ -433,11 +436,14 @@ def test_addr_rows_match_numpys_loop_and_torch(dtype, n, beta, alpha):
     x[:4] = [0.0, -0.0, np.inf, 3e38]
     y[n - 5:] = [np.inf, -0.0, -1e-45, np.nan, 7.0]  # (a NaN in one operand: the vector rows' NaN)
     m[5, n - 3:] = [np.nan, -np.inf, 0.0]
-    ours = st.addr(st.tensor(m), st.tensor(x), st.tensor(y), beta=beta, alpha=alpha)
+    def inp(lib):
+        return lib.tensor(m) if layout == "row" else lib.tensor(np.ascontiguousarray(m.T)).t()
+
+    ours = st.addr(inp(st), st.tensor(x), st.tensor(y), beta=beta, alpha=alpha)
     with native.disabled():
-        loop = st.addr(st.tensor(m), st.tensor(x), st.tensor(y), beta=beta, alpha=alpha)
-    assert ours.numpy().tobytes() == loop.numpy().tobytes()
-    theirs = torch.addr(torch.tensor(m), torch.tensor(x), torch.tensor(y), beta=beta, alpha=alpha)
+        loop = st.addr(inp(st), st.tensor(x), st.tensor(y), beta=beta, alpha=alpha)
+    assert ours.numpy().tobytes() == loop.numpy().tobytes() and ours.stride() == loop.stride()
+    theirs = torch.addr(inp(torch), torch.tensor(x), torch.tensor(y), beta=beta, alpha=alpha)
     assert ours.stride() == theirs.stride()
     finite = np.isfinite(theirs.numpy()) & np.isfinite(ours.numpy())
     # (to the dtype's rounding of the terms, up to 3 * 2 + 2.5 * 2 * 2 in size: PyTorch may round
@@ -463,7 +469,8 @@ def test_addr_two_nan_operands_leave_it_to_numpys_loop(dtype):
             xx[20], yy[1000] = np.nan, -np.nan
         else:
             yy[1000], mm[20, 1000] = np.nan, -np.nan
-        ours = st.addr(st.tensor(mm), st.tensor(xx), st.tensor(yy))
-        with native.disabled():
-            loop = st.addr(st.tensor(mm), st.tensor(xx), st.tensor(yy))
-        assert ours.numpy().tobytes() == loop.numpy().tobytes()
+        for inp in (st.tensor(mm), st.tensor(np.ascontiguousarray(mm.T)).t()):
+            ours = st.addr(inp, st.tensor(xx), st.tensor(yy))
+            with native.disabled():
+                loop = st.addr(inp, st.tensor(xx), st.tensor(yy))
+            assert ours.numpy().tobytes() == loop.numpy().tobytes()
