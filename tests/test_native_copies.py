@@ -156,8 +156,8 @@ if _KERNEL is not None:  # (see the module docstring: without the kernel there i
 
     def test_the_kernel_runs_where_the_orders_disagree(monkeypatch: pytest.MonkeyPatch) -> None:
         """A transpose, a 3-d permute, an expanded source and every element size go through it
-        (the SSE blocks and their edges: sizes not a multiple of 8); a cast, a misaligned
-        source or the switch off do not."""
+        (the SSE blocks and their edges: sizes not a multiple of 8), and a cast after it is made in
+        the source's order; a misaligned source or the switch off do not."""
         calls = []
         real = native.copy
         monkeypatch.setattr(native, "copy", lambda *a: calls.append(a[2]) or real(*a))
@@ -176,12 +176,15 @@ if _KERNEL is not None:  # (see the module docstring: without the kernel there i
         blocked.copy_into(dest_e, expanded, min_bytes=0)
         assert (dest_e == expanded).all() and calls[-1] == [(7, 120, 8), (3, 40, 0), (5, 8, 56)]
         n = len(calls)
-        blocked.copy_into(np.empty((45, 37), "f8"), np.zeros((37, 45), "f4").T, min_bytes=0)  # a cast
         odd = np.zeros(37 * 45 * 8 + 1, np.uint8)[1:].view("f8").reshape(37, 45)  # misaligned
         blocked.copy_into(np.empty((45, 37)), odd.T, min_bytes=0)
         with native.disabled():
             blocked.copy_into(np.empty((45, 37)), a.T.real, min_bytes=0)
         assert len(calls) == n
+        # a cast: made first in the source's order (blocked._cast_then_copy), then the kernel's copy
+        cast_dest = np.empty((45, 37), "f8")
+        blocked.copy_into(cast_dest, a.T.real.astype("f4"), min_bytes=0)
+        assert len(calls) == n + 1 and (cast_dest == a.T.real).all()
         with pytest.raises(ValueError, match="could not broadcast"):  # np.copyto's own error, as before
             blocked.copy_into(np.empty((45, 37)), np.zeros((37, 45)), min_bytes=0)
 

@@ -3141,6 +3141,136 @@ static PyObject *py_search_tensors(PyObject *self, PyObject *const *args, Py_ssi
     c.s.kind = 3; /* (the result's dtype: int64) */
     return ix_close(&c, 1);
 }
+
+/* search_runs(seq, values, out, right) -> bool: search_tensors' bisection for operands of any
+ * size, on buffers: seq a C-contiguous aligned 1-D run of float32 "f" / float64 "d" / int32 "i" /
+ * int64 "l"/"q", non-decreasing and without NaN (the caller has checked: strided's _fast_search);
+ * values a C-contiguous aligned run of the same format; out a C-contiguous aligned writable int64
+ * run of values' length, overlapping neither. out[k]: NumPy's searchsorted answer for values[k]
+ * (side "right" where right is true), each value's bisection the one search_tensors takes (the same
+ * steps and the same final test: the same index). SR_LANES values at a time: their bisections take
+ * the same steps, and as many independent loads are in flight; in a sequence larger than the
+ * caches each load of the deeper steps misses (a 2^20-element float32 sequence and as many
+ * values: NumPy's one-at-a-time search 190 ms, 8 lanes 50 ms, 16 lanes 31 ms). The GIL is released from
+ * 4096 values. False (nothing written) where a buffer does not qualify. */
+#define SR_LANES 16
+#define SR_BISECT(T, GO)                                                                              \
+    {                                                                                                 \
+        Py_ssize_t k = 0;                                                                             \
+        for (; k + SR_LANES <= m; k += SR_LANES) {                                                    \
+            T v[SR_LANES];                                                                            \
+            const T *b[SR_LANES];                                                                     \
+            for (int l = 0; l < SR_LANES; l++) {                                                      \
+                v[l] = x[k + l];                                                                      \
+                b[l] = q;                                                                             \
+            }                                                                                         \
+            for (Py_ssize_t len = n; len > 1;) {                                                      \
+                Py_ssize_t half = len / 2;                                                            \
+                for (int l = 0; l < SR_LANES; l++)                                                    \
+                    b[l] = GO(b[l][half], v[l]) ? b[l] + half : b[l];                                 \
+                len -= half;                                                                          \
+            }                                                                                         \
+            for (int l = 0; l < SR_LANES; l++)                                                        \
+                out[k + l] = v[l] == v[l] ? (b[l] - q) + GO(*b[l], v[l]) : n;                         \
+        }                                                                                             \
+        for (; k < m; k++) {                                                                          \
+            T v = x[k];                                                                               \
+            const T *b = q;                                                                           \
+            for (Py_ssize_t len = n; len > 1;) {                                                      \
+                Py_ssize_t half = len / 2;                                                            \
+                b = GO(b[half], v) ? b + half : b;                                                    \
+                len -= half;                                                                          \
+            }                                                                                         \
+            out[k] = v == v ? (b - q) + GO(*b, v) : n;                                                \
+        }                                                                                             \
+    }
+/* (the sequence holds no NaN: a number's bisection needs only <; a NaN value, which sorts after
+ * every number, is answered n, the index its NaN-aware bisection reaches) */
+#define SR_GO_LEFT(x, v) ((x) < (v))
+#define SR_GO_RIGHT(x, v) (!((v) < (x)))
+#define SR_RUN(T)                                                                                     \
+    {                                                                                                 \
+        const T *q = (const T *)sb.buf, *x = (const T *)vb.buf;                                       \
+        if (right) {                                                                                  \
+            SR_BISECT(T, SR_GO_RIGHT)                                                                 \
+        } else {                                                                                      \
+            SR_BISECT(T, SR_GO_LEFT)                                                                  \
+        }                                                                                             \
+    }
+
+/* The kind of a search_runs buffer: 0 float32, 1 float64, 2 int32, 3 int64; -1 another. */
+static int sr_kind(const Py_buffer *b)
+{
+    const char *f = b->format ? b->format : "B";
+    if (*f == '@' || *f == '=' || *f == '<')
+        f++;
+    if (f[0] == 0 || f[1] != 0)
+        return -1;
+    if (f[0] == 'f' && b->itemsize == 4)
+        return 0;
+    if (f[0] == 'd' && b->itemsize == 8)
+        return 1;
+    if (f[0] == 'i' && b->itemsize == 4)
+        return 2;
+    if ((f[0] == 'l' || f[0] == 'q') && b->itemsize == 8)
+        return 3;
+    return -1;
+}
+
+static PyObject *py_search_runs(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 4) {
+        PyErr_Format(PyExc_TypeError, "search_runs(seq, values, out, right) takes 4 arguments, not %zd", nargs);
+        return NULL;
+    }
+    int right = PyObject_IsTrue(args[3]);
+    if (right < 0)
+        return NULL;
+    Py_buffer sb, vb, ob;
+    if (PyObject_GetBuffer(args[0], &sb, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        return NULL;
+    if (PyObject_GetBuffer(args[1], &vb, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(&sb);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(args[2], &ob, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&sb);
+        PyBuffer_Release(&vb);
+        return NULL;
+    }
+    PyObject *answer = Py_False;
+    int kind = sr_kind(&sb);
+    Py_ssize_t n = sb.itemsize ? sb.len / sb.itemsize : 0, m = vb.itemsize ? vb.len / vb.itemsize : 0;
+    const char *olo = (const char *)ob.buf, *ohi = olo + ob.len;
+    if (kind < 0 || sr_kind(&vb) != kind || sr_kind(&ob) != 3 || n < 1 || ob.len != m * 8
+        || ((uintptr_t)sb.buf) % sb.itemsize || ((uintptr_t)vb.buf) % vb.itemsize || ((uintptr_t)ob.buf) % 8
+        || ((const char *)sb.buf < ohi && olo < (const char *)sb.buf + sb.len)
+        || ((const char *)vb.buf < ohi && olo < (const char *)vb.buf + vb.len))
+        goto done;
+    int64_t *out = (int64_t *)ob.buf;
+    PyThreadState *ts = m >= 4096 ? PyEval_SaveThread() : NULL;
+    switch (kind) {
+    case 0: SR_RUN(float) break;
+    case 1: SR_RUN(double) break;
+    case 2: SR_RUN(int32_t) break;
+    default: SR_RUN(int64_t) break;
+    }
+    if (ts != NULL)
+        PyEval_RestoreThread(ts);
+    answer = Py_True;
+done:
+    PyBuffer_Release(&sb);
+    PyBuffer_Release(&vb);
+    PyBuffer_Release(&ob);
+    Py_INCREF(answer);
+    return answer;
+}
+#undef SR_RUN
+#undef SR_BISECT
+#undef SR_GO_LEFT
+#undef SR_GO_RIGHT
+
 #undef IX_SEARCH
 #undef IX_BISECT
 #undef IX_LT_FLOAT
@@ -3493,6 +3623,10 @@ static PyMethodDef methods[] = {
     {"search_tensors", (PyCFunction)(void (*)(void))py_search_tensors, METH_FASTCALL,
      "search_tensors(seq, values, right): searchsorted of small row-major values in a sorted NaN-free row-major\n"
      "1-D seq of their dtype, as an int64 Tensor; None where a precondition fails."},
+    {"search_runs", (PyCFunction)(void (*)(void))py_search_runs, METH_FASTCALL,
+     "search_runs(seq, values, out, right) -> bool: searchsorted of the values run in a sorted NaN-free run of\n"
+     "their dtype (float32/float64/int32/int64) into the int64 run out, as search_tensors bisects; False where a\n"
+     "buffer does not qualify."},
     {"nonzero_flat", py_nonzero_flat, METH_O,
      "nonzero_flat(t): the non-zero positions of a small row-major tensor of 1 or more dims, column by column\n"
      "(nonzero's (n, ndim) matrix with strides (1, n)) in a fresh int64 array; None where t does not qualify."},

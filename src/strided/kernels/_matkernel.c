@@ -777,34 +777,69 @@ end:
  * a fresh row-major tensor. None where one operation meets two NaN operands (which one survives
  * is the loop's choice: NumPy's path then decides; with at most one NaN operand every order
  * gives that NaN), a factor is not for scalar(), or anything else is not for here. */
-#define DEFINE_ADDR_ROWS(NAME, T)                                                              \
-    static inline int NAME(const T *restrict xv, const T *restrict yv, const T *restrict bv,   \
-                           T *restrict o, Py_ssize_t m, Py_ssize_t n, T A, T B, const int sp,  \
-                           const int mq)                                                       \
+/* One row of the result for one (alpha, beta) case, its constants SP (alpha is not 1) and MQ (0: no
+ * input term, 1: the input, 2: the input times beta) known to the compiler, so the vector loop has
+ * no select: whether any result is NaN (the only test the loop makes). Clones for AVX-512 and AVX2
+ * as outer's rows: each element is its IEEE product (times alpha) plus its input term (times beta),
+ * never contracted (-ffp-contract=off), so every width gives the same bits. */
+#define DEFINE_ADDR_ROW(NAME, T, SP, MQ)                                                        \
+    __attribute__((target_clones("avx512f", "avx2", "default"))) static int NAME(             \
+        const T *restrict y, const T *restrict b, T *restrict o, Py_ssize_t n, T xi, T A, T B)  \
+    {                                                                                           \
+        int nan = 0;                                                                            \
+        for (Py_ssize_t j = 0; j < n; j++) {                                                    \
+            T p = xi * y[j];                                                                    \
+            if (SP)                                                                             \
+                p = p * A;                                                                      \
+            T r = MQ == 0 ? p : MQ == 1 ? p + b[j] : p + b[j] * B;                              \
+            nan |= r != r;                                                                      \
+            o[j] = r;                                                                           \
+        }                                                                                       \
+        return nan;                                                                             \
+    }
+#define DEFINE_ADDR_ROWS_OF(T, S)                                                               \
+    DEFINE_ADDR_ROW(addr_row_##S##00, T, 0, 0)                                                  \
+    DEFINE_ADDR_ROW(addr_row_##S##01, T, 0, 1)                                                  \
+    DEFINE_ADDR_ROW(addr_row_##S##02, T, 0, 2)                                                  \
+    DEFINE_ADDR_ROW(addr_row_##S##10, T, 1, 0)                                                  \
+    DEFINE_ADDR_ROW(addr_row_##S##11, T, 1, 1)                                                  \
+    DEFINE_ADDR_ROW(addr_row_##S##12, T, 1, 2)                                                  \
+    typedef int (*addr_row_##S##_fn)(const T *restrict, const T *restrict, T *restrict, Py_ssize_t, T, T, T); \
+    static const addr_row_##S##_fn addr_row_##S[2][3] = {                                      \
+        {addr_row_##S##00, addr_row_##S##01, addr_row_##S##02},                                 \
+        {addr_row_##S##10, addr_row_##S##11, addr_row_##S##12}};
+DEFINE_ADDR_ROWS_OF(float, f)
+DEFINE_ADDR_ROWS_OF(double, d)
+
+/* The rows, each by its case's row loop; a row holding a NaN is read again for the exact two-NaN
+ * test (two NaN operands of one operation make its result NaN, so it can hold only there): 1 where
+ * it holds (the caller refuses), else 0. 1024 x 1024 float32: 230 -> ~100 us, from four tests and
+ * two selects an element to one test. */
+#define DEFINE_ADDR_ROWS(NAME, T, S)                                                           \
+    static int NAME(const T *restrict xv, const T *restrict yv, const T *restrict bv,          \
+                    T *restrict o, Py_ssize_t m, Py_ssize_t n, T A, T B, const int sp,         \
+                    const int mq)                                                              \
     {                                                                                          \
-        int both = 0;                                                                          \
+        const addr_row_##S##_fn row = addr_row_##S[sp][mq];                                    \
         for (Py_ssize_t i = 0; i < m; i++) {                                                   \
             T xi = xv[i];                                                                      \
             const T *b = bv + i * n;                                                           \
-            T *oi = o + i * n;                                                                 \
+            if (!row(yv, b, o + i * n, n, xi, A, B))                                           \
+                continue;                                                                      \
             for (Py_ssize_t j = 0; j < n; j++) {                                               \
                 T p = xi * yv[j];                                                              \
                 p = sp ? p * A : p;                                                            \
                 T t = mq ? (mq == 2 ? b[j] * B : b[j]) : (T)0;                                 \
-                both |= ((xi != xi) & (yv[j] != yv[j])) | ((p != p) & (t != t));               \
-                oi[j] = mq ? p + t : p;                                                        \
+                if (((xi != xi) & (yv[j] != yv[j])) | ((p != p) & (t != t)))                   \
+                    return 1;                                                                  \
             }                                                                                  \
         }                                                                                      \
-        return both;                                                                           \
+        return 0;                                                                              \
     }
-DEFINE_ADDR_ROWS(addr_rows_f, float)
-DEFINE_ADDR_ROWS(addr_rows_d, double)
+DEFINE_ADDR_ROWS(addr_rows_f, float, f)
+DEFINE_ADDR_ROWS(addr_rows_d, double, d)
 
-#define ADDR_CASES(NAME, X, Y, BV, O, A, B)                                                    \
-    (sp ? (mq == 0 ? NAME(X, Y, BV, O, m, n, A, B, 1, 0) : mq == 1 ? NAME(X, Y, BV, O, m, n, A, B, 1, 1) \
-                                              : NAME(X, Y, BV, O, m, n, A, B, 1, 2))           \
-        : (mq == 0 ? NAME(X, Y, BV, O, m, n, A, B, 0, 0) : mq == 1 ? NAME(X, Y, BV, O, m, n, A, B, 0, 1) \
-                                                : NAME(X, Y, BV, O, m, n, A, B, 0, 2)))
+#define ADDR_CASES(NAME, X, Y, BV, O, A, B) NAME(X, Y, BV, O, m, n, A, B, sp, mq)
 
 static PyObject *py_addr(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {

@@ -660,9 +660,42 @@ ZIG_INLINE uint64_t interval(void *g, const int pcg, uint64_t max)
     return value;
 }
 
+/* How many swaps ahead shuffle_run draws its indices (and prefetches the elements they name). */
+#define SHUFFLE_AHEAD 16
+/* The fewest elements shuffled that way: below, the run (2 MB) stays in L2 and the plain loop is as fast. */
+#define SHUFFLE_AHEAD_MIN ((Py_ssize_t)1 << 18)
+
+/* Large n: each j is drawn SHUFFLE_AHEAD swaps before its swap and o[j] prefetched then, so the
+ * swap no longer waits on a cache miss (a 2^20-element run spans 8 MB: nearly every o[j] misses
+ * once the run outgrows the cache: 2^22 elements 67 -> 36 ms, 2^20 6.6 ms either way). The draws are the same calls in the same order (each j depends on i alone, not on
+ * the swaps), the swaps the same in the same order: the same permutation and stream. */
 ZIG_INLINE void shuffle_run(void *g, const int pcg, int64_t *o, Py_ssize_t n)
 {
-    for (Py_ssize_t i = n - 1; i >= 1; i--) {
+    Py_ssize_t i = n - 1;
+    if (n >= SHUFFLE_AHEAD_MIN) {
+        Py_ssize_t ring[SHUFFLE_AHEAD], next = n - 1; /* next: the i whose j is drawn next */
+        for (int k = 0; k < SHUFFLE_AHEAD; k++, next--) {
+            ring[k] = (Py_ssize_t)interval(g, pcg, (uint64_t)next);
+            __builtin_prefetch(&o[ring[k]], 1);
+        }
+        for (int slot = 0; next >= 1; i--, next--, slot = slot + 1 == SHUFFLE_AHEAD ? 0 : slot + 1) {
+            Py_ssize_t j = ring[slot];
+            ring[slot] = (Py_ssize_t)interval(g, pcg, (uint64_t)next);
+            __builtin_prefetch(&o[ring[slot]], 1);
+            int64_t t = o[j];
+            o[j] = o[i];
+            o[i] = t;
+        }
+        /* the last SHUFFLE_AHEAD swaps, their indices drawn: slot runs on around the ring */
+        for (int slot = (int)((n - 1 - i) % SHUFFLE_AHEAD); i >= 1; i--, slot = slot + 1 == SHUFFLE_AHEAD ? 0 : slot + 1) {
+            Py_ssize_t j = ring[slot];
+            int64_t t = o[j];
+            o[j] = o[i];
+            o[i] = t;
+        }
+        return;
+    }
+    for (; i >= 1; i--) {
         Py_ssize_t j = (Py_ssize_t)interval(g, pcg, (uint64_t)i);
         int64_t t = o[j];
         o[j] = o[i];

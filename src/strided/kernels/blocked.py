@@ -82,6 +82,8 @@ def copy_into(dest: np.ndarray, source: Any, min_bytes: int | None = None) -> No
     if nbytes >= (limit if limit < fast_limit else fast_limit) and dest.size and type(source) is np.ndarray \
             and source.ndim:
         fast = native.takes(dest, source)
+        if not fast and nbytes >= fast_limit and _cast_then_copy(dest, source, fast_limit):
+            return
         if fast and fast_limit < limit:
             limit = fast_limit
         if nbytes >= limit:
@@ -98,6 +100,44 @@ def copy_into(dest: np.ndarray, source: Any, min_bytes: int | None = None) -> No
                         _copyto(d[key], s[key], casting="unsafe")
                     return
     _copyto(dest, source, casting="unsafe")
+
+
+# The casts that _cast_then_copy makes in the source's own order: (source kinds, destination
+# kinds). Each is a function of the element alone, which NumPy's contiguous and strided cast
+# loops compute alike (int to float: the rounding to nearest of the one conversion; float to
+# float, int to int, bool: exact, rounded or wrapped). Left out: float to int (an out-of-range
+# value is undefined in C and the loops may differ), complex sources (NumPy's ComplexWarning),
+# float16 destinations (NumPy's half conversion differs by loop: software or F16C), uint64 to
+# float (no x86 instruction before AVX-512: a compiler's vectorized emulation may round otherwise).
+_CAST_FIRST = {"b": "biufc", "i": "iufc", "u": "iufc", "f": "fc"}
+
+
+def _cast_then_copy(dest: np.ndarray, source: np.ndarray, limit: int) -> bool:
+    """``np.copyto(dest, source, casting="unsafe")`` for a ``source`` of another dtype whose memory
+    order disagrees with ``dest``'s: the cast first, into a temporary of ``dest``'s dtype laid out
+    in ``source``'s memory order (one walk of both in that order, NumPy's contiguous cast loop),
+    then the compiled same-dtype blocked copy of that into ``dest``. The same values as NumPy's
+    strips (the cast is elementwise, see :data:`_CAST_FIRST`) at a third of their cost: a
+    transposed 2^20-element int64 source into float32, 3.1 ms -> 0.6 ms. True when done; False
+    (nothing written) where it does not apply: a cast outside :data:`_CAST_FIRST`, a broadcast
+    source, the compiled copy off or refusing, or orders that agree (one plain call is best)."""
+    if type(source) is not np.ndarray or source.dtype == dest.dtype or source.shape != dest.shape \
+            or 0 in source.strides \
+            or dest.dtype.char == "e" or dest.dtype.kind not in _CAST_FIRST.get(source.dtype.kind, "") \
+            or (source.dtype.kind == "u" and source.itemsize == 8 and dest.dtype.kind in "fc"):
+        return False
+    if _plan(dest, source, limit, True) is None:
+        return False  # (orders that agree, before any temporary: a freed 8 MB one costs the next
+        # allocation its pages again, a transposed-layout to(float64) 0.2 -> 1.3 ms)
+    cast = np.empty_like(source, dtype=dest.dtype, order="K")  # (the source's memory order, dense)
+    if not native.takes(dest, cast):
+        return False
+    plan = _plan(dest, cast, limit, True)
+    if plan is None:
+        return False
+    _copyto(cast, source, casting="unsafe")
+    native.copy(dest, plan[0], plan[2])
+    return True
 
 
 # row_major's smallest copied source: below it NumPy's own copy is as fast as the blocked one
