@@ -103,3 +103,4 @@ def test_reductions_on_odd_layouts_are_pytorchs_bytes(shape: tuple[int, ...], dt
                             op(s, dim, keepdim)
                         continue
                     assert _bytes(op(s, dim, keepdim)) == want, (name, layout, dim, keepdim)
+
