@@ -15,7 +15,6 @@ def _bytes(x: object) -> tuple:
     return a.shape, a.dtype.str, a.tobytes()
 
 
-
 @pytest.mark.xfail(strict=True, reason=(
     "addr's bits: PyTorch 2.13's AVX2 loop computes fma(alpha*vec1, vec2, beta*input) in its vector "
     "blocks (16 float32 / 8 float64 per row) and fma(beta, input, alpha*vec1*vec2) in its scalar tail; "
