@@ -1,5 +1,6 @@
-"""addr against PyTorch's bytes: the two known mismatches, pinned (strict xfails) until addr
-takes PyTorch's per-position forms (found by the session-23 sweep)."""
+"""addr against PyTorch's bytes: with beta 0, vec1 scaled by alpha first, as PyTorch's loops; with an
+input term, PyTorch's per-position fma forms, pinned (a strict xfail) until addr takes them
+(found in session 23)."""
 
 from __future__ import annotations
 
@@ -30,9 +31,26 @@ def test_addr_bits_are_pytorchs() -> None:
     assert _bytes(s) == _bytes(t)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "addr with beta=0 scales vec1 first in PyTorch ((alpha*vec1)*vec2: -1.5 * 3e38 overflows to -inf, "
-    "times 0 is NaN); strided multiplies the outer product by alpha ((3e38*0)*-1.5 = -0.0)"))
-def test_addr_beta_zero_scales_vec1_first() -> None:
-    s = S.addr(S.zeros(1, 1), S.tensor([3e38]), S.tensor([0.0]), beta=0, alpha=-1.5)
-    assert np.isnan(s.item())
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(64, 47), (5, 3), (33, 129), (1, 19), (7, 1)], ids=str)
+def test_addr_beta_zero_scales_vec1_first(dtype: type, shape: tuple[int, int]) -> None:
+    # PyTorch's loops compute (alpha * vec1) * vec2 when beta is 0 (vector and scalar loops alike);
+    # strided multiplied the outer product by alpha: other last bits, and -0.0 for PyTorch's NaN
+    rng = np.random.default_rng(shape[0] * 100 + shape[1])
+    n, m = shape
+    a = rng.standard_normal((n, m)).astype(dtype)
+    x, y = rng.standard_normal(n).astype(dtype), rng.standard_normal(m).astype(dtype)
+    a[0, 0] = np.nan  # (ignored with beta 0)
+    for alpha in (1.7, -2.5, 0.3, 3, 1e-3):
+        for beta in (0, 0.0, 1e-300):
+            for column_major in (False, True):
+                sa = S.from_numpy(np.ascontiguousarray(a.T)).t() if column_major else S.from_numpy(a)
+                ta = torch.from_numpy(np.ascontiguousarray(a.T)).t() if column_major else torch.from_numpy(a)
+                if beta == 1e-300 and dtype is np.float64:
+                    continue  # (1e-300 is not 0 in float64: the input term counts)
+                s = S.addr(sa, S.from_numpy(x), S.from_numpy(y), beta=beta, alpha=alpha)
+                t = torch.addr(ta, torch.from_numpy(x), torch.from_numpy(y), beta=beta, alpha=alpha)
+                assert _bytes(s) == _bytes(t) and s.stride() == tuple(t.stride()), (alpha, beta, column_major)
+    big = S.addr(S.zeros(1, 1), S.tensor([3e38]), S.tensor([0.0]), beta=0, alpha=-1.5)
+    assert np.isnan(big.item()) and np.isnan(torch.addr(torch.zeros(1, 1), torch.tensor([3e38]), torch.tensor([0.0]),
+                                                         beta=0, alpha=-1.5).item())

@@ -640,6 +640,7 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any
     >>> strided.addr(strided.ones(2, 2, dtype=strided.int64), strided.tensor([1, 2]), strided.tensor([1, 0]), beta=2).tolist()
     [[3, 2], [4, 2]]
     """
+    vec1, alpha = _scaled_first(input, vec1, vec2, beta, alpha)
     if out is None and _number(beta) and _number(alpha) and vec1.__class__ is Tensor and vec2.__class__ is Tensor:
         t = _mk.addr(input, vec1, vec2, beta, alpha)  # (the path below in one C call)
         if t is not None:
@@ -681,6 +682,27 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any
                                                  ((shape[1],), b.stride())])
     return _combine("addr", input, product, shape, dtype, beta, alpha, out, (input, a, b), same_dtype="",
                     strides=strides)
+
+
+def _scaled_first(input: Any, vec1: Any, vec2: Any, beta: Any, alpha: Any) -> tuple[Any, Any]:  # noqa: A002
+    """``(vec1, alpha)`` as addr's paths take them: with ``beta`` 0 (or rounding to 0) and three
+    float32 / float64 tensors of one dtype, ``(alpha * vec1, 1)``, since PyTorch's loop computes
+    ``alpha * vec1 * vec2`` left to right (``(alpha * x) * y``: its vector and scalar loops alike),
+    where strided's paths multiply the outer product by ``alpha`` (``(x * y) * alpha``: other last
+    bits, and -0.0 where ``-1.5 * 3e38`` overflows to -inf and times 0 is NaN in PyTorch). Else
+    the arguments unchanged (with an input term, PyTorch fuses per position: see
+    tests/test_addr_torch_bits.py)."""
+    if not (_number(beta) and _number(alpha)) or alpha == 1 or not -_PLAIN <= alpha <= _PLAIN:
+        return vec1, alpha
+    if input.__class__ is not Tensor or vec1.__class__ is not Tensor or vec2.__class__ is not Tensor:
+        return vec1, alpha
+    d = vec1._dtype
+    if (d is not float32 and d is not float64) or input._dtype is not d or vec2._dtype is not d or vec1.ndim != 1:
+        return vec1, alpha
+    if _addr_beta(beta, d.numpy) != 0:
+        return vec1, alpha
+    scaled = quietly(np.multiply, vec1._np(), d.numpy.type(alpha))  # (alpha in the dtype, as PyTorch's scalar_t)
+    return adopted(scaled.reshape(-1), _cinfo[scaled.shape][2], d), 1
 
 
 def _bmm_checks(op_name: str, b1: Tensor, b2: Tensor) -> None:
