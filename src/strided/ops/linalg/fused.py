@@ -692,14 +692,18 @@ def _scaled_first(input: Any, vec1: Any, vec2: Any, beta: Any, alpha: Any) -> tu
     bits, and -0.0 where ``-1.5 * 3e38`` overflows to -inf and times 0 is NaN in PyTorch). Else
     the arguments unchanged (with an input term, PyTorch fuses per position: see
     tests/test_addr_torch_bits.py)."""
-    if not (_number(beta) and _number(alpha)) or alpha == 1 or not -_PLAIN <= alpha <= _PLAIN:
+    real = (int, float, np.integer, np.floating)  # (a NumPy number too: every path computes the same)
+    if isinstance(beta, (bool, np.bool_)) or isinstance(alpha, (bool, np.bool_)) or not (
+            isinstance(beta, real) and isinstance(alpha, real)):
+        return vec1, alpha
+    if alpha == 1 or not -_PLAIN <= alpha <= _PLAIN:
         return vec1, alpha
     if input.__class__ is not Tensor or vec1.__class__ is not Tensor or vec2.__class__ is not Tensor:
         return vec1, alpha
     d = vec1._dtype
     if (d is not float32 and d is not float64) or input._dtype is not d or vec2._dtype is not d or vec1.ndim != 1:
         return vec1, alpha
-    if _addr_beta(beta, d.numpy) != 0:
+    if _addr_beta(float(beta), d.numpy) != 0:
         return vec1, alpha
     scaled = quietly(np.multiply, vec1._np(), d.numpy.type(alpha))  # (alpha in the dtype, as PyTorch's scalar_t)
     return adopted(scaled.reshape(-1), _cinfo[scaled.shape][2], d), 1
