@@ -132,3 +132,16 @@ def test_view_dtype_uses_the_slot_for_every_dtype() -> None:
     assert a._storage is s.view(strided.float32)._storage and b._storage is not a._storage
     assert a.numpy().tobytes() == ta.numpy().tobytes() and b.stride() == tb.stride()
     assert b.numpy().tobytes() == tb.numpy().tobytes()
+
+
+def test_alias_of_a_c_made_storage_and_of_an_alias() -> None:
+    data = _data((3, 4), np.complex64)
+    s = strided.exp(strided.tensor(data))  # (a result adopted in C: its storage's slot unset)
+    t = torch.exp(torch.tensor(data))
+    r1, r2 = strided.view_as_real(s), strided.view_as_real(s)
+    assert r1._storage is r2._storage and storage_root(r1._storage) is s._storage
+    assert r1.numpy().tobytes() == torch.view_as_real(t).numpy().tobytes()
+    as_int = r1.view(strided.int32)  # (an alias's alias: its root's, one per dtype)
+    assert as_int._storage is s.view(strided.int32)._storage
+    assert storage_root(as_int._storage) is s._storage
+    assert as_int.numpy().tobytes() == torch.view_as_real(t).view(torch.int32).numpy().tobytes()

@@ -319,7 +319,13 @@ def reinterpreted(source: Any, dtype: DType, layout: Layout, name: str | None = 
     """
     storage = source._storage
     if storage.array.dtype != dtype.numpy:
-        storage = _typed_alias(storage, dtype)
+        found = None
+        if storage.__class__ is not _TypedAlias:  # (an alias's own aliases are its root's: _typed_alias)
+            try:  # (an alias made before, from the storage's own slot: _typed_alias's hit, inlined)
+                found = storage._aliases.get(dtype.numpy)
+            except AttributeError:  # (none made yet: the slot is unset)
+                pass
+        storage = found if found is not None else _typed_alias(storage, dtype)
     t = _make(storage, layout, dtype)
     base = source._base
     t._base = source if base is None else base
