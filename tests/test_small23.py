@@ -145,3 +145,40 @@ def test_alias_of_a_c_made_storage_and_of_an_alias() -> None:
     assert as_int._storage is s.view(strided.int32)._storage
     assert storage_root(as_int._storage) is s._storage
     assert as_int.numpy().tobytes() == torch.view_as_real(t).view(torch.int32).numpy().tobytes()
+
+
+def _tri_cases() -> list[tuple[str, object, object]]:
+    base = np.arange(2 * 5 * 6, dtype=np.float32).reshape(2, 5, 6) - 17
+    s, t = strided.tensor(base), torch.tensor(base)
+    return [
+        ("batch", s, t),
+        ("matrix", s[0], t[0]),
+        ("offset row-major", s[1], t[1]),
+        ("offset rows", s[0, 1:], t[0, 1:]),
+        ("transposed", s[0].t(), t[0].t()),
+        ("expanded", s[0, :1].expand(4, 6), t[0, :1].expand(4, 6)),
+        ("0-size", s[:, :0], t[:, :0]),
+        ("int64", strided.tensor(base.astype(np.int64)), torch.tensor(base.astype(np.int64))),
+        ("bool", strided.tensor(base > 0), torch.tensor(base > 0)),
+    ]
+
+
+@pytest.mark.parametrize("diagonal", [0, 1, -2, 7, -9, (1 << 63) - 1, -(1 << 63)])
+def test_tril_triu_small_plan_matches_torch(diagonal: int) -> None:
+    for name, s, t in _tri_cases():
+        for op in ("tril", "triu"):
+            got, want = getattr(strided, op)(s, diagonal), getattr(torch, op)(t, diagonal)
+            assert got.shape == tuple(want.shape) and got.stride() == want.stride(), (name, op)
+            assert got.numpy().tobytes() == want.numpy().tobytes(), (name, op)
+            assert got._storage is not s._storage
+            meth = getattr(s, op)(diagonal=diagonal)
+            assert meth.numpy().tobytes() == want.numpy().tobytes(), (name, op)
+
+
+def test_tril_of_a_vector_is_refused_as_torch() -> None:
+    with pytest.raises(RuntimeError):
+        torch.tril(torch.ones(3))
+    with pytest.raises(RuntimeError):
+        strided.tril(strided.ones(3))
+    with pytest.raises(RuntimeError):
+        strided.triu(strided.tensor(1.0))
