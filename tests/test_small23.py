@@ -182,3 +182,26 @@ def test_tril_of_a_vector_is_refused_as_torch() -> None:
         strided.tril(strided.ones(3))
     with pytest.raises(RuntimeError):
         strided.triu(strided.tensor(1.0))
+
+
+def test_cross_fast_path_first_matches_torch() -> None:
+    rng = np.random.default_rng(5)
+    a, b = rng.standard_normal((4, 3, 3)), rng.standard_normal((4, 3, 3))
+    s, o, t, u = strided.tensor(a), strided.tensor(b), torch.tensor(a), torch.tensor(b)
+    cases = [(s, o, t, u), (s.transpose(0, 2), o.transpose(0, 2), t.transpose(0, 2), u.transpose(0, 2)),
+             (s[1:], o[1:], t[1:], u[1:]), (s[:1].expand(3, 3, 3), o[:3], t[:1].expand(3, 3, 3), u[:3])]
+    for sa, sb, ta, tb in cases:
+        for dim in (d for d in (0, 1, 2, -1) if sa.shape[d] == 3):
+            got, want = strided.cross(sa, sb, dim=dim), torch.cross(ta, tb, dim=dim)
+            assert got.stride() == want.stride() and got.numpy().tobytes() == want.numpy().tobytes()
+            assert sa.cross(sb, dim).numpy().tobytes() == want.numpy().tobytes()
+    with pytest.warns(UserWarning, match="deprecated"):
+        got = strided.cross(s, o)
+    assert got.numpy().tobytes() == torch.linalg.cross(t, u, dim=1).numpy().tobytes()
+    res = strided.empty(4, 3, 3, dtype=strided.float64)
+    assert strided.cross(s, o, dim=2, out=res) is res
+    assert res.numpy().tobytes() == torch.cross(t, u, dim=2).numpy().tobytes()
+    with pytest.raises(RuntimeError):
+        strided.cross(s[:, :2], o[:, :2], dim=1)
+    with pytest.raises(RuntimeError):
+        strided.cross(s, o.float(), dim=1)
