@@ -205,3 +205,52 @@ def test_cross_fast_path_first_matches_torch() -> None:
         strided.cross(s[:, :2], o[:, :2], dim=1)
     with pytest.raises(RuntimeError):
         strided.cross(s, o.float(), dim=1)
+
+
+def _special_floats(n: int) -> np.ndarray:
+    rng = np.random.default_rng(n)
+    edge = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, -1e-45, 3.4e38, -3.4e38, 1e-40, 1.0, -7.5],
+                    dtype=np.float32)
+    vals = (rng.standard_normal(n) * 10.0 ** rng.integers(-40, 38, n)).astype(np.float32)
+    vals[: min(n, edge.size)] = edge[: min(n, edge.size)]
+    return vals
+
+
+@pytest.mark.parametrize("name", ["hypot", "fmod"])
+@pytest.mark.parametrize("n", [1, 7, 12, 63, 64, 255, 256, 600])
+def test_float32_kernel_entry_matches_torch_and_numpy(name: str, n: int) -> None:
+    x = _special_floats(n)
+    y = np.roll(_special_floats(n + 1)[:n], 3)
+    want_np = getattr(np, name)(x, y)
+    sx, sy, tx, ty = strided.tensor(x), strided.tensor(y), torch.tensor(x), torch.tensor(y)
+    for got in (getattr(strided, name)(sx, sy), getattr(sx, name)(sy)):
+        assert got.numpy().tobytes() == want_np.tobytes()
+        if name == "hypot":  # (fmod: NumPy's bits are strided's contract; PyTorch's NaN payloads may differ)
+            assert np.array_equal(got.numpy(), getattr(torch, name)(tx, ty).numpy(), equal_nan=True)
+    # other layouts go through the Python path: the same values as PyTorch's
+    m = (n // 4) * 4
+    if m:
+        a, b = sx[:m].reshape(4, -1).t(), sy[:m].reshape(4, -1).t()
+        ta, tb = tx[:m].reshape(4, -1).t(), ty[:m].reshape(4, -1).t()
+        got, want = getattr(strided, name)(a, b), getattr(torch, name)(ta, tb)
+        assert got.stride() == want.stride()
+        e = getattr(strided, name)(sx[:1].expand(m), sy[:m])
+        if name == "hypot":
+            assert np.array_equal(got.numpy(), want.numpy(), equal_nan=True)
+            assert np.array_equal(e.numpy(), getattr(torch, name)(tx[:1].expand(m), ty[:m]).numpy(), equal_nan=True)
+        else:  # (PyTorch's vectorized fmod of a strided operand: NaN for huge ratios, on main too)
+            assert got.numpy().tobytes() == np.fmod(a.numpy(), b.numpy()).tobytes()
+            assert e.numpy().tobytes() == np.fmod(x[:1].repeat(m), y[:m]).tobytes()
+    z = getattr(strided, name)(strided.tensor(np.float32(2.0)), strided.tensor(np.float32(1.5)))
+    assert z.shape == () and z.item() == getattr(torch, name)(torch.tensor(2.0), torch.tensor(1.5)).item()
+    assert getattr(strided, name)(sx[:0], sy[:0]).shape == (0,)
+
+
+def test_float32_kernel_entry_follows_the_native_switch() -> None:
+    from strided.kernels import native
+
+    x, y = _special_floats(12), _special_floats(13)[:12]
+    sx, sy = strided.tensor(x), strided.tensor(y)
+    with native.disabled():
+        off = strided.hypot(sx, sy)
+    assert off.numpy().tobytes() == strided.hypot(sx, sy).numpy().tobytes() == np.hypot(x, y).tobytes()
