@@ -254,3 +254,18 @@ def test_float32_kernel_entry_follows_the_native_switch() -> None:
     with native.disabled():
         off = strided.hypot(sx, sy)
     assert off.numpy().tobytes() == strided.hypot(sx, sy).numpy().tobytes() == np.hypot(x, y).tobytes()
+
+
+@pytest.mark.parametrize("n", [1, 12, 63, 256, 600])
+def test_remainder_kernel_entry_is_the_python_paths_loop(n: int) -> None:
+    from strided.ops._support.front import fallback_of
+
+    x = _special_floats(n)
+    y = np.roll(_special_floats(n + 1)[:n], 3)
+    sx, sy, tx, ty = strided.tensor(x), strided.tensor(y), torch.tensor(x), torch.tensor(y)
+    got = strided.remainder(sx, sy)
+    assert got.numpy().tobytes() == fallback_of(strided.remainder)(sx, sy).numpy().tobytes()
+    assert (sx % sy).numpy().tobytes() == got.numpy().tobytes()
+    finite = np.isfinite(x) & np.isfinite(y) & (y != 0) & (np.abs(x / np.where(y == 0, 1, y)) < 1e6)
+    want = torch.remainder(tx, ty).numpy()
+    assert np.array_equal(got.numpy()[finite], want[finite])

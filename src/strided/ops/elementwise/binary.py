@@ -144,9 +144,9 @@ class BinaryOp:
     native: Callable[[np.ndarray, np.ndarray], np.ndarray | None] | None = None
     native_dtypes: frozenset = frozenset()
     native_min: int = 0
-    # the compiled binary_float loop's code (0 fmod, 3 hypot) where its bits are ``ufunc``'s at every
-    # size: the front's float32 kernel entry on two tensors' runs, from C without the Python setup
-    # that ``native_min`` keeps off small runs (-1: none)
+    # the compiled binary_float loop's code (0 fmod, 1 remainder, 3 hypot) where its bits are the
+    # fast path's at every size: the front's float32 kernel entry on two tensors' runs, from C
+    # without the Python setup that ``native_min`` keeps off small runs (-1: none)
     entry_code: int = -1
     # "max" / "min": PyTorch's bits for ties of opposite zeros and NaNs depend on which of its
     # loops computed the element (strided.kernels.torch_extremes), fixed after NumPy's ufunc
@@ -202,7 +202,7 @@ class _TorchRemainder:
 
 
 REMAINDER = BinaryOp("remainder", _TorchRemainder(), kernel="remainder_cpu", int_zero_check=True, fast=_FLOATS,
-                     symbol="%", native=float32_loop(1), native_dtypes=_F32_ONLY)
+                     symbol="%", native=float32_loop(1), native_dtypes=_F32_ONLY, entry_code=1)
 
 
 class _TruncDivide:
