@@ -319,7 +319,13 @@ def reinterpreted(source: Any, dtype: DType, layout: Layout, name: str | None = 
     """
     storage = source._storage
     if storage.array.dtype != dtype.numpy:
-        storage = _typed_alias(storage, dtype)
+        found = None
+        if storage.__class__ is not _TypedAlias:  # (an alias's own aliases are its root's: _typed_alias)
+            try:  # (an alias made before, from the storage's own slot: _typed_alias's hit, inlined)
+                found = storage._aliases.get(dtype.numpy)
+            except AttributeError:  # (none made yet: the slot is unset)
+                pass
+        storage = found if found is not None else _typed_alias(storage, dtype)
     t = _make(storage, layout, dtype)
     base = source._base
     t._base = source if base is None else base
@@ -328,9 +334,8 @@ def reinterpreted(source: Any, dtype: DType, layout: Layout, name: str | None = 
     return t
 
 
-# storage -> {NumPy dtype: its typed alias} (weak keys: the aliases live as long as their storage,
-# or the tensors over them), and alias -> a weak reference to the storage it aliases.
-_ALIASES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# alias -> a weak reference to the storage it aliases (a storage's own aliases are in its
+# ``_aliases`` slot: they live as long as it does, or the tensors over them).
 _ROOT_OF: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _ALIASED = False  # whether any typed alias was ever made
 
@@ -419,8 +424,10 @@ def _typed_alias(storage: Storage, dtype: DType) -> Storage:
         root = storage
     if dtype.numpy == root.array.dtype:
         return root
-    aliases = _ALIASES.get(root)
-    found = None if aliases is None else aliases.get(dtype.numpy)
+    try:  # (the root's own slot: a weak-key dictionary's look-up was a third of a small view_as_real)
+        found = root._aliases.get(dtype.numpy)
+    except AttributeError:  # (no alias made over root yet: the slot is unset)
+        found = None
     if found is not None:
         return found
     with _ALIAS_LOCK:  # (two threads must not each make one: the pair would have two storages)
@@ -432,7 +439,10 @@ _ALIAS_LOCK = _thread.allocate_lock()
 
 def _new_alias(root: Storage, dtype: DType) -> Storage:
     """Make (or, when another thread just did, find) ``root``'s alias as ``dtype``; under the lock."""
-    aliases = _ALIASES.setdefault(root, {})
+    try:
+        aliases = root._aliases
+    except AttributeError:  # (root's first alias: the dictionary lives as long as root, as its aliases)
+        aliases = root._aliases = {}
     found = aliases.get(dtype.numpy)
     if found is not None:
         return found

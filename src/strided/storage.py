@@ -63,7 +63,9 @@ class Storage:
     (6, 24, True)
     """
 
-    __slots__ = ("array", "_pinned", "__weakref__")
+    # _aliases: {NumPy dtype: the typed alias over these bytes} (strided.dispatch's, set on the
+    # first one; unset until then): a slot, read in a typed view's every call
+    __slots__ = ("array", "_pinned", "_aliases", "__weakref__")
 
     def __init__(self, array: np.ndarray, resizable: bool = True) -> None:
         if not isinstance(array, np.ndarray):

@@ -73,6 +73,7 @@ from ...kernels.elementwise import (
 from ...kernels.fpstate import quiet_call, quiet_retry, quietly, quietly_here
 from ...kernels.fused import fma, fma_into
 from ...kernels.memory import outside_storage, reduced_cast_source
+from ...kernels.native import _compiled as _compiled_module
 from ...kernels.native import active as native_active
 from ...kernels.native import special as native_special
 from ...kernels.reduce import all_nonzero
@@ -81,7 +82,7 @@ from ...kernels.torch_loops import scalar_loop_mask
 from ...opdef import OPDEFS, Kind, declare
 from ...scalars import UInt64Scalar, checked, numpy_scalar, uint64_beyond_int64
 from ...tensor import Tensor
-from .._support.front import compiled_front
+from .._support.front import compiled_front, kernel_entry
 from .._support.memo import Memo
 from .._support.operands import (
     _broadcast,
@@ -143,6 +144,10 @@ class BinaryOp:
     native: Callable[[np.ndarray, np.ndarray], np.ndarray | None] | None = None
     native_dtypes: frozenset = frozenset()
     native_min: int = 0
+    # the compiled binary_float loop's code (0 fmod, 1 remainder, 3 hypot) where its bits are the
+    # fast path's at every size: the front's float32 kernel entry on two tensors' runs, from C
+    # without the Python setup that ``native_min`` keeps off small runs (-1: none)
+    entry_code: int = -1
     # "max" / "min": PyTorch's bits for ties of opposite zeros and NaNs depend on which of its
     # loops computed the element (strided.kernels.torch_extremes), fixed after NumPy's ufunc
     extreme: str = ""
@@ -197,7 +202,7 @@ class _TorchRemainder:
 
 
 REMAINDER = BinaryOp("remainder", _TorchRemainder(), kernel="remainder_cpu", int_zero_check=True, fast=_FLOATS,
-                     symbol="%", native=float32_loop(1), native_dtypes=_F32_ONLY)
+                     symbol="%", native=float32_loop(1), native_dtypes=_F32_ONLY, entry_code=1)
 
 
 class _TruncDivide:
@@ -1308,7 +1313,23 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str, raw: 
     table = {d: (ufunc, native if native is not None and d in native_dtypes else None, native_min, result_dtype,
                  d in fast_scalar, fix if extreme and d.is_floating_point else None)
              for d in fast} if ufunc is not None else {}
+    entry = _float32_entry(op.entry_code)
+    if entry is not None and float32 in table and table[float32][1] is not None:
+        table[float32] = (*table[float32], entry)
     return compiled_front(fn, 2, table)
+
+
+def _float32_entry(code: int) -> tuple | None:
+    """The front's kernel entry (:func:`.._support.front.kernel_entry`) of the compiled
+    ``binary_float`` loop ``code`` into a fresh float32 run (the ``native`` loop's own kernel, which
+    refuses a misaligned operand: the native loop and the ufunc then run); None for ``code`` -1 or
+    where the kernel is not built (the front reads the native switch per call)."""
+    if code < 0:
+        return None
+    k = _compiled_module("_specialkernel")
+    if k is None or not hasattr(k, "binary_float"):
+        return None
+    return kernel_entry(k.binary_float, (code,), np.float32)
 
 
 def _flat_plan(key: tuple[tuple[int, ...], tuple[int, ...]]) -> tuple[int, L.Layout | None, L.Layout | None]:

@@ -50,7 +50,7 @@ from ..registry import backward, method, op
 from .binary import _ALL, _F32_ONLY, _FLOATS, BinaryOp, _flat_plans, _make_binary, inplace_example
 
 HYPOT = BinaryOp("hypot", np.hypot, kernel="hypot_cpu", fast=_FLOATS, tensor_other=True, float_only=True,
-                 late_checks=True, native=float32_loop(3), native_dtypes=_F32_ONLY, native_min=256)
+                 late_checks=True, native=float32_loop(3), native_dtypes=_F32_ONLY, native_min=256, entry_code=3)
 # (kernels.elementwise.arctan2: np.arctan2 with PyTorch's float32/float64 bits where they are cheap)
 # (native: the fast path's dense float32 runs straight to SLEEF's loop, PyTorch's bits, without
 # arctan2's dtype planning and the ufunc call's floating-point state)
@@ -62,7 +62,7 @@ ARCTAN2 = BinaryOp("arctan2", arctan2, kind="div", fast=_FLOATS, tensor_other=Tr
 COPYSIGN = BinaryOp("copysign", np.copysign, kind="div", fast=_FLOATS, native=exact_loop(3),
                     native_dtypes=frozenset((float32, float64)))
 FMOD = BinaryOp("fmod", np.fmod, kernel="fmod_cpu", int_zero_check=True, fast=_FLOATS, late_checks=True,
-                native=float32_loop(0), native_dtypes=_F32_ONLY, native_min=64)
+                native=float32_loop(0), native_dtypes=_F32_ONLY, native_min=64, entry_code=0)
 
 
 def _truths(combine: np.ufunc) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:

@@ -667,6 +667,20 @@ def _install_fronts(namespace: dict[str, Any]) -> None:
                  for d in (float32, float64)}
         namespace[name] = compiled_front(namespace[name], 2, table)
     _install_angle_front(namespace, k)
+    _install_conj_front(namespace)
+
+
+def _install_conj_front(namespace: dict[str, Any]) -> None:
+    """A compiled front before ``conj``'s entry (the function and the method): a plain row-major
+    complex tensor at offset 0 over exactly its elements (outside autograd, nobody listening)
+    gets ``np.conjugate`` of its flat run adopted from C, as :func:`conj`'s own fast path does
+    (the same call on the same run: the same copy); a real tensor, and every other call, goes to
+    the entry (a real tensor's conj is the tensor itself)."""
+    entry = namespace["conj"]
+    front = compiled_front(entry, 1, {d: (np.conjugate, True, None) for d in (complex64, complex128)})
+    if Tensor.__dict__.get("conj") is entry:
+        Tensor.conj = front  # type: ignore[method-assign]
+    namespace["conj"] = front
 
 
 def _install_angle_front(namespace: dict[str, Any], k: Any) -> None:

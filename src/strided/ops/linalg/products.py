@@ -230,6 +230,10 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None, *, out: Any = No
     >>> strided.cross(strided.eye(3), strided.eye(3).roll(1, 0), dim=1)[0].tolist()
     [0.0, -1.0, 0.0]
     """
+    if dim is not None and out is None:  # (the fast path first: it takes only two plain tensors and an int dim)
+        fast = _fast_cross(input, other, dim)
+        if fast is not None:
+            return fast
     tensor_arg(input, "cross")
     tensor_arg(other, "cross", "other", 2)
     if dim is None:
@@ -251,7 +255,7 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None, *, out: Any = No
     if out is not None:
         return write_out(out, cross(input, other, dim), "cross", (input, other), same_dtype="matmul",
                          no_overlap=True)
-    fast = _fast_cross(input, other, dim)  # (the entry of linalg_cross and its checks skipped)
+    fast = _fast_cross(input, other, dim)  # (the dim found: the entry of linalg_cross and its checks skipped)
     return fast if fast is not None else linalg_cross(input, other, dim=dim)
 
 

@@ -114,19 +114,32 @@ def _fast_triangle(input: Any, diagonal: Any, lower: bool) -> Tensor | None:
     if OPEN or input.__class__ is not Tensor or diagonal.__class__ is not int or not -_INT64 <= diagonal < _INT64:
         return None
     zero = _ZEROS[lower].get(input._dtype)
-    shape = input._layout.shape
-    if zero is None or len(shape) < 2:
+    if zero is None:
+        return None
+    lay = input._layout
+    shape = lay.shape
+    plan = _SMALL_PLAN[(shape, diagonal, lower)]
+    if plan is not None:  # a small matrix stack: flat_run inlined (its checks, in its order)
+        info, zeroed = plan
+        if lay.strides != info[0]:
+            return None
+        n = info[1]
+        run = input._storage.array
+        if lay.offset or len(run) != n:
+            run = run[lay.offset : lay.offset + n]
+            if len(run) != n:
+                return None
+        # a copy of the run with the zero written at the positions outside the triangles: the
+        # np.where's elements, at a third of its cost on a small tensor
+        res = run.copy()
+        res[zeroed] = zero
+        return adopted(res, info[2], input._dtype)
+    if len(shape) < 2:
         return None
     info = _cinfo[shape]
     run = flat_run(input, info) if info[1] else None
     if run is None:
         return None
-    if info[1] <= _SMALL_MASK:
-        # a copy of the run with the zero written at the positions outside the triangles: the
-        # np.where's elements, at a third of its cost on a small tensor
-        res = run.copy()
-        res[_ZEROED[(shape, diagonal, lower)]] = zero
-        return adopted(res, info[2], input._dtype)
     res = np.empty(info[1], run.dtype)
     if _tri_copy(run, res, shape, diagonal, lower):
         return adopted(res, info[2], input._dtype)
@@ -162,6 +175,25 @@ def _zeroed_positions(shape: tuple[int, ...], k: int, lower: bool) -> np.ndarray
 # (shape, diagonal, lower) -> _zeroed_positions' answer, the diagonal clamped as _keep_mask clamps
 # it: a dict lookup per call where the clamp and the lru_cache call were a tenth of a small tril
 _ZEROED = Memo(lambda key: _zeroed_positions(key[0], min(max(key[1], -key[0][-2]), key[0][-1]), key[2]), limit=256)
+
+
+
+def _small_plan(key: tuple[tuple[int, ...], int, bool]) -> tuple[tuple, np.ndarray] | None:
+    """For ``(shape, diagonal, lower)``: (the shape's ``_cinfo`` entry, :data:`_ZEROED`'s
+    positions) where ``shape`` is a non-empty stack of matrices of at most :data:`_SMALL_MASK`
+    elements (the copy-and-zero path's case), else None (1-d, 0-d, empty, or large)."""
+    shape = key[0]
+    if len(shape) < 2:
+        return None
+    info = _cinfo[shape]
+    if not info[1] or info[1] > _SMALL_MASK:
+        return None
+    return info, _ZEROED[key]
+
+
+# (shape, diagonal, lower) -> _small_plan's answer: one look-up per small call where the shape's
+# _cinfo and _ZEROED look-ups were two (with flat_run's call, a sixth of a small tril)
+_SMALL_PLAN = Memo(_small_plan, limit=256)
 
 _INT64 = 1 << 63
 
