@@ -18,7 +18,13 @@ from ... import layout as L
 from ...args import check_keepdim
 from ...dispatch import adopted, result_array
 from ...dtypes import REDUCED_FLOATS, DType, default_float, float32, float64, int64
-from ...errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
+from ...errors import (
+    StridedIndexError,
+    StridedNotImplementedError,
+    StridedRuntimeError,
+    StridedTypeError,
+    join_lines,
+)
 from ...gradients import seal
 from ...kernels import npcore, torch_extreme_reduce
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
@@ -382,12 +388,13 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any 
     dims = reduction_dims(input, dim, "nansum")
     given = optional_dtype(dtype)
     rt = given or (input._dtype if input._dtype.is_floating_point else int64)
+    _nansum_kernel(input, rt)
     shape = input._layout.shape
     result, res_np = result_array(reduced_shape(shape, dims, keepdim), rt)
     x = input._np()
     axes = numpy_axes(dims, len(shape))
     with _Quiet():
-        if input._dtype in (float32, float64) and rt in (float32, float64):  # PyTorch's bits
+        if input._dtype.is_floating_point and rt.is_floating_point:  # PyTorch's bits (x.to(rt) first)
             total = _nansum_array(x, _axes_tuple(axes, x.ndim), keepdim, rt.numpy)[0]
         else:
             if input._dtype.is_floating_point:
@@ -395,6 +402,15 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any 
             total = np.add.reduce(x, axis=axes, dtype=_acc(rt), keepdims=keepdim)
         np.copyto(res_np, total, casting="unsafe")
     return _finish(result, out, "nansum", (input,))
+
+
+def _nansum_kernel(input: Tensor, rt: DType) -> None:
+    """PyTorch's refusal of a floating ``input``'s nansum computed in a complex ``rt`` (its nansum
+    kernel has no complex loop; an integer input's nansum is its sum, which has)."""
+    if input._dtype.is_floating_point and rt.is_complex:
+        raise StridedNotImplementedError(join_lines(
+            f"\"nansum_cpu\" not implemented for '{TORCH_NAMES[rt]}'",
+            f"a {input._dtype.name} tensor's nansum in {rt.name}; fix: nansum in a real dtype, then convert"))
 
 
 def _axes_tuple(axes: Any, ndim: int) -> tuple[int, ...] | None:
@@ -421,24 +437,33 @@ def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any
         if fast is not None:
             return fast
     tensor_arg(input, "nanmean")
+    given = optional_dtype(dtype)
+    if given is not None and given.kind not in "fc" and input._dtype.kind in "fc":
+        raise StridedRuntimeError(join_lines(
+            "nanmean(): could not infer output dtype. Optional dtype must be either a floating point or "
+            f"complex dtype. Got: {TORCH_NAMES[given]}",
+            "fix: pass dtype=strided.float32 (or float64), or none"))
     support.check("nanmean", input._dtype, (input,))  # (complex: PyTorch's nansum refuses it)
     _float_only(input, "nanmean")
     keepdim = check_keepdim(keepdim, "nanmean")
     dims = reduction_dims(input, dim, "nanmean")
-    rt = optional_dtype(dtype) or input._dtype
+    rt = given or input._dtype
+    _nansum_kernel(input, rt)
     shape = input._layout.shape
     result, res_np = result_array(reduced_shape(shape, dims, keepdim), rt)
     x = input._np()
     axes = numpy_axes(dims, len(shape))
     with _Quiet():
         nan = np.isnan(x)
-        if input._dtype in (float32, float64) and rt in (float32, float64):  # PyTorch's nansum's bits
+        if rt.is_floating_point:  # PyTorch's nansum's bits (x.to(rt) first)
             total = _nansum_array(x, _axes_tuple(axes, x.ndim), keepdim, rt.numpy)[0]
         else:
             total = np.add.reduce(np.where(nan, x.dtype.type(0), x), axis=axes, dtype=_acc(rt), keepdims=keepdim)
         count = np.add.reduce(~nan, axis=axes, dtype=np.int64, keepdims=keepdim)
         if rt in REDUCED_FLOATS:  # PyTorch: nansum(x) (rounded to the 2-byte dtype), then / count
             total = total.astype(rt.numpy).astype(_acc(rt))
+            if count.ndim:  # (the int64 count promoted to the 2-byte dtype; a 0-d one is a CPU scalar,
+                count = count.astype(rt.numpy)  # which PyTorch's div reads as a float, unrounded)
         np.copyto(res_np, total / count.astype(_acc(rt)), casting="unsafe")
     return _finish(result, out, "nanmean", (input,))
 

@@ -1,0 +1,70 @@
+"""Hostile checks of nansum / nanmean against PyTorch (red23b): dtype= and out= combinations
+PyTorch refuses, and the 2-byte float results (the input converted to dtype= first, the loads
+zeroing each NaN, the count promoted to the 2-byte dtype unless it is a 0-d CPU scalar)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import strided as S
+
+torch.set_num_threads(1)
+
+_T = {"float16": torch.float16, "bfloat16": torch.bfloat16, "float32": torch.float32,
+      "float64": torch.float64, "int64": torch.int64, "int32": torch.int32, "bool": torch.bool,
+      "complex64": torch.complex64, "complex128": torch.complex128}
+
+
+def _bits(t: torch.Tensor) -> bytes:
+    t = t.detach()
+    return (t.float() if t.dtype == torch.bfloat16 else t).numpy().tobytes()
+
+
+def _sbits(s: S.Tensor) -> bytes:
+    return (s.to(S.float32) if s.dtype == S.bfloat16 else s).numpy().tobytes()
+
+
+def _pair(a: np.ndarray, dt: str) -> tuple[S.Tensor, torch.Tensor]:
+    t = torch.from_numpy(a).to(_T[dt])
+    return S.from_numpy(a).to(getattr(S, dt)), t
+
+
+@pytest.mark.parametrize("op", ["nansum", "nanmean"])
+@pytest.mark.parametrize("src", ["float16", "bfloat16", "float32", "float64"])
+@pytest.mark.parametrize("dt", ["complex64", "complex128", "int64", "int32", "bool"])
+def test_dtype_refusals_and_results_as_pytorch(op: str, src: str, dt: str) -> None:
+    a = np.array([[1.5, np.nan, 2.25], [3.0, 4.0, -0.0]])
+    s, t = _pair(a, src)
+    for dim in ((), (1,)):
+        try:
+            want = getattr(torch, op)(t, *dim, dtype=_T[dt])
+        except (RuntimeError, NotImplementedError) as e:
+            with pytest.raises(type(e)) as got:
+                getattr(S, op)(s, *dim, dtype=getattr(S, dt))
+            assert str(e).splitlines()[0] == str(got.value).splitlines()[0]
+            continue
+        res = getattr(S, op)(s, *dim, dtype=getattr(S, dt))
+        assert str(res.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
+        assert _sbits(res) == _bits(want)
+
+
+@pytest.mark.parametrize("op", ["nansum", "nanmean"])
+@pytest.mark.parametrize("src,dt", [("float64", "float16"), ("float64", "bfloat16"), ("float32", "float16"),
+                                    ("float32", "bfloat16"), ("float16", "bfloat16"), ("float16", None),
+                                    ("bfloat16", None)])
+@pytest.mark.parametrize("shape,dim", [((40, 7), 0), ((40, 7), 1), ((3000,), None), ((300, 200), None),
+                                       ((64, 64), 1), ((500, 7, 3), (0, 2))])
+def test_two_byte_results_are_pytorchs(op: str, src: str, dt: str | None, shape: tuple, dim: object) -> None:
+    rng = np.random.default_rng(len(shape) * 100 + shape[0])
+    a = rng.standard_normal(shape) * 40
+    a[rng.random(shape) < 0.05] = np.nan
+    s, t = _pair(a, src)
+    args = () if dim is None else (dim,)
+    kw, skw = ({}, {}) if dt is None else ({"dtype": _T[dt]}, {"dtype": getattr(S, dt)})
+    if len(shape) == 3:  # (a transposed view: dims (0, 2) not coalesced into one, no acc buffer)
+        s, t = s.transpose(0, 1), t.transpose(0, 1)
+    want = getattr(t, op)(*args, **kw)
+    got = getattr(s, op)(*args, **skw)
+    assert _sbits(got) == _bits(want)
