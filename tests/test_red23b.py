@@ -68,3 +68,26 @@ def test_two_byte_results_are_pytorchs(op: str, src: str, dt: str | None, shape:
     want = getattr(t, op)(*args, **kw)
     got = getattr(s, op)(*args, **skw)
     assert _sbits(got) == _bits(want)
+
+
+@pytest.mark.parametrize("op", ["nansum", "nanmean"])
+@pytest.mark.parametrize("od,dt", [("float64", None), ("float16", None), ("bfloat16", None), ("int64", None),
+                                   ("bool", None), ("complex64", None), ("float64", "float32"),
+                                   ("float32", "float64"), ("int64", "int64"), ("float64", "float64")])
+@pytest.mark.parametrize("dim", [(), (1,)])
+def test_out_dtype_as_pytorch(op: str, od: str, dt: str | None, dim: tuple) -> None:
+    """out= decides the dtype a floating input's nansum computes in (PyTorch's
+    get_dtype_from_result): was computed in the input's dtype and then cast into out."""
+    a = np.array([[0.1, np.nan, 0.7], [0.3, 0.2, 0.9]], np.float32)
+    s, t = S.from_numpy(a), torch.from_numpy(a)
+    to, so = torch.empty(0, dtype=_T[od]), S.empty(0, dtype=getattr(S, od))
+    kw, skw = ({}, {}) if dt is None else ({"dtype": _T[dt]}, {"dtype": getattr(S, dt)})
+    try:
+        getattr(torch, op)(t, *dim, out=to, **kw)
+    except (RuntimeError, NotImplementedError) as e:
+        with pytest.raises(type(e)) as got:
+            getattr(S, op)(s, *dim, out=so, **skw)
+        assert str(e).splitlines()[0] == str(got.value).splitlines()[0]
+        return
+    getattr(S, op)(s, *dim, out=so, **skw)
+    assert so.shape == tuple(to.shape) and _sbits(so) == _bits(to)

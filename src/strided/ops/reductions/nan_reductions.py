@@ -39,7 +39,7 @@ from ...tensor import Tensor, tensor_arg
 from .._support import gradtools, support
 from .._support.fast_reduce import cascade_reduce, fast_operand, fast_plan, fast_reduce, sure_extreme
 from .._support.operands import _cinfo
-from .._support.out import write_out, write_pair_out
+from .._support.out import check_out, write_out, write_pair_out
 from .._support.promotion import TORCH_NAMES
 from .._support.reduce_args import numpy_axes, optional_dtype, reduced_shape, reduction_dims, shape_text
 from ..registry import backward, method
@@ -386,9 +386,9 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any 
     support.check("nansum", input._dtype, (input,))
     keepdim = check_keepdim(keepdim, "nansum")
     dims = reduction_dims(input, dim, "nansum")
-    given = optional_dtype(dtype)
+    given = _result_dtype(input, optional_dtype(dtype), out, "nansum")
     rt = given or (input._dtype if input._dtype.is_floating_point else int64)
-    _nansum_kernel(input, rt)
+    _nansum_kernel(input, rt, dtype is None and out is not None)
     shape = input._layout.shape
     result, res_np = result_array(reduced_shape(shape, dims, keepdim), rt)
     x = input._np()
@@ -404,13 +404,27 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any 
     return _finish(result, out, "nansum", (input,))
 
 
-def _nansum_kernel(input: Tensor, rt: DType) -> None:
+def _result_dtype(input: Tensor, given: DType | None, out: Any, op: str) -> DType | None:
+    """The dtype a floating ``input``'s nansum computes in with ``out=`` (PyTorch's
+    get_dtype_from_result: ``out``'s own dtype; a ``dtype=`` must be the same), else ``given``."""
+    if out is None or not input._dtype.is_floating_point:
+        return given
+    o = check_out(out, op)._dtype
+    if given is not None and given != o:
+        raise StridedRuntimeError(join_lines(
+            f"nansum: provided dtype must match dtype of result. Got {TORCH_NAMES[o]} and {TORCH_NAMES[given]}.",
+            f"out= is {o.name}, dtype= {given.name}; fix: pass one of them, or make them agree"))
+    return o
+
+
+def _nansum_kernel(input: Tensor, rt: DType, from_out: bool) -> None:
     """PyTorch's refusal of a floating ``input``'s nansum computed in a complex ``rt`` (its nansum
-    kernel has no complex loop; an integer input's nansum is its sum, which has)."""
-    if input._dtype.is_floating_point and rt.is_complex:
+    kernel has no complex loop; an integer input's nansum is its sum, which has), or in an integer
+    / bool ``rt`` taken from ``out=`` (a ``dtype=`` one is refused before, or converts first)."""
+    if input._dtype.is_floating_point and (rt.is_complex or (from_out and not rt.is_floating_point)):
         raise StridedNotImplementedError(join_lines(
             f"\"nansum_cpu\" not implemented for '{TORCH_NAMES[rt]}'",
-            f"a {input._dtype.name} tensor's nansum in {rt.name}; fix: nansum in a real dtype, then convert"))
+            f"a {input._dtype.name} tensor's nansum in {rt.name}; fix: nansum in a float dtype, then convert"))
 
 
 def _axes_tuple(axes: Any, ndim: int) -> tuple[int, ...] | None:
@@ -447,8 +461,8 @@ def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any
     _float_only(input, "nanmean")
     keepdim = check_keepdim(keepdim, "nanmean")
     dims = reduction_dims(input, dim, "nanmean")
-    rt = given or input._dtype
-    _nansum_kernel(input, rt)
+    rt = _result_dtype(input, given, out, "nanmean") or input._dtype
+    _nansum_kernel(input, rt, dtype is None and out is not None)
     shape = input._layout.shape
     result, res_np = result_array(reduced_shape(shape, dims, keepdim), rt)
     x = input._np()
