@@ -91,3 +91,25 @@ def test_out_dtype_as_pytorch(op: str, od: str, dt: str | None, dim: tuple) -> N
         return
     getattr(S, op)(s, *dim, out=so, **skw)
     assert so.shape == tuple(to.shape) and _sbits(so) == _bits(to)
+
+
+@pytest.mark.parametrize("op", ["sum", "mean", "prod", "nansum"])
+@pytest.mark.parametrize("src", ["float32", "int64", "float16"])
+@pytest.mark.parametrize("od,dt", [("float64", "float32"), ("float64", None), ("float32", "float64"),
+                                   ("int32", "int64"), ("float64", "float64")])
+def test_dtype_against_out_as_pytorch(op: str, src: str, od: str, dt: str | None) -> None:
+    """A dtype= that out='s dtype disagrees with is refused ('Expected out tensor to have dtype
+    float, but got double instead'; mean's own dtype checks first): was computed and cast."""
+    a = np.array([[1, 2, 3], [4, 5, 6]], np.float64)
+    s, t = _pair(a, src)
+    to, so = torch.empty(0, dtype=_T[od]), S.empty(0, dtype=getattr(S, od))
+    kw, skw = ({}, {}) if dt is None else ({"dtype": _T[dt]}, {"dtype": getattr(S, dt)})
+    try:
+        getattr(torch, op)(t, 1, out=to, **kw)
+    except (RuntimeError, NotImplementedError) as e:
+        with pytest.raises(type(e)) as got:
+            getattr(S, op)(s, 1, out=so, **skw)
+        assert str(e).splitlines()[0] == str(got.value).splitlines()[0]
+        return
+    getattr(S, op)(s, 1, out=so, **skw)
+    assert _sbits(so) == _bits(to)

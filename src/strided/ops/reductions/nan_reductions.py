@@ -39,7 +39,7 @@ from ...tensor import Tensor, tensor_arg
 from .._support import gradtools, support
 from .._support.fast_reduce import cascade_reduce, fast_operand, fast_plan, fast_reduce, sure_extreme
 from .._support.operands import _cinfo
-from .._support.out import check_out, write_out, write_pair_out
+from .._support.out import _dtype_mismatch, check_out, write_out, write_pair_out
 from .._support.promotion import TORCH_NAMES
 from .._support.reduce_args import numpy_axes, optional_dtype, reduced_shape, reduction_dims, shape_text
 from ..registry import backward, method
@@ -407,9 +407,13 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any 
 def _result_dtype(input: Tensor, given: DType | None, out: Any, op: str) -> DType | None:
     """The dtype a floating ``input``'s nansum computes in with ``out=`` (PyTorch's
     get_dtype_from_result: ``out``'s own dtype; a ``dtype=`` must be the same), else ``given``."""
-    if out is None or not input._dtype.is_floating_point:
+    if out is None:
         return given
     o = check_out(out, op)._dtype
+    if given is not None and given is not o and not (input._dtype.is_floating_point and given.is_floating_point):
+        raise _dtype_mismatch(given, o, op, "matmul")  # (an integer input's, or a dtype= cast to first: sum's)
+    if not input._dtype.is_floating_point:
+        return given
     if given is not None and given != o:
         raise StridedRuntimeError(join_lines(
             f"nansum: provided dtype must match dtype of result. Got {TORCH_NAMES[o]} and {TORCH_NAMES[given]}.",
