@@ -113,3 +113,24 @@ def test_dtype_against_out_as_pytorch(op: str, src: str, od: str, dt: str | None
         return
     getattr(S, op)(s, 1, out=so, **skw)
     assert _sbits(so) == _bits(to)
+
+
+@pytest.mark.parametrize("op", ["nansum", "nanmean"])
+@pytest.mark.parametrize("src", ["float32", "float64", "bfloat16"])
+@pytest.mark.parametrize("dim,keepdim", [(None, False), (0, False), (1, False), (1, True), ((0, 1), True)])
+@pytest.mark.parametrize("upstream", [1.0, float("inf")])
+def test_backward_as_pytorch(op: str, src: str, dim: object, keepdim: bool, upstream: float) -> None:
+    """PyTorch's nansum backward multiplies g by the not-NaN mask and nanmean's divides by the count
+    first: an all-NaN slice (count 0) or an inf g gives NaN where x is NaN (strided gave 0)."""
+    a = np.array([[1.5, np.nan, 2.25, 7.0], [np.nan] * 4, [3.0, 4.0, -0.0, np.inf]] + [[0.5] * 4] * 300)
+    s, t = _pair(a, src)
+    s.requires_grad_()
+    t.requires_grad_()
+    args, kw = ((), {}) if dim is None else ((dim,), {"keepdim": keepdim})
+    tr, sr = getattr(torch, op)(t, *args, **kw), getattr(S, op)(s, *args, **kw)
+    gt, = torch.autograd.grad(tr, t, torch.full_like(tr, upstream), create_graph=True)
+    gs, = S.autograd.grad(sr, s, S.full_like(sr, upstream), create_graph=True)
+    assert str(gs.dtype).split(".")[-1] == str(gt.dtype).split(".")[-1]
+    a, b = gs.detach().to(S.float64).numpy(), gt.detach().double().numpy()
+    assert (np.isnan(a) == np.isnan(b)).all()  # (NaN payloads aside)
+    assert np.where(np.isnan(a), 0, a).tobytes() == np.where(np.isnan(b), 0, b).tobytes()

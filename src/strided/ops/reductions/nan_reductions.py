@@ -700,11 +700,12 @@ def aminmax_backward(out: Any, x: Tensor, *, dim: Any = None, keepdim: bool = Fa
 
 @backward("nansum")
 def nansum_backward(out: Tensor, x: Tensor, dim: Any = None, keepdim: bool = False, **kwargs: Any) -> Any:
-    """g where x is a number, 0 where it is NaN."""
+    """g times (x is a number): PyTorch's nansum_backward multiplies by the mask, so an inf or
+    NaN g gives NaN where x is NaN (not 0)."""
     shape = x._layout.shape
     dims = _dims_of(x, dim, "nansum")
-    return "NansumBackward0", (x,), lambda g: (gradtools.unreduce(g, shape, dims, keepdim).masked_fill(
-        x.isnan(), 0),), (x,)
+    return "NansumBackward0", (x,), lambda g: (gradtools.unreduce(g, shape, dims, keepdim) * x.isnan().logical_not(),
+                                               ), (x,)
 
 
 @backward("nanmean")
@@ -718,9 +719,11 @@ def nanmean_backward(out: Tensor, x: Tensor, dim: Any = None, keepdim: bool = Fa
     dims = _dims_of(x, dim, "nanmean")
 
     def grads(g: Tensor) -> tuple:
+        # (PyTorch's: g / count at the result's shape (a 0-d count a CPU scalar), then nansum's
+        # backward, times the mask: an all-NaN slice (count 0) gives NaN where x is NaN)
         numbers = x.isnan().logical_not()
-        count = numbers.sum(dims, keepdim=True) if shape else numbers.to(x._dtype)
-        return ((gradtools.keep(g, shape, dims, keepdim) / count).masked_fill(numbers.logical_not(), 0),)
+        count = numbers.sum(dims, keepdim=keepdim) if shape else numbers.to(x._dtype)
+        return (gradtools.keep(g / count, shape, dims, keepdim) * numbers,)
 
     return "DivBackward0", (x,), grads, (x,)
 
