@@ -134,3 +134,22 @@ def test_backward_as_pytorch(op: str, src: str, dim: object, keepdim: bool, upst
     a, b = gs.detach().to(S.float64).numpy(), gt.detach().double().numpy()
     assert (np.isnan(a) == np.isnan(b)).all()  # (NaN payloads aside)
     assert np.where(np.isnan(a), 0, a).tobytes() == np.where(np.isnan(b), 0, b).tobytes()
+
+
+@pytest.mark.parametrize("src,dt", [("float16", None), ("bfloat16", None), ("float64", "float16"),
+                                    ("float32", "bfloat16"), ("float32", "float64")])
+def test_numpy_loops_give_the_kernels_bytes(src: str, dt: str | None) -> None:
+    """native.disabled(): the NumPy loops of the NaN-zeroed copy give the compiled kernel's bytes."""
+    from strided.kernels import native
+    rng = np.random.default_rng(0)
+    for shape, dim in (((40, 7), 0), ((3000,), None), ((300, 200), 1), ((500, 7, 3), (0, 2))):
+        a = rng.standard_normal(shape) * 40
+        a[rng.random(shape) < 0.05] = np.nan
+        s = S.from_numpy(a).to(getattr(S, src))
+        kw = {} if dt is None else {"dtype": getattr(S, dt)}
+        args = () if dim is None else (dim,)
+        for op in ("nansum", "nanmean"):
+            r1 = getattr(s, op)(*args, **kw)
+            with native.disabled():
+                r2 = getattr(s, op)(*args, **kw)
+            assert _sbits(r1) == _sbits(r2)
