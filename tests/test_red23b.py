@@ -164,3 +164,20 @@ def test_two_byte_nansum_over_two_uncoalesced_dims() -> None:
     a[rng.random(a.shape) < 0.05] = np.nan
     s, t = _pair(a, "float16")
     assert _sbits(s.nansum((0, 2))) == _bits(t.nansum((0, 2)))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("order", ["row", "column"])
+def test_addr_numpy_scalar_alpha_with_beta_zero(dtype: type, order: str) -> None:
+    """addr(beta=np.float64(0), alpha=np.float64(3.25)) scales vec1 first as PyTorch does (its
+    Scalars take NumPy's numbers): the NumPy-scalar path kept (x*y)*alpha (other last bits)."""
+    rng = np.random.default_rng(0)
+    rows = rng.standard_normal((33, 17)).astype(dtype)
+    v1, v2 = rng.standard_normal(17).astype(dtype), rng.standard_normal(33).astype(dtype)
+    s_in, t_in = (S.tensor(rows).t(), torch.from_numpy(rows).t()) if order == "column" else \
+        (S.tensor(rows.T.copy()), torch.from_numpy(rows.T.copy()))
+    for beta, alpha in ((np.float64(0), np.float64(3.25)), (np.int64(0), np.float32(-1.7)), (0.0, np.float64(0.3))):
+        got = S.addr(s_in, S.tensor(v1), S.tensor(v2), beta=beta, alpha=alpha)
+        want = torch.addr(t_in, torch.from_numpy(v1), torch.from_numpy(v2), beta=beta, alpha=alpha)
+        assert got.stride() == want.stride()
+        assert _sbits(got) == _bits(want)
