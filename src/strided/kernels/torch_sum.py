@@ -298,8 +298,11 @@ def sum_array(x: np.ndarray, axes: tuple[int, ...] | None, keepdim: bool, dtype:
         x = torch_to(x, np.dtype(dtype))
     if any(s < 0 for s in x.strides):
         x = np.ascontiguousarray(x)  # (PyTorch's flip: a row-major copy)
-    if nan_zero and x.dtype in _NAN_KINDS and native.sums() is None:
-        x, nan_zero = nan_zeroed(x), False  # (the NumPy loops: a copy of the same layout, NaN -> 0)
+    nan_half = nan_zero and x.dtype not in _NAN_KINDS
+    if nan_zero and (nan_half or native.sums() is None):
+        # (the NumPy loops, or a float16 / bfloat16 sum, whose loads zero each NaN before their two
+        # halves add: a copy of the same layout, NaN -> 0)
+        x, nan_zero = nan_zeroed(x), False
     n = x.ndim
     red = tuple(True for _ in range(n)) if not axes else tuple(d in axes for d in range(n))
     out_shape = tuple(1 if r else s for s, r in zip(x.shape, red)) if keepdim else \
@@ -312,7 +315,8 @@ def sum_array(x: np.ndarray, axes: tuple[int, ...] | None, keepdim: bool, dtype:
         if len(dims[0]) >= 2 and dims[2][0] == 0 and dims[2][1] == 0:  # (should_use_acc_buffer)
             # (sum_out's self.to(Float) of its own input: an int32 / float64 ``source`` rounded once,
             # to float32, not through float16 / bfloat16 first)
-            return rounded(sum_array(torch_to(source, np.dtype(np.float32)), axes, keepdim), x.dtype)
+            return rounded(sum_array(torch_to(source, np.dtype(np.float32)), axes, keepdim, nan_zero=nan_half),
+                           x.dtype)
         src, kind = _float32_in_place(x), _HALF_KIND
     else:
         src = x

@@ -692,21 +692,23 @@ def _scaled_first(input: Any, vec1: Any, vec2: Any, beta: Any, alpha: Any) -> tu
     bits, and -0.0 where ``-1.5 * 3e38`` overflows to -inf and times 0 is NaN in PyTorch). Else
     the arguments unchanged (with an input term, PyTorch fuses per position: see
     tests/test_addr_torch_bits.py)."""
-    real = (int, float, np.integer, np.floating)  # (a NumPy number too: every path computes the same)
-    if isinstance(beta, (bool, np.bool_)) or isinstance(alpha, (bool, np.bool_)) or not (
-            isinstance(beta, real) and isinstance(alpha, real)):
-        return vec1, alpha
-    if alpha == 1 or not -_PLAIN <= alpha <= _PLAIN:
+    b, a = _plain_number(beta), _plain_number(alpha)  # (NumPy's real scalars: PyTorch's Scalars too)
+    if not (_number(b) and _number(a)) or a == 1 or not -_PLAIN <= a <= _PLAIN:
         return vec1, alpha
     if input.__class__ is not Tensor or vec1.__class__ is not Tensor or vec2.__class__ is not Tensor:
         return vec1, alpha
     d = vec1._dtype
     if (d is not float32 and d is not float64) or input._dtype is not d or vec2._dtype is not d or vec1.ndim != 1:
         return vec1, alpha
-    if _addr_beta(float(beta), d.numpy) != 0:
+    if _addr_beta(b, d.numpy) != 0:
         return vec1, alpha
-    scaled = quietly(np.multiply, vec1._np(), d.numpy.type(alpha))  # (alpha in the dtype, as PyTorch's scalar_t)
+    scaled = quietly(np.multiply, vec1._np(), d.numpy.type(a))  # (alpha in the dtype, as PyTorch's scalar_t)
     return adopted(scaled.reshape(-1), _cinfo[scaled.shape][2], d), 1
+
+
+def _plain_number(value: Any) -> Any:
+    """A NumPy integer or floating scalar as the Python number of its value (exact); else ``value``."""
+    return value.item() if isinstance(value, (np.integer, np.floating)) else value
 
 
 def _bmm_checks(op_name: str, b1: Tensor, b2: Tensor) -> None:

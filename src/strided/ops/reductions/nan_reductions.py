@@ -18,7 +18,13 @@ from ... import layout as L
 from ...args import check_keepdim
 from ...dispatch import adopted, result_array
 from ...dtypes import REDUCED_FLOATS, DType, default_float, float32, float64, int64
-from ...errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
+from ...errors import (
+    StridedIndexError,
+    StridedNotImplementedError,
+    StridedRuntimeError,
+    StridedTypeError,
+    join_lines,
+)
 from ...gradients import seal
 from ...kernels import npcore, torch_extreme_reduce
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
@@ -33,7 +39,7 @@ from ...tensor import Tensor, tensor_arg
 from .._support import gradtools, support
 from .._support.fast_reduce import cascade_reduce, fast_operand, fast_plan, fast_reduce, sure_extreme
 from .._support.operands import _cinfo
-from .._support.out import write_out, write_pair_out
+from .._support.out import _dtype_mismatch, check_out, write_out, write_pair_out
 from .._support.promotion import TORCH_NAMES
 from .._support.reduce_args import numpy_axes, optional_dtype, reduced_shape, reduction_dims, shape_text
 from ..registry import backward, method
@@ -380,14 +386,15 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any 
     support.check("nansum", input._dtype, (input,))
     keepdim = check_keepdim(keepdim, "nansum")
     dims = reduction_dims(input, dim, "nansum")
-    given = optional_dtype(dtype)
+    given = _result_dtype(input, optional_dtype(dtype), out, "nansum")
     rt = given or (input._dtype if input._dtype.is_floating_point else int64)
+    _nansum_kernel(input, rt, dtype is None and out is not None)
     shape = input._layout.shape
     result, res_np = result_array(reduced_shape(shape, dims, keepdim), rt)
     x = input._np()
     axes = numpy_axes(dims, len(shape))
     with _Quiet():
-        if input._dtype in (float32, float64) and rt in (float32, float64):  # PyTorch's bits
+        if input._dtype.is_floating_point and rt.is_floating_point:  # PyTorch's bits (x.to(rt) first)
             total = _nansum_array(x, _axes_tuple(axes, x.ndim), keepdim, rt.numpy)[0]
         else:
             if input._dtype.is_floating_point:
@@ -395,6 +402,33 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any 
             total = np.add.reduce(x, axis=axes, dtype=_acc(rt), keepdims=keepdim)
         np.copyto(res_np, total, casting="unsafe")
     return _finish(result, out, "nansum", (input,))
+
+
+def _result_dtype(input: Tensor, given: DType | None, out: Any, op: str) -> DType | None:
+    """The dtype a floating ``input``'s nansum computes in with ``out=`` (PyTorch's
+    get_dtype_from_result: ``out``'s own dtype; a ``dtype=`` must be the same), else ``given``."""
+    if out is None:
+        return given
+    o = check_out(out, op)._dtype
+    if given is not None and given is not o and not (input._dtype.is_floating_point and given.is_floating_point):
+        raise _dtype_mismatch(given, o, op, "matmul")  # (an integer input's, or a dtype= cast to first: sum's)
+    if not input._dtype.is_floating_point:
+        return given
+    if given is not None and given != o:
+        raise StridedRuntimeError(join_lines(
+            f"nansum: provided dtype must match dtype of result. Got {TORCH_NAMES[o]} and {TORCH_NAMES[given]}.",
+            f"out= is {o.name}, dtype= {given.name}; fix: pass one of them, or make them agree"))
+    return o
+
+
+def _nansum_kernel(input: Tensor, rt: DType, from_out: bool) -> None:
+    """PyTorch's refusal of a floating ``input``'s nansum computed in a complex ``rt`` (its nansum
+    kernel has no complex loop; an integer input's nansum is its sum, which has), or in an integer
+    / bool ``rt`` taken from ``out=`` (a ``dtype=`` one is refused before, or converts first)."""
+    if input._dtype.is_floating_point and (rt.is_complex or (from_out and not rt.is_floating_point)):
+        raise StridedNotImplementedError(join_lines(
+            f"\"nansum_cpu\" not implemented for '{TORCH_NAMES[rt]}'",
+            f"a {input._dtype.name} tensor's nansum in {rt.name}; fix: nansum in a float dtype, then convert"))
 
 
 def _axes_tuple(axes: Any, ndim: int) -> tuple[int, ...] | None:
@@ -421,24 +455,33 @@ def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any
         if fast is not None:
             return fast
     tensor_arg(input, "nanmean")
+    given = optional_dtype(dtype)
+    if given is not None and given.kind not in "fc" and input._dtype.kind in "fc":
+        raise StridedRuntimeError(join_lines(
+            "nanmean(): could not infer output dtype. Optional dtype must be either a floating point or "
+            f"complex dtype. Got: {TORCH_NAMES[given]}",
+            "fix: pass dtype=strided.float32 (or float64), or none"))
     support.check("nanmean", input._dtype, (input,))  # (complex: PyTorch's nansum refuses it)
     _float_only(input, "nanmean")
     keepdim = check_keepdim(keepdim, "nanmean")
     dims = reduction_dims(input, dim, "nanmean")
-    rt = optional_dtype(dtype) or input._dtype
+    rt = _result_dtype(input, given, out, "nanmean") or input._dtype
+    _nansum_kernel(input, rt, dtype is None and out is not None)
     shape = input._layout.shape
     result, res_np = result_array(reduced_shape(shape, dims, keepdim), rt)
     x = input._np()
     axes = numpy_axes(dims, len(shape))
     with _Quiet():
         nan = np.isnan(x)
-        if input._dtype in (float32, float64) and rt in (float32, float64):  # PyTorch's nansum's bits
+        if rt.is_floating_point:  # PyTorch's nansum's bits (x.to(rt) first)
             total = _nansum_array(x, _axes_tuple(axes, x.ndim), keepdim, rt.numpy)[0]
         else:
             total = np.add.reduce(np.where(nan, x.dtype.type(0), x), axis=axes, dtype=_acc(rt), keepdims=keepdim)
         count = np.add.reduce(~nan, axis=axes, dtype=np.int64, keepdims=keepdim)
         if rt in REDUCED_FLOATS:  # PyTorch: nansum(x) (rounded to the 2-byte dtype), then / count
             total = total.astype(rt.numpy).astype(_acc(rt))
+            if count.ndim:  # (the int64 count promoted to the 2-byte dtype; a 0-d one is a CPU scalar,
+                count = count.astype(rt.numpy)  # which PyTorch's div reads as a float, unrounded)
         np.copyto(res_np, total / count.astype(_acc(rt)), casting="unsafe")
     return _finish(result, out, "nanmean", (input,))
 
@@ -657,11 +700,12 @@ def aminmax_backward(out: Any, x: Tensor, *, dim: Any = None, keepdim: bool = Fa
 
 @backward("nansum")
 def nansum_backward(out: Tensor, x: Tensor, dim: Any = None, keepdim: bool = False, **kwargs: Any) -> Any:
-    """g where x is a number, 0 where it is NaN."""
+    """g times (x is a number): PyTorch's nansum_backward multiplies by the mask, so an inf or
+    NaN g gives NaN where x is NaN (not 0)."""
     shape = x._layout.shape
     dims = _dims_of(x, dim, "nansum")
-    return "NansumBackward0", (x,), lambda g: (gradtools.unreduce(g, shape, dims, keepdim).masked_fill(
-        x.isnan(), 0),), (x,)
+    return "NansumBackward0", (x,), lambda g: (gradtools.unreduce(g, shape, dims, keepdim) * x.isnan().logical_not(),
+                                               ), (x,)
 
 
 @backward("nanmean")
@@ -675,9 +719,11 @@ def nanmean_backward(out: Tensor, x: Tensor, dim: Any = None, keepdim: bool = Fa
     dims = _dims_of(x, dim, "nanmean")
 
     def grads(g: Tensor) -> tuple:
+        # (PyTorch's: g / count at the result's shape (a 0-d count a CPU scalar), then nansum's
+        # backward, times the mask: an all-NaN slice (count 0) gives NaN where x is NaN)
         numbers = x.isnan().logical_not()
-        count = numbers.sum(dims, keepdim=True) if shape else numbers.to(x._dtype)
-        return ((gradtools.keep(g, shape, dims, keepdim) / count).masked_fill(numbers.logical_not(), 0),)
+        count = numbers.sum(dims, keepdim=keepdim) if shape else numbers.to(x._dtype)
+        return (gradtools.keep(g / count, shape, dims, keepdim) * numbers,)
 
     return "DivBackward0", (x,), grads, (x,)
 

@@ -68,7 +68,7 @@ from .._support import gradtools as _gt
 from .._support.fast_reduce import PLANS, cascade_reduce, fast_operand, fast_plan, fast_reduce
 from .._support.gradtools import unreduce
 from .._support.operands import _cinfo, flat_run
-from .._support.out import check_out, write_out
+from .._support.out import _dtype_mismatch, check_out, write_out
 from .._support.reduce_args import (
     numpy_axes,
     optional_dtype,
@@ -292,6 +292,11 @@ def _into(out: Any, compute: Any, dtype: Any, op: str, self: Tensor) -> Tensor:
     given (``sum(int_tensor, out=float_out)`` sums in float); then :func:`strided.ops._support.out.write_out`."""
 
     out = check_out(out, op)
+    if op == "mean":  # (its dtype checks first: dtype= or, without one, the input's)
+        _float_result(self, dtype, op)
+    given = optional_dtype(dtype)
+    if given is not None and given is not out._dtype:  # (PyTorch's check of a dtype= out= disagrees with)
+        raise _dtype_mismatch(given, out._dtype, op, "matmul")
     return write_out(out, compute(out._dtype if dtype is None else dtype), op, (self,))
 
 
