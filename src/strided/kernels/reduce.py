@@ -212,10 +212,16 @@ def softmax_into(x: np.ndarray, axes: tuple[int, ...], compute: np.dtype, out: n
 
 
 def holds_nan(run: np.ndarray) -> bool:
-    """Whether the fresh C-contiguous float32 / float64 array ``run`` holds a NaN: its dot product
-    with itself (BLAS, no floating-point flags read) is NaN exactly then, since a sum of squares
-    (each >= 0 or inf) is never NaN otherwise; quietly, as the squares may overflow. Costs half
-    ``np.isnan(run).any()`` on a small array (whose ``any`` goes through NumPy's Python wrapper)."""
+    """Whether the fresh C-contiguous float32 / float64 array ``run`` holds a NaN: up to 32
+    elements, its values read in Python (BLAS's call alone costs ~1 us, most of a small
+    reduction); beyond, its dot product with itself (BLAS, no floating-point flags read), NaN
+    exactly then, since a sum of squares (each >= 0 or inf) is never NaN otherwise; quietly, as
+    the squares may overflow. Half ``np.isnan(run).any()``'s cost on a small array."""
+    if run.size <= 32:
+        for v in run.tolist() if run.ndim == 1 else run.reshape(-1).tolist():
+            if v != v:
+                return True
+        return False
     flat = run.reshape(-1)
     d = quietly(flat.dot, flat)
     return d != d

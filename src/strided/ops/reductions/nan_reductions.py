@@ -333,17 +333,6 @@ def _fast_nan(x: Any, dim: Any, keepdim: Any, mean: bool, nan_met: bool = False)
     return adopted(total.reshape(-1), plan[1], x._dtype)
 
 
-def _holds_nan(res: np.ndarray) -> bool:
-    """Whether the fresh result ``res`` holds a NaN: its few values read in Python (BLAS's dot
-    product, :func:`holds_nan`, costs ~1 us a call, most of a small nansum), else that test."""
-    if res.size <= 32:
-        for v in res.tolist():
-            if v != v:
-                return True
-        return False
-    return holds_nan(res)
-
-
 def _nansum_array(a: np.ndarray, axes: tuple[int, ...] | None, keepdim: bool,
                   dtype: np.dtype | None = None) -> tuple[np.ndarray, bool]:
     """``torch.nansum(a, axes, keepdim, dtype=dtype)`` of a float32 / float64 array, bit for bit
@@ -395,7 +384,7 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any 
     axes = numpy_axes(dims, len(shape))
     with _Quiet():
         if input._dtype.is_floating_point and rt.is_floating_point:  # PyTorch's bits (x.to(rt) first)
-            total = _nansum_array(x, _axes_tuple(axes, x.ndim), keepdim, rt.numpy)[0]
+            total = sum_array(x, _axes_tuple(axes, x.ndim), keepdim, rt.numpy, nan_zero=True)
         else:
             if input._dtype.is_floating_point:
                 x = np.where(np.isnan(x), x.dtype.type(0), x)  # (a temporary: NaN -> 0)
@@ -449,7 +438,7 @@ def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any
     if dtype is None and out is None:
         # (without a NaN, PyTorch's nanmean is its mean: every element counted)
         fast = cascade_reduce(input, dim, keepdim, mean=True)
-        if fast is not None and not _holds_nan(fast._storage.array):
+        if fast is not None and not holds_nan(fast._storage.array):
             return fast
         fast = _fast_nan(input, dim, keepdim, mean=True, nan_met=fast is not None)
         if fast is not None:
@@ -474,7 +463,7 @@ def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any
     with _Quiet():
         nan = np.isnan(x)
         if rt.is_floating_point:  # PyTorch's nansum's bits (x.to(rt) first)
-            total = _nansum_array(x, _axes_tuple(axes, x.ndim), keepdim, rt.numpy)[0]
+            total = sum_array(x, _axes_tuple(axes, x.ndim), keepdim, rt.numpy, nan_zero=True)
         else:
             total = np.add.reduce(np.where(nan, x.dtype.type(0), x), axis=axes, dtype=_acc(rt), keepdims=keepdim)
         count = np.add.reduce(~nan, axis=axes, dtype=np.int64, keepdims=keepdim)

@@ -20,7 +20,6 @@ Contract shared by every function here, following PyTorch 2.13:
 
 from __future__ import annotations
 
-import builtins
 import warnings
 from collections.abc import Sequence
 from typing import Any, SupportsIndex
@@ -245,19 +244,12 @@ def _row_major_products(self: Any, dim: Any, keepdim: bool) -> Tensor | None:
     res = _empty(info[1] // plan[2], d.numpy)
     if not k.torch_prod_rows(x, res, plan[2]):
         return None
-    # (a NaN product: a NaN sum of the products as Python floats; inf + -inf, also NaN, falls
-    # back too: the general path's answer is the same then; cheaper than holds_nan's dot below 64)
-    if (n := len(res)) < 64:
-        v = res[0] if n == 1 else _sum(res.tolist())
-        if v != v:
-            return None
-    elif holds_nan(res):
+    if holds_nan(res):  # (a NaN product: the general path decides its payload)
         return None
     return adopted(res, plan[1], d)
 
 
 _empty = np.empty
-_sum = builtins.sum
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
 _FLOAT32_TINY = float(np.finfo(np.float32).tiny)
 _SHORT_FULL = 16  # (PyTorch's four vectors of float64; float32's 32 decline in line_products)
