@@ -282,12 +282,13 @@ def int_arg(value: Any, op: str, name: str, pos: int, size: bool = False) -> int
     return result
 
 
-def float_arg(value: Any, op: str, name: str, pos: int) -> float:
+def float_arg(value: Any, op: str, name: str, pos: int | None) -> float:
     """A ``float`` (C++ double) argument as PyTorch's parser takes it: Python bools, ints and
     floats, NumPy bool/integer/float scalars, and 0-d tensors of any dtype (their value; a
     complex one's real part); TypeError ``"{op}(): argument '{name}' (position {pos}) must be
     float, not {type}"`` for anything else (strings, None, Python complex, arrays, tensors with
-    dims). An int too large for a float is Python's OverflowError, as in PyTorch.
+    dims; ``pos`` None: without the position, PyTorch's text for a keyword argument). An int too
+    large for a float is Python's OverflowError, as in PyTorch.
 
     >>> float_arg(True, "cdist", "p", 3), float_arg(np.int64(2), "cdist", "p", 3)
     (1.0, 2.0)
@@ -302,7 +303,8 @@ def float_arg(value: Any, op: str, name: str, pos: int) -> float:
         return float(item.real if isinstance(item, complex) else item)
     raise StridedTypeError(
         join_lines(
-            f"{op}(): argument '{name}' (position {pos}) must be float, not {arg_type_name(value)}",
+            f"{op}(): argument '{name}'{'' if pos is None else f' (position {pos})'} must be float, "
+            f"not {arg_type_name(value)}",
             f"got {name}={value!r:.60}; pass a number",
         )
     )

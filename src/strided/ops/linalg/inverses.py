@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ...args import float_arg
 from ...dispatch import OPEN, adopted
 from ...dtypes import float32, float64, int32, real_of
 from ...errors import LinAlgError, StridedRuntimeError, StridedTypeError, join_lines
@@ -573,10 +574,16 @@ def _pinv_backward(out: Tensor, A: Tensor, *args: Any, **kwargs: Any) -> Any:  #
 @method("pinverse")
 def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:  # noqa: A002
     """``strided.pinverse`` / ``Tensor.pinverse``: :func:`linalg_pinv` with ``rtol=rcond``.
+    ``rcond`` is PyTorch's double (a number or a 0-d tensor's value): a tensor with dims is a
+    TypeError, as in PyTorch, not a batch of cut-offs as ``linalg.pinv``'s ``rtol`` would take it.
 
     >>> strided.pinverse(strided.eye(2) * 2).tolist()
     [[0.5, 0.0], [0.0, 0.5]]
     """
+    if rcond.__class__ is not float:
+        # (PyTorch's text for a keyword rcond; a positional one adds its position, which differs
+        # between torch.pinverse and Tensor.pinverse: one function here cannot tell them apart)
+        rcond = float_arg(rcond, "pinverse", "rcond", None)
     return linalg_pinv(input, rtol=rcond)
 
 
