@@ -36,3 +36,49 @@ def test_pinverse_rcond_numbers_as_pytorch(rcond: object) -> None:
     got = S.pinverse(S.from_numpy(a), s_r).numpy()
     want = torch.pinverse(torch.from_numpy(a), t_r).numpy()
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+def _signed_specials(n: int, dtype: type, seed: int) -> np.ndarray:
+    """``n`` normal values with a few -0.0 / 0.0 / NaN / -NaN among them."""
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal(n).astype(dtype)
+    where = rng.choice(n, min(n, int(rng.integers(2, 6))), replace=False)
+    a[where] = rng.choice(np.array([0.0, -0.0, np.nan, -np.nan], dtype), where.size)
+    return a
+
+
+@pytest.mark.parametrize("n", [2, 5, 17, 33, 561, 5000, 20000])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("layout", ["flat", "column", "flipped"])
+@pytest.mark.parametrize("flags", [{}, {"return_counts": True}, {"return_inverse": True}, {"sorted": False}])
+def test_unique_keeps_pytorchs_zero_and_nan_bits(n: int, dtype: type, layout: str, flags: dict) -> None:
+    """Of -0.0 and 0.0 unique keeps the first of PyTorch's (unstable) sort, and each NaN keeps
+    its sign: strided kept NumPy's sort's first zero, and NumPy's SIMD sort writes NaN back
+    canonical (the sign lost). Values bit for bit; counts equal; inverse numbers the NaN in its
+    own documented order, so only its non-NaN entries are compared."""
+    for seed in range(12):
+        a = _signed_specials(n, dtype, seed + 100 * n)
+        if layout == "flipped":  # (a negative-stride view in strided, the same order in torch)
+            t, s = torch.from_numpy(a[::-1].copy()), S.from_numpy(a.copy()).flip(0)
+        else:
+            b = a.reshape(-1, 1) if layout == "column" else a
+            t, s = torch.from_numpy(b), S.from_numpy(b)
+        want, got = torch.unique(t, **flags), S.unique(s, **flags)
+        want, got = (want, got) if isinstance(want, tuple) else ((want,), (got,))
+        assert got[0].numpy().tobytes() == want[0].numpy().tobytes(), (seed, got[0], want[0])
+        if "return_counts" in flags:
+            np.testing.assert_array_equal(got[1].numpy(), want[1].numpy())
+        if "return_inverse" in flags:
+            finite = ~np.isnan(t.numpy())
+            np.testing.assert_array_equal(got[1].numpy()[finite], want[1].numpy()[finite])
+
+
+@pytest.mark.parametrize("n", [2, 17, 5000])
+def test_sort_values_keep_a_nans_sign(n: int) -> None:
+    """msort / sort values of a row holding one -NaN keep its sign (msort went through NumPy's
+    sort, which writes NaN back canonical)."""
+    a = np.random.default_rng(n).random(n).astype(np.float32)
+    a[n // 2] = -np.nan
+    t = torch.from_numpy(a)
+    for got, want in ((S.msort(S.from_numpy(a)), torch.msort(t)), (S.sort(S.from_numpy(a))[0], torch.sort(t)[0])):
+        assert got.numpy().tobytes() == want.numpy().tobytes()

@@ -29,7 +29,7 @@ from ...dtypes import np_kind
 from ...kernels.native import special
 from .stl_select import _larger, _smaller, _sort
 
-__all__ = ["STEPS_MAX", "argsort", "numpy_argsort", "sort_keys", "sorted_values"]
+__all__ = ["STEPS_MAX", "argsort", "equal_bits_may_differ", "numpy_argsort", "sort_keys", "sorted_values"]
 
 # Comparators of the compiled kernel: aten's KeyValueCompAsc / KeyValueCompDesc (mode's plain <,
 # 2: strided.ops.reductions.order_stats._compiled_mode).
@@ -64,7 +64,7 @@ def sorted_values(x: np.ndarray, axis: int = -1) -> np.ndarray:
     unless ``x`` holds elements that are equal with other bits (-0.0 and 0.0, NaN with other
     payloads), whose order is then PyTorch's."""
     s = np.sort(x, axis=axis)
-    if np_kind(x.dtype) == "f" and s.size and _equal_bits_may_differ(s):
+    if np_kind(x.dtype) == "f" and s.size and equal_bits_may_differ(s):
         moved = np.moveaxis(x, axis, -1)
         exact = np.take_along_axis(moved, argsort(moved, False, False), axis=-1)
         return np.ascontiguousarray(np.moveaxis(exact, -1, axis))
@@ -137,9 +137,12 @@ def _redo_ties(kernel: object, x: np.ndarray, idx: np.ndarray, comparator: int) 
 _min_reduce, _abs = np.minimum.reduce, np.abs
 
 
-def _equal_bits_may_differ(s: np.ndarray) -> bool:
-    """Whether sorted rows ``s`` may hold equal elements with other bits: two zeros, or two NaN."""
+def equal_bits_may_differ(s: np.ndarray) -> bool:
+    """Whether rows ``s``, sorted by NumPy's default sort, may hold elements with other bits
+    than PyTorch's sort gives: two zeros (-0.0 and 0.0 are equal: their order is the sort's), or
+    any NaN (NumPy's SIMD quicksort writes each NaN back as its canonical NaN: a NaN's sign and
+    payload are lost, np.sort of ``[-nan]`` rows is ``[nan]``)."""
     if _min_reduce(_abs(s), axis=None) > 0:  # (no zero and no NaN, which propagates: one pass, the common answer)
         return False
-    return bool(np.count_nonzero(s == 0) > 1 or np.count_nonzero(np.isnan(s)) > 1)
+    return bool(np.count_nonzero(s == 0) > 1 or np.isnan(s).any())
 

@@ -12,6 +12,11 @@ Contracts (PyTorch 2.13, CPU):
   PyTorch's numbering among NaNs follows its unstable sort and is unspecified.
 * # Note: ``sorted=False`` also gives sorted output (PyTorch's CPU kernel does the same; its
   order is unspecified).
+* Of equal elements with other bits (-0.0 and 0.0; NaN payloads) the value kept is the one
+  PyTorch keeps: the first of its group in PyTorch's unstable sort of the flattened tensor
+  (:func:`.torch_sort_order.sorted_values`), not NumPy's. (With ``dim``, rows equal but for a
+  zero's sign keep the lexicographic sort's first row, which may differ from PyTorch's
+  ``std::sort``.)
 * ``unique_consecutive`` merges runs of equal neighbours only, without sorting.
 
 Every result is new memory, reported with :func:`strided.dispatch.copied`.
@@ -19,6 +24,7 @@ Every result is new memory, reported with :func:`strided.dispatch.copied`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -37,6 +43,7 @@ from .._support.along import flag, one_dim, tensor_from_array
 from .._support.operands import _cinfo, flat_run
 from .._support.promotion import result_type
 from .._support.reduce_args import shape_text
+from .._support.torch_sort_order import equal_bits_may_differ, sorted_values
 from ..indexing.fast_along import ISIN_C
 from ..registry import method
 
@@ -72,6 +79,16 @@ def _runs(s: np.ndarray, order: np.ndarray | None, want_inverse: bool,
     return values, inverse, counts
 
 
+def _firsts(s: np.ndarray, flat: Callable[[], np.ndarray], mask: np.ndarray) -> np.ndarray:
+    """``s[mask]``, the first element of each run of the sorted ``s`` (``flat()``: the elements
+    in their row-major order, unsorted), with PyTorch's bits: where ``s`` holds equal elements
+    with other bits (two zeros, or NaN), their order is PyTorch's sort's (equal elements stay
+    equal: ``mask`` holds for its order too)."""
+    if np_kind(s.dtype) == "f" and s.size > 1 and equal_bits_may_differ(s):
+        s = sorted_values(flat())
+    return s[mask]
+
+
 def _flat(self: Tensor, sort: bool, want_inverse: bool, want_counts: bool) -> tuple:
     x = self._np()
     # row-major order (a copy only when the layout needs one: the blocked copy, where NumPy's
@@ -91,6 +108,9 @@ def _flat(self: Tensor, sort: bool, want_inverse: bool, want_counts: bool) -> tu
     else:
         s = flat
     values, inverse, counts = _runs(s, order, want_inverse, want_counts)
+    if sort:
+        # (flat may have been sorted where it is: the elements again, in their order)
+        values = _firsts(s, lambda: row_major(x).reshape(-1), _starts(s))
     out = tensor_from_array(values, values.shape, self._dtype)
     extra = []
     if want_inverse:
@@ -160,7 +180,7 @@ def _fast_unique(self: Any, sort: bool, return_inverse: Any, return_counts: Any,
     mask = np.empty(info[1], dtype=bool)
     mask[0] = True
     np.not_equal(s[1:], s[:-1], out=mask[1:])  # (NaN differs from everything: each its own entry)
-    values = s[mask]
+    values = _firsts(s, lambda: flat, mask) if sort else s[mask]
     return adopted(values, _cinfo[values.shape][2], self._dtype)
 
 
