@@ -82,3 +82,27 @@ def test_sort_values_keep_a_nans_sign(n: int) -> None:
     t = torch.from_numpy(a)
     for got, want in ((S.msort(S.from_numpy(a)), torch.msort(t)), (S.sort(S.from_numpy(a))[0], torch.sort(t)[0])):
         assert got.numpy().tobytes() == want.numpy().tobytes()
+
+
+@pytest.mark.parametrize("dtypes", [("int64", "int64"), ("bool", "bool"), ("int32", "int32"), ("int64", "float32"),
+                                    ("float32", "int64"), ("uint8", "uint8")])
+def test_linalg_vecdot_refuses_integers_as_pytorch(dtypes: tuple[str, str]) -> None:
+    """linalg.vecdot takes floating and complex tensors only (strided summed integer products);
+    PyTorch checks x's kind, then that the dtypes agree: the same error, the same first line."""
+    a, b = np.arange(12).reshape(3, 4), np.arange(12).reshape(3, 4) + 1
+    pair = [(torch.from_numpy(v).to(getattr(torch, d)), S.from_numpy(v).to(getattr(S, d))) for v, d in zip((a, b), dtypes)]
+    with pytest.raises(RuntimeError) as t_err:
+        torch.linalg.vecdot(pair[0][0], pair[1][0])
+    with pytest.raises(RuntimeError) as s_err:
+        S.linalg.vecdot(pair[0][1], pair[1][1])
+    assert str(s_err.value).splitlines()[0] == str(t_err.value).splitlines()[0]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64", "complex64"])
+def test_linalg_vecdot_floating_dtypes_still_run(dtype: str) -> None:
+    a = np.random.default_rng(3).random((3, 4))
+    t = torch.from_numpy(a).to(getattr(torch, dtype))
+    s = S.from_numpy(a).to(getattr(S, dtype))
+    want, got = torch.linalg.vecdot(t, t), S.linalg.vecdot(s, s)
+    assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
+    np.testing.assert_allclose(got.to(S.complex128).numpy(), want.to(torch.complex128).numpy(), rtol=1e-2)

@@ -36,15 +36,22 @@ __all__ = ["at_least_2d", "cholesky_failure", "colmajor", "float_input", "getrf_
            "pytorch_convention", "rowmajor", "square", "batch_prefix"]
 
 
-def float_input(A: Any, op: str, name: str = "A") -> Tensor:  # noqa: N803
-    """``A`` after PyTorch's dtype checks of a linalg op: float32/float64 (or complex) only."""
-    tensor_arg(A, op, name)
+def floating_or_complex(A: Tensor, op: str, name: str = "A") -> None:  # noqa: N803
+    """PyTorch's checkFloatingOrComplex: a tensor of integers or bools is refused (any floating
+    or complex dtype passes, float16 and bfloat16 too)."""
     d = A._dtype
     if not (d.is_floating_point or d.is_complex):
         raise StridedRuntimeError(join_lines(
             f"{op}: Expected a floating point or complex tensor as input. Got {TORCH_NAMES[d]}",
             f"{name} of shape {shape_text(A.shape)} holds {d.name}; linear algebra needs float32, float64 or complex",
             f"fix: {name}.to(strided.float64) (or .float())"))
+
+
+def float_input(A: Any, op: str, name: str = "A") -> Tensor:  # noqa: N803
+    """``A`` after PyTorch's dtype checks of a linalg op: float32/float64 (or complex) only."""
+    tensor_arg(A, op, name)
+    floating_or_complex(A, op, name)
+    d = A._dtype
     if d.itemsize < 4 or d.name in ("bfloat16", "complex32"):
         raise StridedRuntimeError(join_lines(
             f"{op}: Low precision dtypes not supported. Got {TORCH_NAMES[d]}",

@@ -49,6 +49,7 @@ from .._support.reduce_args import shape_text
 from ..registry import backward, method
 from . import matkernel as _mk
 from . import matmul as _matmul  # (its dot at call time: matmul imports this module first)
+from ._batched import floating_or_complex
 
 __all__ = ["cross", "inner", "kron", "linalg_cross", "linalg_vecdot", "mv", "tensordot", "vander", "vdot"]
 
@@ -261,6 +262,8 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None, *, out: Any = No
 
 def linalg_vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
     """The dot product along ``dim`` of ``x`` and ``y`` (broadcast): ``(x.conj() * y).sum(dim)``.
+    Floating or complex tensors of one dtype only, as in PyTorch (integers and bools are refused;
+    the Array API's ``vecdot`` takes them).
 
     >>> strided.linalg.vecdot(strided.tensor([1.0, 2.0]), strided.tensor([3.0, 4.0])).item()
     11.0
@@ -268,6 +271,7 @@ def linalg_vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
     op = "linalg.vecdot"
     tensor_arg(x, op, "x")
     tensor_arg(y, op, "y", 2)
+    floating_or_complex(x, op, "x")  # (PyTorch checks x's kind first, then the two dtypes)
     if x._dtype is not y._dtype:
         raise StridedRuntimeError(join_lines(
             f"{op}: Expected x and y to have the same dtype, but found x of type {TORCH_NAMES[x._dtype]} and y of "
