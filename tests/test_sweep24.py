@@ -106,3 +106,19 @@ def test_linalg_vecdot_floating_dtypes_still_run(dtype: str) -> None:
     want, got = torch.linalg.vecdot(t, t), S.linalg.vecdot(s, s)
     assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
     np.testing.assert_allclose(got.to(S.complex128).numpy(), want.to(torch.complex128).numpy(), rtol=1e-2)
+
+
+@pytest.mark.parametrize("dtype", ["bool", "uint16", "uint32", "uint64"])
+@pytest.mark.parametrize("form", ["function", "method", "inplace"])
+def test_addcmul_has_no_bool_or_wide_unsigned_kernel(dtype: str, form: str) -> None:
+    """PyTorch 2.13 has no addcmul kernel for bool (strided computed it) nor for uint16/32/64
+    (strided named add's kernel): its NotImplementedError and text, for every form."""
+    def call(lib: object) -> object:
+        x = lib.ones(3, dtype=getattr(lib, dtype))
+        return {"function": lambda: lib.addcmul(x, x, x), "method": lambda: x.addcmul(x, x),
+                "inplace": lambda: x.addcmul_(x, x)}[form]()
+    with pytest.raises(NotImplementedError) as t_err:
+        call(torch)
+    with pytest.raises(NotImplementedError) as s_err:
+        call(S)
+    assert str(s_err.value).splitlines()[0] == str(t_err.value).splitlines()[0]

@@ -34,7 +34,7 @@ from ...kernels.torch_loops import loop_positions, scalar_loop_mask
 from ...opdef import Kind, declare
 from ...scalars import numpy_scalar, parse_int, wrapped
 from ...tensor import Tensor
-from .._support import gradtools
+from .._support import gradtools, support
 from .._support.operands import (
     _broadcast,
     _check_inplace,
@@ -685,6 +685,8 @@ def _addc(name: str, input: Any, tensor1: Any, tensor2: Any, value: Any, out: An
     if not _is_value(value):
         raise _value_error(name, value)
     d = result_type(result_type(input, tensor1), tensor2)
+    if not divide:
+        support.check(name, d, (input, tensor1, tensor2))  # (bool and the wide unsigned: no addcmul kernel)
     if isinstance(value, np.generic) and value.dtype.kind in "biufc":
         value = numpy_scalar(value)  # (PyTorch's Scalar: np.complex64 is its real part, np.True_ 1.0)
     # (PyTorch's value.to<math type>(): a complex value with an imaginary part is refused for a real
