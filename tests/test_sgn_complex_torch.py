@@ -1,9 +1,10 @@
-"""Complex sgn against torch.sgn bit for bit on contiguous runs: PyTorch's vectorized loop divides
-each part by hypot(re, im) (``values / abs_()``), so a subnormal or huge |z| gives exactly 1j (the
-complex quotient gave NaN + inf j and 0.99999994j), and an infinite part gives NaN in the other's
-place. PyTorch's scalar loop (non-contiguous inputs, a run's last < 2 vectors) takes the complex
-quotient instead: torch's reference here is always a contiguous run padded to a multiple of 16
-elements, and complex128 elements where Sleef's hypot differs from the C library's are skipped."""
+"""Complex sgn against torch.sgn bit for bit, layout for layout: PyTorch's vectorized loop divides
+each part by hypot(re, im) (``values / abs_()``), so a subnormal or huge |z| gives exactly 1j, and
+an infinite part gives NaN in the other's place; its scalar loop (non-contiguous inputs, a run's
+last n % (2 vectors) elements) takes the complex quotient ``z / (|z| + 0j)``, a part times the
+reciprocal (NaN + inf j for a subnormal |z|, 0.99999994j for a huge one). strided follows each
+loop where PyTorch runs it (unary_more._sgn_scalar_loop); complex128 elements where Sleef's
+hypot (the vectorized abs_()) differs from the C library's are skipped."""
 import itertools
 
 import numpy as np
@@ -27,6 +28,20 @@ def _torch(z: np.ndarray, op=torch.sgn) -> np.ndarray:
     """torch ``op`` of ``z`` by its vectorized loop (z padded to 16 elements per block)."""
     pad = np.concatenate([z, np.ones(-len(z) % 16, z.dtype)])
     return op(torch.tensor(pad)).numpy()[:len(z)]
+
+
+def _torch_as(z: np.ndarray, how: str) -> np.ndarray:
+    """torch.sgn of ``z`` laid out as :func:`_ours` lays it out for ``how`` (its loops' split)."""
+    if how == "inplace":
+        x = torch.tensor(z)
+        x.sgn_()
+        return x.numpy()
+    if how == "strided":
+        return torch.sgn(torch.tensor(np.stack([z, z], 1).reshape(-1))[::2]).numpy()
+    if how == "transposed":
+        n = int(len(z) ** 0.5)
+        return torch.sgn(torch.tensor(z.reshape(n, n).T.copy()).mT).numpy().reshape(-1)
+    return torch.sgn(torch.tensor(z)).numpy()
 
 
 def _same(s: np.ndarray, t: np.ndarray, fl, z=None) -> None:
@@ -67,7 +82,7 @@ def test_sgn_special_parts(dt, fl, how, kernels):
     with np.errstate(all="ignore"):
         z.real, z.imag = np.repeat(parts, len(parts)), np.tile(parts, len(parts))  # (exact parts, -0.0 kept)
     s = _ours(z, kernels, how)
-    _same(s, _torch(z), fl)
+    _same(s, _torch_as(z, how), fl, z if fl == np.float64 else None)
     assert (s[:2] == 0).all()  # (±0 ± 0j: 0, not NaN)
 
 
@@ -77,5 +92,5 @@ def test_sgn_special_parts(dt, fl, how, kernels):
        hs.integers(-300, 300))
 def test_sgn_random(dtfl, pairs, exp):
     z, fl = scaled_pairs(dtfl, pairs, exp)
-    _same(_ours(z, True, "plain"), _torch(z), fl, z)
+    _same(_ours(z, True, "plain"), _torch_as(z, "plain"), fl, z)
 

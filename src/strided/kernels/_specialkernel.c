@@ -8158,16 +8158,53 @@ static void complex_sgn_double(const double *z, double *o, Py_ssize_t n)
     }
 }
 
-/* complex_sgn(z, out) -> bool: PyTorch's sgn of a complex64 ("Zf") or complex128 ("Zd") buffer into
- * another of its format and length, as unary_more._sign computes it (|z| = hypot of the parts, each
- * part divided by it, 0 where it is 0). False (nothing written): other buffers, not C-contiguous or
- * aligned, or an overlap. */
+/* PyTorch's scalar loop of sgn (unary_more._sgn_scalar_loop): z / c10::complex(|z|, 0), c10's
+ * complex division with d = 0 (rat = 0 / |z|, scl = 1 / (|z| + 0 * rat), parts (a + b rat) scl and
+ * (b - a rat) scl), 0 where z is 0; |z| the C library's hypot, as complex_abs. Each operation keeps
+ * its first NaN operand's NaN, as NumPy's loops do on x86-64 (the compiler may swap the operands of
+ * a + b: written out so that it cannot). */
+#define SGN_SCALAR(T, HYPOT)                                                                       \
+    static inline T sgn_add_##T(T x, T y) { return x != x ? x + x : y != y ? y + y : x + y; }      \
+    static inline T sgn_sub_##T(T x, T y) { return x != x ? x + x : y != y ? y + y : x - y; }      \
+    static inline T sgn_mul_##T(T x, T y) { return x != x ? x + x : y != y ? y + y : x * y; }      \
+    static void sgn_scalar_##T(const T *z, T *o, Py_ssize_t m)                                     \
+    {                                                                                              \
+        for (Py_ssize_t j = 0; j < m; j++) {                                                       \
+            T a = z[2 * j], b = z[2 * j + 1];                                                      \
+            if (a == 0 && b == 0) {                                                                \
+                o[2 * j] = 0;                                                                      \
+                o[2 * j + 1] = 0;                                                                  \
+                continue;                                                                          \
+            }                                                                                      \
+            T h = HYPOT(a, b);                                                                     \
+            T rat = h != h ? h + h : (T)0 / h;                                                     \
+            T scl = (T)1 / sgn_add_##T(h, sgn_mul_##T((T)0, rat));                                 \
+            o[2 * j] = sgn_mul_##T(sgn_add_##T(a, sgn_mul_##T(b, rat)), scl);                      \
+            o[2 * j + 1] = sgn_mul_##T(sgn_sub_##T(b, sgn_mul_##T(a, rat)), scl);                  \
+        }                                                                                          \
+    }
+SGN_SCALAR(float, hypotf)
+SGN_SCALAR(double, hypot)
+#undef SGN_SCALAR
+
+/* complex_sgn(z, out, step=0) -> bool: PyTorch's sgn of a complex64 ("Zf") or complex128 ("Zd")
+ * buffer into another of its format and length, as unary_more._sign computes it (|z| = hypot of the
+ * parts, each part divided by it, 0 where it is 0: its vectorized loop); with a loop ``step``
+ * (unary_more._sgn_step) and fewer than 32768 elements (PyTorch's one chunk, one row), the last
+ * n % step elements by its scalar loop (sgn_scalar); from 32768 on the caller finds the chunks'
+ * tails. False (nothing written): other buffers, not C-contiguous or aligned, an overlap, or a
+ * negative step. */
 static PyObject *py_complex_sgn(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (nargs != 2) {
-        PyErr_Format(PyExc_TypeError, "complex_sgn(z, out) takes 2 arguments, not %zd", nargs);
+    if (nargs != 2 && nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "complex_sgn(z, out, step=0) takes 2 or 3 arguments, not %zd", nargs);
         return NULL;
+    }
+    Py_ssize_t step = 0;
+    if (nargs == 3) {
+        step = PyLong_AsSsize_t(args[2]);
+        if (step == -1 && PyErr_Occurred()) return NULL;
     }
     Py_buffer zb, ob;
     if (PyObject_GetBuffer(args[0], &zb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) return NULL;
@@ -8181,9 +8218,17 @@ static PyObject *py_complex_sgn(PyObject *self, PyObject *const *args, Py_ssize_
         && PyBuffer_IsContiguous(&ob, 'C') && (uintptr_t)zb.buf % (zb.itemsize / 2) == 0
         && (uintptr_t)ob.buf % (zb.itemsize / 2) == 0 && !overlaps(&zb, &ob)) {
         Py_ssize_t n = zb.len / zb.itemsize;
-        if (c64) complex_sgn_float(zb.buf, ob.buf, n);
-        else complex_sgn_double(zb.buf, ob.buf, n);
-        answer = Py_True;
+        Py_ssize_t tail = step > 0 && n < 32768 ? n % step : 0;
+        if (step >= 0) {
+            if (c64) {
+                complex_sgn_float(zb.buf, ob.buf, n - tail);
+                sgn_scalar_float((const float *)zb.buf + 2 * (n - tail), (float *)ob.buf + 2 * (n - tail), tail);
+            } else {
+                complex_sgn_double(zb.buf, ob.buf, n - tail);
+                sgn_scalar_double((const double *)zb.buf + 2 * (n - tail), (double *)ob.buf + 2 * (n - tail), tail);
+            }
+            answer = Py_True;
+        }
     }
     PyBuffer_Release(&zb);
     PyBuffer_Release(&ob);

@@ -47,6 +47,30 @@ def torch_threads() -> int:
         return os.cpu_count() or 1
 
 
+def torch_vector_bytes() -> int:
+    """The width in bytes of PyTorch's ``Vectorized<T>`` in the kernels it dispatches by CPU
+    capability: 64 where it picks AVX512 (``ATEN_CPU_CAPABILITY=avx512``, or a CPU with
+    avx512f, avx512bw, avx512vl and avx512dq, its condition), else 32 (AVX2). Read once; from
+    /proc/cpuinfo's flags (not on Linux: 32)."""
+    global _VECTOR_BYTES
+    if _VECTOR_BYTES is None:
+        asked = os.environ.get("ATEN_CPU_CAPABILITY", "").lower()
+        if asked:
+            _VECTOR_BYTES = 64 if asked == "avx512" else 32
+        else:
+            try:
+                with open("/proc/cpuinfo") as f:
+                    flags = next((line.split(":", 1)[1].split() for line in f if line.startswith("flags")), [])
+            except OSError:
+                flags = []
+            need = ("avx512f", "avx512bw", "avx512vl", "avx512dq")
+            _VECTOR_BYTES = 64 if all(flag in flags for flag in need) else 32
+    return _VECTOR_BYTES
+
+
+_VECTOR_BYTES: int | None = None
+
+
 def parallel_chunks(numel: int, threads: int, grain: int = GRAIN_SIZE) -> int:
     """How many chunks ``at::parallel_for`` cuts a flat range of ``numel`` into with ``threads``
     threads and grain size ``grain``: one below the grain or on one thread, else

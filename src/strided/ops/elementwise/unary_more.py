@@ -42,6 +42,7 @@ from ...gradients import guards_itself, seal
 from ...kernels import check_writable, native, npcore, special
 from ...kernels.elementwise import complex_abs, reciprocal_into
 from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set, quietly
+from ...kernels.torch_loops import GRAIN_SIZE, scalar_loop_mask, torch_vector_bytes
 from ...opdef import Kind, declare
 from ...tensor import Tensor
 from .._support import gradtools, support
@@ -254,6 +255,53 @@ def _halves_over(x: np.ndarray, size: np.ndarray, out: np.ndarray, real: np.dtyp
     before its own write (``x`` may be ``out``)."""
     np.divide(x.real, size, out=out.real, dtype=real, casting="unsafe")
     np.divide(x.imag, size, out=out.imag, dtype=real, casting="unsafe")
+
+
+def _sgn_step(itemsize: int) -> int:
+    """PyTorch's sgn loop step for a complex itemsize: cpu_kernel_vec's 2 * Vectorized<T>::size()
+    (sgn's kernel is dispatched by CPU capability: measured 16 complex64 / 8 complex128 elements
+    on an AVX512 machine, so 8 / 4 under AVX2); kept in :data:`_SGN_STEPS`."""
+    step = _SGN_STEPS[itemsize] = 2 * torch_vector_bytes() // itemsize
+    return step
+
+
+_SGN_STEPS: dict[int, int] = {}
+
+
+def _sgn_scalar_loop(z: np.ndarray, out: np.ndarray, mask: np.ndarray) -> None:
+    """Rewrite ``out`` (complex sgn by :func:`_halves_over`, the vectorized loop's) where ``mask``
+    (a bool array of its shape, :func:`.torch_loops.scalar_loop_mask`) says PyTorch runs its
+    scalar loop; ``z``: the input's elements there (``x[mask]``, read before any in-place write).
+    The scalar loop is ``sgn_impl``'s ``z / c10::complex(|z|, 0)``, c10's division by a complex
+    (NumPy's algorithm) with d = 0: ``rat = 0 / |z|``, ``scl = 1 / (|z| + 0 * rat)``, parts
+    ``(a + b * rat) * scl`` and ``(b - a * rat) * scl`` (a part times the reciprocal: two
+    roundings), ``0`` where ``z == 0``."""
+    if not z.size:
+        return
+    real = z.real.dtype
+    h = complex_abs(z)
+    a, b = z.real.astype(real), z.imag.astype(real)
+    rat = np.divide(real.type(0), h, dtype=real)
+    scl = np.divide(real.type(1), h + real.type(0) * rat, dtype=real)
+    parts = np.empty(z.shape, z.dtype)
+    np.multiply(a + b * rat, scl, out=parts.real)
+    np.multiply(b - a * rat, scl, out=parts.imag)
+    parts[(a == 0) & (b == 0)] = 0
+    out[mask] = parts
+
+
+def _sgn_flat_tail(x: np.ndarray, out: np.ndarray) -> None:
+    """:func:`_sgn_scalar_loop` for a flat run ``x`` written into a fresh flat ``out`` (one
+    row: its last ``n % step`` elements, or the parallel chunks' tails past 32768 elements)."""
+    n = x.shape[0]
+    if n < GRAIN_SIZE:
+        tail = n % _sgn_step(x.dtype.itemsize)
+        if tail:
+            _sgn_scalar_loop(x[n - tail:], out[n - tail:], np.ones(tail, bool))
+        return
+    mask = scalar_loop_mask((n,), (1,), True, [((n,), (1,))], step=_sgn_step(x.dtype.itemsize))
+    if mask is not None:
+        _sgn_scalar_loop(x[mask], out, mask)
 
 
 def _sign(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
@@ -535,15 +583,18 @@ def _sgn_fresh(x: np.ndarray) -> np.ndarray:
     if x.dtype not in _COMPLEX:
         return _sign_fresh(x)
     k = native.special()
-    if k is not None:  # (the steps below in one compiled pass, their bits: tests/test_sgn_native.py)
-        r = np.empty(x.shape, x.dtype)
-        if k.complex_sgn(x, r):
-            return r
-    size = complex_abs(x)
     r = np.empty(x.shape, x.dtype)
+    # (the steps below in one compiled pass, their bits: tests/test_sgn_native.py, with the row's
+    # scalar tail where PyTorch runs one chunk: below 32768 elements)
+    if k is not None and k.complex_sgn(x, r, _SGN_STEPS.get(x.itemsize) or _sgn_step(x.itemsize)):
+        if x.shape[0] >= GRAIN_SIZE:
+            _sgn_flat_tail(x, r)
+        return r
+    size = complex_abs(x)
     _halves_over(x, size, r, size.dtype)
     if _count_nonzero(size) != size.shape[0]:
         np.copyto(r, 0, where=size == 0)
+    _sgn_flat_tail(x, r)  # (PyTorch's scalar loop at the row's end)
     return r
 
 
@@ -707,7 +758,18 @@ def _run(op: MoreUnary, x: Any, target: Tensor | None, args: tuple) -> Tensor:
         compute = d.numpy
     token = quiet_set(QUIET)
     try:
-        op.kernel(_view(x), _view(out), compute, d, *args)
+        xv = _view(x)
+        if op.name == "sgn" and d.is_complex:
+            # (PyTorch's scalar loop's elements, found before an in-place write changes x)
+            lay, ol = x._layout, out._layout
+            mask = scalar_loop_mask(lay.shape, ol.strides, target is None, [(lay.shape, lay.strides)],
+                                    step=_sgn_step(d.itemsize))
+            z = xv[mask] if mask is not None else None
+            op.kernel(xv, _view(out), compute, d, *args)
+            if z is not None:
+                _sgn_scalar_loop(z, _view(out), mask)
+        else:
+            op.kernel(xv, _view(out), compute, d, *args)
     finally:
         quiet_reset(token)
     return out
@@ -733,6 +795,8 @@ def _fast_run(op: MoreUnary, x: Any, args: tuple) -> Tensor | None:
     token = quiet_set(QUIET)
     try:
         op.kernel(arr, res, np_d, d, *args)
+        if np_d in _COMPLEX:  # (sgn: PyTorch's scalar loop at the row's end)
+            _sgn_flat_tail(arr, res)
     finally:
         quiet_reset(token)
     return adopted(res, info[2], bool_ if op.rule == "bool" else d)
