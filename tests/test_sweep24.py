@@ -146,3 +146,28 @@ def test_complex64_sgn_follows_pytorchs_two_loops(n: int, layout: str, torch_thr
         want, got = t.sgn(), s.sgn()
     assert got.stride() == want.stride()
     assert np.ascontiguousarray(got.numpy()).tobytes() == np.ascontiguousarray(want.numpy()).tobytes()
+
+
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int8", "int16", "float32", "bfloat16", "complex64", "uint16"])
+def test_embedding_indices_are_long_or_int_only(dtype: str) -> None:
+    """F.embedding takes int64 / int32 indices only (strided read uint8/int8/int16 ones), with
+    PyTorch's text naming the tensor's type (torch.ByteTensor, CPUBoolType, ...)."""
+    w = np.random.default_rng(0).random((10, 3)).astype(np.float32)
+    idx = np.arange(6).reshape(2, 3)
+    with pytest.raises(RuntimeError) as t_err:
+        torch.nn.functional.embedding(torch.from_numpy(idx).to(getattr(torch, dtype)), torch.from_numpy(w))
+    with pytest.raises(RuntimeError) as s_err:
+        S.nn.functional.embedding(S.from_numpy(idx).to(getattr(S, dtype)), S.from_numpy(w))
+    assert str(s_err.value).splitlines()[0] == str(t_err.value).splitlines()[0]
+    for ok in ("int32", "int64"):
+        got = S.nn.functional.embedding(S.from_numpy(idx).to(getattr(S, ok)), S.from_numpy(w))
+        np.testing.assert_array_equal(got.numpy(), w[idx])
+
+
+@pytest.mark.parametrize("dtype", ["uint16", "uint32", "uint64"])
+def test_cross_has_no_wide_unsigned_kernel(dtype: str) -> None:
+    for lib_err in ((torch, NotImplementedError), (S, NotImplementedError)):
+        lib, err = lib_err
+        x = lib.ones(2, 3, dtype=getattr(lib, dtype))
+        with pytest.raises(err, match=f"\"cross\" not implemented for '{dtype.replace('u', 'U', 1).replace('int', 'Int')}'"):
+            lib.linalg.cross(x, x)

@@ -294,6 +294,24 @@ _NAMES = {  # name: (TORCH_NAME, C10_NAME, CPP_NAME)
     "bfloat16": ("BFloat16", "c10::BFloat16", "c10::BFloat16"),
 }
 TORCH_NAME = {name: row[0] for name, row in _NAMES.items()}
+
+
+def tensor_type_text(name: str) -> str:
+    """PyTorch's name of a CPU tensor's type in its argument-check messages
+    (``TensorBase::toString``) for the dtype ``name``: the legacy type for the eight dtypes that
+    have one (``torch.FloatTensor``), else the dispatch key and scalar type (``CPUBoolType``,
+    ``CPUBFloat16Type``, ``CPUComplexFloatType``, ``CPUUInt16Type``).
+
+    >>> tensor_type_text("float32"), tensor_type_text("bool")
+    ('torch.FloatTensor', 'CPUBoolType')
+    """
+    torch_name = TORCH_NAME.get(name, name)
+    if name in _LEGACY_TYPES:
+        return f"torch.{torch_name}Tensor"
+    return f"CPU{torch_name}Type"
+
+
+_LEGACY_TYPES = frozenset(("float64", "float32", "float16", "int64", "int32", "int16", "int8", "uint8"))
 C10_NAME = {name: row[1] for name, row in _NAMES.items()}
 CPP_NAME = {name: row[2] for name, row in _NAMES.items()}
 assert set(_NAMES) == {d.name for d in ALL_DTYPES}

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..dispatch import result, storage_root
+from ..dtypes import tensor_type_text
 from ..errors import StridedRuntimeError, join_lines
 from ..grad_mode import (
     _OWN,
@@ -484,7 +485,7 @@ def modified_error(node: Node, t: Any, saved: int, now: int, is_output: bool = F
     made = f"the output of {node._name}" if is_output else f"an input of {node._name}"
     return StridedRuntimeError(join_lines(
         "one of the variables needed for gradient computation has been modified by an inplace operation: "
-        f"[{_tensor_type(t._dtype.name)} [{shape}]]{what} is at version {now}; expected version "
+        f"[{tensor_type_text(t._dtype.name)} [{shape}]]{what} is at version {now}; expected version "
         f"{saved} instead. Hint: enable anomaly detection to find the operation that failed to compute "
         "its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).",
         f"{node._name} saved this tensor ({made}, shape {t._layout.shape}) for its backward; then "
@@ -497,19 +498,6 @@ def _short(name: str) -> str:
     """PyTorch's name of a node in this message: ``ExpBackward0`` -> ``Exp``."""
     head = name.rstrip("0123456789")
     return head[: -len("Backward")] if head.endswith("Backward") else name
-
-
-def _tensor_type(dtype: str) -> str:
-    """PyTorch's name of a tensor's type in this message (``TensorBase::toString``): the legacy
-    type for the eight dtypes that have one (``torch.FloatTensor``), else the dispatch key and
-    scalar type (``CPUBoolType``, ``CPUBFloat16Type``, ``CPUComplexFloatType``, ``CPUUInt16Type``)."""
-    legacy = {"float64": "Double", "float32": "Float", "float16": "Half", "int64": "Long", "int32": "Int",
-              "int16": "Short", "int8": "Char", "uint8": "Byte"}
-    if dtype in legacy:
-        return f"torch.{legacy[dtype]}Tensor"
-    scalar = {"bool": "Bool", "bfloat16": "BFloat16", "complex64": "ComplexFloat", "complex128": "ComplexDouble",
-              "complex32": "ComplexHalf", "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64"}
-    return f"CPU{scalar.get(dtype, dtype)}Type"
 
 
 class AccumulateGrad(Node):

@@ -20,7 +20,7 @@ import numpy as np
 
 from ...args import int_arg
 from ...dispatch import adopted, copied, report, result, result_array
-from ...dtypes import TORCH_NAME, bool_, float32, float64, int64
+from ...dtypes import TORCH_NAME, float32, float64, int32, int64, tensor_type_text
 from ...errors import (
     StridedIndexError,
     StridedNotImplementedError,
@@ -638,11 +638,11 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
     if weight.ndim != 2:
         raise StridedRuntimeError(join_lines("'weight' must be 2-D",
                                              f"the weight has shape {weight.shape}: (num_embeddings, dim)"))
-    if input._dtype.is_floating_point or input._dtype.is_complex or input._dtype is bool_:
+    if input._dtype not in (int64, int32):  # (PyTorch's checkScalarTypes: Long or Int only, not uint8)
         raise StridedRuntimeError(
             join_lines("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
-                       f"Long, Int; but got {TORCH_NAME[input._dtype.name]} instead (while checking arguments "
-                       "for embedding)", "fix: indices.to(strided.int64)")
+                       f"Long, Int; but got {tensor_type_text(input._dtype.name)} instead (while checking "
+                       "arguments for embedding)", "fix: indices.to(strided.int64)")
         )
     n = weight._layout.shape[0]
     idx = input._np().astype(np.int64, copy=False)

@@ -38,7 +38,7 @@ from typing import Any
 from ... import layout as L
 from ...callsite import user_site
 from ...dispatch import OPEN, memory_overlap, report, shares_storage
-from ...dtypes import CPP_NAME, DType
+from ...dtypes import CPP_NAME, TORCH_NAME, DType, tensor_type_text
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import (
     GRAD_MODE,
@@ -301,9 +301,9 @@ def _dtype_mismatch(r: DType, o: DType, op: str, style: str) -> StridedRuntimeEr
 
 
 def _legacy(name: str) -> str:
-    """PyTorch's legacy type name of a CPU dtype (``Float``: torch.FloatTensor), as its
-    ``checkArgs`` errors print it (bfloat16 has none: CPUBFloat16Type)."""
-    return "CPUBFloat16Type" if name == "BFloat16" else f"torch.{name}Tensor"
+    """PyTorch's type name of a CPU dtype given by its torch name (``Float``: torch.FloatTensor,
+    ``Bool``: CPUBoolType), as its ``checkArgs`` errors print it (:func:`.tensor_type_text`)."""
+    return tensor_type_text(next((d for d, t in TORCH_NAME.items() if t == name), name))
 
 
 # The first lines of the pair ops' out= dtype refusals that are not matmul's ("Expected out tensor

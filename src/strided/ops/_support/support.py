@@ -28,7 +28,7 @@ from .promotion import TORCH_NAMES
 
 # op -> PyTorch's kernel name in '"<kernel>" not implemented for 'UInt16'' (NotImplementedError)
 UNSIGNED: dict[str, str] = {
-    "add": "add_stub", "sub": "add_stub", "addcmul": "addcmul_cpu_out", "floor_divide": "div_floor_cpu", "div_trunc": "div_trunc_cpu",
+    "add": "add_stub", "sub": "add_stub", "addcmul": "addcmul_cpu_out", "cross": "cross", "floor_divide": "div_floor_cpu", "div_trunc": "div_trunc_cpu",
     "remainder": "remainder_cpu",
     "pow": "pow", "lt": "lt_cpu", "le": "le_cpu", "gt": "gt_cpu", "ge": "ge_cpu", "neg": "neg_cpu",
     "abs": "abs_cpu", "bitwise_not": "bitwise_not_cpu", "sign": "sign_cpu", "clamp": "clamp_scalar_cpu",

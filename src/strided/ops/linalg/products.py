@@ -40,6 +40,7 @@ from ...kernels.native import kernel_run
 from ...messages import broadcast_mismatch
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
+from .._support import support
 from .._support.along import one_dim
 from .._support.memo import Memo
 from .._support.operands import _cinfo, _not_implemented, flat_run
@@ -93,6 +94,7 @@ def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1, out: Any = None
             "fix: name the dim of size 3 with dim="))
     if input._dtype.numpy.kind == "b":  # (PyTorch's kernel has no bool loop, even for empty inputs)
         raise _not_implemented("cross", input._dtype, (input, other), "fix: input.to(strided.int64) (and other)")
+    support.check("cross", input._dtype, (input, other))  # (nor a uint16/32/64 one)
     a, b = input._np(), other._np()
     if a.shape != shape:
         a = np.broadcast_to(a, shape)  # type: ignore[arg-type]
