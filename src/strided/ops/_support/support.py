@@ -28,7 +28,8 @@ from .promotion import TORCH_NAMES
 
 # op -> PyTorch's kernel name in '"<kernel>" not implemented for 'UInt16'' (NotImplementedError)
 UNSIGNED: dict[str, str] = {
-    "add": "add_stub", "sub": "add_stub", "addcmul": "addcmul_cpu_out", "cross": "cross", "floor_divide": "div_floor_cpu", "div_trunc": "div_trunc_cpu",
+    "add": "add_stub", "sub": "add_stub", "addcmul": "addcmul_cpu_out", "cross": "cross",
+    "median": "median_cpu", "median.dim": "median_out", "mode": "mode_cpu", "floor_divide": "div_floor_cpu", "div_trunc": "div_trunc_cpu",
     "remainder": "remainder_cpu",
     "pow": "pow", "lt": "lt_cpu", "le": "le_cpu", "gt": "gt_cpu", "ge": "ge_cpu", "neg": "neg_cpu",
     "abs": "abs_cpu", "bitwise_not": "bitwise_not_cpu", "sign": "sign_cpu", "clamp": "clamp_scalar_cpu",
@@ -64,6 +65,10 @@ UNSIGNED: dict[str, str] = {
 _CLAMP = "clamp is not supported for complex types"
 # op -> (error class, first line; "{T}" is PyTorch's dtype name)
 COMPLEX: dict[str, tuple[type[StridedError], str]] = {
+    # median / nanmedian of all elements, along a dim, and mode (no order: PyTorch has no kernel)
+    "median": (StridedNotImplementedError, '"median_cpu" not implemented for \'{T}\''),
+    "median.dim": (StridedNotImplementedError, '"median_out" not implemented for \'{T}\''),
+    "mode": (StridedNotImplementedError, '"mode_cpu" not implemented for \'{T}\''),
     **{op: (StridedNotImplementedError, f'"{op}_cpu" not implemented for \'{{T}}\'') for op in ("lt", "le", "gt", "ge")},
     "floor_divide": (StridedNotImplementedError, '"div_floor_cpu" not implemented for \'{T}\''),
     "div_trunc": (StridedNotImplementedError, '"div_trunc_cpu" not implemented for \'{T}\''),
@@ -115,7 +120,7 @@ COMPLEX: dict[str, tuple[type[StridedError], str]] = {
 BY_DTYPE: dict[tuple[str, str], str] = {
     ("searchsorted", "bool"): "searchsorted_out_cpu", ("bucketize", "bool"): "searchsorted_out_cpu",
     ("polar", "float16"): "polar_cpu", ("scatter_reduce.mean", "bool"): "scatter_gather_tensor_cpu_reduce_mean",
-    ("addcmul", "bool"): "addcmul_cpu_out",
+    ("addcmul", "bool"): "addcmul_cpu_out", ("median", "bool"): "median_cpu", ("median.dim", "bool"): "median_out",
 }
 
 _WHY_COMPLEX = "complex numbers have no order (and no rounding division or bits): this op has no complex kernel"

@@ -23,11 +23,9 @@ from typing import Any
 import numpy as np
 
 from ...dispatch import OPEN, adopted
-from ...dtypes import bool_ as bool_dtype
 from ...dtypes import float32, float64, int32, int64, np_kind
 from ...errors import (
     StridedIndexError,
-    StridedNotImplementedError,
     StridedRuntimeError,
     StridedTypeError,
     join_lines,
@@ -39,7 +37,7 @@ from ...kernels.native import kernel_run, special
 from ...layout.order import preserve_format_strides
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
-from .._support import gradtools, return_types
+from .._support import gradtools, return_types, support
 from .._support.along import flag, moved_last, one_dim, take_last, tensor_from_array
 from .._support.operands import _cinfo, flat_run
 from .._support.out import write_pair_out
@@ -50,12 +48,6 @@ from ..elementwise.binary_more import lerp_arrays
 from ..registry import backward, method
 
 __all__ = ["median", "mode", "nanmedian", "nanquantile", "quantile"]
-
-
-def _no_bool(x: Tensor, op: str) -> None:
-    if x._dtype is bool_dtype:
-        raise StridedNotImplementedError(join_lines(f"\"{op}_cpu\" not implemented for 'Bool'",
-                                                    f"fix: x.to(strided.uint8).{op}(...)"))
 
 
 def _nonempty_dim(x: Tensor, d: int, op: str) -> None:
@@ -240,7 +232,9 @@ def _median(x: Tensor, dim: Any, keepdim: bool, op: str, skip_nan: bool) -> Any:
         if fast is not None:
             return fast
     tensor_arg(x, op)
-    _no_bool(x, op)
+    # (bool and uint16/32/64 have no kernel, complex numbers no order: nanmedian's errors name
+    # median's kernels, as PyTorch's)
+    support.check("median" if dim is None else "median.dim", x._dtype, (x,))
     shape = x._layout.shape
     if dim is None:
         whole = x._np()
@@ -593,6 +587,7 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out: Any = None
         return write_pair_out(out, lambda: mode(input, dim, keepdim), "mode", (input,), style="mode")
     op = "mode"
     tensor_arg(input, op)
+    support.check(op, input._dtype, (input,))  # (complex: no order; uint16/32/64: no kernel)
     d = one_dim(input, dim, op)
     keepdim = flag(keepdim, op, "keepdim")
     _nonempty_dim(input, d, op)
