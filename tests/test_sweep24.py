@@ -193,3 +193,46 @@ def test_median_and_mode_refuse_as_pytorch(dtype: str, form: str) -> None:
         except NotImplementedError as e:
             outcome.append(str(e).splitlines()[0])
     assert outcome[1] == outcome[0]
+
+
+def _pow_operands(dtype: str) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(5)
+    x = (rng.standard_normal((5, 7)) + 1j * rng.standard_normal((5, 7))).astype(dtype)
+    y = (rng.standard_normal((5, 7)) + 1j * rng.standard_normal((5, 7))).astype(dtype)
+    x.reshape(-1)[:8] = [0, 0, -1e10, 1 + 1j, np.inf, np.nan, -0.0, 1e-30]
+    y.reshape(-1)[:8] = [0, -2, 1, -2, 1, 2, 3, 0.5]
+    return x, y
+
+
+_COMPLEX_POW_CASES = {
+    "tensors": lambda L, x, y: L.from_numpy(x) ** L.from_numpy(y),
+    "transposed": lambda L, x, y: L.from_numpy(x).t() ** L.from_numpy(y).t(),
+    "broadcast": lambda L, x, y: L.from_numpy(x) ** L.from_numpy(y[0]),
+    "0-d exponent": lambda L, x, y: L.from_numpy(x) ** L.from_numpy(np.array(y[0, 1])),
+    "function": lambda L, x, y: L.pow(L.from_numpy(x), L.from_numpy(y)),
+    "in place": lambda L, x, y: L.from_numpy(x.copy()).pow_(L.from_numpy(y)),
+    "real base": lambda L, x, y: L.from_numpy(x.real.copy()) ** L.from_numpy(y),
+    "real exponent": lambda L, x, y: L.from_numpy(x) ** L.from_numpy(y.real.copy()),
+    "x ** 2.5": lambda L, x, y: L.from_numpy(x) ** 2.5,
+    "x ** 1j": lambda L, x, y: L.from_numpy(x) ** 1j,
+    "x ** -3": lambda L, x, y: L.from_numpy(x) ** -3,
+    "0 ** y": lambda L, x, y: 0 ** L.from_numpy(y),
+    "(-1e10) ** y": lambda L, x, y: (-1e10) ** L.from_numpy(y),
+    "(1+1j) ** y": lambda L, x, y: L.pow(1 + 1j, L.from_numpy(y)),
+}
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("case", sorted(_COMPLEX_POW_CASES))
+def test_complex_pow_is_pytorchs_cpow(dtype: str, case: str) -> None:
+    """Complex pow is PyTorch's std::pow of complex numbers, the C library's cpow (exp(y log x)):
+    strided took NumPy's power, exact for integer exponents, so 0 ** 0 was 1 (PyTorch: NaN),
+    (-1e10) ** 1 had no imaginary part and (1+1j) ** -2 no real one. Bits, strides and dtype."""
+    from strided.kernels import native
+
+    if native.special() is None:
+        pytest.skip("the compiled kernels are not built: NumPy's power (close, not PyTorch's bits)")
+    x, y = _pow_operands(dtype)
+    want, got = _COMPLEX_POW_CASES[case](torch, x, y), _COMPLEX_POW_CASES[case](S, x, y)
+    assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1] and got.stride() == want.stride()
+    assert np.ascontiguousarray(got.numpy()).tobytes() == np.ascontiguousarray(want.numpy()).tobytes()

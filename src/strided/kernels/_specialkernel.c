@@ -8236,6 +8236,60 @@ static PyObject *py_complex_sgn(PyObject *self, PyObject *const *args, Py_ssize_
     return answer;
 }
 
+/* complex_pow(x, y, out) -> bool: out = x ** y elementwise by the C library's cpowf (complex64,
+ * "Zf") or cpow (complex128, "Zd"): PyTorch's std::pow of two complex numbers, libstdc++'s
+ * __builtin_cpow, glibc's cexp(y * clog(x)) (so 0 ** 0 is NaN, (-1e10) ** 1 has an imaginary
+ * part): the same function on the same numbers, its bits. ``y`` has x's length, or one element (a
+ * scalar exponent, taken for every x). False (nothing written): other buffers, not C-contiguous or
+ * aligned, lengths that differ, or out overlapping an input. */
+float _Complex cpowf(float _Complex, float _Complex);
+double _Complex cpow(double _Complex, double _Complex);
+
+static PyObject *py_complex_pow(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "complex_pow(x, y, out) takes 3 arguments, not %zd", nargs);
+        return NULL;
+    }
+    Py_buffer xb, yb, ob;
+    if (PyObject_GetBuffer(args[0], &xb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &yb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(&xb);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(args[2], &ob, PyBUF_STRIDES | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&xb);
+        PyBuffer_Release(&yb);
+        return NULL;
+    }
+    PyObject *answer = Py_False;
+    int c64 = strcmp(xb.format, "Zf") == 0 && xb.itemsize == 8, c128 = strcmp(xb.format, "Zd") == 0 && xb.itemsize == 16;
+    Py_ssize_t n = xb.itemsize ? xb.len / xb.itemsize : 0, m = yb.itemsize ? yb.len / yb.itemsize : 0;
+    if ((c64 || c128) && strcmp(yb.format, xb.format) == 0 && strcmp(ob.format, xb.format) == 0
+        && ob.len == xb.len && (m == n || m == 1) && PyBuffer_IsContiguous(&xb, 'C')
+        && PyBuffer_IsContiguous(&yb, 'C') && PyBuffer_IsContiguous(&ob, 'C')
+        && (uintptr_t)xb.buf % (xb.itemsize / 2) == 0 && (uintptr_t)yb.buf % (xb.itemsize / 2) == 0
+        && (uintptr_t)ob.buf % (xb.itemsize / 2) == 0 && !overlaps(&ob, &xb) && !overlaps(&ob, &yb)) {
+        Py_ssize_t step = m == 1 ? 0 : 1;
+        if (c64) {
+            const float _Complex *x = xb.buf, *y = yb.buf;
+            float _Complex *o = ob.buf;
+            for (Py_ssize_t i = 0; i < n; i++) o[i] = cpowf(x[i], y[i * step]);
+        } else {
+            const double _Complex *x = xb.buf, *y = yb.buf;
+            double _Complex *o = ob.buf;
+            for (Py_ssize_t i = 0; i < n; i++) o[i] = cpow(x[i], y[i * step]);
+        }
+        answer = Py_True;
+    }
+    PyBuffer_Release(&xb);
+    PyBuffer_Release(&yb);
+    PyBuffer_Release(&ob);
+    Py_INCREF(answer);
+    return answer;
+}
+
 static PyObject *py_complex_angle(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
@@ -8609,6 +8663,9 @@ static PyMethodDef methods[] = {
     {"interleave", (PyCFunction)(void (*)(void))py_interleave, METH_FASTCALL,
      "interleave(x, y, out) -> bool: out's pairs (x[i], y[i]), bits moved (False: not C-contiguous aligned buffers "
      "of one itemsize 4 or 8 and out of twice their bytes, or an overlap)"},
+    {"complex_pow", (PyCFunction)(void (*)(void))py_complex_pow, METH_FASTCALL,
+     "complex_pow(x, y, out) -> bool: out = cpow(x, y), the C library's (PyTorch's std::pow of complex numbers), "
+     "complex64/complex128, y of x's length or one element (False: other buffers, or an overlap)"},
     {"complex_sgn", (PyCFunction)(void (*)(void))py_complex_sgn, METH_FASTCALL,
      "complex_sgn(z, out) -> bool: z / |z| by parts (|z| the C library's hypot), 0 where |z| is 0, complex64/"
      "complex128 (False: not C-contiguous aligned buffers of one format and length, or an overlap)"},

@@ -456,6 +456,9 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
                 and float(b) in (3.0, -2.0, 0.5, -0.5):
             quietly(_float_pow, _view(a), float(b), _view(out), compute.numpy)
             return out
+        if compute.is_complex and (isinstance(b, Tensor) or b not in _COMPLEX_POW_SPECIAL) \
+                and _complex_pow(a, b, compute, out):
+            return out
     if op.opmath_scalar and compute in REDUCED_FLOATS and _is_scalar_operand(b):
         # PyTorch's CPU mul/div of a float16 (bfloat16) tensor by a scalar (a Python number or an operand
         # whose elements are all one value) computes in float32 ("opmath") and rounds once. Only
@@ -981,6 +984,35 @@ def _float_pow(x: np.ndarray, exponent: float, out: np.ndarray, dtype: np.dtype)
             np.multiply(square, x, out=out)
         else:
             np.divide(dtype.type(1), square, out=out)
+
+
+# The Python exponents PyTorch's complex pow(tensor, scalar) sends to other kernels (sqrt, rsqrt,
+# reciprocal, x * x, x * x * x, 1 / (x * x)); every other exponent, and every tensor one, is std::pow
+_COMPLEX_POW_SPECIAL = (0.5, -0.5, -1.0, 2.0, 3.0, -2.0)
+
+
+def _complex_pow(a: Any, b: Any, compute: DType, out: Tensor) -> bool:
+    """``out = a ** b`` in the complex ``compute`` dtype as PyTorch's kernels: ``std::pow`` of two
+    complex numbers, the C library's ``cpow`` (compiled ``complex_pow``: glibc's
+    ``cexp(b * clog(a))``, so ``0 ** 0`` is NaN and ``(-1e10) ** 1`` has an imaginary part where
+    NumPy's power multiplies exactly); ``a`` or ``b`` may be a number (a Python exponent other than
+    :data:`_COMPLEX_POW_SPECIAL`, or a base). The operands broadcast to ``out``'s shape and are
+    read before ``out`` is written. False (nothing written) where the kernel is not built or off:
+    NumPy's power then runs (the same values but in those cases)."""
+    k = native_special()
+    if k is None:
+        return False
+    shape = out._layout.shape
+    dt = compute.numpy
+    # (a real operand converted to the complex dtype first, as TensorIterator converts it)
+    x, y = np.asarray(_kernel_arg(a, compute), dt), np.asarray(_kernel_arg(b, compute), dt)
+    flat_x = np.ascontiguousarray(np.broadcast_to(x, shape)).reshape(-1)
+    flat_y = y.reshape(1) if y.ndim == 0 else np.ascontiguousarray(np.broadcast_to(y, shape)).reshape(-1)
+    res = np.empty(flat_x.shape, dt)
+    if not k.complex_pow(flat_x, flat_y, res):
+        return False
+    assign(_view(out), res.reshape(shape))
+    return True
 
 
 def _int_pow(a: Any, b: Any, compute: DType, out: Tensor) -> None:
