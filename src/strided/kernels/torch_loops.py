@@ -193,14 +193,15 @@ def scalar_loop_mask(shape: tuple[int, ...], out_strides: tuple[int, ...], fresh
 
 def loop_positions(shape: tuple[int, ...], out_strides: tuple[int, ...], fresh: bool,
                    inputs: Sequence[tuple[tuple[int, ...], tuple[int, ...]] | None],
-                   threads: int | None = None,
-                   grain: int = GRAIN_SIZE) -> tuple[np.ndarray, np.ndarray, int | None] | None:
+                   threads: int | None = None, grain: int = GRAIN_SIZE,
+                   strided_rows: bool = False) -> tuple[np.ndarray, np.ndarray, int | None] | None:
     """Each element's place in PyTorch's loops (arguments as :func:`scalar_loop_mask`'s): two
     int64 arrays of ``shape``, the element's index in its piece of a row (a row cut at the
     parallel chunks' starts) and that piece's length, and the index in ``inputs`` of the input
     the vector loop takes as a scalar (stride 0 along the rows; None: none); None where the
-    vector loop takes no row (``basic_loop`` throughout: a strided row) or there is no element.
-    For effects that depend on where in a vector block or in a scalar tail of a given length an
+    vector loop takes no row (``basic_loop`` throughout: a strided row) or there is no element;
+    ``strided_rows``: the places in ``basic_loop``'s rows too (the third value then None). For
+    effects that depend on where in a vector block or in a scalar tail of a given length an
     element falls."""
     numel = 1
     for s in shape:
@@ -209,7 +210,9 @@ def loop_positions(shape: tuple[int, ...], out_strides: tuple[int, ...], fresh: 
         return None
     perm, row, contiguous, scalar = _loop_rows(shape, out_strides, fresh, inputs)
     if not contiguous:
-        return None
+        if not strided_rows:
+            return None
+        scalar = None
     chunks = 1 if numel < grain else parallel_chunks(numel, torch_threads() if threads is None else threads, grain)
     idx = np.arange(numel, dtype=np.int64)
     if chunks == 1:
