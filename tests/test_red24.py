@@ -1,0 +1,41 @@
+"""Small PyTorch 2.13 mismatches fixed in red24, each against PyTorch (values, bits, errors and
+their text)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import strided as S
+
+
+def _error(f):
+    try:
+        f()
+    except Exception as e:  # noqa: BLE001 (the error is the result)
+        return type(e), str(e).splitlines()[0] if str(e) else ""
+    return None
+
+
+_NEGATIVE = [np.arange(6.0, dtype=np.float32)[::-1], np.ones((1, 3))[::-1], np.arange(12.0).reshape(3, 4)[:, ::-2],
+             np.arange(12, dtype=np.int64).reshape(3, 4)[::-1, ::2]]
+
+
+@pytest.mark.parametrize("i", range(len(_NEGATIVE)))
+@pytest.mark.parametrize("how", ["tensor", "tensor_dtype", "new_tensor"])
+def test_tensor_of_negatively_strided_array_is_pytorchs_value_error(i: int, how: str) -> None:
+    a = _NEGATIVE[i]
+    call = {"tensor": lambda m: m.tensor(a), "tensor_dtype": lambda m: m.tensor(a, dtype=m.float64),
+            "new_tensor": lambda m: m.ones(2).new_tensor(a)}[how]
+    theirs, ours = _error(lambda: call(torch)), _error(lambda: call(S))
+    assert theirs is not None and theirs[0] is ValueError
+    assert ours is not None and issubclass(ours[0], ValueError) and ours[1] == theirs[1]
+
+
+def test_tensor_of_negatively_strided_arrays_in_a_list_is_taken() -> None:
+    a = np.arange(4.0)[::-1]
+    for data in ([a], [a, np.arange(4.0)]):
+        t = torch.tensor(data)
+        s = S.tensor(data)
+        assert s.tolist() == t.tolist() and s.shape == tuple(t.shape) and s.stride() == tuple(t.stride())
