@@ -39,3 +39,30 @@ def test_tensor_of_negatively_strided_arrays_in_a_list_is_taken() -> None:
         t = torch.tensor(data)
         s = S.tensor(data)
         assert s.tolist() == t.tolist() and s.shape == tuple(t.shape) and s.stride() == tuple(t.stride())
+
+
+_SPLIT_SIZES = {"np_int64": lambda m: np.int64(2), "np_int32": lambda m: np.int32(2), "float": lambda m: 2.0,
+                "np_float64": lambda m: np.float64(2), "bool": lambda m: True, "ndarray": lambda m: np.array([2, 2]),
+                "ndarray_0d": lambda m: np.array(2), "range": lambda m: range(2, 4), "none": lambda m: None,
+                "complex": lambda m: 2j, "tensor_1": lambda m: m.tensor([2]), "tensor_float": lambda m: m.tensor(2.7),
+                "tensor_2": lambda m: m.tensor([2, 2]), "int": lambda m: 2, "list_np": lambda m: [np.int64(2)] * 2}
+
+
+@pytest.mark.parametrize("case", sorted(_SPLIT_SIZES))
+@pytest.mark.parametrize("how", ["method", "function", "dim"])
+def test_split_size_kinds_as_pytorchs(case: str, how: str) -> None:
+    # PyTorch's Tensor.split sends a non-int (a NumPy integer too) to split_with_sizes: TypeError
+    def call(m):
+        x = m.arange(4.0)
+        size = _SPLIT_SIZES[case](m)
+        if how == "function":
+            return m.split(x, size)
+        return x.split(size, 0) if how == "dim" else x.split(size)
+
+    def outcome(m):
+        try:
+            return [tuple(p.shape) for p in call(m)]
+        except Exception as e:  # noqa: BLE001 (the error is the result)
+            return issubclass(type(e), TypeError), str(e).splitlines()[0]
+
+    assert outcome(S) == outcome(torch)
