@@ -66,3 +66,25 @@ def test_split_size_kinds_as_pytorchs(case: str, how: str) -> None:
             return issubclass(type(e), TypeError), str(e).splitlines()[0]
 
     assert outcome(S) == outcome(torch)
+
+
+_PARTS = {"real": lambda m, x: x.conj().real.sum(), "imag": lambda m, x: x.conj().imag.sum(),
+          "fn_real": lambda m, x: m.real(x.conj()).sum(), "fn_imag": lambda m, x: m.imag(x.conj()).sum(),
+          "imag_scaled": lambda m, x: (x.conj().imag * -2).sum(), "plain_real": lambda m, x: (x.real * -3).sum(),
+          "plain_imag": lambda m, x: (x.imag * -3).sum(), "conj_conj_real": lambda m, x: x.conj().conj().real.sum(),
+          "conj_conj_imag": lambda m, x: (x.conj().conj().imag * -2).sum(),
+          "sum_then_real": lambda m, x: x.conj().sum().real, "conj_physical": lambda m, x: m.conj_physical(x).real.sum()}
+
+
+@pytest.mark.parametrize("case", sorted(_PARTS))
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_part_gradients_of_conj_have_pytorchs_signed_zeros(case: str, dtype: str) -> None:
+    # PyTorch's x.conj() carries the conjugate bit; its real/imag read view_as_real(x._conj()), so
+    # x.conj().real.sum()'s gradient is 1+0j (strided gave 1-0j) and .imag's -0-1j
+    def grad(m):
+        x = m.tensor([1 + 2j, 3 - 1j, -0.5j], dtype=getattr(m, dtype), requires_grad=True)
+        _PARTS[case](m, x).backward()
+        g = x.grad.resolve_conj() if m is torch else x.grad
+        return str(g.dtype).split(".")[-1], g.numpy().tobytes()
+
+    assert grad(S) == grad(torch)
