@@ -171,3 +171,26 @@ def test_addr_beta_zero_scales_vec1_first(dtype: type, shape: tuple[int, int]) -
     big = S.addr(S.zeros(1, 1), S.tensor([3e38]), S.tensor([0.0]), beta=0, alpha=-1.5)
     assert np.isnan(big.item()) and np.isnan(torch.addr(torch.zeros(1, 1), torch.tensor([3e38]), torch.tensor([0.0]),
                                                          beta=0, alpha=-1.5).item())
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("layout", ["rowmajor", "transposed", "step", "row"])
+def test_addr_nan_operands_keep_pytorchs_nan(dt: type, layout: str) -> None:
+    # two NaN operands in one step: PyTorch keeps alpha*x's before y's, then fma's first NaN
+    # (vector: alpha*x, y, beta*input; scalar: beta, input, the product); signs of both kinds
+    rng = np.random.default_rng(len(layout) + (dt is np.float64))
+    for trial in range(12):
+        n, m = int(rng.integers(2, 9)), int(rng.integers(1, 40))
+        si, ti = _input(layout, n, m, dt, rng)
+        ai = si.numpy()  # (a view of the values both tensors read)
+        x, y = rng.standard_normal(n).astype(dt), rng.standard_normal(m).astype(dt)
+        for arr in (ai.reshape(-1) if ai.flags.c_contiguous else ai.T.reshape(-1) if ai.T.flags.c_contiguous else ai[..., :1].reshape(-1), x, y):
+            k = rng.integers(0, arr.size, 2)
+            arr[k] = np.nan
+            arr[k[:1]] = -arr[k[:1]]
+            if trial % 3 == 0:
+                arr[rng.integers(0, arr.size)] = np.inf
+        for beta, alpha in ((1, 1), (0.5, -2.0), (2, np.inf)):
+            s = S.addr(si, S.from_numpy(x), S.from_numpy(y), beta=beta, alpha=alpha)
+            t = torch.addr(ti, torch.from_numpy(x), torch.from_numpy(y), beta=beta, alpha=alpha)
+            assert _bytes(s) == _bytes(t), (trial, beta, alpha)

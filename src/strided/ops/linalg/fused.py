@@ -762,7 +762,13 @@ def _addr_fused(input: Tensor, a: Tensor, b: Tensor, shape: tuple[int, int], dty
         walk = [(shape, base._layout.strides), ((shape[0], 1), (a._layout.strides[0], 1)), (shape[1:], b._layout.strides)]
         mask = scalar_loop_mask(shape, out_strides, fresh, walk, step=64 // dt.itemsize)
         if mask is not None:  # (the scalar function's elements)
-            q = np.multiply(np.broadcast_to(p, shape)[mask], np.broadcast_to(y, shape)[mask])
+            pm, ym = np.broadcast_to(p, shape)[mask], np.broadcast_to(y, shape)[mask]
+            q = np.multiply(pm, ym)
+            # (two NaN factors: PyTorch's product keeps alpha * x's, as x86 keeps its first operand's;
+            # NumPy's loops keep either, by position: measured)
+            both = np.isnan(pm) & np.isnan(ym)
+            if both.any():
+                q[both] = pm[both]
             res[mask] = _fma(bv, inp[mask], q)
     if strides == L.contiguous_strides(shape):
         return LA.rowmajor(np.ascontiguousarray(res), dtype)
