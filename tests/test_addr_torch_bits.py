@@ -194,3 +194,25 @@ def test_addr_nan_operands_keep_pytorchs_nan(dt: type, layout: str) -> None:
             s = S.addr(si, S.from_numpy(x), S.from_numpy(y), beta=beta, alpha=alpha)
             t = torch.addr(ti, torch.from_numpy(x), torch.from_numpy(y), beta=beta, alpha=alpha)
             assert _bytes(s) == _bytes(t), (trial, beta, alpha)
+
+
+@pytest.mark.parametrize("transposed", [False, True])
+def test_addr_input_term_one_thread(transposed: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    # one PyTorch thread: one chunk above the grain size too (strided reads OMP_NUM_THREADS)
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        rng = np.random.default_rng(11)
+        a = rng.standard_normal((300, 301)).astype(np.float32)  # (rows of 301: 13-element tails)
+        x, y = rng.standard_normal(300).astype(np.float32), rng.standard_normal(301).astype(np.float32)
+        if transposed:
+            a = np.ascontiguousarray(a.T)  # (the (301, 300) memory read as a (300, 301) column-major input)
+            si, ti = S.from_numpy(a).t(), torch.from_numpy(a).t()
+        else:
+            si, ti = S.from_numpy(a), torch.from_numpy(a)
+        s = S.addr(si, S.from_numpy(x), S.from_numpy(y), beta=0.25, alpha=-3)
+        t = torch.addr(ti, torch.from_numpy(x), torch.from_numpy(y), beta=0.25, alpha=-3)
+        assert _bytes(s) == _bytes(t)
+    finally:
+        torch.set_num_threads(threads)

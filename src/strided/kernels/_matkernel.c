@@ -952,12 +952,12 @@ static PyObject *py_addr(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         __builtin_cpu_init();
         addr_has_fma = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     }
-    Py_ssize_t chunk = nargs == 6 ? PyLong_AsSsize_t(args[5]) : 0;
-    if (chunk < 0) {
+    /* (no chunk given: 0 below PyTorch's grain size, else unknown (-1): the caller asks again with
+     * at::parallel_for's chunk length, a Python question, kept off the small calls) */
+    Py_ssize_t chunk = nargs == 6 ? PyLong_AsSsize_t(args[5]) : m * n < 32768 ? 0 : -1;
+    if (chunk < 0 && PyErr_Occurred())
         PyErr_Clear();
-        chunk = -1;
-    }
-    if (chunk < 0)
+    if (chunk < 0 && mq)
         both = 1;
     else if (mq && x.kind)
         both = addr_fma_rows_d((const double *)x.buf.buf + x.offset, (const double *)y.buf.buf + y.offset,

@@ -671,10 +671,13 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any
     """
     vec1, alpha = _scaled_first(input, vec1, vec2, beta, alpha)
     if out is None and _number(beta) and _number(alpha) and vec1.__class__ is Tensor and vec2.__class__ is Tensor:
-        shape = vec1._layout.shape + vec2._layout.shape
-        t = _mk.addr(input, vec1, vec2, beta, alpha, _addr_chunk(shape))  # (the paths below in one C call)
+        t = _mk.addr(input, vec1, vec2, beta, alpha)  # (the paths below in one C call)
         if t is not None:
             return t
+        shape = vec1._layout.shape + vec2._layout.shape
+        if len(shape) == 2 and shape[0] * shape[1] >= GRAIN_SIZE and (
+                t := _mk.addr(input, vec1, vec2, beta, alpha, _addr_chunk(shape))) is not None:
+            return t  # (above the grain size with an input term: the call again, told the chunks)
         beta = _addr_beta(beta, vec1._dtype.numpy)  # (a beta that rounds to 0 in the dtype: 0, as PyTorch)
         if beta != 0 and (t := _addr_columns_fused(input, vec1, vec2, shape, beta, alpha)) is not None:
             return t
