@@ -77,7 +77,7 @@ def _call(lib, name, shapes_values, make, beta, alpha):
 def test_fused_fast_paths_take_any_number_beta_alpha_bit_for_bit(dtype, monkeypatch):
     """Any int/float beta and alpha: the fast path's bits are the general path's (inf, NaN, -0.0
     and an overflow included; beta=0 ignores NaN in the input), and close to PyTorch's."""
-    taken = []
+    taken, expected = [], 0
     plus = F._plus_input
     monkeypatch.setattr(F, "_plus_input", lambda *a: taken.append(1) or plus(*a))
     MK.ready()
@@ -100,12 +100,15 @@ def test_fused_fast_paths_take_any_number_beta_alpha_bit_for_bit(dtype, monkeypa
                     finally:
                         m.__exit__(None, None, None)
                     assert _bits(ours) == _bits(general), (name, beta, alpha)
+                    # (addr with an input term and a NaN result: the compiled call leaves it to the
+                    # general path, PyTorch's fma forms in Python)
+                    expected += not (name == "addr" and beta != 0 and np.isnan(general.numpy()).any())
                 theirs = _call(torch, name, vals, lambda v, lib: lib.tensor(v), beta, alpha)
                 assert ours.shape == tuple(theirs.shape) and ours.stride() == theirs.stride()
                 tol = 1e-4 if dtype == np.float32 else 1e-12
                 settled = ~_order_dependent(name, vals, alpha, dtype)
                 np.testing.assert_allclose(ours.numpy()[settled], theirs.numpy()[settled], rtol=tol, atol=tol)
-    assert len(taken) == len(CALLS) * len(SCALARS) * 2
+    assert len(taken) == expected
 
 
 def test_fused_beta_zero_and_alpha_zero_as_torch():

@@ -258,9 +258,9 @@ def test_trace_is_the_python_paths_and_torchs(dtype: type, monkeypatch: pytest.M
 @needs_kernel
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_addr_is_the_python_paths_and_torchs(dtype: type, monkeypatch: pytest.MonkeyPatch) -> None:
-    """addr's compiled path: the Python fast path's bits (NaN, inf, -0.0, a beta that rounds to 0,
-    alpha 0), and PyTorch's values on plain calls; two NaN operands in one operation left to the
-    Python path."""
+    """addr's compiled path: the Python path's bits (NaN, inf, -0.0, a beta that rounds to 0,
+    alpha 0), and PyTorch's bits where no result is NaN; two NaN operands in one operation (beta
+    0) or a NaN result (an input term) left to the Python path."""
     factors = [(0, 1), (1, 1), (1, -1.5), (2, 3), (1e-50, 1e-45), (1e-300, 0), (0.1, 0.7), (-0.0, 2.0)]
     cases = []
     for _ in range(40):
@@ -269,14 +269,15 @@ def test_addr_is_the_python_paths_and_torchs(dtype: type, monkeypatch: pytest.Mo
         cases += [(vals, beta, alpha) for beta, alpha in factors]
     args = [(strided.tensor(i), _tensor(x, "off"), strided.tensor(y), beta, alpha) for (i, x, y), beta, alpha in cases]
     fast = [strided.addr(i, x, y, beta=beta, alpha=alpha) for i, x, y, beta, alpha in args]
-    taken = sum(matkernel.addr(*a) is not None for a in args)
-    assert taken > len(args) // 2
-    for ((i, x, y), beta, alpha), f in zip(cases, fast):
-        if alpha != 1 or beta != 1 or not np.isfinite(f._np()).all():
-            continue  # (PyTorch's values for plain calls; its rounding order for alpha, beta and
-            # overflow differs: (alpha * x) * y against strided's (x * y) * alpha)
-        t = torch.addr(torch.from_numpy(i), torch.from_numpy(x), torch.from_numpy(y))
-        np.testing.assert_allclose(f._np(), t.numpy(), rtol=1e-5 if dtype == np.float32 else 1e-12)
+    answers = [matkernel.addr(*a) is not None for a in args]
+    assert sum(answers) > len(args) // 3
+    for ((i, x, y), beta, alpha), f, answered in zip(cases, fast, answers):
+        nan = np.isnan(f._np()).any()
+        assert answered or nan or (beta != 0 and abs(beta) < 1e-45 and dtype == np.float32)
+        if nan:
+            continue  # (which NaN: see tests/test_addr_torch_bits.py)
+        t = torch.addr(torch.from_numpy(i), torch.from_numpy(x), torch.from_numpy(y), beta=beta, alpha=alpha)
+        assert f._np().tobytes() == t.numpy().tobytes(), (beta, alpha)
     matkernel.switch_off(monkeypatch.setattr)
     for a, f in zip(args, fast):
         assert strided.addr(a[0], a[1], a[2], beta=a[3], alpha=a[4])._np().tobytes() == f._np().tobytes()

@@ -157,7 +157,12 @@ def tensor(data: Any, dtype: Any = None, *, device: Any = None, requires_grad: b
 
 
 def copied_tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    """:func:`tensor` without its warning for a tensor ``data`` (``t.new_tensor`` warns its own)."""
+    """:func:`tensor` without its warning for a tensor ``data`` (``t.new_tensor`` warns its own).
+    A NumPy array with a negative stride is refused as PyTorch 2.13's ``torch.tensor`` and
+    ``new_tensor`` refuse it (they read the array through tensor_from_numpy; an array inside a
+    list is read element by element, and taken)."""
+    if isinstance(data, np.ndarray) and any(s < 0 for s in data.strides):
+        _negative_strides(data, "tensor")
     return leaf(_tensor(data, dtype, device), requires_grad, "tensor")
 
 
@@ -698,18 +703,17 @@ def from_numpy(array: np.ndarray) -> Tensor:
     return borrow_array(array, "from_numpy")
 
 
-def _negative_strides(array: np.ndarray) -> NoReturn:
+def _negative_strides(array: np.ndarray, op: str = "from_numpy") -> NoReturn:
     """PyTorch's tensor_from_numpy refusal of an array with a negative stride (in any dim, sizes
     0 and 1 too): ValueError. (strided's own operands may have negative strides: its internal
-    wraps call :func:`borrow_array` directly.)"""
+    wraps call :func:`borrow_array` directly.) ``op``: the strided function refusing it."""
     raise StridedValueError(
         join_lines(
             "At least one stride in the given numpy array is negative, and tensors with negative strides "
             "are not currently supported. (You can probably work around this by making a copy of your "
             "array  with array.copy().) ",
-            f"strides {array.strides} (bytes); strided.from_numpy follows PyTorch here",
-            "fix: strided.from_numpy(array.copy()), or strided.tensor(array) (a copy); "
-            "a reversed tensor is strided.flip(t, dims)",
+            f"strides {array.strides} (bytes); strided.{op} follows PyTorch here",
+            f"fix: strided.{op}(array.copy()); a reversed tensor is strided.flip(t, dims)",
         )
     )
 

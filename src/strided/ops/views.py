@@ -718,9 +718,42 @@ def split(self: Tensor, split_size: int | Sequence[int], dim: int = 0) -> tuple[
     """
     shape = self._layout.shape
     check_not_0d(shape, "split")
+    if split_size.__class__ is not int and not isinstance(split_size, (list, tuple)):
+        split_size = _split_size(split_size, dim)
     step = split_step(split_size, dim, shape)  # PyTorch checks split_size before the dim
     d = L.wrap_dim(dim, len(shape))
     return _pieces(self, d, split_sizes(split_size, step, d, shape))
+
+
+def _split_size(split_size: Any, dim: Any) -> Any:
+    """``split_size`` as PyTorch 2.13's ``Tensor.split`` (torch/_tensor.py) passes it on: a
+    one-element tensor as its ``int()``; an int (a bool too) to ``split``, which refuses a bool;
+    anything else (a NumPy integer, a float, an array, a many-element tensor) to
+    ``split_with_sizes``, whose parser wants a tuple of ints: their TypeErrors, their text."""
+    if isinstance(split_size, Tensor) and split_size.numel() == 1:
+        return int(split_size)
+    if isinstance(split_size, bool):
+        raise StridedTypeError(join_lines(
+            f"split() received an invalid combination of arguments - got (Tensor, bool, {_py_type(dim)}), "
+            "but expected one of:", f"split_size={split_size!r} is a bool, no piece length",
+            f"fix: split({int(split_size)})"))
+    if not isinstance(split_size, int):
+        raise StridedTypeError(join_lines(
+            "split_with_sizes(): argument 'split_sizes' (position 2) must be tuple of ints, not "
+            f"{_py_type(split_size)}",
+            "split takes a Python int piece length (PyTorch's Tensor.split sends anything else to "
+            "split_with_sizes)", f"fix: split(int({split_size!r}))" if np.ndim(split_size) == 0 else
+            "fix: a list of sizes"))
+    return split_size
+
+
+def _py_type(value: Any) -> str:
+    """A value's type as CPython's ``tp_name`` (PyTorch's parser's messages): ``float``,
+    ``numpy.int64``, ``Tensor``."""
+    if isinstance(value, Tensor):
+        return "Tensor"
+    kind = type(value)
+    return kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
 
 
 def split_with_sizes(self: Tensor, split_sizes: Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:

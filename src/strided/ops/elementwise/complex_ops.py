@@ -577,17 +577,47 @@ installs_as("is_complex")(is_complex)
 from ...gradients import backward, seal  # noqa: E402 - (kept beside the rules: merges stay clean)
 
 
-# (PyTorch takes a part as view_as_real(x).select(-1, k): its node is a SelectBackward0)
+# (PyTorch takes a part as view_as_real(x).select(-1, k): its node is a SelectBackward0, whose
+# gradient is the pair (g, 0) or (0, g) read as complex. Of a tensor with PyTorch's conjugate bit
+# (x.conj(): strided's conj is a copy) it reads view_as_real(x._conj()), the imaginary part through
+# a _neg_view: the pair passes one more conjugation (and a negation), so the gradient's signed
+# zeros are others: x.conj().real's is 1+0j, not 1-0j)
 @backward("real", operands="property")
 def _real_backward(out: Tensor, x: Tensor) -> Any:
     if out is x:  # a real tensor's real is the tensor itself: no node
         return None
-    return "SelectBackward0", (x,), lambda g: (g.to(x._dtype),), ()
+    bit = _torch_conj_bit(x)
+    return "SelectBackward0", (x,), lambda g: (_part_grad(g, bit, 0),), ()
 
 
 @backward("imag", operands="property")
 def _imag_backward(out: Tensor, x: Tensor) -> Any:
-    return "SelectBackward0", (x,), lambda g: (g * 1j,), ()
+    bit = _torch_conj_bit(x)
+    return "SelectBackward0", (x,), lambda g: (_part_grad(g, bit, 1),), ()
+
+
+def _torch_conj_bit(x: Tensor) -> bool:
+    """Whether PyTorch's ``x`` has its conjugate bit set: ``x`` is the result of an odd run of
+    ``conj()`` calls recorded by autograd (a conj of a conj clears it). Views of such a result
+    (which keep PyTorch's bit) are not followed."""
+    node, bit = x.grad_fn, False
+    while node is not None and node.name() == "ConjBackward0":
+        bit = not bit
+        node = node.next_functions[0][0] if node.next_functions else None
+    return bit
+
+
+def _part_grad(g: Tensor, bit: bool, k: int) -> Tensor:
+    """The gradient of part ``k`` (0 real, 1 imaginary) of a complex tensor as PyTorch's
+    SelectBackward0 gives it: ``g`` at place ``k`` of a (real, imaginary) pair of zeros, read as
+    complex; with the conjugate bit (:func:`_torch_conj_bit`) that pair conjugated, and for the
+    imaginary part negated first (PyTorch's _neg_view): ``(g, -0.0)``, ``(-0.0, g)``."""
+    from ... import stack as _stack  # (the public, recording entry: imported at the call, no cycle)
+
+    zero = g.new_full(g.shape, -0.0 if bit else 0.0)
+    # (stack and view_as_complex: recorded for a second derivative, where complex's compiled
+    # front, called from here, is not)
+    return view_as_complex(_stack([g, zero] if k == 0 else [zero, g], -1))
 
 
 @backward("view_as_real")

@@ -43,6 +43,8 @@ from ...errors import StridedIndexError, StridedRuntimeError, join_lines
 from ...gradients import seal
 from ...kernels import native, npcore
 from ...kernels.fpstate import quiet_call, quiet_retry, quietly
+from ...kernels.fused import fma as _fma
+from ...kernels.torch_loops import GRAIN_SIZE, parallel_chunks, scalar_loop_mask, torch_threads
 from ...layout.order import elementwise_output_strides
 from ...opdef import Kind
 from ...tensor import Tensor, tensor_arg
@@ -359,6 +361,33 @@ def _addr_columns(input: Any, vec1: Tensor, vec2: Tensor, shape: tuple[int, int]
     return adopted(product.reshape(-1), L.Layout._trusted(shape, (1, shape[0]), 0), vec1._dtype)
 
 
+def _addr_columns_fused(input: Any, vec1: Tensor, vec2: Tensor, shape: tuple[int, ...],  # noqa: A002
+                        beta: Any, alpha: Any) -> Tensor | None:
+    """addr with an input term for a column-major ``input`` (strides ``(1, m)``, both dims > 1)
+    and contiguous float32/float64 vectors of its dtype, by the compiled row-major call on the
+    transposed problem; None otherwise (the general path decides).
+
+    PyTorch walks such a result in memory order: rows along dim 0, ``vec1`` contiguous along them
+    and ``vec2`` the vector loop's scalar. Its forms, ``fma(alpha*x, y, beta*input)`` and
+    ``fma(beta, input, (alpha*x)*y)``, are the row-major call's on ``input.t()`` with ``x' = y``,
+    ``y' = alpha*x`` (rounded first, as PyTorch's) and alpha 1 (a product of two operands does not
+    depend on their order), its flat range the same memory order: the same pieces."""
+    d = vec1._dtype
+    if input.__class__ is not Tensor or input._dtype is not d or vec2._dtype is not d or d not in _FAST or (
+            len(shape) != 2 or shape[0] < 2 or shape[1] < 2 or input._layout.shape != shape
+            or input._layout.strides != (1, shape[0]) or not -_F32_MAX <= alpha <= _F32_MAX):
+        return None
+    x = _rowmajor(vec1, shape[:1])
+    if x is None:
+        return None
+    ax = quietly(np.multiply, x, d.numpy.type(alpha))  # (a fresh contiguous run)
+    t = _mk.addr(input.t(), vec2, adopted(ax, _cinfo[ax.shape][2], d), beta, 1, _addr_chunk(shape))
+    return None if t is None else t.t()
+
+
+_F32_MAX = float(np.finfo(np.float32).max)
+
+
 def _nan_in(a: np.ndarray) -> bool:
     """Whether ``a`` holds a NaN (np.min propagates one: a single SIMD pass)."""
     return bool(np.isnan(a.min()))
@@ -642,13 +671,21 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any
     """
     vec1, alpha = _scaled_first(input, vec1, vec2, beta, alpha)
     if out is None and _number(beta) and _number(alpha) and vec1.__class__ is Tensor and vec2.__class__ is Tensor:
-        t = _mk.addr(input, vec1, vec2, beta, alpha)  # (the path below in one C call)
+        t = _mk.addr(input, vec1, vec2, beta, alpha)  # (the paths below in one C call)
         if t is not None:
             return t
         shape = vec1._layout.shape + vec2._layout.shape
+        if len(shape) == 2 and shape[0] * shape[1] >= GRAIN_SIZE and (
+                t := _mk.addr(input, vec1, vec2, beta, alpha, _addr_chunk(shape))) is not None:
+            return t  # (above the grain size with an input term: the call again, told the chunks)
         beta = _addr_beta(beta, vec1._dtype.numpy)  # (a beta that rounds to 0 in the dtype: 0, as PyTorch)
+        if beta != 0 and (t := _addr_columns_fused(input, vec1, vec2, shape, beta, alpha)) is not None:
+            return t
+        # (with an input term PyTorch's per-position fma forms: the C call above or _addr_fused on
+        # the general path; these two paths take beta 0, the product alone, the same in every loop)
+        square = beta == 0 and len(shape) == 2 and shape[0] > 1 and shape[1] > 1
         # (a row-major input of two dims of at least 2 fixes the result's memory order: row-major)
-        if len(shape) == 2 and shape[0] > 1 and shape[1] > 1 and _rowmajor(input, shape) is not None:
+        if square and _rowmajor(input, shape) is not None:
             x = _rowmajor(vec1, shape[:1])
             y = _rowmajor(vec2, shape[1:]) if x is not None and vec2._dtype is vec1._dtype else None
             if y is not None:
@@ -656,7 +693,7 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any
                 t = _plus_input((x, y), _cinfo[shape][2], input, vec1._dtype, beta, alpha)
                 if t is not None:
                     return t
-        elif len(shape) == 2 and shape[0] > 1 and shape[1] > 1:
+        elif square:
             t = _addr_columns(input, vec1, vec2, shape, beta, alpha)
             if t is not None:
                 return t
@@ -680,8 +717,67 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any
     base = _expanded("addr", input, shape)
     strides = elementwise_output_strides(shape, [(shape, base.stride()), ((shape[0], 1), (a.stride()[0], 1)),
                                                  ((shape[1],), b.stride())])
+    fused = _addr_fused(input, a, b, shape, dtype, beta, alpha, strides, out)
+    if fused is not None:
+        return fused if out is None else write_out(out, fused, "addr", (input, a, b), same_dtype="")
     return _combine("addr", input, product, shape, dtype, beta, alpha, out, (input, a, b), same_dtype="",
                     strides=strides)
+
+
+def _addr_chunk(shape: tuple[int, ...]) -> int:
+    """at::parallel_for's chunk length over addr's flat range of ``shape`` (0: one chunk), where
+    PyTorch's loop cuts its rows (:mod:`strided.kernels.torch_loops`)."""
+    numel = shape[0] * shape[1] if len(shape) == 2 else 0
+    if numel < GRAIN_SIZE:
+        return 0
+    chunks = parallel_chunks(numel, torch_threads())
+    return 0 if chunks == 1 else -(-numel // chunks)
+
+
+def _addr_fused(input: Tensor, a: Tensor, b: Tensor, shape: tuple[int, int], dtype: DType,  # noqa: A002
+                beta: Any, alpha: Any, strides: tuple[int, ...], out: Any) -> Tensor | None:
+    """addr with an input term in float32/float64 as PyTorch's loops compute it, a fresh tensor of
+    ``strides``; None where there is no input term (beta 0 or rounding to 0: :func:`_combine`)
+    or the dtype is another (the same errors first: :func:`_combine`'s checks run here).
+
+    PyTorch's ``addr_kernel`` (``cpu_kernel_vec``) computes ``beta * self + alpha * vec1 * vec2``;
+    compiled with contraction (measured on x86-64 PyTorch 2.13, AVX2), its vector blocks give
+    ``fma(alpha * x, y, beta * input)`` and its scalar function (a row's tail of ``len % step``
+    elements, or every element of a strided row) ``fma(beta, input, (alpha * x) * y)``; each
+    parenthesised step rounded in the dtype, each fma once. NaN: :func:`fused.fma`'s rule."""
+    if dtype is not float32 and dtype is not float64:
+        return None
+    base = _expanded("addr", input, shape)
+    beta, alpha = _scalar(beta, "beta", dtype, "addr"), _scalar(alpha, "alpha", dtype, "addr")
+    dt = dtype.numpy
+    if _addr_beta(beta, dt) == 0:
+        return None
+    with np.errstate(all="ignore"):
+        bv, av = dt.type(beta), dt.type(alpha)  # (PyTorch's Scalar.to<scalar_t>())
+        inp = base._np().astype(dt, copy=False)
+        x, y = a._np().astype(dt, copy=False), b._np().astype(dt, copy=False)
+        p = np.multiply(av, x)[:, None]
+        res = _fma(p, y[None, :], np.multiply(inp, bv))
+        if out.__class__ is Tensor and out._layout.shape == shape:  # (written in place: its strides walk)
+            out_strides, fresh = out._layout.strides, False
+        else:
+            out_strides, fresh = strides, True
+        walk = [(shape, base._layout.strides), ((shape[0], 1), (a._layout.strides[0], 1)), (shape[1:], b._layout.strides)]
+        mask = scalar_loop_mask(shape, out_strides, fresh, walk, step=64 // dt.itemsize)
+        if mask is not None:  # (the scalar function's elements)
+            pm, ym = np.broadcast_to(p, shape)[mask], np.broadcast_to(y, shape)[mask]
+            q = np.multiply(pm, ym)
+            # (two NaN factors: PyTorch's product keeps alpha * x's, as x86 keeps its first operand's;
+            # NumPy's loops keep either, by position: measured)
+            both = np.isnan(pm) & np.isnan(ym)
+            if both.any():
+                q[both] = pm[both]
+            res[mask] = _fma(bv, inp[mask], q)
+    if strides == L.contiguous_strides(shape):
+        return LA.rowmajor(np.ascontiguousarray(res), dtype)
+    result = new_result(shape, dtype, strides)
+    np.copyto(result._np(), res)
+    return result
 
 
 def _scaled_first(input: Any, vec1: Any, vec2: Any, beta: Any, alpha: Any) -> tuple[Any, Any]:  # noqa: A002

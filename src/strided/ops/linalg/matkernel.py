@@ -37,7 +37,7 @@ def _none1(x: Any) -> None:
     return None
 
 
-def _none5(input: Any, x: Any, y: Any, beta: Any, alpha: Any) -> None:  # noqa: A002
+def _none5(input: Any, x: Any, y: Any, beta: Any, alpha: Any, chunk: int | None = None) -> None:  # noqa: A002
     return None
 
 
@@ -147,12 +147,15 @@ def _first_trace(x: Any) -> Any:
 
 
 mm, bmm, mv, scale_add, bmm_small = _first_mm, _first_bmm, _first_mv, _first_scale_add, _first_bmm_small
-def _first_addr(input: Any, x: Any, y: Any, beta: Any, alpha: Any) -> Any:  # noqa: A002
-    """``fused.addr``'s fast path (``outer_scale_add``'s operations on a row-major input and two
-    contiguous vectors, float32/float64, sizes of at least 2) as a fresh tensor; None where two NaN
-    operands meet in one operation or the call is not for here."""
+def _first_addr(input: Any, x: Any, y: Any, beta: Any, alpha: Any, chunk: int | None = None) -> Any:  # noqa: A002
+    """``fused.addr``'s fast path on a row-major input and two contiguous vectors, float32/float64,
+    sizes of at least 2, as a fresh tensor: without an input term ``outer_scale_add``'s operations;
+    with one PyTorch's per-position fma forms, its rows cut into pieces at each multiple of
+    ``chunk`` (at::parallel_for's chunk length; 0: one chunk; left out: 0 below 32768 elements,
+    else None with an input term). None where a result is NaN (with an input term), two NaN
+    operands meet in one operation, or the call is not for here."""
     _setup()
-    return addr(input, x, y, beta, alpha)
+    return addr(input, x, y, beta, alpha) if chunk is None else addr(input, x, y, beta, alpha, chunk)
 
 
 def _first_dot(a: Any, b: Any) -> Any:
