@@ -1,0 +1,166 @@
+"""The large-size fast paths of branch large24, each against PyTorch (values, dtype, strides) and
+against the general path it replaces (run inside ``native.disabled()`` where that turns the fast
+path off, else compared with the row-major result).
+
+* Unary "more" ops (isfinite, isnan, floor, sign, ...) of a permuted dense float32/float64
+  tensor: the kernel over the storage run in memory order, the result laid out with the input's
+  strides (TensorIterator's, and the isinf/isfinite composites').
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import strided as st
+from strided.ops.elementwise import unary_more
+
+SPECIALS = [0.0, -0.0, 1.5, -2.5, np.inf, -np.inf, np.nan, 1e-40, 3.4e38, 0.5, -0.5, 2.5]
+
+
+def _values(n: int, dtype: str, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    v = (rng.standard_normal(n) * 4).astype(dtype)
+    v[: len(SPECIALS)] = np.array(SPECIALS, dtype=dtype)
+    rng.shuffle(v)
+    return v
+
+
+# (shape of the row-major base, permutation): every dim >= 2 (the dense path) and some with a
+# size-1 dim (the general path: its strides follow other rules)
+PERMS = [((37, 53), (1, 0)), ((5, 7, 11), (2, 0, 1)), ((5, 7, 11), (1, 2, 0)), ((3, 1, 9), (2, 1, 0)),
+         ((4, 6, 2, 3), (3, 1, 0, 2))]
+OPS = [op.name for op in unary_more.TABLE if op.name not in ("logical_not",)]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape,perm", PERMS)
+@pytest.mark.parametrize("name", OPS)
+def test_unary_more_permuted_dense_matches_torch(name, shape, perm, dtype, monkeypatch):
+    base = _values(int(np.prod(shape)), dtype).reshape(shape)
+    s = st.from_numpy(base.copy()).permute(*perm)
+    t = torch.from_numpy(base.copy()).permute(*perm)
+    want = getattr(torch, name)(t)
+    got = getattr(st, name)(s)
+    assert got.dtype.name == str(want.dtype).removeprefix("torch."), name
+    assert got.stride() == want.stride(), name
+    # values as PyTorch's (the transcendental ones to NumPy's last bits, as before this path)
+    np.testing.assert_allclose(got.numpy().astype(np.float64), want.numpy().astype(np.float64), rtol=1e-6,
+                               equal_nan=True)
+    # bit for bit (signs of zeros and NaNs included) the general path's result, and its strides
+    monkeypatch.setattr(unary_more, "dense_run", lambda x, n: None)
+    general = getattr(st, name)(s)
+    assert general.stride() == got.stride()
+    assert np.array_equal(_bytes(got), _bytes(general))
+
+
+def _bytes(t) -> np.ndarray:
+    return np.ascontiguousarray(t.numpy()).view(np.uint8)
+
+
+def test_unary_more_permuted_offset_view():
+    """A dense permuted view at an offset in a larger storage reads its own run only."""
+    big = st.from_numpy(_values(2 * 30 * 40, "float32").reshape(2, 30, 40))
+    v = big[1].t()
+    assert v._layout.offset == 1200
+    got = st.isfinite(v)
+    want = torch.isfinite(torch.from_numpy(big.numpy())[1].t())
+    assert got.stride() == want.stride()
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+UNARY = ["neg", "abs", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "bitwise_not"]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int32", "bool", "complex64"])
+@pytest.mark.parametrize("shape,perm", PERMS)
+@pytest.mark.parametrize("name", UNARY)
+def test_unary_permuted_dense_as_general_path(name, shape, perm, dtype, monkeypatch):
+    """strided.neg/abs/exp/... of a permuted dense tensor: PyTorch's strides and refusals, and
+    the general path's bytes."""
+    from strided.ops.elementwise import unary
+
+    base = _values(int(np.prod(shape)), "float64").reshape(shape)
+    if dtype in ("int32", "bool"):
+        base = np.nan_to_num(base * 3, nan=0.0, posinf=7.0, neginf=-7.0)
+    with np.errstate(all="ignore"):  # (3.4e38 as float16: inf)
+        base = base.astype(dtype)
+    s = st.from_numpy(base.copy()).permute(*perm)
+    t = torch.from_numpy(base.copy()).permute(*perm)
+    try:
+        want = getattr(torch, name)(t)
+    except (RuntimeError, TypeError, NotImplementedError):  # (PyTorch refuses this dtype: so must strided)
+        with pytest.raises((RuntimeError, TypeError, NotImplementedError)):
+            getattr(st, name)(s)
+        return
+    got = getattr(st, name)(s)
+    assert got.dtype.name == str(want.dtype).removeprefix("torch.")
+    assert got.stride() == want.stride()
+    monkeypatch.setattr(unary, "dense_run", lambda x, n: None)
+    general = getattr(st, name)(s)
+    assert general.stride() == got.stride()
+    assert np.array_equal(_bytes(got), _bytes(general))
+
+
+@pytest.mark.parametrize("shape,perm", PERMS)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("bounds", [(-1.0, 1.0), (0.0, 1.0), (-0.0, 0.0), (0.1, 0.7), (0.5, 0.5), (-np.inf, 2.5)])
+def test_hardtanh_compiled_and_permuted(shape, perm, dtype, bounds, monkeypatch):
+    """F.hardtanh's compiled clamp pass (row-major and permuted dense inputs) gives PyTorch's
+    bytes and strides, and the general path's (np.clip)."""
+    from strided.nn import functional as SF
+    from strided.ops.elementwise import activations
+
+    base = _values(int(np.prod(shape)), dtype).reshape(shape)
+    for perm_ in (tuple(range(len(shape))), perm):
+        s = st.from_numpy(base.copy()).permute(*perm_)
+        t = torch.from_numpy(base.copy()).permute(*perm_)
+        got = SF.hardtanh(s, *bounds)
+        want = torch.nn.functional.hardtanh(t, *bounds)
+        assert got.stride() == want.stride()
+        assert np.array_equal(_bytes(got), np.ascontiguousarray(want.numpy()).view(np.uint8))
+        with monkeypatch.context() as m:
+            m.setattr(activations, "dense_run", lambda x, n: None)
+            m.setattr(activations, "_compiled_clamp", lambda x, lo, hi: None)  # (np.clip)
+            general = SF.hardtanh(s, *bounds)
+        assert general.stride() == got.stride()
+        assert np.array_equal(_bytes(got), _bytes(general))
+
+
+UNFOLDS = [(0, 2, 1), (0, 3, 2), (1, 2, 1), (1, 5, 3), (0, 300, 1), (-2, 7, 7), (0, 1, 1), (2, 4, 3)]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int16", "complex64"])
+@pytest.mark.parametrize("args", UNFOLDS)
+@pytest.mark.parametrize("shape,perm", [((300, 301), (1, 0)), ((40, 50, 60), (2, 0, 1)), ((40, 50, 60), (1, 2, 0))])
+def test_unfold_copy_of_permuted_inputs(shape, perm, args, dtype):
+    """unfold_copy of a large permuted dense input (its row-major copy's view, where the windows
+    run along its memory): PyTorch's values, shape and strides, the view's contiguous copy's bytes,
+    and one copy in the ledger as before."""
+    base = _values(int(np.prod(shape)), "float64").reshape(shape)
+    base = np.clip(np.nan_to_num(base * 9), -3e4, 3e4).astype(dtype) if dtype == "int16" else base.astype(dtype)
+    s = st.from_numpy(base.copy()).permute(*perm)
+    t = torch.from_numpy(base.copy()).permute(*perm)
+    if not -len(shape) <= args[0] < len(shape) or args[1] > t.shape[args[0]]:
+        with pytest.raises((RuntimeError, IndexError)):
+            st.unfold_copy(s, *args)
+        return
+    with st.record_copies() as copies:
+        got = st.unfold_copy(s, *args)
+    assert len(copies) == 1 and copies[0].reason.startswith("unfold_copy")
+    want = torch.unfold_copy(t, *args)
+    assert got.shape == tuple(want.shape) and got.stride() == want.stride()
+    assert np.array_equal(_bytes(got), np.ascontiguousarray(want.numpy()).view(np.uint8))
+    assert np.array_equal(_bytes(got), _bytes(s.unfold(*args).contiguous()))
+
+
+def test_unfold_copy_of_a_transpose_backward():
+    """The gradient through a transposed input's unfold_copy (windows along its memory) is PyTorch's."""
+    base = _values(260 * 270, "float64").reshape(260, 270)
+    s = st.from_numpy(base.copy()).requires_grad_()
+    t = torch.from_numpy(base.copy()).requires_grad_()
+    w = _values(269 * 260 * 2, "float64", seed=3).reshape(269, 260, 2)
+    (st.unfold_copy(s.t(), 0, 2, 1) * st.from_numpy(w)).sum().backward()
+    (torch.unfold_copy(t.t(), 0, 2, 1) * torch.from_numpy(w)).sum().backward()
+    np.testing.assert_allclose(s.grad.numpy(), t.grad.numpy(), rtol=1e-12, equal_nan=True)
