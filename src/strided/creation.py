@@ -1666,6 +1666,12 @@ def _logspace_values(start: Any, end: Any, steps: int, base: Any, dt: DType) -> 
     with np.errstate(all="ignore"):
         span = np.float64(e - s) if dt.is_floating_point else np.float64(int(e) - int(s))
         step = span / np.float64(steps - 1)
+        if dt.numpy in _FILLED and (k := native.special()) is not None:
+            b = np.float64(base)
+            out = np.empty(steps, dt.numpy)
+            # (the steps below, and pow_base's power, in one compiled pass: 2^20 float32 ~18 -> ~11 ms)
+            if k.logspace_fill(float(np.float64(s)), float(np.float64(e)), float(step), float(b), out):
+                return out
         i = np.arange(steps, dtype=np.float64)
         half = steps // 2
         exps = np.empty(steps)
@@ -1678,6 +1684,10 @@ def _logspace_values(start: Any, end: Any, steps: int, base: Any, dt: DType) -> 
         # (float16 and bfloat16: c10::Half and BFloat16 are made from a float, so PyTorch's double
         # power is rounded to float32 first, then to the half type: two roundings, as here)
         return (powers.astype(np.float32) if dt.numpy.itemsize == 2 else powers).astype(dt.numpy)
+
+
+# the dtypes whose logspace the compiled logspace_fill writes (rounded once from the double power)
+_FILLED = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def _glibc_power(base: np.float64, exps: np.ndarray) -> np.ndarray:
