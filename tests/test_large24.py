@@ -187,3 +187,34 @@ def test_logspace_compiled_fill(start, end, steps, base, dtype):
         general = st.logspace(start, end, steps, base, dtype=getattr(st, dtype))
     same = _bytes(got).reshape(steps, -1) == _bytes(general).reshape(steps, -1)
     assert same.all(axis=1).mean() > 0.995
+
+
+@pytest.mark.parametrize("shape,perm", PERMS + [((300, 400), (1, 0)), ((1, 70000), (1, 0)), ((70000, 2), (0, 1))])
+@pytest.mark.parametrize("dtype", ["float32", "int64", "bool"])
+def test_empty_like_and_empty_strided_layouts(shape, perm, dtype):
+    """empty_like (preserve_format) of permuted inputs, small and large, and empty_strided /
+    empty of large sizes (their fast paths now take any size): PyTorch's shapes, strides, dtypes
+    and storage sizes, the second call (the remembered plan) as the first."""
+    s = st.zeros(shape, dtype=getattr(st, dtype)).permute(*perm)
+    t = torch.zeros(shape, dtype=getattr(torch, dtype)).permute(*perm)
+    for _ in range(2):
+        got, want = st.empty_like(s), torch.empty_like(t)
+        assert got.shape == tuple(want.shape) and got.stride() == want.stride() and got.dtype == s.dtype
+        assert got._storage.array.size == want.untyped_storage().nbytes() // want.element_size()
+        got, want = st.empty_strided((300, 500), (1, 300)), torch.empty_strided((300, 500), (1, 300))
+        assert got.stride() == want.stride() and got._storage.array.size == 150000
+        got = st.empty_strided((400, 300), (600, 2))  # (gaps: the storage holds what the layout reaches)
+        assert got.stride() == (600, 2) and got._storage.array.size == 399 * 600 + 299 * 2 + 1
+        assert st.empty(300, 301).stride() == (301, 1) and st.empty((70000, 2)).shape == (70000, 2)
+
+
+def test_large_empty_that_cannot_be_allocated_raises_as_before():
+    """A remembered large plan whose allocation fails takes the general path (its error)."""
+    with pytest.raises((RuntimeError, MemoryError, ValueError, OverflowError)) as first:
+        st.empty(2**40, 2**20)
+    with pytest.raises(type(first.value)):
+        st.empty(2**40, 2**20)
+    with pytest.raises((RuntimeError, MemoryError, ValueError, OverflowError)) as strided_first:
+        st.empty_strided((2**40, 2**20), (2**20, 1))
+    with pytest.raises(type(strided_first.value)):
+        st.empty_strided((2**40, 2**20), (2**20, 1))

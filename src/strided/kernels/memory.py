@@ -172,12 +172,7 @@ def dense_run(t: Any, numel: int) -> tuple[np.ndarray, Layout] | None:
     (TensorIterator; empty_like's preserve_format too), so its kernel may run over this run in
     order and the result take that layout: the order of visits differs, never a value."""
     lay = t._layout
-    key = (lay.shape, lay.strides)
-    layout = _DENSE.get(key, False)
-    if layout is False:
-        layout = _dense_layout(*key)
-        if len(_DENSE) < 256:
-            _DENSE[key] = layout
+    layout = dense_layout(lay.shape, lay.strides)
     if layout is None:
         return None
     run = t._storage.array[lay.offset: lay.offset + numel]
@@ -186,14 +181,21 @@ def dense_run(t: Any, numel: int) -> tuple[np.ndarray, Layout] | None:
     return run, layout
 
 
-def _dense_layout(shape: tuple[int, ...], strides: tuple[int, ...]) -> Layout | None:
-    """:func:`dense_run`'s layout for a tensor of ``shape`` and ``strides``, or None."""
-    if len(shape) < 2 or min(shape) < 2 or not is_non_overlapping_and_dense(shape, strides):
-        return None
-    return Layout._trusted(shape, strides, 0)
+def dense_layout(shape: tuple[int, ...], strides: tuple[int, ...]) -> Layout | None:
+    """The layout ``(shape, strides, 0)`` where it is permuted dense (every dim of size >= 2, the
+    strides a permutation of row-major ones), else None; remembered per (shape, strides)."""
+    key = (shape, strides)
+    layout = _DENSE.get(key, False)
+    if layout is False:
+        layout = None
+        if len(shape) >= 2 and min(shape) >= 2 and is_non_overlapping_and_dense(shape, strides):
+            layout = Layout._trusted(shape, strides, 0)
+        if len(_DENSE) < 256:
+            _DENSE[key] = layout
+    return layout
 
 
-# (shape, strides) -> dense_run's layout (None: not permuted dense); a loop asks again
+# (shape, strides) -> dense_layout's answer (None: not permuted dense); a loop asks again
 _DENSE: dict[tuple[tuple[int, ...], tuple[int, ...]], Layout | None] = {}
 
 
