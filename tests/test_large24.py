@@ -218,3 +218,36 @@ def test_large_empty_that_cannot_be_allocated_raises_as_before():
         st.empty_strided((2**40, 2**20), (2**20, 1))
     with pytest.raises(type(strided_first.value)):
         st.empty_strided((2**40, 2**20), (2**20, 1))
+
+
+@pytest.mark.parametrize("dtype,udtype", [("float32", np.uint32), ("float64", np.uint64)])
+@pytest.mark.parametrize("layout", ["row", "transposed", "sliced", "small"])
+def test_square_is_the_product(dtype, udtype, layout):
+    """square of float32/float64 (np.square where np.multiply(x, x) ran): the same bits as x * x
+    and as PyTorch's, over random bit patterns (NaN payloads, infinities, subnormals)."""
+    bits = np.random.default_rng(7).integers(0, np.iinfo(udtype).max, 300 * 200, dtype=udtype, endpoint=True)
+    base = bits.view(dtype).reshape(300, 200)
+    pick = {"row": lambda v: v, "transposed": lambda v: v.t(), "sliced": lambda v: v[::2, 1::3],
+            "small": lambda v: v[:3, :4]}[layout]
+    s, t = pick(st.from_numpy(base.copy())), pick(torch.from_numpy(base.copy()))
+    got = st.square(s)
+    with np.errstate(all="ignore"):
+        product = np.multiply(s.numpy(), s.numpy())
+    assert got.stride() == st.mul(s, s).stride()
+    assert np.array_equal(got.numpy().view(udtype), product.view(udtype))
+    assert np.array_equal(got.numpy().view(udtype), torch.square(t).numpy().view(udtype))
+
+
+@pytest.mark.parametrize("shape,perm", PERMS)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("bounds", [(None, 0.5), (-0.5, None), (-0.0, 0.0), (0.25, 0.75)])
+def test_clamp_of_permuted_dense(shape, perm, dtype, bounds):
+    """clamp / clamp_min / clamp_max by numbers of a permuted dense tensor (the compiled pass
+    over its memory, laid out as it): PyTorch's bytes and strides."""
+    base = _values(int(np.prod(shape)), dtype).reshape(shape)
+    s = st.from_numpy(base.copy()).permute(*perm)
+    t = torch.from_numpy(base.copy()).permute(*perm)
+    for _ in range(2):  # (the second call: the remembered layout)
+        got, want = st.clamp(s, *bounds), torch.clamp(t, *bounds)
+        assert got.stride() == want.stride()
+        assert np.array_equal(_bytes(got), np.ascontiguousarray(want.numpy()).view(np.uint8))

@@ -716,15 +716,11 @@ def _dense_clamp(x: Tensor, lo: Any, hi: Any, numel: int) -> Tensor | None:
     permutation of row-major ones: a transpose) by number bounds: the compiled pass over its
     storage run in memory order, the result laid out with ``x``'s strides (TensorIterator's output
     for one dense operand). None where that does not apply (the general path runs)."""
-    lay = x._layout
-    shape, strides = lay.shape, lay.strides
-    if len(shape) < 2 or min(shape) < 2 or not L.is_non_overlapping_and_dense(shape, strides):
+    dense = dense_run(x, numel)  # (its layout remembered: a loop's calls skip the dense test)
+    if dense is None:
         return None
-    run = x._storage.array[lay.offset: lay.offset + numel]
-    if len(run) != numel:
-        return None
-    res = _compiled_clamp(run, lo, hi)
-    return None if res is None else adopted(res, L.Layout(shape, strides, 0), x._dtype)
+    res = _compiled_clamp(dense[0], lo, hi)
+    return None if res is None else adopted(res, dense[1], x._dtype)
 
 
 def _clamp(x: Any, min: Any, max: Any, target: Tensor | None,  # noqa: A002
