@@ -251,3 +251,54 @@ def test_clamp_of_permuted_dense(shape, perm, dtype, bounds):
         got, want = st.clamp(s, *bounds), torch.clamp(t, *bounds)
         assert got.stride() == want.stride()
         assert np.array_equal(_bytes(got), np.ascontiguousarray(want.numpy()).view(np.uint8))
+
+
+@pytest.mark.parametrize("shape,perm", [((80, 90), (1, 0)), ((20, 30, 40), (2, 0, 1)), ((20, 30, 40), (1, 2, 0))])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int16", "bool"])
+def test_nonzero_of_permuted_dense(shape, perm, dtype):
+    """nonzero / argwhere / nonzero(as_tuple) / nonzero(out=) of a permuted dense input (its
+    blocked row-major copy walked): PyTorch's positions and strides, one copy in the ledger."""
+    v = _values(int(np.prod(shape)), "float64")
+    v[::3] = 0.0
+    v[1::7] = -0.0
+    base = (v != 0).astype(dtype) if dtype == "bool" else np.clip(np.nan_to_num(v * 5), -3e4, 3e4).astype(dtype)
+    base = base.reshape(shape)
+    s = st.from_numpy(base.copy()).permute(*perm)
+    t = torch.from_numpy(base.copy()).permute(*perm)
+    with st.record_copies() as copies:
+        got = st.nonzero(s)
+    assert len(copies) == 1
+    want = torch.nonzero(t)
+    assert got.stride() == want.stride() and np.array_equal(got.numpy(), want.numpy())
+    assert np.array_equal(st.argwhere(s).numpy(), torch.argwhere(t).numpy())
+    for a, b in zip(st.nonzero(s, as_tuple=True), torch.nonzero(t, as_tuple=True)):
+        assert np.array_equal(a.numpy(), b.numpy())
+    out = st.empty(0, dtype=st.int64)
+    st.nonzero(s, out=out)
+    assert np.array_equal(out.numpy(), want.numpy())
+
+
+COPY_FORMS = [("t_copy", lambda x: (x.t(),), ()), ("transpose_copy", lambda x: (x.t(),), (0, 1)),
+              ("permute_copy", lambda x: (x.t(),), ((1, 0),)), ("expand_copy", lambda x: (x,), ((300, 200),)),
+              ("view_copy", lambda x: (x,), ((200, 300),)), ("narrow_copy", lambda x: (x,), (0, 10, 250)),
+              ("slice_copy", lambda x: (x,), (0, 5, 290)), ("select_copy", lambda x: (x.reshape(3, 100, 200),), (0, 1)),
+              ("alias_copy", lambda x: (x,), ()), ("detach_copy", lambda x: (x,), ())]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", "complex64", "bool"])
+@pytest.mark.parametrize("name,prep,args", COPY_FORMS)
+def test_copy_forms_of_large_row_major_pieces(name, prep, args, dtype):
+    """The copy forms whose piece is a row-major run of its storage (beyond the small path's
+    64 KiB): the run's memcpy adopted; PyTorch's values, shape and strides, a fresh storage, and
+    the copy ledger's one record (the listened path) with the same bytes."""
+    base = _values(300 * 200, "float64").reshape(300, 200)
+    base = (base > 0).astype(dtype) if dtype == "bool" else np.clip(np.nan_to_num(base), -1e6, 1e6).astype(dtype)
+    s_in, t_in = prep(st.from_numpy(base.copy()))[0], prep(torch.from_numpy(base.copy()))[0]
+    got = getattr(st, name)(s_in, *args)
+    want = getattr(torch, name)(t_in, *args)
+    assert got.shape == tuple(want.shape) and got.stride() == want.stride()
+    assert np.array_equal(_bytes(got), np.ascontiguousarray(want.numpy()).view(np.uint8))
+    assert not np.shares_memory(got._storage.array, s_in._storage.array)
+    with st.record_copies() as copies:
+        listened = getattr(st, name)(s_in, *args)
+    assert len(copies) == 1 and np.array_equal(_bytes(listened), _bytes(got))

@@ -47,7 +47,7 @@ from ..refusals import NotContiguous
 from ..storage import Storage
 from ..tensor import Tensor, tensor_arg
 from ._support.memo import Memo
-from ._support.operands import _cinfo
+from ._support.operands import _cinfo, flat_run
 from ._support.out import write_out
 from .registry import backward, method
 
@@ -492,6 +492,11 @@ def _fresh_one(input: Tensor, piece: Tensor) -> Tensor:
         d = piece._dtype
         if info[1] * d.itemsize <= _SMALL_BYTES:
             return adopted(row_major_copy(piece._storage, lay, d), info[2], d)
+        # a row-major piece (t_copy of a transpose, expand_copy to its own shape): its storage
+        # run's memcpy, without copy_of's planning (2^20 float32: ~110 -> ~95 us, torch ~95)
+        run = flat_run(piece, info)
+        if run is not None and run.dtype == d.numpy:
+            return adopted(run.copy(), info[2], d)
     return copy_of(piece, L.contiguous_strides(lay.shape), "copy form")
 
 
