@@ -736,7 +736,8 @@ def _fast_run(op: MoreUnary, x: Any, args: tuple) -> Tensor | None:
     arr = flat_run(x, info)
     layout = info[2]
     if arr is None:  # (a transpose: the kernel over its memory in order, a ~20 us layout set-up saved)
-        dense = dense_run(x, info[1])
+        # (float32/float64 only: complex sgn keeps the general path, which models PyTorch's loops)
+        dense = dense_run(x, info[1]) if np_d in _F32_F64 else None
         if dense is None:
             return None
         arr, layout = dense
