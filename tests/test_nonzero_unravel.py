@@ -60,15 +60,17 @@ def _matches_np_nonzero_path_and_torch(shape, dt, density, monkeypatch) -> None:
     assert st.argwhere(x).numpy().tobytes() == torch.argwhere(torch.from_numpy(a)).numpy().tobytes()
 
 
-def test_permuted_and_small_inputs_keep_np_nonzero(monkeypatch) -> None:
+def test_strided_and_small_inputs_keep_np_nonzero(monkeypatch) -> None:
     calls = []
     real = masked._unraveled
     monkeypatch.setattr(masked, "_unraveled", lambda a: calls.append(a.shape) or real(a))
     monkeypatch.setattr(masked, "NONZERO_C", None)  # (the compiled small path: tests/test_index_compiled.py)
     a = _input((80, 90), np.float32, 0.5)
-    st.nonzero(st.from_numpy(a.T))  # not C-contiguous
+    st.nonzero(st.from_numpy(a)[::2, 1::3])  # not dense
     st.nonzero(st.from_numpy(a[:10, :10].copy()))  # small
     st.nonzero(st.from_numpy(a.reshape(-1)))  # 1-D: np.nonzero's one column already
     assert calls == []
     st.nonzero(st.from_numpy(a))
     assert calls == [(80, 90)]
+    st.nonzero(st.from_numpy(a.T))  # permuted dense: its row-major copy unraveled (tests/test_large24.py)
+    assert calls == [(80, 90), (90, 80)]

@@ -3784,6 +3784,48 @@ done:
     return answer;
 }
 
+/* logspace_fill(start, end, step, base, out) -> bool: PyTorch's CPU logspace kernel for a float32
+ * ("f") or float64 ("d") C-contiguous out of n >= 2 elements, in one pass: the exponents two-sided in
+ * double (start + step * i for i < n / 2, end - step * (n - 1 - i) after; each operation rounded,
+ * never fused: -ffp-contract=off), the C library's pow(base, exponent) in double, rounded to out's
+ * type. The same operations, in the same order, as creation._logspace_values' NumPy steps and
+ * pow_base (whose bits it gives), without their four temporary arrays. False: another format. */
+static PyObject *py_logspace_fill(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 5) {
+        PyErr_Format(PyExc_TypeError, "logspace_fill(start, end, step, base, out) takes 5 arguments, not %zd", nargs);
+        return NULL;
+    }
+    double v[4];
+    for (int k = 0; k < 4; k++) {
+        v[k] = PyFloat_AsDouble(args[k]);
+        if (v[k] == -1.0 && PyErr_Occurred()) return NULL;
+    }
+    const double start = v[0], end = v[1], step = v[2], base = v[3];
+    Py_buffer out;
+    if (PyObject_GetBuffer(args[4], &out, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) return NULL;
+    int single = strcmp(out.format, "f") == 0;
+    if (!single && strcmp(out.format, "d") != 0) {
+        PyBuffer_Release(&out);
+        Py_RETURN_FALSE;
+    }
+    Py_ssize_t n = out.len / (single ? 4 : 8), half = n / 2;
+    Py_BEGIN_ALLOW_THREADS
+    if (single) {
+        float *o = out.buf;
+        for (Py_ssize_t i = 0; i < half; i++) o[i] = (float)pow(base, start + step * (double)i);
+        for (Py_ssize_t i = half; i < n; i++) o[i] = (float)pow(base, end - step * (double)(n - 1 - i));
+    } else {
+        double *o = out.buf;
+        for (Py_ssize_t i = 0; i < half; i++) o[i] = pow(base, start + step * (double)i);
+        for (Py_ssize_t i = half; i < n; i++) o[i] = pow(base, end - step * (double)(n - 1 - i));
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&out);
+    Py_RETURN_TRUE;
+}
+
 /* stl_nth(x, nth, comparator) -> int: the position of the element GCC's std::nth_element leaves at
  * nth after running over x's values in order (x a C-contiguous float32 or float64 buffer, 0 <= nth <
  * len): PyTorch's median() (comparator 2, a plain <) and nanmedian() (0, NaN largest) of all
@@ -8705,6 +8747,8 @@ static PyMethodDef methods[] = {
      "activation_inplace(arr, start, n, code, param) -> bool | None: leaky_relu (code 0, slope param) written over "
      "arr[start:start + n] (True), or elu's (code 1) test that every element is > 0 (True: nothing to write; False: "
      "some is not) (None: not a 1-D contiguous aligned writable float32/float64 buffer holding the run)"},
+    {"logspace_fill", (PyCFunction)(void (*)(void))py_logspace_fill, METH_FASTCALL,
+     "logspace_fill(start, end, step, base, out) -> bool: PyTorch's CPU logspace into a float32/float64 out"},
     {"pow_base", (PyCFunction)(void (*)(void))py_pow_base, METH_FASTCALL,
      "pow_base(base, exps, out) -> bool: out = pow(base, exps), the C library's pow, float64 (False: an overlap)"},
     {"torch_kthvalue", (PyCFunction)(void (*)(void))py_torch_kthvalue, METH_FASTCALL,

@@ -31,6 +31,7 @@ from ..layout import (
     check_layout,
     contiguous_strides,
     has_internal_overlap,
+    is_non_overlapping_and_dense,
     overlaps,
     product,
     without_repeats,
@@ -159,6 +160,43 @@ def flat_run(t: Any, info: tuple) -> Any:
         if len(arr) != n:
             return None
     return arr
+
+
+def dense_run(t: Any, numel: int) -> tuple[np.ndarray, Layout] | None:
+    """The storage run of tensor ``t`` (``numel`` elements, no copy) in memory order, and the
+    layout of ``t``'s shape and strides at offset 0, where ``t`` is permuted dense: every dim of
+    size >= 2 and its strides a permutation of row-major ones (a transpose); else None (None too
+    for a tensor unpickled past its storage).
+
+    An elementwise op of one such operand lays its output out with the operand's strides
+    (TensorIterator; empty_like's preserve_format too), so its kernel may run over this run in
+    order and the result take that layout: the order of visits differs, never a value."""
+    lay = t._layout
+    layout = dense_layout(lay.shape, lay.strides)
+    if layout is None:
+        return None
+    run = t._storage.array[lay.offset: lay.offset + numel]
+    if len(run) != numel:
+        return None
+    return run, layout
+
+
+def dense_layout(shape: tuple[int, ...], strides: tuple[int, ...]) -> Layout | None:
+    """The layout ``(shape, strides, 0)`` where it is permuted dense (every dim of size >= 2, the
+    strides a permutation of row-major ones), else None; remembered per (shape, strides)."""
+    key = (shape, strides)
+    layout = _DENSE.get(key, False)
+    if layout is False:
+        layout = None
+        if len(shape) >= 2 and min(shape) >= 2 and is_non_overlapping_and_dense(shape, strides):
+            layout = Layout._trusted(shape, strides, 0)
+        if len(_DENSE) < 256:
+            _DENSE[key] = layout
+    return layout
+
+
+# (shape, strides) -> dense_layout's answer (None: not permuted dense); a loop asks again
+_DENSE: dict[tuple[tuple[int, ...], tuple[int, ...]], Layout | None] = {}
 
 
 def tensor_view(t: Any) -> np.ndarray:

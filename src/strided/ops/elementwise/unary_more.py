@@ -42,6 +42,7 @@ from ...gradients import guards_itself, seal
 from ...kernels import check_writable, native, npcore, special
 from ...kernels.elementwise import complex_abs, reciprocal_into
 from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set, quietly
+from ...kernels.memory import dense_run
 from ...kernels.torch_loops import GRAIN_SIZE, scalar_loop_mask, torch_vector_bytes
 from ...opdef import Kind, declare
 from ...tensor import Tensor
@@ -369,7 +370,13 @@ def _reciprocal_fresh(x: np.ndarray) -> np.ndarray:
 
 
 def _square(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
-    np.multiply(x, x, out=out, dtype=compute, casting="unsafe")
+    """``x * x``. A float32/float64 ``x`` in its own dtype: np.square, the same IEEE product (bit
+    for bit, NaN payloads and subnormals included: checked over random bit patterns) in NumPy's
+    unary loop, which outruns the two-operand multiply (2^20 float32: ~98 -> ~86 us)."""
+    if x.dtype == compute and compute in _F32_F64:
+        np.square(x, out=out)
+    else:
+        np.multiply(x, x, out=out, dtype=compute, casting="unsafe")
 
 
 def _logical_not(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
@@ -622,7 +629,7 @@ _FRESH: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "frac": _frac_fresh,
     "sign": lambda x: _sign_fresh(x),
     "sgn": lambda x: _sgn_fresh(x),
-    "square": lambda x: np.multiply(x, x),
+    "square": lambda x: np.square(x),  # (float32/float64: _square's np.square, x * x's bits)
     "log1p": np.log1p, "expm1": np.expm1, "log2": np.log2, "log10": np.log10, "exp2": np.exp2,
     "rsqrt": lambda x: _rsqrt_fresh(x),
     "reciprocal": _reciprocal_fresh,
@@ -789,8 +796,13 @@ def _fast_run(op: MoreUnary, x: Any, args: tuple) -> Tensor | None:
         return None
     info = _cinfo[x._layout.shape]
     arr = flat_run(x, info)
-    if arr is None:
-        return None
+    layout = info[2]
+    if arr is None:  # (a transpose: the kernel over its memory in order, a ~20 us layout set-up saved)
+        # (float32/float64 only: complex sgn keeps the general path, which models PyTorch's loops)
+        dense = dense_run(x, info[1]) if np_d in _F32_F64 else None
+        if dense is None:
+            return None
+        arr, layout = dense
     res = np.empty(info[1], _BOOL_NP if op.rule == "bool" else np_d)
     token = quiet_set(QUIET)
     try:
@@ -799,7 +811,8 @@ def _fast_run(op: MoreUnary, x: Any, args: tuple) -> Tensor | None:
             _sgn_flat_tail(arr, res)
     finally:
         quiet_reset(token)
-    return adopted(res, info[2], bool_ if op.rule == "bool" else d)
+    return adopted(res, layout, bool_ if op.rule == "bool" else d)
+
 
 
 # the special functions' rows (their float64 kernels dominate; :mod:`strided.kernels.special`)

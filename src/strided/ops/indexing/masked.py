@@ -21,6 +21,7 @@ from ...errors import StridedRuntimeError, join_lines
 from ...gradients import grad_zeros, linear, seal
 from ...kernels.blocked import copy_into, row_major
 from ...kernels.listeners import silenced
+from ...kernels.memory import dense_layout
 from ...layout import Layout
 from ...messages import partial_overlap
 from ...opdef import Kind, declare
@@ -433,6 +434,12 @@ def _nonzero_matrix(input: Tensor, name: str) -> Tensor:
     column (strides ``(1, n)``)."""
     nd = input.ndim
     arr = input._np()
+    if nd >= 2 and arr.size >= _UNRAVEL_MIN and not arr.flags.c_contiguous \
+            and dense_layout(input._layout.shape, input._layout.strides) is not None:
+        # a permuted dense input (a transpose): its blocked row-major copy (an unreported
+        # temporary, the same elements) walked as a row-major one; np.nonzero's own walk of a
+        # transposed 2^20-element float32 took ~11.7 ms (PyTorch ~7), this ~3.5
+        arr = row_major(arr)
     if nd >= 2 and arr.size >= _UNRAVEL_MIN and arr.flags.c_contiguous:
         flat = _unraveled(arr)
         n = flat.size // nd
