@@ -3,7 +3,7 @@
  * NAME(src, dst) -> None           for NAME in erf, erfc, erfinv, erfinv_float32, digamma, trigamma, lgamma, i0, i1, i0e, i1e
  * zeta_scaled(src, dst, s, scale)  scale * zeta(s, src) for one order s > 1 (polygamma's n >= 2)
  * fma32(a, b, c, out) -> bool      out = a * b + c rounded once, float32 (strided.kernels.fused.fma_into)
- * cross3(a, b, out) -> bool         PyTorch's fused cross product, float32/float64 (ops.linalg.products)
+ * cross3(a, b, out[, inner]) -> bool PyTorch's fused cross product, float32/float64 (ops.linalg.products)
  * kron2(a, b, out, m, n, p, q) -> bool  kron of two matrices (outer: n = p = 1), float32/float64 (the same)
  * bmm_loop(x, y, out, n, k, p) -> bool  PyTorch's small baddbmm loop (ops.linalg.fused)
  * fma64(a, b, c, out) -> bool      out = fma(a, b, c), float64: C99's correctly rounded fma (the same)
@@ -1115,11 +1115,81 @@ static void buffer_extent(const Py_buffer *b, const char **lo, const char **hi)
     *hi = h;
 }
 
+/* cross3's flat form, cross3(a, b, out, inner): a, b and out C-contiguous 1-D runs of one length n,
+ * read as (n / (3 * inner), 3, inner) row-major blocks (a row-major tensor's flat run, the vectors
+ * along a dim whose later dims hold ``inner`` elements): the small-op fast path's call without
+ * three reshapes. False with nothing written where a run is not native-aligned "f"/"d" memory (a
+ * from_numpy buffer at an odd address exports "=f") or out overlaps an input (the caller's general
+ * path runs); a ValueError where the lengths or ``inner`` do not fit. */
+static PyObject *cross3_flat(PyObject *const *args)
+{
+    Py_ssize_t inner = PyLong_AsSsize_t(args[3]);
+    if (inner == -1 && PyErr_Occurred())
+        return NULL;
+    Py_buffer buf[3];
+    int got = 0;
+    PyObject *answer = NULL;
+    for (int k = 0; k < 3; k++) {
+        int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (k == 2 ? PyBUF_WRITABLE : 0);
+        if (PyObject_GetBuffer(args[k], &buf[k], flags) < 0)
+            goto done;
+        got = k + 1;
+    }
+    Py_ssize_t itemsize = buf[0].itemsize, n = buf[0].ndim == 1 ? buf[0].shape[0] : -1;
+    for (int k = 0; k < 3; k++) {
+        if (buf[k].ndim != 1 || buf[k].shape[0] != n || buf[k].itemsize != itemsize) {
+            PyErr_SetString(PyExc_ValueError, "cross3: a, b and out must be 1-D runs of one length and item size");
+            goto done;
+        }
+    }
+    if (inner < 1 || n % (3 * inner) != 0) {
+        PyErr_Format(PyExc_ValueError, "cross3: inner %zd does not divide the runs of %zd elements into vectors",
+                     inner, n);
+        goto done;
+    }
+    const char *format = itemsize == 4 ? "f" : itemsize == 8 ? "d" : NULL;
+    for (int k = 0; k < 3; k++) {
+        if (format == NULL || strcmp(buf[k].format, format) != 0 || (uintptr_t)buf[k].buf % (uintptr_t)itemsize) {
+            answer = Py_False; /* (misaligned or not float32/float64: the general path) */
+            goto done;
+        }
+    }
+    for (int k = 0; k < 2; k++) {
+        const char *lo = buf[k].buf, *olo = buf[2].buf;
+        if (n > 0 && lo < olo + n * itemsize && olo < lo + n * itemsize) {
+            answer = Py_False;
+            goto done;
+        }
+    }
+    {
+        static int fma3 = -1;
+        if (fma3 < 0) fma3 = CROSS_FMA3();
+        void (*run)(const char *, const Py_ssize_t *, const char *, const Py_ssize_t *, char *,
+                    const Py_ssize_t *, Py_ssize_t, Py_ssize_t)
+            = itemsize == 4 ? (fma3 ? cross_f_fma3 : cross_f_plain) : (fma3 ? cross_d_fma3 : cross_d_plain);
+        Py_ssize_t strides[3] = {3 * inner * itemsize, inner * itemsize, itemsize}, outer = n / (3 * inner);
+        if (n / 3 >= MIN_RELEASE) {
+            Py_BEGIN_ALLOW_THREADS
+            run(buf[0].buf, strides, buf[1].buf, strides, buf[2].buf, strides, outer, inner);
+            Py_END_ALLOW_THREADS
+        } else {
+            run(buf[0].buf, strides, buf[1].buf, strides, buf[2].buf, strides, outer, inner);
+        }
+    }
+    answer = Py_True;
+done:
+    for (int k = 0; k < got; k++) PyBuffer_Release(&buf[k]);
+    Py_XINCREF(answer);
+    return answer;
+}
+
 static PyObject *py_cross3(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
+    if (nargs == 4)
+        return cross3_flat(args);
     if (nargs != 3) {
-        PyErr_Format(PyExc_TypeError, "cross3(a, b, out) takes 3 arguments, not %zd", nargs);
+        PyErr_Format(PyExc_TypeError, "cross3(a, b, out[, inner]) takes 3 or 4 arguments, not %zd", nargs);
         return NULL;
     }
     Py_buffer buf[3];
@@ -8470,7 +8540,8 @@ static PyMethodDef methods[] = {
     {"fma32", (PyCFunction)(void (*)(void))py_fma32, METH_FASTCALL,
      "fma32(a, b, c, out) -> bool: out = a * b + c rounded once, float32 (False: an overlap, nothing written)"},
     {"cross3", (PyCFunction)(void (*)(void))py_cross3, METH_FASTCALL,
-     "cross3(a, b, out) -> bool: PyTorch's fused cross product of (outer, 3, inner) float32/float64 arrays"},
+     "cross3(a, b, out[, inner]) -> bool: PyTorch's fused cross product of (outer, 3, inner) float32/float64 "
+     "arrays, or of 1-D runs read as such blocks"},
     {"kron2", (PyCFunction)(void (*)(void))py_kron2, METH_FASTCALL,
      "kron2(a, b, out, m, n, p, q) -> bool: the Kronecker product of (m, n) and (p, q) float32/float64 buffers"},
     {"bmm_loop", (PyCFunction)(void (*)(void))py_bmm_loop, METH_FASTCALL,
