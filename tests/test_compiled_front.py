@@ -239,7 +239,11 @@ def test_the_front_table_refuses_a_malformed_entry():
     with pytest.raises(TypeError, match="wrong form"):
         k.front(len, 1, {st.float32: (np.exp,)}, _cinfo, OPEN, quiet_call)
     with pytest.raises(ValueError, match="arity"):
-        k.front(len, 3, {}, _cinfo, OPEN, quiet_call)
+        k.front(len, 4, {}, _cinfo, OPEN, quiet_call)
+    with pytest.raises(TypeError, match="wrong form"):  # (a ternary entry is (kernel,))
+        k.front(len, 3, {st.float32: (np.exp, True, None)}, _cinfo, OPEN, quiet_call, np.empty)
+    with pytest.raises(TypeError, match="kernel entry"):
+        k.front(len, 3, {st.float32: (np.exp,)}, _cinfo, OPEN, quiet_call, np.empty)
 
 
 # ---------------------------------------------------------------- entry fronts (recording entries and guards)

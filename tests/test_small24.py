@@ -9,6 +9,7 @@ import torch
 
 import strided
 from strided.kernels import native
+from strided.ops._support.front import fallback_of
 
 
 def _floats(shape: tuple[int, ...], npdt: type, seed: int = 24) -> np.ndarray:
@@ -72,3 +73,55 @@ def test_cross3_flat_refusals() -> None:
         k.cross3(x, x[:9], out, 1)
     with pytest.raises(ValueError):
         k.cross3(x, x, out, 0)
+
+
+def _addc_cases(npdt: type) -> list[tuple[str, tuple, tuple]]:
+    """(name, strided operands, torch operands) over the layouts and sizes the ternary front meets."""
+    out = []
+    for n in (1, 7, 12, 256, 600):
+        a, b, c = (_floats((n,), npdt, s) for s in (3, 4, 5))
+        c[::7] = np.nan  # (two NaNs meeting in one operation: the kernel's refusal, the entry's path)
+        out.append((f"run {n}", tuple(strided.tensor(v) for v in (a, b, c)), tuple(torch.tensor(v) for v in (a, b, c))))
+    a, b, c = (_floats((4, 6), npdt, s) for s in (6, 7, 8))
+    s, t = [strided.tensor(v) for v in (a, b, c)], [torch.tensor(v) for v in (a, b, c)]
+    out.append(("contiguous", tuple(s), tuple(t)))
+    out.append(("transposed", tuple(v.t() for v in s), tuple(v.t() for v in t)))
+    out.append(("offset", tuple(v[1:] for v in s), tuple(v[1:] for v in t)))
+    out.append(("mixed", (s[0], s[1].t().contiguous().t(), s[2]), (t[0], t[1].t().contiguous().t(), t[2])))
+    out.append(("broadcast", (s[0], s[1][:1], s[2]), (t[0], t[1][:1], t[2])))
+    out.append(("misaligned", tuple(strided.from_numpy(_misaligned(v)) for v in (a, b, c)), tuple(t)))
+    return out
+
+
+@pytest.mark.parametrize("npdt", [np.float32, np.float64])
+@pytest.mark.parametrize("name", ["addcmul", "addcdiv"])
+def test_addc_ternary_front_matches_entry_and_torch(npdt: type, name: str) -> None:
+    """The ternary front's compiled call gives the entry's bytes (the Python path behind it) and
+    PyTorch's values, function and method, with the kernels on and off."""
+    front = getattr(strided, name)
+    assert getattr(strided.Tensor, name) is front
+    entry = fallback_of(front)
+    for case, s, t in _addc_cases(npdt):
+        want = getattr(torch, name)(*t).numpy()
+        for got in (front(*s), getattr(s[0], name)(*s[1:]), entry(*s)):
+            assert got.stride() == tuple(want.strides[i] // want.itemsize for i in range(want.ndim)), case
+            assert _same(got.numpy(), want), case
+            assert got.numpy().tobytes() == entry(*s).numpy().tobytes(), case
+        with native.disabled():
+            assert front(*s).numpy().tobytes() == entry(*s).numpy().tobytes(), case
+        scaled = front(*s, value=0.5)
+        assert _same(scaled.numpy(), getattr(torch, name)(*t, value=0.5).numpy()), case
+
+
+def test_addc_ternary_front_leaves_autograd_and_listeners_to_the_entry() -> None:
+    """A tensor requiring grad, and a listening block, take the entry (recorded, reported)."""
+    x, y, z = (strided.tensor([1.0, 2.0, 3.0]) for _ in range(3))
+    w = strided.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    r = strided.addcmul(w, y, z)
+    assert r.grad_fn is not None and r.grad_fn.name() == "AddcmulBackward0"
+    r = strided.addcdiv(x, w, z)
+    assert r.grad_fn is not None and r.grad_fn.name() == "AddcdivBackward0"
+    with strided.watch() as w:
+        strided.addcmul(x, y, z)
+        x.addcdiv(y, z)
+    assert [s.name for s in w.steps] == ["addcmul", "addcdiv"]

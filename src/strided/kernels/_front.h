@@ -38,7 +38,10 @@
  * unary form (None, direct, result_dtype, kernel): ``op(x, dim)`` with ``dim`` an exact int naming
  * x's last dim (-1 or ndim - 1; positional or the keyword ``dim``), x not 0-d and not empty, calls ``run(x, out, row, *extra)`` (row:
  * the last dim's length; the gate, limit and alignment as above); its refusal, and every other
- * call, goes to ``fallback`` (softmax / log_softmax along rows).
+ * call, goes to ``fallback`` (softmax / log_softmax along rows). A ternary front (arity 3: addcmul,
+ * addcdiv) has entries (kernel,): ``op(x, y, z)`` of three twin tensors (the same dtype, shape and
+ * row-major runs, outside autograd, no keyword) calls ``run(x, y, z, out, *extra)``; its refusal,
+ * the kernels off, and every other call go to ``fallback``.
  *
  * Everything else about a Front is its fallback's: attributes are read from and written to it
  * (``__name__``, ``__doc__``, ``__wrapped__``, the registry's marks), so inspect sees a function;
@@ -171,8 +174,8 @@ static PyObject *front_run(FrontObject *f, PyObject *fn, int direct, PyObject *x
  * Returns 1 with *out set (the adopted result, or (PyObject *)-1 on an error), 0 where the
  * entry's Python functions must run instead, -1 where the call goes to the fallback (the kernels
  * off in this context). */
-static int front_kernel(FrontObject *f, PyObject *spec, PyObject *x, PyObject *y, PyObject *lead, PyObject *info,
-                        PyObject *dtype, PyObject **out)
+static int front_kernel(FrontObject *f, PyObject *spec, PyObject *x, PyObject *y, PyObject *z, PyObject *lead,
+                        PyObject *info, PyObject *dtype, PyObject **out)
 {
     if (f->enabled != NULL && f->enabled != Py_None) { /* native.disabled() in this context */
         PyObject *on = NULL;
@@ -205,11 +208,12 @@ static int front_kernel(FrontObject *f, PyObject *spec, PyObject *x, PyObject *y
         PyErr_Clear();
         return -1;
     }
-    if (n > max_n || align < 1 || 2 + (y != NULL) + (lead != NULL) + nextra > 8) /* (the call's a[8]) */
+    if (n > max_n || align < 1 || 2 + (y != NULL) + (z != NULL) + (lead != NULL) + nextra > 8) /* (the call's a[8]) */
         return 0;
-    for (int i = 0; i < (y == NULL ? 1 : 2); i++) {
+    PyObject *runs[3] = {x, y, z};
+    for (int i = 0; i < 3 && runs[i] != NULL; i++) {
         Py_buffer view; /* (a C-contiguous run: PyBUF_SIMPLE refuses any other) */
-        if (PyObject_GetBuffer(i ? y : x, &view, PyBUF_SIMPLE) < 0) {
+        if (PyObject_GetBuffer(runs[i], &view, PyBUF_SIMPLE) < 0) {
             PyErr_Clear();
             return 0;
         }
@@ -228,6 +232,8 @@ static int front_kernel(FrontObject *f, PyObject *spec, PyObject *x, PyObject *y
     Py_ssize_t na = 1;
     if (y != NULL)
         a[na++] = y;
+    if (z != NULL)
+        a[na++] = z;
     a[na++] = res;
     if (lead != NULL)
         a[na++] = lead;
@@ -272,7 +278,7 @@ static PyObject *front_last_dim(FrontObject *f, PyObject *entry, PyObject *x, Py
     }
     PyObject *row = ndim == 1 ? PyTuple_GET_ITEM(info, 1) : PyTuple_GET_ITEM(strides, ndim - 2);
     PyObject *result_dtype = PyTuple_GET_ITEM(entry, 2), *out = NULL;
-    int taken = front_kernel(f, PyTuple_GET_ITEM(entry, 3), x, NULL, row, info,
+    int taken = front_kernel(f, PyTuple_GET_ITEM(entry, 3), x, NULL, NULL, row, info,
                              result_dtype == Py_None ? dtype : result_dtype, &out);
     return taken == 1 ? out : NULL; /* (a refusal: the fallback, which has the whole path) */
 }
@@ -312,7 +318,7 @@ static PyObject *front_call(PyObject *self, PyObject *const *args, size_t nargsf
         if (result_dtype == Py_None)
             result_dtype = dtype;
         if (PyTuple_GET_SIZE(entry) == 4 && PyTuple_GET_ITEM(entry, 3) != Py_None) {
-            int taken = front_kernel(f, PyTuple_GET_ITEM(entry, 3), ax, NULL, NULL, info, result_dtype, &out);
+            int taken = front_kernel(f, PyTuple_GET_ITEM(entry, 3), ax, NULL, NULL, NULL, info, result_dtype, &out);
             if (taken == 1)
                 goto done;
             if (taken < 0 || fn == Py_None) {
@@ -321,6 +327,23 @@ static PyObject *front_call(PyObject *self, PyObject *const *args, size_t nargsf
             }
         }
         out = front_run(f, fn, PyObject_IsTrue(PyTuple_GET_ITEM(entry, 1)), ax, NULL, info, result_dtype, NULL);
+        goto done;
+    }
+    if (f->arity == 3) { /* three twin tensors: the entry's kernel, else the fallback */
+        PyObject *runs[2] = {NULL, NULL};
+        for (int i = 0; i < 2; i++) {
+            PyObject *info_i = NULL, *t = args[i + 1];
+            if (Py_TYPE(t) != adopt_tensor || SLOT(t, off_dtype) != dtype
+                || (runs[i] = front_flat(f, t, &info_i)) == NULL || info_i != info)
+                goto done; /* (out NULL: the fallback) */
+        }
+        Py_INCREF(runs[0]);
+        Py_INCREF(runs[1]);
+        int taken = front_kernel(f, PyTuple_GET_ITEM(entry, 0), ax, runs[0], runs[1], NULL, info, dtype, &out);
+        Py_DECREF(runs[0]);
+        Py_DECREF(runs[1]);
+        if (taken != 1)
+            out = NULL; /* (a refusal, or the kernels off: the fallback, which has the whole path) */
         goto done;
     }
     PyObject *other = args[1];
@@ -354,7 +377,7 @@ static PyObject *front_call(PyObject *self, PyObject *const *args, size_t nargsf
         result_dtype = dtype;
     if (twin && PyTuple_GET_SIZE(entry) == 7 && PyTuple_GET_ITEM(entry, 6) != Py_None) {
         /* (two tensors: the entry's compiled kernel before its native loop and fn) */
-        int taken = front_kernel(f, PyTuple_GET_ITEM(entry, 6), ax, ay, NULL, info, result_dtype, &out);
+        int taken = front_kernel(f, PyTuple_GET_ITEM(entry, 6), ax, ay, NULL, NULL, info, result_dtype, &out);
         if (taken == 1)
             goto done;
         if (taken < 0) {
@@ -847,20 +870,20 @@ static PyObject *front_new(PyObject *module, PyObject *args)
         PyErr_SetString(PyExc_TypeError, "front: enabled must be a context variable or None");
         return NULL;
     }
-    if (arity != 1 && arity != 2) {
-        PyErr_SetString(PyExc_ValueError, "front: arity must be 1 or 2");
+    if (arity < 1 || arity > 3) {
+        PyErr_SetString(PyExc_ValueError, "front: arity must be 1, 2 or 3");
         return NULL;
     }
     PyObject *key, *value;
     Py_ssize_t pos = 0;
     while (PyDict_Next(table, &pos, &key, &value)) {
         Py_ssize_t size = PyTuple_Check(value) ? PyTuple_GET_SIZE(value) : -1;
-        if (arity == 1 ? (size != 3 && size != 4) : (size != 4 && size != 6 && size != 7)) {
+        if (arity == 1 ? (size != 3 && size != 4) : arity == 2 ? (size != 4 && size != 6 && size != 7) : size != 1) {
             PyErr_SetString(PyExc_TypeError, "front: a table entry has the wrong form");
             return NULL;
         }
-        PyObject *kernel = size == 4 || size == 7 ? PyTuple_GET_ITEM(value, size - 1) : Py_None;
-        if ((kernel != Py_None || (arity == 2 && size == 4))
+        PyObject *kernel = size == 1 || size == 4 || size == 7 ? PyTuple_GET_ITEM(value, size - 1) : Py_None;
+        if ((kernel != Py_None || (arity == 2 && size == 4) || arity == 3)
             && (empty == Py_None || !PyTuple_Check(kernel) || PyTuple_GET_SIZE(kernel) != 5)) {
             PyErr_SetString(PyExc_TypeError, "front: a kernel entry is (run, extra, np_dtype, max_n, align), "
                             "with numpy.empty given");

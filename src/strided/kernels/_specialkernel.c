@@ -5826,7 +5826,7 @@ static PyObject *py_add_rows(PyObject *self, PyObject *const *args, Py_ssize_t n
 
 /* ---------------------------------------------------------------- addcdiv over flat runs
  *
- * addcdiv_runs(x, y1, y2, value, out) -> bool: out = x + (y1 * value) / y2 (y1 itself where value
+ * addcdiv_runs(x, y1, y2, [value,] out) -> bool (value left out: None): out = x + (y1 * value) / y2 (y1 itself where value
  * is None: a value of 1), each operation rounded in the buffers' type, value first rounded to it
  * (NumPy's weak scalar): strided.ops.elementwise.binary_more._addc_kernel's three ufuncs in one
  * pass. x, y1, y2, out: C-contiguous aligned buffers of one format ("f" or "d") and length, out
@@ -5880,13 +5880,27 @@ ADDCDIV_INTO(float, addcdiv_float_into)
 ADDCDIV_INTO(double, addcdiv_double_into)
 #undef ADDCDIV_INTO
 
+/* The five arguments (x, y1, y2, value, out) of addcdiv_runs / addcmul_runs: args itself, or for the
+ * four-argument form (x, y1, y2, out) (a value of 1: a compiled front's kernel call) ``unit`` filled
+ * with value None; NULL with a TypeError for any other count. */
+static PyObject *const *addc_args(PyObject *const *args, Py_ssize_t nargs, PyObject **unit, const char *name)
+{
+    if (nargs == 5)
+        return args;
+    if (nargs != 4) {
+        PyErr_Format(PyExc_TypeError, "%s(x, y1, y2, [value,] out) takes 4 or 5 arguments, not %zd", name, nargs);
+        return NULL;
+    }
+    unit[0] = args[0], unit[1] = args[1], unit[2] = args[2], unit[3] = Py_None, unit[4] = args[3];
+    return unit;
+}
+
 static PyObject *py_addcdiv_runs(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (nargs != 5) {
-        PyErr_Format(PyExc_TypeError, "addcdiv_runs(x, y1, y2, value, out) takes 5 arguments, not %zd", nargs);
+    PyObject *unit[5];
+    if ((args = addc_args(args, nargs, unit, "addcdiv_runs")) == NULL)
         return NULL;
-    }
     int scale = args[3] != Py_None;
     double v = scale ? PyFloat_AsDouble(args[3]) : 1.0;
     if (v == -1.0 && PyErr_Occurred()) return NULL;
@@ -5937,7 +5951,7 @@ done:
     return answer;
 }
 
-/* addcmul_runs(x, y1, y2, value, out) -> bool: out = fma(y1 * value, y2, x), the product y1 * value
+/* addcmul_runs(x, y1, y2, [value,] out) -> bool (value left out: None): out = fma(y1 * value, y2, x), the product y1 * value
  * (y1 itself where value is None: a value of 1) rounded in the buffers' type, value first rounded
  * to it (NumPy's weak scalar), then fma32's / fma64's loops: strided.ops.elementwise.binary_more.
  * _addc_kernel's multiply and fma_into in one pass, without the product's temporary array (its
@@ -5974,10 +5988,9 @@ static void addcmul32_scaled_avx2(const float *x, const float *y1, const float *
 static PyObject *py_addcmul_runs(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (nargs != 5) {
-        PyErr_Format(PyExc_TypeError, "addcmul_runs(x, y1, y2, value, out) takes 5 arguments, not %zd", nargs);
+    PyObject *unit[5];
+    if ((args = addc_args(args, nargs, unit, "addcmul_runs")) == NULL)
         return NULL;
-    }
     int scale = args[3] != Py_None;
     double v = scale ? PyFloat_AsDouble(args[3]) : 1.0;
     if (v == -1.0 && PyErr_Occurred()) return NULL;

@@ -52,7 +52,10 @@ def compiled_front(forward: Callable[..., Any], arity: int, table: dict[Any, tup
     forward runs where ``fn`` would), optionally a seventh item, a :func:`kernel_entry` whose
     ``run(run_a, run_b, out, *extra)`` is tried first on two tensors' runs. A binary front's entry
     may instead be a last-dim entry ``(None, direct, result_dtype, kernel)``: ``op(t, dim)`` (or
-    ``dim=``) along ``t``'s last dim calls ``run(run, out, row_length, *extra)`` (softmax)."""
+    ``dim=``) along ``t``'s last dim calls ``run(run, out, row_length, *extra)`` (softmax). A ternary
+    front's (arity 3) entries are ``(kernel,)``, a :func:`kernel_entry` whose ``run(run_x, run_y,
+    run_z, out, *extra)`` is tried on three twin tensors' runs (no keyword; its False answer, and
+    every other call: the forward) (addcmul, addcdiv)."""
     if _FRONT is None or not table:
         return forward
     return _FRONT(forward, arity, table, _cinfo, OPEN, quiet_call, np.empty, native._enabled, native._open_blocks)

@@ -35,6 +35,7 @@ from ...opdef import Kind, declare
 from ...scalars import numpy_scalar, parse_int, wrapped
 from ...tensor import Tensor
 from .._support import gradtools
+from .._support.front import compiled_front, kernel_entry
 from .._support.operands import (
     _broadcast,
     _check_inplace,
@@ -1011,6 +1012,27 @@ def addcdiv(input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1, out: Any 
     return _addc("addcdiv", input, tensor1, tensor2, value, out, divide=True)
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
+
+
+def _install_addc_fronts(namespace: dict[str, Any]) -> None:
+    """A ternary compiled front (:mod:`.._support.front`) before the entries of ``addcmul`` and
+    ``addcdiv`` (function and method): ``op(x, t1, t2)`` of three plain row-major float32/float64
+    tensors of one dtype and shape (offset 0, each storage exactly its elements; no keyword, so
+    value 1), outside autograd with nobody listening, makes :func:`_addc_fresh`'s compiled call,
+    ``addcmul_runs(x, t1, t2, out)`` into a fresh run, from C; its refusal (two NaNs meeting) and
+    every other call go to the entry, which runs the whole path."""
+    k = native._compiled("_specialkernel")  # (the module itself: the front reads the switch per call)
+    if k is None:
+        return
+    for name, run in (("addcmul", k.addcmul_runs), ("addcdiv", k.addcdiv_runs)):
+        entry = namespace[name]
+        front = compiled_front(entry, 3, {d: (kernel_entry(run, (), d.numpy),) for d in (float32, float64)})
+        if Tensor.__dict__.get(name) is entry:
+            setattr(Tensor, name, front)
+        namespace[name] = front
+
+
+_install_addc_fronts(globals())
 # the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
 declare(Kind.COMPUTE, "arctan2 lerp isclose",
         specs=(HYPOT, ATAN2, COPYSIGN, FMOD, LOGICAL_AND, LOGICAL_OR, LOGICAL_XOR))
