@@ -125,3 +125,26 @@ def test_addc_ternary_front_leaves_autograd_and_listeners_to_the_entry() -> None
         strided.addcmul(x, y, z)
         x.addcdiv(y, z)
     assert [s.name for s in w.steps] == ["addcmul", "addcdiv"]
+
+
+@pytest.mark.parametrize("npdt", [np.float32, np.float64, np.int64])
+@pytest.mark.parametrize("largest", [True, False])
+def test_topk_fast_path_without_kernel_run_matches_torch(npdt: type, largest: bool) -> None:
+    """topk's fast path hands the storage run to stl_topk as it is: misaligned memory (refused
+    there) takes the general path; every answer is PyTorch's (values, indices, strides)."""
+    rng = np.random.default_rng(11)
+    for shape in ((3, 4), (16, 16), (2, 3, 5), (7,)):
+        a = rng.permutation(np.arange(int(np.prod(shape)))).reshape(shape).astype(npdt)
+        tied = a.copy()
+        tied.reshape(-1)[::3] = 0
+        for arr in (a, _misaligned(a), tied, _misaligned(tied)):
+            for k in (1, 2, shape[-1] - 1):
+                want = torch.from_numpy(arr.copy()).topk(k, largest=largest)
+                got = strided.from_numpy(arr).topk(k, largest=largest)
+                assert got.values.numpy().tobytes() == want.values.numpy().tobytes()
+                assert got.indices.numpy().tobytes() == want.indices.numpy().tobytes()
+                assert got.values.stride() == want.values.stride()
+    k = native.special()
+    if k is not None:
+        x = _misaligned(np.arange(12, dtype=np.float32))
+        assert k.stl_topk(x, np.empty(6, np.int64), np.empty(6, np.float32), 4, 2, 1) is False

@@ -3715,8 +3715,9 @@ done:
  * row to idx (C-contiguous int64, k per row) and their keys to values (x's format, k per row),
  * where every row's first k + 1 sorted keys are strictly monotone (no equal keys, -0.0 and 0.0
  * or NaN among the k picked and the next one: the pick and its order are then the one answer,
- * PyTorch's). False where a row is not (idx and values then hold nothing meaningful) or the
- * buffers overlap; 0 < k < n. */
+ * PyTorch's). False where a row is not (idx and values then hold nothing meaningful), the
+ * buffers overlap, or (stl_topk, not stl_topk_exact) one is misaligned for its items (memory
+ * from_numpy borrowed at an odd address); 0 < k < n. */
 static PyObject *stl_topk_call(PyObject *const *args, Py_ssize_t nargs, int exact)
 {
     const char *name = exact ? "stl_topk_exact" : "stl_topk";
@@ -3740,6 +3741,11 @@ static PyObject *stl_topk_call(PyObject *const *args, Py_ssize_t nargs, int exac
         return NULL;
     }
     PyObject *answer = NULL;
+    if (!exact && x.itemsize > 0 && ((uintptr_t)x.buf % (uintptr_t)x.itemsize || (uintptr_t)v.buf % (uintptr_t)x.itemsize
+                                     || (uintptr_t)idx.buf % 8)) {
+        answer = Py_False; /* (stl_topk: misaligned memory, whose format reads "=f": the caller's other path) */
+        goto done;
+    }
     char kind = format_kind(&x);
     int known = (kind == 'f' && x.itemsize == 4) || (kind == 'd' && x.itemsize == 8)
                 || ((kind == 'q' || kind == 'l') && x.itemsize == 8);
