@@ -148,3 +148,24 @@ def test_topk_fast_path_without_kernel_run_matches_torch(npdt: type, largest: bo
     if k is not None:
         x = _misaligned(np.arange(12, dtype=np.float32))
         assert k.stl_topk(x, np.empty(6, np.int64), np.empty(6, np.float32), 4, 2, 1) is False
+
+
+@pytest.mark.parametrize("npdt", [np.float32, np.float64])
+def test_vector_norm_whole_run_matches_torch(npdt: type) -> None:
+    """The whole 2-norm of a row-major tensor (torch_norm2_rows on its storage run, straight; a
+    misaligned or offset run too) gives PyTorch's bytes, as the NumPy loop does."""
+    for n in (2, 3, 7, 8, 12, 31, 256, 1000):
+        a = _floats((n,), npdt, n)
+        a[1::2] = np.abs(a[1::2])  # (finite values too: the sum of squares is not all inf/NaN)
+        a = np.where(np.isfinite(a), a, 1.5).astype(npdt)
+        want = torch.linalg.vector_norm(torch.tensor(a)).numpy().tobytes()
+        for s in (strided.tensor(a), strided.from_numpy(_misaligned(a)), strided.tensor(np.r_[a[:1], a])[1:],
+                  strided.tensor(a).reshape(1, n)):
+            assert strided.linalg.vector_norm(s).numpy().tobytes() == want, n
+            with native.disabled():
+                assert strided.linalg.vector_norm(s).numpy().tobytes() == want, n
+    k = native.special()
+    if k is not None:
+        x = np.arange(12, dtype=np.float32)
+        assert k.torch_norm2_rows(_misaligned(x), np.empty(1, np.float32), 12) is False
+        assert k.torch_norm2_rows(np.arange(24, dtype=np.float32)[::2], np.empty(1, np.float32), 12) is False

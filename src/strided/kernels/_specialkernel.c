@@ -2373,7 +2373,9 @@ static PyObject *py_torch_squared_deviations(PyObject *self, PyObject *const *ar
  * last-dim kernel; strided.kernels.torch_sum.norm2_rows is the same in NumPy): W lanes (8 float32,
  * 4 float64) each summing the squares of its elements of the whole W-steps, the lanes added in
  * order, then the leftover t = n % W elements, the first t - t % 4 as s + x * x, the last t % 4
- * fused (fma: PyTorch's compiler contracts them), the square root in the dtype. */
+ * fused (fma: PyTorch's compiler contracts them), the square root in the dtype. x (any shape, its
+ * elements read in row-major order) and out: C-contiguous; False where either is not, or is
+ * misaligned for its items, or they overlap. */
 #define TORCH_NORM2_LOOP(T, W, FMA, SQRT)                                                         \
     for (Py_ssize_t r = 0; r < rows; r++) {                                                        \
         const T *a = (const T *)xb + r * n;                                                        \
@@ -2402,10 +2404,15 @@ static PyObject *py_torch_norm2_rows(PyObject *self, PyObject *const *args, Py_s
     int got = 0;
     PyObject *answer = NULL;
     for (; got < 2; got++)
-        if (PyObject_GetBuffer(args[got], &buf[got], PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (got ? PyBUF_WRITABLE : 0)) < 0)
+        if (PyObject_GetBuffer(args[got], &buf[got], PyBUF_STRIDES | PyBUF_FORMAT | (got ? PyBUF_WRITABLE : 0)) < 0)
             goto done;
     {
         Py_buffer *x = &buf[0], *out = &buf[1];
+        if (!PyBuffer_IsContiguous(x, 'C') || !PyBuffer_IsContiguous(out, 'C') || x->itemsize < 1
+            || (uintptr_t)x->buf % (uintptr_t)x->itemsize || (uintptr_t)out->buf % (uintptr_t)x->itemsize) {
+            answer = Py_False; /* (a strided or misaligned run, whose format reads "=f": the NumPy loop's) */
+            goto done;
+        }
         int f32 = strcmp(x->format, "f") == 0 && x->itemsize == 4, f64 = strcmp(x->format, "d") == 0 && x->itemsize == 8;
         Py_ssize_t total = x->len / (x->itemsize ? x->itemsize : 1), rows = n >= 1 ? total / n : 0;
         if (!(f32 || f64) || strcmp(out->format, x->format) != 0 || n < 1 || total % n != 0
