@@ -169,3 +169,44 @@ def test_vector_norm_whole_run_matches_torch(npdt: type) -> None:
         x = np.arange(12, dtype=np.float32)
         assert k.torch_norm2_rows(_misaligned(x), np.empty(1, np.float32), 12) is False
         assert k.torch_norm2_rows(np.arange(24, dtype=np.float32)[::2], np.empty(1, np.float32), 12) is False
+
+
+@pytest.mark.parametrize("name", ["max", "min"])
+def test_full_extreme_front_matches_entry_and_torch(name: str) -> None:
+    """max()/min()'s compiled front (extreme_one into a fresh 0-d result) gives the entry's bytes
+    and PyTorch's, function and method; zeros, NaNs, 0-d, empty, other layouts and dtypes, the
+    kernels off, autograd and listeners go to the entry as before."""
+    front = getattr(strided, name)
+    assert getattr(strided.Tensor, name) is front
+    entry = fallback_of(front)
+    cases = []
+    for npdt in (np.float32, np.float64):
+        for n in (1, 2, 12, 256, 1000):
+            a = _floats((n,), npdt, n)
+            cases += [a, np.where(np.isnan(a), 1.0, a).astype(npdt), np.abs(a) + 1, -np.abs(a) - 1]
+        cases += [np.array([0.0, -0.0, -1.0], npdt), np.array([-0.0, 0.0, 1.0], npdt), np.array(2.5, npdt),
+                  np.arange(12, dtype=npdt).reshape(3, 4)]
+    cases += [np.arange(12, dtype=np.int64).reshape(3, 4), np.array([3, 1, 2], np.int32)]
+    for a in cases:
+        want = getattr(torch, name)(torch.from_numpy(a.copy())).numpy()
+        for s in (strided.from_numpy(a.copy()), strided.from_numpy(_misaligned(a)) if a.ndim else strided.tensor(a)):
+            for got in (front(s), getattr(s, name)(), entry(s)):
+                assert got.shape == () and got.dtype == s.dtype
+                assert _same(got.numpy(), want) if a.dtype.kind == "f" else got.numpy().tobytes() == want.tobytes()
+                assert got.numpy().tobytes() == entry(s).numpy().tobytes()
+            with native.disabled():
+                assert front(s).numpy().tobytes() == entry(s).numpy().tobytes()
+    m = strided.tensor([[1.0, 5.0], [7.0, 2.0]])
+    assert getattr(m.t(), name)().item() == (7.0 if name == "max" else 1.0)
+    assert getattr(m[1:], name)().item() == (7.0 if name == "max" else 2.0)
+    assert getattr(m, name)(1).values.tolist() == getattr(torch.tensor([[1.0, 5.0], [7.0, 2.0]]), name)(1).values.tolist()
+    with pytest.raises(RuntimeError):
+        front(strided.ones(0))
+    w = strided.tensor([1.0, 3.0, 2.0], requires_grad=True)
+    r = front(w)
+    assert r.grad_fn is not None
+    r.backward()
+    assert w.grad.tolist() == ([0.0, 1.0, 0.0] if name == "max" else [1.0, 0.0, 0.0])
+    with strided.watch() as seen:
+        front(m)
+    assert [s.name for s in seen.steps] == [name]

@@ -27,7 +27,9 @@
  * kernels are on (native's switch: the front hands the call to ``fallback`` where they are off in
  * this context or a disabled() block is open anywhere), x holds at most ``max_n`` elements and its
  * data is aligned to ``align`` bytes; its False answer (or a refused x) hands over to ``fn`` as
- * above (None: to ``fallback``); binary {DType: (fn, native, native_min,
+ * above (None: to ``fallback``); a unary kernel's optional sixth item, a Layout, makes it a whole
+ * reduction's: ``out = empty(1, np_dtype)`` adopted with that (0-d) Layout, x not 0-d
+ * (max(), min()); binary {DType: (fn, native, native_min,
  * result_dtype, scalar, fix)}: ``native`` a compiled loop the Python path calls first (directly,
  * on two tensors' runs of at least ``native_min`` elements; None, or its None answer: ``fn``
  * runs), ``fix`` (or None) called as ``fix(x, y, result)`` after ``fn`` (torch_extremes' NaN
@@ -197,9 +199,15 @@ static int front_kernel(FrontObject *f, PyObject *spec, PyObject *x, PyObject *y
             return -1;
         }
     }
-    if (!PyTuple_Check(spec) || PyTuple_GET_SIZE(spec) != 5 || !PyTuple_Check(PyTuple_GET_ITEM(spec, 1)))
+    if (!PyTuple_Check(spec) || (PyTuple_GET_SIZE(spec) != 5 && PyTuple_GET_SIZE(spec) != 6)
+        || !PyTuple_Check(PyTuple_GET_ITEM(spec, 1)))
         return -1;
     PyObject *extra = PyTuple_GET_ITEM(spec, 1);
+    /* (a sixth item: a whole reduction's kernel, one element into a fresh result of that Layout;
+     * a 0-d x is the fallback's) */
+    PyObject *whole = PyTuple_GET_SIZE(spec) == 6 ? PyTuple_GET_ITEM(spec, 5) : NULL;
+    if (whole != NULL && (!PyTuple_Check(PyTuple_GET_ITEM(info, 0)) || PyTuple_GET_SIZE(PyTuple_GET_ITEM(info, 0)) == 0))
+        return 0;
     Py_ssize_t n = PyLong_AsSsize_t(PyTuple_GET_ITEM(info, 1));
     Py_ssize_t max_n = PyLong_AsSsize_t(PyTuple_GET_ITEM(spec, 3));
     Py_ssize_t align = PyLong_AsSsize_t(PyTuple_GET_ITEM(spec, 4));
@@ -222,8 +230,10 @@ static int front_kernel(FrontObject *f, PyObject *spec, PyObject *x, PyObject *y
         if (!aligned) /* (a from_numpy view's odd address: the kernels refuse it, fn's NumPy runs) */
             return 0;
     }
-    PyObject *e[2] = {PyTuple_GET_ITEM(info, 1), PyTuple_GET_ITEM(spec, 2)};
-    PyObject *res = PyObject_Vectorcall(f->empty, e, 2, NULL);
+    PyObject *one = whole != NULL ? PyLong_FromLong(1) : NULL;
+    PyObject *e[2] = {whole != NULL ? one : PyTuple_GET_ITEM(info, 1), PyTuple_GET_ITEM(spec, 2)};
+    PyObject *res = whole != NULL && one == NULL ? NULL : PyObject_Vectorcall(f->empty, e, 2, NULL);
+    Py_XDECREF(one);
     if (res == NULL) {
         *out = (PyObject *)-1;
         return 1;
@@ -251,7 +261,7 @@ static int front_kernel(FrontObject *f, PyObject *spec, PyObject *x, PyObject *y
         Py_DECREF(res);
         return 0;
     }
-    PyObject *b[3] = {res, PyTuple_GET_ITEM(info, 2), dtype};
+    PyObject *b[3] = {res, whole != NULL ? whole : PyTuple_GET_ITEM(info, 2), dtype};
     PyObject *t = py_adopt(NULL, b, 3);
     Py_DECREF(res);
     *out = t == NULL ? (PyObject *)-1 : t;
@@ -884,9 +894,10 @@ static PyObject *front_new(PyObject *module, PyObject *args)
         }
         PyObject *kernel = size == 1 || size == 4 || size == 7 ? PyTuple_GET_ITEM(value, size - 1) : Py_None;
         if ((kernel != Py_None || (arity == 2 && size == 4) || arity == 3)
-            && (empty == Py_None || !PyTuple_Check(kernel) || PyTuple_GET_SIZE(kernel) != 5)) {
-            PyErr_SetString(PyExc_TypeError, "front: a kernel entry is (run, extra, np_dtype, max_n, align), "
-                            "with numpy.empty given");
+            && (empty == Py_None || !PyTuple_Check(kernel)
+                || (PyTuple_GET_SIZE(kernel) != 5 && (arity != 1 || PyTuple_GET_SIZE(kernel) != 6)))) {
+            PyErr_SetString(PyExc_TypeError, "front: a kernel entry is (run, extra, np_dtype, max_n, align[, layout]), "
+                            "with numpy.empty given (layout: unary fronts only)");
             return NULL;
         }
     }
