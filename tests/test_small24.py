@@ -210,3 +210,41 @@ def test_full_extreme_front_matches_entry_and_torch(name: str) -> None:
     with strided.watch() as seen:
         front(m)
     assert [s.name for s in seen.steps] == [name]
+
+
+@pytest.mark.parametrize("name", ["cumsum", "cumprod"])
+def test_scan_front_matches_entry_and_torch(name: str) -> None:
+    """cumsum/cumprod's compiled front (scan along the last dim, strict: a line ending in NaN goes
+    to the entry) gives the entry's bytes and PyTorch's values; other dims, dtypes, dtype=, 0-d,
+    empty, misaligned and strided layouts, the kernels off, autograd and listeners take the entry."""
+    front = getattr(strided, name)
+    assert getattr(strided.Tensor, name) is front
+    entry = fallback_of(front)
+    arrays = []
+    for npdt in (np.float32, np.float64):
+        for shape in ((1,), (5,), (3, 4), (16, 16), (2, 3, 5), (4, 1)):
+            a = _floats(shape, npdt, sum(shape))
+            arrays += [a, np.where(np.isfinite(a), a, 0.5).astype(npdt) / 4, np.full(shape, -0.0, npdt)]
+    arrays += [np.arange(12, dtype=np.int64).reshape(3, 4), np.array(2.5, np.float32)]
+    for a in arrays:
+        dims = [d for d in range(-a.ndim, a.ndim)] or [0]
+        for dim in dims:
+            want = getattr(torch, name)(torch.from_numpy(a.copy()), dim).numpy()
+            sources = [strided.from_numpy(a.copy())] + ([strided.from_numpy(_misaligned(a))] if a.ndim else [])
+            for s in sources:
+                for got in (front(s, dim), getattr(s, name)(dim), front(s, dim=dim)):
+                    assert got.stride() == tuple(want.strides[i] // want.itemsize for i in range(want.ndim))
+                    assert got.numpy().tobytes() == entry(s, dim).numpy().tobytes()
+                    assert _same(got.numpy(), want) if a.dtype.kind == "f" else got.numpy().tobytes() == want.tobytes()
+                with native.disabled():
+                    assert front(s, dim).numpy().tobytes() == entry(s, dim).numpy().tobytes()
+    m = strided.tensor([[1.0, 2.0], [3.0, 4.0]])
+    assert front(m.t(), 1).tolist() == getattr(torch, name)(torch.tensor([[1.0, 2.0], [3.0, 4.0]]).t(), 1).tolist()
+    assert front(m, 1, dtype=strided.float64).dtype == strided.float64
+    assert front(strided.ones(0, 3), 1).shape == (0, 3)
+    w = strided.tensor([1.0, 3.0, 2.0], requires_grad=True)
+    front(w, 0).sum().backward()
+    assert w.grad is not None
+    with strided.watch() as seen:
+        front(m, 1)
+    assert [s.name for s in seen.steps] == [name]

@@ -8,7 +8,7 @@
  * bmm_loop(x, y, out, n, k, p) -> bool  PyTorch's small baddbmm loop (ops.linalg.fused)
  * fma64(a, b, c, out) -> bool      out = fma(a, b, c), float64: C99's correctly rounded fma (the same)
  * softmax_rows(x, out, n, log)      softmax (log: log_softmax) of each row of n elements (see there)
- * scan(x, out, n, inner, prod)      cumsum (prod: cumprod) along a dim of n elements (see there)
+ * scan(x, out, n, inner, prod[, strict]) cumsum (prod: cumprod) along a dim of n elements (see there)
  * variance_rows(x, var, mean, n, denominator, root, wide=0)   var (root: std) and mean of rows (see there)
  * torch_welford_rows(x, var, mean, n, divisor, root, inner=1)   PyTorch's Welford var and mean (see there)
  * torch_squared_deviations(x, slab, mean) -> float   PyTorch's all-reduce var sum (see there)
@@ -1789,7 +1789,7 @@ done:
 #undef ROWS_LOG
 
 
-/* scan(x, out, n, inner, prod) -> bool: the running sum (prod true: product) of x along a dim of n
+/* scan(x, out, n, inner, prod[, strict]) -> bool: the running sum (prod true: product) of x along a dim of n
  * elements whose elements lie `inner` apart (x read as (outer, n, inner), C order) into out; x and out
  * are C-contiguous buffers of one format ("f" or "d") and one length, a multiple of n * inner.
  * strided.ops.reductions.scans.scan_values' NumPy computation operation for operation, so the bits
@@ -1801,7 +1801,9 @@ done:
  * adding everywhere), so a signaling NaN at k = 0 is then stored as it is, not quieted. (Every other
  * stored value is unchanged by + 0.0: a later -0.0 needs a leading one, a later NaN is quiet.)
  * Independent lines run interleaved, SCAN_LANES at a time, each line's operations in its own order.
- * False (nothing written) where the buffers overlap (the caller's NumPy path runs then). */
+ * False (nothing written) where the buffers overlap (the caller's NumPy path runs then). Returns 2 where
+ * a line ends in NaN (out written: its caller's NumPy path decides which NaN), or False with strict
+ * true (a compiled front's kernel call, whose False hands the call to the Python path). */
 #define SCAN_MAX 4096
 #define SCAN_LANES 8
 #define SCAN_LINES(T, OP, STORE, LEAD, W)                                                          \
@@ -1870,13 +1872,13 @@ static int leading_negative_zero(const double *xv, Py_ssize_t outer, Py_ssize_t 
 static PyObject *py_scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (nargs != 5) {
-        PyErr_Format(PyExc_TypeError, "scan(x, out, n, inner, prod) takes 5 arguments, not %zd", nargs);
+    if (nargs != 5 && nargs != 6) {
+        PyErr_Format(PyExc_TypeError, "scan(x, out, n, inner, prod[, strict]) takes 5 or 6 arguments, not %zd", nargs);
         return NULL;
     }
     Py_ssize_t n = PyLong_AsSsize_t(args[2]), inner = PyLong_AsSsize_t(args[3]);
-    int prod = PyObject_IsTrue(args[4]);
-    if ((n == -1 || inner == -1 || prod < 0) && PyErr_Occurred()) return NULL;
+    int prod = PyObject_IsTrue(args[4]), strict = nargs == 6 ? PyObject_IsTrue(args[5]) : 0;
+    if ((n == -1 || inner == -1 || prod < 0 || strict < 0) && PyErr_Occurred()) return NULL;
     Py_buffer x, out;
     if (PyObject_GetBuffer(args[0], &x, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
     if (PyObject_GetBuffer(args[1], &out, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
@@ -1932,7 +1934,10 @@ done:
     PyMem_Free(run);
     PyBuffer_Release(&x);
     PyBuffer_Release(&out);
-    if (answer == Py_True && nan_end) return PyLong_FromLong(2);
+    if (answer == Py_True && nan_end) {
+        if (strict) Py_RETURN_FALSE;
+        return PyLong_FromLong(2);
+    }
     Py_XINCREF(answer);
     return answer;
 }
@@ -8579,8 +8584,8 @@ static PyMethodDef methods[] = {
     {"vander_rows", (PyCFunction)(void (*)(void))py_vander_rows, METH_FASTCALL,
      "vander_rows(x, out, n, increasing) -> bool: torch.vander's rows (running products in a double)"},
     {"scan", (PyCFunction)(void (*)(void))py_scan, METH_FASTCALL,
-     "scan(x, out, n, inner, prod) -> True or 2: cumsum (cumprod) along a dim, as NumPy computes it (2: "
-     "a line ends in NaN; False: not run)"},
+     "scan(x, out, n, inner, prod[, strict]) -> True or 2: cumsum (cumprod) along a dim, as NumPy computes it "
+     "(2: a line ends in NaN, False with strict; False: not run)"},
     {"variance_rows", (PyCFunction)(void (*)(void))py_variance_rows, METH_FASTCALL,
      "variance_rows(x, var, mean, n, denominator, root) -> bool: var (std) and mean of each row, as NumPy "
      "computes them (False: not run)"},
