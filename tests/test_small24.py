@@ -248,3 +248,24 @@ def test_scan_front_matches_entry_and_torch(name: str) -> None:
     with strided.watch() as seen:
         front(m, 1)
     assert [s.name for s in seen.steps] == [name]
+
+
+@pytest.mark.parametrize("name", ["cummax", "cummin"])
+def test_cum_extreme_without_kernel_run_matches_torch(name: str) -> None:
+    """cummax/cummin's fast path hands its storage run to running_extreme as it is: misaligned
+    memory (refused there) takes the aligned copy; values and indices are PyTorch's."""
+    for npdt in (np.float32, np.float64, np.int32, np.int64):
+        for shape in ((5,), (3, 4), (2, 3, 5)):
+            a = _floats(shape, np.float64, 9) if np.dtype(npdt).kind == "f" else np.arange(np.prod(shape)) % 3
+            a = a.astype(npdt).reshape(shape)
+            for dim in range(-len(shape), len(shape)):
+                want = getattr(torch, name)(torch.from_numpy(a.copy()), dim)
+                for s in (strided.from_numpy(a.copy()), strided.from_numpy(_misaligned(a))):
+                    got = getattr(strided, name)(s, dim)
+                    assert _same(got.values.numpy(), want.values.numpy()) if a.dtype.kind == "f" else \
+                        got.values.numpy().tobytes() == want.values.numpy().tobytes()
+                    assert got.indices.numpy().tobytes() == want.indices.numpy().tobytes()
+    k = native.special()
+    if k is not None:
+        x = _misaligned(np.arange(12, dtype=np.float32))
+        assert k.running_extreme(x, np.empty(12, np.float32), np.empty(12, np.int64), 4, 1, True) is False

@@ -4274,7 +4274,8 @@ done:
  * format (float32 "f", float64 "d", int32 "i", int64 "l"/"q") and length; indices: int64 of as
  * many elements; a length that is a multiple of n * inner. The running state of a line is the
  * previous output element, so there is no scratch. False (nothing written) where a result
- * overlaps x or the other result. */
+ * overlaps x or the other result, or a buffer is misaligned for its items (from_numpy's memory
+ * at an odd address). */
 #define EXTREME_LOOP(T, NAN)                                                                       \
     for (Py_ssize_t o = 0; o < outer; o++) {                                                       \
         const T *xo = (const T *)xb + o * n * inner;                                               \
@@ -4360,6 +4361,11 @@ static PyObject *py_running_extreme(PyObject *self, PyObject *const *args, Py_ss
         return NULL;
     }
     PyObject *answer = NULL;
+    if (x.itemsize < 1 || (uintptr_t)x.buf % (uintptr_t)x.itemsize || (uintptr_t)v.buf % (uintptr_t)x.itemsize
+        || (uintptr_t)ix.buf % 8) {
+        answer = Py_False; /* (misaligned memory, whose format reads "=f": the caller's aligned copy) */
+        goto done;
+    }
     const char *f = x.format;
     int kind = strcmp(f, "f") == 0 && x.itemsize == 4 ? 1 : strcmp(f, "d") == 0 && x.itemsize == 8 ? 2
              : strcmp(f, "i") == 0 && x.itemsize == 4 ? 3 : (strcmp(f, "l") == 0 || strcmp(f, "q") == 0) && x.itemsize == 8 ? 4 : 0;

@@ -386,8 +386,8 @@ def _fast_cum_extreme(self: Any, dim: Any, op: str) -> Any:
         # call without its checks, shapes and reshapes, ~1.5 us of a 3 us call at (3, 4); the
         # row-major strides in elements are the blocks' inner sizes)
         values, indices = _empty(count, flat.dtype), _empty(count, _INT64_NP)
-        # (kernel_run: memory at an odd address read from an aligned copy, which the kernel takes)
-        if k.running_extreme(kernel_run(flat), values, indices, shape[d], info[0][d], op == "cummax"):
+        # (memory at an odd address: the kernel's False, then _running_extreme's aligned copy)
+        if k.running_extreme(flat, values, indices, shape[d], info[0][d], op == "cummax"):
             return _tuple_new(_PAIRS[op], (adopted(values, info[2], self._dtype), adopted(indices, info[2], int64)))
     values, indices = _running_extreme(flat.reshape(shape), d, op)
     return _PAIRS[op](adopted(values.reshape(-1), info[2], self._dtype), adopted(indices.reshape(-1), info[2], int64))
