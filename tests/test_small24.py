@@ -269,3 +269,47 @@ def test_cum_extreme_without_kernel_run_matches_torch(name: str) -> None:
     if k is not None:
         x = _misaligned(np.arange(12, dtype=np.float32))
         assert k.running_extreme(x, np.empty(12, np.float32), np.empty(12, np.int64), 4, 1, True) is False
+
+
+@pytest.mark.parametrize("name", ["median", "nanmedian"])
+def test_flat_median_front_matches_entry_and_torch(name: str) -> None:
+    """median()/nanmedian()'s compiled front (flat_median: the lower middle value where no element
+    is NaN and it is no zero) gives the entry's bytes and PyTorch's; NaN, zeros of both signs,
+    ties, 0-d, empty, more than 1024 elements, misaligned and strided layouts, ints, the kernels
+    off, autograd and listeners take the entry as before."""
+    front = getattr(strided, name)
+    assert getattr(strided.Tensor, name) is front
+    entry = fallback_of(front)
+    rng = np.random.default_rng(3)
+    arrays = []
+    for npdt in (np.float32, np.float64):
+        for n in (1, 2, 3, 12, 64, 65, 256, 1024, 1025):
+            a = rng.standard_normal(n).astype(npdt)
+            arrays += [a, np.round(a).astype(npdt), _floats((n,), npdt, n)]
+            b = a.copy()
+            b[: n // 2 + 1] = 0.0
+            b[:2] = -0.0
+            arrays.append(b)
+        arrays += [np.array([-0.0, 0.0, 0.0], npdt), np.array(1.5, npdt), np.arange(16, dtype=npdt).reshape(4, 4)]
+    arrays += [np.arange(12, dtype=np.int64).reshape(3, 4)]
+    for a in arrays:
+        want = getattr(torch, name)(torch.from_numpy(a.copy())).numpy()
+        for s in (strided.from_numpy(a.copy()),) + ((strided.from_numpy(_misaligned(a)),) if a.ndim else ()):
+            got = front(s)
+            assert got.shape == () and got.dtype == s.dtype
+            assert got.numpy().tobytes() == entry(s).numpy().tobytes()
+            assert getattr(s, name)().numpy().tobytes() == entry(s).numpy().tobytes()
+            assert got.numpy().tobytes() == want.tobytes() or (np.isnan(want) and np.isnan(got.numpy()))
+            with native.disabled():
+                assert front(s).numpy().tobytes() == entry(s).numpy().tobytes()
+    m = strided.tensor([[1.0, 5.0], [7.0, 2.0], [3.0, 4.0]])
+    tm = torch.tensor([[1.0, 5.0], [7.0, 2.0], [3.0, 4.0]])
+    assert front(m.t()).item() == getattr(torch, name)(tm.t()).item()
+    assert front(m, 1).values.tolist() == getattr(torch, name)(tm, 1).values.tolist()
+    assert np.isnan(front(strided.ones(0)).item())
+    w = strided.tensor([1.0, 3.0, 2.0], requires_grad=True)
+    front(w).backward()
+    assert w.grad.tolist() == [0.0, 0.0, 1.0]
+    with strided.watch() as seen:
+        front(m)
+    assert [s.name for s in seen.steps] == [name]

@@ -3915,6 +3915,43 @@ done:
     return answer;
 }
 
+/* flat_median(x, out) -> bool: the lower median of all n elements of x (a C-contiguous, aligned
+ * float32 "f" or float64 "d" buffer, n >= 1) into out[0] (one element of x's format), where no
+ * element is NaN and that median is not a zero: then it is the one value every element order and
+ * selection gives (median and nanmedian alike; the general path's steps only decide between NaN
+ * bits and between -0.0 and 0.0), found by std::nth_element's steps (stl_nth's plain <) at
+ * (n - 1) / 2 over a copy. False (out meaningless) otherwise: a NaN, a zero median, another
+ * buffer (strided.ops.reductions.order_stats._fast_flat_median's and the general path's call). */
+#define FLAT_MEDIAN(T, SELECT)                                                                         {                                                                                                      const T *v = x.buf;                                                                                int nan = 0;                                                                                       for (Py_ssize_t j = 0; j < n; j++) nan |= v[j] != v[j];                                            if (!nan) {                                                                                            int64_t at = SELECT(v, n, (n - 1) / 2);                                                            if (at == -2) oom = 1;                                                                             else if (v[at] != 0) { *(T *)out.buf = v[at]; sure = 1; }                                      }                                                                                              }
+static PyObject *py_flat_median(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "flat_median(x, out) takes 2 arguments, not %zd", nargs);
+        return NULL;
+    }
+    Py_buffer x, out;
+    if (PyObject_GetBuffer(args[0], &x, PyBUF_SIMPLE | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &out, PyBUF_SIMPLE | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&x);
+        return NULL;
+    }
+    int f32 = strcmp(x.format, "f") == 0 && x.itemsize == 4, f64 = strcmp(x.format, "d") == 0 && x.itemsize == 8;
+    Py_ssize_t n = x.itemsize ? x.len / x.itemsize : 0;
+    int sure = 0, oom = 0;
+    if ((f32 || f64) && n >= 1 && strcmp(out.format, x.format) == 0 && out.len >= x.itemsize
+        && (uintptr_t)x.buf % (uintptr_t)x.itemsize == 0 && (uintptr_t)out.buf % (uintptr_t)x.itemsize == 0) {
+        Py_BEGIN_ALLOW_THREADS
+        if (f32) FLAT_MEDIAN(float, less_f_select) else FLAT_MEDIAN(double, less_d_select)
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&out);
+    if (oom) return PyErr_NoMemory();
+    return PyBool_FromLong(sure);
+}
+#undef FLAT_MEDIAN
+
 /* PyTorch's CPU kthvalue (aten/src/ATen/native/Sorting.cpp, SortingUtils.h quick_select_template),
  * step for step: each row copied with its positions 0..n-1, a median-of-three quickselect (Hoare
  * partition; comparator "x above y, NaN above all but NaN") swapping values and positions together,
@@ -8639,6 +8676,8 @@ static PyMethodDef methods[] = {
      "argsort reads it, NaN last (False: an overlap)"},
     {"stl_mode", (PyCFunction)(void (*)(void))py_stl_mode, METH_FASTCALL,
      "stl_mode(x, values, idx, n) -> bool: PyTorch's CPU mode of each row of n (False: an overlap)"},
+    {"flat_median", (PyCFunction)(void (*)(void))py_flat_median, METH_FASTCALL,
+     "flat_median(x, out) -> bool: the lower median of x into out[0] where no element is NaN and it is no zero"},
     {"stl_nth", (PyCFunction)(void (*)(void))py_stl_nth, METH_FASTCALL,
      "stl_nth(x, nth, comparator) -> int: the position std::nth_element leaves at nth (0: NaN largest, 2: plain <)"},
     {"stl_topk_exact", (PyCFunction)(void (*)(void))py_stl_topk_exact, METH_FASTCALL,
