@@ -313,3 +313,39 @@ def test_flat_median_front_matches_entry_and_torch(name: str) -> None:
     with strided.watch() as seen:
         front(m)
     assert [s.name for s in seen.steps] == [name]
+
+
+def test_prod_front_matches_entry_and_torch() -> None:
+    """prod()'s compiled front (torch_prod_rows over every element, strict: a NaN product goes to
+    the entry) gives the entry's bytes and PyTorch's; other calls take the entry as before."""
+    front = strided.prod
+    assert strided.Tensor.prod is front
+    entry = fallback_of(front)
+    rng = np.random.default_rng(8)
+    arrays = []
+    for npdt in (np.float32, np.float64):
+        for n in (1, 2, 7, 12, 15, 16, 31, 32, 33, 100, 256, 1000):
+            arrays += [(rng.uniform(0.5, 1.5, n)).astype(npdt), _floats((n,), npdt, n),
+                       rng.uniform(-3, 3, n).astype(npdt) * 1e10]
+        arrays += [np.array([0.0, -1.0], npdt), np.array([np.inf, 0.0], npdt), np.array(3.5, npdt),
+                   np.arange(1, 13, dtype=npdt).reshape(3, 4)]
+    arrays += [np.arange(1, 13, dtype=np.int64).reshape(3, 4)]
+    for a in arrays:
+        want = torch.prod(torch.from_numpy(a.copy())).numpy()
+        for s in (strided.from_numpy(a.copy()),) + ((strided.from_numpy(_misaligned(a)),) if a.ndim else ()):
+            got = front(s)
+            assert got.shape == () and got.dtype == s.dtype
+            assert got.numpy().tobytes() == entry(s).numpy().tobytes()
+            assert s.prod().numpy().tobytes() == entry(s).numpy().tobytes()
+            assert _same(got.numpy(), want) if a.dtype.kind == "f" else got.numpy().tobytes() == want.tobytes()
+            with native.disabled():
+                assert front(s).numpy().tobytes() == entry(s).numpy().tobytes()
+    assert front(strided.ones(0)).item() == 1.0
+    m = strided.tensor([[1.0, 5.0], [7.0, 2.0]])
+    assert front(m, 1).tolist() == [5.0, 14.0] and front(m.t()).item() == 70.0
+    w = strided.tensor([1.0, 3.0, 2.0], requires_grad=True)
+    front(w).backward()
+    assert w.grad.tolist() == [6.0, 2.0, 3.0]
+    with strided.watch() as seen:
+        front(m)
+    assert [s.name for s in seen.steps] == ["prod"]

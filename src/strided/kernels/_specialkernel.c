@@ -6837,7 +6837,7 @@ done:
         PROD_ROWS(T, 1)                                                                            \
     }
 
-/* torch_prod_rows(x, out, n) -> bool: PyTorch's CPU product (binary_kernel_reduce_vec in ATen's
+/* torch_prod_rows(x, out, n[, strict]) -> bool: PyTorch's CPU product (binary_kernel_reduce_vec in ATen's
  * Reduce.h, 32-byte vectors: V = 8 float32 / 4 float64 lanes, measured on PyTorch 2.13 with its
  * AVX-512 capability) of each row of n elements of x into out; x and out C-contiguous buffers of one
  * format ("f" or "d"). A row of at least 4 V elements: four vector accumulators loaded from its first
@@ -6847,7 +6847,8 @@ done:
  * one. A shorter row is the running product from 1 in order (PROD_ALL, NumPy's bits). The
  * operations are IEEE float multiplies in x's type (no FMA can enter: nothing adds); only a NaN's
  * payload may depend on which operand the compiler puts first (the caller recomputes NaN results).
- * False (nothing written) where out overlaps x. */
+ * False (nothing written) where out overlaps x; with strict true, False too where a result is NaN
+ * (out written). n 0: one row of every element (False for none). */
 #define TPROD_ROW(T, V)                                                                            \
     VECTOR_CLONES static T torch_prod_row_##T(const T *restrict xr, Py_ssize_t n)                  \
     {                                                                                              \
@@ -6883,12 +6884,13 @@ TPROD_ROW(double, 4)
 static PyObject *py_torch_prod_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (nargs != 3) {
-        PyErr_Format(PyExc_TypeError, "torch_prod_rows(x, out, n) takes 3 arguments, not %zd", nargs);
+    if (nargs != 3 && nargs != 4) {
+        PyErr_Format(PyExc_TypeError, "torch_prod_rows(x, out, n[, strict]) takes 3 or 4 arguments, not %zd", nargs);
         return NULL;
     }
     Py_ssize_t n = PyLong_AsSsize_t(args[2]);
-    if (n == -1 && PyErr_Occurred()) return NULL;
+    int strict = nargs == 4 ? PyObject_IsTrue(args[3]) : 0;
+    if ((n == -1 || strict < 0) && PyErr_Occurred()) return NULL;
     Py_buffer x, out;
     if (PyObject_GetBuffer(args[0], &x, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
     if (PyObject_GetBuffer(args[1], &out, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
@@ -6897,6 +6899,13 @@ static PyObject *py_torch_prod_rows(PyObject *self, PyObject *const *args, Py_ss
     }
     PyObject *answer = NULL;
     char kind = format_kind(&x);
+    if (n == 0 && x.itemsize > 0) { /* (one row: every element; none: the caller's empty product) */
+        n = x.len / x.itemsize;
+        if (n == 0) {
+            answer = Py_False;
+            goto done;
+        }
+    }
     if ((kind != 'f' && kind != 'd') || format_kind(&out) != kind || n < 1 || (x.len / x.itemsize) % n != 0
         || out.len / out.itemsize != (x.len / x.itemsize) / n) {
         PyErr_Format(PyExc_ValueError, "torch_prod_rows: x and out must be C-contiguous float32 or float64 "
@@ -6925,6 +6934,11 @@ static PyObject *py_torch_prod_rows(PyObject *self, PyObject *const *args, Py_ss
         }
         if (release) PyEval_RestoreThread(ts);
         answer = Py_True;
+        for (Py_ssize_t r = 0; strict && r < rows; r++) /* (a NaN's payload: the caller's NumPy path) */
+            if (kind == 'f' ? ((float *)ob)[r] != ((float *)ob)[r] : ((double *)ob)[r] != ((double *)ob)[r]) {
+                answer = Py_False;
+                break;
+            }
     }
 done:
     PyBuffer_Release(&x);
@@ -8765,7 +8779,7 @@ static PyMethodDef methods[] = {
      "fill_value(out, one) -> bool: every element of the C-contiguous out set to one's bytes (one element of "
      "out's itemsize 1, 2, 4, 8 or 16; False: another, nothing written)"},
     {"torch_prod_rows", (PyCFunction)(void (*)(void))py_torch_prod_rows, METH_FASTCALL,
-     "torch_prod_rows(x, out, n) -> bool: the product of each row of n, PyTorch's CPU reduction order (four "
+     "torch_prod_rows(x, out, n[, strict]) -> bool: the product of each row of n, PyTorch's CPU reduction order (four "
      "vectors of 32 bytes, then the row's tail; False: an overlap, nothing written)"},
     {"complex64_abs", (PyCFunction)(void (*)(void))py_complex64_abs, METH_FASTCALL,
      "complex64_abs(z, out) -> bool: |z| of complex64 elements, the C library's hypotf (False: other buffers)"},
