@@ -349,3 +349,34 @@ def test_prod_front_matches_entry_and_torch() -> None:
     with strided.watch() as seen:
         front(m)
     assert [s.name for s in seen.steps] == ["prod"]
+
+
+def test_aminmax_front_matches_entry_and_torch() -> None:
+    """aminmax()'s compiled front (extreme_pair into two fresh 0-d results, the named tuple) gives
+    the entry's results and PyTorch's; zeros, NaN, large, 0-d, other calls take the entry."""
+    front = strided.aminmax
+    assert strided.Tensor.aminmax is front
+    entry = fallback_of(front)
+    arrays = []
+    for npdt in (np.float32, np.float64):
+        for n in (1, 2, 12, 256, 5000, 70000):
+            a = _floats((n,), npdt, n)
+            arrays += [a, np.where(np.isfinite(a), a, 1.0).astype(npdt) + 0.5]
+        arrays += [np.array([0.0, -0.0, 1.0], npdt), np.array(2.5, npdt), np.arange(12, dtype=npdt).reshape(3, 4)]
+    arrays += [np.arange(12, dtype=np.int64).reshape(3, 4)]
+    for a in arrays:
+        want = torch.aminmax(torch.from_numpy(a.copy()))
+        for s in (strided.from_numpy(a.copy()),) + ((strided.from_numpy(_misaligned(a)),) if a.ndim else ()):
+            got, ref = front(s), entry(s)
+            assert type(got) is type(ref) and got._fields == ("min", "max")
+            for g, r, w in zip(got, ref, (want.min, want.max)):
+                assert g.shape == () and g.numpy().tobytes() == r.numpy().tobytes()
+                assert _same(g.numpy(), w.numpy()) if a.dtype.kind == "f" else g.numpy().tobytes() == w.numpy().tobytes()
+            assert [v.item() for v in s.aminmax()] == [v.item() for v in ref] or np.isnan(ref.max.item())
+            with native.disabled():
+                assert [v.numpy().tobytes() for v in front(s)] == [v.numpy().tobytes() for v in ref]
+    m = strided.tensor([[1.0, 5.0], [7.0, 2.0]])
+    assert front(m, dim=1).max.tolist() == [5.0, 7.0] and front(m.t()).max.item() == 7.0
+    with strided.watch() as seen:
+        front(m)
+    assert [s.name for s in seen.steps] == ["aminmax"]

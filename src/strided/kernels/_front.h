@@ -29,7 +29,8 @@
  * data is aligned to ``align`` bytes; its False answer (or a refused x) hands over to ``fn`` as
  * above (None: to ``fallback``); a unary kernel's optional sixth item, a Layout, makes it a whole
  * reduction's: ``out = empty(1, np_dtype)`` adopted with that (0-d) Layout, x not 0-d
- * (max(), min()); binary {DType: (fn, native, native_min,
+ * (max(), min()), or a (Layout, pair type) tuple: ``run(x, first, second, *extra)`` into two such
+ * results, returned as ``tuple.__new__(pair_type, (first, second))`` (aminmax()); binary {DType: (fn, native, native_min,
  * result_dtype, scalar, fix)}: ``native`` a compiled loop the Python path calls first (directly,
  * on two tensors' runs of at least ``native_min`` elements; None, or its None answer: ``fn``
  * runs), ``fix`` (or None) called as ``fix(x, y, result)`` after ``fn`` (torch_extremes' NaN
@@ -203,11 +204,18 @@ static int front_kernel(FrontObject *f, PyObject *spec, PyObject *x, PyObject *y
         || !PyTuple_Check(PyTuple_GET_ITEM(spec, 1)))
         return -1;
     PyObject *extra = PyTuple_GET_ITEM(spec, 1);
-    /* (a sixth item: a whole reduction's kernel, one element into a fresh result of that Layout;
-     * a 0-d x is the fallback's) */
-    PyObject *whole = PyTuple_GET_SIZE(spec) == 6 ? PyTuple_GET_ITEM(spec, 5) : NULL;
+    /* (a sixth item: a whole reduction's kernel, one element into a fresh result of that Layout,
+     * or (Layout, pair type): two such results, run(x, first, second, *extra), made that named
+     * tuple; a 0-d x is the fallback's) */
+    PyObject *whole = PyTuple_GET_SIZE(spec) == 6 ? PyTuple_GET_ITEM(spec, 5) : NULL, *pair = NULL;
     if (whole != NULL && (!PyTuple_Check(PyTuple_GET_ITEM(info, 0)) || PyTuple_GET_SIZE(PyTuple_GET_ITEM(info, 0)) == 0))
         return 0;
+    if (whole != NULL && PyTuple_Check(whole)) {
+        if (PyTuple_GET_SIZE(whole) != 2 || !PyType_Check(PyTuple_GET_ITEM(whole, 1)))
+            return -1;
+        pair = PyTuple_GET_ITEM(whole, 1);
+        whole = PyTuple_GET_ITEM(whole, 0);
+    }
     Py_ssize_t n = PyLong_AsSsize_t(PyTuple_GET_ITEM(info, 1));
     Py_ssize_t max_n = PyLong_AsSsize_t(PyTuple_GET_ITEM(spec, 3));
     Py_ssize_t align = PyLong_AsSsize_t(PyTuple_GET_ITEM(spec, 4));
@@ -216,8 +224,8 @@ static int front_kernel(FrontObject *f, PyObject *spec, PyObject *x, PyObject *y
         PyErr_Clear();
         return -1;
     }
-    if (n > max_n || align < 1 || 2 + (y != NULL) + (z != NULL) + (lead != NULL) + nextra > 8) /* (the call's a[8]) */
-        return 0;
+    if (n > max_n || align < 1 || 2 + (y != NULL) + (z != NULL) + (pair != NULL) + (lead != NULL) + nextra > 8)
+        return 0; /* (the call's a[8]) */
     PyObject *runs[3] = {x, y, z};
     for (int i = 0; i < 3 && runs[i] != NULL; i++) {
         Py_buffer view; /* (a C-contiguous run: PyBUF_SIMPLE refuses any other) */
@@ -233,8 +241,10 @@ static int front_kernel(FrontObject *f, PyObject *spec, PyObject *x, PyObject *y
     PyObject *one = whole != NULL ? PyLong_FromLong(1) : NULL;
     PyObject *e[2] = {whole != NULL ? one : PyTuple_GET_ITEM(info, 1), PyTuple_GET_ITEM(spec, 2)};
     PyObject *res = whole != NULL && one == NULL ? NULL : PyObject_Vectorcall(f->empty, e, 2, NULL);
+    PyObject *second = pair != NULL && res != NULL ? PyObject_Vectorcall(f->empty, e, 2, NULL) : NULL;
     Py_XDECREF(one);
-    if (res == NULL) {
+    if (res == NULL || (pair != NULL && second == NULL)) {
+        Py_XDECREF(res);
         *out = (PyObject *)-1;
         return 1;
     }
@@ -245,6 +255,8 @@ static int front_kernel(FrontObject *f, PyObject *spec, PyObject *x, PyObject *y
     if (z != NULL)
         a[na++] = z;
     a[na++] = res;
+    if (second != NULL)
+        a[na++] = second;
     if (lead != NULL)
         a[na++] = lead;
     for (Py_ssize_t i = 0; i < nextra; i++)
@@ -252,6 +264,7 @@ static int front_kernel(FrontObject *f, PyObject *spec, PyObject *x, PyObject *y
     PyObject *done = PyObject_Vectorcall(PyTuple_GET_ITEM(spec, 0), a, na, NULL);
     if (done == NULL) {
         Py_DECREF(res);
+        Py_XDECREF(second);
         *out = (PyObject *)-1;
         return 1;
     }
@@ -259,11 +272,24 @@ static int front_kernel(FrontObject *f, PyObject *spec, PyObject *x, PyObject *y
     Py_DECREF(done);
     if (refused) {
         Py_DECREF(res);
+        Py_XDECREF(second);
         return 0;
     }
     PyObject *b[3] = {res, whole != NULL ? whole : PyTuple_GET_ITEM(info, 2), dtype};
     PyObject *t = py_adopt(NULL, b, 3);
     Py_DECREF(res);
+    if (second != NULL) { /* (the pair: pair_type.__new__'s tuple of the two, as tuple.__new__ makes it) */
+        b[0] = second;
+        PyObject *t2 = t != NULL ? py_adopt(NULL, b, 3) : NULL;
+        Py_DECREF(second);
+        PyObject *items = t2 != NULL ? PyTuple_Pack(2, t, t2) : NULL;
+        PyObject *targs = items != NULL ? PyTuple_Pack(1, items) : NULL;
+        Py_XDECREF(t);
+        Py_XDECREF(t2);
+        Py_XDECREF(items);
+        t = targs != NULL ? PyTuple_Type.tp_new((PyTypeObject *)pair, targs, NULL) : NULL;
+        Py_XDECREF(targs);
+    }
     *out = t == NULL ? (PyObject *)-1 : t;
     return 1;
 }

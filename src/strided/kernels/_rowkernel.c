@@ -918,6 +918,30 @@ static PyObject *py_extreme_one(PyObject *self, PyObject *const *args, Py_ssize_
     return PyBool_FromLong(unsure == 0);
 }
 
+/* extreme_pair(x, lo, hi) -> bool: extreme_one(x, lo, 0) and extreme_one(x, hi, 1), True where both
+ * answers are sure (aminmax(): strided.ops.reductions.nan_reductions' two kernel calls); False
+ * (lo and hi meaningless) otherwise. */
+static PyObject *py_extreme_pair(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "extreme_pair(x, lo, hi) takes 3 arguments");
+        return NULL;
+    }
+    for (long mode = 0; mode < 2; mode++) {
+        PyObject *m = PyLong_FromLong(mode);
+        PyObject *a[3] = {args[0], args[1 + mode], m};
+        PyObject *sure = m != NULL ? py_extreme_one(self, a, 3) : NULL;
+        Py_XDECREF(m);
+        if (sure == NULL)
+            return NULL;
+        int yes = sure == Py_True;
+        Py_DECREF(sure);
+        if (!yes)
+            Py_RETURN_FALSE;
+    }
+    Py_RETURN_TRUE;
+}
+
 /* histc's counting (strided.ops.reductions.counting.histc, PyTorch's histc with the edges given):
  * each element v of x with lo <= v <= hi (NaN fails both) counted in bin
  * min((int64)(((v - lo) * bins) / (hi - lo)), bins - 1), every step in the element type: the
@@ -1297,6 +1321,8 @@ static PyMethodDef methods[] = {
      "histc(x, out, lo, hi) -> bool: the counts of a C-contiguous float32/float64 buffer's elements in\n"
      "len(out) equal bins over [lo, hi] (the last bin closed), computed in the element type, into out;\n"
      "False (out untouched) where not taken."},
+    {"extreme_pair", (PyCFunction)(void (*)(void))py_extreme_pair, METH_FASTCALL,
+     "extreme_pair(x, lo, hi) -> bool: extreme_one's smallest into lo and largest into hi, True where both are sure"},
     {"extreme_one", (PyCFunction)(void (*)(void))py_extreme_one, METH_FASTCALL,
      "extreme_one(x, out, mode) -> bool: extreme_all's one-row call, True where its answer is sure (0)"},
     {"extreme_all", (PyCFunction)(void (*)(void))py_extreme_all, METH_FASTCALL,

@@ -65,7 +65,9 @@ def kernel_entry(run: Callable[..., Any] | None, extra: tuple, dtype: np.dtype,
                  max_n: int = 1 << 62, whole: Any = None) -> tuple | None:
     """A unary front's compiled first pass: ``run(x, out, *extra)`` of the flat run ``x`` into
     ``out = np.empty(len(x), dtype)`` (``whole``, a 0-d Layout: a whole reduction's kernel, ``out =
-    np.empty(1, dtype)`` adopted with that Layout, an ``x`` of at least one dim), made in C where the kernels are on in the caller's context
+    np.empty(1, dtype)`` adopted with that Layout, an ``x`` of at least one dim; or (Layout, a named
+    tuple type): ``run(x, first, second, *extra)`` into two such results, returned as that tuple),
+    made in C where the kernels are on in the caller's context
     (:func:`strided.kernels.native.disabled` off, no such block open: else the forward runs), ``x``
     holds at most ``max_n`` elements and is aligned to ``dtype``; ``run``'s False answer, or a
     refused ``x``, hands over to the entry's ``fn``. The contract on ``run``: exactly what the
