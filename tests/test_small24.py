@@ -380,3 +380,33 @@ def test_aminmax_front_matches_entry_and_torch() -> None:
     with strided.watch() as seen:
         front(m)
     assert [s.name for s in seen.steps] == ["aminmax"]
+
+
+def test_as_strided_copy_fast_path_matches_general_and_torch() -> None:
+    """as_strided_copy's fast path (the as_strided memo's layout gathered from the storage) gives
+    the general path's bytes and strides and PyTorch's; refusals raise as before, on every call."""
+    a = np.arange(24, dtype=np.float32)
+    calls = [((2, 3), (3, 1)), ([2, 3], [1, 2]), ((2, 2), (1, 2), 1), ((3, 4), (0, 1)), ((4, 3), (1, 1), 5),
+             ((1, 4), (8, 1)), ((0, 3), (3, 1)), ((), ()), ((2, 2), (2, 1), None)]
+    for base in (lambda lib, x: x, lambda lib, x: x[2:], lambda lib, x: x.reshape(4, 6).t()):
+        s, t = base(strided, strided.tensor(a)), base(torch, torch.tensor(a))
+        for args in calls:
+            for _ in range(2):  # (the second call finds the memo's answer)
+                got = strided.as_strided_copy(s, *args)
+                want = torch.as_strided_copy(t, *args)
+                assert got.shape == tuple(want.shape) and got.stride() == want.stride()
+                assert got.numpy().tobytes() == want.numpy().tobytes()
+                with native.disabled():
+                    assert strided.as_strided_copy(s, *args).numpy().tobytes() == got.numpy().tobytes()
+    s = strided.tensor(a)
+    for bad in (((5, 5), (5, 1)), ((2, 2), (-1, 1)), ((2.0, 2), (2, 1))):
+        for _ in range(2):
+            with pytest.raises((RuntimeError, TypeError)):
+                strided.as_strided_copy(s, *bad)
+    w = strided.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    r = strided.as_strided_copy(w, (2,), (1,))
+    r.sum().backward()
+    assert w.grad.tolist() == [1.0, 1.0, 0.0]
+    with strided.watch() as seen:
+        strided.as_strided_copy(s, (2, 3), (3, 1))
+    assert [x.name for x in seen.steps] == ["as_strided_copy"]
