@@ -410,3 +410,35 @@ def test_as_strided_copy_fast_path_matches_general_and_torch() -> None:
     with strided.watch() as seen:
         strided.as_strided_copy(s, (2, 3), (3, 1))
     assert [x.name for x in seen.steps] == ["as_strided_copy"]
+
+
+def test_elu_front_matches_wrapper_and_torch() -> None:
+    """F.elu's compiled front (greater_copy_into: x itself where every element is > 0) gives the
+    wrapper's bytes and PyTorch's; any other input and call takes the wrapper."""
+    import torch.nn.functional as TF
+
+    import strided.nn.functional as F
+
+    front = F.elu
+    wrapper = fallback_of(front)
+    assert front is not wrapper
+    for npdt in (np.float32, np.float64):
+        for n in (1, 7, 12, 256, 3000):
+            a = _floats((n,), npdt, n)
+            for v in (np.abs(a) + 0.5, a, np.where(np.isnan(a), 1.0, np.abs(a)).astype(npdt), np.zeros(n, npdt)):
+                v = v.astype(npdt)
+                want = TF.elu(torch.from_numpy(v.copy())).numpy()
+                for s in (strided.from_numpy(v.copy()), strided.from_numpy(_misaligned(v))):
+                    got = front(s)
+                    assert got.numpy().tobytes() == wrapper(s).numpy().tobytes()
+                    # (elu's expm1 of a negative x is NumPy's: a known difference from torch, the wrapper's)
+                    assert _same(got.numpy(), want) or (v < 0).any()
+                    with native.disabled():
+                        assert front(s).numpy().tobytes() == got.numpy().tobytes()
+    x = strided.tensor([0.5, 2.0])
+    assert front(x, 0.5).tolist() == [0.5, 2.0] and front(-x, alpha=2.0).tolist() == TF.elu(torch.tensor([-0.5, -2.0]), 2.0).tolist()
+    y = strided.tensor([1.0, -1.0])
+    assert front(y, inplace=True) is y
+    w = strided.tensor([1.0, 2.0], requires_grad=True)
+    front(w).sum().backward()
+    assert w.grad.tolist() == [1.0, 1.0]

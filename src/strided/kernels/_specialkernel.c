@@ -6551,6 +6551,19 @@ static PyObject *py_greater_copy(PyObject *self, PyObject *const *args, Py_ssize
     return greater_pass(args, nargs, 1);
 }
 
+/* greater_copy_into(x, y, t) -> bool: greater_copy(x, t, y), its arguments in a compiled front's
+ * kernel order (run(x, out, *extra): F.elu's all-positive input) */
+static PyObject *py_greater_copy_into(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "greater_copy_into(x, y, t) takes 3 arguments, not %zd", nargs);
+        return NULL;
+    }
+    PyObject *ordered[3] = {args[0], args[2], args[1]};
+    return greater_pass(ordered, 3, 1);
+}
+
 /* ---------------------------------------------------------------- leaky_relu, vectorized
  *
  * o = a > 0 ? a : a * k (unary_exact's code 2) over contiguous runs. The scalar loop branched
@@ -8717,6 +8730,8 @@ static PyMethodDef methods[] = {
     ENTRY(erf_float32), ENTRY(erfc_float32), ENTRY(lgamma_float32),
     {"erf_float32_form", py_erf_float32_form, METH_O,
      "erf_float32_form(form) -> int: -1 the AVX-512 form where the CPU has it, 0 the blocked stages (the previous form)"},
+    {"greater_copy_into", (PyCFunction)(void (*)(void))py_greater_copy_into, METH_FASTCALL,
+     "greater_copy_into(x, y, t) -> bool: greater_copy(x, t, y), a front's argument order"},
     {"greater_copy", (PyCFunction)(void (*)(void))py_greater_copy, METH_FASTCALL,
      "greater_copy(x, t, y) -> bool: y = x where every x > t (False: some is not, or the buffers as greater_select's)"},
     {"greater_select", (PyCFunction)(void (*)(void))py_greater_select, METH_FASTCALL,

@@ -88,6 +88,9 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     return elu_(input, alpha) if inplace else A.elu(input, alpha)
 
 
+elu = A.fresh_front(elu, A.ELU)  # (the common call, F.elu(x) of an all-positive x, in C: see fresh_front)
+
+
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """``x`` where ``x > 0``, else ``negative_slope * x``; ``inplace=True`` writes ``input``.
 

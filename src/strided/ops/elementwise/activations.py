@@ -705,11 +705,16 @@ def _softplus_default(x: np.ndarray) -> np.ndarray:
 
 def _front_kernel(row: Activation, dtype: np.dtype) -> tuple | None:
     """:func:`_fast`'s compiled pass for ``row`` at its default parameters on a flat run of
-    ``dtype`` as a front's :func:`kernel_entry`: silu's torch_loop call (one chunk); None for the
-    other rows (softplus has none: NumPy's exp and log1p run)."""
+    ``dtype`` as a front's :func:`kernel_entry`: silu's torch_loop call (one chunk), elu's
+    all-positive copy (greater_copy, in the front's argument order: its refusal, an element
+    that is not > 0, hands the call to the wrapper); None for the other rows (softplus has
+    none: NumPy's exp and log1p run)."""
     if row is SILU:
         call = flat_call(_SILU_OP, dtype)
         return None if call is None else kernel_entry(call[0], call[1], dtype, call[2])
+    if row is ELU:
+        k = native._compiled("_specialkernel")  # (the module itself: the front reads the switch per call)
+        return kernel_entry(getattr(k, "greater_copy_into", None), (0.0,), dtype)
     return None
 
 
