@@ -442,3 +442,34 @@ def test_elu_front_matches_wrapper_and_torch() -> None:
     w = strided.tensor([1.0, 2.0], requires_grad=True)
     front(w).sum().backward()
     assert w.grad.tolist() == [1.0, 1.0]
+
+
+def test_hardtanh_front_matches_wrapper_and_torch() -> None:
+    """F.hardtanh's compiled front (clamp_scalar to [-1, 1]) gives the wrapper's bytes (np.clip's)
+    and PyTorch's; bounds given, inplace, autograd and other layouts take the wrapper."""
+    import torch.nn.functional as TF
+
+    import strided.nn.functional as F
+
+    front = F.hardtanh
+    wrapper = fallback_of(front)
+    assert front is not wrapper
+    for npdt in (np.float32, np.float64):
+        for shape in ((1,), (12,), (3, 4), (16, 16), (3, 1), (2, 1, 3), (3000,)):
+            a = _floats(shape, npdt, sum(shape))
+            a.reshape(-1)[:4] = np.array([-1.0, 1.0, -0.0, 0.0], npdt)[: a.size]
+            want = TF.hardtanh(torch.from_numpy(a.copy())).numpy()
+            for s in (strided.from_numpy(a.copy()), strided.from_numpy(_misaligned(a))):
+                got = front(s)
+                assert got.stride() == wrapper(s).stride()
+                assert got.numpy().tobytes() == wrapper(s).numpy().tobytes()
+                assert _same(got.numpy(), want)
+                with native.disabled():
+                    assert front(s).numpy().tobytes() == got.numpy().tobytes()
+    x = strided.tensor([-3.0, 0.5, 7.0])
+    assert front(x, 0.0, 6.0).tolist() == [0.0, 0.5, 6.0] and front(x.flip(0)).tolist() == [1.0, 0.5, -1.0]
+    y = strided.tensor([5.0, -5.0])
+    assert front(y, inplace=True) is y and y.tolist() == [1.0, -1.0]
+    w = strided.tensor([0.5, 2.0], requires_grad=True)
+    front(w).sum().backward()
+    assert w.grad.tolist() == [1.0, 0.0]

@@ -112,6 +112,9 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace
     return A.hardtanh_(input, min_val, max_val) if inplace else A.hardtanh(input, min_val, max_val)
 
 
+hardtanh = A.fresh_front(hardtanh, A.HARDTANH)  # (the common call, F.hardtanh(x), in C: see fresh_front)
+
+
 def _softmax_dim(name: str, ndim: int, dim: Any) -> Any:
     """PyTorch's ``_get_softmax_dim``: with no ``dim``, warn and pick 0 for 0-, 1- and 3-d inputs, else 1."""
     if dim is not None:
