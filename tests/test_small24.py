@@ -473,3 +473,25 @@ def test_hardtanh_front_matches_wrapper_and_torch() -> None:
     w = strided.tensor([0.5, 2.0], requires_grad=True)
     front(w).sum().backward()
     assert w.grad.tolist() == [1.0, 0.0]
+
+
+@pytest.mark.parametrize("name", ["atan2", "arctan2"])
+def test_atan2_front_entry_matches_python_path_and_torch(name: str) -> None:
+    """atan2's float32 kernel entry (SLEEF's row from C, atan2_flat's own call below the grain)
+    gives the Python path's bytes and PyTorch's, at every length around the step and the grain."""
+    front = getattr(strided, name)
+    entry = fallback_of(front)
+    for n in (1, 7, 15, 16, 17, 31, 32, 33, 100, 1000, 32767, 32768, 40000):
+        y, x = _floats((n,), np.float32, n), _floats((n,), np.float32, n + 1)
+        if n > 20:
+            y[-10:], x[-10:] = [0.0, -0.0, 0.0, -0.0, np.inf, -np.inf, np.inf, 1.0, -1.0, np.nan], \
+                [0.0, 0.0, -0.0, -0.0, np.inf, np.inf, -np.inf, 0.0, -0.0, 1.0]
+        want = torch.atan2(torch.from_numpy(y.copy()), torch.from_numpy(x.copy())).numpy()
+        for sy, sx in ((strided.from_numpy(y.copy()), strided.from_numpy(x.copy())),
+                       (strided.from_numpy(_misaligned(y)), strided.from_numpy(_misaligned(x)))):
+            got = front(sy, sx)
+            assert got.numpy().tobytes() == entry(sy, sx).numpy().tobytes(), n
+            assert got.numpy().tobytes() == getattr(sy, name)(sx).numpy().tobytes(), n
+            assert _same(got.numpy(), want), n
+            with native.disabled():  # (NumPy's arctan2 then: the entry's bits, not always PyTorch's)
+                assert front(sy, sx).numpy().tobytes() == entry(sy, sx).numpy().tobytes(), n
