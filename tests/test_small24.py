@@ -495,3 +495,33 @@ def test_atan2_front_entry_matches_python_path_and_torch(name: str) -> None:
             assert _same(got.numpy(), want), n
             with native.disabled():  # (NumPy's arctan2 then: the entry's bits, not always PyTorch's)
                 assert front(sy, sx).numpy().tobytes() == entry(sy, sx).numpy().tobytes(), n
+
+
+def test_heaviside_front_matches_entry_and_torch() -> None:
+    """heaviside's compiled front (binary_exact code 2 from C) gives the entry's bytes and
+    PyTorch's (NaN payloads included); other dtypes, layouts, out= and refusals take the entry."""
+    front = strided.heaviside
+    assert strided.Tensor.heaviside is front
+    entry = fallback_of(front)
+    for npdt in (np.float32, np.float64):
+        for n in (1, 12, 256, 3000):
+            x, v = _floats((n,), npdt, n), _floats((n,), npdt, n + 7)
+            x[::5] = 0.0
+            x[1::7] = -0.0
+            want = torch.heaviside(torch.from_numpy(x.copy()), torch.from_numpy(v.copy())).numpy()
+            for sx, sv in ((strided.from_numpy(x.copy()), strided.from_numpy(v.copy())),
+                           (strided.from_numpy(_misaligned(x)), strided.from_numpy(_misaligned(v)))):
+                got = front(sx, sv)
+                assert got.numpy().tobytes() == entry(sx, sv).numpy().tobytes() == want.tobytes()
+                assert sx.heaviside(sv).numpy().tobytes() == want.tobytes()
+                with native.disabled():
+                    assert front(sx, sv).numpy().tobytes() == entry(sx, sv).numpy().tobytes()
+    i = strided.tensor([-1, 0, 2])
+    assert front(i, strided.tensor([5, 5, 5])).tolist() == [0, 5, 1]
+    with pytest.raises(TypeError):
+        front(strided.tensor([1.0]), 0.5)
+    with pytest.raises(RuntimeError):
+        front(strided.tensor([1.0]), strided.tensor([1.0], dtype=strided.float64))
+    m = strided.tensor([[0.0, -1.0], [2.0, 0.0]])
+    assert front(m.t(), m).tolist() == torch.heaviside(torch.tensor([[0.0, -1.0], [2.0, 0.0]]).t(),
+                                                          torch.tensor([[0.0, -1.0], [2.0, 0.0]])).tolist()
