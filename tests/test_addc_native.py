@@ -145,7 +145,9 @@ def test_addcmul_runs_declines_a_nan_value_and_partial_overlaps() -> None:
         _KERNEL.addcmul_runs(x[::2], y1[::2], y2[::2], None, np.empty(25, np.float32))
     with pytest.raises(TypeError):
         _KERNEL.addcmul_runs(x, y1, y2, "v", np.empty_like(x))
-    with pytest.raises(TypeError, match="5 arguments"):
+    with pytest.raises(TypeError, match="4 or 5 arguments"):
+        _KERNEL.addcmul_runs(x, y1, y2)
+    with pytest.raises(TypeError):  # (four arguments: (x, y1, y2, out), and None is no buffer)
         _KERNEL.addcmul_runs(x, y1, y2, None)
 
 

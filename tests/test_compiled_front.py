@@ -239,7 +239,11 @@ def test_the_front_table_refuses_a_malformed_entry():
     with pytest.raises(TypeError, match="wrong form"):
         k.front(len, 1, {st.float32: (np.exp,)}, _cinfo, OPEN, quiet_call)
     with pytest.raises(ValueError, match="arity"):
-        k.front(len, 3, {}, _cinfo, OPEN, quiet_call)
+        k.front(len, 4, {}, _cinfo, OPEN, quiet_call)
+    with pytest.raises(TypeError, match="wrong form"):  # (a ternary entry is (kernel,))
+        k.front(len, 3, {st.float32: (np.exp, True, None)}, _cinfo, OPEN, quiet_call, np.empty)
+    with pytest.raises(TypeError, match="kernel entry"):
+        k.front(len, 3, {st.float32: (np.exp,)}, _cinfo, OPEN, quiet_call, np.empty)
 
 
 # ---------------------------------------------------------------- entry fronts (recording entries and guards)
@@ -259,8 +263,11 @@ ENTRY_FRONTS = _entry_fronts()
 
 
 def test_entry_fronts_stand_before_the_recording_entries_and_guards():
-    for name in ("Tensor.argmax", "Tensor.cumsum", "strided.sort", "strided.argmax", "strided.cumsum", "Tensor.clamp"):
+    for name in ("Tensor.argmax", "Tensor.cummax", "strided.sort", "strided.argmax", "strided.cummax", "Tensor.clamp"):
         assert name in ENTRY_FRONTS, name
+    # (an elementwise front before an entry front: cumsum's last-dim scan, max()'s whole reduction)
+    for f in (st.Tensor.cumsum, st.cumsum, st.Tensor.max, st.addcmul):
+        assert f.__front_table__ is not None and f.__front_fallback__.__front_table__ is None
     assert len(ENTRY_FRONTS) > 200
 
 

@@ -138,11 +138,16 @@ def test_declines_and_kernel_arguments() -> None:
     k = native.special()
     with pytest.raises(ValueError, match="one per row"):
         k.torch_prod_rows(a, np.empty(4), 4)
-    with pytest.raises(TypeError, match="3 arguments"):
+    with pytest.raises(TypeError, match="3 or 4 arguments"):
         k.torch_prod_rows(a, a)
     flat = a.reshape(-1).copy()
     assert k.torch_prod_rows(flat, flat[:3], 4) is False  # (an overlap: nothing written)
     assert flat.tolist() == list(range(1, 13))
+    one = np.empty(1)
+    assert k.torch_prod_rows(flat, one, 0) is True and one[0] == float(np.prod(flat))  # (n 0: one row of all)
+    assert k.torch_prod_rows(np.empty(0), one, 0) is False  # (no elements: the caller's empty product)
+    nan = np.array([1.0, np.nan, 2.0])
+    assert k.torch_prod_rows(nan, one, 0) is True and k.torch_prod_rows(nan, one, 0, True) is False  # (strict)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

@@ -27,7 +27,10 @@
  * kernels are on (native's switch: the front hands the call to ``fallback`` where they are off in
  * this context or a disabled() block is open anywhere), x holds at most ``max_n`` elements and its
  * data is aligned to ``align`` bytes; its False answer (or a refused x) hands over to ``fn`` as
- * above (None: to ``fallback``); binary {DType: (fn, native, native_min,
+ * above (None: to ``fallback``); a unary kernel's optional sixth item, a Layout, makes it a whole
+ * reduction's: ``out = empty(1, np_dtype)`` adopted with that (0-d) Layout, x not 0-d
+ * (max(), min()), or a (Layout, pair type) tuple: ``run(x, first, second, *extra)`` into two such
+ * results, returned as ``tuple.__new__(pair_type, (first, second))`` (aminmax()); binary {DType: (fn, native, native_min,
  * result_dtype, scalar, fix)}: ``native`` a compiled loop the Python path calls first (directly,
  * on two tensors' runs of at least ``native_min`` elements; None, or its None answer: ``fn``
  * runs), ``fix`` (or None) called as ``fix(x, y, result)`` after ``fn`` (torch_extremes' NaN
@@ -38,7 +41,10 @@
  * unary form (None, direct, result_dtype, kernel): ``op(x, dim)`` with ``dim`` an exact int naming
  * x's last dim (-1 or ndim - 1; positional or the keyword ``dim``), x not 0-d and not empty, calls ``run(x, out, row, *extra)`` (row:
  * the last dim's length; the gate, limit and alignment as above); its refusal, and every other
- * call, goes to ``fallback`` (softmax / log_softmax along rows).
+ * call, goes to ``fallback`` (softmax / log_softmax along rows). A ternary front (arity 3: addcmul,
+ * addcdiv) has entries (kernel,): ``op(x, y, z)`` of three twin tensors (the same dtype, shape and
+ * row-major runs, outside autograd, no keyword) calls ``run(x, y, z, out, *extra)``; its refusal,
+ * the kernels off, and every other call go to ``fallback``.
  *
  * Everything else about a Front is its fallback's: attributes are read from and written to it
  * (``__name__``, ``__doc__``, ``__wrapped__``, the registry's marks), so inspect sees a function;
@@ -171,8 +177,8 @@ static PyObject *front_run(FrontObject *f, PyObject *fn, int direct, PyObject *x
  * Returns 1 with *out set (the adopted result, or (PyObject *)-1 on an error), 0 where the
  * entry's Python functions must run instead, -1 where the call goes to the fallback (the kernels
  * off in this context). */
-static int front_kernel(FrontObject *f, PyObject *spec, PyObject *x, PyObject *y, PyObject *lead, PyObject *info,
-                        PyObject *dtype, PyObject **out)
+static int front_kernel(FrontObject *f, PyObject *spec, PyObject *x, PyObject *y, PyObject *z, PyObject *lead,
+                        PyObject *info, PyObject *dtype, PyObject **out)
 {
     if (f->enabled != NULL && f->enabled != Py_None) { /* native.disabled() in this context */
         PyObject *on = NULL;
@@ -194,9 +200,22 @@ static int front_kernel(FrontObject *f, PyObject *spec, PyObject *x, PyObject *y
             return -1;
         }
     }
-    if (!PyTuple_Check(spec) || PyTuple_GET_SIZE(spec) != 5 || !PyTuple_Check(PyTuple_GET_ITEM(spec, 1)))
+    if (!PyTuple_Check(spec) || (PyTuple_GET_SIZE(spec) != 5 && PyTuple_GET_SIZE(spec) != 6)
+        || !PyTuple_Check(PyTuple_GET_ITEM(spec, 1)))
         return -1;
     PyObject *extra = PyTuple_GET_ITEM(spec, 1);
+    /* (a sixth item: a whole reduction's kernel, one element into a fresh result of that Layout,
+     * or (Layout, pair type): two such results, run(x, first, second, *extra), made that named
+     * tuple; a 0-d x is the fallback's) */
+    PyObject *whole = PyTuple_GET_SIZE(spec) == 6 ? PyTuple_GET_ITEM(spec, 5) : NULL, *pair = NULL;
+    if (whole != NULL && (!PyTuple_Check(PyTuple_GET_ITEM(info, 0)) || PyTuple_GET_SIZE(PyTuple_GET_ITEM(info, 0)) == 0))
+        return 0;
+    if (whole != NULL && PyTuple_Check(whole)) {
+        if (PyTuple_GET_SIZE(whole) != 2 || !PyType_Check(PyTuple_GET_ITEM(whole, 1)))
+            return -1;
+        pair = PyTuple_GET_ITEM(whole, 1);
+        whole = PyTuple_GET_ITEM(whole, 0);
+    }
     Py_ssize_t n = PyLong_AsSsize_t(PyTuple_GET_ITEM(info, 1));
     Py_ssize_t max_n = PyLong_AsSsize_t(PyTuple_GET_ITEM(spec, 3));
     Py_ssize_t align = PyLong_AsSsize_t(PyTuple_GET_ITEM(spec, 4));
@@ -205,11 +224,12 @@ static int front_kernel(FrontObject *f, PyObject *spec, PyObject *x, PyObject *y
         PyErr_Clear();
         return -1;
     }
-    if (n > max_n || align < 1 || 2 + (y != NULL) + (lead != NULL) + nextra > 8) /* (the call's a[8]) */
-        return 0;
-    for (int i = 0; i < (y == NULL ? 1 : 2); i++) {
+    if (n > max_n || align < 1 || 2 + (y != NULL) + (z != NULL) + (pair != NULL) + (lead != NULL) + nextra > 8)
+        return 0; /* (the call's a[8]) */
+    PyObject *runs[3] = {x, y, z};
+    for (int i = 0; i < 3 && runs[i] != NULL; i++) {
         Py_buffer view; /* (a C-contiguous run: PyBUF_SIMPLE refuses any other) */
-        if (PyObject_GetBuffer(i ? y : x, &view, PyBUF_SIMPLE) < 0) {
+        if (PyObject_GetBuffer(runs[i], &view, PyBUF_SIMPLE) < 0) {
             PyErr_Clear();
             return 0;
         }
@@ -218,9 +238,13 @@ static int front_kernel(FrontObject *f, PyObject *spec, PyObject *x, PyObject *y
         if (!aligned) /* (a from_numpy view's odd address: the kernels refuse it, fn's NumPy runs) */
             return 0;
     }
-    PyObject *e[2] = {PyTuple_GET_ITEM(info, 1), PyTuple_GET_ITEM(spec, 2)};
-    PyObject *res = PyObject_Vectorcall(f->empty, e, 2, NULL);
-    if (res == NULL) {
+    PyObject *one = whole != NULL ? PyLong_FromLong(1) : NULL;
+    PyObject *e[2] = {whole != NULL ? one : PyTuple_GET_ITEM(info, 1), PyTuple_GET_ITEM(spec, 2)};
+    PyObject *res = whole != NULL && one == NULL ? NULL : PyObject_Vectorcall(f->empty, e, 2, NULL);
+    PyObject *second = pair != NULL && res != NULL ? PyObject_Vectorcall(f->empty, e, 2, NULL) : NULL;
+    Py_XDECREF(one);
+    if (res == NULL || (pair != NULL && second == NULL)) {
+        Py_XDECREF(res);
         *out = (PyObject *)-1;
         return 1;
     }
@@ -228,7 +252,11 @@ static int front_kernel(FrontObject *f, PyObject *spec, PyObject *x, PyObject *y
     Py_ssize_t na = 1;
     if (y != NULL)
         a[na++] = y;
+    if (z != NULL)
+        a[na++] = z;
     a[na++] = res;
+    if (second != NULL)
+        a[na++] = second;
     if (lead != NULL)
         a[na++] = lead;
     for (Py_ssize_t i = 0; i < nextra; i++)
@@ -236,6 +264,7 @@ static int front_kernel(FrontObject *f, PyObject *spec, PyObject *x, PyObject *y
     PyObject *done = PyObject_Vectorcall(PyTuple_GET_ITEM(spec, 0), a, na, NULL);
     if (done == NULL) {
         Py_DECREF(res);
+        Py_XDECREF(second);
         *out = (PyObject *)-1;
         return 1;
     }
@@ -243,11 +272,24 @@ static int front_kernel(FrontObject *f, PyObject *spec, PyObject *x, PyObject *y
     Py_DECREF(done);
     if (refused) {
         Py_DECREF(res);
+        Py_XDECREF(second);
         return 0;
     }
-    PyObject *b[3] = {res, PyTuple_GET_ITEM(info, 2), dtype};
+    PyObject *b[3] = {res, whole != NULL ? whole : PyTuple_GET_ITEM(info, 2), dtype};
     PyObject *t = py_adopt(NULL, b, 3);
     Py_DECREF(res);
+    if (second != NULL) { /* (the pair: pair_type.__new__'s tuple of the two, as tuple.__new__ makes it) */
+        b[0] = second;
+        PyObject *t2 = t != NULL ? py_adopt(NULL, b, 3) : NULL;
+        Py_DECREF(second);
+        PyObject *items = t2 != NULL ? PyTuple_Pack(2, t, t2) : NULL;
+        PyObject *targs = items != NULL ? PyTuple_Pack(1, items) : NULL;
+        Py_XDECREF(t);
+        Py_XDECREF(t2);
+        Py_XDECREF(items);
+        t = targs != NULL ? PyTuple_Type.tp_new((PyTypeObject *)pair, targs, NULL) : NULL;
+        Py_XDECREF(targs);
+    }
     *out = t == NULL ? (PyObject *)-1 : t;
     return 1;
 }
@@ -272,7 +314,7 @@ static PyObject *front_last_dim(FrontObject *f, PyObject *entry, PyObject *x, Py
     }
     PyObject *row = ndim == 1 ? PyTuple_GET_ITEM(info, 1) : PyTuple_GET_ITEM(strides, ndim - 2);
     PyObject *result_dtype = PyTuple_GET_ITEM(entry, 2), *out = NULL;
-    int taken = front_kernel(f, PyTuple_GET_ITEM(entry, 3), x, NULL, row, info,
+    int taken = front_kernel(f, PyTuple_GET_ITEM(entry, 3), x, NULL, NULL, row, info,
                              result_dtype == Py_None ? dtype : result_dtype, &out);
     return taken == 1 ? out : NULL; /* (a refusal: the fallback, which has the whole path) */
 }
@@ -312,7 +354,7 @@ static PyObject *front_call(PyObject *self, PyObject *const *args, size_t nargsf
         if (result_dtype == Py_None)
             result_dtype = dtype;
         if (PyTuple_GET_SIZE(entry) == 4 && PyTuple_GET_ITEM(entry, 3) != Py_None) {
-            int taken = front_kernel(f, PyTuple_GET_ITEM(entry, 3), ax, NULL, NULL, info, result_dtype, &out);
+            int taken = front_kernel(f, PyTuple_GET_ITEM(entry, 3), ax, NULL, NULL, NULL, info, result_dtype, &out);
             if (taken == 1)
                 goto done;
             if (taken < 0 || fn == Py_None) {
@@ -321,6 +363,23 @@ static PyObject *front_call(PyObject *self, PyObject *const *args, size_t nargsf
             }
         }
         out = front_run(f, fn, PyObject_IsTrue(PyTuple_GET_ITEM(entry, 1)), ax, NULL, info, result_dtype, NULL);
+        goto done;
+    }
+    if (f->arity == 3) { /* three twin tensors: the entry's kernel, else the fallback */
+        PyObject *runs[2] = {NULL, NULL};
+        for (int i = 0; i < 2; i++) {
+            PyObject *info_i = NULL, *t = args[i + 1];
+            if (Py_TYPE(t) != adopt_tensor || SLOT(t, off_dtype) != dtype
+                || (runs[i] = front_flat(f, t, &info_i)) == NULL || info_i != info)
+                goto done; /* (out NULL: the fallback) */
+        }
+        Py_INCREF(runs[0]);
+        Py_INCREF(runs[1]);
+        int taken = front_kernel(f, PyTuple_GET_ITEM(entry, 0), ax, runs[0], runs[1], NULL, info, dtype, &out);
+        Py_DECREF(runs[0]);
+        Py_DECREF(runs[1]);
+        if (taken != 1)
+            out = NULL; /* (a refusal, or the kernels off: the fallback, which has the whole path) */
         goto done;
     }
     PyObject *other = args[1];
@@ -354,7 +413,7 @@ static PyObject *front_call(PyObject *self, PyObject *const *args, size_t nargsf
         result_dtype = dtype;
     if (twin && PyTuple_GET_SIZE(entry) == 7 && PyTuple_GET_ITEM(entry, 6) != Py_None) {
         /* (two tensors: the entry's compiled kernel before its native loop and fn) */
-        int taken = front_kernel(f, PyTuple_GET_ITEM(entry, 6), ax, ay, NULL, info, result_dtype, &out);
+        int taken = front_kernel(f, PyTuple_GET_ITEM(entry, 6), ax, ay, NULL, NULL, info, result_dtype, &out);
         if (taken == 1)
             goto done;
         if (taken < 0) {
@@ -847,23 +906,24 @@ static PyObject *front_new(PyObject *module, PyObject *args)
         PyErr_SetString(PyExc_TypeError, "front: enabled must be a context variable or None");
         return NULL;
     }
-    if (arity != 1 && arity != 2) {
-        PyErr_SetString(PyExc_ValueError, "front: arity must be 1 or 2");
+    if (arity < 1 || arity > 3) {
+        PyErr_SetString(PyExc_ValueError, "front: arity must be 1, 2 or 3");
         return NULL;
     }
     PyObject *key, *value;
     Py_ssize_t pos = 0;
     while (PyDict_Next(table, &pos, &key, &value)) {
         Py_ssize_t size = PyTuple_Check(value) ? PyTuple_GET_SIZE(value) : -1;
-        if (arity == 1 ? (size != 3 && size != 4) : (size != 4 && size != 6 && size != 7)) {
+        if (arity == 1 ? (size != 3 && size != 4) : arity == 2 ? (size != 4 && size != 6 && size != 7) : size != 1) {
             PyErr_SetString(PyExc_TypeError, "front: a table entry has the wrong form");
             return NULL;
         }
-        PyObject *kernel = size == 4 || size == 7 ? PyTuple_GET_ITEM(value, size - 1) : Py_None;
-        if ((kernel != Py_None || (arity == 2 && size == 4))
-            && (empty == Py_None || !PyTuple_Check(kernel) || PyTuple_GET_SIZE(kernel) != 5)) {
-            PyErr_SetString(PyExc_TypeError, "front: a kernel entry is (run, extra, np_dtype, max_n, align), "
-                            "with numpy.empty given");
+        PyObject *kernel = size == 1 || size == 4 || size == 7 ? PyTuple_GET_ITEM(value, size - 1) : Py_None;
+        if ((kernel != Py_None || (arity == 2 && size == 4) || arity == 3)
+            && (empty == Py_None || !PyTuple_Check(kernel)
+                || (PyTuple_GET_SIZE(kernel) != 5 && (arity != 1 || PyTuple_GET_SIZE(kernel) != 6)))) {
+            PyErr_SetString(PyExc_TypeError, "front: a kernel entry is (run, extra, np_dtype, max_n, align[, layout]), "
+                            "with numpy.empty given (layout: unary fronts only)");
             return NULL;
         }
     }

@@ -893,6 +893,55 @@ static PyObject *py_extreme_all(PyObject *self, PyObject *const *args, Py_ssize_
     return PyLong_FromLong(answer);
 }
 
+/* extreme_one(x, out, mode) -> bool: extreme_all(x, out, mode) (mode 0 or 1, one row) where its
+ * answer is 0 (the one answer, NumPy's bits, in out): True; False where it is not (a zero or NaN
+ * met, or the call not taken: out holds nothing meaningful). A compiled front's kernel call
+ * (max(), min(): strided.ops.reductions.extrema). */
+static PyObject *py_extreme_one(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "extreme_one(x, out, mode) takes 3 arguments");
+        return NULL;
+    }
+    if (!PyLong_Check(args[2]) || (PyLong_AsLong(args[2]) != 0 && PyLong_AsLong(args[2]) != 1)) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "extreme_one: mode must be 0 (smallest) or 1 (largest)");
+        return NULL;
+    }
+    PyObject *answer = py_extreme_all(self, args, 3);
+    if (answer == NULL)
+        return NULL;
+    long unsure = PyLong_AsLong(answer);
+    Py_DECREF(answer);
+    if (unsure == -1 && PyErr_Occurred())
+        return NULL;
+    return PyBool_FromLong(unsure == 0);
+}
+
+/* extreme_pair(x, lo, hi) -> bool: extreme_one(x, lo, 0) and extreme_one(x, hi, 1), True where both
+ * answers are sure (aminmax(): strided.ops.reductions.nan_reductions' two kernel calls); False
+ * (lo and hi meaningless) otherwise. */
+static PyObject *py_extreme_pair(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "extreme_pair(x, lo, hi) takes 3 arguments");
+        return NULL;
+    }
+    for (long mode = 0; mode < 2; mode++) {
+        PyObject *m = PyLong_FromLong(mode);
+        PyObject *a[3] = {args[0], args[1 + mode], m};
+        PyObject *sure = m != NULL ? py_extreme_one(self, a, 3) : NULL;
+        Py_XDECREF(m);
+        if (sure == NULL)
+            return NULL;
+        int yes = sure == Py_True;
+        Py_DECREF(sure);
+        if (!yes)
+            Py_RETURN_FALSE;
+    }
+    Py_RETURN_TRUE;
+}
+
 /* histc's counting (strided.ops.reductions.counting.histc, PyTorch's histc with the edges given):
  * each element v of x with lo <= v <= hi (NaN fails both) counted in bin
  * min((int64)(((v - lo) * bins) / (hi - lo)), bins - 1), every step in the element type: the
@@ -1272,6 +1321,10 @@ static PyMethodDef methods[] = {
      "histc(x, out, lo, hi) -> bool: the counts of a C-contiguous float32/float64 buffer's elements in\n"
      "len(out) equal bins over [lo, hi] (the last bin closed), computed in the element type, into out;\n"
      "False (out untouched) where not taken."},
+    {"extreme_pair", (PyCFunction)(void (*)(void))py_extreme_pair, METH_FASTCALL,
+     "extreme_pair(x, lo, hi) -> bool: extreme_one's smallest into lo and largest into hi, True where both are sure"},
+    {"extreme_one", (PyCFunction)(void (*)(void))py_extreme_one, METH_FASTCALL,
+     "extreme_one(x, out, mode) -> bool: extreme_all's one-row call, True where its answer is sure (0)"},
     {"extreme_all", (PyCFunction)(void (*)(void))py_extreme_all, METH_FASTCALL,
      "extreme_all(x, out, mode[, length]): the smallest (0), largest (1) or both (2) of each row of length\n"
      "elements (default: all) of a C-contiguous float32/float64 buffer into out; returns the number of\n"

@@ -3,12 +3,12 @@
  * NAME(src, dst) -> None           for NAME in erf, erfc, erfinv, erfinv_float32, digamma, trigamma, lgamma, i0, i1, i0e, i1e
  * zeta_scaled(src, dst, s, scale)  scale * zeta(s, src) for one order s > 1 (polygamma's n >= 2)
  * fma32(a, b, c, out) -> bool      out = a * b + c rounded once, float32 (strided.kernels.fused.fma_into)
- * cross3(a, b, out) -> bool         PyTorch's fused cross product, float32/float64 (ops.linalg.products)
+ * cross3(a, b, out[, inner]) -> bool PyTorch's fused cross product, float32/float64 (ops.linalg.products)
  * kron2(a, b, out, m, n, p, q) -> bool  kron of two matrices (outer: n = p = 1), float32/float64 (the same)
  * bmm_loop(x, y, out, n, k, p) -> bool  PyTorch's small baddbmm loop (ops.linalg.fused)
  * fma64(a, b, c, out) -> bool      out = fma(a, b, c), float64: C99's correctly rounded fma (the same)
  * softmax_rows(x, out, n, log)      softmax (log: log_softmax) of each row of n elements (see there)
- * scan(x, out, n, inner, prod)      cumsum (prod: cumprod) along a dim of n elements (see there)
+ * scan(x, out, n, inner, prod[, strict]) cumsum (prod: cumprod) along a dim of n elements (see there)
  * variance_rows(x, var, mean, n, denominator, root, wide=0)   var (root: std) and mean of rows (see there)
  * torch_welford_rows(x, var, mean, n, divisor, root, inner=1)   PyTorch's Welford var and mean (see there)
  * torch_squared_deviations(x, slab, mean) -> float   PyTorch's all-reduce var sum (see there)
@@ -1115,11 +1115,81 @@ static void buffer_extent(const Py_buffer *b, const char **lo, const char **hi)
     *hi = h;
 }
 
+/* cross3's flat form, cross3(a, b, out, inner): a, b and out C-contiguous 1-D runs of one length n,
+ * read as (n / (3 * inner), 3, inner) row-major blocks (a row-major tensor's flat run, the vectors
+ * along a dim whose later dims hold ``inner`` elements): the small-op fast path's call without
+ * three reshapes. False with nothing written where a run is not native-aligned "f"/"d" memory (a
+ * from_numpy buffer at an odd address exports "=f") or out overlaps an input (the caller's general
+ * path runs); a ValueError where the lengths or ``inner`` do not fit. */
+static PyObject *cross3_flat(PyObject *const *args)
+{
+    Py_ssize_t inner = PyLong_AsSsize_t(args[3]);
+    if (inner == -1 && PyErr_Occurred())
+        return NULL;
+    Py_buffer buf[3];
+    int got = 0;
+    PyObject *answer = NULL;
+    for (int k = 0; k < 3; k++) {
+        int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (k == 2 ? PyBUF_WRITABLE : 0);
+        if (PyObject_GetBuffer(args[k], &buf[k], flags) < 0)
+            goto done;
+        got = k + 1;
+    }
+    Py_ssize_t itemsize = buf[0].itemsize, n = buf[0].ndim == 1 ? buf[0].shape[0] : -1;
+    for (int k = 0; k < 3; k++) {
+        if (buf[k].ndim != 1 || buf[k].shape[0] != n || buf[k].itemsize != itemsize) {
+            PyErr_SetString(PyExc_ValueError, "cross3: a, b and out must be 1-D runs of one length and item size");
+            goto done;
+        }
+    }
+    if (inner < 1 || n % (3 * inner) != 0) {
+        PyErr_Format(PyExc_ValueError, "cross3: inner %zd does not divide the runs of %zd elements into vectors",
+                     inner, n);
+        goto done;
+    }
+    const char *format = itemsize == 4 ? "f" : itemsize == 8 ? "d" : NULL;
+    for (int k = 0; k < 3; k++) {
+        if (format == NULL || strcmp(buf[k].format, format) != 0 || (uintptr_t)buf[k].buf % (uintptr_t)itemsize) {
+            answer = Py_False; /* (misaligned or not float32/float64: the general path) */
+            goto done;
+        }
+    }
+    for (int k = 0; k < 2; k++) {
+        const char *lo = buf[k].buf, *olo = buf[2].buf;
+        if (n > 0 && lo < olo + n * itemsize && olo < lo + n * itemsize) {
+            answer = Py_False;
+            goto done;
+        }
+    }
+    {
+        static int fma3 = -1;
+        if (fma3 < 0) fma3 = CROSS_FMA3();
+        void (*run)(const char *, const Py_ssize_t *, const char *, const Py_ssize_t *, char *,
+                    const Py_ssize_t *, Py_ssize_t, Py_ssize_t)
+            = itemsize == 4 ? (fma3 ? cross_f_fma3 : cross_f_plain) : (fma3 ? cross_d_fma3 : cross_d_plain);
+        Py_ssize_t strides[3] = {3 * inner * itemsize, inner * itemsize, itemsize}, outer = n / (3 * inner);
+        if (n / 3 >= MIN_RELEASE) {
+            Py_BEGIN_ALLOW_THREADS
+            run(buf[0].buf, strides, buf[1].buf, strides, buf[2].buf, strides, outer, inner);
+            Py_END_ALLOW_THREADS
+        } else {
+            run(buf[0].buf, strides, buf[1].buf, strides, buf[2].buf, strides, outer, inner);
+        }
+    }
+    answer = Py_True;
+done:
+    for (int k = 0; k < got; k++) PyBuffer_Release(&buf[k]);
+    Py_XINCREF(answer);
+    return answer;
+}
+
 static PyObject *py_cross3(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
+    if (nargs == 4)
+        return cross3_flat(args);
     if (nargs != 3) {
-        PyErr_Format(PyExc_TypeError, "cross3(a, b, out) takes 3 arguments, not %zd", nargs);
+        PyErr_Format(PyExc_TypeError, "cross3(a, b, out[, inner]) takes 3 or 4 arguments, not %zd", nargs);
         return NULL;
     }
     Py_buffer buf[3];
@@ -1719,7 +1789,7 @@ done:
 #undef ROWS_LOG
 
 
-/* scan(x, out, n, inner, prod) -> bool: the running sum (prod true: product) of x along a dim of n
+/* scan(x, out, n, inner, prod[, strict]) -> bool: the running sum (prod true: product) of x along a dim of n
  * elements whose elements lie `inner` apart (x read as (outer, n, inner), C order) into out; x and out
  * are C-contiguous buffers of one format ("f" or "d") and one length, a multiple of n * inner.
  * strided.ops.reductions.scans.scan_values' NumPy computation operation for operation, so the bits
@@ -1731,7 +1801,9 @@ done:
  * adding everywhere), so a signaling NaN at k = 0 is then stored as it is, not quieted. (Every other
  * stored value is unchanged by + 0.0: a later -0.0 needs a leading one, a later NaN is quiet.)
  * Independent lines run interleaved, SCAN_LANES at a time, each line's operations in its own order.
- * False (nothing written) where the buffers overlap (the caller's NumPy path runs then). */
+ * False (nothing written) where the buffers overlap (the caller's NumPy path runs then). Returns 2 where
+ * a line ends in NaN (out written: its caller's NumPy path decides which NaN), or False with strict
+ * true (a compiled front's kernel call, whose False hands the call to the Python path). */
 #define SCAN_MAX 4096
 #define SCAN_LANES 8
 #define SCAN_LINES(T, OP, STORE, LEAD, W)                                                          \
@@ -1800,13 +1872,13 @@ static int leading_negative_zero(const double *xv, Py_ssize_t outer, Py_ssize_t 
 static PyObject *py_scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (nargs != 5) {
-        PyErr_Format(PyExc_TypeError, "scan(x, out, n, inner, prod) takes 5 arguments, not %zd", nargs);
+    if (nargs != 5 && nargs != 6) {
+        PyErr_Format(PyExc_TypeError, "scan(x, out, n, inner, prod[, strict]) takes 5 or 6 arguments, not %zd", nargs);
         return NULL;
     }
     Py_ssize_t n = PyLong_AsSsize_t(args[2]), inner = PyLong_AsSsize_t(args[3]);
-    int prod = PyObject_IsTrue(args[4]);
-    if ((n == -1 || inner == -1 || prod < 0) && PyErr_Occurred()) return NULL;
+    int prod = PyObject_IsTrue(args[4]), strict = nargs == 6 ? PyObject_IsTrue(args[5]) : 0;
+    if ((n == -1 || inner == -1 || prod < 0 || strict < 0) && PyErr_Occurred()) return NULL;
     Py_buffer x, out;
     if (PyObject_GetBuffer(args[0], &x, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
     if (PyObject_GetBuffer(args[1], &out, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
@@ -1862,7 +1934,10 @@ done:
     PyMem_Free(run);
     PyBuffer_Release(&x);
     PyBuffer_Release(&out);
-    if (answer == Py_True && nan_end) return PyLong_FromLong(2);
+    if (answer == Py_True && nan_end) {
+        if (strict) Py_RETURN_FALSE;
+        return PyLong_FromLong(2);
+    }
     Py_XINCREF(answer);
     return answer;
 }
@@ -2303,7 +2378,9 @@ static PyObject *py_torch_squared_deviations(PyObject *self, PyObject *const *ar
  * last-dim kernel; strided.kernels.torch_sum.norm2_rows is the same in NumPy): W lanes (8 float32,
  * 4 float64) each summing the squares of its elements of the whole W-steps, the lanes added in
  * order, then the leftover t = n % W elements, the first t - t % 4 as s + x * x, the last t % 4
- * fused (fma: PyTorch's compiler contracts them), the square root in the dtype. */
+ * fused (fma: PyTorch's compiler contracts them), the square root in the dtype. x (any shape, its
+ * elements read in row-major order) and out: C-contiguous; False where either is not, or is
+ * misaligned for its items, or they overlap. */
 #define TORCH_NORM2_LOOP(T, W, FMA, SQRT)                                                         \
     for (Py_ssize_t r = 0; r < rows; r++) {                                                        \
         const T *a = (const T *)xb + r * n;                                                        \
@@ -2332,10 +2409,15 @@ static PyObject *py_torch_norm2_rows(PyObject *self, PyObject *const *args, Py_s
     int got = 0;
     PyObject *answer = NULL;
     for (; got < 2; got++)
-        if (PyObject_GetBuffer(args[got], &buf[got], PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (got ? PyBUF_WRITABLE : 0)) < 0)
+        if (PyObject_GetBuffer(args[got], &buf[got], PyBUF_STRIDES | PyBUF_FORMAT | (got ? PyBUF_WRITABLE : 0)) < 0)
             goto done;
     {
         Py_buffer *x = &buf[0], *out = &buf[1];
+        if (!PyBuffer_IsContiguous(x, 'C') || !PyBuffer_IsContiguous(out, 'C') || x->itemsize < 1
+            || (uintptr_t)x->buf % (uintptr_t)x->itemsize || (uintptr_t)out->buf % (uintptr_t)x->itemsize) {
+            answer = Py_False; /* (a strided or misaligned run, whose format reads "=f": the NumPy loop's) */
+            goto done;
+        }
         int f32 = strcmp(x->format, "f") == 0 && x->itemsize == 4, f64 = strcmp(x->format, "d") == 0 && x->itemsize == 8;
         Py_ssize_t total = x->len / (x->itemsize ? x->itemsize : 1), rows = n >= 1 ? total / n : 0;
         if (!(f32 || f64) || strcmp(out->format, x->format) != 0 || n < 1 || total % n != 0
@@ -3645,8 +3727,9 @@ done:
  * row to idx (C-contiguous int64, k per row) and their keys to values (x's format, k per row),
  * where every row's first k + 1 sorted keys are strictly monotone (no equal keys, -0.0 and 0.0
  * or NaN among the k picked and the next one: the pick and its order are then the one answer,
- * PyTorch's). False where a row is not (idx and values then hold nothing meaningful) or the
- * buffers overlap; 0 < k < n. */
+ * PyTorch's). False where a row is not (idx and values then hold nothing meaningful), the
+ * buffers overlap, or (stl_topk, not stl_topk_exact) one is misaligned for its items (memory
+ * from_numpy borrowed at an odd address); 0 < k < n. */
 static PyObject *stl_topk_call(PyObject *const *args, Py_ssize_t nargs, int exact)
 {
     const char *name = exact ? "stl_topk_exact" : "stl_topk";
@@ -3670,6 +3753,11 @@ static PyObject *stl_topk_call(PyObject *const *args, Py_ssize_t nargs, int exac
         return NULL;
     }
     PyObject *answer = NULL;
+    if (!exact && x.itemsize > 0 && ((uintptr_t)x.buf % (uintptr_t)x.itemsize || (uintptr_t)v.buf % (uintptr_t)x.itemsize
+                                     || (uintptr_t)idx.buf % 8)) {
+        answer = Py_False; /* (stl_topk: misaligned memory, whose format reads "=f": the caller's other path) */
+        goto done;
+    }
     char kind = format_kind(&x);
     int known = (kind == 'f' && x.itemsize == 4) || (kind == 'd' && x.itemsize == 8)
                 || ((kind == 'q' || kind == 'l') && x.itemsize == 8);
@@ -3868,6 +3956,43 @@ done:
     PyBuffer_Release(&x);
     return answer;
 }
+
+/* flat_median(x, out) -> bool: the lower median of all n elements of x (a C-contiguous, aligned
+ * float32 "f" or float64 "d" buffer, n >= 1) into out[0] (one element of x's format), where no
+ * element is NaN and that median is not a zero: then it is the one value every element order and
+ * selection gives (median and nanmedian alike; the general path's steps only decide between NaN
+ * bits and between -0.0 and 0.0), found by std::nth_element's steps (stl_nth's plain <) at
+ * (n - 1) / 2 over a copy. False (out meaningless) otherwise: a NaN, a zero median, another
+ * buffer (strided.ops.reductions.order_stats._fast_flat_median's and the general path's call). */
+#define FLAT_MEDIAN(T, SELECT)                                                                         {                                                                                                      const T *v = x.buf;                                                                                int nan = 0;                                                                                       for (Py_ssize_t j = 0; j < n; j++) nan |= v[j] != v[j];                                            if (!nan) {                                                                                            int64_t at = SELECT(v, n, (n - 1) / 2);                                                            if (at == -2) oom = 1;                                                                             else if (v[at] != 0) { *(T *)out.buf = v[at]; sure = 1; }                                      }                                                                                              }
+static PyObject *py_flat_median(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "flat_median(x, out) takes 2 arguments, not %zd", nargs);
+        return NULL;
+    }
+    Py_buffer x, out;
+    if (PyObject_GetBuffer(args[0], &x, PyBUF_SIMPLE | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &out, PyBUF_SIMPLE | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&x);
+        return NULL;
+    }
+    int f32 = strcmp(x.format, "f") == 0 && x.itemsize == 4, f64 = strcmp(x.format, "d") == 0 && x.itemsize == 8;
+    Py_ssize_t n = x.itemsize ? x.len / x.itemsize : 0;
+    int sure = 0, oom = 0;
+    if ((f32 || f64) && n >= 1 && strcmp(out.format, x.format) == 0 && out.len >= x.itemsize
+        && (uintptr_t)x.buf % (uintptr_t)x.itemsize == 0 && (uintptr_t)out.buf % (uintptr_t)x.itemsize == 0) {
+        Py_BEGIN_ALLOW_THREADS
+        if (f32) FLAT_MEDIAN(float, less_f_select) else FLAT_MEDIAN(double, less_d_select)
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&out);
+    if (oom) return PyErr_NoMemory();
+    return PyBool_FromLong(sure);
+}
+#undef FLAT_MEDIAN
 
 /* PyTorch's CPU kthvalue (aten/src/ATen/native/Sorting.cpp, SortingUtils.h quick_select_template),
  * step for step: each row copied with its positions 0..n-1, a median-of-three quickselect (Hoare
@@ -4228,7 +4353,8 @@ done:
  * format (float32 "f", float64 "d", int32 "i", int64 "l"/"q") and length; indices: int64 of as
  * many elements; a length that is a multiple of n * inner. The running state of a line is the
  * previous output element, so there is no scratch. False (nothing written) where a result
- * overlaps x or the other result. */
+ * overlaps x or the other result, or a buffer is misaligned for its items (from_numpy's memory
+ * at an odd address). */
 #define EXTREME_LOOP(T, NAN)                                                                       \
     for (Py_ssize_t o = 0; o < outer; o++) {                                                       \
         const T *xo = (const T *)xb + o * n * inner;                                               \
@@ -4314,6 +4440,11 @@ static PyObject *py_running_extreme(PyObject *self, PyObject *const *args, Py_ss
         return NULL;
     }
     PyObject *answer = NULL;
+    if (x.itemsize < 1 || (uintptr_t)x.buf % (uintptr_t)x.itemsize || (uintptr_t)v.buf % (uintptr_t)x.itemsize
+        || (uintptr_t)ix.buf % 8) {
+        answer = Py_False; /* (misaligned memory, whose format reads "=f": the caller's aligned copy) */
+        goto done;
+    }
     const char *f = x.format;
     int kind = strcmp(f, "f") == 0 && x.itemsize == 4 ? 1 : strcmp(f, "d") == 0 && x.itemsize == 8 ? 2
              : strcmp(f, "i") == 0 && x.itemsize == 4 ? 3 : (strcmp(f, "l") == 0 || strcmp(f, "q") == 0) && x.itemsize == 8 ? 4 : 0;
@@ -5798,7 +5929,7 @@ static PyObject *py_add_rows(PyObject *self, PyObject *const *args, Py_ssize_t n
 
 /* ---------------------------------------------------------------- addcdiv over flat runs
  *
- * addcdiv_runs(x, y1, y2, value, out) -> bool: out = x + (y1 * value) / y2 (y1 itself where value
+ * addcdiv_runs(x, y1, y2, [value,] out) -> bool (value left out: None): out = x + (y1 * value) / y2 (y1 itself where value
  * is None: a value of 1), each operation rounded in the buffers' type, value first rounded to it
  * (NumPy's weak scalar): strided.ops.elementwise.binary_more._addc_kernel's three ufuncs in one
  * pass. x, y1, y2, out: C-contiguous aligned buffers of one format ("f" or "d") and length, out
@@ -5852,13 +5983,27 @@ ADDCDIV_INTO(float, addcdiv_float_into)
 ADDCDIV_INTO(double, addcdiv_double_into)
 #undef ADDCDIV_INTO
 
+/* The five arguments (x, y1, y2, value, out) of addcdiv_runs / addcmul_runs: args itself, or for the
+ * four-argument form (x, y1, y2, out) (a value of 1: a compiled front's kernel call) ``unit`` filled
+ * with value None; NULL with a TypeError for any other count. */
+static PyObject *const *addc_args(PyObject *const *args, Py_ssize_t nargs, PyObject **unit, const char *name)
+{
+    if (nargs == 5)
+        return args;
+    if (nargs != 4) {
+        PyErr_Format(PyExc_TypeError, "%s(x, y1, y2, [value,] out) takes 4 or 5 arguments, not %zd", name, nargs);
+        return NULL;
+    }
+    unit[0] = args[0], unit[1] = args[1], unit[2] = args[2], unit[3] = Py_None, unit[4] = args[3];
+    return unit;
+}
+
 static PyObject *py_addcdiv_runs(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (nargs != 5) {
-        PyErr_Format(PyExc_TypeError, "addcdiv_runs(x, y1, y2, value, out) takes 5 arguments, not %zd", nargs);
+    PyObject *unit[5];
+    if ((args = addc_args(args, nargs, unit, "addcdiv_runs")) == NULL)
         return NULL;
-    }
     int scale = args[3] != Py_None;
     double v = scale ? PyFloat_AsDouble(args[3]) : 1.0;
     if (v == -1.0 && PyErr_Occurred()) return NULL;
@@ -5909,7 +6054,7 @@ done:
     return answer;
 }
 
-/* addcmul_runs(x, y1, y2, value, out) -> bool: out = fma(y1 * value, y2, x), the product y1 * value
+/* addcmul_runs(x, y1, y2, [value,] out) -> bool (value left out: None): out = fma(y1 * value, y2, x), the product y1 * value
  * (y1 itself where value is None: a value of 1) rounded in the buffers' type, value first rounded
  * to it (NumPy's weak scalar), then fma32's / fma64's loops: strided.ops.elementwise.binary_more.
  * _addc_kernel's multiply and fma_into in one pass, without the product's temporary array (its
@@ -5946,10 +6091,9 @@ static void addcmul32_scaled_avx2(const float *x, const float *y1, const float *
 static PyObject *py_addcmul_runs(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (nargs != 5) {
-        PyErr_Format(PyExc_TypeError, "addcmul_runs(x, y1, y2, value, out) takes 5 arguments, not %zd", nargs);
+    PyObject *unit[5];
+    if ((args = addc_args(args, nargs, unit, "addcmul_runs")) == NULL)
         return NULL;
-    }
     int scale = args[3] != Py_None;
     double v = scale ? PyFloat_AsDouble(args[3]) : 1.0;
     if (v == -1.0 && PyErr_Occurred()) return NULL;
@@ -6449,6 +6593,19 @@ static PyObject *py_greater_copy(PyObject *self, PyObject *const *args, Py_ssize
     return greater_pass(args, nargs, 1);
 }
 
+/* greater_copy_into(x, y, t) -> bool: greater_copy(x, t, y), its arguments in a compiled front's
+ * kernel order (run(x, out, *extra): F.elu's all-positive input) */
+static PyObject *py_greater_copy_into(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "greater_copy_into(x, y, t) takes 3 arguments, not %zd", nargs);
+        return NULL;
+    }
+    PyObject *ordered[3] = {args[0], args[2], args[1]};
+    return greater_pass(ordered, 3, 1);
+}
+
 /* ---------------------------------------------------------------- leaky_relu, vectorized
  *
  * o = a > 0 ? a : a * k (unary_exact's code 2) over contiguous runs. The scalar loop branched
@@ -6735,7 +6892,7 @@ done:
         PROD_ROWS(T, 1)                                                                            \
     }
 
-/* torch_prod_rows(x, out, n) -> bool: PyTorch's CPU product (binary_kernel_reduce_vec in ATen's
+/* torch_prod_rows(x, out, n[, strict]) -> bool: PyTorch's CPU product (binary_kernel_reduce_vec in ATen's
  * Reduce.h, 32-byte vectors: V = 8 float32 / 4 float64 lanes, measured on PyTorch 2.13 with its
  * AVX-512 capability) of each row of n elements of x into out; x and out C-contiguous buffers of one
  * format ("f" or "d"). A row of at least 4 V elements: four vector accumulators loaded from its first
@@ -6745,7 +6902,8 @@ done:
  * one. A shorter row is the running product from 1 in order (PROD_ALL, NumPy's bits). The
  * operations are IEEE float multiplies in x's type (no FMA can enter: nothing adds); only a NaN's
  * payload may depend on which operand the compiler puts first (the caller recomputes NaN results).
- * False (nothing written) where out overlaps x. */
+ * False (nothing written) where out overlaps x; with strict true, False too where a result is NaN
+ * (out written). n 0: one row of every element (False for none). */
 #define TPROD_ROW(T, V)                                                                            \
     VECTOR_CLONES static T torch_prod_row_##T(const T *restrict xr, Py_ssize_t n)                  \
     {                                                                                              \
@@ -6781,12 +6939,13 @@ TPROD_ROW(double, 4)
 static PyObject *py_torch_prod_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (nargs != 3) {
-        PyErr_Format(PyExc_TypeError, "torch_prod_rows(x, out, n) takes 3 arguments, not %zd", nargs);
+    if (nargs != 3 && nargs != 4) {
+        PyErr_Format(PyExc_TypeError, "torch_prod_rows(x, out, n[, strict]) takes 3 or 4 arguments, not %zd", nargs);
         return NULL;
     }
     Py_ssize_t n = PyLong_AsSsize_t(args[2]);
-    if (n == -1 && PyErr_Occurred()) return NULL;
+    int strict = nargs == 4 ? PyObject_IsTrue(args[3]) : 0;
+    if ((n == -1 || strict < 0) && PyErr_Occurred()) return NULL;
     Py_buffer x, out;
     if (PyObject_GetBuffer(args[0], &x, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
     if (PyObject_GetBuffer(args[1], &out, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
@@ -6795,6 +6954,13 @@ static PyObject *py_torch_prod_rows(PyObject *self, PyObject *const *args, Py_ss
     }
     PyObject *answer = NULL;
     char kind = format_kind(&x);
+    if (n == 0 && x.itemsize > 0) { /* (one row: every element; none: the caller's empty product) */
+        n = x.len / x.itemsize;
+        if (n == 0) {
+            answer = Py_False;
+            goto done;
+        }
+    }
     if ((kind != 'f' && kind != 'd') || format_kind(&out) != kind || n < 1 || (x.len / x.itemsize) % n != 0
         || out.len / out.itemsize != (x.len / x.itemsize) / n) {
         PyErr_Format(PyExc_ValueError, "torch_prod_rows: x and out must be C-contiguous float32 or float64 "
@@ -6823,6 +6989,11 @@ static PyObject *py_torch_prod_rows(PyObject *self, PyObject *const *args, Py_ss
         }
         if (release) PyEval_RestoreThread(ts);
         answer = Py_True;
+        for (Py_ssize_t r = 0; strict && r < rows; r++) /* (a NaN's payload: the caller's NumPy path) */
+            if (kind == 'f' ? ((float *)ob)[r] != ((float *)ob)[r] : ((double *)ob)[r] != ((double *)ob)[r]) {
+                answer = Py_False;
+                break;
+            }
     }
 done:
     PyBuffer_Release(&x);
@@ -8696,7 +8867,8 @@ static PyMethodDef methods[] = {
     {"fma32", (PyCFunction)(void (*)(void))py_fma32, METH_FASTCALL,
      "fma32(a, b, c, out) -> bool: out = a * b + c rounded once, float32 (False: an overlap, nothing written)"},
     {"cross3", (PyCFunction)(void (*)(void))py_cross3, METH_FASTCALL,
-     "cross3(a, b, out) -> bool: PyTorch's fused cross product of (outer, 3, inner) float32/float64 arrays"},
+     "cross3(a, b, out[, inner]) -> bool: PyTorch's fused cross product of (outer, 3, inner) float32/float64 "
+     "arrays, or of 1-D runs read as such blocks"},
     {"kron2", (PyCFunction)(void (*)(void))py_kron2, METH_FASTCALL,
      "kron2(a, b, out, m, n, p, q) -> bool: the Kronecker product of (m, n) and (p, q) float32/float64 buffers"},
     {"bmm_loop", (PyCFunction)(void (*)(void))py_bmm_loop, METH_FASTCALL,
@@ -8708,8 +8880,8 @@ static PyMethodDef methods[] = {
     {"vander_rows", (PyCFunction)(void (*)(void))py_vander_rows, METH_FASTCALL,
      "vander_rows(x, out, n, increasing) -> bool: torch.vander's rows (running products in a double)"},
     {"scan", (PyCFunction)(void (*)(void))py_scan, METH_FASTCALL,
-     "scan(x, out, n, inner, prod) -> True or 2: cumsum (cumprod) along a dim, as NumPy computes it (2: "
-     "a line ends in NaN; False: not run)"},
+     "scan(x, out, n, inner, prod[, strict]) -> True or 2: cumsum (cumprod) along a dim, as NumPy computes it "
+     "(2: a line ends in NaN, False with strict; False: not run)"},
     {"variance_rows", (PyCFunction)(void (*)(void))py_variance_rows, METH_FASTCALL,
      "variance_rows(x, var, mean, n, denominator, root) -> bool: var (std) and mean of each row, as NumPy "
      "computes them (False: not run)"},
@@ -8759,6 +8931,8 @@ static PyMethodDef methods[] = {
      "argsort reads it, NaN last (False: an overlap)"},
     {"stl_mode", (PyCFunction)(void (*)(void))py_stl_mode, METH_FASTCALL,
      "stl_mode(x, values, idx, n) -> bool: PyTorch's CPU mode of each row of n (False: an overlap)"},
+    {"flat_median", (PyCFunction)(void (*)(void))py_flat_median, METH_FASTCALL,
+     "flat_median(x, out) -> bool: the lower median of x into out[0] where no element is NaN and it is no zero"},
     {"stl_nth", (PyCFunction)(void (*)(void))py_stl_nth, METH_FASTCALL,
      "stl_nth(x, nth, comparator) -> int: the position std::nth_element leaves at nth (0: NaN largest, 2: plain <)"},
     {"stl_topk_exact", (PyCFunction)(void (*)(void))py_stl_topk_exact, METH_FASTCALL,
@@ -8784,6 +8958,8 @@ static PyMethodDef methods[] = {
     ENTRY(erf_float32), ENTRY(erfc_float32), ENTRY(lgamma_float32),
     {"erf_float32_form", py_erf_float32_form, METH_O,
      "erf_float32_form(form) -> int: -1 the AVX-512 form where the CPU has it, 0 the blocked stages (the previous form)"},
+    {"greater_copy_into", (PyCFunction)(void (*)(void))py_greater_copy_into, METH_FASTCALL,
+     "greater_copy_into(x, y, t) -> bool: greater_copy(x, t, y), a front's argument order"},
     {"greater_copy", (PyCFunction)(void (*)(void))py_greater_copy, METH_FASTCALL,
      "greater_copy(x, t, y) -> bool: y = x where every x > t (False: some is not, or the buffers as greater_select's)"},
     {"greater_select", (PyCFunction)(void (*)(void))py_greater_select, METH_FASTCALL,
@@ -8852,7 +9028,7 @@ static PyMethodDef methods[] = {
      "fill_value(out, one) -> bool: every element of the C-contiguous out set to one's bytes (one element of "
      "out's itemsize 1, 2, 4, 8 or 16; False: another, nothing written)"},
     {"torch_prod_rows", (PyCFunction)(void (*)(void))py_torch_prod_rows, METH_FASTCALL,
-     "torch_prod_rows(x, out, n) -> bool: the product of each row of n, PyTorch's CPU reduction order (four "
+     "torch_prod_rows(x, out, n[, strict]) -> bool: the product of each row of n, PyTorch's CPU reduction order (four "
      "vectors of 32 bytes, then the row's tail; False: an overlap, nothing written)"},
     {"complex64_abs", (PyCFunction)(void (*)(void))py_complex64_abs, METH_FASTCALL,
      "complex64_abs(z, out) -> bool: |z| of complex64 elements, the C library's hypotf (False: other buffers)"},

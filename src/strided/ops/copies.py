@@ -38,6 +38,7 @@ from ..gradients import seal
 from ..kernels import blocked, native
 from ..kernels.listeners import silenced
 from ..kernels.memory import numpy_view
+from ..layout import memo as layout_memo
 from ..layout import plans as P
 from ..memory_format import MemoryFormat, contiguous_format, is_dense_format, preserve_format
 from ..messages import error
@@ -216,13 +217,16 @@ def _taking_axis(name: str, view: View) -> View:
 
 
 def copy_form(name: str, view: View, view_name: str,
-              source: Callable[[Tensor, tuple, dict], Tensor] | None = None) -> Callable[..., Any]:
+              source: Callable[[Tensor, tuple, dict], Tensor] | None = None,
+              fast: Callable[[Tensor, tuple], Any] | None = None) -> Callable[..., Any]:
     """The function ``name(input, *args, **kwargs)``: ``view(input, *args, **kwargs)`` copied
     into new contiguous memory (each piece, for views that give a tuple), reported as one copy
     per result with the reason "<name>: the elements <view_name>() views, copied into new contiguous
     memory". ``source(input, args, kwargs)``: the tensor of ``input``'s values the unreported
     path views instead (``input`` itself, or an unreported copy of it in another layout whose
-    view copies faster); the same elements, so the same result.
+    view copies faster); the same elements, so the same result. ``fast(input, args)``: an
+    unplanned form's own fast path for a plain call (no keyword, no out=, nobody listening), its
+    result or None (the general path).
     """
     reason = f"{name}: the elements {view_name}() views, copied into new contiguous memory"
     view = _taking_axis(name, view)
@@ -230,8 +234,8 @@ def copy_form(name: str, view: View, view_name: str,
     plans = Memo(limit=256)  # (the form's plans: see _FORM_PLANS)
 
     def run(input: Tensor, *args: Any, out: Any = None, **kwargs: Any) -> Any:
-        if not OPEN and out is None and not kwargs and input.__class__ is Tensor and planned:
-            made = _fast_form(plans, view, input, args)
+        if not OPEN and out is None and not kwargs and input.__class__ is Tensor:
+            made = _fast_form(plans, view, input, args) if planned else fast(input, args) if fast is not None else None
             if made is not None:
                 return made
         if input.__class__ is not Tensor:  # (a plain tensor passes: the check's call was a tenth of a small copy)
@@ -632,7 +636,30 @@ def _view(t: Tensor, *size: Any) -> Tensor:
 
 
 alias_copy = copy_form("alias_copy", _alias, "alias")
-as_strided_copy = copy_form("as_strided_copy", _as_strided, "as_strided")
+def _fast_as_strided_copy(t: Tensor, args: tuple) -> Tensor | None:
+    """as_strided_copy's fast path: ``t.as_strided(*args)``'s layout, as its remembered decision
+    (the as_strided memo, keyed on the parsed layout and the storage's size: a layout it has
+    checked before), gathered straight from the storage into a fresh row-major result, the bytes
+    :func:`_fresh_one` copies from the view, without making the view; None where the memo has no
+    answer yet (the general path decides and remembers it), the storage is not plain, or the
+    result is past the small copies' size."""
+    if not 2 <= len(args) <= 3 or t._storage.__class__ is not Storage:
+        return None
+    start = args[2] if len(args) == 3 else None
+    # (as_strided's own parsing, in its order: its errors are the general path's)
+    shape, strides, offset = L.normalize_layout_args(args[0], args[1], t._layout.offset if start is None else start)
+    d = t._dtype
+    storage = t._storage
+    plan = layout_memo.AS_STRIDED.get((shape, strides, offset, storage.array.shape[0], d.itemsize))
+    if plan is None:
+        return None
+    info = _cinfo[plan.shape]
+    if info[1] * d.itemsize > _SMALL_BYTES:
+        return None
+    return adopted(row_major_copy(storage, plan, d), info[2], d)
+
+
+as_strided_copy = copy_form("as_strided_copy", _as_strided, "as_strided", fast=_fast_as_strided_copy)
 detach_copy = copy_form("detach_copy", _alias, "detach")
 diagonal_copy = copy_form("diagonal_copy", _diagonal, "diagonal")
 expand_copy = copy_form("expand_copy", _expand, "expand")

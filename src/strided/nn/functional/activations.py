@@ -88,6 +88,9 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     return elu_(input, alpha) if inplace else A.elu(input, alpha)
 
 
+elu = A.fresh_front(elu, A.ELU)  # (the common call, F.elu(x) of an all-positive x, in C: see fresh_front)
+
+
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """``x`` where ``x > 0``, else ``negative_slope * x``; ``inplace=True`` writes ``input``.
 
@@ -107,6 +110,9 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace
     [-1.0, 0.5, 1.0]
     """
     return A.hardtanh_(input, min_val, max_val) if inplace else A.hardtanh(input, min_val, max_val)
+
+
+hardtanh = A.fresh_front(hardtanh, A.HARDTANH)  # (the common call, F.hardtanh(x), in C: see fresh_front)
 
 
 def _softmax_dim(name: str, ndim: int, dim: Any) -> Any:

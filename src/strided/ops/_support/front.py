@@ -52,16 +52,22 @@ def compiled_front(forward: Callable[..., Any], arity: int, table: dict[Any, tup
     forward runs where ``fn`` would), optionally a seventh item, a :func:`kernel_entry` whose
     ``run(run_a, run_b, out, *extra)`` is tried first on two tensors' runs. A binary front's entry
     may instead be a last-dim entry ``(None, direct, result_dtype, kernel)``: ``op(t, dim)`` (or
-    ``dim=``) along ``t``'s last dim calls ``run(run, out, row_length, *extra)`` (softmax)."""
+    ``dim=``) along ``t``'s last dim calls ``run(run, out, row_length, *extra)`` (softmax). A ternary
+    front's (arity 3) entries are ``(kernel,)``, a :func:`kernel_entry` whose ``run(run_x, run_y,
+    run_z, out, *extra)`` is tried on three twin tensors' runs (no keyword; its False answer, and
+    every other call: the forward) (addcmul, addcdiv)."""
     if _FRONT is None or not table:
         return forward
     return _FRONT(forward, arity, table, _cinfo, OPEN, quiet_call, np.empty, native._enabled, native._open_blocks)
 
 
 def kernel_entry(run: Callable[..., Any] | None, extra: tuple, dtype: np.dtype,
-                 max_n: int = 1 << 62) -> tuple | None:
+                 max_n: int = 1 << 62, whole: Any = None) -> tuple | None:
     """A unary front's compiled first pass: ``run(x, out, *extra)`` of the flat run ``x`` into
-    ``out = np.empty(len(x), dtype)``, made in C where the kernels are on in the caller's context
+    ``out = np.empty(len(x), dtype)`` (``whole``, a 0-d Layout: a whole reduction's kernel, ``out =
+    np.empty(1, dtype)`` adopted with that Layout, an ``x`` of at least one dim; or (Layout, a named
+    tuple type): ``run(x, first, second, *extra)`` into two such results, returned as that tuple),
+    made in C where the kernels are on in the caller's context
     (:func:`strided.kernels.native.disabled` off, no such block open: else the forward runs), ``x``
     holds at most ``max_n`` elements and is aligned to ``dtype``; ``run``'s False answer, or a
     refused ``x``, hands over to the entry's ``fn``. The contract on ``run``: exactly what the
@@ -70,7 +76,8 @@ def kernel_entry(run: Callable[..., Any] | None, extra: tuple, dtype: np.dtype,
     if run is None:
         return None
     dtype = np.dtype(dtype)
-    return (run, tuple(extra), dtype, int(max_n), dtype.alignment)
+    entry = (run, tuple(extra), dtype, int(max_n), dtype.alignment)
+    return entry if whole is None else (*entry, whole)
 
 
 def fallback_of(entry: Callable[..., Any]) -> Callable[..., Any]:

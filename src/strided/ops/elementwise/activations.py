@@ -713,11 +713,20 @@ def _softplus_default(x: np.ndarray) -> np.ndarray:
 
 def _front_kernel(row: Activation, dtype: np.dtype) -> tuple | None:
     """:func:`_fast`'s compiled pass for ``row`` at its default parameters on a flat run of
-    ``dtype`` as a front's :func:`kernel_entry`: silu's torch_loop call (one chunk); None for the
-    other rows (softplus has none: NumPy's exp and log1p run)."""
+    ``dtype`` as a front's :func:`kernel_entry`: silu's torch_loop call (one chunk), elu's
+    all-positive copy (greater_copy, in the front's argument order: its refusal, an element
+    that is not > 0, hands the call to the wrapper), hardtanh's clamp to [-1, 1] (clamp_scalar:
+    np.clip's bits where the bounds are no zeros); None for the other rows (softplus has none:
+    NumPy's exp and log1p run)."""
     if row is SILU:
         call = flat_call(_SILU_OP, dtype)
         return None if call is None else kernel_entry(call[0], call[1], dtype, call[2])
+    k = native._compiled("_specialkernel")  # (the module itself: the front reads the switch per call)
+    if row is ELU:
+        return kernel_entry(getattr(k, "greater_copy_into", None), (0.0,), dtype)
+    if row is HARDTANH:
+        # (np.clip's bits at the default bounds -1 and 1: no tie of signed zeros there, a NaN kept as it is)
+        return kernel_entry(getattr(k, "clamp_scalar", None), (-1.0, 1.0, 3), dtype)
     return None
 
 

@@ -154,6 +154,9 @@ class BinaryOp:
     # fast path's at every size: the front's float32 kernel entry on two tensors' runs, from C
     # without the Python setup that ``native_min`` keeps off small runs (-1: none)
     entry_code: int = -1
+    # or a maker of that float32 entry (called once, as the front is built; its None: none), for a
+    # native loop of another module (atan2's SLEEF row)
+    entry_kernel: Callable[[], tuple | None] | None = None
     # "max" / "min": PyTorch's bits for ties of opposite zeros and NaNs depend on which of its
     # loops computed the element (strided.kernels.torch_extremes), fixed after NumPy's ufunc
     extreme: str = ""
@@ -1446,7 +1449,7 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str, raw: 
     table = {d: (ufunc, native if native is not None and d in native_dtypes else None, native_min, result_dtype,
                  d in fast_scalar, fix if extreme and d.is_floating_point else None)
              for d in fast} if ufunc is not None else {}
-    entry = _float32_entry(op.entry_code)
+    entry = _float32_entry(op.entry_code) if op.entry_kernel is None else op.entry_kernel()
     if entry is not None and float32 in table and table[float32][1] is not None:
         table[float32] = (*table[float32], entry)
     return compiled_front(fn, 2, table)

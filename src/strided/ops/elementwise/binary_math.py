@@ -63,7 +63,7 @@ from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quie
 from ...kernels.fused import quieted
 from ...opdef import Kind, declare
 from ...tensor import Tensor
-from .._support.front import kernel_entry
+from .._support.front import compiled_front, kernel_entry
 from .._support.operands import (
     _broadcast,
     _check_inplace,
@@ -820,5 +820,27 @@ def float_power_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
 
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
+
+
+def _install_heaviside_front(namespace: dict[str, Any]) -> None:
+    """Put a compiled front (:mod:`.._support.front`) before ``heaviside``'s entry (function and
+    method): two plain row-major float32/float64 tensors of one dtype, shape and layout (so
+    :func:`_heaviside_checks` has nothing to refuse), outside autograd with nobody listening, get
+    the compiled ``binary_exact`` loop (code 2, PyTorch's bits) from C into the fresh result, the
+    loop :data:`HEAVISIDE`'s native pass runs (binary_exact_fresh); its refusal and every other
+    call go to the entry."""
+    k = _native._compiled("_specialkernel")  # (the module itself: the front reads the switch per call)
+    run = getattr(k, "binary_exact", None)
+    if run is None:
+        return
+    entry = namespace["heaviside"]
+    front = compiled_front(entry, 2, {d: (None, None, 0, None, False, None, kernel_entry(run, (2,), d.numpy))
+                                      for d in (float32, float64)})
+    if Tensor.__dict__.get("heaviside") is entry:
+        Tensor.heaviside = front  # type: ignore[method-assign]
+    namespace["heaviside"] = front
+
+
+_install_heaviside_front(globals())
 # the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
 declare(Kind.COMPUTE, "heaviside ldexp float_power", specs=(FMAX, FMIN, GCD, LCM, XLOGY, LOGADDEXP, LOGADDEXP2))

@@ -30,11 +30,13 @@ from ...kernels.elementwise import arctan2, assign, complex_abs, exact_loop, flo
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set, quietly, quietly_here
 from ...kernels.fused import fma, fma_into, lerp_into
 from ...kernels.sleef import atan2_flat
-from ...kernels.torch_loops import loop_positions, scalar_loop_mask
+from ...kernels.sleef import step as sleef_step
+from ...kernels.torch_loops import GRAIN_SIZE, loop_positions, scalar_loop_mask
 from ...opdef import Kind, declare
 from ...scalars import numpy_scalar, parse_int, wrapped
 from ...tensor import Tensor
 from .._support import gradtools, support
+from .._support.front import compiled_front, kernel_entry
 from .._support.operands import (
     _broadcast,
     _check_inplace,
@@ -54,10 +56,22 @@ HYPOT = BinaryOp("hypot", np.hypot, kernel="hypot_cpu", fast=_FLOATS, tensor_oth
 # (kernels.elementwise.arctan2: np.arctan2 with PyTorch's float32/float64 bits where they are cheap)
 # (native: the fast path's dense float32 runs straight to SLEEF's loop, PyTorch's bits, without
 # arctan2's dtype planning and the ufunc call's floating-point state)
+def _atan2_entry() -> tuple | None:
+    """The front's float32 kernel entry of atan2: :func:`atan2_flat`'s own compiled call (SLEEF's
+    row, ``run2(y, x, out, vectorized, -1, step)``) on two runs below PyTorch's parallel grain (one
+    row of its loop; from the grain on, atan2_flat's chunks), the step read once as atan2_flat
+    reads it; None where the module is not built (the front reads the switch per call)."""
+    k = native._compiled("_sleefkernel")
+    if k is None:
+        return None
+    st = sleef_step()
+    return kernel_entry(k.run2, (1 if st else 0, -1, st), np.float32, GRAIN_SIZE - 1)
+
+
 ATAN2 = BinaryOp("atan2", arctan2, kind="div", fast=_FLOATS, tensor_other=True, native=atan2_flat,
-                 native_dtypes=_F32_ONLY, native_min=2)
+                 native_dtypes=_F32_ONLY, native_min=2, entry_kernel=_atan2_entry)
 ARCTAN2 = BinaryOp("arctan2", arctan2, kind="div", fast=_FLOATS, tensor_other=True, native=atan2_flat,
-                   native_dtypes=_F32_ONLY, native_min=2)  # (its own name in messages)
+                   native_dtypes=_F32_ONLY, native_min=2, entry_kernel=_atan2_entry)  # (its own name in messages)
 # (two float32/float64 tensors of one dense layout: one pass of the compiled binary_exact, np.copysign's bits)
 COPYSIGN = BinaryOp("copysign", np.copysign, kind="div", fast=_FLOATS, native=exact_loop(3),
                     native_dtypes=frozenset((float32, float64)))
@@ -1013,6 +1027,27 @@ def addcdiv(input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1, out: Any 
     return _addc("addcdiv", input, tensor1, tensor2, value, out, divide=True)
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
+
+
+def _install_addc_fronts(namespace: dict[str, Any]) -> None:
+    """A ternary compiled front (:mod:`.._support.front`) before the entries of ``addcmul`` and
+    ``addcdiv`` (function and method): ``op(x, t1, t2)`` of three plain row-major float32/float64
+    tensors of one dtype and shape (offset 0, each storage exactly its elements; no keyword, so
+    value 1), outside autograd with nobody listening, makes :func:`_addc_fresh`'s compiled call,
+    ``addcmul_runs(x, t1, t2, out)`` into a fresh run, from C; its refusal (two NaNs meeting) and
+    every other call go to the entry, which runs the whole path."""
+    k = native._compiled("_specialkernel")  # (the module itself: the front reads the switch per call)
+    if k is None:
+        return
+    for name, run in (("addcmul", k.addcmul_runs), ("addcdiv", k.addcdiv_runs)):
+        entry = namespace[name]
+        front = compiled_front(entry, 3, {d: (kernel_entry(run, (), d.numpy),) for d in (float32, float64)})
+        if Tensor.__dict__.get(name) is entry:
+            setattr(Tensor, name, front)
+        namespace[name] = front
+
+
+_install_addc_fronts(globals())
 # the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
 declare(Kind.COMPUTE, "arctan2 lerp isclose",
         specs=(HYPOT, ATAN2, COPYSIGN, FMOD, LOGICAL_AND, LOGICAL_OR, LOGICAL_XOR))

@@ -20,6 +20,7 @@ from ...dispatch import OPEN, adopted, result, result_array
 from ...dtypes import DType, float32, float64, real_of
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import seal
+from ...kernels import native
 from ...kernels.elementwise import complex_abs
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set, quietly
 from ...kernels.memory import numpy_view
@@ -102,9 +103,17 @@ def fast_euclidean(x: Any, dim: Any, keepdim: Any) -> Tensor | None:
         lay = x._layout
         info = _cinfo[lay.shape]
         if info[1] > 1 and lay.strides == info[0]:
-            run = x._storage.array[lay.offset : lay.offset + info[1]]
-            if len(run) == info[1] and run.flags.c_contiguous:
-                return adopted(norm2_rows(run.reshape(1, -1)), _SCALAR, x._dtype)
+            run = x._storage.array
+            if lay.offset or len(run) != info[1]:
+                run = run[lay.offset : lay.offset + info[1]]
+            if len(run) == info[1]:
+                k = native.special()
+                if k is not None:  # (norm2_rows' compiled call on the one row; False: a strided or misaligned run)
+                    out = np.empty(1, run.dtype)
+                    if k.torch_norm2_rows(run, out, info[1]):
+                        return adopted(out, _SCALAR, x._dtype)
+                if run.flags.c_contiguous:
+                    return adopted(norm2_rows(run.reshape(1, -1)), _SCALAR, x._dtype)
     got = fast_operand(x, dim, keepdim)
     if got is None:
         return None

@@ -127,11 +127,11 @@ def _fast_cross(a: Any, b: Any, dim: Any) -> Tensor | None:
     if k is None:
         return None
     out = np.empty(info[1], x.dtype)
-    inner = info[0][dim]  # (a row-major shape's stride of dim, no size 0: the elements after it)
-    block = (-1, 3, inner)
-    # (kernel_run: memory at an odd address read from an aligned copy, which the kernel takes)
-    if not k.cross3(kernel_run(x).reshape(block), kernel_run(y).reshape(block), out.reshape(block)):
-        return None  # (an overlap: never, out is new)
+    # (cross3's flat form reads the runs as (outer, 3, inner) blocks, inner a row-major shape's
+    # stride of dim, no size 0: the elements after it; its False: memory at an odd address, which
+    # the general path reads from an aligned copy)
+    if not k.cross3(x, y, out, info[0][dim]):
+        return None
     return adopted(out, info[2], d)
 
 

@@ -26,7 +26,7 @@ from ...errors import (
     join_lines,
 )
 from ...gradients import seal
-from ...kernels import npcore, torch_extreme_reduce
+from ...kernels import native, npcore, torch_extreme_reduce
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ...kernels.listeners import silenced
 from ...kernels.reduce import holds_nan
@@ -38,6 +38,7 @@ from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import gradtools, support
 from .._support.fast_reduce import cascade_reduce, fast_operand, fast_plan, fast_reduce, sure_extreme
+from .._support.front import compiled_front, kernel_entry
 from .._support.operands import _cinfo
 from .._support.out import _dtype_mismatch, check_out, write_out, write_pair_out
 from .._support.promotion import TORCH_NAMES
@@ -758,5 +759,28 @@ def norm_backward(out: Tensor, x: Tensor, p: Any = "fro", dim: Any = None, keepd
 
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
+
+
+def _install_aminmax_front(namespace: dict[str, Any]) -> None:
+    """Put a compiled front (:mod:`.._support.front`) before ``aminmax``'s entry (function and
+    method): ``x.aminmax()`` of a plain row-major float32/float64 tensor of at least one dim and
+    fewer than ``rows.MIN_ELEMENTS`` elements, at offset 0 over exactly its storage, outside
+    autograd with nobody listening, makes aminmax's two kernel calls from C (``extreme_pair``:
+    both sure) into the two fresh 0-d results, made the named tuple; a zero or NaN met, and every
+    other call, go to the entry."""
+    k = native._compiled("_rowkernel")  # (the module itself: the front reads the switch per call)
+    run = getattr(k, "extreme_pair", None)
+    if run is None:
+        return
+    entry = namespace["aminmax"]
+    front = compiled_front(entry, 1, {d: (None, True, None, kernel_entry(run, (), d.numpy, _ROWS_MIN - 1,
+                                                                          (_SCALAR, AminmaxResult)))
+                                      for d in (float32, float64)})
+    if Tensor.__dict__.get("aminmax") is entry:
+        Tensor.aminmax = front  # type: ignore[method-assign]
+    namespace["aminmax"] = front
+
+
+_install_aminmax_front(globals())
 # the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
 declare(Kind.COMPUTE, "amax amin aminmax nansum nanmean logsumexp count_nonzero norm")

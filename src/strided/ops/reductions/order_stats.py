@@ -31,6 +31,7 @@ from ...errors import (
     join_lines,
 )
 from ...gradients import seal
+from ...kernels import native
 from ...kernels.blocked import row_major
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ...kernels.native import kernel_run, special
@@ -39,6 +40,7 @@ from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import gradtools, return_types, support
 from .._support.along import flag, moved_last, one_dim, take_last, tensor_from_array
+from .._support.front import compiled_front, kernel_entry
 from .._support.operands import _cinfo, flat_run
 from .._support.out import write_pair_out
 from .._support.reduce_args import reduced_shape, shape_text
@@ -144,7 +146,8 @@ def _pytorch_median_bits(flat: np.ndarray, value: Any, skip_nan: bool) -> Any:
 
 def _compiled_median_position(kernel: Any, flat: np.ndarray, skip_nan: bool) -> int | None:
     """:func:`~.._support.stl_select.median_position`, compiled (``stl_nth``)."""
-    keys = np.ascontiguousarray(flat, dtype=np.float64 if flat.dtype == np.float64 else np.float32)
+    # (kernel_run: memory borrowed at an odd address, which the kernel refuses, read from an aligned copy)
+    keys = kernel_run(np.ascontiguousarray(flat, dtype=np.float64 if flat.dtype == np.float64 else np.float32))
     nans = int(np.count_nonzero(np.isnan(keys)))
     if nans and not skip_nan:
         return None
@@ -724,5 +727,30 @@ def _mode_backward(out: Any, x: Tensor, dim: int = -1, keepdim: bool = False) ->
 
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
+
+
+def _install_median_fronts(namespace: dict[str, Any]) -> None:
+    """Put a compiled front (:mod:`.._support.front`) before the entries of ``median`` and
+    ``nanmedian`` (function and method): ``x.median()`` of a plain row-major float32/float64 tensor
+    of 1 to :data:`_FAST_MEDIAN_MAX` elements and at least one dim, at offset 0 over exactly its
+    storage, outside autograd with nobody listening, gets its lower middle value from C
+    (``flat_median``, into the fresh 0-d result) where no element is NaN and that value is not a
+    zero, which is :func:`_fast_flat_median`'s case (the one value every order gives); a NaN or
+    a zero, and every other call, go to the entry."""
+    k = native._compiled("_specialkernel")  # (the module itself: the front reads the switch per call)
+    run = getattr(k, "flat_median", None)
+    if run is None:
+        return
+    scalar = _cinfo[()][2]
+    for name in ("median", "nanmedian"):
+        entry = namespace[name]
+        front = compiled_front(entry, 1, {d: (None, True, None, kernel_entry(run, (), d.numpy, _FAST_MEDIAN_MAX, scalar))
+                                          for d in (float32, float64)})
+        if Tensor.__dict__.get(name) is entry:
+            setattr(Tensor, name, front)
+        namespace[name] = front
+
+
+_install_median_fronts(globals())
 # the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
 declare(Kind.COMPUTE, "median nanmedian quantile nanquantile mode")

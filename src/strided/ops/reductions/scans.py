@@ -54,7 +54,7 @@ from ...errors import (
 )
 from ...grad_mode import SUBCLASSES, is_grad_enabled
 from ...gradients import linear, seal
-from ...kernels import check_writable
+from ...kernels import check_writable, native
 from ...kernels.blocked import copy_into
 from ...kernels.fpstate import quiet_call, quiet_retry, quietly
 from ...kernels.memory import flat_run, numpy_view
@@ -65,6 +65,7 @@ from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import gradtools, return_types, support
 from .._support.along import one_dim, tensor_from_array
+from .._support.front import compiled_front, kernel_entry
 from .._support.memo import Memo
 from .._support.operands import _cinfo
 from .._support.out import write_pair_out
@@ -338,6 +339,25 @@ def cumprod_(self: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     return _scan_(np.multiply, self, dim, dtype, "cumprod_")
 
 
+def _install_scan_fronts(namespace: dict[str, Any]) -> None:
+    """Put a compiled front (:mod:`.._support.front`) before the entries of ``cumsum`` and
+    ``cumprod`` (function and method): ``x.cumsum(dim)`` of a plain row-major float32/float64
+    tensor along its last dim (``dim`` -1 or ndim - 1, positional or keyword; no dtype), outside
+    autograd with nobody listening, makes :func:`_fast_scan`'s compiled ``scan`` call from C (a
+    last-dim entry: its lines are the rows, ``inner`` 1); a line ending in NaN (``strict``: False,
+    where the Python path lets NumPy decide which NaN), and every other call, go to the entry."""
+    k = native._compiled("_specialkernel")  # (the module itself: the front reads the switch per call)
+    if k is None:
+        return
+    for name, prod in (("cumsum", False), ("cumprod", True)):
+        entry = namespace[name]
+        front = compiled_front(entry, 2, {d: (None, True, None, kernel_entry(k.scan, (1, prod, True), d.numpy))
+                                          for d in (float32, float64)})
+        if Tensor.__dict__.get(name) is entry:
+            setattr(Tensor, name, front)
+        namespace[name] = front
+
+
 # ---------------------------------------------------------------- running extremes
 
 
@@ -366,8 +386,8 @@ def _fast_cum_extreme(self: Any, dim: Any, op: str) -> Any:
         # call without its checks, shapes and reshapes, ~1.5 us of a 3 us call at (3, 4); the
         # row-major strides in elements are the blocks' inner sizes)
         values, indices = _empty(count, flat.dtype), _empty(count, _INT64_NP)
-        # (kernel_run: memory at an odd address read from an aligned copy, which the kernel takes)
-        if k.running_extreme(kernel_run(flat), values, indices, shape[d], info[0][d], op == "cummax"):
+        # (memory at an odd address: the kernel's False, then _running_extreme's aligned copy)
+        if k.running_extreme(flat, values, indices, shape[d], info[0][d], op == "cummax"):
             return _tuple_new(_PAIRS[op], (adopted(values, info[2], self._dtype), adopted(indices, info[2], int64)))
     values, indices = _running_extreme(flat.reshape(shape), d, op)
     return _PAIRS[op](adopted(values.reshape(-1), info[2], self._dtype), adopted(indices.reshape(-1), info[2], int64))
@@ -971,6 +991,7 @@ def logcumsumexp_backward(out: Tensor, x: Tensor, dim: int, **kwargs: Any) -> An
 
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
+_install_scan_fronts(globals())
 # the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
 declare(Kind.COPY, "cumsum cumprod cummax cummin diff")
 declare(Kind.COMPUTE, "logcumsumexp")

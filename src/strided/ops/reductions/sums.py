@@ -43,7 +43,7 @@ from ...errors import (
 )
 from ...grad_mode import GRAD_MODE, INSIDE, SUBCLASSES, requires_grad
 from ...gradients import record, records, seal
-from ...kernels import npcore
+from ...kernels import native, npcore
 from ...kernels.fpstate import QUIET, quiet, quiet_call, quiet_reset, quiet_set, quietly
 from ...kernels.memory import numpy_view, outside_storage
 from ...kernels.native import special, sums
@@ -65,6 +65,7 @@ from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import gradtools as _gt
 from .._support.fast_reduce import PLANS, cascade_reduce, fast_operand, fast_plan, fast_reduce
+from .._support.front import compiled_front, kernel_entry
 from .._support.gradtools import unreduce
 from .._support.operands import _cinfo, flat_run
 from .._support.out import _dtype_mismatch, check_out, write_out
@@ -1063,6 +1064,29 @@ _TRACE_ACC = {"float16": np.float32, "bfloat16": np.float32, "float32": np.float
               "complex64": np.complex128, "complex128": np.complex128}
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
+
+
+def _install_prod_front(namespace: dict[str, Any]) -> None:
+    """Put a compiled front (:mod:`.._support.front`) before ``prod``'s entry (function and method):
+    ``x.prod()`` of a plain row-major float32/float64 tensor of at least one dim at offset 0 over
+    exactly its storage, outside autograd with nobody listening, makes
+    :func:`_row_major_products`' ``torch_prod_rows`` call from C (one row of every element, strict:
+    a NaN product answers False, whose payload the entry's NumPy path decides) into the fresh 0-d
+    result; every other call goes to the entry."""
+    k = native._compiled("_specialkernel")  # (the module itself: the front reads the switch per call)
+    if k is None:
+        return
+    scalar = _cinfo[()][2]
+    entry = namespace["prod"]
+    front = compiled_front(entry, 1, {d: (None, True, None, kernel_entry(k.torch_prod_rows, (0, True), d.numpy,
+                                                                          whole=scalar))
+                                      for d in (float32, float64)})
+    if Tensor.__dict__.get("prod") is entry:
+        Tensor.prod = front  # type: ignore[method-assign]
+    namespace["prod"] = front
+
+
+_install_prod_front(globals())
 # the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
 @method("sum_to_size")
 def sum_to_size(self: Tensor, *size: Any) -> Tensor:

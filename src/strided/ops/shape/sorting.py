@@ -411,7 +411,8 @@ def _fast_topk(self: Any, k: Any, dim: Any, largest: Any) -> Any:
         m = info[1] // n * k
         d = self._dtype
         values, order = _empty(m, d.numpy), _empty(m, np.int64)
-        if not kernel.stl_topk(kernel_run(flat), order, values, n, k, 1 if largest else 0):
+        # (misaligned memory, which from_numpy may borrow, is refused too: the general path then)
+        if not kernel.stl_topk(flat, order, values, n, k, 1 if largest else 0):
             return None
         layout = _cinfo[shape[:-1] + (k,)][2]
         # (the named tuple made as its __new__ makes it, without that Python-level call)
