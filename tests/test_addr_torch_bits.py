@@ -75,7 +75,8 @@ def test_addr_input_term_bits(dt: type, layout: str, cols: int) -> None:
 @pytest.mark.parametrize("dt", [np.float32, np.float64])
 @pytest.mark.parametrize("shape", [(300, 301), (1024, 129), (40, 1000)], ids=str)
 @pytest.mark.parametrize("transposed", [False, True])
-def test_addr_input_term_parallel_pieces(dt: type, shape: tuple[int, int], transposed: bool) -> None:
+def test_addr_input_term_parallel_pieces(dt: type, shape: tuple[int, int], transposed: bool,
+                                        torch_threads_as_assumed: None) -> None:
     # above 32768 elements PyTorch's parallel chunks cut its rows: each piece has its own tail
     rng = np.random.default_rng(shape[1])
     n, m = shape

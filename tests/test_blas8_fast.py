@@ -110,7 +110,9 @@ def test_cross3_kernel_refuses_bad_buffers():
         k.cross3(a, a, np.empty((2, 3), np.float32))
     with pytest.raises(ValueError, match="one format and one shape"):
         k.cross3(np.zeros((3, 2, 1), np.float32), np.zeros((3, 2, 1), np.float32), np.empty((3, 2, 1), np.float32))
-    with pytest.raises(TypeError, match="takes 3 arguments, not 4"):
+    with pytest.raises(TypeError, match="takes 3 or 4 arguments, not 5"):
+        k.cross3(a, a, a, 1, 1)
+    with pytest.raises(ValueError, match="1-D runs of one length"):  # (the flat form takes 1-D runs)
         k.cross3(a, a, a, 1)
     with pytest.raises(ValueError, match="read-only"):
         k.cross3(a, a, np.broadcast_to(np.zeros((2, 3, 1), np.float32), (2, 3, 1)))

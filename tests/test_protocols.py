@@ -471,7 +471,9 @@ def _size_dim_index_argument_with_a_bool_like(name, call, kind):
 
 
 # Calls whose refusal is phrased elsewhere (movedim/permute's dim lists, slicing, reduction dims).
-_OTHER_TEXTS = {"movedim(v, 0)", "permute(0, v)", "t[v:]", "sum(v)"}
+# (split: PyTorch's Tensor.split sends anything but an int to split_with_sizes, whose text names
+# the argument's type, "must be tuple of ints, not numpy.ndarray", not bool)
+_OTHER_TEXTS = {"movedim(v, 0)", "permute(0, v)", "t[v:]", "sum(v)", "split(v)"}
 
 
 @pytest.mark.parametrize("call", [

@@ -187,7 +187,10 @@ def test_blas_fast_paths_are_the_general_path_and_torchs(dtype, special, monkeyp
             assert ours.shape == tuple(theirs.shape) and ours.stride() == theirs.stride()
             tol = 1e-5 if dtype == np.float32 else 1e-12
             np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=tol, atol=tol)
-    assert len(taken) == 2 * len(_calls())  # (every call, plain and at an offset)
+    if special:  # (addr's compiled call leaves a NaN result to the general path: PyTorch's NaN bits)
+        assert len(taken) >= 2 * sum(1 for c in _calls() if c[0] != "addr")
+    else:
+        assert len(taken) == 2 * len(_calls())  # (every call, plain and at an offset)
 
 
 def test_blas_fast_paths_leave_other_calls_to_the_general_path():

@@ -84,11 +84,12 @@ if native.special() is not None:  # (without the built kernel there is nothing t
         # module they found at import, which the spy does not replace; tests/test_front_kernels.py
         # holds the fronts to the switch)
         softmax, log_softmax = fallback_of(strided.Tensor.softmax), fallback_of(strided.Tensor.log_softmax)
+        cumsum, var = fallback_of(strided.Tensor.cumsum), fallback_of(strided.Tensor.var)  # (compiled fronts too)
         runs = [lambda: x.relu(), lambda: strided.nn.functional.relu(x), lambda: softmax(x, -1),
-                lambda: log_softmax(x, -1), lambda: x.cumsum(-1),
+                lambda: log_softmax(x, -1), lambda: cumsum(x, -1),
                 # (variance_rows: float32's wide mode; float64 takes PyTorch's own ways, one result
                 # its all-reduce sum, var_mean Welford's updates: kernels/torch_variance.py)
-                lambda: x.var(-1), lambda: x.double().var(-1), lambda: strided.var_mean(x.double(), -1)]
+                lambda: var(x, -1), lambda: x.double().var(-1), lambda: strided.var_mean(x.double(), -1)]
         for run in runs:
             run()
         assert sorted(set(calls)) == ["relu", "scan", "softmax_rows", "torch_squared_deviations", "torch_welford_rows",

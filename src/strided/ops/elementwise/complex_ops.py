@@ -612,7 +612,7 @@ def _part_grad(g: Tensor, bit: bool, k: int) -> Tensor:
     SelectBackward0 gives it: ``g`` at place ``k`` of a (real, imaginary) pair of zeros, read as
     complex; with the conjugate bit (:func:`_torch_conj_bit`) that pair conjugated, and for the
     imaginary part negated first (PyTorch's _neg_view): ``(g, -0.0)``, ``(-0.0, g)``."""
-    from ... import stack as _stack  # (the public, recording entry: imported at the call, no cycle)
+    from ..shape.joining import stack as _stack  # (its recording entry once sealed: imported at the call)
 
     zero = g.new_full(g.shape, -0.0 if bit else 0.0)
     # (stack and view_as_complex: recorded for a second derivative, where complex's compiled
