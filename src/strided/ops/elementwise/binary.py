@@ -542,11 +542,11 @@ def _complex_mul_into(a: Any, b: Any, x: Any, y: Any, out: Tensor, fresh: bool, 
     :func:`_complex_mul_fma_mask`; ``aliased``: ``out`` is an operand, an in-place form). Computed
     into a fresh array (an in-place target is an operand), then written."""
     cd = compute.numpy
+    x, y = np.asarray(x, cd), np.asarray(y, cd)  # (a real operand: exact)
     # (an out= of another layout decides PyTorch's loop: the general steps below)
-    if (loop_out is None or loop_out._layout.strides == out._layout.strides) \
-            and _complex_mul_runs(np.asarray(x, cd), np.asarray(y, cd), _view(out)):
+    if (loop_out is None or loop_out._layout.strides == out._layout.strides) and _complex_mul_runs(x, y, _view(out)):
         return
-    xb, yb = np.broadcast_arrays(np.asarray(x, cd), np.asarray(y, cd))  # (a real operand: exact)
+    xb, yb = np.broadcast_arrays(x, y)
     p, q, c, d = xb.real, xb.imag, yb.real, yb.imag
     res = np.empty(out._layout.shape, cd)
     with np.errstate(all="ignore"):

@@ -24,7 +24,6 @@ Every result is new memory, reported with :func:`strided.dispatch.copied`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -79,14 +78,11 @@ def _runs(s: np.ndarray, order: np.ndarray | None, want_inverse: bool,
     return values, inverse, counts
 
 
-def _firsts(s: np.ndarray, flat: Callable[[], np.ndarray], mask: np.ndarray) -> np.ndarray:
-    """``s[mask]``, the first element of each run of the sorted ``s`` (``flat()``: the elements
-    in their row-major order, unsorted), with PyTorch's bits: where ``s`` holds equal elements
-    with other bits (two zeros, or NaN), their order is PyTorch's sort's (equal elements stay
-    equal: ``mask`` holds for its order too)."""
-    if np_kind(s.dtype) == "f" and s.size > 1 and equal_bits_may_differ(s):
-        s = sorted_values(flat())
-    return s[mask]
+def _bits_may_differ(s: np.ndarray) -> bool:
+    """Whether the sorted ``s`` may hold equal elements with other bits (two zeros, or NaN), whose
+    order, so which one a run keeps, must then be PyTorch's sort's (equal elements stay equal:
+    the runs' starts hold for its order too)."""
+    return np_kind(s.dtype) == "f" and s.size > 1 and equal_bits_may_differ(s)
 
 
 def _flat(self: Tensor, sort: bool, want_inverse: bool, want_counts: bool) -> tuple:
@@ -108,9 +104,9 @@ def _flat(self: Tensor, sort: bool, want_inverse: bool, want_counts: bool) -> tu
     else:
         s = flat
     values, inverse, counts = _runs(s, order, want_inverse, want_counts)
-    if sort:
+    if sort and _bits_may_differ(s):
         # (flat may have been sorted where it is: the elements again, in their order)
-        values = _firsts(s, lambda: row_major(x).reshape(-1), _starts(s))
+        values = sorted_values(row_major(x).reshape(-1))[_starts(s)]
     out = tensor_from_array(values, values.shape, self._dtype)
     extra = []
     if want_inverse:
@@ -180,7 +176,7 @@ def _fast_unique(self: Any, sort: bool, return_inverse: Any, return_counts: Any,
     mask = np.empty(info[1], dtype=bool)
     mask[0] = True
     np.not_equal(s[1:], s[:-1], out=mask[1:])  # (NaN differs from everything: each its own entry)
-    values = _firsts(s, lambda: flat, mask) if sort else s[mask]
+    values = (sorted_values(flat) if sort and _bits_may_differ(s) else s)[mask]
     return adopted(values, _cinfo[values.shape][2], self._dtype)
 
 
