@@ -811,11 +811,11 @@ def cases(name: str, cfg: Config, skipped: dict[str, str], differ: dict[str, str
 def time_case(case: Case, quick: bool) -> tuple[float, float | None, float]:
     """Minimum per-call times (strided, numpy or None, torch), round-robin (harness.measure)."""
     stmts = [case.strided, case.torch] + ([case.numpy] if case.numpy else [])
-    if case.cfg.large:
-        number, repeat = 1, (2 if quick else 3)
+    if case.cfg.large:  # (one call per sample for the slow ops; more for those a timer call rivals)
+        number, repeat, sample = 1, (2 if quick else 3), (0.002 if quick else 0.005)
     else:
-        number, repeat = (50, 3) if quick else (200, 5)
-    times = [min(s) for s in measure(stmts, number, repeat)]
+        (number, repeat), sample = (50, 3) if quick else (200, 5), None
+    times = [min(s) for s in measure(stmts, number, repeat, sample)]
     return times[0], (times[2] if case.numpy else None), times[1]
 
 

@@ -19,22 +19,33 @@ from dataclasses import dataclass
 from importlib.metadata import version
 
 
-def measure(stmts: list[Callable[[], object]], number: int, repeat: int) -> list[list[float]]:
+def measure(stmts: list[Callable[[], object]], number: int, repeat: int,
+            sample_seconds: float | None = None) -> list[list[float]]:
     """Per-call times (seconds) of each statement, ``repeat`` samples each, taken round-robin
     so that noise from other processes falls on every library alike. Each round runs the
     statements in the next of all their orders (:func:`_orders`), so every statement follows
     every other one equally often: a library inherits its predecessor's freed memory, caches
     and allocator state (NumPy's and strided's attention-scores einsum measured 2-10% slower
     right after PyTorch's than after each other, in thread CPU time), and the plain rotation
-    used before made strided follow PyTorch in two rounds of three, NumPy in one."""
+    used before made strided follow PyTorch in two rounds of three, NumPy in one.
+
+    ``sample_seconds``: each statement's calls per sample are chosen so that a sample lasts about
+    that long (at least ``number``, at most 10,000 calls; from the slowest of two timed calls after
+    the warm-up): a 3 us view timed one call per sample beside 1 ms ops read 30-40% high, the
+    timer's own cost and one cold cache line counted in full."""
     for f in stmts:  # warm up caches, lazy imports and allocator pools
         for _ in range(min(number, 100) if number > 1 else 2):
             f()
+    numbers = [number] * len(stmts)
+    if sample_seconds is not None:
+        for i, f in enumerate(stmts):
+            once = max(timeit.timeit(f, number=1), timeit.timeit(f, number=1))
+            numbers[i] = max(number, min(10_000, int(sample_seconds / max(once, 1e-9))))
     samples: list[list[float]] = [[] for _ in stmts]
     orders = _orders(len(stmts))
     for r in range(repeat):
         for i in orders[r % len(orders)]:
-            samples[i].append(timeit.timeit(stmts[i], number=number) / number)
+            samples[i].append(timeit.timeit(stmts[i], number=numbers[i]) / numbers[i])
     return samples
 
 

@@ -502,8 +502,12 @@ def _fast_logsumexp(x: Any, dim: int, keepdim: Any) -> Tensor | None:
     return adopted(total.reshape(-1), plan[1], x._dtype)
 
 
+# logsumexp's ``dim`` when not given: PyTorch's parser requires it (dim=() names every dim)
+_DIM_MISSING: Any = object()
+
+
 @method("logsumexp")
-def logsumexp(input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Any = None) -> Tensor:
+def logsumexp(input: Tensor, dim: Any = _DIM_MISSING, keepdim: bool = False, *, out: Any = None) -> Tensor:
     """``log(sum(exp(x)))`` over ``dim``, computed stably: the max is taken out first, so large
     inputs do not overflow; a row of -inf gives -inf, a row holding +inf gives +inf. Integer
     and bool inputs give the default float.
@@ -516,6 +520,11 @@ def logsumexp(input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Any =
         if fast is not None:
             return fast
     tensor_arg(input, "logsumexp")
+    if dim is _DIM_MISSING:  # (PyTorch's logsumexp has no default dim: every dim is spelt dim=())
+        raise StridedTypeError(
+            join_lines('logsumexp() missing 1 required positional arguments: "dim"',
+                       f"fix: name the dims: strided.logsumexp(x, dim={tuple(range(input.ndim))}), or dim=() for all")
+        )
     if dim is None:  # (PyTorch's logsumexp has no "every dim" None, unlike amax or nansum)
         raise StridedTypeError(
             join_lines("logsumexp(): argument 'dim' (position 2) must be tuple of ints, not NoneType",
