@@ -157,8 +157,9 @@ def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype:
     (module docstring) and return ``out``.
 
     ``same_dtype``: ops whose ``out`` must have the result's dtype exactly, with PyTorch's
-    message: "matmul" (matmul, mm, bmm: "Expected out tensor to have dtype float, but got double
-    instead") or "input" (amax/amin: "Expected the dtype for input and out to match").
+    message: "matmul" (matmul, mm, bmm, norm: "Expected out tensor to have dtype float, but got
+    double instead"), "input" (amax/amin: "Expected the dtype for input and out to match"),
+    "where" ("Expected out type to be Float but got Double") or "matrix_norm" (norm's "nuc").
     ``bump=False``: the caller counts the write itself (an out= write recorded as an in-place op).
     ``resize_first``: the ops PyTorch resizes ``out`` for before its overlap checks (the joins and
     the (values, indices) ops, not TensorIterator's): an expanded ``out`` of another shape is
@@ -288,6 +289,10 @@ def _dtype_mismatch(r: DType, o: DType, op: str, style: str) -> StridedRuntimeEr
         if style == "matmul"
         else f"Found dtype {TORCH_NAMES[o]} but expected {TORCH_NAMES[r]}"  # (TensorIterator's all-same-dtype check)
         if style == "found"
+        else f"Expected out type to be {TORCH_NAMES[r]} but got {TORCH_NAMES[o]}"  # (where_self_out's own check)
+        if style == "where"
+        else f"linalg.matrix_norm expected out tensor dtype {TORCH_NAMES[r]} but got: {TORCH_NAMES[o]}"
+        if style == "matrix_norm"
         else f"Expected the dtype for input and out to match, but got {TORCH_NAMES[r]} for input's dtype "
         f"and {TORCH_NAMES[o]} for out's dtype."
     )

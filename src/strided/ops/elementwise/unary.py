@@ -1141,7 +1141,7 @@ def where(condition: Any, input: Any = _ONE_ARG, other: Any = _ONE_ARG, *, out: 
     where_into(_view(condition) if not byte else _view(condition) != 0, x, y, _view(result))
     if out is not None:
 
-        return write_out(out, result, "where", (condition, a, b))
+        return write_out(out, result, "where", (condition, a, b), "where")  # (out's dtype exactly, as PyTorch)
     return report("where", (condition, a, b), result)
 
 

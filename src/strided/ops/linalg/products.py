@@ -602,7 +602,8 @@ def kron(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:  # noqa: A
     if out is not None:
         from .._support.out import write_out
 
-        return write_out(out, result, "kron", (a, b))
+        # (PyTorch's kron_out resizes out= row-major, though the fresh product keeps mul's layout)
+        return write_out(out, result.contiguous(), "kron", (a, b))
     return result
 
 

@@ -626,7 +626,8 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, 
     tensor_arg(input, "norm")
     with silenced():  # (the linalg norm it runs is a step of this op: reported once, as "norm")
         res = _norm(input, p, dim, keepdim, dtype)
-    return _finish(res, out, "norm", (input,))
+    # (PyTorch's norm writes only its own dtype into out=; "nuc" says so through matrix_norm)
+    return _finish(res, out, "norm", (input,), "matrix_norm" if p == "nuc" else "matmul")
 
 
 def _norm(input: Tensor, p: Any, dim: Any, keepdim: bool, dtype: Any) -> Tensor:
