@@ -152,20 +152,29 @@ _BOOL_OUT_ONLY = frozenset(("signbit", "isneginf", "isposinf"))
 
 
 def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype: str = "", bump: bool = True,
-              resize_first: bool = False, no_overlap: bool = False) -> Tensor:
+              resize_first: bool = False, no_overlap: bool = False, resize_row_major: bool = False,
+              cast_first: str = "") -> Tensor:
     """Write the fresh ``result`` of ``op(*inputs)`` into ``out`` with PyTorch's ``out=`` rules
     (module docstring) and return ``out``.
 
     ``same_dtype``: ops whose ``out`` must have the result's dtype exactly, with PyTorch's
     message: "matmul" (matmul, mm, bmm, norm: "Expected out tensor to have dtype float, but got
     double instead"), "input" (amax/amin: "Expected the dtype for input and out to match"),
-    "where" ("Expected out type to be Float but got Double") or "matrix_norm" (norm's "nuc").
+    "where" ("Expected out type to be Float but got Double"), "matrix_norm" (norm's "nuc"), or
+    the op's own first line as a template: ``{r}`` / ``{o}`` the result's / out's PyTorch type
+    names (Float), ``{rc}`` / ``{oc}`` their C++ names (float).
     ``bump=False``: the caller counts the write itself (an out= write recorded as an in-place op).
     ``resize_first``: the ops PyTorch resizes ``out`` for before its overlap checks (the joins and
     the (values, indices) ops, not TensorIterator's): an expanded ``out`` of another shape is
     resized to fresh dense strides and written, where an elementwise op refuses it.
     ``no_overlap``: the ops whose PyTorch kernel calls ``assert_no_overlap`` (linalg.cross): an
     ``out`` that is an input is refused too, not only one laid across an input otherwise.
+    ``cast_first``: the op's own refusal of an ``out`` the result cannot be cast to safely, made
+    before ``same_dtype``'s (a template as there: matrix_power's "Expected result to be safely
+    castable from Float dtype, but got result with dtype Long", then its exact-dtype check).
+    ``resize_row_major``: an ``out`` of another shape is resized row-major whatever the result's
+    layout (PyTorch's ``resize_output`` in the ops that compute into ``out`` without TensorIterator,
+    where the fresh result keeps an input's layout: ``kron``, ``slice_scatter``).
 
     >>> x = strided.tensor([1.0, 2.0]); o = strided.empty(2)
     >>> write_out(o, x + 1, "add", (x, 1)) is o
@@ -182,6 +191,8 @@ def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype:
     if op not in NO_GRAD_OUT:
         refuse_out(op, out, inputs)
     name = f"{op}(out=...)"
+    if cast_first and not can_cast(result._dtype, out._dtype):
+        raise _dtype_mismatch(result._dtype, out._dtype, op, cast_first)
     if same_dtype and result._dtype is not out._dtype:
         raise _dtype_mismatch(result._dtype, out._dtype, op, same_dtype)
     check_cast(result._dtype, out, op)
@@ -196,7 +207,7 @@ def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype:
         # order: add(x, x, out=empty(0)) of a permuted x is permuted too); reductions, matmul and
         # the rest allocate row-major, as their fresh results are
         strides = result._layout.strides
-        if L.is_non_overlapping_and_dense(shape, strides):
+        if not resize_row_major and L.is_non_overlapping_and_dense(shape, strides):
             resize_strided(out, shape, strides)  # (a size-1 dim's stride too: nonzero's (n, 1) is (1, n))
         else:
             resize_(out, shape)
@@ -280,9 +291,17 @@ def refuse_other_dtype(out: Any, dtype: DType, op: str, rule: str = "always") ->
     raise _dtype_mismatch(dtype, out._dtype, op, "found")
 
 
+_STYLES = frozenset(("matmul", "found", "where", "matrix_norm", "input"))
+
+
 def _dtype_mismatch(r: DType, o: DType, op: str, style: str) -> StridedRuntimeError:
     """The error of an ``out`` of dtype ``o`` where ``op`` writes ``r`` only (``style``: whose
     wording, see :func:`write_out`'s ``same_dtype``)."""
+    if style not in _STYLES:  # an op's own wording: {r} / {o} PyTorch's type names (Float), {rc} / {oc} C++'s
+        first = style.format(r=TORCH_NAMES[r], o=TORCH_NAMES[o], rc=CPP_NAME[r.name], oc=CPP_NAME[o.name])
+        return StridedRuntimeError(join_lines(
+            first, f"{op} writes {r.name} results and does not convert them; out= is {o.name}",
+            f"fix: pass out=strided.empty(0, dtype=strided.{r.name}), or drop out= and convert the result"))
     first = (
         f"Expected out tensor to have dtype {CPP_NAME[r.name]}, but got "
         f"{CPP_NAME[o.name]} instead"

@@ -53,6 +53,7 @@ from .._support import support
 from .._support.front import compiled_front, kernel_entry
 from .._support.memo import Memo
 from .._support.operands import _broadcast, _cinfo, _fresh_output, _view, flat_run
+from .._support.out import write_out
 from .._support.promotion import to_float
 
 __all__ = [
@@ -202,12 +203,14 @@ def isreal(input: Tensor) -> Tensor:  # noqa: A002 - torch's argument name
 # ---------------------------------------------------------------- conjugation
 
 
-def conj_physical(input: Tensor) -> Tensor:
+def conj_physical(input: Tensor, *, out: Any = None) -> Tensor:
     """The conjugates in new memory (complex); a real tensor itself, as PyTorch.
 
     >>> strided.conj_physical(strided.tensor([1 + 2j]))
     tensor([1.-2.j])
     """
+    if out is not None:  # (PyTorch's out= takes only the result's dtype)
+        return write_out(out, conj_physical(input), "conj_physical", (input,), "found")
     tensor_arg(input, "conj_physical")
     if not input._dtype.is_complex:
         return input
@@ -486,12 +489,16 @@ def _polar_fast(r: Tensor, a: Tensor) -> Tensor | None:
     return adopted(o, info[2], complex_of(d)) if k.polar_parts(x, c, s, o) else None
 
 
-def polar(abs: Tensor, angle: Tensor) -> Tensor:  # noqa: A002 - PyTorch's argument names
+def polar(abs: Tensor, angle: Tensor, *, out: Any = None) -> Tensor:  # noqa: A002 - PyTorch's argument names
     """``abs * (cos(angle) + i sin(angle))`` elementwise (broadcast), complex of the inputs' float dtype.
 
     >>> strided.polar(strided.tensor([2.0]), strided.tensor([0.0]))
     tensor([2.+0.j])
     """
+    if out is not None:  # (PyTorch's out= takes only the result's dtype)
+        return write_out(out, polar(abs, angle),
+                         'polar', (abs, angle),
+                         "Expected object of scalar type {r} but got scalar type {o} for argument 'out'")
     if abs.__class__ is Tensor and angle.__class__ is Tensor:
         out = _polar_fast(abs, angle)
         if out is not None:
@@ -516,12 +523,17 @@ def polar(abs: Tensor, angle: Tensor) -> Tensor:  # noqa: A002 - PyTorch's argum
     return report("polar", (abs, angle), out)
 
 
-def complex(real: Tensor, imag: Tensor) -> Tensor:  # noqa: A001 - strided.complex mirrors torch.complex
+def complex(real: Tensor, imag: Tensor, *,
+            out: Any = None) -> Tensor:  # noqa: A001 - strided.complex mirrors torch.complex
     """A complex tensor from its real and imaginary parts (two float tensors of one dtype, broadcast).
 
     >>> strided.complex(strided.tensor([1.0]), strided.tensor([2.0]))
     tensor([1.+2.j])
     """
+    if out is not None:  # (PyTorch's out= takes only the result's dtype)
+        return write_out(out, complex(real, imag),
+                         'complex', (real, imag),
+                         "Expected object of scalar type {r} but got scalar type {o} for argument 'out'")
     fast = _rowmajor_parts(real, imag)
     if fast is not None:  # (the general path's two copies, from the flat runs)
         _parts_into(fast[0], fast[1], fast[2])

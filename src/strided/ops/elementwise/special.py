@@ -15,13 +15,14 @@ from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support.operands import _fresh_output, _not_implemented, _view
+from .._support.out import write_out
 from ..registry import backward
 
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 _SQRT_HALF = math.sqrt(0.5)
 
 
-def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+def gelu(input: Tensor, approximate: str = "none", *, out: Any = None) -> Tensor:
     """The Gaussian error linear unit, elementwise: ``x * Phi(x)`` = ``x/2 * (1 + erf(x/sqrt 2))``;
     ``approximate="tanh"``: ``x/2 * (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))``. Float tensors
     only; a fresh tensor keeping the input's dim order.
@@ -29,6 +30,8 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     >>> round(gelu(strided.tensor([1.0])).item(), 6)
     0.841345
     """
+    if out is not None:  # (PyTorch's out= takes only the result's dtype)
+        return write_out(out, gelu(input, approximate), "gelu", (input, approximate), "found")
     tensor_arg(input, "gelu")
     if approximate not in ("none", "tanh"):
         raise StridedRuntimeError(

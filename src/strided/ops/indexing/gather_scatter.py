@@ -50,6 +50,7 @@ from .._support.index_common import (
     wrap_dim,
 )
 from .._support.operands import _cinfo, flat_run
+from .._support.out import write_out
 from ..elementwise.unary import where as _where
 from ..registry import backward, method
 from .fast_along import ALONG_C, FAST_DTYPES, along_positions, source_run
@@ -118,7 +119,8 @@ def _gather_kernel(self: Tensor, d: int, idx: np.ndarray) -> np.ndarray | None:
 
 
 @method("gather")
-def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:  # noqa: A002
+def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False,
+           out: Any = None) -> Tensor:  # noqa: A002
     """``out[i][j][k] = input[index[i][j][k]][j][k]`` (for ``dim=0``): values of ``input`` picked
     along ``dim`` at the positions in ``index``; the result has ``index``'s shape and is new memory.
 
@@ -130,6 +132,9 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False)
     >>> x.gather(1, strided.tensor([[0, 0], [1, 0]])).tolist()
     [[1, 1], [4, 3]]
     """
+    if out is not None:  # (PyTorch's out= takes only the result's dtype)
+        return write_out(out, gather(input, dim, index, sparse_grad=sparse_grad),
+                         "gather", (input, dim, index), "matmul")
     if not OPEN:  # (a watched call takes the general path: it reports the copy)
         if ALONG_C is not None and (out := ALONG_C(0, input, dim, index, None)) is not None:
             return out
@@ -184,7 +189,8 @@ def gather_backward(out: Tensor, input: Tensor, dim: int, index: Tensor, *, spar
     return "GatherBackward0", (input,), grad, (index,)
 
 
-def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:  # noqa: A002
+def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None, *,
+                   out: Any = None) -> Tensor:  # noqa: A002
     """NumPy's ``take_along_axis``: ``input`` and ``indices`` broadcast in every dim but ``dim``,
     then :func:`gather`; with ``dim=None`` both are read flattened (a 1-D result).
 
@@ -195,6 +201,9 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
     >>> x.take_along_dim(strided.tensor([[0, 2, 1]]), 1).tolist()   # (indices as argsort gives them)
     [[10, 20, 30]]
     """
+    if out is not None:  # (PyTorch's out= takes only the result's dtype)
+        return write_out(out, take_along_dim(input, indices, dim),
+                         "take_along_dim", (input, indices, dim), "matmul")
     fast = None if dim is None or OPEN else along_positions(input, dim, indices)
     if fast is not None:  # (a gather when nothing broadcasts: the input's sizes in every other dim)
         d, shape, ishape = fast[2], input._layout.shape, indices._layout.shape
@@ -338,7 +347,7 @@ def _take_flat(input: Tensor, idx: np.ndarray) -> np.ndarray:
 
 
 @method("take")
-def take(input: Tensor, index: Tensor) -> Tensor:  # noqa: A002
+def take(input: Tensor, index: Tensor, *, out: Any = None) -> Tensor:  # noqa: A002
     """``input`` read as if flattened (row-major), at the positions in ``index``: a new tensor of
     ``index``'s shape. A negative index counts from the end; outside ``[-numel, numel)`` is PyTorch's
     IndexError. ``index`` must be int64.
@@ -346,6 +355,10 @@ def take(input: Tensor, index: Tensor) -> Tensor:  # noqa: A002
     >>> strided.tensor([[4, 3], [5, 7]]).take(strided.tensor([0, 3, -1])).tolist()
     [4, 7, 7]
     """
+    if out is not None:  # (PyTorch's out= takes only the result's dtype)
+        return write_out(out, take(input, index),
+                         "take", (input, index),
+                         "take(): self and out expected to have the same dtype, but got self.dtype = {r} and out.dtype = {o}")
     if not OPEN and type(input) is Tensor and type(index) is Tensor and index._dtype is LONG[0]:
         # row-major operands: one np.take of the flat runs (it wraps negative positions; one out
         # of range raises, and the checked path below gives PyTorch's error)
@@ -688,12 +701,15 @@ def scatter_(self: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
 
 @method("scatter")
 def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None,  # noqa: A002
-            reduce: str | None = None) -> Tensor:
+            reduce: str | None = None, out: Any = None) -> Tensor:
     """Out-of-place :func:`scatter_`: a new contiguous tensor, ``input`` with the values written.
 
     >>> strided.scatter(strided.zeros(3, dtype=strided.int64), 0, strided.tensor([2, 0]), strided.tensor([5, 7])).tolist()
     [7, 0, 5]
     """
+    if out is not None:  # (PyTorch's out= takes only the result's dtype)
+        return write_out(out, scatter(input, dim, index, src, value=value, reduce=reduce),
+                         "scatter", (input, dim, index, src), "matmul")
     return _scatter(input, dim, index, src, value, reduce, False)
 
 
@@ -723,12 +739,16 @@ def scatter_add_(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
 
 
 @method("scatter_add")
-def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:  # noqa: A002
+def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor, *,
+                out: Any = None) -> Tensor:  # noqa: A002
     """Out-of-place :func:`scatter_add_`: a new contiguous tensor.
 
     >>> strided.scatter_add(strided.zeros(3, dtype=strided.int64), 0, strided.tensor([2, 2, 0]), strided.tensor([1, 2, 3])).tolist()
     [3, 0, 3]
     """
+    if out is not None:  # (PyTorch's out= takes only the result's dtype)
+        return write_out(out, scatter_add(input, dim, index, src),
+                         "scatter_add", (input, dim, index, src), "matmul")
     return _scatter_add(input, dim, index, src, False)
 
 
@@ -781,13 +801,16 @@ def scatter_reduce_(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
 
 @method("scatter_reduce")
 def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,  # noqa: A002
-                   include_self: bool = True) -> Tensor:
+                   include_self: bool = True, out: Any = None) -> Tensor:
     """Out-of-place :func:`scatter_reduce_`: a new contiguous tensor.
 
     >>> x, i = strided.zeros(2), strided.tensor([0, 0, 1])
     >>> strided.scatter_reduce(x, 0, i, strided.tensor([3.0, 5.0, 1.0]), "amax").tolist()
     [5.0, 1.0]
     """
+    if out is not None:  # (PyTorch's out= takes only the result's dtype)
+        return write_out(out, scatter_reduce(input, dim, index, src, reduce, include_self=include_self),
+                         "scatter_reduce", (input, dim, index, src, reduce), "matmul")
     return _scatter_reduce(input, dim, index, src, reduce, include_self, False)
 
 

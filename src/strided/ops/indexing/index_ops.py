@@ -52,6 +52,7 @@ from .._support.index_common import (
     wrap_dim,
 )
 from .._support.operands import _cinfo
+from .._support.out import write_out
 from .._support.promotion import TORCH_NAMES
 from ..registry import backward, method
 from .fast_along import SLICES_C, along_slices, slice_source
@@ -86,7 +87,7 @@ def _vector_index(index: Tensor, op: str, cls: type, first: str) -> None:
 
 
 @method("index_select")
-def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:  # noqa: A002
+def index_select(input: Tensor, dim: int, index: Tensor, *, out: Any = None) -> Tensor:  # noqa: A002
     """The slices of ``input`` at positions ``index`` (a vector of int64 or int32) along ``dim``,
     in that order, repeated as often as named: new contiguous memory, reported as a copy.
 
@@ -94,6 +95,10 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:  # noqa: A00
     >>> x.index_select(1, strided.tensor([2, 0, 2])).tolist()
     [[2, 0, 2], [5, 3, 5]]
     """
+    if out is not None:  # (PyTorch's out= takes only the result's dtype)
+        return write_out(out, index_select(input, dim, index),
+                         "index_select", (input, dim, index),
+                         "index_select(): self and result must have the same scalar type")
     if not OPEN:  # (a watched call takes the general path: it reports the copy)
         if SLICES_C is not None and (out := SLICES_C(0, input, dim, index, None)) is not None:
             return out
@@ -462,12 +467,16 @@ def index_add_(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
 
 
 @method("index_add")
-def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:  # noqa: A002
+def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1,
+              out: Any = None) -> Tensor:  # noqa: A002
     """Out-of-place :func:`index_add_`: a new contiguous tensor.
 
     >>> strided.index_add(strided.zeros(3), 0, strided.tensor([0, 2]), strided.tensor([1.0, 2.0])).tolist()
     [1.0, 0.0, 2.0]
     """
+    if out is not None:  # (PyTorch's out= takes only the result's dtype)
+        return write_out(out, index_add(input, dim, index, source, alpha=alpha),
+                         "index_add", (input, dim, index, source), "matmul")
     return _index_add(input, dim, index, source, alpha, False)
 
 
@@ -559,12 +568,16 @@ def index_copy_(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
 
 
 @method("index_copy")
-def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:  # noqa: A002
+def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor, *,
+               out: Any = None) -> Tensor:  # noqa: A002
     """Out-of-place :func:`index_copy_`: a new contiguous tensor.
 
     >>> strided.index_copy(strided.zeros(3), 0, strided.tensor([1]), strided.tensor([9.0])).tolist()
     [0.0, 9.0, 0.0]
     """
+    if out is not None:  # (PyTorch's out= takes only the result's dtype)
+        return write_out(out, index_copy(input, dim, index, source),
+                         "index_copy", (input, dim, index, source), "matmul")
     return _index_copy(input, dim, index, source, False)
 
 
@@ -806,8 +819,11 @@ def index_reduce_(self: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
 
 @method("index_reduce")
 def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,  # noqa: A002
-                 include_self: bool = True) -> Tensor:
+                 include_self: bool = True, out: Any = None) -> Tensor:
     """Out-of-place :func:`index_reduce_`: a new contiguous tensor."""
+    if out is not None:  # (PyTorch's out= takes only the result's dtype)
+        return write_out(out, index_reduce(input, dim, index, source, reduce, include_self=include_self),
+                         "index_reduce", (input, dim, index, source, reduce), "matmul")
     if SLICES_C is not None and reduce.__class__ is str and reduce == "prod" and include_self.__class__ is bool:
         # the compiled products (the writes of _fast_index_reduce, in the same order) before the
         # argument checks, which they imply; the beta warning after it (nothing was written)

@@ -219,7 +219,7 @@ def masked_fill_backward(out: Tensor, input: Tensor, mask: Tensor, value: Any) -
 
 
 @method("masked_select")
-def masked_select(input: Tensor, mask: Tensor) -> Tensor:  # noqa: A002
+def masked_select(input: Tensor, mask: Tensor, *, out: Any = None) -> Tensor:  # noqa: A002
     """The elements of ``input`` where ``mask`` is True (both broadcast together), in row-major
     order: a new 1-D tensor, reported as a copy.
 
@@ -227,6 +227,10 @@ def masked_select(input: Tensor, mask: Tensor) -> Tensor:  # noqa: A002
     >>> x.masked_select(x > 0).tolist()
     [1, 4]
     """
+    if out is not None:  # (PyTorch's out= takes only the result's dtype)
+        return write_out(out, masked_select(input, mask),
+                         "masked_select", (input, mask),
+                         "masked_select(): self and result must have the same scalar type")
     input = tensor_of(input, "masked_select", "input", 1)  # noqa: A001
     mask = tensor_of(mask, "masked_select", "mask", 2)
     _check_mask(mask, "masked_select: expected BoolTensor for mask", "masked_select")

@@ -25,6 +25,7 @@ from ...opdef import Kind, declare
 from ...tensor import Tensor
 from .._support.memo import Memo
 from .._support.operands import _cinfo
+from .._support.out import write_out
 from .._support.reduce_args import shape_text
 from ..registry import backward
 from ..shape.joining import cat
@@ -69,12 +70,14 @@ def linalg_svd(A: Tensor, full_matrices: bool = True, *, driver: Any = None) -> 
     return R.linalg_svd(LA.colmajor(u, d), LA.rowmajor(s, real_of(d)), LA.colmajor(vh, d))
 
 
-def linalg_svdvals(A: Tensor, *, driver: Any = None) -> Tensor:  # noqa: N803
+def linalg_svdvals(A: Tensor, *, driver: Any = None, out: Any = None) -> Tensor:  # noqa: N803
     """The singular values of each matrix, descending (real).
 
     >>> strided.linalg.svdvals(strided.tensor([[0.0, 1.0], [-2.0, 0.0]])).tolist()
     [2.0, 1.0]
     """
+    if out is not None:  # (PyTorch's out= takes only the result's dtype)
+        return write_out(out, linalg_svdvals(A, driver=driver), "linalg.svdvals", (A,), "matmul")
     fast = _fast_svd(A, 0)
     if fast is not None:
         return fast
@@ -435,12 +438,14 @@ def linalg_eigh(A: Tensor, UPLO: str = "L") -> Any:  # noqa: N803
     return R.linalg_eigh(LA.rowmajor(w, real_of(A._dtype)), LA.colmajor(v, A._dtype))
 
 
-def linalg_eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:  # noqa: N803
+def linalg_eigvalsh(A: Tensor, UPLO: str = "L", *, out: Any = None) -> Tensor:  # noqa: N803
     """The eigenvalues of each symmetric (Hermitian) matrix, ascending (its ``UPLO`` triangle read).
 
     >>> strided.linalg.eigvalsh(strided.tensor([[2.0, 0.0], [0.0, 1.0]])).tolist()
     [1.0, 2.0]
     """
+    if out is not None:  # (PyTorch's out= takes only the result's dtype)
+        return write_out(out, linalg_eigvalsh(A, UPLO), "linalg.eigvalsh", (A, UPLO), "matmul")
     fast = _fast_eigh(A, UPLO, False)
     if fast is not None:
         return fast
@@ -503,7 +508,7 @@ def _eigvalsh_backward(out: Tensor, A: Tensor, UPLO: str = "L") -> Any:  # noqa:
 # ---------------------------------------------------------------- cholesky
 
 
-def linalg_cholesky(A: Tensor, *, upper: bool = False) -> Tensor:  # noqa: N803
+def linalg_cholesky(A: Tensor, *, upper: bool = False, out: Any = None) -> Tensor:  # noqa: N803
     """The lower-triangular L with ``A = L L^T`` of each symmetric positive-definite matrix (its
     lower triangle read); ``upper=True``: the upper-triangular U with ``A = U^T U`` (its upper
     triangle read, as PyTorch's potrf with uplo='U'). A matrix that is not
@@ -512,6 +517,8 @@ def linalg_cholesky(A: Tensor, *, upper: bool = False) -> Tensor:  # noqa: N803
     >>> strided.linalg.cholesky(strided.tensor([[4.0, 2.0], [2.0, 2.0]])).tolist()
     [[2.0, 0.0], [1.0, 1.0]]
     """
+    if out is not None:  # (PyTorch's out= takes only the result's dtype)
+        return write_out(out, linalg_cholesky(A, upper=upper), "linalg.cholesky", (A,), "matmul")
     if upper is False:  # (a factored matrix: cholesky_ex's fast call, its L; anything else below)
         fast = _fast_cholesky_ex(A)
         if fast is not None:

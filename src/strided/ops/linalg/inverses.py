@@ -33,6 +33,7 @@ from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support.gradtools import needs_grad
 from .._support.operands import _cinfo
+from .._support.out import write_out
 from .._support.promotion import TORCH_NAMES
 from .._support.reduce_args import shape_text
 from ..elementwise.unary import where
@@ -74,13 +75,15 @@ def _nan_where_nan(a: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 
 @method("inverse")
-def linalg_inv(A: Tensor) -> Tensor:  # noqa: N803
+def linalg_inv(A: Tensor, *, out: Any = None) -> Tensor:  # noqa: N803
     """The inverse of each square matrix of ``A`` (..., n, n); a singular one raises
     :class:`strided.linalg.LinAlgError` (PyTorch's ``_LinAlgError`` text: the zero pivot named).
 
     >>> strided.linalg.inv(strided.tensor([[1.0, 2.0], [3.0, 4.0]])).tolist()
     [[-2.0, 1.0], [1.5, -0.5]]
     """
+    if out is not None:  # (PyTorch's out= takes only the result's dtype)
+        return write_out(out, linalg_inv(A), "linalg.inv", (A,), "matmul")
     A = LA.square(A, "linalg.inv")  # noqa: N806
     return LA.colmajor(_inverse_array(A, "linalg.inv"), A._dtype)
 
@@ -157,13 +160,15 @@ def _solve_shapes(A: Tensor, Bt: Tensor, left: bool, op: str) -> bool:  # noqa: 
     return vector
 
 
-def linalg_solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:  # noqa: N803
+def linalg_solve(A: Tensor, B: Tensor, *, left: bool = True, out: Any = None) -> Tensor:  # noqa: N803
     """The solution X of ``A X = B`` (``left=False``: ``X A = B``) for square ``A``, batch dims
     broadcast; ``B`` of shape ``A.shape[:-1]`` (or (n,)) is a batch of vectors.
 
     >>> strided.linalg.solve(strided.tensor([[2.0, 0.0], [0.0, 4.0]]), strided.tensor([2.0, 2.0])).tolist()
     [1.0, 0.5]
     """
+    if out is not None:  # (PyTorch's out= takes only the result's dtype)
+        return write_out(out, linalg_solve(A, B, left=left), "linalg.solve", (A, B), "matmul")
     return _solve(A, B, left, None)[0]
 
 
@@ -874,13 +879,17 @@ def _lstsq_backward(out: Any, A: Tensor, B: Tensor, *args: Any, **kwargs: Any) -
 
 
 @method("matrix_power")
-def matrix_power(A: Tensor, n: int) -> Tensor:  # noqa: N803
+def matrix_power(A: Tensor, n: int, *, out: Any = None) -> Tensor:  # noqa: N803
     """``A`` (..., k, k) multiplied by itself ``n`` times (n < 0: its inverse's power; 0: the
     identity), by PyTorch's repeated squaring, so the graph is its matmuls (and inverse).
 
     >>> strided.linalg.matrix_power(strided.tensor([[1.0, 1.0], [0.0, 1.0]]), 3).tolist()
     [[1.0, 3.0], [0.0, 1.0]]
     """
+    if out is not None:  # (PyTorch's out= takes only the result's dtype)
+        return write_out(out, matrix_power(A, n), "matrix_power", (A, n), "matmul",
+                         cast_first="matrix_power: Expected result to be safely castable from {r} dtype, "
+                         "but got result with dtype {o}")
     op = "linalg.matrix_power"
     tensor_arg(A, op)
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)):

@@ -597,12 +597,15 @@ def _bmm_backward(out: Tensor, a: Tensor, b: Tensor, **kwargs: Any) -> Any:
 
 
 @method("dot")
-def dot(self: Tensor, other: Tensor) -> Tensor:
+def dot(self: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     """Sum of products of two 1-D tensors of one length and dtype, as a 0-d tensor.
 
     >>> strided.dot(strided.tensor([1, 2, 3]), strided.tensor([4, 5, 6])).item()
     32
     """
+    if out is not None:  # (PyTorch's out= takes only the result's dtype)
+        return write_out(out, dot(self, other),
+                         "dot", (self, other), "result dtype {o} does not match input dtype {r}")
     if (t := fast_dot(self, other)) is not None:  # two row-major float vectors
         if OPEN:
             report("dot", (self, other), t)

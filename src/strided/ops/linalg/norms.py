@@ -30,6 +30,7 @@ from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support.fast_reduce import fast_operand
 from .._support.operands import _cinfo, flat_run
+from .._support.out import write_out
 from .._support.reduce_args import numpy_axes, optional_dtype, reduced_shape, reduction_dims, shape_text
 from ..reductions.nan_reductions import _acc, _float_only, _Quiet
 
@@ -221,7 +222,8 @@ def _into_new(shape: tuple[int, ...], dtype: DType, values: Any) -> Tensor:
     return out
 
 
-def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
+                out: Any = None) -> Tensor:
     """The ``ord``-norm of ``x`` over ``dim`` (None: every element, as one vector).
 
     ord: 2 (default) sqrt(sum |x|^2); 1 sum |x|; inf max |x|; -inf min |x|; 0 the number of
@@ -231,6 +233,9 @@ def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
     >>> strided.linalg.vector_norm(strided.tensor([3.0, -4.0])).item()
     5.0
     """
+    if out is not None:  # (PyTorch's out= takes only the result's dtype)
+        return write_out(out, vector_norm(x, ord, dim, keepdim, dtype=dtype),
+                         "linalg.vector_norm", (x, ord, dim, keepdim), "matmul")
     if dtype is None and ord.__class__ in _NUMBER and ord == 2:
         fast = fast_euclidean(x, dim, keepdim)
         if fast is not None:
@@ -287,7 +292,7 @@ _MATRIX_ORDS = ("fro", "nuc", math.inf, -math.inf, 1, -1, 2, -2)
 
 
 def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool = False, *,  # noqa: N803
-                dtype: Any = None) -> Tensor:
+                dtype: Any = None, out: Any = None) -> Tensor:
     """A matrix norm over the two dims ``dim`` (the last two by default), batched over the rest.
 
     ord: "fro" (default) sqrt(sum |a|^2); "nuc" the sum of singular values; 2 / -2 the largest /
@@ -297,6 +302,9 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
     >>> strided.linalg.matrix_norm(strided.tensor([[3.0, 0.0], [0.0, 4.0]]), ord=2).item()
     4.0
     """
+    if out is not None:  # (PyTorch's out= takes only the result's dtype)
+        return write_out(out, matrix_norm(A, ord, dim, keepdim, dtype=dtype),
+                         "linalg.matrix_norm", (A, ord, dim, keepdim), "matrix_norm")
     if (ord.__class__ is str and ord == "fro" and keepdim is False and dtype is None and A.__class__ is Tensor and A._dtype in _FAST
             and dim.__class__ is tuple and dim == (-2, -1)):
         shape = A._layout.shape
@@ -453,7 +461,7 @@ def matrix_norm_backward(out: Tensor, A: Tensor, ord: Any = "fro", dim: Any = (-
 
 
 def linalg_norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *,  # noqa: A002, N803
-                dtype: Any = None) -> Tensor:
+                dtype: Any = None, out: Any = None) -> Tensor:
     """``torch.linalg.norm``: with ``dim`` an int, or ``dim=None`` and ``ord=None``, a vector norm
     (of the flattened input); with ``dim`` a pair, or ``dim=None`` on a 2-d input with ``ord``
     given, a matrix norm; ``ord=None`` is 2 for vectors and 'fro' for matrices.
@@ -461,6 +469,10 @@ def linalg_norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = Fal
     >>> strided.linalg.norm(strided.tensor([[3.0, 0.0], [4.0, 0.0]])).item()
     5.0
     """
+    if out is not None:  # (PyTorch's out= takes only the result's dtype)
+        return write_out(out, linalg_norm(A, ord, dim, keepdim, dtype=dtype),
+                         "linalg.norm", (A, ord, dim, keepdim),
+                         "linalg.norm expected out tensor dtype {r} but got: {o}")
     if ord is None and dtype is None and not OPEN and A.__class__ is Tensor and A._ag is None \
             and (dim is None or dim.__class__ is int):
         # (the vector 2-norm below, vector_norm's own fast path on the same arguments, without

@@ -262,7 +262,7 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None, *, out: Any = No
     return fast if fast is not None else linalg_cross(input, other, dim=dim)
 
 
-def linalg_vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
+def linalg_vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out: Any = None) -> Tensor:
     """The dot product along ``dim`` of ``x`` and ``y`` (broadcast): ``(x.conj() * y).sum(dim)``.
     Floating or complex tensors of one dtype only, as in PyTorch (integers and bools are refused;
     the Array API's ``vecdot`` takes them).
@@ -270,6 +270,9 @@ def linalg_vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
     >>> strided.linalg.vecdot(strided.tensor([1.0, 2.0]), strided.tensor([3.0, 4.0])).item()
     11.0
     """
+    if out is not None:  # (PyTorch's out= takes only the result's dtype)
+        return write_out(out, linalg_vecdot(x, y, dim=dim),
+                         "linalg.vecdot", (x, y), "linalg.vecdot: Expected out of dtype{r} but found {o}")
     op = "linalg.vecdot"
     tensor_arg(x, op, "x")
     tensor_arg(y, op, "y", 2)
@@ -516,13 +519,16 @@ def _fast_inner(x: Any, y: Any) -> Tensor | None:
 
 
 @method("vdot")
-def vdot(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+def vdot(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:  # noqa: A002
     """``sum(conj(input) * other)`` of two 1-D tensors of one length and dtype (``torch.vdot``):
     ``dot`` of the first one conjugated, with dot's checks.
 
     >>> strided.vdot(strided.tensor([1j, 2]), strided.tensor([1j, 3])).item()
     (7+0j)
     """
+    if out is not None:  # (PyTorch's out= takes only the result's dtype)
+        return write_out(out, vdot(input, other),
+                         "vdot", (input, other), "result dtype {o} does not match input dtype {r}")
     if not OPEN and (input.__class__ is not Tensor or input._ag is None) and (
             other.__class__ is not Tensor or other._ag is None) and (t := fast_dot(input, other)) is not None:
         return t  # (real vectors: dot's own fast path, which its forward below would take)
@@ -603,7 +609,7 @@ def kron(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:  # noqa: A
         from .._support.out import write_out
 
         # (PyTorch's kron_out resizes out= row-major, though the fresh product keeps mul's layout)
-        return write_out(out, result.contiguous(), "kron", (a, b))
+        return write_out(out, result, "kron", (a, b), resize_row_major=True)
     return result
 
 

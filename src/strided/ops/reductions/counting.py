@@ -28,6 +28,7 @@ from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support.along import tensor_from_array
 from .._support.operands import _cinfo
+from .._support.out import write_out
 from .._support.promotion import TORCH_NAMES
 from .._support.reduce_args import shape_text
 from ..registry import method
@@ -115,13 +116,18 @@ def _not_counted(input: Tensor, x: np.ndarray) -> NoReturn:  # noqa: A002
 
 
 @method("histc")
-def histc(input: Tensor, bins: int = 100, min: Any = 0, max: Any = 0) -> Tensor:  # noqa: A002
+def histc(input: Tensor, bins: int = 100, min: Any = 0, max: Any = 0, *,
+          out: Any = None) -> Tensor:  # noqa: A002
     """A histogram of ``input`` in ``bins`` equal bins over ``[min, max]`` (``min == max``: the
     data's own range), in the input's dtype.
 
     >>> strided.histc(strided.tensor([1.0, 2.0, 1.0]), bins=4, min=0, max=3).tolist()
     [0.0, 2.0, 1.0, 0.0]
     """
+    if out is not None:  # (PyTorch's out= takes only the result's dtype)
+        return write_out(out, histc(input, bins, min, max),
+                         "histc", (input, bins, min, max),
+                         "torch.histogram: input tensor and hist tensor should have the same dtype, but got input {rc} and hist {oc}")
     op = "torch.histc"
     tensor_arg(input, op)
     d = input._dtype

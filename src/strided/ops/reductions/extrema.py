@@ -205,7 +205,8 @@ def max(self: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None
     if out is not None:  # (along a dim: a (values, indices) pair; otherwise one tensor)
         if isinstance(dim, int) and not isinstance(dim, bool):
             return write_pair_out(out, lambda: _extreme(self, dim, keepdim, "max"), "max", (self,))
-        return write_out(out, _extreme(self, dim, keepdim, "max"), "max", (self,) if dim is None else (self, dim))
+        return write_out(out, _extreme(self, dim, keepdim, "max"),
+                         "max", (self,) if dim is None else (self, dim))
     if dim is None and keepdim is False:
         if (t := _full_extreme(self, 1)) is None:
             t = fast_reduce(_MAX_REDUCE, self, None, False)
@@ -230,7 +231,8 @@ def min(self: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None
     if out is not None:  # (along a dim: a (values, indices) pair; otherwise one tensor)
         if isinstance(dim, int) and not isinstance(dim, bool):
             return write_pair_out(out, lambda: _extreme(self, dim, keepdim, "min"), "min", (self,))
-        return write_out(out, _extreme(self, dim, keepdim, "min"), "min", (self,) if dim is None else (self, dim))
+        return write_out(out, _extreme(self, dim, keepdim, "min"),
+                         "min", (self,) if dim is None else (self, dim))
     if dim is None and keepdim is False:
         if (t := _full_extreme(self, 0)) is None:
             t = fast_reduce(_MIN_REDUCE, self, None, False)
@@ -401,25 +403,29 @@ def _arg(self: Tensor, dim: Any, keepdim: bool, op: str) -> Tensor:
 
 
 @method("argmax")
-def argmax(self: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+def argmax(self: Tensor, dim: int | None = None, keepdim: bool = False, *, out: Any = None) -> Tensor:
     """Index (int64) of the first largest element along ``dim``; ``dim=None`` flattens row-major.
 
     >>> x = strided.tensor([[1, 5], [7, 2]])
     >>> x.argmax().item(), x.argmax(dim=1).tolist()
     (2, [1, 0])
     """
+    if out is not None:  # (PyTorch's out= takes only the result's dtype)
+        return write_out(out, argmax(self, dim, keepdim), "argmax", (self, dim, keepdim), "matmul")
     if not OPEN and (t := _fast_arg(self, dim, keepdim, True)) is not None:  # (_arg's fast path, without its call)
         return t
     return _arg(self, dim, keepdim, "argmax")
 
 
 @method("argmin")
-def argmin(self: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+def argmin(self: Tensor, dim: int | None = None, keepdim: bool = False, *, out: Any = None) -> Tensor:
     """Index (int64) of the first smallest element along ``dim``; ``dim=None`` flattens row-major.
 
     >>> strided.tensor([[1, 5], [7, 2]]).argmin(dim=0).tolist()
     [0, 1]
     """
+    if out is not None:  # (PyTorch's out= takes only the result's dtype)
+        return write_out(out, argmin(self, dim, keepdim), "argmin", (self, dim, keepdim), "matmul")
     if not OPEN and (t := _fast_arg(self, dim, keepdim, False)) is not None:  # (_arg's fast path, without its call)
         return t
     return _arg(self, dim, keepdim, "argmin")

@@ -42,7 +42,7 @@ from .._support import gradtools, return_types, support
 from .._support.along import flag, moved_last, one_dim, take_last, tensor_from_array
 from .._support.front import compiled_front, kernel_entry
 from .._support.operands import _cinfo, flat_run
-from .._support.out import write_pair_out
+from .._support.out import write_out, write_pair_out
 from .._support.reduce_args import reduced_shape, shape_text
 from .._support.stl_select import median_position, mode_row
 from .._support.torch_sort_order import sort_keys
@@ -546,7 +546,7 @@ def _quantile_selected(x: Tensor, qs: np.ndarray, dim: Any, keepdim: bool, inter
 
 @method("quantile")
 def quantile(input: Tensor, q: Any, dim: Any = None, keepdim: bool = False, *,  # noqa: A002
-             interpolation: str = "linear") -> Tensor:
+             interpolation: str = "linear", out: Any = None) -> Tensor:
     """The ``q``-th quantiles (q a float or a 1-d tensor in [0, 1]; a tensor q adds a first dim)
     of all elements or along ``dim``; ``interpolation`` between the two neighbouring order
     statistics: 'linear', 'lower', 'higher', 'midpoint' or 'nearest'. NaN in a row gives NaN.
@@ -554,17 +554,25 @@ def quantile(input: Tensor, q: Any, dim: Any = None, keepdim: bool = False, *,  
     >>> strided.tensor([1.0, 2.0, 3.0, 4.0]).quantile(0.5).item()
     2.5
     """
+    if out is not None:  # (PyTorch's out= takes only the result's dtype)
+        return write_out(out, quantile(input, q, dim, keepdim, interpolation=interpolation),
+                         "quantile", (input, q, dim, keepdim),
+                         "quantile() out tensor must be same dtype as the input tensor")
     return _quantile(input, q, dim, keepdim, interpolation, "quantile", False)
 
 
 @method("nanquantile")
 def nanquantile(input: Tensor, q: Any, dim: Any = None, keepdim: bool = False, *,  # noqa: A002
-                interpolation: str = "linear") -> Tensor:
+                interpolation: str = "linear", out: Any = None) -> Tensor:
     """:func:`quantile` with NaN skipped (a row of NaN only gives NaN).
 
     >>> strided.tensor([1.0, float("nan"), 3.0]).nanquantile(0.5).item()
     2.0
     """
+    if out is not None:  # (PyTorch's out= takes only the result's dtype)
+        return write_out(out, nanquantile(input, q, dim, keepdim, interpolation=interpolation),
+                         "nanquantile", (input, q, dim, keepdim),
+                         "quantile() out tensor must be same dtype as the input tensor")
     return _quantile(input, q, dim, keepdim, interpolation, "nanquantile", True)
 
 

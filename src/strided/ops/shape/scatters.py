@@ -36,6 +36,7 @@ from ...kernels.memory import numpy_view
 from ...layout import Layout
 from ...opdef import Kind, declare
 from ...tensor import Tensor
+from .._support.out import write_out
 from ..indexing.fast_along import WINDOW_C
 from ..registry import backward, method
 
@@ -225,12 +226,16 @@ def _zero_dim(view: str) -> Exception:
 
 @method("slice_scatter")
 def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: int | None = None, end: int | None = None,  # noqa: A002
-                  step: int = 1) -> Tensor:
+                  step: int = 1, *, out: Any = None) -> Tensor:
     """A copy of ``input`` with ``input[..., start:end:step, ...]`` (along ``dim``) set to ``src``.
 
     >>> strided.slice_scatter(strided.zeros(4), strided.ones(2), 0, 0, 4, 2).tolist()
     [1.0, 0.0, 1.0, 0.0]
     """
+    if out is not None:  # (PyTorch's out= takes only the result's dtype)
+        return write_out(out, slice_scatter(input, src, dim, start, end, step),
+                         "slice_scatter", (input, src, dim, start, end, step), "matmul",
+                         resize_row_major=True)
     return _scatter("slice_scatter", input, src, lambda t: _slice(t, dim, start, end, step),
                     lambda lay: _slice_layout(lay, dim, start, end, step))
 

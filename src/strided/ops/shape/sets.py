@@ -40,6 +40,7 @@ from ...tensor import Tensor, tensor_arg
 from .._support import support
 from .._support.along import flag, one_dim, tensor_from_array
 from .._support.operands import _cinfo, flat_run
+from .._support.out import write_out
 from .._support.promotion import result_type
 from .._support.reduce_args import shape_text
 from .._support.torch_sort_order import equal_bits_may_differ, sorted_values
@@ -261,13 +262,17 @@ def _isin_args(elements: Any, test_elements: Any) -> None:
                                                  "isin compares real numbers; fix: compare .real and .imag apart"))
 
 
-def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False, invert: bool = False) -> Tensor:
+def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False, invert: bool = False,
+         out: Any = None) -> Tensor:
     """Whether each element of ``elements`` is among ``test_elements`` (either may be a number),
     a bool tensor of ``elements``' shape; ``invert``: whether it is not.
 
     >>> strided.isin(strided.tensor([1, 2, 3]), strided.tensor([2, 5])).tolist()
     [False, True, False]
     """
+    if out is not None:  # (PyTorch's out= takes only the result's dtype)
+        return write_out(out, isin(elements, test_elements, assume_unique=assume_unique, invert=invert),
+                         "isin", (elements, test_elements), "matmul")
     if (type(elements) is Tensor and type(test_elements) is Tensor and elements._dtype is test_elements._dtype
             and elements._dtype in _ISIN_FAST and invert.__class__ is bool):
         if ISIN_C is not None and (out := ISIN_C(elements, test_elements, invert)) is not None:

@@ -52,7 +52,7 @@ from .._support.along import (
 )
 from .._support.memo import Memo
 from .._support.operands import _cinfo, flat_run
-from .._support.out import write_pair_out
+from .._support.out import write_out, write_pair_out
 from .._support.reduce_args import reduced_shape, shape_text
 from .._support.stl_select import top_k_row
 from .._support.torch_sort_order import argsort as torch_argsort
@@ -166,7 +166,8 @@ def _fast_sort(self: Any, dim: Any, descending: Any, stable: Any, values: bool =
 
 
 @method("sort")
-def sort(self: Tensor, dim: int = -1, descending: bool = False, *, stable: bool | None = None, out: Any = None) -> Any:
+def sort(self: Tensor, dim: int = -1, descending: bool = False, *, stable: bool | None = None,
+         out: Any = None) -> Any:
     """The elements along ``dim`` in order: ``return_types.sort(values, indices)``, NaN largest.
 
     ``stable=True`` keeps ties in their original order; otherwise ties come in the order of
@@ -220,12 +221,14 @@ def argsort(self: Tensor, dim: int = -1, descending: bool = False, *, stable: bo
 
 
 @method("msort")
-def msort(self: Tensor) -> Tensor:
+def msort(self: Tensor, *, out: Any = None) -> Tensor:
     """The values of ``sort(dim=0)``: each column sorted ascending (NaN last).
 
     >>> strided.msort(strided.tensor([[3, 1], [2, 4]])).tolist()
     [[2, 1], [3, 4]]
     """
+    if out is not None:  # (PyTorch's out= takes only the result's dtype)
+        return write_out(out, msort(self), "msort", (self,), "matmul")
     if not OPEN and type(self) is Tensor and self._dtype in _FAST_DTYPES and self._layout.shape:
         info = _cinfo[self._layout.shape]  # (a row-major tensor: np.sort along axis 0 of its flat run)
         flat = flat_run(self, info) if info[1] else None

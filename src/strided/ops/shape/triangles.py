@@ -238,24 +238,28 @@ def _triangle_(self: Tensor, diagonal: Any, lower: bool) -> Tensor:
 
 
 @method("tril")
-def tril(input: Tensor, diagonal: int = 0) -> Tensor:
+def tril(input: Tensor, diagonal: int = 0, *, out: Any = None) -> Tensor:
     """The lower triangle of the last two dims (elements with ``col <= row + diagonal``), others
     0, in new row-major memory (``torch.tril``).
 
     >>> strided.tril(strided.ones(2, 2)).tolist()
     [[1.0, 0.0], [1.0, 1.0]]
     """
+    if out is not None:  # (PyTorch's out= takes only the result's dtype)
+        return write_out(out, tril(input, diagonal), "tril", (input, diagonal), "matmul")
     fast = _fast_triangle(input, diagonal, True)
     return fast if fast is not None else _triangle(input, diagonal, True)
 
 
 @method("triu")
-def triu(input: Tensor, diagonal: int = 0) -> Tensor:
+def triu(input: Tensor, diagonal: int = 0, *, out: Any = None) -> Tensor:
     """The upper triangle of the last two dims (``col >= row + diagonal``), others 0 (``torch.triu``).
 
     >>> strided.triu(strided.ones(3, 3, dtype=strided.int64)).tolist()
     [[1, 1, 1], [0, 1, 1], [0, 0, 1]]
     """
+    if out is not None:  # (PyTorch's out= takes only the result's dtype)
+        return write_out(out, triu(input, diagonal), "triu", (input, diagonal), "matmul")
     fast = _fast_triangle(input, diagonal, False)
     return fast if fast is not None else _triangle(input, diagonal, False)
 

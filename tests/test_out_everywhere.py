@@ -1,0 +1,149 @@
+"""``out=`` on the ops whose PyTorch form takes it, side by side with PyTorch: each op called with
+out tensors of the right shape, of none (``empty(0)``: resized), transposed, strided, and of other
+dtypes, comparing the error (class and first line) or the out tensor's shape, strides and values,
+and that a refused out is left as it was. (Found by a registry-wide out= sweep: these ops raised
+TypeError for ``out=`` where PyTorch writes.)"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import strided
+
+RNG = np.random.default_rng(7)
+X = RNG.standard_normal((5, 7)).astype(np.float32)
+SQ = RNG.standard_normal((5, 5)).astype(np.float32)
+SPD = (SQ @ SQ.T + 5 * np.eye(5)).astype(np.float32)
+IDX = np.array([[0, 2, 1, 4, 3, 0, 1]] * 2, dtype=np.int64)
+MASK = X > 0
+
+
+def _t(lib, a):
+    return lib.tensor(a.copy())
+
+
+def _linalg(lib):
+    return lib.linalg
+
+
+# name -> call(lib, out)
+CALLS = {
+    "argmax": lambda lib, o: lib.argmax(_t(lib, X), 1, out=o),
+    "argmin": lambda lib, o: lib.argmin(_t(lib, X), 0, out=o),
+    "gather": lambda lib, o: lib.gather(_t(lib, X), 0, _t(lib, IDX % 5), out=o),
+    "scatter": lambda lib, o: lib.scatter(_t(lib, X), 0, _t(lib, IDX % 5), _t(lib, X), out=o),
+    "scatter_add": lambda lib, o: lib.scatter_add(_t(lib, X), 0, _t(lib, IDX % 5), _t(lib, X), out=o),
+    "scatter_reduce": lambda lib, o: lib.scatter_reduce(_t(lib, X), 0, _t(lib, IDX % 5), _t(lib, X), "amax", out=o),
+    "take_along_dim": lambda lib, o: lib.take_along_dim(_t(lib, X), _t(lib, IDX[:1]), 1, out=o),
+    "take": lambda lib, o: lib.take(_t(lib, X), _t(lib, IDX), out=o),
+    "index_add": lambda lib, o: lib.index_add(_t(lib, X), 1, _t(lib, IDX[0, :3]), _t(lib, X[:, :3]), out=o),
+    "index_copy": lambda lib, o: lib.index_copy(_t(lib, X), 1, _t(lib, np.array([0, 2])), _t(lib, X[:, :2]), out=o),
+    "index_reduce": lambda lib, o: lib.index_reduce(_t(lib, X), 1, _t(lib, IDX[0, :3]), _t(lib, X[:, :3]), "prod",
+                                                    out=o),
+    "index_select": lambda lib, o: lib.index_select(_t(lib, X), 1, _t(lib, IDX[0]), out=o),
+    "masked_select": lambda lib, o: lib.masked_select(_t(lib, X), _t(lib, MASK), out=o),
+    "msort": lambda lib, o: lib.msort(_t(lib, X), out=o),
+    "slice_scatter": lambda lib, o: lib.slice_scatter(_t(lib, X), _t(lib, X[:, :2]), 1, 0, 4, 2, out=o),
+    "tril": lambda lib, o: lib.tril(_t(lib, X), 1, out=o),
+    "triu": lambda lib, o: lib.triu(_t(lib, X), -1, out=o),
+    "vector_norm": lambda lib, o: lib.linalg.vector_norm(_t(lib, X), 3, 1, out=o),
+    "matrix_norm": lambda lib, o: lib.linalg.matrix_norm(_t(lib, X), out=o),
+    "linalg.norm": lambda lib, o: lib.linalg.norm(_t(lib, X), out=o),
+    "isin": lambda lib, o: lib.isin(_t(lib, IDX), _t(lib, np.array([1, 4])), out=o),
+    "conj_physical": lambda lib, o: lib.conj_physical(_t(lib, X.astype(np.complex64)), out=o),
+    "complex": lambda lib, o: lib.complex(_t(lib, X), _t(lib, X), out=o),
+    "polar": lambda lib, o: lib.polar(_t(lib, np.abs(X)), _t(lib, X), out=o),
+    "dot": lambda lib, o: lib.dot(_t(lib, X[0]), _t(lib, X[1]), out=o),
+    "vdot": lambda lib, o: lib.vdot(_t(lib, X[0]), _t(lib, X[1]), out=o),
+    "quantile": lambda lib, o: lib.quantile(_t(lib, X), 0.25, 1, out=o),
+    "nanquantile": lambda lib, o: lib.nanquantile(_t(lib, X), 0.75, 0, out=o),
+    "histc": lambda lib, o: lib.histc(_t(lib, X), 4, -1, 1, out=o),
+    "matrix_power": lambda lib, o: lib.matrix_power(_t(lib, SQ), 3, out=o),
+    "inverse": lambda lib, o: lib.inverse(_t(lib, SPD), out=o),
+    "linalg.solve": lambda lib, o: lib.linalg.solve(_t(lib, SPD), _t(lib, X), out=o),
+    "linalg.svdvals": lambda lib, o: lib.linalg.svdvals(_t(lib, X), out=o),
+    "linalg.eigvalsh": lambda lib, o: lib.linalg.eigvalsh(_t(lib, SPD), out=o),
+    "linalg.cholesky": lambda lib, o: lib.linalg.cholesky(_t(lib, SPD), out=o),
+    "linalg.vecdot": lambda lib, o: lib.linalg.vecdot(_t(lib, X), _t(lib, X), out=o),
+}
+
+KINDS = ["plain", "empty", "transposed", "stepped", "float64", "int64", "bool", "complex64"]
+
+
+def _out(lib, ref: torch.Tensor, kind: str):
+    dtype = {"float64": "float64", "int64": "int64", "bool": "bool", "complex64": "complex64"}.get(
+        kind, str(ref.dtype).removeprefix("torch."))
+    if kind in ("float64", "complex64") and dtype == str(ref.dtype).removeprefix("torch."):
+        dtype = "float32"
+    dt = getattr(lib, dtype)
+    shape = tuple(ref.shape)
+    if kind == "empty":
+        return lib.zeros(0, dtype=dt)
+    if kind == "transposed" and len(shape) >= 2:
+        return lib.zeros(shape[:-2] + shape[:-3:-1], dtype=dt).transpose(-1, -2)
+    if kind == "stepped" and len(shape) >= 1:
+        return lib.zeros(shape[:-1] + (2 * shape[-1],), dtype=dt)[..., ::2]
+    return lib.zeros(shape, dtype=dt)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("name", sorted(CALLS))
+def test_out_as_torch(name: str, kind: str) -> None:
+    call = CALLS[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = call(torch, None)
+        outs = {lib: _out(lib, ref, kind) for lib in (torch, strided)}
+        before = {lib: (tuple(o.shape), o.clone()) for lib, o in outs.items()}
+        errors, results = {}, {}
+        for lib in (torch, strided):
+            try:
+                results[lib] = call(lib, outs[lib])
+            except Exception as e:  # noqa: BLE001 - compared below
+                errors[lib] = e
+    if torch in errors:
+        assert strided in errors, f"PyTorch refuses ({errors[torch]}); strided wrote {outs[strided]}"
+        assert isinstance(errors[strided], type(errors[torch])), (errors[strided], errors[torch])
+        assert str(errors[strided]).splitlines()[0] == str(errors[torch]).splitlines()[0]
+        shape, values = before[strided]
+        assert tuple(outs[strided].shape) == shape and outs[strided].tolist() == values.tolist()  # (untouched)
+        return
+    assert strided not in errors, errors.get(strided)
+    s, t = outs[strided], outs[torch]
+    assert results[strided] is s
+    assert tuple(s.shape) == tuple(t.shape) and s.dtype.name == str(t.dtype).removeprefix("torch.")
+    if t.numel() > 1:
+        assert s.stride() == t.stride()
+    np.testing.assert_allclose(s.numpy(), t.resolve_conj().numpy(), rtol=2e-6, atol=1e-6)
+
+
+def test_a_recorded_input_refuses_out_as_torch() -> None:
+    x, o = strided.ones(3, 3, requires_grad=True), strided.empty(0)
+    with pytest.raises(RuntimeError, match=r"tril\(\): functions with out=\.\.\. arguments don't support automatic"):
+        strided.tril(x, out=o)
+    with strided.no_grad():
+        assert strided.tril(x, out=o) is o and o.tolist() == [[1, 0, 0], [1, 1, 0], [1, 1, 1]]
+
+
+@pytest.mark.parametrize("name", ["gelu", "narrow_copy"])
+def test_a_transposed_out_gets_the_values_where_torch_loses_them(name: str) -> None:
+    """PyTorch 2.13's ``F.gelu(x, out=o)`` leaves a transposed ``o`` as it was and ``narrow_copy``
+    writes one as if it were row-major: both silently wrong; strided writes the fresh result's values
+    through ``o``'s strides (the deliberate difference, compared with PyTorch's fresh result)."""
+    x = X[:, :5]
+    if name == "gelu":
+        fresh = torch.nn.functional.gelu(torch.tensor(x))
+        run = lambda lib, o: (torch._C._nn.gelu if lib is torch else strided.nn.functional.gelu)(  # noqa: E731
+            _t(lib, x), out=o)
+    else:
+        fresh = torch.narrow_copy(torch.tensor(x), 0, 1, 3)
+        run = lambda lib, o: lib.narrow_copy(_t(lib, x), 0, 1, 3, out=o)  # noqa: E731
+    t_out, s_out = torch.zeros(fresh.shape[::-1]).T, strided.zeros(tuple(fresh.shape)[::-1]).T
+    run(torch, t_out)
+    assert run(strided, s_out) is s_out and s_out.stride() == t_out.stride()
+    np.testing.assert_allclose(s_out.numpy(), fresh.numpy(), rtol=2e-6, atol=1e-6)
+    assert not np.allclose(t_out.numpy(), fresh.numpy())  # (PyTorch's own, still wrong in 2.13)
