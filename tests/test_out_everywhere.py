@@ -69,14 +69,34 @@ CALLS = {
     "linalg.eigvalsh": lambda lib, o: lib.linalg.eigvalsh(_t(lib, SPD), out=o),
     "linalg.cholesky": lambda lib, o: lib.linalg.cholesky(_t(lib, SPD), out=o),
     "linalg.vecdot": lambda lib, o: lib.linalg.vecdot(_t(lib, X), _t(lib, X), out=o),
+    # (these cast into any dtype the result can be cast to)
+    "angle": lambda lib, o: lib.angle(_t(lib, X), out=o),
+    "angle of complex": lambda lib, o: lib.angle(_t(lib, (X + 1j * X[::-1]).astype(np.complex64)), out=o),
+    "diff": lambda lib, o: lib.diff(_t(lib, X), 2, 0, out=o),
+    "outer": lambda lib, o: lib.outer(_t(lib, X[0]), _t(lib, X[1]), out=o),
+    "outer of ints": lambda lib, o: lib.outer(_t(lib, IDX[0]), _t(lib, IDX[1]), out=o),
+    "clamp_min of a tensor": lambda lib, o: lib.clamp_min(_t(lib, X), _t(lib, X[0]), out=o),
+    "clamp_max of a tensor": lambda lib, o: lib.clamp_max(_t(lib, X), _t(lib, X[:, :1]), out=o),
+    # (a number bound: only the result's dtype)
+    "clamp_min": lambda lib, o: lib.clamp_min(_t(lib, X), 0.25, out=o),
+    "clamp_max": lambda lib, o: lib.clamp_max(_t(lib, X), -1, out=o),
+    # (computed in out's dtype, the input converted first; dtype= must be out's)
+    "cumsum": lambda lib, o: lib.cumsum(_t(lib, 3 * X), 1, out=o),
+    "cumprod": lambda lib, o: lib.cumprod(_t(lib, 2 * X), 0, out=o),
+    "cumsum of ints": lambda lib, o: lib.cumsum(_t(lib, IDX), 1, out=o),
+    "cumsum with dtype": lambda lib, o: lib.cumsum(_t(lib, X), 1, dtype=lib.float64, out=o),
+    "searchsorted": lambda lib, o: lib.searchsorted(_t(lib, np.sort(X, 1)), _t(lib, X), out=o),
+    "searchsorted int32": lambda lib, o: lib.searchsorted(_t(lib, np.sort(X, 1)), _t(lib, X), out_int32=True, out=o),
+    "bucketize": lambda lib, o: lib.bucketize(_t(lib, X), _t(lib, np.sort(X[0])), right=True, out=o),
+    "bucketize int32": lambda lib, o: lib.bucketize(_t(lib, X), _t(lib, np.sort(X[0])), out_int32=True, out=o),
 }
 
-KINDS = ["plain", "empty", "transposed", "stepped", "float64", "int64", "bool", "complex64"]
+KINDS = ["plain", "empty", "transposed", "stepped", "float64", "float16", "int64", "int32", "bool", "complex64"]
 
 
 def _out(lib, ref: torch.Tensor, kind: str):
-    dtype = {"float64": "float64", "int64": "int64", "bool": "bool", "complex64": "complex64"}.get(
-        kind, str(ref.dtype).removeprefix("torch."))
+    dtype = kind if kind in ("float64", "float16", "int64", "int32", "bool", "complex64") else \
+        str(ref.dtype).removeprefix("torch.")
     if kind in ("float64", "complex64") and dtype == str(ref.dtype).removeprefix("torch."):
         dtype = "float32"
     dt = getattr(lib, dtype)

@@ -367,7 +367,7 @@ def _mh(self: Tensor) -> Tensor:
 # ---------------------------------------------------------------- angle, polar, complex
 
 
-def angle(input: Tensor) -> Tensor:
+def angle(input: Tensor, *, out: Any = None) -> Tensor:
     """The argument of each element in radians: ``atan2(imag, real)`` for complex inputs; a real
     input gives pi where it is below 0 and 0 elsewhere (-0.0 and +inf included), NaN stays NaN, as
     PyTorch's; the result is real (complex64 -> float32, integers -> float32).
@@ -375,6 +375,8 @@ def angle(input: Tensor) -> Tensor:
     >>> strided.angle(strided.tensor([1, -2]))
     tensor([0.0000, 3.1416])
     """
+    if out is not None:  # (into any dtype the result casts to, as PyTorch's)
+        return write_out(out, angle(input), "angle", (input,))
     tensor_arg(input, "angle")
     d = input._dtype
     out_dtype = real_of(d) if d.is_complex else to_float(d)

@@ -928,24 +928,28 @@ def clamp(input: Any, min: Any = None, max: Any = None, *, out: Any = None) -> T
     return _clamp(input, min, max, None)
 
 
-def clamp_min(input: Any, min: Any) -> Tensor:  # noqa: A002
+def clamp_min(input: Any, min: Any, *, out: Any = None) -> Tensor:  # noqa: A002
     """:func:`clamp` with a lower bound only (``torch.clamp_min``), the gradient clamp's.
 
     >>> strided.tensor([-2.0, 0.5]).clamp_min(0).tolist()
     [0.0, 0.5]
     """
+    if out is not None:  # (as clamp's out=: a number bound takes only the result's dtype, a tensor casts)
+        return write_out(out, clamp_min(input, min), "clamp_min", (input, min), "" if isinstance(min, Tensor) else "found")
     if min.__class__ is Tensor and (t := _one_tensor_bound(input, min, True)) is not None:
         return t
     _no_complex_bound(min, "clamp_min")
     return _clamp(input, min, None, None)  # (clamp's body: this op's own entry has recorded and reported)
 
 
-def clamp_max(input: Any, max: Any) -> Tensor:  # noqa: A002
+def clamp_max(input: Any, max: Any, *, out: Any = None) -> Tensor:  # noqa: A002
     """:func:`clamp` with an upper bound only (``torch.clamp_max``), the gradient clamp's.
 
     >>> strided.clamp_max(strided.tensor([1, 5]), 2.5).tolist()
     [1.0, 2.5]
     """
+    if out is not None:  # (as clamp's out=: a number bound takes only the result's dtype, a tensor casts)
+        return write_out(out, clamp_max(input, max), "clamp_max", (input, max), "" if isinstance(max, Tensor) else "found")
     if max.__class__ is Tensor and (t := _one_tensor_bound(input, max, False)) is not None:
         return t
     _no_complex_bound(max, "clamp_max")

@@ -630,12 +630,14 @@ def _dot_backward(out: Tensor, a: Tensor, b: Tensor) -> Any:
 
 
 @method("outer")
-def outer(self: Tensor, vec2: Tensor) -> Tensor:
+def outer(self: Tensor, vec2: Tensor, *, out: Any = None) -> Tensor:
     """(n,) x (m,) -> (n, m) with ``out[i, j] = a[i] * b[j]``: ``a.reshape(n, 1) * b``, as in PyTorch.
 
     >>> strided.outer(strided.tensor([1, 2]), strided.tensor([1, 10, 100])).tolist()
     [[1, 10, 100], [2, 20, 200]]
     """
+    if out is not None:  # (into any dtype the result casts to, as PyTorch's)
+        return write_out(out, outer(self, vec2), "outer", (self, vec2))
     fast = _fast_outer(self, vec2)
     if fast is not None:
         return fast

@@ -68,7 +68,7 @@ from .._support.along import one_dim, tensor_from_array
 from .._support.front import compiled_front, kernel_entry
 from .._support.memo import Memo
 from .._support.operands import _cinfo
-from .._support.out import write_pair_out
+from .._support.out import write_out, write_pair_out
 from .._support.promotion import promote_types
 from .._support.reduce_args import shape_text
 from ..registry import backward, method
@@ -299,22 +299,28 @@ def _cpp(dtype: DType) -> str:
 
 
 @method("cumsum")
-def cumsum(self: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+def cumsum(self: Tensor, dim: int, *, dtype: Any = None, out: Any = None) -> Tensor:
     """Running sum along ``dim``: ``out[i] = x[0] + ... + x[i]``; bool/int give int64.
 
     >>> strided.tensor([1, 2, 3]).cumsum(0)
     tensor([1, 3, 6])
     """
+    if out is not None:  # (PyTorch computes in out's dtype, the input converted first, unless dtype= names one)
+        own = dtype if dtype is not None or not isinstance(out, Tensor) else out.dtype
+        return write_out(out, cumsum(self, dim, dtype=own), "cumsum", (self,), "matmul")
     return _scan(np.add, self, dim, dtype, "cumsum")
 
 
 @method("cumprod")
-def cumprod(self: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+def cumprod(self: Tensor, dim: int, *, dtype: Any = None, out: Any = None) -> Tensor:
     """Running product along ``dim``: ``out[i] = x[0] * ... * x[i]``; bool/int give int64.
 
     >>> strided.tensor([1, 2, 3]).cumprod(0)
     tensor([1, 2, 6])
     """
+    if out is not None:  # (PyTorch computes in out's dtype, the input converted first, unless dtype= names one)
+        own = dtype if dtype is not None or not isinstance(out, Tensor) else out.dtype
+        return write_out(out, cumprod(self, dim, dtype=own), "cumprod", (self,), "matmul")
     return _scan(np.multiply, self, dim, dtype, "cumprod")
 
 
@@ -593,7 +599,7 @@ def _fast_diff(self: Any, dim: Any) -> Tensor | None:
 
 @method("diff")
 def diff(self: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
-         append: Tensor | None = None) -> Tensor:
+         append: Tensor | None = None, *, out: Any = None) -> Tensor:
     """The ``n``-th forward difference along ``dim``: ``out[i] = x[i + 1] - x[i]``, applied ``n``
     times (bool: ``x[i + 1] != x[i]``); ``prepend``/``append`` are joined along ``dim`` first.
 
@@ -603,6 +609,8 @@ def diff(self: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
     >>> strided.tensor([1, 4, 9, 16]).diff()
     tensor([3, 5, 7])
     """
+    if out is not None:  # (into any dtype the result casts to, as PyTorch's)
+        return write_out(out, diff(self, n, dim, prepend, append), "diff", (self, n, dim, prepend, append))
     if n == 1 and prepend is None and append is None:
         fast = _fast_diff(self, dim)
         if fast is not None:

@@ -40,6 +40,7 @@ from ...tensor import Tensor
 from .._support import support
 from .._support.along import flag, tensor_from_array
 from .._support.operands import _cinfo, flat_run
+from .._support.out import write_out
 from .._support.promotion import promote_types, result_type
 from .._support.reduce_args import shape_text
 from ..indexing.fast_along import SEARCH_C
@@ -157,7 +158,8 @@ _ge = np.greater_equal
 
 
 def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False,  # noqa: A002
-                 right: bool = False, side: str | None = None, sorter: Tensor | None = None) -> Tensor:
+                 right: bool = False, side: str | None = None, sorter: Tensor | None = None,
+                 out: Any = None) -> Tensor:
     """Indices where the values ``input`` (a tensor or one number; PyTorch's docs call it ``values``,
     its parser ``input``) would be inserted into ``sorted_sequence`` (along its last dim) to keep it
     sorted; see the module docstring for the batched form and ``sorter``.
@@ -165,10 +167,21 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
     >>> strided.searchsorted(strided.tensor([1, 3, 5, 7]), strided.tensor([3, 6]))
     tensor([1, 3])
     """
+    if out is not None:
+        return write_out(out, searchsorted(sorted_sequence, input, out_int32=out_int32, right=right, side=side,
+                                           sorter=sorter), "searchsorted", _inputs(sorted_sequence, input),
+                         _wrong_index_dtype(out_int32))
     if SEARCH_C is not None and sorter is None and side is None and out_int32 is False and right.__class__ is bool \
             and not OPEN and (out := SEARCH_C(sorted_sequence, input, right)) is not None:
         return out  # (_fast_search's call, without its layers: the same checks in C)
     return _search(sorted_sequence, input, out_int32, right, side, sorter, "searchsorted")
+
+
+def _wrong_index_dtype(out_int32: Any) -> str:
+    """PyTorch's refusal of an out= of the other index dtype (write_out's template: ``{o}`` out's)."""
+    return ("torch.searchsorted(): output tensor's dtype is wrong, it can only be Int(int32) or Long(int64) "
+            "depending on whether out_int32 flag is True, but we got output tensor's dtype {o} and out_int32 "
+            f"flag is {bool(out_int32)}")
 
 
 def _inputs(seq: Tensor, values: Any) -> tuple[Any, ...]:
@@ -292,13 +305,17 @@ def _search(seq: Any, values: Any, out_int32: Any, right: Any, side: Any, sorter
         f"into new {dtype.name} memory"))
 
 
-def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False) -> Tensor:  # noqa: A002
+def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False,  # noqa: A002
+              out: Any = None) -> Tensor:
     """The bucket of each element of ``input`` among 1-D sorted ``boundaries``: ``i`` with
     ``boundaries[i-1] < x <= boundaries[i]`` (``right=True``: ``boundaries[i-1] <= x < boundaries[i]``).
 
     >>> strided.bucketize(strided.tensor([1, 5, 9]), strided.tensor([2, 4, 6, 8]))
     tensor([0, 2, 4])
     """
+    if out is not None:
+        return write_out(out, bucketize(input, boundaries, out_int32=out_int32, right=right), "bucketize",
+                         _inputs(boundaries, input), _wrong_index_dtype(out_int32))
     if SEARCH_C is not None and out_int32 is False and right.__class__ is bool and not OPEN \
             and (out := SEARCH_C(boundaries, input, right)) is not None:
         return out  # (_fast_search's call, without its layers: 1-D boundaries, the same checks in C)
