@@ -69,6 +69,16 @@ CALLS = {
     "linalg.eigvalsh": lambda lib, o: lib.linalg.eigvalsh(_t(lib, SPD), out=o),
     "linalg.cholesky": lambda lib, o: lib.linalg.cholesky(_t(lib, SPD), out=o),
     "linalg.vecdot": lambda lib, o: lib.linalg.vecdot(_t(lib, X), _t(lib, X), out=o),
+    "linalg.pinv": lambda lib, o: lib.linalg.pinv(_t(lib, X), out=o),
+    "linalg.matrix_rank": lambda lib, o: lib.linalg.matrix_rank(_t(lib, X), out=o),
+    # (factories: the values made in out's dtype; dtype= must be out's)
+    "zeros": lambda lib, o: lib.zeros(2, 3, out=o),
+    "ones": lambda lib, o: lib.ones((3, 2), out=o),
+    "full": lambda lib, o: lib.full((2, 3), 2.5, out=o),
+    "full with dtype": lambda lib, o: lib.full((2, 3), 2, dtype=lib.float32, out=o),
+    "eye": lambda lib, o: lib.eye(3, 4, out=o),
+    "linspace": lambda lib, o: lib.linspace(-2, 3, 6, out=o),
+    "logspace": lambda lib, o: lib.logspace(-1, 1, 5, 3, out=o),
     # (these cast into any dtype the result can be cast to)
     "angle": lambda lib, o: lib.angle(_t(lib, X), out=o),
     "angle of complex": lambda lib, o: lib.angle(_t(lib, (X + 1j * X[::-1]).astype(np.complex64)), out=o),
@@ -91,7 +101,8 @@ CALLS = {
     "bucketize int32": lambda lib, o: lib.bucketize(_t(lib, X), _t(lib, np.sort(X[0])), out_int32=True, out=o),
 }
 
-KINDS = ["plain", "empty", "transposed", "stepped", "float64", "float16", "int64", "int32", "bool", "complex64"]
+KINDS = ["plain", "empty", "wrong shape", "transposed", "stepped", "float64", "float16", "int64", "int32", "bool",
+         "complex64"]
 
 
 def _out(lib, ref: torch.Tensor, kind: str):
@@ -103,6 +114,8 @@ def _out(lib, ref: torch.Tensor, kind: str):
     shape = tuple(ref.shape)
     if kind == "empty":
         return lib.zeros(0, dtype=dt)
+    if kind == "wrong shape":
+        return lib.zeros(2, 1, 5, dtype=dt)
     if kind == "transposed" and len(shape) >= 2:
         return lib.zeros(shape[:-2] + shape[:-3:-1], dtype=dt).transpose(-1, -2)
     if kind == "stepped" and len(shape) >= 1:
@@ -117,14 +130,17 @@ def test_out_as_torch(name: str, kind: str) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ref = call(torch, None)
-        outs = {lib: _out(lib, ref, kind) for lib in (torch, strided)}
-        before = {lib: (tuple(o.shape), o.clone()) for lib, o in outs.items()}
-        errors, results = {}, {}
-        for lib in (torch, strided):
+    outs = {lib: _out(lib, ref, kind) for lib in (torch, strided)}
+    before = {lib: (tuple(o.shape), o.clone()) for lib, o in outs.items()}
+    errors, results, resized = {}, {}, {}
+    for lib in (torch, strided):
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
             try:
                 results[lib] = call(lib, outs[lib])
             except Exception as e:  # noqa: BLE001 - compared below
                 errors[lib] = e
+        resized[lib] = any("resized" in str(w.message) for w in seen)
     if torch in errors:
         assert strided in errors, f"PyTorch refuses ({errors[torch]}); strided wrote {outs[strided]}"
         assert isinstance(errors[strided], type(errors[torch])), (errors[strided], errors[torch])
@@ -133,6 +149,7 @@ def test_out_as_torch(name: str, kind: str) -> None:
         assert tuple(outs[strided].shape) == shape and outs[strided].tolist() == values.tolist()  # (untouched)
         return
     assert strided not in errors, errors.get(strided)
+    assert resized[strided] == resized[torch]  # (PyTorch's warning for an out with elements resized)
     s, t = outs[strided], outs[torch]
     assert results[strided] is s
     assert tuple(s.shape) == tuple(t.shape) and s.dtype.name == str(t.dtype).removeprefix("torch.")
@@ -167,3 +184,72 @@ def test_a_transposed_out_gets_the_values_where_torch_loses_them(name: str) -> N
     assert run(strided, s_out) is s_out and s_out.stride() == t_out.stride()
     np.testing.assert_allclose(s_out.numpy(), fresh.numpy(), rtol=2e-6, atol=1e-6)
     assert not np.allclose(t_out.numpy(), fresh.numpy())  # (PyTorch's own, still wrong in 2.13)
+
+
+# name -> call(lib, out) for the ops returning a named tuple: out= takes one tensor per part
+TUPLE_CALLS = {
+    "linalg.svd": lambda lib, o: lib.linalg.svd(_t(lib, X), full_matrices=False, out=o),
+    "linalg.qr": lambda lib, o: lib.linalg.qr(_t(lib, X.T), out=o),
+    "linalg.eigh": lambda lib, o: lib.linalg.eigh(_t(lib, SPD), out=o),
+    "linalg.cholesky_ex": lambda lib, o: lib.linalg.cholesky_ex(_t(lib, SPD), out=o),
+    "linalg.inv_ex": lambda lib, o: lib.linalg.inv_ex(_t(lib, SPD), out=o),
+    "linalg.solve_ex": lambda lib, o: lib.linalg.solve_ex(_t(lib, SPD), _t(lib, X), out=o),
+    "linalg.slogdet": lambda lib, o: lib.linalg.slogdet(_t(lib, SQ), out=o),
+    "slogdet": lambda lib, o: lib.slogdet(_t(lib, SQ), out=o),
+}
+
+
+def _gauge_free(name: str, parts: list) -> list:
+    """The parts compared by value: singular/eigen vectors only up to each column's sign (LAPACK's
+    choice differs between OpenBLAS and MKL), so their absolute values."""
+    if name in ("linalg.svd", "linalg.eigh", "linalg.qr"):
+        return [np.abs(p) for p in parts]
+    return parts
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("name", sorted(TUPLE_CALLS))
+def test_tuple_out_as_torch(name: str, kind: str) -> None:
+    call = TUPLE_CALLS[name]
+    refs = call(torch, None)
+    for part in range(len(refs)):
+        outs = {lib: tuple(_out(lib, r, kind if k == part else "plain") for k, r in enumerate(refs))
+                for lib in (torch, strided)}
+        errors, results = {}, {}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for lib in (torch, strided):
+                try:
+                    results[lib] = call(lib, outs[lib])
+                except Exception as e:  # noqa: BLE001 - compared below
+                    errors[lib] = e
+        if torch in errors:
+            assert strided in errors, f"PyTorch refuses ({errors[torch]}); strided wrote"
+            assert isinstance(errors[strided], type(errors[torch])), (errors[strided], errors[torch])
+            assert str(errors[strided]).splitlines()[0] == str(errors[torch]).splitlines()[0]
+            assert all(not o.numel() or not o.any() for o in outs[strided])  # (no part written)
+            continue
+        assert strided not in errors, errors.get(strided)
+        assert all(a is b for a, b in zip(results[strided], outs[strided]))
+        for s, t in zip(outs[strided], outs[torch]):
+            assert tuple(s.shape) == tuple(t.shape) and s.dtype.name == str(t.dtype).removeprefix("torch.")
+            if t.numel() > 1:
+                assert s.stride() == t.stride()
+        mine = _gauge_free(name, [o.numpy() for o in outs[strided]])
+        theirs = _gauge_free(name, [o.numpy() for o in outs[torch]])
+        for a, b in zip(mine, theirs):
+            np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("out", [strided.empty(0), [strided.empty(0)], (strided.empty(0), 3),
+                                 (strided.empty(0),) * 3])
+def test_tuple_out_of_the_wrong_kind_is_torchs_type_error(out) -> None:
+    theirs = {id(out): out}
+    t_out = torch.empty(0) if isinstance(out, strided.Tensor) else type(out)(
+        torch.empty(0) if isinstance(o, strided.Tensor) else o for o in out)
+    with pytest.raises(TypeError) as t_err:
+        torch.linalg.eigh(torch.eye(2), out=t_out)
+    with pytest.raises(TypeError) as s_err:
+        strided.linalg.eigh(strided.eye(2), out=theirs[id(out)])
+    first = str(s_err.value).splitlines()[0]
+    assert first == str(t_err.value).replace("argument 2", "argument 'out'")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import math
 import warnings
+from collections.abc import Callable
 from itertools import chain
 from typing import Any, NoReturn
 
@@ -831,12 +832,15 @@ def empty(*sizes: Any, size: Any = None, dtype: Any = None, device: Any = None,
     return leaf(t, requires_grad, "empty")
 
 
-def zeros(*sizes: Any, size: Any = None, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def zeros(*sizes: Any, size: Any = None, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+          out: Any = None) -> Tensor:
     """Zeros of the given sizes (ints or one tuple), contiguous; float32 unless ``dtype``.
 
     >>> strided.zeros(2, 3).tolist(), strided.zeros((2,), dtype=strided.int64).tolist()
     ([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]], [0, 0])
     """
+    if out is not None:
+        return _factory_out("zeros", out, dtype, lambda dt: zeros(*sizes, size=size, dtype=dt, device=device))
     if size is None and device is None and requires_grad is False and (plan := _plain_plan(sizes)) is not None:
         dt = _DEFAULT[0] if dtype is None else to_dtype(dtype)
         t = adopted(_zeros(plan[0], dt.numpy), plan[1], dt)  # (all-zero bytes: 0 in every dtype, +0.0 as fill's)
@@ -850,12 +854,15 @@ def zeros(*sizes: Any, size: Any = None, dtype: Any = None, device: Any = None, 
     return leaf(t, requires_grad, "zeros")
 
 
-def ones(*sizes: Any, size: Any = None, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def ones(*sizes: Any, size: Any = None, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+         out: Any = None) -> Tensor:
     """Ones of the given sizes (ints or one tuple), contiguous; float32 unless ``dtype``.
 
     >>> strided.ones(2, dtype=strided.bool_).tolist()
     [True, True]
     """
+    if out is not None:
+        return _factory_out("ones", out, dtype, lambda dt: ones(*sizes, size=size, dtype=dt, device=device))
     if size is None and device is None and requires_grad is False and (plan := _plain_plan(sizes)) is not None:
         dt = _DEFAULT[0] if dtype is None else to_dtype(dtype)
         array = _empty(plan[0], dt.numpy)
@@ -917,12 +924,14 @@ def _data_kind_error(data: Any) -> type[StridedTypeError] | type[StridedDataKind
 
 
 def full(size: Any, fill_value: Any, dtype: Any = None, *, device: Any = None,
-         requires_grad: bool = False) -> Tensor:
+         requires_grad: bool = False, out: Any = None) -> Tensor:
     """A tensor of ``size`` filled with ``fill_value``; dtype inferred from it as PyTorch does.
 
     >>> strided.full((2, 2), 7).tolist(), strided.full((1,), 0.5).dtype
     ([[7, 7], [7, 7]], strided.float32)
     """
+    if out is not None:
+        return _factory_out("full", out, dtype, lambda dt: full(size, fill_value, dt, device=device))
     if (dtype is None and device is None and requires_grad is False and size.__class__ is tuple
             and (plan := _plain_plan((size,))) is not None):  # (the common call: a float or an int, no dtype)
         if fill_value.__class__ is float:
@@ -1234,6 +1243,45 @@ def _arange_result(n: int, start: Any, step: Any, integral: bool, dt: DType) -> 
     return adopted(values, _cinfo_1d(n), dt)
 
 
+def _check_factory_out(out: Any, dtype: Any, name: str) -> None:
+    """A factory's ``out=``: a Tensor (PyTorch's TypeError otherwise), and ``dtype=`` either not
+    given or ``out``'s own (the values are made in ``out``'s dtype)."""
+    if not isinstance(out, Tensor):
+        raise StridedTypeError(join_lines(
+            f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}",
+            "pass a tensor to write into, e.g. out=strided.empty(0)"))
+    if dtype is not None and to_dtype(dtype) is not out._dtype:
+        raise StridedRuntimeError(join_lines(
+            f"dtype {TORCH_NAME[to_dtype(dtype).name]} does not match dtype of out parameter ({TORCH_NAME[out._dtype.name]})",
+            f"out is {out._dtype.name}: drop dtype= (the values take out's dtype) or pass a {to_dtype(dtype).name} out"))
+
+
+def _factory_out(name: str, out: Any, dtype: Any, make: Callable[[DType], Tensor]) -> Tensor:
+    """``zeros`` / ``ones`` / ``full`` / ``eye`` / ``linspace`` / ``logspace`` with ``out=``, as
+    PyTorch's ``*_out``: the values made in ``out``'s dtype (``make(dtype)``; a different ``dtype=``
+    is a RuntimeError), ``out`` resized to their shape when it has another (``resize_``: row-major,
+    no warning, unlike arange's) and written through its own strides; nothing written when a
+    check fails.
+
+    >>> o = strided.zeros(3, 2).t(); strided.ones(2, 3, out=o) is o, o.stride(), o.tolist()
+    (True, (1, 2), [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]])
+    """
+    from .grad_mode import bump_if_used, note_out_target, refuse_out
+    from .kernels.memory import check_writable, write
+
+    _check_factory_out(out, dtype, name)
+    refuse_out(f"aten::{name}", out, ())
+    made = make(out._dtype)
+    if out._layout.shape != made._layout.shape:
+        check_writable(out._storage, out._layout, f"{name}(out=...)", aliasing_ok=True, updates=False)
+        out.resize_(made._layout.shape)  # (the Tensor method: writes sits above this layer)
+    check_writable(out._storage, out._layout, f"{name}(out=...)", updates=True)
+    note_out_target(out)
+    write(out._storage, out._layout, made._np())
+    bump_if_used(out, f"{name}(out=...)")
+    return out
+
+
 def _arange_out(start: Any, end: Any, step: Any, dtype: Any, out: Any, device: Any, requires_grad: bool) -> Tensor:
     """``arange(..., out=out)`` as PyTorch's ``arange_out``: the range in ``out``'s dtype (a
     different ``dtype=`` is a RuntimeError), written in row-major order through ``out``'s own
@@ -1250,14 +1298,7 @@ def _arange_out(start: Any, end: Any, step: Any, dtype: Any, out: Any, device: A
     from .grad_mode import bump_if_used, note_out_target, refuse_out
     from .kernels.memory import check_writable, write
 
-    if not isinstance(out, Tensor):
-        raise StridedTypeError(join_lines(
-            f"arange(): argument 'out' must be Tensor, not {type(out).__name__}",
-            "pass a tensor to write into, e.g. out=strided.empty(0)"))
-    if dtype is not None and to_dtype(dtype) is not out._dtype:
-        raise StridedRuntimeError(join_lines(
-            f"dtype {TORCH_NAME[to_dtype(dtype).name]} does not match dtype of out parameter ({TORCH_NAME[out._dtype.name]})",
-            f"out is {out._dtype.name}: drop dtype= (the range takes out's dtype) or pass a {to_dtype(dtype).name} out"))
+    _check_factory_out(out, dtype, "arange")
     refuse_out("aten::arange", out, ())
     made = arange(start, end, step, out._dtype, device=device, requires_grad=requires_grad)
     n = made._layout.shape[0]
@@ -1599,13 +1640,15 @@ def _space_result(values: np.ndarray, dt: DType) -> Tensor:
 
 
 def linspace(start: Any, end: Any, steps: int, *, dtype: Any = None, device: Any = None,
-             requires_grad: bool = False) -> Tensor:
+             requires_grad: bool = False, out: Any = None) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` (both included), float32 unless
     ``dtype``; PyTorch's exact values (its two-sided formula), integer dtypes truncated.
 
     >>> strided.linspace(0, 1, 5).tolist()
     [0.0, 0.25, 0.5, 0.75, 1.0]
     """
+    if out is not None:
+        return _factory_out("linspace", out, dtype, lambda dt: linspace(start, end, steps, dtype=dt, device=device))
     if (dtype is None and device is None and requires_grad is False and steps.__class__ is int and steps > 1
             and (key := _space_key("linspace", start, end, steps, 0, _DEFAULT[0])) is not None):
         # numbers seen before (their values remembered by the general path, which checked them): a copy
@@ -1627,13 +1670,16 @@ def linspace(start: Any, end: Any, steps: int, *, dtype: Any = None, device: Any
 
 
 def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: Any = None,
-             device: Any = None, requires_grad: bool = False) -> Tensor:
+             device: Any = None, requires_grad: bool = False, out: Any = None) -> Tensor:
     """``base ** linspace(start, end, steps)``, as PyTorch's CPU kernel computes it (exponents
     and powers in double, then rounded, or truncated for integer dtypes).
 
     >>> strided.logspace(0, 2, 3).tolist()
     [1.0, 10.0, 100.0]
     """
+    if out is not None:
+        return _factory_out("logspace", out, dtype,
+                            lambda dt: logspace(start, end, steps, base, dtype=dt, device=device))
     if (dtype is None and device is None and requires_grad is False and steps.__class__ is int and steps > 1
             and (key := _space_key("logspace", start, end, steps, base, _DEFAULT[0])) is not None
             and (values := _SPACE_VALUES.get(key)) is not None and values.dtype is _DEFAULT[0].numpy):
@@ -1721,12 +1767,14 @@ def _c_cast(values: np.ndarray, dtype: DType) -> np.ndarray:
 
 
 def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None,
-        requires_grad: bool = False) -> Tensor:
+        requires_grad: bool = False, out: Any = None) -> Tensor:
     """An ``n`` x ``m`` (default ``n`` x ``n``) matrix with ones on the diagonal, float32 unless ``dtype``.
 
     >>> strided.eye(2, 3).tolist()
     [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
     """
+    if out is not None:
+        return _factory_out("eye", out, dtype, lambda dt: eye(n, m, dtype=dt, device=device))
     if device is None and requires_grad is False and n.__class__ is int and (m is None or m.__class__ is int):
         cols = n if m is None else m
         key = ((n, cols), None)

@@ -368,20 +368,9 @@ def write_pair_out(out: Any, compute: Callable[[], Any], op: str, inputs: tuple,
     >>> r = strided.max(x, 1, out=(v, i)); r.values is v, v.tolist(), i.tolist()
     (True, [3.0, 5.0], [0, 1])
     """
-    if not isinstance(out, (tuple, list)):
-        raise StridedTypeError(join_lines(
-            f"{op}(): argument 'out' must be tuple of Tensors, not {type(out).__name__}",
-            f"{op} along a dim returns (values, indices): out= takes one tensor for each",
-            f"fix: {op}(..., out=(values, indices)) with values of the input's dtype and int64 indices"))
-    if len(out) != 2:
-        raise StridedTypeError(join_lines(
-            f"expected tuple of 2 elements but got {len(out)}",
-            f"{op}(..., out=...) takes (values, indices); got {len(out)} tensors"))
-    for i, o in enumerate(out):
-        if not isinstance(o, Tensor):
-            raise StridedTypeError(join_lines(
-                f"expected Tensor as element {i} in argument 'out', but got {type(o).__name__}",
-                f"fix: {op}(..., out=(values, indices)) with two tensors"))
+    _tensors_out(out, op, ("values", "indices"),
+                 f"{op} along a dim returns (values, indices): out= takes one tensor for each",
+                 f"fix: {op}(..., out=(values, indices)) with values of the input's dtype and int64 indices")
     refuse_out(op, out[0], (out[1], *inputs))
     made = compute()
     order = (1, 0) if style == "median" else (0, 1)  # (PyTorch's median checks the indices first)
@@ -399,6 +388,57 @@ def write_pair_out(out: Any, compute: Callable[[], Any], op: str, inputs: tuple,
                        updates=o._layout.shape == r._layout.shape)
         if overlap:
             _check_resized_overlap(o, resized_layout(o, r), inputs, op, overlap == "any")
+    for o, r in zip(out, made):
+        write_out(o, r, op, (), resize_first=True)
+    return type(made)(*out)
+
+
+def _tensors_out(out: Any, op: str, parts: tuple[str, ...], returns: str, fix: str) -> None:
+    """PyTorch's TypeErrors for an ``out=`` that is not a tuple (or list) of one tensor for each of
+    an op's ``parts`` (``returns`` and ``fix``: the lines after PyTorch's)."""
+    spelt = ", ".join(parts)
+    if not isinstance(out, (tuple, list)):
+        raise StridedTypeError(join_lines(
+            f"{op.replace('.', '_')}(): argument 'out' must be tuple of Tensors, not {type(out).__name__}",
+            returns, fix))
+    if len(out) != len(parts):
+        raise StridedTypeError(join_lines(
+            f"expected tuple of {len(parts)} elements but got {len(out)}",
+            f"{op}(..., out=...) takes ({spelt}); got {len(out)} tensors"))
+    for i, o in enumerate(out):
+        if not isinstance(o, Tensor):
+            raise StridedTypeError(join_lines(
+                f"expected Tensor as element {i} in argument 'out', but got {type(o).__name__}",
+                f"fix: {op}(..., out=({spelt})) with {len(parts)} tensors"))
+
+
+def write_tuple_out(out: Any, compute: Callable[[], Any], op: str, inputs: tuple, parts: tuple[str, ...]) -> Any:
+    """``op(..., out=(a, b, ...))`` of the ops that return a named tuple of tensors, one for each of
+    ``parts`` (the linalg factorizations: ``eigh``'s (eigenvalues, eigenvectors), ``svd``'s
+    (U, S, Vh), ``inv_ex``'s (inverse, info), ...): PyTorch's rules, checked before anything is
+    written: ``out`` a tuple (or list) of one tensor per part (TypeError otherwise), autograd's
+    refusal, ``compute()`` (the op without out=), each part of ``out`` of its result's dtype exactly
+    (RuntimeError "Expected out tensor to have dtype float, but got double instead"), none laid
+    across an input; then each is resized as by :func:`write_out` (the fresh result's strides:
+    column-major where PyTorch's linalg results are) and written through its own strides. Returns
+    the op's named tuple holding the ``out`` tensors.
+
+    >>> A = strided.tensor([[2.0, 1.0], [1.0, 2.0]])
+    >>> w, v = strided.empty(0), strided.empty(0)
+    >>> r = strided.linalg.eigh(A, out=(w, v)); r.eigenvalues is w, w.tolist()
+    (True, [1.0, 3.0])
+    """
+    _tensors_out(out, op, parts, f"{op} returns ({', '.join(parts)}): out= takes one tensor for each",
+                 f"fix: {op}(..., out=({', '.join(parts)})) with a tensor of each result's dtype")
+    refuse_out(op, out[0], (*out[1:], *inputs))
+    made = compute()
+    for o, r in zip(out, made):
+        if r._dtype is not o._dtype:
+            raise _dtype_mismatch(r._dtype, o._dtype, op, "matmul")
+    for o, r in zip(out, made):  # (all checked first: a refused out= leaves every part untouched)
+        check_writable(o._storage, o._layout, f"{op}(out=...)", aliasing_ok=o._layout.shape != r._layout.shape,
+                       updates=o._layout.shape == r._layout.shape)
+        _check_resized_overlap(o, resized_layout(o, r), inputs, op, False)
     for o, r in zip(out, made):
         write_out(o, r, op, (), resize_first=True)
     return type(made)(*out)

@@ -25,7 +25,7 @@ from ...opdef import Kind, declare
 from ...tensor import Tensor
 from .._support.memo import Memo
 from .._support.operands import _cinfo
-from .._support.out import write_out
+from .._support.out import write_out, write_tuple_out
 from .._support.reduce_args import shape_text
 from ..registry import backward
 from ..shape.joining import cat
@@ -43,7 +43,7 @@ def _svd_input(A: Any, op: str) -> np.ndarray:  # noqa: N803
     return LA.finite_for_svd(LA.matrices(A, op))
 
 
-def linalg_svd(A: Tensor, full_matrices: bool = True, *, driver: Any = None) -> Any:  # noqa: N803
+def linalg_svd(A: Tensor, full_matrices: bool = True, *, driver: Any = None, out: Any = None) -> Any:  # noqa: N803
     """``(U, S, Vh)`` with ``A = U diag(S) Vh``: S descending (real), U (..., m, m) and Vh (..., n, n)
     with ``full_matrices`` (default), else (..., m, k) and (..., k, n), k = min(m, n).
 
@@ -51,6 +51,9 @@ def linalg_svd(A: Tensor, full_matrices: bool = True, *, driver: Any = None) -> 
     >>> S.tolist()
     [2.0, 1.0]
     """
+    if out is not None:
+        return write_tuple_out(out, lambda: linalg_svd(A, full_matrices, driver=driver),
+                               "linalg.svd", (A, full_matrices), ("U", "S", "Vh"))
     # (a plain bool only: any other full_matrices keeps the general path's checks and their order)
     fast = _fast_svd(A, 2 if full_matrices else 1) if full_matrices.__class__ is bool else None
     if fast is not None:
@@ -211,7 +214,7 @@ def _svdvals_backward(out: Tensor, A: Tensor, **kwargs: Any) -> Any:  # noqa: N8
 _QR_MODES = ("reduced", "complete", "r")
 
 
-def linalg_qr(A: Tensor, mode: str = "reduced") -> Any:  # noqa: N803
+def linalg_qr(A: Tensor, mode: str = "reduced", *, out: Any = None) -> Any:  # noqa: N803
     """``(Q, R)`` with ``A = Q R``: mode 'reduced' (Q (..., m, k), R (..., k, n), k = min(m, n)),
     'complete' (Q (..., m, m), R (..., m, n)) or 'r' (R only; Q empty).
 
@@ -219,6 +222,8 @@ def linalg_qr(A: Tensor, mode: str = "reduced") -> Any:  # noqa: N803
     >>> [round(abs(v), 6) for v in R.flatten().tolist()]
     [5.0]
     """
+    if out is not None:
+        return write_tuple_out(out, lambda: linalg_qr(A, mode), "linalg.qr", (A, mode), ("Q", "R"))
     op = "linalg.qr"
     if not isinstance(mode, str):
         raise StridedTypeError(join_lines(f"linalg_qr(): argument 'mode' (position 2) must be str, not "
@@ -423,13 +428,16 @@ def _eigh_arrays(A: Tensor, UPLO: str, op: str, vectors: bool) -> tuple[np.ndarr
     return w.astype(real, copy=False), v
 
 
-def linalg_eigh(A: Tensor, UPLO: str = "L") -> Any:  # noqa: N803
+def linalg_eigh(A: Tensor, UPLO: str = "L", *, out: Any = None) -> Any:  # noqa: N803
     """``(eigenvalues, eigenvectors)`` of each symmetric (Hermitian) matrix, reading only its
     ``UPLO`` triangle: eigenvalues ascending (real), eigenvectors the orthonormal columns.
 
     >>> strided.linalg.eigh(strided.tensor([[2.0, 1.0], [1.0, 2.0]])).eigenvalues.tolist()
     [1.0, 3.0]
     """
+    if out is not None:
+        return write_tuple_out(out, lambda: linalg_eigh(A, UPLO),
+                               "linalg.eigh", (A, UPLO), ("eigenvalues", "eigenvectors"))
     fast = _fast_eigh(A, UPLO, True)
     if fast is not None:
         return fast
@@ -528,7 +536,7 @@ def linalg_cholesky(A: Tensor, *, upper: bool = False, out: Any = None) -> Tenso
     return _triangle(low, upper, A)
 
 
-def linalg_cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False) -> Any:  # noqa: N803
+def linalg_cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False, out: Any = None) -> Any:  # noqa: N803
     """``(L, info)`` (PyTorch's named tuple): ``info`` (int32, one per matrix) is 0 where the
     factorization succeeded, else the order of the first leading minor that is not
     positive-definite; ``check_errors=True`` raises there instead, as :func:`linalg_cholesky`.
@@ -541,6 +549,9 @@ def linalg_cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = F
     >>> r.info.item(), r.L.isnan().all().item()
     (2, True)
     """
+    if out is not None:
+        return write_tuple_out(out, lambda: linalg_cholesky_ex(A, upper=upper, check_errors=check_errors),
+                               "linalg.cholesky_ex", (A,), ("L", "info"))
     if upper is False and check_errors is False:
         fast = _fast_cholesky_ex(A)
         if fast is not None:

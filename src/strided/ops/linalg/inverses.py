@@ -33,7 +33,7 @@ from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support.gradtools import needs_grad
 from .._support.operands import _cinfo
-from .._support.out import write_out
+from .._support.out import write_out, write_tuple_out
 from .._support.promotion import TORCH_NAMES
 from .._support.reduce_args import shape_text
 from ..elementwise.unary import where
@@ -88,7 +88,7 @@ def linalg_inv(A: Tensor, *, out: Any = None) -> Tensor:  # noqa: N803
     return LA.colmajor(_inverse_array(A, "linalg.inv"), A._dtype)
 
 
-def linalg_inv_ex(A: Tensor, *, check_errors: bool = False) -> Any:  # noqa: N803
+def linalg_inv_ex(A: Tensor, *, check_errors: bool = False, out: Any = None) -> Any:  # noqa: N803
     """``(inverse, info)``: ``info`` is 0 where a matrix was inverted and k > 0 where the k-th
     pivot of its LU factorization is zero (its inverse then holds LAPACK's inf/NaN); with
     ``check_errors=True`` a singular matrix raises as :func:`linalg_inv`.
@@ -96,6 +96,9 @@ def linalg_inv_ex(A: Tensor, *, check_errors: bool = False) -> Any:  # noqa: N80
     >>> strided.linalg.inv_ex(strided.zeros(2, 2)).info.item()
     1
     """
+    if out is not None:
+        return write_tuple_out(out, lambda: linalg_inv_ex(A, check_errors=check_errors),
+                               "linalg.inv_ex", (A,), ("inverse", "info"))
     A = LA.square(A, "linalg.inv_ex")  # noqa: N806
     a = A._np()
     batch = a.shape[:-2]
@@ -172,7 +175,7 @@ def linalg_solve(A: Tensor, B: Tensor, *, left: bool = True, out: Any = None) ->
     return _solve(A, B, left, None)[0]
 
 
-def linalg_solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False) -> Any:  # noqa: N803
+def linalg_solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False, out: Any = None) -> Any:  # noqa: N803
     """``(result, info)`` (PyTorch's named tuple): :func:`linalg_solve`'s solution and, per
     matrix of the broadcast batch, LAPACK getrf's ``info`` (int32): 0 where A was solved, k > 0
     where its LU factorization met a zero pivot at U[k-1, k-1]; ``check_errors=True`` raises there.
@@ -184,6 +187,9 @@ def linalg_solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bo
     >>> r.info.item(), r.result.isnan().all().item()
     (1, True)
     """
+    if out is not None:
+        return write_tuple_out(out, lambda: linalg_solve_ex(A, B, left=left, check_errors=check_errors),
+                               "linalg.solve_ex", (A, B), ("result", "info"))
     x, info = _solve(A, B, left, check_errors)
     return R.linalg_solve_ex(x, LA.rowmajor(info, int32))
 
@@ -364,25 +370,29 @@ def _slogdet_arrays(A: Tensor) -> tuple[np.ndarray, np.ndarray]:  # noqa: N803
     return np.asarray(sign, a.dtype), np.asarray(logabs, np.real(a).dtype)
 
 
-def linalg_slogdet(A: Tensor) -> Any:  # noqa: N803
+def linalg_slogdet(A: Tensor, *, out: Any = None) -> Any:  # noqa: N803
     """``(sign, logabsdet)`` of each square matrix's determinant: ``det = sign * exp(logabsdet)``
     without overflow (a singular matrix: sign 0, logabsdet -inf).
 
     >>> strided.linalg.slogdet(strided.tensor([[-2.0, 0.0], [0.0, 1.0]]))
     linalg_slogdet(sign=tensor(-1.), logabsdet=tensor(0.6931))
     """
+    if out is not None:
+        return write_tuple_out(out, lambda: linalg_slogdet(A), "linalg.slogdet", (A,), ("sign", "logabsdet"))
     A = LA.square(A, "linalg.slogdet")  # noqa: N806
     sign, logabs = _slogdet_arrays(A)
     return R.linalg_slogdet(LA.rowmajor(sign, A._dtype), LA.rowmajor(logabs, real_of(A._dtype)))
 
 
 @method("slogdet")
-def slogdet(A: Tensor) -> Any:  # noqa: N803
+def slogdet(A: Tensor, *, out: Any = None) -> Any:  # noqa: N803
     """``strided.slogdet`` / ``Tensor.slogdet``: :func:`linalg_slogdet` (torch.return_types.slogdet).
 
     >>> strided.slogdet(strided.eye(2)).logabsdet.item()
     0.0
     """
+    if out is not None:
+        return write_tuple_out(out, lambda: slogdet(A), "slogdet", (A,), ("sign", "logabsdet"))
     sign, logabs = linalg_slogdet(A)
     return R.slogdet(sign, logabs)
 
@@ -458,7 +468,7 @@ def _singular_values(a: np.ndarray, hermitian: bool) -> np.ndarray:
 
 
 def linalg_pinv(A: Tensor, rcond: Any = None, hermitian: bool = False, *, atol: Any = None,  # noqa: N803
-                rtol: Any = None) -> Tensor:
+                rtol: Any = None, out: Any = None) -> Tensor:
     """The Moore-Penrose pseudo-inverse of each (m, n) matrix of ``A``: its SVD with the singular
     values at or below ``max(atol, rtol * s_max)`` dropped (``rcond``: the older name of
     ``rtol``); ``hermitian=True`` reads the lower triangle as a symmetric matrix (eigh).
@@ -466,6 +476,10 @@ def linalg_pinv(A: Tensor, rcond: Any = None, hermitian: bool = False, *, atol: 
     >>> strided.linalg.pinv(strided.tensor([[2.0, 0.0], [0.0, 0.0]])).tolist()
     [[0.5, 0.0], [0.0, 0.0]]
     """
+    if out is not None:  # (into any dtype the result casts to safely, in PyTorch's words otherwise)
+        return write_out(out, linalg_pinv(A, rcond, hermitian, atol=atol, rtol=rtol), "linalg.pinv", (A,),
+                         cast_first="linalg.pinv: Expected result to be safely castable from {r} dtype, "
+                         "but got result with dtype {o}")
     op = "linalg.pinv"
     tensor_arg(A, op)
     if A.ndim < 2 or not (A._dtype.is_floating_point or A._dtype.is_complex) or A._dtype.itemsize < 4:
@@ -593,13 +607,17 @@ def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:  # noqa: A002
 
 
 def linalg_matrix_rank(A: Tensor, tol: Any = None, hermitian: bool = False, *, atol: Any = None,  # noqa: N803
-                       rtol: Any = None) -> Tensor:
+                       rtol: Any = None, out: Any = None) -> Tensor:
     """The number of singular values of each matrix above ``max(atol, rtol * s_max)`` (int64, the
     batch shape); ``tol``: the older name of ``atol``.
 
     >>> strided.linalg.matrix_rank(strided.ones(3, 3)).item()
     1
     """
+    if out is not None:  # (into any dtype the result casts to safely, in PyTorch's words otherwise)
+        return write_out(out, linalg_matrix_rank(A, tol, hermitian, atol=atol, rtol=rtol), "linalg.matrix_rank", (A,),
+                         cast_first="torch.linalg.matrix_rank: Expected result to be safely castable from {r} dtype, "
+                         "but got result with dtype {o}")
     op = "torch.linalg.matrix_rank"
     tensor_arg(A, op)
     if A.ndim < 2:
