@@ -71,6 +71,7 @@ CALLS = {
     "linalg.vecdot": lambda lib, o: lib.linalg.vecdot(_t(lib, X), _t(lib, X), out=o),
     "linalg.pinv": lambda lib, o: lib.linalg.pinv(_t(lib, X), out=o),
     "linalg.matrix_rank": lambda lib, o: lib.linalg.matrix_rank(_t(lib, X), out=o),
+    "F.softplus": lambda lib, o: lib.nn.functional.softplus(_t(lib, X), 2.0, 1.0, out=o),
     # (factories: the values made in out's dtype; dtype= must be out's)
     "zeros": lambda lib, o: lib.zeros(2, 3, out=o),
     "ones": lambda lib, o: lib.ones((3, 2), out=o),

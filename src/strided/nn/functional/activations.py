@@ -15,6 +15,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+from ...ops._support.out import write_out
 from ...ops.elementwise import activations as A
 from ...ops.elementwise.activations import elu_, hardtanh_, leaky_relu_
 from ...ops.elementwise.special import gelu
@@ -61,12 +62,14 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
 silu = A.fresh_front(silu, A.SILU)  # (the common call in C: see fresh_front)
 
 
-def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0, *, out: Any = None) -> Tensor:
     """``log(1 + exp(beta * x)) / beta``, and ``x`` itself where ``beta * x > threshold``.
 
     >>> F.softplus(strided.tensor([0.0, 30.0])).tolist()  # doctest: +ELLIPSIS
     [0.693..., 30.0]
     """
+    if out is not None:  # (PyTorch's out= takes only the input's dtype: "Found dtype Double but expected Float")
+        return write_out(out, softplus(input, beta, threshold), "softplus", (input,), "found")
     if input.__class__ is Tensor and type(beta) is float and type(threshold) is float \
             and (out := A.plain_fresh(A.SOFTPLUS, input, (beta, threshold))) is not None:
         return out
