@@ -1,5 +1,6 @@
 """Differences from PyTorch found by session 25's sweeps (argument checks and gradients at edge
 values), each compared with PyTorch side by side."""
+import numpy as np
 import pytest
 import torch
 
@@ -68,3 +69,78 @@ def test_kron_resizes_an_empty_out_row_major_as_torch() -> None:
     assert outs[strided][1] == outs[torch][1]  # (the fresh product keeps mul's layout in both)
     assert outs[strided][0].stride() == outs[torch][0].stride() == (21, 1)
     assert outs[strided][0].tolist() == outs[torch][0].tolist()
+
+
+def _base(lib):
+    return lib.tensor(np.arange(1.0, 26.0).reshape(5, 5) / 7)
+
+
+@pytest.mark.parametrize("op", ["add_", "mul_", "sub_", "div_", "pow_", "atan2_", "hypot_", "copysign_"])
+@pytest.mark.parametrize("case", ["diagonal", "column"])
+def test_an_input_read_where_the_op_writes_elsewhere_is_refused(op, case) -> None:
+    """PyTorch lets an in-place op whose input is a non-dense view of the target through ("too
+    hard" to judge) and reads such elements before or after writing them by its loop order; strided
+    refuses instead of computing from the old values (a different number), the target untouched."""
+    b = _base(strided)
+    before = b.tolist()
+    y = b.diagonal() if case == "diagonal" else b[:, 2:3]
+    with pytest.raises(strided.OverlapWriteError, match=rf"{op}: at position \[\d, \d\] the op reads storage "
+                       r"element \d+, which it writes at position \[\d, \d\] first") as info:
+        getattr(b, op)(y)
+    assert "fix: pass a copy of the input" in str(info.value)
+    assert b.tolist() == before
+    t = _base(torch)
+    getattr(t, op)(t.diagonal() if case == "diagonal" else t[:, 2:3])  # (PyTorch runs it)
+    fixed = _base(strided)
+    getattr(fixed, op)((fixed.diagonal() if case == "diagonal" else fixed[:, 2:3]).clone())  # (the fix works)
+
+
+@pytest.mark.parametrize("case", ["row and column", "interleaved rows", "disjoint columns"])
+def test_a_shared_but_unordered_input_runs_as_torch(case) -> None:
+    results = {}
+    for lib in (torch, strided):
+        b = _base(lib)
+        x, y = {"row and column": (b[0], b[:, 0]), "interleaved rows": (b[:4:2], b[1::2]),
+                "disjoint columns": (b[:, :2], b[:, 3:])}[case]
+        x.mul_(y)
+        x.add_(y)
+        results[lib] = b.tolist()
+    assert results[strided] == results[torch]
+
+
+def test_ldexp_reads_its_exponent_first_as_torch() -> None:
+    results = {}
+    for lib in (torch, strided):
+        b = lib.tensor(np.arange(1.0, 10.0).reshape(3, 3))
+        b[1:].ldexp_(b[:-1].round())  # (PyTorch: self.mul_(pow(2, other)), the exponent a temporary)
+        results[lib] = b.tolist()
+    assert results[strided] == results[torch]
+
+
+def test_copy_and_setitem_refuse_a_read_after_write_and_run_the_rest_as_torch() -> None:
+    rng = np.random.default_rng(5)
+    data = rng.standard_normal((4, 4))
+    results = {}
+    for lib in (torch, strided):
+        b = lib.tensor(data.copy())
+        b[0:2][...] = b[0:2][0]  # (row 0 written from itself first: every later read sees its value)
+        cols = b[:, 1:3].t()
+        cols.copy_(cols[0])  # (likewise)
+        results[lib] = b.tolist()
+    assert results[strided] == results[torch]
+    b = strided.tensor(data.copy())
+    with pytest.raises(strided.OverlapWriteError, match=r"copy_: at position \[\d, \d\] the op reads storage element"):
+        b[:, 1:3].t().copy_(b[1:3])  # (PyTorch's loop reads b[1, 2] after writing it)
+    assert b.tolist() == data.tolist()
+    t = torch.tensor(data.copy())
+    t[:, 1:3].t().copy_(t[1:3])
+    clean = torch.tensor(data.copy())
+    clean[:, 1:3].t().copy_(clean[1:3].clone())
+    assert t.tolist() != clean.tolist()  # (the number PyTorch gives depends on its loop order)
+
+
+def test_the_operator_forms_refuse_as_the_methods() -> None:
+    b = strided.tensor(np.arange(1.0, 10.0).reshape(3, 3))
+    with pytest.raises(strided.OverlapWriteError, match="which it writes at position"):
+        b += b.diagonal()
+    assert b.tolist() == np.arange(1.0, 10.0).reshape(3, 3).tolist()

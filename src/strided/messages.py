@@ -885,6 +885,25 @@ def partial_overlap(
     )
 
 
+def read_after_write(op: str, written: Any, read: Any, where: tuple, fix: str) -> OverlapWriteError:
+    """strided's refusal of an elementwise write whose input shares memory with the target in a
+    layout PyTorch calls "too hard" to check, where PyTorch's loop would read an element after
+    writing it at another position (``where``: :func:`strided.kernels.torch_loops.read_after_write`'s
+    answer; ``written`` / ``read``: the two layouts)."""
+    read_at, element, written_at = where
+    return OverlapWriteError(
+        join_lines(
+            f"{op}: at position {read_at} the op reads storage element {element}, "
+            + (f"which it writes at position {written_at} first" if written_at is not None else "which it also writes"),
+            f"the target (shape {written.shape}, strides {written.strides}) and the input (shape {read.shape}, "
+            f"strides {read.strides}) share that memory in a layout PyTorch does not check: its loop would read "
+            "that element after writing it (a number that depends on its loop order); strided refuses rather "
+            "than give another",
+            fix,
+        )
+    )
+
+
 def overlapping_write(layout: Any, dims: Sequence[int], op: str) -> OverlapWriteError:
     """PyTorch's error for writing into a layout whose elements share memory: ``dims`` are its
     expanded (stride-0) dims, or empty when other steps reach the same locations (unfold windows)."""

@@ -34,11 +34,11 @@ from .errors import (
 )
 from .gradients import installs_as
 from .indexing import AdvancedIndex, index_layout
-from .kernels import check_writable, grow_storage, write
+from .kernels import check_writable, grow_storage, torch_loops, write
 from .kernels.fill import fill
 from .kernels.memory import flat_run
 from .layout import Layout
-from .messages import partial_overlap
+from .messages import partial_overlap, read_after_write
 from .scalars import filled, numpy_scalar, parse_int, parse_setitem_int, wrapped
 from .tensor import ADVANCED_INDEXING, Tensor
 
@@ -305,11 +305,18 @@ def _write(dest: Tensor, value: Any, rule: WriteRule) -> None:
     is_tensor = isinstance(value, Tensor)
     check_writable(dest._storage, dest._layout, op, rule.number_may_alias and not is_tensor)
     lay = dest._layout
-    if is_tensor:
-        if shares_storage(value, dest) and memory_overlap(
-                dest, value, _as_read(value._layout, lay, rule)) is L.OverlapStatus.PARTIAL:
+    if is_tensor and shares_storage(value, dest):
+        seen = _as_read(value._layout, lay, rule)
+        status = memory_overlap(dest, value, seen)
+        if status is L.OverlapStatus.PARTIAL:
             raise partial_overlap(rule.op, dest._layout, value._layout, L.storage_extent(dest._layout),
                                   L.storage_extent(value._layout), rule.fix)
+        if status is L.OverlapStatus.TOO_HARD and len(seen.shape) <= len(lay.shape):
+            where = torch_loops.read_after_write((lay.shape, lay.strides, lay.offset, dest._dtype.itemsize),
+                                                 (seen.shape, seen.strides, seen.offset, value._dtype.itemsize),
+                                                 copy=value._dtype is dest._dtype)
+            if where is not None:
+                raise read_after_write(rule.op, lay, value._layout, where, rule.fix)
     elif is_number(value):
         if isinstance(value, np.generic):
             value = _numpy_number(value, dest, rule)

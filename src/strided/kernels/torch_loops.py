@@ -224,3 +224,63 @@ def loop_positions(shape: tuple[int, ...], out_strides: tuple[int, ...], fresh: 
         piece = np.searchsorted(starts, idx, side="right") - 1
         pos, length = idx - starts[piece], (ends - starts)[piece]
     return _to_tensor_dims(pos, shape, perm), _to_tensor_dims(length, shape, perm), scalar
+
+
+def _element_bytes(shape: tuple[int, ...], lay_shape: Sequence[int], lay_strides: Sequence[int], offset: int,
+                   itemsize: int) -> np.ndarray:
+    """The byte offset in its storage of each element of a layout broadcast to ``shape`` (sizes
+    aligned from the right), flat in row-major order (int64)."""
+    n = len(shape)
+    strides = [0] * n
+    for i, (size, stride) in enumerate(zip(lay_shape, lay_strides)):
+        d = n - len(lay_shape) + i
+        strides[d] = 0 if (size == 1 and shape[d] != 1) else stride
+    at = np.full((), offset * itemsize, np.int64)
+    for d in range(n):
+        at = at[..., None] + np.arange(shape[d], dtype=np.int64) * (strides[d] * itemsize)
+    return at.reshape(-1)
+
+
+def read_after_write(written: tuple[tuple[int, ...], tuple[int, ...], int, int],
+                     read: tuple[tuple[int, ...], tuple[int, ...], int, int], copy: bool = False) -> tuple | None:
+    """Where an elementwise write into ``written`` (shape, strides, offset in elements, itemsize)
+    reads ``read`` (the same, broadcast to ``written``'s shape; one storage) and PyTorch's loop
+    reads an element after it has written it at another position: ``(read_at, element,
+    written_at)`` (positions as index lists, the storage element), or None where every shared
+    element is read where it is written or before it is written in the loop's order
+    (TensorIterator's walk, :func:`_loop_rows`, on one thread: from :data:`GRAIN_SIZE` elements its
+    threads walk chunks at once, so any element read at another position counts). A negative
+    stride (no PyTorch layout: its spelling there, ``flip()``, is a copy read first) never counts;
+    nor do layouts of other itemsizes meeting (a typed alias: any read of a written byte counts).
+    ``copy``: the write is a copy (``copy_``, ``t[...] = v``), so an element written from itself
+    keeps its value and may be read at any time."""
+    shape, w_strides, w_offset, w_size = written
+    r_shape, r_strides, r_offset, r_size = read
+    if any(st < 0 for st in tuple(w_strides) + tuple(r_strides)):
+        return None
+    out = _element_bytes(shape, shape, w_strides, w_offset, w_size)
+    into = _element_bytes(shape, r_shape, r_strides, r_offset, r_size)
+    writer = None
+    if w_size == r_size:
+        order = np.argsort(out, kind="stable")
+        ranked = out[order]
+        at = np.minimum(np.searchsorted(ranked, into), ranked.size - 1)
+        writer = order[at]
+        elsewhere = (ranked[at] == into) & (writer != np.arange(into.size))
+        if copy:
+            elsewhere &= into[writer] != out[writer]
+        if elsewhere.any() and into.size < GRAIN_SIZE:
+            perm = _loop_rows(shape, tuple(w_strides), False, [(tuple(r_shape), tuple(r_strides))])[0]
+            step = _to_tensor_dims(np.arange(into.size, dtype=np.int64), shape, perm).reshape(-1)
+            elsewhere &= step > step[writer]
+    else:
+        lo, hi = out.min(), out.max() + w_size
+        elsewhere = (into + r_size > lo) & (into < hi)
+    if not elsewhere.any():
+        return None
+    k = int(np.argmax(elsewhere))
+
+    def position(flat: int) -> list[int]:
+        return [int(i) for i in np.unravel_index(flat, shape)] if shape else []
+
+    return position(k), int(into[k]) // r_size, (position(int(writer[k])) if writer is not None else None)

@@ -21,11 +21,11 @@ from ... import layout as L
 from ...dispatch import memory_overlap, result, shares_storage
 from ...dtypes import DType, bool_, from_numpy_dtype
 from ...errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
-from ...kernels import check_writable
+from ...kernels import check_writable, torch_loops
 from ...kernels.memory import flat_run  # noqa: F401  (the fast paths' import of it, beside _cinfo)
 from ...kernels.memory import tensor_view as _view  # zero-copy NumPy view a ufunc reads or writes
 from ...layout import Layout
-from ...messages import partial_overlap
+from ...messages import partial_overlap, read_after_write
 from ...scalars import (
     UInt64Scalar,
     numpy_scalar,
@@ -213,7 +213,14 @@ def _check_partial_overlap(target: Tensor, inputs: list[Any], op: str) -> None:
         if not isinstance(x, Tensor) or x is target or not shares_storage(x, target):  # (typed aliases too)
             continue
         xl = x._layout
-        if memory_overlap(target, x) is not L.OverlapStatus.PARTIAL:
+        status = memory_overlap(target, x)
+        if status is L.OverlapStatus.TOO_HARD:
+            where = torch_loops.read_after_write((tl.shape, tl.strides, tl.offset, target._dtype.itemsize),
+                                                 (xl.shape, xl.strides, xl.offset, x._dtype.itemsize))
+            if where is not None:
+                raise read_after_write(op, tl, xl, where, f"fix: pass a copy of the input, e.g. x.{op}(y.clone())")
+            continue
+        if status is not L.OverlapStatus.PARTIAL:
             continue
         raise partial_overlap(op, tl, xl, L.storage_extent(tl), L.storage_extent(xl),
                               f"fix: pass a copy of the input, e.g. x.{op}(y.clone())")

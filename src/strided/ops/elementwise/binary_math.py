@@ -44,7 +44,7 @@ from typing import Any
 
 import numpy as np
 
-from ...dispatch import OPEN, adopted, result
+from ...dispatch import OPEN, adopted, result, shares_storage
 from ...dtypes import DType, bool_, complex128, float32, float64, int8, int16, int32, int64, np_kind, uint8
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import SUBCLASSES
@@ -577,6 +577,8 @@ def ldexp_(self: Tensor, other: Any) -> Tensor:
     other = _wide_unsigned_base(self, other)
     if isinstance(self, Tensor) and isinstance(other, Tensor):
         _ldexp_cast_check(to_float(result_type(self, other)), self, exact)
+        if shares_storage(other, self):  # (PyTorch's ldexp_ is self.mul_(pow(2, other)): other is read into
+            other = other.clone()        # a temporary first, so no overlap of the two is refused)
     return _ldexp_inplace(self, other)
 
 
