@@ -39,7 +39,7 @@ from ...dtypes import (
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import SUBCLASSES
 from ...gradients import guards_itself, seal
-from ...kernels import check_writable, native, npcore, special
+from ...kernels import check_writable, complex_forms, native, npcore, special
 from ...kernels.elementwise import complex_abs, reciprocal_into
 from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set, quietly
 from ...kernels.memory import dense_run
@@ -357,6 +357,9 @@ def _signbit(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> Non
 def _rsqrt(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
     if x.dtype == compute and _compiled(x, out, 3):  # (one pass, the same two roundings)
         return
+    if compute.kind == "c" and out.dtype == compute \
+            and complex_forms.forms_into(complex_forms.RSQRT, None, x.astype(compute, copy=False), out, 1):
+        return  # (PyTorch's 1 / csqrt(z), its fused scale: see complex_forms)
     r = np.sqrt(x, dtype=compute)
     np.divide(compute.type(1), r, out=out, dtype=compute, casting="unsafe")
 
@@ -375,8 +378,25 @@ def _square(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None
     unary loop, which outruns the two-operand multiply (2^20 float32: ~98 -> ~86 us)."""
     if x.dtype == compute and compute in _F32_F64:
         np.square(x, out=out)
+    elif compute.kind == "c" and out.dtype == compute and _complex_square(x.astype(compute, copy=False), out):
+        return
     else:
         np.multiply(x, x, out=out, dtype=compute, casting="unsafe")
+
+
+def _complex_square(x: np.ndarray, out: np.ndarray) -> bool:
+    """PyTorch's complex square, ``pow(x, 2)``: ``x * x`` rounded in its vector blocks, fused in
+    its tails and strided rows (:mod:`strided.kernels.complex_forms`), the places read from the
+    arrays' layouts (``out`` is a view of the result, or of the target in place). False: the
+    compiled kernel is not built or off, nothing written."""
+    size = out.itemsize
+    if any(s % size for s in out.strides + x.strides):
+        return False
+    shape = out.shape
+    strides = tuple(s // size for s in out.strides)
+    inputs = [(x.shape, tuple(s // size for s in x.strides))]
+    modes = complex_forms.modes(complex_forms.SQUARE, shape, strides, False, inputs, size, False)
+    return complex_forms.forms_into(complex_forms.SQUARE, None, x, out, modes)
 
 
 def _logical_not(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:

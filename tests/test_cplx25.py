@@ -1,0 +1,155 @@
+"""Complex results bit for bit as PyTorch's (2.13, CPU): the special Python exponents of pow
+(0.5 sqrt, -0.5 rsqrt, -1 reciprocal, 2 ``z * z``, 3 ``z * z * z``, -2 ``1 / (z * z)``), those
+functions called directly, and complex division (c10's Smith division with PyTorch's compiler's
+fused multiply-adds: strided.kernels.complex_forms). Values mix 0, -0.0, inf, -inf, NaN,
+subnormal, huge and tiny parts; lengths 1 to 40 put elements in PyTorch's vector blocks and in
+its scalar tails; contiguous, transposed, stepped, in-place and ``out=`` forms. A NaN's sign and
+payload are not compared (no library defines them; the parts' NaN-ness is); every other bit is."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import strided as st
+
+SPECIAL = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-40, -3e-39, 1e-310, 5e-324, 3e38, -1e300, 1e-30, 1.0, -2.5]
+LENGTHS = range(1, 41)
+DTYPES = [np.complex64, np.complex128]
+
+
+def _values(rng: np.random.Generator, n: int, dtype: type) -> np.ndarray:
+    """n complex numbers: random magnitudes over 1e-6..1e6, about a third of the parts special."""
+    parts = rng.standard_normal((2, n)) * 10.0 ** rng.integers(-6, 7, (2, n))
+    pick = rng.random((2, n)) < 0.35
+    parts[pick] = rng.choice(SPECIAL, int(pick.sum()))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return (parts[0] + 1j * parts[1]).astype(dtype)
+
+
+def _canonical(z: np.ndarray) -> np.ndarray:
+    """The bits of ``z`` with every NaN part made the one quiet NaN (its sign and payload dropped)."""
+    z = np.array(z, copy=True)
+    z.real[np.isnan(z.real)] = np.nan
+    z.imag[np.isnan(z.imag)] = np.nan
+    return np.ascontiguousarray(z).view(np.uint32 if z.dtype == np.complex64 else np.uint64)
+
+
+def _same(got: object, want: torch.Tensor, what: str) -> None:
+    g, w = np.asarray(got), want.numpy()
+    assert g.dtype == w.dtype and g.shape == w.shape, what
+    bad = np.nonzero((_canonical(g) != _canonical(w)).reshape(g.size, -1).any(1))[0]
+    assert not bad.size, f"{what}: {bad.size} of {g.size} differ, first at {bad[0]}: {g.reshape(-1)[bad[0]]} vs {w.reshape(-1)[bad[0]]}"
+
+
+def _layouts(z: np.ndarray) -> dict[str, tuple[torch.Tensor, st.Tensor]]:
+    """The same numbers as a contiguous run, a transposed (3, n) view and a stepped view, in both
+    libraries (fresh copies: an in-place form may write them)."""
+    n = z.size
+    t2 = np.ascontiguousarray(np.stack([z, z[::-1], z]).T)  # (n, 3), viewed as its (3, n) transpose
+    wide = np.repeat(z, 2)  # (every other element: the numbers)
+    out = {"contiguous": (torch.from_numpy(z.copy()), st.tensor(z.copy()))}
+    out["transposed"] = (torch.from_numpy(t2.copy()).t(), st.tensor(t2.copy()).t())
+    out["stepped"] = (torch.from_numpy(wide.copy())[::2], st.tensor(wide.copy())[::2])
+    assert out["stepped"][0].shape == (n,)
+    return out
+
+
+POWERS = [0.5, -0.5, -1, 2, 3, -2]
+POW_FORMS = {
+    "x ** e": lambda m, x, e: x ** e,
+    "pow(x, e)": lambda m, x, e: m.pow(x, e),
+    "x ** complex(e)": lambda m, x, e: x ** complex(e, 0),
+    "x.pow_(e)": lambda m, x, e: x.pow_(e),
+}
+DIRECT = {  # (the functions PyTorch sends the exponents to)
+    0.5: ("sqrt", "sqrt_"),
+    -0.5: ("rsqrt", "rsqrt_"),
+    -1: ("reciprocal", "reciprocal_"),
+    2: ("square", "square_"),
+}
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("exponent", POWERS)
+@pytest.mark.parametrize("form", list(POW_FORMS))
+def test_complex_pow_special_exponents_are_pytorchs(dtype, exponent, form):
+    rng = np.random.default_rng(abs(hash((form, exponent))) % 2**32)
+    f = POW_FORMS[form]
+    for n in LENGTHS:
+        for layout, (tx, sx) in _layouts(_values(rng, n, dtype)).items():
+            want = f(torch, tx, exponent)
+            got = f(st, sx, exponent)
+            _same(got, want, f"{form} {exponent} n={n} {layout}")
+            if form == "x.pow_(e)":
+                _same(sx, tx, f"{form} {exponent} n={n} {layout}: the target")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("exponent", list(DIRECT))
+@pytest.mark.parametrize("inplace", [False, True])
+def test_complex_functions_behind_the_exponents_are_pytorchs(dtype, exponent, inplace):
+    rng = np.random.default_rng(int(exponent * 8) % 97 + inplace)
+    name = DIRECT[exponent][inplace]
+    for n in LENGTHS:
+        for layout, (tx, sx) in _layouts(_values(rng, n, dtype)).items():
+            want = getattr(tx, name)()
+            got = getattr(sx, name)()
+            _same(got, want, f"{name} n={n} {layout}")
+
+
+def test_complex_reciprocal_of_zero_is_inf_nanj_as_pytorchs():
+    for dtype in (st.complex64, st.complex128):
+        for e in (-1, -2, -0.5):
+            got = np.asarray(st.tensor([0j, complex(-0.0, 0.0)], dtype=dtype) ** e)
+            assert np.isposinf(got.real).all() and np.isnan(got.imag).all(), (dtype, e)
+
+
+DIV_FORMS = {
+    "x / y": lambda m, x, y: x / y,
+    "div(x, y)": lambda m, x, y: m.div(x, y),
+    "x / y[0]": lambda m, x, y: x / y.reshape(-1)[0],  # (a 0-d divisor)
+    "x / number": lambda m, x, y: x / complex(y.reshape(-1)[0].item()),
+    "x.div_(y)": lambda m, x, y: x.div_(y),
+    "x.div_(number)": lambda m, x, y: x.div_(complex(y.reshape(-1)[0].item())),
+    "div(x, y, out=y)": lambda m, x, y: m.div(x, y, out=y),
+}
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("form", list(DIV_FORMS))
+def test_complex_division_is_pytorchs(dtype, form):
+    rng = np.random.default_rng(len(form) * 7 + np.dtype(dtype).itemsize)
+    f = DIV_FORMS[form]
+    for n in LENGTHS:
+        xs, ys = _layouts(_values(rng, n, dtype)), _layouts(_values(rng, n, dtype))
+        for layout in xs:
+            (tx, sx), (ty, sy) = xs[layout], ys[layout]
+            want = f(torch, tx, ty)
+            got = f(st, sx, sy)
+            _same(got, want, f"{form} n={n} {layout}")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_complex_division_of_a_large_run_is_pytorchs(dtype, torch_threads_as_assumed):
+    # (past 32768 elements PyTorch cuts the run into chunks, each with its own tail)
+    rng = np.random.default_rng(3)
+    x, y = _values(rng, 100_003, dtype), _values(rng, 100_003, dtype)
+    _same(st.tensor(x) / st.tensor(y), torch.from_numpy(x) / torch.from_numpy(y), "x / y")
+    _same(st.tensor(x) ** 3, torch.from_numpy(x) ** 3, "x ** 3")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_complex_division_of_broadcast_operands_is_pytorchs(dtype):
+    rng = np.random.default_rng(4)
+    for rows, cols in [(3, 5), (5, 19), (2, 33), (17, 1)]:
+        x, y, z = (_values(rng, k, dtype) for k in (rows * cols, cols, rows))
+        tx, sx = torch.from_numpy(x.reshape(rows, cols)), st.tensor(x.reshape(rows, cols))
+        _same(sx / st.tensor(y), tx / torch.from_numpy(y), f"row divisor {rows}x{cols}")
+        _same(sx / st.tensor(z).reshape(rows, 1), tx / torch.from_numpy(z).reshape(rows, 1), f"column divisor {rows}x{cols}")
+        _same(st.tensor(z).reshape(rows, 1) / st.tensor(y), torch.from_numpy(z).reshape(rows, 1) / torch.from_numpy(y),
+              f"outer quotient {rows}x{cols}")
