@@ -153,3 +153,47 @@ def test_complex_division_of_broadcast_operands_is_pytorchs(dtype):
         _same(sx / st.tensor(z).reshape(rows, 1), tx / torch.from_numpy(z).reshape(rows, 1), f"column divisor {rows}x{cols}")
         _same(st.tensor(z).reshape(rows, 1) / st.tensor(y), torch.from_numpy(z).reshape(rows, 1) / torch.from_numpy(y),
               f"outer quotient {rows}x{cols}")
+
+
+def _same_bits(got: object, want: torch.Tensor, what: str) -> None:
+    """Every bit, a NaN's sign included (neg's are defined: ``0 - z`` keeps it, ``-z`` flips it)."""
+    g, w = np.ascontiguousarray(np.asarray(got)), np.ascontiguousarray(want.numpy())
+    assert g.dtype == w.dtype and g.shape == w.shape, what
+    view = np.uint32 if g.dtype == np.complex64 else np.uint64
+    bad = np.nonzero((g.view(view) != w.view(view)).reshape(g.size, -1).any(1))[0]
+    assert not bad.size, f"{what}: {bad.size} of {g.size} differ, first at {bad[0]}"
+
+
+NEG_FORMS = {
+    "-x": lambda m, x: -x,
+    "neg(x)": lambda m, x: m.neg(x),
+    "x.neg_()": lambda m, x: x.neg_(),
+    "negative(x)": lambda m, x: m.negative(x),
+}
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("form", list(NEG_FORMS))
+def test_complex_neg_zero_and_nan_signs_are_pytorchs(dtype, form):
+    # PyTorch's vector loop computes 0 - z (+0 stays +0), its scalar tail -z (-0)
+    rng = np.random.default_rng(len(form))
+    f = NEG_FORMS[form]
+    for n in LENGTHS:
+        for layout, (tx, sx) in _layouts(_values(rng, n, dtype)).items():
+            _same_bits(f(st, sx), f(torch, tx), f"{form} n={n} {layout}")
+            _same_bits(sx, tx, f"{form} n={n} {layout}: the input")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_complex_neg_of_a_large_run_is_pytorchs(dtype, torch_threads_as_assumed):
+    z = _values(np.random.default_rng(9), 70_007, dtype)
+    _same_bits(-st.tensor(z), -torch.from_numpy(z), "-x")
+    t = torch.from_numpy(z.copy()).reshape(7, 10_001)
+    _same_bits(-st.tensor(z.copy()).reshape(7, 10_001).t(), -t.t(), "-x.t()")
+
+
+def test_complex_neg_in_place_keeps_infinite_parts_partners():
+    # (a multiply by -1 made inf + 1j's imaginary part NaN)
+    x = st.tensor([complex(np.inf, 1.0), complex(1.0, -np.inf)], dtype=st.complex64)
+    x.neg_()
+    assert np.asarray(x).tolist() == [complex(-np.inf, -1.0), complex(-1.0, np.inf)]

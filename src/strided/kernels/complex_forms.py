@@ -36,7 +36,7 @@ import numpy as np
 
 from ..layout.core import contiguous_strides
 from . import native
-from .torch_loops import GRAIN_SIZE, loop_positions, parallel_chunks, torch_threads, torch_vector_bytes
+from .torch_loops import loop_positions, piece_length, torch_vector_bytes
 
 DIV, RECIPROCAL, SQUARE, CUBE, INVERSE_SQUARE, RSQRT = range(6)
 
@@ -163,7 +163,7 @@ def _run_modes(op: int, n: int, block: int, wide: bool, aliased: bool) -> np.nda
     """:func:`modes` of one row of ``n`` elements, cut into parallel_for's chunks from
     :data:`GRAIN_SIZE` on: each chunk's vector blocks filled at once, its tail by
     :func:`_place_modes` (a flat 1M-element run: ~20 ms by per-element places, ~0.3 ms so)."""
-    piece = n if n < GRAIN_SIZE else -(-n // parallel_chunks(n, torch_threads()))
+    piece = piece_length(n)
     out = np.empty(n, np.uint8)
     vector = int(_place_modes(op, np.full(1, -1), 0, wide, aliased)[0])
     for start in range(0, n, piece):
