@@ -197,3 +197,14 @@ def test_complex_neg_in_place_keeps_infinite_parts_partners():
     x = st.tensor([complex(np.inf, 1.0), complex(1.0, -np.inf)], dtype=st.complex64)
     x.neg_()
     assert np.asarray(x).tolist() == [complex(-np.inf, -1.0), complex(-1.0, np.inf)]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", ["sigmoid", "sigmoid_"])
+def test_complex_sigmoid_is_pytorchs(dtype, name):
+    # 1 / (1 + exp(-z)) with c10's division (NumPy's reciprocal rounded otherwise)
+    rng = np.random.default_rng(len(name))
+    for n in LENGTHS:
+        for layout, (tx, sx) in _layouts(_values(rng, n, dtype)).items():
+            _same(getattr(sx, name)(), getattr(tx, name)(), f"{name} n={n} {layout}")
+            _same(sx, tx, f"{name} n={n} {layout}: the input")

@@ -481,6 +481,9 @@ def sigmoid_kernel(x: np.ndarray, out: np.ndarray, compute: np.dtype) -> None:
             if res is not out:
                 np.copyto(out, res, casting="unsafe")
             return
+    if compute.kind == "c":
+        _complex_sigmoid(x, out, compute)
+        return
     half = compute == _F16 or (compute.kind == "V" and compute.name == "bfloat16")
     work_dtype = _F32 if half else compute
     work = out if out.dtype == work_dtype else np.empty(out.shape, work_dtype)
@@ -493,6 +496,19 @@ def sigmoid_kernel(x: np.ndarray, out: np.ndarray, compute: np.dtype) -> None:
     np.reciprocal(work, out=work)
     if work is not out:
         np.copyto(out, work, casting="unsafe")
+
+
+def _complex_sigmoid(x: np.ndarray, out: np.ndarray, compute: np.dtype) -> None:
+    """Complex sigmoid as PyTorch's: ``1 / (1 + exp(-z))``, the exponential the C library's
+    (NumPy's complex exp: the same bits), ``1 + w`` adding 1 to the real part and 0 to the
+    imaginary one, the quotient c10's division with its fused scale (:func:`reciprocal_into`;
+    NumPy's reciprocal rounded otherwise: ~30% of complex64 results differed, and an in-place
+    multiply by -1 made an infinite part's partner NaN). The sign of -0 vs 0 - z is lost in the
+    ``+ 0`` (PyTorch's vector loop negates as 0 - z, its tail as -z: the same results)."""
+    w = np.negative(x, dtype=compute)  # (a fresh array: out may be x)
+    np.exp(w, out=w)
+    np.add(w, compute.type(1), out=w)
+    reciprocal_into(w, out, compute)
 
 
 def sigmoid_fresh(x: np.ndarray) -> np.ndarray:
