@@ -208,3 +208,31 @@ def test_complex_sigmoid_is_pytorchs(dtype, name):
         for layout, (tx, sx) in _layouts(_values(rng, n, dtype)).items():
             _same(getattr(sx, name)(), getattr(tx, name)(), f"{name} n={n} {layout}")
             _same(sx, tx, f"{name} n={n} {layout}: the input")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", ["log1p", "log1p_", "expm1", "expm1_", "acos", "acos_", "arccos"])
+def test_complex_log1p_expm1_acos_are_pytorchs(dtype, name):
+    # c10's log1p (log(u) * (z / (u - 1)), fused) and expm1, and complex128's acos (pi/2 - asin(z));
+    # NumPy's are other formulas (log1p(inf + nanj) was inf + nanj, PyTorch's nan + nanj)
+    rng = np.random.default_rng(len(name) + 3)
+    for n in LENGTHS:
+        for layout, (tx, sx) in _layouts(_values(rng, n, dtype)).items():
+            if layout == "stepped" and name.startswith("log1p"):
+                # Known gap: over a strided row PyTorch's compiler leaves the tail's product and
+                # quotient unfused in places (complex64: past the row's blocks of 8; complex128:
+                # a form not reproduced), so the last bit may differ there; the class may not
+                _close(getattr(sx, name)(), getattr(tx, name)(), f"{name} n={n} {layout}")
+                continue
+            _same(getattr(sx, name)(), getattr(tx, name)(), f"{name} n={n} {layout}")
+
+
+def _close(got: object, want: torch.Tensor, what: str) -> None:
+    """The same NaN, infinite and zero parts (signs too) and finite parts within 4 ulps."""
+    g, w = np.asarray(got), want.numpy()
+    for gp, wp in ((g.real, w.real), (g.imag, w.imag)):
+        assert (np.isnan(gp) == np.isnan(wp)).all(), what
+        finite = np.isfinite(wp) & ~np.isnan(gp)
+        assert (gp[~finite & ~np.isnan(wp)] == wp[~finite & ~np.isnan(wp)]).all(), what
+        assert (np.signbit(gp[wp == 0]) == np.signbit(wp[wp == 0])).all(), what
+        np.testing.assert_allclose(gp[finite], wp[finite], rtol=4 * np.finfo(gp.dtype).eps, atol=0, err_msg=what)

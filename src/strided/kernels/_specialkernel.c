@@ -8515,12 +8515,20 @@ static PyObject *py_complex_pow(PyObject *self, PyObject *const *args, Py_ssize_
  * third's (a quotient of 1 by 0 is inf + nanj with a positive NaN: PyTorch's compiler folds the
  * constant 0 / |0|). ``op``: 0 x / y (bits: scl, re, im); 1 1 / y (bit 0: scl; x unused); 2 y * y (bit 0);
  * 3 (y * y) * y (bits 0, 1: each product); 4 1 / (y * y) (bit 0 the product, bit 1 scl); 5
- * 1 / csqrt(y) (bit 0: scl). Buffers complex64 ("Zf") or complex128 ("Zd") of one format,
+ * 1 / csqrt(y) (bit 0: scl); and c10's complex functions whose forms are one everywhere (modes
+ * unread): 6 log1p(y), 7 expm1(y), 8 the C library's cacos(y) (bit 0: (pi/2, 0) - casin(y),
+ * complex128's vector loop). Buffers complex64 ("Zf") or complex128 ("Zd") of one format,
  * C-contiguous and aligned; x and y of out's length or one element; out may be x or y itself (each
  * element read before it is written), no other overlap. False (nothing written) otherwise. Built
  * with -ffp-contract=off: an unfused form is rounded. */
 float _Complex csqrtf(float _Complex);
 double _Complex csqrt(double _Complex);
+float _Complex clogf(float _Complex);
+double _Complex clog(double _Complex);
+float _Complex cacosf(float _Complex);
+double _Complex cacos(double _Complex);
+float _Complex casinf(float _Complex);
+double _Complex casin(double _Complex);
 /* (an fma clone: the fmaf calls below become one instruction, ~2x the libm call's speed; the
  * unfused forms stay unfused, -ffp-contract=off) */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -8528,7 +8536,7 @@ double _Complex csqrt(double _Complex);
 #else
 #define FMA_CLONES
 #endif
-#define COMPLEX_FORMS(T, FMA, ABS, CSQRT)                                                          \
+#define COMPLEX_FORMS(T, FMA, ABS, CSQRT, CLOG, CACOS, CASIN, SIN, COS, EXPM1, EXP)                                                          \
     static inline T fused_##T(int on, T p, T q, T r) { return on ? FMA(p, q, r) : p * q + r; }       \
     static inline void div_##T(T a, T b, T c, T d, int m, T *re, T *im)                            \
     {                                                                                              \
@@ -8563,6 +8571,28 @@ double _Complex csqrt(double _Complex);
             *im = ad - bc;                                                                         \
         }                                                                                          \
     }                                                                                              \
+    /* c10's CPU log1p: u = z + 1; z where u == 1; else log(u), times z / (u - 1) unless u - 1 == z \
+     * (the product and the quotient contracted throughout: map(std::log1p) in both loops) */      \
+    static inline void complex_log1p_##T(T c, T d, T *re, T *im)                                   \
+    {                                                                                              \
+        T ur = c + 1, qr, qi;                                                                      \
+        if (ur == 1 && d == 0) {                                                                   \
+            *re = c;                                                                               \
+            *im = d;                                                                               \
+            return;                                                                                \
+        }                                                                                          \
+        T _Complex u, lu;                                                                          \
+        __real__ u = ur;                                                                           \
+        __imag__ u = d;                                                                            \
+        lu = CLOG(u);                                                                              \
+        if (ur - 1 == c && d == d) { /* (u - 1 == z: the same imaginary part, not NaN) */                  \
+            *re = __real__ lu;                                                                     \
+            *im = __imag__ lu;                                                                     \
+            return;                                                                                \
+        }                                                                                          \
+        div_##T(c, d, ur - 1, d, 7, &qr, &qi);                                                     \
+        mul_##T(__real__ lu, __imag__ lu, qr, qi, 1, re, im);                                      \
+    }                                                                                              \
     FMA_CLONES static void complex_forms_##T(int op, const T *x, Py_ssize_t xs, const T *y,        \
                                              Py_ssize_t ys,                                        \
                                   T *o, const uint8_t *modes, Py_ssize_t ms, Py_ssize_t n)          \
@@ -8582,20 +8612,42 @@ double _Complex csqrt(double _Complex);
                 mul_##T(c, d, c, d, m & 1, &r2, &i2);                                              \
                 div_##T(1, 0, r2, i2, ((m >> 1) & 1) | 8, &re, &im);                                     \
                 break;                                                                             \
-            default: {                                                                             \
+            case 5: {                                                                              \
                 T _Complex z, root;                                                                \
                 __real__ z = c;                                                                    \
                 __imag__ z = d;                                                                    \
                 root = CSQRT(z);                                                                   \
-                div_##T(1, 0, __real__ root, __imag__ root, (m & 1) | 8, &re, &im);                      \
+                div_##T(1, 0, __real__ root, __imag__ root, (m & 1) | 8, &re, &im);                \
+                break;                                                                             \
+            }                                                                                      \
+            case 6: complex_log1p_##T(c, d, &re, &im); break;                                      \
+            case 7: { /* expm1: c10's (expm1(x) cos(y) - 2 sin(y/2)^2, e^x sin(y)), contracted */  \
+                T a = SIN(d / 2);                                                                  \
+                re = FMA(EXPM1(c), COS(d), -((T)2 * a * a));                                       \
+                im = EXP(c) * SIN(d);                                                              \
+                break;                                                                             \
+            }                                                                                      \
+            default: {                                                                             \
+                T _Complex z, w;                                                                   \
+                __real__ z = c;                                                                    \
+                __imag__ z = d;                                                                    \
+                if (m & 1) { /* (complex128's vector loop: (pi/2, 0) - casin(z)) */                \
+                    w = CASIN(z);                                                                  \
+                    __real__ w = (T)1.5707963267948966 - __real__ w;                               \
+                    __imag__ w = (T)0 - __imag__ w;                                                \
+                } else {                                                                           \
+                    w = CACOS(z);                                                                  \
+                }                                                                                  \
+                re = __real__ w;                                                                   \
+                im = __imag__ w;                                                                   \
             }                                                                                      \
             }                                                                                      \
             o[2 * i] = re;                                                                         \
             o[2 * i + 1] = im;                                                                     \
         }                                                                                          \
     }
-COMPLEX_FORMS(float, fmaf, fabsf, csqrtf)
-COMPLEX_FORMS(double, fma, fabs, csqrt)
+COMPLEX_FORMS(float, fmaf, fabsf, csqrtf, clogf, cacosf, casinf, sinf, cosf, expm1f, expf)
+COMPLEX_FORMS(double, fma, fabs, csqrt, clog, cacos, casin, sin, cos, expm1, exp)
 #undef COMPLEX_FORMS
 
 static PyObject *py_complex_forms(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -8622,7 +8674,7 @@ static PyObject *py_complex_forms(PyObject *self, PyObject *const *args, Py_ssiz
     Py_ssize_t n = b[2].itemsize ? b[2].len / b[2].itemsize : 0;
     Py_ssize_t nx = b[0].itemsize ? b[0].len / b[0].itemsize : 0, ny = b[1].itemsize ? b[1].len / b[1].itemsize : 0;
     Py_ssize_t nm = b[3].itemsize == 1 ? b[3].len : 0;
-    int ok = (c64 || c128) && op >= 0 && op <= 5 && n > 0 && strcmp(b[0].format, f) == 0 && strcmp(b[1].format, f) == 0
+    int ok = (c64 || c128) && op >= 0 && op <= 8 && n > 0 && strcmp(b[0].format, f) == 0 && strcmp(b[1].format, f) == 0
              && (strcmp(b[3].format, "B") == 0 || strcmp(b[3].format, "?") == 0)
              && (nx == n || nx == 1) && (ny == n || ny == 1) && (nm == n || nm == 1);
     for (int k = 0; ok && k < 4; k++)

@@ -24,6 +24,10 @@ capability, one thread; tests/test_cplx25.py):
   first after them; strided rows of an in-place form only the first.
 - ``y ** -2`` (op 4: product, then the reciprocal's scale): the vector blocks round the product
   and fuse the scale; elsewhere both fused.
+- log1p (op 6: c10's CPU formula, ``log(u) * (z / (u - 1))`` with u = z + 1, the product and
+  quotient fused), expm1 (op 7: ``fma(expm1(x), cos(y), -2 sin(y/2)^2)``, ``e^x sin(y)``) and acos
+  (op 8: complex64 the C library's cacosf, complex128 ``(pi/2, 0) - casin(z)``): one form
+  everywhere (:func:`fixed_mode`).
 """
 
 from __future__ import annotations
@@ -38,12 +42,12 @@ from ..layout.core import contiguous_strides
 from . import native
 from .torch_loops import loop_positions, piece_length, torch_vector_bytes
 
-DIV, RECIPROCAL, SQUARE, CUBE, INVERSE_SQUARE, RSQRT = range(6)
+DIV, RECIPROCAL, SQUARE, CUBE, INVERSE_SQUARE, RSQRT, LOG1P, EXPM1, ACOS = range(9)
 
 Operand = tuple[tuple[int, ...], tuple[int, ...]] | None
 
 # (one mode for every element: the ops whose form does not depend on the place)
-_EVERYWHERE = {RECIPROCAL: 1, RSQRT: 1}
+_EVERYWHERE = {RECIPROCAL: 1, RSQRT: 1, LOG1P: 0, EXPM1: 0, ACOS: 0}
 
 
 def forms_into(op: int, x: np.ndarray | None, y: np.ndarray, out: np.ndarray,
@@ -86,13 +90,23 @@ def _flat(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     return np.ascontiguousarray(a).reshape(-1)
 
 
+def fixed_mode(op: int, itemsize: int) -> int:
+    """The one mode of an op whose form does not depend on the place (log1p, expm1, acos,
+    reciprocal, rsqrt) for a complex ``itemsize``: complex128's acos is ``(pi/2, 0) - casin(z)``
+    (Vectorized<complex<double>>::acos, and its scalar loop gives the same bits), complex64's
+    the C library's cacosf."""
+    if op == ACOS:
+        return 1 if itemsize == 16 else 0
+    return _EVERYWHERE[op]
+
+
 def modes(op: int, shape: tuple[int, ...], strides: tuple[int, ...], fresh: bool,
           inputs: Sequence[Operand], itemsize: int, aliased: bool) -> int | np.ndarray:
     """Each element's form (``forms_into``'s ``modes``) for ``op`` where PyTorch's loop walks an
     output of ``shape`` and ``strides`` (``fresh``: allocated for the result) over ``inputs``
     (torch_loops' operands); ``aliased``: the output is an input (an in-place form)."""
     if op in _EVERYWHERE:
-        return _EVERYWHERE[op]
+        return fixed_mode(op, itemsize)
     if not math.prod(shape):
         return 0
     wide = itemsize == 16

@@ -94,6 +94,22 @@ def _ufunc(uf: np.ufunc) -> Kernel:
     return run
 
 
+def _complex_c10(uf: np.ufunc, kind: int) -> Kernel:
+    """``uf``, but a complex compute dtype takes c10's function as PyTorch computes it
+    (:mod:`strided.kernels.complex_forms` op ``kind``: log1p, expm1, the C library's acos) where
+    the compiled kernel runs: NumPy's complex log1p / expm1 / arccos (complex128) are other
+    formulas (log1p of random complex64 numbers: 46% of PyTorch's bits; at special parts the
+    class differed)."""
+    def run(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
+        if compute.kind == "c" and out.dtype == compute \
+                and complex_forms.forms_into(kind, None, x.astype(compute, copy=False), out,
+                                             complex_forms.fixed_mode(kind, compute.itemsize)):
+            return
+        uf(x, out=out, dtype=compute, casting="unsafe")
+
+    return run
+
+
 def _angle(uf: np.ufunc, num: float, den: float) -> Kernel:
     """deg2rad / rad2deg as PyTorch's one multiplication for float32 and float64:
     ``x * (num / den)``, the double quotient rounded once to the compute type (PyTorch's
@@ -544,8 +560,8 @@ TABLE: tuple[MoreUnary, ...] = (
     MoreUnary("sgn", _sign, "same", out_same_dtype="always"),
     MoreUnary("square", _square, "same", bool_to_long=True),
     MoreUnary("nan_to_num", _nan_to_num, "same", like="always"),
-    _float("log1p", _ufunc(np.log1p)),
-    _float("expm1", _ufunc(np.expm1)),
+    _float("log1p", _complex_c10(np.log1p, complex_forms.LOG1P)),
+    _float("expm1", _complex_c10(np.expm1, complex_forms.EXPM1)),
     _float("log2", _ufunc(np.log2)),
     _float("log10", _ufunc(np.log10)),
     _float("exp2", _ufunc(np.exp2)),
@@ -561,7 +577,7 @@ TABLE: tuple[MoreUnary, ...] = (
     MoreUnary("logit", _logit_kernel, "float", kernel_name="logit_cpu"),
     _float("tan", _ufunc(np.tan)),
     _float("asin", _ufunc(np.arcsin), "arcsin"),
-    _float("acos", _ufunc(np.arccos), "arccos"),
+    _float("acos", _complex_c10(np.arccos, complex_forms.ACOS), "arccos"),
     _float("atan", _ufunc(np.arctan), "arctan"),
     _float("sinh", _ufunc(np.sinh)),
     _float("cosh", _ufunc(np.cosh)),
