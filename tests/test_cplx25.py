@@ -211,10 +211,12 @@ def test_complex_sigmoid_is_pytorchs(dtype, name):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("name", ["log1p", "log1p_", "expm1", "expm1_", "acos", "acos_", "arccos"])
-def test_complex_log1p_expm1_acos_are_pytorchs(dtype, name):
-    # c10's log1p (log(u) * (z / (u - 1)), fused) and expm1, and complex128's acos (pi/2 - asin(z));
-    # NumPy's are other formulas (log1p(inf + nanj) was inf + nanj, PyTorch's nan + nanj)
+@pytest.mark.parametrize("name", ["log1p", "log1p_", "expm1", "expm1_", "acos", "acos_", "arccos",
+                                  "log2", "log2_", "log10", "log10_"])
+def test_complex_log1p_expm1_acos_log2_log10_are_pytorchs(dtype, name):
+    # c10's log1p (log(u) * (z / (u - 1)), fused) and expm1, complex128's acos (pi/2 - asin(z)),
+    # log2 / log10 as clog(z) over log(2) / log(10); NumPy's are other formulas (log1p(inf + nanj)
+    # was inf + nanj, PyTorch's nan + nanj)
     rng = np.random.default_rng(len(name) + 3)
     for n in LENGTHS:
         for layout, (tx, sx) in _layouts(_values(rng, n, dtype)).items():

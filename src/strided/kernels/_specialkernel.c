@@ -8517,7 +8517,8 @@ static PyObject *py_complex_pow(PyObject *self, PyObject *const *args, Py_ssize_
  * 3 (y * y) * y (bits 0, 1: each product); 4 1 / (y * y) (bit 0 the product, bit 1 scl); 5
  * 1 / csqrt(y) (bit 0: scl); and c10's complex functions whose forms are one everywhere (modes
  * unread): 6 log1p(y), 7 expm1(y), 8 the C library's cacos(y) (bit 0: (pi/2, 0) - casin(y),
- * complex128's vector loop). Buffers complex64 ("Zf") or complex128 ("Zd") of one format,
+ * complex128's vector loop), 9 log10(y), 10 log2(y) (bit 3: the parts over log 2, the vector loop's;
+ * else c10's division by (log 2, 0), bits 0-2 its forms). Buffers complex64 ("Zf") or complex128 ("Zd") of one format,
  * C-contiguous and aligned; x and y of out's length or one element; out may be x or y itself (each
  * element read before it is written), no other overlap. False (nothing written) otherwise. Built
  * with -ffp-contract=off: an unfused form is rounded. */
@@ -8621,6 +8622,21 @@ double _Complex casin(double _Complex);
                 break;                                                                             \
             }                                                                                      \
             case 6: complex_log1p_##T(c, d, &re, &im); break;                                      \
+            case 9: /* log10: clog(z) parts over log(10) (libstdc++'s, and the vector loop's) */   \
+            case 10: { /* log2: over log(2) (vector loop) or c10's division by (log 2, 0) */       \
+                T _Complex z, w;                                                                   \
+                __real__ z = c;                                                                    \
+                __imag__ z = d;                                                                    \
+                w = CLOG(z);                                                                       \
+                T base = op == 9 ? (T)2.302585092994045684 : (T)0.693147180559945309;              \
+                if (op == 9 || (m & 8)) {                                                          \
+                    re = __real__ w / base;                                                        \
+                    im = __imag__ w / base;                                                        \
+                } else {                                                                           \
+                    div_##T(__real__ w, __imag__ w, base, 0, m & 7, &re, &im);                     \
+                }                                                                                  \
+                break;                                                                             \
+            }                                                                                      \
             case 7: { /* expm1: c10's (expm1(x) cos(y) - 2 sin(y/2)^2, e^x sin(y)), contracted */  \
                 T a = SIN(d / 2);                                                                  \
                 re = FMA(EXPM1(c), COS(d), -((T)2 * a * a));                                       \
@@ -8674,7 +8690,7 @@ static PyObject *py_complex_forms(PyObject *self, PyObject *const *args, Py_ssiz
     Py_ssize_t n = b[2].itemsize ? b[2].len / b[2].itemsize : 0;
     Py_ssize_t nx = b[0].itemsize ? b[0].len / b[0].itemsize : 0, ny = b[1].itemsize ? b[1].len / b[1].itemsize : 0;
     Py_ssize_t nm = b[3].itemsize == 1 ? b[3].len : 0;
-    int ok = (c64 || c128) && op >= 0 && op <= 8 && n > 0 && strcmp(b[0].format, f) == 0 && strcmp(b[1].format, f) == 0
+    int ok = (c64 || c128) && op >= 0 && op <= 10 && n > 0 && strcmp(b[0].format, f) == 0 && strcmp(b[1].format, f) == 0
              && (strcmp(b[3].format, "B") == 0 || strcmp(b[3].format, "?") == 0)
              && (nx == n || nx == 1) && (ny == n || ny == 1) && (nm == n || nm == 1);
     for (int k = 0; ok && k < 4; k++)

@@ -28,6 +28,9 @@ capability, one thread; tests/test_cplx25.py):
   quotient fused), expm1 (op 7: ``fma(expm1(x), cos(y), -2 sin(y/2)^2)``, ``e^x sin(y)``) and acos
   (op 8: complex64 the C library's cacosf, complex128 ``(pi/2, 0) - casin(z)``): one form
   everywhere (:func:`fixed_mode`).
+- log10 and log2 (ops 9, 10): the C library's clog, each part divided by log(10) or log(2) in the
+  dtype (Vectorized's ``log() / log2_``; its scalar loop gave the same bits at every place
+  measured; log2's mode 8, bits 0-2 c10's division by (log 2, 0) left in the kernel).
 """
 
 from __future__ import annotations
@@ -42,12 +45,12 @@ from ..layout.core import contiguous_strides
 from . import native
 from .torch_loops import loop_positions, piece_length, torch_vector_bytes
 
-DIV, RECIPROCAL, SQUARE, CUBE, INVERSE_SQUARE, RSQRT, LOG1P, EXPM1, ACOS = range(9)
+DIV, RECIPROCAL, SQUARE, CUBE, INVERSE_SQUARE, RSQRT, LOG1P, EXPM1, ACOS, LOG10, LOG2 = range(11)
 
 Operand = tuple[tuple[int, ...], tuple[int, ...]] | None
 
 # (one mode for every element: the ops whose form does not depend on the place)
-_EVERYWHERE = {RECIPROCAL: 1, RSQRT: 1, LOG1P: 0, EXPM1: 0, ACOS: 0}
+_EVERYWHERE = {RECIPROCAL: 1, RSQRT: 1, LOG1P: 0, EXPM1: 0, ACOS: 0, LOG10: 0, LOG2: 8}
 
 
 def forms_into(op: int, x: np.ndarray | None, y: np.ndarray, out: np.ndarray,
@@ -91,8 +94,8 @@ def _flat(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 
 
 def fixed_mode(op: int, itemsize: int) -> int:
-    """The one mode of an op whose form does not depend on the place (log1p, expm1, acos,
-    reciprocal, rsqrt) for a complex ``itemsize``: complex128's acos is ``(pi/2, 0) - casin(z)``
+    """The one mode of an op whose form does not depend on the place (log1p, expm1, acos, log2,
+    log10, reciprocal, rsqrt) for a complex ``itemsize``: complex128's acos is ``(pi/2, 0) - casin(z)``
     (Vectorized<complex<double>>::acos, and its scalar loop gives the same bits), complex64's
     the C library's cacosf."""
     if op == ACOS:

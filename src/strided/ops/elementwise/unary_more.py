@@ -96,9 +96,9 @@ def _ufunc(uf: np.ufunc) -> Kernel:
 
 def _complex_c10(uf: np.ufunc, kind: int) -> Kernel:
     """``uf``, but a complex compute dtype takes c10's function as PyTorch computes it
-    (:mod:`strided.kernels.complex_forms` op ``kind``: log1p, expm1, the C library's acos) where
-    the compiled kernel runs: NumPy's complex log1p / expm1 / arccos (complex128) are other
-    formulas (log1p of random complex64 numbers: 46% of PyTorch's bits; at special parts the
+    (:mod:`strided.kernels.complex_forms` op ``kind``: log1p, expm1, the C library's acos, log2,
+    log10) where the compiled kernel runs: NumPy's complex log1p / expm1 / arccos (complex128) /
+    log2 / log10 are other formulas (log1p of random complex64 numbers: 46% of PyTorch's bits; at special parts the
     class differed)."""
     def run(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
         if compute.kind == "c" and out.dtype == compute \
@@ -562,8 +562,8 @@ TABLE: tuple[MoreUnary, ...] = (
     MoreUnary("nan_to_num", _nan_to_num, "same", like="always"),
     _float("log1p", _complex_c10(np.log1p, complex_forms.LOG1P)),
     _float("expm1", _complex_c10(np.expm1, complex_forms.EXPM1)),
-    _float("log2", _ufunc(np.log2)),
-    _float("log10", _ufunc(np.log10)),
+    _float("log2", _complex_c10(np.log2, complex_forms.LOG2)),
+    _float("log10", _complex_c10(np.log10, complex_forms.LOG10)),
     _float("exp2", _ufunc(np.exp2)),
     _float("rsqrt", _rsqrt),
     _float("reciprocal", _reciprocal),
