@@ -238,3 +238,29 @@ def _close(got: object, want: torch.Tensor, what: str) -> None:
         assert (gp[~finite & ~np.isnan(wp)] == wp[~finite & ~np.isnan(wp)]).all(), what
         assert (np.signbit(gp[wp == 0]) == np.signbit(wp[wp == 0])).all(), what
         np.testing.assert_allclose(gp[finite], wp[finite], rtol=4 * np.finfo(gp.dtype).eps, atol=0, err_msg=what)
+
+
+ADDC_FORMS = {
+    "addcmul": lambda m, x, y, z, v: m.addcmul(x, y, z, value=v),
+    "addcmul_": lambda m, x, y, z, v: x.addcmul_(y, z, value=v),
+    "addcdiv": lambda m, x, y, z, v: m.addcdiv(x, y, z, value=v),
+    "addcdiv_": lambda m, x, y, z, v: x.addcdiv_(y, z, value=v),
+    "addcmul(out=)": lambda m, x, y, z, v: m.addcmul(x, y, z, value=v, out=m.empty_like(x)),
+}
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("form", list(ADDC_FORMS))
+@pytest.mark.parametrize("value", [1, 0.5, -2.5])
+def test_complex_addcmul_addcdiv_are_pytorchs(dtype, form, value):
+    # PyTorch's kernel: input + (value * t1) * t2 (or / t2) with a complex value (1 included) and a
+    # plain sum; strided added with alpha = 1 + 0j (inf + x became NaN) and skipped value 1; in
+    # place over a strided row PyTorch rounds every complex64 product (overflow: inf, not NaN)
+    rng = np.random.default_rng(len(form) + int(value * 4) % 7)
+    f = ADDC_FORMS[form]
+    for n in LENGTHS:
+        xs, ys, zs = (_layouts(_values(rng, n, dtype)) for _ in range(3))
+        for layout in xs:
+            (tx, sx), (ty, sy), (tz, sz) = xs[layout], ys[layout], zs[layout]
+            _same(f(st, sx, sy, sz, value), f(torch, tx, ty, tz, value), f"{form} value={value} n={n} {layout}")
+            _same(sx, tx, f"{form} n={n} {layout}: the input")

@@ -8518,7 +8518,7 @@ static PyObject *py_complex_pow(PyObject *self, PyObject *const *args, Py_ssize_
  * 1 / csqrt(y) (bit 0: scl); and c10's complex functions whose forms are one everywhere (modes
  * unread): 6 log1p(y), 7 expm1(y), 8 the C library's cacos(y) (bit 0: (pi/2, 0) - casin(y),
  * complex128's vector loop), 9 log10(y), 10 log2(y) (bit 3: the parts over log 2, the vector loop's;
- * else c10's division by (log 2, 0), bits 0-2 its forms). Buffers complex64 ("Zf") or complex128 ("Zd") of one format,
+ * else c10's division by (log 2, 0), bits 0-2 its forms); 11 x * y (bit 0). Buffers complex64 ("Zf") or complex128 ("Zd") of one format,
  * C-contiguous and aligned; x and y of out's length or one element; out may be x or y itself (each
  * element read before it is written), no other overlap. False (nothing written) otherwise. Built
  * with -ffp-contract=off: an unfused form is rounded. */
@@ -8605,6 +8605,7 @@ double _Complex casin(double _Complex);
             case 0: div_##T(x[2 * i * xs], x[2 * i * xs + 1], c, d, m, &re, &im); break;           \
             case 1: div_##T(1, 0, c, d, m | 8, &re, &im); break;                                       \
             case 2: mul_##T(c, d, c, d, m & 1, &re, &im); break;                                   \
+            case 11: mul_##T(x[2 * i * xs], x[2 * i * xs + 1], c, d, m & 1, &re, &im); break;      \
             case 3:                                                                                \
                 mul_##T(c, d, c, d, m & 1, &r2, &i2);                                              \
                 mul_##T(r2, i2, c, d, m & 2, &re, &im);                                            \
@@ -8690,7 +8691,7 @@ static PyObject *py_complex_forms(PyObject *self, PyObject *const *args, Py_ssiz
     Py_ssize_t n = b[2].itemsize ? b[2].len / b[2].itemsize : 0;
     Py_ssize_t nx = b[0].itemsize ? b[0].len / b[0].itemsize : 0, ny = b[1].itemsize ? b[1].len / b[1].itemsize : 0;
     Py_ssize_t nm = b[3].itemsize == 1 ? b[3].len : 0;
-    int ok = (c64 || c128) && op >= 0 && op <= 10 && n > 0 && strcmp(b[0].format, f) == 0 && strcmp(b[1].format, f) == 0
+    int ok = (c64 || c128) && op >= 0 && op <= 11 && n > 0 && strcmp(b[0].format, f) == 0 && strcmp(b[1].format, f) == 0
              && (strcmp(b[3].format, "B") == 0 || strcmp(b[3].format, "?") == 0)
              && (nx == n || nx == 1) && (ny == n || ny == 1) && (nm == n || nm == 1);
     for (int k = 0; ok && k < 4; k++)

@@ -28,6 +28,10 @@ capability, one thread; tests/test_cplx25.py):
   quotient fused), expm1 (op 7: ``fma(expm1(x), cos(y), -2 sin(y/2)^2)``, ``e^x sin(y)``) and acos
   (op 8: complex64 the C library's cacosf, complex128 ``(pi/2, 0) - casin(z)``): one form
   everywhere (:func:`fixed_mode`).
+- addcmul's ``(value * t1) * t2`` (op 11, x * y; bit 0 fused), AVX2's blocks: the vector blocks
+  rounded; complex128 fused elsewhere; complex64 tails fused in runs of 4 from the start,
+  strided rows in pairs (an odd last element rounded), or rounded throughout where the output is
+  an input. addcdiv's ``(value * t1) / t2`` (op 0, :data:`ADDCDIV`'s modes): fused everywhere.
 - log10 and log2 (ops 9, 10): the C library's clog, each part divided by log(10) or log(2) in the
   dtype (Vectorized's ``log() / log2_``; its scalar loop gave the same bits at every place
   measured; log2's mode 8, bits 0-2 c10's division by (log 2, 0) left in the kernel).
@@ -45,7 +49,8 @@ from ..layout.core import contiguous_strides
 from . import native
 from .torch_loops import loop_positions, piece_length, torch_vector_bytes
 
-DIV, RECIPROCAL, SQUARE, CUBE, INVERSE_SQUARE, RSQRT, LOG1P, EXPM1, ACOS, LOG10, LOG2 = range(11)
+DIV, RECIPROCAL, SQUARE, CUBE, INVERSE_SQUARE, RSQRT, LOG1P, EXPM1, ACOS, LOG10, LOG2, MUL = range(12)
+ADDCDIV = 100  # (modes only: addcdiv's quotient, x / y fused throughout)
 
 Operand = tuple[tuple[int, ...], tuple[int, ...]] | None
 
@@ -113,11 +118,12 @@ def modes(op: int, shape: tuple[int, ...], strides: tuple[int, ...], fresh: bool
     if not math.prod(shape):
         return 0
     wide = itemsize == 16
-    if op == DIV and wide:
+    if (op == DIV and wide) or op == ADDCDIV:
         return 7
     # (2 * Vectorized<complex>::size(): pow's kernel is dispatched by CPU capability, AVX512's
-    # 16 complex64 here; div's has no AVX512 build, AVX2's 8, measured on in-place forms)
-    block = 2 * (32 if op == DIV else torch_vector_bytes()) // itemsize
+    # 16 complex64 here; div's and addcmul's have no AVX512 build, AVX2's 8, measured on
+    # in-place forms and tails)
+    block = 2 * (32 if op in (DIV, MUL) else torch_vector_bytes()) // itemsize
     if _one_run(shape, strides, inputs):
         n = math.prod(shape)
         if n <= _CACHED_RUN:
@@ -138,8 +144,10 @@ def _place_modes(op: int, k: np.ndarray, tail: np.ndarray | int, wide: bool, ali
     if op == DIV:
         fused = np.zeros(k.shape, bool) if aliased else k < tail - tail % 2
         return np.where(vector | fused, 7, 1).astype(np.uint8)
-    if op == SQUARE:
+    if op == SQUARE or (op == MUL and wide):
         return np.where(vector, 0, 1).astype(np.uint8)
+    if op == MUL:
+        return np.where(~vector & (k < tail - tail % 4), 1, 0).astype(np.uint8)
     if op == INVERSE_SQUARE:
         return np.where(vector, 2, 3).astype(np.uint8)
     # CUBE
@@ -195,15 +203,17 @@ def _run_modes(op: int, n: int, block: int, wide: bool, aliased: bool) -> np.nda
 def _strided_rows(op: int, shape: tuple[int, ...], strides: tuple[int, ...], fresh: bool,
                   inputs: Sequence[Operand], wide: bool, aliased: bool) -> int | np.ndarray:
     """:func:`modes` where PyTorch's loop takes strided rows (basic_loop)."""
-    if op == SQUARE or op == INVERSE_SQUARE:
-        return 1 if op == SQUARE else 3
+    if op == SQUARE or op == INVERSE_SQUARE or (op == MUL and wide):
+        return 3 if op == INVERSE_SQUARE else 1
     if op == CUBE and wide:
         return 3
+    unfused = 0 if op == MUL else 1  # (addcmul's rounds both products; div and ** 3 fuse their first step)
     if aliased:  # (the compiler's loop over overlapping memory: one element at a time)
-        return 1
+        return unfused
     places = loop_positions(shape, strides, fresh, inputs, strided_rows=True)
     if places is None:
-        return 1
+        return unfused
     pos, length, _ = places
-    run = 2 if op == DIV else 4
-    return np.where(pos < length - length % run, 7 if op == DIV else 3, 1).astype(np.uint8)
+    run = 4 if op == CUBE else 2
+    fused = {DIV: 7, CUBE: 3, MUL: 1}[op]
+    return np.where(pos < length - length % run, fused, unfused).astype(np.uint8)
