@@ -264,3 +264,15 @@ def test_complex_addcmul_addcdiv_are_pytorchs(dtype, form, value):
             (tx, sx), (ty, sy), (tz, sz) = xs[layout], ys[layout], zs[layout]
             _same(f(st, sx, sy, sz, value), f(torch, tx, ty, tz, value), f"{form} value={value} n={n} {layout}")
             _same(sx, tx, f"{form} n={n} {layout}: the input")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("exponent", [*POWERS, 2.5, 1 + 1j])
+def test_complex_float_power_is_pytorchs_pow(dtype, exponent):
+    # PyTorch: pow(x.to(complex128), complex(exponent)): the special exponents' kernels, else cpow
+    rng = np.random.default_rng(int(abs(exponent) * 10))
+    for n in LENGTHS:
+        for layout, (tx, sx) in _layouts(_values(rng, n, dtype)).items():
+            _same(st.float_power(sx, exponent), torch.float_power(tx, exponent), f"float_power {exponent} n={n} {layout}")
+            if dtype == np.complex128:
+                _same(sx.float_power_(exponent), tx.float_power_(exponent), f"float_power_ {exponent} n={n} {layout}")
