@@ -276,3 +276,13 @@ def test_complex_float_power_is_pytorchs_pow(dtype, exponent):
             _same(st.float_power(sx, exponent), torch.float_power(tx, exponent), f"float_power {exponent} n={n} {layout}")
             if dtype == np.complex128:
                 _same(sx.float_power_(exponent), tx.float_power_(exponent), f"float_power_ {exponent} n={n} {layout}")
+
+
+@pytest.mark.parametrize("name", ["cumsum", "cumprod"])
+def test_complex64_scans_accumulate_in_complex128_as_pytorch(name):
+    # at::acc_type<complex<float>> on the CPU is complex<double>: each running value rounded once
+    rng = np.random.default_rng(5)
+    for n in (1, 7, 40, 333):
+        z = (rng.standard_normal((3, n)) + 1j * rng.standard_normal((3, n))).astype(np.complex64)
+        for dim in (0, 1):
+            _same(getattr(st.tensor(z), name)(dim), getattr(torch.from_numpy(z), name)(dim), f"{name} n={n} dim={dim}")

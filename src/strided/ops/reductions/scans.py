@@ -35,6 +35,7 @@ from ...dtypes import (
     TORCH_NAME,
     DType,
     bfloat16,
+    complex64,
     float16,
     float32,
     float64,
@@ -73,9 +74,10 @@ from .._support.promotion import promote_types
 from .._support.reduce_args import shape_text
 from ..registry import backward, method
 
-# PyTorch's CPU scan accumulates in at::acc_type: double for float, float for half
+# PyTorch's CPU scan accumulates in at::acc_type: double for float, float for half, complex<double>
+# for complex<float> (a complex64 cumsum accumulated in complex64 matched 23% of its elements)
 _ACCUMULATOR = {float32: np.dtype(np.float64), float16: np.dtype(np.float32), bfloat16: np.dtype(np.float32),
-                float64: np.dtype(np.float64)}
+                float64: np.dtype(np.float64), complex64: np.dtype(np.complex128)}
 
 
 def _scan_dtype(self: Tensor, dtype: Any, op: str) -> DType:
