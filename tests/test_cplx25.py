@@ -278,11 +278,16 @@ def test_complex_float_power_is_pytorchs_pow(dtype, exponent):
                 _same(sx.float_power_(exponent), tx.float_power_(exponent), f"float_power_ {exponent} n={n} {layout}")
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("name", ["cumsum", "cumprod"])
-def test_complex64_scans_accumulate_in_complex128_as_pytorch(name):
-    # at::acc_type<complex<float>> on the CPU is complex<double>: each running value rounded once
+def test_complex_scans_are_pytorchs(dtype, name):
+    # at::acc_type<complex<float>> on the CPU is complex<double>: each running value rounded once;
+    # the running product starts from 1 + 0j with fused products ((1 + 0j) * (1 + infj) is nan + infj)
     rng = np.random.default_rng(5)
     for n in (1, 7, 40, 333):
-        z = (rng.standard_normal((3, n)) + 1j * rng.standard_normal((3, n))).astype(np.complex64)
-        for dim in (0, 1):
-            _same(getattr(st.tensor(z), name)(dim), getattr(torch.from_numpy(z), name)(dim), f"{name} n={n} dim={dim}")
+        for special in (False, True):
+            z = _values(rng, 3 * n, dtype).reshape(3, n) if special else \
+                (rng.standard_normal((3, n)) + 1j * rng.standard_normal((3, n))).astype(dtype)
+            for dim in (0, 1):
+                _same(getattr(st.tensor(z), name)(dim), getattr(torch.from_numpy(z), name)(dim), f"{name} n={n} dim={dim}")
+                _same(getattr(st.tensor(z).t(), name)(dim), getattr(torch.from_numpy(z).t(), name)(dim), f"{name}.t() n={n}")

@@ -8713,6 +8713,59 @@ static PyObject *py_complex_forms(PyObject *self, PyObject *const *args, Py_ssiz
     return answer;
 }
 
+/* complex_cumprod(x, out, n) -> bool: PyTorch's CPU running product of complex numbers in complex128
+ * (at::acc_type of both complex dtypes) along rows of n elements of a flat C-contiguous complex128
+ * ("Zd") x: acc = 1 + 0j, then acc = acc * x[i] with the compiled scalar loop's fused product,
+ * fma(a, c, -(bd)) and fma(a, d, bc) (so the first element of 1 + infj is nan + infj: (1, 0) times
+ * it), out[i] = acc. out: complex128 of x's length, x itself allowed. False (nothing written) for
+ * other buffers. */
+FMA_CLONES static void complex_cumprod_double(const double *x, double *o, Py_ssize_t len, Py_ssize_t n)
+{
+    for (Py_ssize_t r = 0; r < len; r += n) {
+        double ar = 1.0, ai = 0.0;
+        for (Py_ssize_t i = r; i < r + n; i++) {
+            double c = x[2 * i], d = x[2 * i + 1];
+            double re = fma(ar, c, -(ai * d)), im = fma(ar, d, ai * c);
+            ar = re;
+            ai = im;
+            o[2 * i] = ar;
+            o[2 * i + 1] = ai;
+        }
+    }
+}
+
+static PyObject *py_complex_cumprod(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "complex_cumprod(x, out, n) takes 3 arguments, not %zd", nargs);
+        return NULL;
+    }
+    Py_ssize_t n = PyLong_AsSsize_t(args[2]);
+    if (n == -1 && PyErr_Occurred()) return NULL;
+    Py_buffer xb, ob;
+    if (PyObject_GetBuffer(args[0], &xb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &ob, PyBUF_STRIDES | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&xb);
+        return NULL;
+    }
+    PyObject *answer = Py_False;
+    Py_ssize_t len = xb.itemsize == 16 ? xb.len / 16 : 0;
+    if (strcmp(xb.format, "Zd") == 0 && strcmp(ob.format, "Zd") == 0 && xb.itemsize == 16 && ob.len == xb.len
+        && n > 0 && len % n == 0 && PyBuffer_IsContiguous(&xb, 'C') && PyBuffer_IsContiguous(&ob, 'C')
+        && (uintptr_t)xb.buf % 8 == 0 && (uintptr_t)ob.buf % 8 == 0
+        && ((ob.buf == xb.buf) || !overlaps(&ob, &xb))) {
+        Py_BEGIN_ALLOW_THREADS
+        complex_cumprod_double(xb.buf, ob.buf, len, n);
+        Py_END_ALLOW_THREADS
+        answer = Py_True;
+    }
+    PyBuffer_Release(&xb);
+    PyBuffer_Release(&ob);
+    Py_INCREF(answer);
+    return answer;
+}
+
 /* complex_mul_run(x, y, out, piece, rule) -> bool: out = x * y over flat complex64 ("Zf") or
  * complex128 ("Zd") runs with PyTorch's bits (ops.elementwise.binary._complex_mul_into): its
  * vectorized loop's rounded form, re = ac - bd, im = ad - b(-c), on whole blocks of
@@ -9181,6 +9234,9 @@ static PyMethodDef methods[] = {
     {"complex_mul_run", (PyCFunction)(void (*)(void))py_complex_mul_run, METH_FASTCALL,
      "complex_mul_run(x, y, out, piece, rule) -> bool: out = x * y over flat complex runs, PyTorch's forms per "
      "place (rule 0: two tensors, 1: y a number); False: other buffers, or an overlap"},
+    {"complex_cumprod", (PyCFunction)(void (*)(void))py_complex_cumprod, METH_FASTCALL,
+     "complex_cumprod(x, out, n) -> bool: PyTorch's running complex product (complex128, fused products) "
+     "along rows of n elements"},
     {"complex_forms", (PyCFunction)(void (*)(void))py_complex_forms, METH_FASTCALL,
      "complex_forms(op, x, y, out, modes) -> bool: PyTorch's complex x / y (op 0), 1 / y (1), y * y (2), "
      "y * y * y (3), 1 / (y * y) (4), 1 / sqrt(y) (5) with each element's fma forms from modes (its bits)"},

@@ -128,6 +128,10 @@ def scan_values(ufunc: np.ufunc, x: np.ndarray, d: int, out_dtype: DType) -> np.
     acc = _ACCUMULATOR.get(out_dtype, out_dtype.numpy)
     if x.dtype != out_dtype.numpy and (np_kind(x.dtype) == "f" or out_dtype.is_floating_point):
         x = x.astype(out_dtype.numpy)  # dtype=: each element is converted first, as PyTorch does
+    if ufunc is np.multiply and acc.kind == "c" and x.size:
+        run = _complex_running_product(x, d)
+        if run is not None:
+            return run if run.dtype == out_dtype.numpy else run.astype(out_dtype.numpy)
     if x.dtype == acc:
         arr = ufunc.accumulate(x, axis=d)
     else:
@@ -159,6 +163,23 @@ def scan_values(ufunc: np.ufunc, x: np.ndarray, d: int, out_dtype: DType) -> np.
     if arr.dtype != out_dtype.numpy:
         arr = arr.astype(out_dtype.numpy)
     return arr
+
+
+def _complex_running_product(x: np.ndarray, d: int) -> np.ndarray | None:
+    """The running product of complex ``x`` along ``d`` as PyTorch's CPU cumprod computes it, by the
+    compiled ``complex_cumprod``: in complex128 from 1 + 0j, each step the fused product
+    (NumPy's complex multiply rounds otherwise: 15% of random complex128 elements agreed; and its
+    first element is x itself, where (1 + 0j) * (1 + infj) is nan + infj). A fresh C-contiguous
+    complex128 array, or None where the kernel is not built or off."""
+    k = native.special()
+    if k is None:
+        return None
+    moved = np.moveaxis(x, d, -1)
+    work = np.ascontiguousarray(moved, dtype=np.complex128)
+    res = np.empty_like(work) if np.shares_memory(work, x) else work
+    if not k.complex_cumprod(work.reshape(-1), res.reshape(-1), work.shape[-1]):
+        return None
+    return np.ascontiguousarray(np.moveaxis(res, -1, d))
 
 
 def _fast_scan(ufunc: np.ufunc, self: Any, dim: Any) -> tuple[Tensor, int] | None:
