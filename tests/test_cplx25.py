@@ -291,3 +291,17 @@ def test_complex_scans_are_pytorchs(dtype, name):
             for dim in (0, 1):
                 _same(getattr(st.tensor(z), name)(dim), getattr(torch.from_numpy(z), name)(dim), f"{name} n={n} dim={dim}")
                 _same(getattr(st.tensor(z).t(), name)(dim), getattr(torch.from_numpy(z).t(), name)(dim), f"{name}.t() n={n}")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("exponent", [2, 3, -2])
+def test_complex_pow_into_out_of_another_layout_is_pytorchs(dtype, exponent):
+    # (out='s layout is the one PyTorch's loop walks: a transposed out takes strided rows)
+    rng = np.random.default_rng(exponent + 10)
+    for n in (5, 19, 37):
+        z = _values(rng, 3 * n, dtype).reshape(3, n)
+        t_out = torch.empty(n, 3, dtype=torch.from_numpy(z).dtype).t()
+        s_out = st.empty(n, 3, dtype=st.tensor(z).dtype).t()
+        _same(st.pow(st.tensor(z), exponent, out=s_out), torch.pow(torch.from_numpy(z), exponent, out=t_out), f"n={n}")
+        zt, zs = torch.from_numpy(z.copy())[:, ::2], st.tensor(z.copy())[:, ::2]
+        _same(st.pow(zs, exponent, out=zs), torch.pow(zt, exponent, out=zt), f"out=x stepped n={n}")

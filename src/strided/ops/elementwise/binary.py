@@ -466,7 +466,7 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
             quietly(_float_pow, _view(a), float(b), _view(out), compute.numpy)
             return out
         if compute.is_complex and not isinstance(b, Tensor) and b in _COMPLEX_POW_SPECIAL:
-            aliased = target is not None and target is a
+            aliased = (target is not None and target is a) or (loop_out is not None and loop_out is a)
             if _complex_special_pow(a, b, compute, out, target is None, loop_out, aliased):
                 return out
         elif compute.is_complex and _complex_pow(a, b, compute, out):
@@ -930,8 +930,9 @@ def _with_extras(op: BinaryOp, a: Any, b: Any, alpha: Any, out: Any, name: str =
     if op.late_checks and isinstance(out, Tensor) and isinstance(a, Tensor) and isinstance(b, Tensor):
         # (PyTorch: an out its result cannot be cast to is refused before the kernel's dtype refusal)
         check_cast(_binary_dtypes(op, a, b)[1], out, op.name)
-    # (alpha=, maximum/minimum and complex mul and div: out's layout decides PyTorch's loop, so the bits)
-    loop_out = out if (alpha is not None or op.extreme or op is MUL or op is DIV) and isinstance(out, Tensor) else None
+    # (alpha=, maximum/minimum, complex mul, div and pow: out's layout decides PyTorch's loop, so the bits)
+    loop_out = out if (alpha is not None or op.extreme or op is MUL or op is DIV or op is POW) \
+        and isinstance(out, Tensor) else None
     return write_out(out, _binary(op, a, b, None, alpha, loop_out), name or op.name, (a, b))
 
 
