@@ -60,22 +60,23 @@ _EVERYWHERE = {RECIPROCAL: 1, RSQRT: 1, LOG1P: 0, EXPM1: 0, ACOS: 0, LOG10: 0, L
 
 def forms_into(op: int, x: np.ndarray | None, y: np.ndarray, out: np.ndarray,
                modes: int | np.ndarray) -> bool:
-    """``out`` = op(x, y) (see the module's note; ``x`` only for :data:`DIV`) in out's complex
-    dtype, each element in the form ``modes`` names (one int, or an array of out's shape or of
-    its size in row-major order). The
-    operands broadcast to out's shape and are all read before out is written (out may be one of
-    them). False (nothing written) where the compiled kernel is not built or off, or the dtypes
-    are not out's."""
+    """``out`` = op(x, y) (see the module's note; ``x`` only for :data:`DIV` and :data:`MUL`) in
+    out's complex dtype, each element in the form ``modes`` names (one int, or an array of out's
+    shape or of its size in row-major order). The operands broadcast to out's shape and are all
+    read before out is written (out may be one of them). False (nothing written) where the
+    compiled kernel is not built or off, or the dtypes are not out's."""
     k = native.special()
     if k is None or out.dtype.kind != "c" or y.dtype != out.dtype or (x is not None and x.dtype != out.dtype):
         return False
     shape = out.shape
     if not out.size:
         return True
-    fx = _flat(x if x is not None else y[(0,) * y.ndim], shape)
     fy = _flat(y, shape)
+    fx = fy if x is None else _flat(x, shape)  # (x unread by the one-operand ops)
     if isinstance(modes, int):
-        fm = np.full(1, modes, np.uint8)
+        fm = _ONE_MODE.get(modes)
+        if fm is None:
+            fm = _ONE_MODE[modes] = np.full(1, modes, np.uint8)
     else:  # (out's shape, or flat in row-major order: _run_modes)
         fm = np.ascontiguousarray(modes, np.uint8).reshape(-1)
     if out.flags.c_contiguous and out.flags.writeable and k.complex_forms(op, fx, fy, out.reshape(-1), fm):
@@ -85,6 +86,9 @@ def forms_into(op: int, x: np.ndarray | None, y: np.ndarray, out: np.ndarray,
         return False
     np.copyto(out, res.reshape(shape))
     return True
+
+
+_ONE_MODE: dict[int, np.ndarray] = {}  # (a one-element modes array per mode: read only by the kernel)
 
 
 def _flat(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
@@ -170,7 +174,7 @@ def _one_run(shape: tuple[int, ...], strides: tuple[int, ...], inputs: Sequence[
 
 def _same_strides(shape: tuple[int, ...], strides: tuple[int, ...], dense: tuple[int, ...]) -> bool:
     """Equal strides but along dims of size 1 (which no walk steps along)."""
-    return all(n == 1 or s == t for n, s, t in zip(shape, strides, dense))
+    return tuple(strides) == dense or all(n == 1 or s == t for n, s, t in zip(shape, strides, dense))
 
 
 _CACHED_RUN = 4096  # (the longest run whose modes are kept: a small op's ~10 us of NumPy calls)
