@@ -8503,6 +8503,269 @@ static PyObject *py_complex_pow(PyObject *self, PyObject *const *args, Py_ssize_
     return answer;
 }
 
+/* complex_forms(op, x, y, out, modes) -> bool: PyTorch's complex quotients and small powers with
+ * its bits (ops.elementwise.complex_forms). c10::complex's division is Smith's (NumPy's
+ * algorithm): |c| >= |d|: rat = d / c, scl = 1 / (c + d * rat), re = (a + b * rat) * scl,
+ * im = (b - a * rat) * scl (else the mirror: rat = c / d, scl = 1 / (d + c * rat), re = (a * rat +
+ * b) * scl, im = (b * rat - a) * scl; 0 / 0: a / |c|, b / |d|); PyTorch's compiler contracts
+ * each ``p + q * r`` of it to an fma or not by where the element falls in its loops, and its
+ * complex product is ac - bd, ad + bc rounded (its vector operator*) or fma(a, c, -(bd)),
+ * fma(a, d, bc) (its scalar loops, contracted). ``modes`` (uint8, one per element or one for all)
+ * picks each element's form: bit 0 the first step's fma form, bit 1 the second's, bit 2 the
+ * third's (a quotient of 1 by 0 is inf + nanj with a positive NaN: PyTorch's compiler folds the
+ * constant 0 / |0|). ``op``: 0 x / y (bits: scl, re, im); 1 1 / y (bit 0: scl; x unused); 2 y * y (bit 0);
+ * 3 (y * y) * y (bits 0, 1: each product); 4 1 / (y * y) (bit 0 the product, bit 1 scl); 5
+ * 1 / csqrt(y) (bit 0: scl); and c10's complex functions whose forms are one everywhere (modes
+ * unread): 6 log1p(y), 7 expm1(y), 8 the C library's cacos(y) (bit 0: (pi/2, 0) - casin(y),
+ * complex128's vector loop), 9 log10(y), 10 log2(y) (bit 3: the parts over log 2, the vector loop's;
+ * else c10's division by (log 2, 0), bits 0-2 its forms); 11 x * y (bit 0). Buffers complex64 ("Zf") or complex128 ("Zd") of one format,
+ * C-contiguous and aligned; x and y of out's length or one element; out may be x or y itself (each
+ * element read before it is written), no other overlap. False (nothing written) otherwise. Built
+ * with -ffp-contract=off: an unfused form is rounded. */
+float _Complex csqrtf(float _Complex);
+double _Complex csqrt(double _Complex);
+float _Complex clogf(float _Complex);
+double _Complex clog(double _Complex);
+float _Complex cacosf(float _Complex);
+double _Complex cacos(double _Complex);
+float _Complex casinf(float _Complex);
+double _Complex casin(double _Complex);
+/* (an fma clone: the fmaf calls below become one instruction, ~2x the libm call's speed; the
+ * unfused forms stay unfused, -ffp-contract=off) */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define FMA_CLONES __attribute__((target_clones("fma", "default")))
+#else
+#define FMA_CLONES
+#endif
+#define COMPLEX_FORMS(T, FMA, ABS, CSQRT, CLOG, CACOS, CASIN, SIN, COS, EXPM1, EXP)                                                          \
+    static inline T fused_##T(int on, T p, T q, T r) { return on ? FMA(p, q, r) : p * q + r; }       \
+    static inline void div_##T(T a, T b, T c, T d, int m, T *re, T *im)                            \
+    {                                                                                              \
+        if (ABS(c) >= ABS(d)) {                                                                    \
+            if (ABS(c) == 0 && ABS(d) == 0) { /* (a complex infinity or NaN, c10's) */              \
+                if (m & 8) { /* (1 / 0: PyTorch's compiler folds 0 / |0| to a positive NaN) */      \
+                    *re = (T)INFINITY;                                                             \
+                    *im = (T)NAN;                                                                  \
+                    return;                                                                        \
+                }                                                                                  \
+                *re = a / ABS(c);                                                                  \
+                *im = b / ABS(d);                                                                  \
+                return;                                                                            \
+            }                                                                                      \
+            T rat = d / c, scl = (T)1 / fused_##T(m & 1, d, rat, c);                               \
+            *re = fused_##T(m & 2, b, rat, a) * scl;                                               \
+            *im = fused_##T(m & 4, -a, rat, b) * scl;                                              \
+        } else {                                                                                   \
+            T rat = c / d, scl = (T)1 / fused_##T(m & 1, c, rat, d);                               \
+            *re = fused_##T(m & 2, a, rat, b) * scl;                                               \
+            *im = fused_##T(m & 4, b, rat, -a) * scl;                                              \
+        }                                                                                          \
+    }                                                                                              \
+    static inline void mul_##T(T a, T b, T c, T d, int fused, T *re, T *im)                        \
+    {                                                                                              \
+        if (fused) {                                                                               \
+            *re = FMA(a, c, -(b * d));                                                             \
+            *im = FMA(a, d, b * c);                                                                \
+        } else {                                                                                   \
+            T ac = a * c, bd = b * d, ad = a * d, bc = b * -c;                                     \
+            *re = ac - bd;                                                                         \
+            *im = ad - bc;                                                                         \
+        }                                                                                          \
+    }                                                                                              \
+    /* c10's CPU log1p: u = z + 1; z where u == 1; else log(u), times z / (u - 1) unless u - 1 == z \
+     * (the product and the quotient contracted throughout: map(std::log1p) in both loops) */      \
+    static inline void complex_log1p_##T(T c, T d, T *re, T *im)                                   \
+    {                                                                                              \
+        T ur = c + 1, qr, qi;                                                                      \
+        if (ur == 1 && d == 0) {                                                                   \
+            *re = c;                                                                               \
+            *im = d;                                                                               \
+            return;                                                                                \
+        }                                                                                          \
+        T _Complex u, lu;                                                                          \
+        __real__ u = ur;                                                                           \
+        __imag__ u = d;                                                                            \
+        lu = CLOG(u);                                                                              \
+        if (ur - 1 == c && d == d) { /* (u - 1 == z: the same imaginary part, not NaN) */                  \
+            *re = __real__ lu;                                                                     \
+            *im = __imag__ lu;                                                                     \
+            return;                                                                                \
+        }                                                                                          \
+        div_##T(c, d, ur - 1, d, 7, &qr, &qi);                                                     \
+        mul_##T(__real__ lu, __imag__ lu, qr, qi, 1, re, im);                                      \
+    }                                                                                              \
+    FMA_CLONES static void complex_forms_##T(int op, const T *x, Py_ssize_t xs, const T *y,        \
+                                             Py_ssize_t ys,                                        \
+                                  T *o, const uint8_t *modes, Py_ssize_t ms, Py_ssize_t n)          \
+    {                                                                                              \
+        for (Py_ssize_t i = 0; i < n; i++) {                                                       \
+            T c = y[2 * i * ys], d = y[2 * i * ys + 1], re, im, r2, i2;                            \
+            int m = modes[i * ms];                                                                 \
+            switch (op) {                                                                          \
+            case 0: div_##T(x[2 * i * xs], x[2 * i * xs + 1], c, d, m, &re, &im); break;           \
+            case 1: div_##T(1, 0, c, d, m | 8, &re, &im); break;                                       \
+            case 2: mul_##T(c, d, c, d, m & 1, &re, &im); break;                                   \
+            case 11: mul_##T(x[2 * i * xs], x[2 * i * xs + 1], c, d, m & 1, &re, &im); break;      \
+            case 3:                                                                                \
+                mul_##T(c, d, c, d, m & 1, &r2, &i2);                                              \
+                mul_##T(r2, i2, c, d, m & 2, &re, &im);                                            \
+                break;                                                                             \
+            case 4:                                                                                \
+                mul_##T(c, d, c, d, m & 1, &r2, &i2);                                              \
+                div_##T(1, 0, r2, i2, ((m >> 1) & 1) | 8, &re, &im);                                     \
+                break;                                                                             \
+            case 5: {                                                                              \
+                T _Complex z, root;                                                                \
+                __real__ z = c;                                                                    \
+                __imag__ z = d;                                                                    \
+                root = CSQRT(z);                                                                   \
+                div_##T(1, 0, __real__ root, __imag__ root, (m & 1) | 8, &re, &im);                \
+                break;                                                                             \
+            }                                                                                      \
+            case 6: complex_log1p_##T(c, d, &re, &im); break;                                      \
+            case 9: /* log10: clog(z) parts over log(10) (libstdc++'s, and the vector loop's) */   \
+            case 10: { /* log2: over log(2) (vector loop) or c10's division by (log 2, 0) */       \
+                T _Complex z, w;                                                                   \
+                __real__ z = c;                                                                    \
+                __imag__ z = d;                                                                    \
+                w = CLOG(z);                                                                       \
+                T base = op == 9 ? (T)2.302585092994045684 : (T)0.693147180559945309;              \
+                if (op == 9 || (m & 8)) {                                                          \
+                    re = __real__ w / base;                                                        \
+                    im = __imag__ w / base;                                                        \
+                } else {                                                                           \
+                    div_##T(__real__ w, __imag__ w, base, 0, m & 7, &re, &im);                     \
+                }                                                                                  \
+                break;                                                                             \
+            }                                                                                      \
+            case 7: { /* expm1: c10's (expm1(x) cos(y) - 2 sin(y/2)^2, e^x sin(y)), contracted */  \
+                T a = SIN(d / 2);                                                                  \
+                re = FMA(EXPM1(c), COS(d), -((T)2 * a * a));                                       \
+                im = EXP(c) * SIN(d);                                                              \
+                break;                                                                             \
+            }                                                                                      \
+            default: {                                                                             \
+                T _Complex z, w;                                                                   \
+                __real__ z = c;                                                                    \
+                __imag__ z = d;                                                                    \
+                if (m & 1) { /* (complex128's vector loop: (pi/2, 0) - casin(z)) */                \
+                    w = CASIN(z);                                                                  \
+                    __real__ w = (T)1.5707963267948966 - __real__ w;                               \
+                    __imag__ w = (T)0 - __imag__ w;                                                \
+                } else {                                                                           \
+                    w = CACOS(z);                                                                  \
+                }                                                                                  \
+                re = __real__ w;                                                                   \
+                im = __imag__ w;                                                                   \
+            }                                                                                      \
+            }                                                                                      \
+            o[2 * i] = re;                                                                         \
+            o[2 * i + 1] = im;                                                                     \
+        }                                                                                          \
+    }
+COMPLEX_FORMS(float, fmaf, fabsf, csqrtf, clogf, cacosf, casinf, sinf, cosf, expm1f, expf)
+COMPLEX_FORMS(double, fma, fabs, csqrt, clog, cacos, casin, sin, cos, expm1, exp)
+#undef COMPLEX_FORMS
+
+static PyObject *py_complex_forms(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 5) {
+        PyErr_Format(PyExc_TypeError, "complex_forms(op, x, y, out, modes) takes 5 arguments, not %zd", nargs);
+        return NULL;
+    }
+    long op = PyLong_AsLong(args[0]);
+    if (op == -1 && PyErr_Occurred()) return NULL;
+    Py_buffer b[4];
+    int flags[4] = {PyBUF_STRIDES | PyBUF_FORMAT, PyBUF_STRIDES | PyBUF_FORMAT,
+                    PyBUF_STRIDES | PyBUF_FORMAT | PyBUF_WRITABLE, PyBUF_STRIDES | PyBUF_FORMAT};
+    for (int k = 0; k < 4; k++) {
+        if (PyObject_GetBuffer(args[k + 1], &b[k], flags[k]) < 0) {
+            while (k--) PyBuffer_Release(&b[k]);
+            return NULL;
+        }
+    }
+    PyObject *answer = Py_False;
+    const char *f = b[2].format;
+    int c64 = strcmp(f, "Zf") == 0 && b[2].itemsize == 8, c128 = strcmp(f, "Zd") == 0 && b[2].itemsize == 16;
+    Py_ssize_t n = b[2].itemsize ? b[2].len / b[2].itemsize : 0;
+    Py_ssize_t nx = b[0].itemsize ? b[0].len / b[0].itemsize : 0, ny = b[1].itemsize ? b[1].len / b[1].itemsize : 0;
+    Py_ssize_t nm = b[3].itemsize == 1 ? b[3].len : 0;
+    int ok = (c64 || c128) && op >= 0 && op <= 11 && n > 0 && strcmp(b[0].format, f) == 0 && strcmp(b[1].format, f) == 0
+             && (strcmp(b[3].format, "B") == 0 || strcmp(b[3].format, "?") == 0)
+             && (nx == n || nx == 1) && (ny == n || ny == 1) && (nm == n || nm == 1);
+    for (int k = 0; ok && k < 4; k++)
+        ok = PyBuffer_IsContiguous(&b[k], 'C') && (k == 3 || (uintptr_t)b[k].buf % (b[2].itemsize / 2) == 0);
+    /* (out may be an operand itself: each element is read before it is written) */
+    for (int k = 0; ok && k < 2; k++)
+        ok = (b[2].buf == b[k].buf && b[2].len == b[k].len) || !overlaps(&b[2], &b[k]);
+    if (ok && overlaps(&b[2], &b[3])) ok = 0;
+    if (ok) {
+        Py_ssize_t xs = nx == 1 ? 0 : 1, ys = ny == 1 ? 0 : 1, ms = nm == 1 ? 0 : 1;
+        Py_BEGIN_ALLOW_THREADS
+        if (c64) complex_forms_float((int)op, b[0].buf, xs, b[1].buf, ys, b[2].buf, b[3].buf, ms, n);
+        else complex_forms_double((int)op, b[0].buf, xs, b[1].buf, ys, b[2].buf, b[3].buf, ms, n);
+        Py_END_ALLOW_THREADS
+        answer = Py_True;
+    }
+    for (int k = 0; k < 4; k++) PyBuffer_Release(&b[k]);
+    Py_INCREF(answer);
+    return answer;
+}
+
+/* complex_cumprod(x, out, n) -> bool: PyTorch's CPU running product of complex numbers in complex128
+ * (at::acc_type of both complex dtypes) along rows of n elements of a flat C-contiguous complex128
+ * ("Zd") x: acc = 1 + 0j, then acc = acc * x[i] with the compiled scalar loop's fused product,
+ * fma(a, c, -(bd)) and fma(a, d, bc) (so the first element of 1 + infj is nan + infj: (1, 0) times
+ * it), out[i] = acc. out: complex128 of x's length, x itself allowed. False (nothing written) for
+ * other buffers. */
+FMA_CLONES static void complex_cumprod_double(const double *x, double *o, Py_ssize_t len, Py_ssize_t n)
+{
+    for (Py_ssize_t r = 0; r < len; r += n) {
+        double ar = 1.0, ai = 0.0;
+        for (Py_ssize_t i = r; i < r + n; i++) {
+            double c = x[2 * i], d = x[2 * i + 1];
+            double re = fma(ar, c, -(ai * d)), im = fma(ar, d, ai * c);
+            ar = re;
+            ai = im;
+            o[2 * i] = ar;
+            o[2 * i + 1] = ai;
+        }
+    }
+}
+
+static PyObject *py_complex_cumprod(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "complex_cumprod(x, out, n) takes 3 arguments, not %zd", nargs);
+        return NULL;
+    }
+    Py_ssize_t n = PyLong_AsSsize_t(args[2]);
+    if (n == -1 && PyErr_Occurred()) return NULL;
+    Py_buffer xb, ob;
+    if (PyObject_GetBuffer(args[0], &xb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &ob, PyBUF_STRIDES | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&xb);
+        return NULL;
+    }
+    PyObject *answer = Py_False;
+    Py_ssize_t len = xb.itemsize == 16 ? xb.len / 16 : 0;
+    if (strcmp(xb.format, "Zd") == 0 && strcmp(ob.format, "Zd") == 0 && xb.itemsize == 16 && ob.len == xb.len
+        && n > 0 && len % n == 0 && PyBuffer_IsContiguous(&xb, 'C') && PyBuffer_IsContiguous(&ob, 'C')
+        && (uintptr_t)xb.buf % 8 == 0 && (uintptr_t)ob.buf % 8 == 0
+        && ((ob.buf == xb.buf) || !overlaps(&ob, &xb))) {
+        Py_BEGIN_ALLOW_THREADS
+        complex_cumprod_double(xb.buf, ob.buf, len, n);
+        Py_END_ALLOW_THREADS
+        answer = Py_True;
+    }
+    PyBuffer_Release(&xb);
+    PyBuffer_Release(&ob);
+    Py_INCREF(answer);
+    return answer;
+}
+
 /* complex_mul_run(x, y, out, piece, rule) -> bool: out = x * y over flat complex64 ("Zf") or
  * complex128 ("Zd") runs with PyTorch's bits (ops.elementwise.binary._complex_mul_into): its
  * vectorized loop's rounded form, re = ac - bd, im = ad - b(-c), on whole blocks of
@@ -8971,6 +9234,12 @@ static PyMethodDef methods[] = {
     {"complex_mul_run", (PyCFunction)(void (*)(void))py_complex_mul_run, METH_FASTCALL,
      "complex_mul_run(x, y, out, piece, rule) -> bool: out = x * y over flat complex runs, PyTorch's forms per "
      "place (rule 0: two tensors, 1: y a number); False: other buffers, or an overlap"},
+    {"complex_cumprod", (PyCFunction)(void (*)(void))py_complex_cumprod, METH_FASTCALL,
+     "complex_cumprod(x, out, n) -> bool: PyTorch's running complex product (complex128, fused products) "
+     "along rows of n elements"},
+    {"complex_forms", (PyCFunction)(void (*)(void))py_complex_forms, METH_FASTCALL,
+     "complex_forms(op, x, y, out, modes) -> bool: PyTorch's complex x / y (op 0), 1 / y (1), y * y (2), "
+     "y * y * y (3), 1 / (y * y) (4), 1 / sqrt(y) (5) with each element's fma forms from modes (its bits)"},
     {"complex_pow", (PyCFunction)(void (*)(void))py_complex_pow, METH_FASTCALL,
      "complex_pow(x, y, out) -> bool: out = cpow(x, y), the C library's (PyTorch's std::pow of complex numbers), "
      "complex64/complex128, y of x's length or one element (False: other buffers, or an overlap)"},

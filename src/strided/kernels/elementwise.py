@@ -32,10 +32,12 @@ import numpy as np
 
 from ..layout.order import preserve_format_strides
 from . import native, npcore
+from .complex_forms import RECIPROCAL, forms_into
 from .fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set
 from .memory import reduced_cast_source
 from .sleef import SIGMOID, angle_complex64, atan2_flat, atan2_float32, torch_loop
 from .tiles import MIN_NUMEL, ufunc_into
+from .torch_loops import GRAIN_SIZE, piece_length, scalar_loop_mask
 
 # NumPy's clip ufunc (``np.clip`` is a Python wrapper around it that costs ~3x more per call):
 # min(max(x, lo), hi) with NaN propagation, as PyTorch's clamp, in a single pass.
@@ -169,12 +171,28 @@ def reciprocal_into(x: np.ndarray, out: np.ndarray, compute: np.dtype) -> np.nda
     ``1 / z`` (NumPy's ``np.reciprocal`` of a complex number rounds otherwise: the sign of a zero
     part differs), and ``1 / 0j`` is ``inf + nanj`` with a positive NaN (c10::complex divides by
     the zero parts, ``1 / |0|`` and ``0 / |0|``; NumPy's division sets the NaN's sign bit).
-    ``out`` may be ``x`` (in place). Returns ``out``."""
+    ``out`` may be ``x`` (in place). Returns ``out``. A complex one by the compiled kernel where
+    it is built: c10's division with PyTorch's fused scale, its bits (NumPy's unfused division
+    differed in the last bit for ~7% of random complex64 numbers; :mod:`.complex_forms`)."""
+    if compute.kind == "c" and _complex_reciprocal(x, out, compute):
+        return out
     zero = x == 0 if compute.kind == "c" else None  # (before the division: out may be x)
     np.divide(compute.type(1), x, out=out, dtype=compute, casting="unsafe")
     if zero is not None and zero.any():
         out.imag[np.broadcast_to(zero, out.shape)] = np.nan  # (np.nan: the quiet NaN, sign bit clear)
     return out
+
+
+def _complex_reciprocal(x: np.ndarray, out: np.ndarray, compute: np.dtype) -> bool:
+    """:func:`reciprocal_into` of a complex ``compute`` by :func:`.complex_forms.forms_into`
+    (False: not built or off, nothing written)."""
+    y = np.asarray(x).astype(compute, copy=False)
+    work = out if out.dtype == compute else np.empty(out.shape, compute)
+    if not forms_into(RECIPROCAL, None, y, work, 1):
+        return False
+    if work is not out:
+        np.copyto(out, work, casting="unsafe")
+    return True
 
 
 def scalar_over_into(a: Any, b: np.ndarray, out: np.ndarray, compute: np.dtype, mul_dtype: np.dtype) -> None:
@@ -463,6 +481,9 @@ def sigmoid_kernel(x: np.ndarray, out: np.ndarray, compute: np.dtype) -> None:
             if res is not out:
                 np.copyto(out, res, casting="unsafe")
             return
+    if compute.kind == "c":
+        _complex_sigmoid(x, out, compute)
+        return
     half = compute == _F16 or (compute.kind == "V" and compute.name == "bfloat16")
     work_dtype = _F32 if half else compute
     work = out if out.dtype == work_dtype else np.empty(out.shape, work_dtype)
@@ -475,6 +496,19 @@ def sigmoid_kernel(x: np.ndarray, out: np.ndarray, compute: np.dtype) -> None:
     np.reciprocal(work, out=work)
     if work is not out:
         np.copyto(out, work, casting="unsafe")
+
+
+def _complex_sigmoid(x: np.ndarray, out: np.ndarray, compute: np.dtype) -> None:
+    """Complex sigmoid as PyTorch's: ``1 / (1 + exp(-z))``, the exponential the C library's
+    (NumPy's complex exp: the same bits), ``1 + w`` adding 1 to the real part and 0 to the
+    imaginary one, the quotient c10's division with its fused scale (:func:`reciprocal_into`;
+    NumPy's reciprocal rounded otherwise: ~30% of complex64 results differed, and an in-place
+    multiply by -1 made an infinite part's partner NaN). The sign of -0 vs 0 - z is lost in the
+    ``+ 0`` (PyTorch's vector loop negates as 0 - z, its tail as -z: the same results)."""
+    w = np.negative(x, dtype=compute)  # (a fresh array: out may be x)
+    np.exp(w, out=w)
+    np.add(w, compute.type(1), out=w)
+    reciprocal_into(w, out, compute)
 
 
 def sigmoid_fresh(x: np.ndarray) -> np.ndarray:
@@ -567,12 +601,58 @@ def relu_array(x: np.ndarray) -> np.ndarray:
 def neg_kernel(x: np.ndarray, out: np.ndarray, compute: np.dtype) -> None:
     """``-x``. In place (``out`` is ``x``'s memory) it multiplies by -1 instead: NumPy 2.4's
     ``np.negative(x, out=x)`` reads the wrong elements when x's stride in bytes is itemsize**2
-    (e.g. a float64 view with step 8), found by the in-place differential test."""
-    if np.may_share_memory(x, out):
+    (e.g. a float64 view with step 8), found by the in-place differential test. Complex:
+    :func:`complex_neg_into`."""
+    if compute.kind == "c":
+        complex_neg_into(x, out, compute)
+    elif np.may_share_memory(x, out):
         minus_one = np.asarray(-1, dtype=np.int64).astype(compute)[()]  # wraps for unsigned, as PyTorch
         np.multiply(x, minus_one, out=out, dtype=compute, casting="unsafe")
     else:
         np.negative(x, out=out, dtype=compute, casting="unsafe")
+
+
+def complex_neg_into(x: np.ndarray, out: np.ndarray, compute: np.dtype) -> None:
+    """Complex ``-x`` as PyTorch's neg: its vector loop computes ``0 - z`` (AVX2's
+    ``Vectorized<complex>::neg``: a +0 part gives +0, a NaN part keeps its sign), its scalar loop
+    ``-z`` (-0, the NaN's sign flipped); the scalar loop's elements are a row's tail past its
+    blocks of 2 * Vectorized::size() (AVX2's 8 complex64 / 4 complex128) and strided rows
+    (measured on PyTorch 2.13: tests/test_cplx25.py). ``out`` may be ``x`` (in place; no
+    multiply by -1, which makes an infinite part's partner NaN)."""
+    zero = compute.type(0)
+    step = 64 // compute.itemsize
+    if x.dtype == compute and x.shape == out.shape and (
+            (x.flags.c_contiguous and out.flags.c_contiguous) or (x.flags.f_contiguous and out.flags.f_contiguous)):
+        # one row in memory order, cut into parallel_for's pieces: each piece's tail by slices
+        # (a 1M-element complex64 run: ~0.3 ms, where the bool mask below took ~3 ms)
+        order = "C" if x.flags.c_contiguous else "F"
+        flat_x, flat_out = x.reshape(-1, order=order), out.reshape(-1, order=order)
+        n = flat_x.shape[0]
+        if n < GRAIN_SIZE:  # (one piece)
+            tail = n % step
+            end = np.negative(flat_x[n - tail:]) if tail else None  # (before the write: out may be x)
+            np.subtract(zero, flat_x, out=flat_out)
+            if tail:
+                flat_out[n - tail:] = end
+            return
+        piece = piece_length(n)
+        tails = [slice(min(s + piece, n) - min(piece, n - s) % step, min(s + piece, n)) for s in range(0, n, piece)]
+        ends = [np.negative(flat_x[t]) for t in tails]
+        np.subtract(zero, flat_x, out=flat_out)
+        for t, v in zip(tails, ends):
+            flat_out[t] = v
+        return
+    res = np.subtract(zero, x, dtype=compute)
+    size = out.itemsize
+    mask = None
+    if all(s % size == 0 for s in out.strides + x.strides):
+        mask = scalar_loop_mask(out.shape, tuple(s // size for s in out.strides), False,
+                                [(x.shape, tuple(s // size for s in x.strides))], step=step)
+    else:  # (a misaligned view: every element as the scalar loop)
+        np.negative(x, out=res, dtype=compute)
+    if mask is not None:
+        res[mask] = np.negative(np.broadcast_to(x, res.shape)[mask], dtype=compute)
+    np.copyto(out, res)
 
 
 # ---------------------------------------------------------------- compiled float32 binary loops

@@ -78,6 +78,13 @@ def parallel_chunks(numel: int, threads: int, grain: int = GRAIN_SIZE) -> int:
     return 1 if numel < grain or threads <= 1 else min(threads, -(-numel // grain))
 
 
+def piece_length(numel: int) -> int:
+    """The length of each piece a flat run of ``numel`` elements is cut into by
+    :func:`parallel_chunks` (on :func:`torch_threads` threads) but the last: ``numel`` itself
+    below :data:`GRAIN_SIZE`. Each piece is a row of PyTorch's vector loop, with its own tail."""
+    return numel if numel < GRAIN_SIZE else -(-numel // parallel_chunks(numel, torch_threads()))
+
+
 def gelu_grain(numel: int, threads: int) -> int:
     """GeluKernelImpl's grain size (Activation.cpp): ``numel // threads`` past 16384 elements (its
     GELU_MIN_ELEMENTS_FOR_MULTI_THREADING), else :data:`GRAIN_SIZE`."""

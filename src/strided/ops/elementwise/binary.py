@@ -59,7 +59,7 @@ from ...dtypes import (
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import _RECORDER, GRAD_MODE, INSIDE, SUBCLASSES, bump_if_used
 from ...gradients import grad_zeros, guards_itself, record, recorded, records, seal
-from ...kernels import torch_extremes
+from ...kernels import complex_forms, torch_extremes
 from ...kernels.elementwise import (
     assign,
     binary_into,
@@ -465,8 +465,11 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
                 and float(b) in (3.0, -2.0, 0.5, -0.5):
             quietly(_float_pow, _view(a), float(b), _view(out), compute.numpy)
             return out
-        if compute.is_complex and (isinstance(b, Tensor) or b not in _COMPLEX_POW_SPECIAL) \
-                and _complex_pow(a, b, compute, out):
+        if compute.is_complex and not isinstance(b, Tensor) and b in _COMPLEX_POW_SPECIAL:
+            aliased = (target is not None and target is a) or (loop_out is not None and loop_out is a)
+            if _complex_special_pow(a, b, compute, out, target is None, loop_out, aliased):
+                return out
+        elif compute.is_complex and _complex_pow(a, b, compute, out):
             return out
     if op.opmath_scalar and compute in REDUCED_FLOATS and _is_scalar_operand(b):
         # PyTorch's CPU mul/div of a float16 (bfloat16) tensor by a scalar (a Python number or an operand
@@ -522,6 +525,12 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
     if op.extreme and compute.is_floating_point:
         _extreme_into(op, a, b, x, y, out, target is None, loop_out, compute)
         return out
+    if op is DIV and compute.is_complex:
+        # (an in-place target, or an out= that is an operand: PyTorch's tail loop then unfused)
+        aliased = any(t is not None and (t is a or t is b) for t in (target, loop_out))
+        x_np, y_np = np.asarray(x, compute.numpy), np.asarray(y, compute.numpy)
+        if _complex_forms_into(complex_forms.DIV, (a, b), x_np, y_np, out, target is None, loop_out, compute, aliased):
+            return out
     if op is MUL and compute.is_complex:
         _complex_mul_into(a, b, x, y, out, target is None, loop_out, compute,
                           aliased=target is not None and (target is a or target is b))
@@ -921,8 +930,9 @@ def _with_extras(op: BinaryOp, a: Any, b: Any, alpha: Any, out: Any, name: str =
     if op.late_checks and isinstance(out, Tensor) and isinstance(a, Tensor) and isinstance(b, Tensor):
         # (PyTorch: an out its result cannot be cast to is refused before the kernel's dtype refusal)
         check_cast(_binary_dtypes(op, a, b)[1], out, op.name)
-    # (alpha=, maximum/minimum and complex mul: out's layout decides PyTorch's loop, so the bits)
-    loop_out = out if (alpha is not None or op.extreme or op is MUL) and isinstance(out, Tensor) else None
+    # (alpha=, maximum/minimum, complex mul, div and pow: out's layout decides PyTorch's loop, so the bits)
+    loop_out = out if (alpha is not None or op.extreme or op is MUL or op is DIV or op is POW) \
+        and isinstance(out, Tensor) else None
     return write_out(out, _binary(op, a, b, None, alpha, loop_out), name or op.name, (a, b))
 
 
@@ -1093,6 +1103,36 @@ def _float_pow(x: np.ndarray, exponent: float, out: np.ndarray, dtype: np.dtype)
 # The Python exponents PyTorch's complex pow(tensor, scalar) sends to other kernels (sqrt, rsqrt,
 # reciprocal, x * x, x * x * x, 1 / (x * x)); every other exponent, and every tensor one, is std::pow
 _COMPLEX_POW_SPECIAL = (0.5, -0.5, -1.0, 2.0, 3.0, -2.0)
+
+
+def _complex_special_pow(a: Any, b: Any, compute: DType, out: Tensor, fresh: bool, loop_out: Tensor | None,
+                         aliased: bool) -> bool:
+    """``out = a ** b`` for a complex ``compute`` and a Python exponent in
+    :data:`_COMPLEX_POW_SPECIAL`, as PyTorch's pow_tensor_scalar_kernel sends it: 0.5 to its sqrt
+    kernel (the C library's csqrt, NumPy's sqrt here), -0.5 to rsqrt (``1 / sqrt(z)``), -1 to
+    reciprocal (``1 / z``), 2 to ``z * z``, 3 to ``z * z * z`` and -2 to ``1 / (z * z)``, each
+    with its loops' fma forms (:mod:`strided.kernels.complex_forms`: ``x ** -1`` of 0j is inf +
+    nanj, not pow's NaN). False (nothing written) where the compiled kernel is not built or
+    off: NumPy's power then runs."""
+    e = complex(b).real
+    x = np.asarray(_kernel_arg(a, compute), compute.numpy)
+    if e == 0.5:
+        quietly(np.sqrt, x, out=_view(out))
+        return True
+    kind = {-0.5: complex_forms.RSQRT, -1.0: complex_forms.RECIPROCAL, 2.0: complex_forms.SQUARE,
+            3.0: complex_forms.CUBE, -2.0: complex_forms.INVERSE_SQUARE}[e]
+    return _complex_forms_into(kind, (a,), None, x, out, fresh, loop_out, compute, aliased)
+
+
+def _complex_forms_into(kind: int, operands: tuple[Any, ...], x: np.ndarray | None, y: np.ndarray, out: Tensor,
+                        fresh: bool, loop_out: Tensor | None, compute: DType, aliased: bool) -> bool:
+    """:func:`strided.kernels.complex_forms.forms_into` with the modes of PyTorch's loop over
+    ``out`` (or the ``out=`` tensor ``loop_out``) and ``operands`` (the op's tensors or numbers,
+    as :func:`_loop_operand` reads them); ``x`` and ``y`` in ``compute``. False: nothing written."""
+    shape, strides, fresh = _loop_layout(out, fresh, loop_out)
+    inputs = [_loop_operand(t, compute) for t in operands]
+    modes = complex_forms.modes(kind, shape, strides, fresh, inputs, compute.itemsize, aliased)
+    return complex_forms.forms_into(kind, x, y, _view(out), modes)
 
 
 def _complex_pow(a: Any, b: Any, compute: DType, out: Tensor) -> bool:

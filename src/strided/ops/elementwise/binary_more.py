@@ -25,10 +25,11 @@ from ...dtypes import REDUCED_FLOATS, bool_, float32, float64, get_default_dtype
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import SUBCLASSES
 from ...gradients import seal
-from ...kernels import native
+from ...kernels import complex_forms, native
 from ...kernels.elementwise import arctan2, assign, complex_abs, exact_loop, float32_loop
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set, quietly, quietly_here
 from ...kernels.fused import fma, fma_into, lerp_into
+from ...kernels.memory import write
 from ...kernels.sleef import atan2_flat
 from ...kernels.sleef import step as sleef_step
 from ...kernels.torch_loops import GRAIN_SIZE, loop_positions, scalar_loop_mask
@@ -679,8 +680,10 @@ def _value_error(name: str, value: Any) -> StridedTypeError:
         "one-element tensor v: value=v.item()"))
 
 
-def _addc(name: str, input: Any, tensor1: Any, tensor2: Any, value: Any, out: Any, divide: bool) -> Tensor:
-    """addcmul / addcdiv (``name``) after :func:`_addc_fresh` declined (the functions call it first)."""
+def _addc(name: str, input: Any, tensor1: Any, tensor2: Any, value: Any, out: Any, divide: bool,
+          target: Tensor | None = None) -> Tensor:
+    """addcmul / addcdiv (``name``) after :func:`_addc_fresh` declined (the functions call it first);
+    ``target``: the in-place form's tensor (complex: :func:`_complex_addc_inplace`)."""
     for arg, what, pos in ((input, "input", 1), (tensor1, "tensor1", 2), (tensor2, "tensor2", 3)):
         if not isinstance(arg, Tensor):
             raise StridedTypeError(join_lines(
@@ -722,6 +725,9 @@ def _addc(name: str, input: Any, tensor1: Any, tensor2: Any, value: Any, out: An
     # dtype: step by step in float16, 2 * 60000 - 60000 was inf and 1.1 * 1.3 - 1.4 ulps off
     compute = float32 if d in REDUCED_FLOATS else d
     a, b, c = (t if t._dtype is compute else t.to(compute) for t in (input, tensor1, tensor2))
+    if d.is_complex and (done := _complex_addc((input, tensor1, tensor2), (a, b, c), value, d, out, divide,
+                                                target)) is not None:
+        return write_out(out, done, name, (input, tensor1, tensor2)) if out is not None else done
     scaled = b * value if value != 1 else b
     result = a + (scaled / c if divide else scaled * c)
     if not divide and compute in _FLAT_DTYPES:
@@ -747,6 +753,51 @@ def _addc(name: str, input: Any, tensor1: Any, tensor2: Any, value: Any, out: An
 
 
 _FLAT_DTYPES = (float32, float64)
+
+
+def _complex_addc_inplace(self: Tensor, tensor1: Any, tensor2: Any, value: Any, divide: bool) -> bool:
+    """``self.addcmul_`` / ``addcdiv_`` of a complex ``self``: the registry's in-place steps
+    (:func:`strided.ops.registry._inplace_of`: the overlap check, the result, the cast check, the
+    write), the result computed with ``self`` as the output PyTorch's loop walks (an in-place
+    strided row rounds every complex64 product: its loop over overlapping memory). False where
+    an operand is not a plain tensor (the registry's path, with its errors)."""
+    if tensor1.__class__ is not Tensor or tensor2.__class__ is not Tensor or self._ag is not None \
+            or tensor1._ag is not None or tensor2._ag is not None:
+        return False
+    name = "addcdiv_" if divide else "addcmul_"
+    _check_partial_overlap(self, [tensor1, tensor2], name)
+    result = _addc(name[:-1], self, tensor1, tensor2, value, None, divide, target=self)
+    _check_inplace(self, name, result._dtype, result._layout.shape)
+    write(self._storage, self._layout, result._np())
+    return True
+
+
+def _complex_addc(given: tuple[Tensor, ...], converted: tuple[Tensor, ...], value: Any, d: Any, out: Any,
+                  divide: bool, target: Tensor | None = None) -> Tensor | None:
+    """Complex addcmul / addcdiv as PyTorch's kernel: ``input + (value * t1) * t2`` (or ``/ t2``),
+    the value a complex number (1 too: an infinite part of t1 makes its partner NaN, as in
+    PyTorch), the products and quotient with the fma forms of that kernel's loops
+    (:mod:`strided.kernels.complex_forms`), and a plain sum (strided's complex add multiplies by
+    alpha = 1 + 0j, which made inf + x NaN). ``given``: the three tensors as passed (their layouts
+    order the loop), ``converted``: in ``d``; ``target``: the in-place form's tensor (the output
+    PyTorch walks, an operand). A fresh tensor laid out as PyTorch's, or None (nothing done) where
+    the compiled kernel does not run: the general steps then."""
+    x, y, z = (_view(t) for t in converted)
+    shape = np.broadcast_shapes(x.shape, y.shape, z.shape)
+    laid = _fresh_output(shape, d, list(given), d)
+    walked = target if target is not None and target._layout.shape == shape else (
+        out if isinstance(out, Tensor) and out._layout.shape == shape and out._dtype is d else laid)
+    aliased = target is not None or (isinstance(out, Tensor) and any(out is t for t in given))
+    inputs = [(t._layout.shape, t._layout.strides) for t in converted]
+    kind = complex_forms.ADDCDIV if divide else complex_forms.MUL
+    modes = complex_forms.modes(kind, shape, walked._layout.strides, walked is laid, inputs, d.itemsize, aliased)
+    scaled = np.empty(y.shape, d.numpy)
+    q = np.empty(shape, d.numpy)
+    if not (complex_forms.forms_into(complex_forms.MUL, np.array([value], d.numpy), y, scaled, 0)
+            and complex_forms.forms_into(complex_forms.DIV if divide else complex_forms.MUL, scaled, z, q, modes)):
+        return None
+    quietly(np.add, x, q, out=_view(laid))
+    return laid
 
 
 def _same_dense_runs(*arrays: np.ndarray) -> list[np.ndarray] | None:
@@ -840,6 +891,8 @@ def _addc_flat(divide: bool) -> Callable[..., bool]:
                 raise _value_error("addcdiv_" if divide else "addcmul_", v)
         if OPEN or len(args) != 2 or (kwargs and (len(kwargs) > 1 or "value" not in kwargs)):
             return False  # (any other spelling of the call: the general path, with its errors)
+        if self.__class__ is Tensor and self._dtype.is_complex:
+            return _complex_addc_inplace(self, args[0], args[1], kwargs.get("value", 1), divide)
         found = _addc_runs(self, args[0], args[1], kwargs.get("value", 1), True)
         if found is None:
             return False

@@ -39,7 +39,7 @@ from ...dtypes import (
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import SUBCLASSES
 from ...gradients import guards_itself, seal
-from ...kernels import check_writable, native, npcore, special
+from ...kernels import check_writable, complex_forms, native, npcore, special
 from ...kernels.elementwise import complex_abs, reciprocal_into
 from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set, quietly
 from ...kernels.memory import dense_run
@@ -89,6 +89,22 @@ class MoreUnary:
 
 def _ufunc(uf: np.ufunc) -> Kernel:
     def run(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
+        uf(x, out=out, dtype=compute, casting="unsafe")
+
+    return run
+
+
+def _complex_c10(uf: np.ufunc, kind: int) -> Kernel:
+    """``uf``, but a complex compute dtype takes c10's function as PyTorch computes it
+    (:mod:`strided.kernels.complex_forms` op ``kind``: log1p, expm1, the C library's acos, log2,
+    log10) where the compiled kernel runs: NumPy's complex log1p / expm1 / arccos (complex128) /
+    log2 / log10 are other formulas (log1p of random complex64 numbers: 46% of PyTorch's bits; at special parts the
+    class differed)."""
+    def run(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
+        if compute.kind == "c" and out.dtype == compute \
+                and complex_forms.forms_into(kind, None, x.astype(compute, copy=False), out,
+                                             complex_forms.fixed_mode(kind, compute.itemsize)):
+            return
         uf(x, out=out, dtype=compute, casting="unsafe")
 
     return run
@@ -357,6 +373,9 @@ def _signbit(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> Non
 def _rsqrt(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
     if x.dtype == compute and _compiled(x, out, 3):  # (one pass, the same two roundings)
         return
+    if compute.kind == "c" and out.dtype == compute \
+            and complex_forms.forms_into(complex_forms.RSQRT, None, x.astype(compute, copy=False), out, 1):
+        return  # (PyTorch's 1 / csqrt(z), its fused scale: see complex_forms)
     r = np.sqrt(x, dtype=compute)
     np.divide(compute.type(1), r, out=out, dtype=compute, casting="unsafe")
 
@@ -375,8 +394,25 @@ def _square(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None
     unary loop, which outruns the two-operand multiply (2^20 float32: ~98 -> ~86 us)."""
     if x.dtype == compute and compute in _F32_F64:
         np.square(x, out=out)
+    elif compute.kind == "c" and out.dtype == compute and _complex_square(x.astype(compute, copy=False), out):
+        return
     else:
         np.multiply(x, x, out=out, dtype=compute, casting="unsafe")
+
+
+def _complex_square(x: np.ndarray, out: np.ndarray) -> bool:
+    """PyTorch's complex square, ``pow(x, 2)``: ``x * x`` rounded in its vector blocks, fused in
+    its tails and strided rows (:mod:`strided.kernels.complex_forms`), the places read from the
+    arrays' layouts (``out`` is a view of the result, or of the target in place). False: the
+    compiled kernel is not built or off, nothing written."""
+    size = out.itemsize
+    if any(s % size for s in out.strides + x.strides):
+        return False
+    shape = out.shape
+    strides = tuple(s // size for s in out.strides)
+    inputs = [(x.shape, tuple(s // size for s in x.strides))]
+    modes = complex_forms.modes(complex_forms.SQUARE, shape, strides, False, inputs, size, False)
+    return complex_forms.forms_into(complex_forms.SQUARE, None, x, out, modes)
 
 
 def _logical_not(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
@@ -524,10 +560,10 @@ TABLE: tuple[MoreUnary, ...] = (
     MoreUnary("sgn", _sign, "same", out_same_dtype="always"),
     MoreUnary("square", _square, "same", bool_to_long=True),
     MoreUnary("nan_to_num", _nan_to_num, "same", like="always"),
-    _float("log1p", _ufunc(np.log1p)),
-    _float("expm1", _ufunc(np.expm1)),
-    _float("log2", _ufunc(np.log2)),
-    _float("log10", _ufunc(np.log10)),
+    _float("log1p", _complex_c10(np.log1p, complex_forms.LOG1P)),
+    _float("expm1", _complex_c10(np.expm1, complex_forms.EXPM1)),
+    _float("log2", _complex_c10(np.log2, complex_forms.LOG2)),
+    _float("log10", _complex_c10(np.log10, complex_forms.LOG10)),
     _float("exp2", _ufunc(np.exp2)),
     _float("rsqrt", _rsqrt),
     _float("reciprocal", _reciprocal),
@@ -541,7 +577,7 @@ TABLE: tuple[MoreUnary, ...] = (
     MoreUnary("logit", _logit_kernel, "float", kernel_name="logit_cpu"),
     _float("tan", _ufunc(np.tan)),
     _float("asin", _ufunc(np.arcsin), "arcsin"),
-    _float("acos", _ufunc(np.arccos), "arccos"),
+    _float("acos", _complex_c10(np.arccos, complex_forms.ACOS), "arccos"),
     _float("atan", _ufunc(np.arctan), "arctan"),
     _float("sinh", _ufunc(np.sinh)),
     _float("cosh", _ufunc(np.cosh)),

@@ -35,6 +35,7 @@ from ...dtypes import (
     TORCH_NAME,
     DType,
     bfloat16,
+    complex64,
     float16,
     float32,
     float64,
@@ -73,9 +74,10 @@ from .._support.promotion import promote_types
 from .._support.reduce_args import shape_text
 from ..registry import backward, method
 
-# PyTorch's CPU scan accumulates in at::acc_type: double for float, float for half
+# PyTorch's CPU scan accumulates in at::acc_type: double for float, float for half, complex<double>
+# for complex<float> (a complex64 cumsum accumulated in complex64 matched 23% of its elements)
 _ACCUMULATOR = {float32: np.dtype(np.float64), float16: np.dtype(np.float32), bfloat16: np.dtype(np.float32),
-                float64: np.dtype(np.float64)}
+                float64: np.dtype(np.float64), complex64: np.dtype(np.complex128)}
 
 
 def _scan_dtype(self: Tensor, dtype: Any, op: str) -> DType:
@@ -126,6 +128,10 @@ def scan_values(ufunc: np.ufunc, x: np.ndarray, d: int, out_dtype: DType) -> np.
     acc = _ACCUMULATOR.get(out_dtype, out_dtype.numpy)
     if x.dtype != out_dtype.numpy and (np_kind(x.dtype) == "f" or out_dtype.is_floating_point):
         x = x.astype(out_dtype.numpy)  # dtype=: each element is converted first, as PyTorch does
+    if ufunc is np.multiply and acc.kind == "c" and x.size:
+        run = _complex_running_product(x, d)
+        if run is not None:
+            return run if run.dtype == out_dtype.numpy else run.astype(out_dtype.numpy)
     if x.dtype == acc:
         arr = ufunc.accumulate(x, axis=d)
     else:
@@ -157,6 +163,23 @@ def scan_values(ufunc: np.ufunc, x: np.ndarray, d: int, out_dtype: DType) -> np.
     if arr.dtype != out_dtype.numpy:
         arr = arr.astype(out_dtype.numpy)
     return arr
+
+
+def _complex_running_product(x: np.ndarray, d: int) -> np.ndarray | None:
+    """The running product of complex ``x`` along ``d`` as PyTorch's CPU cumprod computes it, by the
+    compiled ``complex_cumprod``: in complex128 from 1 + 0j, each step the fused product
+    (NumPy's complex multiply rounds otherwise: 15% of random complex128 elements agreed; and its
+    first element is x itself, where (1 + 0j) * (1 + infj) is nan + infj). A fresh C-contiguous
+    complex128 array, or None where the kernel is not built or off."""
+    k = native.special()
+    if k is None:
+        return None
+    moved = np.moveaxis(x, d, -1)
+    work = np.ascontiguousarray(moved, dtype=np.complex128)
+    res = np.empty_like(work) if np.shares_memory(work, x) else work
+    if not k.complex_cumprod(work.reshape(-1), res.reshape(-1), work.shape[-1]):
+        return None
+    return np.ascontiguousarray(np.moveaxis(res, -1, d))
 
 
 def _fast_scan(ufunc: np.ufunc, self: Any, dim: Any) -> tuple[Tensor, int] | None:
