@@ -120,9 +120,14 @@ def test_conj_times_number_real_gradient_zero_sign() -> None:
     assert grad(S) == grad(torch)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "torch.tensor of an empty NumPy array keeps NumPy's strides (NumPy 2 reports 0 for empty arrays: "
-    "torch gives stride (0,)), strided gives row-major (1,)"))
 def test_tensor_of_empty_array_strides() -> None:
-    a = np.arange(0.0)
-    assert S.tensor(a).stride() == tuple(torch.tensor(a).stride())
+    # torch.tensor of an empty NumPy array keeps NumPy's strides (NumPy 2 reports 0 for empty
+    # arrays: torch gives stride (0,)), as from_numpy does; strided gave row-major (1,)
+    for a in (np.arange(0.0), np.zeros((0, 3)), np.zeros((3, 0)).T, np.zeros((2, 3))[:, :0],
+              np.zeros((4, 3), np.float32)[::2, :0], np.zeros((3, 0, 2)).transpose(2, 0, 1)):
+        for dtype in (None, "float32", "int64"):
+            g = S.tensor(a, dtype=dtype and getattr(S, dtype))
+            t = torch.tensor(a, dtype=dtype and getattr(torch, dtype))
+            assert (g.shape, g.stride(), g.is_contiguous()) == (tuple(t.shape), tuple(t.stride()), t.is_contiguous())
+            for f in (lambda x: x + 1, lambda x: x.clone(), lambda x: x.sum(0), lambda x: x.reshape(-1)):
+                assert f(g).stride() == tuple(f(t).stride())

@@ -472,10 +472,10 @@ def _tensor(data: Any, dtype: Any, device: Any) -> Tensor:
     # anyway, so it converts while it copies, as np.asarray(a, "=f4") would.
     # An array or tensor keeps its memory order, as PyTorch's copy of it (clone's preserve_format:
     # tensor(x.t()) is column-major, a non-dense one dense in its dims' order)
-    # (an empty array stays row-major: NumPy 2 gives it zero strides, which PyTorch's copy keeps
-    # and strided's flat-run fast paths would then not take)
+    # (an empty one too: NumPy 2 gives it zero strides, which PyTorch's copy keeps, as
+    # from_numpy does: tensor(np.arange(0.)).stride() is (0,))
     strides = None
-    if not from_python and source.size and not any(st % source.itemsize for st in source.strides):
+    if not from_python and not any(st % source.itemsize for st in source.strides):
         strides = preserve_format_strides(source.shape, tuple(st // source.itemsize for st in source.strides))
     return copy_array_of(source, "tensor(data)", target, owned=from_python, strides=strides)
 
