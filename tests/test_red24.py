@@ -107,13 +107,41 @@ def test_fmod_huge_ratio_is_nan_in_vector_blocks() -> None:
     assert s.tobytes() == t.tobytes()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "(x.conj() * 2).real's gradient: torch 2-0j, strided 2+0j (the mul rule's signed zero of a "
-    "complex gradient times a real number; found beside the conj-bit fix)"))
 def test_conj_times_number_real_gradient_zero_sign() -> None:
+    # (fixed on day 25: mul's complex rule is PyTorch's g * other.conj(), no longer the holomorphic
+    # rule conjugated around, conj(conj(g) * other), whose zeros had the other sign)
     def grad(m):
         x = m.tensor([1 + 2j, 3 - 1j], requires_grad=True)
         (x.conj() * 2).real.sum().backward()
+        g = x.grad.resolve_conj() if m is torch else x.grad
+        return g.numpy().tobytes()
+
+    assert grad(S) == grad(torch)
+
+
+_COMPLEX_MUL_CASES = {
+    "conj * 2": lambda m, x, dt: (x.conj() * 2).real.sum(),
+    "x * 2": lambda m, x, dt: (x * 2).real.sum(),
+    "x * 2.5": lambda m, x, dt: (x * 2.5).real.sum(),
+    "2.5 * x, imag": lambda m, x, dt: (2.5 * x).imag.sum(),
+    "conj * 0-d tensor": lambda m, x, dt: (x.conj() * m.tensor(2.0)).real.sum(),
+    "x * complex number": lambda m, x, dt: (x * (1 + 2j)).abs().sum(),
+    "x * numpy complex": lambda m, x, dt: (x * np.complex64(1 - 2j)).real.sum(),
+    "x * complex tensor": lambda m, x, dt: (x * m.tensor([0.5 - 1j, -2 + 0j, 1j], dtype=dt)).abs().sum(),
+    "x * real tensor": lambda m, x, dt: (x * m.tensor([0.5, -2, 0.0])).real.sum(),
+    "real leaf * x": lambda m, x, dt: (m.tensor([0.5, -2, -0.0], requires_grad=True) * x).abs().sum(),
+    "x * x": lambda m, x, dt: (x * x).abs().sum(),
+    "conj * x": lambda m, x, dt: (x.conj() * x).real.sum(),
+    "mul_": lambda m, x, dt: x.clone().mul_(3).real.sum(),
+}
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("case", list(_COMPLEX_MUL_CASES))
+def test_complex_mul_gradient_bits(dtype: str, case: str) -> None:
+    def grad(m):
+        x = m.tensor([1 + 2j, 3 - 1j, -0.0 + 0j], dtype=getattr(m, dtype), requires_grad=True)
+        _COMPLEX_MUL_CASES[case](m, x, getattr(m, dtype)).backward()
         g = x.grad.resolve_conj() if m is torch else x.grad
         return g.numpy().tobytes()
 
