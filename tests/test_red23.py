@@ -220,14 +220,43 @@ def test_dist_p_kinds(p):
     assert g == t
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "pre-existing: a general-p float32 norm differs from PyTorch's in the last bit: "
-    "strided.linalg.vector_norm(strided.tensor([3., 4.]), 1.5) -> 5.5842509, torch 5.5842505 "
-    "(NumPy's SIMD float32 power, not the C library's powf that PyTorch's NormOps call)"))
 def test_vector_norm_general_p_float32_last_bit():
+    # (fixed on day 25: PyTorch's NormOps, a serial sum of the C library's powf(|x|, p) in
+    # TensorIterator's order, then powf(acc, 1/p): the compiled norm_p_rows)
     g = S.linalg.vector_norm(S.tensor([3.0, 4.0]), 1.5)
     t = torch.linalg.vector_norm(torch.tensor([3.0, 4.0]), 1.5)
     assert _same(g, t)
+
+
+_NORM_LAYOUTS = {
+    "1-D": lambda x: (x[:1000], None),
+    "33x17": lambda x: (x[:561].reshape(33, 17), None),
+    "33x17 dim 0": lambda x: (x[:561].reshape(33, 17), 0),
+    "33x17 dim 1 keepdim": lambda x: (x[:561].reshape(33, 17), 1, True),
+    "transposed dim 1": lambda x: (x[:561].reshape(17, 33).t(), 1),
+    "5x129 stepped": lambda x: (x[:1290].reshape(10, 129)[::2], 1),
+    "1x7 dim 0": lambda x: (x[:7].reshape(1, 7), 0),
+    "3-D permuted (0, 2)": lambda x: (x[:120].reshape(4, 5, 6).permute(2, 0, 1), (0, 2)),
+    "expanded": lambda x: (x[:3].expand(4, 3), 0),
+    "long rows": lambda x: (x[:100000].reshape(2, 50000), 1),
+    "one long run": lambda x: (x[:100000], None),  # (PyTorch's threads cut it: at::parallel_for's chunks)
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("layout", list(_NORM_LAYOUTS))
+def test_vector_norm_general_p_bits(dtype, layout, torch_threads_as_assumed):
+    rng = np.random.default_rng(23)
+    a = (rng.standard_normal(100000) * 3).astype(dtype)
+    a[::97] = 0.0
+    a[[5, 11, 40]] = [-0.0, np.finfo(dtype).tiny / 4, np.inf]
+    for p in (1.5, 3, 0.5, -1.5, 7, 1):
+        g_args, t_args = _NORM_LAYOUTS[layout](S.from_numpy(a)), _NORM_LAYOUTS[layout](torch.from_numpy(a))
+        if p == 1 and layout == "one long run":
+            continue  # (p = 1 over one run of more than 8192 elements: NumPy's pairwise sum, see norms.py)
+        g = S.linalg.vector_norm(g_args[0], p, *g_args[1:])
+        t = torch.linalg.vector_norm(t_args[0], p, *t_args[1:])
+        assert g.stride() == t.stride() and _same(g, t), (p, layout)
 
 
 @pytest.mark.parametrize("case", ["k_int64", "k_float64", "k_float", "k_bool", "k_tensor", "k_uint8", "dim_int64",

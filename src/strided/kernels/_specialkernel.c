@@ -3887,6 +3887,138 @@ done:
     return answer;
 }
 
+/* norm_p_rows(x, p, out, chunks) -> bool: PyTorch's CPU vector norm of a general order p
+ * (NormOps in binary_kernel_reduce, ReduceOpsKernel.cpp / SharedReduceOps.h) of each row of the
+ * 2-D x (any strides; rows = len(out), each row's elements in PyTorch's iteration order): acc = 0,
+ * then acc += pow(|x|, p) element by element in the element type (powf / pow: the C library's, as
+ * std::pow calls them), and out = pow(acc, 1 / p) with 1 / p rounded to that type; p == 1 is
+ * NormOneOps (acc += |x|, the sum itself). chunks > 1 (one row only): at::parallel_for's split of
+ * the row, each chunk summed from 0 on its own and the chunks' sums added to 0 in order. Each
+ * row's sum is serial, as PyTorch's; several rows run side by side (independent sums: the
+ * adds' latency overlaps), or, where the rows are closer in memory than a row's elements, the
+ * sums advance together element by element. x and out (C-contiguous) both float32 or both
+ * float64; False (nothing written) otherwise. */
+/* acc[i] += |c[i]| (the column step of norm_one_*: each sum advanced by one element) */
+static __attribute__((noinline)) void add_abs_float(float *restrict acc, const float *restrict c, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++) acc[i] = acc[i] + fabsf(c[i]);
+}
+static __attribute__((noinline)) void add_abs_double(double *restrict acc, const double *restrict c, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++) acc[i] = acc[i] + fabs(c[i]);
+}
+
+#define NORM_SUMS(T, NAME, TERM)                                                                   \
+    static void NAME(const char *x, T *o, Py_ssize_t rows, Py_ssize_t n, Py_ssize_t rs, Py_ssize_t cs, T p, \
+                     Py_ssize_t chunks)                                                            \
+    {                                                                                              \
+        (void)p;                                                                                   \
+        if (rows == 1) {                                                                           \
+            Py_ssize_t size = (n + chunks - 1) / chunks;                                           \
+            T total = 0;                                                                           \
+            for (Py_ssize_t begin = 0; begin < n; begin += size) {                                 \
+                Py_ssize_t end = begin + size < n ? begin + size : n;                              \
+                T acc = 0;                                                                         \
+                for (Py_ssize_t i = begin; i < end; i++) acc = acc + TERM(*(const T *)(x + i * cs)); \
+                total = total + acc;                                                               \
+            }                                                                                      \
+            o[0] = total;                                                                          \
+        } else if ((rs < 0 ? -rs : rs) < (cs < 0 ? -cs : cs)) {                                    \
+            for (Py_ssize_t r = 0; r < rows; r++) o[r] = 0;                                        \
+            for (Py_ssize_t i = 0; i < n; i++) {                                                   \
+                const char *col = x + i * cs;                                                      \
+                if (rs == (Py_ssize_t)sizeof(T) && p == 1) { /* (unit stride: a vectorized loop) */   \
+                    add_abs_##T(o, (const T *)col, rows);                                          \
+                } else {                                                                           \
+                    for (Py_ssize_t r = 0; r < rows; r++) o[r] = o[r] + TERM(*(const T *)(col + r * rs)); \
+                }                                                                                  \
+            }                                                                                      \
+        } else {                                                                                   \
+            Py_ssize_t r = 0;                                                                      \
+            for (; r + 4 <= rows; r += 4) {                                                        \
+                const char *r0 = x + r * rs, *r1 = r0 + rs, *r2 = r1 + rs, *r3 = r2 + rs;          \
+                T a0 = 0, a1 = 0, a2 = 0, a3 = 0;                                                  \
+                for (Py_ssize_t i = 0; i < n; i++) {                                               \
+                    a0 = a0 + TERM(*(const T *)(r0 + i * cs));                                     \
+                    a1 = a1 + TERM(*(const T *)(r1 + i * cs));                                     \
+                    a2 = a2 + TERM(*(const T *)(r2 + i * cs));                                     \
+                    a3 = a3 + TERM(*(const T *)(r3 + i * cs));                                     \
+                }                                                                                  \
+                o[r] = a0, o[r + 1] = a1, o[r + 2] = a2, o[r + 3] = a3;                            \
+            }                                                                                      \
+            for (; r < rows; r++) {                                                                \
+                T acc = 0;                                                                         \
+                for (Py_ssize_t i = 0; i < n; i++) acc = acc + TERM(*(const T *)(x + r * rs + i * cs)); \
+                o[r] = acc;                                                                        \
+            }                                                                                      \
+        }                                                                                          \
+    }
+#define ONE_F(v) fabsf(v)
+#define POW_F(v) powf(fabsf(v), p)
+#define ONE_D(v) fabs(v)
+#define POW_D(v) pow(fabs(v), p)
+NORM_SUMS(float, norm_one_float, ONE_F)
+NORM_SUMS(float, norm_pow_float, POW_F)
+NORM_SUMS(double, norm_one_double, ONE_D)
+NORM_SUMS(double, norm_pow_double, POW_D)
+#undef NORM_SUMS
+#undef ONE_F
+#undef POW_F
+#undef ONE_D
+#undef POW_D
+
+/* the whole norm: NormOneOps' sums as they are, NormOps' raised to 1 / p (rounded to T) */
+#define NORM_P_ROWS(T, POW)                                                                        \
+    static void norm_p_rows_##T(const char *x, T *o, Py_ssize_t rows, Py_ssize_t n, Py_ssize_t rs, \
+                                Py_ssize_t cs, T p, Py_ssize_t chunks)                             \
+    {                                                                                              \
+        if (p == 1) {                                                                              \
+            norm_one_##T(x, o, rows, n, rs, cs, p, chunks);                                        \
+            return;                                                                                \
+        }                                                                                          \
+        norm_pow_##T(x, o, rows, n, rs, cs, p, chunks);                                            \
+        const T inv = (T)1 / p;                                                                    \
+        for (Py_ssize_t r = 0; r < rows; r++) o[r] = POW(o[r], inv);                               \
+    }
+NORM_P_ROWS(float, powf)
+NORM_P_ROWS(double, pow)
+#undef NORM_P_ROWS
+
+static PyObject *py_norm_p_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 4) {
+        PyErr_Format(PyExc_TypeError, "norm_p_rows(x, p, out, chunks) takes 4 arguments, not %zd", nargs);
+        return NULL;
+    }
+    double p = PyFloat_AsDouble(args[1]);
+    if (p == -1.0 && PyErr_Occurred()) return NULL;
+    Py_ssize_t chunks = PyLong_AsSsize_t(args[3]);
+    if (chunks == -1 && PyErr_Occurred()) return NULL;
+    Py_buffer xb, ob;
+    if (PyObject_GetBuffer(args[0], &xb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[2], &ob, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&xb);
+        return NULL;
+    }
+    PyObject *answer = Py_False;
+    int f32 = strcmp(xb.format, "f") == 0, f64 = strcmp(xb.format, "d") == 0;
+    if ((f32 || f64) && strcmp(ob.format, xb.format) == 0 && xb.ndim == 2 && xb.shape[0] > 0 && xb.shape[1] >= chunks
+        && ob.len == xb.shape[0] * xb.itemsize && chunks >= 1 && (chunks == 1 || xb.shape[0] == 1)
+        && xb.strides[0] % xb.itemsize == 0 && xb.strides[1] % xb.itemsize == 0 && !overlaps(&xb, &ob)) {
+        Py_ssize_t rows = xb.shape[0], n = xb.shape[1], rs = xb.strides[0], cs = xb.strides[1];
+        Py_BEGIN_ALLOW_THREADS
+        if (f32) norm_p_rows_float(xb.buf, ob.buf, rows, n, rs, cs, (float)p, chunks);
+        else norm_p_rows_double(xb.buf, ob.buf, rows, n, rs, cs, p, chunks);
+        Py_END_ALLOW_THREADS
+        answer = Py_True;
+    }
+    PyBuffer_Release(&xb);
+    PyBuffer_Release(&ob);
+    Py_INCREF(answer);
+    return answer;
+}
+
 /* logspace_fill(start, end, step, base, out) -> bool: PyTorch's CPU logspace kernel for a float32
  * ("f") or float64 ("d") C-contiguous out of n >= 2 elements, in one pass: the exponents two-sided in
  * double (start + step * i for i < n / 2, end - step * (n - 1 - i) after; each operation rounded,
@@ -8936,6 +9068,8 @@ static PyMethodDef methods[] = {
      "some is not) (None: not a 1-D contiguous aligned writable float32/float64 buffer holding the run)"},
     {"logspace_fill", (PyCFunction)(void (*)(void))py_logspace_fill, METH_FASTCALL,
      "logspace_fill(start, end, step, base, out) -> bool: PyTorch's CPU logspace into a float32/float64 out"},
+    {"norm_p_rows", (PyCFunction)(void (*)(void))py_norm_p_rows, METH_FASTCALL,
+     "norm_p_rows(x, p, out, chunks) -> bool: PyTorch's general-order vector norm of each row, float32/float64"},
     {"pow_base", (PyCFunction)(void (*)(void))py_pow_base, METH_FASTCALL,
      "pow_base(base, exps, out) -> bool: out = pow(base, exps), the C library's pow, float64 (False: an overlap)"},
     {"torch_kthvalue", (PyCFunction)(void (*)(void))py_torch_kthvalue, METH_FASTCALL,
