@@ -177,3 +177,14 @@ def test_normalize_bits(dtype: str, shape: tuple) -> None:
                 t = torch.from_numpy(np.ascontiguousarray(a.T)).permute(*perm) if transposed else torch.from_numpy(a)
                 g, w = S.nn.functional.normalize(s, p=p, dim=dim), torch.nn.functional.normalize(t, p=p, dim=dim)
                 assert g.stride() == tuple(w.stride()) and g.numpy().tobytes() == w.numpy().tobytes(), (p, dim)
+
+
+@pytest.mark.parametrize("case", range(7))
+def test_tensor_of_a_list_of_empty_arrays_shape(case: int) -> None:
+    # (found on day 25: PyTorch's compute_sizes reads an array inside a list as a sequence and stops
+    # after the first empty level: tensor([np.zeros((0, 3))]) is (1, 0); strided gave NumPy's (1, 0, 3))
+    data = [[np.zeros((0, 3))], [np.zeros((2, 0, 4))], [[np.zeros((0, 3))]], (np.zeros((0, 3)), np.zeros((0, 3))),
+            [np.zeros((3, 0))], [np.zeros((0, 3), np.int32)], [[np.zeros((0, 3))], [np.zeros((0, 3))]]][case]
+    g, t = S.tensor(data), torch.tensor(data)
+    assert (g.shape, g.stride(), str(g.dtype).split(".")[-1]) == (tuple(t.shape), tuple(t.stride()),
+                                                                  str(t.dtype).split(".")[-1])
