@@ -3915,7 +3915,7 @@ done:
  * 2-D x (any strides; rows = len(out), each row's elements in PyTorch's iteration order): acc = 0,
  * then acc += pow(|x|, p) element by element in the element type (powf / pow: the C library's, as
  * std::pow calls them), and out = pow(acc, 1 / p) with 1 / p rounded to that type; p == 1 is
- * NormOneOps (acc += |x|, the sum itself). chunks > 1 (one row only): at::parallel_for's split of
+ * NormOneOps (acc += |x|, the sum itself), p == 2 NormTwoOps (acc += x * x, then its square root). chunks > 1 (one row only): at::parallel_for's split of
  * the row, each chunk summed from 0 on its own and the chunks' sums added to 0 in order. Each
  * row's sum is serial, as PyTorch's; several rows run side by side (independent sums: the
  * adds' latency overlaps), or, where the rows are closer in memory than a row's elements, the
@@ -3976,6 +3976,8 @@ static __attribute__((noinline)) void add_abs_double(double *restrict acc, const
             }                                                                                      \
         }                                                                                          \
     }
+#define TWO_F(v) ((v) * (v))
+#define TWO_D(v) ((v) * (v))
 #define ONE_F(v) fabsf(v)
 #define POW_F(v) powf(fabsf(v), p)
 #define ONE_D(v) fabs(v)
@@ -3984,14 +3986,18 @@ NORM_SUMS(float, norm_one_float, ONE_F)
 NORM_SUMS(float, norm_pow_float, POW_F)
 NORM_SUMS(double, norm_one_double, ONE_D)
 NORM_SUMS(double, norm_pow_double, POW_D)
+NORM_SUMS(float, norm_two_float, TWO_F)
+NORM_SUMS(double, norm_two_double, TWO_D)
 #undef NORM_SUMS
+#undef TWO_F
+#undef TWO_D
 #undef ONE_F
 #undef POW_F
 #undef ONE_D
 #undef POW_D
 
 /* the whole norm: NormOneOps' sums as they are, NormOps' raised to 1 / p (rounded to T) */
-#define NORM_P_ROWS(T, POW)                                                                        \
+#define NORM_P_ROWS(T, POW, SQRT)                                                                  \
     static void norm_p_rows_##T(const char *x, T *o, Py_ssize_t rows, Py_ssize_t n, Py_ssize_t rs, \
                                 Py_ssize_t cs, T p, Py_ssize_t chunks)                             \
     {                                                                                              \
@@ -3999,12 +4005,17 @@ NORM_SUMS(double, norm_pow_double, POW_D)
             norm_one_##T(x, o, rows, n, rs, cs, p, chunks);                                        \
             return;                                                                                \
         }                                                                                          \
+        if (p == 2) { /* (NormTwoOps: acc + x * x, never fused; the square root) */                \
+            norm_two_##T(x, o, rows, n, rs, cs, p, chunks);                                        \
+            for (Py_ssize_t r = 0; r < rows; r++) o[r] = SQRT(o[r]);                               \
+            return;                                                                                \
+        }                                                                                          \
         norm_pow_##T(x, o, rows, n, rs, cs, p, chunks);                                            \
         const T inv = (T)1 / p;                                                                    \
         for (Py_ssize_t r = 0; r < rows; r++) o[r] = POW(o[r], inv);                               \
     }
-NORM_P_ROWS(float, powf)
-NORM_P_ROWS(double, pow)
+NORM_P_ROWS(float, powf, sqrtf)
+NORM_P_ROWS(double, pow, sqrt)
 #undef NORM_P_ROWS
 
 static PyObject *py_norm_p_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)

@@ -542,7 +542,8 @@ def _torch_norms(input: Tensor, x: np.ndarray, p: float, dims: tuple[int, ...] |
         return (np.maximum if p > 0 else np.minimum).reduce(np.abs(x), axis=axes, keepdims=True)
     if p == 2:
         r = _torch_norm2(x, tuple(range(x.ndim)) if axes is None else tuple(axes))
-        return None if r is None else r.reshape(keep)
+        if r is not None:
+            return r.reshape(keep)
     out = np.empty(keep, x.dtype)
     return out if _torch_general_norm(input, dims, True, p, out) else None
 

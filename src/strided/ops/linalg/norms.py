@@ -275,6 +275,9 @@ def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
                 _torch_norm2(x._np(), tuple(range(len(shape))) if axes is None else tuple(axes))
             if torch_order is not None:
                 r = torch_order.reshape(res_np.shape)
+            elif (given is None or given is x._dtype) and not x._dtype.is_complex and \
+                    _torch_general_norm(x, dims, keepdim, 2.0, res_np):
+                return result  # (NormTwoOps' serial sums: reduced dims that do not make one run)
             else:
                 r = np.sqrt(np.add.reduce(a * a, axis=axes, keepdims=keepdim))
         elif p == 1:
@@ -430,6 +433,11 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
             r = np.abs(a[..., 0, 0])
         else:
             r = _torch_norm2(A._np(), tuple(dims)) if ord == "fro" and given in (None, A._dtype) else None
+            if r is None and ord == "fro" and given in (None, A._dtype):
+                # (PyTorch's Frobenius norm is vector_norm(A, 2, dim): NormTwoOps' serial sums where
+                # the two dims do not make one run)
+                if _torch_general_norm(A, tuple(dims), keepdim, 2.0, res_np):
+                    return result
             if r is None:
                 r = np.linalg.norm(a, ord=ord, axis=(-2, -1))
         if keepdim:
