@@ -37,6 +37,8 @@ def _data(shape: tuple[int, ...], dtype: Any, seed: int, specials: bool = True) 
 
 def _same(a: Any, b: Any) -> None:
     assert (a.shape, a.stride(), a.dtype) == (b.shape, b.stride(), b.dtype)
+    if isinstance(b, _NanSignFree):
+        a = _NanSignFree(a)
     assert a.numpy().tobytes() == b.numpy().tobytes()
 
 
@@ -47,7 +49,22 @@ def _through_numpy(fn: Any, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
         m.setattr(norms, "fast_euclidean", lambda *a: None)
         m.setattr(norms, "_compiled_frobenius", lambda *a: None)
         b = fn()
-    return [a, b]
+    return [_NanSignFree(a), _NanSignFree(b)]
+
+
+class _NanSignFree:
+    """A result whose NaNs compare whatever their sign: since day 25 a layout _torch_norm2 declines
+    takes NormTwoOps' serial sums where the kernels are built (PyTorch's bits: x * x keeps a -NaN's
+    sign, which the NumPy path and the compiled pass's |x| clear)."""
+
+    def __init__(self, t: Any) -> None:
+        self.shape, self.dtype, self._t = t.shape, t.dtype, t
+        self.stride = t.stride
+
+    def numpy(self) -> np.ndarray:
+        a = self._t.numpy().copy()
+        a[np.isnan(a)] = np.nan
+        return a
 
 
 CALLS = {
@@ -70,9 +87,11 @@ def _check_all(a: np.ndarray, perm: tuple[int, ...], monkeypatch: pytest.MonkeyP
             np.testing.assert_allclose(got.numpy(), tt.numpy(), rtol=1e-5 if a.dtype == np.float32 else 1e-12,
                                        equal_nan=True)
     if a.ndim >= 2:
+        # (since day 25 a layout neither compiled pass takes is NormTwoOps' serial sums, PyTorch's
+        # bits, where the NumPy path was np.linalg.norm: the fast paths off give PyTorch's too)
         got = st.linalg.matrix_norm(x)
-        for want in _through_numpy(lambda: st.linalg.matrix_norm(x), monkeypatch):
-            _same(got, want)
+        _same(got, _through_numpy(lambda: st.linalg.matrix_norm(x), monkeypatch)[1])
+        _same(got, _NanSignFree(st.from_numpy(torch.linalg.matrix_norm(t).numpy())))
         np.testing.assert_allclose(got.numpy(), torch.linalg.matrix_norm(t).numpy(),
                                    rtol=1e-5 if a.dtype == np.float32 else 1e-12, equal_nan=True)
 

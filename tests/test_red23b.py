@@ -155,15 +155,31 @@ def test_numpy_loops_give_the_kernels_bytes(src: str, dt: str | None) -> None:
             assert _sbits(r1) == _sbits(r2)
 
 
-@pytest.mark.xfail(strict=True, reason="PyTorch's nansum of a 2-byte float over two uncoalesced reduced dims "
-                   "has no acc buffer (sum has): its outer loop re-reads partial sums rounded into the "
-                   "float16 output; strided sums in float32 and rounds once")
 def test_two_byte_nansum_over_two_uncoalesced_dims() -> None:
+    # (fixed on day 25: nansum_out has no float32 acc buffer, so each partial sum over the innermost
+    # reduced dim is rounded to the 2-byte type and added into the 2-byte output, in order)
     rng = np.random.default_rng(1)
     a = rng.standard_normal((50, 30, 40)) * 40
     a[rng.random(a.shape) < 0.05] = np.nan
     s, t = _pair(a, "float16")
     assert _sbits(s.nansum((0, 2))) == _bits(t.nansum((0, 2)))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("shape,dims", [((5, 6, 7), (0, 2)), ((33, 17, 5), (0, 2)), ((4, 5, 6, 7), (0, 2)),
+                                        ((4, 5, 6, 7), (0, 1, 3)), ((4, 5, 6, 7), (1, 3)), ((9, 3, 70), (0, 2)),
+                                        ((70, 3, 9), (0, 2))])
+@pytest.mark.parametrize("permuted", [False, True])
+def test_two_byte_nansum_nanmean_uncoalesced_dims(dtype, shape, dims, permuted, torch_threads_as_assumed) -> None:
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal(shape) * 40
+    a[rng.random(shape) < 0.05] = np.nan
+    s, t = _pair(a, dtype)
+    if permuted:
+        s, t = s.permute(*reversed(range(len(shape)))), t.permute(*reversed(range(len(shape))))
+    for op in ("nansum", "nanmean"):
+        g, w = getattr(s, op)(dims), getattr(t, op)(dims)
+        assert g.stride() == tuple(w.stride()) and _sbits(g) == _bits(w), op
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

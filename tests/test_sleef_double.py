@@ -94,8 +94,19 @@ def test_run_d_refuses_float32_a_partial_overlap_and_a_bad_op() -> None:
         K.run_d(x.astype(np.float32), np.empty(8, np.float32), sleef.SIGMOID, 0, 0, 16, -1)
     with pytest.raises(ValueError, match="overlaps x partly"):
         K.run_d(x[:6], x[2:], sleef.SIGMOID, 0, 0, 16, -1)
-    with pytest.raises(ValueError, match="op must be 0 to 2"):
+    with pytest.raises(ValueError, match="op must be 0 to 3"):
         K.run_d(x, np.empty(8), sleef.TANH, 0, 0, 16, -1)
+
+
+def test_run_d_op_3_is_the_c_librarys_exp() -> None:
+    import math
+
+    x = np.concatenate([np.linspace(-700, 700, 997), [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-310]])
+    for step, form in ((16, -1), (-1, -1), (0, 0)):  # (every branch: op 3 is the C library's throughout)
+        out = np.empty_like(x)
+        K.run_d(x, out, 3, 0, 0, step, form)
+        want = np.array([math.exp(v) if not math.isnan(v) else v for v in x])
+        assert out.tobytes() == want.tobytes()
 
 
 def test_the_gradient_is_pytorchs() -> None:

@@ -55,7 +55,7 @@ def _check(a: np.ndarray, perm: tuple[int, ...], monkeypatch: pytest.MonkeyPatch
                 # (PyTorch's rows of the contiguous copy: the compiled rows of that copy)
                 assert got.numpy().tobytes() == getattr(x.contiguous(), op)(dim).numpy().tobytes()
                 continue
-            if native.sleef() is not None and not log and a.dtype == np.float32:
+            if native.sleef() is not None and not log and a.dtype in (np.float32, np.float64):
                 with torch_threads_as_assumed():  # (PyTorch's _vec_softmax, its chunks: tests/test_softmax_dims_bits.py)
                     want_t = getattr(t, op)(dim)
                 ok = (got.numpy() == want_t.numpy()) | (np.isnan(got.numpy()) & np.isnan(want_t.numpy()))

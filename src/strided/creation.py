@@ -411,6 +411,8 @@ def _tensor(data: Any, dtype: Any, device: Any) -> Tensor:
                 return empty_one
             raise _nesting_error(data, err, lambda: to_dtype(dtype) if dtype is not None else
                                  _torch_scalar_type(given, 0)) from None
+        if odd and source.ndim and not source.size:  # (an empty array among the items: PyTorch's sizes)
+            source = source.reshape(_torch_sizes(data))
         floats_wanted = dtype is not None and to_dtype(dtype).is_floating_point
         if dtype is not None and to_dtype(dtype) is uint64:
             source = _uint64_source(data, source)  # PyTorch reads the ints as uint64 here
@@ -473,12 +475,25 @@ def _tensor(data: Any, dtype: Any, device: Any) -> Tensor:
     # anyway, so it converts while it copies, as np.asarray(a, "=f4") would.
     # An array or tensor keeps its memory order, as PyTorch's copy of it (clone's preserve_format:
     # tensor(x.t()) is column-major, a non-dense one dense in its dims' order)
-    # (an empty array stays row-major: NumPy 2 gives it zero strides, which PyTorch's copy keeps
-    # and strided's flat-run fast paths would then not take)
+    # (an empty one too: NumPy 2 gives it zero strides, which PyTorch's copy keeps, as
+    # from_numpy does: tensor(np.arange(0.)).stride() is (0,))
     strides = None
-    if not from_python and source.size and not any(st % source.itemsize for st in source.strides):
+    if not from_python and not any(st % source.itemsize for st in source.strides):
         strides = preserve_format_strides(source.shape, tuple(st // source.itemsize for st in source.strides))
     return copy_array_of(source, "tensor(data)", target, owned=from_python, strides=strides)
+
+
+def _torch_sizes(data: Any) -> tuple[int, ...]:
+    """PyTorch's shape of nested sequences ``data`` (``compute_sizes``): each level's length down
+    the first items, stopping after the first empty one, a NumPy array read as a sequence too:
+    ``tensor([np.zeros((0, 3))])`` has shape (1, 0), where NumPy's array of it has (1, 0, 3)."""
+    sizes = []
+    while isinstance(data, (list, tuple)) or (isinstance(data, np.ndarray) and data.ndim):
+        sizes.append(len(data))
+        if not sizes[-1]:
+            break
+        data = data[0]
+    return tuple(sizes)
 
 
 def _uint64_source(data: Any, source: np.ndarray) -> np.ndarray:

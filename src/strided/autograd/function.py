@@ -123,7 +123,7 @@ def _attached(out: Any, spec: tuple, maker: Maker, args: tuple, kwargs: dict) ->
     node = make_node(spec, 1, first)
     if node is None:
         return out
-    if complex_out and node._name not in CONJUGATE_CONVENTION:
+    if complex_out and node._name not in CONJUGATE_CONVENTION and not hasattr(node.rule, PYTORCH_CONVENTION):
         node.rule = _conjugate_convention(node.rule)
     if not first._dtype.is_floating_point and not first._dtype.is_complex:
         return out  # an integer or bool result carries no gradient
@@ -226,7 +226,8 @@ def _attach_outputs(out: Any, spec: tuple) -> Any:
     if node is None:
         return out
     outs = out if isinstance(out, (tuple, list)) and not isinstance(out, Tensor) else (out,)
-    if any(isinstance(o, Tensor) and o._dtype.is_complex for o in outs) and node._name not in CONJUGATE_CONVENTION:
+    if any(isinstance(o, Tensor) and o._dtype.is_complex for o in outs) and node._name not in CONJUGATE_CONVENTION \
+            and not hasattr(node.rule, PYTORCH_CONVENTION):
         node.rule = _conjugate_convention(node.rule)
     for nr, piece in enumerate(outs):
         m = piece._ag = Meta(grad_fn=node, output_nr=nr)
@@ -249,6 +250,10 @@ MULTI_OUTPUT_VIEWS = frozenset({"UnbindBackward0", "SplitBackward0", "SplitWithS
 # does once here for every such op, instead of in each rule. The rules below are already written
 # in PyTorch's convention (not holomorphic: their formula needs conj itself) and are left as they are.
 CONJUGATE_CONVENTION = frozenset({"SgnBackward0", "ConjBackward0", "ConjPhysicalBackward0", "ViewAsComplexBackward0"})
+# A rule (a function) with this attribute is written in PyTorch's convention too, whatever its
+# node's name (mul's complex rule, g * conj(other) as PyTorch's mul_tensor_backward: the
+# conjugated form conj(conj(g) * other) has the same values but other signs of zero)
+PYTORCH_CONVENTION = "pytorch_convention"
 
 
 def _conjugate_convention(rule: Callable) -> Callable:

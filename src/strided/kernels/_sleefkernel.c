@@ -907,11 +907,13 @@ done:
 }
 
 /* run_d(x, out, op, run, chunk, step, form): run's loop over C-contiguous float64 buffers, PyTorch's
- * double sigmoid (op 1) and silu (op 2), or SLEEF's exp alone (op 0): the vectorized function with
+ * double sigmoid (op 1) and silu (op 2), or SLEEF's exp alone (op 0), or the C library's exp alone
+ * (op 3: std::exp, a scalar loop's, for strided.kernels.softmax_dims): the vectorized function with
  * Vectorized<double>::exp() (SLEEF's expd, _sleef_exp.h), the scalar one with std::exp (the C
  * library's exp); step is 2 * Vectorized<double>::size() (16 under AVX512, 8 under AVX2). */
 static inline double vec_lane_d(double x, int op)
 {
+    if (op == 3) return exp(x);
     double e = sleef_exp(op == 0 ? x : -x);  /* (the lanes' negation flips the sign bit, a NaN's too) */
     if (op == 1) return 1.0 / (1.0 + e);
     if (op == 2) return x / (1.0 + e);
@@ -920,6 +922,7 @@ static inline double vec_lane_d(double x, int op)
 
 static inline double scalar_lane_d(double x, int op)
 {
+    if (op == 3) return exp(x);
     if (op == 1) return 1.0 / (1.0 + exp(-x));
     if (op == 2) return x / (1.0 + exp(-x));
     return sleef_exp(x);  /* (op 0 has no scalar function of PyTorch's: SLEEF's throughout) */
@@ -948,7 +951,7 @@ __attribute__((target("avx512f"))) static void vec_block8_d(const double *x, dou
 static void vec_block_d(const double *x, double *o, Py_ssize_t m, int op, int wide)
 {
 #if HAVE_X86
-    if (wide) {
+    if (wide && op != 3) {
         vec_block8_d(x, o, m, op);
         return;
     }
@@ -973,7 +976,7 @@ static void scalar_piece_d(const void *x, void *o, Py_ssize_t a, Py_ssize_t m, i
 static PyObject *py_run_d(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    return run_loop(args, nargs, "run_d", "d", 2, vec_piece_d, scalar_piece_d);
+    return run_loop(args, nargs, "run_d", "d", 3, vec_piece_d, scalar_piece_d);
 }
 
 static PyObject *py_capability(PyObject *self, PyObject *unused)

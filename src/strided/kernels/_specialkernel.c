@@ -1689,12 +1689,35 @@ static float row_max_f(const float *xr, Py_ssize_t n)
 #define FUSED(T, xr, m, o, n, LANES, s) 0
 #define SCALE_ROW(o, inv, n) 0
 #endif
+/* A float32 softmax row with a NaN, as PyTorch's AVX-512 _vec_softmax_lastdim writes it: every
+ * element the one NaN its vectorized maximum ends with, which is the input's NaN (quieted) at one
+ * lane position, 0 in a row shorter than 16, else 11 of the last whole vector or, where the tail
+ * has 12 or more elements, of the tail; any other NaN meets vec::maximum's unordered compare, whose
+ * all-ones mask makes it 0xffffffff (measured against torch 2.13 over rows of 1 to 200 elements,
+ * one to three NaNs of any payload and sign: tests/test_red22.py). */
+static void nan_row_f(const float *xr, float *o, Py_ssize_t n)
+{
+    Py_ssize_t at = n < 16 ? 0 : (n % 16 < 12 ? 11 : n - n % 16 + 11);
+    uint32_t bits = 0xffffffffu;
+    if (xr[at] != xr[at]) {
+        memcpy(&bits, xr + at, 4);
+        bits |= 0x00400000u;
+    }
+    float v;
+    memcpy(&v, &bits, 4);
+    for (Py_ssize_t i = 0; i < n; i++) o[i] = v;
+}
+
 #define SOFTMAX_ROWS(T, EXP, LOG, FAST)                                                                \
     const Py_ssize_t LANES = vbytes / (Py_ssize_t)sizeof(T);                                       \
     for (Py_ssize_t r = 0; r < rows; r++) {                                                        \
         const T *xr = (const T *)xb + r * n;                                                      \
         T *o = (T *)ob + r * n;                                                                    \
         T m = ROW_MAX(T, xr, n);                                                                   \
+        if (sizeof(T) == 4 && m != m && !log_ && LANES == 16) {                                    \
+            nan_row_f((const float *)xr, (float *)o, n);                                           \
+            continue;                                                                              \
+        }                                                                                          \
         T s;                                                                                       \
         int fused = FUSED(T, xr, m, o, n, LANES, s);                                               \
         if (!fused && !FAST(xr, m, o, n))                                                          \
@@ -3115,16 +3138,24 @@ static void rsqrt_double(const double *a, double *o, Py_ssize_t n)
 #define RSQRT_float rsqrt_float
 #define RSQRT_double rsqrt_double
 
-/* logit's quotient (unary_exact code 4): x / (1 - x), NumPy's subtract and divide, one vector loop */
-ERF_CLONES static void logit_ratio_float(const float *restrict a, float *restrict o, Py_ssize_t n)
-{
-    for (Py_ssize_t i = 0; i < n; i++) o[i] = a[i] / (1.0f - a[i]);
-}
-
-ERF_CLONES static void logit_ratio_double(const double *restrict a, double *restrict o, Py_ssize_t n)
-{
-    for (Py_ssize_t i = 0; i < n; i++) o[i] = a[i] / (1.0 - a[i]);
-}
+/* logit's quotient (unary_exact code 4): x / (1 - x), NumPy's subtract and divide, one vector loop;
+ * it answers whether some quotient is NaN or negative (x outside [0, 1], or NaN: an or-reduction, which
+ * costs ~2% here where a select writing +NaN over negative quotients cost ~9%): the caller then gives
+ * those elements PyTorch's NaN bits (strided.ops.elementwise.unary_more._logit_nan_bits) */
+#define LOGIT_RATIO(T)                                                                              \
+    ERF_CLONES static int logit_ratio_##T(const T *restrict a, T *restrict o, Py_ssize_t n)       \
+    {                                                                                              \
+        int special = 0;                                                                           \
+        for (Py_ssize_t i = 0; i < n; i++) {                                                       \
+            T q = a[i] / ((T)1 - a[i]);                                                            \
+            special |= !(q >= (T)0);                                                               \
+            o[i] = q;                                                                              \
+        }                                                                                          \
+        return special;                                                                            \
+    }
+LOGIT_RATIO(float)
+LOGIT_RATIO(double)
+#undef LOGIT_RATIO
 #define LOGIT_RATIO_float logit_ratio_float
 #define LOGIT_RATIO_double logit_ratio_double
 
@@ -3193,7 +3224,8 @@ VECTOR_CLONES static void sign_double(const double *restrict a, double *restrict
  *   code 2, leaky_relu: x where x > 0, else x * k (k, a Python float, rounded to the dtype first,
  *           as NumPy's weak scalar; a signalling NaN comes out of the product quieted, as PyTorch's);
  *   code 3, rsqrt: 1 / sqrt(x), each rounded (NumPy's sqrt then divide: the same IEEE operations);
- *   code 4, logit's quotient: x / (1 - x), each rounded (its log is NumPy's, after);
+ *   code 4, logit's quotient: x / (1 - x), each rounded (its log is NumPy's, after); it answers
+ *           the int 2 instead of True where some quotient is NaN or negative (see logit_ratio_float);
  *   code 5, sinc: PyTorch's sinc_cpu with the C library's sine (see sinc_float).
  * False (nothing written) where the buffers are not of that kind or overlap. */
 #define UNARY_EXACT_LOOP(T)                                                                    \
@@ -3207,7 +3239,7 @@ VECTOR_CLONES static void sign_double(const double *restrict a, double *restrict
         } else if (code == 3) {                                                                \
             RSQRT_##T(a, o, n);                                                                \
         } else if (code == 4) {                                                                \
-            LOGIT_RATIO_##T(a, o, n);                                                          \
+            special = LOGIT_RATIO_##T(a, o, n);                                                \
         } else if (code == 5) {                                                                \
             SINC_##T(a, o, n);                                                                 \
         } else {                                                                               \
@@ -3252,9 +3284,15 @@ static PyObject *py_unary_exact(PyObject *self, PyObject *const *args, Py_ssize_
         && PyBuffer_IsContiguous(&xb, 'C') && PyBuffer_IsContiguous(&ob, 'C')
         && !((uintptr_t)xb.buf % xb.itemsize) && !((uintptr_t)ob.buf % xb.itemsize)) {
         Py_ssize_t n = xb.len / xb.itemsize;
+        int special = 0;
         if (f32) UNARY_EXACT_LOOP(float)
         else UNARY_EXACT_LOOP(double)
         answer = Py_True;
+        if (special) {
+            PyBuffer_Release(&xb);
+            PyBuffer_Release(&ob);
+            return PyLong_FromLong(2);
+        }
     }
     PyBuffer_Release(&xb);
     PyBuffer_Release(&ob);
@@ -3869,6 +3907,149 @@ done:
     PyBuffer_Release(&e);
     PyBuffer_Release(&out);
     Py_XINCREF(answer);
+    return answer;
+}
+
+/* norm_p_rows(x, p, out, chunks) -> bool: PyTorch's CPU vector norm of a general order p
+ * (NormOps in binary_kernel_reduce, ReduceOpsKernel.cpp / SharedReduceOps.h) of each row of the
+ * 2-D x (any strides; rows = len(out), each row's elements in PyTorch's iteration order): acc = 0,
+ * then acc += pow(|x|, p) element by element in the element type (powf / pow: the C library's, as
+ * std::pow calls them), and out = pow(acc, 1 / p) with 1 / p rounded to that type; p == 1 is
+ * NormOneOps (acc += |x|, the sum itself), p == 2 NormTwoOps (acc += x * x, then its square root). chunks > 1 (one row only): at::parallel_for's split of
+ * the row, each chunk summed from 0 on its own and the chunks' sums added to 0 in order. Each
+ * row's sum is serial, as PyTorch's; several rows run side by side (independent sums: the
+ * adds' latency overlaps), or, where the rows are closer in memory than a row's elements, the
+ * sums advance together element by element. x and out (C-contiguous) both float32 or both
+ * float64; False (nothing written) otherwise. */
+/* acc[i] += |c[i]| (the column step of norm_one_*: each sum advanced by one element) */
+static __attribute__((noinline)) void add_abs_float(float *restrict acc, const float *restrict c, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++) acc[i] = acc[i] + fabsf(c[i]);
+}
+static __attribute__((noinline)) void add_abs_double(double *restrict acc, const double *restrict c, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++) acc[i] = acc[i] + fabs(c[i]);
+}
+
+#define NORM_SUMS(T, NAME, TERM)                                                                   \
+    static void NAME(const char *x, T *o, Py_ssize_t rows, Py_ssize_t n, Py_ssize_t rs, Py_ssize_t cs, T p, \
+                     Py_ssize_t chunks)                                                            \
+    {                                                                                              \
+        (void)p;                                                                                   \
+        if (rows == 1) {                                                                           \
+            Py_ssize_t size = (n + chunks - 1) / chunks;                                           \
+            T total = 0;                                                                           \
+            for (Py_ssize_t begin = 0; begin < n; begin += size) {                                 \
+                Py_ssize_t end = begin + size < n ? begin + size : n;                              \
+                T acc = 0;                                                                         \
+                for (Py_ssize_t i = begin; i < end; i++) acc = acc + TERM(*(const T *)(x + i * cs)); \
+                total = total + acc;                                                               \
+            }                                                                                      \
+            o[0] = total;                                                                          \
+        } else if ((rs < 0 ? -rs : rs) < (cs < 0 ? -cs : cs)) {                                    \
+            for (Py_ssize_t r = 0; r < rows; r++) o[r] = 0;                                        \
+            for (Py_ssize_t i = 0; i < n; i++) {                                                   \
+                const char *col = x + i * cs;                                                      \
+                if (rs == (Py_ssize_t)sizeof(T) && p == 1) { /* (unit stride: a vectorized loop) */   \
+                    add_abs_##T(o, (const T *)col, rows);                                          \
+                } else {                                                                           \
+                    for (Py_ssize_t r = 0; r < rows; r++) o[r] = o[r] + TERM(*(const T *)(col + r * rs)); \
+                }                                                                                  \
+            }                                                                                      \
+        } else {                                                                                   \
+            Py_ssize_t r = 0;                                                                      \
+            for (; r + 4 <= rows; r += 4) {                                                        \
+                const char *r0 = x + r * rs, *r1 = r0 + rs, *r2 = r1 + rs, *r3 = r2 + rs;          \
+                T a0 = 0, a1 = 0, a2 = 0, a3 = 0;                                                  \
+                for (Py_ssize_t i = 0; i < n; i++) {                                               \
+                    a0 = a0 + TERM(*(const T *)(r0 + i * cs));                                     \
+                    a1 = a1 + TERM(*(const T *)(r1 + i * cs));                                     \
+                    a2 = a2 + TERM(*(const T *)(r2 + i * cs));                                     \
+                    a3 = a3 + TERM(*(const T *)(r3 + i * cs));                                     \
+                }                                                                                  \
+                o[r] = a0, o[r + 1] = a1, o[r + 2] = a2, o[r + 3] = a3;                            \
+            }                                                                                      \
+            for (; r < rows; r++) {                                                                \
+                T acc = 0;                                                                         \
+                for (Py_ssize_t i = 0; i < n; i++) acc = acc + TERM(*(const T *)(x + r * rs + i * cs)); \
+                o[r] = acc;                                                                        \
+            }                                                                                      \
+        }                                                                                          \
+    }
+#define TWO_F(v) ((v) * (v))
+#define TWO_D(v) ((v) * (v))
+#define ONE_F(v) fabsf(v)
+#define POW_F(v) powf(fabsf(v), p)
+#define ONE_D(v) fabs(v)
+#define POW_D(v) pow(fabs(v), p)
+NORM_SUMS(float, norm_one_float, ONE_F)
+NORM_SUMS(float, norm_pow_float, POW_F)
+NORM_SUMS(double, norm_one_double, ONE_D)
+NORM_SUMS(double, norm_pow_double, POW_D)
+NORM_SUMS(float, norm_two_float, TWO_F)
+NORM_SUMS(double, norm_two_double, TWO_D)
+#undef NORM_SUMS
+#undef TWO_F
+#undef TWO_D
+#undef ONE_F
+#undef POW_F
+#undef ONE_D
+#undef POW_D
+
+/* the whole norm: NormOneOps' sums as they are, NormOps' raised to 1 / p (rounded to T) */
+#define NORM_P_ROWS(T, POW, SQRT)                                                                  \
+    static void norm_p_rows_##T(const char *x, T *o, Py_ssize_t rows, Py_ssize_t n, Py_ssize_t rs, \
+                                Py_ssize_t cs, T p, Py_ssize_t chunks)                             \
+    {                                                                                              \
+        if (p == 1) {                                                                              \
+            norm_one_##T(x, o, rows, n, rs, cs, p, chunks);                                        \
+            return;                                                                                \
+        }                                                                                          \
+        if (p == 2) { /* (NormTwoOps: acc + x * x, never fused; the square root) */                \
+            norm_two_##T(x, o, rows, n, rs, cs, p, chunks);                                        \
+            for (Py_ssize_t r = 0; r < rows; r++) o[r] = SQRT(o[r]);                               \
+            return;                                                                                \
+        }                                                                                          \
+        norm_pow_##T(x, o, rows, n, rs, cs, p, chunks);                                            \
+        const T inv = (T)1 / p;                                                                    \
+        for (Py_ssize_t r = 0; r < rows; r++) o[r] = POW(o[r], inv);                               \
+    }
+NORM_P_ROWS(float, powf, sqrtf)
+NORM_P_ROWS(double, pow, sqrt)
+#undef NORM_P_ROWS
+
+static PyObject *py_norm_p_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 4) {
+        PyErr_Format(PyExc_TypeError, "norm_p_rows(x, p, out, chunks) takes 4 arguments, not %zd", nargs);
+        return NULL;
+    }
+    double p = PyFloat_AsDouble(args[1]);
+    if (p == -1.0 && PyErr_Occurred()) return NULL;
+    Py_ssize_t chunks = PyLong_AsSsize_t(args[3]);
+    if (chunks == -1 && PyErr_Occurred()) return NULL;
+    Py_buffer xb, ob;
+    if (PyObject_GetBuffer(args[0], &xb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[2], &ob, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&xb);
+        return NULL;
+    }
+    PyObject *answer = Py_False;
+    int f32 = strcmp(xb.format, "f") == 0, f64 = strcmp(xb.format, "d") == 0;
+    if ((f32 || f64) && strcmp(ob.format, xb.format) == 0 && xb.ndim == 2 && xb.shape[0] > 0 && xb.shape[1] >= chunks
+        && ob.len == xb.shape[0] * xb.itemsize && chunks >= 1 && (chunks == 1 || xb.shape[0] == 1)
+        && xb.strides[0] % xb.itemsize == 0 && xb.strides[1] % xb.itemsize == 0 && !overlaps(&xb, &ob)) {
+        Py_ssize_t rows = xb.shape[0], n = xb.shape[1], rs = xb.strides[0], cs = xb.strides[1];
+        Py_BEGIN_ALLOW_THREADS
+        if (f32) norm_p_rows_float(xb.buf, ob.buf, rows, n, rs, cs, (float)p, chunks);
+        else norm_p_rows_double(xb.buf, ob.buf, rows, n, rs, cs, p, chunks);
+        Py_END_ALLOW_THREADS
+        answer = Py_True;
+    }
+    PyBuffer_Release(&xb);
+    PyBuffer_Release(&ob);
+    Py_INCREF(answer);
     return answer;
 }
 
@@ -9184,6 +9365,8 @@ static PyMethodDef methods[] = {
      "some is not) (None: not a 1-D contiguous aligned writable float32/float64 buffer holding the run)"},
     {"logspace_fill", (PyCFunction)(void (*)(void))py_logspace_fill, METH_FASTCALL,
      "logspace_fill(start, end, step, base, out) -> bool: PyTorch's CPU logspace into a float32/float64 out"},
+    {"norm_p_rows", (PyCFunction)(void (*)(void))py_norm_p_rows, METH_FASTCALL,
+     "norm_p_rows(x, p, out, chunks) -> bool: PyTorch's general-order vector norm of each row, float32/float64"},
     {"pow_base", (PyCFunction)(void (*)(void))py_pow_base, METH_FASTCALL,
      "pow_base(base, exps, out) -> bool: out = pow(base, exps), the C library's pow, float64 (False: an overlap)"},
     {"torch_kthvalue", (PyCFunction)(void (*)(void))py_torch_kthvalue, METH_FASTCALL,

@@ -12,13 +12,14 @@ once fewer than a vector's positions are left in it. Only the exponential differ
 (the maximum only in which NaN survives, and a NaN makes the whole column NaN either way), so
 this module computes both exponentials and picks per position (:func:`vector_positions`).
 
-float64 (SLEEF's ``expd``, not ported) and ``log_softmax`` (SLEEF's ``logf``, not ported) are left
-to the NumPy formula.
+float64 is the same loop over ``Vectorized<double>`` (SLEEF's ``expd``, the C library's ``exp``);
+``log_softmax`` (SLEEF's ``logf``, not ported) is left to the NumPy formula.
 """
 
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 
@@ -28,6 +29,7 @@ from .fpstate import quiet
 from .torch_loops import torch_threads
 
 _EXP, _LIBM_EXP = sleef.EXP, sleef.LIBM_EXP
+_LIBM_EXP_D = 3  # (run_d's op: the C library's exp alone)
 
 
 def vector_positions(outer: int, inner: int, lanes: int, threads: int) -> np.ndarray:
@@ -79,31 +81,38 @@ def _dense(x: np.ndarray) -> np.ndarray:
 
 
 def softmax_float32(x: np.ndarray, dim: int) -> np.ndarray | None:
-    """PyTorch's float32 ``softmax(x, dim)`` for ``dim`` not the last, as a fresh C-contiguous array
-    of ``x``'s shape (``x``: any strides; PyTorch computes on its contiguous copy); None where the
-    compiled SLEEF kernel is not built or PyTorch's loop would not vectorize here (the caller's
-    NumPy formula runs)."""
+    """PyTorch's float32 or float64 ``softmax(x, dim)`` for ``dim`` not the last, as a fresh
+    C-contiguous array of ``x``'s shape (``x``: any strides; PyTorch computes on its contiguous
+    copy); None where the compiled SLEEF kernel is not built or PyTorch's loop would not vectorize
+    here (the caller's NumPy formula runs). float64: the same loop over ``Vectorized<double>``
+    (half float32's lanes), SLEEF's expd (``run_d``) in its vector branch, the C library's exp in
+    its scalar loop."""
     k = native.sleef()
-    lanes = sleef.step() // 2
-    if k is None or not lanes or x.dtype != np.float32 or not x.size:
+    double = x.dtype == np.float64
+    lanes = sleef.step() // (4 if double else 2)
+    if k is None or not lanes or not (double or x.dtype == np.float32) or not x.size:
         return None
     shape = x.shape
-    outer, size, inner = int(np.prod(shape[:dim])), shape[dim], int(np.prod(shape[dim + 1 :]))
+    outer, size, inner = math.prod(shape[:dim]), shape[dim], math.prod(shape[dim + 1 :])
     dense = _dense(x).reshape(-1)
-    compiled = compiled_float32(dense, outer, size, inner)
+    compiled = None if double else compiled_float32(dense, outer, size, inner)
     if compiled is not None:
         return compiled.reshape(shape)
+    run, libm_exp = (k.run_d, _LIBM_EXP_D) if double else (k.run, _LIBM_EXP)
     cube = dense.reshape(outer, size, inner)
     with quiet():
         top = np.maximum.reduce(cube, axis=1, keepdims=True)
         e = np.subtract(cube, top)
         flat = e.reshape(-1)
-        scalar = _scalar_positions(outer, size, inner, lanes, torch_threads())
-        picked = None if scalar is None else flat[scalar]  # (gathered before the exponentials)
-        k.run(flat, flat, _EXP, 0, 0, -1, -1)  # (SLEEF's expf at every element, in place)
-        if picked is not None:  # (the C library's where the scalar loop runs)
-            k.run(picked, picked, _LIBM_EXP, 0, 0, 0, -1)
-            flat[scalar] = picked
+        scalar = None if inner < lanes else _scalar_positions(outer, size, inner, lanes, torch_threads())
+        if inner < lanes:  # (rows of positions shorter than a vector: the scalar loop's throughout)
+            run(flat, flat, libm_exp, 0, 0, 0, -1)
+        else:
+            picked = None if scalar is None else flat[scalar]  # (gathered before the exponentials)
+            run(flat, flat, _EXP, 0, 0, -1, -1)  # (SLEEF's expf / expd at every element, in place)
+            if picked is not None:  # (the C library's where the scalar loop runs)
+                run(picked, picked, libm_exp, 0, 0, 0, -1)
+                flat[scalar] = picked
         if inner > 1:  # (NumPy adds the (outer, inner) slices one after another along an outer axis)
             total = np.add.reduce(e, axis=1, keepdims=True)
         else:  # (along its contiguous axis NumPy's sum is pairwise: the dim order written out)
@@ -160,8 +169,8 @@ def torch_order(x: np.ndarray, axis: int, log: bool) -> np.ndarray | None:
     """PyTorch's (log_)softmax of float32/float64 ``x`` along ``axis`` where its kernel is
     reproduced, as a fresh C-contiguous array; None elsewhere (the NumPy formula runs). PyTorch
     computes on the input's contiguous copy: along the last dim that is the compiled rows' kernel
-    (a permuted input along its last dim included); along another dim, float32 softmax is
-    :func:`softmax_float32`'s (log_softmax and float64 there: not reproduced)."""
+    (a permuted input along its last dim included); along another dim, float32 and float64 softmax are
+    :func:`softmax_float32`'s (log_softmax there: not reproduced)."""
     if axis == x.ndim - 1:
         k = native.special()
         if k is None or x.dtype.char not in "fd" or not x.size:

@@ -46,6 +46,7 @@ compares both with ``torch.sum``).
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 
@@ -313,6 +314,8 @@ def sum_array(x: np.ndarray, axes: tuple[int, ...] | None, keepdim: bool, dtype:
         isz = x.itemsize
         dims = iterator_dims(x.shape, tuple(s // isz for s in x.strides), red, keepdim)
         if len(dims[0]) >= 2 and dims[2][0] == 0 and dims[2][1] == 0:  # (should_use_acc_buffer)
+            if nan_half:
+                return _no_acc_buffer(x, dims, out_shape)
             # (sum_out's self.to(Float) of its own input: an int32 / float64 ``source`` rounded once,
             # to float32, not through float16 / bfloat16 first)
             return rounded(sum_array(torch_to(source, np.dtype(np.float32)), axes, keepdim, nan_zero=nan_half),
@@ -331,6 +334,38 @@ def sum_array(x: np.ndarray, axes: tuple[int, ...] | None, keepdim: bool, dtype:
         else:
             _numpy_cascade(src, kind, sizes, ins, outs, out)
     return rounded(out, x.dtype) if half else out
+
+
+def _no_acc_buffer(x: np.ndarray, dims: tuple, out_shape: tuple[int, ...]) -> np.ndarray:
+    """``torch.nansum`` of the float16 / bfloat16 ``x`` (its NaNs already zeroed) over two or more
+    reduced dims that do not coalesce (``dims``: :func:`iterator_dims`'s, the reduced ones first):
+    nansum_out has no float32 accumulation buffer where sum_out has one, so cascade_sum's 2-D loop
+    stores each partial sum over the innermost reduced dim into the 2-byte output as it goes
+    (``out = T(float(out) + float(T(partial)))``: measured against torch), one partial per index of the other
+    reduced dims, in TensorIterator's order. The partials are the kernel's, each reduced dim but the
+    first given an output stride of its own in a float32 scratch array; then the rounded adds."""
+    sizes, ins, outs = dims
+    reduced = next(i for i, o in enumerate(outs) if o != 0) if any(outs) else len(outs)
+    inner = math.prod(sizes[1:reduced])  # (the partials per output: the other reduced dims' indices)
+    scratch_outs, step = [0], 1
+    for size in sizes[1:reduced]:
+        scratch_outs.append(step)
+        step *= size
+    scratch_outs += [o * inner for o in outs[reduced:]]
+    src = _float32_in_place(x)
+    scratch = np.zeros(inner * math.prod(out_shape), np.float32)
+    k = native.sums()
+    if k is not None:
+        isz = src.itemsize
+        k.cascade(src, _HALF_KIND, sizes, tuple(s * isz for s in ins), tuple(s * 4 for s in scratch_outs), scratch)
+    else:
+        _numpy_cascade(src, _HALF_KIND, sizes, ins, tuple(scratch_outs), scratch)
+    partials = scratch.reshape(-1, inner)  # (a row per output, row-major; its partials in order)
+    total = np.zeros(partials.shape[0], x.dtype)
+    with np.errstate(over="ignore", invalid="ignore"):
+        for j in range(inner):  # (each partial rounded to the 2-byte type, then added to the output's)
+            total = rounded(total.astype(np.float32) + rounded(partials[:, j], x.dtype).astype(np.float32), x.dtype)
+    return total.reshape(out_shape)
 
 
 def nan_zeroed(a: np.ndarray) -> np.ndarray:

@@ -14,6 +14,7 @@ again as PyTorch's double backward does.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -48,6 +49,7 @@ from ...ops.creation.generator import default_generator
 from ...ops.creation.random import _uniform
 from ...ops.elementwise.unary import where
 from ...ops.linalg.matmul import _product, fast_product
+from ...ops.linalg.norms import _torch_general_norm, _torch_norm2
 from ...ops.registry import backward
 from ...tensor import Tensor, tensor_arg
 from ._common import array_like, compute_dtype, float_only
@@ -521,6 +523,31 @@ def _norms(x: np.ndarray, p: float, axes: Any) -> np.ndarray:
     return (np.abs(x) ** p).sum(axis=axes, keepdims=True) ** (1 / p)
 
 
+def _torch_norms(input: Tensor, x: np.ndarray, p: float, dims: tuple[int, ...] | None,  # noqa: A002
+                 axes: tuple[int, ...] | None) -> np.ndarray | None:
+    """PyTorch's ``input.norm(p, dim, keepdim=True)`` of a float32 / float64 ``input`` (its array
+    ``x``), bit for bit where strided reproduces linalg.vector_norm's kernels (the 2-norm's
+    orders, NormOps' serial sums of pow(|x|, p), the exact max, min and count); None elsewhere (the
+    caller's NumPy formula)."""
+    if x.dtype not in (np.float32, np.float64) or not x.size:
+        return None
+    shape = x.shape
+    keep = tuple(1 if axes is None or i in axes else n for i, n in enumerate(shape))
+    count = x.size // max(1, math.prod(keep))
+    if p == 0:
+        return np.add.reduce(x != 0, axis=axes, keepdims=True, dtype=x.dtype)
+    if count == 1:  # (one element per norm: PyTorch's vector norm is |x|)
+        return np.abs(x).reshape(keep)
+    if math.isinf(p):
+        return (np.maximum if p > 0 else np.minimum).reduce(np.abs(x), axis=axes, keepdims=True)
+    if p == 2:
+        r = _torch_norm2(x, tuple(range(x.ndim)) if axes is None else tuple(axes))
+        if r is not None:
+            return r.reshape(keep)
+    out = np.empty(keep, x.dtype)
+    return out if _torch_general_norm(input, dims, True, p, out) else None
+
+
 def normalize(input: Tensor, p: float = 2.0, dim: Any = 1, eps: float = 1e-12, out: Any = None) -> Tensor:
     """``input`` divided by its ``p``-norm along ``dim`` (at least ``eps``): unit vectors along ``dim``.
 
@@ -535,11 +562,15 @@ def normalize(input: Tensor, p: float = 2.0, dim: Any = 1, eps: float = 1e-12, o
     d = input._dtype
     if not d.is_floating_point:
         raise float_only("linalg_vector_norm", d, "normalize")
-    axes = numpy_axes(reduction_dims(input, dim, "normalize"), len(input._layout.shape))
+    dims = reduction_dims(input, dim, "normalize")
+    axes = numpy_axes(dims, len(input._layout.shape))
     compute = compute_dtype(d)
     x = input._np().astype(compute, copy=False)
     with np.errstate(all="ignore"):
-        values = x / np.maximum(_norms(x, float(p), axes), compute.type(eps))
+        norms = _torch_norms(input, x, float(p), dims, axes)
+        if norms is None:
+            norms = _norms(x, float(p), axes)
+        values = x / np.maximum(norms, compute.type(eps))
     result = _normalized_output(input, axes, d)
     np.copyto(result._np(), values, casting="unsafe")
     return report("normalize", (input,), result)

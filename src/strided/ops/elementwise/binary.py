@@ -1717,15 +1717,22 @@ def _sub_backward(out: Tensor, a: Any, b: Any, *, alpha: Any = None, **kwargs: A
 @backward("__mul__", "__rmul__", operands="dunder")
 @backward("mul", "multiply", operands="two")
 def _mul_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
-    if b.__class__ is float:  # (t * number, a chain's y * 1.01: grads below with need_a, no tb, saved ())
+    if b.__class__ is float and not a._dtype.is_complex:
+        # (t * number, a chain's y * 1.01: grads below with need_a, no tb, saved ())
         return "MulBackward0", (a, b), lambda g: (g * b, None), ()
+    # (the result's dtype read from the operands: a maker that reads ``out`` costs every recorded
+    # mul the release walk of strided.autograd.function._attached, ~1 us)
     ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
+    complex_out = (a._dtype.is_complex if ta else _complex_number(a)) or (b._dtype.is_complex if tb else _complex_number(b))
     # (requires_grad, inlined: this runs per recorded mul)
     need_a = ta and a._ag is not None and (a._ag.requires_grad or a._ag.grad_fn is not None)
     need_b = tb and b._ag is not None and (b._ag.requires_grad or b._ag.grad_fn is not None)
 
-    def grads(g: Tensor) -> tuple:
-        return (g * b if need_a else None, g * a if need_b else None)
+    if complex_out:
+        grads = _complex_mul_grads(a, b, need_a, need_b)
+    else:
+        def grads(g: Tensor) -> tuple:
+            return (g * b if need_a else None, g * a if need_b else None)
 
     # (a saves b when a needs a gradient, and the other way round; spelt out: this runs per recorded mul)
     if need_a:
@@ -1733,6 +1740,33 @@ def _mul_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
     else:
         saved = (a,) if need_b and ta else ()
     return "MulBackward0", (a, b), grads, saved
+
+
+def _complex_mul_grads(a: Any, b: Any, need_a: bool, need_b: bool) -> Callable[[Tensor], tuple]:
+    """The rule of a complex ``a * b`` in PyTorch's own convention, its mul_tensor_backward:
+    ``g * b.conj()`` and ``g * a.conj()``; marked so that the recording leaves it unconjugated
+    (:data:`strided.autograd.function.PYTORCH_CONVENTION`: the holomorphic rule conjugated around,
+    ``conj(conj(g) * b)``, has the same values but other signs of zero: ``(x * 2).real``'s
+    gradient 2-0j where PyTorch's is 2+0j)."""
+
+    def grads(g: Tensor) -> tuple:
+        return (g * _conj_operand(b) if need_a else None, g * _conj_operand(a) if need_b else None)
+
+    grads.pytorch_convention = True  # type: ignore[attr-defined]
+    return grads
+
+
+def _complex_number(x: Any) -> bool:
+    """Whether the number ``x`` is complex (a Python or NumPy complex: it makes a product complex)."""
+    return isinstance(x, (complex, np.complexfloating))
+
+
+def _conj_operand(x: Any) -> Any:
+    """``x.conj()`` as PyTorch's mul_tensor_backward takes it: a complex tensor's conjugate, a
+    complex number's (a wrapped number there), anything real as it is."""
+    if isinstance(x, Tensor):
+        return x.conj() if x._dtype.is_complex else x
+    return x.conjugate() if isinstance(x, (complex, np.complexfloating)) else x
 
 
 @backward("__truediv__", operands="dunder", reflected=("__rtruediv__",))

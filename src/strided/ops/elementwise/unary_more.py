@@ -338,9 +338,9 @@ def _sign(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
         np.subtract(x > 0, x < 0, out=out, dtype=compute, casting="unsafe")
 
 
-def _compiled(x: np.ndarray, out: np.ndarray, code: int, *params: float) -> bool:
+def _compiled(x: np.ndarray, out: np.ndarray, code: int, *params: float) -> bool | int:
     """Whether the compiled ``unary_exact`` (sign: code 0; nan_to_num: 1, with its three values;
-    rsqrt: 3; logit's quotient: 4) wrote ``out`` from ``x``: only for C-contiguous (or both column-major), aligned,
+    rsqrt: 3; logit's quotient: 4, which answers 2 where some quotient is NaN or negative) wrote ``out`` from ``x``: only for C-contiguous (or both column-major), aligned,
     non-overlapping float32/float64 arrays of one dtype and size, with the compiled kernels built
     and on in this context. Its bits are the NumPy kernel's it stands in for (exact ops:
     tests/test_unary_exact_native.py)."""
@@ -352,13 +352,16 @@ def _compiled(x: np.ndarray, out: np.ndarray, code: int, *params: float) -> bool
     if not (x.flags.aligned and out.flags.aligned):
         # (memory at an odd address, from_numpy's of such a buffer, which the kernel's buffer
         # checks refuse: an aligned copy read, an aligned array written and copied into out, for
-        # the kernel's bits rather than the NumPy formula's)
-        work = np.empty_like(out, order="K")
-        if not k.unary_exact(x if x.flags.aligned else x.copy(order="K"), work, code, *params):
+        # the kernel's bits rather than the NumPy formula's); not in place, as over aligned memory
+        # (the kernel refuses overlapping buffers: logit's caller reads x again after)
+        if np.may_share_memory(x, out):
             return False
-        np.copyto(out, work)
-        return True
-    return bool(k.unary_exact(x, out, code, *params))
+        work = np.empty_like(out, order="K")
+        written = k.unary_exact(x if x.flags.aligned else x.copy(order="K"), work, code, *params)
+        if written:
+            np.copyto(out, work)
+        return written
+    return k.unary_exact(x, out, code, *params)
 
 
 def _signbit(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
@@ -453,11 +456,15 @@ _BOOL = frozenset({"bool"})
 _NOT_FLOAT = frozenset({"bool", "int"})
 
 
-def _logit_kernel(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType, eps: float | None = None) -> None:
+def _logit_kernel(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType, eps: float | None = None,
+                  contiguous: bool | None = None) -> None:
     """PyTorch's logit kernel: ``log(z / (1 - z))`` in the compute dtype, ``z`` = x clamped to
-    ``[eps, 1 - eps]`` when ``eps`` is given (NaN stays NaN). A float16/bfloat16 input keeps every
-    step in its own dtype, as PyTorch does: its bounds ``eps`` and ``1 - eps`` rounded to it (float16's
-    ``1 - 1e-4`` is 1.0, so its logit(1.0) is inf), then ``1 - z``, the quotient and the log."""
+    ``[eps, 1 - eps]`` when ``eps`` is given and not negative in the dtype (NaN stays NaN). A
+    float16/bfloat16 input keeps every step in its own dtype, as PyTorch does: its bounds ``eps``
+    and ``1 - eps`` rounded to it (float16's ``1 - 1e-4`` is 1.0, so its logit(1.0) is inf), then
+    ``1 - z``, the quotient and the log. ``contiguous``: whether PyTorch's TensorIterator is
+    contiguous (its MKL path: the NaN bits of :func:`_logit_nan_bits`), given by :func:`logit` for
+    an ``out=`` it writes through a fresh result; None: ``out`` is the real output (fresh or ``x``)."""
     n = x.dtype
     narrow = n != compute and n.kind not in "biuc" and n.itemsize < compute.itemsize
     z = x if narrow else np.asarray(x, dtype=compute)
@@ -471,6 +478,7 @@ def _logit_kernel(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType, e
         lo = compute.type(eps)
         if narrow:
             lo = n.type(lo)
+    if eps is not None and lo >= 0:  # (PyTorch: eps < 0 in the dtype clamps nothing, as no eps)
         hi = compute.type(1) - compute.type(lo)
         if narrow:
             hi = n.type(hi)
@@ -478,11 +486,56 @@ def _logit_kernel(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType, e
     if narrow:  # (each step rounded to float16/bfloat16, as PyTorch's Vectorized<Half> rounds them)
         np.copyto(out, np.log(z / (n.type(1) - z)), casting="unsafe")
         return
-    if eps is None and z is x and out.dtype == compute and _compiled(x, out, 4):
-        np.log(out, out=out)  # (the quotient in one compiled pass, into out; NumPy's log over it)
-        return
+    if z is x and out.dtype == compute and contiguous is not False:
+        written = _compiled(x, out, 4)  # (the quotient in one compiled pass, into out)
+        if written:
+            np.log(out, out=out)  # (NumPy's log over it)
+            if written == 2:  # (some quotient NaN or negative: rare)
+                quotient = x / (compute.type(1) - x)
+                _logit_nan_bits(quotient, out, positive=True)
+            return
+    quotient = z / (compute.type(1) - z)
     # (the log written straight into out, cast there as copyto casts it: one NumPy call fewer)
-    np.log(z / (compute.type(1) - z), out=out, dtype=compute, casting="unsafe")
+    np.log(quotient, out=out, dtype=compute, casting="unsafe")
+    if not _all_nonnegative(quotient):  # (some quotient NaN or negative: rare)
+        if contiguous is None:  # (an integer input is cast to a contiguous float first)
+            contiguous = x.dtype != compute or _iterator_contiguous(x, out)
+        _logit_nan_bits(quotient, out, compute == _F64 or contiguous)
+
+
+def _all_nonnegative(a: np.ndarray) -> bool:
+    """Whether every element of ``a`` is >= 0 (no NaN): its minimum, which NumPy's propagates a NaN
+    into (a SIMD reduction, no bool array: 2^19 float32 ~26 us against ~40 for greater_equal + all)."""
+    return a.size == 0 or bool(np.minimum.reduce(a, axis=None) >= 0)
+
+
+def _iterator_contiguous(x: np.ndarray, out: np.ndarray) -> bool:
+    """Whether PyTorch's TensorIterator over ``x`` and ``out`` (one dtype) is contiguous (one element,
+    or both dense with the same strides: one coalesced unit-stride dim), where its logit takes MKL."""
+    if x.size <= 1:
+        return True
+    kept = [(size, a, b) for size, a, b in zip(x.shape, x.strides, out.strides) if size != 1]
+    if any(a != b for _, a, b in kept):
+        return False
+    expected = x.itemsize
+    for size, stride, _ in sorted(kept, key=lambda p: p[1]):
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
+def _logit_nan_bits(quotient: np.ndarray, out: np.ndarray, positive: bool) -> None:
+    """``out`` (NumPy's log of logit's ``quotient``) with PyTorch's NaN bits: a NaN quotient's own
+    (its log keeps them; NumPy's float32 log makes every NaN 0x7fc00000), and where the quotient is
+    negative, +NaN if ``positive`` (NumPy's log gives x86's default NaN there, -NaN). PyTorch's
+    +NaN: MKL's vsLn/vdLn on its contiguous path (float32 and float64; an integer input, cast to
+    a contiguous float first, too), the C library's ``log`` in its float64 scalar loop; its float32
+    scalar loop's ``logf`` gives -NaN, NumPy's already (``positive`` False). Not modelled: the
+    SLEEF vector blocks of an expanded input (NaNs with a payload)."""
+    np.copyto(out, quotient, where=np.isnan(quotient), casting="unsafe")
+    if positive:
+        np.copyto(out, np.nan, where=np.less(quotient, 0), casting="unsafe")
 
 
 def _sinc(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
@@ -703,9 +756,17 @@ def _logit_fresh(x: np.ndarray) -> np.ndarray:
     front of ``logit(x)`` (one positional argument: an eps or ``out`` goes to the entry)."""
     out = np.empty(x.shape, x.dtype)
     k = native.special()
-    if k is not None and k.unary_exact(x, out, 4):  # (_logit_kernel's steps for this case, inlined)
-        return np.log(out, out=out)
-    return np.log(x / (x.dtype.type(1) - x), out=out)
+    written = k is not None and k.unary_exact(x, out, 4)
+    if written:  # (_logit_kernel's steps for this case, inlined)
+        np.log(out, out=out)
+        if written == 2:
+            _logit_nan_bits(x / (x.dtype.type(1) - x), out, positive=True)
+        return out
+    quotient = x / (x.dtype.type(1) - x)
+    np.log(quotient, out=out)
+    if not _all_nonnegative(quotient):  # (a fresh result: PyTorch's contiguous path)
+        _logit_nan_bits(quotient, out, positive=True)
+    return out
 
 
 _FRESH["logit"] = _logit_fresh  # (quietly: NumPy's log warns at 0 and beyond [0, 1])
@@ -715,6 +776,7 @@ _FRESH_DIRECT["sinc"] = _sinc_direct
 _FRESH.update(_FRESH_DIRECT)
 _F32_F64 = (np.dtype(np.float32), np.dtype(np.float64))
 _F32 = _F32_F64[0]
+_F64 = _F32_F64[1]
 
 
 def _result_dtype(op: MoreUnary, d: DType) -> DType:
@@ -1104,7 +1166,28 @@ def logit(input: Any, eps: float | None = None, *, out: Any = None) -> Tensor:
     >>> strided.logit(strided.tensor([0.5, 0.0, 1.0]), eps=0.25).tolist()
     [0.0, -1.0986123085021973, 1.0986123085021973]
     """
-    return run_unary(OPS["logit"], input, args=_eps(eps, "logit"), out=out)
+    args = _eps(eps, "logit")
+    if out is not None and isinstance(input, Tensor) and isinstance(out, Tensor):
+        # (out= is written through a fresh result: the kernel is told whether PyTorch's iteration
+        # over input and out is contiguous, which picks its NaN bits)
+        args = (args[0] if args else None, _out_contiguous(input, out))
+    return run_unary(OPS["logit"], input, args=args, out=out)
+
+
+def _out_contiguous(x: Tensor, out: Tensor) -> bool | None:
+    """Whether PyTorch's TensorIterator over ``x`` and ``out=`` is contiguous: both dense with the
+    same strides (an integer input's float copy keeps a dense input's strides, else is row-major),
+    or one element. None where ``out`` is resized or cast (written as a fresh result is)."""
+    shape = x._layout.shape
+    if out._layout.shape != shape or out._dtype is not _result_dtype(OPS["logit"], x._dtype):
+        return None
+    if L.product(shape) <= 1:
+        return True
+    strides = x._layout.strides
+    if not x._dtype.is_floating_point:
+        strides = L.preserve_format_strides(shape, strides)
+    same = all(a == b for size, a, b in zip(shape, strides, out._layout.strides) if size != 1)
+    return same and L.is_non_overlapping_and_dense(shape, strides)
 
 
 def logit_(self: Tensor, eps: float | None = None) -> Tensor:
