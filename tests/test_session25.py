@@ -144,3 +144,27 @@ def test_the_operator_forms_refuse_as_the_methods() -> None:
     with pytest.raises(strided.OverlapWriteError, match="which it writes at position"):
         b += b.diagonal()
     assert b.tolist() == np.arange(1.0, 10.0).reshape(3, 3).tolist()
+
+
+@pytest.mark.parametrize("p", [1, 1.5, 2, 3, 0])
+def test_norms_of_empty_tensors_as_torch(p) -> None:
+    for lib_a, lib_b in ((torch, strided),):
+        a, b = lib_a.zeros(0, 3), lib_b.zeros(0, 3)
+        assert lib_b.dist(b, b, p).item() == lib_a.dist(a, a, p).item()
+        assert lib_b.linalg.vector_norm(b, p, dim=0).tolist() == lib_a.linalg.vector_norm(a, p, dim=0).tolist()
+        assert lib_b.norm(b, p, dim=1).tolist() == lib_a.norm(a, p, dim=1).tolist()
+
+
+def test_adam_updates_an_empty_parameter_in_one_kernel_call_too() -> None:
+    import strided.optim.adam as adam_module
+    calls = []
+    real = adam_module._flat_update
+    adam_module._flat_update = lambda *a, **k: calls.append(real(*a, **k)) or calls[-1]
+    try:
+        w = strided.tensor(np.zeros(0, np.float32), requires_grad=True)  # (NumPy's zero strides, as torch keeps)
+        opt = strided.optim.Adam([w], lr=0.1)
+        (w * 2).sum().backward()
+        opt.step()
+    finally:
+        adam_module._flat_update = real
+    assert calls == [True] and w.stride() == torch.tensor(np.zeros(0, np.float32)).stride()

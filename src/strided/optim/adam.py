@@ -167,7 +167,8 @@ def _flat_update(param: Any, grad: Any, state: dict[str, Any], amsgrad: bool, **
     for t in tensors:
         if (t.__class__ is not Tensor and t.__class__ not in SUBCLASSES) or t._layout.shape != shape:
             return False
-        runs.append(flat_run(t, info))
+        # (an empty tensor is a run whatever its strides: strided.tensor of an empty array keeps NumPy's zeros)
+        runs.append(flat_run(t, info) if info[1] else t._storage.array[:0])
     if not ready(runs) or step_t.__class__ is not Tensor or step_t._dtype is not float32 or amsgrad and max_sq is None:
         return False
     step = flat_run(step_t, _cinfo[step_t._layout.shape])

@@ -315,7 +315,7 @@ def _torch_general_norm(x: Tensor, dims: tuple[int, ...] | None, keepdim: bool, 
     where ``x`` is dense), read in its place."""
     k = native.special()
     dt = x._dtype.numpy if converted is None else converted.dtype
-    if k is None or dt not in _F32_F64 or res_np.size == 0:
+    if k is None or dt not in _F32_F64 or res_np.size == 0 or 0 in x._layout.shape:  # (empty: the general path)
         return False
     shape = x._layout.shape
     strides = x._layout.strides if converted is None else tuple(st // dt.itemsize for st in converted.strides)
