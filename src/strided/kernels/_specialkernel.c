@@ -5549,20 +5549,64 @@ static PyObject *py_gather_nd(PyObject *self, PyObject *const *args, Py_ssize_t 
  * x[p] + vals[e] in x's type, float32 / float64 / int32 / int64 (wrapping), in the index's order,
  * as np.add.at). The caller has checked every index value and that every position lies in x; one
  * outside [0, size) is skipped all the same. False (nothing written): buffers of other kinds or
- * sizes, or vals overlapping x. */
+ * sizes, or vals overlapping x.
+ *
+ * scatter_nd(..., add, report) with report true answers as gather_nd does instead: -1 when done,
+ * else the flat position in idx of the first value outside [0, size) (the writes before it made:
+ * for a caller whose x is a fresh copy it throws away, so the index needs no pass of its own
+ * first), or -2 where False would be answered.
+ *
+ * A row of the index with its values read 4 at a time, their range tested together, and the 4
+ * writes made in order (a repeated position's last write is still the last one): 1M float32
+ * along the last dim of (1024, 1024), thread CPU time, the one-at-a-time loop 740-830 us against
+ * 540-580 (PyTorch's scatter_ 690-740). */
+#define SCATTER_ONE(T, OP, j)                                                                      \
+    do {                                                                                           \
+        uint64_t v = (uint64_t)row[j];                                                             \
+        if (v < (uint64_t)size) OP(line + (j) * step + (Py_ssize_t)v * sd, vals[(j) * vstep]);     \
+        else if (report) { bad = e + (j); goto scattered; }                                        \
+    } while (0)
 #define SCATTER_LOOP(T, OP)                                                                        \
     {                                                                                              \
         T *restrict xv = (T *)xb.buf;                                                              \
         const T *restrict vv = (const T *)vb.buf;                                                  \
         Py_ssize_t vstep = one ? 0 : 1;                                                            \
+        int unit = step == 0 && sd == 1 && !one;                                                   \
         for (Py_ssize_t e = 0; e < total; e += last) {                                             \
             T *restrict line = xv + base;                                                          \
             const int64_t *restrict row = iv + e;                                                  \
             const T *restrict vals = vv + e * vstep;                                               \
-            for (Py_ssize_t j = 0; j < last; j++) {                                                \
-                uint64_t v = (uint64_t)row[j];                                                     \
-                if (v < (uint64_t)size) OP(line + j * step + (Py_ssize_t)v * sd, vals[j * vstep]); \
+            Py_ssize_t j = 0;                                                                      \
+            if (unit) /* (along the last dim, one value per index element: the plain offsets) */   \
+                for (; j + 4 <= last; j += 4) {                                                    \
+                    uint64_t v0 = (uint64_t)row[j], v1 = (uint64_t)row[j + 1];                     \
+                    uint64_t v2 = (uint64_t)row[j + 2], v3 = (uint64_t)row[j + 3];                 \
+                    if (!((v0 < (uint64_t)size) & (v1 < (uint64_t)size) & (v2 < (uint64_t)size)    \
+                          & (v3 < (uint64_t)size)))                                                \
+                        break; /* (the general loop below takes this row's rest) */               \
+                    OP(line + v0, vals[j]);                                                        \
+                    OP(line + v1, vals[j + 1]);                                                    \
+                    OP(line + v2, vals[j + 2]);                                                    \
+                    OP(line + v3, vals[j + 3]);                                                    \
+                }                                                                                  \
+            for (; j + 4 <= last; j += 4) {                                                        \
+                uint64_t v0 = (uint64_t)row[j], v1 = (uint64_t)row[j + 1];                         \
+                uint64_t v2 = (uint64_t)row[j + 2], v3 = (uint64_t)row[j + 3];                     \
+                if ((v0 < (uint64_t)size) & (v1 < (uint64_t)size) & (v2 < (uint64_t)size)          \
+                    & (v3 < (uint64_t)size)) {                                                     \
+                    OP(line + j * step + (Py_ssize_t)v0 * sd, vals[j * vstep]);                    \
+                    OP(line + (j + 1) * step + (Py_ssize_t)v1 * sd, vals[(j + 1) * vstep]);        \
+                    OP(line + (j + 2) * step + (Py_ssize_t)v2 * sd, vals[(j + 2) * vstep]);        \
+                    OP(line + (j + 3) * step + (Py_ssize_t)v3 * sd, vals[(j + 3) * vstep]);        \
+                } else {                                                                           \
+                    SCATTER_ONE(T, OP, j);                                                         \
+                    SCATTER_ONE(T, OP, j + 1);                                                     \
+                    SCATTER_ONE(T, OP, j + 2);                                                     \
+                    SCATTER_ONE(T, OP, j + 3);                                                     \
+                }                                                                                  \
             }                                                                                      \
+            for (; j < last; j++)                                                                  \
+                SCATTER_ONE(T, OP, j);                                                             \
             for (int c = nd - 2; c >= 0; c--) {                                                    \
                 if (++counter[c] < shp[c]) { base += moves[c]; break; }                            \
                 base -= moves[c] * (shp[c] - 1);                                                   \
@@ -5575,13 +5619,16 @@ static PyObject *py_gather_nd(PyObject *self, PyObject *const *args, Py_ssize_t 
 static PyObject *py_scatter_nd(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (nargs != 9) {
-        PyErr_Format(PyExc_TypeError, "scatter_nd(x, start, strides, idx, vals, shape, dim, size, add) takes 9 "
-                     "arguments, not %zd", nargs);
+    if (nargs != 9 && nargs != 10) {
+        PyErr_Format(PyExc_TypeError, "scatter_nd(x, start, strides, idx, vals, shape, dim, size, add[, report]) "
+                     "takes 9 or 10 arguments, not %zd", nargs);
         return NULL;
     }
     int add = PyObject_IsTrue(args[8]);
     if (add < 0) return NULL;
+    int report = nargs == 10 ? PyObject_IsTrue(args[9]) : 0;
+    if (report < 0) return NULL;
+    Py_ssize_t bad = -2;
     Py_ssize_t start, dim, size, shp[64], xs[64], counter[64] = {0}, moves[64], total;
     int nd = walk_args(args, "scatter_nd", &start, &dim, &size, shp, xs, moves, &total);
     if (!nd) return NULL;
@@ -5608,6 +5655,7 @@ static PyObject *py_scatter_nd(PyObject *self, PyObject *const *args, Py_ssize_t
         const int64_t *iv = ib.buf;
         Py_ssize_t sd = xs[dim], last = shp[nd - 1], step = dim == nd - 1 ? 0 : xs[nd - 1], base = start;
         int release = total >= (1 << 14);
+        bad = -1;
         PyThreadState *ts = release ? PyEval_SaveThread() : NULL;
         if (!add) {
             switch (isz) {
@@ -5620,15 +5668,19 @@ static PyObject *py_scatter_nd(PyObject *self, PyObject *const *args, Py_ssize_t
         else if (xk == 'd') SCATTER_LOOP(double, SCATTER_ADD)
         else if (isz == 4) SCATTER_LOOP(uint32_t, SCATTER_ADD)  /* (unsigned: two's complement wrapping) */
         else SCATTER_LOOP(uint64_t, SCATTER_ADD)
+    scattered:
         if (release) PyEval_RestoreThread(ts);
         answer = Py_True;
     }
     PyBuffer_Release(&xb);
     PyBuffer_Release(&ib);
     PyBuffer_Release(&vb);
+    if (report)
+        return PyLong_FromSsize_t(bad);
     Py_INCREF(answer);
     return answer;
 }
+#undef SCATTER_ONE
 #undef SCATTER_LOOP
 #undef SCATTER_SET
 #undef SCATTER_ADD

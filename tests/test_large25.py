@@ -1,0 +1,98 @@
+"""The large-size fast paths of branch large25, each against PyTorch (values as bytes, dtype,
+strides, the error class) and, where a switch turns the fast path off, against the general path.
+
+* The out-of-place scatter / scatter_add / scatter_reduce("sum") above 4096 index elements
+  (gather_scatter._large_scatter): a copy of ``self`` and the compiled walk with its range test
+  in the walk (an index value out of range drops the copy: the general path raises).
+* A scatter's transposed ``src`` read in the index's order by the blocked copy (was np.ravel).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import strided as st
+from strided.kernels import native
+
+DTYPES = ["float32", "float64", "int32", "int64"]
+# (self shape, dim, index shape or None for self's)
+CASES = [((1024, 64), 1, None), ((64, 1024), 0, None), ((16, 32, 9), 2, None), ((16, 40, 9), 1, (16, 33, 9)),
+         ((3000, 7), 0, None), ((5, 4099), 1, (5, 4001)), ((5, 1023), 1, (4, 1022))]
+OPS = [("scatter", ()), ("scatter_add", ()), ("scatter_reduce", ("sum",))]
+
+
+def _operands(shape, dim, ishape, dtype, seed, transposed=False):
+    rng = np.random.default_rng(seed)
+    ishape = ishape or shape
+    if dtype.startswith("float"):
+        x = (rng.standard_normal(shape) * 10).astype(dtype)
+        src = (rng.standard_normal(ishape) * 10).astype(dtype)
+        src.flat[:4] = [np.nan, -0.0, np.inf, 0.0]
+    else:
+        x = rng.integers(-(2**30), 2**30, shape).astype(dtype)
+        src = rng.integers(-(2**30), 2**30, ishape).astype(dtype)  # (sums wrap in int32)
+    idx = rng.integers(0, shape[dim], ishape).astype(np.int64)
+    if transposed:  # (the same values, laid out as transposes of their reversed-shape copies)
+        x, src = np.ascontiguousarray(x.T).T, np.ascontiguousarray(src.T).T
+    return x, idx, src
+
+
+def _both(name, extra, x, dim, idx, src):
+    out = []
+    for lib, conv in ((torch, torch.from_numpy), (st, st.from_numpy)):
+        try:
+            out.append(getattr(lib, name)(conv(x), dim, conv(idx), conv(src), *extra))
+        except Exception as e:  # noqa: BLE001 (compared below: both raise, the same class)
+            out.append(e)
+    return out
+
+
+def _same(t, s):
+    assert s.dtype == getattr(st, str(t.dtype).split(".")[1])
+    assert s.shape == tuple(t.shape) and s.stride() == t.stride()
+    assert np.array_equal(np.ascontiguousarray(s.numpy()).view(np.uint8), np.ascontiguousarray(t.numpy()).view(np.uint8))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape,dim,ishape", CASES)
+@pytest.mark.parametrize("name,extra", OPS)
+@pytest.mark.parametrize("transposed", [False, True])
+def test_large_scatter_matches_torch(name, extra, shape, dim, ishape, dtype, transposed, torch_threads_as_assumed):
+    x, idx, src = _operands(shape, dim, ishape, dtype, 7, transposed)
+    t, s = _both(name, extra, x, dim, idx, src)
+    _same(t, s)
+    with native.disabled():  # (the general path: the same bytes)
+        g = getattr(st, name)(st.from_numpy(x), dim, st.from_numpy(idx), st.from_numpy(src), *extra)
+    _same(t, g)
+
+
+@pytest.mark.parametrize("bad", [-1, 1024, 1025, 2**62])
+@pytest.mark.parametrize("where", [0, 4097, 1024 * 64 - 1])
+@pytest.mark.parametrize("name,extra", OPS)
+def test_large_scatter_out_of_range_raises_as_torch(name, extra, bad, where, torch_threads_as_assumed):
+    x, idx, src = _operands((1024, 64), 0, None, "float32", 3)
+    idx.flat[where] = bad
+    t, s = _both(name, extra, x, 0, idx, src)
+    assert isinstance(t, RuntimeError) and isinstance(s, RuntimeError)
+    assert "out of bounds" in str(s)
+
+
+def test_large_scatter_leaves_self_and_src_untouched():
+    x, idx, src = _operands((1024, 64), 1, None, "float32", 5)
+    x0, src0 = x.copy(), src.copy()
+    sx = st.from_numpy(x)
+    out = st.scatter_add(sx, 1, st.from_numpy(idx), st.from_numpy(src))
+    assert np.array_equal(x, x0, equal_nan=True) and np.array_equal(src, src0, equal_nan=True)
+    assert not np.shares_memory(out.numpy(), x)
+
+
+def test_large_scatter_in_place_with_transposed_src_matches_torch(torch_threads_as_assumed):
+    x, idx, src = _operands((512, 300), 1, None, "float64", 9, transposed=True)
+    t = torch.from_numpy(x.copy()).scatter_add_(1, torch.from_numpy(idx), torch.from_numpy(src))
+    s = st.from_numpy(x.copy()).scatter_add_(1, st.from_numpy(idx), st.from_numpy(src))
+    _same(t, s)
+    t = torch.from_numpy(x.copy()).scatter_(1, torch.from_numpy(idx), torch.from_numpy(src))
+    s = st.from_numpy(x.copy()).scatter_(1, st.from_numpy(idx), st.from_numpy(src))
+    _same(t, s)
