@@ -96,3 +96,21 @@ def test_large_scatter_in_place_with_transposed_src_matches_torch(torch_threads_
     t = torch.from_numpy(x.copy()).scatter_(1, torch.from_numpy(idx), torch.from_numpy(src))
     s = st.from_numpy(x.copy()).scatter_(1, st.from_numpy(idx), st.from_numpy(src))
     _same(t, s)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("rows", [1, 2, 3, 7, 64])
+@pytest.mark.parametrize("n", [16, 31, 32, 33, 63, 64, 100, 1024, 1027])
+def test_prod_rows_two_at_a_time_match_torch(dtype, rows, n):
+    """torch_prod_rows takes rows in pairs (each by its own operations): PyTorch's bytes for every
+    row, an odd last row included, over row-major, transposed (the same kernel on its memory)
+    and whole-tensor products."""
+    rng = np.random.default_rng(n * 10 + rows)
+    x = rng.uniform(0.97, 1.03, (rows, n)).astype(dtype)
+    x[rng.integers(0, rows), rng.integers(0, n)] = -0.0 if n % 2 else np.inf
+    for dim in (1, -1):
+        _same(torch.prod(torch.from_numpy(x), dim), st.prod(st.from_numpy(x), dim))
+    t = x.T  # (its dim 0 runs along x's rows in memory: the same kernel)
+    _same(torch.prod(torch.from_numpy(t), 0), st.prod(st.from_numpy(t), 0))
+    _same(torch.prod(torch.from_numpy(t)), st.prod(st.from_numpy(t)))
+    _same(torch.prod(torch.from_numpy(x)), st.prod(st.from_numpy(x)))

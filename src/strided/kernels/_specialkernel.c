@@ -6976,6 +6976,36 @@ done:
         }                                                                                          \
         for (; k < n; k++) res = res * xr[k];                                                      \
         return res;                                                                                \
+    }                                                                                              \
+    /* Two rows at once (xr and xr + n into o[0], o[1]), each by torch_prod_row's operations in its  \
+     * order: eight accumulator chains in flight, where one row's four leave the multiplier waiting \
+     * on their latency (1M float32 in rows of 1024, thread CPU time: 73 -> ~55 us; PyTorch's 62). */ \
+    VECTOR_CLONES static void torch_prod_row2_##T(const T *restrict xr, Py_ssize_t n, T *restrict o) \
+    {                                                                                              \
+        Py_ssize_t count = n / (4 * V), k = 0;                                                     \
+        const T *xs = xr + n;                                                                      \
+        T res = (T)1, ret = (T)1;                                                                  \
+        if (count > 0) {                                                                           \
+            T acc[4 * V], acd[4 * V], a0[V], b0[V];                                                \
+            for (int l = 0; l < 4 * V; l++) { acc[l] = xr[l]; acd[l] = xs[l]; }                    \
+            for (Py_ssize_t i = 1; i < count; i++) {                                               \
+                const T *b = xr + i * 4 * V, *c = xs + i * 4 * V;                                  \
+                for (int l = 0; l < 4 * V; l++) { acc[l] = acc[l] * b[l]; acd[l] = acd[l] * c[l]; } \
+            }                                                                                      \
+            for (int l = 0; l < V; l++) {                                                          \
+                a0[l] = (acc[l] * acc[V + l]) * (acc[2 * V + l] * acc[3 * V + l]);                 \
+                b0[l] = (acd[l] * acd[V + l]) * (acd[2 * V + l] * acd[3 * V + l]);                 \
+            }                                                                                      \
+            T p = a0[0], q = b0[0];                                                                \
+            for (int l = 1; l < V; l++) { p = p * a0[l]; q = q * b0[l]; }                          \
+            res = res * p;                                                                         \
+            ret = ret * q;                                                                         \
+            k = count * 4 * V;                                                                     \
+        }                                                                                          \
+        for (Py_ssize_t j = k; j < n; j++) res = res * xr[j];                                      \
+        for (Py_ssize_t j = k; j < n; j++) ret = ret * xs[j];                                      \
+        o[0] = res;                                                                                \
+        o[1] = ret;                                                                                \
     }
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC push_options
@@ -7032,12 +7062,18 @@ static PyObject *py_torch_prod_rows(PyObject *self, PyObject *const *args, Py_ss
         PyThreadState *ts = release ? PyEval_SaveThread() : NULL;
         if (kind == 'f') {
             if (n < 32) PROD_ALL(float)  /* (PyTorch's loop: the running product from 1, in order) */
-            else
-                for (Py_ssize_t r = 0; r < rows; r++) ((float *)ob)[r] = torch_prod_row_float((const float *)xb + r * n, n);
+            else {
+                Py_ssize_t r = 0;
+                for (; r + 2 <= rows; r += 2) torch_prod_row2_float((const float *)xb + r * n, n, (float *)ob + r);
+                for (; r < rows; r++) ((float *)ob)[r] = torch_prod_row_float((const float *)xb + r * n, n);
+            }
         } else {
             if (n < 16) PROD_ALL(double)
-            else
-                for (Py_ssize_t r = 0; r < rows; r++) ((double *)ob)[r] = torch_prod_row_double((const double *)xb + r * n, n);
+            else {
+                Py_ssize_t r = 0;
+                for (; r + 2 <= rows; r += 2) torch_prod_row2_double((const double *)xb + r * n, n, (double *)ob + r);
+                for (; r < rows; r++) ((double *)ob)[r] = torch_prod_row_double((const double *)xb + r * n, n);
+            }
         }
         if (release) PyEval_RestoreThread(ts);
         answer = Py_True;
