@@ -114,3 +114,33 @@ def test_prod_rows_two_at_a_time_match_torch(dtype, rows, n):
     _same(torch.prod(torch.from_numpy(t), 0), st.prod(st.from_numpy(t), 0))
     _same(torch.prod(torch.from_numpy(t)), st.prod(st.from_numpy(t)))
     _same(torch.prod(torch.from_numpy(x)), st.prod(st.from_numpy(x)))
+
+
+LINSPACES = [(0.0, 1.0, 1 << 20), (0.1, 0.9, 1 << 15), (-3.5, 1e6, 40001), (1e-30, 3e30, 32768), (5.0, -7.25, 100001),
+             (-0.0, 0.0, 50000), (3.0, 3.0, 70000), (-1e38, 3e38, 65537), (2.5, 2.5000002, 99999)]
+
+
+@pytest.mark.parametrize("start,end,steps", LINSPACES)
+def test_float32_linspace_ramp_matches_torch(start, end, steps):
+    """float32 linspace of 2**15 or more steps (ramp32_fill, one compiled pass): PyTorch's bytes,
+    and the NumPy blocks' (native off)."""
+    t = torch.linspace(start, end, steps).numpy()
+    s = st.linspace(start, end, steps)
+    assert s.dtype == st.float32 and s.stride() == (1,)
+    with native.disabled():
+        g = st.linspace(start, end, steps).numpy()
+    assert np.array_equal(s.numpy().view(np.uint32), t.view(np.uint32))
+    assert np.array_equal(g.view(np.uint32), t.view(np.uint32))
+
+
+@pytest.mark.parametrize("args", [(1 << 20,), (4096,), (4095,), (5, 1 << 21, 3), (-7, 1 << 16), (10**6, -10**6, -1),
+                                  (2**62, 2**62 + 100000), (0, 2**62, 2**45), (-(2**63), -(2**63) + 5000, 1)])
+def test_int64_arange_fill_matches_torch(args):
+    """int64 arange of Python int bounds from 4096 values (iota64_fill): PyTorch's values, and the
+    NumPy path's (native off)."""
+    t = torch.arange(*args).numpy()
+    s = st.arange(*args)
+    assert s.dtype == st.int64 and s.stride() == (1,)
+    with native.disabled():
+        g = st.arange(*args).numpy()
+    assert np.array_equal(s.numpy(), t) and np.array_equal(g, t)

@@ -3914,6 +3914,76 @@ static PyObject *py_logspace_fill(PyObject *self, PyObject *const *args, Py_ssiz
     Py_RETURN_TRUE;
 }
 
+/* ramp32_fill(start, end, step, out) -> bool: strided.creation._ramp_float32's values (PyTorch's
+ * float32 linspace of a finite step, at most 2**24 steps: the caller's preconditions) into the
+ * float32 out of n elements: out[i] = (float)(start + step * i) for i < n / 2, else (float)(end -
+ * step * (n - 1 - i)), in double, each rounded once to double and then to float32. step is a
+ * float32 value and i < 2**24, so step * i is exact in double (at most 48 significant bits) and
+ * no contraction into an FMA could change it (the build has -ffp-contract=off all the same); the
+ * NumPy blocks computed the same exact products and the same two roundings. False (nothing
+ * written) for another out (or more than 2**24 elements). 2^20 steps, thread CPU time: NumPy's blocks
+ * ~0.6 ms (PyTorch ~0.63) -> one pass. */
+/* iota64_fill(out, start, step) -> bool: out[i] = start + i * step for every element of the int64
+ * out, in two's complement wrap-around (NumPy's int64 multiply and add, which arange_values made:
+ * the same low 64 bits), by a running sum the compiler keeps in vectors. False (nothing written)
+ * for another out. 2^20 elements, thread CPU time: np.arange's scalar fill ~290 us -> ~150. */
+VECTOR_CLONES static void iota64_loop(uint64_t *restrict o, Py_ssize_t n, uint64_t start, uint64_t step)
+{
+    for (Py_ssize_t i = 0; i < n; i++) o[i] = start + (uint64_t)i * step;
+}
+
+static PyObject *py_iota64_fill(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "iota64_fill(out, start, step) takes 3 arguments, not %zd", nargs);
+        return NULL;
+    }
+    long long start = PyLong_AsLongLong(args[1]), step = PyLong_AsLongLong(args[2]);
+    if ((start == -1 || step == -1) && PyErr_Occurred()) return NULL;
+    Py_buffer out;
+    if (PyObject_GetBuffer(args[0], &out, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) return NULL;
+    char kind = format_kind(&out);
+    if ((kind != 'l' && kind != 'q') || out.itemsize != 8) {
+        PyBuffer_Release(&out);
+        Py_RETURN_FALSE;
+    }
+    Py_ssize_t n = out.len / 8;
+    Py_BEGIN_ALLOW_THREADS
+    iota64_loop(out.buf, n, (uint64_t)start, (uint64_t)step);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&out);
+    Py_RETURN_TRUE;
+}
+
+/* ramp32_fill's two loops; the counts as doubles (exact below 2**53), so that they run in vectors. */
+VECTOR_CLONES static void ramp32_loops(float *restrict o, Py_ssize_t n, double start, double end, double step)
+{
+    Py_ssize_t half = n / 2;
+    for (Py_ssize_t i = 0; i < half; i++) o[i] = (float)(start + step * (double)(int32_t)i);
+    for (Py_ssize_t i = half; i < n; i++) o[i] = (float)(end - step * (double)(int32_t)(n - 1 - i));
+}
+
+static PyObject *py_ramp32_fill(PyObject *self, PyObject *args)
+{
+    (void)self;
+    double start, end, step;
+    PyObject *target;
+    Py_buffer out;
+    if (!PyArg_ParseTuple(args, "dddO:ramp32_fill", &start, &end, &step, &target)) return NULL;
+    if (PyObject_GetBuffer(target, &out, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) return NULL;
+    if (strcmp(out.format, "f") != 0 || out.itemsize != 4 || out.len / 4 > (1 << 24)) {
+        PyBuffer_Release(&out);
+        Py_RETURN_FALSE;
+    }
+    Py_ssize_t n = out.len / 4;
+    Py_BEGIN_ALLOW_THREADS
+    ramp32_loops(out.buf, n, start, end, step);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&out);
+    Py_RETURN_TRUE;
+}
+
 /* stl_nth(x, nth, comparator) -> int: the position of the element GCC's std::nth_element leaves at
  * nth after running over x's values in order (x a C-contiguous float32 or float64 buffer, 0 <= nth <
  * len): PyTorch's median() (comparator 2, a plain <) and nanmedian() (0, NaN largest) of all
@@ -9007,6 +9077,10 @@ static PyMethodDef methods[] = {
      "activation_inplace(arr, start, n, code, param) -> bool | None: leaky_relu (code 0, slope param) written over "
      "arr[start:start + n] (True), or elu's (code 1) test that every element is > 0 (True: nothing to write; False: "
      "some is not) (None: not a 1-D contiguous aligned writable float32/float64 buffer holding the run)"},
+    {"iota64_fill", (PyCFunction)(void (*)(void))py_iota64_fill, METH_FASTCALL,
+     "iota64_fill(out, start, step) -> bool: start + i * step (int64, wrapping) into the int64 out"},
+    {"ramp32_fill", (PyCFunction)py_ramp32_fill, METH_VARARGS,
+     "ramp32_fill(start, end, step, out) -> bool: float32 linspace values (finite step, <= 2**24 steps) into out"},
     {"logspace_fill", (PyCFunction)(void (*)(void))py_logspace_fill, METH_FASTCALL,
      "logspace_fill(start, end, step, base, out) -> bool: PyTorch's CPU logspace into a float32/float64 out"},
     {"pow_base", (PyCFunction)(void (*)(void))py_pow_base, METH_FASTCALL,
