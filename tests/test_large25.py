@@ -144,3 +144,30 @@ def test_int64_arange_fill_matches_torch(args):
     with native.disabled():
         g = st.arange(*args).numpy()
     assert np.array_equal(s.numpy(), t) and np.array_equal(g, t)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("nan", [None, "source", "self"])
+@pytest.mark.parametrize("op", ["index_add", "index_reduce"])
+@pytest.mark.parametrize("shape,dim", [((512, 300), 0), ((300, 512), 1), ((8, 300, 64), 1)])
+def test_large_index_accumulate_watches_nan(op, nan, dtype, shape, dim, torch_threads_as_assumed):
+    """Out-of-place index_add / index_reduce("prod") of large float slices: the compiled pass
+    watches the source for a NaN (no np.min pass first); a NaN sends the call to the general path
+    (the bytes with the kernels off); without one, PyTorch's bytes."""
+    rng = np.random.default_rng(len(shape) * 7 + dim)
+    x = rng.uniform(0.5, 1.5, shape).astype(dtype)
+    m = shape[dim]
+    idx = rng.integers(0, m, m).astype(np.int64)
+    src = rng.uniform(0.5, 1.5, shape).astype(dtype)
+    if nan == "source":
+        src.flat[rng.integers(0, src.size, 3)] = [np.nan, -np.nan, np.nan]
+    elif nan == "self":
+        x.flat[rng.integers(0, x.size, 2)] = np.nan
+    extra = ("prod",) if op == "index_reduce" else ()
+    s = getattr(st, op)(st.from_numpy(x), dim, st.from_numpy(idx), st.from_numpy(src), *extra)
+    with native.disabled():
+        g = getattr(st, op)(st.from_numpy(x), dim, st.from_numpy(idx), st.from_numpy(src), *extra)
+    assert np.array_equal(s.numpy().view(np.uint8), g.numpy().view(np.uint8))
+    if nan is None:
+        t = getattr(torch, op)(torch.from_numpy(x), dim, torch.from_numpy(idx), torch.from_numpy(src), *extra)
+        _same(t, s)
