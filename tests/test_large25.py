@@ -171,3 +171,19 @@ def test_large_index_accumulate_watches_nan(op, nan, dtype, shape, dim, torch_th
     if nan is None:
         t = getattr(torch, op)(torch.from_numpy(x), dim, torch.from_numpy(idx), torch.from_numpy(src), *extra)
         _same(t, s)
+
+
+def test_float32_hypot_avx2_loop_bits():
+    """float32 hypot's 8-wide loop (binary_float code 3): the bits of the float64 square root of the
+    exact float64 sum of squares, rounded once (NumPy's np.hypot, glibc's hypotf), and the C
+    library's hypotf for the non-finite elements; lengths around the 8-wide steps and blocks."""
+    rng = np.random.default_rng(11)
+    for n in (1, 7, 8, 9, 511, 512, 513, 4099, 1 << 16):
+        x = (rng.standard_normal(n) * 10.0 ** rng.integers(-40, 38, n)).astype(np.float32)
+        y = (rng.standard_normal(n) * 10.0 ** rng.integers(-40, 38, n)).astype(np.float32)
+        x[rng.integers(0, n, max(1, n // 50))] = rng.choice([np.inf, -np.inf, np.nan, 0.0, -0.0, 1e-45, 3.4e38])
+        s = st.hypot(st.from_numpy(x), st.from_numpy(y)).numpy()
+        with native.disabled():
+            g = st.hypot(st.from_numpy(x), st.from_numpy(y)).numpy()
+        assert np.array_equal(s.view(np.uint32), g.view(np.uint32))
+        assert np.array_equal(s.view(np.uint32), np.hypot(x, y).view(np.uint32))

@@ -4782,10 +4782,37 @@ static void floor_divide_fast(const float *restrict a, const float *restrict b, 
     for (int i = 0; i < m; i++) o[i] = floor_divide_from_fmod1(a[i], b[i], o[i]);
 }
 
+#if defined(__GNUC__) && defined(__x86_64__)
+/* hypot_block's vector loop with 32-byte registers (the same operations, eight elements a step):
+ * 1M float32, thread CPU time, 1279 -> 642 us (the double square root's throughput per element
+ * doubles; PyTorch's hypot ~1170). Returns the elements done (a multiple of 8). */
+__attribute__((target("avx2"))) static int hypot_avx2(const float *restrict a, const float *restrict b,
+                                                      float *restrict o, int m)
+{
+    int i = 0;
+    for (; i + 8 <= m; i += 8) {
+        __m256d xl = _mm256_cvtps_pd(_mm_loadu_ps(a + i)), xh = _mm256_cvtps_pd(_mm_loadu_ps(a + i + 4));
+        __m256d yl = _mm256_cvtps_pd(_mm_loadu_ps(b + i)), yh = _mm256_cvtps_pd(_mm_loadu_ps(b + i + 4));
+        __m256d sl = _mm256_sqrt_pd(_mm256_add_pd(_mm256_mul_pd(xl, xl), _mm256_mul_pd(yl, yl)));
+        __m256d sh = _mm256_sqrt_pd(_mm256_add_pd(_mm256_mul_pd(xh, xh), _mm256_mul_pd(yh, yh)));
+        _mm_storeu_ps(o + i, _mm256_cvtpd_ps(sl));
+        _mm_storeu_ps(o + i + 4, _mm256_cvtpd_ps(sh));
+    }
+    return i;
+}
+static int hypot_has_avx2 = -1;
+#endif
+
 static void hypot_block(const float *restrict a, const float *restrict b, float *restrict o, int m)
 {
     uint32_t bad = 0;
     int i = 0;
+#if defined(__GNUC__) && defined(__x86_64__)
+    if (hypot_has_avx2 < 0)
+        hypot_has_avx2 = __builtin_cpu_supports("avx2") != 0;
+    if (hypot_has_avx2)
+        i = hypot_avx2(a, b, o, m);
+#endif
 #if defined(__SSE2__)
     /* (GCC keeps sqrt a call, for errno, in a loop it would vectorize: the SSE2 form by hand, the
      * same operations -- square, add, sqrt in double, round to float -- four elements at a time) */
