@@ -187,3 +187,26 @@ def test_float32_hypot_avx2_loop_bits():
             g = st.hypot(st.from_numpy(x), st.from_numpy(y)).numpy()
         assert np.array_equal(s.view(np.uint32), g.view(np.uint32))
         assert np.array_equal(s.view(np.uint32), np.hypot(x, y).view(np.uint32))
+
+
+@pytest.mark.parametrize("n,high,minlength", [(4096, 16, 0), (4097, 1, 0), (1 << 20, 16, 0), (1 << 16, 16, 100),
+                                              (1 << 16, 100000, 0), (5000, (1 << 20) - 1, 0), (5000, 1 << 20, 0),
+                                              (5000, 3, 1 << 21), (70000, 20000, 5)])
+def test_int64_bincount_matches_torch(n, high, minlength):
+    """bincount of a plain int64 tensor from 4096 values (int64_bincount: a range pass, then four
+    partial tables): PyTorch's counts; tables past 2**20 entries stay with np.bincount."""
+    rng = np.random.default_rng(n + high)
+    x = rng.integers(0, high, n).astype(np.int64)
+    x[0] = high - 1
+    t = torch.bincount(torch.from_numpy(x), minlength=minlength)
+    s = st.bincount(st.from_numpy(x), minlength=minlength)
+    assert s.dtype == st.int64 and s.shape == tuple(t.shape) and np.array_equal(s.numpy(), t.numpy())
+
+
+def test_int64_bincount_negative_raises_as_torch():
+    x = np.arange(5000, dtype=np.int64)
+    x[4321] = -3
+    with pytest.raises(RuntimeError):
+        torch.bincount(torch.from_numpy(x))
+    with pytest.raises(RuntimeError, match="non-negative"):
+        st.bincount(st.from_numpy(x))
