@@ -210,3 +210,33 @@ def test_int64_bincount_negative_raises_as_torch():
         torch.bincount(torch.from_numpy(x))
     with pytest.raises(RuntimeError, match="non-negative"):
         st.bincount(st.from_numpy(x))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape,dim", [((1024, 64), 0), ((64, 1024), 0), ((7, 5, 33), 1), ((7, 5, 33), 0), ((3, 1, 9), 1),
+                                       ((1, 40), 0), ((40, 1), 0), ((9, 4, 2, 3), -3)])
+@pytest.mark.parametrize("special", [None, "zero", "inf", "nan"])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_prod_over_outer_dim_matches_torch(shape, dim, dtype, special, keepdim):
+    """prod of a row-major tensor over a dim other than its last (torch_prod_cols): PyTorch's bytes
+    and the NumPy path's (kernels off); a NaN product declines to NumPy's payload."""
+    rng = np.random.default_rng(len(shape) + dim)
+    x = rng.uniform(0.9, 1.1, shape).astype(dtype) * rng.choice([-1, 1], shape).astype(dtype)
+    if special == "zero":
+        x.flat[::7] = -0.0
+    elif special == "inf":
+        x.flat[3] = np.inf
+    elif special == "nan":
+        x.flat[5] = np.nan
+    s = st.prod(st.from_numpy(x), dim, keepdim)
+    with native.disabled():
+        g = st.prod(st.from_numpy(x), dim, keepdim)
+    assert np.array_equal(s.numpy().view(np.uint8), g.numpy().view(np.uint8))
+    if special != "nan":
+        _same(torch.prod(torch.from_numpy(x), dim, keepdim), s)
+
+
+@pytest.mark.parametrize("shape,dim", [((16, 1), 0), ((100, 1), 0), ((1, 100, 1), 1), ((37, 1, 1), 0)])
+def test_prod_over_outer_dim_with_unit_inner_keeps_torch_line_order(shape, dim):
+    x = (np.random.default_rng(3).uniform(0.97, 1.03, shape) * -1).astype(np.float32)
+    _same(torch.prod(torch.from_numpy(x), dim), st.prod(st.from_numpy(x), dim))

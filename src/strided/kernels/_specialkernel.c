@@ -7190,6 +7190,64 @@ done:
 #undef PROD_ALL
 
 
+/* torch_prod_cols(x, out, size, inner) -> bool: the product over the middle dim of x read as (outer,
+ * size, inner) (a C-contiguous float32 / float64 buffer) into out (outer, inner) of its format: each
+ * out element the running product from 1 over the reduced dim in order, the running product the
+ * left operand (NumPy's multiply.reduce along a non-innermost axis, PyTorch's outer reduction: the
+ * same sequence of multiplies), a row of the reduced dim at a time so that the inner dim runs in
+ * vectors. False (out may be written) where a result is NaN (its payload: the caller's NumPy path)
+ * or the buffers do not fit. 1024 x 1024 float32 over dim 0, thread CPU time: NumPy's reduce
+ * ~72-79 us with ~8 us of declining fast paths before it -> ~50. */
+#define PROD_COLS(T)                                                                               \
+    VECTOR_CLONES static int prod_cols_##T(const T *restrict x, T *restrict out, Py_ssize_t outer,    \
+                                           Py_ssize_t size, Py_ssize_t inner)                       \
+    {                                                                                              \
+        int nan = 0;                                                                               \
+        for (Py_ssize_t o = 0; o < outer; o++) {                                                   \
+            T *restrict acc = out + o * inner;                                                     \
+            for (Py_ssize_t j = 0; j < inner; j++) acc[j] = (T)1;                                  \
+            for (Py_ssize_t i = 0; i < size; i++) {                                                \
+                const T *restrict row = x + (o * size + i) * inner;                                \
+                for (Py_ssize_t j = 0; j < inner; j++) acc[j] = acc[j] * row[j];                   \
+            }                                                                                      \
+            for (Py_ssize_t j = 0; j < inner; j++) nan |= acc[j] != acc[j];                        \
+        }                                                                                          \
+        return nan;                                                                                \
+    }
+PROD_COLS(float)
+PROD_COLS(double)
+#undef PROD_COLS
+
+static PyObject *py_torch_prod_cols(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *xo, *oo;
+    Py_ssize_t size, inner;
+    if (!PyArg_ParseTuple(args, "OOnn:torch_prod_cols", &xo, &oo, &size, &inner)) return NULL;
+    Py_buffer x, out;
+    if (PyObject_GetBuffer(xo, &x, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(oo, &out, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&x);
+        return NULL;
+    }
+    char kind = format_kind(&x);
+    Py_ssize_t n = x.itemsize ? x.len / x.itemsize : 0, m = out.itemsize ? out.len / out.itemsize : 0;
+    int fits = (kind == 'f' || kind == 'd') && format_kind(&out) == kind && size >= 1 && inner >= 1
+               && n % (size * inner) == 0 && m == n / size && m > 0 && !overlaps(&x, &out);
+    int nan = 0;
+    if (fits) {
+        Py_ssize_t outer = n / (size * inner);
+        Py_BEGIN_ALLOW_THREADS
+        nan = kind == 'f' ? prod_cols_float(x.buf, out.buf, outer, size, inner)
+                          : prod_cols_double(x.buf, out.buf, outer, size, inner);
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&out);
+    if (fits && !nan) Py_RETURN_TRUE;
+    Py_RETURN_FALSE;
+}
+
 /* fill_value(out, one) -> bool: every element of the C-contiguous buffer out set to the bytes of
  * one (a buffer of one element of out's itemsize: 1, 2, 4, 8 or 16 bytes), the value written as it
  * is. A plain store loop that GCC vectorizes, in an AVX-512 or AVX2 clone where the CPU has it
@@ -9226,6 +9284,8 @@ static PyMethodDef methods[] = {
      "some is not) (None: not a 1-D contiguous aligned writable float32/float64 buffer holding the run)"},
     {"iota64_fill", (PyCFunction)(void (*)(void))py_iota64_fill, METH_FASTCALL,
      "iota64_fill(out, start, step) -> bool: start + i * step (int64, wrapping) into the int64 out"},
+    {"torch_prod_cols", (PyCFunction)py_torch_prod_cols, METH_VARARGS,
+     "torch_prod_cols(x, out, size, inner) -> bool: the product over the middle dim of (outer, size, inner)"},
     {"int64_bincount", (PyCFunction)py_int64_bincount, METH_VARARGS,
      "int64_bincount(x, minlength) -> (size, bytes or None): np.bincount of a C-contiguous int64 buffer"},
     {"ramp32_fill", (PyCFunction)py_ramp32_fill, METH_VARARGS,
