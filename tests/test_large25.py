@@ -212,15 +212,9 @@ def test_int64_bincount_negative_raises_as_torch():
         st.bincount(st.from_numpy(x))
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("shape,dim", [((1024, 64), 0), ((64, 1024), 0), ((7, 5, 33), 1), ((7, 5, 33), 0), ((3, 1, 9), 1),
-                                       ((1, 40), 0), ((40, 1), 0), ((9, 4, 2, 3), -3)])
-@pytest.mark.parametrize("special", [None, "zero", "inf", "nan"])
-@pytest.mark.parametrize("keepdim", [False, True])
-def test_prod_over_outer_dim_matches_torch(shape, dim, dtype, special, keepdim):
-    """prod of a row-major tensor over a dim other than its last (torch_prod_cols): PyTorch's bytes
-    and the NumPy path's (kernels off); a NaN product declines to NumPy's payload."""
-    rng = np.random.default_rng(len(shape) + dim)
+def _prod_operand(shape, dtype, special, seed):
+    """Values near 1 of both signs (finite products), with -0.0s, an inf or a NaN where asked."""
+    rng = np.random.default_rng(seed)
     x = rng.uniform(0.9, 1.1, shape).astype(dtype) * rng.choice([-1, 1], shape).astype(dtype)
     if special == "zero":
         x.flat[::7] = -0.0
@@ -228,6 +222,11 @@ def test_prod_over_outer_dim_matches_torch(shape, dim, dtype, special, keepdim):
         x.flat[3] = np.inf
     elif special == "nan":
         x.flat[5] = np.nan
+    return x
+
+
+def _prod_three_ways(x, dim, keepdim, special):
+    """strided's prod: the kernels-off path's bytes, and PyTorch's where no product is NaN."""
     s = st.prod(st.from_numpy(x), dim, keepdim)
     with native.disabled():
         g = st.prod(st.from_numpy(x), dim, keepdim)
@@ -236,7 +235,28 @@ def test_prod_over_outer_dim_matches_torch(shape, dim, dtype, special, keepdim):
         _same(torch.prod(torch.from_numpy(x), dim, keepdim), s)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape,dim", [((1024, 64), 0), ((64, 1024), 0), ((7, 5, 33), 1), ((7, 5, 33), 0), ((3, 1, 9), 1),
+                                       ((1, 40), 0), ((40, 1), 0), ((9, 4, 2, 3), -3)])
+@pytest.mark.parametrize("special", [None, "zero", "inf", "nan"])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_prod_over_outer_dim_matches_torch(shape, dim, dtype, special, keepdim):
+    """prod of a row-major tensor over a dim other than its last (torch_prod_cols): PyTorch's bytes
+    and the NumPy path's (kernels off); a NaN product declines to NumPy's payload."""
+    _prod_three_ways(_prod_operand(shape, dtype, special, len(shape) + dim), dim, keepdim, special)
+
+
 @pytest.mark.parametrize("shape,dim", [((16, 1), 0), ((100, 1), 0), ((1, 100, 1), 1), ((37, 1, 1), 0)])
 def test_prod_over_outer_dim_with_unit_inner_keeps_torch_line_order(shape, dim):
     x = (np.random.default_rng(3).uniform(0.97, 1.03, shape) * -1).astype(np.float32)
     _same(torch.prod(torch.from_numpy(x), dim), st.prod(st.from_numpy(x), dim))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(64, 1024), (1024, 64), (2, 3), (33, 17)])
+@pytest.mark.parametrize("dim,keepdim", [(1, False), (-1, True), (1, True)])
+@pytest.mark.parametrize("special", [None, "zero", "nan"])
+def test_prod_over_a_transposes_outer_memory_dim_matches_torch(shape, dim, keepdim, dtype, special):
+    """prod over dim 1 of a 2-D transpose (torch_prod_cols on its storage): PyTorch's bytes and the
+    kernels-off path's."""
+    _prod_three_ways(_prod_operand(shape[::-1], dtype, special, shape[0]).T, dim, keepdim, special)

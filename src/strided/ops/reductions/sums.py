@@ -238,6 +238,9 @@ def _row_major_products(self: Any, dim: Any, keepdim: bool) -> Tensor | None:
     shape = lay.shape
     info = _cinfo[shape]
     x = self._storage.array
+    if len(shape) == 2 and lay.strides == (1, shape[0]) and dim.__class__ is int and dim % 2 == 1 \
+            and not lay.offset and len(x) == info[1] and shape[0] > 1 and shape[1] > 1:
+        return _transposed_column_products(self, x, dim, keepdim)
     if not shape or lay.strides != info[0] or lay.offset or len(x) != info[1] or not info[1]:
         return None
     plan = PLANS[(shape, lay.strides, dim, keepdim)]
@@ -259,6 +262,22 @@ def _row_major_products(self: Any, dim: Any, keepdim: bool) -> Tensor | None:
     if holds_nan(res):  # (a NaN product: the general path decides its payload)
         return None
     return adopted(res, plan[1], d)
+
+
+def _transposed_column_products(self: Tensor, x: np.ndarray, dim: int, keepdim: bool) -> Tensor | None:
+    """prod over dim 1 of a 2-D transpose whose storage is exactly its elements (strides (1, m)):
+    in memory the reduced dim is the outer one, so torch_prod_cols' running products along it over
+    the storage read as (n, m) (PyTorch's iterator sorts the dims by stride the same way; NumPy's
+    reduce walks the view in memory order: the same multiplies). None where a product is NaN."""
+    lay = self._layout
+    m, n = lay.shape
+    plan = PLANS[(lay.shape, lay.strides, dim, keepdim)]
+    if plan is None or (k := special()) is None:
+        return None
+    res = _empty(m, self._dtype.numpy)
+    if not k.torch_prod_cols(x, res, n, m):
+        return None
+    return adopted(res, plan[1], self._dtype)
 
 
 _empty = np.empty
