@@ -230,9 +230,20 @@ def _prod_three_ways(x, dim, keepdim, special):
     s = st.prod(st.from_numpy(x), dim, keepdim)
     with native.disabled():
         g = st.prod(st.from_numpy(x), dim, keepdim)
-    assert np.array_equal(s.numpy().view(np.uint8), g.numpy().view(np.uint8))
+    assert np.array_equal(s.numpy().reshape(-1).view(np.uint8), g.numpy().reshape(-1).view(np.uint8))
     if special != "nan":
-        _same(torch.prod(torch.from_numpy(x), dim, keepdim), s)
+        if dim is None:  # (one PyTorch thread: a full product past its 32768-element grain is split among
+            # its threads, which strided's full products, row-major ones included, do not model)
+            before = torch.get_num_threads()
+            torch.set_num_threads(1)
+            try:
+                t = torch.prod(torch.from_numpy(x))
+            finally:
+                torch.set_num_threads(before)
+            t = t.reshape((1,) * x.ndim) if keepdim else t
+        else:
+            t = torch.prod(torch.from_numpy(x), dim, keepdim)
+        _same(t, s)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -240,7 +251,7 @@ def _prod_three_ways(x, dim, keepdim, special):
                                        ((1, 40), 0), ((40, 1), 0), ((9, 4, 2, 3), -3)])
 @pytest.mark.parametrize("special", [None, "zero", "inf", "nan"])
 @pytest.mark.parametrize("keepdim", [False, True])
-def test_prod_over_outer_dim_matches_torch(shape, dim, dtype, special, keepdim):
+def test_prod_over_outer_dim_matches_torch(shape, dim, dtype, special, keepdim, torch_threads_as_assumed):
     """prod of a row-major tensor over a dim other than its last (torch_prod_cols): PyTorch's bytes
     and the NumPy path's (kernels off); a NaN product declines to NumPy's payload."""
     _prod_three_ways(_prod_operand(shape, dtype, special, len(shape) + dim), dim, keepdim, special)
@@ -256,7 +267,17 @@ def test_prod_over_outer_dim_with_unit_inner_keeps_torch_line_order(shape, dim):
 @pytest.mark.parametrize("shape", [(64, 1024), (1024, 64), (2, 3), (33, 17)])
 @pytest.mark.parametrize("dim,keepdim", [(1, False), (-1, True), (1, True)])
 @pytest.mark.parametrize("special", [None, "zero", "nan"])
-def test_prod_over_a_transposes_outer_memory_dim_matches_torch(shape, dim, keepdim, dtype, special):
+def test_prod_over_a_transposes_outer_memory_dim_matches_torch(shape, dim, keepdim, dtype, special, torch_threads_as_assumed):
     """prod over dim 1 of a 2-D transpose (torch_prod_cols on its storage): PyTorch's bytes and the
     kernels-off path's."""
     _prod_three_ways(_prod_operand(shape[::-1], dtype, special, shape[0]).T, dim, keepdim, special)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(64, 1024), (1024, 64), (2, 3), (33, 17), (40, 40)])
+@pytest.mark.parametrize("dim,keepdim", [(0, False), (-2, True), (None, False), (None, True)])
+@pytest.mark.parametrize("special", [None, "zero", "nan"])
+def test_prod_of_a_transpose_in_memory_order_matches_torch(shape, dim, keepdim, dtype, special, torch_threads_as_assumed):
+    """prod over dim 0 (the memory rows) or every dim (one line) of a 2-D transpose, by the row
+    kernel on its storage: PyTorch's bytes and the kernels-off path's."""
+    _prod_three_ways(_prod_operand(shape[::-1], dtype, special, shape[1]).T, dim, keepdim, special)

@@ -238,9 +238,9 @@ def _row_major_products(self: Any, dim: Any, keepdim: bool) -> Tensor | None:
     shape = lay.shape
     info = _cinfo[shape]
     x = self._storage.array
-    if len(shape) == 2 and lay.strides == (1, shape[0]) and dim.__class__ is int and dim % 2 == 1 \
+    if len(shape) == 2 and lay.strides == (1, shape[0]) and (dim is None or dim.__class__ is int) \
             and not lay.offset and len(x) == info[1] and shape[0] > 1 and shape[1] > 1:
-        return _transposed_column_products(self, x, dim, keepdim)
+        return _transposed_products(self, x, dim, keepdim)
     if not shape or lay.strides != info[0] or lay.offset or len(x) != info[1] or not info[1]:
         return None
     plan = PLANS[(shape, lay.strides, dim, keepdim)]
@@ -264,18 +264,24 @@ def _row_major_products(self: Any, dim: Any, keepdim: bool) -> Tensor | None:
     return adopted(res, plan[1], d)
 
 
-def _transposed_column_products(self: Tensor, x: np.ndarray, dim: int, keepdim: bool) -> Tensor | None:
-    """prod over dim 1 of a 2-D transpose whose storage is exactly its elements (strides (1, m)):
-    in memory the reduced dim is the outer one, so torch_prod_cols' running products along it over
-    the storage read as (n, m) (PyTorch's iterator sorts the dims by stride the same way; NumPy's
-    reduce walks the view in memory order: the same multiplies). None where a product is NaN."""
+def _transposed_products(self: Tensor, x: np.ndarray, dim: int | None, keepdim: bool) -> Tensor | None:
+    """prod of a 2-D transpose whose storage is exactly its elements (strides (1, m)), read in
+    memory order as PyTorch's iterator reads it (its dims sorted by stride, coalesced where they
+    tile): over dim 1, the outer one in memory, torch_prod_cols' running products along it over
+    the storage read as (n, m) (NumPy's reduce walks it the same way); over dim 0, the memory rows'
+    products (torch_prod_rows, PyTorch's vectorized line order); over every dim, the storage as one
+    line (torch_prod_rows, as a row-major tensor's). None where a product is NaN (the general path
+    decides its payload) or this does not apply."""
     lay = self._layout
     m, n = lay.shape
     plan = PLANS[(lay.shape, lay.strides, dim, keepdim)]
     if plan is None or (k := special()) is None:
         return None
-    res = _empty(m, self._dtype.numpy)
-    if not k.torch_prod_cols(x, res, n, m):
+    res = _empty(m * n // plan[2], self._dtype.numpy)
+    if plan[0] == 1:
+        if not k.torch_prod_cols(x, res, n, m):
+            return None
+    elif not k.torch_prod_rows(x, res, plan[2]) or holds_nan(res):
         return None
     return adopted(res, plan[1], self._dtype)
 
