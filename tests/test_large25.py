@@ -281,3 +281,22 @@ def test_prod_of_a_transpose_in_memory_order_matches_torch(shape, dim, keepdim, 
     """prod over dim 0 (the memory rows) or every dim (one line) of a 2-D transpose, by the row
     kernel on its storage: PyTorch's bytes and the kernels-off path's."""
     _prod_three_ways(_prod_operand(shape[::-1], dtype, special, shape[1]).T, dim, keepdim, special)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "int32", "int64"])
+@pytest.mark.parametrize("op", ["gcd", "lcm"])
+def test_gcd_lcm_branchless_binary_gcd_matches_torch(op, dtype):
+    """gcd / lcm (gcd_fresh's binary gcd with selects): PyTorch's values over random operands of both
+    signs, zeros, and the dtype's extremes (a wrapped |minimum| takes Euclid's loop, as before)."""
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(5)
+    x = rng.integers(info.min, info.max, 5000, endpoint=True).astype(dtype)
+    y = rng.integers(info.min, info.max, 5000, endpoint=True).astype(dtype)
+    small = rng.integers(0, 8, 5000).astype(dtype)
+    for a, b in ((x, y), (small, y), (x, small), (small, small[::-1].copy())):
+        a, b = a.copy(), b.copy()
+        a[:6] = [0, 0, info.min, info.max, info.min, 1]
+        b[:6] = [0, 5 % (info.max + 1), info.min, info.min, 0, info.max]
+        t = getattr(torch, op)(torch.from_numpy(a), torch.from_numpy(b)).numpy()
+        s = getattr(st, op)(st.from_numpy(a), st.from_numpy(b)).numpy()
+        assert s.dtype == t.dtype and np.array_equal(s, t)
