@@ -1564,6 +1564,8 @@ def _ramp_float32(start: Any, end: Any, steps: int, step: Any) -> np.ndarray:
     f8 = np.float64
     out = np.empty(steps, np.float32)
     w_start, w_end, w_step = f8(start), f8(end), f8(step)
+    if (k := native.special()) is not None and k.ramp32_fill(float(w_start), float(w_end), float(w_step), out):
+        return out  # (the blocks below in one compiled pass: the same exact products, the same roundings)
     step_k = np.multiply(w_step, np.arange(_RAMP_CHUNK, dtype=f8))  # (exact: see above)
     buf = np.empty(_RAMP_CHUNK, f8)
     half = steps // 2

@@ -75,6 +75,12 @@ def copy_into(dest: np.ndarray, source: Any, min_bytes: int | None = None) -> No
     :data:`strided.kernels.native.MIN_BYTES` for the compiled kernel, which takes same-dtype
     copies only and wins from smaller sizes).
     """
+    if source.__class__ is np.ndarray and dest.flags.c_contiguous and source.flags.c_contiguous \
+            and source.shape == dest.shape and source.dtype == dest.dtype:
+        # (one run on both sides, no cast: the plan below would answer "one call" after ~5 us of
+        # Python; 2^20 float32 clone 117-124 -> 109-116 us, NumPy's copy 96-100)
+        _copyto(dest, source, casting="unsafe")
+        return
     limit = MIN_BYTES if min_bytes is None else min_bytes
     fast_limit = native.MIN_BYTES if min_bytes is None else min_bytes
     nbytes = dest.nbytes

@@ -51,9 +51,21 @@ def fill_dense(dest: np.ndarray, value: Any) -> bool:
     return bool(k.fill_value(dest, one))
 
 
+_INT64 = 1 << 63
+# From this many values an int64 range with Python int bounds is written by the compiled
+# iota64_fill (below it NumPy's arange: its call costs less than the kernel's buffer checks).
+_IOTA_MIN = 1 << 12
+
+
 def arange_values(n: int, start: int | float, step: int | float, integral: bool) -> np.ndarray:
     """A fresh 1-d array of ``start + i * step`` for ``i < n``, computed in int64 (``integral``)
     or float64 (the values PyTorch's arange casts to its dtype)."""
+    if integral and start.__class__ is int and step.__class__ is int and n >= _IOTA_MIN \
+            and -_INT64 <= start < _INT64 and -_INT64 <= step < _INT64 and (k := native.special()) is not None:
+        values = np.empty(n, np.int64)
+        # (the same wrapped int64 values in one vectorized pass: NumPy's int64 fill is a scalar loop)
+        if k.iota64_fill(values, start, step):
+            return values
     values = np.arange(n, dtype=np.int64 if integral else np.float64)
     # (in place: the same two operations, each rounded (or wrapped) once, as ``i * step + start``,
     # without two more temporaries; start 0 and step 1 leave i as it is in either type)

@@ -343,7 +343,10 @@ def _fast_index_write(self: Any, dim: Any, index: Any, source: Any, add: bool) -
     key = (slice(None), idx)
     vals = vals.reshape(three[0], idx.size, three[2])
     if add:
-        _add_at(out.reshape(three), 1, idx, vals)
+        try:
+            _add_at(out.reshape(three), 1, idx, vals, fresh=True)
+        except _NaNSource:  # (a NaN in the source: the general path's NaN-exact ufunc.at)
+            return None
     else:
         out.reshape(three)[key] = vals
     return adopted(out, _cinfo[self._layout.shape][2], self._dtype)
@@ -355,7 +358,13 @@ def _fast_index_write(self: Any, dim: Any, index: Any, source: Any, add: bool) -
 _SLICE_ADD = 256
 
 
-def _add_at(out: np.ndarray, d: int, idx: np.ndarray, vals: np.ndarray, ufunc: np.ufunc | None = None) -> None:
+class _NaNSource(Exception):
+    """:func:`_add_at` on a ``fresh`` target met a NaN in the source after its compiled pass: the
+    target is spoiled (its caller's own copy) and the caller's general path redoes the call."""
+
+
+def _add_at(out: np.ndarray, d: int, idx: np.ndarray, vals: np.ndarray, ufunc: np.ufunc | None = None,
+            fresh: bool = False) -> None:
     """``ufunc.at(out, _key(d, idx), vals)`` (``np.add`` by default; ``np.multiply`` for
     index_reduce's prod): the slice at ``idx[k]`` along dim ``d`` gets the slice ``k`` of ``vals``
     added (multiplied), the writes in the index's order (each one rounding, as there). ``out``
@@ -365,11 +374,23 @@ def _add_at(out: np.ndarray, d: int, idx: np.ndarray, vals: np.ndarray, ufunc: n
     in-place ``ufunc`` call per index instead: the same sums (products) in the same order. (Two NaN
     operands: x86 keeps one of them, and which one differs between ufunc.at and NumPy's SIMD loops;
     with a NaN-free source no step has two NaN operands, and one NaN operand is the result whatever
-    the loop.)"""
+    the loop.)
+
+    ``fresh``: ``out`` is the caller's own new copy, which it may throw away: the compiled pass then
+    watches the source for a NaN itself (instead of a whole np.min pass over it first) and, having
+    met one, raises :class:`_NaNSource` (``out`` spoiled: the caller's general path redoes the call)."""
     if ufunc is None:
         ufunc = np.add  # (looked up per call: tests watch the module's np)
     if not vals.size or out.size < _SLICE_ADD * out.shape[d] or out.dtype.char not in "fdbhilqBHILQ" \
-            or vals.dtype != out.dtype or (out.dtype.kind == "f" and np.isnan(vals.min())):
+            or vals.dtype != out.dtype:
+        ufunc.at(out, _key(d, idx), vals)
+        return
+    k = special()
+    compiled = k is not None and (ufunc is np.add or ufunc is np.multiply) and out.flags.c_contiguous \
+        and out.flags.aligned
+    floats = out.dtype.kind == "f"
+    watched = fresh and floats and compiled
+    if floats and not watched and np.isnan(vals.min()):
         ufunc.at(out, _key(d, idx), vals)
         return
     if not vals.flags.c_contiguous and out.flags.c_contiguous:
@@ -377,16 +398,20 @@ def _add_at(out: np.ndarray, d: int, idx: np.ndarray, vals: np.ndarray, ufunc: n
         rows = np.empty(vals.shape, vals.dtype)
         copy_into(rows, vals)
         vals = rows
-    k = special()
-    if k is not None and (ufunc is np.add or ufunc is np.multiply) and out.flags.c_contiguous \
-            and vals.flags.c_contiguous and out.flags.aligned and vals.flags.aligned:
+    if compiled and vals.flags.c_contiguous and vals.flags.aligned:
         # the loop below in one compiled call (its Python loop: ~1.2 us an index); False where the
         # kernel does not take these arrays (its formats: float32/64, int32/64), then the loop runs
         size = out.shape[d]
         inner = out.size // (math.prod(out.shape[:d]) * size)
-        if k.index_accumulate(out, np.ascontiguousarray(idx, np.int64), vals, out.size // (size * inner), size,
-                              inner, 0 if ufunc is np.add else 1):
+        done = k.index_accumulate(out, np.ascontiguousarray(idx, np.int64), vals, out.size // (size * inner), size,
+                                  inner, 0 if ufunc is np.add else 1, watched)
+        if done is None:
+            raise _NaNSource
+        if done:
             return
+    if watched and np.isnan(vals.min()):  # (the kernel refused these arrays: the test it would have made)
+        ufunc.at(out, _key(d, idx), vals)
+        return
     if d == 1 and out.ndim == 3 and out.shape[0] == 1:
         # (index_add along dim 0, read as (1, size, inner)): plain row indexing, no key tuples
         rows, sources, add = out[0], vals[0], np.add
@@ -729,15 +754,20 @@ def _fast_index_reduce(self: Tensor, dim: Any, index: Tensor, source: Tensor, re
         return None
     shape = self._layout.shape
     out = flat.copy()
-    _reduce_into(out.reshape(shape), d, idx, vals.reshape(shape[:d] + (idx.size,) + shape[d + 1:]), reduce,
-                 include_self)
+    try:
+        _reduce_into(out.reshape(shape), d, idx, vals.reshape(shape[:d] + (idx.size,) + shape[d + 1:]), reduce,
+                     include_self, fresh=True)
+    except _NaNSource:  # (a NaN in the source: the general path's NaN-exact ufunc.at)
+        return None
     return adopted(out, _cinfo[shape][2], self._dtype)
 
 
-def _reduce_into(tgt: np.ndarray, d: int, idx: np.ndarray, vals: np.ndarray, reduce: str, include_self: bool) -> None:
+def _reduce_into(tgt: np.ndarray, d: int, idx: np.ndarray, vals: np.ndarray, reduce: str, include_self: bool,
+                 fresh: bool = False) -> None:
     """PyTorch's CPU index_reduce: each slice ``tgt[idx[i]]`` along ``d`` reduced with ``vals[i]``
     (NaN propagates through amax/amin, as there); without ``include_self`` the indexed slices start
-    from the reduction's identity; ``mean`` divides by the count (floor division for integers)."""
+    from the reduction's identity; ``mean`` divides by the count (floor division for integers).
+    ``fresh``: ``tgt`` is the caller's own copy (prod and mean: :func:`_add_at`'s ``fresh``)."""
     key = _key(d, idx)
     if not include_self or reduce == "mean":  # (the slices hit: only these two need them)
         hit = np.unique(idx)
@@ -768,7 +798,7 @@ def _reduce_into(tgt: np.ndarray, d: int, idx: np.ndarray, vals: np.ndarray, red
     if reduce == "amax" or reduce == "amin":
         ufunc.at(tgt, key, vals)  # (integers: no NaN or signed zero to decide)
     else:
-        _add_at(tgt, d, idx, vals, ufunc)  # (large slices: one in-place call per index, the same order)
+        _add_at(tgt, d, idx, vals, ufunc, fresh)  # (large slices: one in-place call per index, the same order)
     if reduce == "mean":
         counts = np.bincount(idx, minlength=tgt.shape[d])[hit] + (1 if include_self else 0)
         shape = [1] * tgt.ndim

@@ -23,6 +23,7 @@ from ...args import int_arg, is_dim_int
 from ...dispatch import adopted
 from ...dtypes import float64, int64
 from ...errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
+from ...kernels.native import special
 from ...kernels.rows import extreme_all, histc_count
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
@@ -36,6 +37,9 @@ from ..registry import method
 __all__ = ["bincount", "histc"]
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+# From this many values a plain int64 bincount takes the compiled int64_bincount (its counting in
+# four partial tables: no chain of increments through one bin's memory)
+_COMPILED_COUNTS = 1 << 12
 
 
 @method("bincount")
@@ -99,6 +103,13 @@ def _plain_counts(input: Tensor, minlength: int) -> Tensor | None:  # noqa: A002
     run = input._storage.array[lay.offset: lay.offset + n]
     if len(run) != n:
         return None
+    if n >= _COMPILED_COUNTS and (k := special()) is not None:
+        size, raw = k.int64_bincount(run, minlength)
+        if size < 0:  # (a negative value: the general path's error)
+            return None
+        if raw is not None:  # (the same counts as np.bincount's, from one range pass and one counting pass)
+            counts = np.frombuffer(raw, np.int64).copy()
+            return adopted(counts, _cinfo[counts.shape][2], int64)
     try:
         counts = np.bincount(run, minlength=minlength)
     except ValueError:

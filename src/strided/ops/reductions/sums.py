@@ -221,8 +221,9 @@ def prod(self: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype: 
 
 def _row_major_products(self: Any, dim: Any, keepdim: bool) -> Tensor | None:
     """prod of a plain row-major float32 / float64 tensor whose storage is exactly its elements,
-    over every dim (one row: its flat run) or its last (rows of ``shape[-1]``), by one call of the
-    compiled ``torch_prod_rows``: the bits of :func:`strided.kernels.reduce.torch_row_products`,
+    over another dim by the compiled ``torch_prod_cols`` (the running products along it, NumPy's
+    multiplies in its order), or over every dim (one row: its flat run) or its last (rows of
+    ``shape[-1]``), by one call of the compiled ``torch_prod_rows``: the bits of :func:`strided.kernels.reduce.torch_row_products`,
     which :func:`_compiled_products` and NumPy's full reduce (rows shorter than PyTorch's four
     vectors: the kernel's running product from 1, NumPy's order) give. None where a product is NaN
     (its payload: the general path recomputes it by NumPy) or this does not apply."""
@@ -237,17 +238,52 @@ def _row_major_products(self: Any, dim: Any, keepdim: bool) -> Tensor | None:
     shape = lay.shape
     info = _cinfo[shape]
     x = self._storage.array
+    if len(shape) == 2 and lay.strides == (1, shape[0]) and (dim is None or dim.__class__ is int) \
+            and not lay.offset and len(x) == info[1] and shape[0] > 1 and shape[1] > 1:
+        return _transposed_products(self, x, dim, keepdim)
     if not shape or lay.strides != info[0] or lay.offset or len(x) != info[1] or not info[1]:
         return None
     plan = PLANS[(shape, lay.strides, dim, keepdim)]
-    if plan is None or (plan[0] is not None and plan[0] != len(shape) - 1) or (k := special()) is None:
+    if plan is None or (k := special()) is None:
         return None
     res = _empty(info[1] // plan[2], d.numpy)
+    axis = plan[0]
+    if axis is not None and axis != len(shape) - 1:
+        # (over an outer dim: the running products along it, a row at a time, NumPy's reduce's
+        # multiplies in its order; a NaN product declines, as below)
+        inner = info[0][axis]
+        # (inner 1: only size-1 dims after it, a contiguous line to PyTorch's iterator, whose
+        # vectorized row order _compiled_products takes)
+        if inner == 1 or not k.torch_prod_cols(x, res, shape[axis], inner):
+            return None
+        return adopted(res, plan[1], d)
     if not k.torch_prod_rows(x, res, plan[2]):
         return None
     if holds_nan(res):  # (a NaN product: the general path decides its payload)
         return None
     return adopted(res, plan[1], d)
+
+
+def _transposed_products(self: Tensor, x: np.ndarray, dim: int | None, keepdim: bool) -> Tensor | None:
+    """prod of a 2-D transpose whose storage is exactly its elements (strides (1, m)), read in
+    memory order as PyTorch's iterator reads it (its dims sorted by stride, coalesced where they
+    tile): over dim 1, the outer one in memory, torch_prod_cols' running products along it over
+    the storage read as (n, m) (NumPy's reduce walks it the same way); over dim 0, the memory rows'
+    products (torch_prod_rows, PyTorch's vectorized line order); over every dim, the storage as one
+    line (torch_prod_rows, as a row-major tensor's). None where a product is NaN (the general path
+    decides its payload) or this does not apply."""
+    lay = self._layout
+    m, n = lay.shape
+    plan = PLANS[(lay.shape, lay.strides, dim, keepdim)]
+    if plan is None or (k := special()) is None:
+        return None
+    res = _empty(m * n // plan[2], self._dtype.numpy)
+    if plan[0] == 1:
+        if not k.torch_prod_cols(x, res, n, m):
+            return None
+    elif not k.torch_prod_rows(x, res, plan[2]) or holds_nan(res):
+        return None
+    return adopted(res, plan[1], self._dtype)
 
 
 _empty = np.empty
