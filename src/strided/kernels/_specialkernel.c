@@ -8846,7 +8846,14 @@ static PyObject *py_clamp_scalar(PyObject *self, PyObject *const *args, Py_ssize
     Py_RETURN_FALSE;
 }
 
+#ifdef STRIDED_NUMPY_HEADERS
+#include "_ufunc_chain.h"
+#else
+#define UFUNC_CHAIN_METHODS
+#endif
+
 static PyMethodDef methods[] = {
+    UFUNC_CHAIN_METHODS
     {"torch_norm2_rows", (PyCFunction)(void (*)(void))py_torch_norm2_rows, METH_FASTCALL, NULL},
     ENTRY(erf), ENTRY(erfc), ENTRY(erfinv), ENTRY(erfinv_float32), ENTRY(digamma), ENTRY(trigamma), ENTRY(lgamma),
     ENTRY(i0), ENTRY(i1), ENTRY(i0e), ENTRY(i1e),
