@@ -5105,6 +5105,115 @@ __attribute__((target("avx512f,avx512dq,avx512vl"))) static void erf_float32_avx
     }
 }
 
+/* erfc of float32, AVX-512: the blocked stages' operations (erf_small_stage, erf_mid_stage,
+ * erf_far_stage, erf_gather_stage, erf_tail_finish, erf_select_stage with complement 1), each in
+ * the same order on 8 double lanes held in registers (no FMA, the same tables): every double they
+ * compute is the blocked stages' own, so is every float32 result and every certification; the
+ * lanes not sure (NaN, a tail value near a rounding boundary) are k_erfc itself, as there. The far
+ * interval runs only for 8 lanes holding some |x| > 4, as the blocked form's per block (its
+ * selection is per element). (16, 16) float32 erfc 1.3 -> ~0.5 us; all 2^32 float32 patterns
+ * compared with the blocked form (tests/test_small25.py: a sample on every build). */
+__attribute__((target("avx512f,avx512dq,avx512vl"), always_inline)) static inline __m256
+erfc8(__m256 xf, __mmask8 *sure)
+{
+    const __m512d abs_mask = _mm512_castsi512_pd(_mm512_set1_epi64(INT64_MAX));
+    __m512d x = _mm512_cvtps_pd(xf);
+    __m512d a = _mm512_and_pd(x, abs_mask);
+    /* small: 1 - x P(z) / Q(z), z = x^2 (erf_small_stage, complement) */
+    __m512d z = _mm512_mul_pd(x, x);
+    __m512d num = _mm512_mul_pd(_mm512_set1_pd(A[4]), z), den = z;
+    for (int i = 0; i < 3; i++) {
+        num = _mm512_mul_pd(_mm512_add_pd(num, _mm512_set1_pd(A[i])), z);
+        den = _mm512_mul_pd(_mm512_add_pd(den, _mm512_set1_pd(B[i])), z);
+    }
+    __m512d small = _mm512_div_pd(_mm512_mul_pd(x, _mm512_add_pd(num, _mm512_set1_pd(A[3]))),
+                                  _mm512_add_pd(den, _mm512_set1_pd(B[3])));
+    __m256 rs = _mm512_cvtpd_ps(_mm512_sub_pd(_mm512_set1_pd(1.0), small));
+    /* the tail (erf_mid_stage): y = a < 40 ? a : 40 (a NaN: 40, as the comparison is false) */
+    __m512d y = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(a, _mm512_set1_pd(40.0), _CMP_LT_OQ), _mm512_set1_pd(40.0), a);
+    __m512d tn = _mm512_mul_pd(_mm512_set1_pd(C[8]), y), td = y;
+    for (int i = 0; i < 7; i++) {
+        tn = _mm512_mul_pd(_mm512_add_pd(tn, _mm512_set1_pd(C[i])), y);
+        td = _mm512_mul_pd(_mm512_add_pd(td, _mm512_set1_pd(D[i])), y);
+    }
+    __m512d tail = _mm512_div_pd(_mm512_add_pd(tn, _mm512_set1_pd(C[7])), _mm512_add_pd(td, _mm512_set1_pd(D[7])));
+    __m512d s16 = _mm512_roundscale_pd(_mm512_mul_pd(y, _mm512_set1_pd(16.0)), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    __m512d s = _mm512_mul_pd(s16, _mm512_set1_pd(0.0625)); /* (/ 16 and / 64: exact, as the products) */
+    __m512d delta = _mm512_mul_pd(_mm512_sub_pd(y, s), _mm512_add_pd(y, s));
+    __m512d step = _mm512_roundscale_pd(_mm512_mul_pd(delta, _mm512_set1_pd(64.0)), _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+    __m512d v = _mm512_sub_pd(_mm512_mul_pd(step, _mm512_set1_pd(0.015625)), delta);
+    __m512d p = _mm512_set1_pd(ERF_INV_FACT[6]);
+    for (int i = 5; i >= 0; i--) p = _mm512_add_pd(_mm512_mul_pd(p, v), _mm512_set1_pd(ERF_INV_FACT[i]));
+    /* Cody's far interval (erf_far_stage) where some lane's |x| > 4 (the blocked form's test, on the float) */
+    if (_mm256_cmp_ps_mask(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), xf), _mm256_set1_ps(4.0f), _CMP_GT_OQ)) {
+        __m512d zf = _mm512_div_pd(_mm512_set1_pd(1.0), _mm512_mul_pd(y, y));
+        __m512d fn = _mm512_mul_pd(_mm512_set1_pd(P[5]), zf), fd = zf;
+        for (int i = 0; i < 4; i++) {
+            fn = _mm512_mul_pd(_mm512_add_pd(fn, _mm512_set1_pd(P[i])), zf);
+            fd = _mm512_mul_pd(_mm512_add_pd(fd, _mm512_set1_pd(Q[i])), zf);
+        }
+        __m512d far = _mm512_div_pd(_mm512_mul_pd(zf, _mm512_add_pd(fn, _mm512_set1_pd(P[4]))),
+                                    _mm512_add_pd(fd, _mm512_set1_pd(Q[4])));
+        far = _mm512_div_pd(_mm512_sub_pd(_mm512_set1_pd(RSQRTPI), far), y);
+        tail = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(y, _mm512_set1_pd(4.0), _CMP_LE_OQ), far, tail);
+    }
+    /* the tables' factors (erf_gather_stage) and the result (erf_tail_finish, complement) */
+    __m512d e1 = _mm512_i64gather_pd(_mm512_cvttpd_epi64(s16), erf_exp_table, 8);
+    __m512d e2 = _mm512_mul_pd(p, _mm512_i64gather_pd(_mm512_cvttpd_epi64(step), ERF_EXP_STEP, 8));
+    __m512d t = _mm512_mul_pd(_mm512_mul_pd(e1, e2), tail);
+    __mmask8 neg = _mm512_cmp_pd_mask(x, _mm512_setzero_pd(), _CMP_LT_OQ);
+    __m512d r = _mm512_mask_sub_pd(t, neg, _mm512_set1_pd(2.0), t);
+    __m512d eps = _mm512_add_pd(_mm512_mul_pd(_mm512_add_pd(_mm512_and_pd(t, abs_mask), _mm512_and_pd(r, abs_mask)),
+                                              _mm512_set1_pd(0x1p-42)), _mm512_set1_pd(0x1p-1000));
+    __m256 rt = _mm512_cvtpd_ps(r);
+    __mmask8 certain = _mm256_cmp_ps_mask(_mm512_cvtpd_ps(_mm512_sub_pd(r, eps)), rt, _CMP_EQ_OQ)
+                       & _mm256_cmp_ps_mask(_mm512_cvtpd_ps(_mm512_add_pd(r, eps)), rt, _CMP_EQ_OQ)
+                       & _mm512_cmp_pd_mask(x, x, _CMP_ORD_Q);
+    /* (erf_select_stage) */
+    __mmask8 is_small = _mm512_cmp_pd_mask(a, _mm512_set1_pd(THRESH), _CMP_LE_OQ);
+    *sure = is_small | certain;
+    return _mm256_mask_blend_ps(is_small, rt, rs);
+}
+
+/* k_erfc of the lanes of v (8 float32, the inputs as read: out may be in) not in sure, into o */
+static void erfc_unsure(const float *v, float *o, unsigned unsure)
+{
+    while (unsure) {
+        int j = __builtin_ctz(unsure);
+        float u = v[j];  /* (NaN: u quieted, as the blocked stages' conversion to double gives; GCC
+                          * folds (float)(double)u to u, so the quieting is written out) */
+        o[j] = u != u ? u + u : (float)k_erfc((double)u);
+        unsure &= unsure - 1;
+    }
+}
+
+__attribute__((target("avx512f,avx512dq,avx512vl"))) static void erfc_float32_avx512(const float *in, float *out, Py_ssize_t n)
+{
+    float v[8];
+    Py_ssize_t i = 0;
+    float w[32];
+    for (; i + 32 <= n; i += 32) {  /* (four independent chains: the Horner steps' latency overlaps) */
+        __mmask8 s[4];
+        __m256 x[4], f[4];
+        for (int g = 0; g < 4; g++) x[g] = _mm256_loadu_ps(in + i + 8 * g);
+        for (int g = 0; g < 4; g++) f[g] = erfc8(x[g], &s[g]);
+        int all = (__mmask8)(s[0] & s[1] & s[2] & s[3]) == 0xff;
+        if (!all)  /* (rare) */
+            for (int g = 0; g < 4; g++) _mm256_storeu_ps(w + 8 * g, x[g]);
+        for (int g = 0; g < 4; g++) _mm256_storeu_ps(out + i + 8 * g, f[g]);
+        if (!all)
+            for (int g = 0; g < 4; g++) erfc_unsure(w + 8 * g, out + i + 8 * g, (__mmask8)~s[g]);
+    }
+    for (; i < n; i += 8) {
+        __mmask8 k = n - i >= 8 ? (__mmask8)0xff : (__mmask8)((1u << (n - i)) - 1), s;
+        __m256 x = _mm256_maskz_loadu_ps(k, in + i);
+        __m256 f = erfc8(x, &s);
+        _mm256_storeu_ps(v, x);
+        _mm256_mask_storeu_ps(out + i, k, f);
+        erfc_unsure(v, out + i, k & (__mmask8)~s);
+    }
+}
+
 static int erf_float32_wide(void)
 {
     static int w = -1;
@@ -5116,13 +5225,15 @@ static int erf_float32_wide(void)
 }
 #endif
 
-static int erf_float32_form = -1; /* -1: AVX-512 where the CPU has it, 0: the blocked stages (py_erf_float32_form) */
+static int erf_float32_form = -1; /* -1: AVX-512 where the CPU has it (erf8, erfc8), 0: the blocked stages (py_erf_float32_form) */
 
 static void erf_float32_run(const float *in, float *out, Py_ssize_t n, int complement)
 {
 #if defined(__GNUC__) && defined(__x86_64__)
-    if (!complement && erf_float32_form != 0 && erf_float32_wide()) {
-        erf_float32_avx512(in, out, n);  /* (each 8 read before written: in and out may be the same memory) */
+    if (erf_float32_form != 0 && erf_float32_wide()) {
+        /* (each 8 read before written: in and out may be the same memory) */
+        if (complement) erfc_float32_avx512(in, out, n);
+        else erf_float32_avx512(in, out, n);
         return;
     }
 #endif   /* (each block reads all its elements before it writes one: in and out may be the same memory) */
@@ -5148,7 +5259,7 @@ static PyObject *erf_float32_entry(PyObject *const *args, Py_ssize_t nargs, int 
     Py_RETURN_NONE;
 }
 
-/* erf_float32_form(form) -> int: erf_float32's form from now on (-1: the AVX-512 one where the CPU
+/* erf_float32_form(form) -> int: erf_float32's and erfc_float32's form from now on (-1: the AVX-512 one where the CPU
  * has it, 0: the blocked stages, both the same bits: the tests run both), the previous one returned */
 static PyObject *py_erf_float32_form(PyObject *self, PyObject *arg)
 {
@@ -8964,7 +9075,8 @@ static PyMethodDef methods[] = {
      "NumPy's bits (False: not contiguous aligned native float32 buffers of one length, or an overlap)"},
     ENTRY(erf_float32), ENTRY(erfc_float32), ENTRY(lgamma_float32),
     {"erf_float32_form", py_erf_float32_form, METH_O,
-     "erf_float32_form(form) -> int: -1 the AVX-512 form where the CPU has it, 0 the blocked stages (the previous form)"},
+     "erf_float32_form(form) -> int: erf_float32's and erfc_float32's form, -1 the AVX-512 one where the CPU has it, "
+     "0 the blocked stages (the previous form)"},
     {"greater_copy_into", (PyCFunction)(void (*)(void))py_greater_copy_into, METH_FASTCALL,
      "greater_copy_into(x, y, t) -> bool: greater_copy(x, t, y), a front's argument order"},
     {"greater_copy", (PyCFunction)(void (*)(void))py_greater_copy, METH_FASTCALL,
