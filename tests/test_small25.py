@@ -162,3 +162,50 @@ def test_polar_nan_pairs_go_to_the_forward() -> None:
     got = strided.polar(r, t).numpy()
     with native.disabled():
         assert strided.polar(r, t).numpy().tobytes() == got.tobytes()
+
+
+_FORMS = _K is not None and hasattr(_K, "erf_float32_form")
+
+
+def _erfinv_forms(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """erfinv_float32 of float32 ``x`` in its AVX-512 form (where the CPU has it) and its blocked one."""
+    fast, slow = np.empty_like(x), np.empty_like(x)
+    before = _K.erf_float32_form(-1)
+    try:
+        _K.erfinv_float32(x, fast)
+        _K.erf_float32_form(0)
+        _K.erfinv_float32(x, slow)
+    finally:
+        _K.erf_float32_form(before)
+    return fast, slow
+
+
+@pytest.mark.skipif(not _FORMS, reason="the compiled special functions are not built")
+def test_erfinv_float32_forms_give_the_same_bits() -> None:
+    """erfinv_float32's AVX-512 form (erfinv8_fused, certified, erfinv8 and the blocked lanes for
+    the rest) gives the blocked form's bits (all 2^32 patterns were compared once): random bit
+    patterns, the central branch densely, its edge, values whose erfinv lies next to a float32
+    rounding boundary (the certification's cases), every short length, in place."""
+    rng = np.random.default_rng(27)
+    patterns = rng.integers(0, 2**32, 1 << 18, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    dense = rng.uniform(-1, 1, 1 << 20).astype(np.float32)
+    edge = np.array([0.0, -0.0, 1e-45, -1e-45, 1.1754944e-38, 0.9986, -0.9986, 0.99863, 0.99864, 1.0, -1.0,
+                     np.nextafter(np.float32(1), np.float32(0)), np.nan, np.inf, -np.inf], np.float32)
+    x64 = np.empty(dense.size)
+    _K.erfinv(dense.astype(np.float64), x64)
+    up = x64.astype(np.float32).astype(np.float64)
+    near = dense[np.abs(x64 - up) > 0.45 * np.abs(np.spacing(up.astype(np.float32)).astype(np.float64))]
+    assert near.size > 50
+    for x in (patterns, dense, edge, near):
+        fast, slow = _erfinv_forms(x)
+        assert fast.tobytes() == slow.tobytes()
+    for n in range(1, 70):
+        x = rng.choice(np.concatenate([dense[:200], edge]), n).astype(np.float32)
+        fast, slow = _erfinv_forms(x)
+        assert fast.tobytes() == slow.tobytes(), n
+        y = x.copy()
+        _K.erfinv_float32(y, y)  # (in place)
+        assert y.tobytes() == fast.tobytes()
+        f64 = np.empty_like(x)
+        _K.erfinv(x.astype(np.float64), f64)  # (a float64 source: the blocked form, as before)
+        assert f64.tobytes() == slow.tobytes() or np.isnan(x).any()
