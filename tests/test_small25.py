@@ -209,3 +209,37 @@ def test_erfinv_float32_forms_give_the_same_bits() -> None:
         f64 = np.empty_like(x)
         _K.erfinv(x.astype(np.float64), f64)  # (a float64 source: the blocked form, as before)
         assert f64.tobytes() == slow.tobytes() or np.isnan(x).any()
+
+
+@pytest.mark.skipif(_K is None or not hasattr(_K, "rows_logf_mismatches"), reason="no AVX-512 build")
+def test_sixteen_lane_row_log_is_the_one_at_a_time_log() -> None:
+    """log_softmax's float32 row logs sixteen at a time (sleef_logf16) give ROWS_LOGF's bits (all
+    2^32 patterns were compared once): random patterns over every exponent, and the edges."""
+    rng = np.random.default_rng(28)
+    x = rng.integers(0, 2**32, 1 << 20, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    edges = np.array([0.0, -0.0, 1e-45, 1.1754942e-38, 1.1754944e-38, 3.4028235e38, np.inf, -np.inf, np.nan, 1.0,
+                      0.75, 1.5, np.nextafter(np.float32(1.5), np.float32(2)), 2.5521177e38, 2.5521178e38, -1.0],
+                     np.float32)
+    got = _K.rows_logf_mismatches(np.concatenate([x, edges]))
+    if got == -1:
+        pytest.skip("ATen's capability here is not AVX512: the one-at-a-time form runs")
+    assert got == 0
+
+
+@pytest.mark.parametrize("kind", ["normal", "bits", "specials"])
+def test_log_softmax_rows_match_torch_bits(kind: str) -> None:
+    """log_softmax along the last dim of float32 rows (1..69 long, 1..39 of them: the logs in
+    groups of sixteen rows and a short last group) gives PyTorch's bytes (NaN places equal)."""
+    rng = np.random.default_rng(29)
+    pool = np.array([0, -0.0, np.inf, -np.inf, np.nan, 1e-45, 88, -88, 1e30, -1e30, 3], np.float32)
+    for _ in range(120):
+        rows, n = int(rng.integers(1, 40)), int(rng.integers(1, 70))
+        if kind == "normal":
+            a = (rng.standard_normal((rows, n)) * 10).astype(np.float32)
+        elif kind == "bits":
+            a = rng.integers(0, 2**32, (rows, n), dtype=np.uint64).astype(np.uint32).view(np.float32)
+        else:
+            a = rng.choice(pool, (rows, n))
+        want = torch.log_softmax(torch.from_numpy(a), dim=-1).numpy()
+        assert _same(strided.log_softmax(strided.tensor(a), dim=-1).numpy(), want)
+        assert _same(strided.tensor(a).log_softmax(-1).numpy(), want)

@@ -1745,6 +1745,124 @@ static float row_max_f(const float *xr, Py_ssize_t n)
         }                                                                                          \
     }
 
+/* ROWS_LOGF of 16 floats at once where ATen's capability is AVX512 (use_sleef_rows 2): SLEEF's
+ * logf_u1 (sleef_logf_u1's operations in its order on sixteen lanes, its fmaf the fused
+ * instruction, frexpf's exponent vgetexp's for the normal y it sees) for lanes in [FLT_MIN,
+ * FLT_MAX], the C library's logf for the others (NaN, infinities, zero, subnormals, negatives),
+ * as sleef_logf_or_libm: the same bits lane by lane (rows_logf_mismatches counts any difference:
+ * tests/test_small25.py runs it over every float32 exponent). in and out: 16 floats. */
+#if defined(__GNUC__) && defined(__x86_64__)
+__attribute__((target("avx512f,avx512dq"))) static void sleef_logf16(const float *in, float *out)
+{
+    __m512 d = _mm512_loadu_ps(in);
+    __mmask16 normal = _mm512_cmp_ps_mask(d, _mm512_set1_ps(1.17549435e-38f), _CMP_GE_OQ)
+                       & _mm512_cmp_ps_mask(d, _mm512_set1_ps(3.40282347e+38f), _CMP_LE_OQ);
+    __m512 y = _mm512_mul_ps(d, _mm512_set1_ps(1.0f / 0.75f));
+    __mmask16 yinf = _mm512_cmp_ps_mask(y, _mm512_set1_ps(INFINITY), _CMP_EQ_OQ);
+    __m512 e = _mm512_mask_blend_ps(yinf, _mm512_getexp_ps(y), _mm512_set1_ps(128.0f));
+    __m512i b = _mm512_castps_si512(d);
+    __mmask16 half = _mm512_test_epi32_mask(b, _mm512_set1_epi32(0x00400000));
+    __m512i top = _mm512_mask_blend_epi32(half, _mm512_set1_epi32(0x3F800000), _mm512_set1_epi32(0x3F000000));
+    __m512 m = _mm512_castsi512_ps(_mm512_or_si512(_mm512_and_si512(b, _mm512_set1_epi32(0x007FFFFF)), top));
+    const __m512 l2h = _mm512_set1_ps(0.69314718246459960938f), l2l = _mm512_set1_ps(-1.904654323148236017e-09f);
+    __m512 sx = _mm512_mul_ps(l2h, e);
+    __m512 sy = _mm512_fmadd_ps(l2l, e, _mm512_fmsub_ps(l2h, e, sx));
+    const __m512 one = _mm512_set1_ps(1.0f), mone = _mm512_set1_ps(-1.0f);
+    /* n = dfadd2_ff(-1, m), q = dfadd2_ff(1, m) */
+    __m512 ns = _mm512_add_ps(mone, m), nv = _mm512_sub_ps(ns, mone);
+    __m512 ny = _mm512_add_ps(_mm512_sub_ps(mone, _mm512_sub_ps(ns, nv)), _mm512_sub_ps(m, nv));
+    __m512 qs = _mm512_add_ps(one, m), qv = _mm512_sub_ps(qs, one);
+    __m512 qy = _mm512_add_ps(_mm512_sub_ps(one, _mm512_sub_ps(qs, qv)), _mm512_sub_ps(m, qv));
+    /* x = dfdiv(n, q) */
+    __m512 t = _mm512_div_ps(one, qs), s = _mm512_mul_ps(ns, t);
+    __m512 u = _mm512_fmsub_ps(t, ns, s);
+    __m512 v = _mm512_fnmadd_ps(qy, t, _mm512_fnmadd_ps(qs, t, one));
+    __m512 xx = s, xy = _mm512_fmadd_ps(s, v, _mm512_fmadd_ps(ny, t, u));
+    __m512 x2 = _mm512_mul_ps(xx, xx);
+    __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(0.3027294874e+0f), x2, _mm512_set1_ps(0.3996108174e+0f));
+    p = _mm512_fmadd_ps(p, x2, _mm512_set1_ps(0.6666694880e+0f));
+    __m512 yx = _mm512_mul_ps(xx, _mm512_set1_ps(2.0f)), yy = _mm512_mul_ps(xy, _mm512_set1_ps(2.0f));
+    __m512 sum = _mm512_add_ps(sx, yx);
+    sy = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(_mm512_sub_ps(sx, sum), yx), sy), yy);
+    sx = sum;
+    __m512 w = _mm512_mul_ps(_mm512_mul_ps(x2, xx), p);
+    sum = _mm512_add_ps(sx, w);
+    sy = _mm512_add_ps(_mm512_add_ps(_mm512_sub_ps(sx, sum), w), sy);
+    _mm512_storeu_ps(out, _mm512_add_ps(sum, sy));
+    for (int j = 0; j < 16; j++)
+        if (!(normal >> j & 1)) out[j] = logf(in[j]);
+}
+
+/* rows_logf_mismatches(x) -> int: how many float32 elements of x (C-contiguous) sleef_logf16
+ * answers with other bits than ROWS_LOGF's sleef_logf_or_libm (0 expected; -1: not used here) */
+static PyObject *py_rows_logf_mismatches(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    Py_buffer x;
+    if (PyObject_GetBuffer(arg, &x, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+    if (strcmp(x.format, "f") != 0 || x.itemsize != 4) {
+        PyBuffer_Release(&x);
+        PyErr_SetString(PyExc_ValueError, "rows_logf_mismatches: x must be a C-contiguous float32 buffer");
+        return NULL;
+    }
+    decide_sleef_rows();
+    long bad = -1;
+    if (use_sleef_rows == 2) {
+        bad = 0;
+        const float *v = x.buf;
+        Py_ssize_t n = x.len / 4;
+        for (Py_ssize_t i = 0; i < n; i += 16) {
+            float in[16], got[16];
+            for (int j = 0; j < 16; j++) in[j] = i + j < n ? v[i + j] : 1.0f;
+            sleef_logf16(in, got);
+            for (int j = 0; j < 16 && i + j < n; j++) {
+                float want = sleef_logf_or_libm(in[j]);
+                bad += memcmp(&want, &got[j], 4) != 0;
+            }
+        }
+    }
+    PyBuffer_Release(&x);
+    return PyLong_FromLong(bad);
+}
+
+/* log_softmax of float32 rows under AVX-512 (use_sleef_rows 2, 16 lanes): SOFTMAX_ROWS's steps for
+ * each row (its maximum, its exponentials and sum: sleef_rows16_sum for 16 or more, else
+ * sleef_rows16 and the sum left to right), the logs of 16 rows' sums at once (sleef_logf16: ROWS_LOGF's
+ * bits), then out = (x - m) - l row by row: the same bits as SOFTMAX_ROWS(float, ..., log). */
+__attribute__((target("avx512f,avx512dq"))) static void log_softmax_rows16(const float *xb, float *ob, Py_ssize_t rows,
+                                                                         Py_ssize_t n)
+{
+    for (Py_ssize_t r0 = 0; r0 < rows; r0 += 16) {
+        int g = rows - r0 < 16 ? (int)(rows - r0) : 16;
+        float m[16], s[16], l[16];
+        for (int q = 0; q < 16; q++) s[q] = 1.0f;
+        for (int q = 0; q < g; q++) {
+            const float *xr = xb + (r0 + q) * n;
+            float *o = ob + (r0 + q) * n;
+            m[q] = row_max_f(xr, n);
+            if (n >= 16) {
+                s[q] = sleef_rows16_sum(xr, m[q], o, n);
+            } else {
+                sleef_rows16(xr, m[q], o, n);
+                float t = o[0];
+                for (Py_ssize_t i = 1; i < n; i++) t = t + o[i];
+                s[q] = t;
+            }
+        }
+        sleef_logf16(s, l);
+        for (int q = 0; q < g; q++) {
+            const float *xr = xb + (r0 + q) * n;
+            float *o = ob + (r0 + q) * n;
+            const __m512 mv = _mm512_set1_ps(m[q]), lv = _mm512_set1_ps(l[q]);
+            for (Py_ssize_t i = 0; i < n; i += 16) {
+                __mmask16 k = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1);
+                _mm512_mask_storeu_ps(o + i, k, _mm512_sub_ps(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, xr + i), mv), lv));
+            }
+        }
+    }
+}
+#endif
+
 static PyObject *py_softmax_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
@@ -1782,6 +1900,19 @@ static PyObject *py_softmax_rows(PyObject *self, PyObject *const *args, Py_ssize
         decide_shifted_expf();  /* (once: a race decides the same twice, harmlessly) */
         decide_sleef_rows();
         Py_ssize_t total = x.len / x.itemsize, rows = total / n;
+#if defined(__GNUC__) && defined(__x86_64__)
+        if (f32 && log_ && use_sleef_rows == 2 && vbytes == 64) { /* (the same bits, the logs sixteen at once) */
+            if (total >= MIN_RELEASE) {
+                Py_BEGIN_ALLOW_THREADS
+                log_softmax_rows16((const float *)xb, (float *)ob, rows, n);
+                Py_END_ALLOW_THREADS
+            } else {
+                log_softmax_rows16((const float *)xb, (float *)ob, rows, n);
+            }
+            answer = Py_True;
+            goto done;
+        }
+#endif
         if (total >= MIN_RELEASE) {
             Py_BEGIN_ALLOW_THREADS
             if (f32) { SOFTMAX_ROWS(float, expf, ROWS_LOGF, ROWS_EXPF) } else { SOFTMAX_ROWS(double, exp, ROWS_LOG, ROWS_EXP) }
@@ -9221,6 +9352,11 @@ static PyMethodDef methods[] = {
      "bmm_loop(x, y, out, n, k, p) -> bool: PyTorch's small baddbmm loop over float32/float64 buffers"},
     {"fma64", (PyCFunction)(void (*)(void))py_fma64, METH_FASTCALL,
      "fma64(a, b, c, out) -> bool: out = fma(a, b, c), float64 (False: an overlap, nothing written)"},
+#if defined(__GNUC__) && defined(__x86_64__)
+    {"rows_logf_mismatches", py_rows_logf_mismatches, METH_O,
+     "rows_logf_mismatches(x) -> int: how many float32 elements of x the sixteen-lane log of log_softmax's row sums "
+     "answers with other bits than the one-at-a-time form (0 expected; -1: not used on this machine)"},
+#endif
     {"softmax_rows", (PyCFunction)(void (*)(void))py_softmax_rows, METH_FASTCALL,
      "softmax_rows(x, out, n, log) -> bool: (log_)softmax of each row of n elements (False: an overlap)"},
     {"vander_rows", (PyCFunction)(void (*)(void))py_vander_rows, METH_FASTCALL,
