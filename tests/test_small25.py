@@ -243,3 +243,30 @@ def test_log_softmax_rows_match_torch_bits(kind: str) -> None:
         want = torch.log_softmax(torch.from_numpy(a), dim=-1).numpy()
         assert _same(strided.log_softmax(strided.tensor(a), dim=-1).numpy(), want)
         assert _same(strided.tensor(a).log_softmax(-1).numpy(), want)
+
+
+def test_equal_bits_check_small_runs_agree_with_the_numpy_test() -> None:
+    """equal_bits_may_differ's Python test of a small run (<= 64 elements) answers as its NumPy
+    test does: any NaN, or two zeros of any signs, say yes; infinities of both signs, one zero,
+    huge values (a float sum overflowing) say no; and msort/sort then give PyTorch's bytes."""
+    from strided.ops._support import torch_sort_order as order
+
+    def numpy_answer(s: np.ndarray) -> bool:
+        with np.errstate(invalid="ignore"):
+            if np.minimum.reduce(np.abs(s), axis=None) > 0:
+                return False
+        return bool(np.count_nonzero(s == 0) > 1 or np.isnan(s).any())
+
+    rng = np.random.default_rng(30)
+    pool = [0.0, -0.0, np.nan, -np.nan, np.inf, -np.inf, 1.0, -2.5, 1e38, 3e38, 1e-45]
+    for npdt in (np.float32, np.float64):
+        for _ in range(400):
+            n = int(rng.integers(1, 70))
+            with np.errstate(over="ignore"):
+                a = np.where(rng.random(n) < 0.2, rng.choice(pool, n), rng.standard_normal(n)).astype(npdt)
+            s = np.sort(a)
+            assert order.equal_bits_may_differ(s) == numpy_answer(s), a
+            if n <= 12:
+                x = a.reshape(n, 1)
+                want = torch.msort(torch.from_numpy(x)).numpy()
+                assert _same(strided.msort(strided.tensor(x)).numpy(), want)
