@@ -30,7 +30,7 @@ OPS = {
     "erf": st.erf, "erfc": st.erfc, "erfinv": st.erfinv, "lgamma": st.lgamma, "digamma": st.digamma, "i0": st.i0,
     "rsqrt": st.rsqrt, "sign": st.sign, "frac": st.frac, "sigmoid": st.sigmoid, "exp": st.exp, "tanh": st.tanh,
     "special.i1": st.special.i1, "special.i0e": st.special.i0e, "special.i1e": st.special.i1e,
-    "F.silu": F.silu, "F.softplus": F.softplus,
+    "F.silu": F.silu, "F.softplus": F.softplus, "logit": st.logit,
 }
 # the ones whose fronts make a compiled pass (all of OPS: F.softplus calls NumPy's exp and log1p loops from C)
 KERNEL_OPS = list(OPS)

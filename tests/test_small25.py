@@ -270,3 +270,28 @@ def test_equal_bits_check_small_runs_agree_with_the_numpy_test() -> None:
                 x = a.reshape(n, 1)
                 want = torch.msort(torch.from_numpy(x)).numpy()
                 assert _same(strided.msort(strided.tensor(x)).numpy(), want)
+
+
+@needs_chain
+@pytest.mark.parametrize("npdt", [np.float32, np.float64])
+def test_logit_np_is_the_python_paths_bytes(npdt: type) -> None:
+    """logit_np (logit_ratio, then NumPy's log loop in place, from C) gives _logit_fresh's bytes
+    (all 2^32 float32 patterns were compared once): random patterns, (-0.5, 1.5), specials, every
+    length to 70 and beyond, storage offsets; and the op (front) its general path's."""
+    from strided.ops.elementwise.unary_more import _logit_fresh
+
+    rng = np.random.default_rng(31)
+    for seed in range(200):
+        n = int(rng.integers(1, 70)) if seed % 2 else int(rng.integers(70, 3000))
+        x = _values(n, npdt, seed) if seed % 3 else rng.uniform(-0.5, 1.5, n).astype(npdt)
+        off = int(rng.integers(0, 3))
+        buf = np.empty(n + off, npdt)
+        buf[off:] = x
+        x = buf[off:]
+        out = np.empty(n, npdt)
+        assert _K.logit_np(x, out) is True
+        assert out.tobytes() == quietly(_logit_fresh, x).tobytes()
+        t = strided.tensor(x)
+        got = strided.logit(t).numpy()
+        with native.disabled():
+            assert strided.logit(t).numpy().tobytes() == got.tobytes()

@@ -2,7 +2,7 @@
  * build found NumPy's headers: STRIDED_NUMPY_HEADERS).
  *
  * A small op whose fast path is a few NumPy ufunc calls on a flat run (F.softplus: np.exp, then
- * np.log1p in place; polar: np.cos and np.sin of the angles) spends most of its time in the
+ * np.log1p in place; polar: np.cos and np.sin of the angles; logit: np.log in place) spends most of its time in the
  * calls' set-up, not in their loops. Here the loops themselves are called: the inner loop
  * function NumPy's ufunc holds for the dtype (ufunc->functions[i], the one its dispatch picked at
  * import for this CPU: its own SIMD or SVML loop, not the C library's), with the arguments NumPy's
@@ -26,8 +26,8 @@ typedef struct {
     void *data;
 } np_loop;
 
-enum { NPL_EXP, NPL_LOG1P, NPL_COS, NPL_SIN, NPL_COUNT };
-static const char *const np_loop_names[NPL_COUNT] = {"exp", "log1p", "cos", "sin"};
+enum { NPL_EXP, NPL_LOG1P, NPL_COS, NPL_SIN, NPL_LOG, NPL_COUNT };
+static const char *const np_loop_names[NPL_COUNT] = {"exp", "log1p", "cos", "sin", "log"};
 static np_loop np_loops[NPL_COUNT][2]; /* [ufunc][0: float32, 1: float64] */
 static int np_loops_state = 0;         /* 0: not looked up, 1: all found, -1: some missing */
 
@@ -91,16 +91,36 @@ static int np_float_kind(const Py_buffer *b)
     return kind == 'f' ? 1 : 2;
 }
 
-/* softplus_np(x, out) -> bool: F.softplus(x) at its default parameters (beta 1, threshold 20) of
- * a flat float32 / float64 run into out, activations._softplus_default's calls: out = np.exp(x),
- * np.log1p(out, out), then out = where(x > 20, x, out) (greater_select's pass). x and out: one
+/* F.softplus at its default parameters (beta 1, threshold 20), activations._softplus_default's
+ * calls: out = np.exp(x), np.log1p(out, out) (in place), then out = where(x > 20, x, out)
+ * (greater_select's pass) */
+static void softplus_steps(const void *x, void *out, Py_ssize_t n, int f64)
+{
+    np_call(NPL_EXP, f64, x, out, n);
+    np_call(NPL_LOG1P, f64, out, out, n); /* (np.log1p(e, e): in place) */
+    feclearexcept(FE_ALL_EXCEPT);
+    if (f64) greater_select_double(x, out, n, 20.0);
+    else greater_select_float(x, out, n, 20.0f);
+}
+
+/* logit without eps, unary_more._logit_fresh's calls: out = x / (1 - x) (unary_exact's code 4,
+ * logit_ratio), then np.log(out, out=out) (in place) */
+static void logit_steps(const void *x, void *out, Py_ssize_t n, int f64)
+{
+    if (f64) logit_ratio_double(x, out, n);
+    else logit_ratio_float(x, out, n);
+    np_call(NPL_LOG, f64, out, out, n);
+    feclearexcept(FE_ALL_EXCEPT);
+}
+
+/* NAME(x, out) -> bool: steps(x, out) of a flat float32 / float64 run into out. x and out: one
  * format and length, C-contiguous, aligned, overlapping nowhere. False (nothing written) otherwise
  * or where NumPy's loops were not found. */
-static PyObject *py_softplus_np(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *unary_chain(PyObject *const *args, Py_ssize_t nargs, const char *name,
+                             void (*steps)(const void *, void *, Py_ssize_t, int))
 {
-    (void)self;
     if (nargs != 2) {
-        PyErr_Format(PyExc_TypeError, "softplus_np(x, out) takes 2 arguments, not %zd", nargs);
+        PyErr_Format(PyExc_TypeError, "%s(x, out) takes 2 arguments, not %zd", name, nargs);
         return NULL;
     }
     if (!np_loops_ready()) Py_RETURN_FALSE;
@@ -113,21 +133,26 @@ static PyObject *py_softplus_np(PyObject *self, PyObject *const *args, Py_ssize_
     PyObject *answer = Py_False;
     int kind = np_float_kind(&xb);
     if (kind && np_float_kind(&ob) == kind && ob.len == xb.len && !overlaps(&xb, &ob)) {
-        int f64 = kind == 2;
-        Py_ssize_t n = xb.len / (f64 ? 8 : 4);
-        if (n > 0) {
-            np_call(NPL_EXP, f64, xb.buf, ob.buf, n);
-            np_call(NPL_LOG1P, f64, ob.buf, ob.buf, n); /* (np.log1p(e, e): in place) */
-            feclearexcept(FE_ALL_EXCEPT);
-            if (f64) greater_select_double(xb.buf, ob.buf, n, 20.0);
-            else greater_select_float(xb.buf, ob.buf, n, 20.0f);
-        }
+        Py_ssize_t n = xb.len / (kind == 2 ? 8 : 4);
+        if (n > 0) steps(xb.buf, ob.buf, n, kind == 2);
         answer = Py_True;
     }
     PyBuffer_Release(&xb);
     PyBuffer_Release(&ob);
     Py_INCREF(answer);
     return answer;
+}
+
+static PyObject *py_softplus_np(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    return unary_chain(args, nargs, "softplus_np", softplus_steps);
+}
+
+static PyObject *py_logit_np(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    return unary_chain(args, nargs, "logit_np", logit_steps);
 }
 
 #define POLAR_NP_MAX 2048 /* (the cosines' and sines' scratch, on the stack) */
@@ -185,6 +210,9 @@ static PyObject *py_polar_np(PyObject *self, PyObject *const *args, Py_ssize_t n
      "softplus_np(x, out) -> bool: F.softplus(x) (beta 1, threshold 20) through NumPy's own exp and log1p "  \
      "loops, _softplus_default's bits (False: not aligned C-contiguous float32/float64 runs of one format "  \
      "and length, an overlap, or NumPy's loops not found)"},                                       \
+    {"logit_np", (PyCFunction)(void (*)(void))py_logit_np, METH_FASTCALL,                          \
+     "logit_np(x, out) -> bool: logit(x) (no eps): logit_ratio, then NumPy's own log loop in place, "     \
+     "_logit_fresh's bits (False: as softplus_np)"},                                               \
     {"polar_np", (PyCFunction)(void (*)(void))py_polar_np, METH_FASTCALL,                          \
      "polar_np(r, t, out) -> bool: polar through NumPy's own cos and sin loops and polar_parts' pass "  \
      "(False: as polar_parts, more than 2048 elements, or NumPy's loops not found)"},
