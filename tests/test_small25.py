@@ -226,6 +226,7 @@ def test_sixteen_lane_row_log_is_the_one_at_a_time_log() -> None:
     assert got == 0
 
 
+@pytest.mark.skipif(_K is None, reason="without the compiled rows log_softmax is NumPy's formula (a few ulps off)")
 @pytest.mark.parametrize("kind", ["normal", "bits", "specials"])
 def test_log_softmax_rows_match_torch_bits(kind: str) -> None:
     """log_softmax along the last dim of float32 rows (1..69 long, 1..39 of them: the logs in
