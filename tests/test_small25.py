@@ -296,3 +296,21 @@ def test_logit_np_is_the_python_paths_bytes(npdt: type) -> None:
         got = strided.logit(t).numpy()
         with native.disabled():
             assert strided.logit(t).numpy().tobytes() == got.tobytes()
+
+
+@pytest.mark.parametrize("npdt", [np.float32, np.float64])
+def test_sgn_of_floats_is_sign_and_torch(npdt: type) -> None:
+    """sgn of a real float tensor takes sign's compiled pass in its front (unary_exact code 0,
+    _sign_fresh's first step): PyTorch's bytes (zeros +0.0, NaN 0), every layout, kernels on and off."""
+    rng = np.random.default_rng(32)
+    for shape in ((3, 4), (16, 16), (7,), (2, 3, 5)):
+        a = np.concatenate([_specials(npdt), _values(300, npdt, 1), _values(300, npdt, 2)])
+        a = np.resize(a, int(np.prod(shape))).reshape(shape)
+        rng.shuffle(a.reshape(-1))
+        want = torch.sgn(torch.tensor(a)).numpy()
+        for x in (strided.tensor(a), strided.tensor(a.T.copy()).T if a.ndim == 2 else strided.tensor(a)):
+            got = strided.sgn(x).numpy()
+            assert got.tobytes() == want.tobytes()
+            assert x.sgn().numpy().tobytes() == want.tobytes()
+            with native.disabled():
+                assert strided.sgn(x).numpy().tobytes() == want.tobytes()

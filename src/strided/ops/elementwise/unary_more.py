@@ -1342,7 +1342,7 @@ def _front_kernel(name: str, dtype: np.dtype) -> tuple | None:
     return None
 
 
-_FIRST_CODES = {"sign": 0, "rsqrt": 3}  # (_FIRST's unary_exact codes)
+_FIRST_CODES = {"sign": 0, "rsqrt": 3, "sgn": 0}  # (_FIRST's unary_exact codes; sgn of a float: _sign_fresh's)
 _OP_OF = {n: o for o in TABLE for n in (o.name, *o.aliases)}  # (each spelling -> its table op)
 _install_fronts(globals())
 # the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
