@@ -49,6 +49,17 @@ def _randdist() -> list[Extension]:
     )]
 
 
+def _numpy_headers() -> dict:
+    """The include directory and macro that let ``_specialkernel`` read NumPy's ufunc objects
+    (``_ufunc_chain.h``); nothing where NumPy is not importable at build time (the entries that
+    need them are then not built and their Python paths run)."""
+    try:
+        import numpy as np
+    except ImportError:
+        return {}
+    return {"include_dirs": [np.get_include()], "define_macros": [("STRIDED_NUMPY_HEADERS", "1")]}
+
+
 setup(ext_modules=[Extension(
     "strided.kernels._copykernel",
     ["src/strided/kernels/_copykernel.c"],
@@ -70,12 +81,14 @@ setup(ext_modules=[Extension(
     # would reassociate and call vector exp/log), no -march (no FMA instructions to contract into);
     # -O3 runs i1's blocked series two lanes at a time (SSE2: the same roundings per lane). Where
     # PyTorch's own kernels fuse (its Bessel functions), the C code says so with explicit fmas.
-    depends=["src/strided/kernels/_torch_special.h", "src/strided/kernels/_glibc_expf.h",
+    depends=["src/strided/kernels/_torch_special.h", "src/strided/kernels/_ufunc_chain.h", "src/strided/kernels/_glibc_expf.h",
              "src/strided/kernels/_torch_bmm_loop.h",
              "src/strided/kernels/_erf_float32_table.h",
              "src/strided/kernels/_sleef_expf.h", "src/strided/kernels/_sleef_exp.h", "src/strided/kernels/_sleef_log.h"],
     extra_compile_args=["-O3", "-std=c99", "-Wall", "-ffp-contract=off", "-fno-fast-math"],
     libraries=["m"],
+    # (NumPy's headers, where the build has NumPy: _ufunc_chain.h calls NumPy's own ufunc loops)
+    **_numpy_headers(),
 ), Extension(
     "strided.kernels._randkernel",
     ["src/strided/kernels/_randkernel.c"],

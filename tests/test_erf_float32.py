@@ -2,8 +2,9 @@
 against the scalar kernels ``erf`` / ``erfc`` they replace for float32 arrays: the same bits on
 every input (the fast loops approximate, and recompute every element whose float32 rounding that
 could move; all 2^32 float32 patterns were checked once in C, and erf's AVX-512 form over every
-float32 of magnitude <= 4.5, Dec 2026; here a sample: random bit patterns over every exponent, the
-branch edges and their neighbours, NaN payloads, zeros, subnormals, infinities), erf in both of its
+float32 of magnitude <= 4.5, Dec 2026, erfc's AVX-512 form against its blocked stages over all 2^32
+patterns, small25; here a sample: random bit patterns over every exponent, the branch edges and
+their neighbours, NaN payloads, zeros, subnormals, infinities), erf and erfc in both of their
 forms (``erf_float32_form``), and the ops against PyTorch with the kernel on and off.
 """
 
@@ -96,19 +97,21 @@ def test_in_place_and_column_major(name: str) -> None:
     np.testing.assert_array_equal(_bits(out), _bits(ref))
 
 
-def test_erf_near_its_float32_rounding_boundaries() -> None:
-    """The AVX-512 form's certification: inputs whose erf lies close to a float32 rounding
-    boundary (found with the float64 kernel) and the subnormal results take k_erf's bits."""
+@pytest.mark.parametrize("name", NAMES)
+def test_near_the_float32_rounding_boundaries(name: str) -> None:
+    """The AVX-512 forms' certification: inputs whose erf (erfc) lies close to a float32 rounding
+    boundary (found with the float64 kernel) and the subnormal results take k_erf's (k_erfc's) bits."""
     rng = np.random.default_rng(12)
-    x = np.concatenate([rng.uniform(-4.5, 4.5, 1 << 21), rng.uniform(-1e-3, 1e-3, 1 << 16)]).astype(np.float32)
+    x = np.concatenate([rng.uniform(-4.5, 4.5, 1 << 21), rng.uniform(-1e-3, 1e-3, 1 << 16),
+                        rng.uniform(3.5, 10.1, 1 << 18)]).astype(np.float32)  # (erfc's far interval too)
     x64 = np.empty(x.size)
-    _KERNEL.erf(x.astype(np.float64), x64)
+    getattr(_KERNEL, name)(x.astype(np.float64), x64)
     up = x64.astype(np.float32).astype(np.float64)
     near = np.abs(x64 - up) > 0.45 * np.abs(np.spacing(up.astype(np.float32)).astype(np.float64))
     assert near.sum() > 100  # (within 5% of an ulp of a boundary)
-    tiny = np.array([1e-45, -1e-45, 3e-39, -1.1e-38, 1.2e-38], np.float32)
+    tiny = np.array([1e-45, -1e-45, 3e-39, -1.1e-38, 1.2e-38, 9.19, 9.2, 10.05, 10.06], np.float32)
     for v in (x[near], tiny):
-        fast, slow = _both("erf", v)
+        fast, slow = _both(name, v)
         assert _bits(fast).tolist() == _bits(slow).tolist()
     with pytest.raises(ValueError, match="form"):
         _KERNEL.erf_float32_form(2)

@@ -135,6 +135,8 @@ def _redo_ties(kernel: object, x: np.ndarray, idx: np.ndarray, comparator: int) 
 
 
 _min_reduce, _abs = np.minimum.reduce, np.abs
+_SMALL_CHECK = 64  # (elements: equal_bits_may_differ's Python test up to here)
+_PLAIN_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def equal_bits_may_differ(s: np.ndarray) -> bool:
@@ -142,7 +144,14 @@ def equal_bits_may_differ(s: np.ndarray) -> bool:
     than PyTorch's sort gives: two zeros (-0.0 and 0.0 are equal: their order is the sort's), or
     any NaN (NumPy's SIMD quicksort writes each NaN back as its canonical NaN: a NaN's sign and
     payload are lost, np.sort of ``[-nan]`` rows is ``[nan]``)."""
-    if _min_reduce(_abs(s), axis=None) > 0:  # (no zero and no NaN, which propagates: one pass, the common answer)
+    if s.size <= _SMALL_CHECK and s.dtype in _PLAIN_FLOATS:
+        # (a small run's values read in Python: a tenth of np.abs and the reduction's calls; the
+        # float sum is NaN where some value is, and where inf meets -inf, then the full test runs)
+        values = s.ravel().tolist()
+        total = sum(values)
+        if total == total and 0.0 not in values:  # (0.0 in: -0.0 too, they are equal)
+            return False
+    elif _min_reduce(_abs(s), axis=None) > 0:  # (no zero and no NaN, which propagates: one pass, the common answer)
         return False
     return bool(np.count_nonzero(s == 0) > 1 or np.isnan(s).any())
 

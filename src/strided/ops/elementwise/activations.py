@@ -692,8 +692,8 @@ def fresh_front(wrapper: Callable[..., Tensor], row: Activation) -> Callable[...
         kernel = _front_kernel(row, d.numpy)
         if kernel is not None:
             table[d] = (None, True, None, kernel)  # (no fn: where the kernel refuses, the wrapper runs)
-        elif row is SOFTPLUS:  # (no compiled pass: _fast's quiet forward at the default parameters)
-            table[d] = (_softplus_default, False, None)
+        elif row is SOFTPLUS:  # (_fast's quiet forward at the default parameters, its NumPy loops from C first)
+            table[d] = (_softplus_default, False, None, _softplus_kernel(d.numpy))
     return compiled_front(wrapper, 1, table)
 
 
@@ -709,6 +709,15 @@ def _softplus_default(x: np.ndarray) -> np.ndarray:
     if k is not None and k.greater_select(x, 20.0, e):
         return e
     return e if _greater_select(x, 20.0, e) else np.where(np.greater(x, typed0(20.0, x.dtype)), x, e)
+
+
+def _softplus_kernel(dtype: np.dtype) -> tuple | None:
+    """:func:`_softplus_default`'s calls made in C as a front's :func:`kernel_entry`: the compiled
+    ``softplus_np`` calls the inner loops of NumPy's own ``exp`` and ``log1p`` on the same runs
+    (the same pointers: the same bits), then greater_select's pass; its False answer (NumPy's loops
+    not found) runs :func:`_softplus_default`. None where the kernel is not built with it."""
+    k = native._compiled("_specialkernel")
+    return kernel_entry(getattr(k, "softplus_np", None), (), dtype)
 
 
 def _front_kernel(row: Activation, dtype: np.dtype) -> tuple | None:

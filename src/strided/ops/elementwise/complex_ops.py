@@ -705,9 +705,12 @@ def _install_fronts(namespace: dict[str, Any]) -> None:
     k = native._compiled("_specialkernel")  # (the module itself: the front reads the switch per call)
     if k is None:
         return
-    runs = {"complex": k.interleave, "polar": _polar_run(k)}
-    for name, run in runs.items():
-        table = {d: (None, None, 0, complex_of(d), False, None, kernel_entry(run, (), _COMPLEX_NP[d]))
+    # (polar: the compiled polar_np, NumPy's own cos and sin loops called from C, where the build
+    # has it: _polar_run's bits, at most _POLAR_NP_MAX elements; else _polar_run's NumPy calls)
+    polar_np = getattr(k, "polar_np", None)
+    runs = {"complex": (k.interleave, 1 << 62), "polar": (polar_np, _POLAR_NP_MAX) if polar_np else (_polar_run(k), 1 << 62)}
+    for name, (run, max_n) in runs.items():
+        table = {d: (None, None, 0, complex_of(d), False, None, kernel_entry(run, (), _COMPLEX_NP[d], max_n))
                  for d in (float32, float64)}
         namespace[name] = compiled_front(namespace[name], 2, table)
     _install_angle_front(namespace, k)
@@ -747,6 +750,9 @@ def _install_angle_front(namespace: dict[str, Any], k: Any) -> None:
     if Tensor.__dict__.get("angle") is entry:
         Tensor.angle = front  # type: ignore[method-assign]
     namespace["angle"] = front
+
+
+_POLAR_NP_MAX = 2048  # (polar_np's scratch: its cosines and sines on the C stack)
 
 
 def _polar_run(k: Any) -> Any:

@@ -606,7 +606,8 @@ def _fast_clamp(x: Any, min: Any, max: Any) -> Tensor | None:  # noqa: A002
     lay = x._layout
     info = _cinfo[lay.shape]
     if (min is None or min.__class__ is float) and (max is None or max.__class__ is float) and (
-            d is float64 or not (_beyond_f32(min) or _beyond_f32(max))):
+            d is float64 or ((min is None or -_F32_MAX <= min <= _F32_MAX) and (max is None or -_F32_MAX <= max <= _F32_MAX))
+            or not (_beyond_f32(min) or _beyond_f32(max))):  # (in float32's range: no call; else NaN, inf, beyond)
         # Python float bounds (the common call): straight to the compiled pass, which casts them to
         # the dtype as _fast_bound's numpy scalar does (C's double-to-float rounding), without it
         arr = flat_run(x, info)
@@ -918,8 +919,8 @@ def clamp(input: Any, min: Any = None, max: Any = None, *, out: Any = None) -> T
     >>> strided.tensor([-2, 0, 5]).clamp(min=-1, max=3).tolist()
     [-1, 0, 3]
     """
-    if min is not None and max is not None:
-        _mixed_bounds("clamp", min, max, out)
+    if min is not None and max is not None and (isinstance(min, Tensor) or isinstance(max, Tensor)):
+        _mixed_bounds("clamp", min, max, out)  # (no Tensor bound: nothing it could refuse)
     if out is not None:
         # (number bounds: PyTorch runs a unary op, whose out= must have the result's dtype exactly)
         same = "" if isinstance(min, Tensor) or isinstance(max, Tensor) else "found"

@@ -1444,13 +1444,16 @@ def _install_fronts(namespace: dict[str, Any]) -> None:
 def _front_kernel(name: str, dtype: np.dtype) -> tuple | None:
     """The compiled pass the fast path of op ``name`` makes first on a flat run of ``dtype``, as
     a front's :func:`kernel_entry`: the :data:`_FIRST` ones (``unary_exact``'s code, ``frac``), and
-    the special functions' kernels (:func:`_special_fresh`'s call); None for the others, and
+    the special functions' kernels (:func:`_special_fresh`'s call), logit's ``logit_np``
+    (:func:`_logit_fresh`'s two steps); None for the others, and
     where the special kernels are not built."""
     k = native._compiled("_specialkernel")  # (the module itself: the front reads the switch per call)
     if k is None or dtype not in _F32_F64:
         return None
     if name in _FIRST_CODES:
         return kernel_entry(k.unary_exact, (_FIRST_CODES[name],), dtype)
+    if name == "logit":  # (_logit_fresh's calls in C: the quotient, then NumPy's own log loop in place)
+        return kernel_entry(getattr(k, "logit_np", None), (), dtype)
     if name == "frac":
         return kernel_entry(getattr(k, "frac", None), (), dtype)
     if name in _FRESH_DIRECT and name != "sinc":
@@ -1458,7 +1461,7 @@ def _front_kernel(name: str, dtype: np.dtype) -> tuple | None:
     return None
 
 
-_FIRST_CODES = {"sign": 0, "rsqrt": 3}  # (_FIRST's unary_exact codes)
+_FIRST_CODES = {"sign": 0, "rsqrt": 3, "sgn": 0}  # (_FIRST's unary_exact codes; sgn of a float: _sign_fresh's)
 _OP_OF = {n: o for o in TABLE for n in (o.name, *o.aliases)}  # (each spelling -> its table op)
 _install_fronts(globals())
 # the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)

@@ -111,16 +111,13 @@ def _fast_triangle(input: Any, diagonal: Any, lower: bool) -> Tensor | None:
     """``tril``/``triu`` of a non-empty row-major tensor, nobody listening: one ``np.where`` of the
     flat run (seen in its shape), the kept-elements mask and the dtype's zero, its fresh
     row-major result adopted (the general path's values, bit for bit); else None."""
-    if OPEN or input.__class__ is not Tensor or diagonal.__class__ is not int or not -_INT64 <= diagonal < _INT64:
-        return None
-    zero = _ZEROS[lower].get(input._dtype)
-    if zero is None:
+    if OPEN or input.__class__ is not Tensor or diagonal.__class__ is not int:
         return None
     lay = input._layout
     shape = lay.shape
-    plan = _SMALL_PLAN[(shape, diagonal, lower)]
+    plan = _SMALL_PLAN[(shape, diagonal, lower, input._dtype)]
     if plan is not None:  # a small matrix stack: flat_run inlined (its checks, in its order)
-        info, zeroed = plan
+        info, zeroed, zero = plan
         if lay.strides != info[0]:
             return None
         n = info[1]
@@ -134,7 +131,8 @@ def _fast_triangle(input: Any, diagonal: Any, lower: bool) -> Tensor | None:
         res = run.copy()
         res[zeroed] = zero
         return adopted(res, info[2], input._dtype)
-    if len(shape) < 2:
+    zero = _ZEROS[lower].get(input._dtype)
+    if zero is None or len(shape) < 2 or not -_INT64 <= diagonal < _INT64:
         return None
     info = _cinfo[shape]
     run = flat_run(input, info) if info[1] else None
@@ -178,21 +176,24 @@ _ZEROED = Memo(lambda key: _zeroed_positions(key[0], min(max(key[1], -key[0][-2]
 
 
 
-def _small_plan(key: tuple[tuple[int, ...], int, bool]) -> tuple[tuple, np.ndarray] | None:
-    """For ``(shape, diagonal, lower)``: (the shape's ``_cinfo`` entry, :data:`_ZEROED`'s
-    positions) where ``shape`` is a non-empty stack of matrices of at most :data:`_SMALL_MASK`
-    elements (the copy-and-zero path's case), else None (1-d, 0-d, empty, or large)."""
-    shape = key[0]
-    if len(shape) < 2:
+def _small_plan(key: tuple[tuple[int, ...], int, bool, Any]) -> tuple[tuple, np.ndarray, np.ndarray] | None:
+    """For ``(shape, diagonal, lower, dtype)``: (the shape's ``_cinfo`` entry, :data:`_ZEROED`'s
+    positions, the dtype's zero in :data:`_ZEROS`) where ``shape`` is a non-empty stack of matrices
+    of at most :data:`_SMALL_MASK` elements (the copy-and-zero path's case), the op supports the
+    dtype and the diagonal is an int64, else None (1-d, 0-d, empty, large, refused, far)."""
+    shape, diagonal, lower, dtype = key
+    zero = _ZEROS[lower].get(dtype)
+    if zero is None or len(shape) < 2 or not -_INT64 <= diagonal < _INT64:
         return None
     info = _cinfo[shape]
     if not info[1] or info[1] > _SMALL_MASK:
         return None
-    return info, _ZEROED[key]
+    return info, _ZEROED[key[:3]], zero
 
 
-# (shape, diagonal, lower) -> _small_plan's answer: one look-up per small call where the shape's
-# _cinfo and _ZEROED look-ups were two (with flat_run's call, a sixth of a small tril)
+# (shape, diagonal, lower, dtype) -> _small_plan's answer: one look-up per small call where the
+# dtype's zero, the diagonal's range, the shape's _cinfo and _ZEROED were four (with flat_run's
+# call, a third of a small tril's own time)
 _SMALL_PLAN = Memo(_small_plan, limit=256)
 
 _INT64 = 1 << 63

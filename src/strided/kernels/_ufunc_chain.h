@@ -1,0 +1,219 @@
+/* NumPy's own ufunc inner loops, chained in one C call (included by _specialkernel.c where the
+ * build found NumPy's headers: STRIDED_NUMPY_HEADERS).
+ *
+ * A small op whose fast path is a few NumPy ufunc calls on a flat run (F.softplus: np.exp, then
+ * np.log1p in place; polar: np.cos and np.sin of the angles; logit: np.log in place) spends most of its time in the
+ * calls' set-up, not in their loops. Here the loops themselves are called: the inner loop
+ * function NumPy's ufunc holds for the dtype (ufunc->functions[i], the one its dispatch picked at
+ * import for this CPU: its own SIMD or SVML loop, not the C library's), with the arguments NumPy's
+ * trivial one-dimensional loop passes it (the whole contiguous run at once, the same pointers:
+ * an in-place call in place, a fresh output fresh), so every element gets NumPy's bits. The
+ * floating-point status flags the loops raise are cleared after them, as NumPy's ufunc call
+ * clears them after reading them (the fast paths run quietly: nothing is warned).
+ *
+ * The loops are looked up by name on the first call (the GIL held); where one is not found (a
+ * NumPy without that type's legacy loop) the entries answer False and the Python path runs. Only
+ * the ufunc object's ABI-stable head is read (nin, nout, nargs, functions, data, ntypes, types). */
+
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#define NO_IMPORT_UFUNC /* (only the struct is read: no API table) */
+#include <numpy/ndarraytypes.h>
+#include <numpy/ufuncobject.h>
+#include <fenv.h>
+
+typedef struct {
+    PyUFuncGenericFunction fn;
+    void *data;
+} np_loop;
+
+enum { NPL_EXP, NPL_LOG1P, NPL_COS, NPL_SIN, NPL_LOG, NPL_COUNT };
+static const char *const np_loop_names[NPL_COUNT] = {"exp", "log1p", "cos", "sin", "log"};
+static np_loop np_loops[NPL_COUNT][2]; /* [ufunc][0: float32, 1: float64] */
+static int np_loops_state = 0;         /* 0: not looked up, 1: all found, -1: some missing */
+
+/* ufunc `name`'s one-input loop for `type` (in and out of that type); fn NULL where none */
+static np_loop np_find_loop(PyObject *numpy, const char *name, int type)
+{
+    np_loop found = {NULL, NULL};
+    PyObject *u = PyObject_GetAttrString(numpy, name);
+    if (u == NULL) {
+        PyErr_Clear();
+        return found;
+    }
+    PyUFuncObject *uf = (PyUFuncObject *)u;
+    if (PyObject_HasAttrString(u, "ntypes") && uf->nin == 1 && uf->nout == 1 && uf->nargs == 2 && uf->functions)
+        for (int i = 0; i < uf->ntypes; i++)
+            if (uf->types[2 * i] == type && uf->types[2 * i + 1] == type) {
+                found.fn = uf->functions[i];
+                found.data = uf->data ? uf->data[i] : NULL;
+                break;
+            }
+    Py_DECREF(u);
+    return found;
+}
+
+static int np_loops_ready(void)
+{
+    if (np_loops_state) return np_loops_state > 0;
+    PyObject *numpy = PyImport_ImportModule("numpy");
+    if (numpy == NULL) {
+        PyErr_Clear();
+        np_loops_state = -1;
+        return 0;
+    }
+    int all = 1;
+    for (int k = 0; k < NPL_COUNT; k++)
+        for (int f = 0; f < 2; f++) {
+            np_loops[k][f] = np_find_loop(numpy, np_loop_names[k], f ? NPY_DOUBLE : NPY_FLOAT);
+            all &= np_loops[k][f].fn != NULL;
+        }
+    Py_DECREF(numpy);
+    np_loops_state = all ? 1 : -1;
+    return all;
+}
+
+/* loop `k` of the float type (f64: double) from `in` to `out`, n contiguous elements, as NumPy's
+ * trivial loop calls it */
+static void np_call(int k, int f64, const void *in, void *out, Py_ssize_t n)
+{
+    npy_intp size = f64 ? 8 : 4;
+    char *args[2] = {(char *)in, (char *)out};
+    npy_intp dims[1] = {(npy_intp)n}, steps[2] = {size, size};
+    np_loops[k][f64].fn(args, dims, steps, np_loops[k][f64].data);
+}
+
+/* 'f' (1) or 'd' (2) for a C-contiguous buffer of float32 / float64 aligned to its type, else 0 */
+static int np_float_kind(const Py_buffer *b)
+{
+    char kind = format_kind(b);
+    Py_ssize_t size = kind == 'f' ? 4 : kind == 'd' ? 8 : 0;
+    if (!size || b->itemsize != size || !PyBuffer_IsContiguous(b, 'C') || (uintptr_t)b->buf % size) return 0;
+    return kind == 'f' ? 1 : 2;
+}
+
+/* F.softplus at its default parameters (beta 1, threshold 20), activations._softplus_default's
+ * calls: out = np.exp(x), np.log1p(out, out) (in place), then out = where(x > 20, x, out)
+ * (greater_select's pass) */
+static void softplus_steps(const void *x, void *out, Py_ssize_t n, int f64)
+{
+    np_call(NPL_EXP, f64, x, out, n);
+    np_call(NPL_LOG1P, f64, out, out, n); /* (np.log1p(e, e): in place) */
+    feclearexcept(FE_ALL_EXCEPT);
+    if (f64) greater_select_double(x, out, n, 20.0);
+    else greater_select_float(x, out, n, 20.0f);
+}
+
+/* logit without eps, unary_more._logit_fresh's calls: out = x / (1 - x) (unary_exact's code 4,
+ * logit_ratio), then np.log(out, out=out) (in place) */
+static void logit_steps(const void *x, void *out, Py_ssize_t n, int f64)
+{
+    if (f64) logit_ratio_double(x, out, n);
+    else logit_ratio_float(x, out, n);
+    np_call(NPL_LOG, f64, out, out, n);
+    feclearexcept(FE_ALL_EXCEPT);
+}
+
+/* NAME(x, out) -> bool: steps(x, out) of a flat float32 / float64 run into out. x and out: one
+ * format and length, C-contiguous, aligned, overlapping nowhere. False (nothing written) otherwise
+ * or where NumPy's loops were not found. */
+static PyObject *unary_chain(PyObject *const *args, Py_ssize_t nargs, const char *name,
+                             void (*steps)(const void *, void *, Py_ssize_t, int))
+{
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "%s(x, out) takes 2 arguments, not %zd", name, nargs);
+        return NULL;
+    }
+    if (!np_loops_ready()) Py_RETURN_FALSE;
+    Py_buffer xb, ob;
+    if (PyObject_GetBuffer(args[0], &xb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &ob, PyBUF_STRIDES | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&xb);
+        return NULL;
+    }
+    PyObject *answer = Py_False;
+    int kind = np_float_kind(&xb);
+    if (kind && np_float_kind(&ob) == kind && ob.len == xb.len && !overlaps(&xb, &ob)) {
+        Py_ssize_t n = xb.len / (kind == 2 ? 8 : 4);
+        if (n > 0) steps(xb.buf, ob.buf, n, kind == 2);
+        answer = Py_True;
+    }
+    PyBuffer_Release(&xb);
+    PyBuffer_Release(&ob);
+    Py_INCREF(answer);
+    return answer;
+}
+
+static PyObject *py_softplus_np(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    return unary_chain(args, nargs, "softplus_np", softplus_steps);
+}
+
+static PyObject *py_logit_np(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    return unary_chain(args, nargs, "logit_np", logit_steps);
+}
+
+#define POLAR_NP_MAX 2048 /* (the cosines' and sines' scratch, on the stack) */
+
+/* polar_np(r, t, out) -> bool: polar(r, t) of two flat float32 / float64 runs into the complex run
+ * out, complex_ops._polar_fast's calls: c = np.cos(t), s = np.sin(t) (NumPy's loops, each into a
+ * fresh scratch run), then polar_parts' pass (out's pairs (r c, r s), NumPy's multiply's bits).
+ * r, t: one format and length (at most POLAR_NP_MAX), C-contiguous, aligned; out: C-contiguous
+ * complex of twice their bytes, overlapping neither. False (nothing written) otherwise, where
+ * NumPy's loops were not found, or where polar_parts declines (an r and its cosine or sine both
+ * NaN: NumPy's own calls decide which NaN). */
+static PyObject *py_polar_np(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "polar_np(r, t, out) takes 3 arguments, not %zd", nargs);
+        return NULL;
+    }
+    if (!np_loops_ready()) Py_RETURN_FALSE;
+    Py_buffer rb, tb, ob;
+    if (three_buffers(args, &rb, &tb, &ob) < 0) return NULL;
+    PyObject *answer = Py_False;
+    int kind = np_float_kind(&rb);
+    Py_ssize_t size = kind == 2 ? 8 : 4;
+    if (kind && np_float_kind(&tb) == kind && tb.len == rb.len && rb.len / size <= POLAR_NP_MAX
+        && ob.len == 2 * rb.len && ob.itemsize == 2 * size && PyBuffer_IsContiguous(&ob, 'C')
+        && (uintptr_t)ob.buf % size == 0 && !overlaps(&rb, &ob) && !overlaps(&tb, &ob)) {
+        int f64 = kind == 2;
+        Py_ssize_t n = rb.len / size;
+        /* (float32: the first half of each, as floats; 64-byte aligned as a fresh NumPy array may be) */
+        double c[POLAR_NP_MAX] __attribute__((aligned(64))), s[POLAR_NP_MAX] __attribute__((aligned(64)));
+        int ok = 1;
+        if (n > 0) {
+            np_call(NPL_COS, f64, tb.buf, c, n);
+            np_call(NPL_SIN, f64, tb.buf, s, n);
+            feclearexcept(FE_ALL_EXCEPT);
+            if (f64) {
+                ok = !both_nan_double(rb.buf, c, s, n);
+                if (ok) polar_parts_double(rb.buf, c, s, ob.buf, n);
+            } else {
+                ok = !both_nan_float(rb.buf, (float *)c, (float *)s, n);
+                if (ok) polar_parts_float(rb.buf, (float *)c, (float *)s, ob.buf, n);
+            }
+        }
+        answer = ok ? Py_True : Py_False;
+    }
+    PyBuffer_Release(&rb);
+    PyBuffer_Release(&tb);
+    PyBuffer_Release(&ob);
+    Py_INCREF(answer);
+    return answer;
+}
+
+#define UFUNC_CHAIN_METHODS                                                                        \
+    {"softplus_np", (PyCFunction)(void (*)(void))py_softplus_np, METH_FASTCALL,                    \
+     "softplus_np(x, out) -> bool: F.softplus(x) (beta 1, threshold 20) through NumPy's own exp and log1p "  \
+     "loops, _softplus_default's bits (False: not aligned C-contiguous float32/float64 runs of one format "  \
+     "and length, an overlap, or NumPy's loops not found)"},                                       \
+    {"logit_np", (PyCFunction)(void (*)(void))py_logit_np, METH_FASTCALL,                          \
+     "logit_np(x, out) -> bool: logit(x) (no eps): logit_ratio, then NumPy's own log loop in place, "     \
+     "_logit_fresh's bits (False: as softplus_np)"},                                               \
+    {"polar_np", (PyCFunction)(void (*)(void))py_polar_np, METH_FASTCALL,                          \
+     "polar_np(r, t, out) -> bool: polar through NumPy's own cos and sin loops and polar_parts' pass "  \
+     "(False: as polar_parts, more than 2048 elements, or NumPy's loops not found)"},
