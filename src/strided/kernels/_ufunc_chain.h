@@ -94,30 +94,34 @@ static int np_float_kind(const Py_buffer *b)
 /* F.softplus at its default parameters (beta 1, threshold 20), activations._softplus_default's
  * calls: out = np.exp(x), np.log1p(out, out) (in place), then out = where(x > 20, x, out)
  * (greater_select's pass) */
-static void softplus_steps(const void *x, void *out, Py_ssize_t n, int f64)
+static int softplus_steps(const void *x, void *out, Py_ssize_t n, int f64)
 {
     np_call(NPL_EXP, f64, x, out, n);
     np_call(NPL_LOG1P, f64, out, out, n); /* (np.log1p(e, e): in place) */
     feclearexcept(FE_ALL_EXCEPT);
     if (f64) greater_select_double(x, out, n, 20.0);
     else greater_select_float(x, out, n, 20.0f);
+    return 0;
 }
 
 /* logit without eps, unary_more._logit_fresh's calls: out = x / (1 - x) (unary_exact's code 4,
- * logit_ratio), then np.log(out, out=out) (in place) */
-static void logit_steps(const void *x, void *out, Py_ssize_t n, int f64)
+ * logit_ratio), then np.log(out, out=out) (in place); 1 (the caller's Python path, which gives NaN
+ * quotients PyTorch's bits: unary_more._logit_nan_bits) where some quotient is NaN or negative */
+static int logit_steps(const void *x, void *out, Py_ssize_t n, int f64)
 {
-    if (f64) logit_ratio_double(x, out, n);
-    else logit_ratio_float(x, out, n);
+    int special = f64 ? logit_ratio_double(x, out, n) : logit_ratio_float(x, out, n);
+    if (special) return 1;
     np_call(NPL_LOG, f64, out, out, n);
     feclearexcept(FE_ALL_EXCEPT);
+    return 0;
 }
 
 /* NAME(x, out) -> bool: steps(x, out) of a flat float32 / float64 run into out. x and out: one
- * format and length, C-contiguous, aligned, overlapping nowhere. False (nothing written) otherwise
- * or where NumPy's loops were not found. */
+ * format and length, C-contiguous, aligned, overlapping nowhere. False otherwise (nothing written),
+ * where NumPy's loops were not found, or where steps answers 1 (out then holds scratch values the
+ * caller drops for its Python path). */
 static PyObject *unary_chain(PyObject *const *args, Py_ssize_t nargs, const char *name,
-                             void (*steps)(const void *, void *, Py_ssize_t, int))
+                             int (*steps)(const void *, void *, Py_ssize_t, int))
 {
     if (nargs != 2) {
         PyErr_Format(PyExc_TypeError, "%s(x, out) takes 2 arguments, not %zd", name, nargs);
@@ -134,8 +138,7 @@ static PyObject *unary_chain(PyObject *const *args, Py_ssize_t nargs, const char
     int kind = np_float_kind(&xb);
     if (kind && np_float_kind(&ob) == kind && ob.len == xb.len && !overlaps(&xb, &ob)) {
         Py_ssize_t n = xb.len / (kind == 2 ? 8 : 4);
-        if (n > 0) steps(xb.buf, ob.buf, n, kind == 2);
-        answer = Py_True;
+        answer = n > 0 && steps(xb.buf, ob.buf, n, kind == 2) ? Py_False : Py_True;
     }
     PyBuffer_Release(&xb);
     PyBuffer_Release(&ob);
