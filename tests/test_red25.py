@@ -134,3 +134,56 @@ def test_scatter_with_a_source_aliasing_self():
     def case(L, b):
         b[:12][::2].scatter_(0, L.tensor([0, 1, 2, 3, 4, 5]), b[:6])
     np.testing.assert_array_equal(_run(strided, case), _run(torch, case))
+
+
+_LOGSUMEXP_NO_DIMS = {
+    "1-d": lambda L: L.logsumexp(L.ones(3), ()),
+    "2-d list": lambda L: L.logsumexp(L.ones(2, 3), []),
+    "method": lambda L: L.ones(2, 3).logsumexp(dim=()),
+    "one element": lambda L: L.logsumexp(L.ones(1, 1), ()),
+    "int": lambda L: L.logsumexp(L.ones(3, dtype=L.int64), ()),
+    "complex": lambda L: L.logsumexp(L.ones(2, dtype=L.complex64), ()),
+    "keepdim": lambda L: L.logsumexp(L.tensor([[1.0, 2.0], [0.5, -1.0]]), (), keepdim=True),
+    "0-d": lambda L: L.logsumexp(L.tensor(1.5), ()),
+    "empty": lambda L: L.logsumexp(L.ones(2, 0), ()),
+    "empty keepdim": lambda L: L.logsumexp(L.ones(2, 0), (), True),
+}
+
+
+def _outcome(lib, case):
+    try:
+        r = case(lib)
+    except RuntimeError as e:  # (strided's errors subclass the builtin ones)
+        return "RuntimeError", str(e).splitlines()[0]
+    return tuple(r.shape), r.tolist()
+
+
+@pytest.mark.parametrize("name", sorted(_LOGSUMEXP_NO_DIMS))
+def test_logsumexp_of_no_dims_is_torchs(name):
+    """logsumexp(x, dim=()) without keepdim fails in PyTorch 2.13 ("output with shape [] doesn't
+    match the broadcast shape [1]") for a non-empty x with dims; strided gave every dim's sum."""
+    case = _LOGSUMEXP_NO_DIMS[name]
+    assert _outcome(strided, case) == _outcome(torch, case)
+
+
+_FILL_OUTS = {
+    "zeros expanded": lambda L: L.zeros(2, 3, out=L.empty(1, 3).expand(2, 3)),
+    "ones expanded int": lambda L: L.ones(2, 3, out=L.empty(1, 3, dtype=L.int32).expand(2, 3)),
+    "full expanded": lambda L: L.full((2, 3), 4.0, out=L.empty(1, 3).expand(2, 3)),
+    "full overlapping": lambda L: L.full((2, 3), 7, out=L.ones(8).as_strided((2, 3), (2, 1))),
+    "eye expanded": lambda L: L.eye(2, out=L.empty(1, 2).expand(2, 2)),
+    "eye expanded column": lambda L: L.eye(3, 2, out=L.empty(3, 1).expand(3, 2)),
+    "eye overlapping": lambda L: L.eye(3, 3, out=L.zeros(8).as_strided((3, 3), (2, 1))),
+    "eye bool expanded": lambda L: L.eye(3, out=L.empty(1, 3, dtype=L.bool).expand(3, 3)),
+    "eye transposed": lambda L: L.eye(2, 3, out=L.empty(3, 2).t()),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_FILL_OUTS))
+def test_factory_fill_outs_take_overlapping_outs_as_torch(name):
+    """zeros/ones/full/eye(out=) are fills in PyTorch (zero_, fill_: no overlap check), so an
+    expanded or overlapping out is written (strided refused it: OverlapWriteError); eye is
+    zero_ then the diagonal's fill_ (a shared element holds 1)."""
+    case = _FILL_OUTS[name]
+    got, want = case(strided), case(torch)
+    assert (got.shape, got.stride(), got.tolist()) == (tuple(want.shape), want.stride(), want.tolist())
