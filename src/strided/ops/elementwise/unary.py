@@ -784,7 +784,8 @@ def _clamp(x: Any, min: Any, max: Any, target: Tensor | None,  # noqa: A002
             out = _fresh_output(shape, rt, operands, rt)
     else:
         _check_inplace(target, name, rt, shape)
-        _check_partial_overlap(target, bounds, name)
+        # (one bound: clamp of an element by itself is that element)
+        _check_partial_overlap(target, bounds, name, idempotent=min is None or max is None)
         out = target
     if lo is not None and hi is not None and rt.is_floating_point and (_nan_number(lo) or _nan_number(hi)):
         # PyTorch's clamp with two number bounds, one NaN, fills NaN before it converts them
