@@ -235,3 +235,30 @@ def test_a_row_read_whole_by_torchs_vector_loop_is_not_refused():
     assert not _torch_order_dependent(lambda L, b: case(L, b) if isinstance(b, torch.Tensor) else
                                       b.base[:36].view(2, 18)[:, 1:17].add_(b.frozen[:36].view(2, 18)[:, :16]))
     np.testing.assert_array_equal(_run(strided, case), _run(torch, case))
+
+
+@pytest.mark.parametrize("which", ["input", "other", "both"])
+def test_where_out_takes_tensors_only_as_torch(which):
+    """PyTorch's where(..., out=) has no overload with a Python input or other: TypeError
+    (strided wrote the result)."""
+    def call(lib):
+        a = 1.0 if which in ("input", "both") else lib.ones(3)
+        b = 0.0 if which in ("other", "both") else lib.zeros(3)
+        return lib.where(lib.ones(3) > 0, a, b, out=lib.empty(3))
+    with pytest.raises(TypeError) as theirs:
+        call(torch)
+    with pytest.raises(TypeError) as ours:
+        call(strided)
+    assert str(ours.value).splitlines()[0] == str(theirs.value)
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.xfail(strict=True, reason="complex logspace (dtype= or out=): PyTorch's kernel is "
+                   "std::pow(complex base, complex start + step * i) in the complex type (glibc's "
+                   "cpowf/cpow), strided computes the real double power (logspace(0, 2, 3, "
+                   "dtype=complex64)[2] is 100.00000762939453 in torch, 100 here) and NumPy warns "
+                   "ComplexWarning from creation._logspace_values")
+def test_complex_logspace_is_torchs(dtype):
+    got = strided.logspace(-1, 3, 7, base=3, dtype=getattr(strided, dtype))
+    want = torch.logspace(-1, 3, 7, base=3, dtype=getattr(torch, dtype))
+    assert got.tolist() == want.tolist()

@@ -1114,6 +1114,14 @@ def where(condition: Any, input: Any = _ONE_ARG, other: Any = _ONE_ARG, *, out: 
                 "strided.where(x > 0, a, b)",
             )
         )
+    if out is not None:
+        # (PyTorch's where has no out= overload with a Python input or other: a TypeError)
+        for value, name, pos in ((input, "input", 2), (other, "other", 3)):
+            if not isinstance(value, Tensor):
+                raise StridedTypeError(join_lines(
+                    f"where(): argument '{name}' (position {pos}) must be Tensor, not {type(value).__name__}",
+                    "where(..., out=) takes tensors only",
+                    f"fix: pass a tensor, e.g. strided.tensor({value!r:.30}), or leave out= out"))
     byte = condition._dtype is uint8
     if byte:
         _warn_uint8_condition()
