@@ -262,3 +262,18 @@ def test_complex_logspace_is_torchs(dtype):
     got = strided.logspace(-1, 3, 7, base=3, dtype=getattr(strided, dtype))
     want = torch.logspace(-1, 3, 7, base=3, dtype=getattr(torch, dtype))
     assert got.tolist() == want.tolist()
+
+
+@pytest.mark.parametrize("op", ["cumsum", "cumprod"])
+@pytest.mark.parametrize("to", ["uint8", "int8", "int16", "int32", "int64"])
+@pytest.mark.parametrize("how", ["dtype", "out"])
+def test_bfloat16_scans_into_integers_convert_as_torch(op, to, how):
+    """A bfloat16 cumsum/cumprod into an integer dtype converts each element first as PyTorch does
+    (through float: -6.0625 -> uint8 is 250); ml_dtypes' conversion gave 0 for any value out of
+    the target's range (cumsum(bf16 [-6.0625, -39, 300, 70.5], dtype=uint8) was [0, 0, 0, 70])."""
+    def run(lib):
+        x = lib.tensor([-6.0625, -39.0, 300.0, 70.5, float("nan"), float("inf")]).to(lib.bfloat16)
+        if how == "dtype":
+            return getattr(lib, op)(x, 0, dtype=getattr(lib, to)).tolist()
+        return getattr(lib, op)(x, 0, out=lib.empty(6, dtype=getattr(lib, to))).tolist()
+    assert run(strided) == run(torch)
