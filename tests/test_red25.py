@@ -277,3 +277,22 @@ def test_bfloat16_scans_into_integers_convert_as_torch(op, to, how):
             return getattr(lib, op)(x, 0, dtype=getattr(lib, to)).tolist()
         return getattr(lib, op)(x, 0, out=lib.empty(6, dtype=getattr(lib, to))).tolist()
     assert run(strided) == run(torch)
+
+
+_BF16_REDUCTIONS = {
+    "sum": lambda L, d: L.sum(L.tensor([-6.0625, -39.0, 300.0, 70.5, float("inf")]).to(L.bfloat16), dtype=d),
+    "sum dim": lambda L, d: L.sum(L.tensor([[-6.0625, -39.0], [300.0, 70.5]]).to(L.bfloat16), 0, dtype=d),
+    "prod": lambda L, d: L.prod(L.tensor([-6.0625, -39.0, 3.0, 70.5]).to(L.bfloat16), dtype=d),
+    "prod dim": lambda L, d: L.prod(L.tensor([[-6.0625, -39.0], [3.0, 70.5]]).to(L.bfloat16), 1, dtype=d),
+    "nansum": lambda L, d: L.nansum(L.tensor([-6.0625, -39.0, 300.0, 70.5, float("nan")]).to(L.bfloat16), dtype=d),
+    "nansum dim": lambda L, d: L.nansum(L.tensor([[-6.0625, -39.0], [300.0, float("nan")]]).to(L.bfloat16), 0, dtype=d),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_BF16_REDUCTIONS))
+@pytest.mark.parametrize("to", ["uint8", "int8", "int16", "int64"])
+def test_bfloat16_reductions_into_integers_convert_as_torch(name, to):
+    """sum/prod/nansum(bfloat16, dtype=<int>) convert each element through float, as PyTorch
+    (sum(bf16 [-6.0625, -39, 300, 70.5], dtype=uint8) is 69; strided gave 70, int8 25)."""
+    case = _BF16_REDUCTIONS[name]
+    assert case(strided, getattr(strided, to)).tolist() == case(torch, getattr(torch, to)).tolist()

@@ -29,6 +29,7 @@ from ...gradients import seal
 from ...kernels import native, npcore, torch_extreme_reduce
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ...kernels.listeners import silenced
+from ...kernels.memory import reduced_cast_source
 from ...kernels.reduce import holds_nan
 from ...kernels.rows import MIN_ELEMENTS as _ROWS_MIN
 from ...kernels.rows import add_reduce, max_reduce, min_reduce, minmax_reduce
@@ -389,6 +390,8 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any 
         else:
             if input._dtype.is_floating_point:
                 x = np.where(np.isnan(x), x.dtype.type(0), x)  # (a temporary: NaN -> 0)
+                # (bfloat16 -> integer through float, as PyTorch: ml_dtypes gives 0 out of range)
+                x = reduced_cast_source(np.dtype(rt.numpy), x)
             total = np.add.reduce(x, axis=axes, dtype=_acc(rt), keepdims=keepdim)
         np.copyto(res_np, total, casting="unsafe")
     return _finish(result, out, "nansum", (input,))
