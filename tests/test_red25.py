@@ -296,3 +296,27 @@ def test_bfloat16_reductions_into_integers_convert_as_torch(name, to):
     (sum(bf16 [-6.0625, -39, 300, 70.5], dtype=uint8) is 69; strided gave 70, int8 25)."""
     case = _BF16_REDUCTIONS[name]
     assert case(strided, getattr(strided, to)).tolist() == case(torch, getattr(torch, to)).tolist()
+
+
+_FILL_ENTRIES = {
+    "masked_fill_": lambda L, t, v: t.masked_fill_(L.tensor([True, False]), v),
+    "masked_fill_ 0-d": lambda L, t, v: t.masked_fill_(L.tensor([True, False]), L.tensor(v, dtype=L.float64)),
+    "masked_fill": lambda L, t, v: t.masked_fill(L.tensor([True, False]), v),
+    "index_fill_": lambda L, t, v: t.index_fill_(0, L.tensor([1]), v),
+    "scatter_ value": lambda L, t, v: t.scatter_(0, L.tensor([1]), v),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_FILL_ENTRIES))
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int64", "uint16"])
+@pytest.mark.parametrize("value", [-0.5, -1e-300, -0.0, 255.9, 128.0, -128.9, 3.7, -3.7, 2.0**63, 65535.5])
+def test_float_fill_values_into_integers_are_checked_as_torch(name, dtype, value):
+    """A float fill value outside an integer target's range is refused before truncation, as
+    PyTorch's c10::overflows (masked_fill_ of -0.5 into uint8: strided wrote 0, of 255.9 wrote 255,
+    of -3.7 wrote 253); 2.0**63 into int64 passes that check and is INT64_MIN."""
+    def run(lib):
+        try:
+            return _FILL_ENTRIES[name](lib, lib.zeros(2, dtype=getattr(lib, dtype)), value).tolist()
+        except RuntimeError as e:
+            return str(e).splitlines()[0]
+    assert run(strided) == run(torch)
