@@ -70,6 +70,8 @@ _REFUSED = {
     "add 0-d other": lambda L, b: L.add(b[:6], b[4], out=_out(b)),
     "cumsum": lambda L, b: L.cumsum(b[:6], 0, out=_out(b)),
     "cumprod": lambda L, b: L.cumprod(b[:6], 0, out=_out(b)),
+    # (round with decimals is PyTorch's plain loop, not the buffered round_vml_cpu)
+    "round decimals": lambda L, b: L.round(b[:6], decimals=1, out=_out(b)),
     # out resized to (4, 1) dense at offset 8: overlaps the input (elements 7..10) only once
     # resized, after PyTorch's check of the out as given
     "mul resized": lambda L, b: L.mul(b[7:11].reshape(4, 1), 2.0, out=b.as_strided((3,), (2,), 8)),

@@ -153,7 +153,7 @@ _BOOL_OUT_ONLY = frozenset(("signbit", "isneginf", "isposinf"))
 
 def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype: str = "", bump: bool = True,
               resize_first: bool = False, no_overlap: bool = False, resize_row_major: bool = False,
-              cast_first: str = "") -> Tensor:
+              cast_first: str = "", unbuffered: bool = False) -> Tensor:
     """Write the fresh ``result`` of ``op(*inputs)`` into ``out`` with PyTorch's ``out=`` rules
     (module docstring) and return ``out``.
 
@@ -175,6 +175,8 @@ def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype:
     ``resize_row_major``: an ``out`` of another shape is resized row-major whatever the result's
     layout (PyTorch's ``resize_output`` in the ops that compute into ``out`` without TensorIterator,
     where the fresh result keeps an input's layout: ``kron``, ``slice_scatter``).
+    ``unbuffered``: this call of a buffered unary op (``_READ_FIRST``) runs PyTorch's plain loop
+    (``round`` with decimals), so an ``out`` across its input is judged as any elementwise op's.
 
     >>> x = strided.tensor([1.0, 2.0]); o = strided.empty(2)
     >>> write_out(o, x + 1, "add", (x, 1)) is o
@@ -198,7 +200,7 @@ def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype:
     check_cast(result._dtype, out, op)
     _check_overlap(out, inputs, op, no_overlap)
     shape = result._layout.shape
-    if not (op in _READ_FIRST and out._dtype.kind in "fc"):
+    if unbuffered or not (op in _READ_FIRST and out._dtype.kind in "fc"):
         _check_read_after_write(out, _written_layout(out, result, resize_row_major), inputs, op)
     if out._layout.shape != shape:
         numel = L.product(out._layout.shape)
