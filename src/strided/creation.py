@@ -1290,11 +1290,34 @@ def _factory_out(name: str, out: Any, dtype: Any, make: Callable[[DType], Tensor
     if out._layout.shape != made._layout.shape:
         check_writable(out._storage, out._layout, f"{name}(out=...)", aliasing_ok=True, updates=False)
         out.resize_(made._layout.shape)  # (the Tensor method: writes sits above this layer)
-    check_writable(out._storage, out._layout, f"{name}(out=...)", updates=True)
+    # PyTorch's zeros/ones/full/eye outs are fills (zero_/fill_, no overlap check: a fill is
+    # idempotent), so an out whose elements share memory (expanded) takes them
+    fills = name in _FILL_OUTS
+    check_writable(out._storage, out._layout, f"{name}(out=...)", aliasing_ok=fills, updates=not fills)
     note_out_target(out)
-    write(out._storage, out._layout, made._np())
+    if name == "eye":
+        _eye_fills(out, made)
+    else:
+        write(out._storage, out._layout, made._np())
     bump_if_used(out, f"{name}(out=...)")
     return out
+
+
+# the factories whose PyTorch out= form only fills (zero_, fill_, eye's zero_ then its diagonal's fill_)
+_FILL_OUTS = frozenset(("zeros", "ones", "full", "eye"))
+
+
+def _eye_fills(out: Tensor, made: Tensor) -> None:
+    """``eye(n, m, out=out)`` into an ``out`` whose elements share memory, as PyTorch's
+    ``eye_out``: ``out.zero_()``, then ``out.diagonal().fill_(1)`` (so a shared element holds 1
+    when any diagonal position reaches it: eye(2, out=empty(1, 2).expand(2, 2)) is all ones)."""
+    from .kernels.memory import write
+
+    lay = out._layout
+    write(out._storage, lay, np.zeros((), made._np().dtype))
+    k = min(lay.shape)
+    diagonal = L.Layout((k,), (lay.strides[0] + lay.strides[1],), lay.offset)
+    write(out._storage, diagonal, np.ones((), made._np().dtype))
 
 
 def _arange_out(start: Any, end: Any, step: Any, dtype: Any, out: Any, device: Any, requires_grad: bool) -> Tensor:

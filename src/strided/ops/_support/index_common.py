@@ -23,7 +23,7 @@ import numpy as np
 from ... import layout as L
 from ...args import is_number, type_name
 from ...dispatch import memory_overlap, shares_storage
-from ...dtypes import TORCH_NAME, DType, int32, int64
+from ...dtypes import TORCH_NAME, DType, int32, int64, scalar_overflow
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...kernels import check_writable
 from ...messages import partial_overlap
@@ -217,7 +217,16 @@ def fill_value(value: Any, target_dtype: DType, op: str, numel: int) -> Any:
     if value.__class__ is int:
         value = parse_int(value, op)  # (PyTorch reads an int Scalar as int64, or uint64 from 2**63)
     if target_dtype.kind in "iu" and isinstance(value, float) and np.isfinite(value):
+        # PyTorch checks the float itself first (c10::overflows: -0.5 or 255.9 into uint8 is
+        # refused, not truncated to 0 or 255 and written), then truncates it
+        refused = scalar_overflow(value, target_dtype)
+        if refused is not None:
+            raise StridedRuntimeError(join_lines(
+                refused, f"{op} writes {value!r} into a {target_dtype.name} tensor, outside its range",
+                f"fix: a value in the {target_dtype.name} range, or convert the tensor first"))
         value = int(value)  # PyTorch truncates a float written into an integer tensor
+        if value == 2**63:  # (2.0**63 passes that check, float(INT64_MAX) being 2**63; x86's
+            value = -(2**63)  # conversion gives the "integer indefinite", INT64_MIN)
     return filled(value, target_dtype, op, max(numel, 2))
 
 

@@ -199,7 +199,7 @@ def _broadcast(op: str, operands: list[Any], names: tuple[str, ...]) -> tuple[in
     return shape
 
 
-def _check_partial_overlap(target: Tensor, inputs: list[Any], op: str) -> None:
+def _check_partial_overlap(target: Tensor, inputs: list[Any], op: str, idempotent: bool = False) -> None:
     """PyTorch's ``assert_no_partial_overlap`` between the written-to tensor and each input.
 
     The judgement is :func:`strided.layout.overlap_status` (shared with ``copy_``): the same
@@ -207,6 +207,10 @@ def _check_partial_overlap(target: Tensor, inputs: list[Any], op: str) -> None:
     other strides (``x += x.T``) or intersecting spans is refused; layouts that are not dense
     are "too hard", for PyTorch too. 0-d operands are judged like any other (``b.mul_(b[0])``
     is refused, as in PyTorch 2.13).
+    ``idempotent``: the op of an element with itself is that element (``clamp_`` with one bound:
+    max(v, v) is v), so an element written where the input reads that same element keeps its
+    value and may be read at any time (as a copy's: ``x[::2].clamp_(min=x[2])`` is PyTorch's
+    whatever its order).
     """
     tl = target._layout
     for x in inputs:
@@ -216,7 +220,8 @@ def _check_partial_overlap(target: Tensor, inputs: list[Any], op: str) -> None:
         status = memory_overlap(target, x)
         if status is L.OverlapStatus.TOO_HARD:
             where = torch_loops.read_after_write((tl.shape, tl.strides, tl.offset, target._dtype.itemsize),
-                                                 (xl.shape, xl.strides, xl.offset, x._dtype.itemsize))
+                                                 (xl.shape, xl.strides, xl.offset, x._dtype.itemsize),
+                                                 copy=idempotent and x._dtype is target._dtype)
             if where is not None:
                 raise read_after_write(op, tl, xl, where, f"fix: pass a copy of the input, e.g. x.{op}(y.clone())")
             continue

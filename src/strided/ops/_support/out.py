@@ -49,9 +49,9 @@ from ...grad_mode import (
     refuse_inference,
     refuse_out,
 )
-from ...kernels import check_writable
+from ...kernels import check_writable, torch_loops
 from ...kernels.memory import write
-from ...messages import partial_overlap
+from ...messages import partial_overlap, read_after_write
 from ...tensor import Tensor
 from ...writes import resize_, resize_strided
 from .promotion import TORCH_NAMES, can_cast
@@ -153,7 +153,7 @@ _BOOL_OUT_ONLY = frozenset(("signbit", "isneginf", "isposinf"))
 
 def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype: str = "", bump: bool = True,
               resize_first: bool = False, no_overlap: bool = False, resize_row_major: bool = False,
-              cast_first: str = "") -> Tensor:
+              cast_first: str = "", unbuffered: bool = False) -> Tensor:
     """Write the fresh ``result`` of ``op(*inputs)`` into ``out`` with PyTorch's ``out=`` rules
     (module docstring) and return ``out``.
 
@@ -175,6 +175,8 @@ def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype:
     ``resize_row_major``: an ``out`` of another shape is resized row-major whatever the result's
     layout (PyTorch's ``resize_output`` in the ops that compute into ``out`` without TensorIterator,
     where the fresh result keeps an input's layout: ``kron``, ``slice_scatter``).
+    ``unbuffered``: this call of a buffered unary op (``_READ_FIRST``) runs PyTorch's plain loop
+    (``round`` with decimals), so an ``out`` across its input is judged as any elementwise op's.
 
     >>> x = strided.tensor([1.0, 2.0]); o = strided.empty(2)
     >>> write_out(o, x + 1, "add", (x, 1)) is o
@@ -198,6 +200,8 @@ def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype:
     check_cast(result._dtype, out, op)
     _check_overlap(out, inputs, op, no_overlap)
     shape = result._layout.shape
+    if unbuffered or not (op in _READ_FIRST and out._dtype.kind in "fc"):
+        _check_read_after_write(out, _written_layout(out, result, resize_row_major), inputs, op)
     if out._layout.shape != shape:
         numel = L.product(out._layout.shape)
         check_writable(out._storage, out._layout, name, aliasing_ok=resize_first, updates=False)
@@ -249,6 +253,51 @@ def _check_overlap(out: Tensor, inputs: tuple, op: str, full_too: bool = False) 
                 f"fix: pass a fresh out tensor, or a copy of the input: {op}(x.clone(), ..., out=out)",
             )
 
+
+
+# PyTorch's unary kernels that run a row of a strided walk through a buffer (its *_vml_cpu
+# kernels of floating and complex types): the row's input is read into the buffer before any of
+# it is written, so a read after a write within one row does not happen (measured against torch
+# 2.13, float32/float64/complex64, sin(x[:6], out=x[::2]) gives the inputs-read-first numbers).
+# Reads after writes across rows of a 2-d walk are not modelled: these ops are not judged.
+_READ_FIRST = frozenset(("sin", "cos", "tan", "asin", "acos", "atan", "tanh", "exp", "expm1", "log", "log2",
+                         "log10", "log1p", "sqrt", "erf", "erfc", "erfinv", "ceil", "floor", "round", "trunc",
+                         "lgamma", "i0"))
+
+# the overlaps PyTorch lets through to its loop: too hard to check, or a partial one that only
+# the resized ``out`` has (PyTorch checks ``out`` as given, before resizing it)
+_ORDER_DEPENDENT = (L.OverlapStatus.TOO_HARD, L.OverlapStatus.PARTIAL)
+
+
+def _written_layout(out: Tensor, result: Tensor, row_major: bool) -> L.Layout:
+    """The layout :func:`write_out` writes ``result`` through: ``out``'s, or the one it resizes
+    ``out`` to (PyTorch checks overlaps before resizing, then its loop walks the resized ``out``)."""
+    if row_major and out._layout.shape != result._layout.shape:
+        return L.Layout(result._layout.shape, L.contiguous_strides(result._layout.shape), out._layout.offset)
+    return resized_layout(out, result)
+
+
+def _check_read_after_write(out: Tensor, tl: L.Layout, inputs: tuple, op: str) -> None:
+    """Refuse an ``out`` (written through layout ``tl``) laid across an input in a layout PyTorch calls too hard to check where
+    PyTorch's loop (TensorIterator's walk over ``out``) reads an input element after writing it at
+    another position: ``add(x[:6], 1, out=x[::2])`` gives a number that depends on that order
+    there (strided reads the inputs first), as the in-place forms refuse (operands'
+    ``_check_partial_overlap``). Only inputs that broadcast to ``out``'s shape are judged (the
+    elementwise reads; a reduction's input is read in its own order)."""
+    for x in inputs:
+        if not isinstance(x, Tensor) or not shares_storage(x, out):
+            continue
+        xl = x._layout
+        if len(xl.shape) > len(tl.shape) or any(
+                s not in (1, t) for s, t in zip(reversed(xl.shape), reversed(tl.shape))):
+            continue
+        if memory_overlap(x, out, tl) not in _ORDER_DEPENDENT:
+            continue
+        where = torch_loops.read_after_write((tl.shape, tl.strides, tl.offset, out._dtype.itemsize),
+                                             (xl.shape, xl.strides, xl.offset, x._dtype.itemsize))
+        if where is not None:
+            raise read_after_write(f"{op}(out=...)", tl, xl, where,
+                                   f"fix: pass a fresh out tensor, or a copy of the input: {op}(x.clone(), ..., out=out)")
 
 
 def resized_layout(out: Tensor, result: Tensor) -> L.Layout:

@@ -785,7 +785,8 @@ def _clamp(x: Any, min: Any, max: Any, target: Tensor | None,  # noqa: A002
             out = _fresh_output(shape, rt, operands, rt)
     else:
         _check_inplace(target, name, rt, shape)
-        _check_partial_overlap(target, bounds, name)
+        # (one bound: clamp of an element by itself is that element)
+        _check_partial_overlap(target, bounds, name, idempotent=min is None or max is None)
         out = target
     if lo is not None and hi is not None and rt.is_floating_point and (_nan_number(lo) or _nan_number(hi)):
         # PyTorch's clamp with two number bounds, one NaN, fills NaN before it converts them
@@ -1114,6 +1115,14 @@ def where(condition: Any, input: Any = _ONE_ARG, other: Any = _ONE_ARG, *, out: 
                 "strided.where(x > 0, a, b)",
             )
         )
+    if out is not None:
+        # (PyTorch's where has no out= overload with a Python input or other: a TypeError)
+        for value, name, pos in ((input, "input", 2), (other, "other", 3)):
+            if not isinstance(value, Tensor):
+                raise StridedTypeError(join_lines(
+                    f"where(): argument '{name}' (position {pos}) must be Tensor, not {type(value).__name__}",
+                    "where(..., out=) takes tensors only",
+                    f"fix: pass a tensor, e.g. strided.tensor({value!r:.30}), or leave out= out"))
     byte = condition._dtype is uint8
     if byte:
         _warn_uint8_condition()

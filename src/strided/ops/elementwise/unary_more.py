@@ -824,7 +824,9 @@ def run_unary(op: MoreUnary, x: Any, target: Tensor | None = None, args: tuple =
     if out is not None:
         if op.out_same_dtype and isinstance(x, Tensor):
             refuse_other_dtype(out, x._dtype, op.name, op.out_same_dtype)
-        return write_out(out, _run(op, x, None, args), op.name, (x,))
+        # (round with decimals is not PyTorch's buffered round_vml_cpu kernel: its out= reads
+        # are judged as any elementwise op's)
+        return write_out(out, _run(op, x, None, args), op.name, (x,), unbuffered=op.name == "round" and bool(args))
     result = _run(op, x, target, args)
     return result
 

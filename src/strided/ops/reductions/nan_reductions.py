@@ -29,6 +29,7 @@ from ...gradients import seal
 from ...kernels import native, npcore, torch_extreme_reduce
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ...kernels.listeners import silenced
+from ...kernels.memory import reduced_cast_source
 from ...kernels.reduce import holds_nan
 from ...kernels.rows import MIN_ELEMENTS as _ROWS_MIN
 from ...kernels.rows import add_reduce, max_reduce, min_reduce, minmax_reduce
@@ -389,6 +390,8 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any 
         else:
             if input._dtype.is_floating_point:
                 x = np.where(np.isnan(x), x.dtype.type(0), x)  # (a temporary: NaN -> 0)
+                # (bfloat16 -> integer through float, as PyTorch: ml_dtypes gives 0 out of range)
+                x = reduced_cast_source(np.dtype(rt.numpy), x)
             total = np.add.reduce(x, axis=axes, dtype=_acc(rt), keepdims=keepdim)
         np.copyto(res_np, total, casting="unsafe")
     return _finish(result, out, "nansum", (input,))
@@ -506,6 +509,17 @@ def _fast_logsumexp(x: Any, dim: int, keepdim: Any) -> Tensor | None:
 _DIM_MISSING: Any = object()
 
 
+def _no_dims_refused(shape: tuple[int, ...]) -> StridedRuntimeError:
+    """PyTorch 2.13's refusal of ``logsumexp(x, dim=())`` without keepdim on a non-empty x of 1 or
+    more dims: its composite adds the max (amax over every dim, kept: shape [1, ...]) into the
+    0-d sum in place, a broadcast that cannot write."""
+    ones = ", ".join("1" for _ in shape)
+    return StridedRuntimeError(join_lines(
+        f"output with shape [] doesn't match the broadcast shape [{ones}]",
+        "logsumexp with dim=() reduces every dim, and PyTorch's composite then fails unless keepdim=True",
+        f"fix: name the dims: strided.logsumexp(x, dim={tuple(range(len(shape)))}), or keepdim=True"))
+
+
 @method("logsumexp")
 def logsumexp(input: Tensor, dim: Any = _DIM_MISSING, keepdim: bool = False, *, out: Any = None) -> Tensor:
     """``log(sum(exp(x)))`` over ``dim``, computed stably: the max is taken out first, so large
@@ -523,7 +537,7 @@ def logsumexp(input: Tensor, dim: Any = _DIM_MISSING, keepdim: bool = False, *, 
     if dim is _DIM_MISSING:  # (PyTorch's logsumexp has no default dim: every dim is spelt dim=())
         raise StridedTypeError(
             join_lines('logsumexp() missing 1 required positional arguments: "dim"',
-                       f"fix: name the dims: strided.logsumexp(x, dim={tuple(range(input.ndim))}), or dim=() for all")
+                       f"fix: name the dims: strided.logsumexp(x, dim={tuple(range(input.ndim))})")
         )
     if dim is None:  # (PyTorch's logsumexp has no "every dim" None, unlike amax or nansum)
         raise StridedTypeError(
@@ -532,6 +546,8 @@ def logsumexp(input: Tensor, dim: Any = _DIM_MISSING, keepdim: bool = False, *, 
         )
     keepdim = check_keepdim(keepdim, "logsumexp")
     dims = reduction_dims(input, dim, "logsumexp")
+    if not dims and not keepdim and input._layout.shape and L.product(input._layout.shape):
+        raise _no_dims_refused(input._layout.shape)
     d = input._dtype
     rt = d if d.is_floating_point or d.is_complex else default_float()
     shape = input._layout.shape

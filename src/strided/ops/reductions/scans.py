@@ -58,7 +58,7 @@ from ...gradients import linear, seal
 from ...kernels import check_writable, native
 from ...kernels.blocked import copy_into
 from ...kernels.fpstate import quiet_call, quiet_retry, quietly
-from ...kernels.memory import flat_run, numpy_view
+from ...kernels.memory import flat_run, numpy_view, reduced_cast_source
 from ...kernels.native import kernel_run, special
 from ...kernels.reduce import holds_nan
 from ...layout.order import elementwise_output_strides, preserve_format_strides
@@ -127,7 +127,9 @@ def scan_values(ufunc: np.ufunc, x: np.ndarray, d: int, out_dtype: DType) -> np.
         x = x.reshape(1)
     acc = _ACCUMULATOR.get(out_dtype, out_dtype.numpy)
     if x.dtype != out_dtype.numpy and (np_kind(x.dtype) == "f" or out_dtype.is_floating_point):
-        x = x.astype(out_dtype.numpy)  # dtype=: each element is converted first, as PyTorch does
+        # dtype=: each element is converted first, as PyTorch does (bfloat16 -> int through float32,
+        # as PyTorch's conversion: ml_dtypes' own gives 0 for -6.0 -> uint8, PyTorch 250)
+        x = reduced_cast_source(np.dtype(out_dtype.numpy), x).astype(out_dtype.numpy)
     if ufunc is np.multiply and acc.kind == "c" and x.size:
         run = _complex_running_product(x, d)
         if run is not None:

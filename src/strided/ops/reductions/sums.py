@@ -45,7 +45,7 @@ from ...grad_mode import GRAD_MODE, INSIDE, SUBCLASSES, requires_grad
 from ...gradients import record, records, seal
 from ...kernels import native, npcore
 from ...kernels.fpstate import QUIET, quiet, quiet_call, quiet_reset, quiet_set, quietly
-from ...kernels.memory import numpy_view, outside_storage
+from ...kernels.memory import numpy_view, outside_storage, reduced_cast_source
 from ...kernels.native import special, sums
 from ...kernels.reduce import (
     holds_nan,
@@ -106,6 +106,10 @@ def _sum_like(ufunc: np.ufunc, self: Tensor, dim: Any, keepdim: bool, dtype: Any
         warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=user_site()[1])
         if ufunc is not np.add:
             x = x.real
+    elif x.dtype.kind == "V" and out_dtype.kind in "iu":
+        # bfloat16 into an integer dtype: PyTorch converts each element through float
+        # (-6.0625 -> uint8 is 250); ml_dtypes' own conversion gives 0 out of range
+        x = reduced_cast_source(np.dtype(out_dtype.numpy), x)
     axes = numpy_axes(dims, len(shape))
     if ufunc is np.add and out_dtype.kind in "fc":  # PyTorch's order of adds, bit for bit (torch_sum)
         with quiet():
