@@ -211,7 +211,9 @@ def test_refused_outs_raise_the_general_paths_errors(monkeypatch: pytest.MonkeyP
         g = st.rand(6, 4, requires_grad=True)
         return [
             lambda: st.add(x.t(), y, out=st.empty(6, 4, dtype=st.int64)),  # result can't be cast
-            lambda: st.add(base[:6], y.t().t(), out=base[1:]),  # overlaps an input (PyTorch lets it through)
+            # overlaps an input where PyTorch's loop reads each row after writing it (it lets that through,
+            # its number a running sum down the column; strided refuses: tests/test_red25.py)
+            lambda: st.add(base[:6], y.t().t(), out=base[1:]),
             lambda: st.add(x.t(), g, out=st.empty(6, 4)),  # an input requires grad
             lambda: st.sub(b, b, out=st.empty(6, 4, dtype=st.bool)),  # bool subtraction
             lambda: st.add(x.t(), y, out=st.empty(6, 4).expand(6, 4)[:, :1].expand(6, 4)),  # overlapping out
@@ -221,7 +223,7 @@ def test_refused_outs_raise_the_general_paths_errors(monkeypatch: pytest.MonkeyP
     general = [_error(f) for f in cases()]
     monkeypatch.setattr(out_mod, "INTO_OUT_NUMEL", 0)
     assert [_error(f) for f in cases()] == general
-    assert [cls is type(None) for cls, _ in general] == [False, True, False, False, False, False]
+    assert [cls is type(None) for cls, _ in general] == [False, False, False, False, False, False]
     t, tg = torch.rand(4, 6), torch.rand(6, 4, requires_grad=True)
     for mine, theirs in ((cases()[0], lambda: torch.add(t.t(), t.t(), out=torch.empty(6, 4, dtype=torch.int64))),
                          (cases()[2], lambda: torch.add(t.t(), tg, out=torch.empty(6, 4)))):
