@@ -252,7 +252,8 @@ def read_after_write(written: tuple[tuple[int, ...], tuple[int, ...], int, int],
                      read: tuple[tuple[int, ...], tuple[int, ...], int, int], copy: bool = False) -> tuple | None:
     """Where an elementwise write into ``written`` (shape, strides, offset in elements, itemsize)
     reads ``read`` (the same, broadcast to ``written``'s shape; one storage) and PyTorch's loop
-    reads an element after it has written it at another position: ``(read_at, element,
+    reads an element after it has written it at another position (a vectorized row's block read
+    whole before it is written): ``(read_at, element,
     written_at)`` (positions as index lists, the storage element), or None where every shared
     element is read where it is written or before it is written in the loop's order
     (TensorIterator's walk, :func:`_loop_rows`, on one thread: from :data:`GRAIN_SIZE` elements its
@@ -277,8 +278,18 @@ def read_after_write(written: tuple[tuple[int, ...], tuple[int, ...], int, int],
         if copy:
             elsewhere &= into[writer] != out[writer]
         if elsewhere.any() and into.size < GRAIN_SIZE:
-            perm = _loop_rows(shape, tuple(w_strides), False, [(tuple(r_shape), tuple(r_strides))])[0]
-            step = _to_tensor_dims(np.arange(into.size, dtype=np.int64), shape, perm).reshape(-1)
+            perm, row, vectorized, _ = _loop_rows(shape, tuple(w_strides), False,
+                                                  [(tuple(r_shape), tuple(r_strides))])
+            when = np.arange(into.size, dtype=np.int64)
+            if vectorized and row > 1:
+                # a vectorized row loads a block of 2 * Vectorized<T>::size() elements before storing
+                # it (64 bytes at least: AVX2's, and the generic build's 32-byte Vectorized): a read
+                # in the block that writes the element is a read before the write; the row's last
+                # row % block elements run one at a time (the scalar loop)
+                block = max(1, 64 // w_size)
+                at, tail = when % row, row - row % block
+                when = np.where(at < tail, when - at % block, when)
+            step = _to_tensor_dims(when, shape, perm).reshape(-1)
             elsewhere &= step > step[writer]
     else:
         lo, hi = out.min(), out.max() + w_size
