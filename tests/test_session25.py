@@ -171,3 +171,14 @@ def test_adam_updates_an_empty_parameter_in_one_kernel_call_too() -> None:
     finally:
         adam_module._flat_update = real
     assert calls == [True] and w.stride() == torch.tensor(np.zeros(0, np.float32)).stride()
+
+
+def test_bucketize_of_a_number_has_no_out_as_torch() -> None:
+    with pytest.raises(TypeError) as theirs:
+        torch.bucketize(2.5, torch.tensor([1.0, 2.0, 3.0]), out=torch.empty(0, dtype=torch.int64))
+    out = strided.zeros(2, dtype=strided.int64)
+    with pytest.raises(TypeError, match="fix: pass the value as a tensor") as ours:
+        strided.bucketize(2.5, strided.tensor([1.0, 2.0, 3.0]), out=out)
+    assert str(ours.value).splitlines()[0] == str(theirs.value).splitlines()[0]
+    assert out.tolist() == [0, 0]
+    assert strided.bucketize(strided.tensor(2.5), strided.tensor([1.0, 2.0, 3.0]), out=out).item() == 2

@@ -314,6 +314,14 @@ def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right:
     tensor([0, 2, 4])
     """
     if out is not None:
+        if not isinstance(input, Tensor):  # (PyTorch's bucketize of a number has no out= overload)
+            raise StridedTypeError(join_lines(
+                f"bucketize() received an invalid combination of arguments - got ({type(input).__name__}, "
+                "Tensor, out=Tensor), but expected one of:",
+                "bucketize(Tensor input, Tensor boundaries, *, bool out_int32, bool right, Tensor out) takes out=; "
+                "bucketize(Number self, Tensor boundaries, ...) does not",
+                "fix: pass the value as a tensor, strided.bucketize(strided.tensor(v), boundaries, out=out), "
+                "or drop out="))
         return write_out(out, bucketize(input, boundaries, out_int32=out_int32, right=right), "bucketize",
                          _inputs(boundaries, input), _wrong_index_dtype(out_int32))
     if SEARCH_C is not None and out_int32 is False and right.__class__ is bool and not OPEN \
