@@ -702,17 +702,23 @@ static int get_buffers(PyObject *const *args, Py_buffer *src, Py_buffer *dst, co
 
 #define RUN(EXPR) RELEASING(LOOP(EXPR))
 
+/* (x, out)'s buffers (strides and format), out writable: 0, or -1 with the error set and none held */
+static int in_out_buffers(PyObject *x, PyObject *out, Py_buffer *xb, Py_buffer *ob)
+{
+    if (PyObject_GetBuffer(x, xb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) return -1;
+    if (PyObject_GetBuffer(out, ob, PyBUF_STRIDES | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(xb);
+        return -1;
+    }
+    return 0;
+}
+
 /* (x, y, out)'s buffers, out writable: 0, or -1 with the error set and none held */
 static int three_buffers(PyObject *const *args, Py_buffer *xb, Py_buffer *yb, Py_buffer *ob)
 {
     if (PyObject_GetBuffer(args[0], xb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) return -1;
-    if (PyObject_GetBuffer(args[1], yb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) {
+    if (in_out_buffers(args[1], args[2], yb, ob) < 0) {
         PyBuffer_Release(xb);
-        return -1;
-    }
-    if (PyObject_GetBuffer(args[2], ob, PyBUF_STRIDES | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
-        PyBuffer_Release(xb);
-        PyBuffer_Release(yb);
         return -1;
     }
     return 0;
@@ -3419,11 +3425,7 @@ static PyObject *py_unary_exact(PyObject *self, PyObject *const *args, Py_ssize_
         p[k - 3] = PyFloat_AsDouble(args[k]);
         if (p[k - 3] == -1.0 && PyErr_Occurred()) return NULL;
     }
-    if (PyObject_GetBuffer(args[0], &xb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) return NULL;
-    if (PyObject_GetBuffer(args[1], &ob, PyBUF_STRIDES | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
-        PyBuffer_Release(&xb);
-        return NULL;
-    }
+    if (in_out_buffers(args[0], args[1], &xb, &ob) < 0) return NULL;
     PyObject *answer = Py_False;
     int f32 = strcmp(xb.format, "f") == 0 && xb.itemsize == 4, f64 = strcmp(xb.format, "d") == 0 && xb.itemsize == 8;
     if ((f32 || f64) && strcmp(ob.format, xb.format) == 0 && ob.len == xb.len && !overlaps(&xb, &ob)
@@ -7353,11 +7355,7 @@ static PyObject *greater_pass(PyObject *const *args, Py_ssize_t nargs, int copy)
     double t = PyFloat_AsDouble(args[1]);
     if (t == -1.0 && PyErr_Occurred()) return NULL;
     Py_buffer xb, yb;
-    if (PyObject_GetBuffer(args[0], &xb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) return NULL;
-    if (PyObject_GetBuffer(args[2], &yb, PyBUF_STRIDES | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
-        PyBuffer_Release(&xb);
-        return NULL;
-    }
+    if (in_out_buffers(args[0], args[2], &xb, &yb) < 0) return NULL;
     PyObject *answer = Py_False;
     char kind = format_kind(&xb);
     Py_ssize_t size = kind == 'f' ? 4 : 8;
@@ -7499,11 +7497,7 @@ static PyObject *py_frac(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         PyErr_Format(PyExc_TypeError, "frac(x, out) takes 2 arguments, not %zd", nargs);
         return NULL;
     }
-    if (PyObject_GetBuffer(args[0], &xb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) return NULL;
-    if (PyObject_GetBuffer(args[1], &ob, PyBUF_STRIDES | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
-        PyBuffer_Release(&xb);
-        return NULL;
-    }
+    if (in_out_buffers(args[0], args[1], &xb, &ob) < 0) return NULL;
     PyObject *answer = Py_False;
     int f32 = strcmp(xb.format, "f") == 0 && xb.itemsize == 4, f64 = strcmp(xb.format, "d") == 0 && xb.itemsize == 8;
     int same = xb.buf == ob.buf;
@@ -9113,11 +9107,7 @@ static int complex_to_real_buffers(PyObject *const *args, Py_ssize_t nargs, cons
         PyErr_Format(PyExc_TypeError, "%s(z, out) takes 2 arguments, not %zd", name, nargs);
         return -1;
     }
-    if (PyObject_GetBuffer(args[0], src, PyBUF_STRIDES | PyBUF_FORMAT) < 0) return -1;
-    if (PyObject_GetBuffer(args[1], dst, PyBUF_STRIDES | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
-        PyBuffer_Release(src);
-        return -1;
-    }
+    if (in_out_buffers(args[0], args[1], src, dst) < 0) return -1;
     int single = strcmp(src->format, "Zf") == 0 && src->itemsize == 8 && strcmp(dst->format, "f") == 0;
     int twice = strcmp(src->format, "Zd") == 0 && src->itemsize == 16 && strcmp(dst->format, "d") == 0;
     if (!(single || twice) || src->len != 2 * dst->len || !PyBuffer_IsContiguous(src, 'C')
@@ -9313,11 +9303,7 @@ static PyObject *py_complex_sgn(PyObject *self, PyObject *const *args, Py_ssize_
         if (step == -1 && PyErr_Occurred()) return NULL;
     }
     Py_buffer zb, ob;
-    if (PyObject_GetBuffer(args[0], &zb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) return NULL;
-    if (PyObject_GetBuffer(args[1], &ob, PyBUF_STRIDES | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
-        PyBuffer_Release(&zb);
-        return NULL;
-    }
+    if (in_out_buffers(args[0], args[1], &zb, &ob) < 0) return NULL;
     PyObject *answer = Py_False;
     int c64 = strcmp(zb.format, "Zf") == 0 && zb.itemsize == 8, c128 = strcmp(zb.format, "Zd") == 0 && zb.itemsize == 16;
     if ((c64 || c128) && strcmp(ob.format, zb.format) == 0 && ob.len == zb.len && PyBuffer_IsContiguous(&zb, 'C')
@@ -9359,16 +9345,7 @@ static PyObject *py_complex_pow(PyObject *self, PyObject *const *args, Py_ssize_
         return NULL;
     }
     Py_buffer xb, yb, ob;
-    if (PyObject_GetBuffer(args[0], &xb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) return NULL;
-    if (PyObject_GetBuffer(args[1], &yb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) {
-        PyBuffer_Release(&xb);
-        return NULL;
-    }
-    if (PyObject_GetBuffer(args[2], &ob, PyBUF_STRIDES | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
-        PyBuffer_Release(&xb);
-        PyBuffer_Release(&yb);
-        return NULL;
-    }
+    if (three_buffers(args, &xb, &yb, &ob) < 0) return NULL;
     PyObject *answer = Py_False;
     int c64 = strcmp(xb.format, "Zf") == 0 && xb.itemsize == 8, c128 = strcmp(xb.format, "Zd") == 0 && xb.itemsize == 16;
     Py_ssize_t n = xb.itemsize ? xb.len / xb.itemsize : 0, m = yb.itemsize ? yb.len / yb.itemsize : 0;
@@ -9637,11 +9614,7 @@ static PyObject *py_complex_cumprod(PyObject *self, PyObject *const *args, Py_ss
     Py_ssize_t n = PyLong_AsSsize_t(args[2]);
     if (n == -1 && PyErr_Occurred()) return NULL;
     Py_buffer xb, ob;
-    if (PyObject_GetBuffer(args[0], &xb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) return NULL;
-    if (PyObject_GetBuffer(args[1], &ob, PyBUF_STRIDES | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
-        PyBuffer_Release(&xb);
-        return NULL;
-    }
+    if (in_out_buffers(args[0], args[1], &xb, &ob) < 0) return NULL;
     PyObject *answer = Py_False;
     Py_ssize_t len = xb.itemsize == 16 ? xb.len / 16 : 0;
     if (strcmp(xb.format, "Zd") == 0 && strcmp(ob.format, "Zd") == 0 && xb.itemsize == 16 && ob.len == xb.len
@@ -9713,16 +9686,7 @@ static PyObject *py_complex_mul_run(PyObject *self, PyObject *const *args, Py_ss
     long rule = PyLong_AsLong(args[4]);
     if (rule == -1 && PyErr_Occurred()) return NULL;
     Py_buffer xb, yb, ob;
-    if (PyObject_GetBuffer(args[0], &xb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) return NULL;
-    if (PyObject_GetBuffer(args[1], &yb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) {
-        PyBuffer_Release(&xb);
-        return NULL;
-    }
-    if (PyObject_GetBuffer(args[2], &ob, PyBUF_STRIDES | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
-        PyBuffer_Release(&xb);
-        PyBuffer_Release(&yb);
-        return NULL;
-    }
+    if (three_buffers(args, &xb, &yb, &ob) < 0) return NULL;
     PyObject *answer = Py_False;
     int c64 = strcmp(xb.format, "Zf") == 0 && xb.itemsize == 8, c128 = strcmp(xb.format, "Zd") == 0 && xb.itemsize == 16;
     Py_ssize_t n = xb.itemsize ? xb.len / xb.itemsize : 0, m = yb.itemsize ? yb.len / yb.itemsize : 0;

@@ -129,11 +129,7 @@ static PyObject *unary_chain(PyObject *const *args, Py_ssize_t nargs, const char
     }
     if (!np_loops_ready()) Py_RETURN_FALSE;
     Py_buffer xb, ob;
-    if (PyObject_GetBuffer(args[0], &xb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) return NULL;
-    if (PyObject_GetBuffer(args[1], &ob, PyBUF_STRIDES | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
-        PyBuffer_Release(&xb);
-        return NULL;
-    }
+    if (in_out_buffers(args[0], args[1], &xb, &ob) < 0) return NULL;
     PyObject *answer = Py_False;
     int kind = np_float_kind(&xb);
     if (kind && np_float_kind(&ob) == kind && ob.len == xb.len && !overlaps(&xb, &ob)) {
