@@ -57,6 +57,9 @@ typedef struct {
     /* a unary entry's compiled kernel (its fourth item): numpy.empty, and the switch of
      * strided.kernels.native (the context variable of disabled(), the list of its open blocks) */
     PyObject *empty, *enabled, *blocks;
+    /* a unary front's permuted dense operands (see front_dense_of): the (shape, strides) -> Layout
+     * memo of strided.kernels.memory.dense_layout, and the dtypes that take them (NULL: none) */
+    PyObject *dense, *dense_dtypes;
     int arity;
     PyObject *weakrefs;
     /* entry fronts (entry_front): the forward, the plain argument types, the keywords that go to
@@ -124,6 +127,48 @@ static PyObject *flat_of(PyObject *cinfo, PyObject *t, PyObject **info_out)
 static PyObject *front_flat(FrontObject *f, PyObject *t, PyObject **info_out)
 {
     return flat_of(f->cinfo, t, info_out);
+}
+
+/* The run of a permuted dense tensor t (a Tensor outside autograd of dtype ``dtype``, one of the
+ * front's dense dtypes): its storage's flat array when t's layout is at offset 0 over a storage of
+ * exactly its elements and the dense memo (strided.kernels.memory._DENSE, which the Python path
+ * fills on its first such call) holds a Layout for its (shape, strides); *info_out is then a new
+ * reference to the tuple (strides, numel, that Layout), the cinfo entry's form, so that the
+ * kernel and fn run as on a row-major run and the result takes t's strides, as the Python path's
+ * dense_run gives it. NULL (no error set) otherwise: the fallback. */
+static PyObject *front_dense_of(FrontObject *f, PyObject *t, PyObject *dtype, PyObject **info_out)
+{
+    if (f->dense == NULL || SLOT(t, off_ag) != Py_None)
+        return NULL;
+    int wanted = PySequence_Contains(f->dense_dtypes, dtype);
+    if (wanted != 1) {
+        PyErr_Clear();
+        return NULL;
+    }
+    PyObject *lay = SLOT(t, off_layout);
+    PyObject *shape = PyObject_GetAttr(lay, front_names[0]);
+    PyObject *strides = shape != NULL ? PyObject_GetAttr(lay, front_names[1]) : NULL;
+    PyObject *offset = strides != NULL ? PyObject_GetAttr(lay, front_names[2]) : NULL;
+    PyObject *key = offset != NULL ? PyTuple_Pack(2, shape, strides) : NULL;
+    PyObject *layout = key != NULL ? PyDict_GetItemWithError(f->dense, key) : NULL; /* borrowed */
+    PyObject *info = layout != NULL ? PyDict_GetItemWithError(f->cinfo, shape) : NULL; /* borrowed */
+    PyObject *arr = NULL;
+    if (info != NULL && PyTuple_Check(info) && PyTuple_GET_SIZE(info) == 3 && layout != Py_None
+        && PyLong_CheckExact(offset) && PyLong_AsLong(offset) == 0) {
+        PyObject *storage = SLOT(t, off_storage);
+        Py_ssize_t n = PyLong_AsSsize_t(PyTuple_GET_ITEM(info, 1));
+        arr = storage != NULL && Py_TYPE(storage) == adopt_storage ? SLOT(storage, off_array) : NULL;
+        if (arr != NULL && n >= 0 && PyObject_Length(arr) == n)
+            *info_out = PyTuple_Pack(3, strides, PyTuple_GET_ITEM(info, 1), layout);
+        if (*info_out == NULL)
+            arr = NULL;
+    }
+    PyErr_Clear();
+    Py_XDECREF(shape);
+    Py_XDECREF(strides);
+    Py_XDECREF(offset);
+    Py_XDECREF(key);
+    return arr;
 }
 
 /* Run fn on the flat operands through the quiet Context (or directly), adopting the result.
@@ -342,11 +387,13 @@ static PyObject *front_call(PyObject *self, PyObject *const *args, size_t nargsf
     }
     PyObject *info = NULL, *ay = NULL;
     PyObject *ax = front_flat(f, x, &info);
-    if (ax == NULL)
+    if (ax != NULL) {
+        Py_INCREF(info);
+    } else if (f->arity != 1 || (ax = front_dense_of(f, x, dtype, &info)) == NULL) {
         return front_fallback(f, args, nargsf, kwnames);
+    } /* (a permuted dense x: info is a new tuple, its own reference) */
     /* strong references while Python code runs (another thread may rebind the tensors' slots) */
     Py_INCREF(ax);
-    Py_INCREF(info);
     Py_INCREF(entry); /* (a kernel's first use may replace the table's entry: see binary_math) */
     PyObject *out = NULL; /* the result, (PyObject *)-1 an error, NULL: the fallback's call */
     if (f->arity == 1) {
@@ -859,6 +906,7 @@ static PyObject *entry_front_new(PyObject *module, PyObject *args)
     f->fallback = fallback;
     f->table = f->cinfo = f->quiet = NULL;
     f->empty = f->enabled = f->blocks = NULL;
+    f->dense = f->dense_dtypes = NULL;
     Py_INCREF(open);
     f->open = open;
     f->arity = 0;
@@ -898,10 +946,16 @@ static PyObject *front_tp_call(PyObject *self, PyObject *args, PyObject *kwargs)
 static PyObject *front_new(PyObject *module, PyObject *args)
 {
     PyObject *fallback, *table, *cinfo, *open, *quiet, *empty = Py_None, *enabled = Py_None, *blocks = Py_None;
+    PyObject *dense = Py_None, *dense_dtypes = Py_None;
     int arity;
-    if (!PyArg_ParseTuple(args, "OiO!O!O!O|OOO:front", &fallback, &arity, &PyDict_Type, &table, &PyDict_Type, &cinfo,
-                          &PyList_Type, &open, &quiet, &empty, &enabled, &blocks))
+    if (!PyArg_ParseTuple(args, "OiO!O!O!O|OOOOO:front", &fallback, &arity, &PyDict_Type, &table, &PyDict_Type, &cinfo,
+                          &PyList_Type, &open, &quiet, &empty, &enabled, &blocks, &dense, &dense_dtypes))
         return NULL;
+    if ((dense != Py_None || dense_dtypes != Py_None)
+        && (arity != 1 || !PyDict_Check(dense) || !PyFrozenSet_Check(dense_dtypes))) {
+        PyErr_SetString(PyExc_TypeError, "front: dense is a dict with a frozenset of dtypes, for unary fronts only");
+        return NULL;
+    }
     if (enabled != Py_None && !PyContextVar_CheckExact(enabled)) {
         PyErr_SetString(PyExc_TypeError, "front: enabled must be a context variable or None");
         return NULL;
@@ -947,6 +1001,13 @@ static PyObject *front_new(PyObject *module, PyObject *args)
     f->enabled = enabled;
     Py_INCREF(blocks);
     f->blocks = blocks;
+    f->dense = f->dense_dtypes = NULL;
+    if (dense != Py_None) {
+        Py_INCREF(dense);
+        f->dense = dense;
+        Py_INCREF(dense_dtypes);
+        f->dense_dtypes = dense_dtypes;
+    }
     f->arity = arity;
     f->weakrefs = NULL;
     f->fwd = f->plain = f->aliases = f->state = f->direct = NULL;
@@ -967,6 +1028,8 @@ static int front_traverse(FrontObject *f, visitproc visit, void *arg)
     Py_VISIT(f->empty);
     Py_VISIT(f->enabled);
     Py_VISIT(f->blocks);
+    Py_VISIT(f->dense);
+    Py_VISIT(f->dense_dtypes);
     Py_VISIT(f->fwd);
     Py_VISIT(f->plain);
     Py_VISIT(f->aliases);
@@ -990,6 +1053,8 @@ static int front_clear(FrontObject *f)
     Py_CLEAR(f->empty);
     Py_CLEAR(f->enabled);
     Py_CLEAR(f->blocks);
+    Py_CLEAR(f->dense);
+    Py_CLEAR(f->dense_dtypes);
     Py_CLEAR(f->fwd);
     Py_CLEAR(f->plain);
     Py_CLEAR(f->aliases);

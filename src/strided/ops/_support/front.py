@@ -7,7 +7,9 @@ keyword, a plain Tensor outside autograd, a dtype of the op's fast table, a row-
 offset 0, no listener open; binary: a twin tensor or a Python float) it runs the forward's own
 fast path in C (the same function on the same flat run, through the same quiet NumPy error
 state, the result adopted as the forward adopts it), and hands every other call to the forward
-unchanged. Results, errors, warnings, records and gradients are the forward's own; the front
+unchanged. A unary front given ``dense`` dtypes takes a permuted dense operand of those too (a
+transpose at offset 0: its storage run in memory order, the result laid out with its strides),
+where its forward's fast path does the same (:func:`strided.kernels.memory.dense_run`). Results, errors, warnings, records and gradients are the forward's own; the front
 is the forward to everything else (its attributes, ``inspect``, pickling, method binding).
 
 Without the compiled kernel, or with ``STRIDED_NATIVE=0``, the forward itself is the entry.
@@ -25,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from ...kernels import native
+from ...kernels import memory, native
 from ...kernels.fpstate import QUIET, quiet_call
 from ...kernels.listeners import OPEN
 from ...kernels.native import _compiled
@@ -37,7 +39,8 @@ _KERNEL = _compiled("_copykernel")
 _FRONT = getattr(_KERNEL, "front", None) if QUIET is not None else None
 
 
-def compiled_front(forward: Callable[..., Any], arity: int, table: dict[Any, tuple]) -> Callable[..., Any]:
+def compiled_front(forward: Callable[..., Any], arity: int, table: dict[Any, tuple],
+                   dense: Any = ()) -> Callable[..., Any]:
     """``forward`` behind a compiled front for its common call (see the module doc), or
     ``forward`` itself where the kernel is not built or ``table`` is empty.
 
@@ -55,9 +58,20 @@ def compiled_front(forward: Callable[..., Any], arity: int, table: dict[Any, tup
     ``dim=``) along ``t``'s last dim calls ``run(run, out, row_length, *extra)`` (softmax). A ternary
     front's (arity 3) entries are ``(kernel,)``, a :func:`kernel_entry` whose ``run(run_x, run_y,
     run_z, out, *extra)`` is tried on three twin tensors' runs (no keyword; its False answer, and
-    every other call: the forward) (addcmul, addcdiv)."""
+    every other call: the forward) (addcmul, addcdiv).
+
+    ``dense`` (unary fronts): the dtypes whose forward's fast path takes a permuted dense operand
+    the way a row-major one is taken, over its storage run in memory order, its result laid out
+    with the operand's strides (:func:`strided.kernels.memory.dense_run`); the front then takes
+    such an operand at offset 0 whose layout the forward has met before (the memo
+    ``dense_layout`` fills), with the entry's kernel and ``fn`` as for a row-major run. Only for
+    ops whose every element is computed alone (no reduction, no position-dependent pass beyond
+    the run's own order)."""
     if _FRONT is None or not table:
         return forward
+    if dense:
+        return _FRONT(forward, arity, table, _cinfo, OPEN, quiet_call, np.empty, native._enabled, native._open_blocks,
+                      memory._DENSE, frozenset(dense))
     return _FRONT(forward, arity, table, _cinfo, OPEN, quiet_call, np.empty, native._enabled, native._open_blocks)
 
 

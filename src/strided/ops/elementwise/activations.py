@@ -694,7 +694,7 @@ def fresh_front(wrapper: Callable[..., Tensor], row: Activation) -> Callable[...
             table[d] = (None, True, None, kernel)  # (no fn: where the kernel refuses, the wrapper runs)
         elif row is SOFTPLUS:  # (_fast's quiet forward at the default parameters, its NumPy loops from C first)
             table[d] = (_softplus_default, False, None, _softplus_kernel(d.numpy))
-    return compiled_front(wrapper, 1, table)
+    return compiled_front(wrapper, 1, table, dense=tuple(table))  # (_fast's dense_run path: a transpose too)
 
 
 def _softplus_default(x: np.ndarray) -> np.ndarray:

@@ -337,7 +337,7 @@ def _fast_unary(op: UnaryOp, raw: Callable[..., Tensor] | None = None) -> Callab
     # (the common call in C: the same fast path's function on the same run; see _support.front)
     table = {d: (ufunc, ufunc is relu_array, None, _front_kernel(op, d)) for d in fast_dtypes} \
         if ufunc is not None and zero is None else {}
-    return compiled_front(fn, 1, table)
+    return compiled_front(fn, 1, table, dense=fast_dtypes)  # (fn's dense_run path: a transpose in C too)
 
 
 def _front_kernel(op: UnaryOp, d: DType) -> tuple | None:

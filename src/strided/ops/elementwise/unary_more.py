@@ -1438,7 +1438,10 @@ def _install_fronts(namespace: dict[str, Any]) -> None:
         kernels = {d: _front_kernel(op.name, d.numpy) for d in dtypes}
         if op.name in _FIRST and None in kernels.values():
             continue  # (its compiled first pass not built: the entry's own path)
-        front = compiled_front(entry, 1, {d: (fresh, op.name in _FRESH_DIRECT, result, kernels[d]) for d in dtypes})
+        # (a transpose too, where _fast_run takes it: float32 / float64, not the special functions)
+        dense = () if op.name in _SPECIAL else (float32, float64)
+        front = compiled_front(entry, 1, {d: (fresh, op.name in _FRESH_DIRECT, result, kernels[d]) for d in dtypes},
+                               dense=dense)
         setattr(Tensor, name, front)
         namespace[name] = front
 

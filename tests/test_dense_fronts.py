@@ -1,0 +1,158 @@
+"""Compiled fronts on permuted dense operands (a transpose at offset 0; kernels/_front.h's
+front_dense_of): the unary fronts whose forward's fast path runs a transpose over its storage
+in memory order (strided.kernels.memory.dense_run) take that call in C too. Every such call must
+give the forward's result to the bit, with the forward's strides; the call must really be made
+in C (else nothing here is tested); every other layout still goes to the forward.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+import strided as st
+import strided.nn.functional as F
+from strided.kernels.fpstate import quiet_call
+from strided.kernels.memory import _DENSE
+from strided.ops._support.front import fallback_of
+
+NATIVE = st.Tensor.exp is not fallback_of(st.Tensor.exp)
+pytestmark = pytest.mark.skipif(not NATIVE and os.environ.get("STRIDED_REQUIRE_NATIVE") != "1",
+                                reason="the copy kernel is not built: no fronts")
+
+
+def _unary_fronts() -> dict[str, object]:
+    """Every one-argument elementwise front: Tensor methods and strided.nn.functional's."""
+    found = {}
+    for where, space in (("Tensor.", vars(st.Tensor)), ("F.", vars(F))):
+        for name, f in space.items():
+            table = getattr(f, "__front_table__", None)
+            if table and all(isinstance(e, tuple) and len(e) in (3, 4) for e in table.values()) \
+                    and type(f).__name__ == "Front" and _is_unary(f):
+                found[where + name] = f
+    return found
+
+
+def _is_unary(f) -> bool:
+    """Whether ``f`` is an elementwise op of one tensor (its result of a (2, 3) tensor is (2, 3))."""
+    try:
+        got = f(st.ones(2, 3))
+    except Exception:  # noqa: BLE001 - not a one-argument call
+        return False
+    return isinstance(got, st.Tensor) and got.shape == (2, 3)
+
+
+FRONTS = _unary_fronts()
+
+
+def _data(dtype: st.dtype, n: int, rng: np.random.Generator) -> np.ndarray:
+    """n values: normal ones and every special (NaN, infinities, signed zeros, tiny, huge)."""
+    values = rng.standard_normal(n) * 3
+    specials = np.array([np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-45, -1e-40, 1e30, -1e30, 0.5, -0.5, 1.0,
+                         -1.0, 88.5, -104.0, 710.0, 1e-310])
+    values[rng.integers(0, n, n // 4)] = rng.choice(specials, n // 4)
+    return values.astype(dtype.numpy) if dtype not in (st.bfloat16,) else values
+
+
+def _layouts(dtype: st.dtype) -> dict[str, st.Tensor]:
+    """Permuted dense operands (the C path) and permuted ones that are not at offset 0 or not dense."""
+    rng = np.random.default_rng(7)
+    base = st.tensor(_data(dtype, 64 * 67 + 40, rng)).to(dtype)
+    return {
+        "transpose": base[: 5 * 7].reshape(5, 7).t(),
+        "large transpose": base[: 64 * 67].reshape(64, 67).t(),  # (vector blocks and a tail)
+        "3-d permute": base[: 3 * 4 * 5].reshape(3, 4, 5).permute(2, 0, 1),
+        "3-d permute 2": base[: 6 * 2 * 9].reshape(6, 2, 9).permute(1, 2, 0),
+        "offset transpose": base[3 : 3 + 35].reshape(5, 7).t(),
+        "stepped transpose": base[: 70 : 2].reshape(5, 7).t(),
+        "size-1 dim": base[:7].reshape(1, 7).t(),
+    }
+
+
+def _same(a, b):
+    if isinstance(a, BaseException) or isinstance(b, BaseException):
+        assert type(a) is type(b) and str(a) == str(b), (a, b)
+        return
+    assert (a.dtype, a.shape, a.stride(), a.storage_offset()) == (b.dtype, b.shape, b.stride(), b.storage_offset())
+    assert a._np().tobytes() == b._np().tobytes()
+
+
+def _run(f, x):
+    try:
+        return f(x)
+    except Exception as e:  # noqa: BLE001 - compared with the forward's own
+        return e
+
+
+def test_the_unary_fronts_are_found():
+    for name in ("Tensor.exp", "Tensor.isnan", "Tensor.ceil", "Tensor.sigmoid", "Tensor.relu", "F.silu", "F.elu"):
+        assert name in FRONTS, name
+
+
+@pytest.mark.parametrize("dtype", [st.float32, st.float64, st.float16, st.bfloat16, st.int64, st.bool], ids=str)
+def test_a_permuted_operand_gives_the_forwards_result(dtype):
+    for name, front in FRONTS.items():
+        forward = fallback_of(front)
+        for where, x in _layouts(dtype).items():
+            want = _run(forward, x)
+            for _ in range(2):  # (the first call of a layout fills the memo; the second is made in C)
+                try:
+                    _same(_run(front, x), want)
+                except AssertionError as e:
+                    raise AssertionError(f"{name} on a {where} {dtype}: {e}") from None
+
+
+def _python_entered(front, x) -> set[str]:
+    """The strided functions (by name) whose Python code runs when ``front(x)`` is called."""
+    seen = set()
+
+    def hook(frame, event, arg):
+        if event == "call" and "strided" in frame.f_code.co_filename:
+            seen.add(frame.f_code.co_name)
+
+    sys.setprofile(hook)
+    try:
+        front(x)
+    finally:
+        sys.setprofile(None)
+    return seen
+
+
+@pytest.mark.parametrize("name", ["Tensor.exp", "Tensor.isnan", "Tensor.ceil", "Tensor.sin", "Tensor.relu", "F.silu"])
+def test_a_transpose_is_taken_in_c_once_its_layout_is_known(name):
+    front = FRONTS[name]
+    x = st.tensor(np.arange(1.0, 13.0, dtype=np.float32).reshape(3, 4)).t()
+    front(x)  # (the forward's dense_run records the layout)
+    assert (x.shape, x.stride()) in _DENSE
+    assert "dense_run" not in _python_entered(front, x), name
+    y = st.tensor(np.arange(1.0, 16.0, dtype=np.float32))[1:13].reshape(3, 4).t()  # (offset 1: the forward)
+    assert "dense_run" in _python_entered(front, y), name
+
+
+def test_the_c_path_matches_torch_on_a_transpose():
+    rng = np.random.default_rng(3)
+    a = (rng.standard_normal((33, 70)) * 3).astype(np.float32)
+    x, tx = st.tensor(a).t(), torch.tensor(a).t()
+    # (exp, sin: PyTorch's float32 bits differ from strided's in some elements, row-major too: known)
+    for name in ("neg", "abs", "floor", "ceil", "isnan", "sigmoid", "relu", "square", "trunc"):
+        for _ in range(2):
+            got, want = getattr(st, name)(x), getattr(torch, name)(tx)
+            assert got.stride() == want.stride(), name
+            np.testing.assert_array_equal(got._np(), want.numpy())
+
+
+def test_the_front_refuses_dense_on_another_arity():
+    from strided.kernels import _copykernel as k
+    from strided.kernels.listeners import OPEN
+    from strided.ops._support.operands import _cinfo
+
+    entry = {st.float32: (np.add, None, 0, None, False, None)}
+    with pytest.raises(TypeError, match="dense is a dict"):
+        k.front(len, 2, entry, _cinfo, OPEN, quiet_call, np.empty, None, None, _DENSE, frozenset((st.float32,)))
+    with pytest.raises(TypeError, match="dense is a dict"):
+        k.front(len, 1, {st.float32: (np.exp, False, None)}, _cinfo, OPEN, quiet_call, np.empty, None, None, _DENSE,
+                (st.float32,))
