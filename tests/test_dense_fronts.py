@@ -1,6 +1,7 @@
 """Compiled fronts on permuted dense operands (a transpose at offset 0; kernels/_front.h's
-front_dense_of): the unary fronts whose forward's fast path runs a transpose over its storage
-in memory order (strided.kernels.memory.dense_run) take that call in C too. Every such call must
+front_dense_of, front_dense_pair): the unary fronts whose forward's fast path runs a transpose
+over its storage in memory order (strided.kernels.memory.dense_run), and the binary ones whose
+forward pairs a transpose with its twin or a float (binary._flat_plans), take that call in C too. Every such call must
 give the forward's result to the bit, with the forward's strides; the call must really be made
 in C (else nothing here is tested); every other layout still goes to the forward.
 """
@@ -47,6 +48,9 @@ def _is_unary(f) -> bool:
 
 
 FRONTS = _unary_fronts()
+BINARY = {n: f for n, f in vars(st.Tensor).items()
+          if type(f).__name__ == "Front" and getattr(f, "__front_table__", None) and n not in FRONTS
+          and all(isinstance(e, tuple) and len(e) in (6, 7) for e in f.__front_table__.values())}
 
 
 def _data(dtype: st.dtype, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -106,7 +110,40 @@ def test_a_permuted_operand_gives_the_forwards_result(dtype):
                     raise AssertionError(f"{name} on a {where} {dtype}: {e}") from None
 
 
-def _python_entered(front, x) -> set[str]:
+@pytest.mark.parametrize("dtype", [st.float32, st.float64, st.float16, st.int64, st.int32, st.bool], ids=str)
+def test_a_permuted_pair_gives_the_forwards_result(dtype):
+    rng = np.random.default_rng(11)
+    lays = _layouts(dtype)
+    twins = {where: st.tensor(_data(dtype, x.numel(), rng)).to(dtype).reshape(x.shape[::-1]).t()
+             if x.dim() == 2 else None for where, x in lays.items()}
+    for name, front in BINARY.items():
+        forward = fallback_of(front)
+        for where, x in lays.items():
+            others = [x, 2.5, -0.0, float("nan"), 3, x.contiguous()]
+            if twins[where] is not None and twins[where].stride() == x.stride():
+                others.append(twins[where])
+            for y in others:
+                want = _run2(forward, x, y)
+                for _ in range(2):  # (the first call of a layout fills the plan memo; the second is made in C)
+                    try:
+                        _same(_run2(front, x, y), want)
+                    except AssertionError as e:
+                        raise AssertionError(f"{name} on a {where} {dtype} with {type(y).__name__}: {e}") from None
+
+
+def test_the_binary_fronts_are_found():
+    for name in ("add", "mul", "sub", "__truediv__", "eq", "lt", "maximum", "bitwise_and"):
+        assert name in BINARY, name
+
+
+def _run2(f, x, y):
+    try:
+        return f(x, y)
+    except Exception as e:  # noqa: BLE001 - compared with the forward's own
+        return e
+
+
+def _python_entered(front, x, *more) -> set[str]:
     """The strided functions (by name) whose Python code runs when ``front(x)`` is called."""
     seen = set()
 
@@ -116,7 +153,7 @@ def _python_entered(front, x) -> set[str]:
 
     sys.setprofile(hook)
     try:
-        front(x)
+        front(x, *more)
     finally:
         sys.setprofile(None)
     return seen
@@ -133,6 +170,20 @@ def test_a_transpose_is_taken_in_c_once_its_layout_is_known(name):
     assert "dense_run" in _python_entered(front, y), name
 
 
+@pytest.mark.parametrize("name", ["add", "mul", "lt", "maximum"])
+def test_a_transposed_pair_is_taken_in_c_once_its_plan_is_known(name):
+    front = BINARY[name]
+    x = st.tensor(np.arange(1.0, 13.0, dtype=np.float32).reshape(3, 4)).t()
+    y = st.tensor(np.arange(5.0, 17.0, dtype=np.float32).reshape(3, 4)).t()
+    front(x, y)  # (the forward's plan memo)
+    assert not _python_entered(front, x, y) & {"fn", "_flat_plan"}, name
+    if name != "maximum":  # (maximum takes no number)
+        front(x, 2.5)
+        assert not _python_entered(front, x, 2.5) & {"fn", "_flat_plan"}, name
+    z = st.tensor(np.arange(5.0, 17.0, dtype=np.float32)).reshape(4, 3)  # (a row-major partner: the forward)
+    assert "fn" in _python_entered(front, x, z)
+
+
 def test_the_c_path_matches_torch_on_a_transpose():
     rng = np.random.default_rng(3)
     a = (rng.standard_normal((33, 70)) * 3).astype(np.float32)
@@ -143,16 +194,23 @@ def test_the_c_path_matches_torch_on_a_transpose():
             got, want = getattr(st, name)(x), getattr(torch, name)(tx)
             assert got.stride() == want.stride(), name
             np.testing.assert_array_equal(got._np(), want.numpy())
+    b = (rng.standard_normal((33, 70)) * 3).astype(np.float32)
+    y, ty = st.tensor(b).t(), torch.tensor(b).t()
+    for name in ("add", "sub", "mul", "div", "eq", "lt", "maximum", "minimum", "fmod"):
+        for other, tother in ((y, ty), (2.5, 2.5)) if name not in ("maximum", "minimum") else ((y, ty),):
+            for _ in range(2):
+                got, want = getattr(st, name)(x, other), getattr(torch, name)(tx, tother)
+                assert got.stride() == want.stride(), name
+                np.testing.assert_array_equal(got._np(), want.numpy())
 
 
-def test_the_front_refuses_dense_on_another_arity():
+def test_the_front_refuses_dense_on_a_ternary_front():
     from strided.kernels import _copykernel as k
     from strided.kernels.listeners import OPEN
     from strided.ops._support.operands import _cinfo
 
-    entry = {st.float32: (np.add, None, 0, None, False, None)}
     with pytest.raises(TypeError, match="dense is a dict"):
-        k.front(len, 2, entry, _cinfo, OPEN, quiet_call, np.empty, None, None, _DENSE, frozenset((st.float32,)))
+        k.front(len, 3, {}, _cinfo, OPEN, quiet_call, np.empty, None, None, _DENSE, frozenset((st.float32,)))
     with pytest.raises(TypeError, match="dense is a dict"):
         k.front(len, 1, {st.float32: (np.exp, False, None)}, _cinfo, OPEN, quiet_call, np.empty, None, None, _DENSE,
                 (st.float32,))

@@ -57,8 +57,10 @@ typedef struct {
     /* a unary entry's compiled kernel (its fourth item): numpy.empty, and the switch of
      * strided.kernels.native (the context variable of disabled(), the list of its open blocks) */
     PyObject *empty, *enabled, *blocks;
-    /* a unary front's permuted dense operands (see front_dense_of): the (shape, strides) -> Layout
-     * memo of strided.kernels.memory.dense_layout, and the dtypes that take them (NULL: none) */
+    /* permuted dense operands (see front_dense_of, front_dense_pair): a unary front's (shape,
+     * strides) -> Layout memo (strided.kernels.memory.dense_layout's), a binary front's (shape,
+     * strides) -> (numel, Layout of op(t, t), Layout of op(t, number)) memo (binary._flat_plans),
+     * and the dtypes that take them (NULL: none) */
     PyObject *dense, *dense_dtypes;
     int arity;
     PyObject *weakrefs;
@@ -162,6 +164,76 @@ static PyObject *front_dense_of(FrontObject *f, PyObject *t, PyObject *dtype, Py
             *info_out = PyTuple_Pack(3, strides, PyTuple_GET_ITEM(info, 1), layout);
         if (*info_out == NULL)
             arr = NULL;
+    }
+    PyErr_Clear();
+    Py_XDECREF(shape);
+    Py_XDECREF(strides);
+    Py_XDECREF(offset);
+    Py_XDECREF(key);
+    return arr;
+}
+
+/* The runs of op(x, other) where x is a permuted dense tensor (outside autograd, of one of the
+ * front's dense dtypes, at offset 0 over a storage of exactly its elements) and other either its
+ * twin (an exact Tensor outside autograd of the same dtype, shape and strides, at offset 0 over a
+ * storage of exactly its elements) or a Python float where ``scalar`` is true, and the binary
+ * plan memo (binary._flat_plans, filled by the Python path's first such call) lays the result out
+ * (its Layout for that form, not None): x's array, *other_run set to other's array (borrowed; the
+ * float itself for a float), *info_out a new reference to (strides, numel, that Layout). NULL (no
+ * error set) otherwise: the fallback. */
+static PyObject *front_dense_pair(FrontObject *f, PyObject *x, PyObject *other, PyObject *dtype, int scalar,
+                                  PyObject **other_run, PyObject **info_out)
+{
+    if (f->dense == NULL || SLOT(x, off_ag) != Py_None)
+        return NULL;
+    int twin = Py_TYPE(other) == adopt_tensor;
+    if (twin ? (SLOT(other, off_dtype) != dtype || SLOT(other, off_ag) != Py_None) : !(scalar && PyFloat_CheckExact(other)))
+        return NULL;
+    int wanted = PySequence_Contains(f->dense_dtypes, dtype);
+    if (wanted != 1) {
+        PyErr_Clear();
+        return NULL;
+    }
+    PyObject *lay = SLOT(x, off_layout), *olay = twin ? SLOT(other, off_layout) : NULL;
+    PyObject *shape = PyObject_GetAttr(lay, front_names[0]);
+    PyObject *strides = shape != NULL ? PyObject_GetAttr(lay, front_names[1]) : NULL;
+    PyObject *offset = strides != NULL ? PyObject_GetAttr(lay, front_names[2]) : NULL;
+    PyObject *key = offset != NULL ? PyTuple_Pack(2, shape, strides) : NULL;
+    PyObject *plan = key != NULL ? PyDict_GetItemWithError(f->dense, key) : NULL; /* borrowed */
+    PyObject *arr = NULL, *run = NULL;
+    if (plan != NULL && PyTuple_Check(plan) && PyTuple_GET_SIZE(plan) == 3 && PyLong_CheckExact(offset)
+        && PyLong_AsLong(offset) == 0) {
+        PyObject *layout = PyTuple_GET_ITEM(plan, twin ? 1 : 2);
+        Py_ssize_t n = PyLong_AsSsize_t(PyTuple_GET_ITEM(plan, 0));
+        PyObject *storage = SLOT(x, off_storage);
+        arr = layout != Py_None && storage != NULL && Py_TYPE(storage) == adopt_storage ? SLOT(storage, off_array) : NULL;
+        if (arr != NULL && (n < 0 || PyObject_Length(arr) != n))
+            arr = NULL;
+        if (arr != NULL && twin) { /* (the twin: the same shape, strides and offset 0, its storage its elements) */
+            PyObject *oshape = PyObject_GetAttr(olay, front_names[0]);
+            PyObject *ostrides = oshape != NULL ? PyObject_GetAttr(olay, front_names[1]) : NULL;
+            PyObject *ooffset = ostrides != NULL ? PyObject_GetAttr(olay, front_names[2]) : NULL;
+            PyObject *ostorage = SLOT(other, off_storage);
+            run = ooffset != NULL && PyLong_CheckExact(ooffset) && PyLong_AsLong(ooffset) == 0
+                  && PyObject_RichCompareBool(oshape, shape, Py_EQ) == 1
+                  && PyObject_RichCompareBool(ostrides, strides, Py_EQ) == 1
+                  && ostorage != NULL && Py_TYPE(ostorage) == adopt_storage ? SLOT(ostorage, off_array) : NULL;
+            if (run != NULL && PyObject_Length(run) != n)
+                run = NULL;
+            Py_XDECREF(oshape);
+            Py_XDECREF(ostrides);
+            Py_XDECREF(ooffset);
+            if (run == NULL)
+                arr = NULL;
+        } else {
+            run = other;
+        }
+        if (arr != NULL)
+            *info_out = PyTuple_Pack(3, strides, PyTuple_GET_ITEM(plan, 0), layout);
+        if (*info_out == NULL)
+            arr = NULL;
+        else
+            *other_run = run;
     }
     PyErr_Clear();
     Py_XDECREF(shape);
@@ -385,13 +457,16 @@ static PyObject *front_call(PyObject *self, PyObject *const *args, size_t nargsf
             return NULL;
         return front_fallback(f, args, nargsf, kwnames);
     }
-    PyObject *info = NULL, *ay = NULL;
+    PyObject *info = NULL, *ay = NULL, *dense_y = NULL;
     PyObject *ax = front_flat(f, x, &info);
     if (ax != NULL) {
         Py_INCREF(info);
-    } else if (f->arity != 1 || (ax = front_dense_of(f, x, dtype, &info)) == NULL) {
+    } else if (f->arity == 1 ? (ax = front_dense_of(f, x, dtype, &info)) == NULL
+               : (f->arity != 2 || dim_kw || PyTuple_GET_SIZE(entry) == 4
+                  || (ax = front_dense_pair(f, x, args[1], dtype, PyTuple_GET_ITEM(entry, 4) == Py_True, &dense_y,
+                                            &info)) == NULL)) {
         return front_fallback(f, args, nargsf, kwnames);
-    } /* (a permuted dense x: info is a new tuple, its own reference) */
+    } /* (a permuted dense x: info is a new tuple, its own reference; dense_y its twin's run or the float) */
     /* strong references while Python code runs (another thread may rebind the tensors' slots) */
     Py_INCREF(ax);
     Py_INCREF(entry); /* (a kernel's first use may replace the table's entry: see binary_math) */
@@ -441,7 +516,9 @@ static PyObject *front_call(PyObject *self, PyObject *const *args, size_t nargsf
     int twin = 0; /* (two tensors' runs: the compiled kernel's call) */
     if (Py_TYPE(other) == adopt_tensor) {
         PyObject *info_y = NULL;
-        if (SLOT(other, off_dtype) != dtype || (ay = front_flat(f, other, &info_y)) == NULL || info_y != info) {
+        if (dense_y != NULL) {
+            ay = dense_y; /* (front_dense_pair checked the twin) */
+        } else if (SLOT(other, off_dtype) != dtype || (ay = front_flat(f, other, &info_y)) == NULL || info_y != info) {
             ay = NULL;
             goto done; /* (out NULL: the fallback) */
         }
@@ -952,8 +1029,8 @@ static PyObject *front_new(PyObject *module, PyObject *args)
                           &PyList_Type, &open, &quiet, &empty, &enabled, &blocks, &dense, &dense_dtypes))
         return NULL;
     if ((dense != Py_None || dense_dtypes != Py_None)
-        && (arity != 1 || !PyDict_Check(dense) || !PyFrozenSet_Check(dense_dtypes))) {
-        PyErr_SetString(PyExc_TypeError, "front: dense is a dict with a frozenset of dtypes, for unary fronts only");
+        && (arity > 2 || !PyDict_Check(dense) || !PyFrozenSet_Check(dense_dtypes))) {
+        PyErr_SetString(PyExc_TypeError, "front: dense is a dict with a frozenset of dtypes, for unary and binary fronts only");
         return NULL;
     }
     if (enabled != Py_None && !PyContextVar_CheckExact(enabled)) {

@@ -40,7 +40,7 @@ _FRONT = getattr(_KERNEL, "front", None) if QUIET is not None else None
 
 
 def compiled_front(forward: Callable[..., Any], arity: int, table: dict[Any, tuple],
-                   dense: Any = ()) -> Callable[..., Any]:
+                   dense: Any = (), plans: dict | None = None) -> Callable[..., Any]:
     """``forward`` behind a compiled front for its common call (see the module doc), or
     ``forward`` itself where the kernel is not built or ``table`` is empty.
 
@@ -60,18 +60,20 @@ def compiled_front(forward: Callable[..., Any], arity: int, table: dict[Any, tup
     run_z, out, *extra)`` is tried on three twin tensors' runs (no keyword; its False answer, and
     every other call: the forward) (addcmul, addcdiv).
 
-    ``dense`` (unary fronts): the dtypes whose forward's fast path takes a permuted dense operand
-    the way a row-major one is taken, over its storage run in memory order, its result laid out
-    with the operand's strides (:func:`strided.kernels.memory.dense_run`); the front then takes
-    such an operand at offset 0 whose layout the forward has met before (the memo
-    ``dense_layout`` fills), with the entry's kernel and ``fn`` as for a row-major run. Only for
-    ops whose every element is computed alone (no reduction, no position-dependent pass beyond
-    the run's own order)."""
+    ``dense``: the dtypes whose forward's fast path takes a permuted dense operand the way a
+    row-major one is taken, over its storage run in memory order, its result laid out with the
+    operand's strides (:func:`strided.kernels.memory.dense_run`); the front then takes such an
+    operand at offset 0 whose layout the forward has met before (the memo ``dense_layout`` fills),
+    with the entry's kernel and ``fn`` as for a row-major run. A binary front takes ``plans``
+    instead, its forward's memo ``(shape, strides) -> (numel, Layout of op(t, t), Layout of op(t,
+    number))`` (None: that form's general path), and a twin of the same strides or a Python float
+    (where the entry takes floats). Only for ops whose every element is computed alone (no
+    reduction, no last-dim entry, no position-dependent pass beyond the run's own order)."""
     if _FRONT is None or not table:
         return forward
     if dense:
         return _FRONT(forward, arity, table, _cinfo, OPEN, quiet_call, np.empty, native._enabled, native._open_blocks,
-                      memory._DENSE, frozenset(dense))
+                      memory._DENSE if plans is None else plans, frozenset(dense))
     return _FRONT(forward, arity, table, _cinfo, OPEN, quiet_call, np.empty, native._enabled, native._open_blocks)
 
 

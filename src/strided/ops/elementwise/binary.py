@@ -1492,7 +1492,8 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str, raw: 
     entry = _float32_entry(op.entry_code) if op.entry_kernel is None else op.entry_kernel()
     if entry is not None and float32 in table and table[float32][1] is not None:
         table[float32] = (*table[float32], entry)
-    return compiled_front(fn, 2, table)
+    # (a transpose and its twin, or a float, too: fn's _flat_plans path)
+    return compiled_front(fn, 2, table, dense=tuple(table), plans=_flat_plans)
 
 
 def _float32_entry(code: int) -> tuple | None:
