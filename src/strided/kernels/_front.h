@@ -131,19 +131,14 @@ static PyObject *front_flat(FrontObject *f, PyObject *t, PyObject **info_out)
     return flat_of(f->cinfo, t, info_out);
 }
 
-/* The run of a permuted dense tensor t (a Tensor outside autograd of dtype ``dtype``, one of the
- * front's dense dtypes): its storage's flat array when t's layout is at offset 0 over a storage of
- * exactly its elements and the dense memo (strided.kernels.memory._DENSE, which the Python path
- * fills on its first such call) holds a Layout for its (shape, strides); *info_out is then a new
- * reference to the tuple (strides, numel, that Layout), the cinfo entry's form, so that the
- * kernel and fn run as on a row-major run and the result takes t's strides, as the Python path's
- * dense_run gives it. NULL (no error set) otherwise: the fallback. */
-static PyObject *front_dense_of(FrontObject *f, PyObject *t, PyObject *dtype, PyObject **info_out)
+/* The dense memo's entry (borrowed) for tensor t's (shape, strides), where t is outside autograd,
+ * its dtype one of the front's dense dtypes and its layout at offset 0; *shape_out and
+ * *strides_out are then new references (NULL otherwise; the caller releases them). NULL (no error
+ * set) where any of that fails or the memo has no entry (the Python path fills it). */
+static PyObject *dense_entry(FrontObject *f, PyObject *t, PyObject *dtype, PyObject **shape_out, PyObject **strides_out)
 {
-    if (f->dense == NULL || SLOT(t, off_ag) != Py_None)
-        return NULL;
-    int wanted = PySequence_Contains(f->dense_dtypes, dtype);
-    if (wanted != 1) {
+    *shape_out = *strides_out = NULL;
+    if (f->dense == NULL || SLOT(t, off_ag) != Py_None || PySequence_Contains(f->dense_dtypes, dtype) != 1) {
         PyErr_Clear();
         return NULL;
     }
@@ -151,86 +146,78 @@ static PyObject *front_dense_of(FrontObject *f, PyObject *t, PyObject *dtype, Py
     PyObject *shape = PyObject_GetAttr(lay, front_names[0]);
     PyObject *strides = shape != NULL ? PyObject_GetAttr(lay, front_names[1]) : NULL;
     PyObject *offset = strides != NULL ? PyObject_GetAttr(lay, front_names[2]) : NULL;
-    PyObject *key = offset != NULL ? PyTuple_Pack(2, shape, strides) : NULL;
-    PyObject *layout = key != NULL ? PyDict_GetItemWithError(f->dense, key) : NULL; /* borrowed */
-    PyObject *info = layout != NULL ? PyDict_GetItemWithError(f->cinfo, shape) : NULL; /* borrowed */
+    PyObject *key = offset != NULL && PyLong_CheckExact(offset) && PyLong_AsLong(offset) == 0
+                    ? PyTuple_Pack(2, shape, strides) : NULL;
+    PyObject *entry = key != NULL ? PyDict_GetItemWithError(f->dense, key) : NULL; /* borrowed */
+    PyErr_Clear();
+    Py_XDECREF(offset);
+    Py_XDECREF(key);
+    *shape_out = shape;
+    *strides_out = strides;
+    return entry;
+}
+
+/* Tensor t's storage array (borrowed) where it holds exactly n elements, else NULL. */
+static PyObject *storage_run(PyObject *t, Py_ssize_t n)
+{
+    PyObject *storage = SLOT(t, off_storage);
+    PyObject *arr = storage != NULL && Py_TYPE(storage) == adopt_storage ? SLOT(storage, off_array) : NULL;
+    if (arr == NULL || n < 0 || PyObject_Length(arr) != n) {
+        PyErr_Clear();
+        return NULL;
+    }
+    return arr;
+}
+
+/* The run of a permuted dense tensor t (a unary front's operand): its storage's flat array when
+ * the dense memo (strided.kernels.memory._DENSE) holds a Layout for its (shape, strides) and
+ * dense_entry's other conditions hold, its storage holding exactly its elements; *info_out is then
+ * a new reference to the tuple (strides, numel, that Layout), the cinfo entry's form, so that the
+ * kernel and fn run as on a row-major run and the result takes t's strides, as the Python path's
+ * dense_run gives it. NULL (no error set) otherwise: the fallback. */
+static PyObject *front_dense_of(FrontObject *f, PyObject *t, PyObject *dtype, PyObject **info_out)
+{
+    PyObject *shape, *strides;
+    PyObject *layout = dense_entry(f, t, dtype, &shape, &strides);
+    PyObject *info = layout != NULL && layout != Py_None ? PyDict_GetItemWithError(f->cinfo, shape) : NULL;
     PyObject *arr = NULL;
-    if (info != NULL && PyTuple_Check(info) && PyTuple_GET_SIZE(info) == 3 && layout != Py_None
-        && PyLong_CheckExact(offset) && PyLong_AsLong(offset) == 0) {
-        PyObject *storage = SLOT(t, off_storage);
-        Py_ssize_t n = PyLong_AsSsize_t(PyTuple_GET_ITEM(info, 1));
-        arr = storage != NULL && Py_TYPE(storage) == adopt_storage ? SLOT(storage, off_array) : NULL;
-        if (arr != NULL && n >= 0 && PyObject_Length(arr) == n)
-            *info_out = PyTuple_Pack(3, strides, PyTuple_GET_ITEM(info, 1), layout);
-        if (*info_out == NULL)
+    if (info != NULL && PyTuple_Check(info) && PyTuple_GET_SIZE(info) == 3) {
+        arr = storage_run(t, PyLong_AsSsize_t(PyTuple_GET_ITEM(info, 1)));
+        if (arr != NULL && (*info_out = PyTuple_Pack(3, strides, PyTuple_GET_ITEM(info, 1), layout)) == NULL)
             arr = NULL;
     }
     PyErr_Clear();
     Py_XDECREF(shape);
     Py_XDECREF(strides);
-    Py_XDECREF(offset);
-    Py_XDECREF(key);
     return arr;
 }
 
-/* The runs of op(x, other) where x is a permuted dense tensor (outside autograd, of one of the
- * front's dense dtypes, at offset 0 over a storage of exactly its elements) and other either its
- * twin (an exact Tensor outside autograd of the same dtype, shape and strides, at offset 0 over a
- * storage of exactly its elements) or a Python float where ``scalar`` is true, and the binary
- * plan memo (binary._flat_plans, filled by the Python path's first such call) lays the result out
- * (its Layout for that form, not None): x's array, *other_run set to other's array (borrowed; the
- * float itself for a float), *info_out a new reference to (strides, numel, that Layout). NULL (no
- * error set) otherwise: the fallback. */
+/* The runs of op(x, other) (a binary front's call) where x is a permuted dense tensor (as
+ * dense_entry takes it, its storage holding exactly its elements) and other either its twin (an
+ * exact Tensor of the same dtype and the same memo entry: the same shape and strides, taken the
+ * same way) or a Python float where ``scalar`` is true, and the binary plan memo
+ * (binary._flat_plans, filled by the Python path's first such call) lays the result out (its
+ * Layout for that form, not None): x's array, *other_run set to other's array (borrowed; the float
+ * itself for a float), *info_out a new reference to (strides, numel, that Layout). NULL (no error
+ * set) otherwise: the fallback. */
 static PyObject *front_dense_pair(FrontObject *f, PyObject *x, PyObject *other, PyObject *dtype, int scalar,
                                   PyObject **other_run, PyObject **info_out)
 {
-    if (f->dense == NULL || SLOT(x, off_ag) != Py_None)
-        return NULL;
     int twin = Py_TYPE(other) == adopt_tensor;
-    if (twin ? (SLOT(other, off_dtype) != dtype || SLOT(other, off_ag) != Py_None) : !(scalar && PyFloat_CheckExact(other)))
+    if (twin ? SLOT(other, off_dtype) != dtype : !(scalar && PyFloat_CheckExact(other)))
         return NULL;
-    int wanted = PySequence_Contains(f->dense_dtypes, dtype);
-    if (wanted != 1) {
-        PyErr_Clear();
-        return NULL;
-    }
-    PyObject *lay = SLOT(x, off_layout), *olay = twin ? SLOT(other, off_layout) : NULL;
-    PyObject *shape = PyObject_GetAttr(lay, front_names[0]);
-    PyObject *strides = shape != NULL ? PyObject_GetAttr(lay, front_names[1]) : NULL;
-    PyObject *offset = strides != NULL ? PyObject_GetAttr(lay, front_names[2]) : NULL;
-    PyObject *key = offset != NULL ? PyTuple_Pack(2, shape, strides) : NULL;
-    PyObject *plan = key != NULL ? PyDict_GetItemWithError(f->dense, key) : NULL; /* borrowed */
-    PyObject *arr = NULL, *run = NULL;
-    if (plan != NULL && PyTuple_Check(plan) && PyTuple_GET_SIZE(plan) == 3 && PyLong_CheckExact(offset)
-        && PyLong_AsLong(offset) == 0) {
-        PyObject *layout = PyTuple_GET_ITEM(plan, twin ? 1 : 2);
+    PyObject *shape, *strides, *oshape = NULL, *ostrides = NULL;
+    PyObject *plan = dense_entry(f, x, dtype, &shape, &strides);
+    PyObject *arr = NULL, *run = other;
+    if (plan != NULL && PyTuple_Check(plan) && PyTuple_GET_SIZE(plan) == 3
+        && PyTuple_GET_ITEM(plan, twin ? 1 : 2) != Py_None) {
         Py_ssize_t n = PyLong_AsSsize_t(PyTuple_GET_ITEM(plan, 0));
-        PyObject *storage = SLOT(x, off_storage);
-        arr = layout != Py_None && storage != NULL && Py_TYPE(storage) == adopt_storage ? SLOT(storage, off_array) : NULL;
-        if (arr != NULL && (n < 0 || PyObject_Length(arr) != n))
-            arr = NULL;
-        if (arr != NULL && twin) { /* (the twin: the same shape, strides and offset 0, its storage its elements) */
-            PyObject *oshape = PyObject_GetAttr(olay, front_names[0]);
-            PyObject *ostrides = oshape != NULL ? PyObject_GetAttr(olay, front_names[1]) : NULL;
-            PyObject *ooffset = ostrides != NULL ? PyObject_GetAttr(olay, front_names[2]) : NULL;
-            PyObject *ostorage = SLOT(other, off_storage);
-            run = ooffset != NULL && PyLong_CheckExact(ooffset) && PyLong_AsLong(ooffset) == 0
-                  && PyObject_RichCompareBool(oshape, shape, Py_EQ) == 1
-                  && PyObject_RichCompareBool(ostrides, strides, Py_EQ) == 1
-                  && ostorage != NULL && Py_TYPE(ostorage) == adopt_storage ? SLOT(ostorage, off_array) : NULL;
-            if (run != NULL && PyObject_Length(run) != n)
-                run = NULL;
-            Py_XDECREF(oshape);
-            Py_XDECREF(ostrides);
-            Py_XDECREF(ooffset);
-            if (run == NULL)
-                arr = NULL;
-        } else {
-            run = other;
-        }
-        if (arr != NULL)
-            *info_out = PyTuple_Pack(3, strides, PyTuple_GET_ITEM(plan, 0), layout);
-        if (*info_out == NULL)
+        arr = storage_run(x, n);
+        if (twin) /* (equal keys: the one memo entry) */
+            run = arr != NULL && dense_entry(f, other, dtype, &oshape, &ostrides) == plan ? storage_run(other, n) : NULL;
+        if (arr == NULL || run == NULL
+            || (*info_out = PyTuple_Pack(3, strides, PyTuple_GET_ITEM(plan, 0), PyTuple_GET_ITEM(plan, twin ? 1 : 2)))
+               == NULL)
             arr = NULL;
         else
             *other_run = run;
@@ -238,8 +225,8 @@ static PyObject *front_dense_pair(FrontObject *f, PyObject *x, PyObject *other, 
     PyErr_Clear();
     Py_XDECREF(shape);
     Py_XDECREF(strides);
-    Py_XDECREF(offset);
-    Py_XDECREF(key);
+    Py_XDECREF(oshape);
+    Py_XDECREF(ostrides);
     return arr;
 }
 
