@@ -439,7 +439,9 @@ def _install_fronts(namespace: dict[str, Any]) -> None:
     (function and method): ``x.max()`` of a plain row-major float32/float64 tensor of at least one
     dim at offset 0 over exactly its storage, outside autograd with nobody listening, makes
     :func:`_full_extreme`'s kernel call from C (``extreme_one``: extreme_all's sure answer) into the
-    fresh 0-d result; where it is not sure (a zero or NaN), and for every other call, the entry."""
+    fresh 0-d result; where it is not sure (a zero or NaN), and for every other call, the entry.
+    A transpose too (``dense``: its storage run in memory order holds the same elements, and a
+    sure extreme is one value whatever the order)."""
     k = native._compiled("_rowkernel")  # (the module itself: the front reads the switch per call)
     run = getattr(k, "extreme_one", None)
     if run is None:
@@ -447,7 +449,7 @@ def _install_fronts(namespace: dict[str, Any]) -> None:
     for name, mode in (("max", 1), ("min", 0)):
         entry = namespace[name]
         front = compiled_front(entry, 1, {d: (None, True, None, kernel_entry(run, (mode,), d.numpy, whole=_SCALAR))
-                                          for d in (float32, float64)})
+                                          for d in (float32, float64)}, dense=(float32, float64))
         if Tensor.__dict__.get(name) is entry:
             setattr(Tensor, name, front)
         namespace[name] = front
