@@ -39,7 +39,7 @@ from ...args import is_index_int, is_number, type_name
 from ...callsite import user_site
 from ...creation import tensor as make_tensor
 from ...dispatch import adopted, copied, memory_overlap, shares_storage
-from ...dtypes import bool_, int32, int64, uint8
+from ...dtypes import bool_, int32, int64, uint8, uint16, uint32, uint64
 from ...errors import StridedError, StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import grad_zeros, installs_as, linear, seal
 from ...indexing import index_layout, invalid_index
@@ -52,6 +52,7 @@ from ...messages import partial_overlap, read_after_write
 from ...opdef import Kind, declare
 from ...tensor import ADVANCED_INDEXING, Tensor, tensor_arg
 from ...writes import SETITEM, _as_source, _numpy_number
+from .._support import support
 from .._support.gradtools import frozen_key, key_tensors
 from .._support.operands import _cinfo
 from .._support.promotion import TORCH_NAMES
@@ -452,6 +453,9 @@ def _source(t: Tensor, plan: IndexPlan, value: Any, op: str, accumulate: bool = 
     return _as_source(value)
 
 
+_WIDE_UNSIGNED = frozenset((uint16, uint32, uint64))
+
+
 def _put(t: Tensor, plan: IndexPlan, value: Any, accumulate: bool, op: str, strip: bool) -> None:
     """Write (or add, with ``accumulate``) ``value`` at ``plan`` in ``t``; every check first."""
     check_writable(t._storage, plan.view, op, False, updates=accumulate)
@@ -461,6 +465,11 @@ def _put(t: Tensor, plan: IndexPlan, value: Any, accumulate: bool, op: str, stri
     src = _source(t, plan, value, op, accumulate)
     vshape = _fitted_shape(src.shape, shape, op, strip)
     src = src.reshape(vshape)
+    if t._dtype in _WIDE_UNSIGNED and any(e.kind != "bool" for e in plan.entries):
+        # PyTorch 2.13 has no uint16/32/64 index_put kernel (nor masked_fill: its one-mask,
+        # one-element write), whatever the index, empty ones too
+        filled = not accumulate and len(plan.entries) == 1 and plan.entries[0].kind == "mask" and src.size == 1
+        support.check("masked_fill" if filled else "index_put", t._dtype, (t,))
     if 0 in shape:
         return  # as PyTorch: nothing is written, and no index is read (none is checked)
     store = t._storage.array
