@@ -254,7 +254,7 @@ VML_BUFFER_BYTES = 8 * 1024
 
 def read_after_write(written: tuple[tuple[int, ...], tuple[int, ...], int, int],
                      read: tuple[tuple[int, ...], tuple[int, ...], int, int], copy: bool = False,
-                     buffered: bool = False) -> tuple | None:
+                     buffered: int | None = None) -> tuple | None:
     """Where an elementwise write into ``written`` (shape, strides, offset in elements, itemsize)
     reads ``read`` (the same, broadcast to ``written``'s shape; one storage) and PyTorch's loop
     reads an element after it has written it at another position (a vectorized row's block read
@@ -268,9 +268,10 @@ def read_after_write(written: tuple[tuple[int, ...], tuple[int, ...], int, int],
     ``copy``: the write is a copy (``copy_``, ``t[...] = v``), so an element written from itself
     keeps its value and may be read at any time. ``buffered``: PyTorch's ``*_vml_cpu`` unary
     kernels, which take each row in pieces read whole before any of it is written: a row whose
-    output and input both step by one in ``Vectorized<T>`` blocks (``vec::map``, its last block
-    partial; 32 bytes: AVX2's, the build they run), any other in pieces of
-    :data:`VML_BUFFER_BYTES` (copied into or out of a buffer);
+    output and input both step by one in blocks of ``buffered`` bytes (``vec::map``'s
+    ``Vectorized<T>``, its last block partial; 0: one element at a time, for MKL's calls whose
+    blocks are not known: left to right, so a refusal there may be one PyTorch's blocking would
+    not need), any other in pieces of :data:`VML_BUFFER_BYTES` (copied into or out of a buffer);
     a later row still reads what an earlier one wrote."""
     shape, w_strides, w_offset, w_size = written
     r_shape, r_strides, r_offset, r_size = read
@@ -291,9 +292,8 @@ def read_after_write(written: tuple[tuple[int, ...], tuple[int, ...], int, int],
             perm, row, vectorized, scalar = _loop_rows(shape, tuple(w_strides), False,
                                                        [(tuple(r_shape), tuple(r_strides))])
             when = np.arange(into.size, dtype=np.int64)
-            if buffered:
-                # (the vml kernels are AVX2 builds whatever the CPU: one Vectorized<T> is 32 bytes)
-                piece = max(1, (32 if vectorized and scalar is None else VML_BUFFER_BYTES) // w_size)
+            if buffered is not None:
+                piece = max(1, (buffered if vectorized and scalar is None else VML_BUFFER_BYTES) // w_size)
                 when -= (when % row) % piece
             elif vectorized and row > 1:
                 # a vectorized row loads a block of 2 * Vectorized<T>::size() elements before storing

@@ -203,7 +203,7 @@ def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype:
     _check_overlap(out, inputs, op, no_overlap)
     shape = result._layout.shape
     _check_read_after_write(out, _written_layout(out, result, resize_row_major), inputs, op,
-                            not unbuffered and op in _READ_FIRST and out._dtype.kind in "fc")
+                            _vml_piece(op, out._dtype) if not unbuffered else None)
     if out._layout.shape != shape:
         numel = L.product(out._layout.shape)
         check_writable(out._storage, out._layout, name, aliasing_ok=resize_first, updates=False)
@@ -283,9 +283,24 @@ def _check_overlap(out: Tensor, inputs: tuple, op: str, full_too: bool = False) 
 # it is written, so a read after a write within one row does not happen (measured against torch
 # 2.13, float32/float64/complex64, sin(x[:6], out=x[::2]) gives the inputs-read-first numbers);
 # a later row reads what an earlier one wrote (read_after_write's ``buffered``).
-_READ_FIRST = frozenset(("sin", "cos", "tan", "asin", "acos", "atan", "tanh", "exp", "expm1", "log", "log2",
-                         "log10", "log1p", "sqrt", "erf", "erfc", "erfinv", "ceil", "floor", "round", "trunc",
-                         "lgamma", "i0"))
+# Per op, the bytes its kernel reads whole before writing them along a row that steps by one in
+# both out and input (measured with torch 2.13, float32: a read n elements after its write):
+# vec::map's Vectorized<T> (32 bytes: floor/ceil/round/i0; 64: expm1/log1p/lgamma, AVX512
+# builds), or MKL's VML call (0: its blocking is not known; one element at a time, left to right
+# as measured, is the safe side: a refusal where its block happens to read first)
+_READ_FIRST = {**dict.fromkeys(("sin", "cos", "tan", "asin", "acos", "atan", "tanh", "exp", "log", "log2", "log10",
+                                "sqrt", "erf", "erfc", "erfinv", "trunc"), 0),
+               **dict.fromkeys(("ceil", "floor", "round", "i0"), 32),
+               **dict.fromkeys(("expm1", "log1p", "lgamma"), 64)}
+
+
+def _vml_piece(op: str, dtype: DType) -> int | None:
+    """The contiguous piece :func:`strided.kernels.torch_loops.read_after_write` takes for ``op``'s
+    buffered kernel on ``dtype`` (None: not a buffered kernel; complex ones one element at a time)."""
+    piece = _READ_FIRST.get(op)
+    if piece is None or dtype.kind not in "fc":
+        return None
+    return piece if dtype.kind == "f" else 0
 
 # the overlaps PyTorch lets through to its loop: too hard to check, or a partial one that only
 # the resized ``out`` has (PyTorch checks ``out`` as given, before resizing it)
@@ -300,14 +315,14 @@ def _written_layout(out: Tensor, result: Tensor, row_major: bool) -> L.Layout:
     return resized_layout(out, result)
 
 
-def _check_read_after_write(out: Tensor, tl: L.Layout, inputs: tuple, op: str, buffered: bool = False) -> None:
+def _check_read_after_write(out: Tensor, tl: L.Layout, inputs: tuple, op: str, buffered: int | None = None) -> None:
     """Refuse an ``out`` (written through layout ``tl``) laid across an input in a layout PyTorch calls too hard to check where
     PyTorch's loop (TensorIterator's walk over ``out``) reads an input element after writing it at
     another position: ``add(x[:6], 1, out=x[::2])`` gives a number that depends on that order
     there (strided reads the inputs first), as the in-place forms refuse (operands'
     ``_check_partial_overlap``). Only inputs that broadcast to ``out``'s shape are judged (the
     elementwise reads; a reduction's input is read in its own order). ``buffered``: a buffered
-    unary kernel (:data:`_READ_FIRST`), whose rows are read in pieces before they are written."""
+    unary kernel's contiguous piece (:func:`_vml_piece`), its rows read in pieces before written."""
     for x in inputs:
         if not isinstance(x, Tensor) or not shares_storage(x, out):
             continue
