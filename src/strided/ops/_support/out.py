@@ -285,8 +285,8 @@ def _check_overlap(out: Tensor, inputs: tuple, op: str, full_too: bool = False) 
 # a later row reads what an earlier one wrote (read_after_write's ``buffered``).
 # Per op, the bytes its kernel reads whole before writing them along a row that steps by one in
 # both out and input (measured with torch 2.13, float32: a read n elements after its write):
-# vec::map's Vectorized<T> (32 bytes: floor/ceil/round/i0; 64: expm1/log1p/lgamma, AVX512
-# builds), or MKL's VML call (0: its blocking is not known; one element at a time, left to right
+# vec::map's Vectorized<T> (32 bytes: floor/ceil/round/i0; 64: expm1/log1p/lgamma, whose AVX512
+# builds run on an AVX512 CPU, else 32), or MKL's VML call (0: its blocking is not known; one element at a time, left to right
 # as measured, is the safe side: a refusal where its block happens to read first)
 _READ_FIRST = {**dict.fromkeys(("sin", "cos", "tan", "asin", "acos", "atan", "tanh", "exp", "log", "log2", "log10",
                                 "sqrt", "erf", "erfc", "erfinv", "trunc"), 0),
@@ -300,6 +300,8 @@ def _vml_piece(op: str, dtype: DType) -> int | None:
     piece = _READ_FIRST.get(op)
     if piece is None or dtype.kind not in "fc":
         return None
+    if piece == 64:  # (kernels built for AVX512 too: the CPU's Vectorized<T>, 32 bytes under AVX2)
+        piece = torch_loops.torch_vector_bytes()
     return piece if dtype.kind == "f" else 0
 
 # the overlaps PyTorch lets through to its loop: too hard to check, or a partial one that only
