@@ -119,23 +119,46 @@ def test_out_of_a_buffered_unary_kernel_reads_its_row_first(op):
     np.testing.assert_array_equal(_run(strided, case), _run(strided, lambda L, b: case(L, _Copied(b))))
 
 
-@pytest.mark.parametrize("op", ["index_add_", "index_copy_"])
-@pytest.mark.xfail(strict=True, reason="index_add_/index_copy_ with a source sharing memory with self "
-                   "in a too-hard layout: PyTorch reads the source index by index after writing "
-                   "(x[::2].index_add_(0, arange(3), x[:3]) of day 25's hunt); strided reads the "
-                   "source first and gives another number without refusing")
+def _source_copied(case):
+    """PyTorch's run of ``case(L, b, source_base)`` with the source read from a copy of the base
+    (the inputs-read-first values) and with the base itself: whether the two differ."""
+    def run(copied):
+        b = torch.tensor(_VALUES)
+        case(torch, b, b.clone() if copied else b)
+        return np.array(b.tolist(), np.float32)
+    return not np.array_equal(run(False), run(True))
+
+
+# (day 26: red25's strict xfails, fixed: the index ops model PyTorch's loops, refusing where it
+# reads an element after writing it; the differential fuzz is tests/test_alias_index_ops.py)
+_INDEX_REFUSED = {
+    "index_add_": lambda L, b, s: b[::2][:6].index_add_(0, L.tensor([0, 1, 2]), s[:3]),
+    "index_copy_": lambda L, b, s: b[::2][:6].index_copy_(0, L.tensor([0, 1, 2]), s[:3]),
+    "scatter_": lambda L, b, s: b[:12][::2].scatter_(0, L.tensor([0, 1, 2, 3, 4, 5]), s[:6]),
+}
+# the same layouts where each shared element is read before it is written
+_INDEX_KEPT = {
+    "index_add_": lambda L, b, s: b[::2][:6].index_add_(0, L.tensor([0, 1, 2]), s[5:8]),
+    "index_copy_": lambda L, b, s: b[::2][:6].index_copy_(0, L.tensor([0, 1, 2]), s[5:8]),
+    "scatter_": lambda L, b, s: b[:12][::2].scatter_(0, L.tensor([0, 1, 2, 3, 4, 5]), s[6:12]),
+}
+
+
+@pytest.mark.parametrize("op", sorted(_INDEX_REFUSED))
 def test_index_ops_with_a_source_aliasing_self(op):
-    def case(L, b):
-        getattr(b[::2][:6], op)(0, L.tensor([0, 1, 2]), b[:3])
-    np.testing.assert_array_equal(_run(strided, case), _run(torch, case))
+    case = _INDEX_REFUSED[op]
+    assert _source_copied(case)
+    base = strided.tensor(_VALUES)
+    with pytest.raises(OverlapWriteError, match="reads storage element"):
+        case(strided, base, base)
+    assert np.array_equal(np.array(base.tolist(), np.float32), np.array(_VALUES, np.float32))
 
 
-@pytest.mark.xfail(strict=True, reason="x[::2].scatter_(0, idx, x[:6]): PyTorch writes in index order "
-                   "reading the source as it goes; strided reads the source first, silently")
-def test_scatter_with_a_source_aliasing_self():
-    def case(L, b):
-        b[:12][::2].scatter_(0, L.tensor([0, 1, 2, 3, 4, 5]), b[:6])
-    np.testing.assert_array_equal(_run(strided, case), _run(torch, case))
+@pytest.mark.parametrize("op", sorted(_INDEX_KEPT))
+def test_index_ops_with_a_source_read_before_written_are_torchs(op):
+    case = _INDEX_KEPT[op]
+    assert not _source_copied(case)
+    np.testing.assert_array_equal(_run(strided, lambda L, b: case(L, b, b)), _run(torch, lambda L, b: case(L, b, b)))
 
 
 _LOGSUMEXP_NO_DIMS = {
@@ -331,11 +354,10 @@ def test_float_fill_values_into_integers_are_checked_as_torch(name, dtype, value
     assert run(strided) == run(torch)
 
 
-@pytest.mark.xfail(strict=True, reason="a buffered unary op's out= across its input over several rows "
-                   "(sqrt(b[:12].view(3, 4), out=b[:24].view(3, 8)[:, :4])): PyTorch reads each row "
-                   "whole before writing it but a later row reads what an earlier one wrote; the "
-                   "_READ_FIRST exemption does not model rows, so strided reads all first, silently")
 def test_buffered_unary_out_across_rows():
+    """(red25's strict xfail, fixed on day 26: a buffered unary op's rows are modelled, read in
+    pieces before they are written, a later row reading what an earlier one wrote; the fuzz is
+    tests/test_alias_index_ops.py::test_buffered_unary_out_over_its_input_across_rows)"""
     def case(L, b):
         L.sqrt(b[:12].view(3, 4), out=b[:24].view(3, 8)[:, :4])
     assert _torch_order_dependent(lambda L, b: case(L, b) if isinstance(b, torch.Tensor) else

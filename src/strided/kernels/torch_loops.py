@@ -248,8 +248,13 @@ def _element_bytes(shape: tuple[int, ...], lay_shape: Sequence[int], lay_strides
     return at.reshape(-1)
 
 
+# the elements a buffered unary kernel (*_vml_cpu) reads into its buffer at once, in bytes
+VML_BUFFER_BYTES = 8 * 1024
+
+
 def read_after_write(written: tuple[tuple[int, ...], tuple[int, ...], int, int],
-                     read: tuple[tuple[int, ...], tuple[int, ...], int, int], copy: bool = False) -> tuple | None:
+                     read: tuple[tuple[int, ...], tuple[int, ...], int, int], copy: bool = False,
+                     buffered: int | None = None) -> tuple | None:
     """Where an elementwise write into ``written`` (shape, strides, offset in elements, itemsize)
     reads ``read`` (the same, broadcast to ``written``'s shape; one storage) and PyTorch's loop
     reads an element after it has written it at another position (a vectorized row's block read
@@ -261,7 +266,13 @@ def read_after_write(written: tuple[tuple[int, ...], tuple[int, ...], int, int],
     stride (no PyTorch layout: its spelling there, ``flip()``, is a copy read first) never counts;
     nor do layouts of other itemsizes meeting (a typed alias: any read of a written byte counts).
     ``copy``: the write is a copy (``copy_``, ``t[...] = v``), so an element written from itself
-    keeps its value and may be read at any time."""
+    keeps its value and may be read at any time. ``buffered``: PyTorch's ``*_vml_cpu`` unary
+    kernels, which take each row in pieces read whole before any of it is written: a row whose
+    output and input both step by one in blocks of ``buffered`` bytes (``vec::map``'s
+    ``Vectorized<T>``, its last block partial; 0: one element at a time, for MKL's calls whose
+    blocks are not known: left to right, so a refusal there may be one PyTorch's blocking would
+    not need), any other in pieces of :data:`VML_BUFFER_BYTES` (copied into or out of a buffer);
+    a later row still reads what an earlier one wrote."""
     shape, w_strides, w_offset, w_size = written
     r_shape, r_strides, r_offset, r_size = read
     if any(st < 0 for st in tuple(w_strides) + tuple(r_strides)):
@@ -278,10 +289,13 @@ def read_after_write(written: tuple[tuple[int, ...], tuple[int, ...], int, int],
         if copy:
             elsewhere &= into[writer] != out[writer]
         if elsewhere.any() and into.size < GRAIN_SIZE:
-            perm, row, vectorized, _ = _loop_rows(shape, tuple(w_strides), False,
-                                                  [(tuple(r_shape), tuple(r_strides))])
+            perm, row, vectorized, scalar = _loop_rows(shape, tuple(w_strides), False,
+                                                       [(tuple(r_shape), tuple(r_strides))])
             when = np.arange(into.size, dtype=np.int64)
-            if vectorized and row > 1:
+            if buffered is not None:
+                piece = max(1, (buffered if vectorized and scalar is None else VML_BUFFER_BYTES) // w_size)
+                when -= (when % row) % piece
+            elif vectorized and row > 1:
                 # a vectorized row loads a block of 2 * Vectorized<T>::size() elements before storing
                 # it (64 bytes at least: AVX2's, and the generic build's 32-byte Vectorized): a read
                 # in the block that writes the element is a read before the write; the row's last

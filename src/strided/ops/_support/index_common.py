@@ -26,7 +26,7 @@ from ...dispatch import memory_overlap, shares_storage
 from ...dtypes import TORCH_NAME, DType, int32, int64, scalar_overflow
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...kernels import check_writable
-from ...messages import partial_overlap
+from ...messages import partial_overlap, read_after_write
 from ...scalars import filled, numpy_scalar, parse_int
 from ...tensor import Tensor
 
@@ -172,6 +172,23 @@ def check_no_overlap(target: Tensor, other: Any, op: str, name: str) -> None:
     if status is L.OverlapStatus.PARTIAL or status is L.OverlapStatus.FULL:
         raise partial_overlap(op, tl, ol, L.storage_extent(tl), L.storage_extent(ol),
                               f"fix: pass a copy of the {name}: x.{op}(..., {name}.clone(), ...)")
+
+
+def refuse_stale_read(target: Tensor, other: Any, op: str, name: str, where: Any) -> None:
+    """After :func:`check_no_overlap`: where ``other`` (read) shares ``target``'s memory in a
+    layout PyTorch lets through ("too hard" to check), its kernel computes in its loop's order;
+    refuse where that loop reads an element after writing it (``where()``: the loop's model,
+    :mod:`strided.kernels.torch_index_loops`, giving the positions or None), since strided reads
+    ``other`` first and would give another number. Typed aliases of one buffer (different
+    storages) are not modelled: read first, as before."""
+    if not isinstance(other, Tensor) or other._storage is not target._storage:
+        return
+    if memory_overlap(target, other) is not L.OverlapStatus.TOO_HARD:
+        return
+    at = where()
+    if at is not None:
+        raise read_after_write(op, target._layout, other._layout, at,
+                               f"fix: pass a copy of the {name}: x.{op}(..., {name}.clone(), ...)")
 
 
 def check_same_dtype(target: Tensor, source: Tensor, op: str, first: str) -> None:

@@ -35,6 +35,8 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from ... import layout as L
 from ...callsite import user_site
 from ...dispatch import OPEN, memory_overlap, report, shares_storage
@@ -200,8 +202,8 @@ def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype:
     check_cast(result._dtype, out, op)
     _check_overlap(out, inputs, op, no_overlap)
     shape = result._layout.shape
-    if unbuffered or not (op in _READ_FIRST and out._dtype.kind in "fc"):
-        _check_read_after_write(out, _written_layout(out, result, resize_row_major), inputs, op)
+    _check_read_after_write(out, _written_layout(out, result, resize_row_major), inputs, op,
+                            _vml_piece(op, out._dtype) if not unbuffered else None)
     if out._layout.shape != shape:
         numel = L.product(out._layout.shape)
         check_writable(out._storage, out._layout, name, aliasing_ok=resize_first, updates=False)
@@ -238,6 +240,27 @@ def _check_resized_overlap(out: Tensor, layout: L.Layout, inputs: tuple, op: str
             )
 
 
+def _check_copied_input(out: Tensor, layout: L.Layout, x: Any, op: str) -> None:
+    """PyTorch's ``values.copy_(self)`` that starts ``sort(out=(values, indices))`` (then sorted
+    in place, reading only ``values``), with ``out`` resized to ``layout``: copy_'s refusal of a
+    ``values`` laid across the input in part, and where the two meet in a layout it does not
+    check, strided's refusal where copy_'s loop reads an element after writing it
+    (:func:`strided.kernels.torch_loops.read_after_write`; elsewhere the copy reads first)."""
+    if not isinstance(x, Tensor) or not shares_storage(x, out):
+        return
+    status = memory_overlap(x, out, layout)
+    xl = x._layout
+    if status is L.OverlapStatus.PARTIAL:
+        raise partial_overlap(f"{op}(out=...)", layout, xl, L.storage_extent(layout), L.storage_extent(xl),
+                              f"fix: pass a fresh out tensor, or a copy of the input: {op}(x.clone(), ..., out=out)")
+    if status is L.OverlapStatus.TOO_HARD:
+        where = torch_loops.read_after_write((layout.shape, layout.strides, layout.offset, out._dtype.itemsize),
+                                             (xl.shape, xl.strides, xl.offset, x._dtype.itemsize), copy=True)
+        if where is not None:
+            raise read_after_write(f"{op}(out=...)", layout, xl, where,
+                                   f"fix: pass a fresh out tensor, or a copy of the input: {op}(x.clone(), ..., out=out)")
+
+
 def _check_overlap(out: Tensor, inputs: tuple, op: str, full_too: bool = False) -> None:
     """PyTorch's ``assert_no_partial_overlap(out, input)``: ``out`` may be an input exactly
     (same span, same strides), not part of one or laid across one differently; ``full_too``:
@@ -258,11 +281,28 @@ def _check_overlap(out: Tensor, inputs: tuple, op: str, full_too: bool = False) 
 # PyTorch's unary kernels that run a row of a strided walk through a buffer (its *_vml_cpu
 # kernels of floating and complex types): the row's input is read into the buffer before any of
 # it is written, so a read after a write within one row does not happen (measured against torch
-# 2.13, float32/float64/complex64, sin(x[:6], out=x[::2]) gives the inputs-read-first numbers).
-# Reads after writes across rows of a 2-d walk are not modelled: these ops are not judged.
-_READ_FIRST = frozenset(("sin", "cos", "tan", "asin", "acos", "atan", "tanh", "exp", "expm1", "log", "log2",
-                         "log10", "log1p", "sqrt", "erf", "erfc", "erfinv", "ceil", "floor", "round", "trunc",
-                         "lgamma", "i0"))
+# 2.13, float32/float64/complex64, sin(x[:6], out=x[::2]) gives the inputs-read-first numbers);
+# a later row reads what an earlier one wrote (read_after_write's ``buffered``).
+# Per op, the bytes its kernel reads whole before writing them along a row that steps by one in
+# both out and input (measured with torch 2.13, float32: a read n elements after its write):
+# vec::map's Vectorized<T> (32 bytes: floor/ceil/round/i0; 64: expm1/log1p/lgamma, whose AVX512
+# builds run on an AVX512 CPU, else 32), or MKL's VML call (0: its blocking is not known; one element at a time, left to right
+# as measured, is the safe side: a refusal where its block happens to read first)
+_READ_FIRST = {**dict.fromkeys(("sin", "cos", "tan", "asin", "acos", "atan", "tanh", "exp", "log", "log2", "log10",
+                                "sqrt", "erf", "erfc", "erfinv", "trunc"), 0),
+               **dict.fromkeys(("ceil", "floor", "round", "i0"), 32),
+               **dict.fromkeys(("expm1", "log1p", "lgamma"), 64)}
+
+
+def _vml_piece(op: str, dtype: DType) -> int | None:
+    """The contiguous piece :func:`strided.kernels.torch_loops.read_after_write` takes for ``op``'s
+    buffered kernel on ``dtype`` (None: not a buffered kernel; complex ones one element at a time)."""
+    piece = _READ_FIRST.get(op)
+    if piece is None or dtype.kind not in "fc":
+        return None
+    if piece == 64:  # (kernels built for AVX512 too: the CPU's Vectorized<T>, 32 bytes under AVX2)
+        piece = torch_loops.torch_vector_bytes()
+    return piece if dtype.kind == "f" else 0
 
 # the overlaps PyTorch lets through to its loop: too hard to check, or a partial one that only
 # the resized ``out`` has (PyTorch checks ``out`` as given, before resizing it)
@@ -277,27 +317,64 @@ def _written_layout(out: Tensor, result: Tensor, row_major: bool) -> L.Layout:
     return resized_layout(out, result)
 
 
-def _check_read_after_write(out: Tensor, tl: L.Layout, inputs: tuple, op: str) -> None:
+def _check_read_after_write(out: Tensor, tl: L.Layout, inputs: tuple, op: str, buffered: int | None = None) -> None:
     """Refuse an ``out`` (written through layout ``tl``) laid across an input in a layout PyTorch calls too hard to check where
     PyTorch's loop (TensorIterator's walk over ``out``) reads an input element after writing it at
     another position: ``add(x[:6], 1, out=x[::2])`` gives a number that depends on that order
     there (strided reads the inputs first), as the in-place forms refuse (operands'
     ``_check_partial_overlap``). Only inputs that broadcast to ``out``'s shape are judged (the
-    elementwise reads; a reduction's input is read in its own order)."""
+    elementwise reads; a reduction's input is read in its own order). ``buffered``: a buffered
+    unary kernel's contiguous piece (:func:`_vml_piece`), its rows read in pieces before written."""
     for x in inputs:
         if not isinstance(x, Tensor) or not shares_storage(x, out):
             continue
         xl = x._layout
         if len(xl.shape) > len(tl.shape) or any(
                 s not in (1, t) for s, t in zip(reversed(xl.shape), reversed(tl.shape))):
+            if op in _REDUCED:
+                _check_reduced_input(out, tl, x, op)
             continue
         if memory_overlap(x, out, tl) not in _ORDER_DEPENDENT:
             continue
         where = torch_loops.read_after_write((tl.shape, tl.strides, tl.offset, out._dtype.itemsize),
-                                             (xl.shape, xl.strides, xl.offset, x._dtype.itemsize))
+                                             (xl.shape, xl.strides, xl.offset, x._dtype.itemsize), buffered=buffered)
         if where is not None:
             raise read_after_write(f"{op}(out=...)", tl, xl, where,
                                    f"fix: pass a fresh out tensor, or a copy of the input: {op}(x.clone(), ..., out=out)")
+
+
+# Reductions: PyTorch checks no overlap of ``out`` with the input (its reduce iterator is built
+# with the check off) and its loops set and accumulate the outputs while reading the input in
+# their own order (measured: sum(x, 1, out=...) over x's own elements zeroes them first), so an
+# output element that is also an input element gives a number of that order (differential fuzz
+# in tests/test_alias_index_ops.py: refused exactly where torch's aliased run differs). Not
+# listed: amax/amin and std/var, whose aliased numbers depend on the values as well (a max that
+# does not change, Welford's one write per output: about half such layouts give the read-first
+# numbers there), and logsumexp, which reads its input into temporaries first.
+_REDUCED = frozenset(("sum", "nansum", "mean", "nanmean", "prod"))
+
+
+def _check_reduced_input(out: Tensor, tl: L.Layout, x: Tensor, op: str) -> None:
+    """Refuse a reduction's ``out`` (written through ``tl``) laid over its input ``x`` in a layout
+    PyTorch does not check (dense overlaps were refused by :func:`_check_overlap`) where an
+    element written is also read (:data:`_REDUCED`): the positions of the first such read."""
+    if x._storage is not out._storage or memory_overlap(x, out, tl) is not L.OverlapStatus.TOO_HARD:
+        return
+    written = torch_loops._element_bytes(tl.shape, tl.shape, tl.strides, tl.offset, out._dtype.itemsize)
+    xl = x._layout
+    read = torch_loops._element_bytes(xl.shape, xl.shape, xl.strides, xl.offset, x._dtype.itemsize)
+    both = np.isin(read, written)
+    if not both.any():
+        return
+    k = int(np.argmax(both))
+    w = int(np.argmax(written == read[k]))
+
+    def position(flat: int, shape: tuple) -> list[int]:
+        return [int(i) for i in np.unravel_index(flat, shape)] if shape else []
+
+    raise read_after_write(f"{op}(out=...)", tl, xl, (position(k, xl.shape), int(read[k]) // x._dtype.itemsize,
+                                                      position(w, tl.shape)),
+                           f"fix: pass a fresh out tensor, or a copy of the input: {op}(x.clone(), ..., out=out)")
 
 
 def resized_layout(out: Tensor, result: Tensor) -> L.Layout:
@@ -410,7 +487,8 @@ def write_pair_out(out: Any, compute: Callable[[], Any], op: str, inputs: tuple,
     found Int"); ``"median"``, ``"kthvalue"``, ``"mode"``: those ops' own words (:data:`_PAIR_TEXTS`).
     ``overlap``: PyTorch's check of each resized ``out`` against the input, before anything is
     written: "partial" refuses an ``out`` laid across the input (max/min/median/mode/topk/aminmax),
-    "any" refuses it being the input too (kthvalue), "" checks nothing (sort, cummax, cummin).
+    "any" refuses it being the input too (kthvalue), "" checks nothing (cummax, cummin), "copy":
+    ``values`` is first a copy of the input, sorted in place (sort: :func:`_check_copied_input`).
 
     >>> x = strided.tensor([[3.0, 1.0], [0.0, 5.0]])
     >>> v, i = strided.empty(2), strided.empty(2, dtype=strided.int64)
@@ -435,7 +513,10 @@ def write_pair_out(out: Any, compute: Callable[[], Any], op: str, inputs: tuple,
     for o, r in zip(out, made):  # (both checked first: a refused out= leaves both untouched)
         check_writable(o._storage, o._layout, f"{op}(out=...)", aliasing_ok=o._layout.shape != r._layout.shape,
                        updates=o._layout.shape == r._layout.shape)
-        if overlap:
+        if overlap == "copy":
+            if o is out[0]:
+                _check_copied_input(o, resized_layout(o, r), inputs[0], op)
+        elif overlap:
             _check_resized_overlap(o, resized_layout(o, r), inputs, op, overlap == "any")
     for o, r in zip(out, made):
         write_out(o, r, op, (), resize_first=True)

@@ -52,7 +52,7 @@ UNSIGNED: dict[str, str] = {
     "scatter_reduce.amin": "scatter_gather_tensor_cpu_reduce_amin",
     "scatter_reduce.exclude_self": "scatter_reduce_exclude_input_init",
     "index_add": "scatter_gather_tensor_cpu", "index_add.alpha": "add_stub", "index_add.vector": "index_add_",
-    "index_copy": "index_copy_cpu", "index_fill": "index_fill_cpu", "masked_select": "masked_select",
+    "index_copy": "index_copy_cpu", "index_fill": "index_fill_cpu", "index_put": "index_put", "masked_select": "masked_select",
     "masked_fill": "masked_fill", "masked_scatter": "masked_scatter", "nonzero": "nonzero_count_cpu",
     "argwhere": "nonzero_count_cpu", "count_nonzero": "nonzero_count_cpu",
     "logical_not": "logical_not_cpu", "logical_and": "logical_and_cpu", "logical_or": "logical_or_cpu",

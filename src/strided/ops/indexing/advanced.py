@@ -39,17 +39,20 @@ from ...args import is_index_int, is_number, type_name
 from ...callsite import user_site
 from ...creation import tensor as make_tensor
 from ...dispatch import adopted, copied, memory_overlap, shares_storage
-from ...dtypes import bool_, int32, int64, uint8
+from ...dtypes import bool_, int32, int64, uint8, uint16, uint32, uint64
 from ...errors import StridedError, StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import grad_zeros, installs_as, linear, seal
 from ...indexing import index_layout, invalid_index
 from ...kernels import check_writable, numpy_view
 from ...kernels.listeners import OPEN, silenced
+from ...kernels.torch_index_loops import addresses, index_put_stale
+from ...kernels.torch_loops import operand_strides
 from ...layout import Layout
-from ...messages import partial_overlap
+from ...messages import partial_overlap, read_after_write
 from ...opdef import Kind, declare
 from ...tensor import ADVANCED_INDEXING, Tensor, tensor_arg
 from ...writes import SETITEM, _as_source, _numpy_number
+from .._support import support
 from .._support.gradtools import frozen_key, key_tensors
 from .._support.operands import _cinfo
 from .._support.promotion import TORCH_NAMES
@@ -423,8 +426,10 @@ def setitem(t: Tensor, key: Any, value: Any) -> None:
     _put(t, plan_index(t._layout, key), value, accumulate=False, op="setitem", strip=True)
 
 
-def _source(t: Tensor, plan: IndexPlan, value: Any, op: str) -> Any:
-    """What the write reads, after PyTorch's checks: a NumPy scalar or array."""
+def _source(t: Tensor, plan: IndexPlan, value: Any, op: str, accumulate: bool = False) -> Any:
+    """What the write reads, after PyTorch's checks: a NumPy scalar or array. A one-element
+    value written through one bool mask is PyTorch's ``masked_fill_(mask, value.item())``
+    (``canDispatchToMaskedFill``): read first, its memory not checked against the target's."""
     if isinstance(value, Tensor):
         if value._dtype is not t._dtype:
             raise StridedRuntimeError(join_lines(
@@ -434,7 +439,7 @@ def _source(t: Tensor, plan: IndexPlan, value: Any, op: str) -> Any:
                 "converts nothing",
                 f"fix: convert the value first: value.to(strided.{t._dtype.name})",
             ))
-        if shares_storage(value, t):  # (one storage, or typed aliases of one buffer: compared in bytes)
+        if shares_storage(value, t) and not _masked_fill(plan, value, accumulate):  # (typed aliases too)
             status = memory_overlap(value, t, plan.view)
             if status is L.OverlapStatus.FULL or status is L.OverlapStatus.PARTIAL:
                 raise partial_overlap(op, plan.view, value._layout, L.storage_extent(plan.view),
@@ -448,19 +453,29 @@ def _source(t: Tensor, plan: IndexPlan, value: Any, op: str) -> Any:
     return _as_source(value)
 
 
+_WIDE_UNSIGNED = frozenset((uint16, uint32, uint64))
+
+
 def _put(t: Tensor, plan: IndexPlan, value: Any, accumulate: bool, op: str, strip: bool) -> None:
     """Write (or add, with ``accumulate``) ``value`` at ``plan`` in ``t``; every check first."""
     check_writable(t._storage, plan.view, op, False, updates=accumulate)
     shape = plan.shape
     if isinstance(value, Tensor):  # PyTorch checks a tensor value's shape before its dtype
         _fitted_shape(value._layout.shape, shape, op, strip)
-    src = _source(t, plan, value, op)
+    src = _source(t, plan, value, op, accumulate)
     vshape = _fitted_shape(src.shape, shape, op, strip)
     src = src.reshape(vshape)
+    if t._dtype in _WIDE_UNSIGNED and any(e.kind != "bool" for e in plan.entries):
+        # PyTorch 2.13 has no uint16/32/64 index_put kernel (nor masked_fill: its one-mask,
+        # one-element write), whatever the index, empty ones too
+        filled = not accumulate and len(plan.entries) == 1 and plan.entries[0].kind == "mask" and src.size == 1
+        support.check("masked_fill" if filled else "index_put", t._dtype, (t,))
     if 0 in shape:
         return  # as PyTorch: nothing is written, and no index is read (none is checked)
     store = t._storage.array
     if isinstance(value, Tensor) and shares_storage(value, t):
+        if not _masked_fill(plan, value, accumulate):
+            _refuse_stale_put(t, plan, value, vshape, accumulate, op)
         src = src.copy()  # a value in the target's memory that PyTorch lets through: read it first
     plan = _detached(plan, store)
     arr = numpy_view(t._storage, plan.view)
@@ -479,6 +494,70 @@ def _put(t: Tensor, plan: IndexPlan, value: Any, accumulate: bool, op: str, stri
             arr[plan.np_key] = src
     except IndexError as err:
         raise _bounds_error(plan, err) from None
+
+
+def _masked_fill(plan: IndexPlan, value: Tensor, accumulate: bool) -> bool:
+    """Whether PyTorch writes ``value`` as ``masked_fill_(mask, value.item())``: no accumulate,
+    one element, and the key's only index one bool (or uint8) mask."""
+    return (not accumulate and len(plan.entries) == 1 and plan.entries[0].kind == "mask"
+            and L.product(value._layout.shape) == 1)
+
+
+def _refuse_stale_put(t: Tensor, plan: IndexPlan, value: Tensor, vshape: tuple[int, ...], accumulate: bool,
+                      op: str) -> None:
+    """Refuse a ``value`` over ``t``'s memory in a layout PyTorch lets through ("too hard") where
+    its ``index_put_kernel`` reads an element of ``value`` after writing it
+    (:func:`.torch_index_loops.index_put_stale`; strided reads ``value`` first). The walk is
+    TensorIterator's over the indexed result: the target restrided (stride 0 over the index
+    dims, which come first where the indexed dims are not adjacent), the value broadcast, the
+    index tensors. Keys with a bool scalar, and typed aliases, are not modelled (read first)."""
+    if value._storage is not t._storage or memory_overlap(value, t, plan.view) is not L.OverlapStatus.TOO_HARD:
+        return
+    if any(e.kind == "bool" for e in plan.entries):
+        return
+    view, shape, nb = plan.view, plan.shape, len(plan.index_shape)
+    written = np.asarray(addresses(view.shape, view.strides, view.offset)[plan.np_key])
+    adv = sorted(d for e in plan.entries for d in range(e.pos, e.pos + e.ndim))
+    rest = [d for d in range(len(view.shape)) if d not in adv]
+    if adv == list(range(adv[0], adv[-1] + 1)):
+        before, after = [d for d in rest if d < adv[0]], [d for d in rest if d > adv[-1]]
+    else:
+        before, after = [], rest
+    if written.shape != shape or len(before) + nb + len(after) != len(shape):
+        return
+    vl = value._layout
+    read = np.broadcast_to(addresses(vl.shape, vl.strides, vl.offset).reshape(vshape), shape)
+    vshape, vstrides = vl.shape, vl.strides
+    lead = 0
+    while op == "setitem" and lead < len(vshape) and vshape[lead] == 1:
+        lead += 1  # (PyTorch's setitem views the value without its leading size-1 dims first)
+    read_strides = operand_strides(shape, (vshape[lead:], vstrides[lead:]))
+    out_strides = [view.strides[d] for d in before] + [0] * nb + [view.strides[d] for d in after]
+    index_strides = []
+    for e in plan.entries:  # (each index tensor's own row-major strides; a mask's nonzero columns)
+        ishape = e.array.shape if e.kind == "int" else (int(np.count_nonzero(e.array)),)
+        own = L.contiguous_strides(ishape) if e.kind == "int" else (e.ndim,)
+        index_strides += [_index_operand(ishape, own, plan.index_shape, len(before), shape)] * (
+            1 if e.kind == "int" else e.ndim)
+    where = index_put_stale(written, out_strides, read, read_strides, index_strides, accumulate)
+    if where is not None:
+        raise read_after_write(op, Layout(shape, tuple(out_strides), view.offset), vl, where,
+                               f"fix: pass a copy of the value: {'t[idx] = v' if op == 'setitem' else f'{op}(idx, v'}"
+                               f"{'.clone()' if op == 'setitem' else '.clone())'}")
+
+
+def _index_operand(ishape: tuple[int, ...], own: Sequence[int], index_shape: tuple[int, ...], before: int,
+                   shape: tuple[int, ...]) -> list[int]:
+    """An index tensor's strides as ``index_put_``'s TensorIterator sees them over the result
+    ``shape``: expanded to the broadcast ``index_shape`` (0 where it broadcasts), viewed with
+    size-1 dims around it (a view gives the leading ones ``stride[0] * size[0]``, the trailing
+    ones the last stride), 0 where such a dim broadcasts."""
+    nb = len(index_shape)
+    k = nb - len(ishape)
+    exp = [0] * k + [0 if (n == 1 and index_shape[k + i] != 1) else st for i, (n, st) in enumerate(zip(ishape, own))]
+    head, tail = (exp[0] * index_shape[0], exp[-1]) if nb else (0, 0)
+    full = [head] * before + exp + [tail] * (len(shape) - before - nb)
+    return [0 if (not before <= d < before + nb and shape[d] != 1) else st for d, st in enumerate(full)]
 
 
 # The gathered write pays one pass over the whole target; below these it does not pay.

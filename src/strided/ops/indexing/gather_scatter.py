@@ -29,6 +29,7 @@ from ...gradients import grad_zeros, linear, seal
 from ...kernels import native
 from ...kernels.blocked import copy_into, row_major
 from ...kernels.listeners import silenced
+from ...kernels.torch_index_loops import scatter_stale
 from ...layout import Layout
 from ...opdef import Kind, declare
 from ...tensor import Tensor
@@ -42,6 +43,7 @@ from .._support.index_common import (
     check_target,
     fill_value,
     index_array,
+    refuse_stale_read,
     scalar_name,
     shares_memory,
     storage_blocks,
@@ -656,12 +658,26 @@ def _large_scatter(self: Any, dim: Any, index: Any, src: Any, reduce: str | None
     return adopted(arr, info[2], self._dtype)
 
 
+# dtypes whose storage array orders as the tensor's values (scatter_reduce's amax/amin replay)
+_ORDERED = frozenset(("float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8"))
+
+
+def _lay(t: Tensor) -> tuple:
+    """A tensor's (shape, strides, offset), in elements."""
+    lay = t._layout
+    return lay.shape, lay.strides, lay.offset
+
+
 def _scatter_target(self: Tensor, dim: Any, index: Any, src: Any, op: str, inplace: bool,
                     updates: bool = True, supported: Callable[[], None] | None = None,
-                    ) -> tuple[Tensor, int, np.ndarray, Any]:
+                    order: str = "add", pick: str | None = None) -> tuple[Tensor, int, np.ndarray, Any]:
     """Check a scatter-family call before anything is written; returns ``(target, d, idx, values)``:
     the tensor to write (``self`` in place, else a fresh copy of it), the wrapped dim, the index as
-    an array and ``src``'s values for the target. ``updates``: the call reads the target's values;
+    an array and ``src``'s values for the target. ``order``: how PyTorch's loop writes, for a
+    ``src`` over ``self``'s memory that it lets through (:func:`.torch_index_loops.scatter_stale`):
+    "copy", "add" (every write changes its element) or "fill" (``include_self=False``: every
+    indexed element set first); ``pick``: scatter_reduce's "amax" / "amin" (a stale read
+    refused only where the values show it); ``updates``: the call reads the target's values;
     ``supported``: the dtype check of the op's kernel, run unless the index is empty (PyTorch's
     kernels then run none)."""
     if inplace:
@@ -672,6 +688,9 @@ def _scatter_target(self: Tensor, dim: Any, index: Any, src: Any, op: str, inpla
     if inplace:
         check_no_overlap(self, index, op, "index")
         check_no_overlap(self, src, op, "src")
+        refuse_stale_read(self, src, op, "src", lambda: scatter_stale(
+            _lay(self), _lay(src), _lay(index), idx, d, order != "copy", order == "fill",
+            pick if self._dtype.name in _ORDERED else None, self._storage.array))
         target = self
     else:
         target = _out_of_place(self)
@@ -711,7 +730,7 @@ def _scatter(self: Tensor, dim: Any, index: Any, src: Any, value: Any, reduce: A
             "future PyTorch release. Use torch.scatter_reduce instead for more reduction options.",
             UserWarning, stacklevel=user_site()[1])
     target, d, idx, values = _scatter_target(
-        self, dim, index, source, op, inplace, updates=reduce is not None,
+        self, dim, index, source, op, inplace, updates=reduce is not None, order="copy" if reduce is None else "add",
         supported=lambda: support.check("scatter" if isinstance(source, Tensor) else "scatter.value",
                                         self._dtype, (self,)))
     _scatter_into(target, d, idx, values, reduce)
@@ -815,7 +834,9 @@ def _scatter_reduce(self: Tensor, dim: Any, index: Any, src: Any, reduce: Any, i
         support.check(f"scatter_reduce.{reduce}" if reduce in ("mean", "amax", "amin") else "scatter_reduce",
                       self._dtype, (self, src))
 
-    target, d, idx, values = _scatter_target(self, dim, index, src, op, inplace, supported=supported)
+    target, d, idx, values = _scatter_target(self, dim, index, src, op, inplace, supported=supported,
+                                             order="add" if include_self else "fill",
+                                             pick=reduce if reduce in ("amax", "amin") else None)
     _scatter_reduce_into(target, d, idx, values, reduce, bool(include_self))
     return target
 

@@ -32,7 +32,9 @@ from ...errors import (
 from ...gradients import grad_zeros, linear, not_differentiable, seal
 from ...kernels.blocked import copy_into
 from ...kernels.native import special
+from ...kernels.torch_index_loops import index_add_stale, index_copy_stale
 from ...layout import Layout
+from ...messages import partial_overlap
 from ...opdef import Kind, declare
 from ...tensor import Tensor
 from .._support import support
@@ -46,6 +48,7 @@ from .._support.index_common import (
     check_target,
     fill_value,
     index_array,
+    refuse_stale_read,
     scalar_name,
     shares_memory,
     tensor_of,
@@ -308,6 +311,28 @@ def _source_values(source: Tensor, target: Tensor, shape: tuple[int, ...]) -> np
     return arr.copy() if shares_memory(source, target) else arr
 
 
+def _lay(t: Tensor) -> tuple:
+    """A tensor's (shape, strides, offset), in elements."""
+    lay = t._layout
+    return lay.shape, lay.strides, lay.offset
+
+
+def _check_first_slices(self: Tensor, source: Tensor, d: int, op: str) -> None:
+    """PyTorch's slice-by-slice ``index_add_`` builds one ``add_`` iterator on the first slices,
+    ``self.select(d, 0)`` and ``source.select(d, 0)``, whatever the index: its overlap check
+    refuses those two where they meet in part (a partial overlap of the whole tensors was
+    refused before; here the slices alone, e.g. one element each at one address with other
+    strides)."""
+    def first(t: Tensor) -> Layout:
+        lay = t._layout
+        return Layout(lay.shape[:d] + lay.shape[d + 1:], lay.strides[:d] + lay.strides[d + 1:], lay.offset)
+
+    a, b = first(self), first(source)
+    if L.overlap_status(a, b) is L.OverlapStatus.PARTIAL:
+        raise partial_overlap(op, a, b, L.storage_extent(a), L.storage_extent(b),
+                              f"fix: pass a copy of the source: x.{op}(..., source.clone())")
+
+
 def _write_plan(self: Tensor, d: int, n_index: int, index: Tensor, source: Tensor, op: str,
                 inplace: bool) -> tuple[Tensor, np.ndarray, np.ndarray]:
     """After every other check: ``(target, tgt, values)`` -- the tensor written (``self`` in place,
@@ -472,6 +497,13 @@ def _index_add(self: Tensor, dim: Any, index: Any, source: Any, alpha: Any, inpl
                       else "index_add.alpha", self._dtype, (self, source))
     a = fill_value(alpha, self._dtype, op, 2) if alpha != 1 else None
     target, tgt, vals = _write_plan(self, d, idx.size, index, source, op, inplace)
+    if inplace and source._storage is self._storage:  # (the rare case: the source in self's memory)
+        scatter_path = scatter_path and index._dtype is int64 and all(
+            n == m for e, (n, m) in enumerate(zip(self.shape, source.shape)) if e != d)
+        if self.ndim > 1 and not scatter_path and idx.size:
+            _check_first_slices(self, source, d, op)
+        refuse_stale_read(self, source, op, "source", lambda: index_add_stale(
+            _lay(self), _lay(source), idx, d, scatter_path, self._dtype.itemsize))
     if a is not None:
         vals = vals * a
     if idx.size and vals.size:
@@ -575,6 +607,9 @@ def _index_copy(self: Tensor, dim: Any, index: Any, source: Any, inplace: bool) 
                  "index_copy_(): index {index} is out of bounds for dimension {dim} with size {size}")
     support.check("index_copy", self._dtype, (self, source))
     target, tgt, vals = _write_plan(self, d, idx.size, index, source, op, inplace)
+    if inplace:
+        refuse_stale_read(self, source, op, "source", lambda: index_copy_stale(
+            _lay(self), _lay(source), idx, index._layout.strides[0] if index.ndim else 1, d))
     # Note: PyTorch leaves a repeated index's result undefined; NumPy's assignment makes the
     # last write win.
     tgt[_key(d, idx)] = vals

@@ -23,7 +23,7 @@ import numpy as np
 from ... import layout as L
 from ...args import type_name
 from ...dispatch import OPEN, adopted, copied, result, result_array
-from ...dtypes import bool_, int64
+from ...dtypes import bool_, int64, uint16, uint32, uint64
 from ...errors import (
     StridedIndexError,
     StridedNotImplementedError,
@@ -35,6 +35,7 @@ from ...gradients import grad_zeros, seal
 from ...kernels.blocked import copy_into, row_major
 from ...kernels.memory import flat_run
 from ...layout import plans as P
+from ...layout.order import iteration_order
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support.memo import Memo
@@ -191,6 +192,10 @@ def _flip_gather(key: tuple[tuple[int, ...], Any]) -> np.ndarray | None:
 _FLIP_GATHER = Memo(_flip_gather, limit=256)
 
 
+# (PyTorch's flip of these may raise, by layout: the general path asks _check_flip_dtype)
+_WIDE_UNSIGNED = frozenset((uint16, uint32, uint64))
+
+
 def _fast_flip(t: Any, dims: Any) -> Tensor | None:
     """``flip(t, dims)`` on the fast path, or None."""
     if dims.__class__ is list:  # (flip takes a list of dims as the tuple of them)
@@ -202,11 +207,11 @@ def _fast_flip(t: Any, dims: Any) -> Tensor | None:
     elif dims.__class__ is not int:
         return None
     small = _small_run(t)
-    if small is not None:
+    if small is not None and t._dtype not in _WIDE_UNSIGNED:
         index = _FLIP_GATHER[(t._layout.shape, dims)]
         return None if index is None else adopted(small[0][index], small[1][2], t._dtype)
     seen = _shaped_run(t)
-    if seen is None:
+    if seen is None or t._dtype in _WIDE_UNSIGNED:
         return None
     index = _FLIP_KEYS[(seen[0].shape, dims)]
     if index is None:
@@ -313,11 +318,11 @@ def _fast_rot90(t: Any, k: Any, dims: Any) -> Tensor | None:
             or dims[1].__class__ is not int):  # (1.0 and True hash as 1 does: plain ints only)
         return None
     small = _small_run(t)
-    if small is not None:
+    if small is not None and t._dtype not in _WIDE_UNSIGNED:
         plan = _ROT90_GATHER[(t._layout.shape, k, dims)]
         return None if plan is None else adopted(small[0][plan[0]], plan[1], t._dtype)
     seen = _shaped_run(t)
-    if seen is None:
+    if seen is None or t._dtype in _WIDE_UNSIGNED:
         return None
     plan = _ROT90[(seen[0].shape, k, dims)]
     if plan is None:
@@ -327,12 +332,62 @@ def _fast_rot90(t: Any, k: Any, dims: Any) -> Tensor | None:
     return adopted(flat, plan[1], t._dtype)
 
 
+def _flip_is_generic(shape: tuple[int, ...], strides: tuple[int, ...], dims: Sequence[int]) -> bool:
+    """Whether PyTorch's ``flip`` of this layout reaches its generic ``"flip_cpu"`` dispatch (no
+    uint16/32/64 kernel there) rather than a copy or a dtype-free special case. Its flip: nothing
+    to do (no flipped dim of size > 1 and nonzero stride, or <= 1 element) is a ``copy_``; else a
+    TensorIterator over (out laid out as ``empty_like``, self, self with stride 0 on the flipped
+    dims), dims ordered and merged as TensorIterator's, out's strides negated on the flipped ones;
+    its kernel then takes a first dim read forwards and written backwards by one element
+    (``cpu_hflip_vec``: a list of dtypes without these), a first dim contiguous in every operand
+    (``cpu_vflip_memcpy`` / the channels-last flip: any dtype), the generic dispatch otherwise."""
+    if L.product(shape) <= 1:  # (a 0-d tensor's dim 0 included)
+        return False
+    flipped = {d for d in dims if shape[d] > 1 and strides[d] != 0}
+    if not flipped:
+        return False
+    ops = [list(L.preserve_format_strides(shape, strides)), list(strides),
+           [0 if d in flipped else s for d, s in enumerate(strides)]]
+    perm = iteration_order(shape, ops)
+    sizes = [shape[p] for p in perm]
+    st = [[o[p] for p in perm] for o in ops]
+    prev = 0  # (TensorIterator's coalesce_dimensions)
+    for dim in range(1, len(sizes)):
+        if sizes[prev] == 1 or sizes[dim] == 1 or all(sizes[prev] * o[prev] == o[dim] for o in st):
+            if sizes[prev] == 1:
+                for o in st:
+                    o[prev] = o[dim]
+            sizes[prev] *= sizes[dim]
+        else:
+            prev += 1
+            for o in st:
+                o[prev] = o[dim]
+            sizes[prev] = sizes[dim]
+    out, own, dummy = (o[0] for o in st)
+    if dummy == 0 and own != 0:
+        out = -out
+    if out == -1 and own == 1:
+        return True  # (cpu_hflip_vec has no kernel for these dtypes: the generic dispatch)
+    return not (out == 1 and own == 1 and dummy == 1)
+
+
+def _check_flip_dtype(t: Tensor, dims: Sequence[int]) -> None:
+    """PyTorch 2.13's ``"flip_cpu" not implemented for 'UInt16'`` (and UInt32/UInt64) where its
+    flip of ``t``'s layout reaches the generic kernel (:func:`_flip_is_generic`): a contiguous
+    uint16 matrix's ``flip(0)`` works (rows copied), its ``fliplr`` raises."""
+    dtype = t._dtype
+    if dtype.kind == "u" and dtype.itemsize > 1 and _flip_is_generic(t._layout.shape, t._layout.strides, dims):
+        raise StridedNotImplementedError(join_lines(
+            f"\"flip_cpu\" not implemented for '{TORCH_NAMES[dtype]}'",
+            f"PyTorch 2.13 flips {dtype.name} only where its kernel copies whole rows (a contiguous inner "
+            f"dim left in place); here shape {t._layout.shape}, strides {t._layout.strides}, dims {list(dims)}",
+            "fix: convert first, e.g. x.to(strided.int64).flip(...), or index with a negative step (a view): x[::-1]"))
+
+
 def _flipped(t: Tensor, dims: tuple[int, ...], op: str) -> Tensor:
     """``t`` with ``dims`` reversed, in new memory laid out as ``empty_like(t)`` (preserve_format)."""
     lay = t._layout
-    # Note: PyTorch 2.13's "flip_cpu" has no uint16/32/64 kernel, but whether it is reached depends
-    # on the memory layout (flip(0) of a contiguous uint16 matrix works, fliplr of it raises).
-    # strided flips every dtype, whatever the layout (flip, fliplr, flipud, rot90).
+    _check_flip_dtype(t, dims)
     out = result(lay.shape, t._dtype, L.preserve_format_strides(lay.shape, lay.strides))
     if out.numel():
         copy_into(out._np(), _reversed(t._np(), dims) if dims and lay.shape else t._np())
@@ -565,6 +620,8 @@ def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
                        f"both name dim {d0}; pick two different dims")
         )
     k = int(k) % 4
+    if k:  # (PyTorch's rot90 flips first: dims[1] for k = 1, both for 2, dims[0] for 3)
+        _check_flip_dtype(t, (d1,) if k == 1 else (d0, d1) if k == 2 else (d0,))
     src = t._np()
     preserve = L.preserve_format_strides(lay.shape, lay.strides)
     if k == 0:

@@ -184,7 +184,7 @@ def sort(self: Tensor, dim: int = -1, descending: bool = False, *, stable: bool 
     _no_bool_dim("sort", dim, descending, stable)
     if out is not None:
         return write_pair_out(out, lambda: sort(self, dim=dim, descending=descending, stable=stable), "sort",
-                              (self,), overlap="")
+                              (self,), overlap="copy")
     d, x, idx = _sort_parts(self, dim, descending, False if stable is None else stable, "sort")
     shape = self._layout.shape
     strides = preserve_format_strides(shape, self._layout.strides)
