@@ -3315,8 +3315,18 @@ LOGIT_RATIO(double)
  * p = pi * x in the element type and the C library's sinf / sin (NumPy's float32 sine is its own
  * SIMD approximation, an ulp off glibc's on ~13% of inputs). No clones: the calls stay the C
  * library's scalar ones, as PyTorch's. */
+#include "_glibc_sinf.h" /* sinc_float_avx512, glibc_sinf_ok */
+
+static int sinc_float_form = -1; /* -1: sinc_float_avx512 where glibc_sinf_ok, 0: the loop of sinf calls (py_sinc_float_form) */
+
 static void sinc_float(const float *restrict a, float *restrict o, Py_ssize_t n)
 {
+#if defined(__GNUC__) && defined(__x86_64__)
+    if (sinc_float_form != 0 && glibc_sinf_ok()) { /* (the same bits, ~8x faster) */
+        sinc_float_avx512(a, o, n);
+        return;
+    }
+#endif
     const float pi = 3.14159265358979323846f;
     for (Py_ssize_t i = 0; i < n; i++) {
         if (a[i] == 0.0f) {
@@ -3342,6 +3352,23 @@ static void sinc_double(const double *restrict a, double *restrict o, Py_ssize_t
 }
 #define SINC_float sinc_float
 #define SINC_double sinc_double
+
+/* sinc_float_form(form) -> int: float32 sinc's form from now on (-1: the AVX-512 one where the CPU has it and
+ * the C library's sinf is glibc's, 0: the loop of sinf calls; the same bits: the tests run both), the
+ * previous one returned */
+static PyObject *py_sinc_float_form(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    long form = PyLong_AsLong(arg);
+    if (form == -1 && PyErr_Occurred()) return NULL;
+    if (form != -1 && form != 0) {
+        PyErr_Format(PyExc_ValueError, "sinc_float_form: form must be -1 or 0 (got %ld)", form);
+        return NULL;
+    }
+    int before = sinc_float_form;
+    sinc_float_form = (int)form;
+    return PyLong_FromLong(before);
+}
 
 /* sign's loop (unary_exact code 0): (x > 0) - (x < 0) as the dtype's 1.0 / 0.0, +0.0 for both zeros
  * and NaN: the same values as the element-by-element select, in a form GCC vectorizes (the compares
@@ -4201,6 +4228,8 @@ static PyObject *py_norm_p_rows(PyObject *self, PyObject *const *args, Py_ssize_
     return answer;
 }
 
+#include "_logspace_f32.h" /* logspace_f32_run, logspace_f32_wide */
+
 /* logspace_fill(start, end, step, base, out) -> bool: PyTorch's CPU logspace kernel for a float32
  * ("f") or float64 ("d") C-contiguous out of n >= 2 elements, in one pass: the exponents two-sided in
  * double (start + step * i for i < n / 2, end - step * (n - 1 - i) after; each operation rounded,
@@ -4229,7 +4258,12 @@ static PyObject *py_logspace_fill(PyObject *self, PyObject *const *args, Py_ssiz
     }
     Py_ssize_t n = out.len / (single ? 4 : 8), half = n / 2;
     Py_BEGIN_ALLOW_THREADS
-    if (single) {
+    double lhi, llo;
+    if (single && logspace_f32_wide(base, &lhi, &llo)) { /* (the same bits: see _logspace_f32.h) */
+        float *o = out.buf;
+        logspace_f32_run(o, half, start, step, 0, 0.0, 1.0, base, lhi, llo);
+        logspace_f32_run(o + half, n - half, end, step, 1, (double)(n - 1 - half), -1.0, base, lhi, llo);
+    } else if (single) {
         float *o = out.buf;
         for (Py_ssize_t i = 0; i < half; i++) o[i] = (float)pow(base, start + step * (double)i);
         for (Py_ssize_t i = half; i < n; i++) o[i] = (float)pow(base, end - step * (double)(n - 1 - i));
@@ -10218,6 +10252,9 @@ static PyMethodDef methods[] = {
      "binary_float(x, y, out, code) -> bool: float32 fmod (code 0), remainder (1), floor_divide (2), hypot (3), "
      "NumPy's bits (False: not contiguous aligned native float32 buffers of one length, or an overlap)"},
     ENTRY(erf_float32), ENTRY(erfc_float32), ENTRY(lgamma_float32),
+    {"sinc_float_form", py_sinc_float_form, METH_O,
+     "sinc_float_form(form) -> int: float32 sinc's form, -1 the AVX-512 one where the CPU has it and the C library's "
+     "sinf is glibc's, 0 the loop of sinf calls (the previous form)"},
     {"erf_float32_form", py_erf_float32_form, METH_O,
      "erf_float32_form(form) -> int: erf_float32's and erfc_float32's form, -1 the AVX-512 one where the CPU has it, "
      "0 the blocked stages (the previous form)"},
