@@ -3317,12 +3317,15 @@ LOGIT_RATIO(double)
  * library's scalar ones, as PyTorch's. */
 #include "_glibc_sinf.h" /* sinc_float_avx512, glibc_sinf_ok */
 
-static int sinc_float_form = -1; /* -1: sinc_float_avx512 where glibc_sinf_ok, 0: the loop of sinf calls (py_sinc_float_form) */
+/* -1: the float32 lane forms of sinc (_glibc_sinf.h), logspace (_logspace_f32.h), i0, i1 (_i0_f32.h) and
+ * digamma (_digamma_f32.h) where the CPU has them and their first-use checks pass; 0: the scalar loops
+ * (py_lanes_form: the tests compare the two) */
+static int lanes_form = -1;
 
 static void sinc_float(const float *restrict a, float *restrict o, Py_ssize_t n)
 {
 #if defined(__GNUC__) && defined(__x86_64__)
-    if (sinc_float_form != 0 && glibc_sinf_ok()) { /* (the same bits, ~8x faster) */
+    if (lanes_form != 0 && glibc_sinf_ok()) { /* (the same bits, ~8x faster) */
         sinc_float_avx512(a, o, n);
         return;
     }
@@ -3353,20 +3356,20 @@ static void sinc_double(const double *restrict a, double *restrict o, Py_ssize_t
 #define SINC_float sinc_float
 #define SINC_double sinc_double
 
-/* sinc_float_form(form) -> int: float32 sinc's form from now on (-1: the AVX-512 one where the CPU has it and
- * the C library's sinf is glibc's, 0: the loop of sinf calls; the same bits: the tests run both), the
- * previous one returned */
-static PyObject *py_sinc_float_form(PyObject *self, PyObject *arg)
+/* lanes_form(form) -> int: the float32 lane forms' switch from now on (-1: each where the CPU has it and
+ * its first-use check passes, 0: the scalar loops; the same bits: the tests run both), the previous
+ * one returned */
+static PyObject *py_lanes_form(PyObject *self, PyObject *arg)
 {
     (void)self;
     long form = PyLong_AsLong(arg);
     if (form == -1 && PyErr_Occurred()) return NULL;
     if (form != -1 && form != 0) {
-        PyErr_Format(PyExc_ValueError, "sinc_float_form: form must be -1 or 0 (got %ld)", form);
+        PyErr_Format(PyExc_ValueError, "lanes_form: form must be -1 or 0 (got %ld)", form);
         return NULL;
     }
-    int before = sinc_float_form;
-    sinc_float_form = (int)form;
+    int before = lanes_form;
+    lanes_form = (int)form;
     return PyLong_FromLong(before);
 }
 
@@ -4259,7 +4262,7 @@ static PyObject *py_logspace_fill(PyObject *self, PyObject *const *args, Py_ssiz
     Py_ssize_t n = out.len / (single ? 4 : 8), half = n / 2;
     Py_BEGIN_ALLOW_THREADS
     double lhi, llo;
-    if (single && logspace_f32_wide(base, &lhi, &llo)) { /* (the same bits: see _logspace_f32.h) */
+    if (single && lanes_form != 0 && logspace_f32_wide(base, &lhi, &llo)) { /* (the same bits: see _logspace_f32.h) */
         float *o = out.buf;
         logspace_f32_run(o, half, start, step, 0, 0.0, 1.0, base, lhi, llo);
         logspace_f32_run(o + half, n - half, end, step, 1, (double)(n - 1 - half), -1.0, base, lhi, llo);
@@ -5005,6 +5008,22 @@ static const float DIGAMMA_A_F[7] = {8.33333333333333333333E-2f, -2.109279609279
 #define HAS_FMA3() 0
 #endif
 
+#if defined(__GNUC__) && defined(__x86_64__)
+/* float32 i0 and i1 sixteen lanes at a time (_i0_f32.h, below), where it gives bessel_f's bits */
+static void i0_float32_avx512(const float *in, float *out, Py_ssize_t n, int which);
+static int i0_f32_ok(int which);
+#define I0_F32_WIDE(cond, which) ((cond) && lanes_form != 0 && i0_f32_ok(which))
+/* float32 digamma likewise (_digamma_f32.h, below) */
+static void digamma_float32_avx512(const float *in, float *out, Py_ssize_t n);
+static int digamma_f32_ok(void);
+#define DIGAMMA_F32_WIDE(cond) ((cond) && lanes_form != 0 && digamma_f32_ok())
+#else
+#define I0_F32_WIDE(cond, which) 0
+#define i0_float32_avx512(in, out, n, which) ((void)0)
+#define DIGAMMA_F32_WIDE(cond) 0
+#define digamma_float32_avx512(in, out, n) ((void)0)
+#endif
+
 static PyObject *py_torch_special(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {   /* torch_special(src, dst, which, n) -> bool: one of PyTorch's own special functions (which: 0 i0,
      * 1 i1, 2 i0e, 3 i1e, 4 digamma, 5 trigamma, 6 polygamma of order n >= 2) in the
@@ -5032,7 +5051,9 @@ static PyObject *py_torch_special(PyObject *self, PyObject *const *args, Py_ssiz
     Py_ssize_t count = src.len / src.itemsize;
     int fma3 = HAS_FMA3();
     Py_BEGIN_ALLOW_THREADS
-    if (src.itemsize == 8) (fma3 ? torch_special_d_fma3 : torch_special_d_plain)(src.buf, dst.buf, count, which, n);
+    if (I0_F32_WIDE(src.itemsize == 4 && which <= 1 && fma3, which)) i0_float32_avx512(src.buf, dst.buf, count, which);
+    else if (DIGAMMA_F32_WIDE(src.itemsize == 4 && which == 4 && fma3)) digamma_float32_avx512(src.buf, dst.buf, count);
+    else if (src.itemsize == 8) (fma3 ? torch_special_d_fma3 : torch_special_d_plain)(src.buf, dst.buf, count, which, n);
     else (fma3 ? torch_special_f_fma3 : torch_special_f_plain)(src.buf, dst.buf, count, which, n);
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&src);
@@ -8363,6 +8384,9 @@ L512 __m256 exp2f_lanes512(__m512d xd, int fused)
     return _mm512_cvtpd_ps(_mm512_mul_pd(y, s));
 }
 
+#include "_i0_f32.h" /* i0_float32_avx512, i0_f32_ok */
+#include "_digamma_f32.h" /* digamma_float32_avx512, digamma_f32_ok */
+
 L512 __m512 log1pf_lanes512(__m512 t, __mmask16 *odd, int all_big)
 {   /* log1pf_lanes, sixteen lanes */
     const __m512 one = _mm512_set1_ps(1.0f), half = _mm512_set1_ps(0.5f);
@@ -10252,9 +10276,9 @@ static PyMethodDef methods[] = {
      "binary_float(x, y, out, code) -> bool: float32 fmod (code 0), remainder (1), floor_divide (2), hypot (3), "
      "NumPy's bits (False: not contiguous aligned native float32 buffers of one length, or an overlap)"},
     ENTRY(erf_float32), ENTRY(erfc_float32), ENTRY(lgamma_float32),
-    {"sinc_float_form", py_sinc_float_form, METH_O,
-     "sinc_float_form(form) -> int: float32 sinc's form, -1 the AVX-512 one where the CPU has it and the C library's "
-     "sinf is glibc's, 0 the loop of sinf calls (the previous form)"},
+    {"lanes_form", py_lanes_form, METH_O,
+     "lanes_form(form) -> int: float32 sinc, logspace, i0, i1 and digamma, -1 their AVX-512 forms where the CPU has "
+     "them (the same bits), 0 the scalar loops (the previous form)"},
     {"erf_float32_form", py_erf_float32_form, METH_O,
      "erf_float32_form(form) -> int: erf_float32's and erfc_float32's form, -1 the AVX-512 one where the CPU has it, "
      "0 the blocked stages (the previous form)"},
