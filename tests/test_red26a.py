@@ -461,3 +461,17 @@ def test_whole_extremes_of_permuted_specials_against_torch():
         for name in WHOLE:
             for _ in range(2):
                 assert _bits(getattr(x, name)()) == _bits(getattr(t, name)()), (name, base, perm)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_sigmoid_of_a_0d_complex_tensor_is_torchs(dtype):
+    """(found by the fuzz) sigmoid of a 0-d complex tensor raised NumPy's TypeError 'return arrays
+    must be of ArrayType' (np.negative of a 0-d array is a scalar, which the kernel's in-place steps
+    cannot write); PyTorch gives the value: fresh, in place and into out=."""
+    for v in (0.5 + 0.25j, -3 + 1j, complex(np.inf, 1), complex(np.nan, 0), complex(-0.0, -0.0), 100 + 100j):
+        a = np.array(v, dtype)
+        want = torch.tensor(a).sigmoid()
+        assert _bits(st.tensor(a).sigmoid()) == _bits(want), v
+        assert _bits(st.tensor(a).sigmoid_()) == _bits(want), v
+        out = st.empty((), dtype=st.tensor(a).dtype)
+        assert st.sigmoid(st.tensor(a), out=out) is out and _bits(out) == _bits(want), v
