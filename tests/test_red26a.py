@@ -61,6 +61,19 @@ def _fronts() -> tuple[dict, dict]:
 UNARY, BINARY = _fronts()
 
 
+@pytest.fixture(autouse=True)
+def _memos_restored():
+    """The dense memos as they were before each test (the fuzz's random layouts would fill them:
+    a later test's new layout would then never be remembered)."""
+    dense, plans, limit = dict(memory._DENSE), dict(binary._flat_plans), binary._flat_plans.limit
+    yield
+    memory._DENSE.clear()
+    memory._DENSE.update(dense)
+    binary._flat_plans.clear()
+    binary._flat_plans.update(plans)
+    binary._flat_plans.limit = limit
+
+
 def test_the_fronts_under_review_are_found():
     for name in ("Tensor.exp", "Tensor.isnan", "Tensor.bitwise_not", "Tensor.sigmoid", "Tensor.logit", "F.silu"):
         assert name in UNARY, name
@@ -372,28 +385,20 @@ def test_in_place_writes_and_out_keyword_on_transposes():
 def test_full_memos():
     """With the dense memo and the plan memo full, an unknown layout goes to the fallback and still
     gives its result; the known ones keep the C path."""
-    saved_dense, saved_plans, limit = dict(memory._DENSE), dict(binary._flat_plans), binary._flat_plans.limit
-    try:
-        for i in range(256 - len(memory._DENSE)):
-            memory._DENSE[((i + 1000, 1), (1, 1))] = None
-        binary._flat_plans.limit = len(binary._flat_plans)
-        rng = np.random.default_rng(1)
-        for shape, perm in (((2, 3, 7), (2, 0, 1)), ((6, 5), (1, 0)), ((3, 2, 2, 5), (3, 1, 0, 2))):
-            x = st.tensor(rng.standard_normal(int(np.prod(shape))).astype(np.float32)).reshape(shape).permute(perm)
-            y = st.tensor(rng.standard_normal(int(np.prod(shape))).astype(np.float32)).reshape(shape).permute(perm)
-            for f, args in ((st.Tensor.exp, (x,)), (st.Tensor.amax, (x,)), (st.Tensor.add, (x, y)),
-                            (st.Tensor.mul, (x, 2.5)), (st.Tensor.lt, (x, x))):
-                want = fallback_of(f)(*args)
-                for _ in range(2):
-                    got = f(*args)
-                    assert _key(got) == _key(want) and _bits(got) == _bits(want), f.__name__
-        assert len(memory._DENSE) == 256 and len(binary._flat_plans) == binary._flat_plans.limit
-    finally:
-        memory._DENSE.clear()
-        memory._DENSE.update(saved_dense)
-        binary._flat_plans.clear()
-        binary._flat_plans.update(saved_plans)
-        binary._flat_plans.limit = limit
+    for i in range(256 - len(memory._DENSE)):  # (the fixture restores both memos)
+        memory._DENSE[((i + 1000, 1), (1, 1))] = None
+    binary._flat_plans.limit = len(binary._flat_plans)
+    rng = np.random.default_rng(1)
+    for shape, perm in (((2, 3, 7), (2, 0, 1)), ((6, 5), (1, 0)), ((3, 2, 2, 5), (3, 1, 0, 2))):
+        x = st.tensor(rng.standard_normal(int(np.prod(shape))).astype(np.float32)).reshape(shape).permute(perm)
+        y = st.tensor(rng.standard_normal(int(np.prod(shape))).astype(np.float32)).reshape(shape).permute(perm)
+        for f, args in ((st.Tensor.exp, (x,)), (st.Tensor.amax, (x,)), (st.Tensor.add, (x, y)),
+                        (st.Tensor.mul, (x, 2.5)), (st.Tensor.lt, (x, x))):
+            want = fallback_of(f)(*args)
+            for _ in range(2):
+                got = f(*args)
+                assert _key(got) == _key(want) and _bits(got) == _bits(want), f.__name__
+    assert len(memory._DENSE) == 256 and len(binary._flat_plans) == binary._flat_plans.limit
 
 
 def test_threads_calling_fronts_while_the_memos_change():
@@ -475,3 +480,64 @@ def test_sigmoid_of_a_0d_complex_tensor_is_torchs(dtype):
         assert _bits(st.tensor(a).sigmoid_()) == _bits(want), v
         out = st.empty((), dtype=st.tensor(a).dtype)
         assert st.sigmoid(st.tensor(a), out=out) is out and _bits(out) == _bits(want), v
+
+
+_NANS = {st.float16: (np.uint16, torch.float16, (0x7E05, 0xFE05, 0x7C01, 0x7E00)),
+         st.bfloat16: (np.uint16, torch.bfloat16, (0x7FC5, 0xFFC5, 0x7F81, 0x7FC0)),
+         st.float32: (np.uint32, torch.float32, (0x7FC00005, 0xFFC00005, 0x7F800001, 0x7FC00000)),
+         st.float64: (np.uint64, torch.float64, (0x7FF8000000000005, 0xFFF8000000000005, 0x7FF0000000000001,
+                                                 0x7FF8000000000000))}
+
+
+def _with_nans(dtype: st.dtype, shape: tuple, rng: np.random.Generator, count: int) -> tuple[st.Tensor, torch.Tensor]:
+    """Ones of ``shape`` with ``count`` NaN of several payloads and signs (quiet and signalling), as a
+    strided and a torch tensor of the same bits."""
+    u, tdt, nans = _NANS[dtype]
+    bits = np.ones(shape, np.float32).astype(np.float64 if dtype is st.float64 else np.float32)
+    x = st.tensor(bits).to(dtype)
+    raw = x._storage.array.view(u)
+    for _ in range(count):
+        raw[int(rng.integers(raw.size))] = nans[int(rng.integers(len(nans)))]
+    signed = {np.uint16: torch.int16, np.uint32: torch.int32, np.uint64: torch.int64}[u]
+    t = torch.from_numpy(raw.view({np.uint16: np.int16, np.uint32: np.int32, np.uint64: np.int64}[u]).copy())
+    return x, t.view(signed).view(tdt).reshape(shape)
+
+
+@pytest.mark.parametrize("dtype", list(_NANS), ids=str)
+def test_whole_extremes_nan_bits_are_torchs(dtype):
+    """max() / min() / amax() / amin() of every element holding NaN (found by the fuzz against
+    PyTorch): PyTorch reduces in float32/float64 and converts back, so max()/min() of one element
+    is that element (float32's quieted), of more the all-ones NaN of one parallel chunk (float16:
+    0xfe00, bfloat16: 0x7fc0), amax()/amin() the canonical NaN (float16 0x7e00, bfloat16 0x7fc0).
+    Before: max() of one float32/float64 element gave 0xffffffff, float16 / bfloat16 passed the
+    input's NaN (payload and sign) through all four."""
+    rng = np.random.default_rng(17)
+    for shape in ((), (1,), (1, 1), (2,), (3,), (7,), (5, 8), (40,), (25, 40)):
+        for trial in range(6):
+            x, t = _with_nans(dtype, shape, rng, 1 + trial % 3)
+            if len(shape) == 2 and trial % 2:
+                x, t = x.t(), t.t()
+            for name in WHOLE:
+                assert _bits(getattr(x, name)()) == _bits(getattr(t, name)()), (name, shape, x._np())
+
+
+@pytest.mark.parametrize("dtype", [st.float16, st.bfloat16], ids=str)
+def test_reduced_float_amax_along_dims_nan_bits_are_torchs(dtype):
+    rng = np.random.default_rng(19)
+    for shape in ((3, 4), (9, 17), (1, 5), (6, 1)):
+        for trial in range(4):
+            x, t = _with_nans(dtype, shape, rng, 1 + trial % 3)
+            if trial % 2:
+                x, t = x.t(), t.t()
+            for name in ("amax", "amin"):
+                for dim in (0, 1, -1, (0, 1)):
+                    assert _bits(getattr(x, name)(dim)) == _bits(getattr(t, name)(dim)), (name, dim, shape)
+
+
+def test_whole_extremes_nan_bits_past_the_parallel_grain(torch_threads_as_assumed):
+    rng = np.random.default_rng(23)
+    for dtype in (st.float16, st.bfloat16, st.float32):
+        for n in (40000, 100000):
+            x, t = _with_nans(dtype, (n,), rng, 2)
+            for name in WHOLE:
+                assert _bits(getattr(x, name)()) == _bits(getattr(t, name)()), (name, dtype, n)
