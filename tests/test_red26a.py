@@ -541,3 +541,15 @@ def test_whole_extremes_nan_bits_past_the_parallel_grain(torch_threads_as_assume
             x, t = _with_nans(dtype, (n,), rng, 2)
             for name in WHOLE:
                 assert _bits(getattr(x, name)()) == _bits(getattr(t, name)()), (name, dtype, n)
+
+
+@pytest.mark.parametrize("dtype", list(_NANS), ids=str)
+def test_aminmax_of_every_element_nan_bits_are_torchs(dtype):
+    """aminmax() of every element holding NaN: each of the pair has max()'s NaN bits (PyTorch's;
+    before: the input's NaN or the canonical one, float32 / float64 included)."""
+    rng = np.random.default_rng(29)
+    for shape in ((), (1,), (2,), (5,), (40,), (6, 9)):
+        for trial in range(4):
+            x, t = _with_nans(dtype, shape, rng, 1 + trial % 2)
+            got, want = x.aminmax(), t.aminmax()
+            assert (_bits(got[0]), _bits(got[1])) == (_bits(want[0]), _bits(want[1])), (shape, x._np())

@@ -35,7 +35,6 @@ from ...kernels.memory import write
 from ...kernels.reduce import arg_extreme_along, arg_extreme_flat, extreme_all
 from ...kernels.rows import arg_cols
 from ...kernels.rows import extreme_all as extreme_all_kernel
-from ...kernels.torch_loops import parallel_chunks, torch_threads
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import return_types
@@ -115,32 +114,8 @@ def _torch_zero(t: Tensor, x: Tensor, largest: bool) -> Tensor:
         torch_extreme_reduce.fix_all(x._np(), t._np(), largest)
     r = t._storage.array
     if x._dtype.is_floating_point and r[0] != r[0]:
-        _torch_nan(r, x.numel())
+        torch_extreme_reduce.whole_nan(r, x.numel())
     return t
-
-
-def _torch_nan(r: np.ndarray, n: int) -> None:
-    """The NaN bits of PyTorch's max()/min() of every element of a float tensor of ``n`` elements
-    holding a NaN, written into the one-element result ``r`` (which holds a NaN).
-
-    PyTorch reduces in float32/float64 (float16 and bfloat16 in float32, converted back): one
-    element is that element (a float32 one quieted); more, in one parallel chunk, the NaN whose bits are all
-    ones (its vector NaN mask); cut into chunks, quiet_NaN() (the chunks' results combined by the
-    scalar max_impl); measured 2 to 1e6. float16 keeps the float NaN's sign (c10::Half: 0x7e00 or
-    0xfe00), bfloat16 drops it (c10::BFloat16: 0x7fc0 always)."""
-    bits = r.view(np.uint16 if r.itemsize == 2 else np.uint32 if r.itemsize == 4 else np.uint64)
-    if r.dtype.char == "e":  # float16
-        negative = bool(bits[0] >> 15) if n == 1 else parallel_chunks(n, torch_threads()) == 1
-        bits[...] = 0xFE00 if negative else 0x7E00
-    elif r.itemsize == 2:  # bfloat16
-        bits[...] = 0x7FC0
-    elif n == 1:  # (the element's own NaN; float32's quieted, float64's as it is: measured)
-        if r.itemsize == 4:
-            bits[...] |= 1 << 22
-    elif parallel_chunks(n, torch_threads()) > 1:
-        r[0] = np.nan
-    else:
-        bits[...] = 2 ** (8 * r.itemsize) - 1
 
 
 def _full(self: Tensor, op: str) -> Tensor:

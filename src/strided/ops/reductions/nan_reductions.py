@@ -279,7 +279,12 @@ def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False, out
 def _aminmax_zeros(pair: AminmaxResult, x: Tensor, dim: Any, keepdim: bool) -> AminmaxResult:
     """``pair`` (fresh) with the zeros' signs PyTorch's ``aminmax`` gives: of every element its
     vectorized order (:func:`strided.kernels.torch_extreme_reduce.fix_all`), along a dim the
-    first extreme element's (:func:`strided.kernels.torch_extreme_reduce.fix_first_along`)."""
+    first extreme element's (:func:`strided.kernels.torch_extreme_reduce.fix_first_along`); of
+    every element, a NaN's bits as max()'s (:func:`strided.kernels.torch_extreme_reduce.whole_nan`)."""
+    if dim is None and x._dtype.is_floating_point:
+        for r in (pair[0]._storage.array, pair[1]._storage.array):
+            if r.size == 1 and r[0] != r[0]:
+                torch_extreme_reduce.whole_nan(r, x.numel())
     if not x._dtype.is_floating_point or not (torch_extreme_reduce.has_zero(pair[0]._storage.array)
                                             or torch_extreme_reduce.has_zero(pair[1]._storage.array)):
         return pair  # (no zero: fresh results, their storages are their elements)
