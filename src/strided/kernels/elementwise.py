@@ -505,7 +505,9 @@ def _complex_sigmoid(x: np.ndarray, out: np.ndarray, compute: np.dtype) -> None:
     NumPy's reciprocal rounded otherwise: ~30% of complex64 results differed, and an in-place
     multiply by -1 made an infinite part's partner NaN). The sign of -0 vs 0 - z is lost in the
     ``+ 0`` (PyTorch's vector loop negates as 0 - z, its tail as -z: the same results)."""
-    w = np.negative(x, dtype=compute)  # (a fresh array: out may be x)
+    # (a fresh array: out may be x; made first, as np.negative of a 0-d x returns a scalar, which
+    # the in-place steps below cannot write)
+    w = np.negative(x, out=np.empty(x.shape, compute), dtype=compute)
     np.exp(w, out=w)
     np.add(w, compute.type(1), out=w)
     reciprocal_into(w, out, compute)

@@ -26,6 +26,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from .fpstate import QUIET, quiet_reset, quiet_set
+from .torch_loops import parallel_chunks, torch_threads
 from .torch_sum import iterator_dims
 
 _count_nonzero = np.count_nonzero
@@ -234,3 +235,28 @@ def fix_first_along(x: np.ndarray, dim: int, keepdim: bool, res: np.ndarray, lar
         return np.take_along_axis(xm, np.argmax(xm == best[..., None], axis=-1)[..., None], axis=-1)[..., 0]
 
     _rewrite_zeros(res, keepdim, first)
+
+
+def whole_nan(r: np.ndarray, n: int) -> None:
+    """The NaN bits of PyTorch's max() / min() (and of each of aminmax()'s pair) of every element
+    of a float tensor of ``n`` elements holding a NaN, written into the one-element result ``r``
+    (which holds a NaN).
+
+    PyTorch reduces in float32/float64 (float16 and bfloat16 in float32, converted back): one
+    element is that element (a float32 one quieted); more, in one parallel chunk, the NaN whose
+    bits are all ones (its vector NaN mask); cut into chunks, quiet_NaN() (the chunks' results
+    combined by the scalar max_impl); measured 2 to 1e6. float16 keeps the float NaN's sign
+    (c10::Half: 0x7e00 or 0xfe00), bfloat16 drops it (c10::BFloat16: 0x7fc0 always)."""
+    bits = r.view(np.uint16 if r.itemsize == 2 else np.uint32 if r.itemsize == 4 else np.uint64)
+    if r.dtype.char == "e":  # float16
+        negative = bool(bits[0] >> 15) if n == 1 else parallel_chunks(n, torch_threads()) == 1
+        bits[...] = 0xFE00 if negative else 0x7E00
+    elif r.itemsize == 2:  # bfloat16
+        bits[...] = 0x7FC0
+    elif n == 1:  # (the element's own NaN; float32's quieted, float64's as it is: measured)
+        if r.itemsize == 4:
+            bits[...] |= 1 << 22
+    elif parallel_chunks(n, torch_threads()) > 1:
+        r[0] = np.nan
+    else:
+        bits[...] = 2 ** (8 * r.itemsize) - 1

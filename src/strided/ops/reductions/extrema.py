@@ -35,7 +35,6 @@ from ...kernels.memory import write
 from ...kernels.reduce import arg_extreme_along, arg_extreme_flat, extreme_all
 from ...kernels.rows import arg_cols
 from ...kernels.rows import extreme_all as extreme_all_kernel
-from ...kernels.torch_loops import parallel_chunks, torch_threads
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import return_types
@@ -114,14 +113,8 @@ def _torch_zero(t: Tensor, x: Tensor, largest: bool) -> Tensor:
     if x._dtype.is_floating_point and torch_extreme_reduce.has_zero(t._storage.array):
         torch_extreme_reduce.fix_all(x._np(), t._np(), largest)
     r = t._storage.array
-    if r.dtype.char in "fd" and r[0] != r[0]:
-        # (PyTorch's max()/min() of a float32/float64 tensor holding a NaN, whatever NaN the input
-        # holds: in one parallel chunk the NaN whose bits are all ones (its vector NaN mask); cut
-        # into chunks, quiet_NaN() (their results combined by the scalar max_impl); measured 4 to 1e6)
-        if parallel_chunks(x.numel(), torch_threads()) > 1:
-            r[0] = np.nan
-        else:
-            r.view(np.uint32 if r.dtype.char == "f" else np.uint64)[...] = 2 ** (8 * r.dtype.itemsize) - 1
+    if x._dtype.is_floating_point and r[0] != r[0]:
+        torch_extreme_reduce.whole_nan(r, x.numel())
     return t
 
 

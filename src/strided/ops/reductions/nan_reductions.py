@@ -187,10 +187,14 @@ def _torch_zeros(t: Tensor, x: Tensor, dim: Any, keepdim: bool, largest: bool) -
             torch_extreme_reduce.fix(x._np(), tuple(range(x.dim())) if dims is None else dims, keepdim, res,
                                      largest)
     r = t._storage.array
-    if r.dtype.char in "fd" and r.size and _scalar_combined(x, dim):
+    # (float16 / bfloat16: a NaN of amax/amin is the canonical one, 0x7e00 / 0x7fc0, whatever the
+    # input's: measured on whole, last-dim, 2-d outer-dim and transposed reductions; along an
+    # outer dim of a 3-d or larger tensor some of PyTorch's vector lanes keep an all-ones NaN
+    # (0xffff), not reproduced: the canonical one there too, as the input's was not either)
+    if r.size and ((r.dtype.char in "fd" and _scalar_combined(x, dim)) or x._dtype in REDUCED_FLOATS):
         nan = r != r
         if nan.any():  # (PyTorch's amax/amin NaN there: quiet_NaN(), sign and payload of the input's dropped)
-            r[nan] = np.nan  # (NumPy's nan: the canonical 0x7fc00000 / 0x7ff8000000000000)
+            r[nan] = np.nan  # (NumPy's nan: the canonical 0x7fc00000 / 0x7ff8000000000000 / 0x7e00 / 0x7fc0)
     return t
 
 
@@ -275,7 +279,12 @@ def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False, out
 def _aminmax_zeros(pair: AminmaxResult, x: Tensor, dim: Any, keepdim: bool) -> AminmaxResult:
     """``pair`` (fresh) with the zeros' signs PyTorch's ``aminmax`` gives: of every element its
     vectorized order (:func:`strided.kernels.torch_extreme_reduce.fix_all`), along a dim the
-    first extreme element's (:func:`strided.kernels.torch_extreme_reduce.fix_first_along`)."""
+    first extreme element's (:func:`strided.kernels.torch_extreme_reduce.fix_first_along`); of
+    every element, a NaN's bits as max()'s (:func:`strided.kernels.torch_extreme_reduce.whole_nan`)."""
+    if dim is None and x._dtype.is_floating_point:
+        for r in (pair[0]._storage.array, pair[1]._storage.array):
+            if r.size == 1 and r[0] != r[0]:
+                torch_extreme_reduce.whole_nan(r, x.numel())
     if not x._dtype.is_floating_point or not (torch_extreme_reduce.has_zero(pair[0]._storage.array)
                                             or torch_extreme_reduce.has_zero(pair[1]._storage.array)):
         return pair  # (no zero: fresh results, their storages are their elements)
