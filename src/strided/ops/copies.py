@@ -45,7 +45,7 @@ from ..messages import error
 from ..numpy_keywords import aliases_of, renamed
 from ..opdef import Kind, declare
 from ..refusals import NotContiguous
-from ..storage import Storage
+from ..storage import Storage, allocate
 from ..tensor import Tensor, tensor_arg
 from ._support.memo import Memo
 from ._support.operands import _cinfo, flat_run
@@ -263,12 +263,14 @@ def copy_form(name: str, view: View, view_name: str,
 
 
 # ---------------------------------------------------------------- the copy forms' fast path
-# A small row-major input, its arguments plain (ints, None, lists or tuples of ints), no out=, nobody
+# A row-major input, its arguments plain (ints, None, lists or tuples of ints), no out=, nobody
 # listening: the layouts of the view's pieces are remembered per (form, shape, dtype, arguments),
 # decided once by the view itself on a stand-in of the same shape, strides and dtype, and each
 # piece is the compiled gather of the input's storage through its layout (shifted by the input's
-# offset): the general path's bytes (the same gather, the same row-major result layout) without
-# building the view tensors. as_strided reads the storage itself (its bounds, its offset), and
+# offset), or the copy of its one contiguous run: the general path's bytes (the same gather, the
+# same run copy, the same row-major result layout) without building the view tensors. A piece
+# that is no run and past the gather's bytes leaves the whole call to the general path (its
+# blocked copy). Large inputs with many small pieces gain most: unbind_copy of 1024 rows. as_strided reads the storage itself (its bounds, its offset), and
 # alias/detach copy no view: they keep the general path.
 
 _UNPLANNED = frozenset(("as_strided_copy", "alias_copy", "detach_copy"))
@@ -320,6 +322,8 @@ def _form_plan(view: View, shape: tuple[int, ...], dtype: Any, args: tuple) -> t
             return False
         n = L.product(lay.shape)
         run = (lay.offset, lay.offset + n) if _is_contiguous(lay.shape, lay.strides) else None
+        if run is None and n * dtype.itemsize > _SMALL_BYTES:
+            return False  # (past the gather's bytes: the general path's blocked copy)
         pieces.append((_cinfo[lay.shape][2], run, lay))
     return (True, tuple(pieces)) if multi else (False, *pieces[0])
 
@@ -334,7 +338,7 @@ def _fast_form(plans: Memo, view: View, t: Tensor, args: tuple) -> Any:
     info = _cinfo[shape]
     dtype = t._dtype
     storage = t._storage
-    if lay.strides != info[0] or storage.__class__ is not Storage or not 0 < info[1] * dtype.itemsize <= _SMALL_BYTES:
+    if lay.strides != info[0] or storage.__class__ is not Storage or not info[1]:
         return None
     for a in args:  # (plain ints, the common call, are their own key)
         if a.__class__ is not int:
@@ -655,7 +659,12 @@ def _fast_as_strided_copy(t: Tensor, args: tuple) -> Tensor | None:
         return None
     info = _cinfo[plan.shape]
     if info[1] * d.itemsize > _SMALL_BYTES:
-        return None
+        # large: THE copy's own steps (allocate, then copy_into from the layout's NumPy view: the
+        # bytes copy_of writes) without the view tensor and copy_of's planning (2^20 float32
+        # rows (512, 1024) of stride 2048: ~78 -> ~63 us, PyTorch ~52, its kernel alone ~54)
+        flat = allocate(info[1], d.numpy, plan.shape)
+        blocked.copy_into(flat.reshape(plan.shape), numpy_view(storage, plan))
+        return adopted(flat, info[2], d)
     return adopted(row_major_copy(storage, plan, d), info[2], d)
 
 
