@@ -627,12 +627,16 @@ static void plane_z(int sz, char *d, const char *s, Py_ssize_t nb, Py_ssize_t na
 #define HAVE_AVX512_BLOCKS 0
 #endif
 
+#include "_interleave.h"
+
 /* One (b, a) plane: nb x na elements. */
 static void copy_plane(int itemsize, char *d, const char *s, Py_ssize_t nb, Py_ssize_t na,
                        Py_ssize_t dsb, Py_ssize_t dsa, Py_ssize_t ssb, Py_ssize_t ssa, int nt)
 {
     (void)nt;
 #if HAVE_SSE2
+    if (interleave2(itemsize, d, s, nb, na, dsb, dsa, ssb, ssa))
+        return;
     if (dsa == itemsize && ssb == itemsize) {
 #if HAVE_AVX512_BLOCKS
         if (use_avx512_blocks && (itemsize == 4 || itemsize == 8)) { plane_z(itemsize, d, s, nb, na, dsb, ssb, ssa, nt); return; }
