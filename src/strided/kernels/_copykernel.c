@@ -628,6 +628,7 @@ static void plane_z(int sz, char *d, const char *s, Py_ssize_t nb, Py_ssize_t na
 #endif
 
 #include "_interleave.h"
+#include "_masked_run.h"
 
 /* One (b, a) plane: nb x na elements. */
 static void copy_plane(int itemsize, char *d, const char *s, Py_ssize_t nb, Py_ssize_t na,
@@ -3634,6 +3635,9 @@ static PyMethodDef methods[] = {
     {"nonzero_flat", py_nonzero_flat, METH_O,
      "nonzero_flat(t): the non-zero positions of a small row-major tensor of 1 or more dims, column by column\n"
      "(nonzero's (n, ndim) matrix with strides (1, n)) in a fresh int64 array; None where t does not qualify."},
+    {"masked_fill_run", (PyCFunction)(void (*)(void))py_masked_fill_run, METH_FASTCALL,
+     "masked_fill_run(x, mask, out, fill) -> bool: out = fill where mask, else x, over three C-contiguous runs\n"
+     "(1/2/4/8-byte items, a bool mask, fill one element of out's dtype), branchless; False where they do not qualify."},
     {"masked_tensors", (PyCFunction)(void (*)(void))py_masked_tensors, METH_FASTCALL,
      "masked_tensors(op, self, mask, x): the out-of-place masked_fill (0) / masked_scatter (1) of a small row-major\n"
      "self and bool mask of its shape; None where a precondition fails."},
