@@ -44,7 +44,7 @@ def test_run_refuses_what_does_not_qualify() -> None:
     assert not RUN(x, mask.view(np.uint8), np.empty_like(x), fill)  # (a mask that is not bool)
     assert not RUN(x, mask, np.empty(8, np.float64), fill)  # (another item size)
     assert not RUN(x, mask[:4], np.empty_like(x), fill)  # (another length)
-    assert not RUN(x, mask, x, fill)  # (out overlaps x)
+    assert not RUN(x[1:], mask[1:], x[:-1], fill)  # (out overlaps x, not exactly)
     assert not RUN(x.astype(np.complex128), mask, np.empty(8, np.complex128), np.zeros(1, np.complex128))
 
 
@@ -63,3 +63,29 @@ def test_masked_fill_is_torch(dtype: type, transposed: bool) -> None:
     for v in values:
         got, want = strided.masked_fill(x, mx, v), tx.masked_fill(tm, v)
         assert got.stride() == want.stride() and got.numpy().tobytes() == want.numpy().tobytes()
+
+
+@pytest.mark.skipif(RUN is None, reason="the compiled copy kernel is not built")
+def test_run_in_place_is_putmask() -> None:
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal(5000).astype(np.float32)
+    mask = rng.random(5000) > 0.5
+    want = x.copy()
+    np.putmask(want, mask, np.float32(2.5))
+    assert RUN(x, mask, x, np.array([2.5], np.float32))
+    assert x.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("transposed", [False, True])
+def test_masked_fill_in_place_is_torch(transposed: bool) -> None:
+    rng = np.random.default_rng(6)
+    a = rng.standard_normal((100, 80)).astype(np.float32)
+    m = rng.random((100, 80)) > 0.5
+    for value in (0.25, float("-inf"), -0.0):
+        if transposed:
+            x, tx = strided.tensor(a.T.copy()).t(), torch.from_numpy(a.T.copy()).t()
+        else:
+            x, tx = strided.tensor(a), torch.from_numpy(a.copy())
+        got = x.masked_fill_(strided.tensor(m), value)
+        want = tx.masked_fill_(torch.from_numpy(m), value)
+        assert got is x and got.stride() == want.stride() and got.numpy().tobytes() == want.numpy().tobytes()

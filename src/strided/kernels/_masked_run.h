@@ -3,8 +3,10 @@
  * masked_fill_run(x, mask, out, fill) -> bool: out[k] = fill[0] where mask[k] is non-zero, else
  * x[k], over three C-contiguous buffers of one length (x and out of one item size, 1, 2, 4 or 8
  * bytes; mask of 1-byte bools; fill one element of out's item size, already in out's dtype).
- * The bits move as they are (no float operation: a NaN's payload and -0.0 kept). False (nothing
- * written) where the buffers do not qualify or out overlaps x or mask.
+ * The bits move as they are (no float operation: a NaN's payload and -0.0 kept). out may be x
+ * itself (the same buffer exactly: masked_fill_ in place, each element read before it is
+ * written); False (nothing written) where the buffers do not qualify, or out overlaps x
+ * otherwise, or overlaps mask.
  *
  * Why: NumPy's putmask / copyto(where=) / where branch on every element, and a random mask
  * mispredicts half of them: 2^20 float32 ~4 ms (PyTorch's masked_fill ~4-5 ms); the select
@@ -51,7 +53,7 @@ static PyObject *py_masked_fill_run(PyObject *self, PyObject *const *args, Py_ss
     if ((sz != 1 && sz != 2 && sz != 4 && sz != 8) || ob.itemsize != sz || fb.itemsize != sz || fb.len != sz
         || ob.len != xb.len || mb.itemsize != 1 || mb.len != n || mb.format == NULL || strcmp(mb.format, "?") != 0
         || ((uintptr_t)xb.buf % (uintptr_t)sz) || ((uintptr_t)ob.buf % (uintptr_t)sz)
-        || ((const char *)xb.buf < ohi && olo < (const char *)xb.buf + xb.len)
+        || (xb.buf != ob.buf && (const char *)xb.buf < ohi && olo < (const char *)xb.buf + xb.len)
         || ((const char *)mb.buf < ohi && olo < (const char *)mb.buf + mb.len))
         goto done;
     {

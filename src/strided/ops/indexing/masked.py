@@ -160,6 +160,20 @@ def _filled_run(run: np.ndarray, mask: np.ndarray, value: Any) -> np.ndarray:
     return out
 
 
+def _fill_in_place(dest: np.ndarray, mask: np.ndarray, value: Any) -> bool:
+    """``np.putmask(dest, mask, value)`` for a C-contiguous ``dest`` and a bool ``mask`` of its
+    shape, in the compiled branchless pass (:func:`_filled_run`'s, written over ``dest`` itself);
+    False (nothing written) where it does not apply: the caller's putmask then."""
+    k = native.kernel()
+    if k is None or not native.active() or not hasattr(k, "masked_fill_run") or dest.size < 4096 \
+            or not mask.flags.c_contiguous or mask.dtype != np.bool_:
+        return False
+    fill = np.empty(1, dest.dtype)
+    np.putmask(fill, True, value)
+    flat = dest.reshape(-1)
+    return bool(k.masked_fill_run(flat, mask.reshape(-1), flat, fill))
+
+
 def _dense_masked(self: Any, mask: Any) -> tuple[np.ndarray, np.ndarray, Layout] | None:
     """``(run, mask run, layout)`` for a permuted dense ``self`` (float32/float64/int32/int64) and
     a bool ``mask`` of exactly its shape and strides: their storage runs in memory order, and
@@ -214,7 +228,9 @@ def _masked_fill(self: Any, mask: Any, value: Any, inplace: bool) -> Tensor:
         target = _fresh_from(self, shape)
     dest = target._np()
     if mask.shape == shape and dest.flags.c_contiguous:
-        np.putmask(dest, _mask_array(mask, target, shape), v)  # (faster than copyto's where=)
+        m = _mask_array(mask, target, shape)
+        if not _fill_in_place(dest, m, v):  # (a large one: the compiled pass, ~4 ms -> ~0.15 at 2^20)
+            np.putmask(dest, m, v)  # (faster than copyto's where=)
     else:
         np.copyto(dest, v, casting="unsafe", where=_mask_array(mask, target, shape))
     return target
