@@ -278,8 +278,9 @@ def copy_form(name: str, view: View, view_name: str,
 # offset), or the copy of its one contiguous run: the general path's bytes (the same gather, the
 # same run copy, the same row-major result layout) without building the view tensors. A piece
 # that is no run and past the gather's bytes leaves the whole call to the general path (its
-# blocked copy). Large inputs with many small pieces gain most: unbind_copy of 1024 rows. as_strided reads the storage itself (its bounds, its offset), and
-# alias/detach copy no view: they keep the general path.
+# blocked copy). Large inputs with many small pieces gain most: unbind_copy of 1024 rows.
+# as_strided reads the storage itself (its bounds, its offset), and alias/detach copy no view:
+# they keep the general path.
 
 _UNPLANNED = frozenset(("as_strided_copy", "alias_copy", "detach_copy"))
 
@@ -697,9 +698,9 @@ def _fast_as_strided_copy(t: Tensor, args: tuple) -> Tensor | None:
     """as_strided_copy's fast path: ``t.as_strided(*args)``'s layout, as its remembered decision
     (the as_strided memo, keyed on the parsed layout and the storage's size: a layout it has
     checked before), gathered straight from the storage into a fresh row-major result, the bytes
-    :func:`_fresh_one` copies from the view, without making the view; None where the memo has no
-    answer yet (the general path decides and remembers it), the storage is not plain, or the
-    result is past the small copies' size."""
+    :func:`_fresh_one` copies from the view, without making the view (past the small copies' size,
+    copy_of's own allocation and blocked copy); None where the memo has no answer yet (the
+    general path decides and remembers it) or the storage is not plain."""
     if not 2 <= len(args) <= 3 or t._storage.__class__ is not Storage:
         return None
     start = args[2] if len(args) == 3 else None
