@@ -629,6 +629,7 @@ static void plane_z(int sz, char *d, const char *s, Py_ssize_t nb, Py_ssize_t na
 
 #include "_interleave.h"
 #include "_masked_run.h"
+#include "_nonzero_rows.h"
 
 /* One (b, a) plane: nb x na elements. */
 static void copy_plane(int itemsize, char *d, const char *s, Py_ssize_t nb, Py_ssize_t na,
@@ -3635,6 +3636,9 @@ static PyMethodDef methods[] = {
     {"nonzero_flat", py_nonzero_flat, METH_O,
      "nonzero_flat(t): the non-zero positions of a small row-major tensor of 1 or more dims, column by column\n"
      "(nonzero's (n, ndim) matrix with strides (1, n)) in a fresh int64 array; None where t does not qualify."},
+    {"nonzero_rows", (PyCFunction)(void (*)(void))py_nonzero_rows, METH_FASTCALL,
+     "nonzero_rows(x, out) -> int: the non-zero count of a C-contiguous float32/float64/int32/int64/bool x (out None),\n"
+     "or its positions written column by column into the int64 out of count * ndim; -1 where they do not qualify."},
     {"masked_fill_run", (PyCFunction)(void (*)(void))py_masked_fill_run, METH_FASTCALL,
      "masked_fill_run(x, mask, out, fill) -> bool: out = fill where mask, else x, over three C-contiguous runs\n"
      "(1/2/4/8-byte items, a bool mask, fill one element of out's dtype), branchless; False where they do not qualify."},

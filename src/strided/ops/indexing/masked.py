@@ -491,6 +491,21 @@ def _unraveled(arr: np.ndarray) -> np.ndarray:
     return out
 
 
+def _compiled_positions(arr: np.ndarray) -> np.ndarray | None:
+    """:func:`_unraveled`'s array for a C-contiguous ``arr`` from the copy kernel's
+    ``nonzero_rows`` (a count pass, then one pass writing each position's indices row by row:
+    2^20 float32, all non-zero, ~3.2 -> ~1.4 ms); None where the kernel is off or refuses the
+    dtype (float32/float64/int32/int64/bool only)."""
+    k = native.kernel()
+    if k is None or not native.active() or not hasattr(k, "nonzero_rows"):
+        return None
+    count = k.nonzero_rows(arr, None)
+    if count < 0:
+        return None
+    flat = np.empty(count * arr.ndim, np.int64)
+    return flat if k.nonzero_rows(arr, flat) == count else None
+
+
 def _nonzero_matrix(input: Tensor, name: str) -> Tensor:
     """The ``(n, ndim)`` int64 matrix of positions, laid out as PyTorch lays it out: column by
     column (strides ``(1, n)``)."""
@@ -503,7 +518,9 @@ def _nonzero_matrix(input: Tensor, name: str) -> Tensor:
         # transposed 2^20-element float32 took ~11.7 ms (PyTorch ~7), this ~3.5
         arr = row_major(arr)
     if nd >= 2 and arr.size >= _UNRAVEL_MIN and arr.flags.c_contiguous:
-        flat = _unraveled(arr)
+        flat = _compiled_positions(arr)
+        if flat is None:
+            flat = _unraveled(arr)
         n = flat.size // nd
     else:
         n, cols = _positions(input)
