@@ -628,6 +628,7 @@ static void plane_z(int sz, char *d, const char *s, Py_ssize_t nb, Py_ssize_t na
 #endif
 
 #include "_interleave.h"
+#include "_row_copy.h"
 #include "_masked_run.h"
 #include "_nonzero_rows.h"
 
@@ -722,7 +723,7 @@ AVX512 static void reverse_line8_z(char *d, const char *s, Py_ssize_t n)
 
 static void copy_line(int itemsize, char *d, const char *s, Py_ssize_t n, Py_ssize_t ds, Py_ssize_t ss)
 {
-    if (ds == itemsize && ss == itemsize) { memcpy(d, s, (size_t)(n * itemsize)); return; }
+    if (ds == itemsize && ss == itemsize) { copy_run(d, s, (size_t)(n * itemsize)); return; }
 #if HAVE_SSE2
     if (ds == itemsize && ss == -itemsize && (itemsize == 4 || itemsize == 8)) {
 #if HAVE_AVX512_BLOCKS

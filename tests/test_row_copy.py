@@ -1,0 +1,28 @@
+"""The compiled copy's runs (kernels/_row_copy.h: 16- or 64-byte loads and stores in place of
+memcpy for runs of 256 bytes to 64 KB) leave exactly NumPy's bytes: run lengths around the
+loop's steps and limits, every 4-byte offset of source and destination, rows read backwards
+(a flip), and nothing written around the destination."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from strided.kernels import native
+
+
+@pytest.mark.skipif(native.kernel() is None, reason="the compiled copy kernel is not built")
+@pytest.mark.parametrize("run", [63, 64, 65, 127, 128, 129, 1000, 1024, 16383, 16384, 16385])
+@pytest.mark.parametrize("shift", [0, 1, 2, 3, 5, 13])
+def test_runs_leave_numpys_bytes(run: int, shift: int) -> None:
+    rows = 3
+    rng = np.random.default_rng(run * 16 + shift)
+    base = rng.integers(0, 2**32, rows * run + 32, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    source = base[shift:shift + rows * run].reshape(rows, run)[::-1]  # (rows backwards: a flip)
+    padded = np.zeros(rows * run + 40, np.float32)
+    dest = padded[7 - shift % 4: 7 - shift % 4 + rows * run].reshape(rows, run)
+    groups = [(rows, run * 4, -run * 4), (run, 4, 4)]
+    native.copy(dest, source, groups)
+    want = np.zeros_like(padded)
+    want[7 - shift % 4: 7 - shift % 4 + rows * run].reshape(rows, run)[...] = source
+    assert padded.tobytes() == want.tobytes()
