@@ -26,3 +26,18 @@ def test_runs_leave_numpys_bytes(run: int, shift: int) -> None:
     want = np.zeros_like(padded)
     want[7 - shift % 4: 7 - shift % 4 + rows * run].reshape(rows, run)[...] = source
     assert padded.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("cols", [(64, 64), (65, 300), (1000, 3), (3, 1000), (4096, 17)])
+def test_large_row_joins_are_torch(cols: tuple) -> None:
+    """cat along dim 1 of large row-major tensors: the compiled join by rows (each run's rows
+    of 256 bytes or more) or NumPy's concatenate (shorter rows), PyTorch's values and strides."""
+    import torch
+
+    import strided
+
+    rng = np.random.default_rng(sum(cols))
+    parts = [rng.standard_normal((300, c)).astype(np.float32) for c in cols]
+    got = strided.cat([strided.tensor(p) for p in parts], 1)
+    want = torch.cat([torch.from_numpy(p) for p in parts], 1)
+    assert got.stride() == want.stride() and got.numpy().tobytes() == want.numpy().tobytes()

@@ -1394,8 +1394,28 @@ static PyObject *py_apply2d(PyObject *self, PyObject *args)
  * src[i] + r * row[i], row[i] bytes). A row of one element (dstack's, column_stack's, a stack along
  * the last dim) is a fixed-size copy, one load and store, where memcpy's call per element was most
  * of a small join's time. */
+/* join_rows where every row is long enough for _row_copy.h's loop (memcpy's offset-dependent
+ * speed); its own function, so that join_rows's short-row loop compiles as before */
+static __attribute__((noinline)) void join_long_rows(char *dst, Py_ssize_t count, const char *const *src,
+                                                     const Py_ssize_t *row, Py_ssize_t outer)
+{
+    for (Py_ssize_t r = 0; r < outer; r++)
+        for (Py_ssize_t i = 0; i < count; i++) {
+            copy_run(dst, src[i] + r * row[i], (size_t)row[i]);
+            dst += row[i];
+        }
+}
+
 static void join_rows(char *dst, Py_ssize_t count, const char *const *src, const Py_ssize_t *row, Py_ssize_t outer)
 {
+    if (outer > 1 && count > 0 && row[0] >= RUN_LOOP_MIN) {
+        Py_ssize_t i = 1;
+        while (i < count && row[i] >= RUN_LOOP_MIN) i++;
+        if (i == count) {
+            join_long_rows(dst, count, src, row, outer);
+            return;
+        }
+    }
     for (Py_ssize_t r = 0; r < outer; r++)
         for (Py_ssize_t i = 0; i < count; i++) {
             const char *s = src[i] + r * row[i];
@@ -1473,7 +1493,7 @@ static PyObject *py_join(PyObject *self, PyObject *const *args, Py_ssize_t nargs
             for (Py_ssize_t r = 0; r < outer; r++)
                 for (Py_ssize_t i = 0; i < n; i++) {
                     Py_ssize_t row = bufs[i].len / outer;
-                    memcpy(dst, (const char *)bufs[i].buf + r * row, (size_t)row);
+                    copy_run(dst, (const char *)bufs[i].buf + r * row, (size_t)row);
                     dst += row;
                 }
         }
