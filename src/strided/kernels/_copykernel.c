@@ -1406,7 +1406,9 @@ static __attribute__((noinline)) void join_long_rows(char *dst, Py_ssize_t count
         }
 }
 
-static void join_rows(char *dst, Py_ssize_t count, const char *const *src, const Py_ssize_t *row, Py_ssize_t outer)
+/* (aligned: its short-row loop moved with the code around it, a (16, 16) dstack's join 1.77 ->
+ * 1.89 us after join_long_rows was added above; aligned, 1.75-1.80 again) */
+static __attribute__((aligned(64))) void join_rows(char *dst, Py_ssize_t count, const char *const *src, const Py_ssize_t *row, Py_ssize_t outer)
 {
     if (outer > 1 && count > 0 && row[0] >= RUN_LOOP_MIN) {
         Py_ssize_t i = 1;
