@@ -283,6 +283,9 @@ def copy_form(name: str, view: View, view_name: str,
 # they keep the general path.
 
 _UNPLANNED = frozenset(("as_strided_copy", "alias_copy", "detach_copy"))
+# The largest input (bytes) planned: its plan's stand-in is that many zero bytes, allocated once
+# per layout (calloc's untouched pages), which must not fail where the copy itself would not
+_PLAN_BYTES = 1 << 28
 
 # _FORM_PLANS (one memo per copy form, made in copy_form): (shape, dtype, arguments) -> (False,
 # result layout, run, piece layout) for a one-tensor form, (True, ((result layout, run, piece
@@ -347,7 +350,7 @@ def _fast_form(plans: Memo, view: View, t: Tensor, args: tuple) -> Any:
     info = _cinfo[shape]
     dtype = t._dtype
     storage = t._storage
-    if lay.strides != info[0] or storage.__class__ is not Storage or not info[1]:
+    if lay.strides != info[0] or storage.__class__ is not Storage or not 0 < info[1] * dtype.itemsize <= _PLAN_BYTES:
         return None
     for a in args:  # (plain ints, the common call, are their own key)
         if a.__class__ is not int:
@@ -674,7 +677,9 @@ def _rows_source(t: Tensor, dim: Any, rows: Any, kwargs: dict) -> Tensor:
             or rows.__class__ is not int or t._storage.__class__ is DataFree:
         return t
     numel = L.product(shape)
-    if numel < _UNFOLD_SOURCE_MIN or min(shape) < 2 or strides[0] == max(strides) \
+    # (at most _PLAN_BYTES: the copy is a second input-sized buffer beside the pieces)
+    if not _UNFOLD_SOURCE_MIN <= numel <= _PLAN_BYTES // t._dtype.itemsize or min(shape) < 2 \
+            or strides[0] == max(strides) \
             or min(rows, shape[0]) * (numel // shape[0]) * t._dtype.itemsize > _SMALL_BYTES \
             or not L.is_non_overlapping_and_dense(shape, strides):
         return t

@@ -174,6 +174,10 @@ def _fill_in_place(dest: np.ndarray, mask: np.ndarray, value: Any) -> bool:
     return bool(k.masked_fill_run(flat, mask.reshape(-1), flat, fill))
 
 
+# The largest input (bytes) _dense_masked takes: its fill runs into a temporary of that size
+_DENSE_TEMP_BYTES = 1 << 28
+
+
 def _dense_masked(self: Any, mask: Any) -> tuple[np.ndarray, np.ndarray, Layout] | None:
     """``(run, mask run, layout)`` for a permuted dense ``self`` (float32/float64/int32/int64) and
     a bool ``mask`` of exactly its shape and strides: their storage runs in memory order, and
@@ -185,6 +189,8 @@ def _dense_masked(self: Any, mask: Any) -> tuple[np.ndarray, np.ndarray, Layout]
     if mask._layout.shape != lay.shape or mask._layout.strides != lay.strides:
         return None
     n = _cinfo[lay.shape][1]
+    if n * self._dtype.itemsize > _DENSE_TEMP_BYTES:
+        return None  # (its temporary is a second input-sized buffer beside the result)
     a, m = dense_run(self, n), dense_run(mask, n)
     return None if a is None or m is None else (a[0], m[0], a[1])
 
