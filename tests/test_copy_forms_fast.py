@@ -96,3 +96,34 @@ def test_copy_form_fast_path_runs_for_plain_calls() -> None:
     assert made is not None and [p.tolist() for p in made] == [p.tolist() for p in x.split(2)]
     assert copies._fast_form(copies.Memo(), copies._narrow, x.t(), (0, 1, 2)) is None  # (not row-major)
     assert copies._fast_form(copies.Memo(), copies._split, x, (2.0,)) is None  # (not a plain int)
+
+
+LARGE_CALLS: list[tuple[str, tuple]] = [
+    ("unbind_copy", ()), ("unbind_copy", (1,)), ("split_copy", (2,)), ("split_copy", (3, 0)), ("split_copy", (100, 1)),
+    ("split_with_sizes_copy", ([1, 299],)), ("split_with_sizes_copy", ([250, 50], -2)),
+    ("split_with_sizes_copy", ([1, 2, 297],)), ("split_with_sizes_copy", ((10,) * 30,)), ("split_copy", (300,)), ("narrow_copy", (0, 3, 2)),
+    ("slice_copy", (0, 0, 2)), ("slice_copy", (1, 0, 7, 3)), ("as_strided_copy", ((100, 300), (600, 1))),
+    ("unfold_copy", (0, 2, 1)), ("view_copy", ((-1,),)), ("t_copy", ()),
+]
+
+
+@pytest.mark.parametrize("name,args", LARGE_CALLS, ids=[f"{n}{a}" for n, a in LARGE_CALLS])
+def test_copy_form_large_inputs_are_general_and_torch(name: str, args: tuple, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Large inputs (past the small copies' 64 KiB): row-major ones take the remembered plans,
+    transposed ones a row-major source where the pieces are cut along dim 0; both give the
+    general path's bytes and layouts and PyTorch's values and strides (as_strided_copy's own fast
+    path, bound when the form was made, against PyTorch only)."""
+    fn = getattr(st, name)
+    a = _data((300, 300), np.float32)
+    for x, tx in ((st.tensor(a), torch.from_numpy(a)), (st.tensor(a.T.copy()).t(), torch.from_numpy(a.T.copy()).t())):
+        fast = _outcome(lambda x=x: fn(x, *args))
+        with monkeypatch.context() as m:  # (the general path: no plan, no source)
+            m.setattr(copies, "_fast_form", lambda *a: None)
+            m.setattr(copies, "_rows_source", lambda t, dim, rows, kwargs: t)
+            general = _outcome(lambda x=x: fn(x, *args))
+        assert fast == general, (name, args)
+        want = getattr(torch, name)(tx, *args)
+        want = want if isinstance(want, (tuple, list)) else (want,)
+        assert [(p[0], p[1]) for p in fast[0]] == [(tuple(w.shape), w.stride()) for w in want]
+        for p, w in zip(fast[0], want):
+            assert p[4] == np.ascontiguousarray(w.numpy()).tobytes()

@@ -32,6 +32,24 @@ def test_bits_of_general_path_and_torch(dtype: str, shape: tuple) -> None:
     assert x.dist(y).numpy().tobytes() == got.numpy().tobytes()
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(16, 16), (37, 5), (5, 3, 7)])
+def test_transposed_pairs_bits_of_general_path_and_torch(dtype: str, shape: tuple) -> None:
+    """Two permuted dense tensors of one layout: their runs in memory order, the bits of the
+    general path's difference (laid out as they are) and its norm, and of PyTorch's."""
+    rng = np.random.default_rng(shape[0])
+    a = (rng.standard_normal(shape) * 10).astype(dtype)
+    b = rng.standard_normal(shape).astype(dtype)
+    perm = tuple(reversed(range(len(shape))))
+    x, y = (strided.tensor(v.transpose(perm).copy()).permute(*perm) for v in (a, b))
+    tx, ty = (torch.from_numpy(v.transpose(perm).copy()).permute(*perm) for v in (a, b))
+    assert _fast_dist(x, y) is not None
+    got = strided.dist(x, y)
+    assert got.numpy().tobytes() == vector_norm(x - y, 2).numpy().tobytes()
+    assert got.numpy().tobytes() == torch.dist(tx, ty).numpy().tobytes()
+    assert _fast_dist(x, y.contiguous()) is None  # (two layouts: the general path)
+
+
 def test_other_calls_take_the_general_path() -> None:
     x = strided.ones(3, 4)
     assert _fast_dist(x, strided.ones(4)) is None  # broadcast

@@ -1,5 +1,6 @@
-"""nonzero / argwhere on large row-major inputs (``ops.indexing.masked._unraveled``: flat
-positions split into per-dim indices by integer division) give bit for bit the np.nonzero path
+"""nonzero / argwhere on large row-major inputs (``ops.indexing.masked._compiled_positions``, the
+copy kernel's rows, and ``_unraveled`` where those are off: flat positions split into per-dim
+indices by integer division) give bit for bit the np.nonzero path
 (monkeypatched back) and PyTorch's answer: 2-D to 4-D, sizes not powers of two, size-1 dims,
 float (-0.0 is zero, NaN is not), int, bool and complex inputs, no and all non-zero elements,
 as_tuple; the (n, ndim) result keeps its (1, n) strides."""
@@ -48,6 +49,9 @@ def _matches_np_nonzero_path_and_torch(shape, dt, density, monkeypatch) -> None:
     x = st.from_numpy(a)
     fast = st.nonzero(x)
     tuple_fast = [_bits(c) for c in st.nonzero(x, as_tuple=True)]
+    with monkeypatch.context() as m:  # (the NumPy unravel, where the compiled rows are off)
+        m.setattr(masked, "_compiled_positions", lambda arr: None)
+        assert _bits(st.nonzero(x)) == _bits(fast)
     with monkeypatch.context() as m:
         m.setattr(masked, "_UNRAVEL_MIN", 1 << 62)
         old = st.nonzero(x)
@@ -62,8 +66,9 @@ def _matches_np_nonzero_path_and_torch(shape, dt, density, monkeypatch) -> None:
 
 def test_strided_and_small_inputs_keep_np_nonzero(monkeypatch) -> None:
     calls = []
-    real = masked._unraveled
-    monkeypatch.setattr(masked, "_unraveled", lambda a: calls.append(a.shape) or real(a))
+    # (the routing: every large row-major walk asks the compiled rows first, and unravels where
+    # they answer None, as here)
+    monkeypatch.setattr(masked, "_compiled_positions", lambda a: calls.append(a.shape) or None)
     monkeypatch.setattr(masked, "NONZERO_C", None)  # (the compiled small path: tests/test_index_compiled.py)
     a = _input((80, 90), np.float32, 0.5)
     st.nonzero(st.from_numpy(a)[::2, 1::3])  # not dense

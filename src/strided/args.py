@@ -512,7 +512,8 @@ def split_sizes(split_size: Any, step: int | None, d: int, shape: tuple[int, ...
         return (0,)
     n = max((size + step - 1) // step, 1)
     check_piece_count(n, "split", shape, d)
-    return tuple(min(step, size - i * step) for i in range(n))
+    # (every piece step long but the last, which holds the rest: min(step, size - i * step) per piece)
+    return (step,) * (n - 1) + (min(step, size - (n - 1) * step),)
 
 
 def chunk_count(chunks: Any, dim: Any, shape: tuple[int, ...]) -> int:

@@ -191,6 +191,28 @@ def gather_backward(out: Tensor, input: Tensor, dim: int, index: Tensor, *, spar
     return "GatherBackward0", (input,), grad, (index,)
 
 
+def _unbroadcast_take(input: Any, dim: Any, indices: Any) -> Tensor | None:  # noqa: A002
+    """``take_along_dim(input, indices, dim)`` where nothing broadcasts (``indices`` int64 of
+    ``input``'s sizes in every dim but ``dim``, at least :data:`_NATIVE_GATHER` of them) and
+    every index lies in ``[0, size)``: gather's kernel (the compiled walk over any layout of the
+    input), the same elements in the same fresh row-major result. None where any of that fails
+    (a negative index, which take_along_dim counts from the end, included): the general path
+    decides, and raises. (A transposed 1024 x 1024 float32 input: ~9.5 ms through the general
+    path's storage positions, PyTorch ~5.7, gather's walk ~3.2.)"""
+    if input.__class__ is not Tensor or indices.__class__ is not Tensor or indices._dtype is not int64 \
+            or dim.__class__ is not int:
+        return None
+    shape, ishape = input._layout.shape, indices._layout.shape
+    nd = len(shape)
+    if not nd or len(ishape) != nd or not -nd <= dim < nd or support.refused("take_along_dim", input._dtype):
+        return None
+    d = dim % nd
+    if shape[:d] + shape[d + 1:] != ishape[:d] + ishape[d + 1:] or L.product(ishape) < _NATIVE_GATHER:
+        return None
+    flat = _gather_kernel(input, d, index_array(indices))
+    return None if flat is None else _fresh(ishape, flat, input._dtype)
+
+
 def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None, *,
                    out: Any = None) -> Tensor:  # noqa: A002
     """NumPy's ``take_along_axis``: ``input`` and ``indices`` broadcast in every dim but ``dim``,
@@ -211,6 +233,8 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None, *,
         d, shape, ishape = fast[2], input._layout.shape, indices._layout.shape
         if shape[:d] + shape[d + 1:] == ishape[:d] + ishape[d + 1:]:
             return adopted(fast[0].take(fast[1]), _cinfo[ishape][2], input._dtype)
+    if dim is not None and not OPEN and (gathered := _unbroadcast_take(input, dim, indices)) is not None:
+        return gathered
     input = tensor_of(input, "take_along_dim", "input", 1)  # noqa: A001
     indices = tensor_of(indices, "take_along_dim", "indices", 2)
     check_index_dtype(indices, "take_along_dim", LONG,

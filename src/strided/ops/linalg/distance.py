@@ -28,6 +28,7 @@ from ...dtypes import float32, float64
 from ...errors import StridedRuntimeError, StridedTypeError, StridedValueError, join_lines
 from ...gradients import not_differentiable, seal
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set, quietly
+from ...kernels.memory import dense_run
 from ...kernels.rows import cdist2
 from ...kernels.torch_sum import norm2_rows
 from ...opdef import Kind, declare
@@ -314,8 +315,8 @@ def dist(input: Tensor, other: Tensor, p: Any = 2) -> Tensor:  # noqa: A002
 
 
 def _fast_dist(a: Tensor, b: Tensor) -> Tensor | None:
-    """dist's p = 2 of two plain row-major float32/float64 tensors of one dtype and one shape, more
-    than one element: the path below's steps -- ``a - b`` (one IEEE subtraction per pair, as the
+    """dist's p = 2 of two plain row-major (or permuted dense, with one layout) float32/float64
+    tensors of one dtype and one shape, more than one element: the path below's steps -- ``a - b`` (one IEEE subtraction per pair, as the
     operator's), then :func:`fast_euclidean`'s call on that fresh row-major difference
     (``norm2_rows`` of its one run) -- without the operator's entry or the norm's plan; None
     where a precondition fails (the path below decides)."""
@@ -330,7 +331,15 @@ def _fast_dist(a: Tensor, b: Tensor) -> Tensor | None:
         return None
     fa, fb = flat_run(a, info), flat_run(b, info)
     if fa is None or fb is None:
-        return None
+        # two transposes of one layout: their runs in memory order, which is the order the
+        # difference (laid out as they are) is reduced in (its dims coalesce into one run);
+        # 1M float32: ~330 -> ~250 us, PyTorch ~290 (the operator and the norm's plan skipped)
+        if a._layout.strides != b._layout.strides:
+            return None
+        da, db = dense_run(a, info[1]), dense_run(b, info[1])
+        if da is None or db is None:
+            return None
+        fa, fb = da[0], db[0]
     diff = quietly(np.subtract, fa, fb)
     return adopted(norm2_rows(diff.reshape(1, -1)), _cinfo[()][2], dt)
 

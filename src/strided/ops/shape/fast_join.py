@@ -33,6 +33,9 @@ _empty = np.empty
 # Up to this many bytes the compiled join (native.joiner) writes the result: NumPy's concatenate
 # costs more than the copy below it (0.6 us for two 12-element runs, 1.3 us joined along dim 1)
 _JOIN_BYTES = 1 << 16
+# The shortest row (bytes) of every run for which the compiled join takes a larger join
+# (kernels/_row_copy.h's RUN_LOOP_MIN: below it the rows are memcpy'd as NumPy's are)
+_ROW_JOIN_MIN = 256
 _prod = math.prod
 
 
@@ -136,8 +139,14 @@ def flat_join(tensors: Sequence[Any], shapes: Sequence[tuple[int, ...]] | None, 
         count += n
         runs.append(run)
     outer = _prod(head) if d else 1
+    # (the compiled join: one copy per row of each run into a fresh buffer; large ones too where
+    # the runs are cut into rows of 256 bytes or more, whose copies NumPy's concatenate makes by
+    # memcpy at a speed that depends on the buffers' offsets: see kernels/_row_copy.h. Shorter
+    # rows stay with NumPy: a row of one element per run, dstack's, ran 4x slower here.)
     k = joiner() if count * dtype.itemsize <= _JOIN_BYTES else None
-    if k is not None:  # (the compiled join: one memcpy per row of each run into a fresh buffer)
+    if k is None and outer > 1 and min(len(r) for r in runs) // outer * dtype.itemsize >= _ROW_JOIN_MIN:
+        k = joiner()
+    if k is not None:
         flat = _empty(count, dtype.numpy)
         k.join(flat, runs, outer)
     elif outer == 1:
