@@ -238,3 +238,17 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     if nextitem is None or getattr(nextitem, "module", None) is not getattr(item, "module", None):
         gc.collect()
         gc.freeze()
+
+
+@pytest.fixture
+def room_in_the_dense_memo():
+    """An empty dense-layout memo (strided.kernels.memory._DENSE) for the test, refilled after: it
+    holds 256 layouts, a suite run before may have filled it, and a full memo sends every new
+    transpose to the compiled fronts' fallback (tests that check the C path is taken need room)."""
+    from strided.kernels import memory
+
+    saved = dict(memory._DENSE)
+    memory._DENSE.clear()
+    yield
+    memory._DENSE.clear()
+    memory._DENSE.update(saved)

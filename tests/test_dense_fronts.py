@@ -160,7 +160,7 @@ def _python_entered(front, x, *more) -> set[str]:
 
 
 @pytest.mark.parametrize("name", ["Tensor.exp", "Tensor.isnan", "Tensor.ceil", "Tensor.sin", "Tensor.relu", "F.silu"])
-def test_a_transpose_is_taken_in_c_once_its_layout_is_known(name):
+def test_a_transpose_is_taken_in_c_once_its_layout_is_known(name, room_in_the_dense_memo):
     front = FRONTS[name]
     x = st.tensor(np.arange(1.0, 13.0, dtype=np.float32).reshape(3, 4)).t()
     front(x)  # (the forward's dense_run records the layout)
@@ -171,7 +171,7 @@ def test_a_transpose_is_taken_in_c_once_its_layout_is_known(name):
 
 
 @pytest.mark.parametrize("name", ["add", "mul", "lt", "maximum"])
-def test_a_transposed_pair_is_taken_in_c_once_its_plan_is_known(name):
+def test_a_transposed_pair_is_taken_in_c_once_its_plan_is_known(name, room_in_the_dense_memo):
     front = BINARY[name]
     x = st.tensor(np.arange(1.0, 13.0, dtype=np.float32).reshape(3, 4)).t()
     y = st.tensor(np.arange(5.0, 17.0, dtype=np.float32).reshape(3, 4)).t()
@@ -242,7 +242,7 @@ def test_whole_extremes_give_the_forwards_result(dtype):
 
 
 @pytest.mark.parametrize("name", WHOLE)
-def test_whole_extremes_of_a_transpose_are_taken_in_c(name):
+def test_whole_extremes_of_a_transpose_are_taken_in_c(name, room_in_the_dense_memo):
     front = getattr(st.Tensor, name)
     x = st.tensor(np.arange(1.0, 13.0, dtype=np.float32).reshape(3, 4)).t()
     st.exp(x)  # (the dense memo learns the layout)

@@ -208,7 +208,7 @@ def _c_eligible(x: st.Tensor) -> bool:
             and memory._DENSE.get((lay.shape, lay.strides)) is not None)
 
 
-def test_fuzz_fronts_against_their_fallbacks():
+def test_fuzz_fronts_against_their_fallbacks(room_in_the_dense_memo):
     """2500 random calls: each front's call (twice: the first fills the memos) gives its fallback's
     result to the bit, with its layout, storage, errors and warnings."""
     rng = np.random.default_rng(2026)
