@@ -297,3 +297,26 @@ def index_put_stale(written: np.ndarray, out_strides: Sequence[int], read: np.nd
     if hit is not None and not accumulate and not parallel and not copies_differ(written, read, time):
         return None
     return _where(hit, shape, shape, read)
+
+
+def filled_stale(target: Lay, src: Lay, idx: np.ndarray, dim: int) -> tuple | None:
+    """``scatter_reduce_(include_self=False)`` of a float16/bfloat16 target: PyTorch fills every
+    indexed element of the target with the reduction's identity in place, then runs its loop on
+    a float32 copy (the source read before anything else is written back; measured, torch
+    2.13): a source element that the fill wrote is read as the identity. Positions in ``src`` and
+    the index's grid of the first such read, or None (strided's read-first values are PyTorch's)."""
+    shape = tuple(idx.shape) or (1,)
+    idx = idx.reshape(shape)
+    if not idx.size:
+        return None
+    t_strides = tuple(target[1]) or (1,)
+    s_strides = tuple(src[1]) or (1,)
+    lead = [n if e != dim else 1 for e, n in enumerate(shape)]
+    w_at = addresses(lead, [0 if e == dim else s for e, s in enumerate(t_strides)], target[2]) + idx * t_strides[dim]
+    r_at = addresses(shape, s_strides, src[2])
+    filled = np.isin(r_at.reshape(-1), w_at.reshape(-1))
+    if not filled.any():
+        return None
+    r = int(np.argmax(filled))
+    w = int(np.argmax(w_at.reshape(-1) == r_at.reshape(-1)[r]))
+    return _where((r, w), shape, shape, r_at)
