@@ -132,6 +132,29 @@ def test_reduced_float_over_its_own_memory_is_torchs_or_refused_where_torch_depe
     assert false <= (1 if dt == "bfloat16" else 0), false
 
 
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+def test_large_accumulating_index_put_over_its_own_memory(dt, torch_threads_as_assumed):
+    """index_put_(accumulate=True) of float32 from 32768 elements runs in PyTorch's parallel
+    chunks with atomic adds (other dtypes: one serial walk): t[i] += t[i + 1] over 40000
+    elements read t[20000] after the second chunk had written it (b[39998]: 3.60 where strided
+    read first, 1.31: silent). Now refused where chunks run at once; float64 computes as before."""
+    from strided.errors import OverlapWriteError
+    from strided.kernels.torch_loops import torch_threads
+
+    n = 40000
+    vals = np.random.RandomState(1).randn(2 * n + 4).tolist()
+
+    def case(L, b, sb):
+        b.as_strided((n,), (2,), 0).index_put_((L.arange(n),), sb.as_strided((n,), (2,), 2), accumulate=True)
+
+    import test_alias_index_ops as T
+    got = T._run(strided, vals, case, dtype=dt)
+    if dt == "float32" and torch_threads() > 1:
+        assert isinstance(got, OverlapWriteError)
+    else:
+        np.testing.assert_array_equal(got, T._run(torch, vals, case, dtype=dt))
+
+
 # ---- bits26: the float32 AVX-512 forms (both lane forms) on odd lengths, offsets, specials ----
 
 _SPECIALS = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, -1e-45, 1e-40, -3e-39, 3.4e38, -3.4e38, 88.0, 88.7,
@@ -195,6 +218,16 @@ def test_float32_logspace_bits(base, lanes_form):
 
 
 # ---- found, not fixed ----
+
+@pytest.mark.xfail(strict=True, reason="complex64 prod along a contiguous dim: PyTorch's vectorized complex "
+                                       "products differ from strided's in the last bit")
+def test_complex64_prod_along_a_row():
+    rng = np.random.RandomState(5)
+    v = (rng.randn(3, 4) + 1j * rng.randn(3, 4)).astype(np.complex64)
+    want = torch.prod(torch.from_numpy(v), 1).numpy()
+    got = strided.prod(strided.tensor(v.tolist(), dtype=strided.complex64), 1)
+    np.testing.assert_array_equal(np.array([complex(z) for z in got.tolist()], np.complex64), want)
+
 
 @pytest.mark.xfail(strict=True, reason="prod over a dim of float16/bfloat16: PyTorch's vectorized reduce rounds "
                                        "in its own lane order (neither float32 sums nor strided's per-step order)")

@@ -280,19 +280,21 @@ def index_copy_stale(target: Lay, source: Lay, idx: np.ndarray, index_stride: in
 
 def index_put_stale(written: np.ndarray, out_strides: Sequence[int], read: np.ndarray,
                     read_strides: Sequence[int], index_strides: Sequence[Sequence[int]],
-                    accumulate: bool) -> tuple | None:
+                    accumulate: bool, atomic: bool = False) -> tuple | None:
     """``index_put_kernel``'s reads of the value after its writes into the target: ``written``
     and ``read`` the storage elements of each position of the indexed result (an int64 array of
     its shape; the value broadcast to it), with the operands' strides over that shape that order
     TensorIterator's walk (the target restrided: 0 over the index dims; the value's, 0 where it
-    broadcasts; each index's). Positions in the result, or None."""
+    broadcasts; each index's). ``atomic``: an accumulating float32 call, which PyTorch runs in
+    parallel chunks with atomic adds (``cpu_atomic_add_float``; other dtypes accumulate in one
+    serial walk). Positions in the result, or None."""
     shape = written.shape
     if not written.size:
         return None
     perm, _, _, _ = _loop_rows(shape, tuple(out_strides), False,
                                [(shape, tuple(read_strides))] + [(shape, tuple(s)) for s in index_strides])
     time = _to_tensor_dims(np.arange(written.size, dtype=np.int64), shape, perm)
-    parallel = not accumulate and _parallel(written.size)
+    parallel = (not accumulate or atomic) and _parallel(written.size)
     hit = stale_read(written, time, read, time, parallel, None if accumulate else written != read)
     if hit is not None and not accumulate and not parallel and not copies_differ(written, read, time):
         return None

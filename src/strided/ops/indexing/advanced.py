@@ -539,7 +539,8 @@ def _refuse_stale_put(t: Tensor, plan: IndexPlan, value: Tensor, vshape: tuple[i
         own = L.contiguous_strides(ishape) if e.kind == "int" else (e.ndim,)
         index_strides += [_index_operand(ishape, own, plan.index_shape, len(before), shape)] * (
             1 if e.kind == "int" else e.ndim)
-    where = index_put_stale(written, out_strides, read, read_strides, index_strides, accumulate)
+    where = index_put_stale(written, out_strides, read, read_strides, index_strides, accumulate,
+                            atomic=accumulate and t._dtype.name == "float32")
     if where is not None:
         raise read_after_write(op, Layout(shape, tuple(out_strides), view.offset), vl, where,
                                f"fix: pass a copy of the value: {'t[idx] = v' if op == 'setitem' else f'{op}(idx, v'}"
