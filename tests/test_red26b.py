@@ -235,3 +235,25 @@ def test_reduced_float_prod_over_a_dim():
     v = np.random.RandomState(5).randn(4, 40)
     want, got = _both("float16", lambda L, x: L.prod(x, 0), v)
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("dt", ["uint16", "uint32", "uint64", "int16"])
+@pytest.mark.parametrize("key", ["True", "tensor(True)", "tensor(False)", "(tensor(True), 0)", "(0, tensor(True))",
+                                 "(Ellipsis, tensor(True))", "np.array(True)", "tensor(1, uint8)", "tensor(0)"])
+def test_zero_dim_bool_tensor_key_is_index_put(dt, key):
+    """A 0-d bool (or uint8) tensor or array in a key is PyTorch's index_put (a Python bool is
+    not): uint16/32/64 raise its NotImplementedError there; strided wrote (cf8cc8d7 exempted
+    every bool scalar)."""
+    outcomes = []
+    for L in (torch, strided):
+        t = L.tensor([[0, 1, 2, 3], [4, 5, 6, 7]], dtype=getattr(L, dt))
+        k = eval(key, {"tensor": lambda v, d=None, L=L: L.tensor(v, dtype=L.uint8 if d == "u8" else None),  # noqa: S307
+                       "uint8": "u8", "np": np, "Ellipsis": Ellipsis, "True": True})
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                t[k] = 5
+                outcomes.append(t.tolist())
+            except NotImplementedError as e:
+                outcomes.append(str(e).splitlines()[0])
+    assert outcomes[1] == outcomes[0]
