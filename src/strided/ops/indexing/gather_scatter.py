@@ -618,9 +618,9 @@ def _fast_scatter(self: Any, dim: Any, index: Any, src: Any, reduce: str | None,
     """The out-of-place scatter (``reduce=None``), scatter_add (``"add"``) or scatter_reduce of
     row-major operands whose index is all in range (:func:`along_positions`) and whose ``src`` has
     exactly the index's shape: the copy of ``self`` and one NumPy write on its flat array, the
-    general path's calls on the same positions in the same order. None when a precondition fails."""
-    if reduce is not None and getattr(self, "_dtype", None) is not None and self._dtype.name in OPMATH_DTYPES:
-        return None  # (PyTorch accumulates float16/bfloat16 in float32: the general path, opmath_at)
+    general path's calls on the same positions in the same order. None when a precondition fails
+    (float16/bfloat16 among them: FAST_DTYPES and the compiled walk take neither; PyTorch sums
+    them in float32, the general path's opmath_at)."""
     if ALONG_C is not None and (op := _ALONG_OPS.get(reduce)) is not None:
         # (the compiled walk: the same writes in the same order, see fast_along.ALONG_C)
         out = ALONG_C(op if include_self else op + 4, self, dim, index, src)

@@ -355,9 +355,9 @@ def _fast_index_write(self: Any, dim: Any, index: Any, source: Any, add: bool) -
     """Out-of-place ``index_add`` (``add``, alpha 1) or ``index_copy`` of row-major operands whose
     index is all in range (:func:`along_slices`) and whose source has the expected shape: a copy
     of ``self`` and the general path's one NumPy write, on the three-dim reading of the flat
-    arrays (each element gets its writes in the index's order, as there). None otherwise."""
-    if add and getattr(self, "_dtype", None) is not None and self._dtype.name in OPMATH_DTYPES:
-        return None  # (float16/bfloat16: PyTorch's scatter_add_ path sums in float32, see _index_add)
+    arrays (each element gets its writes in the index's order, as there). None otherwise (float16
+    and bfloat16 among them: neither the compiled walk nor FAST_DTYPES takes them; PyTorch's
+    scatter_add_ path sums them in float32, see _index_add)."""
     if SLICES_C is not None and (out := SLICES_C(2 if add else 1, self, dim, index, source)) is not None:
         return out
     fast = along_slices(self, dim, index)
