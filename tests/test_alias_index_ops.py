@@ -38,16 +38,17 @@ def _kind(e: BaseException) -> str:
     return type(e).__name__
 
 
-def _run(lib, values, case, read_first=False):
-    """``case(lib, base, source_base)`` on a fresh base: the base afterwards, or the error."""
-    base = lib.tensor(values)
+def _run(lib, values, case, read_first=False, dtype="float32"):
+    """``case(lib, base, source_base)`` on a fresh base (of ``dtype``): the base afterwards (as
+    float32), or the error."""
+    base = lib.tensor(values, dtype=getattr(lib, dtype))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
             case(lib, base, base.clone() if read_first else base)
         except Exception as e:  # noqa: BLE001 (every error class is compared)
             return e
-    return np.array(base.tolist(), np.float32)
+    return np.array(base.float().tolist(), np.float32)
 
 
 def _view(rng, shape, unique=False):

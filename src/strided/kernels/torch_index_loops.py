@@ -280,20 +280,45 @@ def index_copy_stale(target: Lay, source: Lay, idx: np.ndarray, index_stride: in
 
 def index_put_stale(written: np.ndarray, out_strides: Sequence[int], read: np.ndarray,
                     read_strides: Sequence[int], index_strides: Sequence[Sequence[int]],
-                    accumulate: bool) -> tuple | None:
+                    accumulate: bool, atomic: bool = False) -> tuple | None:
     """``index_put_kernel``'s reads of the value after its writes into the target: ``written``
     and ``read`` the storage elements of each position of the indexed result (an int64 array of
     its shape; the value broadcast to it), with the operands' strides over that shape that order
     TensorIterator's walk (the target restrided: 0 over the index dims; the value's, 0 where it
-    broadcasts; each index's). Positions in the result, or None."""
+    broadcasts; each index's). ``atomic``: an accumulating float32 call, which PyTorch runs in
+    parallel chunks with atomic adds (``cpu_atomic_add_float``; other dtypes accumulate in one
+    serial walk). Positions in the result, or None."""
     shape = written.shape
     if not written.size:
         return None
     perm, _, _, _ = _loop_rows(shape, tuple(out_strides), False,
                                [(shape, tuple(read_strides))] + [(shape, tuple(s)) for s in index_strides])
     time = _to_tensor_dims(np.arange(written.size, dtype=np.int64), shape, perm)
-    parallel = not accumulate and _parallel(written.size)
+    parallel = (not accumulate or atomic) and _parallel(written.size)
     hit = stale_read(written, time, read, time, parallel, None if accumulate else written != read)
     if hit is not None and not accumulate and not parallel and not copies_differ(written, read, time):
         return None
     return _where(hit, shape, shape, read)
+
+
+def filled_stale(target: Lay, src: Lay, idx: np.ndarray, dim: int) -> tuple | None:
+    """``scatter_reduce_(include_self=False)`` of a float16/bfloat16 target: PyTorch fills every
+    indexed element of the target with the reduction's identity in place, then runs its loop on
+    a float32 copy (the source read before anything else is written back; measured, torch
+    2.13): a source element that the fill wrote is read as the identity. Positions in ``src`` and
+    the index's grid of the first such read, or None (strided's read-first values are PyTorch's)."""
+    shape = tuple(idx.shape) or (1,)
+    idx = idx.reshape(shape)
+    if not idx.size:
+        return None
+    t_strides = tuple(target[1]) or (1,)
+    s_strides = tuple(src[1]) or (1,)
+    lead = [n if e != dim else 1 for e, n in enumerate(shape)]
+    w_at = addresses(lead, [0 if e == dim else s for e, s in enumerate(t_strides)], target[2]) + idx * t_strides[dim]
+    r_at = addresses(shape, s_strides, src[2])
+    filled = np.isin(r_at.reshape(-1), w_at.reshape(-1))
+    if not filled.any():
+        return None
+    r = int(np.argmax(filled))
+    w = int(np.argmax(w_at.reshape(-1) == r_at.reshape(-1)[r]))
+    return _where((r, w), shape, shape, r_at)

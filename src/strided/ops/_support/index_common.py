@@ -339,3 +339,23 @@ def storage_blocks(idx: np.ndarray, strides: tuple[int, ...], dim: int, offset: 
             lin += base
             base = 0
         yield r0 * per, r1 * per, base, lin.reshape(-1)
+
+
+# PyTorch's CPU scatter kernels (scatter_add_, scatter_(reduce=), scatter_reduce_, and index_add_'s
+# scatter_add_ path) work on a float32 copy of a float16 / bfloat16 target (opmath): the values
+# accumulate in float32, each element rounded once at the end, and the source is read before
+# anything is written back (measured, torch 2.13: equal to the float32 run rounded, whatever
+# the index's repeats; an aliasing source gives the read-first result).
+OPMATH_DTYPES = frozenset(("float16", "bfloat16"))
+
+
+def opmath_at(ufunc: np.ufunc, arr: np.ndarray, lin: np.ndarray, vals: np.ndarray) -> None:
+    """``ufunc.at(arr, lin, vals)`` as PyTorch's scatter kernels run it on float16/bfloat16
+    storage ``arr``: every element at ``lin`` (1-D storage positions, repeats allowed) gathered
+    into float32, the values (broadcast to ``lin``) combined there in ``lin``'s order, and each
+    touched element rounded back once. Untouched elements are not rewritten."""
+    uniq, inv = np.unique(lin, return_inverse=True)
+    acc = arr[uniq].astype(np.float32)
+    ufunc.at(acc, inv, np.broadcast_to(np.asarray(vals).reshape(-1) if np.ndim(vals) else vals,
+                                       lin.shape).astype(np.float32))
+    arr[uniq] = acc.astype(arr.dtype)

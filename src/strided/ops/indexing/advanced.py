@@ -67,7 +67,8 @@ _UINT8_WARNING = "indexing with dtype torch.uint8 is now deprecated, please use 
 class Entry(NamedTuple):
     """One advanced item of a key: ``array`` (an intp index array, or a bool mask) indexes the
     view's dims ``pos .. pos + ndim - 1``; ``origin`` is the indexed tensor's dim it stands for
-    (None for the new dim of a bool scalar); ``kind`` is "int", "mask" or "bool" (a bool scalar)."""
+    (None for the new dim of a bool scalar; -1 where that scalar is a 0-d tensor or array, not a
+    Python bool); ``kind`` is "int", "mask" or "bool" (a bool scalar)."""
 
     pos: int
     ndim: int
@@ -121,7 +122,7 @@ def _index_array(item: Any) -> tuple[str, Any]:
                 _warn_uint8()
             arr = item._np()
             if arr.ndim == 0:
-                return "bool", bool(arr)
+                return "bool", np.bool_(arr)  # (a tensor: PyTorch's index_put, unlike a Python bool)
             return "mask", arr if dtype is bool_ else arr != 0
         if dtype is int64 or dtype is int32:
             return "int", item._np()
@@ -177,7 +178,7 @@ def _from_array(arr: np.ndarray, item: Any) -> tuple[str, Any]:
         if kind != "b":
             _warn_uint8()
             arr = arr != 0
-        return ("bool", bool(arr)) if arr.ndim == 0 else ("mask", arr)
+        return ("bool", np.bool_(arr)) if arr.ndim == 0 else ("mask", arr)
     if kind in "iu":
         if arr.dtype == np.uint64 and arr.size and arr.max() > L.INT64_MAX:
             raise StridedRuntimeError(join_lines(
@@ -257,7 +258,8 @@ def plan_index(layout: Layout, key: Any) -> IndexPlan:
                 orig += 1  # an int: a select, its dim is gone
         elif kind == "bool":
             basic.append(None)  # PyTorch: unsqueeze, then index the new dim with [0] or []
-            entries.append(Entry(pos, 1, np.array([it]), "bool", None))
+            # (origin -1: a 0-d bool tensor or array, which PyTorch indexes through index_put)
+            entries.append(Entry(pos, 1, np.array([it]), "bool", -1 if isinstance(it, np.bool_) else None))
             origins.append(None)
             pos += 1
         else:
@@ -465,7 +467,7 @@ def _put(t: Tensor, plan: IndexPlan, value: Any, accumulate: bool, op: str, stri
     src = _source(t, plan, value, op, accumulate)
     vshape = _fitted_shape(src.shape, shape, op, strip)
     src = src.reshape(vshape)
-    if t._dtype in _WIDE_UNSIGNED and any(e.kind != "bool" for e in plan.entries):
+    if t._dtype in _WIDE_UNSIGNED and any(e.kind != "bool" or e.origin == -1 for e in plan.entries):
         # PyTorch 2.13 has no uint16/32/64 index_put kernel (nor masked_fill: its one-mask,
         # one-element write), whatever the index, empty ones too
         filled = not accumulate and len(plan.entries) == 1 and plan.entries[0].kind == "mask" and src.size == 1
@@ -539,7 +541,8 @@ def _refuse_stale_put(t: Tensor, plan: IndexPlan, value: Tensor, vshape: tuple[i
         own = L.contiguous_strides(ishape) if e.kind == "int" else (e.ndim,)
         index_strides += [_index_operand(ishape, own, plan.index_shape, len(before), shape)] * (
             1 if e.kind == "int" else e.ndim)
-    where = index_put_stale(written, out_strides, read, read_strides, index_strides, accumulate)
+    where = index_put_stale(written, out_strides, read, read_strides, index_strides, accumulate,
+                            atomic=accumulate and t._dtype.name == "float32")
     if where is not None:
         raise read_after_write(op, Layout(shape, tuple(out_strides), view.offset), vl, where,
                                f"fix: pass a copy of the value: {'t[idx] = v' if op == 'setitem' else f'{op}(idx, v'}"

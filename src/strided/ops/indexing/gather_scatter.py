@@ -29,7 +29,7 @@ from ...gradients import grad_zeros, linear, seal
 from ...kernels import native
 from ...kernels.blocked import copy_into, row_major
 from ...kernels.listeners import silenced
-from ...kernels.torch_index_loops import scatter_stale
+from ...kernels.torch_index_loops import filled_stale, scatter_stale
 from ...layout import Layout
 from ...opdef import Kind, declare
 from ...tensor import Tensor
@@ -37,12 +37,14 @@ from .._support import support
 from .._support.index_common import (
     INT_OR_LONG,
     LONG,
+    OPMATH_DTYPES,
     check_bounds,
     check_index_dtype,
     check_no_overlap,
     check_target,
     fill_value,
     index_array,
+    opmath_at,
     refuse_stale_read,
     scalar_name,
     shares_memory,
@@ -525,6 +527,10 @@ def _scatter_into(self: Tensor, d: int, idx: np.ndarray, values: Any, reduce: st
         vals = np.asarray(values, dtype=arr.dtype)
     else:
         vals = row_major(values).reshape(-1) if isinstance(values, np.ndarray) else np.ravel(values)
+    if reduce is not None and arr.dtype.name in OPMATH_DTYPES:
+        lin = storage_index(idx, strides, d, self._layout.offset).reshape(-1)
+        opmath_at(_ACCUMULATE[reduce], arr, lin, vals)
+        return
     if (idx.size >= _NATIVE_GATHER and (reduce is None or reduce == "add" or reduce == "sum")
             and idx.flags.c_contiguous and (k := native.special()) is not None
             and k.scatter_nd(arr, self._layout.offset, strides, idx, vals.reshape(-1), idx.shape or (1,), d,
@@ -578,7 +584,10 @@ def _reduce_at(arr: np.ndarray, lin: np.ndarray, flat: np.ndarray, reduce: str, 
         arr[lin] = ident
     if reduce == "mean":
         uniq, counts = np.unique(lin, return_counts=True)
-        np.add.at(arr, lin, flat)
+        if dt.name in OPMATH_DTYPES:
+            opmath_at(np.add, arr, lin, flat)  # (the sums rounded once, then divided: measured)
+        else:
+            np.add.at(arr, lin, flat)
         counts = counts + 1 if include_self else counts
         if np_kind(dt) in "fc":
             arr[uniq] = arr[uniq] / counts.astype(dt)
@@ -590,6 +599,9 @@ def _reduce_at(arr: np.ndarray, lin: np.ndarray, flat: np.ndarray, reduce: str, 
         if _any(hit):
             _zero_ties(arr, lin, flat, hit, reduce, include_self)
             return
+    if dt.name in OPMATH_DTYPES and reduce in ("sum", "prod"):
+        opmath_at(_ACCUMULATE[reduce], arr, lin, flat)
+        return
     _ACCUMULATE[reduce].at(arr, lin, flat)
 
 
@@ -630,7 +642,9 @@ def _fast_scatter(self: Any, dim: Any, index: Any, src: Any, reduce: str | None,
     """The out-of-place scatter (``reduce=None``), scatter_add (``"add"``) or scatter_reduce of
     row-major operands whose index is all in range (:func:`along_positions`) and whose ``src`` has
     exactly the index's shape: the copy of ``self`` and one NumPy write on its flat array, the
-    general path's calls on the same positions in the same order. None when a precondition fails."""
+    general path's calls on the same positions in the same order. None when a precondition fails
+    (float16/bfloat16 among them: FAST_DTYPES and the compiled walk take neither; PyTorch sums
+    them in float32, the general path's opmath_at)."""
     if ALONG_C is not None and (op := _ALONG_OPS.get(reduce)) is not None:
         # (the compiled walk: the same writes in the same order, see fast_along.ALONG_C)
         out = ALONG_C(op if include_self else op + 4, self, dim, index, src)
@@ -712,9 +726,14 @@ def _scatter_target(self: Tensor, dim: Any, index: Any, src: Any, op: str, inpla
     if inplace:
         check_no_overlap(self, index, op, "index")
         check_no_overlap(self, src, op, "src")
-        refuse_stale_read(self, src, op, "src", lambda: scatter_stale(
-            _lay(self), _lay(src), _lay(index), idx, d, order != "copy", order == "fill",
-            pick if self._dtype.name in _ORDERED else None, self._storage.array))
+        # (float16/bfloat16: PyTorch's kernel works on a float32 copy, the source read first)
+        if self._dtype.name in OPMATH_DTYPES:
+            if order == "fill":  # (only the identity fill is written before the source is read)
+                refuse_stale_read(self, src, op, "src", lambda: filled_stale(_lay(self), _lay(src), idx, d))
+        else:
+            refuse_stale_read(self, src, op, "src", lambda: scatter_stale(
+                _lay(self), _lay(src), _lay(index), idx, d, order != "copy", order == "fill",
+                pick if self._dtype.name in _ORDERED else None, self._storage.array))
         target = self
     else:
         target = _out_of_place(self)

@@ -41,6 +41,7 @@ from .._support import support
 from .._support.index_common import (
     INT_OR_LONG,
     LONG,
+    OPMATH_DTYPES,
     check_bounds,
     check_index_dtype,
     check_no_overlap,
@@ -354,7 +355,9 @@ def _fast_index_write(self: Any, dim: Any, index: Any, source: Any, add: bool) -
     """Out-of-place ``index_add`` (``add``, alpha 1) or ``index_copy`` of row-major operands whose
     index is all in range (:func:`along_slices`) and whose source has the expected shape: a copy
     of ``self`` and the general path's one NumPy write, on the three-dim reading of the flat
-    arrays (each element gets its writes in the index's order, as there). None otherwise."""
+    arrays (each element gets its writes in the index's order, as there). None otherwise (float16
+    and bfloat16 among them: neither the compiled walk nor FAST_DTYPES takes them; PyTorch's
+    scatter_add_ path sums them in float32, see _index_add)."""
     if SLICES_C is not None and (out := SLICES_C(2 if add else 1, self, dim, index, source)) is not None:
         return out
     fast = along_slices(self, dim, index)
@@ -497,18 +500,32 @@ def _index_add(self: Tensor, dim: Any, index: Any, source: Any, alpha: Any, inpl
                       else "index_add.alpha", self._dtype, (self, source))
     a = fill_value(alpha, self._dtype, op, 2) if alpha != 1 else None
     target, tgt, vals = _write_plan(self, d, idx.size, index, source, op, inplace)
+    scatter_path = scatter_path and index._dtype is int64 and all(
+        n == m for e, (n, m) in enumerate(zip(self.shape, source.shape)) if e != d)
+    opmath = scatter_path and self._dtype.name in OPMATH_DTYPES  # (a float32 copy: read first, one rounding)
     if inplace and source._storage is self._storage:  # (the rare case: the source in self's memory)
-        scatter_path = scatter_path and index._dtype is int64 and all(
-            n == m for e, (n, m) in enumerate(zip(self.shape, source.shape)) if e != d)
         if self.ndim > 1 and not scatter_path and idx.size:
             _check_first_slices(self, source, d, op)
-        refuse_stale_read(self, source, op, "source", lambda: index_add_stale(
-            _lay(self), _lay(source), idx, d, scatter_path, self._dtype.itemsize))
+        if not opmath:
+            refuse_stale_read(self, source, op, "source", lambda: index_add_stale(
+                _lay(self), _lay(source), idx, d, scatter_path, self._dtype.itemsize))
     if a is not None:
         vals = vals * a
     if idx.size and vals.size:
-        _add_at(tgt, d, idx, vals)
+        if opmath:
+            _opmath_add_at(tgt, d, idx, vals)
+        else:
+            _add_at(tgt, d, idx, vals)
     return target
+
+
+def _opmath_add_at(out: np.ndarray, d: int, idx: np.ndarray, vals: np.ndarray) -> None:
+    """:func:`_add_at` as PyTorch's ``scatter_add_`` path of ``index_add_`` runs it on float16 /
+    bfloat16 (:data:`OPMATH_DTYPES`): the slices at ``idx`` summed in float32 and rounded once."""
+    uniq, inv = np.unique(idx, return_inverse=True)
+    acc = out[_key(d, uniq)].astype(np.float32)
+    np.add.at(acc, _key(d, inv), vals.astype(np.float32))
+    out[_key(d, uniq)] = acc.astype(out.dtype)
 
 
 @method("index_add_")
