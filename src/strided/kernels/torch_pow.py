@@ -1,0 +1,128 @@
+"""PyTorch's CPU ``pow`` of float32 tensors bit for bit (``_sleefkernel.pow_run``, ``_sleef_pow.h``).
+
+PyTorch 2.13's ``PowKernel.cpp`` runs ``pow`` as a ``cpu_kernel_vec`` loop: SLEEF's ``Sleef_powf16_u10``
+(the AVX512 capability) where the loop is vectorized, ``std::pow`` where it is not, the elements split
+as every such loop splits them (:mod:`strided.kernels.torch_loops`: a contiguous row in steps of
+``2 * Vectorized<float>::size()``, its last ``len % step`` elements and every element of a strided
+row scalar, each parallel chunk from 32768 elements a row of its own). The scalar function is
+``powf(base, exp)`` for ``tensor ** tensor`` and ``number ** tensor`` (the number a 0-d operand
+converted to the tensor's dtype), and ``pow((double)base, exp)`` rounded to float for ``tensor **
+number`` (whose vectorized function takes ``float(exp)``: ``x ** 1e-50`` is 1 there, ``pow(x, 1e-50)``
+in the scalar loop). SLEEF and the C library differ by an ulp in ~20% of elements, so the split
+matters. The exponents 0.5, -0.5, -1, 2, 3 and -2 of a number exponent are PyTorch's other
+kernels (the caller's own forms) and 0 and 1 its shortcuts: not here.
+
+Only where ATen's capability here is AVX512 (step 32) or ``default`` (step 0: every element the
+scalar function): under AVX2 SLEEF's ``Sleef_powf8_u10`` takes another ``logkf`` branch, not ported,
+and every function here answers False (the caller's NumPy ``power`` then, within an ulp).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import native
+from .sleef import _chunk, step
+from .torch_loops import GRAIN_SIZE, scalar_loop_mask
+
+_F32 = np.dtype(np.float32)
+_SCALAR, _VECTOR, _ROW = 0, 1, 2  # pow_run's modes
+
+
+def _kernel():
+    """The compiled module where PyTorch's float32 pow is reproducible here, else None."""
+    k = native.sleef()
+    if k is None or step() not in (0, 32):
+        return None
+    return k
+
+
+def pow_flat(x: np.ndarray, y: np.ndarray) -> np.ndarray | None:
+    """``x ** y`` of two C-contiguous 1-D float32 arrays of one length as PyTorch computes them when
+    they are one dense run (the binary fast path's flat runs): a fresh array, or None where the
+    kernel is not used (nothing computed)."""
+    k = _kernel()
+    if k is None or x.dtype != _F32 or y.dtype != _F32:
+        return None
+    n = x.shape[0]
+    res = np.empty(n, _F32)
+    if n:
+        _row(k, x, y, res, None)
+    return res
+
+
+def _row(k, x: np.ndarray, y: np.ndarray, res: np.ndarray, e: float | None) -> None:
+    """One flat run of PyTorch's loop (cut at its parallel chunks) into ``res``."""
+    st = step()
+    if st == 0:
+        k.pow_run(x, y, res, _SCALAR, 0, 0, e)
+        return
+    n = res.shape[0]
+    chunk = _chunk(n, None, GRAIN_SIZE) if n >= GRAIN_SIZE else 0
+    k.pow_run(x, y, res, _ROW, st, chunk, e)
+
+
+def _exponent(e: float) -> np.ndarray:
+    """The vectorized function's exponent: ``Vectorized<float>(exp)``, the double rounded to float."""
+    with np.errstate(over="ignore"):
+        return np.array([e], np.float64).astype(_F32)
+
+
+def pow_into(x: np.ndarray, y: np.ndarray | None, e: float | None, out: np.ndarray,
+             loop_strides: tuple[int, ...], fresh: bool,
+             ops: list[tuple[tuple[int, ...], tuple[int, ...]] | None]) -> bool:
+    """``out[...] = x ** y`` (``y`` None: ``x ** e``, a number exponent) with PyTorch's bits, float32.
+
+    ``x``, ``y``: arrays broadcastable to ``out``'s shape, a 0-d one a number's (or a 0-d tensor's)
+    value; ``loop_strides`` and ``fresh``: the output PyTorch's loop walks (its strides in elements,
+    and whether TensorIterator allocated it); ``ops``: the inputs as the loop reads them
+    (:func:`strided.kernels.torch_loops.scalar_loop_mask`'s ``inputs``). False (nothing written)
+    where the kernel is not used here or an operand is not float32."""
+    k = _kernel()
+    if k is None or out.dtype != _F32 or x.dtype != _F32 or (y is not None and y.dtype != _F32):
+        return False
+    shape = out.shape
+    yv = _exponent(e) if y is None else y
+    if out.size == 0:
+        return True
+    if _dense_run(k, x, y, yv, e, out, loop_strides):
+        return True
+    xb = x.reshape(1) if x.ndim == 0 else np.ascontiguousarray(np.broadcast_to(x, shape)).reshape(-1)
+    yb = yv.reshape(1) if yv.ndim == 0 or y is None else np.ascontiguousarray(np.broadcast_to(yv, shape)).reshape(-1)
+    res = np.empty(shape, _F32)
+    flat = res.reshape(-1)
+    st = step()
+    if st == 0:
+        k.pow_run(xb, yb, flat, _SCALAR, 0, 0, e)
+    else:
+        k.pow_run(xb, yb, flat, _VECTOR, 0, 0, e)
+        mask = scalar_loop_mask(shape, loop_strides, fresh, ops, step=st)
+        if mask is not None:  # the scalar loop's elements
+            m = mask.reshape(-1)
+            part = np.empty(int(m.sum()), _F32)
+            k.pow_run(xb if xb.size == 1 else xb[m], yb if yb.size == 1 else yb[m], part, _SCALAR, 0, 0, e)
+            flat[m] = part
+    np.copyto(out, res)
+    return True
+
+
+def _dense_run(k, x: np.ndarray, y: np.ndarray | None, yv: np.ndarray, e: float | None, out: np.ndarray,
+               loop_strides: tuple[int, ...]) -> bool:
+    """:func:`pow_into` straight into ``out`` where PyTorch's loop is one flat run in memory order:
+    ``out`` dense and the array the loop walks, each tensor operand laid out as it (or 0-d), none
+    sharing memory with ``out`` but by being it. False (nothing written) otherwise."""
+    if out.ndim == 0 or tuple(v // out.itemsize for v in out.strides) != tuple(loop_strides):
+        return False
+    tensors = [a for a in (x, y) if a is not None and a.ndim]
+    if any(a.shape != out.shape or a.strides != out.strides for a in tensors):
+        return False
+    order = sorted(range(out.ndim), key=lambda d: -out.strides[d])
+    ot = out.transpose(order)
+    if not ot.flags.c_contiguous:
+        return False
+    if any(np.may_share_memory(a, out) and a.ctypes.data != out.ctypes.data for a in tensors):
+        return False
+    xf = x.reshape(1) if x.ndim == 0 else x.transpose(order).reshape(-1)
+    yf = yv.reshape(1) if y is None or y.ndim == 0 else y.transpose(order).reshape(-1)
+    _row(k, xf, yf, ot.reshape(-1), e)
+    return True
