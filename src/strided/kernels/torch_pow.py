@@ -29,12 +29,18 @@ _F32 = np.dtype(np.float32)
 _SCALAR, _VECTOR, _ROW = 0, 1, 2  # pow_run's modes
 
 
+_loaded: list = []  # [the compiled module or None, step]: read once
+
+
 def _kernel():
     """The compiled module where PyTorch's float32 pow is reproducible here, else None."""
-    k = native.sleef()
-    if k is None or step() not in (0, 32):
+    k = native.sleef()  # (None inside native.disabled())
+    if k is None:
         return None
-    return k
+    if not _loaded:
+        st = step()
+        _loaded[:] = [k if st in (0, 32) else None, st]
+    return _loaded[0]
 
 
 def pow_flat(x: np.ndarray, y: np.ndarray) -> np.ndarray | None:
@@ -53,13 +59,14 @@ def pow_flat(x: np.ndarray, y: np.ndarray) -> np.ndarray | None:
 
 def _row(k, x: np.ndarray, y: np.ndarray, res: np.ndarray, e: float | None) -> None:
     """One flat run of PyTorch's loop (cut at its parallel chunks) into ``res``."""
-    st = step()
+    st = _loaded[1]
+    n = res.shape[0]
     if st == 0:
         k.pow_run(x, y, res, _SCALAR, 0, 0, e)
-        return
-    n = res.shape[0]
-    chunk = _chunk(n, None, GRAIN_SIZE) if n >= GRAIN_SIZE else 0
-    k.pow_run(x, y, res, _ROW, st, chunk, e)
+    elif n < GRAIN_SIZE:  # (one chunk whatever the threads)
+        k.pow_run(x, y, res, _ROW, st, 0, e)
+    else:
+        k.pow_run(x, y, res, _ROW, st, _chunk(n, None, GRAIN_SIZE), e)
 
 
 def _exponent(e: float) -> np.ndarray:
