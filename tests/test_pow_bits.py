@@ -1,4 +1,4 @@
-"""``pow`` of float32 tensors against PyTorch bit for bit (:mod:`strided.kernels.torch_pow`: SLEEF's
+"""``pow`` of float32 and float64 tensors against PyTorch bit for bit (:mod:`strided.kernels.torch_pow`: SLEEF's
 powf where PyTorch's loop is vectorized, the C library's pow where it is not): ``x ** number`` (the
 vectorized function's exponent rounded to float, the scalar one's in double: ``x ** 1e-50``),
 ``x ** y`` and ``number ** x`` over ~1e6 random values, a grid of special values (NaN, +-inf, +-0,
@@ -20,10 +20,12 @@ pytestmark = [pytest.mark.skipif(native.sleef() is None or torch_pow._kernel() i
                                  reason="the compiled kernel is not built or not this CPU's capability"),
               pytest.mark.usefixtures("torch_threads_as_assumed")]  # (conftest.py)
 
-_DTYPES = [np.float32]
+_DTYPES = [np.float32, np.float64]
 _SPECIAL = [np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 2.0, -2.0, 0.5, -0.5, 3.0, -3.0, 2.5, -2.5,
             1e-45, -1e-45, 1e-38, 3.4e38, -3.4e38, 16777216.0, 33554434.0, -16777216.0, -16777215.0, 0.3, -7.0,
-            1.0000001, 0.99999994, 88.7, -104.5, 150.0, -150.0, 1e-50, 1e300]
+            1.0000001, 0.99999994, 88.7, -104.5, 150.0, -150.0, 1e-50, 1e300,
+            5e-324, -5e-324, 1e308, 2.0**53, 2.0**53 + 2, -(2.0**53) - 2, 709.8, -745.2, 1.0000000000000002,
+            0.9999999999999999]
 _NUMBERS = [2.5, 0.3, -1.5, 1e-50, -1e-50, 1e300, -1e300, 7.0, -3.0, 4.0, 1.0000000001, 0.9999999999, 200.0,
             -200.0, 1e-8, 33.0]
 # (number exponents PyTorch sends to other kernels: sqrt, rsqrt, reciprocal, x * x, ...; not this one)
@@ -64,7 +66,7 @@ def test_million_random_values(dtype: type) -> None:
 
 @pytest.mark.parametrize("dtype", _DTYPES)
 def test_special_grid(dtype: type) -> None:
-    with np.errstate(over="ignore"):
+    with np.errstate(over="ignore", under="ignore"):
         s = np.array(_SPECIAL, dtype)
     xs, ys = np.meshgrid(s, s)
     x, y = xs.ravel(), ys.ravel()
@@ -77,8 +79,9 @@ def test_special_grid(dtype: type) -> None:
         _check(c ** strided.tensor(x), c ** torch.from_numpy(x))
 
 
-def test_tiny_exponent_in_the_scalar_loop() -> None:
-    x = np.array([-5.0, 2.0, 0.0, np.inf], np.float32)
+@pytest.mark.parametrize("dtype", _DTYPES)
+def test_tiny_exponent_in_the_scalar_loop(dtype: type) -> None:
+    x = np.array([-5.0, 2.0, 0.0, np.inf], dtype)
     _check(strided.tensor(x).pow(1e-50), torch.from_numpy(x).pow(1e-50))  # nan, 1, 0, inf
 
 
@@ -134,11 +137,12 @@ def test_in_place_and_out(dtype: type) -> None:
         f(s, strided.tensor(b))
         f(t, torch.from_numpy(b))
         _check(s, t)
-    o, ot = strided.empty((60, 50), dtype=strided.float32).t(), torch.empty((60, 50)).t()
+    sd, td = (strided.float32, torch.float32) if dtype is np.float32 else (strided.float64, torch.float64)
+    o, ot = strided.empty((60, 50), dtype=sd).t(), torch.empty((60, 50), dtype=td).t()
     strided.pow(strided.tensor(a), 2.5, out=o)
     torch.pow(torch.from_numpy(a), 2.5, out=ot)
     _check(o, ot)
-    o, ot = strided.empty((50, 60), dtype=strided.float32), torch.empty((50, 60))
+    o, ot = strided.empty((50, 60), dtype=sd), torch.empty((50, 60), dtype=td)
     strided.pow(strided.tensor(a), strided.tensor(b), out=o)
     torch.pow(torch.from_numpy(a), torch.from_numpy(b), out=ot)
     _check(o, ot)

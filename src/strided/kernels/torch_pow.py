@@ -1,7 +1,7 @@
-"""PyTorch's CPU ``pow`` of float32 tensors bit for bit (``_sleefkernel.pow_run``, ``_sleef_pow.h``).
+"""PyTorch's CPU ``pow`` of float32 and float64 tensors bit for bit (``_sleefkernel.pow_run``, ``_sleef_pow.h``).
 
 PyTorch 2.13's ``PowKernel.cpp`` runs ``pow`` as a ``cpu_kernel_vec`` loop: SLEEF's ``Sleef_powf16_u10``
-(the AVX512 capability) where the loop is vectorized, ``std::pow`` where it is not, the elements split
+(the AVX512 capability; ``Sleef_powd8_u10`` for float64, in steps of 16) where the loop is vectorized, ``std::pow`` where it is not, the elements split
 as every such loop splits them (:mod:`strided.kernels.torch_loops`: a contiguous row in steps of
 ``2 * Vectorized<float>::size()``, its last ``len % step`` elements and every element of a strided
 row scalar, each parallel chunk from 32768 elements a row of its own). The scalar function is
@@ -26,6 +26,7 @@ from .sleef import _chunk, step
 from .torch_loops import GRAIN_SIZE, scalar_loop_mask
 
 _F32 = np.dtype(np.float32)
+_DTYPES = (_F32, np.dtype(np.float64))
 _SCALAR, _VECTOR, _ROW = 0, 1, 2  # pow_run's modes
 
 
@@ -44,14 +45,14 @@ def _kernel():
 
 
 def pow_flat(x: np.ndarray, y: np.ndarray) -> np.ndarray | None:
-    """``x ** y`` of two C-contiguous 1-D float32 arrays of one length as PyTorch computes them when
+    """``x ** y`` of two C-contiguous 1-D float32 (or float64) arrays of one length as PyTorch computes them when
     they are one dense run (the binary fast path's flat runs): a fresh array, or None where the
     kernel is not used (nothing computed)."""
     k = _kernel()
-    if k is None or x.dtype != _F32 or y.dtype != _F32:
+    if k is None or x.dtype not in _DTYPES or y.dtype != x.dtype:
         return None
     n = x.shape[0]
-    res = np.empty(n, _F32)
+    res = np.empty(n, x.dtype)
     if n:
         _row(k, x, y, res, None)
     return res
@@ -59,7 +60,7 @@ def pow_flat(x: np.ndarray, y: np.ndarray) -> np.ndarray | None:
 
 def _row(k, x: np.ndarray, y: np.ndarray, res: np.ndarray, e: float | None) -> None:
     """One flat run of PyTorch's loop (cut at its parallel chunks) into ``res``."""
-    st = _loaded[1]
+    st = _loaded[1] // (res.itemsize // 4)  # (2 * Vectorized<double>::size(): half float's)
     n = res.shape[0]
     if st == 0:
         k.pow_run(x, y, res, _SCALAR, 0, 0, e)
@@ -69,36 +70,37 @@ def _row(k, x: np.ndarray, y: np.ndarray, res: np.ndarray, e: float | None) -> N
         k.pow_run(x, y, res, _ROW, st, _chunk(n, None, GRAIN_SIZE), e)
 
 
-def _exponent(e: float) -> np.ndarray:
-    """The vectorized function's exponent: ``Vectorized<float>(exp)``, the double rounded to float."""
+def _exponent(e: float, dtype: np.dtype) -> np.ndarray:
+    """The vectorized function's exponent: ``Vectorized<T>(exp)``, the double rounded to float for float32."""
     with np.errstate(over="ignore"):
-        return np.array([e], np.float64).astype(_F32)
+        return np.array([e], np.float64).astype(dtype)
 
 
 def pow_into(x: np.ndarray, y: np.ndarray | None, e: float | None, out: np.ndarray,
              loop_strides: tuple[int, ...], fresh: bool,
              ops: list[tuple[tuple[int, ...], tuple[int, ...]] | None]) -> bool:
-    """``out[...] = x ** y`` (``y`` None: ``x ** e``, a number exponent) with PyTorch's bits, float32.
+    """``out[...] = x ** y`` (``y`` None: ``x ** e``, a number exponent) with PyTorch's bits, float32 or float64.
 
     ``x``, ``y``: arrays broadcastable to ``out``'s shape, a 0-d one a number's (or a 0-d tensor's)
     value; ``loop_strides`` and ``fresh``: the output PyTorch's loop walks (its strides in elements,
     and whether TensorIterator allocated it); ``ops``: the inputs as the loop reads them
     (:func:`strided.kernels.torch_loops.scalar_loop_mask`'s ``inputs``). False (nothing written)
-    where the kernel is not used here or an operand is not float32."""
+    where the kernel is not used here or the operands and ``out`` are not all float32 or all float64."""
     k = _kernel()
-    if k is None or out.dtype != _F32 or x.dtype != _F32 or (y is not None and y.dtype != _F32):
+    dt = out.dtype
+    if k is None or dt not in _DTYPES or x.dtype != dt or (y is not None and y.dtype != dt):
         return False
     shape = out.shape
-    yv = _exponent(e) if y is None else y
+    yv = _exponent(e, dt) if y is None else y
     if out.size == 0:
         return True
     if _dense_run(k, x, y, yv, e, out, loop_strides):
         return True
     xb = x.reshape(1) if x.ndim == 0 else np.ascontiguousarray(np.broadcast_to(x, shape)).reshape(-1)
     yb = yv.reshape(1) if yv.ndim == 0 or y is None else np.ascontiguousarray(np.broadcast_to(yv, shape)).reshape(-1)
-    res = np.empty(shape, _F32)
+    res = np.empty(shape, dt)
     flat = res.reshape(-1)
-    st = step()
+    st = _loaded[1] // (dt.itemsize // 4)
     if st == 0:
         k.pow_run(xb, yb, flat, _SCALAR, 0, 0, e)
     else:
@@ -106,7 +108,7 @@ def pow_into(x: np.ndarray, y: np.ndarray | None, e: float | None, out: np.ndarr
         mask = scalar_loop_mask(shape, loop_strides, fresh, ops, step=st)
         if mask is not None:  # the scalar loop's elements
             m = mask.reshape(-1)
-            part = np.empty(int(m.sum()), _F32)
+            part = np.empty(int(m.sum()), dt)
             k.pow_run(xb if xb.size == 1 else xb[m], yb if yb.size == 1 else yb[m], part, _SCALAR, 0, 0, e)
             flat[m] = part
     np.copyto(out, res)

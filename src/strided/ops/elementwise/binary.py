@@ -256,7 +256,7 @@ TRUNC_DIVIDE = BinaryOp("div_trunc", _TruncDivide(), kernel="div_trunc_cpu", int
 # div's rounding modes: floor is floor_divide's kernel (PyTorch's floor_divide is div(..., "floor"))
 _ROUNDED = {"floor": FLOOR_DIVIDE, "trunc": TRUNC_DIVIDE}
 POW = BinaryOp("pow", np.power, kind="pow", kernel="pow", fast=_FLOATS, symbol="**", native=torch_pow.pow_flat,
-               native_dtypes=_F32_ONLY)
+               native_dtypes=frozenset((float32, float64)))
 BITWISE_AND = BinaryOp("bitwise_and", np.bitwise_and, kind="bitwise", kernel="bitwise_and_cpu", fast=_INTS,
                        symbol="&")
 BITWISE_OR = BinaryOp("bitwise_or", np.bitwise_or, kind="bitwise", kernel="bitwise_or_cpu", fast=_INTS, symbol="|")
@@ -466,7 +466,7 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
                 and float(b) in (3.0, -2.0, 0.5, -0.5):
             quietly(_float_pow, _view(a), float(b), _view(out), compute.numpy)
             return out
-        if compute is float32 and _torch_pow_into(a, b, compute, out, target is None, loop_out):
+        if (compute is float32 or compute is float64) and _torch_pow_into(a, b, compute, out, target is None, loop_out):
             return out
         if compute.is_complex and not isinstance(b, Tensor) and b in _COMPLEX_POW_SPECIAL:
             aliased = (target is not None and target is a) or (loop_out is not None and loop_out is a)
