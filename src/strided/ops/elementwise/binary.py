@@ -1110,14 +1110,14 @@ def _torch_pow_into(a: Any, b: Any, compute: DType, out: Tensor, fresh: bool, lo
     caller's). PyTorch runs ``tensor ** number`` as a unary loop over the base (its scalar function
     in double with the exponent as given), ``number ** tensor`` into a row-major output it makes
     itself (so not TensorIterator's fresh one). False (nothing written) otherwise."""
-    if any(isinstance(t, Tensor) and t._dtype is not compute for t in (a, b)):
+    if any(isinstance(t, Tensor) and (t._dtype.is_complex or t._dtype in REDUCED_FLOATS) for t in (a, b)):
         return False
     cd = compute.numpy
     shape, strides, fresh = _loop_layout(out, fresh, loop_out)
     if isinstance(b, Tensor):
-        y, e = _view(b), None
+        y, e = _converted(b, compute), None
         if isinstance(a, Tensor):
-            x = _view(a)
+            x = _converted(a, compute)
         else:
             x = np.asarray(_np_scalar(a, compute), cd)  # (the wrapped number converted to the tensor's dtype)
             fresh = False
@@ -1131,8 +1131,15 @@ def _torch_pow_into(a: Any, b: Any, compute: DType, out: Tensor, fresh: bool, lo
             return False
         if e in _COMPLEX_POW_SPECIAL:  # (PyTorch's own kernels for these: the caller's forms)
             return False
-        x, y, ops = _view(a), None, [_loop_operand(a, compute)]
+        x, y, ops = _converted(a, compute), None, [_loop_operand(a, compute)]
     return torch_pow.pow_into(x, y, e, _view(out), strides, fresh, ops)
+
+
+def _converted(t: Tensor, compute: DType) -> np.ndarray:
+    """A tensor operand's elements as PyTorch's loop reads them: in the compute dtype (TensorIterator's
+    conversion of an operand of another dtype, a 0-d one included: the C cast, NumPy's ``astype``)."""
+    v = _view(t)
+    return v if t._dtype is compute else quiet_call(v.astype, compute.numpy)
 
 
 # The Python exponents PyTorch's complex pow(tensor, scalar) sends to other kernels (sqrt, rsqrt,
