@@ -77,10 +77,16 @@ def _row(k, x: np.ndarray, y: np.ndarray, res: np.ndarray, e: float | None) -> N
         k.pow_run(x, y, res, _ROW, st, _chunk(n, None, GRAIN_SIZE), e)
 
 
+_F32_MAX = float(np.finfo(np.float32).max)
+
+
 def _exponent(e: float, dtype: np.dtype) -> np.ndarray:
-    """The vectorized function's exponent: ``Vectorized<T>(exp)``, the double rounded to float for float32."""
-    with np.errstate(over="ignore"):
-        return np.array([e], np.float64).astype(dtype)
+    """The vectorized function's exponent: ``Vectorized<T>(exp)``, the double rounded to float for
+    float32 (out of float's range: the cast's infinity, without NumPy's overflow warning)."""
+    if dtype is _F32 and abs(e) > _F32_MAX and e == e:
+        with np.errstate(over="ignore"):
+            return np.array([e], np.float64).astype(_F32)
+    return np.array([e], dtype)
 
 
 def pow_into(x: np.ndarray, y: np.ndarray | None, e: float | None, out: np.ndarray,
@@ -101,44 +107,56 @@ def pow_into(x: np.ndarray, y: np.ndarray | None, e: float | None, out: np.ndarr
     yv = _exponent(e, dt) if y is None else y
     if out.size == 0:
         return True
-    if _dense_run(k, x, y, yv, e, out, loop_strides):
+    if _dense_run(k, x, y, yv, e, out, loop_strides, fresh):
         return True
     xb = x.reshape(1) if x.ndim == 0 else np.ascontiguousarray(np.broadcast_to(x, shape)).reshape(-1)
     yb = yv.reshape(1) if yv.ndim == 0 or y is None else np.ascontiguousarray(np.broadcast_to(yv, shape)).reshape(-1)
     res = np.empty(shape, dt)
     flat = res.reshape(-1)
     st = _loaded[1] // (dt.itemsize // 4)
-    if st == 0:
+    mask = scalar_loop_mask(shape, loop_strides, fresh, ops, step=st) if st else True
+    if mask is not True and mask is not None:
+        m = mask.reshape(-1)
+        count = int(m.sum())
+        mask = True if count == m.size else m  # (a strided row: the scalar function throughout)
+    if mask is True:
         k.pow_run(xb, yb, flat, _SCALAR, 0, 0, e)
     else:
         k.pow_run(xb, yb, flat, _VECTOR, 0, 0, e)
-        mask = scalar_loop_mask(shape, loop_strides, fresh, ops, step=st)
         if mask is not None:  # the scalar loop's elements
-            m = mask.reshape(-1)
-            part = np.empty(int(m.sum()), dt)
-            k.pow_run(xb if xb.size == 1 else xb[m], yb if yb.size == 1 else yb[m], part, _SCALAR, 0, 0, e)
-            flat[m] = part
+            part = np.empty(count, dt)
+            k.pow_run(xb if xb.size == 1 else xb[mask], yb if yb.size == 1 else yb[mask], part, _SCALAR, 0, 0, e)
+            flat[mask] = part
     np.copyto(out, res)
     return True
 
 
 def _dense_run(k, x: np.ndarray, y: np.ndarray | None, yv: np.ndarray, e: float | None, out: np.ndarray,
-               loop_strides: tuple[int, ...]) -> bool:
+               loop_strides: tuple[int, ...], fresh: bool) -> bool:
     """:func:`pow_into` straight into ``out`` where PyTorch's loop is one flat run in memory order:
     ``out`` dense and the array the loop walks, each tensor operand laid out as it (or 0-d), none
-    sharing memory with ``out`` but by being it. False (nothing written) otherwise."""
-    if out.ndim == 0 or tuple(v // out.itemsize for v in out.strides) != tuple(loop_strides):
+    sharing memory with ``out`` but by being it (``fresh``: ``out`` was made for the result, so
+    shares none). False (nothing written) otherwise."""
+    ost = out.strides
+    if not ost or ost != tuple(v * out.itemsize for v in loop_strides):
         return False
-    tensors = [a for a in (x, y) if a is not None and a.ndim]
-    if any(a.shape != out.shape or a.strides != out.strides for a in tensors):
+    shape = out.shape
+    xt, yt = x.ndim != 0, y is not None and y.ndim != 0
+    if (xt and (x.shape != shape or x.strides != ost)) or (yt and (y.shape != shape or y.strides != ost)):
         return False
-    order = sorted(range(out.ndim), key=lambda d: -out.strides[d])
-    ot = out.transpose(order)
-    if not ot.flags.c_contiguous:
+    order = None
+    if not out.flags.c_contiguous:  # (a permuted dense one: its memory order)
+        order = sorted(range(out.ndim), key=lambda d: -ost[d])
+        if not out.transpose(order).flags.c_contiguous:
+            return False
+    if not fresh and ((xt and _overlaps(x, out)) or (yt and _overlaps(y, out))):
         return False
-    if any(np.may_share_memory(a, out) and a.ctypes.data != out.ctypes.data for a in tensors):
-        return False
-    xf = x.reshape(1) if x.ndim == 0 else x.transpose(order).reshape(-1)
-    yf = yv.reshape(1) if y is None or y.ndim == 0 else y.transpose(order).reshape(-1)
-    _row(k, xf, yf, ot.reshape(-1), e)
+    xf = x.reshape(-1) if order is None else x.transpose(order).reshape(-1)  # (a 0-d one: its 1 element)
+    yf = yv.reshape(1) if not yt else y.reshape(-1) if order is None else y.transpose(order).reshape(-1)
+    _row(k, xf, yf, out.reshape(-1) if order is None else out.transpose(order).reshape(-1), e)
     return True
+
+
+def _overlaps(a: np.ndarray, out: np.ndarray) -> bool:
+    """Whether ``a`` shares memory with ``out`` other than by being it (an in-place target)."""
+    return bool(np.may_share_memory(a, out)) and a.ctypes.data != out.ctypes.data

@@ -1110,8 +1110,9 @@ def _torch_pow_into(a: Any, b: Any, compute: DType, out: Tensor, fresh: bool, lo
     caller's). PyTorch runs ``tensor ** number`` as a unary loop over the base (its scalar function
     in double with the exponent as given), ``number ** tensor`` into a row-major output it makes
     itself (so not TensorIterator's fresh one). False (nothing written) otherwise."""
-    if any(isinstance(t, Tensor) and (t._dtype.is_complex or t._dtype in REDUCED_FLOATS) for t in (a, b)):
-        return False
+    for t in (a, b):
+        if isinstance(t, Tensor) and (t._dtype.is_complex or t._dtype in REDUCED_FLOATS):
+            return False
     cd = compute.numpy
     shape, strides, fresh = _loop_layout(out, fresh, loop_out)
     if isinstance(b, Tensor):
