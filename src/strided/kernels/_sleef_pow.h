@@ -9,7 +9,7 @@
  *     vectorized  base.pow(Vec(exp)): the exponent converted to the element type first
  *     scalar      std::pow(base, (double)exp): in double, rounded to the element type
  * so tensor([-5., 2., 0., inf]) ** 1e-50 is 1 at every vectorized element (1e-50 is 0.0f) and nan, 1, 0,
- * inf in the scalar loop. Which elements take which: strided.kernels.sleef.pow_torch (the row in steps of
+ * inf in the scalar loop. Which elements take which: strided.kernels.torch_pow (the row in steps of
  * 2 * Vectorized<T>::size(), its tail scalar, per parallel chunk).
  *
  * sleef_powf16 is sleefsimdsp.c's xpowf (logkf, expkf in double-float arithmetic, dfmul and friends as

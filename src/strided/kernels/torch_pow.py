@@ -1,8 +1,8 @@
 """PyTorch's CPU ``pow`` of float32 and float64 tensors bit for bit (``_sleefkernel.pow_run``, ``_sleef_pow.h``).
 
 PyTorch 2.13's ``PowKernel.cpp`` runs ``pow`` as a ``cpu_kernel_vec`` loop: SLEEF's ``Sleef_powf16_u10``
-(the AVX512 capability; ``Sleef_powd8_u10`` for float64, in steps of 16) where the loop is vectorized, ``std::pow`` where it is not, the elements split
-as every such loop splits them (:mod:`strided.kernels.torch_loops`: a contiguous row in steps of
+(the AVX512 capability; ``Sleef_powd8_u10`` for float64, in steps of 16) where the loop is
+vectorized, ``std::pow`` where it is not, the elements split as every such loop splits them (:mod:`strided.kernels.torch_loops`: a contiguous row in steps of
 ``2 * Vectorized<float>::size()``, its last ``len % step`` elements and every element of a strided
 row scalar, each parallel chunk from 32768 elements a row of its own). The scalar function is
 ``powf(base, exp)`` for ``tensor ** tensor`` and ``number ** tensor`` (the number a 0-d operand
@@ -12,9 +12,10 @@ in the scalar loop). SLEEF and the C library differ by an ulp in ~20% of element
 matters. The exponents 0.5, -0.5, -1, 2, 3 and -2 of a number exponent are PyTorch's other
 kernels (the caller's own forms) and 0 and 1 its shortcuts: not here.
 
-Only where ATen's capability here is AVX512 (step 32) or ``default`` (step 0: every element the
-scalar function): under AVX2 SLEEF's ``Sleef_powf8_u10`` takes another ``logkf`` branch, not ported,
-and every function here answers False (the caller's NumPy ``power`` then, within an ulp).
+Only where ATen's capability here is AVX512 (step 32): under AVX2 SLEEF's ``Sleef_powf8_u10`` takes
+another ``logkf`` branch, and under ``default`` the vectorized function is ``std::pow`` lane by lane
+(``powf`` with the exponent rounded to float for ``tensor ** number``), neither ported: every function
+here then answers None / False and the caller's NumPy ``power`` runs (within an ulp).
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ def _kernel():
         return None
     if not _loaded:
         st = step()
-        _loaded[:] = [k if st in (0, 32) else None, st]
+        _loaded[:] = [k if st == 32 else None, st]
     return _loaded[0]
 
 
@@ -58,7 +59,7 @@ def pow_flat(x: np.ndarray, y: np.ndarray) -> np.ndarray | None:
         return None
     n = x.shape[0]
     res = np.empty(n, dt)
-    if st and n < GRAIN_SIZE:  # (one chunk: PyTorch's row, the step halved for double)
+    if n < GRAIN_SIZE:  # (one chunk: PyTorch's row, the step halved for double)
         k.pow_run(x, y, res, _ROW, st if dt is _F32 else st >> 1, 0, None)
     elif n:
         _row(k, x, y, res, None)
@@ -69,9 +70,7 @@ def _row(k, x: np.ndarray, y: np.ndarray, res: np.ndarray, e: float | None) -> N
     """One flat run of PyTorch's loop (cut at its parallel chunks) into ``res``."""
     st = _loaded[1] // (res.itemsize // 4)  # (2 * Vectorized<double>::size(): half float's)
     n = res.shape[0]
-    if st == 0:
-        k.pow_run(x, y, res, _SCALAR, 0, 0, e)
-    elif n < GRAIN_SIZE:  # (one chunk whatever the threads)
+    if n < GRAIN_SIZE:  # (one chunk whatever the threads)
         k.pow_run(x, y, res, _ROW, st, 0, e)
     else:
         k.pow_run(x, y, res, _ROW, st, _chunk(n, None, GRAIN_SIZE), e)
@@ -114,8 +113,8 @@ def pow_into(x: np.ndarray, y: np.ndarray | None, e: float | None, out: np.ndarr
     res = np.empty(shape, dt)
     flat = res.reshape(-1)
     st = _loaded[1] // (dt.itemsize // 4)
-    mask = scalar_loop_mask(shape, loop_strides, fresh, ops, step=st) if st else True
-    if mask is not True and mask is not None:
+    mask = scalar_loop_mask(shape, loop_strides, fresh, ops, step=st)
+    if mask is not None:
         m = mask.reshape(-1)
         count = int(m.sum())
         mask = True if count == m.size else m  # (a strided row: the scalar function throughout)
