@@ -1048,7 +1048,10 @@ static PyObject *py_angle_run(PyObject *self, PyObject *const *args, Py_ssize_t 
     return answer;
 }
 
+#include "_sleef_pow.h"  /* pow_run: PyTorch's float32 / float64 pow */
+
 static PyMethodDef methods[] = {
+    {"pow_run", (PyCFunction)(void (*)(void))py_pow_run, METH_FASTCALL, "PyTorch's pow loops (see _sleef_pow.h)"},
     {"run", (PyCFunction)(void (*)(void))py_run, METH_FASTCALL, "PyTorch's float32 sigmoid / silu loops (see the file)"},
     {"run_d", (PyCFunction)(void (*)(void))py_run_d, METH_FASTCALL, "PyTorch's float64 sigmoid / silu loops (see run_d)"},
     {"run2", (PyCFunction)(void (*)(void))py_run2, METH_FASTCALL, "atan2(y, x) of float32 buffers: SLEEF's or the C library's (see the file)"},

@@ -59,7 +59,7 @@ from ...dtypes import (
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import _RECORDER, GRAD_MODE, INSIDE, SUBCLASSES, bump_if_used
 from ...gradients import grad_zeros, guards_itself, record, recorded, records, seal
-from ...kernels import complex_forms, torch_extremes
+from ...kernels import complex_forms, torch_extremes, torch_pow
 from ...kernels.elementwise import (
     assign,
     binary_into,
@@ -255,7 +255,8 @@ class _TruncDivide:
 TRUNC_DIVIDE = BinaryOp("div_trunc", _TruncDivide(), kernel="div_trunc_cpu", int_zero_check=True, opmath_scalar=True)
 # div's rounding modes: floor is floor_divide's kernel (PyTorch's floor_divide is div(..., "floor"))
 _ROUNDED = {"floor": FLOOR_DIVIDE, "trunc": TRUNC_DIVIDE}
-POW = BinaryOp("pow", np.power, kind="pow", kernel="pow", fast=_FLOATS, symbol="**")
+POW = BinaryOp("pow", np.power, kind="pow", kernel="pow", fast=_FLOATS, symbol="**", native=torch_pow.pow_flat,
+               native_dtypes=frozenset((float32, float64)))
 BITWISE_AND = BinaryOp("bitwise_and", np.bitwise_and, kind="bitwise", kernel="bitwise_and_cpu", fast=_INTS,
                        symbol="&")
 BITWISE_OR = BinaryOp("bitwise_or", np.bitwise_or, kind="bitwise", kernel="bitwise_or_cpu", fast=_INTS, symbol="|")
@@ -464,6 +465,8 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
         if (compute is float32 or compute is float64) and not isinstance(b, (Tensor, complex)) \
                 and float(b) in (3.0, -2.0, 0.5, -0.5):
             quietly(_float_pow, _view(a), float(b), _view(out), compute.numpy)
+            return out
+        if (compute is float32 or compute is float64) and _torch_pow_into(a, b, compute, out, target is None, loop_out):
             return out
         if compute.is_complex and not isinstance(b, Tensor) and b in _COMPLEX_POW_SPECIAL:
             aliased = (target is not None and target is a) or (loop_out is not None and loop_out is a)
@@ -1100,6 +1103,46 @@ def _float_pow(x: np.ndarray, exponent: float, out: np.ndarray, dtype: np.dtype)
             np.divide(dtype.type(1), square, out=out)
 
 
+def _torch_pow_into(a: Any, b: Any, compute: DType, out: Tensor, fresh: bool, loop_out: Tensor | None) -> bool:
+    """``out = a ** b`` with PyTorch's bits (:mod:`strided.kernels.torch_pow`: SLEEF's powf where its
+    loop is vectorized, the C library's pow where it is not) for a ``compute`` dtype that module
+    reproduces, tensor operands of that dtype and an exponent other than the special ones (the
+    caller's). PyTorch runs ``tensor ** number`` as a unary loop over the base (its scalar function
+    in double with the exponent as given), ``number ** tensor`` into a row-major output it makes
+    itself (so not TensorIterator's fresh one). False (nothing written) otherwise."""
+    for t in (a, b):
+        if isinstance(t, Tensor) and (t._dtype.is_complex or t._dtype in REDUCED_FLOATS):
+            return False
+    cd = compute.numpy
+    shape, strides, fresh = _loop_layout(out, fresh, loop_out)
+    if isinstance(b, Tensor):
+        y, e = _converted(b, compute), None
+        if isinstance(a, Tensor):
+            x = _converted(a, compute)
+        else:
+            x = np.asarray(_np_scalar(a, compute), cd)  # (the wrapped number converted to the tensor's dtype)
+            fresh = False
+        ops = [_loop_operand(t, compute) if isinstance(t, Tensor) and t._layout.shape else None for t in (a, b)]
+    else:
+        if not isinstance(b, (int, float)) or not isinstance(a, Tensor):
+            return False
+        try:
+            e = float(b)
+        except OverflowError:
+            return False
+        if e in _COMPLEX_POW_SPECIAL:  # (PyTorch's own kernels for these: the caller's forms)
+            return False
+        x, y, ops = _converted(a, compute), None, [_loop_operand(a, compute)]
+    return torch_pow.pow_into(x, y, e, _view(out), strides, fresh, ops)
+
+
+def _converted(t: Tensor, compute: DType) -> np.ndarray:
+    """A tensor operand's elements as PyTorch's loop reads them: in the compute dtype (TensorIterator's
+    conversion of an operand of another dtype, a 0-d one included: the C cast, NumPy's ``astype``)."""
+    v = _view(t)
+    return v if t._dtype is compute else quiet_call(v.astype, compute.numpy)
+
+
 # The Python exponents PyTorch's complex pow(tensor, scalar) sends to other kernels (sqrt, rsqrt,
 # reciprocal, x * x, x * x * x, 1 / (x * x)); every other exponent, and every tensor one, is std::pow
 _COMPLEX_POW_SPECIAL = (0.5, -0.5, -1.0, 2.0, 3.0, -2.0)
@@ -1326,6 +1369,7 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str, raw: 
     result_dtype = bool_ if op.kind == "compare" else None  # None: the operands' dtype
     native, native_dtypes, native_min = op.native, op.native_dtypes, op.native_min
     extreme = op.extreme
+    pow_native = op.kind == "pow" and native is not None
     guarded = None
 
     @records(rule)
@@ -1440,6 +1484,8 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str, raw: 
         # Second fast path: two row-major tensors of one dtype but different shapes (a bias
         # add). PyTorch's output is then row-major too (unless it is empty), which is what
         # NumPy allocates for the broadcast: the ufunc gets reshaped flat runs, no view objects.
+        if pow_native and a._dtype in native_dtypes:  # (PyTorch's pow loop: the general path's torch_pow)
+            return slow(a, b)
         plan = _broadcast_plans.get((la.shape, lb.shape))
         if plan is None:
             # first time (or an error, or not row-major shapes): the general path fills the

@@ -50,6 +50,7 @@ from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import SUBCLASSES
 from ...gradients import seal
 from ...kernels import native as _native
+from ...kernels import torch_pow
 from ...kernels.elementwise import (
     _logaddexp_agrees,
     binary_into,
@@ -59,7 +60,7 @@ from ...kernels.elementwise import (
     tensor_power,
     torch_nan_signs,
 )
-from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set
+from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set, quietly
 from ...kernels.fused import quieted
 from ...opdef import Kind, declare
 from ...tensor import Tensor
@@ -78,7 +79,7 @@ from .._support.operands import (
 from .._support.out import write_out
 from .._support.promotion import TORCH_NAMES, can_cast, operand_class, result_type, to_float
 from ..registry import backward, method
-from .binary import _ALL, _FLOATS, POW, BinaryOp, _binary, _make_binary, binary
+from .binary import _ALL, _FLOATS, POW, BinaryOp, _binary, _float_pow, _make_binary, _torch_pow_into, binary
 
 
 class UfuncLike:
@@ -628,6 +629,17 @@ def _float_power(base: Any, exponent: Any, d: DType, target: Tensor | None) -> T
         out = result(shape, d)  # (pow(number, tensor): PyTorch's output is contiguous)
     else:
         out = _fresh_output(shape, d, [base, exponent], d)
+    if not isinstance(exponent, Tensor) and exponent in (0.5, -0.5, -1, 2, 3, -2):
+        # PyTorch's pow(base.to(float64), e) takes its sqrt, rsqrt, reciprocal, x * x, x * x * x and
+        # 1 / (x * x) kernels for these (each step rounded): pow's own forms, not one rounding of pow
+        x = quietly(np.asarray(_kernel_arg(base, d)).astype, d.numpy, copy=False)  # (base.to(float64))
+        if exponent in (2, -1):
+            quietly(np.multiply if exponent == 2 else np.divide, x if exponent == 2 else 1.0, x, out=_view(out))
+        else:
+            quietly(_float_pow, x, float(exponent), _view(out), d.numpy)
+        return out
+    if (isinstance(exponent, Tensor) or exponent not in (0, 1)) and _torch_pow_into(base, exponent, d, out, target is None, None):
+        return out  # (PyTorch's pow loop over the float64 operands: SLEEF's and the C library's bits)
     power = tensor_power if isinstance(exponent, Tensor) else np.power  # (a Python 0.5 is PyTorch's sqrt)
     binary_into(power, _kernel_arg(base, d), _kernel_arg(exponent, d), _view(out), d.numpy, True, False)
     return out
@@ -648,10 +660,14 @@ def _float_power_flat(base: Any, exponent: Any) -> Tensor | None:
     x, y = flat_run(base, info), flat_run(exponent, info)
     if x is None or y is None:
         return None
-    try:  # (fpstate.quietly, inlined)
-        res = quiet_call(np.power, x, y, dtype=_F64)
-    except RuntimeError as e:
-        res = quiet_retry(e, np.power, x, y, dtype=_F64)
+    # (PyTorch's pow of base.to(float64) and exponent.to(float64): one flat row of its loop)
+    res = torch_pow.pow_flat(x if x.dtype == _F64 else x.astype(_F64), y if y.dtype == _F64 else y.astype(_F64)) \
+        if x.dtype.kind in "fiub" and y.dtype.kind in "fiub" else None
+    if res is None:
+        try:  # (fpstate.quietly, inlined)
+            res = quiet_call(np.power, x, y, dtype=_F64)
+        except RuntimeError as e:
+            res = quiet_retry(e, np.power, x, y, dtype=_F64)
     return adopted(res, info[2], float64)
 
 
