@@ -57,6 +57,7 @@ def pow_flat(x: np.ndarray, y: np.ndarray) -> np.ndarray | None:
     dt = x.dtype
     if y.dtype is not dt or (dt is not _F32 and dt is not _F64):  # (NumPy's built-in dtypes are singletons)
         return None
+    x, y = _aligned(x), _aligned(y)
     n = x.shape[0]
     res = np.empty(n, dt)
     if n < GRAIN_SIZE:  # (one chunk: PyTorch's row, the step halved for double)
@@ -106,7 +107,10 @@ def pow_into(x: np.ndarray, y: np.ndarray | None, e: float | None, out: np.ndarr
     yv = _exponent(e, dt) if y is None else y
     if out.size == 0:
         return True
-    if _dense_run(k, x, y, yv, e, out, loop_strides, fresh):
+    x, yv = _aligned(x), _aligned(yv)
+    y = None if y is None else yv
+    # (an unaligned out, a from_numpy view at an odd address: the path below, into a fresh array copied over)
+    if out.flags.aligned and _dense_run(k, x, y, yv, e, out, loop_strides, fresh):
         return True
     xb = x.reshape(1) if x.ndim == 0 else np.ascontiguousarray(np.broadcast_to(x, shape)).reshape(-1)
     yb = yv.reshape(1) if yv.ndim == 0 or y is None else np.ascontiguousarray(np.broadcast_to(yv, shape)).reshape(-1)
@@ -154,6 +158,12 @@ def _dense_run(k, x: np.ndarray, y: np.ndarray | None, yv: np.ndarray, e: float 
     yf = yv.reshape(1) if not yt else y.reshape(-1) if order is None else y.transpose(order).reshape(-1)
     _row(k, xf, yf, out.reshape(-1) if order is None else out.transpose(order).reshape(-1), e)
     return True
+
+
+def _aligned(a: np.ndarray) -> np.ndarray:
+    """``a``, or its copy where its data is not aligned to its dtype (a from_numpy view at an odd
+    address: the kernel takes aligned native buffers only; the values are the same)."""
+    return a if a.flags.aligned else a.copy()
 
 
 def _overlaps(a: np.ndarray, out: np.ndarray) -> bool:
