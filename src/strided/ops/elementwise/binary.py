@@ -255,8 +255,19 @@ class _TruncDivide:
 TRUNC_DIVIDE = BinaryOp("div_trunc", _TruncDivide(), kernel="div_trunc_cpu", int_zero_check=True, opmath_scalar=True)
 # div's rounding modes: floor is floor_divide's kernel (PyTorch's floor_divide is div(..., "floor"))
 _ROUNDED = {"floor": FLOOR_DIVIDE, "trunc": TRUNC_DIVIDE}
+def _pow_entry() -> tuple | None:
+    """The front's float32 kernel entry of pow: :func:`strided.kernels.torch_pow.pow_flat`'s own
+    compiled call (PyTorch's loop over one row, ``pow_run(x, y, out, 2, step, 0, None)``) on two runs
+    below PyTorch's parallel grain (from the grain on, pow_flat's chunks); None where PyTorch's pow
+    is not reproduced here (no AVX512 capability: pow_flat's None, NumPy's power)."""
+    k = torch_pow._kernel()
+    if k is None:
+        return None
+    return kernel_entry(k.pow_run, (2, torch_pow._loaded[1], 0, None), np.float32, torch_pow.GRAIN_SIZE - 1)
+
+
 POW = BinaryOp("pow", np.power, kind="pow", kernel="pow", fast=_FLOATS, symbol="**", native=torch_pow.pow_flat,
-               native_dtypes=frozenset((float32, float64)))
+               native_dtypes=frozenset((float32, float64)), entry_kernel=_pow_entry)
 BITWISE_AND = BinaryOp("bitwise_and", np.bitwise_and, kind="bitwise", kernel="bitwise_and_cpu", fast=_INTS,
                        symbol="&")
 BITWISE_OR = BinaryOp("bitwise_or", np.bitwise_or, kind="bitwise", kernel="bitwise_or_cpu", fast=_INTS, symbol="|")
