@@ -3338,6 +3338,22 @@ LOGIT_RATIO(double)
  * library's scalar ones, as PyTorch's. */
 #include "_glibc_sinf.h" /* sinc_float_avx512, glibc_sinf_ok */
 
+/* A form switch's setter (lanes_form, erf_float32_form): *slot = form (-1: the fast form where the CPU
+ * has it, 0: the reference loops; the same bits either way), the previous value returned; any other form is
+ * NAME's ValueError. */
+static PyObject *swap_form(int *slot, const char *name, PyObject *arg)
+{
+    long form = PyLong_AsLong(arg);
+    if (form == -1 && PyErr_Occurred()) return NULL;
+    if (form != -1 && form != 0) {
+        PyErr_Format(PyExc_ValueError, "%s: form must be -1 or 0 (got %ld)", name, form);
+        return NULL;
+    }
+    int before = *slot;
+    *slot = (int)form;
+    return PyLong_FromLong(before);
+}
+
 /* -1: the float32 lane forms of sinc (_glibc_sinf.h), logspace (_logspace_f32.h), i0, i1 (_i0_f32.h) and
  * digamma (_digamma_f32.h) where the CPU has them and their first-use checks pass; 0: the scalar loops
  * (py_lanes_form: the tests compare the two) */
@@ -3383,15 +3399,7 @@ static void sinc_double(const double *restrict a, double *restrict o, Py_ssize_t
 static PyObject *py_lanes_form(PyObject *self, PyObject *arg)
 {
     (void)self;
-    long form = PyLong_AsLong(arg);
-    if (form == -1 && PyErr_Occurred()) return NULL;
-    if (form != -1 && form != 0) {
-        PyErr_Format(PyExc_ValueError, "lanes_form: form must be -1 or 0 (got %ld)", form);
-        return NULL;
-    }
-    int before = lanes_form;
-    lanes_form = (int)form;
-    return PyLong_FromLong(before);
+    return swap_form(&lanes_form, "lanes_form", arg);
 }
 
 /* sign's loop (unary_exact code 0): (x > 0) - (x < 0) as the dtype's 1.0 / 0.0, +0.0 for both zeros
@@ -5978,15 +5986,7 @@ static PyObject *erf_float32_entry(PyObject *const *args, Py_ssize_t nargs, int 
 static PyObject *py_erf_float32_form(PyObject *self, PyObject *arg)
 {
     (void)self;
-    long form = PyLong_AsLong(arg);
-    if (form == -1 && PyErr_Occurred()) return NULL;
-    if (form != -1 && form != 0) {
-        PyErr_Format(PyExc_ValueError, "erf_float32_form: form must be -1 or 0 (got %ld)", form);
-        return NULL;
-    }
-    int before = erf_float32_form;
-    erf_float32_form = (int)form;
-    return PyLong_FromLong(before);
+    return swap_form(&erf_float32_form, "erf_float32_form", arg);
 }
 
 static PyObject *py_erf_float32(PyObject *self, PyObject *const *args, Py_ssize_t nargs)

@@ -22,12 +22,13 @@ from ... import layout as L
 from ...dispatch import adopted
 from ...dtypes import float32, float64
 from ...grad_mode import SUBCLASSES
-from ...kernels import rows
+from ...kernels import native, rows
 from ...kernels.fpstate import quiet_call, quiet_retry
 from ...kernels.memory import numpy_view
 from ...kernels.native import sums
 from ...kernels.torch_sum import iterator_dims
 from ...tensor import Tensor
+from .front import compiled_front, kernel_entry
 from .memo import Memo
 from .operands import _cinfo
 
@@ -255,3 +256,31 @@ def cascade_reduce(t: Any, dim: Any, keepdim: Any, mean: bool = False, nan_zero:
     if mean:  # (PyTorch's div_ by the count, a float of the dtype: 0 < count, nothing to warn of)
         _divide(res, plan[6], res)
     return adopted(res, plan[4], d)
+
+
+# ---- the compiled fronts of the whole extremes (max(), min(), amax(), amin())
+
+_SCALAR = _cinfo[()][2]  # (the 0-d result's layout, shared)
+
+
+def install_whole_extreme_fronts(namespace: dict[str, Any], modes: tuple[tuple[str, int], ...]) -> None:
+    """Put a compiled front (:mod:`.front`) before the entries of the ops named in
+    ``modes`` (name, 1 largest / 0 smallest; function and method): ``x.max()`` / ``x.amax()`` (no
+    dim) of a plain float32/float64 tensor of at least one dim, row-major or a transpose, at offset
+    0 over exactly its storage, outside autograd with nobody listening, makes the forward's kernel
+    call from C (``extreme_one``: extreme_all's sure answer: no zero, no NaN met, so no zero sign
+    or NaN bits to fix) into the fresh 0-d result; where it is not sure, and for every other call,
+    the entry. A transpose too (``dense``: its storage run in memory order holds the same elements,
+    and a sure extreme is one value whatever the order). Used for max/min and amax/amin
+    (strided.ops.reductions.extrema, nan_reductions)."""
+    k = native._compiled("_rowkernel")  # (the module itself: the front reads the switch per call)
+    run = getattr(k, "extreme_one", None)
+    if run is None:
+        return
+    for name, mode in modes:
+        entry = namespace[name]
+        front = compiled_front(entry, 1, {d: (None, True, None, kernel_entry(run, (mode,), d.numpy, whole=_SCALAR))
+                                          for d in (float32, float64)}, dense=(float32, float64))
+        if Tensor.__dict__.get(name) is entry:
+            setattr(Tensor, name, front)
+        namespace[name] = front

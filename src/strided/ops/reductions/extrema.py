@@ -30,7 +30,7 @@ from ...dtypes import float32, float64, int64
 from ...errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import SUBCLASSES
 from ...gradients import seal
-from ...kernels import native, torch_extreme_reduce
+from ...kernels import torch_extreme_reduce
 from ...kernels.memory import write
 from ...kernels.reduce import arg_extreme_along, arg_extreme_flat, extreme_all
 from ...kernels.rows import arg_cols
@@ -38,8 +38,7 @@ from ...kernels.rows import extreme_all as extreme_all_kernel
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import return_types
-from .._support.fast_reduce import MAXIMUM, MINIMUM, fast_reduce
-from .._support.front import compiled_front, kernel_entry
+from .._support.fast_reduce import MAXIMUM, MINIMUM, fast_reduce, install_whole_extreme_fronts
 from .._support.memo import Memo
 from .._support.operands import _cinfo, flat_run
 from .._support.out import write_out, write_pair_out
@@ -427,27 +426,6 @@ def argmin(self: Tensor, dim: int | None = None, keepdim: bool = False, *, out: 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
 
 
-def _install_fronts(namespace: dict[str, Any]) -> None:
-    """Put a compiled front (:mod:`.._support.front`) before the entries of ``max`` and ``min``
-    (function and method): ``x.max()`` of a plain row-major float32/float64 tensor of at least one
-    dim at offset 0 over exactly its storage, outside autograd with nobody listening, makes
-    :func:`_full_extreme`'s kernel call from C (``extreme_one``: extreme_all's sure answer) into the
-    fresh 0-d result; where it is not sure (a zero or NaN), and for every other call, the entry.
-    A transpose too (``dense``: its storage run in memory order holds the same elements, and a
-    sure extreme is one value whatever the order)."""
-    k = native._compiled("_rowkernel")  # (the module itself: the front reads the switch per call)
-    run = getattr(k, "extreme_one", None)
-    if run is None:
-        return
-    for name, mode in (("max", 1), ("min", 0)):
-        entry = namespace[name]
-        front = compiled_front(entry, 1, {d: (None, True, None, kernel_entry(run, (mode,), d.numpy, whole=_SCALAR))
-                                          for d in (float32, float64)}, dense=(float32, float64))
-        if Tensor.__dict__.get(name) is entry:
-            setattr(Tensor, name, front)
-        namespace[name] = front
-
-
-_install_fronts(globals())
+install_whole_extreme_fronts(globals(), (("max", 1), ("min", 0)))
 # the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
 declare(Kind.COMPUTE, "max min argmax argmin")

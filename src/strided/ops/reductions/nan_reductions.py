@@ -38,7 +38,14 @@ from ...kernels.torch_sum import sum_array
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import gradtools, support
-from .._support.fast_reduce import cascade_reduce, fast_operand, fast_plan, fast_reduce, sure_extreme
+from .._support.fast_reduce import (
+    cascade_reduce,
+    fast_operand,
+    fast_plan,
+    fast_reduce,
+    install_whole_extreme_fronts,
+    sure_extreme,
+)
 from .._support.front import compiled_front, kernel_entry
 from .._support.operands import _cinfo
 from .._support.out import _dtype_mismatch, check_out, write_out, write_pair_out
@@ -819,27 +826,7 @@ def _install_aminmax_front(namespace: dict[str, Any]) -> None:
 _install_aminmax_front(globals())
 
 
-def _install_extreme_fronts(namespace: dict[str, Any]) -> None:
-    """Put a compiled front before ``amax``'s and ``amin``'s entries (function and method):
-    ``x.amax()`` / ``x.amin()`` (no dim) of a plain float32/float64 tensor of at least one dim,
-    row-major or a transpose, at offset 0 over exactly its storage, outside autograd with nobody
-    listening, makes the kernel call of :func:`sure_extreme` from C (``extreme_one``: extreme_all's
-    sure answer: no zero, no NaN met, so no zero sign or NaN bits to fix) into the fresh 0-d
-    result; where it is not sure, and for every other call, the entry (as max() and min():
-    strided.ops.reductions.extrema)."""
-    k = native._compiled("_rowkernel")  # (the module itself: the front reads the switch per call)
-    run = getattr(k, "extreme_one", None)
-    if run is None:
-        return
-    for name, mode in (("amax", 1), ("amin", 0)):
-        entry = namespace[name]
-        front = compiled_front(entry, 1, {d: (None, True, None, kernel_entry(run, (mode,), d.numpy, whole=_SCALAR))
-                                          for d in (float32, float64)}, dense=(float32, float64))
-        if Tensor.__dict__.get(name) is entry:
-            setattr(Tensor, name, front)
-        namespace[name] = front
-
-
-_install_extreme_fronts(globals())
+# amax() / amin() of every element: max()'s and min()'s front (the kernel call sure_extreme makes)
+install_whole_extreme_fronts(globals(), (("amax", 1), ("amin", 0)))
 # the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
 declare(Kind.COMPUTE, "amax amin aminmax nansum nanmean logsumexp count_nonzero norm")
