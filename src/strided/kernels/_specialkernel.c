@@ -10165,6 +10165,8 @@ static PyObject *py_int64_bincount(PyObject *self, PyObject *args)
     return answer;
 }
 
+#include "_scalar_inplace.h" /* scalar_inplace: SCALAR_INPLACE_METHODS */
+
 #ifdef STRIDED_NUMPY_HEADERS
 #include "_ufunc_chain.h"
 #else
@@ -10173,6 +10175,7 @@ static PyObject *py_int64_bincount(PyObject *self, PyObject *args)
 
 static PyMethodDef methods[] = {
     UFUNC_CHAIN_METHODS
+    SCALAR_INPLACE_METHODS
     {"torch_norm2_rows", (PyCFunction)(void (*)(void))py_torch_norm2_rows, METH_FASTCALL, NULL},
     ENTRY(erf), ENTRY(erfc), ENTRY(erfinv), ENTRY(erfinv_float32), ENTRY(digamma), ENTRY(trigamma), ENTRY(lgamma),
     ENTRY(i0), ENTRY(i1), ENTRY(i0e), ENTRY(i1e),

@@ -768,8 +768,19 @@ def _inplace_flat(op: BinaryOp, self: Tensor, other: Any, alpha: Any) -> bool:
         else:
             quietly_here(_fused_alpha, op, x, y, alpha_np, x)
         return True
+    if y.__class__ is float:
+        # (a Python float inside float32's range: the compiled loop, NumPy's weak-scalar bits without
+        # the ufunc's scalar conversion; it declines a NaN, and an older build lacks it)
+        k = native_special()
+        run = getattr(k, "scalar_inplace", None) if k is not None else None
+        if run is not None and run(x, y, _SCALAR_INPLACE_CODES[op.name]):
+            return True
     binary_into(op.ufunc, x, y, x, d.numpy, False, False)
     return True
+
+
+# scalar_inplace's op codes (kernels/_scalar_inplace.h), for the ops of _FAST_INPLACE
+_SCALAR_INPLACE_CODES = {"add": 0, "sub": 1, "mul": 2, "div": 3}
 
 
 # The dtypes whose add/sub with alpha= round once, as PyTorch's CPU kernel computes them
