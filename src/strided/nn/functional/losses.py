@@ -27,17 +27,17 @@ from typing import Any
 import numpy as np
 
 from ...callsite import user_site
-from ...dispatch import report, result_array
+from ...dispatch import adopted, report, result_array
 from ...dtypes import TORCH_NAME, DType, bool_, float32, float64, int64, uint8
 from ...errors import StridedIndexError, StridedRuntimeError, StridedValueError, join_lines
 from ...grad_mode import GRAD_MODE, SUBCLASSES, grad_enabled_at_call, requires_grad
 from ...gradients import seal
-from ...kernels.fpstate import quietly
+from ...kernels.fpstate import QUIET, quiet_reset, quiet_set, quietly
 from ...kernels.rows import _kernel_module as _row_kernel
 from ...kernels.torch_sum import sum_array
 from ...opdef import Kind, declare
 from ...ops._support.gradtools import linked
-from ...ops._support.operands import _fresh_output
+from ...ops._support.operands import _cinfo, _fresh_output
 from ...ops._support.promotion import result_type
 from ...ops.reductions.softmax import log_softmax as _log_softmax
 from ...ops.registry import backward
@@ -389,8 +389,20 @@ def _nll_scale(g: Tensor, total: float, red: str, dtype: DType) -> Any:
     v = dtype.numpy.type(g._np().item())
     if red != "mean":
         return -v
-    with np.errstate(all="ignore"):  # (a zero total: -inf or NaN, as PyTorch's)
+    token = quiet_set(QUIET)  # (a zero total: -inf or NaN, as PyTorch's; np.errstate's block, cheaper)
+    try:
         return -(v / dtype.numpy.type(total))
+    finally:
+        quiet_reset(token)
+
+
+def _nll_picks(shape: tuple[int, int], target: Tensor, c: Any, dtype: DType) -> Tensor:
+    """A fresh row-major (N, C) tensor of ``dtype`` holding ``c`` at ``[i, target[i]]`` and +0
+    elsewhere: nll_loss's input gradient where every target is a class (none ignored, no class
+    weights) and the loss is reduced (``c`` its one coefficient)."""
+    flat = np.zeros(shape[0] * shape[1], dtype.numpy)
+    flat.reshape(shape)[_rows_of(shape[0]), target._np()] = c
+    return adopted(flat, _cinfo[shape][2], dtype)
 
 
 @backward("F.nll_loss")
@@ -410,21 +422,24 @@ def _nll_loss_backward(out: Tensor, input: Tensor, target: Tensor, weight: Tenso
     shape, dtype = input._layout.shape, input._dtype
 
     def grad(g: Tensor) -> tuple:
-        compute = compute_dtype(dtype)
-        coef, arr = result_array(shape, dtype)
-        arr.fill(0)
         # (a reduced loss's g not recorded (no create_graph) in float32/float64: PyTorch's
         # coefficient w * -(g / total) computed here from g's value, the result itself)
         direct = red != "none" and not g.requires_grad and (dtype is float32 or dtype is float64)
-        if weight is None and red != "none" and class_dim == 1 and len(shape) == 2 and _all_kept(
-                target, shape[1], int(ignore_index)):
+        kept = (weight is None and red != "none" and class_dim == 1 and len(shape) == 2
+                and _all_kept(target, shape[1], int(ignore_index)))
+        if kept and direct:
+            # (a training step's loss: the coefficient at each row's target, +0 elsewhere, in zeroed
+            # memory of its own: the same values as the steps below, without the result's layout made
+            # again and the fill)
+            return (_nll_picks(shape, target, _nll_scale(g, shape[0], red, dtype), dtype),)
+        compute = compute_dtype(dtype)
+        coef, arr = result_array(shape, dtype)
+        arr.fill(0)
+        if kept:
             # every target a class (none ignored): the steps below with w all ones, whose sum is
             # exactly N (N <= 2**24)
             n = shape[0]
             rows, t = _rows_of(n), target._np()
-            if direct:
-                arr[rows, t] = _nll_scale(g, n, red, dtype)
-                return (coef,)
             arr[rows, t] = -1
             off, off_arr = result_array(shape, bool_)  # (True where PyTorch writes nothing)
             off_arr.fill(True)
