@@ -108,7 +108,9 @@ setup(ext_modules=[Extension(
     # NumPy's pairwise float sum with its eight accumulators as one vector: gnu99 for GCC's vector
     # extension and target_clones (an AVX2 clone picked at load time on x86-64); no -ffast-math,
     # so nothing reassociates and the bits are NumPy's
-    extra_compile_args=["-O3", "-std=gnu99", "-Wall", "-Wno-psabi", "-fno-fast-math"],
+    # (-ffp-contract=off: variance_one's squares must not fuse into their sums on FMA targets)
+    extra_compile_args=["-O3", "-std=gnu99", "-Wall", "-Wno-psabi", "-fno-fast-math", "-ffp-contract=off"],
+    depends=["src/strided/kernels/_variance_one.h"],
 ), Extension(
     "strided.kernels._halfkernel",
     ["src/strided/kernels/_halfkernel.c"],
