@@ -84,7 +84,7 @@ setup(ext_modules=[Extension(
     # PyTorch's own kernels fuse (its Bessel functions), the C code says so with explicit fmas.
     depends=["src/strided/kernels/_torch_special.h", "src/strided/kernels/_ufunc_chain.h", "src/strided/kernels/_glibc_expf.h", "src/strided/kernels/_glibc_sinf.h",
              "src/strided/kernels/_logspace_f32.h", "src/strided/kernels/_i0_f32.h", "src/strided/kernels/_digamma_f32.h",
-             "src/strided/kernels/_torch_bmm_loop.h",
+             "src/strided/kernels/_torch_bmm_loop.h", "src/strided/kernels/_norm2_rows4.h",
              "src/strided/kernels/_erf_float32_table.h",
              "src/strided/kernels/_scalar_inplace.h",
              "src/strided/kernels/_sleef_expf.h", "src/strided/kernels/_sleef_exp.h", "src/strided/kernels/_sleef_log.h"],
@@ -109,7 +109,9 @@ setup(ext_modules=[Extension(
     # NumPy's pairwise float sum with its eight accumulators as one vector: gnu99 for GCC's vector
     # extension and target_clones (an AVX2 clone picked at load time on x86-64); no -ffast-math,
     # so nothing reassociates and the bits are NumPy's
-    extra_compile_args=["-O3", "-std=gnu99", "-Wall", "-Wno-psabi", "-fno-fast-math"],
+    # (-ffp-contract=off: variance_one's squares must not fuse into their sums on FMA targets)
+    extra_compile_args=["-O3", "-std=gnu99", "-Wall", "-Wno-psabi", "-fno-fast-math", "-ffp-contract=off"],
+    depends=["src/strided/kernels/_variance_one.h"],
 ), Extension(
     "strided.kernels._halfkernel",
     ["src/strided/kernels/_halfkernel.c"],

@@ -74,6 +74,33 @@ def test_copy_form_fast_is_general_and_torch(name: str, args: tuple, monkeypatch
                 assert p[4] == np.ascontiguousarray(w.numpy()).tobytes()
 
 
+@pytest.mark.parametrize("name,args", CALLS, ids=[f"{n}{a}" for n, a in CALLS])
+def test_copy_form_fast_of_a_transpose_is_general_and_torch(name: str, args: tuple, room_in_the_dense_memo: None,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """A densely permuted input (a transpose) is planned per its strides by the forms without a
+    ``source``: the general path's bytes, layouts, errors and warnings, PyTorch's values."""
+    fn = getattr(st, name)
+    for dtype in (np.float32, np.float64, np.int64, np.bool_, np.complex64, np.float16):
+        for shape in [(3, 4), (2, 3, 4)]:
+            a = _data(shape, dtype)
+            perm = tuple(reversed(range(len(shape))))
+            x = st.tensor(np.ascontiguousarray(a.transpose(perm))).permute(*perm)
+            tx = torch.from_numpy(np.ascontiguousarray(a.transpose(perm))).permute(*perm)
+            for _ in range(2):  # (the second call reads the remembered plan)
+                fast = _outcome(lambda x=x: fn(x, *args))
+                with monkeypatch.context() as m:
+                    m.setattr(copies, "_fast_form", lambda *a: None)
+                    general = _outcome(lambda x=x: fn(x, *args))
+                assert fast == general, (name, args, dtype, shape)
+            if not isinstance(fast[0], list):
+                continue
+            want = getattr(torch, name)(tx, *args)
+            want = want if isinstance(want, (tuple, list)) else (want,)
+            assert [(p[0], p[1]) for p in fast[0]] == [(tuple(w.shape), w.stride()) for w in want]
+            for p, w in zip(fast[0], want):
+                assert p[4] == np.ascontiguousarray(w.numpy()).tobytes()
+
+
 def test_copy_form_fast_results_are_new_memory_and_reported() -> None:
     x = st.arange(12.0).reshape(3, 4)
     pieces = st.split_copy(x, 2)
@@ -95,6 +122,8 @@ def test_copy_form_fast_path_runs_for_plain_calls() -> None:
     made = copies._fast_form(copies.Memo(), copies._split, x, (2,))
     assert made is not None and [p.tolist() for p in made] == [p.tolist() for p in x.split(2)]
     assert copies._fast_form(copies.Memo(), copies._narrow, x.t(), (0, 1, 2)) is None  # (not row-major)
+    made = copies._fast_form(copies.Memo(), copies._narrow, x.t(), (0, 1, 2), True)  # (a transpose, planned)
+    assert made is not None and made.tolist() == x.t().narrow(0, 1, 2).tolist()
     assert copies._fast_form(copies.Memo(), copies._split, x, (2.0,)) is None  # (not a plain int)
 
 

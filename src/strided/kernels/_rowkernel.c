@@ -5,6 +5,7 @@
  * nll_cascade(values, weights, skip) -> (total, weight total) or None   PyTorch's nll_loss sum order
  * cdist2(x1, x2, out) -> bool   cdist's p = 2 distances of small point sets (see there)
  * arg_cols(x, out, outer, rows, inner, largest) -> bool   argmax/argmin along an outer dim (see there)
+ * variance_one(x, denominator, root) -> float or None   one float32 variance (_variance_one.h)
  *
  *   For each of `count` rows (row i starts at address + i * row_stride, a byte stride of any
  *   sign; its `length` elements are contiguous), writes 0 + pairwise_sum(row) into the i-th
@@ -467,6 +468,8 @@ static int use_avx512; /* set once at import: __builtin_cpu_supports("avx512f") 
 #if HAVE_AVX2_CLONE
 static int one_copy; /* STRIDED_NATIVE_ROWS_ISA given: that copy at every size (tests) */
 #endif
+
+#include "_variance_one.h" /* variance_one: one float32 variance, NumPy's steps fused */
 
 /* An O& converter: a positive int (an address from NumPy's __array_interface__), or an array
  * (any buffer): the address of its element [0, ..., 0] (the buffer's first element, whatever its
@@ -1342,6 +1345,9 @@ static PyMethodDef methods[] = {
      "C-contiguous (n, classes) float buffer, PyTorch's nll_loss cascade; None for an index outside [0, classes)."},
     {"nll_cascade", py_nll_cascade, METH_VARARGS,
      "nll_cascade(values, weights, skip) -> (total, weight_total) or None: PyTorch's nll_loss cascade sum."},
+    {"variance_one", (PyCFunction)(void (*)(void))py_variance_one, METH_FASTCALL,
+     "variance_one(x, denominator, root) -> float or None: the variance (root: std) of a whole C-contiguous\n"
+     "float32 run as strided.kernels.reduce.variance_parts computes one result, bit for bit; None where not taken."},
     {"rows", py_rows, METH_VARARGS,
      "rows(address, itemsize, count, row_stride, length, out_address, nan_zero=False): NumPy's pairwise\n"
      "sum of each contiguous row (float32: itemsize 4, float64: 8), bit for bit, into a contiguous output;\n"

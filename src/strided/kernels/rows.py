@@ -102,6 +102,10 @@ arg_cols = _accessor("arg_cols")
 arg_cols.__doc__ = """The compiled ``arg_cols(x, out, outer, rows, inner, largest)`` (argmax / argmin along
 the middle dim of a C-contiguous (outer, rows, inner) float run, NumPy's indices, see its C doc),
 or None (see :func:`_accessor`)."""
+variance_one = _accessor("variance_one")
+variance_one.__doc__ = """The compiled ``variance_one(x, denominator, root)`` (the float32 variance, or its square
+root, of a whole C-contiguous float32 run as :func:`strided.kernels.reduce.variance_parts` computes
+one result, bit for bit; None where not taken, see its C doc), or None (see :func:`_accessor`)."""
 cdist2 = _accessor("cdist2")
 cdist2.__doc__ = """The compiled ``cdist2(x1, x2, out)`` (cdist's p = 2 distances of two C-contiguous 2-D
 point sets, NumPy's bits, see its C doc), or None (see :func:`_accessor`)."""

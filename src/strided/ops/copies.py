@@ -37,7 +37,7 @@ from ..errors import StridedIndexError, StridedRuntimeError, StridedTypeError, j
 from ..gradients import seal
 from ..kernels import blocked, native
 from ..kernels.listeners import silenced
-from ..kernels.memory import numpy_view
+from ..kernels.memory import dense_layout, numpy_view
 from ..layout import memo as layout_memo
 from ..layout import plans as P
 from ..memory_format import MemoryFormat, contiguous_format, is_dense_format, preserve_format
@@ -235,7 +235,8 @@ def copy_form(name: str, view: View, view_name: str,
 
     def run(input: Tensor, *args: Any, out: Any = None, **kwargs: Any) -> Any:
         if not OPEN and out is None and not kwargs and input.__class__ is Tensor:
-            made = _fast_form(plans, view, input, args) if planned else fast(input, args) if fast is not None else None
+            made = _fast_form(plans, view, input, args, source is None) if planned else \
+                fast(input, args) if fast is not None else None
             if made is not None:
                 return made
             if planned and source is not None:
@@ -312,12 +313,14 @@ def _arguments_key(args: tuple) -> tuple | None:
     return tuple(key)
 
 
-def _form_plan(view: View, shape: tuple[int, ...], dtype: Any, args: tuple) -> tuple | bool:
-    """The copy form's plan for a row-major input of ``shape`` (see _FORM_PLANS above): per
-    piece, (the result's layout, the piece's run (start, stop) in the input's flat run where the
+def _form_plan(view: View, shape: tuple[int, ...], dtype: Any, args: tuple, layout: L.Layout | None = None
+               ) -> tuple | bool:
+    """The copy form's plan for an input of ``shape`` laid out as ``layout`` at offset 0 (None:
+    row-major; else a dense permutation of it, a transpose) (see _FORM_PLANS above): per piece,
+    (the result's layout, the piece's run (start, stop) in the input's storage run where the
     piece is one contiguous run of it, else its layout for the gather)."""
     info = _cinfo[shape]
-    stand_in = adopted(np.zeros(info[1], dtype.numpy), info[2], dtype)
+    stand_in = adopted(np.zeros(info[1], dtype.numpy), info[2] if layout is None else layout, dtype)
     try:
         with warnings.catch_warnings(record=True) as warned, silenced():
             warnings.simplefilter("always")
@@ -340,18 +343,27 @@ def _form_plan(view: View, shape: tuple[int, ...], dtype: Any, args: tuple) -> t
     return (True, tuple(pieces)) if multi else (False, *pieces[0])
 
 
-def _fast_form(plans: Memo, view: View, t: Tensor, args: tuple) -> Any:
+def _fast_form(plans: Memo, view: View, t: Tensor, args: tuple, permuted: bool = False) -> Any:
     """A copy form's result by its remembered plan (``plans``: the form's memo), or None (the
     general path; also where the gather declines a piece, e.g. an expand past its byte limit).
     A piece that is one contiguous run of the input is its slice's copy (the gather's bytes; no
-    compiled kernel, so whether they are on here does not matter); another is the gather."""
+    compiled kernel, so whether they are on here does not matter); another is the gather.
+    ``permuted``: a densely permuted input (a transpose) is planned too, per its strides (the
+    general path's view and _fresh_one give the same bytes: the same gather of a small piece, the
+    same run copy; a large scattered piece leaves the call to it), for forms without a
+    ``source`` (whose general path reads a row-major copy of such an input instead)."""
     lay = t._layout
     shape = lay.shape
     info = _cinfo[shape]
     dtype = t._dtype
     storage = t._storage
-    if lay.strides != info[0] or storage.__class__ is not Storage or not 0 < info[1] * dtype.itemsize <= _PLAN_BYTES:
+    if storage.__class__ is not Storage or not 0 < info[1] * dtype.itemsize <= _PLAN_BYTES:
         return None
+    layout = None
+    if lay.strides != info[0]:
+        layout = dense_layout(shape, lay.strides) if permuted else None
+        if layout is None:
+            return None
     for a in args:  # (plain ints, the common call, are their own key)
         if a.__class__ is not int:
             args_key = _arguments_key(args)
@@ -360,10 +372,10 @@ def _fast_form(plans: Memo, view: View, t: Tensor, args: tuple) -> Any:
             break
     else:
         args_key = args
-    key = (shape, dtype, args_key)
+    key = (shape, dtype, args_key) if layout is None else (shape, lay.strides, dtype, args_key)
     plan = plans.get(key)
     if plan is None:
-        plan = _form_plan(view, shape, dtype, args)
+        plan = _form_plan(view, shape, dtype, args, layout)
         plans.put(key, plan)
     if plan is False:
         return None

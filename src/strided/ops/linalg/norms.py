@@ -23,7 +23,7 @@ from ...gradients import seal
 from ...kernels import native
 from ...kernels.elementwise import complex_abs
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set, quietly
-from ...kernels.memory import numpy_view
+from ...kernels.memory import dense_run, numpy_view
 from ...kernels.reduce import euclidean_norms
 from ...kernels.torch_loops import GRAIN_SIZE, parallel_chunks, torch_threads
 from ...kernels.torch_sum import iterator_dims, norm2_rows, sum_array
@@ -108,6 +108,10 @@ def fast_euclidean(x: Any, dim: Any, keepdim: Any) -> Tensor | None:
             run = x._storage.array
             if lay.offset or len(run) != info[1]:
                 run = run[lay.offset : lay.offset + info[1]]
+        else:  # (a transpose: its run in memory order, the order PyTorch's iterator coalesces it to)
+            dense = dense_run(x, info[1]) if info[1] > 1 else None
+            run = None if dense is None else dense[0]
+        if run is not None:
             if len(run) == info[1]:
                 k = native.special()
                 if k is not None:  # (norm2_rows' compiled call on the one row; False: a strided or misaligned run)
@@ -125,6 +129,9 @@ def fast_euclidean(x: Any, dim: Any, keepdim: Any) -> Tensor | None:
         # -- _torch_norm2's rows are these -- without its layout analysis, ~4 us small)
         if a.flags.c_contiguous and (plan[0] is None or plan[0] == a.ndim - 1):
             return adopted(norm2_rows(a.reshape(-1, plan[2])), plan[1], x._dtype)
+        if plan[0] == 0 and a.ndim == 2 and a.flags.f_contiguous:
+            # (a transposed matrix's columns: its memory rows, _torch_norm2's run without its analysis)
+            return adopted(norm2_rows(a.T), plan[1], x._dtype)
         token = quiet_set(QUIET)
         try:
             r = _torch_norm2(a, tuple(range(a.ndim)) if plan[0] is None else (plan[0],))

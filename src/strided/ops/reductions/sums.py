@@ -44,8 +44,9 @@ from ...errors import (
 from ...grad_mode import GRAD_MODE, INSIDE, SUBCLASSES, requires_grad
 from ...gradients import record, records, seal
 from ...kernels import native, npcore
+from ...kernels import rows as _rows
 from ...kernels.fpstate import QUIET, quiet, quiet_call, quiet_reset, quiet_set, quietly
-from ...kernels.memory import numpy_view, outside_storage, reduced_cast_source
+from ...kernels.memory import dense_run, numpy_view, outside_storage, reduced_cast_source
 from ...kernels.native import special, sums
 from ...kernels.reduce import (
     holds_nan,
@@ -466,6 +467,10 @@ def _fast_variance(self: Any, dim: Any, keepdim: Any, op: str, root: bool, with_
                         mt = adopted(m, lay, d)
                         return t, (mt if done is True else _welford_infinities(self, dim, keepdim, mt))
                     return report(op, (self,), t)
+    if axis is None and d is float32 and not with_mean and _cinfo[shape][1] > _VAR_MAX:
+        t = _whole_float32_variance(self, lay, root)
+        if t is not None:
+            return report(op, (self,), t)
     token = quiet_set(QUIET)
     try:
         squares, centre = variance_parts(self._np(), plan[0], d.numpy, n, np.float64(n - 1.0), root, with_mean,
@@ -476,6 +481,35 @@ def _fast_variance(self: Any, dim: Any, keepdim: Any, op: str, root: bool, with_
     if with_mean:
         return t, _welford_infinities(self, dim, keepdim, adopted(centre.reshape(-1), lay, d))
     return report(op, (self,), t)
+
+
+def _whole_float32_variance(self: Tensor, lay: L.Layout, root: bool) -> Tensor | None:
+    """var (``root``: std) with correction 1 over every element of a float32 tensor laid out densely
+    (row-major or any permutation of it, no gaps: a transpose), its result laid out as ``lay``:
+    the compiled ``variance_one`` (:mod:`strided.kernels.rows`), variance_parts' NumPy steps over the
+    elements in memory order, fused (NumPy's own order for such a layout: its reductions and
+    elementwise subtract coalesce a dense layout into the one run); None where it is not taken
+    (another layout, the kernel off, an unaligned or short buffer: the caller's NumPy steps).
+    1M elements: 0.27 ms against NumPy's steps' 0.8 (an 8 MB float64 temporary written and read)."""
+    k = _rows.variance_one()
+    if k is None:
+        return None
+    src = self._layout
+    shape = src.shape
+    info = _cinfo[shape]
+    if src.strides == info[0]:
+        x = self._storage.array[src.offset : src.offset + info[1]]
+        if len(x) != info[1]:  # (a tensor unpickled past its storage: the general path refuses it)
+            return None
+    else:  # (a transpose: its storage run in memory order, or None)
+        dense = dense_run(self, info[1])
+        if dense is None:
+            return None
+        x = dense[0]
+    v = k(x, info[1] - 1.0, root)
+    if v is None:
+        return None
+    return adopted(np.full(1, v, np.float32), lay, float32)
 
 
 def _variance(self: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any, op: str,
