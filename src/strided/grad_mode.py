@@ -678,7 +678,7 @@ def _row_major_self(entry: Callable, fwd: Callable) -> Callable:
     cinfo = getattr(fwd, "__row_major_self__", None)
     if cinfo is None or _ENTRY_FRONT is None:
         return entry
-    return _ENTRY_FRONT(entry, fwd, 5, _FRONT_PLAIN, frozenset(), 1, 1, OPEN, cinfo)
+    return _ENTRY_FRONT(entry, fwd, 5, _FRONT_PLAIN, _NO_ALIASES, 1, 1, OPEN, cinfo)
 
 
 # ---------------------------------------------------------------- entry fronts
@@ -727,13 +727,16 @@ def entry_front(entry: Callable, fwd: Callable, mode: int, numpy: Numpy | None,
         elif kind is _VAR_POSITIONAL:
             var_positional = True
     most = sys.maxsize if var_positional else positional
-    aliases = frozenset(numpy[2]) if numpy is not None else frozenset()
+    aliases = frozenset(numpy[2]) if numpy is not None else _NO_ALIASES
     if mode == 4:
         return _ENTRY_FRONT(entry, fwd, mode, _FRONT_PLAIN, aliases, required, most, OPEN, STATE, direct,
                             GRAD_MODE, INFERENCE_STORAGES.data, None if counted is None else bump, counted, sampler)
     return _ENTRY_FRONT(entry, fwd, mode, _FRONT_PLAIN, aliases, required, most, OPEN)
 
 
+# the aliases of an entry that takes no NumPy keyword: one object for every such front (an empty
+# frozenset is a new object each time: ~500 of them, each walked by every full collection and at exit)
+_NO_ALIASES: frozenset[str] = frozenset()
 # the exact types an entry front passes as plain arguments (the guards' numbers, strings, dtypes)
 _FRONT_PLAIN = (int, float, bool, type(None), str, DType, MemoryFormat)
 _POSITIONAL_OR_KEYWORD, _POSITIONAL_ONLY, _VAR_POSITIONAL = (inspect.Parameter.POSITIONAL_OR_KEYWORD,
