@@ -1125,12 +1125,6 @@ def guard_function(fwd: Callable, name: str, detached: str | None = None, op: An
     (``"argmax"``), it takes NumPy's keywords where PyTorch's function does."""
     hint = detached or f"strided.{name}(x.detach(), ...)"
     numpy = _numpy_of(fwd, key)
-    # (a layout-only op's plain result cuts no gradient; nor does a no-history factory's:
-    # PyTorch's tensor(t) or linspace(0, t) is new data. Read per call: the flags are declared
-    # after the module's functions are wrapped)
-    def cuts() -> bool:
-        return op is None or not (op.layout_only or op.no_history)
-
     Tensor = _CLASS["Tensor"]
 
     @functools.wraps(fwd)
@@ -1166,7 +1160,7 @@ def guard_function(fwd: Callable, name: str, detached: str | None = None, op: An
             return _guard(*args, **_numpy_kwargs(numpy, args, kwargs))
         # (a result that is the caller's out= was judged by the op's out= rules: refused there,
         # or written as PyTorch writes a comparison's out=, whatever requires grad)
-        if GRAD_MODE.get() and not INSIDE.get() and cuts() and _cut(out) and out is not kwargs.get("out"):
+        if GRAD_MODE.get() and not INSIDE.get() and _cuts(op) and _cut(out) and out is not kwargs.get("out"):
             t = _requiring((args, tuple(kwargs.values())))
             if t is not None:
                 raise no_rule(name, t, hint)
@@ -1174,6 +1168,14 @@ def guard_function(fwd: Callable, name: str, detached: str | None = None, op: An
 
     _guard.__guards__ = name  # type: ignore[attr-defined]
     return entry_front(_guard, fwd, 1, numpy)
+
+
+def _cuts(op: Any) -> bool:
+    """Whether a guarded function's plain float result cuts the gradient: not for a layout-only
+    op (its result reads no values) nor a no-history factory's (PyTorch's ``tensor(t)`` or
+    ``linspace(0, t)`` is new data). Read per call (the flags are declared after the module's
+    functions are wrapped); a module function, not one closure per guard (~100 at import)."""
+    return op is None or not (op.layout_only or op.no_history)
 
 
 def _cut(out: Any) -> bool:
