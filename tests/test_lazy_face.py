@@ -20,7 +20,8 @@ def test_the_import_leaves_the_lazy_parts_unloaded_and_gc_on():
     out = _run("""
         import gc, sys, strided
         lazy = ["strided.array_api._namespace", "strided.nn", "strided.diagnose", "importlib.metadata", "torch",
-                "threading"]  # (its primitives come from _thread)
+                "threading",  # (its primitives come from _thread)
+                "strided.autograd.show", "strided.autograd.graph_picture"]
         print([m for m in lazy if m in sys.modules], gc.isenabled())
     """)
     assert out.split() == ["[]", "True"]
@@ -93,3 +94,24 @@ def test_an_unknown_name_is_still_an_attribute_error():
                 print(type(e).__name__)
     """)
     assert out.split() == ["AttributeError", "AttributeError"]
+
+
+def test_the_autograd_graph_pictures_load_on_first_use():
+    out = _run("""
+        import strided, strided.autograd as A
+        names = set(dir(A))
+        x = strided.ones(2, requires_grad=True)
+        text = A.graph_text((x * 2).sum())
+        from strided.autograd.show import graph_text
+        from strided.autograd.graph_picture import graph_svg
+        import strided.autograd.show as show, strided.autograd.graph_picture as picture
+        print(A.graph_text is graph_text, A.graph_svg is graph_svg, A.show is show, A.graph_picture is picture,
+              all(n in names for n in A.__all__ + ["show", "graph_picture"]), "_LAZY" in names,
+              text.splitlines()[0])
+        try:
+            A.no_such_name
+        except AttributeError as e:
+            print(e)
+    """)
+    assert out.splitlines() == ["True True True True True False SumBackward0 -> (2,) float32",
+                                "module 'strided.autograd' has no attribute 'no_such_name'"]

@@ -8,6 +8,23 @@ module functions with ``order=``/``copy=`` follow NumPy.
 import gc as _gc
 import typing as _typing
 
+
+def _lazy_attribute(package: str, lazy: dict[str, tuple[str, str | None]], namespace: dict, name: str) -> object:
+    """The lazy name ``name`` of ``package`` (a PEP 562 ``__getattr__``'s work; ``lazy``: name ->
+    (module, attribute; None: the module itself)): imported now and stored in the package's
+    ``namespace``, so that later reads are plain lookups. An AttributeError for any other name.
+    (Here, defined before the subpackages load, so that their own ``__getattr__`` share it.)"""
+    where = lazy.get(name)
+    if where is None:
+        raise AttributeError(f"module {package!r} has no attribute {name!r}")
+    import importlib
+
+    module = importlib.import_module(where[0])
+    value = module if where[1] is None else getattr(module, where[1])
+    namespace[name] = value
+    return value
+
+
 # The cyclic garbage collector is paused while the package loads (until the end of this file):
 # the import makes thousands of functions, classes and OpDefs (none of them garbage) and would pay
 # several full collections over NumPy's objects and its own (~8% of ``import strided``); a user
@@ -216,20 +233,13 @@ _LAZY: dict[str, tuple[str, str | None]] = {
 def __getattr__(name: str) -> object:
     """``strided.<name>`` for the names of ``_LAZY``: imported on first use, then kept in the
     package's namespace (a plain lookup from then on)."""
-    where = _LAZY.get(name)
-    if where is None:
-        raise AttributeError(f"module 'strided' has no attribute {name!r}")
-    import importlib
-
-    module = importlib.import_module(where[0])
-    value = module if where[1] is None else getattr(module, where[1])
-    globals()[name] = value
-    return value
+    return _lazy_attribute("strided", _LAZY, globals(), name)
 
 
 def __dir__() -> list[str]:
-    """The names of the package, the lazy ones included (``dir(strided)`` as if all were loaded)."""
-    return sorted({*globals(), *_LAZY})
+    """The names of the package, the lazy ones included (``dir(strided)`` as if all were loaded;
+    not the helper its subpackages' lazy names share)."""
+    return sorted({*globals(), *_LAZY} - {"_lazy_attribute"})
 
 
 # Last: the face's names and Tensor's methods are complete; the in-place entries and the guards

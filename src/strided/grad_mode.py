@@ -678,7 +678,7 @@ def _row_major_self(entry: Callable, fwd: Callable) -> Callable:
     cinfo = getattr(fwd, "__row_major_self__", None)
     if cinfo is None or _ENTRY_FRONT is None:
         return entry
-    return _ENTRY_FRONT(entry, fwd, 5, _FRONT_PLAIN, frozenset(), 1, 1, OPEN, cinfo)
+    return _ENTRY_FRONT(entry, fwd, 5, _FRONT_PLAIN, _NO_ALIASES, 1, 1, OPEN, cinfo)
 
 
 # ---------------------------------------------------------------- entry fronts
@@ -727,13 +727,16 @@ def entry_front(entry: Callable, fwd: Callable, mode: int, numpy: Numpy | None,
         elif kind is _VAR_POSITIONAL:
             var_positional = True
     most = sys.maxsize if var_positional else positional
-    aliases = frozenset(numpy[2]) if numpy is not None else frozenset()
+    aliases = frozenset(numpy[2]) if numpy is not None else _NO_ALIASES
     if mode == 4:
         return _ENTRY_FRONT(entry, fwd, mode, _FRONT_PLAIN, aliases, required, most, OPEN, STATE, direct,
                             GRAD_MODE, INFERENCE_STORAGES.data, None if counted is None else bump, counted, sampler)
     return _ENTRY_FRONT(entry, fwd, mode, _FRONT_PLAIN, aliases, required, most, OPEN)
 
 
+# the aliases of an entry that takes no NumPy keyword: one object for every such front (an empty
+# frozenset is a new object each time: ~500 of them, each walked by every full collection and at exit)
+_NO_ALIASES: frozenset[str] = frozenset()
 # the exact types an entry front passes as plain arguments (the guards' numbers, strings, dtypes)
 _FRONT_PLAIN = (int, float, bool, type(None), str, DType, MemoryFormat)
 _POSITIONAL_OR_KEYWORD, _POSITIONAL_ONLY, _VAR_POSITIONAL = (inspect.Parameter.POSITIONAL_OR_KEYWORD,
@@ -1122,12 +1125,6 @@ def guard_function(fwd: Callable, name: str, detached: str | None = None, op: An
     (``"argmax"``), it takes NumPy's keywords where PyTorch's function does."""
     hint = detached or f"strided.{name}(x.detach(), ...)"
     numpy = _numpy_of(fwd, key)
-    # (a layout-only op's plain result cuts no gradient; nor does a no-history factory's:
-    # PyTorch's tensor(t) or linspace(0, t) is new data. Read per call: the flags are declared
-    # after the module's functions are wrapped)
-    def cuts() -> bool:
-        return op is None or not (op.layout_only or op.no_history)
-
     Tensor = _CLASS["Tensor"]
 
     @functools.wraps(fwd)
@@ -1163,7 +1160,7 @@ def guard_function(fwd: Callable, name: str, detached: str | None = None, op: An
             return _guard(*args, **_numpy_kwargs(numpy, args, kwargs))
         # (a result that is the caller's out= was judged by the op's out= rules: refused there,
         # or written as PyTorch writes a comparison's out=, whatever requires grad)
-        if GRAD_MODE.get() and not INSIDE.get() and cuts() and _cut(out) and out is not kwargs.get("out"):
+        if GRAD_MODE.get() and not INSIDE.get() and _cuts(op) and _cut(out) and out is not kwargs.get("out"):
             t = _requiring((args, tuple(kwargs.values())))
             if t is not None:
                 raise no_rule(name, t, hint)
@@ -1171,6 +1168,14 @@ def guard_function(fwd: Callable, name: str, detached: str | None = None, op: An
 
     _guard.__guards__ = name  # type: ignore[attr-defined]
     return entry_front(_guard, fwd, 1, numpy)
+
+
+def _cuts(op: Any) -> bool:
+    """Whether a guarded function's plain float result cuts the gradient: not for a layout-only
+    op (its result reads no values) nor a no-history factory's (PyTorch's ``tensor(t)`` or
+    ``linspace(0, t)`` is new data). Read per call (the flags are declared after the module's
+    functions are wrapped); a module function, not one closure per guard (~100 at import)."""
+    return op is None or not (op.layout_only or op.no_history)
 
 
 def _cut(out: Any) -> bool:

@@ -71,10 +71,20 @@ def compiled_front(forward: Callable[..., Any], arity: int, table: dict[Any, tup
     reduction, no last-dim entry, no position-dependent pass beyond the run's own order)."""
     if _FRONT is None or not table:
         return forward
+    table = _shared_entries(table)
     if dense:
         return _FRONT(forward, arity, table, _cinfo, OPEN, quiet_call, np.empty, native._enabled, native._open_blocks,
                       memory._DENSE if plans is None else plans, frozenset(dense))
     return _FRONT(forward, arity, table, _cinfo, OPEN, quiet_call, np.empty, native._enabled, native._open_blocks)
+
+
+def _shared_entries(table: dict[Any, tuple]) -> dict[Any, tuple]:
+    """``table`` with its entries made of the very same objects (``is``, item by item) shared: one
+    tuple where a comprehension made one per dtype (a binary op's nine ``(fn, native, ...)``). The
+    front only reads them; each tuple saved is a tracked container fewer for every full collection
+    and the interpreter's exit to walk (~400 over the import)."""
+    seen: dict[tuple[int, ...], tuple] = {}
+    return {d: seen.setdefault(tuple(map(id, entry)), entry) for d, entry in table.items()}
 
 
 def kernel_entry(run: Callable[..., Any] | None, extra: tuple, dtype: np.dtype,
