@@ -1,0 +1,94 @@
+"""The factories' one-call fast path (``strided.dispatch.fresh_filled``, the copy kernel's
+``fresh`` where built) and F.leaky_relu's compiled front: the same tensors as the Python
+reference and as PyTorch, and the same None (the general path runs) for every call it must not take."""
+
+import numpy as np
+import pytest
+import torch
+
+import strided as st
+import strided.nn.functional as F
+from strided import dispatch
+from strided.dispatch import _fresh_filled_python, _result_plans, fresh_filled
+from strided.ops._support.front import fallback_of
+
+
+def _same(a, b) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    return (a.dtype is b.dtype and a._layout == b._layout and a._base is None and b._base is None
+            and a._storage.array.dtype == b._storage.array.dtype
+            and a._storage.array.tobytes() == b._storage.array.tobytes())
+
+
+@pytest.mark.parametrize("sizes", [((3, 4),), (3, 4), ((16, 16),), (16, 16), ((),), (), ((3, True),), ((3, 4.0),),
+                                   (np.int64(3), 4), (((3, 4),),), ([3, 4],), ((7, 11, 13),), (2**62, 3)])
+@pytest.mark.parametrize("maker,np_dtype,value,dtype", [
+    (np.empty, np.dtype(np.float32), 2.5, st.float32), (np.empty, np.dtype(np.float32), 0.1, st.float32),
+    (np.zeros, np.dtype(np.float64), None, st.float64), (np.empty, np.dtype(np.int64), -7, st.int64),
+    (np.empty, np.dtype(np.bool_), 1, st.bool_)])
+def test_the_kernel_makes_what_the_reference_makes(sizes, maker, np_dtype, value, dtype):
+    for shape in ((3, 4), (16, 16), (), (7, 11, 13)):
+        st.zeros(shape)  # (the general path remembers these layouts)
+    try:
+        st.zeros(2**62, 3)  # (a plan remembered before its allocation fails: beyond any limit)
+    except RuntimeError:
+        pass
+    for limit in (0, 12, 255, 256, 1 << 16):
+        got = fresh_filled(sizes, _result_plans, limit, maker, np_dtype, value, dtype)
+        want = _fresh_filled_python(sizes, _result_plans, limit, maker, np_dtype, value, dtype)
+        assert _same(got, want), (sizes, limit)
+
+
+def test_the_kernel_is_built_where_adopt_is():
+    assert (fresh_filled is _fresh_filled_python) == (dispatch._ADOPT is None)
+
+
+_VALUES = [2.0, 0.1, -1e-42, 3.4028234663852886e38, 1e-50, float("nan"), -0.0, 1.0000000596046448]
+
+
+@pytest.mark.parametrize("value", _VALUES + [3, -(2**63), 2**63 - 1, True])
+@pytest.mark.parametrize("shape", [(3, 4), (16, 16), (128, 128)])
+def test_full_and_new_full_give_torchs_tensor(value, shape):
+    torch.set_num_threads(1)
+    for _ in range(2):  # (the second call: the remembered layout's fast path)
+        got, want = st.full(shape, value), torch.full(shape, value)
+        assert str(got.dtype).split(".")[1] == str(want.dtype).split(".")[1]
+        assert got.stride() == want.stride() and got.numpy().tobytes() == want.numpy().tobytes()
+        if isinstance(value, float):
+            for d, td in ((st.float32, torch.float32), (st.float64, torch.float64)):
+                got = st.zeros(1, dtype=d).new_full(shape, value)
+                want = torch.zeros(1, dtype=td).new_full(shape, value)
+                assert got.dtype is d and got.stride() == want.stride()
+                assert got.numpy().tobytes() == want.numpy().tobytes()
+                got = st.full_like(st.zeros(shape, dtype=d), value)
+                want = torch.full_like(torch.zeros(shape, dtype=td), value)
+                assert got.dtype is d and got.numpy().tobytes() == want.numpy().tobytes()
+
+
+@pytest.mark.parametrize("dtype", [st.float32, st.float64, st.int32, st.int64, st.bool_, st.complex64, st.float16])
+@pytest.mark.parametrize("sizes", [((3, 4),), (3, 4), ((16, 16),), ((200, 200),)])
+def test_new_zeros_and_new_ones_give_the_factories_tensor(dtype, sizes):
+    x = st.zeros(2, dtype=dtype)
+    for _ in range(2):
+        for new, factory in ((x.new_zeros, st.zeros), (x.new_ones, st.ones)):
+            got, want = new(*sizes), factory(*sizes, dtype=dtype)
+            assert got.dtype is dtype and got.stride() == want.stride()
+            assert got.numpy().tobytes() == want.numpy().tobytes()
+
+
+def test_a_bad_dtype_with_bad_sizes_raises_the_size_error_first():
+    with pytest.raises(Exception) as general:
+        st.zeros("a", dtype="no such dtype")
+    assert "size" in str(general.value)
+
+
+def test_leaky_relu_default_call_is_a_front_with_the_fallbacks_bits(room_in_the_dense_memo):
+    a = np.array([[-1.5, 0.0, -0.0, 2.0], [np.nan, -np.inf, np.inf, -1e-30], [3.0, -3.0, 0.5, -0.5]], np.float32)
+    assert fallback_of(F.leaky_relu) is not F.leaky_relu
+    for arr in (a, a.astype(np.float64), a.T.copy().T, a.astype(np.float64).T):
+        x = st.from_numpy(arr)
+        got, want = F.leaky_relu(x), fallback_of(F.leaky_relu)(x)
+        assert got.stride() == want.stride() and got.numpy().tobytes() == want.numpy().tobytes()
+        ref = torch.nn.functional.leaky_relu(torch.from_numpy(arr))
+        assert got.stride() == ref.stride() and got.numpy().tobytes() == ref.numpy().tobytes()
