@@ -92,3 +92,23 @@ def test_leaky_relu_default_call_is_a_front_with_the_fallbacks_bits(room_in_the_
         assert got.stride() == want.stride() and got.numpy().tobytes() == want.numpy().tobytes()
         ref = torch.nn.functional.leaky_relu(torch.from_numpy(arr))
         assert got.stride() == ref.stride() and got.numpy().tobytes() == ref.numpy().tobytes()
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("shape", [(3, 4), (16, 16), (5,)])
+def test_complex_sgn_front_kernel_gives_the_fallbacks_bits(dtype, shape):
+    from strided.ops.elementwise import unary_more
+
+    rng = np.random.default_rng(7)
+    z = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+    z.flat[0], z.flat[-1] = 0, complex(np.inf, 1.0)
+    z.flat[1] = complex(np.nan, 2.0)
+    for _ in range(2):  # (the first complex call gives the front its compiled pass)
+        x = st.from_numpy(z)
+        got, want = x.sgn(), fallback_of(st.Tensor.sgn)(x)
+        assert got.stride() == want.stride() and got.numpy().tobytes() == want.numpy().tobytes()
+        if dtype is np.complex64:  # (complex128's |z| is the C library's hypot, not always PyTorch's: see complex_abs)
+            torch.set_num_threads(1)
+            assert got.numpy().tobytes() == torch.from_numpy(z).sgn().numpy().tobytes()
+    assert any(t[getattr(st, np.dtype(dtype).name)][3] is not None for t in unary_more._SGN_TABLES) or \
+        st.kernels.native.special() is None
