@@ -112,3 +112,18 @@ def test_complex_sgn_front_kernel_gives_the_fallbacks_bits(dtype, shape):
             assert got.numpy().tobytes() == torch.from_numpy(z).sgn().numpy().tobytes()
     assert any(t[getattr(st, np.dtype(dtype).name)][3] is not None for t in unary_more._SGN_TABLES) or \
         st.kernels.native.special() is None
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.int32, np.bool_])
+def test_take_along_dim_by_the_compiled_gather_gives_torchs_tensor(dtype):
+    rng = np.random.default_rng(11)
+    for shape in [(3, 4), (16, 16), (2, 3, 5), (7,)]:
+        a = (rng.standard_normal(shape) * 10).astype(dtype)
+        for dim in range(-len(shape), len(shape)):
+            for width in (1, shape[dim], shape[dim] + 2):
+                ishape = shape[:dim % len(shape)] + (width,) + shape[dim % len(shape) + 1:]
+                for low in (0, -shape[dim]):  # (negative indices count from the end: the general path)
+                    idx = rng.integers(low, shape[dim], ishape)
+                    got = st.take_along_dim(st.from_numpy(a), st.from_numpy(idx), dim=dim)
+                    want = torch.take_along_dim(torch.from_numpy(a), torch.from_numpy(idx), dim=dim)
+                    assert got.stride() == want.stride() and got.numpy().tobytes() == want.numpy().tobytes()
