@@ -127,3 +127,16 @@ def test_take_along_dim_by_the_compiled_gather_gives_torchs_tensor(dtype):
                     got = st.take_along_dim(st.from_numpy(a), st.from_numpy(idx), dim=dim)
                     want = torch.take_along_dim(torch.from_numpy(a), torch.from_numpy(idx), dim=dim)
                     assert got.stride() == want.stride() and got.numpy().tobytes() == want.numpy().tobytes()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_logsumexp_with_infinite_rows_gives_torchs_tensor(dtype):
+    a = np.array([[1.0, 2.0, 3.0], [-np.inf, -np.inf, -np.inf], [np.inf, 1.0, 2.0], [np.nan, 1.0, -np.inf],
+                  [-np.inf, 0.5, 80.0]], dtype)
+    torch.set_num_threads(1)
+    for dim in (0, 1, -1):
+        for keepdim in (False, True):
+            got = st.logsumexp(st.from_numpy(a), dim=dim, keepdim=keepdim)
+            want = torch.logsumexp(torch.from_numpy(a), dim=dim, keepdim=keepdim)
+            assert got.stride() == want.stride()
+            np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6, atol=0)
