@@ -22,7 +22,7 @@ import numpy as np
 
 from .. import creation
 from ..args import size_sequence, type_name
-from ..callsite import user_site
+from ..callsite import user_stacklevel
 from ..creation import _FAST_ELEMENTS, _FILL_LIMIT
 from ..dispatch import _result_plans, fresh_filled
 from ..errors import StridedRuntimeError, StridedTypeError
@@ -151,7 +151,7 @@ def new_tensor(self: Tensor, data: Any, *, dtype: Any = None, device: Any = None
         warnings.warn(
             "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
             "sourceTensor.detach().clone().requires_grad_(True), rather than tensor.new_tensor(sourceTensor).",
-            UserWarning, stacklevel=user_site()[1],  # (the user's line, as tensor(t)'s: not this module's entry)
+            UserWarning, stacklevel=user_stacklevel(),  # (the user's line, as tensor(t)'s: not this module's entry)
         )
         if dtype is None and device is None and requires_grad is False and not OPEN and \
                 data.__class__ is Tensor and data._dtype is self._dtype:
