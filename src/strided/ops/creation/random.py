@@ -987,10 +987,8 @@ def _fast_bernoulli(input: Tensor) -> Tensor | None:  # noqa: A002
     if flat is None:
         return None
     out = np.empty(info[1], dt.numpy)
-    g = default_generator
-    with g._lock:
-        ok = kernel.bernoulli_fill(g._np.bit_generator.capsule, flat, out)
-    return adopted(out, info[2], dt) if ok else None
+    # (_compiled_draw: the generator's lock by acquire/release, its cached capsule)
+    return adopted(out, info[2], dt) if _compiled_draw(kernel.bernoulli_fill, flat, out) else None
 
 
 @method("multinomial")
