@@ -140,3 +140,32 @@ def test_logsumexp_with_infinite_rows_gives_torchs_tensor(dtype):
             want = torch.logsumexp(torch.from_numpy(a), dim=dim, keepdim=keepdim)
             assert got.stride() == want.stride()
             np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6, atol=0)
+
+
+_INT_OPS = ["add", "sub", "mul", "bitwise_and", "bitwise_or", "bitwise_xor", "eq", "ne", "lt", "le", "gt", "ge"]
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.int64, np.uint8, np.bool_])
+@pytest.mark.parametrize("name", _INT_OPS)
+def test_integer_tensor_with_a_python_int_gives_torchs_tensor(dtype, name):
+    """op(t, int) on integer tensors (the fast path for ints the dtype holds; the general path for
+    the rest): PyTorch's values (wrapping), dtype and strides, row-major and transposed."""
+    info = np.iinfo(dtype) if dtype is not np.bool_ else None
+    rng = np.random.default_rng(5)
+    lo, hi = (info.min, info.max) if info else (0, 1)
+    a = rng.integers(lo, hi, (3, 4), endpoint=True).astype(dtype)
+    a.flat[:2] = (lo, hi)
+    values = [0, 1, -1, 7, lo, hi, lo - 1, hi + 1, 2**40, True, -(2**63)] if info else [0, 1, 2, True]
+    for arr in (a, a.T.copy().T, a[:, :1]):
+        for v in values:
+            try:
+                want = getattr(torch, name)(torch.from_numpy(arr), v)
+            except (RuntimeError, TypeError, OverflowError) as e:
+                with pytest.raises(type(e) if not isinstance(e, RuntimeError) else RuntimeError):
+                    getattr(st, name)(st.from_numpy(arr), v)
+                continue
+            for _ in range(2):
+                got = getattr(st, name)(st.from_numpy(arr), v)
+                assert str(got.dtype).split(".")[1] == str(want.dtype).split(".")[1], (name, v)
+                assert got.stride() == want.stride(), (name, v)
+                assert got.numpy().tobytes() == want.numpy().tobytes(), (name, v)

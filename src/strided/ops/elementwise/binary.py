@@ -52,9 +52,13 @@ from ...dtypes import (
     float16,
     float32,
     float64,
+    int8,
+    int16,
+    int32,
     int64,
     np_kind,
     scalar_overflow,
+    uint8,
 )
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import _RECORDER, GRAD_MODE, INSIDE, SUBCLASSES, bump_if_used
@@ -1354,6 +1358,7 @@ def _beyond_int64_operator(op: BinaryOp, value: Any) -> Any:
         f"{value!r} is above int64's range, which PyTorch's parser refuses for a NumPy integer; "
         f"fix: compare with float({int(value)}), or with a uint64 tensor"))
 _REFLECT_FAST = (ADD, SUB, MUL)  # the reflected dunders with a fast path (see _make_binary)
+_SCALAR_INTS = frozenset((int8, int16, int32, int64, uint8))  # (op(t, int)'s fast path: see _fast_binary)
 _EXACT = 2**53  # Python ints below this convert to a float exactly
 _INF = float("inf")
 _F32_MAX = float(np.finfo(np.float32).max)
@@ -1377,6 +1382,11 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str, raw: 
     # from a binary op's for size-1 dims with odd strides), which the general path follows.
     fast_scalar = frozenset(d for d in fast if d.is_floating_point and d not in REDUCED_FLOATS) \
         if op.kind != "minmax" and op.name != "pow" and not op.tensor_other else frozenset()
+    # integer dtype -> the Python ints ``op(t, int)`` takes the fast path with: those the dtype
+    # holds (NumPy's weak scalar is then that value of the tensor's dtype, as PyTorch's wrapped
+    # number is; the arithmetic wraps in both); others (beyond the dtype, bool, a float) the general path
+    int_scalar = {d: (int(np.iinfo(d.numpy).min), int(np.iinfo(d.numpy).max)) for d in fast
+                  if d in _SCALAR_INTS} if op.kind != "minmax" and op.name != "pow" and not op.tensor_other else {}
     result_dtype = bool_ if op.kind == "compare" else None  # None: the operands' dtype
     native, native_dtypes, native_min = op.native, op.native_dtypes, op.native_min
     extreme = op.extreme
@@ -1443,7 +1453,8 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str, raw: 
                     y = y[o : o + n]
                     if len(y) != n:  # (only a tensor unpickled past its storage: never read outside)
                         raise outside_storage(other._storage.array, lb)
-            elif d in fast_scalar and (tb is float or (tb is int and -_EXACT < other < _EXACT)):
+            elif (d in fast_scalar and (tb is float or (tb is int and -_EXACT < other < _EXACT))) or (
+                    tb is int and (bounds := int_scalar.get(d)) is not None and bounds[0] <= other <= bounds[1]):
                 plan = _flat_plans[(la.shape, la.strides)]
                 lay = plan[2]
                 if lay is None:
