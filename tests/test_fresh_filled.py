@@ -169,3 +169,23 @@ def test_integer_tensor_with_a_python_int_gives_torchs_tensor(dtype, name):
                 assert str(got.dtype).split(".")[1] == str(want.dtype).split(".")[1], (name, v)
                 assert got.stride() == want.stride(), (name, v)
                 assert got.numpy().tobytes() == want.numpy().tobytes(), (name, v)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.int64, np.uint8, np.bool_])
+def test_python_int_with_an_integer_tensor_gives_torchs_tensor(dtype):
+    """The reflected int op t (``1 - t``, ``3 + t``, ``2 * t``): PyTorch's values, dtype and strides."""
+    info = np.iinfo(dtype) if dtype is not np.bool_ else None
+    lo, hi = (info.min, info.max) if info else (0, 1)
+    a = np.random.default_rng(6).integers(lo, hi, (3, 4), endpoint=True).astype(dtype)
+    for arr in (a, a.T.copy().T):
+        for v in ([0, 1, -1, lo, hi, lo - 1, hi + 1, True] if info else [0, 1, 2]):
+            for f in (lambda p, q: q - p, lambda p, q: q + p, lambda p, q: q * p):
+                try:
+                    want = f(torch.from_numpy(arr), v)
+                except (RuntimeError, TypeError, OverflowError):
+                    with pytest.raises((RuntimeError, TypeError, OverflowError)):
+                        f(st.from_numpy(arr), v)
+                    continue
+                got = f(st.from_numpy(arr), v)
+                assert str(got.dtype).split(".")[1] == str(want.dtype).split(".")[1] and got.stride() == want.stride()
+                assert got.numpy().tobytes() == want.numpy().tobytes(), v

@@ -1255,11 +1255,14 @@ def _make_binary(op: BinaryOp) -> tuple[Callable[..., Tensor], ...]:
     # tensor's dtype as _np_scalar does; the layout is the tensor-number plan's, which does not
     # depend on the operand order). div (reciprocal(t) * number), pow and the rest: general path.
     reflect_fast = frozenset((float32, float64)) if op in _REFLECT_FAST else frozenset()
+    reflect_ints = _scalar_int_bounds(op.fast) if op in _REFLECT_FAST else {}  # (and integer tensors)
 
     def reflected(self: Tensor, other: Any) -> Tensor:
         tb = type(other)
-        if ((type(self) is Tensor or type(self) in SUBCLASSES) and self._dtype in reflect_fast
-                and (tb is float or (tb is int and -_EXACT < other < _EXACT))):
+        if (type(self) is Tensor or type(self) in SUBCLASSES) and (
+                (self._dtype in reflect_fast and (tb is float or (tb is int and -_EXACT < other < _EXACT)))
+                or (tb is int and (bounds := reflect_ints.get(self._dtype)) is not None
+                    and bounds[0] <= other <= bounds[1])):
             la = self._layout
             plan = _flat_plans[(la.shape, la.strides)]
             lay = plan[2]
@@ -1359,6 +1362,14 @@ def _beyond_int64_operator(op: BinaryOp, value: Any) -> Any:
         f"fix: compare with float({int(value)}), or with a uint64 tensor"))
 _REFLECT_FAST = (ADD, SUB, MUL)  # the reflected dunders with a fast path (see _make_binary)
 _SCALAR_INTS = frozenset((int8, int16, int32, int64, uint8))  # (op(t, int)'s fast path: see _fast_binary)
+
+
+def _scalar_int_bounds(dtypes: frozenset) -> dict[DType, tuple[int, int]]:
+    """The integer dtypes among ``dtypes`` whose ``op(t, int)`` (and reflected ``int op t``) takes
+    a fast path, each with the Python ints it then takes: those the dtype holds (NumPy's weak
+    scalar is that value in the tensor's dtype, as PyTorch's wrapped number is; the arithmetic
+    wraps in both). Other ints (beyond the dtype), bools and floats take the general path."""
+    return {d: (int(np.iinfo(d.numpy).min), int(np.iinfo(d.numpy).max)) for d in dtypes if d in _SCALAR_INTS}
 _EXACT = 2**53  # Python ints below this convert to a float exactly
 _INF = float("inf")
 _F32_MAX = float(np.finfo(np.float32).max)
@@ -1382,11 +1393,8 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str, raw: 
     # from a binary op's for size-1 dims with odd strides), which the general path follows.
     fast_scalar = frozenset(d for d in fast if d.is_floating_point and d not in REDUCED_FLOATS) \
         if op.kind != "minmax" and op.name != "pow" and not op.tensor_other else frozenset()
-    # integer dtype -> the Python ints ``op(t, int)`` takes the fast path with: those the dtype
-    # holds (NumPy's weak scalar is then that value of the tensor's dtype, as PyTorch's wrapped
-    # number is; the arithmetic wraps in both); others (beyond the dtype, bool, a float) the general path
-    int_scalar = {d: (int(np.iinfo(d.numpy).min), int(np.iinfo(d.numpy).max)) for d in fast
-                  if d in _SCALAR_INTS} if op.kind != "minmax" and op.name != "pow" and not op.tensor_other else {}
+    # integer dtype -> the Python ints op(t, int) takes the fast path with (_scalar_int_bounds)
+    int_scalar = _scalar_int_bounds(fast) if op.kind != "minmax" and op.name != "pow" and not op.tensor_other else {}
     result_dtype = bool_ if op.kind == "compare" else None  # None: the operands' dtype
     native, native_dtypes, native_min = op.native, op.native_dtypes, op.native_min
     extreme = op.extreme
