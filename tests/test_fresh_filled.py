@@ -189,3 +189,16 @@ def test_python_int_with_an_integer_tensor_gives_torchs_tensor(dtype):
                 got = f(st.from_numpy(arr), v)
                 assert str(got.dtype).split(".")[1] == str(want.dtype).split(".")[1] and got.stride() == want.stride()
                 assert got.numpy().tobytes() == want.numpy().tobytes(), v
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", ["fmax", "fmin", "copysign"])
+def test_binary_exact_front_entries_give_the_fallbacks_bits(dtype, name, room_in_the_dense_memo):
+    rng = np.random.default_rng(9)
+    special = np.array([0.0, -0.0, 1.5, -2.0, np.nan, -np.nan, np.inf, -np.inf], dtype)
+    for shape in [(3, 4), (16, 16), (7,)]:
+        a, b = rng.choice(special, shape), rng.choice(special, shape)
+        for p, q in ((a, b), (a.T.copy().T, b.T.copy().T)) if len(shape) == 2 else ((a, b),):
+            x, y = st.from_numpy(p), st.from_numpy(q)
+            got, want = getattr(st, name)(x, y), fallback_of(getattr(st, name))(x, y)
+            assert got.stride() == want.stride() and got.numpy().tobytes() == want.numpy().tobytes()

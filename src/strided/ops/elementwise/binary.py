@@ -164,6 +164,11 @@ class BinaryOp:
     # "max" / "min": PyTorch's bits for ties of opposite zeros and NaNs depend on which of its
     # loops computed the element (strided.kernels.torch_extremes), fixed after NumPy's ufunc
     extreme: str = ""
+    # the compiled binary_exact loop's code (0 fmax, 1 fmin, 3 copysign; heaviside has its own
+    # front) where the ``native`` pass is that loop (kernels.elementwise.exact_loop): the front's
+    # float32 / float64 kernel entry on two tensors' runs, that call from C without exact_loop's
+    # Python (-1: none)
+    exact_code: int = -1
 
 
 _F32_ONLY = frozenset((float32,))
@@ -1568,6 +1573,10 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str, raw: 
     entry = _float32_entry(op.entry_code) if op.entry_kernel is None else op.entry_kernel()
     if entry is not None and float32 in table and table[float32][1] is not None:
         table[float32] = (*table[float32], entry)
+    for d in (float32, float64) if op.exact_code >= 0 else ():
+        exact = _exact_entry(op.exact_code, d)
+        if exact is not None and d in table and table[d][1] is not None and len(table[d]) == 6:
+            table[d] = (*table[d], exact)
     # (a transpose and its twin, or a float, too: fn's _flat_plans path)
     return compiled_front(fn, 2, table, dense=tuple(table), plans=_flat_plans)
 
@@ -1583,6 +1592,17 @@ def _float32_entry(code: int) -> tuple | None:
     if k is None or not hasattr(k, "binary_float"):
         return None
     return kernel_entry(k.binary_float, (code,), np.float32)
+
+
+def _exact_entry(code: int, dtype: DType) -> tuple | None:
+    """The front's kernel entry of the compiled ``binary_exact`` loop ``code`` into a fresh run of
+    ``dtype`` (float32 / float64): the call ``exact_loop(code)``'s ``native`` pass makes
+    (``binary_exact_fresh`` is that loop into ``numpy.empty_like``), whose refusal (a misaligned or
+    foreign buffer) hands over to that pass and the ufunc; None where the kernel is not built."""
+    k = _compiled_module("_specialkernel")
+    if k is None or not hasattr(k, "binary_exact"):
+        return None
+    return kernel_entry(k.binary_exact, (code,), dtype.numpy)
 
 
 def _flat_plan(key: tuple[tuple[int, ...], tuple[int, ...]]) -> tuple[int, L.Layout | None, L.Layout | None]:
