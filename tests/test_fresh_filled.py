@@ -202,3 +202,19 @@ def test_binary_exact_front_entries_give_the_fallbacks_bits(dtype, name, room_in
             x, y = st.from_numpy(p), st.from_numpy(q)
             got, want = getattr(st, name)(x, y), fallback_of(getattr(st, name))(x, y)
             assert got.stride() == want.stride() and got.numpy().tobytes() == want.numpy().tobytes()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", ["maximum", "minimum"])
+def test_extreme_front_entries_give_torchs_bits(dtype, name, room_in_the_dense_memo):
+    rng = np.random.default_rng(10)
+    special = np.array([0.0, -0.0, 1.5, -2.0, np.nan, np.inf, -np.inf], dtype)
+    torch.set_num_threads(1)
+    for shape in [(3, 4), (16, 16), (7,), (5, 33)]:
+        a, b = rng.choice(special, shape), rng.choice(special, shape)
+        for p, q in ((a, b), (a.T.copy().T, b.T.copy().T)) if len(shape) == 2 else ((a, b),):
+            x, y = st.from_numpy(p), st.from_numpy(q)
+            got, want = getattr(st, name)(x, y), fallback_of(getattr(st, name))(x, y)
+            assert got.stride() == want.stride() and got.numpy().tobytes() == want.numpy().tobytes()
+            ref = getattr(torch, name)(torch.from_numpy(p), torch.from_numpy(q))
+            assert got.stride() == ref.stride() and got.numpy().tobytes() == ref.numpy().tobytes()

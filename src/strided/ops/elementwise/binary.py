@@ -289,6 +289,8 @@ LE = BinaryOp("le", np.less_equal, kind="compare", fast=_ALL, symbol="<=")
 GT = BinaryOp("gt", np.greater, kind="compare", fast=_ALL, symbol=">")
 GE = BinaryOp("ge", np.greater_equal, kind="compare", fast=_ALL, symbol=">=")
 _EXTREME_NATIVE = frozenset((float32, float64))
+_MAXIMUM_FRESH, _MINIMUM_FRESH = torch_extremes.MAXIMUM_FRESH, torch_extremes.MINIMUM_FRESH
+_EXTREME_FRESH = (_MAXIMUM_FRESH, _MINIMUM_FRESH)  # (natives with a front kernel entry: _extreme_entry)
 MAXIMUM = BinaryOp("maximum", np.maximum, kind="minmax", fast=_ALL, extreme="max",
                    native=torch_extremes.MAXIMUM_FRESH, native_dtypes=_EXTREME_NATIVE)
 MINIMUM = BinaryOp("minimum", np.minimum, kind="minmax", fast=_ALL, extreme="min",
@@ -1573,8 +1575,8 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str, raw: 
     entry = _float32_entry(op.entry_code) if op.entry_kernel is None else op.entry_kernel()
     if entry is not None and float32 in table and table[float32][1] is not None:
         table[float32] = (*table[float32], entry)
-    for d in (float32, float64) if op.exact_code >= 0 else ():
-        exact = _exact_entry(op.exact_code, d)
+    for d in (float32, float64) if op.exact_code >= 0 or native in _EXTREME_FRESH else ():
+        exact = _exact_entry(op.exact_code, d) if op.exact_code >= 0 else _extreme_entry(native is _MAXIMUM_FRESH, d)
         if exact is not None and d in table and table[d][1] is not None and len(table[d]) == 6:
             table[d] = (*table[d], exact)
     # (a transpose and its twin, or a float, too: fn's _flat_plans path)
@@ -1603,6 +1605,19 @@ def _exact_entry(code: int, dtype: DType) -> tuple | None:
     if k is None or not hasattr(k, "binary_exact"):
         return None
     return kernel_entry(k.binary_exact, (code,), dtype.numpy)
+
+
+def _extreme_entry(is_max: bool, dtype: DType) -> tuple | None:
+    """maximum / minimum's front kernel entry (``is_max``): the compiled ``torch_extreme`` loop of
+    PyTorch's bits into a fresh run of ``dtype``, below GRAIN_SIZE elements, as one row: the call
+    their native pass (torch_extremes.extreme_loop: ``torch_extreme_fresh``, that loop over one
+    row of the run's length) makes; a row longer than the run is that one row. None where the
+    kernel is not built."""
+    k = _compiled_module("_specialkernel")
+    if k is None or not hasattr(k, "torch_extreme"):
+        return None
+    limit = torch_extremes.GRAIN_SIZE - 1
+    return kernel_entry(k.torch_extreme, (is_max, limit), dtype.numpy, limit)
 
 
 def _flat_plan(key: tuple[tuple[int, ...], tuple[int, ...]]) -> tuple[int, L.Layout | None, L.Layout | None]:
