@@ -220,3 +220,22 @@ def test_extreme_front_entries_give_torchs_bits(dtype, name, room_in_the_dense_m
             assert got.stride() == want.stride() and got.numpy().tobytes() == want.numpy().tobytes()
             ref = getattr(torch, name)(torch.from_numpy(p), torch.from_numpy(q))
             assert got.stride() == ref.stride() and got.numpy().tobytes() == ref.numpy().tobytes()
+
+
+def test_holds_nan_answers_as_isnan_any():
+    """holds_nan (the copy kernel's any_nan on float32/float64 runs, Python's test otherwise)."""
+    from strided.kernels.reduce import holds_nan
+
+    rng = np.random.default_rng(12)
+    for dtype in (np.float32, np.float64, np.float16):
+        for n in (1, 3, 16, 32, 33, 100):
+            a = rng.standard_normal(n).astype(dtype)
+            for extra in (None, np.nan, np.inf, -np.inf):
+                b = a.copy()
+                if extra is not None:
+                    b[rng.integers(n)] = extra
+                for run in (b, b[::-1].copy(), b.reshape(1, -1)):
+                    assert holds_nan(run) == bool(np.isnan(run).any()), (dtype, n, extra)
+    raw = np.zeros(4 * 16 + 1, np.uint8)[1:].view(np.float32)  # (a misaligned run: Python's test)
+    raw[5] = np.nan
+    assert holds_nan(raw)
