@@ -23,6 +23,7 @@ from .dispatch import (
     borrowed,
     copy_array_of,
     created,
+    fresh_filled,
     install,
     result,
     result_array,
@@ -68,7 +69,7 @@ from .errors import (
 )
 from .grad_mode import leaf
 from .kernels import native
-from .kernels.fill import arange_into, arange_values, fill, float_range
+from .kernels.fill import FILL_MIN, arange_into, arange_values, fill, float_range
 from .kernels.fpstate import quietly
 from .kernels.memory import dense_layout, flat_run
 from .layout import Layout
@@ -82,11 +83,14 @@ from .tensor import Tensor, tensor_arg
 
 _empty = np.empty
 _zeros = np.zeros
+_INT64_NP = np.dtype(np.int64)
 _INT64 = 1 << 63
 # The factories' fast paths make at most this many elements: a plan result() remembered may be
 # one whose allocation failed (its error is the general path's), and a large result's cost is its
 # memory, not the Python around it
 _FAST_ELEMENTS = 1 << 16
+# fresh_filled's limit for a filled result: below FILL_MIN, where fill() is ndarray.fill itself
+_FILL_LIMIT = min(_FAST_ELEMENTS, FILL_MIN - 1)
 # (empty's fast path, whatever the size: it catches a failed allocation, and touches no memory)
 _ANY_SIZE = 1 << 62
 
@@ -808,6 +812,17 @@ def _plain_plan(sizes: tuple[Any, ...], limit: int = _FAST_ELEMENTS) -> tuple[in
     return plan if plan is not None and plan[0] <= limit else None
 
 
+def _fast_dtype(sizes: tuple[Any, ...], dtype: Any) -> DType | None:
+    """zeros/ones' dtype on their fast path: the default, a DType itself, or ``to_dtype(dtype)``
+    where ``sizes`` are a plain plan's (valid: a bad ``dtype`` then raises what the general path
+    raises; with bad sizes too, that path's size error comes first, so it runs: None is no key)."""
+    if dtype is None:
+        return _DEFAULT[0]
+    if dtype.__class__ is DType:
+        return dtype
+    return to_dtype(dtype) if _plain_plan(sizes) is not None else None
+
+
 def _sizes_and_dtype(sizes: tuple[Any, ...], dtype: Any, op: str, default: DType | None = None,
                      size: Any = None) -> tuple[tuple[int, ...], DType]:
     return sizes_or_size(sizes, size, op), ((default or default_float()) if dtype is None else to_dtype(dtype))
@@ -864,11 +879,12 @@ def zeros(*sizes: Any, size: Any = None, dtype: Any = None, device: Any = None, 
     """
     if out is not None:
         return _factory_out("zeros", out, dtype, lambda dt: zeros(*sizes, size=size, dtype=dt, device=device))
-    if size is None and device is None and requires_grad is False and (plan := _plain_plan(sizes)) is not None:
-        dt = _DEFAULT[0] if dtype is None else to_dtype(dtype)
-        t = adopted(_zeros(plan[0], dt.numpy), plan[1], dt)  # (all-zero bytes: 0 in every dtype, +0.0 as fill's)
-        if OPEN: created("zeros", (), t)  # noqa: E701
-        return t
+    if size is None and device is None and requires_grad is False and (dt := _fast_dtype(sizes, dtype)) is not None:
+        # (all-zero bytes: 0 in every dtype, +0.0 as fill's)
+        t = fresh_filled(sizes, _result_plans, _FAST_ELEMENTS, _zeros, dt.numpy, None, dt)
+        if t is not None:
+            if OPEN: created("zeros", (), t)  # noqa: E701
+            return t
     parse_device(device, "zeros")
     shape, dt = _sizes_and_dtype(sizes, dtype, "zeros", size=size)
     t = result(shape, dt)
@@ -886,13 +902,15 @@ def ones(*sizes: Any, size: Any = None, dtype: Any = None, device: Any = None, r
     """
     if out is not None:
         return _factory_out("ones", out, dtype, lambda dt: ones(*sizes, size=size, dtype=dt, device=device))
-    if size is None and device is None and requires_grad is False and (plan := _plain_plan(sizes)) is not None:
-        dt = _DEFAULT[0] if dtype is None else to_dtype(dtype)
-        array = _empty(plan[0], dt.numpy)
-        fill(array, 1)
-        t = adopted(array, plan[1], dt)
-        if OPEN: created("ones", (), t)  # noqa: E701
-        return t
+    if size is None and device is None and requires_grad is False and (dt := _fast_dtype(sizes, dtype)) is not None:
+        t = fresh_filled(sizes, _result_plans, _FILL_LIMIT, _empty, dt.numpy, 1, dt)
+        if t is None and (plan := _plain_plan(sizes)) is not None:
+            array = _empty(plan[0], dt.numpy)
+            fill(array, 1)
+            t = adopted(array, plan[1], dt)
+        if t is not None:
+            if OPEN: created("ones", (), t)  # noqa: E701
+            return t
     parse_device(device, "ones")
     shape, dt = _sizes_and_dtype(sizes, dtype, "ones", size=size)
     t = result(shape, dt)
@@ -955,22 +973,29 @@ def full(size: Any, fill_value: Any, dtype: Any = None, *, device: Any = None,
     """
     if out is not None:
         return _factory_out("full", out, dtype, lambda dt: full(size, fill_value, dt, device=device))
-    if (dtype is None and device is None and requires_grad is False and size.__class__ is tuple
-            and (plan := _plain_plan((size,))) is not None):  # (the common call: a float or an int, no dtype)
+    if dtype is None and device is None and requires_grad is False and size.__class__ is tuple:
+        # (the common call: a float or an int, no dtype; up to _FILL_LIMIT elements in one C call, the
+        # float as it is: ndarray.fill rounds it to float32 as _fill_scalar's conversion does)
         if fill_value.__class__ is float:
             dt = _DEFAULT[0]
             if dt is float64 or (dt is float32 and -_FLOAT32_MAX <= fill_value <= _FLOAT32_MAX):
-                array = _empty(plan[0], dt.numpy)
-                fill(array, dt.numpy.type(fill_value))  # (_fill_scalar's conversion)
-                t = adopted(array, plan[1], dt)
+                t = fresh_filled((size,), _result_plans, _FILL_LIMIT, _empty, dt.numpy, fill_value, dt)
+                if t is None and (plan := _plain_plan((size,))) is not None:
+                    array = _empty(plan[0], dt.numpy)
+                    fill(array, dt.numpy.type(fill_value))  # (_fill_scalar's conversion)
+                    t = adopted(array, plan[1], dt)
+                if t is not None:
+                    if OPEN: created("full", (), t)  # noqa: E701
+                    return t
+        elif fill_value.__class__ is int and -_INT64 <= fill_value < _INT64:
+            t = fresh_filled((size,), _result_plans, _FILL_LIMIT, _empty, _INT64_NP, fill_value, int64)
+            if t is None and (plan := _plain_plan((size,))) is not None:
+                array = _empty(plan[0], np.int64)
+                fill(array, fill_value)
+                t = adopted(array, plan[1], int64)
+            if t is not None:
                 if OPEN: created("full", (), t)  # noqa: E701
                 return t
-        elif fill_value.__class__ is int and -_INT64 <= fill_value < _INT64:
-            array = _empty(plan[0], np.int64)
-            fill(array, fill_value)
-            t = adopted(array, plan[1], int64)
-            if OPEN: created("full", (), t)  # noqa: E701
-            return t
     size_sequence(size, fill_value, "full")
     if device is not None:
         parse_device(device, "full")
@@ -990,8 +1015,10 @@ def full_of_float(size: tuple, fill_value: Any, dt: DType) -> Tensor | None:
     with the value within its range (the general path's checks pass: its conversion, its fill);
     None otherwise. ``t.new_full``'s common call."""
     if fill_value.__class__ is float and (dt is float64 or (dt is float32 and -_FLOAT32_MAX <= fill_value
-                                                               <= _FLOAT32_MAX)) and \
-            (plan := _plain_plan((size,))) is not None:
+                                                               <= _FLOAT32_MAX)):
+        t = fresh_filled((size,), _result_plans, _FILL_LIMIT, _empty, dt.numpy, fill_value, dt)
+        if t is not None or (plan := _plain_plan((size,))) is None:
+            return t
         array = _empty(plan[0], dt.numpy)
         fill(array, dt.numpy.type(fill_value))  # (_fill_scalar's conversion)
         return adopted(array, plan[1], dt)
@@ -1166,7 +1193,10 @@ def full_like(other: Tensor, fill_value: Any, dtype: Any = None, memory_format: 
         dt = other._dtype
         if dt is float64 or (dt is float32 and -_FLOAT32_MAX <= fill_value <= _FLOAT32_MAX):  # (_fill_scalar's test)
             array = _empty(plan[0], dt.numpy)
-            fill(array, dt.numpy.type(fill_value))
+            if plan[0] <= _FILL_LIMIT:  # (fill() is ndarray.fill there; it rounds the float to float32 as
+                array.fill(fill_value)  # _fill_scalar's conversion does)
+            else:
+                fill(array, dt.numpy.type(fill_value))
             t = adopted(array, plan[1], dt)
             if OPEN: created("full_like", (other,), t)  # noqa: E701
             return t

@@ -206,6 +206,39 @@ else:
     _ADOPT = None
 
 
+def fresh_filled(sizes: tuple, plans: dict, limit: int, maker: Callable[..., np.ndarray], np_dtype: np.dtype,
+                 value: Any, dtype: DType) -> Any:
+    """A factory's common call (``full``, ``zeros``, ``ones``, ``t.new_zeros``...): a fresh row-major
+    tensor of ``maker(count, np_dtype)`` (``numpy.empty`` or ``numpy.zeros``), ``array.fill(value)``
+    unless ``value`` is None (the caller checked that it fits), adopted with ``dtype``; nothing
+    reported. ``sizes`` as ``strided.creation._plain_plan`` takes them (one tuple of ints in a
+    1-tuple, or the ints), every one an ``int`` exactly, ``(sizes, None)`` a key of ``plans``
+    (``_result_plans``: only layouts the general path built) of at most ``limit`` elements; else
+    None (nothing made: the general path runs). Where the copy kernel is built the name is its
+    ``fresh`` (``_fresh_fill.h``): the same steps in one C call; this body is the reference."""
+    if sizes.__class__ is not tuple:
+        return None
+    if len(sizes) == 1 and sizes[0].__class__ is tuple:
+        sizes = sizes[0]
+    elif not sizes:
+        return None
+    for s in sizes:
+        if s.__class__ is not int:
+            return None
+    plan = plans.get((sizes, None))
+    if plan is None or plan[0] > limit:
+        return None
+    array = maker(plan[0], np_dtype)
+    if value is not None:
+        array.fill(value)
+    return adopted(array, plan[1], dtype)
+
+
+_fresh_filled_python = fresh_filled
+if _ADOPT is not None and hasattr(_ADOPT, "fresh"):  # (an older build lacks it: the Python body)
+    fresh_filled = _ADOPT.fresh  # noqa: F811 - the same steps in C (see fresh_filled's doc)
+
+
 def borrowed(flat: np.ndarray, layout: Layout, dtype: DType) -> Any:
     """A tensor over the user's memory (``from_numpy``): ``flat`` is 1-D contiguous and not
     strided's, so its storage may never move."""

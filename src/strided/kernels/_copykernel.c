@@ -3596,6 +3596,8 @@ static PyObject *py_isin_tensors(PyObject *self, PyObject *const *args, Py_ssize
 }
 
 #include "_front.h"
+#include "_fresh_fill.h"
+#include "_any_nan.h"
 
 static PyMethodDef methods[] = {
     {"entry_front", entry_front_new, METH_VARARGS,
@@ -3603,6 +3605,11 @@ static PyMethodDef methods[] = {
      "call in C (see _front.h)."},
     {"front", front_new, METH_VARARGS,
      "front(fallback, arity, table, cinfo, open, quiet[, empty, enabled, blocks]): an elementwise op's common call in C (see _front.h)."},
+    {"fresh", (PyCFunction)(void (*)(void))py_fresh, METH_FASTCALL,
+     "fresh(sizes, plans, limit, maker, np_dtype, value, dtype): a factory's common call, a fresh row-major\n"
+     "Tensor (maker(count, np_dtype), filled with value unless None); None where it does not apply (see _fresh_fill.h)."},
+    {"any_nan", py_any_nan, METH_O,
+     "any_nan(run): whether a C-contiguous aligned float32/float64 buffer holds a NaN; None for another buffer."},
     {"adopt_types", py_adopt_types, METH_VARARGS,
      "adopt_types(tensor_class, storage_class): the classes adopt builds (their object slots)."},
     {"adopt", (PyCFunction)(void (*)(void))py_adopt, METH_FASTCALL,

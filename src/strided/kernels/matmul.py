@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .fpstate import quiet
+from .fpstate import quiet, quiet_call, quiet_retry
 
 
 def matmul_into(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
@@ -34,9 +34,11 @@ def matmul_new(a: np.ndarray, b: np.ndarray, shape: tuple[int, ...]) -> np.ndarr
     """
     if not a.shape[-1] or 0 in shape:
         return None
-    try:
-        with quiet():
-            result = np.matmul(a, b)
+    try:  # (fpstate.quietly, inlined: the quiet context's one call, ~0.7 us under `with quiet()`)
+        try:
+            result = quiet_call(np.matmul, a, b)
+        except RuntimeError as e:
+            result = quiet_retry(e, np.matmul, a, b)
     except MemoryError:
         return None
     if result.shape != shape or not result.flags.c_contiguous or result.dtype != a.dtype:

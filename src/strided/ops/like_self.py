@@ -18,9 +18,13 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from .. import creation
 from ..args import size_sequence, type_name
-from ..callsite import user_site
+from ..callsite import user_stacklevel
+from ..creation import _FAST_ELEMENTS, _FILL_LIMIT
+from ..dispatch import _result_plans, fresh_filled
 from ..errors import StridedRuntimeError, StridedTypeError
 from ..grad_mode import check_flag
 from ..kernels.listeners import OPEN, listened, reporting
@@ -35,6 +39,7 @@ __all__ = ["is_floating_point", "is_nonzero", "is_same_size", "is_signed", "is_t
 # a guard around them has nothing to check (no tensor among their arguments) and, inside a
 # new_* entry, no record to make (the entry's own record holds theirs); it was a seventh of new_zeros.
 _zeros, _ones, _empty, _full = creation.zeros, creation.ones, creation.empty, creation.full
+_np_zeros, _np_empty = np.zeros, np.empty
 
 
 def _own_dtype(self: Tensor, dtype: Any) -> Any:
@@ -74,6 +79,10 @@ def new_zeros(self: Tensor, *sizes: Any, size: Any = None, dtype: Any = None, de
     >>> strided.ones(1, dtype=strided.int32).new_zeros(2).tolist()
     [0, 0]
     """
+    if size is None and dtype is None and device is None and requires_grad is False and not OPEN and \
+            (fast := fresh_filled(sizes, _result_plans, _FAST_ELEMENTS, _np_zeros, self._dtype.numpy, None,
+                                  self._dtype)) is not None:
+        return fast  # (zeros' fast path in self's dtype, in one C call)
     requires_grad = check_flag(requires_grad, "new_zeros")  # (named as this method, not the factory it calls)
     return _zeros(*_sizes(sizes, size, 'new_zeros'), dtype=_own_dtype(self, dtype), device=device, requires_grad=requires_grad)
 
@@ -87,6 +96,10 @@ def new_ones(self: Tensor, *sizes: Any, size: Any = None, dtype: Any = None, dev
     >>> strided.zeros(1, dtype=strided.float64).new_ones((1, 2)).dtype
     strided.float64
     """
+    if size is None and dtype is None and device is None and requires_grad is False and not OPEN and \
+            (fast := fresh_filled(sizes, _result_plans, _FILL_LIMIT, _np_empty, self._dtype.numpy, 1,
+                                  self._dtype)) is not None:
+        return fast  # (ones' fast path in self's dtype, in one C call)
     requires_grad = check_flag(requires_grad, "new_ones")  # (named as this method, not the factory it calls)
     return _ones(*_sizes(sizes, size, 'new_ones'), dtype=_own_dtype(self, dtype), device=device, requires_grad=requires_grad)
 
@@ -138,7 +151,7 @@ def new_tensor(self: Tensor, data: Any, *, dtype: Any = None, device: Any = None
         warnings.warn(
             "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
             "sourceTensor.detach().clone().requires_grad_(True), rather than tensor.new_tensor(sourceTensor).",
-            UserWarning, stacklevel=user_site()[1],  # (the user's line, as tensor(t)'s: not this module's entry)
+            UserWarning, stacklevel=user_stacklevel(),  # (the user's line, as tensor(t)'s: not this module's entry)
         )
         if dtype is None and device is None and requires_grad is False and not OPEN and \
                 data.__class__ is Tensor and data._dtype is self._dtype:

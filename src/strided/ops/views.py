@@ -71,6 +71,8 @@ from ..opdef import Kind, declare
 from ..tensor import ADVANCED_INDEXING, Tensor, tensor_arg
 from .registry import method
 
+_trusted = Layout._trusted
+
 _new = object.__new__
 
 
@@ -458,7 +460,8 @@ def T(self: Tensor) -> Tensor:
     lay = self._layout
     if len(lay.shape) != 2:
         warnings.warn(transpose_deprecated(lay.shape, "T"), UserWarning, stacklevel=2)
-    return self._view(P.reverse(lay)[0])
+    # (P.reverse's layout, made here without its View: a sixth of a small T)
+    return self._view(_trusted(lay.shape[::-1], lay.strides[::-1], lay.offset))
 
 
 @backward("T", operands="property")

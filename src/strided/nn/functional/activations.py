@@ -106,6 +106,9 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
     return leaky_relu_(input, negative_slope) if inplace else A.leaky_relu(input, negative_slope)
 
 
+leaky_relu = A.fresh_front(leaky_relu, A.LEAKY_RELU)  # (the common call, F.leaky_relu(x), in C: see fresh_front)
+
+
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
     """``x`` clamped to ``[min_val, max_val]``; ``inplace=True`` writes ``input``.
 

@@ -987,10 +987,8 @@ def _fast_bernoulli(input: Tensor) -> Tensor | None:  # noqa: A002
     if flat is None:
         return None
     out = np.empty(info[1], dt.numpy)
-    g = default_generator
-    with g._lock:
-        ok = kernel.bernoulli_fill(g._np.bit_generator.capsule, flat, out)
-    return adopted(out, info[2], dt) if ok else None
+    # (_compiled_draw: the generator's lock by acquire/release, its cached capsule)
+    return adopted(out, info[2], dt) if _compiled_draw(kernel.bernoulli_fill, flat, out) else None
 
 
 @method("multinomial")
@@ -1029,14 +1027,16 @@ def multinomial(input: Any, num_samples: Any, replacement: bool = False, *, gene
         )
     probs = input._np().astype(np.float64).reshape(-1, categories)
     rows = probs.shape[0]
-    if probs.size and not (np.isfinite(probs) & (probs >= 0)).all():
+    # (every weight finite and >= 0: the smallest >= 0 (a NaN is no number >= 0: np.minimum passes
+    # it on) and the largest below inf; two reductions, where four calls tested each weight)
+    if probs.size and not (_min_reduce(probs, None) >= 0 and _max_reduce(probs, None) < math.inf):
         raise StridedRuntimeError(
             join_lines("probability tensor contains either `inf`, `nan` or element < 0",
                        "multinomial's weights must be finite and non-negative (they need not sum to 1)",
                        "fix: weights from logits: logits.softmax(-1)")
         )
     totals = probs.sum(axis=1)
-    if rows and categories and not (totals > 0).all():
+    if rows and categories and not _min_reduce(totals, None) > 0:  # (no NaN among them: every weight is a number)
         bad = int(np.argmax(~(totals > 0)))
         raise StridedRuntimeError(
             join_lines("invalid multinomial distribution (sum of probabilities <= 0)",
@@ -1063,8 +1063,12 @@ def multinomial(input: Any, num_samples: Any, replacement: bool = False, *, gene
     else:
         # PyTorch's algorithm: the n largest of weight / Exp(1) (an exponential race)
         q = g.draw(lambda gen: gen.standard_exponential((rows, categories)))
-        picks = _first_of_stable_order(-(probs / q), n)
+        np.divide(probs, q, out=q)  # (-(probs / q), written over the fresh draws)
+        picks = _first_of_stable_order(np.negative(q, out=q), n)
     return _fresh(out_shape, int64, picks.reshape(out_shape), "multinomial", (input,))
+
+
+_min_reduce, _max_reduce = np.minimum.reduce, np.maximum.reduce
 
 
 def _first_of_stable_order(keys: np.ndarray, n: int) -> np.ndarray:

@@ -725,8 +725,8 @@ def _front_kernel(row: Activation, dtype: np.dtype) -> tuple | None:
     ``dtype`` as a front's :func:`kernel_entry`: silu's torch_loop call (one chunk), elu's
     all-positive copy (greater_copy, in the front's argument order: its refusal, an element
     that is not > 0, hands the call to the wrapper), hardtanh's clamp to [-1, 1] (clamp_scalar:
-    np.clip's bits where the bounds are no zeros); None for the other rows (softplus has none:
-    NumPy's exp and log1p run)."""
+    np.clip's bits where the bounds are no zeros), leaky_relu's unary_exact pass at slope 0.01;
+    None for the other rows (softplus has none: NumPy's exp and log1p run)."""
     if row is SILU:
         call = flat_call(_SILU_OP, dtype)
         return None if call is None else kernel_entry(call[0], call[1], dtype, call[2])
@@ -736,6 +736,8 @@ def _front_kernel(row: Activation, dtype: np.dtype) -> tuple | None:
     if row is HARDTANH:
         # (np.clip's bits at the default bounds -1 and 1: no tie of signed zeros there, a NaN kept as it is)
         return kernel_entry(getattr(k, "clamp_scalar", None), (-1.0, 1.0, 3), dtype)
+    if row is LEAKY_RELU:  # (_leaky_relu_compiled's call at the default slope, 0.01)
+        return kernel_entry(getattr(k, "unary_exact", None), (2, 0.01), dtype)
     return None
 
 

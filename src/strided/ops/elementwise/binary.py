@@ -52,9 +52,13 @@ from ...dtypes import (
     float16,
     float32,
     float64,
+    int8,
+    int16,
+    int32,
     int64,
     np_kind,
     scalar_overflow,
+    uint8,
 )
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import _RECORDER, GRAD_MODE, INSIDE, SUBCLASSES, bump_if_used
@@ -160,6 +164,11 @@ class BinaryOp:
     # "max" / "min": PyTorch's bits for ties of opposite zeros and NaNs depend on which of its
     # loops computed the element (strided.kernels.torch_extremes), fixed after NumPy's ufunc
     extreme: str = ""
+    # the compiled binary_exact loop's code (0 fmax, 1 fmin, 3 copysign; heaviside has its own
+    # front) where the ``native`` pass is that loop (kernels.elementwise.exact_loop): the front's
+    # float32 / float64 kernel entry on two tensors' runs, that call from C without exact_loop's
+    # Python (-1: none)
+    exact_code: int = -1
 
 
 _F32_ONLY = frozenset((float32,))
@@ -280,6 +289,8 @@ LE = BinaryOp("le", np.less_equal, kind="compare", fast=_ALL, symbol="<=")
 GT = BinaryOp("gt", np.greater, kind="compare", fast=_ALL, symbol=">")
 GE = BinaryOp("ge", np.greater_equal, kind="compare", fast=_ALL, symbol=">=")
 _EXTREME_NATIVE = frozenset((float32, float64))
+_MAXIMUM_FRESH, _MINIMUM_FRESH = torch_extremes.MAXIMUM_FRESH, torch_extremes.MINIMUM_FRESH
+_EXTREME_FRESH = (_MAXIMUM_FRESH, _MINIMUM_FRESH)  # (natives with a front kernel entry: _extreme_entry)
 MAXIMUM = BinaryOp("maximum", np.maximum, kind="minmax", fast=_ALL, extreme="max",
                    native=torch_extremes.MAXIMUM_FRESH, native_dtypes=_EXTREME_NATIVE)
 MINIMUM = BinaryOp("minimum", np.minimum, kind="minmax", fast=_ALL, extreme="min",
@@ -1262,11 +1273,14 @@ def _make_binary(op: BinaryOp) -> tuple[Callable[..., Tensor], ...]:
     # tensor's dtype as _np_scalar does; the layout is the tensor-number plan's, which does not
     # depend on the operand order). div (reciprocal(t) * number), pow and the rest: general path.
     reflect_fast = frozenset((float32, float64)) if op in _REFLECT_FAST else frozenset()
+    reflect_ints = _scalar_int_bounds(op.fast) if op in _REFLECT_FAST else {}  # (and integer tensors)
 
     def reflected(self: Tensor, other: Any) -> Tensor:
         tb = type(other)
-        if ((type(self) is Tensor or type(self) in SUBCLASSES) and self._dtype in reflect_fast
-                and (tb is float or (tb is int and -_EXACT < other < _EXACT))):
+        if (type(self) is Tensor or type(self) in SUBCLASSES) and (
+                (self._dtype in reflect_fast and (tb is float or (tb is int and -_EXACT < other < _EXACT)))
+                or (tb is int and (bounds := reflect_ints.get(self._dtype)) is not None
+                    and bounds[0] <= other <= bounds[1])):
             la = self._layout
             plan = _flat_plans[(la.shape, la.strides)]
             lay = plan[2]
@@ -1365,6 +1379,15 @@ def _beyond_int64_operator(op: BinaryOp, value: Any) -> Any:
         f"{value!r} is above int64's range, which PyTorch's parser refuses for a NumPy integer; "
         f"fix: compare with float({int(value)}), or with a uint64 tensor"))
 _REFLECT_FAST = (ADD, SUB, MUL)  # the reflected dunders with a fast path (see _make_binary)
+_SCALAR_INTS = frozenset((int8, int16, int32, int64, uint8))  # (op(t, int)'s fast path: see _fast_binary)
+
+
+def _scalar_int_bounds(dtypes: frozenset) -> dict[DType, tuple[int, int]]:
+    """The integer dtypes among ``dtypes`` whose ``op(t, int)`` (and reflected ``int op t``) takes
+    a fast path, each with the Python ints it then takes: those the dtype holds (NumPy's weak
+    scalar is that value in the tensor's dtype, as PyTorch's wrapped number is; the arithmetic
+    wraps in both). Other ints (beyond the dtype), bools and floats take the general path."""
+    return {d: (int(np.iinfo(d.numpy).min), int(np.iinfo(d.numpy).max)) for d in dtypes if d in _SCALAR_INTS}
 _EXACT = 2**53  # Python ints below this convert to a float exactly
 _INF = float("inf")
 _F32_MAX = float(np.finfo(np.float32).max)
@@ -1388,6 +1411,8 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str, raw: 
     # from a binary op's for size-1 dims with odd strides), which the general path follows.
     fast_scalar = frozenset(d for d in fast if d.is_floating_point and d not in REDUCED_FLOATS) \
         if op.kind != "minmax" and op.name != "pow" and not op.tensor_other else frozenset()
+    # integer dtype -> the Python ints op(t, int) takes the fast path with (_scalar_int_bounds)
+    int_scalar = _scalar_int_bounds(fast) if op.kind != "minmax" and op.name != "pow" and not op.tensor_other else {}
     result_dtype = bool_ if op.kind == "compare" else None  # None: the operands' dtype
     native, native_dtypes, native_min = op.native, op.native_dtypes, op.native_min
     extreme = op.extreme
@@ -1454,7 +1479,8 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str, raw: 
                     y = y[o : o + n]
                     if len(y) != n:  # (only a tensor unpickled past its storage: never read outside)
                         raise outside_storage(other._storage.array, lb)
-            elif d in fast_scalar and (tb is float or (tb is int and -_EXACT < other < _EXACT)):
+            elif (d in fast_scalar and (tb is float or (tb is int and -_EXACT < other < _EXACT))) or (
+                    tb is int and (bounds := int_scalar.get(d)) is not None and bounds[0] <= other <= bounds[1]):
                 plan = _flat_plans[(la.shape, la.strides)]
                 lay = plan[2]
                 if lay is None:
@@ -1560,6 +1586,10 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str, raw: 
     entry = _float32_entry(op.entry_code) if op.entry_kernel is None else op.entry_kernel()
     if entry is not None and float32 in table and table[float32][1] is not None:
         table[float32] = (*table[float32], entry)
+    for d in (float32, float64) if op.exact_code >= 0 or native in _EXTREME_FRESH else ():
+        exact = _exact_entry(op.exact_code, d) if op.exact_code >= 0 else _extreme_entry(native is _MAXIMUM_FRESH, d)
+        if exact is not None and d in table and table[d][1] is not None and len(table[d]) == 6:
+            table[d] = (*table[d], exact)
     # (a transpose and its twin, or a float, too: fn's _flat_plans path)
     return compiled_front(fn, 2, table, dense=tuple(table), plans=_flat_plans)
 
@@ -1575,6 +1605,30 @@ def _float32_entry(code: int) -> tuple | None:
     if k is None or not hasattr(k, "binary_float"):
         return None
     return kernel_entry(k.binary_float, (code,), np.float32)
+
+
+def _exact_entry(code: int, dtype: DType) -> tuple | None:
+    """The front's kernel entry of the compiled ``binary_exact`` loop ``code`` into a fresh run of
+    ``dtype`` (float32 / float64): the call ``exact_loop(code)``'s ``native`` pass makes
+    (``binary_exact_fresh`` is that loop into ``numpy.empty_like``), whose refusal (a misaligned or
+    foreign buffer) hands over to that pass and the ufunc; None where the kernel is not built."""
+    k = _compiled_module("_specialkernel")
+    if k is None or not hasattr(k, "binary_exact"):
+        return None
+    return kernel_entry(k.binary_exact, (code,), dtype.numpy)
+
+
+def _extreme_entry(is_max: bool, dtype: DType) -> tuple | None:
+    """maximum / minimum's front kernel entry (``is_max``): the compiled ``torch_extreme`` loop of
+    PyTorch's bits into a fresh run of ``dtype``, below GRAIN_SIZE elements, as one row: the call
+    their native pass (torch_extremes.extreme_loop: ``torch_extreme_fresh``, that loop over one
+    row of the run's length) makes; a row longer than the run is that one row. None where the
+    kernel is not built."""
+    k = _compiled_module("_specialkernel")
+    if k is None or not hasattr(k, "torch_extreme"):
+        return None
+    limit = torch_extremes.GRAIN_SIZE - 1
+    return kernel_entry(k.torch_extreme, (is_max, limit), dtype.numpy, limit)
 
 
 def _flat_plan(key: tuple[tuple[int, ...], tuple[int, ...]]) -> tuple[int, L.Layout | None, L.Layout | None]:

@@ -337,9 +337,9 @@ def _logaddexp_complex(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 # included (tests/test_fmax_fmin_native.py); the formulas otherwise.
 _EXACT_DTYPES = frozenset((float32, float64))
 FMAX = BinaryOp("fmax", UfuncLike("fmax", _fmax), kind="minmax", fast=_ALL, native=exact_loop(0),
-                native_dtypes=_EXACT_DTYPES)
+                native_dtypes=_EXACT_DTYPES, exact_code=0)
 FMIN = BinaryOp("fmin", UfuncLike("fmin", _fmin), kind="minmax", fast=_ALL, native=exact_loop(1),
-                native_dtypes=_EXACT_DTYPES)
+                native_dtypes=_EXACT_DTYPES, exact_code=1)
 _INTEGERS = frozenset(d for d in _ALL if not d.is_floating_point and d is not bool_)
 
 

@@ -75,7 +75,7 @@ ARCTAN2 = BinaryOp("arctan2", arctan2, kind="div", fast=_FLOATS, tensor_other=Tr
                    native_dtypes=_F32_ONLY, native_min=2, entry_kernel=_atan2_entry)  # (its own name in messages)
 # (two float32/float64 tensors of one dense layout: one pass of the compiled binary_exact, np.copysign's bits)
 COPYSIGN = BinaryOp("copysign", np.copysign, kind="div", fast=_FLOATS, native=exact_loop(3),
-                    native_dtypes=frozenset((float32, float64)))
+                    native_dtypes=frozenset((float32, float64)), exact_code=3)
 FMOD = BinaryOp("fmod", np.fmod, kernel="fmod_cpu", int_zero_check=True, fast=_FLOATS, late_checks=True,
                 native=float32_loop(0), native_dtypes=_F32_ONLY, native_min=64, entry_code=0)
 

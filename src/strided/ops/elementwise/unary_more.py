@@ -279,10 +279,28 @@ def _sgn_step(itemsize: int) -> int:
     (sgn's kernel is dispatched by CPU capability: measured 16 complex64 / 8 complex128 elements
     on an AVX512 machine, so 8 / 4 under AVX2); kept in :data:`_SGN_STEPS`."""
     step = _SGN_STEPS[itemsize] = 2 * torch_vector_bytes() // itemsize
+    _sgn_front_kernels(itemsize, step)
     return step
 
 
 _SGN_STEPS: dict[int, int] = {}
+# the sgn fronts' tables (:func:`_install_fronts`: the dicts the fronts read), whose complex
+# entries gain their compiled pass at the first complex call (:func:`_sgn_front_kernels`)
+_SGN_TABLES: list[dict[Any, tuple]] = []
+
+
+def _sgn_front_kernels(itemsize: int, step: int) -> None:
+    """Give the sgn fronts' complex entries of ``itemsize`` :func:`_sgn_fresh`'s compiled pass as
+    their kernel (``complex_sgn`` of ``step``, below GRAIN_SIZE elements, where no scalar tail
+    follows), once :func:`_sgn_step` knows the step: it is read from /proc/cpuinfo, which the
+    import does not pay for, so the entries get it at the first complex sgn."""
+    k = native._compiled("_specialkernel")
+    for table in _SGN_TABLES:
+        for d in (complex64, complex128):
+            entry = table.get(d)
+            if entry is not None and entry[3] is None and d.itemsize == itemsize and k is not None:
+                table[d] = (*entry[:3], kernel_entry(getattr(k, "complex_sgn", None), (step,), d.numpy,
+                                                     GRAIN_SIZE - 1))
 
 
 def _sgn_scalar_loop(z: np.ndarray, out: np.ndarray, mask: np.ndarray) -> None:
@@ -1440,8 +1458,10 @@ def _install_fronts(namespace: dict[str, Any]) -> None:
             continue  # (its compiled first pass not built: the entry's own path)
         # (a transpose too, where _fast_run takes it: float32 / float64, not the special functions)
         dense = () if op.name in _SPECIAL else (float32, float64)
-        front = compiled_front(entry, 1, {d: (fresh, op.name in _FRESH_DIRECT, result, kernels[d]) for d in dtypes},
-                               dense=dense)
+        table = {d: (fresh, op.name in _FRESH_DIRECT, result, kernels[d]) for d in dtypes}
+        front = compiled_front(entry, 1, table, dense=dense)
+        if op.name == "sgn" and front is not entry:
+            _SGN_TABLES.append(table)  # (the dict the front reads: see _sgn_front_kernels)
         setattr(Tensor, name, front)
         namespace[name] = front
 

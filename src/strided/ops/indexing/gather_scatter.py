@@ -215,6 +215,25 @@ def _unbroadcast_take(input: Any, dim: Any, indices: Any) -> Tensor | None:  # n
     return None if flat is None else _fresh(ishape, flat, input._dtype)
 
 
+def _along_gather(input: Any, dim: Any, indices: Any) -> Tensor | None:  # noqa: A002
+    """take_along_dim's call that is a gather (nothing broadcasts: ``indices`` of ``input``'s sizes
+    in every dim but ``dim``, an int; int64 indices, as take_along_dim wants them) made by the
+    compiled gather (:data:`.fast_along.ALONG_C`, op 0: plain row-major operands, every index in
+    range; its None, and any other call: None), the result the fast path below makes from the same
+    positions."""
+    if input.__class__ is not Tensor or indices.__class__ is not Tensor or dim.__class__ is not int \
+            or indices._dtype is not int64:
+        return None
+    shape, ishape = input._layout.shape, indices._layout.shape
+    nd = len(shape)
+    if len(ishape) != nd or not -nd <= dim < nd:
+        return None
+    d = dim % nd
+    if shape[:d] != ishape[:d] or shape[d + 1:] != ishape[d + 1:]:
+        return None
+    return ALONG_C(0, input, dim, indices, None)
+
+
 def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None, *,
                    out: Any = None) -> Tensor:  # noqa: A002
     """NumPy's ``take_along_axis``: ``input`` and ``indices`` broadcast in every dim but ``dim``,
@@ -230,6 +249,8 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None, *,
     if out is not None:  # (PyTorch's out= takes only the result's dtype)
         return write_out(out, take_along_dim(input, indices, dim),
                          "take_along_dim", (input, indices, dim), "matmul")
+    if ALONG_C is not None and not OPEN and (gathered := _along_gather(input, dim, indices)) is not None:
+        return gathered
     fast = None if dim is None or OPEN else along_positions(input, dim, indices)
     if fast is not None:  # (a gather when nothing broadcasts: the input's sizes in every other dim)
         d, shape, ishape = fast[2], input._layout.shape, indices._layout.shape

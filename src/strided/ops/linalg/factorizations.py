@@ -33,6 +33,10 @@ from . import _batched as LA
 from . import _results as R
 from . import matkernel
 
+# (a result named tuple made as its generated __new__ makes it, without that Python call: a
+# tenth of a small factorization's fast path)
+_tuple_new = tuple.__new__
+
 __all__ = ["linalg_cholesky", "linalg_cholesky_ex", "linalg_eigh", "linalg_eigvalsh", "linalg_qr", "linalg_svd", "linalg_svdvals"]
 
 
@@ -109,8 +113,8 @@ def _fast_svd(A: Any, jobz: int) -> Any:  # noqa: N803
     if jobz == 0:
         return s
     ucols, vrows = (m, n) if jobz == 2 else (k, k)
-    return R.linalg_svd(adopted(done[0], LA.colmajor_layouts[(m, ucols)], dt), s,
-                        adopted(done[2], LA.colmajor_layouts[(vrows, n)], dt))
+    return _tuple_new(R.linalg_svd, (adopted(done[0], LA.colmajor_layouts[(m, ucols)], dt), s,
+                                     adopted(done[2], LA.colmajor_layouts[(vrows, n)], dt)))
 
 
 def _skew(X: Tensor) -> Tensor:  # noqa: N802, N803
@@ -271,7 +275,7 @@ def _fast_qr(A: Tensor, mode: str) -> Any:  # noqa: N803
         Q = LA.rowmajor(np.zeros((0,), dt.numpy), dt)  # noqa: N806
     else:
         Q = adopted(done[0], LA.colmajor_layouts[(m, q_cols)], dt)  # noqa: N806
-    return R.linalg_qr(Q, adopted(done[1], LA.colmajor_layouts[(rows, n)], dt))
+    return _tuple_new(R.linalg_qr, (Q, adopted(done[1], LA.colmajor_layouts[(rows, n)], dt)))
 
 
 def _numpy_qr(a: np.ndarray, complete: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -400,7 +404,7 @@ def _fast_eigh(A: Any, UPLO: Any, vectors: bool) -> Any:  # noqa: N803
         return None
     dt = A._dtype
     w = adopted(done[0], _cinfo[shape[:1]][2], dt)
-    return R.linalg_eigh(w, adopted(done[1], LA.colmajor_layouts[shape], dt)) if vectors else w
+    return _tuple_new(R.linalg_eigh, (w, adopted(done[1], LA.colmajor_layouts[shape], dt))) if vectors else w
 
 
 def _eigh_arrays(A: Tensor, UPLO: str, op: str, vectors: bool) -> tuple[np.ndarray, Any]:  # noqa: N803
@@ -576,8 +580,8 @@ def _fast_cholesky_ex(A: Any) -> Any:  # noqa: N803
     # (NumPy's LAPACK call in C on the storage: its bits, the factor column-major, info [0])
     done = matkernel.potrf_colmajor(A._storage.array, shape[0], lay.strides[0], lay.strides[1], lay.offset)
     if done is not None:
-        return R.linalg_cholesky_ex(adopted(done[0], LA.colmajor_layouts[shape], dt),
-                                    adopted(done[1], _cinfo[()][2], int32))
+        return _tuple_new(R.linalg_cholesky_ex, (adopted(done[0], LA.colmajor_layouts[shape], dt),
+                                                 adopted(done[1], _cinfo[()][2], int32)))
     try:  # (not built, larger than 64, or refused: NumPy's gufunc, whose NaN says refused)
         low = _CHOLESKY_RUN(_ul.cholesky_lo, LA.lapack_ready(A._np()), signature="d->d")
     except RuntimeError:  # (the context busy in another thread: the general path)

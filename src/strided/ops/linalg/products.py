@@ -273,6 +273,9 @@ def linalg_vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out: Any = None) -> Te
     if out is not None:  # (PyTorch's out= takes only the result's dtype)
         return write_out(out, linalg_vecdot(x, y, dim=dim),
                          "linalg.vecdot", (x, y), "linalg.vecdot: Expected out of dtype{r} but found {o}")
+    if x.__class__ is Tensor and y.__class__ is Tensor and x._dtype is y._dtype and (
+            x._dtype is float32 or x._dtype is float64):
+        return (x * y).sum(dim)  # (the checks below all pass: a sixth of a small vecdot)
     op = "linalg.vecdot"
     tensor_arg(x, op, "x")
     tensor_arg(y, op, "y", 2)

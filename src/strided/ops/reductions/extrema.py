@@ -272,6 +272,10 @@ backward("max")(_extreme_rule("Max"))
 backward("min")(_extreme_rule("Min"))
 
 
+# (shape, dim, keepdim) -> the row-major Layout of a reduction of ``shape`` along ``dim``
+_REDUCED_LAYOUTS = Memo(lambda key: _cinfo[key[0][:key[1]] + ((1,) if key[2] else ()) + key[0][key[1] + 1:]][2])
+
+
 def _fast_arg(self: Any, dim: Any, keepdim: Any, largest: bool) -> Tensor | None:
     """argmax / argmin of a non-empty row-major float32 / float64 tensor along a dim (an int
     ``dim``) or flattened (None): NumPy's own argmax on the flat run reshaped (the general path's
@@ -288,9 +292,11 @@ def _fast_arg(self: Any, dim: Any, keepdim: Any, largest: bool) -> Tensor | None
     nd = len(shape)
     if lay.strides != info[0] or not info[1] or not nd or (dim is not None and not -nd <= dim < nd):
         return None
-    arr = flat_run(self, info)
-    if arr is None:
-        return None
+    arr = self._storage.array  # (flat_run's answer, without its call where the storage is the run)
+    if lay.offset or len(arr) != info[1]:
+        arr = flat_run(self, info)
+        if arr is None:
+            return None
     # (the result's row-major layout from the shape memo: PLANS' entry for this call, without its
     # key tuple; a 1-d result is adopted as NumPy gives it, without a reshape)
     if dim is None:  # the flat run's index is the row-major one
@@ -303,7 +309,7 @@ def _fast_arg(self: Any, dim: Any, keepdim: Any, largest: bool) -> Tensor | None
         d = dim % nd
         if OPEN and d != nd - 1:
             return None  # (watched: the general path's contiguous copy is in the ledger, as before)
-        layout = _cinfo[shape[:d] + (1,) + shape[d + 1:] if keepdim else shape[:d] + shape[d + 1:]][2]
+        layout = _REDUCED_LAYOUTS[(shape, d, keepdim)]
         if d != nd - 1 and (k := arg_cols()) is not None:
             # (an outer dim: the compiled column scan, NumPy's indices without its copy that
             # moves the dim last; 1M float32 along dim 0 ~3.4 -> ~0.2 ms)

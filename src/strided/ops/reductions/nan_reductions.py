@@ -510,7 +510,11 @@ def _fast_logsumexp(x: Any, dim: int, keepdim: Any) -> Tensor | None:
     token = quiet_set(QUIET)
     try:
         m = np.maximum.reduce(a, axis, None, None, True)
-        m = np.where(np.isinf(m), a.dtype.type(0), m)  # -inf rows: exp(-inf - 0) = 0, log 0 = -inf
+        # -inf rows: exp(-inf - 0) = 0, log 0 = -inf (np.where(isinf, 0, m)'s values, written into
+        # the fresh m only where a max is infinite: a count is a fifth of np.where's cost)
+        infinite = np.isinf(m)
+        if _count_nonzero(infinite):
+            np.copyto(m, a.dtype.type(0), where=infinite)
         work = np.subtract(a, m)
         np.exp(work, out=work)
         total = _add_reduce(work, axis, None, None, True)
@@ -520,6 +524,8 @@ def _fast_logsumexp(x: Any, dim: int, keepdim: Any) -> Tensor | None:
         quiet_reset(token)
     return adopted(total.reshape(-1), plan[1], x._dtype)
 
+
+_count_nonzero = np.count_nonzero
 
 # logsumexp's ``dim`` when not given: PyTorch's parser requires it (dim=() names every dim)
 _DIM_MISSING: Any = object()

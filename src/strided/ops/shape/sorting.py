@@ -383,6 +383,10 @@ _tuple_new = tuple.__new__
 _TOPK = return_types.topk
 
 
+# (shape, k) -> the row-major Layout of ``shape`` with its last dim k (topk's results)
+_LAST_K = Memo(lambda key: _cinfo[key[0][:-1] + (key[1],)][2])
+
+
 def _fast_topk(self: Any, k: Any, dim: Any, largest: Any) -> Any:
     """topk along the last dim of a small row-major float32/float64/int32/int64 tensor whose rows
     have no equal values among their top ``k + 1`` (then which positions are picked, and their
@@ -417,7 +421,7 @@ def _fast_topk(self: Any, k: Any, dim: Any, largest: Any) -> Any:
         # (misaligned memory, which from_numpy may borrow, is refused too: the general path then)
         if not kernel.stl_topk(flat, order, values, n, k, 1 if largest else 0):
             return None
-        layout = _cinfo[shape[:-1] + (k,)][2]
+        layout = _LAST_K[(shape, k)]
         # (the named tuple made as its __new__ makes it, without that Python-level call)
         return _tuple_new(_TOPK, (adopted(values, layout, d), adopted(order, layout, int64)))
     x = flat.reshape(info[1] // n, n)
