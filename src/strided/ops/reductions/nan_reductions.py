@@ -71,12 +71,14 @@ _tuple_new = tuple.__new__
 _SCALAR = _cinfo[()][2]  # (the 0-d result's layout, shared)
 
 
-def _finish(result: Tensor, out: Any, op: str, inputs: tuple, same_dtype: str = "") -> Tensor:
-    """A fresh result as it is (its entry reports it), or written into ``out=``."""
+def _finish(result: Tensor, out: Any, op: str, inputs: tuple, same_dtype: str = "",
+            reduced: tuple | None = None) -> Tensor:
+    """A fresh result as it is (its entry reports it), or written into ``out=`` (``reduced``:
+    amax/amin's reduced dims and keepdim, :func:`strided.ops._support.out.write_out`)."""
     if out is None:
         return result
 
-    return write_out(out, result, op, inputs, same_dtype)
+    return write_out(out, result, op, inputs, same_dtype, reduced=reduced)
 
 
 def _acc(d: DType) -> np.dtype:
@@ -160,7 +162,7 @@ def amax(input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Any = None
         if t is not None:
             return _torch_zeros(t, input, dim, keepdim, True)
     return _finish(_torch_zeros(_extreme(input, dim, keepdim, "amax", True), input, dim, keepdim, True),
-                   out, "amax", (input,), "input")
+                   out, "amax", (input,), "input", (reduction_dims(input, dim, "amax"), keepdim))
 
 
 @method("amin")
@@ -180,7 +182,7 @@ def amin(input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Any = None
         if t is not None:
             return _torch_zeros(t, input, dim, keepdim, False)
     return _finish(_torch_zeros(_extreme(input, dim, keepdim, "amin", False), input, dim, keepdim, False),
-                   out, "amin", (input,), "input")
+                   out, "amin", (input,), "input", (reduction_dims(input, dim, "amin"), keepdim))
 
 
 def _torch_zeros(t: Tensor, x: Tensor, dim: Any, keepdim: bool, largest: bool) -> Tensor:
