@@ -1,0 +1,116 @@
+"""Day 27's PyTorch 2.13 mismatches (fix27), each against torch: complex silu (computed, an empty
+tensor's empty result, the autograd refusal), the whole median of an empty complex tensor,
+repeat_interleave's refusal of complex repeats, sort/argsort's two signatures."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import strided
+
+torch = pytest.importorskip("torch")
+
+
+def _outcome(lib, fn):
+    """``fn(lib)``: ("ok", the result as NumPy, dtype name, shape) or (error class kind, message's first line)."""
+    try:
+        r = fn(lib)
+    except Exception as e:  # noqa: BLE001 (every error class is compared)
+        for k in (NotImplementedError, IndexError, TypeError, ValueError, RuntimeError):
+            if isinstance(e, k):
+                return k.__name__, str(e).split("\n")[0]
+        return type(e).__name__, str(e)
+    if isinstance(r, tuple):
+        r = r[0]
+    return "ok", np.array(r.tolist()), str(r.dtype).split(".")[-1], tuple(r.shape)
+
+
+def _complex_values(lib, dtype, shape, seed):
+    rs = np.random.RandomState(seed)
+    n = int(np.prod(shape))
+    z = (rs.randn(n) * 3 + 1j * rs.randn(n) * 3).reshape(shape)
+    return lib.tensor(z.tolist() if n else [], dtype=getattr(lib, dtype)).reshape(shape)
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("shape", [(0,), (2, 0), (0, 3), (3,), (4, 5), (37,)])
+def test_silu_of_complex_is_torchs(dtype, shape):
+    """F.silu of a complex tensor: PyTorch computes ``x / (1 + exp(-x))`` (strided raised
+    NotImplementedError, for an empty tensor too). complex128: PyTorch's bits; complex64 within an
+    ulp (a few tail elements' last bit, see activations._complex_silu)."""
+    def run(lib):
+        return lib.nn.functional.silu(_complex_values(lib, dtype, shape, 0))
+    want, got = _outcome(torch, run), _outcome(strided, run)
+    assert want[0] == got[0] == "ok"
+    assert want[2:] == got[2:]
+    if dtype == "complex128":
+        np.testing.assert_array_equal(got[1], want[1])
+    else:
+        np.testing.assert_allclose(got[1], want[1], rtol=2e-7, atol=1e-30)
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(0, 70), seed=st.integers(0, 2**16), dtype=st.sampled_from(["complex64", "complex128"]))
+def test_silu_of_complex_hypothesis(n, seed, dtype):
+    def run(lib):
+        return lib.nn.functional.silu(_complex_values(lib, dtype, (n,), seed))
+    want, got = _outcome(torch, run), _outcome(strided, run)
+    assert want[0] == got[0] == "ok" and want[2:] == got[2:]
+    np.testing.assert_allclose(got[1], want[1], rtol=2e-7 if dtype == "complex64" else 0, atol=1e-30)
+
+
+def test_silu_of_complex_in_autograd_is_torchs_refusal():
+    for lib in (torch, strided):
+        F = lib.nn.functional
+        x = lib.tensor([1 + 2j, -0.5j], requires_grad=True)
+        with pytest.raises(RuntimeError, match="silu does not support automatic differentiation for outputs "
+                                               "with complex dtype"):
+            F.silu(x)
+        with pytest.raises(RuntimeError, match="silu does not support automatic differentiation"):
+            F.silu(x * 1)
+        with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
+            F.silu(x, inplace=True)
+        with lib.no_grad():
+            assert F.silu(x).shape == (2,)
+        y = F.silu(x.detach())
+        assert not y.requires_grad
+    a, b = torch.tensor([1 + 2j, 0.25 - 1j]), strided.tensor([1 + 2j, 0.25 - 1j])
+    torch.nn.functional.silu(a, inplace=True)
+    strided.nn.functional.silu(b, inplace=True)
+    np.testing.assert_allclose(np.array(b.tolist()), np.array(a.tolist()), rtol=2e-7)
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128", "bool", "uint8", "int8", "int16", "int32", "int64",
+                                   "uint16", "uint32", "uint64", "float16", "bfloat16", "float32"])
+@pytest.mark.parametrize("shape", [(0,), (2, 0), (0, 3)])
+@pytest.mark.parametrize("op", ["median", "nanmedian"])
+def test_whole_median_of_an_empty_tensor_is_torchs_nan_converted(op, shape, dtype):
+    """PyTorch's whole median of an empty tensor is a float NaN converted to the dtype, before it
+    looks at the dtype (complex nan+0j, bool True, int32/int64 their lowest: strided raised for
+    complex/bool/uint16+ and gave 0 for int32/int64, a silently different number); its median
+    along a dim checks the reduced dim's size first (IndexError), then the dtype
+    (NotImplementedError "median_out")."""
+    for fn in (lambda L: getattr(L, op)(L.empty(shape, dtype=getattr(L, dtype))),
+               lambda L: getattr(L.empty(shape, dtype=getattr(L, dtype)), op)(),
+               lambda L: getattr(L, op)(L.empty(shape, dtype=getattr(L, dtype)), 0),
+               lambda L: getattr(L, op)(L.empty(shape, dtype=getattr(L, dtype)), -1, True)):
+        want, got = _outcome(torch, fn), _outcome(strided, fn)
+        assert want[0] == got[0], (want, got)
+        if want[0] == "ok":
+            assert want[2:] == got[2:]
+            np.testing.assert_array_equal(got[1], want[1])
+        else:
+            assert got[1] == want[1]
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "float32", "bool"])
+def test_repeat_interleave_of_non_integer_repeats_is_torchs_error(dtype):
+    """``repeat_interleave(repeats)`` (the one-tensor form) of a complex tensor: PyTorch's
+    NotImplementedError (strided cast it to integers, silently dropping the imaginary parts)."""
+    def run(lib):
+        return lib.repeat_interleave(lib.tensor([1, 2], dtype=getattr(lib, dtype)))
+    want, got = _outcome(torch, run), _outcome(strided, run)
+    assert want[0] == got[0] and want[1:] == got[1:] if want[0] != "ok" else want[0] == got[0]
