@@ -114,3 +114,81 @@ def test_repeat_interleave_of_non_integer_repeats_is_torchs_error(dtype):
         return lib.repeat_interleave(lib.tensor([1, 2], dtype=getattr(lib, dtype)))
     want, got = _outcome(torch, run), _outcome(strided, run)
     assert want[0] == got[0] and want[1:] == got[1:] if want[0] != "ok" else want[0] == got[0]
+
+
+# ---- prod of float16 / bfloat16 / complex: PyTorch's own steps (strided.kernels.reduce.torch_walk_products)
+
+def _as_bits(t) -> np.ndarray:
+    """A torch or strided result's values (complex as float pairs), float64 for comparing."""
+    if isinstance(t, torch.Tensor):
+        a = torch.view_as_real(t).numpy() if t.is_complex() else t.float().numpy()
+    else:
+        a = np.array(t.tolist(), complex if t.dtype.is_complex else float).reshape(tuple(t.shape))
+        a = np.stack([a.real, a.imag], -1) if t.dtype.is_complex else a
+    return np.asarray(a, np.float64)
+
+
+def _prod_case(rng, dt: str):
+    nd = int(rng.integers(1, 4))
+    shape = tuple(int(rng.integers(1, 90 if nd == 1 else 30)) for _ in range(nd))
+    v = rng.uniform(0.5, 1.6, shape) * rng.choice([-1, 1], shape)
+    if dt.startswith("complex"):
+        v = v * np.exp(1j * rng.uniform(0, 6.3, shape))
+    if rng.random() < 0.15:
+        v.flat[int(rng.integers(v.size))] = [0.0, -0.0, np.inf, np.nan][int(rng.integers(4))]
+    kind = int(rng.integers(0, 5))
+    d = None if rng.random() < 0.3 else int(rng.integers(0, nd))
+    keep = bool(rng.random() < 0.5)
+
+    def run(L):
+        x = L.tensor(v.tolist(), dtype=getattr(L, dt))
+        if kind == 1 and nd > 1:
+            x = x.transpose(0, nd - 1)
+        elif kind == 2:
+            x = x[..., ::2]
+        elif kind == 3:
+            x = x.flip(-1)
+        elif kind == 4 and nd > 1:
+            x = x[:, 1:]
+        return L.prod(x) if d is None else L.prod(x, d, keepdim=keep)
+    return run, (shape, kind, d, keep)
+
+
+@pytest.mark.parametrize("dt", ["float16", "bfloat16", "complex64", "complex128"])
+def test_prod_is_torchs_bits(dt):
+    """prod of float16/bfloat16 rounds each product to the dtype and complex products take
+    PyTorch's forms (the vector loop's rounded ``ac - bd``, the scalar loops' fused ``a * c``,
+    ``a * d``), in TensorIterator's walk (inner lines by 4 vectors, outer columns by vectors,
+    the rest one by one): before fix27 strided multiplied float16 in float32 and complex by NumPy,
+    936 of 1200 such cases differed in some bit. A NaN's sign is NumPy's (which operand a
+    compiler keeps: as for float32), compared as NaN only. Excluded: complex64 over every element
+    of rows that do not coalesce (test_complex64_prod_over_uncoalesced_rows)."""
+    rng = np.random.default_rng(27)
+    checked = 0
+    for _ in range(250):
+        run, (shape, kind, d, keep) = _prod_case(rng, dt)
+        if dt == "complex64" and kind == 4 and d is None and len(shape) > 1:
+            continue
+        with np.errstate(all="ignore"):
+            want, got = _as_bits(run(torch)), _as_bits(run(strided))
+        assert want.shape == got.shape
+        nan = np.isnan(want)
+        assert np.array_equal(nan, np.isnan(got)), (shape, kind, d, keep)
+        assert np.array_equal(want[~nan].view(np.int64), got[~nan].view(np.int64)), (shape, kind, d, keep)
+        checked += 1
+    assert checked > 200
+
+
+@pytest.mark.xfail(strict=True, reason="complex64 prod over every element of rows TensorIterator does not "
+                   "coalesce (x[:, 1:] of a (r, 18)): each row's vectorized product into the running one "
+                   "differs in the last bit in about a third of the cases; the compiled form of that step "
+                   "was not found (neither fused nor rounded as the others)")
+def test_complex64_prod_over_uncoalesced_rows():
+    rng = np.random.RandomState(3)
+    bad = 0
+    for _ in range(20):
+        v = (rng.uniform(0.6, 1.5, (4, 18)) * np.exp(1j * rng.uniform(0, 6.3, (4, 18)))).astype(np.complex64)
+        want = torch.prod(torch.from_numpy(v)[:, 1:]).numpy()
+        got = complex(strided.prod(strided.from_numpy(v)[:, 1:]).item())
+        bad += np.complex64(got) != want
+    assert bad == 0
