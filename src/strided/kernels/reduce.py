@@ -471,7 +471,7 @@ def _coalesced_inner(x: np.ndarray) -> tuple[np.ndarray, bool]:
     return mem.reshape(-1, n), step == x.itemsize
 
 
-def _kept_run(x: np.ndarray, a: int) -> int:
+def kept_run(x: np.ndarray, a: int) -> int:
     """The length of the innermost kept run TensorIterator coalesces for a reduction of ``x``
     along ``a`` into a fresh row-major result (the last kept dims, size-1 ones dropped, while
     ``x`` steps through them row-major), 0 where that run does not step by one element."""
@@ -526,7 +526,7 @@ def torch_walk_products(x: np.ndarray, axes: tuple[int, ...] | None) -> np.ndarr
             if x.shape[a] != 1 and x.strides[a] == x.itemsize:
                 lines = np.moveaxis(x, a, -1).reshape(-1, x.shape[a]).astype(f.work)
                 return _walk_line(lines, np.ones(lines.shape[0], f.work), f).reshape(kept).astype(x.dtype)
-            m = _kept_run(x, a) if x.shape[a] != 1 else 0
+            m = kept_run(x, a) if x.shape[a] != 1 else 0
             if m:
                 groups = np.moveaxis(x, a, -1).reshape(-1, m, x.shape[a]).astype(f.work)
                 res = np.stack([_walk_columns(g.T, f) for g in groups]) if groups.shape[0] else \
