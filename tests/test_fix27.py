@@ -217,3 +217,55 @@ def test_reduced_float_extreme_nan_bits_along_an_outer_dim(dt, op):
                     got.append(np.array(r.reshape(-1).tolist(), np.int64) & 0xFFFF)
             np.testing.assert_array_equal(got[2], got[0], err_msg=f"{shape} {d} {transposed}")
             np.testing.assert_array_equal(got[3], got[1], err_msg=f"{shape} {d} {transposed}")
+
+
+_SORT_CALLS = [
+    "L.sort(x, 0, stable=True)", "L.sort(x, stable=True)", "L.sort(x, 0, True)", "L.sort(x, 0, True, stable=True)",
+    "x.sort(0, stable=True)", "x.sort(stable=True)", "x.sort(0, True)", "x.sort(0, True, stable=True)",
+    "x.sort(dim=0, stable=True)", "L.sort(x, dim=0, stable=True)", "L.sort(x, stable=None)",
+    "L.sort(x, 0, stable=None)", "x.sort(0, stable=None)", "L.sort(x, stable=None, dim=0)",
+    "L.sort(x, stable=False, dim=0, descending=True)", "L.sort(x, 0, descending=True, stable=True)",
+    "L.sort(x, 0, descending=True)", "L.sort(x, True)", "x.sort(True)", "x.sort(0, True, True)",
+    "L.sort(x, axis=0)", "L.sort(x, axis=0, stable=True)", "L.sort(x, 0, axis=0)", "x.sort(axis=0, descending=True)",
+    "L.sort(x, 0, True, out=(v, i))", "L.sort(x, 0, stable=True, out=(v, i))", "L.sort(x, stable=True, out=(v, i))",
+    "L.argsort(x, 0, stable=True)", "L.argsort(x, stable=True)", "L.argsort(x, 0, True)",
+    "L.argsort(x, 0, True, stable=True)", "x.argsort(0, stable=True)", "x.argsort(stable=True)",
+    "x.argsort(0, True)", "x.argsort(dim=0, stable=True)", "L.argsort(x, stable=None)", "x.argsort(stable=None)",
+    "L.argsort(x, stable=False, dim=0, descending=True)", "L.argsort(x, True)", "L.argsort(x, 0, stable=False)",
+    "L.argsort(x, 0, descending=True, stable=True)", "x.argsort(0, descending=True, stable=True)",
+    "L.argsort(x, axis=0, stable=True)", "x.argsort(stable=True, dim=0, descending=True)",
+]
+
+
+@pytest.mark.parametrize("call", _SORT_CALLS)
+def test_sort_and_argsort_bind_as_torchs_two_signatures(call):
+    """PyTorch's sort/argsort have two signatures, ``(dim=-1, descending=False)`` and ``(*, stable,
+    dim=-1, descending=False)``: with ``stable=`` (even None for sort; argsort's is a bool)
+    ``dim`` and ``descending`` are keywords only, so ``sort(x, 0, stable=True)`` is PyTorch's
+    TypeError (strided took it as a stable sort along 0). Accepted calls: the same values and
+    indices; refused ones: TypeError both."""
+    def run(L):
+        x = L.tensor([[3.0, 1.0, 2.0], [1.0, 1.0, 0.0]])
+        v, i = L.empty(0), L.empty(0, dtype=L.int64)  # noqa: F841 (read by the call's text)
+        return eval(call, {"L": L, "x": x, "v": v, "i": i})  # noqa: S307 (the fixed texts above)
+    want, got = _outcome(torch, run), _outcome(strided, run)
+    assert want[0] == got[0], (want, got)
+    if want[0] == "ok":
+        np.testing.assert_array_equal(got[1], want[1])
+    else:
+        assert want[0] == "TypeError"
+        if "received an invalid combination" in want[1] and "axis" not in call:
+            # (the same words; the arguments listed in strided's order, without the Tensor)
+            assert got[1].startswith(want[1].split(" - got ")[0]), (got[1], want[1])
+
+
+def test_sort_keeps_its_shown_signature_and_node_names():
+    import inspect
+    assert str(inspect.signature(strided.sort)) == str(inspect.signature(strided.Tensor.sort))
+    assert "stable" in str(inspect.signature(strided.sort)) and "*args" not in str(inspect.signature(strided.sort))
+    for L in (torch, strided):
+        x = L.tensor([3.0, 1.0, 2.0], requires_grad=True)
+        names = [f(x)[0].grad_fn for f in (lambda t: t.sort(), lambda t: t.sort(stable=False),
+                                           lambda t: t.sort(stable=True), lambda t, L=L: L.sort(t, axis=0))]
+        names = [type(n).__name__ if L is torch else n.name() for n in names]
+        assert names == ["SortBackward0", "SortBackward1", "SortBackward1", "SortBackward0"]
