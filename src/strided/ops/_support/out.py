@@ -51,7 +51,7 @@ from ...grad_mode import (
     refuse_inference,
     refuse_out,
 )
-from ...kernels import check_writable, torch_loops, torch_reduce_alias
+from ...kernels import check_writable, torch_index_loops, torch_loops, torch_reduce_alias
 from ...kernels.memory import write
 from ...messages import partial_overlap, read_after_write
 from ...tensor import Tensor
@@ -205,7 +205,8 @@ def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype:
     _check_overlap(out, inputs, op, no_overlap)
     shape = result._layout.shape
     _check_read_after_write(out, _written_layout(out, result, resize_row_major), inputs, op,
-                            _vml_piece(op, out._dtype) if not unbuffered else None, reduced)
+                            _vml_piece(op, out._dtype) if not unbuffered else None, reduced,
+                            result if op in _SCANS else None)
     if out._layout.shape != shape:
         numel = L.product(out._layout.shape)
         check_writable(out._storage, out._layout, name, aliasing_ok=resize_first, updates=False)
@@ -322,7 +323,7 @@ def _written_layout(out: Tensor, result: Tensor, row_major: bool) -> L.Layout:
 
 
 def _check_read_after_write(out: Tensor, tl: L.Layout, inputs: tuple, op: str, buffered: int | None = None,
-                            reduced: tuple | None = None) -> None:
+                            reduced: tuple | None = None, result: Tensor | None = None) -> None:
     """Refuse an ``out`` (written through layout ``tl``) laid across an input in a layout PyTorch calls too hard to check where
     PyTorch's loop (TensorIterator's walk over ``out``) reads an input element after writing it at
     another position: ``add(x[:6], 1, out=x[::2])`` gives a number that depends on that order
@@ -330,11 +331,15 @@ def _check_read_after_write(out: Tensor, tl: L.Layout, inputs: tuple, op: str, b
     ``_check_partial_overlap``). Only inputs that broadcast to ``out``'s shape are judged (the
     elementwise reads; a reduction's input is read in its own order). ``buffered``: a buffered
     unary kernel's contiguous piece (:func:`_vml_piece`), its rows read in pieces before written;
-    ``reduced``: amax/amin's reduced dims and keepdim (:func:`write_out`)."""
+    ``reduced``: amax/amin's reduced dims and keepdim, a scan's dim (:func:`write_out`);
+    ``result``: a scan's values (a write of an element's own value changes nothing)."""
     for x in inputs:
         if not isinstance(x, Tensor) or not shares_storage(x, out):
             continue
         xl = x._layout
+        if op in _SCANS:  # (a scan's loop, not TensorIterator's elementwise walk)
+            _check_scan_input(out, tl, x, op, reduced, result)
+            continue
         if len(xl.shape) > len(tl.shape) or any(
                 s not in (1, t) for s, t in zip(reversed(xl.shape), reversed(tl.shape))):
             if op in _REDUCED and not _reads_a_copy(op, x):
@@ -364,6 +369,59 @@ def _check_read_after_write(out: Tensor, tl: L.Layout, inputs: tuple, op: str, b
 # amax/amin: :func:`_check_extreme_input` (proven read-first, else refused). Not listed:
 # logsumexp, which reads its input into temporaries first.
 _REDUCED = frozenset(("sum", "nansum", "mean", "nanmean", "prod", "std", "var"))
+
+
+# Scans (cpu_cum_base_kernel): each line along the dim read and written element by element,
+# the lines in TensorIterator's order over the other dims, not the elementwise walk the
+# read-after-write model follows (fuzz, 1000 layouts: 8 cumsum/cumprod results silently not
+# PyTorch's under that model): :func:`_check_scan_input`.
+_SCANS = frozenset(("cumsum", "cumprod", "logcumsumexp"))
+
+
+def _check_scan_input(out: Tensor, tl: L.Layout, x: Tensor, op: str, reduced: tuple | None,
+                      result: Tensor | None = None) -> None:
+    """Refuse a scan's ``out`` (written through ``tl``) over its input ``x`` in a layout PyTorch
+    does not check where its loop reads an element after writing it: each line along the dim
+    (``reduced``: ``((dim,), _)``) read and written element by element, the lines in
+    TensorIterator's order (the other dims by the output's strides, then the input's, the
+    smallest innermost). Where the dim is not known, the lines would run in parallel chunks, or
+    the element sizes differ: refused wherever an input element is also written. ``result``:
+    the scan's values (a write of the value an element already holds changes nothing)."""
+    if x._storage is not out._storage or memory_overlap(x, out, tl) is not L.OverlapStatus.TOO_HARD:
+        return
+    xl = x._layout
+    nd = len(xl.shape)
+    if reduced is None or not nd or out._dtype.itemsize != x._dtype.itemsize or xl.shape != tl.shape:
+        _check_reduced_input(out, tl, x, op)
+        return
+    d = reduced[0][0] % nd
+    n = xl.shape[d]
+    lines = L.product(xl.shape) // n if n else 0
+    if lines > 1 and n and torch_index_loops._parallel(lines, max(torch_loops.GRAIN_SIZE // n, 1)):
+        _check_reduced_input(out, tl, x, op)
+        return
+    others = sorted((k for k in range(nd) if k != d), key=lambda k: (abs(tl.strides[k]), abs(xl.strides[k])))
+    rank = np.zeros(xl.shape, np.int64)
+    step = 1
+    for k in others:  # (innermost first)
+        shape = [1] * nd
+        shape[k] = xl.shape[k]
+        rank = rank + np.arange(xl.shape[k], dtype=np.int64).reshape(shape) * step
+        step *= xl.shape[k]
+    shape = [1] * nd
+    shape[d] = n
+    time = rank * n + np.arange(n, dtype=np.int64).reshape(shape)
+    w_at = torch_index_loops.addresses(tl.shape, tl.strides, tl.offset)
+    r_at = torch_index_loops.addresses(xl.shape, xl.strides, xl.offset)
+    changes = None
+    if result is not None and result._dtype is out._dtype:  # (a write of the value already there: no change)
+        old = out._storage.array[w_at]
+        changes = ~((result._np() == old) & (np.signbit(result._np()) == np.signbit(old))) \
+            if out._dtype.kind == "f" else result._np() != old
+    hit = torch_index_loops.stale_read(w_at, time, r_at, time, changes=changes)
+    if hit is not None:
+        k, w = hit
+        _refuse_reduced(op, tl, xl, k, int(r_at.reshape(-1)[k]), w)
 
 
 def _reads_a_copy(op: str, x: Tensor) -> bool:
