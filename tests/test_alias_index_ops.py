@@ -375,7 +375,8 @@ def test_value_dependent_reductions_over_their_own_input(op, mode, dtype):
     of 1000 cases were silently not PyTorch's): PyTorch's aliased number depends on its loop order
     and on the values (a max that does not change, Welford's one write per output), so strided
     gives its read-first number only where amax/amin's is proven PyTorch's
-    (:mod:`strided.kernels.torch_reduce_alias`; std/var: where no input element is written) and
+    (:mod:`strided.kernels.torch_reduce_alias`; std/var: where no output reads what an earlier one
+    wrote, out._check_welford_input) and
     refuses elsewhere. A refusal where PyTorch's number happens to be the read-first one is
     allowed (counted); a different number never."""
     if dtype == "int32" and op in ("std", "var"):
@@ -418,5 +419,16 @@ def test_amax_out_over_its_input_proven_or_refused():
                                                  r"element 0(.|\n)*amax\(x\.clone\(\), \.\.\., out=out\)"):
         strided.amax(x, 1, out=x[:, 0])
     assert x.tolist() == [[9.0, 5.0, 2.0], [0.0, 3.0, 4.0]]  # (nothing written)
+    # var: one write per output after its reads, the outputs in order: x[:, 0] is read first by
+    # its own row alone (PyTorch's number is the read-first one); a later column reading an
+    # earlier output is refused
+    for lib in (torch, strided):
+        y = lib.tensor([[1.0, 5.0, 2.0], [0.0, 3.0, 4.0]])
+        lib.var(y, 1, out=y[:, 0])
+        assert y[:, 0].tolist() == pytest.approx([13 / 3, 13 / 3])
+    b = strided.tensor([1.0, 5.0, 2.0, 0.0, 3.0, 4.0, 7.0, 1.0, 8.0])
+    t = torch.tensor(b.tolist())
+    torch.var(t.view(3, 3), 0, out=t.as_strided((3,), (2,), 1))
+    assert t[3].item() != torch.var(torch.tensor(b.tolist()).view(3, 3), 0)[1].item()  # (PyTorch's order shows)
     with pytest.raises(OverlapWriteError, match=r"var\(out=...\)(.|\n)*var\(x\.clone\(\), \.\.\., out=out\)"):
-        strided.var(x, 1, out=x[:, 0])
+        strided.var(b.view(3, 3), 0, out=b.as_strided((3,), (2,), 1))

@@ -342,7 +342,9 @@ def _check_read_after_write(out: Tensor, tl: L.Layout, inputs: tuple, op: str, b
             continue
         if len(xl.shape) > len(tl.shape) or any(
                 s not in (1, t) for s, t in zip(reversed(xl.shape), reversed(tl.shape))):
-            if op in _REDUCED and not _reads_a_copy(op, x):
+            if op in _WELFORD and reduced is not None:
+                _check_welford_input(out, tl, x, op, *reduced)
+            elif op in _REDUCED and not _reads_a_copy(op, x):
                 _check_reduced_input(out, tl, x, op)
             elif reduced is not None:
                 _check_extreme_input(out, tl, x, op, *reduced)
@@ -363,9 +365,8 @@ def _check_read_after_write(out: Tensor, tl: L.Layout, inputs: tuple, op: str, b
 # their own order (measured: sum(x, 1, out=...) over x's own elements zeroes them first), so an
 # output element that is also an input element gives a number of that order (differential fuzz
 # in tests/test_alias_index_ops.py: refused exactly where torch's aliased run differs). std/var
-# too (Welford's one write per output, after its reads, outputs in TensorIterator's order: about
-# half such layouts give the read-first numbers, not modelled; refused wherever an input element
-# is written: a refusal where PyTorch's number would be strided's, never another number).
+# too where their dims are not known (Welford's one write per output after its reads, the outputs
+# in TensorIterator's order: :func:`_check_welford_input` replays that order when they are).
 # amax/amin: :func:`_check_extreme_input` (proven read-first, else refused). Not listed:
 # logsumexp, which reads its input into temporaries first.
 _REDUCED = frozenset(("sum", "nansum", "mean", "nanmean", "prod", "std", "var"))
@@ -419,6 +420,53 @@ def _check_scan_input(out: Tensor, tl: L.Layout, x: Tensor, op: str, reduced: tu
         changes = ~((result._np() == old) & (np.signbit(result._np()) == np.signbit(old))) \
             if out._dtype.kind == "f" else result._np() != old
     hit = torch_index_loops.stale_read(w_at, time, r_at, time, changes=changes)
+    if hit is not None:
+        k, w = hit
+        _refuse_reduced(op, tl, xl, k, int(r_at.reshape(-1)[k]), w)
+
+
+# std/var (binary_kernel_reduce with WelfordOps): foreach_reduced_elt takes the outputs one at a
+# time in TensorIterator's order (the kept dims by out's strides, then the input's, the smallest
+# innermost), each reading all of its inputs, then writing its result once
+_WELFORD = frozenset(("std", "var"))
+
+
+def _line_ranks(shape: tuple, dims: list[int], tl_strides: tuple, x_strides: tuple) -> np.ndarray:
+    """Each position's rank (an int64 array of ``shape``) in TensorIterator's walk over ``dims``
+    (sorted by ``tl_strides``, then ``x_strides``, the smallest innermost); 0 along the others."""
+    order = sorted(dims, key=lambda k: (abs(tl_strides[k]), abs(x_strides[k])))
+    rank = np.zeros(shape, np.int64)
+    step = 1
+    for k in order:  # (innermost first)
+        view = [1] * len(shape)
+        view[k] = shape[k]
+        rank = rank + np.arange(shape[k], dtype=np.int64).reshape(view) * step
+        step *= shape[k]
+    return rank
+
+
+def _check_welford_input(out: Tensor, tl: L.Layout, x: Tensor, op: str, dims: tuple | None, keepdim: bool) -> None:
+    """std/var's ``out`` (written through ``tl``) over its input ``x`` in a layout PyTorch does
+    not check: refused where an output reads an element an earlier output wrote (:data:`_WELFORD`'s
+    order; the any-shared rule where the outputs would run in parallel or the sizes differ)."""
+    if x._storage is not out._storage or memory_overlap(x, out, tl) is not L.OverlapStatus.TOO_HARD:
+        return
+    xl = x._layout
+    nd = len(xl.shape)
+    red = set(range(nd)) if dims is None else {d % nd for d in dims}
+    kept = [k for k in range(nd) if k not in red]
+    tl_full = list(tl.strides) if keepdim else None
+    if out._dtype.itemsize != x._dtype.itemsize or not nd or L.product(xl.shape) >= torch_loops.GRAIN_SIZE:
+        _check_reduced_input(out, tl, x, op)
+        return
+    if tl_full is None:  # (out's strides placed at the kept dims, 0 at the reduced)
+        it = iter(tl.strides)
+        tl_full = [0 if k in red else next(it) for k in range(nd)]
+    rank = _line_ranks(xl.shape, kept, tuple(tl_full), xl.strides)  # (the input: its output's rank)
+    out_rank = rank[tuple(slice(None) if k not in red else slice(0, 1) for k in range(nd))]
+    w_at = torch_index_loops.addresses(out_rank.shape, tl_full, tl.offset)
+    r_at = torch_index_loops.addresses(xl.shape, xl.strides, xl.offset)
+    hit = torch_index_loops.stale_read(w_at, out_rank, r_at, rank)
     if hit is not None:
         k, w = hit
         _refuse_reduced(op, tl, xl, k, int(r_at.reshape(-1)[k]), w)
