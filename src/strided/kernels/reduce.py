@@ -46,6 +46,11 @@ def reduce_into(ufunc: np.ufunc, x: np.ndarray, axes: tuple[int, ...] | None, ac
             axes = None
         if axes is None or len(axes) == 1:
             got = line_products(x, None if axes is None else axes[0])
+            if got is None and (axes is None or x.strides[axes[0]] == x.itemsize):
+                # (lines that step by one but do not tile their memory, x[:, 1:]: PyTorch's walk,
+                # NumPy's NaN as line_products keeps it)
+                got = torch_walk_products(x, axes)
+                got = None if got is None or holds_nan(got) else got
             if got is not None:
                 np.copyto(out, got.reshape(out.shape), casting="unsafe")
                 return
@@ -391,6 +396,10 @@ class _Products:
             # the compiler inlined it there; the same loop inside the inner and outer walks fuses)
             self.strided = self.vec if dtype.itemsize == 8 else self.one
             self.native = None
+        elif dtype.char in "fd":  # (float32 / float64: one rounding per product, every form alike)
+            self.vec = self.one = self.last = self.strided = np.multiply
+            self.work = dtype
+            self.native = lambda a: a
         else:
             def mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
                 return (a * b).astype(dtype).astype(np.float32)
@@ -411,10 +420,50 @@ def _walk_line(lines: np.ndarray, out: np.ndarray, f: _Products) -> np.ndarray:
     ``vectorized_inner_reduction``: from 4 vectors on, four accumulators over the whole blocks,
     ``(a0 * a1) * (a2 * a3)``, the lanes folded in order (scalar form; ``last`` the last), that into ``out``; then
     the rest one by one (scalar form)."""
+    fold, done = _lane_folds(lines, f)
+    if fold is not None:
+        out = f.last(out, fold)
+    for k in range(done, lines.shape[1]):
+        out = f.one(out, lines[:, k])
+    return out
+
+
+def _chained_rows(lines: np.ndarray, f: _Products) -> np.ndarray:
+    """One running product from 1 through the rows of ``lines`` in turn, each row as
+    :func:`_walk_line` multiplies it in (its lanes' fold computed for every row at once;
+    float32 / float64 chained by NumPy scalars, whose products round as the arrays')."""
+    fold, done = _lane_folds(lines, f)
+    if f.dtype.char in "fd":  # (float32 / float64 themselves, not a float16's float32 working copy)
+        o = lines.dtype.type(1)
+        for r in range(lines.shape[0]):
+            if fold is not None:
+                o = o * fold[r]
+            for v in lines[r, done:]:
+                o = o * v
+        return np.full(1, o, lines.dtype)
+    out = np.ones(1, f.work)
+    for r in range(lines.shape[0]):
+        out = _walk_rest(out, fold, done, lines, r, f)
+    return out
+
+
+def _walk_rest(out: np.ndarray, fold: np.ndarray | None, done: int, lines: np.ndarray, r: int,
+               f: _Products) -> np.ndarray:
+    if fold is not None:
+        out = f.last(out, fold[r:r + 1])
+    for k in range(done, lines.shape[1]):
+        out = f.one(out, lines[r:r + 1, k])
+    return out
+
+
+def _lane_folds(lines: np.ndarray, f: _Products) -> tuple[np.ndarray | None, int]:
+    """Each row's vector part (its whole blocks of 4 vectors: the accumulators, combined, the
+    lanes folded), and where its scalar rest begins; None where a row is shorter than a block."""
     rows, n = lines.shape
     q = f.lanes
     block = 4 * q
     count = n // block
+    fold = None
     if count:
         if rows == 1 and f.native is not None:  # (one line: its blocks' chains in one NumPy reduce)
             acc = np.multiply.reduce(np.ascontiguousarray(f.native(lines[0, :count * block]).reshape(count, block)),
@@ -427,10 +476,7 @@ def _walk_line(lines: np.ndarray, out: np.ndarray, f: _Products) -> np.ndarray:
         fold = acc[:, 0].copy()
         for k in range(1, q):
             fold = (f.last if k == q - 1 else f.one)(fold, acc[:, k])
-        out = f.last(out, fold)
-    for k in range(count * block, n):
-        out = f.one(out, lines[:, k])
-    return out
+    return fold, count * block
 
 
 def _walk_columns(cols: np.ndarray, f: _Products) -> np.ndarray:
@@ -500,7 +546,7 @@ def _steps(x: np.ndarray, axes: tuple[int, ...] | None) -> int:
 
 
 def torch_walk_products(x: np.ndarray, axes: tuple[int, ...] | None) -> np.ndarray | None:
-    """PyTorch's ``prod`` of a float16 / bfloat16 / complex ``x`` (at least one dim, not empty)
+    """PyTorch's ``prod`` of a float16 / bfloat16 / float32 / float64 / complex ``x`` (at least one dim, not empty)
     over ``axes`` (None or every axis: all elements, 0-d; else one axis), in ``x``'s dtype with
     the other axes in order (the note above); None where the complex forms' kernel is not built."""
     f = _FORMS.get(x.dtype)
@@ -513,13 +559,12 @@ def torch_walk_products(x: np.ndarray, axes: tuple[int, ...] | None) -> np.ndarr
             if axes is None or len(axes) == x.ndim:
                 rows, contiguous = _coalesced_inner(x)
                 vals = rows.astype(f.work)
+                if contiguous:
+                    return _chained_rows(vals, f).reshape(()).astype(x.dtype)
                 out = np.ones(1, f.work)
                 for r in range(vals.shape[0]):
-                    if contiguous:
-                        out = _walk_line(vals[r:r + 1], out, f)
-                    else:
-                        for k in range(vals.shape[1]):
-                            out = f.strided(out, vals[r:r + 1, k])
+                    for k in range(vals.shape[1]):
+                        out = f.strided(out, vals[r:r + 1, k])
                 return out.reshape(()).astype(x.dtype)
             (a,) = axes
             kept = x.shape[:a] + x.shape[a + 1:]
@@ -585,11 +630,30 @@ def multiply_reduce(x: np.ndarray, axis: int | None = None, dtype: None = None, 
     order where :func:`line_products` takes ``x`` (``dtype`` and ``out`` None), NumPy's otherwise."""
     if dtype is None and out is None and (axis is not None or x.size >= 16):
         got = line_products(x, axis)
+        if got is None and x.dtype.char in "fd" and x.size and x.ndim and _steps_by_one(x, axis):
+            # (lines that step by one but do not tile their memory, x[:, 1:]: PyTorch's walk;
+            # a NaN product is NumPy's, as line_products leaves it)
+            got = torch_walk_products(x, None if axis is None else (axis,))
+            if got is not None and holds_nan(got):
+                got = None
+            elif got is not None:
+                got = got.reshape((1,) * x.ndim if axis is None else x.shape[:axis] + (1,) + x.shape[axis + 1:])
         if got is not None:
             if keepdims:
                 return got
             return got.reshape(()) if axis is None else got.reshape(x.shape[:axis] + x.shape[axis + 1:])
     return np.multiply.reduce(x, axis, dtype, out, keepdims)
+
+
+def _steps_by_one(x: np.ndarray, axis: int | None) -> bool:
+    """Whether PyTorch's product of ``x`` over ``axis`` (None: every element) walks lines that
+    step by one element long enough for its vectorized inner walk (4 vectors): the axis itself,
+    or the innermost coalesced run in memory for a full reduction."""
+    block = 4 * _TORCH_VECTOR_BYTES // x.itemsize  # (shorter lines: the running product, NumPy's order)
+    if axis is not None:
+        return x.strides[axis] == x.itemsize and x.shape[axis] >= block
+    rows, contiguous = _coalesced_inner(x)
+    return contiguous and rows.shape[1] >= block
 
 
 def row_products(flat: np.ndarray, n: int) -> np.ndarray | None:

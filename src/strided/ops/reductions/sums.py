@@ -175,7 +175,6 @@ _SCALAR = _cinfo[()][2]  # the 0-d layout every full sum shares
 _zeros = np.zeros
 # called positionally (array, axis, dtype, out, keepdims): cheaper than keywords
 _multiply_reduce = multiply_reduce  # (PyTorch's order where its lines are contiguous)
-_numpy_multiply_reduce = np.multiply.reduce
 
 
 def reduced_dims(dim: Any, ndim: int) -> tuple[int, ...]:
@@ -216,8 +215,9 @@ def prod(self: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype: 
         t = _compiled_products(self, dim, keepdim)
         if t is not None:
             return report("prod", (self,), t)
-        # (over every element _compiled_products took every tensor line_products takes: NumPy's own)
-        t = fast_reduce(_multiply_reduce if dim is not None else _numpy_multiply_reduce, self, dim, keepdim)
+        # (over every element: what _compiled_products left, lines that do not tile their memory
+        # walked as PyTorch walks them, the rest NumPy's own order, PyTorch's there)
+        t = fast_reduce(_multiply_reduce, self, dim, keepdim)
         if t is not None:
             return report("prod", (self,), t)
     return _sum_like(np.multiply, self, dim, keepdim, dtype, "prod", allow_tuple=False)
