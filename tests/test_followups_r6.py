@@ -180,14 +180,16 @@ def test_sort_and_argsort_take_pytorchs_signatures(call: Callable[[Any], Any]) -
 
 def test_stable_is_keyword_only() -> None:
     """argsort's stable is keyword-only, as sort's (PyTorch's TypeError for a third positional);
-    strided takes ``t.sort(0, stable=True)``, which PyTorch refuses, as dim 0, stable (see
-    sorting._no_bool_dim)."""
-    for call in (lambda m: m.tensor(_X).argsort(0, True, True), lambda m: m.tensor(_X).sort(0, True, True)):
+    with ``stable=`` PyTorch's signature takes ``dim`` and ``descending`` by name only, so
+    ``t.sort(0, stable=True)`` is its TypeError (fix27: strided took it as dim 0, stable)."""
+    for call in (lambda m: m.tensor(_X).argsort(0, True, True), lambda m: m.tensor(_X).sort(0, True, True),
+                 lambda m: m.tensor(_X).sort(0, stable=True), lambda m: m.sort(m.tensor(_X), 0, stable=True),
+                 lambda m: m.argsort(m.tensor(_X), 0, stable=False), lambda m: m.tensor(_X).sort(0, True, stable=True)):
         with pytest.raises(TypeError):
             call(torch)
         with pytest.raises(TypeError):
             call(strided)
-    assert strided.tensor(_X).sort(0, stable=True).indices.tolist() == torch.tensor(_X).sort(dim=0, stable=True).indices.tolist()
+    assert strided.tensor(_X).sort(dim=0, stable=True).indices.tolist() == torch.tensor(_X).sort(dim=0, stable=True).indices.tolist()
     assert strided.tensor(_X).argsort(axis=0).tolist() == strided.tensor(_X).sort(axis=0).indices.tolist() == [[1, 0, 0], [0, 1, 1]]
 
 

@@ -235,10 +235,10 @@ def test_sort_row_major_equals_general_and_torch(monkeypatch: pytest.MonkeyPatch
 
     for s, t in _sort_inputs():
         for descending in (False, True):
-            got = s.sort(-1, descending, stable=True)
+            got = s.sort(dim=-1, descending=descending, stable=True)
             with monkeypatch.context() as m:
                 m.setattr(sorting, "_sorted_row_major", lambda *a: None)
-                slow = s.sort(-1, descending, stable=True)
+                slow = s.sort(dim=-1, descending=descending, stable=True)
                 slow_unstable = s.sort(-1, descending)
             assert _bits(got.values) == _bits(slow.values) and _bits(got.indices) == _bits(slow.indices)
             fast_unstable = s.sort(-1, descending)

@@ -144,7 +144,7 @@ def test_stable_sort_gathers_values_on_the_storage(seed, dim, descending, flip, 
     x = np.round(rng.standard_normal((int(rng.integers(1, 7)), int(rng.integers(1, 7)))), 1).astype(np.float32)
     tx, sx = _both(x, flip, transpose)
     tv, ti = tx.sort(stable=True, dim=dim, descending=descending)
-    v, i = sort(sx, dim, descending, stable=True)
+    v, i = sort(sx, dim=dim, descending=descending, stable=True)
     np.testing.assert_array_equal(v.numpy(), tv.numpy())
     np.testing.assert_array_equal(i.numpy(), ti.numpy())
     if not flip:

@@ -219,9 +219,9 @@ def test_float32_logspace_bits(base, lanes_form):
 
 # ---- found, not fixed ----
 
-@pytest.mark.xfail(strict=True, reason="complex64 prod along a contiguous dim: PyTorch's vectorized complex "
-                                       "products differ from strided's in the last bit")
 def test_complex64_prod_along_a_row():
+    """(red26b's strict xfail, fixed by fix27: PyTorch's compiled scalar loop fuses ``a * c`` and
+    ``a * d`` of each complex product; strided.kernels.reduce.torch_walk_products)"""
     rng = np.random.RandomState(5)
     v = (rng.randn(3, 4) + 1j * rng.randn(3, 4)).astype(np.complex64)
     want = torch.prod(torch.from_numpy(v), 1).numpy()
@@ -229,12 +229,14 @@ def test_complex64_prod_along_a_row():
     np.testing.assert_array_equal(np.array([complex(z) for z in got.tolist()], np.complex64), want)
 
 
-@pytest.mark.xfail(strict=True, reason="prod over a dim of float16/bfloat16: PyTorch's vectorized reduce rounds "
-                                       "in its own lane order (neither float32 sums nor strided's per-step order)")
-def test_reduced_float_prod_over_a_dim():
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_reduced_float_prod_over_a_dim(dtype):
+    """(red26b's strict xfail, fixed by fix27: each product rounded to the dtype, in PyTorch's
+    order, not float32 products rounded once)"""
     v = np.random.RandomState(5).randn(4, 40)
-    want, got = _both("float16", lambda L, x: L.prod(x, 0), v)
-    np.testing.assert_array_equal(got, want)
+    for d in (0, 1):
+        want, got = _both(dtype, lambda L, x, d=d: L.prod(x, d), v)
+        np.testing.assert_array_equal(got, want)
 
 
 @pytest.mark.parametrize("dt", ["uint16", "uint32", "uint64", "int16"])

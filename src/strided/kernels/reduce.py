@@ -33,12 +33,24 @@ def reduce_into(ufunc: np.ufunc, x: np.ndarray, axes: tuple[int, ...] | None, ac
     computed in ``acc`` and rounded once into ``out`` (an ``out=`` of another dtype would
     make NumPy round the running sums between its buffers).
     """
+    if ufunc is np.multiply and out.dtype == x.dtype and x.size and x.ndim and (
+            x.dtype.kind == "c" or (x.dtype.itemsize == 2 and x.dtype.kind in "fV")):
+        # float16 / bfloat16 / complex: PyTorch's own steps, each rounded, in its loop's order
+        got = torch_walk_products(x, axes)
+        if got is not None:
+            np.copyto(out, got.reshape(out.shape), casting="unsafe")
+            return
     if ufunc is np.multiply and acc == x.dtype and acc.char in "fd" and x.size and x.ndim:
         # PyTorch's order where its lines are contiguous (see line_products)
         if axes is not None and len(axes) == x.ndim:
             axes = None
         if axes is None or len(axes) == 1:
             got = line_products(x, None if axes is None else axes[0])
+            if got is None and (axes is None or x.strides[axes[0]] == x.itemsize):
+                # (lines that step by one but do not tile their memory, x[:, 1:]: PyTorch's walk,
+                # NumPy's NaN as line_products keeps it)
+                got = torch_walk_products(x, axes)
+                got = None if got is None or holds_nan(got) else got
             if got is not None:
                 np.copyto(out, got.reshape(out.shape), casting="unsafe")
                 return
@@ -354,6 +366,240 @@ def torch_row_products(flat: np.ndarray, n: int) -> np.ndarray:
     return run
 
 
+# float16 / bfloat16 and complex products as PyTorch's ``binary_kernel_reduce_vec`` (Reduce.h)
+# runs them, each step its own rounding: Vectorized<Half/BFloat16>'s ``a * b`` (and the scalar
+# loop's) multiplies in float32 and rounds to the dtype (the float32 product of two such values is
+# exact: rounded once, PyTorch's); Vectorized<complex>'s product rounds ``ac``, ``bd``, ``ad``,
+# ``bc`` and their sums (complex_forms' mode 0) where the compiled scalar loop fuses ``a * c`` and
+# ``a * d`` (mode 1). The walk (32-byte vectors: 16 half lanes, 4 complex64, 2 complex128; the
+# identity 1 multiplied in literally): along a dim stepping by one element (TensorIterator puts
+# the reduced dim innermost), each line by ``vectorized_inner_reduction`` (:func:`_walk_line`);
+# along another dim whose innermost kept run steps by one element, ``vectorized_outer_reduction``
+# (whole blocks of 4 vectors of columns down the rows by vectors, then the rest column by column
+# in the scalar form); otherwise each output's running product from 1 in index order; over
+# every element, the coalesced innermost runs one after another into one product. Measured
+# against torch 2.13 (one thread; tests/test_fix27.py: every bit but a NaN's sign).
+
+
+class _Products:
+    """The forms of one dtype's product: ``vec(a, b)`` (the vector loop's), ``one(a, b)`` (the
+    scalar loop's inside the inner and outer walks), ``strided`` (the plain strided walk's)
+    and ``last`` (the last product of the lanes' fold) of arrays in the working
+    dtype (float32 for float16/bfloat16), and the lanes of a 32-byte vector."""
+
+    def __init__(self, dtype: np.dtype) -> None:
+        self.dtype = dtype
+        if dtype.kind == "c":
+            from .complex_forms import MUL, forms_into  # (a sibling kernel module, loaded when used)
+
+            def form(mode: int):
+                def mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+                    out = np.empty(np.broadcast_shapes(np.shape(a), np.shape(b)), dtype)
+                    if not forms_into(MUL, np.asarray(a, dtype), np.asarray(b, dtype), out, mode):
+                        raise _NoKernel
+                    return out
+                return mul
+            self.vec, self.one, self.work = form(0), form(1), dtype
+            # (the lanes' fold, three scalar products for complex64: the compiler leaves the last
+            # one unfused, measured; complex128's one product is fused)
+            self.last = self.vec if dtype.itemsize == 8 else self.one
+            # (the scalar loop of the walk that is neither inner nor outer: complex64's unfused, as
+            # the compiler inlined it there; the same loop inside the inner and outer walks fuses)
+            self.strided = self.vec if dtype.itemsize == 8 else self.one
+            self.native = None
+        elif dtype.char in "fd":  # (float32 / float64: one rounding per product, every form alike)
+            self.vec = self.one = self.last = self.strided = np.multiply
+            self.work = dtype
+            self.native = lambda a: a
+        else:
+            def mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+                return (a * b).astype(dtype).astype(np.float32)
+            self.vec = self.one = self.last = self.strided = mul
+            self.work = np.dtype(np.float32)
+            # (NumPy's reduce along the first axis of a 2-D C-contiguous array of these dtypes
+            # multiplies row by row into a buffer of the dtype: each product rounded, in order)
+            self.native = lambda a: a.astype(dtype)
+        self.lanes = _TORCH_VECTOR_BYTES // dtype.itemsize
+
+
+class _NoKernel(Exception):
+    """The compiled complex forms are not built: the caller keeps NumPy's products."""
+
+
+def _walk_line(lines: np.ndarray, out: np.ndarray, f: _Products) -> np.ndarray:
+    """``out`` (one running product per row) times each row of ``lines`` (rows, n) as
+    ``vectorized_inner_reduction``: from 4 vectors on, four accumulators over the whole blocks,
+    ``(a0 * a1) * (a2 * a3)``, the lanes folded in order (scalar form; ``last`` the last), that into ``out``; then
+    the rest one by one (scalar form)."""
+    fold, done = _lane_folds(lines, f)
+    if fold is not None:
+        out = f.last(out, fold)
+    for k in range(done, lines.shape[1]):
+        out = f.one(out, lines[:, k])
+    return out
+
+
+def _chained_rows(lines: np.ndarray, f: _Products) -> np.ndarray:
+    """One running product from 1 through the rows of ``lines`` in turn, each row as
+    :func:`_walk_line` multiplies it in (its lanes' fold computed for every row at once;
+    float32 / float64 chained by NumPy scalars, whose products round as the arrays')."""
+    fold, done = _lane_folds(lines, f)
+    if f.dtype.char in "fd":  # (float32 / float64 themselves, not a float16's float32 working copy)
+        o = lines.dtype.type(1)
+        for r in range(lines.shape[0]):
+            if fold is not None:
+                o = o * fold[r]
+            for v in lines[r, done:]:
+                o = o * v
+        return np.full(1, o, lines.dtype)
+    out = np.ones(1, f.work)
+    for r in range(lines.shape[0]):
+        out = _walk_rest(out, fold, done, lines, r, f)
+    return out
+
+
+def _walk_rest(out: np.ndarray, fold: np.ndarray | None, done: int, lines: np.ndarray, r: int,
+               f: _Products) -> np.ndarray:
+    if fold is not None:
+        out = f.last(out, fold[r:r + 1])
+    for k in range(done, lines.shape[1]):
+        out = f.one(out, lines[r:r + 1, k])
+    return out
+
+
+def _lane_folds(lines: np.ndarray, f: _Products) -> tuple[np.ndarray | None, int]:
+    """Each row's vector part (its whole blocks of 4 vectors: the accumulators, combined, the
+    lanes folded), and where its scalar rest begins; None where a row is shorter than a block."""
+    rows, n = lines.shape
+    q = f.lanes
+    block = 4 * q
+    count = n // block
+    fold = None
+    if count:
+        if rows == 1 and f.native is not None:  # (one line: its blocks' chains in one NumPy reduce)
+            acc = np.multiply.reduce(np.ascontiguousarray(f.native(lines[0, :count * block]).reshape(count, block)),
+                                     axis=0).astype(f.work)[None]
+        else:
+            acc = lines[:, :block].copy()
+            for c in range(1, count):
+                acc = f.vec(acc, lines[:, c * block:(c + 1) * block])
+        acc = f.vec(f.vec(acc[:, :q], acc[:, q:2 * q]), f.vec(acc[:, 2 * q:3 * q], acc[:, 3 * q:]))
+        fold = acc[:, 0].copy()
+        for k in range(1, q):
+            fold = (f.last if k == q - 1 else f.one)(fold, acc[:, k])
+    return fold, count * block
+
+
+def _walk_columns(cols: np.ndarray, f: _Products) -> np.ndarray:
+    """The products down the columns of ``cols`` (n, m), its m columns one contiguous kept run,
+    as ``vectorized_outer_reduction``: whole blocks of 4 vectors of columns from the first row by
+    vectors, then times the output (1) by vectors; the other columns from 1 in the scalar form."""
+    n, m = cols.shape
+    if f.native is not None:  # (one form, the running product from the first row: NumPy's reduce)
+        return np.multiply.reduce(np.ascontiguousarray(f.native(cols)), axis=0).astype(f.work)
+    wide = (m // (4 * f.lanes)) * 4 * f.lanes
+    res = np.empty(m, f.work)
+    if wide:
+        acc = cols[0, :wide].copy()
+        for i in range(1, n):
+            acc = f.vec(acc, cols[i, :wide])
+        res[:wide] = f.vec(acc, np.ones(wide, f.work))
+    if wide < m:
+        out = np.ones(m - wide, f.work)
+        for i in range(n):
+            out = f.one(out, cols[i, wide:])
+        res[wide:] = out
+    return res
+
+
+def _coalesced_inner(x: np.ndarray) -> tuple[np.ndarray, bool]:
+    """``x``'s elements in PyTorch's iteration order for a reduction over every dim (dims by
+    stride, the smallest innermost; size-1 dims dropped) as (rows, n): ``n`` the innermost run
+    TensorIterator coalesces, and whether it steps by one element (its vectorized inner walk)."""
+    dims = sorted((d for d in range(x.ndim) if x.shape[d] != 1), key=lambda d: -x.strides[d])
+    if not dims:
+        return x.reshape(1, 1), False
+    mem = x.transpose(dims + [d for d in range(x.ndim) if x.shape[d] == 1])
+    n, step = x.shape[dims[-1]], x.strides[dims[-1]]
+    for d in reversed(dims[:-1]):  # (a dim that continues the run: coalesced)
+        if x.strides[d] != step * n:
+            break
+        n *= x.shape[d]
+    return mem.reshape(-1, n), step == x.itemsize
+
+
+def kept_run(x: np.ndarray, a: int) -> int:
+    """The length of the innermost kept run TensorIterator coalesces for a reduction of ``x``
+    along ``a`` into a fresh row-major result (the last kept dims, size-1 ones dropped, while
+    ``x`` steps through them row-major), 0 where that run does not step by one element."""
+    kept = [d for d in range(x.ndim) if d != a and x.shape[d] != 1]
+    if not kept or x.strides[kept[-1]] != x.itemsize:
+        return 0
+    n = x.shape[kept[-1]]
+    for d in reversed(kept[:-1]):
+        if x.strides[d] != x.itemsize * n:
+            break
+        n *= x.shape[d]
+    return n
+
+
+_FORMS: dict[np.dtype, _Products] = {}
+# the longest chain of dependent complex products walked (NumPy's order beyond: the compiled
+# forms are called once per step, ~3 us each; a 10^6-element complex64 line would take 0.6 s)
+_COMPLEX_STEPS = 1 << 12
+
+
+def _steps(x: np.ndarray, axes: tuple[int, ...] | None) -> int:
+    """The longest chain of dependent products :func:`torch_walk_products` makes for ``x``."""
+    if axes is None or len(axes) == x.ndim:
+        return x.size
+    return x.shape[axes[0]]
+
+
+def torch_walk_products(x: np.ndarray, axes: tuple[int, ...] | None) -> np.ndarray | None:
+    """PyTorch's ``prod`` of a float16 / bfloat16 / float32 / float64 / complex ``x`` (at least one dim, not empty)
+    over ``axes`` (None or every axis: all elements, 0-d; else one axis), in ``x``'s dtype with
+    the other axes in order (the note above); None where the complex forms' kernel is not built."""
+    f = _FORMS.get(x.dtype)
+    if f is None:
+        f = _FORMS[x.dtype] = _Products(x.dtype)
+    if x.dtype.kind == "c" and _steps(x, axes) // 16 > _COMPLEX_STEPS:
+        return None
+    try:
+        with quiet():
+            if axes is None or len(axes) == x.ndim:
+                rows, contiguous = _coalesced_inner(x)
+                vals = rows.astype(f.work)
+                if contiguous:
+                    return _chained_rows(vals, f).reshape(()).astype(x.dtype)
+                out = np.ones(1, f.work)
+                for r in range(vals.shape[0]):
+                    for k in range(vals.shape[1]):
+                        out = f.strided(out, vals[r:r + 1, k])
+                return out.reshape(()).astype(x.dtype)
+            (a,) = axes
+            kept = x.shape[:a] + x.shape[a + 1:]
+            if x.shape[a] != 1 and x.strides[a] == x.itemsize:
+                lines = np.moveaxis(x, a, -1).reshape(-1, x.shape[a]).astype(f.work)
+                return _walk_line(lines, np.ones(lines.shape[0], f.work), f).reshape(kept).astype(x.dtype)
+            m = kept_run(x, a) if x.shape[a] != 1 else 0
+            if m:
+                groups = np.moveaxis(x, a, -1).reshape(-1, m, x.shape[a]).astype(f.work)
+                res = np.stack([_walk_columns(g.T, f) for g in groups]) if groups.shape[0] else \
+                    np.empty((0, m), f.work)
+                return res.reshape(kept).astype(x.dtype)
+            if f.native is not None and x.size // x.shape[a] > 1:  # (a column alone: NumPy's reduce
+                cols = np.ascontiguousarray(np.moveaxis(x, a, 0).reshape(x.shape[a], -1))  # keeps float32)
+                return np.multiply.reduce(cols, axis=0).reshape(kept)
+            lines = np.moveaxis(x, a, -1).reshape(-1, x.shape[a]).astype(f.work)
+            out = np.ones(lines.shape[0], f.work)
+            for k in range(lines.shape[1]):
+                out = f.strided(out, lines[:, k])
+            return out.reshape(kept).astype(x.dtype)
+    except _NoKernel:
+        return None
+
+
 def line_products(x: np.ndarray, axis: int | None) -> np.ndarray | None:
     """PyTorch's ``prod`` of the float32 / float64 ``x`` over ``axis`` (None: every element) as a
     fresh C-contiguous array with the reduced axes kept (size 1), by :func:`torch_row_products`,
@@ -395,11 +641,30 @@ def multiply_reduce(x: np.ndarray, axis: int | None = None, dtype: None = None, 
     order where :func:`line_products` takes ``x`` (``dtype`` and ``out`` None), NumPy's otherwise."""
     if dtype is None and out is None and (axis is not None or x.size >= 16):
         got = line_products(x, axis)
+        if got is None and x.dtype.char in "fd" and x.size and x.ndim and _steps_by_one(x, axis):
+            # (lines that step by one but do not tile their memory, x[:, 1:]: PyTorch's walk;
+            # a NaN product is NumPy's, as line_products leaves it)
+            got = torch_walk_products(x, None if axis is None else (axis,))
+            if got is not None and holds_nan(got):
+                got = None
+            elif got is not None:
+                got = got.reshape((1,) * x.ndim if axis is None else x.shape[:axis] + (1,) + x.shape[axis + 1:])
         if got is not None:
             if keepdims:
                 return got
             return got.reshape(()) if axis is None else got.reshape(x.shape[:axis] + x.shape[axis + 1:])
     return np.multiply.reduce(x, axis, dtype, out, keepdims)
+
+
+def _steps_by_one(x: np.ndarray, axis: int | None) -> bool:
+    """Whether PyTorch's product of ``x`` over ``axis`` (None: every element) walks lines that
+    step by one element long enough for its vectorized inner walk (4 vectors): the axis itself,
+    or the innermost coalesced run in memory for a full reduction."""
+    block = 4 * _TORCH_VECTOR_BYTES // x.itemsize  # (shorter lines: the running product, NumPy's order)
+    if axis is not None:
+        return x.strides[axis] == x.itemsize and x.shape[axis] >= block
+    rows, contiguous = _coalesced_inner(x)
+    return contiguous and rows.shape[1] >= block
 
 
 def row_products(flat: np.ndarray, n: int) -> np.ndarray | None:

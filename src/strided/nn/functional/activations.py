@@ -56,6 +56,8 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """
     if not inplace and (out := A.plain_fresh(A.SILU, input, ())) is not None:
         return out
+    if not inplace:
+        A.refuse_complex_grad(input)
     return A.silu_(input) if inplace else A.silu(input)
 
 

@@ -51,7 +51,7 @@ from ...grad_mode import (
     refuse_inference,
     refuse_out,
 )
-from ...kernels import check_writable, torch_loops
+from ...kernels import check_writable, torch_index_loops, torch_loops, torch_reduce_alias
 from ...kernels.memory import write
 from ...messages import partial_overlap, read_after_write
 from ...tensor import Tensor
@@ -155,7 +155,7 @@ _BOOL_OUT_ONLY = frozenset(("signbit", "isneginf", "isposinf"))
 
 def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype: str = "", bump: bool = True,
               resize_first: bool = False, no_overlap: bool = False, resize_row_major: bool = False,
-              cast_first: str = "", unbuffered: bool = False) -> Tensor:
+              cast_first: str = "", unbuffered: bool = False, reduced: tuple | None = None) -> Tensor:
     """Write the fresh ``result`` of ``op(*inputs)`` into ``out`` with PyTorch's ``out=`` rules
     (module docstring) and return ``out``.
 
@@ -179,6 +179,8 @@ def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype:
     where the fresh result keeps an input's layout: ``kron``, ``slice_scatter``).
     ``unbuffered``: this call of a buffered unary op (``_READ_FIRST``) runs PyTorch's plain loop
     (``round`` with decimals), so an ``out`` across its input is judged as any elementwise op's.
+    ``reduced``: amax/amin's ``(dims, keepdim)`` (dims wrapped, None: all), which its check of an
+    ``out`` over the input's own elements needs (:func:`_check_extreme_input`).
 
     >>> x = strided.tensor([1.0, 2.0]); o = strided.empty(2)
     >>> write_out(o, x + 1, "add", (x, 1)) is o
@@ -203,7 +205,8 @@ def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype:
     _check_overlap(out, inputs, op, no_overlap)
     shape = result._layout.shape
     _check_read_after_write(out, _written_layout(out, result, resize_row_major), inputs, op,
-                            _vml_piece(op, out._dtype) if not unbuffered else None)
+                            _vml_piece(op, out._dtype) if not unbuffered else None, reduced,
+                            result if op in _SCANS else None)
     if out._layout.shape != shape:
         numel = L.product(out._layout.shape)
         check_writable(out._storage, out._layout, name, aliasing_ok=resize_first, updates=False)
@@ -319,22 +322,32 @@ def _written_layout(out: Tensor, result: Tensor, row_major: bool) -> L.Layout:
     return resized_layout(out, result)
 
 
-def _check_read_after_write(out: Tensor, tl: L.Layout, inputs: tuple, op: str, buffered: int | None = None) -> None:
+def _check_read_after_write(out: Tensor, tl: L.Layout, inputs: tuple, op: str, buffered: int | None = None,
+                            reduced: tuple | None = None, result: Tensor | None = None) -> None:
     """Refuse an ``out`` (written through layout ``tl``) laid across an input in a layout PyTorch calls too hard to check where
     PyTorch's loop (TensorIterator's walk over ``out``) reads an input element after writing it at
     another position: ``add(x[:6], 1, out=x[::2])`` gives a number that depends on that order
     there (strided reads the inputs first), as the in-place forms refuse (operands'
     ``_check_partial_overlap``). Only inputs that broadcast to ``out``'s shape are judged (the
     elementwise reads; a reduction's input is read in its own order). ``buffered``: a buffered
-    unary kernel's contiguous piece (:func:`_vml_piece`), its rows read in pieces before written."""
+    unary kernel's contiguous piece (:func:`_vml_piece`), its rows read in pieces before written;
+    ``reduced``: amax/amin's reduced dims and keepdim, a scan's dim (:func:`write_out`);
+    ``result``: a scan's values (a write of an element's own value changes nothing)."""
     for x in inputs:
         if not isinstance(x, Tensor) or not shares_storage(x, out):
             continue
         xl = x._layout
+        if op in _SCANS:  # (a scan's loop, not TensorIterator's elementwise walk)
+            _check_scan_input(out, tl, x, op, reduced, result)
+            continue
         if len(xl.shape) > len(tl.shape) or any(
                 s not in (1, t) for s, t in zip(reversed(xl.shape), reversed(tl.shape))):
-            if op in _REDUCED and not _reads_a_copy(op, x):
+            if op in _WELFORD and reduced is not None:
+                _check_welford_input(out, tl, x, op, *reduced)
+            elif op in _REDUCED and not _reads_a_copy(op, x):
                 _check_reduced_input(out, tl, x, op)
+            elif reduced is not None:
+                _check_extreme_input(out, tl, x, op, *reduced)
             continue
         if _reads_a_copy(op, x):
             continue
@@ -351,11 +364,112 @@ def _check_read_after_write(out: Tensor, tl: L.Layout, inputs: tuple, op: str, b
 # with the check off) and its loops set and accumulate the outputs while reading the input in
 # their own order (measured: sum(x, 1, out=...) over x's own elements zeroes them first), so an
 # output element that is also an input element gives a number of that order (differential fuzz
-# in tests/test_alias_index_ops.py: refused exactly where torch's aliased run differs). Not
-# listed: amax/amin and std/var, whose aliased numbers depend on the values as well (a max that
-# does not change, Welford's one write per output: about half such layouts give the read-first
-# numbers there), and logsumexp, which reads its input into temporaries first.
-_REDUCED = frozenset(("sum", "nansum", "mean", "nanmean", "prod"))
+# in tests/test_alias_index_ops.py: refused exactly where torch's aliased run differs). std/var
+# too where their dims are not known (Welford's one write per output after its reads, the outputs
+# in TensorIterator's order: :func:`_check_welford_input` replays that order when they are).
+# amax/amin: :func:`_check_extreme_input` (proven read-first, else refused). Not listed:
+# logsumexp, which reads its input into temporaries first.
+_REDUCED = frozenset(("sum", "nansum", "mean", "nanmean", "prod", "std", "var"))
+
+
+# Scans (cpu_cum_base_kernel): each line along the dim read and written element by element,
+# the lines in TensorIterator's order over the other dims, not the elementwise walk the
+# read-after-write model follows (fuzz, 1000 layouts: 8 cumsum/cumprod results silently not
+# PyTorch's under that model): :func:`_check_scan_input`.
+_SCANS = frozenset(("cumsum", "cumprod", "logcumsumexp"))
+
+
+def _check_scan_input(out: Tensor, tl: L.Layout, x: Tensor, op: str, reduced: tuple | None,
+                      result: Tensor | None = None) -> None:
+    """Refuse a scan's ``out`` (written through ``tl``) over its input ``x`` in a layout PyTorch
+    does not check where its loop reads an element after writing it: each line along the dim
+    (``reduced``: ``((dim,), _)``) read and written element by element, the lines in
+    TensorIterator's order (the other dims by the output's strides, then the input's, the
+    smallest innermost). Where the dim is not known, the lines would run in parallel chunks, or
+    the element sizes differ: refused wherever an input element is also written. ``result``:
+    the scan's values (a write of the value an element already holds changes nothing)."""
+    if x._storage is not out._storage or memory_overlap(x, out, tl) is not L.OverlapStatus.TOO_HARD:
+        return
+    xl = x._layout
+    nd = len(xl.shape)
+    if reduced is None or not nd or out._dtype.itemsize != x._dtype.itemsize or xl.shape != tl.shape:
+        _check_reduced_input(out, tl, x, op)
+        return
+    d = reduced[0][0] % nd
+    n = xl.shape[d]
+    lines = L.product(xl.shape) // n if n else 0
+    if lines > 1 and n and torch_index_loops._parallel(lines, max(torch_loops.GRAIN_SIZE // n, 1)):
+        _check_reduced_input(out, tl, x, op)
+        return
+    others = sorted((k for k in range(nd) if k != d), key=lambda k: (abs(tl.strides[k]), abs(xl.strides[k])))
+    rank = np.zeros(xl.shape, np.int64)
+    step = 1
+    for k in others:  # (innermost first)
+        shape = [1] * nd
+        shape[k] = xl.shape[k]
+        rank = rank + np.arange(xl.shape[k], dtype=np.int64).reshape(shape) * step
+        step *= xl.shape[k]
+    shape = [1] * nd
+    shape[d] = n
+    time = rank * n + np.arange(n, dtype=np.int64).reshape(shape)
+    w_at = torch_index_loops.addresses(tl.shape, tl.strides, tl.offset)
+    r_at = torch_index_loops.addresses(xl.shape, xl.strides, xl.offset)
+    changes = None
+    if result is not None and result._dtype is out._dtype:  # (a write of the value already there: no change)
+        old = out._storage.array[w_at]
+        changes = ~((result._np() == old) & (np.signbit(result._np()) == np.signbit(old))) \
+            if out._dtype.kind == "f" else result._np() != old
+    hit = torch_index_loops.stale_read(w_at, time, r_at, time, changes=changes)
+    if hit is not None:
+        k, w = hit
+        _refuse_reduced(op, tl, xl, k, int(r_at.reshape(-1)[k]), w)
+
+
+# std/var (binary_kernel_reduce with WelfordOps): foreach_reduced_elt takes the outputs one at a
+# time in TensorIterator's order (the kept dims by out's strides, then the input's, the smallest
+# innermost), each reading all of its inputs, then writing its result once
+_WELFORD = frozenset(("std", "var"))
+
+
+def _line_ranks(shape: tuple, dims: list[int], tl_strides: tuple, x_strides: tuple) -> np.ndarray:
+    """Each position's rank (an int64 array of ``shape``) in TensorIterator's walk over ``dims``
+    (sorted by ``tl_strides``, then ``x_strides``, the smallest innermost); 0 along the others."""
+    order = sorted(dims, key=lambda k: (abs(tl_strides[k]), abs(x_strides[k])))
+    rank = np.zeros(shape, np.int64)
+    step = 1
+    for k in order:  # (innermost first)
+        view = [1] * len(shape)
+        view[k] = shape[k]
+        rank = rank + np.arange(shape[k], dtype=np.int64).reshape(view) * step
+        step *= shape[k]
+    return rank
+
+
+def _check_welford_input(out: Tensor, tl: L.Layout, x: Tensor, op: str, dims: tuple | None, keepdim: bool) -> None:
+    """std/var's ``out`` (written through ``tl``) over its input ``x`` in a layout PyTorch does
+    not check: refused where an output reads an element an earlier output wrote (:data:`_WELFORD`'s
+    order; the any-shared rule where the outputs would run in parallel or the sizes differ)."""
+    if x._storage is not out._storage or memory_overlap(x, out, tl) is not L.OverlapStatus.TOO_HARD:
+        return
+    xl = x._layout
+    nd = len(xl.shape)
+    red = set(range(nd)) if dims is None else {d % nd for d in dims}
+    kept = [k for k in range(nd) if k not in red]
+    tl_full = list(tl.strides) if keepdim else None
+    if out._dtype.itemsize != x._dtype.itemsize or not nd or L.product(xl.shape) >= torch_loops.GRAIN_SIZE:
+        _check_reduced_input(out, tl, x, op)
+        return
+    if tl_full is None:  # (out's strides placed at the kept dims, 0 at the reduced)
+        it = iter(tl.strides)
+        tl_full = [0 if k in red else next(it) for k in range(nd)]
+    rank = _line_ranks(xl.shape, kept, tuple(tl_full), xl.strides)  # (the input: its output's rank)
+    out_rank = rank[tuple(slice(None) if k not in red else slice(0, 1) for k in range(nd))]
+    w_at = torch_index_loops.addresses(out_rank.shape, tl_full, tl.offset)
+    r_at = torch_index_loops.addresses(xl.shape, xl.strides, xl.offset)
+    hit = torch_index_loops.stale_read(w_at, out_rank, r_at, rank)
+    if hit is not None:
+        k, w = hit
+        _refuse_reduced(op, tl, xl, k, int(r_at.reshape(-1)[k]), w)
 
 
 def _reads_a_copy(op: str, x: Tensor) -> bool:
@@ -365,27 +479,73 @@ def _reads_a_copy(op: str, x: Tensor) -> bool:
     return op == "mean" and x._dtype.name in ("float16", "bfloat16")
 
 
+def _shared_bytes(tl: L.Layout, size: int, xl: L.Layout, x_size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The byte offsets of ``tl``'s elements (``size`` bytes each) and of ``xl``'s (``x_size``), flat in
+    row-major order, and which of ``xl``'s share a byte with one of ``tl``'s (a complex input's
+    element meets a real ``out``'s halves too)."""
+    written = torch_loops._element_bytes(tl.shape, tl.shape, tl.strides, tl.offset, size)
+    read = torch_loops._element_bytes(xl.shape, xl.shape, xl.strides, xl.offset, x_size)
+    if size == x_size:
+        return written, read, np.isin(read, written)
+    w_bytes = (written[:, None] + np.arange(size)).reshape(-1)
+    return written, read, np.isin(read[:, None] + np.arange(x_size), w_bytes).any(axis=1)
+
+
+def _position(flat: int, shape: tuple) -> list[int]:
+    return [int(i) for i in np.unravel_index(flat, shape)] if shape else []
+
+
+def _refuse_reduced(op: str, tl: L.Layout, xl: L.Layout, k: int, element: int, w: int) -> None:
+    """strided's refusal of a reduction's ``out`` over its input: the input's ``k``-th element
+    (row-major; storage ``element``) is also the output's ``w``-th."""
+    raise read_after_write(f"{op}(out=...)", tl, xl, (_position(k, xl.shape), element, _position(w, tl.shape)),
+                           f"fix: pass a fresh out tensor, or a copy of the input: {op}(x.clone(), ..., out=out)")
+
+
 def _check_reduced_input(out: Tensor, tl: L.Layout, x: Tensor, op: str) -> None:
     """Refuse a reduction's ``out`` (written through ``tl``) laid over its input ``x`` in a layout
     PyTorch does not check (dense overlaps were refused by :func:`_check_overlap`) where an
     element written is also read (:data:`_REDUCED`): the positions of the first such read."""
     if x._storage is not out._storage or memory_overlap(x, out, tl) is not L.OverlapStatus.TOO_HARD:
         return
-    written = torch_loops._element_bytes(tl.shape, tl.shape, tl.strides, tl.offset, out._dtype.itemsize)
-    xl = x._layout
-    read = torch_loops._element_bytes(xl.shape, xl.shape, xl.strides, xl.offset, x._dtype.itemsize)
-    both = np.isin(read, written)
+    written, read, both = _shared_bytes(tl, out._dtype.itemsize, x._layout, x._dtype.itemsize)
     if not both.any():
         return
     k = int(np.argmax(both))
-    w = int(np.argmax(written == read[k]))
+    near = np.abs(written - read[k])
+    _refuse_reduced(op, tl, x._layout, k, int(read[k]) // x._dtype.itemsize, int(np.argmin(near)))
 
-    def position(flat: int, shape: tuple) -> list[int]:
-        return [int(i) for i in np.unravel_index(flat, shape)] if shape else []
 
-    raise read_after_write(f"{op}(out=...)", tl, xl, (position(k, xl.shape), int(read[k]) // x._dtype.itemsize,
-                                                      position(w, tl.shape)),
-                           f"fix: pass a fresh out tensor, or a copy of the input: {op}(x.clone(), ..., out=out)")
+def _check_extreme_input(out: Tensor, tl: L.Layout, x: Tensor, op: str, dims: tuple | None, keepdim: bool) -> None:
+    """amax/amin's ``out`` (written through ``tl``) over its input ``x``'s own elements in a layout
+    PyTorch does not check: refused unless PyTorch's aliased result is proven to be strided's
+    read-first one (:func:`strided.kernels.torch_reduce_alias.extreme_unproven`; one dtype, as
+    amax's out= must have). ``dims``: the reduced dims (None: all)."""
+    if x._storage is not out._storage or memory_overlap(x, out, tl) is not L.OverlapStatus.TOO_HARD:
+        return
+    xl = x._layout
+    size = x._dtype.itemsize
+    nd = len(xl.shape)
+    red = tuple(range(nd)) if dims is None else tuple(sorted(d % nd for d in dims)) if nd else ()
+    perm = tuple(d for d in range(nd) if d not in red) + red
+    n_red = L.product([xl.shape[d] for d in red])
+    n_out = L.product(xl.shape) // n_red if n_red else 0
+    written = torch_loops._element_bytes(tl.shape, tl.shape, tl.strides, tl.offset, size)
+    read = torch_loops._element_bytes(xl.shape, xl.shape, xl.strides, xl.offset, size)
+    if not n_red or written.size != n_out:
+        return
+    read_rows = read.reshape(xl.shape).transpose(perm).reshape(n_out, n_red)
+    values = np.ascontiguousarray(x._np()).transpose(perm).reshape(n_out, n_red)
+    where = torch_reduce_alias.extreme_unproven(values, read_rows, written, op == "amax")
+    if where is None:
+        return
+    o, j = where
+    at = np.unravel_index(o * n_red + j, [xl.shape[d] for d in perm])  # (the rows' order: kept dims, then reduced)
+    pos = [0] * nd
+    for d, i in zip(perm, at):
+        pos[d] = int(i)
+    k = int(np.ravel_multi_index(pos, xl.shape)) if nd else 0
+    _refuse_reduced(op, tl, xl, k, int(read[k]) // size, int(np.argmax(written == read[k])))
 
 
 def resized_layout(out: Tensor, result: Tensor) -> L.Layout:

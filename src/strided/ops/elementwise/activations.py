@@ -544,11 +544,35 @@ def silu(input: Tensor) -> Tensor:
     >>> silu(strided.tensor([0.0])).tolist()
     [0.0]
     """
+    if input.__class__ is Tensor and input._dtype.is_complex:
+        return _complex_silu(input)
     return _run(SILU, input, ())
+
+
+def refuse_complex_grad(input: Any) -> None:
+    """PyTorch's refusal of ``F.silu`` (out of place) of a complex tensor that requires grad,
+    grad mode on, before it computes (its silu has no complex derivative). Called by the
+    functional form, outside the entry (whose forward runs with grad mode off)."""
+    if input.__class__ is Tensor and input._dtype.is_complex and input._ag is not None and GRAD_MODE.get():
+        raise StridedRuntimeError(join_lines(
+            "silu does not support automatic differentiation for outputs with complex dtype.",
+            "PyTorch's silu has no complex derivative; fix: silu(x.detach()), or run it under no_grad()"))
+
+
+def _complex_silu(x: Tensor) -> Tensor:
+    """PyTorch's silu of a complex tensor (its kernel takes complex types, the other activations'
+    do not): ``x / (1 + exp(-x))`` in the complex type, here as strided's own exp, sum and
+    quotient (PyTorch's bits each, composed: complex128 PyTorch's silu bits wherever measured;
+    complex64 within an ulp, the last bit of a few elements of a row's tail after its vector
+    blocks differing, where PyTorch's compiled scalar loop rounds ``exp`` and the quotient its own
+    way); an empty tensor gives an empty one. Gradient: the composed ops' (Wirtinger, as PyTorch's)."""
+    return x / (1 + (-x).exp())
 
 
 def silu_(input: Tensor) -> Tensor:
     """In-place :func:`silu` (``F.silu(x, inplace=True)``)."""
+    if input.__class__ is Tensor and input._dtype.is_complex:  # (a recorded input: copy_'s rules and record)
+        return input.copy_(_complex_silu(input.clone() if _in_autograd(input) else input))
     return _inplace(SILU, silu, input, ())
 
 

@@ -26,11 +26,11 @@ from ...errors import (
     join_lines,
 )
 from ...gradients import seal
-from ...kernels import native, npcore, torch_extreme_reduce
+from ...kernels import native, npcore, torch_extreme_reduce, torch_loops
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ...kernels.listeners import silenced
 from ...kernels.memory import reduced_cast_source
-from ...kernels.reduce import holds_nan
+from ...kernels.reduce import holds_nan, kept_run
 from ...kernels.rows import MIN_ELEMENTS as _ROWS_MIN
 from ...kernels.rows import add_reduce, max_reduce, min_reduce, minmax_reduce
 from ...kernels.rows import extreme_all as extreme_all_kernel
@@ -71,12 +71,14 @@ _tuple_new = tuple.__new__
 _SCALAR = _cinfo[()][2]  # (the 0-d result's layout, shared)
 
 
-def _finish(result: Tensor, out: Any, op: str, inputs: tuple, same_dtype: str = "") -> Tensor:
-    """A fresh result as it is (its entry reports it), or written into ``out=``."""
+def _finish(result: Tensor, out: Any, op: str, inputs: tuple, same_dtype: str = "",
+            reduced: tuple | None = None) -> Tensor:
+    """A fresh result as it is (its entry reports it), or written into ``out=`` (``reduced``:
+    amax/amin's reduced dims and keepdim, :func:`strided.ops._support.out.write_out`)."""
     if out is None:
         return result
 
-    return write_out(out, result, op, inputs, same_dtype)
+    return write_out(out, result, op, inputs, same_dtype, reduced=reduced)
 
 
 def _acc(d: DType) -> np.dtype:
@@ -160,7 +162,7 @@ def amax(input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Any = None
         if t is not None:
             return _torch_zeros(t, input, dim, keepdim, True)
     return _finish(_torch_zeros(_extreme(input, dim, keepdim, "amax", True), input, dim, keepdim, True),
-                   out, "amax", (input,), "input")
+                   out, "amax", (input,), "input", (reduction_dims(input, dim, "amax"), keepdim))
 
 
 @method("amin")
@@ -180,7 +182,7 @@ def amin(input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Any = None
         if t is not None:
             return _torch_zeros(t, input, dim, keepdim, False)
     return _finish(_torch_zeros(_extreme(input, dim, keepdim, "amin", False), input, dim, keepdim, False),
-                   out, "amin", (input,), "input")
+                   out, "amin", (input,), "input", (reduction_dims(input, dim, "amin"), keepdim))
 
 
 def _torch_zeros(t: Tensor, x: Tensor, dim: Any, keepdim: bool, largest: bool) -> Tensor:
@@ -195,14 +197,37 @@ def _torch_zeros(t: Tensor, x: Tensor, dim: Any, keepdim: bool, largest: bool) -
                                      largest)
     r = t._storage.array
     # (float16 / bfloat16: a NaN of amax/amin is the canonical one, 0x7e00 / 0x7fc0, whatever the
-    # input's: measured on whole, last-dim, 2-d outer-dim and transposed reductions; along an
-    # outer dim of a 3-d or larger tensor some of PyTorch's vector lanes keep an all-ones NaN
-    # (0xffff), not reproduced: the canonical one there too, as the input's was not either)
+    # input's, where PyTorch's scalar max_impl gives it: measured on whole, last-dim and
+    # transposed reductions; along one outer dim, the columns its vectorized outer walk takes in
+    # whole vectors keep vec::maximum's all-ones NaN, 0xffff: _vector_lane_nans)
     if r.size and ((r.dtype.char in "fd" and _scalar_combined(x, dim)) or x._dtype in REDUCED_FLOATS):
         nan = r != r
         if nan.any():  # (PyTorch's amax/amin NaN there: quiet_NaN(), sign and payload of the input's dropped)
             r[nan] = np.nan  # (NumPy's nan: the canonical 0x7fc00000 / 0x7ff8000000000000 / 0x7e00 / 0x7fc0)
+            if x._dtype in REDUCED_FLOATS:
+                _vector_lane_nans(r, nan, x, dim)
     return t
+
+
+def _vector_lane_nans(r: np.ndarray, nan: np.ndarray, x: Tensor, dim: Any) -> None:
+    """Give the NaN results ``nan`` of float16/bfloat16 amax/amin (``r``, flat, row-major) that
+    PyTorch's ``vectorized_outer_reduction`` computes by vectors the all-ones NaN (0xffff) its
+    ``vec::maximum``/``minimum`` makes: a reduction along one dim that does not step by one
+    element, whose innermost kept run (:func:`strided.kernels.reduce.kept_run`) does; in each
+    run, the columns of whole blocks of 4 vectors (64 elements of 32-byte vectors), below the
+    parallel grain (measured against torch 2.13: 2-d and 3-d, either op, both dtypes)."""
+    if dim is None or (dim.__class__ in (tuple, list) and len(dim) != 1):
+        return
+    a = (dim[0] if dim.__class__ in (tuple, list) else dim) % max(x.dim(), 1)
+    xa = x._np()
+    if xa.ndim < 2 or xa.shape[a] == 1 or xa.strides[a] == xa.itemsize or xa.size >= torch_loops.GRAIN_SIZE:
+        return
+    m = kept_run(xa, a)
+    wide = (m // 64) * 64
+    if not wide:
+        return
+    lanes = (np.arange(r.size) % m) < wide
+    r.view(np.uint16)[nan & lanes] = 0xFFFF
 
 
 def _scalar_combined(x: Tensor, dim: Any) -> bool:

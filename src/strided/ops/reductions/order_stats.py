@@ -235,24 +235,28 @@ def _median(x: Tensor, dim: Any, keepdim: bool, op: str, skip_nan: bool) -> Any:
         if fast is not None:
             return fast
     tensor_arg(x, op)
+    shape = x._layout.shape
+    if dim is None and 0 in shape:
+        # PyTorch's median of no element is a float NaN converted to the input's dtype, before
+        # any dtype check (bool True, int32 its lowest, complex nan+0j, uint8 0): strided's own
+        # conversion gives those values (measured against torch 2.13, every dtype)
+        return x.new_full((), float("nan"), dtype=float32).to(x._dtype)
+    d = None
+    if dim is not None:  # (PyTorch checks the dim and the reduced size before the dtype)
+        d = one_dim(x, dim, op)
+        keepdim = flag(keepdim, op, "keepdim")
+        _nonempty_dim(x, d, op)
     # (bool and uint16/32/64 have no kernel, complex numbers no order: nanmedian's errors name
     # median's kernels, as PyTorch's)
     support.check("median" if dim is None else "median.dim", x._dtype, (x,))
-    shape = x._layout.shape
     if dim is None:
         whole = x._np()
-        if whole.size == 0:
-            return tensor_from_array(np.array(np.nan, whole.dtype), (), x._dtype) if x._dtype.is_floating_point \
-                else tensor_from_array(np.zeros((), whole.dtype), (), x._dtype)
         flat = _clone_order(whole, x)
         kind = np_kind(flat.dtype)
         values = _flat_middle(flat, skip_nan) if kind in "biuf" else _middle(flat, skip_nan)[0]
         if kind == "f":
             values = _pytorch_median_bits(flat, values, skip_nan)
         return tensor_from_array(np.asarray(values), (), x._dtype)
-    d = one_dim(x, dim, op)
-    keepdim = flag(keepdim, op, "keepdim")
-    _nonempty_dim(x, d, op)
     out_shape = reduced_shape(shape, (d,), keepdim) if shape else ()
     rows = moved_last(x, d)
     if rows.size == 0:

@@ -332,7 +332,7 @@ def cumsum(self: Tensor, dim: int, *, dtype: Any = None, out: Any = None) -> Ten
     """
     if out is not None:  # (PyTorch computes in out's dtype, the input converted first, unless dtype= names one)
         own = dtype if dtype is not None or not isinstance(out, Tensor) else out.dtype
-        return write_out(out, cumsum(self, dim, dtype=own), "cumsum", (self,), "matmul")
+        return write_out(out, cumsum(self, dim, dtype=own), "cumsum", (self,), "matmul", reduced=((dim,), False))
     return _scan(np.add, self, dim, dtype, "cumsum")
 
 
@@ -345,7 +345,7 @@ def cumprod(self: Tensor, dim: int, *, dtype: Any = None, out: Any = None) -> Te
     """
     if out is not None:  # (PyTorch computes in out's dtype, the input converted first, unless dtype= names one)
         own = dtype if dtype is not None or not isinstance(out, Tensor) else out.dtype
-        return write_out(out, cumprod(self, dim, dtype=own), "cumprod", (self,), "matmul")
+        return write_out(out, cumprod(self, dim, dtype=own), "cumprod", (self,), "matmul", reduced=((dim,), False))
     return _scan(np.multiply, self, dim, dtype, "cumprod")
 
 
@@ -995,7 +995,7 @@ def logcumsumexp(self: Tensor, dim: int, *, out: Any = None) -> Tensor:
                 f"expected scalar_type {TORCH_NAME[x._dtype.name]} but found {TORCH_NAME[o._dtype.name]}",
                 f"logcumsumexp computes {x._dtype.name}; out= is {o._dtype.name}",
                 f"fix: out= a {x._dtype.name} tensor"))
-        return write_out(o, res, "logcumsumexp", (x,))
+        return write_out(o, res, "logcumsumexp", (x,), reduced=((dim,), False))
     return res
 
 

@@ -176,7 +176,6 @@ _SCALAR = _cinfo[()][2]  # the 0-d layout every full sum shares
 _zeros = np.zeros
 # called positionally (array, axis, dtype, out, keepdims): cheaper than keywords
 _multiply_reduce = multiply_reduce  # (PyTorch's order where its lines are contiguous)
-_numpy_multiply_reduce = np.multiply.reduce
 
 
 def reduced_dims(dim: Any, ndim: int) -> tuple[int, ...]:
@@ -217,8 +216,9 @@ def prod(self: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype: 
         t = _compiled_products(self, dim, keepdim)
         if t is not None:
             return report("prod", (self,), t)
-        # (over every element _compiled_products took every tensor line_products takes: NumPy's own)
-        t = fast_reduce(_multiply_reduce if dim is not None else _numpy_multiply_reduce, self, dim, keepdim)
+        # (over every element: what _compiled_products left, lines that do not tile their memory
+        # walked as PyTorch walks them, the rest NumPy's own order, PyTorch's there)
+        t = fast_reduce(_multiply_reduce, self, dim, keepdim)
         if t is not None:
             return report("prod", (self,), t)
     return _sum_like(np.multiply, self, dim, keepdim, dtype, "prod", allow_tuple=False)
@@ -334,8 +334,9 @@ def _into(out: Any, compute: Any, dtype: Any, op: str, self: Tensor) -> Tensor:
     return write_out(out, compute(out._dtype if dtype is None else dtype), op, (self,))
 
 
-def _to_out(result: Tensor, out: Any, op: str, self: Tensor) -> Tensor:
-    """``result``, or (``out=`` given) ``result`` written into ``out`` (:func:`strided.ops._support.out.write_out`)."""
+def _to_out(result: Tensor, out: Any, op: str, self: Tensor, reduced: tuple | None = None) -> Tensor:
+    """``result``, or (``out=`` given) ``result`` written into ``out`` (:func:`strided.ops._support.out.write_out`;
+    ``reduced``: std/var's reduced dims and keepdim, for its check of an ``out`` over ``self``)."""
     if out is None:
         return result
     if op in _TRUTH_OPS:  # (PyTorch's check_result_is_bytebool, before any other of out='s)
@@ -345,7 +346,7 @@ def _to_out(result: Tensor, out: Any, op: str, self: Tensor) -> Tensor:
                 f"{op} only supports bool tensor for result, got: {TORCH_NAME[o._dtype.name]}",
                 f"out= is {o._dtype.name}; {op}'s result is bool (uint8 for a uint8 input)",
                 "fix: a bool out= tensor, or convert the result afterwards"))
-    return write_out(out, result, op, (self,))
+    return write_out(out, result, op, (self,), reduced=reduced)
 
 
 _TRUTH_OPS = frozenset(("all", "any"))
@@ -650,7 +651,8 @@ def var(self: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bo
     >>> strided.tensor([1.0, 2.0, 3.0, 4.0]).var().item()
     1.6666666269302368
     """
-    return _to_out(_variance(self, dim, unbiased, keepdim, correction, "var", root=False), out, "var", self)
+    return _to_out(_variance(self, dim, unbiased, keepdim, correction, "var", root=False), out, "var", self,
+                   None if out is None else (reduction_dims(self, dim, "var"), keepdim))
 
 
 @method("std")
@@ -661,7 +663,8 @@ def std(self: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bo
     >>> strided.tensor([2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]).std(correction=0).item()
     2.0
     """
-    return _to_out(_variance(self, dim, unbiased, keepdim, correction, "std", root=True), out, "std", self)
+    return _to_out(_variance(self, dim, unbiased, keepdim, correction, "std", root=True), out, "std", self,
+                   None if out is None else (reduction_dims(self, dim, "std"), keepdim))
 
 
 def _whole_truth(self: Any, every: bool) -> Tensor | None:

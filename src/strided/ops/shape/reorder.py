@@ -766,7 +766,7 @@ def _counts(repeats: Any, size: int, d: int | None) -> np.ndarray | int:
                 join_lines("repeats must be 0-dim or 1-dim tensor",
                            f"repeats has shape {lay.shape}; flatten it or give one count per element")
             )
-        if repeats._dtype.is_floating_point or repeats._dtype.name == "bool":
+        if repeats._dtype.is_floating_point or repeats._dtype.is_complex or repeats._dtype.name == "bool":
             raise StridedNotImplementedError(
                 join_lines(f"\"repeat_interleave_cpu\" not implemented for '{TORCH_NAMES[repeats._dtype]}'",
                            "repeats are counts: convert them, repeats.to(strided.int64)")

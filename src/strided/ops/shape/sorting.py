@@ -17,6 +17,7 @@ Contracts shared by every function here:
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import numpy as np
@@ -37,6 +38,7 @@ from ...gradients import seal
 from ...kernels.blocked import row_major
 from ...kernels.native import kernel_run, special
 from ...layout.order import preserve_format_strides
+from ...numpy_keywords import NO, unexpected
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import gradtools, return_types, support
@@ -165,17 +167,8 @@ def _fast_sort(self: Any, dim: Any, descending: Any, stable: Any, values: bool =
     return (out.reshape(-1) if values else None), idx.reshape(-1), info[2]
 
 
-@method("sort")
-def sort(self: Tensor, dim: int = -1, descending: bool = False, *, stable: bool | None = None,
-         out: Any = None) -> Any:
-    """The elements along ``dim`` in order: ``return_types.sort(values, indices)``, NaN largest.
-
-    ``stable=True`` keeps ties in their original order; otherwise ties come in the order of
-    PyTorch's CPU kernel (GCC's ``std::sort``): PyTorch's indices exactly, either way.
-
-    >>> strided.tensor([3., float("nan"), 1.]).sort(descending=True)
-    sort(values=tensor([nan, 3., 1.]), indices=tensor([1, 0, 2]))
-    """
+def _sort(self: Tensor, dim: Any = -1, descending: Any = False, stable: Any = None, out: Any = None) -> Any:
+    """:func:`sort` once its two signatures are told apart (:func:`_overload`)."""
     if out is None:
         fast = _fast_sort(self, dim, descending, stable)
         if fast is not None:
@@ -183,7 +176,7 @@ def sort(self: Tensor, dim: int = -1, descending: bool = False, *, stable: bool 
             return return_types.sort(adopted(values, layout, self._dtype), adopted(idx, layout, int64))
     _no_bool_dim("sort", dim, descending, stable)
     if out is not None:
-        return write_pair_out(out, lambda: sort(self, dim=dim, descending=descending, stable=stable), "sort",
+        return write_pair_out(out, lambda: _sort(self, dim, descending, stable), "sort",
                               (self,), overlap="copy")
     d, x, idx = _sort_parts(self, dim, descending, False if stable is None else stable, "sort")
     shape = self._layout.shape
@@ -202,13 +195,8 @@ def sort(self: Tensor, dim: int = -1, descending: bool = False, *, stable: bool 
     return copied("sort", (self,), return_types.sort(values, indices), lambda: _sort_reason(self, d, "sort"))
 
 
-@method("argsort")
-def argsort(self: Tensor, dim: int = -1, descending: bool = False, *, stable: bool | None = None) -> Tensor:
-    """The int64 indices that sort ``self`` along ``dim`` (``sort(...).indices``).
-
-    >>> strided.tensor([3, 1, 2]).argsort().tolist(), strided.tensor([3, 1, 2]).argsort(descending=True).tolist()
-    ([1, 2, 0], [0, 2, 1])
-    """
+def _argsort(self: Tensor, dim: Any = -1, descending: Any = False, stable: Any = None) -> Tensor:
+    """:func:`argsort` once its two signatures are told apart (:func:`_overload`)."""
     fast = _fast_sort(self, dim, descending, stable, values=False)
     if fast is not None:
         return adopted(fast[1], fast[2], int64)
@@ -218,6 +206,110 @@ def argsort(self: Tensor, dim: int = -1, descending: bool = False, *, stable: bo
     out = tensor_from_moved(idx, shape, d, int64, preserve_format_strides(shape, self._layout.strides))
     return copied("argsort", (self,), out,
                   lambda: f"argsort: int64 indices ordering a {shape_text(shape)} tensor along dim {d}")
+
+
+class _Unset:
+    """The default of sort/argsort's keywords: "not given" (``stable=None`` given picks
+    PyTorch's ``stable=`` signature; left out, the other)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<not given>"
+
+
+UNSET: Any = _Unset()
+
+
+_SORT_OVERLOADS = {"sort": (" * (Tensor input, *, bool? stable, int dim = -1, bool descending = False, tuple of Tensors out = None)",
+                             " * (Tensor input, int dim = -1, bool descending = False, *, tuple of Tensors out = None)"),
+                    "argsort": (" * (Tensor input, *, bool stable, int dim = -1, bool descending = False)",
+                                " * (Tensor input, int dim = -1, bool descending = False)")}
+
+
+def _type_name(v: Any) -> str:
+    return "Tensor" if isinstance(v, Tensor) else type(v).__name__
+
+
+def _overload(op: str, args: tuple, stable: Any, dim: Any, descending: Any, axis: Any) -> tuple[Any, Any, Any]:
+    """``(dim, descending, stable)`` of a sort/argsort call as PyTorch's parser binds it to one of
+    its two signatures, ``(dim=-1, descending=False)`` and ``(*, stable, dim=-1, descending=False)``
+    (stable ``bool?`` for sort, ``bool`` for argsort): ``stable`` given (even None) takes the second,
+    where ``dim`` and ``descending`` are keywords only, so ``sort(x, 0, stable=True)`` is its
+    TypeError, not a stable sort along 0. NumPy's ``axis=`` spells ``dim`` (not beside it)."""
+    if axis is not NO and (dim is not UNSET or args):  # (dim twice: strided.numpy_keywords' error)
+        raise unexpected(op, "axis")
+    given = [_type_name(a) for a in args]
+    named = {k: v for k, v in (("dim", dim), ("descending", descending), ("stable", stable), ("axis", axis))
+             if v is not UNSET and v is not NO}
+    bad = len(args) > 2 or (stable is not UNSET and args) or (args and dim is not UNSET) or \
+        (len(args) > 1 and descending is not UNSET) or (op == "argsort" and stable is None)
+    if bad:
+        got = ", ".join(given + [f"{k}={_type_name(v)}" for k, v in named.items()])
+        raise StridedTypeError(join_lines(
+            f"{op}() received an invalid combination of arguments - got ({got}), but expected one of:",
+            *_SORT_OVERLOADS[op],
+            f"with stable= give dim and descending by name: {op}(x, dim=0, descending=True, stable=True)"))
+    if axis is not NO:
+        dim = axis
+    if args:
+        dim = args[0]
+        if len(args) > 1:
+            descending = args[1]
+    return (-1 if dim is UNSET else dim, False if descending is UNSET else descending,
+            None if stable is UNSET else stable)
+
+
+@method("sort")
+def sort(self: Tensor, *args: Any, stable: Any = UNSET, dim: Any = UNSET, descending: Any = UNSET, out: Any = None,
+         axis: Any = NO) -> Any:
+    """The elements along ``dim`` in order: ``return_types.sort(values, indices)``, NaN largest.
+
+    ``stable=True`` keeps ties in their original order; otherwise ties come in the order of
+    PyTorch's CPU kernel (GCC's ``std::sort``): PyTorch's indices exactly, either way. PyTorch's
+    two signatures: ``sort(dim=-1, descending=False)`` and ``sort(*, stable, dim=-1,
+    descending=False)`` (with ``stable``, ``dim`` and ``descending`` by name only).
+
+    >>> strided.tensor([3., float("nan"), 1.]).sort(descending=True)
+    sort(values=tensor([nan, 3., 1.]), indices=tensor([1, 0, 2]))
+    """
+    if stable is UNSET and axis is NO and dim is UNSET and descending is UNSET and len(args) < 3:
+        # (the common calls, dims and flags by position: nothing to tell apart)
+        return _sort(self, args[0] if args else -1, args[1] if len(args) == 2 else False, None, out)
+    if not args and axis is NO:  # (every argument by name: either signature takes it)
+        return _sort(self, -1 if dim is UNSET else dim, False if descending is UNSET else descending,
+                     None if stable is UNSET else stable, out)
+    d, desc, st = _overload("sort", args, stable, dim, descending, axis)
+    return _sort(self, d, desc, st, out)
+
+
+@method("argsort")
+def argsort(self: Tensor, *args: Any, stable: Any = UNSET, dim: Any = UNSET, descending: Any = UNSET,
+            axis: Any = NO) -> Tensor:
+    """The int64 indices that sort ``self`` along ``dim`` (``sort(...).indices``); PyTorch's two
+    signatures as :func:`sort`'s (``stable`` a bool there, not None).
+
+    >>> strided.tensor([3, 1, 2]).argsort().tolist(), strided.tensor([3, 1, 2]).argsort(descending=True).tolist()
+    ([1, 2, 0], [0, 2, 1])
+    """
+    if stable is UNSET and axis is NO and dim is UNSET and descending is UNSET and len(args) < 3:
+        return _argsort(self, args[0] if args else -1, args[1] if len(args) == 2 else False, None)
+    if not args and axis is NO and stable is not None:  # (every argument by name; argsort's stable a bool)
+        return _argsort(self, -1 if dim is UNSET else dim, False if descending is UNSET else descending,
+                        None if stable is UNSET else stable)
+    d, desc, st = _overload("argsort", args, stable, dim, descending, axis)
+    return _argsort(self, d, desc, st)
+
+
+def _shown_sort(self: Tensor, dim: int = -1, descending: bool = False, *, stable: bool | None = None,
+                out: Any = None) -> Any: ...  # (the signature shown: inspect, stubs)
+
+
+def _shown_argsort(self: Tensor, dim: int = -1, descending: bool = False, *, stable: bool | None = None) -> Tensor: ...
+
+
+sort.__signature__ = inspect.signature(_shown_sort)  # type: ignore[attr-defined]
+argsort.__signature__ = inspect.signature(_shown_argsort)  # type: ignore[attr-defined]
 
 
 @method("msort")
@@ -658,14 +750,14 @@ def _selected_rule(node: str, reduces: bool = False) -> Any:
             keepdim = args[2] if len(args) > 2 else kwargs.get("keepdim", False)
         elif node == "TopkBackward0":
             dim, keepdim = (args[1] if len(args) > 1 else kwargs.get("dim", -1)), True
-        else:
-            dim, keepdim = (args[0] if args else kwargs.get("dim", -1)), True
+        else:  # (sort: its entry's keywords default to UNSET, "not given"; axis= spells dim)
+            dim = args[0] if args else kwargs.get("dim", -1)
+            dim, keepdim = (kwargs.get("axis", -1) if dim is UNSET else dim), True
+            dim = -1 if dim is NO else dim
         grads = gradtools.selected_grads(x, indices, dim, keepdim)
         name = node
-        if node == "SortBackward0" and kwargs.get("stable"):
-            # Note: PyTorch names the node of its ``stable=`` overload SortBackward1 whenever the
-            # keyword is given; strided sees the keyword's value only (True: SortBackward1)
-            name = "SortBackward1"
+        if node == "SortBackward0" and kwargs.get("stable", UNSET) is not UNSET:
+            name = "SortBackward1"  # (PyTorch's node of its ``stable=`` signature, whatever the value)
         return name, (x,), grads, (indices,)
 
     return rule
