@@ -20,7 +20,8 @@ SRC = pathlib.Path(strided.__file__).parent
 # The README's table, lowest first; a module may import its own layer and the layers below.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("ground", ("errors", "refusals", "messages", "callsite", "memory_format", "dtypes", "dtype_promotion", "dtype_info", "args", "device",
-                "_version", "determinism", "text_width", "size", "numpy_keywords", "numpy_refused", "entry_cache")),
+                "_version", "determinism", "text_width", "size", "numpy_keywords", "numpy_refused", "entry_cache",
+                "lazy_names")),
     ("layout", ("layout", "indexing")),
     ("storage", ("storage", "typed_storage")),  # typed_storage: PyTorch's TypedStorage view of a storage
     ("kernels", ("kernels", "scalars")),

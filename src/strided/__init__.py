@@ -8,22 +8,7 @@ module functions with ``order=``/``copy=`` follow NumPy.
 import gc as _gc
 import typing as _typing
 
-
-def _lazy_attribute(package: str, lazy: dict[str, tuple[str, str | None]], namespace: dict, name: str) -> object:
-    """The lazy name ``name`` of ``package`` (a PEP 562 ``__getattr__``'s work; ``lazy``: name ->
-    (module, attribute; None: the module itself)): imported now and stored in the package's
-    ``namespace``, so that later reads are plain lookups. An AttributeError for any other name.
-    (Here, defined before the subpackages load, so that their own ``__getattr__`` share it.)"""
-    where = lazy.get(name)
-    if where is None:
-        raise AttributeError(f"module {package!r} has no attribute {name!r}")
-    import importlib
-
-    module = importlib.import_module(where[0])
-    value = module if where[1] is None else getattr(module, where[1])
-    namespace[name] = value
-    return value
-
+from .lazy_names import lazy_attribute as _lazy_attribute
 
 # The cyclic garbage collector is paused while the package loads (until the end of this file):
 # the import makes thousands of functions, classes and OpDefs (none of them garbage) and would pay

@@ -68,9 +68,9 @@ _LAZY = {
 def __getattr__(name: str) -> object:
     """``strided.autograd.<name>`` for the names of ``_LAZY``: imported on first use, then kept in
     the package's namespace (a plain lookup from then on)."""
-    from .. import _lazy_attribute
+    from ..lazy_names import lazy_attribute
 
-    return _lazy_attribute(__name__, _LAZY, globals(), name)
+    return lazy_attribute(__name__, _LAZY, globals(), name)
 
 
 def __dir__() -> list[str]:
