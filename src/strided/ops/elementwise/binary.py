@@ -1956,15 +1956,10 @@ def remainder_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
 
     def grads(g: Tensor) -> tuple:
         # PyTorch's a.div(b, rounding_mode="floor"), which is NaN where a / b is infinite (its
-        # floor division goes through fmod): floor(a / b) would give inf there. The quotient is
-        # piecewise constant (no gradient of its own), so it is taken outside the graph.
-
-        token = GRAD_MODE.set(False)
-        try:
-            q = floor_divide(a, b)
-        finally:
-            GRAD_MODE.reset(token)
-        return g, -g * q
+        # floor division goes through fmod): floor(a / b) would give inf there. Recorded under
+        # create_graph as PyTorch's (its derivative is zero): b's gradient then requires grad,
+        # and a second derivative through it is zeros rather than an error.
+        return g, -g * a.div(b, rounding_mode="floor")
 
     return "RemainderBackward1", (a, b), grads, (a, b)
 
