@@ -1122,7 +1122,7 @@ def _torch_pow_into(a: Any, b: Any, compute: DType, out: Tensor, fresh: bool, lo
     in double with the exponent as given), ``number ** tensor`` into a row-major output it makes
     itself (so not TensorIterator's fresh one). False (nothing written) otherwise."""
     for t in (a, b):
-        if isinstance(t, Tensor) and (t._dtype.is_complex or t._dtype in REDUCED_FLOATS):
+        if isinstance(t, Tensor) and t._dtype.is_complex:
             return False
     cd = compute.numpy
     shape, strides, fresh = _loop_layout(out, fresh, loop_out)
