@@ -584,6 +584,39 @@ def _by_pow2(input: Any, other: Any) -> bool:
     return True
 
 
+# the bases of _fast_ldexp's pow (read-only: the kernel only reads them), sliced to a call's length
+_TWOS_MAX = 4096
+_TWOS = {d: np.full(_TWOS_MAX, 2, d.numpy) for d in (float32, float64)}
+for _twos in _TWOS.values():
+    _twos.flags.writeable = False
+
+
+def _fast_ldexp(input: Any, other: Any) -> Tensor | None:
+    """:func:`ldexp` of two row-major float32 (float64) tensors of one shape and dtype, nobody
+    listening: PyTorch's ``mul(x, _pow2(x, e))`` as its kernels run it over one flat run (its pow
+    loop, :func:`strided.kernels.torch_pow.pow_flat`, of 2 to the power ``e``; then the product,
+    exact in the dtype) into a fresh row-major result, the general path's bits and layout; None
+    where the general path must run (other dtypes or layouts, its errors, listeners)."""
+    if OPEN or (input.__class__ is not Tensor and input.__class__ not in SUBCLASSES) \
+            or (other.__class__ is not Tensor and other.__class__ not in SUBCLASSES):
+        return None
+    d = input._dtype
+    shape = input._layout.shape
+    if (d is not float32 and d is not float64) or other._dtype is not d or other._layout.shape != shape:
+        return None
+    info = _cinfo[shape]
+    x, e = flat_run(input, info), flat_run(other, info)
+    if x is None or e is None:
+        return None
+    n = info[1]
+    twos = _TWOS[d] if n <= _TWOS_MAX else np.full(n, 2, d.numpy)
+    scale = torch_pow.pow_flat(twos[:n], e)
+    if scale is None:  # (the kernel is not built: the general path's pow)
+        return None
+    quietly(np.multiply, x, scale, out=scale)  # (x * inf overflows silently, as PyTorch's)
+    return adopted(scale, info[2], d)
+
+
 def ldexp(input: Any, other: Any, *, out: Any = None) -> Tensor:
     """``input * 2**other``, broadcast, in the float promotion of the two (integers give the
     default float). A float input with an integer exponent scales exactly, without forming
@@ -592,6 +625,10 @@ def ldexp(input: Any, other: Any, *, out: Any = None) -> Tensor:
     >>> strided.ldexp(strided.tensor([1.0, 3.0]), strided.tensor([3, -1])).tolist()
     [8.0, 1.5]
     """
+    if out is None:
+        fast = _fast_ldexp(input, other)
+        if fast is not None:
+            return fast
     exact = _exact_path(input, other)
     pow2 = not exact and _by_pow2(input, other)
     if out is not None:
