@@ -280,3 +280,25 @@ def test_pow_with_a_reduced_float_operand_and_a_float32_or_float64_result_is_pyt
             got.append(_bits_of(r))
         assert got[0][:2] == got[1][:2], (xs, ys)
         np.testing.assert_array_equal(got[0][2], got[1][2], err_msg=f"{xs} {ys}")
+
+
+# ---------------------------------------------------------------- bfloat16 kernels of NumPy-less ops
+
+
+@pytest.mark.parametrize("op", ["xlogy", "logaddexp", "logaddexp2", "fmax", "fmin", "ldexp"])
+@pytest.mark.parametrize("other", ["float32", "float64", "int64"])
+def test_bfloat16_with_a_zero_d_operand_of_another_dtype_computes_in_bfloat16(op, other):
+    # TensorIterator converts the 0-d operand to bfloat16 and runs the bfloat16 kernel; strided's
+    # kernel wrappers of ops NumPy has no ufunc for ignored the bfloat16 signature and computed in
+    # float32 from the unrounded operand (xlogy: every element of a bfloat16 tensor by a 0-d
+    # float64 one differed by an ulp)
+    rng = np.random.default_rng(7)
+    xv, yv = rng.standard_normal(64) * 2, np.abs(rng.standard_normal(64)) * 3 + 0.1
+    for y_first in (False, True):
+        got = []
+        for lib in (torch, st):
+            x = lib.tensor(xv).to(lib.bfloat16)
+            y = lib.tensor(yv[0] if other != "int64" else 3).to(getattr(lib, other))
+            got.append(_bits_of(getattr(lib, op)(y, x) if y_first and op != "ldexp" else getattr(lib, op)(x, y)))
+        assert got[0][:2] == got[1][:2]
+        np.testing.assert_array_equal(got[0][2], got[1][2])

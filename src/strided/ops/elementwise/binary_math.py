@@ -105,6 +105,8 @@ class UfuncLike:
 
     def __call__(self, x: Any, y: Any, out: np.ndarray | None = None, dtype: Any = None, casting: str = "unsafe",
                  signature: Any = None) -> Any:
+        if signature is not None and dtype is None:  # (bfloat16's compute dtype: _cast_to's full signature)
+            dtype = signature[0]
         if dtype is None and out is None and x.__class__ is np.ndarray and y.__class__ is np.ndarray:
             dtype = x.dtype
             if y.dtype != dtype:  # (the fast paths' case is two arrays of one dtype: no promotion)
