@@ -353,3 +353,37 @@ def test_addcmul_addcdiv_promote_their_three_tensors_at_once_and_convert_to_the_
             continue
         assert got[0][:2] == got[1][:2], (dts, shs, value)
         np.testing.assert_array_equal(got[0][2], got[1][2], err_msg=f"{dts} {shs} {value}")
+
+
+# ---------------------------------------------------------------- lerp's complex Python weight
+
+
+@pytest.mark.parametrize("weight", [1 + 2j, 1 + 0j, 0.25 + 0j, -3 + 0j, 1e40 + 0j])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16", "complex64"])
+@pytest.mark.parametrize("form", ["function", "inplace", "out"])
+def test_lerp_takes_a_complex_number_weight_as_pytorch(weight, dtype, form):
+    # strided refused any Python complex weight with TypeError; PyTorch reads it as its Scalar: a
+    # real dtype takes 1+0j as 1.0 and refuses an imaginary part ("value cannot be converted to type
+    # float without overflow", RuntimeError), a complex dtype takes it (values compared below only
+    # where the weight is real: complex lerp's products differ from PyTorch's in the last bit)
+    rng = np.random.default_rng(1)
+    a, b = rng.standard_normal(40), rng.standard_normal(40)
+    got = []
+    for lib in (torch, st):
+        x, y = lib.tensor(a).to(getattr(lib, dtype)), lib.tensor(b).to(getattr(lib, dtype))
+        try:
+            if form == "function":
+                r = lib.lerp(x, y, weight)
+            elif form == "inplace":
+                r = x.clone().lerp_(y, weight)
+            else:
+                r = lib.lerp(x, y, weight, out=lib.empty(0, dtype=getattr(lib, dtype)))
+            got.append(_bits_of(r))
+        except (RuntimeError, TypeError) as e:
+            got.append((next(k.__name__ for k in type(e).__mro__ if k.__module__ == "builtins"), str(e).split("\n")[0]))
+    if isinstance(got[0][0], str) and got[0][0].endswith("Error"):
+        assert got[0] == got[1]
+        return
+    assert got[0][:2] == got[1][:2]
+    if weight.imag == 0:
+        np.testing.assert_array_equal(got[0][2], got[1][2])

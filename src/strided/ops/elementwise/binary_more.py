@@ -155,7 +155,7 @@ def _lerp(input: Any, end: Any, weight: Any, target: Tensor | None, loop_out: An
                     f"fix: convert it, e.g. {what}.to(strided.{d.name})",
                 )
             )
-    if not isinstance(weight, (Tensor, bool, int, float, np.generic)):
+    if not isinstance(weight, (Tensor, bool, int, float, complex, np.generic)):  # (complex: checked below, as PyTorch)
         raise StridedTypeError(
             join_lines(
                 f"{name}(): argument 'weight' (position 3) must be Tensor or Number, not {type(weight).__name__}",
