@@ -387,3 +387,31 @@ def test_lerp_takes_a_complex_number_weight_as_pytorch(weight, dtype, form):
     assert got[0][:2] == got[1][:2]
     if weight.imag == 0:
         np.testing.assert_array_equal(got[0][2], got[1][2])
+
+
+# ---------------------------------------------------------------- advanced indexing's result layout
+
+
+@pytest.mark.parametrize("shape, strides", [((2, 3, 4), (0, 2, 6)), ((2, 4, 3), (3, 6, 1)), ((2, 3, 4), (1, 2, 6)),
+                                            ((2, 3, 4), (12, 1, 3)), ((2, 3, 4), (2, 8, 0)), ((3, 4), (1, 3)),
+                                            ((2, 2, 3, 2), (1, 4, 8, 2)), ((3, 3, 2, 2), (12, 1, 72, 6))])
+def test_advanced_indexing_lays_its_result_out_as_pytorch(shape, strides):
+    # strided's t[key] was always row-major; PyTorch's index kernel (TensorIterator over the target
+    # restrided and the index tensors) keeps a permuted target's memory order among the kept dims:
+    # x[[0, 0]] of a (2, 3, 4) tensor of strides (12, 1, 3) is (12, 1, 3), not (12, 4, 1)
+    # (172 of 3,000 random layout/key pairs differed, 13 after: all empty results)
+    base = np.arange(200.0)
+    keys = [lambda L, x: [0, 0], lambda L, x: (Ellipsis, [0, 1]), lambda L, x: (slice(None), [0, 1]),
+            lambda L, x: L.tensor([[0], [1]]), lambda L, x: x > 50, lambda L, x: ([0, 1], slice(None), [1, 0]),
+            lambda L, x: (None, [1, 0], slice(None, None, 2))]
+    for key in keys:
+        got = []
+        for lib in (torch, st):
+            x = lib.as_strided(lib.tensor(base), shape, strides, 1)
+            try:
+                r = x[key(lib, x)]
+            except IndexError:
+                got.append("IndexError")
+                continue
+            got.append((tuple(r.shape), [s for s, n in zip(r.stride(), r.shape) if n > 1], r.numpy().tolist()))
+        assert got[0] == got[1]
