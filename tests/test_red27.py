@@ -415,3 +415,26 @@ def test_advanced_indexing_lays_its_result_out_as_pytorch(shape, strides):
                 continue
             got.append((tuple(r.shape), [s for s, n in zip(r.stride(), r.shape) if n > 1], r.numpy().tolist()))
         assert got[0] == got[1]
+
+
+# ---------------------------------------------------------------- bfloat16 x ** -0.5
+
+
+@pytest.mark.parametrize("n", [1, 10, 33, 63, 64, 65, 100, 129, 1000, 40000])
+def test_bfloat16_pow_minus_half_is_pytorchs_rsqrt_by_loop_position(n, torch_threads_as_assumed):
+    # PyTorch's bfloat16 x ** -0.5 rounds once in its vector loop (1 / sqrt in float32) but its
+    # scalar loop divides by c10's BFloat16 sqrt, the root rounded to bfloat16 first: each row's
+    # last len % 64 elements (all of a short tensor) differed by an ulp on ~1 in 4
+    rng = np.random.default_rng(n)
+    v = np.abs(rng.standard_normal(n)) * 100 + 0.01
+    got = []
+    for lib in (torch, st):
+        x = lib.tensor(v).to(lib.bfloat16)
+        outs = [x ** -0.5, x.clone().pow_(-0.5), lib.pow(x, -0.5, out=lib.empty(n, dtype=lib.float32))]
+        if n >= 6:
+            m = x[: n // 2 * 2].reshape(-1, 2)
+            outs += [m.t() ** -0.5, m[:, :1] ** -0.5]
+        got.append([_bits_of(r) for r in outs])
+    for a, b in zip(*got):
+        assert a[:2] == b[:2]
+        np.testing.assert_array_equal(a[2], b[2])
