@@ -438,3 +438,23 @@ def test_bfloat16_pow_minus_half_is_pytorchs_rsqrt_by_loop_position(n, torch_thr
     for a, b in zip(*got):
         assert a[:2] == b[:2]
         np.testing.assert_array_equal(a[2], b[2])
+
+
+# ---------------------------------------------------------------- a bool where PyTorch takes a float
+
+
+@pytest.mark.parametrize("f", [
+    lambda L: L.tensor([1.0, float("nan"), float("inf"), -float("inf")]).nan_to_num(nan=True, posinf=False, neginf=True),
+    lambda L: L.tensor([1, 0, 3], dtype=L.int32).nan_to_num(nan=True),
+    lambda L: L.tensor([True, False]).nan_to_num(posinf=False),
+    lambda L: L.tensor([0.2, 0.5]).logit(eps=True),
+    lambda L: L.tensor([0.2, 0.5]).logit(eps=False),
+    lambda L: L.logspace(0, 1, 3, base=True),
+    lambda L: L.logspace(0, 1, 3, base=False),
+])
+def test_a_bool_is_taken_where_pytorch_takes_a_float(f):
+    # PyTorch's parser reads True / False as 1.0 / 0.0 for a float argument; strided refused it
+    # (TypeError) for nan_to_num's nan/posinf/neginf, logit's eps and logspace's base
+    got = [_bits_of(f(lib)) for lib in (torch, st)]
+    assert got[0][:2] == got[1][:2]
+    np.testing.assert_array_equal(got[0][2], got[1][2])
