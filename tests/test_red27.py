@@ -458,3 +458,41 @@ def test_a_bool_is_taken_where_pytorch_takes_a_float(f):
     got = [_bits_of(f(lib)) for lib in (torch, st)]
     assert got[0][:2] == got[1][:2]
     np.testing.assert_array_equal(got[0][2], got[1][2])
+
+
+# ---------------------------------------------------------------- shifts by a complex or float number
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int16", "int64", "bool", "float32"])
+@pytest.mark.parametrize("shift", [1.5, 1 + 0j, 2j, True, 3])
+@pytest.mark.parametrize("form", ["left", "right", "left_", "irshift", "function", "reflected", "zero_d", "zero_d_"])
+def test_shifts_refuse_as_pytorch(dtype, shift, form):
+    # a complex number reached NumPy's left_shift (its TypeError, "No loop matching ..."), and an
+    # in-place shift by a float or complex number gave the kernel's NotImplementedError where
+    # PyTorch's cast check refuses first ("result type Float can't be cast to the desired output
+    # type Long")
+    got = []
+    for lib in (torch, st):
+        x = lib.tensor([1, 2, 3, 100]).to(getattr(lib, dtype))
+        try:
+            if form == "left":
+                r = x << shift
+            elif form == "right":
+                r = x >> shift
+            elif form == "left_":
+                r = x.clone().bitwise_left_shift_(shift)
+            elif form == "irshift":
+                r = x.clone()
+                r >>= shift
+            elif form == "function":
+                r = lib.bitwise_left_shift(x, shift)
+            elif form == "reflected":
+                r = shift << x
+            elif form == "zero_d":
+                r = x << lib.tensor(shift)
+            else:
+                r = x.clone().bitwise_right_shift_(lib.tensor(shift))
+            got.append(("ok", str(r.dtype).split(".")[-1], r.tolist()))
+        except (RuntimeError, TypeError) as e:
+            got.append((next(k.__name__ for k in type(e).__mro__ if k.__module__ == "builtins"), str(e).split("\n")[0]))
+    assert got[0] == got[1]
