@@ -496,3 +496,29 @@ def test_shifts_refuse_as_pytorch(dtype, shift, form):
         except (RuntimeError, TypeError) as e:
             got.append((next(k.__name__ for k in type(e).__mro__ if k.__module__ == "builtins"), str(e).split("\n")[0]))
     assert got[0] == got[1]
+
+
+# ---------------------------------------------------------------- one bfloat16 element filled past its range
+
+
+@pytest.mark.parametrize("value", [3.4e38, 1e39, -1e39, 1e300, 3.3961e38, 3.3962e38, 3.4028236e38, float("inf")])
+@pytest.mark.parametrize("fill", [
+    lambda L, v: L.zeros((), dtype=L.bfloat16).fill_(v),
+    lambda L, v: L.zeros(1, dtype=L.bfloat16).fill_(v),
+    lambda L, v: L.full((1,), v, dtype=L.bfloat16),
+    lambda L, v: (lambda x: (x.__setitem__(1, v), x)[1])(L.zeros(3, dtype=L.bfloat16)),
+    lambda L, v: L.where(L.tensor([True, False]), L.zeros(2, dtype=L.bfloat16), v),
+])
+def test_one_bfloat16_element_filled_beyond_its_range_is_inf_as_pytorch(fill, value):
+    # PyTorch checks no bfloat16 (as no float16) value it fills a single element with (a 0-d or
+    # one-element fill_, full, t[i] = x, where's scalars): past bfloat16's largest it is +-inf;
+    # strided refused it with the overflow RuntimeError (35 of 35 finite calls)
+    got = [_bits_of(fill(lib, value)) for lib in (torch, st)]
+    assert got[0][:2] == got[1][:2]
+    np.testing.assert_array_equal(got[0][2], got[1][2])
+
+
+def test_many_bfloat16_elements_filled_beyond_its_range_are_refused_as_pytorch():
+    for lib in (torch, st):
+        with pytest.raises(RuntimeError, match="without overflow"):
+            lib.zeros(3, dtype=lib.bfloat16).fill_(1e39)
