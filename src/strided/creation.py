@@ -1767,8 +1767,7 @@ def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: Any
         if OPEN: created("logspace", (), t)  # noqa: E701
         return t
     start, end, steps, dt = _space_args(start, end, steps, dtype, device, "logspace")
-    if isinstance(base, Tensor) or not isinstance(base, (int, float, np.integer, np.floating)) \
-            or isinstance(base, bool):
+    if isinstance(base, Tensor) or not isinstance(base, (int, float, np.integer, np.floating)):  # (a bool: 0.0 / 1.0)
         raise StridedTypeError(
             join_lines(f"logspace(): argument 'base' must be float, not {type(base).__name__}",
                        f"got base={base!r:.60}; pass a Python number, e.g. base=2.0"))

@@ -30,6 +30,7 @@ from .args import numpy_scalar  # noqa: F401 (re-exported: callers import it fro
 from .dtypes import (
     TORCH_NAME,
     DType,
+    bfloat16,
     bool_,
     check_int64,
     float16,
@@ -188,10 +189,12 @@ def checked(value: Number, dtype: DType, op: str, what: str = "the value") -> An
 def filled(value: Number, dtype: DType, op: str, numel: int, what: str = "the value") -> Any:
     """``value`` ready to be written into ``numel`` elements of ``dtype`` (PyTorch's ``fill_``).
 
-    As :func:`checked`, except that PyTorch does not check float16 when it fills a single
-    element (a 0-d or one-element ``fill_``, ``where``'s scalars, ``t[i] = x``): 1e5 becomes inf.
+    As :func:`checked`, except that PyTorch does not check float16 or bfloat16 when it fills a
+    single element (a 0-d or one-element ``fill_``, ``where``'s scalars, ``t[i] = x``): 1e5 becomes
+    inf in float16, 1e39 in bfloat16.
     """
-    if dtype is float16 and numel == 1 and not (isinstance(value, (complex, np.complexfloating)) and value.imag):
+    if (dtype is float16 or dtype is bfloat16) and numel == 1 and not (
+            isinstance(value, (complex, np.complexfloating)) and value.imag):
         return wrapped(value, dtype)  # (an imaginary part is refused still, as PyTorch)
     return checked(value, dtype, op, what)
 

@@ -154,7 +154,7 @@ def _dense_run(k, x: np.ndarray, y: np.ndarray | None, yv: np.ndarray, e: float 
             return False
     if not fresh and ((xt and _overlaps(x, out)) or (yt and _overlaps(y, out))):
         return False
-    xf = x.reshape(-1) if order is None else x.transpose(order).reshape(-1)  # (a 0-d one: its 1 element)
+    xf = x.reshape(-1) if order is None or not xt else x.transpose(order).reshape(-1)  # (a 0-d one: its 1 element)
     yf = yv.reshape(1) if not yt else y.reshape(-1) if order is None else y.transpose(order).reshape(-1)
     _row(k, xf, yf, out.reshape(-1) if order is None else out.transpose(order).reshape(-1), e)
     return True

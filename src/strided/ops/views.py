@@ -541,6 +541,8 @@ def swapaxes(self: Tensor, axis0: int, axis1: int) -> Tensor:
 @backward("movedim", "moveaxis")
 def _movedim_backward(out: Tensor, x: Tensor, source: Any, destination: Any) -> Any:
     n = len(x._layout.shape)
+    if not n:  # a 0-d x: movedim(0 or -1, 0 or -1) is its alias, nothing to move back
+        return _permuted_back(out, x, [])
     src = [s % n for s in (source if isinstance(source, (tuple, list)) else (source,))]
     dst = [d % n for d in (destination if isinstance(destination, (tuple, list)) else (destination,))]
     order: list[Any] = [None] * n

@@ -482,7 +482,11 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
             # PyTorch's bfloat16 x ** 3 and x ** -2 square in bfloat16 (rounded), then multiply or
             # divide (rounded again): not one rounding of the float32 power (float16's is that);
             # x ** 0.5 and x ** -0.5 are its sqrt and rsqrt kernels (-0.0 ** 0.5 is -0.0, not pow's 0.0)
+            if float(b) == -0.5:  # (the elements of its scalar loop first: a is out in place)
+                tail = _bfloat16_rsqrt_tail(a, out, target is None, loop_out)
             quietly(_bfloat16_pow, _view(a), float(b), _view(out))
+            if float(b) == -0.5 and tail is not None:
+                _view(out)[tail[0]] = tail[1]
             return out
         if (compute is float32 or compute is float64) and not isinstance(b, (Tensor, complex)) \
                 and float(b) in (3.0, -2.0, 0.5, -0.5):
@@ -1118,6 +1122,29 @@ def _bfloat16_pow(x: np.ndarray, exponent: float, out: np.ndarray) -> None:
         np.divide(out.dtype.type(1), square, out=out, signature=(out.dtype,) * 3, casting="unsafe")
 
 
+# PyTorch's bfloat16 pow loop step (2 * Vectorized<BFloat16>::size() under its AVX512 capability)
+_BF16_POW_STEP = 64
+
+
+def _bfloat16_rsqrt_tail(a: Tensor, out: Tensor, fresh: bool, loop_out: Tensor | None
+                         ) -> tuple[np.ndarray, np.ndarray] | None:
+    """The elements (a mask of ``out``'s shape, their values) of a bfloat16 ``a ** -0.5`` that
+    PyTorch's kernel computes in its scalar loop (a row's last ``len % 64`` elements, every
+    element of a row its vector loop cannot take): ``1 / sqrt(x)`` with c10's ``BFloat16`` sqrt,
+    the root rounded to bfloat16 before the division (its vector loop rounds once: the
+    caller's :func:`_bfloat16_pow`). Computed before the caller writes ``out`` (an in-place target
+    is the operand)."""
+    shape, strides, fresh = _loop_layout(out, fresh, loop_out)
+    mask = scalar_loop_mask(shape, strides, fresh, [_loop_operand(a, bfloat16)], step=_BF16_POW_STEP)
+    if mask is None:
+        return None
+    bf = out._dtype.numpy
+    x = np.broadcast_to(_view(a), shape)[mask].astype(np.float32)
+    with np.errstate(all="ignore"):
+        root = np.sqrt(x).astype(bf).astype(np.float32)
+        return mask, np.divide(np.float32(1), root).astype(bf)
+
+
 def _float_pow(x: np.ndarray, exponent: float, out: np.ndarray, dtype: np.dtype) -> None:
     """``out = x ** exponent`` for a float32/float64 ``x`` and exponent 3, -2, 0.5 or -0.5 as
     PyTorch's CPU kernel computes them: ``x * x * x``, ``1 / (x * x)``, its sqrt and rsqrt
@@ -1144,7 +1171,7 @@ def _torch_pow_into(a: Any, b: Any, compute: DType, out: Tensor, fresh: bool, lo
     in double with the exponent as given), ``number ** tensor`` into a row-major output it makes
     itself (so not TensorIterator's fresh one). False (nothing written) otherwise."""
     for t in (a, b):
-        if isinstance(t, Tensor) and (t._dtype.is_complex or t._dtype in REDUCED_FLOATS):
+        if isinstance(t, Tensor) and t._dtype.is_complex:
             return False
     cd = compute.numpy
     shape, strides, fresh = _loop_layout(out, fresh, loop_out)
@@ -2021,15 +2048,10 @@ def remainder_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
 
     def grads(g: Tensor) -> tuple:
         # PyTorch's a.div(b, rounding_mode="floor"), which is NaN where a / b is infinite (its
-        # floor division goes through fmod): floor(a / b) would give inf there. The quotient is
-        # piecewise constant (no gradient of its own), so it is taken outside the graph.
-
-        token = GRAD_MODE.set(False)
-        try:
-            q = floor_divide(a, b)
-        finally:
-            GRAD_MODE.reset(token)
-        return g, -g * q
+        # floor division goes through fmod): floor(a / b) would give inf there. Recorded under
+        # create_graph as PyTorch's (its derivative is zero): b's gradient then requires grad,
+        # and a second derivative through it is zeros rather than an error.
+        return g, -g * a.div(b, rounding_mode="floor")
 
     return "RemainderBackward1", (a, b), grads, (a, b)
 

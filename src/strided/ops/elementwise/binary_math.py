@@ -27,8 +27,8 @@ each one adds (PyTorch 2.13, read off its results):
   :func:`strided.kernels.elementwise.logaddexp_loop`).
 - ``ldexp(x, e)``: ``x * 2**e`` in the float promotion of the two; a float ``x`` with an integer
   exponent scales exactly (``ldexp(0.0, 1000)`` is 0, ``ldexp(1e-30, 200)`` finite in float32),
-  otherwise ``x`` is multiplied by ``2**e`` taken in ``e``'s float dtype (``ldexp(0.0, 1000.0)``
-  and ``ldexp(0, 128)`` of integers are NaN), as PyTorch's ``mul(x, pow(2, e))``.
+  otherwise ``x`` is multiplied by PyTorch's ``_pow2(x, e)`` (``ldexp(0.0, 1000.0)`` and
+  ``ldexp(0, 128)`` of integers are NaN): strided's own ``pow`` and ``mul``, so PyTorch's bits.
 - ``float_power(x, e)``: ``pow`` of both converted to float64 (complex128 when either is
   complex); its in-place form needs a float64 (complex128) ``self``.
 
@@ -79,7 +79,18 @@ from .._support.operands import (
 from .._support.out import write_out
 from .._support.promotion import TORCH_NAMES, can_cast, operand_class, result_type, to_float
 from ..registry import backward, method
-from .binary import _ALL, _FLOATS, POW, BinaryOp, _binary, _float_pow, _make_binary, _torch_pow_into, binary
+from .binary import (
+    _ALL,
+    _FLOATS,
+    MUL,
+    POW,
+    BinaryOp,
+    _binary,
+    _float_pow,
+    _make_binary,
+    _torch_pow_into,
+    binary,
+)
 
 
 class UfuncLike:
@@ -94,6 +105,8 @@ class UfuncLike:
 
     def __call__(self, x: Any, y: Any, out: np.ndarray | None = None, dtype: Any = None, casting: str = "unsafe",
                  signature: Any = None) -> Any:
+        if signature is not None and dtype is None:  # (bfloat16's compute dtype: _cast_to's full signature)
+            dtype = signature[0]
         if dtype is None and out is None and x.__class__ is np.ndarray and y.__class__ is np.ndarray:
             dtype = x.dtype
             if y.dtype != dtype:  # (the fast paths' case is two arrays of one dtype: no promotion)
@@ -550,22 +563,88 @@ def _wide_unsigned_base(input: Any, other: Any) -> Any:
     return other
 
 
+def _pow2(input: Tensor, other: Tensor) -> Tensor:
+    """``2 ** other`` as PyTorch's ldexp multiplies ``input`` by it (its ``_pow2``, BinaryOps.cpp):
+    ``pow(2.0, other)`` for an integer, bool or float32 ``input`` (the number takes ``other``'s
+    float dtype, the default float for an integer ``other``); otherwise a 0-d 2 of ``input``'s
+    dtype to the power ``other``, promoted as two tensors (a float64 ``input`` takes a float16
+    exponent's power in float64, a complex one's is complex). strided's own pow: PyTorch's bits."""
+    d = input._dtype
+    if not (d.is_floating_point or d.is_complex) or d is float32:
+        return binary(POW, 2.0, other)
+    two = result((), d)
+    two._storage.array[...] = 2
+    return binary(POW, two, other)
+
+
+def _by_pow2(input: Any, other: Any) -> bool:
+    """Whether ldexp(input, other) is PyTorch's ``mul(input, _pow2(input, other))``: two tensors
+    off the exact path (:func:`_exact_path`'s), broadcastable (checked here, under ldexp's name)."""
+    if not (isinstance(input, Tensor) and isinstance(other, Tensor)):
+        return False  # (LDEXP's own refusal: both must be tensors)
+    _broadcast("ldexp", [input, other], ("input", "other"))
+    return True
+
+
+# the bases of _fast_ldexp's pow (read-only: the kernel only reads them), sliced to a call's length
+_TWOS_MAX = 4096
+_TWOS = {d: np.full(_TWOS_MAX, 2, d.numpy) for d in (float32, float64)}
+for _twos in _TWOS.values():
+    _twos.flags.writeable = False
+
+
+def _fast_ldexp(input: Any, other: Any) -> Tensor | None:
+    """:func:`ldexp` of two row-major float32 (float64) tensors of one shape and dtype, nobody
+    listening: PyTorch's ``mul(x, _pow2(x, e))`` as its kernels run it over one flat run (its pow
+    loop, :func:`strided.kernels.torch_pow.pow_flat`, of 2 to the power ``e``; then the product,
+    exact in the dtype) into a fresh row-major result, the general path's bits and layout; None
+    where the general path must run (other dtypes or layouts, its errors, listeners)."""
+    if OPEN or (input.__class__ is not Tensor and input.__class__ not in SUBCLASSES) \
+            or (other.__class__ is not Tensor and other.__class__ not in SUBCLASSES):
+        return None
+    d = input._dtype
+    shape = input._layout.shape
+    if (d is not float32 and d is not float64) or other._dtype is not d or other._layout.shape != shape:
+        return None
+    info = _cinfo[shape]
+    x, e = flat_run(input, info), flat_run(other, info)
+    if x is None or e is None:
+        return None
+    n = info[1]
+    twos = _TWOS[d] if n <= _TWOS_MAX else np.full(n, 2, d.numpy)
+    scale = torch_pow.pow_flat(twos[:n], e)
+    if scale is None:  # (the kernel is not built: the general path's pow)
+        return None
+    quietly(np.multiply, x, scale, out=scale)  # (x * inf overflows silently, as PyTorch's)
+    return adopted(scale, info[2], d)
+
+
 def ldexp(input: Any, other: Any, *, out: Any = None) -> Tensor:
     """``input * 2**other``, broadcast, in the float promotion of the two (integers give the
     default float). A float input with an integer exponent scales exactly, without forming
-    ``2**other``.
+    ``2**other``; any other input is multiplied by :func:`_pow2` (PyTorch's ``mul``).
 
     >>> strided.ldexp(strided.tensor([1.0, 3.0]), strided.tensor([3, -1])).tolist()
     [8.0, 1.5]
     """
+    if out is None:
+        fast = _fast_ldexp(input, other)
+        if fast is not None:
+            return fast
     exact = _exact_path(input, other)
-    other = _wide_unsigned_base(input, other)
+    pow2 = not exact and _by_pow2(input, other)
     if out is not None:
-        result = binary(LDEXP, input, other)
+        if pow2:
+            loop_out = out if isinstance(out, Tensor) else None  # (its layout decides mul's loop: the bits)
+            result = _binary(MUL, input, _pow2(input, other), None, None, loop_out)
+        else:
+            result = binary(LDEXP, input, _wide_unsigned_base(input, other))
         if isinstance(out, Tensor):
             _ldexp_cast_check(result._dtype, out, exact)
         return write_out(out, result, "ldexp", (input, other))
-    return _ldexp_op(input, other)
+    if pow2:
+        return binary(MUL, input, _pow2(input, other))
+    return _ldexp_op(input, _wide_unsigned_base(input, other))
 
 
 def ldexp_(self: Tensor, other: Any) -> Tensor:
@@ -575,12 +654,15 @@ def ldexp_(self: Tensor, other: Any) -> Tensor:
     [4.0, 6.0]
     """
     exact = _exact_path(self, other)
-    other = _wide_unsigned_base(self, other)
     if isinstance(self, Tensor) and isinstance(other, Tensor):
-        _ldexp_cast_check(to_float(result_type(self, other)), self, exact)
-        if shares_storage(other, self):  # (PyTorch's ldexp_ is self.mul_(pow(2, other)): other is read into
-            other = other.clone()        # a temporary first, so no overlap of the two is refused)
-    return _ldexp_inplace(self, other)
+        _ldexp_cast_check(to_float(result_type(self, _wide_unsigned_base(self, other))), self, exact)
+        if not exact:  # (PyTorch's ldexp_ is self.mul_(_pow2(self, other)): other read into a
+            pow2 = _pow2(self, other)  # temporary first, so no overlap of the two is refused)
+            _check_inplace(self, "ldexp_", result_type(self, pow2), _broadcast("ldexp_", [self, other], ("input", "other")))
+            return binary(MUL, self, pow2, self)
+        if shares_storage(other, self):
+            other = other.clone()
+    return _ldexp_inplace(self, _wide_unsigned_base(self, other))
 
 
 # ---------------------------------------------------------------- float_power: pow in float64

@@ -155,7 +155,7 @@ def _lerp(input: Any, end: Any, weight: Any, target: Tensor | None, loop_out: An
                     f"fix: convert it, e.g. {what}.to(strided.{d.name})",
                 )
             )
-    if not isinstance(weight, (Tensor, bool, int, float, np.generic)):
+    if not isinstance(weight, (Tensor, bool, int, float, complex, np.generic)):  # (complex: checked below, as PyTorch)
         raise StridedTypeError(
             join_lines(
                 f"{name}(): argument 'weight' (position 3) must be Tensor or Number, not {type(weight).__name__}",
@@ -701,7 +701,7 @@ def _addc(name: str, input: Any, tensor1: Any, tensor2: Any, value: Any, out: An
             "fix: tensor1.to(strided.float32) (a true division), or input + value * (tensor1 / tensor2).trunc()"))
     if not _is_value(value):
         raise _value_error(name, value)
-    d = result_type(result_type(input, tensor1), tensor2)
+    d = result_type(input, tensor1, tensor2)  # (the three at once, as TensorIterator: a 0-d input is one of them)
     if not divide:
         support.check(name, d, (input, tensor1, tensor2))  # (bool and the wide unsigned: no addcmul kernel)
     if isinstance(value, np.generic) and value.dtype.kind in "biufc":
@@ -724,7 +724,9 @@ def _addc(name: str, input: Any, tensor1: Any, tensor2: Any, value: Any, out: An
     # addcmul's fmadd with t2 and input, or addcdiv's / t2 and + input) and rounded once to the
     # dtype: step by step in float16, 2 * 60000 - 60000 was inf and 1.1 * 1.3 - 1.4 ulps off
     compute = float32 if d in REDUCED_FLOATS else d
-    a, b, c = (t if t._dtype is compute else t.to(compute) for t in (input, tensor1, tensor2))
+    # (TensorIterator converts an operand of another dtype to the common one first: a float32
+    # tensor2 of a bfloat16 addcmul is rounded to bfloat16, then read in float32 with the others)
+    a, b, c = ((t if t._dtype is d else t.to(d)).to(compute) for t in (input, tensor1, tensor2))
     if d.is_complex and (done := _complex_addc((input, tensor1, tensor2), (a, b, c), value, d, out, divide,
                                                 target)) is not None:
         return write_out(out, done, name, (input, tensor1, tensor2)) if out is not None else done

@@ -22,7 +22,7 @@ from ...errors import StridedNotImplementedError, StridedRuntimeError, join_line
 from ...gradients import returns_input
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
-from .._support.promotion import TORCH_NAMES, result_type
+from .._support.promotion import TORCH_NAMES, can_cast, result_type
 from ..registry import method
 from .binary import _INTS, BinaryOp, _inplace_dunder, _make_binary
 
@@ -33,16 +33,24 @@ RSHIFT = BinaryOp("bitwise_right_shift", np.right_shift, kind="bitwise", kernel=
 
 
 
-def _refusing(op: BinaryOp, fn: Callable[..., Any], reflected: bool = False) -> Callable[..., Any]:
+def _refusing(op: BinaryOp, fn: Callable[..., Any], reflected: bool = False, inplace: bool = False
+              ) -> Callable[..., Any]:
     """``fn`` after PyTorch's dtype refusals: its shift kernels exist for the integer dtypes
-    except uint16/uint32/uint64 (a bool or float result type is refused with the kernel's name)."""
+    except uint16/uint32/uint64 (a bool or float result type is refused with the kernel's name);
+    ``inplace``: a result type the target cannot hold is refused first, as TensorIterator's cast
+    check comes before the kernel's."""
 
     def checked(a: Any, b: Any, **kw: Any) -> Any:
-        if isinstance(b, (Tensor, bool, int, float)) and (isinstance(a, Tensor) or isinstance(b, Tensor)):
+        if isinstance(b, (Tensor, bool, int, float, complex)) and (isinstance(a, Tensor) or isinstance(b, Tensor)):
             if isinstance(a, Tensor) and isinstance(b, Tensor) and a._dtype is b._dtype:
                 rt = a._dtype  # (two tensors of one dtype: the promotion is that dtype, without its tables)
             else:
                 rt = result_type(b, a) if reflected else result_type(a, b)
+            if inplace and isinstance(a, Tensor) and not can_cast(rt, a._dtype):
+                raise StridedRuntimeError(join_lines(
+                    f"result type {TORCH_NAMES[rt]} can't be cast to the desired output type {TORCH_NAMES[a._dtype]}",
+                    f"{op.name}_ computes in {rt.name} but the target tensor is {a._dtype.name}; an in-place op "
+                    "cannot change a tensor's dtype", "fix: shift by an integer"))
             if rt.kind not in "iu" or rt in UNSIGNED_WIDE:
                 raise StridedNotImplementedError(
                     join_lines(f'"{op.kernel}" not implemented for \'{TORCH_NAMES[rt]}\'',
@@ -58,7 +66,7 @@ def _refusing(op: BinaryOp, fn: Callable[..., Any], reflected: bool = False) -> 
 def _shift(op: BinaryOp) -> tuple[Callable[..., Any], ...]:
     fn, dunder, reflected, inplace = _make_binary(op)
     return (_refusing(op, fn), _refusing(op, dunder), _refusing(op, reflected, reflected=True),
-            _refusing(op, inplace))
+            _refusing(op, inplace, inplace=True))
 
 
 bitwise_left_shift, _lshift_d, _rlshift, bitwise_left_shift_ = _shift(LSHIFT)

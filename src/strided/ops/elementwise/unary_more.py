@@ -1089,7 +1089,7 @@ def _decimals_type(decimals: Any, op: str) -> None:
 def _finite_arg(value: Any, name: str, op: str) -> float | None:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+    if not isinstance(value, (int, float, np.integer, np.floating)):  # (a bool too: PyTorch reads it as 0.0 / 1.0)
         raise StridedTypeError(
             join_lines(
                 f"{op}(): argument '{name}' must be float, not {type(value).__name__}",
@@ -1171,7 +1171,7 @@ def nan_to_num_(self: Tensor, nan: float = 0.0, posinf: float | None = None,
 def _eps(eps: Any, name: str) -> tuple:
     if eps is None:
         return ()
-    if isinstance(eps, bool) or not isinstance(eps, (int, float, np.integer, np.floating)):
+    if not isinstance(eps, (int, float, np.integer, np.floating)):  # (a bool too: PyTorch reads it as 0.0 / 1.0)
         raise StridedTypeError(join_lines(
             f"{name}(): argument 'eps' must be float, not {type(eps).__name__}",
             "eps clamps the input to [eps, 1 - eps] first, e.g. x.logit(eps=1e-6)",

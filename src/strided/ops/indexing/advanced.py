@@ -54,7 +54,8 @@ from ...tensor import ADVANCED_INDEXING, Tensor, tensor_arg
 from ...writes import SETITEM, _as_source, _numpy_number
 from .._support import support
 from .._support.gradtools import frozen_key, key_tensors
-from .._support.operands import _cinfo
+from .._support.memo import Memo
+from .._support.operands import _cinfo, _out_cache
 from .._support.promotion import TORCH_NAMES
 from ..registry import backward
 from .fast_along import SLICES_C, along_slices, slice_source
@@ -380,7 +381,9 @@ def _bounds_error(plan: IndexPlan, err: IndexError) -> StridedIndexError:
 
 
 def getitem(t: Tensor, key: Any) -> Tensor:
-    """``t[key]`` for an advanced key: a new contiguous tensor (a copy, in the copy ledger).
+    """``t[key]`` for an advanced key: a new tensor (a copy, in the copy ledger) laid out as
+    PyTorch's (:func:`_index_result_strides`: row-major, but for a permuted target; row-major
+    when empty, where PyTorch's strides of an empty result are its own).
 
     >>> x = strided.arange(12).view(3, 4)
     >>> x[[0, 2], 1:3].tolist()
@@ -402,12 +405,65 @@ def getitem(t: Tensor, key: Any) -> Tensor:
             out = arr[plan.np_key]
     except IndexError as err:
         raise _bounds_error(plan, err) from None
-    if not out.flags.c_contiguous:  # NumPy lays some results out with the index dims outermost
-        out = np.ascontiguousarray(out)
-    result = adopted(out.reshape(-1), Layout._trusted(plan.shape, L.contiguous_strides(plan.shape), 0), t._dtype)
+    strides = _index_result_strides(plan)
+    if strides == L.contiguous_strides(plan.shape):
+        if not out.flags.c_contiguous:  # NumPy lays some results out with the index dims outermost
+            out = np.ascontiguousarray(out)
+        result = adopted(out.reshape(-1), Layout._trusted(plan.shape, strides, 0), t._dtype)
+    else:  # (PyTorch's layout: the gathered values written into it)
+        dense = np.empty(out.size, out.dtype)
+        np.lib.stride_tricks.as_strided(dense, plan.shape, tuple(s * out.itemsize for s in strides))[...] = out
+        result = adopted(dense, Layout._trusted(plan.shape, strides, 0), t._dtype)
     return copied("__getitem__", (t,), result, lambda: (
         f"t[...]: advanced indexing with {plan.describe()} gathers {result.numel()} elements into new memory"
     ))
+
+
+# (shape, strides) -> whether the layout is row-major but for its size-1 dims' strides
+_ROW_MAJOR = Memo(lambda key: all(n == 1 or st == c for n, st, c in zip(key[0], key[1], L.contiguous_strides(key[0]))))
+
+
+def _index_result_strides(plan: IndexPlan) -> tuple[int, ...]:
+    """The strides of PyTorch's ``t[key]`` result (its index kernel's TensorIterator output): the
+    order of the inputs' dims -- the target restrided over the result (its strides on the dims
+    the key keeps, 0 on the index dims, which come first where the indexed dims are not adjacent),
+    then each index tensor over the result (its own row-major strides, a mask's nonzero columns)
+    -- as an elementwise op's output takes it: row-major for a row-major target, the target's
+    memory order among the kept dims for a permuted one. Keys with a bool scalar: row-major."""
+    shape = plan.shape
+    view, nb = plan.view, len(plan.index_shape)
+    if len(shape) < 2 or _ROW_MAJOR[(view.shape, view.strides)] or any(e.kind == "bool" for e in plan.entries):
+        return _cinfo[shape][0]  # (a row-major target's kept dims are in row-major order: so is the result)
+    before, after = _kept_dims(plan)
+    if len(before) + nb + len(after) != len(shape):
+        return L.contiguous_strides(shape)
+    operands = [(shape, tuple([view.strides[d] for d in before] + [0] * nb + [view.strides[d] for d in after]))]
+    operands += [(shape, tuple(st)) for st in _index_operands(plan, len(before))]
+    return tuple(_out_cache[(shape, *operands)])  # (elementwise_output_strides, remembered)
+
+
+def _kept_dims(plan: IndexPlan) -> tuple[list[int], list[int]]:
+    """The dims of ``plan.view`` the key keeps, those before the result's index dims and those
+    after, as PyTorch's index kernels restride the target: the index dims in place of adjacent
+    indexed dims, first where the indexed dims are not adjacent."""
+    adv = sorted(d for e in plan.entries for d in range(e.pos, e.pos + e.ndim))
+    rest = [d for d in range(len(plan.view.shape)) if d not in adv]
+    if adv == list(range(adv[0], adv[-1] + 1)):
+        return [d for d in rest if d < adv[0]], [d for d in rest if d > adv[-1]]
+    return [], rest
+
+
+def _index_operands(plan: IndexPlan, before: int) -> list[list[int]]:
+    """Each index tensor's strides over the result (:func:`_index_operand`; its own row-major
+    strides, a mask's nonzero columns: one operand per dim the mask takes), in key order."""
+    index_strides = []
+    shape = plan.shape
+    for e in plan.entries:
+        ishape = e.array.shape if e.kind == "int" else (int(np.count_nonzero(e.array)),)
+        own = L.contiguous_strides(ishape) if e.kind == "int" else (e.ndim,)
+        index_strides += [_index_operand(ishape, own, plan.index_shape, before, shape)] * (
+            1 if e.kind == "int" else e.ndim)
+    return index_strides
 
 
 # ---------------------------------------------------------------- writing
@@ -519,12 +575,7 @@ def _refuse_stale_put(t: Tensor, plan: IndexPlan, value: Tensor, vshape: tuple[i
         return
     view, shape, nb = plan.view, plan.shape, len(plan.index_shape)
     written = np.asarray(addresses(view.shape, view.strides, view.offset)[plan.np_key])
-    adv = sorted(d for e in plan.entries for d in range(e.pos, e.pos + e.ndim))
-    rest = [d for d in range(len(view.shape)) if d not in adv]
-    if adv == list(range(adv[0], adv[-1] + 1)):
-        before, after = [d for d in rest if d < adv[0]], [d for d in rest if d > adv[-1]]
-    else:
-        before, after = [], rest
+    before, after = _kept_dims(plan)
     if written.shape != shape or len(before) + nb + len(after) != len(shape):
         return
     vl = value._layout
@@ -535,12 +586,7 @@ def _refuse_stale_put(t: Tensor, plan: IndexPlan, value: Tensor, vshape: tuple[i
         lead += 1  # (PyTorch's setitem views the value without its leading size-1 dims first)
     read_strides = operand_strides(shape, (vshape[lead:], vstrides[lead:]))
     out_strides = [view.strides[d] for d in before] + [0] * nb + [view.strides[d] for d in after]
-    index_strides = []
-    for e in plan.entries:  # (each index tensor's own row-major strides; a mask's nonzero columns)
-        ishape = e.array.shape if e.kind == "int" else (int(np.count_nonzero(e.array)),)
-        own = L.contiguous_strides(ishape) if e.kind == "int" else (e.ndim,)
-        index_strides += [_index_operand(ishape, own, plan.index_shape, len(before), shape)] * (
-            1 if e.kind == "int" else e.ndim)
+    index_strides = _index_operands(plan, len(before))
     where = index_put_stale(written, out_strides, read, read_strides, index_strides, accumulate,
                             atomic=accumulate and t._dtype.name == "float32")
     if where is not None:

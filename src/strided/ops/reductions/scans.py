@@ -803,19 +803,19 @@ backward("cummax")(_cum_extreme_rule("CummaxBackward0"))
 backward("cummin")(_cum_extreme_rule("CumminBackward0"))
 
 
-def _diff_grad_recorded(g: Tensor, n: int, d: int, sizes: list[int]) -> tuple:
+def _diff_grad_recorded(g: Tensor, n: int, d: int, sizes: list[int | None]) -> tuple:
     """diff's gradient with recording ops (create_graph): ``n`` times the adjoint of one
     difference (``g`` padded by a zero on each side along ``d``, the right minus the left), then
-    cut into the pieces of prepend, input and append."""
+    cut into the pieces of prepend, input and append (None for an absent one: ``sizes``' None)."""
     from ..shape.joining import cat
 
-    for _ in range(min(n, sum(sizes))):
+    for _ in range(min(n, sum(s or 0 for s in sizes))):
         zero = gradtools.grad_zeros(tuple(1 if k == d else s for k, s in enumerate(g._layout.shape)), g._dtype)
         g = cat([zero, g], d) - cat([g, zero], d)
     pieces, at = [], 0
     for s in sizes:
-        pieces.append(g.narrow(d, at, s) if s else None)
-        at += s
+        pieces.append(None if s is None else g.narrow(d, at, s))
+        at += s or 0
     return tuple(pieces)
 
 
@@ -829,13 +829,15 @@ def diff_backward(out: Tensor, x: Tensor, n: int = 1, dim: int = -1, prepend: An
     # strided records one node under that name.
     """
     d = x.ndim and dim % x.ndim
-    sizes = [p._layout.shape[d] if isinstance(p, Tensor) else 0 for p in (prepend, x, append)]
+    # (None: absent; a present piece of size 0 along d still gets its empty gradient, as PyTorch's)
+    sizes = [p._layout.shape[d] if isinstance(p, Tensor) else None for p in (prepend, x, append)]
+    total = sum(s or 0 for s in sizes)
 
     def grads(g: Tensor) -> tuple:
         if n and g._ag is not None and is_grad_enabled():  # create_graph: the same adjoint, recorded
             return _diff_grad_recorded(g, n, d, sizes)
         a = g._np()
-        for _ in range(min(n, sum(sizes)) if n else 0):
+        for _ in range(min(n, total) if n else 0):
             pad = [(0, 0)] * a.ndim
             pad[d] = (1, 0)
             hi = np.pad(a, pad)
@@ -843,8 +845,8 @@ def diff_backward(out: Tensor, x: Tensor, n: int = 1, dim: int = -1, prepend: An
             a = hi - np.pad(a, pad)
         if not n:
             return (None, g, None)
-        pieces = np.split(a, np.cumsum(sizes)[:2], axis=d)
-        return tuple(gradtools.from_numpy_result(p, g._dtype) if s else None for p, s in zip(pieces, sizes))
+        pieces = np.split(a, np.cumsum([s or 0 for s in sizes])[:2], axis=d)
+        return tuple(None if s is None else gradtools.from_numpy_result(p, g._dtype) for p, s in zip(pieces, sizes))
 
     inputs = (prepend, x, append) if prepend is not None or append is not None else (x,)
     name = "SubBackward0" if n else "torch::autograd::CopyBackwards"  # (n=0: PyTorch's copy)

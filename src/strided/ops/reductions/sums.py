@@ -416,9 +416,7 @@ def mean(self: Tensor, dim: SupportsIndex | Sequence[SupportsIndex] | None = Non
 def _mean_backward(out: Tensor, x: Tensor, dim: Any = None, keepdim: bool = False, **kwargs: Any) -> Any:
     shape = x._layout.shape
     dims = reduced_dims(dim, len(shape))
-    n = 1
-    for d in dims:
-        n *= shape[d]
+    n = reduced_count(shape, dims)  # (a 0-d x's dim 0 or -1: its one element)
     if dim is None:
         return "MeanBackward0", (x,), lambda g: (g.reshape((1,) * len(shape)).expand(shape) / n,), ()
     return "MeanBackward1", (x,), lambda g: (unreduce(g, shape, dims, keepdim) / n,), ()
@@ -982,9 +980,7 @@ def _var_grad(g: Tensor, x: Tensor, dims: tuple, keepdim: bool, correction: Any,
     order (other orders round otherwise); ``every`` (no dim given, or a 0-d ``x``) with
     ``N - correction <= 0``: ``g * where(x == mean(x), nan, inf)``, as PyTorch."""
     shape = x._layout.shape
-    n = 1
-    for d in dims:
-        n *= shape[d]
+    n = reduced_count(shape, dims)  # (a 0-d x's dim 0 or -1: its one element)
     dof = n - correction
     if every:
         mean = x.mean()
