@@ -166,8 +166,10 @@ def test_sign_gradient_and_watch():
 def test_bad_arguments_are_refused_as_before():
     with pytest.raises(TypeError):
         st.nan_to_num(st.ones(2), nan="x")
-    with pytest.raises(TypeError):
-        st.nan_to_num(st.ones(2), posinf=True)
+    # (a bool is a float to PyTorch's parser here: posinf=True is 1.0, as red27 found)
+    x = [float("inf"), float("nan"), -float("inf")]
+    got = st.nan_to_num(st.tensor(x), posinf=True, neginf=False).tolist()
+    assert got == torch.nan_to_num(torch.tensor(x), posinf=True, neginf=False).tolist() == [1.0, 0.0, 0.0]
 
 
 def test_the_kernel_runs_and_refuses_what_it_does_not_take(monkeypatch):
