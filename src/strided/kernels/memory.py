@@ -43,6 +43,7 @@ from .blocked import copy_into
 from .fill import FILL_MIN, fill_dense
 from .fpstate import quiet
 from .listeners import OPEN, Listening, OpRecord, _listeners, emit, listening
+from .torch_overlap_writes import last_writes, may_share_elements
 
 _ndarray = np.ndarray
 
@@ -492,6 +493,16 @@ def _overlapping(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
     return has_internal_overlap(shape, strides) or overlaps(shape, strides) is True
 
 
+def _write_in_torch_order(storage: Storage, dest: np.ndarray, layout: Layout, value: np.ndarray) -> None:
+    """An array into a destination (``dest``: its NumPy view) whose elements may share memory:
+    each location gets the value PyTorch's walk writes there last (:mod:`.torch_overlap_writes`),
+    read before anything is written (an overlapping source is read as it was)."""
+    with quiet():
+        value = _real_for(dest, value)
+        positions, values = last_writes(layout, value)
+        storage.array[positions] = values.astype(dest.dtype, casting="unsafe")
+
+
 def write(storage: Storage, layout: Layout, value: np.ndarray | object) -> None:
     """Write ``value`` (already broadcastable to ``layout.shape``) into the storage.
 
@@ -505,6 +516,9 @@ def write(storage: Storage, layout: Layout, value: np.ndarray | object) -> None:
         # so a huge expanded tensor fills as PyTorch fills it
         layout = without_repeats(layout)
     dest = numpy_view(storage, layout)
+    if not dest.flags.forc and value.__class__ is np.ndarray and value.size > 1 and may_share_elements(layout.shape, layout.strides):
+        _write_in_torch_order(storage, dest, layout, value)
+        return
     if dest.ndim == 1 and isinstance(value, np.ndarray) and value.ndim and np.may_share_memory(dest, value):
         value = copy_array(value, "write: the source overlaps the 1-d destination (read before writing)")
     with quiet():

@@ -1,0 +1,78 @@
+"""Plain writes into a destination whose elements share memory, in PyTorch's order.
+
+``copy_`` and ``t[...] = v`` into a layout whose elements overlap without a stride-0 dim (the
+windows of ``unfold(0, 2, 1)``, some ``as_strided``) are "too hard" for PyTorch's overlap check,
+so it writes them: its TensorIterator walks the elements in :func:`~strided.layout.order.
+iteration_order` (the dims by the destination's strides, then the source's), and a location
+reached by several elements keeps the value of the last one. NumPy's ``copyto`` walks its own
+order, so its survivor can differ (``b.unfold(0, 2, 1).mT.swapaxes(0, -1).copy_(...)``: torch
+leaves ``[0, 1, 2, 3, 4, 9]``, NumPy's walk ``[0, 5, 6, 7, 8, 9]``). This module writes PyTorch's
+survivors.
+
+From ``GRAIN_SIZE`` elements PyTorch splits the walk between its threads, and which thread's
+write lands last is a race: where two different values reach one location there (and more than
+one thread is assumed, :func:`~strided.kernels.torch_loops.torch_threads`), the write is refused.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from ..errors import StridedRuntimeError, join_lines
+from ..layout import Layout
+from ..layout.core import nests
+from ..layout.order import iteration_order
+from .torch_loops import GRAIN_SIZE, torch_threads
+
+
+@functools.lru_cache(maxsize=512)
+def may_share_elements(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
+    """Whether two elements of the layout may share memory without a stride-0 dim (cached: asked
+    on every array write). False for every layout whose dims nest (each steps past the smaller)."""
+    dims = sorted((abs(st), n) for n, st in zip(shape, strides) if n > 1)
+    return 0 not in shape and not nests(dims) and all(st for st, _ in dims)
+
+
+def last_writes(layout: Layout, value: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(positions, values)``: each storage position (in elements) the layout reaches, once, and
+    the value of ``value`` (broadcast to ``layout.shape``) that PyTorch's walk writes there last.
+
+    >>> lay = Layout((2, 2), (1, 1), 0)  # [[0, 1], [1, 2]]
+    >>> [a.tolist() for a in last_writes(lay, np.array([[10., 11.], [12., 13.]]))]
+    [[0, 1, 2], [10.0, 12.0, 13.0]]
+    """
+    shape = layout.shape
+    src = np.broadcast_to(value, shape)
+    src_strides = [s // src.itemsize if n > 1 else 0 for n, s in zip(shape, src.strides)]
+    outer_first = iteration_order(shape, [layout.strides, src_strides])[::-1]
+    where = np.full((), layout.offset, np.int64)
+    for n, stride in zip(shape, layout.strides):
+        where = where[..., None] + np.arange(n, dtype=np.int64) * stride
+    where = where.transpose(outer_first).ravel()
+    values = src.transpose(outer_first).ravel()
+    # (the first of each position in the reversed walk is the last write of the walk)
+    positions, first = np.unique(where[::-1], return_index=True)
+    last = where.size - 1 - first
+    if where.size >= GRAIN_SIZE and torch_threads() > 1:
+        _refuse_a_race(where, values, positions, values[last])
+    return positions, values[last]
+
+
+def _refuse_a_race(where: np.ndarray, values: np.ndarray, positions: np.ndarray, survivors: np.ndarray) -> None:
+    """Raise where a location gets two different values (PyTorch's threads race for it)."""
+    slot = np.searchsorted(positions, where)
+    kept = survivors[slot]
+    differs = ~((kept == values) | ((kept != kept) & (values != values)))
+    if not differs.any():
+        return
+    at = int(where[int(np.argmax(differs))])
+    raise StridedRuntimeError(join_lines(
+        "unsupported operation: the written-to tensor's elements share memory location "
+        f"{at} and receive different values",
+        f"PyTorch writes its {where.size} elements from several threads at once (from "
+        f"{GRAIN_SIZE} elements), so which value stays there is a race",
+        "fix: write into a tensor whose elements do not share memory (t.clone(), or "
+        "t.contiguous()), or give the shared locations one value",
+    ))
