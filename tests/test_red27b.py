@@ -179,3 +179,19 @@ def test_log_softmax_double_backward_still_records() -> None:
         grads.append((g.detach().numpy().copy(), gg.numpy().copy()))
     for s, t in zip(*grads):
         np.testing.assert_allclose(s, t, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_log_softmax_backward_along_the_last_dim_sums_as_pytorch(dtype: str) -> None:
+    """Any gradient: the row sum in vec::reduce_all's order (whole vectors lane-wise, the tail into
+    the first lanes, then the lanes: float32 by halvings, float64 left to right)."""
+    rng = np.random.default_rng(4)
+    for shape in [(4, 1), (4, 3), (7, 10), (3, 16), (3, 17), (2, 3, 33), (5, 100), (2, 1000), (0, 4)]:
+        x = (rng.standard_normal(shape) * 2).astype(dtype)
+        g = rng.standard_normal(shape).astype(dtype)
+        grads = []
+        for lib in (strided, torch):
+            xi = lib.tensor(x, requires_grad=True)
+            lib.nn.functional.log_softmax(xi, -1).backward(lib.tensor(g))
+            grads.append(xi.grad.numpy().copy())
+        np.testing.assert_array_equal(_bits(grads[0]), _bits(grads[1]), err_msg=f"{shape}")
