@@ -247,7 +247,8 @@ def _log_softmax_grad(out: Tensor, d: int, g: Tensor) -> Tensor:
             if total is None:
                 t = g.sum(d, keepdim=True)
                 total = numpy_view(t._storage, t._layout).reshape(-1, 1)
-            scale = np.negative(np.broadcast_to(total, rows.shape), dtype=e.dtype)
+            scale = np.empty(rows.shape, e.dtype)
+            np.negative(total, out=scale)  # (each row's -sum along it; broadcast_to's call is dearer)
             grad = np.empty(e.size, e.dtype)
             quietly(fma_into, scale.reshape(-1), np.ascontiguousarray(e).reshape(-1), gs, grad)  # (fma32/fma64: one rounding)
             return adopted(grad, lay, out._dtype)
