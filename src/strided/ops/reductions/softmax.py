@@ -247,6 +247,12 @@ def _log_softmax_grad(out: Tensor, d: int, g: Tensor) -> Tensor:
             if total is None:
                 t = g.sum(d, keepdim=True)
                 total = numpy_view(t._storage, t._layout).reshape(-1, 1)
+            probe = float(np.add.reduce(total, axis=None)) + float(np.add.reduce(e, axis=None))
+            if probe != probe:
+                # (a NaN among the sums or the exponentials (or sums of infinities of both signs, harmless):
+                # which NaN comes out, its sign included, is the recorded ops' choice, as PyTorch's; the
+                # fused form below would negate the sum's)
+                return g - out.exp() * g.sum(d, keepdim=True)
             scale = np.empty(rows.shape, e.dtype)
             np.negative(total, out=scale)  # (each row's -sum along it; broadcast_to's call is dearer)
             grad = np.empty(e.size, e.dtype)
