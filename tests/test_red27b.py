@@ -209,3 +209,19 @@ def test_log_softmax_backward_nans_are_pytorchs(dtype: str) -> None:
             lib.nn.functional.cross_entropy(xi, lib.tensor([0, 1, 2, 0])).backward(lib.tensor(scale, dtype=xi.dtype))
             grads.append(xi.grad.numpy().copy())
         np.testing.assert_array_equal(_bits(grads[0]), _bits(grads[1]), err_msg=f"{scale}")
+
+
+@_AVX512
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_alpha_with_a_scalar_other_nans_and_infinities(dtype: type) -> None:
+    """The twice-rounded tail places give the product's NaN where both are NaN, as PyTorch's
+    ``self + alpha * other`` compiled (and the fused places the fused kernel's)."""
+    for n in (5, 13, 21, 100):
+        x = np.linspace(-2, 2, n).astype(dtype)
+        x[1::3], x[2::5], x[3::7], x[4::9] = np.nan, -np.nan, np.inf, -0.0
+        for v in (float("nan"), -float("nan"), float("inf"), 1e38, 0.5, -0.0):
+            for alpha in (0.3, float("nan"), float("inf"), -0.0, 1e30):
+                for name in ("add", "sub_"):
+                    s = getattr(strided.from_numpy(x.copy()), name)(v, alpha=alpha)
+                    t = getattr(torch.from_numpy(x.copy()), name)(v, alpha=alpha)
+                    np.testing.assert_array_equal(_bits(s.numpy()), _bits(t.numpy()), err_msg=f"{n} {v} {alpha} {name}")

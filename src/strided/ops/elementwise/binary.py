@@ -850,8 +850,8 @@ def _two_roundings(op: BinaryOp, xs: np.ndarray, y: Any, alpha: Any, dtype: np.d
 
 
 def _product_then_sum(xs: np.ndarray, y: np.ndarray, scale: Any) -> np.ndarray:
-    """``xs + y * scale``, each step rounded to their dtype (call it with NumPy's warnings off)."""
-    return xs + y * scale
+    """``y * scale + xs``, each step rounded to their dtype (call it with NumPy's warnings off)."""
+    return y * scale + xs  # (the product first: a NaN of both operands is the product's, as PyTorch's)
 
 
 def _unfused_flat_tail(op: BinaryOp, x: np.ndarray, y: Any, alpha: Any) -> tuple[Any, np.ndarray] | None:
