@@ -25,6 +25,7 @@ builds alike).
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Sequence
 
@@ -231,6 +232,38 @@ def loop_positions(shape: tuple[int, ...], out_strides: tuple[int, ...], fresh: 
         piece = np.searchsorted(starts, idx, side="right") - 1
         pos, length = idx - starts[piece], (ends - starts)[piece]
     return _to_tensor_dims(pos, shape, perm), _to_tensor_dims(length, shape, perm), scalar
+
+
+def tail_block_mask(shape: tuple[int, ...], out_strides: tuple[int, ...], fresh: bool,
+                    inputs: Sequence[tuple[tuple[int, ...], tuple[int, ...]] | None],
+                    step: int, first: int, lanes: int) -> np.ndarray | None:
+    """The elements (a bool array of ``shape``) at places ``first`` to ``first + (t - first) // lanes
+    * lanes`` (exclusive) of each loop piece's tail (its last ``t = length % step`` elements) where
+    PyTorch's vector loop takes the rows (arguments as :func:`scalar_loop_mask`'s): the whole
+    blocks of ``lanes`` the compiler's own vector loop takes in a scalar tail after ``first``
+    elements. None where there are none (or the rows are strided: ``basic_loop`` throughout).
+    Below the grain: one slice per row, no per-element index arithmetic."""
+    numel = math.prod(shape)
+    walk = _loop_rows(shape, out_strides, fresh, inputs) if numel else None
+    if walk is None or not walk[2]:  # (no element, or strided rows)
+        return None
+    perm, row = walk[0], walk[1]
+    if numel < GRAIN_SIZE:
+        t = row % step
+        count = (t - first) // lanes * lanes if t > first else 0
+        if count <= 0:
+            return None
+        mask = np.zeros((numel // row, row), bool)
+        mask[:, row - t + first : row - t + first + count] = True
+        return _to_tensor_dims(mask.reshape(-1), shape, perm)
+    places = loop_positions(shape, out_strides, fresh, inputs)
+    if places is None:
+        return None
+    pos, length, _ = places
+    tail = length % step
+    k = pos - (length - tail)  # (the place in the tail; negative in the vector part)
+    mask = (k >= first) & (k < first + np.maximum(tail - first, 0) // lanes * lanes)
+    return mask if mask.any() else None
 
 
 def _element_bytes(shape: tuple[int, ...], lay_shape: Sequence[int], lay_strides: Sequence[int], offset: int,

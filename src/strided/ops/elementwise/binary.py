@@ -87,7 +87,9 @@ from ...kernels.torch_loops import (
     loop_positions,
     parallel_chunks,
     scalar_loop_mask,
+    tail_block_mask,
     torch_threads,
+    torch_vector_bytes,
 )
 from ...opdef import OPDEFS, Kind, declare
 from ...scalars import UInt64Scalar, checked, numpy_scalar, uint64_beyond_int64
@@ -529,7 +531,10 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
             # another dtype: fma would otherwise compute in the wider one)
             cd = compute.numpy
             x, y = (v if v.dtype == cd else quiet_call(v.astype, cd) for v in (np.asarray(x), np.asarray(y)))
-            tail = _reduced_scalar_loop(op, a, b, x, y, alpha_np, out, target is None, loop_out) if compute is float16 else None
+            if compute is float16:
+                tail = _reduced_scalar_loop(op, a, b, x, y, alpha_np, out, target is None, loop_out)
+            else:
+                tail = _unfused_scalar_tail(op, a, b, x, y, alpha_np, out, target is None, loop_out)
             quietly_here(_fused_alpha, op, x, y, alpha_np, _view(out))  # (fma's kernel: native.disabled() seen)
             if tail is not None:
                 _view(out)[tail[0]] = tail[1]
@@ -781,7 +786,10 @@ def _inplace_flat(op: BinaryOp, self: Tensor, other: Any, alpha: Any) -> bool:
         if type(y) is np.ndarray:  # (an optimizer's m.add_(g, alpha=1 - b1): _fused_alpha's roundings)
             quietly_here(fma_into, -alpha_np if op is SUB else alpha_np, y, x, x)  # (native.disabled() seen)
         else:
+            redo = _unfused_flat_tail(op, x, y, alpha_np)  # (read before x is written: it is the operand)
             quietly_here(_fused_alpha, op, x, y, alpha_np, x)
+            if redo is not None:
+                x[redo[0]] = redo[1]
         return True
     if y.__class__ is float:
         # (a Python float inside float32's range: the compiled loop, NumPy's weak-scalar bits without
@@ -833,6 +841,85 @@ def _reduced_scalar_loop(op: BinaryOp, a: Any, b: Any, x: Any, y: Any, alpha: An
     with np.errstate(all="ignore"):
         product = (ys * f32(-alpha if op is SUB else alpha)).astype(rt).astype(f32)
         return mask, (xs + product).astype(rt)
+
+
+# PyTorch's float32/float64 add/sub with alpha= and a scalar other on an AVX512 build (measured on
+# 2.13, every tail length of both dtypes, aligned or not): its vector loop takes a piece's first
+# length - length % step elements (step: one Vectorized, 64 bytes) with fmadd, rounded once; of the
+# last t, the compiled scalar loop computes the first with a fused multiply-add too, the next
+# (t - 1) // lanes * lanes (lanes: 16 bytes) as self + alpha * other rounded twice (the product,
+# then the sum), the rest fused again; a strided row (basic_loop) is fused throughout.
+_UNFUSED_FIRST = 1
+
+
+def _unfused_steps(itemsize: int) -> tuple[int, int]:
+    """(step, lanes) in elements of PyTorch's vector loop and of the compiler's in its scalar tail."""
+    return 64 // itemsize, 16 // itemsize
+
+
+def _two_roundings(op: BinaryOp, xs: np.ndarray, y: Any, alpha: Any, dtype: np.dtype) -> np.ndarray:
+    """``xs + alpha * y`` (``- alpha * y`` for sub) in ``dtype``, the product rounded before the
+    sum: PyTorch's scalar ``ufunc::add`` where the compiler did not fuse it."""
+    scale = dtype.type(-alpha if op is SUB else alpha)
+    return quietly(_product_then_sum, xs, np.asarray(y, dtype), scale)  # (an overflow: PyTorch's inf too)
+
+
+def _product_then_sum(xs: np.ndarray, y: np.ndarray, scale: Any) -> np.ndarray:
+    """``y * scale + xs``, each step rounded to their dtype (call it with NumPy's warnings off)."""
+    return y * scale + xs  # (the product first: a NaN of both operands is the product's, as PyTorch's)
+
+
+def _unfused_flat_tail(op: BinaryOp, x: np.ndarray, y: Any, alpha: Any) -> tuple[Any, np.ndarray] | None:
+    """:func:`_unfused_scalar_tail` for an in-place target that is one flat float32/float64 run
+    ``x`` (``y`` a number of its dtype): an index (a slice below the grain size) and its values."""
+    if torch_vector_bytes() != 64 or x.dtype.itemsize not in (4, 8):
+        return None
+    at = _unfused_run(len(x), x.itemsize)
+    return None if at is None else (at, _two_roundings(op, x[at], y, alpha, x.dtype))
+
+
+def _unfused_run(n: int, itemsize: int) -> Any:
+    """The places PyTorch rounds twice (the note above :data:`_UNFUSED_FIRST`) in one flat run of
+    ``n`` elements that is both the output and the tensor operand: a slice below the grain size
+    (one piece: no per-element arrays on an optimizer's small step), a mask past it; None: none."""
+    step, lanes = _unfused_steps(itemsize)
+    if n >= GRAIN_SIZE:
+        return tail_block_mask((n,), (1,), False, [((n,), (1,)), None], step, _UNFUSED_FIRST, lanes)
+    t = n % step
+    count = (t - _UNFUSED_FIRST) // lanes * lanes if t > _UNFUSED_FIRST else 0
+    return slice(n - t + _UNFUSED_FIRST, n - t + _UNFUSED_FIRST + count) if count > 0 else None
+
+
+def _unfused_scalar_tail(op: BinaryOp, a: Any, b: Any, x: Any, y: Any, alpha: Any, out: Tensor,
+                         fresh: bool, loop_out: Tensor | None = None) -> tuple[np.ndarray, np.ndarray] | None:
+    """The elements (a mask of ``out``'s shape, their values) of a float32/float64 ``add``/``sub``
+    with ``alpha=`` and a scalar ``other`` (a number or a 0-d tensor) that PyTorch's CPU kernel
+    rounds twice (the note at :data:`_UNFUSED_FIRST`; only its AVX512 build is known: None on another), where
+    the caller's result is rounded once. Arguments as :func:`_reduced_scalar_loop`'s; computed
+    before the caller writes ``out`` (an in-place target is an operand)."""
+    if torch_vector_bytes() != 64 or not isinstance(a, Tensor) or (
+            isinstance(b, Tensor) and L.product(b._layout.shape) != 1):  # (one value: a stride-0 operand)
+        return None
+    strides = out._layout.strides
+    if loop_out is not None and loop_out._layout.shape == out._layout.shape:
+        strides, fresh = loop_out._layout.strides if loop_out._dtype is out._dtype else L.contiguous_strides(out._layout.shape), False
+    shape = out._layout.shape
+    xa = np.asarray(x)
+    lay = a._layout
+    if lay.shape == shape and lay.strides == strides == L.contiguous_strides(shape):
+        # (row-major operand and output: one flat run, its places without TensorIterator's walk)
+        at = _unfused_run(xa.size, xa.dtype.itemsize)
+        if at is None:
+            return None
+        mask = np.zeros(xa.size, bool)
+        mask[at] = True
+        mask = mask.reshape(shape)
+        return mask, _two_roundings(op, xa[mask], y, alpha, xa.dtype)
+    step, lanes = _unfused_steps(xa.dtype.itemsize)
+    mask = tail_block_mask(shape, strides, fresh, [(a._layout.shape, a._layout.strides), None], step, _UNFUSED_FIRST, lanes)
+    if mask is None:
+        return None
+    return mask, _two_roundings(op, np.broadcast_to(xa, shape)[mask], y, alpha, xa.dtype)
 
 
 def _fused_alpha(op: BinaryOp, x: Any, y: Any, alpha: Any, dest: np.ndarray) -> None:
