@@ -108,8 +108,11 @@ def _compiled(run: Any, dtype: np.dtype, a: np.ndarray, b: np.ndarray, c: np.nda
     if b.ndim == 0 and a.ndim and not np.isnan(b):
         a, b = b, a
     out = np.empty(shape, dtype)
-    runs = [kernel_run(np.ascontiguousarray(np.broadcast_to(x, shape), dtype=dtype)) for x in (a, b, c)]
-    run(float(a.astype(dtype)) if a.ndim == 0 else runs[0], runs[1], runs[2], out)
+    # (a 0-d first operand goes as a number: no run of it is made, which for a large shape was a
+    # copy of the broadcast value and fresh pages to fault in, 15x the kernel's own time)
+    first = float(a.astype(dtype)) if a.ndim == 0 else kernel_run(np.ascontiguousarray(np.broadcast_to(a, shape), dtype=dtype))
+    runs = [kernel_run(np.ascontiguousarray(np.broadcast_to(x, shape), dtype=dtype)) for x in (b, c)]
+    run(first, runs[0], runs[1], out)
     return out
 
 
