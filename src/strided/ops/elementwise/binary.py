@@ -943,16 +943,33 @@ def _fma_straight_into(scale: Any, y: Any, x: Any, dest: np.ndarray) -> bool:
     dt = dest.dtype
     if not (isinstance(scale, (np.float32, np.float64)) and scale.dtype == dt and scale == scale
             and y.__class__ is np.ndarray and x.__class__ is np.ndarray and y.dtype == dt == x.dtype
-            and y.shape == dest.shape == x.shape and dest.flags.c_contiguous and y.flags.c_contiguous
-            and x.flags.c_contiguous):
+            and x.shape == dest.shape and y.shape in (dest.shape, ()) and dest.flags.c_contiguous
+            and y.flags.c_contiguous and x.flags.c_contiguous):
         return False
     k = native_special()
     if k is None:
         return False
+    run = k.fma32 if dt == np.float32 else k.fma64
     try:
-        return bool((k.fma32 if dt == np.float32 else k.fma64)(float(scale), y.reshape(-1), x.reshape(-1), dest.reshape(-1)))
+        if y.shape:
+            return bool(run(float(scale), y.reshape(-1), x.reshape(-1), dest.reshape(-1)))
+        # (a number other: fma's call is run(y, scale broadcast, x); the broadcast run is one
+        # block of scale reused over the elements, not an array of the whole shape)
+        xs, ds = x.reshape(-1), dest.reshape(-1)
+        n, first = xs.size, float(y)
+        block = np.full(min(n, _FMA_BLOCK), scale, dt)
+        for at in range(0, n, _FMA_BLOCK):
+            m = min(_FMA_BLOCK, n - at)
+            if not run(first, block[:m], xs[at : at + m], ds[at : at + m]):
+                if at:  # (cannot happen: the first block's checks hold for every block)
+                    raise AssertionError("fma kernel declined a later block")
+                return False
+        return True
     except (ValueError, BufferError):  # (not flat runs after all: fma's steps)
         return False
+
+
+_FMA_BLOCK = 8192  # (elements of the reused scale block: 32-64 KB, in the L2 cache)
 
 
 def _tensor_args_error(name: str, a: Any, b: Any, inplace: bool = False) -> StridedTypeError:
