@@ -24,6 +24,7 @@ from ..errors import StridedRuntimeError, join_lines
 from ..layout import Layout
 from ..layout.core import nests
 from ..layout.order import iteration_order
+from .torch_index_loops import addresses
 from .torch_loops import GRAIN_SIZE, torch_threads
 
 
@@ -47,10 +48,7 @@ def last_writes(layout: Layout, value: np.ndarray) -> tuple[np.ndarray, np.ndarr
     src = np.broadcast_to(value, shape)
     src_strides = [s // src.itemsize if n > 1 else 0 for n, s in zip(shape, src.strides)]
     outer_first = iteration_order(shape, [layout.strides, src_strides])[::-1]
-    where = np.full((), layout.offset, np.int64)
-    for n, stride in zip(shape, layout.strides):
-        where = where[..., None] + np.arange(n, dtype=np.int64) * stride
-    where = where.transpose(outer_first).ravel()
+    where = addresses(shape, layout.strides, layout.offset).transpose(outer_first).ravel()
     values = src.transpose(outer_first).ravel()
     # (the first of each position in the reversed walk is the last write of the walk)
     positions, first = np.unique(where[::-1], return_index=True)
