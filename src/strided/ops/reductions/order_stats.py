@@ -664,7 +664,6 @@ def _mode_rows(rows: np.ndarray, order: np.ndarray | None = None) -> tuple[np.nd
 
 
 _MODE_FAST = frozenset((float32, float64, int32, int64))
-_MODE = return_types.mode
 
 
 def _fast_mode(input: Any, dim: Any, keepdim: Any) -> Any:
@@ -692,7 +691,7 @@ def _fast_mode(input: Any, dim: Any, keepdim: Any) -> Any:
         vals, idx = _empty(m, flat.dtype), _empty(m, np.int64)
         if kernel.stl_mode(flat, vals, idx, n):
             layout = _cinfo[shape[:-1] + (1,) if keepdim else shape[:-1]][2]
-            return _tuple_new(_MODE, (adopted(vals, layout, input._dtype), adopted(idx, layout, int64)))
+            return _tuple_new(return_types.mode, (adopted(vals, layout, input._dtype), adopted(idx, layout, int64)))
     rows = flat.reshape(-1, n)
     compiled = _compiled_mode(rows)
     if compiled is not None:

@@ -419,15 +419,14 @@ def _fast_cum_extreme(self: Any, dim: Any, op: str) -> Any:
         values, indices = _empty(count, flat.dtype), _empty(count, _INT64_NP)
         # (memory at an odd address: the kernel's False, then _running_extreme's aligned copy)
         if k.running_extreme(flat, values, indices, shape[d], info[0][d], op == "cummax"):
-            return _tuple_new(_PAIRS[op], (adopted(values, info[2], self._dtype), adopted(indices, info[2], int64)))
+            return _tuple_new(getattr(return_types, op), (adopted(values, info[2], self._dtype), adopted(indices, info[2], int64)))
     values, indices = _running_extreme(flat.reshape(shape), d, op)
-    return _PAIRS[op](adopted(values.reshape(-1), info[2], self._dtype), adopted(indices.reshape(-1), info[2], int64))
+    return getattr(return_types, op)(adopted(values.reshape(-1), info[2], self._dtype), adopted(indices.reshape(-1), info[2], int64))
 
 
 _empty = np.empty
 _INT64_NP = np.dtype(np.int64)
 _tuple_new = tuple.__new__  # (the named tuple made as its __new__ makes it, without that Python-level call)
-_PAIRS = {"cummax": return_types.cummax, "cummin": return_types.cummin}
 
 
 def _running_extreme(x: np.ndarray, d: int, op: str) -> tuple[np.ndarray, np.ndarray]:

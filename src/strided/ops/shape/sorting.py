@@ -472,7 +472,6 @@ _FAST_DTYPES = frozenset((float32, float64, int32, int64))
 _empty = np.empty
 _all = np.logical_and.reduce  # (the ufunc itself: ndarray.all's Python wrapper costs as much again)
 _tuple_new = tuple.__new__
-_TOPK = return_types.topk
 
 
 # (shape, k) -> the row-major Layout of ``shape`` with its last dim k (topk's results)
@@ -515,7 +514,7 @@ def _fast_topk(self: Any, k: Any, dim: Any, largest: Any) -> Any:
             return None
         layout = _LAST_K[(shape, k)]
         # (the named tuple made as its __new__ makes it, without that Python-level call)
-        return _tuple_new(_TOPK, (adopted(values, layout, d), adopted(order, layout, int64)))
+        return _tuple_new(return_types.topk, (adopted(values, layout, d), adopted(order, layout, int64)))
     x = flat.reshape(info[1] // n, n)
     order = x.argsort(axis=-1)  # (NaN last)
     s = x.copy()
@@ -657,9 +656,6 @@ def kthvalue(self: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out:
         "(values, and int64 indices)"))
 
 
-_KTH = return_types.kthvalue
-
-
 def _exact_kthvalue(x: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray] | None:
     """(values, int64 positions), each of shape ``(..., 1)``, of the ``k``-th smallest of each row
     of ``x`` (dim last, non-empty rows) by the compiled ``torch_kthvalue``: PyTorch's quickselect
@@ -706,7 +702,7 @@ def _fast_kthvalue(self: Any, k: Any, dim: Any, keepdim: Any) -> Any:
     if not kernel.torch_kthvalue(kernel_run(flat), values, idx, n, k):
         return None
     layout = _cinfo[shape[:-1] + (1,) if keepdim else shape[:-1]][2]
-    return _tuple_new(_KTH, (adopted(values, layout, self._dtype), adopted(idx, layout, int64)))
+    return _tuple_new(return_types.kthvalue, (adopted(values, layout, self._dtype), adopted(idx, layout, int64)))
 
 
 # Rows with ties at their k-th value whose tied elements together are at most this many take
