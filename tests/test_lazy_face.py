@@ -115,3 +115,33 @@ def test_the_autograd_graph_pictures_load_on_first_use():
     """)
     assert out.splitlines() == ["True True True True True False SumBackward0 -> (2,) float32",
                                 "module 'strided.autograd' has no attribute 'no_such_name'"]
+
+
+def test_the_result_named_tuples_are_made_on_first_use_as_module_level_classes():
+    # strided.return_types' and ops/linalg/_results' classes (strided.lazy_names.classes_on_first_use):
+    # not made by the import, listed by dir, one class for every thread, each as a module-level
+    # definition makes it (name, qualname, module, fields), pickled by reference
+    out = _run("""
+        import pickle, sys, threading, strided
+        rt, R = sys.modules["strided.ops._support.return_types"], sys.modules["strided.ops.linalg._results"]
+        print("max" in vars(rt), "linalg_svd" in vars(R), "max" in dir(rt), "linalg_svd" in dir(R))
+        seen = []
+        threads = [threading.Thread(target=lambda: seen.append(rt.topk)) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        print(len({id(c) for c in seen}), seen[0] is strided.return_types.topk)
+        r = strided.tensor([[1.0, 5.0], [3.0, 2.0]]).max(1)
+        c = type(r)
+        print(c is rt.max, c.__qualname__, c.__module__, c._fields, c._make.__qualname__)
+        back = pickle.loads(pickle.dumps(r))
+        print(type(back) is c, back.values.tolist(), type(strided.linalg.qr(strided.eye(2))).__qualname__)
+        try:
+            rt.no_such_name
+        except AttributeError as e:
+            print(type(e).__name__)
+    """)
+    assert out.splitlines() == ["False False True True", "1 True",
+                                "True max strided.ops._support.return_types ('values', 'indices') max._make",
+                                "True [5.0, 3.0] linalg_qr", "AttributeError"]
