@@ -419,9 +419,11 @@ def _fast_cum_extreme(self: Any, dim: Any, op: str) -> Any:
         values, indices = _empty(count, flat.dtype), _empty(count, _INT64_NP)
         # (memory at an odd address: the kernel's False, then _running_extreme's aligned copy)
         if k.running_extreme(flat, values, indices, shape[d], info[0][d], op == "cummax"):
-            return _tuple_new(getattr(return_types, op), (adopted(values, info[2], self._dtype), adopted(indices, info[2], int64)))
+            pair = return_types.cummax if op == "cummax" else return_types.cummin
+            return _tuple_new(pair, (adopted(values, info[2], self._dtype), adopted(indices, info[2], int64)))
     values, indices = _running_extreme(flat.reshape(shape), d, op)
-    return getattr(return_types, op)(adopted(values.reshape(-1), info[2], self._dtype), adopted(indices.reshape(-1), info[2], int64))
+    pair = return_types.cummax if op == "cummax" else return_types.cummin
+    return pair(adopted(values.reshape(-1), info[2], self._dtype), adopted(indices.reshape(-1), info[2], int64))
 
 
 _empty = np.empty
