@@ -1418,6 +1418,15 @@ static __attribute__((aligned(64))) void join_rows(char *dst, Py_ssize_t count, 
             return;
         }
     }
+#if HAVE_SSE2
+    if (count == 2 && row[0] == row[1] && (row[0] == 4 || row[0] == 8) && outer >= 4) {
+        /* two runs of one 4- or 8-byte element per row (dstack's, a stack along a new last dim of
+         * two row-major tensors): the interleave's unpacks, 16 bytes a load, where the loop below
+         * copies element by element (a (1024, 1024) float32 dstack: NumPy's concatenate 0.58 ms) */
+        (row[0] == 4 ? interleave2_4 : interleave2_8)(dst, src[0], src[1], outer);
+        return;
+    }
+#endif
     for (Py_ssize_t r = 0; r < outer; r++)
         for (Py_ssize_t i = 0; i < count; i++) {
             const char *s = src[i] + r * row[i];
