@@ -58,3 +58,65 @@ def test_interleaving_joins_match_torch(name, kw, dtype, skew, torch_threads_as_
         arrays = [_bits(shape, dtype, 0), _bits(shape, dtype, 1)]
         ours = getattr(strided, name)(_inputs(arrays, skew), **kw)
         _same(ours, getattr(torch, name)([torch.from_numpy(a) for a in arrays], **kw))
+
+
+# ---------------------------------------------------------------- transposed inputs
+
+
+def _transposed(shape, dtype, seed, how):
+    """A (n0, n1) input running along dim 0: the transpose of a row-major array ("t"), of one
+    started a row in (its first element off the cache line: "o"), or every other row of one ("s")."""
+    n0, n1 = shape
+    if how == "o":
+        return _bits((n1 + 1, n0), dtype, seed)[1:].T
+    if how == "s":
+        return _bits((2 * n1, n0), dtype, seed).T[:, ::2]
+    return _bits((n1, n0), dtype, seed).T
+
+
+T_SHAPES = [(301, 303), (1024, 96), (3, 40001), (40001, 3), (16, 8200), (517, 16)]
+T_DTYPES = [np.float32, np.int32, np.float64, np.float16]
+
+
+@pytest.mark.parametrize("how", ["t", "o", "s"])
+@pytest.mark.parametrize("dtype", T_DTYPES)
+@pytest.mark.parametrize("name,kw", [("dstack", {}), ("stack", {"dim": -1}), ("stack", {"dim": 2})])
+def test_joins_of_transposed_pairs_match_torch(name, kw, dtype, how, torch_threads_as_assumed):
+    """The pair join (two transposed 4-byte inputs: its blocks, their heads and edges) and the
+    part copies of the other dtypes, bit for bit against torch."""
+    for shape in T_SHAPES:
+        arrays = [_transposed(shape, dtype, 0, how), _transposed(shape, dtype, 1, "t")]
+        ours = getattr(strided, name)([strided.from_numpy(a) for a in arrays], **kw)
+        _same(ours, getattr(torch, name)([torch.from_numpy(a.copy()) for a in arrays], **kw))
+
+
+def test_the_pair_join_is_taken_where_built(monkeypatch):
+    """A transposed float32 pair goes by the compiled pair join where the CPU has it."""
+    from strided.kernels import native
+
+    k = native.kernel()
+    if k is None or not hasattr(k, "pair_join4"):
+        pytest.skip("no compiled pair join on this machine")
+    calls = []
+    real = native.interleave_join
+    monkeypatch.setattr(native, "interleave_join", lambda dest, sources: calls.append(real(dest, sources)) or calls[-1])
+    arrays = [_transposed((301, 303), np.float32, i, "t") for i in range(2)]
+    strided.dstack([strided.from_numpy(a) for a in arrays])
+    strided.stack([strided.from_numpy(a) for a in arrays], -1)
+    import os
+    import pathlib
+
+    cpuinfo = pathlib.Path("/proc/cpuinfo")
+    has_blocks = cpuinfo.exists() and " avx512f" in cpuinfo.read_text()
+    expected = has_blocks and os.environ.get("STRIDED_NATIVE_COPY_ISA") != "sse"
+    assert calls == [expected, expected]
+
+
+def test_a_transposed_trio_and_a_mixed_pair_match_torch(torch_threads_as_assumed):
+    """Joins the pair join declines (three inputs, one row-major input) keep the part copies."""
+    t = [_transposed((301, 303), np.float32, i, "t") for i in range(3)]
+    c = _bits((301, 303), np.float32, 7)
+    for arrays in ([t[0], t[1], t[2]], [t[0], c], [c, t[1]]):
+        for name, kw in (("dstack", {}), ("stack", {"dim": -1})):
+            ours = getattr(strided, name)([strided.from_numpy(a) for a in arrays], **kw)
+            _same(ours, getattr(torch, name)([torch.from_numpy(a.copy()) for a in arrays], **kw))

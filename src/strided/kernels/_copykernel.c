@@ -1289,6 +1289,8 @@ static int to_address(PyObject *o, void *out)
     return 1;
 }
 
+#include "_staged_join.h"
+
 static PyObject *py_copy(PyObject *self, PyObject *args)
 {
     (void)self;
@@ -3651,6 +3653,12 @@ static PyMethodDef methods[] = {
     {"copy", py_copy, METH_VARARGS,
      "copy(dst_address, src_address, itemsize, shape, dst_strides, src_strides): a cache-blocked\n"
      "copy of one layout's elements (strides in bytes, dims in the destination's memory order)."},
+#if HAVE_AVX512_BLOCKS
+    {"pair_join4", py_pair_join4, METH_VARARGS,
+     "pair_join4(out, n0, n1, a, a_stride1, b, b_stride1): the dense (n0, n1, 2) 4-byte result interleaving\n"
+     "two transposed (n0, n1) inputs (stride 4 along dim 0; strides in bytes), in one pass; False where\n"
+     "the AVX-512 blocks are off (nothing written)."},
+#endif
     {"join", (PyCFunction)(void (*)(void))py_join, METH_FASTCALL,
      "join(out, runs, outer): each of the C-contiguous runs read as outer equal rows; row r of out\n"
      "is every run's row r in order (bytes as they are; out holds exactly the runs' bytes)."},
