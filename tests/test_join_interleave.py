@@ -75,7 +75,7 @@ def _transposed(shape, dtype, seed, how):
 
 
 T_SHAPES = [(301, 303), (1024, 96), (3, 40001), (40001, 3), (16, 8200), (517, 16)]
-T_DTYPES = [np.float32, np.int32, np.float64, np.float16]
+T_DTYPES = [np.float32, np.int32, np.float64, np.int64, np.complex64, np.float16]
 
 
 @pytest.mark.parametrize("how", ["t", "o", "s"])
@@ -91,25 +91,26 @@ def test_joins_of_transposed_pairs_match_torch(name, kw, dtype, how, torch_threa
 
 
 def test_the_pair_join_is_taken_where_built(monkeypatch):
-    """A transposed float32 pair goes by the compiled pair join where the CPU has it."""
+    """A transposed pair of 4- or 8-byte elements goes by the compiled pair join where the CPU has it."""
     from strided.kernels import native
 
     k = native.kernel()
-    if k is None or not hasattr(k, "pair_join4"):
+    if k is None or not hasattr(k, "pair_join"):
         pytest.skip("no compiled pair join on this machine")
     calls = []
     real = native.interleave_join
     monkeypatch.setattr(native, "interleave_join", lambda dest, sources: calls.append(real(dest, sources)) or calls[-1])
-    arrays = [_transposed((301, 303), np.float32, i, "t") for i in range(2)]
-    strided.dstack([strided.from_numpy(a) for a in arrays])
-    strided.stack([strided.from_numpy(a) for a in arrays], -1)
+    for dtype in (np.float32, np.float64, np.int64):
+        arrays = [_transposed((301, 303), dtype, i, "t") for i in range(2)]
+        strided.dstack([strided.from_numpy(a) for a in arrays])
+        strided.stack([strided.from_numpy(a) for a in arrays], -1)
     import os
     import pathlib
 
     cpuinfo = pathlib.Path("/proc/cpuinfo")
     has_blocks = cpuinfo.exists() and " avx512f" in cpuinfo.read_text()
     expected = has_blocks and os.environ.get("STRIDED_NATIVE_COPY_ISA") != "sse"
-    assert calls == [expected, expected]
+    assert calls == [expected] * 6
 
 
 def test_a_transposed_trio_and_a_mixed_pair_match_torch(torch_threads_as_assumed):

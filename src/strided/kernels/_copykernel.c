@@ -3654,10 +3654,10 @@ static PyMethodDef methods[] = {
      "copy(dst_address, src_address, itemsize, shape, dst_strides, src_strides): a cache-blocked\n"
      "copy of one layout's elements (strides in bytes, dims in the destination's memory order)."},
 #if HAVE_AVX512_BLOCKS
-    {"pair_join4", py_pair_join4, METH_VARARGS,
-     "pair_join4(out, n0, n1, a, a_stride1, b, b_stride1): the dense (n0, n1, 2) 4-byte result interleaving\n"
-     "two transposed (n0, n1) inputs (stride 4 along dim 0; strides in bytes), in one pass; False where\n"
-     "the AVX-512 blocks are off (nothing written)."},
+    {"pair_join", py_pair_join, METH_VARARGS,
+     "pair_join(out, itemsize, n0, n1, a, a_stride1, b, b_stride1): the dense (n0, n1, 2) result interleaving\n"
+     "two transposed (n0, n1) inputs of 4- or 8-byte elements (stride itemsize along dim 0; strides in bytes),\n"
+     "in one pass; False where the AVX-512 blocks are off (nothing written)."},
 #endif
     {"join", (PyCFunction)(void (*)(void))py_join, METH_FASTCALL,
      "join(out, runs, outer): each of the C-contiguous runs read as outer equal rows; row r of out\n"
