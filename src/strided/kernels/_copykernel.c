@@ -1289,7 +1289,7 @@ static int to_address(PyObject *o, void *out)
     return 1;
 }
 
-#include "_staged_join.h"
+#include "_pair_join.h"
 
 static PyObject *py_copy(PyObject *self, PyObject *args)
 {
