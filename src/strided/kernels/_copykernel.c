@@ -1289,6 +1289,8 @@ static int to_address(PyObject *o, void *out)
     return 1;
 }
 
+#include "_pair_join.h"
+
 static PyObject *py_copy(PyObject *self, PyObject *args)
 {
     (void)self;
@@ -1418,6 +1420,15 @@ static __attribute__((aligned(64))) void join_rows(char *dst, Py_ssize_t count, 
             return;
         }
     }
+#if HAVE_SSE2
+    if (count == 2 && row[0] == row[1] && (row[0] == 4 || row[0] == 8) && outer >= 4) {
+        /* two runs of one 4- or 8-byte element per row (dstack's, a stack along a new last dim of
+         * two row-major tensors): the interleave's unpacks, 16 bytes a load, where the loop below
+         * copies element by element (a (1024, 1024) float32 dstack: NumPy's concatenate 0.58 ms) */
+        (row[0] == 4 ? interleave2_4 : interleave2_8)(dst, src[0], src[1], outer);
+        return;
+    }
+#endif
     for (Py_ssize_t r = 0; r < outer; r++)
         for (Py_ssize_t i = 0; i < count; i++) {
             const char *s = src[i] + r * row[i];
@@ -3642,6 +3653,12 @@ static PyMethodDef methods[] = {
     {"copy", py_copy, METH_VARARGS,
      "copy(dst_address, src_address, itemsize, shape, dst_strides, src_strides): a cache-blocked\n"
      "copy of one layout's elements (strides in bytes, dims in the destination's memory order)."},
+#if HAVE_AVX512_BLOCKS
+    {"pair_join", py_pair_join, METH_VARARGS,
+     "pair_join(out, itemsize, n0, n1, a, a_stride1, b, b_stride1): the dense (n0, n1, 2) result interleaving\n"
+     "two transposed (n0, n1) inputs of 4- or 8-byte elements (stride itemsize along dim 0; strides in bytes),\n"
+     "in one pass; False where the AVX-512 blocks are off (nothing written)."},
+#endif
     {"join", (PyCFunction)(void (*)(void))py_join, METH_FASTCALL,
      "join(out, runs, outer): each of the C-contiguous runs read as outer equal rows; row r of out\n"
      "is every run's row r in order (bytes as they are; out holds exactly the runs' bytes)."},

@@ -362,6 +362,34 @@ def copy(dest: np.ndarray, source: np.ndarray, groups: list[tuple[int, int, int]
            [d for _, d, _ in groups], [s for _, _, s in groups])
 
 
+def interleave_join(dest: np.ndarray, sources: list[np.ndarray]) -> bool:
+    """``dest[..., q] = sources[q]`` for a pair of transposed inputs of 4- or 8-byte elements by the
+    compiled pair join (``pair_join``: one pass over both, their blocks transposed in registers),
+    True when done; False (nothing written) where it does not apply: ``dest`` not a C-contiguous
+    (n0, n1, 2) array of 4- or 8-byte elements, a source not of ``dest``'s dtype and shape (n0, n1)
+    or not running along dim 0 (stride one element there), the kernel off, absent (a CPU without AVX-512) or refusing
+    (:func:`takes`). The caller guarantees that no source overlaps ``dest`` (a fresh result).
+
+    >>> a = np.arange(6, dtype=np.float32).reshape(3, 2)
+    >>> dest = np.empty((2, 3, 2), np.float32)
+    >>> if not interleave_join(dest, [a.T, (a + 10).T]):
+    ...     dest[...] = np.stack([a.T, (a + 10).T], -1)
+    >>> dest[1].tolist()
+    [[1.0, 11.0], [3.0, 13.0], [5.0, 15.0]]
+    """
+    k = _kernel if _loaded else kernel()
+    size = dest.itemsize
+    if (k is None or not hasattr(k, "pair_join") or len(sources) != 2 or dest.ndim != 3 or size not in (4, 8)
+            or dest.shape[2] != 2 or not dest.flags.c_contiguous):
+        return False
+    shape = dest.shape[:2]
+    for a in sources:
+        if a.__class__ is not np.ndarray or a.shape != shape or a.strides[0] != size or not takes(dest, a):
+            return False
+    a, b = sources
+    return bool(k.pair_join(_address(dest), size, shape[0], shape[1], _address(a), a.strides[1], _address(b), b.strides[1]))
+
+
 def _address(a: np.ndarray) -> int:
     """The address of ``a``'s element [0, ..., 0] (its offset included)."""
     data: Any = a.__array_interface__["data"]

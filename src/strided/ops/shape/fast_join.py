@@ -82,6 +82,13 @@ def atleast_shape(shape: tuple[int, ...], n: int) -> tuple[int, ...]:
     return shape if n == 2 else shape + (1,)
 
 
+def _interleaved_pair(runs: list, outer: int, itemsize: int) -> bool:
+    """Whether the join is two runs of one 4- or 8-byte element per row (dstack's of two row-major
+    matrices, a stack of two along a new last dim), which the compiled join interleaves with
+    16-byte unpacks: a (1024, 1024) float32 dstack 0.58 ms (NumPy's concatenate) -> 0.25 ms."""
+    return len(runs) == 2 and itemsize in (4, 8) and len(runs[0]) == len(runs[1]) == outer
+
+
 def flat_join(tensors: Sequence[Any], shapes: Sequence[tuple[int, ...]] | None, d: int,
               stacked: bool = False) -> Tensor | None:
     """``tensors`` read as ``shapes`` (each a reshape of its tensor's own shape with the same
@@ -144,7 +151,8 @@ def flat_join(tensors: Sequence[Any], shapes: Sequence[tuple[int, ...]] | None, 
     # memcpy at a speed that depends on the buffers' offsets: see kernels/_row_copy.h. Shorter
     # rows stay with NumPy: a row of one element per run, dstack's, ran 4x slower here.)
     k = joiner() if count * dtype.itemsize <= _JOIN_BYTES else None
-    if k is None and outer > 1 and min(len(r) for r in runs) // outer * dtype.itemsize >= _ROW_JOIN_MIN:
+    if k is None and outer > 1 and (min(len(r) for r in runs) // outer * dtype.itemsize >= _ROW_JOIN_MIN
+                                    or _interleaved_pair(runs, outer, dtype.itemsize)):
         k = joiner()
     if k is not None:
         flat = _empty(count, dtype.numpy)
