@@ -314,3 +314,66 @@ def test_div_by_zero_second_derivative_as_torch():
 
     for x, y in zip(run(strided), run(torch)):
         np.testing.assert_allclose(x, y, rtol=1e-12, equal_nan=True)
+
+
+def _first_and_second_grads(lib, op: str, a: np.ndarray, d: int, g: np.ndarray, w: np.ndarray) -> list:
+    """``op(x, d)``'s first gradient for the output gradient ``g`` (plain, then with create_graph),
+    then the gradients of ``sum(first * w)`` with respect to x and to g (None where it does not
+    depend on one), as NumPy arrays; an error as its builtin class name and first line."""
+    grad = torch.autograd.grad if lib is torch else ag.grad
+    x = lib.from_numpy(a.copy()).requires_grad_()
+    gy = lib.from_numpy(g.copy()).requires_grad_()
+    found: list = []
+    try:
+        for create_graph in (False, True):
+            y = getattr(lib, op)(x, d)
+            y = y[0] if op in ("cummax", "cummin") else y
+            (first,) = grad(y, x, gy, create_graph=create_graph)
+            found.append(np.asarray(first.detach().numpy()))
+        second = grad((first * lib.from_numpy(w.copy())).sum(), (x, gy), allow_unused=True)
+    except Exception as e:  # noqa: BLE001 - the error itself is compared
+        return found + [next(c for c in type(e).__mro__ if c.__module__ == "builtins").__name__, str(e).splitlines()[0]]
+    return found + [None if s is None else np.asarray(s.detach().numpy()) for s in second]
+
+
+def _same_bits(got: np.ndarray, want: np.ndarray) -> None:
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got.view(f"u{got.itemsize}"), want.view(f"u{want.itemsize}"))
+
+
+@pytest.mark.parametrize("op", ["cumprod", "cumsum", "cummax", "cummin"])
+@pytest.mark.parametrize("shape", [(1,), (1, 3), (3, 1), (2, 1, 4), (1, 1), (0,), (0, 3), (3, 0), (2, 0, 1), (), (4,), (2, 3),
+                                   (3, 9)], ids=str)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("zero", [False, True])
+def test_scan_second_derivatives_as_pytorch(op: str, shape: tuple, dtype: str, zero: bool) -> None:
+    """First gradients (bits, with and without create_graph) and second gradients of the scans as
+    PyTorch's, along every dim: cumsum/cumprod over lines of one element pass the gradient on as
+    it is (no x term, so no second derivative through x, and no rounding of g * x / x); their
+    reversed running sums accumulate as PyTorch's cumsum (float32 in float64); cummax/cummin of
+    an empty input return the input itself (the second derivative is through x, not through g).
+    strided refuses cumprod's second derivative at a zero in a longer line (not written here)."""
+    rng = np.random.default_rng(len(shape) * 7 + sum(shape))
+    a, g, w = (rng.standard_normal(shape).astype(dtype) for _ in range(3))
+    if zero and a.size:
+        a.flat[0] = 0.0
+    for d in range(-max(a.ndim, 1), max(a.ndim, 1)):
+        want = _first_and_second_grads(torch, op, a, d, g, w)
+        got = _first_and_second_grads(strided, op, a, d, g, w)
+        if op == "cumprod" and zero and a.size and a.ndim and a.shape[d] > 1:
+            # Note: the gradient at the zero itself (PyTorch sums g[j] * prod x[z+1..j] in another
+            # order) may be 1 ulp off PyTorch's: compared close; every other element by bits
+            np.testing.assert_allclose(got[0].flat[0], want[0].flat[0], rtol=1e-6 if dtype == "float32" else 1e-15)
+            got[0].flat[0] = want[0].flat[0]
+            _same_bits(got[0], want[0])
+            assert got[1:] == ["NotImplementedError", "the second derivative of cumprod at an input holding a zero "
+                                                       "is not implemented in strided"]
+            continue
+        _same_bits(got[0], want[0])
+        _same_bits(got[1], want[1])
+        assert len(got) == len(want) == 4, (d, got, want)
+        for s, t in zip(got[2:], want[2:]):
+            assert (s is None) == (t is None), (d, got, want)
+            if t is not None:
+                assert s.shape == t.shape, d
+                np.testing.assert_allclose(s, t, rtol=1e-5 if dtype == "float32" else 1e-12, atol=1e-6)
