@@ -793,9 +793,13 @@ def _complex_addc(given: tuple[Tensor, ...], converted: tuple[Tensor, ...], valu
     inputs = [(t._layout.shape, t._layout.strides) for t in converted]
     kind = complex_forms.ADDCDIV if divide else complex_forms.MUL
     modes = complex_forms.modes(kind, shape, walked._layout.strides, walked is laid, inputs, d.itemsize, aliased)
-    scaled = np.empty(y.shape, d.numpy)
+    # (value * t1) is computed per element in the same loop as the rest: rounded in its vector
+    # blocks, fused elsewhere (addcmul: at every other place; addcdiv: as addcmul's second product)
+    scaled = np.empty(shape, d.numpy)
+    smodes = complex_forms.modes(complex_forms.MUL if divide else complex_forms.SCALE, shape, walked._layout.strides,
+                                 walked is laid, inputs, d.itemsize, aliased)
     q = np.empty(shape, d.numpy)
-    if not (complex_forms.forms_into(complex_forms.MUL, np.array([value], d.numpy), y, scaled, 0)
+    if not (complex_forms.forms_into(complex_forms.MUL, np.array([value], d.numpy), y, scaled, smodes)
             and complex_forms.forms_into(complex_forms.DIV if divide else complex_forms.MUL, scaled, z, q, modes)):
         return None
     quietly(np.add, x, q, out=_view(laid))
