@@ -13,6 +13,7 @@ the ledger's back.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -556,10 +557,22 @@ def _steps(x: np.ndarray, axes: tuple[int, ...] | None) -> int:
     return x.shape[axes[0]]
 
 
-def torch_walk_products(x: np.ndarray, axes: tuple[int, ...] | None) -> np.ndarray | None:
+def torch_walk_products(x: np.ndarray, axes: tuple[int, ...] | None, compiled: bool = True) -> np.ndarray | None:
     """PyTorch's ``prod`` of a float16 / bfloat16 / float32 / float64 / complex ``x`` (at least one dim, not empty)
     over ``axes`` (None or every axis: all elements, 0-d; else one axis), in ``x``'s dtype with
-    the other axes in order (the note above); None where the complex forms' kernel is not built."""
+    the other axes in order (the note above); None where the complex forms' kernel is not built.
+    ``compiled``: the loops of ``_walk_products.h`` where built (float16 / bfloat16 / complex), the
+    same bits as the NumPy steps here; a complex result holding a NaN is made again by the NumPy
+    steps (the compiled forms may keep another operand's NaN sign)."""
+    if compiled and _WALK_KINDS.get(x.dtype.name) is not None and native.sums() is not None:
+        found = _walk_products(x, axes, _compiled_walk)
+        if found is not None and (x.dtype.kind != "c" or not np.isnan(found).any()):
+            return found
+    return _walk_products(x, axes, None)
+
+
+def _walk_products(x: np.ndarray, axes: tuple[int, ...] | None, walk: Any) -> np.ndarray | None:
+    """:func:`torch_walk_products` by ``walk`` (:func:`_compiled_walk`) or, None, the NumPy steps."""
     f = _FORMS.get(x.dtype)
     if f is None:
         f = _FORMS[x.dtype] = _Products(x.dtype)
@@ -571,7 +584,11 @@ def torch_walk_products(x: np.ndarray, axes: tuple[int, ...] | None) -> np.ndarr
                 rows, contiguous = _coalesced_inner(x)
                 vals = rows.astype(f.work)
                 if contiguous:
+                    if walk is not None:
+                        return walk(1, x.dtype, vals, np.ones(1, f.work)).reshape(()).astype(x.dtype)
                     return _chained_rows(vals, f).reshape(()).astype(x.dtype)
+                if walk is not None:  # (one chain through every element in the rows' order)
+                    return walk(3, x.dtype, vals.reshape(1, -1), np.ones(1, f.work)).reshape(()).astype(x.dtype)
                 out = np.ones(1, f.work)
                 for r in range(vals.shape[0]):
                     for k in range(vals.shape[1]):
@@ -581,23 +598,53 @@ def torch_walk_products(x: np.ndarray, axes: tuple[int, ...] | None) -> np.ndarr
             kept = x.shape[:a] + x.shape[a + 1:]
             if x.shape[a] != 1 and x.strides[a] == x.itemsize:
                 lines = np.moveaxis(x, a, -1).reshape(-1, x.shape[a]).astype(f.work)
+                if walk is not None:
+                    return walk(0, x.dtype, lines, np.ones(lines.shape[0], f.work)).reshape(kept).astype(x.dtype)
                 return _walk_line(lines, np.ones(lines.shape[0], f.work), f).reshape(kept).astype(x.dtype)
             m = kept_run(x, a) if x.shape[a] != 1 else 0
             if m:
                 groups = np.moveaxis(x, a, -1).reshape(-1, m, x.shape[a]).astype(f.work)
+                if walk is not None:  # (each group's columns: op 4 from the first row, or op 2's forms)
+                    op = 4 if f.native is not None else 2
+                    res = np.empty((groups.shape[0], m), f.work)
+                    for i, g in enumerate(groups):
+                        res[i] = walk(op, x.dtype, g.T, np.empty(m, f.work))
+                    return res.reshape(kept).astype(x.dtype)
                 res = np.stack([_walk_columns(g.T, f) for g in groups]) if groups.shape[0] else \
                     np.empty((0, m), f.work)
                 return res.reshape(kept).astype(x.dtype)
             if f.native is not None and x.size // x.shape[a] > 1:  # (a column alone: NumPy's reduce
                 cols = np.ascontiguousarray(np.moveaxis(x, a, 0).reshape(x.shape[a], -1))  # keeps float32)
+                if walk is not None:  # (the same running products down the columns, compiled)
+                    return walk(4, x.dtype, cols.astype(f.work), np.empty(cols.shape[1], f.work)).astype(
+                        x.dtype).reshape(kept)
                 return np.multiply.reduce(cols, axis=0).reshape(kept)
             lines = np.moveaxis(x, a, -1).reshape(-1, x.shape[a]).astype(f.work)
+            if walk is not None:
+                return walk(3, x.dtype, lines, np.ones(lines.shape[0], f.work)).reshape(kept).astype(x.dtype)
             out = np.ones(lines.shape[0], f.work)
             for k in range(lines.shape[1]):
                 out = f.strided(out, lines[:, k])
             return out.reshape(kept).astype(x.dtype)
     except _NoKernel:
         return None
+
+
+# torch_walk_products' dtypes the compiled loops take (_walk_products.h's kinds)
+_WALK_KINDS = {"float16": 0, "bfloat16": 1, "complex64": 2, "complex128": 3}
+
+
+def _compiled_walk(op: int, dtype: np.dtype, values: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """``out`` after the compiled loop ``op`` of :func:`torch_walk_products` (``_walk_products.h``:
+    0 a line walk per row, 1 one chain through the rows, 2 the columns' vector walk, 3 the strided
+    walk, 4 the running products down the columns) over ``values`` (rows, n) in the working dtype:
+    the same products in the same order as the NumPy steps here (their reference). Raises
+    :class:`_NoKernel` where the kernel refuses (the caller then keeps NumPy's products)."""
+    values = np.ascontiguousarray(values)
+    rows, n = values.shape
+    if not native.sums().walk_products(op, _WALK_KINDS[dtype.name], values, rows, n, out):
+        raise _NoKernel
+    return out
 
 
 def line_products(x: np.ndarray, axis: int | None) -> np.ndarray | None:
