@@ -298,8 +298,9 @@ def _walk_case(rng: np.random.Generator, dt: str):
     return _laid_out(strided.tensor(v.tolist(), dtype=getattr(strided, dt)), kind), d
 
 
+@pytest.mark.parametrize("f16c", [1, 0])
 @pytest.mark.parametrize("dt", ["float16", "bfloat16", "complex64", "complex128"])
-def test_compiled_walk_products_are_the_numpy_steps_bits(dt, monkeypatch):
+def test_compiled_walk_products_are_the_numpy_steps_bits(dt, f16c, monkeypatch):
     """The compiled loops of torch_walk_products (_walk_products.h) give the bits of its NumPy
     steps (their reference, which test_prod_is_torchs_bits holds to PyTorch's) over 300 drawn
     layouts, dims and special values per dtype, every bit (NaN payloads and signs included: a
@@ -307,13 +308,17 @@ def test_compiled_walk_products_are_the_numpy_steps_bits(dt, monkeypatch):
     operand order need not keep)."""
     from strided.kernels import reduce
 
+    if not f16c and dt != "float16":
+        pytest.skip("the F16C switch is float16's")
+    monkeypatch.setattr(reduce, "_F16C", [f16c])  # (the float16 rounding by the CPU's F16C or in software)
     rng = np.random.default_rng(28)
     for _ in range(300):
         x, d = _walk_case(rng, dt)
         with np.errstate(all="ignore"):
             got = (strided.prod(x) if d is None else strided.prod(x, d)).numpy()
             with monkeypatch.context() as m:
-                m.setattr(reduce, "_WALK_KINDS", {})  # (the NumPy steps)
+                m.setattr(reduce, "_WALK_NAMES", {})  # (the NumPy steps)
+                m.setattr(reduce, "_WALK_KINDS", {})
                 want = (strided.prod(x) if d is None else strided.prod(x, d)).numpy()
         assert got.shape == want.shape and got.dtype == want.dtype
         assert got.tobytes() == want.tobytes(), (x.shape, x.stride(), d)

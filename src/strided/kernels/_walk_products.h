@@ -3,15 +3,17 @@
  * steps), compiled: the same products in the same order as that module's NumPy steps, which stay
  * its reference (tests/test_walk_products.py compares the two bit for bit).
  *
- * kind: 0 float16, 1 bfloat16 (values and out are float32 working copies; each product is the
- * float32 product of two such values, exact, rounded to the dtype as NumPy / ml_dtypes convert:
+ * kind: 0 float16, 1 bfloat16 (values are the dtype's raw 2-byte elements, read as NumPy /
+ * ml_dtypes convert them to float32; out is float32; each product is the float32 product of two
+ * such values, exact, rounded to the dtype as NumPy / ml_dtypes convert:
  * round to nearest even, NumPy's float16 NaN keeps the top of its payload, ml_dtypes' bfloat16 NaN
  * is sign | 0x7fc0), 2 complex64, 3 complex128 (values and out in the dtype; the products in the
  * forms of strided.kernels.complex_forms' MUL: "vec" ac - bd, ad + bc each rounded, "one" fused
  * fma(a, c, -(bd)), fma(a, d, bc); "last" and "strided" are vec for complex64, one for complex128;
  * for the 2-byte kinds every form is the one rounded product).
  *
- * values: a C-contiguous (rows, n) buffer in the working dtype; out: the running products, updated
+ * values: a C-contiguous (rows, n) buffer (2-byte elements for kinds 0, 1, else the dtype); out: the
+ * running products (float32 for kinds 0, 1), updated
  * in place. op 0: _walk_line (out[rows]: each row's lane fold of its whole blocks of 4 vectors,
  * then its rest one by one), op 1: _chained_rows (out[0]: one product through every row in turn),
  * op 2: _walk_columns' vector form (values (n, m) as rows = n, n = m: out[m]), op 3: the strided
@@ -84,13 +86,31 @@ static inline uint16_t wp_to_bf16(uint32_t f)
     return (uint16_t)((f + 0x7fffu + ((f >> 16) & 1u)) >> 16);
 }
 
-static inline float wp_round2(int kind, float p)
+/* float16 -> float32 as NumPy converts (every payload kept): a table, filled on the first call */
+static float wp_half_table[65536];
+static int wp_table_ready = 0;
+
+static void wp_fill_table(void)
 {
-    uint32_t u = wp_bits(p);
-    return kind == 0 ? wp_float(wp_from_half(wp_to_half(u))) : wp_float((uint32_t)wp_to_bf16(u) << 16);
+    for (uint32_t h = 0; h < 65536; h++) wp_half_table[h] = wp_float(wp_from_half((uint16_t)h));
+    wp_table_ready = 1;
 }
 
-static inline float wp_mul2(int kind, float a, float b) { return wp_round2(kind, a * b); }
+static inline float wp_round_half(float p) { return wp_half_table[wp_to_half(wp_bits(p))]; }
+static inline float wp_round_bf16(float p) { return wp_float((uint32_t)wp_to_bf16(wp_bits(p)) << 16); }
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define WP_HAVE_F16C 1
+#define WP_F16C __attribute__((target("f16c")))
+/* the F16C conversion rounds a number as NumPy's does (to nearest even, subnormals and overflow
+ * alike); a NaN takes NumPy's payload rule instead (the instruction quiets it) */
+WP_F16C static inline float wp_round_half_hw(float p)
+{
+    if (p != p) return wp_round_half(p);
+    return _cvtsh_ss(_cvtss_sh(p, _MM_FROUND_TO_NEAREST_INT));
+}
+#endif
 
 /* ---- complex: the forms */
 
@@ -117,106 +137,115 @@ static inline float wp_mul2(int kind, float a, float b) { return wp_round2(kind,
 WP_COMPLEX(float, float _Complex, f)
 WP_COMPLEX(double, double _Complex, )
 
-/* The loops, one copy per working type: MUL(form, x, y) with form 0 vec, 1 one, 2 last, 3 strided */
-#define WP_LOOPS(NAME, T, MUL)                                                                     \
-    static void wp_line_##NAME(int kind, const T *v, Py_ssize_t rows, Py_ssize_t n, T *out,         \
-                               int chain, Py_ssize_t q)                                             \
+/* The loops, one copy per kind: IT the stored element, T the working value, LOAD(x) one element's
+ * value, MUL(form, x, y) with form 0 vec, 1 one, 2 last, 3 strided; ATTR a target attribute */
+#define WP_LOOPS(NAME, IT, T, LOAD, MUL, ATTR)                                                     \
+    ATTR static void wp_line_##NAME(const IT *v, Py_ssize_t rows, Py_ssize_t n, T *out, int chain,  \
+                                    Py_ssize_t q)                                                   \
     {                                                                                               \
         Py_ssize_t block = 4 * q, count = n / block, done = count * block;                          \
         T acc[64], part[64];                                                                        \
         for (Py_ssize_t r = 0; r < rows; r++) {                                                     \
-            const T *line = v + r * n;                                                              \
+            const IT *line = v + r * n;                                                             \
             T *o = chain ? out : out + r;                                                           \
             if (count) {                                                                            \
-                for (Py_ssize_t j = 0; j < block; j++) acc[j] = line[j];                            \
+                for (Py_ssize_t j = 0; j < block; j++) acc[j] = LOAD(line[j]);                      \
                 for (Py_ssize_t c = 1; c < count; c++)                                              \
-                    for (Py_ssize_t j = 0; j < block; j++) acc[j] = MUL(0, acc[j], line[c * block + j]); \
+                    for (Py_ssize_t j = 0; j < block; j++) acc[j] = MUL(0, acc[j], LOAD(line[c * block + j])); \
                 for (Py_ssize_t j = 0; j < q; j++)                                                  \
                     part[j] = MUL(0, MUL(0, acc[j], acc[q + j]), MUL(0, acc[2 * q + j], acc[3 * q + j])); \
                 T fold = part[0];                                                                   \
                 for (Py_ssize_t k = 1; k < q; k++) fold = MUL(k == q - 1 ? 2 : 1, fold, part[k]);   \
                 *o = MUL(2, *o, fold);                                                              \
             }                                                                                       \
-            for (Py_ssize_t k = done; k < n; k++) *o = MUL(1, *o, line[k]);                         \
+            for (Py_ssize_t k = done; k < n; k++) *o = MUL(1, *o, LOAD(line[k]));                   \
         }                                                                                           \
     }                                                                                               \
-    static void wp_columns_##NAME(int kind, const T *v, Py_ssize_t n, Py_ssize_t m, T *out,         \
-                                  Py_ssize_t q)                                                     \
+    ATTR static void wp_columns_##NAME(const IT *v, Py_ssize_t n, Py_ssize_t m, T *out, Py_ssize_t q) \
     {                                                                                               \
         Py_ssize_t wide = (m / (4 * q)) * 4 * q;                                                    \
         for (Py_ssize_t j = 0; j < wide; j++) {                                                     \
-            T acc = v[j];                                                                           \
-            for (Py_ssize_t i = 1; i < n; i++) acc = MUL(0, acc, v[i * m + j]);                     \
+            T acc = LOAD(v[j]);                                                                     \
+            for (Py_ssize_t i = 1; i < n; i++) acc = MUL(0, acc, LOAD(v[i * m + j]));               \
             out[j] = MUL(0, acc, (T)1);                                                             \
         }                                                                                           \
         for (Py_ssize_t j = wide; j < m; j++) {                                                     \
             T acc = (T)1;                                                                           \
-            for (Py_ssize_t i = 0; i < n; i++) acc = MUL(1, acc, v[i * m + j]);                     \
+            for (Py_ssize_t i = 0; i < n; i++) acc = MUL(1, acc, LOAD(v[i * m + j]));               \
             out[j] = acc;                                                                           \
         }                                                                                           \
     }                                                                                               \
-    static void wp_strided_##NAME(int kind, const T *v, Py_ssize_t rows, Py_ssize_t n, T *out)      \
+    ATTR static void wp_strided_##NAME(const IT *v, Py_ssize_t rows, Py_ssize_t n, T *out)          \
     {                                                                                               \
         for (Py_ssize_t r = 0; r < rows; r++) {                                                     \
             T o = out[r];                                                                           \
-            for (Py_ssize_t k = 0; k < n; k++) o = MUL(3, o, v[r * n + k]);                         \
+            for (Py_ssize_t k = 0; k < n; k++) o = MUL(3, o, LOAD(v[r * n + k]));                   \
             out[r] = o;                                                                             \
         }                                                                                           \
+    }                                                                                               \
+    /* op 4: out[j] = v[0, j] * v[1, j] * ... in order (the 2-byte kinds' one form) */              \
+    ATTR static void wp_running_##NAME(const IT *v, Py_ssize_t rows, Py_ssize_t n, T *out)          \
+    {                                                                                               \
+        for (Py_ssize_t j = 0; j < n; j++) out[j] = LOAD(v[j]);                                     \
+        for (Py_ssize_t i = 1; i < rows; i++)                                                       \
+            for (Py_ssize_t j = 0; j < n; j++) out[j] = MUL(0, out[j], LOAD(v[i * n + j]));         \
+    }                                                                                               \
+    ATTR static void wp_run_##NAME(int op, const void *values, Py_ssize_t rows, Py_ssize_t n, void *o, \
+                                   Py_ssize_t q)                                                    \
+    {                                                                                               \
+        const IT *v = (const IT *)values;                                                           \
+        T *out = (T *)o;                                                                            \
+        if (op == 0 || op == 1) wp_line_##NAME(v, rows, n, out, op == 1, q);                        \
+        else if (op == 2) wp_columns_##NAME(v, rows, n, out, q);                                    \
+        else if (op == 3) wp_strided_##NAME(v, rows, n, out);                                       \
+        else wp_running_##NAME(v, rows, n, out);                                                    \
     }
 
-#define WP_MUL2(form, x, y) wp_mul2(kind, (x), (y))
+#define WP_SAME(x) (x)
+#define WP_LOAD_HALF(x) wp_half_table[(x)]
+#define WP_LOAD_BF16(x) wp_float((uint32_t)(x) << 16)
+#define WP_MUL_HALF(form, x, y) wp_round_half((x) * (y))
+#define WP_MUL_BF16(form, x, y) wp_round_bf16((x) * (y))
 #define WP_MUL64(form, x, y) ((form) == 1 ? wp_one_float((x), (y)) : wp_vec_float((x), (y)))
 #define WP_MUL128(form, x, y) ((form) == 0 ? wp_vec_double((x), (y)) : wp_one_double((x), (y)))
 
-WP_LOOPS(h, float, WP_MUL2)
-WP_LOOPS(c64, float _Complex, WP_MUL64)
-WP_LOOPS(c128, double _Complex, WP_MUL128)
-
-/* op 4 (2-byte kinds): out[j] = v[0, j] * v[1, j] * ... in order, each product rounded */
-static void wp_running_columns(int kind, const float *v, Py_ssize_t rows, Py_ssize_t n, float *out)
-{
-    for (Py_ssize_t j = 0; j < n; j++) out[j] = v[j];
-    for (Py_ssize_t i = 1; i < rows; i++)
-        for (Py_ssize_t j = 0; j < n; j++) out[j] = wp_mul2(kind, out[j], v[i * n + j]);
-}
+WP_LOOPS(h, uint16_t, float, WP_LOAD_HALF, WP_MUL_HALF, )
+WP_LOOPS(b, uint16_t, float, WP_LOAD_BF16, WP_MUL_BF16, )
+WP_LOOPS(c64, float _Complex, float _Complex, WP_SAME, WP_MUL64, )
+WP_LOOPS(c128, double _Complex, double _Complex, WP_SAME, WP_MUL128, )
+#if WP_HAVE_F16C
+#define WP_MUL_HALF_HW(form, x, y) wp_round_half_hw((x) * (y))
+WP_LOOPS(hw, uint16_t, float, WP_LOAD_HALF, WP_MUL_HALF_HW, WP_F16C)
+static int wp_f16c = -1;  /* (whether the CPU has F16C: asked on the first call) */
+#endif
 
 static PyObject *py_walk_products(PyObject *self, PyObject *args)
 {
-    int op, kind;
+    int op, kind, hw = 1;
     Py_ssize_t rows, n;
     Py_buffer vb, ob;
-    if (!PyArg_ParseTuple(args, "iiy*nnw*", &op, &kind, &vb, &rows, &n, &ob)) return NULL;
-    static const Py_ssize_t size[4] = {4, 4, 8, 16}, align[4] = {4, 4, 4, 8};
+    if (!PyArg_ParseTuple(args, "iiy*nnw*|i", &op, &kind, &vb, &rows, &n, &ob, &hw)) return NULL;
+    static const Py_ssize_t in_size[4] = {2, 2, 8, 16}, out_size[4] = {4, 4, 8, 16}, align[4] = {2, 2, 4, 8};
     int ok = op >= 0 && op <= 4 && kind >= 0 && kind <= 3 && rows >= 0 && n >= 0 && !(op == 4 && kind > 1);
-    Py_ssize_t outs = 0;
     if (ok) {
-        outs = op == 0 || op == 3 ? rows : op == 1 ? 1 : n;
-        ok = vb.len >= rows * n * size[kind] && ob.len >= outs * size[kind] &&
-             ((uintptr_t)vb.buf % align[kind]) == 0 && ((uintptr_t)ob.buf % align[kind]) == 0;
+        Py_ssize_t outs = op == 0 || op == 3 ? rows : op == 1 ? 1 : n;
+        ok = vb.len >= rows * n * in_size[kind] && ob.len >= outs * out_size[kind] &&
+             ((uintptr_t)vb.buf % align[kind]) == 0 && ((uintptr_t)ob.buf % (kind < 2 ? 4 : align[kind])) == 0;
     }
     if (ok) {
-        Py_ssize_t q = WP_LANES_BYTES / (kind < 2 ? 2 : size[kind]);
-        Py_BEGIN_ALLOW_THREADS
-        if (kind < 2) {
-            const float *v = (const float *)vb.buf;
-            float *o = (float *)ob.buf;
-            if (op == 0 || op == 1) wp_line_h(kind, v, rows, n, o, op == 1, q);
-            else if (op == 2) wp_columns_h(kind, v, rows, n, o, q);
-            else if (op == 3) wp_strided_h(kind, v, rows, n, o);
-            else wp_running_columns(kind, v, rows, n, o);
-        } else if (kind == 2) {
-            const float _Complex *v = (const float _Complex *)vb.buf;
-            float _Complex *o = (float _Complex *)ob.buf;
-            if (op == 0 || op == 1) wp_line_c64(kind, v, rows, n, o, op == 1, q);
-            else if (op == 2) wp_columns_c64(kind, v, rows, n, o, q);
-            else wp_strided_c64(kind, v, rows, n, o);
-        } else {
-            const double _Complex *v = (const double _Complex *)vb.buf;
-            double _Complex *o = (double _Complex *)ob.buf;
-            if (op == 0 || op == 1) wp_line_c128(kind, v, rows, n, o, op == 1, q);
-            else if (op == 2) wp_columns_c128(kind, v, rows, n, o, q);
-            else wp_strided_c128(kind, v, rows, n, o);
+        Py_ssize_t q = WP_LANES_BYTES / in_size[kind];
+        if (!wp_table_ready) wp_fill_table();  /* (under the GIL: one filler) */
+        void (*run)(int, const void *, Py_ssize_t, Py_ssize_t, void *, Py_ssize_t) =
+            kind == 0 ? wp_run_h : kind == 1 ? wp_run_b : kind == 2 ? wp_run_c64 : wp_run_c128;
+#if WP_HAVE_F16C
+        if (wp_f16c < 0) {
+            __builtin_cpu_init();
+            wp_f16c = __builtin_cpu_supports("f16c") != 0;
         }
+        if (kind == 0 && hw && wp_f16c) run = wp_run_hw;
+#endif
+        Py_BEGIN_ALLOW_THREADS
+        run(op, vb.buf, rows, n, ob.buf, q);
         Py_END_ALLOW_THREADS
     }
     PyBuffer_Release(&vb);

@@ -13,7 +13,6 @@ the ledger's back.
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 
@@ -564,31 +563,23 @@ def torch_walk_products(x: np.ndarray, axes: tuple[int, ...] | None, compiled: b
     ``compiled``: the loops of ``_walk_products.h`` where built (float16 / bfloat16 / complex), the
     same bits as the NumPy steps here; a complex result holding a NaN is made again by the NumPy
     steps (the compiled forms may keep another operand's NaN sign)."""
-    if compiled and _WALK_KINDS.get(x.dtype.name) is not None and native.sums() is not None:
-        found = _walk_products(x, axes, _compiled_walk)
-        if found is not None and (x.dtype.kind != "c" or not np.isnan(found).any()):
-            return found
-    return _walk_products(x, axes, None)
-
-
-def _walk_products(x: np.ndarray, axes: tuple[int, ...] | None, walk: Any) -> np.ndarray | None:
-    """:func:`torch_walk_products` by ``walk`` (:func:`_compiled_walk`) or, None, the NumPy steps."""
     f = _FORMS.get(x.dtype)
     if f is None:
         f = _FORMS[x.dtype] = _Products(x.dtype)
     if x.dtype.kind == "c" and _steps(x, axes) // 16 > _COMPLEX_STEPS:
         return None
+    if compiled and _walk_kind(x.dtype) is not None and native.sums() is not None:
+        with quiet():
+            found = _walked(x, axes)
+        if found is not None and (x.dtype.kind != "c" or not np.isnan(found).any()):
+            return found
     try:
         with quiet():
             if axes is None or len(axes) == x.ndim:
                 rows, contiguous = _coalesced_inner(x)
                 vals = rows.astype(f.work)
                 if contiguous:
-                    if walk is not None:
-                        return walk(1, x.dtype, vals, np.ones(1, f.work)).reshape(()).astype(x.dtype)
                     return _chained_rows(vals, f).reshape(()).astype(x.dtype)
-                if walk is not None:  # (one chain through every element in the rows' order)
-                    return walk(3, x.dtype, vals.reshape(1, -1), np.ones(1, f.work)).reshape(()).astype(x.dtype)
                 out = np.ones(1, f.work)
                 for r in range(vals.shape[0]):
                     for k in range(vals.shape[1]):
@@ -598,30 +589,17 @@ def _walk_products(x: np.ndarray, axes: tuple[int, ...] | None, walk: Any) -> np
             kept = x.shape[:a] + x.shape[a + 1:]
             if x.shape[a] != 1 and x.strides[a] == x.itemsize:
                 lines = np.moveaxis(x, a, -1).reshape(-1, x.shape[a]).astype(f.work)
-                if walk is not None:
-                    return walk(0, x.dtype, lines, np.ones(lines.shape[0], f.work)).reshape(kept).astype(x.dtype)
                 return _walk_line(lines, np.ones(lines.shape[0], f.work), f).reshape(kept).astype(x.dtype)
             m = kept_run(x, a) if x.shape[a] != 1 else 0
             if m:
                 groups = np.moveaxis(x, a, -1).reshape(-1, m, x.shape[a]).astype(f.work)
-                if walk is not None:  # (each group's columns: op 4 from the first row, or op 2's forms)
-                    op = 4 if f.native is not None else 2
-                    res = np.empty((groups.shape[0], m), f.work)
-                    for i, g in enumerate(groups):
-                        res[i] = walk(op, x.dtype, g.T, np.empty(m, f.work))
-                    return res.reshape(kept).astype(x.dtype)
                 res = np.stack([_walk_columns(g.T, f) for g in groups]) if groups.shape[0] else \
                     np.empty((0, m), f.work)
                 return res.reshape(kept).astype(x.dtype)
             if f.native is not None and x.size // x.shape[a] > 1:  # (a column alone: NumPy's reduce
                 cols = np.ascontiguousarray(np.moveaxis(x, a, 0).reshape(x.shape[a], -1))  # keeps float32)
-                if walk is not None:  # (the same running products down the columns, compiled)
-                    return walk(4, x.dtype, cols.astype(f.work), np.empty(cols.shape[1], f.work)).astype(
-                        x.dtype).reshape(kept)
                 return np.multiply.reduce(cols, axis=0).reshape(kept)
             lines = np.moveaxis(x, a, -1).reshape(-1, x.shape[a]).astype(f.work)
-            if walk is not None:
-                return walk(3, x.dtype, lines, np.ones(lines.shape[0], f.work)).reshape(kept).astype(x.dtype)
             out = np.ones(lines.shape[0], f.work)
             for k in range(lines.shape[1]):
                 out = f.strided(out, lines[:, k])
@@ -630,22 +608,70 @@ def _walk_products(x: np.ndarray, axes: tuple[int, ...] | None, walk: Any) -> np
         return None
 
 
-# torch_walk_products' dtypes the compiled loops take (_walk_products.h's kinds)
-_WALK_KINDS = {"float16": 0, "bfloat16": 1, "complex64": 2, "complex128": 3}
+def _walked(x: np.ndarray, axes: tuple[int, ...] | None) -> np.ndarray | None:
+    """:func:`torch_walk_products`' NumPy steps above, branch for branch, by the compiled loops
+    (:func:`_compiled_walk`); float16 / bfloat16 read as their raw 2-byte elements (the kernel
+    converts them as NumPy does: no float32 copy first). None where the kernel refuses."""
+    raw = x.dtype.itemsize == 2
+    work = np.dtype(np.float32) if raw else x.dtype
+
+    def walk(op: int, values: np.ndarray, out: np.ndarray) -> np.ndarray | None:
+        values = np.ascontiguousarray(values)
+        return _compiled_walk(op, x.dtype, values.view(np.uint16) if raw else values, out)
+
+    if axes is None or len(axes) == x.ndim:
+        rows, contiguous = _coalesced_inner(x)
+        # (rows stepping by one: the line walk chained; else one strided chain through them all)
+        out = walk(1, rows, np.ones(1, work)) if contiguous else walk(3, rows.reshape(1, -1), np.ones(1, work))
+        return None if out is None else out.reshape(()).astype(x.dtype)
+    (a,) = axes
+    kept = x.shape[:a] + x.shape[a + 1:]
+    if x.shape[a] != 1 and x.strides[a] == x.itemsize:
+        lines = np.moveaxis(x, a, -1).reshape(-1, x.shape[a])
+        out = walk(0, lines, np.ones(lines.shape[0], work))
+    elif (m := kept_run(x, a) if x.shape[a] != 1 else 0):
+        groups = np.moveaxis(x, a, -1).reshape(-1, m, x.shape[a])
+        out = np.empty((groups.shape[0], m), work)
+        for i, g in enumerate(groups):  # (the 2-byte kinds' running columns; complex's vector walk)
+            if walk(4 if raw else 2, g.T, out[i]) is None:
+                return None
+    elif raw and x.size // x.shape[a] > 1:
+        cols = np.moveaxis(x, a, 0).reshape(x.shape[a], -1)
+        out = walk(4, cols, np.empty(cols.shape[1], work))
+    else:
+        lines = np.moveaxis(x, a, -1).reshape(-1, x.shape[a])
+        out = walk(3, lines, np.ones(lines.shape[0], work))
+    return None if out is None else out.reshape(kept).astype(x.dtype)
 
 
-def _compiled_walk(op: int, dtype: np.dtype, values: np.ndarray, out: np.ndarray) -> np.ndarray:
+# torch_walk_products' dtypes the compiled loops take (_walk_products.h's kinds; bfloat16, ml_dtypes'
+# NumPy dtype, by its name: a dtype's .name costs ~4 us, so the key is the dtype, added on first sight)
+_WALK_NAMES = {"float16": 0, "bfloat16": 1, "complex64": 2, "complex128": 3}
+_WALK_KINDS: dict[np.dtype, int | None] = {}
+
+
+def _walk_kind(dtype: np.dtype) -> int | None:
+    """``dtype``'s kind in ``_walk_products.h`` (None: not one it takes)."""
+    kind = _WALK_KINDS.get(dtype, -1)
+    if kind == -1:
+        kind = _WALK_KINDS[dtype] = _WALK_NAMES.get(dtype.name)
+    return kind
+
+
+def _compiled_walk(op: int, dtype: np.dtype, values: np.ndarray, out: np.ndarray) -> np.ndarray | None:
     """``out`` after the compiled loop ``op`` of :func:`torch_walk_products` (``_walk_products.h``:
     0 a line walk per row, 1 one chain through the rows, 2 the columns' vector walk, 3 the strided
-    walk, 4 the running products down the columns) over ``values`` (rows, n) in the working dtype:
-    the same products in the same order as the NumPy steps here (their reference). Raises
-    :class:`_NoKernel` where the kernel refuses (the caller then keeps NumPy's products)."""
-    values = np.ascontiguousarray(values)
+    walk, 4 the running products down the columns) over the C-contiguous ``values`` (rows, n: the
+    raw 2-byte elements of float16 / bfloat16, else the complex dtype), ``out`` float32 for the
+    2-byte kinds: the same products in the same order as the NumPy steps (their reference). None
+    where the kernel refuses (the caller then runs the NumPy steps)."""
     rows, n = values.shape
-    if not native.sums().walk_products(op, _WALK_KINDS[dtype.name], values, rows, n, out):
-        raise _NoKernel
+    if not native.sums().walk_products(op, _walk_kind(dtype), values, rows, n, out, _F16C[0]):
+        return None
     return out
 
+
+_F16C = [1]  # (0: the float16 rounding in software, where the CPU has F16C too; tests compare both)
 
 def line_products(x: np.ndarray, axis: int | None) -> np.ndarray | None:
     """PyTorch's ``prod`` of the float32 / float64 ``x`` over ``axis`` (None: every element) as a
