@@ -7,6 +7,8 @@ views of bigger arrays) with values in (0.1, 0.9), or given data (ties, zeros) w
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -377,3 +379,41 @@ def test_scan_second_derivatives_as_pytorch(op: str, shape: tuple, dtype: str, z
             if t is not None:
                 assert s.shape == t.shape, d
                 np.testing.assert_allclose(s, t, rtol=1e-5 if dtype == "float32" else 1e-12, atol=1e-6)
+
+
+@pytest.mark.parametrize("case", ["float32", "no_grad", "expanded", "empty_from_numpy", "flipped", "plain"])
+def test_gradcheck_checks_its_inputs_as_pytorch(case: str) -> None:
+    """gradcheck's input checks, before fn runs, as torch.autograd.gradcheck's: a UserWarning for
+    an input requiring grad that is not float64/complex128, a RuntimeError for one with stride 0
+    along a dim of several elements (expanded; an empty array from NumPy), a ValueError when no
+    input requires grad. (A flipped input passes in both: PyTorch's flip copies; strided's is a
+    negative-stride view, which nudges one element as well.)"""
+    def make(lib):
+        if case == "float32":
+            return lib.rand(3, dtype=lib.float32, requires_grad=True)
+        if case == "no_grad":
+            return lib.rand(3, dtype=lib.float64)
+        if case == "expanded":
+            return lib.rand(3, 1, dtype=lib.float64, requires_grad=True).expand(3, 4)
+        if case == "empty_from_numpy":
+            return lib.from_numpy(np.random.rand(0, 3)).requires_grad_()
+        x = lib.rand(3, dtype=lib.float64, requires_grad=True)
+        return x.flip(0) if case == "flipped" else x
+
+    def outcome(lib, check):
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            try:
+                result = check(lambda t: t * 2, (make(lib),))
+            except Exception as e:  # noqa: BLE001 - the error itself is compared
+                result = e
+        return result, [str(w.message) for w in seen if w.category is UserWarning]
+
+    (want, want_warn), (got, got_warn) = outcome(torch, torch.autograd.gradcheck), outcome(strided, ag.gradcheck)
+    assert got_warn == want_warn
+    if isinstance(want, Exception):
+        builtin = next(c for c in type(want).__mro__ if c.__module__ == "builtins")
+        assert isinstance(got, strided.StridedError) and isinstance(got, builtin), (got, want)
+        assert str(got).splitlines()[0] == str(want).splitlines()[0]
+    else:
+        assert got is want is True
