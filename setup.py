@@ -141,6 +141,8 @@ setup(ext_modules=[Extension(
     # PyTorch's sum order (SumKernel.cpp) with GCC's vector extension: gnu99, an AVX2 copy picked at
     # import; no -ffast-math or contraction: every add is PyTorch's one IEEE add, in its order
     extra_compile_args=["-O3", "-std=gnu99", "-Wall", "-Wno-psabi", "-fno-fast-math", "-ffp-contract=off"],
+    depends=["src/strided/kernels/_walk_products.h"],
+    libraries=["m"],  # (_walk_products.h's fused complex products: fma, fmaf)
 ), Extension(
     "strided.kernels._matkernel",
     ["src/strided/kernels/_matkernel.c"],

@@ -188,11 +188,53 @@ def test_read_matches_torch(data) -> None:
     assert sr.shape == tuple(tr.shape), template
     assert sr.dtype is st.float32
     np.testing.assert_array_equal(sr.numpy(), tr.numpy())
-    assert sr.base is None  # a copy, laid out as PyTorch's (row-major but for a permuted target)
-    if sr.numel() and not any(kind == "bool" for kind, *_ in template):  # (a bool scalar in the key: row-major)
-        assert [d for d, n in zip(sr.stride(), sr.shape) if n > 1] == [d for d, n in zip(tr.stride(), tr.shape) if n > 1]
+    assert sr.base is None  # a copy, laid out as PyTorch's: every stride (size-1 and empty dims too)
+    assert (sr.stride(), sr.storage_offset()) == (tr.stride(), tr.storage_offset()), template
     assert len(copies) == 1 and copies[0].nbytes == sr.numel() * 4
     assert "advanced indexing with" in copies[0].reason
+
+
+@settings(max_examples=300, deadline=None)
+@given(hs.data())
+def test_read_with_bool_scalars_and_empty_results_has_torchs_layout(data) -> None:
+    """Keys holding a Python bool (``t[True]``, ``t[..., False]``, mixed with index tensors) and
+    keys with an empty result: shape, every stride, offset and values as PyTorch's. A bool is an
+    unsqueeze indexed by [0] or [] (an index tensor of its own), and the result's strides are the
+    index kernel's TensorIterator output (its fast set-up where the index tensors have the
+    result's shape; a zero-size dim zeroes the strides outside it in its order)."""
+    spec = data.draw(specs(min_dims=1, max_dims=4))
+    template = data.draw(keys(spec.shape))
+    if data.draw(hs.booleans()):  # (a bool scalar somewhere in half the keys)
+        at = data.draw(hs.integers(0, len(template)))
+        template = template[:at] + [("bool", data.draw(hs.booleans()))] + template[at:]
+    assume(not _torch_miscounts(template))
+    t, s, _ = _pair(spec)
+    tr, te = outcome(lambda: t[build_key(template, torch)])
+    sr, se = outcome(lambda: s[build_key(template, st)])
+    if te is not None or se is not None:
+        assert te is not None and se is not None, f"torch: {te!r}\nstrided: {se!r}\n{template}"
+        _same_failure(te, se, empty=0 in spec.shape)
+        return
+    assert (sr.shape, sr.stride(), sr.storage_offset()) == (tuple(tr.shape), tr.stride(), tr.storage_offset()), template
+    np.testing.assert_array_equal(sr.numpy(), tr.numpy())
+
+
+@pytest.mark.parametrize("shape", [(3, 1), (1, 1), (2, 3), (0, 3), (1, 0, 1), (2, 1, 4)], ids=str)
+@pytest.mark.parametrize("key", [(True,), (False,), (Ellipsis, True), (Ellipsis, False), (slice(None), True, slice(None, None, 2)),
+                                 (slice(None), False, Ellipsis), (0, False), (True, [0]), (False, [0]), (None, True),
+                                 (True, None, False), (slice(0, 0), True)], ids=str)
+def test_bool_scalar_keys_as_torch(shape: tuple, key: tuple) -> None:
+    """The bool-scalar keys the earlier sweeps found laid out row-major where PyTorch's strides
+    differ (size-1 and empty dims): each as PyTorch's."""
+    a = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    tr, te = outcome(lambda: torch.from_numpy(a.copy())[key])
+    sr, se = outcome(lambda: st.from_numpy(a.copy())[key])
+    if te is not None or se is not None:
+        assert te is not None and se is not None, (te, se)
+        _same_failure(te, se, empty=0 in shape)
+        return
+    assert (sr.shape, sr.stride(), sr.storage_offset()) == (tuple(tr.shape), tr.stride(), tr.storage_offset())
+    np.testing.assert_array_equal(sr.numpy(), tr.numpy())
 
 
 @settings(max_examples=60, deadline=None)

@@ -7,6 +7,8 @@ views of bigger arrays) with values in (0.1, 0.9), or given data (ties, zeros) w
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -314,3 +316,104 @@ def test_div_by_zero_second_derivative_as_torch():
 
     for x, y in zip(run(strided), run(torch)):
         np.testing.assert_allclose(x, y, rtol=1e-12, equal_nan=True)
+
+
+def _first_and_second_grads(lib, op: str, a: np.ndarray, d: int, g: np.ndarray, w: np.ndarray) -> list:
+    """``op(x, d)``'s first gradient for the output gradient ``g`` (plain, then with create_graph),
+    then the gradients of ``sum(first * w)`` with respect to x and to g (None where it does not
+    depend on one), as NumPy arrays; an error as its builtin class name and first line."""
+    grad = torch.autograd.grad if lib is torch else ag.grad
+    x = lib.from_numpy(a.copy()).requires_grad_()
+    gy = lib.from_numpy(g.copy()).requires_grad_()
+    found: list = []
+    try:
+        for create_graph in (False, True):
+            y = getattr(lib, op)(x, d)
+            y = y[0] if op in ("cummax", "cummin") else y
+            (first,) = grad(y, x, gy, create_graph=create_graph)
+            found.append(np.asarray(first.detach().numpy()))
+        second = grad((first * lib.from_numpy(w.copy())).sum(), (x, gy), allow_unused=True)
+    except Exception as e:  # noqa: BLE001 - the error itself is compared
+        return found + [next(c for c in type(e).__mro__ if c.__module__ == "builtins").__name__, str(e).splitlines()[0]]
+    return found + [None if s is None else np.asarray(s.detach().numpy()) for s in second]
+
+
+def _same_bits(got: np.ndarray, want: np.ndarray) -> None:
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got.view(f"u{got.itemsize}"), want.view(f"u{want.itemsize}"))
+
+
+@pytest.mark.parametrize("op", ["cumprod", "cumsum", "cummax", "cummin"])
+@pytest.mark.parametrize("shape", [(1,), (1, 3), (3, 1), (2, 1, 4), (1, 1), (0,), (0, 3), (3, 0), (2, 0, 1), (), (4,), (2, 3),
+                                   (3, 9)], ids=str)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("zero", [False, True])
+def test_scan_second_derivatives_as_pytorch(op: str, shape: tuple, dtype: str, zero: bool) -> None:
+    """First gradients (bits, with and without create_graph) and second gradients of the scans as
+    PyTorch's, along every dim: cumsum/cumprod over lines of one element pass the gradient on as
+    it is (no x term, so no second derivative through x, and no rounding of g * x / x); their
+    reversed running sums accumulate as PyTorch's cumsum (float32 in float64); cummax/cummin of
+    an empty input return the input itself (the second derivative is through x, not through g).
+    strided refuses cumprod's second derivative at a zero in a longer line (not written here)."""
+    rng = np.random.default_rng(len(shape) * 7 + sum(shape))
+    a, g, w = (rng.standard_normal(shape).astype(dtype) for _ in range(3))
+    if zero and a.size:
+        a.flat[0] = 0.0
+    for d in range(-max(a.ndim, 1), max(a.ndim, 1)):
+        want = _first_and_second_grads(torch, op, a, d, g, w)
+        got = _first_and_second_grads(strided, op, a, d, g, w)
+        if op == "cumprod" and zero and a.size and a.ndim and a.shape[d] > 1:
+            # Note: the gradient at the zero itself (PyTorch sums g[j] * prod x[z+1..j] in another
+            # order) may be 1 ulp off PyTorch's: compared close; every other element by bits
+            np.testing.assert_allclose(got[0].flat[0], want[0].flat[0], rtol=1e-6 if dtype == "float32" else 1e-15)
+            got[0].flat[0] = want[0].flat[0]
+            _same_bits(got[0], want[0])
+            assert got[1:] == ["NotImplementedError", "the second derivative of cumprod at an input holding a zero "
+                                                       "is not implemented in strided"]
+            continue
+        _same_bits(got[0], want[0])
+        _same_bits(got[1], want[1])
+        assert len(got) == len(want) == 4, (d, got, want)
+        for s, t in zip(got[2:], want[2:]):
+            assert (s is None) == (t is None), (d, got, want)
+            if t is not None:
+                assert s.shape == t.shape, d
+                np.testing.assert_allclose(s, t, rtol=1e-5 if dtype == "float32" else 1e-12, atol=1e-6)
+
+
+@pytest.mark.parametrize("case", ["float32", "no_grad", "expanded", "empty_from_numpy", "flipped", "plain"])
+def test_gradcheck_checks_its_inputs_as_pytorch(case: str) -> None:
+    """gradcheck's input checks, before fn runs, as torch.autograd.gradcheck's: a UserWarning for
+    an input requiring grad that is not float64/complex128, a RuntimeError for one with stride 0
+    along a dim of several elements (expanded; an empty array from NumPy), a ValueError when no
+    input requires grad. (A flipped input passes in both: PyTorch's flip copies; strided's is a
+    negative-stride view, which nudges one element as well.)"""
+    def make(lib):
+        if case == "float32":
+            return lib.rand(3, dtype=lib.float32, requires_grad=True)
+        if case == "no_grad":
+            return lib.rand(3, dtype=lib.float64)
+        if case == "expanded":
+            return lib.rand(3, 1, dtype=lib.float64, requires_grad=True).expand(3, 4)
+        if case == "empty_from_numpy":
+            return lib.from_numpy(np.random.rand(0, 3)).requires_grad_()
+        x = lib.rand(3, dtype=lib.float64, requires_grad=True)
+        return x.flip(0) if case == "flipped" else x
+
+    def outcome(lib, check):
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            try:
+                result = check(lambda t: t * 2, (make(lib),))
+            except Exception as e:  # noqa: BLE001 - the error itself is compared
+                result = e
+        return result, [str(w.message) for w in seen if w.category is UserWarning]
+
+    (want, want_warn), (got, got_warn) = outcome(torch, torch.autograd.gradcheck), outcome(strided, ag.gradcheck)
+    assert got_warn == want_warn
+    if isinstance(want, Exception):
+        builtin = next(c for c in type(want).__mro__ if c.__module__ == "builtins")
+        assert isinstance(got, strided.StridedError) and isinstance(got, builtin), (got, want)
+        assert str(got).splitlines()[0] == str(want).splitlines()[0]
+    else:
+        assert got is want is True

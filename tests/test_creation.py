@@ -8,6 +8,7 @@ follow PyTorch's dtype defaults; *_like keep the input's dense stride order
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -756,8 +757,41 @@ def test_a_tensor_of_many_elements_inside_a_sequence_is_refused_with_a_fix() -> 
     assert "shape (2,) inside a list" in text and "fix: stack them" in text
 
 
-@pytest.mark.parametrize("factory", ["zeros", "ones", "empty"])
-def test_factories_with_no_sizes_make_a_0d_tensor(factory: str) -> None:
-    """A documented leniency: PyTorch and NumPy refuse zeros() with no sizes; here it is zeros(())
-    (the common zeros(*shape) of a 0-d shape), never a guess at anything else."""
-    assert getattr(st, factory)().shape == () == getattr(st, factory)(()).shape
+_NO_SIZE_CALLS = [  # (the call's positional arguments and keywords, torch's names standing for both libraries')
+    ("zeros", (), {}), ("ones", (), {}), ("empty", (), {}), ("rand", (), {}), ("randn", (), {}),
+    ("zeros", (), {"dtype": "int64"}), ("ones", (), {"requires_grad": True}), ("empty", (), {"dtype": "float64"}),
+    ("zeros", (), {"out": "out"}), ("ones", (), {"out": "out"}),
+    ("full", (), {}), ("full", (2.0,), {}), ("full", (2,), {}), ("full", ((2,),), {}), ("full", ((),), {}),
+    ("full", ([],), {}), ("full", (), {"size": (2,)}), ("full", (), {"fill_value": 1}),
+    ("full", ((2,),), {"out": "out"}), ("full", (), {"size": (), "fill_value": 2.5}),
+    ("full", ((),), {"fill_value": 3}), ("full", ([], 2.0), {}),
+] + [(name, args, kw) for name in ("zeros", "ones", "empty", "rand", "randn")
+     for args, kw in ((((),), {}), (([],), {}), ((), {"size": ()}), ((), {"size": []}), (((),), {"dtype": "float64"}))]
+
+
+@pytest.mark.parametrize(("factory", "args", "kwargs"), _NO_SIZE_CALLS, ids=stable_id)
+def test_factories_with_no_size_or_an_empty_one_as_pytorch(factory: str, args: tuple, kwargs: dict) -> None:
+    """zeros()/ones()/empty()/rand()/randn() with no sizes at all are PyTorch's TypeError (no longer
+    a 0-d tensor: that is zeros(()), zeros([]) or zeros(size=())); full's missing size or fill value
+    are its TypeErrors with its texts, in its order. An empty size is a 0-d tensor in all of them."""
+    def call(lib: Any) -> Any:
+        kw = {k: (lib.empty(0) if v == "out" else getattr(lib, v) if k == "dtype" else v) for k, v in kwargs.items()}
+        return getattr(lib, factory)(*args, **kw)
+
+    try:
+        want = call(torch)
+    except TypeError:
+        text = same_error(lambda: call(torch), lambda: call(st))
+        assert len(text.splitlines()) > 1  # (a line saying how to fix the call)
+        return
+    got = call(st)
+    assert (got.shape, got.stride(), str(got.dtype).split(".")[-1]) == (tuple(want.shape), want.stride(), str(want.dtype).split(".")[-1])
+    if factory not in ("empty", "rand", "randn"):
+        assert got.tolist() == want.tolist()
+
+
+@pytest.mark.parametrize("method", ["new_zeros", "new_ones", "new_empty"])
+def test_new_factories_with_no_sizes_as_pytorch(method: str) -> None:
+    """t.new_zeros() with no sizes is PyTorch's TypeError too; t.new_zeros(()) a 0-d tensor."""
+    same_error(lambda: getattr(torch.ones(2), method)(), lambda: getattr(st.ones(2), method)())
+    assert getattr(st.ones(2), method)(()).shape == () == tuple(getattr(torch.ones(2), method)(()).shape)

@@ -142,17 +142,26 @@ def _prod_case(rng, dt: str):
     keep = bool(rng.random() < 0.5)
 
     def run(L):
-        x = L.tensor(v.tolist(), dtype=getattr(L, dt))
-        if kind == 1 and nd > 1:
-            x = x.transpose(0, nd - 1)
-        elif kind == 2:
-            x = x[..., ::2]
-        elif kind == 3:
-            x = x.flip(-1)
-        elif kind == 4 and nd > 1:
-            x = x[:, 1:]
+        x = _laid_out(L.tensor(v.tolist(), dtype=getattr(L, dt)), kind)
         return L.prod(x) if d is None else L.prod(x, d, keepdim=keep)
     return run, (shape, kind, d, keep)
+
+
+def _laid_out(x, kind: int):
+    """``x`` in the layout ``kind`` names: 1 transposed, 2 [..., ::2], 3 flipped, 4 [:, 1:],
+    5 permuted (3-d); as it is otherwise (and where its dims do not allow the kind)."""
+    nd = x.ndim
+    if kind == 1 and nd > 1:
+        return x.transpose(0, nd - 1)
+    if kind == 2:
+        return x[..., ::2]
+    if kind == 3:
+        return x.flip(-1)
+    if kind == 4 and nd > 1:
+        return x[:, 1:]
+    if kind == 5 and nd == 3:
+        return x.permute(1, 2, 0)
+    return x
 
 
 @pytest.mark.parametrize("dt", ["float16", "bfloat16", "complex64", "complex128", "float32", "float64"])
@@ -271,3 +280,61 @@ def test_sort_keeps_its_shown_signature_and_node_names():
                                            lambda t: t.sort(stable=True), lambda t, L=L: L.sort(t, axis=0))]
         names = [type(n).__name__ if L is torch else n.name() for n in names]
         assert names == ["SortBackward0", "SortBackward1", "SortBackward1", "SortBackward0"]
+
+
+def _walk_case(rng: np.random.Generator, dt: str):
+    """A prod call over a drawn layout (contiguous, transposed, [..., ::2], flipped, [:, 1:],
+    a permuted 3-d) of values that overflow, underflow and hold zeros, infinities and NaNs, long
+    enough for the lanes' blocks (16 float16 lanes: rows and columns past 64)."""
+    nd = int(rng.integers(1, 4))
+    shape = tuple(int(rng.integers(1, 300 if nd == 1 else 90 if nd == 2 else 20)) for _ in range(nd))
+    v = rng.uniform(0.3, 3.0, shape) * rng.choice([-1, 1], shape)
+    if dt.startswith("complex"):
+        v = v * np.exp(1j * rng.uniform(0, 6.3, shape))
+    for _ in range(int(rng.integers(0, 4))):
+        v.flat[int(rng.integers(v.size))] = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-6, 7e4][int(rng.integers(7))]
+    kind = int(rng.integers(0, 6))
+    d = None if rng.random() < 0.3 else int(rng.integers(-nd, nd))
+    return _laid_out(strided.tensor(v.tolist(), dtype=getattr(strided, dt)), kind), d
+
+
+@pytest.mark.parametrize("f16c", [1, 0])
+@pytest.mark.parametrize("dt", ["float16", "bfloat16", "complex64", "complex128"])
+def test_compiled_walk_products_are_the_numpy_steps_bits(dt, f16c, monkeypatch):
+    """The compiled loops of torch_walk_products (_walk_products.h) give the bits of its NumPy
+    steps (their reference, which test_prod_is_torchs_bits holds to PyTorch's) over 300 drawn
+    layouts, dims and special values per dtype, every bit (NaN payloads and signs included: a
+    complex result holding a NaN is made by the NumPy steps, whose NaN signs the compiled forms'
+    operand order need not keep)."""
+    from strided.kernels import reduce
+
+    if not f16c and dt != "float16":
+        pytest.skip("the F16C switch is float16's")
+    monkeypatch.setattr(reduce, "_F16C", [f16c])  # (the float16 rounding by the CPU's F16C or in software)
+    rng = np.random.default_rng(28)
+    for _ in range(300):
+        x, d = _walk_case(rng, dt)
+        with np.errstate(all="ignore"):
+            got = (strided.prod(x) if d is None else strided.prod(x, d)).numpy()
+            with monkeypatch.context() as m:
+                m.setattr(reduce, "_WALK_NAMES", {})  # (the NumPy steps)
+                m.setattr(reduce, "_WALK_KINDS", {})
+                want = (strided.prod(x) if d is None else strided.prod(x, d)).numpy()
+        assert got.shape == want.shape and got.dtype == want.dtype
+        assert got.tobytes() == want.tobytes(), (x.shape, x.stride(), d)
+
+
+def test_compiled_walk_products_are_taken():
+    """The compiled loops run where built (a float16 prod does not fall back to the NumPy steps)."""
+    from strided.kernels import native, reduce
+
+    if native.sums() is None:
+        pytest.skip("the compiled sum kernel is not built")
+    calls = []
+    original = reduce._compiled_walk
+    try:
+        reduce._compiled_walk = lambda *a: calls.append(a[0]) or original(*a)
+        strided.prod(strided.ones(3, 70, dtype=strided.float16), 1)
+    finally:
+        reduce._compiled_walk = original
+    assert calls == [0]

@@ -349,6 +349,19 @@ def size_sequence(size: Any, fill_value: Any, op: str) -> None:
         )
 
 
+def missing_size(op: str) -> StridedTypeError:
+    """PyTorch's TypeError for a factory given no sizes at all (``zeros()``, ``t.new_ones()``).
+
+    >>> print(missing_size("zeros"))
+    zeros() missing 1 required positional arguments: "size"
+      a 0-d tensor is zeros(()); give the sizes as ints or one tuple, e.g. zeros(2, 3)
+    """
+    return StridedTypeError(join_lines(
+        f'{op}() missing 1 required positional arguments: "size"',
+        f"a 0-d tensor is {op}(()); give the sizes as ints or one tuple, e.g. {op}(2, 3)",
+    ))
+
+
 def sizes_or_size(sizes: tuple[Any, ...], size: Any, op: str) -> tuple[int, ...]:
     """The sizes of a factory called ``op(*sizes)`` or ``op(size=...)`` (PyTorch's keyword), with
     PyTorch's TypeErrors for both at once and for a keyword that is not a sequence.
@@ -357,8 +370,8 @@ def sizes_or_size(sizes: tuple[Any, ...], size: Any, op: str) -> tuple[int, ...]
     ((2, 3), (2, 3))
     """
     if size is None:
-        # Note: no sizes at all (zeros()) is a 0-d tensor here, where PyTorch and NumPy refuse:
-        # zeros(*shape) of a 0-d shape is the common spelling, and its result is not a guess
+        if not sizes:  # (zeros(): PyTorch's TypeError; zeros(()) is the 0-d tensor)
+            raise missing_size(op)
         return parse_sizes(sizes, op)
     if sizes:
         raise StridedTypeError(f"{op}() got multiple values for argument 'size'")

@@ -964,7 +964,22 @@ def _data_kind_error(data: Any) -> type[StridedTypeError] | type[StridedDataKind
     return StridedTypeError
 
 
-def full(size: Any, fill_value: Any, dtype: Any = None, *, device: Any = None,
+_MISSING: Any = type("_Missing", (), {"__repr__": lambda self: "<missing>"})()  # (full's absent argument)
+
+
+def _full_arguments(size: Any, fill_value: Any) -> None:
+    """PyTorch's TypeErrors for ``full`` called without its size or fill value, in its order: no
+    size names both (whatever was given), a size of the wrong kind comes before a missing fill."""
+    if size is _MISSING:
+        raise StridedTypeError(join_lines('full() missing 2 required positional argument: "size", "fill_value"',
+                                          "fix: full((2, 3), 1.5): the sizes as one tuple, then the value"))
+    size_sequence(size, ... if fill_value is _MISSING else fill_value, "full")
+    if fill_value is _MISSING:
+        raise StridedTypeError(join_lines('full() missing 1 required positional arguments: "fill_value"',
+                                          f"fix: full({size!r:.40}, 1.5): the value every element takes"))
+
+
+def full(size: Any = _MISSING, fill_value: Any = _MISSING, dtype: Any = None, *, device: Any = None,
          requires_grad: bool = False, out: Any = None) -> Tensor:
     """A tensor of ``size`` filled with ``fill_value``; dtype inferred from it as PyTorch does.
 
@@ -996,7 +1011,7 @@ def full(size: Any, fill_value: Any, dtype: Any = None, *, device: Any = None,
             if t is not None:
                 if OPEN: created("full", (), t)  # noqa: E701
                 return t
-    size_sequence(size, fill_value, "full")
+    _full_arguments(size, fill_value)
     if device is not None:
         parse_device(device, "full")
     shape = parse_sizes((tuple(size),), "full")

@@ -3,12 +3,13 @@ differences (float64 inputs), as ``torch.autograd.gradcheck`` / ``gradgradcheck`
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from ..errors import StridedRuntimeError, join_lines
+from ..errors import StridedRuntimeError, StridedValueError, join_lines
 from ..tensor import Tensor
 from . import engine
 
@@ -16,6 +17,37 @@ from . import engine
 def _outputs(fn: Callable, inputs: tuple) -> tuple[Tensor, ...]:
     out = fn(*inputs)
     return (out,) if isinstance(out, Tensor) else tuple(out)
+
+
+def _check_inputs(inputs: tuple) -> None:
+    """PyTorch's checks of gradcheck's inputs, before ``fn`` runs: a warning for an input that
+    requires grad in a dtype other than float64 / complex128, a RuntimeError for one with a
+    stride of 0 along a dim of more than one element (an expanded input: nudging one element
+    moves several), a ValueError when no input requires grad."""
+    from ..dtypes import complex128, float64
+
+    any_input = False
+    for idx, t in enumerate(inputs):
+        if not (isinstance(t, Tensor) and t.requires_grad):
+            continue
+        if t._dtype is not float64 and t._dtype is not complex128:
+            warnings.warn(f"Input #{idx} requires gradient and is not a double precision floating point or complex. "
+                          "This check will likely fail if all the inputs are not of double precision floating point "
+                          "or complex. ", UserWarning, stacklevel=3)
+        # (PyTorch's test is stride > 0; a negative stride, which only strided's views have (a
+        # flip is PyTorch's copy), nudges one element as a positive one does: let through)
+        if not all(st != 0 or n <= 1 for st, n in zip(t._layout.strides, t._layout.shape)):
+            raise StridedRuntimeError(join_lines(
+                f"The {idx}th input has a dimension with stride 0. gradcheck only supports inputs that are "
+                "non-overlapping to be able to compute the numerical gradients correctly. You should call "
+                ".contiguous on the input before passing it to gradcheck.",
+                f"input {idx} has shape {t._layout.shape} and strides {t._layout.strides}; fix: pass t.contiguous()"))
+        any_input = True
+    if not any_input:
+        raise StridedValueError(join_lines(
+            "gradcheck expects at least one input tensor to require gradient, but none of them have "
+            "requires_grad=True.",
+            "fix: x.requires_grad_() on the inputs to differentiate (float64 ones)"))
 
 
 def gradcheck(fn: Callable[..., Any], inputs: Any, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
@@ -35,6 +67,7 @@ def gradcheck(fn: Callable[..., Any], inputs: Any, *, eps: float = 1e-6, atol: f
     True
     """
     inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+    _check_inputs(inputs)
     diff = [t for t in inputs if isinstance(t, Tensor) and t.requires_grad]
     outs = _outputs(fn, inputs)
     if fast_mode:

@@ -370,7 +370,12 @@ static PyObject *py_cascade(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+#include "_walk_products.h"
+
 static PyMethodDef methods[] = {
+    {"walk_products", py_walk_products, METH_VARARGS,
+     "walk_products(op, kind, values, rows, n, out) -> bool: torch_walk_products' loops (float16 / bfloat16 in\n"
+     "float32 working copies, complex64, complex128), the same products in the same order (_walk_products.h)."},
     {"cascade", py_cascade, METH_VARARGS,
      "cascade(source, kind, sizes, in_strides, out_strides, out): PyTorch's CPU sum (cascade_sum; kinds 5, 6: nansum) of\n"
      "TensorIterator's coalesced dims (fastest first, byte strides) added into the zeroed out."},

@@ -51,6 +51,7 @@ from .torch_loops import loop_positions, piece_length, torch_vector_bytes
 
 DIV, RECIPROCAL, SQUARE, CUBE, INVERSE_SQUARE, RSQRT, LOG1P, EXPM1, ACOS, LOG10, LOG2, MUL = range(12)
 ADDCDIV = 100  # (modes only: addcdiv's quotient, x / y fused throughout)
+SCALE = 101  # (modes only: addcmul's first product, value * t1: MUL's, but fused at every place off the vector blocks)
 
 Operand = tuple[tuple[int, ...], tuple[int, ...]] | None
 
@@ -127,7 +128,7 @@ def modes(op: int, shape: tuple[int, ...], strides: tuple[int, ...], fresh: bool
     # (2 * Vectorized<complex>::size(): pow's kernel is dispatched by CPU capability, AVX512's
     # 16 complex64 here; div's and addcmul's have no AVX512 build, AVX2's 8, measured on
     # in-place forms and tails)
-    block = 2 * (32 if op in (DIV, MUL) else torch_vector_bytes()) // itemsize
+    block = 2 * (32 if op in (DIV, MUL, SCALE) else torch_vector_bytes()) // itemsize
     if _one_run(shape, strides, inputs):
         n = math.prod(shape)
         if n <= _CACHED_RUN:
@@ -135,7 +136,7 @@ def modes(op: int, shape: tuple[int, ...], strides: tuple[int, ...], fresh: bool
         return _run_modes(op, n, block, wide, aliased)
     places = loop_positions(shape, strides, fresh, inputs)
     if places is None:  # (strided rows: basic_loop, the compiler's loop over each whole row)
-        return _strided_rows(op, shape, strides, fresh, inputs, wide, aliased)
+        return _strided_rows(MUL if op == SCALE else op, shape, strides, fresh, inputs, wide, aliased)
     pos, length, _ = places
     tail = length % block
     return _place_modes(op, pos - (length - tail), tail, wide, aliased)
@@ -145,6 +146,8 @@ def _place_modes(op: int, k: np.ndarray, tail: np.ndarray | int, wide: bool, ali
     """The modes of elements at places ``k`` in their row's tail of length ``tail`` (a negative
     ``k``: in the vector blocks before it)."""
     vector = k < 0
+    if op == SCALE:
+        return np.where(vector, 0, 1).astype(np.uint8)
     if op == DIV:
         fused = np.zeros(k.shape, bool) if aliased else k < tail - tail % 2
         return np.where(vector | fused, 7, 1).astype(np.uint8)
@@ -161,15 +164,20 @@ def _place_modes(op: int, k: np.ndarray, tail: np.ndarray | int, wide: bool, ali
 
 
 def _one_run(shape: tuple[int, ...], strides: tuple[int, ...], inputs: Sequence[Operand]) -> bool:
-    """Whether PyTorch's loop is one row over the whole output in row-major order: the output
-    row-major and every input a number, one element, or row-major of the output's shape."""
+    """Whether PyTorch's loop is one row over the whole output in row-major order, vectorized: the
+    output row-major and every input a number, one element, or row-major of the output's shape,
+    at most one of them broadcast (cpu_kernel_vec vectorizes a row with one stride-0 input; with
+    two its basic_loop takes the row)."""
     dense = contiguous_strides(shape)
     if not _same_strides(shape, strides, dense):
         return False
+    broadcast = 0
     for op in inputs:
-        if op is not None and math.prod(op[0]) != 1 and (op[0] != shape or not _same_strides(shape, op[1], dense)):
+        if op is not None and math.prod(op[0]) == 1:
+            broadcast += 1
+        elif op is not None and (op[0] != shape or not _same_strides(shape, op[1], dense)):
             return False
-    return True
+    return broadcast <= 1 or math.prod(shape) == 1
 
 
 def _same_strides(shape: tuple[int, ...], strides: tuple[int, ...], dense: tuple[int, ...]) -> bool:

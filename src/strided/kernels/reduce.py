@@ -556,15 +556,23 @@ def _steps(x: np.ndarray, axes: tuple[int, ...] | None) -> int:
     return x.shape[axes[0]]
 
 
-def torch_walk_products(x: np.ndarray, axes: tuple[int, ...] | None) -> np.ndarray | None:
+def torch_walk_products(x: np.ndarray, axes: tuple[int, ...] | None, compiled: bool = True) -> np.ndarray | None:
     """PyTorch's ``prod`` of a float16 / bfloat16 / float32 / float64 / complex ``x`` (at least one dim, not empty)
     over ``axes`` (None or every axis: all elements, 0-d; else one axis), in ``x``'s dtype with
-    the other axes in order (the note above); None where the complex forms' kernel is not built."""
+    the other axes in order (the note above); None where the complex forms' kernel is not built.
+    ``compiled``: the loops of ``_walk_products.h`` where built (float16 / bfloat16 / complex), the
+    same bits as the NumPy steps here; a complex result holding a NaN is made again by the NumPy
+    steps (the compiled forms may keep another operand's NaN sign)."""
     f = _FORMS.get(x.dtype)
     if f is None:
         f = _FORMS[x.dtype] = _Products(x.dtype)
     if x.dtype.kind == "c" and _steps(x, axes) // 16 > _COMPLEX_STEPS:
         return None
+    if compiled and _walk_kind(x.dtype) is not None and native.sums() is not None:
+        with quiet():
+            found = _walked(x, axes)
+        if found is not None and (x.dtype.kind != "c" or not np.isnan(found).any()):
+            return found
     try:
         with quiet():
             if axes is None or len(axes) == x.ndim:
@@ -599,6 +607,71 @@ def torch_walk_products(x: np.ndarray, axes: tuple[int, ...] | None) -> np.ndarr
     except _NoKernel:
         return None
 
+
+def _walked(x: np.ndarray, axes: tuple[int, ...] | None) -> np.ndarray | None:
+    """:func:`torch_walk_products`' NumPy steps above, branch for branch, by the compiled loops
+    (:func:`_compiled_walk`); float16 / bfloat16 read as their raw 2-byte elements (the kernel
+    converts them as NumPy does: no float32 copy first). None where the kernel refuses."""
+    raw = x.dtype.itemsize == 2
+    work = np.dtype(np.float32) if raw else x.dtype
+
+    def walk(op: int, values: np.ndarray, out: np.ndarray) -> np.ndarray | None:
+        values = np.ascontiguousarray(values)
+        return _compiled_walk(op, x.dtype, values.view(np.uint16) if raw else values, out)
+
+    if axes is None or len(axes) == x.ndim:
+        rows, contiguous = _coalesced_inner(x)
+        # (rows stepping by one: the line walk chained; else one strided chain through them all)
+        out = walk(1, rows, np.ones(1, work)) if contiguous else walk(3, rows.reshape(1, -1), np.ones(1, work))
+        return None if out is None else out.reshape(()).astype(x.dtype)
+    (a,) = axes
+    kept = x.shape[:a] + x.shape[a + 1:]
+    if x.shape[a] != 1 and x.strides[a] == x.itemsize:
+        lines = np.moveaxis(x, a, -1).reshape(-1, x.shape[a])
+        out = walk(0, lines, np.ones(lines.shape[0], work))
+    elif (m := kept_run(x, a) if x.shape[a] != 1 else 0):
+        groups = np.moveaxis(x, a, -1).reshape(-1, m, x.shape[a])
+        out = np.empty((groups.shape[0], m), work)
+        for i, g in enumerate(groups):  # (the 2-byte kinds' running columns; complex's vector walk)
+            if walk(4 if raw else 2, g.T, out[i]) is None:
+                return None
+    elif raw and x.size // x.shape[a] > 1:
+        cols = np.moveaxis(x, a, 0).reshape(x.shape[a], -1)
+        out = walk(4, cols, np.empty(cols.shape[1], work))
+    else:
+        lines = np.moveaxis(x, a, -1).reshape(-1, x.shape[a])
+        out = walk(3, lines, np.ones(lines.shape[0], work))
+    return None if out is None else out.reshape(kept).astype(x.dtype)
+
+
+# torch_walk_products' dtypes the compiled loops take (_walk_products.h's kinds; bfloat16, ml_dtypes'
+# NumPy dtype, by its name: a dtype's .name costs ~4 us, so the key is the dtype, added on first sight)
+_WALK_NAMES = {"float16": 0, "bfloat16": 1, "complex64": 2, "complex128": 3}
+_WALK_KINDS: dict[np.dtype, int | None] = {}
+
+
+def _walk_kind(dtype: np.dtype) -> int | None:
+    """``dtype``'s kind in ``_walk_products.h`` (None: not one it takes)."""
+    kind = _WALK_KINDS.get(dtype, -1)
+    if kind == -1:
+        kind = _WALK_KINDS[dtype] = _WALK_NAMES.get(dtype.name)
+    return kind
+
+
+def _compiled_walk(op: int, dtype: np.dtype, values: np.ndarray, out: np.ndarray) -> np.ndarray | None:
+    """``out`` after the compiled loop ``op`` of :func:`torch_walk_products` (``_walk_products.h``:
+    0 a line walk per row, 1 one chain through the rows, 2 the columns' vector walk, 3 the strided
+    walk, 4 the running products down the columns) over the C-contiguous ``values`` (rows, n: the
+    raw 2-byte elements of float16 / bfloat16, else the complex dtype), ``out`` float32 for the
+    2-byte kinds: the same products in the same order as the NumPy steps (their reference). None
+    where the kernel refuses (the caller then runs the NumPy steps)."""
+    rows, n = values.shape
+    if not native.sums().walk_products(op, _walk_kind(dtype), values, rows, n, out, _F16C[0]):
+        return None
+    return out
+
+
+_F16C = [1]  # (0: the float16 rounding in software, where the CPU has F16C too; tests compare both)
 
 def line_products(x: np.ndarray, axis: int | None) -> np.ndarray | None:
     """PyTorch's ``prod`` of the float32 / float64 ``x`` over ``axis`` (None: every element) as a

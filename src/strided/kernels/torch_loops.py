@@ -147,6 +147,14 @@ def _loop_rows(shape: tuple[int, ...], out_strides: tuple[int, ...], fresh: bool
     return perm, row, contiguous, scalar
 
 
+def torch_loop_order(shape: tuple[int, ...], out_strides: tuple[int, ...], fresh: bool,
+                     inputs: Sequence[tuple[tuple[int, ...], tuple[int, ...]] | None]) -> list[int]:
+    """TensorIterator's iteration order of ``shape`` (``perm[k]``: the tensor dim at iteration dim
+    k, 0 the fastest; arguments as :func:`scalar_loop_mask`'s): the order :func:`loop_positions`'
+    rows run in."""
+    return _loop_rows(shape, out_strides, fresh, inputs)[0]
+
+
 def _to_tensor_dims(flat: np.ndarray, shape: tuple[int, ...], perm: list[int]) -> np.ndarray:
     """An array over the flat iteration range (fastest iteration dim last) as an array of ``shape``."""
     ndim = len(shape)

@@ -121,6 +121,7 @@ from .order import (  # noqa: F401
     infer_dense_strides,
     numpy_elementwise_output_strides,
     preserve_format_strides,
+    reordered_output_strides,
 )
 from .plans import Copy, View  # noqa: F401
 from .reshape import (  # noqa: F401

@@ -155,6 +155,28 @@ def elementwise_output_strides(
     return _dense_in_order(shape, perm)
 
 
+def reordered_output_strides(
+    shape: Sequence[int], operands: Sequence[tuple[Sequence[int], Sequence[int]]]
+) -> Shape:
+    """Strides of a TensorIterator's fresh output where its operands are not all of the result's
+    shape (no fast set-up: PyTorch's index kernels, whose index tensors are viewed with size-1
+    dims around them): ``reorder_dimensions``' order of the dims (:func:`iteration_order`, a
+    size-1 dim's stride kept where the result is size 1 too), contiguous if that order is
+    row-major, else dense in it (``compatible_stride``: a zero-size dim zeroes the strides
+    outside it, so an empty result's strides follow the order too).
+
+    >>> reordered_output_strides((3, 0, 1), [((3, 0, 1), (1, 0, 1)), ((3, 0, 1), (0, 1, 1)), ((3, 0, 1), (0, 0, 0))])
+    (0, 1, 0)
+    """
+    shape = tuple(shape)
+    if not shape:
+        return ()
+    perm = iteration_order(shape, _aligned_strides(shape, operands, stretched_only=True))
+    if perm == list(range(len(shape) - 1, -1, -1)):
+        return contiguous_strides(shape)
+    return _dense_in_order(shape, perm)
+
+
 def _dense_in_order(shape: Sequence[int], perm: Sequence[int]) -> Shape:
     """Dense strides (elements) with the dims laid out in ``perm``'s order, innermost first."""
     out = [0] * len(shape)

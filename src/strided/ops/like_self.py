@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from .. import creation
-from ..args import size_sequence, type_name
+from ..args import missing_size, size_sequence, type_name
 from ..callsite import user_stacklevel
 from ..creation import _FAST_ELEMENTS, _FILL_LIMIT
 from ..dispatch import _result_plans, fresh_filled
@@ -64,6 +64,8 @@ def _reports(fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
 def _sizes(sizes: tuple[Any, ...], size: Any, op: str) -> tuple[Any, ...]:
     """The sizes given as ints, as one sequence, or as ``size=`` (PyTorch's keyword), not two of them."""
     if size is None:
+        if not sizes:  # (t.new_zeros(): PyTorch's TypeError, not a 0-d tensor)
+            raise missing_size(op)
         return sizes
     if sizes:
         raise StridedTypeError(f"{op}() got multiple values for argument 'size'\n  give the sizes once: {op}(2, 3) or {op}(size=(2, 3))")

@@ -17,7 +17,7 @@ __all__ = ["new_parameter", "new_tensor"]
 def new_tensor(*shape: int, device: Any = None, dtype: Any = None) -> Tensor:
     if device is not None:
         parse_device(device)  # (only the CPU: anything else is refused there, with PyTorch's text)
-    return empty(*shape, dtype=dtype)
+    return empty(shape, dtype=dtype)  # (one tuple: a 0-d shape is empty(()), empty() a TypeError)
 
 
 def new_parameter(*shape: int, device: Any = None, dtype: Any = None) -> Tensor:

@@ -32,7 +32,13 @@ from ...kernels.fused import fma, fma_into, lerp_into
 from ...kernels.memory import write
 from ...kernels.sleef import atan2_flat
 from ...kernels.sleef import step as sleef_step
-from ...kernels.torch_loops import GRAIN_SIZE, loop_positions, scalar_loop_mask
+from ...kernels.torch_loops import (
+    GRAIN_SIZE,
+    loop_positions,
+    piece_length,
+    scalar_loop_mask,
+    torch_loop_order,
+)
 from ...opdef import Kind, declare
 from ...scalars import numpy_scalar, parse_int, wrapped
 from ...tensor import Tensor
@@ -205,6 +211,9 @@ def _lerp(input: Any, end: Any, weight: Any, target: Tensor | None, loop_out: An
             lerp_into(runs[0], runs[1], w[()], runs[2])
             apply_lerp_fixes(runs[2], fix)
             return out
+        if compute.kind == "c" and (res := _complex_lerp(a, b, w, walk(), kind == "tensor")) is not None:
+            np.copyto(_view(out), res, casting="unsafe")
+            return out
         res = lerp_arrays(a, b, w)
         if compute.kind == "f":
             apply_lerp_fixes(res, lerp_loop_fixes(a, b, w, kind, d, walk))
@@ -212,6 +221,70 @@ def _lerp(input: Any, end: Any, weight: Any, target: Tensor | None, loop_out: An
     finally:
         quiet_reset(token)
     return out
+
+
+def _paired_weight_test(low: np.ndarray, walk: tuple, vector: np.ndarray) -> np.ndarray:
+    """complex64 lerp with a weight tensor: in PyTorch's vector blocks (AVX2's is_lerp_weight_small
+    for complex<float>, its |w|^2 lanes arranged by pairs) each odd element of a row's pair takes
+    the even one's choice of end (``low``: |w| < 0.5 per element; ``walk``: the loop's shape,
+    output strides, whether fresh, tensor operands; ``vector``: the vector places)."""
+    shape, strides, fresh, inputs = walk
+    flat = low.reshape(-1)
+    paired = flat.copy()
+    if complex_forms._one_run(shape, strides, inputs):  # (one row-major run: places by flat index)
+        idx = np.nonzero(vector.reshape(-1))[0]
+        odd = idx[(idx % piece_length(flat.size)) % 2 == 1]  # (each parallel piece's blocks from its start)
+        paired[odd] = flat[odd - 1]
+        return paired.reshape(shape)
+    pos, _, _ = loop_positions(shape, strides, fresh, inputs)
+    perm = torch_loop_order(shape, strides, fresh, inputs)
+    order = np.arange(flat.size).reshape(shape).transpose(perm[::-1]).reshape(-1)  # (iteration order)
+    odd = np.nonzero(vector.reshape(-1)[order] & (pos.reshape(-1)[order] % 2 == 1))[0]
+    paired[order[odd]] = flat[order[odd - 1]]
+    return paired.reshape(shape)
+
+
+def _complex_lerp(a: np.ndarray, b: np.ndarray, w: np.ndarray, walk: tuple, tensor_weight: bool) -> np.ndarray | None:
+    """Complex lerp as PyTorch's kernel computes each place (``walk``: the loop's shape, output
+    strides, whether fresh, tensor operands): its vector blocks ``fmadd(coeff, end - input, base)``
+    (coeff w or w - 1, base input or end, by |w| < 0.5; the product rounded, then the sum), its
+    scalar places ``input + w * (end - input)`` or ``end - (end - input) * (1 - w)`` with the
+    product fused (complex_forms' MUL forms; strided rows fuse every one). None where the compiled
+    forms are not built."""
+    shape, strides, fresh, inputs = walk
+    compute = a.dtype
+    diff = np.subtract(b, a)
+    if diff.shape != shape:
+        diff = np.broadcast_to(diff, shape)
+    if math.prod(shape) > 1 and not complex_forms._one_run(shape, strides, inputs) and \
+            loop_positions(shape, strides, fresh, inputs) is None:
+        place = 1  # (strided rows, basic_loop: lerp's compiled scalar loop fuses every product, measured)
+    else:
+        place = complex_forms.modes(complex_forms.SCALE, shape, strides, fresh, inputs, compute.itemsize, False)
+    flags = np.asarray(place) == 0  # (one mode, or one per element in row-major order)
+    vector = np.full(shape, bool(flags)) if flags.ndim == 0 else flags.reshape(shape)
+    one = compute.type(1)
+    low = np.abs(w) < 0.5
+    if low.ndim == 0:  # (one weight: one end for every element)
+        out = np.empty(shape, compute)
+        if bool(low):
+            if not complex_forms.forms_into(complex_forms.MUL, w, diff, out, place):
+                return None
+            return np.add(a, out, out=out)
+        far = np.empty(shape, compute)
+        if not (complex_forms.forms_into(complex_forms.MUL, w - one, diff, out, 0)
+                and (flags.ndim == 0 and bool(flags)
+                     or complex_forms.forms_into(complex_forms.MUL, diff, one - w, far, 1))):
+            return None
+        return np.where(vector, b + out, b - far)
+    if tensor_weight and compute.itemsize == 8 and bool(np.any(flags)):  # (vector places: the pairs)
+        low = _paired_weight_test(np.broadcast_to(low, shape), walk, vector)
+    near, far_vec, far_one = (np.empty(shape, compute) for _ in range(3))
+    if not (complex_forms.forms_into(complex_forms.MUL, w, diff, near, place)
+            and complex_forms.forms_into(complex_forms.MUL, w - one, diff, far_vec, 0)
+            and complex_forms.forms_into(complex_forms.MUL, diff, one - w, far_one, 1)):
+        return None
+    return np.where(low, a + near, np.where(vector, b + far_vec, b - far_one))
 
 
 def lerp_arrays(a: np.ndarray, b: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -793,9 +866,13 @@ def _complex_addc(given: tuple[Tensor, ...], converted: tuple[Tensor, ...], valu
     inputs = [(t._layout.shape, t._layout.strides) for t in converted]
     kind = complex_forms.ADDCDIV if divide else complex_forms.MUL
     modes = complex_forms.modes(kind, shape, walked._layout.strides, walked is laid, inputs, d.itemsize, aliased)
-    scaled = np.empty(y.shape, d.numpy)
+    # (value * t1) is computed per element in the same loop as the rest: rounded in its vector
+    # blocks, fused elsewhere (addcmul: at every other place; addcdiv: as addcmul's second product)
+    scaled = np.empty(shape, d.numpy)
+    smodes = complex_forms.modes(complex_forms.MUL if divide else complex_forms.SCALE, shape, walked._layout.strides,
+                                 walked is laid, inputs, d.itemsize, aliased)
     q = np.empty(shape, d.numpy)
-    if not (complex_forms.forms_into(complex_forms.MUL, np.array([value], d.numpy), y, scaled, 0)
+    if not (complex_forms.forms_into(complex_forms.MUL, np.array([value], d.numpy), y, scaled, smodes)
             and complex_forms.forms_into(complex_forms.DIV if divide else complex_forms.MUL, scaled, z, q, modes)):
         return None
     quietly(np.add, x, q, out=_view(laid))

@@ -55,7 +55,7 @@ from ...writes import SETITEM, _as_source, _numpy_number
 from .._support import support
 from .._support.gradtools import frozen_key, key_tensors
 from .._support.memo import Memo
-from .._support.operands import _cinfo, _out_cache
+from .._support.operands import _cinfo
 from .._support.promotion import TORCH_NAMES
 from ..registry import backward
 from .fast_along import SLICES_C, along_slices, slice_source
@@ -382,8 +382,8 @@ def _bounds_error(plan: IndexPlan, err: IndexError) -> StridedIndexError:
 
 def getitem(t: Tensor, key: Any) -> Tensor:
     """``t[key]`` for an advanced key: a new tensor (a copy, in the copy ledger) laid out as
-    PyTorch's (:func:`_index_result_strides`: row-major, but for a permuted target; row-major
-    when empty, where PyTorch's strides of an empty result are its own).
+    PyTorch's (:func:`_index_result_strides`: row-major, but for a permuted target, size-1 dims
+    and empty results, where the index kernel's iteration order shows).
 
     >>> x = strided.arange(12).view(3, 4)
     >>> x[[0, 2], 1:3].tolist()
@@ -392,7 +392,7 @@ def getitem(t: Tensor, key: Any) -> Tensor:
     plan = plan_index(t._layout, key)
     if 0 in plan.shape:
         # as PyTorch: an empty result reads no index, so none is checked (NumPy would check them)
-        result = adopted(np.empty(0, t._dtype.numpy), Layout._trusted(plan.shape, L.contiguous_strides(plan.shape), 0),
+        result = adopted(np.empty(0, t._dtype.numpy), Layout._trusted(plan.shape, _index_result_strides(plan), 0),
                          t._dtype)
         return copied("__getitem__", (t,), result, lambda: f"t[...]: advanced indexing with {plan.describe()}: empty")
     arr = numpy_view(t._storage, plan.view)
@@ -429,25 +429,57 @@ def _index_result_strides(plan: IndexPlan) -> tuple[int, ...]:
     the key keeps, 0 on the index dims, which come first where the indexed dims are not adjacent),
     then each index tensor over the result (its own row-major strides, a mask's nonzero columns)
     -- as an elementwise op's output takes it: row-major for a row-major target, the target's
-    memory order among the kept dims for a permuted one. Keys with a bool scalar: row-major."""
+    memory order among the kept dims for a permuted one. A bool scalar is its unsqueezed dim
+    indexed by [0] or [] (PyTorch's reading); an empty result's strides follow the same order."""
     shape = plan.shape
-    view, nb = plan.view, len(plan.index_shape)
-    if len(shape) < 2 or _ROW_MAJOR[(view.shape, view.strides)] or any(e.kind == "bool" for e in plan.entries):
-        return _cinfo[shape][0]  # (a row-major target's kept dims are in row-major order: so is the result)
-    before, after = _kept_dims(plan)
+    view = plan.view
+    if len(shape) < 2 or (_ROW_MAJOR[(view.shape, view.strides)] and 1 not in shape and 0 not in shape):
+        # (a row-major target's kept dims are in row-major order: so is the result; a size-1 dim's
+        # stride and an empty result's follow the operands' order, taken below)
+        return _cinfo[shape][0]
+    return _strides_of_index[(shape, view.shape, view.strides, plan.index_shape, _entry_shapes(plan))]
+
+
+def _entry_shapes(plan: IndexPlan) -> tuple[tuple[int, int, bool, tuple[int, ...]], ...]:
+    """Each entry's place and index shape, all that the result's strides depend on: (pos, ndim,
+    whether an int index, its shape: an int array's own, a mask's or a bool's number of Trues)."""
+    return tuple((e.pos, e.ndim, e.kind == "int",
+                  e.array.shape if e.kind == "int" else (int(np.count_nonzero(e.array)),)) for e in plan.entries)
+
+
+def _index_strides_of(key: tuple) -> tuple[int, ...]:
+    """:func:`_index_result_strides` from its memo key (see there)."""
+    shape, vshape, vstrides, index_shape, entries = key
+    nb = len(index_shape)
+    before, after = _kept_dims_of(len(vshape), [(pos, ndim) for pos, ndim, _, _ in entries])
     if len(before) + nb + len(after) != len(shape):
         return L.contiguous_strides(shape)
-    operands = [(shape, tuple([view.strides[d] for d in before] + [0] * nb + [view.strides[d] for d in after]))]
-    operands += [(shape, tuple(st)) for st in _index_operands(plan, len(before))]
-    return tuple(_out_cache[(shape, *operands)])  # (elementwise_output_strides, remembered)
+    operands = [(shape, tuple([vstrides[d] for d in before] + [0] * nb + [vstrides[d] for d in after]))]
+    operands += [(shape, tuple(st)) for st in _operands_of(entries, index_shape, len(before), shape)]
+    if all(vshape[d] == 1 for d in (*before, *after)):
+        # the index tensors, viewed with size-1 dims around them, have the result's own shape:
+        # TensorIterator's fast set-up is tried first (contiguous where every operand is, as an
+        # empty one always is), as for an elementwise op
+        return tuple(L.elementwise_output_strides(shape, operands))
+    # otherwise no fast set-up: the dims in the operands' order (an empty result's too)
+    return tuple(L.reordered_output_strides(shape, operands))
+
+
+# (result shape, view shape, view strides, index shape, entry shapes) -> the result's strides
+_strides_of_index = Memo(_index_strides_of)
 
 
 def _kept_dims(plan: IndexPlan) -> tuple[list[int], list[int]]:
     """The dims of ``plan.view`` the key keeps, those before the result's index dims and those
     after, as PyTorch's index kernels restride the target: the index dims in place of adjacent
     indexed dims, first where the indexed dims are not adjacent."""
-    adv = sorted(d for e in plan.entries for d in range(e.pos, e.pos + e.ndim))
-    rest = [d for d in range(len(plan.view.shape)) if d not in adv]
+    return _kept_dims_of(len(plan.view.shape), [(e.pos, e.ndim) for e in plan.entries])
+
+
+def _kept_dims_of(ndim: int, spans: list[tuple[int, int]]) -> tuple[list[int], list[int]]:
+    """:func:`_kept_dims` of a view of ``ndim`` dims whose entries take ``spans`` (pos, ndim)."""
+    adv = sorted(d for pos, k in spans for d in range(pos, pos + k))
+    rest = [d for d in range(ndim) if d not in adv]
     if adv == list(range(adv[0], adv[-1] + 1)):
         return [d for d in rest if d < adv[0]], [d for d in rest if d > adv[-1]]
     return [], rest
@@ -456,13 +488,15 @@ def _kept_dims(plan: IndexPlan) -> tuple[list[int], list[int]]:
 def _index_operands(plan: IndexPlan, before: int) -> list[list[int]]:
     """Each index tensor's strides over the result (:func:`_index_operand`; its own row-major
     strides, a mask's nonzero columns: one operand per dim the mask takes), in key order."""
+    return _operands_of(_entry_shapes(plan), plan.index_shape, before, plan.shape)
+
+
+def _operands_of(entries: tuple, index_shape: tuple[int, ...], before: int, shape: tuple[int, ...]) -> list[list[int]]:
+    """:func:`_index_operands` from :func:`_entry_shapes`' tuples."""
     index_strides = []
-    shape = plan.shape
-    for e in plan.entries:
-        ishape = e.array.shape if e.kind == "int" else (int(np.count_nonzero(e.array)),)
-        own = L.contiguous_strides(ishape) if e.kind == "int" else (e.ndim,)
-        index_strides += [_index_operand(ishape, own, plan.index_shape, before, shape)] * (
-            1 if e.kind == "int" else e.ndim)
+    for _, ndim, is_int, ishape in entries:
+        own = L.contiguous_strides(ishape) if is_int else (ndim,)
+        index_strides += [_index_operand(ishape, own, index_shape, before, shape)] * (1 if is_int else ndim)
     return index_strides
 
 

@@ -701,9 +701,11 @@ def diff(self: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
 # element loops.
 
 
-def _reverse_cumsum(a: np.ndarray, d: int) -> np.ndarray:
-    """``out[i] = a[i] + a[i + 1] + ...`` along ``d`` (the adjoint of a running sum)."""
-    return np.flip(np.cumsum(np.flip(a, d), axis=d), d)
+def _reverse_cumsum(a: np.ndarray, d: int, dtype: DType) -> np.ndarray:
+    """``out[i] = a[i] + a[i + 1] + ...`` along ``d`` (the adjoint of a running sum) in ``dtype``,
+    as PyTorch's ``reversed_cumsum`` (``a.flip(d).cumsum(d).flip(d)``): its running sum, float32
+    accumulated in float64 and started from +0.0 (NumPy's float32 cumsum rounds each step)."""
+    return np.flip(scan_values(np.add, np.flip(a, d), d, dtype), d)
 
 
 def _scan_dim(x: Tensor, dim: Any) -> int:
@@ -717,12 +719,14 @@ def cumsum_backward(out: Tensor, x: Tensor, dim: int, **kwargs: Any) -> Any:
     d = _scan_dim(x, dim)
 
     def grads(g: Tensor) -> tuple:
-        if not x.ndim:
-            return (g,)
+        if not x.ndim or x.numel() <= 1 or x._layout.shape[d] == 1:
+            return (g,)  # (PyTorch's cumsum_backward passes g on as it is: -0.0 kept)
+
         def reversed_cumsum(g: Tensor) -> Tensor:
-            # the running sum of the reversed gradient, written reversed into the new gradient
+            # the running sum of the reversed gradient (cumsum's own, as PyTorch's), reversed
             gx, arr = result_array(x._layout.shape, g._dtype)
-            np.cumsum(np.flip(g._np(), d), axis=d, out=np.flip(arr, d))
+            with np.errstate(all="ignore"):
+                arr[...] = _reverse_cumsum(g._np(), d, g._dtype)
             return gx
 
         # (linear in g: the adjoint of the reversed running sum is the running sum)
@@ -731,7 +735,7 @@ def cumsum_backward(out: Tensor, x: Tensor, dim: int, **kwargs: Any) -> Any:
     return "CumsumBackward0", (x,), grads, ()
 
 
-def _cumprod_grad(x: np.ndarray, y: np.ndarray, g: np.ndarray, d: int) -> np.ndarray:
+def _cumprod_grad(x: np.ndarray, y: np.ndarray, g: np.ndarray, d: int, dtype: DType) -> np.ndarray:
     """PyTorch's cumprod_backward, zeros included. Along each line: before the first zero z the
     gradient is reverse_cumsum(g * y) / x; at z it is y[z-1] * sum_{j>=z} g[j] prod_{z<m<=j} x[m];
     after z it is 0 (every product there holds x[z] and another factor's zero)."""
@@ -745,7 +749,7 @@ def _cumprod_grad(x: np.ndarray, y: np.ndarray, g: np.ndarray, d: int) -> np.nda
     # (an inf or NaN times the zero products) must not turn the sums into NaN.
     zeros_so_far = np.cumsum(zero, axis=-1)
     with np.errstate(divide="ignore", invalid="ignore"):
-        before = _reverse_cumsum(np.where(pos < z, g * y, 0), x.ndim - 1) / np.where(pos < z, x, 1)
+        before = _reverse_cumsum(np.where(pos < z, g * y, 0), x.ndim - 1, dtype) / np.where(pos < z, x, 1)
     out = np.where(pos < z, before, 0)
     if has_zero.any():
         # the factors strictly between the first and the second zero (1 elsewhere)
@@ -762,12 +766,15 @@ def cumprod_backward(out: Tensor, x: Tensor, dim: int, **kwargs: Any) -> Any:
     d = _scan_dim(x, dim)
 
     def grads(g: Tensor) -> tuple:
-        if not x.ndim or not x.numel():
+        # As PyTorch's cumprod_backward: at most one element, or lines of one element, pass g on
+        # as it is (not g * out / x: a rounding off, and with create_graph a term in x whose
+        # second derivative is a small nonzero number where PyTorch's is none)
+        if not x.ndim or x.numel() <= 1 or x._layout.shape[d] == 1:
             return (g,)
         if is_grad_enabled() and (g._ag is not None or x._ag is not None):
             return (_cumprod_grad_recorded(x, out, g, d),)
         xs = x._np().astype(out._dtype.numpy, copy=False)
-        return (gradtools.from_numpy_result(_cumprod_grad(xs, out._np(), g._np(), d), g._dtype),)
+        return (gradtools.from_numpy_result(_cumprod_grad(xs, out._np(), g._np(), d, out._dtype), g._dtype),)
 
     return "CumprodBackward0", (x,), grads, (x, out)
 
@@ -793,6 +800,10 @@ def _cum_extreme_rule(node: str) -> Any:
         def grads(g: Tensor) -> tuple:
             if not x.ndim:
                 return (g,)
+            if not x.numel():
+                # PyTorch's cummaxmin_backward returns the (empty) input itself: with create_graph
+                # the gradient depends on x, not on g (a view here, recorded when grad mode is on)
+                return (x.view_as(x),)
             return (gradtools.grad_zeros(x._layout.shape, g._dtype).scatter_add(d, indices, g),)
 
         return node, (x,), grads, (indices,)
