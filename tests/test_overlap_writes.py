@@ -114,3 +114,78 @@ def test_a_race_is_judged_on_the_values_written(monkeypatch):
     f = st.zeros(40001)
     with pytest.raises(st.StridedRuntimeError, match="share memory location 1 and receive different values"):
         f.unfold(0, 2, 1).copy_(st.tensor([[0.0, -0.0]]).expand(40000, 2))
+
+
+def _put(lib, size, shape, strides, offset, dtype, index_dim, count, seed, form):
+    rng = np.random.default_rng(seed)
+    base = lib.zeros(size, dtype=getattr(lib, dtype))
+    view = base.as_strided(shape, strides, offset)
+    index_dim = 0 if form == "index_put_" else index_dim  # (index_put_ takes index tensors only)
+    idx = lib.tensor(rng.integers(-shape[index_dim], shape[index_dim], size=count))
+    key = (slice(None),) * index_dim + (idx,)
+    value_shape = tuple(shape[:index_dim]) + (count,) + tuple(shape[index_dim + 1:])
+    value = lib.tensor(rng.standard_normal(value_shape) * 5).to(getattr(lib, dtype))
+    if form == "expanded":
+        value = value[(slice(None),) * index_dim + (slice(0, 1),)].expand(*value_shape)
+    elif form == "permuted":
+        value = value.permute(*range(value.dim() - 1, -1, -1)).contiguous().permute(*range(value.dim() - 1, -1, -1))
+    if form == "index_put_":
+        view.index_put_(key, value)
+    else:
+        view[key] = value
+    return base.float().tolist() if dtype == "bfloat16" else base.tolist()
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    dims=hs.lists(hs.tuples(hs.integers(1, 5), hs.integers(1, 4)), min_size=1, max_size=3),
+    offset=hs.integers(0, 3),
+    dtype=hs.sampled_from(DTYPES),
+    where=hs.integers(0, 2),
+    count=hs.integers(1, 4),
+    seed=hs.integers(0, 2**16),
+    form=hs.sampled_from(["plain", "expanded", "permuted", "index_put_"]),
+)
+def test_an_advanced_index_write_keeps_torchs_last_write(dims, offset, dtype, where, count, seed, form):
+    """``t[..., idx, ...] = v`` / ``index_put_`` into an overlapping target: ``index_put_kernel``'s
+    walk (the target restrided, the value's strides, the index's) decides each shared location's
+    survivor, not NumPy's scatter (it differed in ~1 of 8 random layouts)."""
+    shape = [n for n, _ in dims]
+    strides = [s for _, s in dims]
+    size = offset + sum((n - 1) * s for n, s in zip(shape, strides)) + 1
+    args = (size, shape, strides, offset, dtype, where % len(shape), count, seed, form)
+    assert _put(st, *args) == _put(torch, *args)
+
+
+@pytest.mark.parametrize("how", ["setitem", "index_put_"])
+@pytest.mark.parametrize("target, value, index", [
+    # (a leading size-1 dim of the value: setitem drops it, with its stride, before the walk is
+    # ordered; index_put_ keeps it, and its stride 1 moves the walk's order)
+    (((4, 4, 4), (2, 3, 1), 1), ((1, 4, 4), (1, 0, 4), 5), [2]),
+    (((4, 2, 4), (3, 2, 1), 1), ((1, 2, 4), (4, 0, 4), 1), [0]),
+])
+def test_an_advanced_index_write_from_the_targets_own_memory(how, target, value, index):
+    """The value read from the overlapping target itself (PyTorch lets it through where no
+    element is read after being written): its own strides order the walk, its elements are
+    read before the first write."""
+    def run(lib):
+        b = lib.arange(60.0)
+        view = b.as_strided(*target)
+        val = b.as_strided(*value)
+        try:
+            if how == "setitem":
+                view[lib.tensor(index)] = val
+            else:
+                view.index_put_((lib.tensor(index),), val)
+        except RuntimeError:
+            return "refused"
+        return b.tolist()
+    assert run(st) == run(torch)
+
+
+def test_an_advanced_index_write_race_is_refused(monkeypatch):
+    monkeypatch.setenv("OMP_NUM_THREADS", "2")
+    b = st.zeros(40001)
+    with pytest.raises(st.StridedRuntimeError, match="receive different values"):
+        b.unfold(0, 2, 1)[st.arange(40000)] = st.arange(80000.0).reshape(40000, 2)
+    assert b.sum().item() == 0

@@ -278,6 +278,16 @@ def index_copy_stale(target: Lay, source: Lay, idx: np.ndarray, index_stride: in
     return _where(hit, shape, shape, r_at)
 
 
+def index_put_order(shape: tuple[int, ...], out_strides: Sequence[int], read_strides: Sequence[int],
+                    index_strides: Sequence[Sequence[int]]) -> list[int]:
+    """``index_put_kernel``'s walk of the indexed result's ``shape``: TensorIterator's order of
+    its dims (``perm[k]``: the dim at iteration dim k, 0 the fastest) from the target restrided
+    (``out_strides``: 0 over the index dims), the value's strides and each index's over ``shape``."""
+    perm, _, _, _ = _loop_rows(shape, tuple(out_strides), False,
+                               [(shape, tuple(read_strides))] + [(shape, tuple(s)) for s in index_strides])
+    return perm
+
+
 def index_put_stale(written: np.ndarray, out_strides: Sequence[int], read: np.ndarray,
                     read_strides: Sequence[int], index_strides: Sequence[Sequence[int]],
                     accumulate: bool, atomic: bool = False) -> tuple | None:
@@ -291,8 +301,7 @@ def index_put_stale(written: np.ndarray, out_strides: Sequence[int], read: np.nd
     shape = written.shape
     if not written.size:
         return None
-    perm, _, _, _ = _loop_rows(shape, tuple(out_strides), False,
-                               [(shape, tuple(read_strides))] + [(shape, tuple(s)) for s in index_strides])
+    perm = index_put_order(shape, out_strides, read_strides, index_strides)
     time = _to_tensor_dims(np.arange(written.size, dtype=np.int64), shape, perm)
     parallel = (not accumulate or atomic) and _parallel(written.size)
     hit = stale_read(written, time, read, time, parallel, None if accumulate else written != read)

@@ -60,6 +60,18 @@ def last_writes(
     values = src.transpose(outer_first).ravel()
     if cast is not None:
         values = cast(values)
+    return walk_survivors(where, values)
+
+
+def walk_survivors(where: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(positions, values)`` for writes made one after another: ``values[k]`` into storage
+    position ``where[k]`` (flat arrays in the walk's order); each position once, sorted, with the
+    last value written there. From ``GRAIN_SIZE`` writes, with more than one thread assumed, two
+    values of different bits for one position are refused (PyTorch's threads race for it).
+
+    >>> [a.tolist() for a in walk_survivors(np.array([3, 1, 3]), np.array([10, 11, 12]))]
+    [[1, 3], [11, 12]]
+    """
     # (the first of each position in the reversed walk is the last write of the walk)
     positions, first = np.unique(where[::-1], return_index=True)
     last = where.size - 1 - first
