@@ -225,3 +225,21 @@ def test_alpha_with_a_scalar_other_nans_and_infinities(dtype: type) -> None:
                     s = getattr(strided.from_numpy(x.copy()), name)(v, alpha=alpha)
                     t = getattr(torch.from_numpy(x.copy()), name)(v, alpha=alpha)
                     np.testing.assert_array_equal(_bits(s.numpy()), _bits(t.numpy()), err_msg=f"{n} {v} {alpha} {name}")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16", "complex64", "int32"])
+@pytest.mark.parametrize("alpha", [0, -0.0, 0.0])
+def test_sub_by_an_integral_zero_alpha_adds_positive_zero(dtype, alpha) -> None:
+    """PyTorch negates ``alpha`` as its c10::Scalar before converting it: ``sub(alpha=0)`` adds
+    ``+0.0 * other`` (int 0 negates to 0), so -0.0 - 0 * y is +0.0; ``alpha=0.0`` negates to -0.0
+    and keeps -0.0. strided negated the converted float (-0.0 either way) on every path."""
+    if dtype == "int32" and isinstance(alpha, float):
+        pytest.skip("an int tensor takes an int alpha")
+    def run(lib):
+        d = getattr(lib, dtype)
+        x, y = lib.tensor([-0.0, 1.0, -0.0]).to(d), lib.tensor([1.0, 2.0, -3.0]).to(d)
+        got = [x.sub(y, alpha=alpha), x.sub(1.0 if dtype != "int32" else 1, alpha=alpha), x.sub(y[:1], alpha=alpha),
+               x.clone().sub_(y, alpha=alpha), x.clone().sub_(2, alpha=alpha), lib.sub(x, y, alpha=alpha, out=lib.empty(3, dtype=d)),
+               x.reshape(3, 1).sub(y.reshape(1, 3), alpha=alpha)]
+        return [np.signbit(np.array(g.float().tolist() if dtype == "bfloat16" else g.tolist()).real).tolist() for g in got]
+    assert run(strided) == run(torch)

@@ -448,7 +448,7 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
         _pow_exponent(b, a._dtype, name)  # raises: PyTorch refuses the power before the missing kernel
     else:
         compute, result = _binary_dtypes(op, a, b)
-    alpha_np = None if alpha is None else _alpha_scalar(alpha, result, compute, name)
+    alpha_np = None if alpha is None else _negatable(op, alpha, _alpha_scalar(alpha, result, compute, name))
     if op.late_checks and target is None:
         _late_checks(op, compute, a, b)
     if op is DIV and target is None and not isinstance(a, Tensor):
@@ -781,7 +781,7 @@ def _inplace_flat(op: BinaryOp, self: Tensor, other: Any, alpha: Any) -> bool:
                         pass
             alpha_np = d.numpy.type(alpha)
         else:
-            alpha_np = _alpha_scalar(alpha, d, d, op.name + "_")
+            alpha_np = _negatable(op, alpha, _alpha_scalar(alpha, d, d, op.name + "_"))
             _check_alpha_range(alpha, d, op.name + "_")
         if type(y) is np.ndarray:  # (an optimizer's m.add_(g, alpha=1 - b1): _fused_alpha's roundings)
             quietly_here(fma_into, -alpha_np if op is SUB else alpha_np, y, x, x)  # (native.disabled() seen)
@@ -1022,6 +1022,18 @@ def _alpha_scalar(alpha: Any, result: DType, compute: DType, name: str) -> Any:
             )
         )
     return _np_scalar(alpha, compute)
+
+
+def _negatable(op: BinaryOp, alpha: Any, alpha_np: Any) -> Any:
+    """``alpha_np`` (:func:`_alpha_scalar`'s) such that ``-alpha_np``, which every float path of
+    sub computes, is PyTorch's scale of ``other``: it negates ``alpha`` as given (c10::Scalar's
+    minus) before converting it, and an integral 0 negates to 0, converted to +0.0, where the
+    negated float of ``alpha=0`` would be -0.0 (``x.sub(y, alpha=0)`` is +0.0 at ``x = -0.0``
+    in PyTorch: -0.0 + 0.0 * y). A float alpha negates as its float: the same either way."""
+    if (op is SUB and alpha_np == 0 and alpha.__class__ is not bool and isinstance(alpha, (int, np.integer))
+            and alpha_np.dtype.kind not in "iub"):  # (bfloat16: "V")
+        return -alpha_np  # (-0.0: its negation is +0.0)
+    return alpha_np
 
 
 def _check_alpha_range(alpha: Any, result: DType, name: str) -> None:
