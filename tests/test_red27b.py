@@ -227,6 +227,54 @@ def test_alpha_with_a_scalar_other_nans_and_infinities(dtype: type) -> None:
                     np.testing.assert_array_equal(_bits(s.numpy()), _bits(t.numpy()), err_msg=f"{n} {v} {alpha} {name}")
 
 
+def _broadcast_alpha_case(lib, x: np.ndarray, y: np.ndarray, how: str, transposed: bool):
+    """``x (op) y`` with alpha=, ``y`` broadcast along the loop's rows (stride 0 there)."""
+    t, other = lib.from_numpy(x.copy()), lib.from_numpy(y.copy())
+    if transposed:  # (rows along dim 0: x and the result column-major, y a row)
+        t = lib.from_numpy(np.ascontiguousarray(x.T).copy()).T
+    shape = tuple(np.broadcast_shapes(x.shape, y.shape))
+    if how == "out":
+        out = lib.empty(shape[::-1], dtype=t.dtype).T if transposed else lib.empty(shape, dtype=t.dtype)
+        lib.add(t, other, alpha=-0.1, out=out)
+        return out
+    return getattr(t, how)(other, alpha=0.3 if how.startswith("sub") else -0.1)
+
+
+@_AVX512
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("how", ["add", "sub", "add_", "sub_", "out"])
+@pytest.mark.parametrize("rows, n", [(64, 44), (64, 5), (3, 23), (7, 16), (2, 33), (300, 13), (4, 9000)])
+def test_alpha_with_an_other_broadcast_along_the_rows_rounds_as_pytorchs_tail(dtype, how, rows, n,
+                                                                              torch_threads_as_assumed) -> None:
+    """``x.add(y, alpha=)`` with ``y`` of shape (R, 1) (or a row under a column-major ``x``):
+    PyTorch's vector loop takes ``y`` as its stride-0 scalar, and its tail rounds twice at the
+    places a number ``other`` does (81a0f8e4's note); strided fused there (1 ulp, in ~1 of 4
+    such calls), and a (1, 1) ``other`` beside a (3, 100) ``x`` raised a TypeError."""
+    rng = np.random.default_rng(rows * n)
+    x = rng.standard_normal((rows, n)).astype(dtype)
+    for y, transposed in ((rng.standard_normal((rows, 1)).astype(dtype), False),
+                          (rng.standard_normal((n,)).astype(dtype), True),
+                          (rng.standard_normal((1, 1)).astype(dtype), False)):
+        if how.endswith("_") and transposed:
+            continue
+        s, t = (_broadcast_alpha_case(lib, x, y, how, transposed) for lib in (strided, torch))
+        np.testing.assert_array_equal(_bits(s.contiguous().numpy()), _bits(t.contiguous().numpy()),
+                                      err_msg=f"{y.shape} {transposed}")
+
+
+@_AVX512
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_alpha_with_a_broadcast_self_or_dense_operands_is_fused(dtype) -> None:
+    """A stride-0 ``self`` (x (R, 1) + y (R, n)) or two dense operands: one rounding everywhere."""
+    rng = np.random.default_rng(5)
+    for n in (5, 23, 44):
+        for xs, ys in (((64, 1), (64, n)), ((64, n), (64, n))):
+            x, y = rng.standard_normal(xs).astype(dtype), rng.standard_normal(ys).astype(dtype)
+            s = strided.from_numpy(x).add(strided.from_numpy(y), alpha=-0.1)
+            t = torch.from_numpy(x).add(torch.from_numpy(y), alpha=-0.1)
+            np.testing.assert_array_equal(_bits(s.numpy()), _bits(t.numpy()))
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16", "complex64", "int32"])
 @pytest.mark.parametrize("alpha", [0, -0.0, 0.0])
 def test_sub_by_an_integral_zero_alpha_adds_positive_zero(dtype, alpha) -> None:

@@ -893,20 +893,25 @@ def _unfused_run(n: int, itemsize: int) -> Any:
 def _unfused_scalar_tail(op: BinaryOp, a: Any, b: Any, x: Any, y: Any, alpha: Any, out: Tensor,
                          fresh: bool, loop_out: Tensor | None = None) -> tuple[np.ndarray, np.ndarray] | None:
     """The elements (a mask of ``out``'s shape, their values) of a float32/float64 ``add``/``sub``
-    with ``alpha=`` and a scalar ``other`` (a number or a 0-d tensor) that PyTorch's CPU kernel
-    rounds twice (the note at :data:`_UNFUSED_FIRST`; only its AVX512 build is known: None on another), where
-    the caller's result is rounded once. Arguments as :func:`_reduced_scalar_loop`'s; computed
-    before the caller writes ``out`` (an in-place target is an operand)."""
-    if torch_vector_bytes() != 64 or not isinstance(a, Tensor) or (
-            isinstance(b, Tensor) and L.product(b._layout.shape) != 1):  # (one value: a stride-0 operand)
+    with ``alpha=`` that PyTorch's CPU kernel rounds twice (the note at :data:`_UNFUSED_FIRST`;
+    only its AVX512 build is known: None on another), where the caller's result is rounded once:
+    where its vector loop takes ``other`` as its scalar, a number or a one-element tensor, or a
+    tensor with stride 0 along the loop's rows (``x (R, n) + y (R, 1)``: measured, the same tail
+    places; a stride-0 ``self`` and two dense operands are fused throughout). Arguments as
+    :func:`_reduced_scalar_loop`'s; computed before the caller writes ``out`` (an in-place target
+    is an operand)."""
+    if torch_vector_bytes() != 64 or not isinstance(a, Tensor):
         return None
+    one = not isinstance(b, Tensor) or L.product(b._layout.shape) == 1  # (one value: a stride-0 operand)
+    if not one and b._layout.shape == out._layout.shape and 0 not in b._layout.strides:
+        return None  # (other repeats along no dim: never the vector loop's scalar; the common case)
     strides = out._layout.strides
     if loop_out is not None and loop_out._layout.shape == out._layout.shape:
         strides, fresh = loop_out._layout.strides if loop_out._dtype is out._dtype else L.contiguous_strides(out._layout.shape), False
     shape = out._layout.shape
     xa = np.asarray(x)
     lay = a._layout
-    if lay.shape == shape and lay.strides == strides == L.contiguous_strides(shape):
+    if one and lay.shape == shape and lay.strides == strides == L.contiguous_strides(shape):
         # (row-major operand and output: one flat run, its places without TensorIterator's walk)
         at = _unfused_run(xa.size, xa.dtype.itemsize)
         if at is None:
@@ -914,12 +919,16 @@ def _unfused_scalar_tail(op: BinaryOp, a: Any, b: Any, x: Any, y: Any, alpha: An
         mask = np.zeros(xa.size, bool)
         mask[at] = True
         mask = mask.reshape(shape)
-        return mask, _two_roundings(op, xa[mask], y, alpha, xa.dtype)
-    step, lanes = _unfused_steps(xa.dtype.itemsize)
-    mask = tail_block_mask(shape, strides, fresh, [(a._layout.shape, a._layout.strides), None], step, _UNFUSED_FIRST, lanes)
-    if mask is None:
-        return None
-    return mask, _two_roundings(op, np.broadcast_to(xa, shape)[mask], y, alpha, xa.dtype)
+    else:
+        step, lanes = _unfused_steps(xa.dtype.itemsize)
+        other = None if one else (b._layout.shape, b._layout.strides)
+        mask = tail_block_mask(shape, strides, fresh, [(lay.shape, lay.strides), other], step, _UNFUSED_FIRST, lanes,
+                               scalar=1)
+        if mask is None:
+            return None
+    # (y broadcast and masked too: a (1, 1) tensor's value, or a broadcast other's per element)
+    ys = np.broadcast_to(np.asarray(y), shape)[mask]
+    return mask, _two_roundings(op, np.broadcast_to(xa, shape)[mask], ys, alpha, xa.dtype)
 
 
 def _fused_alpha(op: BinaryOp, x: Any, y: Any, alpha: Any, dest: np.ndarray) -> None:
