@@ -291,3 +291,29 @@ def test_sub_by_an_integral_zero_alpha_adds_positive_zero(dtype, alpha) -> None:
                x.reshape(3, 1).sub(y.reshape(1, 3), alpha=alpha)]
         return [np.signbit(np.array(g.float().tolist() if dtype == "bfloat16" else g.tolist()).real).tolist() for g in got]
     assert run(strided) == run(torch)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
+@pytest.mark.parametrize("op", ["add", "sub"])
+@pytest.mark.parametrize("alpha", [None, 1, 2, 0.5, 0, -0.0, 1 + 2j, 0.3j, float("nan")])
+def test_alpha_gradients_are_pytorchs_bits(dtype, op, alpha) -> None:
+    """``other``'s gradient is derivatives.yaml's ``maybe_multiply(grad, alpha.conj())`` (sub:
+    ``-grad`` scaled): in PyTorch's convention for complex gradients (strided's conjugated-around
+    rule gave 2-0j where PyTorch gives 2+0j) and negated before it is scaled (-(g * alpha)
+    differs in signed zeros and NaN signs)."""
+    if isinstance(alpha, complex) and not dtype.startswith("complex"):
+        pytest.skip("a complex alpha needs complex tensors")
+    if alpha != alpha and dtype.startswith("complex"):
+        pytest.skip("a complex product with NaN: its NaNs' signs are complex mul's own matter")
+    rng = np.random.default_rng(3)
+    xv, yv = rng.standard_normal(7), rng.standard_normal(7)
+    gv = np.array([1.0, -1.0, -0.0, 0.0, 2.5, -3.0, 1e-3])
+    kw = {} if alpha is None else {"alpha": alpha}
+
+    def run(lib):
+        d = getattr(lib, dtype)
+        x, y = lib.tensor(xv).to(d).requires_grad_(), lib.tensor(yv).to(d).requires_grad_()
+        r = getattr(x, op)(y, **kw)
+        r.backward(lib.tensor(gv).to(d))
+        return [np.ascontiguousarray(t.detach().numpy()).tobytes() for t in (r, x.grad, y.grad)]
+    assert run(strided) == run(torch)

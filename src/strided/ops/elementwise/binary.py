@@ -1989,7 +1989,22 @@ for _names, _fn in _METHODS:
 
 
 def _scale(g: Tensor, alpha: Any) -> Tensor:
-    return g if alpha is None or alpha == 1 else g * alpha
+    """PyTorch's ``maybe_multiply(g, alpha.conj())``: ``g`` itself for no alpha or 1."""
+    return g if alpha is None or alpha == 1 else g * _conj_operand(alpha)
+
+
+def _alpha_rule(alpha: Any, negate: bool, self_too: bool = True) -> Callable[[Tensor], tuple]:
+    """add's / sub's (``negate``) rule as derivatives.yaml writes it: ``grad`` to self (with
+    ``self_too``), ``maybe_multiply(grad, alpha.conj())`` (sub: ``-grad``, negated before it is
+    scaled) to other; in PyTorch's convention for complex gradients (marked so the recording
+    leaves it unconjugated: the holomorphic form conjugated around, and -(g * alpha), have the
+    same values but other signs of zero: add(y, alpha=2)'s gradient 2-0j where PyTorch's is 2+0j)."""
+    def grads(g: Tensor) -> tuple:
+        other = _scale(-g if negate else g, alpha)
+        return (g, other) if self_too else (other,)
+
+    grads.pytorch_convention = True  # type: ignore[attr-defined]
+    return grads
 
 
 @backward("__add__", "__radd__", operands="dunder")
@@ -1997,7 +2012,7 @@ def _scale(g: Tensor, alpha: Any) -> Tensor:
 def _add_backward(out: Tensor, a: Any, b: Any, *, alpha: Any = None, **kwargs: Any) -> Any:
     if b.__class__ is float:  # (t + number: the number's gradient is never asked for; one shared rule)
         return "AddBackward0", (a, b), _first_only, ()
-    return "AddBackward0", (a, b), lambda g: (g, _scale(g, alpha)), ()
+    return "AddBackward0", (a, b), _alpha_rule(alpha, False), ()
 
 
 def _first_only(g: Tensor) -> tuple:
@@ -2009,8 +2024,8 @@ def _first_only(g: Tensor) -> tuple:
 @backward("sub", "subtract", operands="two")
 def _sub_backward(out: Tensor, a: Any, b: Any, *, alpha: Any = None, **kwargs: Any) -> Any:
     if not isinstance(a, Tensor):  # number - tensor (reflected: __rsub__), PyTorch's rsub
-        return "RsubBackward1", (b,), lambda g: (-_scale(g, alpha),), ()
-    return "SubBackward0", (a, b), lambda g: (g, -_scale(g, alpha)), ()
+        return "RsubBackward1", (b,), _alpha_rule(alpha, True, self_too=False), ()
+    return "SubBackward0", (a, b), _alpha_rule(alpha, True), ()
 
 
 @backward("__mul__", "__rmul__", operands="dunder")
