@@ -830,8 +830,7 @@ def _reduced_scalar_loop(op: BinaryOp, a: Any, b: Any, x: Any, y: Any, alpha: An
     strides = out._layout.strides
     if loop_out is not None and loop_out._layout.shape == out._layout.shape:
         strides, fresh = loop_out._layout.strides if loop_out._dtype is out._dtype else L.contiguous_strides(out._layout.shape), False
-    mask = scalar_loop_mask(out._layout.shape, strides, fresh,
-                            [(t._layout.shape, t._layout.strides) if isinstance(t, Tensor) else None for t in (a, b)])
+    mask = scalar_loop_mask(out._layout.shape, strides, fresh, [_loop_operand(t, out._dtype) for t in (a, b)])
     if mask is None:
         return None
     f32, rt = np.float32, out._dtype.numpy
@@ -910,8 +909,10 @@ def _unfused_scalar_tail(op: BinaryOp, a: Any, b: Any, x: Any, y: Any, alpha: An
         strides, fresh = loop_out._layout.strides if loop_out._dtype is out._dtype else L.contiguous_strides(out._layout.shape), False
     shape = out._layout.shape
     xa = np.asarray(x)
-    lay = a._layout
-    if one and lay.shape == shape and lay.strides == strides == L.contiguous_strides(shape):
+    # (as the loop reads self: a self of another dtype from its converted copy, row-major where
+    # it is not dense: x.half()[::2].add(y32, alpha=) walks contiguous rows with their tails)
+    lay_shape, lay_strides = _loop_operand(a, out._dtype)
+    if one and lay_shape == shape and lay_strides == strides == L.contiguous_strides(shape):
         # (row-major operand and output: one flat run, its places without TensorIterator's walk)
         at = _unfused_run(xa.size, xa.dtype.itemsize)
         if at is None:
@@ -921,8 +922,8 @@ def _unfused_scalar_tail(op: BinaryOp, a: Any, b: Any, x: Any, y: Any, alpha: An
         mask = mask.reshape(shape)
     else:
         step, lanes = _unfused_steps(xa.dtype.itemsize)
-        other = None if one else (b._layout.shape, b._layout.strides)
-        mask = tail_block_mask(shape, strides, fresh, [(lay.shape, lay.strides), other], step, _UNFUSED_FIRST, lanes,
+        other = None if one else _loop_operand(b, out._dtype)
+        mask = tail_block_mask(shape, strides, fresh, [(lay_shape, lay_strides), other], step, _UNFUSED_FIRST, lanes,
                                scalar=1)
         if mask is None:
             return None
