@@ -1111,6 +1111,8 @@ def _with_extras(op: BinaryOp, a: Any, b: Any, alpha: Any, out: Any, name: str =
         )
     if out is None:
         return binary(op, a, b, alpha=alpha)
+    if out is a or out is b:
+        _check_operand_out(op, a, b, out)
     if op is FLOOR_DIVIDE and not name:
         return _floor_divide_out(a, b, out)
     if alpha is None and not name and _into_out(op, a, b, out):
@@ -1124,6 +1126,23 @@ def _with_extras(op: BinaryOp, a: Any, b: Any, alpha: Any, out: Any, name: str =
     loop_out = out if (alpha is not None or op.extreme or op is MUL or op is DIV or op is POW) \
         and isinstance(out, Tensor) else None
     return write_out(out, _binary(op, a, b, None, alpha, loop_out), name or op.name, (a, b))
+
+
+def _check_operand_out(op: BinaryOp, a: Any, b: Any, out: Tensor) -> None:
+    """PyTorch's refusal of an ``out=`` that is one of the operands (TensorIterator's read-write
+    output, which it never resizes) where the operands broadcast past its shape:
+    ``add(x, y, out=y)`` with ``y`` of shape (1,) and ``x`` (16,) (strided resized ``y``)."""
+    try:
+        shape = np.broadcast_shapes(*(t._layout.shape for t in (a, b) if isinstance(t, Tensor)))
+    except ValueError:
+        return  # (shapes that do not broadcast: the general path's error)
+    if shape != out._layout.shape:
+        raise StridedRuntimeError(join_lines(
+            f"output with shape {list(out._layout.shape)} doesn't match the broadcast shape {list(shape)}",
+            f"{op.name}(out=...) was given one of its operands as out=, which PyTorch writes in place and "
+            f"never resizes; the operands broadcast to {shape}",
+            "fix: pass a fresh out= (or one of the broadcast shape), or drop out= and assign the result",
+        ))
 
 
 def _into_out(op: BinaryOp, a: Any, b: Any, out: Any) -> bool:
