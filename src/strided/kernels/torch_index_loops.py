@@ -250,9 +250,13 @@ def index_add_stale(target: Lay, source: Lay, idx: np.ndarray, dim: int, scatter
     return None
 
 
-def index_copy_stale(target: Lay, source: Lay, idx: np.ndarray, index_stride: int, dim: int) -> tuple | None:
-    """``index_copy_out``'s reads of ``source`` after its writes into ``target`` (0-d layouts as
-    1-d): positions in the iteration (``target``'s shape with ``len(idx)`` along ``dim``), or None."""
+def index_copy_walk(target: Lay, source: Lay, idx: np.ndarray, index_stride: int,
+                    dim: int) -> tuple[tuple[int, ...], list[int], np.ndarray, np.ndarray] | None:
+    """``index_copy_out``'s TensorIterator walk (0-d layouts as 1-d): ``(shape, perm, written,
+    read)``, the iteration's shape (``target``'s with ``len(idx)`` along ``dim``), its order
+    (``perm[k]``: the dim at iteration dim k, 0 the fastest) and the storage element each
+    position writes in ``target`` and reads in ``source`` (int64 arrays of ``shape``); None for
+    no element."""
     t_shape, t_strides, t_off = target
     if not t_shape:
         t_shape, t_strides = (1,), (1,)
@@ -267,10 +271,20 @@ def index_copy_stale(target: Lay, source: Lay, idx: np.ndarray, index_stride: in
     i_shape = tuple(k if e == dim else 1 for e in range(len(shape)))
     i_strides = tuple(index_stride if e == dim else 0 for e in range(len(shape)))
     perm, _, _, _ = _loop_rows(shape, out_strides, False, [(i_shape, i_strides), (tuple(s_shape), tuple(s_strides))])
-    numel = int(np.prod(shape))
-    time = _to_tensor_dims(np.arange(numel, dtype=np.int64), shape, perm)
     w_at = addresses(shape, out_strides, t_off) + idx.astype(np.int64).reshape(i_shape) * t_strides[dim]
     r_at = np.broadcast_to(addresses(s_shape, s_strides, s_off), shape)
+    return shape, perm, w_at, r_at
+
+
+def index_copy_stale(target: Lay, source: Lay, idx: np.ndarray, index_stride: int, dim: int) -> tuple | None:
+    """``index_copy_out``'s reads of ``source`` after its writes into ``target`` (0-d layouts as
+    1-d): positions in the iteration (``target``'s shape with ``len(idx)`` along ``dim``), or None."""
+    walk = index_copy_walk(target, source, idx, index_stride, dim)
+    if walk is None:
+        return None
+    shape, perm, w_at, r_at = walk
+    numel = w_at.size
+    time = _to_tensor_dims(np.arange(numel, dtype=np.int64), shape, perm)
     parallel = _parallel(numel)
     hit = stale_read(w_at, time, r_at, time, parallel, w_at != r_at)
     if hit is not None and not parallel and not copies_differ(w_at, np.broadcast_to(r_at, shape), time):
