@@ -191,6 +191,13 @@ def test_an_advanced_index_write_race_is_refused(monkeypatch):
     assert b.sum().item() == 0
 
 
+def _layout_of(dims: list[tuple[int, int]], offset: int) -> tuple[int, list[int], list[int]]:
+    """``(storage size, shape, strides)`` of hypothesis's ``(size, stride)`` pairs from ``offset``."""
+    shape = [n for n, _ in dims]
+    strides = [s for _, s in dims]
+    return offset + sum((n - 1) * s for n, s in zip(shape, strides)) + 1, shape, strides
+
+
 def _index_copy(lib, size, shape, strides, offset, dim, seed):
     rng = np.random.default_rng(seed)
     base = lib.zeros(size, dtype=lib.float64)
@@ -201,18 +208,35 @@ def _index_copy(lib, size, shape, strides, offset, dim, seed):
     return base.tolist()
 
 
+# (each dim's size and stride, up to three dims: overlapping layouts in about half the draws)
+_DIMS = hs.lists(hs.tuples(hs.integers(1, 5), hs.integers(1, 4)), min_size=1, max_size=3)
+
+
 @settings(max_examples=200, deadline=None)
-@given(
-    dims=hs.lists(hs.tuples(hs.integers(1, 5), hs.integers(1, 4)), min_size=1, max_size=3),
-    offset=hs.integers(0, 3),
-    where=hs.integers(0, 2),
-    seed=hs.integers(0, 2**16),
-)
+@given(dims=_DIMS, offset=hs.integers(0, 3), where=hs.integers(0, 2), seed=hs.integers(0, 2**16))
 def test_index_copy_into_an_overlapping_target_keeps_torchs_last_write(dims, offset, where, seed):
     """``index_copy_`` into an overlapping ``self``: ``index_copy_out``'s walk decides each shared
     location's survivor (7 of 198 random layouts differed silently with NumPy's assignment)."""
-    shape = [n for n, _ in dims]
-    strides = [s for _, s in dims]
-    size = offset + sum((n - 1) * s for n, s in zip(shape, strides)) + 1
+    size, shape, strides = _layout_of(dims, offset)
     args = (size, shape, strides, offset, where % len(shape), seed)
     assert _index_copy(st, *args) == _index_copy(torch, *args)
+
+
+def _scatter(lib, size, shape, strides, offset, dim, dtype, seed):
+    rng = np.random.default_rng(seed)
+    base = lib.zeros(size, dtype=getattr(lib, dtype))
+    view = base.as_strided(shape, strides, offset)
+    index = lib.tensor(rng.integers(0, shape[dim], size=shape))
+    view.scatter_(dim, index, lib.tensor(rng.standard_normal(shape) * 5).to(getattr(lib, dtype)))
+    return base.tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(dims=_DIMS, offset=hs.integers(0, 3), where=hs.integers(0, 2), seed=hs.integers(0, 2**16),
+       dtype=hs.sampled_from(["float32", "float64", "int32", "int64", "complex64", "bool"]))
+def test_scatter_into_an_overlapping_target_keeps_torchs_last_write(dims, offset, where, dtype, seed):
+    """``scatter_(dim, index, src)`` into an overlapping ``self``: ``cpu_scatter_gather_base_kernel``'s
+    walk decides each shared location's survivor (~15% of random layouts differed silently)."""
+    size, shape, strides = _layout_of(dims, offset)
+    args = (size, shape, strides, offset, where % len(shape), dtype, seed)
+    assert _scatter(st, *args) == _scatter(torch, *args)

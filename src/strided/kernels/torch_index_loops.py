@@ -138,17 +138,12 @@ def _where(hit: tuple[int, int] | None, r_shape: Sequence[int], w_shape: Sequenc
     return position(r, r_shape), int(r_at.reshape(-1)[r]), position(w, w_shape)
 
 
-def scatter_stale(target: Lay, src: Lay, index: Lay, idx: np.ndarray, dim: int, add: bool,
-                  fill_first: bool = False, pick: str | None = None, store: np.ndarray | None = None) -> tuple | None:
-    """``cpu_scatter_gather_base_kernel``'s reads of ``src`` after its writes into ``target``
-    (layouts over the index's rank; ``idx``: the index values, of the index's shape): positions
-    in ``src`` and ``target``'s index grid, or None. ``add``: every write changes its element
-    (else a copy: an element written from itself does not); ``fill_first``: every indexed
-    element is written (filled) before the loop (``scatter_reduce(include_self=False)``);
-    ``pick``: ``"amax"`` / ``"amin"``, whose writes change their element only where the values
-    say so: with ``store`` (the flat storage, a NumPy dtype that orders as the tensor's) the steps
-    are replayed on the values (:func:`picks_differ`), and a stale read that changes nothing is
-    let through."""
+def scatter_walk(target: Lay, src: Lay, index: Lay, idx: np.ndarray,
+                 dim: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool] | None:
+    """``cpu_scatter_gather_base_kernel``'s walk (arguments as :func:`scatter_stale`'s): ``(time,
+    written, read, parallel)``, each an int64 array of the index's shape (0-d as 1-d): the step
+    at which the position is written, the storage element it writes in ``target`` and reads in
+    ``src``; ``parallel``: whether PyTorch's threads run chunks of it at once. None: no element."""
     shape = tuple(idx.shape) or (1,)
     idx = idx.reshape(shape)
     ndim = len(shape)
@@ -173,7 +168,25 @@ def scatter_stale(target: Lay, src: Lay, index: Lay, idx: np.ndarray, dim: int, 
     base = addresses(lead, [0 if e == dim else s for e, s in enumerate(t_strides)], t_off)
     w_at = base + idx * t_strides[dim]
     r_at = addresses(shape, s_strides, src[2])
-    parallel = _parallel(numel, max(1, GRAIN_SIZE // k))
+    return time, w_at, r_at, _parallel(numel, max(1, GRAIN_SIZE // k))
+
+
+def scatter_stale(target: Lay, src: Lay, index: Lay, idx: np.ndarray, dim: int, add: bool,
+                  fill_first: bool = False, pick: str | None = None, store: np.ndarray | None = None) -> tuple | None:
+    """``cpu_scatter_gather_base_kernel``'s reads of ``src`` after its writes into ``target``
+    (layouts over the index's rank; ``idx``: the index values, of the index's shape): positions
+    in ``src`` and ``target``'s index grid, or None. ``add``: every write changes its element
+    (else a copy: an element written from itself does not); ``fill_first``: every indexed
+    element is written (filled) before the loop (``scatter_reduce(include_self=False)``);
+    ``pick``: ``"amax"`` / ``"amin"``, whose writes change their element only where the values
+    say so: with ``store`` (the flat storage, a NumPy dtype that orders as the tensor's) the steps
+    are replayed on the values (:func:`picks_differ`), and a stale read that changes nothing is
+    let through."""
+    walk = scatter_walk(target, src, index, idx, dim)
+    if walk is None:
+        return None
+    time, w_at, r_at, parallel = walk
+    shape = w_at.shape
     changes = None if add else w_at != r_at
     if fill_first:
         w_at = np.concatenate([w_at.reshape(-1), w_at.reshape(-1)])

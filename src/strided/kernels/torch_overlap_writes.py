@@ -63,11 +63,13 @@ def last_writes(
     return walk_survivors(where, values)
 
 
-def walk_survivors(where: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def walk_survivors(where: np.ndarray, values: np.ndarray,
+                   parallel: bool | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``(positions, values)`` for writes made one after another: ``values[k]`` into storage
     position ``where[k]`` (flat arrays in the walk's order); each position once, sorted, with the
-    last value written there. From ``GRAIN_SIZE`` writes, with more than one thread assumed, two
-    values of different bits for one position are refused (PyTorch's threads race for it).
+    last value written there. Where PyTorch's threads run the walk in chunks (``parallel``; None:
+    from ``GRAIN_SIZE`` writes, with more than one thread assumed), two values of different bits
+    for one position are refused (the threads race for it).
 
     >>> [a.tolist() for a in walk_survivors(np.array([3, 1, 3]), np.array([10, 11, 12]))]
     [[1, 3], [11, 12]]
@@ -75,7 +77,9 @@ def walk_survivors(where: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, n
     # (the first of each position in the reversed walk is the last write of the walk)
     positions, first = np.unique(where[::-1], return_index=True)
     last = where.size - 1 - first
-    if where.size >= GRAIN_SIZE and torch_threads() > 1:
+    if parallel is None:
+        parallel = where.size >= GRAIN_SIZE and torch_threads() > 1
+    if parallel:
         _refuse_a_race(where, values, positions, values[last])
     return positions, values[last]
 

@@ -29,7 +29,8 @@ from ...gradients import grad_zeros, linear, seal
 from ...kernels import native
 from ...kernels.blocked import copy_into, row_major
 from ...kernels.listeners import silenced
-from ...kernels.torch_index_loops import filled_stale, scatter_stale
+from ...kernels.torch_index_loops import filled_stale, scatter_stale, scatter_walk
+from ...kernels.torch_overlap_writes import may_share_elements, walk_survivors
 from ...layout import Layout
 from ...opdef import Kind, declare
 from ...tensor import Tensor
@@ -761,6 +762,29 @@ def _scatter_target(self: Tensor, dim: Any, index: Any, src: Any, op: str, inpla
     return target, d, idx, _src_values(src, idx, target, op)
 
 
+def _scatter_in_torch_order(self: Tensor, d: int, index: Tensor, idx: np.ndarray, src: Tensor) -> bool:
+    """``self.scatter_(d, index, src)`` into a ``self`` whose elements share memory (``unfold``
+    windows, ``as_strided``; PyTorch lets them through as "too hard"): each shared location keeps
+    the value ``cpu_scatter_gather_base_kernel``'s walk writes there last
+    (:func:`.torch_index_loops.scatter_walk`; racing chunks refused by
+    :func:`.torch_overlap_writes.walk_survivors`), where NumPy's assignment walks its own order.
+    False (nothing written): ``self``'s elements do not share memory, or a float16/bfloat16
+    ``self`` (PyTorch's copy-back of its float32 copy is not modelled: NumPy's order, as before),
+    and the general write is taken."""
+    lay = self._layout
+    if self._dtype.name in OPMATH_DTYPES or not may_share_elements(lay.shape, lay.strides):
+        return False  # (float16/bfloat16: PyTorch scatters into a float32 copy and copies it back)
+    walk = scatter_walk(_lay(self), _lay(src), _lay(index), idx, d)
+    if walk is None:
+        return True  # (no element: nothing written)
+    time, written, read, parallel = walk
+    order = np.argsort(time.reshape(-1), kind="stable")
+    values = src._storage.array[read.reshape(-1)[order]]
+    positions, kept = walk_survivors(written.reshape(-1)[order], values, parallel)
+    self._storage.array[positions] = kept
+    return True
+
+
 def _check_reduce_legacy(reduce: Any, op: str) -> None:
     if reduce is not None and reduce not in _REDUCE_LEGACY:
         raise StridedRuntimeError(
@@ -797,7 +821,9 @@ def _scatter(self: Tensor, dim: Any, index: Any, src: Any, value: Any, reduce: A
         self, dim, index, source, op, inplace, updates=reduce is not None, order="copy" if reduce is None else "add",
         supported=lambda: support.check("scatter" if isinstance(source, Tensor) else "scatter.value",
                                         self._dtype, (self,)))
-    _scatter_into(target, d, idx, values, reduce)
+    if not (inplace and reduce is None and isinstance(source, Tensor)
+            and _scatter_in_torch_order(self, d, index, idx, source)):
+        _scatter_into(target, d, idx, values, reduce)
     return target
 
 
