@@ -514,6 +514,9 @@ def _cast_for(dest: np.ndarray, source: np.ndarray) -> np.ndarray:
 def write(storage: Storage, layout: Layout, value: np.ndarray | object) -> None:
     """Write ``value`` (already broadcastable to ``layout.shape``) into the storage.
 
+    A destination whose elements share memory without a stride-0 dim (``unfold`` windows) and an
+    array of several values: each shared location keeps PyTorch's last write
+    (:func:`_write_in_torch_order`; racing threads refused past the grain).
     A ``value`` that overlaps the destination is read as it was before the write:
     NumPy buffers such a source itself, except for a 1-d destination walking the
     same way as the source (it copies forward and trusts that to be safe, which it

@@ -7,7 +7,8 @@ iteration_order` (the dims by the destination's strides, then the source's), and
 reached by several elements keeps the value of the last one. NumPy's ``copyto`` walks its own
 order, so its survivor can differ (``b.unfold(0, 2, 1).mT.swapaxes(0, -1).copy_(...)``: torch
 leaves ``[0, 1, 2, 3, 4, 9]``, NumPy's walk ``[0, 5, 6, 7, 8, 9]``). This module writes PyTorch's
-survivors.
+survivors; :func:`walk_survivors` does it for any walk given in order (the index writes:
+``t[idx] = v``/``index_put_``, ``index_copy_``, ``scatter_``, each with its kernel's own walk).
 
 From ``GRAIN_SIZE`` elements PyTorch splits the walk between its threads, and which thread's
 write lands last is a race: where two different values reach one location there (and more than
