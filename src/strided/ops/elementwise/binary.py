@@ -946,15 +946,16 @@ def _fused_alpha(op: BinaryOp, x: Any, y: Any, alpha: Any, dest: np.ndarray) -> 
 def _fma_straight_into(scale: Any, y: Any, x: Any, dest: np.ndarray) -> bool:
     """``dest[...] = scale * y + x`` by the compiled fma32/fma64 writing ``dest`` itself, where
     :func:`~strided.kernels.fused.fma` would make that same call into new memory (a number
-    ``scale`` of ``dest``'s float32/float64 dtype, not NaN; ``x``, ``y`` C-contiguous arrays of
-    that dtype and ``dest``'s shape): the same bits, without fma's fresh array and the copy out of
-    it (a 512 x 784 add(y, alpha=) spent 1.5 ms there, the kernel 60 us). False: nothing written
-    (another case, no kernel, or an operand overlapping ``dest`` other than element for element)."""
+    ``scale`` of ``dest``'s float32/float64 dtype, not NaN; ``x`` a C-contiguous array of that
+    dtype and ``dest``'s shape; ``y`` an array of that dtype: 0-d (a number other), or of any
+    layout broadcasting to ``dest``, which goes in as fma's contiguous broadcast copy of it):
+    the same bits, without fma's fresh array and the copy out of it (a 512 x 784 add(y, alpha=)
+    spent 1.5 ms there, the kernel 60 us). False: nothing written (another case, no kernel, or an
+    operand overlapping ``dest`` other than element for element)."""
     dt = dest.dtype
     if not (isinstance(scale, (np.float32, np.float64)) and scale.dtype == dt and scale == scale
             and y.__class__ is np.ndarray and x.__class__ is np.ndarray and y.dtype == dt == x.dtype
-            and x.shape == dest.shape and y.shape in (dest.shape, ()) and dest.flags.c_contiguous
-            and y.flags.c_contiguous and x.flags.c_contiguous):
+            and x.shape == dest.shape and dest.flags.c_contiguous and x.flags.c_contiguous):
         return False
     k = native_special()
     if k is None:
@@ -962,6 +963,9 @@ def _fma_straight_into(scale: Any, y: Any, x: Any, dest: np.ndarray) -> bool:
     run = k.fma32 if dt == np.float32 else k.fma64
     try:
         if y.shape:
+            if y.shape != dest.shape or not y.flags.c_contiguous:
+                # (fused._compiled's run of it: read whole before dest is written)
+                y = np.ascontiguousarray(np.broadcast_to(y, dest.shape))
             return bool(run(float(scale), y.reshape(-1), x.reshape(-1), dest.reshape(-1)))
         # (a number other: fma's call is run(y, scale broadcast, x); the broadcast run is one
         # block of scale reused over the elements, not an array of the whole shape)
