@@ -154,3 +154,21 @@ def test_out_on_var_all_clamp_where():
         np.testing.assert_allclose(so.numpy(), to.numpy(), rtol=1e-6)
     bo = st.empty(0, dtype=st.bool_)
     assert s.all(1, out=bo) is bo and bo.tolist() == torch.all(t, 1).tolist()
+
+
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "div", "atan2", "maximum", "pow", "floor_divide", "remainder"])
+@pytest.mark.parametrize("out_shape, other_shape", [((), (2,)), ((1,), (16,)), ((1, 3), (2, 3)), ((3,), (3,)), ((0,), ())])
+def test_an_operand_as_out_is_never_resized(op, out_shape, other_shape) -> None:
+    """``op(x, y, out=y)``: TensorIterator marks ``y`` read-write and refuses a broadcast shape
+    past it (strided resized it, with the resize warning)."""
+    def run(lib):
+        y = lib.ones(out_shape) * 2
+        x = lib.ones(other_shape) * 3
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                getattr(lib, op)(x, y, out=y)
+        except (RuntimeError, UserWarning) as err:
+            return "refused", str(err).splitlines()[0]
+        return y.tolist()
+    assert run(st) == run(torch)

@@ -225,3 +225,117 @@ def test_alpha_with_a_scalar_other_nans_and_infinities(dtype: type) -> None:
                     s = getattr(strided.from_numpy(x.copy()), name)(v, alpha=alpha)
                     t = getattr(torch.from_numpy(x.copy()), name)(v, alpha=alpha)
                     np.testing.assert_array_equal(_bits(s.numpy()), _bits(t.numpy()), err_msg=f"{n} {v} {alpha} {name}")
+
+
+def _broadcast_alpha_case(lib, x: np.ndarray, y: np.ndarray, how: str, transposed: bool):
+    """``x (op) y`` with alpha=, ``y`` broadcast along the loop's rows (stride 0 there)."""
+    t, other = lib.from_numpy(x.copy()), lib.from_numpy(y.copy())
+    if transposed:  # (rows along dim 0: x and the result column-major, y a row)
+        t = lib.from_numpy(np.ascontiguousarray(x.T).copy()).T
+    shape = tuple(np.broadcast_shapes(x.shape, y.shape))
+    if how == "out":
+        out = lib.empty(shape[::-1], dtype=t.dtype).T if transposed else lib.empty(shape, dtype=t.dtype)
+        lib.add(t, other, alpha=-0.1, out=out)
+        return out
+    return getattr(t, how)(other, alpha=0.3 if how.startswith("sub") else -0.1)
+
+
+@_AVX512
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("how", ["add", "sub", "add_", "sub_", "out"])
+@pytest.mark.parametrize("rows, n", [(64, 44), (64, 5), (3, 23), (7, 16), (2, 33), (300, 13), (4, 9000)])
+def test_alpha_with_an_other_broadcast_along_the_rows_rounds_as_pytorchs_tail(dtype, how, rows, n,
+                                                                              torch_threads_as_assumed) -> None:
+    """``x.add(y, alpha=)`` with ``y`` of shape (R, 1) (or a row under a column-major ``x``):
+    PyTorch's vector loop takes ``y`` as its stride-0 scalar, and its tail rounds twice at the
+    places a number ``other`` does (81a0f8e4's note); strided fused there (1 ulp, in ~1 of 4
+    such calls), and a (1, 1) ``other`` beside a (3, 100) ``x`` raised a TypeError."""
+    rng = np.random.default_rng(rows * n)
+    x = rng.standard_normal((rows, n)).astype(dtype)
+    for y, transposed in ((rng.standard_normal((rows, 1)).astype(dtype), False),
+                          (rng.standard_normal((n,)).astype(dtype), True),
+                          (rng.standard_normal((1, 1)).astype(dtype), False)):
+        if how.endswith("_") and transposed:
+            continue
+        s, t = (_broadcast_alpha_case(lib, x, y, how, transposed) for lib in (strided, torch))
+        np.testing.assert_array_equal(_bits(s.contiguous().numpy()), _bits(t.contiguous().numpy()),
+                                      err_msg=f"{y.shape} {transposed}")
+
+
+@_AVX512
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_alpha_with_a_broadcast_self_or_dense_operands_is_fused(dtype) -> None:
+    """A stride-0 ``self`` (x (R, 1) + y (R, n)) or two dense operands: one rounding everywhere."""
+    rng = np.random.default_rng(5)
+    for n in (5, 23, 44):
+        for xs, ys in (((64, 1), (64, n)), ((64, n), (64, n))):
+            x, y = rng.standard_normal(xs).astype(dtype), rng.standard_normal(ys).astype(dtype)
+            s = strided.from_numpy(x).add(strided.from_numpy(y), alpha=-0.1)
+            t = torch.from_numpy(x).add(torch.from_numpy(y), alpha=-0.1)
+            np.testing.assert_array_equal(_bits(s.numpy()), _bits(t.numpy()))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16", "complex64", "int32"])
+@pytest.mark.parametrize("alpha", [0, -0.0, 0.0])
+def test_sub_by_an_integral_zero_alpha_adds_positive_zero(dtype, alpha) -> None:
+    """PyTorch negates ``alpha`` as its c10::Scalar before converting it: ``sub(alpha=0)`` adds
+    ``+0.0 * other`` (int 0 negates to 0), so -0.0 - 0 * y is +0.0; ``alpha=0.0`` negates to -0.0
+    and keeps -0.0. strided negated the converted float (-0.0 either way) on every path."""
+    if dtype == "int32" and isinstance(alpha, float):
+        pytest.skip("an int tensor takes an int alpha")
+    def run(lib):
+        d = getattr(lib, dtype)
+        x, y = lib.tensor([-0.0, 1.0, -0.0]).to(d), lib.tensor([1.0, 2.0, -3.0]).to(d)
+        got = [x.sub(y, alpha=alpha), x.sub(1.0 if dtype != "int32" else 1, alpha=alpha), x.sub(y[:1], alpha=alpha),
+               x.clone().sub_(y, alpha=alpha), x.clone().sub_(2, alpha=alpha), lib.sub(x, y, alpha=alpha, out=lib.empty(3, dtype=d)),
+               x.reshape(3, 1).sub(y.reshape(1, 3), alpha=alpha)]
+        return [np.signbit(np.array(g.float().tolist() if dtype == "bfloat16" else g.tolist()).real).tolist() for g in got]
+    assert run(strided) == run(torch)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
+@pytest.mark.parametrize("op", ["add", "sub"])
+@pytest.mark.parametrize("alpha", [None, 1, 2, 0.5, 0, -0.0, 1 + 2j, 0.3j, float("nan")])
+def test_alpha_gradients_are_pytorchs_bits(dtype, op, alpha) -> None:
+    """``other``'s gradient is derivatives.yaml's ``maybe_multiply(grad, alpha.conj())`` (sub:
+    ``-grad`` scaled): in PyTorch's convention for complex gradients (strided's conjugated-around
+    rule gave 2-0j where PyTorch gives 2+0j) and negated before it is scaled (-(g * alpha)
+    differs in signed zeros and NaN signs)."""
+    if isinstance(alpha, complex) and not dtype.startswith("complex"):
+        pytest.skip("a complex alpha needs complex tensors")
+    if alpha != alpha and dtype.startswith("complex"):
+        pytest.skip("a complex product with NaN: its NaNs' signs are complex mul's own matter")
+    rng = np.random.default_rng(3)
+    xv, yv = rng.standard_normal(7), rng.standard_normal(7)
+    gv = np.array([1.0, -1.0, -0.0, 0.0, 2.5, -3.0, 1e-3])
+    kw = {} if alpha is None else {"alpha": alpha}
+
+    def run(lib):
+        d = getattr(lib, dtype)
+        x, y = lib.tensor(xv).to(d).requires_grad_(), lib.tensor(yv).to(d).requires_grad_()
+        r = getattr(x, op)(y, **kw)
+        r.backward(lib.tensor(gv).to(d))
+        return [np.ascontiguousarray(t.detach().numpy()).tobytes() for t in (r, x.grad, y.grad)]
+    assert run(strided) == run(torch)
+
+
+@_AVX512
+@pytest.mark.parametrize("src, other", [("float16", "one32"), ("uint8", "full32"), ("int64", "full32"),
+                                        ("float16", "full32"), ("bfloat16", "full16"), ("uint8", "fullbf16")])
+def test_alpha_with_a_strided_self_of_another_dtype_walks_its_converted_copy(src, other) -> None:
+    """TensorIterator converts an input of another dtype into a copy first (row-major where the
+    input is not dense: ``x[::2]``), so PyTorch's loop takes its rows as vectors and their
+    tails (twice-rounded places, float16/bfloat16 scalar loops); strided read the strided
+    layout (every element fused): 11 of 366 such cases differed (x.half()[::2] + y32[:1] with
+    alpha= at 5 lengths below 32), uint8 + bfloat16 by up to 3 ulps."""
+    rng = np.random.default_rng(4)
+    for n in [*range(1, 40), 100, 1000]:
+        xv = rng.integers(0, 200, 2 * n).astype(np.float64) if src in ("uint8", "int64") else rng.standard_normal(2 * n)
+        yv = rng.standard_normal(n)
+
+        def run(lib, xv=xv, yv=yv):
+            x = lib.tensor(xv).to(getattr(lib, src))[::2]
+            y = lib.tensor(yv[:1] if other == "one32" else yv).to(
+                {"one32": lib.float32, "full32": lib.float32, "full16": lib.float16, "fullbf16": lib.bfloat16}[other])
+            return np.array(x.add(y, alpha=-0.1).float().tolist(), np.float32)
+        np.testing.assert_array_equal(_bits(run(strided)), _bits(run(torch)), err_msg=f"n={n}")

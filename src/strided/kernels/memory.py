@@ -496,16 +496,27 @@ def _overlapping(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
 def _write_in_torch_order(storage: Storage, dest: np.ndarray, layout: Layout, value: np.ndarray) -> None:
     """An array into a destination (``dest``: its NumPy view) whose elements may share memory:
     each location gets the value PyTorch's walk writes there last (:mod:`.torch_overlap_writes`),
-    read before anything is written (an overlapping source is read as it was)."""
+    read before anything is written (an overlapping source is read as it was).
+
+    ``value`` goes in as given and is cast on the walk: PyTorch orders the walk by the source's
+    own strides, which a cast first (:func:`reduced_cast_source`'s float32 step) would make dense
+    where the source is expanded; and its threads race only where the values cast differ."""
     with quiet():
-        value = _real_for(dest, value)
-        positions, values = last_writes(layout, value)
-        storage.array[positions] = values.astype(dest.dtype, casting="unsafe")
+        positions, values = last_writes(layout, value, lambda walked: _cast_for(dest, walked))
+        storage.array[positions] = values
+
+
+def _cast_for(dest: np.ndarray, source: np.ndarray) -> np.ndarray:
+    """``source`` as written into ``dest``: in its dtype, converted as PyTorch converts."""
+    return _real_for(dest, source).astype(dest.dtype, casting="unsafe")
 
 
 def write(storage: Storage, layout: Layout, value: np.ndarray | object) -> None:
     """Write ``value`` (already broadcastable to ``layout.shape``) into the storage.
 
+    A destination whose elements share memory without a stride-0 dim (``unfold`` windows) and an
+    array of several values: each shared location keeps PyTorch's last write
+    (:func:`_write_in_torch_order`; racing threads refused past the grain).
     A ``value`` that overlaps the destination is read as it was before the write:
     NumPy buffers such a source itself, except for a 1-d destination walking the
     same way as the source (it copies forward and trusts that to be safe, which it

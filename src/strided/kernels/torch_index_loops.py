@@ -138,17 +138,12 @@ def _where(hit: tuple[int, int] | None, r_shape: Sequence[int], w_shape: Sequenc
     return position(r, r_shape), int(r_at.reshape(-1)[r]), position(w, w_shape)
 
 
-def scatter_stale(target: Lay, src: Lay, index: Lay, idx: np.ndarray, dim: int, add: bool,
-                  fill_first: bool = False, pick: str | None = None, store: np.ndarray | None = None) -> tuple | None:
-    """``cpu_scatter_gather_base_kernel``'s reads of ``src`` after its writes into ``target``
-    (layouts over the index's rank; ``idx``: the index values, of the index's shape): positions
-    in ``src`` and ``target``'s index grid, or None. ``add``: every write changes its element
-    (else a copy: an element written from itself does not); ``fill_first``: every indexed
-    element is written (filled) before the loop (``scatter_reduce(include_self=False)``);
-    ``pick``: ``"amax"`` / ``"amin"``, whose writes change their element only where the values
-    say so: with ``store`` (the flat storage, a NumPy dtype that orders as the tensor's) the steps
-    are replayed on the values (:func:`picks_differ`), and a stale read that changes nothing is
-    let through."""
+def scatter_walk(target: Lay, src: Lay, index: Lay, idx: np.ndarray,
+                 dim: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool] | None:
+    """``cpu_scatter_gather_base_kernel``'s walk (arguments as :func:`scatter_stale`'s): ``(time,
+    written, read, parallel)``, each an int64 array of the index's shape (0-d as 1-d): the step
+    at which the position is written, the storage element it writes in ``target`` and reads in
+    ``src``; ``parallel``: whether PyTorch's threads run chunks of it at once. None: no element."""
     shape = tuple(idx.shape) or (1,)
     idx = idx.reshape(shape)
     ndim = len(shape)
@@ -173,7 +168,25 @@ def scatter_stale(target: Lay, src: Lay, index: Lay, idx: np.ndarray, dim: int, 
     base = addresses(lead, [0 if e == dim else s for e, s in enumerate(t_strides)], t_off)
     w_at = base + idx * t_strides[dim]
     r_at = addresses(shape, s_strides, src[2])
-    parallel = _parallel(numel, max(1, GRAIN_SIZE // k))
+    return time, w_at, r_at, _parallel(numel, max(1, GRAIN_SIZE // k))
+
+
+def scatter_stale(target: Lay, src: Lay, index: Lay, idx: np.ndarray, dim: int, add: bool,
+                  fill_first: bool = False, pick: str | None = None, store: np.ndarray | None = None) -> tuple | None:
+    """``cpu_scatter_gather_base_kernel``'s reads of ``src`` after its writes into ``target``
+    (layouts over the index's rank; ``idx``: the index values, of the index's shape): positions
+    in ``src`` and ``target``'s index grid, or None. ``add``: every write changes its element
+    (else a copy: an element written from itself does not); ``fill_first``: every indexed
+    element is written (filled) before the loop (``scatter_reduce(include_self=False)``);
+    ``pick``: ``"amax"`` / ``"amin"``, whose writes change their element only where the values
+    say so: with ``store`` (the flat storage, a NumPy dtype that orders as the tensor's) the steps
+    are replayed on the values (:func:`picks_differ`), and a stale read that changes nothing is
+    let through."""
+    walk = scatter_walk(target, src, index, idx, dim)
+    if walk is None:
+        return None
+    time, w_at, r_at, parallel = walk
+    shape = w_at.shape
     changes = None if add else w_at != r_at
     if fill_first:
         w_at = np.concatenate([w_at.reshape(-1), w_at.reshape(-1)])
@@ -250,9 +263,13 @@ def index_add_stale(target: Lay, source: Lay, idx: np.ndarray, dim: int, scatter
     return None
 
 
-def index_copy_stale(target: Lay, source: Lay, idx: np.ndarray, index_stride: int, dim: int) -> tuple | None:
-    """``index_copy_out``'s reads of ``source`` after its writes into ``target`` (0-d layouts as
-    1-d): positions in the iteration (``target``'s shape with ``len(idx)`` along ``dim``), or None."""
+def index_copy_walk(target: Lay, source: Lay, idx: np.ndarray, index_stride: int,
+                    dim: int) -> tuple[tuple[int, ...], list[int], np.ndarray, np.ndarray] | None:
+    """``index_copy_out``'s TensorIterator walk (0-d layouts as 1-d): ``(shape, perm, written,
+    read)``, the iteration's shape (``target``'s with ``len(idx)`` along ``dim``), its order
+    (``perm[k]``: the dim at iteration dim k, 0 the fastest) and the storage element each
+    position writes in ``target`` and reads in ``source`` (int64 arrays of ``shape``); None for
+    no element."""
     t_shape, t_strides, t_off = target
     if not t_shape:
         t_shape, t_strides = (1,), (1,)
@@ -267,15 +284,35 @@ def index_copy_stale(target: Lay, source: Lay, idx: np.ndarray, index_stride: in
     i_shape = tuple(k if e == dim else 1 for e in range(len(shape)))
     i_strides = tuple(index_stride if e == dim else 0 for e in range(len(shape)))
     perm, _, _, _ = _loop_rows(shape, out_strides, False, [(i_shape, i_strides), (tuple(s_shape), tuple(s_strides))])
-    numel = int(np.prod(shape))
-    time = _to_tensor_dims(np.arange(numel, dtype=np.int64), shape, perm)
     w_at = addresses(shape, out_strides, t_off) + idx.astype(np.int64).reshape(i_shape) * t_strides[dim]
     r_at = np.broadcast_to(addresses(s_shape, s_strides, s_off), shape)
+    return shape, perm, w_at, r_at
+
+
+def index_copy_stale(target: Lay, source: Lay, idx: np.ndarray, index_stride: int, dim: int) -> tuple | None:
+    """``index_copy_out``'s reads of ``source`` after its writes into ``target`` (0-d layouts as
+    1-d): positions in the iteration (``target``'s shape with ``len(idx)`` along ``dim``), or None."""
+    walk = index_copy_walk(target, source, idx, index_stride, dim)
+    if walk is None:
+        return None
+    shape, perm, w_at, r_at = walk
+    numel = w_at.size
+    time = _to_tensor_dims(np.arange(numel, dtype=np.int64), shape, perm)
     parallel = _parallel(numel)
     hit = stale_read(w_at, time, r_at, time, parallel, w_at != r_at)
     if hit is not None and not parallel and not copies_differ(w_at, np.broadcast_to(r_at, shape), time):
         return None
     return _where(hit, shape, shape, r_at)
+
+
+def index_put_order(shape: tuple[int, ...], out_strides: Sequence[int], read_strides: Sequence[int],
+                    index_strides: Sequence[Sequence[int]]) -> list[int]:
+    """``index_put_kernel``'s walk of the indexed result's ``shape``: TensorIterator's order of
+    its dims (``perm[k]``: the dim at iteration dim k, 0 the fastest) from the target restrided
+    (``out_strides``: 0 over the index dims), the value's strides and each index's over ``shape``."""
+    perm, _, _, _ = _loop_rows(shape, tuple(out_strides), False,
+                               [(shape, tuple(read_strides))] + [(shape, tuple(s)) for s in index_strides])
+    return perm
 
 
 def index_put_stale(written: np.ndarray, out_strides: Sequence[int], read: np.ndarray,
@@ -291,8 +328,7 @@ def index_put_stale(written: np.ndarray, out_strides: Sequence[int], read: np.nd
     shape = written.shape
     if not written.size:
         return None
-    perm, _, _, _ = _loop_rows(shape, tuple(out_strides), False,
-                               [(shape, tuple(read_strides))] + [(shape, tuple(s)) for s in index_strides])
+    perm = index_put_order(shape, out_strides, read_strides, index_strides)
     time = _to_tensor_dims(np.arange(written.size, dtype=np.int64), shape, perm)
     parallel = (not accumulate or atomic) and _parallel(written.size)
     hit = stale_read(written, time, read, time, parallel, None if accumulate else written != read)

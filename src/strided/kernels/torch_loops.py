@@ -244,17 +244,18 @@ def loop_positions(shape: tuple[int, ...], out_strides: tuple[int, ...], fresh: 
 
 def tail_block_mask(shape: tuple[int, ...], out_strides: tuple[int, ...], fresh: bool,
                     inputs: Sequence[tuple[tuple[int, ...], tuple[int, ...]] | None],
-                    step: int, first: int, lanes: int) -> np.ndarray | None:
+                    step: int, first: int, lanes: int, scalar: int | None = None) -> np.ndarray | None:
     """The elements (a bool array of ``shape``) at places ``first`` to ``first + (t - first) // lanes
     * lanes`` (exclusive) of each loop piece's tail (its last ``t = length % step`` elements) where
     PyTorch's vector loop takes the rows (arguments as :func:`scalar_loop_mask`'s): the whole
     blocks of ``lanes`` the compiler's own vector loop takes in a scalar tail after ``first``
-    elements. None where there are none (or the rows are strided: ``basic_loop`` throughout).
+    elements. None where there are none (or the rows are strided: ``basic_loop`` throughout;
+    or, given ``scalar``, the vector loop does not take ``inputs[scalar]`` as its stride-0 input).
     Below the grain: one slice per row, no per-element index arithmetic."""
     numel = math.prod(shape)
     walk = _loop_rows(shape, out_strides, fresh, inputs) if numel else None
-    if walk is None or not walk[2]:  # (no element, or strided rows)
-        return None
+    if walk is None or not walk[2] or (scalar is not None and walk[3] != scalar):
+        return None  # (no element, strided rows, or another input taken as the scalar)
     perm, row = walk[0], walk[1]
     if numel < GRAIN_SIZE:
         t = row % step
@@ -268,6 +269,8 @@ def tail_block_mask(shape: tuple[int, ...], out_strides: tuple[int, ...], fresh:
     # finds them (per element, through loop_positions, a 400k-element add(0.5, alpha=) took 13 ms)
     chunks = parallel_chunks(numel, torch_threads(), GRAIN_SIZE)
     chunk = -(-numel // chunks)
+    if row % step == 0 and chunk % row == 0:
+        return None  # (the chunks cut at rows, each of whole vectors: no piece has a tail)
     starts = np.union1d(np.arange(0, numel, row, dtype=np.int64), np.arange(0, numel, chunk, dtype=np.int64))
     ends = np.append(starts[1:], numel)
     tails = (ends - starts) % step

@@ -448,7 +448,7 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
         _pow_exponent(b, a._dtype, name)  # raises: PyTorch refuses the power before the missing kernel
     else:
         compute, result = _binary_dtypes(op, a, b)
-    alpha_np = None if alpha is None else _alpha_scalar(alpha, result, compute, name)
+    alpha_np = None if alpha is None else _negatable(op, alpha, _alpha_scalar(alpha, result, compute, name))
     if op.late_checks and target is None:
         _late_checks(op, compute, a, b)
     if op is DIV and target is None and not isinstance(a, Tensor):
@@ -781,7 +781,7 @@ def _inplace_flat(op: BinaryOp, self: Tensor, other: Any, alpha: Any) -> bool:
                         pass
             alpha_np = d.numpy.type(alpha)
         else:
-            alpha_np = _alpha_scalar(alpha, d, d, op.name + "_")
+            alpha_np = _negatable(op, alpha, _alpha_scalar(alpha, d, d, op.name + "_"))
             _check_alpha_range(alpha, d, op.name + "_")
         if type(y) is np.ndarray:  # (an optimizer's m.add_(g, alpha=1 - b1): _fused_alpha's roundings)
             quietly_here(fma_into, -alpha_np if op is SUB else alpha_np, y, x, x)  # (native.disabled() seen)
@@ -830,8 +830,7 @@ def _reduced_scalar_loop(op: BinaryOp, a: Any, b: Any, x: Any, y: Any, alpha: An
     strides = out._layout.strides
     if loop_out is not None and loop_out._layout.shape == out._layout.shape:
         strides, fresh = loop_out._layout.strides if loop_out._dtype is out._dtype else L.contiguous_strides(out._layout.shape), False
-    mask = scalar_loop_mask(out._layout.shape, strides, fresh,
-                            [(t._layout.shape, t._layout.strides) if isinstance(t, Tensor) else None for t in (a, b)])
+    mask = scalar_loop_mask(out._layout.shape, strides, fresh, [_loop_operand(t, out._dtype) for t in (a, b)])
     if mask is None:
         return None
     f32, rt = np.float32, out._dtype.numpy
@@ -893,20 +892,27 @@ def _unfused_run(n: int, itemsize: int) -> Any:
 def _unfused_scalar_tail(op: BinaryOp, a: Any, b: Any, x: Any, y: Any, alpha: Any, out: Tensor,
                          fresh: bool, loop_out: Tensor | None = None) -> tuple[np.ndarray, np.ndarray] | None:
     """The elements (a mask of ``out``'s shape, their values) of a float32/float64 ``add``/``sub``
-    with ``alpha=`` and a scalar ``other`` (a number or a 0-d tensor) that PyTorch's CPU kernel
-    rounds twice (the note at :data:`_UNFUSED_FIRST`; only its AVX512 build is known: None on another), where
-    the caller's result is rounded once. Arguments as :func:`_reduced_scalar_loop`'s; computed
-    before the caller writes ``out`` (an in-place target is an operand)."""
-    if torch_vector_bytes() != 64 or not isinstance(a, Tensor) or (
-            isinstance(b, Tensor) and L.product(b._layout.shape) != 1):  # (one value: a stride-0 operand)
+    with ``alpha=`` that PyTorch's CPU kernel rounds twice (the note at :data:`_UNFUSED_FIRST`;
+    only its AVX512 build is known: None on another), where the caller's result is rounded once:
+    where its vector loop takes ``other`` as its scalar, a number or a one-element tensor, or a
+    tensor with stride 0 along the loop's rows (``x (R, n) + y (R, 1)``: measured, the same tail
+    places; a stride-0 ``self`` and two dense operands are fused throughout). Arguments as
+    :func:`_reduced_scalar_loop`'s; computed before the caller writes ``out`` (an in-place target
+    is an operand)."""
+    if torch_vector_bytes() != 64 or not isinstance(a, Tensor):
         return None
+    one = not isinstance(b, Tensor) or L.product(b._layout.shape) == 1  # (one value: a stride-0 operand)
+    if not one and b._layout.shape == out._layout.shape and 0 not in b._layout.strides:
+        return None  # (other repeats along no dim: never the vector loop's scalar; the common case)
     strides = out._layout.strides
     if loop_out is not None and loop_out._layout.shape == out._layout.shape:
         strides, fresh = loop_out._layout.strides if loop_out._dtype is out._dtype else L.contiguous_strides(out._layout.shape), False
     shape = out._layout.shape
     xa = np.asarray(x)
-    lay = a._layout
-    if lay.shape == shape and lay.strides == strides == L.contiguous_strides(shape):
+    # (as the loop reads self: a self of another dtype from its converted copy, row-major where
+    # it is not dense: x.half()[::2].add(y32, alpha=) walks contiguous rows with their tails)
+    lay_shape, lay_strides = _loop_operand(a, out._dtype)
+    if one and lay_shape == shape and lay_strides == strides == L.contiguous_strides(shape):
         # (row-major operand and output: one flat run, its places without TensorIterator's walk)
         at = _unfused_run(xa.size, xa.dtype.itemsize)
         if at is None:
@@ -914,12 +920,16 @@ def _unfused_scalar_tail(op: BinaryOp, a: Any, b: Any, x: Any, y: Any, alpha: An
         mask = np.zeros(xa.size, bool)
         mask[at] = True
         mask = mask.reshape(shape)
-        return mask, _two_roundings(op, xa[mask], y, alpha, xa.dtype)
-    step, lanes = _unfused_steps(xa.dtype.itemsize)
-    mask = tail_block_mask(shape, strides, fresh, [(a._layout.shape, a._layout.strides), None], step, _UNFUSED_FIRST, lanes)
-    if mask is None:
-        return None
-    return mask, _two_roundings(op, np.broadcast_to(xa, shape)[mask], y, alpha, xa.dtype)
+    else:
+        step, lanes = _unfused_steps(xa.dtype.itemsize)
+        other = None if one else _loop_operand(b, out._dtype)
+        mask = tail_block_mask(shape, strides, fresh, [(lay_shape, lay_strides), other], step, _UNFUSED_FIRST, lanes,
+                               scalar=1)
+        if mask is None:
+            return None
+    # (y broadcast and masked too: a (1, 1) tensor's value, or a broadcast other's per element)
+    ys = np.broadcast_to(np.asarray(y), shape)[mask]
+    return mask, _two_roundings(op, np.broadcast_to(xa, shape)[mask], ys, alpha, xa.dtype)
 
 
 def _fused_alpha(op: BinaryOp, x: Any, y: Any, alpha: Any, dest: np.ndarray) -> None:
@@ -936,15 +946,16 @@ def _fused_alpha(op: BinaryOp, x: Any, y: Any, alpha: Any, dest: np.ndarray) -> 
 def _fma_straight_into(scale: Any, y: Any, x: Any, dest: np.ndarray) -> bool:
     """``dest[...] = scale * y + x`` by the compiled fma32/fma64 writing ``dest`` itself, where
     :func:`~strided.kernels.fused.fma` would make that same call into new memory (a number
-    ``scale`` of ``dest``'s float32/float64 dtype, not NaN; ``x``, ``y`` C-contiguous arrays of
-    that dtype and ``dest``'s shape): the same bits, without fma's fresh array and the copy out of
-    it (a 512 x 784 add(y, alpha=) spent 1.5 ms there, the kernel 60 us). False: nothing written
-    (another case, no kernel, or an operand overlapping ``dest`` other than element for element)."""
+    ``scale`` of ``dest``'s float32/float64 dtype, not NaN; ``x`` a C-contiguous array of that
+    dtype and ``dest``'s shape; ``y`` an array of that dtype: 0-d (a number other), or of any
+    layout broadcasting to ``dest``, which goes in as fma's contiguous broadcast copy of it):
+    the same bits, without fma's fresh array and the copy out of it (a 512 x 784 add(y, alpha=)
+    spent 1.5 ms there, the kernel 60 us). False: nothing written (another case, no kernel, or an
+    operand overlapping ``dest`` other than element for element)."""
     dt = dest.dtype
     if not (isinstance(scale, (np.float32, np.float64)) and scale.dtype == dt and scale == scale
             and y.__class__ is np.ndarray and x.__class__ is np.ndarray and y.dtype == dt == x.dtype
-            and x.shape == dest.shape and y.shape in (dest.shape, ()) and dest.flags.c_contiguous
-            and y.flags.c_contiguous and x.flags.c_contiguous):
+            and x.shape == dest.shape and dest.flags.c_contiguous and x.flags.c_contiguous):
         return False
     k = native_special()
     if k is None:
@@ -952,6 +963,9 @@ def _fma_straight_into(scale: Any, y: Any, x: Any, dest: np.ndarray) -> bool:
     run = k.fma32 if dt == np.float32 else k.fma64
     try:
         if y.shape:
+            if y.shape != dest.shape or not y.flags.c_contiguous:
+                # (fused._compiled's run of it: read whole before dest is written)
+                y = np.ascontiguousarray(np.broadcast_to(y, dest.shape))
             return bool(run(float(scale), y.reshape(-1), x.reshape(-1), dest.reshape(-1)))
         # (a number other: fma's call is run(y, scale broadcast, x); the broadcast run is one
         # block of scale reused over the elements, not an array of the whole shape)
@@ -1024,6 +1038,18 @@ def _alpha_scalar(alpha: Any, result: DType, compute: DType, name: str) -> Any:
     return _np_scalar(alpha, compute)
 
 
+def _negatable(op: BinaryOp, alpha: Any, alpha_np: Any) -> Any:
+    """``alpha_np`` (:func:`_alpha_scalar`'s) such that ``-alpha_np``, which every float path of
+    sub computes, is PyTorch's scale of ``other``: it negates ``alpha`` as given (c10::Scalar's
+    minus) before converting it, and an integral 0 negates to 0, converted to +0.0, where the
+    negated float of ``alpha=0`` would be -0.0 (``x.sub(y, alpha=0)`` is +0.0 at ``x = -0.0``
+    in PyTorch: -0.0 + 0.0 * y). A float alpha negates as its float: the same either way."""
+    if (op is SUB and alpha_np == 0 and alpha.__class__ is not bool and isinstance(alpha, (int, np.integer))
+            and alpha_np.dtype.kind not in "iub"):  # (bfloat16: "V")
+        return -alpha_np  # (-0.0: its negation is +0.0)
+    return alpha_np
+
+
 def _check_alpha_range(alpha: Any, result: DType, name: str) -> None:
     """PyTorch's conversion of ``alpha`` (checked by :func:`_alpha_scalar`) to the result's dtype,
     which refuses a value outside its range (after the in-place checks, as in PyTorch)."""
@@ -1089,6 +1115,8 @@ def _with_extras(op: BinaryOp, a: Any, b: Any, alpha: Any, out: Any, name: str =
         )
     if out is None:
         return binary(op, a, b, alpha=alpha)
+    if out is a or out is b:
+        _check_operand_out(op, a, b, out)
     if op is FLOOR_DIVIDE and not name:
         return _floor_divide_out(a, b, out)
     if alpha is None and not name and _into_out(op, a, b, out):
@@ -1102,6 +1130,23 @@ def _with_extras(op: BinaryOp, a: Any, b: Any, alpha: Any, out: Any, name: str =
     loop_out = out if (alpha is not None or op.extreme or op is MUL or op is DIV or op is POW) \
         and isinstance(out, Tensor) else None
     return write_out(out, _binary(op, a, b, None, alpha, loop_out), name or op.name, (a, b))
+
+
+def _check_operand_out(op: BinaryOp, a: Any, b: Any, out: Tensor) -> None:
+    """PyTorch's refusal of an ``out=`` that is one of the operands (TensorIterator's read-write
+    output, which it never resizes) where the operands broadcast past its shape:
+    ``add(x, y, out=y)`` with ``y`` of shape (1,) and ``x`` (16,) (strided resized ``y``)."""
+    try:
+        shape = np.broadcast_shapes(*(t._layout.shape for t in (a, b) if isinstance(t, Tensor)))
+    except ValueError:
+        return  # (shapes that do not broadcast: the general path's error)
+    if shape != out._layout.shape:
+        raise StridedRuntimeError(join_lines(
+            f"output with shape {list(out._layout.shape)} doesn't match the broadcast shape {list(shape)}",
+            f"{op.name}(out=...) was given one of its operands as out=, which PyTorch writes in place and "
+            f"never resizes; the operands broadcast to {shape}",
+            "fix: pass a fresh out= (or one of the broadcast shape), or drop out= and assign the result",
+        ))
 
 
 def _into_out(op: BinaryOp, a: Any, b: Any, out: Any) -> bool:
@@ -1968,7 +2013,22 @@ for _names, _fn in _METHODS:
 
 
 def _scale(g: Tensor, alpha: Any) -> Tensor:
-    return g if alpha is None or alpha == 1 else g * alpha
+    """PyTorch's ``maybe_multiply(g, alpha.conj())``: ``g`` itself for no alpha or 1."""
+    return g if alpha is None or alpha == 1 else g * _conj_operand(alpha)
+
+
+def _alpha_rule(alpha: Any, negate: bool, self_too: bool = True) -> Callable[[Tensor], tuple]:
+    """add's / sub's (``negate``) rule as derivatives.yaml writes it: ``grad`` to self (with
+    ``self_too``), ``maybe_multiply(grad, alpha.conj())`` (sub: ``-grad``, negated before it is
+    scaled) to other; in PyTorch's convention for complex gradients (marked so the recording
+    leaves it unconjugated: the holomorphic form conjugated around, and -(g * alpha), have the
+    same values but other signs of zero: add(y, alpha=2)'s gradient 2-0j where PyTorch's is 2+0j)."""
+    def grads(g: Tensor) -> tuple:
+        other = _scale(-g if negate else g, alpha)
+        return (g, other) if self_too else (other,)
+
+    grads.pytorch_convention = True  # type: ignore[attr-defined]
+    return grads
 
 
 @backward("__add__", "__radd__", operands="dunder")
@@ -1976,7 +2036,7 @@ def _scale(g: Tensor, alpha: Any) -> Tensor:
 def _add_backward(out: Tensor, a: Any, b: Any, *, alpha: Any = None, **kwargs: Any) -> Any:
     if b.__class__ is float:  # (t + number: the number's gradient is never asked for; one shared rule)
         return "AddBackward0", (a, b), _first_only, ()
-    return "AddBackward0", (a, b), lambda g: (g, _scale(g, alpha)), ()
+    return "AddBackward0", (a, b), _alpha_rule(alpha, False), ()
 
 
 def _first_only(g: Tensor) -> tuple:
@@ -1988,8 +2048,8 @@ def _first_only(g: Tensor) -> tuple:
 @backward("sub", "subtract", operands="two")
 def _sub_backward(out: Tensor, a: Any, b: Any, *, alpha: Any = None, **kwargs: Any) -> Any:
     if not isinstance(a, Tensor):  # number - tensor (reflected: __rsub__), PyTorch's rsub
-        return "RsubBackward1", (b,), lambda g: (-_scale(g, alpha),), ()
-    return "SubBackward0", (a, b), lambda g: (g, -_scale(g, alpha)), ()
+        return "RsubBackward1", (b,), _alpha_rule(alpha, True, self_too=False), ()
+    return "SubBackward0", (a, b), _alpha_rule(alpha, True), ()
 
 
 @backward("__mul__", "__rmul__", operands="dunder")

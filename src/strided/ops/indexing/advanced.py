@@ -45,8 +45,9 @@ from ...gradients import grad_zeros, installs_as, linear, seal
 from ...indexing import index_layout, invalid_index
 from ...kernels import check_writable, numpy_view
 from ...kernels.listeners import OPEN, silenced
-from ...kernels.torch_index_loops import addresses, index_put_stale
+from ...kernels.torch_index_loops import addresses, index_put_order, index_put_stale
 from ...kernels.torch_loops import operand_strides
+from ...kernels.torch_overlap_writes import may_share_elements, walk_survivors
 from ...layout import Layout
 from ...messages import partial_overlap, read_after_write
 from ...opdef import Kind, declare
@@ -509,6 +510,8 @@ def setitem(t: Tensor, key: Any, value: Any) -> None:
 
     # Note: where an index repeats, the last write in the index's order wins (NumPy's order);
     # PyTorch leaves the result undefined. Use ``index_put_(..., accumulate=True)`` to sum.
+    # Into a target whose elements share memory (``unfold`` windows), each shared location
+    # keeps PyTorch's last write (:func:`_put_in_torch_order`).
 
     >>> x = strided.zeros(4)
     >>> x[[0, 2]] = 5
@@ -565,6 +568,7 @@ def _put(t: Tensor, plan: IndexPlan, value: Any, accumulate: bool, op: str, stri
     if 0 in shape:
         return  # as PyTorch: nothing is written, and no index is read (none is checked)
     store = t._storage.array
+    walked = src  # (its strides order PyTorch's walk, whether or not it is copied below)
     if isinstance(value, Tensor) and shares_storage(value, t):
         if not _masked_fill(plan, value, accumulate):
             _refuse_stale_put(t, plan, value, vshape, accumulate, op)
@@ -581,7 +585,7 @@ def _put(t: Tensor, plan: IndexPlan, value: Any, accumulate: bool, op: str, stri
                 np.putmask(arr, plan.entries[0].array, src)
             else:
                 np.copyto(arr, src, where=plan.entries[0].array, casting="unsafe")
-        elif not _put_by_gather(plan, arr, src, shape):
+        elif not _put_in_torch_order(store, plan, walked, strip) and not _put_by_gather(plan, arr, src, shape):
             # NumPy checks every index before it writes one (tests/test_advanced_indexing.py)
             arr[plan.np_key] = src
     except IndexError as err:
@@ -605,28 +609,73 @@ def _refuse_stale_put(t: Tensor, plan: IndexPlan, value: Tensor, vshape: tuple[i
     index tensors. Keys with a bool scalar, and typed aliases, are not modelled (read first)."""
     if value._storage is not t._storage or memory_overlap(value, t, plan.view) is not L.OverlapStatus.TOO_HARD:
         return
-    if any(e.kind == "bool" for e in plan.entries):
+    walk = _put_walk(plan)
+    if walk is None:
         return
-    view, shape, nb = plan.view, plan.shape, len(plan.index_shape)
-    written = np.asarray(addresses(view.shape, view.strides, view.offset)[plan.np_key])
-    before, after = _kept_dims(plan)
-    if written.shape != shape or len(before) + nb + len(after) != len(shape):
-        return
+    written, out_strides, index_strides = walk
+    view, shape = plan.view, plan.shape
     vl = value._layout
     read = np.broadcast_to(addresses(vl.shape, vl.strides, vl.offset).reshape(vshape), shape)
-    vshape, vstrides = vl.shape, vl.strides
-    lead = 0
-    while op == "setitem" and lead < len(vshape) and vshape[lead] == 1:
-        lead += 1  # (PyTorch's setitem views the value without its leading size-1 dims first)
-    read_strides = operand_strides(shape, (vshape[lead:], vstrides[lead:]))
-    out_strides = [view.strides[d] for d in before] + [0] * nb + [view.strides[d] for d in after]
-    index_strides = _index_operands(plan, len(before))
+    read_strides = _value_operand(shape, vl.shape, vl.strides, op == "setitem")
     where = index_put_stale(written, out_strides, read, read_strides, index_strides, accumulate,
                             atomic=accumulate and t._dtype.name == "float32")
     if where is not None:
         raise read_after_write(op, Layout(shape, tuple(out_strides), view.offset), vl, where,
                                f"fix: pass a copy of the value: {'t[idx] = v' if op == 'setitem' else f'{op}(idx, v'}"
                                f"{'.clone()' if op == 'setitem' else '.clone())'}")
+
+
+def _value_operand(shape: tuple[int, ...], vshape: Sequence[int], vstrides: Sequence[int], strip: bool) -> list[int]:
+    """The value's strides (in elements) over the indexed result's ``shape`` as
+    ``index_put_kernel``'s TensorIterator sees them: 0 where it broadcasts; with ``strip``
+    (``t[idx] = v``) its leading size-1 dims dropped first, as PyTorch's setitem views the value
+    (their strides would otherwise take part in ordering the walk)."""
+    lead = 0
+    while strip and lead < len(vshape) and vshape[lead] == 1:
+        lead += 1
+    return operand_strides(shape, (tuple(vshape[lead:]), tuple(vstrides[lead:])))
+
+
+def _put_walk(plan: IndexPlan) -> tuple[np.ndarray, list[int], list[list[int]]] | None:
+    """What orders ``index_put_kernel``'s walk of ``plan``: the storage element each position of
+    the indexed result is written to (an int64 array of ``plan.shape``; IndexError for an index
+    out of bounds, before anything is written), the target's strides restrided over the result (0
+    over the index dims) and each index tensor's; None for a key not modelled (a bool scalar)."""
+    if any(e.kind == "bool" for e in plan.entries):
+        return None
+    view, shape, nb = plan.view, plan.shape, len(plan.index_shape)
+    written = np.asarray(addresses(view.shape, view.strides, view.offset)[plan.np_key])
+    before, after = _kept_dims(plan)
+    if written.shape != shape or len(before) + nb + len(after) != len(shape):
+        return None
+    out_strides = [view.strides[d] for d in before] + [0] * nb + [view.strides[d] for d in after]
+    return written, out_strides, _index_operands(plan, len(before))
+
+
+def _put_in_torch_order(store: np.ndarray, plan: IndexPlan, src: np.ndarray, strip: bool) -> bool:
+    """``t[key] = src`` (no accumulate) into a target whose indexed elements share memory
+    (``unfold`` windows, ``as_strided``; PyTorch lets them through as "too hard"): each shared
+    location keeps the value ``index_put_kernel``'s walk writes there last
+    (:func:`.torch_overlap_writes.walk_survivors`, which also refuses racing threads), where
+    NumPy's scatter walks its own order. False (nothing written) for a one-element value, a
+    target whose elements do not share memory or a key not modelled: NumPy's write is PyTorch's.
+    ``src`` as the value's strides have it (a value in the target's memory too: every element is
+    read, into the walk's order, before the first write); ``strip``: ``t[idx] = v``
+    (:func:`_value_operand`)."""
+    view = plan.view
+    if src.size <= 1 or not may_share_elements(view.shape, view.strides):
+        return False
+    walk = _put_walk(plan)
+    if walk is None:
+        return False
+    written, out_strides, index_strides = walk
+    shape = plan.shape
+    read_strides = _value_operand(shape, src.shape, [s // src.itemsize for s in src.strides], strip)
+    outer_first = index_put_order(shape, out_strides, read_strides, index_strides)[::-1]
+    values = np.broadcast_to(src, shape).transpose(outer_first).ravel().astype(store.dtype, copy=False)
+    positions, kept = walk_survivors(written.transpose(outer_first).ravel(), values)
+    store[positions] = kept
+    return True
 
 
 def _index_operand(ishape: tuple[int, ...], own: Sequence[int], index_shape: tuple[int, ...], before: int,

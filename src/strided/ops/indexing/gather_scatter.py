@@ -26,10 +26,11 @@ from ...dispatch import OPEN, adopted, copied, result
 from ...dtypes import DType, int64, np_kind
 from ...errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import grad_zeros, linear, seal
-from ...kernels import native
+from ...kernels import native, numpy_view, write
 from ...kernels.blocked import copy_into, row_major
 from ...kernels.listeners import silenced
-from ...kernels.torch_index_loops import filled_stale, scatter_stale
+from ...kernels.torch_index_loops import filled_stale, scatter_stale, scatter_walk
+from ...kernels.torch_overlap_writes import may_share_elements, walk_survivors
 from ...layout import Layout
 from ...opdef import Kind, declare
 from ...tensor import Tensor
@@ -761,6 +762,36 @@ def _scatter_target(self: Tensor, dim: Any, index: Any, src: Any, op: str, inpla
     return target, d, idx, _src_values(src, idx, target, op)
 
 
+def _scatter_in_torch_order(self: Tensor, d: int, index: Tensor, idx: np.ndarray, src: Tensor, values: Any) -> bool:
+    """``self.scatter_(d, index, src)`` into a ``self`` whose elements share memory (``unfold``
+    windows, ``as_strided``; PyTorch lets them through as "too hard"): each shared location keeps
+    the value ``cpu_scatter_gather_base_kernel``'s walk writes there last
+    (:func:`.torch_index_loops.scatter_walk`; racing chunks refused by
+    :func:`.torch_overlap_writes.walk_survivors`), where NumPy's assignment walks its own order.
+    A float16/bfloat16 ``self`` is scattered as PyTorch does it, into a contiguous copy (its
+    float32 one: the same values) copied back, that copy's walk keeping the survivors
+    (``values``: ``src``'s for the index, :func:`_src_values`'s). False (nothing written):
+    ``self``'s elements do not share memory, and the general write is taken."""
+    lay = self._layout
+    if not may_share_elements(lay.shape, lay.strides):
+        return False
+    if self._dtype.name in OPMATH_DTYPES:
+        copy = np.array(numpy_view(self._storage, lay), order="C")
+        tmp = adopted(copy.reshape(-1), Layout._trusted(lay.shape, L.contiguous_strides(lay.shape), 0), self._dtype)
+        _scatter_into(tmp, d, idx, values, None)
+        write(self._storage, lay, copy)  # (copy_'s walk: kernels.memory._write_in_torch_order)
+        return True
+    walk = scatter_walk(_lay(self), _lay(src), _lay(index), idx, d)
+    if walk is None:
+        return True  # (no element: nothing written)
+    time, written, read, parallel = walk
+    order = np.argsort(time.reshape(-1), kind="stable")
+    values = src._storage.array[read.reshape(-1)[order]]
+    positions, kept = walk_survivors(written.reshape(-1)[order], values, parallel)
+    self._storage.array[positions] = kept
+    return True
+
+
 def _check_reduce_legacy(reduce: Any, op: str) -> None:
     if reduce is not None and reduce not in _REDUCE_LEGACY:
         raise StridedRuntimeError(
@@ -797,7 +828,9 @@ def _scatter(self: Tensor, dim: Any, index: Any, src: Any, value: Any, reduce: A
         self, dim, index, source, op, inplace, updates=reduce is not None, order="copy" if reduce is None else "add",
         supported=lambda: support.check("scatter" if isinstance(source, Tensor) else "scatter.value",
                                         self._dtype, (self,)))
-    _scatter_into(target, d, idx, values, reduce)
+    if not (inplace and reduce is None and isinstance(source, Tensor)
+            and _scatter_in_torch_order(self, d, index, idx, source, values)):
+        _scatter_into(target, d, idx, values, reduce)
     return target
 
 

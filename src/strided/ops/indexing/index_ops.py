@@ -32,7 +32,8 @@ from ...errors import (
 from ...gradients import grad_zeros, linear, not_differentiable, seal
 from ...kernels.blocked import copy_into
 from ...kernels.native import special
-from ...kernels.torch_index_loops import index_add_stale, index_copy_stale
+from ...kernels.torch_index_loops import index_add_stale, index_copy_stale, index_copy_walk
+from ...kernels.torch_overlap_writes import may_share_elements, walk_survivors
 from ...layout import Layout
 from ...messages import partial_overlap
 from ...opdef import Kind, declare
@@ -629,8 +630,30 @@ def _index_copy(self: Tensor, dim: Any, index: Any, source: Any, inplace: bool) 
             _lay(self), _lay(source), idx, index._layout.strides[0] if index.ndim else 1, d))
     # Note: PyTorch leaves a repeated index's result undefined; NumPy's assignment makes the
     # last write win.
-    tgt[_key(d, idx)] = vals
+    if not (inplace and _copy_in_torch_order(self, source, idx, index, d)):
+        tgt[_key(d, idx)] = vals
     return target
+
+
+def _copy_in_torch_order(self: Tensor, source: Tensor, idx: np.ndarray, index: Tensor, d: int) -> bool:
+    """``self.index_copy_(d, index, source)`` into a ``self`` whose elements share memory
+    (``unfold`` windows, ``as_strided``; PyTorch lets them through as "too hard"): each shared
+    location keeps the value ``index_copy_out``'s walk writes there last
+    (:func:`.torch_overlap_writes.walk_survivors`, which refuses racing threads), where NumPy's
+    assignment walks its own order. False (nothing written): ``self``'s elements do not share
+    memory, the NumPy write is PyTorch's."""
+    lay = self._layout
+    if not may_share_elements(lay.shape, lay.strides):
+        return False
+    walk = index_copy_walk(_lay(self), _lay(source), idx, index._layout.strides[0] if index.ndim else 1, d)
+    if walk is None:
+        return True  # (no element: nothing written)
+    _, perm, written, read = walk
+    outer_first = perm[::-1]
+    values = source._storage.array[read.transpose(outer_first).ravel()]
+    positions, kept = walk_survivors(written.transpose(outer_first).ravel(), values)
+    self._storage.array[positions] = kept
+    return True
 
 
 @method("index_copy_")
