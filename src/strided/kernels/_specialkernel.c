@@ -5628,9 +5628,9 @@ __attribute__((target("avx512f,avx512dq,avx512vl"))) static void erf_float32_avx
  * compute is the blocked stages' own, so is every float32 result and every certification; the
  * lanes not sure (NaN, a tail value near a rounding boundary) are k_erfc itself, as there. The far
  * interval runs only for 8 lanes holding some |x| > 4, as the blocked form's per block (its
- * selection is per element). erfc_float32_avx512 tries erfc8_fused (below: certified fused
- * chains) first and takes erfc8 for 32 lanes where that is not sure of some. 256 elements 1.22 ->
- * 0.80 us; all 2^32 float32 patterns compared with the blocked form: identical
+ * selection is per element). erfc_float32_avx512 (_erfc_poly.h) tries erfc8_poly_fused (|x| < 2)
+ * or erfc8_fused (below: certified fused chains) first and takes erfc8 for the lanes they are not
+ * sure of. 256 elements 1.22 -> 0.80 us; all 2^32 float32 patterns compared with the blocked form: identical
  * (tests/test_erf_float32.py: a sample on every build, both forms). */
 __attribute__((target("avx512f,avx512dq,avx512vl"), always_inline)) static inline __m256
 erfc8(__m256 xf, __mmask8 *sure)
@@ -5765,36 +5765,7 @@ static void erfc_unsure(const float *v, float *o, unsigned unsure)
     }
 }
 
-__attribute__((target("avx512f,avx512dq,avx512vl"))) static void erfc_float32_avx512(const float *in, float *out, Py_ssize_t n)
-{
-    float v[8];
-    Py_ssize_t i = 0;
-    float w[32];
-    for (; i + 32 <= n; i += 32) {  /* (four independent chains: the Horner steps' latency overlaps) */
-        __mmask8 s[4];
-        __m256 x[4], f[4];
-        for (int g = 0; g < 4; g++) x[g] = _mm256_loadu_ps(in + i + 8 * g);
-        for (int g = 0; g < 4; g++) f[g] = erfc8_fused(x[g], &s[g]);
-        if ((__mmask8)(s[0] & s[1] & s[2] & s[3]) != 0xff)  /* (erfc8's exact steps for these 32) */
-            for (int g = 0; g < 4; g++) f[g] = erfc8(x[g], &s[g]);
-        int all = (__mmask8)(s[0] & s[1] & s[2] & s[3]) == 0xff;
-        if (!all)  /* (rare) */
-            for (int g = 0; g < 4; g++) _mm256_storeu_ps(w + 8 * g, x[g]);
-        for (int g = 0; g < 4; g++) _mm256_storeu_ps(out + i + 8 * g, f[g]);
-        if (!all)
-            for (int g = 0; g < 4; g++) erfc_unsure(w + 8 * g, out + i + 8 * g, (__mmask8)~s[g]);
-    }
-    for (; i < n; i += 8) {
-        __mmask8 k = n - i >= 8 ? (__mmask8)0xff : (__mmask8)((1u << (n - i)) - 1), s;
-        __m256 x = _mm256_maskz_loadu_ps(k, in + i);
-        __m256 f = erfc8_fused(x, &s);
-        if ((s & k) != k)
-            f = erfc8(x, &s);
-        _mm256_storeu_ps(v, x);
-        _mm256_mask_storeu_ps(out + i, k, f);
-        erfc_unsure(v, out + i, k & (__mmask8)~s);
-    }
-}
+#include "_erfc_poly.h" /* erfc_float32_avx512 (erfc8_fused, erfc8_poly_fused) */
 
 static int erf_float32_wide(void)
 {
