@@ -5832,6 +5832,7 @@ erfinv8(__m256 yf, __mmask8 *central)
     /* t = -log - 3.125, GILES_W's chain, copysign(a x, y) */
     __m512d t = _mm512_sub_pd(_mm512_xor_pd(lg, _mm512_set1_pd(-0.0)), _mm512_set1_pd(3.125));
     __m512d x = _mm512_set1_pd(GILES_W[0]);
+#pragma GCC unroll 22
     for (int k = 1; k < 23; k++) x = _mm512_add_pd(_mm512_set1_pd(GILES_W[k]), _mm512_mul_pd(x, t));
     __m512d r = _mm512_or_pd(_mm512_and_pd(_mm512_mul_pd(a, x), abs_mask), _mm512_andnot_pd(abs_mask, y));
     return _mm512_cvtpd_ps(r);
@@ -5843,13 +5844,12 @@ erfinv8(__m256 yf, __mmask8 *central)
  * r + eps round to the same float32 that float32 is erfinv8's; *sure holds those lanes (and only
  * central ones: the others are erfinv_float32_block's). About one lane in 10^4 is not sure and
  * takes erfinv8 itself. All 2^32 float32 patterns compared with the blocked form (small25). */
-__attribute__((target("avx512f,avx512dq,avx512vl"), always_inline)) static inline __m256
-erfinv8_fused(__m256 yf, __mmask8 *sure)
+/* erfinv8_fused's steps before GILES_W's chain: its variable t, and a = |y|, *central */
+__attribute__((target("avx512f,avx512dq,avx512vl"), always_inline)) static inline __m512d
+erfinv8_fused_t(__m256 yf, __m512d *a_out, __mmask8 *central)
 {
-    const __m512d abs_mask = _mm512_castsi512_pd(_mm512_set1_epi64(INT64_MAX));
-    __m512d y, a, e, s, one = _mm512_set1_pd(1.0);
-    __mmask8 central;
-    erfinv8_split(yf, &y, &a, &e, &s, &central);
+    __m512d y, e, s, one = _mm512_set1_pd(1.0);
+    erfinv8_split(yf, &y, a_out, &e, &s, central);
     __m512d z = _mm512_mul_pd(s, s);
     __m512d p = _mm512_fmadd_pd(_mm512_set1_pd(1.0 / 11), z, _mm512_set1_pd(1.0 / 9));
     p = _mm512_fmadd_pd(p, z, _mm512_set1_pd(1.0 / 7));
@@ -5857,15 +5857,52 @@ erfinv8_fused(__m256 yf, __mmask8 *sure)
     p = _mm512_fmadd_pd(p, z, _mm512_set1_pd(1.0 / 3));
     p = _mm512_fmadd_pd(p, z, one);
     __m512d lg = _mm512_fmadd_pd(e, _mm512_set1_pd(LN2), _mm512_mul_pd(_mm512_add_pd(s, s), p));
-    __m512d t = _mm512_sub_pd(_mm512_set1_pd(-3.125), lg);
-    __m512d x = _mm512_set1_pd(GILES_W[0]);
-    for (int k = 1; k < 23; k++) x = _mm512_fmadd_pd(x, t, _mm512_set1_pd(GILES_W[k]));
+    return _mm512_sub_pd(_mm512_set1_pd(-3.125), lg);
+}
+
+/* erfinv8_fused's steps after the chain (x its value): the float32 with y's sign, *sure */
+__attribute__((target("avx512f,avx512dq,avx512vl"), always_inline)) static inline __m256
+erfinv8_fused_end(__m256 yf, __m512d a, __m512d x, __mmask8 central, __mmask8 *sure)
+{
+    const __m512d abs_mask = _mm512_castsi512_pd(_mm512_set1_epi64(INT64_MAX));
     __m512d r = _mm512_and_pd(_mm512_mul_pd(a, x), abs_mask);
     __m512d eps = _mm512_mul_pd(r, _mm512_set1_pd(0x1p-38));
     __m256 rf = _mm512_cvtpd_ps(r);
     *sure = central & _mm256_cmp_ps_mask(_mm512_cvtpd_ps(_mm512_sub_pd(r, eps)), rf, _CMP_EQ_OQ)
             & _mm256_cmp_ps_mask(_mm512_cvtpd_ps(_mm512_add_pd(r, eps)), rf, _CMP_EQ_OQ);
     return _mm256_or_ps(rf, _mm256_and_ps(yf, _mm256_set1_ps(-0.0f)));  /* (copysign: y's sign) */
+}
+
+__attribute__((target("avx512f,avx512dq,avx512vl"), always_inline)) static inline __m256
+erfinv8_fused(__m256 yf, __mmask8 *sure)
+{
+    __m512d a;
+    __mmask8 central;
+    __m512d t = erfinv8_fused_t(yf, &a, &central);
+    __m512d x = _mm512_set1_pd(GILES_W[0]);
+    for (int k = 1; k < 23; k++) x = _mm512_fmadd_pd(x, t, _mm512_set1_pd(GILES_W[k]));
+    return erfinv8_fused_end(yf, a, x, central, sure);
+}
+
+/* erfinv8_fused of four groups of 8 (yf[g] -> f[g], sure[g]), each lane's operations erfinv8_fused's,
+ * in its order, so the same doubles. Why: with four erfinv8_fused calls one after the other, GCC
+ * emitted each call's 22 dependent chain steps in turn (as a loop, ~88 cycles of latency apiece,
+ * which the core did not overlap with the next call's); here step k of all four chains comes
+ * together, so their latencies overlap (2^20 elements of (0.1, 0.9): ~2.9 -> ~1.6 ms). */
+__attribute__((target("avx512f,avx512dq,avx512vl"), always_inline)) static inline void
+erfinv8_fused4(const __m256 *yf, __m256 *f, __mmask8 *sure)
+{
+    __m512d a[4], t[4], x[4];
+    __mmask8 central[4];
+    for (int g = 0; g < 4; g++) t[g] = erfinv8_fused_t(yf[g], &a[g], &central[g]);
+    for (int g = 0; g < 4; g++) x[g] = _mm512_set1_pd(GILES_W[0]);
+#pragma GCC unroll 22
+    for (int k = 1; k < 23; k++) {
+        __m512d w = _mm512_set1_pd(GILES_W[k]);
+#pragma GCC unroll 4
+        for (int g = 0; g < 4; g++) x[g] = _mm512_fmadd_pd(x[g], t[g], w);
+    }
+    for (int g = 0; g < 4; g++) f[g] = erfinv8_fused_end(yf[g], a[g], x[g], central[g], &sure[g]);
 }
 
 /* erfinv_float32_block's values of m <= 32 floats at in, into o (in may be o) */
@@ -5881,9 +5918,12 @@ __attribute__((target("avx512f,avx512dq,avx512vl"))) static void erfinv_float32_
 {
     Py_ssize_t i = 0;
     for (; i + 32 <= n; i += 32) {  /* (four independent chains: the Horner steps' latency overlaps) */
-        __mmask8 c0, c1, c2, c3;
-        __m256 f0 = erfinv8_fused(_mm256_loadu_ps(in + i), &c0), f1 = erfinv8_fused(_mm256_loadu_ps(in + i + 8), &c1);
-        __m256 f2 = erfinv8_fused(_mm256_loadu_ps(in + i + 16), &c2), f3 = erfinv8_fused(_mm256_loadu_ps(in + i + 24), &c3);
+        __mmask8 c[4];
+        __m256 yv[4], f[4];
+        for (int g = 0; g < 4; g++) yv[g] = _mm256_loadu_ps(in + i + 8 * g);
+        erfinv8_fused4(yv, f, c);
+        __mmask8 c0 = c[0], c1 = c[1], c2 = c[2], c3 = c[3];
+        __m256 f0 = f[0], f1 = f[1], f2 = f[2], f3 = f[3];
         if ((__mmask8)(c0 & c1 & c2 & c3) != 0xff) {  /* (rare: erfinv8's exact steps for these 32) */
             f0 = erfinv8(_mm256_loadu_ps(in + i), &c0);
             f1 = erfinv8(_mm256_loadu_ps(in + i + 8), &c1);
