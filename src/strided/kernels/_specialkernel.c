@@ -5801,11 +5801,10 @@ erfinv8_split(__m256 yf, __m512d *y_out, __m512d *a_out, __m512d *e_out, __m512d
     __m512d one = _mm512_set1_pd(1.0);
     __m512d v = _mm512_mul_pd(_mm512_sub_pd(one, a), _mm512_add_pd(one, a));
     *central = _mm512_cmp_pd_mask(a, one, _CMP_LT_OQ) & _mm512_cmp_pd_mask(v, _mm512_set1_pd(EXP_M625), _CMP_NLE_UQ);
-    __m512i bits = _mm512_castpd_si512(v);
-    __m512d ed = _mm512_castsi512_pd(_mm512_or_si512(_mm512_srli_epi64(bits, 52), _mm512_set1_epi64(0x4330000000000000LL)));
-    __m512d e = _mm512_sub_pd(_mm512_sub_pd(ed, _mm512_set1_pd(0x1p52)), _mm512_set1_pd(1022.0));
-    __m512d f = _mm512_castsi512_pd(_mm512_or_si512(_mm512_and_si512(bits, _mm512_set1_epi64(0x000fffffffffffffLL)),
-                                                    _mm512_set1_epi64(0x3fe0000000000000LL)));
+    /* v = f 2^e, f in [0.5, 1) (split_sqrt_half's before its step; exact, for the normal v > 0 that
+     * central lanes have: getexp is floor(log2 v), getmant v's mantissa with exponent -1) */
+    __m512d e = _mm512_add_pd(_mm512_getexp_pd(v), one);
+    __m512d f = _mm512_getmant_pd(v, _MM_MANT_NORM_p5_1, _MM_MANT_SIGN_src);
     __mmask8 low = _mm512_cmp_pd_mask(f, _mm512_set1_pd(SQRT_HALF), _CMP_LT_OQ);
     f = _mm512_mask_mul_pd(f, low, _mm512_set1_pd(2.0), f);
     *e_out = _mm512_mask_sub_pd(e, low, e, one);
@@ -5866,10 +5865,17 @@ erfinv8_fused_end(__m256 yf, __m512d a, __m512d x, __mmask8 central, __mmask8 *s
 {
     const __m512d abs_mask = _mm512_castsi512_pd(_mm512_set1_epi64(INT64_MAX));
     __m512d r = _mm512_and_pd(_mm512_mul_pd(a, x), abs_mask);
-    __m512d eps = _mm512_mul_pd(r, _mm512_set1_pd(0x1p-38));
+    /* sure: every double within eps = r 2^-38 of r rounds to r's float32, read off r's bits: eps is
+     * under 2^15 of r's double ulps (r < 2^(k+1) in binade k), and a float32 rounding boundary (a
+     * midpoint) lies where the low 29 bits of r's mantissa are 2^28; more than 2^15 from it, r and
+     * all those doubles round alike (across a power of two too, far from any midpoint). A float32
+     * subnormal r (whose boundaries lie elsewhere) is never sure. (Replaces r -+ eps rounded and
+     * compared: the same lanes but for a few at the edge, and those take erfinv8: the same bits.) */
+    __m512i low = _mm512_and_si512(_mm512_castpd_si512(r), _mm512_set1_epi64((1 << 29) - 1));
+    __m512i off = _mm512_abs_epi64(_mm512_sub_epi64(low, _mm512_set1_epi64(1 << 28)));
     __m256 rf = _mm512_cvtpd_ps(r);
-    *sure = central & _mm256_cmp_ps_mask(_mm512_cvtpd_ps(_mm512_sub_pd(r, eps)), rf, _CMP_EQ_OQ)
-            & _mm256_cmp_ps_mask(_mm512_cvtpd_ps(_mm512_add_pd(r, eps)), rf, _CMP_EQ_OQ);
+    *sure = central & _mm512_cmp_epi64_mask(off, _mm512_set1_epi64(1 << 15), _MM_CMPINT_GT)
+            & _mm512_cmp_pd_mask(r, _mm512_set1_pd(0x1p-126), _CMP_GE_OQ);
     return _mm256_or_ps(rf, _mm256_and_ps(yf, _mm256_set1_ps(-0.0f)));  /* (copysign: y's sign) */
 }
 
