@@ -1034,7 +1034,7 @@ def _unravel_dense(indices: Tensor, coefs: list[int], dims: list[int]) -> tuple[
     run in memory order one dim at a time by NumPy's floor_divide and remainder by a Python int
     (NumPy divides by a scalar with libdivide's multiply: 1M indices in 2 dims ~21 -> ~8 ms), then
     unbound as the general path unbinds it; the copy kernel's ``unravel_rows`` writes all the
-    columns in one pass where it is built (1M indices in 2 dims ~8 -> ~2 ms). None where that does
+    columns in one pass where it is built (1M indices in 2 dims ~8 -> ~1 ms). None where that does
     not apply (a zero divisor: the general path's error)."""
     if OPEN or indices.__class__ is not Tensor or indices._dtype is not int64 or not dims or 0 in dims:
         return None
