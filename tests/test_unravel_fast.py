@@ -133,3 +133,32 @@ def test_unaligned_indices_take_the_numpy_path():
     for dims in ((3, 4), (2, 3, 5)):
         got = st.unravel_index(st.from_numpy(odd), dims)
         _same(got, st.unravel_index(st.from_numpy(idx), dims), torch.unravel_index(torch.from_numpy(idx), dims))
+
+
+def test_shapes_past_int64_raise_torchs_value_error():
+    """A dim, or a row-major stride computed from the shape, beyond int64: PyTorch's ValueError
+    ("Overflow when unpacking long long", from torch.Size(shape) or torch.tensor(coefs)); before,
+    NumPy's OverflowError. Within int64 the coordinates are PyTorch's."""
+    import pytest
+
+    idx = np.array([1, 5], np.int64)
+    for shape in [(2**40, 2**40, 2**30), (2**63, 2), (2, 2**63), (3, 2**64), 2**63, (0, 2**40, 2**40)]:
+        with pytest.raises(ValueError, match="Overflow when unpacking long long") as theirs:
+            torch.unravel_index(torch.from_numpy(idx), shape)
+        with pytest.raises(ValueError, match="Overflow when unpacking long long") as ours:
+            st.unravel_index(st.from_numpy(idx), shape)
+        assert type(theirs.value) is ValueError and not isinstance(ours.value, OverflowError)
+    # the sign check comes first, and a zero stride's division before the shape's conversion
+    for shape, error, cls in [((2**63, -1), "negative", ValueError), ((-(2**63) - 1,), "negative", ValueError),
+                              ((2**63, 0), "ZeroDivisionError", RuntimeError)]:
+        with pytest.raises(cls, match=error):
+            torch.unravel_index(torch.from_numpy(idx), shape)
+        with pytest.raises(cls, match=error):
+            st.unravel_index(st.from_numpy(idx), shape)
+    with pytest.raises(ValueError, match="Overflow"):  # (no element to divide: the shape's conversion)
+        torch.unravel_index(torch.from_numpy(idx[:0]), (2**63, 0))
+    with pytest.raises(ValueError, match="Overflow"):
+        st.unravel_index(st.from_numpy(idx[:0]), (2**63, 0))
+    for shape in [(2**62, 2, 2), (2**63 - 1, 1, 2), (2**32, 2**31, 2)]:
+        _same(st.unravel_index(st.from_numpy(idx), shape), st.unravel_index(st.from_numpy(idx), shape),
+              torch.unravel_index(torch.from_numpy(idx), shape))

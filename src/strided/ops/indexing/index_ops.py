@@ -1018,11 +1018,28 @@ def unravel_index(indices: Any, shape: Any) -> tuple[Tensor, ...]:
     coefs = [1] * len(dims)
     for k in range(len(dims) - 2, -1, -1):
         coefs[k] = coefs[k + 1] * dims[k + 1]
+    # PyTorch's torch.tensor(coefs) and, after its floor_divide, torch.tensor(shape): int64 or its
+    # ValueError (the general path's _int64_vector raises it in the same order, where a zero dim
+    # may first make the floor_divide raise)
+    _check_int64(coefs)
+    if 0 not in dims:
+        _check_int64(dims)
     fast = _unravel_dense(indices, coefs, dims)
     if fast is not None:
         return fast
     coords = indices.unsqueeze(-1).floor_divide(_int64_vector(coefs)) % _int64_vector(dims)
     return coords.unbind(-1)
+
+
+def _check_int64(values: list[int]) -> None:
+    """PyTorch's ValueError where one of ``values`` does not fit in int64 (``torch.tensor(values,
+    dtype=torch.int64)``: unravel_index's strides, then its shape)."""
+    for v in values:
+        if not -L.INT64_MAX - 1 <= v <= L.INT64_MAX:
+            raise StridedValueError(join_lines(
+                "Overflow when unpacking long long",
+                f"unravel_index's shape or its row-major strides hold {v}, which does not fit in int64",
+            ))
 
 
 def _unravel_dense(indices: Tensor, coefs: list[int], dims: list[int]) -> tuple[Tensor, ...] | None:
@@ -1061,7 +1078,9 @@ def _unravel_dense(indices: Tensor, coefs: list[int], dims: list[int]) -> tuple[
 
 
 def _int64_vector(values: list[int]) -> Tensor:
-    """An int64 vector of ``values``: the op's own constants (not a ``tensor()`` of the user's)."""
+    """An int64 vector of ``values``: the op's own constants (not a ``tensor()`` of the user's);
+    PyTorch's ValueError where one does not fit in int64."""
+    _check_int64(values)
     return adopted(np.asarray(values, dtype=np.int64), Layout._trusted((len(values),), (1,), 0), int64)
 
 
