@@ -64,7 +64,8 @@ setup(ext_modules=[Extension(
     "strided.kernels._copykernel",
     ["src/strided/kernels/_copykernel.c"],
     depends=["src/strided/kernels/_front.h", "src/strided/kernels/_fresh_fill.h", "src/strided/kernels/_any_nan.h", "src/strided/kernels/_interleave.h", "src/strided/kernels/_masked_run.h",
-             "src/strided/kernels/_nonzero_rows.h", "src/strided/kernels/_row_copy.h", "src/strided/kernels/_pair_join.h"],
+             "src/strided/kernels/_nonzero_rows.h", "src/strided/kernels/_row_copy.h", "src/strided/kernels/_pair_join.h",
+             "src/strided/kernels/_unravel.h"],
     optional=True,
     # -O3 for the tile loops; no -march: the build may be copied to another x86-64 machine, and
     # the SSE2 transposes it uses are in every one (and no FMA to contract apply2d's ops into);
@@ -85,7 +86,7 @@ setup(ext_modules=[Extension(
     depends=["src/strided/kernels/_torch_special.h", "src/strided/kernels/_ufunc_chain.h", "src/strided/kernels/_glibc_expf.h", "src/strided/kernels/_glibc_sinf.h",
              "src/strided/kernels/_logspace_f32.h", "src/strided/kernels/_i0_f32.h", "src/strided/kernels/_digamma_f32.h",
              "src/strided/kernels/_torch_bmm_loop.h", "src/strided/kernels/_norm2_rows4.h",
-             "src/strided/kernels/_erf_float32_table.h",
+             "src/strided/kernels/_erf_float32_table.h", "src/strided/kernels/_erfc_poly.h",
              "src/strided/kernels/_scalar_inplace.h",
              "src/strided/kernels/_sleef_expf.h", "src/strided/kernels/_sleef_exp.h", "src/strided/kernels/_sleef_log.h"],
     extra_compile_args=["-O3", "-std=c99", "-Wall", "-ffp-contract=off", "-fno-fast-math"],

@@ -3,7 +3,7 @@ against the scalar kernels ``erf`` / ``erfc`` they replace for float32 arrays: t
 every input (the fast loops approximate, and recompute every element whose float32 rounding that
 could move; all 2^32 float32 patterns were checked once in C, and erf's AVX-512 form over every
 float32 of magnitude <= 4.5, Dec 2026, erfc's AVX-512 form against its blocked stages over all 2^32
-patterns, small25; here a sample: random bit patterns over every exponent, the branch edges and
+patterns, small25, and again with its polynomial groups for |x| < 2, elem28; here a sample: random bit patterns over every exponent, the branch edges and
 their neighbours, NaN payloads, zeros, subnormals, infinities), erf and erfc in both of their
 forms (``erf_float32_form``), and the ops against PyTorch with the kernel on and off.
 """
@@ -150,3 +150,27 @@ def test_the_op_gives_the_scalar_kernels_bits_and_matches_pytorch(name: str, lay
     with native.disabled():
         off = getattr(strided, name)(s)
     np.testing.assert_allclose(off.numpy(), got.numpy(), rtol=1.2e-7, atol=0)
+
+
+def test_erfc_groups_below_two_take_k_erfcs_bits() -> None:
+    """erfc's AVX-512 form computes a group of 8 whose |x| are all below 2 from erf8's polynomials
+    (1 -+ erf, certified, _erfc_poly.h): such groups only here (dense data in (-2, 2), inputs near
+    a float32 rounding boundary of k_erfc, the quarters' and 0.25's edges, the floats just below 2,
+    lengths that leave a partial group), each float32 the scalar kernel's k_erfc rounded once."""
+    rng = np.random.default_rng(2028)
+    dense = rng.uniform(-2, 2, 1 << 20).astype(np.float32)
+    x64 = np.empty(dense.size)
+    _KERNEL.erfc(dense.astype(np.float64), x64)
+    up = x64.astype(np.float32).astype(np.float64)
+    near = dense[np.abs(x64 - up) > 0.45 * np.abs(np.spacing(up.astype(np.float32)).astype(np.float64))]
+    assert near.size > 50
+    below = np.float32(2.0).view(np.uint32) - np.arange(1, 4097, dtype=np.uint32)
+    edges = np.arange(0, 8, dtype=np.float32) / np.float32(4)
+    edges = np.concatenate([edges, np.nextafter(edges, np.float32(2)), np.nextafter(edges, np.float32(-1)),
+                            below.view(np.float32), np.float32([0.46875, 1e-45, 1e-30, -0.0])])
+    for v in (dense, near, np.concatenate([edges, -edges]), dense[:1003]):
+        out = np.empty_like(v)
+        _KERNEL.erfc_float32(v, out)
+        ref = np.empty(v.size)
+        _KERNEL.erfc(v.astype(np.float64), ref)
+        assert _bits(out).tolist() == _bits(ref.astype(np.float32)).tolist()

@@ -631,6 +631,7 @@ static void plane_z(int sz, char *d, const char *s, Py_ssize_t nb, Py_ssize_t na
 #include "_row_copy.h"
 #include "_masked_run.h"
 #include "_nonzero_rows.h"
+#include "_unravel.h"
 
 /* One (b, a) plane: nb x na elements. */
 static void copy_plane(int itemsize, char *d, const char *s, Py_ssize_t nb, Py_ssize_t na,
@@ -3686,6 +3687,10 @@ static PyMethodDef methods[] = {
     {"nonzero_rows", (PyCFunction)(void (*)(void))py_nonzero_rows, METH_FASTCALL,
      "nonzero_rows(x, out) -> int: the non-zero count of a C-contiguous float32/float64/int32/int64/bool x (out None),\n"
      "or its positions written column by column into the int64 out of count * ndim; -1 where they do not qualify."},
+    {"unravel_rows", (PyCFunction)(void (*)(void))py_unravel_rows, METH_FASTCALL,
+     "unravel_rows(flat, dims, out) -> bool: unravel_index's coordinates of the C-contiguous int64 flat into the\n"
+     "int64 out of len(flat) * len(dims), each index's side by side (floor semantics: wraps as PyTorch's);\n"
+     "False where they do not qualify (see _unravel.h)."},
     {"masked_fill_run", (PyCFunction)(void (*)(void))py_masked_fill_run, METH_FASTCALL,
      "masked_fill_run(x, mask, out, fill) -> bool: out = fill where mask, else x, over three C-contiguous runs\n"
      "(1/2/4/8-byte items, a bool mask, fill one element of out's dtype), branchless; False where they do not qualify."},

@@ -5628,9 +5628,9 @@ __attribute__((target("avx512f,avx512dq,avx512vl"))) static void erf_float32_avx
  * compute is the blocked stages' own, so is every float32 result and every certification; the
  * lanes not sure (NaN, a tail value near a rounding boundary) are k_erfc itself, as there. The far
  * interval runs only for 8 lanes holding some |x| > 4, as the blocked form's per block (its
- * selection is per element). erfc_float32_avx512 tries erfc8_fused (below: certified fused
- * chains) first and takes erfc8 for 32 lanes where that is not sure of some. 256 elements 1.22 ->
- * 0.80 us; all 2^32 float32 patterns compared with the blocked form: identical
+ * selection is per element). erfc_float32_avx512 (_erfc_poly.h) tries erfc8_poly_fused (|x| < 2)
+ * or erfc8_fused (below: certified fused chains) first and takes erfc8 for the lanes they are not
+ * sure of. 256 elements 1.22 -> 0.80 us; all 2^32 float32 patterns compared with the blocked form: identical
  * (tests/test_erf_float32.py: a sample on every build, both forms). */
 __attribute__((target("avx512f,avx512dq,avx512vl"), always_inline)) static inline __m256
 erfc8(__m256 xf, __mmask8 *sure)
@@ -5765,36 +5765,7 @@ static void erfc_unsure(const float *v, float *o, unsigned unsure)
     }
 }
 
-__attribute__((target("avx512f,avx512dq,avx512vl"))) static void erfc_float32_avx512(const float *in, float *out, Py_ssize_t n)
-{
-    float v[8];
-    Py_ssize_t i = 0;
-    float w[32];
-    for (; i + 32 <= n; i += 32) {  /* (four independent chains: the Horner steps' latency overlaps) */
-        __mmask8 s[4];
-        __m256 x[4], f[4];
-        for (int g = 0; g < 4; g++) x[g] = _mm256_loadu_ps(in + i + 8 * g);
-        for (int g = 0; g < 4; g++) f[g] = erfc8_fused(x[g], &s[g]);
-        if ((__mmask8)(s[0] & s[1] & s[2] & s[3]) != 0xff)  /* (erfc8's exact steps for these 32) */
-            for (int g = 0; g < 4; g++) f[g] = erfc8(x[g], &s[g]);
-        int all = (__mmask8)(s[0] & s[1] & s[2] & s[3]) == 0xff;
-        if (!all)  /* (rare) */
-            for (int g = 0; g < 4; g++) _mm256_storeu_ps(w + 8 * g, x[g]);
-        for (int g = 0; g < 4; g++) _mm256_storeu_ps(out + i + 8 * g, f[g]);
-        if (!all)
-            for (int g = 0; g < 4; g++) erfc_unsure(w + 8 * g, out + i + 8 * g, (__mmask8)~s[g]);
-    }
-    for (; i < n; i += 8) {
-        __mmask8 k = n - i >= 8 ? (__mmask8)0xff : (__mmask8)((1u << (n - i)) - 1), s;
-        __m256 x = _mm256_maskz_loadu_ps(k, in + i);
-        __m256 f = erfc8_fused(x, &s);
-        if ((s & k) != k)
-            f = erfc8(x, &s);
-        _mm256_storeu_ps(v, x);
-        _mm256_mask_storeu_ps(out + i, k, f);
-        erfc_unsure(v, out + i, k & (__mmask8)~s);
-    }
-}
+#include "_erfc_poly.h" /* erfc_float32_avx512 (erfc8_fused, erfc8_poly_fused) */
 
 static int erf_float32_wide(void)
 {
@@ -5830,11 +5801,10 @@ erfinv8_split(__m256 yf, __m512d *y_out, __m512d *a_out, __m512d *e_out, __m512d
     __m512d one = _mm512_set1_pd(1.0);
     __m512d v = _mm512_mul_pd(_mm512_sub_pd(one, a), _mm512_add_pd(one, a));
     *central = _mm512_cmp_pd_mask(a, one, _CMP_LT_OQ) & _mm512_cmp_pd_mask(v, _mm512_set1_pd(EXP_M625), _CMP_NLE_UQ);
-    __m512i bits = _mm512_castpd_si512(v);
-    __m512d ed = _mm512_castsi512_pd(_mm512_or_si512(_mm512_srli_epi64(bits, 52), _mm512_set1_epi64(0x4330000000000000LL)));
-    __m512d e = _mm512_sub_pd(_mm512_sub_pd(ed, _mm512_set1_pd(0x1p52)), _mm512_set1_pd(1022.0));
-    __m512d f = _mm512_castsi512_pd(_mm512_or_si512(_mm512_and_si512(bits, _mm512_set1_epi64(0x000fffffffffffffLL)),
-                                                    _mm512_set1_epi64(0x3fe0000000000000LL)));
+    /* v = f 2^e, f in [0.5, 1) (split_sqrt_half's before its step; exact, for the normal v > 0 that
+     * central lanes have: getexp is floor(log2 v), getmant v's mantissa with exponent -1) */
+    __m512d e = _mm512_add_pd(_mm512_getexp_pd(v), one);
+    __m512d f = _mm512_getmant_pd(v, _MM_MANT_NORM_p5_1, _MM_MANT_SIGN_src);
     __mmask8 low = _mm512_cmp_pd_mask(f, _mm512_set1_pd(SQRT_HALF), _CMP_LT_OQ);
     f = _mm512_mask_mul_pd(f, low, _mm512_set1_pd(2.0), f);
     *e_out = _mm512_mask_sub_pd(e, low, e, one);
@@ -5861,6 +5831,7 @@ erfinv8(__m256 yf, __mmask8 *central)
     /* t = -log - 3.125, GILES_W's chain, copysign(a x, y) */
     __m512d t = _mm512_sub_pd(_mm512_xor_pd(lg, _mm512_set1_pd(-0.0)), _mm512_set1_pd(3.125));
     __m512d x = _mm512_set1_pd(GILES_W[0]);
+#pragma GCC unroll 22
     for (int k = 1; k < 23; k++) x = _mm512_add_pd(_mm512_set1_pd(GILES_W[k]), _mm512_mul_pd(x, t));
     __m512d r = _mm512_or_pd(_mm512_and_pd(_mm512_mul_pd(a, x), abs_mask), _mm512_andnot_pd(abs_mask, y));
     return _mm512_cvtpd_ps(r);
@@ -5872,13 +5843,12 @@ erfinv8(__m256 yf, __mmask8 *central)
  * r + eps round to the same float32 that float32 is erfinv8's; *sure holds those lanes (and only
  * central ones: the others are erfinv_float32_block's). About one lane in 10^4 is not sure and
  * takes erfinv8 itself. All 2^32 float32 patterns compared with the blocked form (small25). */
-__attribute__((target("avx512f,avx512dq,avx512vl"), always_inline)) static inline __m256
-erfinv8_fused(__m256 yf, __mmask8 *sure)
+/* erfinv8_fused's steps before GILES_W's chain: its variable t, and a = |y|, *central */
+__attribute__((target("avx512f,avx512dq,avx512vl"), always_inline)) static inline __m512d
+erfinv8_fused_t(__m256 yf, __m512d *a_out, __mmask8 *central)
 {
-    const __m512d abs_mask = _mm512_castsi512_pd(_mm512_set1_epi64(INT64_MAX));
-    __m512d y, a, e, s, one = _mm512_set1_pd(1.0);
-    __mmask8 central;
-    erfinv8_split(yf, &y, &a, &e, &s, &central);
+    __m512d y, e, s, one = _mm512_set1_pd(1.0);
+    erfinv8_split(yf, &y, a_out, &e, &s, central);
     __m512d z = _mm512_mul_pd(s, s);
     __m512d p = _mm512_fmadd_pd(_mm512_set1_pd(1.0 / 11), z, _mm512_set1_pd(1.0 / 9));
     p = _mm512_fmadd_pd(p, z, _mm512_set1_pd(1.0 / 7));
@@ -5886,15 +5856,60 @@ erfinv8_fused(__m256 yf, __mmask8 *sure)
     p = _mm512_fmadd_pd(p, z, _mm512_set1_pd(1.0 / 3));
     p = _mm512_fmadd_pd(p, z, one);
     __m512d lg = _mm512_fmadd_pd(e, _mm512_set1_pd(LN2), _mm512_mul_pd(_mm512_add_pd(s, s), p));
-    __m512d t = _mm512_sub_pd(_mm512_set1_pd(-3.125), lg);
+    return _mm512_sub_pd(_mm512_set1_pd(-3.125), lg);
+}
+
+/* erfinv8_fused's steps after the chain (x its value): the float32 with y's sign, *sure */
+__attribute__((target("avx512f,avx512dq,avx512vl"), always_inline)) static inline __m256
+erfinv8_fused_end(__m256 yf, __m512d a, __m512d x, __mmask8 central, __mmask8 *sure)
+{
+    const __m512d abs_mask = _mm512_castsi512_pd(_mm512_set1_epi64(INT64_MAX));
+    __m512d r = _mm512_and_pd(_mm512_mul_pd(a, x), abs_mask);
+    /* sure: every double within eps = r 2^-38 of r rounds to r's float32, read off r's bits: eps is
+     * under 2^15 of r's double ulps (r < 2^(k+1) in binade k), and a float32 rounding boundary (a
+     * midpoint) lies where the low 29 bits of r's mantissa are 2^28; more than 2^15 from it, r and
+     * all those doubles round alike (across a power of two too, far from any midpoint). A float32
+     * subnormal r (whose boundaries lie elsewhere) is never sure. (Replaces r -+ eps rounded and
+     * compared: the same lanes but for a few at the edge, and those take erfinv8: the same bits.) */
+    __m512i low = _mm512_and_si512(_mm512_castpd_si512(r), _mm512_set1_epi64((1 << 29) - 1));
+    __m512i off = _mm512_abs_epi64(_mm512_sub_epi64(low, _mm512_set1_epi64(1 << 28)));
+    __m256 rf = _mm512_cvtpd_ps(r);
+    *sure = central & _mm512_cmp_epi64_mask(off, _mm512_set1_epi64(1 << 15), _MM_CMPINT_GT)
+            & _mm512_cmp_pd_mask(r, _mm512_set1_pd(0x1p-126), _CMP_GE_OQ);
+    return _mm256_or_ps(rf, _mm256_and_ps(yf, _mm256_set1_ps(-0.0f)));  /* (copysign: y's sign) */
+}
+
+__attribute__((target("avx512f,avx512dq,avx512vl"), always_inline)) static inline __m256
+erfinv8_fused(__m256 yf, __mmask8 *sure)
+{
+    __m512d a;
+    __mmask8 central;
+    __m512d t = erfinv8_fused_t(yf, &a, &central);
     __m512d x = _mm512_set1_pd(GILES_W[0]);
     for (int k = 1; k < 23; k++) x = _mm512_fmadd_pd(x, t, _mm512_set1_pd(GILES_W[k]));
-    __m512d r = _mm512_and_pd(_mm512_mul_pd(a, x), abs_mask);
-    __m512d eps = _mm512_mul_pd(r, _mm512_set1_pd(0x1p-38));
-    __m256 rf = _mm512_cvtpd_ps(r);
-    *sure = central & _mm256_cmp_ps_mask(_mm512_cvtpd_ps(_mm512_sub_pd(r, eps)), rf, _CMP_EQ_OQ)
-            & _mm256_cmp_ps_mask(_mm512_cvtpd_ps(_mm512_add_pd(r, eps)), rf, _CMP_EQ_OQ);
-    return _mm256_or_ps(rf, _mm256_and_ps(yf, _mm256_set1_ps(-0.0f)));  /* (copysign: y's sign) */
+    return erfinv8_fused_end(yf, a, x, central, sure);
+}
+
+/* erfinv8_fused of eight groups of 8 (yf[g] -> f[g], sure[g]), each lane's operations erfinv8_fused's,
+ * in its order, so the same doubles. Why: with four erfinv8_fused calls one after the other, GCC
+ * emitted each call's 22 dependent chain steps in turn (as a loop, ~88 cycles of latency apiece,
+ * which the core did not overlap with the next call's); here step k of all eight chains comes
+ * together, so their latencies overlap (2^20 elements of (0.1, 0.9), thread time: ~2.9 ms with the
+ * four calls, ~2.2 with four chains interleaved, ~1.76 with eight; PyTorch's ~1.93). */
+__attribute__((target("avx512f,avx512dq,avx512vl"), always_inline)) static inline void
+erfinv8_fused8(const __m256 *yf, __m256 *f, __mmask8 *sure)
+{
+    __m512d a[8], t[8], x[8];
+    __mmask8 central[8];
+    for (int g = 0; g < 8; g++) t[g] = erfinv8_fused_t(yf[g], &a[g], &central[g]);
+    for (int g = 0; g < 8; g++) x[g] = _mm512_set1_pd(GILES_W[0]);
+#pragma GCC unroll 22
+    for (int k = 1; k < 23; k++) {
+        __m512d w = _mm512_set1_pd(GILES_W[k]);
+#pragma GCC unroll 8
+        for (int g = 0; g < 8; g++) x[g] = _mm512_fmadd_pd(x[g], t[g], w);
+    }
+    for (int g = 0; g < 8; g++) f[g] = erfinv8_fused_end(yf[g], a[g], x[g], central[g], &sure[g]);
 }
 
 /* erfinv_float32_block's values of m <= 32 floats at in, into o (in may be o) */
@@ -5909,10 +5924,37 @@ __attribute__((noinline)) static void erfinv_float32_lanes(const float *in, floa
 __attribute__((target("avx512f,avx512dq,avx512vl"))) static void erfinv_float32_avx512(const float *in, float *out, Py_ssize_t n)
 {
     Py_ssize_t i = 0;
-    for (; i + 32 <= n; i += 32) {  /* (four independent chains: the Horner steps' latency overlaps) */
-        __mmask8 c0, c1, c2, c3;
-        __m256 f0 = erfinv8_fused(_mm256_loadu_ps(in + i), &c0), f1 = erfinv8_fused(_mm256_loadu_ps(in + i + 8), &c1);
-        __m256 f2 = erfinv8_fused(_mm256_loadu_ps(in + i + 16), &c2), f3 = erfinv8_fused(_mm256_loadu_ps(in + i + 24), &c3);
+    for (; i + 64 <= n; i += 64) {  /* (eight chains interleaved: erfinv8_fused8) */
+        __mmask8 c[8];
+        __m256 yv[8], f[8];
+        for (int g = 0; g < 8; g++) yv[g] = _mm256_loadu_ps(in + i + 8 * g);
+        erfinv8_fused8(yv, f, c);
+        if ((__mmask8)(c[0] & c[1] & c[2] & c[3] & c[4] & c[5] & c[6] & c[7]) == 0xff) {
+            for (int g = 0; g < 8; g++) _mm256_storeu_ps(out + i + 8 * g, f[g]);
+            continue;
+        }
+        for (int h = 0; h < 64; h += 32) {  /* (rare: each 32 as the loop below takes them) */
+            __mmask8 d[4];
+            __m256 e[4];
+            int all = 1;
+            for (int g = 0; g < 4; g++) all &= c[h / 8 + g] == 0xff;
+            if (!all) {
+                for (int g = 0; g < 4; g++) e[g] = erfinv8(yv[h / 8 + g], &d[g]);
+                all = (__mmask8)(d[0] & d[1] & d[2] & d[3]) == 0xff;
+            } else {
+                for (int g = 0; g < 4; g++) e[g] = f[h / 8 + g];
+            }
+            if (all) for (int g = 0; g < 4; g++) _mm256_storeu_ps(out + i + h + 8 * g, e[g]);
+            else erfinv_float32_lanes(in + i + h, out + i + h, 32);
+        }
+    }
+    for (; i + 32 <= n; i += 32) {  /* (the last 32 to 63) */
+        __mmask8 c[4];
+        __m256 yv[4], f[4];
+        for (int g = 0; g < 4; g++) yv[g] = _mm256_loadu_ps(in + i + 8 * g);
+        for (int g = 0; g < 4; g++) f[g] = erfinv8_fused(yv[g], &c[g]);
+        __mmask8 c0 = c[0], c1 = c[1], c2 = c[2], c3 = c[3];
+        __m256 f0 = f[0], f1 = f[1], f2 = f[2], f3 = f[3];
         if ((__mmask8)(c0 & c1 & c2 & c3) != 0xff) {  /* (rare: erfinv8's exact steps for these 32) */
             f0 = erfinv8(_mm256_loadu_ps(in + i), &c0);
             f1 = erfinv8(_mm256_loadu_ps(in + i + 8), &c1);

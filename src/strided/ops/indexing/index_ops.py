@@ -30,6 +30,7 @@ from ...errors import (
     join_lines,
 )
 from ...gradients import grad_zeros, linear, not_differentiable, seal
+from ...kernels import native
 from ...kernels.blocked import copy_into
 from ...kernels.native import special
 from ...kernels.torch_index_loops import index_add_stale, index_copy_stale, index_copy_walk
@@ -1040,11 +1041,28 @@ def unravel_index(indices: Any, shape: Any) -> tuple[Tensor, ...]:
     coefs = [1] * len(dims)
     for k in range(len(dims) - 2, -1, -1):
         coefs[k] = coefs[k + 1] * dims[k + 1]
+    # PyTorch's torch.tensor(coefs) and, after its floor_divide, torch.tensor(shape): int64 or its
+    # ValueError (the general path's _int64_vector raises it in the same order, where a zero dim
+    # may first make the floor_divide raise)
+    _check_int64(coefs)
+    if 0 not in dims:
+        _check_int64(dims)
     fast = _unravel_dense(indices, coefs, dims)
     if fast is not None:
         return fast
     coords = indices.unsqueeze(-1).floor_divide(_int64_vector(coefs)) % _int64_vector(dims)
     return coords.unbind(-1)
+
+
+def _check_int64(values: list[int]) -> None:
+    """PyTorch's ValueError where one of ``values`` does not fit in int64 (``torch.tensor(values,
+    dtype=torch.int64)``: unravel_index's strides, then its shape)."""
+    for v in values:
+        if not -L.INT64_MAX - 1 <= v <= L.INT64_MAX:
+            raise StridedValueError(join_lines(
+                "Overflow when unpacking long long",
+                f"unravel_index's shape or its row-major strides hold {v}, which does not fit in int64",
+            ))
 
 
 def _unravel_dense(indices: Tensor, coefs: list[int], dims: list[int]) -> tuple[Tensor, ...] | None:
@@ -1055,8 +1073,9 @@ def _unravel_dense(indices: Tensor, coefs: list[int], dims: list[int]) -> tuple[
     element's coordinates lie at ndim times its input's place), computed over the input's storage
     run in memory order one dim at a time by NumPy's floor_divide and remainder by a Python int
     (NumPy divides by a scalar with libdivide's multiply: 1M indices in 2 dims ~21 -> ~8 ms), then
-    unbound as the general path unbinds it. None where that does not apply (a zero divisor: the
-    general path's error)."""
+    unbound as the general path unbinds it; the copy kernel's ``unravel_rows`` writes all the
+    columns in one pass where it is built (1M indices in 2 dims ~8 -> ~1 ms). None where that does
+    not apply (a zero divisor: the general path's error)."""
     if OPEN or indices.__class__ is not Tensor or indices._dtype is not int64 or not dims or 0 in dims:
         return None
     lay = indices._layout
@@ -1069,17 +1088,22 @@ def _unravel_dense(indices: Tensor, coefs: list[int], dims: list[int]) -> tuple[
         return None
     ndim = len(dims)
     out = np.empty(info[1] * ndim, np.int64)
+    layout = Layout._trusted(shape + (ndim,), tuple(s * ndim for s in strides) + (1,), 0)
+    run = getattr(native.kernel(), "unravel_rows", None) if native.active() else None
+    if run is not None and run(flat, tuple(dims), out):
+        return adopted(out, layout, int64).unbind(-1)
     columns = out.reshape(info[1], ndim)
     for j in range(ndim):
         column = columns[:, j]
         np.floor_divide(flat, coefs[j], out=column)
         np.remainder(column, dims[j], out=column)
-    layout = Layout._trusted(shape + (ndim,), tuple(s * ndim for s in strides) + (1,), 0)
     return adopted(out, layout, int64).unbind(-1)
 
 
 def _int64_vector(values: list[int]) -> Tensor:
-    """An int64 vector of ``values``: the op's own constants (not a ``tensor()`` of the user's)."""
+    """An int64 vector of ``values``: the op's own constants (not a ``tensor()`` of the user's);
+    PyTorch's ValueError where one does not fit in int64."""
+    _check_int64(values)
     return adopted(np.asarray(values, dtype=np.int64), Layout._trusted((len(values),), (1,), 0), int64)
 
 
