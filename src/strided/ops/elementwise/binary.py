@@ -1115,7 +1115,7 @@ def _with_extras(op: BinaryOp, a: Any, b: Any, alpha: Any, out: Any, name: str =
         )
     if out is None:
         return binary(op, a, b, alpha=alpha)
-    if out is a or out is b:
+    if isinstance(out, Tensor) and (out is a or out is b):  # (out=0 with b=0: the same int object)
         _check_operand_out(op, a, b, out)
     if op is FLOOR_DIVIDE and not name:
         return _floor_divide_out(a, b, out)

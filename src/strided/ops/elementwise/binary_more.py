@@ -253,6 +253,8 @@ def _complex_lerp(a: np.ndarray, b: np.ndarray, w: np.ndarray, walk: tuple, tens
     forms are not built."""
     shape, strides, fresh, inputs = walk
     compute = a.dtype
+    if math.prod(shape) == 0:  # (no element: no loop positions to pair)
+        return np.empty(shape, compute)
     diff = np.subtract(b, a)
     if diff.shape != shape:
         diff = np.broadcast_to(diff, shape)
