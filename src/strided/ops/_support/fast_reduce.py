@@ -190,6 +190,63 @@ def sure_extreme(t: Any, dim: Any, keepdim: Any, mode: int) -> Any:
     return adopted(res, plan[1], d)
 
 
+
+# ---- amax / amin along the unit-stride dim of a large 2-d tensor, one compiled call
+
+# (row count, row stride and row length in elements, the result's layout), or None
+RowPlan = tuple[int, int, int, L.Layout]
+
+
+def _row_plan(key: tuple[tuple[int, ...], tuple[int, ...], int, bool]) -> RowPlan | None:
+    """The rows of ``amax``/``amin`` over ``dim`` of a 2-d tensor of at least ``rows.MIN_ELEMENTS``
+    elements where that dim steps by one element and the other by more (the layouts whose rows
+    the kernel path of :func:`strided.kernels.rows.max_reduce` takes: ``rows._plan``), else None."""
+    shape, strides, dim, keepdim = key
+    if len(shape) != 2 or not -2 <= dim < 2 or L.product(shape) < rows.MIN_ELEMENTS:
+        return None
+    axis = dim % 2
+    other = 1 - axis
+    if strides[axis] != 1 or strides[other] <= 1 or shape[axis] < 1:
+        return None  # (rows that repeat, slide by one element or step backwards: the general path)
+    out_shape = (shape[other], 1) if keepdim and axis == 1 else (1, shape[other]) if keepdim else (shape[other],)
+    return shape[other], strides[other], shape[axis], L.Layout._trusted(out_shape, L.contiguous_strides(out_shape), 0)
+
+
+ROW_PLANS = Memo(_row_plan)
+
+
+def row_extremes(t: Any, dim: Any, keepdim: Any, mode: int, fix: Callable[..., Tensor]) -> Tensor | None:
+    """``t.amax(dim, keepdim)`` (``mode`` 1) / ``t.amin(dim, keepdim)`` (0) of a float32 / float64
+    2-d tensor of at least ``rows.MIN_ELEMENTS`` elements along its unit-stride dim (a row-major
+    matrix's dim 1, its transpose's dim 0), fresh, by one call of the compiled
+    ``extreme_rows_at`` on the storage as it is (:data:`ROW_PLANS`); where every result is
+    neither a zero nor NaN it is the one answer (NumPy's and PyTorch's bits). Otherwise the
+    results are settled as the general path settles them: each zero or NaN result NumPy's
+    (:func:`strided.kernels.rows.settle_extremes`), then ``fix(result, t, dim, keepdim, mode ==
+    1)`` (the caller's zero-sign and NaN fix). None where it does not apply (another dtype,
+    layout or dim, the kernel off or not taking the call): the caller's general path. The caller
+    reports the result."""
+    if (t.__class__ is not Tensor and t.__class__ not in SUBCLASSES) or dim.__class__ is not int or keepdim.__class__ is not bool:
+        return None
+    d = t._dtype
+    if d is not float32 and d is not float64:
+        return None
+    lay = t._layout
+    plan = ROW_PLANS[(lay.shape, lay.strides, dim, keepdim)]
+    if plan is None or (k := rows.extreme_rows_at()) is None:
+        return None
+    count = plan[0]
+    res = _empty(count, d.numpy)
+    unsure = k(t._storage.array, lay.offset, count, plan[1], plan[2], res, mode)
+    if unsure < 0:  # (not taken: unaligned, outside the storage)
+        return None
+    if unsure:  # (zeros and NaN: NumPy's, then the caller's fix, as on the general path)
+        x = numpy_view(t._storage, lay)
+        axis = dim % 2
+        rows.settle_extremes(x, axis, mode, res, count, rows._plan(x, axis))
+        return fix(adopted(res, plan[3], d), t, dim, keepdim, mode == 1)
+    return adopted(res, plan[3], d)
+
 # ---- sum / mean in PyTorch's order (strided.kernels.torch_sum), the compiled kernel's call planned
 
 # (the kernel's argument tuples, the result's layout, its element count, the count each result
