@@ -159,3 +159,22 @@ def test_size_one_axes_leave_one_contiguous_line(dtype: Any) -> None:
         a = (r.uniform(0.97, 1.03, shape) * np.where(r.random(shape) < 0.3, -1, 1)).astype(dtype)
         for keepdim in (False, True):
             _torchs(st.tensor(a).prod(dim, keepdim=keepdim), torch.from_numpy(a).prod(dim, keepdim=keepdim))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_rows_at_every_offset_from_a_cache_line(dtype: Any, torch_threads_as_assumed: None) -> None:
+    """The AVX-512 rows (_prod_rows_z.h) load each row where it starts, 0 to 15 elements past a
+    64-byte boundary (a slice's storage offset, an odd row length): PyTorch's bits at each,
+    infinities, zeros and a NaN row among them (NaN: NaN). Rows with a gap between them
+    (``t[:, 1:]``, PyTorch's walk in multiply_reduce) too: one NaN row sent every row to NumPy's
+    order before (the last bits of ~30 of 40 rows PyTorch's no more)."""
+    r = np.random.default_rng(11)
+    with np.errstate(all="ignore"):
+        for n in (16, 31, 32, 33, 48, 1001, 1024):
+            base = r.uniform(0.97, 1.03, (40, n)).astype(dtype)
+            base[3, n // 2], base[5, 0], base[7, -1] = np.inf, -0.0, np.nan
+            for start in range(0, 16, 3):
+                s, t = st.tensor(base)[start:], torch.from_numpy(base)[start:]
+                for got, want in ((s.prod(1), t.prod(1)), (s.T.prod(0), t.T.prod(0)),
+                                  (s[:, 1:].prod(1), t[:, 1:].prod(1))):
+                    _torchs(got, want)

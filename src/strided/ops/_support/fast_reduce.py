@@ -24,7 +24,7 @@ from ...dtypes import float32, float64
 from ...grad_mode import SUBCLASSES
 from ...kernels import native, rows
 from ...kernels.fpstate import quiet_call, quiet_retry
-from ...kernels.memory import numpy_view
+from ...kernels.memory import dense_layout, numpy_view
 from ...kernels.native import sums
 from ...kernels.torch_sum import iterator_dims
 from ...tensor import Tensor
@@ -166,8 +166,11 @@ def sure_extreme(t: Any, dim: Any, keepdim: Any, mode: int) -> Any:
     # element, the one row here too: a sure answer needs no zero-sign fix after it, and a densely
     # permuted tensor, a transpose, is that row in another order, whose extreme is the same one)
     if axis is None:
+        # (a transpose's layout is remembered in the dense memo, dense_layout: the compiled front
+        # of amax() / amin() / max() / min() then takes its next call itself)
         if (info[1] >= rows.MIN_ELEMENTS and mode == 2) or (
-                lay.strides != info[0] and not (info[1] and L.is_non_overlapping_and_dense(shape, lay.strides))):
+                lay.strides != info[0] and not (info[1] and (dense_layout(shape, lay.strides) is not None
+                                                             or L.is_non_overlapping_and_dense(shape, lay.strides)))):
             return None
     elif lay.strides != info[0] or info[1] >= rows.MIN_ELEMENTS or axis != len(shape) - 1:
         return None

@@ -49,7 +49,6 @@ from ...kernels.fpstate import QUIET, quiet, quiet_call, quiet_reset, quiet_set,
 from ...kernels.memory import dense_run, numpy_view, outside_storage, reduced_cast_source
 from ...kernels.native import special, sums
 from ...kernels.reduce import (
-    holds_nan,
     line_products,
     logical_reduce_into,
     multiply_reduce,
@@ -262,9 +261,9 @@ def _row_major_products(self: Any, dim: Any, keepdim: bool) -> Tensor | None:
         if inner == 1 or not k.torch_prod_cols(x, res, shape[axis], inner):
             return None
         return adopted(res, plan[1], d)
-    if not k.torch_prod_rows(x, res, plan[2]):
-        return None
-    if holds_nan(res):  # (a NaN product: the general path decides its payload)
+    # (strict: False where a product is NaN, its payload the general path's to decide; the
+    # kernel's own test, cheaper than holds_nan's call after it)
+    if not k.torch_prod_rows(x, res, plan[2], True):
         return None
     return adopted(res, plan[1], d)
 
@@ -286,7 +285,7 @@ def _transposed_products(self: Tensor, x: np.ndarray, dim: int | None, keepdim: 
     if plan[0] == 1:
         if not k.torch_prod_cols(x, res, n, m):
             return None
-    elif not k.torch_prod_rows(x, res, plan[2]) or holds_nan(res):
+    elif not k.torch_prod_rows(x, res, plan[2], True):  # (strict: False where a product is NaN)
         return None
     return adopted(res, plan[1], self._dtype)
 
