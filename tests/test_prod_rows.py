@@ -178,3 +178,20 @@ def test_rows_at_every_offset_from_a_cache_line(dtype: Any, torch_threads_as_ass
                 for got, want in ((s.prod(1), t.prod(1)), (s.T.prod(0), t.T.prod(0)),
                                   (s[:, 1:].prod(1), t[:, 1:].prod(1))):
                     _torchs(got, want)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_rows_whose_products_underflow(dtype: Any, torch_threads_as_assumed: None) -> None:
+    """Values in (0.1, 0.9) (bench_ops' inputs): the lanes' last products go through the subnormals
+    to zero, each row's fold in the AVX-512 rows' second pass, rows in chunks of 64 (counts around
+    it) and a tail after the blocks: PyTorch's bits, a whole chunk's fold apart from its loop."""
+    r = np.random.default_rng(12)
+    with np.errstate(all="ignore"):
+        for rows, n in ((63, 256), (64, 1024), (65, 100), (129, 47), (130, 1000), (1, 4099)):
+            a = r.uniform(0.1, 0.9, (rows, n)).astype(dtype)
+            a[r.random((rows, n)) < 0.01] *= 1e-30  # (some products deep in the subnormals)
+            for got, want in ((st.tensor(a).prod(1), torch.from_numpy(a).prod(1)),
+                              (st.tensor(a.T.copy()).T.prod(1), torch.from_numpy(a.T.copy()).T.prod(1)),
+                              (st.tensor(a)[1:].prod(1), torch.from_numpy(a)[1:].prod(1)),
+                              (st.tensor(a).prod(), torch.from_numpy(a).prod())):
+                _torchs(got, want)

@@ -12,59 +12,63 @@
  * every result.
  *
  * Why: the four 8-lane float32 accumulators are two 16-lane ones here, each 64-byte load and
- * multiply doing what two 32-byte ones did: 1M float32 in rows of 1024, the C loop alone: 52 us ->
- * 43 (rows 16 bytes past a 64-byte boundary: 54 -> 46; rows of 256: 69-73 -> 43-46). Two or four rows
+ * multiply doing what two 32-byte ones did: 1M float32 in rows of 1024, the C loop alone, values
+ * near 1: 52 us -> 43 (rows 16 bytes past a 64-byte boundary: 54 -> 46); values in (0.1, 0.9),
+ * bench_ops' (see the two passes below): 56-60 -> 49-51; rows of 256: 95 -> 66. Two or four rows
  * interleaved, as torch_prod_row2 does for the 32-byte copy, measured slower here (50-74 us): one
- * row's two chains already keep the multiplier busy behind the loads.
+ * row's two chains already keep the multiplier busy behind the loads. (Aligned loads put together
+ * by permutes, for rows off a 64-byte boundary, were slower still: 66 us.)
  */
 #if defined(__GNUC__) && defined(__x86_64__)
 #define PRODZ __attribute__((target("avx512f")))
 
-/* The lanes of a 64-byte accumulator pair (A: accumulators 0 and 1, B: 2 and 3) combined as
- * torch_prod_row combines them: a0[l] = (acc[l] * acc[V + l]) * (acc[2V + l] * acc[3V + l]), then
- * p = a0[0] * a0[1] * ... in order. */
-PRODZ static inline float z_prod_fold_f32(__m512 A, __m512 B)
-{
-    __m256 x = _mm256_mul_ps(_mm512_castps512_ps256(A), _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(A), 1)));
-    __m256 y = _mm256_mul_ps(_mm512_castps512_ps256(B), _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(B), 1)));
-    float a0[8];
-    _mm256_storeu_ps(a0, _mm256_mul_ps(x, y));
-    float p = a0[0];
-    for (int l = 1; l < 8; l++) p = p * a0[l];
-    return p;
-}
-
-PRODZ static inline double z_prod_fold_f64(__m512d A, __m512d B)
-{
-    __m256d x = _mm256_mul_pd(_mm512_castpd512_pd256(A), _mm512_extractf64x4_pd(A, 1));
-    __m256d y = _mm256_mul_pd(_mm512_castpd512_pd256(B), _mm512_extractf64x4_pd(B, 1));
-    double a0[4];
-    _mm256_storeu_pd(a0, _mm256_mul_pd(x, y));
-    double p = a0[0];
-    for (int l = 1; l < 4; l++) p = p * a0[l];
-    return p;
-}
-
-/* T the element, VT its 64-byte vector (H = 2 V lanes: half the 4 V accumulators), SFX the
- * intrinsics' suffix, FOLD the accumulators' combine above. */
-#define DEFINE_Z_PROD_ROWS(T, VT, H, SFX, NAME, FOLD)                                                 \
+/* T the element, VT its 64-byte vector of 2 V lanes (half the 4 V accumulators), HT its 32-byte
+ * half of V lanes, SFX / HSFX the intrinsics' suffixes, HI(v) v's upper half.
+ *
+ * Two passes over each chunk of Z_PROD_CHUNK rows: first each row's block loop, its accumulators
+ * folded to the two V-lane halves x = a0 * a1 and y = a2 * a3 (kept in a 4 KB buffer); then per
+ * row a0 = x * y, the lanes' running product, the identity and the tail, as torch_prod_row has
+ * them. Why: those last products underflow to subnormals or zero on most real rows (1024 values in
+ * (0.1, 0.9): x, y ~ 1e-24, a0 ~ 1e-47), each costing a microcode assist without flush-to-zero, and
+ * an assist among the loop's loads in flight cost most (rows 16 bytes past a 64-byte boundary: 57
+ * us for 1M float32 with the fold inside the loop, 50 apart; one pass, the 32-byte copy: 60). */
+#define Z_PROD_CHUNK 64
+#define DEFINE_Z_PROD_ROWS(T, VT, HT, V, SFX, HSFX, HI, NAME)                                    \
     PRODZ static void NAME(const T *x, Py_ssize_t rows, Py_ssize_t n, T *o)                      \
     {                                                                                             \
-        Py_ssize_t count = n / (2 * H);                                                           \
-        for (Py_ssize_t r = 0; r < rows; r++) {                                                   \
-            const T *xr = x + r * n;                                                              \
-            VT A = _mm512_loadu_##SFX(xr), B = _mm512_loadu_##SFX(xr + H);                        \
-            for (Py_ssize_t i = 1; i < count; i++) {                                              \
-                A = _mm512_mul_##SFX(A, _mm512_loadu_##SFX(xr + i * 2 * H));                      \
-                B = _mm512_mul_##SFX(B, _mm512_loadu_##SFX(xr + i * 2 * H + H));                  \
+        Py_ssize_t count = n / (4 * V);                                                           \
+        T halves[Z_PROD_CHUNK * 2 * V] __attribute__((aligned(64)));                              \
+        for (Py_ssize_t r0 = 0; r0 < rows; r0 += Z_PROD_CHUNK) {                                  \
+            Py_ssize_t chunk = rows - r0 < Z_PROD_CHUNK ? rows - r0 : Z_PROD_CHUNK;               \
+            for (Py_ssize_t j = 0; j < chunk; j++) {                                              \
+                const T *xr = x + (r0 + j) * n;                                                   \
+                VT A = _mm512_loadu_##SFX(xr), B = _mm512_loadu_##SFX(xr + 2 * V);                \
+                for (Py_ssize_t i = 1; i < count; i++) {                                          \
+                    A = _mm512_mul_##SFX(A, _mm512_loadu_##SFX(xr + i * 4 * V));                  \
+                    B = _mm512_mul_##SFX(B, _mm512_loadu_##SFX(xr + i * 4 * V + 2 * V));          \
+                }                                                                                 \
+                _mm256_store_##HSFX(halves + j * 2 * V, _mm256_mul_##HSFX(_mm512_cast##SFX##512_##SFX##256(A), HI(A))); \
+                _mm256_store_##HSFX(halves + j * 2 * V + V, _mm256_mul_##HSFX(_mm512_cast##SFX##512_##SFX##256(B), HI(B))); \
             }                                                                                     \
-            T res = (T)1 * FOLD(A, B);                                                            \
-            for (Py_ssize_t k = count * 2 * H; k < n; k++) res = res * xr[k];                     \
-            o[r] = res;                                                                           \
+            for (Py_ssize_t j = 0; j < chunk; j++) {                                              \
+                const T *xr = x + (r0 + j) * n;                                                   \
+                T a0[V];                                                                          \
+                _mm256_storeu_##HSFX(a0, _mm256_mul_##HSFX(_mm256_load_##HSFX(halves + j * 2 * V), \
+                                                           _mm256_load_##HSFX(halves + j * 2 * V + V))); \
+                T p = a0[0];                                                                      \
+                for (int l = 1; l < V; l++) p = p * a0[l];                                        \
+                T res = (T)1 * p;                                                                 \
+                for (Py_ssize_t k = count * 4 * V; k < n; k++) res = res * xr[k];                 \
+                o[r0 + j] = res;                                                                  \
+            }                                                                                     \
         }                                                                                         \
     }
-DEFINE_Z_PROD_ROWS(float, __m512, 16, ps, z_prod_rows_f32, z_prod_fold_f32)
-DEFINE_Z_PROD_ROWS(double, __m512d, 8, pd, z_prod_rows_f64, z_prod_fold_f64)
+#define Z_HI_F32(v) _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1))
+#define Z_HI_F64(v) _mm512_extractf64x4_pd(v, 1)
+DEFINE_Z_PROD_ROWS(float, __m512, __m256, 8, ps, ps, Z_HI_F32, z_prod_rows_f32)
+DEFINE_Z_PROD_ROWS(double, __m512d, __m256d, 4, pd, pd, Z_HI_F64, z_prod_rows_f64)
+#undef Z_HI_F32
+#undef Z_HI_F64
 #undef DEFINE_Z_PROD_ROWS
 
 static int z_prod_rows(char kind, const char *xb, Py_ssize_t rows, Py_ssize_t n, char *ob)
