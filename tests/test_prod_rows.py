@@ -195,3 +195,32 @@ def test_rows_whose_products_underflow(dtype: Any, torch_threads_as_assumed: Non
                               (st.tensor(a)[1:].prod(1), torch.from_numpy(a)[1:].prod(1)),
                               (st.tensor(a).prod(), torch.from_numpy(a).prod())):
                 _torchs(got, want)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_whole_product_of_a_transpose_by_the_front(dtype: Any, room_in_the_dense_memo: None) -> None:
+    """``t.T.prod()``: the forward remembers the transpose's layout as dense, and prod's compiled
+    front then takes the call over the storage run in memory order: the forward's bits and PyTorch's
+    (short and long runs, a 3-d permutation, zeros, infinities; a NaN product: the forward's NaN).
+    Below PyTorch's parallel grain (32768 elements): above it, a whole product's order depends on
+    PyTorch's thread count (a NaN from 0 * inf in one order, inf in the other)."""
+    from strided.kernels.memory import _DENSE, dense_layout
+    from strided.ops._support.front import fallback_of
+
+    forward = fallback_of(st.Tensor.prod)
+    r = np.random.default_rng(13)
+    with np.errstate(all="ignore"):
+        for shape, perm in (((4, 3), (1, 0)), ((181, 179), (1, 0)), ((33, 17), (1, 0)), ((3, 5, 8), (2, 0, 1))):
+            a = r.uniform(0.9, 1.1, shape).astype(dtype)
+            for special in (None, 0.0, np.inf, np.nan):
+                if special is not None:
+                    a.reshape(-1)[7] = special
+                s, t = st.tensor(a).permute(*perm), torch.from_numpy(a).permute(*perm)
+                first = s.prod()
+                if len(shape) == 2:  # (a 3-d permutation: remembered by the ops whose forward meets it)
+                    assert _DENSE.get((s.shape, s.stride())) is not None
+                dense_layout(s.shape, s.stride())
+                for got in (first, s.prod(), st.prod(s)):
+                    want = forward(s)
+                    assert got.numpy().tobytes() == want.numpy().tobytes() or (np.isnan(got.item()) and np.isnan(want.item()))
+                    _torchs(got, t.prod())

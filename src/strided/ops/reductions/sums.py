@@ -46,7 +46,7 @@ from ...gradients import record, records, seal
 from ...kernels import native, npcore
 from ...kernels import rows as _rows
 from ...kernels.fpstate import QUIET, quiet, quiet_call, quiet_reset, quiet_set, quietly
-from ...kernels.memory import dense_run, numpy_view, outside_storage, reduced_cast_source
+from ...kernels.memory import dense_layout, dense_run, numpy_view, outside_storage, reduced_cast_source
 from ...kernels.native import special, sums
 from ...kernels.reduce import (
     line_products,
@@ -281,6 +281,8 @@ def _transposed_products(self: Tensor, x: np.ndarray, dim: int | None, keepdim: 
     plan = PLANS[(lay.shape, lay.strides, dim, keepdim)]
     if plan is None or (k := special()) is None:
         return None
+    if dim is None:  # (its layout remembered as dense: prod's compiled front takes the next call itself)
+        dense_layout(lay.shape, lay.strides)
     res = _empty(m * n // plan[2], self._dtype.numpy)
     if plan[0] == 1:
         if not k.torch_prod_cols(x, res, n, m):
@@ -1150,9 +1152,11 @@ def _install_prod_front(namespace: dict[str, Any]) -> None:
         return
     scalar = _cinfo[()][2]
     entry = namespace["prod"]
+    # (dense: a transpose's product over every element is its storage run's in memory order, the
+    # line PyTorch's iterator walks and _transposed_products multiplies)
     front = compiled_front(entry, 1, {d: (None, True, None, kernel_entry(k.torch_prod_rows, (0, True), d.numpy,
                                                                           whole=scalar))
-                                      for d in (float32, float64)})
+                                      for d in (float32, float64)}, dense=(float32, float64))
     if Tensor.__dict__.get("prod") is entry:
         Tensor.prod = front  # type: ignore[method-assign]
     namespace["prod"] = front
