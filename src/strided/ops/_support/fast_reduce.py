@@ -282,7 +282,6 @@ def _cascade_plan(key: tuple[tuple[int, ...], tuple[int, ...], int | None, bool,
 CASCADE_PLANS = Memo(_cascade_plan)
 _INT64_MAX = 2**63 - 1
 _zeros = np.zeros
-_divide = np.divide
 
 
 def cascade_reduce(t: Any, dim: Any, keepdim: Any, mean: bool = False, nan_zero: bool = False) -> Tensor | None:
@@ -312,9 +311,9 @@ def cascade_reduce(t: Any, dim: Any, keepdim: Any, mean: bool = False, nan_zero:
     if off + plan[7] >= len(arr):  # (a tensor unpickled past its storage: the general path refuses it)
         return None
     res = _zeros(plan[5], arr.dtype)
-    k.cascade(arr[off:] if off else arr, plan[0] + 5 if nan_zero else plan[0], plan[1], plan[2], plan[3], res)
-    if mean:  # (PyTorch's div_ by the count, a float of the dtype: 0 < count, nothing to warn of)
-        _divide(res, plan[6], res)
+    # (mean: PyTorch's div_ by the count, a float of the dtype, in the kernel's call: 0 < count, no warning)
+    k.cascade(arr[off:] if off else arr, plan[0] + 5 if nan_zero else plan[0], plan[1], plan[2], plan[3], res,
+              plan[6] if mean else 0)
     return adopted(res, plan[4], d)
 
 
