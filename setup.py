@@ -83,7 +83,7 @@ setup(ext_modules=[Extension(
     # would reassociate and call vector exp/log), no -march (no FMA instructions to contract into);
     # -O3 runs i1's blocked series two lanes at a time (SSE2: the same roundings per lane). Where
     # PyTorch's own kernels fuse (its Bessel functions), the C code says so with explicit fmas.
-    depends=["src/strided/kernels/_torch_special.h", "src/strided/kernels/_ufunc_chain.h", "src/strided/kernels/_glibc_expf.h", "src/strided/kernels/_glibc_sinf.h",
+    depends=["src/strided/kernels/_torch_special.h", "src/strided/kernels/_prod_rows_z.h", "src/strided/kernels/_ufunc_chain.h", "src/strided/kernels/_glibc_expf.h", "src/strided/kernels/_glibc_sinf.h",
              "src/strided/kernels/_logspace_f32.h", "src/strided/kernels/_i0_f32.h", "src/strided/kernels/_digamma_f32.h",
              "src/strided/kernels/_torch_bmm_loop.h", "src/strided/kernels/_norm2_rows4.h",
              "src/strided/kernels/_erf_float32_table.h", "src/strided/kernels/_erfc_poly.h",
@@ -112,7 +112,8 @@ setup(ext_modules=[Extension(
     # so nothing reassociates and the bits are NumPy's
     # (-ffp-contract=off: variance_one's squares must not fuse into their sums on FMA targets)
     extra_compile_args=["-O3", "-std=gnu99", "-Wall", "-Wno-psabi", "-fno-fast-math", "-ffp-contract=off"],
-    depends=["src/strided/kernels/_variance_one.h"],
+    depends=["src/strided/kernels/_variance_one.h", "src/strided/kernels/_extreme_rows_z.h",
+             "src/strided/kernels/_extreme_rows_at.h"],
 ), Extension(
     "strided.kernels._halfkernel",
     ["src/strided/kernels/_halfkernel.c"],

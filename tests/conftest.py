@@ -252,3 +252,26 @@ def room_in_the_dense_memo():
     yield
     memory._DENSE.clear()
     memory._DENSE.update(saved)
+
+
+@pytest.fixture
+def run_with_rows_isa():
+    """``run(script, isa) -> stdout``: ``script`` run by this Python in a fresh process with
+    ``STRIDED_NATIVE_ROWS_ISA=isa`` (the row kernel's copy of its loops, picked at import:
+    base, avx2, avx512) and this checkout's ``src`` first on the path; asserts that it exits 0."""
+    import os
+    import subprocess
+    import sys
+
+    from strided.kernels import rows
+
+    def run(script: str, isa: str) -> str:
+        env = dict(os.environ, STRIDED_NATIVE_ROWS_ISA=isa)
+        src = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(rows.__file__))))
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (src, env.get("PYTHONPATH", "")) if p)
+        done = subprocess.run([sys.executable, "-W", "ignore", "-c", script], env=env, capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode == 0, done.stderr[-2000:]
+        return done.stdout.strip()
+
+    return run

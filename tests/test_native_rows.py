@@ -415,21 +415,29 @@ def test_disabled_reaches_the_reductions_fast_paths() -> None:
             seen.append(name)
             return getattr(self.kernel, name)
 
-    real, real_sums = rows._kernel, native.sums()
+    def spy_at() -> object:  # (amax/amin along a dim: the accessor's function, which it remembers)
+        run = real_at()
+        return None if run is None else lambda *args: (seen.append("extreme_rows_at"), run(*args))[1]
+
+    real, real_sums, real_at = rows._kernel, native.sums(), rows.extreme_rows_at
     rows._kernel = Spy(real)
     native._sums[:] = [Spy(real_sums)]  # (sum and mean: PyTorch's order, strided.kernels._sumkernel)
+    rows.extreme_rows_at = spy_at
     try:
         t = strided.ones(4, 8192)
         with native.disabled():
             t.sum(), t.sum(1), t.mean(1), t.amax(1), t.amin(1), t.aminmax(dim=1)
         assert seen == []
         t.amax(1)
-        assert seen == ["extreme_rows"]
+        assert seen == ["extreme_rows_at"]
         t.sum(1)
-        assert seen == ["extreme_rows", "cascade"]
+        assert seen == ["extreme_rows_at", "cascade"]
+        t.aminmax(dim=1)
+        assert seen == ["extreme_rows_at", "cascade", "extreme_rows"]
     finally:
         rows._kernel = real
         native._sums[:] = [real_sums]
+        rows.extreme_rows_at = real_at
 
 
 def _same_or_both_nan(x: np.ndarray, axis: object) -> None:

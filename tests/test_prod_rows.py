@@ -159,3 +159,68 @@ def test_size_one_axes_leave_one_contiguous_line(dtype: Any) -> None:
         a = (r.uniform(0.97, 1.03, shape) * np.where(r.random(shape) < 0.3, -1, 1)).astype(dtype)
         for keepdim in (False, True):
             _torchs(st.tensor(a).prod(dim, keepdim=keepdim), torch.from_numpy(a).prod(dim, keepdim=keepdim))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_rows_at_every_offset_from_a_cache_line(dtype: Any, torch_threads_as_assumed: None) -> None:
+    """The AVX-512 rows (_prod_rows_z.h) load each row where it starts, 0 to 15 elements past a
+    64-byte boundary (a slice's storage offset, an odd row length): PyTorch's bits at each,
+    infinities, zeros and a NaN row among them (NaN: NaN). Rows with a gap between them
+    (``t[:, 1:]``, PyTorch's walk in multiply_reduce) too: one NaN row sent every row to NumPy's
+    order before (the last bits of ~30 of 40 rows PyTorch's no more)."""
+    r = np.random.default_rng(11)
+    with np.errstate(all="ignore"):
+        for n in (16, 31, 32, 33, 48, 1001, 1024):
+            base = r.uniform(0.97, 1.03, (40, n)).astype(dtype)
+            base[3, n // 2], base[5, 0], base[7, -1] = np.inf, -0.0, np.nan
+            for start in range(0, 16, 3):
+                s, t = st.tensor(base)[start:], torch.from_numpy(base)[start:]
+                for got, want in ((s.prod(1), t.prod(1)), (s.T.prod(0), t.T.prod(0)),
+                                  (s[:, 1:].prod(1), t[:, 1:].prod(1))):
+                    _torchs(got, want)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_rows_whose_products_underflow(dtype: Any, torch_threads_as_assumed: None) -> None:
+    """Values in (0.1, 0.9) (bench_ops' inputs): the lanes' last products go through the subnormals
+    to zero, each row's fold in the AVX-512 rows' second pass, rows in chunks of 64 (counts around
+    it) and a tail after the blocks: PyTorch's bits, a whole chunk's fold apart from its loop."""
+    r = np.random.default_rng(12)
+    with np.errstate(all="ignore"):
+        for rows, n in ((63, 256), (64, 1024), (65, 100), (129, 47), (130, 1000), (1, 4099)):
+            a = r.uniform(0.1, 0.9, (rows, n)).astype(dtype)
+            a[r.random((rows, n)) < 0.01] *= 1e-30  # (some products deep in the subnormals)
+            for got, want in ((st.tensor(a).prod(1), torch.from_numpy(a).prod(1)),
+                              (st.tensor(a.T.copy()).T.prod(1), torch.from_numpy(a.T.copy()).T.prod(1)),
+                              (st.tensor(a)[1:].prod(1), torch.from_numpy(a)[1:].prod(1)),
+                              (st.tensor(a).prod(), torch.from_numpy(a).prod())):
+                _torchs(got, want)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_whole_product_of_a_transpose_by_the_front(dtype: Any, room_in_the_dense_memo: None) -> None:
+    """``t.T.prod()``: the forward remembers the transpose's layout as dense, and prod's compiled
+    front then takes the call over the storage run in memory order: the forward's bits and PyTorch's
+    (short and long runs, a 3-d permutation, zeros, infinities; a NaN product: the forward's NaN).
+    Below PyTorch's parallel grain (32768 elements): above it, a whole product's order depends on
+    PyTorch's thread count (a NaN from 0 * inf in one order, inf in the other)."""
+    from strided.kernels.memory import _DENSE, dense_layout
+    from strided.ops._support.front import fallback_of
+
+    forward = fallback_of(st.Tensor.prod)
+    r = np.random.default_rng(13)
+    with np.errstate(all="ignore"):
+        for shape, perm in (((4, 3), (1, 0)), ((181, 179), (1, 0)), ((33, 17), (1, 0)), ((3, 5, 8), (2, 0, 1))):
+            a = r.uniform(0.9, 1.1, shape).astype(dtype)
+            for special in (None, 0.0, np.inf, np.nan):
+                if special is not None:
+                    a.reshape(-1)[7] = special
+                s, t = st.tensor(a).permute(*perm), torch.from_numpy(a).permute(*perm)
+                first = s.prod()
+                if len(shape) == 2:  # (a 3-d permutation: remembered by the ops whose forward meets it)
+                    assert _DENSE.get((s.shape, s.stride())) is not None
+                dense_layout(s.shape, s.stride())
+                for got in (first, s.prod(), st.prod(s)):
+                    want = forward(s)
+                    assert got.numpy().tobytes() == want.numpy().tobytes() or (np.isnan(got.item()) and np.isnan(want.item()))
+                    _torchs(got, t.prod())

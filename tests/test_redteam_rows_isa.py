@@ -12,10 +12,6 @@ masking can): float32 rows read and their sums written as float64, past both buf
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import pytest
 
 from strided.kernels import rows
@@ -56,11 +52,5 @@ print("BAD", bad)
 
 @pytest.mark.skipif(rows._kernel_module() is None, reason="the row kernel is not built (test_native_rows)")
 @pytest.mark.parametrize("isa", ["base", "avx2", "avx512"])
-def test_every_copy_of_the_loops_gives_numpys_bits(isa: str) -> None:
-    env = dict(os.environ, STRIDED_NATIVE_ROWS_ISA=isa)
-    src = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(rows.__file__))))  # (this checkout's)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (src, env.get("PYTHONPATH", "")) if p)
-    done = subprocess.run([sys.executable, "-W", "ignore", "-c", _SCRIPT], env=env, capture_output=True, text=True,
-                          timeout=300)
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.strip() == "BAD []"
+def test_every_copy_of_the_loops_gives_numpys_bits(isa: str, run_with_rows_isa) -> None:
+    assert run_with_rows_isa(_SCRIPT, isa) == "BAD []"

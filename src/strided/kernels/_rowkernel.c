@@ -470,6 +470,7 @@ static int one_copy; /* STRIDED_NATIVE_ROWS_ISA given: that copy at every size (
 #endif
 
 #include "_variance_one.h" /* variance_one: one float32 variance, NumPy's steps fused */
+#include "_extreme_rows_z.h" /* z_extreme_rows: the row extremes' AVX-512 copy */
 
 /* An O& converter: a positive int (an address from NumPy's __array_interface__), or an array
  * (any buffer): the address of its element [0, ..., 0] (the buffer's first element, whatever its
@@ -766,17 +767,7 @@ static PyObject *py_extreme_rows(PyObject *self, PyObject *args)
     }
     Py_ssize_t unsure = 0, results = mode == 2 ? 2 * count : count;
     Py_BEGIN_ALLOW_THREADS
-#if HAVE_AVX2_CLONE
-    if (use_avx2 && itemsize == 4)
-        f32_avx2_extreme_rows((const char *)addr, count, stride, length, (float *)oaddr, mode);
-    else if (use_avx2)
-        f64_avx2_extreme_rows((const char *)addr, count, stride, length, (double *)oaddr, mode);
-    else
-#endif
-    if (itemsize == 4)
-        f32_extreme_rows((const char *)addr, count, stride, length, (float *)oaddr, mode);
-    else
-        f64_extreme_rows((const char *)addr, count, stride, length, (double *)oaddr, mode);
+    extreme_rows_any(itemsize, (const char *)addr, count, stride, length, (void *)oaddr, mode);
     unsure = count_unsure((const char *)oaddr, itemsize, results, 1);
     Py_END_ALLOW_THREADS
     return PyLong_FromSsize_t(unsure);
@@ -858,35 +849,18 @@ static PyObject *py_extreme_all(PyObject *self, PyObject *const *args, Py_ssize_
         }
     }
     Py_buffer xb, ob;
-    if (PyObject_GetBuffer(args[0], &xb, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+    int itemsize, floats = float_buffers(args[0], args[1], &xb, &ob, &itemsize);
+    if (floats < 0)
         return NULL;
-    if (PyObject_GetBuffer(args[1], &ob, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
-        PyBuffer_Release(&xb);
-        return NULL;
-    }
     long answer = -1;
-    const char *xf = xb.format ? xb.format : "B", *of = ob.format ? ob.format : "B";
-    int itemsize = (int)xb.itemsize;
     Py_ssize_t n = itemsize ? xb.len / itemsize : 0;
     if (length < 0)
         length = n;
     Py_ssize_t count = n >= 1 && n % length == 0 ? n / length : 0, results = mode == 2 ? 2 * count : count;
-    if (count >= 1 && ob.len >= results * itemsize && xf[0] && !xf[1] && of[0] == xf[0] && !of[1]
-        && ((xf[0] == 'f' && itemsize == 4) || (xf[0] == 'd' && itemsize == 8))
-        && ob.itemsize == itemsize && (uintptr_t)xb.buf % itemsize == 0 && (uintptr_t)ob.buf % itemsize == 0) {
+    if (floats && count >= 1 && ob.len >= results * itemsize) {
         int release = n >= (1 << 16);
         PyThreadState *ts = release ? PyEval_SaveThread() : NULL;
-#if HAVE_AVX2_CLONE
-        if (use_avx2 && itemsize == 4)
-            f32_avx2_extreme_rows((const char *)xb.buf, count, length * 4, length, (float *)ob.buf, mode);
-        else if (use_avx2)
-            f64_avx2_extreme_rows((const char *)xb.buf, count, length * 8, length, (double *)ob.buf, mode);
-        else
-#endif
-        if (itemsize == 4)
-            f32_extreme_rows((const char *)xb.buf, count, length * 4, length, (float *)ob.buf, mode);
-        else
-            f64_extreme_rows((const char *)xb.buf, count, length * 8, length, (double *)ob.buf, mode);
+        extreme_rows_any(itemsize, (const char *)xb.buf, count, length * itemsize, length, ob.buf, mode);
         answer = (long)count_unsure((const char *)ob.buf, itemsize, results, 1);
         if (release)
             PyEval_RestoreThread(ts);
@@ -1311,7 +1285,12 @@ static PyObject *py_cdist2(PyObject *self, PyObject *const *args, Py_ssize_t nar
     return PyBool_FromLong(done);
 }
 
+#include "_extreme_rows_at.h" /* extreme_rows_at: amax/amin along a large tensor's unit-stride dim */
+
 static PyMethodDef methods[] = {
+    {"extreme_rows_at", (PyCFunction)(void (*)(void))py_extreme_rows_at, METH_FASTCALL,
+     "extreme_rows_at(storage, offset, count, stride, length, out, mode) -> int: each strided row's smallest (0)\n"
+     "or largest (1) element; the number of zero or NaN results, -1 where not taken (see _extreme_rows_at.h)"},
     {"arg_cols", (PyCFunction)(void (*)(void))py_arg_cols, METH_FASTCALL,
      "arg_cols(x, out, outer, rows, inner, largest) -> bool: argmax (largest) or argmin along the middle dim of a\n"
      "C-contiguous float32/float64 buffer read as (outer, rows, inner) into the int64 out (outer, inner): NumPy's\n"

@@ -7919,6 +7919,7 @@ TPROD_ROW(double, 4)
 #pragma GCC pop_options
 #endif
 #undef TPROD_ROW
+#include "_prod_rows_z.h" /* z_prod_rows: the same rows by AVX-512 */
 
 static PyObject *py_torch_prod_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -7962,7 +7963,9 @@ static PyObject *py_torch_prod_rows(PyObject *self, PyObject *const *args, Py_ss
         Py_ssize_t total = x.len / x.itemsize, rows = total / n;
         int release = total >= MIN_RELEASE;
         PyThreadState *ts = release ? PyEval_SaveThread() : NULL;
-        if (kind == 'f') {
+        if (z_prod_rows(kind, xb, rows, n, ob))
+            ;
+        else if (kind == 'f') {
             if (n < 32) PROD_ALL(float)  /* (PyTorch's loop: the running product from 1, in order) */
             else {
                 Py_ssize_t r = 0;

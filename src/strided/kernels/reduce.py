@@ -719,8 +719,15 @@ def multiply_reduce(x: np.ndarray, axis: int | None = None, dtype: None = None, 
             # a NaN product is NumPy's, as line_products leaves it)
             got = torch_walk_products(x, None if axis is None else (axis,))
             if got is not None and holds_nan(got):
-                got = None
-            elif got is not None:
+                # (only the NaN products NumPy's: the others keep PyTorch's order, as
+                # torch_row_products leaves them; before, one NaN row sent every row to NumPy's order)
+                nan = np.isnan(got)
+                if axis is None or nan.all():
+                    got = None
+                else:
+                    with quiet():
+                        got[nan] = np.multiply.reduce(x, axis)[nan]
+            if got is not None:
                 got = got.reshape((1,) * x.ndim if axis is None else x.shape[:axis] + (1,) + x.shape[axis + 1:])
         if got is not None:
             if keepdims:

@@ -80,7 +80,9 @@ def _accessor(name: str) -> Callable[[], Any]:
     def get() -> Any:
         f = found[0]
         if f is _UNSET:
-            k = _kernel_module() if _loaded else native._compiled("_rowkernel")
+            # (the module as loaded, whatever this context: a first call inside native.disabled()
+            # must not remember None for good)
+            k = _kernel if _loaded else native._compiled("_rowkernel")
             f = found[0] = getattr(k, name, None) if k is not None else None
         if f is None:
             return None
@@ -92,6 +94,10 @@ def _accessor(name: str) -> Callable[[], Any]:
     return get
 
 
+extreme_rows_at = _accessor("extreme_rows_at")
+extreme_rows_at.__doc__ = """The compiled ``extreme_rows_at(storage, offset, count, stride, length, out, mode)`` (the
+smallest or largest element of each of ``count`` strided rows of a float buffer; how many results
+are a zero or NaN, -1 where not taken; see its C doc), or None (see :func:`_accessor`)."""
 extreme_all = _accessor("extreme_all")
 extreme_all.__doc__ = """The compiled ``extreme_all(x, out, mode)`` (the largest or smallest element of a
 whole contiguous float run, see its C doc), or None (see :func:`_accessor`)."""
@@ -251,6 +257,15 @@ def _extremes(x: Any, axis: Any, mode: int, rows_only: bool) -> tuple[np.ndarray
         if not kernel.extreme_rows(address, x.itemsize, count, stride, length, found, mode):
             # (no result is a zero or NaN: each is the one value it can be)
             return (found, plan) if mode != 2 else (found[:count], found[count:], plan)
+    return settle_extremes(x, axis, mode, found, count, plan, columns)
+
+
+def settle_extremes(x: np.ndarray, axis: Any, mode: int, found: np.ndarray, count: int, plan: Plan,
+                    columns: bool = False) -> tuple[np.ndarray, ...]:
+    """The kernel's extremes ``found`` of ``x`` over ``axis`` (``count`` results; mode 2: the
+    smallest ``count``, then the largest), with each zero or NaN result replaced by NumPy's: the
+    parts (one, or two for mode 2), then ``plan``, last (see :func:`_extremes`). ``columns``: the
+    results are :func:`_columns`'."""
     parts = [found[:count], found[count:]] if mode == 2 else [found]
     reduces = _REDUCES if mode == 2 else (_REDUCES[mode],)
     for part, numpy_reduce in zip(parts, reduces):

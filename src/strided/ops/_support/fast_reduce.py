@@ -24,7 +24,7 @@ from ...dtypes import float32, float64
 from ...grad_mode import SUBCLASSES
 from ...kernels import native, rows
 from ...kernels.fpstate import quiet_call, quiet_retry
-from ...kernels.memory import numpy_view
+from ...kernels.memory import dense_layout, numpy_view
 from ...kernels.native import sums
 from ...kernels.torch_sum import iterator_dims
 from ...tensor import Tensor
@@ -166,8 +166,11 @@ def sure_extreme(t: Any, dim: Any, keepdim: Any, mode: int) -> Any:
     # element, the one row here too: a sure answer needs no zero-sign fix after it, and a densely
     # permuted tensor, a transpose, is that row in another order, whose extreme is the same one)
     if axis is None:
+        # (a transpose's layout is remembered in the dense memo, dense_layout: the compiled front
+        # of amax() / amin() / max() / min() then takes its next call itself)
         if (info[1] >= rows.MIN_ELEMENTS and mode == 2) or (
-                lay.strides != info[0] and not (info[1] and L.is_non_overlapping_and_dense(shape, lay.strides))):
+                lay.strides != info[0] and not (info[1] and (dense_layout(shape, lay.strides) is not None
+                                                             or L.is_non_overlapping_and_dense(shape, lay.strides)))):
             return None
     elif lay.strides != info[0] or info[1] >= rows.MIN_ELEMENTS or axis != len(shape) - 1:
         return None
@@ -189,6 +192,63 @@ def sure_extreme(t: Any, dim: Any, keepdim: Any, mode: int) -> Any:
         return adopted(res, plan[1], d), adopted(hi, plan[1], d)
     return adopted(res, plan[1], d)
 
+
+
+# ---- amax / amin along the unit-stride dim of a large 2-d tensor, one compiled call
+
+# (row count, row stride and row length in elements, the result's layout), or None
+RowPlan = tuple[int, int, int, L.Layout]
+
+
+def _row_plan(key: tuple[tuple[int, ...], tuple[int, ...], int, bool]) -> RowPlan | None:
+    """The rows of ``amax``/``amin`` over ``dim`` of a 2-d tensor of at least ``rows.MIN_ELEMENTS``
+    elements where that dim steps by one element and the other by more (the layouts whose rows
+    the kernel path of :func:`strided.kernels.rows.max_reduce` takes: ``rows._plan``), else None."""
+    shape, strides, dim, keepdim = key
+    if len(shape) != 2 or not -2 <= dim < 2 or L.product(shape) < rows.MIN_ELEMENTS:
+        return None
+    axis = dim % 2
+    other = 1 - axis
+    if strides[axis] != 1 or strides[other] <= 1 or shape[axis] < 1:
+        return None  # (rows that repeat, slide by one element or step backwards: the general path)
+    out_shape = (shape[other], 1) if keepdim and axis == 1 else (1, shape[other]) if keepdim else (shape[other],)
+    return shape[other], strides[other], shape[axis], L.Layout._trusted(out_shape, L.contiguous_strides(out_shape), 0)
+
+
+ROW_PLANS = Memo(_row_plan)
+
+
+def row_extremes(t: Any, dim: Any, keepdim: Any, mode: int, fix: Callable[..., Tensor]) -> Tensor | None:
+    """``t.amax(dim, keepdim)`` (``mode`` 1) / ``t.amin(dim, keepdim)`` (0) of a float32 / float64
+    2-d tensor of at least ``rows.MIN_ELEMENTS`` elements along its unit-stride dim (a row-major
+    matrix's dim 1, its transpose's dim 0), fresh, by one call of the compiled
+    ``extreme_rows_at`` on the storage as it is (:data:`ROW_PLANS`); where every result is
+    neither a zero nor NaN it is the one answer (NumPy's and PyTorch's bits). Otherwise the
+    results are settled as the general path settles them: each zero or NaN result NumPy's
+    (:func:`strided.kernels.rows.settle_extremes`), then ``fix(result, t, dim, keepdim, mode ==
+    1)`` (the caller's zero-sign and NaN fix). None where it does not apply (another dtype,
+    layout or dim, the kernel off or not taking the call): the caller's general path. The caller
+    reports the result."""
+    if (t.__class__ is not Tensor and t.__class__ not in SUBCLASSES) or dim.__class__ is not int or keepdim.__class__ is not bool:
+        return None
+    d = t._dtype
+    if d is not float32 and d is not float64:
+        return None
+    lay = t._layout
+    plan = ROW_PLANS[(lay.shape, lay.strides, dim, keepdim)]
+    if plan is None or (k := rows.extreme_rows_at()) is None:
+        return None
+    count = plan[0]
+    res = _empty(count, d.numpy)
+    unsure = k(t._storage.array, lay.offset, count, plan[1], plan[2], res, mode)
+    if unsure < 0:  # (not taken: unaligned, outside the storage)
+        return None
+    if unsure:  # (zeros and NaN: NumPy's, then the caller's fix, as on the general path)
+        x = numpy_view(t._storage, lay)
+        axis = dim % 2
+        rows.settle_extremes(x, axis, mode, res, count, rows._plan(x, axis))
+        return fix(adopted(res, plan[3], d), t, dim, keepdim, mode == 1)
+    return adopted(res, plan[3], d)
 
 # ---- sum / mean in PyTorch's order (strided.kernels.torch_sum), the compiled kernel's call planned
 
@@ -222,7 +282,6 @@ def _cascade_plan(key: tuple[tuple[int, ...], tuple[int, ...], int | None, bool,
 CASCADE_PLANS = Memo(_cascade_plan)
 _INT64_MAX = 2**63 - 1
 _zeros = np.zeros
-_divide = np.divide
 
 
 def cascade_reduce(t: Any, dim: Any, keepdim: Any, mean: bool = False, nan_zero: bool = False) -> Tensor | None:
@@ -252,9 +311,9 @@ def cascade_reduce(t: Any, dim: Any, keepdim: Any, mean: bool = False, nan_zero:
     if off + plan[7] >= len(arr):  # (a tensor unpickled past its storage: the general path refuses it)
         return None
     res = _zeros(plan[5], arr.dtype)
-    k.cascade(arr[off:] if off else arr, plan[0] + 5 if nan_zero else plan[0], plan[1], plan[2], plan[3], res)
-    if mean:  # (PyTorch's div_ by the count, a float of the dtype: 0 < count, nothing to warn of)
-        _divide(res, plan[6], res)
+    # (mean: PyTorch's div_ by the count, a float of the dtype, in the kernel's call: 0 < count, no warning)
+    k.cascade(arr[off:] if off else arr, plan[0] + 5 if nan_zero else plan[0], plan[1], plan[2], plan[3], res,
+              plan[6] if mean else 0)
     return adopted(res, plan[4], d)
 
 

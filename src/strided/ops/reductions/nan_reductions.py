@@ -44,6 +44,7 @@ from .._support.fast_reduce import (
     fast_plan,
     fast_reduce,
     install_whole_extreme_fronts,
+    row_extremes,
     sure_extreme,
 )
 from .._support.front import compiled_front, kernel_entry
@@ -158,6 +159,9 @@ def amax(input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Any = None
         t = sure_extreme(input, full, keepdim, 1)  # (no zero, no NaN: no sign to fix)
         if t is not None:
             return t
+        t = row_extremes(input, full, keepdim, 1, _torch_zeros)  # (a large 2-d tensor's rows)
+        if t is not None:
+            return t
         t = fast_reduce(_max_reduce, input, full, keepdim)
         if t is not None:
             return _torch_zeros(t, input, dim, keepdim, True)
@@ -176,6 +180,9 @@ def amin(input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Any = None
     if out is None:
         full = None if dim.__class__ is tuple and not dim else dim
         t = sure_extreme(input, full, keepdim, 0)  # (no zero, no NaN: no sign to fix)
+        if t is not None:
+            return t
+        t = row_extremes(input, full, keepdim, 0, _torch_zeros)  # (a large 2-d tensor's rows)
         if t is not None:
             return t
         t = fast_reduce(_min_reduce, input, full, keepdim)

@@ -46,10 +46,9 @@ from ...gradients import record, records, seal
 from ...kernels import native, npcore
 from ...kernels import rows as _rows
 from ...kernels.fpstate import QUIET, quiet, quiet_call, quiet_reset, quiet_set, quietly
-from ...kernels.memory import dense_run, numpy_view, outside_storage, reduced_cast_source
+from ...kernels.memory import dense_layout, dense_run, numpy_view, outside_storage, reduced_cast_source
 from ...kernels.native import special, sums
 from ...kernels.reduce import (
-    holds_nan,
     line_products,
     logical_reduce_into,
     multiply_reduce,
@@ -262,9 +261,9 @@ def _row_major_products(self: Any, dim: Any, keepdim: bool) -> Tensor | None:
         if inner == 1 or not k.torch_prod_cols(x, res, shape[axis], inner):
             return None
         return adopted(res, plan[1], d)
-    if not k.torch_prod_rows(x, res, plan[2]):
-        return None
-    if holds_nan(res):  # (a NaN product: the general path decides its payload)
+    # (strict: False where a product is NaN, its payload the general path's to decide; the
+    # kernel's own test, cheaper than holds_nan's call after it)
+    if not k.torch_prod_rows(x, res, plan[2], True):
         return None
     return adopted(res, plan[1], d)
 
@@ -282,11 +281,13 @@ def _transposed_products(self: Tensor, x: np.ndarray, dim: int | None, keepdim: 
     plan = PLANS[(lay.shape, lay.strides, dim, keepdim)]
     if plan is None or (k := special()) is None:
         return None
+    if dim is None:  # (its layout remembered as dense: prod's compiled front takes the next call itself)
+        dense_layout(lay.shape, lay.strides)
     res = _empty(m * n // plan[2], self._dtype.numpy)
     if plan[0] == 1:
         if not k.torch_prod_cols(x, res, n, m):
             return None
-    elif not k.torch_prod_rows(x, res, plan[2]) or holds_nan(res):
+    elif not k.torch_prod_rows(x, res, plan[2], True):  # (strict: False where a product is NaN)
         return None
     return adopted(res, plan[1], self._dtype)
 
@@ -1151,9 +1152,11 @@ def _install_prod_front(namespace: dict[str, Any]) -> None:
         return
     scalar = _cinfo[()][2]
     entry = namespace["prod"]
+    # (dense: a transpose's product over every element is its storage run's in memory order, the
+    # line PyTorch's iterator walks and _transposed_products multiplies)
     front = compiled_front(entry, 1, {d: (None, True, None, kernel_entry(k.torch_prod_rows, (0, True), d.numpy,
                                                                           whole=scalar))
-                                      for d in (float32, float64)})
+                                      for d in (float32, float64)}, dense=(float32, float64))
     if Tensor.__dict__.get("prod") is entry:
         Tensor.prod = front  # type: ignore[method-assign]
     namespace["prod"] = front
