@@ -139,7 +139,9 @@ def modes(op: int, shape: tuple[int, ...], strides: tuple[int, ...], fresh: bool
     places = loop_positions(shape, strides, fresh, inputs)
     if places is None:  # (strided rows: basic_loop, the compiler's loop over each whole row)
         return _strided_rows(MUL if op == SCALE else op, shape, strides, fresh, inputs, wide, aliased)
-    pos, length, _ = places
+    pos, length, scalar = places
+    if op == MUL and not wide and scalar is not None:  # (an input of stride 0 along the rows)
+        op = _MUL_BESIDE_SCALAR
     tail = length % block
     return _place_modes(op, pos - (length - tail), tail, wide, aliased)
 
