@@ -170,3 +170,16 @@ def test_an_aminmax_result_pickles_as_pytorchs():
         print(subprocess.run([sys.executable, "-c", code], input=data, capture_output=True).stdout.decode().strip())
     """)
     assert out.splitlines() == ["aminmax 1.0 3.0"]
+
+
+def test_return_types_is_importable_by_its_public_name():
+    # as torch.return_types: from strided.return_types import max (ModuleNotFoundError before);
+    # the classes stay lazily made and keep their defining module
+    out = _run("""
+        import sys
+        from strided.return_types import max, topk
+        import strided
+        import strided.return_types as rt
+        print(rt is strided.return_types, type(strided.tensor([[1.0, 3.0]]).max(1)) is max, topk.__name__)
+    """)
+    assert out.splitlines() == ["True True topk"]
