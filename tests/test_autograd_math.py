@@ -417,3 +417,22 @@ def test_gradcheck_checks_its_inputs_as_pytorch(case: str) -> None:
         assert str(got).splitlines()[0] == str(want).splitlines()[0]
     else:
         assert got is want is True
+
+
+def test_complex_cumsum_gradient_keeps_pytorchs_zero_signs():
+    # cumsum's rule is in PyTorch's convention for complex gradients: conjugated around, the
+    # running sum from +0.0 (55b9dd14) of conj(g) gave -0.0 imaginary parts where PyTorch's
+    # reversed cumsum of g keeps +0.0 (a real-valued complex gradient: every element)
+    import torch
+
+    rng = np.random.default_rng(28)
+    for shape, d in (((3,), 0), ((2, 3), 1), ((4, 2), 0), ((2, 1, 5), -1), ((1, 4), 1)):
+        v = rng.uniform(-2, 2, shape) + 1j * rng.uniform(-2, 2, shape)
+        for g in (rng.standard_normal(shape) + 0j, rng.standard_normal(shape) - 0j * 1j,
+                  rng.standard_normal(shape) + 1j * rng.standard_normal(shape)):
+            got = []
+            for L in (torch, strided):
+                x = L.from_numpy(v.copy()).requires_grad_(True)
+                gx, = L.autograd.grad(L.cumsum(x, d), x, L.from_numpy(np.array(g)))
+                got.append(np.asarray(gx.detach().tolist(), complex))
+            assert got[0].tobytes() == got[1].tobytes(), (shape, d, got)

@@ -145,3 +145,41 @@ def test_the_result_named_tuples_are_made_on_first_use_as_module_level_classes()
     assert out.splitlines() == ["False False True True", "1 True",
                                 "True max strided.ops._support.return_types ('values', 'indices') max._make",
                                 "True [5.0, 3.0] linalg_qr", "AttributeError"]
+
+
+def test_an_aminmax_result_pickles_as_pytorchs():
+    # PyTorch's torch.return_types.aminmax pickles; strided's class is named 'aminmax' in a module
+    # whose 'aminmax' is the op, so pickle could not find it by name (PicklingError before)
+    import pickle
+
+    import torch
+
+    import strided
+
+    for lib in (torch, strided):
+        x = lib.tensor([[3.0, -1.0], [0.5, 2.0]])
+        for r in (x.aminmax(), lib.aminmax(x, dim=1, keepdim=True)):
+            back = pickle.loads(pickle.dumps(r))
+            assert type(back) is type(r) and type(back).__name__ == "aminmax"
+            assert [v.tolist() for v in back] == [v.tolist() for v in r] and back.min.shape == r.min.shape
+    out = _run("""
+        import pickle, sys, strided
+        data = pickle.dumps(strided.tensor([3.0, 1.0]).aminmax())
+        import subprocess
+        code = "import pickle, sys; r = pickle.loads(sys.stdin.buffer.read()); print(type(r).__name__, r.min.item(), r.max.item())"
+        print(subprocess.run([sys.executable, "-c", code], input=data, capture_output=True).stdout.decode().strip())
+    """)
+    assert out.splitlines() == ["aminmax 1.0 3.0"]
+
+
+def test_return_types_is_importable_by_its_public_name():
+    # as torch.return_types: from strided.return_types import max (ModuleNotFoundError before);
+    # the classes stay lazily made and keep their defining module
+    out = _run("""
+        import sys
+        from strided.return_types import max, topk
+        import strided
+        import strided.return_types as rt
+        print(rt is strided.return_types, type(strided.tensor([[1.0, 3.0]]).max(1)) is max, topk.__name__)
+    """)
+    assert out.splitlines() == ["True True topk"]

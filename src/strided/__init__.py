@@ -88,6 +88,9 @@ try:
     )
     from .ops import table as _table  # noqa: F401  (the registry's kinds; the lazy diagnostics imported it before)
     from .ops._support import return_types
+    # (importable by its public name too, as torch.return_types: ``from strided.return_types
+    # import max`` raised ModuleNotFoundError; the classes keep their defining module)
+    __import__("sys").modules.setdefault(__name__ + ".return_types", return_types)
     from .ops._support.promotion import promote_types, result_type
     from .ops.creation.generator import (
         Generator,

@@ -131,13 +131,17 @@ def modes(op: int, shape: tuple[int, ...], strides: tuple[int, ...], fresh: bool
     block = 2 * (32 if op in (DIV, MUL, SCALE) else torch_vector_bytes()) // itemsize
     if _one_run(shape, strides, inputs):
         n = math.prod(shape)
+        if op == MUL and not wide and _scalar_input(inputs, n):
+            op = _MUL_BESIDE_SCALAR
         if n <= _CACHED_RUN:
             return _cached_run_modes(op, n, block, wide, aliased)
         return _run_modes(op, n, block, wide, aliased)
     places = loop_positions(shape, strides, fresh, inputs)
     if places is None:  # (strided rows: basic_loop, the compiler's loop over each whole row)
         return _strided_rows(MUL if op == SCALE else op, shape, strides, fresh, inputs, wide, aliased)
-    pos, length, _ = places
+    pos, length, scalar = places
+    if op == MUL and not wide and scalar is not None:  # (an input of stride 0 along the rows)
+        op = _MUL_BESIDE_SCALAR
     tail = length % block
     return _place_modes(op, pos - (length - tail), tail, wide, aliased)
 
@@ -153,6 +157,13 @@ def _place_modes(op: int, k: np.ndarray, tail: np.ndarray | int, wide: bool, ali
         return np.where(vector | fused, 7, 1).astype(np.uint8)
     if op == SQUARE or (op == MUL and wide):
         return np.where(vector, 0, 1).astype(np.uint8)
+    if op == _MUL_BESIDE_SCALAR:
+        # (cpu_kernel_vec's row with a stride-0 input, vectorized_loop's S != 0: its compiled tail
+        # fuses runs of 4 from the start, then a pair, an odd last element rounded; in place,
+        # rounded throughout. Measured on PyTorch 2.13: addcmul(x, t1 0-d or (1,), t2) of (n,)
+        # and (2, n), n = 2..19, and its in-place form)
+        run = 0 if aliased else tail - tail % 2
+        return np.where(~vector & (k < run), 1, 0).astype(np.uint8)
     if op == MUL:
         return np.where(~vector & (k < tail - tail % 4), 1, 0).astype(np.uint8)
     if op == INVERSE_SQUARE:
@@ -161,6 +172,15 @@ def _place_modes(op: int, k: np.ndarray, tail: np.ndarray | int, wide: bool, ali
     if wide:
         return np.where(vector, 0, 3).astype(np.uint8)
     return np.where(vector, 0, np.where(k < tail - tail % 4, 3, 1)).astype(np.uint8)
+
+
+_MUL_BESIDE_SCALAR = 102  # (modes only: complex64 MUL in a one-run row with a stride-0 input)
+
+
+def _scalar_input(inputs: Sequence[Operand], n: int) -> bool:
+    """Whether one input of a row of ``n`` (> 1) elements is a tensor of one element (stride 0
+    along the row: vectorized_loop's scalar operand; a Python number is no operand here)."""
+    return n > 1 and any(op is not None and math.prod(op[0]) == 1 for op in inputs)
 
 
 def _one_run(shape: tuple[int, ...], strides: tuple[int, ...], inputs: Sequence[Operand]) -> bool:

@@ -68,6 +68,17 @@ class AminmaxResult(NamedTuple):
 
 
 AminmaxResult.__name__ = AminmaxResult.__qualname__ = "aminmax"  # (its repr, as PyTorch's)
+
+
+def _aminmax_remade(lo: Tensor, hi: Tensor) -> AminmaxResult:
+    """An unpickled aminmax result (see below)."""
+    return AminmaxResult(lo, hi)
+
+
+# pickled through a module-level function: the class itself cannot be found by its qualname
+# ('aminmax' in this module is the op), which made pickle.dumps(x.aminmax()) raise PicklingError
+# where PyTorch's torch.return_types.aminmax pickles
+AminmaxResult.__reduce__ = lambda self: (_aminmax_remade, tuple(self))  # type: ignore[method-assign,assignment]
 _tuple_new = tuple.__new__
 _SCALAR = _cinfo[()][2]  # (the 0-d result's layout, shared)
 

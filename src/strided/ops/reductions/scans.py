@@ -732,6 +732,10 @@ def cumsum_backward(out: Tensor, x: Tensor, dim: int, **kwargs: Any) -> Any:
         # (linear in g: the adjoint of the reversed running sum is the running sum)
         return (linear("CumsumBackwardBackward0", g, reversed_cumsum, lambda gg: gg.cumsum(d)),)
 
+    # PyTorch's convention for complex gradients (real coefficients: the same map), so the
+    # recording leaves it unconjugated: conjugated around, the running sum from +0.0 of conj(g)
+    # turned a gradient's +0.0 imaginary parts into -0.0 (PyTorch: +0.0)
+    grads.pytorch_convention = True  # type: ignore[attr-defined]
     return "CumsumBackward0", (x,), grads, ()
 
 

@@ -46,7 +46,14 @@ from ...gradients import record, records, seal
 from ...kernels import native, npcore
 from ...kernels import rows as _rows
 from ...kernels.fpstate import QUIET, quiet, quiet_call, quiet_reset, quiet_set, quietly
-from ...kernels.memory import dense_layout, dense_run, numpy_view, outside_storage, reduced_cast_source
+from ...kernels.memory import (
+    copy_to_new,
+    dense_layout,
+    dense_run,
+    numpy_view,
+    outside_storage,
+    reduced_cast_source,
+)
 from ...kernels.native import special, sums
 from ...kernels.reduce import (
     line_products,
@@ -59,6 +66,7 @@ from ...kernels.reduce import (
     welford_ties,
 )
 from ...kernels.torch_sum import rounded, sum_array
+from ...layout.order import preserve_format_strides
 from ...numpy_keywords import NO
 from ...numpy_keywords import call as numpy_call
 from ...opdef import Kind, declare
@@ -92,6 +100,21 @@ def _integral_to_int64(t: Tensor, dtype: DType | None) -> DType:
     return int64 if t._dtype.kind in "biu" else t._dtype
 
 
+def _converted_like_torch(x: np.ndarray, strides: tuple[int, ...], dtype: DType) -> np.ndarray:
+    """``x`` (a tensor's elements, its layout ``strides``) converted to ``dtype`` as PyTorch's
+    reductions with ``dtype=`` (or an ``out=`` of another dtype) take it: ``self.to(dtype)``
+    (make_reduction), laid out in preserve_format's strides, which PyTorch's loop then walks in
+    its own order in ``dtype``. (prod(float16, dtype=bfloat16) multiplies bfloat16 values, each
+    product rounded to bfloat16; prod(float16, dtype=float32) takes float32's vectorized order;
+    NumPy's reduce with dtype= multiplied in its accumulator and rounded once.) Not reported as a
+    copy: the op's own working memory, as PyTorch's."""
+    plan = preserve_format_strides(x.shape, strides)
+    with quiet():
+        storage = copy_to_new(x, tuple(plan), np.dtype(dtype.numpy), "prod(dtype=)", report=False)
+    item = storage.array.itemsize
+    return np.lib.stride_tricks.as_strided(storage.array, x.shape, tuple(s * item for s in plan))
+
+
 def _sum_like(ufunc: np.ufunc, self: Tensor, dim: Any, keepdim: bool, dtype: Any, op: str,
               allow_tuple: bool = True) -> Tensor:
     tensor_arg(self, op)
@@ -110,6 +133,9 @@ def _sum_like(ufunc: np.ufunc, self: Tensor, dim: Any, keepdim: bool, dtype: Any
         # bfloat16 into an integer dtype: PyTorch converts each element through float
         # (-6.0625 -> uint8 is 250); ml_dtypes' own conversion gives 0 out of range
         x = reduced_cast_source(np.dtype(out_dtype.numpy), x)
+    if ufunc is np.multiply and out_dtype.kind in "fcV" and x.size and (
+            x.dtype != out_dtype.numpy or self._dtype.is_complex != out_dtype.is_complex):
+        x = _converted_like_torch(x, self._layout.strides, out_dtype)
     axes = numpy_axes(dims, len(shape))
     if ufunc is np.add and out_dtype.kind in "fc":  # PyTorch's order of adds, bit for bit (torch_sum)
         with quiet():
