@@ -94,3 +94,18 @@ def test_a_refusal_pattern_matches_by_position():
     match refusals.DimOutOfRange(5, 2):
         case refusals.DimOutOfRange(dim, ndim):
             assert (dim, ndim) == (5, 2)
+
+
+def test_the_dataclass_attributes_are_made_on_first_use() -> None:
+    # (import strided runs no @dataclass for them: fewer objects for every collection and the
+    # exit to walk; a subclass reads its refusal's fields, as a dataclass's subclass does)
+    import subprocess
+    import sys
+    code = ("import dataclasses, strided, strided.refusals as r\n"
+            "made = [c for c in vars(r).values() if isinstance(c, type) and '__dataclass_fields__' in vars(c)]\n"
+            "print(made == [r._Frozen], dataclasses.is_dataclass(r.ExpandRefusal), dataclasses.is_dataclass(r._Frozen))\n"
+            "class Sub(r.NarrowRefusal): pass\n"
+            "print(dataclasses.fields(Sub) == dataclasses.fields(r.NarrowRefusal), 'NarrowRefusal' in vars(r))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "True", "False", "True", "True"]

@@ -21,7 +21,7 @@ Example::
 from __future__ import annotations
 
 import enum
-from dataclasses import MISSING, FrozenInstanceError, dataclass
+from dataclasses import Field, FrozenInstanceError, dataclass
 from typing import Any, TypeVar, dataclass_transform
 
 # The shape alias lives here (not in core): refusals are imported by core, and core by everyone.
@@ -101,14 +101,51 @@ class _Frozen:
 _C = TypeVar("_C", bound=type)
 
 
+class _DataclassPart:
+    """``__dataclass_fields__`` / ``__dataclass_params__`` of a refusal class, made on first use.
+
+    ``dataclasses.fields``, ``replace``, ``asdict`` and ``is_dataclass`` read these attributes
+    (``getattr``/``hasattr`` on the class or an instance); the first read runs the real
+    ``@dataclass(init=False, repr=False, eq=False)`` on the class, which stores both in the
+    class itself (shadowing this descriptor), so every later read is a plain attribute. Doing it
+    at import cost ~1 ms and ~250 objects (``Field`` objects, dicts) that the collector walks at
+    every full collection and at exit, for values almost no program reads. A class that is not a
+    refusal (``_Frozen`` itself) has none: ``AttributeError``, as for a class that is no
+    dataclass; a subclass of a refusal inherits its refusal's, as it would a dataclass's."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __get__(self, instance: Any, owner: type) -> Any:
+        for cls in owner.__mro__:
+            if cls is _Frozen:
+                break
+            if "_fields" in cls.__dict__:  # (the nearest class made by _refusal)
+                if self.name not in cls.__dict__:
+                    dataclass(init=False, repr=False, eq=False)(cls)  # (stores both attributes in cls)
+                return cls.__dict__[self.name]
+        raise AttributeError(self.name)
+
+
+_Frozen.__dataclass_fields__ = _DataclassPart("__dataclass_fields__")  # type: ignore[attr-defined]
+_Frozen.__dataclass_params__ = _DataclassPart("__dataclass_params__")  # type: ignore[attr-defined]
+
+
 @dataclass_transform(frozen_default=True)  # (type checkers: a frozen dataclass of its fields)
 def _refusal(cls: _C) -> _C:
-    """Decorator: ``cls`` (a subclass of :class:`_Frozen`) as a dataclass of its annotated fields
-    (``fields``, ``replace``, ``__match_args__``) whose methods are :class:`_Frozen`'s."""
-    cls = dataclass(init=False, repr=False, eq=False)(cls)
-    fields = cls.__dataclass_fields__.values()  # type: ignore[attr-defined]
-    cls._fields = tuple(f.name for f in fields)  # type: ignore[attr-defined]
-    cls._defaults = {f.name: f.default for f in fields if f.default is not MISSING}  # type: ignore[attr-defined]
+    """Decorator: ``cls`` (a direct subclass of :class:`_Frozen`) as a dataclass of its annotated
+    fields (``fields``, ``replace``, ``__match_args__``) whose methods are :class:`_Frozen`'s.
+    The fields are read off the class's own annotations, in order (a field's default: its class
+    attribute), as ``@dataclass`` reads them; the ``dataclasses`` attributes are made on first
+    use (:class:`_DataclassPart`)."""
+    own = cls.__dict__.get("__annotations__", {})
+    defaults = {n: cls.__dict__[n] for n in own if n in cls.__dict__}
+    if cls.__bases__ != (_Frozen,) or any(isinstance(v, Field) for v in defaults.values()) or any(
+            "ClassVar" in str(a) or "InitVar" in str(a) for a in own.values()):
+        raise TypeError(f"_refusal: {cls.__qualname__} needs the full @dataclass treatment")  # (none does)
+    cls._fields = tuple(own)  # type: ignore[attr-defined]
+    cls._defaults = defaults  # type: ignore[attr-defined]
+    cls.__match_args__ = cls._fields  # type: ignore[attr-defined]  # (what @dataclass sets)
     return cls
 
 
