@@ -245,6 +245,95 @@ def _paired_weight_test(low: np.ndarray, walk: tuple, vector: np.ndarray) -> np.
 
 
 def _complex_lerp(a: np.ndarray, b: np.ndarray, w: np.ndarray, walk: tuple, tensor_weight: bool) -> np.ndarray | None:
+    """Complex lerp as PyTorch's kernel computes each place (see :func:`_complex_lerp_emulated`):
+    the compiled kernel where it is built and takes the buffers, else the emulation. None where
+    neither runs (the compiled forms not built)."""
+    res = _complex_lerp_compiled(a, b, w, walk, tensor_weight)
+    return res if res is not None else _complex_lerp_emulated(a, b, w, walk, tensor_weight)
+
+
+def _lerp_places(walk: tuple, itemsize: int) -> int | np.ndarray:
+    """complex lerp's place modes (complex_forms' SCALE: 0 a vector place, 1 a scalar one; one int
+    or an array over the shape, row-major) where PyTorch's loop is ``walk`` (shape, output
+    strides, whether fresh, tensor operands)."""
+    shape, strides, fresh, inputs = walk
+    if _lerp_rows(walk):
+        return 1  # (strided rows, basic_loop: lerp's compiled scalar loop fuses every product, measured)
+    return complex_forms.modes(complex_forms.SCALE, shape, strides, fresh, inputs, itemsize, False)
+
+
+_NO_PLACES = np.empty(0, np.uint8)  # (complex_lerp's vec for one row-major run: the kernel finds the places)
+
+
+def _complex_lerp_compiled(a: np.ndarray, b: np.ndarray, w: np.ndarray, walk: tuple,
+                           tensor_weight: bool) -> np.ndarray | None:
+    """:func:`_complex_lerp_emulated`'s bits from the compiled ``complex_lerp`` (_complex_lerp.h)
+    in one pass: one row-major run (the common dense case) has its vector places and complex64's
+    pairs found by the kernel; other layouts pass the emulation's places and paired weight test.
+    None where the kernel is not built or refuses the buffers (misaligned memory), or where a
+    result has a NaN part (its NaN bits are the emulation's to give): the emulation then runs."""
+    k = native.special()
+    shape, strides, fresh, inputs = walk
+    n = math.prod(shape)
+    if k is None or not n or not hasattr(k, "complex_lerp"):
+        return None
+    compute = a.dtype
+    pair = tensor_weight and compute.itemsize == 8
+    block = 64 // compute.itemsize  # (2 * Vectorized<complex>::size(), AVX2's: complex_forms.modes' SCALE block)
+    flat = lambda v, shape: _aligned(complex_forms._flat(v, shape))  # noqa: E731
+    low = _NO_PLACES  # (the kernel tests the weights, but the pairs of given places)
+    if complex_forms._one_run(shape, strides, inputs):  # (the kernel finds the places)
+        vec, piece, tail_sq = _NO_PLACES, piece_length(n), not tensor_weight and compute.itemsize == 16
+    else:
+        rows = _lerp_rows(walk)
+        flags = np.asarray(_lerp_places(walk, compute.itemsize)) == 0
+        if pair and bool(np.any(flags)):  # (the pairs in PyTorch's iteration order)
+            vector = np.full(shape, bool(flags)) if flags.ndim == 0 else flags.reshape(shape)
+            low = flat(_paired_weight_test(np.broadcast_to(w.real * w.real + w.imag * w.imag < 0.25, shape),
+                                           walk, vector), shape)
+        vec, piece = complex_forms._flat(flags.astype(np.uint8), shape), n
+        tail_sq = not tensor_weight and compute.itemsize == 16 and not rows
+    out = np.empty(shape, compute)
+    nans = k.complex_lerp(flat(a, shape), flat(b, shape), flat(w, shape), low, vec,
+                          out.reshape(-1), piece, block, pair, tail_sq)
+    # (-1: buffers refused; a NaN result: its sign and payload are the emulation's NumPy steps', which
+    # the compiled instruction order need not pass on: the emulation redoes the whole result)
+    return out if nans == 0 else None
+
+
+def _lerp_weight_small(w: np.ndarray, vector: np.ndarray, walk: tuple, pair: bool, tail_sq: bool) -> np.ndarray:
+    """PyTorch's is_lerp_weight_small for complex weights ``w`` at each place (``vector``: the
+    vector places, over the shape), as measured on x86-64: Vectorized's ``abs_2_() < 0.25`` at a
+    vector place (re * re + im * im, each step rounded; with ``pair``, complex64's weight tensor,
+    each odd element of a row's pair takes the even one's), elsewhere the scalar ``re * re + im *
+    im < 0.25`` contracted to fma(re, re, im * im), or rounded (``tail_sq``: a complex128 number
+    weight in a vector loop's tail). (Before, NumPy's np.abs(w) < 0.5: it differed where |w| is
+    within ulps of 0.5.)"""
+    re, im = w.real, w.imag
+    rounded = re * re + im * im < 0.25
+    scalar = rounded if tail_sq else fma(re, re, im * im) < 0.25
+    at_vector = np.broadcast_to(rounded, vector.shape)
+    if pair and bool(np.any(vector)):
+        at_vector = _paired_weight_test(at_vector, walk, vector)
+    return np.where(vector, at_vector, scalar)
+
+
+def _lerp_rows(walk: tuple) -> bool:
+    """Whether PyTorch's loop ``walk`` (shape, output strides, whether fresh, tensor operands) takes
+    strided rows (basic_loop: no vector places)."""
+    shape, strides, fresh, inputs = walk
+    return math.prod(shape) > 1 and not complex_forms._one_run(shape, strides, inputs) and \
+        loop_positions(shape, strides, fresh, inputs) is None
+
+
+def _aligned(v: np.ndarray) -> np.ndarray:
+    """``v``, or an aligned copy where it lies at an address no multiple of its parts' size (a
+    from_numpy view of an odd offset): the compiled kernels take aligned memory only."""
+    return v if v.flags.aligned else v.copy()
+
+
+def _complex_lerp_emulated(a: np.ndarray, b: np.ndarray, w: np.ndarray, walk: tuple,
+                           tensor_weight: bool) -> np.ndarray | None:
     """Complex lerp as PyTorch's kernel computes each place (``walk``: the loop's shape, output
     strides, whether fresh, tensor operands): its vector blocks ``fmadd(coeff, end - input, base)``
     (coeff w or w - 1, base input or end, by |w| < 0.5; the product rounded, then the sum), its
@@ -256,16 +345,13 @@ def _complex_lerp(a: np.ndarray, b: np.ndarray, w: np.ndarray, walk: tuple, tens
     diff = np.subtract(b, a)
     if diff.shape != shape:
         diff = np.broadcast_to(diff, shape)
-    if math.prod(shape) > 1 and not complex_forms._one_run(shape, strides, inputs) and \
-            loop_positions(shape, strides, fresh, inputs) is None:
-        place = 1  # (strided rows, basic_loop: lerp's compiled scalar loop fuses every product, measured)
-    else:
-        place = complex_forms.modes(complex_forms.SCALE, shape, strides, fresh, inputs, compute.itemsize, False)
+    place = _lerp_places(walk, compute.itemsize)
     flags = np.asarray(place) == 0  # (one mode, or one per element in row-major order)
     vector = np.full(shape, bool(flags)) if flags.ndim == 0 else flags.reshape(shape)
     one = compute.type(1)
-    low = np.abs(w) < 0.5
-    if low.ndim == 0:  # (one weight: one end for every element)
+    low = _lerp_weight_small(w, vector, walk, tensor_weight and compute.itemsize == 8,
+                             not tensor_weight and compute.itemsize == 16 and not _lerp_rows(walk))
+    if low.ndim == 0:  # (a number weight: one end for every element)
         out = np.empty(shape, compute)
         if bool(low):
             if not complex_forms.forms_into(complex_forms.MUL, w, diff, out, place):
@@ -277,8 +363,6 @@ def _complex_lerp(a: np.ndarray, b: np.ndarray, w: np.ndarray, walk: tuple, tens
                      or complex_forms.forms_into(complex_forms.MUL, diff, one - w, far, 1))):
             return None
         return np.where(vector, b + out, b - far)
-    if tensor_weight and compute.itemsize == 8 and bool(np.any(flags)):  # (vector places: the pairs)
-        low = _paired_weight_test(np.broadcast_to(low, shape), walk, vector)
     near, far_vec, far_one = (np.empty(shape, compute) for _ in range(3))
     if not (complex_forms.forms_into(complex_forms.MUL, w, diff, near, place)
             and complex_forms.forms_into(complex_forms.MUL, w - one, diff, far_vec, 0)
