@@ -21,37 +21,70 @@
  * and with ``pair`` (an empty ``low``) each odd element of a piece's vector places takes its even
  * neighbour's test (AVX2's is_lerp_weight_small for complex<float> arranges its |w|^2 lanes by
  * pairs). ``out``:
- * C-contiguous, writable, overlapping no operand (the caller gives a fresh array). Returns the
- * number of results with a NaN part (their NaN's sign and payload are whichever operand the
+ * C-contiguous, writable, overlapping no operand (the caller gives a fresh array). Returns a
+ * positive number where some result has a NaN part, else 0 (a NaN's sign and payload are whichever operand the
  * compiler's instruction order passes on, not necessarily NumPy's steps': the caller redoes them),
  * or -1, nothing written, for any other buffer (misaligned included: the emulation then runs).
  * Built with -ffp-contract=off: the rounded forms stay rounded. */
 
-#define COMPLEX_LERP(T, FMA)                                                                       \
-    /* (the vector places [start, end) of a run: each odd element of a pair takes the even one's  \
-     * test where ``pair``; returns the number of results with a NaN part) */                     \
-    FMA_CLONES static Py_ssize_t complex_lerp_block_##T(const T *a, Py_ssize_t as, const T *b,     \
-                                                        Py_ssize_t bs, const T *w, Py_ssize_t ws,  \
-                                                        T *o, Py_ssize_t start, Py_ssize_t end,    \
-                                                        int pair)                                  \
+/* (the vector places' selects and tests on the parts' bits, which GCC vectorizes: its
+ * comparisons of floats stay branches under -ftrapping-math) */
+static inline uint32_t lerp_bits_float(float x) { uint32_t u; memcpy(&u, &x, 4); return u; }
+static inline float lerp_unbits_float(uint32_t u) { float x; memcpy(&x, &u, 4); return x; }
+static inline uint64_t lerp_bits_double(double x) { uint64_t u; memcpy(&u, &x, 8); return u; }
+static inline double lerp_unbits_double(uint64_t u) { double x; memcpy(&x, &u, 8); return x; }
+
+#define COMPLEX_LERP(T, U, FMA, ABSMASK, INF)                                                      \
+    /* (vector places over ``m`` elements, each operand's step 0 or 1, ``lo`` the tests as all-ones \
+     * or zero masks: both ends computed, one taken by the mask; non-zero where a result has a NaN \
+     * part) */                                                                                    \
+    static inline __attribute__((always_inline)) U complex_lerp_rows_##T(                          \
+        const T *restrict a, Py_ssize_t as, const T *restrict b, Py_ssize_t bs,                    \
+        const T *restrict w, Py_ssize_t ws, const U *restrict lo, T *restrict o, Py_ssize_t m)     \
     {                                                                                              \
-        Py_ssize_t nans = 0, odd = pair ? 1 : 0;                                                   \
-        for (Py_ssize_t i = start; i < end; i++) {                                                 \
-            Py_ssize_t e = i - (odd & (i - start)); /* (the element whose test this one takes) */  \
-            T er = w[2 * e * ws], ei = w[2 * e * ws + 1];                                          \
-            int lo = er * er + ei * ei < (T)0.25;                                                  \
+        U nans = 0;                                                                                \
+        for (Py_ssize_t i = 0; i < m; i++) {                                                       \
             T ar = a[2 * i * as], ai = a[2 * i * as + 1], br = b[2 * i * bs], bi = b[2 * i * bs + 1]; \
             T wr = w[2 * i * ws], wi = w[2 * i * ws + 1];                                          \
             T dr = br - ar, di = bi - ai, pr, pi, qr, qi;                                          \
             mul_##T(wr, wi, dr, di, 0, &pr, &pi);                                                  \
             mul_##T(wr - (T)1, wi - (T)0, dr, di, 0, &qr, &qi);                                    \
-            T nr = ar + pr, ni = ai + pi, fr = br + qr, fi = bi + qi;                              \
-            T re = lo ? nr : fr, im = lo ? ni : fi;                                                \
-            o[2 * i] = re;                                                                         \
-            o[2 * i + 1] = im;                                                                     \
-            nans += (re != re) | (im != im);                                                       \
+            U k = lo[i];                                                                           \
+            U re = (lerp_bits_##T(ar + pr) & k) | (lerp_bits_##T(br + qr) & ~k);                   \
+            U im = (lerp_bits_##T(ai + pi) & k) | (lerp_bits_##T(bi + qi) & ~k);                   \
+            o[2 * i] = lerp_unbits_##T(re);                                                        \
+            o[2 * i + 1] = lerp_unbits_##T(im);                                                    \
+            nans |= (U)((re & ABSMASK) > INF) | (U)((im & ABSMASK) > INF);                         \
         }                                                                                          \
         return nans;                                                                               \
+    }                                                                                              \
+    /* (the vector places [start, end) of a run, in chunks: the tests first, abs_2_() < 0.25 as   \
+     * the bits of a sum of squares (+0 or more, or NaN) compare (each odd element of a pair      \
+     * taking the even one's where ``pair``), then the rows with constant steps) */                \
+    FMA_CLONES static Py_ssize_t complex_lerp_block_##T(const T *a, Py_ssize_t as, const T *b,     \
+                                                        Py_ssize_t bs, const T *w, Py_ssize_t ws,  \
+                                                        T *o, Py_ssize_t start, Py_ssize_t end,    \
+                                                        int pair)                                  \
+    {                                                                                              \
+        U nans = 0, quarter = lerp_bits_##T((T)0.25);                                              \
+        U lo[256];                                                                                 \
+        for (Py_ssize_t c = start; c < end; c += 256) { /* (256: even, so pairs stay whole) */     \
+            Py_ssize_t m = end - c < 256 ? end - c : 256;                                          \
+            const T *ac = a + 2 * c * as, *bc = b + 2 * c * bs, *wc = w + 2 * c * ws;             \
+            for (Py_ssize_t j = 0; j < m; j++) {                                                   \
+                T er = wc[2 * j * ws], ei = wc[2 * j * ws + 1];                                    \
+                lo[j] = -(U)(lerp_bits_##T(er * er + ei * ei) < quarter);                          \
+            }                                                                                      \
+            if (pair)                                                                              \
+                for (Py_ssize_t j = 1; j < m; j += 2) lo[j] = lo[j - 1];                           \
+            if (as == 1 && bs == 1 && ws == 1)                                                     \
+                nans |= complex_lerp_rows_##T(ac, 1, bc, 1, wc, 1, lo, o + 2 * c, m);              \
+            else if (as == 1 && bs == 1 && ws == 0)                                                \
+                nans |= complex_lerp_rows_##T(ac, 1, bc, 1, wc, 0, lo, o + 2 * c, m);              \
+            else                                                                                   \
+                nans |= complex_lerp_rows_##T(ac, as, bc, bs, wc, ws, lo, o + 2 * c, m);           \
+        }                                                                                          \
+        return nans != 0;                                                                          \
     }                                                                                              \
     FMA_CLONES static Py_ssize_t complex_lerp_##T(const T *a, Py_ssize_t as, const T *b, Py_ssize_t bs,  \
                                             const T *w, Py_ssize_t ws, const uint8_t *low,         \
@@ -104,8 +137,8 @@
         }                                                                                          \
         return nans;                                                                               \
     }
-COMPLEX_LERP(float, fmaf)
-COMPLEX_LERP(double, fma)
+COMPLEX_LERP(float, uint32_t, fmaf, 0x7fffffffu, 0x7f800000u)
+COMPLEX_LERP(double, uint64_t, fma, 0x7fffffffffffffffull, 0x7ff0000000000000ull)
 #undef COMPLEX_LERP
 
 static PyObject *py_complex_lerp(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -167,4 +200,4 @@ static PyObject *py_complex_lerp(PyObject *self, PyObject *const *args, Py_ssize
 #define COMPLEX_LERP_METHODS                                                                       \
     {"complex_lerp", (PyCFunction)(void (*)(void))py_complex_lerp, METH_FASTCALL,                   \
      "complex_lerp(a, b, w, low, vec, out, piece, block, pair, tail_sq) -> int: PyTorch's complex lerp with its bits " \
-     "(see _complex_lerp.h): the number of results with a NaN part, or -1 (nothing written) for any other buffer"},
+     "(see _complex_lerp.h): positive where a result has a NaN part, else 0, or -1 (nothing written) for any other buffer"},
