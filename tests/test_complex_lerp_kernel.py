@@ -179,12 +179,15 @@ def test_misaligned_memory_has_torchs_bits(dtype: str, weight) -> None:
 
 @pytest.mark.parametrize("dtype", ["complex64", "complex128"])
 @pytest.mark.parametrize("n", [32768 + 9, 70001])
-def test_long_runs_in_pytorchs_pieces(dtype: str, n: int, torch_threads_as_assumed) -> None:
-    """A run past PyTorch's grain: its parallel pieces each have their own tail and pairs."""
+@pytest.mark.parametrize("mode", ["fresh", "out", "inplace"])
+def test_long_runs_in_pytorchs_pieces(dtype: str, n: int, mode: str, torch_threads_as_assumed) -> None:
+    """A run past PyTorch's grain: its parallel pieces each have their own tail and pairs (out=:
+    written straight into it; in place: into a fresh array first, then copied)."""
     rng = np.random.default_rng(n)
     a, b = ((rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(dtype) for _ in range(2))
     w = (rng.choice([0.5, 0.49999997, 0.3 + 0.4j, 0.7, 0.1], n) * np.exp(1j * rng.uniform(0, 6.3, n))).astype(dtype)
-    case = (dtype, (n,), "fresh", a, b, w, ["plain"] * 4)
+    case = (dtype, (n,), mode, a, b, w, ["plain"] * 4)
     got, ref, want = _run(strided, case), _emulated(case), _run(torch, case)
     _same(got.numpy(), ref.numpy(), nan_bits=True)
     _same(got.numpy(), want.numpy(), nan_bits=True)
+

@@ -211,8 +211,10 @@ def _lerp(input: Any, end: Any, weight: Any, target: Tensor | None, loop_out: An
             lerp_into(runs[0], runs[1], w[()], runs[2])
             apply_lerp_fixes(runs[2], fix)
             return out
-        if compute.kind == "c" and (res := _complex_lerp(a, b, w, walk(), kind == "tensor")) is not None:
-            np.copyto(_view(out), res, casting="unsafe")
+        dest = _view(out)
+        if compute.kind == "c" and (res := _complex_lerp(a, b, w, walk(), kind == "tensor", dest)) is not None:
+            if res is not dest:  # (else written straight into out)
+                np.copyto(dest, res, casting="unsafe")
             return out
         res = lerp_arrays(a, b, w)
         if compute.kind == "f":
@@ -244,11 +246,13 @@ def _paired_weight_test(low: np.ndarray, walk: tuple, vector: np.ndarray) -> np.
     return paired.reshape(shape)
 
 
-def _complex_lerp(a: np.ndarray, b: np.ndarray, w: np.ndarray, walk: tuple, tensor_weight: bool) -> np.ndarray | None:
+def _complex_lerp(a: np.ndarray, b: np.ndarray, w: np.ndarray, walk: tuple, tensor_weight: bool,
+                  dest: np.ndarray | None = None) -> np.ndarray | None:
     """Complex lerp as PyTorch's kernel computes each place (see :func:`_complex_lerp_emulated`):
     the compiled kernel where it is built and takes the buffers, else the emulation. None where
-    neither runs (the compiled forms not built)."""
-    res = _complex_lerp_compiled(a, b, w, walk, tensor_weight)
+    neither runs (the compiled forms not built). ``dest``: where the result goes, returned itself
+    when the kernel wrote it there (C-contiguous, of the compute dtype, apart from the operands)."""
+    res = _complex_lerp_compiled(a, b, w, walk, tensor_weight, dest)
     return res if res is not None else _complex_lerp_emulated(a, b, w, walk, tensor_weight)
 
 
@@ -266,7 +270,7 @@ _NO_PLACES = np.empty(0, np.uint8)  # (complex_lerp's vec for one row-major run:
 
 
 def _complex_lerp_compiled(a: np.ndarray, b: np.ndarray, w: np.ndarray, walk: tuple,
-                           tensor_weight: bool) -> np.ndarray | None:
+                           tensor_weight: bool, dest: np.ndarray | None = None) -> np.ndarray | None:
     """:func:`_complex_lerp_emulated`'s bits from the compiled ``complex_lerp`` (_complex_lerp.h)
     in one pass: one row-major run (the common dense case) has its vector places and complex64's
     pairs found by the kernel; other layouts pass the emulation's places and paired weight test.
@@ -293,12 +297,23 @@ def _complex_lerp_compiled(a: np.ndarray, b: np.ndarray, w: np.ndarray, walk: tu
                                            walk, vector), shape)
         vec, piece = complex_forms._flat(flags.astype(np.uint8), shape), n
         tail_sq = not tensor_weight and compute.itemsize == 16 and not rows
-    out = np.empty(shape, compute)
-    nans = k.complex_lerp(flat(a, shape), flat(b, shape), flat(w, shape), low, vec,
-                          out.reshape(-1), piece, block, pair, tail_sq)
+    operands = (flat(a, shape), flat(b, shape), flat(w, shape))
+    out = dest if _takes_result(dest, shape, compute, (a, b, w) + operands) else np.empty(shape, compute)
+    nans = k.complex_lerp(*operands, low, vec, out.reshape(-1), piece, block, pair, tail_sq)
     # (-1: buffers refused; a NaN result: its sign and payload are the emulation's NumPy steps', which
     # the compiled instruction order need not pass on: the emulation redoes the whole result)
     return out if nans == 0 else None
+
+
+def _takes_result(dest: np.ndarray | None, shape: tuple[int, ...], compute: np.dtype,
+                  operands: tuple[np.ndarray, ...]) -> bool:
+    """Whether the kernel may write the result straight into ``dest``: C-contiguous, writable,
+    aligned, of ``shape`` and the compute dtype, and apart from every operand, the arrays given and
+    their flat copies (the emulation may still have to read them after: a NaN result)."""
+    if dest is None or dest.size < 4096:  # (a small result: the copy costs less than the checks)
+        return False
+    return dest.shape == shape and dest.dtype == compute and dest.flags.c_contiguous \
+        and dest.flags.writeable and dest.flags.aligned and not any(np.may_share_memory(dest, x) for x in operands)
 
 
 def _lerp_weight_small(w: np.ndarray, vector: np.ndarray, walk: tuple, pair: bool, tail_sq: bool) -> np.ndarray:
