@@ -191,3 +191,19 @@ def test_long_runs_in_pytorchs_pieces(dtype: str, n: int, mode: str, torch_threa
     _same(got.numpy(), ref.numpy(), nan_bits=True)
     _same(got.numpy(), want.numpy(), nan_bits=True)
 
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("shape", [(), (1,), (5,), (6,), (20,), (3, 7)])
+@pytest.mark.parametrize("weight", ["number", "tensor"])
+def test_weights_within_ulps_of_half(dtype: str, shape: tuple, weight: str) -> None:
+    """PyTorch's weight test where |w| is within ulps of 0.5: abs_2_() < 0.25 rounded at vector
+    places, fma(re, re, im * im) < 0.25 elsewhere (0-d, tails), number weights too. Before:
+    np.abs(w) < 0.5, about 8% of these weights took the other end."""
+    rng = np.random.default_rng(len(shape) * 7 + len(dtype))
+    z, o = np.zeros(shape, dtype), np.ones(shape, dtype)
+    for t in rng.uniform(0, 6.3, 60):
+        w = 0.5 * complex(np.cos(t), np.sin(t))
+        wv = np.full(shape, w, dtype) if weight == "tensor" else complex(np.asarray(w, dtype))
+        case = (dtype, shape, "fresh", z, o, wv, ["plain"] * 4)
+        _same(_run(strided, case).numpy(), _run(torch, case).numpy(), nan_bits=True)

@@ -1,4 +1,4 @@
-/* complex_lerp(a, b, w, low, vec, out, piece, block, pair, tail_sq) -> int: PyTorch 2.13's complex lerp
+/* complex_lerp(a, b, w, low, vec, out, piece, block, pair) -> int: PyTorch 2.13's complex lerp
  * with its bits (strided.ops.elementwise.binary_more._complex_lerp_compiled; its NumPy emulation,
  * _complex_lerp_emulated, is the reference the tests compare against). Included once by
  * _specialkernel.c after COMPLEX_FORMS (it calls mul_float / mul_double: the rounded and the fused
@@ -10,8 +10,7 @@
  *   else, scalar:      b - d * (1 - w)    fused (its scalar places)
  * low is PyTorch's is_lerp_weight_small (measured, x86-64): at a vector place Vectorized's
  * ``abs_2_() < 0.25`` (re * re + im * im, each step rounded), at a scalar place ``re * re + im *
- * im < 0.25`` contracted to fma(re, re, im * im), but rounded (``tail_sq``) for a complex128
- * number weight in a vector loop's tail.
+ * im < 0.25`` contracted to fma(re, re, im * im); number weights and weight tensors alike.
  * ``a``, ``b``, ``w``: flat C-contiguous aligned complex buffers of one format ("Zf" or "Zd"), of
  * out's length or one element; ``low``: bool/uint8 of out's length or one element, the test at
  * the vector places given (the caller's pairs, for given places), or EMPTY: the kernel tests them
@@ -90,7 +89,7 @@ static inline double lerp_unbits_double(uint64_t u) { double x; memcpy(&x, &u, 8
                                             const T *w, Py_ssize_t ws, const uint8_t *low,         \
                                             Py_ssize_t ls, const uint8_t *vec, Py_ssize_t vs,      \
                                             int run, T *o, Py_ssize_t n, Py_ssize_t piece,         \
-                                            Py_ssize_t block, int pair, int tail_sq)               \
+                                            Py_ssize_t block, int pair)                            \
     {                                                                                              \
         Py_ssize_t nans = 0;                                                                       \
         for (Py_ssize_t start = 0; start < n; start += piece) {                                    \
@@ -110,8 +109,6 @@ static inline double lerp_unbits_double(uint64_t u) { double x; memcpy(&x, &u, 8
                     Py_ssize_t e = pair && ((i - start) & 1) ? i - 1 : i;                          \
                     T er = w[2 * e * ws], ei = w[2 * e * ws + 1];                                  \
                     lo = er * er + ei * ei < (T)0.25;                                              \
-                } else if (tail_sq) { /* (complex128's number weight in a tail: rounded) */        \
-                    lo = wr * wr + wi * wi < (T)0.25;                                              \
                 } else { /* (the scalar |w|^2 < 0.25, contracted: fma(re, re, im * im)) */          \
                     lo = FMA(wr, wr, wi * wi) < (T)0.25;                                           \
                 }                                                                                  \
@@ -144,14 +141,14 @@ COMPLEX_LERP(double, uint64_t, fma, 0x7fffffffffffffffull, 0x7ff0000000000000ull
 static PyObject *py_complex_lerp(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (nargs != 10) {
-        PyErr_Format(PyExc_TypeError, "complex_lerp(a, b, w, low, vec, out, piece, block, pair, tail_sq) takes 10 arguments, not %zd", nargs);
+    if (nargs != 9) {
+        PyErr_Format(PyExc_TypeError, "complex_lerp(a, b, w, low, vec, out, piece, block, pair) takes 9 arguments, not %zd", nargs);
         return NULL;
     }
     Py_ssize_t piece = PyLong_AsSsize_t(args[6]), block = PyLong_AsSsize_t(args[7]);
     if (PyErr_Occurred()) return NULL;
-    int pair = PyObject_IsTrue(args[8]), tail_sq = PyObject_IsTrue(args[9]);
-    if (pair < 0 || tail_sq < 0) return NULL;
+    int pair = PyObject_IsTrue(args[8]);
+    if (pair < 0) return NULL;
     Py_buffer bf[6];
     for (int k = 0; k < 6; k++) {
         int flags = PyBUF_STRIDES | PyBUF_FORMAT | (k == 5 ? PyBUF_WRITABLE : 0);
@@ -187,9 +184,9 @@ static PyObject *py_complex_lerp(PyObject *self, PyObject *const *args, Py_ssize
         {
             Py_BEGIN_ALLOW_THREADS
             if (c64) nans = complex_lerp_float(bf[0].buf, as, bf[1].buf, bs, bf[2].buf, ws, bf[3].buf, ls, bf[4].buf, vs, run,
-                                        bf[5].buf, n, piece, block, pair, tail_sq);
+                                        bf[5].buf, n, piece, block, pair);
             else nans = complex_lerp_double(bf[0].buf, as, bf[1].buf, bs, bf[2].buf, ws, bf[3].buf, ls, bf[4].buf, vs, run,
-                                     bf[5].buf, n, piece, block, pair, tail_sq);
+                                     bf[5].buf, n, piece, block, pair);
             Py_END_ALLOW_THREADS
         }
     }
@@ -199,5 +196,5 @@ static PyObject *py_complex_lerp(PyObject *self, PyObject *const *args, Py_ssize
 
 #define COMPLEX_LERP_METHODS                                                                       \
     {"complex_lerp", (PyCFunction)(void (*)(void))py_complex_lerp, METH_FASTCALL,                   \
-     "complex_lerp(a, b, w, low, vec, out, piece, block, pair, tail_sq) -> int: PyTorch's complex lerp with its bits " \
+     "complex_lerp(a, b, w, low, vec, out, piece, block, pair) -> int: PyTorch's complex lerp with its bits " \
      "(see _complex_lerp.h): positive where a result has a NaN part, else 0, or -1 (nothing written) for any other buffer"},

@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -286,23 +286,68 @@ def _complex_lerp_compiled(a: np.ndarray, b: np.ndarray, w: np.ndarray, walk: tu
     block = 64 // compute.itemsize  # (2 * Vectorized<complex>::size(), AVX2's: complex_forms.modes' SCALE block)
     flat = lambda v, shape: _aligned(complex_forms._flat(v, shape))  # noqa: E731
     low = _NO_PLACES  # (the kernel tests the weights, but the pairs of given places)
-    if complex_forms._one_run(shape, strides, inputs):  # (the kernel finds the places)
-        vec, piece, tail_sq = _NO_PLACES, piece_length(n), not tensor_weight and compute.itemsize == 16
+    order = _memory_run(shape, strides, inputs)
+    if order is not None:  # (one run in memory order: the kernel finds the places)
+        vec, piece = _NO_PLACES, piece_length(n)
+        if order != tuple(range(len(shape))):  # (the operands and the result in that order)
+            back = tuple(np.argsort(order))
+            a, b, w = (_in_order(v, shape, order) for v in (a, b, w))
+            dest = None if dest is None else dest.transpose(order)
+            shape = tuple(shape[d] for d in order)
+            res = _complex_lerp_kernel(k, a, b, w, dest, shape, (low, vec, piece, block, pair))
+            return None if res is None else res if res is dest else res.transpose(back)
     else:
-        rows = _lerp_rows(walk)
         flags = np.asarray(_lerp_places(walk, compute.itemsize)) == 0
         if pair and bool(np.any(flags)):  # (the pairs in PyTorch's iteration order)
             vector = np.full(shape, bool(flags)) if flags.ndim == 0 else flags.reshape(shape)
             low = flat(_paired_weight_test(np.broadcast_to(w.real * w.real + w.imag * w.imag < 0.25, shape),
                                            walk, vector), shape)
         vec, piece = complex_forms._flat(flags.astype(np.uint8), shape), n
-        tail_sq = not tensor_weight and compute.itemsize == 16 and not rows
-    operands = (flat(a, shape), flat(b, shape), flat(w, shape))
+    res = _complex_lerp_kernel(k, a, b, w, dest, shape, (low, vec, piece, block, pair))
+    return res
+
+
+def _complex_lerp_kernel(k: Any, a: np.ndarray, b: np.ndarray, w: np.ndarray, dest: np.ndarray | None,
+                         shape: tuple[int, ...], places: tuple) -> np.ndarray | None:
+    """The ``complex_lerp`` call over ``a``, ``b``, ``w`` (broadcast to ``shape``, row-major);
+    ``places``: its low, vec, piece, block, pair. Into ``dest`` where it takes the
+    result (:func:`_takes_result`), else a fresh array; None where the kernel refused or a result
+    has a NaN part."""
+    flat = lambda v: _aligned(complex_forms._flat(v, shape))  # noqa: E731
+    operands = (flat(a), flat(b), flat(w))
+    compute = operands[0].dtype
     out = dest if _takes_result(dest, shape, compute, (a, b, w) + operands) else np.empty(shape, compute)
-    nans = k.complex_lerp(*operands, low, vec, out.reshape(-1), piece, block, pair, tail_sq)
+    nans = k.complex_lerp(*operands, places[0], places[1], out.reshape(-1), *places[2:])
     # (-1: buffers refused; a NaN result: its sign and payload are the emulation's NumPy steps', which
     # the compiled instruction order need not pass on: the emulation redoes the whole result)
     return out if nans == 0 else None
+
+
+def _memory_run(shape: tuple[int, ...], strides: tuple[int, ...],
+                inputs: Sequence[tuple[tuple[int, ...], tuple[int, ...]] | None]) -> tuple[int, ...] | None:
+    """The dims in the output's memory order (slowest first) where PyTorch's loop is one run in
+    that order (complex_forms._one_run of every operand so permuted: TensorIterator orders the
+    dims by the output's strides and coalesces them), else None."""
+    nd = len(shape)
+    order = tuple(sorted(range(nd), key=lambda d: -strides[d]))  # (stable: size-1 dims keep their place)
+    if order == tuple(range(nd)):
+        return order if complex_forms._one_run(shape, strides, inputs) else None
+    permuted = []
+    for operand in inputs:
+        if operand is None:
+            permuted.append(None)
+            continue
+        pad = nd - len(operand[0])
+        full_shape, full_strides = (1,) * pad + tuple(operand[0]), (0,) * pad + tuple(operand[1])
+        permuted.append((tuple(full_shape[d] for d in order), tuple(full_strides[d] for d in order)))
+    ok = complex_forms._one_run(tuple(shape[d] for d in order), tuple(strides[d] for d in order), permuted)
+    return order if ok else None
+
+
+def _in_order(v: np.ndarray, shape: tuple[int, ...], order: tuple[int, ...]) -> np.ndarray:
+    """``v`` (broadcast to ``shape``) with its dims in ``order``; one element as it is."""
+    v = np.asarray(v)
+    return v if v.size == 1 else np.broadcast_to(v, shape).transpose(order)
 
 
 def _takes_result(dest: np.ndarray | None, shape: tuple[int, ...], compute: np.dtype,
@@ -316,17 +361,17 @@ def _takes_result(dest: np.ndarray | None, shape: tuple[int, ...], compute: np.d
         and dest.flags.writeable and dest.flags.aligned and not any(np.may_share_memory(dest, x) for x in operands)
 
 
-def _lerp_weight_small(w: np.ndarray, vector: np.ndarray, walk: tuple, pair: bool, tail_sq: bool) -> np.ndarray:
+def _lerp_weight_small(w: np.ndarray, vector: np.ndarray, walk: tuple, pair: bool) -> np.ndarray:
     """PyTorch's is_lerp_weight_small for complex weights ``w`` at each place (``vector``: the
     vector places, over the shape), as measured on x86-64: Vectorized's ``abs_2_() < 0.25`` at a
     vector place (re * re + im * im, each step rounded; with ``pair``, complex64's weight tensor,
     each odd element of a row's pair takes the even one's), elsewhere the scalar ``re * re + im *
-    im < 0.25`` contracted to fma(re, re, im * im), or rounded (``tail_sq``: a complex128 number
-    weight in a vector loop's tail). (Before, NumPy's np.abs(w) < 0.5: it differed where |w| is
+    im < 0.25`` contracted to fma(re, re, im * im); number weights too (measured: 0-d, tails,
+    strided rows; |w| near 0.5). (Before, NumPy's np.abs(w) < 0.5: it differed where |w| is
     within ulps of 0.5.)"""
     re, im = w.real, w.imag
     rounded = re * re + im * im < 0.25
-    scalar = rounded if tail_sq else fma(re, re, im * im) < 0.25
+    scalar = fma(re, re, im * im) < 0.25
     at_vector = np.broadcast_to(rounded, vector.shape)
     if pair and bool(np.any(vector)):
         at_vector = _paired_weight_test(at_vector, walk, vector)
@@ -364,8 +409,7 @@ def _complex_lerp_emulated(a: np.ndarray, b: np.ndarray, w: np.ndarray, walk: tu
     flags = np.asarray(place) == 0  # (one mode, or one per element in row-major order)
     vector = np.full(shape, bool(flags)) if flags.ndim == 0 else flags.reshape(shape)
     one = compute.type(1)
-    low = _lerp_weight_small(w, vector, walk, tensor_weight and compute.itemsize == 8,
-                             not tensor_weight and compute.itemsize == 16 and not _lerp_rows(walk))
+    low = _lerp_weight_small(w, vector, walk, tensor_weight and compute.itemsize == 8)
     if low.ndim == 0:  # (a number weight: one end for every element)
         out = np.empty(shape, compute)
         if bool(low):
