@@ -207,3 +207,19 @@ def test_weights_within_ulps_of_half(dtype: str, shape: tuple, weight: str) -> N
         wv = np.full(shape, w, dtype) if weight == "tensor" else complex(np.asarray(w, dtype))
         case = (dtype, shape, "fresh", z, o, wv, ["plain"] * 4)
         _same(_run(strided, case).numpy(), _run(torch, case).numpy(), nan_bits=True)
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("shapes", [((300, 121), (121,)), ((121, 300), (121, 1)), ((5, 70, 101), (70, 1))], ids=str)
+def test_broadcast_rows_past_the_grain(dtype: str, shapes: tuple, torch_threads_as_assumed) -> None:
+    """Rows of PyTorch's 2-d loop (an end broadcast along them) cut by its parallel pieces: the
+    places and pairs from loop_positions, the kernel's bits the emulation's and torch's."""
+    rng = np.random.default_rng(len(shapes[1]))
+    full, part = shapes
+    a, w = ((rng.standard_normal(full) + 1j * rng.standard_normal(full)).astype(dtype) for _ in range(2))
+    w = (w * 0.36).astype(dtype)
+    b = (rng.standard_normal(part) + 1j * rng.standard_normal(part)).astype(dtype)
+    case = (dtype, full, "fresh", a, b, w, ["plain"] * 4)
+    got, ref, want = _run(strided, case), _emulated(case), _run(torch, case)
+    _same(got.numpy(), ref.numpy(), nan_bits=True)
+    _same(got.numpy(), want.numpy(), nan_bits=True)

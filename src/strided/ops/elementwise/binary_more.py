@@ -225,11 +225,12 @@ def _lerp(input: Any, end: Any, weight: Any, target: Tensor | None, loop_out: An
     return out
 
 
-def _paired_weight_test(low: np.ndarray, walk: tuple, vector: np.ndarray) -> np.ndarray:
+def _paired_weight_test(low: np.ndarray, walk: tuple, vector: np.ndarray, pos: np.ndarray | None = None) -> np.ndarray:
     """complex64 lerp with a weight tensor: in PyTorch's vector blocks (AVX2's is_lerp_weight_small
     for complex<float>, its |w|^2 lanes arranged by pairs) each odd element of a row's pair takes
     the even one's choice of end (``low``: |w| < 0.5 per element; ``walk``: the loop's shape,
-    output strides, whether fresh, tensor operands; ``vector``: the vector places)."""
+    output strides, whether fresh, tensor operands; ``vector``: the vector places; ``pos``: the
+    loop_positions' places where the caller has them)."""
     shape, strides, fresh, inputs = walk
     flat = low.reshape(-1)
     paired = flat.copy()
@@ -238,7 +239,8 @@ def _paired_weight_test(low: np.ndarray, walk: tuple, vector: np.ndarray) -> np.
         odd = idx[(idx % piece_length(flat.size)) % 2 == 1]  # (each parallel piece's blocks from its start)
         paired[odd] = flat[odd - 1]
         return paired.reshape(shape)
-    pos, _, _ = loop_positions(shape, strides, fresh, inputs)
+    if pos is None:
+        pos, _, _ = loop_positions(shape, strides, fresh, inputs)
     perm = torch_loop_order(shape, strides, fresh, inputs)
     order = np.arange(flat.size).reshape(shape).transpose(perm[::-1]).reshape(-1)  # (iteration order)
     odd = np.nonzero(vector.reshape(-1)[order] & (pos.reshape(-1)[order] % 2 == 1))[0]
@@ -266,7 +268,8 @@ def _lerp_places(walk: tuple, itemsize: int) -> int | np.ndarray:
     return complex_forms.modes(complex_forms.SCALE, shape, strides, fresh, inputs, itemsize, False)
 
 
-_NO_PLACES = np.empty(0, np.uint8)  # (complex_lerp's vec for one row-major run: the kernel finds the places)
+_NO_PLACES = np.empty(0, np.uint8)
+_NO_VECTOR = np.zeros(1, np.uint8)  # (complex_lerp's vec for strided rows: no vector place)  # (complex_lerp's vec for one row-major run: the kernel finds the places)
 
 
 def _complex_lerp_compiled(a: np.ndarray, b: np.ndarray, w: np.ndarray, walk: tuple,
@@ -296,13 +299,16 @@ def _complex_lerp_compiled(a: np.ndarray, b: np.ndarray, w: np.ndarray, walk: tu
             shape = tuple(shape[d] for d in order)
             res = _complex_lerp_kernel(k, a, b, w, dest, shape, (low, vec, piece, block, pair))
             return None if res is None else res if res is dest else res.transpose(back)
-    else:
-        flags = np.asarray(_lerp_places(walk, compute.itemsize)) == 0
-        if pair and bool(np.any(flags)):  # (the pairs in PyTorch's iteration order)
-            vector = np.full(shape, bool(flags)) if flags.ndim == 0 else flags.reshape(shape)
-            low = flat(_paired_weight_test(np.broadcast_to(w.real * w.real + w.imag * w.imag < 0.25, shape),
-                                           walk, vector), shape)
-        vec, piece = complex_forms._flat(flags.astype(np.uint8), shape), n
+    else:  # (the places of _lerp_places from one loop_positions: strided rows have no vector place)
+        places = loop_positions(shape, strides, fresh, inputs)
+        vec, piece = _NO_VECTOR, n
+        if places is not None:
+            pos, length, _ = places
+            vector = pos < length - length % block  # (complex_forms.modes' SCALE: before the row piece's tail)
+            if pair and bool(np.any(vector)):  # (the pairs in PyTorch's iteration order)
+                low = flat(_paired_weight_test(np.broadcast_to(w.real * w.real + w.imag * w.imag < 0.25, shape),
+                                               walk, vector, pos), shape)
+            vec = complex_forms._flat(vector.astype(np.uint8), shape)
     res = _complex_lerp_kernel(k, a, b, w, dest, shape, (low, vec, piece, block, pair))
     return res
 
