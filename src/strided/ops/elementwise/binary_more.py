@@ -335,9 +335,11 @@ def _memory_run(shape: tuple[int, ...], strides: tuple[int, ...],
     that order (complex_forms._one_run of every operand so permuted: TensorIterator orders the
     dims by the output's strides and coalesces them), else None."""
     nd = len(shape)
+    if complex_forms._one_run(shape, strides, inputs):  # (the common case first: row-major)
+        return tuple(range(nd))
     order = tuple(sorted(range(nd), key=lambda d: -strides[d]))  # (stable: size-1 dims keep their place)
     if order == tuple(range(nd)):
-        return order if complex_forms._one_run(shape, strides, inputs) else None
+        return None
     permuted = []
     for operand in inputs:
         if operand is None:
