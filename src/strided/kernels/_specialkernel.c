@@ -9750,6 +9750,8 @@ static PyObject *py_complex_forms(PyObject *self, PyObject *const *args, Py_ssiz
     return answer;
 }
 
+#include "_complex_lerp.h" /* complex_lerp: COMPLEX_LERP_METHODS (uses mul_float / mul_double) */
+
 /* complex_cumprod(x, out, n) -> bool: PyTorch's CPU running product of complex numbers in complex128
  * (at::acc_type of both complex dtypes) along rows of n elements of a flat C-contiguous complex128
  * ("Zd") x: acc = 1 + 0j, then acc = acc * x[i] with the compiled scalar loop's fused product,
@@ -10270,6 +10272,7 @@ static PyObject *py_int64_bincount(PyObject *self, PyObject *args)
 static PyMethodDef methods[] = {
     UFUNC_CHAIN_METHODS
     SCALAR_INPLACE_METHODS
+    COMPLEX_LERP_METHODS
     {"torch_norm2_rows", (PyCFunction)(void (*)(void))py_torch_norm2_rows, METH_FASTCALL, NULL},
     ENTRY(erf), ENTRY(erfc), ENTRY(erfinv), ENTRY(erfinv_float32), ENTRY(digamma), ENTRY(trigamma), ENTRY(lgamma),
     ENTRY(i0), ENTRY(i1), ENTRY(i0e), ENTRY(i1e),

@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -211,8 +211,10 @@ def _lerp(input: Any, end: Any, weight: Any, target: Tensor | None, loop_out: An
             lerp_into(runs[0], runs[1], w[()], runs[2])
             apply_lerp_fixes(runs[2], fix)
             return out
-        if compute.kind == "c" and (res := _complex_lerp(a, b, w, walk(), kind == "tensor")) is not None:
-            np.copyto(_view(out), res, casting="unsafe")
+        dest = _view(out)
+        if compute.kind == "c" and (res := _complex_lerp(a, b, w, walk(), kind == "tensor", dest)) is not None:
+            if res is not dest:  # (else written straight into out)
+                np.copyto(dest, res, casting="unsafe")
             return out
         res = lerp_arrays(a, b, w)
         if compute.kind == "f":
@@ -223,11 +225,12 @@ def _lerp(input: Any, end: Any, weight: Any, target: Tensor | None, loop_out: An
     return out
 
 
-def _paired_weight_test(low: np.ndarray, walk: tuple, vector: np.ndarray) -> np.ndarray:
+def _paired_weight_test(low: np.ndarray, walk: tuple, vector: np.ndarray, pos: np.ndarray | None = None) -> np.ndarray:
     """complex64 lerp with a weight tensor: in PyTorch's vector blocks (AVX2's is_lerp_weight_small
     for complex<float>, its |w|^2 lanes arranged by pairs) each odd element of a row's pair takes
     the even one's choice of end (``low``: |w| < 0.5 per element; ``walk``: the loop's shape,
-    output strides, whether fresh, tensor operands; ``vector``: the vector places)."""
+    output strides, whether fresh, tensor operands; ``vector``: the vector places; ``pos``: the
+    loop_positions' places where the caller has them)."""
     shape, strides, fresh, inputs = walk
     flat = low.reshape(-1)
     paired = flat.copy()
@@ -236,7 +239,8 @@ def _paired_weight_test(low: np.ndarray, walk: tuple, vector: np.ndarray) -> np.
         odd = idx[(idx % piece_length(flat.size)) % 2 == 1]  # (each parallel piece's blocks from its start)
         paired[odd] = flat[odd - 1]
         return paired.reshape(shape)
-    pos, _, _ = loop_positions(shape, strides, fresh, inputs)
+    if pos is None:
+        pos, _, _ = loop_positions(shape, strides, fresh, inputs)
     perm = torch_loop_order(shape, strides, fresh, inputs)
     order = np.arange(flat.size).reshape(shape).transpose(perm[::-1]).reshape(-1)  # (iteration order)
     odd = np.nonzero(vector.reshape(-1)[order] & (pos.reshape(-1)[order] % 2 == 1))[0]
@@ -244,7 +248,160 @@ def _paired_weight_test(low: np.ndarray, walk: tuple, vector: np.ndarray) -> np.
     return paired.reshape(shape)
 
 
-def _complex_lerp(a: np.ndarray, b: np.ndarray, w: np.ndarray, walk: tuple, tensor_weight: bool) -> np.ndarray | None:
+def _complex_lerp(a: np.ndarray, b: np.ndarray, w: np.ndarray, walk: tuple, tensor_weight: bool,
+                  dest: np.ndarray | None = None) -> np.ndarray | None:
+    """Complex lerp as PyTorch's kernel computes each place (see :func:`_complex_lerp_emulated`):
+    the compiled kernel where it is built and takes the buffers, else the emulation. None where
+    neither runs (the compiled forms not built). ``dest``: where the result goes, returned itself
+    when the kernel wrote it there (C-contiguous, of the compute dtype, apart from the operands)."""
+    res = _complex_lerp_compiled(a, b, w, walk, tensor_weight, dest)
+    return res if res is not None else _complex_lerp_emulated(a, b, w, walk, tensor_weight)
+
+
+def _lerp_places(walk: tuple, itemsize: int) -> int | np.ndarray:
+    """complex lerp's place modes (complex_forms' SCALE: 0 a vector place, 1 a scalar one; one int
+    or an array over the shape, row-major) where PyTorch's loop is ``walk`` (shape, output
+    strides, whether fresh, tensor operands)."""
+    shape, strides, fresh, inputs = walk
+    if _lerp_rows(walk):
+        return 1  # (strided rows, basic_loop: lerp's compiled scalar loop fuses every product, measured)
+    return complex_forms.modes(complex_forms.SCALE, shape, strides, fresh, inputs, itemsize, False)
+
+
+_NO_PLACES = np.empty(0, np.uint8)
+_NO_VECTOR = np.zeros(1, np.uint8)  # (complex_lerp's vec for strided rows: no vector place)  # (complex_lerp's vec for one row-major run: the kernel finds the places)
+
+
+def _complex_lerp_compiled(a: np.ndarray, b: np.ndarray, w: np.ndarray, walk: tuple,
+                           tensor_weight: bool, dest: np.ndarray | None = None) -> np.ndarray | None:
+    """:func:`_complex_lerp_emulated`'s bits from the compiled ``complex_lerp`` (_complex_lerp.h)
+    in one pass: one row-major run (the common dense case) has its vector places and complex64's
+    pairs found by the kernel; other layouts pass the emulation's places and paired weight test.
+    None where the kernel is not built or refuses the buffers (misaligned memory), or where a
+    result has a NaN part (its NaN bits are the emulation's to give): the emulation then runs."""
+    k = native.special()
+    shape, strides, fresh, inputs = walk
+    n = math.prod(shape)
+    if k is None or not n or not hasattr(k, "complex_lerp"):
+        return None
+    compute = a.dtype
+    pair = tensor_weight and compute.itemsize == 8
+    block = 64 // compute.itemsize  # (2 * Vectorized<complex>::size(), AVX2's: complex_forms.modes' SCALE block)
+    flat = lambda v, shape: _aligned(complex_forms._flat(v, shape))  # noqa: E731
+    low = _NO_PLACES  # (the kernel tests the weights, but the pairs of given places)
+    order = _memory_run(shape, strides, inputs)
+    if order is not None:  # (one run in memory order: the kernel finds the places)
+        vec, piece = _NO_PLACES, piece_length(n)
+        if order != tuple(range(len(shape))):  # (the operands and the result in that order)
+            back = tuple(np.argsort(order))
+            a, b, w = (_in_order(v, shape, order) for v in (a, b, w))
+            dest = None if dest is None else dest.transpose(order)
+            shape = tuple(shape[d] for d in order)
+            res = _complex_lerp_kernel(k, a, b, w, dest, shape, (low, vec, piece, block, pair))
+            return None if res is None else res if res is dest else res.transpose(back)
+    else:  # (the places of _lerp_places from one loop_positions: strided rows have no vector place)
+        places = loop_positions(shape, strides, fresh, inputs)
+        vec, piece = _NO_VECTOR, n
+        if places is not None:
+            pos, length, _ = places
+            vector = pos < length - length % block  # (complex_forms.modes' SCALE: before the row piece's tail)
+            if pair and bool(np.any(vector)):  # (the pairs in PyTorch's iteration order)
+                low = flat(_paired_weight_test(np.broadcast_to(w.real * w.real + w.imag * w.imag < 0.25, shape),
+                                               walk, vector, pos), shape)
+            vec = complex_forms._flat(vector.astype(np.uint8), shape)
+    res = _complex_lerp_kernel(k, a, b, w, dest, shape, (low, vec, piece, block, pair))
+    return res
+
+
+def _complex_lerp_kernel(k: Any, a: np.ndarray, b: np.ndarray, w: np.ndarray, dest: np.ndarray | None,
+                         shape: tuple[int, ...], places: tuple) -> np.ndarray | None:
+    """The ``complex_lerp`` call over ``a``, ``b``, ``w`` (broadcast to ``shape``, row-major);
+    ``places``: its low, vec, piece, block, pair. Into ``dest`` where it takes the
+    result (:func:`_takes_result`), else a fresh array; None where the kernel refused or a result
+    has a NaN part."""
+    flat = lambda v: _aligned(complex_forms._flat(v, shape))  # noqa: E731
+    operands = (flat(a), flat(b), flat(w))
+    compute = operands[0].dtype
+    out = dest if _takes_result(dest, shape, compute, (a, b, w) + operands) else np.empty(shape, compute)
+    nans = k.complex_lerp(*operands, places[0], places[1], out.reshape(-1), *places[2:])
+    # (-1: buffers refused; a NaN result: its sign and payload are the emulation's NumPy steps', which
+    # the compiled instruction order need not pass on: the emulation redoes the whole result)
+    return out if nans == 0 else None
+
+
+def _memory_run(shape: tuple[int, ...], strides: tuple[int, ...],
+                inputs: Sequence[tuple[tuple[int, ...], tuple[int, ...]] | None]) -> tuple[int, ...] | None:
+    """The dims in the output's memory order (slowest first) where PyTorch's loop is one run in
+    that order (complex_forms._one_run of every operand so permuted: TensorIterator orders the
+    dims by the output's strides and coalesces them), else None."""
+    nd = len(shape)
+    if complex_forms._one_run(shape, strides, inputs):  # (the common case first: row-major)
+        return tuple(range(nd))
+    order = tuple(sorted(range(nd), key=lambda d: -strides[d]))  # (stable: size-1 dims keep their place)
+    if order == tuple(range(nd)):
+        return None
+    permuted = []
+    for operand in inputs:
+        if operand is None:
+            permuted.append(None)
+            continue
+        pad = nd - len(operand[0])
+        full_shape, full_strides = (1,) * pad + tuple(operand[0]), (0,) * pad + tuple(operand[1])
+        permuted.append((tuple(full_shape[d] for d in order), tuple(full_strides[d] for d in order)))
+    ok = complex_forms._one_run(tuple(shape[d] for d in order), tuple(strides[d] for d in order), permuted)
+    return order if ok else None
+
+
+def _in_order(v: np.ndarray, shape: tuple[int, ...], order: tuple[int, ...]) -> np.ndarray:
+    """``v`` (broadcast to ``shape``) with its dims in ``order``; one element as it is."""
+    v = np.asarray(v)
+    return v if v.size == 1 else np.broadcast_to(v, shape).transpose(order)
+
+
+def _takes_result(dest: np.ndarray | None, shape: tuple[int, ...], compute: np.dtype,
+                  operands: tuple[np.ndarray, ...]) -> bool:
+    """Whether the kernel may write the result straight into ``dest``: C-contiguous, writable,
+    aligned, of ``shape`` and the compute dtype, and apart from every operand, the arrays given and
+    their flat copies (the emulation may still have to read them after: a NaN result)."""
+    if dest is None or dest.size < 4096:  # (a small result: the copy costs less than the checks)
+        return False
+    return dest.shape == shape and dest.dtype == compute and dest.flags.c_contiguous \
+        and dest.flags.writeable and dest.flags.aligned and not any(np.may_share_memory(dest, x) for x in operands)
+
+
+def _lerp_weight_small(w: np.ndarray, vector: np.ndarray, walk: tuple, pair: bool) -> np.ndarray:
+    """PyTorch's is_lerp_weight_small for complex weights ``w`` at each place (``vector``: the
+    vector places, over the shape), as measured on x86-64: Vectorized's ``abs_2_() < 0.25`` at a
+    vector place (re * re + im * im, each step rounded; with ``pair``, complex64's weight tensor,
+    each odd element of a row's pair takes the even one's), elsewhere the scalar ``re * re + im *
+    im < 0.25`` contracted to fma(re, re, im * im); number weights too (measured: 0-d, tails,
+    strided rows; |w| near 0.5). (Before, NumPy's np.abs(w) < 0.5: it differed where |w| is
+    within ulps of 0.5.)"""
+    re, im = w.real, w.imag
+    rounded = re * re + im * im < 0.25
+    scalar = fma(re, re, im * im) < 0.25
+    at_vector = np.broadcast_to(rounded, vector.shape)
+    if pair and bool(np.any(vector)):
+        at_vector = _paired_weight_test(at_vector, walk, vector)
+    return np.where(vector, at_vector, scalar)
+
+
+def _lerp_rows(walk: tuple) -> bool:
+    """Whether PyTorch's loop ``walk`` (shape, output strides, whether fresh, tensor operands) takes
+    strided rows (basic_loop: no vector places)."""
+    shape, strides, fresh, inputs = walk
+    return math.prod(shape) > 1 and not complex_forms._one_run(shape, strides, inputs) and \
+        loop_positions(shape, strides, fresh, inputs) is None
+
+
+def _aligned(v: np.ndarray) -> np.ndarray:
+    """``v``, or an aligned copy where it lies at an address no multiple of its parts' size (a
+    from_numpy view of an odd offset): the compiled kernels take aligned memory only."""
+    return v if v.flags.aligned else v.copy()
+
+
+def _complex_lerp_emulated(a: np.ndarray, b: np.ndarray, w: np.ndarray, walk: tuple,
+                           tensor_weight: bool) -> np.ndarray | None:
     """Complex lerp as PyTorch's kernel computes each place (``walk``: the loop's shape, output
     strides, whether fresh, tensor operands): its vector blocks ``fmadd(coeff, end - input, base)``
     (coeff w or w - 1, base input or end, by |w| < 0.5; the product rounded, then the sum), its
@@ -258,16 +415,12 @@ def _complex_lerp(a: np.ndarray, b: np.ndarray, w: np.ndarray, walk: tuple, tens
     diff = np.subtract(b, a)
     if diff.shape != shape:
         diff = np.broadcast_to(diff, shape)
-    if math.prod(shape) > 1 and not complex_forms._one_run(shape, strides, inputs) and \
-            loop_positions(shape, strides, fresh, inputs) is None:
-        place = 1  # (strided rows, basic_loop: lerp's compiled scalar loop fuses every product, measured)
-    else:
-        place = complex_forms.modes(complex_forms.SCALE, shape, strides, fresh, inputs, compute.itemsize, False)
+    place = _lerp_places(walk, compute.itemsize)
     flags = np.asarray(place) == 0  # (one mode, or one per element in row-major order)
     vector = np.full(shape, bool(flags)) if flags.ndim == 0 else flags.reshape(shape)
     one = compute.type(1)
-    low = np.abs(w) < 0.5
-    if low.ndim == 0:  # (one weight: one end for every element)
+    low = _lerp_weight_small(w, vector, walk, tensor_weight and compute.itemsize == 8)
+    if low.ndim == 0:  # (a number weight: one end for every element)
         out = np.empty(shape, compute)
         if bool(low):
             if not complex_forms.forms_into(complex_forms.MUL, w, diff, out, place):
@@ -279,8 +432,6 @@ def _complex_lerp(a: np.ndarray, b: np.ndarray, w: np.ndarray, walk: tuple, tens
                      or complex_forms.forms_into(complex_forms.MUL, diff, one - w, far, 1))):
             return None
         return np.where(vector, b + out, b - far)
-    if tensor_weight and compute.itemsize == 8 and bool(np.any(flags)):  # (vector places: the pairs)
-        low = _paired_weight_test(np.broadcast_to(low, shape), walk, vector)
     near, far_vec, far_one = (np.empty(shape, compute) for _ in range(3))
     if not (complex_forms.forms_into(complex_forms.MUL, w, diff, near, place)
             and complex_forms.forms_into(complex_forms.MUL, w - one, diff, far_vec, 0)
