@@ -268,8 +268,8 @@ def _lerp_places(walk: tuple, itemsize: int) -> int | np.ndarray:
     return complex_forms.modes(complex_forms.SCALE, shape, strides, fresh, inputs, itemsize, False)
 
 
-_NO_PLACES = np.empty(0, np.uint8)
-_NO_VECTOR = np.zeros(1, np.uint8)  # (complex_lerp's vec for strided rows: no vector place)  # (complex_lerp's vec for one row-major run: the kernel finds the places)
+_NO_PLACES = np.empty(0, np.uint8)  # (complex_lerp's vec for one row-major run: the kernel finds the places)
+_NO_VECTOR = np.zeros(1, np.uint8)  # (complex_lerp's vec for strided rows: no vector place)
 
 
 def _complex_lerp_compiled(a: np.ndarray, b: np.ndarray, w: np.ndarray, walk: tuple,
