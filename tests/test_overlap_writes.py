@@ -241,3 +241,18 @@ def test_scatter_into_an_overlapping_target_keeps_torchs_last_write(dims, offset
     size, shape, strides = _layout_of(dims, offset)
     args = (size, shape, strides, offset, where % len(shape), dtype, seed)
     assert _scatter(st, *args) == _scatter(torch, *args)
+
+
+def test_a_scatter_race_names_no_grain_of_another_walk(monkeypatch):
+    """scatter_'s threads split its index at its own grain (32768 over the index's size along dim),
+    so the race text does not name copy_'s 32768 elements."""
+    monkeypatch.setenv("OMP_NUM_THREADS", "2")
+    b = st.zeros(40001)
+    index = (st.arange(40000) % 2).reshape(40000, 1)  # (rows 1 and 2 both write b[2]: a race)
+    with pytest.raises(st.StridedRuntimeError) as caught:
+        b.unfold(0, 2, 1).scatter_(1, index, st.arange(40000.0).reshape(40000, 1))
+    text = str(caught.value)
+    assert "receive different values" in text
+    assert "from several threads at once (past its parallel grain)" in text
+    assert "32768" not in text
+    assert b.sum().item() == 0  # (nothing written)

@@ -78,15 +78,18 @@ def walk_survivors(where: np.ndarray, values: np.ndarray,
     # (the first of each position in the reversed walk is the last write of the walk)
     positions, first = np.unique(where[::-1], return_index=True)
     last = where.size - 1 - first
+    grain = GRAIN_SIZE if parallel is None else None  # (a caller's own decision: its op's grain)
     if parallel is None:
         parallel = where.size >= GRAIN_SIZE and torch_threads() > 1
     if parallel:
-        _refuse_a_race(where, values, positions, values[last])
+        _refuse_a_race(where, values, positions, values[last], grain)
     return positions, values[last]
 
 
-def _refuse_a_race(where: np.ndarray, values: np.ndarray, positions: np.ndarray, survivors: np.ndarray) -> None:
-    """Raise where a location gets two different values (PyTorch's threads race for it)."""
+def _refuse_a_race(where: np.ndarray, values: np.ndarray, positions: np.ndarray, survivors: np.ndarray,
+                   grain: int | None) -> None:
+    """Raise where a location gets two different values (PyTorch's threads race for it; ``grain``:
+    the walk's parallel grain, named in the text, or None where the op's own grain decided)."""
     slot = np.searchsorted(positions, where)
     differs = (_bits(survivors)[slot] != _bits(values)).any(axis=1)
     if not differs.any():
@@ -95,8 +98,9 @@ def _refuse_a_race(where: np.ndarray, values: np.ndarray, positions: np.ndarray,
     raise StridedRuntimeError(join_lines(
         "unsupported operation: the written-to tensor's elements share memory location "
         f"{at} and receive different values",
-        f"PyTorch writes its {where.size} elements from several threads at once (from "
-        f"{GRAIN_SIZE} elements), so which value stays there is a race",
+        f"PyTorch writes its {where.size} elements from several threads at once"
+        + (f" (from {grain} elements)" if grain is not None else " (past its parallel grain)")
+        + ", so which value stays there is a race",
         "fix: write into a tensor whose elements do not share memory (t.clone(), or "
         "t.contiguous()), or give the shared locations one value",
     ))
