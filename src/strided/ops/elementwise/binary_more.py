@@ -287,7 +287,7 @@ def _complex_lerp_compiled(a: np.ndarray, b: np.ndarray, w: np.ndarray, walk: tu
     compute = a.dtype
     pair = tensor_weight and compute.itemsize == 8
     block = 64 // compute.itemsize  # (2 * Vectorized<complex>::size(), AVX2's: complex_forms.modes' SCALE block)
-    flat = lambda v, shape: _aligned(complex_forms._flat(v, shape))  # noqa: E731
+    flat = lambda v, shape: native.kernel_run(complex_forms._flat(v, shape))  # noqa: E731
     low = _NO_PLACES  # (the kernel tests the weights, but the pairs of given places)
     order = _memory_run(shape, strides, inputs)
     if order is not None:  # (one run in memory order: the kernel finds the places)
@@ -319,7 +319,7 @@ def _complex_lerp_kernel(k: Any, a: np.ndarray, b: np.ndarray, w: np.ndarray, de
     ``places``: its low, vec, piece, block, pair. Into ``dest`` where it takes the
     result (:func:`_takes_result`), else a fresh array; None where the kernel refused or a result
     has a NaN part."""
-    flat = lambda v: _aligned(complex_forms._flat(v, shape))  # noqa: E731
+    flat = lambda v: native.kernel_run(complex_forms._flat(v, shape))  # noqa: E731
     operands = (flat(a), flat(b), flat(w))
     compute = operands[0].dtype
     out = dest if _takes_result(dest, shape, compute, (a, b, w) + operands) else np.empty(shape, compute)
@@ -392,12 +392,6 @@ def _lerp_rows(walk: tuple) -> bool:
     shape, strides, fresh, inputs = walk
     return math.prod(shape) > 1 and not complex_forms._one_run(shape, strides, inputs) and \
         loop_positions(shape, strides, fresh, inputs) is None
-
-
-def _aligned(v: np.ndarray) -> np.ndarray:
-    """``v``, or an aligned copy where it lies at an address no multiple of its parts' size (a
-    from_numpy view of an odd offset): the compiled kernels take aligned memory only."""
-    return v if v.flags.aligned else v.copy()
 
 
 def _complex_lerp_emulated(a: np.ndarray, b: np.ndarray, w: np.ndarray, walk: tuple,
