@@ -840,18 +840,52 @@ def _exact(fwd: Callable, maker: Maker, operands: str = "self", name: str | None
         return None
     if operands == "any" and any(p.kind is P.VAR_POSITIONAL for p in params):
         return None
+    takes_numpy = key is not None and not any(p.kind is P.VAR_POSITIONAL for p in params) and accepts(key)
+    shape = (operands, name is not None, takes_numpy, tuple((p.name, p.kind, p.default is P.empty) for p in params))
+    form = _EXACT_FORMS.get(shape)
+    if form is None:
+        form = _EXACT_FORMS[shape] = _exact_form(params, operands, name is not None, takes_numpy)
+    if form is None:
+        return None
+    source, numpy, unset_dims, canonical = form
     scope: dict[str, Any] = {"fwd": fwd, "maker": maker, "Tensor": _CLASS["Tensor"], "SUBS": SUBCLASSES,
                              "_slow": _slow if slow is None else slow,
                              "any_tracked": any_tracked, "OPEN": OPEN, "reporting": reporting, "listened": listened,
                              "operands_of": operands_of, "name": name, "op": op, "operands": operands}
-    numpy: tuple[str, ...] = ()
-    kinds = [p.kind for p in params]
-    var_positional = P.VAR_POSITIONAL in kinds
-    if key is not None and not var_positional and accepts(key):
-        numpy = aliases_of(p.name for p in params)
+    for p in params:
+        if p.default is not P.empty:
+            scope[f"_default_{p.name}"] = p.default
+    if numpy:
+        scope.update(NO=NO, _numpy_call=_numpy_call, _fname=fwd.__name__,
+                     _defaults={p.name: p.default for p in params
+                                if p.default is not P.empty and p.name not in canonical},
+                     _unset={n: scope[f"_default_{n}"] for n in unset_dims})
+    if operands == "any":
+        scope.update(PLAIN=_PLAIN, SEQUENCES=_SEQUENCES, items_tracked=items_tracked)
+    # (ops share parameter lists: compiled once each, and kept between processes like a .pyc)
+    exec(compiled(source, _GENERATED), scope)  # noqa: S102 - an entry with the forward's signature
+    return functools.wraps(fwd)(scope["_tracked"])
+
+
+# _exact's forms by the shape of a parameter list (operands, named, NumPy keywords taken, and each
+# parameter's name, kind and whether it has a default): ~235 entries share ~110 forms, whose
+# source text is written once each. Emptied with _PARAMETERS at the end of the import (its ~110
+# forms would otherwise stay for the collector to walk at exit).
+_EXACT_FORMS: dict[tuple, tuple[str, tuple[str, ...], list[str], set[str]] | None] = {}
+
+
+def _exact_form(params: list[_Param], operands: str, named: bool, takes_numpy: bool
+                ) -> tuple[str, tuple[str, ...], list[str], set[str]] | None:
+    """:func:`_exact`'s entry for a parameter list of this shape: (its source, which reads the
+    forward's defaults as ``_default_<name>`` from its scope; the NumPy keywords it takes; the
+    aliased parameters whose default it writes as NO; those parameters' names), or None where
+    "two" operands have no second positional parameter."""
+    P = inspect.Parameter
+    numpy: tuple[str, ...] = aliases_of(p.name for p in params) if takes_numpy else ()
     canonical = {ALIASES[a] for a in numpy}
     first_aliased = min((i for i, p in enumerate(params) if p.name in canonical), default=None) if numpy else None
     heads, positional, keywords, missing = [], [], [], []
+    defaulted = set()  # the parameters with a default: ``_default_<name>`` in the entry's scope
     starred = False  # (whether a head starting with "*" is written: "*args" or the bare "*")
     unset_dims: list[str] = []  # the aliased parameters with defaults (dim, keepdim): NO when left out
     for i, p in enumerate(params):
@@ -872,21 +906,16 @@ def _exact(fwd: Callable, maker: Maker, operands: str = "self", name: str | None
         else:
             positional.append(p.name)
         if p.default is not P.empty:
-            scope[f"_default_{p.name}"] = p.default
+            defaulted.add(p.name)
             if p.name in canonical:  # (left out: NO, so that dim=0 written out beside axis= is PyTorch's error)
                 head += "=NO"
                 unset_dims.append(p.name)
             else:
                 head += f"=_default_{p.name}"
         heads.append(head)
-    if numpy:
-        if not starred:
-            heads.append("*")
-        heads.extend(f"{a}=NO" for a in numpy)
-        scope.update(NO=NO, _numpy_call=_numpy_call, _fname=fwd.__name__,
-                     _defaults={p.name: p.default for p in params
-                                if p.default is not P.empty and p.name not in canonical},
-                     _unset={n: scope[f"_default_{n}"] for n in unset_dims})
+    if numpy and not starred:
+        heads.append("*")
+    heads.extend(f"{a}=NO" for a in numpy)
     first = params[0].name
     test = f"(({first}.__class__ is not Tensor and {first}.__class__ not in SUBS) or {first}._ag is None)"
     if operands == "any":
@@ -896,7 +925,6 @@ def _exact(fwd: Callable, maker: Maker, operands: str = "self", name: str | None
         plain = " and ".join(f"(({p.name}.__class__ is Tensor and {p.name}._ag is None) or {p.name}.__class__ in PLAIN"
                              f" or ({p.name}.__class__ in SEQUENCES and not items_tracked({p.name})))" for p in params)
         test = f"({plain}) or not any_tracked(({', '.join(p.name for p in params)},))"
-        scope.update(PLAIN=_PLAIN, SEQUENCES=_SEQUENCES, items_tracked=items_tracked)
     elif operands == "two":
         if len(params) < 2 or params[1].kind is not P.POSITIONAL_OR_KEYWORD:
             return None
@@ -904,11 +932,11 @@ def _exact(fwd: Callable, maker: Maker, operands: str = "self", name: str | None
         test += f" and (({second}.__class__ is not Tensor and {second}.__class__ not in SUBS) or {second}._ag is None)"
     call = ", ".join(positional + [f"{k}={k}" for k in keywords])
     kwargs = "{" + ", ".join(f"{k!r}: {k}" for k in keywords) + "}"
-    plain = " and ".join(f"{k} is _default_{k}" for k in keywords if f"_default_{k}" in scope)
+    plain = " and ".join(f"{k} is _default_{k}" for k in keywords if k in defaulted)
     fast = (f"        if {plain}:\n            return fwd({', '.join(positional)})\n" if plain else "")
     listen = (f"    if OPEN and reporting():\n"
               f"        return listened(name, op, _tracked, ({', '.join(positional)},), {kwargs}, "
-              f"operands_of(operands, ({', '.join(positional)},), {kwargs}))\n") if name is not None else ""
+              f"operands_of(operands, ({', '.join(positional)},), {kwargs}))\n") if named else ""
     aliased = ""
     if numpy:
         unset = " or ".join([f"{a} is not NO" for a in numpy] + [f"{m} is NO" for m in missing])
@@ -924,9 +952,7 @@ def _exact(fwd: Callable, maker: Maker, operands: str = "self", name: str | None
               f"{fast}"
               f"        return fwd({call})\n"
               f"    return _slow(fwd, maker, ({', '.join(positional)},), {kwargs})\n")
-    # (ops share parameter lists: compiled once each, and kept between processes like a .pyc)
-    exec(compiled(source, _GENERATED), scope)  # noqa: S102 - an entry with the forward's signature
-    return functools.wraps(fwd)(scope["_tracked"])
+    return source, numpy, unset_dims, canonical
 
 
 class _Param:
@@ -961,6 +987,7 @@ def forget_parameters() -> None:
     objects the collector would otherwise walk at every full collection and at exit; an entry
     made later (a lazily loaded module's) reads its forward's parameters again."""
     _PARAMETERS.clear()
+    _EXACT_FORMS.clear()
 
 
 def _read_parameters(fwd: Callable) -> list[_Param] | None:
