@@ -769,7 +769,13 @@ def _numpy_of(fwd: Callable, key: str | None) -> Numpy | None:
         return None
     names = tuple(p.name for p in params)
     aliases = aliases_of(names)
-    return (getattr(fwd, "__name__", key), names, frozenset(aliases)) if aliases else None
+    if not aliases:
+        return None
+    # (the aliases are one of three tuples: one shared frozenset each, not one per entry)
+    return getattr(fwd, "__name__", key), names, _ALIAS_SETS.setdefault(aliases, frozenset(aliases))
+
+
+_ALIAS_SETS: dict[tuple[str, ...], frozenset[str]] = {}
 
 
 def _refused_keyword(numpy: Numpy, error: TypeError, kwargs: dict) -> bool:

@@ -1472,7 +1472,7 @@ def _make_binary(op: BinaryOp) -> tuple[Callable[..., Tensor], ...]:
     # (the same ufunc call on the same values: the number is NumPy's weak scalar, which takes the
     # tensor's dtype as _np_scalar does; the layout is the tensor-number plan's, which does not
     # depend on the operand order). div (reciprocal(t) * number), pow and the rest: general path.
-    reflect_fast = frozenset((float32, float64)) if op in _REFLECT_FAST else frozenset()
+    reflect_fast = _shared_set(frozenset((float32, float64)) if op in _REFLECT_FAST else frozenset())
     reflect_ints = _scalar_int_bounds(op.fast) if op in _REFLECT_FAST else {}  # (and integer tensors)
 
     def reflected(self: Tensor, other: Any) -> Tensor:
@@ -1582,6 +1582,16 @@ _REFLECT_FAST = (ADD, SUB, MUL)  # the reflected dunders with a fast path (see _
 _SCALAR_INTS = frozenset((int8, int16, int32, int64, uint8))  # (op(t, int)'s fast path: see _fast_binary)
 
 
+def _shared_set(dtypes: frozenset) -> frozenset:
+    """One frozenset object for each distinct set of dtypes the ops' fast paths keep (the ~100
+    per-op sets are a handful of values: (float32, float64), the empty set; each distinct object
+    is walked by every full collection and at exit)."""
+    return _SHARED_SETS.setdefault(dtypes, dtypes)
+
+
+_SHARED_SETS: dict[frozenset, frozenset] = {}
+
+
 def _scalar_int_bounds(dtypes: frozenset) -> dict[DType, tuple[int, int]]:
     """The integer dtypes among ``dtypes`` whose ``op(t, int)`` (and reflected ``int op t``) takes
     a fast path, each with the Python ints it then takes: those the dtype holds (NumPy's weak
@@ -1609,8 +1619,8 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str, raw: 
     # dtype, as PyTorch's wrapped number does); torch.maximum(t, 2) is a TypeError.
     # pow is left out: PyTorch lays out t ** number as a unary op (its output strides differ
     # from a binary op's for size-1 dims with odd strides), which the general path follows.
-    fast_scalar = frozenset(d for d in fast if d.is_floating_point and d not in REDUCED_FLOATS) \
-        if op.kind != "minmax" and op.name != "pow" and not op.tensor_other else frozenset()
+    fast_scalar = _shared_set(frozenset(d for d in fast if d.is_floating_point and d not in REDUCED_FLOATS)
+                              if op.kind != "minmax" and op.name != "pow" and not op.tensor_other else frozenset())
     # integer dtype -> the Python ints op(t, int) takes the fast path with (_scalar_int_bounds)
     int_scalar = _scalar_int_bounds(fast) if op.kind != "minmax" and op.name != "pow" and not op.tensor_other else {}
     result_dtype = bool_ if op.kind == "compare" else None  # None: the operands' dtype
