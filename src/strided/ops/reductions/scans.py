@@ -739,30 +739,36 @@ def cumsum_backward(out: Tensor, x: Tensor, dim: int, **kwargs: Any) -> Any:
     return "CumsumBackward0", (x,), grads, ()
 
 
-def _cumprod_grad(x: np.ndarray, y: np.ndarray, g: np.ndarray, d: int, dtype: DType) -> np.ndarray:
-    """PyTorch's cumprod_backward, zeros included. Along each line: before the first zero z the
-    gradient is reverse_cumsum(g * y) / x; at z it is y[z-1] * sum_{j>=z} g[j] prod_{z<m<=j} x[m];
-    after z it is 0 (every product there holds x[z] and another factor's zero)."""
-    x, y, g = (np.moveaxis(a, d, -1) for a in (x, y, g))
-    n = x.shape[-1]
-    zero = x == 0
-    has_zero = zero.any(-1, keepdims=True)
-    z = np.where(has_zero, zero.argmax(-1)[..., None], n)  # the first zero (n: none)
-    pos = np.arange(n)
-    # As PyTorch, only the line's stretch up to its second zero takes part: what comes after
-    # (an inf or NaN times the zero products) must not turn the sums into NaN.
-    zeros_so_far = np.cumsum(zero, axis=-1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        before = _reverse_cumsum(np.where(pos < z, g * y, 0), x.ndim - 1, dtype) / np.where(pos < z, x, 1)
-    out = np.where(pos < z, before, 0)
-    if has_zero.any():
-        # the factors strictly between the first and the second zero (1 elsewhere)
-        after = np.cumprod(np.where((pos > z) & (zeros_so_far == 1), x, 1), axis=-1)
-        total = np.sum(np.where((pos >= z) & (zeros_so_far == 1), g * after, 0), axis=-1, keepdims=True)
-        prev = np.take_along_axis(y, np.clip(z - 1, 0, max(n - 1, 0)), -1)
-        prev = np.where(z > 0, prev, 1)
-        out = np.where(pos == z, prev * total, out)
-    return np.moveaxis(out, -1, d)
+def _cumprod_grad_ops(x: Tensor, out: Tensor, g: Tensor, d: int) -> Tensor:
+    """PyTorch's ``cumprod_backward`` (FunctionsManual.cpp) step by step, with strided's ops, so
+    each product, running sum and quotient is rounded as PyTorch's own op rounds it (complex ones
+    by the place they fall at in their loops): ``w = conj(out) * g``; without a zero,
+    ``reversed_cumsum(w) / conj(x)`` (recorded where grad mode is on: create_graph); with one,
+    its masks: before a line's first zero that quotient, at it ``conj(out[z-1])`` times the sum of
+    ``g`` times the running product of ``conj(x)`` strictly between the first and the second zero,
+    after it 0. ``g`` is already in x's dtype (derivatives.yaml's ``grad.to(self.scalar_type())``)."""
+    xc, oc = x.conj(), out.conj()  # (real: the tensors themselves; complex: copies in their layouts)
+    w = oc * g
+    is_zero = x == 0
+    if not bool(is_zero.any()):
+        return w.flip(d).cumsum(d).flip(d).div(xc)
+    if is_grad_enabled():
+        raise StridedNotImplementedError(join_lines(
+            "the second derivative of cumprod at an input holding a zero is not implemented in strided",
+            "(PyTorch's quadratic differentiable form for that case is not written here)",
+            "fix: differentiate once (create_graph=False), or keep the input away from 0"))
+    grad_input = gradtools.grad_zeros(x._layout.shape, g._dtype)
+    zeros_so_far = is_zero.cumsum(d)
+    mask = zeros_so_far == 0  # [0, z1)
+    grad_input.masked_scatter_(mask, w.masked_fill(~mask, 0.0).flip(d).cumsum(d).flip(d).div_(xc).masked_select(mask))
+    mask = zeros_so_far == 1  # [z1, z2)
+    first = mask.max(d, keepdim=True)[1]
+    first_mask = mask.new_zeros(mask.shape).scatter_(d, first, 1).logical_and_(mask)
+    mask &= ~first_mask  # (z1, z2)
+    prev = oc.gather(d, (first - 1).relu_()).masked_fill_(first == 0, 1.0)
+    at_zero = xc.masked_fill(~mask, 1.0).cumprod(d).mul_(g.masked_fill(zeros_so_far != 1, 0.0)).sum(d, keepdim=True)
+    grad_input.masked_scatter_(first_mask, at_zero.mul_(prev).masked_select(first_mask))
+    return grad_input
 
 
 @backward("cumprod")
@@ -775,24 +781,11 @@ def cumprod_backward(out: Tensor, x: Tensor, dim: int, **kwargs: Any) -> Any:
         # second derivative is a small nonzero number where PyTorch's is none)
         if not x.ndim or x.numel() <= 1 or x._layout.shape[d] == 1:
             return (g,)
-        if is_grad_enabled() and (g._ag is not None or x._ag is not None):
-            return (_cumprod_grad_recorded(x, out, g, d),)
-        xs = x._np().astype(out._dtype.numpy, copy=False)
-        return (gradtools.from_numpy_result(_cumprod_grad(xs, out._np(), g._np(), d, out._dtype), g._dtype),)
+        return (_cumprod_grad_ops(x, out, g.to(x._dtype), d),)
 
+    # written in PyTorch's convention for complex gradients (its conj(out), conj(x))
+    grads.pytorch_convention = True  # type: ignore[attr-defined]
     return "CumprodBackward0", (x,), grads, (x, out)
-
-
-def _cumprod_grad_recorded(x: Tensor, out: Tensor, g: Tensor, d: int) -> Tensor:
-    """cumprod's gradient with recording ops (create_graph): ``reverse_cumsum(g * out) / x``,
-    PyTorch's formula for an input without zeros. With a zero the formula divides by it; PyTorch
-    then uses a quadratic differentiable form, which strided does not have: it refuses."""
-    if bool((x == 0).any()):
-        raise StridedNotImplementedError(join_lines(
-            "the second derivative of cumprod at an input holding a zero is not implemented in strided",
-            "(PyTorch's quadratic differentiable form for that case is not written here)",
-            "fix: differentiate once (create_graph=False), or keep the input away from 0"))
-    return (g * out).flip(d).cumsum(d).flip(d) / x
 
 
 def _cum_extreme_rule(node: str) -> Any:
