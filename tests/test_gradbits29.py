@@ -71,3 +71,23 @@ def test_cumprod_second_derivative_is_torchs_bits():
             (gg,) = lib.autograd.grad(gx.abs().sum(), t)
             found.append((_bits(gx.detach().numpy()), _bits(gg.numpy())))
         assert found[0] == found[1], (shape, dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_logcumsumexp_is_torchs_bits(dtype):
+    """PyTorch's CPU kernel keeps float32's running value in double (its acc_type) and rounds each
+    step to float: strided's float32 steps (NumPy's float32 logaddexp) differed in the last bit in
+    141 of 200 drawn float32 cases. Rows, columns, transposed inputs (the memory-order scan),
+    and infinities, NaN and signed zeros among the values."""
+    rng = np.random.default_rng(291)
+    cases = [((3, 4), 1, 0), ((3, 4), 0, 0), ((64, 64), 0, 1), ((64, 64), 1, 1), ((4096,), 0, 0),
+             ((50, 30, 7), 1, 1), ((50, 30, 7), 2, 0), ((9, 17), 1, 1), ((11, 1), 0, 0)]
+    for shape, d, transpose in cases:
+        x = (rng.standard_normal(shape) * 4).astype(dtype)
+        x.flat[rng.integers(0, x.size, 5)] = [np.inf, -np.inf, np.nan, -0.0, 0.0]
+        tx, sx = torch.from_numpy(x.copy()), strided.from_numpy(x.copy())
+        if transpose:
+            tx, sx = tx.transpose(0, -1), sx.transpose(0, -1)
+        assert _bits(sx.logcumsumexp(d).numpy()) == _bits(tx.logcumsumexp(d).numpy()), (shape, d, transpose)
+        out = strided.empty(sx.shape, dtype=sx.dtype)
+        assert _bits(strided.logcumsumexp(sx, d, out=out).numpy()) == _bits(tx.logcumsumexp(d).numpy())

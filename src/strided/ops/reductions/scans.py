@@ -864,8 +864,9 @@ def diff_backward(out: Tensor, x: Tensor, n: int = 1, dim: int = -1, prepend: An
 
 def _fast_logcumsumexp(self: Any, dim: Any) -> Tensor | None:
     """:func:`logcumsumexp` of a row-major float32 / float64 tensor with elements along an int
-    ``dim``: the general path's one ``np.logaddexp.accumulate`` on the same view, its fresh
-    C-contiguous result adopted; None where the general path must run (its errors)."""
+    ``dim``: the general path's one ``np.logaddexp.accumulate`` on the same view (float32's in
+    float64, :func:`_accumulate`), its fresh C-contiguous result adopted; None where the general
+    path must run (its errors)."""
     if (self.__class__ is not Tensor and self.__class__ not in SUBCLASSES) or dim.__class__ is not int:
         return None
     d = self._dtype
@@ -879,21 +880,43 @@ def _fast_logcumsumexp(self: Any, dim: Any) -> Tensor | None:
     flat = flat_run(self, info)
     if flat is None:
         return _dense_logcumsumexp(self, dim, info)
-    k = special()
-    if k is not None and (_SCAN_AGREES.get(d) if d in _SCAN_AGREES else _scan_agrees(k, d)):
+    scan = _compiled_scan(d)
+    if scan is not None:
         # (the compiled scan: NumPy's logaddexp of each step, the C library's exp and log1p in its
         # operand order, and the first value plus zero, in one pass without the ufunc machinery:
         # the same bits; (3, 4) float32 4.2 -> ~1.5 us, (16, 16) 11.8 -> ~4 us)
         a = ndim - 1 if dim == -1 else dim % ndim
         res = _empty(info[1], flat.dtype)
-        if k.logaddexp_scan(flat, res, shape[a], info[0][a]):
+        if scan(flat, res, shape[a], info[0][a]):
             return adopted(res, info[2], d)
-    try:  # fpstate.quietly, inlined
-        res = quiet_call(np.logaddexp.accumulate, flat.reshape(shape), dim % ndim)
-    except RuntimeError as e:
-        res = quiet_retry(e, np.logaddexp.accumulate, flat.reshape(shape), dim % ndim)
-    _first_plus_zero(res, dim % ndim)
+    res = _accumulate(flat.reshape(shape), dim % ndim)
     return adopted(res.reshape(-1), info[2], d)
+
+
+def _compiled_scan(d: Any) -> Any:
+    """The compiled scan of dtype ``d`` (float32 / float64), ``scan(x, out, n, inner) -> bool``:
+    float64's ``logaddexp_scan``, float32's ``logaddexp_scan_wide`` (PyTorch's running value in
+    double, each step rounded to float); None where the kernel is not built, or its C library's
+    exp and log1p do not give NumPy's float64 bits here (both scans step in double by them), so
+    :func:`_accumulate` runs."""
+    k = special()
+    if k is None or not (_SCAN_AGREES.get(float64) if float64 in _SCAN_AGREES else _scan_agrees(k, float64)):
+        return None
+    return k.logaddexp_scan_wide if d is float32 else k.logaddexp_scan
+
+
+def _accumulate(a: np.ndarray, axis: int) -> np.ndarray:
+    """PyTorch's logcumsumexp of a float32 / float64 array along ``axis``, a fresh array of its
+    dtype: each running value logaddexp(previous, x) (NumPy's ``logaddexp.accumulate``), the first
+    x + 0. As PyTorch's CPU kernel (its acc_type), float32 runs in float64 and each step is rounded
+    to float32 (NumPy's float32 accumulate differed in the last bit in ~70% of drawn lines)."""
+    wide = a.astype(np.float64) if a.dtype == np.float32 else a
+    try:  # fpstate.quietly, inlined
+        res = quiet_call(np.logaddexp.accumulate, wide, axis)
+    except RuntimeError as e:
+        res = quiet_retry(e, np.logaddexp.accumulate, wide, axis)
+    _first_plus_zero(res, axis)
+    return res.astype(np.float32) if a.dtype == np.float32 else res
 
 
 # The fewest elements for which _dense_logcumsumexp scans in memory order: below it the general
@@ -919,12 +942,11 @@ def _dense_logcumsumexp(self: Tensor, dim: int, info: tuple) -> Tensor | None:
         return None
     run = self._storage.array[lay.offset: lay.offset + numel]
     d = self._dtype
-    k = special()
-    if len(run) != numel or not run.flags.aligned or k is None or \
-            not (_SCAN_AGREES.get(d) if d in _SCAN_AGREES else _scan_agrees(k, d)):
+    scan = _compiled_scan(d)
+    if len(run) != numel or not run.flags.aligned or scan is None:
         return None
     scanned = np.empty(numel, run.dtype)  # (the scan in the run's memory order)
-    if not k.logaddexp_scan(run, scanned, n, strides[a]):
+    if not scan(run, scanned, n, strides[a]):
         return None
     res = np.empty(numel, run.dtype)
     size = run.dtype.itemsize
@@ -992,10 +1014,12 @@ def logcumsumexp(self: Tensor, dim: int, *, out: Any = None) -> Tensor:
     d = one_dim(x, dim, "logcumsumexp")
     work = np.float32 if x._dtype in REDUCED_FLOATS else x._dtype.numpy
     a = x._np().astype(work, copy=False)
-    with np.errstate(all="ignore"):
-        r = np.logaddexp.accumulate(a, axis=d) if a.ndim and a.size else a.copy()
-        if a.ndim and a.size:
+    if x._dtype in REDUCED_FLOATS and a.ndim and a.size:  # (their acc_type is float: NumPy's float32 steps)
+        with np.errstate(all="ignore"):
+            r = np.logaddexp.accumulate(a, axis=d)
             _first_plus_zero(r, d)
+    else:
+        r = _accumulate(a, d) if a.ndim and a.size else a.copy()
     res = report("logcumsumexp", (x,), tensor_from_array(r, x._layout.shape, x._dtype))
     if out is not None:
         from .._support.out import check_out, write_out
