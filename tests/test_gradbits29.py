@@ -112,3 +112,17 @@ def test_complex64_addcmul_over_a_transposed_self_is_torchs_bits(name):
             s = lib.from_numpy(base.copy()).t()
             found.append(_bits(getattr(s, name)(lib.from_numpy(t1), lib.from_numpy(t2), value=value).numpy()))
         assert found[0] == found[1], (m, n, value)
+
+
+def test_cumprod_gradient_with_a_wider_dtype_is_torchs():
+    """cumprod(dtype=float64) of a float32 input holding a zero: the masked steps run in float64,
+    written into the float32 gradient as PyTorch's masked_scatter_ writes them."""
+    x = np.random.default_rng(0).standard_normal((3, 5)).astype(np.float32)
+    x[1, 2] = 0
+    found = []
+    for lib in (torch, strided):
+        t = lib.from_numpy(x.copy()).requires_grad_(True)
+        y = t.cumprod(1, dtype=lib.float64)
+        y.backward(lib.ones_like(y))
+        found.append((str(t.grad.dtype).split(".")[-1], _bits(t.grad.numpy())))
+    assert found[0] == found[1]

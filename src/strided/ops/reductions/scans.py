@@ -760,14 +760,17 @@ def _cumprod_grad_ops(x: Tensor, out: Tensor, g: Tensor, d: int) -> Tensor:
     grad_input = gradtools.grad_zeros(x._layout.shape, g._dtype)
     zeros_so_far = is_zero.cumsum(d)
     mask = zeros_so_far == 0  # [0, z1)
-    grad_input.masked_scatter_(mask, w.masked_fill(~mask, 0.0).flip(d).cumsum(d).flip(d).div_(xc).masked_select(mask))
+    # (the sources are in out's dtype where cumprod(dtype=) widened it: written into grad_input's
+    # as PyTorch's masked_scatter_ there writes them)
+    before = w.masked_fill(~mask, 0.0).flip(d).cumsum(d).flip(d).div_(xc).masked_select(mask)
+    grad_input.masked_scatter_(mask, before.to(g._dtype))
     mask = zeros_so_far == 1  # [z1, z2)
     first = mask.max(d, keepdim=True)[1]
     first_mask = mask.new_zeros(mask.shape).scatter_(d, first, 1).logical_and_(mask)
     mask &= ~first_mask  # (z1, z2)
     prev = oc.gather(d, (first - 1).relu_()).masked_fill_(first == 0, 1.0)
     at_zero = xc.masked_fill(~mask, 1.0).cumprod(d).mul_(g.masked_fill(zeros_so_far != 1, 0.0)).sum(d, keepdim=True)
-    grad_input.masked_scatter_(first_mask, at_zero.mul_(prev).masked_select(first_mask))
+    grad_input.masked_scatter_(first_mask, at_zero.mul_(prev).masked_select(first_mask).to(g._dtype))
     return grad_input
 
 
