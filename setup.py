@@ -87,7 +87,7 @@ setup(ext_modules=[Extension(
              "src/strided/kernels/_logspace_f32.h", "src/strided/kernels/_i0_f32.h", "src/strided/kernels/_digamma_f32.h",
              "src/strided/kernels/_torch_bmm_loop.h", "src/strided/kernels/_norm2_rows4.h",
              "src/strided/kernels/_erf_float32_table.h", "src/strided/kernels/_erfc_poly.h",
-             "src/strided/kernels/_scalar_inplace.h",
+             "src/strided/kernels/_scalar_inplace.h", "src/strided/kernels/_lcse_wide.h",
              "src/strided/kernels/_complex_lerp.h",
              "src/strided/kernels/_sleef_expf.h", "src/strided/kernels/_sleef_exp.h", "src/strided/kernels/_sleef_log.h"],
     extra_compile_args=["-O3", "-std=c99", "-Wall", "-ffp-contract=off", "-fno-fast-math"],

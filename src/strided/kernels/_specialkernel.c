@@ -9181,6 +9181,8 @@ done:
 }
 #undef LAE_SCAN
 
+#include "_lcse_wide.h" /* logaddexp_scan_wide: LCSE_WIDE_METHODS (PyTorch's float32 logcumsumexp) */
+
 /* ---------------------------------------------------------------- complex angle
  *
  * complex_angle(z, out) -> bool: out[i] = atan2(imag, real) of z[i] by the C library (atan2f for
@@ -10273,6 +10275,7 @@ static PyMethodDef methods[] = {
     UFUNC_CHAIN_METHODS
     SCALAR_INPLACE_METHODS
     COMPLEX_LERP_METHODS
+    LCSE_WIDE_METHODS
     {"torch_norm2_rows", (PyCFunction)(void (*)(void))py_torch_norm2_rows, METH_FASTCALL, NULL},
     ENTRY(erf), ENTRY(erfc), ENTRY(erfinv), ENTRY(erfinv_float32), ENTRY(digamma), ENTRY(trigamma), ENTRY(lgamma),
     ENTRY(i0), ENTRY(i1), ENTRY(i0e), ENTRY(i1e),

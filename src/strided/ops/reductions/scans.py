@@ -739,30 +739,39 @@ def cumsum_backward(out: Tensor, x: Tensor, dim: int, **kwargs: Any) -> Any:
     return "CumsumBackward0", (x,), grads, ()
 
 
-def _cumprod_grad(x: np.ndarray, y: np.ndarray, g: np.ndarray, d: int, dtype: DType) -> np.ndarray:
-    """PyTorch's cumprod_backward, zeros included. Along each line: before the first zero z the
-    gradient is reverse_cumsum(g * y) / x; at z it is y[z-1] * sum_{j>=z} g[j] prod_{z<m<=j} x[m];
-    after z it is 0 (every product there holds x[z] and another factor's zero)."""
-    x, y, g = (np.moveaxis(a, d, -1) for a in (x, y, g))
-    n = x.shape[-1]
-    zero = x == 0
-    has_zero = zero.any(-1, keepdims=True)
-    z = np.where(has_zero, zero.argmax(-1)[..., None], n)  # the first zero (n: none)
-    pos = np.arange(n)
-    # As PyTorch, only the line's stretch up to its second zero takes part: what comes after
-    # (an inf or NaN times the zero products) must not turn the sums into NaN.
-    zeros_so_far = np.cumsum(zero, axis=-1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        before = _reverse_cumsum(np.where(pos < z, g * y, 0), x.ndim - 1, dtype) / np.where(pos < z, x, 1)
-    out = np.where(pos < z, before, 0)
-    if has_zero.any():
-        # the factors strictly between the first and the second zero (1 elsewhere)
-        after = np.cumprod(np.where((pos > z) & (zeros_so_far == 1), x, 1), axis=-1)
-        total = np.sum(np.where((pos >= z) & (zeros_so_far == 1), g * after, 0), axis=-1, keepdims=True)
-        prev = np.take_along_axis(y, np.clip(z - 1, 0, max(n - 1, 0)), -1)
-        prev = np.where(z > 0, prev, 1)
-        out = np.where(pos == z, prev * total, out)
-    return np.moveaxis(out, -1, d)
+def _cumprod_grad_ops(x: Tensor, out: Tensor, g: Tensor, d: int) -> Tensor:
+    """PyTorch's ``cumprod_backward`` (FunctionsManual.cpp) step by step, with strided's ops, so
+    each product, running sum and quotient is rounded as PyTorch's own op rounds it (complex ones
+    by the place they fall at in their loops): ``w = conj(out) * g``; without a zero,
+    ``reversed_cumsum(w) / conj(x)`` (recorded where grad mode is on: create_graph); with one,
+    its masks: before a line's first zero that quotient, at it ``conj(out[z-1])`` times the sum of
+    ``g`` times the running product of ``conj(x)`` strictly between the first and the second zero,
+    after it 0. ``g`` is already in x's dtype (derivatives.yaml's ``grad.to(self.scalar_type())``)."""
+    xc, oc = x.conj(), out.conj()  # (real: the tensors themselves; complex: copies in their layouts)
+    w = oc * g
+    is_zero = x == 0
+    if not bool(is_zero.any()):
+        return w.flip(d).cumsum(d).flip(d).div(xc)
+    if is_grad_enabled():
+        raise StridedNotImplementedError(join_lines(
+            "the second derivative of cumprod at an input holding a zero is not implemented in strided",
+            "(PyTorch's quadratic differentiable form for that case is not written here)",
+            "fix: differentiate once (create_graph=False), or keep the input away from 0"))
+    grad_input = gradtools.grad_zeros(x._layout.shape, g._dtype)
+    zeros_so_far = is_zero.cumsum(d)
+    mask = zeros_so_far == 0  # [0, z1)
+    # (the sources are in out's dtype where cumprod(dtype=) widened it: written into grad_input's
+    # as PyTorch's masked_scatter_ there writes them)
+    before = w.masked_fill(~mask, 0.0).flip(d).cumsum(d).flip(d).div_(xc).masked_select(mask)
+    grad_input.masked_scatter_(mask, before.to(g._dtype))
+    mask = zeros_so_far == 1  # [z1, z2)
+    first = mask.max(d, keepdim=True)[1]
+    first_mask = mask.new_zeros(mask.shape).scatter_(d, first, 1).logical_and_(mask)
+    mask &= ~first_mask  # (z1, z2)
+    prev = oc.gather(d, (first - 1).relu_()).masked_fill_(first == 0, 1.0)
+    at_zero = xc.masked_fill(~mask, 1.0).cumprod(d).mul_(g.masked_fill(zeros_so_far != 1, 0.0)).sum(d, keepdim=True)
+    grad_input.masked_scatter_(first_mask, at_zero.mul_(prev).masked_select(first_mask).to(g._dtype))
+    return grad_input
 
 
 @backward("cumprod")
@@ -775,24 +784,11 @@ def cumprod_backward(out: Tensor, x: Tensor, dim: int, **kwargs: Any) -> Any:
         # second derivative is a small nonzero number where PyTorch's is none)
         if not x.ndim or x.numel() <= 1 or x._layout.shape[d] == 1:
             return (g,)
-        if is_grad_enabled() and (g._ag is not None or x._ag is not None):
-            return (_cumprod_grad_recorded(x, out, g, d),)
-        xs = x._np().astype(out._dtype.numpy, copy=False)
-        return (gradtools.from_numpy_result(_cumprod_grad(xs, out._np(), g._np(), d, out._dtype), g._dtype),)
+        return (_cumprod_grad_ops(x, out, g.to(x._dtype), d),)
 
+    # written in PyTorch's convention for complex gradients (its conj(out), conj(x))
+    grads.pytorch_convention = True  # type: ignore[attr-defined]
     return "CumprodBackward0", (x,), grads, (x, out)
-
-
-def _cumprod_grad_recorded(x: Tensor, out: Tensor, g: Tensor, d: int) -> Tensor:
-    """cumprod's gradient with recording ops (create_graph): ``reverse_cumsum(g * out) / x``,
-    PyTorch's formula for an input without zeros. With a zero the formula divides by it; PyTorch
-    then uses a quadratic differentiable form, which strided does not have: it refuses."""
-    if bool((x == 0).any()):
-        raise StridedNotImplementedError(join_lines(
-            "the second derivative of cumprod at an input holding a zero is not implemented in strided",
-            "(PyTorch's quadratic differentiable form for that case is not written here)",
-            "fix: differentiate once (create_graph=False), or keep the input away from 0"))
-    return (g * out).flip(d).cumsum(d).flip(d) / x
 
 
 def _cum_extreme_rule(node: str) -> Any:
@@ -871,8 +867,9 @@ def diff_backward(out: Tensor, x: Tensor, n: int = 1, dim: int = -1, prepend: An
 
 def _fast_logcumsumexp(self: Any, dim: Any) -> Tensor | None:
     """:func:`logcumsumexp` of a row-major float32 / float64 tensor with elements along an int
-    ``dim``: the general path's one ``np.logaddexp.accumulate`` on the same view, its fresh
-    C-contiguous result adopted; None where the general path must run (its errors)."""
+    ``dim``: the general path's one ``np.logaddexp.accumulate`` on the same view (float32's in
+    float64, :func:`_accumulate`), its fresh C-contiguous result adopted; None where the general
+    path must run (its errors)."""
     if (self.__class__ is not Tensor and self.__class__ not in SUBCLASSES) or dim.__class__ is not int:
         return None
     d = self._dtype
@@ -886,21 +883,43 @@ def _fast_logcumsumexp(self: Any, dim: Any) -> Tensor | None:
     flat = flat_run(self, info)
     if flat is None:
         return _dense_logcumsumexp(self, dim, info)
-    k = special()
-    if k is not None and (_SCAN_AGREES.get(d) if d in _SCAN_AGREES else _scan_agrees(k, d)):
+    scan = _compiled_scan(d)
+    if scan is not None:
         # (the compiled scan: NumPy's logaddexp of each step, the C library's exp and log1p in its
         # operand order, and the first value plus zero, in one pass without the ufunc machinery:
         # the same bits; (3, 4) float32 4.2 -> ~1.5 us, (16, 16) 11.8 -> ~4 us)
         a = ndim - 1 if dim == -1 else dim % ndim
         res = _empty(info[1], flat.dtype)
-        if k.logaddexp_scan(flat, res, shape[a], info[0][a]):
+        if scan(flat, res, shape[a], info[0][a]):
             return adopted(res, info[2], d)
-    try:  # fpstate.quietly, inlined
-        res = quiet_call(np.logaddexp.accumulate, flat.reshape(shape), dim % ndim)
-    except RuntimeError as e:
-        res = quiet_retry(e, np.logaddexp.accumulate, flat.reshape(shape), dim % ndim)
-    _first_plus_zero(res, dim % ndim)
+    res = _accumulate(flat.reshape(shape), dim % ndim)
     return adopted(res.reshape(-1), info[2], d)
+
+
+def _compiled_scan(d: Any) -> Any:
+    """The compiled scan of dtype ``d`` (float32 / float64), ``scan(x, out, n, inner) -> bool``:
+    float64's ``logaddexp_scan``, float32's ``logaddexp_scan_wide`` (PyTorch's running value in
+    double, each step rounded to float); None where the kernel is not built, or its C library's
+    exp and log1p do not give NumPy's float64 bits here (both scans step in double by them), so
+    :func:`_accumulate` runs."""
+    k = special()
+    if k is None or not (_SCAN_AGREES.get(float64) if float64 in _SCAN_AGREES else _scan_agrees(k, float64)):
+        return None
+    return k.logaddexp_scan_wide if d is float32 else k.logaddexp_scan
+
+
+def _accumulate(a: np.ndarray, axis: int) -> np.ndarray:
+    """PyTorch's logcumsumexp of a float32 / float64 array along ``axis``, a fresh array of its
+    dtype: each running value logaddexp(previous, x) (NumPy's ``logaddexp.accumulate``), the first
+    x + 0. As PyTorch's CPU kernel (its acc_type), float32 runs in float64 and each step is rounded
+    to float32 (NumPy's float32 accumulate differed in the last bit in ~70% of drawn lines)."""
+    wide = a.astype(np.float64) if a.dtype == np.float32 else a
+    try:  # fpstate.quietly, inlined
+        res = quiet_call(np.logaddexp.accumulate, wide, axis)
+    except RuntimeError as e:
+        res = quiet_retry(e, np.logaddexp.accumulate, wide, axis)
+    _first_plus_zero(res, axis)
+    return res.astype(np.float32) if a.dtype == np.float32 else res
 
 
 # The fewest elements for which _dense_logcumsumexp scans in memory order: below it the general
@@ -926,12 +945,11 @@ def _dense_logcumsumexp(self: Tensor, dim: int, info: tuple) -> Tensor | None:
         return None
     run = self._storage.array[lay.offset: lay.offset + numel]
     d = self._dtype
-    k = special()
-    if len(run) != numel or not run.flags.aligned or k is None or \
-            not (_SCAN_AGREES.get(d) if d in _SCAN_AGREES else _scan_agrees(k, d)):
+    scan = _compiled_scan(d)
+    if len(run) != numel or not run.flags.aligned or scan is None:
         return None
     scanned = np.empty(numel, run.dtype)  # (the scan in the run's memory order)
-    if not k.logaddexp_scan(run, scanned, n, strides[a]):
+    if not scan(run, scanned, n, strides[a]):
         return None
     res = np.empty(numel, run.dtype)
     size = run.dtype.itemsize
@@ -999,10 +1017,12 @@ def logcumsumexp(self: Tensor, dim: int, *, out: Any = None) -> Tensor:
     d = one_dim(x, dim, "logcumsumexp")
     work = np.float32 if x._dtype in REDUCED_FLOATS else x._dtype.numpy
     a = x._np().astype(work, copy=False)
-    with np.errstate(all="ignore"):
-        r = np.logaddexp.accumulate(a, axis=d) if a.ndim and a.size else a.copy()
-        if a.ndim and a.size:
+    if x._dtype in REDUCED_FLOATS and a.ndim and a.size:  # (their acc_type is float: NumPy's float32 steps)
+        with np.errstate(all="ignore"):
+            r = np.logaddexp.accumulate(a, axis=d)
             _first_plus_zero(r, d)
+    else:
+        r = _accumulate(a, d) if a.ndim and a.size else a.copy()
     res = report("logcumsumexp", (x,), tensor_from_array(r, x._layout.shape, x._dtype))
     if out is not None:
         from .._support.out import check_out, write_out
