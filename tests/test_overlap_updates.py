@@ -1,0 +1,120 @@
+"""In-place elementwise updates (``add_``, ``mul_``, ``clamp_``, ``neg_``, ``addcmul_``, ...) of a
+target whose elements share memory without a stride-0 dim (``unfold`` windows, an overlapping
+``as_strided``): PyTorch lets it through as "too hard" and updates a shared location once per
+element reaching it, in TensorIterator's order (strided.ops._support.overlap_updates), against
+torch itself bit for bit: the whole storage afterwards, or the error's class and first line."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as hs
+
+import strided as st
+
+DTYPES = ["float32", "float64", "float16", "bfloat16", "complex64", "int32", "int64", "uint8", "bool"]
+_BITS = {1: "uint8", 2: "int16", 4: "int32", 8: "int64", 16: None}
+
+# (name, call): each call takes the library, the target and the operand tensor of the draw
+OPS = {
+    "add_": lambda lib, v, o: v.add_(o),
+    "add_ alpha": lambda lib, v, o: v.add_(o, alpha=2),
+    "add_ number": lambda lib, v, o: v.add_(1),
+    "sub_ itself": lambda lib, v, o: v.sub_(v),
+    "mul_": lambda lib, v, o: v.mul_(o),
+    "mul_ itself": lambda lib, v, o: v.mul_(v),
+    "mul_ number": lambda lib, v, o: v.mul_(1.5),
+    "div_": lambda lib, v, o: v.div_(o),
+    "pow_": lambda lib, v, o: v.pow_(2),
+    "neg_": lambda lib, v, o: v.neg_(),
+    "abs_": lambda lib, v, o: v.abs_(),
+    "clamp_": lambda lib, v, o: v.clamp_(min=-1, max=2),
+    "clamp_min_ tensor": lambda lib, v, o: v.clamp_min_(o),
+    "addcmul_": lambda lib, v, o: v.addcmul_(o, o, value=0.5),
+    "addcdiv_": lambda lib, v, o: v.addcdiv_(o, o + 3, value=2),
+    "bitwise_xor_": lambda lib, v, o: v.bitwise_xor_(o),
+    "iadd": lambda lib, v, o: v.__iadd__(o),
+}
+
+
+def _bits(lib, base):
+    """The storage's bytes as integers (NaN payloads and -0.0 compared too)."""
+    width = _BITS[base.element_size()]
+    if width is None:
+        return base.view(lib.float64).view(lib.int64).tolist()
+    return base.view(getattr(lib, width)).tolist()
+
+
+def _kind(e: Exception) -> str:
+    for kind in (NotImplementedError, RuntimeError, TypeError):
+        if isinstance(e, kind):
+            return kind.__name__
+    return type(e).__name__
+
+
+def _run(lib, size, shape, strides, offset, dtype, other_shape, seed, name):
+    rng = np.random.default_rng(seed)
+    base = lib.tensor(rng.standard_normal(size) * 3).to(getattr(lib, dtype))
+    view = base.as_strided(shape, strides, offset)
+    other = lib.tensor(rng.standard_normal(other_shape) * 3).to(getattr(lib, dtype))
+    try:
+        OPS[name](lib, view, other)
+    except (RuntimeError, TypeError) as e:
+        text = str(e).splitlines()[0]
+        # (the text of the overlap refusals; other refusals' texts are their own tests' matter)
+        return _kind(e), text if text.startswith("unsupported operation") else ""
+    return _bits(lib, base)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    dims=hs.lists(hs.tuples(hs.integers(1, 5), hs.integers(1, 4), hs.booleans()), min_size=1, max_size=3),
+    offset=hs.integers(0, 3),
+    dtype=hs.sampled_from(DTYPES),
+    seed=hs.integers(0, 2**16),
+    name=hs.sampled_from(sorted(OPS)),
+)
+def test_an_update_of_overlapping_elements_is_torchs(dims, offset, dtype, seed, name):
+    shape = [n for n, _, _ in dims]
+    strides = [s for _, s, _ in dims]
+    other_shape = [1 if squeeze else n for n, _, squeeze in dims]
+    size = offset + sum((n - 1) * s for n, s in zip(shape, strides)) + 1
+    args = (size, shape, strides, offset, dtype, other_shape, seed, name)
+    assert _run(st, *args) == _run(torch, *args)
+
+
+def test_an_operand_in_the_targets_memory_in_another_layout_stays_refused():
+    """Read at its own time in the walk (after some of its elements were updated): refused, as
+    before, and nothing written."""
+    b = st.arange(10.0)
+    with pytest.raises(st.OverlapWriteError):
+        b[:9].unfold(0, 2, 1).add_(b[1:].unfold(0, 2, 1))
+    assert b.tolist() == list(range(10))
+
+
+def test_a_target_in_autograds_graph_stays_refused():
+    w = st.arange(10.0, requires_grad=True)
+    b = w * 1
+    with pytest.raises(st.OverlapWriteError, match="single memory location"):
+        b.unfold(0, 2, 1).add_(1)
+    assert b.tolist() == list(range(10))
+
+
+def test_overlapping_windows_past_overlaps_listing_limit_are_torchs(monkeypatch):
+    """70000 windows (past the 65536 elements ``overlaps`` lists): one thread, PyTorch's updates
+    (strided added 1 once per location before, NumPy's); two threads, refused (a race)."""
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    s, t = st.arange(70001.0), torch.arange(70001.0)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        t.unfold(0, 2, 1).mul_(1.5)
+    finally:
+        torch.set_num_threads(threads)
+    s.unfold(0, 2, 1).mul_(1.5)
+    assert s.tolist() == t.tolist()
+    monkeypatch.setenv("OMP_NUM_THREADS", "2")
+    with pytest.raises(st.OverlapWriteError, match="single memory location"):
+        s.unfold(0, 2, 1).mul_(1.5)
