@@ -499,20 +499,33 @@ def _overlapping(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
 
 # The most elements whose storage positions :func:`_listed_overlap` lists (8M int64 addresses:
 # 64 MB); beyond it a layout too large to decide is let through, as PyTorch lets it.
-_LISTED_MAX = 1 << 23
+LISTED_MAX = 1 << 23
 
 
 def _listed_overlap(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
     """Whether two elements of a layout whose dims do not nest, too large for
     :func:`~strided.layout.overlaps`' set, share a location: its positions listed with NumPy
     (an unfold of 40000 windows updated in place is PyTorch's updates in its order, not NumPy's
-    one update per location). False beyond ``_LISTED_MAX`` elements (not decided)."""
+    one update per location). False beyond ``LISTED_MAX`` elements (not decided)."""
     numel = 1
     for n in shape:
         numel *= n
-    if numel > _LISTED_MAX:
+    if numel > LISTED_MAX:
         return False
     return bool(np.unique(addresses(shape, strides, 0).ravel()).size < numel)
+
+
+def write_plain_loop(storage: Storage, layout: Layout, value: np.ndarray, inputs: list[list[int]] | None) -> None:
+    """An ``out=`` op's result ``value`` (of ``layout.shape``) into ``out``, whose elements share
+    memory without a stride-0 dim: each location keeps the value PyTorch's loop writes there last,
+    the loop ordered by ``out``'s strides, then its ``inputs``' (each over the shape, 0 where
+    broadcast; None: ``value``'s own, a copy's); racing threads refused past the grain
+    (:func:`.torch_overlap_writes.walk_survivors`).
+    For ops whose loop writes each element once from inputs that do not share ``out``'s memory."""
+    dest = numpy_view(storage, layout)
+    with quiet():
+        positions, values = last_writes(layout, value, lambda walked: _cast_for(dest, walked), inputs)
+        storage.array[positions] = values
 
 
 def _write_in_torch_order(storage: Storage, dest: np.ndarray, layout: Layout, value: np.ndarray) -> None:

@@ -1130,7 +1130,7 @@ def _with_extras(op: BinaryOp, a: Any, b: Any, alpha: Any, out: Any, name: str =
     # (alpha=, maximum/minimum, complex mul, div and pow: out's layout decides PyTorch's loop, so the bits)
     loop_out = out if (alpha is not None or op.extreme or op is MUL or op is DIV or op is POW) \
         and isinstance(out, Tensor) else None
-    return write_out(out, _binary(op, a, b, None, alpha, loop_out), name or op.name, (a, b))
+    return write_out(out, _binary(op, a, b, None, alpha, loop_out), name or op.name, (a, b), plain_loop=True)
 
 
 def _check_operand_out(op: BinaryOp, a: Any, b: Any, out: Tensor) -> None:

@@ -376,7 +376,7 @@ def _unary_out(op: UnaryOp, x: Any, out: Any) -> Tensor:
             _quiet_reset(token)
         bump_if_used(out, f"{op.name}(out=...)")
         return out
-    return write_out(out, _unary(op, x), op.name, (x,))
+    return write_out(out, _unary(op, x), op.name, (x,), plain_loop=True)
 
 
 # (float16 and bfloat16 keep the general path: NumPy's loops for them compute through float32)
@@ -930,7 +930,8 @@ def clamp(input: Any, min: Any = None, max: Any = None, *, out: Any = None) -> T
         # (number bounds: PyTorch runs a unary op, whose out= must have the result's dtype exactly)
         same = "" if isinstance(min, Tensor) or isinstance(max, Tensor) else "found"
         loop_out = out if isinstance(out, Tensor) else None
-        return write_out(out, _clamp(input, min, max, None, loop_out), "clamp", (input, min, max), same_dtype=same)
+        return write_out(out, _clamp(input, min, max, None, loop_out), "clamp", (input, min, max), same_dtype=same,
+                         plain_loop=True)
     return _clamp(input, min, max, None)
 
 

@@ -845,7 +845,8 @@ def run_unary(op: MoreUnary, x: Any, target: Tensor | None = None, args: tuple =
             refuse_other_dtype(out, x._dtype, op.name, op.out_same_dtype)
         # (round with decimals is not PyTorch's buffered round_vml_cpu kernel: its out= reads
         # are judged as any elementwise op's)
-        return write_out(out, _run(op, x, None, args), op.name, (x,), unbuffered=op.name == "round" and bool(args))
+        return write_out(out, _run(op, x, None, args), op.name, (x,), unbuffered=op.name == "round" and bool(args),
+                         plain_loop=True)
     result = _run(op, x, target, args)
     return result
 
