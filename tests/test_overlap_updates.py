@@ -123,3 +123,51 @@ def test_overlapping_windows_past_overlaps_listing_limit_are_torchs(monkeypatch)
     monkeypatch.setenv("OMP_NUM_THREADS", "2")
     with pytest.raises(st.OverlapWriteError, match="single memory location"):
         s.unfold(0, 2, 1).mul_(1.5)
+
+
+def _index_put_accumulate(lib, size, shape, strides, offset, dtype, count, seed, form):
+    rng = np.random.default_rng(seed)
+    base = lib.tensor(rng.standard_normal(size) * 3).to(getattr(lib, dtype))
+    view = base.as_strided(shape, strides, offset)
+    idx = lib.tensor(rng.integers(-shape[0], shape[0], size=count))
+    value_shape = (count, *shape[1:])
+    value = lib.tensor(rng.standard_normal(value_shape) * 3).to(getattr(lib, dtype))
+    if form == "expanded":
+        value = value[:1].expand(*value_shape)
+    elif form == "permuted":
+        value = value.permute(*range(value.dim() - 1, -1, -1)).contiguous().permute(*range(value.dim() - 1, -1, -1))
+    return outcome(lib, lambda: view.index_put_((idx,), value, accumulate=True), base)
+
+
+# (each dim's size and stride, up to three dims: overlapping layouts in about half the draws)
+_DIMS = hs.lists(hs.tuples(hs.integers(1, 5), hs.integers(1, 4)), min_size=1, max_size=3)
+
+
+@settings(max_examples=300, deadline=None)
+@given(dims=_DIMS, offset=hs.integers(0, 3), dtype=hs.sampled_from(DTYPES), count=hs.integers(1, 6),
+       seed=hs.integers(0, 2**16), form=hs.sampled_from(["plain", "expanded", "permuted"]))
+def test_index_put_accumulate_into_overlapping_elements_is_torchs(dims, offset, dtype, count, seed, form):
+    """``index_put_(..., accumulate=True)`` into an overlapping target: ``index_put_kernel``'s
+    serial walk adds each value to its location in turn (a shared location once per element
+    reaching it), in the target's dtype."""
+    shape = [n for n, _ in dims]
+    strides = [s for _, s in dims]
+    size = offset + sum((n - 1) * s for n, s in zip(shape, strides)) + 1
+    args = (size, shape, strides, offset, dtype, count, seed, form)
+    assert _index_put_accumulate(st, *args) == _index_put_accumulate(torch, *args)
+
+
+def test_index_put_accumulate_past_the_grain(monkeypatch):
+    """float32 from the grain on several threads: PyTorch's atomic adds in its threads' order
+    (refused, nothing written); other dtypes stay serial (PyTorch's one walk)."""
+    monkeypatch.setenv("OMP_NUM_THREADS", "2")
+    idx = st.arange(40000)
+    b = st.zeros(40001)
+    with pytest.raises(st.OverlapWriteError, match="single memory location"):
+        b.unfold(0, 2, 1).index_put_((idx,), st.ones(40000, 2), accumulate=True)
+    assert b.sum().item() == 0
+    s, t = st.zeros(40001, dtype=st.float64), torch.zeros(40001, dtype=torch.float64)
+    s.unfold(0, 2, 1).index_put_((idx,), st.arange(80000.0, dtype=st.float64).reshape(40000, 2) / 7, accumulate=True)
+    t.unfold(0, 2, 1).index_put_((torch.arange(40000),), torch.arange(80000.0, dtype=torch.float64).reshape(40000, 2) / 7,
+                                 accumulate=True)
+    assert s.tolist() == t.tolist()
