@@ -171,3 +171,37 @@ def test_index_put_accumulate_past_the_grain(monkeypatch):
     t.unfold(0, 2, 1).index_put_((torch.arange(40000),), torch.arange(80000.0, dtype=torch.float64).reshape(40000, 2) / 7,
                                  accumulate=True)
     assert s.tolist() == t.tolist()
+
+
+def _scatter_add(lib, size, shape, strides, offset, dim, dtype, seed, index_shape):
+    rng = np.random.default_rng(seed)
+    base = lib.tensor(rng.standard_normal(size) * 3).to(getattr(lib, dtype))
+    view = base.as_strided(shape, strides, offset)
+    index = lib.tensor(rng.integers(0, shape[dim], size=index_shape))
+    src = lib.tensor(rng.standard_normal(index_shape) * 3).to(getattr(lib, dtype))
+    return outcome(lib, lambda: view.scatter_add_(dim, index, src), base)
+
+
+@settings(max_examples=300, deadline=None)
+@given(dims=_DIMS, offset=hs.integers(0, 3), where=hs.integers(0, 2), seed=hs.integers(0, 2**16),
+       dtype=hs.sampled_from([d for d in DTYPES if d != "bool"]), smaller=hs.booleans())
+def test_scatter_add_into_overlapping_elements_is_torchs(dims, offset, where, seed, dtype, smaller):
+    """``scatter_add_`` into an overlapping ``self``: ``cpu_scatter_gather_base_kernel``'s walk adds
+    each value to its location in turn (float16/bfloat16 into its float32 copy, copied back)."""
+    shape = [n for n, _ in dims]
+    strides = [s for _, s in dims]
+    size = offset + sum((n - 1) * s for n, s in zip(shape, strides)) + 1
+    index_shape = [max(1, n - 1) if smaller else n for n in shape]
+    args = (size, shape, strides, offset, where % len(shape), dtype, seed, index_shape)
+    assert _scatter_add(st, *args) == _scatter_add(torch, *args)
+
+
+def test_scatter_add_race_is_refused(monkeypatch):
+    """Past scatter's grain on several threads PyTorch's threads add into shared locations at
+    once: refused, nothing written."""
+    monkeypatch.setenv("OMP_NUM_THREADS", "2")
+    b = st.zeros(40001)
+    index = st.zeros(40000, 1, dtype=st.int64)
+    with pytest.raises(st.OverlapWriteError, match="single memory location"):
+        b.unfold(0, 2, 1).scatter_add_(1, index, st.ones(40000, 1))
+    assert b.sum().item() == 0
