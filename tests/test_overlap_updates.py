@@ -205,3 +205,31 @@ def test_scatter_add_race_is_refused(monkeypatch):
     with pytest.raises(st.OverlapWriteError, match="single memory location"):
         b.unfold(0, 2, 1).scatter_add_(1, index, st.ones(40000, 1))
     assert b.sum().item() == 0
+
+
+def _index_add(lib, size, shape, strides, offset, dim, dtype, seed, count, alpha):
+    rng = np.random.default_rng(seed)
+    base = lib.tensor(rng.standard_normal(size) * 3).to(getattr(lib, dtype))
+    view = base.as_strided(shape, strides, offset)
+    idx = lib.tensor(rng.integers(0, shape[dim], size=count))
+    source = lib.tensor(rng.standard_normal([count if e == dim else n for e, n in enumerate(shape)]) * 3)
+    source = source.to(getattr(lib, dtype))
+    return outcome(lib, lambda: view.index_add_(dim, idx, source, alpha=alpha), base)
+
+
+@settings(max_examples=300, deadline=None)
+@given(dims=_DIMS, offset=hs.integers(0, 3), where=hs.integers(0, 2), seed=hs.integers(0, 2**16),
+       dtype=hs.sampled_from([d for d in DTYPES if d != "bool"]), count=hs.integers(1, 5), alpha=hs.sampled_from([1, 2, -1]))
+def test_index_add_into_overlapping_elements_is_torchs(dims, offset, where, seed, dtype, count, alpha):
+    """``index_add_`` into an overlapping ``self`` off PyTorch's scatter_add path: its loop adds
+    ``alpha * source``'s slices into the indexed slices in turn (each slice's add in its own loop's
+    order); on the scatter_add path (dim 0 or the last, alpha 1) refused, as before."""
+    shape = [n for n, _ in dims]
+    strides = [s for _, s in dims]
+    size = offset + sum((n - 1) * s for n, s in zip(shape, strides)) + 1
+    args = (size, shape, strides, offset, where % len(shape), dtype, seed, count, alpha)
+    ours = _index_add(st, *args)
+    scatter_path = len(shape) > 1 and args[4] in (0, len(shape) - 1) and alpha == 1
+    if scatter_path and isinstance(ours, tuple):
+        return  # (the scatter_add path of an overlapping self: still refused)
+    assert ours == _index_add(torch, *args)
