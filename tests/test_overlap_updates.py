@@ -36,6 +36,8 @@ OPS = {
     "addcdiv_": lambda lib, v, o: v.addcdiv_(o, o + 3, value=2),
     "bitwise_xor_": lambda lib, v, o: v.bitwise_xor_(o),
     "iadd": lambda lib, v, o: v.__iadd__(o),
+    "ldexp_": lambda lib, v, o: v.ldexp_(o.to(lib.int32) if o.dtype.is_floating_point else o),
+    "float_power_": lambda lib, v, o: v.float_power_(2),
 }
 
 
