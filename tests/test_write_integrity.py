@@ -459,15 +459,24 @@ def test_in_place_op_with_a_0d_view_of_the_target_is_refused_like_torch(op, inde
 
 
 @pytest.mark.parametrize("op", [lambda w: w.add_(1), lambda w: w.pow_(2), lambda w: w.mul_(w.clone())])
-def test_in_place_update_of_overlapping_windows_is_refused(op):
-    # Note: torch updates the shared elements once per window ([1, 3, 4, 4] for add_(1));
-    # strided refuses, since the result would depend on the order of the updates.
-    s = st.arange(4.0)
+def test_in_place_update_of_overlapping_windows_is_torchs(op):
+    # torch updates the shared elements once per window ([1, 3, 4, 4] for add_(1)), one element
+    # after another in its loop's order (below its parallel grain): strided makes the same updates
+    t, s = torch.arange(4.0), st.arange(4.0)
+    op(t.unfold(0, 2, 1))
+    op(s.unfold(0, 2, 1))
+    assert s.tolist() == t.tolist()
+
+
+def test_in_place_update_of_overlapping_windows_past_the_grain_is_refused(monkeypatch):
+    # from its parallel grain (32768 elements) torch's threads race for the shared locations
+    monkeypatch.setenv("OMP_NUM_THREADS", "2")
+    s = st.arange(40001.0)
     with pytest.raises(st.OverlapWriteError) as info:
-        op(s.unfold(0, 2, 1))
+        s.unfold(0, 2, 1).add_(1)
     text = str(info.value)
     assert "strides (1, 1)" in text and "unfold" in text and "clone()" in text
-    assert s.tolist() == [0.0, 1.0, 2.0, 3.0]
+    assert s.tolist() == list(range(40001))
 
 
 def test_plain_writes_into_overlapping_windows_stay_as_in_torch():

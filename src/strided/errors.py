@@ -108,6 +108,14 @@ class OverlapWriteError(StridedRuntimeError):
     """A write into a tensor where several elements share one memory location."""
 
 
+class UpdatesInOrder(OverlapWriteError):
+    """An in-place elementwise update of a tensor whose elements share memory without a stride-0
+    dim (``unfold`` windows), which PyTorch computes one element after another in its loop's
+    order: raised by the op's in-place checks before anything is written, and caught by the
+    in-place entry (:func:`strided.grad_mode.track_inplace`), which makes those updates
+    (:mod:`strided.ops._support.overlap_updates`). Uncaught, it is the refusal it carries."""
+
+
 class LinAlgError(StridedRuntimeError):
     """PyTorch's ``torch.linalg.LinAlgError`` (a RuntimeError): a LAPACK routine failed on the
     input's values (a singular matrix to invert, a matrix that is not positive-definite)."""

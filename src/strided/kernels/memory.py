@@ -43,6 +43,7 @@ from .blocked import copy_into
 from .fill import FILL_MIN, fill_dense
 from .fpstate import quiet
 from .listeners import OPEN, Listening, OpRecord, _listeners, emit, listening
+from .torch_index_loops import addresses
 from .torch_overlap_writes import last_writes, may_share_elements
 
 _ndarray = np.ndarray
@@ -490,7 +491,41 @@ def _overlapping(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
     # large to list (``overlaps`` answers None) are let through, as in PyTorch. Plain writes
     # (copy_, t[...] = v) stay as in PyTorch: each location gets one of its values.
     """
-    return has_internal_overlap(shape, strides) or overlaps(shape, strides) is True
+    if has_internal_overlap(shape, strides):
+        return True
+    found = overlaps(shape, strides)
+    return _listed_overlap(shape, strides) if found is None else found
+
+
+# The most elements whose storage positions :func:`_listed_overlap` lists (8M int64 addresses:
+# 64 MB); beyond it a layout too large to decide is let through, as PyTorch lets it.
+LISTED_MAX = 1 << 23
+
+
+def _listed_overlap(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
+    """Whether two elements of a layout whose dims do not nest, too large for
+    :func:`~strided.layout.overlaps`' set, share a location: its positions listed with NumPy
+    (an unfold of 40000 windows updated in place is PyTorch's updates in its order, not NumPy's
+    one update per location). False beyond ``LISTED_MAX`` elements (not decided)."""
+    numel = 1
+    for n in shape:
+        numel *= n
+    if numel > LISTED_MAX:
+        return False
+    return bool(np.unique(addresses(shape, strides, 0).ravel()).size < numel)
+
+
+def write_plain_loop(storage: Storage, layout: Layout, value: np.ndarray, inputs: list[list[int]] | None) -> None:
+    """An ``out=`` op's result ``value`` (of ``layout.shape``) into ``out``, whose elements share
+    memory without a stride-0 dim: each location keeps the value PyTorch's loop writes there last,
+    the loop ordered by ``out``'s strides, then its ``inputs``' (each over the shape, 0 where
+    broadcast; None: ``value``'s own, a copy's); racing threads refused past the grain
+    (:func:`.torch_overlap_writes.walk_survivors`).
+    For ops whose loop writes each element once from inputs that do not share ``out``'s memory."""
+    dest = numpy_view(storage, layout)
+    with quiet():
+        positions, values = last_writes(layout, value, lambda walked: _cast_for(dest, walked), inputs)
+        storage.array[positions] = values
 
 
 def _write_in_torch_order(storage: Storage, dest: np.ndarray, layout: Layout, value: np.ndarray) -> None:

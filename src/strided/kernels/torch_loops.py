@@ -147,6 +147,15 @@ def _loop_rows(shape: tuple[int, ...], out_strides: tuple[int, ...], fresh: bool
     return perm, row, contiguous, scalar
 
 
+def loop_rows(shape: tuple[int, ...], out_strides: tuple[int, ...], fresh: bool,
+              inputs: Sequence[tuple[tuple[int, ...], tuple[int, ...]] | None]) -> tuple[list[int], int]:
+    """TensorIterator's iteration order of ``shape`` (as :func:`torch_loop_order`'s) and the
+    length of its rows (the dims merged first): what decides where each element falls in its
+    vector loop (arguments as :func:`scalar_loop_mask`'s)."""
+    perm, row, _, _ = _loop_rows(shape, out_strides, fresh, inputs)
+    return perm, row
+
+
 def torch_loop_order(shape: tuple[int, ...], out_strides: tuple[int, ...], fresh: bool,
                      inputs: Sequence[tuple[tuple[int, ...], tuple[int, ...]] | None]) -> list[int]:
     """TensorIterator's iteration order of ``shape`` (``perm[k]``: the tensor dim at iteration dim

@@ -39,7 +39,8 @@ def may_share_elements(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool
 
 
 def last_writes(
-    layout: Layout, value: np.ndarray, cast: Callable[[np.ndarray], np.ndarray] | None = None
+    layout: Layout, value: np.ndarray, cast: Callable[[np.ndarray], np.ndarray] | None = None,
+    inputs: list[list[int]] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(positions, values)``: each storage position (in elements) the layout reaches, once, and
     the value of ``value`` (broadcast to ``layout.shape``) that PyTorch's walk writes there last.
@@ -47,7 +48,9 @@ def last_writes(
     The walk's order comes from ``value``'s own strides (an expanded source's stride-0 dims
     included); ``cast`` (elementwise, into the destination's dtype) is applied to the walked
     values, and two values race only where their cast bits differ (-0.0 and 0.0 do, 1.2 and 1.7
-    written as ints do not).
+    written as ints do not). ``inputs``: the strides (over ``layout.shape``, 0 where broadcast)
+    of the operands that order the walk after the destination's, where they are not ``value``'s
+    (an ``out=`` op's inputs: its result is ``value``).
 
     >>> lay = Layout((2, 2), (1, 1), 0)  # [[0, 1], [1, 2]]
     >>> [a.tolist() for a in last_writes(lay, np.array([[10., 11.], [12., 13.]]))]
@@ -55,8 +58,9 @@ def last_writes(
     """
     shape = layout.shape
     src = np.broadcast_to(value, shape)
-    src_strides = [s // src.itemsize if n > 1 else 0 for n, s in zip(shape, src.strides)]
-    outer_first = iteration_order(shape, [layout.strides, src_strides])[::-1]
+    if inputs is None:
+        inputs = [[s // src.itemsize if n > 1 else 0 for n, s in zip(shape, src.strides)]]
+    outer_first = iteration_order(shape, [layout.strides, *inputs])[::-1]
     where = addresses(shape, layout.strides, layout.offset).transpose(outer_first).ravel()
     values = src.transpose(outer_first).ravel()
     if cast is not None:

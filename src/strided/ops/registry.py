@@ -64,6 +64,12 @@ def op(name: str, *, kind: Kind, rule: Callable[..., Any] | None = None, operand
     return declare
 
 
+# The registry's in-place ops whose loop updates each element from its own location alone
+# (:func:`strided.ops._support.operands._check_inplace`'s ``elementwise``); addmm_ and the other
+# products read whole rows and columns of the target.
+_ELEMENTWISE_INPLACE = frozenset({"addcmul_", "addcdiv_"})
+
+
 def _inplace_of(forward: Callable[..., Any], name: str, flat: Callable[..., bool] | None = None,
                 direct: Callable[[Tensor, tuple, dict], bool] | None = None) -> Callable[..., Any]:
     """``self.<name>(...)``: ``forward(self, ...)`` computed, then written into ``self`` after
@@ -71,15 +77,19 @@ def _inplace_of(forward: Callable[..., Any], name: str, flat: Callable[..., bool
     self's; broadcasting may not enlarge self; self's memory writable, no overlapping elements); first ``flat``, the op's fast path,
     when it has one (see :func:`op`)."""
     from ._support.operands import _check_inplace, _check_partial_overlap
+    from ._support.overlap_updates import UpdatesInOrder, updates_in_order
 
     @functools.wraps(forward)
     def inplace(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        if flat is not None and flat(self, *args, **kwargs):
-            return self
-        # (PyTorch's assert_no_partial_overlap: an operand sharing part of self's memory is refused)
-        _check_partial_overlap(self, [*args, *kwargs.values()], name)
-        result = forward(self, *args, **kwargs)
-        _check_inplace(self, name, result._dtype, result._layout.shape)
+        try:
+            if flat is not None and flat(self, *args, **kwargs):
+                return self
+            # (PyTorch's assert_no_partial_overlap: an operand sharing part of self's memory is refused)
+            _check_partial_overlap(self, [*args, *kwargs.values()], name)
+            result = forward(self, *args, **kwargs)
+            _check_inplace(self, name, result._dtype, result._layout.shape, name in _ELEMENTWISE_INPLACE)
+        except UpdatesInOrder as refusal:  # (a target whose elements share memory: PyTorch's updates)
+            return updates_in_order(inplace, self, args, kwargs, refusal)
         write(self._storage, self._layout, result._np())
         return self
 

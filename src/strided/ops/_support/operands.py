@@ -20,7 +20,14 @@ import numpy as np
 from ... import layout as L
 from ...dispatch import memory_overlap, result, shares_storage
 from ...dtypes import DType, bool_, from_numpy_dtype
-from ...errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
+from ...errors import (
+    OverlapWriteError,
+    StridedNotImplementedError,
+    StridedRuntimeError,
+    StridedTypeError,
+    UpdatesInOrder,
+    join_lines,
+)
 from ...kernels import check_writable, torch_loops
 from ...kernels.memory import flat_run  # noqa: F401  (the fast paths' import of it, beside _cinfo)
 from ...kernels.memory import tensor_view as _view  # zero-copy NumPy view a ufunc reads or writes
@@ -231,8 +238,14 @@ def _check_partial_overlap(target: Tensor, inputs: list[Any], op: str, idempoten
                               f"fix: pass a copy of the input, e.g. x.{op}(y.clone())")
 
 
-def _check_inplace(target: Tensor, op: str, result: DType, shape: tuple[int, ...]) -> None:
-    """PyTorch's in-place checks; raise before anything is written."""
+def _check_inplace(target: Tensor, op: str, result: DType, shape: tuple[int, ...], elementwise: bool = True) -> None:
+    """PyTorch's in-place checks; raise before anything is written.
+
+    ``elementwise``: the op's loop updates each element from its own location alone, so a
+    target whose elements share memory without a stride-0 dim is refused with
+    :class:`~strided.errors.UpdatesInOrder` where PyTorch's loop runs on one thread: the
+    in-place entry catches it and makes PyTorch's updates in its order
+    (:mod:`.overlap_updates`)."""
     if not can_cast(result, target._dtype):
         raise StridedRuntimeError(
             join_lines(
@@ -245,7 +258,13 @@ def _check_inplace(target: Tensor, op: str, result: DType, shape: tuple[int, ...
             )
         )
     check_inplace_shape(target, op, shape)
-    check_writable(target._storage, target._layout, op, updates=True)
+    try:
+        check_writable(target._storage, target._layout, op, updates=True)
+    except OverlapWriteError as e:
+        lay = target._layout
+        if elementwise and not L.has_internal_overlap(lay.shape, lay.strides) and torch_loops.parallel_chunks(L.product(lay.shape), torch_loops.torch_threads()) <= 1:
+            raise UpdatesInOrder(str(e)) from None
+        raise
 
 
 def check_inplace_shape(target: Tensor, op: str, shape: tuple[int, ...]) -> None:

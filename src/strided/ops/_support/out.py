@@ -52,11 +52,13 @@ from ...grad_mode import (
     refuse_out,
 )
 from ...kernels import check_writable, torch_index_loops, torch_loops, torch_reduce_alias
-from ...kernels.memory import write
+from ...kernels.memory import LISTED_MAX, write, write_plain_loop
+from ...kernels.torch_loops import operand_strides
+from ...kernels.torch_overlap_writes import may_share_elements
 from ...messages import partial_overlap, read_after_write
 from ...tensor import Tensor
 from ...writes import resize_, resize_strided
-from .promotion import TORCH_NAMES, can_cast
+from .promotion import TORCH_NAMES, can_cast, result_type
 
 
 def check_out(out: Any, op: str) -> Tensor:
@@ -155,7 +157,8 @@ _BOOL_OUT_ONLY = frozenset(("signbit", "isneginf", "isposinf"))
 
 def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype: str = "", bump: bool = True,
               resize_first: bool = False, no_overlap: bool = False, resize_row_major: bool = False,
-              cast_first: str = "", unbuffered: bool = False, reduced: tuple | None = None) -> Tensor:
+              cast_first: str = "", unbuffered: bool = False, reduced: tuple | None = None,
+              plain_loop: bool = False) -> Tensor:
     """Write the fresh ``result`` of ``op(*inputs)`` into ``out`` with PyTorch's ``out=`` rules
     (module docstring) and return ``out``.
 
@@ -181,6 +184,9 @@ def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype:
     (``round`` with decimals), so an ``out`` across its input is judged as any elementwise op's.
     ``reduced``: amax/amin's ``(dims, keepdim)`` (dims wrapped, None: all), which its check of an
     ``out`` over the input's own elements needs (:func:`_check_extreme_input`).
+    ``plain_loop``: the op's loop writes each element of ``out`` once, from the inputs alone (an
+    elementwise op): an ``out`` whose elements share memory without a stride-0 dim keeps the value
+    PyTorch's loop writes last at each location (:func:`_last_writes`), where others refuse it.
 
     >>> x = strided.tensor([1.0, 2.0]); o = strided.empty(2)
     >>> write_out(o, x + 1, "add", (x, 1)) is o
@@ -220,13 +226,46 @@ def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype:
             resize_strided(out, shape, strides)  # (a size-1 dim's stride too: nonzero's (n, 1) is (1, n))
         else:
             resize_(out, shape)
-    check_writable(out._storage, out._layout, name, updates=True)
-    write(out._storage, out._layout, result._np())
+    if not (plain_loop and _last_writes(out, result, inputs, name)):
+        check_writable(out._storage, out._layout, name, updates=True)
+        write(out._storage, out._layout, result._np())
     if bump:
         bump_if_used(out, f"{op}(out=...)")  # a saved tensor overwritten through out= must fail at backward
     if OPEN:
         report(op, inputs, out)
     return out
+
+
+def _last_writes(out: Tensor, result: Tensor, inputs: tuple, name: str) -> bool:
+    """An elementwise op's ``result`` into an ``out`` whose elements share memory without a
+    stride-0 dim, each location keeping PyTorch's last write (its loop ordered by ``out``'s and
+    the inputs' strides: :func:`strided.kernels.memory.write_plain_loop`); False (nothing written)
+    for any other ``out`` or an input in ``out``'s memory (read at its own time in the loop: the
+    refusal stays)."""
+    lay = out._layout
+    if not may_share_elements(lay.shape, lay.strides) or L.product(lay.shape) > LISTED_MAX:
+        return False  # (beyond LISTED_MAX an overlap is not decided: the write as before)
+    if any(isinstance(x, Tensor) and shares_storage(x, out) for x in inputs):
+        return False
+    tensors = [x for x in inputs if isinstance(x, Tensor)]
+    # (TensorIterator casts into out through a temporary where out's dtype is not the common one:
+    # a comparison's common dtype is its inputs', its kernel writes a bool out directly)
+    common = result._dtype if result._dtype.name != "bool" else result_type(*[x for x in inputs if x is not None])
+    cast = out._dtype is not common and out._dtype.name != "bool"
+    check_writable(out._storage, lay, name)  # (read-only memory)
+    shape = lay.shape
+    if cast and result._dtype.is_floating_point and any(x._dtype.is_complex for x in tensors):
+        # (abs/angle of complex into a complex out: a fresh real result, laid out as the fresh
+        # result is, copied into out: that copy's walk, by out's strides, then the result's)
+        order = None
+    elif cast:
+        # (PyTorch computes into a contiguous temporary of the result's dtype, then copies it into
+        # out: that copy's walk, ordered by out's strides, then the temporary's)
+        order = [list(L.contiguous_strides(shape))]
+    else:
+        order = [operand_strides(shape, (x._layout.shape, x._layout.strides)) for x in tensors]
+    write_plain_loop(out._storage, lay, result._np(), order)
+    return True
 
 
 def _check_resized_overlap(out: Tensor, layout: L.Layout, inputs: tuple, op: str, full_too: bool) -> None:

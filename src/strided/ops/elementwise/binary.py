@@ -113,6 +113,7 @@ from .._support.operands import (
     check_inplace_shape,
 )
 from .._support.out import check_cast, into_out, write_out
+from .._support.overlap_updates import UpdatesInOrder, updates_in_order
 from .._support.promotion import operand_class, result_type_of_classes, to_float
 from .._support.support import check as _check_support
 from ..registry import backward, method, requires_grad
@@ -1129,7 +1130,7 @@ def _with_extras(op: BinaryOp, a: Any, b: Any, alpha: Any, out: Any, name: str =
     # (alpha=, maximum/minimum, complex mul, div and pow: out's layout decides PyTorch's loop, so the bits)
     loop_out = out if (alpha is not None or op.extreme or op is MUL or op is DIV or op is POW) \
         and isinstance(out, Tensor) else None
-    return write_out(out, _binary(op, a, b, None, alpha, loop_out), name or op.name, (a, b))
+    return write_out(out, _binary(op, a, b, None, alpha, loop_out), name or op.name, (a, b), plain_loop=True)
 
 
 def _check_operand_out(op: BinaryOp, a: Any, b: Any, out: Tensor) -> None:
@@ -1516,13 +1517,16 @@ def _make_binary(op: BinaryOp) -> tuple[Callable[..., Tensor], ...]:
     fast_inplace = op.name in _FAST_INPLACE
 
     def inplace(self: Tensor, other: Any, *, alpha: Any = None, rounding_mode: Any = None) -> Tensor:
-        if rounding_mode is not None:
-            return binary(_rounding(op, rounding_mode), self, other, target=self)
-        if alpha is not None and op.name not in _ALPHA_OPS:
-            return _with_extras(op, self, other, alpha, None)  # (its error for alpha=)
-        if fast_inplace and not OPEN and (type(self) is Tensor or type(self) in SUBCLASSES) and _inplace_flat(op, self, other, alpha):
-            return self
-        return binary(op, self, other, target=self, alpha=alpha)
+        try:
+            if rounding_mode is not None:
+                return binary(_rounding(op, rounding_mode), self, other, target=self)
+            if alpha is not None and op.name not in _ALPHA_OPS:
+                return _with_extras(op, self, other, alpha, None)  # (its error for alpha=)
+            if fast_inplace and not OPEN and (type(self) is Tensor or type(self) in SUBCLASSES) and _inplace_flat(op, self, other, alpha):
+                return self
+            return binary(op, self, other, target=self, alpha=alpha)
+        except UpdatesInOrder as refusal:  # (a target whose elements share memory: PyTorch's updates)
+            return updates_in_order(inplace, self, (other,), {"alpha": alpha, "rounding_mode": rounding_mode}, refusal)
 
     if fast_inplace:
         alpha_ok = op.name in _ALPHA_OPS

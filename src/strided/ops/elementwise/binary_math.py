@@ -77,6 +77,7 @@ from .._support.operands import (
     flat_run,
 )
 from .._support.out import write_out
+from .._support.overlap_updates import UpdatesInOrder, updates_in_order
 from .._support.promotion import TORCH_NAMES, can_cast, operand_class, result_type, to_float
 from ..registry import backward, method
 from .binary import (
@@ -653,16 +654,19 @@ def ldexp_(self: Tensor, other: Any) -> Tensor:
     >>> strided.tensor([1.0, 3.0]).ldexp_(strided.tensor([2, 1])).tolist()
     [4.0, 6.0]
     """
-    exact = _exact_path(self, other)
-    if isinstance(self, Tensor) and isinstance(other, Tensor):
-        _ldexp_cast_check(to_float(result_type(self, _wide_unsigned_base(self, other))), self, exact)
-        if not exact:  # (PyTorch's ldexp_ is self.mul_(_pow2(self, other)): other read into a
-            pow2 = _pow2(self, other)  # temporary first, so no overlap of the two is refused)
-            _check_inplace(self, "ldexp_", result_type(self, pow2), _broadcast("ldexp_", [self, other], ("input", "other")))
-            return binary(MUL, self, pow2, self)
-        if shares_storage(other, self):
-            other = other.clone()
-    return _ldexp_inplace(self, _wide_unsigned_base(self, other))
+    try:
+        exact = _exact_path(self, other)
+        if isinstance(self, Tensor) and isinstance(other, Tensor):
+            _ldexp_cast_check(to_float(result_type(self, _wide_unsigned_base(self, other))), self, exact)
+            if not exact:  # (PyTorch's ldexp_ is self.mul_(_pow2(self, other)): other read into a
+                pow2 = _pow2(self, other)  # temporary first, so no overlap of the two is refused)
+                _check_inplace(self, "ldexp_", result_type(self, pow2), _broadcast("ldexp_", [self, other], ("input", "other")))
+                return binary(MUL, self, pow2, self)
+            if shares_storage(other, self):
+                other = other.clone()
+        return _ldexp_inplace(self, _wide_unsigned_base(self, other))
+    except UpdatesInOrder as refusal:  # (a target whose elements share memory: PyTorch's updates)
+        return updates_in_order(ldexp_, self, (other,), {}, refusal)
 
 
 # ---------------------------------------------------------------- float_power: pow in float64
@@ -794,7 +798,10 @@ def float_power_(self: Tensor, exponent: Any) -> Tensor:
             f"requires dtype {TORCH_NAMES[d]}",
             f"float_power_ writes a {d.name} result into this {self._dtype.name} tensor",
             f"fix: x = x.to(strided.{d.name}) first, or y = strided.float_power(x, e) out of place"))
-    return _float_power(self, exponent, d, self)
+    try:
+        return _float_power(self, exponent, d, self)
+    except UpdatesInOrder as refusal:  # (a target whose elements share memory: PyTorch's updates)
+        return updates_in_order(float_power_, self, (exponent,), {}, refusal)
 
 
 for _names, _fn in ((("fmax",), fmax), (("fmin",), fmin), (("gcd",), gcd), (("gcd_",), gcd_), (("lcm",), lcm),

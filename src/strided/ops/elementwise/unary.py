@@ -84,6 +84,7 @@ from .._support.operands import (
     flat_run,
 )
 from .._support.out import into_out, refuse_other_dtype, write_out
+from .._support.overlap_updates import UpdatesInOrder, updates_in_order
 from .._support.promotion import TORCH_NAMES, operand_class, result_type_of_classes, to_float
 from .._support.support import check as _check_support
 from ..registry import backward, method
@@ -222,7 +223,10 @@ def _complex_abs(x: Tensor, target: Tensor | None) -> Tensor:
 
 def _make_unary(op: UnaryOp) -> tuple[Callable[[Any], Tensor], Callable[[Tensor], Tensor]]:
     def inplace(self: Tensor) -> Tensor:
-        return unary(op, self, target=self)
+        try:
+            return unary(op, self, target=self)
+        except UpdatesInOrder as refusal:  # (a target whose elements share memory: PyTorch's updates)
+            return updates_in_order(inplace, self, (), {}, refusal)
 
     fn = _fast_unary(op)
     if op is BITWISE_NOT:  # (integer and bool results, no rule: its own guard entry, see guards_itself)
@@ -372,7 +376,7 @@ def _unary_out(op: UnaryOp, x: Any, out: Any) -> Tensor:
             _quiet_reset(token)
         bump_if_used(out, f"{op.name}(out=...)")
         return out
-    return write_out(out, _unary(op, x), op.name, (x,))
+    return write_out(out, _unary(op, x), op.name, (x,), plain_loop=True)
 
 
 # (float16 and bfloat16 keep the general path: NumPy's loops for them compute through float32)
@@ -926,7 +930,8 @@ def clamp(input: Any, min: Any = None, max: Any = None, *, out: Any = None) -> T
         # (number bounds: PyTorch runs a unary op, whose out= must have the result's dtype exactly)
         same = "" if isinstance(min, Tensor) or isinstance(max, Tensor) else "found"
         loop_out = out if isinstance(out, Tensor) else None
-        return write_out(out, _clamp(input, min, max, None, loop_out), "clamp", (input, min, max), same_dtype=same)
+        return write_out(out, _clamp(input, min, max, None, loop_out), "clamp", (input, min, max), same_dtype=same,
+                         plain_loop=True)
     return _clamp(input, min, max, None)
 
 
@@ -967,7 +972,10 @@ def clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A
     """
     if min is not None and max is not None:
         _mixed_bounds("clamp_", min, max)
-    return _clamp(self, min, max, self)
+    try:
+        return _clamp(self, min, max, self)
+    except UpdatesInOrder as refusal:  # (a target whose elements share memory: PyTorch's updates)
+        return updates_in_order(clamp_, self, (min, max), {}, refusal)
 
 
 def clamp_min_(self: Tensor, min: Any) -> Tensor:  # noqa: A002
@@ -978,7 +986,10 @@ def clamp_min_(self: Tensor, min: Any) -> Tensor:  # noqa: A002
     (True, [0.0, 0.5])
     """
     _no_complex_bound(min, "clamp_min_")
-    return _clamp(self, min, None, self)
+    try:
+        return _clamp(self, min, None, self)
+    except UpdatesInOrder as refusal:  # (a target whose elements share memory: PyTorch's updates)
+        return updates_in_order(clamp_min_, self, (min,), {}, refusal)
 
 
 def clamp_max_(self: Tensor, max: Any) -> Tensor:  # noqa: A002
@@ -989,7 +1000,10 @@ def clamp_max_(self: Tensor, max: Any) -> Tensor:  # noqa: A002
     (True, [-2.0, 0.0])
     """
     _no_complex_bound(max, "clamp_max_")
-    return _clamp(self, None, max, self)
+    try:
+        return _clamp(self, None, max, self)
+    except UpdatesInOrder as refusal:  # (a target whose elements share memory: PyTorch's updates)
+        return updates_in_order(clamp_max_, self, (max,), {}, refusal)
 
 
 clip = clamp

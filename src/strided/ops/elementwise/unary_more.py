@@ -50,6 +50,7 @@ from .._support import gradtools, support
 from .._support.front import compiled_front, kernel_entry
 from .._support.operands import _check_inplace, _cinfo, _fresh_output, _not_implemented, _view, flat_run
 from .._support.out import refuse_other_dtype, write_out
+from .._support.overlap_updates import UpdatesInOrder, updates_in_order
 from .._support.promotion import TORCH_NAMES, to_float
 from ..registry import backward, method
 from .unary import not_a_tensor_input
@@ -844,7 +845,8 @@ def run_unary(op: MoreUnary, x: Any, target: Tensor | None = None, args: tuple =
             refuse_other_dtype(out, x._dtype, op.name, op.out_same_dtype)
         # (round with decimals is not PyTorch's buffered round_vml_cpu kernel: its out= reads
         # are judged as any elementwise op's)
-        return write_out(out, _run(op, x, None, args), op.name, (x,), unbuffered=op.name == "round" and bool(args))
+        return write_out(out, _run(op, x, None, args), op.name, (x,), unbuffered=op.name == "round" and bool(args),
+                         plain_loop=True)
     result = _run(op, x, target, args)
     return result
 
@@ -1000,7 +1002,10 @@ def _make(op: MoreUnary) -> tuple[Callable[..., Tensor], Callable[..., Tensor] |
         guarded.append(guards_itself(plain, raw, op.name))
         raw.__name__ = raw.__qualname__ = op.name
     def inplace(self: Tensor) -> Tensor:
-        return run_unary(op, self, target=self)
+        try:
+            return run_unary(op, self, target=self)
+        except UpdatesInOrder as refusal:  # (a target whose elements share memory: PyTorch's updates)
+            return updates_in_order(inplace, self, (), {}, refusal)
 
     plain.__name__ = plain.__qualname__ = op.name
     plain.__doc__ = (f"Elementwise ``{op.name}`` (PyTorch semantics, dtype rule {op.rule!r}); a fresh "

@@ -46,10 +46,10 @@ from ...indexing import index_layout, invalid_index
 from ...kernels import check_writable, numpy_view
 from ...kernels.listeners import OPEN, silenced
 from ...kernels.torch_index_loops import addresses, index_put_order, index_put_stale
-from ...kernels.torch_loops import operand_strides
+from ...kernels.torch_loops import operand_strides, parallel_chunks, torch_threads
 from ...kernels.torch_overlap_writes import may_share_elements, walk_survivors
 from ...layout import Layout
-from ...messages import partial_overlap, read_after_write
+from ...messages import overlapping_write, partial_overlap, read_after_write
 from ...opdef import Kind, declare
 from ...tensor import ADVANCED_INDEXING, Tensor, tensor_arg
 from ...writes import SETITEM, _as_source, _numpy_number
@@ -555,7 +555,8 @@ _WIDE_UNSIGNED = frozenset((uint16, uint32, uint64))
 
 def _put(t: Tensor, plan: IndexPlan, value: Any, accumulate: bool, op: str, strip: bool) -> None:
     """Write (or add, with ``accumulate``) ``value`` at ``plan`` in ``t``; every check first."""
-    check_writable(t._storage, plan.view, op, False, updates=accumulate)
+    serial = accumulate and _serial_adds(t, plan, value)
+    check_writable(t._storage, plan.view, op, False, updates=accumulate and not serial)
     shape = plan.shape
     if isinstance(value, Tensor):  # PyTorch checks a tensor value's shape before its dtype
         _fitted_shape(value._layout.shape, shape, op, strip)
@@ -578,7 +579,9 @@ def _put(t: Tensor, plan: IndexPlan, value: Any, accumulate: bool, op: str, stri
     plan = _detached(plan, store)
     arr = numpy_view(t._storage, plan.view)
     try:
-        if accumulate:
+        if serial:
+            _add_in_torch_order(store, plan, walked, src, strip, op)
+        elif accumulate:
             _accumulate(t, plan, arr, np.broadcast_to(src, shape))
         elif (src.ndim == 0 and len(plan.entries) == 1 and plan.entries[0].kind == "mask"
               and plan.entries[0].ndim == arr.ndim):
@@ -592,6 +595,37 @@ def _put(t: Tensor, plan: IndexPlan, value: Any, accumulate: bool, op: str, stri
             arr[plan.np_key] = src
     except IndexError as err:
         raise _bounds_error(plan, err) from None
+
+
+def _serial_adds(t: Tensor, plan: IndexPlan, value: Any) -> bool:
+    """Whether ``index_put_(accumulate=True)`` into ``plan``'s target, whose indexed elements
+    share memory without a stride-0 dim, is PyTorch's one serial walk of ``index_put_kernel``
+    (:func:`_add_in_torch_order`): every accumulate but float32's from its parallel grain on
+    several threads (atomic adds in the threads' order) is serial; a value in the target's
+    memory or a bool key (not modelled) keep the refusal."""
+    view = plan.view
+    if not may_share_elements(view.shape, view.strides) or any(e.kind == "bool" for e in plan.entries):
+        return False
+    if isinstance(value, Tensor) and shares_storage(value, t):
+        return False
+    return t._dtype.name != "float32" or parallel_chunks(L.product(plan.shape), torch_threads()) <= 1
+
+
+def _add_in_torch_order(store: np.ndarray, plan: IndexPlan, walked: np.ndarray, src: np.ndarray, strip: bool,
+                        op: str) -> None:
+    """``index_put_(idx, src, accumulate=True)`` into a target whose indexed elements share
+    memory: ``index_put_kernel``'s serial walk adds each value to its location in turn (in the
+    target's dtype, as ``*dst += *src``), which ``np.add.at`` does in the order given; ``walked``:
+    the value as its strides have it (they order the walk)."""
+    walk = _put_walk(plan)
+    if walk is None:  # (a key not modelled: refused, nothing written)
+        raise overlapping_write(plan.view, [], op)
+    written, out_strides, index_strides = walk
+    shape = plan.shape
+    read_strides = _value_operand(shape, walked.shape, [s // walked.itemsize for s in walked.strides], strip)
+    outer_first = index_put_order(shape, out_strides, read_strides, index_strides)[::-1]
+    values = np.broadcast_to(src.reshape(walked.shape), shape).transpose(outer_first).ravel()
+    np.add.at(store, written.transpose(outer_first).ravel(), values.astype(store.dtype, copy=False))
 
 
 def _masked_fill(plan: IndexPlan, value: Tensor, accumulate: bool) -> bool:

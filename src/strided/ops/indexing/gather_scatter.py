@@ -22,7 +22,7 @@ import numpy as np
 
 from ... import layout as L
 from ...callsite import user_site
-from ...dispatch import OPEN, adopted, copied, result
+from ...dispatch import OPEN, adopted, copied, result, shares_storage
 from ...dtypes import DType, int64, np_kind
 from ...errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import grad_zeros, linear, seal
@@ -32,6 +32,7 @@ from ...kernels.listeners import silenced
 from ...kernels.torch_index_loops import filled_stale, scatter_stale, scatter_walk
 from ...kernels.torch_overlap_writes import may_share_elements, walk_survivors
 from ...layout import Layout
+from ...messages import overlapping_write
 from ...opdef import Kind, declare
 from ...tensor import Tensor
 from .._support import support
@@ -873,11 +874,49 @@ def _scatter_add(self: Tensor, dim: Any, index: Any, src: Any, inplace: bool) ->
     op = "scatter_add_" if inplace else "scatter_add"
     self = tensor_of(self, op, "input", 1)
     src = tensor_of(src, op, "src", 4)
+    in_order = inplace and _adds_in_order(self, src)
     target, d, idx, values = _scatter_target(
-        self, dim, index, src, op, inplace,
+        self, dim, index, src, op, inplace, updates=not in_order,
         supported=lambda: support.check("scatter_add", self._dtype, (self, src)))
-    _scatter_into(target, d, idx, values, "add")
+    if in_order:
+        _scatter_add_in_torch_order(target, d, index, idx, src, values, op)
+    else:
+        _scatter_into(target, d, idx, values, "add")
     return target
+
+
+def _adds_in_order(self: Tensor, src: Tensor) -> bool:
+    """Whether ``self.scatter_add_(..., src)`` is :func:`_scatter_add_in_torch_order`'s: ``self``'s
+    elements share memory without a stride-0 dim, ``src`` is outside its memory (read at its own
+    time in the walk otherwise: the refusal stays)."""
+    lay = self._layout
+    return (may_share_elements(lay.shape, lay.strides) and not L.has_internal_overlap(lay.shape, lay.strides)
+            and not shares_storage(src, self))
+
+
+def _scatter_add_in_torch_order(self: Tensor, d: int, index: Tensor, idx: np.ndarray, src: Tensor, values: Any,
+                                op: str) -> None:
+    """``self.scatter_add_(d, index, src)`` into a ``self`` whose elements share memory: PyTorch's
+    ``cpu_scatter_gather_base_kernel`` adds each value to its location in turn, in its walk's order
+    (:func:`.torch_index_loops.scatter_walk`; ``np.add.at`` in that order), a shared location once
+    per element reaching it; refused (nothing written) where its threads split the walk (they
+    race). A float16/bfloat16 ``self`` is added into PyTorch's contiguous float32 copy, copied back
+    (that copy's walk keeps each shared location's last value), as :func:`_scatter_in_torch_order`."""
+    lay = self._layout
+    if self._dtype.name in OPMATH_DTYPES:
+        copy = np.array(numpy_view(self._storage, lay), order="C")
+        tmp = adopted(copy.reshape(-1), Layout._trusted(lay.shape, L.contiguous_strides(lay.shape), 0), self._dtype)
+        _scatter_into(tmp, d, idx, values, "add")
+        write(self._storage, lay, copy)  # (copy_'s walk: kernels.memory._write_in_torch_order)
+        return
+    walk = scatter_walk(_lay(self), _lay(src), _lay(index), idx, d)
+    if walk is None:
+        return  # (no element: nothing written)
+    time, written, read, parallel = walk
+    if parallel:
+        raise overlapping_write(lay, [], op)
+    order = np.argsort(time.reshape(-1), kind="stable")
+    np.add.at(self._storage.array, written.reshape(-1)[order], src._storage.array[read.reshape(-1)[order]])
 
 
 @method("scatter_add_")

@@ -19,7 +19,7 @@ import numpy as np
 from ... import layout as L
 from ...args import is_index_scalar
 from ...callsite import user_site
-from ...dispatch import OPEN, adopted, copied, result
+from ...dispatch import OPEN, adopted, copied, result, shares_storage
 from ...dtypes import bool_, int64, np_finfo, np_kind
 from ...errors import (
     StridedIndexError,
@@ -29,14 +29,17 @@ from ...errors import (
     StridedValueError,
     join_lines,
 )
+from ...grad_mode import GRAD_MODE
 from ...gradients import grad_zeros, linear, not_differentiable, seal
 from ...kernels import native
 from ...kernels.blocked import copy_into
+from ...kernels.listeners import silenced
 from ...kernels.native import special
 from ...kernels.torch_index_loops import index_add_stale, index_copy_stale, index_copy_walk
+from ...kernels.torch_loops import parallel_chunks, torch_threads
 from ...kernels.torch_overlap_writes import may_share_elements, walk_survivors
 from ...layout import Layout
-from ...messages import partial_overlap
+from ...messages import overlapping_write, partial_overlap
 from ...opdef import Kind, declare
 from ...tensor import Tensor
 from .._support import support
@@ -464,8 +467,9 @@ def _index_add(self: Tensor, dim: Any, index: Any, source: Any, alpha: Any, inpl
     self = tensor_of(self, op, "input", 1)
     index = tensor_of(index, op, "index", 3)
     source = tensor_of(source, op, "source", 4)
+    slices = inplace and _slices_in_order(self, source, alpha)
     if inplace:
-        check_target(self, op, updates=True)
+        check_target(self, op, updates=not slices)
     check_index_dtype(index, op, INT_OR_LONG, "index_add_(): Expected dtype int32/int64 for index but got: "
                       f"{scalar_name(index._dtype)}")
     if index.ndim > 1:
@@ -501,6 +505,9 @@ def _index_add(self: Tensor, dim: Any, index: Any, source: Any, alpha: Any, inpl
         support.check("index_add.vector" if self.ndim <= 1 else "index_add" if d in (0, self.ndim - 1) and alpha == 1
                       else "index_add.alpha", self._dtype, (self, source))
     a = fill_value(alpha, self._dtype, op, 2) if alpha != 1 else None
+    if slices:
+        _add_slices_in_order(self, d, idx, source, alpha, scatter_path, op)
+        return self
     target, tgt, vals = _write_plan(self, d, idx.size, index, source, op, inplace)
     scatter_path = scatter_path and index._dtype is int64 and all(
         n == m for e, (n, m) in enumerate(zip(self.shape, source.shape)) if e != d)
@@ -519,6 +526,37 @@ def _index_add(self: Tensor, dim: Any, index: Any, source: Any, alpha: Any, inpl
         else:
             _add_at(tgt, d, idx, vals)
     return target
+
+
+def _slices_in_order(self: Tensor, source: Tensor, alpha: Any) -> bool:
+    """Whether ``self.index_add_(dim, index, source, alpha=alpha)`` may be
+    :func:`_add_slices_in_order`'s: ``self``'s elements share memory without a stride-0 dim, the
+    source is outside its memory, a number alpha, outside autograd."""
+    lay = self._layout
+    if not may_share_elements(lay.shape, lay.strides) or L.has_internal_overlap(lay.shape, lay.strides):
+        return False
+    if shares_storage(source, self) or self._dtype is bool_ or alpha.__class__ not in (int, float):
+        return False
+    return not (GRAD_MODE.get() and (self.requires_grad or source.requires_grad))
+
+
+def _add_slices_in_order(self: Tensor, d: int, idx: np.ndarray, source: Tensor, alpha: Any, scatter_path: bool,
+                         op: str) -> None:
+    """``index_add_`` into a ``self`` whose elements share memory, as PyTorch's CPU kernel's loop
+    over the index: ``self.select(d, idx[k]).add_(source.select(d, k), alpha=alpha)`` for each k in
+    turn (each slice's add in its own loop's order: :mod:`strided.ops._support.overlap_updates`
+    where a slice's own elements share memory). Refused (nothing written) where PyTorch takes its
+    scatter_add path (not modelled here) or a slice's add would be split between threads."""
+    lay = self._layout
+    slice_shape = lay.shape[:d] + lay.shape[d + 1:]
+    slice_strides = lay.strides[:d] + lay.strides[d + 1:]
+    if scatter_path or (may_share_elements(slice_shape, slice_strides)
+                        and parallel_chunks(L.product(slice_shape), torch_threads()) > 1):
+        raise overlapping_write(lay, [], op)
+    add = Tensor.add_.__inplace_of__  # (the op itself: one write recorded and counted, this one)
+    with silenced():
+        for k, i in enumerate(idx.tolist()):
+            add(self.select(d, i), source.select(d, k), alpha=alpha)
 
 
 def _opmath_add_at(out: np.ndarray, d: int, idx: np.ndarray, vals: np.ndarray) -> None:
