@@ -10262,6 +10262,7 @@ static PyObject *py_int64_bincount(PyObject *self, PyObject *args)
 }
 
 #include "_scalar_inplace.h" /* scalar_inplace: SCALAR_INPLACE_METHODS */
+#include "_fp_tests.h"       /* fp_test: FP_TEST_METHODS */
 
 #ifdef STRIDED_NUMPY_HEADERS
 #include "_ufunc_chain.h"
@@ -10272,6 +10273,7 @@ static PyObject *py_int64_bincount(PyObject *self, PyObject *args)
 static PyMethodDef methods[] = {
     UFUNC_CHAIN_METHODS
     SCALAR_INPLACE_METHODS
+    FP_TEST_METHODS
     COMPLEX_LERP_METHODS
     {"torch_norm2_rows", (PyCFunction)(void (*)(void))py_torch_norm2_rows, METH_FASTCALL, NULL},
     ENTRY(erf), ENTRY(erfc), ENTRY(erfinv), ENTRY(erfinv_float32), ENTRY(digamma), ENTRY(trigamma), ENTRY(lgamma),
