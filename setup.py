@@ -83,7 +83,7 @@ setup(ext_modules=[Extension(
     # would reassociate and call vector exp/log), no -march (no FMA instructions to contract into);
     # -O3 runs i1's blocked series two lanes at a time (SSE2: the same roundings per lane). Where
     # PyTorch's own kernels fuse (its Bessel functions), the C code says so with explicit fmas.
-    depends=["src/strided/kernels/_torch_special.h", "src/strided/kernels/_prod_rows_z.h", "src/strided/kernels/_ufunc_chain.h", "src/strided/kernels/_glibc_expf.h", "src/strided/kernels/_glibc_sinf.h",
+    depends=["src/strided/kernels/_torch_special.h", "src/strided/kernels/_fp_tests.h", "src/strided/kernels/_prod_rows_z.h", "src/strided/kernels/_ufunc_chain.h", "src/strided/kernels/_glibc_expf.h", "src/strided/kernels/_glibc_sinf.h",
              "src/strided/kernels/_logspace_f32.h", "src/strided/kernels/_i0_f32.h", "src/strided/kernels/_digamma_f32.h",
              "src/strided/kernels/_torch_bmm_loop.h", "src/strided/kernels/_norm2_rows4.h",
              "src/strided/kernels/_erf_float32_table.h", "src/strided/kernels/_erfc_poly.h",

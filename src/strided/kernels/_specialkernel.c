@@ -10264,6 +10264,7 @@ static PyObject *py_int64_bincount(PyObject *self, PyObject *args)
 }
 
 #include "_scalar_inplace.h" /* scalar_inplace: SCALAR_INPLACE_METHODS */
+#include "_fp_tests.h"       /* fp_test: FP_TEST_METHODS */
 
 #ifdef STRIDED_NUMPY_HEADERS
 #include "_ufunc_chain.h"
@@ -10274,6 +10275,7 @@ static PyObject *py_int64_bincount(PyObject *self, PyObject *args)
 static PyMethodDef methods[] = {
     UFUNC_CHAIN_METHODS
     SCALAR_INPLACE_METHODS
+    FP_TEST_METHODS
     COMPLEX_LERP_METHODS
     LCSE_WIDE_METHODS
     {"torch_norm2_rows", (PyCFunction)(void (*)(void))py_torch_norm2_rows, METH_FASTCALL, NULL},

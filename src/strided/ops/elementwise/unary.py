@@ -61,6 +61,7 @@ from ...kernels.fpstate import quiet_call, quiet_retry
 from ...kernels.fpstate import quiet_reset as _quiet_reset
 from ...kernels.fpstate import quiet_set as _quiet_set
 from ...kernels.memory import dense_run, outside_storage, reduced_cast_source
+from ...kernels.native import _compiled as _compiled_module
 from ...kernels.native import special
 from ...kernels.sleef import LIBM_EXP, exp_fresh, exp_kernel, flat_call, tanh_fresh, tanh_kernel
 from ...kernels.sleef import SIGMOID as SLEEF_SIGMOID
@@ -347,13 +348,18 @@ def _fast_unary(op: UnaryOp, raw: Callable[..., Tensor] | None = None) -> Callab
 def _front_kernel(op: UnaryOp, d: DType) -> tuple | None:
     """The compiled pass the fast path's function makes on a small flat run of ``d`` (sigmoid:
     :func:`sigmoid_fresh`'s torch_loop; exp, tanh: :func:`exp_fresh` / :func:`tanh_fresh`'s float32
-    kernel), for the front to make in C; None for the other ops (their function runs)."""
+    kernel; sqrt: ``fp_sqrt``, np.sqrt's bits), for the front to make in C; None for the other ops
+    (their function runs)."""
     if d is not float32 and d is not float64:  # (and no d.numpy: bfloat16's imports ml_dtypes)
         return None
     if op is SIGMOID:
         call = flat_call(SLEEF_SIGMOID, d.numpy)
     elif op is EXP or op is TANH:
         call = flat_call(LIBM_EXP if op is EXP else SLEEF_TANH, d.numpy, elementwise=True)
+    elif op is SQRT:  # (np.sqrt's bits by a 512-bit loop, NumPy's being 128-bit: see _fp_tests.h)
+        k = _compiled_module("_specialkernel")
+        run = getattr(k, "fp_sqrt", None) if k is not None else None
+        return None if run is None else kernel_entry(run, (), d.numpy)
     else:
         return None
     return None if call is None else kernel_entry(call[0], call[1], d.numpy, call[2])

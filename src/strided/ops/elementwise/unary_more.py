@@ -1445,13 +1445,14 @@ def _install_fronts(namespace: dict[str, Any]) -> None:
     """Put a compiled front (:mod:`.._support.front`) before each entry whose fast path is one
     :data:`_FRESH` function of the flat run: the common call runs that function in C; every other
     call goes to the entry (the sealed recording entry, or the op's own guard). A compiled pass
-    the fast path makes first is made in C too (:func:`_front_kernel`)."""
+    the fast path makes first is made in C too (:func:`_front_kernel`). isinf and isfinite, which
+    have no such function, take a front for their compiled class test alone (:data:`_FP_TEST_CODES`)."""
     for name in FUNCTIONS:
         op = _OP_OF.get(name)
         if op is None or name.endswith("_"):
             continue
         fresh = _FRESH.get(op.name)
-        if fresh is None:
+        if fresh is None and op.name not in _FP_TEST_CODES:
             continue
         result = bool_ if op.rule == "bool" else None
         dtypes = (float32, float64, complex64, complex128) if op.name == "sgn" else (float32, float64)
@@ -1459,7 +1460,7 @@ def _install_fronts(namespace: dict[str, Any]) -> None:
         if entry is None or namespace.get(name) is not entry:
             continue
         kernels = {d: _front_kernel(op.name, d.numpy) for d in dtypes}
-        if op.name in _FIRST and None in kernels.values():
+        if (op.name in _FIRST or fresh is None) and None in kernels.values():
             continue  # (its compiled first pass not built: the entry's own path)
         # (a transpose too, where _fast_run takes it: float32 / float64, not the special functions)
         dense = () if op.name in _SPECIAL else (float32, float64)
@@ -1486,11 +1487,17 @@ def _front_kernel(name: str, dtype: np.dtype) -> tuple | None:
         return kernel_entry(getattr(k, "logit_np", None), (), dtype)
     if name == "frac":
         return kernel_entry(getattr(k, "frac", None), (), dtype)
+    if name in _FP_TEST_CODES:  # (a bool result; fp_test refuses an x not aligned to its element)
+        return kernel_entry(getattr(k, "fp_test", None), (_FP_TEST_CODES[name],), _BOOL_NP)
     if name in _FRESH_DIRECT and name != "sinc":
         return kernel_entry(*special.compiled_call(k, name, dtype), dtype)
     return None
 
 
+# The class tests' fp_test codes (AVX-512's vfpclass, NumPy's bytes: see _fp_tests.h). isinf and
+# isfinite have no _FRESH function (their general path lays a composite out): their front runs
+# the kernel on a row-major or dense run, its refusal goes to the entry.
+_FP_TEST_CODES = {"isnan": 0, "isinf": 1, "isfinite": 2, "isposinf": 3, "isneginf": 4}
 _FIRST_CODES = {"sign": 0, "rsqrt": 3, "sgn": 0}  # (_FIRST's unary_exact codes; sgn of a float: _sign_fresh's)
 _OP_OF = {n: o for o in TABLE for n in (o.name, *o.aliases)}  # (each spelling -> its table op)
 _install_fronts(globals())
