@@ -106,22 +106,31 @@ def test_requires_grad_true_with_out(name, dtype):
     assert s == t
 
 
-@pytest.mark.parametrize("name", ["zeros", "ones"])
+FILLS = {
+    "zeros": lambda mod, **k: mod.zeros(2, 3, **k),
+    "ones": lambda mod, **k: mod.ones(2, 3, **k),
+    "full": lambda mod, **k: mod.full((2, 3), 1.5, **k),
+    "eye": lambda mod, **k: mod.eye(2, 3, **k),
+    "linspace": lambda mod, **k: mod.linspace(0, 1, 6, **k),
+    "logspace": lambda mod, **k: mod.logspace(0, 1, 6, **k),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FILLS))
 @pytest.mark.parametrize("grad", ["leaf", "nonleaf"])
 @pytest.mark.parametrize("no_grad", [False, True])
 @pytest.mark.parametrize("requires_grad", [False, True])
 def test_fill_factories_out_grad_rules(name, grad, no_grad, requires_grad):
-    """zeros/ones with out=: PyTorch refuses only a leaf out under grad mode, writes a non-leaf one,
-    and sets the flag on a leaf after the write (False clears it)."""
+    """zeros/ones/full/eye/linspace/logspace with out=: PyTorch refuses only a leaf out under grad
+    mode, writes a non-leaf one, and sets the flag on a leaf after the write (False clears it)."""
     outs = []
     for mod in (torch, strided):
         o = mod.zeros(2, 3).requires_grad_()
         if grad == "nonleaf":
             o = o.clone()
-        fn = getattr(mod, name)
         ctx = mod.no_grad() if no_grad else mod.enable_grad()
         with ctx:
-            got = _outcome(fn, 2, 3, out=o, requires_grad=requires_grad)
+            got = _outcome(FILLS[name], mod, out=o, requires_grad=requires_grad)
         outs.append((got, o.requires_grad, o.is_leaf))
     assert outs[1] == outs[0]
 
@@ -227,3 +236,18 @@ def test_generator_and_size_keywords():
     e = strided.zeros(3, 2).t()
     assert strided.empty(2, 3, out=e) is e and e.stride() == (1, 2)
     assert e.tolist() == [[0.0] * 3] * 2  # (empty's out= writes nothing)
+
+
+@pytest.mark.parametrize("name", ["linspace", "logspace"])
+@pytest.mark.parametrize("out_shape", [(2, 3), (3, 2), (6,), (4,), (6, 1), (0,), ()])
+@pytest.mark.parametrize("transposed", [False, True])
+def test_space_out_keeps_a_shape_of_the_same_count(name, out_shape, transposed):
+    """PyTorch's linspace/logspace out=: resized only when its element count is not ``steps``;
+    else the values fill its own shape and strides in row-major order."""
+    got = []
+    for mod in (torch, strided):
+        o = mod.zeros(tuple(reversed(out_shape)))
+        o = o.permute(tuple(reversed(range(len(out_shape))))) if transposed else o.reshape(out_shape)
+        r = getattr(mod, name)(0, 2, 6, out=o)
+        got.append((tuple(r.shape), r.stride(), np.asarray(r.tolist()).tolist()))
+    assert got[1] == got[0]

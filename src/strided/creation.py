@@ -1439,7 +1439,8 @@ def _factory_out(name: str, out: Any, dtype: Any, make: Callable[[DType], Tensor
     """``zeros`` / ``ones`` / ``full`` / ``eye`` / ``linspace`` / ``logspace`` with ``out=``, as
     PyTorch's ``*_out``: the values made in ``out``'s dtype (``make(dtype)``; a different ``dtype=``
     is a RuntimeError), ``out`` resized to their shape when it has another (``resize_``: row-major,
-    no warning, unlike arange's) and written through its own strides; nothing written when a
+    no warning, unlike arange's; linspace/logspace: only when its element count differs, else
+    their values fill out's shape in row-major order) and written through its own strides; nothing written when a
     check fails. ``requires_grad``: :func:`flag_out`'s, after the write (PyTorch's binding).
 
     >>> o = strided.zeros(3, 2).t(); strided.ones(2, 3, out=o) is o, o.stride(), o.tolist()
@@ -1452,6 +1453,10 @@ def _factory_out(name: str, out: Any, dtype: Any, make: Callable[[DType], Tensor
     _check_factory_out(out, dtype, name)
     _refuse_leaf_out(name, out)
     made = make(out._dtype)
+    if name in _SPACES and L.product(out._layout.shape) == L.product(made._layout.shape):
+        # (PyTorch's linspace/logspace outs resize only on another count: the values fill out's
+        # own shape in row-major order)
+        made = made.reshape(out._layout.shape)
     if out._layout.shape != made._layout.shape:
         check_writable(out._storage, out._layout, f"{name}(out=...)", aliasing_ok=True, updates=False)
         _resize_below_autograd(out, made._layout.shape)
@@ -1468,6 +1473,8 @@ def _factory_out(name: str, out: Any, dtype: Any, make: Callable[[DType], Tensor
     return flag_out(out, requires_grad)
 
 
+# the factories whose PyTorch out= form resizes only an out of another element count
+_SPACES = frozenset(("linspace", "logspace"))
 # the factories whose PyTorch out= form only fills (zero_, fill_, eye's zero_ then its diagonal's fill_)
 _FILL_OUTS = frozenset(("zeros", "ones", "full", "eye"))
 
