@@ -1894,6 +1894,7 @@ def _inplace_dunder(inplace: Callable[[Tensor, Any], Tensor]) -> Callable[[Tenso
 
 add, _add_d, _radd, add_ = _make_binary(ADD)
 sub, _sub_d, _rsub, sub_ = _make_binary(SUB)
+_sub_forward = sub  # (before seal(): the forward itself, which rsub calls inside its own recording entry)
 mul, _mul_d, _rmul, mul_ = _make_binary(MUL)
 div, _div_d, _rdiv, div_ = _make_binary(DIV)
 floor_divide, _floor_divide_d, _rfloordiv, floor_divide_ = _make_binary(FLOOR_DIVIDE)
@@ -1964,6 +1965,8 @@ def rsub(input: Any, other: Any, *args: Any, alpha: Any = None) -> Tensor:
     """
     if args or not isinstance(input, Tensor):
         alpha = _rsub_arguments(input, other, args, alpha)
+    if alpha is None:
+        return _sub_forward(other, input)  # (sub's own forward and fast paths, unrecorded: rsub records)
     return binary(SUB, other, input, alpha=alpha)
 
 
