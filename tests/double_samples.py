@@ -154,6 +154,7 @@ _TWO = {  # op -> (shapes, call)
     "einsum": (((2, 3), (3, 2)), lambda L, F, a, b: L.einsum("ij,jk->ik", a, b)),
     "cdist": (((3, 2), (2, 2)), lambda L, F, a, b: L.cdist(a, b)),
     "lerp": ((M, M, M), lambda L, F, a, b, w: a.lerp(b, w)),
+    "rsub": ((M, M), lambda L, F, a, b: L.rsub(a, b, alpha=1.5)),
     "addcmul": ((M, M, M), lambda L, F, a, b, c: a.addcmul(b, c, value=0.5)),
     "addmm": (((3,), (2, 4), (4, 3)), lambda L, F, i, a, b: L.addmm(i, a, b, beta=0.5, alpha=2.0)),
     "addmv": (((2,), M, (3,)), lambda L, F, i, a, v: L.addmv(i, a, v, beta=2.0, alpha=0.5)),

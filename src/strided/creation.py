@@ -67,7 +67,7 @@ from .errors import (
     StridedValueError,
     join_lines,
 )
-from .grad_mode import leaf
+from .grad_mode import check_flag, leaf
 from .kernels import native
 from .kernels.fill import FILL_MIN, arange_into, arange_values, fill, float_range
 from .kernels.fpstate import quietly
@@ -848,14 +848,14 @@ def empty_of(sizes: tuple[Any, ...], dt: DType) -> Tensor | None:
 
 
 def empty(*sizes: Any, size: Any = None, dtype: Any = None, device: Any = None,
-          memory_format: MemoryFormat = contiguous_format, requires_grad: bool = False) -> Tensor:
+          memory_format: MemoryFormat | None = None, requires_grad: bool = False, out: Any = None) -> Tensor:
     """Uninitialized memory of the given sizes (ints or one tuple), dense in ``memory_format``
     (contiguous_format, channels_last for 4-d, channels_last_3d for 5-d).
 
     >>> strided.empty(2, 3).stride(), strided.empty(1, 3, 4, 4, memory_format=strided.channels_last).stride()
     ((3, 1), (48, 1, 12, 3))
     """
-    if (size is None and device is None and requires_grad is False and memory_format is contiguous_format
+    if (size is None and device is None and requires_grad is False and memory_format is None and out is None
             and (plan := _plain_plan(sizes, _ANY_SIZE)) is not None):  # (the common call: plain sizes, nothing else)
         dt = _DEFAULT[0] if dtype is None else to_dtype(dtype)
         # (a large one may fail to allocate: _adopted_empty's None, and the general path's error)
@@ -864,8 +864,10 @@ def empty(*sizes: Any, size: Any = None, dtype: Any = None, device: Any = None,
             if OPEN: created("empty", (), t)  # noqa: E701
             return t
     parse_device(device, "empty")
+    if out is not None:
+        return _empty_out(out, sizes_or_size(sizes, size, "empty"), dtype, memory_format, requires_grad)
     shape, dt = _sizes_and_dtype(sizes, dtype, "empty", size=size)
-    t = result(shape, dt, None if memory_format is contiguous_format else dense_format_strides(shape, memory_format, "empty", _EMPTY_PRESERVE))
+    t = result(shape, dt, None if memory_format in (None, contiguous_format) else dense_format_strides(shape, memory_format, "empty", _EMPTY_PRESERVE))
     if OPEN: created("empty", (), t)  # noqa: E701 - one cheap check when nobody listens
     return leaf(t, requires_grad, "empty")
 
@@ -878,7 +880,8 @@ def zeros(*sizes: Any, size: Any = None, dtype: Any = None, device: Any = None, 
     ([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]], [0, 0])
     """
     if out is not None:
-        return _factory_out("zeros", out, dtype, lambda dt: zeros(*sizes, size=size, dtype=dt, device=device))
+        return _factory_out("zeros", out, dtype, lambda dt: zeros(*sizes, size=size, dtype=dt, device=device),
+                            requires_grad)
     if size is None and device is None and requires_grad is False and (dt := _fast_dtype(sizes, dtype)) is not None:
         # (all-zero bytes: 0 in every dtype, +0.0 as fill's)
         t = fresh_filled(sizes, _result_plans, _FAST_ELEMENTS, _zeros, dt.numpy, None, dt)
@@ -901,7 +904,8 @@ def ones(*sizes: Any, size: Any = None, dtype: Any = None, device: Any = None, r
     [True, True]
     """
     if out is not None:
-        return _factory_out("ones", out, dtype, lambda dt: ones(*sizes, size=size, dtype=dt, device=device))
+        return _factory_out("ones", out, dtype, lambda dt: ones(*sizes, size=size, dtype=dt, device=device),
+                            requires_grad)
     if size is None and device is None and requires_grad is False and (dt := _fast_dtype(sizes, dtype)) is not None:
         t = fresh_filled(sizes, _result_plans, _FILL_LIMIT, _empty, dt.numpy, 1, dt)
         if t is None and (plan := _plain_plan(sizes)) is not None:
@@ -987,7 +991,8 @@ def full(size: Any = _MISSING, fill_value: Any = _MISSING, dtype: Any = None, *,
     ([[7, 7], [7, 7]], strided.float32)
     """
     if out is not None:
-        return _factory_out("full", out, dtype, lambda dt: full(size, fill_value, dt, device=device))
+        return _factory_out("full", out, dtype, lambda dt: full(size, fill_value, dt, device=device),
+                            requires_grad)
     if dtype is None and device is None and requires_grad is False and size.__class__ is tuple:
         # (the common call: a float or an int, no dtype; up to _FILL_LIMIT elements in one C call, the
         # float as it is: ndarray.fill rounds it to float32 as _fill_scalar's conversion does)
@@ -1324,25 +1329,137 @@ def _check_factory_out(out: Any, dtype: Any, name: str) -> None:
             f"out is {out._dtype.name}: drop dtype= (the values take out's dtype) or pass a {to_dtype(dtype).name} out"))
 
 
-def _factory_out(name: str, out: Any, dtype: Any, make: Callable[[DType], Tensor]) -> Tensor:
+def _refuse_leaf_out(name: str, out: Tensor) -> None:
+    """PyTorch's refusal of a factory's ``out=`` (zeros, ones, full, eye, linspace, logspace, rand,
+    randint: the factories whose ``out`` form has an autograd kernel): grad mode on and ``out`` a
+    leaf that requires grad. A non-leaf ``out`` that requires grad is written and keeps its
+    history, as PyTorch's is (the factory has no differentiable input to check)."""
+    from .grad_mode import refuse_out
+
+    if out.requires_grad and out.is_leaf:
+        refuse_out(f"aten::{name}", out, ())
+
+
+def _refuse_resize_out(name: str, out: Tensor) -> None:
+    """PyTorch's refusal of ``empty``/``randn``'s ``out=`` when ``out`` requires grad (leaf or not,
+    grad mode on or off): their ``out`` forms start with ``out.resize_(size)``, whose autograd
+    kernel refuses any tensor that requires grad, even at its own size."""
+    if out.requires_grad:
+        raise StridedRuntimeError(join_lines(
+            "cannot resize variables that require grad",
+            f"{name}(out=...) resizes out first (PyTorch's {name}.out does), and out (shape {out._layout.shape}) "
+            "requires grad",
+            f"fix: pass an out that does not require grad (out.detach()), or y = strided.{name}(...) without out="))
+
+
+def _resize_below_autograd(out: Tensor, shape: tuple[int, ...]) -> None:
+    """``out.resize_(shape)`` as a factory's ``out`` kernel runs it, below autograd: a non-leaf
+    ``out`` that requires grad is resized (the refusals that apply were made before)."""
+    from .grad_mode import GRAD_MODE
+
+    token = GRAD_MODE.set(False)
+    try:
+        out.resize_(shape)  # (the Tensor method: writes sits above this layer)
+    finally:
+        GRAD_MODE.reset(token)
+
+
+def flag_out(out: Tensor, requires_grad: bool, what: str = "out") -> Tensor:
+    """A factory's ``out=`` form's last step, PyTorch's binding's ``out.set_requires_grad(flag)``
+    (AutogradMeta's, not ``requires_grad_``'s): a non-leaf ``out`` is left as it is (it requires
+    grad through its history); a leaf takes the flag, so False clears it (an ``out`` written
+    under no_grad) and True on an integer or bool dtype is a RuntimeError, raised after the write.
+    Returns ``out``. ``what``: how the error names ``out`` (``randint``'s own result too)."""
+    from .grad_mode import set_requires_grad
+
+    if not out.is_leaf or requires_grad is out.requires_grad:
+        return out
+    if requires_grad and not (out._dtype.is_floating_point or out._dtype.is_complex):
+        raise StridedRuntimeError(join_lines(
+            "Only Tensors of floating point and complex dtype can require gradients",
+            f"{what} is {out._dtype.name} and requires_grad=True was given: the values are drawn and written "
+            "first, then the flag is refused (PyTorch's order: the stream moves)",
+            f"fix: drop requires_grad=True, or make {what} floating point"))
+    return set_requires_grad(out, requires_grad)
+
+
+def sampled_out(name: str, out: Any, dtype: Any, requires_grad: Any, shape: Callable[[], tuple[int, ...]],
+                check: Callable[[DType, tuple[int, ...]], None], make: Callable[[DType], Tensor],
+                resizes: bool = False) -> Tensor:
+    """``rand`` / ``randn`` / ``randint`` with ``out=``, as PyTorch's ``*.out`` then its binding's
+    flag: ``dtype=`` must be ``out``'s own (RuntimeError), ``out`` refused when it requires grad
+    (``resizes``: randn's resize_ refusal, any such out; else rand/randint's, a leaf under grad
+    mode), resized (row-major) when its shape is not ``shape()``, ``check(dtype, shape)``'s dtype and
+    range refusals (PyTorch's sampler checks, before its TensorIterator's), refused when its
+    elements share memory (before any draw: the stream does not move), then written through its own strides with
+    ``make(out.dtype)``'s values -- the non-out form's draw, so the same numbers under the same
+    seed -- and :func:`flag_out` last.
+
+    >>> _ = strided.manual_seed(0); a = strided.rand(2, 3)
+    >>> _ = strided.manual_seed(0); o = strided.empty(0); strided.rand(2, 3, out=o) is o, strided.equal(o, a)
+    (True, True)
+    """
+    from .grad_mode import bump_if_used, note_out_target
+    from .kernels.memory import check_writable, write
+
+    requires_grad = check_flag(requires_grad, name)
+    _check_factory_out(out, dtype, name)
+    (_refuse_resize_out if resizes else _refuse_leaf_out)(name, out)
+    size = shape()
+    if out._layout.shape != size:
+        check_writable(out._storage, out._layout, f"{name}(out=...)", aliasing_ok=True, updates=False)
+        _resize_below_autograd(out, size)
+    check(out._dtype, size)
+    check_writable(out._storage, out._layout, f"{name}(out=...)", aliasing_ok=False, updates=True)
+    made = make(out._dtype)
+    note_out_target(out)
+    write(out._storage, out._layout, made._np())
+    bump_if_used(out, f"{name}(out=...)")
+    return flag_out(out, requires_grad)
+
+
+def _empty_out(out: Any, shape: tuple[int, ...], dtype: Any, memory_format: Any, requires_grad: Any) -> Tensor:
+    """``empty(..., out=out)`` as PyTorch's: ``memory_format=`` refused (any, even
+    contiguous_format), ``dtype=`` must be ``out``'s, ``out`` refused when it requires grad
+    (``resize_``'s check), resized when its shape differs (same shape: its strides kept, even
+    overlapping ones, and its values: nothing is written), then :func:`flag_out`."""
+    requires_grad = check_flag(requires_grad, "empty")
+    if memory_format is not None:
+        raise StridedRuntimeError(join_lines(
+            "'memory_format' argument is incompatible with 'out' tensor argument",
+            "empty(out=...) keeps out's own strides at its size (else makes them row-major): drop memory_format="))
+    _check_factory_out(out, dtype, "empty")
+    _refuse_resize_out("empty", out)
+    if out._layout.shape != shape:
+        out.resize_(shape)
+    return flag_out(out, requires_grad)
+
+
+def _factory_out(name: str, out: Any, dtype: Any, make: Callable[[DType], Tensor], requires_grad: Any = False) -> Tensor:
     """``zeros`` / ``ones`` / ``full`` / ``eye`` / ``linspace`` / ``logspace`` with ``out=``, as
     PyTorch's ``*_out``: the values made in ``out``'s dtype (``make(dtype)``; a different ``dtype=``
     is a RuntimeError), ``out`` resized to their shape when it has another (``resize_``: row-major,
-    no warning, unlike arange's) and written through its own strides; nothing written when a
-    check fails.
+    no warning, unlike arange's; linspace/logspace: only when its element count differs, else
+    their values fill out's shape in row-major order) and written through its own strides; nothing written when a
+    check fails. ``requires_grad``: :func:`flag_out`'s, after the write (PyTorch's binding).
 
     >>> o = strided.zeros(3, 2).t(); strided.ones(2, 3, out=o) is o, o.stride(), o.tolist()
     (True, (1, 2), [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]])
     """
-    from .grad_mode import bump_if_used, note_out_target, refuse_out
+    from .grad_mode import bump_if_used, note_out_target
     from .kernels.memory import check_writable, write
 
+    requires_grad = check_flag(requires_grad, name)
     _check_factory_out(out, dtype, name)
-    refuse_out(f"aten::{name}", out, ())
+    _refuse_leaf_out(name, out)
     made = make(out._dtype)
+    if name in _SPACES and L.product(out._layout.shape) == L.product(made._layout.shape):
+        # (PyTorch's linspace/logspace outs resize only on another count: the values fill out's
+        # own shape in row-major order)
+        made = made.reshape(out._layout.shape)
     if out._layout.shape != made._layout.shape:
         check_writable(out._storage, out._layout, f"{name}(out=...)", aliasing_ok=True, updates=False)
-        out.resize_(made._layout.shape)  # (the Tensor method: writes sits above this layer)
+        _resize_below_autograd(out, made._layout.shape)
     # PyTorch's zeros/ones/full/eye outs are fills (zero_/fill_, no overlap check: a fill is
     # idempotent), so an out whose elements share memory (expanded) takes them
     fills = name in _FILL_OUTS
@@ -1353,9 +1470,11 @@ def _factory_out(name: str, out: Any, dtype: Any, make: Callable[[DType], Tensor
     else:
         write(out._storage, out._layout, made._np())
     bump_if_used(out, f"{name}(out=...)")
-    return out
+    return flag_out(out, requires_grad)
 
 
+# the factories whose PyTorch out= form resizes only an out of another element count
+_SPACES = frozenset(("linspace", "logspace"))
 # the factories whose PyTorch out= form only fills (zero_, fill_, eye's zero_ then its diagonal's fill_)
 _FILL_OUTS = frozenset(("zeros", "ones", "full", "eye"))
 
@@ -1741,7 +1860,8 @@ def linspace(start: Any, end: Any, steps: int, *, dtype: Any = None, device: Any
     [0.0, 0.25, 0.5, 0.75, 1.0]
     """
     if out is not None:
-        return _factory_out("linspace", out, dtype, lambda dt: linspace(start, end, steps, dtype=dt, device=device))
+        return _factory_out("linspace", out, dtype, lambda dt: linspace(start, end, steps, dtype=dt, device=device),
+                            requires_grad)
     if (dtype is None and device is None and requires_grad is False and steps.__class__ is int and steps > 1
             and (key := _space_key("linspace", start, end, steps, 0, _DEFAULT[0])) is not None):
         # numbers seen before (their values remembered by the general path, which checked them): a copy
@@ -1772,7 +1892,7 @@ def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: Any
     """
     if out is not None:
         return _factory_out("logspace", out, dtype,
-                            lambda dt: logspace(start, end, steps, base, dtype=dt, device=device))
+                            lambda dt: logspace(start, end, steps, base, dtype=dt, device=device), requires_grad)
     if (dtype is None and device is None and requires_grad is False and steps.__class__ is int and steps > 1
             and (key := _space_key("logspace", start, end, steps, base, _DEFAULT[0])) is not None
             and (values := _SPACE_VALUES.get(key)) is not None and values.dtype is _DEFAULT[0].numpy):
@@ -1866,7 +1986,7 @@ def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None,
     [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
     """
     if out is not None:
-        return _factory_out("eye", out, dtype, lambda dt: eye(n, m, dtype=dt, device=device))
+        return _factory_out("eye", out, dtype, lambda dt: eye(n, m, dtype=dt, device=device), requires_grad)
     if device is None and requires_grad is False and n.__class__ is int and (m is None or m.__class__ is int):
         cols = n if m is None else m
         key = ((n, cols), None)

@@ -48,6 +48,19 @@ def _not_basic(item: object) -> Exception:
     )
 
 
+def two_ellipses(items: tuple, ndim: int) -> StridedIndexError:
+    """The refusal of a key with more than one ``...`` (NumPy's; PyTorch 2.13 accepts such keys,
+    each ``...`` moving its dim cursor past the dims the other indices leave: strided refuses
+    rather than give those odd meanings), for basic and advanced keys alike."""
+    return StridedIndexError(
+        join_lines(
+            "an index can only have a single ellipsis ('...')",
+            f"the index {items!r} has more than one; '...' stands for all the dims "
+            f"not indexed (the tensor has {ndim}), so keep one and write ':' for the others",
+        )
+    )
+
+
 def index_layout(layout: Layout, key: object) -> Layout:
     """The layout of ``t[key]`` for basic indices, with PyTorch's errors and NumPy's negative steps.
 
@@ -84,13 +97,7 @@ def index_layout(layout: Layout, key: object) -> Layout:
             pass
         elif it is Ellipsis:
             if has_ellipsis:
-                raise StridedIndexError(
-                    join_lines(
-                        "an index can only have a single ellipsis ('...')",
-                        f"the index {items!r} has more than one; '...' stands for all the dims "
-                        f"not indexed (the tensor has {ndim}), so keep one and write ':' for the others",
-                    )
-                )
+                raise two_ellipses(items, ndim)
             has_ellipsis = True
         elif is_index_int(it):
             consumed += 1

@@ -27,6 +27,7 @@ from ..errors import StridedRuntimeError, join_lines
 from ..grad_mode import INSIDE
 from ..gradients import sum_to
 from ..kernels.listeners import OPEN
+from ..layout import Layout
 from ..ops._support.operands import _cinfo
 from ..tensor import Tensor
 from . import graph as G
@@ -298,10 +299,13 @@ def _accumulate(node: AccumulateGrad, grads: list, create_graph: bool) -> None:
         return
     m = leaf._ag  # (its hooks ran in run())
     # (2: this frame's ``g`` and getrefcount's argument; any other holder keeps the copy)
-    if m.grad is None and not create_graph and _STEAL and sys.getrefcount(g) == 2 and _sole_owner(g, leaf):
+    unheld = sys.getrefcount(g) == 2
+    if m.grad is None and not create_graph and _STEAL and unheld and _sole_owner(g, leaf):
         m.grad = g  # (PyTorch's AccumulateGrad steals such a gradient instead of copying it)
         return
-    m.grad = accumulate_into(m.grad, g, leaf, create_graph)
+    # (a gradient no one else holds that PyTorch would steal, copied here for memory safety, a
+    # view of the engine's buffer: the copy keeps its strides, as PyTorch's .grad has them)
+    m.grad = accumulate_into(m.grad, g, leaf, create_graph, as_stolen=unheld and not create_graph)
 
 
 _STEAL = True  # (tests turn it off to compare with the copy)
@@ -314,8 +318,9 @@ def _sole_owner(g: Tensor, like: Tensor) -> bool:
     same layout; keeping ``g`` is safe only when no other object can reach its memory:
 
     - ``g`` is a plain Tensor outside autograd, no view (``_base`` None), of ``like``'s dtype and
-      shape, row-major at offset 0 over exactly its elements, as ``like`` is row-major (the
-      layout the copy would give it);
+      shape, row-major at offset 0 over exactly its elements, and laid out as PyTorch's layout
+      contract wants for ``like`` (:func:`obeys_layout_contract`: ``like`` row-major, or its
+      strides differing only on size-1 dims, whose strides PyTorch does not look at);
     - its Storage is held by ``g`` alone, never lent to NumPy nor borrowed from it (``_pinned``),
       no listener is active (the copy ledger and watch see the same as with the copy);
     - its NumPy buffer is held by that Storage alone, and each array it is a view of (NumPy's
@@ -328,7 +333,7 @@ def _sole_owner(g: Tensor, like: Tensor) -> bool:
     if g._dtype is not like._dtype or gl.shape != lay.shape or gl.offset:
         return False
     info = _cinfo[lay.shape]
-    if gl.strides != info[0] or lay.strides != info[0]:
+    if gl.strides != info[0] or not obeys_layout_contract(gl, lay):
         return False
     st = g._storage
     if st._pinned is not None or sys.getrefcount(st) != 3:  # (g's slot, ``st``, the argument)
@@ -344,9 +349,36 @@ def _sole_owner(g: Tensor, like: Tensor) -> bool:
     return True
 
 
-def accumulate_into(old: Tensor | None, g: Tensor, like: Tensor, create_graph: bool) -> Tensor:
+def obeys_layout_contract(g: Layout, like: Layout) -> bool:
+    """PyTorch's ``obeys_layout_contract(grad, variable)`` (``torch/csrc/autograd/utils``), by
+    which AccumulateGrad keeps a fresh gradient as the leaf's ``.grad``: for a non-overlapping
+    and dense ``like``, ``g``'s strides equal ``like``'s on every dim of size other than 1 and
+    are non-zero on the size-1 dims (a zero there marks a view); otherwise ``g`` row-major."""
+    shape = like.shape
+    if not _dense_for_grad(like):
+        return g.strides == _cinfo[shape][0]
+    for size, gs, ls in zip(shape, g.strides, like.strides):
+        if (gs != ls) if size != 1 else gs == 0:
+            return False
+    return True
+
+
+def _dense_for_grad(lay: Layout) -> bool:
+    """Whether a ``.grad`` made for a leaf of layout ``lay`` takes its strides (PyTorch's
+    ``clone_obey_contract``: the leaf non-overlapping and dense, size-1 dims' strides, zero
+    included, taken as they are); strided's negative strides, which PyTorch has not, give a
+    row-major ``.grad`` instead."""
+    return L.is_non_overlapping_and_dense(lay.shape, lay.strides) and all(
+        s > 0 or (n == 1 and s == 0) for n, s in zip(lay.shape, lay.strides))
+
+
+def accumulate_into(old: Tensor | None, g: Tensor, like: Tensor, create_graph: bool, as_stolen: bool = False
+                    ) -> Tensor:
     """``old + g`` as the new ``.grad``: the first one in memory of its own, laid out as ``like``
-    when that is dense (PyTorch's gradient layout contract), later ones added in place."""
+    when that is dense (PyTorch's gradient layout contract), later ones added in place.
+    ``as_stolen``: no one else holds ``g``, so PyTorch's AccumulateGrad would keep it as it is
+    where it obeys the contract (:func:`obeys_layout_contract`): the copy then takes ``g``'s
+    strides (they differ from ``like``'s on size-1 dims only)."""
     if old is None:
         if create_graph:
             return g
@@ -363,8 +395,9 @@ def accumulate_into(old: Tensor | None, g: Tensor, like: Tensor, create_graph: b
                     src = src[gl.offset : gl.offset + n]
                 if len(src) == n:
                     return adopted(src.copy(), info[2], like._dtype)
-        strides = lay.strides if (L.is_non_overlapping_and_dense(lay.shape, lay.strides)
-                                  and all(s > 0 for s in lay.strides)) else None
+        strides = lay.strides if _dense_for_grad(lay) else None
+        if as_stolen and strides is not None and obeys_layout_contract(gl, lay):
+            strides = gl.strides
         out = result(lay.shape, like._dtype, strides)
         out._np()[...] = g._np()
         return out

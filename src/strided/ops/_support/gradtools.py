@@ -83,20 +83,26 @@ def scale_by_count(g: Tensor, mask: Tensor, dims: tuple[int, ...]) -> Tensor:
     return (g / mask.sum(dims, keepdim=True)) * mask if dims else g * mask
 
 
-def norm_grad(g: Tensor, x: Tensor, norm: Tensor, p: float, dims: tuple[int, ...], keepdim: bool) -> Tensor | None:
+def norm_grad(g: Tensor, x: Tensor, norm: Tensor, p: float, dims: tuple[int, ...], keepdim: bool,
+              whole: bool = False) -> Tensor | None:
     """PyTorch's norm_backward: the gradient of the ``p``-norm of ``x`` over ``dims`` (``norm`` its
     result): None for p == 0 (PyTorch's undefined gradient: the input gets none, as if unused);
     sgn(x) g for 1; g x / norm for 2 (0 where the norm is 0); the ties of
-    |x| == norm sharing g for +-inf; sgn(x) |x|^(p-1) g / norm^(p-1) otherwise."""
+    |x| == norm sharing g for +-inf; sgn(x) |x|^(p-1) g / norm^(p-1) otherwise. ``whole``: the
+    norm of every element without ``dim=`` (PyTorch unsqueezes nothing then: ``g`` and ``norm``
+    stay 0-d, so the products take ``x``'s strides, size-1 dims' included)."""
     shape = x._layout.shape
     if p == 0:
         return None
-    g = keep(g, shape, dims, keepdim)
-    norm = keep(norm, shape, dims, keepdim)
+    if not whole:
+        g = keep(g, shape, dims, keepdim)
+        norm = keep(norm, shape, dims, keepdim)
     if p == 1:
         return x.sgn() * g
+    # (masked_fill_ in place on the fresh quotient, as PyTorch's: it keeps the quotient's strides,
+    # x's own, where masked_fill's result takes the mask's too)
     if p == 2:
-        return g * (x / norm).masked_fill(norm == 0, 0)
+        return g * (x / norm).masked_fill_(norm == 0, 0)
     if p in (float("inf"), float("-inf")):
         a = x.abs()
         mask = (a == norm) | a.isnan()

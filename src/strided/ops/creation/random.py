@@ -27,7 +27,7 @@ import numpy as np
 
 from ...args import int_arg, is_number, parse_sizes, sizes_or_size
 from ...callsite import user_site
-from ...creation import _plain_plan, like_strides
+from ...creation import _plain_plan, flag_out, like_strides, sampled_out
 from ...device import parse_device
 from ...dispatch import OPEN, _result_plans, adopted, created, report, result, result_array
 from ...dtypes import (
@@ -411,7 +411,7 @@ def compiled_sampler(module: str, op: int, takes_arguments: bool = True) -> Call
 
 
 def rand(*sizes: Any, size: Any = None, generator: Any = None, dtype: Any = None, device: Any = None,
-          requires_grad: bool = False) -> Tensor:
+          requires_grad: bool = False, out: Any = None) -> Tensor:
     """Uniform samples on [0, 1): ``rand(2, 3)`` or ``rand((2, 3))``; float32 unless ``dtype=``.
 
     >>> _ = strided.manual_seed(0); strided.rand(2).shape
@@ -420,8 +420,13 @@ def rand(*sizes: Any, size: Any = None, generator: Any = None, dtype: Any = None
     # Note: PyTorch's distribution, NumPy's PCG64 stream: not torch.rand's numbers for the same seed.
     """
     if (dtype is None and size is None and generator is None and device is None and requires_grad is False
-            and (plan := _plain_plan(sizes)) is not None and (dt := _DEFAULT[0]) in _DRAWN):
+            and out is None and (plan := _plain_plan(sizes)) is not None and (dt := _DEFAULT[0]) in _DRAWN):
         return _drawn(plan, dt, _draw_uniform, "rand")
+    if out is not None:  # (PyTorch's rand.out: resize_, uniform_; the same draw as rand's own)
+        parse_device(device, "rand")
+        return sampled_out("rand", out, dtype, requires_grad, lambda: _shape_of(sizes, size, "rand"),
+                           lambda dt, shape: _float_or_complex(dt, "check_uniform_bounds", "rand"),
+                           lambda dt: _rand(sizes, size, generator, dt, device))
     requires_grad = check_flag(requires_grad, "rand")  # (before a draw: no RNG step on a bad flag)
     t = _rand(sizes, size, generator, dtype, device)
     return leaf(t, requires_grad, "rand")
@@ -516,9 +521,14 @@ def _like_plan(input: Any) -> tuple[int, Layout] | None:  # noqa: A002
     return plan if plan is not None and plan[1].strides == lay.strides else None
 
 
+def _shape_of(sizes: Any, size: Any, op: str) -> tuple[int, ...]:
+    """``rand``/``randn``'s sizes (ints, one tuple, or ``size=``) parsed, with PyTorch's checks."""
+    return _sizes(sizes if size is None else (sizes_or_size(sizes, size, op),), op)
+
+
 def _rand(sizes: Any, size: Any, generator: Any, dtype: Any, device: Any) -> Tensor:
     parse_device(device, "rand")
-    shape = _sizes(sizes if size is None else (sizes_or_size(sizes, size, "rand"),), "rand")
+    shape = _shape_of(sizes, size, "rand")
     dt = default_float() if dtype is None else to_dtype(dtype)
     _float_or_complex(dt, "check_uniform_bounds", "rand")
     g = resolve(generator, "rand")
@@ -535,7 +545,7 @@ def _rand(sizes: Any, size: Any, generator: Any, dtype: Any, device: Any) -> Ten
 
 
 def randn(*sizes: Any, size: Any = None, generator: Any = None, dtype: Any = None, device: Any = None,
-          requires_grad: bool = False) -> Tensor:
+          requires_grad: bool = False, out: Any = None) -> Tensor:
     """Standard normal samples (mean 0, variance 1): ``randn(2, 3)``; float32 unless ``dtype=``.
 
     # Note: PyTorch's distribution, NumPy's PCG64 stream (ziggurat): not torch.randn's numbers.
@@ -546,8 +556,13 @@ def randn(*sizes: Any, size: Any = None, generator: Any = None, dtype: Any = Non
     ((10000,), True, True)
     """
     if (dtype is None and size is None and generator is None and device is None and requires_grad is False
-            and (plan := _plain_plan(sizes)) is not None and (dt := _DEFAULT[0]) in _DRAWN):
+            and out is None and (plan := _plain_plan(sizes)) is not None and (dt := _DEFAULT[0]) in _DRAWN):
         return _drawn(plan, dt, _draw_normal, "randn")
+    if out is not None:  # (PyTorch's randn.out: resize_ (its grad refusal), normal_; randn's own draw)
+        parse_device(device, "randn")
+        return sampled_out("randn", out, dtype, requires_grad, lambda: _shape_of(sizes, size, "randn"),
+                           lambda dt, shape: _empty_skip(dt, shape) or _float_or_complex(dt, "normal_kernel_cpu", "randn"),
+                           lambda dt: _randn(sizes, size, generator, dt, device), resizes=True)
     requires_grad = check_flag(requires_grad, "randn")  # (before a draw: no RNG step on a bad flag)
     t = _randn(sizes, size, generator, dtype, device)
     return leaf(t, requires_grad, "randn")
@@ -555,7 +570,7 @@ def randn(*sizes: Any, size: Any = None, generator: Any = None, dtype: Any = Non
 
 def _randn(sizes: Any, size: Any, generator: Any, dtype: Any, device: Any) -> Tensor:
     parse_device(device, "randn")
-    shape = _sizes(sizes if size is None else (sizes_or_size(sizes, size, "randn"),), "randn")
+    shape = _shape_of(sizes, size, "randn")
     dt = default_float() if dtype is None else to_dtype(dtype)
     if _empty_skip(dt, shape):
         return _fresh(shape, dt, np.empty(shape, dt.numpy), "randn")
@@ -664,13 +679,16 @@ def _integers_into(g: np.random.Generator, low: int, top: int, out: np.ndarray) 
 
 
 def randint(*args: Any, low: Any = None, high: Any = None, size: Any = None, generator: Any = None,
-            dtype: Any = None, device: Any = None) -> Tensor:
+            dtype: Any = None, device: Any = None, requires_grad: bool = False, out: Any = None) -> Tensor:
     """Integers uniform on [low, high): ``randint(high, size)`` or ``randint(low, high, size)``
-    (``size`` a tuple); int64 unless ``dtype=``.
+    (``size`` a tuple); int64 unless ``dtype=``. ``requires_grad=True`` needs a floating-point
+    ``dtype=`` (PyTorch's RuntimeError otherwise, raised after the draw, as PyTorch's).
 
     >>> strided.randint(3, 10, (2, 2)).dtype
     strided.int64
     """
+    if out is not None or requires_grad is not False:
+        return _randint_flagged(args, low, high, size, generator, dtype, device, requires_grad, out)
     if len(args) == 3 and low is None and high is None and size is None and dtype is None and device is None:
         shape = _plain_randint(*args)
         if shape is not None:  # (the general path's draw and result, its argument work skipped)
@@ -686,6 +704,42 @@ def randint(*args: Any, low: Any = None, high: Any = None, size: Any = None, gen
             values = resolve(generator, "randint").draw(lambda g: _integers(low_i, high_i)(g, shape))
             return _fresh(shape, DEFAULT_INT, values, "randint")
     parse_device(device, "randint")
+    low_i, high_i, shape = _randint_args(args, low, high, size)
+    dt = DEFAULT_INT if dtype is None else to_dtype(dtype)
+    _check_randint(dt, low_i, high_i)
+    values = resolve(generator, "randint").draw(lambda g: _integers(low_i, high_i - 1)(g, shape))
+    return _fresh(shape, dt, values, "randint")
+
+
+def _randint_flagged(args: tuple, low: Any, high: Any, size: Any, generator: Any, dtype: Any, device: Any,
+                     requires_grad: Any, out: Any) -> Tensor:
+    """``randint`` with ``out=`` or ``requires_grad=``: PyTorch's ``randint.out`` (see
+    :func:`strided.creation.sampled_out`: the same draw as without ``out=``) or its result, then
+    the flag (:func:`strided.creation.flag_out`: an integer dtype refuses it, after the draw)."""
+    parse_device(device, "randint")
+    if out is None:
+        requires_grad = check_flag(requires_grad, "randint")
+        t = randint(*args, low=low, high=high, size=size, generator=generator, dtype=dtype)
+        return flag_out(t, requires_grad, "randint's result (dtype=)")
+    low_i, high_i, shape = _randint_args(args, low, high, size)
+    return sampled_out("randint", out, dtype, requires_grad, lambda: shape,
+                       lambda dt, _: _check_randint(dt, low_i, high_i),
+                       lambda dt: randint(low_i, high_i, shape, generator=generator, dtype=dt))
+
+
+def _check_randint(dt: DType, low: int, high: int) -> None:
+    """PyTorch's ``check_random_bounds`` for ``randint``: a real dtype, then the range checks."""
+    if dt.is_complex:
+        raise StridedRuntimeError(join_lines(
+            "check_random_bounds handles only integral, floating-point and boolean types",
+            f"randint draws integers, which {dt.name} does not hold as such",
+            "fix: draw in a real dtype and convert: strided.randint(...).to(strided.complex64)"))
+    _check_range(low, high, dt, "randint")
+
+
+def _randint_args(args: tuple, low: Any, high: Any, size: Any) -> tuple[int, int, tuple[int, ...]]:
+    """``randint``'s ``(low, high, size)`` from its positional and keyword forms, with PyTorch's
+    TypeErrors for a missing or misplaced argument and its int parsing."""
     rest = list(args)
     if size is None:
         if not rest or not isinstance(rest[-1], (tuple, list)):
@@ -714,11 +768,7 @@ def randint(*args: Any, low: Any = None, high: Any = None, size: Any = None, gen
     if rest:
         raise StridedTypeError(f"randint() takes at most 3 positional arguments ({len(args)} given)")
     shape = _nonnegative(parse_sizes((size,), "randint"))
-    low_i, high_i = int_arg(low, "randint", "low", 1), int_arg(high, "randint", "high", 2)
-    dt = DEFAULT_INT if dtype is None else to_dtype(dtype)
-    _check_range(low_i, high_i, dt, "randint")
-    values = resolve(generator, "randint").draw(lambda g: _integers(low_i, high_i - 1)(g, shape))
-    return _fresh(shape, dt, values, "randint")
+    return int_arg(low, "randint", "low", 1), int_arg(high, "randint", "high", 2), shape
 
 
 def _plain_randint(low: Any, high: Any, size: Any) -> Shape | None:

@@ -1916,6 +1916,7 @@ def _inplace_dunder(inplace: Callable[[Tensor, Any], Tensor]) -> Callable[[Tenso
 
 add, _add_d, _radd, add_ = _make_binary(ADD)
 sub, _sub_d, _rsub, sub_ = _make_binary(SUB)
+_sub_forward = sub  # (before seal(): the forward itself, which rsub calls inside its own recording entry)
 mul, _mul_d, _rmul, mul_ = _make_binary(MUL)
 div, _div_d, _rdiv, div_ = _make_binary(DIV)
 floor_divide, _floor_divide_d, _rfloordiv, floor_divide_ = _make_binary(FLOOR_DIVIDE)
@@ -1973,6 +1974,36 @@ def _true_divide_inplace(self: Tensor, other: Any, **kwargs: Any) -> Tensor:
 
 subtract = sub
 multiply = mul
+
+
+def rsub(input: Any, other: Any, *args: Any, alpha: Any = None) -> Tensor:
+    """PyTorch's ``torch.rsub``: ``other - alpha * input`` (``sub(other, input, alpha=alpha)``),
+    ``other`` a tensor or a number; a module function only (``torch.Tensor`` has no ``rsub``
+    method; ``number - t`` is ``t.__rsub__``). ``alpha`` may be given by position only with a
+    number ``other`` (PyTorch's ``rsub.Scalar`` signature), else PyTorch's TypeError.
+
+    >>> strided.rsub(strided.tensor([1.0, 2.0]), 10, alpha=2).tolist()
+    [8.0, 6.0]
+    """
+    if args or not isinstance(input, Tensor):
+        alpha = _rsub_arguments(input, other, args, alpha)
+    if alpha is None:
+        return _sub_forward(other, input)  # (sub's own forward and fast paths, unrecorded: rsub records)
+    return binary(SUB, other, input, alpha=alpha)
+
+
+def _rsub_arguments(input: Any, other: Any, args: tuple, alpha: Any) -> Any:
+    """``rsub``'s alpha from a third positional argument, where PyTorch's signatures take one
+    (a number ``other``, no ``alpha=`` too); PyTorch's TypeError otherwise, or for a non-tensor
+    ``input``."""
+    if isinstance(input, Tensor) and len(args) == 1 and alpha is None and not isinstance(other, Tensor):
+        return args[0]
+    got = ", ".join(type(a).__name__ for a in (input, other, *args)) + (", alpha=" + type(alpha).__name__ if alpha is not None else "")
+    raise StridedTypeError(join_lines(
+        f"rsub() received an invalid combination of arguments - got ({got}), but expected one of:",
+        " * (Tensor input, Tensor other, *, Number alpha = 1)",
+        " * (Tensor input, Number other, Number alpha = 1)",
+        "rsub(input, other) is other - alpha * input: input is a tensor, alpha a keyword when other is one"))
 
 _METHODS: list[tuple[tuple[str, ...], Callable]] = [
     (("add",), add), (("__add__",), _add_d), (("__radd__",), _radd),
@@ -2072,6 +2103,21 @@ def _sub_backward(out: Tensor, a: Any, b: Any, *, alpha: Any = None, **kwargs: A
     if not isinstance(a, Tensor):  # number - tensor (reflected: __rsub__), PyTorch's rsub
         return "RsubBackward1", (b,), _alpha_rule(alpha, True, self_too=False), ()
     return "SubBackward0", (a, b), _alpha_rule(alpha, True), ()
+
+
+@backward("rsub", operands="two")
+def _rsub_backward(out: Tensor, a: Any, b: Any, *args: Any, alpha: Any = None, **kwargs: Any) -> Any:
+    """derivatives.yaml's rsub: ``maybe_multiply(-grad, alpha.conj())`` to self (``a``), ``grad``
+    to other (a tensor: RsubBackward0; a number: RsubBackward1, self's alone)."""
+    alpha = args[0] if args else alpha
+
+    def grads(g: Tensor) -> tuple:
+        return (_scale(-g, alpha), g) if isinstance(b, Tensor) else (_scale(-g, alpha),)
+
+    grads.pytorch_convention = True  # type: ignore[attr-defined]
+    if not isinstance(b, Tensor):
+        return "RsubBackward1", (a,), grads, ()
+    return "RsubBackward0", (a, b), grads, ()
 
 
 @backward("__mul__", "__rmul__", operands="dunder")
@@ -2268,7 +2314,7 @@ def remainder_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
 # the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
-declare(Kind.COMPUTE, specs=(
+declare(Kind.COMPUTE, "rsub", specs=(
     ADD, SUB, MUL, DIV, FLOOR_DIVIDE, REMAINDER, POW, BITWISE_AND,
     BITWISE_OR, BITWISE_XOR, EQ, NE, LT, LE, GT, GE,
     MAXIMUM, MINIMUM,

@@ -833,8 +833,10 @@ def norm_rule(out: Tensor, x: Tensor, p: Any, dim: Any, keepdim: bool, op: str) 
         p = 2.0
     p = float(p)
     dims = _dims_of(x, dim, op)
+    # (no dim=, or an empty one, without keepdim: PyTorch's norm_backward unsqueezes nothing)
+    whole = (dim is None or (isinstance(dim, (tuple, list)) and not dim)) and not keepdim
     return ("LinalgVectorNormBackward0", (x,),
-            lambda g: (gradtools.norm_grad(g, x, out, p, dims, bool(keepdim)),), (x, out))
+            lambda g: (gradtools.norm_grad(g, x, out, p, dims, bool(keepdim), whole),), (x, out))
 
 
 @backward("norm")

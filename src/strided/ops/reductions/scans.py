@@ -994,11 +994,85 @@ def _first_plus_zero(r: np.ndarray, axis: int) -> None:
     np.add(first, r.dtype.type(0), out=first)
 
 
+def _complex_logcumsumexp(a: np.ndarray, axis: int) -> np.ndarray:
+    """PyTorch's CPU complex logcumsumexp of ``a`` (complex64/complex128, non-empty, >= 1-d)
+    along ``axis``: the running value, in complex128 (``acc_type`` on the CPU: complex64 is
+    accumulated in double and rounded at each write), starts at ``-inf + 0j`` and takes
+    ``_log_add_exp_helper(x, running)`` (ATen's ``cpu/LogAddExp.h``) at each step, vectorized over
+    the other dims. complex64 results are PyTorch's bits; complex128 ones may differ in the last
+    bit where NumPy's complex exp/log round otherwise than the C library's (README: known
+    exceptions)."""
+    moved = np.moveaxis(a, axis, 0)
+    out = np.empty(moved.shape, a.dtype)
+    running = np.full(moved.shape[1:], complex(-np.inf, 0.0), np.complex128)
+    with np.errstate(all="ignore"):
+        for i in range(moved.shape[0]):
+            running = _log_add_exp(moved[i].astype(np.complex128), running)
+            out[i] = running
+    return np.moveaxis(out, 0, axis)
+
+
+def _log_add_exp(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """ATen's complex ``_log_add_exp_helper(x, y)`` elementwise: min and max by real part (a NaN
+    in either part of ``y``, else of ``x``, is both); a NaN min gives NaN + NaNj; equal infinite
+    real parts give min (-inf) or ``log(exp(min) + exp(max))`` (+inf); otherwise
+    ``log1p(exp(min - max)) + max`` with c10's complex log1p."""
+    y_nan = np.isnan(y.real) | np.isnan(y.imag)
+    x_nan = np.isnan(x.real) | np.isnan(x.imag)
+    x_lower = x.real < y.real
+    low = np.where(y_nan, y, np.where(x_nan, x, np.where(x_lower, x, y)))
+    high = np.where(y_nan, y, np.where(x_nan, x, np.where(x_lower, y, x)))
+    res = _c10_log1p(np.exp(low - high)) + high
+    lr = low.real
+    infinite = ~np.isfinite(lr) & (lr == high.real)
+    if infinite.any():
+        res = np.where(infinite, np.where(lr < 0, low, np.log(np.exp(low) + np.exp(high))), res)
+    nan = np.isnan(lr) | np.isnan(low.imag)
+    if nan.any():
+        res = np.where(nan, complex(np.nan, np.nan), res)
+    return res
+
+
+def _c10_log1p(z: np.ndarray) -> np.ndarray:
+    """c10's complex ``log1p`` on the CPU (``c10/util/complex_math.h``, after NumPy's PR 22611):
+    ``u = z + 1``; ``z`` where ``u == 1``; ``log(u)`` where ``u - 1 == z``; else
+    ``log(u) * (z / (u - 1))``, the division as :func:`_c10_divide`."""
+    u = z + 1.0
+    w = u - 1.0
+    log_u = np.log(u)
+    res = np.where(w == z, log_u, log_u * _c10_divide(z, np.where(w == 0, 1.0, w)))
+    return np.where(u == 1.0, z, res)
+
+
+def _c10_divide(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """c10's complex division (Smith's, NumPy's algorithm) as PyTorch's CPU kernels compile it:
+    the compiler fuses ``c + d * rat``, ``a + b * rat`` and ``b - a * rat`` into FMAs (AVX2
+    builds), so each is rounded once. The FMA is taken in long double (64-bit significand): the
+    product is exact or nearly, so the result is the fused one except in rare double-rounding
+    cases (README: known exceptions)."""
+    a, b, c, d = p.real, p.imag, q.real, q.imag
+    wide = np.longdouble
+
+    def fma(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
+        return (x.astype(wide) * y.astype(wide) + z.astype(wide)).astype(np.float64)
+
+    by_c = np.abs(c) >= np.abs(d)
+    rat = np.where(by_c, d / c, c / d)
+    big, small = np.where(by_c, c, d), np.where(by_c, d, c)
+    scl = 1.0 / fma(small, rat, big)
+    re = np.where(by_c, fma(b, rat, a), fma(a, rat, b)) * scl
+    im = np.where(by_c, fma(-a, rat, b), fma(b, rat, -a)) * scl
+    out = np.empty(np.broadcast(p, q).shape, np.complex128)
+    out.real, out.imag = re, im
+    return out
+
+
 @method("logcumsumexp")
 def logcumsumexp(self: Tensor, dim: int, *, out: Any = None) -> Tensor:
     """``log(cumsum(exp(self), dim))`` without overflow: each running result is
     ``logaddexp(previous, x)`` (NumPy's ``logaddexp.accumulate``; float16 computed in float32);
-    floating inputs only, as PyTorch's CPU kernel (complex is not implemented here). The result
+    floating and complex inputs, as PyTorch's CPU kernel (complex: :func:`_complex_logcumsumexp`,
+    ATen's complex helper step for step). The result
     is contiguous; ``out=`` must have the input's dtype.
 
     >>> strided.tensor([0.0, 0.0, 0.0]).logcumsumexp(0)
@@ -1009,7 +1083,7 @@ def logcumsumexp(self: Tensor, dim: int, *, out: Any = None) -> Tensor:
         if fast is not None:
             return report("logcumsumexp", (self,), fast)
     x = tensor_arg(self, "logcumsumexp")
-    if not x._dtype.is_floating_point:
+    if not (x._dtype.is_floating_point or x._dtype.is_complex):
         from .._support.operands import _not_implemented
 
         raise _not_implemented("logcumsumexp_out_cpu", x._dtype, (x,),
@@ -1017,7 +1091,9 @@ def logcumsumexp(self: Tensor, dim: int, *, out: Any = None) -> Tensor:
     d = one_dim(x, dim, "logcumsumexp")
     work = np.float32 if x._dtype in REDUCED_FLOATS else x._dtype.numpy
     a = x._np().astype(work, copy=False)
-    if x._dtype in REDUCED_FLOATS and a.ndim and a.size:  # (their acc_type is float: NumPy's float32 steps)
+    if x._dtype.is_complex:
+        r = _complex_logcumsumexp(a, d) if a.ndim and a.size else a.copy()
+    elif x._dtype in REDUCED_FLOATS and a.ndim and a.size:  # (their acc_type is float: NumPy's float32 steps)
         with np.errstate(all="ignore"):
             r = np.logaddexp.accumulate(a, axis=d)
             _first_plus_zero(r, d)
@@ -1048,16 +1124,19 @@ def logcumsumexp_backward(out: Tensor, x: Tensor, dim: int, **kwargs: Any) -> An
     def grads(g: Tensor) -> tuple:
         if g.ndim == 0 or g.numel() == 0:
             return (g,)
+        if g._dtype.is_complex:  # (PyTorch's complex branch: no split by sign)
+            return ((reversed_lcse(g.conj().log() - out) + x).exp().conj(),)
         lowest = float(np_finfo(g._dtype.numpy).min)
         log_abs = g.abs().log()
         pos = log_abs.where(g > 0, lowest)
         neg = log_abs.where(g < 0, lowest)
 
-        def reversed_lcse(v: Tensor) -> Tensor:
-            return v.flip(d).logcumsumexp(d).flip(d)
-
         return ((reversed_lcse(pos - out) + x).exp() - (reversed_lcse(neg - out) + x).exp(),)
 
+    def reversed_lcse(v: Tensor) -> Tensor:
+        return v.flip(d).logcumsumexp(d).flip(d)
+
+    grads.pytorch_convention = True  # type: ignore[attr-defined]  # (the complex branch is PyTorch's own formula)
     return "LogcumsumexpBackward0", (x,), grads, (x, out)
 
 

@@ -217,7 +217,10 @@ def _sum_backward(out: Tensor, x: Tensor, dim: Any = None, keepdim: bool = False
     shape = x._layout.shape
     dims = reduced_dims(dim, len(shape))
     if dim is None or (isinstance(dim, (tuple, list)) and not dim):
-        return "SumBackward0", (x,), lambda g: (g.reshape((1,) * len(shape)).expand(shape),), ()
+        # (PyTorch's sum_backward: grad.expand(sizes) of the 0-d gradient, so every dim, size-1
+        # ones included, has stride 0: AccumulateGrad then gives a leaf's .grad the leaf's strides)
+        return "SumBackward0", (x,), lambda g: (g.expand(shape) if not g._layout.shape else
+                                                g.reshape((1,) * len(shape)).expand(shape),), ()
     return "SumBackward1", (x,), lambda g: (unreduce(g, shape, dims, keepdim),), ()
 
 
