@@ -48,17 +48,41 @@ def _not_basic(item: object) -> Exception:
     )
 
 
-def two_ellipses(items: tuple, ndim: int) -> StridedIndexError:
-    """The refusal of a key with more than one ``...`` (NumPy's; PyTorch 2.13 accepts such keys,
-    each ``...`` moving its dim cursor past the dims the other indices leave: strided refuses
-    rather than give those odd meanings), for basic and advanced keys alike."""
-    return StridedIndexError(
-        join_lines(
-            "an index can only have a single ellipsis ('...')",
-            f"the index {items!r} has more than one; '...' stands for all the dims "
-            f"not indexed (the tensor has {ndim}), so keep one and write ':' for the others",
-        )
-    )
+def one_ellipsis(items: tuple, ndim: int) -> tuple:
+    """A key with several ``...`` as PyTorch 2.13 reads it (``applySlicing``: every ``...``
+    moves its dim cursor past ``ndim - specified`` dims, ``specified`` the dims the other
+    indices use): each ``...`` written as that many ``:`` (none when the other indices use more
+    dims than there are: then the usual "too many indices" IndexError), the trailing ones
+    dropped (a cursor moved past the last dim indexes nothing). ``t[..., 0, ...]`` on a 3-d
+    ``t`` is ``t[:, :, 0]``; ``t[True, ..., ...]`` is ``t[True]``.
+
+    >>> one_ellipsis((Ellipsis, 0, Ellipsis), 3)
+    (slice(None, None, None), slice(None, None, None), 0)
+    """
+    skip = max(ndim - sum(_dims_specified(it) for it in items), 0)
+    out: list[object] = []
+    for it in items:
+        if it is Ellipsis:
+            out.extend([_SKIPPED] * skip)
+        else:
+            out.append(it)
+    while out and out[-1] is _SKIPPED:
+        out.pop()
+    return tuple(slice(None) if it is _SKIPPED else it for it in out)
+
+
+_SKIPPED = slice(None)  # (the ``:`` one_ellipsis writes for a ``...``, told apart from a key's own by identity)
+
+
+def _dims_specified(item: object) -> int:
+    """The dims PyTorch's ``count_specified_dimensions`` gives an index: a bool or uint8 tensor
+    its dims, None, ``...`` and a Python bool none, anything else one."""
+    if item is None or item is Ellipsis or item.__class__ is bool:
+        return 0
+    dtype = getattr(item, "_dtype", None)
+    if dtype is not None and dtype.name in ("bool", "uint8"):
+        return len(item._layout.shape)  # type: ignore[attr-defined]
+    return 1
 
 
 def index_layout(layout: Layout, key: object) -> Layout:
@@ -96,8 +120,8 @@ def index_layout(layout: Layout, key: object) -> Layout:
         elif it is None:
             pass
         elif it is Ellipsis:
-            if has_ellipsis:
-                raise two_ellipses(items, ndim)
+            if has_ellipsis:  # (PyTorch 2.13 takes several: each is read as below)
+                return index_layout(layout, one_ellipsis(items, ndim))
             has_ellipsis = True
         elif is_index_int(it):
             consumed += 1

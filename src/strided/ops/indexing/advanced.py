@@ -42,7 +42,7 @@ from ...dispatch import adopted, copied, memory_overlap, shares_storage
 from ...dtypes import bool_, int32, int64, uint8, uint16, uint32, uint64
 from ...errors import StridedError, StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import grad_zeros, installs_as, linear, seal
-from ...indexing import index_layout, invalid_index, two_ellipses
+from ...indexing import index_layout, invalid_index, one_ellipsis
 from ...kernels import check_writable, numpy_view
 from ...kernels.listeners import OPEN, silenced
 from ...kernels.torch_index_loops import addresses, index_put_order, index_put_stale
@@ -215,12 +215,12 @@ def plan_index(layout: Layout, key: Any) -> IndexPlan:
     >>> plan_index(Layout((2, 3, 4, 5), (60, 20, 5, 1), 0), (0, slice(None), [0, 1])).shape
     (3, 2, 5)
     """
+    if type(key) is tuple and sum(it is Ellipsis for it in key) > 1:
+        key = one_ellipsis(key, len(layout.shape))  # (PyTorch 2.13's reading of several ...)
     plan = _plan_one(layout, key)
     if plan is not None:
         return plan
     items = key if type(key) is tuple else (key,)
-    if sum(it is Ellipsis for it in items) > 1:  # (before the dim count: basic keys' error first)
-        raise two_ellipses(items, len(layout.shape))
     kinds: list[tuple[str, Any]] = []
     consumed = 0
     for it in items:
