@@ -185,3 +185,15 @@ def test_which_calls_go_through_the_output() -> None:
     np.testing.assert_array_equal(inplace, n.T + m)
     c = np.empty((5, 6), order="F")
     assert not tiles._through_out(np.add, (m, m[::-1]), c, {})  # both run against the output
+
+
+def test_column_major_pair_is_one_copy() -> None:
+    """Two column-major arrays of one shape and dtype (a transpose's clone, past the blocked
+    sizes) are copied whole, in one call: every element in its place, unaligned sizes included."""
+    from strided.kernels.blocked import copy_into
+
+    for shape in ((1024, 1024), (999, 1531)):
+        src = np.arange(np.prod(shape), dtype=np.float32).reshape(shape[::-1]).T
+        dest = np.empty(shape[::-1], np.float32).T
+        copy_into(dest, src)
+        assert dest.tobytes("A") == src.tobytes("A") and np.array_equal(dest, src)

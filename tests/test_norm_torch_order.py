@@ -49,3 +49,21 @@ def test_nan_and_inf_rows_match_torch():
                 want = torch.linalg.vector_norm(torch.tensor(a), dim=dim).numpy()
                 got = st.linalg.vector_norm(st.tensor(a), dim=dim).numpy()
                 np.testing.assert_array_equal(np.atleast_1d(got).view(np.uint8), np.atleast_1d(want).view(np.uint8), err_msg=f"{vals} {dim}")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_matrix_norm_of_a_transpose_is_the_memory_order_run(dtype: type) -> None:
+    """The Frobenius norm of a transposed matrix (its storage run taken straight, in memory
+    order): PyTorch's bits, and the general path's (_torch_norm2 over the tensor's own view)."""
+    from strided.kernels.memory import numpy_view
+    from strided.ops.linalg.norms import _torch_norm2
+
+    gen = np.random.default_rng(11)
+    for shape in ((3, 4), (2, 2), (37, 300), (300, 37), (2, 1000)):
+        a = (gen.standard_normal(shape) * gen.choice([1e-3, 1.0, 1e20], shape)).astype(dtype)
+        s = st.from_numpy(a).T
+        got = st.linalg.matrix_norm(s)
+        want = torch.linalg.matrix_norm(torch.from_numpy(a).T)
+        assert got.shape == () and got.numpy().tobytes() == want.numpy().tobytes()
+        general = _torch_norm2(numpy_view(s._storage, s._layout), (-2, -1))
+        assert got.numpy().tobytes() == np.asarray(general, dtype).tobytes()

@@ -184,3 +184,26 @@ def test_float_power_is_pow_of_the_float64_operands() -> None:
     s.float_power_(1.3)
     t.float_power_(1.3)
     _check(s, t)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_ldexp_of_permuted_operands_is_torchs(dtype: type) -> None:
+    """ldexp of two tensors of one permuted dense layout (float32: PyTorch's scalar pow over the
+    exponent's run in memory order, then the product in that layout; other layouts and float64:
+    the general path): PyTorch's bits and strides, the fast path taken where it applies."""
+    from strided.ops._support.operands import _cinfo
+    from strided.ops.elementwise import binary_math
+
+    gen = np.random.default_rng(23)
+    for shape, perm in (((40, 70), (1, 0)), ((5, 6, 70), (2, 0, 1)), ((8, 9, 10), (1, 2, 0)),
+                        ((6, 7, 40), (1, 0, 2)), ((1, 5, 40), (2, 1, 0))):
+        x = (gen.standard_normal(shape) * gen.choice([1e-30, 1.0, 1e30], shape)).astype(dtype)
+        e = (gen.standard_normal(shape) * 60).astype(dtype)
+        x.flat[::17] = np.nan
+        sx, se = (strided.from_numpy(a.copy()).permute(*perm) for a in (x, e))
+        tx, te = (torch.from_numpy(a.copy()).permute(*perm) for a in (x, e))
+        got, want = strided.ldexp(sx, se), torch.ldexp(tx, te)
+        assert got.stride() == want.stride()
+        assert np.ascontiguousarray(got.numpy()).tobytes() == np.ascontiguousarray(want.numpy()).tobytes()
+        fast = binary_math._permuted_ldexp(sx, se, sx._dtype, _cinfo[sx.shape]) is not None
+        assert fast == (torch_pow._kernel() is not None and dtype == np.float32 and perm in ((1, 0), (2, 0, 1), (1, 2, 0)))

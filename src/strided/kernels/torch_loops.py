@@ -164,6 +164,13 @@ def torch_loop_order(shape: tuple[int, ...], out_strides: tuple[int, ...], fresh
     return _loop_rows(shape, out_strides, fresh, inputs)[0]
 
 
+def vector_rows(shape: tuple[int, ...], out_strides: tuple[int, ...], fresh: bool,
+                inputs: Sequence[tuple[tuple[int, ...], tuple[int, ...]] | None]) -> bool:
+    """Whether PyTorch's vector loop takes the rows of this walk (arguments as
+    :func:`scalar_loop_mask`'s); False: ``basic_loop``, its scalar function, for every element."""
+    return _loop_rows(shape, out_strides, fresh, inputs)[2]
+
+
 def _to_tensor_dims(flat: np.ndarray, shape: tuple[int, ...], perm: list[int]) -> np.ndarray:
     """An array over the flat iteration range (fastest iteration dim last) as an array of ``shape``."""
     ndim = len(shape)

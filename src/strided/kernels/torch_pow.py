@@ -46,6 +46,22 @@ def _kernel():
     return _loaded[0]
 
 
+def pow_scalar_loop(base: float, y: np.ndarray) -> np.ndarray | None:
+    """``base ** y`` over the C-contiguous 1-D float32 (or float64) run ``y`` by PyTorch's scalar
+    function alone, every element (its ``basic_loop``: ``number ** tensor`` where its loop takes no
+    row vectorized, as pow_into computes such a call's elements), a fresh array; None where the
+    kernel is not used (nothing computed). Each element's value is its own, whatever the order."""
+    k = _kernel()
+    dt = y.dtype
+    if k is None or (dt is not _F32 and dt is not _F64):
+        return None
+    y = _aligned(y)
+    res = np.empty(y.shape[0], dt)
+    if res.size:
+        k.pow_run(np.array([base], dt), y, res, _SCALAR, 0, 0, None)
+    return res
+
+
 def pow_flat(x: np.ndarray, y: np.ndarray) -> np.ndarray | None:
     """``x ** y`` of two C-contiguous 1-D float32 (or float64) arrays of one length and dtype as
     PyTorch computes them when they are one dense run (the binary fast path's flat runs): a fresh

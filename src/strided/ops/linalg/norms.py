@@ -392,6 +392,11 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
             if flat is not None:  # (row-major matrices: each one run, _torch_norm2's rows, straight)
                 norms = norm2_rows(flat.reshape(-1, shape[-2] * shape[-1]))
                 return adopted(norms, _cinfo[shape[:-2]][2], A._dtype)
+            # (one permuted dense matrix, a transpose: its storage run in memory order is the one
+            # run _torch_norm2 finds, here without its axis sorting and views)
+            found = dense_run(A, shape[0] * shape[1]) if len(shape) == 2 else None
+            if found is not None:
+                return adopted(norm2_rows(found[0].reshape(1, -1)), _cinfo[()][2], A._dtype)
             view = numpy_view(A._storage, A._layout)
             r = quietly(_torch_norm2, view, (-2, -1))
             if r is not None:  # (PyTorch's order: a dense matrix is one run for its last-dim kernel)
