@@ -108,12 +108,10 @@ def test_signature_refusals():
         strided.rsub(strided.tensor([1, 2]), strided.tensor([1, 2]), alpha=1.5)
 
 
-@pytest.mark.parametrize("dtype", ["float64", "complex128", "float32"])
-@pytest.mark.parametrize("alpha", [None, 3, -0.5, 2j])
+@pytest.mark.parametrize("dtype, alpha", [(d, a) for d in ("float64", "complex128", "float32")
+                                          for a in (None, 3, -0.5, 2j) if a != 2j or d.startswith("complex")])
 @pytest.mark.parametrize("other_kind", ["tensor", "broadcast", "number", "no_grad_tensor"])
 def test_gradients(dtype, alpha, other_kind):
-    if alpha == 2j and not dtype.startswith("complex"):
-        pytest.skip("a complex alpha needs a complex result")
     a, b, g = _data((2, 3), dtype, 4), _data((2, 3) if other_kind != "broadcast" else (3,), dtype, 5), _data((2, 3), dtype, 6)
     res = []
     for mod in (torch, strided):
