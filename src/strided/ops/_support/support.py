@@ -44,7 +44,7 @@ UNSIGNED: dict[str, str] = {
     "tril": "tril", "triu": "triu", "topk": "topk_cpu", "kthvalue": "kthvalue_cpu",
     "cumsum_": "cumsum_out_cpu", "cumprod_": "cumprod_out_cpu", "cummax": "cummax_cpu", "cummin": "cummin_cpu",
     "diff": "add_stub", "searchsorted": "searchsorted_out_cpu", "bucketize": "searchsorted_out_cpu",
-    "gather": "scatter_gather_tensor_cpu", "take": "take_cpu", "take_along_dim": "scatter_gather_tensor_cpu",
+    "gather": "scatter_gather_tensor_cpu", "take": "take_cpu", "put": "take_put_cpu", "take_along_dim": "scatter_gather_tensor_cpu",
     "scatter": "scatter_gather_tensor_cpu", "scatter.value": "scatter_gather_scalar_cpu",
     "scatter_add": "scatter_gather_tensor_cpu", "scatter_reduce": "scatter_gather_tensor_cpu",
     "scatter_reduce.mean": "scatter_gather_tensor_cpu_reduce_mean",
