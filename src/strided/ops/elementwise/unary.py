@@ -84,7 +84,7 @@ from .._support.operands import (
     _view,
     flat_run,
 )
-from .._support.out import into_out, refuse_other_dtype, write_out
+from .._support.out import into_out, out_layout_scratch, refuse_other_dtype, write_out
 from .._support.overlap_updates import UpdatesInOrder, updates_in_order
 from .._support.promotion import TORCH_NAMES, operand_class, result_type_of_classes, to_float
 from .._support.support import check as _check_support
@@ -382,7 +382,10 @@ def _unary_out(op: UnaryOp, x: Any, out: Any) -> Tensor:
             _quiet_reset(token)
         bump_if_used(out, f"{op.name}(out=...)")
         return out
-    return write_out(out, _unary(op, x), op.name, (x,), plain_loop=True)
+    # (a kernel whose vector and scalar loops differ runs over out's own layout, as PyTorch's)
+    scratch = None if op is ABS else out_layout_scratch(
+        out, x, to_float(x._dtype) if op.float_out and isinstance(x, Tensor) else getattr(x, "_dtype", None))
+    return write_out(out, _unary(op, x, scratch), op.name, (x,), plain_loop=True)
 
 
 # (float16 and bfloat16 keep the general path: NumPy's loops for them compute through float32)
