@@ -9,6 +9,7 @@ import pytest
 import torch
 
 import strided
+from oracle_helpers import outcome
 
 DTYPES = ["float32", "float64", "float16", "bfloat16", "int64", "int8", "uint8", "bool", "complex64"]
 LAYOUTS = ["rows", "transposed", "sliced", "flat", "permuted"]
@@ -68,13 +69,6 @@ def test_put_matches_torch(dtype):
     assert not differ
 
 
-def _error(f):
-    try:
-        f()
-    except Exception as e:  # noqa: BLE001
-        return e
-    return None
-
 
 @pytest.mark.parametrize("case", [
     lambda L: L.zeros(4).put_(L.tensor([1], dtype=L.int32), L.tensor([1.0])),
@@ -91,7 +85,7 @@ def _error(f):
     lambda L: L.zeros(4, dtype=L.uint16).put_(L.tensor([1]), L.tensor([1], dtype=L.uint16)),
 ])
 def test_put_errors_match_torch(case):
-    want, got = _error(lambda: case(torch)), _error(lambda: case(strided))
+    want, got = outcome(lambda: case(torch))[1], outcome(lambda: case(strided))[1]
     assert want is not None and got is not None
     assert isinstance(got, type(want))
     assert str(got).splitlines()[0] == str(want).splitlines()[0]

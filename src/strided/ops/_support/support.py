@@ -90,6 +90,9 @@ COMPLEX: dict[str, tuple[type[StridedError], str]] = {
     **{op: (StridedNotImplementedError, _CLAMP) for op in ("clamp", "clamp_min", "clamp_max", "clamp.tensor",
                                                            "clamp_min.tensor", "clamp_max.tensor")},
     "relu": (StridedNotImplementedError, _CLAMP),
+    # (clamp_min / clamp_max called with a tensor bound: PyTorch's maximum / minimum kernels)
+    "clamp_min.tensor.alone": (StridedNotImplementedError, '"maximum_cpu" not implemented for \'{T}\''),
+    "clamp_max.tensor.alone": (StridedNotImplementedError, '"minimum_cpu" not implemented for \'{T}\''),
     "sign": (StridedNotImplementedError, "Unlike NumPy, torch.sign is not intended to support complex numbers. "
              "Please use torch.sgn instead."),
     "softmax": (StridedNotImplementedError, '"softmax_lastdim_kernel_impl" not implemented for \'{T}\''),
