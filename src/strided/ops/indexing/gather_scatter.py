@@ -507,17 +507,24 @@ def _put_stale(written: np.ndarray, read: np.ndarray) -> tuple | None:
     return None
 
 
-def _put(self: Any, index: Any, source: Any, accumulate: Any) -> Tensor:
-    """``self.put_(index, source, accumulate)``: every check first, then the writes."""
+def _put_args(index: Any, source: Any, accumulate: Any, op: str) -> None:
+    """PyTorch's argument parser's refusals for ``put_`` / ``put`` (before anything else)."""
     for value, name, pos in ((index, "index", 1), (source, "source", 2)):
         if not isinstance(value, Tensor):
             raise StridedTypeError(join_lines(
-                f"put_(): argument '{name}' (position {pos}) must be Tensor, not {type(value).__name__}",
+                f"{op}(): argument '{name}' (position {pos}) must be Tensor, not {type(value).__name__}",
                 f"fix: pass a tensor: strided.tensor({name})"))
     if type(accumulate) is not bool:
         raise StridedTypeError(join_lines(
-            f"put_(): argument 'accumulate' must be bool, not {type(accumulate).__name__}",
+            f"{op}(): argument 'accumulate' must be bool, not {type(accumulate).__name__}",
             "accumulate=True adds the source into self (repeated positions summed), False writes it"))
+
+
+def _put(self: Any, index: Any, source: Any, accumulate: Any, op: str = "put_") -> Tensor:
+    """``self.put_(index, source, accumulate)``: every check first, then the writes (``op``: the
+    name the argument parser's errors give, ``put`` for the out-of-place form; the kernel's own
+    errors say ``put_()`` in both, as PyTorch's clone-then-put_)."""
+    _put_args(index, source, accumulate, op)
     check_target(self, "put_")
     check_index_dtype(index, "put_", LONG,
                       f"put_(): Expected a long tensor for index, but got {scalar_name(index._dtype)}")
@@ -584,9 +591,10 @@ def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
     [0.0, 2.0, 0.0]
     """
     input = tensor_of(input, "put", "input", 1)  # noqa: A001
+    _put_args(index, source, accumulate, "put")
     out = input.clone()
     with silenced():  # (the write into the fresh copy is this op's own work, not a user's step)
-        return _put(out, index, source, accumulate)
+        return _put(out, index, source, accumulate, "put")
 
 
 @backward("put", operands="any")
