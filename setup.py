@@ -89,7 +89,8 @@ setup(ext_modules=[Extension(
              "src/strided/kernels/_erf_float32_table.h", "src/strided/kernels/_erfc_poly.h",
              "src/strided/kernels/_scalar_inplace.h", "src/strided/kernels/_lcse_wide.h",
              "src/strided/kernels/_complex_lerp.h",
-             "src/strided/kernels/_sleef_expf.h", "src/strided/kernels/_sleef_exp.h", "src/strided/kernels/_sleef_log.h"],
+             "src/strided/kernels/_sleef_expf.h", "src/strided/kernels/_sleef_exp.h", "src/strided/kernels/_sleef_log.h",
+             "src/strided/kernels/_fma_f64.h"],
     extra_compile_args=["-O3", "-std=c99", "-Wall", "-ffp-contract=off", "-fno-fast-math"],
     libraries=["m"],
     # (NumPy's headers, where the build has NumPy: _ufunc_chain.h calls NumPy's own ufunc loops)

@@ -211,6 +211,7 @@ from .ops.indexing.advanced import (
 )
 from .ops.indexing.gather_scatter import (
     gather,
+    put,
     scatter,
     scatter_add,
     scatter_reduce,
@@ -644,6 +645,7 @@ __all__ = [
     'positive',
     'pow',
     'prod',
+    'put',
     'quantile',
     'rad2deg',
     'rand',

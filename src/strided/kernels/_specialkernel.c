@@ -10272,7 +10272,11 @@ static PyObject *py_int64_bincount(PyObject *self, PyObject *args)
 #define UFUNC_CHAIN_METHODS
 #endif
 
+#include "_fma_f64.h" /* fma_f64: explicit fused multiply-adds (complex logcumsumexp) */
+
 static PyMethodDef methods[] = {
+    {"fma_f64", (PyCFunction)py_fma_f64, METH_VARARGS,
+     "fma_f64(x, y, z, out) -> bool: out = fma(x, y, z) over C-contiguous float64 buffers of one length"},
     UFUNC_CHAIN_METHODS
     SCALAR_INPLACE_METHODS
     FP_TEST_METHODS

@@ -39,7 +39,8 @@ import numpy as np
 
 from ... import layout as L
 from ...callsite import user_site
-from ...dispatch import OPEN, memory_overlap, report, shares_storage
+from ...dispatch import OPEN, _make, memory_overlap, report, shares_storage
+from ...dispatch import result as _result
 from ...dtypes import CPP_NAME, TORCH_NAME, DType, tensor_type_text
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import (
@@ -153,6 +154,31 @@ NO_GRAD_OUT = frozenset(("eq", "ne", "lt", "le", "gt", "ge", "logical_and", "log
                          "logical_not", "signbit", "isneginf", "isposinf", "all", "any"))
 # (PyTorch's signbit and isneginf/isposinf write only a bool out=, before any other check)
 _BOOL_OUT_ONLY = frozenset(("signbit", "isneginf", "isposinf"))
+
+
+def out_layout_scratch(out: Any, x: Any, dtype: DType) -> Tensor | None:
+    """Fresh memory laid out as ``out`` (its strides, offset 0) for a unary elementwise op's
+    kernel to run into as PyTorch's runs into ``out=`` itself, or None where the fresh result
+    (TensorIterator's strides, the input's) is laid out the same or this does not apply.
+
+    PyTorch's loop walks ``out``'s layout: whether a row takes the vector or the scalar
+    function (which differ in a zero's sign, e.g. complex ``neg``'s ``0 - z`` against ``-z``)
+    follows ``out``'s strides, not a fresh result's. Applies to an ``out`` of ``x``'s shape and
+    the result's ``dtype`` whose elements do not share memory, with positive strides (the
+    write into ``out`` then follows ``write_out``'s ordinary path)."""
+    if type(out) is not Tensor or type(x) is not Tensor or out._dtype is not dtype:
+        return None
+    ol, xl = out._layout, x._layout
+    if ol.shape != xl.shape or ol.strides == xl.strides or 0 in ol.shape:
+        return None
+    if any(s <= 0 for s, n in zip(ol.strides, ol.shape) if n > 1) or may_share_elements(ol.shape, ol.strides):
+        return None
+    if L.is_contiguous(ol.shape, ol.strides) and L.is_contiguous(xl.shape, xl.strides):
+        return None
+    extent = 1 + sum((n - 1) * s for n, s in zip(ol.shape, ol.strides) if n > 1)
+    strides = tuple(s if n > 1 else 1 for n, s in zip(ol.shape, ol.strides))
+    scratch = _result((extent,), dtype)
+    return _make(scratch._storage, L.Layout(ol.shape, strides, 0), dtype)
 
 
 def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype: str = "", bump: bool = True,

@@ -44,7 +44,7 @@ UNSIGNED: dict[str, str] = {
     "tril": "tril", "triu": "triu", "topk": "topk_cpu", "kthvalue": "kthvalue_cpu",
     "cumsum_": "cumsum_out_cpu", "cumprod_": "cumprod_out_cpu", "cummax": "cummax_cpu", "cummin": "cummin_cpu",
     "diff": "add_stub", "searchsorted": "searchsorted_out_cpu", "bucketize": "searchsorted_out_cpu",
-    "gather": "scatter_gather_tensor_cpu", "take": "take_cpu", "take_along_dim": "scatter_gather_tensor_cpu",
+    "gather": "scatter_gather_tensor_cpu", "take": "take_cpu", "put": "take_put_cpu", "take_along_dim": "scatter_gather_tensor_cpu",
     "scatter": "scatter_gather_tensor_cpu", "scatter.value": "scatter_gather_scalar_cpu",
     "scatter_add": "scatter_gather_tensor_cpu", "scatter_reduce": "scatter_gather_tensor_cpu",
     "scatter_reduce.mean": "scatter_gather_tensor_cpu_reduce_mean",
@@ -90,6 +90,9 @@ COMPLEX: dict[str, tuple[type[StridedError], str]] = {
     **{op: (StridedNotImplementedError, _CLAMP) for op in ("clamp", "clamp_min", "clamp_max", "clamp.tensor",
                                                            "clamp_min.tensor", "clamp_max.tensor")},
     "relu": (StridedNotImplementedError, _CLAMP),
+    # (clamp_min / clamp_max called with a tensor bound: PyTorch's maximum / minimum kernels)
+    "clamp_min.tensor.alone": (StridedNotImplementedError, '"maximum_cpu" not implemented for \'{T}\''),
+    "clamp_max.tensor.alone": (StridedNotImplementedError, '"minimum_cpu" not implemented for \'{T}\''),
     "sign": (StridedNotImplementedError, "Unlike NumPy, torch.sign is not intended to support complex numbers. "
              "Please use torch.sgn instead."),
     "softmax": (StridedNotImplementedError, '"softmax_lastdim_kernel_impl" not implemented for \'{T}\''),

@@ -544,6 +544,10 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
             # PyTorch's vectorized bfloat16 kernel: alpha rounded to bfloat16, x + alpha * y in
             # float32, rounded once; its scalar loop's elements are redone below
             f32 = np.float32
+            # (a 0-d float32/float64 operand is converted to bfloat16 first, as TensorIterator
+            # converts every input to the common dtype: read unrounded it gave other last bits)
+            cd = compute.numpy
+            x, y = (v if v.dtype == cd else quiet_call(v.astype, cd) for v in (np.asarray(x), np.asarray(y)))
             tail = _reduced_scalar_loop(op, a, b, x, y, alpha_np, out, target is None, loop_out)
             scaled = quietly(np.multiply, y, f32(alpha_np if op is ADD else -alpha_np), dtype=f32)
             binary_into(np.add, x, scaled, _view(out), np.dtype(f32), True, False)

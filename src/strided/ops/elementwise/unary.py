@@ -84,7 +84,7 @@ from .._support.operands import (
     _view,
     flat_run,
 )
-from .._support.out import into_out, refuse_other_dtype, write_out
+from .._support.out import into_out, out_layout_scratch, refuse_other_dtype, write_out
 from .._support.overlap_updates import UpdatesInOrder, updates_in_order
 from .._support.promotion import TORCH_NAMES, operand_class, result_type_of_classes, to_float
 from .._support.support import check as _check_support
@@ -382,7 +382,10 @@ def _unary_out(op: UnaryOp, x: Any, out: Any) -> Tensor:
             _quiet_reset(token)
         bump_if_used(out, f"{op.name}(out=...)")
         return out
-    return write_out(out, _unary(op, x), op.name, (x,), plain_loop=True)
+    # (a kernel whose vector and scalar loops differ runs over out's own layout, as PyTorch's)
+    scratch = None if op is ABS else out_layout_scratch(
+        out, x, to_float(x._dtype) if op.float_out and isinstance(x, Tensor) else getattr(x, "_dtype", None))
+    return write_out(out, _unary(op, x, scratch), op.name, (x,), plain_loop=True)
 
 
 # (float16 and bfloat16 keep the general path: NumPy's loops for them compute through float32)
@@ -735,9 +738,11 @@ def _dense_clamp(x: Tensor, lo: Any, hi: Any, numel: int) -> Tensor | None:
 
 
 def _clamp(x: Any, min: Any, max: Any, target: Tensor | None,  # noqa: A002
-           loop_out: Tensor | None = None) -> Tensor:
+           loop_out: Tensor | None = None, one_bound_op: bool = False) -> Tensor:
     """``clamp`` into a fresh result (``target`` None) or in place; ``loop_out``: the ``out=`` the
-    fresh result will be copied into (its layout decides PyTorch's loop for tensor bounds)."""
+    fresh result will be copied into (its layout decides PyTorch's loop for tensor bounds);
+    ``one_bound_op``: called as ``clamp_min`` / ``clamp_max`` (whose tensor-bound form is
+    PyTorch's ``maximum`` / ``minimum`` kernel, with its checks and messages)."""
     if target is None and (loop_out is None or not (isinstance(min, Tensor) or isinstance(max, Tensor))):
         t = _fast_clamp(x, min, max)
         if t is not None:
@@ -771,11 +776,14 @@ def _clamp(x: Any, min: Any, max: Any, target: Tensor | None,  # noqa: A002
     if not x._dtype.is_floating_point and any(type(v) is UInt64Scalar for v in bounds):
         _check_uint64_scalars(operands, name)  # (PyTorch promotes only for a non-float input)
     rt = result_type_of_classes(tuple(operand_class(v) for v in operands))
-    if target is not None and not x._dtype.is_floating_point and not any(isinstance(v, Tensor) for v in bounds):
+    tensor_bound = any(isinstance(v, Tensor) for v in bounds)
+    if target is not None and ((one_bound_op and tensor_bound) or (not x._dtype.is_floating_point and not tensor_bound)):
         # (PyTorch's clamp_ with number bounds refuses a promotion of a non-floating tensor
         # before it looks at complex bounds: its RuntimeError, not NotImplementedError)
         _check_inplace(target, name, rt, target._layout.shape)
-    _check_support(_clamp_kernel(min, max, bounds), rt, tuple(operands))
+    # (complex only: the uint16-64 and per-dtype tables name clamp_min.tensor's kernel already)
+    alone = ".alone" if one_bound_op and tensor_bound and rt.is_complex else ""
+    _check_support(_clamp_kernel(min, max, bounds) + alone, rt, tuple(operands))
     if rt is bool_:
         tensors = [isinstance(v, Tensor) for v in bounds]
         if not any(tensors):
@@ -952,7 +960,7 @@ def clamp_min(input: Any, min: Any, *, out: Any = None) -> Tensor:  # noqa: A002
     if min.__class__ is Tensor and (t := _one_tensor_bound(input, min, True)) is not None:
         return t
     _no_complex_bound(min, "clamp_min")
-    return _clamp(input, min, None, None)  # (clamp's body: this op's own entry has recorded and reported)
+    return _clamp(input, min, None, None, one_bound_op=True)  # (clamp's body: this op's own entry has recorded and reported)
 
 
 def clamp_max(input: Any, max: Any, *, out: Any = None) -> Tensor:  # noqa: A002
@@ -966,7 +974,7 @@ def clamp_max(input: Any, max: Any, *, out: Any = None) -> Tensor:  # noqa: A002
     if max.__class__ is Tensor and (t := _one_tensor_bound(input, max, False)) is not None:
         return t
     _no_complex_bound(max, "clamp_max")
-    return _clamp(input, None, max, None)  # (clamp's body: this op's own entry has recorded and reported)
+    return _clamp(input, None, max, None, one_bound_op=True)  # (clamp's body: this op's own entry has recorded and reported)
 
 
 def clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
@@ -993,7 +1001,7 @@ def clamp_min_(self: Tensor, min: Any) -> Tensor:  # noqa: A002
     """
     _no_complex_bound(min, "clamp_min_")
     try:
-        return _clamp(self, min, None, self)
+        return _clamp(self, min, None, self, one_bound_op=True)
     except UpdatesInOrder as refusal:  # (a target whose elements share memory: PyTorch's updates)
         return updates_in_order(clamp_min_, self, (min,), {}, refusal)
 
@@ -1007,7 +1015,7 @@ def clamp_max_(self: Tensor, max: Any) -> Tensor:  # noqa: A002
     """
     _no_complex_bound(max, "clamp_max_")
     try:
-        return _clamp(self, None, max, self)
+        return _clamp(self, None, max, self, one_bound_op=True)
     except UpdatesInOrder as refusal:  # (a target whose elements share memory: PyTorch's updates)
         return updates_in_order(clamp_max_, self, (max,), {}, refusal)
 

@@ -49,7 +49,7 @@ from ...tensor import Tensor
 from .._support import gradtools, support
 from .._support.front import compiled_front, kernel_entry
 from .._support.operands import _check_inplace, _cinfo, _fresh_output, _not_implemented, _view, flat_run
-from .._support.out import refuse_other_dtype, write_out
+from .._support.out import out_layout_scratch, refuse_other_dtype, write_out
 from .._support.overlap_updates import UpdatesInOrder, updates_in_order
 from .._support.promotion import TORCH_NAMES, to_float
 from ..registry import backward, method
@@ -845,7 +845,8 @@ def run_unary(op: MoreUnary, x: Any, target: Tensor | None = None, args: tuple =
             refuse_other_dtype(out, x._dtype, op.name, op.out_same_dtype)
         # (round with decimals is not PyTorch's buffered round_vml_cpu kernel: its out= reads
         # are judged as any elementwise op's)
-        return write_out(out, _run(op, x, None, args), op.name, (x,), unbuffered=op.name == "round" and bool(args),
+        scratch = out_layout_scratch(out, x, _result_dtype(op, x._dtype)) if isinstance(x, Tensor) else None
+        return write_out(out, _run(op, x, scratch, args), op.name, (x,), unbuffered=op.name == "round" and bool(args),
                          plain_loop=True)
     result = _run(op, x, target, args)
     return result

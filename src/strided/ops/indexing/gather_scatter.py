@@ -29,9 +29,11 @@ from ...gradients import grad_zeros, linear, seal
 from ...kernels import native, numpy_view, write
 from ...kernels.blocked import copy_into, row_major
 from ...kernels.listeners import silenced
-from ...kernels.torch_index_loops import filled_stale, scatter_stale, scatter_walk
+from ...kernels.torch_index_loops import addresses, filled_stale, scatter_stale, scatter_walk
+from ...kernels.torch_loops import operand_strides
 from ...kernels.torch_overlap_writes import may_share_elements, walk_survivors
 from ...layout import Layout
+from ...layout.order import iteration_order
 from ...messages import overlapping_write
 from ...opdef import Kind, declare
 from ...tensor import Tensor
@@ -461,6 +463,152 @@ def take_backward(out: Tensor, input: Tensor, index: Tensor) -> Any:  # noqa: A0
     return "TakeBackward0", (input,), lambda g: (linear(
         "PutBackward0", g, lambda g: _added_flat(shape, index_array(index).reshape(-1), g), lambda gg: take(gg, index)),), (
         index,)
+
+
+# ---------------------------------------------------------------- put_
+
+
+def _put_walk(self: Tensor, index: Tensor, source: Tensor, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``put_``'s walk, as PyTorch's ``cpu_take_put_kernel`` runs it: TensorIterator's order over
+    ``source`` and ``index`` viewed as ``source``'s shape (no output: the source's strides lead).
+    Returns, in that order, the storage element of ``self`` each step writes (``idx``: row-major
+    positions, already wrapped and checked), the value it writes and the source's storage element
+    it reads."""
+    shape = source._layout.shape
+    istrides = L.torch_view_strides(index._layout.shape, index._layout.strides, shape)
+    if not isinstance(istrides, tuple):  # (reshape copies: a row-major index)
+        istrides = L.contiguous_strides(shape)
+    slay = source._layout
+    perm = iteration_order(shape, [operand_strides(shape, (shape, slay.strides)),
+                                   operand_strides(shape, (shape, istrides))])
+    outer_first = perm[::-1]
+    lay = self._layout
+    if L.is_contiguous(lay.shape, lay.strides):
+        at = idx + lay.offset
+    else:
+        at = addresses(lay.shape, lay.strides, lay.offset).reshape(-1)[idx]
+    written = at.reshape(shape).transpose(outer_first).ravel()
+    values = source._np().transpose(outer_first).ravel()
+    read = addresses(shape, slay.strides, slay.offset).transpose(outer_first).ravel()
+    return written, values, read
+
+
+def _put_stale(written: np.ndarray, read: np.ndarray) -> tuple | None:
+    """The first step of the walk that reads a source element an earlier step wrote (strided reads
+    the source first, so it would give another number): ``(step, storage element, earlier step)``,
+    or None."""
+    first = {}
+    for k, w in enumerate(written.tolist()):
+        first.setdefault(w, k)
+    for k, r in enumerate(read.tolist()):
+        j = first.get(r)
+        if j is not None and j < k:
+            return k, r, j
+    return None
+
+
+def _put_args(index: Any, source: Any, accumulate: Any, op: str) -> None:
+    """PyTorch's argument parser's refusals for ``put_`` / ``put`` (before anything else)."""
+    for value, name, pos in ((index, "index", 1), (source, "source", 2)):
+        if not isinstance(value, Tensor):
+            raise StridedTypeError(join_lines(
+                f"{op}(): argument '{name}' (position {pos}) must be Tensor, not {type(value).__name__}",
+                f"fix: pass a tensor: strided.tensor({name})"))
+    if type(accumulate) is not bool:
+        raise StridedTypeError(join_lines(
+            f"{op}(): argument 'accumulate' must be bool, not {type(accumulate).__name__}",
+            "accumulate=True adds the source into self (repeated positions summed), False writes it"))
+
+
+def _put(self: Any, index: Any, source: Any, accumulate: Any, op: str = "put_") -> Tensor:
+    """``self.put_(index, source, accumulate)``: every check first, then the writes (``op``: the
+    name the argument parser's errors give, ``put`` for the out-of-place form; the kernel's own
+    errors say ``put_()`` in both, as PyTorch's clone-then-put_)."""
+    _put_args(index, source, accumulate, op)
+    check_target(self, "put_")
+    check_index_dtype(index, "put_", LONG,
+                      f"put_(): Expected a long tensor for index, but got {scalar_name(index._dtype)}")
+    if source._dtype is not self._dtype:
+        raise StridedRuntimeError(join_lines(
+            "put_(): self and source expected to have the same dtype, but got self.dtype = "
+            f"{scalar_name(self._dtype)} and source.dtype = {scalar_name(source._dtype)}",
+            f"fix: convert the source first: source.to(strided.{self._dtype.name})"))
+    if source.numel() != index.numel():
+        raise StridedIndexError(join_lines(
+            "put_(): Expected source and index to have the same number of elements, but got "
+            f"source.numel() = {source.numel()}, index.numel() = {index.numel()}",
+            "each index names the flattened position one source element goes to"))
+    n = self.numel()
+    if n == 0 and index.numel():
+        raise StridedIndexError(join_lines("put_(): Tried to put elements into an empty tensor",
+                                           "fix: put into a non-empty tensor, or pass an empty index"))
+    check_no_overlap(self, index, "put_", "index")
+    check_no_overlap(self, source, "put_", "source")
+    if index.numel() == 0:
+        return self
+    idx = check_bounds(index_array(index).reshape(-1), n, 0, "put_", StridedIndexError,
+                       "out of range: tried to access index {index} on a tensor of {size} elements.",
+                       negative_ok=True)
+    support.check("put", self._dtype, (self, index, source))
+    written, values, read = _put_walk(self, index, source, idx)
+    if source._storage is self._storage:  # (a layout PyTorch does not check: its loop's reads)
+        refuse_stale_read(self, source, "put_", "source", lambda: _put_stale(written, read))
+        values = values.copy()
+    store = self._storage.array
+    if accumulate:
+        # (PyTorch's serial loop: ``indexed[idx] += value`` one step at a time, in self's dtype)
+        np.add.at(store, written, values)
+    else:
+        lay = self._layout
+        parallel = None if may_share_elements(lay.shape, lay.strides) else False
+        positions, kept = walk_survivors(written, values, parallel)
+        store[positions] = kept
+    return self
+
+
+@method("put_")
+def put_(self: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    """In place, write ``source``'s elements at the positions ``index`` (int64) of ``self`` read as
+    if flattened (row-major); ``accumulate=True`` adds them instead, repeated positions summed.
+    A negative index counts from the end; ``source`` has ``index``'s number of elements and
+    ``self``'s dtype. Where a position repeats without ``accumulate`` the last write of PyTorch's
+    walk wins.
+
+    # Note: stricter than PyTorch: an index out of range raises before anything is written
+    # (PyTorch has written the steps before it).
+
+    >>> strided.zeros(2, 2).put_(strided.tensor([3, -4]), strided.tensor([1.0, 2.0])).tolist()
+    [[2.0, 0.0], [0.0, 1.0]]
+    """
+    return _put(self, index, source, accumulate)
+
+
+@method("put")
+def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:  # noqa: A002
+    """:func:`put_` on a copy of ``input`` (PyTorch's ``clone()``: its layout where dense).
+
+    >>> strided.put(strided.zeros(3), strided.tensor([1, 1]), strided.ones(2), True).tolist()
+    [0.0, 2.0, 0.0]
+    """
+    input = tensor_of(input, "put", "input", 1)  # noqa: A001
+    _put_args(index, source, accumulate, "put")
+    out = input.clone()
+    with silenced():  # (the write into the fresh copy is this op's own work, not a user's step)
+        return _put(out, index, source, accumulate, "put")
+
+
+@backward("put", operands="any")
+def put_backward(out: Tensor, input: Tensor, index: Tensor, source: Tensor,  # noqa: A002
+                 accumulate: bool = False) -> Any:
+    """PutBackward0: ``input`` gets the gradient (zeroed at the positions written, unless
+    ``accumulate``), ``source`` the gradient read at ``index``, in ``source``'s shape."""
+    shape = source.shape
+
+    def grad(g: Tensor) -> tuple:
+        gself = g if accumulate else put(g, index, grad_zeros(shape, g._dtype), False)
+        return gself, take(g, index).reshape(shape)
+
+    return "PutBackward0", (input, source), grad, (index,)
 
 
 # ---------------------------------------------------------------- scatter
@@ -1121,4 +1269,4 @@ def scatter_reduce_backward(out: Tensor, input: Tensor, dim: int, index: Tensor,
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
 # the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
 declare(Kind.COPY, "gather take take_along_dim")
-declare(Kind.COMPUTE, "scatter scatter_add scatter_reduce")
+declare(Kind.COMPUTE, "scatter scatter_add scatter_reduce put")

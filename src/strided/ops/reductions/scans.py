@@ -1047,22 +1047,36 @@ def _c10_log1p(z: np.ndarray) -> np.ndarray:
 def _c10_divide(p: np.ndarray, q: np.ndarray) -> np.ndarray:
     """c10's complex division (Smith's, NumPy's algorithm) as PyTorch's CPU kernels compile it:
     the compiler fuses ``c + d * rat``, ``a + b * rat`` and ``b - a * rat`` into FMAs (AVX2
-    builds), so each is rounded once. The FMA is taken in long double (64-bit significand): the
-    product is exact or nearly, so the result is the fused one except in rare double-rounding
-    cases (README: known exceptions)."""
+    builds), so each is rounded once: C's ``fma`` (the compiled ``fma_f64``), or where it is not
+    built a long-double stand-in (64-bit significand: the product exact or nearly, the result the
+    fused one except in rare double-rounding cases)."""
     a, b, c, d = p.real, p.imag, q.real, q.imag
+    return _c10_divide_parts(a, b, c, d, _fma)
+
+
+def _fma(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """``x * y + z`` elementwise (float64, broadcast), rounded once where the compiled ``fma_f64``
+    runs; else the long-double stand-in."""
+    x, y, z = (np.ascontiguousarray(v, np.float64) for v in np.broadcast_arrays(x, y, z))
+    k = special()
+    run = getattr(k, "fma_f64", None) if k is not None else None
+    if run is not None:
+        out = np.empty(x.shape, np.float64)
+        if run(x, y, z, out):
+            return out
     wide = np.longdouble
+    return (x.astype(wide) * y.astype(wide) + z.astype(wide)).astype(np.float64)
 
-    def fma(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
-        return (x.astype(wide) * y.astype(wide) + z.astype(wide)).astype(np.float64)
 
+def _c10_divide_parts(a: np.ndarray, b: np.ndarray, c: np.ndarray, d: np.ndarray, fma: Any) -> np.ndarray:
+    """Smith's division ``(a + bi) / (c + di)`` with ``fma`` for its three fused steps."""
     by_c = np.abs(c) >= np.abs(d)
     rat = np.where(by_c, d / c, c / d)
     big, small = np.where(by_c, c, d), np.where(by_c, d, c)
     scl = 1.0 / fma(small, rat, big)
     re = np.where(by_c, fma(b, rat, a), fma(a, rat, b)) * scl
     im = np.where(by_c, fma(-a, rat, b), fma(b, rat, -a)) * scl
-    out = np.empty(np.broadcast(p, q).shape, np.complex128)
+    out = np.empty(np.broadcast(a, b, c, d).shape, np.complex128)
     out.real, out.imag = re, im
     return out
 
