@@ -46,3 +46,66 @@ def test_cumprod_with_a_complex_dtype_of_a_real_input_raises_as_torch(src):
                     want = _cumprod_grad(torch, x, d, dtype, g, create_graph)
                     got = _cumprod_grad(strided, x, d, dtype, g, create_graph)
                     assert got == want, (shape, d, dtype, zero, create_graph)
+
+
+def _signed_zero_grads(rng: np.random.Generator, shape: tuple, dtype: type) -> np.ndarray:
+    g = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+    g.reshape(-1)[::2] = rng.choice([0, complex(-0.0, 0), complex(0, -0.0), complex(-0.0, -0.0)])
+    return g
+
+
+def _mask(lib):
+    return lib.from_numpy(np.eye(3, 4, dtype=bool))
+
+
+# ops whose gradient only moves, sums or negates g (real coefficients): PyTorch's formula is the
+# same in both conventions for complex gradients, with its own zeros (+0.0) and sums' signs
+_REAL_LINEAR_OPS = {
+    "expand": lambda t, L: t.unsqueeze(0).expand(2, 3, 4),
+    "repeat": lambda t, L: t.repeat(2, 1),
+    "index": lambda t, L: t[L.tensor([0, 0, 2])],
+    "index_select": lambda t, L: t.index_select(0, L.tensor([0, 0, 2])),
+    "gather": lambda t, L: t.gather(1, L.tensor([[0, 0, 1, 1]] * 3)),
+    "take": lambda t, L: L.take(t, L.tensor([0, 0, 5])),
+    "unfold": lambda t, L: t.unfold(1, 2, 1),
+    "as_strided": lambda t, L: t.as_strided((3, 3), (1, 1)),
+    "tril": lambda t, L: t.tril(),
+    "triu": lambda t, L: t.triu(1),
+    "neg": lambda t, L: -t,
+    "masked_select": lambda t, L: t.masked_select(_mask(L)),
+    "masked_fill": lambda t, L: t.masked_fill(_mask(L), 0),
+    "index_fill": lambda t, L: t.index_fill(1, L.tensor([1]), 0),
+    "scatter": lambda t, L: t.scatter(1, L.tensor([[0], [1], [2]]), 0),
+    "index_put": lambda t, L: t.index_put((L.tensor([1]),), t[0] * 1),
+    "masked_scatter": lambda t, L: t.masked_scatter(_mask(L), t * 1),
+    "scatter_add": lambda t, L: L.zeros(3, 4, dtype=t.dtype).scatter_add(1, L.tensor([[0, 0, 1, 1]] * 3), t),
+    "sum": lambda t, L: t.sum(0),
+    "flip": lambda t, L: t.flip(0),
+    "roll": lambda t, L: t.roll(1, 0),
+    "stack": lambda t, L: L.stack([t, t]),
+}
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("name", sorted(_REAL_LINEAR_OPS))
+def test_complex_gradients_of_real_linear_rules_keep_torchs_zero_signs(name, dtype):
+    """A rule that only moves, sums or negates g is the same formula in PyTorch's convention for
+    complex gradients: conjugated around it (conj(rule(conj(g)))), the zeros it fills and the
+    +0.0 starts of its sums came out as -0.0 imaginary parts where PyTorch has +0.0
+    (x.unsqueeze(0).expand(2, 3, 4).backward(g): 2-0j for 2+0j). Drawn cases with signed zeros
+    among g's elements over 50 ops: 197 of 300 differed -> 80 (the rest below)."""
+    rng = np.random.default_rng(29)
+    op = _REAL_LINEAR_OPS[name]
+    for _ in range(3):
+        x = (rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4))).astype(dtype)
+        x.flat[rng.integers(0, 12, 3)] = 0
+        g = None
+        found = []
+        for lib in (torch, strided):
+            t = lib.from_numpy(x.copy()).requires_grad_(True)
+            y = op(t, lib)
+            if g is None:
+                g = _signed_zero_grads(rng, tuple(y.shape), dtype)
+            y.backward(lib.from_numpy(g.copy()))
+            found.append(t.grad.numpy().tobytes())
+        assert found[0] == found[1]
