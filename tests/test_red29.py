@@ -109,3 +109,30 @@ def test_complex_gradients_of_real_linear_rules_keep_torchs_zero_signs(name, dty
             y.backward(lib.from_numpy(g.copy()))
             found.append(t.grad.numpy().tobytes())
         assert found[0] == found[1]
+
+
+def test_trace_gradient_is_torchs_bits():
+    """PyTorch's trace_backward fills the diagonal's places of zeros with g: +0.0 elsewhere. The
+    rule's g * eye made -0.0 off the diagonal for a negative g (real), and, conjugated around,
+    -0.0 imaginary parts (complex): 58 of 120 drawn cases (4 dtypes, 1-4 x 1-4 matrices, signed
+    and zero g, create_graph with the second derivative in g) differed -> 0."""
+    rng = np.random.default_rng(3)
+    for it in range(120):
+        r, c = (int(v) for v in rng.integers(1, 5, 2))
+        dtype = [np.float32, np.float64, np.complex64, np.complex128][it % 4]
+        cx = dtype in (np.complex64, np.complex128)
+        x = np.asarray(rng.standard_normal((r, c)) + (1j * rng.standard_normal((r, c)) if cx else 0)).astype(dtype)
+        g = np.asarray(rng.choice([-1.5, 2.0, -0.0, 0.0]) + (1j * rng.choice([-1.0, 0.0, -0.0]) if cx else 0)).astype(dtype)
+        create_graph = it % 3 == 0
+        found = []
+        for lib in (torch, strided):
+            t = lib.from_numpy(x.copy()).requires_grad_(True)
+            gt = lib.from_numpy(g.copy()).requires_grad_(create_graph)
+            (gx,) = lib.autograd.grad(t.trace(), t, gt, create_graph=create_graph)
+            item = [gx.detach().numpy().tobytes(), tuple(gx.stride())]
+            if create_graph:
+                s = (gx * lib.from_numpy(x.copy())).sum()
+                (gg,) = lib.autograd.grad(s.real if cx else s, gt)
+                item.append(gg.numpy().tobytes())
+            found.append(item)
+        assert found[0] == found[1], ((r, c), dtype, g, create_graph)
