@@ -136,3 +136,46 @@ def test_trace_gradient_is_torchs_bits():
                 item.append(gg.numpy().tobytes())
             found.append(item)
         assert found[0] == found[1], ((r, c), dtype, g, create_graph)
+
+
+_VIEW_PIECES = {
+    "select": lambda t: t[1],
+    "slice": lambda t: t[1:, ::2],
+    "narrow": lambda t: t.narrow(1, 1, 2),
+    "diagonal": lambda t: t.diagonal(),
+    "basic_index": lambda t: t[1, 1:3],
+    "unfold": lambda t: t.unfold(1, 2, 2),
+    "unfold_overlapping": lambda t: t.unfold(1, 2, 1),
+    "split": lambda t: t.split(1)[1],
+    "split_sizes": lambda t: t.split([1, 2])[1],
+    "chunk": lambda t: t.chunk(3)[1],
+    "unbind": lambda t: t.unbind(0)[1],
+    "unbind_dim1": lambda t: t.unbind(1)[2],
+}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.complex128])
+@pytest.mark.parametrize("name", sorted(_VIEW_PIECES))
+def test_gradients_placed_into_zeros_keep_torchs_signed_zeros(name, dtype):
+    """PyTorch's slice/select/diagonal/split/unbind backward copy g into zeros (copy_, cat, stack):
+    a -0.0 of g stays -0.0, the fill is +0.0. strided added g into zeros (+0.0 + -0.0 = +0.0) and,
+    for complex, conjugated split/unbind's rule around (a -0.0 imaginary fill): real and complex g
+    of signed zeros, before: every such case differed but for unfold's overlapping windows (which
+    accumulate, as PyTorch's unfold_backward does)."""
+    rng = np.random.default_rng(291)
+    op = _VIEW_PIECES[name]
+    for _ in range(3):
+        x = np.asarray(rng.standard_normal((3, 4))).astype(dtype)
+        g = None
+        found = []
+        for lib in (torch, strided):
+            t = lib.from_numpy(x.copy()).requires_grad_(True)
+            y = op(t)
+            if g is None:
+                g = np.asarray(rng.choice([-0.0, 0.0, -1.5, 2.0], tuple(y.shape)))
+                if dtype in (np.complex64, np.complex128):
+                    g = g + 1j * rng.choice([-0.0, 0.0, 1.0], tuple(y.shape))
+                g = g.astype(dtype)
+            y.backward(lib.from_numpy(g.copy()))
+            found.append(t.grad.numpy().tobytes())
+        assert found[0] == found[1]

@@ -264,7 +264,8 @@ REAL_LINEAR = frozenset({
     "IndexFillBackward1", "ScatterBackward0", "ScatterBackward1", "IndexCopyBackward0", "IndexPutBackward0",
     "PutBackward0", "MaskedScatterBackward0", "SliceScatterBackward0", "SelectScatterBackward0",
     "DiagonalScatterBackward0", "AsStridedScatterBackward0", "ScatterAddBackward0", "BlockDiagBackward0",
-    "CatBackward0", "StackBackward0", "RollBackward0", "FlipBackward0", "SumBackward0", "SumBackward1"})
+    "CatBackward0", "StackBackward0", "RollBackward0", "FlipBackward0", "SumBackward0", "SumBackward1",
+    "SplitBackward0", "SplitWithSizesBackward0", "UnbindBackward0"})
 CONJUGATE_CONVENTION = CONJUGATE_CONVENTION | REAL_LINEAR
 # A rule (a function) with this attribute is written in PyTorch's convention too, whatever its
 # node's name (mul's complex rule, g * conj(other) as PyTorch's mul_tensor_backward: the
