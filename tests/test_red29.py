@@ -179,3 +179,36 @@ def test_gradients_placed_into_zeros_keep_torchs_signed_zeros(name, dtype):
             y.backward(lib.from_numpy(g.copy()))
             found.append(t.grad.numpy().tobytes())
         assert found[0] == found[1]
+
+
+def test_slice_and_select_scatter_refuse_complex_autograd_as_torch():
+    """PyTorch's slice_scatter and select_scatter have no complex derivative: recorded with a
+    complex result (input or src requiring grad, grad mode on) they raise; diagonal_scatter and
+    as_strided_scatter, and any of them under no_grad, compute. strided computed all: 12 of 60
+    cases differed -> 0."""
+    found = []
+    for lib in (torch, strided):
+        res = []
+        for dtype in (lib.complex64, lib.complex128, lib.float32):
+            for rg in ("input", "src", "both", "nograd", "none"):
+                x, s1, s0, sd = (lib.ones(*shape, dtype=dtype) for shape in ((3, 4), (1, 4), (4,), (3,)))
+                if rg in ("input", "both", "nograd"):
+                    x.requires_grad_(True)
+                if rg in ("src", "both"):
+                    for s in (s1, s0, sd):
+                        s.requires_grad_(True)
+                for name, f, args in [("slice", lib.slice_scatter, (x, s1, 0, 0, 1)),
+                                      ("select", lib.select_scatter, (x, s0, 0, 1)),
+                                      ("diagonal", lib.diagonal_scatter, (x, sd)),
+                                      ("as_strided", lib.as_strided_scatter, (x, s0, (4,), (1,)))]:
+                    try:
+                        if rg == "nograd":
+                            with lib.no_grad():
+                                y = f(*args)
+                        else:
+                            y = f(*args)
+                        res.append((name, rg, y.detach().numpy().tobytes()))
+                    except Exception as e:  # noqa: BLE001 - compared with torch's
+                        res.append((name, rg, type(e).__name__.replace("Strided", ""), str(e).splitlines()[0]))
+        found.append(res)
+    assert found[0] == found[1]
