@@ -598,7 +598,9 @@ def _scatter_raw(shape: tuple, g: Any, take_view: Callable[[Any], Any]) -> Any:
     v = take_view(z)
     lay = v._layout
     if L.overlaps(lay.shape, lay.strides) is False:
-        v._np()[...] += g._np()
+        # (written, not added, as PyTorch's slice/select/diagonal_backward copy_ g into zeros:
+        # +0.0 + -0.0 would lose g's -0.0)
+        v._np()[...] = g._np()
     else:
         np.add.at(z._storage.array, flat_indices(lay), g._np())
     return z

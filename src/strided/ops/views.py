@@ -199,7 +199,9 @@ def _pieces_back(name: str) -> Callable[..., Any]:
                 if piece_grad is None:
                     continue
                 place = z.select(d, start) if unbind else z.narrow(d, start, piece_grad._layout.shape[d])
-                place._np()[...] += piece_grad._np()
+                # (written, not added: the pieces are disjoint, and PyTorch's split/unbind_backward
+                # cat or stack them, copies that keep a piece's -0.0, which +0.0 + -0.0 lost)
+                place._np()[...] = piece_grad._np()
             return (z,)
 
         sizes = kwargs.get("split_size_or_sections", args[0] if args else None)

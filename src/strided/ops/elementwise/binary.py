@@ -2218,16 +2218,7 @@ def _pow_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
             return "PowBackward0", (a,), lambda g: (g * 0,), ()
         return "PowBackward0", (a,), lambda g: (g * b * a ** (b - 1),), (a,)
     if tb and not ta:  # number ** tensor
-        import math
-
-        log_a = math.log(a) if a > 0 else float("nan") if a < 0 else float("-inf")
-
-        def grads_base(g: Tensor) -> tuple:
-            if a == 0:  # PyTorch: the gradient is 0 where the exponent is >= 0
-                return (g * (out * log_a).masked_fill(b >= 0, 0),)
-            return (g * out * log_a,)
-
-        return "PowBackward2", (b,), grads_base, (b, out)
+        return "PowBackward2", (b,), _pow_exponent_grads(a, b, out), (b, out)
     need_b = requires_grad(b)
 
     def grads(g: Tensor) -> tuple:
@@ -2243,6 +2234,47 @@ def _pow_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
         return (ga, gb)
 
     return "PowBackward1", (a, b), grads, (a, b, out) if need_b else (a, b)
+
+
+def _pow_exponent_grads(a: Any, b: Tensor, out: Tensor) -> Callable[[Tensor], tuple]:
+    """The gradient of ``a ** b`` (a number) in ``b``: PyTorch's pow_backward_exponent, in its
+    convention for complex gradients, ``g * conj(out * log(a))``, ``a`` taken as complex for a
+    complex ``b`` (its ``base.toComplexDouble()``: log(-1) is i*pi there, not NaN), and 0 where
+    ``a`` is 0 and the exponent is >= 0 (a complex one: real part >= 0, no imaginary part).
+    (Before: NaN for a negative real base of a complex exponent, TypeError for a complex base.)"""
+    base = complex(a) if b._dtype.is_complex and not isinstance(a, complex) else a
+    log_a = _scalar_log(base)
+
+    def grads(g: Tensor) -> tuple:
+        if base.__class__ is bool:  # (PyTorch's Scalar.log() of a bool: its own assertion fails)
+            raise StridedRuntimeError(join_lines(
+                'false INTERNAL ASSERT FAILED at "c10/core/Scalar.cpp":42, please report a bug to PyTorch. '
+                "unknown ivalue tag 4",
+                "PyTorch's gradient of True ** t (or False ** t) in t takes log of the bool base and fails",
+                "fix: write the base as a number: 1.0 ** t"))
+        d = out * log_a
+        if d._dtype.is_complex:
+            d = d.conj()
+        if base == 0:
+            nonneg = (b.imag == 0) & (b.real >= 0) if b._dtype.is_complex else b >= 0
+            d = d.masked_fill(nonneg, 0)
+        return (g * d,)
+
+    grads.pytorch_convention = True  # type: ignore[attr-defined]
+    return grads
+
+
+def _scalar_log(x: Any) -> Any:
+    """``Scalar.log()`` as PyTorch's: a complex number's by the C library's clog (NumPy's
+    complex log: -inf+0j at 0, i*pi at -1), a real one's NaN below 0 and -inf at 0."""
+    if isinstance(x, complex):
+        with np.errstate(all="ignore"):
+            return complex(np.log(np.complex128(x)))
+    if x.__class__ is bool:
+        return None  # (refused by the rule: PyTorch's Scalar.log() of a bool fails)
+    import math
+
+    return math.log(x) if x > 0 else float("nan") if x < 0 else float("-inf")
 
 
 @backward("maximum", operands="two")

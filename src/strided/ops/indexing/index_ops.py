@@ -601,9 +601,17 @@ def index_add_backward(out: Tensor, input: Tensor, dim: int, index: Tensor, sour
     the gradient's slices at ``index`` (times ``alpha``)."""
 
     def grad(g: Tensor) -> tuple:
+        # (derivatives.yaml's rule as PyTorch 2.13 runs it, in its convention for complex
+        # gradients: maybe_multiply(grad.index_select(dim, index), alpha), alpha itself, not its
+        # conjugate (measured: alpha=0.5j, g=1 gives source.grad 0.5j, where add(alpha=0.5j)
+        # gives -0.5j), the product skipped for a real alpha of 1 only. Conjugated around
+        # g * alpha, strided gave conj(alpha) * g, and other signed zeros for real alphas.)
         picked = index_select(g, dim, index)
-        return g, picked if alpha == 1 else picked * alpha
+        if alpha.__class__ is not complex and alpha == 1:
+            return g, picked
+        return g, picked * alpha
 
+    grad.pytorch_convention = True  # type: ignore[attr-defined]
     return "IndexAddBackward0", (input, source), grad, (index,)
 
 

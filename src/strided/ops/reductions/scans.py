@@ -784,11 +784,29 @@ def cumprod_backward(out: Tensor, x: Tensor, dim: int, **kwargs: Any) -> Any:
         # second derivative is a small nonzero number where PyTorch's is none)
         if not x.ndim or x.numel() <= 1 or x._layout.shape[d] == 1:
             return (g,)
-        return (_cumprod_grad_ops(x, out, g.to(x._dtype), d),)
+        gx = _cumprod_grad_ops(x, out, g.to(x._dtype), d)
+        if gx._dtype.is_complex and not x._dtype.is_complex:
+            raise _complex_grad_of_real()
+        return (gx,)
 
     # written in PyTorch's convention for complex gradients (its conj(out), conj(x))
     grads.pytorch_convention = True  # type: ignore[attr-defined]
     return "CumprodBackward0", (x,), grads, (x, out)
+
+
+def _complex_grad_of_real() -> StridedRuntimeError:
+    """PyTorch's error for cumprod(dtype=<complex>) of a real input: its cumprod_backward on
+    ``grad.to(self.scalar_type())`` and the complex ``out`` gives a complex gradient (without a
+    zero; with one, its masked_scatter_ raises the cast error first), which the engine's
+    validate_outputs refuses for a real input (strided's engine would take its real part)."""
+    return StridedRuntimeError(join_lines(
+        "Expected isFloatingType(grad.scalar_type()) || (input_is_complex == grad_is_complex) to be true, "
+        "but got false.",
+        "cumprod's gradient of a real input computed with dtype=<complex> is complex (PyTorch's "
+        "cumprod_backward multiplies by the complex result), and autograd refuses a complex gradient "
+        "for a real input",
+        "fix: make the input complex before cumprod (x.to(<complex dtype>).cumprod(dim)), or take "
+        "cumprod in a real dtype"))
 
 
 def _cum_extreme_rule(node: str) -> Any:

@@ -1046,10 +1046,17 @@ def std_backward(out: Tensor, x: Tensor, dim: Any = None, unbiased: Any = None, 
 
 
 def _trace_rule(out: Tensor, x: Tensor) -> Any:
-    """PyTorch's TraceBackward0: the incoming 0-d gradient on the input's main diagonal, zeros
-    elsewhere (``g * eye``: recorded, so differentiable again)."""
+    """PyTorch's TraceBackward0 (trace_backward: zeros, the diagonal's places index_fill_'ed
+    with the 0-d gradient): ``g`` on the input's main diagonal, +0.0 elsewhere (``masked_fill``
+    with the 0-d ``g``: recorded, so differentiable again). (``g * eye`` made -0.0 off the
+    diagonal where g's parts are negative, and its conjugated complex form -0.0 imaginary parts.)"""
     rows, cols = x._layout.shape
-    return "TraceBackward0", (x,), lambda g: (g * eye(rows, cols, dtype=g._dtype),), ()
+
+    def grads(g: Tensor) -> tuple:
+        diagonal = eye(rows, cols, dtype=bool_dtype)
+        return (_gt.grad_zeros((rows, cols), g._dtype).masked_fill(diagonal, g),)
+
+    return "TraceBackward0", (x,), grads, ()
 
 
 @op("trace", kind=Kind.COMPUTE, rule=_trace_rule)
