@@ -35,10 +35,14 @@ import numpy as np
 from ...dispatch import adopted, shares_storage
 from ...errors import UpdatesInOrder
 from ...grad_mode import GRAD_MODE
+from ...kernels import check_writable
+from ...kernels.memory import write_plain_loop
 from ...kernels.torch_index_loops import addresses
 from ...kernels.torch_loops import loop_rows
-from ...layout import Layout
+from ...layout import Layout, contiguous_strides
+from ...memory_format import contiguous_format
 from ...tensor import Tensor
+from .promotion import result_type
 
 __all__ = ["UpdatesInOrder", "updates_in_order"]
 
@@ -55,6 +59,8 @@ def updates_in_order(fwd: Callable[..., Any], self: Tensor, args: tuple, kwargs:
     operands = [a for a in (*args, *kwargs.values()) if isinstance(a, Tensor)]
     if _refused(self, operands):
         raise refusal
+    if _cast_through_common(self, args, kwargs):
+        return _copied_back(fwd, self, args, kwargs)
     inputs = [(lay.shape, lay.strides)] + [(a._layout.shape, a._layout.strides) for a in operands]
     perm, row = loop_rows(shape, lay.strides, False, inputs)
     outer_first = perm[::-1]
@@ -73,6 +79,34 @@ def updates_in_order(fwd: Callable[..., Any], self: Tensor, args: tuple, kwargs:
         chosen = rank == k  # (the elements reaching their location for the k-th time)
         current[slot[chosen]] = values[at[chosen]]
     store[locations] = current
+    return self
+
+
+def _cast_through_common(self: Tensor, args: tuple, kwargs: dict) -> bool:
+    """Whether the op's common dtype (``self``'s and its operands') is not ``self``'s: then
+    TensorIterator reads ``self`` through a cast copy and computes into a temporary that it copies
+    back, so no element reads another's update (``int16.lt_(0.5)``, ``float16.add_(float32 t)``)."""
+    operands = [a for a in (*args, *kwargs.values())
+                if isinstance(a, (Tensor, bool, int, float, complex)) and not _is_self(a, self)]
+    if not operands:
+        return False
+    try:
+        return result_type(self, *operands) is not self._dtype
+    except Exception:  # (no common dtype: the op's own call raises its error)
+        return False
+
+
+def _copied_back(fwd: Callable[..., Any], self: Tensor, args: tuple, kwargs: dict) -> Tensor:
+    """``fwd`` over a row-major copy of ``self``'s elements (each read before any write: the
+    op's own dtype rules and errors, nothing written before they pass), its result copied into
+    ``self`` as PyTorch's copy from its contiguous temporary writes it (the last write wins at a
+    shared location: :func:`strided.kernels.memory.write_plain_loop`)."""
+    scratch = self.clone(memory_format=contiguous_format)
+    fwd(scratch, *[scratch if _is_self(a, self) else a for a in args],
+        **{name: scratch if _is_self(a, self) else a for name, a in kwargs.items()})
+    lay = self._layout
+    check_writable(self._storage, lay, "in-place update")
+    write_plain_loop(self._storage, lay, scratch._np(), [list(contiguous_strides(lay.shape))])
     return self
 
 
