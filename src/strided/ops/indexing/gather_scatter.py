@@ -1268,5 +1268,5 @@ def scatter_reduce_backward(out: Tensor, input: Tensor, dim: int, index: Tensor,
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
 # the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
-declare(Kind.COPY, "gather take take_along_dim")
-declare(Kind.COMPUTE, "scatter scatter_add scatter_reduce put")
+declare(Kind.COPY, "gather take take_along_dim put")
+declare(Kind.COMPUTE, "scatter scatter_add scatter_reduce")
