@@ -223,15 +223,23 @@ def _index_add(lib, size, shape, strides, offset, dim, dtype, seed, count, alpha
 @given(dims=_DIMS, offset=hs.integers(0, 3), where=hs.integers(0, 2), seed=hs.integers(0, 2**16),
        dtype=hs.sampled_from([d for d in DTYPES if d != "bool"]), count=hs.integers(1, 5), alpha=hs.sampled_from([1, 2, -1]))
 def test_index_add_into_overlapping_elements_is_torchs(dims, offset, where, seed, dtype, count, alpha):
-    """``index_add_`` into an overlapping ``self`` off PyTorch's scatter_add path: its loop adds
+    """``index_add_`` into an overlapping ``self``: off PyTorch's scatter_add path its loop adds
     ``alpha * source``'s slices into the indexed slices in turn (each slice's add in its own loop's
-    order); on the scatter_add path (dim 0 or the last, alpha 1) refused, as before."""
+    order); on it (dim 0 or the last, alpha 1) ``scatter_add_``'s walk with the index expanded."""
     shape = [n for n, _ in dims]
     strides = [s for _, s in dims]
     size = offset + sum((n - 1) * s for n, s in zip(shape, strides)) + 1
     args = (size, shape, strides, offset, where % len(shape), dtype, seed, count, alpha)
-    ours = _index_add(st, *args)
-    scatter_path = len(shape) > 1 and args[4] in (0, len(shape) - 1) and alpha == 1
-    if scatter_path and isinstance(ours, tuple):
-        return  # (the scatter_add path of an overlapping self: still refused)
-    assert ours == _index_add(torch, *args)
+    assert _index_add(st, *args) == _index_add(torch, *args)
+
+
+def test_index_add_on_the_scatter_path_past_the_grain_is_refused(monkeypatch):
+    """Where ``index_add_``'s scatter_add path splits its walk between threads (they race on the
+    shared locations), the refusal stays: nothing written; below the grain it computes."""
+    monkeypatch.setenv("OMP_NUM_THREADS", "2")
+    b = st.zeros(40001)
+    with pytest.raises(st.OverlapWriteError, match="single memory location"):
+        b.unfold(0, 2, 1).index_add_(1, st.tensor([1, 0]), st.ones(40000, 2))
+    assert b.sum().item() == 0
+    b.unfold(0, 2, 1).index_add_(0, st.tensor([0, 0]), st.ones(2, 2))  # (2 walk positions: one thread)
+    assert b[:3].tolist() == [2.0, 2.0, 0.0]
