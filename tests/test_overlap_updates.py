@@ -200,12 +200,14 @@ def test_index_put_accumulate_past_the_grain(monkeypatch):
     assert s.tolist() == t.tolist()
 
 
-def _scatter_add(lib, size, shape, strides, offset, dim, dtype, seed, index_shape):
+def _scatter_add(lib, size, shape, strides, offset, dim, dtype, seed, index_shape, reduce=None):
     rng = np.random.default_rng(seed)
     base = lib.tensor(rng.standard_normal(size) * 3).to(getattr(lib, dtype))
     view = base.as_strided(shape, strides, offset)
     index = lib.tensor(rng.integers(0, shape[dim], size=index_shape))
     src = lib.tensor(rng.standard_normal(index_shape) * 3).to(getattr(lib, dtype))
+    if reduce is not None:
+        return outcome(lib, lambda: view.scatter_(dim, index, src, reduce=reduce), base)
     return outcome(lib, lambda: view.scatter_add_(dim, index, src), base)
 
 
@@ -220,6 +222,21 @@ def test_scatter_add_into_overlapping_elements_is_torchs(dims, offset, where, se
     size = offset + sum((n - 1) * s for n, s in zip(shape, strides)) + 1
     index_shape = [max(1, n - 1) if smaller else n for n in shape]
     args = (size, shape, strides, offset, where % len(shape), dtype, seed, index_shape)
+    assert _scatter_add(st, *args) == _scatter_add(torch, *args)
+
+
+@settings(max_examples=300, deadline=None)
+@given(dims=_DIMS, offset=hs.integers(0, 3), where=hs.integers(0, 2), seed=hs.integers(0, 2**16),
+       dtype=hs.sampled_from(DTYPES), smaller=hs.booleans(), reduce=hs.sampled_from(["add", "multiply"]))
+@pytest.mark.filterwarnings("ignore:The reduce argument")
+def test_scatter_reduce_legacy_into_overlapping_elements_is_torchs(dims, offset, where, seed, dtype, smaller, reduce):
+    """``scatter_(dim, index, src, reduce=...)`` into an overlapping ``self``: the same kernel's
+    walk as ``scatter_add_``, multiplying for "multiply"."""
+    shape = [n for n, _ in dims]
+    strides = [s for _, s in dims]
+    size = offset + sum((n - 1) * s for n, s in zip(shape, strides)) + 1
+    index_shape = [max(1, n - 1) if smaller else n for n in shape]
+    args = (size, shape, strides, offset, where % len(shape), dtype, seed, index_shape, reduce)
     assert _scatter_add(st, *args) == _scatter_add(torch, *args)
 
 
