@@ -206,6 +206,8 @@ def _scatter_add(lib, size, shape, strides, offset, dim, dtype, seed, index_shap
     view = base.as_strided(shape, strides, offset)
     index = lib.tensor(rng.integers(0, shape[dim], size=index_shape))
     src = lib.tensor(rng.standard_normal(index_shape) * 3).to(getattr(lib, dtype))
+    if reduce in ("sum", "prod"):
+        return outcome(lib, lambda: view.scatter_reduce_(dim, index, src, reduce), base)
     if reduce is not None:
         return outcome(lib, lambda: view.scatter_(dim, index, src, reduce=reduce), base)
     return outcome(lib, lambda: view.scatter_add_(dim, index, src), base)
@@ -227,11 +229,13 @@ def test_scatter_add_into_overlapping_elements_is_torchs(dims, offset, where, se
 
 @settings(max_examples=300, deadline=None)
 @given(dims=_DIMS, offset=hs.integers(0, 3), where=hs.integers(0, 2), seed=hs.integers(0, 2**16),
-       dtype=hs.sampled_from(DTYPES), smaller=hs.booleans(), reduce=hs.sampled_from(["add", "multiply"]))
+       dtype=hs.sampled_from(DTYPES), smaller=hs.booleans(),
+       reduce=hs.sampled_from(["add", "multiply", "sum", "prod"]))
 @pytest.mark.filterwarnings("ignore:The reduce argument")
 def test_scatter_reduce_legacy_into_overlapping_elements_is_torchs(dims, offset, where, seed, dtype, smaller, reduce):
-    """``scatter_(dim, index, src, reduce=...)`` into an overlapping ``self``: the same kernel's
-    walk as ``scatter_add_``, multiplying for "multiply"."""
+    """``scatter_(dim, index, src, reduce=...)`` and ``scatter_reduce_`` "sum" / "prod" (include_self)
+    into an overlapping ``self``: the same kernel's walk as ``scatter_add_``, multiplying for
+    "multiply" / "prod"."""
     shape = [n for n, _ in dims]
     strides = [s for _, s in dims]
     size = offset + sum((n - 1) * s for n, s in zip(shape, strides)) + 1

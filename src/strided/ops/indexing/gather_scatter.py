@@ -976,10 +976,17 @@ def _scatter_reduce(self: Tensor, dim: Any, index: Any, src: Any, reduce: Any, i
         support.check(f"scatter_reduce.{reduce}" if reduce in ("mean", "amax", "amin") else "scatter_reduce",
                       self._dtype, (self, src))
 
-    target, d, idx, values = _scatter_target(self, dim, index, src, op, inplace, supported=supported,
-                                             order="add" if include_self else "fill",
+    # (sum / prod with include_self into a self whose elements share memory: scatter_add_'s walk,
+    # ReduceAdd / ReduceMultiply in the same kernel; the others still refused)
+    in_order = (inplace and include_self is True and reduce in ("sum", "prod") and isinstance(src, Tensor)
+                and _adds_in_order(self, src))
+    target, d, idx, values = _scatter_target(self, dim, index, src, op, inplace, updates=not in_order,
+                                             supported=supported, order="add" if include_self else "fill",
                                              pick=reduce if reduce in ("amax", "amin") else None)
-    _scatter_reduce_into(target, d, idx, values, reduce, bool(include_self))
+    if in_order:
+        _scatter_add_in_torch_order(target, d, index, idx, src, values, op, reduce)
+    else:
+        _scatter_reduce_into(target, d, idx, values, reduce, bool(include_self))
     return target
 
 
