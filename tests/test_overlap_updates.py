@@ -289,3 +289,39 @@ def test_index_add_on_the_scatter_path_past_the_grain_is_refused(monkeypatch):
     assert b.sum().item() == 0
     b.unfold(0, 2, 1).index_add_(0, st.tensor([0, 0]), st.ones(2, 2))  # (2 walk positions: one thread)
     assert b[:3].tolist() == [2.0, 2.0, 0.0]
+
+
+def _scan(lib, size, shape, strides, offset, dim, dtype, seed, name):
+    rng = np.random.default_rng(seed)
+    base = lib.tensor(rng.standard_normal(size) * 2).to(getattr(lib, dtype))
+    view = base.as_strided(shape, strides, offset)
+    return outcome(lib, lambda: getattr(view, name)(dim), base)
+
+
+@settings(max_examples=300, deadline=None)
+@given(dims=_DIMS, offset=hs.integers(0, 3), where=hs.integers(0, 2), seed=hs.integers(0, 2**16),
+       dtype=hs.sampled_from(DTYPES + ["int8", "complex128"]), name=hs.sampled_from(["cumsum_", "cumprod_"]))
+def test_a_scan_of_overlapping_elements_is_torchs(dims, offset, where, seed, dtype, name):
+    """``cumsum_`` / ``cumprod_`` into an overlapping ``self``: ``cpu_cum_base_kernel``'s lines in
+    TensorIterator's order, each element read as memory holds it then, the running value in
+    ``acc_type`` written back cast."""
+    shape = [n for n, _ in dims]
+    strides = [s for _, s in dims]
+    size = offset + sum((n - 1) * s for n, s in zip(shape, strides)) + 1
+    args = (size, shape, strides, offset, where % len(shape), dtype, seed, name)
+    assert _scan(st, *args) == _scan(torch, *args)
+
+
+def test_a_scan_split_between_threads_is_refused(monkeypatch):
+    """Past ``for_each``'s grain (``GRAIN_SIZE`` / the line's length) on several threads the
+    lines race: refused, nothing written; one long line (grain 0) too, unless it is the only one."""
+    monkeypatch.setenv("OMP_NUM_THREADS", "2")
+    b = st.ones(40001)
+    for dim in (1, 0):
+        with pytest.raises(st.OverlapWriteError, match="single memory location"):
+            b.unfold(0, 2, 1).cumsum_(dim)
+        assert b.sum().item() == 40001
+    s, t = st.ones(40001), torch.ones(40001)
+    s.as_strided((40000, 1), (1, 1)).cumsum_(0)
+    t.as_strided((40000, 1), (1, 1)).cumsum_(0)
+    assert s.tolist() == t.tolist()
