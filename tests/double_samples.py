@@ -168,6 +168,7 @@ _TWO = {  # op -> (shapes, call)
     "index_copy": ((M, (2, 2)), lambda L, F, a, s: a.index_copy(1, i64(L, [2, 0]), s)),
     "index_reduce": ((M, (2, 2)), lambda L, F, a, s: a.index_reduce(1, i64(L, [2, 2]), s, "prod")),
     "index_put": ((M, (2,)), lambda L, F, a, s: a.index_put((i64(L, [1, 0]), i64(L, [2, 2])), s, accumulate=True)),
+    "put": ((M, (3,)), lambda L, F, a, s: a.put(i64(L, [4, 0, 4]), s, accumulate=True)),
     "scatter": ((M, (2, 2)), lambda L, F, a, s: a.scatter(1, i64(L, [[2, 0], [1, 0]]), s)),
     "scatter_add": ((M, M), lambda L, F, a, s: a.scatter_add(1, i64(L, [[2, 2, 0], [1, 0, 1]]), s)),
     "scatter_reduce": ((M, M), lambda L, F, a, s: a.scatter_reduce(1, i64(L, [[2, 2, 0], [1, 0, 1]]), s, "sum")),

@@ -41,7 +41,7 @@ _ARGS = {
     "cumsum": (_x, 0), "cumprod": (_x, 0), "cummax": (_x, 0), "cummin": (_x, 0), "diff": (_x,),
     "unique": (_x,), "unique_consecutive": (_x,), "isin": (_x, _v), "unravel_index": (_i, (3, 4)), "searchsorted": (_v, _v), "bucketize": (_v, _v),
     "index_put": (_x, (_i,), st.tensor(1.0)), "index_put_": (_x.clone(), (_i,), st.tensor(1.0)),
-    "gather": (_x, 1, _col), "take": (_x, _i), "take_along_dim": (_x, _col, 1),
+    "gather": (_x, 1, _col), "take": (_x, _i), "put": (_x, _i, _v[:2]), "take_along_dim": (_x, _col, 1),
     "scatter": (_x, 1, _col, 1.0), "scatter_add": (_x, 1, _col, _x), "scatter_reduce": (_x, 1, _col, _x, "sum"),
     "index_select": (_x, 0, _i), "index_add": (_x, 0, _i, _x[:2]), "index_copy": (_x, 0, _i, _x[:2]),
     "index_fill": (_x, 0, _i, 1.0), "index_reduce": (_x, 0, _i, _x[:2], "prod"), "masked_select": (_x, _x > 5), "nonzero": (_x,), "argwhere": (_x,),

@@ -1523,7 +1523,10 @@ def _arange_out(start: Any, end: Any, step: Any, dtype: Any, out: Any, device: A
                 f"The out tensor will be resized to a tensor of shape ({n},).", UserWarning,
                 stacklevel=user_site()[1])
         out.resize_(n)  # (the Tensor method: writes sits above this layer)
-    check_writable(out._storage, out._layout, "arange(out=...)", updates=True)
+    # (an out whose elements share memory without a stride-0 dim is not contiguous: PyTorch makes
+    # the range in a contiguous temporary and copy_'s it in, each location keeping its last write,
+    # which write's copy_ walk does; a stride-0 out stays refused)
+    check_writable(out._storage, out._layout, "arange(out=...)")
     note_out_target(out)
     write(out._storage, out._layout, made._np().reshape(out._layout.shape))
     bump_if_used(out, "arange(out=...)")

@@ -54,6 +54,7 @@ from .._support.operands import (
     flat_run,
 )
 from .._support.out import write_out
+from .._support.overlap_updates import UpdatesInOrder, updates_in_order
 from .._support.promotion import TORCH_NAMES, result_type
 from ..registry import backward, method, op
 from .binary import _ALL, _F32_ONLY, _FLOATS, BinaryOp, _flat_plans, _make_binary, inplace_example
@@ -685,7 +686,10 @@ def lerp_(self: Tensor, end: Any, weight: Any) -> Tensor:
         fast = _lerp_flat(self, end, weight, self)
         if fast is not None:
             return fast
-    return _lerp(self, end, weight, self)
+    try:
+        return _lerp(self, end, weight, self)
+    except UpdatesInOrder as refusal:  # (a target whose elements share memory: PyTorch's updates)
+        return updates_in_order(lerp_, self, (end, weight), {}, refusal)
 
 
 # ---------------------------------------------------------------- isclose, allclose, equal

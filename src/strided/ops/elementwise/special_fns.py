@@ -31,6 +31,7 @@ from ...opdef import Kind, declare
 from ...tensor import Tensor
 from .._support import support
 from .._support.front import compiled_front, kernel_entry
+from .._support.overlap_updates import UpdatesInOrder, updates_in_order
 from ..registry import backward, method
 from .unary_more import MoreUnary, _fresh_fast, _special_fresh, run_unary
 from .unary_more import i0 as _i0
@@ -183,7 +184,10 @@ def _polygamma_inplace(self: Tensor, n: int) -> Tensor:
     hold the result, as PyTorch refuses)."""
     n = _order(n, "polygamma_", 1)
     _check_dtype(self, n)
-    return run_unary(_POLYGAMMA, self, target=self, args=(n,))
+    try:
+        return run_unary(_POLYGAMMA, self, target=self, args=(n,))
+    except UpdatesInOrder as refusal:  # (a target whose elements share memory: PyTorch's updates)
+        return updates_in_order(_polygamma_inplace, self, (n,), {}, refusal)
 
 
 def special_i1(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002

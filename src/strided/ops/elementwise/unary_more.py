@@ -1081,7 +1081,10 @@ def round_(self: Tensor, *, decimals: int = 0) -> Tensor:
     if decimals.__class__ is not int:
         _decimals_type(decimals, "round_")
     args = (_decimals(decimals, self._dtype, "round_"),) if decimals else ()
-    return run_unary(OPS["round"], self, target=self, args=args)
+    try:
+        return run_unary(OPS["round"], self, target=self, args=args)
+    except UpdatesInOrder as refusal:  # (a target whose elements share memory: PyTorch's updates)
+        return updates_in_order(round_, self, (), {"decimals": decimals}, refusal)
 
 
 def _decimals_type(decimals: Any, op: str) -> None:
@@ -1171,7 +1174,10 @@ def nan_to_num_(self: Tensor, nan: float = 0.0, posinf: float | None = None,
         # PyTorch's nan_to_num_ of an integer or bool tensor is self.copy_(self), which returns at
         # once: nothing is written or checked (an expanded tensor is fine)
         return self
-    return run_unary(OPS["nan_to_num"], self, target=self, args=args)
+    try:
+        return run_unary(OPS["nan_to_num"], self, target=self, args=args)
+    except UpdatesInOrder as refusal:  # (a target whose elements share memory: PyTorch's updates)
+        return updates_in_order(nan_to_num_, self, (nan, posinf, neginf), {}, refusal)
 
 
 def _eps(eps: Any, name: str) -> tuple:
@@ -1222,7 +1228,10 @@ def logit_(self: Tensor, eps: float | None = None) -> Tensor:
     >>> strided.tensor([0.5]).logit_().tolist()
     [0.0]
     """
-    return run_unary(OPS["logit"], self, target=self, args=_eps(eps, "logit_"))
+    try:
+        return run_unary(OPS["logit"], self, target=self, args=_eps(eps, "logit_"))
+    except UpdatesInOrder as refusal:  # (a target whose elements share memory: PyTorch's updates)
+        return updates_in_order(logit_, self, (eps,), {}, refusal)
 
 
 for _name, _fn in (("round", round), ("round_", round_), ("nan_to_num", nan_to_num),

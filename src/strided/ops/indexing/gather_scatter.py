@@ -968,15 +968,20 @@ def _scatter(self: Tensor, dim: Any, index: Any, src: Any, value: Any, reduce: A
     if src is not None and not isinstance(src, Tensor):
         source = src  # a number given positionally (PyTorch's scatter(dim, index, value))
     _check_reduce_legacy(reduce, op)
+    in_order = inplace and reduce is not None and isinstance(source, Tensor) and _adds_in_order(self, source)
     if reduce is not None and isinstance(source, Tensor):
         warnings.warn(
             "The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a "
             "future PyTorch release. Use torch.scatter_reduce instead for more reduction options.",
             UserWarning, stacklevel=user_site()[1])
     target, d, idx, values = _scatter_target(
-        self, dim, index, source, op, inplace, updates=reduce is not None, order="copy" if reduce is None else "add",
+        self, dim, index, source, op, inplace, updates=reduce is not None and not in_order,
+        order="copy" if reduce is None else "add",
         supported=lambda: support.check("scatter" if isinstance(source, Tensor) else "scatter.value",
                                         self._dtype, (self,)))
+    if in_order:  # (reduce= into a self whose elements share memory: the same walk as scatter_add_)
+        _scatter_add_in_torch_order(target, d, index, idx, source, values, op, reduce)
+        return target
     if not (inplace and reduce is None and isinstance(source, Tensor)
             and _scatter_in_torch_order(self, d, index, idx, source, values)):
         _scatter_into(target, d, idx, values, reduce)
@@ -1043,18 +1048,19 @@ def _adds_in_order(self: Tensor, src: Tensor) -> bool:
 
 
 def _scatter_add_in_torch_order(self: Tensor, d: int, index: Tensor, idx: np.ndarray, src: Tensor, values: Any,
-                                op: str) -> None:
+                                op: str, reduce: str = "add") -> None:
     """``self.scatter_add_(d, index, src)`` into a ``self`` whose elements share memory: PyTorch's
     ``cpu_scatter_gather_base_kernel`` adds each value to its location in turn, in its walk's order
     (:func:`.torch_index_loops.scatter_walk`; ``np.add.at`` in that order), a shared location once
     per element reaching it; refused (nothing written) where its threads split the walk (they
     race). A float16/bfloat16 ``self`` is added into PyTorch's contiguous float32 copy, copied back
-    (that copy's walk keeps each shared location's last value), as :func:`_scatter_in_torch_order`."""
+    (that copy's walk keeps each shared location's last value), as :func:`_scatter_in_torch_order`.
+    ``reduce``: "add", or ``scatter_(reduce="multiply")``'s "multiply" (the same kernel's walk)."""
     lay = self._layout
     if self._dtype.name in OPMATH_DTYPES:
         copy = np.array(numpy_view(self._storage, lay), order="C")
         tmp = adopted(copy.reshape(-1), Layout._trusted(lay.shape, L.contiguous_strides(lay.shape), 0), self._dtype)
-        _scatter_into(tmp, d, idx, values, "add")
+        _scatter_into(tmp, d, idx, values, reduce)
         write(self._storage, lay, copy)  # (copy_'s walk: kernels.memory._write_in_torch_order)
         return
     walk = scatter_walk(_lay(self), _lay(src), _lay(index), idx, d)
@@ -1064,7 +1070,7 @@ def _scatter_add_in_torch_order(self: Tensor, d: int, index: Tensor, idx: np.nda
     if parallel:
         raise overlapping_write(lay, [], op)
     order = np.argsort(time.reshape(-1), kind="stable")
-    np.add.at(self._storage.array, written.reshape(-1)[order], src._storage.array[read.reshape(-1)[order]])
+    _ACCUMULATE[reduce].at(self._storage.array, written.reshape(-1)[order], src._storage.array[read.reshape(-1)[order]])
 
 
 @method("scatter_add_")
@@ -1118,10 +1124,17 @@ def _scatter_reduce(self: Tensor, dim: Any, index: Any, src: Any, reduce: Any, i
         support.check(f"scatter_reduce.{reduce}" if reduce in ("mean", "amax", "amin") else "scatter_reduce",
                       self._dtype, (self, src))
 
-    target, d, idx, values = _scatter_target(self, dim, index, src, op, inplace, supported=supported,
-                                             order="add" if include_self else "fill",
+    # (sum / prod with include_self into a self whose elements share memory: scatter_add_'s walk,
+    # ReduceAdd / ReduceMultiply in the same kernel; the others still refused)
+    in_order = (inplace and include_self is True and reduce in ("sum", "prod") and isinstance(src, Tensor)
+                and _adds_in_order(self, src))
+    target, d, idx, values = _scatter_target(self, dim, index, src, op, inplace, updates=not in_order,
+                                             supported=supported, order="add" if include_self else "fill",
                                              pick=reduce if reduce in ("amax", "amin") else None)
-    _scatter_reduce_into(target, d, idx, values, reduce, bool(include_self))
+    if in_order:
+        _scatter_add_in_torch_order(target, d, index, idx, src, values, op, reduce)
+    else:
+        _scatter_reduce_into(target, d, idx, values, reduce, bool(include_self))
     return target
 
 
@@ -1268,5 +1281,5 @@ def scatter_reduce_backward(out: Tensor, input: Tensor, dim: int, index: Tensor,
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
 # the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
-declare(Kind.COPY, "gather take take_along_dim")
-declare(Kind.COMPUTE, "scatter scatter_add scatter_reduce put")
+declare(Kind.COPY, "gather take take_along_dim put")
+declare(Kind.COMPUTE, "scatter scatter_add scatter_reduce")

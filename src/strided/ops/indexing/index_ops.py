@@ -505,12 +505,15 @@ def _index_add(self: Tensor, dim: Any, index: Any, source: Any, alpha: Any, inpl
         support.check("index_add.vector" if self.ndim <= 1 else "index_add" if d in (0, self.ndim - 1) and alpha == 1
                       else "index_add.alpha", self._dtype, (self, source))
     a = fill_value(alpha, self._dtype, op, 2) if alpha != 1 else None
-    if slices:
-        _add_slices_in_order(self, d, idx, source, alpha, scatter_path, op)
-        return self
-    target, tgt, vals = _write_plan(self, d, idx.size, index, source, op, inplace)
     scatter_path = scatter_path and index._dtype is int64 and all(
         n == m for e, (n, m) in enumerate(zip(self.shape, source.shape)) if e != d)
+    if slices:
+        if scatter_path:
+            _scatter_add_in_order(self, d, idx, source)
+        else:
+            _add_slices_in_order(self, d, idx, source, alpha, op)
+        return self
+    target, tgt, vals = _write_plan(self, d, idx.size, index, source, op, inplace)
     opmath = scatter_path and self._dtype.name in OPMATH_DTYPES  # (a float32 copy: read first, one rounding)
     if inplace and source._storage is self._storage:  # (the rare case: the source in self's memory)
         if self.ndim > 1 and not scatter_path and idx.size:
@@ -540,18 +543,32 @@ def _slices_in_order(self: Tensor, source: Tensor, alpha: Any) -> bool:
     return not (GRAD_MODE.get() and (self.requires_grad or source.requires_grad))
 
 
-def _add_slices_in_order(self: Tensor, d: int, idx: np.ndarray, source: Tensor, alpha: Any, scatter_path: bool,
-                         op: str) -> None:
+def _scatter_add_in_order(self: Tensor, d: int, idx: np.ndarray, source: Tensor) -> None:
+    """``index_add_`` into a ``self`` whose elements share memory, on PyTorch's scatter_add path
+    (dim 0 or the last of a 2-d+ ``self``, alpha 1, an int64 index, ``source`` of ``self``'s shape
+    but along ``d``): its CPU kernel calls ``self.scatter_add_(d, index_, source)`` with the index
+    expanded over the other dims (stride 0 there), so :func:`.gather_scatter._scatter_add`'s walk in
+    PyTorch's order (refused, nothing written, where scatter's threads split it)."""
+    from .gather_scatter import _scatter_add  # (op-family modules never import each other at load)
+
+    shape = list(source.shape)
+    strides = [0] * len(shape)
+    strides[d] = 1
+    with silenced():  # (one index_add_ write recorded and counted: this one)
+        index_ = _long_vector(idx).as_strided(shape, strides)
+        _scatter_add(self, d, index_, source, True)
+
+
+def _add_slices_in_order(self: Tensor, d: int, idx: np.ndarray, source: Tensor, alpha: Any, op: str) -> None:
     """``index_add_`` into a ``self`` whose elements share memory, as PyTorch's CPU kernel's loop
     over the index: ``self.select(d, idx[k]).add_(source.select(d, k), alpha=alpha)`` for each k in
     turn (each slice's add in its own loop's order: :mod:`strided.ops._support.overlap_updates`
-    where a slice's own elements share memory). Refused (nothing written) where PyTorch takes its
-    scatter_add path (not modelled here) or a slice's add would be split between threads."""
+    where a slice's own elements share memory). Refused (nothing written) where a slice's add would
+    be split between threads."""
     lay = self._layout
     slice_shape = lay.shape[:d] + lay.shape[d + 1:]
     slice_strides = lay.strides[:d] + lay.strides[d + 1:]
-    if scatter_path or (may_share_elements(slice_shape, slice_strides)
-                        and parallel_chunks(L.product(slice_shape), torch_threads()) > 1):
+    if may_share_elements(slice_shape, slice_strides) and parallel_chunks(L.product(slice_shape), torch_threads()) > 1:
         raise overlapping_write(lay, [], op)
     add = Tensor.add_.__inplace_of__  # (the op itself: one write recorded and counted, this one)
     with silenced():

@@ -61,7 +61,11 @@ from ...kernels.fpstate import quiet_call, quiet_retry, quietly
 from ...kernels.memory import flat_run, numpy_view, reduced_cast_source
 from ...kernels.native import kernel_run, special
 from ...kernels.reduce import holds_nan
+from ...kernels.torch_index_loops import addresses
+from ...kernels.torch_loops import GRAIN_SIZE, loop_rows, parallel_chunks, torch_threads
+from ...kernels.torch_overlap_writes import may_share_elements
 from ...layout.order import elementwise_output_strides, preserve_format_strides
+from ...messages import overlapping_write
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import gradtools, return_types, support
@@ -312,11 +316,58 @@ def _scan_(ufunc: np.ufunc, self: Tensor, dim: Any, dtype: Any, op: str) -> Tens
         )
     if self.ndim and self.numel():  # (uint16/32/64: PyTorch has no in-place kernel; 0-d and empty pass)
         support.check(op, self._dtype, (self,))
+    if _scans_in_order(self):
+        check_writable(self._storage, self._layout, op)
+        _scan_in_torch_order(ufunc, self, d, op)
+        return report(op, (self,), self)
     check_writable(self._storage, self._layout, op, updates=True)
     arr = quietly(_scan_array, ufunc, self, d, self._dtype)
     if arr.size:
         np.copyto(self._np(), arr.reshape(self._layout.shape), casting="unsafe")
     return report(op, (self,), self)
+
+
+# PyTorch's CPU accumulator (at::acc_type<T, false>) of cumsum_/cumprod_'s loop, by storage dtype
+_SCAN_ACC = {"float16": np.float32, "bfloat16": np.float32, "float32": np.float64, "float64": np.float64,
+             "complex64": np.complex128, "complex128": np.complex128}
+
+
+def _scans_in_order(self: Tensor) -> bool:
+    """Whether ``self.cumsum_`` / ``cumprod_`` is :func:`_scan_in_torch_order`'s: ``self``'s elements
+    share memory without a stride-0 dim, outside autograd's graph."""
+    lay = self._layout
+    if not self.numel() or not may_share_elements(lay.shape, lay.strides) or L.has_internal_overlap(lay.shape, lay.strides):
+        return False
+    return not (is_grad_enabled() and self.requires_grad)
+
+
+def _scan_in_torch_order(ufunc: np.ufunc, self: Tensor, d: int, op: str) -> None:
+    """``self.cumsum_(d)`` / ``cumprod_(d)`` into a ``self`` whose elements share memory, as
+    PyTorch's ``cpu_cum_base_kernel``: for each line along ``d`` in TensorIterator's order (``d``
+    squashed), one accumulator (``at::acc_type``: float32 -> float64, float16/bfloat16 -> float32,
+    integers -> int64) takes each element as it is in memory then (earlier lines' and this line's
+    writes included) and writes its running value back, cast. Refused (nothing written) where
+    ``for_each`` splits the lines between threads (grain ``GRAIN_SIZE / size along d``: they race)."""
+    lay = self._layout
+    n = lay.shape[d]
+    squashed = tuple(1 if e == d else m for e, m in enumerate(lay.shape))
+    perm, _ = loop_rows(squashed, lay.strides, False, [(squashed, lay.strides)])
+    starts = addresses(squashed, lay.strides, lay.offset).transpose(perm[::-1]).ravel()
+    threads, grain = torch_threads(), GRAIN_SIZE // max(1, n)
+    # (a grain of 0, a line longer than GRAIN_SIZE: parallel_for gives every thread a chunk)
+    chunks = (min(threads, starts.size) if grain == 0 else parallel_chunks(starts.size, threads, grain))
+    if chunks > 1:
+        raise overlapping_write(lay, [], op)
+    store = self._storage.array
+    acc_type = _SCAN_ACC.get(self._dtype.name, np.int64)
+    step = lay.strides[d]
+    with np.errstate(all="ignore"):
+        for start in starts.tolist():
+            acc = acc_type(0 if ufunc is np.add else 1)
+            for i in range(n):
+                at = start + i * step
+                acc = ufunc(acc, acc_type(store[at]))
+                store[at] = np.asarray(acc).astype(store.dtype)
 
 
 def _cpp(dtype: DType) -> str:
