@@ -333,7 +333,8 @@ def _sole_owner(g: Tensor, like: Tensor) -> bool:
     if g._dtype is not like._dtype or gl.shape != lay.shape or gl.offset:
         return False
     info = _cinfo[lay.shape]
-    if gl.strides != info[0] or not obeys_layout_contract(gl, lay):
+    # (both row-major, the usual case: the contract holds, row-major strides being never zero)
+    if gl.strides != info[0] or (lay.strides != info[0] and not obeys_layout_contract(gl, lay)):
         return False
     st = g._storage
     if st._pinned is not None or sys.getrefcount(st) != 3:  # (g's slot, ``st``, the argument)
