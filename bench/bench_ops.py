@@ -196,6 +196,11 @@ def _take(cfg: Config) -> Args:
     return (_x(cfg), index(cfg, _rows(cfg) * _cols(cfg), (_rows(cfg) * _cols(cfg),))), {}
 
 
+def _put(cfg: Config) -> Args:
+    n = _rows(cfg)  # (a row's worth of places anywhere in the flattened input; put returns a copy)
+    return (_x(cfg), index(cfg, _rows(cfg) * _cols(cfg), (n,)), arr(cfg, (n,))), {}
+
+
 def _index_select(cfg: Config) -> Args:
     return (_x(cfg), 0, index(cfg, _rows(cfg), (_rows(cfg),))), {}
 
@@ -379,7 +384,7 @@ MAKERS: dict[str, Callable[[Config], Args]] = {
     "bitwise_and": _ints, "bitwise_or": _ints, "bitwise_xor": _ints, "bitwise_not": _int,
     "bitwise_left_shift": _ints, "bitwise_right_shift": _ints, "gcd": _ints, "lcm": _ints,
     "lerp": _with2(0.5), "addcmul": _three, "addcdiv": _three,
-    "gather": _gather, "take": _take, "take_along_dim": _take_along, "index_select": _index_select,
+    "gather": _gather, "take": _take, "put": _put, "take_along_dim": _take_along, "index_select": _index_select,
     "index_add": _index_add, "index_copy": _index_add, "index_fill": _index_fill, "index_put": _index_put,
     "index_put_": _index_put, "scatter": _scatter, "scatter_add": _scatter, "scatter_reduce": _scatter_reduce,
     "masked_fill": _masked_fill, "masked_scatter": _masked_scatter, "masked_select": _masked_select,
@@ -466,7 +471,7 @@ NUMPY: dict[str, str | None] = {
     "bitwise_right_shift": "right_shift", "sgn": None, "round": "round", "fix": "fix",
     "conj_physical": "conj", "flip": None, "roll": None, "tile": None, "sort": None, "topk": None,
     "std": None, "var": None, "max": None, "min": None, "norm": None, "diff": None, "cumsum": None,
-    "cumprod": None, "argsort": None, "take": None, "where": None, "take_along_dim": None,
+    "cumprod": None, "argsort": None, "take": None, "put": None, "where": None, "take_along_dim": None,
     "repeat_interleave": None, "unique": None, "count_nonzero": None, "expand": None, "view": None,
     "reshape": None, "transpose": None, "permute": None, "squeeze": None, "stack": None, "cat": None,
     "split": None, "diagonal": None, "trace": None, "all": None, "any": None, "nonzero": None,
