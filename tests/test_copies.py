@@ -445,7 +445,11 @@ def test_copy_between_two_views_of_one_storage(dst_spec, data):
     try:
         s_dst.copy_(s_src)
     except st.OverlapWriteError as err:  # (a read PyTorch's loop makes after writing there: refused)
-        assert "which it writes at position" in str(err) and st.shares_memory(s_dst, s_src)
+        # (or, into a destination whose elements share memory, any source in the same storage
+        # that PyTorch calls too hard to check: its loop's reads after its own writes there are
+        # not modelled, so strided refuses rather than guess)
+        shared_target = overlapping(dst_spec) and "more than one element of the written-to tensor" in str(err)
+        assert ("which it writes at position" in str(err) or shared_target) and st.shares_memory(s_dst, s_src)
         assert root_st.tolist() == list(range(size))
         return
     if overlapping(dst_spec) and not aliased(dst_spec):

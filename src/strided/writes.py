@@ -34,9 +34,9 @@ from .errors import (
 )
 from .gradients import installs_as
 from .indexing import AdvancedIndex, index_layout
-from .kernels import check_writable, grow_storage, torch_loops, write
+from .kernels import check_writable, grow_storage, numpy_view, torch_loops, write
 from .kernels.fill import fill
-from .kernels.memory import flat_run
+from .kernels.memory import _overlapping, flat_run
 from .kernels.torch_overlap_writes import may_share_elements
 from .layout import Layout
 from .messages import overlapping_write, partial_overlap, read_after_write
@@ -318,7 +318,11 @@ def _write(dest: Tensor, value: Any, rule: WriteRule) -> None:
                                                  copy=value._dtype is dest._dtype)
             if where is not None:
                 raise read_after_write(rule.op, lay, value._layout, where, rule.fix)
-            if may_share_elements(lay.shape, lay.strides):
+            if (may_share_elements(lay.shape, lay.strides) and _overlapping(lay.shape, lay.strides)
+                    and _touches(dest, value)):
+                # (may_share_elements is a quick "maybe": (3, 3) strides (2, 3) do not nest, yet
+                # reach nine distinct places; _overlapping lists them, cached, up to 8M elements;
+                # a source in the same storage but on none of the target's bytes is a plain copy)
                 # (read_after_write models a target whose elements are distinct; into one whose
                 # elements share memory PyTorch's loop reads the source after its own writes in ways
                 # it does not follow: 6 of 500 random such copies gave other numbers. Refused.)
@@ -431,3 +435,13 @@ def _sequence_error(value: Any, err: Exception) -> Exception:
     details.append("fix: give every row the same length and numbers only (write ragged rows one at a "
                    "time: t[i] = row), or build the value first: t[...] = strided.tensor(data)")
     return StridedTypeError(join_lines(f"cannot write this value into a tensor: {lines[0]}", *details))
+
+
+def _touches(dest: Tensor, value: Tensor) -> bool:
+    """Whether ``value`` (in ``dest``'s storage) reads a byte ``dest`` writes: NumPy's exact
+    solver, bounded; a problem too hard for it within the bound counts as touching (refused)."""
+    try:
+        return bool(np.shares_memory(numpy_view(dest._storage, dest._layout),
+                                     numpy_view(value._storage, value._layout), max_work=1 << 20))
+    except np.exceptions.TooHardError:
+        return True
