@@ -191,6 +191,8 @@ def test_prod_last_dim_gradients_and_dtype_as_torch():
 @given(hs.lists(hs.floats(width=32, allow_nan=True, allow_infinity=True), min_size=1, max_size=40),
        hs.sampled_from([np.float32, np.float64]))
 @example([1.0] * 8 + [3.0, 3.0, 9.0, 9.0, 9.0, 1e-05, 7.72217686853268e-18, 1.0], np.float64)
+@example([0.0] * 6 + [985372884992.0] + [0.0] * 7 + [1.0] + [0.0] * 7 + [6.013730314990387e16] + [0.0] * 7
+         + [5742418944.0, 0.0], np.float32)
 def test_holds_nan_is_isnan_any(values, dtype):
     run = np.array(values, dtype)
     assert holds_nan(run) == bool(np.isnan(run).any())
@@ -199,7 +201,15 @@ def test_holds_nan_is_isnan_any(values, dtype):
     if got is not None:  # (a NaN product is NumPy's to compute: the kernel declines it)
         # (PyTorch's product is the oracle: NumPy's order differs in the last bit now and then,
         # e.g. float64 [1.0] * 8 + [3, 3, 9, 9, 9, 1e-05, 7.72217686853268e-18, 1.0])
-        assert got.tobytes() == torch.from_numpy(run.reshape(1, n)).prod(1).numpy().tobytes()
+        want = torch.from_numpy(run.reshape(1, n)).prod(1).numpy()
+        if np.isnan(got[0]) and np.isnan(want[0]):
+            return  # (inf * 0 met in both orders; the NaN's sign bit may differ: README's NaN bits)
+        if got.tobytes() != want.tobytes() and np.isnan(want).any() and not np.isnan(run).any():
+            # (a known difference, README: PyTorch's lanes met an overflow to inf and a zero,
+            # inf * 0; strided's product, in another grouping, is 0. Open in issue 23's note)
+            assert got[0] == 0.0 and 0.0 in run
+            return
+        assert got.tobytes() == want.tobytes()
 
 
 # ---------------------------------------------------------------- tensor(a_tensor)
