@@ -36,7 +36,7 @@ from .gradients import installs_as
 from .indexing import AdvancedIndex, index_layout
 from .kernels import check_writable, grow_storage, numpy_view, torch_loops, write
 from .kernels.fill import fill
-from .kernels.memory import _overlapping, flat_run
+from .kernels.memory import elements_overlap, flat_run
 from .kernels.torch_overlap_writes import may_share_elements
 from .layout import Layout
 from .messages import overlapping_write, partial_overlap, read_after_write
@@ -318,10 +318,10 @@ def _write(dest: Tensor, value: Any, rule: WriteRule) -> None:
                                                  copy=value._dtype is dest._dtype)
             if where is not None:
                 raise read_after_write(rule.op, lay, value._layout, where, rule.fix)
-            if (may_share_elements(lay.shape, lay.strides) and _overlapping(lay.shape, lay.strides)
+            if (may_share_elements(lay.shape, lay.strides) and elements_overlap(lay.shape, lay.strides)
                     and _touches(dest, value)):
                 # (may_share_elements is a quick "maybe": (3, 3) strides (2, 3) do not nest, yet
-                # reach nine distinct places; _overlapping lists them, cached, up to 8M elements;
+                # reach nine distinct places; elements_overlap lists them, cached, up to 8M elements;
                 # a source in the same storage but on none of the target's bytes is a plain copy)
                 # (read_after_write models a target whose elements are distinct; into one whose
                 # elements share memory PyTorch's loop reads the source after its own writes in ways

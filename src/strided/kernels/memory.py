@@ -464,7 +464,7 @@ def check_writable(
     """
     if not aliasing_ok and (
         has_internal_overlap(layout.shape, layout.strides)
-        or (updates and _overlapping(layout.shape, layout.strides))
+        or (updates and elements_overlap(layout.shape, layout.strides))
     ):
         dims = [d for d, (n, s) in enumerate(zip(layout.shape, layout.strides)) if n > 1 and s == 0]
         raise overlapping_write(layout, dims, op)
@@ -480,7 +480,7 @@ def check_writable(
 
 
 @functools.lru_cache(maxsize=1024)
-def _overlapping(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
+def elements_overlap(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
     """Whether two elements of the layout are known to share memory (cached: on every in-place op).
 
     # Note: PyTorch refuses only stride-0 aliasing and lets other overlapping layouts (the
