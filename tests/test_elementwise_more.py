@@ -17,7 +17,7 @@ from layouts import build_valued, specs, valued_storage
 from oracle_helpers import compare, same_error, stable_id
 from strided.dispatch import listen
 from strided.kernels import special
-from strided.kernels.memory import _overlapping
+from strided.kernels.memory import elements_overlap
 from strided.ops.elementwise import binary_more as B
 from strided.ops.elementwise import unary_more as U
 from strided.ops.elementwise.special import gelu
@@ -73,7 +73,7 @@ def test_float_tests_of_complex_numbers_match_torch(spec, name, dtype, seed):
 def test_unary_inplace_matches_torch_or_leaves_the_target_untouched(spec, name, dtype, seed):
     # Note: strided refuses in-place updates of targets whose elements overlap through non-zero
     # strides (PyTorch writes them in its loop order): those layouts are left out here
-    assume(not _overlapping(spec.shape, spec.strides) or any(n > 1 and s == 0 for n, s in zip(spec.shape, spec.strides)))
+    assume(not elements_overlap(spec.shape, spec.strides) or any(n > 1 and s == 0 for n, s in zip(spec.shape, spec.strides)))
     data = _domain(name, valued_storage(spec, dtype, seed))
     t, _, _ = build_valued(spec, data.copy())  # (each library writes into its own memory)
     _, _, s = build_valued(spec, data)
