@@ -68,7 +68,19 @@ __all__ = [
 
 # Whether ops record the graph in this thread or asyncio task (no_grad / enable_grad set it).
 GRAD_MODE: ContextVar[bool] = ContextVar("strided_grad_mode", default=True)
-is_grad_enabled = GRAD_MODE.get
+
+
+def is_grad_enabled() -> bool:
+    """Whether ops record the autograd graph here (this thread or asyncio task), as
+    ``torch.is_grad_enabled``. A function, not ``GRAD_MODE.get`` itself, so that it pickles by
+    name (a ContextVar's bound method does not); hot paths read ``GRAD_MODE.get()`` directly.
+
+    >>> import strided
+    >>> with strided.no_grad():
+    ...     strided.is_grad_enabled()
+    False
+    """
+    return GRAD_MODE.get()
 
 # True while the forward of an op with a rule runs on tensors in the graph: the ops it calls
 # inside need not record (its own node replaces theirs), and the guards of the ops without a rule

@@ -132,4 +132,6 @@ def wrap_namespace(namespace: dict[str, Any], names: Any) -> None:
         value = namespace.get(name)
         if callable(value) and not isinstance(value, type) and getattr(value, "__guards__", None) is None \
                 and getattr(value, "__module__", "").startswith("strided.array_api"):
-            namespace[name] = recording(value, name)
+            entry = namespace[name] = recording(value, name)
+            # (pickled by name where it is bound: the namespace, not the module that defined it)
+            entry.__module__, entry.__qualname__ = namespace["__name__"], name

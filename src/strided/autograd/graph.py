@@ -33,6 +33,7 @@ from ..grad_mode import (
     _own_record,
     _ref,
     bump,
+    is_grad_enabled,
     last_write,
     meta,
     own_counter,
@@ -44,7 +45,6 @@ from ..kernels.native import _compiled
 # Grad mode, the version counters and the tensor record live below the ops (strided.grad_mode),
 # so the ops' entries, the factories and nn.functional need nothing from this layer; re-exported
 # here for the rest of autograd.
-is_grad_enabled = GRAD_MODE.get
 
 __all__ = ["GRAD_MODE", "AccumulateGrad", "Meta", "Node", "bump", "edge", "is_grad_enabled", "last_write", "meta",
            "requires_grad", "version"]

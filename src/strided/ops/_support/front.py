@@ -22,6 +22,8 @@ True
 
 from __future__ import annotations
 
+import copyreg
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -33,7 +35,7 @@ from ...kernels.listeners import OPEN
 from ...kernels.native import _compiled
 from .operands import _cinfo
 
-__all__ = ["compiled_front", "fallback_of", "kernel_entry"]
+__all__ = ["compiled_front", "fallback_of", "kernel_entry", "public_entry"]
 
 _KERNEL = _compiled("_copykernel")
 _FRONT = getattr(_KERNEL, "front", None) if QUIET is not None else None
@@ -73,9 +75,58 @@ def compiled_front(forward: Callable[..., Any], arity: int, table: dict[Any, tup
         return forward
     table = _shared_entries(table)
     if dense:
-        return _FRONT(forward, arity, table, _cinfo, OPEN, quiet_call, np.empty, native._enabled, native._open_blocks,
-                      memory._DENSE if plans is None else plans, frozenset(dense))
-    return _FRONT(forward, arity, table, _cinfo, OPEN, quiet_call, np.empty, native._enabled, native._open_blocks)
+        made = _FRONT(forward, arity, table, _cinfo, OPEN, quiet_call, np.empty, native._enabled,
+                      native._open_blocks, memory._DENSE if plans is None else plans, frozenset(dense))
+    else:
+        made = _FRONT(forward, arity, table, _cinfo, OPEN, quiet_call, np.empty, native._enabled, native._open_blocks)
+    if type(made) not in copyreg.dispatch_table:
+        copyreg.pickle(type(made), _reduce_front)
+    return made
+
+
+# Where a public front may live under another name than its forward's module and qualified name
+# (``strided.allclose`` is the front, ``strided.ops....allclose`` its forward; ``strided.arctan2``'s
+# forward is defined as ``arctan2`` in a module that never binds that name).
+_PUBLIC_HOMES = ("strided", "strided.linalg", "strided.special", "strided.nn.functional")
+
+
+def _reduce_front(front: Any) -> Any:
+    """How a compiled front pickles (registered with :mod:`copyreg`, as NumPy registers its
+    ufuncs'): as a function does, by its forward's qualified name in its forward's module, where
+    that name is the front itself; else as :func:`public_entry` of the public namespace that holds
+    it. Anything else: the qualified name, and pickle's own error saying it is not found."""
+    fallback = front.__front_fallback__
+    qualname = fallback.__qualname__
+    module = sys.modules.get(fallback.__module__)
+    found = module
+    for part in qualname.split("."):
+        found = getattr(found, part, None)
+    if found is front:
+        return qualname
+    for home in _PUBLIC_HOMES:
+        namespace = sys.modules.get(home)
+        if namespace is None:
+            continue
+        if getattr(namespace, fallback.__name__, None) is front:
+            return public_entry, (home, fallback.__name__)
+        name = next((k for k, v in vars(namespace).items() if v is front), None)
+        if name is not None:
+            return public_entry, (home, name)
+    return qualname
+
+
+def public_entry(home: str, name: str) -> Any:
+    """The public function ``name`` of strided's namespace ``home`` (what an unpickled front
+    refers to; only strided's own modules are looked in).
+
+    >>> import pickle, strided
+    >>> pickle.loads(pickle.dumps(strided.allclose)) is strided.allclose
+    True
+    """
+    if home not in _PUBLIC_HOMES:
+        raise ValueError(f"public_entry: {home!r} is not one of strided's public namespaces {list(_PUBLIC_HOMES)}")
+    __import__(home)
+    return getattr(sys.modules[home], name)
 
 
 def _shared_entries(table: dict[Any, tuple]) -> dict[Any, tuple]:
