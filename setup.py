@@ -65,7 +65,7 @@ setup(ext_modules=[Extension(
     ["src/strided/kernels/_copykernel.c"],
     depends=["src/strided/kernels/_front.h", "src/strided/kernels/_fresh_fill.h", "src/strided/kernels/_any_nan.h", "src/strided/kernels/_interleave.h", "src/strided/kernels/_masked_run.h",
              "src/strided/kernels/_nonzero_rows.h", "src/strided/kernels/_row_copy.h", "src/strided/kernels/_pair_join.h",
-             "src/strided/kernels/_unravel.h"],
+             "src/strided/kernels/_unravel.h", "src/strided/kernels/_put_scatter.h"],
     optional=True,
     # -O3 for the tile loops; no -march: the build may be copied to another x86-64 machine, and
     # the SSE2 transposes it uses are in every one (and no FMA to contract apply2d's ops into);

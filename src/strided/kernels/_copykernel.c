@@ -2567,7 +2567,8 @@ static PyObject *py_index_setup(PyObject *self, PyObject *args)
 typedef struct {
     int kind; /* index into ix_dtypes */
     Py_ssize_t nd, n;
-    Py_ssize_t shape[IX_DIMS], strides[IX_DIMS]; /* strides: row-major, in elements */
+    Py_ssize_t shape[IX_DIMS], strides[IX_DIMS]; /* strides: in elements (row-major unless ix_read_as's dense) */
+    int row_major; /* (0: a permuted dense layout, which only ix_read_as's dense reads) */
     PyObject *shape_obj; /* the layout's shape tuple (new reference) */
     char *data; /* the run's first element */
     Py_buffer view;
@@ -2582,8 +2583,35 @@ static void ix_release(ix_run *r)
     Py_CLEAR(r->shape_obj);
 }
 
+/* Whether the strides are a permutation of the row-major strides of shape (every dim of size 2 or
+ * more, at least two dims): memory.dense_layout's permuted dense layout, one run of n elements. */
+static int ix_permuted_dense(const Py_ssize_t *shape, const Py_ssize_t *strides, Py_ssize_t nd)
+{
+    if (nd < 2)
+        return 0;
+    Py_ssize_t want = 1;
+    for (Py_ssize_t found = 0; found < nd; found++) { /* (the dim of stride want, innermost first) */
+        Py_ssize_t j = 0;
+        while (j < nd && (strides[j] != want || shape[j] < 2))
+            j++;
+        if (j == nd)
+            return 0;
+        want *= shape[j];
+    }
+    return 1;
+}
+
+/* ix_read with the limits given: at most max_n elements, and (dense) a permuted dense layout read
+ * too (r->row_major 0: the run's n elements at r->strides). */
+static int ix_read_as(PyObject *t, ix_run *r, Py_ssize_t max_n, int dense);
+
 /* 1: t read into r (release with ix_release); 0: t does not qualify (nothing held); -1: an error. */
 static int ix_read(PyObject *t, ix_run *r)
+{
+    return ix_read_as(t, r, ix_limit * 16, 0);
+}
+
+static int ix_read_as(PyObject *t, ix_run *r, Py_ssize_t max_n, int dense)
 {
     r->held = 0;
     r->shape_obj = NULL;
@@ -2629,9 +2657,10 @@ static int ix_read(PyObject *t, ix_run *r)
             answer = -1;
             goto done;
         }
-        if (r->shape[j] < 0 || r->shape[j] > ix_limit * 16)
+        if (r->shape[j] < 0 || r->shape[j] > max_n)
             goto done;
     }
+    r->row_major = 1;
     for (Py_ssize_t j = nd - 1; j >= 0; j--) { /* (contiguous_strides: a size-1 dim's too) */
         PyObject *v = PyTuple_GET_ITEM(strides, j);
         if (!PyLong_CheckExact(v))
@@ -2641,13 +2670,18 @@ static int ix_read(PyObject *t, ix_run *r)
             answer = -1;
             goto done;
         }
-        if (st != n)
-            goto done;
-        r->strides[j] = n;
+        if (st != n) {
+            if (!dense)
+                goto done;
+            r->row_major = 0;
+        }
+        r->strides[j] = st;
         n *= r->shape[j];
-        if (n > ix_limit * 16)
+        if (n > max_n)
             goto done; /* (large: the Python path) */
     }
+    if (!r->row_major && !ix_permuted_dense(r->shape, r->strides, nd))
+        goto done;
     r->n = n;
     off = PyLong_AsSsize_t(offset);
     if (off == -1 && PyErr_Occurred()) {
@@ -2738,22 +2772,22 @@ static PyObject *ix_adopt(PyObject *flat, PyObject *shape, int kind)
 /* index_add's float sum as NumPy's ufunc.at over a slice key leaves it: where the source value
  * is a NaN, that NaN (quieted), whatever out holds; else out + v (an out NaN stays, quieted).
  * (C's + is commutative to the compiler, which picks the operand order, and x86 keeps the first
- * operand's NaN: spelled out. Checked against NumPy on random payloads, signaling ones too.) */
-#define IX_ADD_NAN(NAME, T, U, QUIET)                                                                 \
+ * operand's NaN: spelled out. Checked against NumPy on random payloads, signaling ones too.)
+ * IX_ADD_NAN's KEEP names the operand whose NaN wins (v here; o: put_'s addf in _put_scatter.h). */
+#define IX_ADD_NAN(NAME, T, U, QUIET, KEEP)                                                           \
     static inline T NAME(T o, T v)                                                                    \
     {                                                                                                 \
-        if (v != v) {                                                                                 \
+        if (KEEP != KEEP) {                                                                           \
             U b;                                                                                      \
-            memcpy(&b, &v, sizeof b);                                                                 \
+            memcpy(&b, &KEEP, sizeof b);                                                              \
             b |= QUIET;                                                                               \
-            memcpy(&v, &b, sizeof b);                                                                 \
-            return v;                                                                                 \
+            memcpy(&KEEP, &b, sizeof b);                                                              \
+            return KEEP;                                                                              \
         }                                                                                             \
         return o + v;                                                                                 \
     }
-IX_ADD_NAN(ix_addf, float, uint32_t, 0x00400000u)
-IX_ADD_NAN(ix_addd, double, uint64_t, 0x0008000000000000ull)
-#undef IX_ADD_NAN
+IX_ADD_NAN(ix_addf, float, uint32_t, 0x00400000u, v)
+IX_ADD_NAN(ix_addd, double, uint64_t, 0x0008000000000000ull, v)
 
 /* out[at] (op) src[from] for element kind: 1 put, 2 add, 3 multiply (integers wrap, as NumPy's). */
 static inline void ix_apply(int kind, int op, char *out, Py_ssize_t at, const char *src, Py_ssize_t from)
@@ -3607,6 +3641,7 @@ static PyObject *py_isin_tensors(PyObject *self, PyObject *const *args, Py_ssize
     return ix_close(&c, 1);
 }
 
+#include "_put_scatter.h"
 #include "_front.h"
 #include "_fresh_fill.h"
 #include "_any_nan.h"
@@ -3700,6 +3735,11 @@ static PyMethodDef methods[] = {
     {"window_scatter", (PyCFunction)(void (*)(void))py_window_scatter, METH_FASTCALL,
      "window_scatter(x, src, window): a copy of small row-major x's storage with src written at the distinct\n"
      "positions of the Layout window, viewed as x; None where a precondition fails."},
+    {"put_setup", py_put_setup, METH_O, "put_setup(dense_layout): what put_tensors needs besides index_setup."},
+    {"put_tensors", (PyCFunction)(void (*)(void))py_put_tensors, METH_FASTCALL,
+     "put_tensors(self, index, source, accumulate, inplace): put_ (inplace True: self written, True answered) or\n"
+     "put (a new Tensor) of a row-major or permuted dense self at a row-major int64 index all in range, from a\n"
+     "row-major source of self's dtype; None where a precondition fails (nothing made or written)."},
     {"isin_tensors", (PyCFunction)(void (*)(void))py_isin_tensors, METH_FASTCALL,
      "isin_tensors(elements, test, invert): isin of small row-major tensors of one dtype (test: at most 64\n"
      "elements) as a bool Tensor; None where a precondition fails."},

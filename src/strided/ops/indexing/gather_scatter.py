@@ -29,6 +29,7 @@ from ...gradients import grad_zeros, linear, seal
 from ...kernels import native, numpy_view, write
 from ...kernels.blocked import copy_into, row_major
 from ...kernels.listeners import silenced
+from ...kernels.memory import dense_layout
 from ...kernels.torch_index_loops import addresses, filled_stale, scatter_stale, scatter_walk
 from ...kernels.torch_loops import operand_strides
 from ...kernels.torch_overlap_writes import may_share_elements, walk_survivors
@@ -566,6 +567,38 @@ def _put(self: Any, index: Any, source: Any, accumulate: Any, op: str = "put_") 
     return self
 
 
+def _put_compiled() -> Callable[..., Any] | None:
+    """The copy kernel's ``put_tensors`` (see ``_put_scatter.h``), set up with
+    :func:`~strided.kernels.memory.dense_layout`, or None where the kernel is not built (or built
+    before it had it), or with ``STRIDED_NATIVE=0``."""
+    k = native.kernel()
+    if ALONG_C is None or k is None or not hasattr(k, "put_tensors"):  # (ALONG_C: index_setup was run)
+        return None
+    k.put_setup(dense_layout)
+    return k.put_tensors
+
+
+# put_tensors(self, index, source, accumulate, inplace): every check of _put and its writes in one
+# C call, where the operands are plain (exact Tensors of float32/float64/int32/int64/bool, self
+# row-major or permuted dense, index and source row-major, every index in range, no overlap in
+# place): put's new Tensor, or True (put_: self written), or None with nothing done (the path
+# below decides and raises). A (3, 4) put: ~23 us of Python checks, walk and clone -> one call.
+_PUT_C = _put_compiled()
+
+
+def _put_direct(self: Tensor, args: tuple, kwargs: dict) -> bool:
+    """``put_``'s direct write for its in-place entry (:func:`strided.grad_mode.track_inplace`):
+    True where the compiled walk wrote ``self`` (every check passed), else False, nothing written."""
+    if _PUT_C is None or not 2 <= len(args) <= 3:
+        return False
+    accumulate = args[2] if len(args) == 3 else False
+    if kwargs:
+        if len(args) != 2 or len(kwargs) != 1 or "accumulate" not in kwargs:
+            return False
+        accumulate = kwargs["accumulate"]
+    return _PUT_C(self, args[0], args[1], accumulate, True) is not None
+
+
 @method("put_")
 def put_(self: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
     """In place, write ``source``'s elements at the positions ``index`` (int64) of ``self`` read as
@@ -580,7 +613,12 @@ def put_(self: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
     >>> strided.zeros(2, 2).put_(strided.tensor([3, -4]), strided.tensor([1.0, 2.0])).tolist()
     [[2.0, 0.0], [0.0, 1.0]]
     """
+    if _PUT_C is not None and not OPEN and _PUT_C(self, index, source, accumulate, True) is not None:
+        return self
     return _put(self, index, source, accumulate)
+
+
+put_.__direct__ = _put_direct  # type: ignore[attr-defined]  # (the in-place entry's first call)
 
 
 @method("put")
@@ -590,6 +628,8 @@ def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
     >>> strided.put(strided.zeros(3), strided.tensor([1, 1]), strided.ones(2), True).tolist()
     [0.0, 2.0, 0.0]
     """
+    if _PUT_C is not None and not OPEN and (out := _PUT_C(input, index, source, accumulate, False)) is not None:
+        return out
     input = tensor_of(input, "put", "input", 1)  # noqa: A001
     _put_args(index, source, accumulate, "put")
     out = input.clone()
