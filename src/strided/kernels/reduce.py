@@ -16,6 +16,7 @@ import math
 
 import numpy as np
 
+from ..layout.order import iteration_order
 from . import native, torch_variance
 from .blocked import copy_into
 from .fpstate import quiet, quietly
@@ -527,30 +528,11 @@ def _walk_columns(cols: np.ndarray, f: _Products) -> np.ndarray:
 
 def _full_reduction_order(x: np.ndarray) -> list[int]:
     """``x``'s dims, outermost first, in the order TensorIterator's ``reorder_dimensions`` walks
-    them for a reduction over every dim: an insertion sort from the last dim innermost whose
-    comparison skips a stride-0 (expanded) dim (the 0-d output's strides, all 0, decide nothing),
-    puts the smaller stride inner, and of equal strides the smaller size inner. The comparison is
-    not a total order, so the sort's own steps are kept (a stride-0 dim stays where it stands
-    against its neighbours: ``expand(m, k)`` of a row walks its m copies of the row in turn)."""
-    def swap(d0: int, d1: int) -> int:  # (1: d0 goes outside d1, -1: stays inside, 0: undecided)
-        s0, s1 = x.strides[d0], x.strides[d1]
-        if s0 == 0 or s1 == 0:
-            return 0
-        if s0 != s1:
-            return 1 if s0 > s1 else -1
-        return 1 if x.shape[d0] > x.shape[d1] else 0
-
-    perm = list(range(x.ndim - 1, -1, -1))  # (innermost first, as ATen's perm_)
-    for i in range(1, x.ndim):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            c = swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
-    return perm[::-1]
+    them for a reduction over every dim (:func:`strided.layout.order.iteration_order` on ``x``'s
+    strides alone: the 0-d output's, all 0, decide nothing). Its comparison skips a stride-0
+    (expanded) dim, so that dim stays where it stands against its neighbours: ``expand(m, k)`` of a
+    row walks its m copies of the row in turn, where NumPy's reduce walks the copies innermost."""
+    return iteration_order(x.shape, [x.strides])[::-1]
 
 
 def _coalesced_inner(x: np.ndarray) -> tuple[np.ndarray, bool]:
