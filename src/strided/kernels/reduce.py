@@ -16,6 +16,7 @@ import math
 
 import numpy as np
 
+from ..layout.order import iteration_order
 from . import native, torch_variance
 from .blocked import copy_into
 from .fpstate import quiet, quietly
@@ -38,6 +39,9 @@ def reduce_into(ufunc: np.ufunc, x: np.ndarray, axes: tuple[int, ...] | None, ac
         # float16 / bfloat16 / complex: PyTorch's own steps, each rounded, in its loop's order
         got = torch_walk_products(x, axes)
         if got is not None:
+            if x.dtype.kind == "V" and holds_nan(got):
+                # (bfloat16: c10's rounding from float gives every NaN as 0x7FC0, whatever its sign)
+                got[np.isnan(got)] = np.uint16(0x7FC0).view(x.dtype)
             np.copyto(out, got.reshape(out.shape), casting="unsafe")
             return
     if ufunc is np.multiply and acc == x.dtype and acc.char in "fd" and x.size and x.ndim:
@@ -50,7 +54,8 @@ def reduce_into(ufunc: np.ufunc, x: np.ndarray, axes: tuple[int, ...] | None, ac
                 # (lines that step by one but do not tile their memory, x[:, 1:]: PyTorch's walk,
                 # NumPy's NaN as line_products keeps it)
                 got = torch_walk_products(x, axes)
-                got = None if got is None or holds_nan(got) else got
+                if got is not None and holds_nan(got):
+                    got = walked_nans(got, x, None if axes is None else axes[0])
             if got is not None:
                 np.copyto(out, got.reshape(out.shape), casting="unsafe")
                 return
@@ -360,10 +365,19 @@ def torch_row_products(flat: np.ndarray, n: int) -> np.ndarray:
         with quiet():
             run = _torch_products_numpy(flat.reshape(-1, n))
     if holds_nan(run):
-        at = np.flatnonzero(np.isnan(run))
-        with quiet():
-            run[at] = np.multiply.reduce(flat.reshape(-1, n)[at], axis=1)
+        _numpy_nans(run, flat.reshape(-1, n))
     return run
+
+
+def _numpy_nans(run: np.ndarray, rows: np.ndarray) -> None:
+    """Each NaN of ``run`` (PyTorch's products of ``rows`` (len(run), n)) NumPy's NaN where NumPy's
+    product of that row is NaN too (a NaN operand's sign and payload: which operand wins is the
+    compiler's choice, see above), in place. A NaN NumPy's order avoids stays: PyTorch's lanes met
+    inf * 0 where NumPy's running product met the zero first, or multiplied it by a finite value."""
+    at = np.flatnonzero(np.isnan(run))
+    with quiet():
+        alt = np.multiply.reduce(rows[at], axis=1)
+    run[at] = np.where(np.isnan(alt), alt, run[at])
 
 
 # float16 / bfloat16 and complex products as PyTorch's ``binary_kernel_reduce_vec`` (Reduce.h)
@@ -512,11 +526,20 @@ def _walk_columns(cols: np.ndarray, f: _Products) -> np.ndarray:
     return res
 
 
+def _full_reduction_order(x: np.ndarray) -> list[int]:
+    """``x``'s dims, outermost first, in the order TensorIterator's ``reorder_dimensions`` walks
+    them for a reduction over every dim (:func:`strided.layout.order.iteration_order` on ``x``'s
+    strides alone: the 0-d output's, all 0, decide nothing). Its comparison skips a stride-0
+    (expanded) dim, so that dim stays where it stands against its neighbours: ``expand(m, k)`` of a
+    row walks its m copies of the row in turn, where NumPy's reduce walks the copies innermost."""
+    return iteration_order(x.shape, [x.strides])[::-1]
+
+
 def _coalesced_inner(x: np.ndarray) -> tuple[np.ndarray, bool]:
     """``x``'s elements in PyTorch's iteration order for a reduction over every dim (dims by
     stride, the smallest innermost; size-1 dims dropped) as (rows, n): ``n`` the innermost run
     TensorIterator coalesces, and whether it steps by one element (its vectorized inner walk)."""
-    dims = sorted((d for d in range(x.ndim) if x.shape[d] != 1), key=lambda d: -x.strides[d])
+    dims = [d for d in _full_reduction_order(x) if x.shape[d] != 1]
     if not dims:
         return x.reshape(1, 1), False
     mem = x.transpose(dims + [d for d in range(x.ndim) if x.shape[d] == 1])
@@ -577,6 +600,10 @@ def torch_walk_products(x: np.ndarray, axes: tuple[int, ...] | None, compiled: b
         with quiet():
             if axes is None or len(axes) == x.ndim:
                 rows, contiguous = _coalesced_inner(x)
+                if f.dtype.char in "fd" and (not contiguous or rows.shape[1] < 4 * f.lanes):
+                    # (no vector walk: one running product from 1 in PyTorch's order, NumPy's
+                    # reduce of the elements laid out in that order)
+                    return np.multiply.reduce(rows.reshape(-1)).reshape(())
                 vals = rows.astype(f.work)
                 if contiguous:
                     return _chained_rows(vals, f).reshape(()).astype(x.dtype)
@@ -712,21 +739,15 @@ def multiply_reduce(x: np.ndarray, axis: int | None = None, dtype: None = None, 
                     keepdims: bool = False) -> np.ndarray:
     """``np.multiply.reduce(x, axis, dtype, out, keepdims)`` (its positional order) in PyTorch's
     order where :func:`line_products` takes ``x`` (``dtype`` and ``out`` None), NumPy's otherwise."""
-    if dtype is None and out is None and (axis is not None or x.size >= 16):
+    if dtype is None and out is None and (axis is not None or x.size >= 16 or (0 in x.strides and _expanded(x))):
         got = line_products(x, axis)
-        if got is None and x.dtype.char in "fd" and x.size and x.ndim and _steps_by_one(x, axis):
+        if got is None and x.dtype.char in "fd" and x.size and x.ndim and (
+                _steps_by_one(x, axis) or (axis is None and _expanded(x))):
             # (lines that step by one but do not tile their memory, x[:, 1:]: PyTorch's walk;
             # a NaN product is NumPy's, as line_products leaves it)
             got = torch_walk_products(x, None if axis is None else (axis,))
             if got is not None and holds_nan(got):
-                # (only the NaN products NumPy's: the others keep PyTorch's order, as
-                # torch_row_products leaves them; before, one NaN row sent every row to NumPy's order)
-                nan = np.isnan(got)
-                if axis is None or nan.all():
-                    got = None
-                else:
-                    with quiet():
-                        got[nan] = np.multiply.reduce(x, axis)[nan]
+                got = walked_nans(got, x, axis)
             if got is not None:
                 got = got.reshape((1,) * x.ndim if axis is None else x.shape[:axis] + (1,) + x.shape[axis + 1:])
         if got is not None:
@@ -734,6 +755,22 @@ def multiply_reduce(x: np.ndarray, axis: int | None = None, dtype: None = None, 
                 return got
             return got.reshape(()) if axis is None else got.reshape(x.shape[:axis] + x.shape[axis + 1:])
     return np.multiply.reduce(x, axis, dtype, out, keepdims)
+
+
+def walked_nans(got: np.ndarray, x: np.ndarray, axis: int | None) -> np.ndarray:
+    """:func:`torch_walk_products`' float32 / float64 products ``got`` of ``x`` over ``axis`` (None:
+    every element) with each NaN NumPy's where NumPy's product is NaN too (its sign and payload,
+    as :func:`torch_row_products` leaves them); a NaN only PyTorch's order meets (inf * 0 in its
+    lanes) stays NaN. Only the NaN products change: the others keep PyTorch's order."""
+    with quiet():
+        alt = np.multiply.reduce(x, axis)
+    return np.where(np.isnan(alt) & np.isnan(got), alt.reshape(got.shape), got)
+
+
+def _expanded(x: np.ndarray) -> bool:
+    """Whether ``x`` has an expanded dim (stride 0, size over 1): PyTorch's iterator leaves it where
+    it stands among the others (:func:`_full_reduction_order`), NumPy's reduce walks it innermost."""
+    return any(s == 0 and n > 1 for n, s in zip(x.shape, x.strides))
 
 
 def _steps_by_one(x: np.ndarray, axis: int | None) -> bool:

@@ -933,14 +933,22 @@ def any(self: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None
 
 def _others_product(a: np.ndarray, axis: int) -> np.ndarray:
     """For every element, the product of the OTHER elements along ``axis`` (exclusive products from
-    both ends: exact where elements are zero, no division)."""
+    both ends: exact where elements are zero, no division), as PyTorch's prod_safe_zeros_backward:
+    each exclusive product a ``cumprod``, whose CPU kernel runs in ``acc_type`` (float32 in double,
+    complex64 in complex128, float16 / bfloat16 in float32; 1e20 * 1e20 * 0 is 0 there, not NaN)
+    and rounds each step's result to the dtype; the two then multiplied in the dtype."""
     a = np.moveaxis(a, axis, -1)
     if a.shape[-1] == 0:
         return np.moveaxis(np.ones_like(a), -1, axis)
-    ones = np.ones((*a.shape[:-1], 1), a.dtype)
-    left = np.cumprod(np.concatenate([ones, a[..., :-1]], -1), -1)
-    right = np.cumprod(np.concatenate([ones, a[..., :0:-1]], -1), -1)[..., ::-1]
-    return np.moveaxis(left * right, -1, axis)
+    acc = _CUMPROD_ACC.get(a.dtype.char, np.float32 if a.dtype.itemsize == 2 and a.dtype.kind in "fV" else a.dtype)
+    ones = np.ones((*a.shape[:-1], 1), acc)
+    with quiet():
+        left = np.cumprod(np.concatenate([ones, a[..., :-1].astype(acc)], -1), -1).astype(a.dtype)
+        right = np.cumprod(np.concatenate([ones, a[..., :0:-1].astype(acc)], -1), -1)[..., ::-1].astype(a.dtype)
+        return np.moveaxis(left * right, -1, axis)
+
+
+_CUMPROD_ACC = {"f": np.float64, "F": np.complex128}  # (ATen's CPU acc_type of float32 / complex64)
 
 
 def _recorded_others(x: Tensor) -> Tensor:
