@@ -270,7 +270,7 @@ def run_with_rows_isa():
         src = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(rows.__file__))))
         env["PYTHONPATH"] = os.pathsep.join(p for p in (src, env.get("PYTHONPATH", "")) if p)
         done = subprocess.run([sys.executable, "-W", "ignore", "-c", script], env=env, capture_output=True,
-                              text=True, timeout=300)
+                              text=True, timeout=900)
         assert done.returncode == 0, done.stderr[-2000:]
         return done.stdout.strip()
 

@@ -322,13 +322,16 @@ def test_tanh_is_correctly_rounded_and_its_forms_agree() -> None:
 
 
 def test_tanh_is_closer_to_pytorch_than_numpy_and_its_layouts() -> None:
-    """PyTorch's float32 tanh is MKL's vmsTanh (not reproduced): this equals it in about 99.9%."""
+    """PyTorch's float32 tanh is MKL's vmsTanh (not reproduced): this equals it in about 99.9%
+    where MKL runs its generic path (AMD CPUs, or MKL_ENABLE_INSTRUCTIONS=SSE4_2) and in about
+    98.5% where it runs its AVX-512 one (an Intel Ice Lake: 0.985 / 0.996 / 1.0 of the three
+    draws, NumPy's own tanh 0.69 / 0.62 / 0.83); never more than one ulp apart."""
     r = np.random.default_rng(17)
     for x in (r.standard_normal(100000), r.uniform(-10, 10, 100000), r.uniform(-1e-2, 1e-2, 100000)):
         x = x.astype(np.float32)
         theirs = torch.tanh(torch.from_numpy(x)).numpy()
         ours = strided.from_numpy(x.copy()).tanh().numpy()
-        assert (ours == theirs).mean() > 0.998
+        assert (ours == theirs).mean() > 0.98
         assert (np.abs(ours.astype(np.float64) - theirs) <= np.abs(np.spacing(theirs))).all()
     base = r.uniform(-5, 5, (64, 100)).astype(np.float32)
     flat = strided.from_numpy(base.copy()).tanh().numpy()
