@@ -257,3 +257,13 @@ def test_double_ramps_are_fused_exactly_at_any_length(dtype: str, steps: int) ->
         if isinstance(start, complex) and dtype != "complex128":
             continue
         _both("linspace", start, end, steps, dtype=dtype)
+
+
+def test_double_ramps_without_the_kernel_are_exact(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without the compiled fma64, fma_into's NumPy emulation gives the same exact fused ramp."""
+    want = {dt: torch.linspace(-3.3, 1e3, 40000, dtype=getattr(torch, dt)).numpy() for dt in ("float64", "int64")}
+    want_c = torch.linspace(1 - 2j, -3 + 0.1j, 4097, dtype=torch.complex128).numpy()
+    monkeypatch.setattr(native, "special", lambda: None)
+    for dt, values in want.items():
+        assert st.linspace(-3.3, 1e3, 40000, dtype=getattr(st, dt)).numpy().tobytes() == values.tobytes()
+    assert st.linspace(1 - 2j, -3 + 0.1j, 4097, dtype=st.complex128).numpy().tobytes() == want_c.tobytes()
