@@ -285,12 +285,11 @@ def test_where_out_takes_tensors_only_as_torch(which):
 
 
 @pytest.mark.parametrize("dtype", ["complex64", "complex128"])
-@pytest.mark.xfail(strict=True, reason="complex logspace (dtype= or out=): PyTorch's kernel is "
-                   "std::pow(complex base, complex start + step * i) in the complex type (glibc's "
-                   "cpowf/cpow), strided computes the real double power (logspace(0, 2, 3, "
-                   "dtype=complex64)[2] is 100.00000762939453 in torch, 100 here) and NumPy warns "
-                   "ComplexWarning from creation._logspace_values")
 def test_complex_logspace_is_torchs(dtype):
+    """PyTorch's complex logspace is std::pow(complex base, complex start + step * i) in the
+    complex type (glibc's cpowf/cpow): logspace(0, 2, 3, dtype=complex64)[2] is
+    100.00000762939453 (strided once computed the real double power, 100, with NumPy's
+    ComplexWarning); tests/test_space_complex.py draws the rest."""
     got = strided.logspace(-1, 3, 7, base=3, dtype=getattr(strided, dtype))
     want = torch.logspace(-1, 3, 7, base=3, dtype=getattr(torch, dtype))
     assert got.tolist() == want.tolist()

@@ -191,11 +191,13 @@ def filled(value: Number, dtype: DType, op: str, numel: int, what: str = "the va
 
     As :func:`checked`, except that PyTorch does not check float16 or bfloat16 when it fills a
     single element (a 0-d or one-element ``fill_``, ``where``'s scalars, ``t[i] = x``): 1e5 becomes
-    inf in float16, 1e39 in bfloat16.
+    inf in float16, 1e39 in bfloat16. Such a fill reads the value as a double first, so a complex
+    value's imaginary part is refused in those words ("... to type double ...").
     """
-    if (dtype is float16 or dtype is bfloat16) and numel == 1 and not (
-            isinstance(value, (complex, np.complexfloating)) and value.imag):
-        return wrapped(value, dtype)  # (an imaginary part is refused still, as PyTorch)
+    if (dtype is float16 or dtype is bfloat16) and numel == 1:
+        if isinstance(value, (complex, np.complexfloating)) and value.imag:
+            raise _overflow_error("value cannot be converted to type double without overflow", value, dtype, op, what)
+        return wrapped(value, dtype)
     return checked(value, dtype, op, what)
 
 
