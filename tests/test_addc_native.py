@@ -104,6 +104,49 @@ def test_in_place_the_kernel_gives_the_ufuncs_bits_or_declines_on_a_nan(dtype: t
         assert z.tobytes() == x.tobytes()
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_in_place_a_nan_anywhere_in_any_operand_declines(dtype: type) -> None:
+    """The in-place kernel tests its three operands for a NaN in one pass: a NaN (either sign, a
+    payload) at any place of any one operand, in runs as short as one element and past every
+    vector width's tail, declines with nothing written; without one the bits are the ufuncs'."""
+    rng = np.random.default_rng(30)
+    width = np.uint32 if dtype == np.float32 else np.uint64
+    nans = [np.array([np.nan], dtype)[0], -np.array([np.nan], dtype)[0],
+            np.array([np.nan], dtype).view(width)[0] | width(1)]
+    nans[2] = np.array([nans[2]], width).view(dtype)[0]  # (a quiet NaN with a payload)
+    for n in [*range(1, 41), 63, 64, 65, 8192]:
+        x, y1 = (rng.uniform(-2, 2, n).astype(dtype) for _ in range(2))
+        y2 = rng.uniform(0.5, 2, n).astype(dtype)
+        z = x.copy()
+        assert _KERNEL.addcdiv_runs(z, y1, y2, -1e-3, z)
+        np.testing.assert_array_equal(_bits(z), _bits(_numpy(x, y1, y2, -1e-3)))
+        places = range(n) if n <= 65 else (0, 1, 15, 16, 17, n // 2, n - 17, n - 2, n - 1)
+        for arr, at in itertools.product((0, 1, 2), places):
+            ops = [x.copy(), y1.copy(), y2.copy()]
+            ops[arr][at] = nans[(arr + at) % 3]
+            before = ops[0].tobytes()
+            assert not _KERNEL.addcdiv_runs(ops[0], ops[1], ops[2], -1e-3, ops[0]), (n, arr, at)
+            assert ops[0].tobytes() == before
+
+
+@pytest.mark.parametrize("dtype", [strided.float32, strided.float64])
+def test_in_place_addcdiv_with_a_nan_matches_pytorch(dtype: strided.DType) -> None:
+    """``w.addcdiv_(m, d, value=)`` (an Adam update) with a NaN in one operand: the kernel declines
+    and NumPy's loop writes PyTorch's values (the NaN where it is, every other element exact)."""
+    rng = np.random.default_rng(31)
+    npd = np.float32 if dtype is strided.float32 else np.float64
+    for shape, arr, at in [((128, 64), 0, (0, 0)), ((128, 64), 1, (127, 63)), ((10,), 2, (9,)), ((3, 5), 1, (1, 2))]:
+        ops = [rng.uniform(-2, 2, shape).astype(npd), rng.uniform(-2, 2, shape).astype(npd),
+               rng.uniform(0.5, 2, shape).astype(npd)]
+        ops[arr][at] = np.nan
+        s = [strided.tensor(a) for a in ops]
+        t = [torch.tensor(a) for a in ops]
+        s[0].addcdiv_(s[1], s[2], value=-1e-3)
+        t[0].addcdiv_(t[1], t[2], value=-1e-3)
+        np.testing.assert_array_equal(s[0].numpy(), t[0].numpy())
+        assert s[0].stride() == t[0].stride()
+
+
 def _addcmul_steps(x: np.ndarray, y1: np.ndarray, y2: np.ndarray, value: float | int) -> np.ndarray:
     """addcmul's steps before ``addcmul_runs``: NumPy's product, then ``fma_into``'s kernel."""
     out = np.empty_like(x)

@@ -116,6 +116,34 @@ def test_the_op_on_every_layout(layout: str, w: float, dtype: str) -> None:
         np.testing.assert_array_equal(_bits(x.numpy()), _bits(got.numpy()))
 
 
+@pytest.mark.parametrize("w", WEIGHTS)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("layout", ["contiguous", "transposed"])
+def test_in_place_lerp_calls_the_kernel_on_its_target_with_pytorchs_values(layout: str, w: float, dtype: str) -> None:
+    """``x.lerp_(end, w)`` (an optimizer's ``exp_avg.lerp_(grad, 1 - beta1)``) runs the compiled pass
+    with ``x``'s own run as its output: PyTorch's values (infinities, signed zeros, NaNs in place),
+    its strides, its version count once autograd is in use, under no_grad and with grad mode on,
+    and the kernels' absence gives the same bits (lerp_into's NumPy steps)."""
+    rng = np.random.default_rng(5)
+    a, b = (rng.uniform(-3, 3, (24, 18)).astype(dtype) for _ in range(2))
+    a[0, :4] = [np.inf, -0.0, np.nan, 0.0]
+    b[0, :4] = [1.0, 0.0, 2.0, -np.inf]
+    strided.ones(1, requires_grad=True)  # (autograd in use: the write is counted, the front's path declines)
+    for mode in (strided.no_grad, strided.enable_grad):
+        x, e = _LAYOUTS[layout](strided.from_numpy(a.copy()), strided.from_numpy(b.copy()))
+        tx, te = _LAYOUTS[layout](torch.from_numpy(a.copy()), torch.from_numpy(b.copy()))
+        with mode(), torch.no_grad():
+            assert x.lerp_(e, w) is x
+            tx.lerp_(te, w)
+        np.testing.assert_array_equal(x.numpy(), tx.numpy())
+        assert x.stride() == tx.stride() and x._version == tx._version == 1
+        y = _LAYOUTS[layout](strided.from_numpy(a.copy()), strided.from_numpy(b))[0]
+        with native.disabled():
+            y.lerp_(e, w)
+        if w == w:  # (a NaN weight's payload is the kernels' and NumPy's own: values compared above)
+            np.testing.assert_array_equal(_bits(np.ascontiguousarray(y.numpy())), _bits(np.ascontiguousarray(x.numpy())))
+
+
 def _complex(shape: tuple, dtype: str, rng: np.random.Generator) -> np.ndarray:
     """Complex values over six orders of magnitude (the forms' roundings differ there)."""
     a = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)) * rng.choice([1e-3, 1.0, 1e3], size=shape)

@@ -6935,10 +6935,12 @@ ERF_CLONES static int addcdiv_double(const double *restrict x, const double *res
             x[i] = x[i] + s / y2[i];                                                               \
         }                                                                                          \
     }                                                                                              \
-    ERF_CLONES static int NAME##_nan(const T *a, Py_ssize_t n)                                     \
+    /* (whether any of a, b, c holds a NaN: the three runs tested in one pass, one loop and one  \
+       reduction where three were) */                                                              \
+    ERF_CLONES static int NAME##_nan3(const T *a, const T *b, const T *c, Py_ssize_t n)            \
     {                                                                                              \
         int nan = 0;                                                                               \
-        for (Py_ssize_t i = 0; i < n; i++) nan |= a[i] != a[i];                                    \
+        for (Py_ssize_t i = 0; i < n; i++) nan |= (a[i] != a[i]) | (b[i] != b[i]) | (c[i] != c[i]); \
         return nan;                                                                                \
     }
 ADDCDIV_INTO(float, addcdiv_float_into)
@@ -6990,12 +6992,10 @@ static PyObject *py_addcdiv_runs(PyObject *self, PyObject *const *args, Py_ssize
             int nan;
             Py_BEGIN_ALLOW_THREADS
             if (kind == 'f') {
-                nan = v != v || addcdiv_float_into_nan(b[0].buf, n) || addcdiv_float_into_nan(b[1].buf, n)
-                      || addcdiv_float_into_nan(b[2].buf, n);
+                nan = v != v || addcdiv_float_into_nan3(b[0].buf, b[1].buf, b[2].buf, n);
                 if (!nan) addcdiv_float_into(b[3].buf, b[1].buf, b[2].buf, n, scale, (float)v);
             } else {
-                nan = v != v || addcdiv_double_into_nan(b[0].buf, n) || addcdiv_double_into_nan(b[1].buf, n)
-                      || addcdiv_double_into_nan(b[2].buf, n);
+                nan = v != v || addcdiv_double_into_nan3(b[0].buf, b[1].buf, b[2].buf, n);
                 if (!nan) addcdiv_double_into(b[3].buf, b[1].buf, b[2].buf, n, scale, v);
             }
             Py_END_ALLOW_THREADS

@@ -644,12 +644,18 @@ def _lerp_flat(input: Any, end: Any, weight: Any, target: Tensor | None) -> Tens
         quietly(lerp_into, a, b, compute.type(weight), out)
         apply_lerp_fixes(out, fix)
         return target if target is not None else adopted(out, layout, d)
-    if target is None and (k := native.special()) is not None:
+    if (k := native.special()) is not None:
         # (lerp_into's compiled pass alone: no NumPy arithmetic, nothing to quiet; the weight as the
-        # Python float it is: the kernel's (float) cast rounds it as compute.type(weight) does)
-        out = np.empty(info[1], compute)
-        if k.lerp_runs(a, b, weight, out):
-            return adopted(out, layout, d)
+        # Python float it is: the kernel's (float) cast rounds it as compute.type(weight) does; in
+        # place, its output is ``a`` itself, as lerp_into's call below passes it: an optimizer's
+        # ``exp_avg.lerp_(grad, 1 - beta1)`` without the quiet block and the NumPy scalar)
+        if target is not None:
+            if k.lerp_runs(a, b, weight, a):
+                return target
+        else:
+            out = np.empty(info[1], compute)
+            if k.lerp_runs(a, b, weight, out):
+                return adopted(out, layout, d)
     out = a if target is not None else np.empty(info[1], compute)
     token = quiet_set(QUIET)
     try:
