@@ -1,9 +1,12 @@
-"""Names a package loads on first use (PEP 562): the one ``__getattr__`` body they share, and the
-hooks of a module whose classes are made on first use (:func:`classes_on_first_use`)."""
+"""Names a package loads on first use (PEP 562): the one ``__getattr__`` body they share, the
+hooks of a module whose classes are made on first use (:func:`classes_on_first_use`), and the
+stand-in of a helper module's function that loads the module on its first call
+(:func:`function_on_first_call`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 
 def lazy_attribute(package: str, lazy: dict[str, tuple[str, str | None]], namespace: dict, name: str) -> object:
@@ -52,3 +55,22 @@ def classes_on_first_use(namespace: dict, names: tuple[str, ...], define: Callab
         return sorted({*namespace, *names})
 
     return __getattr__, __dir__
+
+
+def function_on_first_call(module: str, name: str, namespace: dict, alias: str | None = None) -> Callable[..., Any]:
+    """A stand-in for the function ``name`` of ``module``, to bind as ``alias`` (default: ``name``)
+    in the caller's ``namespace`` (its ``globals()``) in place of ``from module import name``: its
+    first call imports ``module``, rebinds ``alias`` there to the real function and calls it, so
+    later calls from that module are plain global lookups of the real function (no per-call
+    cost). For helper modules that only some op calls need (issue 23: ``import strided`` does not
+    load them). Threads: the import takes the import lock; two first calls bind the same object."""
+    def first_call(*args: Any, **kwargs: Any) -> Any:
+        import importlib
+
+        real = getattr(importlib.import_module(module), name)
+        namespace[alias or name] = real
+        return real(*args, **kwargs)
+
+    first_call.__qualname__ = first_call.__name__ = alias or name
+    first_call.__doc__ = f"(loads {module} on first call: see strided.lazy_names.function_on_first_call)"
+    return first_call

@@ -51,7 +51,6 @@ from .messages import (
     not_a_tensor,
     not_built_directly,
 )
-from .pickled import checked_state, deep_copied, pickled_state, restore_leaf
 from .storage import Storage
 from .typed_storage import DEPRECATED as TYPED_DEPRECATED
 from .typed_storage import TypedStorage
@@ -123,11 +122,15 @@ class Tensor:
     def __getstate__(self) -> dict[str, Any]:
         """The fields pickle keeps (every pickle protocol, as PyTorch's tensors): no history, a
         tensor that requires grad comes back a leaf that does (:func:`strided.pickled.pickled_state`)."""
+        from .pickled import pickled_state  # (pickling's helpers load on first use: not at import)
+
         return pickled_state(self)
 
     def __setstate__(self, state: Any) -> None:
         """Unpickling: the fields are set only once they fit each other (the layout within the
         storage, the storage's dtype the tensor's; :func:`strided.pickled.checked_state`)."""
+        from .pickled import checked_state, restore_leaf
+
         for name, value in checked_state(state, Tensor).items():
             object.__setattr__(self, name, value)
         restore_leaf(self)
@@ -135,6 +138,8 @@ class Tensor:
     def __deepcopy__(self, memo: dict) -> Tensor:
         """A deep copy: a leaf's ``requires_grad`` and ``grad`` come along; a result with a
         history is refused, as PyTorch (:func:`strided.pickled.deep_copied`)."""
+        from .pickled import deep_copied
+
         return deep_copied(self, memo)
 
     # ------------------------------------------------------------ construction helpers

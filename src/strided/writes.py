@@ -37,8 +37,8 @@ from .indexing import AdvancedIndex, index_layout
 from .kernels import check_writable, grow_storage, numpy_view, torch_loops, write
 from .kernels.fill import fill
 from .kernels.memory import elements_overlap, flat_run
-from .kernels.torch_overlap_writes import may_share_elements
 from .layout import Layout
+from .layout.core import may_share_elements
 from .messages import overlapping_write, partial_overlap, read_after_write
 from .scalars import filled, numpy_scalar, parse_int, parse_setitem_int, wrapped
 from .tensor import ADVANCED_INDEXING, Tensor

@@ -36,6 +36,8 @@ from ..layout import (
     product,
     without_repeats,
 )
+from ..layout.core import may_share_elements
+from ..lazy_names import function_on_first_call
 from ..messages import overlapping_write
 from ..storage import Storage, allocate
 from . import blocked, native
@@ -44,7 +46,9 @@ from .fill import FILL_MIN, fill_dense
 from .fpstate import quiet
 from .listeners import OPEN, Listening, OpRecord, _listeners, emit, listening
 from .torch_index_loops import addresses
-from .torch_overlap_writes import last_writes, may_share_elements
+
+# (the walk of overlapping writes, loaded on the first such write)
+last_writes = function_on_first_call("strided.kernels.torch_overlap_writes", "last_writes", globals())
 
 _ndarray = np.ndarray
 

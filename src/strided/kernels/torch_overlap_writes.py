@@ -17,25 +17,16 @@ one thread is assumed, :func:`~strided.kernels.torch_loops.torch_threads`), the 
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 
 import numpy as np
 
 from ..errors import StridedRuntimeError, join_lines
 from ..layout import Layout
-from ..layout.core import nests
+from ..layout.core import may_share_elements  # noqa: F401  (its home before; kept importable from here)
 from ..layout.order import iteration_order
 from .torch_index_loops import addresses
 from .torch_loops import GRAIN_SIZE, torch_threads
-
-
-@functools.lru_cache(maxsize=512)
-def may_share_elements(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
-    """Whether two elements of the layout may share memory without a stride-0 dim (cached: asked
-    on every array write). False for every layout whose dims nest (each steps past the smaller)."""
-    dims = sorted((abs(st), n) for n, st in zip(shape, strides) if n > 1)
-    return 0 not in shape and not nests(dims) and all(st for st, _ in dims)
 
 
 def last_writes(

@@ -517,6 +517,16 @@ def nests(dims: Sequence[tuple[int, int]]) -> bool:
     return True
 
 
+@functools.lru_cache(maxsize=512)
+def may_share_elements(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
+    """Whether two elements of the layout may share memory without a stride-0 dim (cached: asked
+    on every array write). False for every layout whose dims nest (each steps past the smaller).
+    (Here, beside :func:`nests`, rather than in :mod:`strided.kernels.torch_overlap_writes`, whose
+    walks only the rare overlapping writes need: that module loads on first use.)"""
+    dims = sorted((abs(st), n) for n, st in zip(shape, strides) if n > 1)
+    return 0 not in shape and not nests(dims) and all(st for st, _ in dims)
+
+
 def overlaps(shape: Sequence[int], strides: Sequence[int], limit: int = 1 << 16) -> bool | None:
     """Whether two elements of the layout share one memory location (None: too many to tell).
 

@@ -55,7 +55,7 @@ from ...grad_mode import (
 from ...kernels import check_writable, torch_index_loops, torch_loops, torch_reduce_alias
 from ...kernels.memory import LISTED_MAX, write, write_plain_loop
 from ...kernels.torch_loops import operand_strides
-from ...kernels.torch_overlap_writes import may_share_elements
+from ...layout.core import may_share_elements
 from ...messages import partial_overlap, read_after_write
 from ...tensor import Tensor
 from ...writes import resize_, resize_strided

@@ -47,8 +47,9 @@ from ...kernels import check_writable, numpy_view
 from ...kernels.listeners import OPEN, silenced
 from ...kernels.torch_index_loops import addresses, index_put_order, index_put_stale
 from ...kernels.torch_loops import operand_strides, parallel_chunks, torch_threads
-from ...kernels.torch_overlap_writes import may_share_elements, walk_survivors
 from ...layout import Layout
+from ...layout.core import may_share_elements
+from ...lazy_names import function_on_first_call
 from ...messages import overlapping_write, partial_overlap, read_after_write
 from ...opdef import Kind, declare
 from ...tensor import ADVANCED_INDEXING, Tensor, tensor_arg
@@ -60,6 +61,9 @@ from .._support.operands import _cinfo
 from .._support.promotion import TORCH_NAMES
 from ..registry import backward
 from .fast_along import SLICES_C, along_slices, slice_source
+
+# (the walks of overlapping writes, loaded on the first such write)
+walk_survivors = function_on_first_call("strided.kernels.torch_overlap_writes", "walk_survivors", globals())
 
 __all__ = ["IndexPlan", "getitem", "index_put", "index_put_", "plan_index", "setitem"]
 

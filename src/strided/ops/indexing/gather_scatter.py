@@ -32,9 +32,10 @@ from ...kernels.listeners import silenced
 from ...kernels.memory import dense_layout
 from ...kernels.torch_index_loops import addresses, filled_stale, scatter_stale, scatter_walk
 from ...kernels.torch_loops import operand_strides
-from ...kernels.torch_overlap_writes import may_share_elements, walk_survivors
 from ...layout import Layout
+from ...layout.core import may_share_elements
 from ...layout.order import iteration_order
+from ...lazy_names import function_on_first_call
 from ...messages import overlapping_write
 from ...opdef import Kind, declare
 from ...tensor import Tensor
@@ -63,6 +64,9 @@ from .._support.out import write_out
 from ..elementwise.unary import where as _where
 from ..registry import backward, method
 from .fast_along import ALONG_C, FAST_DTYPES, along_positions, source_run
+
+# (the walks of overlapping writes, loaded on the first such write)
+walk_survivors = function_on_first_call("strided.kernels.torch_overlap_writes", "walk_survivors", globals())
 
 _trusted = Layout._trusted
 # From this many index elements gather takes the compiled walk (_specialkernel.gather_nd): NumPy's

@@ -37,8 +37,9 @@ from ...kernels.listeners import silenced
 from ...kernels.native import special
 from ...kernels.torch_index_loops import index_add_stale, index_copy_stale, index_copy_walk
 from ...kernels.torch_loops import parallel_chunks, torch_threads
-from ...kernels.torch_overlap_writes import may_share_elements, walk_survivors
 from ...layout import Layout
+from ...layout.core import may_share_elements
+from ...lazy_names import function_on_first_call
 from ...messages import overlapping_write, partial_overlap
 from ...opdef import Kind, declare
 from ...tensor import Tensor
@@ -66,6 +67,9 @@ from .._support.promotion import TORCH_NAMES
 from ..registry import backward, method
 from .fast_along import SLICES_C, along_slices, slice_source
 from .gather_scatter import _out_of_place
+
+# (the walks of overlapping writes, loaded on the first such write)
+walk_survivors = function_on_first_call("strided.kernels.torch_overlap_writes", "walk_survivors", globals())
 
 _trusted = Layout._trusted
 

@@ -36,6 +36,7 @@ from ...kernels.blocked import row_major
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ...kernels.native import kernel_run, special
 from ...layout.order import preserve_format_strides
+from ...lazy_names import function_on_first_call
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import gradtools, return_types, support
@@ -44,10 +45,13 @@ from .._support.front import compiled_front, kernel_entry
 from .._support.operands import _cinfo, flat_run
 from .._support.out import write_out, write_pair_out
 from .._support.reduce_args import reduced_shape, shape_text
-from .._support.stl_select import median_position, mode_row
-from .._support.torch_sort_order import sort_keys
 from ..elementwise.binary_more import lerp_arrays
 from ..registry import backward, method
+
+# (PyTorch's selection and sort orders, written in Python: loaded on the first call that needs them)
+median_position = function_on_first_call("strided.ops._support.stl_select", "median_position", globals())
+mode_row = function_on_first_call("strided.ops._support.stl_select", "mode_row", globals())
+sort_keys = function_on_first_call("strided.ops._support.torch_sort_order", "sort_keys", globals())
 
 __all__ = ["median", "mode", "nanmedian", "nanquantile", "quantile"]
 

@@ -63,7 +63,7 @@ from ...kernels.native import kernel_run, special
 from ...kernels.reduce import holds_nan
 from ...kernels.torch_index_loops import addresses
 from ...kernels.torch_loops import GRAIN_SIZE, loop_rows, parallel_chunks, torch_threads
-from ...kernels.torch_overlap_writes import may_share_elements
+from ...layout.core import may_share_elements
 from ...layout.order import elementwise_output_strides, preserve_format_strides
 from ...messages import overlapping_write
 from ...opdef import Kind, declare

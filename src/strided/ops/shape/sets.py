@@ -35,6 +35,7 @@ from ...dtypes import TORCH_NAME, bool_, float32, float64, int32, int64, np_kind
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...kernels.blocked import row_major
 from ...layout import Layout
+from ...lazy_names import function_on_first_call
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import support
@@ -43,9 +44,12 @@ from .._support.operands import _cinfo, flat_run
 from .._support.out import write_out
 from .._support.promotion import result_type
 from .._support.reduce_args import shape_text
-from .._support.torch_sort_order import equal_bits_may_differ, sorted_values
 from ..indexing.fast_along import ISIN_C
 from ..registry import method
+
+# (PyTorch's order of equal values, written in Python: loaded on the first call that needs it)
+equal_bits_may_differ = function_on_first_call("strided.ops._support.torch_sort_order", "equal_bits_may_differ", globals())
+sorted_values = function_on_first_call("strided.ops._support.torch_sort_order", "sorted_values", globals())
 
 
 def _starts(s: np.ndarray) -> np.ndarray:

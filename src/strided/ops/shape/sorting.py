@@ -38,6 +38,7 @@ from ...gradients import seal
 from ...kernels.blocked import row_major
 from ...kernels.native import kernel_run, special
 from ...layout.order import preserve_format_strides
+from ...lazy_names import function_on_first_call
 from ...numpy_keywords import NO, unexpected
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
@@ -56,10 +57,13 @@ from .._support.memo import Memo
 from .._support.operands import _cinfo, flat_run
 from .._support.out import write_out, write_pair_out
 from .._support.reduce_args import reduced_shape, shape_text
-from .._support.stl_select import top_k_row
-from .._support.torch_sort_order import argsort as torch_argsort
-from .._support.torch_sort_order import numpy_argsort, sorted_values
 from ..registry import backward, method
+
+# (PyTorch's sort and selection orders, written in Python: loaded on the first call that needs them)
+top_k_row = function_on_first_call("strided.ops._support.stl_select", "top_k_row", globals())
+torch_argsort = function_on_first_call("strided.ops._support.torch_sort_order", "argsort", globals(), "torch_argsort")
+numpy_argsort = function_on_first_call("strided.ops._support.torch_sort_order", "numpy_argsort", globals())
+sorted_values = function_on_first_call("strided.ops._support.torch_sort_order", "sorted_values", globals())
 
 
 def argsort_last(x: np.ndarray, descending: bool, stable: bool) -> np.ndarray:
