@@ -57,16 +57,9 @@ OPS = {
 }
 
 
-# not yet PyTorch's (reported): the two gradients of x * x meet in the engine's buffer with other
-# strides than PyTorch's InputBuffer gives them on the size-1 dim
-_KNOWN = {("as31", "square"): "x * x of a (3, 1) leaf with strides (1, 9): torch's .grad (1, 3), strided's (1, 1)"}
-
-
 @pytest.mark.parametrize("maker", sorted(_makers(torch)))
 @pytest.mark.parametrize("op", sorted(OPS))
 def test_grad_strides_match_torch(maker, op):
-    if (maker, op) in _KNOWN:
-        pytest.skip(_KNOWN[(maker, op)])
     got = []
     for mod in (torch, strided):
         x = _makers(mod)[maker]().requires_grad_()

@@ -2,11 +2,14 @@
 
 1. Count, for every node reachable from the roots, how many edges lead into it.
 2. Run a node once all its consumers have given it their gradients (summed per output: this
-   is what makes diamonds and reuse, ``b = a + a; c = b * b``, exact).
+   is what makes diamonds and reuse, ``b = a + a; c = b * b``, exact; summed as PyTorch's
+   InputBuffer sums them, into the first in place where nothing else holds it, so that the
+   sum's strides are PyTorch's, :func:`_sum_into`).
 3. Its rule turns the gradients of its outputs into gradients of its inputs; each is checked
    against the input's shape and dtype (summed over broadcast dims, cast), then handed on.
 4. At an AccumulateGrad node the gradient is added into the leaf's ``.grad`` (or, for
-   :func:`grad`, captured and returned).
+   :func:`grad`, captured and returned), laid out by PyTorch's gradient layout contract
+   (kept, copied with the leaf's strides or row-major; :func:`accumulate_into`).
 
 Hooks: a tensor's ``register_hook`` functions run on its gradient before it is used (for a
 non-leaf, before its producer runs); ``retain_grad`` is such a hook that keeps the gradient.
@@ -28,6 +31,7 @@ from ..grad_mode import INSIDE
 from ..gradients import sum_to
 from ..kernels.listeners import OPEN
 from ..layout import Layout
+from ..memory_format import contiguous_format
 from ..ops._support.operands import _cinfo
 from ..tensor import Tensor
 from . import graph as G
@@ -159,7 +163,7 @@ def run(roots: list[tuple], retain_graph: bool, create_graph: bool,
     try:
         while ready:
             if fast is not None:
-                fast(ready, buffers, deps, done, retain_graph, fit, _skip)
+                fast(ready, buffers, deps, done, retain_graph, fit, _skip, _sum_into)
                 if not ready:
                     break
             node = ready.pop()
@@ -194,14 +198,18 @@ def run(roots: list[tuple], retain_graph: bool, create_graph: bool,
             # CopySlices releases its op's node)
             if not retain_graph and (node.saved or node.__class__ is not Node):
                 done.append(node)
+            grads = None  # (PyTorch's engine lets go of a node's inputs before handing its outputs on)
             shapes = node.ctx
             edges = node.next_functions
             k = len(edges)
             passed: list = [None] * k
             # (a rule gives one gradient per edge and ctx one entry per input: the common case reads
-            # them by index; shorter tuples are padded with None, as a missing gradient)
+            # them by index; shorter ones are padded with None, as a missing gradient. A list of our
+            # own, each gradient taken out of it when handed on, as PyTorch moves it: a buffer may
+            # then hold the only reference, which _sum_into looks for)
+            outs = list(outs)
             if len(outs) < k:
-                outs = (*outs, *((None,) * (k - len(outs))))
+                outs.extend((None,) * (k - len(outs)))
             if shapes is None or len(shapes) < k:
                 shapes = (*(shapes or ()), *((None,) * (k - len(shapes or ()))))
             i = -1
@@ -210,6 +218,7 @@ def run(roots: list[tuple], retain_graph: bool, create_graph: bool,
                 if nxt is None:
                     continue
                 g = outs[i]
+                outs[i] = None
                 left = deps[nxt] - 1
                 deps[nxt] = left
                 if g is not None:
@@ -224,9 +233,10 @@ def run(roots: list[tuple], retain_graph: bool, create_graph: bool,
                         else:
                             buf = buffers[nxt] = [None] * nxt.n_outputs
                             buf[nr] = g
+                    elif buf[nr] is None:
+                        buf[nr] = g
                     else:
-                        old = buf[nr]
-                        buf[nr] = g if old is None else old + g
+                        _sum_into(buf, nr, g)
                     if left == 0:  # (its buffer holds this gradient)
                         ready.append(nxt)
                 elif left == 0:
@@ -249,8 +259,11 @@ def run(roots: list[tuple], retain_graph: bool, create_graph: bool,
 
 # engine_loop: run's loop body for plain nodes, in C, in the module that builds the nodes (the
 # Python body above is the reference and the fallback: an older build without it,
-# STRIDED_NATIVE=0, tests setting this to None)
+# STRIDED_NATIVE=0, tests setting this to None; a build older than its ``add`` argument, which
+# would sum a buffer's gradients out of place)
 _ENGINE_LOOP = getattr(_RECORDS, "engine_loop", None)
+if _ENGINE_LOOP is not None and "skip, add)" not in (_ENGINE_LOOP.__doc__ or ""):
+    _ENGINE_LOOP = None
 
 
 def _outside(outer: bool, inside: Any, fn: Any, *args: Any) -> Any:
@@ -287,6 +300,83 @@ def _skip(node: Node, deps: dict, buffers: dict, ready: list) -> None:
                     ready.append(nxt)
                 else:
                     stack.append(nxt)
+
+
+def _sum_into(buf: list, nr: int, g: Tensor) -> None:
+    """``buf[nr] = buf[nr] + g`` as PyTorch's ``InputBuffer::accumulate`` sums two gradients of
+    one input: outside grad mode, into the first one in place (``old.add_(g)``, which keeps its
+    strides) when the buffer held its only reference and no other tensor shares its memory
+    (:func:`_reusable`); else out of place, ``old + g`` (TensorIterator's layout of the two).
+    Where PyTorch would add in place but the memory may be seen from elsewhere (lent to NumPy,
+    an array view of it alive) or ``old`` is in a graph (a hook's result), the sum goes into a
+    copy of ``old`` with the same strides instead: the same numbers and layout, nothing shared
+    written."""
+    old = buf[nr]
+    buf[nr] = None  # (the buffer's reference let go: ``old`` alone is what _reusable counts)
+    if GRAD_MODE.get() or not _reusable(old):
+        buf[nr] = old + g
+    elif old._ag is None and _memory_alone(old):
+        # (listeners get the op; without them a tensor no one else can reach needs no op record
+        # nor version bump)
+        buf[nr] = old.add_(g) if OPEN else _add_in_place(old, g)
+    else:
+        buf[nr] = old.clone().add_(g)  # (clone keeps a dense tensor's strides)
+
+
+def _add_in_place(old: Tensor, g: Tensor) -> Tensor:
+    """``old += g`` with PyTorch's numbers, ``old`` returned: NumPy's add on the arrays for real
+    dtypes (PyTorch's ``a + alpha * b`` with alpha 1 is ``a + b`` there); strided's ``add_`` for
+    complex ones, where PyTorch's multiply by alpha = 1+0j turns zeros' signs (and an infinite
+    part's partner into NaN), which NumPy's add does not."""
+    if g._dtype is old._dtype and not old._dtype.is_complex:
+        _add_arrays(old, g)
+        return old
+    return old.add_(g)
+
+
+def _add_arrays(old: Tensor, g: Tensor) -> None:
+    """``old += g`` on their NumPy arrays (one dtype, one shape): the storages' flat arrays when
+    both are row-major over exactly their elements (a view's construction costs more than a
+    small add), else views of their layouts."""
+    lay, gl = old._layout, g._layout
+    info = _cinfo[lay.shape]
+    a, b = old._storage.array, g._storage.array
+    if lay.strides == gl.strides == info[0] and not lay.offset and not gl.offset and len(a) == len(b) == info[1]:
+        a += b
+    else:
+        arr = old._np()
+        arr += g._np()
+
+
+def _reusable(t: Tensor) -> bool:
+    """PyTorch's ``can_accumulate_inplace``: ``t`` a plain tensor, non-overlapping and dense,
+    referenced by the caller alone (its local, here the parameter and getrefcount's argument)
+    and the only tensor on its storage (views share the Storage object)."""
+    if t.__class__ is not Tensor or sys.getrefcount(t) != 3:  # (_sum_into's ``old``, ``t``, the argument)
+        return False
+    lay = t._layout
+    # (row-major, the usual case, is dense: the general test walks the dims)
+    if lay.strides != _cinfo[lay.shape][0] and not _dense_for_grad(lay):
+        return False
+    return sys.getrefcount(t._storage) == 2  # (t's slot, the argument)
+
+
+def _memory_alone(t: Tensor) -> bool:
+    """Whether writing into ``t``'s memory can be seen by no one else: its Storage held by ``t``
+    alone, never lent to NumPy nor borrowed from it (``_pinned``), its NumPy buffer held by that
+    Storage alone and each array it is a view of (NumPy's ``base`` chain) by the view alone."""
+    st = t._storage
+    if st._pinned is not None or sys.getrefcount(st) != 3:  # (t's slot, ``st``, the argument)
+        return False
+    arr = st.array
+    if not arr.flags.writeable or sys.getrefcount(arr) != 3:  # (st's slot, ``arr``, the argument)
+        return False
+    base = arr.base
+    while base is not None:  # (NumPy's fresh result viewed flat: reshape(-1) of a 2-D product)
+        if base.__class__ is not np.ndarray or sys.getrefcount(base) != 3:  # (the view's base, ``base``, the argument)
+            return False
+        base = base.base
+    return True
 
 
 def _accumulate(node: AccumulateGrad, grads: list, create_graph: bool) -> None:
@@ -336,28 +426,18 @@ def _sole_owner(g: Tensor, like: Tensor) -> bool:
     # (both row-major, the usual case: the contract holds, row-major strides being never zero)
     if gl.strides != info[0] or (lay.strides != info[0] and not obeys_layout_contract(gl, lay)):
         return False
-    st = g._storage
-    if st._pinned is not None or sys.getrefcount(st) != 3:  # (g's slot, ``st``, the argument)
-        return False
-    arr = st.array
-    if arr.shape[0] != info[1] or not arr.flags.writeable or sys.getrefcount(arr) != 3:  # (st's slot, ``arr``, the argument)
-        return False
-    base = arr.base
-    while base is not None:  # (NumPy's fresh result viewed flat: reshape(-1) of a 2-D product)
-        if base.__class__ is not np.ndarray or sys.getrefcount(base) != 3:  # (the view's base, ``base``, the argument)
-            return False
-        base = base.base
-    return True
+    return g._storage.array.shape[0] == info[1] and _memory_alone(g)
 
 
 def obeys_layout_contract(g: Layout, like: Layout) -> bool:
     """PyTorch's ``obeys_layout_contract(grad, variable)`` (``torch/csrc/autograd/utils``), by
     which AccumulateGrad keeps a fresh gradient as the leaf's ``.grad``: for a non-overlapping
     and dense ``like``, ``g``'s strides equal ``like``'s on every dim of size other than 1 and
-    are non-zero on the size-1 dims (a zero there marks a view); otherwise ``g`` row-major."""
+    are non-zero on the size-1 dims (a zero there marks a view); otherwise ``g`` contiguous as
+    PyTorch's ``is_contiguous`` says (size-1 dims' strides not looked at, zero-size always)."""
     shape = like.shape
     if not _dense_for_grad(like):
-        return g.strides == _cinfo[shape][0]
+        return L.is_contiguous(shape, g.strides)
     for size, gs, ls in zip(shape, g.strides, like.strides):
         if (gs != ls) if size != 1 else gs == 0:
             return False
@@ -369,8 +449,22 @@ def _dense_for_grad(lay: Layout) -> bool:
     ``clone_obey_contract``: the leaf non-overlapping and dense, size-1 dims' strides, zero
     included, taken as they are); strided's negative strides, which PyTorch has not, give a
     row-major ``.grad`` instead."""
+    # (PyTorch's flag is is_contiguous || the tiling test, and any zero-size tensor is contiguous)
+    if 0 in lay.shape:
+        return True
     return L.is_non_overlapping_and_dense(lay.shape, lay.strides) and all(
         s > 0 or (n == 1 and s == 0) for n, s in zip(lay.shape, lay.strides))
+
+
+def clone_obey_contract(g: Tensor, like: Tensor) -> Tensor:
+    """PyTorch's ``utils::clone_obey_contract``, the first ``.grad`` under create_graph (grad
+    mode on: the copy is recorded, so the ``.grad`` can be differentiated again): a copy with
+    ``like``'s strides where ``like`` is non-overlapping and dense (``new_empty_strided`` then
+    ``copy_``), else a row-major clone."""
+    lay = like._layout
+    if _dense_for_grad(lay):
+        return result(lay.shape, g._dtype, lay.strides).copy_(g)
+    return g.clone(memory_format=contiguous_format)
 
 
 def accumulate_into(old: Tensor | None, g: Tensor, like: Tensor, create_graph: bool, as_stolen: bool = False
@@ -382,7 +476,7 @@ def accumulate_into(old: Tensor | None, g: Tensor, like: Tensor, create_graph: b
     strides (they differ from ``like``'s on size-1 dims only)."""
     if old is None:
         if create_graph:
-            return g
+            return clone_obey_contract(g, like)
         lay = like._layout
         gl = g._layout
         if g._dtype is like._dtype and gl.shape == lay.shape:
@@ -396,17 +490,16 @@ def accumulate_into(old: Tensor | None, g: Tensor, like: Tensor, create_graph: b
                     src = src[gl.offset : gl.offset + n]
                 if len(src) == n:
                     return adopted(src.copy(), info[2], like._dtype)
-        strides = lay.strides if _dense_for_grad(lay) else None
-        if as_stolen and strides is not None and obeys_layout_contract(gl, lay):
+        if as_stolen and obeys_layout_contract(gl, lay):
             strides = gl.strides
+        else:
+            strides = lay.strides if _dense_for_grad(lay) else None
         out = result(lay.shape, like._dtype, strides)
         out._np()[...] = g._np()
         return out
     if create_graph:
         return old + g
-    arr = old._np()
-    arr += g._np()
-    return old
+    return _add_in_place(old, g)
 
 
 # ---------------------------------------------------------------- public entry points
@@ -424,14 +517,31 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
     roots = _roots(tensors, grad_tensors, "tensors")
     if inputs is not None:
         inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+        for t in inputs:  # (PyTorch's run_backward: a non-leaf input retains its grad from now on)
+            if G.meta(t).grad_fn is not None:
+                t.retain_grad()
         capture = {edge(t): k for k, t in enumerate(inputs)}
         got = run(roots, retain_graph, create_graph, capture)
         for k, t in enumerate(inputs):
-            if k in got:
-                m = G.meta(t)
-                m.grad = accumulate_into(m.grad, got[k], t, create_graph)
+            g = got.pop(k, None)
+            if g is not None:
+                _accumulate_input(t, g, create_graph)
         return
     run(roots, retain_graph, create_graph)
+
+
+def _accumulate_input(t: Tensor, g: Tensor, create_graph: bool) -> None:
+    """``t.grad`` after ``backward(inputs=...)`` captured ``g`` for it, as PyTorch's engine makes
+    it there: a leaf's by its AccumulateGrad (``g``, which no one else holds, kept in its own
+    layout where that obeys the contract), a non-leaf's by its retain_grad hook (a row-major
+    clone, later gradients added out of place)."""
+    m = G.meta(t)
+    if m.grad_fn is None:
+        # (3: the caller's ``g``, popped from the captures, this ``g`` and getrefcount's argument)
+        unheld = sys.getrefcount(g) == 3
+        m.grad = accumulate_into(m.grad, g, t, create_graph, as_stolen=unheld and not create_graph)
+    else:
+        m.grad = g.clone(memory_format=contiguous_format) if m.grad is None else m.grad + g
 
 
 def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool | None = None,

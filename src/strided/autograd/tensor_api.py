@@ -12,6 +12,7 @@ from ..args import type_name
 from ..errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
 from ..grad_mode import _OWN, STATE, SUBCLASSES, RemovableHandle, _own_record, own_counter, set_requires_grad
 from ..grad_mode import is_inference as _is_inference
+from ..memory_format import contiguous_format
 from ..tensor import Tensor
 from . import engine
 from . import graph as G
@@ -87,10 +88,12 @@ def retain_grad(self: Tensor) -> None:
     ref = _weak(self)
 
     def keep(g: Tensor) -> None:
+        # (PyTorch's retain_grad hook: a row-major clone the first time, whatever g's strides;
+        # later ones added out of place, grad + g)
         t = ref()
         if t is not None:
             mm = t._ag
-            mm.grad = g.clone() if mm.grad is None else mm.grad + g
+            mm.grad = g.clone(memory_format=contiguous_format) if mm.grad is None else mm.grad + g
 
     keep.retains_grad = True  # type: ignore[attr-defined]
     m.grad_fn.register_prehook((m.output_nr, keep))

@@ -1714,14 +1714,14 @@ static PyObject *py_new_meta(PyObject *self, PyObject *grad_fn)
 
 /* ---------------------------------------------------------------- engine_loop: the backward pass's common case
  *
- * engine_loop(ready, buffers, deps, done, retain_graph, fit, skip) runs the loop of
+ * engine_loop(ready, buffers, deps, done, retain_graph, fit, skip, add) runs the loop of
  * strided.autograd.engine.run (without capture: backward, not grad or inputs=) for as long as the
  * node on top of ready is a plain Node (its class Node itself: no AccumulateGrad, no CopySlices)
  * without pre_hooks: the same steps as that loop's Python body, in its order (pop the node and its
  * gradients, its rule called directly when it saved nothing, owns no output and is not freed, else
  * its apply(grads); onto done when it saved tensors and the graph is not retained; each gradient
  * fitted with fit(g, shape, dtype, node, i) where its shape or dtype differs from ctx's, handed
- * into its edge's buffer (added with + to one there), the edge's node onto ready when its count
+ * into its edge's buffer (summed with one there by add(buf, nr, g)), the edge's node onto ready when its count
  * falls to 0, skip(nxt, deps, buffers, ready) for a node reached by no gradient; node.passed the
  * gradients' layouts). It returns None when ready is empty or its top node is any other: the
  * Python body runs that one (hooks, leaves, captures), then calls it again. The Python body is
@@ -1752,8 +1752,11 @@ static PyObject *tensor_dtype(PyObject *g) /* new reference */
     return PyObject_GetAttrString(g, "_dtype");
 }
 
-/* the gradient g (a new reference, consumed) handed into nxt's buffer at nr; 0, -1 on error */
-static int hand_on(PyObject *buffers, PyObject *nxt, PyObject *nr, PyObject *g)
+/* the gradient g (a new reference, consumed) handed into nxt's buffer at nr; 0, -1 on error. A
+ * second gradient there is summed by add(buf, nr, g) (engine._sum_into: PyTorch's InputBuffer sum,
+ * in place into the first where the buffer held the only reference to it, which it counts: this
+ * function lets go of its own reference to the first before the call) */
+static int hand_on(PyObject *buffers, PyObject *nxt, PyObject *nr, PyObject *g, PyObject *add)
 {
     PyObject *buf = PyDict_GetItemWithError(buffers, nxt); /* borrowed */
     if (buf == NULL && PyErr_Occurred())
@@ -1799,15 +1802,15 @@ static int hand_on(PyObject *buffers, PyObject *nxt, PyObject *nr, PyObject *g)
         Py_DECREF(buf);
         goto fail;
     }
-    int r;
-    if (old == Py_None) {
+    int r, empty = old == Py_None;
+    Py_DECREF(old);
+    if (empty) {
         r = PyObject_SetItem(buf, nr, g);
     } else {
-        PyObject *sum = PyNumber_Add(old, g);
-        r = sum == NULL ? -1 : PyObject_SetItem(buf, nr, sum);
-        Py_XDECREF(sum);
+        PyObject *done = PyObject_CallFunctionObjArgs(add, buf, nr, g, NULL);
+        r = done == NULL ? -1 : 0;
+        Py_XDECREF(done);
     }
-    Py_DECREF(old);
     Py_DECREF(buf);
     Py_DECREF(g);
     return r;
@@ -1816,9 +1819,11 @@ fail:
     return -1;
 }
 
-/* one node's edges: its rule's gradients outs handed on (engine.run's edge loop); 0, -1 on error */
+/* one node's edges: its rule's gradients outs (a list of our own: each is taken out of it when
+ * handed on, as PyTorch moves it, so that a buffer may hold the only reference) handed on
+ * (engine.run's edge loop); 0, -1 on error */
 static int pass_on(PyObject *node, PyObject *outs, PyObject *buffers, PyObject *deps, PyObject *ready,
-                   PyObject *fit, PyObject *skip)
+                   PyObject *fit, PyObject *skip, PyObject *add)
 {
     PyObject *edges = SLOT(node, on_next), *shapes = SLOT(node, on_ctx);
     PyObject *passed = NULL, *ef = NULL, *sf = NULL;
@@ -1829,7 +1834,7 @@ static int pass_on(PyObject *node, PyObject *outs, PyObject *buffers, PyObject *
         goto done;
     if (shapes != Py_None && (sf = PySequence_Fast(shapes, "ctx must be a sequence")) == NULL)
         goto done;
-    Py_ssize_t k = PySequence_Fast_GET_SIZE(ef), nouts = PySequence_Fast_GET_SIZE(outs);
+    Py_ssize_t k = PySequence_Fast_GET_SIZE(ef), nouts = PyList_GET_SIZE(outs);
     Py_ssize_t nshapes = sf == NULL ? 0 : PySequence_Fast_GET_SIZE(sf);
     if ((passed = PyList_New(k)) == NULL)
         goto done;
@@ -1846,7 +1851,7 @@ static int pass_on(PyObject *node, PyObject *outs, PyObject *buffers, PyObject *
         PyObject *nxt = PyTuple_GET_ITEM(e, 0), *nr = PyTuple_GET_ITEM(e, 1);
         if (nxt == Py_None)
             continue;
-        PyObject *g = i < nouts ? PySequence_Fast_GET_ITEM(outs, i) : Py_None;
+        PyObject *g = i < nouts ? PyList_GET_ITEM(outs, i) : Py_None; /* (borrowed until taken below) */
         PyObject *count = PyDict_GetItemWithError(deps, nxt); /* borrowed */
         if (count == NULL) {
             if (!PyErr_Occurred())
@@ -1865,7 +1870,8 @@ static int pass_on(PyObject *node, PyObject *outs, PyObject *buffers, PyObject *
         if (r < 0)
             goto done;
         if (g != Py_None) {
-            Py_INCREF(g);
+            PyList_SET_ITEM(outs, i, Py_None); /* (g's reference moves from the list to here) */
+            Py_INCREF(Py_None);
             PyObject *meta = i < nshapes ? PySequence_Fast_GET_ITEM(sf, i) : Py_None;
             if (meta != Py_None) {
                 /* (meta[0], meta[1]: a (shape, dtype) pair) */
@@ -1905,7 +1911,7 @@ static int pass_on(PyObject *node, PyObject *outs, PyObject *buffers, PyObject *
                 goto done;
             }
             PyList_SetItem(passed, i, lay); /* (steals lay; drops the None) */
-            if (hand_on(buffers, nxt, nr, g) < 0) /* (g's reference consumed) */
+            if (hand_on(buffers, nxt, nr, g, add) < 0) /* (g's reference consumed) */
                 goto done;
             if (left == 0 && PyList_Append(ready, nxt) < 0) /* (its buffer holds this gradient) */
                 goto done;
@@ -1938,11 +1944,11 @@ done:
 
 static PyObject *py_engine_loop(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 7) {
-        PyErr_SetString(PyExc_TypeError, "engine_loop(ready, buffers, deps, done, retain_graph, fit, skip) takes 7 arguments");
+    if (nargs != 8) {
+        PyErr_SetString(PyExc_TypeError, "engine_loop(ready, buffers, deps, done, retain_graph, fit, skip, add) takes 8 arguments");
         return NULL;
     }
-    PyObject *ready = args[0], *buffers = args[1], *deps = args[2], *done = args[3], *fit = args[5], *skip = args[6];
+    PyObject *ready = args[0], *buffers = args[1], *deps = args[2], *done = args[3], *fit = args[5], *skip = args[6], *add = args[7];
     if (node_type == NULL || adopt_tensor == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "engine_loop: node_types or adopt_types was not called");
         return NULL;
@@ -2007,15 +2013,22 @@ static PyObject *py_engine_loop(PyObject *self, PyObject *const *args, Py_ssize_
             if (s2 < 0 || (s2 && PyList_Append(done, node) < 0))
                 goto fail;
         }
-        if ((seq = PySequence_Fast(outs, "a backward rule must return a sequence of gradients")) == NULL)
+        /* (a list of our own: pass_on takes each gradient out of it; the node's own gradients let
+         * go first, as PyTorch's engine does before it hands the outputs on. No reference to this
+         * node's gradients outlives its turn: an AccumulateGrad run next may then find it holds a
+         * fresh gradient alone and keep it, engine._sole_owner) */
+        if ((seq = PySequence_List(outs)) == NULL) {
+            if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+                PyErr_Clear();
+                PyErr_SetString(PyExc_TypeError, "a backward rule must return a sequence of gradients");
+            }
             goto fail;
+        }
         Py_CLEAR(outs);
-        if (pass_on(node, seq, buffers, deps, ready, fit, skip) < 0)
+        Py_CLEAR(grads);
+        if (pass_on(node, seq, buffers, deps, ready, fit, skip, add) < 0)
             goto fail;
-        /* (no reference to this node's gradients outlives its turn: an AccumulateGrad run next may
-         * then find it holds a fresh gradient alone and keep it, engine._sole_owner) */
         Py_DECREF(seq);
-        Py_DECREF(grads);
         Py_DECREF(node);
         continue;
     fail:
@@ -3671,7 +3684,7 @@ static PyMethodDef methods[] = {
      "record_edges(inputs, edge, no_edge): None, or the (edges, ctx) of a node over inputs\n"
      "(strided.autograd.function.make_node's loop)."},
     {"engine_loop", (PyCFunction)(void (*)(void))py_engine_loop, METH_FASTCALL,
-     "engine_loop(ready, buffers, deps, done, retain_graph, fit, skip): the backward loop's plain nodes\n"
+     "engine_loop(ready, buffers, deps, done, retain_graph, fit, skip, add): the backward loop's plain nodes\n"
      "(strided.autograd.engine.run's body), until ready is empty or its top node needs the Python body."},
     {"join_setup", py_join_setup, METH_VARARGS,
      "join_setup(cinfo, empty, limit): the plan table, numpy.empty and the largest result join_tensors makes."},

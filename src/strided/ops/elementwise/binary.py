@@ -2223,16 +2223,19 @@ def _floor_divide_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
 def _pow_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
     ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
     if ta and not tb:  # tensor ** number
+        # (PyTorch's pow_backward: row-major zeros for a 0 exponent, not g * 0, NaN where g is;
+        # else grad * (exponent * self.pow(exponent - 1)), the exponent as a double: its order of
+        # rounding, and pow's layout of the factor)
         if b == 0:
-            return "PowBackward0", (a,), lambda g: (g * 0,), ()
-        return "PowBackward0", (a,), lambda g: (g * b * a ** (b - 1),), (a,)
+            return "PowBackward0", (a,), lambda g: (grad_zeros(a._layout.shape, a._dtype),), ()
+        return "PowBackward0", (a,), lambda g: (g * (a ** (b - 1.0) * b),), (a,)
     if tb and not ta:  # number ** tensor
         return "PowBackward2", (b,), _pow_exponent_grads(a, b, out), (b, out)
     need_b = requires_grad(b)
 
     def grads(g: Tensor) -> tuple:
         # PyTorch's pow_backward_self: 0 where the exponent is 0 (0 * 0 ** -1 would be NaN at a = 0)
-        ga = (g * b * a ** (b - 1)).masked_fill(b == 0, 0)
+        ga = (g * (b * a ** (b - 1))).masked_fill(b == 0, 0)  # (its order of rounding)
         gb = None
         if need_b:  # d(a**b)/db = a**b * log(a), taken as 0 where a == 0 and b >= 0
             # (PyTorch's test for a complex b: a real part >= 0 and no imaginary part)

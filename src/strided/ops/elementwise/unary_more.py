@@ -1379,7 +1379,9 @@ _GRADS: dict[str, tuple[str, Callable[[Tensor, Tensor, Tensor], Tensor], str]] =
     "exp2": ("Exp2Backward0", lambda g, x, y: g * (y * _LN2), "y"),
     "rsqrt": ("RsqrtBackward0", lambda g, x, y: g * (y * y * y) * -0.5, "y"),
     "reciprocal": ("ReciprocalBackward0", lambda g, x, y: g * -(y * y), "y"),
-    "square": ("PowBackward0", lambda g, x, y: g * (x * 2), "x"),  # (PyTorch's square is pow(x, 2))
+    # (PyTorch's square is pow(x, 2): pow_backward's grad * (2.0 * x.pow(1.0)), whose pow sets the
+    # factor's layout, on size-1 dims too, where x * 2 keeps other strides)
+    "square": ("PowBackward0", lambda g, x, y: g * (x.pow(1.0) * 2.0), "x"),
     "sinh": ("SinhBackward0", lambda g, x, y: g * x.cosh(), "x"),
     "cosh": ("CoshBackward0", lambda g, x, y: g * x.sinh(), "x"),
     "tan": ("TanBackward0", lambda g, x, y: g * (y * y + 1), "y"),
