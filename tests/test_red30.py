@@ -207,3 +207,42 @@ def test_half_cumprod_gradient_is_torchs_bits(dtype):
             found.append(gx)
         assert found[1].stride() == found[0].stride()
         assert _bits(found[1].float()) == _bits(found[0].float()), (shape, d, widen, layout)
+
+
+# ---------------------------------------------------------------- ops PyTorch records for real results only
+
+_REAL_ONLY = {  # op -> its call on a complex (2, 3) x that requires grad
+    "slice_copy": lambda L, x: L.slice_copy(x, 1, 0, 2),
+    "select_copy": lambda L, x: L.select_copy(x, 0, 1),
+    "nan_to_num": lambda L, x: x.nan_to_num(),
+    "embedding": lambda L, x: L.nn.functional.embedding(L.tensor([1, 0]), x),
+    "scatter_reduce": lambda L, x: x.scatter_reduce(1, L.tensor([[0, 1, 0]]), x[:1], "sum"),
+    "index_reduce": lambda L, x: x.index_reduce(0, L.tensor([1]), x[:1], "prod"),
+    "slice_scatter": lambda L, x: L.slice_scatter(x, x[:, :1], 1, 0, 1),
+    "select_scatter": lambda L, x: L.select_scatter(x, x[0], 0, 1),
+}
+
+
+@pytest.mark.parametrize("op", sorted(_REAL_ONLY))
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_ops_without_complex_gradients_refuse_as_torch(op, dtype):
+    """PyTorch's autograd kernels of these ops (not in GRADIENT_IMPLEMENTED_FOR_COMPLEX) raise on
+    a complex result that would be recorded; strided gave a gradient (probe: ERR, torch refusing
+    at the forward). Declared once, ``backward(..., complex_grad=False)``. Detached, under
+    no_grad, or real, the op runs."""
+    errors = []
+    vals = np.arange(6).reshape(2, 3) * (1 + 0.5j)
+    for lib in (torch, strided):
+        x = lib.tensor(vals, dtype=getattr(lib, dtype), requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with pytest.raises(RuntimeError) as caught:
+                _REAL_ONLY[op](lib, x)
+            errors.append(caught.value)
+            _REAL_ONLY[op](lib, x.detach())
+            with lib.no_grad():
+                _REAL_ONLY[op](lib, x)
+            real = lib.tensor(vals.real, requires_grad=True)
+            _REAL_ONLY[op](lib, real).sum().backward()
+            assert real.grad is not None
+    assert _first_line(errors[1]) == _first_line(errors[0])

@@ -1370,7 +1370,8 @@ def _sgn_grad(g: Tensor, x: Tensor, y: Tensor) -> Tensor:
     return ((g - s * (g * s.conj()).real) / r).masked_fill(r == 0, 0)
 
 
-# name -> (PyTorch's node, backward(g, x, y), what it saves: "x", "y" or "")
+# name -> (PyTorch's node, backward(g, x, y), what it saves: "x", "y" or ""; with "real" in it:
+# PyTorch records the op for real results only, see strided.opdef.backward's complex_grad)
 _GRADS: dict[str, tuple[str, Callable[[Tensor, Tensor, Tensor], Tensor], str]] = {
     "log1p": ("Log1PBackward0", lambda g, x, y: g / (x + 1), "x"),
     "expm1": ("Expm1Backward0", lambda g, x, y: g * (y + 1), "y"),
@@ -1406,7 +1407,7 @@ _GRADS: dict[str, tuple[str, Callable[[Tensor, Tensor, Tensor], Tensor], str]] =
     "frac": ("FracBackward0", lambda g, x, y: g, ""),
     "deg2rad": ("Deg2RadBackward0", lambda g, x, y: g * float(np.pi / 180), ""),
     "rad2deg": ("Rad2DegBackward0", lambda g, x, y: g * float(180 / np.pi), ""),
-    "nan_to_num": ("NanToNumBackward0", lambda g, x, y: g * x.isfinite(), "x"),
+    "nan_to_num": ("NanToNumBackward0", lambda g, x, y: g * x.isfinite(), "x real"),
 }
 
 
@@ -1414,7 +1415,7 @@ def _unary_rule(name: str) -> Callable[..., Any]:
     node, grad, saves = _GRADS[name]
 
     def rule(out: Tensor, x: Any, *args: Any, **kwargs: Any) -> Any:
-        saved = (x,) if saves == "x" else (out,) if saves == "y" else ()
+        saved = (x,) if saves.startswith("x") else (out,) if saves.startswith("y") else ()
         return node, (x,), lambda g: (grad(g, x, out),), saved
 
     rule.__name__ = f"{name}_backward"
@@ -1423,7 +1424,7 @@ def _unary_rule(name: str) -> Callable[..., Any]:
 
 for _name, _op in OPS.items():
     if _name in _GRADS:
-        backward(_name, *_op.aliases)(_unary_rule(_name))
+        backward(_name, *_op.aliases, complex_grad="real" not in _GRADS[_name][2])(_unary_rule(_name))
 
 
 @backward("round")
