@@ -474,7 +474,9 @@ def _copy_rule(name: str, view: View) -> Callable[..., Any]:
         with silenced():  # (an implementation step: the op was reported once, as its copy)
             made = view(input, *args, **kwargs)
         multi = isinstance(made, (tuple, list))
-        first = (made[0] if made else None) if multi else made
+        if multi and not made:
+            return None  # (no pieces, unbind_copy along a size-0 dim: nothing to record, as PyTorch's ())
+        first = made[0] if multi else made
         node = first._ag.grad_fn if first is not None and first._ag is not None else None
         if first is input or node is None:  # alias: the gradient passes through
             return _NODE_NAMES.get(name, "AliasBackward0_copy"), (input,), lambda g: (g,), ()
