@@ -2223,10 +2223,12 @@ def _floor_divide_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
 @backward("pow", operands="two")
 def _pow_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
     ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
-    if ta and not tb:  # tensor ** number
+    if ta and not tb:  # tensor ** number: PyTorch's pow_backward, grad * (exponent * self ** (exponent - 1))
         if b == 0:
             return "PowBackward0", (a,), lambda g: (g * 0,), ()
-        return "PowBackward0", (a,), lambda g: (g * b * a ** (b - 1),), (a,)
+        # ((g * b) * a ** (b - 1) rounded otherwise: float32 gradients an ulp off, and with them
+        # the second derivatives of the rules written with pow, rsqrt's)
+        return "PowBackward0", (a,), lambda g: (g * (b * a ** (b - 1)),), (a,)
     if tb and not ta:  # number ** tensor
         return "PowBackward2", (b,), _pow_exponent_grads(a, b, out), (b, out)
     need_b = requires_grad(b)

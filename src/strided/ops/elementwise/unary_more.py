@@ -1380,7 +1380,8 @@ _GRADS: dict[str, tuple[str, Callable[[Tensor, Tensor, Tensor], Tensor], str]] =
     "log2": ("Log2Backward0", lambda g, x, y: g / (x * _LN2), "x"),
     "log10": ("Log10Backward0", lambda g, x, y: g / (x * _LN10), "x"),
     "exp2": ("Exp2Backward0", lambda g, x, y: g * y * _LN2, "y"),  # (PyTorch's order: grad * result * M_LN2)
-    "rsqrt": ("RsqrtBackward0", lambda g, x, y: g * (y * y * y) * -0.5, "y"),
+    # (PyTorch's -0.5 * grad * result.pow(3): its second derivative goes through pow's rule)
+    "rsqrt": ("RsqrtBackward0", lambda g, x, y: -0.5 * g * y.pow(3), "y"),
     "reciprocal": ("ReciprocalBackward0", lambda g, x, y: g * -(y * y), "y"),
     "square": ("PowBackward0", lambda g, x, y: g * (x * 2), "x"),  # (PyTorch's square is pow(x, 2))
     "sinh": ("SinhBackward0", lambda g, x, y: g * x.cosh(), "x"),
