@@ -332,3 +332,26 @@ def test_power_gradients_are_torchs_bits(call, dtype):
         assert (s1 != s0).mean() < 0.01 and np.allclose(s1, s0, rtol=1e-6 if dtype == "float32" else 1e-15)
     else:
         assert s1.tobytes() == s0.tobytes()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_hypot_and_silu_gradients_are_torchs_bits(dtype):
+    """hypot's rule in derivatives.yaml's order, grad * self / result ((g / result) * self: 705 of
+    2,000 float64 elements an ulp off); silu's under grad mode as PyTorch's
+    infinitely_differentiable_silu_backward, (g * s) * (1 + x (1 - s)) (408 of 2,000). First and
+    create_graph second derivatives, bit for bit where the forwards agree."""
+    rng = np.random.default_rng(37)
+    a, b = rng.uniform(-3, 3, 2000), rng.uniform(0.5, 1.5, 2000)
+    for op in ("hypot", "silu"):
+        found = []
+        for lib in (torch, strided):
+            x = lib.tensor(a, dtype=getattr(lib, dtype), requires_grad=True)
+            y = lib.tensor(b, dtype=getattr(lib, dtype), requires_grad=True)
+            out = lib.hypot(x, y) if op == "hypot" else lib.nn.functional.silu(x) * 1.0 + y * 0.0
+            firsts = lib.autograd.grad(out, (x, y), lib.full_like(out, 0.3), create_graph=True)
+            (second,) = lib.autograd.grad((firsts[0] * 1.3).sum(), x)
+            found.append([t.detach().numpy() for t in (out, *firsts, second)])
+        same = found[0][0] == found[1][0]
+        assert same.mean() > 0.99
+        for want, got in zip(found[0][1:], found[1][1:]):
+            assert want[same].tobytes() == got[same].tobytes(), op
