@@ -355,3 +355,17 @@ def test_hypot_and_silu_gradients_are_torchs_bits(dtype):
         assert same.mean() > 0.99
         for want, got in zip(found[0][1:], found[1][1:]):
             assert want[same].tobytes() == got[same].tobytes(), op
+
+
+@pytest.mark.parametrize("op", ["cummax", "cummin"])
+def test_empty_complex_cummax_cummin_refuse_to_record_as_torch(op):
+    """cummax/cummin of an empty complex tensor that requires grad: PyTorch's autograd kernel
+    refuses the complex result (a non-empty one fails in the CPU kernel first, in both)."""
+    errors = []
+    for lib in (torch, strided):
+        x = lib.zeros(3, 0, 2, dtype=lib.complex64, requires_grad=True)
+        with pytest.raises(RuntimeError) as caught:
+            getattr(x, op)(1)
+        errors.append(caught.value)
+        assert getattr(x.detach(), op)(1).values.shape == (3, 0, 2)
+    assert _first_line(errors[1]) == _first_line(errors[0])

@@ -902,8 +902,8 @@ def _cum_extreme_rule(node: str) -> Any:
     return rule
 
 
-backward("cummax")(_cum_extreme_rule("CummaxBackward0"))
-backward("cummin")(_cum_extreme_rule("CumminBackward0"))
+backward("cummax", complex_grad=False)(_cum_extreme_rule("CummaxBackward0"))
+backward("cummin", complex_grad=False)(_cum_extreme_rule("CumminBackward0"))
 
 
 def _diff_grad_recorded(g: Tensor, n: int, d: int, sizes: list[int | None]) -> tuple:
