@@ -36,6 +36,7 @@ Tensor declare their rules in the class body.
 from __future__ import annotations
 
 import enum
+import functools
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -147,20 +148,24 @@ def _op_of(names: tuple[str, ...], rule: Callable[..., Any] | None) -> OpDef:
     return op
 
 
-def backward(*names: str, operands: str = "self", module: str | None = None, reflected: tuple[str, ...] = ()
-             ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def backward(*names: str, operands: str = "self", module: str | None = None, reflected: tuple[str, ...] = (),
+             complex_grad: bool = True) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Declare the decorated function as the backward rule of the op spelt ``names`` (see the
     module doc and :mod:`strided.gradients` for the rule contract). ``module``: the declaring
     module (it must seal), when the caller is a declaration helper; by default the caller's.
     ``reflected``: the op's reflected operators (``__rsub__``: ``other - self`` is
     ``sub(other, self)``), spellings of the same op whose rule is derived from this one
-    (:meth:`OpDef.rule_for`)."""
+    (:meth:`OpDef.rule_for`). ``complex_grad=False``: PyTorch's op is not among those whose
+    gradient is implemented for complex outputs (its GRADIENT_IMPLEMENTED_FOR_COMPLEX), so
+    recording it with a complex result raises its error instead of a gradient."""
     if operands not in OPERANDS:
         raise ValueError(f"operands must be one of {OPERANDS}, not {operands!r}")
     if module is None:
         module = sys._getframe(1).f_globals.get("__name__", "?")
 
     def register(rule: Callable[..., Any]) -> Callable[..., Any]:
+        if not complex_grad:
+            rule = _real_results_only(names[0].removeprefix("F."), rule)
         op = _op_of(names, rule)
         if op.backward is not None and op.backward is not rule:
             # a second rule for a spelling of an op: the op is split (strided keeps one rule per op)
@@ -191,6 +196,28 @@ def define(name: str, kind: Kind, forward: Callable[..., Any], spec: Any = None,
     if spec is not None:
         op.spec = spec
     return op
+
+
+def _real_results_only(op: str, rule: Callable[..., Any]) -> Callable[..., Any]:
+    """``rule`` behind PyTorch's refusal to record ``op`` with a complex result (the rule maker
+    runs only while recording: an input requires grad, grad mode on)."""
+    from .errors import StridedRuntimeError
+    from .messages import join_lines
+
+    @functools.wraps(rule)
+    def real_only(out: Any, *args: Any, **kwargs: Any) -> Any:
+        first = out[0] if isinstance(out, (tuple, list)) and out else out
+        dtype = getattr(first, "_dtype", None)
+        needs = any(getattr(a, "requires_grad", False) is True for a in (*args, *kwargs.values()))
+        if needs and dtype is not None and dtype.is_complex:
+            raise StridedRuntimeError(join_lines(
+                f"{op} does not support automatic differentiation for outputs with complex dtype.",
+                f"PyTorch's {op} has no complex derivative, so strided records none either",
+                f"fix: call {op} on detached tensors or under strided.no_grad(), or differentiate "
+                "the real and imaginary parts through ops that have one"))
+        return rule(out, *args, **kwargs)
+
+    return real_only
 
 
 def declare(kind: Kind, names: str = "", *, specs: Iterable[Any] = (), explain: str = "",

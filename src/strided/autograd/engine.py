@@ -67,6 +67,11 @@ def _roots(tensors: Sequence[Tensor], grads: Sequence[Any] | None, what: str) ->
                     f"{what}[{i}] has shape {t._layout.shape}: its gradient has as many elements, "
                     "and which to start from is yours to say",
                     "fix: reduce first (y.sum().backward()), or pass gradient=strided.ones_like(y)"))
+            if t._dtype.kind == "c":  # (PyTorch's _make_grads: 1 is not the only unit gradient of a complex loss)
+                raise StridedRuntimeError(join_lines(
+                    f"grad can be implicitly created only for real scalar outputs but got torch.{t._dtype.name}",
+                    f"{what}[{i}] is a complex scalar: autograd differentiates real-valued losses",
+                    "fix: backward from a real loss (y.real, y.abs()), or pass gradient= explicitly"))
             g = _ones_like(t)
         elif not isinstance(g, Tensor):
             raise StridedRuntimeError("gradient must be a Tensor or None")

@@ -218,7 +218,7 @@ def _taking_axis(name: str, view: View) -> View:
 
 def copy_form(name: str, view: View, view_name: str,
               source: Callable[[Tensor, tuple, dict], Tensor] | None = None,
-              fast: Callable[[Tensor, tuple], Any] | None = None) -> Callable[..., Any]:
+              fast: Callable[[Tensor, tuple], Any] | None = None, complex_grad: bool = True) -> Callable[..., Any]:
     """The function ``name(input, *args, **kwargs)``: ``view(input, *args, **kwargs)`` copied
     into new contiguous memory (each piece, for views that give a tuple), reported as one copy
     per result with the reason "<name>: the elements <view_name>() views, copied into new contiguous
@@ -226,7 +226,7 @@ def copy_form(name: str, view: View, view_name: str,
     path views instead (``input`` itself, or an unreported copy of it in another layout whose
     view copies faster); the same elements, so the same result. ``fast(input, args)``: an
     unplanned form's own fast path for a plain call (no keyword, no out=, nobody listening), its
-    result or None (the general path).
+    result or None (the general path). ``complex_grad``: as :func:`strided.opdef.backward`'s.
     """
     reason = f"{name}: the elements {view_name}() views, copied into new contiguous memory"
     view = _taking_axis(name, view)
@@ -267,7 +267,7 @@ def copy_form(name: str, view: View, view_name: str,
     run.__name__ = run.__qualname__ = name
     run.__doc__ = (f"``{view_name}`` as a copy: the same values as ``input.{view_name}(...)`` in new, "
                    f"contiguous memory (PyTorch's ``torch.{name}``). Reported to the copy ledger as a copy.")
-    backward(name)(_copy_rule(name, view))
+    backward(name, complex_grad=complex_grad)(_copy_rule(name, view))
     return run
 
 
@@ -474,7 +474,9 @@ def _copy_rule(name: str, view: View) -> Callable[..., Any]:
         with silenced():  # (an implementation step: the op was reported once, as its copy)
             made = view(input, *args, **kwargs)
         multi = isinstance(made, (tuple, list))
-        first = (made[0] if made else None) if multi else made
+        if multi and not made:
+            return None  # (no pieces, unbind_copy along a size-0 dim: nothing to record, as PyTorch's ())
+        first = made[0] if multi else made
         node = first._ag.grad_fn if first is not None and first._ag is not None else None
         if first is input or node is None:  # alias: the gradient passes through
             return _NODE_NAMES.get(name, "AliasBackward0_copy"), (input,), lambda g: (g,), ()
@@ -745,8 +747,9 @@ diagonal_copy = copy_form("diagonal_copy", _diagonal, "diagonal")
 expand_copy = copy_form("expand_copy", _expand, "expand")
 narrow_copy = copy_form("narrow_copy", _narrow, "narrow")
 permute_copy = copy_form("permute_copy", _permute, "permute")
-select_copy = copy_form("select_copy", _select, "select")
-slice_copy = copy_form("slice_copy", _slice, "slice")
+# (PyTorch records select_copy and slice_copy for real results only; the other copy forms' complex too)
+select_copy = copy_form("select_copy", _select, "select", complex_grad=False)
+slice_copy = copy_form("slice_copy", _slice, "slice", complex_grad=False)
 split_copy = copy_form("split_copy", _split, "split", _leading_source(1, 0))
 split_with_sizes_copy = copy_form("split_with_sizes_copy", _split_with_sizes, "split_with_sizes", _leading_source(1, 0))
 squeeze_copy = copy_form("squeeze_copy", _squeeze, "squeeze")

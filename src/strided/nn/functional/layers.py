@@ -688,7 +688,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
                   lambda: f"embedding: {idx.size} rows of the weight gathered into new memory {shape}")
 
 
-@backward("F.embedding", operands="any")
+@backward("F.embedding", operands="any", complex_grad=False)
 def _embedding_backward(out: Tensor, input: Tensor, weight: Tensor, padding_idx: int | None = None,
                         max_norm: float | None = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
                         sparse: bool = False) -> Any:

@@ -702,7 +702,9 @@ def _mse_loss_backward(out: Tensor, input: Tensor, target: Tensor, size_average:
     need_target = requires_grad(target)
 
     def grad(g: Tensor) -> tuple:
-        gi = (input - target) * (g * scale)
+        # (PyTorch's order, norm * (input - target) * g: scaled before g, so an empty input's
+        # derivative in g is an empty sum, 0, not the 0-d g times a NaN scale)
+        gi = (input - target) * scale * g
         return (gi, -gi if need_target else None)
 
     return "MseLossBackward0", (input, target), grad, (input, target)
@@ -782,7 +784,7 @@ def _smooth_l1_loss_backward(out: Tensor, input: Tensor, target: Tensor, size_av
 
     def grad(g: Tensor) -> tuple:
         slope = ((input - target) / b).clamp(-1, 1) if b else (input - target).sign()
-        gi = slope * (g * scale)
+        gi = slope * scale * g  # (scaled before g, as mse_loss's: an empty input's g-derivative is 0)
         return (gi, -gi if need_target else None)
 
     return name, (input, target), grad, (input, target)

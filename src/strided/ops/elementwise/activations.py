@@ -116,7 +116,9 @@ class Activation:
 
 def _silu_grad(g: Tensor, x: Tensor) -> Tensor:
     s = x.sigmoid()
-    return g * (s * (1 + x * (1 - s)))  # PyTorch's silu_backward
+    # PyTorch's infinitely_differentiable_silu_backward (grad mode on), in its order:
+    # (g * s) * (1 + x (1 - s)); g * (s * (...)) was an ulp off in a fifth of float64 elements
+    return g * s * (1 + x * (1 - s))
 
 
 def _silu_fused(x: np.ndarray, g: np.ndarray) -> np.ndarray:

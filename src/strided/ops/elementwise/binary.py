@@ -2188,6 +2188,10 @@ def _conj_operand(x: Any) -> Any:
     return x.conjugate() if isinstance(x, (complex, np.complexfloating)) else x
 
 
+def _square(r: Tensor) -> Tensor:
+    return r * r
+
+
 @backward("__truediv__", operands="dunder", reflected=("__rtruediv__",))
 @backward("div", "divide", "true_divide", operands="two")
 def _div_backward(out: Tensor, a: Any, b: Any, *, rounding_mode: Any = None, **kwargs: Any) -> Any:
@@ -2196,8 +2200,14 @@ def _div_backward(out: Tensor, a: Any, b: Any, *, rounding_mode: Any = None, **k
         return ("DivBackward2", (a if ta else None, b if tb else None),
                 lambda g: (grad_zeros(a.shape, g._dtype) if ta else None, grad_zeros(b.shape, g._dtype) if tb else None), ())
     ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
-    if not ta:  # number / tensor: PyTorch computes reciprocal(b) * number
-        return "DivBackward0", (None, b), lambda g: (None, -g * a / (b * b)), (b,)
+    if not ta:  # number / tensor (the reflected operator; div(number, t) wraps the number)
+        if out._dtype.is_complex:
+            return "DivBackward0", (None, b), lambda g: (None, -g * a / (b * b)), (b,)
+        # PyTorch computes reciprocal(b) * number and differentiates those two nodes:
+        # MulBackward0's g * number, then ReciprocalBackward0's -grad * (r * r), r = 1 / b
+        # recomputed (the same bits as its saved result; recorded, so create_graph goes through
+        # reciprocal's rule as PyTorch's). (-g * a / (b * b) was an ulp off in ~half the elements)
+        return "MulBackward0", (None, b), lambda g: (None, -(g * a) * _square(b.reciprocal())), (b,)
     need_b = tb and requires_grad(b)
 
     def grads(g: Tensor) -> tuple:

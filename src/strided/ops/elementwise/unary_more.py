@@ -1332,7 +1332,9 @@ rad2deg_ = FUNCTIONS["rad2deg_"]
 # PyTorch's formulas (derivatives.yaml), on strided's own ops; ``x`` is the input, ``y`` the result.
 
 _LN2 = float(np.log(2.0))
-_LN10 = float(np.log(10.0))
+# (PyTorch's derivatives.yaml literal: the double 2.3025850929940455, an ulp below NumPy's
+# log(10.0), 2.302585092994046; with NumPy's, log10's float64 gradients were an ulp off in 94%)
+_LN10 = 2.3025850929940456
 _TWO_OVER_SQRT_PI = float(2.0 / np.sqrt(np.pi))
 _HALF_SQRT_PI = float(0.5 * np.sqrt(np.pi))
 
@@ -1370,14 +1372,16 @@ def _sgn_grad(g: Tensor, x: Tensor, y: Tensor) -> Tensor:
     return ((g - s * (g * s.conj()).real) / r).masked_fill(r == 0, 0)
 
 
-# name -> (PyTorch's node, backward(g, x, y), what it saves: "x", "y" or "")
+# name -> (PyTorch's node, backward(g, x, y), what it saves: "x", "y" or ""; with "real" in it:
+# PyTorch records the op for real results only, see strided.opdef.backward's complex_grad)
 _GRADS: dict[str, tuple[str, Callable[[Tensor, Tensor, Tensor], Tensor], str]] = {
     "log1p": ("Log1PBackward0", lambda g, x, y: g / (x + 1), "x"),
     "expm1": ("Expm1Backward0", lambda g, x, y: g * (y + 1), "y"),
     "log2": ("Log2Backward0", lambda g, x, y: g / (x * _LN2), "x"),
     "log10": ("Log10Backward0", lambda g, x, y: g / (x * _LN10), "x"),
-    "exp2": ("Exp2Backward0", lambda g, x, y: g * (y * _LN2), "y"),
-    "rsqrt": ("RsqrtBackward0", lambda g, x, y: g * (y * y * y) * -0.5, "y"),
+    "exp2": ("Exp2Backward0", lambda g, x, y: g * y * _LN2, "y"),  # (PyTorch's order: grad * result * M_LN2)
+    # (PyTorch's -0.5 * grad * result.pow(3): its second derivative goes through pow's rule)
+    "rsqrt": ("RsqrtBackward0", lambda g, x, y: -0.5 * g * y.pow(3), "y"),
     "reciprocal": ("ReciprocalBackward0", lambda g, x, y: g * -(y * y), "y"),
     # (PyTorch's square is pow(x, 2): pow_backward's grad * (2.0 * x.pow(1.0)), whose pow sets the
     # factor's layout, on size-1 dims too, where x * 2 keeps other strides)
@@ -1408,7 +1412,7 @@ _GRADS: dict[str, tuple[str, Callable[[Tensor, Tensor, Tensor], Tensor], str]] =
     "frac": ("FracBackward0", lambda g, x, y: g, ""),
     "deg2rad": ("Deg2RadBackward0", lambda g, x, y: g * float(np.pi / 180), ""),
     "rad2deg": ("Rad2DegBackward0", lambda g, x, y: g * float(180 / np.pi), ""),
-    "nan_to_num": ("NanToNumBackward0", lambda g, x, y: g * x.isfinite(), "x"),
+    "nan_to_num": ("NanToNumBackward0", lambda g, x, y: g * x.isfinite(), "x real"),
 }
 
 
@@ -1416,7 +1420,7 @@ def _unary_rule(name: str) -> Callable[..., Any]:
     node, grad, saves = _GRADS[name]
 
     def rule(out: Tensor, x: Any, *args: Any, **kwargs: Any) -> Any:
-        saved = (x,) if saves == "x" else (out,) if saves == "y" else ()
+        saved = (x,) if saves.startswith("x") else (out,) if saves.startswith("y") else ()
         return node, (x,), lambda g: (grad(g, x, out),), saved
 
     rule.__name__ = f"{name}_backward"
@@ -1425,7 +1429,7 @@ def _unary_rule(name: str) -> Callable[..., Any]:
 
 for _name, _op in OPS.items():
     if _name in _GRADS:
-        backward(_name, *_op.aliases)(_unary_rule(_name))
+        backward(_name, *_op.aliases, complex_grad="real" not in _GRADS[_name][2])(_unary_rule(_name))
 
 
 @backward("round")

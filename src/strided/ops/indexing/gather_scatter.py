@@ -1276,7 +1276,7 @@ def scatter_add_backward(out: Tensor, input: Tensor, dim: int, index: Tensor, sr
     return "ScatterAddBackward0", (input, src), lambda g: (g, _padded(gather(g, dim, index), shape)), (index,)
 
 
-@backward("scatter_reduce", operands="any")
+@backward("scatter_reduce", operands="any", complex_grad=False)
 def scatter_reduce_backward(out: Tensor, input: Tensor, dim: int, index: Tensor, src: Tensor,  # noqa: A002
                             reduce: str, *, include_self: bool = True) -> Any:
     """ScatterReduceBackward0, PyTorch's ``scatter_reduce_backward`` for each reduction: "sum"

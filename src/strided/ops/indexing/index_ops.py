@@ -1012,7 +1012,7 @@ _PROD_DOUBLE = ("index_reduce(): Double backward is unsupported for source when 
                 "scattered to the same position in self")
 
 
-@backward("index_reduce", operands="any")
+@backward("index_reduce", operands="any", complex_grad=False)
 def index_reduce_backward(out: Tensor, input: Tensor, dim: int, index: Tensor, source: Tensor,  # noqa: A002
                           reduce: str, *, include_self: bool = True) -> Any:
     """IndexReduceBackward0, PyTorch's index_reduce_backward (FunctionsManual.cpp), formula for

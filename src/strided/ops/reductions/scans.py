@@ -804,10 +804,7 @@ def _cumprod_grad_ops(x: Tensor, out: Tensor, g: Tensor, d: int) -> Tensor:
     if not bool(is_zero.any()):
         return w.flip(d).cumsum(d).flip(d).div(xc)
     if is_grad_enabled():
-        raise StridedNotImplementedError(join_lines(
-            "the second derivative of cumprod at an input holding a zero is not implemented in strided",
-            "(PyTorch's quadratic differentiable form for that case is not written here)",
-            "fix: differentiate once (create_graph=False), or keep the input away from 0"))
+        return _cumprod_grad_differentiable(xc, g, d)
     grad_input = gradtools.grad_zeros(x._layout.shape, g._dtype)
     zeros_so_far = is_zero.cumsum(d)
     mask = zeros_so_far == 0  # [0, z1)
@@ -823,6 +820,31 @@ def _cumprod_grad_ops(x: Tensor, out: Tensor, g: Tensor, d: int) -> Tensor:
     at_zero = xc.masked_fill(~mask, 1.0).cumprod(d).mul_(g.masked_fill(zeros_so_far != 1, 0.0)).sum(d, keepdim=True)
     grad_input.masked_scatter_(first_mask, at_zero.mul_(prev).masked_select(first_mask).to(g._dtype))
     return grad_input
+
+
+def _cumprod_grad_differentiable(xc: Tensor, g: Tensor, d: int) -> Tensor:
+    """PyTorch's cumprod_backward under grad mode with a zero in the input (create_graph): its
+    O(n^2) form, differentiable everywhere. Element ``k``'s gradient is ``sum_j g[j] * dy_j/dx_k``
+    over ``j >= k``, with ``dy_j/dx_k`` the product of ``conj(x)`` up to ``j`` leaving ``k`` out:
+    ``prod(x[:k])`` times the running product of ``x[k+1:]`` (``1`` first). Each slice's sum is
+    stacked along ``d`` (PyTorch copies it into ``select(d, k)`` of zeros: the same values)."""
+    from ..shape.joining import cat, stack
+
+    n = xc._layout.shape[d]
+    ones = gradtools.grad_zeros(tuple(1 if k == d else s for k, s in enumerate(xc._layout.shape)), g._dtype) + 1
+    slices = []
+    for k in range(n):
+        if k == 0:
+            omitted = cat([ones, xc.narrow(d, 1, n - 1).cumprod(d)], d)
+        else:
+            until = xc.narrow(d, 0, k).prod(d, keepdim=True)
+            if k == n - 1:
+                omitted = until
+            else:
+                after = xc.narrow(d, k + 1, n - k - 1).cumprod(d)
+                omitted = cat([until, until.expand_as(after) * after], d)
+        slices.append((g.narrow(d, k, n - k) * omitted).sum(d))
+    return stack(slices, d)
 
 
 @backward("cumprod")
@@ -880,8 +902,8 @@ def _cum_extreme_rule(node: str) -> Any:
     return rule
 
 
-backward("cummax")(_cum_extreme_rule("CummaxBackward0"))
-backward("cummin")(_cum_extreme_rule("CumminBackward0"))
+backward("cummax", complex_grad=False)(_cum_extreme_rule("CummaxBackward0"))
+backward("cummin", complex_grad=False)(_cum_extreme_rule("CumminBackward0"))
 
 
 def _diff_grad_recorded(g: Tensor, n: int, d: int, sizes: list[int | None]) -> tuple:

@@ -1023,7 +1023,9 @@ def _var_grad(g: Tensor, x: Tensor, dims: tuple, keepdim: bool, correction: Any,
     if every:
         mean = x.mean()
         if dof <= 0:
-            return g * full_like(x, float("inf")).masked_fill(x == mean, float("nan"))
+            # (real, as PyTorch's where of two scalars: a complex x's gradient is nan+0j, not nan+nanj)
+            fill = full_like(x.real if x._dtype.is_complex else x, float("inf"))
+            return g * fill.masked_fill(x == mean, float("nan"))
         return g * (2.0 / dof) * (x - mean)
     centered = x - x.mean(dims, keepdim=True)
     return _gt.unreduce(g, shape, dims, keepdim) * (2.0 / dof if dof else float("inf")) * centered

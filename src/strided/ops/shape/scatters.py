@@ -286,32 +286,19 @@ def as_strided_scatter(input: Tensor, src: Tensor, size: Sequence[int], stride: 
 # zeroed (the same op, scattering zeros), src's the incoming one read at the slice.
 
 
-def _refuse_complex_grad(op: str, out: Tensor, *inputs: Any) -> None:
-    """PyTorch's refusal of slice_scatter / select_scatter recorded with a complex result (its
-    autograd kernel: not in GRADIENT_IMPLEMENTED_FOR_COMPLEX; diagonal_scatter and
-    as_strided_scatter are): an input requires grad, grad mode on (the rule maker runs then)."""
-    if out._dtype.is_complex and any(isinstance(t, Tensor) and requires_grad(t) for t in inputs):
-        raise StridedRuntimeError(join_lines(
-            f"{op} does not support automatic differentiation for outputs with complex dtype.",
-            f"PyTorch's {op} has no complex derivative; fix: {op}(...) of detached tensors, or under "
-            "no_grad(), or diagonal_scatter / index_copy where they fit"))
-
-
-@backward("slice_scatter", operands="two")
+@backward("slice_scatter", operands="two", complex_grad=False)
 def slice_scatter_backward(out: Tensor, input: Tensor, src: Tensor, dim: int = 0, start: int | None = None,  # noqa: A002
                            end: int | None = None, step: int = 1) -> Any:
     """SliceScatterBackward0."""
-    _refuse_complex_grad("slice_scatter", out, input, src)
     shape = src._layout.shape
     return "SliceScatterBackward0", (input, src), lambda g: (
         slice_scatter(g, grad_zeros(shape, g._dtype), dim, start, end, step),
         _slice(g, dim, start, end, step)), ()
 
 
-@backward("select_scatter", operands="two")
+@backward("select_scatter", operands="two", complex_grad=False)
 def select_scatter_backward(out: Tensor, input: Tensor, src: Tensor, dim: int, index: int) -> Any:  # noqa: A002
     """SelectScatterBackward0."""
-    _refuse_complex_grad("select_scatter", out, input, src)
     shape = src._layout.shape
     return "SelectScatterBackward0", (input, src), lambda g: (
         select_scatter(g, grad_zeros(shape, g._dtype), dim, index), g.select(dim, index)), ()
