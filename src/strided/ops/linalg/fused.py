@@ -631,7 +631,7 @@ def _addmv_zero_signs(result: Tensor, input: Tensor, mat: Tensor, vec: Tensor, b
     term is: for a column-major ``mat`` (gemv 'n') of more than one row (or any, on MKL's generic
     path) the terms are ``(alpha * vec[j]) * mat[i, j]``, else one, ``alpha * dot(mat[i], vec)``,
     whose dot is -0.0 where every product is and MKL's path sums it from its first product
-    (:data:`_DOT_SIGN_SPAN`). NumPy's dot scaled by alpha and added to the input gives other signs
+    (:data:`_DOT_SIGN_SPAN`; on :data:`_SCALED_LANES` paths alpha scales two lane sums). NumPy's dot scaled by alpha and added to the input gives other signs
     (``beta=0, alpha=-1``: -0.0 where PyTorch's is 0.0). alpha 0: BLAS returns the start."""
     d = result._dtype
     if (d is not float32 and d is not float64) or alpha.__class__ not in (int, float) or (
@@ -669,7 +669,18 @@ def _addmv_terms_negative(mat: Tensor, x: np.ndarray, alpha: Any, dt: np.dtype) 
     span = np.where(np.arange(n) < n // 4 * 4, full, rest)
     dot = np.where(np.all((prods == 0) & np.signbit(prods), axis=1) & (m <= span), dt.type(-0.0), dt.type(0.0))
     term = dt.type(alpha) * dot
-    return (term == 0) & np.signbit(term)
+    negative = (term == 0) & np.signbit(term)
+    if not gemv_n and dt.itemsize == 8 and mkl_path() in _SCALED_LANES:
+        # (alpha * even-column sum + alpha * odd-column sum: -0.0 + -0.0 where both sums are zero,
+        # x + -x = +0.0 where they cancel; measured: -0.0 exactly for the pairs of one parity)
+        with np.errstate(all="ignore"):
+            negative &= (prods[:, 0::2].sum(axis=1) == 0) & (prods[:, 1::2].sum(axis=1) == 0)
+    return negative
+
+
+# MKL paths whose float64 gemv 't' sums each row in two lanes (even and odd columns, each from
+# +0.0) and scales each lane by alpha before adding the two (Intel's SSE4.2 kernels)
+_SCALED_LANES = frozenset(("sse42", "cbwr_sse42"))
 
 
 _count_nonzero = np.count_nonzero
