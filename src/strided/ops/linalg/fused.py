@@ -44,6 +44,7 @@ from ...gradients import seal
 from ...kernels import native, npcore
 from ...kernels.fpstate import quiet_call, quiet_retry, quietly
 from ...kernels.fused import fma as _fma
+from ...kernels.mkl_path import mkl_path
 from ...kernels.torch_loops import GRAIN_SIZE, parallel_chunks, scalar_loop_mask, torch_threads
 from ...layout.order import elementwise_output_strides
 from ...opdef import Kind
@@ -606,15 +607,32 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any 
     return result if out is None else write_out(out, result, "addmv", (input, a, v), same_dtype="matmul")
 
 
+# The longest dot MKL's gemv sums from its first product (so -0.0 where every product is), per
+# path (:mod:`strided.kernels.mkl_path`) and element size: (rows in whole blocks of 4, the other
+# rows). Longer dots start from +0.0 accumulators (+0.0 though every product is -0.0). "t": a gemv
+# 't' row; "n1": a gemv 'n' of one row, which MKL's Intel paths sum as a dot (the generic path
+# adds its terms one by one, as for more rows). Measured against torch 2.13 per path (all zero
+# operands of random signs, 1..40 rows, 1..33 columns; MKL_ENABLE_INSTRUCTIONS / MKL_CBWR set).
+_DOT_SIGN_SPAN = {
+    "generic": {"t": {4: (4, 11), 8: (2, 9)}, "n1": None},
+    "sse42": {"t": {4: (4, 11), 8: (0, 0)}, "n1": {4: (4, 11), 8: (1, 1)}},
+    "avx2": {"t": {4: (0, 0), 8: (0, 0)}, "n1": {4: (1, 1), 8: (1, 1)}},
+    "avx512": {"t": {4: (1, 1), 8: (0, 0)}, "n1": {4: (1, 1), 8: (1, 1)}},
+    "cbwr_sse42": {"t": {4: (4, 8), 8: (0, 0)}, "n1": {4: (4, 8), 8: (1, 1)}},
+    "cbwr_compat": {"t": {4: (4, 8), 8: (2, 8)}, "n1": {4: (4, 8), 8: (2, 8)}},
+}
+
+
 def _addmv_zero_signs(result: Tensor, input: Tensor, mat: Tensor, vec: Tensor, beta: Any,  # noqa: A002
                       alpha: Any) -> Tensor:
     """``result`` (a fresh float32 / float64 addmv) with the signs PyTorch's BLAS gemv gives its
     zeros. It starts from ``beta * input`` (+0.0 for beta 0) and adds the products; an IEEE sum
     is -0.0 only where every term is -0.0, so a zero result is -0.0 where the start is and every
-    term is: for a column-major ``mat`` (gemv 'n') the terms are ``(alpha * vec[j]) * mat[i, j]``,
-    else (gemv 't') one, ``alpha * dot(mat[i], vec)``, whose dot is -0.0 where every product is.
-    NumPy's dot scaled by alpha and added to the input gives other signs (``beta=0, alpha=-1``:
-    -0.0 where PyTorch's is 0.0). alpha 0: BLAS returns the start."""
+    term is: for a column-major ``mat`` (gemv 'n') of more than one row (or any, on MKL's generic
+    path) the terms are ``(alpha * vec[j]) * mat[i, j]``, else one, ``alpha * dot(mat[i], vec)``,
+    whose dot is -0.0 where every product is and MKL's path sums it from its first product
+    (:data:`_DOT_SIGN_SPAN`; on :data:`_SCALED_LANES` paths alpha scales two lane sums). NumPy's dot scaled by alpha and added to the input gives other signs
+    (``beta=0, alpha=-1``: -0.0 where PyTorch's is 0.0). alpha 0: BLAS returns the start."""
     d = result._dtype
     if (d is not float32 and d is not float64) or alpha.__class__ not in (int, float) or (
             beta.__class__ not in (int, float)):
@@ -629,24 +647,40 @@ def _addmv_zero_signs(result: Tensor, input: Tensor, mat: Tensor, vec: Tensor, b
         start = np.broadcast_to(np.asarray(dt.type(beta) * input._np(), dt), (n,)) if beta != 0 else np.zeros(n, dt)
         neg = (start == 0) & np.signbit(start)
         if alpha != 0 and m:
-            a, x = mat._np(), vec._np()
-            s0, s1 = mat._layout.strides
-            if s0 == 1 and (m == 1 or s1 >= max(1, n)):  # (gemv 'n': one term per column)
-                terms = (dt.type(alpha) * x)[None, :] * a
-                neg &= np.all((terms == 0) & np.signbit(terms), axis=1)
-            else:  # (gemv 't': alpha times each row's dot)
-                prods = x[None, :] * a
-                # (a dot of -0.0 products is -0.0 only over a short row: PyTorch's BLAS (MKL on
-                # x86-64) sums longer ones from +0.0 accumulators, at m > 4 (float32; 2 float64)
-                # for rows in whole blocks of 4, at m > 11 (9) for the rest; measured)
-                short = np.where(np.arange(n) < n // 4 * 4, 4 if dt.itemsize == 4 else 2, 11 if dt.itemsize == 4 else 9)
-                dot = np.where(np.all((prods == 0) & np.signbit(prods), axis=1) & (m <= short), dt.type(-0.0),
-                               dt.type(0.0))
-                term = dt.type(alpha) * dot
-                neg &= (term == 0) & np.signbit(term)
+            neg &= _addmv_terms_negative(mat, vec._np(), alpha, dt)
     zero = res == 0
     res[zero] = np.where(neg, dt.type(-0.0), dt.type(0.0))[zero]
     return result
+
+
+def _addmv_terms_negative(mat: Tensor, x: np.ndarray, alpha: Any, dt: np.dtype) -> np.ndarray:
+    """Per row of ``mat``: whether every term gemv adds to the start is -0.0 (see
+    :func:`_addmv_zero_signs`), on the MKL path this machine's PyTorch takes."""
+    n, m = mat._layout.shape
+    a = mat._np()
+    s0, s1 = mat._layout.strides
+    spans = _DOT_SIGN_SPAN[mkl_path()]
+    gemv_n = s0 == 1 and (m == 1 or s1 >= max(1, n))
+    if gemv_n and (n > 1 or spans["n1"] is None):  # (one term per column)
+        terms = (dt.type(alpha) * x)[None, :] * a
+        return np.all((terms == 0) & np.signbit(terms), axis=1)
+    prods = x[None, :] * a  # (one term per row: alpha times the row's dot)
+    full, rest = spans["n1" if gemv_n else "t"][dt.itemsize]
+    span = np.where(np.arange(n) < n // 4 * 4, full, rest)
+    dot = np.where(np.all((prods == 0) & np.signbit(prods), axis=1) & (m <= span), dt.type(-0.0), dt.type(0.0))
+    term = dt.type(alpha) * dot
+    negative = (term == 0) & np.signbit(term)
+    if not gemv_n and dt.itemsize == 8 and mkl_path() in _SCALED_LANES:
+        # (alpha * even-column sum + alpha * odd-column sum: -0.0 + -0.0 where both sums are zero,
+        # x + -x = +0.0 where they cancel; measured: -0.0 exactly for the pairs of one parity)
+        with np.errstate(all="ignore"):
+            negative &= (prods[:, 0::2].sum(axis=1) == 0) & (prods[:, 1::2].sum(axis=1) == 0)
+    return negative
+
+
+# MKL paths whose float64 gemv 't' sums each row in two lanes (even and odd columns, each from
+# +0.0) and scales each lane by alpha before adding the two (Intel's SSE4.2 kernels)
+_SCALED_LANES = frozenset(("sse42", "cbwr_sse42"))
 
 
 _count_nonzero = np.count_nonzero
