@@ -69,7 +69,7 @@ from .grad_mode import (
 from .numpy_keywords import ALIASES, accepts, aliases_of
 from .opdef import _PENDING, _UNSEALED, BACKWARD, OPDEFS, backward
 
-__all__ = ["BACKWARD", "backward", "finish", "flat_indices", "installs_as", "linear", "not_differentiable", "record",
+__all__ = ["BACKWARD", "backward", "finish", "flat_indices", "in_pytorch_convention", "installs_as", "linear", "not_differentiable", "record",
            "recorded", "records", "requires_grad", "restrided", "scatter_into_view", "scatter_pieces",
            "seal", "sum_to", "grad_zeros"]
 
@@ -202,6 +202,16 @@ def saves_output(maker: Callable[..., Any]) -> Callable[..., Any]:
     Any other recorder passes the result and walks, as for an unmarked maker that reads it."""
     maker.__strided_flags__ = READS_RESULT | OUTPUT_ALIAS  # type: ignore[attr-defined]
     return maker
+
+
+def in_pytorch_convention(grads: Callable[..., Any]) -> Callable[..., Any]:
+    """Mark a rule (the node's ``grads(g, ...)``) as written in PyTorch's convention for complex
+    gradients, ``g * conj(f'(z))``, with PyTorch's own operations in their order (its formula in
+    derivatives.yaml): the engine then does not conjugate it around
+    (:data:`strided.autograd.function.PYTORCH_CONVENTION`), which gives the same values with other
+    signs of zero."""
+    grads.pytorch_convention = True  # type: ignore[attr-defined]
+    return grads
 
 
 def seal(namespace: dict[str, Any], functional: bool = False, by_name: bool = True, every: bool = False) -> None:

@@ -268,7 +268,10 @@ REAL_LINEAR = frozenset({
     "PutBackward0", "MaskedScatterBackward0", "SliceScatterBackward0", "SelectScatterBackward0",
     "DiagonalScatterBackward0", "AsStridedScatterBackward0", "ScatterAddBackward0", "BlockDiagBackward0",
     "CatBackward0", "StackBackward0", "RollBackward0", "SumBackward0", "SumBackward1",
-    "SplitBackward0", "SplitWithSizesBackward0", "UnbindBackward0", "MeanBackward0", "MeanBackward1"})
+    "SplitBackward0", "SplitWithSizesBackward0", "UnbindBackward0", "MeanBackward0", "MeanBackward1",
+    "WhereBackward0"})
+# (the *_copy ops' nodes: their views' rules, under PyTorch 2.13's names for them, strided.ops.copies)
+REAL_LINEAR = REAL_LINEAR | {name + "_copy" for name in REAL_LINEAR} | {"NarrowCopyBackward0"}
 CONJUGATE_CONVENTION = CONJUGATE_CONVENTION | REAL_LINEAR
 # A rule (a function) with this attribute is written in PyTorch's convention too, whatever its
 # node's name (mul's complex rule, g * conj(other) as PyTorch's mul_tensor_backward: the

@@ -54,7 +54,6 @@ from ..gradients import (
     records,
     restrided,
     scatter_into_view,
-    scatter_pieces,
     seal,
     sum_to,
 )
@@ -185,6 +184,7 @@ def _pieces_back(name: str) -> Callable[..., Any]:
         dim = kwargs.get("dim", args[1] if not unbind and len(args) > 1 else args[0] if unbind and args else 0)
         d = dim % len(shape)
         starts = []
+        shapes = [piece._layout.shape for piece in out]  # (not the pieces: the rule holds no output)
         at = 0
         for piece in out:
             starts.append(at)
@@ -193,7 +193,7 @@ def _pieces_back(name: str) -> Callable[..., Any]:
         def grads(*pieces: Any) -> tuple:
             like = next(g for g in pieces if g is not None)
             if any(g is not None and g._ag is not None for g in pieces):  # create_graph: differentiable
-                return (_placed_pieces(shape, d, starts, pieces, unbind),)
+                return (_placed_pieces(d, shapes, pieces, unbind),)
             z = grad_zeros(shape, like._dtype)
             for start, piece_grad in zip(starts, pieces):
                 if piece_grad is None:
@@ -211,14 +211,16 @@ def _pieces_back(name: str) -> Callable[..., Any]:
     return rule
 
 
-def _placed_pieces(shape: tuple, d: int, starts: list, pieces: tuple, unbind: bool) -> Tensor:
-    """The pieces' gradients each scattered to its place along ``d`` (a select for unbind, a
-    narrow otherwise) and summed, differentiably (create_graph)."""
-    if unbind:
-        placed = [(g, lambda z, s=s: z.select(d, s)) for s, g in zip(starts, pieces) if g is not None]
-        return scatter_pieces(shape, placed, "UnbindBackwardBackward0")
-    placed = [(g, lambda z, s=s, n=g._layout.shape[d]: z.narrow(d, s, n)) for s, g in zip(starts, pieces) if g is not None]
-    return scatter_pieces(shape, placed, "SplitBackwardBackward0")
+def _placed_pieces(d: int, shapes: list, pieces: tuple, unbind: bool) -> Tensor:
+    """PyTorch's split_with_sizes_backward / unbind_backward, differentiably (create_graph): the
+    pieces' gradients, zeros of its ``shapes`` entry for a piece without one, concatenated (split,
+    chunk) or stacked (unbind) along ``d``; so their signs of zero and the second derivative's
+    nodes (CatBackward0, StackBackward0) are PyTorch's (a sum of placed pieces lost g's -0.0)."""
+    from .shape.joining import cat, stack
+
+    like = next(g for g in pieces if g is not None)
+    full = [g if g is not None else grad_zeros(s, like._dtype) for g, s in zip(pieces, shapes)]
+    return stack(full, d) if unbind else cat(full, d)
 
 
 def _permuted_back(out: Tensor, x: Tensor, p: Sequence[int]) -> Any:

@@ -62,7 +62,7 @@ from ...dtypes import (
 )
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import _RECORDER, GRAD_MODE, INSIDE, SUBCLASSES, bump_if_used
-from ...gradients import grad_zeros, guards_itself, record, recorded, records, seal
+from ...gradients import grad_zeros, guards_itself, in_pytorch_convention, record, recorded, records, seal
 from ...kernels import complex_forms, torch_extremes, torch_pow
 from ...kernels.elementwise import (
     assign,
@@ -2201,19 +2201,45 @@ def _div_backward(out: Tensor, a: Any, b: Any, *, rounding_mode: Any = None, **k
                 lambda g: (grad_zeros(a.shape, g._dtype) if ta else None, grad_zeros(b.shape, g._dtype) if tb else None), ())
     ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
     if not ta:  # number / tensor (the reflected operator; div(number, t) wraps the number)
-        if out._dtype.is_complex:
-            return "DivBackward0", (None, b), lambda g: (None, -g * a / (b * b)), (b,)
+        if b._dtype.is_complex or _complex_number(a):
+            return "DivBackward0", (None, b), _complex_rdiv_grads(a, b), (b,)
         # PyTorch computes reciprocal(b) * number and differentiates those two nodes:
         # MulBackward0's g * number, then ReciprocalBackward0's -grad * (r * r), r = 1 / b
         # recomputed (the same bits as its saved result; recorded, so create_graph goes through
         # reciprocal's rule as PyTorch's). (-g * a / (b * b) was an ulp off in ~half the elements)
         return "MulBackward0", (None, b), lambda g: (None, -(g * a) * _square(b.reciprocal())), (b,)
     need_b = tb and requires_grad(b)
+    saved = (a, b) if need_b else (b,) if tb else ()
+    if a._dtype.is_complex or (b._dtype.is_complex if tb else _complex_number(b)):
+        return "DivBackward0", (a, b), _complex_div_grads(a, b, need_b), saved
 
     def grads(g: Tensor) -> tuple:
         return (g / b, -g * ((a / b) / b) if need_b else None)  # (PyTorch's div_tensor_other_backward)
 
-    return "DivBackward0", (a, b), grads, ((a, b) if need_b else (b,) if tb else ())
+    return "DivBackward0", (a, b), grads, saved
+
+
+def _complex_div_grads(a: Tensor, b: Any, need_b: bool) -> Callable[[Tensor], tuple]:
+    """The rule of a complex ``a / b`` in PyTorch's convention, its div_tensor_self_backward and
+    div_tensor_other_backward: ``g / b.conj()`` and ``-g * ((a / b) / b).conj()`` (the holomorphic
+    rule conjugated around has their values with other signs of zero)."""
+
+    def grads(g: Tensor) -> tuple:
+        return (g / _conj_operand(b), -g * _conj_operand((a / b) / b) if need_b else None)
+
+    return in_pytorch_convention(grads)
+
+
+def _complex_rdiv_grads(a: Any, b: Tensor) -> Callable[[Tensor], tuple]:
+    """The rule of ``number / b`` with a complex side: PyTorch's ``b.reciprocal() * number`` taken
+    back through its two nodes' formulas, mul_tensor_backward's ``g * conj(number)`` and then
+    ReciprocalBackward0's ``-grad * (r * r).conj()`` (``r`` the reciprocal)."""
+
+    def grads(g: Tensor) -> tuple:
+        r = b.reciprocal()
+        return (None, -(g * _conj_operand(a)) * _conj_operand(r * r))
+
+    return in_pytorch_convention(grads)
 
 
 @backward("__floordiv__", operands="dunder", reflected=("__rfloordiv__",))

@@ -37,7 +37,7 @@ from ...dtypes import (
 from ...errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import GRAD_MODE, INSIDE, SUBCLASSES, bump_if_used
 from ...grad_mode import _slow as recorded
-from ...gradients import grad_zeros, guards_itself, record, records, saves_output, seal
+from ...gradients import grad_zeros, guards_itself, in_pytorch_convention, record, records, saves_output, seal
 from ...gradients import recorded as recorded_fast
 from ...kernels import torch_extremes
 from ...kernels.elementwise import (
@@ -410,12 +410,17 @@ negative = neg
 # ---------------------------------------------------------------- backward rules (derivatives.yaml)
 
 
-def _unary_rule(name: str, grad: Callable[[Tensor, Tensor, Tensor], Tensor], saves: str) -> Callable:
-    """A unary rule: ``grad(g, x, out)``; ``saves`` names what it reads ("x", "out", "")."""
+def _unary_rule(name: str, grad: Callable[[Tensor, Tensor, Tensor], Tensor], saves: str,
+                complex_grad: Callable[[Tensor, Tensor, Tensor], Tensor] | None = None) -> Callable:
+    """A unary rule: ``grad(g, x, out)``; ``saves`` names what it reads ("x", "out", "").
+    ``complex_grad(g, x, out)``: PyTorch's formula for a complex result, its conj()s and its
+    operations in its order (then not conjugated around: the same signs of zero as PyTorch's)."""
 
     if saves == "out":
         @saves_output  # (the fast recorder hands it the result's alias: no walk of the rule)
         def rule_of_out(out: Tensor, x: Tensor, *args: Any, **kwargs: Any) -> Any:
+            if complex_grad is not None and out._dtype.is_complex:
+                return name, (x,), in_pytorch_convention(lambda g: (complex_grad(g, x, out),)), (out,)
             return name, (x,), lambda g: (grad(g, x, out),), (out,)
 
         return rule_of_out
@@ -423,7 +428,10 @@ def _unary_rule(name: str, grad: Callable[[Tensor, Tensor, Tensor], Tensor], sav
     # (a maker whose code never reads ``out``: the recorder then skips the walk of its rule for the
     # output to swap for an alias, function._maker_flags; one maker for both cases would read it)
     def rule(out: Tensor, x: Tensor, *args: Any, **kwargs: Any) -> Any:
-        return name, (x,), lambda g: (grad(g, x, None),), (x,) if saves == "x" else ()
+        saved = (x,) if saves == "x" else ()
+        if complex_grad is not None and x._dtype.is_complex:
+            return name, (x,), in_pytorch_convention(lambda g: (complex_grad(g, x, None),)), saved
+        return name, (x,), lambda g: (grad(g, x, None),), saved
 
     return rule
 
@@ -431,10 +439,12 @@ def _unary_rule(name: str, grad: Callable[[Tensor, Tensor, Tensor], Tensor], sav
 backward("neg", "negative", "__neg__")(_unary_rule("NegBackward0", lambda g, x, y: -g, ""))
 # (one rule for every spelling: sgn is sign for real x and z / |z| for complex, as PyTorch's abs)
 backward("abs", "absolute", "__abs__")(_unary_rule("AbsBackward0", lambda g, x, y: g * x.sgn(), "x"))
-backward("exp")(_unary_rule("ExpBackward0", lambda g, x, y: g * y, "out"))
-backward("log")(_unary_rule("LogBackward0", lambda g, x, y: g / x, "x"))
-backward("sqrt")(_unary_rule("SqrtBackward0", lambda g, x, y: g / (2 * y), "out"))
-backward("cos")(_unary_rule("CosBackward0", lambda g, x, y: -g * x.sin(), "x"))
+# (the last arguments: PyTorch's formulas for complex results, as derivatives.yaml writes them)
+backward("exp")(_unary_rule("ExpBackward0", lambda g, x, y: g * y, "out", lambda g, x, y: g * y.conj()))
+backward("log")(_unary_rule("LogBackward0", lambda g, x, y: g / x, "x", lambda g, x, y: g.div(x.conj())))
+backward("sqrt")(_unary_rule("SqrtBackward0", lambda g, x, y: g / (2 * y), "out",
+                             lambda g, x, y: g / (2 * y.conj())))
+backward("cos")(_unary_rule("CosBackward0", lambda g, x, y: -g * x.sin(), "x", lambda g, x, y: g * -x.sin().conj()))
 
 
 _FUSED = frozenset((float32, float64))  # (the dtypes whose mul and sub run NumPy's ufunc as they are)
@@ -514,9 +524,10 @@ def _sigmoid_grad(g: Tensor, _x: Any, y: Tensor) -> Tensor:
 
 
 # (each rule's grad(g, x, out) itself, not a lambda calling it: one call less per node in backward)
-backward("sin")(_unary_rule("SinBackward0", _sin_grad, "x"))
-backward("tanh")(_unary_rule("TanhBackward0", _tanh_grad, "out"))
-backward("sigmoid")(_unary_rule("SigmoidBackward0", _sigmoid_grad, "out"))
+backward("sin")(_unary_rule("SinBackward0", _sin_grad, "x", lambda g, x, y: g * x.cos().conj()))
+# (PyTorch's tanh_backward and sigmoid_backward kernels for complex: a * conj(1 - b * b), a * conj((1 - b) * b))
+backward("tanh")(_unary_rule("TanhBackward0", _tanh_grad, "out", lambda g, x, y: g * (1 - y * y).conj()))
+backward("sigmoid")(_unary_rule("SigmoidBackward0", _sigmoid_grad, "out", lambda g, x, y: g * ((1 - y) * y).conj()))
 
 
 def _threshold_backward(grad_output: Tensor, result: Tensor) -> Tensor:

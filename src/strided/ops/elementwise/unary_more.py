@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from ... import gradients
 from ... import layout as L
 from ...dispatch import OPEN, adopted, result
 from ...dtypes import (
@@ -1416,11 +1417,38 @@ _GRADS: dict[str, tuple[str, Callable[[Tensor, Tensor, Tensor], Tensor], str]] =
 }
 
 
+# name -> PyTorch's formula for a complex result, backward(g, x, y), as derivatives.yaml (and
+# FunctionsManual.cpp) write it: its conj()s, its operations in its order, so its signs of zero
+# (the holomorphic rule above conjugated around has its values, but other signs of zero)
+_COMPLEX_GRADS: dict[str, Callable[[Tensor, Tensor, Tensor], Tensor]] = {
+    "log1p": lambda g, x, y: g / (x + 1).conj(),
+    "expm1": lambda g, x, y: g * (y.conj() + 1),
+    "log2": lambda g, x, y: g / (x.conj() * 0.6931471805599453),
+    "log10": lambda g, x, y: g / (x.conj() * 2.3025850929940456),
+    "exp2": lambda g, x, y: g * y.conj() * _LN2,
+    "rsqrt": lambda g, x, y: -0.5 * g * y.pow(3).conj(),
+    "reciprocal": lambda g, x, y: -g * (y * y).conj(),
+    "square": lambda g, x, y: g * (2.0 * x.pow(1.0)).conj(),  # (pow_backward(g, x, 2))
+    "sinh": lambda g, x, y: g * x.cosh().conj(),
+    "cosh": lambda g, x, y: g * x.sinh().conj(),
+    "tan": lambda g, x, y: g * (1 + y.pow(2)).conj(),
+    "asin": lambda g, x, y: g * (-x * x + 1).rsqrt().conj(),
+    "acos": lambda g, x, y: g * -((-x * x + 1).rsqrt()).conj(),
+    "atan": lambda g, x, y: g / (x * x + 1).conj(),
+    "asinh": lambda g, x, y: g * (x.pow(2) + 1).rsqrt().conj(),
+    "acosh": lambda g, x, y: g * ((x + 1).rsqrt() * (x - 1).rsqrt()).conj(),
+    "atanh": lambda g, x, y: g * 1 / (1 - x.pow(2)).conj(),
+}
+
+
 def _unary_rule(name: str) -> Callable[..., Any]:
     node, grad, saves = _GRADS[name]
+    complex_grad = _COMPLEX_GRADS.get(name)
 
     def rule(out: Tensor, x: Any, *args: Any, **kwargs: Any) -> Any:
         saved = (x,) if saves.startswith("x") else (out,) if saves.startswith("y") else ()
+        if complex_grad is not None and out._dtype.is_complex:
+            return node, (x,), gradients.in_pytorch_convention(lambda g: (complex_grad(g, x, out),)), saved
         return node, (x,), lambda g: (grad(g, x, out),), saved
 
     rule.__name__ = f"{name}_backward"

@@ -54,7 +54,7 @@ from ...errors import (
     join_lines,
 )
 from ...grad_mode import SUBCLASSES, is_grad_enabled
-from ...gradients import linear, seal
+from ...gradients import in_pytorch_convention, linear, seal
 from ...kernels import check_writable, native
 from ...kernels.blocked import copy_into
 from ...kernels.fpstate import quiet_call, quiet_retry, quietly
@@ -908,13 +908,13 @@ backward("cummin", complex_grad=False)(_cum_extreme_rule("CumminBackward0"))
 
 def _diff_grad_recorded(g: Tensor, n: int, d: int, sizes: list[int | None]) -> tuple:
     """diff's gradient with recording ops (create_graph): ``n`` times the adjoint of one
-    difference (``g`` padded by a zero on each side along ``d``, the right minus the left), then
+    difference (``g`` padded by a zero on each side along ``d``, the right plus the left negated), then
     cut into the pieces of prepend, input and append (None for an absent one: ``sizes``' None)."""
     from ..shape.joining import cat
 
     for _ in range(min(n, sum(s or 0 for s in sizes))):
         zero = gradtools.grad_zeros(tuple(1 if k == d else s for k, s in enumerate(g._layout.shape)), g._dtype)
-        g = cat([zero, g], d) - cat([g, zero], d)
+        g = cat([zero, g], d) + cat([-g, zero], d)  # (PyTorch's: -g placed in zeros, then added)
     pieces, at = [], 0
     for s in sizes:
         pieces.append(None if s is None else g.narrow(d, at, s))
@@ -937,7 +937,9 @@ def diff_backward(out: Tensor, x: Tensor, n: int = 1, dim: int = -1, prepend: An
     total = sum(s or 0 for s in sizes)
 
     def grads(g: Tensor) -> tuple:
-        if n and g._ag is not None and is_grad_enabled():  # create_graph: the same adjoint, recorded
+        # create_graph: the same adjoint, recorded; complex: by the tensor ops too, for PyTorch's
+        # complex neg (its zero signs are not NumPy's negative's)
+        if n and ((g._ag is not None and is_grad_enabled()) or g._dtype.is_complex):
             return _diff_grad_recorded(g, n, d, sizes)
         a = g._np()
         for _ in range(min(n, total) if n else 0):
@@ -945,7 +947,9 @@ def diff_backward(out: Tensor, x: Tensor, n: int = 1, dim: int = -1, prepend: An
             pad[d] = (1, 0)
             hi = np.pad(a, pad)
             pad[d] = (0, 1)
-            a = hi - np.pad(a, pad)
+            # (as PyTorch's narrow/sub: -g placed in zeros and added, so a -0.0 of g next to a
+            # placed zero sums to +0.0; hi - pad(g) kept it, as -0.0 - +0.0)
+            a = hi + np.pad(-a, pad)
         if not n:
             return (None, g, None)
         pieces = np.split(a, np.cumsum([s or 0 for s in sizes])[:2], axis=d)
@@ -953,7 +957,9 @@ def diff_backward(out: Tensor, x: Tensor, n: int = 1, dim: int = -1, prepend: An
 
     inputs = (prepend, x, append) if prepend is not None or append is not None else (x,)
     name = "SubBackward0" if n else "torch::autograd::CopyBackwards"  # (n=0: PyTorch's copy)
-    return name, inputs, (lambda g: grads(g) if len(inputs) == 3 else grads(g)[1:2]), ()
+    # (it only moves, negates and adds g's elements: the same formula in PyTorch's convention for
+    # complex gradients; conjugated around, its zeros came out as -0.0 imaginary parts)
+    return name, inputs, in_pytorch_convention(lambda g: grads(g) if len(inputs) == 3 else grads(g)[1:2]), ()
 
 
 def _fast_logcumsumexp(self: Any, dim: Any) -> Tensor | None:

@@ -21,7 +21,7 @@ Contract shared by every function here, following PyTorch 2.13:
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, SupportsIndex
 
 import numpy as np
@@ -42,7 +42,7 @@ from ...errors import (
     join_lines,
 )
 from ...grad_mode import GRAD_MODE, INSIDE, SUBCLASSES, requires_grad
-from ...gradients import record, records, seal
+from ...gradients import in_pytorch_convention, record, records, seal
 from ...kernels import native, npcore
 from ...kernels import rows as _rows
 from ...kernels.fpstate import QUIET, quiet, quiet_call, quiet_reset, quiet_set, quietly
@@ -967,8 +967,11 @@ def prod_backward(out: Tensor, x: Tensor, dim: Any = None, keepdim: bool = False
     """The gradient of each element is g times the product of the others along the reduced dim
     (PyTorch's prod_backward, zeros included: one zero gets the product of the rest, the others 0).
     As PyTorch: without zeros it is ``g * out / x`` (an inf among the factors gives NaN there, as
-    in PyTorch), and over all dims two zeros or more give zeros (not 0 * inf = NaN)."""
+    in PyTorch), and over all dims two zeros or more give zeros (not 0 * inf = NaN). Complex:
+    PyTorch's convention, its formulas' ``(out / x).conj()`` and ``others.conj()`` (the holomorphic
+    rule conjugated around had their values with other signs of zero: 10-0j where PyTorch has 10+0j)."""
     shape = x._layout.shape
+    conj = _conj_if(x._dtype.is_complex)
 
     def grads(g: Tensor) -> tuple:
         a = x._np()
@@ -976,7 +979,7 @@ def prod_backward(out: Tensor, x: Tensor, dim: Any = None, keepdim: bool = False
         if zeros == 0:
             o = out if dim is None or keepdim else out.unsqueeze(dim)
             gx = g if dim is None or keepdim else g.unsqueeze(dim)
-            return (gx * (o / x),)
+            return (gx * conj(o / x),)
         # create_graph: the others' product depends on x (PyTorch's prod_safe_zeros_backward, also
         # for two zeros or more over all dims, where without grad mode it gives zeros)
         recorded = GRAD_MODE.get() and requires_grad(x) and shape
@@ -985,17 +988,26 @@ def prod_backward(out: Tensor, x: Tensor, dim: Any = None, keepdim: bool = False
         if dim is None:
             gx = g.reshape(()).expand(shape) if shape else g.reshape(())
             if recorded:
-                return (gx * _recorded_others(x.reshape(-1)).reshape(shape),)
+                return (gx * conj(_recorded_others(x.reshape(-1)).reshape(shape)),)
             others = _others_product(a.reshape(-1), 0).reshape(shape)
         else:
             d = dim % len(shape) if shape else 0
             gx = _gt.unreduce(g, shape, (d,), keepdim)
             if recorded:
-                return (gx * _recorded_others(x.movedim(d, -1)).movedim(-1, d),)
+                return (gx * conj(_recorded_others(x.movedim(d, -1)).movedim(-1, d)),)
             others = _others_product(a.reshape(shape or (1,)), d).reshape(shape)
-        return (gx * _gt.from_numpy_result(others, x._dtype),)
+        return (gx * conj(_gt.from_numpy_result(others, x._dtype)),)
 
-    return ("ProdBackward0" if dim is None else "ProdBackward1"), (x,), grads, (x,)
+    return ("ProdBackward0" if dim is None else "ProdBackward1"), (x,), in_pytorch_convention(grads), (x,)
+
+
+def _conj_if(is_complex: bool) -> Callable[[Tensor], Tensor]:
+    """``Tensor.conj`` for a complex rule written in PyTorch's convention; for a real one, nothing."""
+    return Tensor.conj if is_complex else _same
+
+
+def _same(t: Tensor) -> Tensor:
+    return t
 
 
 def _variance_args(x: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any) -> tuple:

@@ -31,7 +31,7 @@ from ...errors import (
     StridedTypeError,
     join_lines,
 )
-from ...gradients import grad_zeros, seal
+from ...gradients import grad_zeros, in_pytorch_convention, seal
 from ...kernels.blocked import copy_into, row_major
 from ...kernels.memory import flat_run
 from ...layout import plans as P
@@ -948,7 +948,8 @@ def repeat_interleave_backward(out: Tensor, input: Tensor, repeats: Any = _COUNT
     counts = _counts(repeats, size, None if dim is None else d)
     if isinstance(counts, int):
         split = flat[:d] + (size, counts) + flat[d + 1:]
-        return "ViewBackward0", (input,), lambda g: (g.reshape(split).sum(d + 1).reshape(shape),), ()
+        # (a sum of g's elements: the same formula in PyTorch's convention for complex gradients)
+        return "ViewBackward0", (input,), in_pytorch_convention(lambda g: (g.reshape(split).sum(d + 1).reshape(shape),)), ()
     from ..indexing.index_ops import index_add_
 
     positions = np.repeat(np.arange(size, dtype=np.int64), counts)
@@ -959,7 +960,7 @@ def repeat_interleave_backward(out: Tensor, input: Tensor, repeats: Any = _COUNT
         index._np()[...] = positions
         return (index_add_(z, d, index, g).reshape(shape),)
 
-    return "IndexSelectBackward0", (input,), grad, ()
+    return "IndexSelectBackward0", (input,), grad, ()  # (IndexSelectBackward0: REAL_LINEAR)
 
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
