@@ -249,8 +249,9 @@ def test_the_users_line_is_looked_up_only_for_a_saved_storage() -> None:
     that a node saved (and has not freed by backward) remembers it for the error."""
     w = strided.ones(3, requires_grad=True)
     free = strided.ones(3)
-    free.add_(1)
-    assert free._version == 1 and last_write(free) is None
+    free.add_(1)  # (a storage's first write looks its line up: a node may hold it saved unwritten)
+    free.add_(1)  # (no node holds it: no line, and the first one's forgotten)
+    assert free._version == 2 and last_write(free) is None
     y = w.exp()
     z = y * y  # (saves y)
     with strided.no_grad():
@@ -264,4 +265,20 @@ def test_the_users_line_is_looked_up_only_for_a_saved_storage() -> None:
     q.sum().backward()
     with strided.no_grad():
         w.add_(1)
-    assert w._version == 1 and last_write(w) is None
+        w.add_(1)
+    assert w._version == 2 and last_write(w) is None
+
+
+def test_a_saved_unwritten_storage_written_twice_names_the_last_write_or_none() -> None:
+    """A node saved a never-written storage (no record to watch: none is made per save); the
+    error names the last write's line, or none, never an older write's."""
+    w = strided.ones(3, requires_grad=True)
+    y = w.exp()
+    z = y * y  # (saves y, never written)
+    with strided.no_grad():
+        y.mul_(2)
+        y.add_(1); at = sys._getframe().f_lineno  # noqa: E702
+    with pytest.raises(RuntimeError, match="modified by an inplace operation") as info:
+        z.sum().backward()
+    message = str(info.value)
+    assert f"the last write: add_ at {__file__}:{at}" in message or "the last write" not in message

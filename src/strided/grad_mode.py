@@ -371,11 +371,21 @@ def bump(t: Any, op: str | None = None, skip: int = 1) -> None:
         if _dispatch._ALIASED:
             root = storage_root(root)
         rec = _VDATA.get(_ref(root))
-        if rec is None:
-            _VDATA[_ref(root, _forget)] = [1, None, 0]
-            return  # (a storage no node saved: nothing to remember but the count)
-    rec[0] += 1
-    if rec[2] and op is not None:
+        if rec is None:  # (its first write: a node may hold it saved unwritten, so unwatched)
+            rec = _VDATA[_ref(root, _forget)] = [1, None, 0]
+            if not STATE["used"]:
+                return  # (no node exists yet: nothing to remember but the count)
+        else:
+            rec[0] += 1
+            if not rec[2]:
+                rec[1] = None  # (an older write's line would be wrong: the error then names none)
+                return
+    else:
+        rec[0] += 1
+        if not rec[2]:
+            rec[1] = None
+            return
+    if op is not None:
         frame = _getframe(skip)
         code = frame.f_code
         while code.co_filename.startswith(PACKAGE_DIR):
@@ -398,10 +408,20 @@ def _counter(t: Any) -> list:
     return rec
 
 
+def _record(t: Any) -> list | None:
+    """``t``'s version record, if it has one (no write to its storage yet, no ``.data``: None)."""
+    rec = _own_record(t) if _OWN else None
+    return _VDATA.get(_ref(storage_root(t._storage))) if rec is None else rec
+
+
 def watch(t: Any) -> int:
     """Note that a node now holds ``t`` saved for backward: writes to its storage remember the
-    user's line from now on (until :func:`unwatch`). Returns ``t``'s version, the one saved."""
-    rec = _counter(t)
+    user's line from now on (until :func:`unwatch`). Returns ``t``'s version, the one saved. A
+    storage never written has no record, and none is made for it here (a save per recorded op):
+    :func:`bump` looks the line up at the first write of every storage instead."""
+    rec = _record(t)
+    if rec is None:
+        return 0
     rec[2] += 1
     return rec[0]
 
@@ -409,8 +429,8 @@ def watch(t: Any) -> int:
 def unwatch(saved: tuple) -> None:
     """A node's saved entries ``(tensor, version, is_output)`` let go (backward freed them)."""
     for entry in saved:
-        rec = _counter(entry[0])
-        if rec[2]:
+        rec = _record(entry[0])
+        if rec is not None and rec[2]:
             rec[2] -= 1
 
 
@@ -427,13 +447,19 @@ def bump_writes(writes: Any) -> None:
     writes, :func:`strided.optim.adam`'s: one call site, several counted writes; each record ends
     as :func:`bump` would leave it)."""
     site = None
+    used = STATE["used"]
     for t, op in writes:
-        rec = _counter(t)
+        rec = _record(t)
+        first = rec is None  # (as in bump: a first write looks the line up once autograd is used)
+        if first:
+            rec = _counter(t)
         rec[0] += 1
-        if rec[2]:
-            if site is None:
-                site = _user_site(sys._getframe(1))
-            rec[1] = (op, *site)
+        if not (rec[2] or (first and used)):
+            rec[1] = None  # (as in bump: no stale line)
+            continue
+        if site is None:
+            site = _user_site(sys._getframe(1))
+        rec[1] = (op, *site)
 
 
 def last_write(t: Any) -> tuple[str, str] | None:

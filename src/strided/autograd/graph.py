@@ -226,7 +226,8 @@ class Node:
     def release(self) -> None:
         """Free what the rule needed (backward without retain_graph)."""
         if self.saved:
-            unwatch(self.saved)  # (writes to those storages need not remember their line for this node)
+            if _VDATA or _OWN:  # (writes to those storages need not remember their line for this node)
+                unwatch(self.saved)
             self.freed = True
             self.saved = ()
             self.rule = None
@@ -244,6 +245,11 @@ def saved_entries(saved: tuple, output: Any) -> tuple:
     differentiable output) for each; each tensor's storage is watched from now on (the node's
     :meth:`Node.release` lets it go), so that a write to it remembers the user's line for the
     modified-saved-tensor error (:func:`strided.grad_mode.bump`)."""
+    if not (_VDATA or _OWN):  # (no storage written in place yet, no .data: every version is 0, no record)
+        if len(saved) == 1:
+            t = saved[0]
+            return ((t, 0, t is output),)
+        return tuple([(t, 0, t is output) for t in saved])
     if len(saved) == 1:  # (the common case: no list)
         t = saved[0]
         return ((t, watch(t), t is output),)

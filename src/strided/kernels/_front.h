@@ -804,7 +804,7 @@ static int entry_sample(FrontObject *f, PyObject *const *args, Py_ssize_t nargs,
  * would only add one to the count: no tensor has a counter of its own (``own``, grad_mode._OWN,
  * empty), ``t``'s storage is a plain Storage (no typed alias: it is its own root), it already has a
  * record in ``versions`` (grad_mode._VDATA: weak reference -> [count, last write, watchers]) and
- * no node watches it (watchers 0: no user's line to look up). ``counters`` is state["counters"]:
+ * no node watches it (watchers 0: no user's line to look up; an older one is forgotten). ``counters`` is state["counters"]:
  * (versions, own). 1: counted; 0: not (bump must count it); -1: an error. */
 static PyObject *front_counters_name;
 
@@ -846,6 +846,10 @@ static int entry_count_fast(FrontObject *f, PyObject *t)
     if (next == NULL)
         return -1;
     PyList_SetItem(rec, 0, next); /* (steals next; drops the old count) */
+    if (PyList_GET_ITEM(rec, 1) != Py_None) { /* (an older write's line: bump forgets it, as here) */
+        Py_INCREF(Py_None);
+        PyList_SetItem(rec, 1, Py_None);
+    }
     return 1;
 }
 
