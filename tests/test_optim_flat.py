@@ -232,10 +232,13 @@ def test_zero_and_copy_fast_paths_write_what_torch_writes() -> None:
                          ids=["default", "amsgrad", "adamw"])
 def test_flat_update_counts_every_write_and_names_the_users_line(config: dict) -> None:
     """The fused update's writes (counted together, one user line looked up for all): each state
-    tensor's version and its last write (op, file:line) as the op-by-op update leaves them."""
+    tensor's version and its last write (op, file:line) as the op-by-op update leaves them. The
+    line is remembered only for a storage a live node saved for backward (the modified-tensor
+    error's only reader): the last step runs with such nodes held over every state tensor and w,
+    and without them (``held=False``) no line is looked up, the counts the same."""
     from strided.grad_mode import last_write
 
-    def run(flat: bool) -> list:
+    def run(flat: bool, held: bool = True) -> list:
         real = adam_module._flat_update
         if not flat:  # (no spy around the fused path: a wrapper here would be the user's frame)
             adam_module._flat_update = lambda *a, **k: False
@@ -244,16 +247,24 @@ def test_flat_update_counts_every_write_and_names_the_users_line(config: dict) -
             cls = kw.pop("cls", optim.Adam)
             w = strided.tensor(np.arange(6.0, dtype=np.float32).reshape(2, 3), requires_grad=True)
             opt = cls([w], lr=0.1, **kw)
-            for _ in range(3):
+            probe = strided.ones(2, 3, requires_grad=True)
+            nodes = []
+            for i in range(3):
                 opt.zero_grad()
                 (w * w).sum().backward()
+                if held and i == 2:  # (nodes saving each state tensor and w, alive over the step)
+                    nodes = [probe * t for t in opt.state[w].values()] + [probe * w]
                 opt.step()  # (the line every write is charged to)
         finally:
             adam_module._flat_update = real
         state = opt.state[w]
+        assert len(nodes) == (len(state) + 1 if held else 0)
         return [(k, state[k]._version, last_write(state[k])) for k in sorted(state)] + [
             ("param", w._version, last_write(w))]
 
     fast, slow = run(True), run(False)
     assert fast == slow
+    unheld = run(True, held=False)
+    assert [(k, v) for k, v, _ in unheld] == [(k, v) for k, v, _ in fast]
+    assert all(site is None for _, _, site in unheld)
     assert all(site is not None and "test_optim_flat.py" in site[1] for _, _, site in fast)

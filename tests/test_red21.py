@@ -249,14 +249,6 @@ def test_direct_lapack_matches_batched_path_bitwise():
                 assert one == _bits(batched), (name, m.shape, m.dtype)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "x._version misses in-place writes made before autograd is first used (versions are only "
-    "recorded after STATE['used'] is set; reading _version sets it): x = ones(3); x.add_(2.0); "
-    "x._version is 0, torch says 1. Same with STRIDED_NATIVE=0, so it predates today's fronts. Day 25: "
-    "not cheap to fix: counting the writes made before autograd is used needs a counter bumped on every "
-    "write path while STATE['used'] is False (the in-place entries and their direct fronts, out=, "
-    "setitem, copy_, the NumPy protocols' writes; e.g. a per-storage count added to the record's at "
-    "read time, ~40-60 ns a write, ~5% of a small in-place op), which is the cost the flag exists to avoid"))
 def test_version_counts_first_inplace_write_in_fresh_process():
     import os
     import subprocess

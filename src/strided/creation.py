@@ -1402,7 +1402,7 @@ def sampled_out(name: str, out: Any, dtype: Any, requires_grad: Any, shape: Call
     >>> _ = strided.manual_seed(0); o = strided.empty(0); strided.rand(2, 3, out=o) is o, strided.equal(o, a)
     (True, True)
     """
-    from .grad_mode import bump_if_used, note_out_target
+    from .grad_mode import bump, note_out_target
     from .kernels.memory import check_writable, write
 
     requires_grad = check_flag(requires_grad, name)
@@ -1417,7 +1417,7 @@ def sampled_out(name: str, out: Any, dtype: Any, requires_grad: Any, shape: Call
     made = make(out._dtype)
     note_out_target(out)
     write(out._storage, out._layout, made._np())
-    bump_if_used(out, f"{name}(out=...)")
+    bump(out, f"{name}(out=...)")
     return flag_out(out, requires_grad)
 
 
@@ -1449,7 +1449,7 @@ def _factory_out(name: str, out: Any, dtype: Any, make: Callable[[DType], Tensor
     >>> o = strided.zeros(3, 2).t(); strided.ones(2, 3, out=o) is o, o.stride(), o.tolist()
     (True, (1, 2), [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]])
     """
-    from .grad_mode import bump_if_used, note_out_target
+    from .grad_mode import bump, note_out_target
     from .kernels.memory import check_writable, write
 
     requires_grad = check_flag(requires_grad, name)
@@ -1472,7 +1472,7 @@ def _factory_out(name: str, out: Any, dtype: Any, make: Callable[[DType], Tensor
         _eye_fills(out, made)
     else:
         write(out._storage, out._layout, made._np())
-    bump_if_used(out, f"{name}(out=...)")
+    bump(out, f"{name}(out=...)")
     return flag_out(out, requires_grad)
 
 
@@ -1508,7 +1508,7 @@ def _arange_out(start: Any, end: Any, step: Any, dtype: Any, out: Any, device: A
     import warnings
 
     from .callsite import user_site
-    from .grad_mode import bump_if_used, note_out_target, refuse_out
+    from .grad_mode import bump, note_out_target, refuse_out
     from .kernels.memory import check_writable, write
 
     _check_factory_out(out, dtype, "arange")
@@ -1532,7 +1532,7 @@ def _arange_out(start: Any, end: Any, step: Any, dtype: Any, out: Any, device: A
     check_writable(out._storage, out._layout, "arange(out=...)")
     note_out_target(out)
     write(out._storage, out._layout, made._np().reshape(out._layout.shape))
-    bump_if_used(out, "arange(out=...)")
+    bump(out, "arange(out=...)")
     return out
 
 

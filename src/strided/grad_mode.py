@@ -16,7 +16,7 @@ the layer above.
   takes the slow path, which runs the forward and hands the result to the recorder that
   :mod:`strided.autograd` registers at import (:func:`set_recorder`; the rule maker and the
   graph live up there). In-place entries test one global flag (:data:`STATE`: has any tensor
-  ever required grad?) before paying for version counting. Every entry takes NumPy's
+  ever required grad?) before paying for autograd's in-place checks. Every entry takes NumPy's
   ``axis=``/``keepdims=`` where PyTorch's op does (:mod:`strided.numpy_keywords`), renamed before
   the forward, the recorder and the listeners see the call.
 
@@ -58,10 +58,11 @@ from .storage import REBUILT_HOOKS
 _getframe = sys._getframe
 
 __all__ = [
-    "GRAD_MODE", "INSIDE", "STATE", "Meta", "RemovableHandle", "bump", "grad_enabled_at_call", "guard", "guard_function",
+    "GRAD_MODE", "INSIDE", "STATE", "Meta", "RemovableHandle", "bump", "bump_writes", "grad_enabled_at_call", "guard",
+    "guard_function",
     "check_flag", "is_grad_enabled", "last_write", "leaf", "needs_grad",
     "meta", "refuse_dlpack", "refuse_numpy", "refuse_out", "requires_grad", "set_recorder",
-    "set_requires_grad", "track", "track_inplace", "version",
+    "set_requires_grad", "track", "track_inplace", "unwatch", "version", "watch",
 ]
 
 # ---------------------------------------------------------------- grad mode
@@ -88,8 +89,9 @@ def is_grad_enabled() -> bool:
 INSIDE: ContextVar[bool] = ContextVar("strided_inside_a_recorded_forward", default=False)
 
 # "used": True once any tensor has required grad (set before the tensor's record, so another
-# thread never sees a tensor that requires grad while in-place ops still skip the counters).
-# Until then in-place ops skip version counting: the one global flag an in-place op pays.
+# thread never sees a tensor that requires grad while in-place ops still skip autograd's checks).
+# Until then in-place ops make the plain write (counted in the version all the same): the one
+# global flag an in-place op pays.
 STATE = {"used": False}
 
 # Inference mode (:class:`strided.inference_mode`): whether it is on in this context, and the
@@ -267,10 +269,14 @@ def leaf(t: Any, requires_grad: Any, op: str) -> Any:
 # ---------------------------------------------------------------- version counters
 
 # storage (its root: typed aliases share their owner's counter) -> its record, a list
-# [in-place writes so far, (op, code file, line) of the last write or None]: the version counter,
-# shared by every view of the storage as PyTorch's is, and the write the modified-saved-tensor error
-# names. Only storages written in place since autograd was first used are here (weak keys: it
-# forgets dead storages). The hot paths (a version read, a bump) go to the dictionary under the
+# [in-place writes so far, (op, code, offset) of the last watched write or None, watchers]: the
+# version counter, shared by every view of the storage as PyTorch's is; the write the
+# modified-saved-tensor error names; and how many saved-for-backward entries of live nodes hold a
+# tensor of the storage (:func:`watch`, :func:`unwatch`). Every in-place write counts, from the
+# first op of the process (PyTorch's VersionCounter does; ``_version`` is public); only a write to
+# a watched storage pays the walk up the stack for the user's line, the error's only consumer.
+# Only storages written in place, or saved for backward, are here (weak keys: it forgets dead
+# storages). The hot paths (a version read, a bump) go to the dictionary under the
 # weak keys directly (``_VDATA``): ``weakref.ref(root)`` without a callback is the storage's cached
 # ref, which hashes and compares as the key, so a read is one dict lookup, no Python-level method.
 _VERSIONS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -289,6 +295,8 @@ _forget = _VDATA.pop
 # and a detach() of it share the root's record. Empty until the first ``.data``: the hot paths
 # test the dict's truth and nothing else.
 _OWN: dict[int, tuple] = {}
+# (the in-place entry fronts' own count of a write, kernels/_front.h entry_count_fast, reads both)
+STATE["counters"] = (_VDATA, _OWN)
 
 
 def own_counter(t: Any, rec: list | None = None) -> None:
@@ -301,7 +309,17 @@ def own_counter(t: Any, rec: list | None = None) -> None:
         if hit is not None and hit[0] is ref:
             del _OWN[key]
 
-    _OWN[key] = (_ref(t, forget), [0, None] if rec is None else rec)
+    _OWN[key] = (_ref(t, forget), [0, None, 0] if rec is None else rec)
+
+
+def keep_counter(t: Any) -> None:
+    """Before ``t`` (a tensor about to be pointed at other memory: ``set_``) leaves its storage:
+    it keeps the version record it has now as its own (:func:`own_counter`), shared with whatever
+    shared it before (its views, its storage's other views), as PyTorch's tensor keeps its
+    VersionCounter across ``set_``."""
+    rec = _counter(t)
+    if t._base is not None or _own_record(t) is not rec:  # (a view: set_ makes it a root of its own)
+        own_counter(t, rec)
 
 
 def _own_record(t: Any) -> list | None:
@@ -326,36 +344,47 @@ def version(t: Any) -> int:
 def mark_rebuilt(storage: Any) -> None:
     """A storage just rebuilt by unpickling or deepcopy: its version is 1, as the ``set_`` of
     PyTorch's rebuild leaves it (see :meth:`strided.storage.Storage.__setstate__`)."""
-    _VERSIONS[storage_root(storage)] = [1, None]
+    _VERSIONS[storage_root(storage)] = [1, None, 0]
 
 
 REBUILT_HOOKS.append(mark_rebuilt)
 
 
 def bump(t: Any, op: str | None = None, skip: int = 1) -> None:
-    """Count one in-place write to ``t``'s storage (``op``: its name, remembered with the user's
-    line, the first frame outside strided above this one, for the modified-saved-tensor error).
-    The walk for the user's frame starts at ``sys._getframe(skip)``: the frames below it are
-    strided's for sure (the caller's fixed chain, ``_count`` <- ``_run_inplace`` <- its caller:
-    ``skip=4``), so it need not look at them.
+    """Count one in-place write to ``t``'s storage: ``t._version`` goes up by one, as PyTorch's
+    VersionCounter does for every write, from the first op of the process. Where a node alive
+    holds a tensor of the storage saved for backward (the record's watchers, :func:`watch`), the
+    write is also remembered as ``op`` (its name) at the user's line, the first frame outside
+    strided above this one, for the modified-saved-tensor error (:func:`last_write`); no other
+    write pays for that walk (an optimizer's step after backward: its tensors are watched by no
+    node). The walk starts at ``sys._getframe(skip)``: the frames below it are strided's for sure
+    (the caller's fixed chain, ``_count`` <- ``_run_inplace`` <- its caller: ``skip=4``).
 
     The write's site is kept as the frame's code object and instruction offset: its file and line
-    are worked out only if the error is raised (:func:`last_write`). Each frame the walk looks at
-    costs a frame object and a string test, and ``f_lineno`` a line-table search: together most of
-    a small in-place op, paid on every write of an optimizer's step though the error is rare.
+    are worked out only if the error is raised (:func:`last_write`).
     """
     # (_counter and _user_site, inlined: this runs on every counted write, where two calls are
-    # a quarter of its cost)
-    # (storage_root's flag test inlined too, and each frame's code read once: a fifth of it)
+    # a quarter of its cost; storage_root's flag test inlined too)
     rec = _own_record(t) if _OWN else None
     if rec is None:
         root = t._storage
         if _dispatch._ALIASED:
             root = storage_root(root)
         rec = _VDATA.get(_ref(root))
-        if rec is None:
-            rec = _VDATA[_ref(root, _forget)] = [0, None]
-    rec[0] += 1
+        if rec is None:  # (its first write: a node may hold it saved unwritten, so unwatched)
+            rec = _VDATA[_ref(root, _forget)] = [1, None, 0]
+            if not STATE["used"]:
+                return  # (no node exists yet: nothing to remember but the count)
+        else:
+            rec[0] += 1
+            if not rec[2]:
+                rec[1] = None  # (an older write's line would be wrong: the error then names none)
+                return
+    else:
+        rec[0] += 1
+        if not rec[2]:
+            rec[1] = None
+            return
     if op is not None:
         frame = _getframe(skip)
         code = frame.f_code
@@ -369,14 +398,40 @@ def bump(t: Any, op: str | None = None, skip: int = 1) -> None:
 
 
 def _counter(t: Any) -> list:
-    """``t``'s version record ``[count, last write]``: its own (``x.data``'s) or its storage's."""
+    """``t``'s version record ``[count, last write, watchers]``: its own (``x.data``'s) or its storage's."""
     rec = _own_record(t) if _OWN else None
     if rec is None:
         root = storage_root(t._storage)
         rec = _VDATA.get(_ref(root))
         if rec is None:
-            rec = _VDATA[_ref(root, _forget)] = [0, None]
+            rec = _VDATA[_ref(root, _forget)] = [0, None, 0]
     return rec
+
+
+def _record(t: Any) -> list | None:
+    """``t``'s version record, if it has one (no write to its storage yet, no ``.data``: None)."""
+    rec = _own_record(t) if _OWN else None
+    return _VDATA.get(_ref(storage_root(t._storage))) if rec is None else rec
+
+
+def watch(t: Any) -> int:
+    """Note that a node now holds ``t`` saved for backward: writes to its storage remember the
+    user's line from now on (until :func:`unwatch`). Returns ``t``'s version, the one saved. A
+    storage never written has no record, and none is made for it here (a save per recorded op):
+    :func:`bump` looks the line up at the first write of every storage instead."""
+    rec = _record(t)
+    if rec is None:
+        return 0
+    rec[2] += 1
+    return rec[0]
+
+
+def unwatch(saved: tuple) -> None:
+    """A node's saved entries ``(tensor, version, is_output)`` let go (backward freed them)."""
+    for entry in saved:
+        rec = _record(entry[0])
+        if rec is not None and rec[2]:
+            rec[2] -= 1
 
 
 def _user_site(frame: Any) -> tuple:
@@ -387,23 +442,24 @@ def _user_site(frame: Any) -> tuple:
 
 
 def bump_writes(writes: Any) -> None:
-    """:func:`bump_if_used` for each ``(tensor, op)`` of ``writes``, in order, with the user's
-    line looked up once for all of them (a fused kernel's writes, :func:`strided.optim.adam`'s:
-    one call site, several counted writes; each record ends as :func:`bump` would leave it)."""
-    if not STATE["used"]:
-        return
-    code, at = _user_site(sys._getframe(1))
+    """:func:`bump` for each ``(tensor, op)`` of ``writes``, in order, with the user's line looked
+    up once for all of them, and only if one of their storages is watched (a fused kernel's
+    writes, :func:`strided.optim.adam`'s: one call site, several counted writes; each record ends
+    as :func:`bump` would leave it)."""
+    site = None
+    used = STATE["used"]
     for t, op in writes:
-        rec = _counter(t)
+        rec = _record(t)
+        first = rec is None  # (as in bump: a first write looks the line up once autograd is used)
+        if first:
+            rec = _counter(t)
         rec[0] += 1
-        rec[1] = (op, code, at)
-
-
-def bump_if_used(t: Any, op: str) -> None:
-    """:func:`bump`, once autograd has been used (before, no saved tensor can exist): what an
-    ``out=`` write and a NumPy write through the protocols pay."""
-    if STATE["used"]:
-        bump(t, op)
+        if not (rec[2] or (first and used)):
+            rec[1] = None  # (as in bump: no stale line)
+            continue
+        if site is None:
+            site = _user_site(sys._getframe(1))
+        rec[1] = (op, *site)
 
 
 def last_write(t: Any) -> tuple[str, str] | None:
@@ -725,7 +781,9 @@ def entry_front(entry: Callable, fwd: Callable, mode: int, numpy: Numpy | None,
     Mode 4 is :func:`track_inplace`'s entry: before any tensor has required grad (:data:`STATE`),
     or, for a ``counted`` write (the op's name), under no_grad with no inference tensor about (an
     optimizer's step), a call on a plain Tensor tries ``direct(self, args, kwargs)`` (its in-place
-    fast write), then ``fwd``, as that entry does, and counts the second kind in the version.
+    fast write), then ``fwd``, as that entry does, and counts the write in the version: in C where
+    :func:`bump` would only add one (the storage has a record no node watches: ``STATE["counters"]``),
+    else by calling :func:`bump`.
     A ``sampler`` (an in-place sampler's ``__sampler__``: :func:`strided.ops.creation.random.compiled_sampler`)
     is tried before ``direct``: its common call drawn in C."""
     if _ENTRY_FRONT is None or hasattr(fwd, "__wrapped__"):
@@ -1039,7 +1097,8 @@ def _read_parameters(fwd: Callable) -> list[_Param] | None:
 
 def track_inplace(fwd: Callable, name: str, reported: str | None = None, key: str | None = None) -> Callable:
     """The entry of an in-place method writing ``self``: the plain write until any tensor has
-    required grad (one global flag), then autograd's checks, history rewrite and version counting.
+    required grad (one global flag), then autograd's checks and history rewrite; every write
+    counted in the version (:func:`bump`), as PyTorch counts it, autograd used or not.
     With a ``reported`` name, listeners get one record of the write under it (a "compute" op
     whose output is ``self``: ``a += b`` reports ``add_``, ``t[i] = v`` ``setitem``). With a
     ``key`` (``"Tensor.cumsum_"``), it takes NumPy's keywords where PyTorch's method does.
@@ -1067,10 +1126,8 @@ def track_inplace(fwd: Callable, name: str, reported: str | None = None, key: st
     def _inplace_op(self: Any, *args: Any, **kwargs: Any) -> Any:
         direct, numpy, reported, fwd, counted, name, Tensor, _inplace_op = shared
         if direct is not None and not OPEN:
-            used = STATE["used"]
-            if (not used or (not GRAD_MODE.get() and not INFERENCE_STORAGES.data)) and direct(self, args, kwargs):
-                if used:
-                    bump(self, name, 2)  # (as below: this frame and bump's are strided's)
+            if (not STATE["used"] or (not GRAD_MODE.get() and not INFERENCE_STORAGES.data)) and direct(self, args, kwargs):
+                bump(self, name, 2)  # (as below: this frame and bump's are strided's)
                 return self
         if kwargs and numpy is not None and not numpy[2].isdisjoint(kwargs):
             return _inplace_op(self, *args, **_numpy_kwargs(numpy, (self, *args), kwargs))
@@ -1078,7 +1135,10 @@ def track_inplace(fwd: Callable, name: str, reported: str | None = None, key: st
             every = (self, *args)
             return listened(reported, "write", _inplace_op, every, kwargs, operands_of("two", every, kwargs))
         if not STATE["used"]:  # (no ** when there are no keywords: an optimizer's m.mul_(b1))
-            return fwd(self, *args, **kwargs) if kwargs else fwd(self, *args)
+            out = fwd(self, *args, **kwargs) if kwargs else fwd(self, *args)
+            if counted:
+                bump(self, name, 2)  # (every write counts, autograd used or not: PyTorch's _version)
+            return out
         plain = self.__class__ is Tensor or self.__class__ in SUBCLASSES
         if INFERENCE_STORAGES.data and plain:  # (the WeakSet's own set: its __len__ is Python code)
             refuse_inference(self, "inplace")

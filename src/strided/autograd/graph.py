@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ..dispatch import result, storage_root
+from ..dispatch import result
 from ..dtypes import tensor_type_text
 from ..errors import StridedRuntimeError, join_lines
 from ..grad_mode import (
@@ -31,14 +31,15 @@ from ..grad_mode import (
     GRAD_MODE,
     Meta,
     _own_record,
-    _ref,
     bump,
     is_grad_enabled,
     last_write,
     meta,
     own_counter,
     requires_grad,
+    unwatch,
     version,
+    watch,
 )
 from ..kernels.native import _compiled
 
@@ -225,6 +226,8 @@ class Node:
     def release(self) -> None:
         """Free what the rule needed (backward without retain_graph)."""
         if self.saved:
+            if _VDATA or _OWN:  # (writes to those storages need not remember their line for this node)
+                unwatch(self.saved)
             self.freed = True
             self.saved = ()
             self.rule = None
@@ -239,19 +242,18 @@ class Node:
 def saved_entries(saved: tuple, output: Any) -> tuple:
     """A node's ``saved`` for the tensors ``saved`` (not empty): (tensor, its version now, whether
     it is the node's own output ``output``, which the recorder passes when the op has one
-    differentiable output) for each."""
-    if _OWN:  # (a .data tensor has a counter of its own: version() knows where)
-        return tuple([(t, version(t), t is output) for t in saved])
-    if _VDATA:
-        kept = []
-        for t in saved:  # (version(t), inlined: this runs for every recorded op)
-            rec = _VDATA.get(_ref(storage_root(t._storage)))
-            kept.append((t, 0 if rec is None else rec[0], t is output))
-        return tuple(kept)
-    if len(saved) == 1:  # (no storage written in place yet: every version is 0)
+    differentiable output) for each; each tensor's storage is watched from now on (the node's
+    :meth:`Node.release` lets it go), so that a write to it remembers the user's line for the
+    modified-saved-tensor error (:func:`strided.grad_mode.bump`)."""
+    if not (_VDATA or _OWN):  # (no storage written in place yet, no .data: every version is 0, no record)
+        if len(saved) == 1:
+            t = saved[0]
+            return ((t, 0, t is output),)
+        return tuple([(t, 0, t is output) for t in saved])
+    if len(saved) == 1:  # (the common case: no list)
         t = saved[0]
-        return ((t, 0, t is output),)
-    return tuple([(t, 0, t is output) for t in saved])
+        return ((t, watch(t), t is output),)
+    return tuple([(t, watch(t), t is output) for t in saved])
 
 
 _alloc = object.__new__

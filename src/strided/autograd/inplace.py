@@ -36,6 +36,7 @@ from .. import layout as L
 from ..args import index_key
 from ..dispatch import copy_of
 from ..errors import StridedRuntimeError, join_lines
+from ..grad_mode import unwatch, watch
 from ..gradients import BACKWARD, restrided
 from ..indexing import AdvancedIndex, index_layout
 from ..ops._support import gradtools
@@ -300,7 +301,8 @@ def _saved_as_target(node: Node, new: Tensor | None, target: Tensor) -> None:
         return
     # (the node's own output is saved as an alias of it, never the tensor: see graph.unowned; an
     # alias of the target, whose history becomes this node, keeps that cycle-free as well)
-    node.saved = tuple((_alias_of_target(target), G.version(target), True) if o else (t, v, o)
+    unwatch(tuple(e for e in node.saved if e[2]))  # (the result's storage: the target's is watched instead)
+    node.saved = tuple((_alias_of_target(target), watch(target), True) if o else (t, v, o)
                        for t, v, o in node.saved)
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..args import type_name
 from ..errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
-from ..grad_mode import _OWN, STATE, SUBCLASSES, RemovableHandle, _own_record, own_counter, set_requires_grad
+from ..grad_mode import _OWN, SUBCLASSES, RemovableHandle, _own_record, own_counter, set_requires_grad
 from ..grad_mode import is_inference as _is_inference
 from ..memory_format import contiguous_format
 from ..tensor import Tensor
@@ -212,16 +212,12 @@ def _set_data(self: Tensor, value: Tensor) -> None:
 
 
 def _version(self: Tensor) -> int:
-    # Until autograd is first used (grad_mode.STATE["used"]) in-place ops skip the counters: no
-    # saved tensor can exist yet, so no gradient depends on them. A program that reads versions
-    # itself would see 0 for those writes; the first read switches counting on, so every write
-    # after it counts (``v = t._version; t.add_(1); t._version == v + 1``), as in PyTorch.
+    """In-place writes to this tensor's storage so far, every one counted from the first op of the
+    process, as PyTorch's VersionCounter counts them (shared by views and detach(), not ``.data``)."""
     if _is_inference(self):  # (PyTorch: an inference tensor has no version counter to read)
         raise StridedRuntimeError(join_lines(
             "Inference tensors do not track version counter.",
             "this tensor was made under strided.inference_mode(); fix: make it outside, or read t.clone() made outside"))
-    if not STATE["used"]:
-        STATE["used"] = True
     return G.version(self)
 
 

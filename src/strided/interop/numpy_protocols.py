@@ -62,7 +62,7 @@ import numpy as np
 
 from .. import dispatch
 from ..errors import StridedTypeError, StridedValueError, join_lines
-from ..grad_mode import bump_if_used, refuse_numpy
+from ..grad_mode import bump, refuse_numpy
 from ..kernels.memory import check_writable
 from ..layout import Layout
 from ..scalars import numpy_scalar, uint64_beyond_int64
@@ -244,7 +244,7 @@ def array_ufunc(self: Tensor, ufunc: np.ufunc, method: str, *inputs: Any, **kwar
     done = []
     for r, o in zip(results, given):
         if isinstance(o, Tensor):  # NumPy wrote into the tensor's memory: one more version
-            bump_if_used(o, f"np.{label}(out=...)")
+            bump(o, f"np.{label}(out=...)")
             done.append(dispatch.report(f"np.{label}", _only_tensors(tensors), o))
         elif o is not None:
             done.append(r)  # the caller's ndarray
@@ -277,7 +277,7 @@ def array_function(self: Tensor, func: Any, types: tuple, args: tuple, kwargs: d
     res = func(*np_args, **np_kwargs)
     for written in (out, target):
         if isinstance(written, Tensor):
-            bump_if_used(written, f"np.{name}")
+            bump(written, f"np.{name}")
     if isinstance(out, Tensor):
         return dispatch.report(f"np.{name}", _only_tensors(tensors), out)
     if target is not None:

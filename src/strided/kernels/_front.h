@@ -582,7 +582,7 @@ done:
  *      (with a ``bump``: a counted write) grad mode is off (the context variable ``grad_mode``)
  *      and no inference tensor exists (the set ``inference`` empty): an optimizer's step. Its
  *      ``direct`` (the op's fast write, or None) is tried first as ``direct(self, args, kwargs)``
- *      (True: written), else ``fwd`` writes; after either, in the second case, ``bump(self,
+ *      (True: written), else ``fwd`` writes; after either, with a ``bump``, ``bump(self,
  *      name, 1)`` counts the write as the entry counts it (the user's frame is the caller's);
  *   5: ``contiguous()``'s entry (``state``: the fast paths' cinfo memo), nobody listening: the one
  *      argument an exact Tensor outside autograd whose layout is row-major (cinfo[shape]'s
@@ -800,6 +800,59 @@ static int entry_sample(FrontObject *f, PyObject *const *args, Py_ssize_t nargs,
     return drawn;
 }
 
+/* Mode 4's count of a write to the exact Tensor ``t`` without grad_mode.bump's call, where bump
+ * would only add one to the count: no tensor has a counter of its own (``own``, grad_mode._OWN,
+ * empty), ``t``'s storage is a plain Storage (no typed alias: it is its own root), it already has a
+ * record in ``versions`` (grad_mode._VDATA: weak reference -> [count, last write, watchers]) and
+ * no node watches it (watchers 0: no user's line to look up; an older one is forgotten). ``counters`` is state["counters"]:
+ * (versions, own). 1: counted; 0: not (bump must count it); -1: an error. */
+static PyObject *front_counters_name;
+
+static int entry_count_fast(FrontObject *f, PyObject *t)
+{
+    if (front_counters_name == NULL && (front_counters_name = PyUnicode_InternFromString("counters")) == NULL)
+        return -1;
+    PyObject *counters = PyDict_GetItemWithError(f->state, front_counters_name);
+    if (counters == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    if (!PyTuple_CheckExact(counters) || PyTuple_GET_SIZE(counters) != 2)
+        return 0;
+    PyObject *versions = PyTuple_GET_ITEM(counters, 0), *own = PyTuple_GET_ITEM(counters, 1);
+    if (!PyDict_CheckExact(versions) || !PyDict_CheckExact(own) || PyDict_GET_SIZE(own) != 0)
+        return 0;
+    PyObject *storage = SLOT(t, off_storage);
+    if (storage == NULL || Py_TYPE(storage) != adopt_storage)
+        return 0;
+    PyObject *ref = PyWeakref_NewRef(storage, NULL); /* (the storage's cached plain ref: hashes as the key) */
+    if (ref == NULL)
+        return -1;
+    PyObject *rec = PyDict_GetItemWithError(versions, ref);
+    Py_DECREF(ref);
+    if (rec == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    if (!PyList_CheckExact(rec) || PyList_GET_SIZE(rec) != 3)
+        return 0;
+    PyObject *watchers = PyList_GET_ITEM(rec, 2), *count = PyList_GET_ITEM(rec, 0);
+    if (!PyLong_CheckExact(watchers) || !PyLong_CheckExact(count))
+        return 0;
+    int overflow = 0;
+    long w = PyLong_AsLongAndOverflow(watchers, &overflow);
+    if (w != 0 || overflow)
+        return 0;
+    long c = PyLong_AsLongAndOverflow(count, &overflow);
+    if (overflow || c < 0 || c == LONG_MAX)
+        return 0;
+    PyObject *next = PyLong_FromLong(c + 1);
+    if (next == NULL)
+        return -1;
+    PyList_SetItem(rec, 0, next); /* (steals next; drops the old count) */
+    if (PyList_GET_ITEM(rec, 1) != Py_None) { /* (an older write's line: bump forgets it, as here) */
+        Py_INCREF(Py_None);
+        PyList_SetItem(rec, 1, Py_None);
+    }
+    return 1;
+}
+
 static PyObject *entry_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     FrontObject *f = (FrontObject *)self;
@@ -829,7 +882,7 @@ static PyObject *entry_call(PyObject *self, PyObject *const *args, size_t nargsf
                 goto fallback;
     } else if (f->mode == 4) {
         PyObject *used = PyDict_GetItemWithError(f->state, front_names[3]);
-        int counted = 0;
+        int counted = f->bump != Py_None; /* every write counts, autograd used or not (PyTorch's _version) */
         if (used == NULL && PyErr_Occurred())
             return NULL;
         if (nargs < 1 || Py_TYPE(args[0]) != adopt_tensor)
@@ -844,7 +897,6 @@ static PyObject *entry_call(PyObject *self, PyObject *const *args, size_t nargsf
             Py_XDECREF(mode_value);
             if (!off)
                 goto fallback;
-            counted = 1;
         }
         PyObject *out = NULL;
         if (f->sampler != Py_None) {
@@ -887,6 +939,13 @@ static PyObject *entry_call(PyObject *self, PyObject *const *args, size_t nargsf
         if (out == NULL)
             out = PyObject_Vectorcall(f->fwd, args, nargsf, kwnames);
         if (out != NULL && counted) {
+            int fast = entry_count_fast(f, args[0]);
+            if (fast < 0) {
+                Py_DECREF(out);
+                return NULL;
+            }
+            if (fast)
+                return out;
             PyObject *one = PyLong_FromLong(1), *b[3] = {args[0], f->name, one};
             PyObject *r = one ? PyObject_Vectorcall(f->bump, b, 3, NULL) : NULL;
             Py_XDECREF(one);

@@ -23,6 +23,7 @@ from ..args import int_arg, type_name
 from ..dispatch import OPEN, result, view_of
 from ..dtypes import CPP_NAME, TORCH_NAME
 from ..errors import StridedRuntimeError, StridedTypeError, join_lines
+from ..grad_mode import keep_counter
 from ..gradients import seal
 from ..kernels import grow_storage
 from ..layout import Layout
@@ -246,6 +247,9 @@ def set_(self: Tensor, source: Tensor | Storage | None = None, storage_offset: i
 
 
 def _set_layout(self: Tensor, storage: Storage, layout: Layout, source: Tensor | None) -> Tensor:
+    # PyTorch's version counter belongs to the tensor, not its memory: after set_ ``self`` keeps
+    # counting on, and writes through it do not count in the source's (nor the source's in it)
+    keep_counter(self)
     self._storage = storage
     self._layout = layout
     # as PyTorch: a tensor made by set_ is no view (its _base is None), it shares the storage

@@ -47,11 +47,11 @@ from ...grad_mode import (
     GRAD_MODE,
     INFERENCE_STORAGES,
     _requiring,
-    bump_if_used,
     note_out_target,
     refuse_inference,
     refuse_out,
 )
+from ...grad_mode import bump as count_write
 from ...kernels import check_writable, torch_index_loops, torch_loops, torch_reduce_alias
 from ...kernels.memory import LISTED_MAX, write, write_plain_loop
 from ...kernels.torch_loops import operand_strides
@@ -89,7 +89,7 @@ def into_out(out: Any, shape: tuple[int, ...], dtype: DType, inputs: tuple) -> b
     (no resize, no cast), dense with distinct elements and writable, sharing no memory with any
     input (an overlap, partial or full, takes the general path and its checks), outside
     inference mode, and no autograd refusal (grad mode off, or nothing requires grad). The
-    caller then counts the write (:func:`strided.grad_mode.bump_if_used`) as :func:`write_out` does.
+    caller then counts the write (:func:`strided.grad_mode.bump`) as :func:`write_out` does.
 
     >>> x = strided.ones(512, 256)
     >>> into_out(strided.empty(512, 256), (512, 256), strided.float32, (x, x))
@@ -256,7 +256,7 @@ def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype:
         check_writable(out._storage, out._layout, name, updates=True)
         write(out._storage, out._layout, result._np())
     if bump:
-        bump_if_used(out, f"{op}(out=...)")  # a saved tensor overwritten through out= must fail at backward
+        count_write(out, f"{op}(out=...)")  # a saved tensor overwritten through out= must fail at backward
     if OPEN:
         report(op, inputs, out)
     return out

@@ -56,7 +56,6 @@ from ...grad_mode import (
     STATE,
     SUBCLASSES,
     bump,
-    bump_if_used,
     refuse_inference,
 )
 from ...gradients import seal
@@ -301,7 +300,7 @@ def _run(row: Activation, input: Any, params: tuple, inplace: bool = False) -> T
         quiet_reset(token)
     if inplace:
         write(x._storage, x._layout, values)
-        bump_if_used(x, name)  # (a saved tensor it changed must fail at backward)
+        bump(x, name)  # (a saved tensor it changed must fail at backward)
         out = x
     else:
         out = _output(row, x, d)
@@ -504,8 +503,7 @@ def _inplace_fast(row: Activation, x: Tensor, param: float, code: int, name: str
         except RuntimeError as e:
             values = quiet_retry(e, row.forward, arr, param)
         np.copyto(arr, values, casting="unsafe")  # (fresh values of arr's dtype: the same bits)
-    if STATE["used"]:
-        bump(x, name)  # (a saved tensor it changed must fail at backward)
+    bump(x, name)  # (PyTorch counts every write; a saved tensor it changed must fail at backward)
     return True
 
 

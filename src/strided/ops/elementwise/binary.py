@@ -61,7 +61,7 @@ from ...dtypes import (
     uint8,
 )
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
-from ...grad_mode import _RECORDER, GRAD_MODE, INSIDE, SUBCLASSES, bump_if_used
+from ...grad_mode import _RECORDER, GRAD_MODE, INSIDE, SUBCLASSES, bump
 from ...gradients import grad_zeros, guards_itself, in_pytorch_convention, record, recorded, records, seal
 from ...kernels import complex_forms, torch_extremes, torch_pow
 from ...kernels.elementwise import (
@@ -1126,7 +1126,7 @@ def _with_extras(op: BinaryOp, a: Any, b: Any, alpha: Any, out: Any, name: str =
         return _floor_divide_out(a, b, out)
     if alpha is None and not name and _into_out(op, a, b, out):
         _binary(op, a, b, out)  # (the in-place form's walk, into out: no fresh result, no write)
-        bump_if_used(out, f"{op.name}(out=...)")
+        bump(out, f"{op.name}(out=...)")
         return out
     if op.late_checks and isinstance(out, Tensor) and isinstance(a, Tensor) and isinstance(b, Tensor):
         # (PyTorch: an out its result cannot be cast to is refused before the kernel's dtype refusal)

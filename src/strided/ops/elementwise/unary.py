@@ -35,7 +35,7 @@ from ...dtypes import (
     uint8,
 )
 from ...errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
-from ...grad_mode import GRAD_MODE, INSIDE, SUBCLASSES, bump_if_used
+from ...grad_mode import GRAD_MODE, INSIDE, SUBCLASSES, bump
 from ...grad_mode import _slow as recorded
 from ...gradients import grad_zeros, guards_itself, in_pytorch_convention, record, records, saves_output, seal
 from ...gradients import recorded as recorded_fast
@@ -380,7 +380,7 @@ def _unary_out(op: UnaryOp, x: Any, out: Any) -> Tensor:
             unary_into(op.ufunc, _view(x), _view(out))
         finally:
             _quiet_reset(token)
-        bump_if_used(out, f"{op.name}(out=...)")
+        bump(out, f"{op.name}(out=...)")
         return out
     # (a kernel whose vector and scalar loops differ runs over out's own layout, as PyTorch's)
     scratch = None if op is ABS else out_layout_scratch(

@@ -961,6 +961,12 @@ def index_put_(self: Tensor, indices: Sequence[Tensor], values: Tensor, accumula
     >>> x.index_put_((strided.tensor([0, 0, 2]),), strided.tensor(1.0), accumulate=True).tolist()
     [2.0, 0.0, 1.0]
     """
+    return _index_put_into(self, indices, values, accumulate)
+
+
+def _index_put_into(self: Tensor, indices: Sequence[Tensor], values: Tensor, accumulate: bool) -> Tensor:
+    """:func:`index_put_`'s write, without its entry (which counts the write in ``self``'s
+    version: :func:`index_put`'s write into its own fresh copy is no write of the user's)."""
     if _fast_index_put(self, indices, values, accumulate, True) is not None:
         return self
     tensor_arg(self, "index_put_")
@@ -992,7 +998,7 @@ def index_put(self: Tensor, indices: Sequence[Tensor], values: Tensor, accumulat
     _index_tensors(indices, "index_put")
     out = self.clone()
     with silenced():  # (the write into the fresh copy is this op's own work, not a user's step)
-        return index_put_(out, indices, values, accumulate)
+        return _index_put_into(out, indices, values, accumulate)
 
 
 # ---------------------------------------------------------------- gradients
