@@ -117,7 +117,7 @@ def _run_sweep(env: dict) -> tuple[str, int, int]:
 
 def _intel_flags() -> frozenset:
     from strided.kernels import mkl_path as mp
-    vendor, flags = mp._cpuinfo()
+    vendor, flags = mp.cpuinfo()
     return flags if vendor == "GenuineIntel" else frozenset()
 
 

@@ -33,8 +33,11 @@ _ISA_ORDER = ("sse42", "avx2", "avx512")
 _AVX512_FLAGS = frozenset(("avx512f", "avx512bw", "avx512vl", "avx512dq", "avx512cd"))
 
 
-def _cpuinfo() -> tuple[str, frozenset[str]]:
-    """The first processor's ``vendor_id`` and ``flags`` from ``/proc/cpuinfo`` (empty when unreadable)."""
+@functools.cache
+def cpuinfo() -> tuple[str, frozenset[str]]:
+    """The first processor's ``vendor_id`` and ``flags`` from ``/proc/cpuinfo`` (empty when
+    unreadable: not Linux), read once; the one reader of that file (PyTorch's vector width,
+    :func:`strided.kernels.torch_loops.torch_vector_bytes`, asks it too)."""
     vendor, flags = "", frozenset()
     try:
         with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
@@ -102,5 +105,5 @@ def path_for(vendor: str, flags: frozenset[str], enable: str = "", cbwr: str = "
 @functools.cache
 def mkl_path() -> str:
     """The MKL path PyTorch takes on this machine (computed once: see the module docstring)."""
-    vendor, flags = _cpuinfo()
+    vendor, flags = cpuinfo()
     return path_for(vendor, flags, os.environ.get("MKL_ENABLE_INSTRUCTIONS", ""), os.environ.get("MKL_CBWR", ""))

@@ -59,13 +59,10 @@ def torch_vector_bytes() -> int:
         if asked:
             _VECTOR_BYTES = 64 if asked == "avx512" else 32
         else:
-            try:
-                with open("/proc/cpuinfo") as f:
-                    flags = next((line.split(":", 1)[1].split() for line in f if line.startswith("flags")), [])
-            except OSError:
-                flags = []
-            need = ("avx512f", "avx512bw", "avx512vl", "avx512dq")
-            _VECTOR_BYTES = 64 if all(flag in flags for flag in need) else 32
+            from .mkl_path import cpuinfo  # (a sibling kernel module, loaded when first asked)
+
+            flags = cpuinfo()[1]
+            _VECTOR_BYTES = 64 if {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= flags else 32
     return _VECTOR_BYTES
 
 
