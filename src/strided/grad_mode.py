@@ -58,7 +58,7 @@ from .storage import REBUILT_HOOKS
 _getframe = sys._getframe
 
 __all__ = [
-    "GRAD_MODE", "INSIDE", "STATE", "Meta", "RemovableHandle", "bump", "bump_writes", "grad_enabled_at_call", "guard",
+    "COUNTERS", "GRAD_MODE", "INSIDE", "STATE", "count_write", "Meta", "RemovableHandle", "bump", "bump_writes", "grad_enabled_at_call", "guard",
     "guard_function",
     "check_flag", "is_grad_enabled", "last_write", "leaf", "needs_grad",
     "meta", "refuse_dlpack", "refuse_numpy", "refuse_out", "requires_grad", "set_recorder",
@@ -297,6 +297,11 @@ _forget = _VDATA.pop
 _OWN: dict[int, tuple] = {}
 # (the in-place entry fronts' own count of a write, kernels/_front.h entry_count_fast, reads both)
 STATE["counters"] = (_VDATA, _OWN)
+# bump's common count made in C (kernels/_front.h count_write) for a forward that writes outside
+# an in-place entry front (F.leaky_relu_): ``count_write(COUNTERS, t)`` adds one to the count where
+# bump would do only that (True), else changes nothing (False: call bump). None: not built.
+COUNTERS = STATE["counters"]
+count_write = getattr(_dispatch._ADOPT, "count_write", None)
 
 
 def own_counter(t: Any, rec: list | None = None) -> None:

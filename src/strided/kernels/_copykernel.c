@@ -3660,6 +3660,9 @@ static PyObject *py_isin_tensors(PyObject *self, PyObject *const *args, Py_ssize
 #include "_any_nan.h"
 
 static PyMethodDef methods[] = {
+    {"count_write", (PyCFunction)(void (*)(void))count_write, METH_FASTCALL,
+     "count_write(counters, t): count an in-place write to the exact Tensor t in C where grad_mode.bump would "
+     "only add one to its version (True), else False with nothing changed (bump counts it)."},
     {"entry_front", entry_front_new, METH_VARARGS,
      "entry_front(fallback, fwd, mode, plain, aliases, min_args, max_args, open[, state, direct]): an op entry's plain "
      "call in C (see _front.h)."},

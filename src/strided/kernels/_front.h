@@ -808,6 +808,8 @@ static int entry_sample(FrontObject *f, PyObject *const *args, Py_ssize_t nargs,
  * (versions, own). 1: counted; 0: not (bump must count it); -1: an error. */
 static PyObject *front_counters_name;
 
+static int count_fast(PyObject *counters, PyObject *t);
+
 static int entry_count_fast(FrontObject *f, PyObject *t)
 {
     if (front_counters_name == NULL && (front_counters_name = PyUnicode_InternFromString("counters")) == NULL)
@@ -815,6 +817,13 @@ static int entry_count_fast(FrontObject *f, PyObject *t)
     PyObject *counters = PyDict_GetItemWithError(f->state, front_counters_name);
     if (counters == NULL)
         return PyErr_Occurred() ? -1 : 0;
+    return count_fast(counters, t);
+}
+
+/* entry_count_fast's count itself, of ``counters`` (state["counters"]: (versions, own)) for the exact
+ * Tensor ``t``: 1 counted, 0 not (bump must count it), -1 an error. */
+static int count_fast(PyObject *counters, PyObject *t)
+{
     if (!PyTuple_CheckExact(counters) || PyTuple_GET_SIZE(counters) != 2)
         return 0;
     PyObject *versions = PyTuple_GET_ITEM(counters, 0), *own = PyTuple_GET_ITEM(counters, 1);
@@ -851,6 +860,24 @@ static int entry_count_fast(FrontObject *f, PyObject *t)
         PyList_SetItem(rec, 1, Py_None);
     }
     return 1;
+}
+
+/* count_write(counters, t): a Python-called entry_count_fast for an in-place write made outside a
+ * mode-4 front (F.leaky_relu_'s fast path): True where the write to the Tensor ``t`` is counted
+ * here, as grad_mode.bump would count it (it would only add one: see entry_count_fast); False
+ * (nothing changed) where bump must count it. ``counters``: grad_mode.STATE["counters"]. */
+static PyObject *count_write(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "count_write(counters, t) takes 2 arguments");
+        return NULL;
+    }
+    if (adopt_tensor == NULL || Py_TYPE(args[1]) != adopt_tensor)
+        Py_RETURN_FALSE; /* (a subclass, or adopt_types not called: bump's own look-ups) */
+    int done = count_fast(args[0], args[1]);
+    if (done < 0)
+        return NULL;
+    return PyBool_FromLong(done);
 }
 
 static PyObject *entry_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)

@@ -51,11 +51,13 @@ from ...errors import (
     join_lines,
 )
 from ...grad_mode import (
+    COUNTERS,
     GRAD_MODE,
     INFERENCE_STORAGES,
     STATE,
     SUBCLASSES,
     bump,
+    count_write,
     refuse_inference,
 )
 from ...gradients import seal
@@ -456,7 +458,7 @@ def _inplace(row: Activation, entry: Callable[..., Tensor], input: Any, params: 
     # Note: PyTorch records SiluBackward0 (EluBackward1, ...) on the written tensor; strided
     # records CopyBackwards over the activation of a clone of the old values: the same gradient.
     """
-    if INFERENCE_STORAGES:  # (PyTorch refuses an inference tensor's in-place update outside the mode)
+    if INFERENCE_STORAGES.data:  # (PyTorch refuses an inference tensor's in-place update outside the mode)
         refuse_inference(input, "inplace")
     if _in_autograd(input):
         return input.copy_(entry(input.clone(), *params))
@@ -475,7 +477,9 @@ def _inplace_fast(row: Activation, x: Tensor, param: float, code: int, name: str
     elu's other inputs run the general path's forward on the flat run, copied back. The write is
     counted as :func:`_run` counts it. False (nothing written, nothing counted) where the general
     path must run: it raises what is to be raised (read-only memory, a parameter beyond float32)."""
-    if x._ag is not None or OPEN or INFERENCE_STORAGES:  # (an inference tensor's refusal: the general path's)
+    # (the WeakSet's own set: its truth is WeakSet.__len__, Python code, a tenth of this call; a
+    # set holding only dead references, as mid-iteration, sends the call to the general path)
+    if x._ag is not None or OPEN or INFERENCE_STORAGES.data:  # (an inference tensor's refusal: the general path's)
         return False
     base = x._base
     if base is not None and base._ag is not None:
@@ -503,7 +507,10 @@ def _inplace_fast(row: Activation, x: Tensor, param: float, code: int, name: str
         except RuntimeError as e:
             values = quiet_retry(e, row.forward, arr, param)
         np.copyto(arr, values, casting="unsafe")  # (fresh values of arr's dtype: the same bits)
-    bump(x, name)  # (PyTorch counts every write; a saved tensor it changed must fail at backward)
+    # (PyTorch counts every write; a saved tensor it changed must fail at backward): in C where
+    # only the count changes (bump's Python call was a tenth of this call), else bump
+    if count_write is None or not count_write(COUNTERS, x):
+        bump(x, name)
     return True
 
 
