@@ -115,7 +115,9 @@ def note_out_target(out: Any) -> None:
 
 def is_inference(t: Any) -> bool:
     """Whether ``t`` is an inference tensor: its memory was allocated inside ``inference_mode``."""
-    return bool(INFERENCE_STORAGES) and storage_root(t._storage) in INFERENCE_STORAGES
+    # (the WeakSet's own set for the common empty answer: WeakSet.__len__ is Python code, on
+    # every _version read; a set of dead references only goes on to the membership test)
+    return bool(INFERENCE_STORAGES.data) and storage_root(t._storage) in INFERENCE_STORAGES
 
 
 def refuse_inference(t: Any, what: str) -> None:

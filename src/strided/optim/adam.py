@@ -97,7 +97,7 @@ class Adam(Optimizer):
         states = self.state
         if amsgrad:
             _check_amsgrad_state(group, states)
-        flat = not OPEN and not INFERENCE_STORAGES  # (listeners get the ops, one by one; inference: its refusals)
+        flat = not OPEN and not INFERENCE_STORAGES.data  # (listeners get the ops, one by one; inference: its refusals)
         for param in group["params"]:
             grad = param.grad
             if grad is None:

@@ -97,7 +97,7 @@ def into_out(out: Any, shape: tuple[int, ...], dtype: DType, inputs: tuple) -> b
     >>> into_out(strided.empty(512, 256, dtype=strided.float64), (512, 256), strided.float32, (x, x))
     False
     """
-    if OPEN or not isinstance(out, Tensor) or INFERENCE_STORAGES:
+    if OPEN or not isinstance(out, Tensor) or INFERENCE_STORAGES.data:  # (the WeakSet's set: its truth is Python code)
         return False
     lay = out._layout
     if lay.shape != shape or out._dtype is not dtype or L.product(shape) < INTO_OUT_NUMEL:
@@ -223,7 +223,7 @@ def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype:
         raise StridedRuntimeError(join_lines(f"{op} does not support non-boolean outputs.",
                                              f"out= is {out._dtype.name}; {op}'s result is bool",
                                              "fix: a bool out= tensor, or convert the result afterwards"))
-    if INFERENCE_STORAGES:  # (an out= write is an in-place update: PyTorch's refusal outside the block)
+    if INFERENCE_STORAGES.data:  # (an out= write is an in-place update: PyTorch's refusal outside the block)
         refuse_inference(out, "inplace")
     note_out_target(out)
     if op not in NO_GRAD_OUT:
