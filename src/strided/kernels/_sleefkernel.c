@@ -463,7 +463,7 @@ static int capability_lanes(void) { return 0; }
 #if HAVE_X86
 #include "_glibc_expf.h"  /* EXPF_TABLE */
 
-__attribute__((target("avx512f"))) static __m256 libm_expf8(__m512d d, const __m512i *tab)
+__attribute__((target("avx512f"), always_inline)) static inline __m256 libm_expf8(__m512d d, const __m512i *tab)
 {
     const __m512d invln2n = _mm512_set1_pd(EXPF_INVLN2N), shift = _mm512_set1_pd(EXPF_SHIFT);
     __m512d kd = _mm512_fmadd_pd(invln2n, d, shift);
@@ -482,29 +482,56 @@ __attribute__((target("avx512f"))) static __m256 libm_expf8(__m512d d, const __m
     return _mm512_cvtpd_ps(_mm512_mul_pd(y, s));
 }
 
+/* expf of the k-masked lanes of x[i..i+16) into o (the special lanes by the C library's expf) */
+__attribute__((target("avx512f"), always_inline)) static inline void libm_expf16_step(const float *x, float *o,
+                                                                                      Py_ssize_t i, __mmask16 k,
+                                                                                      const __m512i *tab)
+{
+    __m512 v = _mm512_maskz_loadu_ps(k, x + i);
+    __m256 a = libm_expf8(_mm512_cvtps_pd(_mm512_castps512_ps256(v)), tab);
+    __m256 b = libm_expf8(_mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1))), tab);
+    __m512 res = _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(a)), _mm256_castps_pd(b), 1));
+    /* |x| >= 88 or NaN: the exponent field's top bits at least 88.0f's (0x42b) */
+    __m512i top = _mm512_and_si512(_mm512_srli_epi32(_mm512_castps_si512(v), 20), _mm512_set1_epi32(0x7ff));
+    __mmask16 special = _mm512_mask_cmpgt_epi32_mask(k, top, _mm512_set1_epi32(0x42a));
+    if (special) {  /* (the inputs from the register: in place, o is x and its lanes are written below) */
+        float in[16];
+        _mm512_storeu_ps(in, v);
+        _mm512_mask_storeu_ps(o + i, k, res);
+        for (int j = 0; j < 16; j++)
+            if (special & (1u << j)) o[i + j] = expf(in[j]);
+    } else
+        _mm512_mask_storeu_ps(o + i, k, res);
+}
+
 __attribute__((target("avx512f"))) static void libm_expf16_block(const float *x, float *o, Py_ssize_t m)
 {
     __m512i tab[4];
     for (int q = 0; q < 4; q++) tab[q] = _mm512_loadu_si512((const void *)(EXPF_TABLE + 8 * q));
     Py_ssize_t i = 0;
-    for (; i < m; i += 16) {
-        __mmask16 k = m - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (m - i)) - 1);
-        __m512 v = _mm512_maskz_loadu_ps(k, x + i);
-        __m256 a = libm_expf8(_mm512_cvtps_pd(_mm512_castps512_ps256(v)), tab);
-        __m256 b = libm_expf8(_mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1))), tab);
-        __m512 res = _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(a)), _mm256_castps_pd(b), 1));
-        /* |x| >= 88 or NaN: the exponent field's top bits at least 88.0f's (0x42b) */
-        __m512i top = _mm512_and_si512(_mm512_srli_epi32(_mm512_castps_si512(v), 20), _mm512_set1_epi32(0x7ff));
-        __mmask16 special = _mm512_mask_cmpgt_epi32_mask(k, top, _mm512_set1_epi32(0x42a));
-        if (special) {  /* (the inputs from the register: in place, o is x and its lanes are written below) */
-            float in[16];
-            _mm512_storeu_ps(in, v);
-            _mm512_mask_storeu_ps(o + i, k, res);
-            for (int j = 0; j < 16; j++)
-                if (special & (1u << j)) o[i + j] = expf(in[j]);
-        } else
-            _mm512_mask_storeu_ps(o + i, k, res);
+    /* 32 elements a step: four independent 8-lane chains side by side (one 16-element step at a
+     * time is latency-bound: 1M float32 0.85 ms, NumPy's exp 0.5); a step with a special lane
+     * (|x| >= 88, NaN) takes the one-vector steps instead, the same lanes' same operations */
+    for (; i + 32 <= m; i += 32) {
+        __m512 v0 = _mm512_loadu_ps(x + i), v1 = _mm512_loadu_ps(x + i + 16);
+        __m512i t0 = _mm512_and_si512(_mm512_srli_epi32(_mm512_castps_si512(v0), 20), _mm512_set1_epi32(0x7ff));
+        __m512i t1 = _mm512_and_si512(_mm512_srli_epi32(_mm512_castps_si512(v1), 20), _mm512_set1_epi32(0x7ff));
+        if (_mm512_cmpgt_epi32_mask(t0, _mm512_set1_epi32(0x42a)) | _mm512_cmpgt_epi32_mask(t1, _mm512_set1_epi32(0x42a))) {
+            libm_expf16_step(x, o, i, (__mmask16)0xffff, tab);
+            libm_expf16_step(x, o, i + 16, (__mmask16)0xffff, tab);
+            continue;
+        }
+        __m256 a0 = libm_expf8(_mm512_cvtps_pd(_mm512_castps512_ps256(v0)), tab);
+        __m256 b0 = libm_expf8(_mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v0), 1))), tab);
+        __m256 a1 = libm_expf8(_mm512_cvtps_pd(_mm512_castps512_ps256(v1)), tab);
+        __m256 b1 = libm_expf8(_mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v1), 1))), tab);
+        _mm256_storeu_ps(o + i, a0);
+        _mm256_storeu_ps(o + i + 8, b0);
+        _mm256_storeu_ps(o + i + 16, a1);
+        _mm256_storeu_ps(o + i + 24, b1);
     }
+    for (; i < m; i += 16)
+        libm_expf16_step(x, o, i, m - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (m - i)) - 1), tab);
 }
 
 static int libm_expf_ok(void)
