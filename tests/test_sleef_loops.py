@@ -110,6 +110,25 @@ def test_both_forms_agree(op: int) -> None:
         assert plain.tobytes() == torch_fn(torch.from_numpy(x)).numpy().tobytes()
 
 
+@pytest.mark.parametrize("op", [sleef.SIGMOID, sleef.SILU, sleef.TANH, sleef.LIBM_EXP])
+def test_the_interleaved_loops_every_length_and_lane(op: int) -> None:
+    """sigmoid/silu (64 elements an iteration), tanh and the C library's expf (32) run several
+    vectors side by side in the AVX-512 form, then one vector at a time, then the tail: at every
+    length 0..200 and with the special inputs moved through every lane of the wide iteration (expf's
+    |x| >= 88 and NaN lanes: its one-vector steps), the same bits as the plain C form; sigmoid/silu
+    in PyTorch's loop (vectorized and scalar parts) PyTorch's bits."""
+    base = _values(400, 21)
+    for n in range(201):
+        x = np.roll(base, n)[:n].copy()
+        a, b = np.empty_like(x), np.empty_like(x)
+        K.run(x, a, op, 0, 0, -1, 0)
+        if K.run(x, b, op, 0, 0, -1, 1):
+            assert a.tobytes() == b.tobytes(), n
+        if op in (sleef.SIGMOID, sleef.SILU):  # (PyTorch's own loop: its vectorized and scalar parts)
+            want = (torch.sigmoid if op == sleef.SIGMOID else torch.nn.functional.silu)(torch.from_numpy(x))
+            assert sleef.torch_loop(x, op).tobytes() == want.numpy().tobytes(), n
+
+
 @pytest.mark.skipif(K is None or K.capability() != 16, reason="oneDNN's AVX-512 gelu: an AVX-512 CPU")
 def test_onednn_gelu_over_float32_bit_patterns() -> None:
     """A contiguous float32 gelu is oneDNN's gelu_erf in PyTorch: op GELU_ONEDNN in both forms
@@ -434,6 +453,22 @@ def test_atan2_both_forms_are_sleefs_and_the_c_librarys() -> None:
         assert K.run2(y[body:n], x[body:n], both[body:], 0, -1)
         assert rowed.tobytes() == both.tobytes()
         assert rowed.tobytes() == torch.atan2(torch.from_numpy(y[:n]), torch.from_numpy(x[:n])).numpy().tobytes()
+
+
+def test_atan2_four_vector_loop_every_length_and_lane() -> None:
+    """The AVX-512 atan2 loop runs four vectors a step (64 elements), then one vector, then a masked
+    tail: at every length 0..200, the special pairs moved through every lane of the wide step, the
+    same bits as the plain C form of SLEEF's function."""
+    r = np.random.default_rng(31)
+    sp = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, -1e-45, 3.4e38, 1.0, -1.0], np.float32)
+    y = np.concatenate([np.repeat(sp, len(sp)), r.uniform(-4, 4, 300).astype(np.float32)])
+    x = np.concatenate([np.tile(sp, len(sp)), r.uniform(-4, 4, 300).astype(np.float32)])
+    for n in range(201):
+        ys, xs = np.roll(y, 3 * n)[:n].copy(), np.roll(x, 3 * n)[:n].copy()
+        a, b = np.empty_like(ys), np.empty_like(ys)
+        assert K.run2(ys, xs, a, 1, 0)
+        if K.run2(ys, xs, b, 1, 1):
+            assert a.tobytes() == b.tobytes(), n
 
 
 def test_atan2_lengths_layouts_and_targets() -> None:
