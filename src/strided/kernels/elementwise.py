@@ -687,27 +687,9 @@ def float32_loop(code: int) -> Callable[[np.ndarray, np.ndarray], np.ndarray | N
 HALF_OPS = {np.add: 0, np.subtract: 1, np.multiply: 2, np.true_divide: 3}
 
 
-def half_loop(code: int) -> Callable[[np.ndarray, np.ndarray], np.ndarray | None]:
-    """The compiled float16 loop ``code`` (0 add, 1 sub, 2 mul, 3 div: each element through
-    float32 and back, NumPy's float16 ufunc's bits, NaN payloads included; see _halfkernel.c) as a
-    two-operand kernel (a BinaryOp's ``native``): a fresh array for two contiguous float16 arrays
-    of one shape, None where the kernel is not built, off in this context, or refuses them.
-
-    >>> r = half_loop(0)(np.array([1.0, 65504.0], np.float16), np.array([0.5, 65504.0], np.float16))
-    >>> r is None or r.tolist() == [1.5, float("inf")]
-    True
-    """
-    return functools.partial(_half_fresh, code=code)
-
-
-def _half_fresh(x: np.ndarray, y: np.ndarray, code: int) -> np.ndarray | None:
-    res = np.empty(x.shape, _F16)
-    return res if half_into(code, x, y, res) else None
-
-
 def half_into(code: int, x: Any, y: Any, out: np.ndarray, alpha: float = 0.0) -> bool:
     """``out[...] = x op y`` for float16 arrays by the compiled half kernel (``code`` as
-    :func:`half_loop`'s; 4: ``fma(alpha, x, y)`` in float32, rounded once to float16, as
+    kernels.reduced_arith.reduced_loop's; 4: ``fma(alpha, x, y)`` in float32, rounded once to float16, as
     ``strided.kernels.fused.fma``): True when it ran; False (nothing written) when the kernel is
     not built or off here, or the operands are not three float16 arrays of one shape laid out
     alike and densely (all row-major or all column-major), or an operand overlaps ``out``

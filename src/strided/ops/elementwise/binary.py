@@ -69,7 +69,6 @@ from ...kernels.elementwise import (
     binary_into,
     float32_loop,
     half_into,
-    half_loop,
     int_pow_into,
     scalar_over_into,
     tensor_power,
@@ -81,9 +80,11 @@ from ...kernels.native import _compiled as _compiled_module
 from ...kernels.native import active as native_active
 from ...kernels.native import special as native_special
 from ...kernels.reduce import all_nonzero
+from ...kernels.reduced_arith import bf16_into, reduced_loop
 from ...kernels.tiles import EXACT, against_every_input, fused_against_both
 from ...kernels.torch_loops import (
     GRAIN_SIZE,
+    HALF_STEP,
     loop_positions,
     parallel_chunks,
     scalar_loop_mask,
@@ -172,6 +173,10 @@ class BinaryOp:
     # float32 / float64 kernel entry on two tensors' runs, that call from C without exact_loop's
     # Python (-1: none)
     exact_code: int = -1
+    # the compiled bfloat16 loop's code (kernels.reduced_arith: 0 add, 1 sub, 2 mul, 3 div) where
+    # ``native`` is that loop for bfloat16 too: the front's bfloat16 kernel entry on two tensors'
+    # runs of every size, PyTorch's bits, NaNs included (-1: none)
+    bf16_code: int = -1
 
 
 _F32_ONLY = frozenset((float32,))
@@ -181,16 +186,18 @@ _FLOATS = frozenset(d for d in _ALL if d.is_floating_point)
 _NO_BOOL = _ALL - {bool_}
 _INTS = frozenset(d for d in _ALL if not d.is_floating_point)
 
-# (float16's compiled loops: NumPy's float16 ufuncs convert each element by a scalar call, 8 ms for
-# 1M elements against 0.1-0.2 ms here; from 128 elements the call's setup is repaid)
-_F16_ONLY = frozenset((float16,))
-ADD = BinaryOp("add", np.add, fast=_ALL, symbol="+", native=half_loop(0), native_dtypes=_F16_ONLY, native_min=128)
-SUB = BinaryOp("sub", np.subtract, no_bool=True, fast=_NO_BOOL, symbol="-", native=half_loop(1),
-               native_dtypes=_F16_ONLY, native_min=128)
-MUL = BinaryOp("mul", np.multiply, fast=_ALL, opmath_scalar=True, reflect_as_forward=True, symbol="*",
-               native=half_loop(2), native_dtypes=_F16_ONLY, native_min=128)
-DIV = BinaryOp("div", np.true_divide, kind="div", fast=_FLOATS, opmath_scalar=True, symbol="/",
-               native=half_loop(3), native_dtypes=_F16_ONLY, native_min=128)
+# (float16's and bfloat16's compiled loops: NumPy's float16 ufuncs and ml_dtypes' bfloat16 ones
+# convert each element by a scalar call, 6-8 ms for 1M elements against 0.1-0.2 ms here; from 128
+# elements the call's setup is repaid; bfloat16's front entry takes every size: bf16_code)
+_REDUCED = frozenset((float16, bfloat16))
+ADD = BinaryOp("add", np.add, fast=_ALL | {bfloat16}, symbol="+", native=reduced_loop(0), native_dtypes=_REDUCED,
+               native_min=128, bf16_code=0)
+SUB = BinaryOp("sub", np.subtract, no_bool=True, fast=_NO_BOOL | {bfloat16}, symbol="-", native=reduced_loop(1),
+               native_dtypes=_REDUCED, native_min=128, bf16_code=1)
+MUL = BinaryOp("mul", np.multiply, fast=_ALL | {bfloat16}, opmath_scalar=True, reflect_as_forward=True, symbol="*",
+               native=reduced_loop(2), native_dtypes=_REDUCED, native_min=128, bf16_code=2)
+DIV = BinaryOp("div", np.true_divide, kind="div", fast=_FLOATS | {bfloat16}, opmath_scalar=True, symbol="/",
+               native=reduced_loop(3), native_dtypes=_REDUCED, native_min=128, bf16_code=3)
 FLOOR_DIVIDE = BinaryOp("floor_divide", np.floor_divide, kernel="div_floor_cpu", int_zero_check=True, fast=_FLOATS,
                         opmath_scalar=True, symbol="//", native=float32_loop(2), native_dtypes=_F32_ONLY,
                         native_min=64)
@@ -574,6 +581,8 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
         _complex_mul_into(a, b, x, y, out, target is None, loop_out, compute,
                           aliased=target is not None and (target is a or target is b))
         return out
+    if op.bf16_code >= 0 and compute is bfloat16 and not cast and bf16_into(op.bf16_code, x, y, _view(out)):
+        return out  # (one row's bits, as the fast path's; ml_dtypes' ufunc converts element by element)
     binary_into(ufunc, x, y, _view(out), compute.numpy, cast, compare)
     return out
 
@@ -1723,8 +1732,9 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str, raw: 
                 if len(x) != n:
                     raise outside_storage(input._storage.array, la)
             res = None
-            if native is not None and d in native_dtypes and n >= native_min and y.__class__ is np.ndarray:
-                res = native(x, y)  # (None: not built, off here, or refused)
+            if native is not None and d in native_dtypes and (n >= native_min or d is bfloat16) \
+                    and y.__class__ is np.ndarray:
+                res = native(x, y)  # (None: not built, off here, or refused; bfloat16: PyTorch's NaNs at every size)
             if res is None:
                 try:  # fpstate.quietly, inlined (a call is a tenth of a 1 µs op)
                     res = quiet_call(ufunc, x, y)
@@ -1761,12 +1771,15 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str, raw: 
     def fix(x: np.ndarray, y: Any, res: np.ndarray) -> None:
         torch_extremes.fix_flat(extreme, (x, y), res)
 
-    table = {d: (ufunc, native if native is not None and d in native_dtypes else None, native_min, result_dtype,
+    table = {d: (ufunc, native if native is not None and d in native_dtypes else None,
+                 0 if d is bfloat16 else native_min, result_dtype,
                  d in fast_scalar, fix if extreme and d.is_floating_point else None)
              for d in fast} if ufunc is not None else {}
     entry = _float32_entry(op.entry_code) if op.entry_kernel is None else op.entry_kernel()
     if entry is not None and float32 in table and table[float32][1] is not None:
         table[float32] = (*table[float32], entry)
+    if op.bf16_code >= 0 and bfloat16 in table and (bf16 := _bf16_entry(op.bf16_code)) is not None:
+        table[bfloat16] = (*table[bfloat16], bf16)
     for d in (float32, float64) if op.exact_code >= 0 or native in _EXTREME_FRESH else ():
         exact = _exact_entry(op.exact_code, d) if op.exact_code >= 0 else _extreme_entry(native is _MAXIMUM_FRESH, d)
         if exact is not None and d in table and table[d][1] is not None and len(table[d]) == 6:
@@ -1840,6 +1853,27 @@ def _float32_entry(code: int) -> tuple | None:
     if k is None or not hasattr(k, "binary_float"):
         return None
     return kernel_entry(k.binary_float, (code,), np.float32)
+
+
+class _Bfloat16Numpy:
+    """``np.empty``'s dtype argument for the bfloat16 front entry: ml_dtypes' dtype, looked up
+    when a result is made (a bfloat16 tensor exists then), not when strided is imported."""
+
+    __slots__ = ()
+
+    @property
+    def dtype(self) -> np.dtype:
+        return bfloat16.numpy
+
+
+def _bf16_entry(code: int) -> tuple | None:
+    """The front's kernel entry of the compiled bfloat16 loop ``code`` (kernels.reduced_arith) into
+    a fresh bfloat16 run: PyTorch's bits for one row below its grain size (one chunk; a longer run
+    goes to the ``native`` pass, which cuts it as at::parallel_for); None where not built."""
+    k = _compiled_module("_halfkernel")
+    if k is None or not hasattr(k, "bf16"):
+        return None
+    return (k.bf16, (code, 0.0, 0, HALF_STEP), _Bfloat16Numpy(), GRAIN_SIZE - 1, 2)
 
 
 def _exact_entry(code: int, dtype: DType) -> tuple | None:
