@@ -63,6 +63,7 @@ from ...kernels.fpstate import quiet_set as _quiet_set
 from ...kernels.memory import dense_run, outside_storage, reduced_cast_source
 from ...kernels.native import _compiled as _compiled_module
 from ...kernels.native import special
+from ...kernels.reduced_nans import VML_ALL_ONES, all_ones_nans
 from ...kernels.sleef import LIBM_EXP, exp_fresh, exp_kernel, flat_call, tanh_fresh, tanh_kernel
 from ...kernels.sleef import SIGMOID as SLEEF_SIGMOID
 from ...kernels.sleef import TANH as SLEEF_TANH
@@ -185,6 +186,8 @@ def _unary(op: UnaryOp, x: Any, target: Tensor | None = None) -> Tensor:
         op.compute(_view(x), _view(out), compute.numpy)
     finally:
         _quiet_reset(token)
+    if out._dtype is bfloat16 and op.name in VML_ALL_ONES:
+        all_ones_nans(_view(out))  # (PyTorch's vectorized conversion's NaN: kernels.reduced_nans)
     return out
 
 
@@ -199,6 +202,8 @@ def _dense_unary(op: UnaryOp, d: DType, run: np.ndarray, layout: L.Layout) -> Te
         op.compute(run, res, d.numpy)
     finally:
         _quiet_reset(token)
+    if d is bfloat16 and op.name in VML_ALL_ONES:
+        all_ones_nans(res)  # (PyTorch's vectorized conversion's NaN: kernels.reduced_nans)
     return adopted(res, layout, d)
 
 
@@ -263,7 +268,9 @@ def _fast_unary(op: UnaryOp, raw: Callable[..., Tensor] | None = None) -> Callab
     # only where the general path computes in the tensor's own dtype (sigmoid: float32/float64, as
     # float16 works in float32; bitwise_not: the integer dtypes and bool PyTorch has a kernel for).
     if ufunc is not None:
-        fast_dtypes = frozenset(d for d in ALL_DTYPES if d.is_floating_point)
+        # (bfloat16 of a VML-style op keeps the general path, which gives its NaNs PyTorch's bits)
+        fast_dtypes = frozenset(d for d in ALL_DTYPES if d.is_floating_point
+                                and not (d is bfloat16 and name in VML_ALL_ONES))
     elif op is BITWISE_NOT:
         fast_dtypes = frozenset((bool_, uint8, int8, int16, int32, int64))
     else:
