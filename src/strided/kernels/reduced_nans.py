@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["VML_ALL_ONES", "all_ones_nans", "loop_nans"]
+from . import torch_loops
+
+__all__ = ["LOOP_SPLIT", "VML_ALL_ONES", "all_ones_nans", "flat_loop_nans", "has_nan", "loop_nans"]
 
 # The unary ops whose bfloat16 NaNs are all 0xFFFF in PyTorch (measured: sizes 1 to 70,
 # contiguous and strided inputs, NaNs of every sign and payload and NaNs they make)
@@ -56,3 +58,27 @@ def loop_nans(out: np.ndarray, scalar: np.ndarray | None) -> None:
         return
     words[nan & scalar] = _BF16_SCALAR_NAN
     words[nan & ~scalar] = _BF16_ALL_ONES
+
+
+# The binary ops whose bfloat16 kernel is ``cpu_kernel_vec`` over float32 math (vector loop:
+# 0xFFFF NaNs; scalar loop: 0x7FC0), measured for every pair of special values, contiguous,
+# strided and broadcast operands, in-place and a Python-number operand
+LOOP_SPLIT = frozenset(("add", "sub", "mul", "div"))
+
+
+def has_nan(out: np.ndarray) -> bool:
+    """Whether the bfloat16 array ``out`` holds a NaN (a test on its words: no float conversion)."""
+    return bool(_nan_words(out)[1].any())
+
+
+def flat_loop_nans(_x: object, _y: object, res: np.ndarray) -> None:
+    """:func:`loop_nans` of a binary op's fresh flat bfloat16 ``res`` computed from two flat runs
+    in memory order (or a run and a number): one TensorIterator row (the fast paths' ``fix``)."""
+    words, nan = _nan_words(res)
+    if not nan.any():
+        return
+    n = res.shape[0]
+    scalar = torch_loops.scalar_loop_mask((n,), (1,), True, [((n,), (1,)), ((n,), (1,))])
+    words[nan] = _BF16_ALL_ONES
+    if scalar is not None:
+        words[nan & scalar] = _BF16_SCALAR_NAN
