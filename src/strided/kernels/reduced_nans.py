@@ -16,11 +16,13 @@ NumPy (ml_dtypes) keeps the NaN's sign instead (sign | 0x7FC0): these functions 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from . import torch_loops
 
-__all__ = ["LOOP_SPLIT", "VML_ALL_ONES", "all_ones_nans", "flat_loop_nans", "has_nan", "loop_nans"]
+__all__ = ["LOOP_SPLIT", "VML_ALL_ONES", "all_ones_nans", "flat_fix", "has_nan", "loop_nans", "scalar_mask"]
 
 # The unary ops whose bfloat16 NaNs are all 0xFFFF in PyTorch (measured: sizes 1 to 70,
 # contiguous and strided inputs, NaNs of every sign and payload and NaNs they make)
@@ -60,10 +62,15 @@ def loop_nans(out: np.ndarray, scalar: np.ndarray | None) -> None:
     words[nan & ~scalar] = _BF16_ALL_ONES
 
 
-# The binary ops whose bfloat16 kernel is ``cpu_kernel_vec`` over float32 math (vector loop:
-# 0xFFFF NaNs; scalar loop: 0x7FC0), measured for every pair of special values, contiguous,
-# strided and broadcast operands, in-place and a Python-number operand
-LOOP_SPLIT = frozenset(("add", "sub", "mul", "div"))
+
+# The binary ops whose bfloat16 NaNs follow PyTorch's loop split (vector loop: 0xFFFF; scalar
+# loop: 0x7FC0), each with its vector loop's step in elements (0: no vector loop, every NaN
+# 0x7FC0), measured for every pair of special values at 289 elements, contiguous and strided,
+# and (add/sub/mul/div) broadcast, in-place, out= and number operands
+LOOP_SPLIT: dict[str, int] = {
+    "add": 32, "sub": 32, "mul": 32, "div": 32, "fmod": 32, "remainder": 32, "floor_divide": 32,
+    "atan2": 64, "hypot": 64, "logaddexp": 64, "logaddexp2": 64, "xlogy": 0,
+}
 
 
 def has_nan(out: np.ndarray) -> bool:
@@ -71,14 +78,24 @@ def has_nan(out: np.ndarray) -> bool:
     return bool(_nan_words(out)[1].any())
 
 
-def flat_loop_nans(_x: object, _y: object, res: np.ndarray) -> None:
-    """:func:`loop_nans` of a binary op's fresh flat bfloat16 ``res`` computed from two flat runs
-    in memory order (or a run and a number): one TensorIterator row (the fast paths' ``fix``)."""
-    words, nan = _nan_words(res)
-    if not nan.any():
-        return
-    n = res.shape[0]
-    scalar = torch_loops.scalar_loop_mask((n,), (1,), True, [((n,), (1,)), ((n,), (1,))])
-    words[nan] = _BF16_ALL_ONES
-    if scalar is not None:
-        words[nan & scalar] = _BF16_SCALAR_NAN
+def scalar_mask(name: str, shape: tuple[int, ...], strides: tuple[int, ...], fresh: bool,
+                inputs: list) -> np.ndarray | None:
+    """The elements op ``name`` (of :data:`LOOP_SPLIT`) computes in PyTorch's scalar loop
+    (arguments as :func:`strided.kernels.torch_loops.scalar_loop_mask`'s)."""
+    step = LOOP_SPLIT[name]
+    if not step:
+        return np.ones(shape, bool)
+    return torch_loops.scalar_loop_mask(shape, strides, fresh, inputs, step=step)
+
+
+def flat_fix(name: str) -> Callable[[object, object, np.ndarray], None]:
+    """The fast paths' ``fix(x, y, res)`` of op ``name``: :func:`loop_nans` of its fresh flat
+    bfloat16 ``res`` computed from two flat runs in memory order (one TensorIterator row)."""
+
+    def fix(_x: object, _y: object, res: np.ndarray) -> None:
+        words, nan = _nan_words(res)
+        if nan.any():
+            n = res.shape[0]
+            loop_nans(res, scalar_mask(name, (n,), (1,), True, [((n,), (1,)), ((n,), (1,))]))
+
+    return fix

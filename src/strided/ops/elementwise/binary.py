@@ -81,7 +81,7 @@ from ...kernels.native import _compiled as _compiled_module
 from ...kernels.native import active as native_active
 from ...kernels.native import special as native_special
 from ...kernels.reduce import all_nonzero
-from ...kernels.reduced_nans import LOOP_SPLIT, flat_loop_nans, has_nan, loop_nans
+from ...kernels.reduced_nans import LOOP_SPLIT, flat_fix, has_nan, loop_nans, scalar_mask
 from ...kernels.tiles import EXACT, against_every_input, fused_against_both
 from ...kernels.torch_loops import (
     GRAIN_SIZE,
@@ -554,7 +554,7 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
             binary_into(np.add, x, scaled, _view(out), np.dtype(f32), True, False)
             if tail is not None:
                 _view(out)[tail[0]] = tail[1]
-            _bfloat16_loop_nans(a, b, out, target is None, loop_out)
+            _bfloat16_loop_nans(op.name, a, b, out, target is None, loop_out)
             return out
         y = _scaled(y, alpha_np, compute)
     compare = op.kind == "compare"
@@ -578,11 +578,11 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
         return out
     binary_into(ufunc, x, y, _view(out), compute.numpy, cast, compare)
     if out._dtype is bfloat16 and op.name in LOOP_SPLIT:
-        _bfloat16_loop_nans(a, b, out, target is None, loop_out)
+        _bfloat16_loop_nans(op.name, a, b, out, target is None, loop_out)
     return out
 
 
-def _bfloat16_loop_nans(a: Any, b: Any, out: Tensor, fresh: bool, loop_out: Tensor | None) -> None:
+def _bfloat16_loop_nans(name: str, a: Any, b: Any, out: Tensor, fresh: bool, loop_out: Tensor | None) -> None:
     """Give the NaNs of the bfloat16 result ``out`` of ``op(a, b)`` PyTorch's bits: 0xFFFF where
     its vector loop computed them, 0x7FC0 in its scalar loop (:mod:`strided.kernels.reduced_nans`;
     NumPy keeps the NaN's sign). Nothing to do (one test of the words) where there is no NaN."""
@@ -590,7 +590,7 @@ def _bfloat16_loop_nans(a: Any, b: Any, out: Tensor, fresh: bool, loop_out: Tens
     if not has_nan(view):
         return
     shape, strides, fresh = _loop_layout(out, fresh, loop_out)
-    loop_nans(view, scalar_loop_mask(shape, strides, fresh, [_loop_operand(t, bfloat16) for t in (a, b)]))
+    loop_nans(view, scalar_mask(name, shape, strides, fresh, [_loop_operand(t, bfloat16) for t in (a, b)]))
 
 
 def _complex_mul_into(a: Any, b: Any, x: Any, y: Any, out: Tensor, fresh: bool, loop_out: Tensor | None,
@@ -1147,8 +1147,9 @@ def _with_extras(op: BinaryOp, a: Any, b: Any, alpha: Any, out: Any, name: str =
         # (PyTorch: an out its result cannot be cast to is refused before the kernel's dtype refusal)
         check_cast(_binary_dtypes(op, a, b)[1], out, op.name)
     # (alpha=, maximum/minimum, complex mul, div and pow: out's layout decides PyTorch's loop, so the bits)
-    loop_out = out if (alpha is not None or op.extreme or op is MUL or op is DIV or op is POW) \
-        and isinstance(out, Tensor) else None
+    # (and the bfloat16 NaN bits of kernels.reduced_nans' ops)
+    loop_out = out if (alpha is not None or op.extreme or op is MUL or op is DIV or op is POW
+                       or op.name in LOOP_SPLIT) and isinstance(out, Tensor) else None
     return write_out(out, _binary(op, a, b, None, alpha, loop_out), name or op.name, (a, b), plain_loop=True)
 
 
@@ -1653,7 +1654,7 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str, raw: 
     native, native_dtypes, native_min = op.native, op.native_dtypes, op.native_min
     extreme = op.extreme
     pow_native = op.kind == "pow" and native is not None
-    loop_split = name in LOOP_SPLIT  # (bfloat16 NaN bits by PyTorch's loop: kernels.reduced_nans)
+    loop_split = flat_fix(name) if name in LOOP_SPLIT else None  # (bfloat16 NaN bits: kernels.reduced_nans)
     guarded = None
 
     @records(rule)
@@ -1742,8 +1743,8 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str, raw: 
                     res = quiet_retry(e, ufunc, x, y)
                 if extreme and d.is_floating_point:  # (the compiled loop's bits already)
                     torch_extremes.fix_flat(extreme, (x, y), res)
-                elif loop_split and d is bfloat16:  # (PyTorch's NaN bits: kernels.reduced_nans)
-                    flat_loop_nans(x, y, res)
+                elif loop_split is not None and d is bfloat16:  # (PyTorch's NaN bits: kernels.reduced_nans)
+                    loop_split(x, y, res)
             t = adopted(res, lay, result_dtype or d)
             if OPEN:
                 report(name, (input, other), t)
@@ -1775,7 +1776,7 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str, raw: 
 
     table = {d: (ufunc, native if native is not None and d in native_dtypes else None, native_min, result_dtype,
                  d in fast_scalar, fix if extreme and d.is_floating_point
-                 else flat_loop_nans if loop_split and d is bfloat16 else None)
+                 else loop_split if d is bfloat16 else None)
              for d in fast} if ufunc is not None else {}
     entry = _float32_entry(op.entry_code) if op.entry_kernel is None else op.entry_kernel()
     if entry is not None and float32 in table and table[float32][1] is not None:
@@ -1836,9 +1837,9 @@ def _broadcast_rowmajor(a: Tensor, b: Tensor, la: L.Layout, lb: L.Layout, each: 
         torch_extremes.fix(extreme, (x, y), res, lambda: torch_extremes.loop_mask(
             res.shape, L.contiguous_strides(res.shape), True, [(la.shape, la.strides), (lb.shape, lb.strides)],
             res.dtype))
-    if loop_split and a._dtype is bfloat16 and has_nan(res):  # (PyTorch's NaN bits: kernels.reduced_nans)
-        loop_nans(res, scalar_loop_mask(res.shape, L.contiguous_strides(res.shape), True,
-                                        [(la.shape, la.strides), (lb.shape, lb.strides)]))
+    if loop_split is not None and a._dtype is bfloat16 and has_nan(res):  # (PyTorch's NaN bits: kernels.reduced_nans)
+        loop_nans(res, scalar_mask(name, res.shape, L.contiguous_strides(res.shape), True,
+                                   [(la.shape, la.strides), (lb.shape, lb.strides)]))
     t = adopted(res.ravel(), plan[6], result_dtype or a._dtype)  # (NumPy's result is C-contiguous)
     if OPEN:
         report(name, (a, b), t)
