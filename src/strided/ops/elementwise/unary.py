@@ -268,9 +268,7 @@ def _fast_unary(op: UnaryOp, raw: Callable[..., Tensor] | None = None) -> Callab
     # only where the general path computes in the tensor's own dtype (sigmoid: float32/float64, as
     # float16 works in float32; bitwise_not: the integer dtypes and bool PyTorch has a kernel for).
     if ufunc is not None:
-        # (bfloat16 of a VML-style op keeps the general path, which gives its NaNs PyTorch's bits)
-        fast_dtypes = frozenset(d for d in ALL_DTYPES if d.is_floating_point
-                                and not (d is bfloat16 and name in VML_ALL_ONES))
+        fast_dtypes = frozenset(d for d in ALL_DTYPES if d.is_floating_point)
     elif op is BITWISE_NOT:
         fast_dtypes = frozenset((bool_, uint8, int8, int16, int32, int64))
     else:
@@ -284,6 +282,7 @@ def _fast_unary(op: UnaryOp, raw: Callable[..., Tensor] | None = None) -> Callab
     if op is TANH:  # (np.tanh but for float32: tanh from double, kernels.sleef.tanh_fresh)
         ufunc = tanh_fresh
     compute = op.compute
+    vml = name in VML_ALL_ONES  # (its bfloat16 NaNs are 0xFFFF: kernels.reduced_nans)
     guarded = None
 
     @records(name)
@@ -334,6 +333,8 @@ def _fast_unary(op: UnaryOp, raw: Callable[..., Tensor] | None = None) -> Callab
                             res = quiet_call(ufunc, arr) if zero is None else quiet_call(ufunc, arr, zero)
                         except RuntimeError as e:
                             res = quiet_retry(e, ufunc, arr) if zero is None else quiet_retry(e, ufunc, arr, zero)
+                        if vml and d is bfloat16:  # (PyTorch's vectorized NaN: kernels.reduced_nans)
+                            all_ones_nans(res)
                     t = adopted(res, layout, d)
                     if OPEN:
                         report(name, (input,), t)
@@ -347,8 +348,9 @@ def _fast_unary(op: UnaryOp, raw: Callable[..., Tensor] | None = None) -> Callab
     if raw is not None:
         guarded = guards_itself(fn, raw, name)
     # (the common call in C: the same fast path's function on the same run; see _support.front)
-    table = {d: (ufunc, ufunc is relu_array, None, _front_kernel(op, d)) for d in fast_dtypes} \
-        if ufunc is not None and zero is None else {}
+    # (bfloat16 of a VML-style op stays out of the C table: fn's fast path rewrites its NaNs)
+    table = {d: (ufunc, ufunc is relu_array, None, _front_kernel(op, d)) for d in fast_dtypes
+             if not (vml and d is bfloat16)} if ufunc is not None and zero is None else {}
     return compiled_front(fn, 1, table, dense=fast_dtypes)  # (fn's dense_run path: a transpose in C too)
 
 
