@@ -167,3 +167,38 @@ def test_any_words_as_pytorch(words, code, swap):
     y = np.roll(x, 1) if not swap else x[::-1].copy()
     ref = _words(OPS[code](_torch(x), _torch(y)))
     np.testing.assert_array_equal(getattr(st, NAMES[code])(_st(x), _st(y)).numpy().view(np.uint16), ref)
+
+
+def test_every_bfloat16_sqrt_is_pytorchs(copy):
+    """sqrt of every bfloat16 (the compiled kernel): PyTorch's bits, each NaN 0xFFFF."""
+    x = np.arange(65536, dtype=np.uint16)
+    out = np.empty(65536, BF16)
+    assert native.half().bf16_sqrt(x.view(BF16), out)
+    ref = _words(torch.sqrt(_torch(x)))
+    np.testing.assert_array_equal(out.view(np.uint16), ref)
+    assert (ref == 0xFFFF).sum() > 30000  # (the negatives and NaNs)
+
+
+def test_nan_ones(copy):
+    x = np.arange(65536, dtype=np.uint16)
+    out = x.copy().view(BF16)
+    assert native.half().nan_ones(out) is out
+    nan = (x & 0x7FFF) > 0x7F80
+    np.testing.assert_array_equal(out.view(np.uint16), np.where(nan, 0xFFFF, x))
+
+
+VML = ["sqrt", "exp", "log", "tanh", "sin", "floor", "log1p"]  # (erf: its subnormal results differ on main already)
+
+
+@pytest.mark.parametrize("name", VML)
+@pytest.mark.parametrize("n", [1, 7, 40, 300])
+def test_vml_ops_each_call(name, n):
+    """The VML-style unary ops on bfloat16 with NaNs (every NaN 0xFFFF in PyTorch), at the front's
+    first call (the Python fast path) and later ones (the compiled front), row-major and transposed."""
+    rng = np.random.default_rng(n)
+    x = rng.choice(np.array(EDGES + [0x3F00, 0x4000, 0xC000, 0x3E80], np.uint16), (n, 2))
+    tx, sx = _torch(x), _st(x)
+    for a, ta in ((sx, tx), (sx.t(), tx.t())):
+        ref = _words(getattr(torch, name)(ta))
+        for _ in range(3):
+            np.testing.assert_array_equal(_words_st(getattr(st, name)(a)), ref)

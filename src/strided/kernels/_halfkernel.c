@@ -269,6 +269,85 @@ static PyObject *bf16(PyObject *self, PyObject *args)
     return PyBool_FromLong(ok);
 }
 
+/* PyTorch's VML-style bfloat16 kernels (IMPLEMENT_FLOAT_KERNEL: every element, a tail included,
+ * through its vector conversion) make every NaN 0xFFFF (kernels/reduced_nans.py). */
+static inline uint16_t nan_ones(uint16_t w) { return (w & 0x7fffu) > 0x7f80u ? 0xffffu : w; }
+
+#define BF_UNARY_BODY                                                                              \
+    for (Py_ssize_t i = 0; i < n; i++)                                                             \
+        out[i] = f2bf(sqrtf(bf2f(x[i])), 0xffffu);
+
+static void bf_sqrt_base(const uint16_t *x, uint16_t *out, Py_ssize_t n) { BF_UNARY_BODY }
+#if defined(__x86_64__) && defined(__GNUC__)
+WIDE static void bf_sqrt_avx2(const uint16_t *x, uint16_t *out, Py_ssize_t n) { BF_UNARY_BODY }
+#endif
+
+static void nan_ones_base(uint16_t *w, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++)
+        w[i] = nan_ones(w[i]);
+}
+#if defined(__x86_64__) && defined(__GNUC__)
+WIDE static void nan_ones_avx2(uint16_t *w, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++)
+        w[i] = nan_ones(w[i]);
+}
+#endif
+
+static void (*bf_sqrt)(const uint16_t *, uint16_t *, Py_ssize_t) = bf_sqrt_base;
+static void (*nan_ones_loop)(uint16_t *, Py_ssize_t) = nan_ones_base;
+
+/* bf16_sqrt(x, out): out[i] = sqrt(x[i]) of n bfloat16 elements, PyTorch's bits: float32's
+ * correctly rounded root rounded to nearest even, every NaN 0xFFFF. x, out C-contiguous buffers
+ * of n * 2 bytes (out writable; may be x). Returns True; False (nothing written) where the
+ * lengths differ. */
+static PyObject *bf16_sqrt(PyObject *self, PyObject *args)
+{
+    PyObject *xo, *oo;
+    if (!PyArg_ParseTuple(args, "OO:bf16_sqrt", &xo, &oo))
+        return NULL;
+    Py_buffer b[2];
+    if (PyObject_GetBuffer(xo, &b[0], PyBUF_C_CONTIGUOUS) < 0)
+        return NULL;
+    if (PyObject_GetBuffer(oo, &b[1], PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&b[0]);
+        return NULL;
+    }
+    int ok = b[0].len == b[1].len && b[1].len % 2 == 0;
+    if (ok) {
+        Py_ssize_t n = b[1].len / 2;
+        if (n < 4096) {
+            bf_sqrt((const uint16_t *)b[0].buf, (uint16_t *)b[1].buf, n);
+        } else {
+            Py_BEGIN_ALLOW_THREADS
+            bf_sqrt((const uint16_t *)b[0].buf, (uint16_t *)b[1].buf, n);
+            Py_END_ALLOW_THREADS
+        }
+    }
+    PyBuffer_Release(&b[0]);
+    PyBuffer_Release(&b[1]);
+    return PyBool_FromLong(ok);
+}
+
+/* nan_ones(a): every NaN word of the bfloat16 array a (any buffer of 2-byte words; a
+ * C-contiguous one) made 0xFFFF, in place; returns a. */
+static PyObject *nan_ones_py(PyObject *self, PyObject *arg)
+{
+    Py_buffer b;
+    if (PyObject_GetBuffer(arg, &b, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0)
+        return NULL;
+    if (b.len % 2) {
+        PyBuffer_Release(&b);
+        PyErr_SetString(PyExc_ValueError, "nan_ones: not 2-byte words");
+        return NULL;
+    }
+    nan_ones_loop((uint16_t *)b.buf, b.len / 2);
+    PyBuffer_Release(&b);
+    Py_INCREF(arg);
+    return arg;
+}
+
 /* select(wide): the AVX2+FMA copy (where the CPU has it) or the baseline one; returns which
  * runs ("avx2" or "baseline"). For the tests: both copies give the same bits. */
 static PyObject *select_copy(PyObject *self, PyObject *args)
@@ -278,10 +357,14 @@ static PyObject *select_copy(PyObject *self, PyObject *args)
         return NULL;
     loop = loop_base;
     bf_loop = bf_base;
+    bf_sqrt = bf_sqrt_base;
+    nan_ones_loop = nan_ones_base;
 #if defined(__x86_64__) && defined(__GNUC__)
     if (wide && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c")) {
         loop = loop_avx2;
         bf_loop = bf_avx2;
+        bf_sqrt = bf_sqrt_avx2;
+        nan_ones_loop = nan_ones_avx2;
     }
     if (loop == loop_avx2)
         return PyUnicode_FromString("avx2");
@@ -292,6 +375,8 @@ static PyObject *select_copy(PyObject *self, PyObject *args)
 static PyMethodDef methods[] = {
     {"select", select_copy, METH_VARARGS, "select(wide): the AVX2+FMA loop copy (where the CPU has it) or the baseline; returns its name"},
     {"binary", binary, METH_VARARGS, "binary(op, x, y, out[, alpha]): float16 add/sub/mul/div/fma in float32, NumPy's bits"},
+    {"bf16_sqrt", bf16_sqrt, METH_VARARGS, "bf16_sqrt(x, out): bfloat16 sqrt through float32, PyTorch's bits (NaN 0xFFFF)"},
+    {"nan_ones", nan_ones_py, METH_O, "nan_ones(a): every bfloat16 NaN of a made 0xFFFF in place; returns a"},
     {"bf16", bf16, METH_VARARGS, "bf16(x, y, out, op[, alpha, chunk, step]): bfloat16 add/sub/mul/div/fma in float32, PyTorch's bits"},
     {NULL, NULL, 0, NULL},
 };
@@ -308,6 +393,8 @@ PyMODINIT_FUNC PyInit__halfkernel(void)
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c")) {
         loop = loop_avx2;
         bf_loop = bf_avx2;
+        bf_sqrt = bf_sqrt_avx2;
+        nan_ones_loop = nan_ones_avx2;
     }
 #endif
     return PyModule_Create(&module);

@@ -81,6 +81,7 @@ from ...kernels.native import active as native_active
 from ...kernels.native import special as native_special
 from ...kernels.reduce import all_nonzero
 from ...kernels.reduced_arith import bf16_into, reduced_loop
+from ...kernels.reduced_nans import LOOP_SPLIT, flat_fix, has_nan, loop_nans, scalar_mask
 from ...kernels.tiles import EXACT, against_every_input, fused_against_both
 from ...kernels.torch_loops import (
     GRAIN_SIZE,
@@ -560,6 +561,7 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
             binary_into(np.add, x, scaled, _view(out), np.dtype(f32), True, False)
             if tail is not None:
                 _view(out)[tail[0]] = tail[1]
+            _bfloat16_loop_nans(op.name, a, b, out, target is None, loop_out)
             return out
         y = _scaled(y, alpha_np, compute)
     compare = op.kind == "compare"
@@ -584,7 +586,20 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
     if op.bf16_code >= 0 and compute is bfloat16 and not cast and bf16_into(op.bf16_code, x, y, _view(out)):
         return out  # (one row's bits, as the fast path's; ml_dtypes' ufunc converts element by element)
     binary_into(ufunc, x, y, _view(out), compute.numpy, cast, compare)
+    if out._dtype is bfloat16 and op.name in LOOP_SPLIT:
+        _bfloat16_loop_nans(op.name, a, b, out, target is None, loop_out)
     return out
+
+
+def _bfloat16_loop_nans(name: str, a: Any, b: Any, out: Tensor, fresh: bool, loop_out: Tensor | None) -> None:
+    """Give the NaNs of the bfloat16 result ``out`` of ``op(a, b)`` PyTorch's bits: 0xFFFF where
+    its vector loop computed them, 0x7FC0 in its scalar loop (:mod:`strided.kernels.reduced_nans`;
+    NumPy keeps the NaN's sign). Nothing to do (one test of the words) where there is no NaN."""
+    view = _view(out)
+    if not has_nan(view):
+        return
+    shape, strides, fresh = _loop_layout(out, fresh, loop_out)
+    loop_nans(view, scalar_mask(name, shape, strides, fresh, [_loop_operand(t, bfloat16) for t in (a, b)]))
 
 
 def _complex_mul_into(a: Any, b: Any, x: Any, y: Any, out: Tensor, fresh: bool, loop_out: Tensor | None,
@@ -1141,8 +1156,9 @@ def _with_extras(op: BinaryOp, a: Any, b: Any, alpha: Any, out: Any, name: str =
         # (PyTorch: an out its result cannot be cast to is refused before the kernel's dtype refusal)
         check_cast(_binary_dtypes(op, a, b)[1], out, op.name)
     # (alpha=, maximum/minimum, complex mul, div and pow: out's layout decides PyTorch's loop, so the bits)
-    loop_out = out if (alpha is not None or op.extreme or op is MUL or op is DIV or op is POW) \
-        and isinstance(out, Tensor) else None
+    # (and the bfloat16 NaN bits of kernels.reduced_nans' ops)
+    loop_out = out if (alpha is not None or op.extreme or op is MUL or op is DIV or op is POW
+                       or op.name in LOOP_SPLIT) and isinstance(out, Tensor) else None
     return write_out(out, _binary(op, a, b, None, alpha, loop_out), name or op.name, (a, b), plain_loop=True)
 
 
@@ -1248,6 +1264,9 @@ def _scalar_over_tensor(a: bool | int | float, b: Tensor, compute: DType) -> Ten
         # 1/0 is inf, and inf * (1-2j) is inf-infj where a complex reciprocal of 0j gives NaNs)
         recip = b._dtype if b._dtype.is_floating_point else default_float()
     scalar_over_into(_np_scalar(a, mul_dtype), _view(b), _view(out), recip.numpy, mul_dtype.numpy)
+    if compute is bfloat16 and has_nan(_view(out)):
+        # (the bits of the mul's loop, which rounds last, over the reciprocal's fresh result)
+        loop_nans(_view(out), scalar_loop_mask(shape, out._layout.strides, True, [(shape, first), None]))
     return out
 
 
@@ -1653,6 +1672,7 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str, raw: 
     native, native_dtypes, native_min = op.native, op.native_dtypes, op.native_min
     extreme = op.extreme
     pow_native = op.kind == "pow" and native is not None
+    loop_split = flat_fix(name) if name in LOOP_SPLIT else None  # (bfloat16 NaN bits: kernels.reduced_nans)
     guarded = None
 
     @records(rule)
@@ -1742,6 +1762,8 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str, raw: 
                     res = quiet_retry(e, ufunc, x, y)
                 if extreme and d.is_floating_point:  # (the compiled loop's bits already)
                     torch_extremes.fix_flat(extreme, (x, y), res)
+                elif loop_split is not None and d is bfloat16:  # (PyTorch's NaN bits: kernels.reduced_nans)
+                    loop_split(x, y, res)
             t = adopted(res, lay, result_dtype or d)
             if OPEN:
                 report(name, (input, other), t)
@@ -1765,7 +1787,7 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str, raw: 
     if raw is not None:
         guarded = guards_itself(fn, raw, name)
 
-    broadcast = (pow_native, native_dtypes, slow, broadcast_ufunc, extreme, result_dtype, name)
+    broadcast = (pow_native, native_dtypes, slow, broadcast_ufunc, extreme, result_dtype, name, loop_split)
 
     # (the common call in C: the same fast path's functions on the same runs; see _support.front)
     def fix(x: np.ndarray, y: Any, res: np.ndarray) -> None:
@@ -1773,7 +1795,8 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str, raw: 
 
     table = {d: (ufunc, native if native is not None and d in native_dtypes else None,
                  0 if d is bfloat16 else native_min, result_dtype,
-                 d in fast_scalar, fix if extreme and d.is_floating_point else None)
+                 d in fast_scalar, fix if extreme and d.is_floating_point
+                 else loop_split if d is bfloat16 else None)
              for d in fast} if ufunc is not None else {}
     entry = _float32_entry(op.entry_code) if op.entry_kernel is None else op.entry_kernel()
     if entry is not None and float32 in table and table[float32][1] is not None:
@@ -1793,7 +1816,7 @@ def _broadcast_rowmajor(a: Tensor, b: Tensor, la: L.Layout, lb: L.Layout, each: 
     native_dtypes, slow, broadcast_ufunc, extreme, result_dtype, name), as _fast_binary names
     them. (One module function and a tuple per op, not a closure per op: ~570 fewer objects for the
     collector to walk at exit over the ~70 binary entries.)"""
-    pow_native, native_dtypes, slow, broadcast_ufunc, extreme, result_dtype, name = each
+    pow_native, native_dtypes, slow, broadcast_ufunc, extreme, result_dtype, name, loop_split = each
     # Second fast path: two row-major tensors of one dtype but different shapes (a bias
     # add). PyTorch's output is then row-major too (unless it is empty), which is what
     # NumPy allocates for the broadcast: the ufunc gets reshaped flat runs, no view objects.
@@ -1836,6 +1859,9 @@ def _broadcast_rowmajor(a: Tensor, b: Tensor, la: L.Layout, lb: L.Layout, each: 
         torch_extremes.fix(extreme, (x, y), res, lambda: torch_extremes.loop_mask(
             res.shape, L.contiguous_strides(res.shape), True, [(la.shape, la.strides), (lb.shape, lb.strides)],
             res.dtype))
+    if loop_split is not None and a._dtype is bfloat16 and has_nan(res):  # (PyTorch's NaN bits: kernels.reduced_nans)
+        loop_nans(res, scalar_mask(name, res.shape, L.contiguous_strides(res.shape), True,
+                                   [(la.shape, la.strides), (lb.shape, lb.strides)]))
     t = adopted(res.ravel(), plan[6], result_dtype or a._dtype)  # (NumPy's result is C-contiguous)
     if OPEN:
         report(name, (a, b), t)
@@ -1855,17 +1881,6 @@ def _float32_entry(code: int) -> tuple | None:
     return kernel_entry(k.binary_float, (code,), np.float32)
 
 
-class _Bfloat16Numpy:
-    """``np.empty``'s dtype argument for the bfloat16 front entry: ml_dtypes' dtype, looked up
-    when a result is made (a bfloat16 tensor exists then), not when strided is imported."""
-
-    __slots__ = ()
-
-    @property
-    def dtype(self) -> np.dtype:
-        return bfloat16.numpy
-
-
 def _bf16_entry(code: int) -> tuple | None:
     """The front's kernel entry of the compiled bfloat16 loop ``code`` (kernels.reduced_arith) into
     a fresh bfloat16 run: PyTorch's bits for one row below its grain size (one chunk; a longer run
@@ -1873,7 +1888,7 @@ def _bf16_entry(code: int) -> tuple | None:
     k = _compiled_module("_halfkernel")
     if k is None or not hasattr(k, "bf16"):
         return None
-    return (k.bf16, (code, 0.0, 0, HALF_STEP), _Bfloat16Numpy(), GRAIN_SIZE - 1, 2)
+    return kernel_entry(k.bf16, (code, 0.0, 0, HALF_STEP), bfloat16, GRAIN_SIZE - 1)
 
 
 def _exact_entry(code: int, dtype: DType) -> tuple | None:
