@@ -202,3 +202,21 @@ def test_vml_ops_each_call(name, n):
         ref = _words(getattr(torch, name)(ta))
         for _ in range(3):
             np.testing.assert_array_equal(_words_st(getattr(st, name)(a)), ref)
+
+
+@pytest.mark.parametrize("alpha", [2.0, -0.3, 1e-30, 3e38])
+@pytest.mark.parametrize("n", [40, 300, 70000])
+@pytest.mark.parametrize("name", ["add", "sub"])
+def test_alpha_is_pytorchs(alpha, n, name):
+    """``alpha=``: PyTorch's fmadd in its vector loop (the compiled fma, tiny and huge products
+    included), its scalar loop's elements, NaN bits; fresh and in place."""
+    rng = np.random.default_rng(n)
+    x = rng.integers(0, 65536, n, dtype=np.uint16)
+    y = rng.integers(0, 65536, n, dtype=np.uint16)
+    y[: n // 2] = rng.integers(0x0001, 0x0400, n // 2, dtype=np.uint16)  # (tiny: products underflow)
+    tx, ty, sx, sy = _torch(x), _torch(y), _st(x), _st(y)
+    ref = _words(getattr(torch, name)(tx, ty, alpha=alpha))
+    np.testing.assert_array_equal(_words_st(getattr(st, name)(sx, sy, alpha=alpha)), ref)
+    getattr(sx, name + "_")(sy, alpha=alpha)
+    getattr(tx, name + "_")(ty, alpha=alpha)
+    np.testing.assert_array_equal(_words_st(sx), _words(tx))

@@ -557,8 +557,11 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
             cd = compute.numpy
             x, y = (v if v.dtype == cd else quiet_call(v.astype, cd) for v in (np.asarray(x), np.asarray(y)))
             tail = _reduced_scalar_loop(op, a, b, x, y, alpha_np, out, target is None, loop_out)
-            scaled = quietly(np.multiply, y, f32(alpha_np if op is ADD else -alpha_np), dtype=f32)
-            binary_into(np.add, x, scaled, _view(out), np.dtype(f32), True, False)
+            scale = f32(alpha_np if op is ADD else -alpha_np)
+            # (the compiled fma(alpha, y, x) where the operands are one row: PyTorch's fmadd; else
+            # the product, exact in float32 but for an underflow or overflow, then the sum)
+            if not bf16_into(4, y, x, _view(out), float(scale)):
+                binary_into(np.add, x, quietly(np.multiply, y, scale, dtype=f32), _view(out), np.dtype(f32), True, False)
             if tail is not None:
                 _view(out)[tail[0]] = tail[1]
             _bfloat16_loop_nans(op.name, a, b, out, target is None, loop_out)
