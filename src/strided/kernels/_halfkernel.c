@@ -180,6 +180,20 @@ static void bf_rows(int op, const uint16_t *x, const uint16_t *y, uint16_t *out,
 
 static void (*loop)(int, const uint16_t *, const uint16_t *, uint16_t *, Py_ssize_t, float) = loop_base;
 
+/* The C-contiguous buffers of objs[0..n-1], the last one writable (the output): 0, or -1 with
+ * the error set and none held. */
+static int get_runs(PyObject *const *objs, Py_buffer *b, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (PyObject_GetBuffer(objs[i], &b[i], PyBUF_C_CONTIGUOUS | (i == n - 1 ? PyBUF_WRITABLE : 0)) < 0) {
+            while (i-- > 0)
+                PyBuffer_Release(&b[i]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* binary(op, x, y, out[, alpha]): out[i] = x[i] op y[i] over n float16 elements (op 0-3: add,
  * sub, mul, div; 4: fmaf(alpha, x[i], y[i])); x, y, out C-contiguous buffers of n * 2 bytes (out
  * writable; out may be x or y, element for element). */
@@ -195,17 +209,9 @@ static PyObject *binary(PyObject *self, PyObject *args)
         return NULL;
     }
     Py_buffer b[3];
-    if (PyObject_GetBuffer(xo, &b[0], PyBUF_C_CONTIGUOUS) < 0)
+    PyObject *objs[3] = {xo, yo, oo};
+    if (get_runs(objs, b, 3) < 0)
         return NULL;
-    if (PyObject_GetBuffer(yo, &b[1], PyBUF_C_CONTIGUOUS) < 0) {
-        PyBuffer_Release(&b[0]);
-        return NULL;
-    }
-    if (PyObject_GetBuffer(oo, &b[2], PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) {
-        PyBuffer_Release(&b[0]);
-        PyBuffer_Release(&b[1]);
-        return NULL;
-    }
     PyObject *res = NULL;
     if (b[0].len != b[2].len || b[1].len != b[2].len || b[2].len % 2) {
         PyErr_SetString(PyExc_ValueError, "binary: buffers of different lengths");
@@ -241,17 +247,9 @@ static PyObject *bf16(PyObject *self, PyObject *args)
         return NULL;
     }
     Py_buffer b[3];
-    if (PyObject_GetBuffer(xo, &b[0], PyBUF_C_CONTIGUOUS) < 0)
+    PyObject *objs[3] = {xo, yo, oo};
+    if (get_runs(objs, b, 3) < 0)
         return NULL;
-    if (PyObject_GetBuffer(yo, &b[1], PyBUF_C_CONTIGUOUS) < 0) {
-        PyBuffer_Release(&b[0]);
-        return NULL;
-    }
-    if (PyObject_GetBuffer(oo, &b[2], PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) {
-        PyBuffer_Release(&b[0]);
-        PyBuffer_Release(&b[1]);
-        return NULL;
-    }
     int ok = b[0].len == b[2].len && b[1].len == b[2].len && b[2].len % 2 == 0;
     if (ok) {
         float a = (float)alpha;
@@ -308,12 +306,9 @@ static PyObject *bf16_sqrt(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "OO:bf16_sqrt", &xo, &oo))
         return NULL;
     Py_buffer b[2];
-    if (PyObject_GetBuffer(xo, &b[0], PyBUF_C_CONTIGUOUS) < 0)
+    PyObject *objs[2] = {xo, oo};
+    if (get_runs(objs, b, 2) < 0)
         return NULL;
-    if (PyObject_GetBuffer(oo, &b[1], PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) {
-        PyBuffer_Release(&b[0]);
-        return NULL;
-    }
     int ok = b[0].len == b[1].len && b[1].len % 2 == 0;
     if (ok) {
         Py_ssize_t n = b[1].len / 2;

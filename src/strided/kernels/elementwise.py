@@ -695,19 +695,29 @@ def half_into(code: int, x: Any, y: Any, out: np.ndarray, alpha: float = 0.0) ->
     alike and densely (all row-major or all column-major), or an operand overlaps ``out``
     otherwise than as the same elements (in place)."""
     k = native.half()
-    if (k is None or type(x) is not np.ndarray or type(y) is not np.ndarray or out.dtype != _F16
-            or x.dtype != _F16 or y.dtype != _F16 or x.shape != out.shape or y.shape != out.shape
-            or not out.flags.writeable):
+    if k is None or out.dtype != _F16 or (runs := paired_runs(x, y, out)) is None:
         return False
+    k.binary(code, *runs, alpha)
+    return True
+
+
+def paired_runs(x: Any, y: Any, out: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """``(x, y, out)`` as three C-contiguous arrays whose elements pair up along memory (the
+    transposes of three column-major ones), for a compiled loop over one flat run: None unless x
+    and y are arrays of ``out``'s dtype and shape, all three laid out alike and densely (all
+    row-major or all column-major), ``out`` writable and overlapping an operand only as the same
+    elements (in place)."""
+    if (type(x) is not np.ndarray or type(y) is not np.ndarray or x.dtype != out.dtype or y.dtype != out.dtype
+            or x.shape != out.shape or y.shape != out.shape or not out.flags.writeable):
+        return None
     if not (x.flags.c_contiguous and y.flags.c_contiguous and out.flags.c_contiguous):
         if not (x.flags.f_contiguous and y.flags.f_contiguous and out.flags.f_contiguous):
-            return False
+            return None
         x, y, out = x.T, y.T, out.T  # (column-major: the same elements pair up along memory)
     for v in (x, y):
         if v.ctypes.data != out.ctypes.data and np.may_share_memory(v, out):
-            return False
-    k.binary(code, x, y, out, alpha)
-    return True
+            return None
+    return x, y, out
 
 
 def exact_loop(code: int) -> Callable[[np.ndarray, np.ndarray], np.ndarray | None]:

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from . import native
-from .elementwise import _F16, half_into
+from .elementwise import _F16, half_into, paired_runs
 from .torch_loops import GRAIN_SIZE, HALF_STEP, parallel_chunks, torch_threads
 
 __all__ = ["bf16_chunk", "bf16_into", "reduced_loop"]
@@ -38,18 +38,9 @@ def bf16_into(code: int, x: Any, y: Any, out: np.ndarray, alpha: float = 0.0) ->
     otherwise than element for element: True when it ran; False (nothing written) where the kernel
     is not built or off here, or the operands are not such arrays."""
     k = native.half()
-    dt = out.dtype
-    if (k is None or type(x) is not np.ndarray or type(y) is not np.ndarray or x.dtype != dt or y.dtype != dt
-            or x.shape != out.shape or y.shape != out.shape or not out.flags.writeable):
+    if k is None or out.dtype.kind != "V" or (runs := paired_runs(x, y, out)) is None:  # (bfloat16: "V")
         return False
-    if not (x.flags.c_contiguous and y.flags.c_contiguous and out.flags.c_contiguous):
-        if not (x.flags.f_contiguous and y.flags.f_contiguous and out.flags.f_contiguous):
-            return False
-        x, y, out = x.T, y.T, out.T  # (column-major: the same elements pair up along memory)
-    for v in (x, y):
-        if v.ctypes.data != out.ctypes.data and np.may_share_memory(v, out):
-            return False
-    return bool(k.bf16(x, y, out, code, alpha, bf16_chunk(out.size), HALF_STEP))
+    return bool(k.bf16(*runs, code, alpha, bf16_chunk(out.size), HALF_STEP))
 
 
 def _fresh(x: np.ndarray, y: np.ndarray, code: int) -> np.ndarray | None:
