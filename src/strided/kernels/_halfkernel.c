@@ -1,4 +1,5 @@
-/* strided.kernels._halfkernel: float16 elementwise arithmetic in one pass, NumPy's bits.
+/* strided.kernels._halfkernel: float16 elementwise arithmetic in one pass, NumPy's bits; bfloat16's
+ * (bf16, below), PyTorch's bits.
  *
  * NumPy's float16 add/sub/mul/div loops convert each element to float32 (npy_half_to_float),
  * compute in float32 and round back (npy_float_to_half), one scalar call per conversion: about
@@ -118,7 +119,80 @@ WIDE static void loop_avx2(int op, const uint16_t *x, const uint16_t *y, uint16_
 }
 #endif
 
+
+/* ---- bfloat16: PyTorch's bits ----
+ *
+ * PyTorch's CPU add/sub/mul/div of bfloat16 tensors convert each element to float32 (exact: the
+ * word shifted up), compute in float32 and round back to nearest even; the two loops differ only
+ * in a NaN's bits: its vector loop (2 * Vectorized<BFloat16>::size() = 32 elements a step under
+ * the AVX2 capability, cvtfp32_bf16) makes every NaN 0xFFFF, its scalar loop (a chunk's last
+ * len % 32 elements, c10::BFloat16's round_to_nearest_even) 0x7FC0 (kernels/reduced_nans.py).
+ * fma: fmaf(alpha, x, y) rounded once (PyTorch's vectorised ``fmadd(b, alpha, a)``; alpha * b of
+ * two bfloat16 values is exact in float32, so ``a + float(alpha * b)`` is the same number). */
+static inline float bf2f(uint16_t h) { return bits_f((uint32_t)h << 16); }
+
+static inline uint16_t f2bf(float f, uint16_t nan)
+{
+    uint32_t u = f_bits(f);
+    uint16_t r = (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16); /* (an overflow carries into inf) */
+    return f != f ? nan : r;
+}
+
+#define BF_BODY                                                                                    \
+    switch (op) {                                                                                  \
+    case ADD: for (Py_ssize_t i = 0; i < n; i++) out[i] = f2bf(bf2f(x[i]) + bf2f(y[i]), nan); break; \
+    case SUB: for (Py_ssize_t i = 0; i < n; i++) out[i] = f2bf(bf2f(x[i]) - bf2f(y[i]), nan); break; \
+    case MUL: for (Py_ssize_t i = 0; i < n; i++) out[i] = f2bf(bf2f(x[i]) * bf2f(y[i]), nan); break; \
+    case DIV: for (Py_ssize_t i = 0; i < n; i++) out[i] = f2bf(bf2f(x[i]) / bf2f(y[i]), nan); break; \
+    case FMA: for (Py_ssize_t i = 0; i < n; i++) out[i] = f2bf(fmaf(alpha, bf2f(x[i]), bf2f(y[i])), nan); break; \
+    }
+
+static void bf_base(int op, const uint16_t *x, const uint16_t *y, uint16_t *out, Py_ssize_t n, float alpha,
+                    uint16_t nan)
+{
+    BF_BODY
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+WIDE static void bf_avx2(int op, const uint16_t *x, const uint16_t *y, uint16_t *out, Py_ssize_t n, float alpha,
+                         uint16_t nan)
+{
+    BF_BODY
+}
+#endif
+
+static void (*bf_loop)(int, const uint16_t *, const uint16_t *, uint16_t *, Py_ssize_t, float, uint16_t) = bf_base;
+
+/* PyTorch's loops over one row of n elements cut in chunks of ``chunk`` (at::parallel_for's; n: one
+ * chunk): in each, the vector loop's whole steps of ``step``, then the scalar loop's rest. */
+static void bf_rows(int op, const uint16_t *x, const uint16_t *y, uint16_t *out, Py_ssize_t n, float alpha,
+                    Py_ssize_t chunk, Py_ssize_t step)
+{
+    if (chunk <= 0)
+        chunk = n > 0 ? n : 1;
+    for (Py_ssize_t s = 0; s < n; s += chunk) {
+        Py_ssize_t len = n - s < chunk ? n - s : chunk;
+        Py_ssize_t body = step > 0 ? len - len % step : 0;
+        bf_loop(op, x + s, y + s, out + s, body, alpha, 0xffffu);
+        bf_loop(op, x + s + body, y + s + body, out + s + body, len - body, alpha, 0x7fc0u);
+    }
+}
+
 static void (*loop)(int, const uint16_t *, const uint16_t *, uint16_t *, Py_ssize_t, float) = loop_base;
+
+/* The C-contiguous buffers of objs[0..n-1], the last one writable (the output): 0, or -1 with
+ * the error set and none held. */
+static int get_runs(PyObject *const *objs, Py_buffer *b, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (PyObject_GetBuffer(objs[i], &b[i], PyBUF_C_CONTIGUOUS | (i == n - 1 ? PyBUF_WRITABLE : 0)) < 0) {
+            while (i-- > 0)
+                PyBuffer_Release(&b[i]);
+            return -1;
+        }
+    }
+    return 0;
+}
 
 /* binary(op, x, y, out[, alpha]): out[i] = x[i] op y[i] over n float16 elements (op 0-3: add,
  * sub, mul, div; 4: fmaf(alpha, x[i], y[i])); x, y, out C-contiguous buffers of n * 2 bytes (out
@@ -135,17 +209,9 @@ static PyObject *binary(PyObject *self, PyObject *args)
         return NULL;
     }
     Py_buffer b[3];
-    if (PyObject_GetBuffer(xo, &b[0], PyBUF_C_CONTIGUOUS) < 0)
+    PyObject *objs[3] = {xo, yo, oo};
+    if (get_runs(objs, b, 3) < 0)
         return NULL;
-    if (PyObject_GetBuffer(yo, &b[1], PyBUF_C_CONTIGUOUS) < 0) {
-        PyBuffer_Release(&b[0]);
-        return NULL;
-    }
-    if (PyObject_GetBuffer(oo, &b[2], PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) {
-        PyBuffer_Release(&b[0]);
-        PyBuffer_Release(&b[1]);
-        return NULL;
-    }
     PyObject *res = NULL;
     if (b[0].len != b[2].len || b[1].len != b[2].len || b[2].len % 2) {
         PyErr_SetString(PyExc_ValueError, "binary: buffers of different lengths");
@@ -163,6 +229,120 @@ static PyObject *binary(PyObject *self, PyObject *args)
     return res;
 }
 
+/* bf16(x, y, out, op[, alpha, chunk, step]): out[i] = x[i] op y[i] over n bfloat16 elements
+ * (op as binary's), PyTorch's bits: its rows cut in chunks of ``chunk`` elements (0: one), each
+ * NaN 0xFFFF in a chunk's vector steps of ``step`` (default 32), 0x7FC0 in its rest. x, y, out
+ * C-contiguous buffers of n * 2 bytes (out writable; out may be x or y, element for element).
+ * Returns True; False (nothing written) where the lengths differ (the caller's other path). */
+static PyObject *bf16(PyObject *self, PyObject *args)
+{
+    int op;
+    PyObject *xo, *yo, *oo;
+    double alpha = 0.0;
+    Py_ssize_t chunk = 0, step = 32;
+    if (!PyArg_ParseTuple(args, "OOOi|dnn:bf16", &xo, &yo, &oo, &op, &alpha, &chunk, &step))
+        return NULL;
+    if (op < 0 || op >= OPS) {
+        PyErr_SetString(PyExc_ValueError, "bf16: unknown op");
+        return NULL;
+    }
+    Py_buffer b[3];
+    PyObject *objs[3] = {xo, yo, oo};
+    if (get_runs(objs, b, 3) < 0)
+        return NULL;
+    int ok = b[0].len == b[2].len && b[1].len == b[2].len && b[2].len % 2 == 0;
+    if (ok) {
+        float a = (float)alpha;
+        Py_ssize_t n = b[2].len / 2;
+        if (n < 4096) { /* (a small row: the thread switch would cost more than the loop) */
+            bf_rows(op, (const uint16_t *)b[0].buf, (const uint16_t *)b[1].buf, (uint16_t *)b[2].buf, n, a, chunk, step);
+        } else {
+            Py_BEGIN_ALLOW_THREADS
+            bf_rows(op, (const uint16_t *)b[0].buf, (const uint16_t *)b[1].buf, (uint16_t *)b[2].buf, n, a, chunk, step);
+            Py_END_ALLOW_THREADS
+        }
+    }
+    for (int i = 0; i < 3; i++)
+        PyBuffer_Release(&b[i]);
+    return PyBool_FromLong(ok);
+}
+
+/* PyTorch's VML-style bfloat16 kernels (IMPLEMENT_FLOAT_KERNEL: every element, a tail included,
+ * through its vector conversion) make every NaN 0xFFFF (kernels/reduced_nans.py). */
+static inline uint16_t nan_ones(uint16_t w) { return (w & 0x7fffu) > 0x7f80u ? 0xffffu : w; }
+
+#define BF_UNARY_BODY                                                                              \
+    for (Py_ssize_t i = 0; i < n; i++)                                                             \
+        out[i] = f2bf(sqrtf(bf2f(x[i])), 0xffffu);
+
+static void bf_sqrt_base(const uint16_t *x, uint16_t *out, Py_ssize_t n) { BF_UNARY_BODY }
+#if defined(__x86_64__) && defined(__GNUC__)
+WIDE static void bf_sqrt_avx2(const uint16_t *x, uint16_t *out, Py_ssize_t n) { BF_UNARY_BODY }
+#endif
+
+static void nan_ones_base(uint16_t *w, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++)
+        w[i] = nan_ones(w[i]);
+}
+#if defined(__x86_64__) && defined(__GNUC__)
+WIDE static void nan_ones_avx2(uint16_t *w, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++)
+        w[i] = nan_ones(w[i]);
+}
+#endif
+
+static void (*bf_sqrt)(const uint16_t *, uint16_t *, Py_ssize_t) = bf_sqrt_base;
+static void (*nan_ones_loop)(uint16_t *, Py_ssize_t) = nan_ones_base;
+
+/* bf16_sqrt(x, out): out[i] = sqrt(x[i]) of n bfloat16 elements, PyTorch's bits: float32's
+ * correctly rounded root rounded to nearest even, every NaN 0xFFFF. x, out C-contiguous buffers
+ * of n * 2 bytes (out writable; may be x). Returns True; False (nothing written) where the
+ * lengths differ. */
+static PyObject *bf16_sqrt(PyObject *self, PyObject *args)
+{
+    PyObject *xo, *oo;
+    if (!PyArg_ParseTuple(args, "OO:bf16_sqrt", &xo, &oo))
+        return NULL;
+    Py_buffer b[2];
+    PyObject *objs[2] = {xo, oo};
+    if (get_runs(objs, b, 2) < 0)
+        return NULL;
+    int ok = b[0].len == b[1].len && b[1].len % 2 == 0;
+    if (ok) {
+        Py_ssize_t n = b[1].len / 2;
+        if (n < 4096) {
+            bf_sqrt((const uint16_t *)b[0].buf, (uint16_t *)b[1].buf, n);
+        } else {
+            Py_BEGIN_ALLOW_THREADS
+            bf_sqrt((const uint16_t *)b[0].buf, (uint16_t *)b[1].buf, n);
+            Py_END_ALLOW_THREADS
+        }
+    }
+    PyBuffer_Release(&b[0]);
+    PyBuffer_Release(&b[1]);
+    return PyBool_FromLong(ok);
+}
+
+/* nan_ones(a): every NaN word of the bfloat16 array a (any buffer of 2-byte words; a
+ * C-contiguous one) made 0xFFFF, in place; returns a. */
+static PyObject *nan_ones_py(PyObject *self, PyObject *arg)
+{
+    Py_buffer b;
+    if (PyObject_GetBuffer(arg, &b, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0)
+        return NULL;
+    if (b.len % 2) {
+        PyBuffer_Release(&b);
+        PyErr_SetString(PyExc_ValueError, "nan_ones: not 2-byte words");
+        return NULL;
+    }
+    nan_ones_loop((uint16_t *)b.buf, b.len / 2);
+    PyBuffer_Release(&b);
+    Py_INCREF(arg);
+    return arg;
+}
+
 /* select(wide): the AVX2+FMA copy (where the CPU has it) or the baseline one; returns which
  * runs ("avx2" or "baseline"). For the tests: both copies give the same bits. */
 static PyObject *select_copy(PyObject *self, PyObject *args)
@@ -171,9 +351,16 @@ static PyObject *select_copy(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "p:select", &wide))
         return NULL;
     loop = loop_base;
+    bf_loop = bf_base;
+    bf_sqrt = bf_sqrt_base;
+    nan_ones_loop = nan_ones_base;
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (wide && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c"))
+    if (wide && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c")) {
         loop = loop_avx2;
+        bf_loop = bf_avx2;
+        bf_sqrt = bf_sqrt_avx2;
+        nan_ones_loop = nan_ones_avx2;
+    }
     if (loop == loop_avx2)
         return PyUnicode_FromString("avx2");
 #endif
@@ -183,20 +370,27 @@ static PyObject *select_copy(PyObject *self, PyObject *args)
 static PyMethodDef methods[] = {
     {"select", select_copy, METH_VARARGS, "select(wide): the AVX2+FMA loop copy (where the CPU has it) or the baseline; returns its name"},
     {"binary", binary, METH_VARARGS, "binary(op, x, y, out[, alpha]): float16 add/sub/mul/div/fma in float32, NumPy's bits"},
+    {"bf16_sqrt", bf16_sqrt, METH_VARARGS, "bf16_sqrt(x, out): bfloat16 sqrt through float32, PyTorch's bits (NaN 0xFFFF)"},
+    {"nan_ones", nan_ones_py, METH_O, "nan_ones(a): every bfloat16 NaN of a made 0xFFFF in place; returns a"},
+    {"bf16", bf16, METH_VARARGS, "bf16(x, y, out, op[, alpha, chunk, step]): bfloat16 add/sub/mul/div/fma in float32, PyTorch's bits"},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "strided.kernels._halfkernel",
-    "float16 elementwise arithmetic in one vectorised pass (NumPy's bits)", -1, methods,
+    "float16 (NumPy's bits) and bfloat16 (PyTorch's bits) elementwise arithmetic in one vectorised pass", -1, methods,
 };
 
 PyMODINIT_FUNC PyInit__halfkernel(void)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c"))
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c")) {
         loop = loop_avx2;
+        bf_loop = bf_avx2;
+        bf_sqrt = bf_sqrt_avx2;
+        nan_ones_loop = nan_ones_avx2;
+    }
 #endif
     return PyModule_Create(&module);
 }

@@ -687,45 +687,37 @@ def float32_loop(code: int) -> Callable[[np.ndarray, np.ndarray], np.ndarray | N
 HALF_OPS = {np.add: 0, np.subtract: 1, np.multiply: 2, np.true_divide: 3}
 
 
-def half_loop(code: int) -> Callable[[np.ndarray, np.ndarray], np.ndarray | None]:
-    """The compiled float16 loop ``code`` (0 add, 1 sub, 2 mul, 3 div: each element through
-    float32 and back, NumPy's float16 ufunc's bits, NaN payloads included; see _halfkernel.c) as a
-    two-operand kernel (a BinaryOp's ``native``): a fresh array for two contiguous float16 arrays
-    of one shape, None where the kernel is not built, off in this context, or refuses them.
-
-    >>> r = half_loop(0)(np.array([1.0, 65504.0], np.float16), np.array([0.5, 65504.0], np.float16))
-    >>> r is None or r.tolist() == [1.5, float("inf")]
-    True
-    """
-    return functools.partial(_half_fresh, code=code)
-
-
-def _half_fresh(x: np.ndarray, y: np.ndarray, code: int) -> np.ndarray | None:
-    res = np.empty(x.shape, _F16)
-    return res if half_into(code, x, y, res) else None
-
-
 def half_into(code: int, x: Any, y: Any, out: np.ndarray, alpha: float = 0.0) -> bool:
     """``out[...] = x op y`` for float16 arrays by the compiled half kernel (``code`` as
-    :func:`half_loop`'s; 4: ``fma(alpha, x, y)`` in float32, rounded once to float16, as
+    kernels.reduced_arith.reduced_loop's; 4: ``fma(alpha, x, y)`` in float32, rounded once to float16, as
     ``strided.kernels.fused.fma``): True when it ran; False (nothing written) when the kernel is
     not built or off here, or the operands are not three float16 arrays of one shape laid out
     alike and densely (all row-major or all column-major), or an operand overlaps ``out``
     otherwise than as the same elements (in place)."""
     k = native.half()
-    if (k is None or type(x) is not np.ndarray or type(y) is not np.ndarray or out.dtype != _F16
-            or x.dtype != _F16 or y.dtype != _F16 or x.shape != out.shape or y.shape != out.shape
-            or not out.flags.writeable):
+    if k is None or out.dtype != _F16 or (runs := paired_runs(x, y, out)) is None:
         return False
+    k.binary(code, *runs, alpha)
+    return True
+
+
+def paired_runs(x: Any, y: Any, out: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """``(x, y, out)`` as three C-contiguous arrays whose elements pair up along memory (the
+    transposes of three column-major ones), for a compiled loop over one flat run: None unless x
+    and y are arrays of ``out``'s dtype and shape, all three laid out alike and densely (all
+    row-major or all column-major), ``out`` writable and overlapping an operand only as the same
+    elements (in place)."""
+    if (type(x) is not np.ndarray or type(y) is not np.ndarray or x.dtype != out.dtype or y.dtype != out.dtype
+            or x.shape != out.shape or y.shape != out.shape or not out.flags.writeable):
+        return None
     if not (x.flags.c_contiguous and y.flags.c_contiguous and out.flags.c_contiguous):
         if not (x.flags.f_contiguous and y.flags.f_contiguous and out.flags.f_contiguous):
-            return False
+            return None
         x, y, out = x.T, y.T, out.T  # (column-major: the same elements pair up along memory)
     for v in (x, y):
         if v.ctypes.data != out.ctypes.data and np.may_share_memory(v, out):
-            return False
-    k.binary(code, x, y, out, alpha)
-    return True
+            return None
+    return x, y, out
 
 
 def exact_loop(code: int) -> Callable[[np.ndarray, np.ndarray], np.ndarray | None]:

@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from ...dtypes import bfloat16
 from ...kernels import memory, native
 from ...kernels.fpstate import QUIET, quiet_call
 from ...kernels.listeners import OPEN
@@ -138,6 +139,20 @@ def _shared_entries(table: dict[Any, tuple]) -> dict[Any, tuple]:
     return {d: seen.setdefault(tuple(map(id, entry)), entry) for d, entry in table.items()}
 
 
+class _LazyBfloat16:
+    """``np.empty``'s dtype argument for a bfloat16 kernel entry: ml_dtypes' dtype, looked up when a
+    result is made (a bfloat16 tensor exists then), not when strided is imported."""
+
+    __slots__ = ()
+
+    @property
+    def dtype(self) -> np.dtype:
+        return bfloat16.numpy
+
+
+_LAZY_BFLOAT16 = _LazyBfloat16()
+
+
 def kernel_entry(run: Callable[..., Any] | None, extra: tuple, dtype: np.dtype,
                  max_n: int = 1 << 62, whole: Any = None) -> tuple | None:
     """A unary front's compiled first pass: ``run(x, out, *extra)`` of the flat run ``x`` into
@@ -146,12 +161,16 @@ def kernel_entry(run: Callable[..., Any] | None, extra: tuple, dtype: np.dtype,
     tuple type): ``run(x, first, second, *extra)`` into two such results, returned as that tuple),
     made in C where the kernels are on in the caller's context
     (:func:`strided.kernels.native.disabled` off, no such block open: else the forward runs), ``x``
-    holds at most ``max_n`` elements and is aligned to ``dtype``; ``run``'s False answer, or a
+    holds at most ``max_n`` elements and is aligned to ``dtype`` (strided's bfloat16: ml_dtypes'
+    dtype, which ``import strided`` does not import, found when a result is made); ``run``'s False answer, or a
     refused ``x``, hands over to the entry's ``fn``. The contract on ``run``: exactly what the
     forward's fast path computes for ``x`` (its own compiled pass, called the same way). None
     (no first pass) where ``run`` is None (its module not built)."""
     if run is None:
         return None
+    if dtype is bfloat16:  # (ml_dtypes' dtype looked up when a result is made, not at import)
+        entry = (run, tuple(extra), _LAZY_BFLOAT16, int(max_n), 2)
+        return entry if whole is None else (*entry, whole)
     dtype = np.dtype(dtype)
     entry = (run, tuple(extra), dtype, int(max_n), dtype.alignment)
     return entry if whole is None else (*entry, whole)

@@ -69,7 +69,6 @@ from ...kernels.elementwise import (
     binary_into,
     float32_loop,
     half_into,
-    half_loop,
     int_pow_into,
     scalar_over_into,
     tensor_power,
@@ -81,9 +80,12 @@ from ...kernels.native import _compiled as _compiled_module
 from ...kernels.native import active as native_active
 from ...kernels.native import special as native_special
 from ...kernels.reduce import all_nonzero
+from ...kernels.reduced_arith import bf16_into, reduced_loop
+from ...kernels.reduced_nans import LOOP_SPLIT, flat_fix, has_nan, loop_nans, scalar_mask
 from ...kernels.tiles import EXACT, against_every_input, fused_against_both
 from ...kernels.torch_loops import (
     GRAIN_SIZE,
+    HALF_STEP,
     loop_positions,
     parallel_chunks,
     scalar_loop_mask,
@@ -172,6 +174,10 @@ class BinaryOp:
     # float32 / float64 kernel entry on two tensors' runs, that call from C without exact_loop's
     # Python (-1: none)
     exact_code: int = -1
+    # the compiled bfloat16 loop's code (kernels.reduced_arith: 0 add, 1 sub, 2 mul, 3 div) where
+    # ``native`` is that loop for bfloat16 too: the front's bfloat16 kernel entry on two tensors'
+    # runs of every size, PyTorch's bits, NaNs included (-1: none)
+    bf16_code: int = -1
 
 
 _F32_ONLY = frozenset((float32,))
@@ -181,16 +187,18 @@ _FLOATS = frozenset(d for d in _ALL if d.is_floating_point)
 _NO_BOOL = _ALL - {bool_}
 _INTS = frozenset(d for d in _ALL if not d.is_floating_point)
 
-# (float16's compiled loops: NumPy's float16 ufuncs convert each element by a scalar call, 8 ms for
-# 1M elements against 0.1-0.2 ms here; from 128 elements the call's setup is repaid)
-_F16_ONLY = frozenset((float16,))
-ADD = BinaryOp("add", np.add, fast=_ALL, symbol="+", native=half_loop(0), native_dtypes=_F16_ONLY, native_min=128)
-SUB = BinaryOp("sub", np.subtract, no_bool=True, fast=_NO_BOOL, symbol="-", native=half_loop(1),
-               native_dtypes=_F16_ONLY, native_min=128)
-MUL = BinaryOp("mul", np.multiply, fast=_ALL, opmath_scalar=True, reflect_as_forward=True, symbol="*",
-               native=half_loop(2), native_dtypes=_F16_ONLY, native_min=128)
-DIV = BinaryOp("div", np.true_divide, kind="div", fast=_FLOATS, opmath_scalar=True, symbol="/",
-               native=half_loop(3), native_dtypes=_F16_ONLY, native_min=128)
+# (float16's and bfloat16's compiled loops: NumPy's float16 ufuncs and ml_dtypes' bfloat16 ones
+# convert each element by a scalar call, 6-8 ms for 1M elements against 0.1-0.2 ms here; from 128
+# elements the call's setup is repaid; bfloat16's front entry takes every size: bf16_code)
+_REDUCED = frozenset((float16, bfloat16))
+ADD = BinaryOp("add", np.add, fast=_ALL | {bfloat16}, symbol="+", native=reduced_loop(0), native_dtypes=_REDUCED,
+               native_min=128, bf16_code=0)
+SUB = BinaryOp("sub", np.subtract, no_bool=True, fast=_NO_BOOL | {bfloat16}, symbol="-", native=reduced_loop(1),
+               native_dtypes=_REDUCED, native_min=128, bf16_code=1)
+MUL = BinaryOp("mul", np.multiply, fast=_ALL | {bfloat16}, opmath_scalar=True, reflect_as_forward=True, symbol="*",
+               native=reduced_loop(2), native_dtypes=_REDUCED, native_min=128, bf16_code=2)
+DIV = BinaryOp("div", np.true_divide, kind="div", fast=_FLOATS | {bfloat16}, opmath_scalar=True, symbol="/",
+               native=reduced_loop(3), native_dtypes=_REDUCED, native_min=128, bf16_code=3)
 FLOOR_DIVIDE = BinaryOp("floor_divide", np.floor_divide, kernel="div_floor_cpu", int_zero_check=True, fast=_FLOATS,
                         opmath_scalar=True, symbol="//", native=float32_loop(2), native_dtypes=_F32_ONLY,
                         native_min=64)
@@ -549,10 +557,14 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
             cd = compute.numpy
             x, y = (v if v.dtype == cd else quiet_call(v.astype, cd) for v in (np.asarray(x), np.asarray(y)))
             tail = _reduced_scalar_loop(op, a, b, x, y, alpha_np, out, target is None, loop_out)
-            scaled = quietly(np.multiply, y, f32(alpha_np if op is ADD else -alpha_np), dtype=f32)
-            binary_into(np.add, x, scaled, _view(out), np.dtype(f32), True, False)
+            scale = f32(alpha_np if op is ADD else -alpha_np)
+            # (the compiled fma(alpha, y, x) where the operands are one row: PyTorch's fmadd; else
+            # the product, exact in float32 but for an underflow or overflow, then the sum)
+            if not bf16_into(4, y, x, _view(out), float(scale)):
+                binary_into(np.add, x, quietly(np.multiply, y, scale, dtype=f32), _view(out), np.dtype(f32), True, False)
             if tail is not None:
                 _view(out)[tail[0]] = tail[1]
+            _bfloat16_loop_nans(op.name, a, b, out, target is None, loop_out)
             return out
         y = _scaled(y, alpha_np, compute)
     compare = op.kind == "compare"
@@ -574,8 +586,23 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
         _complex_mul_into(a, b, x, y, out, target is None, loop_out, compute,
                           aliased=target is not None and (target is a or target is b))
         return out
+    if op.bf16_code >= 0 and compute is bfloat16 and not cast and bf16_into(op.bf16_code, x, y, _view(out)):
+        return out  # (one row's bits, as the fast path's; ml_dtypes' ufunc converts element by element)
     binary_into(ufunc, x, y, _view(out), compute.numpy, cast, compare)
+    if out._dtype is bfloat16 and op.name in LOOP_SPLIT:
+        _bfloat16_loop_nans(op.name, a, b, out, target is None, loop_out)
     return out
+
+
+def _bfloat16_loop_nans(name: str, a: Any, b: Any, out: Tensor, fresh: bool, loop_out: Tensor | None) -> None:
+    """Give the NaNs of the bfloat16 result ``out`` of ``op(a, b)`` PyTorch's bits: 0xFFFF where
+    its vector loop computed them, 0x7FC0 in its scalar loop (:mod:`strided.kernels.reduced_nans`;
+    NumPy keeps the NaN's sign). Nothing to do (one test of the words) where there is no NaN."""
+    view = _view(out)
+    if not has_nan(view):
+        return
+    shape, strides, fresh = _loop_layout(out, fresh, loop_out)
+    loop_nans(view, scalar_mask(name, shape, strides, fresh, [_loop_operand(t, bfloat16) for t in (a, b)]))
 
 
 def _complex_mul_into(a: Any, b: Any, x: Any, y: Any, out: Tensor, fresh: bool, loop_out: Tensor | None,
@@ -1132,8 +1159,9 @@ def _with_extras(op: BinaryOp, a: Any, b: Any, alpha: Any, out: Any, name: str =
         # (PyTorch: an out its result cannot be cast to is refused before the kernel's dtype refusal)
         check_cast(_binary_dtypes(op, a, b)[1], out, op.name)
     # (alpha=, maximum/minimum, complex mul, div and pow: out's layout decides PyTorch's loop, so the bits)
-    loop_out = out if (alpha is not None or op.extreme or op is MUL or op is DIV or op is POW) \
-        and isinstance(out, Tensor) else None
+    # (and the bfloat16 NaN bits of kernels.reduced_nans' ops)
+    loop_out = out if (alpha is not None or op.extreme or op is MUL or op is DIV or op is POW
+                       or op.name in LOOP_SPLIT) and isinstance(out, Tensor) else None
     return write_out(out, _binary(op, a, b, None, alpha, loop_out), name or op.name, (a, b), plain_loop=True)
 
 
@@ -1239,6 +1267,9 @@ def _scalar_over_tensor(a: bool | int | float, b: Tensor, compute: DType) -> Ten
         # 1/0 is inf, and inf * (1-2j) is inf-infj where a complex reciprocal of 0j gives NaNs)
         recip = b._dtype if b._dtype.is_floating_point else default_float()
     scalar_over_into(_np_scalar(a, mul_dtype), _view(b), _view(out), recip.numpy, mul_dtype.numpy)
+    if compute is bfloat16 and has_nan(_view(out)):
+        # (the bits of the mul's loop, which rounds last, over the reciprocal's fresh result)
+        loop_nans(_view(out), scalar_loop_mask(shape, out._layout.strides, True, [(shape, first), None]))
     return out
 
 
@@ -1644,6 +1675,7 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str, raw: 
     native, native_dtypes, native_min = op.native, op.native_dtypes, op.native_min
     extreme = op.extreme
     pow_native = op.kind == "pow" and native is not None
+    loop_split = flat_fix(name) if name in LOOP_SPLIT else None  # (bfloat16 NaN bits: kernels.reduced_nans)
     guarded = None
 
     @records(rule)
@@ -1723,8 +1755,9 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str, raw: 
                 if len(x) != n:
                     raise outside_storage(input._storage.array, la)
             res = None
-            if native is not None and d in native_dtypes and n >= native_min and y.__class__ is np.ndarray:
-                res = native(x, y)  # (None: not built, off here, or refused)
+            if native is not None and d in native_dtypes and (n >= native_min or d is bfloat16) \
+                    and y.__class__ is np.ndarray:
+                res = native(x, y)  # (None: not built, off here, or refused; bfloat16: PyTorch's NaNs at every size)
             if res is None:
                 try:  # fpstate.quietly, inlined (a call is a tenth of a 1 µs op)
                     res = quiet_call(ufunc, x, y)
@@ -1732,6 +1765,8 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str, raw: 
                     res = quiet_retry(e, ufunc, x, y)
                 if extreme and d.is_floating_point:  # (the compiled loop's bits already)
                     torch_extremes.fix_flat(extreme, (x, y), res)
+                elif loop_split is not None and d is bfloat16:  # (PyTorch's NaN bits: kernels.reduced_nans)
+                    loop_split(x, y, res)
             t = adopted(res, lay, result_dtype or d)
             if OPEN:
                 report(name, (input, other), t)
@@ -1755,18 +1790,22 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str, raw: 
     if raw is not None:
         guarded = guards_itself(fn, raw, name)
 
-    broadcast = (pow_native, native_dtypes, slow, broadcast_ufunc, extreme, result_dtype, name)
+    broadcast = (pow_native, native_dtypes, slow, broadcast_ufunc, extreme, result_dtype, name, loop_split)
 
     # (the common call in C: the same fast path's functions on the same runs; see _support.front)
     def fix(x: np.ndarray, y: Any, res: np.ndarray) -> None:
         torch_extremes.fix_flat(extreme, (x, y), res)
 
-    table = {d: (ufunc, native if native is not None and d in native_dtypes else None, native_min, result_dtype,
-                 d in fast_scalar, fix if extreme and d.is_floating_point else None)
+    table = {d: (ufunc, native if native is not None and d in native_dtypes else None,
+                 0 if d is bfloat16 else native_min, result_dtype,
+                 d in fast_scalar, fix if extreme and d.is_floating_point
+                 else loop_split if d is bfloat16 else None)
              for d in fast} if ufunc is not None else {}
     entry = _float32_entry(op.entry_code) if op.entry_kernel is None else op.entry_kernel()
     if entry is not None and float32 in table and table[float32][1] is not None:
         table[float32] = (*table[float32], entry)
+    if op.bf16_code >= 0 and bfloat16 in table and (bf16 := _bf16_entry(op.bf16_code)) is not None:
+        table[bfloat16] = (*table[bfloat16], bf16)
     for d in (float32, float64) if op.exact_code >= 0 or native in _EXTREME_FRESH else ():
         exact = _exact_entry(op.exact_code, d) if op.exact_code >= 0 else _extreme_entry(native is _MAXIMUM_FRESH, d)
         if exact is not None and d in table and table[d][1] is not None and len(table[d]) == 6:
@@ -1780,7 +1819,7 @@ def _broadcast_rowmajor(a: Tensor, b: Tensor, la: L.Layout, lb: L.Layout, each: 
     native_dtypes, slow, broadcast_ufunc, extreme, result_dtype, name), as _fast_binary names
     them. (One module function and a tuple per op, not a closure per op: ~570 fewer objects for the
     collector to walk at exit over the ~70 binary entries.)"""
-    pow_native, native_dtypes, slow, broadcast_ufunc, extreme, result_dtype, name = each
+    pow_native, native_dtypes, slow, broadcast_ufunc, extreme, result_dtype, name, loop_split = each
     # Second fast path: two row-major tensors of one dtype but different shapes (a bias
     # add). PyTorch's output is then row-major too (unless it is empty), which is what
     # NumPy allocates for the broadcast: the ufunc gets reshaped flat runs, no view objects.
@@ -1823,6 +1862,9 @@ def _broadcast_rowmajor(a: Tensor, b: Tensor, la: L.Layout, lb: L.Layout, each: 
         torch_extremes.fix(extreme, (x, y), res, lambda: torch_extremes.loop_mask(
             res.shape, L.contiguous_strides(res.shape), True, [(la.shape, la.strides), (lb.shape, lb.strides)],
             res.dtype))
+    if loop_split is not None and a._dtype is bfloat16 and has_nan(res):  # (PyTorch's NaN bits: kernels.reduced_nans)
+        loop_nans(res, scalar_mask(name, res.shape, L.contiguous_strides(res.shape), True,
+                                   [(la.shape, la.strides), (lb.shape, lb.strides)]))
     t = adopted(res.ravel(), plan[6], result_dtype or a._dtype)  # (NumPy's result is C-contiguous)
     if OPEN:
         report(name, (a, b), t)
@@ -1840,6 +1882,16 @@ def _float32_entry(code: int) -> tuple | None:
     if k is None or not hasattr(k, "binary_float"):
         return None
     return kernel_entry(k.binary_float, (code,), np.float32)
+
+
+def _bf16_entry(code: int) -> tuple | None:
+    """The front's kernel entry of the compiled bfloat16 loop ``code`` (kernels.reduced_arith) into
+    a fresh bfloat16 run: PyTorch's bits for one row below its grain size (one chunk; a longer run
+    goes to the ``native`` pass, which cuts it as at::parallel_for); None where not built."""
+    k = _compiled_module("_halfkernel")
+    if k is None or not hasattr(k, "bf16"):
+        return None
+    return kernel_entry(k.bf16, (code, 0.0, 0, HALF_STEP), bfloat16, GRAIN_SIZE - 1)
 
 
 def _exact_entry(code: int, dtype: DType) -> tuple | None:

@@ -63,6 +63,7 @@ from ...kernels.fpstate import quiet_set as _quiet_set
 from ...kernels.memory import dense_run, outside_storage, reduced_cast_source
 from ...kernels.native import _compiled as _compiled_module
 from ...kernels.native import special
+from ...kernels.reduced_nans import VML_ALL_ONES, all_ones_nans
 from ...kernels.sleef import LIBM_EXP, exp_fresh, exp_kernel, flat_call, tanh_fresh, tanh_kernel
 from ...kernels.sleef import SIGMOID as SLEEF_SIGMOID
 from ...kernels.sleef import TANH as SLEEF_TANH
@@ -185,6 +186,8 @@ def _unary(op: UnaryOp, x: Any, target: Tensor | None = None) -> Tensor:
         op.compute(_view(x), _view(out), compute.numpy)
     finally:
         _quiet_reset(token)
+    if out._dtype is bfloat16 and op.name in VML_ALL_ONES:
+        all_ones_nans(_view(out))  # (PyTorch's vectorized conversion's NaN: kernels.reduced_nans)
     return out
 
 
@@ -199,6 +202,8 @@ def _dense_unary(op: UnaryOp, d: DType, run: np.ndarray, layout: L.Layout) -> Te
         op.compute(run, res, d.numpy)
     finally:
         _quiet_reset(token)
+    if d is bfloat16 and op.name in VML_ALL_ONES:
+        all_ones_nans(res)  # (PyTorch's vectorized conversion's NaN: kernels.reduced_nans)
     return adopted(res, layout, d)
 
 
@@ -277,6 +282,7 @@ def _fast_unary(op: UnaryOp, raw: Callable[..., Tensor] | None = None) -> Callab
     if op is TANH:  # (np.tanh but for float32: tanh from double, kernels.sleef.tanh_fresh)
         ufunc = tanh_fresh
     compute = op.compute
+    vml = name in VML_ALL_ONES  # (its bfloat16 NaNs are 0xFFFF: kernels.reduced_nans)
     guarded = None
 
     @records(name)
@@ -327,6 +333,8 @@ def _fast_unary(op: UnaryOp, raw: Callable[..., Tensor] | None = None) -> Callab
                             res = quiet_call(ufunc, arr) if zero is None else quiet_call(ufunc, arr, zero)
                         except RuntimeError as e:
                             res = quiet_retry(e, ufunc, arr) if zero is None else quiet_retry(e, ufunc, arr, zero)
+                        if vml and d is bfloat16:  # (PyTorch's vectorized NaN: kernels.reduced_nans)
+                            all_ones_nans(res)
                     t = adopted(res, layout, d)
                     if OPEN:
                         report(name, (input,), t)
@@ -340,16 +348,32 @@ def _fast_unary(op: UnaryOp, raw: Callable[..., Tensor] | None = None) -> Callab
     if raw is not None:
         guarded = guards_itself(fn, raw, name)
     # (the common call in C: the same fast path's function on the same run; see _support.front)
-    table = {d: (ufunc, ufunc is relu_array, None, _front_kernel(op, d)) for d in fast_dtypes} \
-        if ufunc is not None and zero is None else {}
+    # (bfloat16 of a VML-style op stays out of the C table: fn's fast path rewrites its NaNs)
+    # (bfloat16 of a VML-style op: the ufunc then its NaNs made 0xFFFF, or sqrt's compiled kernel)
+    table = {d: (_all_ones_after(ufunc) if vml and d is bfloat16 else ufunc, ufunc is relu_array, None,
+                 _front_kernel(op, d)) for d in fast_dtypes} if ufunc is not None and zero is None else {}
     return compiled_front(fn, 1, table, dense=fast_dtypes)  # (fn's dense_run path: a transpose in C too)
+
+
+def _all_ones_after(ufunc: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
+    """``ufunc`` of a flat bfloat16 run with PyTorch's vectorized NaN bits, every NaN 0xFFFF
+    (:mod:`strided.kernels.reduced_nans`): the front's function for a VML-style op's bfloat16."""
+    def run(x: np.ndarray) -> np.ndarray:
+        res = ufunc(x)
+        all_ones_nans(res)
+        return res
+
+    return run
 
 
 def _front_kernel(op: UnaryOp, d: DType) -> tuple | None:
     """The compiled pass the fast path's function makes on a small flat run of ``d`` (sigmoid:
     :func:`sigmoid_fresh`'s torch_loop; exp, tanh: :func:`exp_fresh` / :func:`tanh_fresh`'s float32
     kernel; sqrt: ``fp_sqrt``, np.sqrt's bits), for the front to make in C; None for the other ops
-    (their function runs)."""
+    (their function runs); bfloat16 sqrt: the compiled float32 root rounded, PyTorch's bits."""
+    if d is bfloat16 and op is SQRT:  # (PyTorch's bits, NaN 0xFFFF: kernels/_halfkernel.c bf16_sqrt)
+        k = _compiled_module("_halfkernel")
+        return kernel_entry(getattr(k, "bf16_sqrt", None) if k is not None else None, (), bfloat16)
     if d is not float32 and d is not float64:  # (and no d.numpy: bfloat16's imports ml_dtypes)
         return None
     if op is SIGMOID:

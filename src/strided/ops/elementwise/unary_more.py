@@ -27,6 +27,7 @@ from ... import layout as L
 from ...dispatch import OPEN, adopted, result
 from ...dtypes import (
     DType,
+    bfloat16,
     bool_,
     complex64,
     complex128,
@@ -44,6 +45,7 @@ from ...kernels import check_writable, complex_forms, native, npcore, special
 from ...kernels.elementwise import complex_abs, reciprocal_into
 from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set, quietly
 from ...kernels.memory import dense_run
+from ...kernels.reduced_nans import VML_ALL_ONES, all_ones_nans
 from ...kernels.torch_loops import GRAIN_SIZE, scalar_loop_mask, torch_vector_bytes
 from ...opdef import Kind, declare
 from ...tensor import Tensor
@@ -901,6 +903,8 @@ def _run(op: MoreUnary, x: Any, target: Tensor | None, args: tuple) -> Tensor:
             op.kernel(xv, _view(out), compute, d, *args)
     finally:
         quiet_reset(token)
+    if rt is bfloat16 and (op.canonical or op.name) in VML_ALL_ONES:
+        all_ones_nans(_view(out))  # (PyTorch's vectorized conversion's NaN: kernels.reduced_nans)
     return out
 
 

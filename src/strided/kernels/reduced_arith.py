@@ -1,0 +1,70 @@
+"""The compiled bfloat16 add/sub/mul/div (and ``alpha * y + x``) with PyTorch's bits, and the
+float16/bfloat16 two-operand kernel the binary ops' fast paths call (``strided.kernels._halfkernel``).
+
+PyTorch computes a bfloat16 add/sub/mul/div in float32 and rounds to nearest even; its vector
+loop (steps of :data:`~strided.kernels.torch_loops.HALF_STEP` elements) makes every NaN 0xFFFF,
+its scalar loop (each ``at::parallel_for`` chunk's last ``len % HALF_STEP`` elements) 0x7FC0
+(:mod:`strided.kernels.reduced_nans`). The compiled loop gives both natively, for one
+TensorIterator row: two flat runs in memory order.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from . import native
+from .elementwise import _F16, half_into, paired_runs
+from .torch_loops import GRAIN_SIZE, HALF_STEP, parallel_chunks, torch_threads
+
+__all__ = ["bf16_chunk", "bf16_into", "reduced_loop"]
+
+
+def bf16_chunk(n: int) -> int:
+    """The length of each ``at::parallel_for`` chunk PyTorch cuts a flat row of ``n`` elements into
+    (0: one chunk, below the grain size)."""
+    if n < GRAIN_SIZE:
+        return 0
+    return -(-n // parallel_chunks(n, torch_threads()))
+
+
+def bf16_into(code: int, x: Any, y: Any, out: np.ndarray, alpha: float = 0.0) -> bool:
+    """``out[...] = x op y`` (``code``: 0 add, 1 sub, 2 mul, 3 div; 4 ``fma(alpha, x, y)``) for
+    three bfloat16 arrays of one shape, all C-contiguous (one PyTorch row, NaNs by its loop split)
+    or all F-contiguous (elements paired the same), ``out`` writable and not overlapping an operand
+    otherwise than element for element: True when it ran; False (nothing written) where the kernel
+    is not built or off here, or the operands are not such arrays."""
+    k = native.half()
+    if k is None or out.dtype.kind != "V" or (runs := paired_runs(x, y, out)) is None:  # (bfloat16: "V")
+        return False
+    return bool(k.bf16(*runs, code, alpha, bf16_chunk(out.size), HALF_STEP))
+
+
+def _fresh(x: np.ndarray, y: np.ndarray, code: int) -> np.ndarray | None:
+    """``x op y`` into a fresh array (float16: NumPy's bits, bfloat16: PyTorch's), None where the
+    kernel refuses (not built, off here, other operands): the caller's ufunc then."""
+    res = np.empty(x.shape, x.dtype)
+    if x.dtype == _F16:
+        return res if half_into(code, x, y, res) else None
+    if x.dtype.kind != "V":
+        return None
+    return res if bf16_into(code, x, y, res) else None
+
+
+def reduced_loop(code: int) -> Callable[[np.ndarray, np.ndarray], np.ndarray | None]:
+    """The compiled float16/bfloat16 loop ``code`` (0 add, 1 sub, 2 mul, 3 div) as a two-operand
+    kernel (a BinaryOp's ``native``): a fresh array for two contiguous arrays of one shape and
+    dtype (float16: NumPy's ufunc's bits, NaN payloads included; bfloat16: PyTorch's, NaNs
+    included, for two flat runs in memory order), None where the kernel is not built, off in this
+    context, or refuses them.
+
+    >>> import ml_dtypes
+    >>> b = np.array([1.0, 3.0], ml_dtypes.bfloat16)
+    >>> r = reduced_loop(0)(b, b)
+    >>> r is None or r.astype(np.float32).tolist() == [2.0, 6.0]
+    True
+    """
+    return functools.partial(_fresh, code=code)
