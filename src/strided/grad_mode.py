@@ -675,6 +675,31 @@ def items_tracked(values: list | tuple) -> bool:
     return False
 
 
+_FUNCTION = type(lambda: None)
+
+
+def _wrap(wrapper: Callable, fwd: Callable) -> Callable:
+    """``functools.update_wrapper(wrapper, fwd)``, the same attributes in the same order, spelt
+    out for a plain Python ``fwd`` (every entry, guard and in-place entry of the import makes
+    one: ~650 calls, a fifth of update_wrapper's cost each); anything else goes to
+    ``update_wrapper`` itself (whose try/except covers attributes a builtin or partial lacks)."""
+    if fwd.__class__ is not _FUNCTION:
+        return functools.update_wrapper(wrapper, fwd)
+    wrapper.__module__ = fwd.__module__
+    wrapper.__name__ = fwd.__name__
+    wrapper.__qualname__ = fwd.__qualname__
+    wrapper.__doc__ = fwd.__doc__
+    wrapper.__annotations__ = fwd.__annotations__
+    wrapper.__dict__.update(fwd.__dict__)
+    wrapper.__wrapped__ = fwd  # type: ignore[attr-defined]
+    return wrapper
+
+
+def _wrapping(fwd: Callable) -> Callable[[Callable], Callable]:
+    """``functools.wraps(fwd)``, by :func:`_wrap`."""
+    return lambda wrapper: _wrap(wrapper, fwd)
+
+
 def track(fwd: Callable, maker: Maker, operands: str = "self", name: str | None = None, op: Any = "compute",
           key: str | None = None) -> Callable:
     """The entry of ``fwd``: ``fwd`` itself for tensors outside autograd, ``maker``'s node
@@ -703,7 +728,6 @@ def track(fwd: Callable, maker: Maker, operands: str = "self", name: str | None 
     if exact is not None:
         _tracked = exact
     elif operands == "dunder":
-        @functools.wraps(fwd)
         def _tracked(self: Any, other: Any) -> Any:
             fwd, maker, name, op, numpy, _slow_, Tensor, SUBS, _tracked = shared
             if OPEN and name is not None and reporting():
@@ -713,7 +737,6 @@ def track(fwd: Callable, maker: Maker, operands: str = "self", name: str | None 
                 return fwd(self, other)
             return _slow_(fwd, maker, (self, other), {})
     elif operands == "any":
-        @functools.wraps(fwd)
         def _tracked(*args: Any, **kwargs: Any) -> Any:
             fwd, maker, name, op, numpy, _slow_, Tensor, SUBS, _tracked = shared
             if kwargs and numpy is not None and not numpy[2].isdisjoint(kwargs):
@@ -724,7 +747,6 @@ def track(fwd: Callable, maker: Maker, operands: str = "self", name: str | None 
                 return fwd(*args, **kwargs)
             return _slow_(fwd, maker, args, kwargs)
     elif operands == "two":
-        @functools.wraps(fwd)
         def _tracked(self: Any, other: Any, *args: Any, **kwargs: Any) -> Any:
             fwd, maker, name, op, numpy, _slow_, Tensor, SUBS, _tracked = shared
             if kwargs and numpy is not None and not numpy[2].isdisjoint(kwargs):
@@ -737,7 +759,6 @@ def track(fwd: Callable, maker: Maker, operands: str = "self", name: str | None 
                 return fwd(self, other, *args, **kwargs)
             return _slow_(fwd, maker, (self, other, *args), kwargs)
     else:
-        @functools.wraps(fwd)
         def _tracked(self: Any, *args: Any, **kwargs: Any) -> Any:
             fwd, maker, name, op, numpy, _slow_, Tensor, SUBS, _tracked = shared
             if kwargs and numpy is not None and not numpy[2].isdisjoint(kwargs):
@@ -748,6 +769,8 @@ def track(fwd: Callable, maker: Maker, operands: str = "self", name: str | None 
             if (self.__class__ is not Tensor and self.__class__ not in SUBS) or self._ag is None:
                 return fwd(self, *args, **kwargs)
             return _slow_(fwd, maker, (self, *args), kwargs)
+    if exact is None:
+        _wrap(_tracked, fwd)
     shared[-1] = _tracked
     _tracked.__wrapped_maker__ = maker  # type: ignore[attr-defined]
     return _row_major_self(entry_front(_tracked, fwd, _FRONT_MODES[operands], numpy), fwd)
@@ -827,6 +850,7 @@ _FRONT_PLAIN = (int, float, bool, type(None), str, DType, MemoryFormat)
 _POSITIONAL_OR_KEYWORD, _POSITIONAL_ONLY, _VAR_POSITIONAL = (inspect.Parameter.POSITIONAL_OR_KEYWORD,
                                                              inspect.Parameter.POSITIONAL_ONLY,
                                                              inspect.Parameter.VAR_POSITIONAL)
+_KEYWORD_ONLY, _VAR_KEYWORD = inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.VAR_KEYWORD
 _EMPTY = inspect.Parameter.empty
 
 
@@ -915,16 +939,23 @@ def _exact(fwd: Callable, maker: Maker, operands: str = "self", name: str | None
     identity test per such parameter sends a call that used them to
     :func:`strided.numpy_keywords.call`, which renames them and calls the entry again."""
     params = _parameters(fwd)
-    if params is None:
+    if not params or params[0].kind is not _POSITIONAL_OR_KEYWORD:
         return None
     P = inspect.Parameter
-    if not params or params[0].kind is not P.POSITIONAL_OR_KEYWORD or any(
-            p.kind in (P.VAR_KEYWORD, P.POSITIONAL_ONLY) for p in params):
+    # (one pass over the parameters, the refusals and the form's key together: ~240 entries a run)
+    var_positional = False
+    signature = []
+    for p in params:
+        kind = p.kind
+        if kind is _VAR_KEYWORD or kind is _POSITIONAL_ONLY:
+            return None
+        if kind is _VAR_POSITIONAL:
+            var_positional = True
+        signature.append((p.name, kind, p.default is _EMPTY))
+    if operands == "any" and var_positional:
         return None
-    if operands == "any" and any(p.kind is P.VAR_POSITIONAL for p in params):
-        return None
-    takes_numpy = key is not None and not any(p.kind is P.VAR_POSITIONAL for p in params) and accepts(key)
-    shape = (operands, name is not None, takes_numpy, tuple((p.name, p.kind, p.default is P.empty) for p in params))
+    takes_numpy = key is not None and not var_positional and accepts(key)
+    shape = (operands, name is not None, takes_numpy, tuple(signature))
     form = _EXACT_FORMS.get(shape)
     if form is None:
         form = _EXACT_FORMS[shape] = _exact_form(params, operands, name is not None, takes_numpy)
@@ -947,7 +978,7 @@ def _exact(fwd: Callable, maker: Maker, operands: str = "self", name: str | None
         scope.update(PLAIN=_PLAIN, SEQUENCES=_SEQUENCES, items_tracked=items_tracked)
     # (ops share parameter lists: compiled once each, and kept between processes like a .pyc)
     exec(compiled(source, _GENERATED), scope)  # noqa: S102 - an entry with the forward's signature
-    return functools.wraps(fwd)(scope["_tracked"])
+    return _wrap(scope["_tracked"], fwd)
 
 
 # _exact's forms by the shape of a parameter list (operands, named, NumPy keywords taken, and each
@@ -1080,26 +1111,30 @@ def _read_parameters(fwd: Callable) -> list[_Param] | None:
     code = getattr(fwd, "__code__", None)
     if code is None or not isinstance(fwd, type(_parameters)):
         return None
-    P = inspect.Parameter
+    # (the kinds and the empty default as module constants: ~570 forwards a run, ~1,600 parameters)
+    empty = _EMPTY
     names = code.co_varnames
-    n_pos, n_kw = code.co_argcount, code.co_kwonlyargcount
+    n_pos, n_kw, flags = code.co_argcount, code.co_kwonlyargcount, code.co_flags
     defaults = fwd.__defaults__ or ()
     kwdefaults = fwd.__kwdefaults__ or {}
     out = []
     for i in range(code.co_posonlyargcount):
-        out.append(_Param(names[i], P.POSITIONAL_ONLY, P.empty))
+        out.append(_Param(names[i], _POSITIONAL_ONLY, empty))
     first_default = n_pos - len(defaults)
     for i in range(code.co_posonlyargcount, n_pos):
-        out.append(_Param(names[i], P.POSITIONAL_OR_KEYWORD, defaults[i - first_default] if i >= first_default
-                          else P.empty))
+        out.append(_Param(names[i], _POSITIONAL_OR_KEYWORD, defaults[i - first_default] if i >= first_default
+                          else empty))
     at = n_pos + n_kw
-    if code.co_flags & inspect.CO_VARARGS:
-        out.append(_Param(names[at], P.VAR_POSITIONAL, P.empty))
+    if flags & _CO_VARARGS:
+        out.append(_Param(names[at], _VAR_POSITIONAL, empty))
     for i in range(n_pos, n_pos + n_kw):
-        out.append(_Param(names[i], P.KEYWORD_ONLY, kwdefaults.get(names[i], P.empty)))
-    if code.co_flags & inspect.CO_VARKEYWORDS:
-        out.append(_Param(names[at + (1 if code.co_flags & inspect.CO_VARARGS else 0)], P.VAR_KEYWORD, P.empty))
+        out.append(_Param(names[i], _KEYWORD_ONLY, kwdefaults.get(names[i], empty)))
+    if flags & _CO_VARKEYWORDS:
+        out.append(_Param(names[at + (1 if flags & _CO_VARARGS else 0)], _VAR_KEYWORD, empty))
     return out
+
+
+_CO_VARARGS, _CO_VARKEYWORDS = inspect.CO_VARARGS, inspect.CO_VARKEYWORDS
 
 
 def track_inplace(fwd: Callable, name: str, reported: str | None = None, key: str | None = None) -> Callable:
@@ -1129,7 +1164,7 @@ def track_inplace(fwd: Callable, name: str, reported: str | None = None, key: st
     # last item is the entry itself, for its calls again)
     shared: list = [direct, numpy, reported, fwd, counted, name, Tensor, None]
 
-    @functools.wraps(fwd)
+    @_wrapping(fwd)
     def _inplace_op(self: Any, *args: Any, **kwargs: Any) -> Any:
         direct, numpy, reported, fwd, counted, name, Tensor, _inplace_op = shared
         if direct is not None and not OPEN:
@@ -1182,7 +1217,7 @@ def below_autograd(fwd: Callable) -> Callable:
 
     fresh = getattr(fwd, "__fresh__", None)
 
-    @functools.wraps(fwd)
+    @_wrapping(fwd)
     def _run(*args: Any, **kwargs: Any) -> Any:
         # a forward's fresh fast path (pure NumPy into fresh memory, entering no other op: grad
         # mode is nothing to it) first, when nobody listens and no keyword is given: the two
@@ -1222,7 +1257,7 @@ def guard(fwd: Callable, name: str, op: Any = None, operands: str = "self", key:
     # (one closure cell instead of seven: see track_inplace; the last item is the entry itself)
     shared: list = [op, numpy, name, operands, fwd, cuts, None]
 
-    @functools.wraps(fwd)
+    @_wrapping(fwd)
     def _guard(self: Any, *args: Any, **kwargs: Any) -> Any:
         op, numpy, name, operands, fwd, cuts, _guard = shared
         if OPEN and op is not None and reporting():
@@ -1259,7 +1294,7 @@ def guard_function(fwd: Callable, name: str, detached: str | None = None, op: An
     # (one closure cell instead of seven: see track_inplace; the last item is the entry itself)
     shared: list = [op, numpy, name, fwd, Tensor, hint, None]
 
-    @functools.wraps(fwd)
+    @_wrapping(fwd)
     def _guard(*args: Any, **kwargs: Any) -> Any:
         op, numpy, name, fwd, Tensor, hint, _guard = shared
         if OPEN and op is not None and reporting():
