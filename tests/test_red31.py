@@ -1,0 +1,111 @@
+"""Found by the session-31 hostile probes (saved tensors modified in place before backward,
+in-place ops on views of views, optimizers), each against PyTorch 2.13: autograd must raise
+PyTorch's "modified by an inplace operation" error where PyTorch does, never give a gradient
+computed from the modified values."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hs
+
+import strided
+
+torch = pytest.importorskip("torch")
+
+_INPLACE = "one of the variables needed for gradient computation has been modified by an inplace operation"
+
+
+def _outcome(lib, fn):
+    """('ok', gradient as float64 NumPy) or ('error', first line)."""
+    try:
+        g = fn(lib)
+    except RuntimeError as e:
+        return "error", str(e).splitlines()[0]
+    return "ok", g.detach().to(lib.float64).numpy()
+
+
+def _layout(lib, arr: np.ndarray, layout: str):
+    """(leaf, the same values seen through ``layout``)."""
+    if layout == "transposed" and arr.ndim >= 2:
+        leaf = lib.tensor(arr.T.copy(), dtype=lib.float64, requires_grad=True)
+        return leaf, leaf.t()
+    if layout == "sliced" and arr.ndim >= 1:
+        leaf = lib.tensor(np.repeat(arr, 2, axis=-1), dtype=lib.float64, requires_grad=True)
+        return leaf, leaf[..., ::2]
+    leaf = lib.tensor(arr, dtype=lib.float64, requires_grad=True)
+    return leaf, leaf
+
+
+# ---------------------------------------------------------------- prod saves its result
+
+@settings(max_examples=40, deadline=None)
+@given(shape=hs.sampled_from([(), (3,), (2, 3), (1, 4), (0, 3)]),
+       layout=hs.sampled_from(["contiguous", "transposed", "sliced"]),
+       dim=hs.sampled_from([None, 0, -1]), keepdim=hs.booleans(), seed=hs.integers(0, 2**16))
+def test_prod_result_modified_in_place_raises(shape, layout, dim, keepdim, seed):
+    """PyTorch's ProdBackward0/1 save the result: modifying it in place before backward raises;
+    strided read the modified result instead (``g * out / x``: a silently wrong gradient)."""
+    arr = np.random.default_rng(seed).uniform(0.5, 1.5, shape)
+    if dim is not None and not shape:
+        dim = None
+
+    def run(lib):
+        leaf, x = _layout(lib, arr, layout)
+        y = x * 1.0
+        out = y.prod() if dim is None else y.prod(dim, keepdim=keepdim)
+        out.mul_(2.0)
+        return lib.autograd.grad((out * 3.0).sum(), leaf)[0]
+
+    assert _outcome(strided, run)[0] == _outcome(torch, run)[0] == "error"
+    assert _INPLACE in _outcome(strided, run)[1]
+
+
+# ---------------------------------------------------------------- multi-output views, written through their base
+
+def _multi_output_case(lib, split: str, piece: int, nested: bool, write: str, ask: str):
+    x = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+    y = x * 1.0
+    pieces = {"unbind": lambda: y.unbind(0), "split": lambda: y.split(1), "chunk": lambda: y.chunk(2),
+              "split_sizes": lambda: y.split([1, 1])}[split]()
+    v = pieces[piece][0] if nested else pieces[piece]
+    if write == "base":
+        y.add_(1.0)
+    elif write == "base_no_grad":
+        with lib.no_grad():
+            y.add_(1.0)
+    else:  # another view of the base, not one of the pieces
+        y[:, 0].mul_(2.0)
+    if ask == "grad_fn":
+        return type(v.grad_fn).__name__
+    if ask == "is_leaf":
+        return v.is_leaf
+    return lib.autograd.grad((v * 2.0).sum(), x)[0].tolist()
+
+
+@pytest.mark.parametrize("split", ["unbind", "split", "chunk", "split_sizes"])
+@pytest.mark.parametrize("nested", [False, True])
+@pytest.mark.parametrize("write", ["base", "base_no_grad", "other_view"])
+@pytest.mark.parametrize("ask", ["grad_fn", "is_leaf", "grad"])
+def test_multi_output_view_after_base_written_raises(split, nested, write, ask):
+    """PyTorch refuses an output of unbind/split (or a view of one) once its base or another view
+    of the base was written in place (handle_view_on_rebase, indirect), when its history is asked
+    for; strided regenerated an AsStridedBackward0 and went on."""
+    outcome = {}
+    for lib in (torch, strided):
+        try:
+            outcome[lib] = ("ok", _multi_output_case(lib, split, 1, nested, write, ask))
+        except RuntimeError as e:
+            outcome[lib] = ("error", str(e).splitlines()[0])
+    assert outcome[torch][0] == "error"
+    assert outcome[strided] == outcome[torch]
+
+
+def test_multi_output_views_unwritten_still_differentiate():
+    """The refusal is only for a written base: the pieces' gradients are PyTorch's otherwise."""
+    for lib in (torch, strided):
+        x = lib.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        a, b = (x * 1.0).unbind(0)
+        g = lib.autograd.grad((a * 3.0 + b).sum(), x)[0]
+        assert g.tolist() == [[3.0, 3.0], [1.0, 1.0]]
