@@ -109,3 +109,54 @@ def test_multi_output_views_unwritten_still_differentiate():
         a, b = (x * 1.0).unbind(0)
         g = lib.autograd.grad((a * 3.0 + b).sum(), x)[0]
         assert g.tolist() == [[3.0, 3.0], [1.0, 1.0]]
+
+
+# ---------------------------------------------------------------- inputs PyTorch saves, written before backward
+
+def _idx(lib, data):
+    return lib.tensor(data, dtype=lib.int64)
+
+
+SAVED_INPUTS = {
+    # name: (forward(lib, a, b) on two (2, 3) non-leaf inputs, which of them to write in place)
+    "gather self": (lambda lib, a, b: a.gather(1, _idx(lib, [[2, 0], [1, 1]])), 0),
+    "take self": (lambda lib, a, b: a.take(_idx(lib, [0, 4, 4])), 0),
+    "take_along_dim self": (lambda lib, a, b: a.take_along_dim(_idx(lib, [[2, 0], [1, 1]]), 1), 0),
+    "take_along_dim flat self": (lambda lib, a, b: a.take_along_dim(_idx(lib, [5, 0])), 0),
+    "masked_select self": (lambda lib, a, b: a.masked_select(lib.tensor([True, False, True])), 0),
+    "index_add source": (lambda lib, a, b: a.index_add(1, _idx(lib, [0, 2, 0]), b), 1),
+    "index_copy source": (lambda lib, a, b: a.index_copy(1, _idx(lib, [2, 0, 1]), b), 1),
+    "put source": (lambda lib, a, b: a.put(_idx(lib, [0, 5]), b.reshape(-1)[:2]), 1),
+    "scatter_reduce sum self": (lambda lib, a, b: a.scatter_reduce(1, _idx(lib, [[2, 2, 0], [1, 0, 1]]), b, "sum"), 0),
+    "scatter_reduce sum src": (lambda lib, a, b: a.scatter_reduce(1, _idx(lib, [[2, 2, 0], [1, 0, 1]]), b, "mean"), 1),
+    "cummax self": (lambda lib, a, b: a.cummax(1)[0], 0),
+    "cummin self": (lambda lib, a, b: a.cummin(0)[0], 0),
+    "max_pool1d self": (lambda lib, a, b: lib.nn.functional.max_pool1d(a.unsqueeze(0), 2), 0),
+    "avg_pool2d self": (lambda lib, a, b: lib.nn.functional.avg_pool2d(a.reshape(1, 1, 2, 3), 2, 1), 0),
+    "layer_norm bias": (lambda lib, a, b: lib.nn.functional.layer_norm(a, (3,), b[0], b[1]), 1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SAVED_INPUTS))
+@pytest.mark.parametrize("how", ["whole", "view"])
+def test_saved_input_written_before_backward_raises(name, how):
+    """PyTorch saves these inputs (their sizes or values) with their versions: written in place
+    between forward and backward, backward raises; strided did not save them and went on (its
+    gradients did not read them: the same numbers, but no error where PyTorch has one)."""
+    fwd, which = SAVED_INPUTS[name]
+    arrs = [np.linspace(-1.0, 1.5, 6).reshape(2, 3), np.linspace(0.5, -0.7, 6).reshape(2, 3)]
+    outcome = {}
+    for lib in (torch, strided):
+        leaves = [lib.tensor(a, requires_grad=True) for a in arrs]
+        ins = [leaf * 1.0 for leaf in leaves]
+        out = fwd(lib, *ins)
+        target = ins[which] if how == "whole" else ins[which][0]
+        with lib.no_grad():
+            target.mul_(1.5)
+        try:
+            gs = lib.autograd.grad((out * 2.0).sum(), leaves, allow_unused=True)
+            outcome[lib] = ("ok", [None if g is None else g.tolist() for g in gs])
+        except RuntimeError as e:
+            outcome[lib] = ("error", str(e).splitlines()[0][:len(_INPLACE)])
+    assert outcome[torch] == ("error", _INPLACE)
+    assert outcome[strided] == outcome[torch]
