@@ -160,3 +160,48 @@ def test_saved_input_written_before_backward_raises(name, how):
             outcome[lib] = ("error", str(e).splitlines()[0][:len(_INPLACE)])
     assert outcome[torch] == ("error", _INPLACE)
     assert outcome[strided] == outcome[torch]
+
+
+# ---------------------------------------------------------------- factors PyTorch does not save
+
+FACTORS = {
+    # name: forward(lib, x, a, b); x always requires grad, a and b as the case says
+    "addcmul": lambda lib, x, a, b: x.addcmul(a, b, value=0.5),
+    "addcdiv": lambda lib, x, a, b: x.addcdiv(a, b, value=-2.0),
+    "lerp": lambda lib, x, a, b: x.lerp(a, b),
+    "addcmul_": lambda lib, x, a, b: (x * 1.0).addcmul_(a, b),
+    "lerp_": lambda lib, x, a, b: (x * 1.0).lerp_(a, b),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FACTORS))
+@pytest.mark.parametrize("grads", ["x", "x a", "x b", "x a b"])
+@pytest.mark.parametrize("written", ["a", "b"])
+def test_factor_written_before_backward_as_pytorch(name, grads, written):
+    """PyTorch saves addcmul's tensor2 only for tensor1's gradient (and tensor1 for tensor2's),
+    addcdiv's tensor1 only for tensor2's, lerp's self and end only for weight's: a factor outside
+    the graph may be written in place before backward (the gradients do not read it); strided
+    saved them all and raised. Where PyTorch raises, strided raises; else the same gradients."""
+    arrs = [np.linspace(-1.0, 1.0, 6).reshape(2, 3), np.linspace(0.5, 1.5, 6).reshape(2, 3),
+            np.linspace(0.2, 0.9, 3)]
+    outcome = {}
+    for lib in (torch, strided):
+        x = lib.tensor(arrs[0], requires_grad=True)
+        a = lib.tensor(arrs[1], requires_grad="a" in grads.split())
+        b = lib.tensor(arrs[2], requires_grad="b" in grads.split())
+        ins = [x] + [t for t, n in ((a, "a"), (b, "b")) if n in grads.split()]
+        a_, b_ = (a * 1.0 if a.requires_grad else a), (b * 1.0 if b.requires_grad else b)
+        y = FACTORS[name](lib, x, a_, b_)
+        with lib.no_grad():
+            (a_ if written == "a" else b_).mul_(1.5)
+        try:
+            gs = lib.autograd.grad((y * 3.0).sum(), ins)
+            outcome[lib] = ("ok", [g.tolist() for g in gs])
+        except RuntimeError as e:
+            outcome[lib] = ("error", str(e).splitlines()[0][:len(_INPLACE)])
+    assert outcome[strided][0] == outcome[torch][0]
+    if outcome[torch][0] == "ok":
+        for mine, theirs in zip(outcome[strided][1], outcome[torch][1]):
+            np.testing.assert_allclose(mine, theirs, rtol=1e-12)
+    else:
+        assert outcome[strided] == outcome[torch] == ("error", _INPLACE)
