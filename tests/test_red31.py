@@ -205,3 +205,23 @@ def test_factor_written_before_backward_as_pytorch(name, grads, written):
             np.testing.assert_allclose(mine, theirs, rtol=1e-12)
     else:
         assert outcome[strided] == outcome[torch] == ("error", _INPLACE)
+
+
+@pytest.mark.parametrize("view", ["real", "imag", "slice_real", "view_as_real"])
+def test_multi_output_view_through_real_parts_refuses_in_place(view):
+    """A ``real``/``imag``/``view_as_real`` view of a chunk of a complex tensor inherits the
+    chunk's refusal of in-place writes with grad mode on, as in PyTorch (strided lost it: those
+    views read the same bytes through a typed alias of the storage)."""
+    outcome = {}
+    for lib in (torch, strided):
+        x = lib.tensor([1 + 1j, 2 + 2j, 3 + 3j, 4 + 4j], requires_grad=True)
+        piece = x.clone().chunk(2)[0]
+        v = {"real": lambda: piece.real, "imag": lambda: piece.imag, "slice_real": lambda: piece[::2].real,
+             "view_as_real": lambda: lib.view_as_real(piece)}[view]()
+        try:
+            v.mul_(2.0)
+            outcome[lib] = "ok"
+        except RuntimeError as e:
+            outcome[lib] = str(e).splitlines()[0]
+    assert outcome[torch] != "ok"
+    assert outcome[strided] == outcome[torch]
