@@ -19,6 +19,13 @@ findings become tests. Run from the root of the tree::
 It prints one line per case that differs (``FAR`` beyond tolerance, ``NAN`` NaN/inf positions,
 ``META`` dtype/shape/None-ness, ``ERR`` error classes, ``ULP`` within tolerance but not bit equal)
 and a count per kind.
+
+``--versions`` probes the saved tensors instead: each sample runs on non-leaf copies of its
+inputs, then (under no_grad) one output or one input is multiplied by 1.5 in place before the
+first derivative. PyTorch raises "modified by an inplace operation" exactly where its node saved
+that tensor; a ``VERSION`` line is a case where one library raises and the other does not, a
+``SILENT`` line one where strided did not raise and its gradient changed with the write (it read
+the written values: a wrong gradient, the worst kind).
 """
 
 from __future__ import annotations
@@ -225,9 +232,13 @@ def main() -> None:
     ap.add_argument("--ops", default="")
     ap.add_argument("--dtypes", default=",".join(DTYPES))
     ap.add_argument("--quiet-ulp", action="store_true")
+    ap.add_argument("--versions", action="store_true", help="probe the saved tensors' version checks")
     args = ap.parse_args()
     rng = np.random.default_rng(args.seed)
     ops = set(args.ops.split(",")) if args.ops else None
+    if args.versions:
+        versions(rng, ops, [DTYPES[d] for d in args.dtypes.split(",")])
+        return
     kinds: Counter = Counter()
     per_op: Counter = Counter()
     todo = cases(rng, args.draws, ops, [DTYPES[d] for d in args.dtypes.split(",")])
@@ -247,6 +258,68 @@ def main() -> None:
         kinds["cases"] += 1
     print("counts:", dict(kinds))
     print("ops with FAR/NAN/META/ERR:", dict(per_op.most_common()))
+
+
+def _written(L: Any, F: Any, sample: Sample, arrs: list, dtype: str, what: str, k: int, write: bool) -> Any:
+    """The first derivatives of ``sample`` on non-leaf copies of its inputs, after output ``k``
+    (``what == "out"``) or input ``k`` was multiplied by 1.5 in place under no_grad (if
+    ``write``): a list of arrays or None, "skip" where there is no such tensor, or ("error", text)."""
+    leaves = [L.tensor(a, dtype=getattr(L, dtype), requires_grad=True) for a in arrs]
+    ins = [leaf.clone() for leaf in leaves]
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            outs = [o for o in _floats(sample.call(L, F, *ins)) if o.requires_grad]
+    except Exception:  # noqa: BLE001 - the forward's errors are the other mode's business
+        return "skip"
+    pool = outs if what == "out" else ins
+    if k >= len(pool) or not outs:
+        return "skip"
+    if write:
+        try:
+            with L.no_grad():
+                pool[k].mul_(1.5)
+        except RuntimeError:  # (an output that cannot be written: expanded, a view of several)
+            return "skip"
+    # (a loss linear in the outputs: its derivative with respect to them does not read them;
+    # errors compared by their first line: an unbind piece's history refused counts as raised too)
+    try:
+        terms = [(o * L.tensor(np.resize(np.linspace(-1, 2, 17), tuple(o.shape)), dtype=o.dtype)).sum()
+                 for o in outs]
+        grads = L.autograd.grad(sum(_real(t) for t in terms), leaves, allow_unused=True)
+    except RuntimeError as e:
+        return ("error", str(e).splitlines()[0][:100])
+    return [None if _record(L, g) is None else _record(L, g)[2] for g in grads]
+
+
+def versions(rng: np.random.Generator, ops: set | None, dtypes: list) -> None:
+    """The ``--versions`` probe (see the module docstring): a line per difference and a count."""
+    kinds: Counter = Counter()
+    for sample in SAMPLES:
+        if sample.diverges or (ops and sample.op not in ops):
+            continue
+        name = sample.op + (f"-{sample.label}" if sample.label else "")
+        for dtype in dtypes:
+            arrs = [_draw(rng, sample.domain, s, "complex" in dtype) for s in sample.shapes]
+            for what, k in [("out", k) for k in range(3)] + [("in", k) for k in range(len(sample.shapes))]:
+                theirs = _written(torch, TF, sample, arrs, dtype, what, k, True)
+                mine = _written(st, SF, sample, arrs, dtype, what, k, True)
+                if theirs == "skip" or mine == "skip":
+                    continue
+                kinds["cases"] += 1
+                raised = [isinstance(r, tuple) and "modified" in r[1] for r in (theirs, mine)]
+                if raised[0] != raised[1]:
+                    kinds["VERSION"] += 1
+                    print(f"VERSION {name} {dtype} {what}[{k}]: raises torch {raised[0]} strided {raised[1]}", flush=True)
+                if isinstance(mine, list):
+                    clean = _written(st, SF, sample, arrs, dtype, what, k, False)
+                    if isinstance(clean, list) and any(
+                            (p is None) != (q is None) or (p is not None and not np.allclose(p, q, equal_nan=True))
+                            for p, q in zip(clean, mine)):
+                        kinds["SILENT"] += 1
+                        print(f"SILENT {name} {dtype} {what}[{k}]: strided's gradient read the written values",
+                              flush=True)
+    print("counts:", dict(kinds))
 
 
 if __name__ == "__main__":

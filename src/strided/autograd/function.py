@@ -22,6 +22,7 @@ from collections.abc import Callable
 from types import FunctionType
 from typing import Any
 
+from ..dispatch import storage_root
 from ..grad_mode import (
     INFERENCE_STORAGES,
     INSIDE,
@@ -149,8 +150,11 @@ def _attached(out: Any, spec: tuple, maker: Maker, args: tuple, kwargs: dict) ->
         m.view_version = G.version(first)
         source = args[0] if args else None
         sm = source._ag if isinstance(source, Tensor) else None
-        if sm is not None and sm.creation == "multi_output" and source._storage is first._storage:
-            m.creation = "multi_output"  # (a view of such an output inherits its refusal, as in PyTorch)
+        # (a view of such an output inherits its refusal, as in PyTorch: ``real``/``imag`` too, whose
+        # storage is a typed alias of the same bytes)
+        if sm is not None and sm.creation == "multi_output" and (
+                source._storage is first._storage or storage_root(source._storage) is storage_root(first._storage)):
+            m.creation = "multi_output"
     return out
 
 

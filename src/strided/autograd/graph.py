@@ -79,8 +79,22 @@ def edge(t: Any) -> tuple[Node | None, int]:
 def regenerate_view(t: Any) -> None:
     """``t`` is a view whose storage was written in place after its history was recorded: its
     history becomes an ``AsStridedBackward0`` of its base's current history (PyTorch regenerates
-    a view's grad_fn the same way), so gradients through it reach the base's new history."""
+    a view's grad_fn the same way), so gradients through it reach the base's new history.
+
+    An output of a function returning several views (``unbind``, ``split``), or a view of one,
+    has no such history in PyTorch: its ``handle_view_on_rebase`` (indirect) raises when the
+    view's history is asked for after its base or another view of it was written, so here too
+    (before, strided regenerated it and went on where PyTorch refuses)."""
     m = t._ag
+    if m.creation == "multi_output":
+        raise StridedRuntimeError(join_lines(
+            f"Output {m.output_nr} of {_short(m.grad_fn.name()) if m.grad_fn is not None else 'a view function'} "
+            "is a view and its base or another view of its base has been modified inplace. This view is the "
+            "output of a function that returns multiple views. Such functions do not allow the output views to "
+            "be modified inplace. You should replace the inplace operation by an out-of-place one.",
+            f"this view (shape {t._layout.shape}) is one of several that one op returned over the same memory, "
+            "and its memory was written in place since",
+            "fix: pieces = [p.clone() for p in pieces] before writing the base, or write out of place"))
     m.view_version = version(t)
     base = t._base
     if base is not None and requires_grad(base):

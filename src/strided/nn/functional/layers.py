@@ -476,7 +476,7 @@ def _layer_norm_backward(out: Tensor, input: Tensor, normalized_shape: Any, weig
             gx, gw, gb = (None if t is None else t.to(d) for t in (gx, gw, gb))
         return gx, gw, gb
 
-    saved = tuple(t for t in (input, weight) if t is not None)
+    saved = tuple(t for t in (input, weight, bias) if t is not None)  # (PyTorch saves bias too)
     return "NativeLayerNormBackward0", (input, weight, bias), grad, saved
 
 

@@ -276,7 +276,8 @@ def _max_rule(op: str, nsp: int, out: Any, input: Tensor, *args: Any) -> Any:
         return (zeros.scatter_add(-1, indices.reshape(src._layout.shape), src).reshape(shape),)
 
     name = "MaxPool2DWithIndicesBackward0" if nsp == 2 else "SqueezeBackward1"
-    return name, (input,), linked("MaxPool2DWithIndicesBackwardBackward0", grad, input), (indices,)
+    # (PyTorch saves self too: written in place before backward, it raises)
+    return name, (input,), linked("MaxPool2DWithIndicesBackwardBackward0", grad, input), (input, indices)
 
 
 def _avg_pool(op: str, nsp: int, input: Tensor, kernel_size: Any, stride: Any, padding: Any, ceil_mode: bool,
@@ -338,7 +339,7 @@ def _avg_rule(op: str, nsp: int, out: Tensor, input: Tensor, kernel_size: Any, s
         return (gx,)
 
     return ("AvgPool2DBackward0" if nsp == 2 else "SqueezeBackward1"), (input,), linked(
-        "AvgPool2DBackwardBackward0", grad, input), ()
+        "AvgPool2DBackwardBackward0", grad, input), (input,)  # (PyTorch saves self: its version is checked)
 
 
 class _Like:

@@ -23,7 +23,7 @@ from ...args import is_number, type_name
 from ...dispatch import OPEN, adopted, shares_storage
 from ...dtypes import REDUCED_FLOATS, bool_, float32, float64, get_default_dtype, np_finfo, scalar_overflow
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
-from ...grad_mode import SUBCLASSES
+from ...grad_mode import SUBCLASSES, requires_grad
 from ...gradients import seal
 from ...kernels import complex_forms, native
 from ...kernels.elementwise import arctan2, assign, complex_abs, exact_loop, float32_loop
@@ -874,7 +874,9 @@ def lerp_backward(out: Tensor, a: Any, end: Any, weight: Any) -> Any:
     def grads(g: Tensor) -> tuple:
         return g * (1 - weight), g * weight, g * (end - a)
 
-    return "LerpBackward1", (a, end, weight), grads, (a, end, weight)
+    # (PyTorch saves self and end, read only by weight's gradient, only where weight requires grad)
+    saved = (a, end, weight) if requires_grad(weight) else (weight,)
+    return "LerpBackward1", (a, end, weight), grads, saved
 
 
 # ---------------------------------------------------------------- addcmul, addcdiv (an Adam step's ops)
@@ -891,7 +893,12 @@ def _addc_rule(node: str, divide: bool) -> Callable[..., Any]:
                 return g, g * value / tensor2, -g * value * tensor1 / (tensor2 * tensor2)
             return g, g * value * tensor2, g * value * tensor1
 
-        return node, (input, tensor1, tensor2), grads, (tensor1, tensor2)
+        # (PyTorch saves a factor only for the other factor's gradient, and only where that other
+        # factor requires grad (its codegen's should_compute_output guard); addcdiv's divisor is in
+        # both formulas, always saved: so a factor outside the graph may be written before backward)
+        t1, t2 = isinstance(tensor1, Tensor) and requires_grad(tensor1), isinstance(tensor2, Tensor) and requires_grad(tensor2)
+        saved = ((tensor1,) if t2 else ()) + ((tensor2,) if t1 or divide else ())
+        return node, (input, tensor1, tensor2), grads, saved
 
     return rule
 

@@ -199,7 +199,7 @@ def gather_backward(out: Tensor, input: Tensor, dim: int, index: Tensor, *, spar
         return (linear("ScatterAddBackward0", g, lambda g: scatter_add_(grad_zeros(shape, g._dtype), dim, index, g),
                        lambda gg: gather(gg, dim, index)),)
 
-    return "GatherBackward0", (input,), grad, (index,)
+    return "GatherBackward0", (input,), grad, (input, index)  # (PyTorch saves self: its version is checked)
 
 
 def _unbroadcast_take(input: Any, dim: Any, indices: Any) -> Tensor | None:  # noqa: A002
@@ -370,7 +370,8 @@ def take_along_dim_backward(out: Tensor, input: Tensor, indices: Tensor, dim: in
 
         return (linear("ScatterAddBackward0", g, added, lambda gg: take_along_dim(gg, indices, d)),)
 
-    return "GatherBackward0", (input,), grad, (indices,) if dim is None else ()
+    # (PyTorch's gather saves its self, a view of input: input written in place raises at backward)
+    return "GatherBackward0", (input,), grad, (input, indices) if dim is None else (input,)
 
 
 def _added_flat(shape: tuple[int, ...], idx: np.ndarray, g: Tensor) -> Tensor:
@@ -467,7 +468,7 @@ def take_backward(out: Tensor, input: Tensor, index: Tensor) -> Any:  # noqa: A0
     shape = input._layout.shape
     return "TakeBackward0", (input,), lambda g: (linear(
         "PutBackward0", g, lambda g: _added_flat(shape, index_array(index).reshape(-1), g), lambda gg: take(gg, index)),), (
-        index,)
+        input, index)  # (PyTorch saves self: its version is checked)
 
 
 # ---------------------------------------------------------------- put_
@@ -652,7 +653,7 @@ def put_backward(out: Tensor, input: Tensor, index: Tensor, source: Tensor,  # n
         gself = g if accumulate else put(g, index, grad_zeros(shape, g._dtype), False)
         return gself, take(g, index).reshape(shape)
 
-    return "PutBackward0", (input, source), grad, (index,)
+    return "PutBackward0", (input, source), grad, (index, source)  # (PyTorch saves source: its version is checked)
 
 
 # ---------------------------------------------------------------- scatter
@@ -1319,7 +1320,7 @@ def scatter_reduce_backward(out: Tensor, input: Tensor, dim: int, index: Tensor,
             g_self = scatter(g_self, dim, index, 0)
         return g_self, _padded(g_src, shape)
 
-    saved = (index,) if reduce in ("sum", "mean") else (input, src, out, index)
+    saved = (input, src, out, index)  # (PyTorch saves them all, for every reduce: their versions are checked)
     return "ScatterReduceBackward0", (input, src), grad, saved
 
 

@@ -633,7 +633,7 @@ def index_add_backward(out: Tensor, input: Tensor, dim: int, index: Tensor, sour
         return g, picked * alpha
 
     grad.pytorch_convention = True  # type: ignore[attr-defined]
-    return "IndexAddBackward0", (input, source), grad, (index,)
+    return "IndexAddBackward0", (input, source), grad, (index, source)  # (PyTorch saves source: its version is checked)
 
 
 def _index_copy(self: Tensor, dim: Any, index: Any, source: Any, inplace: bool) -> Tensor:
@@ -757,7 +757,7 @@ def index_copy_backward(out: Tensor, input: Tensor, dim: int, index: Tensor, sou
     def grad(g: Tensor) -> tuple:
         return index_fill(g, dim, index, 0), index_select(g, dim, index)
 
-    return "IndexCopyBackward0", (input, source), grad, (index,)
+    return "IndexCopyBackward0", (input, source), grad, (index, source)  # (PyTorch saves source: its version is checked)
 
 
 

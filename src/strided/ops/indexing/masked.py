@@ -319,7 +319,7 @@ def masked_select_backward(out: Tensor, input: Tensor, mask: Tensor) -> Any:  # 
         return (linear("MaskedScatterBackward0", g, lambda g: masked_scatter_(grad_zeros(shape, g._dtype), mask, g),
                        lambda gg: masked_select(gg, mask)),)
 
-    return "MaskedSelectBackward0", (input,), grad, (mask,)
+    return "MaskedSelectBackward0", (input,), grad, (input, mask)  # (PyTorch saves self: its version is checked)
 
 
 # ---------------------------------------------------------------- masked_scatter

@@ -897,7 +897,7 @@ def _cum_extreme_rule(node: str) -> Any:
                 return (x.view_as(x),)
             return (gradtools.grad_zeros(x._layout.shape, g._dtype).scatter_add(d, indices, g),)
 
-        return node, (x,), grads, (indices,)
+        return node, (x,), grads, (x, indices)  # (PyTorch saves self: its version is checked)
 
     return rule
 

@@ -998,7 +998,8 @@ def prod_backward(out: Tensor, x: Tensor, dim: Any = None, keepdim: bool = False
             others = _others_product(a.reshape(shape or (1,)), d).reshape(shape)
         return (gx * conj(_gt.from_numpy_result(others, x._dtype)),)
 
-    return ("ProdBackward0" if dim is None else "ProdBackward1"), (x,), in_pytorch_convention(grads), (x,)
+    # (PyTorch saves the result too: modified in place before backward, it raises, as here)
+    return ("ProdBackward0" if dim is None else "ProdBackward1"), (x,), in_pytorch_convention(grads), (x, out)
 
 
 def _conj_if(is_complex: bool) -> Callable[[Tensor], Tensor]:
