@@ -2316,10 +2316,14 @@ def _pow_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
         # rounding, and pow's layout of the factor)
         if b == 0:
             return "PowBackward0", (a,), lambda g: (grad_zeros(a._layout.shape, a._dtype),), ()
+        if a._dtype.is_complex or isinstance(b, complex):  # (its convention: grad * (...).conj())
+            return "PowBackward0", (a,), in_pytorch_convention(lambda g: (g * (a ** (b - 1.0) * b).conj(),)), (a,)
         return "PowBackward0", (a,), lambda g: (g * (a ** (b - 1.0) * b),), (a,)
     if tb and not ta:  # number ** tensor
         return "PowBackward2", (b,), _pow_exponent_grads(a, b, out), (b, out)
     need_b = requires_grad(b)
+    if out._dtype.is_complex:
+        return "PowBackward1", (a, b), _complex_pow_grads(a, b, out, need_b), (a, b, out) if need_b else (a, b)
 
     def grads(g: Tensor) -> tuple:
         # PyTorch's pow_backward_self: 0 where the exponent is 0 (0 * 0 ** -1 would be NaN at a = 0)
@@ -2334,6 +2338,25 @@ def _pow_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
         return (ga, gb)
 
     return "PowBackward1", (a, b), grads, (a, b, out) if need_b else (a, b)
+
+
+def _complex_pow_grads(a: Tensor, b: Tensor, out: Tensor, need_b: bool) -> Callable[[Tensor], tuple]:
+    """The rule of a complex ``a ** b`` (two tensors) in PyTorch's convention, its
+    pow_backward_self and pow_backward_exponent in their order: ``grad * (b * a.pow(b - 1)).conj()``,
+    0 where ``b == 0``; ``grad * where(cond, 0, (out * a.log()).conj())``, ``a`` taken in the
+    result's dtype (a real base's log is the complex one), ``cond``: ``a == 0`` and ``b`` real
+    and >= 0. (Conjugated around, the same values with other signs of zero.)"""
+
+    def grads(g: Tensor) -> tuple:
+        ga = (g * (b * a ** (b - 1)).conj()).masked_fill(b == 0, 0)
+        gb = None
+        if need_b:
+            b_nonneg = (b.real >= 0) & (b.imag == 0) if b._dtype.is_complex else b >= 0
+            base = a if a._dtype == out._dtype else a.to(out._dtype)
+            gb = g * (out * base.log()).conj().masked_fill((a == 0) & b_nonneg, 0)
+        return (ga, gb)
+
+    return in_pytorch_convention(grads)
 
 
 def _pow_exponent_grads(a: Any, b: Tensor, out: Tensor) -> Callable[[Tensor], tuple]:

@@ -48,7 +48,7 @@ from ...dispatch import OPEN, adopted, result, shares_storage
 from ...dtypes import DType, bool_, complex128, float32, float64, int8, int16, int32, int64, np_kind, uint8
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import SUBCLASSES
-from ...gradients import seal
+from ...gradients import in_pytorch_convention, seal
 from ...kernels import native as _native
 from ...kernels import torch_pow
 from ...kernels.elementwise import (
@@ -936,25 +936,30 @@ def float_power_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
     ta, tb = _is_tensor(a), _is_tensor(b)
 
     def grads(g: Tensor) -> tuple:
+        # (pow_backward_self / pow_backward / pow_backward_exponent as FunctionsManual writes
+        # them: the factor first, then conj (PyTorch's convention, the identity on float64),
+        # then grad times it)
         x, y = _to(a, d), _to(b, d)
         ga = gb = None
         if ta:
             if tb:
-                ga = (g * y * x ** (y - 1)).masked_fill(y == 0, 0)
+                ga = (g * (y * x ** (y - 1)).conj()).masked_fill(y == 0, 0)
             else:
-                ga = g * 0 if y == 0 else g * y * x ** (y - 1)
+                ga = g * 0 if y == 0 else g * (x ** (y - 1) * y).conj()
         if tb:
             if ta:
                 nonneg = (y.real >= 0) & (y.imag == 0) if d.is_complex else y >= 0
-                gb = g * (out * x.log()).masked_fill((x == 0) & nonneg, 0)
+                gb = g * (out * x.log()).conj().masked_fill((x == 0) & nonneg, 0)
             else:
                 log_x = complex(np.log(complex(x))) if d.is_complex else (
                     math.log(x) if x > 0 else float("nan") if x < 0 else float("-inf"))
-                gb = g * out * log_x
+                gb = g * (out * log_x).conj()
                 if x == 0:
-                    gb = g * (out * log_x).masked_fill(y >= 0, 0)
+                    gb = g * (out * log_x).conj().masked_fill(y >= 0, 0)
         return tuple(v for v, keep in ((ga, ta), (gb, tb)) if keep)
 
+    if d.is_complex:
+        grads = in_pytorch_convention(grads)
     node = "PowBackward1" if ta and tb else "PowBackward0" if ta else "PowBackward2"
     inputs = tuple(v for v in (a, b) if _is_tensor(v))
     return node, inputs, grads, (*inputs, out)

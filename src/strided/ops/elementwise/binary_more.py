@@ -24,6 +24,7 @@ from ...dispatch import OPEN, adopted, shares_storage
 from ...dtypes import REDUCED_FLOATS, bool_, float32, float64, get_default_dtype, np_finfo, scalar_overflow
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import SUBCLASSES, requires_grad
+from ...gradients import in_pytorch_convention as _in_pytorch_convention
 from ...gradients import seal
 from ...kernels import complex_forms, native
 from ...kernels.elementwise import arctan2, assign, complex_abs, exact_loop, float32_loop
@@ -866,17 +867,21 @@ def copysign_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
 
 @backward("lerp", operands="any")
 def lerp_backward(out: Tensor, a: Any, end: Any, weight: Any) -> Any:
-    """a + w (end - a): the gradients are g (1 - w), g w and (weight a tensor) g (end - a)."""
+    """a + w (end - a): the gradients are g (1 - w), g w and (weight a tensor) g (end - a), as
+    derivatives.yaml writes them in PyTorch's convention for complex gradients (each factor
+    conjugated; conjugated around, the same values with other signs of zero)."""
     if not _is_tensor(weight):
-        w = float(weight) if not isinstance(weight, complex) else weight
-        return "LerpBackward0", (a, end), lambda g: (g * (1 - w), g * w), ()
+        # (derivatives.yaml: a complex weight's conj, a real one as a double)
+        w = complex(weight).conjugate() if isinstance(weight, complex) else float(weight)
+        return "LerpBackward0", (a, end), _in_pytorch_convention(lambda g: (g * (1 - w), g * w)), ()
 
     def grads(g: Tensor) -> tuple:
-        return g * (1 - weight), g * weight, g * (end - a)
+        # (C++'s 1 - weight: weight-shaped 1 minus weight, as strided's rsub gives)
+        return g * (1 - weight).conj(), g * weight.conj(), g * (end - a).conj()
 
     # (PyTorch saves self and end, read only by weight's gradient, only where weight requires grad)
     saved = (a, end, weight) if requires_grad(weight) else (weight,)
-    return "LerpBackward1", (a, end, weight), grads, saved
+    return "LerpBackward1", (a, end, weight), _in_pytorch_convention(grads), saved
 
 
 # ---------------------------------------------------------------- addcmul, addcdiv (an Adam step's ops)
@@ -884,15 +889,21 @@ def lerp_backward(out: Tensor, a: Any, end: Any, weight: Any) -> Any:
 
 
 def _addc_rule(node: str, divide: bool) -> Callable[..., Any]:
-    """``input + value * t1 * t2`` (or ``/ t2``): the gradients are g, g value t2 (or g value / t2)
-    and g value t1 (or -g value t1 / t2^2); the engine sums each to its input's shape."""
+    """``input + value * t1 * t2`` (or ``/ t2``): derivatives.yaml's formulas in their order, in
+    PyTorch's convention for complex gradients: g, ``g * (t2 * value).conj()`` and
+    ``g * (t1 * value).conj()``; addcdiv: ``g * (value / t2).conj()`` (C++'s Scalar / Tensor:
+    ``t2``-shaped ``value`` divided by ``t2``) and ``-g * (value * t1 / (t2 * t2)).conj()``.
+    The engine sums each to its input's shape. (Conjugated around, the holomorphic form had the
+    same values, other signs of zero: 12 of 12 complex cases of each differed from PyTorch's.)"""
 
     def rule(out: Tensor, input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1, **kwargs: Any) -> Any:
         def grads(g: Tensor) -> tuple:
             if divide:
-                return g, g * value / tensor2, -g * value * tensor1 / (tensor2 * tensor2)
-            return g, g * value * tensor2, g * value * tensor1
+                return (g, g * (tensor2.new_full(tensor2.shape, value) / tensor2).conj(),
+                        -g * (tensor1 * value / (tensor2 * tensor2)).conj())
+            return g, g * (tensor2 * value).conj(), g * (tensor1 * value).conj()
 
+        grads.pytorch_convention = True  # type: ignore[attr-defined]
         # (PyTorch saves a factor only for the other factor's gradient, and only where that other
         # factor requires grad (its codegen's should_compute_output guard); addcdiv's divisor is in
         # both formulas, always saved: so a factor outside the graph may be written before backward)

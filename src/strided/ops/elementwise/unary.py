@@ -549,8 +549,31 @@ def _sigmoid_grad(g: Tensor, _x: Any, y: Tensor) -> Tensor:
 
 # (each rule's grad(g, x, out) itself, not a lambda calling it: one call less per node in backward)
 backward("sin")(_unary_rule("SinBackward0", _sin_grad, "x", lambda g, x, y: g * x.cos().conj()))
+def _tanh_complex_grad(g: Tensor, x: Tensor, y: Tensor) -> Tensor:
+    """PyTorch's complex tanh_backward kernel, ``a * conj(1 - b * b)`` (``b``: tanh's result), with
+    the signs of zero of each loop: its vectorized loop's ``1 - b * b`` has the imaginary part
+    ``0 - (b * b).imag`` (+0.0 for a zero one, conjugated to -0.0); its scalar loop's (c10::complex,
+    the elements :func:`.torch_loops.scalar_loop_mask` finds: a short row's every element, a row's
+    last ``len % (2 * lanes)``) comes out conjugated as ``(b * b).imag`` itself, either sign
+    (measured against torch 2.13: 3000 of 3000 drawn pairs each way)."""
+    from ...creation import from_numpy
+    from ...kernels.torch_loops import fresh_strides, scalar_loop_mask, torch_vector_bytes
+    from .complex_ops import complex as _complex
+
+    b2 = y * y
+    f = (1 - b2).conj()
+    shape = g._layout.shape
+    if y._layout.shape == shape:
+        ops = [(t._layout.shape, t._layout.strides) for t in (g, y)]
+        mask = scalar_loop_mask(shape, tuple(fresh_strides(shape, ops)), True, ops,
+                                step=2 * torch_vector_bytes() // y._dtype.itemsize)
+        if mask is not None:
+            f = where(from_numpy(mask.copy()), _complex(f.real, b2.imag), f)  # (copy: C order, 0-d kept)
+    return g * f
+
+
 # (PyTorch's tanh_backward and sigmoid_backward kernels for complex: a * conj(1 - b * b), a * conj((1 - b) * b))
-backward("tanh")(_unary_rule("TanhBackward0", _tanh_grad, "out", lambda g, x, y: g * (1 - y * y).conj()))
+backward("tanh")(_unary_rule("TanhBackward0", _tanh_grad, "out", _tanh_complex_grad))
 backward("sigmoid")(_unary_rule("SigmoidBackward0", _sigmoid_grad, "out", lambda g, x, y: g * ((1 - y) * y).conj()))
 
 

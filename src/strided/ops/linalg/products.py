@@ -31,7 +31,7 @@ from ...dispatch import OPEN, adopted
 from ...dtypes import float32, float64
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import SUBCLASSES
-from ...gradients import seal
+from ...gradients import in_pytorch_convention, seal
 from ...kernels import native, npcore
 from ...kernels.blocked import copy_into
 from ...kernels.fpstate import quiet_call, quiet_retry, quietly
@@ -215,14 +215,17 @@ def _halves_difference(x: np.ndarray, y: np.ndarray, head: tuple) -> np.ndarray:
 
 @backward("cross", "linalg_cross", operands="two")
 def _cross_backward(out: Tensor, input: Tensor, other: Tensor, dim: Any = None) -> Any:  # noqa: A002
-    """LinalgCrossBackward0: ``other x g`` for the input, ``g x input`` for the other (summed
-    down to each one's shape by the engine where they broadcast)."""
+    """LinalgCrossBackward0: ``other.conj() x g`` for the input, ``g x input.conj()`` for the
+    other (summed down to each one's shape by the engine where they broadcast), derivatives.yaml's
+    formulas in PyTorch's convention for complex gradients (conjugated around, the same values
+    with other signs of zero)."""
     d = out._layout.shape.index(3) if dim is None else dim % out.ndim
 
     def grads(g: Tensor) -> tuple:
-        return (linalg_cross(other.expand(g.shape), g, dim=d), linalg_cross(g, input.expand(g.shape), dim=d))
+        return (linalg_cross(other.conj().expand(g.shape), g, dim=d),
+                linalg_cross(g, input.conj().expand(g.shape), dim=d))
 
-    return "LinalgCrossBackward0", (input, other), grads, (input, other)
+    return "LinalgCrossBackward0", (input, other), in_pytorch_convention(grads), (input, other)
 
 
 @method("cross")
