@@ -68,7 +68,7 @@ from .errors import (
     StridedValueError,
     join_lines,
 )
-from .grad_mode import check_flag, leaf
+from .grad_mode import check_flag, count_kernel_writes, leaf
 from .kernels import native
 from .kernels.complex_space import complex_logspace, logspace_one
 from .kernels.fill import FILL_MIN, arange_into, arange_values, fill, float_range
@@ -1409,7 +1409,8 @@ def sampled_out(name: str, out: Any, dtype: Any, requires_grad: Any, shape: Call
     _check_factory_out(out, dtype, name)
     (_refuse_resize_out if resizes else _refuse_leaf_out)(name, out)
     size = shape()
-    if out._layout.shape != size:
+    resized = out._layout.shape != size
+    if resized:
         check_writable(out._storage, out._layout, f"{name}(out=...)", aliasing_ok=True, updates=False)
         _resize_below_autograd(out, size)
     check(out._dtype, size)
@@ -1418,6 +1419,8 @@ def sampled_out(name: str, out: Any, dtype: Any, requires_grad: Any, shape: Call
     note_out_target(out)
     write(out._storage, out._layout, made._np())
     bump(out, f"{name}(out=...)")
+    if resizes and resized:  # (randn.out's resize_ and normal_ both run through PyTorch's dispatcher:
+        count_kernel_writes(out, 1)  # its _version counts the resize too; rand/randint's kernels count one)
     return flag_out(out, requires_grad)
 
 
@@ -1434,7 +1437,9 @@ def _empty_out(out: Any, shape: tuple[int, ...], dtype: Any, memory_format: Any,
     _check_factory_out(out, dtype, "empty")
     _refuse_resize_out("empty", out)
     if out._layout.shape != shape:
-        out.resize_(shape)
+        # (PyTorch's empty.out calls out.resize_ through its dispatcher: a resize that changes
+        # the shape counts a write in _version; nothing else is written)
+        count_kernel_writes(out.resize_(shape), 1)
     return flag_out(out, requires_grad)
 
 

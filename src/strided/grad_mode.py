@@ -350,6 +350,18 @@ def mark_rebuilt(storage: Any) -> None:
 REBUILT_HOOKS.append(mark_rebuilt)
 
 
+def count_kernel_writes(t: Any, writes: int) -> Any:
+    """``t``, an op's result, with ``writes`` more in-place writes counted in its ``_version``: the
+    writes PyTorch's own kernel of the op makes into its result before returning it (``isclose``'s
+    ``close.__ior__``, ``quantile``'s ``lerp_`` and ``squeeze_``; ``nanmean(out=)``'s ``div_``
+    after its nansum's write, which the out= write already counted), which its ``_version``
+    shows. The op's forward says how many; no user line is remembered (a fresh result: no node
+    holds it yet; an out= tensor: its write just remembered the line)."""
+    if writes:
+        _counter(t)[0] += writes
+    return t
+
+
 def bump(t: Any, op: str | None = None, skip: int = 1) -> None:
     """Count one in-place write to ``t``'s storage: ``t._version`` goes up by one, as PyTorch's
     VersionCounter does for every write, from the first op of the process. Where a node alive
