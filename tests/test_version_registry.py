@@ -46,6 +46,18 @@ def test_every_registry_op_counts_as_pytorch():
     assert {k[1] for k in found} == set(EXPECTED)  # (a list entry that no longer differs goes)
 
 
+def test_every_registry_op_counts_as_pytorch_under_autograd():
+    """The same walk with every float input requiring grad (recorded calls; in place and out=
+    refused in both), on (3, 4) and a transpose: only conj's copy differs."""
+    module = _probe()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        found, compared = module.probe(grad=True, configs=(module.CONFIGS[0], module.CONFIGS[2]))
+    assert compared > 800
+    assert {k[1] for k in found} == {"conj"}, sorted(found.items())
+    assert all(EXPECTED["conj"] in k[3] for k in found)
+
+
 def _both(make):
     """``make(lib)`` in strided and in torch (each its own library's tensors)."""
     with warnings.catch_warnings():
@@ -138,3 +150,51 @@ def test_conj_physical_inplace_counts_once():
 
     s, t = _both(make)
     assert s == t
+
+
+def test_from_numpy_counters():
+    """from_numpy (a view op without a tensor input): each call a counter of its own, as PyTorch's."""
+    def make(lib):
+        a = np.ones((3, 4), np.float32)
+        x, y, z = lib.from_numpy(a), lib.from_numpy(a), lib.from_numpy(a[1:])
+        x.add_(1)
+        return x._version, y._version, z._version, z[0]._version
+
+    s, t = _both(make)
+    assert s == t
+
+
+_RESIZES = """
+import warnings, torch, strided as st
+warnings.simplefilter("ignore")
+def seen(lib):
+    out = []
+    for shape in ((5,), (3,), (2, 2)):
+        x = lib.ones(3)
+        x.resize_(shape)
+        out.append(x._version)
+    x = lib.ones(3)
+    x.resize_as_(lib.ones(2, 2))
+    out.append(x._version)
+    for make in (lambda o: lib.zeros(3, 4, out=o), lambda o: lib.arange(5.0, out=o), lambda o: lib.randn(3, 4, out=o),
+                 lambda o: lib.empty(3, 4, out=o), lambda o: lib.tensordot(lib.ones(2, 2), lib.ones(2, 2), 1, out=o),
+                 lambda o: lib.bernoulli(lib.full((3, 4), 0.5), out=o)):
+        o = lib.empty(0)
+        make(o)
+        out.append(o._version)
+    return out
+print(seen(st) == seen(torch), seen(st), seen(torch))
+"""
+
+
+@pytest.mark.parametrize("used", [False, True])
+def test_resize_counts_where_sizes_change(used):
+    """Tensor.resize_ counts a write where the sizes change (PyTorch's dispatcher resize_), before
+    autograd is used too (a fresh process); the resizes inside an op's out= kernel (ATen's
+    resize_output) do not, but for randn's and empty's, which call resize_."""
+    import subprocess
+    import sys
+
+    code = ("import strided as st; (st.ones(2, requires_grad=True) * 2).sum()\n" if used else "") + _RESIZES
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert run.stdout.startswith("True"), run.stdout + run.stderr

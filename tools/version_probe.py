@@ -14,6 +14,7 @@ PyTorch (each on its own copy of the arrays), and where it runs in both, this co
 Run from the root of the tree (its ``bench/`` and ``src/`` are the ones used)::
 
     PYTHONPATH=src python tools/version_probe.py          # every difference, then the counts
+    PYTHONPATH=src python tools/version_probe.py --grad   # float inputs requiring grad
 
 :func:`differences` is what ``tests/test_version_registry.py`` asserts over. Not a timing.
 """
@@ -35,6 +36,9 @@ import torch  # noqa: E402
 import bench_ops as B  # noqa: E402
 import strided as st  # noqa: E402
 from strided.opdef import OPDEFS  # noqa: E402
+
+# ops bench_ops gives no arguments (it times them elsewhere or not at all): their makers here
+MAKERS = {"split_with_sizes": lambda cfg: ((B.arr(cfg), [1, cfg.shape[0] - 1]), {})}
 
 CONFIGS = (B.Config("(3,4)", (3, 4)), B.Config("(16,16)", (16, 16)), B.Config("(4,3)T", (4, 3), True),
            B.Config("(0,4)", (0, 4)), B.Config("(1,1)", (1, 1)))
@@ -127,13 +131,24 @@ def _calls(name: str, lib: Any, kind: type) -> list[tuple[str, Any, bool]]:
     return found
 
 
-def probe(names: list[str] | None = None) -> tuple[dict[tuple, tuple], int]:
-    """``({(config, op, variant, what): (strided's, torch's)} for every difference, cases compared)``."""
+def _converted(value: Any, lib: str, grad: bool) -> Any:
+    """A generated argument in ``lib``'s form, its float tensors requiring grad where ``grad``."""
+    made = B._convert(_copied(value), lib)
+    if grad and isinstance(value, np.ndarray) and value.dtype.kind == "f":
+        made.requires_grad_()
+    return made
+
+
+def probe(names: list[str] | None = None, grad: bool = False, configs: tuple = CONFIGS
+          ) -> tuple[dict[tuple, tuple], int]:
+    """``({(config, op, variant, what): (strided's, torch's)} for every difference, cases compared)``;
+    ``grad``: every float tensor argument requires grad (the calls autograd records; in place and
+    out= then refused alike)."""
     if names is None:
         names = sorted({op.name for op in OPDEFS.values() if op.kind is not None and op.forward is not None})
     found: dict[tuple, tuple] = {}
     compared = 0
-    for cfg in CONFIGS:
+    for cfg in configs:
         for name in names:
             t_calls = {how: (fn, prop) for how, fn, prop in _calls(name, torch, torch.Tensor)}
             for how, s_fn, s_prop in _calls(name, st, st.Tensor):
@@ -142,17 +157,17 @@ def probe(names: list[str] | None = None) -> tuple[dict[tuple, tuple], int]:
                 t_fn, t_prop = t_calls[how]
                 B._rng = np.random.default_rng(zlib.crc32(f"{cfg.label}|{name}".encode()))
                 try:
-                    attempts = B._attempts(name, cfg)
+                    attempts = [("", MAKERS[name](cfg))] if name in MAKERS else B._attempts(name, cfg)
                 except B.Skip:
                     continue
                 for variant, (args, kw) in attempts:
-                    tv = _observe(t_fn, t_prop, B._convert(_copied(args), "torch"),
-                                  {k: B._convert(_copied(v), "torch") for k, v in kw.items()}, torch.Tensor)
+                    tv = _observe(t_fn, t_prop, tuple(_converted(a, "torch", grad) for a in args),
+                                  {k: _converted(v, "torch", grad) for k, v in kw.items()}, torch.Tensor)
                     if tv is None:
                         continue
                     st.manual_seed(0)
-                    sv = _observe(s_fn, s_prop, B._convert(_copied(args), "strided"),
-                                  {k: B._convert(_copied(v), "strided") for k, v in kw.items()}, st.Tensor)
+                    sv = _observe(s_fn, s_prop, tuple(_converted(a, "strided", grad) for a in args),
+                                  {k: _converted(v, "strided", grad) for k, v in kw.items()}, st.Tensor)
                     if sv is None:
                         continue
                     compared += 1
@@ -176,7 +191,8 @@ def differences(names: list[str] | None = None) -> dict[str, list[str]]:
 
 def main(argv: list[str]) -> int:
     warnings.filterwarnings("ignore")
-    found, compared = probe(argv or None)
+    grad = "--grad" in argv
+    found, compared = probe([a for a in argv if a != "--grad"] or None, grad)
     by_op: dict[str, list[str]] = {}
     for (label, name, variant, what), (s, t) in sorted(found.items()):
         by_op.setdefault(name, []).append(f"{label} {variant}: {what}: strided {s}, torch {t}")

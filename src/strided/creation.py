@@ -1357,14 +1357,10 @@ def _refuse_resize_out(name: str, out: Tensor) -> None:
 
 def _resize_below_autograd(out: Tensor, shape: tuple[int, ...]) -> None:
     """``out.resize_(shape)`` as a factory's ``out`` kernel runs it, below autograd: a non-leaf
-    ``out`` that requires grad is resized (the refusals that apply were made before)."""
-    from .grad_mode import GRAD_MODE
-
-    token = GRAD_MODE.set(False)
-    try:
-        out.resize_(shape)  # (the Tensor method: writes sits above this layer)
-    finally:
-        GRAD_MODE.reset(token)
+    ``out`` that requires grad is resized (the refusals that apply were made before), and the
+    resize is not counted in ``_version`` (ATen's ``resize_output``, not the dispatcher's
+    ``resize_``: only the write that follows counts)."""
+    Tensor.resize_.__inplace_of__(out, shape)  # (the method's plain resize: writes sits above this layer)
 
 
 def flag_out(out: Tensor, requires_grad: bool, what: str = "out") -> Tensor:
@@ -1437,9 +1433,7 @@ def _empty_out(out: Any, shape: tuple[int, ...], dtype: Any, memory_format: Any,
     _check_factory_out(out, dtype, "empty")
     _refuse_resize_out("empty", out)
     if out._layout.shape != shape:
-        # (PyTorch's empty.out calls out.resize_ through its dispatcher: a resize that changes
-        # the shape counts a write in _version; nothing else is written)
-        count_kernel_writes(out.resize_(shape), 1)
+        out.resize_(shape)  # (through the method, as PyTorch's empty.out: counted in _version)
     return flag_out(out, requires_grad)
 
 
@@ -1530,7 +1524,7 @@ def _arange_out(start: Any, end: Any, step: Any, dtype: Any, out: Any, device: A
                 f"error. "
                 f"The out tensor will be resized to a tensor of shape ({n},).", UserWarning,
                 stacklevel=user_site()[1])
-        out.resize_(n)  # (the Tensor method: writes sits above this layer)
+        _resize_below_autograd(out, (n,))
     # (an out whose elements share memory without a stride-0 dim is not contiguous: PyTorch makes
     # the range in a contiguous temporary and copy_'s it in, each location keeping its last write,
     # which write's copy_ walk does; a stride-0 out stays refused)

@@ -357,8 +357,17 @@ def count_kernel_writes(t: Any, writes: int) -> Any:
     after its nansum's write, which the out= write already counted), which its ``_version``
     shows. The op's forward says how many; no user line is remembered (a fresh result: no node
     holds it yet; an out= tensor: its write just remembered the line)."""
-    if writes:
-        _counter(t)[0] += writes
+    if writes:  # (_counter inlined, as in bump: a fresh result's record made in one step)
+        rec = _own_record(t) if _OWN else None
+        if rec is None:
+            root = t._storage
+            if _dispatch._ALIASED:
+                root = storage_root(root)
+            rec = _VDATA.get(_ref(root))
+            if rec is None:
+                _VDATA[_ref(root, _forget)] = [writes, None, 0]
+                return t
+        rec[0] += writes
     return t
 
 
@@ -1147,9 +1156,10 @@ def track_inplace(fwd: Callable, name: str, reported: str | None = None, key: st
             every = (self, *args)
             return listened(reported, "write", _inplace_op, every, kwargs, operands_of("two", every, kwargs))
         if not STATE["used"]:  # (no ** when there are no keywords: an optimizer's m.mul_(b1))
+            if not counted:  # (a resize: autograd's in-place path counts it only where the sizes change)
+                return _RECORDER["inplace"](fwd, name, self, args, kwargs)
             out = fwd(self, *args, **kwargs) if kwargs else fwd(self, *args)
-            if counted:
-                bump(self, name, 2)  # (every write counts, autograd used or not: PyTorch's _version)
+            bump(self, name, 2)  # (every write counts, autograd used or not: PyTorch's _version)
             return out
         plain = self.__class__ is Tensor or self.__class__ in SUBCLASSES
         if INFERENCE_STORAGES.data and plain:  # (the WeakSet's own set: its __len__ is Python code)
@@ -1164,7 +1174,9 @@ def track_inplace(fwd: Callable, name: str, reported: str | None = None, key: st
 
     shared[-1] = _inplace_op
     _inplace_op.__inplace_of__ = fwd  # type: ignore[attr-defined]
-    return entry_front(_inplace_op, fwd, 4, numpy, direct, name if counted else None, sampler)
+    if not counted:  # (a resize: no C front, whose plain call would not count it where it resizes)
+        return _inplace_op
+    return entry_front(_inplace_op, fwd, 4, numpy, direct, name, sampler)
 
 
 # The grad mode of the call into an op whose forward runs below autograd (None outside one):
