@@ -357,17 +357,8 @@ def count_kernel_writes(t: Any, writes: int) -> Any:
     after its nansum's write, which the out= write already counted), which its ``_version``
     shows. The op's forward says how many; no user line is remembered (a fresh result: no node
     holds it yet; an out= tensor: its write just remembered the line)."""
-    if writes:  # (_counter inlined, as in bump: a fresh result's record made in one step)
-        rec = _own_record(t) if _OWN else None
-        if rec is None:
-            root = t._storage
-            if _dispatch._ALIASED:
-                root = storage_root(root)
-            rec = _VDATA.get(_ref(root))
-            if rec is None:
-                _VDATA[_ref(root, _forget)] = [writes, None, 0]
-                return t
-        rec[0] += writes
+    if writes:
+        _counter(t)[0] += writes
     return t
 
 
