@@ -68,7 +68,7 @@ from .errors import (
     StridedValueError,
     join_lines,
 )
-from .grad_mode import check_flag, leaf
+from .grad_mode import check_flag, count_kernel_writes, leaf
 from .kernels import native
 from .kernels.complex_space import complex_logspace, logspace_one
 from .kernels.fill import FILL_MIN, arange_into, arange_values, fill, float_range
@@ -1357,14 +1357,10 @@ def _refuse_resize_out(name: str, out: Tensor) -> None:
 
 def _resize_below_autograd(out: Tensor, shape: tuple[int, ...]) -> None:
     """``out.resize_(shape)`` as a factory's ``out`` kernel runs it, below autograd: a non-leaf
-    ``out`` that requires grad is resized (the refusals that apply were made before)."""
-    from .grad_mode import GRAD_MODE
-
-    token = GRAD_MODE.set(False)
-    try:
-        out.resize_(shape)  # (the Tensor method: writes sits above this layer)
-    finally:
-        GRAD_MODE.reset(token)
+    ``out`` that requires grad is resized (the refusals that apply were made before), and the
+    resize is not counted in ``_version`` (ATen's ``resize_output``, not the dispatcher's
+    ``resize_``: only the write that follows counts)."""
+    Tensor.resize_.__inplace_of__(out, shape)  # (the method's plain resize: writes sits above this layer)
 
 
 def flag_out(out: Tensor, requires_grad: bool, what: str = "out") -> Tensor:
@@ -1409,7 +1405,8 @@ def sampled_out(name: str, out: Any, dtype: Any, requires_grad: Any, shape: Call
     _check_factory_out(out, dtype, name)
     (_refuse_resize_out if resizes else _refuse_leaf_out)(name, out)
     size = shape()
-    if out._layout.shape != size:
+    resized = out._layout.shape != size
+    if resized:
         check_writable(out._storage, out._layout, f"{name}(out=...)", aliasing_ok=True, updates=False)
         _resize_below_autograd(out, size)
     check(out._dtype, size)
@@ -1418,6 +1415,8 @@ def sampled_out(name: str, out: Any, dtype: Any, requires_grad: Any, shape: Call
     note_out_target(out)
     write(out._storage, out._layout, made._np())
     bump(out, f"{name}(out=...)")
+    if resizes and resized:  # (randn.out's resize_ and normal_ both run through PyTorch's dispatcher:
+        count_kernel_writes(out, 1)  # its _version counts the resize too; rand/randint's kernels count one)
     return flag_out(out, requires_grad)
 
 
@@ -1434,7 +1433,7 @@ def _empty_out(out: Any, shape: tuple[int, ...], dtype: Any, memory_format: Any,
     _check_factory_out(out, dtype, "empty")
     _refuse_resize_out("empty", out)
     if out._layout.shape != shape:
-        out.resize_(shape)
+        out.resize_(shape)  # (through the method, as PyTorch's empty.out: counted in _version)
     return flag_out(out, requires_grad)
 
 
@@ -1525,7 +1524,7 @@ def _arange_out(start: Any, end: Any, step: Any, dtype: Any, out: Any, device: A
                 f"error. "
                 f"The out tensor will be resized to a tensor of shape ({n},).", UserWarning,
                 stacklevel=user_site()[1])
-        out.resize_(n)  # (the Tensor method: writes sits above this layer)
+        _resize_below_autograd(out, (n,))
     # (an out whose elements share memory without a stride-0 dim is not contiguous: PyTorch makes
     # the range in a contiguous temporary and copy_'s it in, each location keeping its last write,
     # which write's copy_ walk does; a stride-0 out stays refused)

@@ -357,6 +357,18 @@ def mark_rebuilt(storage: Any) -> None:
 REBUILT_HOOKS.append(mark_rebuilt)
 
 
+def count_kernel_writes(t: Any, writes: int) -> Any:
+    """``t``, an op's result, with ``writes`` more in-place writes counted in its ``_version``: the
+    writes PyTorch's own kernel of the op makes into its result before returning it (``isclose``'s
+    ``close.__ior__``, ``quantile``'s ``lerp_`` and ``squeeze_``; ``nanmean(out=)``'s ``div_``
+    after its nansum's write, which the out= write already counted), which its ``_version``
+    shows. The op's forward says how many; no user line is remembered (a fresh result: no node
+    holds it yet; an out= tensor: its write just remembered the line)."""
+    if writes:
+        _counter(t)[0] += writes
+    return t
+
+
 def bump(t: Any, op: str | None = None, skip: int = 1) -> None:
     """Count one in-place write to ``t``'s storage: ``t._version`` goes up by one, as PyTorch's
     VersionCounter does for every write, from the first op of the process. Where a node alive
@@ -1177,9 +1189,10 @@ def track_inplace(fwd: Callable, name: str, reported: str | None = None, key: st
             every = (self, *args)
             return listened(reported, "write", _inplace_op, every, kwargs, operands_of("two", every, kwargs))
         if not STATE["used"]:  # (no ** when there are no keywords: an optimizer's m.mul_(b1))
+            if not counted:  # (a resize: autograd's in-place path counts it only where the sizes change)
+                return _RECORDER["inplace"](fwd, name, self, args, kwargs)
             out = fwd(self, *args, **kwargs) if kwargs else fwd(self, *args)
-            if counted:
-                bump(self, name, 2)  # (every write counts, autograd used or not: PyTorch's _version)
+            bump(self, name, 2)  # (every write counts, autograd used or not: PyTorch's _version)
             return out
         plain = self.__class__ is Tensor or self.__class__ in SUBCLASSES
         if INFERENCE_STORAGES.data and plain:  # (the WeakSet's own set: its __len__ is Python code)
@@ -1194,7 +1207,9 @@ def track_inplace(fwd: Callable, name: str, reported: str | None = None, key: st
 
     shared[-1] = _inplace_op
     _inplace_op.__inplace_of__ = fwd  # type: ignore[attr-defined]
-    return entry_front(_inplace_op, fwd, 4, numpy, direct, name if counted else None, sampler)
+    if not counted:  # (a resize: no C front, whose plain call would not count it where it resizes)
+        return _inplace_op
+    return entry_front(_inplace_op, fwd, 4, numpy, direct, name, sampler)
 
 
 # The grad mode of the call into an op whose forward runs below autograd (None outside one):

@@ -34,6 +34,7 @@ from ..args import memory_format_error, type_name
 from ..dispatch import OPEN, DataFree, adopted, copied, copy_of, materialize, result
 from ..dtypes import to_dtype
 from ..errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
+from ..grad_mode import count_kernel_writes
 from ..gradients import seal
 from ..kernels import blocked, native
 from ..kernels.listeners import silenced
@@ -442,7 +443,10 @@ def _into_outs(out: Any, made: tuple, name: str, input: Tensor) -> None:
         if copying:
             o.copy_(piece)
         else:
-            write_out(o, piece, name, (input,), same_dtype="matmul")
+            # (PyTorch's out[i].resize_(...) where the shape differs, then out[i].copy_(piece), each
+            # through its dispatcher: the resize counts a write in _version too)
+            resized = o._layout.shape != piece._layout.shape
+            count_kernel_writes(write_out(o, piece, name, (input,), same_dtype="matmul"), resized)
     return None
 
 

@@ -61,6 +61,7 @@ from ...layout import expand as expand_layout
 from ...memory_format import MemoryFormat, preserve_format
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
+from ...writes import resize_
 from .._support.operands import _cinfo, flat_run
 from ..registry import method
 from ..shape.broadcasting import broadcast_pair
@@ -1000,7 +1001,8 @@ def bernoulli(input: Any, p: Any = None, *, generator: Any = None, out: Any = No
     if out is not None:
         target = tensor_arg(out, "bernoulli", "out")
         if target._layout.shape != input._layout.shape:
-            target.resize_(input._layout.shape)  # (PyTorch's bernoulli.out: resize_, no warning)
+            # (PyTorch's bernoulli.out: resize_output, no warning, not counted in _version)
+            resize_(target, input._layout.shape)
         return bernoulli_(target, input, generator=generator)
     shape, dt = input._layout.shape, input._dtype
     if p is None:

@@ -23,7 +23,7 @@ from ...args import is_number, type_name
 from ...dispatch import OPEN, adopted, shares_storage
 from ...dtypes import REDUCED_FLOATS, bool_, float32, float64, get_default_dtype, np_finfo, scalar_overflow
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
-from ...grad_mode import SUBCLASSES, requires_grad
+from ...grad_mode import SUBCLASSES, count_kernel_writes, requires_grad
 from ...gradients import in_pytorch_convention as _in_pytorch_convention
 from ...gradients import seal
 from ...kernels import complex_forms, native
@@ -773,7 +773,10 @@ def isclose(input: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08, eq
             np.copyto(_view(out), close)
     finally:
         quiet_reset(token)
-    return out
+    # PyTorch's isclose (ATen's, not the refs') ors its parts into its result in place: NaN pairs
+    # under equal_nan for a float or complex dtype, then the finite closeness unless both
+    # tolerances are 0; each ``close.__ior__`` counts in the result's ``_version``
+    return count_kernel_writes(out, (equal_nan and (d.is_floating_point or d.is_complex)) + (rtol != 0 or atol != 0))
 
 
 def allclose(input: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:

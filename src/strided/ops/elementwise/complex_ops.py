@@ -54,7 +54,9 @@ from .._support.front import compiled_front, kernel_entry
 from .._support.memo import Memo
 from .._support.operands import _broadcast, _cinfo, _fresh_output, _view, flat_run
 from .._support.out import write_out
+from .._support.overlap_updates import UpdatesInOrder, updates_in_order
 from .._support.promotion import to_float
+from .unary import NEG, _unary
 
 __all__ = [
     "adjoint", "angle", "complex", "conj", "conj_physical", "imag", "is_complex", "is_conj", "polar",
@@ -268,7 +270,12 @@ def conj_physical_(self: Tensor) -> Tensor:
     """
     if self._dtype.is_complex:
         part = imag(self)
-        part.neg_()
+        # (neg_'s write without its entry: this method's own entry counts the one write in
+        # _version, as PyTorch's conj_physical_ does; part.neg_() counted a second)
+        try:
+            _unary(NEG, part, part)
+        except UpdatesInOrder as refusal:  # (neg_'s handling of a target whose elements share memory)
+            updates_in_order(lambda t: _unary(NEG, t, t), part, (), {}, refusal)
         report("conj_physical_", (self,), self)
     return self
 

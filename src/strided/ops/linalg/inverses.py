@@ -23,6 +23,7 @@ from ...args import float_arg
 from ...dispatch import OPEN, adopted
 from ...dtypes import float32, float64, int32, real_of
 from ...errors import LinAlgError, StridedRuntimeError, StridedTypeError, join_lines
+from ...grad_mode import count_kernel_writes
 from ...gradients import grad_zeros, seal
 from ...kernels.fpstate import quiet
 from ...kernels.fused import fma
@@ -618,6 +619,13 @@ def linalg_matrix_rank(A: Tensor, tol: Any = None, hermitian: bool = False, *, a
         return write_out(out, linalg_matrix_rank(A, tol, hermitian, atol=atol, rtol=rtol), "linalg.matrix_rank", (A,),
                          cast_first="torch.linalg.matrix_rank: Expected result to be safely castable from {r} dtype, "
                          "but got result with dtype {o}")
+    # (PyTorch computes the ranks into a fresh result with sum's out= variant: one write that its
+    # ``_version`` counts, as any out= write)
+    return count_kernel_writes(_matrix_rank(A, tol, hermitian, atol, rtol), 1)
+
+
+def _matrix_rank(A: Tensor, tol: Any, hermitian: bool, atol: Any, rtol: Any) -> Tensor:  # noqa: N803
+    """:func:`linalg_matrix_rank`'s ranks, a fresh int64 tensor."""
     op = "torch.linalg.matrix_rank"
     tensor_arg(A, op)
     if A.ndim < 2:

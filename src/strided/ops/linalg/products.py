@@ -40,6 +40,7 @@ from ...kernels.native import kernel_run
 from ...messages import broadcast_mismatch
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
+from ...writes import resize_
 from .._support import support
 from .._support.along import one_dim
 from .._support.memo import Memo
@@ -392,7 +393,8 @@ def _tensordot_out(out: Any, res: Tensor) -> Tensor:
             f"fix: out=strided.empty(0, dtype=strided.{res._dtype.name}), or drop out= and convert the result"))
     if out._layout.shape != res._layout.shape and L.product(out._layout.shape):
         warn_resized(out._layout.shape, res._layout.shape)
-    out.resize_(res._layout.shape).copy_(res)
+    resize_(out, res._layout.shape)  # (ATen's resize_output: not counted in _version; the copy_ is)
+    out.copy_(res)
     return out
 
 

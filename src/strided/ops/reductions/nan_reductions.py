@@ -25,6 +25,7 @@ from ...errors import (
     StridedTypeError,
     join_lines,
 )
+from ...grad_mode import count_kernel_writes
 from ...gradients import seal
 from ...kernels import native, npcore, torch_extreme_reduce, torch_loops
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
@@ -535,7 +536,10 @@ def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any
             if count.ndim:  # (the int64 count promoted to the 2-byte dtype; a 0-d one is a CPU scalar,
                 count = count.astype(rt.numpy)  # which PyTorch's div reads as a float, unrounded)
         np.copyto(res_np, total / count.astype(_acc(rt)), casting="unsafe")
-    return _finish(result, out, "nanmean", (input,))
+    if out is None:
+        return result
+    # (PyTorch's nanmean(out=) is nansum(out=) then out.div_(count): two writes its _version counts)
+    return count_kernel_writes(_finish(result, out, "nanmean", (input,)), 1)
 
 
 # ---------------------------------------------------------------- logsumexp

@@ -30,6 +30,7 @@ from ...errors import (
     StridedTypeError,
     join_lines,
 )
+from ...grad_mode import count_kernel_writes
 from ...gradients import seal
 from ...kernels import native
 from ...kernels.blocked import row_major
@@ -552,6 +553,14 @@ def _quantile_selected(x: Tensor, qs: np.ndarray, dim: Any, keepdim: bool, inter
     return tensor_from_array(found, found.shape, x._dtype), kept
 
 
+def _quantile_writes(q: Any, interpolation: str) -> int:
+    """The in-place writes PyTorch's quantile kernel makes into its result (its ``_version``):
+    ``lerp_`` of the lower order statistics toward the upper ones (linear, midpoint), then
+    ``squeeze_`` for a number q (or a 0-d one), ``unsqueeze_``, ``transpose_``, ``squeeze_`` for a
+    1-d q (ATen counts each in-place view op as a write)."""
+    return (interpolation in ("linear", "midpoint")) + (1 if not isinstance(q, Tensor) or q.ndim == 0 else 3)
+
+
 @method("quantile")
 def quantile(input: Tensor, q: Any, dim: Any = None, keepdim: bool = False, *,  # noqa: A002
              interpolation: str = "linear", out: Any = None) -> Tensor:
@@ -566,7 +575,8 @@ def quantile(input: Tensor, q: Any, dim: Any = None, keepdim: bool = False, *,  
         return write_out(out, quantile(input, q, dim, keepdim, interpolation=interpolation),
                          "quantile", (input, q, dim, keepdim),
                          "quantile() out tensor must be same dtype as the input tensor")
-    return _quantile(input, q, dim, keepdim, interpolation, "quantile", False)
+    return count_kernel_writes(_quantile(input, q, dim, keepdim, interpolation, "quantile", False),
+                               _quantile_writes(q, interpolation))
 
 
 @method("nanquantile")
@@ -581,7 +591,8 @@ def nanquantile(input: Tensor, q: Any, dim: Any = None, keepdim: bool = False, *
         return write_out(out, nanquantile(input, q, dim, keepdim, interpolation=interpolation),
                          "nanquantile", (input, q, dim, keepdim),
                          "quantile() out tensor must be same dtype as the input tensor")
-    return _quantile(input, q, dim, keepdim, interpolation, "nanquantile", True)
+    return count_kernel_writes(_quantile(input, q, dim, keepdim, interpolation, "nanquantile", True),
+                               _quantile_writes(q, interpolation))
 
 
 # ---------------------------------------------------------------- mode
