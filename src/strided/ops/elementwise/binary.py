@@ -81,7 +81,7 @@ from ...kernels.native import active as native_active
 from ...kernels.native import half as native_half
 from ...kernels.native import special as native_special
 from ...kernels.reduce import all_nonzero
-from ...kernels.reduced_arith import bf16_into, bf16_scalar_fresh, reduced_loop
+from ...kernels.reduced_arith import bf16_alpha_fresh, bf16_into, bf16_scalar_fresh, reduced_loop
 from ...kernels.reduced_nans import LOOP_SPLIT, flat_fix, has_nan, loop_nans, scalar_mask
 from ...kernels.tiles import EXACT, against_every_input, fused_against_both
 from ...kernels.torch_loops import (
@@ -1808,6 +1808,10 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str, raw: 
             return record(rule, fn, (input, other), {"alpha": alpha, "out": out})
         if alpha is None and out is None:
             return slow(input, other)
+        if alpha is not None and bf16_code >= 0 and out is None and not OPEN and type(input) is Tensor \
+                and type(other) is Tensor and input._dtype is bfloat16 and other._dtype is bfloat16 \
+                and (res := _bfloat16_alpha(op, input, other, alpha)) is not None:
+            return res
         return _with_extras(op, input, other, alpha, out)
 
     if raw is not None:
@@ -1835,6 +1839,31 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str, raw: 
             table[d] = (*table[d], exact)
     # (a transpose and its twin, or a float, too: fn's _flat_plans path)
     return compiled_front(fn, 2, table, dense=tuple(table), plans=_flat_plans)
+
+
+def _bfloat16_alpha(op: BinaryOp, a: Tensor, b: Tensor, alpha: Any) -> Tensor | None:
+    """``add``/``sub(a, b, alpha=)`` of two row-major bfloat16 tensors of one shape (untracked) by the
+    compiled loop over their runs, PyTorch's bits (kernels.reduced_arith op 5), with the general
+    path's alpha checks and conversion in its order; None (nothing done) for any other operands,
+    where the kernel is not built or off here: the general path then."""
+    la, lb = a._layout, b._layout
+    info = _cinfo[la.shape]
+    if lb.shape != la.shape or la.strides != info[0] or lb.strides != info[0] or op.bf16_code > 1:
+        return None
+    n = info[1]
+    x, y = a._storage.array[la.offset : la.offset + n], b._storage.array[lb.offset : lb.offset + n]
+    if len(x) != n or len(y) != n:
+        return None
+    if alpha.__class__ is float and -_BF16_FINITE <= alpha <= _BF16_FINITE:
+        alpha_np = x.dtype.type(np.float32(alpha))  # (_alpha_scalar's conversion, nothing to check or quiet)
+    else:
+        alpha_np = _negatable(op, alpha, _alpha_scalar(alpha, bfloat16, bfloat16, op.name))
+    _check_alpha_range(alpha, bfloat16, op.name)
+    res = bf16_alpha_fresh(x, y, float(np.float32(alpha_np if op is ADD else -alpha_np)))
+    return None if res is None else adopted(res, info[2], bfloat16)
+
+
+_BF16_FINITE = 3e38  # (a float no larger rounds to a finite float32 and bfloat16: no overflow to quiet)
 
 
 def _broadcast_rowmajor(a: Tensor, b: Tensor, la: L.Layout, lb: L.Layout, each: tuple) -> Any:
