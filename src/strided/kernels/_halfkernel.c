@@ -339,14 +339,20 @@ WIDE static void narrow_avx2(const float *x, uint16_t *out, Py_ssize_t n)
 static void (*widen_loop)(const uint16_t *, float *, Py_ssize_t) = widen_base;
 static void (*narrow_loop)(const float *, uint16_t *, Py_ssize_t) = narrow_base;
 
+/* The two C-contiguous buffers (an input, a writable output) of a call's two arguments (``fmt``:
+ * PyArg_ParseTuple's "OO:name"): 0, or -1 with the error set and none held. */
+static int two_runs(PyObject *args, const char *fmt, Py_buffer *b)
+{
+    PyObject *objs[2];
+    if (!PyArg_ParseTuple(args, fmt, &objs[0], &objs[1]))
+        return -1;
+    return get_runs(objs, b, 2);
+}
+
 static PyObject *convert(PyObject *args, int widen)
 {
-    PyObject *xo, *oo;
-    if (!PyArg_ParseTuple(args, "OO", &xo, &oo))
-        return NULL;
     Py_buffer b[2];
-    PyObject *objs[2] = {xo, oo};
-    if (get_runs(objs, b, 2) < 0)
+    if (two_runs(args, widen ? "OO:bf16_widen" : "OO:bf16_narrow", b) < 0)
         return NULL;
     Py_ssize_t n = b[widen].len / 4; /* (the float32 side) */
     int ok = b[widen].len % 4 == 0 && b[!widen].len == 2 * n;
@@ -401,12 +407,8 @@ static void (*nan_ones_loop)(uint16_t *, Py_ssize_t) = nan_ones_base;
  * lengths differ. */
 static PyObject *bf16_sqrt(PyObject *self, PyObject *args)
 {
-    PyObject *xo, *oo;
-    if (!PyArg_ParseTuple(args, "OO:bf16_sqrt", &xo, &oo))
-        return NULL;
     Py_buffer b[2];
-    PyObject *objs[2] = {xo, oo};
-    if (get_runs(objs, b, 2) < 0)
+    if (two_runs(args, "OO:bf16_sqrt", b) < 0)
         return NULL;
     int ok = b[0].len == b[1].len && b[1].len % 2 == 0;
     if (ok) {
