@@ -220,3 +220,82 @@ def test_alpha_is_pytorchs(alpha, n, name):
     getattr(sx, name + "_")(sy, alpha=alpha)
     getattr(tx, name + "_")(ty, alpha=alpha)
     np.testing.assert_array_equal(_words_st(sx), _words(tx))
+
+
+SCALARS = [2.5, 1.7, 3.0, -7.3, 0.1, 1 / 3, 1.00390625 + 1e-9, 1e-40, 1e-45, 2.0**-133, 3e38, 1e300, -0.0, 0.0,
+           float("inf"), float("-inf"), float("nan"), 2, -3, 255, 2**40 + 1]
+
+
+@pytest.mark.parametrize("code", [0, 1, 2, 3])
+def test_scalar_operand_every_bfloat16(copy, code):
+    """``t op number`` on every bfloat16 (the fast path's compiled scalar loop, first call and the
+    front's later ones): PyTorch's rounding of the number (add/sub: to bfloat16, mul/div: to
+    float32) and its bits, NaNs by its loop split; 2-D and transposed; the NumPy path's the same."""
+    every = np.arange(65536, dtype=np.uint16)
+    op, top = getattr(st, NAMES[code]), OPS[code]
+    for s in SCALARS:
+        for words in (every, every[:1000], every[:45].reshape(5, 9), every.reshape(256, 256)):
+            sx, tx = _st(words), _torch(words)
+            for a, ta in ((sx, tx), (sx.t(), tx.t())) if words.ndim == 2 else ((sx, tx),):
+                ref = _words(top(ta, s))
+                for _ in range(2):
+                    r = op(a, s)
+                    assert r.stride() == top(ta, s).stride()
+                    got = _words_st(r)
+                    bad = np.nonzero(got.ravel() != ref.ravel())[0]
+                    assert bad.size == 0, (s, [(hex(words.ravel()[i]), hex(got.ravel()[i]), hex(ref.ravel()[i]))
+                                               for i in bad[:4]])
+        with native.disabled():
+            np.testing.assert_array_equal(_words_st(op(_st(every), s)), _words(top(_torch(every), s)))
+
+
+@settings(max_examples=40, deadline=None)
+@given(hs.lists(hs.integers(0, 65535), min_size=1, max_size=80), hs.integers(0, 3),
+       hs.floats(allow_nan=True, allow_infinity=True, width=64))
+def test_scalar_operand_any_words(words, code, s):
+    x = np.array(words, np.uint16)
+    np.testing.assert_array_equal(_words_st(getattr(st, NAMES[code])(_st(x), s)), _words(OPS[code](_torch(x), s)))
+
+
+@pytest.mark.parametrize("alpha", [2.5, -0.3, 1e-30, 3e38, 1.0])
+@pytest.mark.parametrize("shape", [(1,), (33,), (95,), (7, 45), (300, 700)])
+@pytest.mark.parametrize("name", ["add", "sub"])
+def test_alpha_compiled_rest_is_pytorchs(copy, alpha, shape, name):
+    """``alpha=`` on one row: the compiled loop's scalar rest (the product rounded to bfloat16, then
+    the sum) and vector steps (fmadd), NaN bits: row-major, transposed, in place and out=, as PyTorch
+    (the NumPy path, ``native.disabled()``, rounds an overflowing product alone: not compared)."""
+    rng = np.random.default_rng(shape[0])
+    x = rng.integers(0, 65536, shape, dtype=np.uint16)
+    y = rng.integers(0, 65536, shape, dtype=np.uint16)
+    x[rng.random(shape) < 0.5] = 0x3F80
+    y[rng.random(shape) < 0.3] = 0x0005  # (products that underflow alone)
+    y[rng.random(shape) < 0.1] = 0x7F00  # (and that overflow)
+    sop, top = getattr(st, name), getattr(torch, name)
+    pairs = [(_st(x), _st(y), _torch(x), _torch(y))]
+    if len(shape) == 2:
+        pairs.append((_st(x).t(), _st(y).t(), _torch(x).t(), _torch(y).t()))
+    for sx, sy, tx, ty in pairs:
+        ref = _words(top(tx, ty, alpha=alpha))
+        np.testing.assert_array_equal(_words_st(sop(sx, sy, alpha=alpha)), ref)
+        so, to = st.empty(tuple(sx.shape), dtype=st.bfloat16), torch.empty(tuple(tx.shape), dtype=torch.bfloat16)
+        sop(sx, sy, alpha=alpha, out=so)
+        top(tx, ty, alpha=alpha, out=to)
+        np.testing.assert_array_equal(_words_st(so), _words(to))
+        sx, tx = sx.clone(), tx.clone()
+        getattr(sx, name + "_")(sy, alpha=alpha)
+        getattr(tx, name + "_")(ty, alpha=alpha)
+        np.testing.assert_array_equal(_words_st(sx), _words(tx))
+
+
+@pytest.mark.parametrize("name", ["exp", "log", "tanh"])
+def test_through_float32_every_bfloat16(copy, name):
+    """exp, log, tanh of every bfloat16 by the float32 kernel then rounded (the fast path, the
+    compiled front's calls after it, a transpose, the general path): PyTorch's bits, NaNs 0xFFFF."""
+    every = np.arange(65536, dtype=np.uint16)
+    ref = _words(getattr(torch, name)(_torch(every)))
+    for _ in range(3):
+        np.testing.assert_array_equal(_words_st(getattr(st, name)(_st(every))), ref)
+    sq = every.reshape(256, 256)
+    np.testing.assert_array_equal(_words_st(getattr(st, name)(_st(sq).t())), _words(getattr(torch, name)(_torch(sq).t())))
+    np.testing.assert_array_equal(_words_st(getattr(st, name)(_st(sq)[:, ::2])),
+                                  _words(getattr(torch, name)(_torch(sq)[:, ::2])))

@@ -67,7 +67,7 @@ static inline float both_nan(float a, float b, float r)
     return (a != a) & (b != b) ? bits_f(f_bits(b) | 0x00400000u) : r;
 }
 
-enum { ADD, SUB, MUL, DIV, FMA, OPS };
+enum { ADD, SUB, MUL, DIV, FMA, OPS, ALPHA = OPS, BF_OPS };
 
 #define LOOP_BODY                                                                                  \
     switch (op) {                                                                                  \
@@ -145,6 +145,16 @@ static inline uint16_t f2bf(float f, uint16_t nan)
     case MUL: for (Py_ssize_t i = 0; i < n; i++) out[i] = f2bf(bf2f(x[i]) * bf2f(y[i]), nan); break; \
     case DIV: for (Py_ssize_t i = 0; i < n; i++) out[i] = f2bf(bf2f(x[i]) / bf2f(y[i]), nan); break; \
     case FMA: for (Py_ssize_t i = 0; i < n; i++) out[i] = f2bf(fmaf(alpha, bf2f(x[i]), bf2f(y[i])), nan); break; \
+    case ALPHA: for (Py_ssize_t i = 0; i < n; i++) out[i] = f2bf(bf2f(y[i]) + bf2f(f2bf(alpha * bf2f(x[i]), nan)), nan); break; \
+    }
+
+/* x[i] op s, s a float32 scalar (op 0-3) */
+#define BF_SCALAR_BODY                                                                             \
+    switch (op) {                                                                                  \
+    case ADD: for (Py_ssize_t i = 0; i < n; i++) out[i] = f2bf(bf2f(x[i]) + s, nan); break;       \
+    case SUB: for (Py_ssize_t i = 0; i < n; i++) out[i] = f2bf(bf2f(x[i]) - s, nan); break;       \
+    case MUL: for (Py_ssize_t i = 0; i < n; i++) out[i] = f2bf(bf2f(x[i]) * s, nan); break;       \
+    case DIV: for (Py_ssize_t i = 0; i < n; i++) out[i] = f2bf(bf2f(x[i]) / s, nan); break;       \
     }
 
 static void bf_base(int op, const uint16_t *x, const uint16_t *y, uint16_t *out, Py_ssize_t n, float alpha,
@@ -161,10 +171,36 @@ WIDE static void bf_avx2(int op, const uint16_t *x, const uint16_t *y, uint16_t 
 }
 #endif
 
+static void bf_sbase(int op, const uint16_t *x, float s, uint16_t *out, Py_ssize_t n, uint16_t nan)
+{
+    BF_SCALAR_BODY
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+WIDE static void bf_savx2(int op, const uint16_t *x, float s, uint16_t *out, Py_ssize_t n, uint16_t nan)
+{
+    BF_SCALAR_BODY
+}
+#endif
+
 static void (*bf_loop)(int, const uint16_t *, const uint16_t *, uint16_t *, Py_ssize_t, float, uint16_t) = bf_base;
+static void (*bf_sloop)(int, const uint16_t *, float, uint16_t *, Py_ssize_t, uint16_t) = bf_sbase;
+
+/* One piece of a row: y NULL, x op alpha (the scalar); op ALPHA, PyTorch's vector fmadd in the
+ * vector steps (nan 0xFFFF) and its scalar ``self + alpha * other`` (the product rounded to
+ * bfloat16 first, c10::BFloat16's operators) in the rest. */
+static void bf_piece(int op, const uint16_t *x, const uint16_t *y, uint16_t *out, Py_ssize_t n, float alpha,
+                     uint16_t nan)
+{
+    if (y == NULL)
+        bf_sloop(op, x, alpha, out, n, nan);
+    else
+        bf_loop(op == ALPHA && nan == 0xffffu ? FMA : op, x, y, out, n, alpha, nan);
+}
 
 /* PyTorch's loops over one row of n elements cut in chunks of ``chunk`` (at::parallel_for's; n: one
- * chunk): in each, the vector loop's whole steps of ``step``, then the scalar loop's rest. */
+ * chunk): in each, the vector loop's whole steps of ``step``, then the scalar loop's rest (y NULL:
+ * ``x op alpha``, alpha the scalar operand). */
 static void bf_rows(int op, const uint16_t *x, const uint16_t *y, uint16_t *out, Py_ssize_t n, float alpha,
                     Py_ssize_t chunk, Py_ssize_t step)
 {
@@ -173,8 +209,8 @@ static void bf_rows(int op, const uint16_t *x, const uint16_t *y, uint16_t *out,
     for (Py_ssize_t s = 0; s < n; s += chunk) {
         Py_ssize_t len = n - s < chunk ? n - s : chunk;
         Py_ssize_t body = step > 0 ? len - len % step : 0;
-        bf_loop(op, x + s, y + s, out + s, body, alpha, 0xffffu);
-        bf_loop(op, x + s + body, y + s + body, out + s + body, len - body, alpha, 0x7fc0u);
+        bf_piece(op, x + s, y ? y + s : NULL, out + s, body, alpha, 0xffffu);
+        bf_piece(op, x + s + body, y ? y + s + body : NULL, out + s + body, len - body, alpha, 0x7fc0u);
     }
 }
 
@@ -230,10 +266,13 @@ static PyObject *binary(PyObject *self, PyObject *args)
 }
 
 /* bf16(x, y, out, op[, alpha, chunk, step]): out[i] = x[i] op y[i] over n bfloat16 elements
- * (op as binary's), PyTorch's bits: its rows cut in chunks of ``chunk`` elements (0: one), each
- * NaN 0xFFFF in a chunk's vector steps of ``step`` (default 32), 0x7FC0 in its rest. x, y, out
- * C-contiguous buffers of n * 2 bytes (out writable; out may be x or y, element for element).
- * Returns True; False (nothing written) where the lengths differ (the caller's other path). */
+ * (op as binary's; 5: PyTorch's add with alpha=, ``y + alpha * x``: fmaf in the vector steps, the
+ * product rounded to bfloat16 first in the rest), PyTorch's bits: its rows cut in chunks of
+ * ``chunk`` elements (0: one), each NaN 0xFFFF in a chunk's vector steps of ``step`` (default 32),
+ * 0x7FC0 in its rest. x, y, out C-contiguous buffers of n * 2 bytes (out writable; out may be x
+ * or y, element for element); or y a Python float (op 0-3): ``x[i] op float32(y)``, the scalar
+ * operand of PyTorch's loop (the caller rounds it as PyTorch does). Returns True; False (nothing
+ * written) where the lengths differ (the caller's other path). */
 static PyObject *bf16(PyObject *self, PyObject *args)
 {
     int op;
@@ -242,23 +281,27 @@ static PyObject *bf16(PyObject *self, PyObject *args)
     Py_ssize_t chunk = 0, step = 32;
     if (!PyArg_ParseTuple(args, "OOOi|dnn:bf16", &xo, &yo, &oo, &op, &alpha, &chunk, &step))
         return NULL;
-    if (op < 0 || op >= OPS) {
+    int scalar = PyFloat_CheckExact(yo);
+    if (op < 0 || op >= (scalar ? FMA : BF_OPS)) {
         PyErr_SetString(PyExc_ValueError, "bf16: unknown op");
         return NULL;
     }
+    if (scalar)
+        alpha = PyFloat_AS_DOUBLE(yo);
     Py_buffer b[3];
-    PyObject *objs[3] = {xo, yo, oo};
+    PyObject *objs[3] = {xo, scalar ? xo : yo, oo};
     if (get_runs(objs, b, 3) < 0)
         return NULL;
     int ok = b[0].len == b[2].len && b[1].len == b[2].len && b[2].len % 2 == 0;
     if (ok) {
         float a = (float)alpha;
         Py_ssize_t n = b[2].len / 2;
+        const uint16_t *x = (const uint16_t *)b[0].buf, *y = scalar ? NULL : (const uint16_t *)b[1].buf;
         if (n < 4096) { /* (a small row: the thread switch would cost more than the loop) */
-            bf_rows(op, (const uint16_t *)b[0].buf, (const uint16_t *)b[1].buf, (uint16_t *)b[2].buf, n, a, chunk, step);
+            bf_rows(op, x, y, (uint16_t *)b[2].buf, n, a, chunk, step);
         } else {
             Py_BEGIN_ALLOW_THREADS
-            bf_rows(op, (const uint16_t *)b[0].buf, (const uint16_t *)b[1].buf, (uint16_t *)b[2].buf, n, a, chunk, step);
+            bf_rows(op, x, y, (uint16_t *)b[2].buf, n, a, chunk, step);
             Py_END_ALLOW_THREADS
         }
     }
@@ -266,6 +309,68 @@ static PyObject *bf16(PyObject *self, PyObject *args)
         PyBuffer_Release(&b[i]);
     return PyBool_FromLong(ok);
 }
+
+/* bf16_widen(x, out): out[i] = float32(x[i]) (exact) of n bfloat16 words x into float32 out;
+ * bf16_narrow(x, out): out[i] = x[i] of n float32 rounded to nearest even, every NaN 0xFFFF
+ * (PyTorch's vector conversion, cvtfp32_bf16). C-contiguous buffers of n elements (out
+ * writable). Return True; False (nothing written) where the lengths differ. */
+static void widen_base(const uint16_t *x, float *out, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++)
+        out[i] = bf2f(x[i]);
+}
+static void narrow_base(const float *x, uint16_t *out, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++)
+        out[i] = f2bf(x[i], 0xffffu);
+}
+#if defined(__x86_64__) && defined(__GNUC__)
+WIDE static void widen_avx2(const uint16_t *x, float *out, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++)
+        out[i] = bf2f(x[i]);
+}
+WIDE static void narrow_avx2(const float *x, uint16_t *out, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++)
+        out[i] = f2bf(x[i], 0xffffu);
+}
+#endif
+static void (*widen_loop)(const uint16_t *, float *, Py_ssize_t) = widen_base;
+static void (*narrow_loop)(const float *, uint16_t *, Py_ssize_t) = narrow_base;
+
+/* The two C-contiguous buffers (an input, a writable output) of a call's two arguments (``fmt``:
+ * PyArg_ParseTuple's "OO:name"): 0, or -1 with the error set and none held. */
+static int two_runs(PyObject *args, const char *fmt, Py_buffer *b)
+{
+    PyObject *objs[2];
+    if (!PyArg_ParseTuple(args, fmt, &objs[0], &objs[1]))
+        return -1;
+    return get_runs(objs, b, 2);
+}
+
+static PyObject *convert(PyObject *args, int widen)
+{
+    Py_buffer b[2];
+    if (two_runs(args, widen ? "OO:bf16_widen" : "OO:bf16_narrow", b) < 0)
+        return NULL;
+    Py_ssize_t n = b[widen].len / 4; /* (the float32 side) */
+    int ok = b[widen].len % 4 == 0 && b[!widen].len == 2 * n;
+    if (ok) {
+        Py_BEGIN_ALLOW_THREADS
+        if (widen)
+            widen_loop((const uint16_t *)b[0].buf, (float *)b[1].buf, n);
+        else
+            narrow_loop((const float *)b[0].buf, (uint16_t *)b[1].buf, n);
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&b[0]);
+    PyBuffer_Release(&b[1]);
+    return PyBool_FromLong(ok);
+}
+
+static PyObject *bf16_widen(PyObject *self, PyObject *args) { return convert(args, 1); }
+static PyObject *bf16_narrow(PyObject *self, PyObject *args) { return convert(args, 0); }
 
 /* PyTorch's VML-style bfloat16 kernels (IMPLEMENT_FLOAT_KERNEL: every element, a tail included,
  * through its vector conversion) make every NaN 0xFFFF (kernels/reduced_nans.py). */
@@ -302,12 +407,8 @@ static void (*nan_ones_loop)(uint16_t *, Py_ssize_t) = nan_ones_base;
  * lengths differ. */
 static PyObject *bf16_sqrt(PyObject *self, PyObject *args)
 {
-    PyObject *xo, *oo;
-    if (!PyArg_ParseTuple(args, "OO:bf16_sqrt", &xo, &oo))
-        return NULL;
     Py_buffer b[2];
-    PyObject *objs[2] = {xo, oo};
-    if (get_runs(objs, b, 2) < 0)
+    if (two_runs(args, "OO:bf16_sqrt", b) < 0)
         return NULL;
     int ok = b[0].len == b[1].len && b[1].len % 2 == 0;
     if (ok) {
@@ -352,12 +453,18 @@ static PyObject *select_copy(PyObject *self, PyObject *args)
         return NULL;
     loop = loop_base;
     bf_loop = bf_base;
+    bf_sloop = bf_sbase;
+    widen_loop = widen_base;
+    narrow_loop = narrow_base;
     bf_sqrt = bf_sqrt_base;
     nan_ones_loop = nan_ones_base;
 #if defined(__x86_64__) && defined(__GNUC__)
     if (wide && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c")) {
         loop = loop_avx2;
         bf_loop = bf_avx2;
+        bf_sloop = bf_savx2;
+        widen_loop = widen_avx2;
+        narrow_loop = narrow_avx2;
         bf_sqrt = bf_sqrt_avx2;
         nan_ones_loop = nan_ones_avx2;
     }
@@ -372,7 +479,9 @@ static PyMethodDef methods[] = {
     {"binary", binary, METH_VARARGS, "binary(op, x, y, out[, alpha]): float16 add/sub/mul/div/fma in float32, NumPy's bits"},
     {"bf16_sqrt", bf16_sqrt, METH_VARARGS, "bf16_sqrt(x, out): bfloat16 sqrt through float32, PyTorch's bits (NaN 0xFFFF)"},
     {"nan_ones", nan_ones_py, METH_O, "nan_ones(a): every bfloat16 NaN of a made 0xFFFF in place; returns a"},
-    {"bf16", bf16, METH_VARARGS, "bf16(x, y, out, op[, alpha, chunk, step]): bfloat16 add/sub/mul/div/fma in float32, PyTorch's bits"},
+    {"bf16", bf16, METH_VARARGS, "bf16(x, y, out, op[, alpha, chunk, step]): bfloat16 add/sub/mul/div/fma/alpha in float32 (y: a run or a float), PyTorch's bits"},
+    {"bf16_widen", bf16_widen, METH_VARARGS, "bf16_widen(x, out): bfloat16 words to float32, exact"},
+    {"bf16_narrow", bf16_narrow, METH_VARARGS, "bf16_narrow(x, out): float32 to bfloat16, nearest even, NaN 0xFFFF"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -388,6 +497,9 @@ PyMODINIT_FUNC PyInit__halfkernel(void)
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c")) {
         loop = loop_avx2;
         bf_loop = bf_avx2;
+        bf_sloop = bf_savx2;
+        widen_loop = widen_avx2;
+        narrow_loop = narrow_avx2;
         bf_sqrt = bf_sqrt_avx2;
         nan_ones_loop = nan_ones_avx2;
     }

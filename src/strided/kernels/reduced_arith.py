@@ -20,7 +20,7 @@ from . import native
 from .elementwise import _F16, half_into, paired_runs
 from .torch_loops import GRAIN_SIZE, HALF_STEP, parallel_chunks, torch_threads
 
-__all__ = ["bf16_chunk", "bf16_into", "reduced_loop"]
+__all__ = ["bf16_alpha_fresh", "bf16_chunk", "bf16_into", "bf16_scalar_fresh", "bf16_through_float32", "reduced_loop"]
 
 
 def bf16_chunk(n: int) -> int:
@@ -32,7 +32,8 @@ def bf16_chunk(n: int) -> int:
 
 
 def bf16_into(code: int, x: Any, y: Any, out: np.ndarray, alpha: float = 0.0) -> bool:
-    """``out[...] = x op y`` (``code``: 0 add, 1 sub, 2 mul, 3 div; 4 ``fma(alpha, x, y)``) for
+    """``out[...] = x op y`` (``code``: 0 add, 1 sub, 2 mul, 3 div; 4 ``fma(alpha, x, y)``; 5 PyTorch's
+    ``add(y, x, alpha=)``: the fma in its vector steps, ``y + bfloat16(alpha * x)`` in its scalar rest) for
     three bfloat16 arrays of one shape, all C-contiguous (one PyTorch row, NaNs by its loop split)
     or all F-contiguous (elements paired the same), ``out`` writable and not overlapping an operand
     otherwise than element for element: True when it ran; False (nothing written) where the kernel
@@ -41,6 +42,53 @@ def bf16_into(code: int, x: Any, y: Any, out: np.ndarray, alpha: float = 0.0) ->
     if k is None or out.dtype.kind != "V" or (runs := paired_runs(x, y, out)) is None:  # (bfloat16: "V")
         return False
     return bool(k.bf16(*runs, code, alpha, bf16_chunk(out.size), HALF_STEP))
+
+
+def bf16_scalar_fresh(code: int, x: np.ndarray, s: float) -> np.ndarray | None:
+    """``x op s`` (``code``: 0 add, 1 sub, 2 mul, 3 div) of a flat C-contiguous bfloat16 run ``x``
+    and PyTorch's scalar operand ``s`` (a float32 value as a Python float: the caller rounds the
+    number as PyTorch does, add/sub to bfloat16, mul/div to float32), into a fresh run: PyTorch's
+    bits, NaNs by its loop split (the scalar rides along its vector loop). None where the kernel is
+    not built or off here (nothing computed: the caller's other path)."""
+    k = native.half()
+    if k is None or not x.flags.c_contiguous:
+        return None
+    res = np.empty(x.shape, x.dtype)
+    return res if k.bf16(x, s, res, code, 0.0, bf16_chunk(res.size), HALF_STEP) else None
+
+
+def bf16_alpha_fresh(x: np.ndarray, y: np.ndarray, scale: float) -> np.ndarray | None:
+    """PyTorch's ``add(x, y, alpha=)`` of two flat C-contiguous bfloat16 runs of one length into a fresh
+    run (``scale``: alpha rounded to bfloat16, negated for sub, as a float; op 5 of :func:`bf16_into`),
+    None where the kernel is not built or off here."""
+    k = native.half()
+    if k is None or not (x.flags.c_contiguous and y.flags.c_contiguous) or len(x) != len(y):
+        return None
+    res = np.empty(x.shape, x.dtype)
+    return res if k.bf16(y, x, res, 5, scale, bf16_chunk(res.size), HALF_STEP) else None
+
+
+# (below this many elements the caller's one ufunc call is quicker than the three passes' calls)
+_THROUGH_MIN = 256
+
+
+def bf16_through_float32(f32: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray | None]:
+    """A bfloat16 unary op of a flat C-contiguous run the way PyTorch's VML-style bfloat16 kernels
+    compute it: each element widened to float32 (exact), ``f32`` (a float32 kernel that gives
+    PyTorch's float32 bits), rounded to nearest even, every NaN 0xFFFF. The function returns None
+    where the conversion kernel is not built or off here, or for a run under ``_THROUGH_MIN``
+    elements (the caller's other path, the same bits)."""
+    def run(x: np.ndarray) -> np.ndarray | None:
+        k = native.half()
+        if k is None or not x.flags.c_contiguous or x.size < _THROUGH_MIN:
+            return None
+        wide = np.empty(x.shape, np.float32)
+        k.bf16_widen(x, wide)
+        res = np.empty(x.shape, x.dtype)
+        k.bf16_narrow(f32(wide), res)
+        return res
+
+    return run
 
 
 def _fresh(x: np.ndarray, y: np.ndarray, code: int) -> np.ndarray | None:

@@ -78,9 +78,10 @@ from ...kernels.fused import fma, fma_into
 from ...kernels.memory import outside_storage, reduced_cast_source
 from ...kernels.native import _compiled as _compiled_module
 from ...kernels.native import active as native_active
+from ...kernels.native import half as native_half
 from ...kernels.native import special as native_special
 from ...kernels.reduce import all_nonzero
-from ...kernels.reduced_arith import bf16_into, reduced_loop
+from ...kernels.reduced_arith import bf16_alpha_fresh, bf16_into, bf16_scalar_fresh, reduced_loop
 from ...kernels.reduced_nans import LOOP_SPLIT, flat_fix, has_nan, loop_nans, scalar_mask
 from ...kernels.tiles import EXACT, against_every_input, fused_against_both
 from ...kernels.torch_loops import (
@@ -94,7 +95,7 @@ from ...kernels.torch_loops import (
     torch_vector_bytes,
 )
 from ...opdef import OPDEFS, Kind, declare
-from ...scalars import UInt64Scalar, checked, numpy_scalar, uint64_beyond_int64
+from ...scalars import UInt64Scalar, checked, numpy_scalar, uint64_beyond_int64, wrapped
 from ...tensor import Tensor
 from .._support.front import compiled_front, kernel_entry
 from .._support.memo import Memo
@@ -556,8 +557,13 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
             # converts every input to the common dtype: read unrounded it gave other last bits)
             cd = compute.numpy
             x, y = (v if v.dtype == cd else quiet_call(v.astype, cd) for v in (np.asarray(x), np.asarray(y)))
-            tail = _reduced_scalar_loop(op, a, b, x, y, alpha_np, out, target is None, loop_out)
             scale = f32(alpha_np if op is ADD else -alpha_np)
+            # (one row walked as the result's own: the compiled loop does both of PyTorch's loops,
+            # the fmadd of its vector steps and its scalar rest's rounded product, NaNs included)
+            if (loop_out is None or loop_out._layout.strides == out._layout.strides) \
+                    and bf16_into(5, y, x, _view(out), float(scale)):
+                return out
+            tail = _reduced_scalar_loop(op, a, b, x, y, alpha_np, out, target is None, loop_out)
             # (the compiled fma(alpha, y, x) where the operands are one row: PyTorch's fmadd; else
             # the product, exact in float32 but for an underflow or overflow, then the sum)
             if not bf16_into(4, y, x, _view(out), float(scale)):
@@ -1676,6 +1682,11 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str, raw: 
     extreme = op.extreme
     pow_native = op.kind == "pow" and native is not None
     loop_split = flat_fix(name) if name in LOOP_SPLIT else None  # (bfloat16 NaN bits: kernels.reduced_nans)
+    # bfloat16 op(t, number): the compiled loop with PyTorch's scalar operand, the number rounded to
+    # bfloat16 for add/sub (TensorIterator converts the wrapped number), to float32 for mul/div (their
+    # kernels read it as opmath, BinaryOpsKernel.cpp's reduced-float scalar forms)
+    bf16_code = op.bf16_code
+    bf16_scalar = (float32 if op.opmath_scalar else bfloat16) if bf16_code >= 0 else None
     guarded = None
 
     @records(rule)
@@ -1746,6 +1757,14 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str, raw: 
                     return record(rule, fn, (input, other), {}) if tracked else slow(input, other)
                 n = plan[0]
                 y = other
+            elif bf16_scalar is not None and d is bfloat16 and (tb is float or (tb is int and -_EXACT < other < _EXACT)) \
+                    and native_half() is not None:
+                plan = _flat_plans[(la.shape, la.strides)]
+                lay = plan[2]
+                if lay is None:
+                    return record(rule, fn, (input, other), {}) if tracked else slow(input, other)
+                n = plan[0]
+                y = float(wrapped(other, bf16_scalar))  # (exact: a bfloat16 or float32 value)
             else:
                 return record(rule, fn, (input, other), {}) if tracked else slow(input, other)
             x = input._storage.array
@@ -1755,7 +1774,11 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str, raw: 
                 if len(x) != n:
                     raise outside_storage(input._storage.array, la)
             res = None
-            if native is not None and d in native_dtypes and (n >= native_min or d is bfloat16) \
+            if d is bfloat16 and y.__class__ is float:  # (the bfloat16 scalar form above)
+                res = bf16_scalar_fresh(bf16_code, x, y)
+                if res is None:
+                    return record(rule, fn, (input, other), {}) if tracked else slow(input, other)
+            elif native is not None and d in native_dtypes and (n >= native_min or d is bfloat16) \
                     and y.__class__ is np.ndarray:
                 res = native(x, y)  # (None: not built, off here, or refused; bfloat16: PyTorch's NaNs at every size)
             if res is None:
@@ -1785,6 +1808,10 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str, raw: 
             return record(rule, fn, (input, other), {"alpha": alpha, "out": out})
         if alpha is None and out is None:
             return slow(input, other)
+        if alpha is not None and bf16_code >= 0 and out is None and not OPEN and type(input) is Tensor \
+                and type(other) is Tensor and input._dtype is bfloat16 and other._dtype is bfloat16 \
+                and (res := _bfloat16_alpha(op, input, other, alpha)) is not None:
+            return res
         return _with_extras(op, input, other, alpha, out)
 
     if raw is not None:
@@ -1812,6 +1839,31 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str, raw: 
             table[d] = (*table[d], exact)
     # (a transpose and its twin, or a float, too: fn's _flat_plans path)
     return compiled_front(fn, 2, table, dense=tuple(table), plans=_flat_plans)
+
+
+def _bfloat16_alpha(op: BinaryOp, a: Tensor, b: Tensor, alpha: Any) -> Tensor | None:
+    """``add``/``sub(a, b, alpha=)`` of two row-major bfloat16 tensors of one shape (untracked) by the
+    compiled loop over their runs, PyTorch's bits (kernels.reduced_arith op 5), with the general
+    path's alpha checks and conversion in its order; None (nothing done) for any other operands,
+    where the kernel is not built or off here: the general path then."""
+    la, lb = a._layout, b._layout
+    info = _cinfo[la.shape]
+    if lb.shape != la.shape or la.strides != info[0] or lb.strides != info[0] or op.bf16_code > 1:
+        return None
+    n = info[1]
+    x, y = a._storage.array[la.offset : la.offset + n], b._storage.array[lb.offset : lb.offset + n]
+    if len(x) != n or len(y) != n:
+        return None
+    if alpha.__class__ is float and -_BF16_FINITE <= alpha <= _BF16_FINITE:
+        alpha_np = x.dtype.type(np.float32(alpha))  # (_alpha_scalar's conversion, nothing to check or quiet)
+    else:
+        alpha_np = _negatable(op, alpha, _alpha_scalar(alpha, bfloat16, bfloat16, op.name))
+    _check_alpha_range(alpha, bfloat16, op.name)
+    res = bf16_alpha_fresh(x, y, float(np.float32(alpha_np if op is ADD else -alpha_np)))
+    return None if res is None else adopted(res, info[2], bfloat16)
+
+
+_BF16_FINITE = 3e38  # (a float no larger rounds to a finite float32 and bfloat16: no overflow to quiet)
 
 
 def _broadcast_rowmajor(a: Tensor, b: Tensor, la: L.Layout, lb: L.Layout, each: tuple) -> Any:

@@ -63,6 +63,7 @@ from ...kernels.fpstate import quiet_set as _quiet_set
 from ...kernels.memory import dense_run, outside_storage, reduced_cast_source
 from ...kernels.native import _compiled as _compiled_module
 from ...kernels.native import special
+from ...kernels.reduced_arith import bf16_through_float32
 from ...kernels.reduced_nans import VML_ALL_ONES, all_ones_nans
 from ...kernels.sleef import LIBM_EXP, exp_fresh, exp_kernel, flat_call, tanh_fresh, tanh_kernel
 from ...kernels.sleef import SIGMOID as SLEEF_SIGMOID
@@ -283,6 +284,7 @@ def _fast_unary(op: UnaryOp, raw: Callable[..., Tensor] | None = None) -> Callab
         ufunc = tanh_fresh
     compute = op.compute
     vml = name in VML_ALL_ONES  # (its bfloat16 NaNs are 0xFFFF: kernels.reduced_nans)
+    bf16_run = _BF16_THROUGH_FLOAT32.get(name)  # (bfloat16 by the float32 kernel: None, not built)
     guarded = None
 
     @records(name)
@@ -328,6 +330,8 @@ def _fast_unary(op: UnaryOp, raw: Callable[..., Tensor] | None = None) -> Callab
                             _quiet_reset(token)
                     elif ufunc is relu_array:  # called here, not in quiet_call's shared Context, which
                         res = relu_array(arr)  # would hide native.disabled(); relu warns of nothing
+                    elif bf16_run is not None and d is bfloat16 and (res := quiet_call(bf16_run, arr)) is not None:
+                        pass  # (PyTorch's bits, NaNs 0xFFFF, by the float32 kernel)
                     else:
                         try:  # fpstate.quietly, inlined (a call is a tenth of a 1 µs op)
                             res = quiet_call(ufunc, arr) if zero is None else quiet_call(ufunc, arr, zero)
@@ -350,15 +354,26 @@ def _fast_unary(op: UnaryOp, raw: Callable[..., Tensor] | None = None) -> Callab
     # (the common call in C: the same fast path's function on the same run; see _support.front)
     # (bfloat16 of a VML-style op stays out of the C table: fn's fast path rewrites its NaNs)
     # (bfloat16 of a VML-style op: the ufunc then its NaNs made 0xFFFF, or sqrt's compiled kernel)
-    table = {d: (_all_ones_after(ufunc) if vml and d is bfloat16 else ufunc, ufunc is relu_array, None,
+    table = {d: (_all_ones_after(ufunc, bf16_run) if vml and d is bfloat16 else ufunc, ufunc is relu_array, None,
                  _front_kernel(op, d)) for d in fast_dtypes} if ufunc is not None and zero is None else {}
     return compiled_front(fn, 1, table, dense=fast_dtypes)  # (fn's dense_run path: a transpose in C too)
 
 
-def _all_ones_after(ufunc: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
+# bfloat16 ops PyTorch computes as float32 then rounds (its VML-style kernels' vector conversion)
+# where the float32 kernel here gives PyTorch's float32 bits: compiled, the result's every bit
+# equals PyTorch's over all 65536 bfloat16 inputs (tests/test_bfloat16_native.py)
+_BF16_THROUGH_FLOAT32 = {name: bf16_through_float32(f) for name, f in
+                         (("exp", exp_fresh), ("log", np.log), ("tanh", tanh_fresh))}
+
+
+def _all_ones_after(ufunc: Callable[[np.ndarray], np.ndarray],
+                    first: Callable[[np.ndarray], np.ndarray | None] | None = None) -> Callable[[np.ndarray], np.ndarray]:
     """``ufunc`` of a flat bfloat16 run with PyTorch's vectorized NaN bits, every NaN 0xFFFF
-    (:mod:`strided.kernels.reduced_nans`): the front's function for a VML-style op's bfloat16."""
+    (:mod:`strided.kernels.reduced_nans`): the front's function for a VML-style op's bfloat16
+    (``first``: tried before, its None answer: ``ufunc``)."""
     def run(x: np.ndarray) -> np.ndarray:
+        if first is not None and (res := first(x)) is not None:
+            return res
         res = ufunc(x)
         all_ones_nans(res)
         return res
