@@ -675,8 +675,9 @@ def _angle_backward(out: Tensor, x: Tensor) -> Any:
 @backward("complex")
 def _complex_backward(out: Tensor, real: Tensor, imag: Tensor) -> Any:
     """ComplexBackward0: ``z = real + 1j * imag``, so ``dz/dreal = 1``, ``dz/dimag = 1j`` (the
-    engine sums the gradients to broadcast inputs)."""
-    return "ComplexBackward0", (real, imag), lambda g: (g.real, (g * 1j).real), ()
+    engine sums the gradients to broadcast inputs). PyTorch's node saves both inputs (its formulas
+    read neither, but writing one in place before backward raises there)."""
+    return "ComplexBackward0", (real, imag), lambda g: (g.real, (g * 1j).real), (real, imag)
 
 
 @backward("polar")
