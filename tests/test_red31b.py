@@ -73,3 +73,24 @@ def test_gradients_unchanged_without_writes(name):
         mine = _outcome(strided, op, arrs, dtype, None, 0)[1]
         for t, m in zip(theirs, mine):
             np.testing.assert_allclose(m, t, rtol=2e-6 if dtype in ("float32", "complex64") else 1e-13)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16"])
+@pytest.mark.parametrize("layout", ["contiguous", "permuted"])
+def test_angle_of_real_first_derivative_as_pytorch(dtype, layout):
+    """PyTorch's angle_backward gives ``zeros_like(self)`` for a real self: +0 even where the
+    incoming gradient is NaN or negative, strides preserved, and no history under create_graph
+    (strided gave ``g * 0``: -0, NaN, and a first derivative that required grad)."""
+    def run(lib):
+        leaf = lib.tensor(np.arange(-3.0, 3.0).reshape(2, 3), dtype=getattr(lib, dtype), requires_grad=True)
+        x = leaf.t() if layout == "permuted" else leaf * 1
+        w = lib.tensor(np.array([[-1.0, np.nan], [2.0, -0.5], [np.inf, 1.0]])[: x.shape[0], : x.shape[1]]
+                       if layout == "permuted" else np.array([[-1.0, np.nan, 2.0], [-0.5, np.inf, 1.0]]),
+                       dtype=getattr(lib, dtype))
+        (g,) = lib.autograd.grad((x.angle() * w).sum(), leaf, create_graph=True)
+        return g.requires_grad, g.grad_fn is None, tuple(g.stride()), np.asarray(g.detach().to(lib.float64).tolist())
+
+    t, m = run(torch), run(strided)
+    assert t[:3] == m[:3]
+    np.testing.assert_array_equal(np.signbit(m[3]), np.signbit(t[3]))
+    np.testing.assert_array_equal(m[3], t[3])
