@@ -918,13 +918,13 @@ _LN2 = math.log(2.0)
 
 @backward("ldexp", operands="two")
 def ldexp_backward(out: Tensor, a: Tensor, b: Tensor, **kwargs: Any) -> Any:
-    """d/dx = 2**e, d/de = x * ln 2 * 2**e."""
+    """d/dx = 2**e, d/de = x * ln 2 * 2**e: PyTorch's ``grad * pow(2, other)`` and
+    ``grad * result * M_LN2``, so it saves ``other`` and the result (never ``self``)."""
 
     def grads(g: Tensor) -> tuple:
-        scale = 2 ** b
-        return g * scale, g * a * _LN2 * scale
+        return g * 2 ** b, g * out * _LN2
 
-    return "LdexpBackward0", (a, b), grads, (a, b)
+    return "LdexpBackward0", (a, b), grads, (b, out)
 
 
 @backward("float_power", operands="two")

@@ -657,11 +657,14 @@ def _view_as_complex_backward(out: Tensor, x: Tensor) -> Any:
 
 @backward("angle")
 def _angle_backward(out: Tensor, x: Tensor) -> Any:
-    """PyTorch's angle_backward: ``g * x / |x|^2 * i`` (0 at 0) for a complex ``x``; 0 for a real one."""
+    """PyTorch's angle_backward: ``g * x / |x|^2 * i`` (0 at 0) for a complex ``x``; for a real
+    one ``zeros_like(x, preserve_format)``: +0 whatever ``g`` is (NaN too), and no history under
+    ``create_graph`` (PyTorch's first derivative does not require grad)."""
 
     def grads(g: Tensor) -> tuple:
         if not x._dtype.is_complex:
-            return (g * 0,)
+            from ...creation import zeros_like  # (creation sits above the ops)
+            return (zeros_like(x),)
         r2 = x.abs() ** 2
         return ((g * x / r2 * 1j).masked_fill(r2 == 0, 0),)
 
@@ -675,8 +678,9 @@ def _angle_backward(out: Tensor, x: Tensor) -> Any:
 @backward("complex")
 def _complex_backward(out: Tensor, real: Tensor, imag: Tensor) -> Any:
     """ComplexBackward0: ``z = real + 1j * imag``, so ``dz/dreal = 1``, ``dz/dimag = 1j`` (the
-    engine sums the gradients to broadcast inputs)."""
-    return "ComplexBackward0", (real, imag), lambda g: (g.real, (g * 1j).real), ()
+    engine sums the gradients to broadcast inputs). PyTorch's node saves both inputs (its formulas
+    read neither, but writing one in place before backward raises there)."""
+    return "ComplexBackward0", (real, imag), lambda g: (g.real, (g * 1j).real), (real, imag)
 
 
 @backward("polar")

@@ -1372,12 +1372,12 @@ def _sgn_grad(g: Tensor, x: Tensor, y: Tensor) -> Tensor:
     ``(g - sgn * re(g * conj(sgn))) / |x|``, 0 where ``x`` is 0."""
     if not x._dtype.is_complex:
         return _zero_grad(g, x, y)
-    s = x.sgn()
+    s = y  # (the saved result: PyTorch's sgn_backward reads it, and it is x.sgn())
     r = x.abs()
     return ((g - s * (g * s.conj()).real) / r).masked_fill(r == 0, 0)
 
 
-# name -> (PyTorch's node, backward(g, x, y), what it saves: "x", "y" or ""; with "real" in it:
+# name -> (PyTorch's node, backward(g, x, y), what it saves: "x", "y", "xy" or ""; with "real" in it:
 # PyTorch records the op for real results only, see strided.opdef.backward's complex_grad)
 _GRADS: dict[str, tuple[str, Callable[[Tensor, Tensor, Tensor], Tensor], str]] = {
     "log1p": ("Log1PBackward0", lambda g, x, y: g / (x + 1), "x"),
@@ -1404,13 +1404,14 @@ _GRADS: dict[str, tuple[str, Callable[[Tensor, Tensor, Tensor], Tensor], str]] =
     "atanh": ("AtanhBackward0", lambda g, x, y: g / (1 - x * x), "x"),
     "erf": ("ErfBackward0", lambda g, x, y: g * ((-(x * x)).exp() * _TWO_OVER_SQRT_PI), "x"),
     "erfc": ("ErfcBackward0", lambda g, x, y: g * ((-(x * x)).exp() * -_TWO_OVER_SQRT_PI), "x"),
-    "erfinv": ("ErfinvBackward0", lambda g, x, y: g * ((y * y).exp() * _HALF_SQRT_PI), "y"),
+    # (PyTorch saves self and computes erfinv again: 0.5 * sqrt(pi) * exp(self.erfinv().pow(2)))
+    "erfinv": ("ErfinvBackward0", lambda g, x, y: g * ((x.erfinv() ** 2).exp() * _HALF_SQRT_PI), "x"),
     "lgamma": ("LgammaBackward0", lambda g, x, y: g * x.digamma(), "x"),
     "sinc": ("SincBackward0", _sinc_grad, "x"),
     "digamma": ("DigammaBackward0", lambda g, x, y: g * _special_fns().polygamma(1, x), "x"),
     "i0": ("I0Backward0", lambda g, x, y: g * _special_fns().special_i1(x), "x"),
     "sign": ("SignBackward0", _zero_grad, ""),
-    "sgn": ("SgnBackward0", lambda g, x, y: _sgn_grad(g, x, y), "x"),
+    "sgn": ("SgnBackward0", lambda g, x, y: _sgn_grad(g, x, y), "xy"),  # (sgn_backward(self, grad, result))
     "trunc": ("TruncBackward0", _zero_grad, ""),
     "floor": ("FloorBackward0", _zero_grad, ""),
     "ceil": ("CeilBackward0", _zero_grad, ""),
@@ -1450,7 +1451,8 @@ def _unary_rule(name: str) -> Callable[..., Any]:
     complex_grad = _COMPLEX_GRADS.get(name)
 
     def rule(out: Tensor, x: Any, *args: Any, **kwargs: Any) -> Any:
-        saved = (x,) if saves.startswith("x") else (out,) if saves.startswith("y") else ()
+        saved = ((x, out) if saves.startswith("xy") else (x,) if saves.startswith("x")
+                 else (out,) if saves.startswith("y") else ())
         if complex_grad is not None and out._dtype.is_complex:
             return node, (x,), gradients.in_pytorch_convention(lambda g: (complex_grad(g, x, out),)), saved
         return node, (x,), lambda g: (grad(g, x, out),), saved
