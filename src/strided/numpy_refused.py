@@ -4,6 +4,7 @@ torch: do not edit; run the script after adding an op.
 """
 
 REFUSED: frozenset[str] = frozenset({
+    'F.glu',
     'F.log_softmax',
     'F.normalize',
     'F.softmax',

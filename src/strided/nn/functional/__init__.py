@@ -13,6 +13,9 @@ each name is, or calls, its op's recording entry) work as before:
 - convolutions (:mod:`.conv`): ``conv1d``, ``conv2d``, over one window view of the input;
 - ``batch_norm`` (with PyTorch's in-place running statistics) and ``group_norm`` (:mod:`.norms`);
 - attention (:mod:`.attention`): ``scaled_dot_product_attention``, ``multi_head_attention_forward``;
+- compositions of recorded ops (:mod:`.composed_losses`, :mod:`.composed_layers`): ``huber_loss``,
+  ``soft_margin_loss``, ``kl_div``, ``poisson_nll_loss``, ``gaussian_nll_loss``,
+  ``hinge_embedding_loss``; ``glu``, ``prelu``, ``cosine_similarity``;
 - pooling (:mod:`.pooling`): ``max_pool1d``, ``max_pool2d``, ``avg_pool1d``, ``avg_pool2d``, over the same views, and ``adaptive_avg_pool2d``;
 - ``one_hot`` and ``pad`` (constant mode), ops of :mod:`strided.ops.shape.padding`.
 
@@ -44,6 +47,15 @@ from .activations import (
     tanh,
 )
 from .attention import multi_head_attention_forward, scaled_dot_product_attention
+from .composed_layers import cosine_similarity, glu, prelu
+from .composed_losses import (
+    gaussian_nll_loss,
+    hinge_embedding_loss,
+    huber_loss,
+    kl_div,
+    poisson_nll_loss,
+    soft_margin_loss,
+)
 from .conv import conv1d, conv2d
 from .layers import dropout, embedding, layer_norm, linear, normalize
 from .losses import (
@@ -64,4 +76,6 @@ __all__ = [
     "binary_cross_entropy", "binary_cross_entropy_with_logits", "conv1d", "conv2d", "cross_entropy", "dropout", "elu", "elu_", "embedding",
     "gelu", "hardtanh", "hardtanh_", "l1_loss", "layer_norm", "leaky_relu", "leaky_relu_", "linear", "log_softmax", "mse_loss", "nll_loss",
     "normalize", "one_hot", "pad", "relu", "relu_", "sigmoid", "silu", "smooth_l1_loss", "softmax", "softplus", "tanh",
+    "cosine_similarity", "gaussian_nll_loss", "glu", "hinge_embedding_loss", "huber_loss", "kl_div", "poisson_nll_loss",
+    "prelu", "soft_margin_loss",
 ]

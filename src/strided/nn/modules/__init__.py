@@ -5,9 +5,11 @@ dropout, activations, losses, convolutions, pooling, batch norm, attention)."""
 from .activation import (
     ELU,
     GELU,
+    GLU,
     Hardtanh,
     LeakyReLU,
     LogSoftmax,
+    PReLU,
     ReLU,
     Sigmoid,
     SiLU,
@@ -19,10 +21,25 @@ from .attention import MultiheadAttention
 from .batchnorm import BatchNorm1d, BatchNorm2d
 from .container import ModuleDict, ModuleList, Sequential
 from .conv import Conv1d, Conv2d
+from .distance import CosineSimilarity
 from .dropout import Dropout
 from .flatten import Flatten, Unflatten
 from .linear import Identity, Linear
-from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss, SmoothL1Loss
+from .loss import (
+    BCELoss,
+    BCEWithLogitsLoss,
+    CrossEntropyLoss,
+    GaussianNLLLoss,
+    HingeEmbeddingLoss,
+    HuberLoss,
+    KLDivLoss,
+    L1Loss,
+    MSELoss,
+    NLLLoss,
+    PoissonNLLLoss,
+    SmoothL1Loss,
+    SoftMarginLoss,
+)
 from .module import Module
 from .normalization import LayerNorm
 from .parameter import Parameter
@@ -34,5 +51,5 @@ __all__ = [
     "CrossEntropyLoss", "Dropout", "Embedding", "Flatten", "Hardtanh", "Identity", "L1Loss", "LayerNorm", "LeakyReLU",
     "Linear", "LogSoftmax", "MSELoss", "MaxPool2d", "Module", "ModuleDict", "ModuleList", "MultiheadAttention",
     "NLLLoss", "Parameter", "ReLU", "SiLU", "Sequential", "Sigmoid", "SmoothL1Loss", "Softmax", "Softplus", "Tanh",
-    "Unflatten",
+    "Unflatten", "GLU", "PReLU", "CosineSimilarity", "HuberLoss", "SoftMarginLoss", "KLDivLoss", "PoissonNLLLoss", "GaussianNLLLoss", "HingeEmbeddingLoss",
 ]

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from ...tensor import Tensor
 from .. import functional as F
+from .. import init as _init
+from ._factory import new_parameter
 from .module import Module
 
-__all__ = ["ELU", "GELU", "Hardtanh", "LeakyReLU", "LogSoftmax", "ReLU", "SiLU", "Sigmoid", "Softmax", "Softplus",
+__all__ = ["ELU", "GELU", "GLU", "Hardtanh", "PReLU", "LeakyReLU", "LogSoftmax", "ReLU", "SiLU", "Sigmoid", "Softmax", "Softplus",
            "Tanh"]
 
 
@@ -161,3 +163,39 @@ class Hardtanh(Module):
 
     def extra_repr(self) -> str:
         return f"min_val={self.min_val}, max_val={self.max_val}{_inplace_tail(self.inplace)}"
+
+
+class GLU(Module):
+    """The gated linear unit along ``dim``: first half times the sigmoid of the second."""
+
+    def __init__(self, dim: int = -1) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.glu(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class PReLU(Module):
+    """x where positive, else a learned slope (one, or one per channel) times x."""
+
+    def __init__(self, num_parameters: int = 1, init: float = 0.25, device: object = None, dtype: object = None
+                 ) -> None:
+        super().__init__()
+        self.num_parameters = num_parameters
+        self.init = init
+        self.weight = new_parameter(num_parameters, device=device, dtype=dtype)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """The weight filled with ``init`` (PyTorch's reset)."""
+        _init.constant_(self.weight, self.init)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self) -> str:
+        return f"num_parameters={self.num_parameters}"

@@ -1,0 +1,92 @@
+"""Activations and a similarity PyTorch computes from other ops, built here from strided's
+recording ops (so their first and second derivatives follow the composition): ``glu``, ``prelu``
+and ``cosine_similarity``, with PyTorch 2.13's argument checks (error class and first line).
+
+Note: PyTorch runs ``glu`` and ``prelu`` as fused kernels with their own backward nodes; the
+composition's values and gradients agree to rounding, not node names.
+
+>>> F.glu(strided.tensor([1.0, 0.0])).item()
+0.5
+"""
+
+from __future__ import annotations
+
+from ...autograd.mode import no_grad
+from ...errors import StridedRuntimeError, join_lines
+from ...ops.elementwise.unary import where
+from ...tensor import Tensor, tensor_arg
+
+__all__ = ["cosine_similarity", "glu", "prelu"]
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    """The gated linear unit: the first half of ``input`` along ``dim`` times the sigmoid of the second.
+
+    >>> F.glu(strided.tensor([[2.0, 0.0]])).tolist()
+    [[1.0]]
+    """
+    tensor_arg(input, "glu")
+    if input.dim() == 0:
+        raise StridedRuntimeError(join_lines("glu does not support scalars because halving size must be even",
+                                             "give glu a tensor with an even size along dim"))
+    d = dim + input.dim() if dim < 0 else dim
+    size = input.shape[d] if 0 <= d < input.dim() else input.shape[dim]  # (out of range: the index error)
+    if size % 2:
+        raise StridedRuntimeError(join_lines(f"Halving dimension must be even, but dimension {d} is size {size}",
+                                             "glu splits dim into two halves"))
+    a, b = input.chunk(2, dim)
+    return a * b.sigmoid()
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """``input`` where positive, else ``weight * input``; ``weight`` has one element or one per
+    channel (dim 1 of the input).
+
+    >>> F.prelu(strided.tensor([-2.0, 3.0]), strided.tensor([0.25])).tolist()
+    [-0.5, 3.0]
+    """
+    tensor_arg(input, "prelu")
+    tensor_arg(weight, "prelu", "weight", 2)
+    n = weight.numel()
+    channels = input.shape[1] if input.dim() >= 2 else 1
+    if n != 1 and n != channels:
+        raise StridedRuntimeError(join_lines(
+            "Mismatch of parameter numbers and input channel size. "
+            f"Found parameter numbers = {n} and channel size = {channels}.",
+            "weight has one element, or one per channel (the input's dim 1)"))
+    w = weight
+    if input.dim() >= 2:
+        w = weight.reshape((n,) + (1,) * (input.dim() - 2))
+    elif n == 1 and weight.dim() > input.dim():
+        w = weight.reshape(())
+    return where(input > 0, input, w * input)
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """The cosine of the angle between ``x1`` and ``x2`` along ``dim`` (broadcast together): the
+    sum of the products of each divided by its 2-norm, the norms clamped to ``eps`` outside the
+    graph, as ATen's ``cosine_similarity``.
+
+    >>> F.cosine_similarity(strided.tensor([[1.0, 0.0]]), strided.tensor([[1.0, 1.0]])).tolist()  # doctest: +ELLIPSIS
+    [0.7071067...]
+    """
+    tensor_arg(x1, "cosine_similarity")
+    tensor_arg(x2, "cosine_similarity", "x2", 2)
+    a, b = x1.broadcast_to(_common_shape(x1, x2)), x2.broadcast_to(_common_shape(x1, x2))
+    n1 = a.norm(2, dim, keepdim=True)
+    n2 = b.norm(2, dim, keepdim=True)
+    n1, n2 = n1.clone(), n2.clone()
+    with no_grad():  # (ATen clamps the norms in place under no_grad: the gradient is the unclamped one's)
+        n1.clamp_(min=eps)
+        n2.clamp_(min=eps)
+    return ((a / n1) * (b / n2)).sum(dim)
+
+
+def _common_shape(x1: Tensor, x2: Tensor) -> tuple[int, ...]:
+    from ...ops.shape.broadcasting import broadcast_pair
+
+    try:
+        return broadcast_pair(x1._layout.shape, x2._layout.shape)
+    except Exception:
+        (x1 + x2)  # PyTorch's broadcast error text, from the op that reports it
+        raise
