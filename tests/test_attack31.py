@@ -1,0 +1,32 @@
+"""Session-31 attack: differential checks of the merged bf16 / large31 paths against torch."""
+import numpy as np
+import pytest
+import torch
+
+import strided as st
+
+SIZES = [1, 31, 32, 33, 63, 64, 65, 1000, 40000]
+
+
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "div"])
+def test_bf16_binary_flipped_matches_torch(n, op):
+    x = np.random.default_rng(n).standard_normal(n).astype(np.float32)
+    sx, tx = st.tensor(x).to(st.bfloat16), torch.tensor(x).bfloat16()
+    got = getattr(st, op)(sx, sx.flip(0)).float().numpy()
+    np.testing.assert_array_equal(got, getattr(torch, op)(tx, tx.flip(0)).float().numpy())
+
+
+@pytest.mark.parametrize("n", [3, 33, 65, 1000])
+def test_bf16_overlapping_inplace_raises(n):
+    s = st.tensor(np.ones(n, np.float32)).to(st.bfloat16)
+    with pytest.raises(RuntimeError):
+        s[1:].add_(s[:-1])
+
+
+@pytest.mark.parametrize("n", [1, 16, 64, 65])
+def test_tanh_f32_known_ulp_miss(n):
+    """Repro (unfixed): tanh(float32 bits 0xBF22C6CF) is 1 ulp off torch at lengths 64, 65."""
+    x = np.full(n, 3206727375, np.uint32).view(np.float32)
+    got = st.tanh(st.tensor(x)).numpy()
+    np.testing.assert_array_equal(got, torch.tanh(torch.tensor(x)).numpy())
