@@ -201,6 +201,19 @@ def _elu(x: np.ndarray, a: float) -> np.ndarray:
     return np.where(np.greater_equal(x, typed0(0.0, x.dtype)), x, e)
 
 
+def _elu_compiled(x: np.ndarray, a: float) -> np.ndarray | None:
+    """:func:`_elu`'s compiled passes for a flat run ``x`` (the fast path's): ``x`` itself where
+    every ``x > 0`` (whatever alpha); at alpha 1 (no product: no NumPy arithmetic) also the
+    exponentials (torch_loop's flat-run call) and the selection (greater_select), the same bits
+    as :func:`_elu`'s; None otherwise (then ``_elu``)."""
+    y = _all_greater_copy(x, 0.0)
+    if y is not None or a != 1.0 or x.__class__ is not np.ndarray:
+        return y
+    e = torch_loop(x, _EXPM1_OP)  # (float32 / float64: PyTorch's bits; None otherwise)
+    k = native.special()
+    return e if e is not None and k is not None and k.greater_select(x, 0.0, e) else None
+
+
 def _greater_select(x: np.ndarray, t: Any, e: np.ndarray) -> bool:
     """``e[...] = where(x > t, x, e)`` by the compiled ``greater_select`` in one pass (the same
     selection: ``t`` a number the float32/float64 dtype holds exactly, or one NumPy's weak scalar
@@ -273,7 +286,7 @@ ELU = Activation(
     # the second derivative at x == 0 is 0 while the first takes the exp branch there)
     lambda g, x, a: where(x > 0, g, g * (where(x < 0, x, x.detach()).exp() * a)),
     lambda x, g, a: np.where(x > 0, g, g * a * np.exp(x)),
-    lambda x, a: _all_greater_copy(x, 0.0))  # (every x > 0: x itself, whatever alpha)
+    lambda x, a: _elu_compiled(x, a))
 LEAKY_RELU = Activation(
     "leaky_relu", "leaky_relu_cpu", "LeakyReluBackward0",
     _leaky_relu,
