@@ -759,12 +759,19 @@ _FRESH: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "sign": lambda x: _sign_fresh(x),
     "sgn": lambda x: _sgn_fresh(x),
     "square": lambda x: np.square(x),  # (float32/float64: _square's np.square, x * x's bits)
-    "log1p": np.log1p, "expm1": np.expm1, "log2": np.log2, "log10": np.log10, "exp2": np.exp2,
+    "log1p": np.log1p, "expm1": lambda x: _expm1_fresh(x), "log2": np.log2, "log10": np.log10, "exp2": np.exp2,
     "rsqrt": lambda x: _rsqrt_fresh(x),
     "reciprocal": _reciprocal_fresh,
     "sinc": _sinc_fresh, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh,
     "cosh": np.cosh, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
 }
+def _expm1_fresh(x: np.ndarray) -> np.ndarray:
+    """expm1 of a flat run: :func:`_expm1`'s (SLEEF's at every element where the kernel runs: an
+    unaligned run too, read from an aligned copy), else NumPy's."""
+    r = expm1_map(x)
+    return np.expm1(x) if r is None else r
+
+
 def _unary_exact_first(code: int) -> Callable[[np.ndarray], np.ndarray | None]:
     """The compiled ``unary_exact`` ``code`` of a flat float32 / float64 run into a fresh array,
     tried first by the fast path without quiet_call (no NumPy arithmetic in it: nothing to quiet);
