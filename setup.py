@@ -133,7 +133,7 @@ setup(ext_modules=[Extension(
     ["src/strided/kernels/_sleefkernel.c"],
     optional=True,
     depends=["src/strided/kernels/_glibc_expf.h", "src/strided/kernels/_sleef_expf.h", "src/strided/kernels/_sleef_exp.h",
-             "src/strided/kernels/_sleef_pow.h"],
+             "src/strided/kernels/_sleef_pow.h", "src/strided/kernels/_sleef_expm1.h"],
     # SLEEF's expf with its fused steps written out (fmaf, _mm512_fmadd_ps): nothing else may fuse
     # (-ffp-contract=off) or reassociate (no -ffast-math); the AVX-512 form has its own target
     # attribute and runs only where the CPU has AVX512F (no -march)

@@ -122,6 +122,13 @@ def _xy(cfg: Config) -> tuple[np.ndarray, np.ndarray]:
     return arr(cfg), arr(cfg)
 
 
+def _mixed(cfg: Config) -> np.ndarray:
+    """:func:`arr`'s floats spread over (-3.1, 3.3), both signs (its layout): the branch an
+    activation takes for x <= 0 (elu's expm1, silu's and softplus's other side), which (0.1, 0.9)
+    never reaches."""
+    return arr(cfg) * np.float32(8.0) - np.float32(3.9)
+
+
 def _vec(cfg: Config) -> np.ndarray:
     """A 1-D float vector with as many elements as the configuration's tensors."""
     return _rng.uniform(0.1, 0.9, cfg.shape[0] * cfg.shape[1]).astype(np.float32)
@@ -795,7 +802,13 @@ def _attempts(name: str, cfg: Config) -> list[tuple[str, Args]]:
         dims = (0, 1) if cfg.large else (1,)
         out = [] if name in NEEDS_DIM else [("full", ((_x(cfg),), {}))]
         return out + [(f"dim={d}", ((_x(cfg),), {"dim": d})) for d in dims]
+    if name in MIXED_SIGN:  # (the usual row, then one over both signs)
+        return [("", ((_x(cfg),), {})), ("mixed", ((_mixed(cfg),), {}))]
     return [("", ((_x(cfg),), {})), ("", (_xy(cfg), {}))]
+
+
+# The unary ops whose kernels branch on the sign: a second row, "mixed", over inputs of both signs.
+MIXED_SIGN = {"F.elu", "F.silu", "F.softplus", "F.gelu", "gelu", "F.leaky_relu", "expm1", "sigmoid", "tanh"}
 
 
 def cases(name: str, cfg: Config, skipped: dict[str, str], differ: dict[str, str]) -> list[Case]:
@@ -856,7 +869,7 @@ def cases(name: str, cfg: Config, skipped: dict[str, str], differ: dict[str, str
             except Exception:  # noqa: BLE001 (NumPy's op of that name takes other arguments)
                 pass
         found.append(Case(name, cfg, variant, s_call, t_call, n_call))
-        if not variant:  # generic tries: the first that runs is the op's row
+        if not variant and name not in MIXED_SIGN:  # generic tries: the first that runs is the op's row
             break
     if not found and name not in differ and not any(k.startswith(name + " ") for k in differ):
         skipped[f"{name} {cfg.label}"] = "; ".join(errors[-2:]) or "no argument set ran"

@@ -1,8 +1,9 @@
-"""F.softplus (beta 1) and F.elu (alpha 1): NumPy's exp/log1p or expm1 as before, then the
-``where(x > t, x, ...)`` selection written over that fresh array by the compiled
-``greater_select`` in one pass (row-major or all column-major). The same bits as NumPy's where
-(``native.disabled()``), for thresholds float32 holds exactly and those it rounds, NaN and
-infinities, every layout; PyTorch's values; the kernel's refusals.
+"""F.softplus (beta 1) and F.elu (alpha 1): NumPy's exp/log1p (softplus) or PyTorch's expm1
+split (elu: SLEEF's / the C library's, tests/test_sleef_expm1.py), then the ``where(x > t, x, ...)``
+selection written over that fresh array by the compiled ``greater_select`` in one pass (row-major
+or all column-major). softplus: the same bits as NumPy's where (``native.disabled()``); elu:
+PyTorch's bits; for thresholds float32 holds exactly and those it rounds, NaN and infinities, every
+layout; PyTorch's values; the kernel's refusals.
 """
 
 from __future__ import annotations
@@ -81,10 +82,13 @@ def _the_ops_bits_and_pytorchs_values(view: str, call: str, dtype: str) -> None:
     s = _VIEWS[view](strided.from_numpy(x))
     ours, theirs = _CALLS[call]
     got = ours(F, s)
-    with native.disabled():
-        ref = ours(F, _VIEWS[view](strided.from_numpy(x.copy())))
-    np.testing.assert_array_equal(_bits(got.numpy()), _bits(ref.numpy()))
     want = theirs(_VIEWS[view](torch.from_numpy(x)))
+    if call.startswith("elu"):  # (PyTorch's expm1 split: its bits, NaNs' too)
+        ref = want
+    else:
+        with native.disabled():
+            ref = ours(F, _VIEWS[view](strided.from_numpy(x.copy())))
+    np.testing.assert_array_equal(_bits(got.numpy()), _bits(ref.numpy()))
     assert got.shape == tuple(want.shape) and got.stride() == want.stride()
     nan = np.isnan(want.numpy())
     np.testing.assert_array_equal(np.isnan(got.numpy()), nan)
@@ -94,13 +98,19 @@ def _the_ops_bits_and_pytorchs_values(view: str, call: str, dtype: str) -> None:
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_the_forwards_with_and_without_the_kernel(dtype: type) -> None:
-    """The rows' forwards themselves: the kernel's result and NumPy's where bit for bit."""
+    """The rows' forwards themselves: softplus's kernel result and NumPy's where bit for bit;
+    elu's: NumPy's where over the same exponentials (the torch_loop split) bit for bit."""
     x = (np.random.default_rng(4).standard_normal((64, 33)) * 25).astype(dtype)
     for v in (x, x.T, np.asfortranarray(x)):
-        for fn, args in ((A._softplus, (1.0, 20.0)), (A._elu, (1.0,))):
-            got = fn(v, *args)
-            with native.disabled():
-                ref = fn(v, *args)
+        got = A._softplus(v, 1.0, 20.0)
+        with native.disabled():
+            ref = A._softplus(v, 1.0, 20.0)
+        np.testing.assert_array_equal(_bits(got), _bits(ref))
+        for a in (1.0, 0.5, -0.5):
+            got = A._elu(v, a)
+            e = A.torch_loop(v, A._EXPM1_OP)
+            with np.errstate(over="ignore"):
+                ref = np.where(v >= 0, v, e * np.asarray(a, dtype))
             np.testing.assert_array_equal(_bits(got), _bits(ref))
 
 

@@ -24,7 +24,9 @@
  * (out may be x itself); op 0: SLEEF's expf alone, 1: sigmoid, 2: silu, 3: the C library's expf
  * (every element, vectorized where the check below passes: see libm_expf16_block), 4: tanh rounded
  * from double (every element: see tanh_lane), 5: gelu, GeluKernelImpl's two functions (see
- * torch_erf16), 6: gelu, oneDNN's gelu_erf (every element alike: see onednn_gelu16). The flat range is cut into
+ * torch_erf16), 6: gelu, oneDNN's gelu_erf (every element alike: see onednn_gelu16), 7: expm1, SLEEF's
+ * expm1f in the vectorized function (Vectorized<float>::expm1(), _sleef_expm1.h), the C library's expm1f
+ * in the scalar one (elu's loop; torch.expm1 is vec::map: step -1, every element SLEEF's). The flat range is cut into
  * pieces at every multiple of run and of chunk (chunk 0: none; run 0: n); in each piece the first
  * (len - len % step) elements take the vectorized function and the rest the scalar one; step 0:
  * every element the scalar function, step -1: every element the vectorized one. form -1 picks
@@ -50,6 +52,7 @@ static float tanh_lane(float x);
 
 #include "_sleef_expf.h"  /* sleef_expf, sleef_expf16 */
 #include "_sleef_exp.h"  /* sleef_exp, sleef_exp8: the double ones */
+#include "_sleef_expm1.h"  /* sleef_expm1f, sleef_expm1: Vectorized<float/double>::expm1() */
 
 /* ---- gelu (op 5): GeluKernelImpl's exact form (aten/src/ATen/native/cpu/Activation.cpp)
  *   vectorized: x * 0.5 * (1 + (x * M_SQRT1_2).erf())     scalar: x * 0.5f * (1 + std::erf(x * M_SQRT1_2))
@@ -232,6 +235,7 @@ static inline float vec_lane(float x, int op)
     if (op == 4) return tanh_lane(x);
     if (op == 5) return x != x ? x + x : x * 0.5f * (1.0f + torch_erf_lane(x * GELU_ALPHA));  /* (NaN: x quieted, as the lanes) */
     if (op == 6) return onednn_gelu_lane(x);
+    if (op == 7) return sleef_expm1f(x);
     return sleef_expf(x);
 }
 
@@ -243,6 +247,7 @@ static inline float scalar_lane(float x, int op)
     if (op == 4) return tanh_lane(x);
     if (op == 5) return x * 0.5f * (1.0f + erff(x * GELU_ALPHA));
     if (op == 6) return onednn_gelu_lane(x);
+    if (op == 7) return expm1f(x);
     return sleef_expf(x);  /* (op 0 has no scalar function of PyTorch's: SLEEF's throughout) */
 }
 
@@ -692,6 +697,11 @@ static void vec_block(const float *x, float *o, Py_ssize_t m, int op, int wide)
         for (Py_ssize_t i = 0; i < m; i++) o[i] = expf(x[i]);
         return;
     }
+    if (op == 7) {  /* (expm1: sixteen lanes where AVX-512, else the plain C lanes: the same bits) */
+        if (wide) sleef_expm1f_block16(x, o, m);
+        else sleef_expm1f_block(x, o, m);
+        return;
+    }
     if (wide) {
         vec_block16(x, o, m, op);
         return;
@@ -795,7 +805,7 @@ done:
 static PyObject *py_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    return run_loop(args, nargs, "run", "f", 6, vec_piece, scalar_piece);
+    return run_loop(args, nargs, "run", "f", 7, vec_piece, scalar_piece);
 }
 
 /* softmax_dims(x, out, outer, size, inner, mask) -> bool: PyTorch's float32 softmax along a dim other
@@ -1005,12 +1015,14 @@ done:
 
 /* run_d(x, out, op, run, chunk, step, form): run's loop over C-contiguous float64 buffers, PyTorch's
  * double sigmoid (op 1) and silu (op 2), or SLEEF's exp alone (op 0), or the C library's exp alone
- * (op 3: std::exp, a scalar loop's, for strided.kernels.softmax_dims): the vectorized function with
+ * (op 3: std::exp, a scalar loop's, for strided.kernels.softmax_dims), or expm1 (op 7: SLEEF's expm1 in
+ * the vectorized function, the C library's in the scalar one): the vectorized function with
  * Vectorized<double>::exp() (SLEEF's expd, _sleef_exp.h), the scalar one with std::exp (the C
  * library's exp); step is 2 * Vectorized<double>::size() (16 under AVX512, 8 under AVX2). */
 static inline double vec_lane_d(double x, int op)
 {
     if (op == 3) return exp(x);
+    if (op == 7) return sleef_expm1(x);
     double e = sleef_exp(op == 0 ? x : -x);  /* (the lanes' negation flips the sign bit, a NaN's too) */
     if (op == 1) return 1.0 / (1.0 + e);
     if (op == 2) return x / (1.0 + e);
@@ -1020,6 +1032,7 @@ static inline double vec_lane_d(double x, int op)
 static inline double scalar_lane_d(double x, int op)
 {
     if (op == 3) return exp(x);
+    if (op == 7) return expm1(x);
     if (op == 1) return 1.0 / (1.0 + exp(-x));
     if (op == 2) return x / (1.0 + exp(-x));
     return sleef_exp(x);  /* (op 0 has no scalar function of PyTorch's: SLEEF's throughout) */
@@ -1048,11 +1061,19 @@ __attribute__((target("avx512f"))) static void vec_block8_d(const double *x, dou
 static void vec_block_d(const double *x, double *o, Py_ssize_t m, int op, int wide)
 {
 #if HAVE_X86
+    if (wide && op == 7) {
+        sleef_expm1d_block8(x, o, m);
+        return;
+    }
     if (wide && op != 3) {
         vec_block8_d(x, o, m, op);
         return;
     }
 #endif
+    if (op == 7) {  /* (expm1: the plain C lanes, without AVX-512: the same bits) */
+        sleef_expm1_block(x, o, m);
+        return;
+    }
     (void)wide;
     for (Py_ssize_t i = 0; i < m; i++) o[i] = vec_lane_d(x[i], op);
 }
@@ -1073,7 +1094,14 @@ static void scalar_piece_d(const void *x, void *o, Py_ssize_t a, Py_ssize_t m, i
 static PyObject *py_run_d(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    return run_loop(args, nargs, "run_d", "d", 3, vec_piece_d, scalar_piece_d);
+    if (nargs == 7) {  /* (ops 4 to 6 are float32's alone) */
+        long op = PyLong_AsLong(args[2]);
+        if (op >= 4 && op <= 6) {
+            PyErr_Format(PyExc_ValueError, "run_d: op must be 0 to 3 or 7 (got %ld)", op);
+            return NULL;
+        }
+    }
+    return run_loop(args, nargs, "run_d", "d", 7, vec_piece_d, scalar_piece_d);
 }
 
 static PyObject *py_capability(PyObject *self, PyObject *unused)

@@ -64,12 +64,13 @@ from .torch_loops import (
     torch_threads,
 )
 
-# the kernel's op codes (EXP: SLEEF's expf alone; GELU: GeluKernelImpl's loop, GELU_ONEDNN: oneDNN's)
-EXP, SIGMOID, SILU, LIBM_EXP, TANH, GELU, GELU_ONEDNN = 0, 1, 2, 3, 4, 5, 6
+# the kernel's op codes (EXP: SLEEF's expf alone; GELU: GeluKernelImpl's loop, GELU_ONEDNN: oneDNN's;
+# EXPM1: SLEEF's expm1 in the vectorized function, the C library's in the scalar one)
+EXP, SIGMOID, SILU, LIBM_EXP, TANH, GELU, GELU_ONEDNN, EXPM1 = 0, 1, 2, 3, 4, 5, 6, 7
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
-# the ops whose float64 loop is ported too (run_d: SLEEF's expd in the vectorized function)
-_DOUBLE_OPS = frozenset((EXP, SIGMOID, SILU))
+# the ops whose float64 loop is ported too (run_d: SLEEF's expd / expm1 in the vectorized function)
+_DOUBLE_OPS = frozenset((EXP, SIGMOID, SILU, EXPM1))
 _steps: list[int] = []
 # the longest flat run every op's loop runs as one chunk (GELU's grain shrinks beyond it; every
 # other op's is GRAIN_SIZE)
@@ -345,13 +346,29 @@ def tanh_float32(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray | N
     return _elementwise(x, out, TANH)
 
 
+def expm1_map(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray | None:
+    """PyTorch's float32 / float64 ``torch.expm1`` of ``x`` (any strides) bit for bit: its kernel is
+    vml's ``vec::map`` of ``Vectorized<T>::expm1()`` (strided inputs gathered into a buffer first),
+    so every element takes SLEEF's expm1 (``_sleef_expm1.h``; a row's tail is a partial vector, the
+    same lanes), whatever the layout, but for the ``default`` capability (``step() == 0``), whose
+    ``Vectorized::expm1`` is ``std::expm1`` lane by lane. ``out`` and the answer as
+    :func:`exp_float32`'s; None where the compiled kernel is not used or ``x`` is neither float32
+    nor float64 (the caller's ``np.expm1``: within an ulp, 90.6% of float32 randn elements equal)."""
+    return _elementwise(x, out, EXPM1)
+
+
 def _elementwise(x: np.ndarray, out: np.ndarray | None, op: int) -> np.ndarray | None:
-    """``op`` (the same function at every element) of the float32 array ``x``: see :func:`exp_float32`."""
+    """``op`` (the same function at every element) of the float32 array ``x`` (float64 too for
+    :data:`EXPM1`): see :func:`exp_float32`."""
     k = native.sleef()
-    if k is None or x.dtype != _F32:
+    dt = x.dtype
+    if k is None or not (dt == _F32 or (dt == _F64 and op == EXPM1)):
         return None
+    run = k.run if dt == _F32 else k.run_d
+    # (expm1's vector function where ATen has one, else std::expm1's: the scalar function)
+    st = -1 if op != EXPM1 or (_steps[0] if _steps else step()) else 0
     x, out = _aligned(x, out)
-    res = out if out is not None and out.dtype == _F32 and out.shape == x.shape else None
+    res = out if out is not None and out.dtype == dt and out.shape == x.shape else None
     if res is not None and not res.flags.c_contiguous:
         # out dense in another dim order (a layout kept from a permuted x): both walked in out's
         # memory order, x's elements in it by the blocked copy where x is not laid out so. (The
@@ -360,15 +377,15 @@ def _elementwise(x: np.ndarray, out: np.ndarray | None, op: int) -> np.ndarray |
         order = sorted(range(res.ndim), key=lambda d: -abs(res.strides[d]))
         rt = res.transpose(order)
         if rt.flags.c_contiguous:
-            k.run(_flat(x.transpose(order)), rt.reshape(-1), op, 0, 0, -1, -1)
+            run(_flat(x.transpose(order)), rt.reshape(-1), op, 0, 0, st, -1)
             return res
         res = None
     if res is None:
-        res = np.empty(x.shape, _F32)
+        res = np.empty(x.shape, dt)
     if x.ndim == 1 and res.ndim == 1 and x.flags.c_contiguous:  # (a flat run, the fast paths': no reshapes)
-        k.run(x, res, op, 0, 0, -1, -1)
+        run(x, res, op, 0, 0, st, -1)
     else:
-        k.run(_flat(x), res.reshape(-1), op, 0, 0, -1, -1)
+        run(_flat(x), res.reshape(-1), op, 0, 0, st, -1)
     return res
 
 
@@ -428,13 +445,16 @@ def flat_call(op: int, dtype: np.dtype, elementwise: bool = False) -> tuple[Any,
     max_n)``: ``run(x, res, *extra)`` writes into a fresh ``res`` what :func:`torch_loop` (``op``
     SIGMOID / SILU: its one-chunk call, up to ``max_n`` elements) or, ``elementwise``, the fresh forms
     (:func:`_fresh`: float32 only) return for ``x``; None where neither runs the kernel (then the
-    caller's Python path decides). For the compiled fronts, which make the call in C. The step is
+    caller's Python path decides; :data:`EXPM1`: float64 too, as :func:`expm1_map`). For the compiled fronts, which make the call in C. The step is
     read now (:func:`step`: at the first use, as torch_loop reads it)."""
     k = native._compiled("_sleefkernel")
     dt = np.dtype(dtype)
     if k is None:
         return None
-    if elementwise:
+    if elementwise:  # (_elementwise's call: EXPM1 of float64 too, its step 0 under the default capability)
+        if op == EXPM1 and dt in (_F32, _F64):
+            st = -1 if (_steps[0] if _steps else step()) else 0
+            return k.run if dt == _F32 else k.run_d, (op, 0, 0, st, -1), 1 << 62
         return (k.run, (op, 0, 0, -1, -1), 1 << 62) if dt == _F32 else None
     if dt == _F32:
         return k.run, (op, 0, 0, _steps[0] if _steps else step(), -1), _ONE_CHUNK

@@ -65,6 +65,7 @@ from ...kernels import check_writable, native, write
 from ...kernels.elementwise import _ONE0, _TYPED0_DTYPES, _clip, typed0
 from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set
 from ...kernels.memory import dense_run
+from ...kernels.sleef import EXPM1 as _EXPM1_OP
 from ...kernels.sleef import SILU as _SILU_OP
 from ...kernels.sleef import flat_call, torch_loop
 from ...layout import is_non_overlapping_and_dense as _dense
@@ -172,17 +173,45 @@ def _softplus(x: np.ndarray, b: float, t: float) -> np.ndarray:
 
 
 def _elu(x: np.ndarray, a: float) -> np.ndarray:
-    """``where(x > 0, x, a expm1(x))`` (``a == 1``: no product, the same bits); where every
-    ``x > 0`` (checked in the copying pass), ``x`` copied without the exponentials."""
+    """``where(x > 0, x, a expm1(x))``; where every ``x > 0`` (checked in the copying pass), ``x``
+    copied without the exponentials. float32 / float64 are PyTorch's bits where the compiled kernel
+    runs: its elu_kernel (Elu.h) is a ``cpu_kernel_vec`` loop whose vectorized function blends
+    ``x >= 0 ? x * scale : expm1(x * input_scale) * (alpha * scale)`` (scale and input_scale 1 here)
+    with SLEEF's expm1 (``Vectorized::expm1``) and whose scalar function takes ``std::expm1``, so the
+    exponentials are :func:`strided.kernels.sleef.torch_loop`'s split of the two (``EXPM1``), times
+    alpha (rounded to ``x``'s dtype, as PyTorch's ``alpha.to<scalar_t>()``; 1: no product, the same
+    bits), and ``x`` itself where ``x >= 0``. NumPy's expm1 otherwise (float16's float32 values)."""
     y = _all_greater_copy(x, 0.0)
     if y is not None:
         return y
-    if a == 1.0:
+    e = torch_loop(x, _EXPM1_OP)  # (float32 / float64: PyTorch's bits; None otherwise)
+    if e is None:
         e = np.expm1(x)
+    if a != 1.0:
+        if e.__class__ is np.ndarray:
+            np.multiply(e, a, out=e)  # (a rounded to e's dtype: NumPy's weak Python scalar)
+        else:  # (a 0-d x gives NumPy scalars: no out=)
+            e = a * e
+    # x where x >= 0: where x > 0 selects the same but at +-0, whose e = +-0 * a is x's own zero
+    # for 0 <= a < inf (a NaN x takes e: a's product keeps x's NaN, as PyTorch's lanes do)
+    if 0.0 <= a < float("inf"):
         if _greater_select(x, 0.0, e):
             return e
         return np.where(np.greater(x, typed0(0.0, x.dtype)), x, e)
-    return np.where(np.greater(x, typed0(0.0, x.dtype)), x, a * np.expm1(x))
+    return np.where(np.greater_equal(x, typed0(0.0, x.dtype)), x, e)
+
+
+def _elu_compiled(x: np.ndarray, a: float) -> np.ndarray | None:
+    """:func:`_elu`'s compiled passes for a flat run ``x`` (the fast path's): ``x`` itself where
+    every ``x > 0`` (whatever alpha); at alpha 1 (no product: no NumPy arithmetic) also the
+    exponentials (torch_loop's flat-run call) and the selection (greater_select), the same bits
+    as :func:`_elu`'s; None otherwise (then ``_elu``)."""
+    y = _all_greater_copy(x, 0.0)
+    if y is not None or a != 1.0 or x.__class__ is not np.ndarray:
+        return y
+    e = torch_loop(x, _EXPM1_OP)  # (float32 / float64: PyTorch's bits; None otherwise)
+    k = native.special()
+    return e if e is not None and k is not None and k.greater_select(x, 0.0, e) else None
 
 
 def _greater_select(x: np.ndarray, t: Any, e: np.ndarray) -> bool:
@@ -257,7 +286,7 @@ ELU = Activation(
     # the second derivative at x == 0 is 0 while the first takes the exp branch there)
     lambda g, x, a: where(x > 0, g, g * (where(x < 0, x, x.detach()).exp() * a)),
     lambda x, g, a: np.where(x > 0, g, g * a * np.exp(x)),
-    lambda x, a: _all_greater_copy(x, 0.0))  # (every x > 0: x itself, whatever alpha)
+    lambda x, a: _elu_compiled(x, a))
 LEAKY_RELU = Activation(
     "leaky_relu", "leaky_relu_cpu", "LeakyReluBackward0",
     _leaky_relu,

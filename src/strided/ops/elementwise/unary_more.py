@@ -46,6 +46,8 @@ from ...kernels.elementwise import complex_abs, reciprocal_into
 from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set, quietly
 from ...kernels.memory import dense_run
 from ...kernels.reduced_nans import VML_ALL_ONES, all_ones_nans
+from ...kernels.sleef import EXPM1 as _EXPM1_OP
+from ...kernels.sleef import expm1_map, flat_call
 from ...kernels.torch_loops import GRAIN_SIZE, scalar_loop_mask, torch_vector_bytes
 from ...opdef import Kind, declare
 from ...tensor import Tensor
@@ -112,6 +114,24 @@ def _complex_c10(uf: np.ufunc, kind: int) -> Kernel:
         uf(x, out=out, dtype=compute, casting="unsafe")
 
     return run
+
+
+def _expm1(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
+    """expm1: PyTorch's float32 / float64 bits (:func:`strided.kernels.sleef.expm1_map`, SLEEF's
+    expm1 at every element as its vec::map) where the compiled kernel runs and the result is of
+    the compute dtype (an integer or bool input converted first, as PyTorch converts it); else
+    :func:`_complex_c10`'s (complex: c10's formula; float16: NumPy's expm1 in float32)."""
+    if compute.char in "fd" and out.dtype == compute and x.dtype.kind in "biuf":
+        xf = x if x.dtype == compute else (x.astype(compute) if x.dtype.kind != "f" else None)
+        res = expm1_map(xf, out) if xf is not None else None
+        if res is not None:
+            if res is not out:
+                np.copyto(out, res)
+            return
+    _expm1_rest(x, out, compute, d)
+
+
+_expm1_rest = _complex_c10(np.expm1, complex_forms.EXPM1)
 
 
 def _angle(uf: np.ufunc, num: float, den: float) -> Kernel:
@@ -636,7 +656,7 @@ TABLE: tuple[MoreUnary, ...] = (
     MoreUnary("square", _square, "same", bool_to_long=True),
     MoreUnary("nan_to_num", _nan_to_num, "same", like="always"),
     _float("log1p", _complex_c10(np.log1p, complex_forms.LOG1P)),
-    _float("expm1", _complex_c10(np.expm1, complex_forms.EXPM1)),
+    _float("expm1", _expm1),
     _float("log2", _complex_c10(np.log2, complex_forms.LOG2)),
     _float("log10", _complex_c10(np.log10, complex_forms.LOG10)),
     _float("exp2", _ufunc(np.exp2)),
@@ -741,12 +761,19 @@ _FRESH: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "sign": lambda x: _sign_fresh(x),
     "sgn": lambda x: _sgn_fresh(x),
     "square": lambda x: np.square(x),  # (float32/float64: _square's np.square, x * x's bits)
-    "log1p": np.log1p, "expm1": np.expm1, "log2": np.log2, "log10": np.log10, "exp2": np.exp2,
+    "log1p": np.log1p, "expm1": lambda x: _expm1_fresh(x), "log2": np.log2, "log10": np.log10, "exp2": np.exp2,
     "rsqrt": lambda x: _rsqrt_fresh(x),
     "reciprocal": _reciprocal_fresh,
     "sinc": _sinc_fresh, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh,
     "cosh": np.cosh, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
 }
+def _expm1_fresh(x: np.ndarray) -> np.ndarray:
+    """expm1 of a flat run: :func:`_expm1`'s (SLEEF's at every element where the kernel runs: an
+    unaligned run too, read from an aligned copy), else NumPy's."""
+    r = expm1_map(x)
+    return np.expm1(x) if r is None else r
+
+
 def _unary_exact_first(code: int) -> Callable[[np.ndarray], np.ndarray | None]:
     """The compiled ``unary_exact`` ``code`` of a flat float32 / float64 run into a fresh array,
     tried first by the fast path without quiet_call (no NumPy arithmetic in it: nothing to quiet);
@@ -769,7 +796,9 @@ def _frac_first(x: np.ndarray) -> np.ndarray | None:
 
 
 # the ops whose fresh function is one compiled pass (the codes of _sign_fresh and _rsqrt_fresh)
-_FIRST = {"sign": _unary_exact_first(0), "rsqrt": _unary_exact_first(3), "frac": _frac_first}  # (see _FIRST_CODES)
+# (expm1: SLEEF's at every element, expm1_map; None where not built: then _FRESH's np.expm1)
+_FIRST = {"sign": _unary_exact_first(0), "rsqrt": _unary_exact_first(3), "frac": _frac_first,  # (see _FIRST_CODES)
+          "expm1": lambda x: expm1_map(x)}
 # the special functions: called without quiet_call (see _special_fresh)
 def _logit_fresh(x: np.ndarray) -> np.ndarray:
     """``logit(x)`` without eps of a flat float32 / float64 run into a fresh array: the forward's
@@ -1524,7 +1553,8 @@ def _install_fronts(namespace: dict[str, Any]) -> None:
 
 def _front_kernel(name: str, dtype: np.dtype) -> tuple | None:
     """The compiled pass the fast path of op ``name`` makes first on a flat run of ``dtype``, as
-    a front's :func:`kernel_entry`: the :data:`_FIRST` ones (``unary_exact``'s code, ``frac``), and
+    a front's :func:`kernel_entry`: the :data:`_FIRST` ones (``unary_exact``'s code, ``frac``, expm1's
+    :func:`strided.kernels.sleef.flat_call`), and
     the special functions' kernels (:func:`_special_fresh`'s call), logit's ``logit_np``
     (:func:`_logit_fresh`'s two steps); None for the others, and
     where the special kernels are not built."""
@@ -1537,6 +1567,9 @@ def _front_kernel(name: str, dtype: np.dtype) -> tuple | None:
         return kernel_entry(getattr(k, "logit_np", None), (), dtype)
     if name == "frac":
         return kernel_entry(getattr(k, "frac", None), (), dtype)
+    if name == "expm1":  # (expm1_map's call on a flat run: the sleef kernel's, SLEEF's at every element)
+        call = flat_call(_EXPM1_OP, dtype, elementwise=True)
+        return None if call is None else kernel_entry(*call[:2], dtype, call[2])
     if name in _FP_TEST_CODES:  # (a bool result; fp_test refuses an x not aligned to its element)
         return kernel_entry(getattr(k, "fp_test", None), (_FP_TEST_CODES[name],), _BOOL_NP)
     if name in _FRESH_DIRECT and name != "sinc":
