@@ -171,3 +171,24 @@ def test_alpha_and_rsub():
     _same_bits(torch.rsub(tx, ty), st.rsub(sx, sy))
     _same_bits(tx - ty, sx - sy)
     _same_bits(tx / ty, sx / sy)
+
+
+@pytest.mark.parametrize("name", ARITHMETIC)
+@pytest.mark.parametrize("shape", [(3, 40), (40, 3), (2, 70)])
+@pytest.mark.parametrize("out_layout", ["contiguous", "transposed"])
+def test_out_of_another_layout_decides_the_loop(name, shape, out_layout):
+    """Transposed operands written into an ``out=`` of another layout: PyTorch walks the out='s
+    rows, along which the operands are strided (its scalar loop: 0x7FC0 throughout); an out= of
+    the operands' layout keeps the vector loop's 0xFFFF (found by hypothesis: the compiled loop
+    once ran on the operands' own order whatever the out='s)."""
+    rng = np.random.default_rng(7)
+    tx, sx = _pair(rng.permutation(WORDS), shape, "transposed")
+    ty, sy = _pair(rng.permutation(WORDS), shape, "transposed")
+    if out_layout == "contiguous":
+        to, so = torch.empty(shape, dtype=torch.bfloat16), st.empty(shape, dtype=st.bfloat16)
+    else:
+        to = torch.empty(shape[::-1], dtype=torch.bfloat16).t()
+        so = st.empty(shape[::-1], dtype=st.bfloat16).t()
+    getattr(torch, name)(tx, ty, out=to)
+    getattr(st, name)(sx, sy, out=so)
+    _same_bits(to, so)

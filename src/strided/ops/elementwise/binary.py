@@ -592,8 +592,12 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
         _complex_mul_into(a, b, x, y, out, target is None, loop_out, compute,
                           aliased=target is not None and (target is a or target is b))
         return out
-    if op.bf16_code >= 0 and compute is bfloat16 and not cast and bf16_into(op.bf16_code, x, y, _view(out)):
-        return out  # (one row's bits, as the fast path's; ml_dtypes' ufunc converts element by element)
+    # (one row's bits, as the fast path's; ml_dtypes' ufunc converts element by element. An out= of
+    # another layout decides PyTorch's loop: its NaN words then by the general steps below)
+    if op.bf16_code >= 0 and compute is bfloat16 and not cast \
+            and (loop_out is None or loop_out._layout.strides == out._layout.strides) \
+            and bf16_into(op.bf16_code, x, y, _view(out)):
+        return out
     binary_into(ufunc, x, y, _view(out), compute.numpy, cast, compare)
     if out._dtype is bfloat16 and op.name in LOOP_SPLIT:
         _bfloat16_loop_nans(op.name, a, b, out, target is None, loop_out)
