@@ -44,7 +44,7 @@ SPELLINGS = _spellings()
 
 # parameters with a default that torch still needs for the call (repeat_interleave's repeats)
 ALWAYS = {"repeats", "indices_or_sections", "src"}
-DIMS = {"matrix_norm": (1, 2)}  # (the ops whose dim is a pair)
+DIMS = {"matrix_norm": (1, 2), "glu": 2}  # (the ops whose dim is a pair; glu halves an even dim)
 
 
 def _value(name: str, lib, x, op: str):

@@ -38,6 +38,10 @@ CLOSE = [  # exp/log/sin inside: PyTorch's own vector functions differ from NumP
     ("sinc", st.sinc, torch.sinc),
 ]
 
+# (elu follows PyTorch's loops bit for bit, SLEEF's expm1 vectorized and the C library's in its
+# scalar and strided loops: its fast and general paths differ where PyTorch's layouts do)
+TORCH_BITS_PER_LAYOUT = {"elu", "elu 0.5"}
+
 
 def _bits(a: np.ndarray) -> np.ndarray:
     a = np.ascontiguousarray(a)
@@ -52,8 +56,14 @@ def test_fast_and_general_paths_agree_and_match_torch(case, dtype):
         x = np.array(VALUES, dtype)
     fast = call(st.from_numpy(x))
     general = call(st.from_numpy(np.repeat(x, 2))[::2])  # (a strided view: the general path)
-    np.testing.assert_array_equal(_bits(fast.numpy()), _bits(general.numpy()))
     ref = tcall(torch.from_numpy(x)).numpy()
+    ref_strided = tcall(torch.from_numpy(np.repeat(x, 2))[::2]).numpy()
+    if case[0] not in TORCH_BITS_PER_LAYOUT or np.array_equal(_bits(ref), _bits(ref_strided)):
+        np.testing.assert_array_equal(_bits(fast.numpy()), _bits(general.numpy()))
+    else:  # (PyTorch's own layouts differ, elu float64: SLEEF's expm1 in its vector loop, the C
+        # library's in its strided basic loop; each of ours is then its layout's torch bits)
+        np.testing.assert_array_equal(_bits(fast.numpy()), _bits(ref))
+        np.testing.assert_array_equal(_bits(general.numpy()), _bits(ref_strided))
     assert fast.numpy().dtype == ref.dtype and fast.stride() == (1,)
     if case in EXACT:
         np.testing.assert_array_equal(_bits(fast.numpy()), _bits(ref))

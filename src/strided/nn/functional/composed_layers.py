@@ -11,10 +11,10 @@ composition's values and gradients agree to rounding, not node names.
 
 from __future__ import annotations
 
-from ...autograd.mode import no_grad
-from ...errors import StridedRuntimeError, join_lines
+from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...ops.elementwise.unary import where
 from ...tensor import Tensor, tensor_arg
+from .._grad import no_grad
 
 __all__ = ["cosine_similarity", "glu", "prelu"]
 
@@ -62,14 +62,27 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     return where(input > 0, input, w * input)
 
 
-def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+class _DefaultDim(int):
+    """The default ``dim`` (1), told apart from a ``dim`` the caller gave (``is``)."""
+
+
+_DIM_DEFAULT = _DefaultDim(1)
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = _DIM_DEFAULT, eps: float = 1e-8, *,
+                      axis: int | None = None) -> Tensor:
     """The cosine of the angle between ``x1`` and ``x2`` along ``dim`` (broadcast together): the
     sum of the products of each divided by its 2-norm, the norms clamped to ``eps`` outside the
-    graph, as ATen's ``cosine_similarity``.
+    graph, as ATen's ``cosine_similarity``. ``axis=`` is ``dim``'s alias where ``dim`` is not given
+    (PyTorch's argument parser takes it so; with both, its TypeError).
 
     >>> F.cosine_similarity(strided.tensor([[1.0, 0.0]]), strided.tensor([[1.0, 1.0]])).tolist()  # doctest: +ELLIPSIS
     [0.7071067...]
     """
+    if axis is not None:
+        if dim is not _DIM_DEFAULT:
+            raise StridedTypeError("cosine_similarity() got an unexpected keyword argument 'axis'")
+        dim = axis
     tensor_arg(x1, "cosine_similarity")
     tensor_arg(x2, "cosine_similarity", "x2", 2)
     a, b = x1.broadcast_to(_common_shape(x1, x2)), x2.broadcast_to(_common_shape(x1, x2))

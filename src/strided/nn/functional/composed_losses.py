@@ -18,12 +18,12 @@ import math
 import warnings
 from typing import Any
 
-from ...autograd.mode import no_grad
 from ...callsite import user_site
 from ...errors import StridedRuntimeError, StridedValueError, join_lines
 from ...grad_mode import is_grad_enabled
 from ...ops.elementwise.unary import where
 from ...tensor import Tensor, tensor_arg
+from .._grad import no_grad
 from ._common import reduction_mode
 
 __all__ = ["gaussian_nll_loss", "hinge_embedding_loss", "huber_loss", "kl_div", "poisson_nll_loss",
