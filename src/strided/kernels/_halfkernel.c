@@ -314,28 +314,20 @@ static PyObject *bf16(PyObject *self, PyObject *args)
  * bf16_narrow(x, out): out[i] = x[i] of n float32 rounded to nearest even, every NaN 0xFFFF
  * (PyTorch's vector conversion, cvtfp32_bf16). C-contiguous buffers of n elements (out
  * writable). Return True; False (nothing written) where the lengths differ. */
-static void widen_base(const uint16_t *x, float *out, Py_ssize_t n)
-{
-    for (Py_ssize_t i = 0; i < n; i++)
-        out[i] = bf2f(x[i]);
-}
-static void narrow_base(const float *x, uint16_t *out, Py_ssize_t n)
-{
-    for (Py_ssize_t i = 0; i < n; i++)
-        out[i] = f2bf(x[i], 0xffffu);
-}
+/* BOTH_COPIES(name, (params), body): the loop ``name_base`` and, on x86-64, its AVX2+FMA copy
+ * ``name_avx2`` (the same C, compiled for the wider unit: the same bits). */
 #if defined(__x86_64__) && defined(__GNUC__)
-WIDE static void widen_avx2(const uint16_t *x, float *out, Py_ssize_t n)
-{
-    for (Py_ssize_t i = 0; i < n; i++)
-        out[i] = bf2f(x[i]);
-}
-WIDE static void narrow_avx2(const float *x, uint16_t *out, Py_ssize_t n)
-{
-    for (Py_ssize_t i = 0; i < n; i++)
-        out[i] = f2bf(x[i], 0xffffu);
-}
+#define BOTH_COPIES(name, params, ...)                                                             \
+    static void name##_base params { __VA_ARGS__ }                                                 \
+    WIDE static void name##_avx2 params { __VA_ARGS__ }
+#else
+#define BOTH_COPIES(name, params, ...) static void name##_base params { __VA_ARGS__ }
 #endif
+
+BOTH_COPIES(widen, (const uint16_t *x, float *out, Py_ssize_t n),
+            for (Py_ssize_t i = 0; i < n; i++) out[i] = bf2f(x[i]);)
+BOTH_COPIES(narrow, (const float *x, uint16_t *out, Py_ssize_t n),
+            for (Py_ssize_t i = 0; i < n; i++) out[i] = f2bf(x[i], 0xffffu);)
 static void (*widen_loop)(const uint16_t *, float *, Py_ssize_t) = widen_base;
 static void (*narrow_loop)(const float *, uint16_t *, Py_ssize_t) = narrow_base;
 
@@ -376,27 +368,10 @@ static PyObject *bf16_narrow(PyObject *self, PyObject *args) { return convert(ar
  * through its vector conversion) make every NaN 0xFFFF (kernels/reduced_nans.py). */
 static inline uint16_t nan_ones(uint16_t w) { return (w & 0x7fffu) > 0x7f80u ? 0xffffu : w; }
 
-#define BF_UNARY_BODY                                                                              \
-    for (Py_ssize_t i = 0; i < n; i++)                                                             \
-        out[i] = f2bf(sqrtf(bf2f(x[i])), 0xffffu);
-
-static void bf_sqrt_base(const uint16_t *x, uint16_t *out, Py_ssize_t n) { BF_UNARY_BODY }
-#if defined(__x86_64__) && defined(__GNUC__)
-WIDE static void bf_sqrt_avx2(const uint16_t *x, uint16_t *out, Py_ssize_t n) { BF_UNARY_BODY }
-#endif
-
-static void nan_ones_base(uint16_t *w, Py_ssize_t n)
-{
-    for (Py_ssize_t i = 0; i < n; i++)
-        w[i] = nan_ones(w[i]);
-}
-#if defined(__x86_64__) && defined(__GNUC__)
-WIDE static void nan_ones_avx2(uint16_t *w, Py_ssize_t n)
-{
-    for (Py_ssize_t i = 0; i < n; i++)
-        w[i] = nan_ones(w[i]);
-}
-#endif
+BOTH_COPIES(bf_sqrt, (const uint16_t *x, uint16_t *out, Py_ssize_t n),
+            for (Py_ssize_t i = 0; i < n; i++) out[i] = f2bf(sqrtf(bf2f(x[i])), 0xffffu);)
+BOTH_COPIES(nan_ones, (uint16_t *w, Py_ssize_t n),
+            for (Py_ssize_t i = 0; i < n; i++) w[i] = nan_ones(w[i]);)
 
 static void (*bf_sqrt)(const uint16_t *, uint16_t *, Py_ssize_t) = bf_sqrt_base;
 static void (*nan_ones_loop)(uint16_t *, Py_ssize_t) = nan_ones_base;
@@ -444,13 +419,10 @@ static PyObject *nan_ones_py(PyObject *self, PyObject *arg)
     return arg;
 }
 
-/* select(wide): the AVX2+FMA copy (where the CPU has it) or the baseline one; returns which
- * runs ("avx2" or "baseline"). For the tests: both copies give the same bits. */
-static PyObject *select_copy(PyObject *self, PyObject *args)
+/* Every loop's AVX2+FMA copy where ``wide`` and the CPU has it, else every baseline copy:
+ * whether the wide copies run. (One list for select() and the module's import.) */
+static int use_copies(int wide)
 {
-    int wide;
-    if (!PyArg_ParseTuple(args, "p:select", &wide))
-        return NULL;
     loop = loop_base;
     bf_loop = bf_base;
     bf_sloop = bf_sbase;
@@ -467,11 +439,20 @@ static PyObject *select_copy(PyObject *self, PyObject *args)
         narrow_loop = narrow_avx2;
         bf_sqrt = bf_sqrt_avx2;
         nan_ones_loop = nan_ones_avx2;
+        return 1;
     }
-    if (loop == loop_avx2)
-        return PyUnicode_FromString("avx2");
 #endif
-    return PyUnicode_FromString("baseline");
+    return 0;
+}
+
+/* select(wide): the AVX2+FMA copy (where the CPU has it) or the baseline one; returns which
+ * runs ("avx2" or "baseline"). For the tests: both copies give the same bits. */
+static PyObject *select_copy(PyObject *self, PyObject *args)
+{
+    int wide;
+    if (!PyArg_ParseTuple(args, "p:select", &wide))
+        return NULL;
+    return PyUnicode_FromString(use_copies(wide) ? "avx2" : "baseline");
 }
 
 static PyMethodDef methods[] = {
@@ -494,15 +475,7 @@ PyMODINIT_FUNC PyInit__halfkernel(void)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c")) {
-        loop = loop_avx2;
-        bf_loop = bf_avx2;
-        bf_sloop = bf_savx2;
-        widen_loop = widen_avx2;
-        narrow_loop = narrow_avx2;
-        bf_sqrt = bf_sqrt_avx2;
-        nan_ones_loop = nan_ones_avx2;
-    }
 #endif
+    use_copies(1);
     return PyModule_Create(&module);
 }
