@@ -121,7 +121,7 @@ class OpDef:
             self.dunders = (*self.dunders, name)
         else:
             self.aliases = (*self.aliases, name)
-        OPDEFS[name] = self
+        _put(name, self)
 
 
 # every spelling -> its op (one object per op)
@@ -134,6 +134,9 @@ _UNSEALED: set[str] = set()
 # its entry (absent so far, or not yet sealed): each seal looks at these, not at every op (36
 # seals over ~400 spellings were a tenth of ``import strided``); the face's last seal looks at all
 _PENDING: set[str] = set()
+# every spelling -> its place in OPDEFS' order (the dict's own insertion order, which no key ever
+# leaves): seal sorts the few pending spellings by it instead of scanning all of OPDEFS each time
+ORDER: dict[str, int] = {}
 
 
 def _op_of(names: tuple[str, ...], rule: Callable[..., Any] | None) -> OpDef:
@@ -144,8 +147,16 @@ def _op_of(names: tuple[str, ...], rule: Callable[..., Any] | None) -> OpDef:
         if name in OPDEFS:
             return OPDEFS[name]
     op = OpDef(names[0])
-    OPDEFS[names[0]] = op
+    _put(names[0], op)
     return op
+
+
+def _put(name: str, op: OpDef) -> None:
+    """``OPDEFS[name] = op``, and the spelling's place in the registry's order (:data:`ORDER`)
+    when it is new (a spelling given to another op keeps its place, as the dict's key does)."""
+    OPDEFS[name] = op
+    if name not in ORDER:
+        ORDER[name] = len(ORDER)
 
 
 def backward(*names: str, operands: str = "self", module: str | None = None, reflected: tuple[str, ...] = (),

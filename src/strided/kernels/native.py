@@ -104,6 +104,10 @@ def _compiled(name: str) -> ModuleType | None:
     install built it not (no C compiler: the NumPy path or formulas)."""
     if os.environ.get("STRIDED_NATIVE", "1") == "0":
         return None
+    # (a module loaded already: its entry, without import_module's machinery; ~230 asks a run)
+    module = sys.modules.get(f"{__package__}.{name}")
+    if module is not None:
+        return module
     try:
         return importlib.import_module(f"{__package__}.{name}")
     except ImportError:
