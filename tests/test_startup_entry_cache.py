@@ -228,3 +228,67 @@ def test_an_import_keeps_the_named_tuples_for_the_next_one() -> None:
     out = subprocess.run([sys.executable, "-c", probe], check=True, env=env, capture_output=True, text=True)
     count, compiled, indices = out.stdout.split()
     assert int(count) > 10 and compiled == "False" and indices == "[0]"
+
+
+def test_a_remembered_value_is_computed_once_and_kept_for_the_next_process(cache, monkeypatch) -> None:
+    monkeypatch.setattr(entry_cache, "_remembered_file", None)
+    monkeypatch.setattr(entry_cache, "_remembered_used", {})
+    calls = []
+
+    def make():
+        calls.append(1)
+        return ("text", ("axis",), ["dim"], {"dim"})
+
+    key = ("test", 1, ("self", 1, True))
+    assert entry_cache.remembered(key, make) == make() and len(calls) == 2 and entry_cache._state["compiled"]
+    assert entry_cache.remembered(key, make) == make.__call__() and len(calls) == 3  # (once per process)
+    entry_cache.save()
+    assert os.path.exists(cache) and entry_cache._remembered_used == {}
+
+    _fresh_process(monkeypatch)
+    monkeypatch.setattr(entry_cache, "_remembered_file", None)
+    assert entry_cache.remembered(key, make) == ("text", ("axis",), ["dim"], {"dim"}) and len(calls) == 3
+    assert not entry_cache._state["compiled"]  # read from the file, not computed
+    # another key (another input, or an edited function's fingerprint) is computed afresh
+    assert entry_cache.remembered(("test", 2, ("self", 1, True)), lambda: "other") == "other"
+    assert entry_cache._state["compiled"]
+
+
+def test_a_fingerprint_follows_the_code_not_the_process() -> None:
+    def f(x):
+        return x in {"a", "b", "c"} and (lambda y: y + 1)(2)
+
+    def g(x):
+        return x in {"a", "b", "c"} and (lambda y: y + 2)(2)  # (an edit inside the nested code)
+
+    assert entry_cache.fingerprint(f) == entry_cache.fingerprint(f) != entry_cache.fingerprint(g)
+    script = ("import sys; sys.path.insert(0, %r); from strided.entry_cache import fingerprint\n"
+              "from strided.grad_mode import _exact_form; print(fingerprint(_exact_form))")
+    src = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
+    seen = {subprocess.run([sys.executable, "-c", script % src], capture_output=True, text=True, check=True,
+                           env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2", "3")}
+    assert len(seen) == 1  # (the same in every process, whatever the hash seed)
+
+
+def test_every_remembered_entry_form_is_the_one_computed_now(monkeypatch) -> None:
+    """The forms the next import takes from the cache file equal _exact_form's answer for their
+    parameter lists now."""
+    from strided import grad_mode
+
+    monkeypatch.setattr(entry_cache, "_remembered_file", None)
+    entry_cache._load()  # (the package's own file, which this test's import wrote or read)
+    forms = {k: v for k, v in (entry_cache._remembered_file or {}).items() if k[0] == "exact_form"}
+    if not forms:
+        pytest.skip("no cache file with forms (bytecode writing off)")
+    for (_, mark, operands, named, takes_numpy, signature), form in forms.items():
+        if mark != grad_mode._FORM_FINGERPRINT:
+            continue  # (another version's forms: never served)
+        params = [grad_mode._Param(n, inspect_kind(kind), grad_mode._EMPTY if required else None)
+                  for n, kind, required in signature]
+        assert grad_mode._exact_form(params, operands, named, takes_numpy) == form
+
+
+def inspect_kind(number):
+    import inspect
+
+    return inspect._ParameterKind(number)

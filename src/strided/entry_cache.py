@@ -28,6 +28,12 @@ planted under its name is never followed.
 Threads: the table is a dict filled under the GIL; two threads compiling the same source
 store equal code.
 
+:func:`remembered` keeps, in the same file, values the import computes from data alone (an entry's
+source text from the shape of its parameter list: :func:`strided.grad_mode._exact`), keyed by the
+whole input and a fingerprint of the code that computes them (:func:`fingerprint`), so an edited
+function is a new key, computed afresh, as an edited source is for :func:`compiled`. The values
+must be what ``marshal`` writes (strings, numbers, tuples, lists, sets, dicts, None).
+
 >>> code = compiled("def f(x):\\n    return x\\n", "<doctest entry>")
 >>> code.co_filename, compiled("def f(x):\\n    return x\\n", "<doctest entry>") is code
 ('<doctest entry>', True)
@@ -41,13 +47,13 @@ import marshal
 import os
 import sys
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from importlib._bootstrap_external import MAGIC_NUMBER, cache_from_source  # (loaded with Python itself)
 from types import CodeType
 from typing import Any
 
-__all__ = ["compiled", "dataclass_methods", "save"]
+__all__ = ["compiled", "dataclass_methods", "fingerprint", "remembered", "save"]
 
 _FORMAT = 2
 _PATH = cache_from_source(os.path.join(os.path.dirname(os.path.abspath(__file__)), "generated_entries.py"))
@@ -55,7 +61,9 @@ _PATH = _PATH[: -len(".pyc")] + ".marshal"
 
 _loaded: dict[tuple[str, str], CodeType] | None = None  # the file's table (read on first use)
 _used: dict[tuple[str, str], CodeType] = {}  # (source, filename) -> code, this process's
-_state = {"compiled": False}  # whether a source was compiled here (the file is then rewritten)
+_state = {"compiled": False}  # whether a source was compiled (or a value computed) here: the file is then rewritten
+_remembered_file: dict | None = None  # the file's remembered values (read with its table)
+_remembered_used: dict = {}  # key -> value, this process's (written by save, then dropped)
 
 
 def _header() -> tuple:
@@ -63,6 +71,10 @@ def _header() -> tuple:
 
 
 def _load() -> dict[tuple[str, str], CodeType]:
+    """The file's code table (``{}`` for a missing, damaged or foreign file); its remembered
+    values go to ``_remembered_file`` on the way (a file written without them: none)."""
+    global _remembered_file
+    _remembered_file = {}
     try:
         with open(_PATH, "rb") as f:
             data = f.read()
@@ -72,11 +84,13 @@ def _load() -> dict[tuple[str, str], CodeType]:
     if len(data) < 4 or zlib.crc32(payload).to_bytes(4, "little") != check:
         return {}
     try:
-        header, table = marshal.loads(payload)
+        header, table, *rest = marshal.loads(payload)
     except Exception:  # noqa: BLE001 - any unreadable file is ignored (SystemError, MemoryError, ...)
         return {}
     if header != _header() or not isinstance(table, dict):
         return {}
+    if len(rest) == 1 and type(rest[0]) is dict:
+        _remembered_file = rest[0]
     return {key: code for key, code in table.items()
             if type(key) is tuple and len(key) == 2 and type(code) is CodeType and code.co_filename == key[1]}
 
@@ -101,6 +115,47 @@ def compiled(source: str, filename: str, mode: str = "exec") -> CodeType:
 
 
 _EVAL_MARK = "\0eval\0"  # (no source text starts with a NUL)
+
+
+def remembered(key: tuple, make: Callable[[], Any]) -> Any:
+    """``make()``, computed once per ``key`` ever (see the module doc): from this process's
+    table, else from the cache file, else computed now (the file is then rewritten by
+    :func:`save`). ``key`` must determine the value entirely: the input, and the
+    :func:`fingerprint` of the code that computes it."""
+    global _loaded
+    try:
+        return _remembered_used[key]
+    except KeyError:
+        pass
+    if _remembered_file is None:  # (the file not read yet: its code table is kept too)
+        table = _load()
+        if _loaded is None:
+            _loaded = table
+    value = _remembered_file.get(key, _ABSENT) if _remembered_file is not None else _ABSENT
+    if value is _ABSENT:
+        value = make()
+        _state["compiled"] = True
+    _remembered_used[key] = value
+    return value
+
+
+def fingerprint(*functions: Any) -> int:
+    """A CRC-32 of what the functions compute: each code object's bytecode, names and constants
+    (the nested code objects' too), the same in every process for the same source."""
+    crc = 0
+    todo = [f.__code__ for f in functions]
+    while todo:
+        code = todo.pop()
+        crc = zlib.crc32(code.co_code, crc)
+        crc = zlib.crc32(repr((code.co_names, code.co_varnames, code.co_argcount, code.co_kwonlyargcount,
+                               code.co_flags)).encode(), crc)
+        for const in code.co_consts:
+            if type(const) is CodeType:
+                todo.append(const)
+            else:  # (a frozenset's repr follows the hash seed: its items sorted)
+                text = repr(sorted(map(repr, const)) if type(const) is frozenset else const)
+                crc = zlib.crc32(text.encode(), crc)
+    return crc
 
 
 def _exec_cached(source: Any, globals: Any = None, locals: Any = None) -> None:  # noqa: A002 - exec's names
@@ -157,11 +212,14 @@ _ABSENT = object()
 def save() -> None:
     """Write the sources used so far to the cache file when one was compiled in this process
     (see the module doc); never raises for an unwritable place."""
+    global _remembered_file
+    remembered, _remembered_file = dict(_remembered_used), {}  # (dropped: the import is over)
+    _remembered_used.clear()
     if not _state["compiled"] or sys.dont_write_bytecode:
         return
     _state["compiled"] = False
     temporary = f"{_PATH}.{os.getpid()}.tmp"
-    data = marshal.dumps((_header(), dict(_used)))
+    data = marshal.dumps((_header(), dict(_used), remembered))
     data += zlib.crc32(data).to_bytes(4, "little")
     try:
         os.makedirs(os.path.dirname(_PATH), exist_ok=True)

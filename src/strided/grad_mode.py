@@ -38,6 +38,7 @@ import inspect
 import os
 import sys
 import weakref
+import zlib
 from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any
@@ -47,7 +48,7 @@ from .args import type_name
 from .callsite import PACKAGE_DIR
 from .dispatch import storage_root
 from .dtypes import DType
-from .entry_cache import compiled
+from .entry_cache import compiled, fingerprint, remembered
 from .errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
 from .kernels.listeners import OPEN, listened, reporting
 from .memory_format import MemoryFormat
@@ -970,7 +971,7 @@ def _exact(fwd: Callable, maker: Maker, operands: str = "self", name: str | None
     shape = (operands, name is not None, takes_numpy, tuple(signature))
     form = _EXACT_FORMS.get(shape)
     if form is None:
-        form = _EXACT_FORMS[shape] = _exact_form(params, operands, name is not None, takes_numpy)
+        form = _EXACT_FORMS[shape] = _remembered_form(shape, params)
     if form is None:
         return None
     source, numpy, unset_dims, canonical = form
@@ -998,6 +999,24 @@ def _exact(fwd: Callable, maker: Maker, operands: str = "self", name: str | None
 # source text is written once each. Emptied with _PARAMETERS at the end of the import (its ~110
 # forms would otherwise stay for the collector to walk at exit).
 _EXACT_FORMS: dict[tuple, tuple[str, tuple[str, ...], list[str], set[str]] | None] = {}
+
+
+def _remembered_form(shape: tuple, params: list[_Param]) -> tuple[str, tuple[str, ...], list[str], set[str]] | None:
+    """:func:`_exact_form` of a parameter list of this ``shape`` (:func:`_exact`'s key), kept
+    between processes by :func:`strided.entry_cache.remembered` (its source text was ~1% of
+    ``import strided``): keyed by the shape, the parameter kinds as numbers, and the fingerprint
+    of the code that writes it (this function's callees and the NumPy aliases), so an edit of
+    either computes it afresh."""
+    global _FORM_FINGERPRINT
+    operands, named, takes_numpy, signature = shape
+    if _FORM_FINGERPRINT is None:
+        _FORM_FINGERPRINT = fingerprint(_exact_form, aliases_of) ^ zlib.crc32(repr(sorted(ALIASES.items())).encode())
+    key = ("exact_form", _FORM_FINGERPRINT, operands, named, takes_numpy,
+           tuple((n, int(kind), required) for n, kind, required in signature))
+    return remembered(key, lambda: _exact_form(params, operands, named, takes_numpy))
+
+
+_FORM_FINGERPRINT: int | None = None
 
 
 def _exact_form(params: list[_Param], operands: str, named: bool, takes_numpy: bool
