@@ -43,6 +43,7 @@ import textwrap
 import types
 import warnings
 from collections.abc import Callable
+from itertools import compress
 from typing import Any, TypeVar
 
 import numpy as np
@@ -272,8 +273,10 @@ def seal(namespace: dict[str, Any], functional: bool = False, by_name: bool = Tr
     # (every global of every op module passes here, ~7,000 in all: the cheap tests first, the
     # entry test only for a name that would be wrapped)
     entries_get = _ENTRIES.get
-    for attr, value in list(namespace.items()):
-        if not callable(value) or attr[:2] == "__":
+    # (the callable globals only, picked in C: both lists are taken before the loop rebinds any)
+    items, values = list(namespace.items()), list(namespace.values())
+    for attr, value in compress(items, map(callable, values)):
+        if attr[:2] == "__":
             continue
         try:
             entry = entries_get(value)  # (only raw forwards are keys: never a class or an entry)

@@ -75,7 +75,11 @@ def aliases_of(names: Iterable[str]) -> tuple[str, ...]:
     """The NumPy keywords a forward with these parameter names takes (``("axis", "keepdims")``
     for ``sum(self, dim, keepdim, ...)``), none where it already has a parameter of that name."""
     names = tuple(names)
-    return tuple(a for a, c in ALIASES.items() if c in names and a not in names)
+    found: tuple[str, ...] = ()
+    for alias, canonical in ALIASES.items():  # (a loop, not a generator: ~700 asks a run, of two aliases)
+        if canonical in names and alias not in names:
+            found += (alias,)
+    return found
 
 
 def unexpected(fname: str, keyword: str) -> StridedTypeError:
