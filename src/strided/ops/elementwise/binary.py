@@ -560,8 +560,7 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
             scale = f32(alpha_np if op is ADD else -alpha_np)
             # (one row walked as the result's own: the compiled loop does both of PyTorch's loops,
             # the fmadd of its vector steps and its scalar rest's rounded product, NaNs included)
-            if (loop_out is None or loop_out._layout.strides == out._layout.strides) \
-                    and bf16_into(5, y, x, _view(out), float(scale)):
+            if _walks_own_rows(out, loop_out) and bf16_into(5, y, x, _view(out), float(scale)):
                 return out
             tail = _reduced_scalar_loop(op, a, b, x, y, alpha_np, out, target is None, loop_out)
             # (the compiled fma(alpha, y, x) where the operands are one row: PyTorch's fmadd; else
@@ -595,7 +594,7 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
     # (one row's bits, as the fast path's; ml_dtypes' ufunc converts element by element. An out= of
     # another layout decides PyTorch's loop: its NaN words then by the general steps below)
     if op.bf16_code >= 0 and compute is bfloat16 and not cast \
-            and (loop_out is None or loop_out._layout.strides == out._layout.strides) \
+            and _walks_own_rows(out, loop_out) \
             and bf16_into(op.bf16_code, x, y, _view(out)):
         return out
     binary_into(ufunc, x, y, _view(out), compute.numpy, cast, compare)
@@ -629,7 +628,7 @@ def _complex_mul_into(a: Any, b: Any, x: Any, y: Any, out: Tensor, fresh: bool, 
     cd = compute.numpy
     x, y = np.asarray(x, cd), np.asarray(y, cd)  # (a real operand: exact)
     # (an out= of another layout decides PyTorch's loop: the general steps below)
-    if (loop_out is None or loop_out._layout.strides == out._layout.strides) and _complex_mul_runs(x, y, _view(out)):
+    if _walks_own_rows(out, loop_out) and _complex_mul_runs(x, y, _view(out)):
         return
     xb, yb = np.broadcast_arrays(x, y)
     p, q, c, d = xb.real, xb.imag, yb.real, yb.imag
@@ -720,6 +719,14 @@ def _extreme_into(op: BinaryOp, a: Any, b: Any, x: Any, y: Any, out: Tensor, fre
     torch_extremes.fix(op.extreme, (x, y), res, lambda: torch_extremes.loop_mask(
         *_loop_layout(out, fresh, loop_out), [_loop_operand(t, compute) for t in (a, b)], cd))
     assign(_view(out), res)
+
+
+def _walks_own_rows(out: Tensor, loop_out: Tensor | None) -> bool:
+    """Whether PyTorch's loop walks the rows of the result ``out`` itself: no out= (``loop_out``
+    None: a fresh result or an in-place target), or an out= of the result's layout. An out= of
+    another layout decides PyTorch's loop (along its rows the operands are strided: the scalar
+    loop, its NaN words), so the compiled one-row kernels, which walk ``out``'s rows, do not run."""
+    return loop_out is None or loop_out._layout.strides == out._layout.strides
 
 
 def _loop_layout(out: Tensor, fresh: bool, loop_out: Tensor | None) -> tuple[tuple[int, ...], tuple[int, ...], bool]:
