@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import warnings
 
 import pytest
 import torch
@@ -242,3 +243,23 @@ def test_a_users_global_hooks_and_own_call_patch_keep_working() -> None:
     finally:
         torch.nn.Module.__call__ = before
         wt._module_call[:] = [None, False, None]
+
+
+@pytest.mark.parametrize("how", ["torch.compile", "module.compile"])
+def test_a_compiled_module_keeps_its_paths_and_warns_nothing(how: str) -> None:
+    # with global module hooks, torch.compile(module) warned that they would fire twice
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Sequential(torch.nn.ReLU(), torch.nn.Linear(4, 2)))
+    x = torch.ones(5, 3)
+    want = model(x)
+    if how == "torch.compile":
+        compiled, prefix = torch.compile(model, backend="eager"), "_orig_mod."
+    else:
+        model.compile(backend="eager")
+        compiled, prefix = model, ""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with watch_torch() as w:
+            first, second = compiled(x), compiled(x)
+    assert torch.equal(first, want) and torch.equal(second, want)
+    assert [s.module for s in w.steps if s.kind == "compute"] == [prefix + p for p in ("0", "1.0", "1.1")] * 2
