@@ -1,7 +1,8 @@
 """``watch_torch``: the shape flow of real PyTorch code, forward and backward.
 
 Inside ``with watch_torch() as w:`` every aten op PyTorch runs — the forward ops and the backward
-ops the autograd engine runs — is recorded through PyTorch's own dispatch hooks, no patching:
+ops the autograd engine runs — is recorded through PyTorch's own dispatch hooks (one patch, for
+module paths: see the last but one item):
 
 - a ``TorchDispatchMode`` sees each aten op with its tensors: a :class:`~.flow.Step` per op (view,
   copy, alloc, compute or write; see :mod:`.torch_ops` for what counts as what), new storages
@@ -17,8 +18,10 @@ ops the autograd engine runs — is recorded through PyTorch's own dispatch hook
   distributed program (torch.distributed initialized, world size > 1) the block's exit gathers
   every rank's collective steps to rank 0 (``w.ranks``, ``w.merged``, the end of ``print(w)``) —
   a collective itself, so every rank must exit its block (see ``gather_rows`` there);
-- global ``nn.Module`` forward hooks (public, removed on exit) give the module path, e.g.
-  ``h.0.attn`` — relative to the outermost module called, which itself is named by its class;
+- a wrapper of ``nn.Module.__call__``, put in by the first open block and taken out by the last
+  (not global module hooks: with any, every module call takes PyTorch's slow hooked path; see
+  ``_watched_module_call``) gives the module path, e.g. ``h.0.attn`` — relative to the outermost
+  module called, which itself is named by its class;
 - a backward op points at the line (and module) of the forward op that made its autograd node:
   each op keeps the autograd sequence counter it saw (autograd numbers a node just before the op
   that makes it runs; a ``CopySlices`` just after the in-place write into a view that makes it),
@@ -35,7 +38,7 @@ through the wrapper torch puts around every mode's handler (see ``_keep_dynamo_o
 ``bench/bench_watch_torch.py`` measures it.
 
 Threads: torch keeps its modes per thread, so a block sees only the ops of the thread it runs in
-(module hooks, which are global, are filtered to that thread too). Like any torch mode it sees
+(the ``nn.Module.__call__`` wrapper, which is global, is filtered to that thread too). Like any torch mode it sees
 all the ops that thread runs while the block is open — also the caller's, while a generator that
 holds a block open is suspended at a ``yield``. For the same reason a block is exited by the
 thread that entered it, innermost first; any other exit is refused (RuntimeError) before anything
@@ -555,7 +558,9 @@ def _unwatch_modules(torch: Any, watch: TorchWatch) -> None:
             _module_watches.pop(watch._thread, None)
         if not _module_watches and module.__dict__.get("__call__") is _watched_module_call:
             module.__call__ = _module_call[0]
-            _module_call[:] = [None, False, None]
+            # (the call it wrapped stays in _module_call[0]: another thread can be inside the
+            # wrapper now, about to call it)
+            _module_call[1] = False
 
 
 def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
