@@ -476,6 +476,7 @@ class TorchWatch(Flow):
 # one Python call per module call, and only while a block is open.
 _module_watches: dict[int, list[TorchWatch]] = {}  # thread id -> its open blocks, entered order
 _module_lock = threading.Lock()
+_get_ident = threading.get_ident
 # [Module.__call__ as found when the wrapper went in (what the wrapper calls), whether the
 # wrapper is still in place or in a chain someone built on it (then it is never put in twice),
 # torch's register_module_forward_hook]
@@ -527,9 +528,6 @@ def _call_before_own_hooks(module: Any, watches: list[TorchWatch], args: tuple, 
         if not off[0]:
             for watch in watches:
                 watch._module_exit()
-
-
-_get_ident = threading.get_ident
 
 
 def _watch_modules(torch: Any, watch: TorchWatch) -> None:
