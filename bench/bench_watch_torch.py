@@ -16,10 +16,11 @@ arithmetic, the regime where one would watch a model). For each: the time of one
 ``watch_torch()`` block, and the ratio watched / plain (the issue aims at <= 1.5). The times are
 the minimum over repeats of one call, measured round-robin; the ops recorded per call are shown.
 ``bare modes`` is the floor that PyTorch's mode machinery itself sets: the same two modes
-(function + dispatch) doing nothing but passing each call on; ``+ hooks`` adds the two global
-``nn.Module`` forward hooks the watch uses for module paths, doing nothing (with any global hook
-registered, every module call takes PyTorch's slower hooked path). The watch's own work is the
-gap between that and ``watched``. (These bare modes keep the wrapper PyTorch puts around every
+(function + dispatch) doing nothing but passing each call on; ``+ paths`` adds the watch's own
+module paths (its ``nn.Module.__call__`` wrapper keeping the module stack), and ``+ hooks``,
+for comparison, two global ``nn.Module`` forward hooks doing nothing, the way the watch once
+kept its module paths (with any global hook registered, every module call takes PyTorch's
+slower hooked path). The watch's own work is the gap between ``+ paths`` and ``watched``. (These bare modes keep the wrapper PyTorch puts around every
 dispatch mode's handler to keep Dynamo out, about 1 us per op; the watch's mode does without it —
 see ``_keep_dynamo_out`` in ``strided.diagnose.watch_torch`` — so the gap can be smaller than the
 watch's work.)
@@ -39,6 +40,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
@@ -135,6 +137,7 @@ def main() -> None:
     from torch.overrides import TorchFunctionMode
     from torch.utils._python_dispatch import TorchDispatchMode
 
+    import strided.diagnose.watch_torch as wt
     from strided.diagnose.watch_torch import watch_torch
     from torch_gpt import GPT, batch
 
@@ -167,9 +170,22 @@ def main() -> None:
                 h.remove()
 
     class BareModesHooks(BareModes):
-        """... and the two global module hooks, doing nothing."""
+        """... and two global module hooks, doing nothing."""
 
         hooks = True
+
+    class BareModesPaths(BareModes):
+        """... and the watch's module paths alone (a watch whose modes are never entered)."""
+
+        def __enter__(self) -> None:
+            super().__enter__()
+            self.watch = watch_torch()
+            self.watch._thread = threading.get_ident()
+            wt._watch_modules(torch, self.watch)
+
+        def __exit__(self, *exc: object) -> None:
+            wt._unwatch_modules(torch, self.watch)
+            super().__exit__(*exc)
 
     torch.set_num_threads(1)
     print_header(f"torch {torch.__version__}")
@@ -177,8 +193,8 @@ def main() -> None:
         "tiny": dict(vocab=32, C=16, heads=4, T=8, layers=2, B=2),
         "small": dict(SMALL),
     }
-    print(f"{'model':<7}{'pass':<9}{'ops':>6}{'plain':>12}{'bare modes':>12}{'+ hooks':>12}{'watched':>12}"
-          f"{'bare/plain':>12}{'+hooks/plain':>14}{'watched/plain':>15}")
+    print(f"{'model':<7}{'pass':<9}{'ops':>6}{'plain':>12}{'bare modes':>12}{'+ paths':>12}{'+ hooks':>12}"
+          f"{'watched':>12}{'bare/plain':>12}{'+paths/plain':>14}{'+hooks/plain':>14}{'watched/plain':>15}")
     for label, cfg in sizes.items():
         B = cfg.pop("B")
         torch.manual_seed(0)
@@ -188,12 +204,13 @@ def main() -> None:
             with watch_torch() as w:
                 f()
             number = 5 if label == "small" else 20
-            samples = measure([f, inside(BareModes, f), inside(BareModesHooks, f), inside(watch_torch, f)],
-                              number=number, repeat=3 if quick else 7)
-            plain_t, bare_t, hooks_t, watched_t = (min(s) for s in samples)
+            samples = measure([f, inside(BareModes, f), inside(BareModesPaths, f), inside(BareModesHooks, f),
+                               inside(watch_torch, f)], number=number, repeat=3 if quick else 7)
+            plain_t, bare_t, paths_t, hooks_t, watched_t = (min(s) for s in samples)
             print(f"{label:<7}{name:<9}{len(w.steps):>6}{fmt_time(plain_t):>12}{fmt_time(bare_t):>12}"
-                  f"{fmt_time(hooks_t):>12}{fmt_time(watched_t):>12}{bare_t / plain_t:>11.2f}x"
-                  f"{hooks_t / plain_t:>13.2f}x{watched_t / plain_t:>14.2f}x")
+                  f"{fmt_time(paths_t):>12}{fmt_time(hooks_t):>12}{fmt_time(watched_t):>12}"
+                  f"{bare_t / plain_t:>11.2f}x{paths_t / plain_t:>13.2f}x{hooks_t / plain_t:>13.2f}x"
+                  f"{watched_t / plain_t:>14.2f}x")
     first_blocks(3 if quick else 5)
 
 

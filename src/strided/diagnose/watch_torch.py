@@ -1,7 +1,8 @@
 """``watch_torch``: the shape flow of real PyTorch code, forward and backward.
 
 Inside ``with watch_torch() as w:`` every aten op PyTorch runs — the forward ops and the backward
-ops the autograd engine runs — is recorded through PyTorch's own dispatch hooks, no patching:
+ops the autograd engine runs — is recorded through PyTorch's own dispatch hooks (one patch, for
+module paths: see the last but one item):
 
 - a ``TorchDispatchMode`` sees each aten op with its tensors: a :class:`~.flow.Step` per op (view,
   copy, alloc, compute or write; see :mod:`.torch_ops` for what counts as what), new storages
@@ -17,8 +18,10 @@ ops the autograd engine runs — is recorded through PyTorch's own dispatch hook
   distributed program (torch.distributed initialized, world size > 1) the block's exit gathers
   every rank's collective steps to rank 0 (``w.ranks``, ``w.merged``, the end of ``print(w)``) —
   a collective itself, so every rank must exit its block (see ``gather_rows`` there);
-- global ``nn.Module`` forward hooks (public, removed on exit) give the module path, e.g.
-  ``h.0.attn`` — relative to the outermost module called, which itself is named by its class;
+- a wrapper of ``nn.Module.__call__``, put in by the first open block and taken out by the last
+  (not global module hooks: with any, every module call takes PyTorch's slow hooked path; see
+  ``_watched_module_call``) gives the module path, e.g. ``h.0.attn`` — relative to the outermost
+  module called, which itself is named by its class;
 - a backward op points at the line (and module) of the forward op that made its autograd node:
   each op keeps the autograd sequence counter it saw (autograd numbers a node just before the op
   that makes it runs; a ``CopySlices`` just after the in-place write into a view that makes it),
@@ -35,7 +38,7 @@ through the wrapper torch puts around every mode's handler (see ``_keep_dynamo_o
 ``bench/bench_watch_torch.py`` measures it.
 
 Threads: torch keeps its modes per thread, so a block sees only the ops of the thread it runs in
-(module hooks, which are global, are filtered to that thread too). Like any torch mode it sees
+(the ``nn.Module.__call__`` wrapper, which is global, is filtered to that thread too). Like any torch mode it sees
 all the ops that thread runs while the block is open — also the caller's, while a generator that
 holds a block open is suspended at a ``yield``. For the same reason a block is exited by the
 thread that entered it, innermost first; any other exit is refused (RuntimeError) before anything
@@ -238,7 +241,6 @@ class TorchWatch(Flow):
         self._paths: dict[int, str] = {}
         self._roots: dict[int, dict[int, str]] = {}
         self._keep: list[Any] = []
-        self._hooks: list[Any] = []
         self._modes: tuple[Any, Any] | None = None
         # DTensor programs: record index -> a collective's facts; the DTensor op now running
         self._collectives: dict[int, tuple] = {}
@@ -260,12 +262,10 @@ class TorchWatch(Flow):
         self._thread = threading.get_ident()
         function_mode, dispatch_mode = _mode_classes(torch)
         on_call, on_op = _recorders(self)
-        modules = torch.nn.modules.module
-        self._hooks = [modules.register_module_forward_pre_hook(self._module_enter),
-                       modules.register_module_forward_hook(self._module_exit, always_call=True)]
         self._modes = (function_mode(on_call), dispatch_mode(on_op, dtensor_type(), self._on_dtensor_op))
         self._modes[0].__enter__()
         self._modes[1].__enter__()
+        _watch_modules(torch, self)  # (last: nothing after it can fail and leave it in)
         return self
 
     def __exit__(self, *exc: Any) -> bool:
@@ -274,9 +274,7 @@ class TorchWatch(Flow):
             self._modes[1].__exit__(*exc)
             self._modes[0].__exit__(*exc)
             self._modes = None
-        for hook in self._hooks:
-            hook.remove()
-        self._hooks = []
+        _unwatch_modules(self._torch, self)
         self._module_stack.clear()
         self._roots.clear()
         self._keep.clear()
@@ -332,7 +330,7 @@ class TorchWatch(Flow):
         # SymInts, which do not pickle.) Entering the copy is refused, as for the original.
         return {"_torch": None, "_records": _Records(), "_calls": [], "_targets": {}, "_reshapes": {},
                 "_first_at_peek": {}, "_last_write_at_peek": {}, "_collectives": {}, "_devices": {}, "_dtensor_op": [None],
-                "_context": [-1], "_module_stack": [], "_paths": {}, "_roots": {}, "_keep": [], "_hooks": [],
+                "_context": [-1], "_module_stack": [], "_paths": {}, "_roots": {}, "_keep": [],
                 "_modes": None, "_entered": True}
 
     # ------------------------------------------------------------------ modules
@@ -340,11 +338,9 @@ class TorchWatch(Flow):
     def _on_dtensor_op(self, func: Any, args: tuple, kwargs: dict) -> None:
         self._dtensor_op[0] = note_dtensor_op(func, args, kwargs)
 
-    def _module_enter(self, module: Any, args: Any) -> None:
-        # Module hooks are global, unlike torch's modes (one stack per thread): another thread's
-        # modules must not land on this block's module stack.
-        if threading.get_ident() != self._thread:
-            return
+    def _module_enter(self, module: Any) -> None:
+        """``module`` is being called in this block's thread (see :func:`_watched_module_call`):
+        its path goes on the module stack."""
         stack = self._module_stack
         if not stack:
             # The outermost module names the others: paths relative to it, like ``h.0.attn``
@@ -358,8 +354,10 @@ class TorchWatch(Flow):
         else:
             stack.append(self._paths.get(id(module), type(module).__name__))
 
-    def _module_exit(self, module: Any, args: Any, output: Any) -> None:
-        if self._module_stack and threading.get_ident() == self._thread:
+    def _module_exit(self) -> None:
+        """A module call in this block's thread has ended, returning or raising. (The stack can
+        be empty: a block entered inside a module's forward sees that forward end.)"""
+        if self._module_stack:
             self._module_stack.pop()
 
     # ------------------------------------------------------------------ the records as steps
@@ -466,6 +464,101 @@ class TorchWatch(Flow):
         if r.call is not None:
             return r.call[_WHERE], r.call[_MODULE]
         return r.where, ""
+
+
+# ---------------------------------------------------------------------- module paths
+
+# The module paths (``h.0.attn``) come from a wrapper of ``torch.nn.Module.__call__``, put in
+# place by the first open block (of any thread) and taken out by the last. Not from global
+# module hooks: with any global hook registered, every module call of every thread takes
+# PyTorch's slow hooked path in ``Module._call_impl`` (a closure, a set, the hook dicts walked
+# twice), about as costly as the watch's modes themselves on a small model. The wrapper costs
+# one Python call per module call, and only while a block is open.
+_module_watches: dict[int, list[TorchWatch]] = {}  # thread id -> its open blocks, entered order
+_module_lock = threading.Lock()
+_get_ident = threading.get_ident
+# [Module.__call__ as found when the wrapper went in (what the wrapper calls), whether the
+# wrapper is still in place or in a chain someone built on it (then it is never put in twice),
+# torch's register_module_forward_hook]
+_module_call: list[Any] = [None, False, None]
+
+
+def _watched_module_call(self: Any, *args: Any, **kwargs: Any) -> Any:
+    """``torch.nn.Module.__call__`` while a watch block is open: the call runs as before (its own
+    hooks and compiled form included), with its path on the module stack of each block open in
+    this thread for the call's time, taken off when it returns or raises (as an
+    ``always_call`` forward hook was). Other threads' modules touch no block: torch's modes,
+    and so the blocks, are per thread. The ops of a global forward hook (a user's) are the
+    module's it runs for — as they were with the old hooks for one registered before the
+    block; one registered inside the block now gets the same, not the caller's."""
+    watches = _module_watches.get(_get_ident())
+    if not watches:
+        return _module_call[0](self, *args, **kwargs)
+    for watch in watches:
+        watch._module_enter(self)
+    if self._forward_hooks:
+        return _call_before_own_hooks(self, watches, args, kwargs)
+    try:
+        return _module_call[0](self, *args, **kwargs)
+    finally:
+        for watch in watches:
+            watch._module_exit()
+
+
+def _call_before_own_hooks(module: Any, watches: list[TorchWatch], args: tuple, kwargs: dict) -> Any:
+    """Call ``module``, which has forward hooks of its own, its path on ``watches``' stacks until
+    its forward returns or raises — before its own forward hooks run, which PyTorch runs after
+    the global ones: the ops of its hooks belong to its caller (a DTensor ``RowwiseParallel``
+    layer's all-reduce is its parent's), as they did when the paths came from a global
+    ``always_call`` forward hook. One such hook is put in for the call's time: the module runs
+    PyTorch's hooked path anyway."""
+    off = [False]
+
+    def leave(called: Any, args: Any, out: Any) -> None:
+        if called is module and not off[0]:
+            off[0] = True
+            for watch in watches:
+                watch._module_exit()
+
+    handle = _module_call[2](leave, always_call=True)
+    try:
+        return _module_call[0](module, *args, **kwargs)
+    finally:
+        handle.remove()
+        if not off[0]:
+            for watch in watches:
+                watch._module_exit()
+
+
+def _watch_modules(torch: Any, watch: TorchWatch) -> None:
+    """``watch`` (being entered in this thread) now keeps its module stack; the wrapper goes in
+    if it is not in place."""
+    module = torch.nn.Module
+    with _module_lock:
+        _module_watches.setdefault(watch._thread, []).append(watch)
+        if not _module_call[1]:
+            _module_call[:] = [module.__call__, True, torch.nn.modules.module.register_module_forward_hook]
+            module.__call__ = _watched_module_call
+
+
+def _unwatch_modules(torch: Any, watch: TorchWatch) -> None:
+    """``watch`` (being exited) no longer keeps its module stack; the last open block takes the
+    wrapper out, unless someone replaced ``Module.__call__`` after it went in (a chain that
+    may call it): then it stays, doing nothing while no block is open, and is not put in twice."""
+    module = torch.nn.Module
+    with _module_lock:
+        watches = _module_watches.get(watch._thread, [])
+        for i in range(len(watches) - 1, -1, -1):
+            if watches[i] is watch:
+                del watches[i]
+                break
+        if not watches:
+            _module_watches.pop(watch._thread, None)
+        if not _module_watches and module.__dict__.get("__call__") is _watched_module_call:
+            module.__call__ = _module_call[0]
+            # (the call it wrapped stays in _module_call[0]: another thread can be inside the
+            # wrapper now, about to call it)
+            _module_call[1] = False
 
 
 def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
