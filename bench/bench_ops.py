@@ -61,6 +61,7 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 import strided  # noqa: E402
+import strided.nn.functional  # noqa: E402,F401  (lazy in strided: its F.<name> ops join the registry walk)
 from harness import fmt_time, measure, print_header  # noqa: E402
 from strided.opdef import OPDEFS  # noqa: E402
 
@@ -438,6 +439,12 @@ MAKERS: dict[str, Callable[[Config], Args]] = {
     "as_strided_scatter": lambda cfg: ((_x(cfg), arr(cfg, (min(cfg.shape),))),
                                        {"size": (min(cfg.shape),), "stride": (cfg.shape[1] + 1,)}),
 }
+
+# nn.functional's composed ops whose extra argument the generic tries do not give
+MAKERS.update({
+    "F.gaussian_nll_loss": lambda cfg: ((_x(cfg), _x(cfg), np.abs(arr(cfg)) + 0.1), {}),
+    "F.prelu": lambda cfg: ((_x(cfg), np.full((1,), 0.25, np.float32)), {}),
+})
 
 # The ops whose values no peer can share: random draws (strided's PCG64 streams are not PyTorch's)
 # and uninitialized memory; their rows compare shapes and dtypes only.

@@ -189,3 +189,17 @@ def test_modules_match_torch():
     sp, tp = strided.nn.PReLU(6, init=0.1, dtype=strided.float64), torch.nn.PReLU(6, init=0.1, dtype=torch.float64)
     assert repr(sp) == repr(tp) and repr(strided.nn.GLU()) == repr(torch.nn.GLU())
     np.testing.assert_allclose(sp(strided.tensor(a)).detach().numpy(), tp(torch.tensor(a)).detach().numpy(), rtol=0)
+
+
+@pytest.mark.parametrize("name", ["huber_loss", "soft_margin_loss", "kl_div", "poisson_nll_loss", "gaussian_nll_loss",
+                                  "hinge_embedding_loss", "glu", "prelu", "cosine_similarity"])
+def test_each_is_a_registry_op(name):
+    """Each is declared once in its family module (``OPDEFS["F.<name>"]``, kind compute, forward the
+    function ``F.<name>`` calls), so the registry's walkers (bench_ops, dump_results) reach it."""
+    from strided.opdef import OPDEFS, Kind
+
+    op = OPDEFS[f"F.{name}"]
+    assert op.kind is Kind.COMPUTE and op.forward is not None
+    assert op.home in ("strided.nn.functional.composed_losses", "strided.nn.functional.composed_layers")
+    assert getattr(__import__(op.home, fromlist=["_"]), name) is getattr(F, name)
+    assert op.backward is None  # (a composition: its nodes are its ops')

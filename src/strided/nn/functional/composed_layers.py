@@ -3,7 +3,8 @@ recording ops (so their first and second derivatives follow the composition): ``
 and ``cosine_similarity``, with PyTorch 2.13's argument checks (error class and first line).
 
 Note: PyTorch runs ``glu`` and ``prelu`` as fused kernels with their own backward nodes; the
-composition's values and gradients agree to rounding, not node names.
+composition's values and gradients agree to rounding, not node names. Each is a registry op
+(``declare`` at the end: ``OPDEFS["F.glu"]``) without a backward rule of its own.
 
 >>> F.glu(strided.tensor([1.0, 0.0])).item()
 0.5
@@ -12,6 +13,7 @@ composition's values and gradients agree to rounding, not node names.
 from __future__ import annotations
 
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
+from ...opdef import Kind, declare
 from ...ops.elementwise.unary import where
 from ...tensor import Tensor, tensor_arg
 from .._grad import no_grad
@@ -103,3 +105,6 @@ def _common_shape(x1: Tensor, x2: Tensor) -> tuple[int, ...]:
     except Exception:
         (x1 + x2)  # PyTorch's broadcast error text, from the op that reports it
         raise
+
+
+declare(Kind.COMPUTE, "F.glu F.prelu F.cosine_similarity")

@@ -5,8 +5,9 @@
 
 Each follows PyTorch 2.13's formula order, so its graph differentiates (twice, with
 ``create_graph=True``) as theirs does; argument checks and their error classes and first lines
-are PyTorch's. Like ``l1_loss`` these are compositions: they have no registry entry of their own,
-their nodes are the ops they are made of.
+are PyTorch's. Each is a registry op (``declare`` at the end: ``OPDEFS["F.huber_loss"]``, so the
+registry's walkers, ``bench/bench_ops.py`` and ``tools/dump_results.py``, see it) without a backward
+rule of its own: a composition, its nodes are the ops it is made of.
 
 >>> F.huber_loss(strided.tensor([0.0, 3.0]), strided.tensor([0.5, 0.0])).item()
 1.3125
@@ -21,6 +22,7 @@ from typing import Any
 from ...callsite import user_site
 from ...errors import StridedRuntimeError, StridedValueError, join_lines
 from ...grad_mode import is_grad_enabled
+from ...opdef import Kind, declare
 from ...ops.elementwise.unary import where
 from ...tensor import Tensor, tensor_arg
 from .._grad import no_grad
@@ -194,3 +196,7 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, siz
     output_margin = where(target != 1, margin_clamp, zeros)
     output_self = where(target != -1, input, zeros)
     return _reduced(output_margin + output_self, red)
+
+
+declare(Kind.COMPUTE, "F.huber_loss F.soft_margin_loss F.kl_div F.poisson_nll_loss F.gaussian_nll_loss "
+        "F.hinge_embedding_loss")
