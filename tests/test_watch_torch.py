@@ -353,6 +353,62 @@ def test_backward_copy_points_at_the_forward_line() -> None:
                                  "laid out like its parameter; materializes an expanded tensor (stride 0 in dims (0,))")
 
 
+def test_the_recorder_reads_tensors_with_no_torch_mode_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every op's record is made with both of torch's mode stacks empty and never re-enters the
+    watch's own call recorder: the recorder's reads (``t.shape``, ``t.stride()``,
+    ``t.untyped_storage()``, ...) are plain C reads, not calls through the watch's
+    ``TorchFunctionMode`` (which would record them as the user's calls, and cost a Python call
+    each). Forward ops run inside ``on_call`` (torch pops the function mode around its handler),
+    backward ones inside ``.backward()``'s, a custom ``autograd.Function``'s backward and a
+    tensor hook included."""
+    seen: list[tuple[int, int]] = []
+    nested: list[str] = []
+    inside = [0]
+    recorders = wt._recorders
+
+    def spying(watch: TorchWatch) -> tuple:
+        on_call, on_op = recorders(watch)
+
+        def call(func, args, kwargs):  # noqa: ANN001, ANN202
+            if inside[0]:
+                nested.append(getattr(func, "__name__", repr(func)))
+            return on_call(func, args, kwargs)
+
+        def op(func, args, out):  # noqa: ANN001, ANN202
+            seen.append((torch._C._len_torch_function_stack(), torch._C._len_torch_dispatch_stack()))
+            inside[0] += 1
+            try:
+                return on_op(func, args, out)
+            finally:
+                inside[0] -= 1
+
+        return call, op
+
+    class Double(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):  # noqa: ANN001, ANN205
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, grad):  # noqa: ANN001, ANN205
+            return grad.t().contiguous().t() * 2
+
+    monkeypatch.setattr(wt, "_recorders", spying)
+    torch.manual_seed(0)
+    model = GPT(vocab=32, C=16, heads=4, T=8, layers=2)
+    idx, targets = batch(model, B=2, T=8, vocab=32)
+    x = torch.ones(3, 4, requires_grad=True)
+    with watch_torch() as w:
+        loss = model(idx, targets) + Double.apply(x).sum()
+        x.register_hook(lambda g: g + 1)
+        loss.backward()
+    assert len(seen) == len(w.steps) > 300
+    assert set(seen) == {(0, 0)}
+    assert nested == []
+    phases = {s.extra["phase"] for s in w.steps}
+    assert phases == {"forward", "backward"}
+
+
 def test_internal_reshapes_are_not_checked() -> None:
     with watch_torch() as w:
         torch.ones(2, 3, 4) @ torch.ones(4, 5)  # matmul folds (2, 3, 4) into (6, 4) internally
