@@ -88,3 +88,26 @@ def test_elu_hypothesis_torch(x):
     want = torch.nn.functional.elu(torch.from_numpy(x.copy())).numpy()
     got = F.elu(strided.from_numpy(x.copy())).numpy()
     assert np.asarray(got).tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [1, 16, 255, 256, 257, 600, 1300])
+def test_elu_op_positive_blocks(dt, n):
+    """Blocks of 256 whose every x > 0 are copied without the exponentials: the same bits, next to
+    blocks that hold a zero, a NaN or a negative (at a block's first, last or any element)."""
+    run, step = _run(dt)
+    x = np.abs(_inputs(dt, n, n + 1)) + dt(0.5)
+    for bad in (None, 0, n - 1, n // 2, min(300, n - 1)):
+        y = x.copy()
+        if bad is not None:
+            y[bad] = dt(-0.0) if bad % 3 == 0 else (dt(np.nan) if bad % 3 == 1 else dt(-2.5))
+        for stp in (step, 0):
+            e = np.empty_like(y)
+            run(y, e, sleef.EXPM1, 0, 0, stp, -1)
+            want = np.where(y > 0, y, e).tobytes()
+            o = np.empty_like(y)
+            run(y, o, sleef.ELU, 0, 0, stp, -1)
+            assert o.tobytes() == want
+            yi = y.copy()
+            run(yi, yi, sleef.ELU, 0, 0, stp, -1)
+            assert yi.tobytes() == want

@@ -682,13 +682,20 @@ __attribute__((target("avx512f"))) static void tanh_block8(const float *x, float
 
 /* elu at alpha 1 (op 8) of x[0, m) into o, in vec_block's / vec_block_d's scope (x, o, m, wide): the
  * expm1 lanes (WIDE where AVX-512, else PLAIN: op 7's, the same bits) of 256 elements at a time into a
- * stack block, then x where x > 0 (NaN and +-0 take expm1, as greater_select sends them). Each x
+ * stack block, then x where x > 0 (NaN and +-0 take expm1, as greater_select sends them; a block whose
+ * every x > 0 is copied without them: the same bits, all-positive inputs at a copy's cost). Each x
  * is read after its block is computed and before o is written, so o may be x itself. */
 #define ELU_BLOCKS(T, WIDE, PLAIN)                                                                  \
     do {                                                                                            \
         T e_[256];                                                                                  \
         for (Py_ssize_t a_ = 0; a_ < m; a_ += 256) {                                                \
             Py_ssize_t k_ = m - a_ < 256 ? m - a_ : 256;                                            \
+            int pos_ = 1;                                                                           \
+            for (Py_ssize_t i_ = 0; i_ < k_; i_++) pos_ &= x[a_ + i_] > (T)0;                       \
+            if (pos_) { /* (every x > 0: x itself, no exponentials) */                              \
+                for (Py_ssize_t i_ = 0; i_ < k_; i_++) o[a_ + i_] = x[a_ + i_];                     \
+                continue;                                                                           \
+            }                                                                                       \
             if (wide) WIDE(x + a_, e_, k_);                                                         \
             else PLAIN(x + a_, e_, k_);                                                             \
             for (Py_ssize_t i_ = 0; i_ < k_; i_++) o[a_ + i_] = x[a_ + i_] > (T)0 ? x[a_ + i_] : e_[i_]; \
