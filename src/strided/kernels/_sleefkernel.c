@@ -236,6 +236,7 @@ static inline float vec_lane(float x, int op)
     if (op == 5) return x != x ? x + x : x * 0.5f * (1.0f + torch_erf_lane(x * GELU_ALPHA));  /* (NaN: x quieted, as the lanes) */
     if (op == 6) return onednn_gelu_lane(x);
     if (op == 7) return sleef_expm1f(x);
+    if (op == 8) return x > 0.0f ? x : sleef_expm1f(x);
     return sleef_expf(x);
 }
 
@@ -248,6 +249,7 @@ static inline float scalar_lane(float x, int op)
     if (op == 5) return x * 0.5f * (1.0f + erff(x * GELU_ALPHA));
     if (op == 6) return onednn_gelu_lane(x);
     if (op == 7) return expm1f(x);
+    if (op == 8) return x > 0.0f ? x : expm1f(x);  /* (elu at alpha 1: NaN and +-0 take expm1, as greater_select sends them) */
     return sleef_expf(x);  /* (op 0 has no scalar function of PyTorch's: SLEEF's throughout) */
 }
 
@@ -678,6 +680,28 @@ __attribute__((target("avx512f"))) static void tanh_block8(const float *x, float
 }
 #endif
 
+/* elu at alpha 1 (op 8) of x[0, m) into o, in vec_block's / vec_block_d's scope (x, o, m, wide): the
+ * expm1 lanes (WIDE where AVX-512, else PLAIN: op 7's, the same bits) of 256 elements at a time into a
+ * stack block, then x where x > 0 (NaN and +-0 take expm1, as greater_select sends them; a block whose
+ * every x > 0 is copied without them: the same bits, all-positive inputs at a copy's cost). Each x
+ * is read after its block is computed and before o is written, so o may be x itself. */
+#define ELU_BLOCKS(T, WIDE, PLAIN)                                                                  \
+    do {                                                                                            \
+        T e_[256];                                                                                  \
+        for (Py_ssize_t a_ = 0; a_ < m; a_ += 256) {                                                \
+            Py_ssize_t k_ = m - a_ < 256 ? m - a_ : 256;                                            \
+            int pos_ = 1;                                                                           \
+            for (Py_ssize_t i_ = 0; i_ < k_; i_++) pos_ &= x[a_ + i_] > (T)0;                       \
+            if (pos_) { /* (every x > 0: x itself, no exponentials) */                              \
+                for (Py_ssize_t i_ = 0; i_ < k_; i_++) o[a_ + i_] = x[a_ + i_];                     \
+                continue;                                                                           \
+            }                                                                                       \
+            if (wide) WIDE(x + a_, e_, k_);                                                         \
+            else PLAIN(x + a_, e_, k_);                                                             \
+            for (Py_ssize_t i_ = 0; i_ < k_; i_++) o[a_ + i_] = x[a_ + i_] > (T)0 ? x[a_ + i_] : e_[i_]; \
+        }                                                                                           \
+    } while (0)
+
 static void vec_block(const float *x, float *o, Py_ssize_t m, int op, int wide)
 {
 #if HAVE_X86
@@ -700,6 +724,10 @@ static void vec_block(const float *x, float *o, Py_ssize_t m, int op, int wide)
     if (op == 7) {  /* (expm1: sixteen lanes where AVX-512, else the plain C lanes: the same bits) */
         if (wide) sleef_expm1f_block16(x, o, m);
         else sleef_expm1f_block(x, o, m);
+        return;
+    }
+    if (op == 8) {  /* (elu at alpha 1: op 7's lanes, then x where x > 0) */
+        ELU_BLOCKS(float, sleef_expm1f_block16, sleef_expm1f_block);
         return;
     }
     if (wide) {
@@ -805,7 +833,7 @@ done:
 static PyObject *py_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    return run_loop(args, nargs, "run", "f", 7, vec_piece, scalar_piece);
+    return run_loop(args, nargs, "run", "f", 8, vec_piece, scalar_piece);
 }
 
 /* softmax_dims(x, out, outer, size, inner, mask) -> bool: PyTorch's float32 softmax along a dim other
@@ -1016,13 +1044,15 @@ done:
 /* run_d(x, out, op, run, chunk, step, form): run's loop over C-contiguous float64 buffers, PyTorch's
  * double sigmoid (op 1) and silu (op 2), or SLEEF's exp alone (op 0), or the C library's exp alone
  * (op 3: std::exp, a scalar loop's, for strided.kernels.softmax_dims), or expm1 (op 7: SLEEF's expm1 in
- * the vectorized function, the C library's in the scalar one): the vectorized function with
+ * the vectorized function, the C library's in the scalar one), or elu at alpha 1 (op 8: x where x > 0,
+ * else op 7's expm1): the vectorized function with
  * Vectorized<double>::exp() (SLEEF's expd, _sleef_exp.h), the scalar one with std::exp (the C
  * library's exp); step is 2 * Vectorized<double>::size() (16 under AVX512, 8 under AVX2). */
 static inline double vec_lane_d(double x, int op)
 {
     if (op == 3) return exp(x);
     if (op == 7) return sleef_expm1(x);
+    if (op == 8) return x > 0.0 ? x : sleef_expm1(x);
     double e = sleef_exp(op == 0 ? x : -x);  /* (the lanes' negation flips the sign bit, a NaN's too) */
     if (op == 1) return 1.0 / (1.0 + e);
     if (op == 2) return x / (1.0 + e);
@@ -1033,6 +1063,7 @@ static inline double scalar_lane_d(double x, int op)
 {
     if (op == 3) return exp(x);
     if (op == 7) return expm1(x);
+    if (op == 8) return x > 0.0 ? x : expm1(x);
     if (op == 1) return 1.0 / (1.0 + exp(-x));
     if (op == 2) return x / (1.0 + exp(-x));
     return sleef_exp(x);  /* (op 0 has no scalar function of PyTorch's: SLEEF's throughout) */
@@ -1063,6 +1094,10 @@ static void vec_block_d(const double *x, double *o, Py_ssize_t m, int op, int wi
 #if HAVE_X86
     if (wide && op == 7) {
         sleef_expm1d_block8(x, o, m);
+        return;
+    }
+    if (op == 8) {  /* (elu at alpha 1: op 7's lanes, then x where x > 0) */
+        ELU_BLOCKS(double, sleef_expm1d_block8, sleef_expm1_block);
         return;
     }
     if (wide && op != 3) {
@@ -1097,11 +1132,11 @@ static PyObject *py_run_d(PyObject *self, PyObject *const *args, Py_ssize_t narg
     if (nargs == 7) {  /* (ops 4 to 6 are float32's alone) */
         long op = PyLong_AsLong(args[2]);
         if (op >= 4 && op <= 6) {
-            PyErr_Format(PyExc_ValueError, "run_d: op must be 0 to 3 or 7 (got %ld)", op);
+            PyErr_Format(PyExc_ValueError, "run_d: op must be 0 to 3, 7 or 8 (got %ld)", op);
             return NULL;
         }
     }
-    return run_loop(args, nargs, "run_d", "d", 7, vec_piece_d, scalar_piece_d);
+    return run_loop(args, nargs, "run_d", "d", 8, vec_piece_d, scalar_piece_d);
 }
 
 static PyObject *py_capability(PyObject *self, PyObject *unused)

@@ -65,6 +65,7 @@ from ...kernels import check_writable, native, write
 from ...kernels.elementwise import _ONE0, _TYPED0_DTYPES, _clip, typed0
 from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set
 from ...kernels.memory import dense_run
+from ...kernels.sleef import ELU as _ELU_OP
 from ...kernels.sleef import EXPM1 as _EXPM1_OP
 from ...kernels.sleef import SILU as _SILU_OP
 from ...kernels.sleef import flat_call, torch_loop
@@ -184,6 +185,10 @@ def _elu(x: np.ndarray, a: float) -> np.ndarray:
     y = _all_greater_copy(x, 0.0)
     if y is not None:
         return y
+    if a == 1.0:  # (the kernel's ELU: the exponentials and the selection below in one pass, the same bits)
+        y = torch_loop(x, _ELU_OP)
+        if y is not None:
+            return y
     e = torch_loop(x, _EXPM1_OP)  # (float32 / float64: PyTorch's bits; None otherwise)
     if e is None:
         e = np.expm1(x)
@@ -204,14 +209,12 @@ def _elu(x: np.ndarray, a: float) -> np.ndarray:
 def _elu_compiled(x: np.ndarray, a: float) -> np.ndarray | None:
     """:func:`_elu`'s compiled passes for a flat run ``x`` (the fast path's): ``x`` itself where
     every ``x > 0`` (whatever alpha); at alpha 1 (no product: no NumPy arithmetic) also the
-    exponentials (torch_loop's flat-run call) and the selection (greater_select), the same bits
-    as :func:`_elu`'s; None otherwise (then ``_elu``)."""
+    exponentials and the selection in one pass (torch_loop's flat-run call of the kernel's ELU: x
+    where x > 0, else EXPM1's expm1), the same bits as :func:`_elu`'s; None otherwise (then ``_elu``)."""
     y = _all_greater_copy(x, 0.0)
     if y is not None or a != 1.0 or x.__class__ is not np.ndarray:
         return y
-    e = torch_loop(x, _EXPM1_OP)  # (float32 / float64: PyTorch's bits; None otherwise)
-    k = native.special()
-    return e if e is not None and k is not None and k.greater_select(x, 0.0, e) else None
+    return torch_loop(x, _ELU_OP)  # (float32 / float64: PyTorch's bits; None otherwise)
 
 
 def _greater_select(x: np.ndarray, t: Any, e: np.ndarray) -> bool:
@@ -782,17 +785,14 @@ def _softplus_kernel(dtype: np.dtype) -> tuple | None:
 
 def _front_kernel(row: Activation, dtype: np.dtype) -> tuple | None:
     """:func:`_fast`'s compiled pass for ``row`` at its default parameters on a flat run of
-    ``dtype`` as a front's :func:`kernel_entry`: silu's torch_loop call (one chunk), elu's
-    all-positive copy (greater_copy, in the front's argument order: its refusal, an element
-    that is not > 0, hands the call to the wrapper), hardtanh's clamp to [-1, 1] (clamp_scalar:
+    ``dtype`` as a front's :func:`kernel_entry`: silu's and elu's torch_loop calls (one chunk;
+    elu's the kernel's ELU, :func:`_elu_compiled`'s at alpha 1), hardtanh's clamp to [-1, 1] (clamp_scalar:
     np.clip's bits where the bounds are no zeros), leaky_relu's unary_exact pass at slope 0.01;
     None for the other rows (softplus has none: NumPy's exp and log1p run)."""
-    if row is SILU:
-        call = flat_call(_SILU_OP, dtype)
+    if row is SILU or row is ELU:  # (elu: the kernel's ELU, x where x > 0 else expm1: _elu_compiled's call)
+        call = flat_call(_SILU_OP if row is SILU else _ELU_OP, dtype)
         return None if call is None else kernel_entry(call[0], call[1], dtype, call[2])
     k = native._compiled("_specialkernel")  # (the module itself: the front reads the switch per call)
-    if row is ELU:
-        return kernel_entry(getattr(k, "greater_copy_into", None), (0.0,), dtype)
     if row is HARDTANH:
         # (np.clip's bits at the default bounds -1 and 1: no tie of signed zeros there, a NaN kept as it is)
         return kernel_entry(getattr(k, "clamp_scalar", None), (-1.0, 1.0, 3), dtype)
