@@ -751,6 +751,13 @@ static void scalar_piece(const void *x, void *o, Py_ssize_t a, Py_ssize_t m, int
     for (Py_ssize_t i = 0; i < m; i++) os[i] = scalar_lane(xs[i], op);
 }
 
+/* the buffers a and b are one memory or apart (an element-for-element loop may then write b) */
+static int apart_or_same(const Py_buffer *a, const Py_buffer *b)
+{
+    const char *p = a->buf, *q = b->buf;
+    return p == q || p >= q + b->len || q >= p + a->len;
+}
+
 /* run's and run_d's common call: the arguments checked (op 0 to max_op), the buffers of format
  * fmt ("f" or "d") checked, and cut_pieces with the element functions given */
 static PyObject *run_loop(PyObject *const *args, Py_ssize_t nargs, const char *name, const char *fmt, long max_op,
@@ -786,8 +793,7 @@ static PyObject *run_loop(PyObject *const *args, Py_ssize_t nargs, const char *n
         goto done;
     }
     /* out is x or apart from it: each element is read before its own slot is written */
-    const char *xl = x.buf, *ol = out.buf;
-    if (xl != ol && xl < ol + out.len && ol < xl + x.len) {
+    if (!apart_or_same(&x, &out)) {
         PyErr_Format(PyExc_ValueError, "%s: out overlaps x partly", name);
         goto done;
     }
@@ -873,8 +879,7 @@ static PyObject *py_run_bf16(PyObject *self, PyObject *const *args, Py_ssize_t n
         return NULL;
     }
     PyObject *answer = Py_False;
-    const char *xl = x.buf, *ol = out.buf;
-    if (xl != ol && xl < ol + out.len && ol < xl + x.len) {
+    if (!apart_or_same(&x, &out)) {
         PyErr_SetString(PyExc_ValueError, "run_bf16: out overlaps x partly");
         answer = NULL;
     } else if (x.len == out.len && x.len % 2 == 0) {
@@ -1042,12 +1047,6 @@ __attribute__((target("avx512f"))) static void atan2_block16(const float *y, con
     }
 }
 #endif
-
-static int apart_or_same(const Py_buffer *a, const Py_buffer *b)
-{
-    const char *p = a->buf, *q = b->buf;
-    return p == q || p >= q + b->len || q >= p + a->len;
-}
 
 static PyObject *py_run2(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
