@@ -120,6 +120,7 @@ setup(ext_modules=[Extension(
     "strided.kernels._halfkernel",
     ["src/strided/kernels/_halfkernel.c"],
     optional=True,
+    depends=["src/strided/kernels/_bf16_bits.h"],
     # float16 arithmetic through float32, NumPy's conversions as vector code: an AVX2+FMA copy
     # picked at import; no contraction or -ffast-math (the float steps are the conversions' bits);
     # -fno-trapping-math lets GCC vectorise the selects (it changes no value, only what may raise
@@ -133,7 +134,8 @@ setup(ext_modules=[Extension(
     ["src/strided/kernels/_sleefkernel.c"],
     optional=True,
     depends=["src/strided/kernels/_glibc_expf.h", "src/strided/kernels/_sleef_expf.h", "src/strided/kernels/_sleef_exp.h",
-             "src/strided/kernels/_sleef_pow.h", "src/strided/kernels/_sleef_expm1.h"],
+             "src/strided/kernels/_sleef_pow.h", "src/strided/kernels/_sleef_expm1.h",
+             "src/strided/kernels/_bf16_bits.h"],
     # SLEEF's expf with its fused steps written out (fmaf, _mm512_fmadd_ps): nothing else may fuse
     # (-ffp-contract=off) or reassociate (no -ffast-math); the AVX-512 form has its own target
     # attribute and runs only where the CPU has AVX512F (no -march)

@@ -129,14 +129,7 @@ WIDE static void loop_avx2(int op, const uint16_t *x, const uint16_t *y, uint16_
  * len % 32 elements, c10::BFloat16's round_to_nearest_even) 0x7FC0 (kernels/reduced_nans.py).
  * fma: fmaf(alpha, x, y) rounded once (PyTorch's vectorised ``fmadd(b, alpha, a)``; alpha * b of
  * two bfloat16 values is exact in float32, so ``a + float(alpha * b)`` is the same number). */
-static inline float bf2f(uint16_t h) { return bits_f((uint32_t)h << 16); }
-
-static inline uint16_t f2bf(float f, uint16_t nan)
-{
-    uint32_t u = f_bits(f);
-    uint16_t r = (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16); /* (an overflow carries into inf) */
-    return f != f ? nan : r;
-}
+#include "_bf16_bits.h"  /* bf2f, f2bf (shared with _sleefkernel.c's fused exp/tanh) */
 
 #define BF_BODY                                                                                    \
     switch (op) {                                                                                  \

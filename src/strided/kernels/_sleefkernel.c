@@ -779,6 +779,13 @@ static void scalar_piece(const void *x, void *o, Py_ssize_t a, Py_ssize_t m, int
     for (Py_ssize_t i = 0; i < m; i++) os[i] = scalar_lane(xs[i], op);
 }
 
+/* the buffers a and b are one memory or apart (an element-for-element loop may then write b) */
+static int apart_or_same(const Py_buffer *a, const Py_buffer *b)
+{
+    const char *p = a->buf, *q = b->buf;
+    return p == q || p >= q + b->len || q >= p + a->len;
+}
+
 /* run's and run_d's common call: the arguments checked (op 0 to max_op), the buffers of format
  * fmt ("f" or "d") checked, and cut_pieces with the element functions given */
 static PyObject *run_loop(PyObject *const *args, Py_ssize_t nargs, const char *name, const char *fmt, long max_op,
@@ -814,8 +821,7 @@ static PyObject *run_loop(PyObject *const *args, Py_ssize_t nargs, const char *n
         goto done;
     }
     /* out is x or apart from it: each element is read before its own slot is written */
-    const char *xl = x.buf, *ol = out.buf;
-    if (xl != ol && xl < ol + out.len && ol < xl + x.len) {
+    if (!apart_or_same(&x, &out)) {
         PyErr_Format(PyExc_ValueError, "%s: out overlaps x partly", name);
         goto done;
     }
@@ -834,6 +840,103 @@ static PyObject *py_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
     return run_loop(args, nargs, "run", "f", 8, vec_piece, scalar_piece);
+}
+
+#include "_bf16_bits.h"  /* bf2f, f2bf: _halfkernel.c's bf16_widen / bf16_narrow per element */
+
+/* BF16_BLOCK: the fused loop's float32 stack buffer, in elements. A multiple of 32 (vec_block's
+ * widest step): every block but the last is whole steps, so each element takes the same lane
+ * code as in one vec_block call over the whole widened run (the tail's elements too). */
+#define BF16_BLOCK 512
+
+#if HAVE_X86
+/* bf2f / f2bf(., 0xFFFF) sixteen lanes at a time (AVX-512F; this module is built without
+ * -fno-trapping-math, so GCC does not vectorise the scalar select): the same integer steps, the
+ * NaN test the unordered compare of f != f. Each converts the first m - m % 16 elements of its
+ * block and returns that count (the scalar loop does the rest). */
+__attribute__((target("avx512f"))) static Py_ssize_t bf16_widen16(const uint16_t *x, float *o, Py_ssize_t m)
+{
+    Py_ssize_t i = 0;
+    for (; i + 16 <= m; i += 16) {
+        __m512i w = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(x + i)));
+        _mm512_storeu_si512((void *)(o + i), _mm512_slli_epi32(w, 16));
+    }
+    return i;
+}
+
+__attribute__((target("avx512f"))) static Py_ssize_t bf16_narrow16(const float *x, uint16_t *o, Py_ssize_t m)
+{
+    Py_ssize_t i = 0;
+    for (; i + 16 <= m; i += 16) {
+        __m512 f = _mm512_loadu_ps(x + i);
+        __m512i u = _mm512_castps_si512(f);
+        __m512i odd = _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1));
+        __m512i r = _mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(u, _mm512_set1_epi32(0x7fff)), odd), 16);
+        r = _mm512_mask_mov_epi32(r, _mm512_cmp_ps_mask(f, f, _CMP_UNORD_Q), _mm512_set1_epi32(0xffff));
+        _mm256_storeu_si256((__m256i *)(o + i), _mm512_cvtepi32_epi16(r));
+    }
+    return i;
+}
+#endif
+
+/* run_bf16(x, out, op) -> bool: run(x', out', op, 0, 0, -1, -1) of the bfloat16 words x widened
+ * to float32 (exact), rounded back to nearest even with every NaN 0xFFFF into the bfloat16
+ * words out -- the three passes bf16_widen, run, bf16_narrow (_halfkernel.c; the same bits by
+ * construction: the same conversion functions and the same float32 block function), in one pass
+ * through a BF16_BLOCK-element stack buffer, so the run's float32 copy is never in memory.
+ * x, out: C-contiguous buffers of one even length (any format: the caller checks the dtype;
+ * out writable, x itself or apart from it). op: run's op 0 to 7. False (nothing written) where
+ * the lengths differ or are odd. */
+static PyObject *py_run_bf16(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "run_bf16(x, out, op) takes 3 arguments, not %zd", nargs);
+        return NULL;
+    }
+    long op = PyLong_AsLong(args[2]);
+    if (op == -1 && PyErr_Occurred()) return NULL;
+    if (op < 0 || op > 7) {
+        PyErr_Format(PyExc_ValueError, "run_bf16: op must be 0 to 7 (got %ld)", op);
+        return NULL;
+    }
+    Py_buffer x, out;
+    if (PyObject_GetBuffer(args[0], &x, PyBUF_C_CONTIGUOUS) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &out, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&x);
+        return NULL;
+    }
+    PyObject *answer = Py_False;
+    if (!apart_or_same(&x, &out)) {
+        PyErr_SetString(PyExc_ValueError, "run_bf16: out overlaps x partly");
+        answer = NULL;
+    } else if (x.len == out.len && x.len % 2 == 0) {
+        const uint16_t *xs = (const uint16_t *)x.buf;
+        uint16_t *os = (uint16_t *)out.buf;
+        Py_ssize_t n = x.len / 2;
+        int wide = has_avx512f();  /* (run's form -1) */
+        Py_BEGIN_ALLOW_THREADS
+        float buf[BF16_BLOCK];
+        for (Py_ssize_t a = 0; a < n; a += BF16_BLOCK) {
+            Py_ssize_t m = n - a < BF16_BLOCK ? n - a : BF16_BLOCK;
+            Py_ssize_t v = 0;
+#if HAVE_X86
+            if (wide) v = bf16_widen16(xs + a, buf, m);
+#endif
+            for (Py_ssize_t i = v; i < m; i++) buf[i] = bf2f(xs[a + i]);
+            vec_block(buf, buf, m, (int)op, wide);  /* (in place: run allows out = x) */
+#if HAVE_X86
+            if (wide) v = bf16_narrow16(buf, os + a, m);
+#endif
+            for (Py_ssize_t i = v; i < m; i++) os[a + i] = f2bf(buf[i], 0xffffu);
+        }
+        Py_END_ALLOW_THREADS
+        answer = Py_True;
+    }
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&out);
+    Py_XINCREF(answer);
+    return answer;
 }
 
 /* softmax_dims(x, out, outer, size, inner, mask) -> bool: PyTorch's float32 softmax along a dim other
@@ -972,12 +1075,6 @@ __attribute__((target("avx512f"))) static void atan2_block16(const float *y, con
     }
 }
 #endif
-
-static int apart_or_same(const Py_buffer *a, const Py_buffer *b)
-{
-    const char *p = a->buf, *q = b->buf;
-    return p == q || p >= q + b->len || q >= p + a->len;
-}
 
 static PyObject *py_run2(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -1213,6 +1310,8 @@ static PyObject *py_angle_run(PyObject *self, PyObject *const *args, Py_ssize_t 
 static PyMethodDef methods[] = {
     {"pow_run", (PyCFunction)(void (*)(void))py_pow_run, METH_FASTCALL, "PyTorch's pow loops (see _sleef_pow.h)"},
     {"run", (PyCFunction)(void (*)(void))py_run, METH_FASTCALL, "PyTorch's float32 sigmoid / silu loops (see the file)"},
+    {"run_bf16", (PyCFunction)(void (*)(void))py_run_bf16, METH_FASTCALL,
+     "run of bfloat16 words through float32 in one pass: widen, the float32 loop, round (see the file)"},
     {"run_d", (PyCFunction)(void (*)(void))py_run_d, METH_FASTCALL, "PyTorch's float64 sigmoid / silu loops (see run_d)"},
     {"run2", (PyCFunction)(void (*)(void))py_run2, METH_FASTCALL, "atan2(y, x) of float32 buffers: SLEEF's or the C library's (see the file)"},
     {"angle_run", (PyCFunction)(void (*)(void))py_angle_run, METH_FASTCALL,

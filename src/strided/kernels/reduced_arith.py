@@ -72,23 +72,44 @@ def bf16_alpha_fresh(x: np.ndarray, y: np.ndarray, scale: float) -> np.ndarray |
 _THROUGH_MIN = 256
 
 
-def bf16_through_float32(f32: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray | None]:
+def bf16_through_float32(f32: Callable[[np.ndarray], np.ndarray],
+                         fused_op: int | None = None) -> Callable[[np.ndarray], np.ndarray | None]:
     """A bfloat16 unary op of a flat C-contiguous run the way PyTorch's VML-style bfloat16 kernels
     compute it: each element widened to float32 (exact), ``f32`` (a float32 kernel that gives
     PyTorch's float32 bits), rounded to nearest even, every NaN 0xFFFF. The function returns None
     where the conversion kernel is not built or off here, or for a run under ``_THROUGH_MIN``
-    elements (the caller's other path, the same bits)."""
+    elements (the caller's other path, the same bits).
+
+    ``fused_op``: where ``f32`` is ``_sleefkernel.run(x, out, fused_op, 0, 0, -1, -1)`` (exp_fresh,
+    tanh_fresh), the three passes (widen, ``f32``, narrow: the run's float32 copy written and read
+    back) are made in one compiled pass, ``run_bf16`` (a stack buffer of a few hundred elements at
+    a time; the same conversion functions and float32 block function: the same bits) where the
+    compiled modules are on."""
     def run(x: np.ndarray) -> np.ndarray | None:
-        k = native.half()
-        if k is None or not x.flags.c_contiguous or x.size < _THROUGH_MIN:
+        if not x.flags.c_contiguous or x.size < _THROUGH_MIN:
             return None
-        wide = np.empty(x.shape, np.float32)
-        k.bf16_widen(x, wide)
-        res = np.empty(x.shape, x.dtype)
-        k.bf16_narrow(f32(wide), res)
-        return res
+        if fused_op is not None and (s := native.sleef()) is not None:
+            res = np.empty(x.shape, x.dtype)
+            s.run_bf16(x, res, fused_op)
+            return res
+        k = native.half()
+        if k is None:
+            return None
+        return three_passes(f32, x, k)
 
     return run
+
+
+def three_passes(f32: Callable[[np.ndarray], np.ndarray], x: np.ndarray, k: Any) -> np.ndarray:
+    """``f32`` of the C-contiguous bfloat16 ``x`` in three passes: ``k.bf16_widen`` (``k``: the
+    compiled ``_halfkernel``) into a float32 copy, ``f32``, ``k.bf16_narrow`` (nearest even, NaN
+    0xFFFF) into a fresh result. The unfused form of :func:`bf16_through_float32` (and its
+    reference in the tests)."""
+    wide = np.empty(x.shape, np.float32)
+    k.bf16_widen(x, wide)
+    res = np.empty(x.shape, x.dtype)
+    k.bf16_narrow(f32(wide), res)
+    return res
 
 
 def _fresh(x: np.ndarray, y: np.ndarray, code: int) -> np.ndarray | None:

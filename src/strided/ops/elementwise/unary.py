@@ -362,8 +362,10 @@ def _fast_unary(op: UnaryOp, raw: Callable[..., Tensor] | None = None) -> Callab
 # bfloat16 ops PyTorch computes as float32 then rounds (its VML-style kernels' vector conversion)
 # where the float32 kernel here gives PyTorch's float32 bits: compiled, the result's every bit
 # equals PyTorch's over all 65536 bfloat16 inputs (tests/test_bfloat16_native.py)
-_BF16_THROUGH_FLOAT32 = {name: bf16_through_float32(f) for name, f in
-                         (("exp", exp_fresh), ("log", np.log), ("tanh", tanh_fresh))}
+# (exp, tanh: their float32 kernel's op, for the fused one-pass loop; log's np.log is NumPy's own
+# SIMD loop, out of reach of compiled code here: its three passes)
+_BF16_THROUGH_FLOAT32 = {name: bf16_through_float32(f, op) for name, f, op in
+                         (("exp", exp_fresh, LIBM_EXP), ("log", np.log, None), ("tanh", tanh_fresh, SLEEF_TANH))}
 
 
 def _all_ones_after(ufunc: Callable[[np.ndarray], np.ndarray],
