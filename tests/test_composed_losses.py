@@ -191,7 +191,7 @@ def test_modules_match_torch():
     np.testing.assert_allclose(sp(strided.tensor(a)).detach().numpy(), tp(torch.tensor(a)).detach().numpy(), rtol=0)
 
 
-FUSED = {"huber_loss", "soft_margin_loss"}
+FUSED = {"huber_loss", "soft_margin_loss", "glu", "prelu"}
 
 
 @pytest.mark.parametrize("name", ["huber_loss", "soft_margin_loss", "kl_div", "poisson_nll_loss", "gaussian_nll_loss",

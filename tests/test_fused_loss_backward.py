@@ -98,3 +98,20 @@ def test_soft_margin_loss_target_check_is_the_callers_grad_mode():
         F.soft_margin_loss(x, t)
     with strided.no_grad():
         assert F.soft_margin_loss(x, t).grad_fn is None
+
+
+@pytest.mark.parametrize("shape, dim", [((4,), -1), ((3, 4), 1), ((4, 3), 0), ((0, 4), -1), ((2, 6, 3), 1)])
+def test_glu(shape, dim):
+    x = np.random.default_rng(0).standard_normal(shape) * 3
+    _compare(lambda fn, a: fn.glu(a, dim), [x], [True])
+
+
+@pytest.mark.parametrize("shape, n", [((4,), 1), ((3, 4), 4), ((3, 4), 1), ((0, 4), 4), ((2, 3, 5), 3), ((), 1),
+                                      ((2, 3, 2, 2), 3)])
+@pytest.mark.parametrize("weight_grad", [False, True])
+def test_prelu(shape, n, weight_grad):
+    # (no input exactly 0: there torch's double backward takes input >= 0 as positive, its first
+    # derivative input > 0; strided's, in recording ops, keeps > 0 for both, as the composition did)
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(shape) * 3
+    _compare(lambda fn, a, w: fn.prelu(a, w), [x, rng.standard_normal((n,))], [True, weight_grad])
