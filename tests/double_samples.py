@@ -195,7 +195,9 @@ _TWO = {  # op -> (shapes, call)
     "F.conv2d": (((1, 2, 4, 4), (2, 1, 2, 2), (2,)), lambda L, F, a, w, b: F.conv2d(a, w, b, padding=1, groups=2)),
     "F.elu": ((M,), lambda L, F, a: F.elu(a, 0.7)),
     "F.embedding": (((4, 3),), lambda L, F, w: F.embedding(i64(L, [[0, 2], [2, 3]]), w)),
+    "F.glu": (((2, 4),), lambda L, F, a: F.glu(a, -1)),
     "F.hardtanh": ((M,), lambda L, F, a: F.hardtanh(a, -0.9, 1.0)),
+    "F.huber_loss": ((M, M), lambda L, F, a, b: F.huber_loss(a, b, delta=0.5)),
     "F.layer_norm": ((M, (3,), (3,)), lambda L, F, a, w, b: F.layer_norm(a, (3,), w, b)),
     "F.leaky_relu": ((M,), lambda L, F, a: F.leaky_relu(a, 0.1)),
     "F.linear": (((2, 3), (4, 3), (4,)), lambda L, F, a, w, b: F.linear(a, w, b)),
@@ -204,8 +206,10 @@ _TWO = {  # op -> (shapes, call)
     "F.mse_loss": ((M, M), lambda L, F, a, b: F.mse_loss(a, b)),
     "F.nll_loss": ((M,), lambda L, F, a: F.nll_loss(a.log_softmax(1), i64(L, [2, 0]))),
     "F.normalize": ((M,), lambda L, F, a: F.normalize(a, dim=1)),
+    "F.prelu": (((2, 3, 2), (3,)), lambda L, F, a, w: F.prelu(a, w)),
     "F.silu": ((M,), lambda L, F, a: F.silu(a)),
     "F.smooth_l1_loss": ((M, M), lambda L, F, a, b: F.smooth_l1_loss(a, b, beta=0.5)),
+    "F.soft_margin_loss": ((M,), lambda L, F, a: F.soft_margin_loss(a, a.detach().sign())),
     "F.softplus": ((M,), lambda L, F, a: F.softplus(a, beta=2.0)),
     # linear algebra: square inputs shifted by 3 I (well conditioned); the factors unique only up to
     # sign (singular vectors, Q, eigenvectors) enter through sign-invariant |.|

@@ -1,10 +1,12 @@
-"""Activations and a similarity PyTorch computes from other ops, built here from strided's
-recording ops (so their first and second derivatives follow the composition): ``glu``, ``prelu``
-and ``cosine_similarity``, with PyTorch 2.13's argument checks (error class and first line).
+"""Activations and a similarity PyTorch computes from fused kernels or other ops, built here
+from strided's recording ops: ``glu``, ``prelu`` and ``cosine_similarity``, with PyTorch 2.13's
+argument checks (error class and first line). Each is a registry op (``declare`` at the end:
+``OPDEFS["F.glu"]``).
 
-Note: PyTorch runs ``glu`` and ``prelu`` as fused kernels with their own backward nodes; the
-composition's values and gradients agree to rounding, not node names. Each is a registry op
-(``declare`` at the end: ``OPDEFS["F.glu"]``) without a backward rule of its own.
+PyTorch runs ``glu`` and ``prelu`` as fused kernels with their own nodes (GluBackward0,
+PreluKernelBackward0): their forwards here are compositions run below autograd, and a backward
+rule names that node and computes its kernel's gradient in the kernel's order, in recording ops
+(so second derivatives work). ``cosine_similarity`` is a composition: its nodes are its ops'.
 
 >>> F.glu(strided.tensor([1.0, 0.0])).item()
 0.5
@@ -12,9 +14,15 @@ composition's values and gradients agree to rounding, not node names. Each is a 
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
+from ...grad_mode import requires_grad
+from ...gradients import seal, sum_to
 from ...opdef import Kind, declare
 from ...ops.elementwise.unary import where
+from ...ops.registry import backward
+from ...ops.shape.joining import cat
 from ...tensor import Tensor, tensor_arg
 from .._grad import no_grad
 
@@ -40,6 +48,20 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     return a * b.sigmoid()
 
 
+@backward("F.glu", operands="self")
+def _glu_backward(out: Tensor, input: Tensor, dim: int = -1) -> Any:
+    """PyTorch's ``glu_backward``: ``sigmoid(b) * g`` for the first half and
+    ``(1 - s) * s * a * g`` for the second (the kernel's order), joined along ``dim``; in
+    recording ops, so it differentiates again."""
+
+    def grad(g: Tensor) -> tuple:
+        a, b = input.chunk(2, dim)
+        s = b.sigmoid()
+        return (cat([s * g, (1 - s) * s * a * g], dim),)
+
+    return "GluBackward0", (input,), grad, (input,)
+
+
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """``input`` where positive, else ``weight * input``; ``weight`` has one element or one per
     channel (dim 1 of the input).
@@ -56,12 +78,35 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
             "Mismatch of parameter numbers and input channel size. "
             f"Found parameter numbers = {n} and channel size = {channels}.",
             "weight has one element, or one per channel (the input's dim 1)"))
-    w = weight
+    return where(input > 0, input, _channel_weight(input, weight) * input)
+
+
+def _channel_weight(input: Tensor, weight: Tensor) -> Tensor:
+    """``weight`` shaped to broadcast against ``input``: ``(n, 1, ...)`` over dim 1, or 0-d."""
     if input.dim() >= 2:
-        w = weight.reshape((n,) + (1,) * (input.dim() - 2))
-    elif n == 1 and weight.dim() > input.dim():
-        w = weight.reshape(())
-    return where(input > 0, input, w * input)
+        return weight.reshape((weight.numel(),) + (1,) * (input.dim() - 2))
+    if weight.numel() == 1 and weight.dim() > input.dim():
+        return weight.reshape(())
+    return weight
+
+
+@backward("F.prelu", operands="two")
+def _prelu_backward(out: Tensor, input: Tensor, weight: Tensor) -> Any:
+    """PyTorch's ``_prelu_kernel_backward``: ``g`` where ``input > 0``, else ``weight * g``; the
+    weight's ``input * g`` where ``input <= 0`` (else 0), summed down to the channel-shaped weight
+    and reshaped back to the weight's shape. In recording ops, so it differentiates again."""
+    need_weight = requires_grad(weight)
+
+    def grad(g: Tensor) -> tuple:
+        w = _channel_weight(input, weight)
+        pos = input > 0
+        gi = where(pos, g, w * g)
+        gw = None
+        if need_weight:
+            gw = sum_to(where(pos, g.new_zeros(()), input * g), w._layout.shape).reshape(weight.shape)
+        return (gi, gw)
+
+    return "PreluKernelBackward0", (input, weight), grad, (input, weight)
 
 
 class _DefaultDim(int):
@@ -107,4 +152,5 @@ def _common_shape(x1: Tensor, x2: Tensor) -> tuple[int, ...]:
         raise
 
 
+seal(globals(), functional=True)  # (last: the ops with a backward rule become their recording entries)
 declare(Kind.COMPUTE, "F.glu F.prelu F.cosine_similarity")

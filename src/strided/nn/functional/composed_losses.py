@@ -6,8 +6,11 @@
 Each follows PyTorch 2.13's formula order, so its graph differentiates (twice, with
 ``create_graph=True``) as theirs does; argument checks and their error classes and first lines
 are PyTorch's. Each is a registry op (``declare`` at the end: ``OPDEFS["F.huber_loss"]``, so the
-registry's walkers, ``bench/bench_ops.py`` and ``tools/dump_results.py``, see it) without a backward
-rule of its own: a composition, its nodes are the ops it is made of.
+registry's walkers, ``bench/bench_ops.py`` and ``tools/dump_results.py``, see it). ``huber_loss``
+and ``soft_margin_loss``, which PyTorch records as one fused node, have a backward rule naming
+that node (HuberLossBackward0, SoftMarginLossBackward0) and computing its kernel's gradient in
+the kernel's order, in recording ops (second derivatives work); the rest are compositions, their
+nodes the ops they are made of.
 
 >>> F.huber_loss(strided.tensor([0.0, 3.0]), strided.tensor([0.5, 0.0])).item()
 1.3125
@@ -21,9 +24,12 @@ from typing import Any
 
 from ...callsite import user_site
 from ...errors import StridedRuntimeError, StridedValueError, join_lines
-from ...grad_mode import is_grad_enabled
+from ...grad_mode import grad_enabled_at_call, requires_grad
+from ...gradients import seal
 from ...opdef import Kind, declare
 from ...ops.elementwise.unary import where
+from ...ops.registry import backward
+from ...ops.shape.broadcasting import broadcast_pair
 from ...tensor import Tensor, tensor_arg
 from .._grad import no_grad
 from ._common import reduction_mode
@@ -76,6 +82,55 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     return _reduced(loss, red)
 
 
+@backward("F.huber_loss", operands="any")
+def _huber_loss_backward(out: Tensor, input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
+                         weight: Tensor | None = None) -> Any:
+    """PyTorch's ``huber_loss_backward``: ``norm * d * g`` where ``|d| < delta``, else
+    ``norm * g * delta * sign(d)`` (``d = input - target``; norm ``1/n`` for "mean"); the target's
+    gradient is its negative. Written in recording ops, so a second derivative is PyTorch's
+    ``huber_loss_double_backward`` (``g`` where ``|d| < delta``, strictly, else 0).
+
+    With ``weight`` PyTorch records ``huber_loss(reduction="none") * weight`` and then the
+    reduction: the node is named after the outermost (MulBackward0, MeanBackward0,
+    SumBackward0) and the gradient follows that chain's order (the reduction's, then the
+    weight's product, then the unreduced huber gradient); the weight's is ``g * loss``."""
+    red = reduction_mode(reduction)
+    dl = float(delta)
+    need_target = requires_grad(target)
+    shape = broadcast_pair(input._layout.shape, target._layout.shape)
+    n = math.prod(shape)
+
+    def huber_grad(d: Tensor, g: Tensor, norm: float, inside: Tensor) -> Tensor:
+        # (the kernel's two branches, each in its order: norm * x * grad, norm * grad * delta; g
+        # expanded first, so an empty input's derivative in g is an empty sum, 0, not 0 * NaN norm)
+        return where(inside, d * norm * g, g.expand(d.shape) * norm * dl * d.sign())
+
+    if weight is None:
+        scale = 1.0 / n if red == "mean" and n else float("nan") if red == "mean" else 1.0
+
+        def grad(g: Tensor) -> tuple:
+            d = input - target
+            gi = huber_grad(d, g, scale, d.abs() < dl)
+            return (gi, -gi if need_target else None)
+
+        return "HuberLossBackward0", (input, target), grad, (input, target)
+
+    need_weight = requires_grad(weight)
+
+    def grad_weighted(g: Tensor) -> tuple:
+        d = input - target
+        z = d.abs()
+        full = broadcast_pair(shape, weight._layout.shape)
+        gm = g.expand(full) / math.prod(full) if red == "mean" else g.expand(full)  # (MeanBackward0's, SumBackward0's)
+        gl = gm * weight  # (MulBackward0's for the unreduced loss)
+        gi = huber_grad(d, gl, 1.0, z < dl)
+        gw = gm * where(z < dl, 0.5 * d * d, dl * (z - 0.5 * dl)) if need_weight else None
+        return (gi, -gi if need_target else None, gw)
+
+    name = {"none": "MulBackward0", "sum": "SumBackward0"}.get(red, "MeanBackward0")
+    return name, (input, target, weight), grad_weighted, (input, target, weight)
+
+
 def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
                      reduction: str = "mean") -> Tensor:
     """``log(1 + exp(-target * input))`` (ATen's order: ``log1p(exp(-input * target))``).
@@ -85,11 +140,30 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, re
     """
     _operands(input, target, "soft_margin_loss")
     red = reduction_mode(reduction, size_average, reduce)
-    if target.requires_grad and is_grad_enabled():  # (PyTorch's kernel has no target derivative)
+    # (PyTorch's kernel has no target derivative; the grad mode is the caller's: this forward
+    # runs below autograd, its rule recording the one node)
+    if target.requires_grad and grad_enabled_at_call():
         raise StridedRuntimeError(join_lines(
             "The function 'soft_margin_loss' is not differentiable with respect to argument 'target'. "
             "This input cannot have requires_grad True.", "detach the target: target.detach()"))
     return _reduced((-input * target).exp().log1p(), red)
+
+
+@backward("F.soft_margin_loss", operands="two")
+def _soft_margin_loss_backward(out: Tensor, input: Tensor, target: Tensor, size_average: Any = None,
+                               reduce: Any = None, reduction: str = "mean") -> Any:
+    """PyTorch's ``soft_margin_loss_backward``: ``target * z * -norm / (z + 1) * g`` with
+    ``z = exp(-target * input)`` and norm ``1 / input.numel()`` for "mean" (the kernel's in-place
+    order); in recording ops, so it differentiates again. The target gets none (checked above)."""
+    red = reduction_mode(reduction, size_average, reduce)
+    n = input.numel()
+    norm = (1.0 / n if n else math.inf) if red == "mean" else 1.0  # (C++'s 1. / 0)
+
+    def grad(g: Tensor) -> tuple:
+        z = (-target * input).exp()
+        return ((target * z * -norm / (z + 1)) * g, None)
+
+    return "SoftMarginLossBackward0", (input, target), grad, (input, target)
 
 
 def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None, reduction: str = "mean",
@@ -198,5 +272,6 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, siz
     return _reduced(output_margin + output_self, red)
 
 
+seal(globals(), functional=True)  # (last: the losses with a backward rule become their recording entries)
 declare(Kind.COMPUTE, "F.huber_loss F.soft_margin_loss F.kl_div F.poisson_nll_loss F.gaussian_nll_loss "
         "F.hinge_embedding_loss")
