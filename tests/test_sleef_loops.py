@@ -199,7 +199,7 @@ def test_arguments() -> None:
     with pytest.raises(ValueError, match="overlaps"):
         K.run(b[1:], b[:8], 1, 0, 0, 32, -1)
     with pytest.raises(ValueError, match="op must be"):
-        K.run(x, x, 8, 0, 0, 32, -1)
+        K.run(x, x, 99, 0, 0, 32, -1)  # (past the last op code: ELU, 8, is the last)
     with pytest.raises(ValueError, match="op must be"):  # (float32's own ops, gelu's)
         K.run_d(x.astype(np.float64), np.empty(8), 5, 0, 0, 16, -1)
     with pytest.raises(TypeError, match="7 arguments"):
