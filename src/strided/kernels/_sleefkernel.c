@@ -1307,12 +1307,87 @@ static PyObject *py_angle_run(PyObject *self, PyObject *const *args, Py_ssize_t 
 
 #include "_sleef_pow.h"  /* pow_run: PyTorch's float32 / float64 pow */
 
+/* glu_rows(x, out, outer, row, step, form) -> bool: PyTorch's glu_kernel (a cpu_kernel_vec loop of
+ * a * sigmoid(b)) over a row-major float32 or float64 input split in halves: x holds `outer` blocks
+ * of 2 * row elements (a block's first `row` elements a row of a, the next a row of b), out `outer`
+ * rows of `row` (C-contiguous buffers of one format, "f" or "d"; out apart from x). Each row is one
+ * of PyTorch's (TensorIterator merges the dims from glu's dim inward into it, no further: the
+ * halves' outer stride is twice the row), in one parallel chunk (the caller's condition: below the
+ * grain): its first row - row % step elements take the vectorized sigmoid (run's op 1: SLEEF's exp),
+ * the rest the scalar one (the C library's); step 0 every element the scalar one. Then the product
+ * sigmoid(b) * a, whose NaN is sigmoid's where both are NaN (PyTorch's loops give that one; its
+ * product is made explicit: the compiler may order a commutative product's operands as it likes).
+ * True once written; False where the buffers are not those (nothing written: the caller's general
+ * path runs). */
+static PyObject *py_glu_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 6) {
+        PyErr_Format(PyExc_TypeError, "glu_rows(x, out, outer, row, step, form) takes 6 arguments, not %zd", nargs);
+        return NULL;
+    }
+    Py_ssize_t outer = PyLong_AsSsize_t(args[2]), row = PyLong_AsSsize_t(args[3]), step = PyLong_AsSsize_t(args[4]);
+    long form = PyLong_AsLong(args[5]);
+    if (PyErr_Occurred()) return NULL;
+    if (outer < 0 || row < 0 || step < 0 || form < -1 || form > 1) {
+        PyErr_Format(PyExc_ValueError, "glu_rows: outer, row and step must be >= 0 and form -1, 0 or 1 "
+                     "(got %zd, %zd, %zd, %ld)", outer, row, step, form);
+        return NULL;
+    }
+    int wide = form == 0 ? 0 : has_avx512f();
+    if (form == 1 && !wide) Py_RETURN_FALSE;
+    Py_buffer x, out;
+    if (PyObject_GetBuffer(args[0], &x, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &out, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&x);
+        return NULL;
+    }
+    PyObject *answer = Py_False;
+    int dbl = strcmp(x.format, "d") == 0;
+    Py_ssize_t size = dbl ? 8 : 4, n = outer * row;
+    const char *p = x.buf, *q = out.buf;
+    if ((dbl || strcmp(x.format, "f") == 0) && strcmp(out.format, x.format) == 0 && (row == 0 || n / row == outer)
+        && x.len == 2 * n * size && out.len == n * size && (n == 0 || p >= q + out.len || q >= p + x.len)) {
+        Py_BEGIN_ALLOW_THREADS
+        Py_ssize_t v = step > 0 ? row - row % step : 0;  /* (each row's vectorized elements) */
+        for (Py_ssize_t o = 0; o < outer; o++) {
+            if (dbl) {
+                const double *a = (const double *)x.buf + 2 * o * row, *b = a + row;
+                double *r = (double *)out.buf + o * row;
+                if (v) vec_block_d(b, r, v, 1, wide);
+                for (Py_ssize_t j = v; j < row; j++) r[j] = scalar_lane_d(b[j], 1);
+                for (Py_ssize_t j = 0; j < row; j++) {
+                    double s = r[j], m = s * a[j];
+                    r[j] = s != s ? s : m;
+                }
+            } else {
+                const float *a = (const float *)x.buf + 2 * o * row, *b = a + row;
+                float *r = (float *)out.buf + o * row;
+                if (v) vec_block(b, r, v, 1, wide);
+                for (Py_ssize_t j = v; j < row; j++) r[j] = scalar_lane(b[j], 1);
+                for (Py_ssize_t j = 0; j < row; j++) {
+                    float s = r[j], m = s * a[j];
+                    r[j] = s != s ? s : m;
+                }
+            }
+        }
+        Py_END_ALLOW_THREADS
+        answer = Py_True;
+    }
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&out);
+    Py_INCREF(answer);
+    return answer;
+}
+
 static PyMethodDef methods[] = {
     {"pow_run", (PyCFunction)(void (*)(void))py_pow_run, METH_FASTCALL, "PyTorch's pow loops (see _sleef_pow.h)"},
     {"run", (PyCFunction)(void (*)(void))py_run, METH_FASTCALL, "PyTorch's float32 sigmoid / silu loops (see the file)"},
     {"run_bf16", (PyCFunction)(void (*)(void))py_run_bf16, METH_FASTCALL,
      "run of bfloat16 words through float32 in one pass: widen, the float32 loop, round (see the file)"},
     {"run_d", (PyCFunction)(void (*)(void))py_run_d, METH_FASTCALL, "PyTorch's float64 sigmoid / silu loops (see run_d)"},
+    {"glu_rows", (PyCFunction)(void (*)(void))py_glu_rows, METH_FASTCALL,
+     "PyTorch's float32 / float64 glu of a row-major input's halves, row by row (see the file)"},
     {"run2", (PyCFunction)(void (*)(void))py_run2, METH_FASTCALL, "atan2(y, x) of float32 buffers: SLEEF's or the C library's (see the file)"},
     {"angle_run", (PyCFunction)(void (*)(void))py_angle_run, METH_FASTCALL,
      "run2 of a complex64 buffer's imaginary and real parts, without their copies (see the file)"},

@@ -59,6 +59,7 @@ from .torch_loops import (
     GRAIN_SIZE,
     fresh_strides,
     gelu_grain,
+    loop_walk,
     parallel_chunks,
     scalar_loop_mask,
     torch_threads,
@@ -159,24 +160,87 @@ def torch_loop(x: np.ndarray, op: int, out: np.ndarray | None = None, threads: i
         if xt.flags.c_contiguous and rt.flags.c_contiguous:  # (then reshape(-1) are views)
             run(xt.reshape(-1), rt.reshape(-1), op, 0, _chunk(x.size, threads, grain), st, form)
             return res
-    res = np.empty(x.shape, dt)
-    xs = np.ascontiguousarray(x)
     if st == 0:
-        run(xs.reshape(-1), res.reshape(-1), op, 0, 0, 0, form)
+        res = np.empty(x.shape, dt)
+        run(np.ascontiguousarray(x).reshape(-1), res.reshape(-1), op, 0, 0, 0, form)
         return res
+    return _rows_walk(x, out, run, op, st, form, threads, grain)
+
+
+def _rows_walk(x: np.ndarray, out: np.ndarray | None, run: Callable[..., Any], op: int, st: int, form: int,
+               threads: int | None, grain: int) -> np.ndarray:
+    """:func:`torch_loop`'s result for an ``x`` that is not dense (a slice with gaps, a strided
+    view): ``x``'s elements copied into TensorIterator's iteration order (its dims ordered as
+    :func:`strided.kernels.torch_loops.loop_rows` orders them, the fastest last) and the kernel run
+    once over that flat copy, cut at the loop's rows and at the parallel chunks, each piece's last
+    ``len % st`` elements the scalar function (or every element, where the vector loop takes no
+    row): exactly the elements :func:`strided.kernels.torch_loops.scalar_loop_mask` marks, without
+    its mask (a (3, 2) slice's sigmoid was ~40 us of index arithmetic; now one kernel call). A
+    fresh C-contiguous array of ``x``'s shape."""
     strides = tuple(s // x.itemsize for s in x.strides)
     if out is None:  # the fresh output's strides: dense, x's dims fastest first
         out_strides = fresh_strides(x.shape, [(x.shape, strides)])
     else:
         out_strides = [s // out.itemsize for s in out.strides]
-    mask = scalar_loop_mask(x.shape, tuple(out_strides), out is None, [(x.shape, strides)], step=st,
-                            threads=threads, grain=grain)
-    run(xs.reshape(-1), res.reshape(-1), op, 0, 0, -1, form)  # the vectorized function throughout
-    if mask is not None:  # then the scalar loop's elements
-        part = xs[mask]
-        run(part, part, op, 0, 0, 0, form)
-        res[mask] = part
+    perm, row, vector = loop_walk(x.shape, tuple(out_strides), out is None, [(x.shape, strides)])
+    order = perm[::-1]  # (the slowest iteration dim first: C order over the iteration)
+    walked = order == list(range(x.ndim))
+    xs = np.ascontiguousarray(x if walked else x.transpose(order))
+    res = np.empty(xs.shape, x.dtype)
+    run(xs.reshape(-1), res.reshape(-1), op, row, _chunk(x.size, threads, grain), st if vector else 0, form)
+    if walked:
+        return res
+    return np.ascontiguousarray(res.transpose(np.argsort(order)))
+
+
+def rows_loop(x: np.ndarray, op: int, row: int, threads: int | None = None) -> np.ndarray | None:
+    """PyTorch's float32 or float64 ``op`` loop (:func:`torch_loop`'s ops) over ``x``, a
+    C-contiguous array holding its iteration's elements in their flat order (a fresh output dense
+    in that order), whose contiguous rows are ``row`` long (TensorIterator's first merged dim; 1:
+    no row the vector loop takes): each row, cut at the parallel chunks too, the vectorized
+    function but for its last ``len % step`` elements, as :func:`torch_loop` splits them. A fresh
+    flat array; None where the compiled kernel is not used, ``x`` is unaligned or neither float32
+    nor, for :data:`_DOUBLE_OPS`, float64 (then the caller's general path runs). For a fused
+    kernel's operand whose rows the caller knows (``F.glu``'s second half of a row-major input)."""
+    k = native.sleef()
+    if k is None or not x.flags.aligned:
+        return None
+    dt = x.dtype
+    if dt == _F32:
+        run = k.run
+        st = _steps[0] if _steps else step()
+    elif dt == _F64 and op in _DOUBLE_OPS:
+        run = k.run_d
+        st = (_steps[0] if _steps else step()) // 2
+    else:
+        return None
+    n = x.size
+    res = np.empty(n, dt)
+    run(x.reshape(-1), res, op, row, _chunk(n, threads, _grain(op, n, threads)), st, -1)
     return res
+
+
+def glu_rows(x: np.ndarray, outer: int, row: int) -> np.ndarray | None:
+    """PyTorch's float32 / float64 ``glu`` of a row-major input whose flat run is ``x`` (C-contiguous:
+    ``outer`` blocks of two halves of ``row`` elements each, glu's dim and those inside it merged),
+    as a fresh flat array of ``outer * row`` (the row-major result): the compiled ``glu_rows``, each
+    row of the second half its loop's row (SLEEF's sigmoid but for the last ``row % step``
+    elements, the C library's), times the first half. None where the kernel is not used, ``x`` is
+    unaligned or of another dtype, or the result reaches PyTorch's parallel grain (its chunks cut
+    the rows: :func:`rows_loop` then)."""
+    k = native.sleef()
+    n = outer * row
+    if k is None or not x.flags.aligned or n >= GRAIN_SIZE:
+        return None
+    dt = x.dtype
+    if dt == _F32:
+        st = _steps[0] if _steps else step()
+    elif dt == _F64:
+        st = (_steps[0] if _steps else step()) // 2
+    else:
+        return None
+    res = np.empty(n, dt)
+    return res if k.glu_rows(x, res, outer, row, st, -1) else None
 
 
 def gelu_float32(x: np.ndarray, out: np.ndarray | None = None, threads: int | None = None,

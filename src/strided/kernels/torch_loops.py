@@ -144,6 +144,16 @@ def _loop_rows(shape: tuple[int, ...], out_strides: tuple[int, ...], fresh: bool
     return perm, row, contiguous, scalar
 
 
+def loop_walk(shape: tuple[int, ...], out_strides: tuple[int, ...], fresh: bool,
+              inputs: Sequence[tuple[tuple[int, ...], tuple[int, ...]] | None]) -> tuple[list[int], int, bool]:
+    """TensorIterator's iteration order of ``shape`` (as :func:`torch_loop_order`'s), the length of
+    its rows and whether its vector loop takes them (as :func:`vector_rows`), in one walk (arguments
+    as :func:`scalar_loop_mask`'s): with the parallel chunks, all that decides which elements the
+    scalar function computes (the compiled kernels cut a flat copy in that order at the rows)."""
+    perm, row, vector, _ = _loop_rows(shape, out_strides, fresh, inputs)
+    return perm, row, vector
+
+
 def loop_rows(shape: tuple[int, ...], out_strides: tuple[int, ...], fresh: bool,
               inputs: Sequence[tuple[tuple[int, ...], tuple[int, ...]] | None]) -> tuple[list[int], int]:
     """TensorIterator's iteration order of ``shape`` (as :func:`torch_loop_order`'s) and the

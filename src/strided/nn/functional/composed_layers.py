@@ -14,12 +14,23 @@ rule names that node and computes its kernel's gradient in the kernel's order, i
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
+import numpy as np
+
+from ...dispatch import adopted
+from ...dtypes import float32, float64
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import requires_grad
 from ...gradients import seal, sum_to
+from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
+from ...kernels.listeners import OPEN
+from ...kernels.memory import flat_run
+from ...kernels.sleef import SIGMOID as SLEEF_SIGMOID
+from ...kernels.sleef import glu_rows, rows_loop
 from ...opdef import Kind, declare
+from ...ops._support.operands import _cinfo
 from ...ops.elementwise.unary import where
 from ...ops.registry import backward
 from ...ops.shape.joining import cat
@@ -44,8 +55,57 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     if size % 2:
         raise StridedRuntimeError(join_lines(f"Halving dimension must be even, but dimension {d} is size {size}",
                                              "glu splits dim into two halves"))
+    if not OPEN and (out := _glu_rowmajor(input, dim)) is not None:  # (a keyword call: the same fast path)
+        return out
     a, b = input.chunk(2, dim)
-    return a * b.sigmoid()
+    return b.sigmoid() * a  # (sigmoid's operand first: where both are NaN, PyTorch's result is sigmoid's NaN)
+
+
+def _glu_rowmajor(input: Any, dim: Any = -1) -> Tensor | None:
+    """glu's fresh fast path (:func:`strided.grad_mode.track`'s ``__fresh__``; :func:`glu`'s own
+    first step for a keyword call), PyTorch's bits (tests/test_glu33_fast.py): for a row-major
+    float32 / float64 ``input`` of ``outer`` x ``n`` x ``inner`` elements around ``dim`` (``n``
+    even), the halves are ``(outer, n // 2 * inner)`` arrays over its flat run, each row contiguous
+    and twice its length apart. PyTorch's fused loop (``glu_kernel``: ``a * sigmoid(b)``, the
+    sigmoid SLEEF's or the C library's as its vector or scalar function computes it) walks those
+    rows (TensorIterator merges the dims from ``dim`` inward into one row, and no further), so
+    below its parallel grain the compiled :func:`strided.kernels.sleef.glu_rows` makes the result
+    in one pass; above, :func:`strided.kernels.sleef.rows_loop`'s sigmoid of ``b``'s rows copied
+    out in order (cut at the chunks too), times ``a`` by NumPy (sigmoid's operand first: where both
+    are NaN, PyTorch's result is sigmoid's NaN). The result is fresh and row-major (PyTorch's layout
+    for a row-major input). None (nothing computed) for any other call: the general path, its checks
+    and errors."""
+    if input.__class__ is not Tensor or dim.__class__ is not int:
+        return None
+    d = input._dtype
+    if d is not float32 and d is not float64:
+        return None
+    shape = input._layout.shape
+    nd = len(shape)
+    k = dim + nd if dim < 0 else dim
+    if not 0 <= k < nd or shape[k] % 2:
+        return None
+    x = flat_run(input, _cinfo[shape])
+    if x is None:
+        return None
+    outer = math.prod(shape[:k])
+    row = shape[k] // 2 * math.prod(shape[k + 1:])
+    res = glu_rows(x, outer, row)  # (one compiled pass below PyTorch's parallel grain)
+    if res is None:
+        halves = x.reshape(outer, 2, row)
+        s = rows_loop(np.ascontiguousarray(halves[:, 1]), SLEEF_SIGMOID, max(row, 1))
+        if s is None:
+            return None
+        token = quiet_set(QUIET)
+        try:  # (sigmoid's NaN first: PyTorch's product keeps it where both are NaN)
+            res = np.multiply(s.reshape(outer, row), halves[:, 0]).reshape(-1)
+        finally:
+            quiet_reset(token)
+    out_shape = shape[:k] + (shape[k] // 2,) + shape[k + 1:]
+    return adopted(res, _cinfo[out_shape][2], d)
+
+
+glu.__fresh__ = _glu_rowmajor  # type: ignore[attr-defined]
 
 
 @backward("F.glu", operands="self")
