@@ -29,8 +29,11 @@ from ...kernels.listeners import OPEN
 from ...kernels.memory import flat_run
 from ...kernels.sleef import SIGMOID as SLEEF_SIGMOID
 from ...kernels.sleef import glu_rows, rows_loop
+from ...kernels.torch_sum import norm2_rows
 from ...opdef import Kind, declare
-from ...ops._support.operands import _cinfo
+from ...ops._support.fast_reduce import cascade_reduce
+from ...ops._support.operands import _cinfo, _not_implemented
+from ...ops._support.promotion import TORCH_NAMES
 from ...ops.elementwise.unary import where
 from ...ops.registry import backward
 from ...ops.shape.joining import cat
@@ -105,7 +108,6 @@ def _glu_rowmajor(input: Any, dim: Any = -1) -> Tensor | None:
     return adopted(res, _cinfo[out_shape][2], d)
 
 
-glu.__fresh__ = _glu_rowmajor  # type: ignore[attr-defined]
 
 
 @backward("F.glu", operands="self")
@@ -131,14 +133,73 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """
     tensor_arg(input, "prelu")
     tensor_arg(weight, "prelu", "weight", 2)
+    # (PyTorch's checks in its order: prelu's own, then its kernel's dtypes)
+    if weight._dtype is not input._dtype:
+        raise StridedRuntimeError(join_lines(
+            f"prelu: Type promoting not supported. Got {TORCH_NAMES[input._dtype]} and {TORCH_NAMES[weight._dtype]}",
+            f"input is {input._dtype.name} and weight {weight._dtype.name}: prelu takes one dtype",
+            "fix: convert one of them, e.g. weight.to(input.dtype)"))
     n = weight.numel()
+    if n != 1 and input.dim() == 0:
+        raise StridedRuntimeError(join_lines(
+            "Not allow zero-dim input tensor.",
+            f"a weight of {n} elements needs one per channel (the input's dim 1); a 0-d input takes a one-element weight"))
     channels = input.shape[1] if input.dim() >= 2 else 1
     if n != 1 and n != channels:
         raise StridedRuntimeError(join_lines(
             "Mismatch of parameter numbers and input channel size. "
             f"Found parameter numbers = {n} and channel size = {channels}.",
             "weight has one element, or one per channel (the input's dim 1)"))
+    if weight.dim() > 1:
+        raise StridedRuntimeError(join_lines(
+            f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.dim()}",
+            f"weight has shape {tuple(weight.shape)}", "fix: weight.reshape(-1)"))
+    if not input._dtype.is_floating_point:
+        raise _not_implemented("prelu_cpu", input._dtype, (input, weight))
+    if not OPEN and (out := _prelu_rowmajor(input, weight)) is not None:
+        return out
     return where(input > 0, input, _channel_weight(input, weight) * input)
+
+
+def _prelu_rowmajor(input: Any, weight: Any) -> Tensor | None:
+    """prelu's fresh fast path (:func:`strided.grad_mode.track`'s ``__fresh__``; :func:`prelu`'s own
+    first step otherwise): a row-major float32 / float64 ``input`` and a row-major ``weight`` of its
+    dtype with one element, or one per channel (dim 1 of an input of 2 dims or more): NumPy's
+    ``weight * input`` (weight first, as :func:`prelu`'s product and PyTorch's kernel: the NaN of
+    ``weight`` where both are NaN), then ``input`` itself written where ``input > 0`` -- the
+    general path's selection, the same bits -- into the fresh row-major result of ``input``'s
+    shape (PyTorch's, and :func:`prelu`'s broadcast shape for these weights). None (nothing
+    computed) for any other call: the general path, its checks and errors."""
+    if input.__class__ is not Tensor or weight.__class__ is not Tensor:
+        return None
+    d = input._dtype
+    if (d is not float32 and d is not float64) or weight._dtype is not d or len(weight._layout.shape) > 1:
+        return None
+    shape = input._layout.shape
+    info = _cinfo[shape]
+    x = flat_run(input, info)
+    w = flat_run(weight, _cinfo[weight._layout.shape])
+    if x is None or w is None:
+        return None
+    n = len(w)
+    nd = len(shape)
+    if n == 1:
+        xs = x
+    elif nd >= 2 and n == shape[1]:
+        xs = x.reshape(shape[0], n, math.prod(shape[2:]))
+        w = w.reshape(n, 1)
+    else:
+        return None
+    token = quiet_set(QUIET)
+    try:
+        res = np.multiply(w, xs)
+        np.copyto(res, xs, where=np.greater(xs, _ZERO[d]))
+    finally:
+        quiet_reset(token)
+    return adopted(res.reshape(-1), info[2], d)
+
+
+_ZERO = {float32: np.zeros((), np.float32), float64: np.zeros((), np.float64)}
 
 
 def _channel_weight(input: Tensor, weight: Tensor) -> Tensor:
@@ -192,6 +253,8 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = _DIM_DEFAULT, eps: floa
         dim = axis
     tensor_arg(x1, "cosine_similarity")
     tensor_arg(x2, "cosine_similarity", "x2", 2)
+    if not OPEN and (out := _cosine_rowmajor(x1, x2, dim, eps)) is not None:
+        return out
     a, b = x1.broadcast_to(_common_shape(x1, x2)), x2.broadcast_to(_common_shape(x1, x2))
     n1 = a.norm(2, dim, keepdim=True)
     n2 = b.norm(2, dim, keepdim=True)
@@ -200,6 +263,47 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = _DIM_DEFAULT, eps: floa
         n1.clamp_(min=eps)
         n2.clamp_(min=eps)
     return ((a / n1) * (b / n2)).sum(dim)
+
+
+def _cosine_rowmajor(x1: Tensor, x2: Tensor, dim: Any, eps: Any) -> Tensor | None:
+    """cosine_similarity's fast path for two row-major float32 / float64 tensors of one shape and
+    dtype outside autograd, along their last dim (of 2 elements or more), with a number ``eps``
+    (not NaN): the calls the composition's ops come to, on the flat runs, without its tensors and
+    dispatch -- each norm PyTorch's last-dim kernel (:func:`strided.kernels.torch_sum.norm2_rows`,
+    as ``vector_norm`` takes it), clamped to ``eps`` (NumPy's maximum: a norm is never -0, nor
+    NaN-bounded here, so no tie or NaN rule differs from ``clamp_``), both quotients and their
+    product by NumPy (each one rounding, the operands in the composition's order), then the sum
+    along the last dim by :func:`strided.ops._support.fast_reduce.cascade_reduce` (PyTorch's order,
+    as ``.sum(dim)``). The same bits as the composition (tests/test_glu33_fast.py); None (nothing
+    computed) for any other call, or where a kernel is not built: the composition then."""
+    if x1.__class__ is not Tensor or x2.__class__ is not Tensor or x1._ag is not None or x2._ag is not None:
+        return None
+    d = x1._dtype
+    if (d is not float32 and d is not float64) or x2._dtype is not d or not isinstance(dim, int) \
+            or dim.__class__ is bool or (eps.__class__ is not float and eps.__class__ is not int) or eps != eps:
+        return None
+    shape = x1._layout.shape
+    nd = len(shape)
+    if x2._layout.shape != shape or not nd or (dim + nd if dim < 0 else dim) != nd - 1 or shape[-1] < 2:
+        return None
+    info = _cinfo[shape]
+    if not info[1]:
+        return None
+    a, b = flat_run(x1, info), flat_run(x2, info)
+    if a is None or b is None:
+        return None
+    n = shape[-1]
+    a, b = a.reshape(-1, n), b.reshape(-1, n)
+    n1, n2 = norm2_rows(a), norm2_rows(b)
+    token = quiet_set(QUIET)
+    try:
+        np.maximum(n1, eps, out=n1)
+        np.maximum(n2, eps, out=n2)
+        q = np.divide(a, n1.reshape(-1, 1))
+        np.multiply(q, np.divide(b, n2.reshape(-1, 1)), out=q)
+    finally:
+        quiet_reset(token)
+    return cascade_reduce(adopted(q.reshape(-1), info[2], d), nd - 1, False)
 
 
 def _common_shape(x1: Tensor, x2: Tensor) -> tuple[int, ...]:
@@ -211,6 +315,9 @@ def _common_shape(x1: Tensor, x2: Tensor) -> tuple[int, ...]:
         (x1 + x2)  # PyTorch's broadcast error text, from the op that reports it
         raise
 
+
+glu.__fresh__ = _glu_rowmajor  # type: ignore[attr-defined]
+prelu.__fresh__ = _prelu_rowmajor  # type: ignore[attr-defined]
 
 seal(globals(), functional=True)  # (last: the ops with a backward rule become their recording entries)
 declare(Kind.COMPUTE, "F.glu F.prelu F.cosine_similarity")
