@@ -24,6 +24,7 @@ from ...dtypes import float32, float64
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import requires_grad
 from ...gradients import seal, sum_to
+from ...kernels import native
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ...kernels.listeners import OPEN
 from ...kernels.memory import flat_run
@@ -184,6 +185,14 @@ def _prelu_rowmajor(input: Any, weight: Any) -> Tensor | None:
     n = len(w)
     nd = len(shape)
     if n == 1:
+        slope = float(w[0])
+        k = native.special()
+        if slope == slope and k is not None:
+            # (the compiled leaky_relu pass at that slope: x > 0 ? x : x * slope, the same IEEE product
+            # and selection; a NaN weight stays NumPy's: where both are NaN the product keeps weight's)
+            res = np.empty(len(x), x.dtype)
+            if k.unary_exact(x, res, 2, slope):
+                return adopted(res, info[2], d)
         xs = x
     elif nd >= 2 and n == shape[1]:
         xs = x.reshape(shape[0], n, math.prod(shape[2:]))
