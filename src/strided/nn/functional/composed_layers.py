@@ -262,6 +262,9 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = _DIM_DEFAULT, eps: floa
         dim = axis
     tensor_arg(x1, "cosine_similarity")
     tensor_arg(x2, "cosine_similarity", "x2", 2)
+    if isinstance(eps, (int, float)) and not eps >= 0:  # (PyTorch's check; NaN fails it too)
+        raise StridedRuntimeError(join_lines(f"eps must be non-negative, got: {eps:g}",
+                                             "eps is the least norm each input is divided by: 0 or more"))
     if not OPEN and (out := _cosine_rowmajor(x1, x2, dim, eps)) is not None:
         return out
     a, b = x1.broadcast_to(_common_shape(x1, x2)), x2.broadcast_to(_common_shape(x1, x2))
@@ -277,10 +280,10 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = _DIM_DEFAULT, eps: floa
 def _cosine_rowmajor(x1: Tensor, x2: Tensor, dim: Any, eps: Any) -> Tensor | None:
     """cosine_similarity's fast path for two row-major float32 / float64 tensors of one shape and
     dtype outside autograd, along their last dim (of 2 elements or more), with a number ``eps``
-    (not NaN): the calls the composition's ops come to, on the flat runs, without its tensors and
+    (0 or more: checked before): the calls the composition's ops come to, on the flat runs, without its tensors and
     dispatch -- each norm PyTorch's last-dim kernel (:func:`strided.kernels.torch_sum.norm2_rows`,
-    as ``vector_norm`` takes it), clamped to ``eps`` (NumPy's maximum: a norm is never -0, nor
-    NaN-bounded here, so no tie or NaN rule differs from ``clamp_``), both quotients and their
+    as ``vector_norm`` takes it), clamped to ``eps`` (NumPy's maximum: a norm is never -0 and
+    ``eps`` no NaN, so no tie or NaN rule differs from ``clamp_``), both quotients and their
     product by NumPy (each one rounding, the operands in the composition's order), then the sum
     along the last dim by :func:`strided.ops._support.fast_reduce.cascade_reduce` (PyTorch's order,
     as ``.sum(dim)``). The same bits as the composition (tests/test_glu33_fast.py); None (nothing
@@ -289,7 +292,7 @@ def _cosine_rowmajor(x1: Tensor, x2: Tensor, dim: Any, eps: Any) -> Tensor | Non
         return None
     d = x1._dtype
     if (d is not float32 and d is not float64) or x2._dtype is not d or not isinstance(dim, int) \
-            or dim.__class__ is bool or (eps.__class__ is not float and eps.__class__ is not int) or eps != eps:
+            or dim.__class__ is bool or (eps.__class__ is not float and eps.__class__ is not int):
         return None
     shape = x1._layout.shape
     nd = len(shape)
