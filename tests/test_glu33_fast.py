@@ -386,3 +386,23 @@ def test_fast_paths_stay_off_while_listening(spies):
         "glu", "full", "prelu", "cosine_similarity", "cosine_similarity", "norm", "norm", "clone", "clone",
         "clamp_", "clamp_", "div", "div", "mul", "sum"]
     assert w.bytes_copied == 32  # (the two norms' clones, as before)
+
+
+def test_without_the_compiled_kernels_the_numpy_paths_run(spies):
+    """With the compiled kernels off (no C compiler, ``STRIDED_NATIVE=0``): glu's fast path
+    answers None (its sigmoid is the kernel's) and the composition runs NumPy's formula; prelu
+    takes NumPy's product and selection (still PyTorch's bits: exact operations); cosine's norms
+    are NumPy's form of the same loop. Values within a few ulps of PyTorch's."""
+    rng = np.random.default_rng(31)
+    a = rng.standard_normal((6, 8)).astype(np.float32)
+    w = np.array([0.25], np.float32)
+    with native.disabled():
+        g = F.glu(strided.tensor(a))
+        p = F.prelu(strided.tensor(a), strided.tensor(w))
+        c = F.cosine_similarity(strided.tensor(a), strided.tensor(a[::-1].copy()))
+    # (both asked and answered None twice: by the entry's fresh path, then by glu's body for its keyword calls)
+    assert spies["glu_rows"] == 2 and spies["rows_loop"] == 2
+    np.testing.assert_allclose(g.numpy(), TF.glu(torch.from_numpy(a)).numpy(), rtol=1e-6)
+    _same(p, TF.prelu(torch.from_numpy(a), torch.from_numpy(w)))
+    np.testing.assert_allclose(c.numpy(), TF.cosine_similarity(torch.from_numpy(a), torch.from_numpy(a[::-1].copy())).numpy(),
+                               rtol=1e-6, atol=1e-7)
