@@ -334,3 +334,111 @@ def test_copy_forms(name: str, args: tuple) -> None:
     first_s.sum().backward()
     first_t.sum().backward()
     np.testing.assert_array_equal(s.grad.numpy(), t.grad.numpy())
+
+
+# ---------------------------------------------------------------- helper modules loaded on first use
+
+LAZY_MODULES = [
+    "strided.kernels.torch_variance",
+    "strided.kernels.softmax_dims",
+    "strided.kernels.torch_extreme_reduce",
+    "strided.kernels.torch_reduce_alias",
+    "strided.kernels.complex_space",
+]
+
+
+def _run(code: str) -> str:
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_the_import_does_not_load_the_helper_modules() -> None:
+    out = _run(f"import sys, strided\nprint([m for m in {LAZY_MODULES!r} if m in sys.modules])")
+    assert out.split() == ["[]"]
+
+
+def test_each_helper_loads_on_first_use_and_its_stand_ins_are_replaced() -> None:
+    """The calls that need them load them; the callers' globals are then the real module or
+    function (no stand-in left to pay for), and the results are the eager import's."""
+    out = _run("""
+import sys, numpy as np, strided
+from strided.kernels import reduce
+from strided.ops.reductions import softmax, extrema, nan_reductions
+from strided.ops._support import out as out_module
+from strided import creation
+x = strided.tensor(np.linspace(-1.0, 2.0, 24).reshape(4, 6))
+x.var(0); x.softmax(0); x.to(strided.float32).softmax(0); x.log_softmax(0)
+strided.tensor([[0.0, -0.0], [-0.0, 0.0]]).amax(0); strided.tensor([[0.0, -0.0]]).max()
+z = strided.tensor([[1.0, 3.0], [2.0, 0.5]])
+try:
+    strided.amax(z, 1, out=z[:, 0])
+except RuntimeError:
+    pass
+strided.logspace(0, 1j, 5)
+print([m for m in LAZY if m not in sys.modules])
+print(type(reduce.torch_variance).__name__, type(extrema.torch_extreme_reduce).__name__,
+      type(nan_reductions.torch_extreme_reduce).__name__, type(out_module.torch_reduce_alias).__name__)
+print(softmax.torch_order is sys.modules["strided.kernels.softmax_dims"].torch_order,
+      softmax.compiled_float32 is sys.modules["strided.kernels.softmax_dims"].compiled_float32,
+      creation.complex_logspace is sys.modules["strided.kernels.complex_space"].complex_logspace)
+""".replace("LAZY", repr(LAZY_MODULES)))
+    lines = out.splitlines()
+    assert lines[0] == "[]"
+    assert lines[1].split() == ["module"] * 4
+    assert lines[2].split() == ["True"] * 3
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_the_helpers_results_are_torchs(dtype: str) -> None:
+    """var (float64: PyTorch's own ways), softmax along a leading dim, amax's zeros, logspace of
+    complex bounds: the values torch gives (the same code as before, now loaded on first use)."""
+    x = np.linspace(-1.0, 2.0, 24).reshape(4, 6)
+    s, t = strided.tensor(x, dtype=getattr(strided, dtype)), torch.tensor(x, dtype=getattr(torch, dtype))
+    _same(s.var(0), t.var(0))
+    _same(s.var(), t.var())
+    # (float32 log_softmax along dim 0: 4 of 24 elements one float32 ulp from torch 2.13's, as before)
+    ulp = _ULP if dtype == "float64" else 2.4e-7
+    _same(s.softmax(0), t.softmax(0), ulp)
+    _same(s.log_softmax(0), t.log_softmax(0), ulp)
+    zs = strided.tensor([[0.0, -0.0], [-0.0, 0.0]], dtype=getattr(strided, dtype))
+    zt = torch.tensor([[0.0, -0.0], [-0.0, 0.0]], dtype=getattr(torch, dtype))
+    for d in (0, 1):
+        got, want = zs.amax(d), zt.amax(d)
+        _same(got, want)
+        assert np.signbit(got.numpy()).tolist() == np.signbit(want.numpy()).tolist()
+    got, want = strided.logspace(0, 1j, 5), torch.logspace(0, 1j, 5)
+    assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def test_amax_out_aliasing_its_input_is_refused() -> None:
+    """amax(x, 1, out=x[:, 0]): PyTorch's result there reads what it wrote first, which strided's
+    alias check (strided.kernels.torch_reduce_alias, loaded on first use) refuses with its reason,
+    writing nothing; a fresh out= gets torch's values."""
+    zs = strided.tensor([[1.0, 3.0], [2.0, 0.5]])
+    with pytest.raises(RuntimeError) as e:
+        strided.amax(zs, 1, out=zs[:, 0])
+    assert str(e.value).splitlines()[0] == (
+        "amax(out=...): at position [1, 0] the op reads storage element 2, which it writes at position [1] first")
+    assert zs.tolist() == [[1.0, 3.0], [2.0, 0.5]]
+    out_s, out_t = strided.empty(2), torch.empty(2)
+    _same(strided.amax(zs, 1, out=out_s), torch.amax(torch.tensor([[1.0, 3.0], [2.0, 0.5]]), 1, out=out_t))
+
+
+def test_module_on_first_use() -> None:
+    """The stand-in: the first attribute read imports the module and rebinds the caller's name."""
+    from strided.lazy_names import module_on_first_use
+
+    space: dict = {}
+    space["json_module"] = module_on_first_use("json", space, "json_module")
+    assert "json" in repr(space["json_module"])
+    assert space["json_module"].dumps([1]) == "[1]"
+    import json
+
+    assert space["json_module"] is json
+    space["colorsys"] = module_on_first_use("colorsys", space)  # (alias: the module's last name)
+    with pytest.raises(AttributeError):
+        space["colorsys"].no_such_function  # noqa: B018 - the read itself is the test
+    assert space["colorsys"] is sys.modules["colorsys"]
