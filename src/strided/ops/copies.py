@@ -233,11 +233,8 @@ def copy_form(name: str, view: View, view_name: str,
     view = _taking_axis(name, view)
     planned = name not in _UNPLANNED
     plans = Memo(limit=256)  # (the form's plans: see _FORM_PLANS)
-    shared: tuple = ()  # (run's values, set once run is made: see its first line)
 
     def run(input: Tensor, *args: Any, out: Any = None, **kwargs: Any) -> Any:
-        # (the form's values in one tuple, unpacked per call: one closure cell instead of eight)
-        plans, view, source, planned, fast, name, reason, run = shared
         if not OPEN and out is None and not kwargs and input.__class__ is Tensor:
             made = _fast_form(plans, view, input, args, source is None) if planned else \
                 fast(input, args) if fast is not None else None
@@ -268,7 +265,6 @@ def copy_form(name: str, view: View, view_name: str,
         made = view(input if source is None else source(input, args, kwargs), *args, **kwargs)
         return _fresh_one(input, made) if made.__class__ is Tensor else _fresh(input, made)
 
-    shared = (plans, view, source, planned, fast, name, reason, run)
     run.__name__ = run.__qualname__ = name
     run.__doc__ = (f"``{view_name}`` as a copy: the same values as ``input.{view_name}(...)`` in new, "
                    f"contiguous memory (PyTorch's ``torch.{name}``). Reported to the copy ledger as a copy.")

@@ -1500,12 +1500,8 @@ def _make_binary(op: BinaryOp) -> tuple[Callable[..., Tensor], ...]:
     """(function, forward dunder, reflected dunder, in-place method) for one op."""
 
     by_numpy = op.kind != "compare" and op.kind != "minmax"  # (the operators PyTorch hands to NumPy)
-    # (checked's, reflected's and inplace's values in one tuple, unpacked per call: one closure
-    # cell for the three instead of eight, set below once all are made)
-    shared: tuple = ()
 
     def checked(a: Any, b: Any) -> Any:
-        by_numpy, name, op, _, _, _, _, _ = shared
         if not isinstance(b, _KNOWN):
             return NotImplemented
         if by_numpy and isinstance(b, np.ndarray):
@@ -1533,7 +1529,6 @@ def _make_binary(op: BinaryOp) -> tuple[Callable[..., Tensor], ...]:
     reflect_ints = _scalar_int_bounds(op.fast) if op in _REFLECT_FAST else {}  # (and integer tensors)
 
     def reflected(self: Tensor, other: Any) -> Tensor:
-        by_numpy, name, op, reflect_fast, reflect_ints, ufunc, _, _ = shared
         tb = type(other)
         if (type(self) is Tensor or type(self) in SUBCLASSES) and (
                 (self._dtype in reflect_fast and (tb is float or (tb is int and -_EXACT < other < _EXACT)))
@@ -1574,7 +1569,6 @@ def _make_binary(op: BinaryOp) -> tuple[Callable[..., Tensor], ...]:
     fast_inplace = op.name in _FAST_INPLACE
 
     def inplace(self: Tensor, other: Any, *, alpha: Any = None, rounding_mode: Any = None) -> Tensor:
-        _, _, op, _, _, _, fast_inplace, inplace = shared
         try:
             if rounding_mode is not None:
                 return binary(_rounding(op, rounding_mode), self, other, target=self)
@@ -1604,7 +1598,6 @@ def _make_binary(op: BinaryOp) -> tuple[Callable[..., Tensor], ...]:
 
         inplace.__direct__ = direct  # type: ignore[attr-defined]
 
-    shared = (by_numpy, name, op, reflect_fast, reflect_ints, ufunc, fast_inplace, inplace)
     fn.__name__ = fn.__qualname__ = op.name
     fn.__doc__ = (f"Elementwise ``{op.name}`` of tensors and/or Python scalars, with broadcasting "
                   "and PyTorch's dtype promotion; the output keeps the inputs' dim order.\n\n"
@@ -1706,14 +1699,9 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str, raw: 
     bf16_code = op.bf16_code
     bf16_scalar = (float32 if op.opmath_scalar else bfloat16) if bf16_code >= 0 else None
     guarded = None
-    shared: tuple = ()  # (fn's values, set below once all are made: see its first line)
 
     @records(rule)
     def fn(input: Any, other: Any, *, alpha: Any = None, out: Any = None, rounding_mode: Any = None) -> Tensor:  # (a.sub(other=b))
-        # (the op's values in one tuple, unpacked per call: one closure cell instead of nineteen,
-        # ~1,300 fewer objects for the collector to walk at exit over the ~70 binary entries)
-        (bf16_code, bf16_scalar, broadcast, extreme, fast, fast_scalar, fn, guarded, int_scalar, loop_split,
-         name, native, native_dtypes, native_min, op, result_dtype, rule, slow, ufunc) = shared
         if guarded is not None and (OPEN or out is not None):  # (the calls its guard entry would act on)
             extras = {k: v for k, v in (("alpha", alpha), ("out", out), ("rounding_mode", rounding_mode)) if v is not None}
             return guarded()(input, other, **extras)
@@ -1841,8 +1829,6 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str, raw: 
         guarded = guards_itself(fn, raw, name)
 
     broadcast = (pow_native, native_dtypes, slow, broadcast_ufunc, extreme, result_dtype, name, loop_split)
-    shared = (bf16_code, bf16_scalar, broadcast, extreme, fast, fast_scalar, fn, guarded, int_scalar, loop_split,
-              name, native, native_dtypes, native_min, op, result_dtype, rule, slow, ufunc)
 
     # (the common call in C: the same fast path's functions on the same runs; see _support.front)
     def fix(x: np.ndarray, y: Any, res: np.ndarray) -> None:

@@ -286,12 +286,9 @@ def _fast_unary(op: UnaryOp, raw: Callable[..., Tensor] | None = None) -> Callab
     vml = name in VML_ALL_ONES  # (its bfloat16 NaNs are 0xFFFF: kernels.reduced_nans)
     bf16_run = _BF16_THROUGH_FLOAT32.get(name)  # (bfloat16 by the float32 kernel: None, not built)
     guarded = None
-    shared: tuple = ()  # (fn's values, set once fn and its guard are made: see its first line)
 
     @records(name)
     def fn(input: Any, *, out: Any = None) -> Tensor:  # (PyTorch's argument name: strided.exp(input=t))
-        # (the op's values in one tuple, unpacked per call: one closure cell instead of ten)
-        bf16_run, compute, fast_dtypes, fn, guarded, name, op, ufunc, vml, zero = shared
         if guarded is not None and (OPEN or out is not None):  # (the calls its guard entry would act on)
             return guarded()(input) if out is None else guarded()(input, out=out)
         if (type(input) is Tensor or type(input) in SUBCLASSES):
@@ -354,7 +351,6 @@ def _fast_unary(op: UnaryOp, raw: Callable[..., Tensor] | None = None) -> Callab
 
     if raw is not None:
         guarded = guards_itself(fn, raw, name)
-    shared = (bf16_run, compute, fast_dtypes, fn, guarded, name, op, ufunc, vml, zero)
     # (the common call in C: the same fast path's function on the same run; see _support.front)
     # (bfloat16 of a VML-style op stays out of the C table: fn's fast path rewrites its NaNs)
     # (bfloat16 of a VML-style op: the ufunc then its NaNs made 0xFFFF, or sqrt's compiled kernel)

@@ -1020,12 +1020,7 @@ def _make(op: MoreUnary) -> tuple[Callable[..., Tensor], Callable[..., Tensor] |
     guarded: list[Callable[[], Callable[..., Tensor]]] = []
 
     def build(own: bool) -> Callable[..., Tensor]:
-        # (the op's values in one tuple, unpacked per call: one closure cell instead of eight, ~370
-        # fewer objects for the collector to walk at exit over the ~50 entries)
-        shared = (own, guarded, fresh, direct, rule_bool, dtypes, first, op)
-
         def plain(input: Any, *, out: Any = None) -> Tensor:
-            own, guarded, fresh, direct, rule_bool, dtypes, first, op = shared
             if own and (OPEN or out is not None):  # (the calls its guard entry would act on)
                 return guarded[0]()(input) if out is None else guarded[0]()(input, out=out)
             if fresh is not None and out is None and (input.__class__ is Tensor or input.__class__ in SUBCLASSES):
