@@ -70,7 +70,6 @@ from .errors import (
 )
 from .grad_mode import check_flag, count_kernel_writes, leaf
 from .kernels import native
-from .kernels.complex_space import complex_logspace, logspace_one
 from .kernels.fill import FILL_MIN, arange_into, arange_values, fill, float_range
 from .kernels.fpstate import quietly
 from .kernels.fused import fma_into
@@ -78,11 +77,16 @@ from .kernels.memory import dense_layout, flat_run
 from .layout import Layout
 from .layout.formats import format_strides
 from .layout.order import preserve_format_strides
+from .lazy_names import function_on_first_call
 from .memory_format import MemoryFormat, contiguous_format, is_dense_format, preserve_format
 from .messages import error
 from .opdef import Kind, declare
 from .scalars import filled, parse_int
 from .tensor import Tensor, tensor_arg
+
+# (helper modules only some calls need, loaded on first use: issue 23)
+complex_logspace = function_on_first_call("strided.kernels.complex_space", "complex_logspace", globals())
+logspace_one = function_on_first_call("strided.kernels.complex_space", "logspace_one", globals())
 
 _empty = np.empty
 _zeros = np.zeros

@@ -74,3 +74,33 @@ def function_on_first_call(module: str, name: str, namespace: dict, alias: str |
     first_call.__qualname__ = first_call.__name__ = alias or name
     first_call.__doc__ = f"(loads {module} on first call: see strided.lazy_names.function_on_first_call)"
     return first_call
+
+
+class _ModuleOnFirstUse:
+    """:func:`module_on_first_use`'s stand-in: its first attribute read imports the module,
+    rebinds the caller's global to it and answers from it."""
+
+    __slots__ = ("_module", "_namespace", "_alias")
+
+    def __init__(self, module: str, namespace: dict, alias: str) -> None:
+        self._module, self._namespace, self._alias = module, namespace, alias
+
+    def __getattr__(self, attr: str) -> Any:
+        import importlib
+
+        real = importlib.import_module(self._module)
+        self._namespace[self._alias] = real
+        return getattr(real, attr)
+
+    def __repr__(self) -> str:
+        return f"<{self._module} (loads on first use: see strided.lazy_names.module_on_first_use)>"
+
+
+def module_on_first_use(module: str, namespace: dict, alias: str | None = None) -> Any:
+    """A stand-in for the helper module ``module``, to bind as ``alias`` (default: its last name)
+    in the caller's ``namespace`` (its ``globals()``) in place of ``from package import module``,
+    for a module the caller reads only inside its functions (``module.fn(...)``): the first
+    attribute read imports ``module`` and rebinds ``alias`` there to it, so later reads are plain
+    global lookups of the module (no per-call cost). As :func:`function_on_first_call`, for helper
+    modules only some op calls need (issue 23: ``import strided`` does not load them)."""
+    return _ModuleOnFirstUse(module, namespace, alias or module.rpartition(".")[2])

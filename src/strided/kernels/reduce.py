@@ -17,11 +17,15 @@ import math
 import numpy as np
 
 from ..layout.order import iteration_order
-from . import native, torch_variance
+from ..lazy_names import function_on_first_call, module_on_first_use
+from . import native
 from .blocked import copy_into
 from .fpstate import quiet, quietly
 from .memory import copy_array
-from .softmax_dims import torch_order
+
+# (helper modules only some calls need, loaded on first use: issue 23)
+torch_variance = module_on_first_use("strided.kernels.torch_variance", globals())
+torch_order = function_on_first_call("strided.kernels.softmax_dims", "torch_order", globals())
 
 _FLOAT64 = np.dtype(np.float64)
 

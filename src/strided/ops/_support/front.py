@@ -77,7 +77,7 @@ def compiled_front(forward: Callable[..., Any], arity: int, table: dict[Any, tup
     table = _shared_entries(table)
     if dense:
         made = _FRONT(forward, arity, table, _cinfo, OPEN, quiet_call, np.empty, native._enabled,
-                      native._open_blocks, memory._DENSE if plans is None else plans, frozenset(dense))
+                      native._open_blocks, memory._DENSE if plans is None else plans, _shared_dense(dense))
     else:
         made = _FRONT(forward, arity, table, _cinfo, OPEN, quiet_call, np.empty, native._enabled, native._open_blocks)
     if type(made) not in copyreg.dispatch_table:
@@ -128,6 +128,18 @@ def public_entry(home: str, name: str) -> Any:
         raise ValueError(f"public_entry: {home!r} is not one of strided's public namespaces {list(_PUBLIC_HOMES)}")
     __import__(home)
     return getattr(sys.modules[home], name)
+
+
+def _shared_dense(dense: Any) -> frozenset:
+    """``frozenset(dense)``, one object per distinct set of dtypes (the ~130 fronts with dense
+    dtypes have a handful of sets: the floating dtypes, the binary ops' fast dtypes; the front
+    only tests membership in it). Each object saved is a tracked container fewer for every full
+    collection and the interpreter's exit to walk."""
+    dtypes = frozenset(dense)
+    return _DENSE_SETS.setdefault(dtypes, dtypes)
+
+
+_DENSE_SETS: dict[frozenset, frozenset] = {}
 
 
 def _shared_entries(table: dict[Any, tuple]) -> dict[Any, tuple]:

@@ -52,14 +52,18 @@ from ...grad_mode import (
     refuse_out,
 )
 from ...grad_mode import bump as count_write
-from ...kernels import check_writable, torch_index_loops, torch_loops, torch_reduce_alias
+from ...kernels import check_writable, torch_index_loops, torch_loops
 from ...kernels.memory import LISTED_MAX, write, write_plain_loop
 from ...kernels.torch_loops import operand_strides
 from ...layout.core import may_share_elements
+from ...lazy_names import module_on_first_use
 from ...messages import partial_overlap, read_after_write
 from ...tensor import Tensor
 from ...writes import resize_, resize_strided
 from .promotion import TORCH_NAMES, can_cast, result_type
+
+# (helper modules only some calls need, loaded on first use: issue 23)
+torch_reduce_alias = module_on_first_use("strided.kernels.torch_reduce_alias", globals())
 
 
 def check_out(out: Any, op: str) -> Tensor:

@@ -30,11 +30,11 @@ from ...dtypes import float32, float64, int64
 from ...errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import SUBCLASSES
 from ...gradients import seal
-from ...kernels import torch_extreme_reduce
 from ...kernels.memory import write
 from ...kernels.reduce import arg_extreme_along, arg_extreme_flat, extreme_all
 from ...kernels.rows import arg_cols
 from ...kernels.rows import extreme_all as extreme_all_kernel
+from ...lazy_names import module_on_first_use
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import return_types
@@ -46,6 +46,9 @@ from .._support.reduce_args import reduced_shape, reduction_dims, shape_text
 from .._support.support import check as _check_support
 from ..elementwise.binary import extremum_backward
 from ..registry import backward, grad_zeros, method
+
+# (helper modules only some calls need, loaded on first use: issue 23)
+torch_extreme_reduce = module_on_first_use("strided.kernels.torch_extreme_reduce", globals())
 
 
 def _empty_dim_error(op: str, t: Tensor, d: int) -> StridedIndexError:

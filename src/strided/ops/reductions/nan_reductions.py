@@ -27,7 +27,7 @@ from ...errors import (
 )
 from ...grad_mode import count_kernel_writes
 from ...gradients import seal
-from ...kernels import native, npcore, torch_extreme_reduce, torch_loops
+from ...kernels import native, npcore, torch_loops
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ...kernels.listeners import silenced
 from ...kernels.memory import reduced_cast_source
@@ -36,6 +36,7 @@ from ...kernels.rows import MIN_ELEMENTS as _ROWS_MIN
 from ...kernels.rows import add_reduce, max_reduce, min_reduce, minmax_reduce
 from ...kernels.rows import extreme_all as extreme_all_kernel
 from ...kernels.torch_sum import sum_array
+from ...lazy_names import module_on_first_use
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import gradtools, support
@@ -54,6 +55,9 @@ from .._support.out import _dtype_mismatch, check_out, write_out, write_pair_out
 from .._support.promotion import TORCH_NAMES
 from .._support.reduce_args import numpy_axes, optional_dtype, reduced_shape, reduction_dims, shape_text
 from ..registry import backward, method
+
+# (helper modules only some calls need, loaded on first use: issue 23)
+torch_extreme_reduce = module_on_first_use("strided.kernels.torch_extreme_reduce", globals())
 
 
 class AminmaxResult(NamedTuple):

@@ -29,8 +29,8 @@ from ...kernels.fused import fma_into
 from ...kernels.memory import numpy_view
 from ...kernels.native import _compiled, special
 from ...kernels.reduce import softmax_into
-from ...kernels.softmax_dims import compiled_float32, torch_order
 from ...kernels.torch_loops import torch_vector_bytes
+from ...lazy_names import function_on_first_call
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support.fast_reduce import PLANS
@@ -39,6 +39,10 @@ from .._support.operands import _cinfo
 from .._support.out import write_out
 from .._support.reduce_args import numpy_axes, optional_dtype, reduction_dims
 from ..registry import backward, method
+
+# (helper modules only some calls need, loaded on first use: issue 23)
+compiled_float32 = function_on_first_call("strided.kernels.softmax_dims", "compiled_float32", globals())
+torch_order = function_on_first_call("strided.kernels.softmax_dims", "torch_order", globals())
 
 
 def _fast_softmax(self: Any, dim: Any, log: bool) -> Tensor | None:
