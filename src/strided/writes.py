@@ -25,7 +25,7 @@ from . import layout as L
 from .args import index_key, is_number, parse_sizes, type_name
 from .creation import array_source, dense_format_strides, tensor
 from .dispatch import OPEN, created, memory_overlap, shares_storage
-from .dtypes import TORCH_NAME, DType
+from .dtypes import TORCH_NAME, DType, bfloat16
 from .errors import (
     StridedError,
     StridedRuntimeError,
@@ -35,6 +35,7 @@ from .errors import (
 from .gradients import installs_as
 from .indexing import AdvancedIndex, index_layout
 from .kernels import check_writable, grow_storage, numpy_view, torch_loops, write
+from .kernels.bf16_casts import array_nans, copy_nans, is_float_source, number_nans
 from .kernels.fill import fill
 from .kernels.memory import elements_overlap, flat_run
 from .layout import Layout
@@ -331,6 +332,8 @@ def _write(dest: Tensor, value: Any, rule: WriteRule) -> None:
         if isinstance(value, np.generic):
             value = _numpy_number(value, dest, rule)
         write(dest._storage, lay, rule.number(value, dest._dtype, op, L.product(lay.shape)))
+        if dest._dtype is bfloat16:
+            number_nans(numpy_view(dest._storage, lay))  # (c10::BFloat16 of the number: a NaN is 0x7FC0)
         return
     source = _as_source(value)
     src_shape = source.shape
@@ -355,6 +358,22 @@ def _write(dest: Tensor, value: Any, rule: WriteRule) -> None:
             ) from None
         source = source.reshape(src_shape)
     write(dest._storage, lay, source)
+    if dest._dtype is bfloat16 and is_float_source(source):
+        _bf16_nans(dest, lay, value, source)
+
+
+def _bf16_nans(dest: Tensor, lay: Layout, value: Any, source: np.ndarray) -> None:
+    """PyTorch's NaN words in the bfloat16 elements ``lay`` of ``dest`` just written from the
+    float32/float64 ``source`` read from ``value`` (:mod:`strided.kernels.bf16_casts`): a tensor
+    is copied straight in (``copy_``'s rows over both layouts), a NumPy array made a bfloat16
+    tensor first, anything else (sequences, NumPy scalars) read number by number."""
+    written = numpy_view(dest._storage, lay)
+    if isinstance(value, Tensor):
+        copy_nans(written, source)
+    elif isinstance(value, np.ndarray):
+        array_nans(written, source)
+    else:
+        number_nans(written)
 
 
 def _check_copy_broadcast(out_shape: tuple[int, ...], src_shape: tuple[int, ...]) -> None:

@@ -41,7 +41,7 @@ from ... import layout as L
 from ...callsite import user_site
 from ...dispatch import OPEN, _make, memory_overlap, report, shares_storage
 from ...dispatch import result as _result
-from ...dtypes import CPP_NAME, TORCH_NAME, DType, tensor_type_text
+from ...dtypes import CPP_NAME, TORCH_NAME, DType, bfloat16, tensor_type_text
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import (
     GRAD_MODE,
@@ -53,7 +53,8 @@ from ...grad_mode import (
 )
 from ...grad_mode import bump as count_write
 from ...kernels import check_writable, torch_index_loops, torch_loops, torch_reduce_alias
-from ...kernels.memory import LISTED_MAX, write, write_plain_loop
+from ...kernels.bf16_casts import copy_nans
+from ...kernels.memory import LISTED_MAX, numpy_view, write, write_plain_loop
 from ...kernels.torch_loops import operand_strides
 from ...layout.core import may_share_elements
 from ...messages import partial_overlap, read_after_write
@@ -255,6 +256,10 @@ def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype:
     if not (plain_loop and _last_writes(out, result, inputs, name)):
         check_writable(out._storage, out._layout, name, updates=True)
         write(out._storage, out._layout, result._np())
+        if plain_loop and out._dtype is bfloat16 and result._dtype.is_floating_point and result._dtype.itemsize >= 4:
+            # (TensorIterator casts through a contiguous temporary of the result's dtype, then
+            # copy_ into out: that copy's NaN words)
+            copy_nans(numpy_view(out._storage, out._layout), result._np(), L.contiguous_strides(shape))
     if bump:
         count_write(out, f"{op}(out=...)")  # a saved tensor overwritten through out= must fail at backward
     if OPEN:
