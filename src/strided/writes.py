@@ -35,7 +35,7 @@ from .errors import (
 from .gradients import installs_as
 from .indexing import AdvancedIndex, index_layout
 from .kernels import check_writable, grow_storage, numpy_view, torch_loops, write
-from .kernels.bf16_casts import array_nans, copy_nans, is_float_source, number_nans
+from .kernels.bf16_casts import copy_nans, is_float_source, number_nans
 from .kernels.fill import fill
 from .kernels.memory import elements_overlap, flat_run
 from .layout import Layout
@@ -365,13 +365,12 @@ def _write(dest: Tensor, value: Any, rule: WriteRule) -> None:
 def _bf16_nans(dest: Tensor, lay: Layout, value: Any, source: np.ndarray) -> None:
     """PyTorch's NaN words in the bfloat16 elements ``lay`` of ``dest`` just written from the
     float32/float64 ``source`` read from ``value`` (:mod:`strided.kernels.bf16_casts`): a tensor
-    is copied straight in (``copy_``'s rows over both layouts), a NumPy array made a bfloat16
-    tensor first, anything else (sequences, NumPy scalars) read number by number."""
+    is copied straight in (``copy_``'s rows over both layouts), a NumPy array (PyTorch refuses
+    one) as the tensor ``from_numpy`` would make of it, anything else (sequences, NumPy scalars;
+    PyTorch refuses sequences) number by number, as ``tensor(value, dtype=bfloat16)``."""
     written = numpy_view(dest._storage, lay)
-    if isinstance(value, Tensor):
+    if isinstance(value, (Tensor, np.ndarray)):
         copy_nans(written, source)
-    elif isinstance(value, np.ndarray):
-        array_nans(written, source)
     else:
         number_nans(written)
 

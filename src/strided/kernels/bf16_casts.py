@@ -33,11 +33,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..layout.order import preserve_format_strides
 from . import native, torch_loops
 from .reduced_nans import _nan_words, _put, has_nan
 
-__all__ = ["F64_STEP", "array_nans", "copy_nans", "copy_nans_as", "is_bf16", "is_float_source", "narrow_into", "number_nans"]
+__all__ = ["F64_STEP", "copy_nans", "copy_nans_as", "is_bf16", "is_float_source", "narrow_into", "number_nans"]
 
 # at::vec::convert(const double *, BFloat16 *, n)'s step, Vectorized<BFloat16>::size() as the
 # copy kernel is compiled: measured 16 elements under the AVX512 capability (its AVX2 build's)
@@ -119,28 +118,6 @@ def copy_nans_as(dest: np.ndarray, src_shape: tuple[int, ...], src_strides: tupl
     _put(words, nan, 0x7FC0)
     if vector is not False:
         _put(words, nan & vector, 0xFFFF)
-
-
-def array_nans(dest: np.ndarray, source: np.ndarray) -> None:
-    """Give the NaN words of the bfloat16 array ``dest``, just written from the float32 or
-    float64 NumPy array ``source`` (broadcastable to it), PyTorch's bits for ``dest[...] =
-    source``: the array becomes a bfloat16 tensor first (``tensor(source).to(bfloat16)``: the
-    copy into its preserve-format layout decides each word), then that is copied in, in place."""
-    if not has_nan(dest):
-        return
-    strides = _element_strides(source)
-    if strides is None:
-        number_nans(dest)
-        return
-    shape = tuple(source.shape)
-    vector = _vector_elements(shape, preserve_format_strides(shape, strides), shape, strides, source.dtype)
-    words, nan = _nan_words(dest)
-    if vector is True:
-        _put(words, nan, 0xFFFF)
-        return
-    _put(words, nan, 0x7FC0)
-    if vector is not False:
-        _put(words, nan & np.broadcast_to(vector, dest.shape), 0xFFFF)
 
 
 def number_nans(dest: np.ndarray) -> None:

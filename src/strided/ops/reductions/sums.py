@@ -32,7 +32,18 @@ from ...args import check_keepdim
 from ...callsite import user_site
 from ...creation import eye, full_like
 from ...dispatch import OPEN, adopted, report, result_array
-from ...dtypes import REDUCED_FLOATS, TORCH_NAME, DType, bfloat16, complex128, float32, float64, int64, real_of, uint8
+from ...dtypes import (
+    REDUCED_FLOATS,
+    TORCH_NAME,
+    DType,
+    bfloat16,
+    complex128,
+    float32,
+    float64,
+    int64,
+    real_of,
+    uint8,
+)
 from ...dtypes import bool_ as bool_dtype
 from ...errors import (
     StridedNotImplementedError,

@@ -19,11 +19,12 @@ import numpy as np
 
 from ... import layout as L
 from ...dispatch import OPEN, copied, memory_overlap, result, result_array, shares_storage
-from ...dtypes import DType
+from ...dtypes import DType, bfloat16
 from ...errors import StridedRuntimeError, StridedTypeError, StridedValueError, join_lines
 from ...grad_mode import refuse_out
 from ...gradients import grad_zeros, scatter_pieces, seal
 from ...kernels import native, numpy_view
+from ...kernels.bf16_casts import copy_nans_as
 from ...kernels.blocked import copy_into
 from ...kernels.memory import reduced_cast_source
 from ...kernels.native import _enabled, _open_blocks
@@ -276,7 +277,7 @@ def _parts(tensors: Sequence[Tensor]) -> list[Part]:
     return [(t, t._layout) for t in tensors]
 
 
-def _join_out(out: Any, name: str, tensors: Any, join: Any) -> Tensor:
+def _join_out(out: Any, name: str, tensors: Any, join: Any, along: tuple[Any, bool] | None = None) -> Tensor:
     """``name(tensors, ..., out=out)``: ``join(tensors)`` (the op without out=) written into ``out``
     with PyTorch's rules for its joins: autograd's refusal first; a dtype the promoted inputs
     cannot be cast to is a TypeError (the text names torch.cat, as PyTorch's stack and hstack do
@@ -311,9 +312,35 @@ def _join_out(out: Any, name: str, tensors: Any, join: Any) -> Tensor:
             f"{name} of these inputs is {made._dtype.name}, out= is {out._dtype.name} (no float into an "
             "integer tensor, nothing but bool into bool)",
             f"fix: out=strided.empty(0, dtype=strided.{made._dtype.name}), or convert the inputs first"))
-    if made._dtype is not out._dtype:
+    common = made._dtype
+    if common is not out._dtype:
         made = join([t.to(out._dtype) for t in tensors])
-    return write_out(out, made, name, tuple(tensors), resize_first=True)
+    written = write_out(out, made, name, tuple(tensors), resize_first=True)
+    if along is not None and written._dtype is bfloat16 and common.is_floating_point and common.itemsize >= 4:
+        _part_nans(written, tensors, common, *along)
+    return written
+
+
+def _part_nans(out: Tensor, tensors: Sequence[Tensor], common: DType, dim: Any, stacked: bool) -> None:
+    """PyTorch's NaN words in a bfloat16 ``out`` of cat (``stacked``: stack) of float32/float64
+    inputs: each input is copied in through a contiguous temporary of the inputs' common dtype
+    (cat_out's TensorIterator, cast_common_dtype_to_outputs), into its slice of ``out``
+    (:mod:`strided.kernels.bf16_casts`' rows)."""
+    lay = out._layout
+    d = wrap(dim, len(lay.shape))
+    if d is None:
+        return
+    whole = numpy_view(out._storage, lay)
+    at = 0
+    for t in tensors:
+        shape = t._layout.shape
+        if stacked:
+            shape = shape[:d] + (1,) + shape[d:]
+        elif _skipped(t._layout):
+            continue
+        n = shape[d]
+        copy_nans_as(whole[(slice(None),) * d + (slice(at, at + n),)], shape, L.contiguous_strides(shape), common.numpy)
+        at += n
 
 
 # ---------------------------------------------------------------- cat and stack
@@ -337,7 +364,7 @@ def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None) -
         if d is not None and (made := flat_join(tensors, None, d)) is not None:
             return made
     if out is not None:
-        return _join_out(out, "cat", tensors, lambda ts: _cat(ts, dim, "cat"))
+        return _join_out(out, "cat", tensors, lambda ts: _cat(ts, dim, "cat"), (dim, False))
     return _cat(tensors, dim, "cat")
 
 
@@ -367,7 +394,7 @@ def concat(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None
     (3, 2)
     """
     if out is not None:
-        return _join_out(out, "concat", tensors, lambda ts: _cat(ts, dim, "concat"))
+        return _join_out(out, "concat", tensors, lambda ts: _cat(ts, dim, "concat"), (dim, False))
     return _cat(tensors, dim, "concat")
 
 
@@ -378,7 +405,7 @@ def concatenate(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None =
     [[0.0, 1.0, 1.0], [0.0, 1.0, 1.0]]
     """
     if out is not None:
-        return _join_out(out, "concatenate", tensors, lambda ts: _cat(ts, dim, "concatenate"))
+        return _join_out(out, "concatenate", tensors, lambda ts: _cat(ts, dim, "concatenate"), (dim, False))
     return _cat(tensors, dim, "concatenate")
 
 
@@ -494,7 +521,7 @@ def stack(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None)
         if d is not None and (made := flat_join(tensors, None, d, True)) is not None:
             return made
     if out is not None:
-        return _join_out(out, "stack", tensors, lambda ts: stack(ts, dim))
+        return _join_out(out, "stack", tensors, lambda ts: stack(ts, dim), (dim, True))
     tensors = tensor_list(tensors, "stack")
     out, d = _stack(tensors, dim)
     return _joined("stack", tensors, out, d, "stacked")
