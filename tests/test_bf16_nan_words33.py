@@ -315,3 +315,31 @@ def test_hypothesis_copy_slices(n, start, step, f64, seed, dst_step):
 
     _check(make, x)
     _check(lambda lib, x: lib.tensor(x)[start::step].to(_bf(lib)), x)
+
+
+@pytest.mark.filterwarnings("ignore:Casting complex values")
+@pytest.mark.parametrize("dtype", [np.float16, np.complex64, np.complex128])
+def test_float16_and_complex_sources_scalar_everywhere(dtype):
+    """float16 and complex sources convert through c10::convert (the scalar conversion) on every
+    path: every NaN 0x7FC0, whatever its sign."""
+    for n in (1, 16, 40, 1000):
+        x = np.full(n, -np.nan, dtype)
+        x[::3] = 1.5
+        _check(lambda lib, x: lib.tensor(x).to(_bf(lib)), x)
+        _check(lambda lib, x: lib.zeros(len(x), dtype=_bf(lib)).copy_(lib.tensor(x)), x)
+        if dtype is np.float16:  # (tensor(complex data, dtype=real) is refused by strided on purpose)
+            _check(lambda lib, x: lib.tensor(x, dtype=_bf(lib)), x)
+            _check(lambda lib, x: lib.add(lib.tensor(x), 1, out=lib.empty(len(x), dtype=_bf(lib))), x)
+            _check(lambda lib, x: lib.cat([lib.tensor(x)], out=lib.empty(0, dtype=_bf(lib))), x)
+        assert not np.any(_sw(st.tensor(x).to(st.bfloat16)) == 0xFFC0)
+
+
+def test_float64_overflow_is_quiet():
+    """A float64 beyond float32's range rounds to inf silently (as PyTorch), in the compiled path too."""
+    import warnings
+
+    x = np.array([1e300, -1e300, np.nan, 1.0] * 8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = st.tensor(x).to(st.bfloat16)
+    np.testing.assert_array_equal(_sw(got), _tw(torch.tensor(x).to(torch.bfloat16)))

@@ -332,8 +332,8 @@ def _write(dest: Tensor, value: Any, rule: WriteRule) -> None:
         if isinstance(value, np.generic):
             value = _numpy_number(value, dest, rule)
         write(dest._storage, lay, rule.number(value, dest._dtype, op, L.product(lay.shape)))
-        if dest._dtype is bfloat16:
-            number_nans(numpy_view(dest._storage, lay))  # (c10::BFloat16 of the number: a NaN is 0x7FC0)
+        if dest._dtype is bfloat16 and value != value:  # (a NaN: c10::BFloat16 of the number is 0x7FC0)
+            number_nans(numpy_view(dest._storage, lay))
         return
     source = _as_source(value)
     src_shape = source.shape

@@ -25,6 +25,9 @@ the operands' strides and merged where contiguous together; a row is the first m
   ``at::parallel_for``'s chunks start (:mod:`strided.kernels.torch_loops`); any other row
   (strided, broadcast) is scalar throughout: 0x7FC0.
 
+float16 and complex sources (their real parts) go through the scalar conversion on every path
+(measured: 0x7FC0 at any size and layout).
+
 A Python number written into bfloat16 (``fill_``, ``full``, ``t[...] = nan``, ``tensor(list)``)
 goes through the scalar conversion: 0x7FC0.
 """
@@ -52,10 +55,11 @@ def is_bf16(dtype: np.dtype) -> bool:
 
 
 def is_float_source(source: object) -> bool:
-    """Whether ``source`` is a float32 or float64 NumPy array or scalar (the sources whose NaN
-    words this module decides)."""
+    """Whether ``source`` is a NumPy array or scalar of a float (float16, float32, float64) or
+    complex dtype: the sources whose NaN words this module decides (bfloat16 ones are copied
+    word for word)."""
     dtype = getattr(source, "dtype", None)
-    return dtype is not None and (dtype == _F32 or dtype == _F64)
+    return dtype is not None and dtype.kind in "fc"
 
 
 def _element_strides(a: np.ndarray) -> tuple[int, ...] | None:
@@ -76,8 +80,8 @@ def _vector_elements(shape: tuple[int, ...], out_strides: tuple[int, ...] | None
     from a source of ``src_dtype`` laid out as (``src_shape``, ``src_strides``; in elements,
     broadcastable to ``shape``) converts as vectors: True (all), False (none) or a bool array of
     ``shape``."""
-    if out_strides is None or src_strides is None:
-        return False
+    if out_strides is None or src_strides is None or (src_dtype != _F32 and src_dtype != _F64):
+        return False  # (float16 and complex sources: c10::convert, the scalar conversion, everywhere)
     numel = 1
     for n in shape:
         numel *= n

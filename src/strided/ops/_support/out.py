@@ -256,7 +256,7 @@ def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype:
     if not (plain_loop and _last_writes(out, result, inputs, name)):
         check_writable(out._storage, out._layout, name, updates=True)
         write(out._storage, out._layout, result._np())
-        if plain_loop and out._dtype is bfloat16 and result._dtype.is_floating_point and result._dtype.itemsize >= 4:
+        if plain_loop and out._dtype is bfloat16 and result._dtype is not bfloat16 and result._dtype.kind in "fc":
             # (TensorIterator casts through a contiguous temporary of the result's dtype, then
             # copy_ into out: that copy's NaN words)
             copy_nans(numpy_view(out._storage, out._layout), result._np(), L.contiguous_strides(shape))

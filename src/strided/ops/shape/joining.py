@@ -316,7 +316,7 @@ def _join_out(out: Any, name: str, tensors: Any, join: Any, along: tuple[Any, bo
     if common is not out._dtype:
         made = join([t.to(out._dtype) for t in tensors])
     written = write_out(out, made, name, tuple(tensors), resize_first=True)
-    if along is not None and written._dtype is bfloat16 and common.is_floating_point and common.itemsize >= 4:
+    if along is not None and written._dtype is bfloat16 and common is not bfloat16 and common.kind in "fc":
         _part_nans(written, tensors, common, *along)
     return written
 
