@@ -343,3 +343,37 @@ def test_float64_overflow_is_quiet():
         warnings.simplefilter("error")
         got = st.tensor(x).to(st.bfloat16)
     np.testing.assert_array_equal(_sw(got), _tw(torch.tensor(x).to(torch.bfloat16)))
+
+
+# out= into bfloat16 of float32/float64 inputs (PyTorch: the op into a contiguous temporary of
+# the inputs' dtype, then copy_ into out; the joins: each part copied through its own)
+OUT_OPS = {
+    "addcmul": lambda lib, a, b, o: lib.addcmul(a, b, a, value=0.5, out=o),
+    "addcdiv": lambda lib, a, b, o: lib.addcdiv(a, b, a, out=o),
+    "lerp": lambda lib, a, b, o: lib.lerp(a, b, 0.25, out=o),
+    "outer": lambda lib, a, b, o: lib.outer(a[0], b[1], out=o),
+    "diff": lambda lib, a, b, o: lib.diff(a, dim=1, out=o),
+    "kron": lambda lib, a, b, o: lib.kron(a[:2, :5], b[:2, :3], out=o),
+    "hstack": lambda lib, a, b, o: lib.hstack([a, b], out=o),
+    "hstack 1-d": lambda lib, a, b, o: lib.hstack([a[0], b[1][::2]], out=o),
+    "vstack": lambda lib, a, b, o: lib.vstack([a[0], b], out=o),
+    "dstack": lambda lib, a, b, o: lib.dstack([a, b], out=o),
+    "stack dim 1": lambda lib, a, b, o: lib.stack([a, b], 1, out=o),
+    "atan2": lambda lib, a, b, o: lib.atan2(a, b, out=o),
+    "sigmoid": lambda lib, a, b, o: lib.sigmoid(a, out=o),
+    "mean dim 1": lambda lib, a, b, o: lib.mean(a, 1, out=o),
+}
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
+@pytest.mark.parametrize("op", list(OUT_OPS))
+def test_out_casts_match_torch(op, dtype):
+    for cols in (3, 17, 40, 70):
+        x = _data(4 * cols, dtype).reshape(4, cols)
+
+        def make(lib, x, cols=cols):
+            a = lib.tensor(x)
+            b = lib.tensor(np.ascontiguousarray(x[::-1]))
+            return OUT_OPS[op](lib, a, b, lib.empty(0, dtype=_bf(lib)))
+
+        _check(make, x)

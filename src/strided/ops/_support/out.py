@@ -185,7 +185,7 @@ def out_layout_scratch(out: Any, x: Any, dtype: DType) -> Tensor | None:
 def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype: str = "", bump: bool = True,
               resize_first: bool = False, no_overlap: bool = False, resize_row_major: bool = False,
               cast_first: str = "", unbuffered: bool = False, reduced: tuple | None = None,
-              plain_loop: bool = False) -> Tensor:
+              plain_loop: bool = False, through_temporary: bool = False) -> Tensor:
     """Write the fresh ``result`` of ``op(*inputs)`` into ``out`` with PyTorch's ``out=`` rules
     (module docstring) and return ``out``.
 
@@ -214,6 +214,9 @@ def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype:
     ``plain_loop``: the op's loop writes each element of ``out`` once, from the inputs alone (an
     elementwise op): an ``out`` whose elements share memory without a stride-0 dim keeps the value
     PyTorch's loop writes last at each location (:func:`_last_writes`), where others refuse it.
+    ``through_temporary`` (implied by ``plain_loop``): PyTorch's TensorIterator computes the op
+    into a contiguous temporary of the result's dtype where ``out`` has another, then copies it
+    in; a bfloat16 ``out`` gets that copy's NaN words (:mod:`strided.kernels.bf16_casts`).
 
     >>> x = strided.tensor([1.0, 2.0]); o = strided.empty(2)
     >>> write_out(o, x + 1, "add", (x, 1)) is o
@@ -256,7 +259,8 @@ def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype:
     if not (plain_loop and _last_writes(out, result, inputs, name)):
         check_writable(out._storage, out._layout, name, updates=True)
         write(out._storage, out._layout, result._np())
-        if plain_loop and out._dtype is bfloat16 and result._dtype is not bfloat16 and result._dtype.kind in "fc":
+        if (plain_loop or through_temporary) and out._dtype is bfloat16 and result._dtype is not bfloat16 \
+                and result._dtype.kind in "fc":
             # (TensorIterator casts through a contiguous temporary of the result's dtype, then
             # copy_ into out: that copy's NaN words)
             copy_nans(numpy_view(out._storage, out._layout), result._np(), L.contiguous_strides(shape))
