@@ -342,7 +342,12 @@ def test_float64_overflow_is_quiet():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         got = st.tensor(x).to(st.bfloat16)
-    np.testing.assert_array_equal(_sw(got), _tw(torch.tensor(x).to(torch.bfloat16)))
+        put = st.zeros(32, dtype=st.bfloat16).copy_(st.tensor(x))
+        added = st.add(st.tensor(x), 0, out=st.empty(32, dtype=st.bfloat16))
+    want = _tw(torch.tensor(x).to(torch.bfloat16))
+    np.testing.assert_array_equal(_sw(got), want)
+    np.testing.assert_array_equal(_sw(put), want)
+    np.testing.assert_array_equal(_sw(added), want)
 
 
 # out= into bfloat16 of float32/float64 inputs (PyTorch: the op into a contiguous temporary of
@@ -377,3 +382,27 @@ def test_out_casts_match_torch(op, dtype):
             return OUT_OPS[op](lib, a, b, lib.empty(0, dtype=_bf(lib)))
 
         _check(make, x)
+
+
+def test_nan_ones_kernel_word_both_copies():
+    """_halfkernel.nan_ones(a, word): every NaN word (either sign, any payload) made ``word``,
+    numbers and infinities untouched, in the baseline and the AVX2 copies alike."""
+    k = native.half()
+    if k is None:
+        pytest.skip("compiled kernels off")
+    words = np.arange(1 << 16, dtype=np.uint16)
+    nan = (words & 0x7FFF) > 0x7F80
+    try:
+        for wide in (False, True):
+            k.select(wide)
+            for word in (0xFFFF, 0x7FC0):
+                a = words.copy().view(st.bfloat16.numpy)
+                assert k.nan_ones(a, word) is a
+                np.testing.assert_array_equal(a.view(np.uint16), np.where(nan, word, words))
+            a = words.copy().view(st.bfloat16.numpy)
+            k.nan_ones(a)
+            np.testing.assert_array_equal(a.view(np.uint16), np.where(nan, 0xFFFF, words))
+        with pytest.raises(ValueError, match="beyond 16 bits"):
+            k.nan_ones(words.copy(), 1 << 16)
+    finally:
+        k.select(True)

@@ -37,6 +37,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import native, torch_loops
+from .fpstate import quiet
 from .reduced_nans import _nan_words, _put, has_nan
 
 __all__ = ["F64_STEP", "copy_nans", "copy_nans_as", "is_bf16", "is_float_source", "narrow_into", "number_nans"]
@@ -112,24 +113,31 @@ def copy_nans_as(dest: np.ndarray, src_shape: tuple[int, ...], src_strides: tupl
                  src_dtype: np.dtype) -> None:
     """:func:`copy_nans` for a source described, not given: its shape, its strides in elements
     (None: a layout no tensor has, the scalar rule) and its dtype (float32 or float64)."""
-    if not has_nan(dest):
-        return
     vector = _vector_elements(dest.shape, _element_strides(dest), src_shape, src_strides, np.dtype(src_dtype))
-    words, nan = _nan_words(dest)
-    if vector is True:
-        _put(words, nan, 0xFFFF)
+    if vector is not True and vector is not False:
+        if has_nan(dest):
+            words, nan = _nan_words(dest)
+            _put(words, nan, 0x7FC0)
+            _put(words, nan & vector, 0xFFFF)
         return
-    _put(words, nan, 0x7FC0)
-    if vector is not False:
-        _put(words, nan & vector, 0xFFFF)
+    _all_nans(dest, 0xFFFF if vector else 0x7FC0)
+
+
+def _all_nans(dest: np.ndarray, word: int) -> None:
+    """Every NaN word of the bfloat16 array ``dest`` made ``word``, in place: one compiled pass
+    over a C-contiguous ``dest``, else a check and NumPy's passes where it holds a NaN."""
+    k = native.half()
+    if k is not None and dest.flags.c_contiguous and dest.flags.writeable:
+        k.nan_ones(dest, word)
+    elif has_nan(dest):
+        words, nan = _nan_words(dest)
+        _put(words, nan, word)
 
 
 def number_nans(dest: np.ndarray) -> None:
     """Give every NaN word of the bfloat16 array ``dest`` the scalar conversion's bits, 0x7FC0
     (a Python number written into it), in place."""
-    if has_nan(dest):
-        words, nan = _nan_words(dest)
-        _put(words, nan, 0x7FC0)
+    _all_nans(dest, 0x7FC0)
 
 
 def narrow_into(dest: np.ndarray, source: np.ndarray) -> bool:
@@ -151,7 +159,8 @@ def narrow_into(dest: np.ndarray, source: np.ndarray) -> bool:
     if k is None:
         return False
     if s.dtype == _F64:
-        s = s.astype(np.float32)  # (PyTorch's _mm256_cvtpd_ps: nearest even, as NumPy's cast)
+        with quiet():  # (beyond float32's range: inf, silently, as PyTorch)
+            s = s.astype(np.float32)  # (PyTorch's _mm256_cvtpd_ps: nearest even, as NumPy's cast)
     elif s.dtype != _F32:
         return False
     if not k.bf16_narrow(s, d):

@@ -53,7 +53,7 @@ from ...grad_mode import (
 )
 from ...grad_mode import bump as count_write
 from ...kernels import check_writable, torch_index_loops, torch_loops, torch_reduce_alias
-from ...kernels.bf16_casts import copy_nans
+from ...kernels.bf16_casts import copy_nans, narrow_into
 from ...kernels.memory import LISTED_MAX, numpy_view, write, write_plain_loop
 from ...kernels.torch_loops import operand_strides
 from ...layout.core import may_share_elements
@@ -258,12 +258,16 @@ def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype:
             resize_(out, shape)
     if not (plain_loop and _last_writes(out, result, inputs, name)):
         check_writable(out._storage, out._layout, name, updates=True)
-        write(out._storage, out._layout, result._np())
         if (plain_loop or through_temporary) and out._dtype is bfloat16 and result._dtype is not bfloat16 \
                 and result._dtype.kind in "fc":
             # (TensorIterator casts through a contiguous temporary of the result's dtype, then
-            # copy_ into out: that copy's NaN words)
-            copy_nans(numpy_view(out._storage, out._layout), result._np(), L.contiguous_strides(shape))
+            # copy_ into out: that copy's NaN words; both row-major: the compiled conversion)
+            view, values = numpy_view(out._storage, out._layout), result._np()
+            if not (view.flags.c_contiguous and values.flags.c_contiguous and narrow_into(view, values)):
+                write(out._storage, out._layout, values)
+                copy_nans(view, values, L.contiguous_strides(shape))
+        else:
+            write(out._storage, out._layout, result._np())
     if bump:
         count_write(out, f"{op}(out=...)")  # a saved tensor overwritten through out= must fail at backward
     if OPEN:
