@@ -25,6 +25,10 @@ the operands' strides and merged where contiguous together; a row is the first m
   ``at::parallel_for``'s chunks start (:mod:`strided.kernels.torch_loops`); any other row
   (strided, broadcast) is scalar throughout: 0x7FC0.
 
+An ``out=`` cast of a TensorIterator op copies from a contiguous temporary of the result's
+dtype; a join (cat, stack, hstack, ...) copies each part from its own contiguous temporary into
+its slice; a bfloat16 ``mean`` converts its float32 copy of the result (preserve format) back.
+
 float16 and complex sources (their real parts) go through the scalar conversion on every path
 (measured: 0x7FC0 at any size and layout).
 
