@@ -123,9 +123,6 @@ def test_elu_expm1_bits_match_torch(dtype, alpha, layout):
     np.testing.assert_array_equal(st.expm1(sx).numpy().view(np.uint8), torch.expm1(tx).numpy().view(np.uint8))
 
 
-@pytest.mark.xfail(strict=True, reason="float32 -> bfloat16 conversion (to(), out= casts) keeps NumPy's NaN "
-                   "words sign|0x7FC0; PyTorch's vectorized cvtfp32_bf16 gives 0xFFFF for every NaN at any size "
-                   "(float64 sources: 0xFFFF in its vector steps, 0x7FC0 in the tail): not fixed, conversion-wide")
 @pytest.mark.parametrize("form", ["to", "out_add"])
 def test_float32_to_bf16_nan_words_match_torch(form):
     x = np.array([np.nan, -np.nan, 1.0, np.nan] * 9, np.float32)

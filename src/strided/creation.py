@@ -70,6 +70,7 @@ from .errors import (
 )
 from .grad_mode import check_flag, count_kernel_writes, leaf
 from .kernels import native
+from .kernels.bf16_casts import number_nans
 from .kernels.fill import FILL_MIN, arange_into, arange_values, fill, float_range
 from .kernels.fpstate import quietly
 from .kernels.fused import fma_into
@@ -491,7 +492,10 @@ def _tensor(data: Any, dtype: Any, device: Any) -> Tensor:
     strides = None
     if not from_python and not any(st % source.itemsize for st in source.strides):
         strides = preserve_format_strides(source.shape, tuple(st // source.itemsize for st in source.strides))
-    return copy_array_of(source, "tensor(data)", target, owned=from_python, strides=strides)
+    made = copy_array_of(source, "tensor(data)", target, owned=from_python, strides=strides)
+    if from_python and target is bfloat16:
+        number_nans(made._storage.array)  # (PyTorch converts each Python number alone: a NaN is 0x7FC0)
+    return made
 
 
 def _torch_sizes(data: Any) -> tuple[int, ...]:

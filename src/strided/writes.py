@@ -25,7 +25,7 @@ from . import layout as L
 from .args import index_key, is_number, parse_sizes, type_name
 from .creation import array_source, dense_format_strides, tensor
 from .dispatch import OPEN, created, memory_overlap, shares_storage
-from .dtypes import TORCH_NAME, DType
+from .dtypes import TORCH_NAME, DType, bfloat16
 from .errors import (
     StridedError,
     StridedRuntimeError,
@@ -35,6 +35,7 @@ from .errors import (
 from .gradients import installs_as
 from .indexing import AdvancedIndex, index_layout
 from .kernels import check_writable, grow_storage, numpy_view, torch_loops, write
+from .kernels.bf16_casts import copy_nans, is_float_source, narrow_into, number_nans
 from .kernels.fill import fill
 from .kernels.memory import elements_overlap, flat_run
 from .layout import Layout
@@ -331,6 +332,8 @@ def _write(dest: Tensor, value: Any, rule: WriteRule) -> None:
         if isinstance(value, np.generic):
             value = _numpy_number(value, dest, rule)
         write(dest._storage, lay, rule.number(value, dest._dtype, op, L.product(lay.shape)))
+        if dest._dtype is bfloat16 and value != value:  # (a NaN: c10::BFloat16 of the number is 0x7FC0)
+            number_nans(numpy_view(dest._storage, lay))
         return
     source = _as_source(value)
     src_shape = source.shape
@@ -354,7 +357,28 @@ def _write(dest: Tensor, value: Any, rule: WriteRule) -> None:
                 )
             ) from None
         source = source.reshape(src_shape)
+    if dest._dtype is bfloat16 and is_float_source(source):
+        written = numpy_view(dest._storage, lay)
+        if (shares_storage(value, dest) if isinstance(value, Tensor) else
+                isinstance(value, np.ndarray) and not np.may_share_memory(written, source)) is False \
+                and isinstance(value, (Tensor, np.ndarray)) and narrow_into(written, source):
+            return  # (one run on both sides: the compiled conversion, PyTorch's words)
+        write(dest._storage, lay, source)
+        _bf16_nans(written, value, source)
+        return
     write(dest._storage, lay, source)
+
+
+def _bf16_nans(written: np.ndarray, value: Any, source: np.ndarray) -> None:
+    """PyTorch's NaN words in the bfloat16 elements ``written`` (a view of a tensor) just written from the
+    float32/float64 ``source`` read from ``value`` (:mod:`strided.kernels.bf16_casts`): a tensor
+    is copied straight in (``copy_``'s rows over both layouts), a NumPy array (PyTorch refuses
+    one) as the tensor ``from_numpy`` would make of it, anything else (sequences, NumPy scalars;
+    PyTorch refuses sequences) number by number, as ``tensor(value, dtype=bfloat16)``."""
+    if isinstance(value, (Tensor, np.ndarray)):
+        copy_nans(written, source)
+    else:
+        number_nans(written)
 
 
 def _check_copy_broadcast(out_shape: tuple[int, ...], src_shape: tuple[int, ...]) -> None:

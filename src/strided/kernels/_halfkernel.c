@@ -359,15 +359,14 @@ static PyObject *bf16_narrow(PyObject *self, PyObject *args) { return convert(ar
 
 /* PyTorch's VML-style bfloat16 kernels (IMPLEMENT_FLOAT_KERNEL: every element, a tail included,
  * through its vector conversion) make every NaN 0xFFFF (kernels/reduced_nans.py). */
-static inline uint16_t nan_ones(uint16_t w) { return (w & 0x7fffu) > 0x7f80u ? 0xffffu : w; }
 
 BOTH_COPIES(bf_sqrt, (const uint16_t *x, uint16_t *out, Py_ssize_t n),
             for (Py_ssize_t i = 0; i < n; i++) out[i] = f2bf(sqrtf(bf2f(x[i])), 0xffffu);)
-BOTH_COPIES(nan_ones, (uint16_t *w, Py_ssize_t n),
-            for (Py_ssize_t i = 0; i < n; i++) w[i] = nan_ones(w[i]);)
+BOTH_COPIES(nan_ones, (uint16_t *w, Py_ssize_t n, uint16_t word),
+            for (Py_ssize_t i = 0; i < n; i++) w[i] = (w[i] & 0x7fffu) > 0x7f80u ? word : w[i];)
 
 static void (*bf_sqrt)(const uint16_t *, uint16_t *, Py_ssize_t) = bf_sqrt_base;
-static void (*nan_ones_loop)(uint16_t *, Py_ssize_t) = nan_ones_base;
+static void (*nan_ones_loop)(uint16_t *, Py_ssize_t, uint16_t) = nan_ones_base;
 
 /* bf16_sqrt(x, out): out[i] = sqrt(x[i]) of n bfloat16 elements, PyTorch's bits: float32's
  * correctly rounded root rounded to nearest even, every NaN 0xFFFF. x, out C-contiguous buffers
@@ -394,11 +393,20 @@ static PyObject *bf16_sqrt(PyObject *self, PyObject *args)
     return PyBool_FromLong(ok);
 }
 
-/* nan_ones(a): every NaN word of the bfloat16 array a (any buffer of 2-byte words; a
- * C-contiguous one) made 0xFFFF, in place; returns a. */
-static PyObject *nan_ones_py(PyObject *self, PyObject *arg)
+/* nan_ones(a[, word]): every NaN word of the bfloat16 array a (any buffer of 2-byte words; a
+ * C-contiguous one) made ``word`` (default 0xFFFF, PyTorch's vector conversion; 0x7FC0 its
+ * scalar one), in place; returns a. */
+static PyObject *nan_ones_py(PyObject *self, PyObject *args)
 {
     Py_buffer b;
+    PyObject *arg;
+    unsigned int word = 0xffffu;
+    if (!PyArg_ParseTuple(args, "O|I:nan_ones", &arg, &word))
+        return NULL;
+    if (word > 0xffffu) {
+        PyErr_SetString(PyExc_ValueError, "nan_ones: word beyond 16 bits");
+        return NULL;
+    }
     if (PyObject_GetBuffer(arg, &b, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0)
         return NULL;
     if (b.len % 2) {
@@ -406,7 +414,13 @@ static PyObject *nan_ones_py(PyObject *self, PyObject *arg)
         PyErr_SetString(PyExc_ValueError, "nan_ones: not 2-byte words");
         return NULL;
     }
-    nan_ones_loop((uint16_t *)b.buf, b.len / 2);
+    if (b.len >= 8192) {
+        Py_BEGIN_ALLOW_THREADS
+        nan_ones_loop((uint16_t *)b.buf, b.len / 2, (uint16_t)word);
+        Py_END_ALLOW_THREADS
+    } else {
+        nan_ones_loop((uint16_t *)b.buf, b.len / 2, (uint16_t)word);
+    }
     PyBuffer_Release(&b);
     Py_INCREF(arg);
     return arg;
@@ -452,7 +466,7 @@ static PyMethodDef methods[] = {
     {"select", select_copy, METH_VARARGS, "select(wide): the AVX2+FMA loop copy (where the CPU has it) or the baseline; returns its name"},
     {"binary", binary, METH_VARARGS, "binary(op, x, y, out[, alpha]): float16 add/sub/mul/div/fma in float32, NumPy's bits"},
     {"bf16_sqrt", bf16_sqrt, METH_VARARGS, "bf16_sqrt(x, out): bfloat16 sqrt through float32, PyTorch's bits (NaN 0xFFFF)"},
-    {"nan_ones", nan_ones_py, METH_O, "nan_ones(a): every bfloat16 NaN of a made 0xFFFF in place; returns a"},
+    {"nan_ones", nan_ones_py, METH_VARARGS, "nan_ones(a[, word]): every bfloat16 NaN of a made word (0xFFFF) in place; returns a"},
     {"bf16", bf16, METH_VARARGS, "bf16(x, y, out, op[, alpha, chunk, step]): bfloat16 add/sub/mul/div/fma/alpha in float32 (y: a run or a float), PyTorch's bits"},
     {"bf16_widen", bf16_widen, METH_VARARGS, "bf16_widen(x, out): bfloat16 words to float32, exact"},
     {"bf16_narrow", bf16_narrow, METH_VARARGS, "bf16_narrow(x, out): float32 to bfloat16, nearest even, NaN 0xFFFF"},

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from . import native
+from .bf16_casts import is_bf16, number_nans
 from .fpstate import QUIET, quiet_reset, quiet_set
 from .fused import fma_into
 
@@ -25,6 +26,15 @@ FILL_MIN = 1 << 14
 def fill(out: np.ndarray, value: bool | int | float | np.generic) -> None:
     """Write ``value`` (already checked to fit ``out``'s dtype) into every element of ``out``: the
     bytes ``out.fill(value)`` writes (the compiled loop copies the element ``fill`` makes)."""
+    if out.dtype.kind == "V" and is_bf16(out.dtype):
+        one = np.empty(1, out.dtype)
+        one.fill(value)
+        number_nans(one)  # (c10::BFloat16 of the number: a NaN is 0x7FC0, sign and payload dropped)
+        if out.size >= FILL_MIN and out.flags.c_contiguous and out.flags.writeable \
+                and (k := native.special()) is not None and k.fill_value(out, one):
+            return
+        out.fill(one[0])
+        return
     if out.size >= FILL_MIN and out.flags.c_contiguous and out.flags.writeable \
             and (k := native.special()) is not None:
         one = np.empty(1, out.dtype)

@@ -41,6 +41,7 @@ from ..lazy_names import function_on_first_call
 from ..messages import overlapping_write
 from ..storage import Storage, allocate
 from . import blocked, native
+from .bf16_casts import copy_nans, is_bf16, is_float_source, narrow_into
 from .blocked import copy_into
 from .fill import FILL_MIN, fill_dense
 from .fpstate import quiet
@@ -381,7 +382,14 @@ def _flat_order(shape: tuple[int, ...], strides: tuple[int, ...]) -> str | None:
 
 def _copy_values(dest: np.ndarray, source: np.ndarray) -> None:
     """``dest[...] = source`` (unsafe casting) into new memory, in strips when the two memory orders
-    disagree (:func:`strided.kernels.blocked.copy_into`)."""
+    disagree (:func:`strided.kernels.blocked.copy_into`). float32/float64 into bfloat16: PyTorch's
+    NaN words (:mod:`strided.kernels.bf16_casts`; one row in memory order by its compiled
+    conversion)."""
+    if dest.dtype.kind == "V" and is_bf16(dest.dtype) and source.__class__ is _ndarray and is_float_source(source):
+        if not narrow_into(dest, source):
+            copy_into(dest, _real_for(dest, source))
+            copy_nans(dest, source)
+        return
     copy_into(dest, _real_for(dest, source))
 
 

@@ -41,7 +41,7 @@ from ... import layout as L
 from ...callsite import user_site
 from ...dispatch import OPEN, _make, memory_overlap, report, shares_storage
 from ...dispatch import result as _result
-from ...dtypes import CPP_NAME, TORCH_NAME, DType, tensor_type_text
+from ...dtypes import CPP_NAME, TORCH_NAME, DType, bfloat16, tensor_type_text
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import (
     GRAD_MODE,
@@ -53,7 +53,8 @@ from ...grad_mode import (
 )
 from ...grad_mode import bump as count_write
 from ...kernels import check_writable, torch_index_loops, torch_loops
-from ...kernels.memory import LISTED_MAX, write, write_plain_loop
+from ...kernels.bf16_casts import copy_nans, narrow_into
+from ...kernels.memory import LISTED_MAX, numpy_view, write, write_plain_loop
 from ...kernels.torch_loops import operand_strides
 from ...layout.core import may_share_elements
 from ...lazy_names import module_on_first_use
@@ -188,7 +189,7 @@ def out_layout_scratch(out: Any, x: Any, dtype: DType) -> Tensor | None:
 def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype: str = "", bump: bool = True,
               resize_first: bool = False, no_overlap: bool = False, resize_row_major: bool = False,
               cast_first: str = "", unbuffered: bool = False, reduced: tuple | None = None,
-              plain_loop: bool = False) -> Tensor:
+              plain_loop: bool = False, through_temporary: bool = False) -> Tensor:
     """Write the fresh ``result`` of ``op(*inputs)`` into ``out`` with PyTorch's ``out=`` rules
     (module docstring) and return ``out``.
 
@@ -217,6 +218,9 @@ def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype:
     ``plain_loop``: the op's loop writes each element of ``out`` once, from the inputs alone (an
     elementwise op): an ``out`` whose elements share memory without a stride-0 dim keeps the value
     PyTorch's loop writes last at each location (:func:`_last_writes`), where others refuse it.
+    ``through_temporary`` (implied by ``plain_loop``): PyTorch's TensorIterator computes the op
+    into a contiguous temporary of the result's dtype where ``out`` has another, then copies it
+    in; a bfloat16 ``out`` gets that copy's NaN words (:mod:`strided.kernels.bf16_casts`).
 
     >>> x = strided.tensor([1.0, 2.0]); o = strided.empty(2)
     >>> write_out(o, x + 1, "add", (x, 1)) is o
@@ -258,7 +262,16 @@ def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype:
             resize_(out, shape)
     if not (plain_loop and _last_writes(out, result, inputs, name)):
         check_writable(out._storage, out._layout, name, updates=True)
-        write(out._storage, out._layout, result._np())
+        if (plain_loop or through_temporary) and out._dtype is bfloat16 and result._dtype is not bfloat16 \
+                and result._dtype.kind in "fc":
+            # (TensorIterator casts through a contiguous temporary of the result's dtype, then
+            # copy_ into out: that copy's NaN words; both row-major: the compiled conversion)
+            view, values = numpy_view(out._storage, out._layout), result._np()
+            if not (view.flags.c_contiguous and values.flags.c_contiguous and narrow_into(view, values)):
+                write(out._storage, out._layout, values)
+                copy_nans(view, values, L.contiguous_strides(shape))
+        else:
+            write(out._storage, out._layout, result._np())
     if bump:
         count_write(out, f"{op}(out=...)")  # a saved tensor overwritten through out= must fail at backward
     if OPEN:

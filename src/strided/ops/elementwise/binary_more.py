@@ -674,7 +674,7 @@ def lerp(input: Any, end: Any, weight: Any, *, out: Any = None) -> Tensor:
     [5.0, 15.0]
     """
     if out is not None:
-        return write_out(out, _lerp(input, end, weight, None, out), "lerp", (input, end, weight))
+        return write_out(out, _lerp(input, end, weight, None, out), "lerp", (input, end, weight), through_temporary=True)
     if not OPEN:
         fast = _lerp_flat(input, end, weight, None)
         if fast is not None:
@@ -980,7 +980,7 @@ def _addc(name: str, input: Any, tensor1: Any, tensor2: Any, value: Any, out: An
     a, b, c = ((t if t._dtype is d else t.to(d)).to(compute) for t in (input, tensor1, tensor2))
     if d.is_complex and (done := _complex_addc((input, tensor1, tensor2), (a, b, c), value, d, out, divide,
                                                 target)) is not None:
-        return write_out(out, done, name, (input, tensor1, tensor2)) if out is not None else done
+        return write_out(out, done, name, (input, tensor1, tensor2), through_temporary=True) if out is not None else done
     scaled = b * value if value != 1 else b
     result = a + (scaled / c if divide else scaled * c)
     if not divide and compute in _FLAT_DTYPES:
@@ -994,7 +994,7 @@ def _addc(name: str, input: Any, tensor1: Any, tensor2: Any, value: Any, out: An
     if compute is not d:
         result = result.to(d)
     if out is not None:
-        return write_out(out, result, name, (input, tensor1, tensor2))
+        return write_out(out, result, name, (input, tensor1, tensor2), through_temporary=True)
     # (the two binary ops above lay out their results pair by pair; PyTorch's one TensorIterator
     # orders the dims by all three operands: addcmul(c, c, f) of row-major c and column-major f
     # with a size-1 dim is (7, 1, 7) there, (7, 1, 1) pair by pair)

@@ -637,7 +637,7 @@ def outer(self: Tensor, vec2: Tensor, *, out: Any = None) -> Tensor:
     [[1, 10, 100], [2, 20, 200]]
     """
     if out is not None:  # (into any dtype the result casts to, as PyTorch's)
-        return write_out(out, outer(self, vec2), "outer", (self, vec2))
+        return write_out(out, outer(self, vec2), "outer", (self, vec2), through_temporary=True)
     fast = _fast_outer(self, vec2)
     if fast is not None:
         return fast

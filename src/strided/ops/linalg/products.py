@@ -617,7 +617,7 @@ def kron(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:  # noqa: A
         from .._support.out import write_out
 
         # (PyTorch's kron_out resizes out= row-major, though the fresh product keeps mul's layout)
-        return write_out(out, result, "kron", (a, b), resize_row_major=True)
+        return write_out(out, result, "kron", (a, b), resize_row_major=True, through_temporary=True)
     return result
 
 

@@ -687,7 +687,8 @@ def diff(self: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
     tensor([3, 5, 7])
     """
     if out is not None:  # (into any dtype the result casts to, as PyTorch's)
-        return write_out(out, diff(self, n, dim, prepend, append), "diff", (self, n, dim, prepend, append))
+        return write_out(out, diff(self, n, dim, prepend, append), "diff", (self, n, dim, prepend, append),
+                         through_temporary=True)
     if n == 1 and prepend is None and append is None:
         fast = _fast_diff(self, dim)
         if fast is not None:

@@ -32,7 +32,18 @@ from ...args import check_keepdim
 from ...callsite import user_site
 from ...creation import eye, full_like
 from ...dispatch import OPEN, adopted, report, result_array
-from ...dtypes import REDUCED_FLOATS, TORCH_NAME, DType, complex128, float32, float64, int64, real_of, uint8
+from ...dtypes import (
+    REDUCED_FLOATS,
+    TORCH_NAME,
+    DType,
+    bfloat16,
+    complex128,
+    float32,
+    float64,
+    int64,
+    real_of,
+    uint8,
+)
 from ...dtypes import bool_ as bool_dtype
 from ...errors import (
     StridedNotImplementedError,
@@ -45,6 +56,7 @@ from ...grad_mode import GRAD_MODE, INSIDE, SUBCLASSES, requires_grad
 from ...gradients import in_pytorch_convention, record, records, seal
 from ...kernels import native, npcore
 from ...kernels import rows as _rows
+from ...kernels.bf16_casts import copy_nans_as
 from ...kernels.fpstate import QUIET, quiet, quiet_call, quiet_reset, quiet_set, quietly
 from ...kernels.memory import (
     copy_to_new,
@@ -417,10 +429,15 @@ def mean(self: Tensor, dim: SupportsIndex | Sequence[SupportsIndex] | None = Non
     [1.5, 4.0]
     """
     if out is not None:
-        return _into(out, lambda d: mean(self, dim, keepdim, dtype=d), dtype, "mean", self)
+        written = _into(out, lambda d: mean(self, dim, keepdim, dtype=d), dtype, "mean", self)
+        if written._dtype is bfloat16:
+            _mean_nans(written, L.contiguous_strides(written._layout.shape))
+        return written
     if dtype is None:
         t = cascade_reduce(self, dim, keepdim, mean=True)
         if t is not None:
+            if t._dtype is bfloat16:
+                _mean_nans(t)
             return report("mean", (self,), t)
     tensor_arg(self, "mean")
     keepdim = check_keepdim(keepdim, "mean")
@@ -439,7 +456,20 @@ def mean(self: Tensor, dim: SupportsIndex | Sequence[SupportsIndex] | None = Non
         total = sum_array(x, numpy_axes(dims, len(shape)), keepdim, _accumulator(out_dtype))
         np.divide(total, total.dtype.type(reduced_count(shape, dims)), out=total)
         np.copyto(out_np, total if total.dtype == out_np.dtype else rounded(total, out_np.dtype), casting="unsafe")
+    if out_dtype is bfloat16:
+        _mean_nans(out)
     return report("mean", (self,), out)
+
+
+def _mean_nans(t: Tensor, other: tuple[int, ...] | None = None) -> None:
+    """PyTorch's NaN words in a bfloat16 mean ``t``: its mean_out sums into a float32 copy of the
+    result (``result.to(float)``: preserve format), divides, and converts back with ``to``
+    (:mod:`strided.kernels.bf16_casts`' copy rules); ``other``: the strides (in elements) of that
+    float32 copy where ``t`` is not dense (an ``out=``: contiguous)."""
+    lay = t._layout
+    dense = L.is_non_overlapping_and_dense(lay.shape, lay.strides)
+    strides = L.preserve_format_strides(lay.shape, lay.strides) if dense or other is None else other
+    copy_nans_as(numpy_view(t._storage, lay), lay.shape, strides, np.float32)
 
 
 @backward("mean")

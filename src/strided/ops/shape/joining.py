@@ -19,11 +19,12 @@ import numpy as np
 
 from ... import layout as L
 from ...dispatch import OPEN, copied, memory_overlap, result, result_array, shares_storage
-from ...dtypes import DType
+from ...dtypes import DType, bfloat16
 from ...errors import StridedRuntimeError, StridedTypeError, StridedValueError, join_lines
 from ...grad_mode import refuse_out
 from ...gradients import grad_zeros, scatter_pieces, seal
 from ...kernels import native, numpy_view
+from ...kernels.bf16_casts import copy_nans_as
 from ...kernels.blocked import copy_into
 from ...kernels.memory import reduced_cast_source
 from ...kernels.native import _enabled, _open_blocks
@@ -276,7 +277,7 @@ def _parts(tensors: Sequence[Tensor]) -> list[Part]:
     return [(t, t._layout) for t in tensors]
 
 
-def _join_out(out: Any, name: str, tensors: Any, join: Any) -> Tensor:
+def _join_out(out: Any, name: str, tensors: Any, join: Any, along: tuple[Any, Any] | None = None) -> Tensor:
     """``name(tensors, ..., out=out)``: ``join(tensors)`` (the op without out=) written into ``out``
     with PyTorch's rules for its joins: autograd's refusal first; a dtype the promoted inputs
     cannot be cast to is a TypeError (the text names torch.cat, as PyTorch's stack and hstack do
@@ -311,9 +312,53 @@ def _join_out(out: Any, name: str, tensors: Any, join: Any) -> Tensor:
             f"{name} of these inputs is {made._dtype.name}, out= is {out._dtype.name} (no float into an "
             "integer tensor, nothing but bool into bool)",
             f"fix: out=strided.empty(0, dtype=strided.{made._dtype.name}), or convert the inputs first"))
-    if made._dtype is not out._dtype:
+    common = made._dtype
+    if common is not out._dtype:
         made = join([t.to(out._dtype) for t in tensors])
-    return write_out(out, made, name, tuple(tensors), resize_first=True)
+    written = write_out(out, made, name, tuple(tensors), resize_first=True)
+    if along is not None and written._dtype is bfloat16 and common is not bfloat16 and common.kind in "fc":
+        _part_nans(written, tensors, common, *along)
+    return written
+
+
+def _as_part(shape: tuple[int, ...], d: int) -> tuple[int, ...]:
+    """cat's part of an input: the input itself."""
+    return shape
+
+
+def _unsqueezed(shape: tuple[int, ...], d: int) -> tuple[int, ...]:
+    """stack's part of an input: the input with a size-1 dim inserted at ``d``."""
+    return shape[:d] + (1,) + shape[d:]
+
+
+def _hstack_along(tensors: Any) -> tuple[Any, Any] | None:
+    """hstack's join for :func:`_part_nans`: cat of the atleast_1d parts along dim 0 where every
+    part is 1-d, else along dim 1 (None: not a sequence of tensors; the join refuses it)."""
+    if not isinstance(tensors, (list, tuple)) or not all(isinstance(t, Tensor) for t in tensors):
+        return None
+    flat = all(len(atleast_shape(t._layout.shape, 1)) == 1 for t in tensors)
+    return (0 if flat else 1, lambda shape, d: atleast_shape(shape, 1))
+
+
+def _part_nans(out: Tensor, tensors: Sequence[Tensor], common: DType, dim: Any, part: Any) -> None:
+    """PyTorch's NaN words in a bfloat16 ``out`` of a join (cat along ``dim`` of the parts
+    ``part(shape, dim)`` makes of each input's shape: stack's unsqueezed, hstack's atleast_1d,
+    ...) of float or complex inputs: each part is copied in through a contiguous temporary of the
+    inputs' common dtype (cat_out's TensorIterator, cast_common_dtype_to_outputs), into its slice
+    of ``out`` (:mod:`strided.kernels.bf16_casts`' rows)."""
+    lay = out._layout
+    d = wrap(dim, len(lay.shape))
+    if d is None:
+        return
+    whole = numpy_view(out._storage, lay)
+    at = 0
+    for t in tensors:
+        shape = part(t._layout.shape, d)
+        if shape == (0,):  # (cat's legacy rule: a 1-D empty part is left out)
+            continue
+        n = shape[d]
+        copy_nans_as(whole[(slice(None),) * d + (slice(at, at + n),)], shape, L.contiguous_strides(shape), common.numpy)
+        at += n
 
 
 # ---------------------------------------------------------------- cat and stack
@@ -337,7 +382,7 @@ def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None) -
         if d is not None and (made := flat_join(tensors, None, d)) is not None:
             return made
     if out is not None:
-        return _join_out(out, "cat", tensors, lambda ts: _cat(ts, dim, "cat"))
+        return _join_out(out, "cat", tensors, lambda ts: _cat(ts, dim, "cat"), (dim, _as_part))
     return _cat(tensors, dim, "cat")
 
 
@@ -367,7 +412,7 @@ def concat(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None
     (3, 2)
     """
     if out is not None:
-        return _join_out(out, "concat", tensors, lambda ts: _cat(ts, dim, "concat"))
+        return _join_out(out, "concat", tensors, lambda ts: _cat(ts, dim, "concat"), (dim, _as_part))
     return _cat(tensors, dim, "concat")
 
 
@@ -378,7 +423,7 @@ def concatenate(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None =
     [[0.0, 1.0, 1.0], [0.0, 1.0, 1.0]]
     """
     if out is not None:
-        return _join_out(out, "concatenate", tensors, lambda ts: _cat(ts, dim, "concatenate"))
+        return _join_out(out, "concatenate", tensors, lambda ts: _cat(ts, dim, "concatenate"), (dim, _as_part))
     return _cat(tensors, dim, "concatenate")
 
 
@@ -494,7 +539,7 @@ def stack(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None)
         if d is not None and (made := flat_join(tensors, None, d, True)) is not None:
             return made
     if out is not None:
-        return _join_out(out, "stack", tensors, lambda ts: stack(ts, dim))
+        return _join_out(out, "stack", tensors, lambda ts: stack(ts, dim), (dim, _unsqueezed))
     tensors = tensor_list(tensors, "stack")
     out, d = _stack(tensors, dim)
     return _joined("stack", tensors, out, d, "stacked")
@@ -603,7 +648,7 @@ def hstack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
     if out is None and (made := _compiled_join(tensors, _HSTACK)) is not None:
         return made
     if out is not None:
-        return _join_out(out, "hstack", tensors, hstack)
+        return _join_out(out, "hstack", tensors, hstack, _hstack_along(tensors))
     return _stack_family("hstack", tensors, 1, lambda shape: 0 if len(shape) == 1 else 1)
 
 
@@ -616,7 +661,7 @@ def vstack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
     if out is None and (made := _compiled_join(tensors, _VSTACK)) is not None:
         return made
     if out is not None:
-        return _join_out(out, "vstack", tensors, vstack)
+        return _join_out(out, "vstack", tensors, vstack, (0, lambda shape, d: atleast_shape(shape, 2)))
     return _stack_family("vstack", tensors, 2, lambda shape: 0)
 
 
@@ -629,7 +674,7 @@ def row_stack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor
     if out is None and (made := _compiled_join(tensors, _VSTACK)) is not None:
         return made
     if out is not None:
-        return _join_out(out, "row_stack", tensors, row_stack)
+        return _join_out(out, "row_stack", tensors, row_stack, (0, lambda shape, d: atleast_shape(shape, 2)))
     return _stack_family("row_stack", tensors, 2, lambda shape: 0)
 
 
@@ -642,7 +687,7 @@ def dstack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
     if out is None and (made := _compiled_join(tensors, _DSTACK)) is not None:
         return made
     if out is not None:
-        return _join_out(out, "dstack", tensors, dstack)
+        return _join_out(out, "dstack", tensors, dstack, (2, lambda shape, d: atleast_shape(shape, 3)))
     return _stack_family("dstack", tensors, 3, lambda shape: 2)
 
 
