@@ -320,6 +320,16 @@ static const double GILES_MID[19] = { /* w < 16, in sqrt(w) - 3.25 */
     0.00095328937973738049703, -0.0016882755560235047313, 0.0024914420961078508066, -0.0037512085075692412107,
     0.005370914553590063617, 1.0052589676941592334, 3.0838856104922207635};
 #define EXP_M625 1.9304541362277093e-03
+/* GILES_W economized to degree 17 (tools/gen_erfinv_chain.py: its Chebyshev expansion over
+ * |t| <= 3.125 less the terms above degree 17, whose sum, 5.1e-13, bounds the change: < 2^-40
+ * relative, as GILES_W >= sqrt(pi)/2), for the certified fused path alone (erfinv8_fused: its bound
+ * 2^-38 covers it; the values of every other path stay GILES_W's) */
+static const double GILES_W_SHORT[18] = {
+    3.2763166372400926e-16, 2.153510343423208e-15, -4.516192737620197e-14, -7.552775967880634e-15,
+    2.6754828387600173e-12, -1.3666038164663722e-11, -5.43926237096476e-11, 1.0550537359823316e-09,
+    -4.111790400408116e-09, -2.9083055257263356e-08, 4.234769921751876e-07, -1.3654455170096065e-06,
+    -1.3882521287762327e-05, 0.00018673418579393634, -0.000740702535272191, -0.006033670863367012,
+    0.2401581824257637, 1.6536545626826207};
 
 /* erfinv_float32_block's common block: every element inside (|y| < 1) with w < 6.25 (|y| below
  * ~0.9986), so GILES_W alone; erfinv_log (its split by split_sqrt_half: the same values as its
@@ -5847,8 +5857,21 @@ erfinv8(__m256 yf, __mmask8 *central)
 __attribute__((target("avx512f,avx512dq,avx512vl"), always_inline)) static inline __m512d
 erfinv8_fused_t(__m256 yf, __m512d *a_out, __mmask8 *central)
 {
-    __m512d y, e, s, one = _mm512_set1_pd(1.0);
-    erfinv8_split(yf, &y, a_out, &e, &s, central);
+    /* erfinv8_split's steps but v = 1 - a * a, one fused step (a float32's a * a is exact, so v is
+     * (1 - a)(1 + a) rounded once, as there, wherever 1 - a and 1 + a are exact: a >= 2^-29; below,
+     * both are 1 or within an ulp of it, and central alike) */
+    const __m512d abs_mask = _mm512_castsi512_pd(_mm512_set1_epi64(INT64_MAX));
+    __m512d one = _mm512_set1_pd(1.0);
+    __m512d a = _mm512_and_pd(_mm512_cvtps_pd(yf), abs_mask);
+    __m512d v = _mm512_fnmadd_pd(a, a, one);
+    *central = _mm512_cmp_pd_mask(a, one, _CMP_LT_OQ) & _mm512_cmp_pd_mask(v, _mm512_set1_pd(EXP_M625), _CMP_NLE_UQ);
+    __m512d e = _mm512_add_pd(_mm512_getexp_pd(v), one);
+    __m512d f = _mm512_getmant_pd(v, _MM_MANT_NORM_p5_1, _MM_MANT_SIGN_src);
+    __mmask8 low = _mm512_cmp_pd_mask(f, _mm512_set1_pd(SQRT_HALF), _CMP_LT_OQ);
+    f = _mm512_mask_mul_pd(f, low, _mm512_set1_pd(2.0), f);
+    e = _mm512_mask_sub_pd(e, low, e, one);
+    __m512d s = _mm512_div_pd(_mm512_sub_pd(f, one), _mm512_add_pd(f, one));
+    *a_out = a;
     __m512d z = _mm512_mul_pd(s, s);
     __m512d p = _mm512_fmadd_pd(_mm512_set1_pd(1.0 / 11), z, _mm512_set1_pd(1.0 / 9));
     p = _mm512_fmadd_pd(p, z, _mm512_set1_pd(1.0 / 7));
@@ -5885,8 +5908,8 @@ erfinv8_fused(__m256 yf, __mmask8 *sure)
     __m512d a;
     __mmask8 central;
     __m512d t = erfinv8_fused_t(yf, &a, &central);
-    __m512d x = _mm512_set1_pd(GILES_W[0]);
-    for (int k = 1; k < 23; k++) x = _mm512_fmadd_pd(x, t, _mm512_set1_pd(GILES_W[k]));
+    __m512d x = _mm512_set1_pd(GILES_W_SHORT[0]);
+    for (int k = 1; k < 18; k++) x = _mm512_fmadd_pd(x, t, _mm512_set1_pd(GILES_W_SHORT[k]));
     return erfinv8_fused_end(yf, a, x, central, sure);
 }
 
@@ -5902,10 +5925,10 @@ erfinv8_fused8(const __m256 *yf, __m256 *f, __mmask8 *sure)
     __m512d a[8], t[8], x[8];
     __mmask8 central[8];
     for (int g = 0; g < 8; g++) t[g] = erfinv8_fused_t(yf[g], &a[g], &central[g]);
-    for (int g = 0; g < 8; g++) x[g] = _mm512_set1_pd(GILES_W[0]);
-#pragma GCC unroll 22
-    for (int k = 1; k < 23; k++) {
-        __m512d w = _mm512_set1_pd(GILES_W[k]);
+    for (int g = 0; g < 8; g++) x[g] = _mm512_set1_pd(GILES_W_SHORT[0]);
+#pragma GCC unroll 17
+    for (int k = 1; k < 18; k++) {
+        __m512d w = _mm512_set1_pd(GILES_W_SHORT[k]);
 #pragma GCC unroll 8
         for (int g = 0; g < 8; g++) x[g] = _mm512_fmadd_pd(x[g], t[g], w);
     }
