@@ -35,7 +35,7 @@ def main() -> None:
     n = len(mono_u)
     cheb_coef = [mpmath.mpf(0)] * n
     powers = [[mpmath.mpf(1)] + [mpmath.mpf(0)] * (n - 1)]  # u^0 = T_0
-    for k in range(1, n):
+    for _k in range(1, n):
         prev, nxt = powers[-1], [mpmath.mpf(0)] * n
         for j, c in enumerate(prev):  # u T_j = (T_{j+1} + T_{|j-1|}) / 2, u T_0 = T_1
             if c == 0:
@@ -52,7 +52,7 @@ def main() -> None:
     dropped = sum(abs(c) for c in cheb_coef[DEG + 1:])
     # back to powers of u (T_j as polynomials), then of t
     t_polys = [[mpmath.mpf(1)], [mpmath.mpf(0), mpmath.mpf(1)]]
-    for j in range(2, DEG + 1):
+    for _j in range(2, DEG + 1):
         a, b = t_polys[-1], t_polys[-2]
         p = [mpmath.mpf(0)] + [2 * c for c in a]
         for i, c in enumerate(b):
