@@ -104,31 +104,14 @@ static int softplus_steps(const void *x, void *out, Py_ssize_t n, int f64)
     return 0;
 }
 
-#define LOGIT_BLOCK 2048 /* (elements per block: 8 or 16 KiB, which the log reads again from L1) */
-
 /* logit without eps, unary_more._logit_fresh's calls: out = x / (1 - x) (unary_exact's code 4,
  * logit_ratio), then np.log(out, out=out) (in place); 1 (the caller's Python path, which gives NaN
- * quotients PyTorch's bits: unary_more._logit_nan_bits) where some quotient is NaN or negative.
- * Both steps run a block of LOGIT_BLOCK elements at a time (the quotients, then NumPy's log loop
- * over them in place), so the log reads the quotients from the cache rather than memory: each
- * element's quotient and log are the same operations (NumPy's loops are elementwise: a block's
- * tail takes the same per-element values as the whole run's), so the same bits; the first block
- * with a NaN or negative quotient stops it (out then holds scratch the caller drops). */
+ * quotients PyTorch's bits: unary_more._logit_nan_bits) where some quotient is NaN or negative */
 static int logit_steps(const void *x, void *out, Py_ssize_t n, int f64)
 {
-    Py_ssize_t size = f64 ? 8 : 4;
-    for (Py_ssize_t i = 0; i < n; i += LOGIT_BLOCK) {
-        Py_ssize_t m = n - i < LOGIT_BLOCK ? n - i : LOGIT_BLOCK;
-        const char *xi = (const char *)x + i * size;
-        char *oi = (char *)out + i * size;
-        int special = f64 ? logit_ratio_double((const double *)xi, (double *)oi, m)
-                          : logit_ratio_float((const float *)xi, (float *)oi, m);
-        if (special) {
-            feclearexcept(FE_ALL_EXCEPT);
-            return 1;
-        }
-        np_call(NPL_LOG, f64, oi, oi, m);
-    }
+    int special = f64 ? logit_ratio_double(x, out, n) : logit_ratio_float(x, out, n);
+    if (special) return 1;
+    np_call(NPL_LOG, f64, out, out, n);
     feclearexcept(FE_ALL_EXCEPT);
     return 0;
 }
