@@ -5869,8 +5869,10 @@ erfinv8_fused_t(__m256 yf, __m512d *a_out, __mmask8 *central)
     __m512d v = _mm512_fnmadd_pd(a, a, one);
     *central = _mm512_cmp_pd_mask(a, one, _CMP_LT_OQ) & _mm512_cmp_pd_mask(v, _mm512_set1_pd(EXP_M625), _CMP_NLE_UQ);
     /* v = f 2^e with f in [sqrt(1/2), sqrt(2)), split_sqrt_half's split: e = floor(log2(v sqrt(2)))
-     * (getexp of the rounded product: the same e but where v sqrt(2) rounds across a power of two,
-     * within an ulp of one: no float32 y's v does), f = v 2^-e (exact) */
+     * (getexp of the rounded product), f = v 2^-e (exact). Its boundary is split_sqrt_half's
+     * (f < SQRT_HALF) but for the v within an ulp or so of 2^k SQRT_HALF, where the two splits
+     * could differ (and so the short log, by ~3e-11); none of the v of the float32 y in [-1, 1]
+     * gives a different result (all of them compared with the blocked form, erf33) */
     __m512d e = _mm512_getexp_pd(_mm512_mul_pd(v, _mm512_set1_pd(1.4142135623730951)));
     __m512d f = _mm512_scalef_pd(v, _mm512_xor_pd(e, _mm512_set1_pd(-0.0)));
     __m512d s = _mm512_div_pd(_mm512_sub_pd(f, one), _mm512_add_pd(f, one));
