@@ -320,6 +320,16 @@ static const double GILES_MID[19] = { /* w < 16, in sqrt(w) - 3.25 */
     0.00095328937973738049703, -0.0016882755560235047313, 0.0024914420961078508066, -0.0037512085075692412107,
     0.005370914553590063617, 1.0052589676941592334, 3.0838856104922207635};
 #define EXP_M625 1.9304541362277093e-03
+/* GILES_W economized to degree 17 (tools/gen_erfinv_chain.py: its Chebyshev expansion over
+ * |t| <= 3.125 less the terms above degree 17, whose sum, 5.1e-13, bounds the change: < 2^-40
+ * relative, as GILES_W >= sqrt(pi)/2), for the certified fused path alone (erfinv8_fused: its bound
+ * 2^-38 covers it; the values of every other path stay GILES_W's) */
+static const double GILES_W_SHORT[18] = {
+    3.2763166372400926e-16, 2.153510343423208e-15, -4.516192737620197e-14, -7.552775967880634e-15,
+    2.6754828387600173e-12, -1.3666038164663722e-11, -5.43926237096476e-11, 1.0550537359823316e-09,
+    -4.111790400408116e-09, -2.9083055257263356e-08, 4.234769921751876e-07, -1.3654455170096065e-06,
+    -1.3882521287762327e-05, 0.00018673418579393634, -0.000740702535272191, -0.006033670863367012,
+    0.2401581824257637, 1.6536545626826207};
 
 /* erfinv_float32_block's common block: every element inside (|y| < 1) with w < 6.25 (|y| below
  * ~0.9986), so GILES_W alone; erfinv_log (its split by split_sqrt_half: the same values as its
@@ -5839,24 +5849,42 @@ erfinv8(__m256 yf, __mmask8 *central)
 
 /* erfinv8's value by fused multiply-adds (its Horner chains fused: about half the operations and
  * latency), certified: the double r differs from erfinv8's by far less than eps = |r| 2^-38 (its
- * chains are the same polynomials, each step one rounding instead of two), so where r - eps and
- * r + eps round to the same float32 that float32 is erfinv8's; *sure holds those lanes (and only
- * central ones: the others are erfinv_float32_block's). About one lane in 10^4 is not sure and
- * takes erfinv8 itself. All 2^32 float32 patterns compared with the blocked form (small25). */
-/* erfinv8_fused's steps before GILES_W's chain: its variable t, and a = |y|, *central */
+ * chains are the same polynomials, each step one rounding instead of two; GILES_W economized to
+ * GILES_W_SHORT, < 2^-40 relative; v, the split of v and the series' last steps in fewer
+ * operations, each within a few ulps), so where r - eps and r + eps round to the same float32 that
+ * float32 is erfinv8's; *sure holds those lanes (and only central ones: the others are
+ * erfinv_float32_block's). About one lane in 10^4 is not sure and takes erfinv8 itself. All 2^32
+ * float32 patterns compared with the blocked form (small25); every float32 in [-1, 1] again with
+ * the shorter steps (erf33: none differ; 2^20 elements of (0.1, 0.9), thread time ~2.27 -> ~1.75 ms). */
+/* erfinv8_fused's steps before GILES_W_SHORT's chain: its variable t, and a = |y|, *central */
 __attribute__((target("avx512f,avx512dq,avx512vl"), always_inline)) static inline __m512d
 erfinv8_fused_t(__m256 yf, __m512d *a_out, __mmask8 *central)
 {
-    __m512d y, e, s, one = _mm512_set1_pd(1.0);
-    erfinv8_split(yf, &y, a_out, &e, &s, central);
+    /* erfinv8_split's steps but v = 1 - a * a, one fused step (a float32's a * a is exact, so v is
+     * (1 - a)(1 + a) rounded once, as there, wherever 1 - a and 1 + a are exact: a >= 2^-29; below,
+     * both are 1 or within an ulp of it, and central alike) */
+    const __m512d abs_mask = _mm512_castsi512_pd(_mm512_set1_epi64(INT64_MAX));
+    __m512d one = _mm512_set1_pd(1.0);
+    __m512d a = _mm512_and_pd(_mm512_cvtps_pd(yf), abs_mask);
+    __m512d v = _mm512_fnmadd_pd(a, a, one);
+    *central = _mm512_cmp_pd_mask(a, one, _CMP_LT_OQ) & _mm512_cmp_pd_mask(v, _mm512_set1_pd(EXP_M625), _CMP_NLE_UQ);
+    /* v = f 2^e with f in [sqrt(1/2), sqrt(2)), split_sqrt_half's split: e = floor(log2(v sqrt(2)))
+     * (getexp of the rounded product), f = v 2^-e (exact). Its boundary is split_sqrt_half's
+     * (f < SQRT_HALF) but for the v within an ulp or so of 2^k SQRT_HALF, where the two splits
+     * could differ (and so the short log, by ~3e-11); none of the v of the float32 y in [-1, 1]
+     * gives a different result (all of them compared with the blocked form, erf33) */
+    __m512d e = _mm512_getexp_pd(_mm512_mul_pd(v, _mm512_set1_pd(1.4142135623730951)));
+    __m512d f = _mm512_scalef_pd(v, _mm512_xor_pd(e, _mm512_set1_pd(-0.0)));
+    __m512d s = _mm512_div_pd(_mm512_sub_pd(f, one), _mm512_add_pd(f, one));
+    *a_out = a;
+    /* t = -3.125 - (e log 2 + s p2), p2 = 2 p (the series' coefficients doubled: exact) */
     __m512d z = _mm512_mul_pd(s, s);
-    __m512d p = _mm512_fmadd_pd(_mm512_set1_pd(1.0 / 11), z, _mm512_set1_pd(1.0 / 9));
-    p = _mm512_fmadd_pd(p, z, _mm512_set1_pd(1.0 / 7));
-    p = _mm512_fmadd_pd(p, z, _mm512_set1_pd(1.0 / 5));
-    p = _mm512_fmadd_pd(p, z, _mm512_set1_pd(1.0 / 3));
-    p = _mm512_fmadd_pd(p, z, one);
-    __m512d lg = _mm512_fmadd_pd(e, _mm512_set1_pd(LN2), _mm512_mul_pd(_mm512_add_pd(s, s), p));
-    return _mm512_sub_pd(_mm512_set1_pd(-3.125), lg);
+    __m512d p = _mm512_fmadd_pd(_mm512_set1_pd(2.0 / 11), z, _mm512_set1_pd(2.0 / 9));
+    p = _mm512_fmadd_pd(p, z, _mm512_set1_pd(2.0 / 7));
+    p = _mm512_fmadd_pd(p, z, _mm512_set1_pd(2.0 / 5));
+    p = _mm512_fmadd_pd(p, z, _mm512_set1_pd(2.0 / 3));
+    p = _mm512_fmadd_pd(p, z, _mm512_set1_pd(2.0));
+    return _mm512_fnmadd_pd(e, _mm512_set1_pd(LN2), _mm512_fnmadd_pd(s, p, _mm512_set1_pd(-3.125)));
 }
 
 /* erfinv8_fused's steps after the chain (x its value): the float32 with y's sign, *sure */
@@ -5885,8 +5913,8 @@ erfinv8_fused(__m256 yf, __mmask8 *sure)
     __m512d a;
     __mmask8 central;
     __m512d t = erfinv8_fused_t(yf, &a, &central);
-    __m512d x = _mm512_set1_pd(GILES_W[0]);
-    for (int k = 1; k < 23; k++) x = _mm512_fmadd_pd(x, t, _mm512_set1_pd(GILES_W[k]));
+    __m512d x = _mm512_set1_pd(GILES_W_SHORT[0]);
+    for (int k = 1; k < 18; k++) x = _mm512_fmadd_pd(x, t, _mm512_set1_pd(GILES_W_SHORT[k]));
     return erfinv8_fused_end(yf, a, x, central, sure);
 }
 
@@ -5902,10 +5930,10 @@ erfinv8_fused8(const __m256 *yf, __m256 *f, __mmask8 *sure)
     __m512d a[8], t[8], x[8];
     __mmask8 central[8];
     for (int g = 0; g < 8; g++) t[g] = erfinv8_fused_t(yf[g], &a[g], &central[g]);
-    for (int g = 0; g < 8; g++) x[g] = _mm512_set1_pd(GILES_W[0]);
-#pragma GCC unroll 22
-    for (int k = 1; k < 23; k++) {
-        __m512d w = _mm512_set1_pd(GILES_W[k]);
+    for (int g = 0; g < 8; g++) x[g] = _mm512_set1_pd(GILES_W_SHORT[0]);
+#pragma GCC unroll 17
+    for (int k = 1; k < 18; k++) {
+        __m512d w = _mm512_set1_pd(GILES_W_SHORT[k]);
 #pragma GCC unroll 8
         for (int g = 0; g < 8; g++) x[g] = _mm512_fmadd_pd(x[g], t[g], w);
     }
