@@ -115,6 +115,10 @@ class Activation:
     grad: Callable[..., Tensor]
     fused: Callable[..., np.ndarray]
     compiled: Callable[..., np.ndarray | None] | None = None
+    # ``integers(dtype, *params)``: the parameters for an integer input, for a row whose kernel
+    # takes integers (threshold: PyTorch's ``Scalar::to<scalar_t>()``), raising PyTorch's refusals;
+    # None: the row refuses every non-float input with :func:`float_only` (hardtanh: _integer_bounds)
+    integers: Callable[..., tuple] | None = None
 
 
 def _silu_grad(g: Tensor, x: Tensor) -> Tensor:
@@ -318,9 +322,12 @@ def _run(row: Activation, input: Any, params: tuple, inplace: bool = False) -> T
     x = tensor_arg(input, row.name)
     d = x._dtype
     if not d.is_floating_point:
-        if row is not HARDTANH:
+        if row is HARDTANH:
+            params = _integer_bounds(d, *params)
+        elif row.integers is not None:
+            params = row.integers(d, *params)
+        else:
             raise float_only(row.kernel, d, row.name)
-        params = _integer_bounds(d, *params)
     name = row.name + "_" if inplace else row.name
     if inplace:
         check_writable(x._storage, x._layout, name, updates=True)

@@ -1,0 +1,515 @@
+"""More activations of ``torch.nn.functional`` as unary rows of :mod:`.activations`: ``hardsigmoid``,
+``hardswish``, ``hardshrink``, ``softshrink``, ``threshold``, ``selu``, ``celu``, ``mish``,
+``logsigmoid`` and ``rrelu`` (evaluation mode: ``leaky_relu`` at the slope ``(lower + upper) / 2``).
+``relu6``, ``softsign``, ``tanhshrink`` and ``rrelu``'s training mode are compositions in
+:mod:`strided.nn.functional.activations`, as PyTorch writes them.
+
+Each is one :class:`.activations.Activation` row, run by the same :func:`.activations._run`
+(float inputs only, but ``threshold``, which takes integers as PyTorch's kernel does; float16 and
+bfloat16 computed in float32 and rounded once), with PyTorch's node name and its backward formula
+(derivatives.yaml / its CPU backward kernels): the first-order gradient in one NumPy pass, the
+``create_graph=True`` one from strided's recording ops, so it differentiates again.
+
+Bits. PyTorch's kernels are written out in NumPy, in their order of operations:
+``hardsigmoid`` ``min(max(x + 3, 0), 6) / 6``, ``hardswish`` ``x * min(max(x + 3, 0), 6) / 6``,
+``hardshrink``, ``softshrink``, ``threshold`` (selections, parameters rounded to the input's
+dtype), ``selu`` and ``celu`` (PyTorch's elu kernel: ``x * scale`` where ``x > 0``, else
+``expm1(x * input_scale) * (alpha * scale)``, its expm1 SLEEF's / the C library's at PyTorch's
+places, :func:`strided.kernels.sleef.torch_loop`) are PyTorch's bits in float32 and float64.
+``mish`` (``x * tanh(log1p(exp(x)))``) and ``logsigmoid`` (``min(x, 0) - log1p(exp(-|x|))``) take
+SLEEF's exp where PyTorch's vectorized loop does, but NumPy's ``log1p`` and ``tanh`` (SLEEF's are
+not ported): within a few ulps of PyTorch's (tests/test_activations33.py bounds them).
+
+Their rules are registered as ``"F.<name>"``; ``hardshrink``, ``selu``, ``celu`` and ``threshold``
+are also ``torch.<name>`` (and ``hardshrink`` a Tensor method), so those spellings name the same op.
+
+>>> hardswish(strided.tensor([-4.0, 0.0, 1.0, 4.0])).tolist()  # doctest: +ELLIPSIS
+[-0.0, 0.0, 0.666..., 4.0]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ...dtypes import TORCH_NAME, DType, bool_
+from ...errors import StridedRuntimeError, join_lines
+from ...grad_mode import GRAD_MODE
+from ...gradients import not_differentiable, seal
+from ...kernels.sleef import EXP as _EXP_OP
+from ...kernels.sleef import EXPM1 as _EXPM1_OP
+from ...kernels.sleef import torch_loop
+from ...opdef import Kind, declare
+from ...tensor import Tensor
+from .._support.gradtools import linear_backward
+from ..registry import backward, method
+from .activations import (
+    _INT_C_NAMES,
+    Activation,
+    _inplace,
+    _leaky_relu,
+    _leaky_relu_compiled,
+    _num,
+    _overflow,
+    _run,
+    float_only,
+    fused_grad,
+    softplus,
+)
+from .unary import where
+
+__all__ = ["celu", "celu_", "hardshrink", "hardsigmoid", "hardsigmoid_", "hardswish", "hardswish_", "logsigmoid", "mish",
+           "mish_", "rrelu", "rrelu_", "selu", "selu_", "softshrink", "threshold", "threshold_"]
+
+# torch.nn.functional.selu's constants (PyTorch's SELU_ALPHA and SELU_SCALE, Activation.cpp)
+SELU_ALPHA = 1.6732632423543772848170429916717
+SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _c(v: float, x: np.ndarray) -> Any:
+    """``v`` as a scalar of ``x``'s dtype (PyTorch's ``Scalar::to<scalar_t>()``: rounded once)."""
+    return x.dtype.type(v)
+
+
+# --- the piecewise rows -------------------------------------------------------------------------
+
+
+def _hardsigmoid(x: np.ndarray) -> np.ndarray:
+    """PyTorch's ``min(max(x + 3, 0), 6) / 6`` (a NaN stays NaN: both bounds keep it)."""
+    return np.minimum(np.maximum(x + _c(3, x), _c(0, x)), _c(6, x)) / _c(6, x)
+
+
+def _hardsigmoid_grad(g: np.ndarray, x: np.ndarray) -> np.ndarray:
+    # (PyTorch's hardsigmoid_backward: grad * one_sixth, one_sixth the float 1.0f / 6.0f for every
+    # dtype, float64 included: g / 6 differs in the last bit of half the elements)
+    return np.where((x > -3) & (x < 3), g * _c(float(np.float32(1.0) / np.float32(6.0)), g), _c(0, g))
+
+
+def _hardsigmoid_recorded(g: Tensor, x: Tensor) -> Tensor:
+    """The gradient under ``create_graph=True``: PyTorch has no derivative of hardsigmoid_backward
+    (its node raises when differentiated), so strided gives the same refusal."""
+    value = fused_grad(x, _hardsigmoid_grad, g, x)
+    return not_differentiable(value, "hardsigmoid_backward", (g, x),
+                              "derivative for aten::hardsigmoid_backward is not implemented")
+
+
+HARDSIGMOID = Activation("hardsigmoid", "hardsigmoid_cpu", "HardsigmoidBackward0", _hardsigmoid,
+                         _hardsigmoid_recorded, lambda x, g: _hardsigmoid_grad(g, x))
+
+
+def _hardswish(x: np.ndarray) -> np.ndarray:
+    """PyTorch's ``x * min(max(x + 3, 0), 6) / 6``, in that order (``x * (c / 6)`` differs in a fifth)."""
+    return x * np.minimum(np.maximum(x + _c(3, x), _c(0, x)), _c(6, x)) / _c(6, x)
+
+
+def _hardswish_fused(x: np.ndarray, g: np.ndarray) -> np.ndarray:
+    # (PyTorch's hardswish_backward: 0 below -3, g (x / 3 + 0.5) on [-3, 3], g above)
+    return np.where(x < -3, _c(0, g), np.where(x <= 3, g * (x / _c(3, x) + _c(0.5, x)), g))
+
+
+def _hardswish_grad(g: Tensor, x: Tensor) -> Tensor:
+    # (derivatives.yaml's hardswish_backward derivative: g / 3 only strictly inside (-3, 3))
+    inner = where((x > -3) & (x < 3), x, x.detach())
+    return where(x < -3, 0.0, where(x <= 3, g * (inner / 3 + 0.5), g))
+
+
+HARDSWISH = Activation("hardswish", "hardswish_cpu", "HardswishBackward0", _hardswish, _hardswish_grad, _hardswish_fused)
+
+
+def _shrunk(x: np.ndarray, lambd: float) -> np.ndarray:
+    """Where ``-lambd <= x <= lambd`` (lambd rounded to ``x``'s dtype): the shrinks' zero band."""
+    lo = _c(lambd, x)
+    return (x >= -lo) & (x <= lo)
+
+
+def _hardshrink(x: np.ndarray, lambd: float) -> np.ndarray:
+    """PyTorch's ``(x >= -lambd && x <= lambd) ? 0 : x`` (a NaN stays itself)."""
+    return np.where(_shrunk(x, lambd), _c(0, x), x)
+
+
+def _softshrink(x: np.ndarray, lambd: float) -> np.ndarray:
+    """PyTorch's ``x > l ? x - l : (x < -l ? x + l : 0)``, a NaN kept as it is (as PyTorch's)."""
+    lo = _c(lambd, x)
+    y = np.where(x > lo, x - lo, np.where(x < -lo, x + lo, _c(0, x)))
+    return np.where(np.isnan(x), x, y)
+
+
+def _shrink_rule_grad(node: str) -> Callable[..., Tensor]:
+    def grad(g: Tensor, x: Tensor, lambd: float) -> Tensor:
+        return linear_backward(node, lambda gg: where((x >= -lambd) & (x <= lambd), 0.0, gg), g, (x,))
+
+    return grad
+
+
+def _shrink_fused(x: np.ndarray, g: np.ndarray, lambd: float) -> np.ndarray:
+    return np.where(_shrunk(x, lambd), _c(0, g), g)
+
+
+HARDSHRINK = Activation("hardshrink", "hardshrink_cpu", "HardshrinkBackward0", _hardshrink,
+                        _shrink_rule_grad("HardshrinkBackwardBackward0"), _shrink_fused)
+SOFTSHRINK = Activation("softshrink", "softshrink_check", "SoftshrinkBackward0", _softshrink,
+                        _shrink_rule_grad("SoftshrinkBackwardBackward0"), _shrink_fused)
+
+
+def _threshold(x: np.ndarray, th: float, value: float) -> np.ndarray:
+    """PyTorch's ``x <= threshold ? value : x`` (both rounded to ``x``'s dtype; a NaN stays itself)."""
+    return np.where(x <= _c(th, x), _c(value, x), x)
+
+
+def _threshold_integers(d: DType, th: float, value: float) -> tuple[int, int]:
+    """PyTorch's threshold of an integer tensor: both numbers truncated to integers (``to<scalar_t>``)
+    and checked against the dtype's range; bool refused as its kernel refuses it."""
+    if d is bool_ or d.is_complex or d not in _INT_C_NAMES:
+        raise float_only("threshold_cpu", d, "threshold")
+    info = np.iinfo(d.numpy)
+    out = []
+    for v in (th, value):
+        if v != v or not info.min <= v < info.max + 1:
+            raise _overflow(_INT_C_NAMES[d], v)
+        out.append(int(v))
+    return out[0], out[1]
+
+
+THRESHOLD = Activation(
+    "threshold", "threshold_cpu", "ThresholdBackward0", _threshold,
+    lambda g, x, th, value: linear_backward("ThresholdBackwardBackward0",
+                                            lambda gg: where(x <= th, 0.0, gg), g, (x,)),
+    lambda x, g, th, value: np.where(x <= _c(th, x), _c(0, g), g),
+    integers=_threshold_integers)
+
+
+# --- the exponential rows -----------------------------------------------------------------------
+
+
+def _elu_general(x: np.ndarray, alpha: float, scale: float, input_scale: float) -> np.ndarray:
+    """PyTorch's elu kernel with all three coefficients: ``x * scale`` where ``x > 0``, else
+    ``expm1(x * input_scale) * (alpha * scale)``, each coefficient rounded to ``x``'s dtype first
+    and ``alpha * scale`` their product in it (``negcoef``); expm1 at PyTorch's places
+    (:func:`strided.kernels.sleef.torch_loop`; NumPy's where it does not run)."""
+    neg, pos, inp = _c(alpha, x) * _c(scale, x), _c(scale, x), _c(input_scale, x)
+    xs = x if input_scale == 1.0 else x * inp
+    e = torch_loop(xs, _EXPM1_OP) if xs.__class__ is np.ndarray else None
+    if e is None:
+        e = np.expm1(xs)
+    e = e * neg
+    p = x if scale == 1.0 else x * pos
+    return np.where(x > _c(0, x), p, e)
+
+
+def _elu_grad(g: Tensor, x: Tensor, alpha: float, scale: float, input_scale: float) -> Tensor:
+    # (the exp through x only where x < 0: PyTorch's elu double backward masks with self < 0)
+    inner = where(x < 0, x, x.detach())
+    return where(x > 0, g * scale, g * input_scale * (alpha * scale) * (inner * input_scale).exp())
+
+
+def _elu_fused(x: np.ndarray, g: np.ndarray, alpha: float, scale: float, input_scale: float) -> np.ndarray:
+    # (PyTorch's elu_backward of the input: x <= 0 ? g * input_scale * negcoef * exp(x * input_scale) : g * scale)
+    neg = _c(alpha, x) * _c(scale, x)
+    return np.where(x <= 0, g * _c(input_scale, x) * neg * np.exp(x * _c(input_scale, x)), g * _c(scale, x))
+
+
+SELU = Activation("selu", "elu_cpu", "EluBackward0",
+                  lambda x: _elu_general(x, SELU_ALPHA, SELU_SCALE, 1.0),
+                  lambda g, x: _elu_grad(g, x, SELU_ALPHA, SELU_SCALE, 1.0),
+                  lambda x, g: _elu_fused(x, g, SELU_ALPHA, SELU_SCALE, 1.0))
+CELU = Activation("celu", "elu_cpu", "CeluBackward0",
+                  lambda x, a: _elu_general(x, a, 1.0, 1.0 / a),
+                  lambda g, x, a: _elu_grad(g, x, a, 1.0, 1.0 / a),
+                  lambda x, g, a: _elu_fused(x, g, a, 1.0, 1.0 / a))
+
+
+def _exp(x: np.ndarray) -> np.ndarray:
+    """``exp(x)`` with SLEEF's exp where PyTorch's vectorized loop takes it (float32 / float64)."""
+    e = torch_loop(x, _EXP_OP) if x.__class__ is np.ndarray and x.ndim else None
+    return np.exp(x) if e is None else e
+
+
+def _mish(x: np.ndarray) -> np.ndarray:
+    """PyTorch's ``x * tanh(log1p(exp(x)))``."""
+    return x * np.tanh(np.log1p(_exp(x)))
+
+
+def _mish_fused(x: np.ndarray, g: np.ndarray) -> np.ndarray:
+    # (PyTorch's mish_backward kernel: g (t + x s (1 - t t)), s = sigmoid(x), t = tanh(softplus(x)))
+    one = _c(1, x)
+    s = one / (one + np.exp(-x))
+    t = np.tanh(np.log1p(np.exp(x)))
+    return g * (t + x * s * (one - t * t))
+
+
+def _mish_grad(g: Tensor, x: Tensor) -> Tensor:
+    # (PyTorch's infinitely_differentiable_mish_backward, grad mode on)
+    s = x.sigmoid()
+    t = softplus(x).tanh()
+    return g * (t + x * s * (1.0 - t * t))
+
+
+MISH = Activation("mish", "mish_cpu", "MishBackward0", _mish, _mish_grad, _mish_fused)
+
+
+def _logsigmoid(x: np.ndarray) -> np.ndarray:
+    """PyTorch's ``min(x, 0) - log1p(exp(-|x|))`` (no overflow at either end)."""
+    return np.minimum(x, _c(0, x)) - np.log1p(_exp(-np.abs(x)))
+
+
+def _logsigmoid_fused(x: np.ndarray, g: np.ndarray) -> np.ndarray:
+    # (PyTorch's log_sigmoid_backward: g (max_deriv - sign z / (1 + z)), z = exp(-|x|); x < 0: 1 and 1, else 0 and -1)
+    z = np.exp(-np.abs(x))
+    neg = x < 0
+    q = z / (_c(1, x) + z)
+    return g * np.where(neg, _c(1, x) - q, q)
+
+
+LOGSIGMOID = Activation("logsigmoid", "log_sigmoid_cpu", "LogSigmoidBackward0", _logsigmoid,
+                        lambda g, x: g * (-x).sigmoid(), _logsigmoid_fused)
+
+RRELU = Activation(
+    "rrelu", "leaky_relu_cpu", "RreluWithNoiseBackward0", _leaky_relu,
+    lambda g, x, k: linear_backward("RreluWithNoiseBackwardBackward0", lambda gg: where(x > 0, gg, gg * k), g, (x,)),
+    lambda x, g, k: np.where(x > 0, g, g * k),
+    lambda x, k: _leaky_relu_compiled(x, k))
+
+
+def _rule(row: Activation) -> Callable[..., Any]:
+    """The backward rule of ``row``'s function, called with the function's own arguments:
+    ``params(*args, **kwargs)`` are the row's parameters (as the function converts them)."""
+    params_of = _PARAMS[row.name]
+
+    def rule(out: Tensor, input: Tensor, *args: Any, **kwargs: Any) -> Any:
+        params = params_of(*args, **kwargs)
+
+        def grads(g: Tensor) -> tuple:
+            if GRAD_MODE.get():  # a create_graph backward: the recording ops
+                return (row.grad(g, input, *params),)
+            return (fused_grad(input, lambda x, gg: row.fused(x, gg, *params), input, g),)
+
+        return row.node, (input,), grads, (input,)
+
+    rule.__name__ = f"{row.name}_backward"
+    return rule
+
+
+def _lambd(fn: str) -> Callable[..., tuple]:
+    return lambda lambd=0.5: (_num(lambd, fn, "lambd", 2),)
+
+
+_PARAMS: dict[str, Callable[..., tuple]] = {
+    "hardsigmoid": lambda: (),
+    "hardswish": lambda: (),
+    "hardshrink": _lambd("hardshrink"),
+    "softshrink": _lambd("softshrink"),
+    "threshold": lambda threshold, value: (_num(threshold, "threshold", "threshold", 2), _num(value, "threshold", "value", 3)),
+    "selu": lambda: (),
+    "celu": lambda alpha=1.0: (_num(alpha, "celu", "alpha", 2),),
+    "mish": lambda: (),
+    "logsigmoid": lambda: (),
+    "rrelu": lambda lower=1.0 / 8, upper=1.0 / 3: (_slope(lower, upper),),
+}
+
+# (torch.hardshrink, torch.threshold, torch.selu, torch.celu: the same ops, spelt as torch's functions)
+_TORCH_SPELLINGS = {"hardshrink": ("hardshrink",), "threshold": ("threshold",), "selu": ("selu",), "celu": ("celu",)}
+
+for _row in (HARDSIGMOID, HARDSWISH, HARDSHRINK, SOFTSHRINK, THRESHOLD, SELU, CELU, MISH, LOGSIGMOID, RRELU):
+    backward("F." + _row.name, *_TORCH_SPELLINGS.get(_row.name, ()))(_rule(_row))
+
+
+def _float_param_dtype(input: Any) -> DType | None:
+    return input._dtype if isinstance(input, Tensor) else None
+
+
+def _rounded(input: Any, *values: float) -> tuple:
+    """``values`` rounded to a float16 / bfloat16 input's dtype (PyTorch's kernel converts its
+    parameters to ``scalar_t`` itself, then compares in float): as they are for other dtypes."""
+    d = _float_param_dtype(input)
+    if d is None or not d.is_floating_point or d.itemsize != 2:
+        return values
+    with np.errstate(all="ignore"):
+        return tuple(float(np.asarray(v, dtype=np.float32).astype(d.numpy).astype(np.float64)) for v in values)
+
+
+def hardsigmoid(input: Tensor) -> Tensor:
+    """``min(max(x + 3, 0), 6) / 6`` elementwise (float tensors).
+
+    >>> hardsigmoid(strided.tensor([-4.0, 0.0, 4.0])).tolist()
+    [0.0, 0.5, 1.0]
+    """
+    return _run(HARDSIGMOID, input, ())
+
+
+def hardsigmoid_(input: Tensor) -> Tensor:
+    """In-place :func:`hardsigmoid` (``F.hardsigmoid(x, inplace=True)``)."""
+    return _inplace(HARDSIGMOID, hardsigmoid, input, ())
+
+
+def hardswish(input: Tensor) -> Tensor:
+    """``x * min(max(x + 3, 0), 6) / 6`` elementwise (float tensors).
+
+    >>> hardswish(strided.tensor([-4.0, 4.0])).tolist()
+    [-0.0, 4.0]
+    """
+    return _run(HARDSWISH, input, ())
+
+
+def hardswish_(input: Tensor) -> Tensor:
+    """In-place :func:`hardswish` (``F.hardswish(x, inplace=True)``)."""
+    return _inplace(HARDSWISH, hardswish, input, ())
+
+
+@method("hardshrink")
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """``0`` where ``-lambd <= x <= lambd``, else ``x`` (float tensors).
+
+    >>> hardshrink(strided.tensor([-1.0, 0.25, 2.0])).tolist()
+    [-1.0, 0.0, 2.0]
+    """
+    return _run(HARDSHRINK, input, _rounded(input, *_lambd("hardshrink")(lambd)))
+
+
+# the largest finite value of each float dtype (softshrink's bound on lambd)
+_DTYPE_MAX = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38, "float32": float(np.finfo(np.float32).max),
+              "float64": float(np.finfo(np.float64).max)}
+
+
+def _check_lambd(input: Any, lambd: float) -> None:
+    """PyTorch's softshrink_check: ``lambd`` in ``[0, the largest finite value of x's dtype]``."""
+    d = _float_param_dtype(input)
+    if d is None or not d.is_floating_point:
+        return
+    top = _DTYPE_MAX[d.name]
+    if not 0 <= lambd <= top:
+        raise StridedRuntimeError(join_lines(
+            f"lambda must be in range [0, {top:g}] for input dtype {TORCH_NAME[d.name]}, but found {lambd:g}",
+            "softshrink moves every element towards 0 by lambd, which must be a number >= 0 the dtype holds",
+            f"fix: F.softshrink(x, {abs(lambd) if lambd == lambd else 0.5:g})"))
+
+
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """``x - lambd`` where ``x > lambd``, ``x + lambd`` where ``x < -lambd``, else 0 (float tensors).
+
+    >>> softshrink(strided.tensor([-1.0, 0.25, 2.0])).tolist()
+    [-0.5, 0.0, 1.5]
+    """
+    (lam,) = _lambd("softshrink")(lambd)
+    d = _float_param_dtype(input)
+    if d is not None and not d.is_floating_point:
+        raise float_only("softshrink_check", d, "softshrink")
+    _check_lambd(input, lam)
+    return _run(SOFTSHRINK, input, _rounded(input, lam))
+
+
+def threshold(input: Tensor, threshold: float, value: float) -> Tensor:
+    """``value`` where ``x <= threshold``, else ``x`` (float and integer tensors; an integer
+    tensor's numbers truncated to integers, as PyTorch's).
+
+    >>> threshold(strided.tensor([0.0, 1.0, 2.0]), 1.0, 9.0).tolist()
+    [9.0, 9.0, 2.0]
+    """
+    return _run(THRESHOLD, input, _rounded(input, *_PARAMS["threshold"](threshold, value)))
+
+
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
+    """In-place :func:`threshold` (``F.threshold_``, ``torch.threshold_``)."""
+    return _inplace(THRESHOLD, _threshold_entry, input, _rounded(input, *_PARAMS["threshold"](threshold, value)))
+
+
+def selu(input: Tensor) -> Tensor:
+    """``scale * x`` where ``x > 0``, else ``scale * alpha * (exp(x) - 1)``, with SELU's constants.
+
+    >>> selu(strided.tensor([0.0, 1.0], dtype=strided.float64)).tolist()
+    [0.0, 1.0507009873554805]
+    """
+    return _run(SELU, input, ())
+
+
+def selu_(input: Tensor) -> Tensor:
+    """In-place :func:`selu` (``F.selu(x, inplace=True)``, ``torch.selu_``)."""
+    return _inplace(SELU, selu, input, ())
+
+
+def _alpha(alpha: Any, fn: str) -> float:
+    a = _num(alpha, fn, "alpha", 2)
+    if a == 0:
+        raise StridedRuntimeError(join_lines("ZeroDivisionError: alpha cannot be 0 for CELU",
+                                             "celu divides x by alpha before its exponential",
+                                             "fix: a nonzero alpha (1.0 by default)"))
+    return a
+
+
+def celu(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """``x`` where ``x > 0``, else ``alpha * (exp(x / alpha) - 1)`` (float tensors).
+
+    >>> celu(strided.tensor([-1.0, 2.0]), 2.0).tolist()  # doctest: +ELLIPSIS
+    [-0.786..., 2.0]
+    """
+    return _run(CELU, input, (_alpha(alpha, "celu"),))
+
+
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """In-place :func:`celu` (``F.celu_``, ``torch.celu_``)."""
+    return _inplace(CELU, celu, input, (_alpha(alpha, "celu_"),))
+
+
+def mish(input: Tensor) -> Tensor:
+    """``x * tanh(softplus(x))`` elementwise (float tensors).
+
+    >>> mish(strided.tensor([0.0])).tolist()
+    [0.0]
+    """
+    return _run(MISH, input, ())
+
+
+def mish_(input: Tensor) -> Tensor:
+    """In-place :func:`mish` (``F.mish(x, inplace=True)``)."""
+    return _inplace(MISH, mish, input, ())
+
+
+def logsigmoid(input: Tensor) -> Tensor:
+    """``log(sigmoid(x))`` as ``min(x, 0) - log1p(exp(-|x|))`` (float tensors).
+
+    >>> logsigmoid(strided.tensor([0.0], dtype=strided.float64)).tolist()  # doctest: +ELLIPSIS
+    [-0.693...]
+    """
+    return _run(LOGSIGMOID, input, ())
+
+
+def _slope(lower: Any, upper: Any) -> float:
+    """rrelu's evaluation slope ``(lower + upper) / 2`` (PyTorch's, in double)."""
+    lo, hi = check_bounds(lower, upper)
+    return (lo + hi) / 2
+
+
+def check_bounds(lower: Any, upper: Any) -> tuple[float, float]:
+    """rrelu's ``lower`` and ``upper`` as numbers, PyTorch's refusal where ``lower > upper``."""
+    lo, hi = _num(lower, "rrelu", "lower", 2), _num(upper, "rrelu", "upper", 3)
+    if lo > hi:
+        raise StridedRuntimeError(join_lines("Lower bound should be less than or equal to the upper bound",
+                                             f"rrelu draws its slopes from [lower, upper) = [{lo}, {hi})",
+                                             f"fix: F.rrelu(x, {hi}, {lo})"))
+    return lo, hi
+
+
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3) -> Tensor:
+    """rrelu in evaluation mode: ``leaky_relu(x, (lower + upper) / 2)`` (PyTorch's
+    ``rrelu_with_noise`` with ``training=False``; its node RreluWithNoiseBackward0). The training
+    mode, which draws the slopes, is :func:`strided.nn.functional.rrelu`'s composition.
+
+    >>> rrelu(strided.tensor([-1.0, 2.0], dtype=strided.float64), 0.1, 0.3).tolist()
+    [-0.2, 2.0]
+    """
+    return _run(RRELU, input, (_slope(lower, upper),))
+
+
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3) -> Tensor:
+    """In-place :func:`rrelu` in evaluation mode."""
+    return _inplace(RRELU, rrelu, input, (_slope(lower, upper),))
+
+
+seal(globals(), functional=True)  # (last: the rows' functions become their recording entries)
+_threshold_entry = threshold  # (threshold_'s argument name shadows the function: its entry, after the seal)
+
+
+declare(Kind.COMPUTE, "F.hardsigmoid F.hardswish F.hardshrink F.softshrink F.threshold F.selu F.celu F.mish "
+                      "F.logsigmoid F.rrelu")
+declare(Kind.WRITE, "F.threshold_ F.selu_ F.celu_ F.rrelu_")
