@@ -239,7 +239,8 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
     if not training:
         return M.rrelu_(input, lower, upper) if inplace else M.rrelu(input, lower, upper)
     noise = _rrelu_noise(input, *M.check_bounds(lower, upper))
-    return input.mul_(noise) if inplace else input * noise
+    # (noise first: the product is row-major, as PyTorch's rrelu result, whatever the input's layout)
+    return input.mul_(noise) if inplace else noise * input
 
 
 def _rrelu_noise(input: Any, lower: float, upper: float) -> Tensor:

@@ -40,7 +40,8 @@ from ...grad_mode import GRAD_MODE
 from ...gradients import not_differentiable, seal
 from ...kernels.sleef import EXP as _EXP_OP
 from ...kernels.sleef import EXPM1 as _EXPM1_OP
-from ...kernels.sleef import torch_loop
+from ...kernels.sleef import step, torch_loop
+from ...kernels.torch_loops import fresh_strides, scalar_loop_mask
 from ...opdef import Kind, declare
 from ...tensor import Tensor
 from .._support.gradtools import linear_backward
@@ -52,7 +53,6 @@ from .activations import (
     _leaky_relu,
     _leaky_relu_compiled,
     _num,
-    _overflow,
     _run,
     float_only,
     fused_grad,
@@ -130,10 +130,36 @@ def _hardshrink(x: np.ndarray, lambd: float) -> np.ndarray:
 
 
 def _softshrink(x: np.ndarray, lambd: float) -> np.ndarray:
-    """PyTorch's ``x > l ? x - l : (x < -l ? x + l : 0)``, a NaN kept as it is (as PyTorch's)."""
+    """PyTorch's ``x > l ? x - l : (x < -l ? x + l : 0)``, a NaN kept as it is (as PyTorch's).
+    The zero band's sign is PyTorch's too: its vectorized function gives +0, its scalar one
+    ``x * 0`` (-0 for a negative ``x``), so the elements its loop leaves to the scalar function
+    (a row's tail, every element of a non-contiguous row, a 0-d input:
+    :func:`strided.kernels.torch_loops.scalar_loop_mask`) take ``x * 0``."""
     lo = _c(lambd, x)
     y = np.where(x > lo, x - lo, np.where(x < -lo, x + lo, _c(0, x)))
-    return np.where(np.isnan(x), x, y)
+    y = np.where(np.isnan(x), x, y)
+    places = _scalar_places(x)
+    if places is not None:
+        y = np.where(places & (y == 0), x * _c(0, x), y)
+    return y
+
+
+def _scalar_places(x: np.ndarray) -> np.ndarray | bool | None:
+    """Where PyTorch's softshrink loop over a float32 / float64 input laid out as ``x``
+    (a fresh output) runs its scalar function: a bool array of ``x``'s shape, True for a 0-d ``x``,
+    None where it runs none (or ``x`` is of another dtype: float16's values are upcast copies)."""
+    if x.dtype != np.float32 and x.dtype != np.float64:
+        return None
+    if x.ndim == 0:
+        return True
+    # (this loop steps one Vectorized at a time, 16 float32 / 8 float64 lanes under AVX512:
+    # measured, a row of 17 float32 leaves only its last element to the scalar function)
+    st = step() // 2 if x.dtype == np.float32 else step() // 4
+    strides = tuple(s // x.itemsize for s in x.strides)
+    if st == 0:
+        return True
+    return scalar_loop_mask(x.shape, tuple(fresh_strides(x.shape, [(x.shape, strides)])), True, [(x.shape, strides)],
+                            step=st)
 
 
 def _shrink_rule_grad(node: str) -> Callable[..., Tensor]:
@@ -159,15 +185,19 @@ def _threshold(x: np.ndarray, th: float, value: float) -> np.ndarray:
 
 
 def _threshold_integers(d: DType, th: float, value: float) -> tuple[int, int]:
-    """PyTorch's threshold of an integer tensor: both numbers truncated to integers (``to<scalar_t>``)
-    and checked against the dtype's range; bool refused as its kernel refuses it."""
+    """PyTorch's threshold of an integer tensor: both numbers checked against the dtype's range
+    (``to<scalar_t>``: a number outside ``[min, max]``, NaN included, is its overflow error), then
+    truncated to integers; bool refused as its kernel refuses it."""
     if d is bool_ or d.is_complex or d not in _INT_C_NAMES:
         raise float_only("threshold_cpu", d, "threshold")
     info = np.iinfo(d.numpy)
     out = []
     for v in (th, value):
-        if v != v or not info.min <= v < info.max + 1:
-            raise _overflow(_INT_C_NAMES[d], v)
+        if not info.min <= v <= info.max:  # (PyTorch's checked conversion: 127.9 overflows int8, -0.5 uint8)
+            raise StridedRuntimeError(join_lines(
+                f"value cannot be converted to type {_INT_C_NAMES[d]} without overflow",
+                f"threshold's number {v} is not inside {d.name}'s range [{info.min}, {info.max}]",
+                "fix: numbers the input's dtype holds, or convert the input first: x.to(strided.float32)"))
         out.append(int(v))
     return out[0], out[1]
 
@@ -177,7 +207,7 @@ THRESHOLD = Activation(
     lambda g, x, th, value: linear_backward("ThresholdBackwardBackward0",
                                             lambda gg: where(x <= th, 0.0, gg), g, (x,)),
     lambda x, g, th, value: np.where(x <= _c(th, x), _c(0, g), g),
-    integers=_threshold_integers)
+    integers=_threshold_integers, overlap_ok=True)
 
 
 # --- the exponential rows -----------------------------------------------------------------------
@@ -189,13 +219,26 @@ def _elu_general(x: np.ndarray, alpha: float, scale: float, input_scale: float) 
     and ``alpha * scale`` their product in it (``negcoef``); expm1 at PyTorch's places
     (:func:`strided.kernels.sleef.torch_loop`; NumPy's where it does not run)."""
     neg, pos, inp = _c(alpha, x) * _c(scale, x), _c(scale, x), _c(input_scale, x)
-    xs = x if input_scale == 1.0 else x * inp
+    xs = x if input_scale == 1.0 else _scaled_in_layout(x, inp)
     e = torch_loop(xs, _EXPM1_OP) if xs.__class__ is np.ndarray else None
     if e is None:
         e = np.expm1(xs)
     e = e * neg
     p = x if scale == 1.0 else x * pos
     return np.where(x > _c(0, x), p, e)
+
+
+def _scaled_in_layout(x: np.ndarray, c: Any) -> np.ndarray:
+    """``x * c`` laid out with ``x``'s own strides (over a fresh buffer spanning them), so the
+    expm1 of it runs at the places PyTorch's loop over ``x`` gives (its scalar and vectorized
+    functions differ in the last bit: a product made contiguous moved a stepped input's elements
+    into vector blocks); a plain product where ``x`` has a negative stride or is 0-d."""
+    if x.__class__ is not np.ndarray or not x.ndim or x.size == 0 or min(x.strides) < 0 or x.flags.c_contiguous:
+        return x * c
+    span = sum((n - 1) * st for n, st in zip(x.shape, x.strides, strict=True)) // x.itemsize + 1
+    out = np.lib.stride_tricks.as_strided(np.empty(span, x.dtype), x.shape, x.strides)
+    np.multiply(x, c, out=out)
+    return out
 
 
 def _elu_grad(g: Tensor, x: Tensor, alpha: float, scale: float, input_scale: float) -> Tensor:
@@ -214,10 +257,18 @@ SELU = Activation("selu", "elu_cpu", "EluBackward0",
                   lambda x: _elu_general(x, SELU_ALPHA, SELU_SCALE, 1.0),
                   lambda g, x: _elu_grad(g, x, SELU_ALPHA, SELU_SCALE, 1.0),
                   lambda x, g: _elu_fused(x, g, SELU_ALPHA, SELU_SCALE, 1.0))
+
+
+def _celu_grad_scale(a: float) -> float:
+    """celu's ``input_scale`` in its gradient: derivatives.yaml's ``1.0 / alpha.toFloat()``, alpha
+    rounded to float first (the forward's is ``1.0 / alpha`` in double): PyTorch's own numbers."""
+    return 1.0 / float(np.float32(a))
+
+
 CELU = Activation("celu", "elu_cpu", "CeluBackward0",
                   lambda x, a: _elu_general(x, a, 1.0, 1.0 / a),
-                  lambda g, x, a: _elu_grad(g, x, a, 1.0, 1.0 / a),
-                  lambda x, g, a: _elu_fused(x, g, a, 1.0, 1.0 / a))
+                  lambda g, x, a: _elu_grad(g, x, a, 1.0, _celu_grad_scale(a)),
+                  lambda x, g, a: _elu_fused(x, g, a, 1.0, _celu_grad_scale(a)))
 
 
 def _exp(x: np.ndarray) -> np.ndarray:
@@ -262,14 +313,15 @@ def _logsigmoid_fused(x: np.ndarray, g: np.ndarray) -> np.ndarray:
     return g * np.where(neg, _c(1, x) - q, q)
 
 
+# (row-major results whatever the input's layout: PyTorch's log_sigmoid_forward allocates them so)
 LOGSIGMOID = Activation("logsigmoid", "log_sigmoid_cpu", "LogSigmoidBackward0", _logsigmoid,
-                        lambda g, x: g * (-x).sigmoid(), _logsigmoid_fused)
+                        lambda g, x: g * (-x).sigmoid(), _logsigmoid_fused, contiguous=True)
 
 RRELU = Activation(
     "rrelu", "leaky_relu_cpu", "RreluWithNoiseBackward0", _leaky_relu,
     lambda g, x, k: linear_backward("RreluWithNoiseBackwardBackward0", lambda gg: where(x > 0, gg, gg * k), g, (x,)),
     lambda x, g, k: np.where(x > 0, g, g * k),
-    lambda x, k: _leaky_relu_compiled(x, k))
+    lambda x, k: _leaky_relu_compiled(x, k), contiguous=True)
 
 
 def _rule(row: Activation) -> Callable[..., Any]:
@@ -320,8 +372,9 @@ def _float_param_dtype(input: Any) -> DType | None:
 
 
 def _rounded(input: Any, *values: float) -> tuple:
-    """``values`` rounded to a float16 / bfloat16 input's dtype (PyTorch's kernel converts its
-    parameters to ``scalar_t`` itself, then compares in float): as they are for other dtypes."""
+    """``values`` rounded to a float16 / bfloat16 input's dtype (PyTorch's hardshrink kernel
+    converts lambd to ``scalar_t``: an element equal to the rounded lambd is in the zero band;
+    softshrink and threshold compare with the float number, measured): as they are for other dtypes."""
     d = _float_param_dtype(input)
     if d is None or not d.is_floating_point or d.itemsize != 2:
         return values
@@ -396,7 +449,7 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     if d is not None and not d.is_floating_point:
         raise float_only("softshrink_check", d, "softshrink")
     _check_lambd(input, lam)
-    return _run(SOFTSHRINK, input, _rounded(input, lam))
+    return _run(SOFTSHRINK, input, (lam,))  # (a half input compares with lambd in float, as PyTorch's)
 
 
 def threshold(input: Tensor, threshold: float, value: float) -> Tensor:
@@ -406,12 +459,12 @@ def threshold(input: Tensor, threshold: float, value: float) -> Tensor:
     >>> threshold(strided.tensor([0.0, 1.0, 2.0]), 1.0, 9.0).tolist()
     [9.0, 9.0, 2.0]
     """
-    return _run(THRESHOLD, input, _rounded(input, *_PARAMS["threshold"](threshold, value)))
+    return _run(THRESHOLD, input, _PARAMS["threshold"](threshold, value))
 
 
 def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
     """In-place :func:`threshold` (``F.threshold_``, ``torch.threshold_``)."""
-    return _inplace(THRESHOLD, _threshold_entry, input, _rounded(input, *_PARAMS["threshold"](threshold, value)))
+    return _inplace(THRESHOLD, _threshold_entry, input, _PARAMS["threshold"](threshold, value))
 
 
 def selu(input: Tensor) -> Tensor:
