@@ -19,6 +19,7 @@ import strided.nn as snn
 import strided.nn.functional as SF
 from oracle_helpers import op_records
 from strided.opdef import OPDEFS
+from strided.ops.table import OPS
 
 # name -> (args after the input, exact: strided computes PyTorch's kernel bit for bit in
 # float32/float64, else the bound in ulps of the float32 / float64 result)
@@ -442,8 +443,11 @@ def test_each_op_is_one_registry_declaration() -> None:
         op = OPDEFS["F." + name]
         assert op.kind is not None and op.backward is not None
         assert op.home == "strided.ops.elementwise.activations_more"
-    assert OPDEFS["hardshrink"] is OPDEFS["F.hardshrink"]
-    assert OPDEFS["selu"] is OPDEFS["F.selu"]
+    # (torch's own ops are named as torch names them, their F. spelling an alias; the table lists them)
+    for name in ("hardshrink", "selu", "celu", "threshold"):
+        assert OPDEFS[name] is OPDEFS["F." + name] and OPDEFS[name].name == name
+        assert name in OPS and "F." + name not in OPS
+    assert OPDEFS["F.mish"].name == "F.mish" and "F.mish" not in OPS
     assert OPDEFS["F.threshold_"].kind.value == "write"
 
 
@@ -479,3 +483,18 @@ def test_modules_repr_and_forward_match_torch(name: str, args: tuple, kwargs: di
     tr = tm(torch.tensor(x))
     sr = sm(strided.tensor(x))
     np.testing.assert_allclose(sr.numpy(), tr.numpy(), rtol=1e-15)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", ["hardshrink", "softshrink", "hardswish"])
+def test_a_nan_inputs_gradient_depends_on_its_place_as_in_torch(name: str, dtype: str) -> None:
+    # (PyTorch's backward loops treat a NaN differently in their vector lanes and scalar tail)
+    for n in (1, 4, 9, 10, 17, 18, 33, 34, 65):
+        for pos in (0, n // 2, n - 1):
+            vals = list(np.linspace(-4, 4, n))
+            vals[pos] = float("nan")
+            t = torch.tensor(vals, dtype=getattr(torch, dtype), requires_grad=True)
+            s = strided.tensor(vals, dtype=getattr(strided, dtype), requires_grad=True)
+            (gt,) = torch.autograd.grad(_fn(torch, name)(t).sum(), t)
+            (gs,) = strided.autograd.grad(_fn(strided, name)(s).sum(), s)
+            np.testing.assert_array_equal(gs.numpy(), gt.numpy(), err_msg=f"{n} {pos}")

@@ -105,14 +105,28 @@ def _hardswish(x: np.ndarray) -> np.ndarray:
 
 
 def _hardswish_fused(x: np.ndarray, g: np.ndarray) -> np.ndarray:
-    # (PyTorch's hardswish_backward: 0 below -3, g (x / 3 + 0.5) on [-3, 3], g above)
-    return np.where(x < -3, _c(0, g), np.where(x <= 3, g * (x / _c(3, x) + _c(0.5, x)), g))
+    # (PyTorch's hardswish_backward: 0 at or below -3, g (x / 3 + 0.5) inside (-3, 3), g at or
+    # above 3; a NaN x gives g where its loop runs the scalar function, NaN in its vector lanes)
+    y = np.where(x <= -3, _c(0, g), np.where(x < 3, g * (x / _c(3, x) + _c(0.5, x)), g))
+    return _nan_lanes(x, y, g * x, 2)
+
+
+def _nan_lanes(x: np.ndarray, y: np.ndarray, lanes: Any, vectors: int = 1) -> np.ndarray:
+    """``y`` (a backward's values, its scalar function's for a NaN ``x``) with ``lanes`` where
+    ``x`` is NaN and PyTorch's loop over ``x`` takes the vectorized function (its selections
+    treat a NaN otherwise: measured, a NaN's gradient depends on its place there)."""
+    nan = np.isnan(x)
+    if not nan.any():
+        return y
+    places = _scalar_places(x, vectors)
+    vector = nan if places is None else nan & ~np.broadcast_to(places, nan.shape)
+    return np.where(vector, lanes, y)
 
 
 def _hardswish_grad(g: Tensor, x: Tensor) -> Tensor:
     # (derivatives.yaml's hardswish_backward derivative: g / 3 only strictly inside (-3, 3))
     inner = where((x > -3) & (x < 3), x, x.detach())
-    return where(x < -3, 0.0, where(x <= 3, g * (inner / 3 + 0.5), g))
+    return where(x <= -3, 0.0, where(x < 3, g * (inner / 3 + 0.5), g))
 
 
 HARDSWISH = Activation("hardswish", "hardswish_cpu", "HardswishBackward0", _hardswish, _hardswish_grad, _hardswish_fused)
@@ -144,17 +158,19 @@ def _softshrink(x: np.ndarray, lambd: float) -> np.ndarray:
     return y
 
 
-def _scalar_places(x: np.ndarray) -> np.ndarray | bool | None:
+def _scalar_places(x: np.ndarray, vectors: int = 1) -> np.ndarray | bool | None:
     """Where PyTorch's softshrink loop over a float32 / float64 input laid out as ``x``
     (a fresh output) runs its scalar function: a bool array of ``x``'s shape, True for a 0-d ``x``,
-    None where it runs none (or ``x`` is of another dtype: float16's values are upcast copies)."""
+    None where it runs none (or ``x`` is of another dtype: float16's values are upcast copies).
+    ``vectors``: the Vectorized values the loop takes per step (1 for softshrink and the shrinks'
+    backward, 2 for hardswish's backward: measured on rows of 9, 17 and 33 float64 elements)."""
     if x.dtype != np.float32 and x.dtype != np.float64:
         return None
     if x.ndim == 0:
         return True
     # (this loop steps one Vectorized at a time, 16 float32 / 8 float64 lanes under AVX512:
     # measured, a row of 17 float32 leaves only its last element to the scalar function)
-    st = step() // 2 if x.dtype == np.float32 else step() // 4
+    st = (step() // 2 if x.dtype == np.float32 else step() // 4) * vectors
     strides = tuple(s // x.itemsize for s in x.strides)
     if st == 0:
         return True
@@ -164,13 +180,16 @@ def _scalar_places(x: np.ndarray) -> np.ndarray | bool | None:
 
 def _shrink_rule_grad(node: str) -> Callable[..., Tensor]:
     def grad(g: Tensor, x: Tensor, lambd: float) -> Tensor:
-        return linear_backward(node, lambda gg: where((x >= -lambd) & (x <= lambd), 0.0, gg), g, (x,))
+        # (a NaN x: 0, as PyTorch's vector lanes give it)
+        return linear_backward(node, lambda gg: where((x < -lambd) | (x > lambd), gg, 0.0), g, (x,))
 
     return grad
 
 
 def _shrink_fused(x: np.ndarray, g: np.ndarray, lambd: float) -> np.ndarray:
-    return np.where(_shrunk(x, lambd), _c(0, g), g)
+    # (PyTorch's shrink backward: g outside the zero band; a NaN x gives g where its loop runs the
+    # scalar function, 0 in its vector lanes)
+    return _nan_lanes(x, np.where(_shrunk(x, lambd), _c(0, g), g), _c(0, g))
 
 
 HARDSHRINK = Activation("hardshrink", "hardshrink_cpu", "HardshrinkBackward0", _hardshrink,
@@ -360,11 +379,15 @@ _PARAMS: dict[str, Callable[..., tuple]] = {
     "rrelu": lambda lower=1.0 / 8, upper=1.0 / 3: (_slope(lower, upper),),
 }
 
-# (torch.hardshrink, torch.threshold, torch.selu, torch.celu: the same ops, spelt as torch's functions)
-_TORCH_SPELLINGS = {"hardshrink": ("hardshrink",), "threshold": ("threshold",), "selu": ("selu",), "celu": ("celu",)}
+# (torch.hardshrink, torch.threshold, torch.selu, torch.celu: ops of torch's namespace, named so,
+# whose nn.functional spelling F.<name> is an alias; the others are nn.functional's alone)
+_TORCH_NAMED = frozenset(("hardshrink", "threshold", "selu", "celu"))
 
 for _row in (HARDSIGMOID, HARDSWISH, HARDSHRINK, SOFTSHRINK, THRESHOLD, SELU, CELU, MISH, LOGSIGMOID, RRELU):
-    backward("F." + _row.name, *_TORCH_SPELLINGS.get(_row.name, ()))(_rule(_row))
+    if _row.name in _TORCH_NAMED:
+        backward(_row.name, "F." + _row.name)(_rule(_row))
+    else:
+        backward("F." + _row.name)(_rule(_row))
 
 
 def _float_param_dtype(input: Any) -> DType | None:
