@@ -38,10 +38,11 @@ from ...dtypes import TORCH_NAME, DType, bool_
 from ...errors import StridedRuntimeError, join_lines
 from ...grad_mode import GRAD_MODE
 from ...gradients import not_differentiable, seal
+from ...kernels.elementwise import _clip
 from ...kernels.sleef import EXP as _EXP_OP
 from ...kernels.sleef import EXPM1 as _EXPM1_OP
 from ...kernels.sleef import step, torch_loop
-from ...kernels.torch_loops import fresh_strides, scalar_loop_mask
+from ...kernels.torch_loops import GRAIN_SIZE, fresh_strides, scalar_loop_mask
 from ...opdef import Kind, declare
 from ...tensor import Tensor
 from .._support.gradtools import linear_backward
@@ -119,7 +120,11 @@ def _nan_lanes(x: np.ndarray, y: np.ndarray, lanes: Any, vectors: int = 1) -> np
     if not nan.any():
         return y
     places = _scalar_places(x, vectors)
-    vector = nan if places is None else nan & ~np.broadcast_to(places, nan.shape)
+    if places.__class__ is slice:
+        vector = nan.copy()
+        vector[places] = False
+    else:
+        vector = nan if places is None else nan & ~np.broadcast_to(places, nan.shape)
     return np.where(vector, lanes, y)
 
 
@@ -139,8 +144,9 @@ def _shrunk(x: np.ndarray, lambd: float) -> np.ndarray:
 
 
 def _hardshrink(x: np.ndarray, lambd: float) -> np.ndarray:
-    """PyTorch's ``(x >= -lambd && x <= lambd) ? 0 : x`` (a NaN stays itself)."""
-    return np.where(_shrunk(x, lambd), _c(0, x), x)
+    """PyTorch's ``(x >= -lambd && x <= lambd) ? 0 : x`` (a NaN stays itself), as ``|x| <= lambd``
+    (the same selection in one NumPy call fewer)."""
+    return np.where(np.abs(x) <= _c(lambd, x), _c(0, x), x)
 
 
 def _softshrink(x: np.ndarray, lambd: float) -> np.ndarray:
@@ -150,18 +156,24 @@ def _softshrink(x: np.ndarray, lambd: float) -> np.ndarray:
     (a row's tail, every element of a non-contiguous row, a 0-d input:
     :func:`strided.kernels.torch_loops.scalar_loop_mask`) take ``x * 0``."""
     lo = _c(lambd, x)
-    y = np.where(x > lo, x - lo, np.where(x < -lo, x + lo, _c(0, x)))
-    y = np.where(np.isnan(x), x, y)
+    # (x - clamp(x, -l, l): x - l above the band, x - (-l) == x + l exactly below it, x - x == +0
+    # inside it (the vector lanes' zero), a NaN itself: the same bits in two NumPy calls, not five)
+    y = np.subtract(x, _clip(x, -lo, lo))
     places = _scalar_places(x)
-    if places is not None:
-        y = np.where(places & (y == 0), x * _c(0, x), y)
-    return y
+    if places is None:
+        return y
+    if places.__class__ is slice:  # (a flat run's scalar tail)
+        tail = y[places]
+        tail[...] = np.where(tail == 0, x[places] * _c(0, x), tail)
+        return y
+    return np.where(places & (y == 0), x * _c(0, x), y)
 
 
-def _scalar_places(x: np.ndarray, vectors: int = 1) -> np.ndarray | bool | None:
+def _scalar_places(x: np.ndarray, vectors: int = 1) -> np.ndarray | slice | bool | None:
     """Where PyTorch's softshrink loop over a float32 / float64 input laid out as ``x``
     (a fresh output) runs its scalar function: a bool array of ``x``'s shape, True for a 0-d ``x``,
-    None where it runs none (or ``x`` is of another dtype: float16's values are upcast copies).
+    None where it runs none (or ``x`` is of another dtype: float16's values are upcast copies); a
+    slice of a flat run's scalar tail where ``x`` is one contiguous row in one parallel chunk.
     ``vectors``: the Vectorized values the loop takes per step (1 for softshrink and the shrinks'
     backward, 2 for hardswish's backward: measured on rows of 9, 17 and 33 float64 elements)."""
     if x.dtype != np.float32 and x.dtype != np.float64:
@@ -171,9 +183,12 @@ def _scalar_places(x: np.ndarray, vectors: int = 1) -> np.ndarray | bool | None:
     # (this loop steps one Vectorized at a time, 16 float32 / 8 float64 lanes under AVX512:
     # measured, a row of 17 float32 leaves only its last element to the scalar function)
     st = (step() // 2 if x.dtype == np.float32 else step() // 4) * vectors
-    strides = tuple(s // x.itemsize for s in x.strides)
     if st == 0:
         return True
+    n = x.size
+    if x.ndim == 1 and x.strides[0] == x.itemsize and n < GRAIN_SIZE:  # (a flat run in one chunk: its tail)
+        return slice(n - n % st, n) if n % st else None
+    strides = tuple(s // x.itemsize for s in x.strides)
     return scalar_loop_mask(x.shape, tuple(fresh_strides(x.shape, [(x.shape, strides)])), True, [(x.shape, strides)],
                             step=st)
 
