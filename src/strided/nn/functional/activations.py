@@ -134,6 +134,9 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace
 hardtanh = A.fresh_front(hardtanh, A.HARDTANH)  # (the common call, F.hardtanh(x), in C: see fresh_front)
 
 
+_F32_MAX = float(np.finfo(np.float32).max)
+
+
 def _softmax_dim(name: str, ndim: int, dim: Any) -> Any:
     """PyTorch's ``_get_softmax_dim``: with no ``dim``, warn and pick 0 for 0-, 1- and 3-d inputs, else 1."""
     if dim is not None:
@@ -174,6 +177,8 @@ def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     >>> F.hardsigmoid(strided.tensor([-4.0, 0.0, 4.0])).tolist()
     [0.0, 0.5, 1.0]
     """
+    if not inplace and (out := A.plain_fresh(M.HARDSIGMOID, input, ())) is not None:
+        return out  # (a plain float32 / float64 tensor outside autograd: the row's pass, no entry)
     return M.hardsigmoid_(input) if inplace else M.hardsigmoid(input)
 
 
@@ -183,6 +188,8 @@ def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     >>> F.hardswish(strided.tensor([-4.0, 4.0])).tolist()
     [-0.0, 4.0]
     """
+    if not inplace and (out := A.plain_fresh(M.HARDSWISH, input, ())) is not None:
+        return out  # (a plain float32 / float64 tensor outside autograd: the row's pass, no entry)
     return M.hardswish_(input) if inplace else M.hardswish(input)
 
 
@@ -192,6 +199,8 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:
     >>> F.mish(strided.tensor([0.0])).tolist()
     [0.0]
     """
+    if not inplace and (out := A.plain_fresh(M.MISH, input, ())) is not None:
+        return out  # (a plain float32 / float64 tensor outside autograd: the row's pass, no entry)
     return M.mish_(input) if inplace else M.mish(input)
 
 
@@ -201,6 +210,8 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:
     >>> F.selu(strided.tensor([0.0])).tolist()
     [0.0]
     """
+    if not inplace and (out := A.plain_fresh(M.SELU, input, ())) is not None:
+        return out  # (a plain float32 / float64 tensor outside autograd: the row's pass, no entry)
     return M.selu_(input) if inplace else M.selu(input)
 
 
@@ -210,6 +221,9 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     >>> F.celu(strided.tensor([2.0]), 2.0).tolist()
     [2.0]
     """
+    if not inplace and type(alpha) is float and alpha != 0.0 \
+            and (out := A.plain_fresh(M.CELU, input, (alpha,))) is not None:
+        return out
     return M.celu_(input, alpha) if inplace else M.celu(input, alpha)
 
 
@@ -219,6 +233,9 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
     >>> F.threshold(strided.tensor([0.0, 2.0]), 1.0, 9.0).tolist()
     [9.0, 2.0]
     """
+    if not inplace and type(threshold) is float and type(value) is float \
+            and (out := A.plain_fresh(M.THRESHOLD, input, (threshold, value))) is not None:
+        return out
     return M.threshold_(input, threshold, value) if inplace else M.threshold(input, threshold, value)
 
 
@@ -237,6 +254,9 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
     [-0.2, 2.0]
     """
     if not training:
+        if not inplace and type(lower) is float and type(upper) is float and lower <= upper \
+                and (out := A.plain_fresh(M.RRELU, input, ((lower + upper) / 2,))) is not None:
+            return out
         return M.rrelu_(input, lower, upper) if inplace else M.rrelu(input, lower, upper)
     noise = _rrelu_noise(input, *M.check_bounds(lower, upper))
     # (noise first: the product is row-major, as PyTorch's rrelu result, whatever the input's layout)
@@ -271,6 +291,8 @@ def logsigmoid(input: Tensor) -> Tensor:
     >>> round(F.logsigmoid(strided.tensor([0.0])).item(), 4)
     -0.6931
     """
+    if (out := A.plain_fresh(M.LOGSIGMOID, input, ())) is not None:
+        return out
     return M.logsigmoid(input)
 
 
@@ -299,6 +321,9 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     >>> F.softshrink(strided.tensor([-1.0, 0.25, 2.0])).tolist()
     [-0.5, 0.0, 1.5]
     """
+    if type(lambd) is float and 0.0 <= lambd <= _F32_MAX \
+            and (out := A.plain_fresh(M.SOFTSHRINK, input, (lambd,))) is not None:
+        return out  # (float32 / float64 only: the bound every such input's check passes)
     return M.softshrink(input, lambd)
 
 
@@ -308,4 +333,6 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     >>> F.hardshrink(strided.tensor([-1.0, 0.25, 2.0])).tolist()
     [-1.0, 0.0, 2.0]
     """
+    if type(lambd) is float and (out := A.plain_fresh(M.HARDSHRINK, input, (lambd,))) is not None:
+        return out
     return M.hardshrink(input, lambd)
