@@ -50,6 +50,7 @@ from ..registry import backward, method
 from .activations import (
     _INT_C_NAMES,
     Activation,
+    _fresh_of,
     _inplace,
     _leaky_relu,
     _leaky_relu_compiled,
@@ -596,6 +597,15 @@ def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3) -> Ten
     """In-place :func:`rrelu` in evaluation mode."""
     return _inplace(RRELU, rrelu, input, (_slope(lower, upper),))
 
+
+# (the entries' fresh fast path, as activations' rows have it: _fast's result for a plain float32 /
+# float64 tensor outside autograd, the function's own argument conversion first; softshrink has
+# none: its check of lambd depends on the input's dtype, which the conversion does not see)
+for _fn, _row in ((hardsigmoid, HARDSIGMOID), (hardswish, HARDSWISH), (hardshrink, HARDSHRINK), (threshold, THRESHOLD),
+                  (selu, SELU), (mish, MISH), (logsigmoid, LOGSIGMOID)):
+    _fn.__fresh__ = _fresh_of(_row, _PARAMS[_row.name])  # type: ignore[attr-defined]
+celu.__fresh__ = _fresh_of(CELU, lambda alpha=1.0: (_alpha(alpha, "celu"),))  # type: ignore[attr-defined]
+rrelu.__fresh__ = _fresh_of(RRELU, lambda lower=1.0 / 8, upper=1.0 / 3: (_slope(lower, upper),))  # type: ignore[attr-defined]
 
 seal(globals(), functional=True)  # (last: the rows' functions become their recording entries)
 _threshold_entry = threshold  # (threshold_'s argument name shadows the function: its entry, after the seal)
