@@ -13,10 +13,13 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as TF
+from hypothesis import given, settings
+from hypothesis import strategies as hs
 
 import strided
 import strided.nn as snn
 import strided.nn.functional as SF
+from layout_strategies import specs
 from oracle_helpers import op_records
 from strided.opdef import OPDEFS
 from strided.ops.table import OPS
@@ -499,3 +502,26 @@ def test_a_nan_inputs_gradient_depends_on_its_place_as_in_torch(name: str, dtype
             (gt,) = torch.autograd.grad(_fn(torch, name)(t).sum(), t)
             (gs,) = strided.autograd.grad(_fn(strided, name)(s).sum(), s)
             np.testing.assert_array_equal(gs.numpy(), gt.numpy(), err_msg=f"{n} {pos}")
+
+
+EXACT = [n for n, (_, ulps) in CASES.items() if ulps == 0]
+
+
+@settings(max_examples=60, deadline=None)
+@given(spec=specs(max_dims=3, max_size=6), name=hs.sampled_from(EXACT), dtype=hs.sampled_from(["float32", "float64"]),
+       seed=hs.integers(0, 2**16))
+def test_hypothesis_layouts_bits_and_strides(spec, name: str, dtype: str, seed: int) -> None:
+    """Any hard layout (permuted, stepped, expanded, size-1 dims with odd strides, zero-size, 0-d)
+    over one storage: the exact cases' bits and result strides are PyTorch's."""
+    args, _ = CASES[name]
+    size, shape, strides, offset = spec
+    rng = np.random.default_rng(seed)
+    base = (rng.standard_normal(max(size, 1)) * 4).astype(dtype)
+    base[rng.random(base.shape) < 0.1] = 0.5 if rng.random() < 0.5 else -0.0
+    t = torch.from_numpy(base.copy()).as_strided(shape, strides, offset)
+    s = strided.tensor(base.copy()).as_strided(shape, strides, offset)
+    tr = _fn(torch, name)(t, *args)
+    sr = _fn(strided, name)(s, *args)
+    assert sr.shape == tuple(tr.shape) and sr.stride() == tr.stride(), (sr.stride(), tr.stride())
+    a, b = sr.numpy(), tr.numpy()
+    assert np.array_equal(_bits(a), _bits(b)), (a, b)
