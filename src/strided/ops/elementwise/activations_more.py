@@ -29,6 +29,7 @@ are also ``torch.<name>`` (and ``hardshrink`` a Tensor method), so those spellin
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -72,7 +73,20 @@ SELU_SCALE = 1.0507009873554804934193349852946
 
 def _c(v: float, x: np.ndarray) -> Any:
     """``v`` as a scalar of ``x``'s dtype (PyTorch's ``Scalar::to<scalar_t>()``: rounded once)."""
-    return x.dtype.type(v)
+    return _typed(v, x.dtype)
+
+
+@functools.lru_cache(maxsize=256)
+def _typed(v: float, dtype: np.dtype) -> Any:
+    # (cached: the rows' constants are a few numbers per dtype; the conversion was a fifth of a small op)
+    return dtype.type(v)
+
+
+@functools.lru_cache(maxsize=64)
+def _elu_coefficients(alpha: float, scale: float, input_scale: float, dtype: np.dtype) -> tuple:
+    """PyTorch's elu kernel's ``negcoef`` (``alpha * scale`` in the dtype), ``poscoef`` and ``negiptcoef``."""
+    t = dtype.type
+    return t(alpha) * t(scale), t(scale), t(input_scale), t(0)
 
 
 # --- the piecewise rows -------------------------------------------------------------------------
@@ -253,14 +267,14 @@ def _elu_general(x: np.ndarray, alpha: float, scale: float, input_scale: float) 
     ``expm1(x * input_scale) * (alpha * scale)``, each coefficient rounded to ``x``'s dtype first
     and ``alpha * scale`` their product in it (``negcoef``); expm1 at PyTorch's places
     (:func:`strided.kernels.sleef.torch_loop`; NumPy's where it does not run)."""
-    neg, pos, inp = _c(alpha, x) * _c(scale, x), _c(scale, x), _c(input_scale, x)
+    neg, pos, inp, zero = _elu_coefficients(alpha, scale, input_scale, x.dtype)
     xs = x if input_scale == 1.0 else _scaled_in_layout(x, inp)
     e = torch_loop(xs, _EXPM1_OP) if xs.__class__ is np.ndarray else None
     if e is None:
         e = np.expm1(xs)
     e = e * neg
     p = x if scale == 1.0 else x * pos
-    return np.where(x > _c(0, x), p, e)
+    return np.where(x > zero, p, e)
 
 
 def _scaled_in_layout(x: np.ndarray, c: Any) -> np.ndarray:
