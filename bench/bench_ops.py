@@ -444,6 +444,7 @@ MAKERS: dict[str, Callable[[Config], Args]] = {
 MAKERS.update({
     "F.gaussian_nll_loss": lambda cfg: ((_x(cfg), _x(cfg), np.abs(arr(cfg)) + 0.1), {}),
     "F.prelu": lambda cfg: ((_x(cfg), np.full((1,), 0.25, np.float32)), {}),
+    "threshold": lambda cfg: ((_mixed(cfg), 0.25, -1.0), {}),  # (its threshold and value: both required)
 })
 
 # The ops whose values no peer can share: random draws (strided's PCG64 streams are not PyTorch's)
@@ -815,7 +816,9 @@ def _attempts(name: str, cfg: Config) -> list[tuple[str, Args]]:
 
 
 # The unary ops whose kernels branch on the sign: a second row, "mixed", over inputs of both signs.
-MIXED_SIGN = {"F.elu", "F.silu", "F.softplus", "F.gelu", "gelu", "F.leaky_relu", "expm1", "sigmoid", "tanh"}
+MIXED_SIGN = {"F.elu", "F.silu", "F.softplus", "F.gelu", "gelu", "F.leaky_relu", "expm1", "sigmoid", "tanh",
+              "selu", "celu", "hardshrink", "F.softshrink", "F.hardswish", "F.hardsigmoid", "F.mish", "F.logsigmoid",
+              "F.rrelu"}
 
 
 def cases(name: str, cfg: Config, skipped: dict[str, str], differ: dict[str, str]) -> list[Case]:

@@ -114,6 +114,7 @@ try:
         ShortTensor,
     )
     from .ops.elementwise import activations as _activations  # noqa: F401  (its methods; the lazy nn imported it before)
+    from .ops.elementwise import activations_more as _activations_more  # noqa: F401  (the same: Tensor.hardshrink)
     from .ops.elementwise.binary_more import allclose, equal
     from .ops.elementwise.complex_ops import is_complex, is_conj
     from .ops.like_self import is_floating_point, is_nonzero, is_same_size, is_signed, is_tensor, numel

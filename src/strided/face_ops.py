@@ -55,6 +55,12 @@ from .ops.creation.random import (
     randn_like,
     randperm,
 )
+from .ops.elementwise.activations_more import (
+    celu,
+    hardshrink,
+    selu,
+    threshold,
+)
 from .ops.elementwise.binary import (
     add,
     bitwise_and,
@@ -474,6 +480,7 @@ __all__ = [
     'cat',
     'cdist',
     'ceil',
+    'celu',
     'chunk',
     'clamp',
     'clamp_max',
@@ -548,6 +555,7 @@ __all__ = [
     'greater',
     'greater_equal',
     'gt',
+    'hardshrink',
     'heaviside',
     'histc',
     'hsplit',
@@ -675,6 +683,7 @@ __all__ = [
     'select',
     'select_copy',
     'select_scatter',
+    'selu',
     'sgn',
     'sigmoid',
     'sign',
@@ -712,6 +721,7 @@ __all__ = [
     'tensor',
     'tensor_split',
     'tensordot',
+    'threshold',
     'tile',
     'topk',
     'trace',

@@ -13,9 +13,11 @@ samplers (``dropout``, the initializers), and nothing below imports it.
 
 from . import functional, init, utils
 from .modules import (
+    CELU,
     ELU,
     GELU,
     GLU,
+    SELU,
     AvgPool2d,
     BatchNorm1d,
     BatchNorm2d,
@@ -29,6 +31,9 @@ from .modules import (
     Embedding,
     Flatten,
     GaussianNLLLoss,
+    Hardshrink,
+    Hardsigmoid,
+    Hardswish,
     Hardtanh,
     HingeEmbeddingLoss,
     HuberLoss,
@@ -38,8 +43,10 @@ from .modules import (
     LayerNorm,
     LeakyReLU,
     Linear,
+    LogSigmoid,
     LogSoftmax,
     MaxPool2d,
+    Mish,
     Module,
     ModuleDict,
     ModuleList,
@@ -50,6 +57,8 @@ from .modules import (
     PoissonNLLLoss,
     PReLU,
     ReLU,
+    ReLU6,
+    RReLU,
     Sequential,
     Sigmoid,
     SiLU,
@@ -57,7 +66,11 @@ from .modules import (
     SoftMarginLoss,
     Softmax,
     Softplus,
+    Softshrink,
+    Softsign,
     Tanh,
+    Tanhshrink,
+    Threshold,
     Unflatten,
 )
 
@@ -67,4 +80,5 @@ __all__ = [
     "Linear", "LogSoftmax", "MSELoss", "MaxPool2d", "Module", "ModuleDict", "ModuleList", "MultiheadAttention",
     "NLLLoss", "Parameter", "ReLU", "SiLU", "Sequential", "Sigmoid", "SmoothL1Loss", "Softmax", "Softplus", "Tanh",
     "Unflatten", "GLU", "PReLU", "CosineSimilarity", "HuberLoss", "SoftMarginLoss", "KLDivLoss", "PoissonNLLLoss", "GaussianNLLLoss", "HingeEmbeddingLoss", "functional", "init", "utils",
+    "CELU", "Hardshrink", "Hardsigmoid", "Hardswish", "LogSigmoid", "Mish", "RReLU", "ReLU6", "SELU", "Softshrink", "Softsign", "Tanhshrink", "Threshold",
 ]

@@ -53,11 +53,12 @@ class _Table(Mapping):
             seen.add(id(op))
             yield op.name, op
             for alias in op.aliases:
-                yield alias, op
+                if not alias.startswith("F."):  # (torch.selu's op: F.selu, its nn.functional spelling, aside)
+                    yield alias, op
 
     def __getitem__(self, name: str) -> OpDef:
         op = OPDEFS.get(name)
-        if op is None or op.kind is None or op.name.startswith("F.") or name in op.dunders:
+        if op is None or op.kind is None or name.startswith("F.") or op.name.startswith("F.") or name in op.dunders:
             raise KeyError(name)
         return op
 

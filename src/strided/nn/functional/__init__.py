@@ -5,7 +5,9 @@ strided.nn.functional as F`` and every ``F.<name>`` spelling (early-bound import
 each name is, or calls, its op's recording entry) work as before:
 
 - activations (:mod:`.activations`): ``relu``, ``sigmoid``, ``tanh``, ``gelu``, ``silu``,
-  ``softplus``, ``elu``, ``leaky_relu``, ``hardtanh``, ``softmax``, ``log_softmax`` — unary rows of
+  ``softplus``, ``elu``, ``leaky_relu``, ``hardtanh``, ``softmax``, ``log_softmax``, ``relu6``, ``selu``,
+  ``celu``, ``hardsigmoid``, ``hardswish``, ``mish``, ``threshold``, ``rrelu``, ``logsigmoid``, ``softsign``,
+  ``tanhshrink``, ``softshrink``, ``hardshrink`` — unary rows of
   the ops layer (:mod:`strided.ops.elementwise.activations` and friends), with PyTorch's ``inplace=``;
 - losses (:mod:`.losses`): ``cross_entropy``, ``nll_loss``, ``mse_loss``, ``l1_loss``,
   ``smooth_l1_loss``, ``binary_cross_entropy``, ``binary_cross_entropy_with_logits``;
@@ -30,21 +32,38 @@ PyTorch's second derivatives.
 
 from ...ops.shape.padding import one_hot, pad
 from .activations import (
+    celu,
+    celu_,
     elu,
     elu_,
     gelu,
+    hardshrink,
+    hardsigmoid,
+    hardswish,
     hardtanh,
     hardtanh_,
     leaky_relu,
     leaky_relu_,
     log_softmax,
+    logsigmoid,
+    mish,
     relu,
+    relu6,
     relu_,
+    rrelu,
+    rrelu_,
+    selu,
+    selu_,
     sigmoid,
     silu,
     softmax,
     softplus,
+    softshrink,
+    softsign,
     tanh,
+    tanhshrink,
+    threshold,
+    threshold_,
 )
 from .attention import multi_head_attention_forward, scaled_dot_product_attention
 from .composed_layers import cosine_similarity, glu, prelu
@@ -78,4 +97,6 @@ __all__ = [
     "normalize", "one_hot", "pad", "relu", "relu_", "sigmoid", "silu", "smooth_l1_loss", "softmax", "softplus", "tanh",
     "cosine_similarity", "gaussian_nll_loss", "glu", "hinge_embedding_loss", "huber_loss", "kl_div", "poisson_nll_loss",
     "prelu", "soft_margin_loss",
+    "celu", "celu_", "hardshrink", "hardsigmoid", "hardswish", "logsigmoid", "mish", "relu6", "rrelu", "rrelu_", "selu", "selu_",
+    "softshrink", "softsign", "tanhshrink", "threshold", "threshold_",
 ]

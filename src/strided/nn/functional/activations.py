@@ -1,7 +1,10 @@
 """The activations of ``strided.nn.functional`` with PyTorch's signatures: the ops are unary rows
 of :mod:`strided.ops.elementwise.unary` (``relu``, ``sigmoid``, ``tanh``), :mod:`strided.ops.elementwise.special`
 (``gelu``), :mod:`strided.ops.elementwise.activations` (``silu``, ``softplus``, ``elu``, ``leaky_relu``,
-``hardtanh``) and :mod:`strided.ops.reductions.softmax`; this module only picks the in-place form for
+``hardtanh``), :mod:`strided.ops.elementwise.activations_more` (``hardsigmoid``, ``hardswish``,
+``hardshrink``, ``softshrink``, ``threshold``, ``selu``, ``celu``, ``mish``, ``logsigmoid``, ``rrelu``'s
+evaluation mode) and :mod:`strided.ops.reductions.softmax`; ``relu6``, ``softsign``, ``tanhshrink`` and
+``rrelu``'s training mode are PyTorch's own compositions of recorded ops. This module only picks the in-place form for
 ``inplace=True`` (as ``torch.nn.functional`` picks ``relu_``) and PyTorch's implicit softmax dim.
 The functions call the ops' recording entries, so an early ``from strided.nn.functional import
 silu`` records gradients.
@@ -15,9 +18,16 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+import numpy as np
+
+from ...dispatch import result_array
+from ...dtypes import float16
 from ...ops._support.out import write_out
+from ...ops.creation.generator import default_generator
 from ...ops.elementwise import activations as A
+from ...ops.elementwise import activations_more as M
 from ...ops.elementwise.activations import elu_, hardtanh_, leaky_relu_
+from ...ops.elementwise.activations_more import celu_, selu_, threshold_
 from ...ops.elementwise.special import gelu
 from ...ops.elementwise.unary import relu as _relu
 from ...ops.elementwise.unary import sigmoid, tanh
@@ -25,8 +35,9 @@ from ...ops.reductions.softmax import log_softmax as _log_softmax
 from ...ops.reductions.softmax import softmax as _softmax
 from ...tensor import Tensor, tensor_arg
 
-__all__ = ["elu", "elu_", "gelu", "hardtanh", "hardtanh_", "leaky_relu", "leaky_relu_", "log_softmax", "relu", "relu_", "sigmoid",
-           "silu", "softmax", "softplus", "tanh"]
+__all__ = ["celu", "celu_", "elu", "elu_", "gelu", "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "hardtanh_", "leaky_relu",
+           "leaky_relu_", "log_softmax", "logsigmoid", "mish", "relu", "relu6", "relu_", "rrelu", "rrelu_", "selu", "selu_",
+           "sigmoid", "silu", "softmax", "softplus", "softshrink", "softsign", "tanh", "tanhshrink", "threshold", "threshold_"]
 
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
@@ -123,6 +134,9 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace
 hardtanh = A.fresh_front(hardtanh, A.HARDTANH)  # (the common call, F.hardtanh(x), in C: see fresh_front)
 
 
+_F32_MAX = float(np.finfo(np.float32).max)
+
+
 def _softmax_dim(name: str, ndim: int, dim: Any) -> Any:
     """PyTorch's ``_get_softmax_dim``: with no ``dim``, warn and pick 0 for 0-, 1- and 3-d inputs, else 1."""
     if dim is not None:
@@ -145,3 +159,180 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dty
     tensor_arg(input, "log_softmax")
     return _log_softmax(input, _softmax_dim("log_softmax", input.ndim, dim), dtype)
 
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    """``min(max(x, 0), 6)``: PyTorch's relu6 is ``hardtanh(x, 0, 6)`` (its node
+    HardtanhBackward0, integer tensors kept in their dtype); ``inplace=True`` writes ``input``.
+
+    >>> F.relu6(strided.tensor([-1.0, 3.0, 7.0])).tolist()
+    [0.0, 3.0, 6.0]
+    """
+    return A.hardtanh_(input, 0.0, 6.0) if inplace else A.hardtanh(input, 0.0, 6.0)
+
+
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
+    """``min(max(x + 3, 0), 6) / 6``; ``inplace=True`` writes ``input``.
+
+    >>> F.hardsigmoid(strided.tensor([-4.0, 0.0, 4.0])).tolist()
+    [0.0, 0.5, 1.0]
+    """
+    if not inplace and (out := A.plain_fresh(M.HARDSIGMOID, input, ())) is not None:
+        return out  # (a plain float32 / float64 tensor outside autograd: the row's pass, no entry)
+    return M.hardsigmoid_(input) if inplace else M.hardsigmoid(input)
+
+
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    """``x * min(max(x + 3, 0), 6) / 6``; ``inplace=True`` writes ``input``.
+
+    >>> F.hardswish(strided.tensor([-4.0, 4.0])).tolist()
+    [-0.0, 4.0]
+    """
+    if not inplace and (out := A.plain_fresh(M.HARDSWISH, input, ())) is not None:
+        return out  # (a plain float32 / float64 tensor outside autograd: the row's pass, no entry)
+    return M.hardswish_(input) if inplace else M.hardswish(input)
+
+
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    """``x * tanh(softplus(x))``; ``inplace=True`` writes ``input``.
+
+    >>> F.mish(strided.tensor([0.0])).tolist()
+    [0.0]
+    """
+    if not inplace and (out := A.plain_fresh(M.MISH, input, ())) is not None:
+        return out  # (a plain float32 / float64 tensor outside autograd: the row's pass, no entry)
+    return M.mish_(input) if inplace else M.mish(input)
+
+
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
+    """SELU: ``scale * x`` where ``x > 0``, else ``scale * alpha * (exp(x) - 1)``; ``inplace=True`` writes ``input``.
+
+    >>> F.selu(strided.tensor([0.0])).tolist()
+    [0.0]
+    """
+    if not inplace and (out := A.plain_fresh(M.SELU, input, ())) is not None:
+        return out  # (a plain float32 / float64 tensor outside autograd: the row's pass, no entry)
+    return M.selu_(input) if inplace else M.selu(input)
+
+
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """``x`` where ``x > 0``, else ``alpha * (exp(x / alpha) - 1)``; ``inplace=True`` writes ``input``.
+
+    >>> F.celu(strided.tensor([2.0]), 2.0).tolist()
+    [2.0]
+    """
+    if not inplace and type(alpha) is float and alpha != 0.0 \
+            and (out := A.plain_fresh(M.CELU, input, (alpha,))) is not None:
+        return out
+    return M.celu_(input, alpha) if inplace else M.celu(input, alpha)
+
+
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    """``value`` where ``x <= threshold``, else ``x``; ``inplace=True`` writes ``input``.
+
+    >>> F.threshold(strided.tensor([0.0, 2.0]), 1.0, 9.0).tolist()
+    [9.0, 2.0]
+    """
+    if not inplace and type(threshold) is float and type(value) is float \
+            and (out := A.plain_fresh(M.THRESHOLD, input, (threshold, value))) is not None:
+        return out
+    return M.threshold_(input, threshold, value) if inplace else M.threshold(input, threshold, value)
+
+
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          inplace: bool = False) -> Tensor:
+    """Randomized leaky ReLU. Not ``training``: ``leaky_relu(x, (lower + upper) / 2)`` (PyTorch's
+    node RreluWithNoiseBackward0). ``training``: each element ``x <= 0`` times its own slope drawn
+    uniformly from ``[lower, upper)`` by the default generator (``strided.manual_seed`` makes it
+    reproducible; not PyTorch's stream), the others kept, as ``input * noise``.
+
+    # Note: PyTorch records the training form as RreluWithNoiseBackward0 (gradient ``grad * noise``);
+    # strided records MulBackward0 of ``input * noise``: the same gradients, first and second. A
+    # bfloat16 input's slopes are rounded to bfloat16 before the product (PyTorch's stay float).
+
+    >>> F.rrelu(strided.tensor([-1.0, 2.0], dtype=strided.float64), 0.1, 0.3).tolist()
+    [-0.2, 2.0]
+    """
+    if not training:
+        if not inplace and type(lower) is float and type(upper) is float and lower <= upper \
+                and (out := A.plain_fresh(M.RRELU, input, ((lower + upper) / 2,))) is not None:
+            return out
+        return M.rrelu_(input, lower, upper) if inplace else M.rrelu(input, lower, upper)
+    noise = _rrelu_noise(input, *M.check_bounds(lower, upper))
+    # (noise first: the product is row-major, as PyTorch's rrelu result, whatever the input's layout)
+    return input.mul_(noise) if inplace else noise * input
+
+
+def _rrelu_noise(input: Any, lower: float, upper: float) -> Tensor:
+    """rrelu's training noise: a slope from ``[lower, upper)`` (drawn in float64, rounded to the
+    input's dtype) where ``x <= 0``, 1 elsewhere (a NaN's too), laid out as the input's result."""
+    x = tensor_arg(input, "rrelu")
+    d = x._dtype
+    if not d.is_floating_point or d is float16:  # (PyTorch's kernel takes float, double and bfloat16)
+        raise A.float_only("rrelu_with_noise_out_cpu", d, "rrelu")
+    arr = x._np()
+    draws = default_generator.draw(lambda g: g.random(arr.shape))
+    with np.errstate(all="ignore"):
+        slopes = lower + (upper - lower) * draws
+        values = np.where(arr <= 0, slopes, 1.0)
+    noise, out = result_array(arr.shape, d)
+    np.copyto(out, values, casting="unsafe")
+    return noise
+
+
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False) -> Tensor:
+    """In-place :func:`rrelu` (``torch.nn.functional.rrelu_``)."""
+    return rrelu(input, lower, upper, training, inplace=True)
+
+
+def logsigmoid(input: Tensor) -> Tensor:
+    """``log(sigmoid(x))``, computed as ``min(x, 0) - log1p(exp(-|x|))``.
+
+    >>> round(F.logsigmoid(strided.tensor([0.0])).item(), 4)
+    -0.6931
+    """
+    if (out := A.plain_fresh(M.LOGSIGMOID, input, ())) is not None:
+        return out
+    return M.logsigmoid(input)
+
+
+def softsign(input: Tensor) -> Tensor:
+    """``x / (1 + |x|)``: PyTorch's own composition, ``input / (input.abs() + 1)`` (its node
+    DivBackward0; an integer tensor gives floats, as its division does).
+
+    >>> F.softsign(strided.tensor([-1.0, 3.0])).tolist()
+    [-0.5, 0.75]
+    """
+    return input / (input.abs() + 1)
+
+
+def tanhshrink(input: Tensor) -> Tensor:
+    """``x - tanh(x)``: PyTorch's own composition, ``input - input.tanh()`` (its node SubBackward0).
+
+    >>> F.tanhshrink(strided.tensor([0.0])).tolist()
+    [0.0]
+    """
+    return input - input.tanh()
+
+
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """``x - lambd`` where ``x > lambd``, ``x + lambd`` where ``x < -lambd``, else 0.
+
+    >>> F.softshrink(strided.tensor([-1.0, 0.25, 2.0])).tolist()
+    [-0.5, 0.0, 1.5]
+    """
+    if type(lambd) is float and 0.0 <= lambd <= _F32_MAX \
+            and (out := A.plain_fresh(M.SOFTSHRINK, input, (lambd,))) is not None:
+        return out  # (float32 / float64 only: the bound every such input's check passes)
+    return M.softshrink(input, lambd)
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """``0`` where ``-lambd <= x <= lambd``, else ``x`` (``torch.hardshrink``, ``Tensor.hardshrink``).
+
+    >>> F.hardshrink(strided.tensor([-1.0, 0.25, 2.0])).tolist()
+    [-1.0, 0.0, 2.0]
+    """
+    if type(lambd) is float and (out := A.plain_fresh(M.HARDSHRINK, input, (lambd,))) is not None:
+        return out
+    return M.hardshrink(input, lambd)

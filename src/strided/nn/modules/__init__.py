@@ -3,19 +3,32 @@
 dropout, activations, losses, convolutions, pooling, batch norm, attention)."""
 
 from .activation import (
+    CELU,
     ELU,
     GELU,
     GLU,
+    SELU,
+    Hardshrink,
+    Hardsigmoid,
+    Hardswish,
     Hardtanh,
     LeakyReLU,
+    LogSigmoid,
     LogSoftmax,
+    Mish,
     PReLU,
     ReLU,
+    ReLU6,
+    RReLU,
     Sigmoid,
     SiLU,
     Softmax,
     Softplus,
+    Softshrink,
+    Softsign,
     Tanh,
+    Tanhshrink,
+    Threshold,
 )
 from .attention import MultiheadAttention
 from .batchnorm import BatchNorm1d, BatchNorm2d
@@ -52,4 +65,5 @@ __all__ = [
     "Linear", "LogSoftmax", "MSELoss", "MaxPool2d", "Module", "ModuleDict", "ModuleList", "MultiheadAttention",
     "NLLLoss", "Parameter", "ReLU", "SiLU", "Sequential", "Sigmoid", "SmoothL1Loss", "Softmax", "Softplus", "Tanh",
     "Unflatten", "GLU", "PReLU", "CosineSimilarity", "HuberLoss", "SoftMarginLoss", "KLDivLoss", "PoissonNLLLoss", "GaussianNLLLoss", "HingeEmbeddingLoss",
+    "CELU", "Hardshrink", "Hardsigmoid", "Hardswish", "LogSigmoid", "Mish", "RReLU", "ReLU6", "SELU", "Softshrink", "Softsign", "Tanhshrink", "Threshold",
 ]

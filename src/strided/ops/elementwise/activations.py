@@ -115,6 +115,16 @@ class Activation:
     grad: Callable[..., Tensor]
     fused: Callable[..., np.ndarray]
     compiled: Callable[..., np.ndarray | None] | None = None
+    # ``integers(dtype, *params)``: the parameters for an integer input, for a row whose kernel
+    # takes integers (threshold: PyTorch's ``Scalar::to<scalar_t>()``), raising PyTorch's refusals;
+    # None: the row refuses every non-float input with :func:`float_only` (hardtanh: _integer_bounds)
+    integers: Callable[..., tuple] | None = None
+    # True: the result is row-major whatever the input's layout (PyTorch's rrelu_with_noise
+    # allocates it so), not laid out as TensorIterator lays out the input's
+    contiguous: bool = False
+    # True: the in-place form writes an expanded (stride-0) target, each shared element its one
+    # result, as PyTorch's threshold_ does (its kernel skips TensorIterator's overlap check)
+    overlap_ok: bool = False
 
 
 def _silu_grad(g: Tensor, x: Tensor) -> Tensor:
@@ -318,12 +328,15 @@ def _run(row: Activation, input: Any, params: tuple, inplace: bool = False) -> T
     x = tensor_arg(input, row.name)
     d = x._dtype
     if not d.is_floating_point:
-        if row is not HARDTANH:
+        if row is HARDTANH:
+            params = _integer_bounds(d, *params)
+        elif row.integers is not None:
+            params = row.integers(d, *params)
+        else:
             raise float_only(row.kernel, d, row.name)
-        params = _integer_bounds(d, *params)
     name = row.name + "_" if inplace else row.name
     if inplace:
-        check_writable(x._storage, x._layout, name, updates=True)
+        check_writable(x._storage, x._layout, name, aliasing_ok=row.overlap_ok, updates=True)
     if d.is_floating_point:
         _check_params(row, d, params)
     compute = np.dtype(np.int64) if d in _INT_C_NAMES else compute_dtype(d)  # (hardtanh of integers)
@@ -363,6 +376,8 @@ def _output(row: Activation, x: Tensor, d: DType) -> Tensor:
     if row is HARDTANH:
         lay = x._layout
         return result(lay.shape, d, preserve_format_strides(lay.shape, lay.strides))
+    if row.contiguous:
+        return result(x._layout.shape, d)
     return _fresh_output(x._layout.shape, d, [x], d)
 
 
@@ -408,6 +423,8 @@ def _fast(row: Activation, x: Any, params: tuple) -> Tensor | None:
     arr = flat_run(x, info) if row is not HARDTANH or x._layout.strides == info[2].strides else None
     layout = info[2]
     if arr is None:  # (a transpose: the forward over its memory in order, laid out as x)
+        if row.contiguous:
+            return None  # (its row-major result: the general path)
         dense = dense_run(x, info[1])
         if dense is None:
             return None

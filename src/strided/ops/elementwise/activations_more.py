@@ -1,0 +1,630 @@
+"""More activations of ``torch.nn.functional`` as unary rows of :mod:`.activations`: ``hardsigmoid``,
+``hardswish``, ``hardshrink``, ``softshrink``, ``threshold``, ``selu``, ``celu``, ``mish``,
+``logsigmoid`` and ``rrelu`` (evaluation mode: ``leaky_relu`` at the slope ``(lower + upper) / 2``).
+``relu6``, ``softsign``, ``tanhshrink`` and ``rrelu``'s training mode are compositions in
+:mod:`strided.nn.functional.activations`, as PyTorch writes them.
+
+Each is one :class:`.activations.Activation` row, run by the same :func:`.activations._run`
+(float inputs only, but ``threshold``, which takes integers as PyTorch's kernel does; float16 and
+bfloat16 computed in float32 and rounded once), with PyTorch's node name and its backward formula
+(derivatives.yaml / its CPU backward kernels): the first-order gradient in one NumPy pass, the
+``create_graph=True`` one from strided's recording ops, so it differentiates again.
+
+Bits. PyTorch's kernels are written out in NumPy, in their order of operations:
+``hardsigmoid`` ``min(max(x + 3, 0), 6) / 6``, ``hardswish`` ``x * min(max(x + 3, 0), 6) / 6``,
+``hardshrink``, ``softshrink``, ``threshold`` (selections, parameters rounded to the input's
+dtype), ``selu`` and ``celu`` (PyTorch's elu kernel: ``x * scale`` where ``x > 0``, else
+``expm1(x * input_scale) * (alpha * scale)``, its expm1 SLEEF's / the C library's at PyTorch's
+places, :func:`strided.kernels.sleef.torch_loop`) are PyTorch's bits in float32 and float64.
+``mish`` (``x * tanh(log1p(exp(x)))``) and ``logsigmoid`` (``min(x, 0) - log1p(exp(-|x|))``) take
+SLEEF's exp where PyTorch's vectorized loop does, but NumPy's ``log1p`` and ``tanh`` (SLEEF's are
+not ported): within a few ulps of PyTorch's (tests/test_activations33.py bounds them).
+
+Their rules are registered as ``"F.<name>"``; ``hardshrink``, ``selu``, ``celu`` and ``threshold``
+are also ``torch.<name>`` (and ``hardshrink`` a Tensor method), so those spellings name the same op.
+
+>>> hardswish(strided.tensor([-4.0, 0.0, 1.0, 4.0])).tolist()  # doctest: +ELLIPSIS
+[-0.0, 0.0, 0.666..., 4.0]
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ...dtypes import TORCH_NAME, DType, bool_
+from ...errors import StridedRuntimeError, join_lines
+from ...grad_mode import GRAD_MODE
+from ...gradients import not_differentiable, seal
+from ...kernels.elementwise import _clip
+from ...kernels.sleef import EXP as _EXP_OP
+from ...kernels.sleef import EXPM1 as _EXPM1_OP
+from ...kernels.sleef import step, torch_loop
+from ...kernels.torch_loops import GRAIN_SIZE, fresh_strides, scalar_loop_mask
+from ...opdef import Kind, declare
+from ...tensor import Tensor
+from .._support.gradtools import linear_backward
+from ..registry import backward, method
+from .activations import (
+    _INT_C_NAMES,
+    Activation,
+    _fresh_of,
+    _inplace,
+    _leaky_relu,
+    _leaky_relu_compiled,
+    _num,
+    _run,
+    float_only,
+    fused_grad,
+    softplus,
+)
+from .unary import where
+
+__all__ = ["celu", "celu_", "hardshrink", "hardsigmoid", "hardsigmoid_", "hardswish", "hardswish_", "logsigmoid", "mish",
+           "mish_", "rrelu", "rrelu_", "selu", "selu_", "softshrink", "threshold", "threshold_"]
+
+# torch.nn.functional.selu's constants (PyTorch's SELU_ALPHA and SELU_SCALE, Activation.cpp)
+SELU_ALPHA = 1.6732632423543772848170429916717
+SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _c(v: float, x: np.ndarray) -> Any:
+    """``v`` as a scalar of ``x``'s dtype (PyTorch's ``Scalar::to<scalar_t>()``: rounded once)."""
+    return _typed(v, x.dtype)
+
+
+@functools.lru_cache(maxsize=256)
+def _typed(v: float, dtype: np.dtype) -> Any:
+    # (cached: the rows' constants are a few numbers per dtype; the conversion was a fifth of a small op)
+    return dtype.type(v)
+
+
+@functools.lru_cache(maxsize=64)
+def _elu_coefficients(alpha: float, scale: float, input_scale: float, dtype: np.dtype) -> tuple:
+    """PyTorch's elu kernel's ``negcoef`` (``alpha * scale`` in the dtype), ``poscoef`` and ``negiptcoef``."""
+    t = dtype.type
+    return t(alpha) * t(scale), t(scale), t(input_scale), t(0)
+
+
+# --- the piecewise rows -------------------------------------------------------------------------
+
+
+def _hardsigmoid(x: np.ndarray) -> np.ndarray:
+    """PyTorch's ``min(max(x + 3, 0), 6) / 6`` (a NaN stays NaN: both bounds keep it)."""
+    return np.minimum(np.maximum(x + _c(3, x), _c(0, x)), _c(6, x)) / _c(6, x)
+
+
+def _hardsigmoid_grad(g: np.ndarray, x: np.ndarray) -> np.ndarray:
+    # (PyTorch's hardsigmoid_backward: grad * one_sixth, one_sixth the float 1.0f / 6.0f for every
+    # dtype, float64 included: g / 6 differs in the last bit of half the elements)
+    return np.where((x > -3) & (x < 3), g * _c(float(np.float32(1.0) / np.float32(6.0)), g), _c(0, g))
+
+
+def _hardsigmoid_recorded(g: Tensor, x: Tensor) -> Tensor:
+    """The gradient under ``create_graph=True``: PyTorch has no derivative of hardsigmoid_backward
+    (its node raises when differentiated), so strided gives the same refusal."""
+    value = fused_grad(x, _hardsigmoid_grad, g, x)
+    return not_differentiable(value, "hardsigmoid_backward", (g, x),
+                              "derivative for aten::hardsigmoid_backward is not implemented")
+
+
+HARDSIGMOID = Activation("hardsigmoid", "hardsigmoid_cpu", "HardsigmoidBackward0", _hardsigmoid,
+                         _hardsigmoid_recorded, lambda x, g: _hardsigmoid_grad(g, x))
+
+
+def _hardswish(x: np.ndarray) -> np.ndarray:
+    """PyTorch's ``x * min(max(x + 3, 0), 6) / 6``, in that order (``x * (c / 6)`` differs in a fifth)."""
+    return x * np.minimum(np.maximum(x + _c(3, x), _c(0, x)), _c(6, x)) / _c(6, x)
+
+
+def _hardswish_fused(x: np.ndarray, g: np.ndarray) -> np.ndarray:
+    # (PyTorch's hardswish_backward: 0 at or below -3, g (x / 3 + 0.5) inside (-3, 3), g at or
+    # above 3; a NaN x gives g where its loop runs the scalar function, NaN in its vector lanes)
+    y = np.where(x <= -3, _c(0, g), np.where(x < 3, g * (x / _c(3, x) + _c(0.5, x)), g))
+    return _nan_lanes(x, y, g * x, 2)
+
+
+def _nan_lanes(x: np.ndarray, y: np.ndarray, lanes: Any, vectors: int = 1) -> np.ndarray:
+    """``y`` (a backward's values, its scalar function's for a NaN ``x``) with ``lanes`` where
+    ``x`` is NaN and PyTorch's loop over ``x`` takes the vectorized function (its selections
+    treat a NaN otherwise: measured, a NaN's gradient depends on its place there)."""
+    nan = np.isnan(x)
+    if not nan.any():
+        return y
+    places = _scalar_places(x, vectors)
+    if places.__class__ is slice:
+        vector = nan.copy()
+        vector[places] = False
+    else:
+        vector = nan if places is None else nan & ~np.broadcast_to(places, nan.shape)
+    return np.where(vector, lanes, y)
+
+
+def _hardswish_grad(g: Tensor, x: Tensor) -> Tensor:
+    # (derivatives.yaml's hardswish_backward derivative: g / 3 only strictly inside (-3, 3))
+    inner = where((x > -3) & (x < 3), x, x.detach())
+    return where(x <= -3, 0.0, where(x < 3, g * (inner / 3 + 0.5), g))
+
+
+HARDSWISH = Activation("hardswish", "hardswish_cpu", "HardswishBackward0", _hardswish, _hardswish_grad, _hardswish_fused)
+
+
+def _shrunk(x: np.ndarray, lambd: float) -> np.ndarray:
+    """Where ``-lambd <= x <= lambd`` (lambd rounded to ``x``'s dtype): the shrinks' zero band."""
+    lo = _c(lambd, x)
+    return (x >= -lo) & (x <= lo)
+
+
+def _hardshrink(x: np.ndarray, lambd: float) -> np.ndarray:
+    """PyTorch's ``(x >= -lambd && x <= lambd) ? 0 : x`` (a NaN stays itself), as ``|x| <= lambd``
+    (the same selection in one NumPy call fewer)."""
+    return np.where(np.abs(x) <= _c(lambd, x), _c(0, x), x)
+
+
+def _softshrink(x: np.ndarray, lambd: float) -> np.ndarray:
+    """PyTorch's ``x > l ? x - l : (x < -l ? x + l : 0)``, a NaN kept as it is (as PyTorch's).
+    The zero band's sign is PyTorch's too: its vectorized function gives +0, its scalar one
+    ``x * 0`` (-0 for a negative ``x``), so the elements its loop leaves to the scalar function
+    (a row's tail, every element of a non-contiguous row, a 0-d input:
+    :func:`strided.kernels.torch_loops.scalar_loop_mask`) take ``x * 0``."""
+    lo = _c(lambd, x)
+    # (x - clamp(x, -l, l): x - l above the band, x - (-l) == x + l exactly below it, x - x == +0
+    # inside it (the vector lanes' zero), a NaN itself: the same bits in two NumPy calls, not five)
+    y = np.subtract(x, _clip(x, -lo, lo))
+    places = _scalar_places(x)
+    if places is None:
+        return y
+    if places.__class__ is slice:  # (a flat run's scalar tail)
+        tail = y[places]
+        tail[...] = np.where(tail == 0, x[places] * _c(0, x), tail)
+        return y
+    return np.where(places & (y == 0), x * _c(0, x), y)
+
+
+def _scalar_places(x: np.ndarray, vectors: int = 1) -> np.ndarray | slice | bool | None:
+    """Where PyTorch's softshrink loop over a float32 / float64 input laid out as ``x``
+    (a fresh output) runs its scalar function: a bool array of ``x``'s shape, True for a 0-d ``x``,
+    None where it runs none (or ``x`` is of another dtype: float16's values are upcast copies); a
+    slice of a flat run's scalar tail where ``x`` is one contiguous row in one parallel chunk.
+    ``vectors``: the Vectorized values the loop takes per step (1 for softshrink and the shrinks'
+    backward, 2 for hardswish's backward: measured on rows of 9, 17 and 33 float64 elements)."""
+    if x.dtype != np.float32 and x.dtype != np.float64:
+        return None
+    if x.ndim == 0:
+        return True
+    # (this loop steps one Vectorized at a time, 16 float32 / 8 float64 lanes under AVX512:
+    # measured, a row of 17 float32 leaves only its last element to the scalar function)
+    st = (step() // 2 if x.dtype == np.float32 else step() // 4) * vectors
+    if st == 0:
+        return True
+    n = x.size
+    if x.ndim == 1 and x.strides[0] == x.itemsize and n < GRAIN_SIZE:  # (a flat run in one chunk: its tail)
+        return slice(n - n % st, n) if n % st else None
+    strides = tuple(s // x.itemsize for s in x.strides)
+    return scalar_loop_mask(x.shape, tuple(fresh_strides(x.shape, [(x.shape, strides)])), True, [(x.shape, strides)],
+                            step=st)
+
+
+def _shrink_rule_grad(node: str) -> Callable[..., Tensor]:
+    def grad(g: Tensor, x: Tensor, lambd: float) -> Tensor:
+        # (a NaN x: 0, as PyTorch's vector lanes give it)
+        return linear_backward(node, lambda gg: where((x < -lambd) | (x > lambd), gg, 0.0), g, (x,))
+
+    return grad
+
+
+def _shrink_fused(x: np.ndarray, g: np.ndarray, lambd: float) -> np.ndarray:
+    # (PyTorch's shrink backward: g outside the zero band; a NaN x gives g where its loop runs the
+    # scalar function, 0 in its vector lanes)
+    return _nan_lanes(x, np.where(_shrunk(x, lambd), _c(0, g), g), _c(0, g))
+
+
+HARDSHRINK = Activation("hardshrink", "hardshrink_cpu", "HardshrinkBackward0", _hardshrink,
+                        _shrink_rule_grad("HardshrinkBackwardBackward0"), _shrink_fused)
+SOFTSHRINK = Activation("softshrink", "softshrink_check", "SoftshrinkBackward0", _softshrink,
+                        _shrink_rule_grad("SoftshrinkBackwardBackward0"), _shrink_fused)
+
+
+def _threshold(x: np.ndarray, th: float, value: float) -> np.ndarray:
+    """PyTorch's ``x <= threshold ? value : x`` (both rounded to ``x``'s dtype; a NaN stays itself)."""
+    return np.where(x <= _c(th, x), _c(value, x), x)
+
+
+def _threshold_integers(d: DType, th: float, value: float) -> tuple[int, int]:
+    """PyTorch's threshold of an integer tensor: both numbers checked against the dtype's range
+    (``to<scalar_t>``: a number outside ``[min, max]``, NaN included, is its overflow error), then
+    truncated to integers; bool refused as its kernel refuses it."""
+    if d is bool_ or d.is_complex or d not in _INT_C_NAMES:
+        raise float_only("threshold_cpu", d, "threshold")
+    info = np.iinfo(d.numpy)
+    out = []
+    for v in (th, value):
+        if not info.min <= v <= info.max:  # (PyTorch's checked conversion: 127.9 overflows int8, -0.5 uint8)
+            raise StridedRuntimeError(join_lines(
+                f"value cannot be converted to type {_INT_C_NAMES[d]} without overflow",
+                f"threshold's number {v} is not inside {d.name}'s range [{info.min}, {info.max}]",
+                "fix: numbers the input's dtype holds, or convert the input first: x.to(strided.float32)"))
+        out.append(int(v))
+    return out[0], out[1]
+
+
+THRESHOLD = Activation(
+    "threshold", "threshold_cpu", "ThresholdBackward0", _threshold,
+    lambda g, x, th, value: linear_backward("ThresholdBackwardBackward0",
+                                            lambda gg: where(x <= th, 0.0, gg), g, (x,)),
+    lambda x, g, th, value: np.where(x <= _c(th, x), _c(0, g), g),
+    integers=_threshold_integers, overlap_ok=True)
+
+
+# --- the exponential rows -----------------------------------------------------------------------
+
+
+def _elu_general(x: np.ndarray, alpha: float, scale: float, input_scale: float) -> np.ndarray:
+    """PyTorch's elu kernel with all three coefficients: ``x * scale`` where ``x > 0``, else
+    ``expm1(x * input_scale) * (alpha * scale)``, each coefficient rounded to ``x``'s dtype first
+    and ``alpha * scale`` their product in it (``negcoef``); expm1 at PyTorch's places
+    (:func:`strided.kernels.sleef.torch_loop`; NumPy's where it does not run)."""
+    neg, pos, inp, zero = _elu_coefficients(alpha, scale, input_scale, x.dtype)
+    xs = x if input_scale == 1.0 else _scaled_in_layout(x, inp)
+    e = torch_loop(xs, _EXPM1_OP) if xs.__class__ is np.ndarray else None
+    if e is None:
+        e = np.expm1(xs)
+    e = e * neg
+    p = x if scale == 1.0 else x * pos
+    return np.where(x > zero, p, e)
+
+
+def _scaled_in_layout(x: np.ndarray, c: Any) -> np.ndarray:
+    """``x * c`` laid out with ``x``'s own strides (over a fresh buffer spanning them), so the
+    expm1 of it runs at the places PyTorch's loop over ``x`` gives (its scalar and vectorized
+    functions differ in the last bit: a product made contiguous moved a stepped input's elements
+    into vector blocks); a plain product where ``x`` has a negative stride or is 0-d."""
+    if x.__class__ is not np.ndarray or not x.ndim or x.size == 0 or min(x.strides) < 0 or x.flags.c_contiguous:
+        return x * c
+    span = sum((n - 1) * st for n, st in zip(x.shape, x.strides, strict=True)) // x.itemsize + 1
+    out = np.lib.stride_tricks.as_strided(np.empty(span, x.dtype), x.shape, x.strides)
+    np.multiply(x, c, out=out)
+    return out
+
+
+def _elu_grad(g: Tensor, x: Tensor, alpha: float, scale: float, input_scale: float) -> Tensor:
+    # (the exp through x only where x < 0: PyTorch's elu double backward masks with self < 0)
+    inner = where(x < 0, x, x.detach())
+    return where(x > 0, g * scale, g * input_scale * (alpha * scale) * (inner * input_scale).exp())
+
+
+def _elu_fused(x: np.ndarray, g: np.ndarray, alpha: float, scale: float, input_scale: float) -> np.ndarray:
+    # (PyTorch's elu_backward of the input: x <= 0 ? g * input_scale * negcoef * exp(x * input_scale) : g * scale)
+    neg = _c(alpha, x) * _c(scale, x)
+    return np.where(x <= 0, g * _c(input_scale, x) * neg * np.exp(x * _c(input_scale, x)), g * _c(scale, x))
+
+
+SELU = Activation("selu", "elu_cpu", "EluBackward0",
+                  lambda x: _elu_general(x, SELU_ALPHA, SELU_SCALE, 1.0),
+                  lambda g, x: _elu_grad(g, x, SELU_ALPHA, SELU_SCALE, 1.0),
+                  lambda x, g: _elu_fused(x, g, SELU_ALPHA, SELU_SCALE, 1.0))
+
+
+def _celu_grad_scale(a: float) -> float:
+    """celu's ``input_scale`` in its gradient: derivatives.yaml's ``1.0 / alpha.toFloat()``, alpha
+    rounded to float first (the forward's is ``1.0 / alpha`` in double): PyTorch's own numbers."""
+    return 1.0 / float(np.float32(a))
+
+
+CELU = Activation("celu", "elu_cpu", "CeluBackward0",
+                  lambda x, a: _elu_general(x, a, 1.0, 1.0 / a),
+                  lambda g, x, a: _elu_grad(g, x, a, 1.0, _celu_grad_scale(a)),
+                  lambda x, g, a: _elu_fused(x, g, a, 1.0, _celu_grad_scale(a)))
+
+
+def _exp(x: np.ndarray) -> np.ndarray:
+    """``exp(x)`` with SLEEF's exp where PyTorch's vectorized loop takes it (float32 / float64)."""
+    e = torch_loop(x, _EXP_OP) if x.__class__ is np.ndarray and x.ndim else None
+    return np.exp(x) if e is None else e
+
+
+def _mish(x: np.ndarray) -> np.ndarray:
+    """PyTorch's ``x * tanh(log1p(exp(x)))``."""
+    return x * np.tanh(np.log1p(_exp(x)))
+
+
+def _mish_fused(x: np.ndarray, g: np.ndarray) -> np.ndarray:
+    # (PyTorch's mish_backward kernel: g (t + x s (1 - t t)), s = sigmoid(x), t = tanh(softplus(x)))
+    one = _c(1, x)
+    s = one / (one + np.exp(-x))
+    t = np.tanh(np.log1p(np.exp(x)))
+    return g * (t + x * s * (one - t * t))
+
+
+def _mish_grad(g: Tensor, x: Tensor) -> Tensor:
+    # (PyTorch's infinitely_differentiable_mish_backward, grad mode on)
+    s = x.sigmoid()
+    t = softplus(x).tanh()
+    return g * (t + x * s * (1.0 - t * t))
+
+
+MISH = Activation("mish", "mish_cpu", "MishBackward0", _mish, _mish_grad, _mish_fused)
+
+
+def _logsigmoid(x: np.ndarray) -> np.ndarray:
+    """PyTorch's ``min(x, 0) - log1p(exp(-|x|))`` (no overflow at either end)."""
+    return np.minimum(x, _c(0, x)) - np.log1p(_exp(-np.abs(x)))
+
+
+def _logsigmoid_fused(x: np.ndarray, g: np.ndarray) -> np.ndarray:
+    # (PyTorch's log_sigmoid_backward: g (max_deriv - sign z / (1 + z)), z = exp(-|x|); x < 0: 1 and 1, else 0 and -1)
+    z = np.exp(-np.abs(x))
+    neg = x < 0
+    q = z / (_c(1, x) + z)
+    return g * np.where(neg, _c(1, x) - q, q)
+
+
+# (row-major results whatever the input's layout: PyTorch's log_sigmoid_forward allocates them so)
+LOGSIGMOID = Activation("logsigmoid", "log_sigmoid_cpu", "LogSigmoidBackward0", _logsigmoid,
+                        lambda g, x: g * (-x).sigmoid(), _logsigmoid_fused, contiguous=True)
+
+RRELU = Activation(
+    "rrelu", "leaky_relu_cpu", "RreluWithNoiseBackward0", _leaky_relu,
+    lambda g, x, k: linear_backward("RreluWithNoiseBackwardBackward0", lambda gg: where(x > 0, gg, gg * k), g, (x,)),
+    lambda x, g, k: np.where(x > 0, g, g * k),
+    lambda x, k: _leaky_relu_compiled(x, k), contiguous=True)
+
+
+def _rule(row: Activation) -> Callable[..., Any]:
+    """The backward rule of ``row``'s function, called with the function's own arguments:
+    ``params(*args, **kwargs)`` are the row's parameters (as the function converts them)."""
+    params_of = _PARAMS[row.name]
+
+    def rule(out: Tensor, input: Tensor, *args: Any, **kwargs: Any) -> Any:
+        params = params_of(*args, **kwargs)
+
+        def grads(g: Tensor) -> tuple:
+            if GRAD_MODE.get():  # a create_graph backward: the recording ops
+                return (row.grad(g, input, *params),)
+            return (fused_grad(input, lambda x, gg: row.fused(x, gg, *params), input, g),)
+
+        return row.node, (input,), grads, (input,)
+
+    rule.__name__ = f"{row.name}_backward"
+    return rule
+
+
+def _lambd(fn: str) -> Callable[..., tuple]:
+    return lambda lambd=0.5: (_num(lambd, fn, "lambd", 2),)
+
+
+_PARAMS: dict[str, Callable[..., tuple]] = {
+    "hardsigmoid": lambda: (),
+    "hardswish": lambda: (),
+    "hardshrink": _lambd("hardshrink"),
+    "softshrink": _lambd("softshrink"),
+    "threshold": lambda threshold, value: (_num(threshold, "threshold", "threshold", 2), _num(value, "threshold", "value", 3)),
+    "selu": lambda: (),
+    "celu": lambda alpha=1.0: (_num(alpha, "celu", "alpha", 2),),
+    "mish": lambda: (),
+    "logsigmoid": lambda: (),
+    "rrelu": lambda lower=1.0 / 8, upper=1.0 / 3: (_slope(lower, upper),),
+}
+
+# (torch.hardshrink, torch.threshold, torch.selu, torch.celu: ops of torch's namespace, named so,
+# whose nn.functional spelling F.<name> is an alias; the others are nn.functional's alone)
+_TORCH_NAMED = frozenset(("hardshrink", "threshold", "selu", "celu"))
+
+for _row in (HARDSIGMOID, HARDSWISH, HARDSHRINK, SOFTSHRINK, THRESHOLD, SELU, CELU, MISH, LOGSIGMOID, RRELU):
+    if _row.name in _TORCH_NAMED:
+        backward(_row.name, "F." + _row.name)(_rule(_row))
+    else:
+        backward("F." + _row.name)(_rule(_row))
+
+
+def _float_param_dtype(input: Any) -> DType | None:
+    return input._dtype if isinstance(input, Tensor) else None
+
+
+def _rounded(input: Any, *values: float) -> tuple:
+    """``values`` rounded to a float16 / bfloat16 input's dtype (PyTorch's hardshrink kernel
+    converts lambd to ``scalar_t``: an element equal to the rounded lambd is in the zero band;
+    softshrink and threshold compare with the float number, measured): as they are for other dtypes."""
+    d = _float_param_dtype(input)
+    if d is None or not d.is_floating_point or d.itemsize != 2:
+        return values
+    with np.errstate(all="ignore"):
+        return tuple(float(np.asarray(v, dtype=np.float32).astype(d.numpy).astype(np.float64)) for v in values)
+
+
+def hardsigmoid(input: Tensor) -> Tensor:
+    """``min(max(x + 3, 0), 6) / 6`` elementwise (float tensors).
+
+    >>> hardsigmoid(strided.tensor([-4.0, 0.0, 4.0])).tolist()
+    [0.0, 0.5, 1.0]
+    """
+    return _run(HARDSIGMOID, input, ())
+
+
+def hardsigmoid_(input: Tensor) -> Tensor:
+    """In-place :func:`hardsigmoid` (``F.hardsigmoid(x, inplace=True)``)."""
+    return _inplace(HARDSIGMOID, hardsigmoid, input, ())
+
+
+def hardswish(input: Tensor) -> Tensor:
+    """``x * min(max(x + 3, 0), 6) / 6`` elementwise (float tensors).
+
+    >>> hardswish(strided.tensor([-4.0, 4.0])).tolist()
+    [-0.0, 4.0]
+    """
+    return _run(HARDSWISH, input, ())
+
+
+def hardswish_(input: Tensor) -> Tensor:
+    """In-place :func:`hardswish` (``F.hardswish(x, inplace=True)``)."""
+    return _inplace(HARDSWISH, hardswish, input, ())
+
+
+@method("hardshrink")
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """``0`` where ``-lambd <= x <= lambd``, else ``x`` (float tensors).
+
+    >>> hardshrink(strided.tensor([-1.0, 0.25, 2.0])).tolist()
+    [-1.0, 0.0, 2.0]
+    """
+    return _run(HARDSHRINK, input, _rounded(input, *_lambd("hardshrink")(lambd)))
+
+
+# the largest finite value of each float dtype (softshrink's bound on lambd)
+_DTYPE_MAX = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38, "float32": float(np.finfo(np.float32).max),
+              "float64": float(np.finfo(np.float64).max)}
+
+
+def _check_lambd(input: Any, lambd: float) -> None:
+    """PyTorch's softshrink_check: ``lambd`` in ``[0, the largest finite value of x's dtype]``."""
+    d = _float_param_dtype(input)
+    if d is None or not d.is_floating_point:
+        return
+    top = _DTYPE_MAX[d.name]
+    if not 0 <= lambd <= top:
+        raise StridedRuntimeError(join_lines(
+            f"lambda must be in range [0, {top:g}] for input dtype {TORCH_NAME[d.name]}, but found {lambd:g}",
+            "softshrink moves every element towards 0 by lambd, which must be a number >= 0 the dtype holds",
+            f"fix: F.softshrink(x, {abs(lambd) if lambd == lambd else 0.5:g})"))
+
+
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """``x - lambd`` where ``x > lambd``, ``x + lambd`` where ``x < -lambd``, else 0 (float tensors).
+
+    >>> softshrink(strided.tensor([-1.0, 0.25, 2.0])).tolist()
+    [-0.5, 0.0, 1.5]
+    """
+    (lam,) = _lambd("softshrink")(lambd)
+    d = _float_param_dtype(input)
+    if d is not None and not d.is_floating_point:
+        raise float_only("softshrink_check", d, "softshrink")
+    _check_lambd(input, lam)
+    return _run(SOFTSHRINK, input, (lam,))  # (a half input compares with lambd in float, as PyTorch's)
+
+
+def threshold(input: Tensor, threshold: float, value: float) -> Tensor:
+    """``value`` where ``x <= threshold``, else ``x`` (float and integer tensors; an integer
+    tensor's numbers truncated to integers, as PyTorch's).
+
+    >>> threshold(strided.tensor([0.0, 1.0, 2.0]), 1.0, 9.0).tolist()
+    [9.0, 9.0, 2.0]
+    """
+    return _run(THRESHOLD, input, _PARAMS["threshold"](threshold, value))
+
+
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
+    """In-place :func:`threshold` (``F.threshold_``, ``torch.threshold_``)."""
+    return _inplace(THRESHOLD, _threshold_entry, input, _PARAMS["threshold"](threshold, value))
+
+
+def selu(input: Tensor) -> Tensor:
+    """``scale * x`` where ``x > 0``, else ``scale * alpha * (exp(x) - 1)``, with SELU's constants.
+
+    >>> selu(strided.tensor([0.0, 1.0], dtype=strided.float64)).tolist()
+    [0.0, 1.0507009873554805]
+    """
+    return _run(SELU, input, ())
+
+
+def selu_(input: Tensor) -> Tensor:
+    """In-place :func:`selu` (``F.selu(x, inplace=True)``, ``torch.selu_``)."""
+    return _inplace(SELU, selu, input, ())
+
+
+def _alpha(alpha: Any, fn: str) -> float:
+    a = _num(alpha, fn, "alpha", 2)
+    if a == 0:
+        raise StridedRuntimeError(join_lines("ZeroDivisionError: alpha cannot be 0 for CELU",
+                                             "celu divides x by alpha before its exponential",
+                                             "fix: a nonzero alpha (1.0 by default)"))
+    return a
+
+
+def celu(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """``x`` where ``x > 0``, else ``alpha * (exp(x / alpha) - 1)`` (float tensors).
+
+    >>> celu(strided.tensor([-1.0, 2.0]), 2.0).tolist()  # doctest: +ELLIPSIS
+    [-0.786..., 2.0]
+    """
+    return _run(CELU, input, (_alpha(alpha, "celu"),))
+
+
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """In-place :func:`celu` (``F.celu_``, ``torch.celu_``)."""
+    return _inplace(CELU, celu, input, (_alpha(alpha, "celu_"),))
+
+
+def mish(input: Tensor) -> Tensor:
+    """``x * tanh(softplus(x))`` elementwise (float tensors).
+
+    >>> mish(strided.tensor([0.0])).tolist()
+    [0.0]
+    """
+    return _run(MISH, input, ())
+
+
+def mish_(input: Tensor) -> Tensor:
+    """In-place :func:`mish` (``F.mish(x, inplace=True)``)."""
+    return _inplace(MISH, mish, input, ())
+
+
+def logsigmoid(input: Tensor) -> Tensor:
+    """``log(sigmoid(x))`` as ``min(x, 0) - log1p(exp(-|x|))`` (float tensors).
+
+    >>> logsigmoid(strided.tensor([0.0], dtype=strided.float64)).tolist()  # doctest: +ELLIPSIS
+    [-0.693...]
+    """
+    return _run(LOGSIGMOID, input, ())
+
+
+def _slope(lower: Any, upper: Any) -> float:
+    """rrelu's evaluation slope ``(lower + upper) / 2`` (PyTorch's, in double)."""
+    lo, hi = check_bounds(lower, upper)
+    return (lo + hi) / 2
+
+
+def check_bounds(lower: Any, upper: Any) -> tuple[float, float]:
+    """rrelu's ``lower`` and ``upper`` as numbers, PyTorch's refusal where ``lower > upper``."""
+    lo, hi = _num(lower, "rrelu", "lower", 2), _num(upper, "rrelu", "upper", 3)
+    if lo > hi:
+        raise StridedRuntimeError(join_lines("Lower bound should be less than or equal to the upper bound",
+                                             f"rrelu draws its slopes from [lower, upper) = [{lo}, {hi})",
+                                             f"fix: F.rrelu(x, {hi}, {lo})"))
+    return lo, hi
+
+
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3) -> Tensor:
+    """rrelu in evaluation mode: ``leaky_relu(x, (lower + upper) / 2)`` (PyTorch's
+    ``rrelu_with_noise`` with ``training=False``; its node RreluWithNoiseBackward0). The training
+    mode, which draws the slopes, is :func:`strided.nn.functional.rrelu`'s composition.
+
+    >>> rrelu(strided.tensor([-1.0, 2.0], dtype=strided.float64), 0.1, 0.3).tolist()
+    [-0.2, 2.0]
+    """
+    return _run(RRELU, input, (_slope(lower, upper),))
+
+
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3) -> Tensor:
+    """In-place :func:`rrelu` in evaluation mode."""
+    return _inplace(RRELU, rrelu, input, (_slope(lower, upper),))
+
+
+# (the entries' fresh fast path, as activations' rows have it: _fast's result for a plain float32 /
+# float64 tensor outside autograd, the function's own argument conversion first; softshrink has
+# none: its check of lambd depends on the input's dtype, which the conversion does not see)
+for _fn, _row in ((hardsigmoid, HARDSIGMOID), (hardswish, HARDSWISH), (hardshrink, HARDSHRINK), (threshold, THRESHOLD),
+                  (selu, SELU), (mish, MISH), (logsigmoid, LOGSIGMOID)):
+    _fn.__fresh__ = _fresh_of(_row, _PARAMS[_row.name])  # type: ignore[attr-defined]
+celu.__fresh__ = _fresh_of(CELU, lambda alpha=1.0: (_alpha(alpha, "celu"),))  # type: ignore[attr-defined]
+rrelu.__fresh__ = _fresh_of(RRELU, lambda lower=1.0 / 8, upper=1.0 / 3: (_slope(lower, upper),))  # type: ignore[attr-defined]
+
+seal(globals(), functional=True)  # (last: the rows' functions become their recording entries)
+_threshold_entry = threshold  # (threshold_'s argument name shadows the function: its entry, after the seal)
+
+
+declare(Kind.COMPUTE, "F.hardsigmoid F.hardswish F.hardshrink F.softshrink F.threshold F.selu F.celu F.mish "
+                      "F.logsigmoid F.rrelu")
+declare(Kind.WRITE, "F.threshold_ F.selu_ F.celu_ F.rrelu_")
