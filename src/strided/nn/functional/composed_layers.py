@@ -16,11 +16,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...errors import StridedRuntimeError, StridedTypeError, join_lines
-from ...grad_mode import requires_grad
+from ...dtype_promotion import TORCH_NAMES
+from ...errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
+from ...grad_mode import is_grad_enabled, requires_grad
 from ...gradients import seal, sum_to
 from ...opdef import Kind, declare
-from ...ops.elementwise.unary import where
+from ...ops.elementwise.unary import sigmoid, where
 from ...ops.registry import backward
 from ...ops.shape.joining import cat
 from ...tensor import Tensor, tensor_arg
@@ -56,10 +57,25 @@ def _glu_backward(out: Tensor, input: Tensor, dim: int = -1) -> Any:
 
     def grad(g: Tensor) -> tuple:
         a, b = input.chunk(2, dim)
-        s = b.sigmoid()
+        s = _kernel_sigmoid(input, b, dim)
         return (cat([s * g, (1 - s) * s * a * g], dim),)
 
     return "GluBackward0", (input,), grad, (input,)
+
+
+def _kernel_sigmoid(input: Tensor, b: Tensor, dim: int) -> Tensor:
+    """``sigmoid(b)`` with the bits of ``glu_backward``'s: it writes ``sigmoid_out`` into the first
+    half of a contiguous ``grad_input``, whose layout (not ``b``'s) decides which elements take
+    the vector loop's exp and which the scalar one's (a different last bit where the input is
+    not contiguous). Recording (a second derivative), the recorded sigmoid plus the detached
+    difference: the same bits (two values an ulp apart subtract exactly), the same graph."""
+    with no_grad():
+        first = input.new_empty(input.shape).narrow(dim, 0, b.shape[dim])
+        sigmoid(b, out=first)
+    if not (is_grad_enabled() and requires_grad(b)):
+        return first
+    s = b.sigmoid()
+    return s + (first - s).detach()
 
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
@@ -71,13 +87,28 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """
     tensor_arg(input, "prelu")
     tensor_arg(weight, "prelu", "weight", 2)
+    if input._dtype is not weight._dtype:
+        raise StridedRuntimeError(join_lines(
+            f"prelu: Type promoting not supported. Got {TORCH_NAMES[input._dtype]} and {TORCH_NAMES[weight._dtype]}",
+            "prelu takes a weight of the input's dtype", "fix: weight.to(input.dtype)"))
     n = weight.numel()
     channels = input.shape[1] if input.dim() >= 2 else 1
+    if n != 1 and input.dim() == 0:
+        raise StridedRuntimeError(join_lines("Not allow zero-dim input tensor.",
+                                             f"a weight of {n} elements needs an input with a channel dim"))
     if n != 1 and n != channels:
         raise StridedRuntimeError(join_lines(
             "Mismatch of parameter numbers and input channel size. "
             f"Found parameter numbers = {n} and channel size = {channels}.",
             "weight has one element, or one per channel (the input's dim 1)"))
+    if weight.dim() > 1:
+        raise StridedRuntimeError(join_lines(
+            f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.dim()}",
+            "fix: weight.reshape(-1)"))
+    if not input._dtype.is_floating_point:
+        raise StridedNotImplementedError(join_lines(
+            f"\"prelu_cpu\" not implemented for '{TORCH_NAMES[input._dtype]}'",
+            "prelu is defined for floating-point tensors", "fix: input.float() and weight.float()"))
     return where(input > 0, input, _channel_weight(input, weight) * input)
 
 
