@@ -22,12 +22,12 @@ import math
 import warnings
 from typing import Any
 
-from ...callsite import user_site
 from ... import layout as L
+from ...callsite import user_site
+from ...creation import empty_like, zeros_like
 from ...dtype_promotion import TORCH_NAMES
 from ...dtypes import DType, bool_, float16, float32, float64
 from ...errors import StridedNotImplementedError, StridedRuntimeError, StridedValueError, join_lines
-from ...creation import empty_like, zeros_like
 from ...grad_mode import grad_enabled_at_call, requires_grad
 from ...gradients import seal
 from ...kernels.torch_loops import scalar_loop_mask
