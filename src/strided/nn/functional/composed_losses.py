@@ -81,7 +81,6 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     _operands(input, target, "huber_loss")
     _warn_sizes(input, target)
     broadcast_pair(input._layout.shape, target._layout.shape)  # (torch.broadcast_tensors' error, before the weight's)
-    out_dtype = input._dtype
     if weight is not None:
         tensor_arg(weight, "huber_loss", "weight", 5)
         if weight._layout.shape != input._layout.shape:
@@ -93,17 +92,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     if not dl > 0:
         raise StridedRuntimeError(join_lines("huber_loss does not support non-positive values for delta.",
                                              f"delta is {dl}; it is the width of the quadratic zone"))
-    compute = _kernel_dtype(input, target, "huber_cpu")
-    if compute is float16:  # (measured: float16 computes in float32, rounded once at the end; bfloat16
-        # rounds each step, delta rounded to bfloat16 first)
-        input, target, compute = input.to(float32), target.to(float32), float32
-    d = input - target
-    z = d.abs()
-    dc = float(wrapped(dl, compute))  # (the kernel's scalar_t delta)
-    # (the quadratic branch squares d itself: its derivatives at d == 0 are PyTorch's, 0 and 1)
-    loss = where(z < dc, 0.5 * d * d, dc * (z - 0.5 * dc))
-    if loss._dtype is not out_dtype:
-        loss = loss.to(out_dtype)  # (TensorIterator's cast of the common dtype to the output's)
+    loss = _huber_unweighted(input, target, dl, _kernel_dtype(input, target, "huber_cpu"))
     if weight is None:
         return _reduced(loss, red)
     loss = loss * weight
@@ -112,6 +101,23 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
             f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.",
             "reduction is 'none', 'mean' or 'sum'"))
     return _reduced(loss, reduction)
+
+
+def _huber_unweighted(input: Tensor, target: Tensor, delta: float, compute: DType) -> Tensor:
+    """The huber kernel's loss per element, in ``input``'s dtype: computed in ``compute`` (the
+    promoted dtype) with delta rounded to it; float16 in float32, rounded once at the end
+    (bfloat16 rounds each step: both measured against torch)."""
+    out_dtype = input._dtype
+    if compute is float16:
+        input, target, compute = input.to(float32), target.to(float32), float32
+    elif target._dtype is bool_:  # (the kernel reads it as 0 or 1 of the compute dtype; sub refuses a bool)
+        target = target.to(compute)
+    d = input - target
+    z = d.abs()
+    dc = float(wrapped(delta, compute))  # (the kernel's scalar_t delta)
+    # (the quadratic branch squares d itself: its derivatives at d == 0 are PyTorch's, 0 and 1)
+    loss = where(z < dc, 0.5 * d * d, dc * (z - 0.5 * dc))
+    return loss if loss._dtype is out_dtype else loss.to(out_dtype)  # (TensorIterator's cast to the output's dtype)
 
 
 def _kernel_dtype(input: Tensor, target: Tensor, kernel: str) -> DType:
@@ -153,27 +159,37 @@ def _huber_loss_backward(out: Tensor, input: Tensor, target: Tensor, reduction: 
     raw = float(delta)
     dl = float(wrapped(raw, compute))  # (scalar_t delta_val)
 
-    def huber_grad(d: Tensor, g: Tensor, norm: float, inside: Tensor) -> Tensor:
+    def huber_grad(d: Tensor, g: Tensor, norm: float) -> Tensor:
         # (the kernel's two branches, each in its order: norm * x * grad, norm * grad * delta; g
         # expanded first, so an empty input's derivative in g is an empty sum, 0, not 0 * NaN norm)
         ge = g.expand(d.shape)
+        z = d.abs()
         if compute is float64:
             outside = ge * norm * dl * d.sign()
-        else:  # (the scalar function's delta is the double: norm * grad in scalar_t, times delta in
-            # double, returned through float; measured against torch in float32, float16, bfloat16)
+            inside = z < dl
+        else:  # (the scalar function's delta is the double: it compares x with it, and multiplies
+            # norm * grad in scalar_t by it, returned through float; measured in float32, float16, bfloat16)
             outside = ((ge * norm).to(float64) * raw).to(float32)
             outside = (outside if compute is float32 else outside.to(compute)) * d.sign()
+            inside = z.to(float64) < raw
         if n and (norm != 1.0 or compute is not float64):
-            # PyTorch's vector function (the AVX2 one: its AVX512 slot is left empty) multiplies
-            # grad by norm * delta_val, rounded once in scalar_t: a different last bit from the
-            # scalar function's, which runs on each row's last elements (measured against torch)
+            # PyTorch's vector function (the AVX2 one: its AVX512 slot is left empty) compares x
+            # with delta_val and multiplies grad by norm * delta_val, rounded once in scalar_t: a
+            # different last bit from the scalar function's, which runs on each row's last
+            # elements and on rows that are not contiguous (measured against torch)
             mask = scalar_loop_mask(shape, L.contiguous_strides(shape), False,
                                     [(input._layout.shape, input._layout.strides),
                                      (target._layout.shape, target._layout.strides),
                                      (g._layout.shape, g._layout.strides)], step=64 // compute.itemsize)
             nd = float(wrapped(float(wrapped(norm, compute)) * dl, compute))
             vec = ge * nd * d.sign()
-            outside = vec if mask is None else where(tensor_from_array(mask, shape, bool_), outside, vec)
+            if mask is None:
+                outside, inside = vec, z < dl
+            else:
+                scalar_lanes = tensor_from_array(mask, shape, bool_)
+                outside = where(scalar_lanes, outside, vec)
+                if compute is not float64:
+                    inside = where(scalar_lanes, inside, z < dl)
         return where(inside, d * norm * g, outside)
 
     if weight is None:
@@ -183,7 +199,7 @@ def _huber_loss_backward(out: Tensor, input: Tensor, target: Tensor, reduction: 
         def grad(g: Tensor) -> tuple:
             _same_dtypes(input, target, need_input)
             d = input - target
-            gi = huber_grad(d, g, scale, d.abs() < dl)
+            gi = huber_grad(d, g, scale)
             return (gi, -gi if need_target else None)
 
         return "HuberLossBackward0", (input, target), grad, (input, target)
@@ -194,12 +210,11 @@ def _huber_loss_backward(out: Tensor, input: Tensor, target: Tensor, reduction: 
         if need_input or need_target:  # (the HuberLossBackward0 under the product)
             _same_dtypes(input, target, need_input)
         d = input - target
-        z = d.abs()
         full = broadcast_pair(shape, weight._layout.shape)
         gm = g.expand(full) / math.prod(full) if red == "mean" else g.expand(full)  # (MeanBackward0's, SumBackward0's)
         gl = gm * weight  # (MulBackward0's for the unreduced loss)
-        gi = huber_grad(d, gl, 1.0, z < dl)
-        gw = gm * where(z < dl, 0.5 * d * d, dl * (z - 0.5 * dl)) if need_weight else None
+        gi = huber_grad(d, gl, 1.0)
+        gw = gm * _huber_unweighted(input, target, raw, compute) if need_weight else None  # (MulBackward0's: g * the loss)
         return (gi, -gi if need_target else None, gw)
 
     name = {"none": "MulBackward0", "sum": "SumBackward0"}.get(red, "MeanBackward0")
