@@ -16,11 +16,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from ... import layout as L
 from ...dtype_promotion import TORCH_NAMES
 from ...errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import is_grad_enabled, requires_grad
 from ...gradients import seal, sum_to
 from ...opdef import Kind, declare
+from ...ops._support.promotion import result_type
 from ...ops.elementwise.unary import sigmoid, where
 from ...ops.registry import backward
 from ...ops.shape.joining import cat
@@ -40,11 +42,15 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     if input.dim() == 0:
         raise StridedRuntimeError(join_lines("glu does not support scalars because halving size must be even",
                                              "give glu a tensor with an even size along dim"))
-    d = dim + input.dim() if dim < 0 else dim
-    size = input.shape[d] if 0 <= d < input.dim() else input.shape[dim]  # (out of range: the index error)
+    d = L.wrap_dim(dim, input.dim())  # (PyTorch's IndexError: Dimension out of range ...)
+    size = input.shape[d]
     if size % 2:
         raise StridedRuntimeError(join_lines(f"Halving dimension must be even, but dimension {d} is size {size}",
                                              "glu splits dim into two halves"))
+    if not input._dtype.is_floating_point:
+        raise StridedNotImplementedError(join_lines(
+            f"\"glu_cpu\" not implemented for '{TORCH_NAMES[input._dtype]}'",
+            "glu is defined for floating-point tensors", "fix: input.float()"))
     a, b = input.chunk(2, dim)
     return a * b.sigmoid()
 
@@ -163,6 +169,19 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = _DIM_DEFAULT, eps: floa
         dim = axis
     tensor_arg(x1, "cosine_similarity")
     tensor_arg(x2, "cosine_similarity", "x2", 2)
+    common = result_type(x1, x2)
+    if not common.is_floating_point:
+        raise StridedRuntimeError(join_lines(
+            f"expected common dtype to be floating point, yet common dtype is {TORCH_NAMES[common]}",
+            f"x1 is {x1._dtype.name} and x2 {x2._dtype.name}", "fix: x1.float() and x2.float()"))
+    if not eps >= 0:
+        raise StridedRuntimeError(join_lines(f"eps must be non-negative, got: {eps:g}",
+                                             "eps is the smallest norm divided by"))
+    # (ATen converts an integer (or bool) operand to the common dtype; float operands stay as they are)
+    if not x1._dtype.is_floating_point:
+        x1 = x1.to(common)
+    if not x2._dtype.is_floating_point:
+        x2 = x2.to(common)
     a, b = x1.broadcast_to(_common_shape(x1, x2)), x2.broadcast_to(_common_shape(x1, x2))
     n1 = a.norm(2, dim, keepdim=True)
     n2 = b.norm(2, dim, keepdim=True)

@@ -27,7 +27,13 @@ from ...callsite import user_site
 from ...creation import empty_like, zeros_like
 from ...dtype_promotion import TORCH_NAMES
 from ...dtypes import DType, bool_, float16, float32, float64
-from ...errors import StridedNotImplementedError, StridedRuntimeError, StridedValueError, join_lines
+from ...errors import (
+    StridedNotImplementedError,
+    StridedRuntimeError,
+    StridedTypeError,
+    StridedValueError,
+    join_lines,
+)
 from ...grad_mode import grad_enabled_at_call, requires_grad
 from ...gradients import seal
 from ...kernels.torch_loops import scalar_loop_mask
@@ -357,6 +363,10 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: 
             raise StridedValueError(join_lines("var has negative entry/entries", f"var is {var}"))
         var = var * input.new_ones(input.shape)
     else:
+        if isinstance(var, int):  # (an int is no float: PyTorch's torch.any(var < 0) gets a bool)
+            raise StridedTypeError(join_lines(
+                "any() received an invalid combination of arguments - got (bool), but expected one of:",
+                f"var is the int {var}; gaussian_nll_loss takes a float or a tensor", f"fix: var={float(var)}"))
         tensor_arg(var, "gaussian_nll_loss", "var", 3)
         if bool((var < 0).any()):
             raise StridedValueError(join_lines("var has negative entry/entries", "a variance is never negative"))
