@@ -154,14 +154,18 @@ def test_huber_backward_refuses_mixed_dtypes(pair, which):
     _same_error(lambda: call(torch, TF), lambda: call(st, SF))
 
 
-def test_huber_weighted_backward_bits():
-    x, y, w = (torch.tensor(_RNG.standard_normal((5, 7)), requires_grad=True) for _ in range(3))
+@pytest.mark.parametrize("pair", [("float64", "float64"), ("float32", "float64"), ("float64", "float32"),
+                                  ("float16", "float32"), ("bfloat16", "bfloat16")])
+def test_huber_weighted_backward_bits(pair):
+    """MulBackward0 over HuberLossBackward0: the product's grad cast to the loss's dtype first."""
+    x, y = (torch.tensor(_RNG.standard_normal((5, 7))).to(getattr(torch, pair[0])).requires_grad_() for _ in range(2))
+    w = torch.tensor(_RNG.standard_normal((5, 7))).to(getattr(torch, pair[1])).requires_grad_()
     sx, sy, sw = (_st(v).requires_grad_() for v in (x, y, w))
     for red in ("none", "sum", "mean"):
         t = TF.huber_loss(x, y, reduction=red, delta=0.4, weight=w)
         s = SF.huber_loss(sx, sy, reduction=red, delta=0.4, weight=sw)
         _bits(t, s)
-        g = torch.tensor(_RNG.standard_normal(tuple(t.shape)))
+        g = torch.tensor(_RNG.standard_normal(tuple(t.shape))).to(t.dtype)
         for a, b in zip(torch.autograd.grad(t, (x, y, w), g), st.autograd.grad(s, (sx, sy, sw), _st(g))):
             _bits(a, b)
 

@@ -218,7 +218,8 @@ def _huber_loss_backward(out: Tensor, input: Tensor, target: Tensor, reduction: 
         d = input - target
         full = broadcast_pair(shape, weight._layout.shape)
         gm = g.expand(full) / math.prod(full) if red == "mean" else g.expand(full)  # (MeanBackward0's, SumBackward0's)
-        gl = gm * weight  # (MulBackward0's for the unreduced loss)
+        # (MulBackward0's for the unreduced loss, cast by the engine to its dtype, the input's)
+        gl = _as_dtype(gm * weight, input._dtype)
         gi = huber_grad(d, gl, 1.0)
         gw = gm * _huber_unweighted(input, target, raw, compute) if need_weight else None  # (MulBackward0's: g * the loss)
         return (gi, -gi if need_target else None, gw)
