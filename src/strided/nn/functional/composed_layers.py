@@ -14,6 +14,7 @@ rule names that node and computes its kernel's gradient in the kernel's order, i
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 from ... import layout as L
@@ -39,6 +40,15 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     [[1.0]]
     """
     tensor_arg(input, "glu")
+    if type(dim) is not int and not isinstance(dim, _DefaultDim):
+        # (PyTorch's argument parser: an int, or a 0-d integer tensor; not a bool, float or other tensor)
+        if isinstance(dim, Tensor) and dim.dim() == 0 and dim._dtype.kind in "iu":
+            dim = int(dim.item())
+        elif hasattr(dim, "__index__") and not isinstance(dim, (bool, Tensor)):
+            dim = operator.index(dim)
+        else:
+            raise StridedTypeError(join_lines(f"glu(): argument 'dim' (position 2) must be int, not {type(dim).__name__}",
+                                              "dim names the dim glu halves: an int"))
     if input.dim() == 0:
         raise StridedRuntimeError(join_lines("glu does not support scalars because halving size must be even",
                                              "give glu a tensor with an even size along dim"))
