@@ -85,6 +85,8 @@ def _kernel_sigmoid(input: Tensor, b: Tensor, dim: int) -> Tensor:
     the vector loop's exp and which the scalar one's (a different last bit where the input is
     not contiguous). Recording (a second derivative), the recorded sigmoid plus the detached
     difference: the same bits (two values an ulp apart subtract exactly), the same graph."""
+    if input.is_contiguous():  # (grad_input's half has b's layout: the same rows, the same bits)
+        return b.sigmoid()
     with no_grad():
         first = input.new_empty(input.shape).narrow(dim, 0, b.shape[dim])
         sigmoid(b, out=first)

@@ -24,7 +24,7 @@ from typing import Any
 
 from ... import layout as L
 from ...callsite import user_site
-from ...creation import empty_like, zeros_like
+from ...creation import empty_like
 from ...dtype_promotion import TORCH_NAMES
 from ...dtypes import DType, bool_, float16, float32, float64
 from ...errors import (
@@ -85,8 +85,9 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     2.625
     """
     _operands(input, target, "huber_loss")
-    _warn_sizes(input, target)
-    broadcast_pair(input._layout.shape, target._layout.shape)  # (torch.broadcast_tensors' error, before the weight's)
+    if target._layout.shape != input._layout.shape:
+        _warn_sizes(input, target)
+        broadcast_pair(input._layout.shape, target._layout.shape)  # (torch.broadcast_tensors' error, before the weight's)
     if weight is not None:
         tensor_arg(weight, "huber_loss", "weight", 5)
         if weight._layout.shape != input._layout.shape:
@@ -98,7 +99,8 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     if not dl > 0:
         raise StridedRuntimeError(join_lines("huber_loss does not support non-positive values for delta.",
                                              f"delta is {dl}; it is the width of the quadratic zone"))
-    loss = _huber_unweighted(input, target, dl, _kernel_dtype(input, target, "huber_cpu"))
+    same = input._dtype is target._dtype and (input._dtype is float32 or input._dtype is float64)
+    loss = _huber_unweighted(input, target, dl, input._dtype if same else _kernel_dtype(input, target, "huber_cpu"))
     if weight is None:
         return _reduced(loss, red)
     loss = loss * weight
@@ -187,6 +189,8 @@ def _huber_loss_backward(out: Tensor, input: Tensor, target: Tensor, reduction: 
                                     [(input._layout.shape, input._layout.strides),
                                      (target._layout.shape, target._layout.strides),
                                      (g._layout.shape, g._layout.strides)], step=64 // compute.itemsize)
+            if mask is not None and mask.all():  # (every element the scalar function's: short rows, strided ones)
+                return where(inside, d * norm * g, outside)
             nd = float(wrapped(float(wrapped(norm, compute)) * dl, compute))
             vec = ge * nd * d.sign()
             if mask is None:
@@ -261,6 +265,9 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, re
         raise StridedRuntimeError(join_lines(
             "The function 'soft_margin_loss' is not differentiable with respect to argument 'target'. "
             "This input cannot have requires_grad True.", "detach the target: target.detach()"))
+    if (target._dtype is input._dtype and input._dtype.is_floating_point
+            and target._layout.shape == input._layout.shape):  # (the common call: the same bits, out of place)
+        return _reduced((-input * target).exp().log1p(), red)
     # ATen's in-place chain into an input-shaped output of the input's dtype,
     # neg_out(output, input).mul_(target).exp_().log1p_(): its refusals (a target that broadcasts
     # the input larger, a product that does not cast to the input's dtype, an integer exp_) and
@@ -401,10 +408,15 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, siz
     """
     _operands(input, target, "hinge_embedding_loss")
     red = reduction_mode(reduction, size_average, reduce)
-    zeros = zeros_like(input)
+    zeros = input.new_zeros(input.shape)
     # (ATen's ``margin - self``: empty_like(self).fill_(margin).sub_(self), in the input's dtype, the
-    # margin rounded to it first, an integer input's truncated; then clamp_min_(0))
-    margin_clamp = empty_like(input).fill_(margin).sub_(input).clamp_min_(0)
+    # margin rounded to it first, an integer input's truncated; then clamp_min_(0). Recording, that
+    # chain (its nodes, SubBackward0, ClampMinBackward0, are PyTorch's); else the same bits out of place)
+    if requires_grad(input) and grad_enabled_at_call() or input._dtype is bool_:
+        margin_clamp = empty_like(input).fill_(margin).sub_(input).clamp_min_(0)
+    else:
+        m = wrapped(margin, input._dtype)
+        margin_clamp = ((float(m) if input._dtype.is_floating_point else int(m)) - input).clamp_min(0)
     output_margin = where(target != 1, margin_clamp, zeros)
     output_self = where(target != -1, input, zeros)
     return _reduced(output_margin + output_self, red)
