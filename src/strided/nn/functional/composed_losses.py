@@ -292,9 +292,10 @@ def _soft_margin_loss_backward(out: Tensor, input: Tensor, target: Tensor, size_
         # (mul_out(grad_input, target, z).mul_(-norm), then div_(z + 1).mul_(grad): grad_input has
         # the input's dtype, so a float64 target's products round to a float32 input's twice)
         gi = _as_dtype(target * z, input._dtype) * -norm
-        return (_as_dtype(gi / (z + 1), input._dtype) * g, None)
+        return (_as_dtype(gi / (z + 1), input._dtype) * g,)
 
-    return "SoftMarginLossBackward0", (input, target), grad, (input, target)
+    # (the node's one edge is the input's, as PyTorch's: its target is no differentiable argument)
+    return "SoftMarginLossBackward0", (input,), grad, (input, target)
 
 
 def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None, reduction: str = "mean",
