@@ -574,3 +574,15 @@ def test_saved_attributes(name):
         r = F.huber_loss(x, x.detach(), delta=0.5) if name == "huber" else F.glu(x, 1)
         out.append(sorted(a for a in dir(r.grad_fn) if a.startswith("_saved")))
     assert out[0] == out[1]
+
+
+@pytest.mark.parametrize("kind", ["tensor", "numpy", "int"])
+def test_glu_dim_forms_differentiate(kind):
+    """A 0-d integer tensor or an __index__ object as glu's dim: the forward and GluBackward0 take it."""
+    x = torch.tensor(_RNG.standard_normal((4, 6))).T.requires_grad_()
+    sx = _st(x).requires_grad_()
+    dims = {"tensor": (torch.tensor(1), st.tensor(1)), "numpy": (np.int64(1), np.int64(1)), "int": (-1, -1)}[kind]
+    t, s = TF.glu(x, dims[0]), SF.glu(sx, dims[1])
+    _bits(t, s)
+    g = torch.tensor(_RNG.standard_normal(tuple(t.shape)))
+    _bits(torch.autograd.grad(t, x, g)[0], st.autograd.grad(s, sx, _st(g))[0])

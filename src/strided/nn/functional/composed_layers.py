@@ -40,15 +40,7 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     [[1.0]]
     """
     tensor_arg(input, "glu")
-    if type(dim) is not int and not isinstance(dim, _DefaultDim):
-        # (PyTorch's argument parser: an int, or a 0-d integer tensor; not a bool, float or other tensor)
-        if isinstance(dim, Tensor) and dim.dim() == 0 and dim._dtype.kind in "iu":
-            dim = int(dim.item())
-        elif hasattr(dim, "__index__") and not isinstance(dim, (bool, Tensor)):
-            dim = operator.index(dim)
-        else:
-            raise StridedTypeError(join_lines(f"glu(): argument 'dim' (position 2) must be int, not {type(dim).__name__}",
-                                              "dim names the dim glu halves: an int"))
+    dim = _glu_dim(dim)
     if input.dim() == 0:
         raise StridedRuntimeError(join_lines("glu does not support scalars because halving size must be even",
                                              "give glu a tensor with an even size along dim"))
@@ -65,11 +57,26 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     return a * b.sigmoid()
 
 
+def _glu_dim(dim: Any) -> int:
+    """PyTorch's argument parser for glu's ``dim``: an int, a 0-d integer tensor or an
+    ``__index__`` object; a bool, a float or another tensor is its TypeError."""
+    if type(dim) is int:
+        return dim
+    if isinstance(dim, Tensor) and dim.dim() == 0 and dim._dtype.kind in "iu":
+        return int(dim.item())
+    if hasattr(dim, "__index__") and not isinstance(dim, (bool, Tensor)):
+        return operator.index(dim)
+    raise StridedTypeError(join_lines(f"glu(): argument 'dim' (position 2) must be int, not {type(dim).__name__}",
+                                      "dim names the dim glu halves: an int"))
+
+
 @backward("F.glu", operands="self")
 def _glu_backward(out: Tensor, input: Tensor, dim: int = -1) -> Any:
     """PyTorch's ``glu_backward``: ``sigmoid(b) * g`` for the first half and
     ``(1 - s) * s * a * g`` for the second (the kernel's order), joined along ``dim``; in
     recording ops, so it differentiates again."""
+
+    dim = _glu_dim(dim)
 
     def grad(g: Tensor) -> tuple:
         a, b = input.chunk(2, dim)
