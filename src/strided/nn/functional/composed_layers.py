@@ -20,14 +20,16 @@ gives the bits of the composition it stands in for (tests/test_glu33_fast.py).
 from __future__ import annotations
 
 import math
+import operator
 from typing import Any
 
 import numpy as np
 
+from ... import layout as L
 from ...dispatch import adopted
 from ...dtypes import float32, float64
-from ...errors import StridedRuntimeError, StridedTypeError, join_lines
-from ...grad_mode import requires_grad
+from ...errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
+from ...grad_mode import is_grad_enabled, requires_grad
 from ...gradients import seal, sum_to
 from ...kernels import native
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
@@ -39,8 +41,8 @@ from ...kernels.torch_sum import norm2_rows
 from ...opdef import Kind, declare
 from ...ops._support.fast_reduce import cascade_reduce
 from ...ops._support.operands import _cinfo, _not_implemented
-from ...ops._support.promotion import TORCH_NAMES
-from ...ops.elementwise.unary import where
+from ...ops._support.promotion import TORCH_NAMES, result_type
+from ...ops.elementwise.unary import sigmoid, where
 from ...ops.registry import backward
 from ...ops.shape.joining import cat
 from ...tensor import Tensor, tensor_arg
@@ -56,14 +58,19 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     [[1.0]]
     """
     tensor_arg(input, "glu")
+    dim = _glu_dim(dim)
     if input.dim() == 0:
         raise StridedRuntimeError(join_lines("glu does not support scalars because halving size must be even",
                                              "give glu a tensor with an even size along dim"))
-    d = dim + input.dim() if dim < 0 else dim
-    size = input.shape[d] if 0 <= d < input.dim() else input.shape[dim]  # (out of range: the index error)
+    d = L.wrap_dim(dim, input.dim())  # (PyTorch's IndexError: Dimension out of range ...)
+    size = input.shape[d]
     if size % 2:
         raise StridedRuntimeError(join_lines(f"Halving dimension must be even, but dimension {d} is size {size}",
                                              "glu splits dim into two halves"))
+    if not input._dtype.is_floating_point:
+        raise StridedNotImplementedError(join_lines(
+            f"\"glu_cpu\" not implemented for '{TORCH_NAMES[input._dtype]}'",
+            "glu is defined for floating-point tensors", "fix: input.float()"))
     if not OPEN and (out := _glu_rowmajor(input, dim)) is not None:  # (a keyword call: the same fast path)
         return out
     a, b = input.chunk(2, dim)
@@ -116,18 +123,50 @@ def _glu_rowmajor(input: Any, dim: Any = -1) -> Tensor | None:
 
 
 
+def _glu_dim(dim: Any) -> int:
+    """PyTorch's argument parser for glu's ``dim``: an int, a 0-d integer tensor or an
+    ``__index__`` object; a bool, a float or another tensor is its TypeError."""
+    if type(dim) is int:
+        return dim
+    if isinstance(dim, Tensor) and dim.dim() == 0 and dim._dtype.kind in "iu":
+        return int(dim.item())
+    if hasattr(dim, "__index__") and not isinstance(dim, (bool, Tensor)):
+        return operator.index(dim)
+    raise StridedTypeError(join_lines(f"glu(): argument 'dim' (position 2) must be int, not {type(dim).__name__}",
+                                      "dim names the dim glu halves: an int"))
+
+
 @backward("F.glu", operands="self")
 def _glu_backward(out: Tensor, input: Tensor, dim: int = -1) -> Any:
     """PyTorch's ``glu_backward``: ``sigmoid(b) * g`` for the first half and
     ``(1 - s) * s * a * g`` for the second (the kernel's order), joined along ``dim``; in
     recording ops, so it differentiates again."""
 
+    dim = _glu_dim(dim)
+
     def grad(g: Tensor) -> tuple:
         a, b = input.chunk(2, dim)
-        s = b.sigmoid()
+        s = _kernel_sigmoid(input, b, dim)
         return (cat([s * g, (1 - s) * s * a * g], dim),)
 
     return "GluBackward0", (input,), grad, (input,)
+
+
+def _kernel_sigmoid(input: Tensor, b: Tensor, dim: int) -> Tensor:
+    """``sigmoid(b)`` with the bits of ``glu_backward``'s: it writes ``sigmoid_out`` into the first
+    half of a contiguous ``grad_input``, whose layout (not ``b``'s) decides which elements take
+    the vector loop's exp and which the scalar one's (a different last bit where the input is
+    not contiguous). Recording (a second derivative), the recorded sigmoid plus the detached
+    difference: the same bits (two values an ulp apart subtract exactly), the same graph."""
+    if input.is_contiguous():  # (grad_input's half has b's layout: the same rows, the same bits)
+        return b.sigmoid()
+    with no_grad():
+        first = input.new_empty(input.shape).narrow(dim, 0, b.shape[dim])
+        sigmoid(b, out=first)
+    if not (is_grad_enabled() and requires_grad(b)):
+        return first
+    s = b.sigmoid()
+    return s + (first - s).detach()
 
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
@@ -267,9 +306,19 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = _DIM_DEFAULT, eps: floa
         dim = axis
     tensor_arg(x1, "cosine_similarity")
     tensor_arg(x2, "cosine_similarity", "x2", 2)
+    common = result_type(x1, x2)
+    if not common.is_floating_point:
+        raise StridedRuntimeError(join_lines(
+            f"expected common dtype to be floating point, yet common dtype is {TORCH_NAMES[common]}",
+            f"x1 is {x1._dtype.name} and x2 {x2._dtype.name}", "fix: x1.float() and x2.float()"))
     if isinstance(eps, (int, float)) and not eps >= 0:  # (PyTorch's check; NaN fails it too)
         raise StridedRuntimeError(join_lines(f"eps must be non-negative, got: {eps:g}",
                                              "eps is the least norm each input is divided by: 0 or more"))
+    # (ATen converts an integer (or bool) operand to the common dtype; float operands stay as they are)
+    if not x1._dtype.is_floating_point:
+        x1 = x1.to(common)
+    if not x2._dtype.is_floating_point:
+        x2 = x2.to(common)
     if not OPEN and (out := _cosine_rowmajor(x1, x2, dim, eps)) is not None:
         return out
     a, b = x1.broadcast_to(_common_shape(x1, x2)), x2.broadcast_to(_common_shape(x1, x2))

@@ -22,14 +22,28 @@ import math
 import warnings
 from typing import Any
 
+from ... import layout as L
 from ...callsite import user_site
-from ...errors import StridedRuntimeError, StridedValueError, join_lines
+from ...creation import empty_like
+from ...dtype_promotion import TORCH_NAMES
+from ...dtypes import DType, bool_, float16, float32, float64
+from ...errors import (
+    StridedNotImplementedError,
+    StridedRuntimeError,
+    StridedTypeError,
+    StridedValueError,
+    join_lines,
+)
 from ...grad_mode import grad_enabled_at_call, requires_grad
 from ...gradients import seal
+from ...kernels.torch_loops import scalar_loop_mask
 from ...opdef import Kind, declare
+from ...ops._support.along import tensor_from_array
+from ...ops._support.promotion import can_cast, result_type
 from ...ops.elementwise.unary import where
 from ...ops.registry import backward
 from ...ops.shape.broadcasting import broadcast_pair
+from ...scalars import wrapped
 from ...tensor import Tensor, tensor_arg
 from .._grad import no_grad
 from ._common import reduction_mode
@@ -63,23 +77,74 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     """``0.5 d**2`` where ``|d| < delta``, else ``delta (|d| - 0.5 delta)`` (``d = input - target``),
     optionally times ``weight``; mean, sum or per element.
 
+    As PyTorch's kernel: computed in the promoted dtype of ``input`` and ``target`` with ``delta``
+    rounded to it, the per-element loss in ``input``'s dtype (a float32 input and a float64
+    target give float32), reduced in that dtype; a float loss refused for an integer input.
+
     >>> F.huber_loss(strided.tensor([0.0, 3.0]), strided.tensor([0.5, 0.0]), reduction="sum").item()
     2.625
     """
     _operands(input, target, "huber_loss")
-    _warn_sizes(input, target)
-    red = reduction_mode(reduction)
+    if target._layout.shape != input._layout.shape:
+        _warn_sizes(input, target)
+        broadcast_pair(input._layout.shape, target._layout.shape)  # (torch.broadcast_tensors' error, before the weight's)
+    if weight is not None:
+        tensor_arg(weight, "huber_loss", "weight", 5)
+        if weight._layout.shape != input._layout.shape:
+            raise StridedValueError(join_lines(
+                "Weights and input must have the same size.",
+                f"weight has shape {weight.shape} and the input {input.shape}: one weight per input element"))
+    red = reduction_mode(reduction) if weight is None else "none"
     dl = float(delta)
     if not dl > 0:
         raise StridedRuntimeError(join_lines("huber_loss does not support non-positive values for delta.",
                                              f"delta is {dl}; it is the width of the quadratic zone"))
+    same = input._dtype is target._dtype and (input._dtype is float32 or input._dtype is float64)
+    loss = _huber_unweighted(input, target, dl, input._dtype if same else _kernel_dtype(input, target, "huber_cpu"))
+    if weight is None:
+        return _reduced(loss, red)
+    loss = loss * weight
+    if reduction not in ("none", "mean", "sum"):
+        raise StridedValueError(join_lines(
+            f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.",
+            "reduction is 'none', 'mean' or 'sum'"))
+    return _reduced(loss, reduction)
+
+
+def _huber_unweighted(input: Tensor, target: Tensor, delta: float, compute: DType) -> Tensor:
+    """The huber kernel's loss per element, in ``input``'s dtype: computed in ``compute`` (the
+    promoted dtype) with delta rounded to it; float16 in float32, rounded once at the end
+    (bfloat16 rounds each step: both measured against torch)."""
+    out_dtype = input._dtype
+    if compute is float16:
+        input, target, compute = input.to(float32), target.to(float32), float32
+    elif target._dtype is bool_:  # (the kernel reads it as 0 or 1 of the compute dtype; sub refuses a bool)
+        target = target.to(compute)
     d = input - target
     z = d.abs()
+    dc = float(wrapped(delta, compute))  # (the kernel's scalar_t delta)
     # (the quadratic branch squares d itself: its derivatives at d == 0 are PyTorch's, 0 and 1)
-    loss = where(z < dl, 0.5 * d * d, dl * (z - 0.5 * dl))
-    if weight is not None:
-        loss = loss * weight
-    return _reduced(loss, red)
+    loss = where(z < dc, 0.5 * d * d, dc * (z - 0.5 * dc))
+    return loss if loss._dtype is out_dtype else loss.to(out_dtype)  # (TensorIterator's cast to the output's dtype)
+
+
+def _kernel_dtype(input: Tensor, target: Tensor, kernel: str) -> DType:
+    """The dtype a fused loss kernel computes in (TensorIterator's common dtype of ``input`` and
+    ``target``, its output ``input``-shaped and of ``input``'s dtype): PyTorch's refusal of a
+    result that does not cast to the input's dtype (RuntimeError), then its kernel's of a
+    non-float dtype (NotImplementedError)."""
+    compute = result_type(input, target)
+    if not can_cast(compute, input._dtype):
+        raise StridedRuntimeError(join_lines(
+            f"result type {TORCH_NAMES[compute]} can't be cast to the desired output type {TORCH_NAMES[input._dtype]}",
+            f"the loss is computed in {compute.name} and written in the input's dtype, {input._dtype.name}",
+            f"fix: convert the input, input.to(strided.{compute.name})"))
+    if not compute.is_floating_point:
+        raise StridedNotImplementedError(join_lines(
+            f"\"{kernel}\" not implemented for '{TORCH_NAMES[compute]}'",
+            f"input and target compute in {compute.name}; the loss is defined for floating-point tensors",
+            "fix: convert them, input.float() and target.float()"))
+    return compute
 
 
 @backward("F.huber_loss", operands="any")
@@ -95,22 +160,56 @@ def _huber_loss_backward(out: Tensor, input: Tensor, target: Tensor, reduction: 
     SumBackward0) and the gradient follows that chain's order (the reduction's, then the
     weight's product, then the unreduced huber gradient); the weight's is ``g * loss``."""
     red = reduction_mode(reduction)
-    dl = float(delta)
-    need_target = requires_grad(target)
+    need_target, need_input = requires_grad(target), requires_grad(input)
     shape = broadcast_pair(input._layout.shape, target._layout.shape)
     n = math.prod(shape)
+    compute = result_type(input, target)
+    raw = float(delta)
+    dl = float(wrapped(raw, compute))  # (scalar_t delta_val)
 
-    def huber_grad(d: Tensor, g: Tensor, norm: float, inside: Tensor) -> Tensor:
+    def huber_grad(d: Tensor, g: Tensor, norm: float) -> Tensor:
         # (the kernel's two branches, each in its order: norm * x * grad, norm * grad * delta; g
         # expanded first, so an empty input's derivative in g is an empty sum, 0, not 0 * NaN norm)
-        return where(inside, d * norm * g, g.expand(d.shape) * norm * dl * d.sign())
+        ge = g.expand(d.shape)
+        z = d.abs()
+        if compute is float64:
+            outside = ge * norm * dl * d.sign()
+            inside = z < dl
+        else:  # (the scalar function's delta is the double: it compares x with it, and multiplies
+            # norm * grad in scalar_t by it, returned through float; measured in float32, float16, bfloat16)
+            outside = ((ge * norm).to(float64) * raw).to(float32)
+            outside = (outside if compute is float32 else outside.to(compute)) * d.sign()
+            inside = z.to(float64) < raw
+        if n and (norm != 1.0 or compute is not float64):
+            # PyTorch's vector function (the AVX2 one: its AVX512 slot is left empty) compares x
+            # with delta_val and multiplies grad by norm * delta_val, rounded once in scalar_t: a
+            # different last bit from the scalar function's, which runs on each row's last
+            # elements and on rows that are not contiguous (measured against torch)
+            mask = scalar_loop_mask(shape, L.contiguous_strides(shape), False,
+                                    [(input._layout.shape, input._layout.strides),
+                                     (target._layout.shape, target._layout.strides),
+                                     (g._layout.shape, g._layout.strides)], step=64 // compute.itemsize)
+            if mask is not None and mask.all():  # (every element the scalar function's: short rows, strided ones)
+                return where(inside, d * norm * g, outside)
+            nd = float(wrapped(float(wrapped(norm, compute)) * dl, compute))
+            vec = ge * nd * d.sign()
+            if mask is None:
+                outside, inside = vec, z < dl
+            else:
+                scalar_lanes = tensor_from_array(mask, shape, bool_)
+                outside = where(scalar_lanes, outside, vec)
+                if compute is not float64:
+                    inside = where(scalar_lanes, inside, z < dl)
+        return where(inside, d * norm * g, outside)
 
     if weight is None:
         scale = 1.0 / n if red == "mean" and n else float("nan") if red == "mean" else 1.0
+        scale = float(wrapped(scale, compute))  # (norm.to<scalar_t>())
 
         def grad(g: Tensor) -> tuple:
+            _same_dtypes(input, target, need_input)
             d = input - target
-            gi = huber_grad(d, g, scale, d.abs() < dl)
+            gi = huber_grad(d, g, scale)
             return (gi, -gi if need_target else None)
 
         return "HuberLossBackward0", (input, target), grad, (input, target)
@@ -118,17 +217,37 @@ def _huber_loss_backward(out: Tensor, input: Tensor, target: Tensor, reduction: 
     need_weight = requires_grad(weight)
 
     def grad_weighted(g: Tensor) -> tuple:
+        if need_input or need_target:  # (the HuberLossBackward0 under the product)
+            _same_dtypes(input, target, need_input)
         d = input - target
-        z = d.abs()
         full = broadcast_pair(shape, weight._layout.shape)
         gm = g.expand(full) / math.prod(full) if red == "mean" else g.expand(full)  # (MeanBackward0's, SumBackward0's)
-        gl = gm * weight  # (MulBackward0's for the unreduced loss)
-        gi = huber_grad(d, gl, 1.0, z < dl)
-        gw = gm * where(z < dl, 0.5 * d * d, dl * (z - 0.5 * dl)) if need_weight else None
+        # (MulBackward0's for the unreduced loss, cast by the engine to its dtype, the input's)
+        gl = _as_dtype(gm * weight, input._dtype)
+        gi = huber_grad(d, gl, 1.0)
+        gw = gm * _huber_unweighted(input, target, raw, compute) if need_weight else None  # (MulBackward0's: g * the loss)
         return (gi, -gi if need_target else None, gw)
 
     name = {"none": "MulBackward0", "sum": "SumBackward0"}.get(red, "MeanBackward0")
     return name, (input, target, weight), grad_weighted, (input, target, weight)
+
+
+def _same_dtypes(input: Tensor, target: Tensor, input_first: bool) -> None:
+    """The refusal of PyTorch's ``huber_loss_backward`` kernel (TensorIterator's same-dtype check)
+    for an input and a target of two dtypes, which its forward promotes: the input's gradient is
+    computed first, expecting the input's dtype, else the target's, expecting the target's."""
+    if input._dtype is not target._dtype:
+        want, found = (input, target) if input_first else (target, input)
+        raise StridedRuntimeError(join_lines(
+            f"Found dtype {TORCH_NAMES[found._dtype]} but expected {TORCH_NAMES[want._dtype]}",
+            f"huber_loss's backward takes input and target of one dtype; they are {input._dtype.name} "
+            f"and {target._dtype.name} (the forward promoted them)",
+            "fix: give the loss a target of the input's dtype, target.to(input.dtype)"))
+
+
+def _as_dtype(t: Tensor, dtype: DType) -> Tensor:
+    """``t`` written into a buffer of ``dtype`` (an in-place kernel's output): converted where it differs."""
+    return t if t._dtype is dtype else t.to(dtype)
 
 
 def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
@@ -146,7 +265,16 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, re
         raise StridedRuntimeError(join_lines(
             "The function 'soft_margin_loss' is not differentiable with respect to argument 'target'. "
             "This input cannot have requires_grad True.", "detach the target: target.detach()"))
-    return _reduced((-input * target).exp().log1p(), red)
+    if (target._dtype is input._dtype and input._dtype.is_floating_point
+            and target._layout.shape == input._layout.shape):  # (the common call: the same bits, out of place)
+        return _reduced((-input * target).exp().log1p(), red)
+    # ATen's in-place chain into an input-shaped output of the input's dtype,
+    # neg_out(output, input).mul_(target).exp_().log1p_(): its refusals (a target that broadcasts
+    # the input larger, a product that does not cast to the input's dtype, an integer exp_) and
+    # its roundings (the product computed in the promoted dtype, rounded to the input's)
+    loss = -input
+    loss.mul_(target)
+    return _reduced(loss.exp_().log1p_(), red)
 
 
 @backward("F.soft_margin_loss", operands="two")
@@ -161,9 +289,13 @@ def _soft_margin_loss_backward(out: Tensor, input: Tensor, target: Tensor, size_
 
     def grad(g: Tensor) -> tuple:
         z = (-target * input).exp()
-        return ((target * z * -norm / (z + 1)) * g, None)
+        # (mul_out(grad_input, target, z).mul_(-norm), then div_(z + 1).mul_(grad): grad_input has
+        # the input's dtype, so a float64 target's products round to a float32 input's twice)
+        gi = _as_dtype(target * z, input._dtype) * -norm
+        return (_as_dtype(gi / (z + 1), input._dtype) * g,)
 
-    return "SoftMarginLossBackward0", (input, target), grad, (input, target)
+    # (the node's one edge is the input's, as PyTorch's: its target is no differentiable argument)
+    return "SoftMarginLossBackward0", (input,), grad, (input, target)
 
 
 def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None, reduction: str = "mean",
@@ -176,6 +308,14 @@ def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any 
     0.0
     """
     _operands(input, target, "kl_div")
+    if input._dtype.is_complex or target._dtype.is_complex:
+        raise StridedRuntimeError(join_lines("kl_div: Complex inputs not supported.",
+                                             f"input is {input._dtype.name}, target {target._dtype.name}"))
+    if not (input._dtype.is_floating_point and target._dtype.is_floating_point):
+        raise StridedRuntimeError(join_lines(
+            "kl_div: Integral inputs not supported.",
+            f"input is {input._dtype.name}, target {target._dtype.name}: both are log-probabilities or "
+            "probabilities, floating point", "fix: convert them, input.float() and target.float()"))
     if size_average is not None or reduce is not None:
         red = reduction_mode(reduction, size_average, reduce)
     else:
@@ -232,6 +372,10 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: 
             raise StridedValueError(join_lines("var has negative entry/entries", f"var is {var}"))
         var = var * input.new_ones(input.shape)
     else:
+        if isinstance(var, int):  # (an int is no float: PyTorch's torch.any(var < 0) gets a bool)
+            raise StridedTypeError(join_lines(
+                "any() received an invalid combination of arguments - got (bool), but expected one of:",
+                f"var is the int {var}; gaussian_nll_loss takes a float or a tensor", f"fix: var={float(var)}"))
         tensor_arg(var, "gaussian_nll_loss", "var", 3)
         if bool((var < 0).any()):
             raise StridedValueError(join_lines("var has negative entry/entries", "a variance is never negative"))
@@ -266,7 +410,14 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, siz
     _operands(input, target, "hinge_embedding_loss")
     red = reduction_mode(reduction, size_average, reduce)
     zeros = input.new_zeros(input.shape)
-    margin_clamp = (margin - input).clamp_min(0)
+    # (ATen's ``margin - self``: empty_like(self).fill_(margin).sub_(self), in the input's dtype, the
+    # margin rounded to it first, an integer input's truncated; then clamp_min_(0). Recording, that
+    # chain (its nodes, SubBackward0, ClampMinBackward0, are PyTorch's); else the same bits out of place)
+    if requires_grad(input) and grad_enabled_at_call() or input._dtype is bool_:
+        margin_clamp = empty_like(input).fill_(margin).sub_(input).clamp_min_(0)
+    else:
+        m = wrapped(margin, input._dtype)
+        margin_clamp = ((float(m) if input._dtype.is_floating_point else int(m)) - input).clamp_min(0)
     output_margin = where(target != 1, margin_clamp, zeros)
     output_self = where(target != -1, input, zeros)
     return _reduced(output_margin + output_self, red)

@@ -45,6 +45,7 @@ from .._support.out import write_out, write_pair_out
 from .._support.reduce_args import reduced_shape, reduction_dims, shape_text
 from .._support.support import check as _check_support
 from ..elementwise.binary import extremum_backward
+from ..elementwise.unary import where
 from ..registry import backward, grad_zeros, method
 
 # (helper modules only some calls need, loaded on first use: issue 23)
@@ -253,9 +254,11 @@ def _extreme_rule(name: str) -> Any:
         if dim is None:
             def full(g: Tensor) -> tuple:
                 # PyTorch's evenly_distribute_backward: the elements equal to the result share the
-                # gradient, and a NaN result is the NaNs' (x == NaN is never true: 0/0 otherwise)
+                # gradient, and a NaN result is the NaNs' (x == NaN is never true: 0/0 otherwise);
+                # its CPU path is masked_fill_ of zeros, so the others get 0 whatever g is (an
+                # infinite g, or no element equal after a .data write: not 0 * inf, NaN)
                 mask = (x == out) | (x.isnan() & out.isnan())
-                return (g * mask / mask.sum(),)
+                return (where(mask, g / mask.sum(), 0.0),)
 
             return f"{name}Backward1", (x,), full, (x, out)
         indices = out[1]

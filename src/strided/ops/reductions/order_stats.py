@@ -47,6 +47,7 @@ from .._support.operands import _cinfo, flat_run
 from .._support.out import write_out, write_pair_out
 from .._support.reduce_args import reduced_shape, shape_text
 from ..elementwise.binary_more import lerp_arrays
+from ..elementwise.unary import where
 from ..registry import backward, method
 
 # (PyTorch's selection and sort orders, written in Python: loaded on the first call that needs them)
@@ -312,9 +313,10 @@ def _median_rule(node: str) -> Any:
     def rule(out: Any, x: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
         if dim is None:
             # PyTorch's evenly_distribute_backward: g shared among the elements equal to the result
+            # (masked_fill_ of zeros on CPU: the others get 0 even where g / count is inf or NaN)
             def even(g: Tensor) -> tuple:
                 mask = (x == out) | (x.isnan() & out.isnan()) if x._dtype.is_floating_point else x == out
-                return (mask * (g / mask.sum()),)
+                return (where(mask, g / mask.sum(), 0.0),)
 
             return f"{node}Backward0", (x,), even, (x, out)
         indices = out[1]
