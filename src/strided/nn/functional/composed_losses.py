@@ -22,7 +22,10 @@ import math
 import warnings
 from typing import Any
 
+import numpy as np
+
 from ...callsite import user_site
+from ...dtypes import float32, float64
 from ...errors import StridedRuntimeError, StridedValueError, join_lines
 from ...grad_mode import grad_enabled_at_call, requires_grad
 from ...gradients import seal
@@ -233,9 +236,9 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: 
         var = var * input.new_ones(input.shape)
     else:
         tensor_arg(var, "gaussian_nll_loss", "var", 3)
-        if bool((var < 0).any()):
+        if _any_negative(var):
             raise StridedValueError(join_lines("var has negative entry/entries", "a variance is never negative"))
-    if var.shape != input.shape:
+    if var._layout.shape != input._layout.shape:
         if input.shape[:-1] == var.shape:  # homoscedastic: one variance per row
             var = var.unsqueeze(-1)
         elif not (input.dim() == var.dim()
@@ -247,12 +250,23 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: 
     if reduction not in ("none", "mean", "sum"):
         raise StridedValueError(join_lines(f"{reduction} is not valid", "reduction is 'none', 'mean' or 'sum'"))
     var = var.clone()
-    with no_grad():  # (PyTorch's clamp for stability: the gradient flows as if unclamped)
+    if var._ag is None:  # (no history to keep the clamp out of: the same write, without no_grad's switch)
         var.clamp_(min=eps)
+    else:
+        with no_grad():  # (PyTorch's clamp for stability: the gradient flows as if unclamped)
+            var.clamp_(min=eps)
     loss = 0.5 * (var.log() + (input - target) ** 2 / var)
     if full:
         loss = loss + 0.5 * math.log(2 * math.pi)
     return _reduced(loss, reduction)
+
+
+def _any_negative(var: Tensor) -> bool:
+    """``bool((var < 0).any())``, PyTorch's check of the variances (NaN is not negative): for a plain
+    float32 / float64 ``var`` one NumPy comparison of its elements, else those ops (their errors)."""
+    if var.__class__ is Tensor and (var._dtype is float32 or var._dtype is float64):
+        return bool(np.less(var._np(), 0).any())
+    return bool((var < 0).any())
 
 
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average: Any = None,
