@@ -29,13 +29,14 @@ from ...dtypes import float32, float64
 from ...errors import StridedRuntimeError, StridedValueError, join_lines
 from ...grad_mode import grad_enabled_at_call, requires_grad
 from ...gradients import seal
+from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ...opdef import Kind, declare
 from ...ops.elementwise.unary import where
 from ...ops.registry import backward
 from ...ops.shape.broadcasting import broadcast_pair
 from ...tensor import Tensor, tensor_arg
 from .._grad import no_grad
-from ._common import reduction_mode
+from ._common import fresh_loss, pair_runs, reduction_mode
 
 __all__ = ["gaussian_nll_loss", "hinge_embedding_loss", "huber_loss", "kl_div", "poisson_nll_loss",
            "soft_margin_loss"]
@@ -83,6 +84,35 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     if weight is not None:
         loss = loss * weight
     return _reduced(loss, red)
+
+
+def _huber_fresh(input: Any, target: Any, reduction: Any = "mean", delta: Any = 1.0, weight: Any = None
+                 ) -> Tensor | None:
+    """:func:`huber_loss`'s fresh fast path (its entry's ``__fresh__``): for :func:`pair_runs`' call
+    (no weight, a float delta > 0), the forward's ops as the NumPy calls their fast paths make on
+    the flat runs (``d = x - y``, ``z = |d|``, ``where(z < delta, 0.5 * d * d, delta * (z - 0.5 *
+    delta))``, each Python float NumPy's weak scalar, as in those paths), reduced by
+    :func:`fresh_loss` (``.mean()`` / ``.sum()``'s kernel); None (the forward runs) otherwise."""
+    if weight is not None or delta.__class__ is not float or not delta > 0 \
+            or (runs := pair_runs(input, target, reduction)) is None:
+        return None
+    x, y, info, dt = runs
+    dl = delta
+    token = quiet_set(QUIET)
+    try:
+        d = np.subtract(x, y)
+        z = np.abs(d)
+        square = np.multiply(d, 0.5)
+        np.multiply(square, d, out=square)
+        linear = np.subtract(z, 0.5 * dl)
+        np.multiply(linear, dl, out=linear)
+        per = np.where(np.less(z, dl), square, linear)
+    finally:
+        quiet_reset(token)
+    return fresh_loss(per, info, dt, reduction)
+
+
+huber_loss.__fresh__ = _huber_fresh  # type: ignore[attr-defined]
 
 
 @backward("F.huber_loss", operands="any")

@@ -48,7 +48,9 @@ from ._common import (
     array_result,
     compute_dtype,
     float_only,
+    fresh_loss,
     g_format,
+    pair_runs,
     reduction_mode,
     scalar_result,
 )
@@ -683,6 +685,26 @@ def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: An
     return scalar_result(value, dt, "mse_loss", (input, target))
 
 
+def _mse_fresh(input: Any, target: Any, size_average: Any = None, reduce: Any = None,
+               reduction: Any = "mean") -> Tensor | None:
+    """:func:`mse_loss`'s fresh fast path (its entry's ``__fresh__``): for :func:`pair_runs`' call
+    (no legacy flag), the same NumPy steps on the flat runs (``d = x - y``, ``d * d``), reduced by
+    :func:`fresh_loss`; None (the forward runs) for any other call."""
+    if size_average is not None or reduce is not None or (runs := pair_runs(input, target, reduction)) is None:
+        return None
+    x, y, info, d = runs
+    token = quiet_set(QUIET)
+    try:
+        diff = np.subtract(x, y)
+        np.multiply(diff, diff, out=diff)
+    finally:
+        quiet_reset(token)
+    return fresh_loss(diff, info, d, reduction)
+
+
+mse_loss.__fresh__ = _mse_fresh  # type: ignore[attr-defined]
+
+
 def _loss_scale(red: str, input: Tensor, target: Tensor) -> float:
     """The factor a "mean" reduction puts on each element's gradient (1 for "sum" and "none")."""
     if red != "mean":
@@ -768,6 +790,28 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, redu
         return report("smooth_l1_loss", (input, target), out)
     value = _torch_reduced(per, red)
     return scalar_result(value, dt, "smooth_l1_loss", (input, target))
+
+
+def _smooth_l1_fresh(input: Any, target: Any, size_average: Any = None, reduce: Any = None,
+                     reduction: Any = "mean", beta: Any = 1.0) -> Tensor | None:
+    """:func:`smooth_l1_loss`'s fresh fast path (its entry's ``__fresh__``): for :func:`pair_runs`'
+    call (no legacy flag, a float beta >= 0), the forward's NumPy expressions on the flat runs,
+    reduced by :func:`fresh_loss`; None (the forward runs) for any other call."""
+    if size_average is not None or reduce is not None or beta.__class__ is not float or not beta >= 0 \
+            or (runs := pair_runs(input, target, reduction)) is None:
+        return None
+    x, y, info, dt = runs
+    b = beta
+    token = quiet_set(QUIET)
+    try:
+        d = np.abs(np.subtract(x, y))
+        per = np.where(d < b, 0.5 * d * d / (b if b else 1), d - 0.5 * b)
+    finally:
+        quiet_reset(token)
+    return fresh_loss(per, info, dt, reduction)
+
+
+smooth_l1_loss.__fresh__ = _smooth_l1_fresh  # type: ignore[attr-defined]
 
 
 @backward("F.smooth_l1_loss", operands="two")
