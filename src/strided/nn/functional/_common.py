@@ -79,8 +79,8 @@ def g_format(x: float) -> str:
 def pair_runs(input: Any, target: Any, red: Any) -> tuple[np.ndarray, np.ndarray, tuple, DType] | None:
     """The flat runs ``(x, y, info, dtype)`` of a pointwise loss's common call, for its fresh fast
     path (``__fresh__``, read by its entry: nobody listening, no keyword): two plain row-major
-    tensors of one shape and one dtype, float32 or float64, neither in autograd, and a reduction
-    (``red``) of "none", or "mean" / "sum" of at least one element in at least one dim (then the
+    tensors of one shape and one dtype, float32 or float64, of at least one element, neither in
+    autograd, and a reduction (``red``) of "none", or "mean" / "sum" in at least one dim (then the
     compiled sum is built and on: :func:`fresh_loss` reduces by it). ``info``: the shape's
     ``_cinfo`` (row-major strides, count, layout). None for any other call: the loss's forward runs."""
     if input.__class__ is not Tensor or target.__class__ is not Tensor or input._ag is not None \
@@ -93,8 +93,8 @@ def pair_runs(input: Any, target: Any, red: Any) -> tuple[np.ndarray, np.ndarray
     if target._layout.shape != shape:
         return None
     info = _cinfo[shape]
-    if red != "none" and (red != "mean" and red != "sum" or not shape or not info[1] or sums() is None):
-        return None
+    if not info[1] or (red != "none" and (red != "mean" and red != "sum" or not shape or sums() is None)):
+        return None  # (an empty loss: the forward's NaN mean and layouts)
     x, y = flat_run(input, info), flat_run(target, info)
     if x is None or y is None or not x.flags.aligned or not y.flags.aligned:
         return None

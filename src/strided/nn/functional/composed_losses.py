@@ -31,6 +31,7 @@ from ...grad_mode import grad_enabled_at_call, requires_grad
 from ...gradients import seal
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ...opdef import Kind, declare
+from ...ops._support.operands import _cinfo
 from ...ops.elementwise.unary import where
 from ...ops.registry import backward
 from ...ops.shape.broadcasting import broadcast_pair
@@ -279,10 +280,12 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: 
                 "its shape less the last size, or one size 1 where they differ"))
     if reduction not in ("none", "mean", "sum"):
         raise StridedValueError(join_lines(f"{reduction} is not valid", "reduction is 'none', 'mean' or 'sum'"))
-    var = var.clone()
-    if var._ag is None:  # (no history to keep the clamp out of: the same write, without no_grad's switch)
-        var.clamp_(min=eps)
+    if var._ag is None and var._layout.strides == _cinfo[var._layout.shape][0]:
+        # (no history to keep the clamp out of, row-major: clone's and clamp's results both are;
+        # the out-of-place clamp is the same kernel on the same elements, in one fresh result)
+        var = var.clamp(min=eps)
     else:
+        var = var.clone()
         with no_grad():  # (PyTorch's clamp for stability: the gradient flows as if unclamped)
             var.clamp_(min=eps)
     loss = 0.5 * (var.log() + (input - target) ** 2 / var)
