@@ -364,3 +364,46 @@ def test_gaussian_nll_loss_gradients_match_torch(var_grad):
     if var_grad:
         _same(sv.grad, tv.grad)
     assert sv._version == 0  # (the clamp wrote a clone)
+
+
+# ---------------------------------------------------------------- binary cross entropy
+
+BCE = ["binary_cross_entropy", "binary_cross_entropy_with_logits"]
+
+
+@pytest.mark.parametrize("name", BCE)
+@pytest.mark.parametrize("shape", [(3, 4), (16, 16), (), (5, 1, 7), (300, 7)])
+@pytest.mark.parametrize("dts", DTYPES)
+@pytest.mark.parametrize("red", ["mean", "sum", "none"])
+def test_bce_fresh_path_gives_the_forwards_bits(name, shape, dts, red):
+    rng = np.random.default_rng(11)
+    x = np.asarray(rng.random(shape) if name == BCE[0] else rng.standard_normal(shape) * 3).astype(dts[0])
+    y = np.asarray(rng.random(shape)).astype(dts[0])
+    if x.size > 2 and name == BCE[0]:
+        x.reshape(-1)[:2] = [0.0, 1.0]  # (the logs clamped at -100)
+    fn = getattr(F, name)
+    fast = fn(strided.tensor(x), strided.tensor(y), None, None, None, red)
+    # (a weight of ones: the forward itself, each loss times 1.0, exactly)
+    forward = fn(strided.tensor(x), strided.tensor(y), strided.ones(()).to(dts[1]), None, None, red)
+    assert fast.dtype is forward.dtype and tuple(fast.stride()) == tuple(forward.stride())
+    assert fast.numpy().tobytes() == forward.numpy().tobytes()
+    expected = getattr(torch.nn.functional, name)(torch.from_numpy(x), torch.from_numpy(y), reduction=red)
+    assert tuple(fast.shape) == tuple(expected.shape) and tuple(fast.stride()) == tuple(expected.stride())
+    np.testing.assert_allclose(fast.numpy(), expected.numpy(), rtol=1e-5 if dts[0] is np.float32 else 1e-12)
+
+
+def test_bce_fresh_path_taken_only_for_its_common_call(monkeypatch):
+    general = _spy(monkeypatch, losses, "_torch_reduced")
+    p = strided.tensor([[0.25, 0.5], [1.0, 0.0]])
+    F.binary_cross_entropy(p, p)
+    F.binary_cross_entropy_with_logits(p, p)
+    F.binary_cross_entropy(p, p, reduction="sum")
+    assert general == []
+    F.binary_cross_entropy(p.t(), p.t())  # (a transpose: the forward)
+    F.binary_cross_entropy_with_logits(p, p, pos_weight=strided.ones(2))
+    assert len(general) == 2
+    for bad in (strided.tensor([[0.5, 1.5]]), strided.tensor([[0.5, float("nan")]]), strided.tensor([[-1e-30, 0.5]])):
+        with pytest.raises(RuntimeError, match="all elements of input should be between 0 and 1"):
+            F.binary_cross_entropy(bad, strided.tensor([[0.5, 0.5]]))
+        with pytest.raises(RuntimeError, match="all elements of target should be between 0 and 1"):
+            F.binary_cross_entropy(strided.tensor([[0.5, 0.5]]), bad)
