@@ -407,3 +407,53 @@ def test_bce_fresh_path_taken_only_for_its_common_call(monkeypatch):
             F.binary_cross_entropy(bad, strided.tensor([[0.5, 0.5]]))
         with pytest.raises(RuntimeError, match="all elements of target should be between 0 and 1"):
             F.binary_cross_entropy(strided.tensor([[0.5, 0.5]]), bad)
+
+
+# ---------------------------------------------------------------- F.normalize
+
+from strided.nn.functional import layers  # noqa: E402
+
+
+@pytest.mark.parametrize("shape", [(3, 4), (16, 16), (5, 1, 7), (257,), (2, 3, 2)])
+@pytest.mark.parametrize("dts", DTYPES)
+@pytest.mark.parametrize("dim", [-1, 1, 0])
+@pytest.mark.parametrize("eps", [1e-12, 0.5])
+def test_normalize_matches_torch(shape, dts, dim, eps):
+    a = _values(shape, dts[0], 4)
+    a[~np.isfinite(a)] = 2.0
+    if a.ndim >= 2:
+        a[0] = 0.0  # (a zero row: the eps clamp)
+    if dim >= a.ndim:
+        with pytest.raises(IndexError, match="Dimension out of range"):
+            F.normalize(strided.tensor(a), 2.0, dim, eps)
+        return
+    for _, s, t in _layouts(a):
+        _same(F.normalize(s, 2.0, dim, eps), torch.nn.functional.normalize(t, 2.0, dim, eps))
+        _same(F.normalize(s, 2, dim, eps), torch.nn.functional.normalize(t, 2, dim, eps))
+
+
+def test_normalize_fresh_path_only_for_the_last_dims_two_norm(monkeypatch):
+    general = _spy(monkeypatch, layers, "_torch_norms")
+    x = strided.tensor(_values((3, 4), np.float32, 5))
+    F.normalize(x)
+    F.normalize(x, 2, -1)
+    F.normalize(x.reshape(3, 2, 2), 2.0, -1, 1e-6)
+    assert general == []
+    F.normalize(x, 2.0, 0)  # (another dim)
+    F.normalize(x, 1.0)  # (another norm)
+    F.normalize(x.t())  # (a transpose)
+    F.normalize(x, 2.0, 1, 1)  # (an int eps: the forward's conversion)
+    F.normalize(x[:, :1])  # (rows of one element: |x|)
+    assert len(general) == 5
+
+
+def test_normalize_gradient_and_node_match_torch():
+    a = np.random.default_rng(6).standard_normal((3, 4))
+    s, t = strided.tensor(a, requires_grad=True), torch.from_numpy(a.copy()).requires_grad_()
+    ys, yt = F.normalize(s), torch.nn.functional.normalize(t)
+    assert ys.grad_fn.name() == yt.grad_fn.name()
+    _same(ys, yt)
+    g = np.random.default_rng(7).standard_normal((3, 4))
+    ys.backward(strided.tensor(g))
+    yt.backward(torch.from_numpy(g))
+    np.testing.assert_allclose(s.grad.numpy(), t.grad.numpy(), rtol=1e-12, atol=1e-15)
