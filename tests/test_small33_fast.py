@@ -346,6 +346,16 @@ def test_gaussian_nll_loss_negative_var_and_nan_var_as_torch():
     _same(F.gaussian_nll_loss(x, x, strided.tensor(nan_var)), expected)
 
 
+def test_gaussian_nll_loss_integer_and_half_var_as_before():
+    x = strided.zeros(2, 3)
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+        F.gaussian_nll_loss(x, x, strided.ones(2, 3, dtype=strided.int64))  # (clamp_'s refusal, as PyTorch's)
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type (Long|long)"):
+        torch.nn.functional.gaussian_nll_loss(torch.zeros(2, 3), torch.zeros(2, 3), torch.ones(2, 3, dtype=torch.int64))
+    half = F.gaussian_nll_loss(x, x, strided.ones(2, 3, dtype=strided.float16))
+    assert half.dtype is strided.float32 and half.item() == 0.0
+
+
 @pytest.mark.parametrize("var_grad", [False, True])
 def test_gaussian_nll_loss_gradients_match_torch(var_grad):
     rng = np.random.default_rng(7)

@@ -280,9 +280,11 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: 
                 "its shape less the last size, or one size 1 where they differ"))
     if reduction not in ("none", "mean", "sum"):
         raise StridedValueError(join_lines(f"{reduction} is not valid", "reduction is 'none', 'mean' or 'sum'"))
-    if var._ag is None and var._layout.strides == _cinfo[var._layout.shape][0]:
-        # (no history to keep the clamp out of, row-major: clone's and clamp's results both are;
-        # the out-of-place clamp is the same kernel on the same elements, in one fresh result)
+    if var._ag is None and (var._dtype is float32 or var._dtype is float64) \
+            and var._layout.strides == _cinfo[var._layout.shape][0]:
+        # (no history to keep the clamp out of, row-major float32 / float64: clone's and clamp's
+        # results both are, of var's dtype; the out-of-place clamp is the same kernel on the same
+        # elements, in one fresh result. An integer var keeps clamp_'s refusal of the float eps)
         var = var.clamp(min=eps)
     else:
         var = var.clone()
