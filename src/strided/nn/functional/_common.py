@@ -13,13 +13,17 @@ from typing import Any
 import numpy as np
 
 from ...dispatch import adopted, report, result_array
-from ...dtypes import DType
+from ...dtypes import DType, float32, float64
 from ...errors import StridedValueError, join_lines
+from ...kernels.memory import flat_run
+from ...kernels.native import sums
+from ...ops._support.fast_reduce import cascade_reduce
 from ...ops._support.operands import _cinfo
 from ...ops.elementwise.activations import compute_dtype, float_only
 from ...tensor import Tensor
 
-__all__ = ["array_like", "array_result", "compute_dtype", "float_only", "g_format", "reduction_mode", "scalar_result"]
+__all__ = ["array_like", "array_result", "compute_dtype", "float_only", "fresh_loss", "g_format", "pair_runs",
+           "reduction_mode", "scalar_result"]
 
 _REDUCTIONS = ("none", "mean", "sum")
 _SCALAR = _cinfo[()][2]  # the 0-d layout
@@ -70,3 +74,41 @@ def array_like(values: np.ndarray, like: Tensor) -> Tensor:
 def g_format(x: float) -> str:
     """A number as PyTorch's messages print it (``%g``)."""
     return format(float(x), "g")
+
+
+def pair_runs(input: Any, target: Any, red: Any) -> tuple[np.ndarray, np.ndarray, tuple, DType] | None:
+    """The flat runs ``(x, y, info, dtype)`` of a pointwise loss's common call, for its fresh fast
+    path (``__fresh__``, read by its entry: nobody listening, no keyword): two plain row-major
+    tensors of one shape and one dtype, float32 or float64, of at least one element, neither in
+    autograd, and a reduction (``red``) of "none", or "mean" / "sum" in at least one dim (then the
+    compiled sum is built and on: :func:`fresh_loss` reduces by it). ``info``: the shape's
+    ``_cinfo`` (row-major strides, count, layout). None for any other call: the loss's forward runs."""
+    if input.__class__ is not Tensor or target.__class__ is not Tensor or input._ag is not None \
+            or target._ag is not None:
+        return None
+    d = input._dtype
+    if (d is not float32 and d is not float64) or target._dtype is not d:
+        return None
+    shape = input._layout.shape
+    if target._layout.shape != shape:
+        return None
+    info = _cinfo[shape]
+    if not info[1] or (red != "none" and (red != "mean" and red != "sum" or not shape or sums() is None)):
+        return None  # (an empty loss: the forward's NaN mean and layouts)
+    x, y = flat_run(input, info), flat_run(target, info)
+    if x is None or y is None or not x.flags.aligned or not y.flags.aligned:
+        return None
+    return x, y, info, d
+
+
+def fresh_loss(per: np.ndarray, info: tuple, d: DType, red: str) -> Tensor | None:
+    """The loss from ``per``, a fresh 1-D run of per-element losses of dtype ``d`` laid out as
+    :func:`pair_runs`' operands (``info``): itself, row-major ("none": the elementwise result's
+    layout for row-major operands), or its sum / mean as ``.sum()`` / ``.mean()`` of it give them
+    (:func:`strided.ops._support.fast_reduce.cascade_reduce`: PyTorch's cascade, the mean divided by
+    the count in the kernel; the bits of :func:`strided.kernels.torch_sum.sum_array`, the losses'
+    general path). None where the compiled sum does not run (nothing is reported)."""
+    t = adopted(per, info[2], d)
+    if red == "none":
+        return t
+    return cascade_reduce(t, None, False, mean=red == "mean")

@@ -22,6 +22,8 @@ import math
 import warnings
 from typing import Any
 
+import numpy as np
+
 from ... import layout as L
 from ...callsite import user_site
 from ...creation import empty_like
@@ -36,9 +38,11 @@ from ...errors import (
 )
 from ...grad_mode import grad_enabled_at_call, requires_grad
 from ...gradients import seal
+from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ...kernels.torch_loops import scalar_loop_mask
 from ...opdef import Kind, declare
 from ...ops._support.along import tensor_from_array
+from ...ops._support.operands import _cinfo
 from ...ops._support.promotion import can_cast, result_type
 from ...ops.elementwise.unary import where
 from ...ops.registry import backward
@@ -46,7 +50,7 @@ from ...ops.shape.broadcasting import broadcast_pair
 from ...scalars import wrapped
 from ...tensor import Tensor, tensor_arg
 from .._grad import no_grad
-from ._common import reduction_mode
+from ._common import fresh_loss, pair_runs, reduction_mode
 
 __all__ = ["gaussian_nll_loss", "hinge_embedding_loss", "huber_loss", "kl_div", "poisson_nll_loss",
            "soft_margin_loss"]
@@ -145,6 +149,35 @@ def _kernel_dtype(input: Tensor, target: Tensor, kernel: str) -> DType:
             f"input and target compute in {compute.name}; the loss is defined for floating-point tensors",
             "fix: convert them, input.float() and target.float()"))
     return compute
+
+
+def _huber_fresh(input: Any, target: Any, reduction: Any = "mean", delta: Any = 1.0, weight: Any = None
+                 ) -> Tensor | None:
+    """:func:`huber_loss`'s fresh fast path (its entry's ``__fresh__``): for :func:`pair_runs`' call
+    (no weight, a float delta > 0), the forward's ops as the NumPy calls their fast paths make on
+    the flat runs (``d = x - y``, ``z = |d|``, ``where(z < delta, 0.5 * d * d, delta * (z - 0.5 *
+    delta))``, each Python float NumPy's weak scalar, as in those paths), reduced by
+    :func:`fresh_loss` (``.mean()`` / ``.sum()``'s kernel); None (the forward runs) otherwise."""
+    if weight is not None or delta.__class__ is not float or not delta > 0 \
+            or (runs := pair_runs(input, target, reduction)) is None:
+        return None
+    x, y, info, dt = runs
+    dl = delta
+    token = quiet_set(QUIET)
+    try:
+        d = np.subtract(x, y)
+        z = np.abs(d)
+        square = np.multiply(d, 0.5)
+        np.multiply(square, d, out=square)
+        linear = np.subtract(z, 0.5 * dl)
+        np.multiply(linear, dl, out=linear)
+        per = np.where(np.less(z, dl), square, linear)
+    finally:
+        quiet_reset(token)
+    return fresh_loss(per, info, dt, reduction)
+
+
+huber_loss.__fresh__ = _huber_fresh  # type: ignore[attr-defined]
 
 
 @backward("F.huber_loss", operands="any")
@@ -377,9 +410,9 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: 
                 "any() received an invalid combination of arguments - got (bool), but expected one of:",
                 f"var is the int {var}; gaussian_nll_loss takes a float or a tensor", f"fix: var={float(var)}"))
         tensor_arg(var, "gaussian_nll_loss", "var", 3)
-        if bool((var < 0).any()):
+        if _any_negative(var):
             raise StridedValueError(join_lines("var has negative entry/entries", "a variance is never negative"))
-    if var.shape != input.shape:
+    if var._layout.shape != input._layout.shape:
         if input.shape[:-1] == var.shape:  # homoscedastic: one variance per row
             var = var.unsqueeze(-1)
         elif not (input.dim() == var.dim()
@@ -390,13 +423,28 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: 
                 "its shape less the last size, or one size 1 where they differ"))
     if reduction not in ("none", "mean", "sum"):
         raise StridedValueError(join_lines(f"{reduction} is not valid", "reduction is 'none', 'mean' or 'sum'"))
-    var = var.clone()
-    with no_grad():  # (PyTorch's clamp for stability: the gradient flows as if unclamped)
-        var.clamp_(min=eps)
+    if var._ag is None and (var._dtype is float32 or var._dtype is float64) \
+            and var._layout.strides == _cinfo[var._layout.shape][0]:
+        # (no history to keep the clamp out of, row-major float32 / float64: clone's and clamp's
+        # results both are, of var's dtype; the out-of-place clamp is the same kernel on the same
+        # elements, in one fresh result. An integer var keeps clamp_'s refusal of the float eps)
+        var = var.clamp(min=eps)
+    else:
+        var = var.clone()
+        with no_grad():  # (PyTorch's clamp for stability: the gradient flows as if unclamped)
+            var.clamp_(min=eps)
     loss = 0.5 * (var.log() + (input - target) ** 2 / var)
     if full:
         loss = loss + 0.5 * math.log(2 * math.pi)
     return _reduced(loss, reduction)
+
+
+def _any_negative(var: Tensor) -> bool:
+    """``bool((var < 0).any())``, PyTorch's check of the variances (NaN is not negative): for a plain
+    float32 / float64 ``var`` one NumPy comparison of its elements, else those ops (their errors)."""
+    if var.__class__ is Tensor and (var._dtype is float32 or var._dtype is float64):
+        return bool(np.less(var._np(), 0).any())
+    return bool((var < 0).any())
 
 
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average: Any = None,

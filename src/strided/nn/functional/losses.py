@@ -48,7 +48,9 @@ from ._common import (
     array_result,
     compute_dtype,
     float_only,
+    fresh_loss,
     g_format,
+    pair_runs,
     reduction_mode,
     scalar_result,
 )
@@ -683,6 +685,26 @@ def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: An
     return scalar_result(value, dt, "mse_loss", (input, target))
 
 
+def _mse_fresh(input: Any, target: Any, size_average: Any = None, reduce: Any = None,
+               reduction: Any = "mean") -> Tensor | None:
+    """:func:`mse_loss`'s fresh fast path (its entry's ``__fresh__``): for :func:`pair_runs`' call
+    (no legacy flag), the same NumPy steps on the flat runs (``d = x - y``, ``d * d``), reduced by
+    :func:`fresh_loss`; None (the forward runs) for any other call."""
+    if size_average is not None or reduce is not None or (runs := pair_runs(input, target, reduction)) is None:
+        return None
+    x, y, info, d = runs
+    token = quiet_set(QUIET)
+    try:
+        diff = np.subtract(x, y)
+        np.multiply(diff, diff, out=diff)
+    finally:
+        quiet_reset(token)
+    return fresh_loss(diff, info, d, reduction)
+
+
+mse_loss.__fresh__ = _mse_fresh  # type: ignore[attr-defined]
+
+
 def _loss_scale(red: str, input: Tensor, target: Tensor) -> float:
     """The factor a "mean" reduction puts on each element's gradient (1 for "sum" and "none")."""
     if red != "mean":
@@ -768,6 +790,28 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, redu
         return report("smooth_l1_loss", (input, target), out)
     value = _torch_reduced(per, red)
     return scalar_result(value, dt, "smooth_l1_loss", (input, target))
+
+
+def _smooth_l1_fresh(input: Any, target: Any, size_average: Any = None, reduce: Any = None,
+                     reduction: Any = "mean", beta: Any = 1.0) -> Tensor | None:
+    """:func:`smooth_l1_loss`'s fresh fast path (its entry's ``__fresh__``): for :func:`pair_runs`'
+    call (no legacy flag, a float beta >= 0), the forward's NumPy expressions on the flat runs,
+    reduced by :func:`fresh_loss`; None (the forward runs) for any other call."""
+    if size_average is not None or reduce is not None or beta.__class__ is not float or not beta >= 0 \
+            or (runs := pair_runs(input, target, reduction)) is None:
+        return None
+    x, y, info, dt = runs
+    b = beta
+    token = quiet_set(QUIET)
+    try:
+        d = np.abs(np.subtract(x, y))
+        per = np.where(d < b, 0.5 * d * d / (b if b else 1), d - 0.5 * b)
+    finally:
+        quiet_reset(token)
+    return fresh_loss(per, info, dt, reduction)
+
+
+smooth_l1_loss.__fresh__ = _smooth_l1_fresh  # type: ignore[attr-defined]
 
 
 @backward("F.smooth_l1_loss", operands="two")
@@ -897,6 +941,31 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     return _bce_reduce(per, red, input, "binary_cross_entropy", inputs)
 
 
+def _bce_fresh(input: Any, target: Any, weight: Any = None, size_average: Any = None, reduce: Any = None,
+               reduction: Any = "mean") -> Tensor | None:
+    """:func:`binary_cross_entropy`'s fresh fast path (its entry's ``__fresh__``): for
+    :func:`pair_runs`' call (no weight, no legacy flag) whose input and target all lie in [0, 1]
+    (else the forward raises its errors), the forward's NumPy expression on the flat runs, reduced
+    by :func:`fresh_loss`; None (the forward runs) for any other call."""
+    if weight is not None or size_average is not None or reduce is not None \
+            or (runs := pair_runs(input, target, reduction)) is None:
+        return None
+    x, y, info, dt = runs
+    # (a NaN makes the smallest NaN, which fails the comparison: the forward's refusal of it too)
+    if not (_smallest(x) >= 0 and _largest(x) <= 1 and _smallest(y) >= 0 and _largest(y) <= 1):
+        return None
+    token = quiet_set(QUIET)
+    try:
+        per = -(y * np.maximum(np.log(x), -100) + (1 - y) * np.maximum(np.log1p(-x), -100))
+    finally:
+        quiet_reset(token)
+    return fresh_loss(per, info, dt, reduction)
+
+
+_smallest, _largest = np.minimum.reduce, np.maximum.reduce
+binary_cross_entropy.__fresh__ = _bce_fresh  # type: ignore[attr-defined]
+
+
 @backward("F.binary_cross_entropy", operands="two")
 def _bce_backward(out: Tensor, input: Tensor, target: Tensor, weight: Tensor | None = None,
                   size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> Any:
@@ -967,6 +1036,27 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     # PyTorch computes in place into (1 - target): the loss takes the target's dtype
     return _bce_reduce(np.broadcast_to(per, x.shape), red, input, "binary_cross_entropy_with_logits", inputs,
                        target._dtype)
+
+
+def _bce_logits_fresh(input: Any, target: Any, weight: Any = None, size_average: Any = None, reduce: Any = None,
+                      reduction: Any = "mean", pos_weight: Any = None) -> Tensor | None:
+    """:func:`binary_cross_entropy_with_logits`' fresh fast path (its entry's ``__fresh__``): for
+    :func:`pair_runs`' call (no weight, no pos_weight, no legacy flag), the forward's NumPy
+    expression on the flat runs, reduced by :func:`fresh_loss`; None (the forward runs) otherwise."""
+    if weight is not None or pos_weight is not None or size_average is not None or reduce is not None \
+            or (runs := pair_runs(input, target, reduction)) is None:
+        return None
+    x, y, info, dt = runs
+    token = quiet_set(QUIET)
+    try:
+        softplus_neg = np.log1p(np.exp(-np.abs(x))) + np.maximum(-x, 0)  # log(1 + exp(-x)), stably
+        per = (1 - y) * x + softplus_neg
+    finally:
+        quiet_reset(token)
+    return fresh_loss(per, info, dt, reduction)
+
+
+binary_cross_entropy_with_logits.__fresh__ = _bce_logits_fresh  # type: ignore[attr-defined]
 
 
 @backward("F.binary_cross_entropy_with_logits", operands="two")

@@ -1692,6 +1692,7 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str, raw: 
     native, native_dtypes, native_min = op.native, op.native_dtypes, op.native_min
     extreme = op.extreme
     pow_native = op.kind == "pow" and native is not None
+    pow_square = op.kind == "pow"  # (``t ** 2``: see the square path in fn)
     loop_split = flat_fix(name) if name in LOOP_SPLIT else None  # (bfloat16 NaN bits: kernels.reduced_nans)
     # bfloat16 op(t, number): the compiled loop with PyTorch's scalar operand, the number rounded to
     # bfloat16 for add/sub (TensorIterator converts the wrapped number), to float32 for mul/div (their
@@ -1768,6 +1769,26 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str, raw: 
                     return record(rule, fn, (input, other), {}) if tracked else slow(input, other)
                 n = plan[0]
                 y = other
+            elif pow_square and (tb is int or tb is float) and other == 2 and (d is float32 or d is float64) \
+                    and type(input) is Tensor and la.strides == (info := _cinfo[la.shape])[0]:
+                # ``t ** 2`` of a row-major float32 / float64 tensor: PyTorch's pow kernel squares
+                # (pow_tensor_scalar_optimized_kernel's ``base * base``, NumPy's power of 2 the same
+                # bits), its output row-major as the general path's unary layout; in one multiply
+                n = info[1]
+                x = input._storage.array
+                o = la.offset
+                if o or len(x) != n:
+                    x = x[o : o + n]
+                    if len(x) != n:
+                        raise outside_storage(input._storage.array, la)
+                try:  # (fpstate.quietly, inlined: an overflow to inf is silent, as the general path's)
+                    res = quiet_call(np.multiply, x, x)
+                except RuntimeError as e:
+                    res = quiet_retry(e, np.multiply, x, x)
+                t = adopted(res, info[2], d)
+                if OPEN:
+                    report(name, (input, other), t)
+                return recorded(rule, t, (input, other)) if tracked else t
             elif bf16_scalar is not None and d is bfloat16 and (tb is float or (tb is int and -_EXACT < other < _EXACT)) \
                     and native_half() is not None:
                 plan = _flat_plans[(la.shape, la.strides)]

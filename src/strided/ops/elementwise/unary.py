@@ -1095,6 +1095,66 @@ def clamp_max_(self: Tensor, max: Any) -> Tensor:  # noqa: A002
         return updates_in_order(clamp_max_, self, (max,), {}, refusal)
 
 
+def _clamp_direct(self: Tensor, args: tuple, kwargs: dict) -> bool:
+    """The in-place entry's direct call of ``clamp_`` (:func:`strided.grad_mode.track_inplace`):
+    ``self.clamp_(min, max)``, ``clamp_(min)``, ``clamp_(min=, max=)`` of a plain row-major float32 /
+    float64 tensor with writable memory, by Python float bounds inside float32's finite range (or ints
+    of at most 2**24, exact in both dtypes): :func:`_fast_clamp`'s compiled ``clamp_scalar`` pass (the
+    general path's bits, its signed zeros and NaNs) into a fresh run, copied over ``self``'s. Then
+    every check of :func:`clamp_` passes (no promotion, no overlap, no tensor bound). False (nothing
+    written) for any other call, which the method takes as before."""
+    if kwargs:
+        if args or not kwargs.keys() <= _CLAMP_KEYS:
+            return False
+        lo, hi = kwargs.get("min"), kwargs.get("max")
+    elif len(args) == 1:
+        lo, hi = args[0], None
+    elif len(args) == 2:
+        lo, hi = args
+    else:
+        return False
+    return _clamp_inplace_flat(self, lo, hi)
+
+
+_CLAMP_KEYS = frozenset(("min", "max"))
+
+
+def _exact_bound(v: Any) -> bool:
+    """A bound :func:`_clamp_inplace_flat` takes: None, a Python float in float32's finite range, or
+    an int of at most 2**24 in magnitude (exact in float32 and float64, as the general path converts it)."""
+    return v is None or (v.__class__ is float and -_F32_MAX <= v <= _F32_MAX) or (
+        v.__class__ is int and -16777216 <= v <= 16777216)
+
+
+def _clamp_inplace_flat(self: Tensor, lo: Any, hi: Any) -> bool:
+    """``self`` clamped in place to ``[lo, hi]`` (None: no such bound) on its flat run, where
+    :func:`_clamp_direct` says so; False (nothing written) otherwise."""
+    if self.__class__ is not Tensor or (lo is None and hi is None) or not (_exact_bound(lo) and _exact_bound(hi)):
+        return False
+    d = self._dtype
+    if d is not float32 and d is not float64:
+        return False
+    info = _cinfo[self._layout.shape]
+    arr = flat_run(self, info)
+    if arr is None or not arr.flags.writeable or not arr.flags.aligned:
+        return False
+    k = special()
+    if k is None:
+        return False
+    res = np.empty(info[1], d.numpy)
+    if not k.clamp_scalar(arr, res, 0.0 if lo is None else float(lo), 0.0 if hi is None else float(hi),
+                          (lo is not None) + 2 * (hi is not None)):
+        return False
+    arr[...] = res
+    return True
+
+
+clamp_.__direct__ = _clamp_direct  # type: ignore[attr-defined]  # (the in-place entry's first call)
+clamp_min_.__direct__ = lambda self, args, kwargs: (  # type: ignore[attr-defined]
+    not kwargs and len(args) == 1 and args[0] is not None and _clamp_inplace_flat(self, args[0], None))
+clamp_max_.__direct__ = lambda self, args, kwargs: (  # type: ignore[attr-defined]
+    not kwargs and len(args) == 1 and args[0] is not None and _clamp_inplace_flat(self, None, args[0]))
+
 clip = clamp
 
 
