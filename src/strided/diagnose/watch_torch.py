@@ -34,8 +34,9 @@ dtypes and storages, the user's line, the autograd counter — into one flat lis
 shape or strides tuple kept once: recording an op leaves no new object for the garbage collector
 to walk); steps, reasons, dim mappings and backward lines are worked out when ``w.steps`` is
 first read. The dispatch mode keeps Dynamo out of its handler once, when its class is made, not
-through the wrapper torch puts around every mode's handler (see ``_keep_dynamo_out``).
-``bench/bench_watch_torch.py`` measures it.
+through the wrapper torch puts around every mode's handler (see ``_keep_dynamo_out``), runs an
+aten ``OpOverload`` through its ``_op`` (what its ``__call__`` does, one Python frame less), and
+reads what it needs of each op overload once (``_OPS``). ``bench/bench_watch_torch.py`` measures it.
 
 Threads: torch keeps its modes per thread, so a block sees only the ops of the thread it runs in
 (the ``nn.Module.__call__`` wrapper, which is global, is filtered to that thread too). Like any torch mode it sees
@@ -595,7 +596,7 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
     cpu = torch.device("cpu")
     current_node = torch._C._current_autograd_node
     peek = torch._C._autograd._get_sequence_nr
-    cache = _CACHE
+    ops = _OPS
     getframe = sys._getframe
     # the Python function through which torch enters the autograd engine (backward, autograd.grad)
     engine = getattr(getattr(torch.autograd.graph, "_engine_run_backward", None), "__code__", None)
@@ -631,8 +632,11 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
         # a record is several appends to one flat list, which two threads would interleave)
         with lock:
             key = id(func)
-            info = cache.get(key) or op_info(func)
-            if info.lists:
+            entry = ops.get(key)
+            if entry is None:
+                entry = ops[key] = _op_entry(func)
+            info, lists, kind, allocates, collective = entry
+            if lists:
                 ins = []
                 for a in args:
                     if isinstance(a, tensor):
@@ -643,26 +647,25 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
                 ins = [*filter(is_tensor, args)]  # (no comprehension frame: 0.25 us less per op)
             outs = (out,) if isinstance(out, tensor) else _tensors(out, tensor)
             index = len(records)
-            if info.name in COLLECTIVE_NAMES and func.namespace in COLLECTIVE_NAMESPACES:
+            if collective:
                 collectives[index] = collective_record(func.namespace, info.name, args, out, dtensor_op[0])
             node = current_node()
             call = context[0]
             try:
-                kind = info.kind
                 copied = allocated = 0
                 if kind == "maybe_copy":
                     same = bool(outs) and bool(ins) and \
                         outs[0].untyped_storage()._cdata == ins[0].untyped_storage()._cdata
                     kind = "view" if same else "copy"
                 if kind == "copy":
-                    target = (outs[0] if outs else None) if info.allocates else ins[0]
+                    target = (outs[0] if outs else None) if allocates else ins[0]
                     if target is not None:
                         copied = target.nbytes
                         # (host <-> device: copy_(destination, source), else input -> output)
-                        source = ins[1] if not info.allocates and len(ins) > 1 else ins[0] if ins else target
+                        source = ins[1] if not allocates and len(ins) > 1 else ins[0] if ins else target
                         if source.device != target.device:
                             devices[index] = (str(source.device), str(target.device))
-                if info.allocates and kind != "view":
+                if allocates and kind != "view":
                     for t in outs:
                         # (one Python object per storage, alive exactly as long as the storage)
                         storage = t.untyped_storage()
@@ -688,8 +691,12 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
                     name = node_names.get(cls)
                     if name is None:  # (a node class's __name__ is a new string at each read)
                         name = node_names[cls] = cls.__name__
+                    # (the engine's own ops, most of them, are told at the first frame: the one
+                    # that entered the engine; see _code_in_backward)
+                    frame = getframe(1).f_back
                     extend((key, call, node._sequence_nr(), name, kind, copied, allocated,
-                            _code_in_backward(getframe(1).f_back, engine, lines), peek(), len(ins)))
+                            "" if frame is not None and frame.f_code is engine
+                            else _code_in_backward(frame, engine, lines), peek(), len(ins)))
                 for t in (*ins, *outs):  # (one loop: the same three reads for inputs and outputs)
                     # (each shape and strides tuple kept once per watch: a repeated one — most are —
                     # costs a dict lookup instead of a tuple that lives as long as the watch; fewer
@@ -839,6 +846,19 @@ def _symbolic(r: _Record) -> bool:
 
 
 
+# id(op) -> what the recorder reads of it per op, unpacked in one step: its OpInfo, ``lists``,
+# ``kind``, ``allocates``, and whether it is a collective (kept alive by torch_ops._KEEP, through
+# op_info: an id stays its op's)
+_OPS: dict[int, tuple] = {}
+
+
+def _op_entry(func: Any) -> tuple:
+    """The recorder's per-op facts of the aten op ``func`` (see :data:`_OPS`)."""
+    info = _CACHE.get(id(func)) or op_info(func)
+    collective = info.name in COLLECTIVE_NAMES and func.namespace in COLLECTIVE_NAMESPACES
+    return info, info.lists, info.kind, info.allocates, collective
+
+
 def _tensors(out: Any, tensor: type) -> list[Any]:
     """The tensors ``out`` holds: itself, or those of a list or tuple (one level down)."""
     if isinstance(out, tensor):
@@ -963,6 +983,7 @@ def _mode_classes(torch: Any) -> tuple[Any, Any]:
     """The two mode classes, defined on first use so that importing this module never imports torch."""
     if _MODES:
         return _MODES[0]
+    from torch._ops import OpOverload
     from torch.overrides import TorchFunctionMode
     from torch.utils._python_dispatch import TorchDispatchMode
 
@@ -986,7 +1007,9 @@ def _mode_classes(torch: Any) -> tuple[Any, Any]:
                 self.on_dtensor(func, args, kwargs or {})
                 return NotImplemented
         if not kwargs:
-            out = func(*args)
+            # (an aten OpOverload's ``__call__`` is ``self._op(*args, **kwargs)``: called straight,
+            # one Python frame less per op; a subclass, which may override it, is called as is)
+            out = func._op(*args) if type(func) is OpOverload else func(*args)
             self.on_op(func, args, out)
             return out
         out = func(*args, **kwargs)
