@@ -137,14 +137,17 @@ def torch_loop(x: np.ndarray, op: int, out: np.ndarray | None = None, threads: i
         st = (_steps[0] if _steps else step()) // 2
     else:
         return None
-    if x.ndim == 1 and len(x) <= _ONE_CHUNK and x.flags.c_contiguous:
+    # (an out laid out otherwise than x, e.g. a transposed out= of a row-major x, orders PyTorch's
+    # loop by its own strides: other rows, other scalar elements; the walk below follows it)
+    as_x = out is None or out.strides == x.strides
+    if as_x and x.ndim == 1 and len(x) <= _ONE_CHUNK and x.flags.c_contiguous:
         # (a small flat run, the fast paths' common case: one chunk whatever the threads, no grain
         # or chunk asked; half of this function's own time on a small F.silu)
         res = np.empty(len(x), dt)
         run(x, res, op, 0, 0, st, form)
         return res
     grain = _grain(op, x.size, threads)
-    if x.flags.c_contiguous:  # one row, cut at the parallel chunks
+    if as_x and x.flags.c_contiguous:  # one row, cut at the parallel chunks
         res = np.empty(x.shape, dt)
         if x.ndim == 1:  # (a flat run, the small-op fast paths': no reshapes)
             run(x, res, op, 0, _chunk(len(x), threads, grain), st, form)

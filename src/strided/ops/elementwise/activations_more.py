@@ -609,7 +609,11 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3) -> Tens
 
 def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3) -> Tensor:
     """In-place :func:`rrelu` in evaluation mode."""
-    return _inplace(RRELU, rrelu, input, (_slope(lower, upper),))
+    slope = _slope(lower, upper)
+    # (on a tensor in the graph, _inplace calls the entry with these parameters as its own: rrelu's
+    # are (lower, upper), so the slope goes as both bounds, whose mean is the slope itself; a finite
+    # slope doubles without overflow, as lower + upper did)
+    return _inplace(RRELU, lambda x, s: rrelu(x, s, s), input, (slope,))
 
 
 # (the entries' fresh fast path, as activations' rows have it: _fast's result for a plain float32 /
