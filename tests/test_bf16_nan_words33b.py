@@ -231,3 +231,38 @@ def test_out_errors_unchanged() -> None:
         with pytest.raises(RuntimeError) as theirs:
             getattr(torch, op)(torch.tensor([1.0, 2.0, 3.0]), 0, out=torch.empty((), dtype=torch.int64))
         assert str(mine.value).splitlines()[0] == str(theirs.value).splitlines()[0]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n", [1, 2, 3, 16, 17, 40, 129])
+def test_column_stack_out_bf16(n: int, dtype: type) -> None:
+    """column_stack(out=bfloat16): each 0-d / 1-D input a column, then hstack's cat along dim 1:
+    each part copied into its (strided) slice of out, NaN words by the copy's rows."""
+    a, b = _data((n,), dtype, n), _data((n, 2), dtype, n + 1)
+
+    def run(lib: object, t: object, o: object) -> object:
+        u = torch.from_numpy(b.copy()) if lib is torch else st.tensor(b)
+        return lib.column_stack([t, u, t], out=o)
+
+    _same(run, a, (n, 4))
+    _same(lambda lib, t, o: lib.column_stack([t, t], out=o), a, (n, 2))
+    _same(lambda lib, t, o: lib.column_stack([t[0], t[-1]], out=o), a, (1, 2))
+    _same(lambda lib, t, o: lib.column_stack([t, t], out=o), a, (n, 2), layout="transposed")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n", [1, 2, 3, 16, 17, 40, 129])
+def test_overlapping_out_cast_bf16(n: int, dtype: type) -> None:
+    """An elementwise op into a bfloat16 out whose elements share memory: each location keeps the
+    last write of the copy from the op's contiguous temporary, with that write's NaN word."""
+    x = _data((n, 2), dtype, n)
+    for shape, strides, size in (((n, 2), (1, 1), n + 1), ((2, n), (1, 1), n + 1), ((n, 3), (2, 1), 2 * n + 2)):
+        xx = np.ascontiguousarray(np.resize(x, shape))
+        got = []
+        for lib in (torch, st):
+            base = lib.zeros(size, dtype=lib.bfloat16)
+            o = base.as_strided(shape, strides)
+            t = torch.from_numpy(xx.copy()) if lib is torch else st.tensor(xx)
+            lib.add(t, 1, out=o)
+            got.append(_words(base))
+        np.testing.assert_array_equal(got[1], got[0])
