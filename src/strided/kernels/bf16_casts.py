@@ -44,7 +44,7 @@ from . import native, torch_loops
 from .fpstate import quiet
 from .reduced_nans import _nan_words, _put, has_nan
 
-__all__ = ["F64_STEP", "copy_nans", "copy_nans_as", "is_bf16", "is_float_source", "narrow_into", "number_nans"]
+__all__ = ["F64_STEP", "cast_as_copied", "copy_nans", "copy_nans_as", "is_bf16", "is_float_source", "narrow_into", "number_nans"]
 
 # at::vec::convert(const double *, BFloat16 *, n)'s step, Vectorized<BFloat16>::size() as the
 # copy kernel is compiled: measured 16 elements under the AVX512 capability (its AVX2 build's)
@@ -125,6 +125,29 @@ def copy_nans_as(dest: np.ndarray, src_shape: tuple[int, ...], src_strides: tupl
             _put(words, nan & vector, 0xFFFF)
         return
     _all_nans(dest, 0xFFFF if vector else 0x7FC0)
+
+
+def cast_as_copied(source: np.ndarray, dest_strides: tuple[int, ...], src_strides: tuple[int, ...]) -> np.ndarray:
+    """The float32 or float64 array ``source`` converted to a fresh C-contiguous bfloat16 array of
+    its shape, each NaN word the one PyTorch's copy of ``source`` (laid out with ``src_strides``, in
+    elements) writes into a destination of ``dest_strides`` (in elements; its elements may share
+    memory: the caller writes each location's last write, :mod:`.torch_overlap_writes`)."""
+    from ml_dtypes import bfloat16
+
+    from .memory import reduced_cast_source  # (memory imports this module)
+
+    with quiet():
+        made = np.ascontiguousarray(reduced_cast_source(np.dtype(bfloat16), source).astype(bfloat16))
+    if has_nan(made):
+        vector = _vector_elements(made.shape, tuple(dest_strides), made.shape, tuple(src_strides), source.dtype)
+        flat = made.reshape(-1)
+        words, nan = _nan_words(flat)
+        _put(words, nan, 0x7FC0)
+        if vector is True:
+            _put(words, nan, 0xFFFF)
+        elif vector is not False:
+            _put(words, nan & np.asarray(vector).reshape(-1), 0xFFFF)
+    return made
 
 
 def _all_nans(dest: np.ndarray, word: int) -> None:

@@ -53,7 +53,7 @@ from ...grad_mode import (
 )
 from ...grad_mode import bump as count_write
 from ...kernels import check_writable, torch_index_loops, torch_loops
-from ...kernels.bf16_casts import copy_nans, narrow_into
+from ...kernels.bf16_casts import cast_as_copied, copy_nans, narrow_into
 from ...kernels.memory import LISTED_MAX, numpy_view, write, write_plain_loop
 from ...kernels.torch_loops import operand_strides
 from ...layout.core import may_share_elements
@@ -307,7 +307,12 @@ def _last_writes(out: Tensor, result: Tensor, inputs: tuple, name: str) -> bool:
         order = [list(L.contiguous_strides(shape))]
     else:
         order = [operand_strides(shape, (x._layout.shape, x._layout.strides)) for x in tensors]
-    write_plain_loop(out._storage, lay, result._np(), order)
+    values = result._np()
+    if cast and out._dtype is bfloat16 and result._dtype.kind == "f" and result._dtype is not bfloat16 \
+            and order is not None:
+        # (that copy's NaN words, each element's by its row in the copy: bf16_casts' rules)
+        values = cast_as_copied(values, lay.strides, tuple(order[0]))
+    write_plain_loop(out._storage, lay, values, order)
     return True
 
 

@@ -17,7 +17,7 @@ import numpy as np
 from ... import layout as L
 from ...args import check_keepdim
 from ...dispatch import adopted, result_array
-from ...dtypes import REDUCED_FLOATS, DType, default_float, float32, float64, int64
+from ...dtypes import REDUCED_FLOATS, DType, bfloat16, default_float, float32, float64, int64
 from ...errors import (
     StridedIndexError,
     StridedNotImplementedError,
@@ -28,9 +28,10 @@ from ...errors import (
 from ...grad_mode import count_kernel_writes
 from ...gradients import seal
 from ...kernels import native, npcore, torch_loops
+from ...kernels.bf16_casts import copy_nans_as, number_nans
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ...kernels.listeners import silenced
-from ...kernels.memory import reduced_cast_source
+from ...kernels.memory import numpy_view, reduced_cast_source
 from ...kernels.reduce import holds_nan, kept_run
 from ...kernels.rows import MIN_ELEMENTS as _ROWS_MIN
 from ...kernels.rows import add_reduce, max_reduce, min_reduce, minmax_reduce
@@ -52,7 +53,7 @@ from .._support.fast_reduce import (
 from .._support.front import compiled_front, kernel_entry
 from .._support.operands import _cinfo
 from .._support.out import _dtype_mismatch, check_out, write_out, write_pair_out
-from .._support.promotion import TORCH_NAMES
+from .._support.promotion import TORCH_NAMES, promote_types
 from .._support.reduce_args import numpy_axes, optional_dtype, reduced_shape, reduction_dims, shape_text
 from ..registry import backward, method
 
@@ -627,6 +628,9 @@ def logsumexp(input: Tensor, dim: Any = _DIM_MISSING, keepdim: bool = False, *, 
     result, res_np = result_array(reduced_shape(shape, dims, keepdim), rt)
     axes = numpy_axes(dims, len(shape))
     acc = _acc(rt)
+    into = _lse_into(input, out, rt)
+    if into is not None and shape and L.product(shape):
+        return _lse_out(input, out, into, axes, dims, keepdim)
     with _Quiet():
         x = input._np().astype(acc, copy=False)
         if x.size == 0:
@@ -648,6 +652,58 @@ def logsumexp(input: Tensor, dim: Any = _DIM_MISSING, keepdim: bool = False, *, 
                 r = np.log(s) + m
             np.copyto(res_np, r if keepdim else r.reshape(res_np.shape), casting="unsafe")
     return _finish(result, out, "logsumexp", (input,))
+
+
+def _lse_into(input: Tensor, out: Any, rt: DType) -> DType | None:
+    """The dtype of an ``out=`` logsumexp writes otherwise than by a cast of its own result: a
+    real float ``out`` of another dtype than a float32/float64 ``input``'s (:func:`_lse_out`), else None."""
+    if not isinstance(out, Tensor) or rt is not input._dtype or (rt is not float32 and rt is not float64):
+        return None
+    o = out._dtype
+    return o if o is not rt and o.kind == "f" else None
+
+
+def _lse_out(input: Tensor, out: Tensor, into: DType, axes: Any, dims: Any, keepdim: bool) -> Tensor:
+    """logsumexp of a non-empty float32/float64 ``input`` (with dims, over ``dims``: NumPy's ``axes``) into an ``out`` of the float dtype ``into``
+    (not ``input``'s), as PyTorch's ``logsumexp_out_impl`` composes it: the max ``m`` (infinite: 0)
+    taken out in ``input``'s dtype, ``exp`` there, ``sum_out`` into ``out`` (``input.to(into)``
+    first, :func:`strided.kernels.torch_sum.sum_array`), ``log_`` in ``into``, then ``add_(m)``:
+    in ``into`` where the result is 0-d (``m`` a 0-d tensor: ``into`` wins the promotion, ``m``
+    rounded to it), else in the promoted dtype, through a contiguous temporary copied into ``out``.
+    A bfloat16 ``out``'s NaN words: the 0-d add's scalar tail 0x7FC0, else that copy's
+    (:mod:`strided.kernels.bf16_casts`)."""
+    on = np.dtype(into.numpy)
+    wide = _acc(into)
+
+    def rounded(v: np.ndarray) -> np.ndarray:  # (to ``into`` and back to its arithmetic dtype)
+        return reduced_cast_source(on, v).astype(on).astype(wide)
+
+    with _Quiet():
+        x = input._np()
+        m = np.maximum.reduce(x, axis=axes, keepdims=True)
+        m = np.where(np.isinf(m), x.dtype.type(0), m)
+        s = sum_array(np.exp(x - m), axes, True, on).astype(wide)
+        lg = rounded(np.log(s))
+        if not keepdim:
+            lg, m = lg.reshape(reduced_shape(x.shape, dims, False)), m.reshape(reduced_shape(x.shape, dims, False))
+        if lg.ndim == 0:
+            r = reduced_cast_source(on, lg + rounded(m)).astype(on)
+            common = into
+        else:
+            common = promote_types(into, input._dtype)
+            c = np.dtype(common.numpy)
+            r = reduced_cast_source(on, lg.astype(c) + m.astype(c)).astype(on)
+    result, res_np = result_array(r.shape, into)
+    res_np[...] = r
+    written = write_out(out, result, "logsumexp", (input,))
+    if into is bfloat16:
+        lay = written._layout
+        view = numpy_view(written._storage, lay)
+        if common is bfloat16:
+            number_nans(view)
+        else:
+            copy_nans_as(view, lay.shape, L.contiguous_strides(lay.shape), np.dtype(common.numpy))
+    return written
 
 
 # ---------------------------------------------------------------- count_nonzero

@@ -56,6 +56,7 @@ from ...errors import (
 from ...grad_mode import SUBCLASSES, is_grad_enabled
 from ...gradients import in_pytorch_convention, linear, seal
 from ...kernels import check_writable, native
+from ...kernels.bf16_casts import number_nans
 from ...kernels.blocked import copy_into
 from ...kernels.fpstate import quiet_call, quiet_retry, quietly
 from ...kernels.memory import flat_run, numpy_view, reduced_cast_source
@@ -127,6 +128,19 @@ def scan_values(ufunc: np.ufunc, x: np.ndarray, d: int, out_dtype: DType) -> np.
     >>> scan_values(np.add, np.array([-0.0, 1.5], np.float32), 0, strided.float32).tolist()
     [0.0, 1.5]
     """
+    arr = _running(ufunc, x, d, out_dtype)
+    if out_dtype is bfloat16:
+        # (PyTorch's cpu_cum_base_kernel writes each running value through the scalar conversion,
+        # c10::BFloat16(acc): a NaN is 0x7FC0, sign and payload dropped; a 0-d input's fill_ too)
+        if arr.dtype != bfloat16.numpy:
+            arr = arr.astype(bfloat16.numpy)
+        number_nans(arr)
+    return arr
+
+
+def _running(ufunc: np.ufunc, x: np.ndarray, d: int, out_dtype: DType) -> np.ndarray:
+    """:func:`scan_values` before a bfloat16 result's NaN words (an array of ``out_dtype``, or of
+    its accumulator where that is not a float or complex NumPy kind)."""
     if x.ndim == 0:
         x = x.reshape(1)
     acc = _ACCUMULATOR.get(out_dtype, out_dtype.numpy)
@@ -368,6 +382,8 @@ def _scan_in_torch_order(ufunc: np.ufunc, self: Tensor, d: int, op: str) -> None
                 at = start + i * step
                 acc = ufunc(acc, acc_type(store[at]))
                 store[at] = np.asarray(acc).astype(store.dtype)
+    if self._dtype is bfloat16:  # (each write the scalar conversion: a NaN is 0x7FC0)
+        number_nans(numpy_view(self._storage, lay))
 
 
 def _cpp(dtype: DType) -> str:

@@ -56,7 +56,7 @@ from ...grad_mode import GRAD_MODE, INSIDE, SUBCLASSES, requires_grad
 from ...gradients import in_pytorch_convention, record, records, seal
 from ...kernels import native, npcore
 from ...kernels import rows as _rows
-from ...kernels.bf16_casts import copy_nans_as
+from ...kernels.bf16_casts import copy_nans_as, number_nans
 from ...kernels.fpstate import QUIET, quiet, quiet_call, quiet_reset, quiet_set, quietly
 from ...kernels.memory import (
     copy_to_new,
@@ -572,8 +572,11 @@ def _whole_float32_variance(self: Tensor, lay: L.Layout, root: bool) -> Tensor |
 
 
 def _variance(self: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any, op: str,
-              root: bool) -> Tensor:
-    if unbiased is None and correction is None and dim.__class__ is not bool:
+              root: bool, into: DType | None = None) -> Tensor:
+    """var / std of ``self`` (``root``: std); ``into``: the float dtype of an ``out=`` of another
+    dtype than ``self``'s, which PyTorch computes in (``make_reduction``: ``self.to(out's dtype)``
+    first, then the reduction in that dtype)."""
+    if into is None and unbiased is None and correction is None and dim.__class__ is not bool:
         t = _fast_variance(self, dim, keepdim, op, root)
         if t is not None:
             return t
@@ -618,7 +621,7 @@ def _variance(self: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: 
     dims = reduction_dims(self, dim, op)
     shape = self._layout.shape
     axes = numpy_axes(dims, len(shape))
-    acc = _accumulator(self._dtype)
+    acc = _accumulator(self._dtype if into is None else into)
     n = reduced_count(shape, dims)
     dof = n - float(correction)  # in float64, as PyTorch
     # As PyTorch: max(dof, 0) with NaN giving 0 (an inf result), and no warning for NaN.
@@ -631,14 +634,18 @@ def _variance(self: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: 
             UserWarning,
             stacklevel=user_site(2)[1],  # the user's line, through any entry (autograd's slow path too)
         )
-    out, out_np = result_array(reduced_shape(shape, dims, keepdim), real_of(self._dtype))  # complex: real
-    x = self._np()
+    out, out_np = result_array(reduced_shape(shape, dims, keepdim), real_of(self._dtype) if into is None else into)
+    x = self._np()  # (complex: a real result)
+    if into is not None:  # (PyTorch's self.to(out's dtype): float64 -> bfloat16 through float32)
+        x = reduced_cast_source(np.dtype(into.numpy), x).astype(into.numpy)
     if not shape:  # a 0-d tensor: work on a (1,) view of it
         x, axes = x.reshape(1), (0,)
     # a float64 divisor: a correction near the float32 limit must not round the divisor to inf
     variance_into(x, axes, acc, n, np.float64(denominator), out_np, root, keepdim)
     if not n:  # (PyTorch fills an empty reduction's result with NaN: 0 / (0 - correction) is 0 where correction < 0)
         out_np.fill(np.nan)
+    if out._dtype is bfloat16:  # (std_var_stub's Welford result through c10::BFloat16: a NaN is 0x7FC0)
+        number_nans(out_np)
     return report(op, (self,), out)
 
 
@@ -697,6 +704,18 @@ def _type_name(value: Any) -> str:
     return kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
 
 
+def _out_float(self: Any, out: Any) -> DType | None:
+    """The dtype std/var compute in for an ``out=`` of a real float dtype other than a real float
+    ``self``'s (PyTorch's ``make_reduction(..., out_dtype)``: ``self.to(out's dtype)`` first), else
+    None (``self``'s own; any refusal stays ``write_out``'s)."""
+    if not isinstance(out, Tensor) or not isinstance(self, Tensor):
+        return None
+    d, o = self._dtype, out._dtype
+    if o is d or d.kind != "f" or o.kind != "f":
+        return None
+    return o
+
+
 @method("var")
 def var(self: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,
         correction: float | None = None, out: Any = None) -> Tensor:
@@ -709,7 +728,8 @@ def var(self: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bo
     >>> strided.tensor([1.0, 2.0, 3.0, 4.0]).var().item()
     1.6666666269302368
     """
-    return _to_out(_variance(self, dim, unbiased, keepdim, correction, "var", root=False), out, "var", self,
+    return _to_out(_variance(self, dim, unbiased, keepdim, correction, "var", root=False, into=_out_float(self, out)),
+                   out, "var", self,
                    None if out is None else (reduction_dims(self, dim, "var"), keepdim))
 
 
@@ -721,7 +741,8 @@ def std(self: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bo
     >>> strided.tensor([2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]).std(correction=0).item()
     2.0
     """
-    return _to_out(_variance(self, dim, unbiased, keepdim, correction, "std", root=True), out, "std", self,
+    return _to_out(_variance(self, dim, unbiased, keepdim, correction, "std", root=True, into=_out_float(self, out)),
+                   out, "std", self,
                    None if out is None else (reduction_dims(self, dim, "std"), keepdim))
 
 

@@ -705,7 +705,11 @@ def column_stack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Ten
     if out is None and (made := _compiled_join(tensors, _COLUMN_STACK)) is not None:
         return made
     if out is not None:
-        return _join_out(out, "column_stack", tensors, column_stack)
+        # (PyTorch's column_stack_out: each 0-d / 1-D input reshaped to a column, then hstack_out,
+        # a cat along dim 1 of those parts: each part's NaN words as cat's)
+        along = (1, lambda shape, d: _column_shape(shape)) if isinstance(tensors, (list, tuple)) and all(
+            isinstance(t, Tensor) for t in tensors) else None
+        return _join_out(out, "column_stack", tensors, column_stack, along)
     if tensors.__class__ in (list, tuple) and tensors and isinstance(tensors[0], Tensor):  # the fast path
         shapes = [_column_shape(t._layout.shape) if isinstance(t, Tensor) else () for t in tensors]
         out = flat_join(tensors, shapes, 1)
