@@ -386,6 +386,40 @@ static PyObject *py_bmm(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     return matrix_products(args, nargs, 3, "bmm");
 }
 
+/* linear(x, w): F.linear's product without its bias, x (n, k) @ w (m, k).T, for x and w row-major
+ * (element strides exactly (k, 1)), n, k, m all at least 2, one float dtype: the gemm np.matmul(x,
+ * w.T) makes (layers._linear_rowmajor's call: x NoTrans with ld k, w's transposed view Trans with
+ * ld k) into a fresh row-major (n, m) tensor. None where NumPy would make another call (a size of 1:
+ * gemv, dot or its own loop; x and w one matrix: syrk) or the call is not for here. */
+static PyObject *py_linear(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (!two_args(nargs, "linear"))
+        return NULL;
+    operand a, b;
+    PyObject *answer = NULL;
+    int r = read_two(args, 2, 2, 2, &a, &b);
+    if (r < 0)
+        goto end;
+    if (r == 0 || a.kind != b.kind || a.shape[1] != b.shape[1] || a.strides[1] != 1 || a.strides[0] != a.shape[1]
+        || b.strides[1] != 1 || b.strides[0] != b.shape[1]
+        || (double)a.shape[0] * a.shape[1] * b.shape[0] > (double)k_limit) {
+        answer = Py_None;
+        Py_INCREF(answer);
+        goto end;
+    }
+    /* (w.T as the second operand: (k, m), element strides (1, k); its buffer stays b's, released once) */
+    operand bt = b;
+    bt.shape[0] = b.shape[1];
+    bt.shape[1] = b.shape[0];
+    Py_ssize_t sa[3] = {0, a.strides[0], a.strides[1]}, sb[3] = {0, b.strides[1], b.strides[0]};
+    PyObject *dims[2] = {PyTuple_GET_ITEM(a.shape_tuple, 0), PyTuple_GET_ITEM(b.shape_tuple, 0)};
+    answer = products(&a, &bt, 1, 2, sa, sb, dims);
+end:
+    done(&a);
+    done(&b);
+    return answer;
+}
+
 /* mv(a, v): a row-major (m, n) @ a contiguous (n,), np.matmul's gemv, or None. */
 static PyObject *py_mv(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -1307,6 +1341,9 @@ static PyMethodDef methods[] = {
      "mm(a, b): the fresh tensor a @ b of two 2-D float tensors (NumPy's gemm call), or None."},
     {"bmm", (PyCFunction)(void (*)(void))py_bmm, METH_FASTCALL,
      "bmm(a, b): the fresh tensor of a (B, m, n) @ (B, n, p) float product (NumPy's gemm per batch), or None."},
+    {"linear", (PyCFunction)(void (*)(void))py_linear, METH_FASTCALL,
+     "linear(x, w): the fresh tensor x @ w.T of two row-major 2-D float tensors (n, k) and (m, k), every size "
+     ">= 2 (np.matmul(x, w.T)'s gemm call), or None."},
     {"mv", (PyCFunction)(void (*)(void))py_mv, METH_FASTCALL,
      "mv(a, v): the fresh tensor of a row-major (m, n) float matrix times a contiguous (n,) vector "
      "(NumPy's gemv), or None."},

@@ -205,6 +205,94 @@ static PyObject *py_polar_np(PyObject *self, PyObject *const *args, Py_ssize_t n
     return answer;
 }
 
+#define BCE_NP_BLOCK 512 /* (the block of -x and of log1p(-x), on the stack) */
+
+/* Whether every element of the n-element run v lies in [0, 1] (a NaN does not):
+ * binary_cross_entropy's range test (losses._bce_fresh: its smallest >= 0 and its largest <= 1). */
+#define BCE_IN_UNIT(T, SFX)                                                                        \
+    static int bce_in_unit_##SFX(const T *v, Py_ssize_t n)                                         \
+    {                                                                                              \
+        for (Py_ssize_t i = 0; i < n; i++)                                                         \
+            if (!(v[i] >= 0 && v[i] <= 1)) return 0;                                               \
+        return 1;                                                                                  \
+    }
+BCE_IN_UNIT(float, float)
+BCE_IN_UNIT(double, double)
+
+/* out[i] = -(y * max(out[i], -100) + (1 - y) * max(l1[i], -100)), with out holding log(x) and l1
+ * log1p(-x): losses._bce_fresh's NumPy expression after its two logs, each ufunc's one IEEE
+ * operation in the run's type, in its order (np.maximum's: a NaN first operand kept, which a log
+ * of [0, 1] never is). */
+#define BCE_COMBINE(T, SFX)                                                                        \
+    static void bce_combine_##SFX(const T *y, const T *l1, T *out, Py_ssize_t n)                   \
+    {                                                                                              \
+        for (Py_ssize_t i = 0; i < n; i++) {                                                       \
+            T a = out[i] < (T)-100 ? (T)-100 : out[i];                                             \
+            T b = l1[i] < (T)-100 ? (T)-100 : l1[i];                                               \
+            T p = y[i] * a;                                                                        \
+            T q = ((T)1 - y[i]) * b;                                                               \
+            out[i] = -(p + q);                                                                     \
+        }                                                                                          \
+    }
+BCE_COMBINE(float, float)
+BCE_COMBINE(double, double)
+
+/* binary_cross_entropy's per-element losses of x (probabilities) and y (targets) into out,
+ * losses._bce_fresh's calls: np.log(x) (into out), -x, np.log1p of it (each into 64-byte aligned
+ * stack scratch, as into a fresh array), then bce_combine; block by block (each element's bits
+ * are its own). 1 (nothing written) where some x or y lies outside [0, 1] or is NaN: the caller's
+ * forward raises PyTorch's error. */
+static int bce_steps(const void *x, const void *y, void *out, Py_ssize_t n, int f64)
+{
+    if (f64 ? !bce_in_unit_double(x, n) || !bce_in_unit_double(y, n)
+            : !bce_in_unit_float(x, n) || !bce_in_unit_float(y, n))
+        return 1;
+    double neg[BCE_NP_BLOCK] __attribute__((aligned(64))), l1[BCE_NP_BLOCK] __attribute__((aligned(64)));
+    Py_ssize_t size = f64 ? 8 : 4;
+    for (Py_ssize_t at = 0; at < n; at += BCE_NP_BLOCK) {
+        Py_ssize_t k = n - at < BCE_NP_BLOCK ? n - at : BCE_NP_BLOCK;
+        const char *xk = (const char *)x + at * size, *yk = (const char *)y + at * size;
+        char *ok = (char *)out + at * size;
+        np_call(NPL_LOG, f64, xk, ok, k);
+        if (f64)
+            for (Py_ssize_t i = 0; i < k; i++) neg[i] = -((const double *)xk)[i];
+        else
+            for (Py_ssize_t i = 0; i < k; i++) ((float *)neg)[i] = -((const float *)xk)[i];
+        np_call(NPL_LOG1P, f64, neg, l1, k);
+        if (f64) bce_combine_double((const double *)yk, l1, (double *)ok, k);
+        else bce_combine_float((const float *)yk, (const float *)l1, (float *)ok, k);
+    }
+    feclearexcept(FE_ALL_EXCEPT);
+    return 0;
+}
+
+/* bce_np(x, y, out) -> bool: bce_steps of two flat float32 / float64 runs into out. x, y, out: one
+ * format and length, C-contiguous, aligned, out overlapping neither. False (nothing written)
+ * otherwise, where NumPy's loops were not found, or where some x or y lies outside [0, 1]. */
+static PyObject *py_bce_np(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "bce_np(x, y, out) takes 3 arguments, not %zd", nargs);
+        return NULL;
+    }
+    if (!np_loops_ready()) Py_RETURN_FALSE;
+    Py_buffer xb, yb, ob;
+    if (three_buffers(args, &xb, &yb, &ob) < 0) return NULL;
+    PyObject *answer = Py_False;
+    int kind = np_float_kind(&xb);
+    if (kind && np_float_kind(&yb) == kind && np_float_kind(&ob) == kind && yb.len == xb.len && ob.len == xb.len
+        && !overlaps(&xb, &ob) && !overlaps(&yb, &ob)) {
+        Py_ssize_t n = xb.len / (kind == 2 ? 8 : 4);
+        answer = n > 0 && !bce_steps(xb.buf, yb.buf, ob.buf, n, kind == 2) ? Py_True : Py_False;
+    }
+    PyBuffer_Release(&xb);
+    PyBuffer_Release(&yb);
+    PyBuffer_Release(&ob);
+    Py_INCREF(answer);
+    return answer;
+}
+
 #define UFUNC_CHAIN_METHODS                                                                        \
     {"softplus_np", (PyCFunction)(void (*)(void))py_softplus_np, METH_FASTCALL,                    \
      "softplus_np(x, out) -> bool: F.softplus(x) (beta 1, threshold 20) through NumPy's own exp and log1p "  \
@@ -213,6 +301,10 @@ static PyObject *py_polar_np(PyObject *self, PyObject *const *args, Py_ssize_t n
     {"logit_np", (PyCFunction)(void (*)(void))py_logit_np, METH_FASTCALL,                          \
      "logit_np(x, out) -> bool: logit(x) (no eps): logit_ratio, then NumPy's own log loop in place, "     \
      "_logit_fresh's bits (False: as softplus_np)"},                                               \
+    {"bce_np", (PyCFunction)(void (*)(void))py_bce_np, METH_FASTCALL,                              \
+     "bce_np(x, y, out) -> bool: binary_cross_entropy's per-element losses through NumPy's own log and "  \
+     "log1p loops, _bce_fresh's bits (False: some x or y outside [0, 1] or NaN, not aligned C-contiguous "  \
+     "float32/float64 runs of one format and length, an overlap, or NumPy's loops not found)"},   \
     {"polar_np", (PyCFunction)(void (*)(void))py_polar_np, METH_FASTCALL,                          \
      "polar_np(r, t, out) -> bool: polar through NumPy's own cos and sin loops and polar_parts' pass "  \
      "(False: as polar_parts, more than 2048 elements, or NumPy's loops not found)"},

@@ -50,6 +50,7 @@ from ...ops._support.reduce_args import numpy_axes, reduction_dims
 from ...ops.creation.generator import default_generator
 from ...ops.creation.random import _uniform
 from ...ops.elementwise.unary import where
+from ...ops.linalg import matkernel as _mk
 from ...ops.linalg.matmul import _product, fast_product
 from ...ops.linalg.norms import _torch_general_norm, _torch_norm2
 from ...ops.registry import backward
@@ -123,10 +124,15 @@ def _linear_rowmajor(input: Tensor, weight: Tensor, bias: Tensor | None) -> Tens
     views and the layouts. None (nothing computed) when any condition fails, and while tests turn
     the fast path off (``_FAST_LINEAR``): the general path. It is F.linear's fresh fast path
     (:func:`strided.grad_mode.track`'s ``__fresh__``): its conditions pass every check of
-    :func:`linear` (three tensors of one float dtype)."""
+    :func:`linear` (three tensors of one float dtype). The product is first asked of the compiled
+    :func:`strided.ops.linalg.matkernel.linear` (every size at least 2, at most its limit of
+    multiply-adds: NumPy's own gemm call on the same memory, in one C call without the views and
+    NumPy's ufunc set-up; the bias then added as here); where it declines, NumPy's matmul runs."""
     if not _FAST_LINEAR or ((input.__class__ is not Tensor and input.__class__ not in SUBCLASSES)
             or (weight.__class__ is not Tensor and weight.__class__ not in SUBCLASSES)):
         return None
+    if bias is None and (t := _mk.linear(input, weight)) is not None:
+        return t  # (the compiled call: np.matmul(x, w.T)'s gemm on the same memory, the same bits)
     d = input._dtype
     if weight._dtype is not d or (d is not float32 and d is not float64):
         return None
@@ -155,6 +161,9 @@ def _linear_rowmajor(input: Tensor, weight: Tensor, bias: Tensor | None) -> Tens
     shape = (xs[0], ws[0])
     token = quiet_set(QUIET)  # (quiet's block, without its method calls: this runs for every layer's call)
     try:
+        if b is not None and (t := _mk.linear(input, weight)) is not None:  # (the same gemm, from C)
+            _add_rows(t._storage.array.reshape(shape), b)
+            return t
         res = _matmul(x.reshape(xs), w.reshape(ws).T)
         if res.shape != shape or (res.dtype is not x.dtype and res.dtype != x.dtype) or not res.flags.c_contiguous:
             return None  # (never for NumPy's fresh 2-D product; the general path then does it all again)

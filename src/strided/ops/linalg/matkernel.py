@@ -80,11 +80,11 @@ def _addresses() -> list[int] | None:
 def _setup() -> None:
     """Bind :func:`mm`, :func:`bmm` and :func:`mv` to the compiled entries, set up; or to
     functions answering None (not built, ``STRIDED_NATIVE=0``, another BLAS)."""
-    global mm, bmm, mv, scale_add, bmm_small, trace, addr, dot, addbmm, outer
+    global mm, bmm, mv, scale_add, bmm_small, trace, addr, dot, addbmm, outer, linear
     k = _compiled("_matkernel")
     found = _addresses() if k is not None else None
     if k is None or found is None or 0 in found:
-        mm = bmm = mv = bmm_small = dot = outer = _none
+        mm = bmm = mv = bmm_small = dot = outer = linear = _none
         scale_add = _none4
         trace = _none1
         addr = addbmm = _none5
@@ -99,7 +99,7 @@ def _setup() -> None:
     k.setup(Tensor, Storage, Layout, adopted, _cinfo, np.empty, float32, float64,
             np.dtype(np.float32), np.dtype(np.float64), *found, LIMIT)
     mm, bmm, mv, scale_add, bmm_small, trace = k.mm, k.bmm, k.mv, k.scale_add, k.bmm_small, k.trace
-    addr, dot, addbmm, outer = k.addr, k.dot, k.addbmm, k.outer
+    addr, dot, addbmm, outer, linear = k.addr, k.dot, k.addbmm, k.outer, k.linear
 
 
 def _first_mm(a: Any, b: Any) -> Any:
@@ -182,7 +182,17 @@ def _first_outer(a: Any, b: Any) -> Any:
     return outer(a, b)
 
 
-trace, addr, dot, addbmm, outer = _first_trace, _first_addr, _first_dot, _first_addbmm, _first_outer
+def _first_linear(x: Any, w: Any) -> Any:
+    """F.linear's product without its bias, ``x @ w.T``, of two row-major 2-D float32 (or float64)
+    tensors (n, k) and (m, k) of one dtype, every size at least 2 (the gemm ``np.matmul(x, w.T)``
+    makes), as a fresh row-major tensor; None where NumPy would make another call (a size of 1, x
+    and w one matrix) or the call is not for here."""
+    _setup()
+    return linear(x, w)
+
+
+trace, addr, dot, addbmm, outer, linear = (_first_trace, _first_addr, _first_dot, _first_addbmm, _first_outer,
+                                           _first_linear)
 
 
 def ready() -> bool:
@@ -200,7 +210,7 @@ def switch_off(setattr: Any) -> None:
 
     ready()
     module = sys.modules[__name__]
-    for name in ("mm", "bmm", "mv", "bmm_small", "dot", "outer"):
+    for name in ("mm", "bmm", "mv", "bmm_small", "dot", "outer", "linear"):
         setattr(module, name, _none)
     setattr(module, "scale_add", _none4)
     setattr(module, "trace", _none1)
