@@ -41,6 +41,7 @@ from ...grad_mode import GRAD_MODE
 from ...gradients import not_differentiable, seal
 from ...kernels import native
 from ...kernels.elementwise import _TYPED0_DTYPES, _clip
+from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ...kernels.sleef import EXP as _EXP_OP
 from ...kernels.sleef import EXPM1 as _EXPM1_OP
 from ...kernels.sleef import step, torch_loop
@@ -348,7 +349,14 @@ def _elu_compiled(x: np.ndarray, alpha: float, scale: float, input_scale: float)
     if k is None or x.dtype not in _TYPED0_DTYPES or not x.flags.c_contiguous:
         return None
     neg, pos, inp, _ = _elu_coefficients(alpha, scale, input_scale, x.dtype)
-    xs = x if input_scale == 1.0 else x * inp  # (a flat run is C-contiguous: _scaled_in_layout's product)
+    if input_scale == 1.0:
+        xs = x
+    else:  # (a flat run is C-contiguous: _scaled_in_layout's product, in the quiet state the forward runs in)
+        token = quiet_set(QUIET)
+        try:
+            xs = x * inp
+        finally:
+            quiet_reset(token)
     e = torch_loop(xs, _EXPM1_OP)
     if e is None or e.__class__ is not np.ndarray or e.dtype != x.dtype or e.shape != x.shape:
         return None
