@@ -44,7 +44,7 @@ from ...kernels.elementwise import _TYPED0_DTYPES, _clip
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ...kernels.sleef import EXP as _EXP_OP
 from ...kernels.sleef import EXPM1 as _EXPM1_OP
-from ...kernels.sleef import step, torch_loop
+from ...kernels.sleef import flat_call, step, torch_loop
 from ...kernels.torch_loops import GRAIN_SIZE, fresh_strides, scalar_loop_mask
 from ...opdef import Kind, declare
 from ...tensor import Tensor
@@ -357,10 +357,20 @@ def _elu_compiled(x: np.ndarray, alpha: float, scale: float, input_scale: float)
             xs = x * inp
         finally:
             quiet_reset(token)
-    e = torch_loop(xs, _EXPM1_OP)
+    call = _EXPM1_CALLS.get(x.dtype)
+    if call is None:
+        call = _EXPM1_CALLS[x.dtype] = flat_call(_EXPM1_OP, x.dtype) or ()
+    if call and xs.flags.aligned and xs.ndim == 1 and len(xs) <= call[2] and native.sleef() is not None:
+        e = np.empty(len(xs), x.dtype)  # (torch_loop's one-chunk call on a small flat run, made here)
+        call[0](xs, e, *call[1])
+    else:
+        e = torch_loop(xs, _EXPM1_OP)
     if e is None or e.__class__ is not np.ndarray or e.dtype != x.dtype or e.shape != x.shape:
         return None
     return e if k.unary_exact(x, e, 11, float(pos), float(neg)) else None
+
+
+_EXPM1_CALLS: dict[np.dtype, tuple] = {}  # (dtype -> flat_call(EXPM1)'s (run, extra, max_n), () where none)
 
 
 def _scaled_in_layout(x: np.ndarray, c: Any) -> np.ndarray:
