@@ -235,3 +235,16 @@ def test_no_floating_point_warning_leaks(dtype):
         for fn in (lambda x: strided.celu(x, 2.0), lambda x: F.celu(x, 0.5), F.selu, F.hardswish, F.softshrink,
                    lambda x: F.threshold(x, 0.0, 1.0)):
             fn(strided.tensor(a))
+
+
+def test_fronts_are_the_entries_to_everything_else():
+    import pickle
+
+    for fn in (strided.hardshrink, strided.selu, strided.celu, F.selu, F.celu, F.hardsigmoid, F.hardswish,
+               F.hardshrink, F.softshrink):
+        assert hasattr(fn, "__front_fallback__"), fn
+        assert pickle.loads(pickle.dumps(fn)) is fn
+    x = strided.tensor([-1.0, 2.0], requires_grad=True)
+    assert strided.selu(x).grad_fn.name() == "EluBackward0"
+    assert x.hardshrink(0.5).grad_fn.name() == "HardshrinkBackward0"
+    assert strided.celu(x).grad_fn.name() == "CeluBackward0"

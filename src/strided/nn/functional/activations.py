@@ -221,6 +221,9 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:
     return M.selu_(input) if inplace else M.selu(input)
 
 
+selu = M.flat_front(selu, M.SELU)  # (the common call, F.selu(x), in C: see flat_front)
+
+
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``x`` where ``x > 0``, else ``alpha * (exp(x / alpha) - 1)``; ``inplace=True`` writes ``input``.
 
@@ -231,6 +234,9 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
             and (out := A.plain_fresh(M.CELU, input, (alpha,))) is not None:
         return out
     return M.celu_(input, alpha) if inplace else M.celu(input, alpha)
+
+
+celu = M.flat_front(celu, M.CELU)  # (the common call, F.celu(x), in C: see flat_front)
 
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:

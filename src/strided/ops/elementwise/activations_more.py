@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from ...dtypes import TORCH_NAME, DType, bool_
+from ...dtypes import TORCH_NAME, DType, bool_, float32, float64
 from ...errors import StridedRuntimeError, join_lines
 from ...grad_mode import GRAD_MODE
 from ...gradients import not_differentiable, seal
@@ -48,7 +48,7 @@ from ...kernels.sleef import flat_call, step, torch_loop
 from ...kernels.torch_loops import GRAIN_SIZE, fresh_strides, scalar_loop_mask
 from ...opdef import Kind, declare
 from ...tensor import Tensor
-from .._support.front import kernel_entry
+from .._support.front import compiled_front, kernel_entry
 from .._support.gradtools import linear_backward
 from ..registry import backward, method
 from .activations import (
@@ -724,19 +724,44 @@ _threshold_entry = threshold  # (threshold_'s argument name shadows the function
 
 
 
-def _install_front() -> None:
-    """Put :func:`.activations.fresh_front` (the compiled pass of the one-argument call in C) before
-    the sealed entry of ``hardshrink`` (``torch.hardshrink``, ``Tensor.hardshrink``), as
-    ``nn.functional``'s wrappers have it; every other call goes to the entry."""
-    global hardshrink
-    entry = hardshrink
-    front = fresh_front(entry, HARDSHRINK)
-    if Tensor.__dict__.get("hardshrink") is entry:
-        setattr(Tensor, "hardshrink", front)  # noqa: B010  (the method the registry made)
-    hardshrink = front
+def _selu_flat(x: np.ndarray) -> np.ndarray:
+    """:func:`.activations._fast`'s values for ``selu(x)`` of a flat run: the compiled pass, else the forward."""
+    values = _elu_compiled(x, SELU_ALPHA, SELU_SCALE, 1.0)
+    return SELU.forward(x) if values is None else values
 
 
-_install_front()
+def _celu_flat(x: np.ndarray) -> np.ndarray:
+    """:func:`.activations._fast`'s values for ``celu(x)`` (alpha 1.0) of a flat run, as :func:`_selu_flat`."""
+    values = _elu_compiled(x, 1.0, 1.0, 1.0)
+    return CELU.forward(x, 1.0) if values is None else values
+
+
+def flat_front(wrapper: Callable[..., Tensor], row: Activation) -> Callable[..., Tensor]:
+    """``wrapper`` (``row``'s entry or nn.functional's wrapper) behind a compiled front: the
+    one-argument call on a plain row-major (or densely permuted) float32 / float64 tensor outside
+    autograd, nobody listening, runs ``row``'s fast-path values of the flat run (:func:`_selu_flat`,
+    :func:`_celu_flat`: what :func:`.activations._fast` computes, in the same quiet state) from C;
+    rows without one: :func:`.activations.fresh_front`."""
+    fn = {"selu": _selu_flat, "celu": _celu_flat}.get(row.name)
+    if fn is None:
+        return fresh_front(wrapper, row)
+    return compiled_front(wrapper, 1, {d: (fn, False, None) for d in (float32, float64)}, dense=(float32, float64))
+
+
+def _install_fronts() -> None:
+    """Put a compiled front (:func:`flat_front`) before the sealed entries of ``hardshrink``
+    (``torch.hardshrink``, ``Tensor.hardshrink``), ``selu`` and ``celu``, as ``nn.functional``'s
+    wrappers have it; every other call goes to the entry."""
+    names = globals()
+    for name, row in (("hardshrink", HARDSHRINK), ("selu", SELU), ("celu", CELU)):
+        entry = names[name]
+        front = flat_front(entry, row)
+        if Tensor.__dict__.get(name) is entry:
+            setattr(Tensor, name, front)  # (the method the registry made)
+        names[name] = front
+
+
+_install_fronts()
 
 
 declare(Kind.COMPUTE, "F.hardsigmoid F.hardswish F.hardshrink F.softshrink F.threshold F.selu F.celu F.mish "
