@@ -724,16 +724,32 @@ _threshold_entry = threshold  # (threshold_'s argument name shadows the function
 
 
 
-def _selu_flat(x: np.ndarray) -> np.ndarray:
-    """:func:`.activations._fast`'s values for ``selu(x)`` of a flat run: the compiled pass, else the forward."""
-    values = _elu_compiled(x, SELU_ALPHA, SELU_SCALE, 1.0)
-    return SELU.forward(x) if values is None else values
+def _elu_flat(alpha: float, scale: float) -> Callable[[np.ndarray], np.ndarray]:
+    """:func:`.activations._fast`'s values for ``selu(x)`` / ``celu(x)`` (input_scale 1) of a flat
+    run: :func:`_elu_compiled`'s calls with their arguments made once per dtype (flat_call's expm1,
+    then the selection), else ``_elu_compiled`` itself, else the forward."""
+    made: dict[np.dtype, tuple] = {}
+
+    def flat(x: np.ndarray) -> np.ndarray:
+        k = native.special()
+        c = made.get(x.dtype)
+        if c is None and x.dtype in _TYPED0_DTYPES:
+            neg, pos, _, _ = _elu_coefficients(alpha, scale, 1.0, x.dtype)
+            call = flat_call(_EXPM1_OP, x.dtype)
+            c = made[x.dtype] = () if call is None else (*call, float(pos), float(neg))
+        if c and k is not None and len(x) <= c[2] and x.flags.aligned and x.flags.c_contiguous:
+            e = np.empty(len(x), x.dtype)
+            c[0](x, e, *c[1])
+            if k.unary_exact(x, e, 11, c[3], c[4]):
+                return e
+        values = _elu_compiled(x, alpha, scale, 1.0)
+        return _elu_general(x, alpha, scale, 1.0) if values is None else values
+
+    return flat
 
 
-def _celu_flat(x: np.ndarray) -> np.ndarray:
-    """:func:`.activations._fast`'s values for ``celu(x)`` (alpha 1.0) of a flat run, as :func:`_selu_flat`."""
-    values = _elu_compiled(x, 1.0, 1.0, 1.0)
-    return CELU.forward(x, 1.0) if values is None else values
+_selu_flat = _elu_flat(SELU_ALPHA, SELU_SCALE)
+_celu_flat = _elu_flat(1.0, 1.0)  # (celu at alpha 1.0: input_scale 1 / 1.0)
 
 
 def flat_front(wrapper: Callable[..., Tensor], row: Activation) -> Callable[..., Tensor]:
