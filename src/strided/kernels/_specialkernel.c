@@ -3441,6 +3441,76 @@ VECTOR_CLONES static void sign_double(const double *restrict a, double *restrict
 #define SIGN_float sign_float
 #define SIGN_double sign_double
 
+/* The piecewise activations of strided.ops.elementwise.activations_more (unary_exact codes 6-10),
+ * NumPy's ufunc sequences there, in one pass: every arithmetic operation the same correctly rounded
+ * IEEE operation in the same order, every selection the ufunc's (a NaN kept where NumPy's
+ * maximum/minimum/clip keep it, a tie of signed zeros resolved as np.clip resolves it: x kept), the
+ * parameters rounded to the dtype first (NumPy's float32(v)). ERF_CLONES' "no-trapping-math" lets
+ * the compiler compute both sides of a selection in vector lanes: the same values selected.
+ *   code 6, hardsigmoid: min(max(x + 3, 0), 6) / 6;
+ *   code 7, hardswish: (x * min(max(x + 3, 0), 6)) / 6;
+ *   code 8, hardshrink(l): 0 where |x| <= l, else x (x >= -l && x <= l: the same test, NaN false);
+ *   code 9, softshrink(l, st): x - clip(x, -l, l), and x * 0 where that is 0 in the last n % st
+ *           elements (every element where st is 0): PyTorch's scalar tail (_scalar_places' slice);
+ *   code 10, threshold(th, v): v where x <= th, else x. */
+#define PIECEWISE_ACT(T)                                                                           \
+    ERF_CLONES static void hardsigmoid_##T(const T *restrict a, T *restrict o, Py_ssize_t n)       \
+    {                                                                                              \
+        for (Py_ssize_t i = 0; i < n; i++) {                                                       \
+            T v = a[i] + (T)3;                                                                     \
+            v = v != v ? v : (v > (T)0 ? v : (T)0);                                                \
+            v = v != v ? v : (v < (T)6 ? v : (T)6);                                                \
+            o[i] = v / (T)6;                                                                       \
+        }                                                                                          \
+    }                                                                                              \
+    ERF_CLONES static void hardswish_##T(const T *restrict a, T *restrict o, Py_ssize_t n)         \
+    {                                                                                              \
+        for (Py_ssize_t i = 0; i < n; i++) {                                                       \
+            T v = a[i] + (T)3;                                                                     \
+            v = v != v ? v : (v > (T)0 ? v : (T)0);                                                \
+            v = v != v ? v : (v < (T)6 ? v : (T)6);                                                \
+            T p = a[i] * v;                                                                        \
+            o[i] = p / (T)6;                                                                       \
+        }                                                                                          \
+    }                                                                                              \
+    ERF_CLONES static void hardshrink_##T(const T *restrict a, T *restrict o, Py_ssize_t n, T l)   \
+    {                                                                                              \
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = (a[i] >= -l && a[i] <= l) ? (T)0 : a[i];         \
+    }                                                                                              \
+    ERF_CLONES static void softshrink_run_##T(const T *restrict a, T *restrict o, Py_ssize_t n, T l) \
+    {                                                                                              \
+        for (Py_ssize_t i = 0; i < n; i++) {                                                       \
+            T x = a[i];                                                                            \
+            T c = x != x ? x : (x < -l ? -l : (x > l ? l : x));                                    \
+            o[i] = x - c;                                                                          \
+        }                                                                                          \
+    }                                                                                              \
+    static void softshrink_##T(const T *a, T *o, Py_ssize_t n, T l, Py_ssize_t st)                 \
+    {                                                                                              \
+        softshrink_run_##T(a, o, n, l);                                                            \
+        for (Py_ssize_t i = st > 0 ? n - n % st : 0; i < n; i++)                                   \
+            if (o[i] == 0) o[i] = a[i] * (T)0;                                                     \
+    }                                                                                              \
+    ERF_CLONES static void threshold_##T(const T *restrict a, T *restrict o, Py_ssize_t n, T th, T v) \
+    {                                                                                              \
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = a[i] <= th ? v : a[i];                           \
+    }
+PIECEWISE_ACT(float)
+PIECEWISE_ACT(double)
+#undef PIECEWISE_ACT
+
+/* code 11, elu's selection (pos, neg): o = x > 0 ? x * pos : o * neg, o holding expm1 of x's
+ * scaled values on entry (selu's and celu's NumPy forward: the products e * neg and x * pos, then
+ * where(x > 0, ...): the same IEEE products, each element's selected one). */
+#define ELU_SELECT(T)                                                                              \
+    ERF_CLONES static void elu_select_##T(const T *restrict a, T *restrict o, Py_ssize_t n, T pos, T neg) \
+    {                                                                                              \
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = a[i] > (T)0 ? a[i] * pos : o[i] * neg;           \
+    }
+ELU_SELECT(float)
+ELU_SELECT(double)
+#undef ELU_SELECT
+
 /* unary_exact(x, out, code[, params...]) -> bool: an exact elementwise op (no rounding
  * beyond the dtype's own) of a C-contiguous, aligned, native float32 ("f") or float64 ("d") buffer
  * into another of the same format and length, one pass, the bits of the NumPy kernels of
@@ -3455,6 +3525,8 @@ VECTOR_CLONES static void sign_double(const double *restrict a, double *restrict
  *   code 4, logit's quotient: x / (1 - x), each rounded (its log is NumPy's, after); it answers
  *           the int 2 instead of True where some quotient is NaN or negative (see logit_ratio_float);
  *   code 5, sinc: PyTorch's sinc_cpu with the C library's sine (see sinc_float).
+ *   codes 6-10, hardsigmoid, hardswish, hardshrink(l), softshrink(l, st), threshold(th, v): see
+ *           PIECEWISE_ACT above; code 11, elu's selection (pos, neg), out read and written: see ELU_SELECT.
  * False (nothing written) where the buffers are not of that kind or overlap. */
 #define UNARY_EXACT_LOOP(T)                                                                    \
     {                                                                                          \
@@ -3470,6 +3542,18 @@ VECTOR_CLONES static void sign_double(const double *restrict a, double *restrict
             special = LOGIT_RATIO_##T(a, o, n);                                                \
         } else if (code == 5) {                                                                \
             SINC_##T(a, o, n);                                                                 \
+        } else if (code == 6) {                                                                \
+            hardsigmoid_##T(a, o, n);                                                          \
+        } else if (code == 7) {                                                                \
+            hardswish_##T(a, o, n);                                                            \
+        } else if (code == 8) {                                                                \
+            hardshrink_##T(a, o, n, (T)p[0]);                                                  \
+        } else if (code == 9) {                                                                \
+            softshrink_##T(a, o, n, (T)p[0], (Py_ssize_t)p[1]);                                \
+        } else if (code == 10) {                                                               \
+            threshold_##T(a, o, n, (T)p[0], (T)p[1]);                                          \
+        } else if (code == 11) {                                                               \
+            elu_select_##T(a, o, n, (T)p[0], (T)p[1]);                                         \
         } else {                                                                               \
             NAN_TO_NUM_##T(a, o, n, (T)p[0], (T)p[1], (T)p[2]); /* (vectorized: see there) */  \
         }                                                                                      \
@@ -3486,12 +3570,13 @@ static PyObject *py_unary_exact(PyObject *self, PyObject *const *args, Py_ssize_
     }
     long code = PyLong_AsLong(args[2]);
     if (code == -1 && PyErr_Occurred()) return NULL;
-    if (code < 0 || code > 5) {
+    if (code < 0 || code > 11) {
         PyErr_Format(PyExc_ValueError, "unary_exact: code must be 0 (sign), 1 (nan_to_num), 2 (leaky_relu), 3 "
-                     "(rsqrt), 4 (logit's quotient) or 5 (sinc), not %ld", code);
+                     "(rsqrt), 4 (logit's quotient), 5 (sinc), 6 (hardsigmoid), 7 (hardswish), 8 (hardshrink), "
+                     "9 (softshrink), 10 (threshold) or 11 (elu's selection), not %ld", code);
         return NULL;
     }
-    static const Py_ssize_t n_params[6] = {0, 3, 1, 0, 0, 0};
+    static const Py_ssize_t n_params[12] = {0, 3, 1, 0, 0, 0, 0, 0, 1, 2, 2, 2};
     if (nargs != 3 + n_params[code]) {
         PyErr_Format(PyExc_TypeError, "unary_exact: code %ld takes %zd parameters after x, out and code, not %zd", code,
                      n_params[code], nargs - 3);

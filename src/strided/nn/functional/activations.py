@@ -182,6 +182,9 @@ def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     return M.hardsigmoid_(input) if inplace else M.hardsigmoid(input)
 
 
+hardsigmoid = A.fresh_front(hardsigmoid, M.HARDSIGMOID)  # (the common call, F.hardsigmoid(x), in C: see fresh_front)
+
+
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * min(max(x + 3, 0), 6) / 6``; ``inplace=True`` writes ``input``.
 
@@ -191,6 +194,9 @@ def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     if not inplace and (out := A.plain_fresh(M.HARDSWISH, input, ())) is not None:
         return out  # (a plain float32 / float64 tensor outside autograd: the row's pass, no entry)
     return M.hardswish_(input) if inplace else M.hardswish(input)
+
+
+hardswish = A.fresh_front(hardswish, M.HARDSWISH)  # (the common call, F.hardswish(x), in C: see fresh_front)
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
@@ -215,6 +221,9 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:
     return M.selu_(input) if inplace else M.selu(input)
 
 
+selu = M.flat_front(selu, M.SELU)  # (the common call, F.selu(x), in C: see flat_front)
+
+
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``x`` where ``x > 0``, else ``alpha * (exp(x / alpha) - 1)``; ``inplace=True`` writes ``input``.
 
@@ -225,6 +234,9 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
             and (out := A.plain_fresh(M.CELU, input, (alpha,))) is not None:
         return out
     return M.celu_(input, alpha) if inplace else M.celu(input, alpha)
+
+
+celu = M.flat_front(celu, M.CELU)  # (the common call, F.celu(x), in C: see flat_front)
 
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
@@ -327,6 +339,9 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     return M.softshrink(input, lambd)
 
 
+softshrink = A.fresh_front(softshrink, M.SOFTSHRINK)  # (the common call, F.softshrink(x), in C: see fresh_front)
+
+
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """``0`` where ``-lambd <= x <= lambd``, else ``x`` (``torch.hardshrink``, ``Tensor.hardshrink``).
 
@@ -336,3 +351,6 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     if type(lambd) is float and (out := A.plain_fresh(M.HARDSHRINK, input, (lambd,))) is not None:
         return out
     return M.hardshrink(input, lambd)
+
+
+hardshrink = A.fresh_front(hardshrink, M.HARDSHRINK)  # (the common call, F.hardshrink(x), in C: see fresh_front)

@@ -125,6 +125,10 @@ class Activation:
     # True: the in-place form writes an expanded (stride-0) target, each shared element its one
     # result, as PyTorch's threshold_ does (its kernel skips TensorIterator's overlap check)
     overlap_ok: bool = False
+    # ``front(dtype)``: the :func:`.._support.front.kernel_entry` of the compiled pass ``compiled``
+    # makes for the one-argument call (the default parameters) on a flat run of ``dtype`` (a numpy
+    # dtype), for :func:`fresh_front`; None: the row has none there (or :func:`_front_kernel`'s own)
+    front: Callable[[np.dtype], tuple | None] | None = None
 
 
 def _silu_grad(g: Tensor, x: Tensor) -> Tensor:
@@ -805,7 +809,10 @@ def _front_kernel(row: Activation, dtype: np.dtype) -> tuple | None:
     ``dtype`` as a front's :func:`kernel_entry`: silu's and elu's torch_loop calls (one chunk;
     elu's the kernel's ELU, :func:`_elu_compiled`'s at alpha 1), hardtanh's clamp to [-1, 1] (clamp_scalar:
     np.clip's bits where the bounds are no zeros), leaky_relu's unary_exact pass at slope 0.01;
-    None for the other rows (softplus has none: NumPy's exp and log1p run)."""
+    a row's own ``front`` (activations_more's piecewise rows); None for the other rows (softplus
+    has none: NumPy's exp and log1p run)."""
+    if row.front is not None:
+        return row.front(dtype)
     if row is SILU or row is ELU:  # (elu: the kernel's ELU, x where x > 0 else expm1: _elu_compiled's call)
         call = flat_call(_SILU_OP if row is SILU else _ELU_OP, dtype)
         return None if call is None else kernel_entry(call[0], call[1], dtype, call[2])

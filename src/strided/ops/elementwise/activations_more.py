@@ -35,17 +35,20 @@ from typing import Any
 
 import numpy as np
 
-from ...dtypes import TORCH_NAME, DType, bool_
+from ...dtypes import TORCH_NAME, DType, bool_, float32, float64
 from ...errors import StridedRuntimeError, join_lines
 from ...grad_mode import GRAD_MODE
 from ...gradients import not_differentiable, seal
-from ...kernels.elementwise import _clip
+from ...kernels import native
+from ...kernels.elementwise import _TYPED0_DTYPES, _clip
+from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ...kernels.sleef import EXP as _EXP_OP
 from ...kernels.sleef import EXPM1 as _EXPM1_OP
-from ...kernels.sleef import step, torch_loop
+from ...kernels.sleef import flat_call, step, torch_loop
 from ...kernels.torch_loops import GRAIN_SIZE, fresh_strides, scalar_loop_mask
 from ...opdef import Kind, declare
 from ...tensor import Tensor
+from .._support.front import compiled_front, kernel_entry
 from .._support.gradtools import linear_backward
 from ..registry import backward, method
 from .activations import (
@@ -58,6 +61,7 @@ from .activations import (
     _num,
     _run,
     float_only,
+    fresh_front,
     fused_grad,
     softplus,
 )
@@ -72,8 +76,10 @@ SELU_SCALE = 1.0507009873554804934193349852946
 
 
 def _c(v: float, x: np.ndarray) -> Any:
-    """``v`` as a scalar of ``x``'s dtype (PyTorch's ``Scalar::to<scalar_t>()``: rounded once)."""
-    return _typed(v, x.dtype)
+    """``v`` as a scalar of ``x``'s dtype (PyTorch's ``Scalar::to<scalar_t>()``: rounded once).
+    A zero is converted uncached: the cache's keys ``0.0 == -0.0`` would hand ``-0.0`` the ``+0.0``
+    met first (``threshold(x, 0.0, -0.0)`` wrote +0 after any row's ``_c(0, x)``)."""
+    return _typed(v, x.dtype) if v else x.dtype.type(v)
 
 
 @functools.lru_cache(maxsize=256)
@@ -90,6 +96,58 @@ def _elu_coefficients(alpha: float, scale: float, input_scale: float, dtype: np.
 
 
 # --- the piecewise rows -------------------------------------------------------------------------
+
+# (the compiled unary_exact's codes of the piecewise rows: one pass, the bits of their NumPy forwards)
+_HARDSIGMOID, _HARDSWISH, _HARDSHRINK, _SOFTSHRINK, _THRESHOLD = 6, 7, 8, 9, 10
+
+
+def _exact_compiled(code: int) -> Callable[..., np.ndarray | None]:
+    """The row's compiled pass for the small-op fast path (:func:`.activations._fast`'s flat run
+    ``x``): the compiled ``unary_exact`` of ``code`` with the row's parameters (rounded to ``x``'s
+    dtype there, as :func:`_c` rounds them), the same bits as the row's NumPy forward (the same IEEE
+    operations in the same order, the same selections: tests/test_actfast33.py); None where it does
+    not run (the kernel off, another dtype, a run it refuses): then the NumPy forward runs."""
+
+    def compiled(x: np.ndarray, *params: float) -> np.ndarray | None:
+        k = native.special()
+        if k is None or x.dtype not in _TYPED0_DTYPES or not x.flags.c_contiguous:
+            return None
+        out = np.empty(x.shape, x.dtype)
+        return out if k.unary_exact(x, out, code, *params) else None
+
+    return compiled
+
+
+def _softshrink_compiled(x: np.ndarray, lambd: float) -> np.ndarray | None:
+    """:func:`_softshrink`'s compiled pass on a flat run in one parallel chunk (fewer than
+    GRAIN_SIZE elements: its scalar places are the run's tail of ``n % st`` elements, st the lanes
+    :func:`_scalar_places` counts, 0 for every element); None otherwise (then ``_softshrink``)."""
+    if x.ndim != 1 or x.size >= GRAIN_SIZE:
+        return None
+    return _SOFTSHRINK_PASS(x, lambd, _lanes(x.dtype))
+
+
+def _lanes(dtype: np.dtype) -> int:
+    """The Vectorized lanes of PyTorch's softshrink loop over ``dtype`` (:func:`_scalar_places`'s ``st``)."""
+    return step() // 2 if dtype == np.float32 else step() // 4
+
+
+_SOFTSHRINK_PASS = _exact_compiled(_SOFTSHRINK)
+
+
+def _exact_front(code: int, *defaults: float) -> Callable[[np.dtype], tuple | None]:
+    """The row's ``front``: :func:`_exact_compiled`'s ``unary_exact`` call at the default parameters
+    ``defaults`` as a front's :func:`kernel_entry` (softshrink's with its lanes for the dtype, on runs
+    of fewer than GRAIN_SIZE elements, as :func:`_softshrink_compiled`); None where not built."""
+
+    def front(dtype: np.dtype) -> tuple | None:
+        k = native._compiled("_specialkernel")  # (the module itself: the front reads the switch per call)
+        run = getattr(k, "unary_exact", None)
+        if code == _SOFTSHRINK:
+            return kernel_entry(run, (code, *defaults, _lanes(dtype)), dtype, GRAIN_SIZE - 1)
+        return kernel_entry(run, (code, *defaults), dtype)
+
+    return front
 
 
 def _hardsigmoid(x: np.ndarray) -> np.ndarray:
@@ -112,7 +170,8 @@ def _hardsigmoid_recorded(g: Tensor, x: Tensor) -> Tensor:
 
 
 HARDSIGMOID = Activation("hardsigmoid", "hardsigmoid_cpu", "HardsigmoidBackward0", _hardsigmoid,
-                         _hardsigmoid_recorded, lambda x, g: _hardsigmoid_grad(g, x))
+                         _hardsigmoid_recorded, lambda x, g: _hardsigmoid_grad(g, x), _exact_compiled(_HARDSIGMOID),
+                         front=_exact_front(_HARDSIGMOID))
 
 
 def _hardswish(x: np.ndarray) -> np.ndarray:
@@ -149,7 +208,8 @@ def _hardswish_grad(g: Tensor, x: Tensor) -> Tensor:
     return where(x <= -3, 0.0, where(x < 3, g * (inner / 3 + 0.5), g))
 
 
-HARDSWISH = Activation("hardswish", "hardswish_cpu", "HardswishBackward0", _hardswish, _hardswish_grad, _hardswish_fused)
+HARDSWISH = Activation("hardswish", "hardswish_cpu", "HardswishBackward0", _hardswish, _hardswish_grad, _hardswish_fused,
+                       _exact_compiled(_HARDSWISH), front=_exact_front(_HARDSWISH))
 
 
 def _shrunk(x: np.ndarray, lambd: float) -> np.ndarray:
@@ -223,9 +283,11 @@ def _shrink_fused(x: np.ndarray, g: np.ndarray, lambd: float) -> np.ndarray:
 
 
 HARDSHRINK = Activation("hardshrink", "hardshrink_cpu", "HardshrinkBackward0", _hardshrink,
-                        _shrink_rule_grad("HardshrinkBackwardBackward0"), _shrink_fused)
+                        _shrink_rule_grad("HardshrinkBackwardBackward0"), _shrink_fused, _exact_compiled(_HARDSHRINK),
+                        front=_exact_front(_HARDSHRINK, 0.5))
 SOFTSHRINK = Activation("softshrink", "softshrink_check", "SoftshrinkBackward0", _softshrink,
-                        _shrink_rule_grad("SoftshrinkBackwardBackward0"), _shrink_fused)
+                        _shrink_rule_grad("SoftshrinkBackwardBackward0"), _shrink_fused, _softshrink_compiled,
+                        front=_exact_front(_SOFTSHRINK, 0.5))
 
 
 def _threshold(x: np.ndarray, th: float, value: float) -> np.ndarray:
@@ -256,7 +318,7 @@ THRESHOLD = Activation(
     lambda g, x, th, value: linear_backward("ThresholdBackwardBackward0",
                                             lambda gg: where(x <= th, 0.0, gg), g, (x,)),
     lambda x, g, th, value: np.where(x <= _c(th, x), _c(0, g), g),
-    integers=_threshold_integers, overlap_ok=True)
+    _exact_compiled(_THRESHOLD), integers=_threshold_integers, overlap_ok=True)
 
 
 # --- the exponential rows -----------------------------------------------------------------------
@@ -275,6 +337,40 @@ def _elu_general(x: np.ndarray, alpha: float, scale: float, input_scale: float) 
     e = e * neg
     p = x if scale == 1.0 else x * pos
     return np.where(x > zero, p, e)
+
+
+def _elu_compiled(x: np.ndarray, alpha: float, scale: float, input_scale: float) -> np.ndarray | None:
+    """:func:`_elu_general` on a flat run ``x`` (the fast path's) with its products and selection
+    in one compiled pass (``unary_exact`` code 11: ``x > 0 ? x * pos : e * neg`` over the
+    exponentials, the same IEEE products as NumPy's, each element's selected one), after the same
+    ``x * input_scale`` and torch_loop's expm1; None where the kernel or torch_loop does not run
+    (then :func:`_elu_general`)."""
+    k = native.special()
+    if k is None or x.dtype not in _TYPED0_DTYPES or not x.flags.c_contiguous:
+        return None
+    neg, pos, inp, _ = _elu_coefficients(alpha, scale, input_scale, x.dtype)
+    if input_scale == 1.0:
+        xs = x
+    else:  # (a flat run is C-contiguous: _scaled_in_layout's product, in the quiet state the forward runs in)
+        token = quiet_set(QUIET)
+        try:
+            xs = x * inp
+        finally:
+            quiet_reset(token)
+    call = _EXPM1_CALLS.get(x.dtype)
+    if call is None:
+        call = _EXPM1_CALLS[x.dtype] = flat_call(_EXPM1_OP, x.dtype) or ()
+    if call and xs.flags.aligned and xs.ndim == 1 and len(xs) <= call[2] and native.sleef() is not None:
+        e = np.empty(len(xs), x.dtype)  # (torch_loop's one-chunk call on a small flat run, made here)
+        call[0](xs, e, *call[1])
+    else:
+        e = torch_loop(xs, _EXPM1_OP)
+    if e is None or e.__class__ is not np.ndarray or e.dtype != x.dtype or e.shape != x.shape:
+        return None
+    return e if k.unary_exact(x, e, 11, float(pos), float(neg)) else None
+
+
+_EXPM1_CALLS: dict[np.dtype, tuple] = {}  # (dtype -> flat_call(EXPM1)'s (run, extra, max_n), () where none)
 
 
 def _scaled_in_layout(x: np.ndarray, c: Any) -> np.ndarray:
@@ -305,7 +401,8 @@ def _elu_fused(x: np.ndarray, g: np.ndarray, alpha: float, scale: float, input_s
 SELU = Activation("selu", "elu_cpu", "EluBackward0",
                   lambda x: _elu_general(x, SELU_ALPHA, SELU_SCALE, 1.0),
                   lambda g, x: _elu_grad(g, x, SELU_ALPHA, SELU_SCALE, 1.0),
-                  lambda x, g: _elu_fused(x, g, SELU_ALPHA, SELU_SCALE, 1.0))
+                  lambda x, g: _elu_fused(x, g, SELU_ALPHA, SELU_SCALE, 1.0),
+                  lambda x: _elu_compiled(x, SELU_ALPHA, SELU_SCALE, 1.0))
 
 
 def _celu_grad_scale(a: float) -> float:
@@ -317,7 +414,8 @@ def _celu_grad_scale(a: float) -> float:
 CELU = Activation("celu", "elu_cpu", "CeluBackward0",
                   lambda x, a: _elu_general(x, a, 1.0, 1.0 / a),
                   lambda g, x, a: _elu_grad(g, x, a, 1.0, _celu_grad_scale(a)),
-                  lambda x, g, a: _elu_fused(x, g, a, 1.0, _celu_grad_scale(a)))
+                  lambda x, g, a: _elu_fused(x, g, a, 1.0, _celu_grad_scale(a)),
+                  lambda x, a: _elu_compiled(x, a, 1.0, 1.0 / a))
 
 
 def _exp(x: np.ndarray) -> np.ndarray:
@@ -627,6 +725,63 @@ rrelu.__fresh__ = _fresh_of(RRELU, lambda lower=1.0 / 8, upper=1.0 / 3: (_slope(
 
 seal(globals(), functional=True)  # (last: the rows' functions become their recording entries)
 _threshold_entry = threshold  # (threshold_'s argument name shadows the function: its entry, after the seal)
+
+
+
+def _elu_flat(alpha: float, scale: float) -> Callable[[np.ndarray], np.ndarray]:
+    """:func:`.activations._fast`'s values for ``selu(x)`` / ``celu(x)`` (input_scale 1) of a flat
+    run: :func:`_elu_compiled`'s calls with their arguments made once per dtype (flat_call's expm1,
+    then the selection), else ``_elu_compiled`` itself, else the forward."""
+    made: dict[np.dtype, tuple] = {}
+
+    def flat(x: np.ndarray) -> np.ndarray:
+        k = native.special()
+        c = made.get(x.dtype)
+        if c is None and x.dtype in _TYPED0_DTYPES:
+            neg, pos, _, _ = _elu_coefficients(alpha, scale, 1.0, x.dtype)
+            call = flat_call(_EXPM1_OP, x.dtype)
+            c = made[x.dtype] = () if call is None else (*call, float(pos), float(neg))
+        if c and k is not None and len(x) <= c[2] and x.flags.aligned and x.flags.c_contiguous:
+            e = np.empty(len(x), x.dtype)
+            c[0](x, e, *c[1])
+            if k.unary_exact(x, e, 11, c[3], c[4]):
+                return e
+        values = _elu_compiled(x, alpha, scale, 1.0)
+        return _elu_general(x, alpha, scale, 1.0) if values is None else values
+
+    return flat
+
+
+_selu_flat = _elu_flat(SELU_ALPHA, SELU_SCALE)
+_celu_flat = _elu_flat(1.0, 1.0)  # (celu at alpha 1.0: input_scale 1 / 1.0)
+
+
+def flat_front(wrapper: Callable[..., Tensor], row: Activation) -> Callable[..., Tensor]:
+    """``wrapper`` (``row``'s entry or nn.functional's wrapper) behind a compiled front: the
+    one-argument call on a plain row-major (or densely permuted) float32 / float64 tensor outside
+    autograd, nobody listening, runs ``row``'s fast-path values of the flat run (:func:`_selu_flat`,
+    :func:`_celu_flat`: what :func:`.activations._fast` computes, in the same quiet state) from C;
+    rows without one: :func:`.activations.fresh_front`."""
+    fn = {"selu": _selu_flat, "celu": _celu_flat}.get(row.name)
+    if fn is None:
+        return fresh_front(wrapper, row)
+    return compiled_front(wrapper, 1, {d: (fn, False, None) for d in (float32, float64)}, dense=(float32, float64))
+
+
+def _install_fronts() -> None:
+    """Put a compiled front (:func:`flat_front`) before the sealed entries of ``hardshrink``
+    (``torch.hardshrink``, ``Tensor.hardshrink``), ``selu`` and ``celu``, as ``nn.functional``'s
+    wrappers have it; every other call goes to the entry."""
+    names = globals()
+    for name, row in (("hardshrink", HARDSHRINK), ("selu", SELU), ("celu", CELU)):
+        entry = names[name]
+        front = flat_front(entry, row)
+        if Tensor.__dict__.get(name) is entry:
+            setattr(Tensor, name, front)  # (the method the registry made)
+        names[name] = front
+
+
+_install_fronts()
 
 
 declare(Kind.COMPUTE, "F.hardsigmoid F.hardswish F.hardshrink F.softshrink F.threshold F.selu F.celu F.mish "
