@@ -12,8 +12,9 @@ vector lanes, and the in-place celu's gradient on a tensor in the graph (PyTorch
 formula). Fixed here: ``F.rrelu(x, lower, upper, inplace=True)`` in evaluation mode on a tensor
 in the graph used the slope ``((lower + upper) / 2 + 1/3) / 2``; ``sigmoid(x, out=o)`` of a
 row-major ``x`` into an ``o`` laid out otherwise (transposed, stepped) ordered the loop by ``x``
-alone (other elements through the scalar function than PyTorch's). Older than session 33, kept as
-strict xfails: the losses' mean of no elements (NaN sign), a 0-d tensor's norm over an explicit dim.
+alone (other elements through the scalar function than PyTorch's). Older than session 33: the
+losses' mean of no elements (NaN sign: fixed after, PyTorch's 0 / 0); kept as a strict xfail: a 0-d
+tensor's norm over an explicit dim.
 """
 
 from __future__ import annotations
@@ -407,11 +408,14 @@ def test_celu_inplace_in_graph_gradient_bits() -> None:
 
 # --- found on the way, older than session 33 (main gives the same) -------------------------------
 
-@pytest.mark.xfail(strict=True, reason="the losses' mean of no elements is +NaN (0x7FC00000); PyTorch's 0/0 is "
-                                       "the x86 default NaN, sign set (0xFFC00000), as strided's own mean() gives")
-@pytest.mark.parametrize("name", ["mse_loss", "smooth_l1_loss", "binary_cross_entropy_with_logits"])
-def test_loss_mean_of_nothing_nan_word(name: str) -> None:
-    s, t = _pair(np.zeros(0, np.float32))
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(0,), (3, 0)])
+@pytest.mark.parametrize("name", ["mse_loss", "smooth_l1_loss", "binary_cross_entropy_with_logits", "l1_loss",
+                                  "binary_cross_entropy", "huber_loss", "soft_margin_loss"])
+def test_loss_mean_of_nothing_nan_word(name: str, shape: tuple, dtype: type) -> None:
+    # (the mean of no elements is PyTorch's 0 / 0: the platform's default NaN, sign set on x86;
+    # it was +NaN (0x7FC00000) in mse / smooth_l1 / bce_with_logits)
+    s, t = _pair(np.zeros(shape, dtype))
     _same(getattr(F, name)(s, s), getattr(TF, name)(t, t))
 
 

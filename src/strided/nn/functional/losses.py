@@ -317,7 +317,8 @@ def _torch_reduced(per: np.ndarray, red: str) -> Any:
     total = sum_array(per, None, False)
     if red == "sum":
         return total
-    return total / total.dtype.type(per.size) if per.size else np.nan
+    with np.errstate(invalid="ignore"):  # (no elements: PyTorch's 0 / 0, the platform's default NaN, as mean())
+        return total / total.dtype.type(per.size)
 
 
 def _reduce(losses: np.ndarray, denominator: Any, reduction: str) -> Any:
