@@ -16,19 +16,13 @@ from hypothesis import strategies as hs
 
 import strided as st
 from strided.kernels import bf16_casts, native
-from strided.kernels.torch_loops import torch_threads
 
 LENGTHS = [*range(0, 71), 127, 128, 129, 130, 511, 512, 513, 514, 1000]
 DTYPES = [np.float32, np.float64]
 
 
-@pytest.fixture(autouse=True)
-def _torch_threads():
-    """torch with the thread count strided assumes (a float64 copy's rows are cut per thread)."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(torch_threads())
-    yield
-    torch.set_num_threads(before)
+# (torch with the thread count strided assumes: a float64 copy's rows are cut per thread)
+pytestmark = pytest.mark.usefixtures("torch_threads_as_assumed")
 
 
 def _nans(dtype: type, sign: int, payload: int) -> np.ndarray:
