@@ -1,5 +1,5 @@
 """Adam's flat update (strided.kernels.adam_step.adam_update) with its temporaries written in
-place: bit for bit the update as it was before (each op's own fresh result: the reference
+place and a long run updated block by block: bit for bit the update as it was before (each op's own fresh result: the reference
 below), for every option that changes its tail (amsgrad, weight decay coupled or decoupled,
 maximize, 1 - beta2 == 1, a step size of 1), float32 and float64, sizes that cross the
 kernels' blocks, gradients over wide magnitudes with zeros, NaN and inf, several steps; the
@@ -59,7 +59,7 @@ HYPER = [
 
 @pytest.mark.parametrize("extra", HYPER)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("n", [0, 1, 7, 255, 257, 4099, 70001])
+@pytest.mark.parametrize("n", [0, 1, 7, 255, 257, 4099, 70001, 32768 * 2 + 77])
 def test_adam_update_bits_unchanged(extra: dict, dtype: type, n: int) -> None:
     rng = np.random.default_rng(n + len(extra))
     hyper = {"lr": 1e-3, "beta1": 0.9, "beta2": 0.999, "eps": 1e-8, "weight_decay": 0.0, "decoupled": False,
@@ -71,8 +71,9 @@ def test_adam_update_bits_unchanged(extra: dict, dtype: type, n: int) -> None:
     state_b = [None if a is None else a.copy() for a in state_a]
     for step in range(1, 5):
         g = (rng.standard_normal(n) * 10.0 ** rng.integers(-30, 3, n)).astype(dtype)
-        if n > 10 and step == 3:
+        if n > 10 and step == 3:  # (in the first block, and in the last where there are several)
             g[:3] = (0.0, np.nan, np.inf)
+            g[-3:] = (-np.inf, -np.nan, -0.0)
         g_before = g.copy()
         quietly(_reference, state_a[0], g, *state_a[1:], step=float(step), **hyper)
         quietly(adam_update, state_b[0], g, *state_b[1:], step=float(step), **hyper)

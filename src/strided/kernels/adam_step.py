@@ -31,7 +31,34 @@ def adam_update(p: np.ndarray, g: np.ndarray, m: np.ndarray, v: np.ndarray, vmax
                 decoupled: bool, maximize: bool) -> None:
     """``p``, ``m``, ``v`` (and ``vmax``: amsgrad's running max) updated in place for the ``step``-th
     step (already counted), as the op-by-op update in :mod:`strided.optim.adam` computes them:
-    ``g`` is read only. All arrays: 1-D, one length, one float32/float64 dtype, no two sharing memory."""
+    ``g`` is read only. All arrays: 1-D, one length, one float32/float64 dtype, no two sharing memory.
+
+    Every op of the update is elementwise, so a long run is updated a block of :data:`BLOCK`
+    elements at a time, every op on one block before the next: the same ufuncs on the same values
+    (the same bits; each block starts a whole number of 64-byte lines into the run, so NumPy's vector
+    loops split it into vectors as they split the whole run),
+    with the block's arrays still in cache from one op to the next, where the
+    whole run's op-by-op passes go out to memory for each of the update's dozen ops."""
+    n = len(p)
+    hyper = (step, lr, beta1, beta2, eps, weight_decay, decoupled, maximize)
+    if n <= BLOCK:
+        _update(p, g, m, v, vmax, *hyper)
+        return
+    for i in range(0, n, BLOCK):
+        j = i + BLOCK
+        _update(p[i:j], g[i:j], m[i:j], v[i:j], None if vmax is None else vmax[i:j], *hyper)
+
+
+# (elements a block: 128 KB of float32, the half dozen arrays of a block well inside L2 (measured
+# best of 16384 to 131072 on a (1000, 1000) step: 0.8x torch against 0.9x at 131072); a multiple of 64
+# elements, so that every block but the last is whole vectors for every loop)
+BLOCK = 32768
+
+
+def _update(p: np.ndarray, g: np.ndarray, m: np.ndarray, v: np.ndarray, vmax: np.ndarray | None, step: float,
+            lr: float, beta1: float, beta2: float, eps: float, weight_decay: float, decoupled: bool,
+            maximize: bool) -> None:
+    """:func:`adam_update` of one run (a block), op by op."""
     t = p.dtype.type
     if maximize:
         g = np.negative(g)  # (-param.grad)
