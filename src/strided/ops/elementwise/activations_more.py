@@ -16,9 +16,11 @@ Bits. PyTorch's kernels are written out in NumPy, in their order of operations:
 dtype), ``selu`` and ``celu`` (PyTorch's elu kernel: ``x * scale`` where ``x > 0``, else
 ``expm1(x * input_scale) * (alpha * scale)``, its expm1 SLEEF's / the C library's at PyTorch's
 places, :func:`strided.kernels.sleef.torch_loop`) are PyTorch's bits in float32 and float64.
-``mish`` (``x * tanh(log1p(exp(x)))``) and ``logsigmoid`` (``min(x, 0) - log1p(exp(-|x|))``) take
-SLEEF's exp where PyTorch's vectorized loop does, but NumPy's ``log1p`` and ``tanh`` (SLEEF's are
-not ported): within a few ulps of PyTorch's (tests/test_activations33.py bounds them).
+``logsigmoid`` (``min(x, 0) - log1p(exp(-|x|))``) is PyTorch's bits in float32 and float64 (SLEEF's
+exp and log1p at every element, compiled: :func:`_logsigmoid_compiled`). ``mish``
+(``x * tanh(log1p(exp(x)))``) takes SLEEF's exp where PyTorch's vectorized loop does, but NumPy's
+``log1p`` and ``tanh`` (SLEEF's tanh is not ported): within a few ulps of PyTorch's
+(tests/test_activations33.py bounds it).
 
 Their rules are registered as ``"F.<name>"``; ``hardshrink``, ``selu``, ``celu`` and ``threshold``
 are also ``torch.<name>`` (and ``hardshrink`` a Tensor method), so those spellings name the same op.
@@ -63,6 +65,7 @@ from .activations import (
     float_only,
     fresh_front,
     fused_grad,
+    inplace_flat,
     softplus,
 )
 from .unary import where
@@ -448,8 +451,36 @@ MISH = Activation("mish", "mish_cpu", "MishBackward0", _mish, _mish_grad, _mish_
 
 
 def _logsigmoid(x: np.ndarray) -> np.ndarray:
-    """PyTorch's ``min(x, 0) - log1p(exp(-|x|))`` (no overflow at either end)."""
+    """PyTorch's ``min(x, 0) - log1p(exp(-|x|))`` (no overflow at either end): its bits from the
+    compiled pass (:func:`_logsigmoid_compiled`), else NumPy's ``log1p`` over SLEEF's exp where
+    PyTorch's loop takes it (within a few ulps)."""
+    values = _logsigmoid_compiled(x)
+    if values is not None:
+        return values
     return np.minimum(x, _c(0, x)) - np.log1p(_exp(-np.abs(x)))
+
+
+def _logsigmoid_compiled(x: np.ndarray) -> np.ndarray | None:
+    """PyTorch's float32 / float64 log_sigmoid of ``x`` (any layout) as a fresh row-major array, bit
+    for bit: the compiled ``log_sigmoid_run`` (_sleef_log1p.h) takes SLEEF's exp and log1p at every
+    element, as log_sigmoid_cpu_kernel does under AVX2 and AVX512 (its tail a partial vector, so an
+    element's bits do not depend on its place: any layout, any thread count), a NaN giving the
+    all-ones word (vec::minimum's NaN); float16 / bfloat16 arrive in float32, PyTorch's compute
+    type there too. None where it does not run (the kernel not built, another dtype, ATen's DEFAULT
+    capability, whose std::exp and std::log1p are not this)."""
+    k = native.special()
+    if k is None or x.dtype not in _TYPED0_DTYPES or not step():
+        return None
+    out = np.empty(x.shape, x.dtype)
+    return out if k.log_sigmoid_run(x if x.flags.c_contiguous else np.ascontiguousarray(x), out) else None
+
+
+def _logsigmoid_front(dtype: np.dtype) -> tuple | None:
+    """The row's ``front``: :func:`_logsigmoid_compiled`'s ``log_sigmoid_run`` as a front's
+    :func:`kernel_entry` (None under ATen's DEFAULT capability: then the entry runs)."""
+    if not step():
+        return None
+    return kernel_entry(getattr(native._compiled("_specialkernel"), "log_sigmoid_run", None), (), dtype)
 
 
 def _logsigmoid_fused(x: np.ndarray, g: np.ndarray) -> np.ndarray:
@@ -462,7 +493,8 @@ def _logsigmoid_fused(x: np.ndarray, g: np.ndarray) -> np.ndarray:
 
 # (row-major results whatever the input's layout: PyTorch's log_sigmoid_forward allocates them so)
 LOGSIGMOID = Activation("logsigmoid", "log_sigmoid_cpu", "LogSigmoidBackward0", _logsigmoid,
-                        lambda g, x: g * (-x).sigmoid(), _logsigmoid_fused, contiguous=True)
+                        lambda g, x: g * (-x).sigmoid(), _logsigmoid_fused, _logsigmoid_compiled, contiguous=True,
+                        front=_logsigmoid_front)
 
 RRELU = Activation(
     "rrelu", "leaky_relu_cpu", "RreluWithNoiseBackward0", _leaky_relu,
@@ -629,6 +661,8 @@ def selu(input: Tensor) -> Tensor:
 
 def selu_(input: Tensor) -> Tensor:
     """In-place :func:`selu` (``F.selu(x, inplace=True)``, ``torch.selu_``)."""
+    if input.__class__ is Tensor and inplace_flat(SELU, input, (), "selu_", _selu_flat):
+        return input
     return _inplace(SELU, selu, input, ())
 
 
@@ -652,6 +686,9 @@ def celu(input: Tensor, alpha: float = 1.0) -> Tensor:
 
 def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
     """In-place :func:`celu` (``F.celu_``, ``torch.celu_``)."""
+    if input.__class__ is Tensor and type(alpha) is float and alpha \
+            and inplace_flat(CELU, input, (alpha,), "celu_", _celu_flat if alpha == 1.0 else None):
+        return input
     return _inplace(CELU, celu, input, (_alpha(alpha, "celu_"),))
 
 
