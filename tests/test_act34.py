@@ -217,3 +217,44 @@ def test_celu_inplace_zero_alpha_refused() -> None:
         F.celu_(x, 0.0)
     with pytest.raises(RuntimeError):
         TF.celu_(torch.ones(3), 0.0)
+
+
+# --- selu / celu fresh: the compiled fronts' one-pass kernel (sleef.SELU; sleef.ELU for celu at alpha 1) ----
+
+FRESH = [
+    ("F.selu", lambda t: F.selu(t), lambda t: TF.selu(t)),
+    ("F.celu", lambda t: F.celu(t), lambda t: TF.celu(t)),
+    ("torch.selu", lambda t: strided.selu(t), lambda t: torch.selu(t)),
+    ("torch.celu", lambda t: strided.celu(t), lambda t: torch.celu(t)),
+    ("celu 2.0", lambda t: F.celu(t, 2.0), lambda t: TF.celu(t, 2.0)),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("case", FRESH, ids=[c[0] for c in FRESH])
+def test_selu_celu_fresh_match_torch(case: tuple, dtype: type) -> None:
+    name, sfn, tfn = case
+    torch.set_num_threads(1)
+    for n in LENGTHS:
+        x = _values(n, dtype, 5 * n + 1)
+        got, want = sfn(strided.tensor(x)), tfn(torch.from_numpy(x.copy()))
+        assert np.array_equal(_bits(got.numpy()), _bits(want.numpy())), (name, n)
+    base = _values(7 * 9, dtype, 2).reshape(7, 9)
+    got, want = sfn(strided.tensor(base).t()), tfn(torch.from_numpy(base.copy()).t())
+    assert got.stride() == want.stride()
+    assert np.array_equal(_bits(got.numpy()), _bits(want.numpy())), name
+
+
+def test_selu_kernel_in_place_and_refusals() -> None:
+    from strided.kernels.sleef import SELU, flat_call
+
+    call = flat_call(SELU, np.dtype(np.float32))
+    if call is None:
+        pytest.skip("the sleef kernel is not built")
+    x = _values(100, np.float32, 3)
+    want = TF.selu(torch.from_numpy(x.copy())).numpy()
+    call[0](x, x, *call[1])  # (out may be x itself: each element read before its slot is written)
+    assert np.array_equal(_bits(x), _bits(want))
+    k = native.sleef()
+    with pytest.raises(ValueError):
+        k.run(x, x, 10, *call[1][1:])

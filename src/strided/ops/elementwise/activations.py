@@ -599,7 +599,8 @@ def inplace_flat(row: Activation, x: Tensor, params: tuple, name: str,
     """The small-op fast path of an in-place row without a compiled in-place pass (``selu_``,
     ``celu_``): on a plain tensor ``x`` that :func:`_inplace_target` takes (``params`` floats, at
     most one), its storage writable, the fast path's values of the flat run (``flat(run)`` where
-    given: the fresh front's own function, for these ``params``; else ``row.compiled``, else the
+    given: the fresh front's own function for these ``params``, which may write ``run`` itself and
+    answer it; else ``row.compiled``, else the
     forward in the quiet state: what :func:`_fast` computes for the fresh result, at the same
     places of the same run, as PyTorch's loop over the coalesced run) copied back over it,
     the write counted as :func:`_run` counts it. False (nothing written, nothing counted) where
@@ -613,7 +614,8 @@ def inplace_flat(row: Activation, x: Tensor, params: tuple, name: str,
     if not arr.flags.writeable:
         return False
     values = _flat_values(row, arr, params, flat)
-    np.copyto(arr, values, casting="unsafe")  # (fresh values of arr's dtype: the same bits)
+    if values is not arr:  # (``flat`` may write the run itself)
+        np.copyto(arr, values, casting="unsafe")  # (fresh values of arr's dtype: the same bits)
     _counted(x, name)
     return True
 

@@ -44,8 +44,10 @@ from ...gradients import not_differentiable, seal
 from ...kernels import native
 from ...kernels.elementwise import _TYPED0_DTYPES, _clip
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
+from ...kernels.sleef import ELU as _ELU_OP
 from ...kernels.sleef import EXP as _EXP_OP
 from ...kernels.sleef import EXPM1 as _EXPM1_OP
+from ...kernels.sleef import SELU as _SELU_OP
 from ...kernels.sleef import flat_call, step, torch_loop
 from ...kernels.torch_loops import GRAIN_SIZE, fresh_strides, scalar_loop_mask
 from ...opdef import Kind, declare
@@ -661,7 +663,7 @@ def selu(input: Tensor) -> Tensor:
 
 def selu_(input: Tensor) -> Tensor:
     """In-place :func:`selu` (``F.selu(x, inplace=True)``, ``torch.selu_``)."""
-    if input.__class__ is Tensor and inplace_flat(SELU, input, (), "selu_", _selu_flat):
+    if input.__class__ is Tensor and inplace_flat(SELU, input, (), "selu_", _selu_inplace):
         return input
     return _inplace(SELU, selu, input, ())
 
@@ -687,7 +689,7 @@ def celu(input: Tensor, alpha: float = 1.0) -> Tensor:
 def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
     """In-place :func:`celu` (``F.celu_``, ``torch.celu_``)."""
     if input.__class__ is Tensor and type(alpha) is float and alpha \
-            and inplace_flat(CELU, input, (alpha,), "celu_", _celu_flat if alpha == 1.0 else None):
+            and inplace_flat(CELU, input, (alpha,), "celu_", _celu_inplace if alpha == 1.0 else None):
         return input
     return _inplace(CELU, celu, input, (_alpha(alpha, "celu_"),))
 
@@ -765,32 +767,44 @@ _threshold_entry = threshold  # (threshold_'s argument name shadows the function
 
 
 
-def _elu_flat(alpha: float, scale: float) -> Callable[[np.ndarray], np.ndarray]:
+def _elu_flat(alpha: float, scale: float, op: int) -> Callable[..., np.ndarray]:
     """:func:`.activations._fast`'s values for ``selu(x)`` / ``celu(x)`` (input_scale 1) of a flat
-    run: :func:`_elu_compiled`'s calls with their arguments made once per dtype (flat_call's expm1,
-    then the selection), else ``_elu_compiled`` itself, else the forward."""
+    run ``x``, into ``out`` where given (``x`` itself for the in-place form: each element is read
+    before its slot is written): the compiled one-pass ``op`` (sleef.SELU; sleef.ELU, celu at alpha
+    1, whose coefficients are 1: elu's own bits) of the run, else :func:`_elu_compiled`, else the
+    forward (``alpha``, ``scale`` the op's own coefficients)."""
     made: dict[np.dtype, tuple] = {}
 
-    def flat(x: np.ndarray) -> np.ndarray:
-        k = native.special()
+    def flat(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         c = made.get(x.dtype)
         if c is None and x.dtype in _TYPED0_DTYPES:
-            neg, pos, _, _ = _elu_coefficients(alpha, scale, 1.0, x.dtype)
-            call = flat_call(_EXPM1_OP, x.dtype)
-            c = made[x.dtype] = () if call is None else (*call, float(pos), float(neg))
-        if c and k is not None and len(x) <= c[2] and x.flags.aligned and x.flags.c_contiguous:
-            e = np.empty(len(x), x.dtype)
-            c[0](x, e, *c[1])
-            if k.unary_exact(x, e, 11, c[3], c[4]):
+            c = made[x.dtype] = flat_call(op, x.dtype) or ()
+        if c and len(x) <= c[2] and x.flags.aligned and x.flags.c_contiguous and native.sleef() is not None:
+            e = np.empty(len(x), x.dtype) if out is None else out
+            if c[0](x, e, *c[1]):
                 return e
         values = _elu_compiled(x, alpha, scale, 1.0)
-        return _elu_general(x, alpha, scale, 1.0) if values is None else values
+        values = _elu_general(x, alpha, scale, 1.0) if values is None else values
+        if out is None:
+            return values
+        np.copyto(out, values)
+        return out
 
     return flat
 
 
-_selu_flat = _elu_flat(SELU_ALPHA, SELU_SCALE)
-_celu_flat = _elu_flat(1.0, 1.0)  # (celu at alpha 1.0: input_scale 1 / 1.0)
+_selu_flat = _elu_flat(SELU_ALPHA, SELU_SCALE, _SELU_OP)
+_celu_flat = _elu_flat(1.0, 1.0, _ELU_OP)  # (celu at alpha 1.0: input_scale 1 / 1.0)
+
+
+def _selu_inplace(run: np.ndarray) -> np.ndarray:
+    """:func:`_selu_flat` of ``run`` written over it (``selu_``'s :func:`.activations.inplace_flat`)."""
+    return _selu_flat(run, run)
+
+
+def _celu_inplace(run: np.ndarray) -> np.ndarray:
+    """:func:`_celu_flat` of ``run`` written over it (``celu_(x)`` at alpha 1)."""
+    return _celu_flat(run, run)
 
 
 def flat_front(wrapper: Callable[..., Tensor], row: Activation) -> Callable[..., Tensor]:
@@ -802,7 +816,12 @@ def flat_front(wrapper: Callable[..., Tensor], row: Activation) -> Callable[...,
     fn = {"selu": _selu_flat, "celu": _celu_flat}.get(row.name)
     if fn is None:
         return fresh_front(wrapper, row)
-    return compiled_front(wrapper, 1, {d: (fn, False, None) for d in (float32, float64)}, dense=(float32, float64))
+    op = _SELU_OP if row is SELU else _ELU_OP
+    table = {}
+    for d in (float32, float64):
+        call = flat_call(op, d.numpy)  # (tried first, from C: _selu_flat's / _celu_flat's own call)
+        table[d] = (fn, False, None) if call is None else (fn, False, None, kernel_entry(call[0], call[1], d.numpy, call[2]))
+    return compiled_front(wrapper, 1, table, dense=(float32, float64))
 
 
 def _install_fronts() -> None:
