@@ -258,3 +258,19 @@ def test_selu_kernel_in_place_and_refusals() -> None:
     k = native.sleef()
     with pytest.raises(ValueError):
         k.run(x, x, 10, *call[1][1:])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_selu_celu_inplace_without_kernels_is_the_fresh_forms(dtype: type) -> None:
+    # (the in-place fast path's fallback: the forward in the quiet state, no warning on inf / NaN / overflow)
+    import warnings
+
+    x = _values(200, dtype, 9)
+    x[:4] = [np.inf, -np.inf, np.nan, 1e300 if dtype == np.float64 else 3e38]
+    for sfn, ffn in ((F.selu_, F.selu), (lambda t: F.celu_(t), lambda t: F.celu(t)), (lambda t: F.celu_(t, 0.25), lambda t: F.celu(t, 0.25))):
+        with native.disabled(), warnings.catch_warnings():
+            warnings.simplefilter("error")
+            want = ffn(strided.tensor(x)).numpy()
+            t = strided.tensor(x)
+            assert sfn(t) is t
+        assert np.array_equal(_bits(t.numpy()), _bits(want))

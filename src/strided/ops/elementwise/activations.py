@@ -447,18 +447,15 @@ def _fast(row: Activation, x: Any, params: tuple) -> Tensor | None:
     return t
 
 
-def _flat_values(row: Activation, arr: np.ndarray, params: tuple,
-                 flat: Callable[[np.ndarray], np.ndarray] | None = None) -> np.ndarray:
-    """The fast paths' values of ``row`` over a flat run ``arr``: ``flat(arr)`` where given (a
-    fresh front's own function for these ``params``), else ``row.compiled``'s pass, else (its None)
-    the forward; ``flat`` and the forward in the quiet floating-point state."""
-    values = None if flat is not None or row.compiled is None else row.compiled(arr, *params)
+def _flat_values(row: Activation, arr: np.ndarray, params: tuple) -> np.ndarray:
+    """The fast paths' values of ``row`` over a flat run ``arr``: ``row.compiled``'s pass, else (its
+    None) the forward in the quiet floating-point state."""
+    values = None if row.compiled is None else row.compiled(arr, *params)
     if values is None:
-        fn, args = (flat, (arr,)) if flat is not None else (row.forward, (arr, *params))
-        try:  # (fpstate.quietly, inlined: the fresh front calls ``flat`` so too)
-            values = quiet_call(fn, *args)
+        try:  # (fpstate.quietly, inlined)
+            values = quiet_call(row.forward, arr, *params)
         except RuntimeError as e:
-            values = quiet_retry(e, fn, *args)
+            values = quiet_retry(e, row.forward, arr, *params)
     return values
 
 
@@ -599,8 +596,8 @@ def inplace_flat(row: Activation, x: Tensor, params: tuple, name: str,
     """The small-op fast path of an in-place row without a compiled in-place pass (``selu_``,
     ``celu_``): on a plain tensor ``x`` that :func:`_inplace_target` takes (``params`` floats, at
     most one), its storage writable, the fast path's values of the flat run (``flat(run)`` where
-    given: the fresh front's own function for these ``params``, which may write ``run`` itself and
-    answer it; else ``row.compiled``, else the
+    given: the fresh front's own function for these ``params``, keeping the floating-point state
+    itself, which may write ``run`` itself and answer it; else ``row.compiled``, else the
     forward in the quiet state: what :func:`_fast` computes for the fresh result, at the same
     places of the same run, as PyTorch's loop over the coalesced run) copied back over it,
     the write counted as :func:`_run` counts it. False (nothing written, nothing counted) where
@@ -613,7 +610,7 @@ def inplace_flat(row: Activation, x: Tensor, params: tuple, name: str,
     arr = x._storage.array[offset : offset + n]
     if not arr.flags.writeable:
         return False
-    values = _flat_values(row, arr, params, flat)
+    values = _flat_values(row, arr, params) if flat is None else flat(arr)
     if values is not arr:  # (``flat`` may write the run itself)
         np.copyto(arr, values, casting="unsafe")  # (fresh values of arr's dtype: the same bits)
     _counted(x, name)

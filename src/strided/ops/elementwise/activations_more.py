@@ -43,7 +43,7 @@ from ...grad_mode import GRAD_MODE
 from ...gradients import not_differentiable, seal
 from ...kernels import native
 from ...kernels.elementwise import _TYPED0_DTYPES, _clip
-from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
+from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set
 from ...kernels.sleef import ELU as _ELU_OP
 from ...kernels.sleef import EXP as _EXP_OP
 from ...kernels.sleef import EXPM1 as _EXPM1_OP
@@ -767,15 +767,18 @@ _threshold_entry = threshold  # (threshold_'s argument name shadows the function
 
 
 
-def _elu_flat(alpha: float, scale: float, op: int) -> Callable[..., np.ndarray]:
-    """:func:`.activations._fast`'s values for ``selu(x)`` / ``celu(x)`` (input_scale 1) of a flat
-    run ``x``, into ``out`` where given (``x`` itself for the in-place form: each element is read
-    before its slot is written): the compiled one-pass ``op`` (sleef.SELU; sleef.ELU, celu at alpha
-    1, whose coefficients are 1: elu's own bits) of the run, else :func:`_elu_compiled`, else the
-    forward (``alpha``, ``scale`` the op's own coefficients)."""
+def _elu_flat(alpha: float, scale: float, op: int) -> tuple[Callable[..., np.ndarray], Callable[..., np.ndarray]]:
+    """``(flat, inplace)`` for ``selu(x)`` / ``celu(x)`` (input_scale 1; ``alpha``, ``scale`` the op's
+    own coefficients). ``flat(x, out=None)``: :func:`.activations._fast`'s values of a flat run
+    ``x``, into ``out`` where given (``x`` itself for the in-place form: each element is read before
+    its slot is written): the compiled one-pass ``op`` (sleef.SELU; sleef.ELU, celu at alpha 1,
+    whose coefficients are 1: elu's own bits) of the run, else :func:`_elu_compiled`, else the
+    forward; called in the quiet floating-point state (the compiled front's, _fast's).
+    ``inplace(run)``: ``flat(run, run)`` keeping the floating-point state itself (the compiled pass
+    touches none; the others run in the quiet state), for :func:`.activations.inplace_flat`."""
     made: dict[np.dtype, tuple] = {}
 
-    def flat(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    def kernel(x: np.ndarray, out: np.ndarray | None) -> np.ndarray | None:
         c = made.get(x.dtype)
         if c is None and x.dtype in _TYPED0_DTYPES:
             c = made[x.dtype] = flat_call(op, x.dtype) or ()
@@ -783,6 +786,12 @@ def _elu_flat(alpha: float, scale: float, op: int) -> Callable[..., np.ndarray]:
             e = np.empty(len(x), x.dtype) if out is None else out
             if c[0](x, e, *c[1]):
                 return e
+        return None
+
+    def flat(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        e = kernel(x, out)
+        if e is not None:
+            return e
         values = _elu_compiled(x, alpha, scale, 1.0)
         values = _elu_general(x, alpha, scale, 1.0) if values is None else values
         if out is None:
@@ -790,21 +799,20 @@ def _elu_flat(alpha: float, scale: float, op: int) -> Callable[..., np.ndarray]:
         np.copyto(out, values)
         return out
 
-    return flat
+    def inplace(run: np.ndarray) -> np.ndarray:
+        done = kernel(run, run)
+        if done is not None:
+            return done
+        try:  # (fpstate.quietly, inlined)
+            return quiet_call(flat, run, run)
+        except RuntimeError as e:
+            return quiet_retry(e, flat, run, run)
+
+    return flat, inplace
 
 
-_selu_flat = _elu_flat(SELU_ALPHA, SELU_SCALE, _SELU_OP)
-_celu_flat = _elu_flat(1.0, 1.0, _ELU_OP)  # (celu at alpha 1.0: input_scale 1 / 1.0)
-
-
-def _selu_inplace(run: np.ndarray) -> np.ndarray:
-    """:func:`_selu_flat` of ``run`` written over it (``selu_``'s :func:`.activations.inplace_flat`)."""
-    return _selu_flat(run, run)
-
-
-def _celu_inplace(run: np.ndarray) -> np.ndarray:
-    """:func:`_celu_flat` of ``run`` written over it (``celu_(x)`` at alpha 1)."""
-    return _celu_flat(run, run)
+_selu_flat, _selu_inplace = _elu_flat(SELU_ALPHA, SELU_SCALE, _SELU_OP)
+_celu_flat, _celu_inplace = _elu_flat(1.0, 1.0, _ELU_OP)  # (celu at alpha 1.0: input_scale 1 / 1.0)
 
 
 def flat_front(wrapper: Callable[..., Tensor], row: Activation) -> Callable[..., Tensor]:
