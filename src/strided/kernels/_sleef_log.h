@@ -62,6 +62,32 @@ SLEEF_LOG_INLINE static sleef_f2 sleef_dfdiv(sleef_f2 n, sleef_f2 d)
     return r;
 }
 
+/* the last steps of xlogf_u1 and xlog1pf (of xlog_u1 and xlog1p): s + 2x + x^3 t in double-float
+ * arithmetic (dfadd_vf2_vf2_vf2(s, dfscale(x, 2)), dfadd_vf2_vf2_vf(s, x2 x t)), rounded to one float */
+SLEEF_LOG_INLINE static float sleef_log_tail_f(sleef_f2 s, sleef_f2 x, float x2, float t)
+{
+    float yx = x.x * 2.0f, yy = x.y * 2.0f, sum = s.x + yx;
+    s.y = (((s.x - sum) + yx) + s.y) + yy;
+    s.x = sum;
+    float w = (x2 * x.x) * t;
+    sum = s.x + w;
+    s.y = ((s.x - sum) + w) + s.y;
+    s.x = sum;
+    return s.x + s.y;
+}
+
+SLEEF_LOG_INLINE static double sleef_log_tail_d(sleef_d2 s, sleef_d2 x, double x2, double t)
+{
+    double yx = x.x * 2.0, yy = x.y * 2.0, sum = s.x + yx;
+    s.y = (((s.x - sum) + yx) + s.y) + yy;
+    s.x = sum;
+    double w = (x2 * x.x) * t;
+    sum = s.x + w;
+    s.y = ((s.x - sum) + w) + s.y;
+    s.x = sum;
+    return s.x + s.y;
+}
+
 SLEEF_LOG_INLINE static float sleef_logf_u1(float d)
 {
     int ex;
@@ -76,14 +102,7 @@ SLEEF_LOG_INLINE static float sleef_logf_u1(float d)
     float t = 0.3027294874e+0f;
     t = fmaf(t, x2, 0.3996108174e+0f);
     t = fmaf(t, x2, 0.6666694880e+0f);
-    float yx = x.x * 2.0f, yy = x.y * 2.0f, sum = s.x + yx;
-    s.y = (((s.x - sum) + yx) + s.y) + yy;
-    s.x = sum;
-    float w = (x2 * x.x) * t;
-    sum = s.x + w;
-    s.y = ((s.x - sum) + w) + s.y;
-    s.x = sum;
-    return s.x + s.y;
+    return sleef_log_tail_f(s, x, x2, t);
 }
 
 /* xlog_u1 (dd.h's FMA forms; its POLY7 in Estrin's scheme) */
@@ -118,14 +137,7 @@ SLEEF_LOG_INLINE static double sleef_log_u1(double d)
     const double l2h = 0.693147180559945286226764, l2l = 2.319046813846299558417771e-17;
     double sx = l2h * e;
     sleef_d2 s = {sx, fma(l2l, e, fma(l2h, e, -sx))};
-    double yx = x.x * 2.0, yy = x.y * 2.0, sum = s.x + yx;
-    s.y = (((s.x - sum) + yx) + s.y) + yy;
-    s.x = sum;
-    double w = (x2 * x.x) * t;
-    sum = s.x + w;
-    s.y = ((s.x - sum) + w) + s.y;
-    s.x = sum;
-    return s.x + s.y;
+    return sleef_log_tail_d(s, x, x2, t);
 }
 
 /* SLEEF's log where it is ported (a positive normal finite argument), the C library's elsewhere.

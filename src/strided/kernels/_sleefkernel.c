@@ -26,7 +26,8 @@
  * from double (every element: see tanh_lane), 5: gelu, GeluKernelImpl's two functions (see
  * torch_erf16), 6: gelu, oneDNN's gelu_erf (every element alike: see onednn_gelu16), 7: expm1, SLEEF's
  * expm1f in the vectorized function (Vectorized<float>::expm1(), _sleef_expm1.h), the C library's expm1f
- * in the scalar one (elu's loop; torch.expm1 is vec::map: step -1, every element SLEEF's). The flat range is cut into
+ * in the scalar one (elu's loop; torch.expm1 is vec::map: step -1, every element SLEEF's), 8: elu at alpha 1 (x where
+ * x > 0, else op 7's expm1), 9: selu (x * scale where x > 0, else op 7's expm1 * (alpha * scale)). The flat range is cut into
  * pieces at every multiple of run and of chunk (chunk 0: none; run 0: n); in each piece the first
  * (len - len % step) elements take the vectorized function and the rest the scalar one; step 0:
  * every element the scalar function, step -1: every element the vectorized one. form -1 picks
@@ -227,6 +228,14 @@ static float torch_erf_lane(float x)
     return signbit(x) ? -y : y;  /* (the sign bit xored in: a NaN y keeps x's sign flip as the lanes do) */
 }
 
+/* selu's coefficients as PyTorch's elu kernel takes them (op 9): poscoef = scale and negcoef = alpha *
+ * scale, each rounded to the dtype first and their product made in it (constant expressions: the
+ * same IEEE product, FLT_EVAL_METHOD 0) */
+#define SELU_ALPHA_C 1.6732632423543772848170429916717
+#define SELU_SCALE_C 1.0507009873554804934193349852946
+static const float SELU_POS_F = (float)SELU_SCALE_C, SELU_NEG_F = (float)SELU_ALPHA_C * (float)SELU_SCALE_C;
+static const double SELU_POS_D = SELU_SCALE_C, SELU_NEG_D = SELU_ALPHA_C * SELU_SCALE_C;
+
 static inline float vec_lane(float x, int op)
 {
     if (op == 1) return 1.0f / (1.0f + sleef_expf(-x));
@@ -237,6 +246,7 @@ static inline float vec_lane(float x, int op)
     if (op == 6) return onednn_gelu_lane(x);
     if (op == 7) return sleef_expm1f(x);
     if (op == 8) return x > 0.0f ? x : sleef_expm1f(x);
+    if (op == 9) return x > 0.0f ? x * SELU_POS_F : sleef_expm1f(x) * SELU_NEG_F;
     return sleef_expf(x);
 }
 
@@ -250,6 +260,7 @@ static inline float scalar_lane(float x, int op)
     if (op == 6) return onednn_gelu_lane(x);
     if (op == 7) return expm1f(x);
     if (op == 8) return x > 0.0f ? x : expm1f(x);  /* (elu at alpha 1: NaN and +-0 take expm1, as greater_select sends them) */
+    if (op == 9) return x > 0.0f ? x * SELU_POS_F : expm1f(x) * SELU_NEG_F;
     return sleef_expf(x);  /* (op 0 has no scalar function of PyTorch's: SLEEF's throughout) */
 }
 
@@ -685,7 +696,7 @@ __attribute__((target("avx512f"))) static void tanh_block8(const float *x, float
  * stack block, then x where x > 0 (NaN and +-0 take expm1, as greater_select sends them; a block whose
  * every x > 0 is copied without them: the same bits, all-positive inputs at a copy's cost). Each x
  * is read after its block is computed and before o is written, so o may be x itself. */
-#define ELU_BLOCKS(T, WIDE, PLAIN)                                                                  \
+#define ELU_BLOCKS_SCALED(T, WIDE, PLAIN, POS, NEG)                                                 \
     do {                                                                                            \
         T e_[256];                                                                                  \
         for (Py_ssize_t a_ = 0; a_ < m; a_ += 256) {                                                \
@@ -693,14 +704,17 @@ __attribute__((target("avx512f"))) static void tanh_block8(const float *x, float
             int pos_ = 1;                                                                           \
             for (Py_ssize_t i_ = 0; i_ < k_; i_++) pos_ &= x[a_ + i_] > (T)0;                       \
             if (pos_) { /* (every x > 0: x itself, no exponentials) */                              \
-                for (Py_ssize_t i_ = 0; i_ < k_; i_++) o[a_ + i_] = x[a_ + i_];                     \
+                for (Py_ssize_t i_ = 0; i_ < k_; i_++) o[a_ + i_] = x[a_ + i_] * (POS);             \
                 continue;                                                                           \
             }                                                                                       \
             if (wide) WIDE(x + a_, e_, k_);                                                         \
             else PLAIN(x + a_, e_, k_);                                                             \
-            for (Py_ssize_t i_ = 0; i_ < k_; i_++) o[a_ + i_] = x[a_ + i_] > (T)0 ? x[a_ + i_] : e_[i_]; \
+            for (Py_ssize_t i_ = 0; i_ < k_; i_++)                                                  \
+                o[a_ + i_] = x[a_ + i_] > (T)0 ? x[a_ + i_] * (POS) : e_[i_] * (NEG);               \
         }                                                                                           \
     } while (0)
+/* (elu at alpha 1: the products by 1 are the values themselves, expm1 never answering a signaling NaN) */
+#define ELU_BLOCKS(T, WIDE, PLAIN) ELU_BLOCKS_SCALED(T, WIDE, PLAIN, (T)1, (T)1)
 
 static void vec_block(const float *x, float *o, Py_ssize_t m, int op, int wide)
 {
@@ -728,6 +742,10 @@ static void vec_block(const float *x, float *o, Py_ssize_t m, int op, int wide)
     }
     if (op == 8) {  /* (elu at alpha 1: op 7's lanes, then x where x > 0) */
         ELU_BLOCKS(float, sleef_expm1f_block16, sleef_expm1f_block);
+        return;
+    }
+    if (op == 9) {  /* (selu: op 7's lanes, then x * scale where x > 0, else expm1 * alpha * scale) */
+        ELU_BLOCKS_SCALED(float, sleef_expm1f_block16, sleef_expm1f_block, SELU_POS_F, SELU_NEG_F);
         return;
     }
     if (wide) {
@@ -839,7 +857,7 @@ done:
 static PyObject *py_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    return run_loop(args, nargs, "run", "f", 8, vec_piece, scalar_piece);
+    return run_loop(args, nargs, "run", "f", 9, vec_piece, scalar_piece);
 }
 
 #include "_bf16_bits.h"  /* bf2f, f2bf: _halfkernel.c's bf16_widen / bf16_narrow per element */
@@ -1150,6 +1168,7 @@ static inline double vec_lane_d(double x, int op)
     if (op == 3) return exp(x);
     if (op == 7) return sleef_expm1(x);
     if (op == 8) return x > 0.0 ? x : sleef_expm1(x);
+    if (op == 9) return x > 0.0 ? x * SELU_POS_D : sleef_expm1(x) * SELU_NEG_D;
     double e = sleef_exp(op == 0 ? x : -x);  /* (the lanes' negation flips the sign bit, a NaN's too) */
     if (op == 1) return 1.0 / (1.0 + e);
     if (op == 2) return x / (1.0 + e);
@@ -1161,6 +1180,7 @@ static inline double scalar_lane_d(double x, int op)
     if (op == 3) return exp(x);
     if (op == 7) return expm1(x);
     if (op == 8) return x > 0.0 ? x : expm1(x);
+    if (op == 9) return x > 0.0 ? x * SELU_POS_D : expm1(x) * SELU_NEG_D;
     if (op == 1) return 1.0 / (1.0 + exp(-x));
     if (op == 2) return x / (1.0 + exp(-x));
     return sleef_exp(x);  /* (op 0 has no scalar function of PyTorch's: SLEEF's throughout) */
@@ -1197,6 +1217,10 @@ static void vec_block_d(const double *x, double *o, Py_ssize_t m, int op, int wi
         ELU_BLOCKS(double, sleef_expm1d_block8, sleef_expm1_block);
         return;
     }
+    if (op == 9) {
+        ELU_BLOCKS_SCALED(double, sleef_expm1d_block8, sleef_expm1_block, SELU_POS_D, SELU_NEG_D);
+        return;
+    }
     if (wide && op != 3) {
         vec_block8_d(x, o, m, op);
         return;
@@ -1229,11 +1253,11 @@ static PyObject *py_run_d(PyObject *self, PyObject *const *args, Py_ssize_t narg
     if (nargs == 7) {  /* (ops 4 to 6 are float32's alone) */
         long op = PyLong_AsLong(args[2]);
         if (op >= 4 && op <= 6) {
-            PyErr_Format(PyExc_ValueError, "run_d: op must be 0 to 3, 7 or 8 (got %ld)", op);
+            PyErr_Format(PyExc_ValueError, "run_d: op must be 0 to 3 or 7 to 9 (got %ld)", op);
             return NULL;
         }
     }
-    return run_loop(args, nargs, "run_d", "d", 8, vec_piece_d, scalar_piece_d);
+    return run_loop(args, nargs, "run_d", "d", 9, vec_piece_d, scalar_piece_d);
 }
 
 static PyObject *py_capability(PyObject *self, PyObject *unused)

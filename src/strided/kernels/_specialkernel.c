@@ -3559,6 +3559,57 @@ ELU_SELECT(double)
         }                                                                                      \
     }
 
+/* x and out (in_out_buffers') of one format and length, C-contiguous, aligned to their elements,
+ * apart (the caller has checked x's format is float32 or float64) */
+static int float_twins(const Py_buffer *xb, const Py_buffer *ob)
+{
+    return strcmp(ob->format, xb->format) == 0 && ob->len == xb->len && !overlaps(xb, ob)
+        && PyBuffer_IsContiguous(xb, 'C') && PyBuffer_IsContiguous(ob, 'C')
+        && !((uintptr_t)xb->buf % xb->itemsize) && !((uintptr_t)ob->buf % xb->itemsize);
+}
+
+/* log_sigmoid_run(x, out[, form]) -> bool: PyTorch's float32 / float64 log_sigmoid forward of x into out
+ * (_sleef_log1p.h: min(x, 0) - log1p(exp(-|x|)) with SLEEF's exp and log1p at every element, as
+ * log_sigmoid_cpu_kernel's vectorized loop and its partial-vector tail take them under AVX2 and
+ * AVX512; the caller runs NumPy's forward under ATen's DEFAULT capability). False (nothing
+ * written): not C-contiguous aligned native float32 / float64 buffers of one format and length, or
+ * an overlap, or form 1 (the AVX-512 form; 0: the one-lane form, -1: AVX-512 where the CPU has
+ * AVX512F) on a CPU without it. */
+#include "_sleef_log1p.h"
+static PyObject *py_log_sigmoid_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    Py_buffer xb, ob;
+    if (nargs != 2 && nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "log_sigmoid_run(x, out[, form]) takes 2 or 3 arguments, not %zd", nargs);
+        return NULL;
+    }
+    long form = nargs == 3 ? PyLong_AsLong(args[2]) : -1;
+    if (form == -1 && PyErr_Occurred()) return NULL;
+    int wide = form == 0 ? 0 : has_avx512f_rsqrt();
+    if (form == 1 && !wide) Py_RETURN_FALSE;
+    if (in_out_buffers(args[0], args[1], &xb, &ob) < 0) return NULL;
+    PyObject *answer = Py_False;
+    int f32 = strcmp(xb.format, "f") == 0 && xb.itemsize == 4, f64 = strcmp(xb.format, "d") == 0 && xb.itemsize == 8;
+    if ((f32 || f64) && float_twins(&xb, &ob)) {
+        Py_ssize_t n = xb.len / xb.itemsize;
+        Py_BEGIN_ALLOW_THREADS
+#if defined(__GNUC__) && defined(__x86_64__)
+        if (wide && f32) log_sigmoid_f32_wide((const float *)xb.buf, (float *)ob.buf, n);
+        else if (wide) log_sigmoid_f64_wide((const double *)xb.buf, (double *)ob.buf, n);
+        else
+#endif
+        if (f32) log_sigmoid_f32((const float *)xb.buf, (float *)ob.buf, n);
+        else log_sigmoid_f64((const double *)xb.buf, (double *)ob.buf, n);
+        Py_END_ALLOW_THREADS
+        answer = Py_True;
+    }
+    PyBuffer_Release(&xb);
+    PyBuffer_Release(&ob);
+    Py_INCREF(answer);
+    return answer;
+}
+
 static PyObject *py_unary_exact(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
@@ -3589,9 +3640,7 @@ static PyObject *py_unary_exact(PyObject *self, PyObject *const *args, Py_ssize_
     if (in_out_buffers(args[0], args[1], &xb, &ob) < 0) return NULL;
     PyObject *answer = Py_False;
     int f32 = strcmp(xb.format, "f") == 0 && xb.itemsize == 4, f64 = strcmp(xb.format, "d") == 0 && xb.itemsize == 8;
-    if ((f32 || f64) && strcmp(ob.format, xb.format) == 0 && ob.len == xb.len && !overlaps(&xb, &ob)
-        && PyBuffer_IsContiguous(&xb, 'C') && PyBuffer_IsContiguous(&ob, 'C')
-        && !((uintptr_t)xb.buf % xb.itemsize) && !((uintptr_t)ob.buf % xb.itemsize)) {
+    if ((f32 || f64) && float_twins(&xb, &ob)) {
         Py_ssize_t n = xb.len / xb.itemsize;
         int special = 0;
         if (f32) UNARY_EXACT_LOOP(float)
@@ -10428,6 +10477,8 @@ static PyMethodDef methods[] = {
      "rows_logf_mismatches(x) -> int: how many float32 elements of x the sixteen-lane log of log_softmax's row sums "
      "answers with other bits than the one-at-a-time form (0 expected; -1: not used on this machine)"},
 #endif
+    {"log_sigmoid_run", (PyCFunction)(void (*)(void))py_log_sigmoid_run, METH_FASTCALL,
+     "log_sigmoid_run(x, out[, form]) -> bool: PyTorch's float32 / float64 log_sigmoid, SLEEF's exp and log1p (False: not run)"},
     {"softmax_rows", (PyCFunction)(void (*)(void))py_softmax_rows, METH_FASTCALL,
      "softmax_rows(x, out, n, log) -> bool: (log_)softmax of each row of n elements (False: an overlap)"},
     {"vander_rows", (PyCFunction)(void (*)(void))py_vander_rows, METH_FASTCALL,

@@ -67,12 +67,13 @@ from .torch_loops import (
 
 # the kernel's op codes (EXP: SLEEF's expf alone; GELU: GeluKernelImpl's loop, GELU_ONEDNN: oneDNN's;
 # EXPM1: SLEEF's expm1 in the vectorized function, the C library's in the scalar one; ELU: elu at
-# alpha 1, x where x > 0 else EXPM1's expm1 of x, in one pass)
-EXP, SIGMOID, SILU, LIBM_EXP, TANH, GELU, GELU_ONEDNN, EXPM1, ELU = 0, 1, 2, 3, 4, 5, 6, 7, 8
+# alpha 1, x where x > 0 else EXPM1's expm1 of x, in one pass; SELU: selu, x * scale where x > 0 else
+# EXPM1's expm1 of x * (alpha * scale), in one pass)
+EXP, SIGMOID, SILU, LIBM_EXP, TANH, GELU, GELU_ONEDNN, EXPM1, ELU, SELU = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
 # the ops whose float64 loop is ported too (run_d: SLEEF's expd / expm1 in the vectorized function)
-_DOUBLE_OPS = frozenset((EXP, SIGMOID, SILU, EXPM1, ELU))
+_DOUBLE_OPS = frozenset((EXP, SIGMOID, SILU, EXPM1, ELU, SELU))
 _steps: list[int] = []
 # the longest flat run every op's loop runs as one chunk (GELU's grain shrinks beyond it; every
 # other op's is GRAIN_SIZE)

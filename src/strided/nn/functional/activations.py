@@ -308,6 +308,9 @@ def logsigmoid(input: Tensor) -> Tensor:
     return M.logsigmoid(input)
 
 
+logsigmoid = A.fresh_front(logsigmoid, M.LOGSIGMOID)  # (the common call, F.logsigmoid(x), in C: see fresh_front)
+
+
 def softsign(input: Tensor) -> Tensor:
     """``x / (1 + |x|)``: PyTorch's own composition, ``input / (input.abs() + 1)`` (its node
     DivBackward0; an integer tensor gives floats, as its division does).

@@ -438,18 +438,25 @@ def _fast(row: Activation, x: Any, params: tuple) -> Tensor | None:
             if not -_F32_MAX <= v <= _F32_MAX:
                 _check_params(row, d, params)
                 break
-    values = None if row.compiled is None else row.compiled(arr, *params)
-    if values is None:
-        try:  # (fpstate.quietly, inlined)
-            values = quiet_call(row.forward, arr, *params)
-        except RuntimeError as e:
-            values = quiet_retry(e, row.forward, arr, *params)
+    values = _flat_values(row, arr, params)
     if values.dtype != arr.dtype:  # (the general path's copyto casts; never with Python-float params)
         values = values.astype(arr.dtype)
     t = adopted(values, layout, d)
     if OPEN:
         report(row.name, (x,), t)
     return t
+
+
+def _flat_values(row: Activation, arr: np.ndarray, params: tuple) -> np.ndarray:
+    """The fast paths' values of ``row`` over a flat run ``arr``: ``row.compiled``'s pass, else (its
+    None) the forward in the quiet floating-point state."""
+    values = None if row.compiled is None else row.compiled(arr, *params)
+    if values is None:
+        try:  # (fpstate.quietly, inlined)
+            values = quiet_call(row.forward, arr, *params)
+        except RuntimeError as e:
+            values = quiet_retry(e, row.forward, arr, *params)
+    return values
 
 
 _F32 = np.dtype(np.float32)
@@ -518,52 +525,95 @@ def _inplace(row: Activation, entry: Callable[..., Tensor], input: Any, params: 
     return _run(row, input, params, inplace=True)
 
 
-def _inplace_fast(row: Activation, x: Tensor, param: float, code: int, name: str) -> bool:
-    """The small-op fast path of the in-place ``leaky_relu_`` (``code`` 0) and ``elu_`` (1) on a
-    plain tensor ``x`` (the caller tests its class and that ``param`` is a float): for a row-major
-    or densely permuted (its elements one run of storage in another order: a transpose)
+def _inplace_target(x: Tensor, param: float) -> tuple[int, int] | None:
+    """The one run of storage a small-op in-place fast path writes, as ``(offset, n)``: for a
+    row-major or densely permuted (its elements one run of storage in another order: a transpose)
     float32 / float64 ``x`` outside autograd (neither it nor its base has a record, so
-    :func:`_inplace` would run :func:`_run` too), nobody listening, its storage writable and the
-    parameter inside float32's finite range, the compiled ``activation_inplace`` writes the
-    elements where they lie (leaky_relu: the same product and selection as the general path's
-    ``unary_exact``) or finds every one > 0 (elu: then each is its own result, nothing to write);
-    elu's other inputs run the general path's forward on the flat run, copied back. The write is
-    counted as :func:`_run` counts it. False (nothing written, nothing counted) where the general
-    path must run: it raises what is to be raised (read-only memory, a parameter beyond float32)."""
+    :func:`_inplace` would run :func:`_run` too), nobody listening, no inference tensor about,
+    the parameter ``param`` inside float32's finite range for a float32 ``x``. None where the
+    general path must run (it raises what is to be raised: a parameter beyond float32)."""
     # (the WeakSet's own set: its truth is WeakSet.__len__, Python code, a tenth of this call; a
     # set holding only dead references, as mid-iteration, sends the call to the general path)
     if x._ag is not None or OPEN or INFERENCE_STORAGES.data:  # (an inference tensor's refusal: the general path's)
-        return False
+        return None
     base = x._base
     if base is not None and base._ag is not None:
-        return False
+        return None
     d = x._dtype
     if d is not float32:
         if d is not float64:
-            return False
+            return None
     elif not -_F32_MAX <= param <= _F32_MAX:  # (_check_params's refusal, or inf: the general path)
-        return False
+        return None
     lay = x._layout
     info = _cinfo[lay.shape]
     if lay.strides != info[0] and not _dense(lay.shape, lay.strides):
-        return False  # (a dense permutation, a transpose, is one run too: elementwise, order-free)
+        return None  # (a dense permutation, a transpose, is one run too: elementwise, order-free)
+    return lay.offset, info[1]
+
+
+def _counted(x: Tensor, name: str) -> None:
+    """Count the in-place write of ``x`` as :func:`_run` counts it (PyTorch counts every write; a
+    saved tensor it changed must fail at backward): in C where only the count changes (bump's
+    Python call was a tenth of a small in-place op), else bump."""
+    if count_write is None or not count_write(COUNTERS, x):
+        bump(x, name)
+
+
+def _inplace_fast(row: Activation, x: Tensor, param: float, code: int, name: str) -> bool:
+    """The small-op fast path of the in-place ``leaky_relu_`` (``code`` 0) and ``elu_`` (1) on a
+    plain tensor ``x`` (the caller tests its class and that ``param`` is a float) that
+    :func:`_inplace_target` takes, its storage writable: the compiled ``activation_inplace``
+    writes the elements where they lie (leaky_relu: the same product and selection as the
+    general path's ``unary_exact``) or finds every one > 0 (elu: then each is its own result,
+    nothing to write); elu's other inputs run the general path's forward on the flat run, copied
+    back. The write is counted as :func:`_run` counts it. False (nothing written, nothing
+    counted) where the general path must run: it raises what is to be raised (read-only memory,
+    a parameter beyond float32)."""
+    target = _inplace_target(x, param)
+    if target is None:
+        return False
     k = native.special()
     if k is None:
         return False
-    done = k.activation_inplace(x._storage.array, lay.offset, info[1], code, param)
+    offset, n = target
+    done = k.activation_inplace(x._storage.array, offset, n, code, param)
     if done is None:
         return False  # (read-only, unaligned, byte-swapped or short storage: the general path)
     if not done:  # (elu with an element <= 0 or NaN)
-        arr = x._storage.array[lay.offset : lay.offset + info[1]]
+        arr = x._storage.array[offset : offset + n]
         try:  # (fpstate.quietly, inlined)
             values = quiet_call(row.forward, arr, param)
         except RuntimeError as e:
             values = quiet_retry(e, row.forward, arr, param)
         np.copyto(arr, values, casting="unsafe")  # (fresh values of arr's dtype: the same bits)
-    # (PyTorch counts every write; a saved tensor it changed must fail at backward): in C where
-    # only the count changes (bump's Python call was a tenth of this call), else bump
-    if count_write is None or not count_write(COUNTERS, x):
-        bump(x, name)
+    _counted(x, name)
+    return True
+
+
+def inplace_flat(row: Activation, x: Tensor, params: tuple, name: str,
+                 flat: Callable[[np.ndarray], np.ndarray] | None = None) -> bool:
+    """The small-op fast path of an in-place row without a compiled in-place pass (``selu_``,
+    ``celu_``): on a plain tensor ``x`` that :func:`_inplace_target` takes (``params`` floats, at
+    most one), its storage writable, the fast path's values of the flat run (``flat(run)`` where
+    given: the fresh front's own function for these ``params``, keeping the floating-point state
+    itself, which may write ``run`` itself and answer it; else ``row.compiled``, else the
+    forward in the quiet state: what :func:`_fast` computes for the fresh result, at the same
+    places of the same run, as PyTorch's loop over the coalesced run) copied back over it,
+    the write counted as :func:`_run` counts it. False (nothing written, nothing counted) where
+    the general path must run: it raises what is to be raised (read-only memory, a parameter
+    beyond float32)."""
+    target = _inplace_target(x, params[0] if params else 0.0)
+    if target is None:
+        return False
+    offset, n = target
+    arr = x._storage.array[offset : offset + n]
+    if not arr.flags.writeable:
+        return False
+    values = _flat_values(row, arr, params) if flat is None else flat(arr)
+    if values is not arr:  # (``flat`` may write the run itself)
+        np.copyto(arr, values, casting="unsafe")  # (fresh values of arr's dtype: the same bits)
+    _counted(x, name)
     return True
 
 
@@ -778,7 +828,8 @@ def fresh_front(wrapper: Callable[..., Tensor], row: Activation) -> Callable[...
             table[d] = (None, True, None, kernel)  # (no fn: where the kernel refuses, the wrapper runs)
         elif row is SOFTPLUS:  # (_fast's quiet forward at the default parameters, its NumPy loops from C first)
             table[d] = (_softplus_default, False, None, _softplus_kernel(d.numpy))
-    return compiled_front(wrapper, 1, table, dense=tuple(table))  # (_fast's dense_run path: a transpose too)
+    # (_fast's dense_run path: a transpose too; not for a row whose result is row-major whatever the input)
+    return compiled_front(wrapper, 1, table, dense=() if row.contiguous else tuple(table))
 
 
 def _softplus_default(x: np.ndarray) -> np.ndarray:

@@ -16,9 +16,11 @@ Bits. PyTorch's kernels are written out in NumPy, in their order of operations:
 dtype), ``selu`` and ``celu`` (PyTorch's elu kernel: ``x * scale`` where ``x > 0``, else
 ``expm1(x * input_scale) * (alpha * scale)``, its expm1 SLEEF's / the C library's at PyTorch's
 places, :func:`strided.kernels.sleef.torch_loop`) are PyTorch's bits in float32 and float64.
-``mish`` (``x * tanh(log1p(exp(x)))``) and ``logsigmoid`` (``min(x, 0) - log1p(exp(-|x|))``) take
-SLEEF's exp where PyTorch's vectorized loop does, but NumPy's ``log1p`` and ``tanh`` (SLEEF's are
-not ported): within a few ulps of PyTorch's (tests/test_activations33.py bounds them).
+``logsigmoid`` (``min(x, 0) - log1p(exp(-|x|))``) is PyTorch's bits in float32 and float64 (SLEEF's
+exp and log1p at every element, compiled: :func:`_logsigmoid_compiled`). ``mish``
+(``x * tanh(log1p(exp(x)))``) takes SLEEF's exp where PyTorch's vectorized loop does, but NumPy's
+``log1p`` and ``tanh`` (SLEEF's tanh is not ported): within a few ulps of PyTorch's
+(tests/test_activations33.py bounds it).
 
 Their rules are registered as ``"F.<name>"``; ``hardshrink``, ``selu``, ``celu`` and ``threshold``
 are also ``torch.<name>`` (and ``hardshrink`` a Tensor method), so those spellings name the same op.
@@ -41,9 +43,11 @@ from ...grad_mode import GRAD_MODE
 from ...gradients import not_differentiable, seal
 from ...kernels import native
 from ...kernels.elementwise import _TYPED0_DTYPES, _clip
-from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
+from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set
+from ...kernels.sleef import ELU as _ELU_OP
 from ...kernels.sleef import EXP as _EXP_OP
 from ...kernels.sleef import EXPM1 as _EXPM1_OP
+from ...kernels.sleef import SELU as _SELU_OP
 from ...kernels.sleef import flat_call, step, torch_loop
 from ...kernels.torch_loops import GRAIN_SIZE, fresh_strides, scalar_loop_mask
 from ...opdef import Kind, declare
@@ -63,6 +67,7 @@ from .activations import (
     float_only,
     fresh_front,
     fused_grad,
+    inplace_flat,
     softplus,
 )
 from .unary import where
@@ -448,8 +453,36 @@ MISH = Activation("mish", "mish_cpu", "MishBackward0", _mish, _mish_grad, _mish_
 
 
 def _logsigmoid(x: np.ndarray) -> np.ndarray:
-    """PyTorch's ``min(x, 0) - log1p(exp(-|x|))`` (no overflow at either end)."""
+    """PyTorch's ``min(x, 0) - log1p(exp(-|x|))`` (no overflow at either end): its bits from the
+    compiled pass (:func:`_logsigmoid_compiled`), else NumPy's ``log1p`` over SLEEF's exp where
+    PyTorch's loop takes it (within a few ulps)."""
+    values = _logsigmoid_compiled(x)
+    if values is not None:
+        return values
     return np.minimum(x, _c(0, x)) - np.log1p(_exp(-np.abs(x)))
+
+
+def _logsigmoid_compiled(x: np.ndarray) -> np.ndarray | None:
+    """PyTorch's float32 / float64 log_sigmoid of ``x`` (any layout) as a fresh row-major array, bit
+    for bit: the compiled ``log_sigmoid_run`` (_sleef_log1p.h) takes SLEEF's exp and log1p at every
+    element, as log_sigmoid_cpu_kernel does under AVX2 and AVX512 (its tail a partial vector, so an
+    element's bits do not depend on its place: any layout, any thread count), a NaN giving the
+    all-ones word (vec::minimum's NaN); float16 / bfloat16 arrive in float32, PyTorch's compute
+    type there too. None where it does not run (the kernel not built, another dtype, ATen's DEFAULT
+    capability, whose std::exp and std::log1p are not this)."""
+    k = native.special()
+    if k is None or x.dtype not in _TYPED0_DTYPES or not step():
+        return None
+    out = np.empty(x.shape, x.dtype)
+    return out if k.log_sigmoid_run(x if x.flags.c_contiguous else np.ascontiguousarray(x), out) else None
+
+
+def _logsigmoid_front(dtype: np.dtype) -> tuple | None:
+    """The row's ``front``: :func:`_logsigmoid_compiled`'s ``log_sigmoid_run`` as a front's
+    :func:`kernel_entry` (None under ATen's DEFAULT capability: then the entry runs)."""
+    if not step():
+        return None
+    return kernel_entry(getattr(native._compiled("_specialkernel"), "log_sigmoid_run", None), (), dtype)
 
 
 def _logsigmoid_fused(x: np.ndarray, g: np.ndarray) -> np.ndarray:
@@ -462,7 +495,8 @@ def _logsigmoid_fused(x: np.ndarray, g: np.ndarray) -> np.ndarray:
 
 # (row-major results whatever the input's layout: PyTorch's log_sigmoid_forward allocates them so)
 LOGSIGMOID = Activation("logsigmoid", "log_sigmoid_cpu", "LogSigmoidBackward0", _logsigmoid,
-                        lambda g, x: g * (-x).sigmoid(), _logsigmoid_fused, contiguous=True)
+                        lambda g, x: g * (-x).sigmoid(), _logsigmoid_fused, _logsigmoid_compiled, contiguous=True,
+                        front=_logsigmoid_front)
 
 RRELU = Activation(
     "rrelu", "leaky_relu_cpu", "RreluWithNoiseBackward0", _leaky_relu,
@@ -629,6 +663,8 @@ def selu(input: Tensor) -> Tensor:
 
 def selu_(input: Tensor) -> Tensor:
     """In-place :func:`selu` (``F.selu(x, inplace=True)``, ``torch.selu_``)."""
+    if input.__class__ is Tensor and inplace_flat(SELU, input, (), "selu_", _selu_inplace):
+        return input
     return _inplace(SELU, selu, input, ())
 
 
@@ -652,6 +688,9 @@ def celu(input: Tensor, alpha: float = 1.0) -> Tensor:
 
 def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
     """In-place :func:`celu` (``F.celu_``, ``torch.celu_``)."""
+    if input.__class__ is Tensor and type(alpha) is float and alpha \
+            and inplace_flat(CELU, input, (alpha,), "celu_", _celu_inplace if alpha == 1.0 else None):
+        return input
     return _inplace(CELU, celu, input, (_alpha(alpha, "celu_"),))
 
 
@@ -728,32 +767,52 @@ _threshold_entry = threshold  # (threshold_'s argument name shadows the function
 
 
 
-def _elu_flat(alpha: float, scale: float) -> Callable[[np.ndarray], np.ndarray]:
-    """:func:`.activations._fast`'s values for ``selu(x)`` / ``celu(x)`` (input_scale 1) of a flat
-    run: :func:`_elu_compiled`'s calls with their arguments made once per dtype (flat_call's expm1,
-    then the selection), else ``_elu_compiled`` itself, else the forward."""
+def _elu_flat(alpha: float, scale: float, op: int) -> tuple[Callable[..., np.ndarray], Callable[..., np.ndarray]]:
+    """``(flat, inplace)`` for ``selu(x)`` / ``celu(x)`` (input_scale 1; ``alpha``, ``scale`` the op's
+    own coefficients). ``flat(x, out=None)``: :func:`.activations._fast`'s values of a flat run
+    ``x``, into ``out`` where given (``x`` itself for the in-place form: each element is read before
+    its slot is written): the compiled one-pass ``op`` (sleef.SELU; sleef.ELU, celu at alpha 1,
+    whose coefficients are 1: elu's own bits) of the run, else :func:`_elu_compiled`, else the
+    forward; called in the quiet floating-point state (the compiled front's, _fast's).
+    ``inplace(run)``: ``flat(run, run)`` keeping the floating-point state itself (the compiled pass
+    touches none; the others run in the quiet state), for :func:`.activations.inplace_flat`."""
     made: dict[np.dtype, tuple] = {}
 
-    def flat(x: np.ndarray) -> np.ndarray:
-        k = native.special()
+    def kernel(x: np.ndarray, out: np.ndarray | None) -> np.ndarray | None:
         c = made.get(x.dtype)
         if c is None and x.dtype in _TYPED0_DTYPES:
-            neg, pos, _, _ = _elu_coefficients(alpha, scale, 1.0, x.dtype)
-            call = flat_call(_EXPM1_OP, x.dtype)
-            c = made[x.dtype] = () if call is None else (*call, float(pos), float(neg))
-        if c and k is not None and len(x) <= c[2] and x.flags.aligned and x.flags.c_contiguous:
-            e = np.empty(len(x), x.dtype)
-            c[0](x, e, *c[1])
-            if k.unary_exact(x, e, 11, c[3], c[4]):
+            c = made[x.dtype] = flat_call(op, x.dtype) or ()
+        if c and len(x) <= c[2] and x.flags.aligned and x.flags.c_contiguous and native.sleef() is not None:
+            e = np.empty(len(x), x.dtype) if out is None else out
+            if c[0](x, e, *c[1]):
                 return e
+        return None
+
+    def flat(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        e = kernel(x, out)
+        if e is not None:
+            return e
         values = _elu_compiled(x, alpha, scale, 1.0)
-        return _elu_general(x, alpha, scale, 1.0) if values is None else values
+        values = _elu_general(x, alpha, scale, 1.0) if values is None else values
+        if out is None:
+            return values
+        np.copyto(out, values)
+        return out
 
-    return flat
+    def inplace(run: np.ndarray) -> np.ndarray:
+        done = kernel(run, run)
+        if done is not None:
+            return done
+        try:  # (fpstate.quietly, inlined)
+            return quiet_call(flat, run, run)
+        except RuntimeError as e:
+            return quiet_retry(e, flat, run, run)
+
+    return flat, inplace
 
 
-_selu_flat = _elu_flat(SELU_ALPHA, SELU_SCALE)
-_celu_flat = _elu_flat(1.0, 1.0)  # (celu at alpha 1.0: input_scale 1 / 1.0)
+_selu_flat, _selu_inplace = _elu_flat(SELU_ALPHA, SELU_SCALE, _SELU_OP)
+_celu_flat, _celu_inplace = _elu_flat(1.0, 1.0, _ELU_OP)  # (celu at alpha 1.0: input_scale 1 / 1.0)
 
 
 def flat_front(wrapper: Callable[..., Tensor], row: Activation) -> Callable[..., Tensor]:
@@ -765,7 +824,12 @@ def flat_front(wrapper: Callable[..., Tensor], row: Activation) -> Callable[...,
     fn = {"selu": _selu_flat, "celu": _celu_flat}.get(row.name)
     if fn is None:
         return fresh_front(wrapper, row)
-    return compiled_front(wrapper, 1, {d: (fn, False, None) for d in (float32, float64)}, dense=(float32, float64))
+    op = _SELU_OP if row is SELU else _ELU_OP
+    table = {}
+    for d in (float32, float64):
+        call = flat_call(op, d.numpy)  # (tried first, from C: _selu_flat's / _celu_flat's own call)
+        table[d] = (fn, False, None) if call is None else (fn, False, None, kernel_entry(call[0], call[1], d.numpy, call[2]))
+    return compiled_front(wrapper, 1, table, dense=(float32, float64))
 
 
 def _install_fronts() -> None:
