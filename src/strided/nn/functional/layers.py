@@ -52,7 +52,7 @@ from ...ops.creation.random import _uniform
 from ...ops.elementwise.unary import where
 from ...ops.linalg import matkernel as _mk
 from ...ops.linalg.matmul import _product, fast_product
-from ...ops.linalg.norms import _torch_general_norm, _torch_norm2
+from ...ops.linalg.norms import _torch_general_norm, _torch_norm2, _zero_d_norm
 from ...ops.registry import backward
 from ...tensor import Tensor, tensor_arg
 from ._common import array_like, compute_dtype, float_only
@@ -540,6 +540,8 @@ def _torch_norms(input: Tensor, x: np.ndarray, p: float, dims: tuple[int, ...] |
     ``x``), bit for bit where strided reproduces linalg.vector_norm's kernels (the 2-norm's
     orders, NormOps' serial sums of pow(|x|, p), the exact max, min and count); None elsewhere (the
     caller's NumPy formula)."""
+    if not x.ndim and dims is not None and p != 0:  # (a 0-d input over its dim 0: the plain formula)
+        return _zero_d_norm(np.abs(x), p)
     if x.dtype not in (np.float32, np.float64) or not x.size:
         return None
     shape = x.shape

@@ -1,0 +1,104 @@
+"""Divergences from PyTorch fixed in branch xfb34, each tested against torch bit for bit:
+
+- a 0-d tensor's norm over an explicit dim (0, -1, [0]) is PyTorch's plain formula, not |x|;
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as TF
+
+import strided
+import strided.nn.functional as F
+
+
+def _np(t) -> np.ndarray:
+    """A torch or strided tensor's values as NumPy (bfloat16 widened to float32, exactly)."""
+    t = t.detach()
+    if str(t.dtype).endswith("bfloat16"):
+        t = t.float()
+    return t.numpy()
+
+
+def _same(s, t) -> None:
+    """shape, dtype and every bit (NaN words and signs too)."""
+    a, b = _np(s), _np(t)
+    assert a.shape == b.shape and a.dtype == b.dtype, (a.shape, b.shape, a.dtype, b.dtype)
+    assert a.tobytes() == b.tobytes(), (a, b)
+
+
+def _outcome(fn):
+    """(the result, or the error's class name and first line)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return fn()
+    except Exception as e:  # noqa: BLE001 (compared, class and text, against the peer's)
+        name = type(e).__name__.replace("Strided", "")
+        return name, str(e).splitlines()[0]
+
+
+def _both(fn_t, fn_s) -> None:
+    t, s = _outcome(fn_t), _outcome(fn_s)
+    if isinstance(t, tuple) or isinstance(s, tuple):
+        assert t == s
+    else:
+        _same(s, t)
+
+
+# --------------------------------------------------------------- 1. 0-d norm over an explicit dim
+
+_DTYPES = ["float32", "float64", "float16", "bfloat16", "complex64", "complex128"]
+_VALUES = [1e38, 1e-45, 3.0, -3.0, 0.0, -0.0, np.nan, np.inf, 1e-20, 2e19, 7.3, -1.1e-3, 65000.0, 1e300, 1e-310]
+_ORDS = [2, 3, 1, 0, np.inf, -np.inf, -1, 0.5, -2, 2.5, 1.7]
+
+
+def _zero_d(v: float, dt: str):
+    t = torch.tensor(v, dtype=torch.float64).to(getattr(torch, dt))
+    if dt.startswith("complex"):
+        t = t * (1 + 0.5j)
+    s = strided.tensor(_np(t)).to(getattr(strided, dt))
+    return t, s
+
+
+@pytest.mark.parametrize("dt", _DTYPES)
+@pytest.mark.parametrize("dim", [0, -1, [0], (0,), (), None])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_zero_d_vector_norm(dt: str, dim, keepdim: bool) -> None:
+    for v in _VALUES:
+        t, s = _zero_d(v, dt)
+        for p in _ORDS:
+            _both(lambda: torch.linalg.vector_norm(t, p, dim, keepdim),
+                  lambda: strided.linalg.vector_norm(s, p, dim, keepdim))
+            if dim is not None:
+                _both(lambda: t.norm(p, dim, keepdim), lambda: s.norm(p, dim, keepdim))
+                _both(lambda: torch.linalg.norm(t, p, dim, keepdim), lambda: strided.linalg.norm(s, p, dim, keepdim))
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+@pytest.mark.parametrize("p", [2, 3, 1, np.inf, -1, 0.5, 2.5])
+def test_zero_d_norm_dtype_arg_normalize_and_grad(dt: str, p: float) -> None:
+    for v in [1e38, 1e-45, 3.0, -3.0, 0.0, 7.3, 1e300, 1e-20]:
+        t, s = _zero_d(v, dt)
+        # dtype= converts first (float32 1e38 as float64: no overflow)
+        _both(lambda: torch.linalg.vector_norm(t.float(), p, 0, dtype=t.dtype),
+              lambda: strided.linalg.vector_norm(s.float(), p, 0, dtype=s.dtype))
+        _both(lambda: TF.normalize(t, p, 0), lambda: F.normalize(s, p, 0))  # (1e38 float32: x / inf = 0)
+        _both(lambda: torch.norm(t, p, -1), lambda: strided.norm(s, p, -1))
+        tg, sg = t.clone().requires_grad_(), s.clone().requires_grad_()
+        _both(lambda: torch.autograd.grad(torch.linalg.vector_norm(tg, p, 0) * 1.5, tg)[0],
+              lambda: strided.autograd.grad(strided.linalg.vector_norm(sg, p, 0) * 1.5, sg)[0])
+
+
+def test_one_element_tensors_keep_abs() -> None:
+    """Only the 0-d tensor over an explicit dim takes the formula: a (1,) or (1, 1) tensor's norm over
+    its size-1 dims is |x| (1e38 stays 1e38), as is the 0-d tensor's over every dim."""
+    for shape, dim in [((1,), 0), ((1,), None), ((1, 1), (0, 1)), ((1, 1), 0), ((), None), ((), ())]:
+        t = torch.full(shape, 1e38)
+        s = strided.full(shape, 1e38)
+        _same(strided.linalg.vector_norm(s, 2, dim), torch.linalg.vector_norm(t, 2, dim))
+        _same(strided.linalg.vector_norm(s, 3, dim), torch.linalg.vector_norm(t, 3, dim))
