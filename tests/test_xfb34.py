@@ -31,23 +31,31 @@ def _same(s, t) -> None:
     assert a.tobytes() == b.tobytes(), (a, b)
 
 
-def _outcome(fn):
+def _outcome(fn, args: tuple, kwargs: dict):
     """(the result, or the error's class name and first line)."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return fn()
+            return fn(*args, **kwargs)
     except Exception as e:  # noqa: BLE001 (compared, class and text, against the peer's)
         name = type(e).__name__.replace("Strided", "")
         return name, str(e).splitlines()[0]
 
 
-def _both(fn_t, fn_s) -> None:
-    t, s = _outcome(fn_t), _outcome(fn_s)
-    if isinstance(t, tuple) or isinstance(s, tuple):
-        assert t == s
+def _both(fn_t, fn_s, t, s, *args, **kwargs) -> None:
+    """``fn_t(t, *args, **kwargs)`` against ``fn_s(s, ...)``: the same bits, or the same error."""
+    a, b = _outcome(fn_t, (t, *args), kwargs), _outcome(fn_s, (s, *args), kwargs)
+    if isinstance(a, tuple) or isinstance(b, tuple):
+        assert a == b
     else:
-        _same(s, t)
+        _same(b, a)
+
+
+def _grad_of(fn, x, *args):
+    """d(fn(x, *args) * 1.5)/dx, through the tensor's own library."""
+    x = x.clone().requires_grad_()
+    lib = torch if isinstance(x, torch.Tensor) else strided
+    return lib.autograd.grad(fn(x, *args) * 1.5, x)[0]
 
 
 # --------------------------------------------------------------- 1. 0-d norm over an explicit dim
@@ -72,11 +80,10 @@ def test_zero_d_vector_norm(dt: str, dim, keepdim: bool) -> None:
     for v in _VALUES:
         t, s = _zero_d(v, dt)
         for p in _ORDS:
-            _both(lambda: torch.linalg.vector_norm(t, p, dim, keepdim),
-                  lambda: strided.linalg.vector_norm(s, p, dim, keepdim))
+            _both(torch.linalg.vector_norm, strided.linalg.vector_norm, t, s, p, dim, keepdim)
             if dim is not None:
-                _both(lambda: t.norm(p, dim, keepdim), lambda: s.norm(p, dim, keepdim))
-                _both(lambda: torch.linalg.norm(t, p, dim, keepdim), lambda: strided.linalg.norm(s, p, dim, keepdim))
+                _both(torch.Tensor.norm, strided.Tensor.norm, t, s, p, dim, keepdim)
+                _both(torch.linalg.norm, strided.linalg.norm, t, s, p, dim, keepdim)
 
 
 @pytest.mark.parametrize("dt", ["float32", "float64"])
@@ -85,13 +92,11 @@ def test_zero_d_norm_dtype_arg_normalize_and_grad(dt: str, p: float) -> None:
     for v in [1e38, 1e-45, 3.0, -3.0, 0.0, 7.3, 1e300, 1e-20]:
         t, s = _zero_d(v, dt)
         # dtype= converts first (float32 1e38 as float64: no overflow)
-        _both(lambda: torch.linalg.vector_norm(t.float(), p, 0, dtype=t.dtype),
-              lambda: strided.linalg.vector_norm(s.float(), p, 0, dtype=s.dtype))
-        _both(lambda: TF.normalize(t, p, 0), lambda: F.normalize(s, p, 0))  # (1e38 float32: x / inf = 0)
-        _both(lambda: torch.norm(t, p, -1), lambda: strided.norm(s, p, -1))
-        tg, sg = t.clone().requires_grad_(), s.clone().requires_grad_()
-        _both(lambda: torch.autograd.grad(torch.linalg.vector_norm(tg, p, 0) * 1.5, tg)[0],
-              lambda: strided.autograd.grad(strided.linalg.vector_norm(sg, p, 0) * 1.5, sg)[0])
+        _same(strided.linalg.vector_norm(s.float(), p, 0, dtype=s.dtype),
+              torch.linalg.vector_norm(t.float(), p, 0, dtype=t.dtype))
+        _both(TF.normalize, F.normalize, t, s, p, 0)  # (1e38 float32: x / inf = 0)
+        _both(torch.norm, strided.norm, t, s, p, -1)
+        _same(_grad_of(strided.linalg.vector_norm, s, p, 0), _grad_of(torch.linalg.vector_norm, t, p, 0))
 
 
 def test_one_element_tensors_keep_abs() -> None:
