@@ -107,3 +107,62 @@ def test_one_element_tensors_keep_abs() -> None:
         s = strided.full(shape, 1e38)
         _same(strided.linalg.vector_norm(s, 2, dim), torch.linalg.vector_norm(t, 2, dim))
         _same(strided.linalg.vector_norm(s, 3, dim), torch.linalg.vector_norm(t, 3, dim))
+
+
+# --------------------------------------------------------------- 4. error texts
+
+_INTS = ["int64", "int32", "int16", "int8", "uint8", "bool", "uint16", "uint32", "uint64"]
+
+
+def _clamp_inplace(x, kind: str):
+    return {"clamp_": lambda: x.clamp_(min=1e-6), "clamp_ max": lambda: x.clamp_(max=2.5),
+            "clamp_ both": lambda: x.clamp_(0.5, 2.5), "clip_": lambda: x.clip_(0.5, 2.5),
+            "clamp_min_": lambda: x.clamp_min_(1.5), "clamp_max_": lambda: x.clamp_max_(1.5),
+            "clamp_ int": lambda: x.clamp_(0, 2), "clamp_min_ tensor": lambda: x.clamp_min_(type(x)([1.5])),
+            }[kind]()
+
+
+@pytest.mark.parametrize("dt", _INTS)
+@pytest.mark.parametrize("layout", ["contiguous", "strided", "0-d", "empty"])
+@pytest.mark.parametrize("kind", ["clamp_", "clamp_ max", "clamp_ both", "clip_", "clamp_min_", "clamp_max_",
+                                  "clamp_ int"])
+def test_clamp_inplace_integer_text(dt: str, layout: str, kind: str) -> None:
+    """clamp_ / clip_ / clamp_min_ / clamp_max_ with number bounds name the target by its C++ type
+    ("long int", "short unsigned int"); PyTorch's same refusal with tensor bounds says "Long"."""
+    def make(M):
+        base = M.ones(6).to(getattr(M, dt))
+        return {"contiguous": base, "strided": base[::2], "0-d": base[0], "empty": base[:0]}[layout]
+    _both(_clamp_inplace, _clamp_inplace, make(torch), make(strided), kind)
+
+
+@pytest.mark.parametrize("dt", ["int64", "int16"])
+def test_clamp_inplace_tensor_bound_keeps_scalar_type_name(dt: str) -> None:
+    _both(lambda x: x.clamp_min_(torch.tensor([1.5])), lambda x: x.clamp_min_(strided.tensor([1.5])),
+          torch.ones(3).to(getattr(torch, dt)), strided.ones(3).to(getattr(strided, dt)))
+    _both(lambda x: x.clamp_(min=torch.tensor(1.5)), lambda x: x.clamp_(min=strided.tensor(1.5)),
+          torch.ones(3).to(getattr(torch, dt)), strided.ones(3).to(getattr(strided, dt)))
+
+
+def _lse(M, x, dim, out_dt, out_shape):
+    return M.logsumexp(x, dim, out=M.empty(out_shape, dtype=getattr(M, out_dt)))
+
+
+@pytest.mark.parametrize("out_dt", ["int64", "int32", "bool", "uint8", "int8"])
+@pytest.mark.parametrize("in_dt", ["float32", "int64", "complex64"])
+@pytest.mark.parametrize("case", [((3, 2), 1, (3,)), ((3, 2), 5, (3,)), ((0, 2), 1, (0,)), ((), 0, ()),
+                                  ((3, 2), 1, (7,)), ((4, 3), 0, (3,))])
+def test_logsumexp_out_dtype_refusal(out_dt: str, in_dt: str, case) -> None:
+    """An integer or bool out= is refused first (before the dims, the shape): PyTorch's text."""
+    shape, dim, out_shape = case
+    t = (torch.arange(max(1, int(np.prod(shape)))).reshape(-1)[: int(np.prod(shape))].reshape(shape) * 0.25
+         ).to(getattr(torch, in_dt))
+    s = strided.from_numpy(t.numpy().copy())
+    _both(lambda x: _lse(torch, x, dim, out_dt, out_shape), lambda x: _lse(strided, x, dim, out_dt, out_shape), t, s)
+
+
+def test_grad_unused_input_text() -> None:
+    """autograd.grad of an input not on the outputs' graph: PyTorch's text names its index."""
+    def run(M):
+        a, b = M.ones(2, requires_grad=True), M.ones(2, requires_grad=True)
+        return M.autograd.grad((a * 2).sum(), [a, b])
+    assert _outcome(run, (torch,), {}) == _outcome(run, (strided,), {})
