@@ -1,6 +1,10 @@
 """Divergences from PyTorch fixed in branch xfb34, each tested against torch bit for bit:
 
 - a 0-d tensor's norm over an explicit dim (0, -1, [0]) is PyTorch's plain formula, not |x|;
+- prod of bfloat16 over an outer dim: NaN words 0xFFFF in the columns of vectorized_outer_reduction's
+  whole blocks of 4 vectors (the first 64 * (m // 64) of each kept run), 0x7FC0 elsewhere;
+- error texts: clamp_ with number bounds on integers ("long int"), logsumexp's integer out=,
+  autograd.grad's unused input.
 """
 
 from __future__ import annotations
@@ -166,3 +170,87 @@ def test_grad_unused_input_text() -> None:
         a, b = M.ones(2, requires_grad=True), M.ones(2, requires_grad=True)
         return M.autograd.grad((a * 2).sum(), [a, b])
     assert _outcome(run, (torch,), {}) == _outcome(run, (strided,), {})
+
+
+# --------------------------------------------------------------- 3. bfloat16 NaN words of reductions
+
+def _words(t) -> np.ndarray:
+    t = t.contiguous()
+    return (t.view(torch.int16).numpy() if isinstance(t, torch.Tensor) else t.numpy()).view(np.uint16)
+
+
+_NAN_SHAPES = [(3, 5), (3, 64), (3, 70), (2, 130), (7, 129), (2, 1000), (2, 3, 70), (3, 2, 130), (2, 5, 64),
+               (4, 1, 200), (2, 2, 2, 65), (64, 3), (1, 70)]
+_NAN_WORDS = [0x7FC0, 0xFFC0, 0x7F81, 0xFFFF]  # (quiet, negative, signalling, all-ones)
+
+
+def _nan_pair(shape: tuple, seed: int, inf_zero: bool):
+    """A bfloat16 tensor of ``shape`` in torch and strided with the same words: values near 1, about
+    a third NaN of four kinds; ``inf_zero``: infinities and zeros too (inf * 0 makes a NaN)."""
+    rng = np.random.default_rng(seed)
+    n = int(np.prod(shape))
+    w = torch.from_numpy(rng.uniform(0.9, 1.1, n).astype(np.float32)).bfloat16().view(torch.int16).numpy()
+    w = w.view(np.uint16).copy()
+    mask = rng.random(n) < 0.3
+    w[mask] = rng.choice(_NAN_WORDS, int(mask.sum()))
+    if inf_zero:
+        w[rng.random(n) < 0.2] = 0x7F80
+        w[rng.random(n) < 0.2] = 0
+    t = torch.from_numpy(w.view(np.int16).copy()).view(torch.bfloat16).reshape(shape)
+    s = strided.from_numpy(w.copy()).view(strided.bfloat16).reshape(shape)
+    return t, s
+
+
+def _layouts(t, s):
+    yield "contiguous", t, s
+    yield "transposed", t.transpose(0, -1), s.transpose(0, -1)
+    yield "sliced", t[..., ::2], s[..., ::2]
+    yield "flipped", t.flip(0), s.flip(0)
+    yield "offset", t[1:], s[1:]
+    yield "expanded", t.unsqueeze(0).expand(3, *t.shape), s.unsqueeze(0).expand(3, *s.shape)
+
+
+@pytest.mark.usefixtures("torch_threads_as_assumed")
+@pytest.mark.parametrize("op", ["prod", "sum", "mean", "amax", "amin", "nansum"])
+@pytest.mark.parametrize("shape", _NAN_SHAPES)
+def test_bf16_reduction_nan_words(op: str, shape: tuple) -> None:
+    """Every word of bfloat16 reductions over each dim (keepdim both ways) and over everything."""
+    for inf_zero in (False, True):
+        t0, s0 = _nan_pair(shape, len(shape) * 1000 + shape[-1], inf_zero)
+        for how, t, s in _layouts(t0, s0):
+            for dim in [*range(t.dim()), None]:
+                for kd in (False, True):
+                    args, kwargs = ((), {}) if dim is None else ((dim,), {"keepdim": kd})
+                    a = _outcome(getattr(t, op), args, kwargs)
+                    b = _outcome(getattr(s, op), args, kwargs)
+                    if isinstance(a, tuple) or isinstance(b, tuple):  # (an empty amax / amin: the refusal)
+                        assert a == b
+                        continue
+                    assert tuple(a.shape) == tuple(b.shape)
+                    wa, wb = _words(a), _words(b)
+                    assert np.array_equal(wa, wb), (how, dim, kd, inf_zero, sorted(set(zip(wa[wa != wb], wb[wa != wb]))))
+                    if dim is None:
+                        break
+
+
+@pytest.mark.usefixtures("torch_threads_as_assumed")
+@pytest.mark.parametrize("shape", [(3, 70), (2, 3, 130), (5, 64), (2, 2, 2, 65)])
+def test_bf16_prod_nan_words_out_and_dtype(shape: tuple) -> None:
+    """prod(dtype=bfloat16) of float32 / float16, and out= bfloat16: the same words as torch's."""
+    rng = np.random.default_rng(7)
+    base = rng.uniform(0.5, 1.5, shape).astype(np.float32)
+    base[rng.random(shape) < 0.3] = np.nan
+    base[rng.random(shape) < 0.1] = -np.nan
+    t32, s32 = torch.from_numpy(base), strided.from_numpy(base.copy())
+    for dim in range(len(shape)):
+        for kd in (False, True):
+            pairs = [
+                (t32.prod(dim, kd, dtype=torch.bfloat16), s32.prod(dim, kd, dtype=strided.bfloat16)),
+                (t32.half().prod(dim, kd, dtype=torch.bfloat16),
+                 s32.to(strided.float16).prod(dim, kd, dtype=strided.bfloat16)),
+                (torch.prod(t32.bfloat16(), dim, kd, out=torch.empty(0, dtype=torch.bfloat16)),
+                 strided.prod(s32.to(strided.bfloat16), dim, kd, out=strided.empty(0, dtype=strided.bfloat16))),
+            ]
+            for a, b in pairs:
+                assert tuple(a.shape) == tuple(b.shape)
+                assert np.array_equal(_words(a), _words(b)), (dim, kd)
