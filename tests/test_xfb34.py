@@ -254,3 +254,51 @@ def test_bf16_prod_nan_words_out_and_dtype(shape: tuple) -> None:
             for a, b in pairs:
                 assert tuple(a.shape) == tuple(b.shape)
                 assert np.array_equal(_words(a), _words(b)), (dim, kd)
+
+
+# --------------------------------------------------------------- 2. .data writes under normalize / layer_norm
+
+def _data_write_grads(M, fn, dt: str, layout: str, write) -> list:
+    """The gradients of ``fn`` (sum of its result times a fixed weight) after ``write`` changed the
+    input's values through ``.data`` between the forward and backward()."""
+    rng = np.random.default_rng(3)
+    base = rng.standard_normal((4, 6)) + 0.5
+    leaf = M.tensor(base, dtype=getattr(M, dt), requires_grad=True)
+    w = M.tensor(rng.uniform(0.5, 1.5, 6), dtype=getattr(M, dt), requires_grad=True)
+    b = M.tensor(rng.uniform(-1, 1, 6), dtype=getattr(M, dt), requires_grad=True)
+    x = leaf * 1.0
+    if layout == "transposed":
+        x = x.t().contiguous().t()
+    out = fn(M, x, w, b)
+    write(x.data)
+    weight = M.tensor(rng.uniform(-1, 1, tuple(out.shape)), dtype=getattr(M, dt))
+    (out * weight).sum().backward()
+    return [t.grad.numpy().copy() if t.grad is not None else None for t in (leaf, w, b)]
+
+
+_DATA_WRITES = {"mul_ 3": lambda d: d.mul_(3.0), "add_ 0.5": lambda d: d.add_(0.5), "row 0": lambda d: d[0].fill_(2.0)}
+_NORMALIZING = {
+    "normalize p2 dim1": lambda M, x, w, b: M.nn.functional.normalize(x),
+    "normalize p1 dim0": lambda M, x, w, b: M.nn.functional.normalize(x, 1.0, 0),
+    "normalize p3 dim-1": lambda M, x, w, b: M.nn.functional.normalize(x, 3.0, -1),
+    "normalize inf": lambda M, x, w, b: M.nn.functional.normalize(x, float("inf"), 1),
+    "layer_norm": lambda M, x, w, b: M.nn.functional.layer_norm(x, (6,)),
+    "layer_norm affine": lambda M, x, w, b: M.nn.functional.layer_norm(x, (6,), w, b),
+    "layer_norm 2 dims": lambda M, x, w, b: M.nn.functional.layer_norm(x.reshape(2, 2, 6), (2, 6)),
+}
+
+
+@pytest.mark.parametrize("name", list(_NORMALIZING))
+@pytest.mark.parametrize("write", list(_DATA_WRITES))
+@pytest.mark.parametrize("dt", ["float64", "float32"])
+@pytest.mark.parametrize("layout", ["contiguous", "transposed"])
+def test_data_write_before_backward(name: str, write: str, dt: str, layout: str) -> None:
+    """PyTorch's nodes keep the forward's norms (mean, rstd) and read the input as it is at backward."""
+    fn, wr = _NORMALIZING[name], _DATA_WRITES[write]
+    got = _data_write_grads(strided, fn, dt, layout, wr)
+    want = _data_write_grads(torch, fn, dt, layout, wr)
+    tol = 1e-10 if dt == "float64" else 2e-4
+    for g, w in zip(got, want, strict=True):
+        assert (g is None) == (w is None)
+        if g is not None:
+            np.testing.assert_allclose(g, w, rtol=tol, atol=tol)
