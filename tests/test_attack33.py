@@ -380,11 +380,11 @@ def test_inplace_on_saved_tensors_matches_torch(name, binary, which):
 # ---------------------------------------------------------------- found, not fixed (strict xfails)
 
 
-@pytest.mark.xfail(strict=True, reason="F.normalize / F.layer_norm backward after input.data.mul_(3): torch's "
-                   "nodes read the new input with the old norm/mean/rstd; strided's give other values "
-                   "(layer_norm: all zeros) — a fused rule that recomputes or saves its own intermediates")
 @pytest.mark.parametrize("name", ["normalize", "layer_norm"])
 def test_data_write_under_normalize_and_layer_norm(name):
+    # (F.normalize / F.layer_norm backward after input.data.mul_(3): torch's nodes read the new input
+    # with the old norm / mean / rstd; strided's recomputed them from the new input (layer_norm: all
+    # zeros). tests/test_xfb34.py covers orders, weights, dtypes)
     fn = {"normalize": lambda M, a: M.nn.functional.normalize(a),
           "layer_norm": lambda M, a: M.nn.functional.layer_norm(a, (3,))}[name]
     t = _saved_run(torch, fn, False, "a", "data")
@@ -473,11 +473,10 @@ def test_reduced_float_soft_margin_glu_bits(dt, op):
     _bits(torch.autograd.grad(t.sum(), x)[0], st.autograd.grad(s.sum(), sx)[0])
 
 
-@pytest.mark.xfail(strict=True, reason="clamp_ on an integer tensor with a float bound: torch's first line "
-                   "names the dtype 'long int' (and 'bool'), strided's 'Long'; gaussian_nll_loss with an integer "
-                   "var reaches it")
 @pytest.mark.parametrize("dt", ["int64", "bool"])
 def test_clamp_inplace_integer_message(dt):
+    # (clamp_ on an integer tensor with a float bound: torch's first line names the dtype by its C++
+    # type, 'long int' / 'bool'; strided said 'Long'. gaussian_nll_loss with an integer var reaches it)
     _same_error(lambda: torch.ones(3).to(getattr(torch, dt)).clamp_(min=1e-6),
                 lambda: st.ones(3).to(getattr(st, dt)).clamp_(min=1e-6))
 

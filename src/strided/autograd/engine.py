@@ -578,7 +578,7 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
         g = got.get(k)
         if g is None and not allow_unused:
             raise StridedRuntimeError(join_lines(
-                "One of the differentiated Tensors appears to not have been used in the graph. "
+                f"The differentiated Tensor at index {k} appears to not have been used in the graph. "
                 "Set allow_unused=True if this is the desired behavior.",
                 f"inputs[{k}] (shape {t._layout.shape}) is not on any path from the outputs",
                 "fix: pass allow_unused=True (its gradient is then None)"))

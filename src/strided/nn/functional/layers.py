@@ -15,6 +15,7 @@ again as PyTorch's double backward does.
 from __future__ import annotations
 
 import math
+import weakref
 from typing import Any
 
 import numpy as np
@@ -52,7 +53,7 @@ from ...ops.creation.random import _uniform
 from ...ops.elementwise.unary import where
 from ...ops.linalg import matkernel as _mk
 from ...ops.linalg.matmul import _product, fast_product
-from ...ops.linalg.norms import _torch_general_norm, _torch_norm2
+from ...ops.linalg.norms import _torch_general_norm, _torch_norm2, _zero_d_norm
 from ...ops.registry import backward
 from ...tensor import Tensor, tensor_arg
 from ._common import array_like, compute_dtype, float_only
@@ -387,6 +388,25 @@ def _shape_list(value: Any, op: str, name: str, pos: int) -> tuple[int, ...]:
     )
 
 
+# The statistics the last layer_norm / normalize forward computed (a weak reference to its result,
+# then the arrays): its backward rule, called right after that forward, takes them, as PyTorch's
+# nodes save the forward's mean / rstd (NativeLayerNormBackward0) or norm (the division's other
+# operand), so that a write through ``.data`` to the input before backward() meets the old
+# statistics and the new input, PyTorch's gradients. A rule that finds none (another result)
+# computes them from the input, still unwritten when the rule runs.
+_STATS: list = [None]
+
+
+def _stash(out: Tensor, *stats: Any) -> None:
+    _STATS[0] = (weakref.ref(out), stats)
+
+
+def _stashed(out: Tensor) -> tuple | None:
+    """The statistics :func:`_stash` left for ``out`` (taken: the slot is emptied), or None."""
+    entry, _STATS[0] = _STATS[0], None
+    return entry[1] if entry is not None and entry[0]() is out else None
+
+
 def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None, bias: Tensor | None = None,
                eps: float = 1e-5) -> Tensor:
     """Normalize over the last ``len(normalized_shape)`` dims to mean 0 and variance 1 (biased
@@ -438,9 +458,12 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
     in_place = compute == d.numpy
     y = arr.reshape(-1, inner) if in_place else np.empty(x.shape, dtype=compute)
     with np.errstate(all="ignore"):
-        np.subtract(x, x.mean(axis=1, keepdims=True) if x.size else 0, out=y)
+        mean = x.mean(axis=1, keepdims=True) if x.size else compute.type(0)
+        np.subtract(x, mean, out=y)
         var = np.einsum("ij,ij->i", y, y) / compute.type(max(inner, 1))
-        y *= (1 / np.sqrt(var + compute.type(eps)))[:, None]
+        r = 1 / np.sqrt(var + compute.type(eps))
+        y *= r[:, None]
+        _stash(out, mean, r)
         if weight is not None:
             y *= weight._np().astype(compute, copy=False).reshape(-1)
         if bias is not None:
@@ -465,10 +488,11 @@ def _layer_norm_backward(out: Tensor, input: Tensor, normalized_shape: Any, weig
     need_w = weight is not None and requires_grad(weight)
     need_b = bias is not None and requires_grad(bias)
     d = input._dtype
+    stats = _stashed(out) or _layer_norm_stats(input, dims, eps)  # (the forward's mean and r)
 
     def grad(g: Tensor) -> tuple:
         if not GRAD_MODE.get():  # first order: one NumPy pass per row (nothing to record)
-            return _layer_norm_fused(g, input, weight, bias, dims, eps, (need_x, need_w, need_b))
+            return _layer_norm_fused(g, input, weight, bias, dims, (need_x, need_w, need_b), stats)
         wide = d.itemsize < 4  # (float16, bfloat16: computed in float32, as PyTorch's kernel)
         x, gy, w = (input, g, weight) if not wide else (
             input.to(float32), g.to(float32), None if weight is None else weight.to(float32))
@@ -491,20 +515,31 @@ def _layer_norm_backward(out: Tensor, input: Tensor, normalized_shape: Any, weig
     return "NativeLayerNormBackward0", (input, weight, bias), grad, saved
 
 
+def _layer_norm_stats(input: Tensor, dims: tuple, eps: float) -> tuple:
+    """(mean, r = 1/sqrt(var + eps)) of each row of ``input``'s normalized elements, as the forward
+    computes them (mean (rows, 1), r (rows,), in the compute dtype)."""
+    compute = compute_dtype(input._dtype)
+    x = input._np().astype(compute, copy=False).reshape(-1, math.prod(input._layout.shape[k] for k in dims))
+    with np.errstate(all="ignore"):
+        mean = x.mean(axis=1, keepdims=True) if x.size else compute.type(0)
+        xc = x - mean
+        return mean, 1 / np.sqrt(np.einsum("ij,ij->i", xc, xc) / compute.type(max(x.shape[1], 1)) + compute.type(eps))
+
+
 def _layer_norm_fused(g: Tensor, input: Tensor, weight: Tensor | None, bias: Tensor | None, dims: tuple,
-                      eps: float, need: tuple[bool, bool, bool]) -> tuple:
-    """The rule's gradients in NumPy, per row of the normalized elements (mean and r recomputed)."""
+                      need: tuple[bool, bool, bool], stats: tuple) -> tuple:
+    """The rule's gradients in NumPy, per row of the normalized elements, from the forward's mean
+    and r (``stats``) and the input as it is now (PyTorch's native_layer_norm_backward)."""
     shape, d = input._layout.shape, input._dtype
     inner = 1
     for k in dims:
         inner *= shape[k]
     compute = compute_dtype(d)
+    mean, r = stats
     with np.errstate(all="ignore"):
         x = input._np().astype(compute, copy=False).reshape(-1, inner)
         gy = g._np().astype(compute, copy=False).reshape(-1, inner)
-        xc = x - (x.mean(axis=1, keepdims=True) if x.size else 0)
-        r = 1 / np.sqrt(np.einsum("ij,ij->i", xc, xc) / compute.type(max(inner, 1)) + compute.type(eps))
-        xhat = xc * r[:, None]
+        xhat = (x - mean) * r[:, None]
         gx = gw = gb = None
         if need[0]:
             gh = gy if weight is None else gy * weight._np().astype(compute, copy=False).reshape(-1)
@@ -540,6 +575,8 @@ def _torch_norms(input: Tensor, x: np.ndarray, p: float, dims: tuple[int, ...] |
     ``x``), bit for bit where strided reproduces linalg.vector_norm's kernels (the 2-norm's
     orders, NormOps' serial sums of pow(|x|, p), the exact max, min and count); None elsewhere (the
     caller's NumPy formula)."""
+    if not x.ndim and dims is not None and p != 0:  # (a 0-d input over its dim 0: the plain formula)
+        return _zero_d_norm(np.abs(x), p)
     if x.dtype not in (np.float32, np.float64) or not x.size:
         return None
     shape = x.shape
@@ -656,10 +693,13 @@ def _normalize_backward(result: Tensor, input: Tensor, p: float = 2.0, dim: Any 
     norm: DivBackward0, whose double backward this gives)."""
     pf = float(p)
     dims = reduction_dims(input, dim, "normalize")
+    # (the norms as the forward saw the input: PyTorch's division keeps its denominator and the
+    # norm's node its result, so a .data write before backward() meets the old norms)
+    norm_now = _normalize_norms(input, pf, dims)
 
     def grad(g: Tensor) -> tuple:
         if not GRAD_MODE.get():  # first order: one NumPy pass (nothing to record)
-            return (_normalize_fused(g, input, pf, dims, eps),)
+            return (_normalize_fused(g, input, pf, dims, eps, norm_now),)
         x = input
         ax = x.abs()
         if pf == 2:
@@ -682,14 +722,22 @@ def _normalize_backward(result: Tensor, input: Tensor, p: float = 2.0, dim: Any 
     return "DivBackward0", (input,), grad, (input,)
 
 
-def _normalize_fused(g: Tensor, input: Tensor, pf: float, dims: Any, eps: float) -> Tensor:
-    """The rule's gradient in NumPy (the same formula, for a first-order backward)."""
+def _normalize_norms(input: Tensor, pf: float, dims: Any) -> np.ndarray:
+    """The ``pf``-norms of ``input`` along ``dims`` (kept as size-1 dims, the compute dtype) that
+    :func:`_normalize_fused` divides by: taken when the rule records the node."""
+    x = input._np().astype(compute_dtype(input._dtype), copy=False)
+    with np.errstate(all="ignore"):
+        return _norms(x, pf, numpy_axes(dims, len(input._layout.shape)))
+
+
+def _normalize_fused(g: Tensor, input: Tensor, pf: float, dims: Any, eps: float, norm: np.ndarray) -> Tensor:
+    """The rule's gradient in NumPy (the same formula, for a first-order backward): the input as it
+    is now, its norms ``norm`` as the forward saw them (PyTorch's saved values)."""
     axes = numpy_axes(dims, len(input._layout.shape))
     compute = compute_dtype(input._dtype)
     x = input._np().astype(compute, copy=False)
     gv = g._np().astype(compute, copy=False)
     with np.errstate(all="ignore"):
-        norm = _norms(x, pf, axes)
         n = np.maximum(norm, compute.type(eps))
         if pf == 2:
             dn = x / norm

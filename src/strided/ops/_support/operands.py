@@ -19,7 +19,7 @@ import numpy as np
 
 from ... import layout as L
 from ...dispatch import memory_overlap, result, shares_storage
-from ...dtypes import DType, bool_, from_numpy_dtype
+from ...dtypes import CPP_NAME, DType, bool_, from_numpy_dtype
 from ...errors import (
     OverlapWriteError,
     StridedNotImplementedError,
@@ -238,8 +238,12 @@ def _check_partial_overlap(target: Tensor, inputs: list[Any], op: str, idempoten
                               f"fix: pass a copy of the input, e.g. x.{op}(y.clone())")
 
 
-def _check_inplace(target: Tensor, op: str, result: DType, shape: tuple[int, ...], elementwise: bool = True) -> None:
+def _check_inplace(target: Tensor, op: str, result: DType, shape: tuple[int, ...], elementwise: bool = True,
+                   cpp_target: bool = False) -> None:
     """PyTorch's in-place checks; raise before anything is written.
+
+    ``cpp_target``: the refused cast names the target's dtype by its C++ type ("long int"), as
+    clamp_ / clamp_min_ / clamp_max_ with number bounds do (their check prints the kernel's type).
 
     ``elementwise``: the op's loop updates each element from its own location alone, so a
     target whose elements share memory without a stride-0 dim is refused with
@@ -250,7 +254,7 @@ def _check_inplace(target: Tensor, op: str, result: DType, shape: tuple[int, ...
         raise StridedRuntimeError(
             join_lines(
                 f"result type {TORCH_NAMES[result]} can't be cast to the desired output type "
-                f"{TORCH_NAMES[target._dtype]}",
+                f"{CPP_NAME[target._dtype.name] if cpp_target else TORCH_NAMES[target._dtype]}",
                 f"{op} computes in {result.name} but the target tensor is {target._dtype.name}; "
                 f"an in-place op cannot change a tensor's dtype",
                 f"fix: use the out-of-place form (x = x.{op.rstrip('_')}(...)) or convert first "

@@ -855,7 +855,7 @@ def _clamp(x: Any, min: Any, max: Any, target: Tensor | None,  # noqa: A002
     if target is not None and ((one_bound_op and tensor_bound) or (not x._dtype.is_floating_point and not tensor_bound)):
         # (PyTorch's clamp_ with number bounds refuses a promotion of a non-floating tensor
         # before it looks at complex bounds: its RuntimeError, not NotImplementedError)
-        _check_inplace(target, name, rt, target._layout.shape)
+        _check_inplace(target, name, rt, target._layout.shape, cpp_target=not tensor_bound)
     # (complex only: the uint16-64 and per-dtype tables name clamp_min.tensor's kernel already)
     alone = ".alone" if one_bound_op and tensor_bound and rt.is_complex else ""
     _check_support(_clamp_kernel(min, max, bounds) + alone, rt, tuple(operands))

@@ -143,6 +143,8 @@ def fast_euclidean(x: Any, dim: Any, keepdim: Any) -> Tensor | None:
         r = euclidean_norms(a, plan[0])
         if r is not None:
             return adopted(r.reshape(-1), plan[1], x._dtype)
+    if plan[2] == 1 and dim is not None and not x._layout.shape:
+        return None  # (a 0-d tensor over an explicit dim: the plain formula, vector_norm's own path)
     token = quiet_set(QUIET)
     try:
         r = a = np.abs(a)
@@ -283,7 +285,9 @@ def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
         # (|z| is complex_abs, the one the backward's inf-norm tie mask takes through x.abs())
         a = (complex_abs(x._np().astype((given or x._dtype).numpy, copy=False)) if x._dtype.is_complex
              else np.abs(x._np().astype(acc, copy=False))).astype(acc, copy=False)
-        if count == 1 and p != 0:  # one element per norm: PyTorch returns |x|, for every ord but 0
+        if count == 1 and p != 0 and not shape and dims is not None:
+            r = _zero_d_norm(a, p)
+        elif count == 1 and p != 0:  # one element per norm: PyTorch returns |x|, for every ord but 0
             r = a.reshape(res_np.shape)  # (the reduced dims all have size 1: the same order)
         elif p == 2:
             torch_order = None if x._dtype.is_complex or (given is not None and given is not x._dtype) else \
@@ -307,6 +311,23 @@ def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
             r = np.power(np.add.reduce(np.power(a, acc.type(p)), axis=axes, keepdims=keepdim), acc.type(1.0 / p))
         np.copyto(res_np, r, casting="unsafe")
     return result
+
+
+def _zero_d_norm(a: np.ndarray, p: float) -> np.ndarray:
+    """The ``p``-norm (``p != 0``) of a 0-d tensor over an explicit dim (0, -1, [0]) from ``a``, its
+    |x| in the accumulation dtype: PyTorch reduces it as it reduces any run, by the plain formula
+    -- sqrt(|x| * |x|) (1e38 float32 -> inf), (|x|^p)^(1/p) with the C library's pow (1e-45 ** 3
+    -> 0) -- where over every dim (dim=None or ()) or for any one-element run of a tensor with
+    dims it returns |x| itself."""
+    if p == 2:
+        return np.sqrt(a * a)
+    if p == 1 or math.isinf(p):
+        return a
+    k = native.special()
+    out = np.empty(1, a.dtype)
+    if k is not None and a.dtype in _F32_F64 and k.norm_p_rows(a.reshape(1, 1), float(p), out, 1):
+        return out.reshape(())
+    return np.power(np.power(a, a.dtype.type(p)), a.dtype.type(1.0 / p))  # (NumPy's pow: maybe an ulp off)
 
 
 def _torch_general_norm(x: Tensor, dims: tuple[int, ...] | None, keepdim: bool, p: float, res_np: np.ndarray,
@@ -574,6 +595,11 @@ def linalg_norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = Fal
     if dim is not None and not isinstance(dim, (tuple, list)):
         dim = (dim,)
     if dim is not None:
+        if len(dim) not in (1, 2):
+            raise StridedRuntimeError(join_lines(
+                f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got [{', '.join(map(str, dim))}]",
+                "fix: one dim for a vector norm, two for a matrix norm; "
+                "strided.linalg.vector_norm reduces any number of dims"))
         if len(dim) == 1:
             return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
         return matrix_norm(A, "fro" if ord is None else ord, dim, keepdim, dtype=dtype)

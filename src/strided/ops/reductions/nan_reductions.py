@@ -17,7 +17,7 @@ import numpy as np
 from ... import layout as L
 from ...args import check_keepdim
 from ...dispatch import adopted, result_array
-from ...dtypes import REDUCED_FLOATS, DType, bfloat16, default_float, float32, float64, int64
+from ...dtypes import REDUCED_FLOATS, TORCH_NAME, DType, bfloat16, default_float, float32, float64, int64
 from ...errors import (
     StridedIndexError,
     StridedNotImplementedError,
@@ -619,6 +619,12 @@ def logsumexp(input: Tensor, dim: Any = _DIM_MISSING, keepdim: bool = False, *, 
                        f"fix: name the dims: strided.logsumexp(x, dim={tuple(range(input.ndim))})")
         )
     keepdim = check_keepdim(keepdim, "logsumexp")
+    if isinstance(out, Tensor) and not (out._dtype.is_floating_point or out._dtype.is_complex):
+        # (PyTorch's logsumexp_out checks out='s dtype first, before the dims and the shape)
+        raise StridedRuntimeError(join_lines(
+            f"logsumexp(): Expected floating point type for result tensor, but got: {TORCH_NAME[out._dtype.name]}",
+            f"out= is {out._dtype.name}, but logsumexp's result is a floating point or complex number; "
+            "fix: pass a float out= tensor, or convert afterwards: strided.logsumexp(x, dim).to(dtype)"))
     dims = reduction_dims(input, dim, "logsumexp")
     if not dims and not keepdim and input._layout.shape and L.product(input._layout.shape):
         raise _no_dims_refused(input._layout.shape)
