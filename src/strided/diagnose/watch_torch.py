@@ -36,7 +36,9 @@ to walk); steps, reasons, dim mappings and backward lines are worked out when ``
 first read. The dispatch mode keeps Dynamo out of its handler once, when its class is made, not
 through the wrapper torch puts around every mode's handler (see ``_keep_dynamo_out``), runs an
 aten ``OpOverload`` through its ``_op`` (what its ``__call__`` does, one Python frame less), and
-reads what it needs of each op overload once (``_OPS``). ``bench/bench_watch_torch.py`` measures it.
+reads what it needs of each op overload once (``_OPS``); each tensor's shape, strides and dtype are
+read by a small C helper (``_watchrec.c``, CPython API only; where it is not built, the same loop
+in Python). ``bench/bench_watch_torch.py`` measures it.
 
 Threads: torch keeps its modes per thread, so a block sees only the ops of the thread it runs in
 (the ``nn.Module.__call__`` wrapper, which is global, is filtered to that thread too). Like any torch mode it sees
