@@ -8,7 +8,8 @@ library's, as PyTorch splits them), and
 ``strided.kernels._sumkernel``, PyTorch's CPU float sum order (SumKernel.cpp's cascade), bit for bit, and
 ``strided.kernels._matkernel``, the small float matrix products in one call (NumPy's own BLAS call), and
 ``strided.kernels._randdist``, the samplers' draws through NumPy's own distribution functions (linked
-against NumPy's libnpyrandom.a; built only where NumPy is importable at build time).
+against NumPy's libnpyrandom.a; built only where NumPy is importable at build time), and
+``strided.diagnose._watchrec``, ``watch_torch``'s per-tensor reads of each op (CPython API only).
 
 Everything else is in pyproject.toml. The extension is ``optional``: ``pip install -e .`` on a
 machine without a C compiler (or without Python's headers) prints setuptools' warning and
@@ -160,4 +161,11 @@ setup(ext_modules=[Extension(
     # and adds as NumPy's ufuncs round them: no contraction into fused multiply-adds, no -ffast-math
     # (-O3: scale_add's specialised loops vectorise, a 16 x 16 x 4 result 2.7 -> ~0.3 us)
     extra_compile_args=["-O3", "-std=c99", "-Wall", "-ffp-contract=off", "-fno-fast-math"],
-)] + _randdist())
+)] + _randdist() + [Extension(
+    "strided.diagnose._watchrec",
+    ["src/strided/diagnose/_watchrec.c"],
+    optional=True,
+    # watch_torch's per-tensor reads (CPython API only, nothing built against torch); its Python
+    # loop is the fallback
+    extra_compile_args=["-O2", "-std=c99", "-Wall"],
+)])

@@ -36,7 +36,9 @@ to walk); steps, reasons, dim mappings and backward lines are worked out when ``
 first read. The dispatch mode keeps Dynamo out of its handler once, when its class is made, not
 through the wrapper torch puts around every mode's handler (see ``_keep_dynamo_out``), runs an
 aten ``OpOverload`` through its ``_op`` (what its ``__call__`` does, one Python frame less), and
-reads what it needs of each op overload once (``_OPS``). ``bench/bench_watch_torch.py`` measures it.
+reads what it needs of each op overload once (``_OPS``); each tensor's shape, strides and dtype are
+read by a small C helper (``_watchrec.c``, CPython API only; where it is not built, the same loop
+in Python). ``bench/bench_watch_torch.py`` measures it.
 
 Threads: torch keeps its modes per thread, so a block sees only the ops of the thread it runs in
 (the ``nn.Module.__call__`` wrapper, which is global, is filtered to that thread too). Like any torch mode it sees
@@ -624,6 +626,7 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
         return out
 
     strided = torch.strided
+    layouts = _native_layouts()
 
     def on_op(func: Any, args: tuple, out: Any) -> None:
         """An aten op has run: keep its record and count the memory it made."""
@@ -697,28 +700,32 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
                     extend((key, call, node._sequence_nr(), name, kind, copied, allocated,
                             "" if frame is not None and frame.f_code is engine
                             else _code_in_backward(frame, engine, lines), peek(), len(ins)))
-                for t in (*ins, *outs):  # (one loop: the same three reads for inputs and outputs)
-                    # (each shape and strides tuple kept once per watch: a repeated one — most are —
-                    # costs a dict lookup instead of a tuple that lives as long as the watch; fewer
-                    # new long-lived objects, fewer garbage collections of the watched program)
-                    shape = t.shape
-                    strides = t.stride()
-                    if strides and not strides[-1] and t.layout is not strided:
-                        # (a sparse COO tensor's stride() is all zeros in PyTorch 2.13, not a refusal:
-                        # recorded as having none, the careful way; a dense tensor with a last stride
-                        # of 0, an expanded one, pays this one attribute read)
-                        raise RuntimeError("no strides")
-                    try:
-                        kept = tuples.get(shape)  # (a torch.Size equals, and hashes as, its tuple)
-                        if kept is None:
+                if layouts is not None:
+                    # (the loop below, in C: see _watchrec.c; same fields, same errors)
+                    layouts(fields, (*ins, *outs), tuples, strided)
+                else:
+                    for t in (*ins, *outs):  # (one loop: the same three reads for inputs and outputs)
+                        # (each shape and strides tuple kept once per watch: a repeated one — most are —
+                        # costs a dict lookup instead of a tuple that lives as long as the watch; fewer
+                        # new long-lived objects, fewer garbage collections of the watched program)
+                        shape = t.shape
+                        strides = t.stride()
+                        if strides and not strides[-1] and t.layout is not strided:
+                            # (a sparse COO tensor's stride() is all zeros in PyTorch 2.13, not a refusal:
+                            # recorded as having none, the careful way; a dense tensor with a last stride
+                            # of 0, an expanded one, pays this one attribute read)
+                            raise RuntimeError("no strides")
+                        try:
+                            kept = tuples.get(shape)  # (a torch.Size equals, and hashes as, its tuple)
+                            if kept is None:
+                                kept = tuple(shape)
+                                tuples[kept] = kept
+                            strides = keep(strides, strides)
+                        except TypeError:
+                            # a symbolic size or stride (a SymInt: a fake tensor traced by make_fx or
+                            # torch.export) has no hash: kept as read, not once per watch
                             kept = tuple(shape)
-                            tuples[kept] = kept
-                        strides = keep(strides, strides)
-                    except TypeError:
-                        # a symbolic size or stride (a SymInt: a fake tensor traced by make_fx or
-                        # torch.export) has no hash: kept as read, not once per watch
-                        kept = tuple(shape)
-                    extend((kept, strides, t.dtype))
+                        extend((kept, strides, t.dtype))
             except (RuntimeError, NotImplementedError):
                 # a tensor with no storage or no strides (sparse, ...): each read guarded, the
                 # record (if begun) made again from them
@@ -973,6 +980,16 @@ def _user_where(frame: Any, lines: dict) -> str:
             return _line_text(frame, code, lines)
         frame = frame.f_back
     return "<unknown>"
+
+
+def _native_layouts() -> Any:
+    """The compiled per-tensor reads of the recorder (``strided.diagnose._watchrec.layouts``), or
+    None where the extension is not built (then ``on_op``'s Python loop reads the same fields)."""
+    try:
+        from ._watchrec import layouts
+    except ImportError:  # pragma: no cover - built without a C compiler
+        return None
+    return layouts
 
 
 _MODES: list[tuple[Any, Any]] = []
