@@ -129,6 +129,11 @@ class Activation:
     # makes for the one-argument call (the default parameters) on a flat run of ``dtype`` (a numpy
     # dtype), for :func:`fresh_front`; None: the row has none there (or :func:`_front_kernel`'s own)
     front: Callable[[np.dtype], tuple | None] | None = None
+    # ``vector_nans(values, shape, strides, dtype)``: where (a bool array of ``shape``, or None: nowhere)
+    # PyTorch's vector lanes write the all-ones NaN word (0xFFFF...) for a NaN input, ``values`` the
+    # input as the forward takes it, ``strides`` its layout's (in elements), ``dtype`` its DType;
+    # the result's word there is made all-ones after the forward (hardsigmoid, hardswish)
+    vector_nans: Callable[..., np.ndarray | None] | None = None
 
 
 def _silu_grad(g: Tensor, x: Tensor) -> Tensor:
@@ -346,7 +351,9 @@ def _run(row: Activation, input: Any, params: tuple, inplace: bool = False) -> T
     compute = np.dtype(np.int64) if d in _INT_C_NAMES else compute_dtype(d)  # (hardtanh of integers)
     token = quiet_set(QUIET)  # (np.errstate costs more than the forward on a small tensor)
     try:
-        values = row.forward(x._np().astype(compute, copy=False), *params)
+        xa = x._np().astype(compute, copy=False)
+        lanes = None if row.vector_nans is None else row.vector_nans(xa, x._layout.shape, x._layout.strides, d)
+        values = row.forward(xa, *params)
     finally:
         quiet_reset(token)
     if inplace:
@@ -364,9 +371,19 @@ def _run(row: Activation, input: Any, params: tuple, inplace: bool = False) -> T
                 np.copyto(out._np(), values, casting="unsafe")
             finally:
                 quiet_reset(token)
+    if lanes is not None:  # (after the cast: the result dtype's own all-ones word)
+        all_ones(out._np(), lanes)
     if OPEN:
         report(name, (x,), out)
     return out
+
+
+def all_ones(target: np.ndarray, where: np.ndarray) -> None:
+    """Write the all-ones word (PyTorch's vector NaN, 0xFFFF...) into ``target`` at ``where``."""
+    target.view(_UINTS[target.itemsize])[where] = ~_UINTS[target.itemsize](0)
+
+
+_UINTS = {2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
 _FAST_DTYPES = {float32: np.dtype(np.float32), float64: np.dtype(np.float64)}
@@ -444,6 +461,10 @@ def _fast(row: Activation, x: Any, params: tuple) -> Tensor | None:
             values = quiet_call(row.forward, arr, *params)
         except RuntimeError as e:
             values = quiet_retry(e, row.forward, arr, *params)
+        if row.vector_nans is not None:  # (the compiled pass writes them itself)
+            lanes = row.vector_nans(arr, arr.shape, (1,), d)
+            if lanes is not None:
+                all_ones(values, lanes)
     if values.dtype != arr.dtype:  # (the general path's copyto casts; never with Python-float params)
         values = values.astype(arr.dtype)
     t = adopted(values, layout, d)
