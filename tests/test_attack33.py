@@ -417,8 +417,6 @@ def test_soft_margin_next_functions():
     assert out[0] == out[1]
 
 
-@pytest.mark.xfail(strict=True, reason="PreluKernelBackward0's weight edge: torch's prelu reshapes the weight "
-                   "(ViewBackward0 between the node and the weight's AccumulateGrad); strided points at the leaf")
 def test_prelu_next_functions():
     out = []
     for M, F in ((torch, TF), (st, SF)):
@@ -427,9 +425,6 @@ def test_prelu_next_functions():
     assert out[0] == out[1]
 
 
-@pytest.mark.xfail(strict=True, reason="prelu's second derivative at input == 0: torch's "
-                   "_prelu_kernel_backward derivative uses self >= 0 (its first derivative self > 0); "
-                   "strided differentiates its first-order expression (self > 0) — 0.21 apart here")
 def test_prelu_second_derivative_at_zero():
     res = []
     for M, F in ((torch, TF), (st, SF)):

@@ -83,3 +83,43 @@ def test_hard_activation_nan_words_in_autograd() -> None:
         want = getattr(TF, name)(t.clone().requires_grad_())
         got = getattr(F, name)(s.clone().requires_grad_())
         np.testing.assert_array_equal(_words_s(got.detach()), _words_t(want.detach()))
+
+
+# --- 3, 4. prelu: the second derivative's masks (input >= 0), and the weight's ViewBackward0 ------------------
+
+def _graph(fn) -> object:
+    if fn is None:
+        return None
+    return (fn.name(), tuple(_graph(f) for f, _ in fn.next_functions))
+
+
+_PRELU_SHAPES = [((2, 3, 4), (3,)), ((2, 3, 4), (1,)), ((2, 3), (3,)), ((5,), (1,)), ((), (1,)), ((2, 3, 4), ()),
+                 ((5,), ()), ((2, 1), (1,)), ((0, 3), (3,))]
+
+
+@pytest.mark.parametrize("xs,ws", _PRELU_SHAPES)
+@pytest.mark.parametrize("weight_grad", [True, False])
+def test_prelu_graph_and_gradients_to_the_second_order(xs: tuple, ws: tuple, weight_grad: bool) -> None:
+    rng = np.random.default_rng(len(xs) * 10 + len(ws))
+    xv = rng.choice([0.0, -0.0, 1.5, -2.0, 0.25, -0.75], size=xs)
+    wv = rng.standard_normal(ws)
+    gv = rng.standard_normal(xs)
+    out = []
+    for M, F_ in ((torch, TF), (strided, F)):
+        x = M.tensor(xv, dtype=M.float64, requires_grad=True)
+        w = M.tensor(wv, dtype=M.float64, requires_grad=weight_grad)
+        g = M.tensor(gv, dtype=M.float64, requires_grad=True)
+        r = F_.prelu(x, w)
+        wanted = (x, w) if weight_grad else (x,)
+        first = M.autograd.grad(r, wanted, g, create_graph=True)
+        loss = sum((f * f * 1.5).sum() for f in first) + (first[0] * x).sum()
+        second = M.autograd.grad(loss, (g, *wanted), allow_unused=True)
+        out.append((_graph(r.grad_fn), [f.detach().numpy() for f in first],
+                    [None if s is None else s.numpy() for s in second]))
+    assert out[0][0] == out[1][0]
+    for a, b in zip(out[0][1], out[1][1]):
+        np.testing.assert_array_equal(b, a)
+    for a, b in zip(out[0][2], out[1][2]):
+        assert (a is None) == (b is None)
+        if a is not None:
+            np.testing.assert_allclose(b, a, rtol=1e-14, atol=0)
