@@ -391,9 +391,6 @@ def test_hard_activations_nan_words(name: str, dtype, n: int) -> None:
     _same(getattr(F, name)(s), getattr(TF, name)(t))
 
 
-@pytest.mark.xfail(strict=True, reason="in-place celu on a tensor in the graph: strided differentiates the "
-                                       "clone's celu (input formula), PyTorch EluBackward1 from the result: "
-                                       "a few ulps apart")
 def test_celu_inplace_in_graph_gradient_bits() -> None:
     def run(L, FF):
         x = L.tensor([1.0, -2.0, 5.0, -0.5, 0.05], requires_grad=True)

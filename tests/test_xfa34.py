@@ -123,3 +123,72 @@ def test_prelu_graph_and_gradients_to_the_second_order(xs: tuple, ws: tuple, wei
         assert (a is None) == (b is None)
         if a is not None:
             np.testing.assert_allclose(b, a, rtol=1e-14, atol=0)
+
+
+# --- 2. in-place elu / celu / selu on a tensor in the graph: EluBackward1 / CeluBackward1 from the result -----
+
+_ELU_CALLS = {
+    "F.elu inplace": lambda FF, v: FF.elu(v, 0.7, inplace=True),
+    "F.elu_": lambda FF, v: FF.elu_(v, 1.3),
+    "F.celu inplace": lambda FF, v: FF.celu(v, 0.3, inplace=True),
+    "F.celu_": lambda FF, v: FF.celu_(v, 2.5),
+    "F.selu inplace": lambda FF, v: FF.selu(v, inplace=True),
+    "F.selu_": lambda FF, v: FF.selu_(v),
+    "nn.ELU": lambda FF, v: (torch.nn if FF is TF else strided.nn).ELU(0.9, inplace=True)(v),
+    "nn.CELU": lambda FF, v: (torch.nn if FF is TF else strided.nn).CELU(0.6, inplace=True)(v),
+    "nn.SELU": lambda FF, v: (torch.nn if FF is TF else strided.nn).SELU(inplace=True)(v),
+}
+
+
+def _elu_graph(L, FF, call: str, where: str, dtype: str, xv: np.ndarray, wv: np.ndarray, order: int):
+    x = L.tensor(xv, dtype=getattr(L, dtype), requires_grad=True)
+    z = x * 2
+    v = {"whole": z, "slice": z[1:-1], "strided": z[::2], "T": z.reshape(2, -1).T}[where]
+    _ELU_CALLS[call](FF, v)
+    names = (z.grad_fn.name(), v.grad_fn.name())
+    loss = (z * L.tensor(wv, dtype=getattr(L, dtype))).sum()
+    if order == 1:
+        loss.backward()
+        return names, z.detach().float().numpy(), x.grad.float().numpy(), z._version
+    (gx,) = L.autograd.grad(loss, x, create_graph=True)
+    (ggx,) = L.autograd.grad((gx * gx).sum(), x)
+    return names, gx.detach().float().numpy(), ggx.float().numpy(), z._version
+
+
+@pytest.mark.parametrize("call", list(_ELU_CALLS))
+@pytest.mark.parametrize("where", ["whole", "slice", "strided", "T"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+def test_elu_family_inplace_in_graph_gradient_bits(call: str, where: str, dtype: str) -> None:
+    rng = np.random.default_rng(abs(hash((call, where, dtype))) % 2**32)
+    xv = np.concatenate([[0.0, -0.0, -1e-3, 1e-3], rng.standard_normal(36) * 2])
+    wv = rng.standard_normal(40)
+    want = _elu_graph(torch, TF, call, where, dtype, xv, wv, 1)
+    got = _elu_graph(strided, F, call, where, dtype, xv, wv, 1)
+    assert got[0] == want[0]
+    np.testing.assert_array_equal(got[1], want[1])
+    np.testing.assert_array_equal(got[2], want[2])
+    assert got[3] == want[3]
+
+
+@pytest.mark.parametrize("call", ["F.elu inplace", "F.celu inplace", "F.selu inplace"])
+@pytest.mark.parametrize("where", ["whole", "slice"])
+def test_elu_family_inplace_in_graph_second_derivative(call: str, where: str) -> None:
+    rng = np.random.default_rng(5)
+    xv = np.concatenate([[0.0, -0.0, -1e-3, 1e-3], rng.standard_normal(36) * 2])
+    wv = rng.standard_normal(40)
+    want = _elu_graph(torch, TF, call, where, "float64", xv, wv, 2)
+    got = _elu_graph(strided, F, call, where, "float64", xv, wv, 2)
+    assert got[0] == want[0]
+    np.testing.assert_array_equal(got[1], want[1])
+    np.testing.assert_allclose(got[2], want[2], rtol=1e-14, atol=1e-300)
+
+
+def test_elu_inplace_result_modified_later_refuses_backward() -> None:
+    """EluBackward1 saves the result: a later in-place write of it fails the backward, as in torch."""
+    for L, FF in ((torch, TF), (strided, F)):
+        x = L.tensor([1.0, -2.0, 0.5], requires_grad=True)
+        z = x * 2
+        FF.elu(z, inplace=True)
+        z.mul_(3)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            z.sum().backward()

@@ -51,6 +51,7 @@ from ...errors import (
     join_lines,
 )
 from ...grad_mode import (
+    _RECORDER,
     COUNTERS,
     GRAD_MODE,
     INFERENCE_STORAGES,
@@ -60,6 +61,7 @@ from ...grad_mode import (
     count_write,
     refuse_inference,
 )
+from ...grad_mode import _slow as _RECORDED_CALL
 from ...gradients import seal
 from ...kernels import check_writable, native, write
 from ...kernels.elementwise import _ONE0, _TYPED0_DTYPES, _clip, typed0
@@ -134,6 +136,11 @@ class Activation:
     # input as the forward takes it, ``strides`` its layout's (in elements), ``dtype`` its DType;
     # the result's word there is made all-ones after the forward (hardsigmoid, hardswish)
     vector_nans: Callable[..., np.ndarray | None] | None = None
+    # ``result_backward(*params)``: (node, alpha, scale, input_scale) of the node PyTorch's in-place
+    # form of the row records on a tensor in the graph (elu_'s and selu_'s EluBackward1, celu_'s
+    # CeluBackward1), whose gradient is elu_backward's from the result (:func:`_elu_inplace_in_graph`);
+    # None: there, the row's in-place form is ``copy_`` of the out-of-place op of a clone
+    result_backward: Callable[..., tuple[str, float, float, float]] | None = None
 
 
 def _silu_grad(g: Tensor, x: Tensor) -> Tensor:
@@ -308,7 +315,8 @@ ELU = Activation(
     # the second derivative at x == 0 is 0 while the first takes the exp branch there)
     lambda g, x, a: where(x > 0, g, g * (where(x < 0, x, x.detach()).exp() * a)),
     lambda x, g, a: np.where(x > 0, g, g * a * np.exp(x)),
-    lambda x, a: _elu_compiled(x, a))
+    lambda x, a: _elu_compiled(x, a),
+    result_backward=lambda a: ("EluBackward1", a, 1.0, 1.0))
 LEAKY_RELU = Activation(
     "leaky_relu", "leaky_relu_cpu", "LeakyReluBackward0",
     _leaky_relu,
@@ -327,9 +335,10 @@ HARDTANH = Activation(
     lambda x, lo, hi: _compiled_clamp(x, lo, hi))
 
 
-def _run(row: Activation, input: Any, params: tuple, inplace: bool = False) -> Tensor:
+def _run(row: Activation, input: Any, params: tuple, inplace: bool = False, counted: bool = True) -> Tensor:
     """``row`` applied to ``input``: a fresh tensor, or (``inplace``) ``input`` written (after
-    the checks, before anything is written) and its write counted; reported at the op boundary."""
+    the checks, before anything is written) and its write counted (``counted``: autograd's
+    in-place path counts it itself); reported at the op boundary."""
     if not inplace:
         t = _fast(row, input, params)
         if t is not None:
@@ -358,7 +367,8 @@ def _run(row: Activation, input: Any, params: tuple, inplace: bool = False) -> T
         quiet_reset(token)
     if inplace:
         write(x._storage, x._layout, values)
-        bump(x, name)  # (a saved tensor it changed must fail at backward)
+        if counted:
+            bump(x, name)  # (a saved tensor it changed must fail at backward)
         out = x
     else:
         out = _output(row, x, d)
@@ -535,8 +545,52 @@ def _inplace(row: Activation, entry: Callable[..., Tensor], input: Any, params: 
     if INFERENCE_STORAGES.data:  # (PyTorch refuses an inference tensor's in-place update outside the mode)
         refuse_inference(input, "inplace")
     if _in_autograd(input):
+        if row.result_backward is not None and isinstance(input, Tensor) and input._dtype.is_floating_point:
+            return _elu_inplace_in_graph(row, input, params)
         return input.copy_(entry(input.clone(), *params))
     return _run(row, input, params, inplace=True)
+
+
+def _elu_inplace_in_graph(row: Activation, input: Tensor, params: tuple) -> Tensor:
+    """``row``'s in-place form (PyTorch's ``elu_``) on a tensor in the graph: autograd's in-place
+    path (checks, version count, history; CopySlices for a view) with the row's ``result_backward``
+    node (EluBackward1, CeluBackward1), whose gradient is derivatives.yaml's ``elu_backward(grad,
+    alpha, scale, input_scale, is_result=true, result)``: from the result, not the input (a few
+    ulps apart)."""
+    rule = _elu_result_rule(*row.result_backward(*params))
+
+    def twin(old: Tensor) -> Tensor:
+        return _RECORDED_CALL(lambda t: _run(row, t, params), rule, (old,), {})
+
+    return _RECORDER["inplace"](lambda x, _twin: _run(row, x, params, inplace=True, counted=False), "elu_", input,
+                                (twin,), {})
+
+
+def _elu_result_rule(node: str, alpha: float, scale: float, input_scale: float) -> Callable[..., Any]:
+    """EluBackward1's (``node``'s) rule over the old values ``old`` (its edge) and the result ``out`` (saved):
+    PyTorch's elu_backward kernel with ``is_result``: ``r <= 0 ? g * input_scale * (r + alpha *
+    scale) : g * scale``, the coefficients rounded to the compute dtype (``alpha * scale`` a
+    product there); under create_graph in recording ops, the result's own derivative only where
+    ``r < 0`` (elu_double_backward's mask)."""
+
+    def rule(out: Tensor, old: Tensor) -> Any:
+        def grads(g: Tensor) -> tuple:
+            if GRAD_MODE.get():
+                t = compute_dtype(out._dtype).type
+                inner = where(out < 0, out, out.detach())
+                neg = float(t(alpha) * t(scale))
+                return (where(out > 0, g * scale, g * input_scale * (inner + neg)),)
+            return (fused_grad(out, lambda r, gg: _elu_result_fused(r, gg, alpha, scale, input_scale), out, g),)
+
+        return node, (old,), grads, (out,)
+
+    return rule
+
+
+def _elu_result_fused(r: np.ndarray, g: np.ndarray, alpha: float, scale: float, input_scale: float) -> np.ndarray:
+    """EluBackward1's first-order gradient in one NumPy pass, in the kernel's order of operations."""
+    t = r.dtype.type
+    return np.where(r <= 0, g * t(input_scale) * (r + t(alpha) * t(scale)), g * t(scale))
 
 
 def _inplace_fast(row: Activation, x: Tensor, param: float, code: int, name: str) -> bool:

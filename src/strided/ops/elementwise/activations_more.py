@@ -470,7 +470,8 @@ SELU = Activation("selu", "elu_cpu", "EluBackward0",
                   lambda x: _elu_general(x, SELU_ALPHA, SELU_SCALE, 1.0),
                   lambda g, x: _elu_grad(g, x, SELU_ALPHA, SELU_SCALE, 1.0),
                   lambda x, g: _elu_fused(x, g, SELU_ALPHA, SELU_SCALE, 1.0),
-                  lambda x: _elu_compiled(x, SELU_ALPHA, SELU_SCALE, 1.0))
+                  lambda x: _elu_compiled(x, SELU_ALPHA, SELU_SCALE, 1.0),
+                  result_backward=lambda: ("EluBackward1", SELU_ALPHA, SELU_SCALE, 1.0))
 
 
 def _celu_grad_scale(a: float) -> float:
@@ -483,7 +484,8 @@ CELU = Activation("celu", "elu_cpu", "CeluBackward0",
                   lambda x, a: _elu_general(x, a, 1.0, 1.0 / a),
                   lambda g, x, a: _elu_grad(g, x, a, 1.0, _celu_grad_scale(a)),
                   lambda x, g, a: _elu_fused(x, g, a, 1.0, _celu_grad_scale(a)),
-                  lambda x, a: _elu_compiled(x, a, 1.0, 1.0 / a))
+                  lambda x, a: _elu_compiled(x, a, 1.0, 1.0 / a),
+                  result_backward=lambda a: ("CeluBackward1", a, 1.0, _celu_grad_scale(a)))
 
 
 def _exp(x: np.ndarray) -> np.ndarray:
