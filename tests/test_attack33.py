@@ -392,9 +392,6 @@ def test_data_write_under_normalize_and_layer_norm(name):
     np.testing.assert_allclose(s[1], t[1], rtol=1e-10)
 
 
-@pytest.mark.xfail(strict=True, reason="next_functions: torch's Python F.huber_loss broadcasts first "
-                   "(ExpandBackward0 under HuberLossBackward0) and its weighted form is MulBackward0 over "
-                   "HuberLossBackward0; strided's nodes point at the leaves directly")
 @pytest.mark.parametrize("case", ["broadcast", "weighted"])
 def test_huber_next_functions(case):
     out = []

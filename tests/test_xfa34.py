@@ -192,3 +192,58 @@ def test_elu_inplace_result_modified_later_refuses_backward() -> None:
         z.mul_(3)
         with pytest.raises(RuntimeError, match="modified by an inplace operation"):
             z.sum().backward()
+
+
+# --- 4. huber_loss's graph: PyTorch's Python broadcasts first (ExpandBackward0), weighted is Mul then reduce ----
+
+@pytest.mark.parametrize("ys", [(3, 4), (4,), (3, 1), (1, 4), (2, 3, 4)])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("weight", [None, "detached", "grad"])
+@pytest.mark.parametrize("needs", ["x", "y", "xy"])
+def test_huber_graph_and_gradient_bits(ys: tuple, reduction: str, weight: str | None, needs: str) -> None:
+    rng = np.random.default_rng(len(ys) * 7 + len(needs))
+    xv, yv, wv = rng.standard_normal((3, 4)) * 2, rng.standard_normal(ys), rng.standard_normal((3, 4))
+    out = []
+    for M, F_ in ((torch, TF), (strided, F)):
+        x = M.tensor(xv, dtype=M.float32, requires_grad="x" in needs)
+        y = M.tensor(yv, dtype=M.float32, requires_grad="y" in needs)
+        w = None if weight is None else M.tensor(wv, dtype=M.float32, requires_grad=weight == "grad")
+        if w is not None and ys == (2, 3, 4):  # (the weight must have the input's shape: both refuse)
+            with pytest.warns(UserWarning), pytest.raises(ValueError, match="Weights and input must have the same"):
+                F_.huber_loss(x, y, reduction=reduction, delta=0.7, weight=w)
+            return
+        with pytest.warns(UserWarning) if ys != (3, 4) else _no_warning():
+            r = F_.huber_loss(x, y, reduction=reduction, delta=0.7, weight=w)
+        leaves = [t for t in (x, y, w) if t is not None and t.requires_grad]
+        g = M.ones(r.shape, dtype=M.float32) * 1.3
+        out.append((_graph(r.grad_fn), [a.numpy() for a in M.autograd.grad(r, leaves, g)], r.detach().numpy()))
+    assert out[0][0] == out[1][0]
+    np.testing.assert_array_equal(out[1][2], out[0][2])
+    for a, b in zip(out[0][1], out[1][1]):
+        np.testing.assert_array_equal(b, a)
+
+
+class _no_warning:
+    def __enter__(self):
+        import warnings
+        self._w = warnings.catch_warnings()
+        self._w.__enter__()
+        warnings.simplefilter("error")
+
+    def __exit__(self, *exc):
+        self._w.__exit__(*exc)
+
+
+def test_huber_broadcast_second_derivative() -> None:
+    rng = np.random.default_rng(11)
+    xv, yv = rng.standard_normal((3, 4)) * 2, rng.standard_normal(4)
+    res = []
+    for M, F_ in ((torch, TF), (strided, F)):
+        x = M.tensor(xv, requires_grad=True, dtype=M.float64)
+        y = M.tensor(yv, requires_grad=True, dtype=M.float64)
+        with pytest.warns(UserWarning):
+            r = F_.huber_loss(x, y, delta=0.9)
+        gx, gy = M.autograd.grad(r, (x, y), create_graph=True)
+        res.append([v.numpy() for v in M.autograd.grad((gx * gx).sum() + (gy * gy * x[0]).sum(), (x, y))])
+    for a, b in zip(*res):
+        np.testing.assert_allclose(b, a, rtol=1e-14)
