@@ -3457,15 +3457,21 @@ VECTOR_CLONES static void sign_double(const double *restrict a, double *restrict
  * all-ones word, PyTorch's Vectorized maximum's NaN (half: only in the first st / 2 of each block of
  * st; st 0: nowhere), see activations_more._vector_nans. */
 #define PIECEWISE_ACT(T)                                                                           \
-    static void lane_nans_##T(const T *a, T *o, Py_ssize_t n, Py_ssize_t st, int half)            \
+    ERF_CLONES static int any_nan_##T(const T *restrict a, Py_ssize_t n)                           \
     {                                                                                              \
-        if (st <= 0) return;                                                                       \
+        int any = 0;                                                                               \
+        for (Py_ssize_t i = 0; i < n; i++) any |= a[i] != a[i];                                    \
+        return any;                                                                                \
+    }                                                                                              \
+    ERF_CLONES static void lane_nans_##T(const T *restrict a, T *restrict o, Py_ssize_t n, Py_ssize_t st, int half) \
+    {                                                                                              \
+        /* (one vector pass finds no NaN in the common case; the rare NaN input takes the blocks) */ \
+        if (st <= 0 || !any_nan_##T(a, n - n % st)) return;                                       \
         T ones;                                                                                    \
         memset(&ones, 0xFF, sizeof ones);                                                          \
         Py_ssize_t w = half ? st / 2 : st;                                                         \
         for (Py_ssize_t b = 0; b + st <= n; b += st)                                               \
-            for (Py_ssize_t j = b; j < b + w; j++)                                                 \
-                if (a[j] != a[j]) o[j] = ones;                                                     \
+            for (Py_ssize_t j = b; j < b + w; j++) o[j] = a[j] != a[j] ? ones : o[j];              \
     }                                                                                              \
     ERF_CLONES static void hardsigmoid_##T(const T *restrict a, T *restrict o, Py_ssize_t n)       \
     {                                                                                              \
