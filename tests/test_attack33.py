@@ -555,9 +555,6 @@ def test_fused_nodes_backward_twice(name, retain):
         assert t[1][:60] == s[1][:60]
 
 
-@pytest.mark.xfail(strict=True, reason="torch's nodes expose their saved values (HuberLossBackward0._saved_self, "
-                   "_saved_target, _saved_delta, _saved_reduction; GluBackward0._saved_dim, ...); strided's nodes have "
-                   "no _saved_* attributes at all (MulBackward0 neither)")
 @pytest.mark.parametrize("name", ["huber", "glu"])
 def test_saved_attributes(name):
     out = []

@@ -243,3 +243,61 @@ def test_huber_broadcast_second_derivative() -> None:
         res.append([v.numpy() for v in M.autograd.grad((gx * gx).sum() + (gy * gy * x[0]).sum(), (x, y))])
     for a, b in zip(*res):
         np.testing.assert_allclose(b, a, rtol=1e-14)
+
+
+# --- 5. PyTorch's _saved_* attributes on the nodes whose rules name their saved values ----------------------
+
+def _saved_of(fn) -> dict:
+    out = {}
+    for a in dir(fn):
+        if a.startswith("_saved"):
+            v = getattr(fn, a)
+            out[a] = ("T", tuple(v.shape), v.detach().numpy().tolist()) if hasattr(v, "shape") else v
+    return out
+
+
+_SAVED_CASES = {
+    "huber mean": lambda M, F_, x: F_.huber_loss(x, x.detach() * 2, delta=0.5),
+    "huber sum": lambda M, F_, x: F_.huber_loss(x, x.detach() * 2, reduction="sum", delta=0.3),
+    "huber none broadcast": lambda M, F_, x: F_.huber_loss(x, x.detach()[0] * 2, reduction="none"),
+    "glu": lambda M, F_, x: F_.glu(x, 1),
+    "glu -1": lambda M, F_, x: F_.glu(x, -1),
+    "prelu": lambda M, F_, x: F_.prelu(x, M.tensor([0.25], requires_grad=True)),
+    "prelu channels": lambda M, F_, x: F_.prelu(x, M.tensor([0.25, -0.5, 1.5, 0.0])),
+}
+
+
+@pytest.mark.parametrize("case", list(_SAVED_CASES))
+def test_saved_attributes_of_named_nodes(case: str) -> None:
+    out = []
+    for M, F_ in ((torch, TF), (strided, F)):
+        x = M.tensor([[1.0, -2.0, 3.0, 0.5], [0.0, -1.0, 2.0, 4.0]], requires_grad=True)
+        with pytest.warns(UserWarning) if "broadcast" in case else _no_warning():
+            out.append(_saved_of(_SAVED_CASES[case](M, F_, x).grad_fn))
+    assert out[1] == out[0]
+
+
+@pytest.mark.parametrize("call", ["F.elu_", "F.celu_", "F.selu_"])
+def test_saved_attributes_of_elu_result_nodes(call: str) -> None:
+    out = []
+    for M, F_ in ((torch, TF), (strided, F)):
+        z = M.tensor([1.0, -2.0, 0.5], requires_grad=True) * 1
+        {"F.elu_": lambda: F_.elu_(z, 0.5), "F.celu_": lambda: F_.celu_(z, 0.5), "F.selu_": lambda: F_.selu_(z)}[call]()
+        out.append(_saved_of(z.grad_fn))
+    assert out[1].keys() == out[0].keys()
+    for k in out[0]:
+        assert out[1][k] == out[0][k] or np.allclose(out[1][k][2], out[0][k][2]), k
+
+
+def test_saved_tensor_refused_after_backward() -> None:
+    for M, F_ in ((torch, TF), (strided, F)):
+        x = M.ones(2, 4, requires_grad=True)
+        r = F_.glu(x, 1).sum()
+        fn = r.grad_fn.next_functions[0][0]
+        assert fn._saved_dim == 1
+        r.backward()
+        with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+            fn._saved_self
+        assert fn._saved_dim == 1
+        with pytest.raises(AttributeError):
+            fn._saved_nothing

@@ -30,7 +30,7 @@ from ...dispatch import adopted
 from ...dtypes import float32, float64
 from ...errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import _slow, is_grad_enabled, requires_grad
-from ...gradients import seal, sum_to
+from ...gradients import named_saved, seal, sum_to
 from ...kernels import native
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ...kernels.listeners import OPEN
@@ -149,7 +149,8 @@ def _glu_backward(out: Tensor, input: Tensor, dim: int = -1) -> Any:
         s = _kernel_sigmoid(input, b, dim)
         return (cat([s * g, (1 - s) * s * a * g], dim),)
 
-    return "GluBackward0", (input,), grad, (input,)
+    # (torch 2.13 exposes GluBackward0._saved_dim as unsigned: -1 reads 18446744073709551615)
+    return "GluBackward0", (input,), grad, named_saved((input,), dim=dim % (1 << 64), self=input)
 
 
 def _kernel_sigmoid(input: Tensor, b: Tensor, dim: int) -> Tensor:
@@ -300,7 +301,7 @@ def _prelu_backward(out: Tensor, input: Tensor, weight: Tensor) -> Any:
                 gw = _prelu_second(gw, g, input, w, False)
         return (gi, gw)
 
-    return "PreluKernelBackward0", (input, w), grad, (input, w)
+    return "PreluKernelBackward0", (input, w), grad, named_saved((input, w), self=input, weight=w)
 
 
 def _prelu_second(value: Tensor, g: Tensor, x: Tensor, w: Tensor, of_input: bool) -> Tensor:

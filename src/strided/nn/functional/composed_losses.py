@@ -37,7 +37,7 @@ from ...errors import (
     join_lines,
 )
 from ...grad_mode import grad_enabled_at_call, requires_grad
-from ...gradients import BACKWARD, seal
+from ...gradients import BACKWARD, named_saved, seal
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ...kernels.torch_loops import scalar_loop_mask
 from ...opdef import Kind, declare
@@ -251,7 +251,8 @@ def _huber_loss_backward(out: Tensor, input: Tensor, target: Tensor, reduction: 
             gi = huber_grad(d, g, scale)
             return (gi, -gi if need_target else None)
 
-        return "HuberLossBackward0", (input, target), grad, (input, target)
+        return "HuberLossBackward0", (input, target), grad, named_saved(
+            (input, target), self=input, target=target, delta=raw, reduction=_REDUCTION_ENUM[red])
 
     # With a weight, PyTorch's nodes are those of its Python: huber_loss(reduction="none") (the
     # HuberLossBackward0 above, recorded here), times the weight (MulBackward0's own rule), then
@@ -266,6 +267,9 @@ def _huber_loss_backward(out: Tensor, input: Tensor, target: Tensor, reduction: 
         return "SumBackward0", (weighted,), lambda g: (g.expand(full),), ()
     count = math.prod(full)
     return "MeanBackward0", (weighted,), lambda g: (g.expand(full) / count,), ()
+
+
+_REDUCTION_ENUM = {"none": 0, "mean": 1, "sum": 2}  # (PyTorch's at::Reduction, its nodes' _saved_reduction)
 
 
 def _mul_rule(out: Any, a: Tensor, b: Tensor) -> Any:

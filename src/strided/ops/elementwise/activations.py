@@ -62,7 +62,7 @@ from ...grad_mode import (
     refuse_inference,
 )
 from ...grad_mode import _slow as _RECORDED_CALL
-from ...gradients import seal
+from ...gradients import named_saved, seal
 from ...kernels import check_writable, native, write
 from ...kernels.elementwise import _ONE0, _TYPED0_DTYPES, _clip, typed0
 from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set
@@ -582,7 +582,10 @@ def _elu_result_rule(node: str, alpha: float, scale: float, input_scale: float) 
                 return (where(out > 0, g * scale, g * input_scale * (inner + neg)),)
             return (fused_grad(out, lambda r, gg: _elu_result_fused(r, gg, alpha, scale, input_scale), out, g),)
 
-        return node, (old,), grads, (out,)
+        # (PyTorch's saved names: EluBackward1 keeps alpha, scale, input_scale; CeluBackward1 alpha only)
+        more = {"alpha": alpha} if node == "CeluBackward1" else {"alpha": alpha, "scale": scale,
+                                                                  "input_scale": input_scale}
+        return node, (old,), grads, named_saved((out,), result=out, **more)
 
     return rule
 
