@@ -282,7 +282,12 @@ def test_saved_attributes_of_elu_result_nodes(call: str) -> None:
     out = []
     for M, F_ in ((torch, TF), (strided, F)):
         z = M.tensor([1.0, -2.0, 0.5], requires_grad=True) * 1
-        {"F.elu_": lambda: F_.elu_(z, 0.5), "F.celu_": lambda: F_.celu_(z, 0.5), "F.selu_": lambda: F_.selu_(z)}[call]()
+        if call == "F.elu_":
+            F_.elu_(z, 0.5)
+        elif call == "F.celu_":
+            F_.celu_(z, 0.5)
+        else:
+            F_.selu_(z)
         out.append(_saved_of(z.grad_fn))
     assert out[1].keys() == out[0].keys()
     for k in out[0]:
@@ -297,7 +302,7 @@ def test_saved_tensor_refused_after_backward() -> None:
         assert fn._saved_dim == 1
         r.backward()
         with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
-            fn._saved_self
+            _ = fn._saved_self
         assert fn._saved_dim == 1
         with pytest.raises(AttributeError):
-            fn._saved_nothing
+            _ = fn._saved_nothing
