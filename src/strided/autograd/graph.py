@@ -161,6 +161,16 @@ def scatter_layout(g: Any, vl: Any, bl: Any, n: int, add: bool = True) -> Any:
 # ---------------------------------------------------------------- nodes
 
 
+def _freed(*lines: str) -> StridedRuntimeError:
+    """PyTorch's error for a node whose saved values a backward freed (run again, or read)."""
+    return StridedRuntimeError(join_lines(
+        "Trying to backward through the graph a second time (or directly access saved tensors "
+        "after they have already been freed). Saved intermediate values of the graph are freed "
+        "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+        "backward through the graph a second time or if you need to access saved tensors after "
+        "calling backward.", *lines))
+
+
 def _saved_names(node: Node) -> dict | None:
     """The node's ``saved_names`` (PyTorch's names of its saved values), None where unset."""
     try:
@@ -214,14 +224,8 @@ class Node:
                 if not found[0]:
                     return found[1]
                 if self.freed:
-                    raise StridedRuntimeError(join_lines(
-                        "Trying to backward through the graph a second time (or directly access saved tensors "
-                        "after they have already been freed). Saved intermediate values of the graph are freed "
-                        "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
-                        "backward through the graph a second time or if you need to access saved tensors after "
-                        "calling backward.",
-                        f"{self._name}.{attr} was freed by the first backward through it",
-                        "fix: y.backward(retain_graph=True), then read it"))
+                    raise _freed(f"{self._name}.{attr} was freed by the first backward through it",
+                                 "fix: y.backward(retain_graph=True), then read it")
                 return self.saved[found[1]][0]
         raise AttributeError(f"'{self._name}' object has no attribute '{attr}'")
 
@@ -245,14 +249,8 @@ class Node:
     def apply(self, grads: list) -> tuple:
         """The rule on the gradients of this node's outputs: the gradients of its inputs."""
         if self.freed:
-            raise StridedRuntimeError(join_lines(
-                "Trying to backward through the graph a second time (or directly access saved tensors "
-                "after they have already been freed). Saved intermediate values of the graph are freed "
-                "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
-                "backward through the graph a second time or if you need to access saved tensors after "
-                "calling backward.",
-                f"{self._name} saved tensors for its backward; the first backward through it freed them",
-                "fix: y.backward(retain_graph=True) the first time, or recompute y"))
+            raise _freed(f"{self._name} saved tensors for its backward; the first backward through it freed them",
+                         "fix: y.backward(retain_graph=True) the first time, or recompute y")
         if _VDATA or _OWN:
             for t, v, is_output in self.saved:
                 now = version(t)
