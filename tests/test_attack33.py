@@ -392,9 +392,6 @@ def test_data_write_under_normalize_and_layer_norm(name):
     np.testing.assert_allclose(s[1], t[1], rtol=1e-10)
 
 
-@pytest.mark.xfail(strict=True, reason="next_functions: torch's Python F.huber_loss broadcasts first "
-                   "(ExpandBackward0 under HuberLossBackward0) and its weighted form is MulBackward0 over "
-                   "HuberLossBackward0; strided's nodes point at the leaves directly")
 @pytest.mark.parametrize("case", ["broadcast", "weighted"])
 def test_huber_next_functions(case):
     out = []
@@ -417,8 +414,6 @@ def test_soft_margin_next_functions():
     assert out[0] == out[1]
 
 
-@pytest.mark.xfail(strict=True, reason="PreluKernelBackward0's weight edge: torch's prelu reshapes the weight "
-                   "(ViewBackward0 between the node and the weight's AccumulateGrad); strided points at the leaf")
 def test_prelu_next_functions():
     out = []
     for M, F in ((torch, TF), (st, SF)):
@@ -427,9 +422,6 @@ def test_prelu_next_functions():
     assert out[0] == out[1]
 
 
-@pytest.mark.xfail(strict=True, reason="prelu's second derivative at input == 0: torch's "
-                   "_prelu_kernel_backward derivative uses self >= 0 (its first derivative self > 0); "
-                   "strided differentiates its first-order expression (self > 0) — 0.21 apart here")
 def test_prelu_second_derivative_at_zero():
     res = []
     for M, F in ((torch, TF), (st, SF)):
@@ -562,9 +554,6 @@ def test_fused_nodes_backward_twice(name, retain):
         assert t[1][:60] == s[1][:60]
 
 
-@pytest.mark.xfail(strict=True, reason="torch's nodes expose their saved values (HuberLossBackward0._saved_self, "
-                   "_saved_target, _saved_delta, _saved_reduction; GluBackward0._saved_dim, ...); strided's nodes have "
-                   "no _saved_* attributes at all (MulBackward0 neither)")
 @pytest.mark.parametrize("name", ["huber", "glu"])
 def test_saved_attributes(name):
     out = []

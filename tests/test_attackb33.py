@@ -384,8 +384,6 @@ def test_rrelu_inplace_eval_outside_the_graph_unchanged() -> None:
     assert s._version == t._version
 
 
-@pytest.mark.xfail(strict=True, reason="hardsigmoid/hardswish keep the input's NaN word where PyTorch's "
-                                       "vector lanes write all-ones (0xFFFFFFFF / 0xFFFFFFFFFFFFFFFF)")
 @pytest.mark.parametrize("name,dtype,n", [("hardsigmoid", np.float32, 16), ("hardsigmoid", np.float64, 8),
                                           ("hardswish", np.float32, 32), ("hardswish", np.float64, 16)])
 def test_hard_activations_nan_words(name: str, dtype, n: int) -> None:
@@ -393,9 +391,6 @@ def test_hard_activations_nan_words(name: str, dtype, n: int) -> None:
     _same(getattr(F, name)(s), getattr(TF, name)(t))
 
 
-@pytest.mark.xfail(strict=True, reason="in-place celu on a tensor in the graph: strided differentiates the "
-                                       "clone's celu (input formula), PyTorch EluBackward1 from the result: "
-                                       "a few ulps apart")
 def test_celu_inplace_in_graph_gradient_bits() -> None:
     def run(L, FF):
         x = L.tensor([1.0, -2.0, 5.0, -0.5, 0.05], requires_grad=True)

@@ -70,7 +70,7 @@ from .grad_mode import (
 from .numpy_keywords import ALIASES, accepts, aliases_of
 from .opdef import _PENDING, _UNSEALED, BACKWARD, OPDEFS, ORDER, backward
 
-__all__ = ["BACKWARD", "backward", "finish", "flat_indices", "in_pytorch_convention", "installs_as", "linear", "not_differentiable", "record",
+__all__ = ["BACKWARD", "NamedSaved", "backward", "finish", "flat_indices", "in_pytorch_convention", "installs_as", "linear", "named_saved", "not_differentiable", "record",
            "recorded", "records", "requires_grad", "restrided", "scatter_into_view", "scatter_pieces",
            "seal", "sum_to", "grad_zeros"]
 
@@ -191,6 +191,32 @@ def recorded(name: str, out: Any, args: tuple) -> Any:
     if op is None or op.backward is None or not GRAD_MODE.get():
         return out
     return _RECORDER["fresh"](out, op.backward, args)
+
+
+class NamedSaved(tuple):
+    """A rule's saved tensors (its spec's fourth item) with PyTorch's names for its node's
+    ``_saved_*`` attributes (``HuberLossBackward0._saved_self``, ``._saved_delta``): ``names``
+    maps each name to ``(True, i)``, the tensor at index ``i`` of the tuple (read from the node,
+    so freed with it), or ``(False, value)``, a number the rule was made with. Made by
+    :func:`named_saved`; :func:`strided.autograd.function.make_node` hands ``names`` to the node."""
+
+    names: dict[str, tuple[bool, Any]]
+
+
+def named_saved(saved: tuple, **names: Any) -> NamedSaved:
+    """``saved`` with PyTorch's names of the node's saved values (``self=input, delta=0.5``): a
+    value that is one of ``saved`` names that tensor, any other is a number kept as it is.
+
+    >>> named_saved((), dim=1).names
+    {'dim': (False, 1)}
+    """
+    out = NamedSaved(saved)
+    table = {}
+    for name, v in names.items():
+        at = next((i for i, t in enumerate(saved) if t is v), None)
+        table[name] = (False, v) if at is None else (True, at)
+    out.names = table
+    return out
 
 
 def saves_output(maker: Callable[..., Any]) -> Callable[..., Any]:

@@ -33,6 +33,7 @@ from ..grad_mode import (
     refuse_inference,
     track,
 )
+from ..gradients import NamedSaved
 from ..tensor import Tensor
 from . import graph as G
 from .graph import Meta, Node, edge
@@ -320,6 +321,8 @@ def make_node(spec: tuple, n_outputs: int = 1, output: Any = None) -> Node | Non
                              _saved_entries(saved, output) if saved else ())
         if n_outputs != 1:
             node.n_outputs = n_outputs
+        if saved.__class__ is NamedSaved:
+            node.saved_names = saved.names
         return node
     if _RECORD_EDGES is not None:  # (the loop below, in C: a third of a two-tensor op's record)
         found = _RECORD_EDGES(inputs, edge, _NO_EDGE)
@@ -331,6 +334,8 @@ def make_node(spec: tuple, n_outputs: int = 1, output: Any = None) -> Node | Non
                          _saved_entries(saved, output) if saved else ())
         if n_outputs != 1:
             node.n_outputs = n_outputs
+        if saved.__class__ is NamedSaved:
+            node.saved_names = saved.names
         return node
     edges = []
     ctx = []
@@ -356,6 +361,8 @@ def make_node(spec: tuple, n_outputs: int = 1, output: Any = None) -> Node | Non
     node = _new_node(Node, name, backward, tuple(edges), tuple(ctx), _saved_entries(saved, output) if saved else ())
     if n_outputs != 1:
         node.n_outputs = n_outputs
+    if saved.__class__ is NamedSaved:  # (PyTorch's _saved_* names: Node.__getattr__)
+        node.saved_names = saved.names
     return node
 
 

@@ -161,6 +161,24 @@ def scatter_layout(g: Any, vl: Any, bl: Any, n: int, add: bool = True) -> Any:
 # ---------------------------------------------------------------- nodes
 
 
+def _freed(*lines: str) -> StridedRuntimeError:
+    """PyTorch's error for a node whose saved values a backward freed (run again, or read)."""
+    return StridedRuntimeError(join_lines(
+        "Trying to backward through the graph a second time (or directly access saved tensors "
+        "after they have already been freed). Saved intermediate values of the graph are freed "
+        "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+        "backward through the graph a second time or if you need to access saved tensors after "
+        "calling backward.", *lines))
+
+
+def _saved_names(node: Node) -> dict | None:
+    """The node's ``saved_names`` (PyTorch's names of its saved values), None where unset."""
+    try:
+        return object.__getattribute__(node, "saved_names")
+    except AttributeError:
+        return None
+
+
 class Node:
     """One backward step: ``name`` (PyTorch's, e.g. ``MulBackward0``), ``next_functions`` (an
     edge per differentiable input), ``rule(*grads) -> grads`` (a closure; one gradient per edge,
@@ -174,7 +192,7 @@ class Node:
     """
 
     __slots__ = ("_name", "next_functions", "rule", "ctx", "saved", "freed", "n_outputs",
-                 "pre_hooks", "passed", "own_outputs", "__weakref__")
+                 "pre_hooks", "passed", "own_outputs", "saved_names", "__weakref__")
 
     def __init__(self, name: str, rule: Callable, next_functions: tuple, ctx: Any = None,
                  saved: tuple = (), n_outputs: int = 1, output: Any = None) -> None:
@@ -194,6 +212,27 @@ class Node:
         """PyTorch's name of this node's class (``MulBackward0``, ...)."""
         return self._name
 
+    def __getattr__(self, attr: str) -> Any:
+        """PyTorch's ``_saved_<name>`` attributes, for a node whose rule named its saved values
+        (:func:`strided.gradients.named_saved`: ``saved_names``, a slot left unset by the other
+        rules): a saved tensor (refused once a backward freed it, as PyTorch refuses) or a number.
+        (Only reached where ordinary lookup fails: no cost to the node's other attributes.)"""
+        if attr.startswith("_saved_"):
+            names = _saved_names(self)
+            found = names.get(attr[7:]) if names else None
+            if found is not None:
+                if not found[0]:
+                    return found[1]
+                if self.freed:
+                    raise _freed(f"{self._name}.{attr} was freed by the first backward through it",
+                                 "fix: y.backward(retain_graph=True), then read it")
+                return self.saved[found[1]][0]
+        raise AttributeError(f"'{self._name}' object has no attribute '{attr}'")
+
+    def __dir__(self) -> list[str]:
+        names = _saved_names(self)
+        return sorted({*object.__dir__(self), *("_saved_" + k for k in (names or ()))})
+
     def register_hook(self, hook: Callable) -> None:
         """Not in this slice (PyTorch's Node.register_hook runs after the node)."""
         raise NotImplementedError("Node.register_hook is not supported yet; use Tensor.register_hook")
@@ -210,14 +249,8 @@ class Node:
     def apply(self, grads: list) -> tuple:
         """The rule on the gradients of this node's outputs: the gradients of its inputs."""
         if self.freed:
-            raise StridedRuntimeError(join_lines(
-                "Trying to backward through the graph a second time (or directly access saved tensors "
-                "after they have already been freed). Saved intermediate values of the graph are freed "
-                "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
-                "backward through the graph a second time or if you need to access saved tensors after "
-                "calling backward.",
-                f"{self._name} saved tensors for its backward; the first backward through it freed them",
-                "fix: y.backward(retain_graph=True) the first time, or recompute y"))
+            raise _freed(f"{self._name} saved tensors for its backward; the first backward through it freed them",
+                         "fix: y.backward(retain_graph=True) the first time, or recompute y")
         if _VDATA or _OWN:
             for t, v, is_output in self.saved:
                 now = version(t)

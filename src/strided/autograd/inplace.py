@@ -56,7 +56,7 @@ _NO_OLD_VALUES = {"add_", "sub_", "subtract_", "__iadd__", "__isub__", "neg_", "
                   "masked_fill_", "index_put_", "__setitem__", "t_", "transpose_", "swapaxes_", "swapdims_",
                   "unsqueeze_", "squeeze_", "as_strided_", "uniform_", "normal_", "bernoulli_", "random_",
                   "exponential_", "geometric_", "cauchy_", "log_normal_", "eq_", "ne_", "not_equal_", "lt_",
-                  "less_", "le_", "less_equal_", "gt_", "greater_", "ge_", "greater_equal_"}
+                  "less_", "le_", "less_equal_", "gt_", "greater_", "ge_", "greater_equal_", "elu_"}
 
 # The in-place views (a new layout for the same tensor): PyTorch names their nodes apart from
 # the out-of-place views' (TBackward1, not TBackward0).
@@ -233,10 +233,13 @@ def _spec_maker(op: str, target: Tensor) -> Callable[..., tuple[Node | None, Ten
     special = _SPECIAL.get(op)
     if special is not None:
         return lambda old, *a, **k: (make_node(special(old, *a, **k)), None)
-    outer = _DUNDERS.get(op) or op[:-1]
-    if outer not in BACKWARD or not callable(getattr(Tensor, outer, None)):
-        raise _no_rule_error(target, op)
-    method = getattr(Tensor, outer)
+    if op in _TWIN_GIVEN:  # (the op's out-of-place twin is its one argument: twin(old) -> recorded result)
+        method = _call_twin
+    else:
+        outer = _DUNDERS.get(op) or op[:-1]
+        if outer not in BACKWARD or not callable(getattr(Tensor, outer, None)):
+            raise _no_rule_error(target, op)
+        method = getattr(Tensor, outer)
 
     def node(old: Tensor, *a: Any, **k: Any) -> tuple[Node | None, Tensor | None]:
         new = method(old, *a, **k)
@@ -247,6 +250,17 @@ def _spec_maker(op: str, target: Tensor) -> Callable[..., tuple[Node | None, Ten
         return fn, new
 
     return node
+
+
+def _call_twin(old: Tensor, twin: Callable[[Tensor], Tensor]) -> Tensor:
+    return twin(old)
+
+
+# In-place ops whose caller passes their out-of-place twin as the one argument (an op module's
+# private recording function, whose node PyTorch's in-place op records: elu_'s EluBackward1, which
+# reads the result): its node and result stand for the op's, as a method twin's do. Their node never
+# reads the old values (an alias is enough: the twin runs before the write).
+_TWIN_GIVEN = {"elu_"}
 
 
 def _squeeze_node(args: tuple, kwargs: dict) -> str:

@@ -3452,8 +3452,27 @@ VECTOR_CLONES static void sign_double(const double *restrict a, double *restrict
  *   code 8, hardshrink(l): 0 where |x| <= l, else x (x >= -l && x <= l: the same test, NaN false);
  *   code 9, softshrink(l, st): x - clip(x, -l, l), and x * 0 where that is 0 in the last n % st
  *           elements (every element where st is 0): PyTorch's scalar tail (_scalar_places' slice);
- *   code 10, threshold(th, v): v where x <= th, else x. */
+ *   code 10, threshold(th, v): v where x <= th, else x.
+ * hardsigmoid and hardswish take (st, half) after: a NaN x in the first n - n % st elements gets the
+ * all-ones word, PyTorch's Vectorized maximum's NaN (half: only in the first st / 2 of each block of
+ * st; st 0: nowhere), see activations_more._vector_nans. */
 #define PIECEWISE_ACT(T)                                                                           \
+    ERF_CLONES static int any_nan_##T(const T *restrict a, Py_ssize_t n)                           \
+    {                                                                                              \
+        int any = 0;                                                                               \
+        for (Py_ssize_t i = 0; i < n; i++) any |= a[i] != a[i];                                    \
+        return any;                                                                                \
+    }                                                                                              \
+    ERF_CLONES static void lane_nans_##T(const T *restrict a, T *restrict o, Py_ssize_t n, Py_ssize_t st, int half) \
+    {                                                                                              \
+        /* (one vector pass finds no NaN in the common case; the rare NaN input takes the blocks) */ \
+        if (st <= 0 || !any_nan_##T(a, n - n % st)) return;                                       \
+        T ones;                                                                                    \
+        memset(&ones, 0xFF, sizeof ones);                                                          \
+        Py_ssize_t w = half ? st / 2 : st;                                                         \
+        for (Py_ssize_t b = 0; b + st <= n; b += st)                                               \
+            for (Py_ssize_t j = b; j < b + w; j++) o[j] = a[j] != a[j] ? ones : o[j];              \
+    }                                                                                              \
     ERF_CLONES static void hardsigmoid_##T(const T *restrict a, T *restrict o, Py_ssize_t n)       \
     {                                                                                              \
         for (Py_ssize_t i = 0; i < n; i++) {                                                       \
@@ -3525,7 +3544,7 @@ ELU_SELECT(double)
  *   code 4, logit's quotient: x / (1 - x), each rounded (its log is NumPy's, after); it answers
  *           the int 2 instead of True where some quotient is NaN or negative (see logit_ratio_float);
  *   code 5, sinc: PyTorch's sinc_cpu with the C library's sine (see sinc_float).
- *   codes 6-10, hardsigmoid, hardswish, hardshrink(l), softshrink(l, st), threshold(th, v): see
+ *   codes 6-10, hardsigmoid(st, half), hardswish(st, half), hardshrink(l), softshrink(l, st), threshold(th, v): see
  *           PIECEWISE_ACT above; code 11, elu's selection (pos, neg), out read and written: see ELU_SELECT.
  * False (nothing written) where the buffers are not of that kind or overlap. */
 #define UNARY_EXACT_LOOP(T)                                                                    \
@@ -3544,8 +3563,10 @@ ELU_SELECT(double)
             SINC_##T(a, o, n);                                                                 \
         } else if (code == 6) {                                                                \
             hardsigmoid_##T(a, o, n);                                                          \
+            lane_nans_##T(a, o, n, (Py_ssize_t)p[0], p[1] != 0);                               \
         } else if (code == 7) {                                                                \
             hardswish_##T(a, o, n);                                                            \
+            lane_nans_##T(a, o, n, (Py_ssize_t)p[0], p[1] != 0);                               \
         } else if (code == 8) {                                                                \
             hardshrink_##T(a, o, n, (T)p[0]);                                                  \
         } else if (code == 9) {                                                                \
@@ -3627,7 +3648,7 @@ static PyObject *py_unary_exact(PyObject *self, PyObject *const *args, Py_ssize_
                      "9 (softshrink), 10 (threshold) or 11 (elu's selection), not %ld", code);
         return NULL;
     }
-    static const Py_ssize_t n_params[12] = {0, 3, 1, 0, 0, 0, 0, 0, 1, 2, 2, 2};
+    static const Py_ssize_t n_params[12] = {0, 3, 1, 0, 0, 0, 2, 2, 1, 2, 2, 2};
     if (nargs != 3 + n_params[code]) {
         PyErr_Format(PyExc_TypeError, "unary_exact: code %ld takes %zd parameters after x, out and code, not %zd", code,
                      n_params[code], nargs - 3);

@@ -29,8 +29,8 @@ from ... import layout as L
 from ...dispatch import adopted
 from ...dtypes import float32, float64
 from ...errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
-from ...grad_mode import is_grad_enabled, requires_grad
-from ...gradients import seal, sum_to
+from ...grad_mode import _slow, is_grad_enabled, requires_grad
+from ...gradients import named_saved, seal, sum_to
 from ...kernels import native
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ...kernels.listeners import OPEN
@@ -149,7 +149,8 @@ def _glu_backward(out: Tensor, input: Tensor, dim: int = -1) -> Any:
         s = _kernel_sigmoid(input, b, dim)
         return (cat([s * g, (1 - s) * s * a * g], dim),)
 
-    return "GluBackward0", (input,), grad, (input,)
+    # (torch 2.13 exposes GluBackward0._saved_dim as unsigned: -1 reads 18446744073709551615)
+    return "GluBackward0", (input,), grad, named_saved((input,), dim=dim % (1 << 64), self=input)
 
 
 def _kernel_sigmoid(input: Tensor, b: Tensor, dim: int) -> Tensor:
@@ -264,23 +265,69 @@ def _channel_weight(input: Tensor, weight: Tensor) -> Tensor:
     return weight
 
 
+def _kernel_weight(input: Tensor, weight: Tensor) -> Tensor:
+    """The weight PyTorch's ``prelu`` hands its kernel: ``weight`` reshaped to ``input.dim()``
+    dims, ``(1, n, 1, ...)`` (all ones below 2 dims), where the dims differ (a recorded view:
+    ViewBackward0 on the weight's edge), else ``weight`` itself."""
+    nd = input.dim()
+    if weight.dim() == nd:
+        return weight
+    shape = [1] * nd
+    if nd >= 2:
+        shape[1] = weight.numel()
+    return weight.reshape(tuple(shape))
+
+
 @backward("F.prelu", operands="two")
 def _prelu_backward(out: Tensor, input: Tensor, weight: Tensor) -> Any:
     """PyTorch's ``_prelu_kernel_backward``: ``g`` where ``input > 0``, else ``weight * g``; the
-    weight's ``input * g`` where ``input <= 0`` (else 0), summed down to the channel-shaped weight
-    and reshaped back to the weight's shape. In recording ops, so it differentiates again."""
+    weight's ``input * g`` where ``input <= 0`` (else 0), summed down to the kernel's weight
+    (:func:`_kernel_weight`, whose view's node reshapes it back to the weight's shape). Under
+    ``create_graph=True`` each is one node over (g, input, weight) whose derivatives are
+    derivatives.yaml's for ``_prelu_kernel_backward``: masks ``input >= 0`` (the first derivative's
+    are ``> 0``: at ``input == 0`` the second derivative takes the positive branch)."""
     need_weight = requires_grad(weight)
+    w = _kernel_weight(input, weight)  # (recorded here, with grad mode on: the edge's ViewBackward0)
 
     def grad(g: Tensor) -> tuple:
-        w = _channel_weight(input, weight)
         pos = input > 0
         gi = where(pos, g, w * g)
         gw = None
         if need_weight:
-            gw = sum_to(where(pos, g.new_zeros(()), input * g), w._layout.shape).reshape(weight.shape)
+            gw = sum_to(where(pos, g.new_zeros(()), input * g), w._layout.shape)
+        if is_grad_enabled():
+            gi = _prelu_second(gi, g, input, w, True)
+            if gw is not None:
+                gw = _prelu_second(gw, g, input, w, False)
         return (gi, gw)
 
-    return "PreluKernelBackward0", (input, weight), grad, (input, weight)
+    return "PreluKernelBackward0", (input, w), grad, named_saved((input, w), self=input, weight=w)
+
+
+def _prelu_second(value: Tensor, g: Tensor, x: Tensor, w: Tensor, of_input: bool) -> Tensor:
+    """``value`` (the input's gradient, ``of_input``, or the weight's) as the output of a
+    PreluKernelBackwardBackward0 node over ``(g, x, w)`` with derivatives.yaml's formulas for
+    ``_prelu_kernel_backward`` (``gg`` the gradient arriving at ``value``): from the input's
+    gradient, ``where(x >= 0, gg, gg * w)`` to g and ``where(x >= 0, 0, g * gg)`` to w (none to x);
+    from the weight's, ``where(x >= 0, 0, gg * x)`` to g and ``where(x >= 0, 0, g * gg)`` to x
+    (none to w). Each is reduced to its operand's shape (PyTorch's engine sums a broadcast
+    gradient down). Recorded only where one of them requires grad."""
+    if not (value._ag is not None or any(requires_grad(t) for t in (g, x, w))):
+        return value
+
+    def rule(out: Tensor, v: Tensor, g: Tensor, x: Tensor, w: Tensor) -> Any:
+        def grads(gg: Tensor) -> tuple:
+            nonneg = x >= 0
+            zero = gg.new_zeros(())
+            if of_input:
+                return (None, sum_to(where(nonneg, gg, gg * w), g._layout.shape), None,
+                        sum_to(where(nonneg, zero, g * gg), w._layout.shape))
+            return (None, sum_to(where(nonneg, zero, gg * x), g._layout.shape),
+                    sum_to(where(nonneg, zero, g * gg), x._layout.shape), None)
+
+        return "PreluKernelBackwardBackward0", (v, g, x, w), grads, (g, x, w)
+
+    return _slow(lambda v, *rest: v.detach().clone(), rule, (value.detach(), g, x, w), {})
 
 
 class _DefaultDim(int):

@@ -37,7 +37,7 @@ from ...errors import (
     join_lines,
 )
 from ...grad_mode import grad_enabled_at_call, requires_grad
-from ...gradients import seal
+from ...gradients import BACKWARD, named_saved, seal
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ...kernels.torch_loops import scalar_loop_mask
 from ...opdef import Kind, declare
@@ -193,8 +193,14 @@ def _huber_loss_backward(out: Tensor, input: Tensor, target: Tensor, reduction: 
     SumBackward0) and the gradient follows that chain's order (the reduction's, then the
     weight's product, then the unreduced huber gradient); the weight's is ``g * loss``."""
     red = reduction_mode(reduction)
-    need_target, need_input = requires_grad(target), requires_grad(input)
     shape = broadcast_pair(input._layout.shape, target._layout.shape)
+    # (PyTorch's Python huber_loss broadcasts first, torch.broadcast_tensors: an operand of another
+    # shape is a recorded expand, its ExpandBackward0 between the node and the operand's history)
+    if input._layout.shape != shape:
+        input = input.expand(shape)
+    if target._layout.shape != shape:
+        target = target.expand(shape)
+    need_target, need_input = requires_grad(target), requires_grad(input)
     n = math.prod(shape)
     compute = result_type(input, target)
     raw = float(delta)
@@ -245,24 +251,31 @@ def _huber_loss_backward(out: Tensor, input: Tensor, target: Tensor, reduction: 
             gi = huber_grad(d, g, scale)
             return (gi, -gi if need_target else None)
 
-        return "HuberLossBackward0", (input, target), grad, (input, target)
+        return "HuberLossBackward0", (input, target), grad, named_saved(
+            (input, target), self=input, target=target, delta=raw, reduction=_REDUCTION_ENUM[red])
 
-    need_weight = requires_grad(weight)
+    # With a weight, PyTorch's nodes are those of its Python: huber_loss(reduction="none") (the
+    # HuberLossBackward0 above, recorded here), times the weight (MulBackward0's own rule), then
+    # the reduction (MeanBackward0, SumBackward0: this node, over the product). The recorded
+    # operands are computed again (the forward ran below autograd): the same ops, the same bits.
+    loss = huber_loss(input, target, "none", raw)
+    if red == "none":
+        return _mul_rule(None, loss, weight)
+    weighted = loss * weight
+    full = weighted._layout.shape
+    if red == "sum":
+        return "SumBackward0", (weighted,), lambda g: (g.expand(full),), ()
+    count = math.prod(full)
+    return "MeanBackward0", (weighted,), lambda g: (g.expand(full) / count,), ()
 
-    def grad_weighted(g: Tensor) -> tuple:
-        if need_input or need_target:  # (the HuberLossBackward0 under the product)
-            _same_dtypes(input, target, need_input)
-        d = input - target
-        full = broadcast_pair(shape, weight._layout.shape)
-        gm = g.expand(full) / math.prod(full) if red == "mean" else g.expand(full)  # (MeanBackward0's, SumBackward0's)
-        # (MulBackward0's for the unreduced loss, cast by the engine to its dtype, the input's)
-        gl = _as_dtype(gm * weight, input._dtype)
-        gi = huber_grad(d, gl, 1.0)
-        gw = gm * _huber_unweighted(input, target, raw, compute) if need_weight else None  # (MulBackward0's: g * the loss)
-        return (gi, -gi if need_target else None, gw)
 
-    name = {"none": "MulBackward0", "sum": "SumBackward0"}.get(red, "MeanBackward0")
-    return name, (input, target, weight), grad_weighted, (input, target, weight)
+_REDUCTION_ENUM = {"none": 0, "mean": 1, "sum": 2}  # (PyTorch's at::Reduction, its nodes' _saved_reduction)
+
+
+def _mul_rule(out: Any, a: Tensor, b: Tensor) -> Any:
+    """MulBackward0's spec for ``a * b`` (strided's ``mul`` rule, from the registry)."""
+    return BACKWARD["mul"][0](out, a, b)
+
 
 
 def _same_dtypes(input: Tensor, target: Tensor, input_first: bool) -> None:

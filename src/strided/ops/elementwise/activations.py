@@ -51,6 +51,7 @@ from ...errors import (
     join_lines,
 )
 from ...grad_mode import (
+    _RECORDER,
     COUNTERS,
     GRAD_MODE,
     INFERENCE_STORAGES,
@@ -60,7 +61,8 @@ from ...grad_mode import (
     count_write,
     refuse_inference,
 )
-from ...gradients import seal
+from ...grad_mode import _slow as _RECORDED_CALL
+from ...gradients import named_saved, seal
 from ...kernels import check_writable, native, write
 from ...kernels.elementwise import _ONE0, _TYPED0_DTYPES, _clip, typed0
 from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set
@@ -129,6 +131,16 @@ class Activation:
     # makes for the one-argument call (the default parameters) on a flat run of ``dtype`` (a numpy
     # dtype), for :func:`fresh_front`; None: the row has none there (or :func:`_front_kernel`'s own)
     front: Callable[[np.dtype], tuple | None] | None = None
+    # ``vector_nans(values, shape, strides, dtype)``: where (a bool array of ``shape``, or None: nowhere)
+    # PyTorch's vector lanes write the all-ones NaN word (0xFFFF...) for a NaN input, ``values`` the
+    # input as the forward takes it, ``strides`` its layout's (in elements), ``dtype`` its DType;
+    # the result's word there is made all-ones after the forward (hardsigmoid, hardswish)
+    vector_nans: Callable[..., np.ndarray | None] | None = None
+    # ``result_backward(*params)``: (node, alpha, scale, input_scale) of the node PyTorch's in-place
+    # form of the row records on a tensor in the graph (elu_'s and selu_'s EluBackward1, celu_'s
+    # CeluBackward1), whose gradient is elu_backward's from the result (:func:`_elu_inplace_in_graph`);
+    # None: there, the row's in-place form is ``copy_`` of the out-of-place op of a clone
+    result_backward: Callable[..., tuple[str, float, float, float]] | None = None
 
 
 def _silu_grad(g: Tensor, x: Tensor) -> Tensor:
@@ -303,7 +315,8 @@ ELU = Activation(
     # the second derivative at x == 0 is 0 while the first takes the exp branch there)
     lambda g, x, a: where(x > 0, g, g * (where(x < 0, x, x.detach()).exp() * a)),
     lambda x, g, a: np.where(x > 0, g, g * a * np.exp(x)),
-    lambda x, a: _elu_compiled(x, a))
+    lambda x, a: _elu_compiled(x, a),
+    result_backward=lambda a: ("EluBackward1", a, 1.0, 1.0))
 LEAKY_RELU = Activation(
     "leaky_relu", "leaky_relu_cpu", "LeakyReluBackward0",
     _leaky_relu,
@@ -322,9 +335,10 @@ HARDTANH = Activation(
     lambda x, lo, hi: _compiled_clamp(x, lo, hi))
 
 
-def _run(row: Activation, input: Any, params: tuple, inplace: bool = False) -> Tensor:
+def _run(row: Activation, input: Any, params: tuple, inplace: bool = False, counted: bool = True) -> Tensor:
     """``row`` applied to ``input``: a fresh tensor, or (``inplace``) ``input`` written (after
-    the checks, before anything is written) and its write counted; reported at the op boundary."""
+    the checks, before anything is written) and its write counted (``counted``: autograd's
+    in-place path counts it itself); reported at the op boundary."""
     if not inplace:
         t = _fast(row, input, params)
         if t is not None:
@@ -346,12 +360,15 @@ def _run(row: Activation, input: Any, params: tuple, inplace: bool = False) -> T
     compute = np.dtype(np.int64) if d in _INT_C_NAMES else compute_dtype(d)  # (hardtanh of integers)
     token = quiet_set(QUIET)  # (np.errstate costs more than the forward on a small tensor)
     try:
-        values = row.forward(x._np().astype(compute, copy=False), *params)
+        xa = x._np().astype(compute, copy=False)
+        lanes = None if row.vector_nans is None else row.vector_nans(xa, x._layout.shape, x._layout.strides, d)
+        values = row.forward(xa, *params)
     finally:
         quiet_reset(token)
     if inplace:
         write(x._storage, x._layout, values)
-        bump(x, name)  # (a saved tensor it changed must fail at backward)
+        if counted:
+            bump(x, name)  # (a saved tensor it changed must fail at backward)
         out = x
     else:
         out = _output(row, x, d)
@@ -364,9 +381,19 @@ def _run(row: Activation, input: Any, params: tuple, inplace: bool = False) -> T
                 np.copyto(out._np(), values, casting="unsafe")
             finally:
                 quiet_reset(token)
+    if lanes is not None:  # (after the cast: the result dtype's own all-ones word)
+        all_ones(out._np(), lanes)
     if OPEN:
         report(name, (x,), out)
     return out
+
+
+def all_ones(target: np.ndarray, where: np.ndarray) -> None:
+    """Write the all-ones word (PyTorch's vector NaN, 0xFFFF...) into ``target`` at ``where``."""
+    target.view(_UINTS[target.itemsize])[where] = ~_UINTS[target.itemsize](0)
+
+
+_UINTS = {2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
 _FAST_DTYPES = {float32: np.dtype(np.float32), float64: np.dtype(np.float64)}
@@ -438,7 +465,7 @@ def _fast(row: Activation, x: Any, params: tuple) -> Tensor | None:
             if not -_F32_MAX <= v <= _F32_MAX:
                 _check_params(row, d, params)
                 break
-    values = _flat_values(row, arr, params)
+    values = _flat_values(row, arr, params, d)
     if values.dtype != arr.dtype:  # (the general path's copyto casts; never with Python-float params)
         values = values.astype(arr.dtype)
     t = adopted(values, layout, d)
@@ -447,15 +474,20 @@ def _fast(row: Activation, x: Any, params: tuple) -> Tensor | None:
     return t
 
 
-def _flat_values(row: Activation, arr: np.ndarray, params: tuple) -> np.ndarray:
-    """The fast paths' values of ``row`` over a flat run ``arr``: ``row.compiled``'s pass, else (its
-    None) the forward in the quiet floating-point state."""
+def _flat_values(row: Activation, arr: np.ndarray, params: tuple, d: DType) -> np.ndarray:
+    """The fast paths' values of ``row`` over a flat run ``arr`` of dtype ``d``: ``row.compiled``'s
+    pass (it writes PyTorch's vector-lane NaN words itself), else (its None) the forward in the
+    quiet floating-point state with the row's ``vector_nans`` words applied."""
     values = None if row.compiled is None else row.compiled(arr, *params)
     if values is None:
         try:  # (fpstate.quietly, inlined)
             values = quiet_call(row.forward, arr, *params)
         except RuntimeError as e:
             values = quiet_retry(e, row.forward, arr, *params)
+        if row.vector_nans is not None:
+            lanes = row.vector_nans(arr, arr.shape, (1,), d)
+            if lanes is not None:
+                all_ones(values, lanes)
     return values
 
 
@@ -521,8 +553,55 @@ def _inplace(row: Activation, entry: Callable[..., Tensor], input: Any, params: 
     if INFERENCE_STORAGES.data:  # (PyTorch refuses an inference tensor's in-place update outside the mode)
         refuse_inference(input, "inplace")
     if _in_autograd(input):
+        if row.result_backward is not None and isinstance(input, Tensor) and input._dtype.is_floating_point:
+            return _elu_inplace_in_graph(row, input, params)
         return input.copy_(entry(input.clone(), *params))
     return _run(row, input, params, inplace=True)
+
+
+def _elu_inplace_in_graph(row: Activation, input: Tensor, params: tuple) -> Tensor:
+    """``row``'s in-place form (PyTorch's ``elu_``) on a tensor in the graph: autograd's in-place
+    path (checks, version count, history; CopySlices for a view) with the row's ``result_backward``
+    node (EluBackward1, CeluBackward1), whose gradient is derivatives.yaml's ``elu_backward(grad,
+    alpha, scale, input_scale, is_result=true, result)``: from the result, not the input (a few
+    ulps apart)."""
+    rule = _elu_result_rule(*row.result_backward(*params))
+
+    def twin(old: Tensor) -> Tensor:
+        return _RECORDED_CALL(lambda t: _run(row, t, params), rule, (old,), {})
+
+    return _RECORDER["inplace"](lambda x, _twin: _run(row, x, params, inplace=True, counted=False), "elu_", input,
+                                (twin,), {})
+
+
+def _elu_result_rule(node: str, alpha: float, scale: float, input_scale: float) -> Callable[..., Any]:
+    """EluBackward1's (``node``'s) rule over the old values ``old`` (its edge) and the result ``out`` (saved):
+    PyTorch's elu_backward kernel with ``is_result``: ``r <= 0 ? g * input_scale * (r + alpha *
+    scale) : g * scale``, the coefficients rounded to the compute dtype (``alpha * scale`` a
+    product there); under create_graph in recording ops, the result's own derivative only where
+    ``r < 0`` (elu_double_backward's mask)."""
+
+    def rule(out: Tensor, old: Tensor) -> Any:
+        def grads(g: Tensor) -> tuple:
+            if GRAD_MODE.get():
+                t = compute_dtype(out._dtype).type
+                inner = where(out < 0, out, out.detach())
+                neg = float(t(alpha) * t(scale))
+                return (where(out > 0, g * scale, g * input_scale * (inner + neg)),)
+            return (fused_grad(out, lambda r, gg: _elu_result_fused(r, gg, alpha, scale, input_scale), out, g),)
+
+        # (PyTorch's saved names: EluBackward1 keeps alpha, scale, input_scale; CeluBackward1 alpha only)
+        more = {"alpha": alpha} if node == "CeluBackward1" else {"alpha": alpha, "scale": scale,
+                                                                  "input_scale": input_scale}
+        return node, (old,), grads, named_saved((out,), result=out, **more)
+
+    return rule
+
+
+def _elu_result_fused(r: np.ndarray, g: np.ndarray, alpha: float, scale: float, input_scale: float) -> np.ndarray:
+    """EluBackward1's first-order gradient in one NumPy pass, in the kernel's order of operations."""
+    t = r.dtype.type
+    return np.where(r <= 0, g * t(input_scale) * (r + t(alpha) * t(scale)), g * t(scale))
 
 
 def _inplace_target(x: Tensor, param: float) -> tuple[int, int] | None:
@@ -610,7 +689,7 @@ def inplace_flat(row: Activation, x: Tensor, params: tuple, name: str,
     arr = x._storage.array[offset : offset + n]
     if not arr.flags.writeable:
         return False
-    values = _flat_values(row, arr, params) if flat is None else flat(arr)
+    values = _flat_values(row, arr, params, x._dtype) if flat is None else flat(arr)
     if values is not arr:  # (``flat`` may write the run itself)
         np.copyto(arr, values, casting="unsafe")  # (fresh values of arr's dtype: the same bits)
     _counted(x, name)

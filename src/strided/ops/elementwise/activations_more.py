@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from ...dtypes import TORCH_NAME, DType, bool_, float32, float64
+from ...dtypes import TORCH_NAME, DType, bfloat16, bool_, float16, float32, float64
 from ...errors import StridedRuntimeError, join_lines
 from ...grad_mode import GRAD_MODE
 from ...gradients import not_differentiable, seal
@@ -49,7 +49,7 @@ from ...kernels.sleef import EXP as _EXP_OP
 from ...kernels.sleef import EXPM1 as _EXPM1_OP
 from ...kernels.sleef import SELU as _SELU_OP
 from ...kernels.sleef import flat_call, step, torch_loop
-from ...kernels.torch_loops import GRAIN_SIZE, fresh_strides, scalar_loop_mask
+from ...kernels.torch_loops import GRAIN_SIZE, fresh_strides, loop_positions, scalar_loop_mask
 from ...opdef import Kind, declare
 from ...tensor import Tensor
 from .._support.front import compiled_front, kernel_entry
@@ -140,19 +140,84 @@ def _lanes(dtype: np.dtype) -> int:
 _SOFTSHRINK_PASS = _exact_compiled(_SOFTSHRINK)
 
 
-def _exact_front(code: int, *defaults: float) -> Callable[[np.dtype], tuple | None]:
+def _exact_front(code: int, *defaults: float,
+                 units: Callable[[DType], tuple[int, bool]] | None = None) -> Callable[[np.dtype], tuple | None]:
     """The row's ``front``: :func:`_exact_compiled`'s ``unary_exact`` call at the default parameters
     ``defaults`` as a front's :func:`kernel_entry` (softshrink's with its lanes for the dtype, on runs
-    of fewer than GRAIN_SIZE elements, as :func:`_softshrink_compiled`); None where not built."""
+    of fewer than GRAIN_SIZE elements, as :func:`_softshrink_compiled`; hardsigmoid's and hardswish's
+    with their vector NaN blocks ``units``, as :func:`_lanes_compiled`); None where not built."""
 
     def front(dtype: np.dtype) -> tuple | None:
         k = native._compiled("_specialkernel")  # (the module itself: the front reads the switch per call)
         run = getattr(k, "unary_exact", None)
         if code == _SOFTSHRINK:
             return kernel_entry(run, (code, *defaults, _lanes(dtype)), dtype, GRAIN_SIZE - 1)
+        if units is not None:
+            unit, half = units(float32 if dtype == np.float32 else float64)
+            return kernel_entry(run, (code, unit, int(half)), dtype, GRAIN_SIZE - 1)
         return kernel_entry(run, (code, *defaults), dtype)
 
     return front
+
+
+def _lanes_compiled(code: int, units: Callable[[DType], tuple[int, bool]]) -> Callable[..., np.ndarray | None]:
+    """hardsigmoid's / hardswish's compiled pass on a flat run in one parallel chunk (fewer than
+    GRAIN_SIZE elements): the forward, then the all-ones NaN word in the vector blocks ``units``
+    gives (:func:`_vector_nans`' places for that run); None otherwise (then the NumPy forward)."""
+    run = _exact_compiled(code)
+
+    def compiled(x: np.ndarray) -> np.ndarray | None:
+        if x.ndim != 1 or x.size >= GRAIN_SIZE:
+            return None
+        unit, half = units(float32 if x.dtype == np.float32 else float64)
+        return run(x, unit, int(half))
+
+    return compiled
+
+
+def _vector_nans(units: Callable[[DType], tuple[int, bool]]) -> Callable[..., np.ndarray | None]:
+    """A row's ``vector_nans`` (:class:`.activations.Activation`): the NaN inputs PyTorch's loop
+    takes in whole blocks of ``unit`` elements (its vectorized function; the rest of a piece of a
+    row, its scalar tail, and strided rows run the scalar function, which keeps the input's NaN):
+    there, its ``Vectorized`` maximum / minimum write the all-ones NaN word, and the division that
+    follows keeps it. ``units(dtype)``: (unit, half): 0 for no vector lanes; ``half``: only the
+    first half of each block's lanes keep that word (hardswish: measured, its compiled product
+    ``x * c`` takes the input's NaN in the second Vectorized of each pair)."""
+
+    def lanes(values: np.ndarray, shape: tuple, strides: tuple, d: DType) -> np.ndarray | None:
+        unit, half = units(d)
+        if not unit or values.size < (unit >> 1 if half else unit):
+            return None
+        nan = np.isnan(values)
+        if not nan.any():
+            return None
+        at = loop_positions(shape, fresh_strides(shape, [(shape, strides)]), True, [(shape, strides)])
+        if at is None:  # (a strided row: the scalar function throughout)
+            return None
+        pos, length = at[0], at[1]
+        vector = pos < length - length % unit
+        if half:
+            vector &= pos % unit < unit >> 1
+        return nan & vector
+
+    return lanes
+
+
+def _hardsigmoid_units(d: DType) -> tuple[int, bool]:
+    # (PyTorch's hardsigmoid kernel is its AVX2 build under AVX512 too: 2 Vectorized of 8 float32 /
+    # 4 float64 / 16 float16 or bfloat16 lanes; measured, every lane all-ones)
+    if not step():
+        return 0, False
+    return (16 if d is float32 else 8 if d is float64 else 32), False
+
+
+def _hardswish_units(d: DType) -> tuple[int, bool]:
+    # (PyTorch's hardswish kernel at the capability's width, step() = 2 Vectorized<float>: measured,
+    # float16 keeps the input's NaN everywhere, bfloat16's 2 Vectorized<BFloat16> all-ones)
+    s = step()
+    if not s or d is float16:
+        return 0, False
+    return (s if d is float32 else s // 2 if d is float64 else 2 * s), d is not bfloat16
 
 
 def _hardsigmoid(x: np.ndarray) -> np.ndarray:
@@ -175,8 +240,10 @@ def _hardsigmoid_recorded(g: Tensor, x: Tensor) -> Tensor:
 
 
 HARDSIGMOID = Activation("hardsigmoid", "hardsigmoid_cpu", "HardsigmoidBackward0", _hardsigmoid,
-                         _hardsigmoid_recorded, lambda x, g: _hardsigmoid_grad(g, x), _exact_compiled(_HARDSIGMOID),
-                         front=_exact_front(_HARDSIGMOID))
+                         _hardsigmoid_recorded, lambda x, g: _hardsigmoid_grad(g, x),
+                         _lanes_compiled(_HARDSIGMOID, _hardsigmoid_units),
+                         front=_exact_front(_HARDSIGMOID, units=_hardsigmoid_units),
+                         vector_nans=_vector_nans(_hardsigmoid_units))
 
 
 def _hardswish(x: np.ndarray) -> np.ndarray:
@@ -214,7 +281,8 @@ def _hardswish_grad(g: Tensor, x: Tensor) -> Tensor:
 
 
 HARDSWISH = Activation("hardswish", "hardswish_cpu", "HardswishBackward0", _hardswish, _hardswish_grad, _hardswish_fused,
-                       _exact_compiled(_HARDSWISH), front=_exact_front(_HARDSWISH))
+                       _lanes_compiled(_HARDSWISH, _hardswish_units), front=_exact_front(_HARDSWISH, units=_hardswish_units),
+                       vector_nans=_vector_nans(_hardswish_units))
 
 
 def _shrunk(x: np.ndarray, lambd: float) -> np.ndarray:
@@ -407,7 +475,8 @@ SELU = Activation("selu", "elu_cpu", "EluBackward0",
                   lambda x: _elu_general(x, SELU_ALPHA, SELU_SCALE, 1.0),
                   lambda g, x: _elu_grad(g, x, SELU_ALPHA, SELU_SCALE, 1.0),
                   lambda x, g: _elu_fused(x, g, SELU_ALPHA, SELU_SCALE, 1.0),
-                  lambda x: _elu_compiled(x, SELU_ALPHA, SELU_SCALE, 1.0))
+                  lambda x: _elu_compiled(x, SELU_ALPHA, SELU_SCALE, 1.0),
+                  result_backward=lambda: ("EluBackward1", SELU_ALPHA, SELU_SCALE, 1.0))
 
 
 def _celu_grad_scale(a: float) -> float:
@@ -420,7 +489,8 @@ CELU = Activation("celu", "elu_cpu", "CeluBackward0",
                   lambda x, a: _elu_general(x, a, 1.0, 1.0 / a),
                   lambda g, x, a: _elu_grad(g, x, a, 1.0, _celu_grad_scale(a)),
                   lambda x, g, a: _elu_fused(x, g, a, 1.0, _celu_grad_scale(a)),
-                  lambda x, a: _elu_compiled(x, a, 1.0, 1.0 / a))
+                  lambda x, a: _elu_compiled(x, a, 1.0, 1.0 / a),
+                  result_backward=lambda a: ("CeluBackward1", a, 1.0, _celu_grad_scale(a)))
 
 
 def _exp(x: np.ndarray) -> np.ndarray:
