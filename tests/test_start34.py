@@ -169,3 +169,97 @@ def test_overlapping_writes_are_refused_as_torch_refuses() -> None:
     assert strided_refused == torch_refused
     if torch_refused is None:
         np.testing.assert_array_equal(s.numpy(), t.numpy())
+
+
+# ---------------------------------------------------------------- the first watch_torch block
+# ``from strided import watch_torch`` loads strided.diagnose's modules, which define 11
+# dataclasses (~60 generated methods): their code now comes from the compiled-entry cache, as
+# the import's own dataclasses' does, from a second file that ``import strided`` never reads.
+
+_SOURCE = "def __init__(self, a):\n    self.a = a\n"
+_NAME = "<string>"
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    """strided.entry_cache on files of their own, after an import (its save done)."""
+    from strided import entry_cache
+
+    path = str(tmp_path / "__pycache__" / "generated_entries.test.marshal")
+    os.makedirs(os.path.dirname(path))
+    monkeypatch.setattr(entry_cache, "_PATH", path)
+    monkeypatch.setattr(entry_cache, "_LATER_PATH", path[: -len(".marshal")] + ".later.marshal")
+    monkeypatch.setattr(entry_cache, "_loaded", None)
+    monkeypatch.setattr(entry_cache, "_later", None)
+    monkeypatch.setattr(entry_cache, "_used", {})
+    monkeypatch.setattr(entry_cache, "_after", {})
+    monkeypatch.setattr(entry_cache, "_state", {"compiled": False, "saved": True})
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    return entry_cache
+
+
+def test_after_the_import_new_sources_go_to_the_later_file_only(cache) -> None:
+    code = cache.compiled(_SOURCE, _NAME)
+    assert cache._state["compiled"] and code.co_filename == _NAME
+    cache.save_after_import()
+    assert not os.path.exists(cache._PATH)  # (the import's own file untouched)
+    assert list(cache._load(cache._LATER_PATH)) == [(_SOURCE, _NAME)]
+    # a later process: its import's table lacks the source, the later file has it: no compile
+    cache._used.clear()
+    cache._after.clear()
+    cache._loaded, cache._later = None, None
+    cache._state["compiled"] = False
+    again = cache.compiled(_SOURCE, _NAME)
+    assert not cache._state["compiled"] and again == code
+    cache.save_after_import()  # (nothing compiled: nothing written)
+    assert list(cache._load(cache._LATER_PATH)) == [(_SOURCE, _NAME)]
+
+
+def test_later_saves_keep_what_the_later_file_holds(cache) -> None:
+    cache.compiled(_SOURCE, _NAME)
+    cache.save_after_import()
+    cache._used.clear()
+    cache._after.clear()
+    cache._later = None
+    other = "def __repr__(self):\n    return 'x'\n"
+    cache.compiled(other, _NAME)
+    cache.save_after_import()
+    assert set(cache._load(cache._LATER_PATH)) == {(_SOURCE, _NAME), (other, _NAME)}
+
+
+def test_nothing_is_written_during_the_import_or_without_bytecode(cache, monkeypatch) -> None:
+    cache._state["saved"] = False  # (the import not over: its own save writes)
+    cache.compiled(_SOURCE, _NAME)
+    cache.save_after_import()
+    assert not os.path.exists(cache._LATER_PATH)
+    cache._state["saved"] = True
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    cache.save_after_import()
+    assert not os.path.exists(cache._LATER_PATH)
+
+
+def test_watch_torch_import_reads_the_cache_and_leaves_dataclasses_as_it_found_them() -> None:
+    """Two processes: the second compiles none of strided.diagnose's dataclass methods; neither
+    leaves the cache's hook in dataclasses or collections; ``import strided`` alone never reads
+    the later file; the classes behave as dataclasses do (repr, eq, fields)."""
+    code = """
+import collections, dataclasses, strided
+from strided import entry_cache
+print(entry_cache._later is None)
+from strided import watch_torch
+from strided.diagnose import flow
+print(entry_cache._state["compiled"], "exec" in vars(dataclasses), "eval" in vars(collections))
+cls = flow.TensorInfo
+a, b = cls((2, 3), (3, 1), "float32"), cls((2, 3), (3, 1), "float32")
+print(a == b, hash(a) == hash(b), repr(a) == "TensorInfo(shape=(2, 3), strides=(3, 1), dtype='float32')")
+"""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPATH"] = os.pathsep.join(sys.path)
+    outs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+            for _ in range(2)]
+    for done in outs:
+        assert done.returncode == 0, done.stderr
+    first, second = (done.stdout.split() for done in outs)
+    assert first[0] == second[0] == "True"
+    assert second[1:] == ["False", "False", "False", "True", "True", "True"]
+    assert first[2:] == ["False", "False", "True", "True", "True"]
