@@ -263,3 +263,19 @@ print(a == b, hash(a) == hash(b), repr(a) == "TensorInfo(shape=(2, 3), strides=(
     assert first[0] == second[0] == "True"
     assert second[1:] == ["False", "False", "False", "True", "True", "True"]
     assert first[2:] == ["False", "False", "True", "True", "True"]
+
+
+def test_watch_torch_tells_library_files_from_the_users() -> None:
+    """The prefixes the watch reads the standard library's paths from (sysconfig, asked once):
+    a stdlib file, torch's and strided's own are library code; the user's file and a
+    site-packages file (third-party: user code to the watch) are not."""
+    from strided.diagnose import watch_torch as watch_module
+
+    x = torch.ones(2, 3)
+    with strided.watch_torch():
+        (x + 1).sum()
+    assert watch_module._is_library(os.__file__)
+    assert watch_module._is_library(torch.__file__)
+    assert watch_module._is_library(strided.__file__)
+    assert not watch_module._is_library(__file__)
+    assert not watch_module._is_library(os.path.join(os.path.dirname(os.__file__), "site-packages", "x", "y.py"))
