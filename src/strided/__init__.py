@@ -221,8 +221,22 @@ _LAZY: dict[str, tuple[str, str | None]] = {
 
 def __getattr__(name: str) -> object:
     """``strided.<name>`` for the names of ``_LAZY``: imported on first use, then kept in the
-    package's namespace (a plain lookup from then on)."""
-    return _lazy_attribute("strided", _LAZY, globals(), name)
+    package's namespace (a plain lookup from then on). The methods of the dataclasses that import
+    defines come from the compiled-entry cache, as during ``import strided`` (``watch_torch``'s
+    modules define 11, ~60 methods: compiling them was ~15 ms of its first block), under a lock
+    (the cache's hook is a module global of :mod:`dataclasses` while it is set: two threads
+    loading at once must not leave it set); new ones are added to the cache file."""
+    if name not in _LAZY:
+        return _lazy_attribute("strided", _LAZY, globals(), name)  # (its AttributeError)
+    from .entry_cache import dataclass_methods, save_after_import
+
+    with _LAZY_LOCK, dataclass_methods():
+        value = _lazy_attribute("strided", _LAZY, globals(), name)
+    save_after_import()
+    return value
+
+
+_LAZY_LOCK = __import__("_thread").RLock()  # (re-entrant: a lazy import that reads another lazy name)
 
 
 def __dir__() -> list[str]:

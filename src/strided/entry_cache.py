@@ -53,30 +53,36 @@ from importlib._bootstrap_external import MAGIC_NUMBER, cache_from_source  # (lo
 from types import CodeType
 from typing import Any
 
-__all__ = ["compiled", "dataclass_methods", "fingerprint", "remembered", "save"]
+__all__ = ["compiled", "dataclass_methods", "fingerprint", "remembered", "save", "save_after_import"]
 
 _FORMAT = 2
 _PATH = cache_from_source(os.path.join(os.path.dirname(os.path.abspath(__file__)), "generated_entries.py"))
 _PATH = _PATH[: -len(".pyc")] + ".marshal"
+# (the entries compiled after the import, by the modules the package loads on first use: a file
+# of their own, read only on such a module's first miss, so that ``import strided`` never reads them)
+_LATER_PATH = _PATH[: -len(".marshal")] + ".later.marshal"
 
 _loaded: dict[tuple[str, str], CodeType] | None = None  # the file's table (read on first use)
 _used: dict[tuple[str, str], CodeType] = {}  # (source, filename) -> code, this process's
 _state = {"compiled": False}  # whether a source was compiled (or a value computed) here: the file is then rewritten
 _remembered_file: dict | None = None  # the file's remembered values (read with its table)
 _remembered_used: dict = {}  # key -> value, this process's (written by save, then dropped)
+_later: dict[tuple[str, str], CodeType] | None = None  # _LATER_PATH's table (read on the first miss after the import)
+_after: dict[tuple[str, str], CodeType] = {}  # (source, filename) -> code, used after the import
 
 
 def _header() -> tuple:
     return (_FORMAT, MAGIC_NUMBER, sys.flags.optimize)
 
 
-def _load() -> dict[tuple[str, str], CodeType]:
-    """The file's code table (``{}`` for a missing, damaged or foreign file); its remembered
-    values go to ``_remembered_file`` on the way (a file written without them: none)."""
+def _load(path: str | None = None) -> dict[tuple[str, str], CodeType]:
+    """The code table of the file ``path`` (default: the cache file; ``{}`` for a missing,
+    damaged or foreign file); its remembered values go to ``_remembered_file`` on the way (a
+    file written without them: none)."""
     global _remembered_file
     _remembered_file = {}
     try:
-        with open(_PATH, "rb") as f:
+        with open(_PATH if path is None else path, "rb") as f:
             data = f.read()
     except OSError:
         return {}
@@ -98,7 +104,7 @@ def _load() -> dict[tuple[str, str], CodeType]:
 def compiled(source: str, filename: str, mode: str = "exec") -> CodeType:
     """The code of ``compile(source, filename, mode)`` (``"exec"``, or ``"eval"`` for an
     expression), compiled once per source ever (see the module doc)."""
-    global _loaded
+    global _loaded, _later
     # (an expression's key is marked: the same text compiled as a statement is other code)
     key = (source, filename) if mode == "exec" else (f"{_EVAL_MARK}{source}", filename)
     code = _used.get(key)
@@ -107,10 +113,17 @@ def compiled(source: str, filename: str, mode: str = "exec") -> CodeType:
     if _loaded is None:
         _loaded = _load()
     code = _loaded.get(key)
+    after = _state.get("saved", False)  # (the import is over: a module loaded on first use asks)
+    if code is None and after:
+        if _later is None:
+            _later = _load(_LATER_PATH)
+        code = _later.get(key)
     if code is None:
         code = compile(source, filename, mode, dont_inherit=True)
         _state["compiled"] = True
     _used[key] = code
+    if after:
+        _after[key] = code
     return code
 
 
@@ -215,21 +228,44 @@ def save() -> None:
     global _remembered_file
     remembered, _remembered_file = dict(_remembered_used), {}  # (dropped: the import is over)
     _remembered_used.clear()
+    _state["saved"] = True
     if not _state["compiled"] or sys.dont_write_bytecode:
         return
     _state["compiled"] = False
-    temporary = f"{_PATH}.{os.getpid()}.tmp"
-    data = marshal.dumps((_header(), dict(_used), remembered))
+    _write(dict(_used), remembered)
+
+
+def save_after_import() -> None:
+    """After ``import strided`` (its :func:`save` done): write the sources used since, by a
+    module the package loads on first use (the dataclasses of ``strided.diagnose``, read under
+    :func:`dataclass_methods` there too), to a second file (``...later.marshal``), added to the
+    entries it holds; ``import strided`` never reads that file, only such a module's first miss
+    does. Nothing when none was compiled (the usual case: the file had them), during the import
+    itself, or where bytecode writing is off; never raises for an unwritable place."""
+    if not _state.get("saved") or not _state["compiled"] or sys.dont_write_bytecode:
+        return
+    _state["compiled"] = False
+    table = _load(_LATER_PATH)  # (the file as it is now: another process may have added to it)
+    table.update(_after)
+    _write(table, {}, _LATER_PATH)
+
+
+def _write(table: dict, remembered: dict, path: str | None = None) -> None:
+    """The cache file ``path`` (default: the import's) made of ``table`` and ``remembered``,
+    written atomically (see the module doc); nothing when the place is not writable."""
+    path = _PATH if path is None else path
+    temporary = f"{path}.{os.getpid()}.tmp"
+    data = marshal.dumps((_header(), table, remembered))
     data += zlib.crc32(data).to_bytes(4, "little")
     try:
-        os.makedirs(os.path.dirname(_PATH), exist_ok=True)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
         fd = os.open(temporary, os.O_CREAT | os.O_EXCL | os.O_WRONLY | getattr(os, "O_BINARY", 0), 0o666)
     except OSError:
         return  # (read-only, or a file of that name exists: not ours to remove)
     try:
         with open(fd, "wb") as f:
             f.write(data)
-        os.replace(temporary, _PATH)
+        os.replace(temporary, path)
     except OSError:
         try:
             os.remove(temporary)

@@ -46,7 +46,9 @@ from .blocked import copy_into
 from .fill import FILL_MIN, fill_dense
 from .fpstate import quiet
 from .listeners import OPEN, Listening, OpRecord, _listeners, emit, listening
-from .torch_index_loops import addresses
+
+# (PyTorch's index-loop walks: loaded on the first overlapping or racing write; see strided.lazy_names.function_on_first_call)
+addresses = function_on_first_call("strided.kernels.torch_index_loops", "addresses", globals())
 
 # (the walk of overlapping writes, loaded on the first such write)
 last_writes = function_on_first_call("strided.kernels.torch_overlap_writes", "last_writes", globals())

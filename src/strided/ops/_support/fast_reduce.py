@@ -26,11 +26,14 @@ from ...kernels import native, rows
 from ...kernels.fpstate import quiet_call, quiet_retry
 from ...kernels.memory import dense_layout, numpy_view
 from ...kernels.native import sums
-from ...kernels.torch_sum import iterator_dims
+from ...lazy_names import function_on_first_call
 from ...tensor import Tensor
 from .front import compiled_front, kernel_entry
 from .memo import Memo
 from .operands import _cinfo
+
+# (PyTorch's summation orders: loaded on the first reduction that needs one; see strided.lazy_names.function_on_first_call)
+iterator_dims = function_on_first_call("strided.kernels.torch_sum", "iterator_dims", globals())
 
 Plan = tuple[int | None, L.Layout, int]
 

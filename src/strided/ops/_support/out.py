@@ -52,7 +52,7 @@ from ...grad_mode import (
     refuse_out,
 )
 from ...grad_mode import bump as count_write
-from ...kernels import check_writable, torch_index_loops, torch_loops
+from ...kernels import check_writable, torch_loops
 from ...kernels.bf16_casts import cast_as_copied, copy_nans, narrow_into
 from ...kernels.memory import LISTED_MAX, numpy_view, write, write_plain_loop
 from ...kernels.torch_loops import operand_strides
@@ -65,6 +65,8 @@ from .promotion import TORCH_NAMES, can_cast, result_type
 
 # (helper modules only some calls need, loaded on first use: issue 23)
 torch_reduce_alias = module_on_first_use("strided.kernels.torch_reduce_alias", globals())
+# (PyTorch's index-loop walks: loaded on the first overlapping write that needs one)
+torch_index_loops = module_on_first_use("strided.kernels.torch_index_loops", globals())
 
 
 def check_out(out: Any, op: str) -> Tensor:

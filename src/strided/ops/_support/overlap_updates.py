@@ -37,12 +37,15 @@ from ...errors import UpdatesInOrder
 from ...grad_mode import GRAD_MODE
 from ...kernels import check_writable
 from ...kernels.memory import write_plain_loop
-from ...kernels.torch_index_loops import addresses
 from ...kernels.torch_loops import loop_rows
 from ...layout import Layout, contiguous_strides
+from ...lazy_names import function_on_first_call
 from ...memory_format import contiguous_format
 from ...tensor import Tensor
 from .promotion import result_type
+
+# (PyTorch's index-loop walks: loaded on the first overlapping or racing write; see strided.lazy_names.function_on_first_call)
+addresses = function_on_first_call("strided.kernels.torch_index_loops", "addresses", globals())
 
 __all__ = ["UpdatesInOrder", "updates_in_order"]
 

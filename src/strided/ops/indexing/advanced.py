@@ -45,7 +45,6 @@ from ...gradients import grad_zeros, installs_as, linear, seal
 from ...indexing import index_layout, invalid_index, one_ellipsis
 from ...kernels import check_writable, numpy_view
 from ...kernels.listeners import OPEN, silenced
-from ...kernels.torch_index_loops import addresses, index_put_order, index_put_stale
 from ...kernels.torch_loops import operand_strides, parallel_chunks, torch_threads
 from ...layout import Layout
 from ...layout.core import may_share_elements
@@ -61,6 +60,11 @@ from .._support.operands import _cinfo
 from .._support.promotion import TORCH_NAMES
 from ..registry import backward
 from .fast_along import SLICES_C, along_slices, slice_source
+
+# (PyTorch's index-loop walks: loaded on the first overlapping or racing write; see strided.lazy_names.function_on_first_call)
+addresses = function_on_first_call("strided.kernels.torch_index_loops", "addresses", globals())
+index_put_order = function_on_first_call("strided.kernels.torch_index_loops", "index_put_order", globals())
+index_put_stale = function_on_first_call("strided.kernels.torch_index_loops", "index_put_stale", globals())
 
 # (the walks of overlapping writes, loaded on the first such write)
 walk_survivors = function_on_first_call("strided.kernels.torch_overlap_writes", "walk_survivors", globals())

@@ -30,7 +30,6 @@ from ...kernels import native, numpy_view, write
 from ...kernels.blocked import copy_into, row_major
 from ...kernels.listeners import silenced
 from ...kernels.memory import dense_layout
-from ...kernels.torch_index_loops import addresses, filled_stale, scatter_stale, scatter_walk
 from ...kernels.torch_loops import operand_strides
 from ...layout import Layout
 from ...layout.core import may_share_elements
@@ -64,6 +63,12 @@ from .._support.out import write_out
 from ..elementwise.unary import where as _where
 from ..registry import backward, method
 from .fast_along import ALONG_C, FAST_DTYPES, along_positions, source_run
+
+# (PyTorch's index-loop walks: loaded on the first overlapping or racing write; see strided.lazy_names.function_on_first_call)
+addresses = function_on_first_call("strided.kernels.torch_index_loops", "addresses", globals())
+filled_stale = function_on_first_call("strided.kernels.torch_index_loops", "filled_stale", globals())
+scatter_stale = function_on_first_call("strided.kernels.torch_index_loops", "scatter_stale", globals())
+scatter_walk = function_on_first_call("strided.kernels.torch_index_loops", "scatter_walk", globals())
 
 # (the walks of overlapping writes, loaded on the first such write)
 walk_survivors = function_on_first_call("strided.kernels.torch_overlap_writes", "walk_survivors", globals())

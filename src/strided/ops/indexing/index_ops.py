@@ -35,7 +35,6 @@ from ...kernels import native
 from ...kernels.blocked import copy_into
 from ...kernels.listeners import silenced
 from ...kernels.native import special
-from ...kernels.torch_index_loops import index_add_stale, index_copy_stale, index_copy_walk
 from ...kernels.torch_loops import parallel_chunks, torch_threads
 from ...layout import Layout
 from ...layout.core import may_share_elements
@@ -67,6 +66,11 @@ from .._support.promotion import TORCH_NAMES
 from ..registry import backward, method
 from .fast_along import SLICES_C, along_slices, slice_source
 from .gather_scatter import _out_of_place
+
+# (PyTorch's index-loop walks: loaded on the first overlapping or racing write; see strided.lazy_names.function_on_first_call)
+index_add_stale = function_on_first_call("strided.kernels.torch_index_loops", "index_add_stale", globals())
+index_copy_stale = function_on_first_call("strided.kernels.torch_index_loops", "index_copy_stale", globals())
+index_copy_walk = function_on_first_call("strided.kernels.torch_index_loops", "index_copy_walk", globals())
 
 # (the walks of overlapping writes, loaded on the first such write)
 walk_survivors = function_on_first_call("strided.kernels.torch_overlap_writes", "walk_survivors", globals())

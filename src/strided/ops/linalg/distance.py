@@ -30,7 +30,7 @@ from ...gradients import not_differentiable, seal
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set, quietly
 from ...kernels.memory import dense_run
 from ...kernels.rows import cdist2
-from ...kernels.torch_sum import norm2_rows
+from ...lazy_names import function_on_first_call
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import gradtools
@@ -40,6 +40,9 @@ from .._support.reduce_args import shape_text
 from ..registry import backward, method
 from ..shape.broadcasting import broadcast_pair
 from .norms import fast_euclidean, vector_norm
+
+# (PyTorch's summation orders: loaded on the first reduction that needs one; see strided.lazy_names.function_on_first_call)
+norm2_rows = function_on_first_call("strided.kernels.torch_sum", "norm2_rows", globals())
 
 CHUNK_BYTES = 4 * 2**20  # the most a block of differences may take (the rest is the output)
 

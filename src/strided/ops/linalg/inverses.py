@@ -27,8 +27,8 @@ from ...grad_mode import count_kernel_writes
 from ...gradients import grad_zeros, seal
 from ...kernels.fpstate import quiet
 from ...kernels.fused import fma
-from ...kernels.torch_sum import row_sums
 from ...layout import Layout
+from ...lazy_names import function_on_first_call
 from ...memory_format import contiguous_format
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
@@ -43,6 +43,9 @@ from ..shape.joining import cat
 from . import _batched as LA
 from . import _results as R
 from . import matkernel
+
+# (PyTorch's summation orders: loaded on the first reduction that needs one; see strided.lazy_names.function_on_first_call)
+row_sums = function_on_first_call("strided.kernels.torch_sum", "row_sums", globals())
 
 __all__ = ["det", "inverse", "logdet", "linalg_det", "linalg_inv", "linalg_inv_ex", "linalg_solve_ex", "linalg_lstsq", "linalg_matrix_rank",
            "linalg_pinv", "linalg_slogdet", "linalg_solve", "matrix_power", "pinverse", "slogdet"]

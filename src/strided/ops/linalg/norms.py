@@ -26,7 +26,7 @@ from ...kernels.fpstate import QUIET, quiet_reset, quiet_set, quietly
 from ...kernels.memory import dense_run, numpy_view
 from ...kernels.reduce import euclidean_norms
 from ...kernels.torch_loops import GRAIN_SIZE, parallel_chunks, torch_threads
-from ...kernels.torch_sum import iterator_dims, norm2_rows, sum_array
+from ...lazy_names import function_on_first_call
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support.fast_reduce import fast_operand
@@ -34,6 +34,11 @@ from .._support.operands import _cinfo, flat_run
 from .._support.out import write_out
 from .._support.reduce_args import numpy_axes, optional_dtype, reduced_shape, reduction_dims, shape_text
 from ..reductions.nan_reductions import _acc, _float_only, _Quiet
+
+# (PyTorch's summation orders: loaded on the first reduction that needs one; see strided.lazy_names.function_on_first_call)
+iterator_dims = function_on_first_call("strided.kernels.torch_sum", "iterator_dims", globals())
+norm2_rows = function_on_first_call("strided.kernels.torch_sum", "norm2_rows", globals())
+sum_array = function_on_first_call("strided.kernels.torch_sum", "sum_array", globals())
 
 __all__ = ["linalg_norm", "matrix_norm", "vector_norm"]
 

@@ -28,13 +28,16 @@ from ...dtypes import float32, float64
 from ...errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ...kernels.native import special
-from ...kernels.torch_sum import sum_array
+from ...lazy_names import function_on_first_call
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support.along import one_dim
 from .._support.operands import _cinfo
 from .._support.reduce_args import shape_text
 from .scans import compiled_scan, scan_values
+
+# (PyTorch's summation orders: loaded on the first reduction that needs one; see strided.lazy_names.function_on_first_call)
+sum_array = function_on_first_call("strided.kernels.torch_sum", "sum_array", globals())
 
 __all__ = ["cumulative_trapezoid", "trapezoid", "trapz"]
 

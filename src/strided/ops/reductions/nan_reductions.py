@@ -36,8 +36,7 @@ from ...kernels.reduce import holds_nan, kept_run
 from ...kernels.rows import MIN_ELEMENTS as _ROWS_MIN
 from ...kernels.rows import add_reduce, max_reduce, min_reduce, minmax_reduce
 from ...kernels.rows import extreme_all as extreme_all_kernel
-from ...kernels.torch_sum import sum_array
-from ...lazy_names import module_on_first_use
+from ...lazy_names import function_on_first_call, module_on_first_use
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import gradtools, support
@@ -56,6 +55,9 @@ from .._support.out import _dtype_mismatch, check_out, write_out, write_pair_out
 from .._support.promotion import TORCH_NAMES, promote_types
 from .._support.reduce_args import numpy_axes, optional_dtype, reduced_shape, reduction_dims, shape_text
 from ..registry import backward, method
+
+# (PyTorch's summation orders: loaded on the first reduction that needs one; see strided.lazy_names.function_on_first_call)
+sum_array = function_on_first_call("strided.kernels.torch_sum", "sum_array", globals())
 
 # (helper modules only some calls need, loaded on first use: issue 23)
 torch_extreme_reduce = module_on_first_use("strided.kernels.torch_extreme_reduce", globals())

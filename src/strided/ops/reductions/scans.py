@@ -62,10 +62,10 @@ from ...kernels.fpstate import quiet_call, quiet_retry, quietly
 from ...kernels.memory import flat_run, numpy_view, reduced_cast_source
 from ...kernels.native import kernel_run, special
 from ...kernels.reduce import holds_nan
-from ...kernels.torch_index_loops import addresses
 from ...kernels.torch_loops import GRAIN_SIZE, loop_rows, parallel_chunks, torch_threads
 from ...layout.core import may_share_elements
 from ...layout.order import elementwise_output_strides, preserve_format_strides
+from ...lazy_names import function_on_first_call
 from ...messages import overlapping_write
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
@@ -78,6 +78,9 @@ from .._support.out import write_out, write_pair_out
 from .._support.promotion import promote_types
 from .._support.reduce_args import shape_text
 from ..registry import backward, method
+
+# (PyTorch's index-loop walks: loaded on the first overlapping or racing write; see strided.lazy_names.function_on_first_call)
+addresses = function_on_first_call("strided.kernels.torch_index_loops", "addresses", globals())
 
 # PyTorch's CPU scan accumulates in at::acc_type: double for float, float for half, complex<double>
 # for complex<float> (a complex64 cumsum accumulated in complex64 matched 23% of its elements)

@@ -77,8 +77,8 @@ from ...kernels.reduce import (
     variance_parts,
     welford_ties,
 )
-from ...kernels.torch_sum import rounded, sum_array
 from ...layout.order import preserve_format_strides
+from ...lazy_names import function_on_first_call
 from ...numpy_keywords import NO
 from ...numpy_keywords import call as numpy_call
 from ...opdef import Kind, declare
@@ -99,6 +99,10 @@ from .._support.reduce_args import (
 )
 from ..linalg import matkernel as _mk
 from ..registry import backward, method, op
+
+# (PyTorch's summation orders: loaded on the first reduction that needs one; see strided.lazy_names.function_on_first_call)
+rounded = function_on_first_call("strided.kernels.torch_sum", "rounded", globals())
+sum_array = function_on_first_call("strided.kernels.torch_sum", "sum_array", globals())
 
 
 def _accumulator(out_dtype: DType) -> np.dtype:
