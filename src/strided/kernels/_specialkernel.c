@@ -5957,7 +5957,9 @@ erfinv8_fused_t(__m256 yf, __m512d *a_out, __mmask8 *central)
     __m512d one = _mm512_set1_pd(1.0);
     __m512d a = _mm512_and_pd(_mm512_cvtps_pd(yf), abs_mask);
     __m512d v = _mm512_fnmadd_pd(a, a, one);
-    *central = _mm512_cmp_pd_mask(a, one, _CMP_LT_OQ) & _mm512_cmp_pd_mask(v, _mm512_set1_pd(EXP_M625), _CMP_NLE_UQ);
+    /* (v > exp(-6.25) alone: a >= 1 gives v <= 0, a NaN no lane; erfinv8_split's two compares'
+     * lanes) */
+    *central = _mm512_cmp_pd_mask(v, _mm512_set1_pd(EXP_M625), _CMP_GT_OQ);
     /* v = f 2^e with f in [sqrt(1/2), sqrt(2)), split_sqrt_half's split: e = floor(log2(v sqrt(2)))
      * (getexp of the rounded product), f = v 2^-e (exact). Its boundary is split_sqrt_half's
      * (f < SQRT_HALF) but for the v within an ulp or so of 2^k SQRT_HALF, where the two splits
@@ -5981,19 +5983,19 @@ erfinv8_fused_t(__m256 yf, __m512d *a_out, __mmask8 *central)
 __attribute__((target("avx512f,avx512dq,avx512vl"), always_inline)) static inline __m256
 erfinv8_fused_end(__m256 yf, __m512d a, __m512d x, __mmask8 central, __mmask8 *sure)
 {
-    const __m512d abs_mask = _mm512_castsi512_pd(_mm512_set1_epi64(INT64_MAX));
-    __m512d r = _mm512_and_pd(_mm512_mul_pd(a, x), abs_mask);
+    __m512d r = _mm512_mul_pd(a, x);  /* (>= 0 in central lanes: a >= 0, x ~ sqrt(pi) / 2 > 0) */
     /* sure: every double within eps = r 2^-38 of r rounds to r's float32, read off r's bits: eps is
      * under 2^15 of r's double ulps (r < 2^(k+1) in binade k), and a float32 rounding boundary (a
      * midpoint) lies where the low 29 bits of r's mantissa are 2^28; more than 2^15 from it, r and
      * all those doubles round alike (across a power of two too, far from any midpoint). A float32
      * subnormal r (whose boundaries lie elsewhere) is never sure. (Replaces r -+ eps rounded and
      * compared: the same lanes but for a few at the edge, and those take erfinv8: the same bits.) */
-    __m512i low = _mm512_and_si512(_mm512_castpd_si512(r), _mm512_set1_epi64((1 << 29) - 1));
-    __m512i off = _mm512_abs_epi64(_mm512_sub_epi64(low, _mm512_set1_epi64(1 << 28)));
+    /* (as erf8's test: (low 29 bits - (2^28 - 2^15)) mod 2^29 >= 2^16, a bit set among bits 16..28:
+     * the boundary more than 2^15 ulps below or at least 2^15 above, eps being under 2^15 of them) */
+    __m512i off = _mm512_sub_epi64(_mm512_castpd_si512(r), _mm512_set1_epi64((1 << 28) - (1 << 15)));
     __m256 rf = _mm512_cvtpd_ps(r);
-    *sure = central & _mm512_cmp_epi64_mask(off, _mm512_set1_epi64(1 << 15), _MM_CMPINT_GT)
-            & _mm512_cmp_pd_mask(r, _mm512_set1_pd(0x1p-126), _CMP_GE_OQ);
+    *sure = _mm512_mask_cmp_pd_mask(_mm512_mask_test_epi64_mask(central, off, _mm512_set1_epi64((1 << 29) - (1 << 16))),
+                                    r, _mm512_set1_pd(0x1p-126), _CMP_GE_OQ);
     return _mm256_or_ps(rf, _mm256_and_ps(yf, _mm256_set1_ps(-0.0f)));  /* (copysign: y's sign) */
 }
 
@@ -6039,6 +6041,25 @@ __attribute__((noinline)) static void erfinv_float32_lanes(const float *in, floa
     for (int j = 0; j < m; j++) o[j] = (float)r[j];
 }
 
+/* 8 lanes' results into o: f where sure (erfinv8_fused's), else erfinv8's where central, else (the
+ * lanes outside the central branch, NaN) the blocked form's, computed for those lanes alone
+ * (compressed, then expanded back): each element's value is its own, whatever its neighbours.
+ * y: the 8 inputs as read (o may be where they were read from). */
+__attribute__((target("avx512f,avx512dq,avx512vl"), noinline)) static void
+erfinv8_settle(__m256 y, __m256 f, __mmask8 sure, float *o)
+{
+    __mmask8 central;
+    __m256 e = _mm256_mask_blend_ps(sure, erfinv8(y, &central), f);
+    __mmask8 rest = (__mmask8)~(sure | central);
+    if (rest) {
+        float buf[8];
+        _mm256_mask_compressstoreu_ps(buf, rest, y);
+        erfinv_float32_lanes(buf, buf, __builtin_popcount(rest));
+        e = _mm256_mask_expandloadu_ps(e, rest, buf);
+    }
+    _mm256_storeu_ps(o, e);
+}
+
 __attribute__((target("avx512f,avx512dq,avx512vl"))) static void erfinv_float32_avx512(const float *in, float *out, Py_ssize_t n)
 {
     Py_ssize_t i = 0;
@@ -6051,42 +6072,41 @@ __attribute__((target("avx512f,avx512dq,avx512vl"))) static void erfinv_float32_
             for (int g = 0; g < 8; g++) _mm256_storeu_ps(out + i + 8 * g, f[g]);
             continue;
         }
-        for (int h = 0; h < 64; h += 32) {  /* (rare: each 32 as the loop below takes them) */
-            __mmask8 d[4];
-            __m256 e[4];
-            int all = 1;
-            for (int g = 0; g < 4; g++) all &= c[h / 8 + g] == 0xff;
-            if (!all) {
-                for (int g = 0; g < 4; g++) e[g] = erfinv8(yv[h / 8 + g], &d[g]);
-                all = (__mmask8)(d[0] & d[1] & d[2] & d[3]) == 0xff;
-            } else {
-                for (int g = 0; g < 4; g++) e[g] = f[h / 8 + g];
+        /* (rare in (0.1, 0.9); common where |y| comes near 1, e.g. tanh of normal data): erfinv8 for
+         * the groups not all sure, and the lanes outside the central branch of all eight groups
+         * gathered (compressed) for one call of the blocked form, then expanded back */
+        __mmask8 rest[8];
+        float buf[64];
+        int cnt = 0;
+        for (int g = 0; g < 8; g++) {
+            rest[g] = 0;
+            if (c[g] == 0xff) continue;
+            __mmask8 central;
+            f[g] = _mm256_mask_blend_ps(c[g], erfinv8(yv[g], &central), f[g]);
+            rest[g] = (__mmask8)~(c[g] | central);
+            _mm256_mask_compressstoreu_ps(buf + cnt, rest[g], yv[g]);
+            cnt += __builtin_popcount(rest[g]);
+        }
+        if (cnt) {
+            double yd[64], rd[64];
+            for (int j = 0; j < cnt; j++) yd[j] = buf[j];
+            erfinv_float32_block(yd, rd, cnt);
+            for (int j = 0; j < cnt; j++) buf[j] = (float)rd[j];
+        }
+        cnt = 0;
+        for (int g = 0; g < 8; g++) {
+            if (rest[g]) {
+                f[g] = _mm256_mask_expandloadu_ps(f[g], rest[g], buf + cnt);
+                cnt += __builtin_popcount(rest[g]);
             }
-            if (all) for (int g = 0; g < 4; g++) _mm256_storeu_ps(out + i + h + 8 * g, e[g]);
-            else erfinv_float32_lanes(in + i + h, out + i + h, 32);
+            _mm256_storeu_ps(out + i + 8 * g, f[g]);
         }
     }
-    for (; i + 32 <= n; i += 32) {  /* (the last 32 to 63) */
-        __mmask8 c[4];
-        __m256 yv[4], f[4];
-        for (int g = 0; g < 4; g++) yv[g] = _mm256_loadu_ps(in + i + 8 * g);
-        for (int g = 0; g < 4; g++) f[g] = erfinv8_fused(yv[g], &c[g]);
-        __mmask8 c0 = c[0], c1 = c[1], c2 = c[2], c3 = c[3];
-        __m256 f0 = f[0], f1 = f[1], f2 = f[2], f3 = f[3];
-        if ((__mmask8)(c0 & c1 & c2 & c3) != 0xff) {  /* (rare: erfinv8's exact steps for these 32) */
-            f0 = erfinv8(_mm256_loadu_ps(in + i), &c0);
-            f1 = erfinv8(_mm256_loadu_ps(in + i + 8), &c1);
-            f2 = erfinv8(_mm256_loadu_ps(in + i + 16), &c2);
-            f3 = erfinv8(_mm256_loadu_ps(in + i + 24), &c3);
-        }
-        if ((__mmask8)(c0 & c1 & c2 & c3) == 0xff) {
-            _mm256_storeu_ps(out + i, f0);
-            _mm256_storeu_ps(out + i + 8, f1);
-            _mm256_storeu_ps(out + i + 16, f2);
-            _mm256_storeu_ps(out + i + 24, f3);
-        } else {
-            erfinv_float32_lanes(in + i, out + i, 32);  /* (rare: the blocked form's values, read before written) */
-        }
+    for (; i + 8 <= n; i += 8) {  /* (the last 8 to 63) */
+        __mmask8 c;
+        __m256 y = _mm256_loadu_ps(in + i), f = erfinv8_fused(y, &c);
+        if (c == 0xff) _mm256_storeu_ps(out + i, f);
+        else erfinv8_settle(y, f, c, out + i);
     }
     for (; i < n; i += 8) {
         int m = n - i >= 8 ? 8 : (int)(n - i);
