@@ -5913,13 +5913,13 @@ erfinv8_split(__m256 yf, __m512d *y_out, __m512d *a_out, __m512d *e_out, __m512d
     *a_out = a;
 }
 
-__attribute__((target("avx512f,avx512dq,avx512vl"), always_inline)) static inline __m256
-erfinv8(__m256 yf, __mmask8 *central)
+/* erfinv8's and erfinv8_mid's first steps: w = -log_reduced(f, e) (erfinv_log's value, negated),
+ * y and a = |y| as doubles, *central as erfinv8_split's */
+__attribute__((target("avx512f,avx512dq,avx512vl"), always_inline)) static inline __m512d
+erfinv8_neglog(__m256 yf, __m512d *y, __m512d *a, __mmask8 *central)
 {
-    const __m512d abs_mask = _mm512_castsi512_pd(_mm512_set1_epi64(INT64_MAX));
-    __m512d y, a, e, s, one = _mm512_set1_pd(1.0);
-    erfinv8_split(yf, &y, &a, &e, &s, central);
-    /* log_reduced(f, e) */
+    __m512d e, s, one = _mm512_set1_pd(1.0);
+    erfinv8_split(yf, y, a, &e, &s, central);
     __m512d z = _mm512_mul_pd(s, s);
     __m512d p = _mm512_set1_pd(1.0 / 11);
     p = _mm512_add_pd(_mm512_set1_pd(1.0 / 9), _mm512_mul_pd(p, z));
@@ -5928,8 +5928,16 @@ erfinv8(__m256 yf, __mmask8 *central)
     p = _mm512_add_pd(_mm512_set1_pd(1.0 / 3), _mm512_mul_pd(p, z));
     p = _mm512_add_pd(one, _mm512_mul_pd(p, z));
     __m512d lg = _mm512_add_pd(_mm512_mul_pd(e, _mm512_set1_pd(LN2)), _mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(2.0), s), p));
+    return _mm512_xor_pd(lg, _mm512_set1_pd(-0.0));
+}
+
+__attribute__((target("avx512f,avx512dq,avx512vl"), always_inline)) static inline __m256
+erfinv8(__m256 yf, __mmask8 *central)
+{
+    const __m512d abs_mask = _mm512_castsi512_pd(_mm512_set1_epi64(INT64_MAX));
+    __m512d y, a;
     /* t = -log - 3.125, GILES_W's chain, copysign(a x, y) */
-    __m512d t = _mm512_sub_pd(_mm512_xor_pd(lg, _mm512_set1_pd(-0.0)), _mm512_set1_pd(3.125));
+    __m512d t = _mm512_sub_pd(erfinv8_neglog(yf, &y, &a, central), _mm512_set1_pd(3.125));
     __m512d x = _mm512_set1_pd(GILES_W[0]);
 #pragma GCC unroll 22
     for (int k = 1; k < 23; k++) x = _mm512_add_pd(_mm512_set1_pd(GILES_W[k]), _mm512_mul_pd(x, t));
@@ -5946,21 +5954,13 @@ __attribute__((target("avx512f,avx512dq,avx512vl"), always_inline)) static inlin
 erfinv8_mid(__m256 yf, __mmask8 *mid)
 {
     const __m512d abs_mask = _mm512_castsi512_pd(_mm512_set1_epi64(INT64_MAX));
-    __m512d y, a, e, s, one = _mm512_set1_pd(1.0);
+    __m512d y, a, one = _mm512_set1_pd(1.0);
     __mmask8 central;
-    erfinv8_split(yf, &y, &a, &e, &s, &central);
+    __m512d w = erfinv8_neglog(yf, &y, &a, &central);
     __m512d v = _mm512_mul_pd(_mm512_sub_pd(one, a), _mm512_add_pd(one, a));
     *mid = _mm512_cmp_pd_mask(a, one, _CMP_LT_OQ) & _mm512_cmp_pd_mask(v, _mm512_set1_pd(EXP_M625), _CMP_LE_OQ)
            & _mm512_cmp_pd_mask(v, _mm512_set1_pd(EXP_M16), _CMP_GT_OQ);
-    __m512d z = _mm512_mul_pd(s, s);
-    __m512d p = _mm512_set1_pd(1.0 / 11);
-    p = _mm512_add_pd(_mm512_set1_pd(1.0 / 9), _mm512_mul_pd(p, z));
-    p = _mm512_add_pd(_mm512_set1_pd(1.0 / 7), _mm512_mul_pd(p, z));
-    p = _mm512_add_pd(_mm512_set1_pd(1.0 / 5), _mm512_mul_pd(p, z));
-    p = _mm512_add_pd(_mm512_set1_pd(1.0 / 3), _mm512_mul_pd(p, z));
-    p = _mm512_add_pd(one, _mm512_mul_pd(p, z));
-    __m512d lg = _mm512_add_pd(_mm512_mul_pd(e, _mm512_set1_pd(LN2)), _mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(2.0), s), p));
-    __m512d t = _mm512_sub_pd(_mm512_sqrt_pd(_mm512_xor_pd(lg, _mm512_set1_pd(-0.0))), _mm512_set1_pd(3.25));
+    __m512d t = _mm512_sub_pd(_mm512_sqrt_pd(w), _mm512_set1_pd(3.25));
     __m512d x = _mm512_set1_pd(GILES_MID[0]);
 #pragma GCC unroll 18
     for (int k = 1; k < 19; k++) x = _mm512_add_pd(_mm512_set1_pd(GILES_MID[k]), _mm512_mul_pd(x, t));
