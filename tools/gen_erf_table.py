@@ -8,7 +8,13 @@ rounded once to double.
 - ``ERFP_TAB[d][k]``, d = 0..9, k = 1..15: the coefficient of t^d of the degree-9 Chebyshev fit
   (mpmath.chebyfit) of erf(c + t), c = (k + 1/2) / 4, over |t| <= 1/8: erf for |x| in
   [k / 4, (k + 1) / 4) with t = |x| - c; each within 3.7e-15 of erf (erf >= 0.27 there: 1.4e-14
-  relative, 65 times below the kernel's certification bound 2^-40).
+  relative, 65 times below the kernel's certification bound 2^-40). erfc's AVX-512 form
+  (_erfc_poly.h) evaluates these.
+- ``ERFQ_TAB[d][k]``, d = 0..8, k = 0..15: erf's AVX-512 form (erf8 in _specialkernel.c). The
+  coefficient of u^d of the degree-8 Chebyshev fit of q(a) = erf(a) / a (2 / sqrt(pi) at 0) over
+  a = (k + u) / 4, u in [0, 1]: |x|'s quarter k, u = 4 |x| - k, erf(x) = x q(|x|). One family for
+  every quarter (q is even and smooth at 0: no series, no division by |x|), each within 5.6e-14
+  relative of q and so of erf (32 times below the certification bound 2^-39).
 
 The kernel certifies each result against a bound far above these errors (see erf_float32 there),
 so the table decides speed, never bits. Run: ``.venv/bin/python tools/gen_erf_table.py``.
@@ -36,6 +42,17 @@ def _fit(c: mpmath.mpf) -> list[mpmath.mpf]:
     return list(reversed(poly))
 
 
+def _fit_q(k: int) -> list[mpmath.mpf]:
+    """The degree-DEG Chebyshev fit of erf(a) / a, a = (k + u) / 4, over u in [0, 1], lowest degree first."""
+    def q(u: mpmath.mpf) -> mpmath.mpf:
+        a = (k + u) / 4
+        return mpmath.erf(a) / a if a != 0 else 2 / mpmath.sqrt(mpmath.pi)
+
+    poly, err = mpmath.chebyfit(q, [0, 1], DEG + 1, error=True)
+    assert err / q(mpmath.mpf(1)) < 6e-14, (k, err)
+    return list(reversed(poly))
+
+
 def main() -> None:
     tab = [[2 / mpmath.sqrt(mpmath.pi) * (-1) ** d / (mpmath.factorial(d) * (2 * d + 1))] + [mpmath.mpf(0)] * 15
            for d in range(DEG + 1)]
@@ -47,6 +64,14 @@ def main() -> None:
              "static const double ERFP_TAB[ERFP_DEG + 1][16] __attribute__((aligned(64))) = {"]
     for d in range(DEG + 1):
         lines.append("    {" + ", ".join(_hex(v) for v in tab[d]) + "},")
+    lines.append("};")
+    qtab = [[mpmath.mpf(0)] * 16 for _ in range(DEG + 1)]
+    for k in range(16):
+        for d, v in enumerate(_fit_q(k)):
+            qtab[d][k] = v
+    lines.append("static const double ERFQ_TAB[ERFP_DEG + 1][16] __attribute__((aligned(64))) = {")
+    for d in range(DEG + 1):
+        lines.append("    {" + ", ".join(_hex(v) for v in qtab[d]) + "},")
     lines.append("};")
     out = Path(__file__).resolve().parent.parent / "src" / "strided" / "kernels" / "_erf_float32_table.h"
     out.write_text("\n".join(lines) + "\n")
