@@ -13,6 +13,7 @@ import directly.)
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -238,19 +239,21 @@ def _check_partial_overlap(target: Tensor, inputs: list[Any], op: str, idempoten
                               f"fix: pass a copy of the input, e.g. x.{op}(y.clone())")
 
 
-def _check_inplace(target: Tensor, op: str, result: DType, shape: tuple[int, ...], elementwise: bool = True) -> None:
+def _check_inplace(target: Tensor, op: str, result: DType, shape: tuple[int, ...], elementwise: bool = True,
+                   target_names: Mapping[DType, str] = TORCH_NAMES) -> None:
     """PyTorch's in-place checks; raise before anything is written.
 
     ``elementwise``: the op's loop updates each element from its own location alone, so a
     target whose elements share memory without a stride-0 dim is refused with
     :class:`~strided.errors.UpdatesInOrder` where PyTorch's loop runs on one thread: the
     in-place entry catches it and makes PyTorch's updates in its order
-    (:mod:`.overlap_updates`)."""
+    (:mod:`.overlap_updates`). ``target_names``: how PyTorch's message names the target's dtype
+    (:data:`strided.dtype_promotion.CPP_NAMES` where its check is the C++ scalar type's, as clamp_ with number bounds)."""
     if not can_cast(result, target._dtype):
         raise StridedRuntimeError(
             join_lines(
                 f"result type {TORCH_NAMES[result]} can't be cast to the desired output type "
-                f"{TORCH_NAMES[target._dtype]}",
+                f"{target_names[target._dtype]}",
                 f"{op} computes in {result.name} but the target tensor is {target._dtype.name}; "
                 f"an in-place op cannot change a tensor's dtype",
                 f"fix: use the out-of-place form (x = x.{op.rstrip('_')}(...)) or convert first "

@@ -88,7 +88,7 @@ from .._support.operands import (
 )
 from .._support.out import into_out, out_layout_scratch, refuse_other_dtype, write_out
 from .._support.overlap_updates import UpdatesInOrder, updates_in_order
-from .._support.promotion import TORCH_NAMES, operand_class, result_type_of_classes, to_float
+from .._support.promotion import CPP_NAMES, TORCH_NAMES, operand_class, result_type_of_classes, to_float
 from .._support.support import check as _check_support
 from ..registry import backward, method
 
@@ -854,8 +854,10 @@ def _clamp(x: Any, min: Any, max: Any, target: Tensor | None,  # noqa: A002
     tensor_bound = any(isinstance(v, Tensor) for v in bounds)
     if target is not None and ((one_bound_op and tensor_bound) or (not x._dtype.is_floating_point and not tensor_bound)):
         # (PyTorch's clamp_ with number bounds refuses a promotion of a non-floating tensor
-        # before it looks at complex bounds: its RuntimeError, not NotImplementedError)
-        _check_inplace(target, name, rt, target._layout.shape)
+        # before it looks at complex bounds: its RuntimeError, not NotImplementedError, naming
+        # the target by its C++ type there: "long int")
+        _check_inplace(target, name, rt, target._layout.shape,
+                       target_names=TORCH_NAMES if tensor_bound else CPP_NAMES)
     # (complex only: the uint16-64 and per-dtype tables name clamp_min.tensor's kernel already)
     alone = ".alone" if one_bound_op and tensor_bound and rt.is_complex else ""
     _check_support(_clamp_kernel(min, max, bounds) + alone, rt, tuple(operands))
