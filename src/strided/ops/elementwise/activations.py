@@ -329,13 +329,16 @@ def _scalar_places(x: np.ndarray, vectors: int = 1, grad: np.ndarray | None = No
 
 
 def _nan_lanes(x: np.ndarray, y: np.ndarray, lanes: Any, vectors: int = 1, grad: np.ndarray | None = None) -> np.ndarray:
-    """``y`` (a backward's values, its scalar function's for a NaN ``x``) with ``lanes`` where
+    """``y`` (a backward's values, its scalar function's for a NaN ``x``) with ``lanes`` (or
+    ``lanes()``, made only when ``x`` holds a NaN) where
     ``x`` is NaN and PyTorch's loop over ``x`` (and ``grad``: :func:`_scalar_places`) takes the
     vectorized function (its selections treat a NaN otherwise: measured, a NaN's gradient
     depends on its place there)."""
     nan = np.isnan(x)
     if not nan.any():
         return y
+    if callable(lanes):  # (made only here: most inputs hold no NaN)
+        lanes = lanes()
     places = _scalar_places(x, vectors, grad)
     if places.__class__ is slice:
         vector = nan.copy()
@@ -350,7 +353,7 @@ def _elu_fused(x: np.ndarray, g: np.ndarray, a: float) -> np.ndarray:
     function ``x <= 0 ? g * a * exp(x) : g``, so a NaN ``x`` gives ``g`` there, but NaN in its
     vector lanes (their blend keeps ``g`` only where ``x > 0``): :func:`_nan_lanes`, two
     Vectorized per step (measured: rows of 40 and 70 float32 / float64 elements)."""
-    return _nan_lanes(x, np.where(x <= 0, g * a * np.exp(x), g), g * x, 2, g)
+    return _nan_lanes(x, np.where(x <= 0, g * a * np.exp(x), g), lambda: g * x, 2, g)
 
 
 ELU = Activation(

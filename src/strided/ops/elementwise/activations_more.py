@@ -190,7 +190,7 @@ def _hardswish_fused(x: np.ndarray, g: np.ndarray) -> np.ndarray:
     # (PyTorch's hardswish_backward: 0 at or below -3, g (x / 3 + 0.5) inside (-3, 3), g at or
     # above 3; a NaN x gives g where its loop runs the scalar function, NaN in its vector lanes)
     y = np.where(x <= -3, _c(0, g), np.where(x < 3, g * (x / _c(3, x) + _c(0.5, x)), g))
-    return _nan_lanes(x, y, g * x, 2, g)
+    return _nan_lanes(x, y, lambda: g * x, 2, g)
 
 
 def _hardswish_grad(g: Tensor, x: Tensor) -> Tensor:
@@ -364,7 +364,7 @@ def _elu_fused(x: np.ndarray, g: np.ndarray, alpha: float, scale: float, input_s
     # in its scalar function; a NaN x is NaN in its vector lanes, whose blend keeps g * scale only where x > 0)
     neg = _c(alpha, x) * _c(scale, x)
     y = np.where(x <= 0, g * _c(input_scale, x) * neg * np.exp(x * _c(input_scale, x)), g * _c(scale, x))
-    return _nan_lanes(x, y, g * x, 2, g)
+    return _nan_lanes(x, y, lambda: g * x, 2, g)
 
 
 SELU = Activation("selu", "elu_cpu", "EluBackward0",
