@@ -818,7 +818,7 @@ def _attempts(name: str, cfg: Config) -> list[tuple[str, Args]]:
 # The unary ops whose kernels branch on the sign: a second row, "mixed", over inputs of both signs.
 MIXED_SIGN = {"F.elu", "F.silu", "F.softplus", "F.gelu", "gelu", "F.leaky_relu", "expm1", "sigmoid", "tanh",
               "selu", "celu", "hardshrink", "F.softshrink", "F.hardswish", "F.hardsigmoid", "F.mish", "F.logsigmoid",
-              "F.rrelu"}
+              "rrelu"}
 
 
 def cases(name: str, cfg: Config, skipped: dict[str, str], differ: dict[str, str]) -> list[Case]:

@@ -206,7 +206,7 @@ _TWO = {  # op -> (shapes, call)
     "threshold": ((M,), lambda L, F, a: F.threshold(a, 0.1, 2.0)),
     "F.mish": ((M,), lambda L, F, a: F.mish(a)),
     "F.logsigmoid": ((M,), lambda L, F, a: F.logsigmoid(a)),
-    "F.rrelu": ((M,), lambda L, F, a: F.rrelu(a, 0.1, 0.3)),
+    "rrelu": ((M,), lambda L, F, a: F.rrelu(a, 0.1, 0.3)),
     "F.huber_loss": ((M, M), lambda L, F, a, b: F.huber_loss(a, b, delta=0.5)),
     "F.layer_norm": ((M, (3,), (3,)), lambda L, F, a, w, b: F.layer_norm(a, (3,), w, b)),
     "F.leaky_relu": ((M,), lambda L, F, a: F.leaky_relu(a, 0.1)),

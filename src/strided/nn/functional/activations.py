@@ -20,10 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ...dispatch import result_array
-from ...dtypes import float16
 from ...ops._support.out import write_out
-from ...ops.creation.generator import default_generator
 from ...ops.elementwise import activations as A
 from ...ops.elementwise import activations_more as M
 from ...ops.elementwise.activations import elu_, hardtanh_, leaky_relu_
@@ -269,27 +266,8 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
         if not inplace and type(lower) is float and type(upper) is float and lower <= upper \
                 and (out := A.plain_fresh(M.RRELU, input, ((lower + upper) / 2,))) is not None:
             return out
-        return M.rrelu_(input, lower, upper) if inplace else M.rrelu(input, lower, upper)
-    noise = _rrelu_noise(input, *M.check_bounds(lower, upper))
-    # (noise first: the product is row-major, as PyTorch's rrelu result, whatever the input's layout)
-    return input.mul_(noise) if inplace else noise * input
-
-
-def _rrelu_noise(input: Any, lower: float, upper: float) -> Tensor:
-    """rrelu's training noise: a slope from ``[lower, upper)`` (drawn in float64, rounded to the
-    input's dtype) where ``x <= 0``, 1 elsewhere (a NaN's too), laid out as the input's result."""
-    x = tensor_arg(input, "rrelu")
-    d = x._dtype
-    if not d.is_floating_point or d is float16:  # (PyTorch's kernel takes float, double and bfloat16)
-        raise A.float_only("rrelu_with_noise_out_cpu", d, "rrelu")
-    arr = x._np()
-    draws = default_generator.draw(lambda g: g.random(arr.shape))
-    with np.errstate(all="ignore"):
-        slopes = lower + (upper - lower) * draws
-        values = np.where(arr <= 0, slopes, 1.0)
-    noise, out = result_array(arr.shape, d)
-    np.copyto(out, values, casting="unsafe")
-    return noise
+        return M.rrelu_eval_(input, lower, upper) if inplace else M.rrelu_eval(input, lower, upper)
+    return M.rrelu_(input, lower, upper, True) if inplace else M.rrelu(input, lower, upper, True)
 
 
 def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False) -> Tensor:

@@ -119,7 +119,7 @@ def _huber_unweighted(input: Tensor, target: Tensor, delta: float, compute: DTyp
     """The huber kernel's loss per element, in ``input``'s dtype: computed in ``compute`` (the
     promoted dtype) with delta rounded to it; float16 in float32, rounded once at the end
     (bfloat16 rounds each step: both measured against torch)."""
-    out_dtype = input._dtype
+    out_dtype, like = input._dtype, input
     if compute is float16:
         input, target, compute = input.to(float32), target.to(float32), float32
     elif target._dtype is bool_:  # (the kernel reads it as 0 or 1 of the compute dtype; sub refuses a bool)
@@ -129,7 +129,15 @@ def _huber_unweighted(input: Tensor, target: Tensor, delta: float, compute: DTyp
     dc = float(wrapped(delta, compute))  # (the kernel's scalar_t delta)
     # (the quadratic branch squares d itself: its derivatives at d == 0 are PyTorch's, 0 and 1)
     loss = where(z < dc, 0.5 * d * d, dc * (z - 0.5 * dc))
-    return loss if loss._dtype is out_dtype else loss.to(out_dtype)  # (TensorIterator's cast to the output's dtype)
+    loss = loss if loss._dtype is out_dtype else loss.to(out_dtype)  # (TensorIterator's cast to the output's dtype)
+    # (PyTorch's kernel writes into empty_like of the (broadcast) input: its layout, not the
+    # difference's, which an expanded input beside a permuted target leaves to the target)
+    shape = loss._layout.shape
+    if like._layout.shape != shape:
+        like = like.expand(*shape)
+    if loss._layout.strides != L.preserve_format_strides(shape, like._layout.strides):
+        loss = empty_like(like, dtype=out_dtype).copy_(loss)
+    return loss
 
 
 def _kernel_dtype(input: Tensor, target: Tensor, kernel: str) -> DType:

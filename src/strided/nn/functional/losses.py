@@ -1044,8 +1044,9 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     if w is not None:
         per = per * w
     inputs = tuple(t for t in (input, target, weight, pos_weight) if t is not None)
-    # PyTorch computes in place into (1 - target): the loss takes the target's dtype
-    return _bce_reduce(np.broadcast_to(per, x.shape), red, input, "binary_cross_entropy_with_logits", inputs,
+    # PyTorch computes in place into (1 - target): the loss takes the target's dtype and, unreduced,
+    # the layout of a fresh result of the target alone (a transposed target: a transposed loss)
+    return _bce_reduce(np.broadcast_to(per, x.shape), red, target, "binary_cross_entropy_with_logits", inputs,
                        target._dtype)
 
 

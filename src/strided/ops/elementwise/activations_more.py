@@ -22,8 +22,11 @@ exp and log1p at every element, compiled: :func:`_logsigmoid_compiled`). ``mish`
 ``log1p`` and ``tanh`` (SLEEF's tanh is not ported): within a few ulps of PyTorch's
 (tests/test_activations33.py bounds it).
 
-Their rules are registered as ``"F.<name>"``; ``hardshrink``, ``selu``, ``celu`` and ``threshold``
-are also ``torch.<name>`` (and ``hardshrink`` a Tensor method), so those spellings name the same op.
+Their rules are registered as ``"F.<name>"``; ``hardshrink``, ``selu``, ``celu``, ``threshold`` and
+``rrelu`` are also ``torch.<name>`` (and ``hardshrink`` a Tensor method), so those spellings name the
+same op; so are the in-place ``torch.selu_`` / ``celu_`` / ``threshold_`` / ``rrelu_`` and their
+``F.<name>_``. ``torch.rrelu(x, lower, upper, training=True, generator)`` (and ``F.rrelu``'s
+training mode) draws its slopes with :func:`rrelu_noise` and multiplies.
 
 >>> hardswish(strided.tensor([-4.0, 0.0, 1.0, 4.0])).tolist()  # doctest: +ELLIPSIS
 [-0.0, 0.0, 0.666..., 4.0]
@@ -37,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from ...dispatch import result_array
 from ...dtypes import TORCH_NAME, DType, bfloat16, bool_, float16, float32, float64
 from ...errors import StridedRuntimeError, join_lines
 from ...grad_mode import GRAD_MODE
@@ -49,11 +53,12 @@ from ...kernels.sleef import EXP as _EXP_OP
 from ...kernels.sleef import EXPM1 as _EXPM1_OP
 from ...kernels.sleef import SELU as _SELU_OP
 from ...kernels.sleef import flat_call, step, torch_loop
-from ...kernels.torch_loops import GRAIN_SIZE, fresh_strides, loop_positions, scalar_loop_mask
-from ...opdef import Kind, declare
-from ...tensor import Tensor
+from ...kernels.torch_loops import GRAIN_SIZE, fresh_strides, loop_positions
+from ...opdef import OPDEFS, Kind, declare
+from ...tensor import Tensor, tensor_arg
 from .._support.front import compiled_front, kernel_entry
 from .._support.gradtools import linear_backward
+from ..creation.generator import resolve
 from ..registry import backward, method
 from .activations import (
     _INT_C_NAMES,
@@ -62,8 +67,10 @@ from .activations import (
     _inplace,
     _leaky_relu,
     _leaky_relu_compiled,
+    _nan_lanes,
     _num,
     _run,
+    _scalar_places,
     float_only,
     fresh_front,
     fused_grad,
@@ -255,23 +262,7 @@ def _hardswish_fused(x: np.ndarray, g: np.ndarray) -> np.ndarray:
     # (PyTorch's hardswish_backward: 0 at or below -3, g (x / 3 + 0.5) inside (-3, 3), g at or
     # above 3; a NaN x gives g where its loop runs the scalar function, NaN in its vector lanes)
     y = np.where(x <= -3, _c(0, g), np.where(x < 3, g * (x / _c(3, x) + _c(0.5, x)), g))
-    return _nan_lanes(x, y, g * x, 2)
-
-
-def _nan_lanes(x: np.ndarray, y: np.ndarray, lanes: Any, vectors: int = 1) -> np.ndarray:
-    """``y`` (a backward's values, its scalar function's for a NaN ``x``) with ``lanes`` where
-    ``x`` is NaN and PyTorch's loop over ``x`` takes the vectorized function (its selections
-    treat a NaN otherwise: measured, a NaN's gradient depends on its place there)."""
-    nan = np.isnan(x)
-    if not nan.any():
-        return y
-    places = _scalar_places(x, vectors)
-    if places.__class__ is slice:
-        vector = nan.copy()
-        vector[places] = False
-    else:
-        vector = nan if places is None else nan & ~np.broadcast_to(places, nan.shape)
-    return np.where(vector, lanes, y)
+    return _nan_lanes(x, y, lambda: g * x, 2, g)
 
 
 def _hardswish_grad(g: Tensor, x: Tensor) -> Tensor:
@@ -317,30 +308,6 @@ def _softshrink(x: np.ndarray, lambd: float) -> np.ndarray:
     return np.where(places & (y == 0), x * _c(0, x), y)
 
 
-def _scalar_places(x: np.ndarray, vectors: int = 1) -> np.ndarray | slice | bool | None:
-    """Where PyTorch's softshrink loop over a float32 / float64 input laid out as ``x``
-    (a fresh output) runs its scalar function: a bool array of ``x``'s shape, True for a 0-d ``x``,
-    None where it runs none (or ``x`` is of another dtype: float16's values are upcast copies); a
-    slice of a flat run's scalar tail where ``x`` is one contiguous row in one parallel chunk.
-    ``vectors``: the Vectorized values the loop takes per step (1 for softshrink and the shrinks'
-    backward, 2 for hardswish's backward: measured on rows of 9, 17 and 33 float64 elements)."""
-    if x.dtype != np.float32 and x.dtype != np.float64:
-        return None
-    if x.ndim == 0:
-        return True
-    # (this loop steps one Vectorized at a time, 16 float32 / 8 float64 lanes under AVX512:
-    # measured, a row of 17 float32 leaves only its last element to the scalar function)
-    st = (step() // 2 if x.dtype == np.float32 else step() // 4) * vectors
-    if st == 0:
-        return True
-    n = x.size
-    if x.ndim == 1 and x.strides[0] == x.itemsize and n < GRAIN_SIZE:  # (a flat run in one chunk: its tail)
-        return slice(n - n % st, n) if n % st else None
-    strides = tuple(s // x.itemsize for s in x.strides)
-    return scalar_loop_mask(x.shape, tuple(fresh_strides(x.shape, [(x.shape, strides)])), True, [(x.shape, strides)],
-                            step=st)
-
-
 def _shrink_rule_grad(node: str) -> Callable[..., Tensor]:
     def grad(g: Tensor, x: Tensor, lambd: float) -> Tensor:
         # (a NaN x: 0, as PyTorch's vector lanes give it)
@@ -352,7 +319,7 @@ def _shrink_rule_grad(node: str) -> Callable[..., Tensor]:
 def _shrink_fused(x: np.ndarray, g: np.ndarray, lambd: float) -> np.ndarray:
     # (PyTorch's shrink backward: g outside the zero band; a NaN x gives g where its loop runs the
     # scalar function, 0 in its vector lanes)
-    return _nan_lanes(x, np.where(_shrunk(x, lambd), _c(0, g), g), _c(0, g))
+    return _nan_lanes(x, np.where(_shrunk(x, lambd), _c(0, g), g), _c(0, g), 1, g)
 
 
 HARDSHRINK = Activation("hardshrink", "hardshrink_cpu", "HardshrinkBackward0", _hardshrink,
@@ -466,9 +433,11 @@ def _elu_grad(g: Tensor, x: Tensor, alpha: float, scale: float, input_scale: flo
 
 
 def _elu_fused(x: np.ndarray, g: np.ndarray, alpha: float, scale: float, input_scale: float) -> np.ndarray:
-    # (PyTorch's elu_backward of the input: x <= 0 ? g * input_scale * negcoef * exp(x * input_scale) : g * scale)
+    # (PyTorch's elu_backward of the input: x <= 0 ? g * input_scale * negcoef * exp(x * input_scale) : g * scale
+    # in its scalar function; a NaN x is NaN in its vector lanes, whose blend keeps g * scale only where x > 0)
     neg = _c(alpha, x) * _c(scale, x)
-    return np.where(x <= 0, g * _c(input_scale, x) * neg * np.exp(x * _c(input_scale, x)), g * _c(scale, x))
+    y = np.where(x <= 0, g * _c(input_scale, x) * neg * np.exp(x * _c(input_scale, x)), g * _c(scale, x))
+    return _nan_lanes(x, y, lambda: g * x, 2, g)
 
 
 SELU = Activation("selu", "elu_cpu", "EluBackward0",
@@ -611,9 +580,9 @@ _PARAMS: dict[str, Callable[..., tuple]] = {
     "rrelu": lambda lower=1.0 / 8, upper=1.0 / 3: (_slope(lower, upper),),
 }
 
-# (torch.hardshrink, torch.threshold, torch.selu, torch.celu: ops of torch's namespace, named so,
+# (torch.hardshrink, torch.threshold, torch.selu, torch.celu, torch.rrelu: ops of torch's namespace, named so,
 # whose nn.functional spelling F.<name> is an alias; the others are nn.functional's alone)
-_TORCH_NAMED = frozenset(("hardshrink", "threshold", "selu", "celu"))
+_TORCH_NAMED = frozenset(("hardshrink", "threshold", "selu", "celu", "rrelu"))
 
 for _row in (HARDSIGMOID, HARDSWISH, HARDSHRINK, SOFTSHRINK, THRESHOLD, SELU, CELU, MISH, LOGSIGMOID, RRELU):
     if _row.name in _TORCH_NAMED:
@@ -918,6 +887,56 @@ def _install_fronts() -> None:
 _install_fronts()
 
 
+def rrelu_noise(input: Any, lower: float, upper: float, generator: Any = None) -> Tensor:
+    """rrelu's training noise: a slope from ``[lower, upper)`` (drawn in float64 from
+    ``generator``, the default one for None, and rounded to the input's dtype) where ``x <= 0``, 1
+    elsewhere (a NaN's too), laid out as the input's result."""
+    x = tensor_arg(input, "rrelu")
+    d = x._dtype
+    if not d.is_floating_point or d is float16:  # (PyTorch's kernel takes float, double and bfloat16)
+        raise float_only("rrelu_with_noise_out_cpu", d, "rrelu")
+    arr = x._np()
+    draws = resolve(generator, "rrelu").draw(lambda g: g.random(arr.shape))
+    with np.errstate(all="ignore"):
+        slopes = lower + (upper - lower) * draws
+        values = np.where(arr <= 0, slopes, 1.0)
+    noise, out = result_array(arr.shape, d)
+    np.copyto(out, values, casting="unsafe")
+    return noise
+
+
+# (the sealed entries of the evaluation mode, which F.rrelu and F.rrelu_ call directly)
+rrelu_eval, rrelu_eval_ = rrelu, rrelu_
+
+
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          generator: Any = None) -> Tensor:
+    """``torch.rrelu`` (and ``F.rrelu``'s op): evaluation mode by default, :func:`rrelu_eval`;
+    ``training``: ``noise * input`` with :func:`rrelu_noise` (``generator``'s draws, not PyTorch's
+    stream; recorded as MulBackward0 where PyTorch names RreluWithNoiseBackward0: the same
+    gradients).
+
+    >>> rrelu(strided.tensor([-1.0, 2.0], dtype=strided.float64), 0.1, 0.3).tolist()
+    [-0.2, 2.0]
+    """
+    if not training:
+        return rrelu_eval(input, lower, upper)
+    # (noise first: the product is row-major, as PyTorch's rrelu result, whatever the input's layout)
+    return rrelu_noise(input, *check_bounds(lower, upper), generator) * input
+
+
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+           generator: Any = None) -> Tensor:
+    """``torch.rrelu_`` (``F.rrelu_``'s op): :func:`rrelu` written into ``input``."""
+    if not training:
+        return rrelu_eval_(input, lower, upper)
+    return input.mul_(rrelu_noise(input, *check_bounds(lower, upper), generator))
+
+
 declare(Kind.COMPUTE, "F.hardsigmoid F.hardswish F.hardshrink F.softshrink F.threshold F.selu F.celu F.mish "
                       "F.logsigmoid F.rrelu")
-declare(Kind.WRITE, "F.threshold_ F.selu_ F.celu_ F.rrelu_")
+# (torch.selu_, torch.celu_, torch.threshold_ and torch.rrelu_ are ops of torch's namespace, named so;
+# nn.functional's F.<name>_ is the same function there, here a spelling of the same op)
+declare(Kind.WRITE, "threshold_ selu_ celu_ rrelu_")
+for _name in ("threshold_", "selu_", "celu_", "rrelu_"):
+    OPDEFS[_name].add_spelling("F." + _name)

@@ -636,9 +636,10 @@ def logsumexp(input: Tensor, dim: Any = _DIM_MISSING, keepdim: bool = False, *, 
     result, res_np = result_array(reduced_shape(shape, dims, keepdim), rt)
     axes = numpy_axes(dims, len(shape))
     acc = _acc(rt)
-    into = _lse_into(input, out, rt)
+    # (an integer input with out=: PyTorch's logsumexp_out runs on input.to(the default float))
+    into = _lse_into(input if rt is d else input.to(rt), out, rt)
     if into is not None and shape and L.product(shape):
-        return _lse_out(input, out, into, axes, dims, keepdim)
+        return _lse_out(input if rt is d else input.to(rt), out, into, axes, dims, keepdim)
     with _Quiet():
         x = input._np().astype(acc, copy=False)
         if x.size == 0:
@@ -664,8 +665,10 @@ def logsumexp(input: Tensor, dim: Any = _DIM_MISSING, keepdim: bool = False, *, 
 
 def _lse_into(input: Tensor, out: Any, rt: DType) -> DType | None:
     """The dtype of an ``out=`` logsumexp writes otherwise than by a cast of its own result: a
-    real float ``out`` of another dtype than a float32/float64 ``input``'s (:func:`_lse_out`), else None."""
-    if not isinstance(out, Tensor) or rt is not input._dtype or (rt is not float32 and rt is not float64):
+    real float ``out`` of another dtype than a float ``input``'s (:func:`_lse_out`: PyTorch sums,
+    logs and adds in the out's dtype), else None."""
+    if not isinstance(out, Tensor) or rt is not input._dtype or (rt is not float32 and rt is not float64
+                                                                  and rt not in REDUCED_FLOATS):
         return None
     o = out._dtype
     return o if o is not rt and o.kind == "f" else None
