@@ -79,12 +79,6 @@ assert len(_PROMOTE) == len(ALL_DTYPES) ** 2 - (2 * 3 * 10 - 6)
 # PyTorch's names of the dtypes ("Float", "Long", ...), keyed by DType: a view of the one name
 # table, dtypes.TORCH_NAME, for the messages of the ops.
 TORCH_NAMES = {d: TORCH_NAME[d.name] for d in ALL_DTYPES}
-# the C++ names (c10's demangled scalar types) some of PyTorch's messages give the integer and bool
-# dtypes, e.g. clamp_ of an int64 tensor with float bounds: "... desired output type long int"
-CPP_NAMES = {**TORCH_NAMES, **{d: n for d in ALL_DTYPES for k, n in (
-    ("bool", "bool"), ("uint8", "unsigned char"), ("int8", "signed char"), ("int16", "short int"),
-    ("uint16", "short unsigned int"), ("int32", "int"), ("uint32", "unsigned int"), ("int64", "long int"),
-    ("uint64", "long unsigned int")) if d.name == k}}
 
 def promote_types(a: DType, b: DType) -> DType:
     """The smallest dtype both ``a`` and ``b`` convert to safely (``torch.promote_types``).

@@ -24,7 +24,6 @@ from __future__ import annotations
 from typing import Any
 
 from ...dtype_promotion import (  # noqa: F401 - TORCH_NAMES, promote_types: re-exported for the ops
-    CPP_NAMES,
     TORCH_NAMES,
     _complex_of,
     _promote,

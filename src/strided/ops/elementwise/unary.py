@@ -1446,3 +1446,6 @@ def _install_bound_fronts(namespace: dict[str, Any]) -> None:
 _install_bound_fronts(globals())
 # the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
 declare(Kind.COMPUTE, "clamp where clamp_min clamp_max", specs=(NEG, ABS, EXP, LOG, SQRT, SIN, COS, TANH, SIGMOID, RELU, BITWISE_NOT))
+# (torch.relu_: the in-place relu of torch's namespace, an op of its own there; nn.functional's
+# relu_ is its own function, input.relu_())
+declare(Kind.WRITE, "relu_")
