@@ -36,11 +36,13 @@ _UINT = {np.dtype(np.float32): np.uint32, np.dtype(np.float64): np.uint64}
 _SHAPES = [(300, 301), (17, 33), (70001,), (5,), (1,), (0,), (3, 4, 7)]
 _OPTIONS = [{}, {"amsgrad": True}, {"betas": (0.0, 0.5)}, {"weight_decay": 0.1}, {"maximize": True},
             {"amsgrad": True, "maximize": True, "weight_decay": 0.3, "betas": (0.5, 0.0)},
-            {"betas": (0.999, 0.9), "eps": 0.0, "lr": 0.5}]
+            {"betas": (0.999, 0.9), "eps": 0.0, "lr": 0.5}, {"foreach": False, "fused": False}]
 
 
 def _bits(a: Any) -> np.ndarray:
     a = np.asarray(a)
+    if a.dtype.kind == "c":  # (complex: its real and imaginary parts' words)
+        a = np.stack([a.real, a.imag])
     return a.view(_UINT[a.dtype])
 
 
@@ -84,6 +86,8 @@ def _run(shape: tuple[int, ...], dt: Any, cls: str, options: dict[str, Any], *, 
     parameters' and every state tensor's bits after each step."""
     rng = np.random.default_rng(seed)
     p0 = rng.standard_normal(shape).astype(dt)
+    if p0.dtype.kind == "c":
+        p0 = p0 + 1j * rng.standard_normal(shape).astype(dt)
     tp = torch.tensor(p0.copy(), requires_grad=True)
     if transposed and len(shape) == 2:  # (a column-major parameter: the op-by-op update)
         sp = strided.tensor(np.ascontiguousarray(p0.T)).t().detach().requires_grad_(True)
@@ -93,6 +97,8 @@ def _run(shape: tuple[int, ...], dt: Any, cls: str, options: dict[str, Any], *, 
     sopt = getattr(optim, cls)([sp], **options)
     for i in range(steps):
         g = _wide(rng, shape, dt)
+        if g.dtype.kind == "c":
+            g = g + 1j * _wide(rng, shape, dt)
         tp.grad = torch.tensor(g.copy())
         sp.grad = strided.tensor(g.copy())
         topt.step()
@@ -120,6 +126,14 @@ def test_adam_op_by_op_path_with_torchs_sqrt_equals_torch_bit_for_bit(torchs_sqr
     for options in (_OPTIONS[0], _OPTIONS[1], _OPTIONS[5]):
         _run((181, 203), dt, "Adam", options, transposed=True, steps=3)
         _run((17, 33), dt, "AdamW", options, transposed=True, steps=3)
+
+
+@pytest.mark.parametrize("dt", [np.complex64, np.complex128])
+def test_complex_adam_with_torchs_sqrt_equals_torch_bit_for_bit(torchs_sqrt: None, dt: Any) -> None:
+    """(PyTorch and strided update a complex parameter as pairs of reals: view_as_real)"""
+    for options in (_OPTIONS[0], _OPTIONS[5]):
+        _run((17, 33), dt, "Adam", options, steps=3)
+        _run((7,), dt, "AdamW", options, steps=3)
 
 
 @pytest.mark.xfail(_TORCH_SQRT_OFF, strict=True,
