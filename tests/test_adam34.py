@@ -21,8 +21,8 @@ float32 ``y = rsqrt14(x); s = x*y; h = 0.5f*y; r = fma(fnma(s, s, x), h, s)`` (`
 is ``x - s*s`` rounded once); float64 the same after one refinement of ``y`` from
 ``rsqrt14_pd``: ``y += (0.5*y) * fma(-(x*y), y, 1)`` (one Goldschmidt round on ``s, h`` gives the
 same bits). Inputs below 2**-110 (float32) / 2**-960 (float64) are scaled by an even power of
-two first (``x * 2**2k``, the root times ``2**-k``), or the residual underflows. 0, inf, NaN and
-negatives: special-cased by MKL (not probed). MKL's AVX2 and non-Intel paths are other algorithms.
+two first (``x * 2**2k``, the root times ``2**-k``), or the residual underflows. Specials: +-0, inf,
+NaN kept; -inf and negatives give +NaN (NumPy: -NaN). MKL's AVX2 and non-Intel paths are other algorithms.
 """
 
 from __future__ import annotations
