@@ -13,7 +13,8 @@ foreach=False)``'s. Per parameter, with ``step`` a float32 0-d tensor counted up
 
 Results: equal to PyTorch's to the bit but where PyTorch's CPU ``sqrt`` is not correctly rounded
 (about 0.6% of float32 elements measured differ from NumPy's by an ulp there), within a few ulps
-after many steps.
+after many steps. That sqrt (MKL's VML, ``VML_HA``; its elements depend on the CPU) is the only
+step that differs: with it in place of NumPy's, runs are bit-equal (``tests/test_adam34.py``).
 
 >>> import strided
 >>> from strided import optim
