@@ -74,9 +74,13 @@ _TORCH_SQRT_OFF = not _torch_sqrt_is_correctly_rounded()
 def torchs_sqrt(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """strided's Adam with PyTorch's sqrt in place of NumPy's: in the one-kernel update (its
     ``np.sqrt``) and in the op-by-op one (``Tensor.sqrt``), to show all else is PyTorch's."""
-    def sqrt(a: Any, *args: Any, **kwargs: Any) -> np.ndarray:
+    def sqrt(a: Any, *args: Any, out: np.ndarray | None = None, **kwargs: Any) -> np.ndarray:
         assert not args and not kwargs
-        return torch.from_numpy(np.ascontiguousarray(a)).sqrt().numpy()
+        root = torch.from_numpy(np.ascontiguousarray(a)).sqrt().numpy()
+        if out is None:
+            return root
+        out[...] = root  # (the update writes its roots into a scratch array it owns)
+        return out
 
     proxy = types.SimpleNamespace(**{k: getattr(np, k) for k in dir(np) if not k.startswith("__")})
     proxy.sqrt = sqrt

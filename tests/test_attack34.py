@@ -368,8 +368,7 @@ def test_logsumexp_out_of_another_dtype_computes_in_the_outs(dtype, out_dtype, s
     assert np.mean(same) >= 0.6 or max(ulp[out_dtype], ulp[dtype]) == 2.0**-23
 
 
-@pytest.mark.xfail(strict=True, reason="logsumexp(out=<integer>) refuses with the promotion's text; PyTorch: "
-                   "'logsumexp(): Expected floating point type for result tensor, but got: Long'")
+# (was a strict xfail here; fixed by xfb34: PyTorch's 'Expected floating point type for result tensor')
 def test_logsumexp_integer_out_refusal_text() -> None:
     with pytest.raises(RuntimeError) as want:
         torch.logsumexp(torch.ones(2, 3), 1, out=torch.empty(0, dtype=torch.int64))
