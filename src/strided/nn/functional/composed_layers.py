@@ -29,8 +29,8 @@ from ... import layout as L
 from ...dispatch import adopted
 from ...dtypes import float32, float64
 from ...errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
-from ...grad_mode import _slow, is_grad_enabled, requires_grad
-from ...gradients import named_saved, seal, sum_to
+from ...grad_mode import INSIDE, SUBCLASSES, _slow, is_grad_enabled, requires_grad
+from ...gradients import NamedSaved, named_saved, seal, sum_to
 from ...kernels import native
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ...kernels.listeners import OPEN
@@ -38,13 +38,14 @@ from ...kernels.memory import flat_run
 from ...kernels.sleef import SIGMOID as SLEEF_SIGMOID
 from ...kernels.sleef import glu_rows, rows_loop
 from ...kernels.torch_sum import norm2_rows
-from ...opdef import Kind, declare
+from ...opdef import OPDEFS, Kind, declare
 from ...ops._support.fast_reduce import cascade_reduce
 from ...ops._support.operands import _cinfo, _not_implemented
 from ...ops._support.promotion import TORCH_NAMES, result_type
 from ...ops.elementwise.unary import sigmoid, where
 from ...ops.registry import backward
 from ...ops.shape.joining import cat
+from ...ops.views import reshape as _reshape
 from ...tensor import Tensor, tensor_arg
 from .._grad import no_grad
 
@@ -216,8 +217,9 @@ def _prelu_rowmajor(input: Any, weight: Any) -> Tensor | None:
     general path's selection, the same bits -- into the fresh row-major result of ``input``'s
     shape (PyTorch's, and :func:`prelu`'s broadcast shape for these weights). None (nothing
     computed) for any other call: the general path, its checks and errors."""
-    if input.__class__ is not Tensor or weight.__class__ is not Tensor:
-        return None
+    if ((input.__class__ is not Tensor and input.__class__ not in SUBCLASSES)
+            or (weight.__class__ is not Tensor and weight.__class__ not in SUBCLASSES)):
+        return None  # (a subclass instance, an nn.Parameter weight, computes as a Tensor: F.linear's test)
     d = input._dtype
     if (d is not float32 and d is not float64) or weight._dtype is not d or len(weight._layout.shape) > 1:
         return None
@@ -269,13 +271,22 @@ def _kernel_weight(input: Tensor, weight: Tensor) -> Tensor:
     """The weight PyTorch's ``prelu`` hands its kernel: ``weight`` reshaped to ``input.dim()``
     dims, ``(1, n, 1, ...)`` (all ones below 2 dims), where the dims differ (a recorded view:
     ViewBackward0 on the weight's edge), else ``weight`` itself."""
-    nd = input.dim()
-    if weight.dim() == nd:
+    # (the layouts read directly: Tensor.dim / numel are guarded methods, a third of this call)
+    nd = len(input._layout.shape)
+    ws = weight._layout.shape
+    if len(ws) == nd:
         return weight
     shape = [1] * nd
     if nd >= 2:
-        shape[1] = weight.numel()
-    return weight.reshape(tuple(shape))
+        shape[1] = math.prod(ws)
+    if OPEN or weight._ag is None or INSIDE.get():
+        return weight.reshape(tuple(shape))  # (a listened call keeps its entry: the listeners' record)
+    # (what reshape's own entry does -- strided.gradients.record: _slow with reshape's rule -- without
+    # the entry's registry lookup and its second pass through reshape: the same view, the same node)
+    return _slow(_reshape, _RESHAPE_RULE, (weight, tuple(shape)), {})
+
+
+_RESHAPE_RULE = OPDEFS["reshape"].backward  # (reshape's rule: ViewBackward0 for this view)
 
 
 @backward("F.prelu", operands="two")
@@ -301,7 +312,14 @@ def _prelu_backward(out: Tensor, input: Tensor, weight: Tensor) -> Any:
                 gw = _prelu_second(gw, g, input, w, False)
         return (gi, gw)
 
-    return "PreluKernelBackward0", (input, w), grad, named_saved((input, w), self=input, weight=w)
+    if input is w:  # (F.prelu(w, w) of a 1-D w: named_saved finds both names at index 0)
+        return "PreluKernelBackward0", (input, w), grad, named_saved((input, w), self=input, weight=w)
+    saved = NamedSaved((input, w))
+    saved.names = _PRELU_SAVED_NAMES  # (named_saved's table for two distinct tensors, made once: read-only)
+    return "PreluKernelBackward0", (input, w), grad, saved
+
+
+_PRELU_SAVED_NAMES = {"self": (True, 0), "weight": (True, 1)}
 
 
 def _prelu_second(value: Tensor, g: Tensor, x: Tensor, w: Tensor, of_input: bool) -> Tensor:
