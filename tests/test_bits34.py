@@ -94,9 +94,9 @@ def test_softplus_layouts_bits(npdt: type) -> None:
 @needs_kernel
 @pytest.mark.parametrize("npdt", _DTYPES)
 def test_softplus_autograd_bits(npdt: type) -> None:
-    """The recording path's forward with torch's bits; the backward's gradient (its formula
-    unchanged: g / (1 + exp(-x beta)), PyTorch's g z / (z + 1) with z = exp(x beta) from SLEEF / the
-    C library, not yet ported) within a few ulps; the module form's forward bits too."""
+    """The recording path's forward and the backward's gradient (PyTorch's softplus_backward:
+    g z / (z + 1), z = exp(x beta) from SLEEF / the C library at the loop's places) with torch's
+    bits; the module form's forward too."""
     rng = np.random.default_rng(11)
     for n in (1, 17, 33, 100):
         x = (rng.standard_normal(n) * 8).astype(npdt)
@@ -108,8 +108,7 @@ def test_softplus_autograd_bits(npdt: type) -> None:
             _same(ys, yt)
             ys.backward(strided.tensor(g))
             yt.backward(torch.from_numpy(g))
-            gs, gt = xs.grad.numpy(), xt.grad.numpy()
-            assert np.allclose(gs, gt, rtol=8 * np.finfo(npdt).eps, atol=0)
+            _same(xs.grad, xt.grad)
         _same(strided.nn.Softplus()(strided.tensor(x)), torch.nn.Softplus()(torch.from_numpy(x)))
 
 
@@ -163,3 +162,23 @@ def test_softplus_kernel_forms_bits(npdt: type, form: int) -> None:
             y = x.copy()
             run(y, y, SOFTPLUS, 0, 0, st, form, beta, threshold)
             assert (_bits(y) == _bits(out)).all()
+
+
+@needs_kernel
+@pytest.mark.parametrize("npdt", _DTYPES)
+@pytest.mark.parametrize("beta, threshold", [(1.0, 20.0), (2.0, 1e9), (0.5, 3.0)])
+def test_softplus_backward_bits(npdt: type, beta: float, threshold: float) -> None:
+    """The gradient of special inputs and gradients at every length around the step: torch's bits,
+    but a NaN's word where both x and the incoming gradient are NaN (which operand's NaN the
+    product keeps is the loop's choice: only the NaN place is compared there)."""
+    rng = np.random.default_rng(21)
+    for n in [*range(1, 71), 127, 128, 129, 130, 1000]:
+        x, g = _values(n, npdt, rng), _values(n, npdt, rng)
+        xs = strided.tensor(x, requires_grad=True)
+        xt = torch.from_numpy(x.copy()).requires_grad_()
+        F.softplus(xs, beta, threshold).backward(strided.tensor(g))
+        torch.nn.functional.softplus(xt, beta, threshold).backward(torch.from_numpy(g))
+        got, want = xs.grad.numpy(), xt.grad.numpy()
+        both = np.isnan(x) & np.isnan(g)
+        assert (np.isnan(got) == np.isnan(want)).all()
+        assert (_bits(got)[~both] == _bits(want)[~both]).all()

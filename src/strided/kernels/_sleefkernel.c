@@ -387,6 +387,7 @@ static inline float scalar_lane(float x, int op)
     if (op == 8) return x > 0.0f ? x : expm1f(x);  /* (elu at alpha 1: NaN and +-0 take expm1, as greater_select sends them) */
     if (op == 9) return x > 0.0f ? x * SELU_POS_F : expm1f(x) * SELU_NEG_F;
     if (op == 10) return softplus_scalar_f(x);
+    if (op == 11) return expf(x);  /* (EXP_SPLIT: std::exp in the scalar function) */
     return sleef_expf(x);  /* (op 0 has no scalar function of PyTorch's: SLEEF's throughout) */
 }
 
@@ -844,6 +845,7 @@ __attribute__((target("avx512f"))) static void tanh_block8(const float *x, float
 
 static void vec_block(const float *x, float *o, Py_ssize_t m, int op, int wide)
 {
+    if (op == 11) op = 0;  /* (EXP_SPLIT's vectorized function: EXP's, SLEEF's expf) */
     if (op == 10) {  /* (softplus: sixteen lanes where AVX-512, else the one-lane form: the same bits) */
 #if HAVE_X86
         if (wide) {
@@ -997,7 +999,7 @@ done:
 static PyObject *py_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    return run_loop(args, nargs, "run", "f", 10, vec_piece, scalar_piece);
+    return run_loop(args, nargs, "run", "f", 11, vec_piece, scalar_piece);
 }
 
 #include "_bf16_bits.h"  /* bf2f, f2bf: _halfkernel.c's bf16_widen / bf16_narrow per element */
@@ -1323,6 +1325,7 @@ static inline double scalar_lane_d(double x, int op)
     if (op == 8) return x > 0.0 ? x : expm1(x);
     if (op == 9) return x > 0.0 ? x * SELU_POS_D : expm1(x) * SELU_NEG_D;
     if (op == 10) return softplus_scalar_d(x);
+    if (op == 11) return exp(x);
     if (op == 1) return 1.0 / (1.0 + exp(-x));
     if (op == 2) return x / (1.0 + exp(-x));
     return sleef_exp(x);  /* (op 0 has no scalar function of PyTorch's: SLEEF's throughout) */
@@ -1350,6 +1353,7 @@ __attribute__((target("avx512f"))) static void vec_block8_d(const double *x, dou
 
 static void vec_block_d(const double *x, double *o, Py_ssize_t m, int op, int wide)
 {
+    if (op == 11) op = 0;  /* (EXP_SPLIT's vectorized function: EXP's, SLEEF's exp) */
     if (op == 10) {
 #if HAVE_X86
         if (wide) {
@@ -1405,11 +1409,11 @@ static PyObject *py_run_d(PyObject *self, PyObject *const *args, Py_ssize_t narg
     if (nargs == 7) {  /* (ops 4 to 6 are float32's alone) */
         long op = PyLong_AsLong(args[2]);
         if (op >= 4 && op <= 6) {
-            PyErr_Format(PyExc_ValueError, "run_d: op must be 0 to 3 or 7 to 10 (got %ld)", op);
+            PyErr_Format(PyExc_ValueError, "run_d: op must be 0 to 3 or 7 to 11 (got %ld)", op);
             return NULL;
         }
     }
-    return run_loop(args, nargs, "run_d", "d", 10, vec_piece_d, scalar_piece_d);
+    return run_loop(args, nargs, "run_d", "d", 11, vec_piece_d, scalar_piece_d);
 }
 
 static PyObject *py_capability(PyObject *self, PyObject *unused)

@@ -70,12 +70,13 @@ from .torch_loops import (
 # alpha 1, x where x > 0 else EXPM1's expm1 of x, in one pass; SELU: selu, x * scale where x > 0 else
 # EXPM1's expm1 of x * (alpha * scale), in one pass; SOFTPLUS: softplus_kernel's loop, x where
 # x * beta > threshold, else log1p(exp(x * beta)) / beta, SLEEF's exp and log1p in the vectorized
-# function, the C library's in the scalar one; its parameters torch_loop's ``params``)
-EXP, SIGMOID, SILU, LIBM_EXP, TANH, GELU, GELU_ONEDNN, EXPM1, ELU, SELU, SOFTPLUS = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
+# function, the C library's in the scalar one; its parameters torch_loop's ``params``; EXP_SPLIT:
+# exp alone as a cpu_kernel_vec loop takes it, SLEEF's vectorized, the C library's in the scalar tail)
+EXP, SIGMOID, SILU, LIBM_EXP, TANH, GELU, GELU_ONEDNN, EXPM1, ELU, SELU, SOFTPLUS, EXP_SPLIT = range(12)
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
 # the ops whose float64 loop is ported too (run_d: SLEEF's expd / expm1 in the vectorized function)
-_DOUBLE_OPS = frozenset((EXP, SIGMOID, SILU, EXPM1, ELU, SELU, SOFTPLUS))
+_DOUBLE_OPS = frozenset((EXP, SIGMOID, SILU, EXPM1, ELU, SELU, SOFTPLUS, EXP_SPLIT))
 _steps: list[int] = []
 # the longest flat run every op's loop runs as one chunk (GELU's grain shrinks beyond it; every
 # other op's is GRAIN_SIZE)

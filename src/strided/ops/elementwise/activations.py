@@ -66,6 +66,7 @@ from ...kernels.elementwise import _ONE0, _TYPED0_DTYPES, _clip, typed0
 from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set
 from ...kernels.memory import dense_run
 from ...kernels.sleef import ELU as _ELU_OP
+from ...kernels.sleef import EXP_SPLIT as _EXP_SPLIT_OP
 from ...kernels.sleef import EXPM1 as _EXPM1_OP
 from ...kernels.sleef import SILU as _SILU_OP
 from ...kernels.sleef import SOFTPLUS as _SOFTPLUS_OP
@@ -205,6 +206,18 @@ def _softplus_compiled(x: np.ndarray, b: float, t: float) -> np.ndarray | None:
     return torch_loop(x, _SOFTPLUS_OP, params=(float(b), float(t)))
 
 
+def _softplus_fused(x: np.ndarray, g: np.ndarray, b: float, t: float) -> np.ndarray:
+    """softplus's first-order gradient, PyTorch's softplus_backward: ``z = exp(x b)``, then
+    ``where(x b > t, g, g z / (z + 1))``; float32 / float64 with z from SLEEF's exp where its
+    cpu_kernel_vec loop is vectorized and the C library's in its tail (``EXP_SPLIT`` over ``x b``'s
+    flat run: PyTorch's bits where x and g share a dense layout), else NumPy's exp (within an ulp)."""
+    xb = x * b
+    z = torch_loop(xb, _EXP_SPLIT_OP) if xb.__class__ is np.ndarray else None
+    if z is None:
+        z = np.exp(xb)
+    return np.where(np.greater(xb, typed0(t, xb.dtype)), g, g * z / (z + 1))
+
+
 def _elu(x: np.ndarray, a: float) -> np.ndarray:
     """``where(x > 0, x, a expm1(x))``; where every ``x > 0`` (checked in the copying pass), ``x``
     copied without the exponentials. float32 / float64 are PyTorch's bits where the compiled kernel
@@ -313,7 +326,7 @@ SOFTPLUS = Activation(
     "softplus", "softplus_cpu", "SoftplusBackward0",
     _softplus,
     lambda g, x, b, t: where(x * b > t, g, g * (x * b).sigmoid()),
-    lambda x, g, b, t: np.where(x * b > t, g, g / (1 + np.exp(-x * b))),
+    lambda x, g, b, t: _softplus_fused(x, g, b, t),
     _softplus_compiled)
 ELU = Activation(
     "elu", "elu_cpu", "EluBackward0",
