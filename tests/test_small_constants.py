@@ -38,9 +38,9 @@ CLOSE = [  # exp/log/sin inside: PyTorch's own vector functions differ from NumP
     ("sinc", st.sinc, torch.sinc),
 ]
 
-# (elu follows PyTorch's loops bit for bit, SLEEF's expm1 vectorized and the C library's in its
+# (elu and softplus follow PyTorch's loops bit for bit, SLEEF's expm1 (softplus: exp and log1p) vectorized and the C library's in its
 # scalar and strided loops: its fast and general paths differ where PyTorch's layouts do)
-TORCH_BITS_PER_LAYOUT = {"elu", "elu 0.5"}
+TORCH_BITS_PER_LAYOUT = {"elu", "elu 0.5", "softplus", "softplus b2 t0.3", "softplus t0.1"}
 
 
 def _bits(a: np.ndarray) -> np.ndarray:

@@ -133,6 +133,7 @@ __attribute__((target("avx512f"))) static __m512 sleef_log1pf16_unit(__m512 d)
     return _mm512_add_ps(sum, sy);
 }
 
+#ifndef SLEEF_LOG1P_CORE_ONLY  /* (log_sigmoid's lanes and loops: unused static functions in _sleefkernel.c, whose softplus takes the cores alone) */
 /* log_sigmoid of sixteen float32 lanes: sleef_log_sigmoid_f's steps */
 __attribute__((target("avx512f"))) static __m512 sleef_log_sigmoid16(__m512 v)
 {
@@ -143,6 +144,8 @@ __attribute__((target("avx512f"))) static __m512 sleef_log_sigmoid16(__m512 v)
     __m512 r = _mm512_sub_ps(lo, sleef_log1pf16_unit(sleef_expf16(_mm512_sub_ps(zero, a))));
     return _mm512_mask_mov_ps(r, nan, _mm512_castsi512_ps(_mm512_set1_epi32(-1)));
 }
+
+#endif  /* SLEEF_LOG1P_CORE_ONLY */
 
 /* xlog1p's AVX-512 core, eight lanes, for d in [0, 1] */
 __attribute__((target("avx512f"))) static __m512d sleef_log1p8_unit(__m512d d)
@@ -175,6 +178,7 @@ __attribute__((target("avx512f"))) static __m512d sleef_log1p8_unit(__m512d d)
     return _mm512_add_pd(sum, sy);
 }
 
+#ifndef SLEEF_LOG1P_CORE_ONLY  /* (log_sigmoid's lanes and loops: unused static functions in _sleefkernel.c, whose softplus takes the cores alone) */
 __attribute__((target("avx512f"))) static __m512d sleef_log_sigmoid8(__m512d v)
 {
     const __m512d zero = _mm512_setzero_pd();
@@ -205,8 +209,10 @@ __attribute__((target("avx512f"))) static void log_sigmoid_f64_wide(const double
         _mm512_mask_storeu_pd(out + i, k, sleef_log_sigmoid8(_mm512_maskz_loadu_pd(k, x + i)));
     }
 }
+#endif  /* SLEEF_LOG1P_CORE_ONLY */
 #endif
 
+#ifndef SLEEF_LOG1P_CORE_ONLY  /* (log_sigmoid's lanes and loops: unused static functions in _sleefkernel.c, whose softplus takes the cores alone) */
 /* the one-lane loops (the tests' other form; a CPU without AVX-512F), an FMA clone where the CPU
  * has FMA (the steps' fmaf / fma one instruction each; the C library's exact software routine
  * otherwise: the same bits) */
@@ -219,5 +225,7 @@ SLEEF_LOG_CLONES static void log_sigmoid_f64(const double *x, double *out, Py_ss
 {
     for (Py_ssize_t i = 0; i < n; i++) out[i] = sleef_log_sigmoid_d(x[i]);
 }
+
+#endif  /* SLEEF_LOG1P_CORE_ONLY */
 
 #endif

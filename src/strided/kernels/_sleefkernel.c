@@ -54,6 +54,130 @@ static float tanh_lane(float x);
 #include "_sleef_expf.h"  /* sleef_expf, sleef_expf16 */
 #include "_sleef_exp.h"  /* sleef_exp, sleef_exp8: the double ones */
 #include "_sleef_expm1.h"  /* sleef_expm1f, sleef_expm1: Vectorized<float/double>::expm1() */
+#include "_sleef_log.h"  /* sleef_logf_or_libm, sleef_log_or_libm and the double-float steps of log1p */
+#define SLEEF_LOG1P_CORE_ONLY
+#include "_sleef_log1p.h"  /* sleef_log1pf_core, sleef_log1p_core: Vectorized<float/double>::log1p() */
+
+/* ---- softplus (op 10): softplus_kernel's cpu_kernel_vec loop (aten/src/ATen/native/cpu/Activation.cpp)
+ *   vectorized: blendv((a * beta).exp().log1p() / beta, a, (a * beta) > threshold)
+ *   scalar:     (a * beta) > threshold ? a : std::log1p(std::exp(a * beta)) / beta
+ * beta and threshold rounded to the element type (beta_.to<scalar_t>()); the vectorized exp and log1p
+ * SLEEF's (u10), the scalar ones the C library's. SLEEF's xlog1pf / xlog1p take xlogf_u1 / xlog_u1
+ * beyond 1e38 / 1e307 (sleef_logf_or_libm: +inf the C library's, the same answer); exp's result is
+ * never below 0, so log1p's -1 and -0 cases are never met. A NaN (x, or x * beta as inf * 0): float32
+ * gives the product's NaN (x quieted, its sign and payload kept) in both functions; float64's
+ * vectorized function gives the positive default NaN (0x7ff8...: measured against torch 2.13 under
+ * AVX512), its scalar one the product's. The parameters are per thread (the pass runs without the GIL):
+ * run / run_d's optional 8th and 9th arguments set them for the call (default 1 and 20). */
+#if defined(__GNUC__)
+#define SP_TLS __thread
+#else
+#define SP_TLS
+#endif
+static SP_TLS float sp_beta_f = 1.0f, sp_thr_f = 20.0f;
+static SP_TLS double sp_beta_d = 1.0, sp_thr_d = 20.0;
+
+static inline float softplus_vec_f(float x)
+{
+    float b = sp_beta_f, xb = x * b;
+    if (xb > sp_thr_f) return x;
+    if (xb != xb) return xb;
+    float e = sleef_expf(xb);
+    return (e > 1e38f ? sleef_logf_or_libm(e) : sleef_log1pf_core(e)) / b;
+}
+
+static inline float softplus_scalar_f(float x)
+{
+    float b = sp_beta_f, xb = x * b;
+    return xb > sp_thr_f ? x : log1pf(expf(xb)) / b;
+}
+
+static inline double softplus_vec_d(double x)
+{
+    double b = sp_beta_d, xb = x * b;
+    if (xb > sp_thr_d) return x;
+    if (xb != xb) {
+        uint64_t w = 0x7ff8000000000000ull;
+        double r;
+        memcpy(&r, &w, sizeof r);
+        return r;
+    }
+    double e = sleef_exp(xb);
+    return (e > 1e307 ? sleef_log_or_libm(e) : sleef_log1p_core(e)) / b;
+}
+
+static inline double softplus_scalar_d(double x)
+{
+    double b = sp_beta_d, xb = x * b;
+    return xb > sp_thr_d ? x : log1p(exp(xb)) / b;
+}
+
+/* the vectorized function over a block, one lane at a time (a CPU without AVX-512F), an FMA clone
+ * where the CPU has FMA (log1p's fmaf / fma one instruction each instead of the C library's
+ * software routine: the same bits) */
+SLEEF_LOG_CLONES static void softplus_block_f(const float *x, float *o, Py_ssize_t m)
+{
+    for (Py_ssize_t i = 0; i < m; i++) o[i] = softplus_vec_f(x[i]);
+}
+
+SLEEF_LOG_CLONES static void softplus_block_d(const double *x, double *o, Py_ssize_t m)
+{
+    for (Py_ssize_t i = 0; i < m; i++) o[i] = softplus_vec_d(x[i]);
+}
+
+#if HAVE_X86
+/* the same, sixteen float32 / eight float64 lanes at a time (the same bits: the one-lane steps are
+ * these, tests/test_bits34.py compares both forms); the tail one masked vector. A lane whose exp is
+ * beyond log1p's core (1e38 / 1e307, +inf) or NaN is redone by the one-lane function (rare: a large
+ * threshold, a NaN). o may be x itself: each vector is read before it is written. */
+__attribute__((target("avx512f"))) static __m512 softplus16(__m512 v, __mmask16 *odd)
+{
+    const __m512 b = _mm512_set1_ps(sp_beta_f);
+    __m512 xb = _mm512_mul_ps(v, b);
+    __m512 e = sleef_expf16(xb);
+    *odd = _mm512_cmp_ps_mask(e, _mm512_set1_ps(1e38f), _CMP_NLE_UQ);  /* (> 1e38, or NaN) */
+    __m512 r = _mm512_div_ps(sleef_log1pf16_unit(e), b);
+    return _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(xb, _mm512_set1_ps(sp_thr_f), _CMP_GT_OQ), v);
+}
+
+__attribute__((target("avx512f"))) static void softplus_block16(const float *x, float *o, Py_ssize_t m)
+{
+    for (Py_ssize_t i = 0; i < m; i += 16) {
+        __mmask16 k = m - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (m - i)) - 1), odd;
+        __m512 r = softplus16(_mm512_maskz_loadu_ps(k, x + i), &odd);
+        odd &= k;
+        float keep[16];
+        if (odd) _mm512_storeu_ps(keep, _mm512_maskz_loadu_ps(k, x + i));
+        _mm512_mask_storeu_ps(o + i, k, r);
+        for (int j = 0; odd; j++, odd >>= 1)
+            if (odd & 1) o[i + j] = softplus_vec_f(keep[j]);
+    }
+}
+
+__attribute__((target("avx512f"))) static __m512d softplus8(__m512d v, __mmask8 *odd)
+{
+    const __m512d b = _mm512_set1_pd(sp_beta_d);
+    __m512d xb = _mm512_mul_pd(v, b);
+    __m512d e = sleef_exp8(xb);
+    *odd = _mm512_cmp_pd_mask(e, _mm512_set1_pd(1e307), _CMP_NLE_UQ);
+    __m512d r = _mm512_div_pd(sleef_log1p8_unit(e), b);
+    return _mm512_mask_mov_pd(r, _mm512_cmp_pd_mask(xb, _mm512_set1_pd(sp_thr_d), _CMP_GT_OQ), v);
+}
+
+__attribute__((target("avx512f"))) static void softplus_block8(const double *x, double *o, Py_ssize_t m)
+{
+    for (Py_ssize_t i = 0; i < m; i += 8) {
+        __mmask8 k = m - i >= 8 ? (__mmask8)0xFF : (__mmask8)((1u << (m - i)) - 1), odd;
+        __m512d r = softplus8(_mm512_maskz_loadu_pd(k, x + i), &odd);
+        odd &= k;
+        double keep[8];
+        if (odd) _mm512_storeu_pd(keep, _mm512_maskz_loadu_pd(k, x + i));
+        _mm512_mask_storeu_pd(o + i, k, r);
+        for (int j = 0; odd; j++, odd >>= 1)
+            if (odd & 1) o[i + j] = softplus_vec_d(keep[j]);
+    }
+}
+#endif
 
 /* ---- gelu (op 5): GeluKernelImpl's exact form (aten/src/ATen/native/cpu/Activation.cpp)
  *   vectorized: x * 0.5 * (1 + (x * M_SQRT1_2).erf())     scalar: x * 0.5f * (1 + std::erf(x * M_SQRT1_2))
@@ -247,6 +371,7 @@ static inline float vec_lane(float x, int op)
     if (op == 7) return sleef_expm1f(x);
     if (op == 8) return x > 0.0f ? x : sleef_expm1f(x);
     if (op == 9) return x > 0.0f ? x * SELU_POS_F : sleef_expm1f(x) * SELU_NEG_F;
+    if (op == 10) return softplus_vec_f(x);
     return sleef_expf(x);
 }
 
@@ -261,6 +386,8 @@ static inline float scalar_lane(float x, int op)
     if (op == 7) return expm1f(x);
     if (op == 8) return x > 0.0f ? x : expm1f(x);  /* (elu at alpha 1: NaN and +-0 take expm1, as greater_select sends them) */
     if (op == 9) return x > 0.0f ? x * SELU_POS_F : expm1f(x) * SELU_NEG_F;
+    if (op == 10) return softplus_scalar_f(x);
+    if (op == 11) return expf(x);  /* (EXP_SPLIT: std::exp in the scalar function) */
     return sleef_expf(x);  /* (op 0 has no scalar function of PyTorch's: SLEEF's throughout) */
 }
 
@@ -718,6 +845,17 @@ __attribute__((target("avx512f"))) static void tanh_block8(const float *x, float
 
 static void vec_block(const float *x, float *o, Py_ssize_t m, int op, int wide)
 {
+    if (op == 11) op = 0;  /* (EXP_SPLIT's vectorized function: EXP's, SLEEF's expf) */
+    if (op == 10) {  /* (softplus: sixteen lanes where AVX-512, else the one-lane form: the same bits) */
+#if HAVE_X86
+        if (wide) {
+            softplus_block16(x, o, m);
+            return;
+        }
+#endif
+        softplus_block_f(x, o, m);
+        return;
+    }
 #if HAVE_X86
     if (op == 4 && wide) {
         tanh_block8(x, o, m);
@@ -809,10 +947,12 @@ static int apart_or_same(const Py_buffer *a, const Py_buffer *b)
 static PyObject *run_loop(PyObject *const *args, Py_ssize_t nargs, const char *name, const char *fmt, long max_op,
                           piece_fn vec, piece_fn scalar)
 {
-    if (nargs != 7) {
-        PyErr_Format(PyExc_TypeError, "%s(x, out, op, run, chunk, step, form) takes 7 arguments, not %zd", name, nargs);
+    if (nargs != 7 && nargs != 9) {
+        PyErr_Format(PyExc_TypeError, "%s(x, out, op, run, chunk, step, form[, beta, threshold]) takes 7 or 9 "
+                     "arguments, not %zd", name, nargs);
         return NULL;
     }
+    double beta = nargs == 9 ? PyFloat_AsDouble(args[7]) : 1.0, thr = nargs == 9 ? PyFloat_AsDouble(args[8]) : 20.0;
     long op = PyLong_AsLong(args[2]);
     Py_ssize_t run = PyLong_AsSsize_t(args[3]), chunk = PyLong_AsSsize_t(args[4]), step = PyLong_AsSsize_t(args[5]);
     long form = PyLong_AsLong(args[6]);
@@ -843,6 +983,8 @@ static PyObject *run_loop(PyObject *const *args, Py_ssize_t nargs, const char *n
         PyErr_Format(PyExc_ValueError, "%s: out overlaps x partly", name);
         goto done;
     }
+    /* (softplus's parameters for this pass, rounded to the element type as beta_.to<scalar_t>()) */
+    sp_beta_f = (float)beta, sp_thr_f = (float)thr, sp_beta_d = beta, sp_thr_d = thr;
     Py_BEGIN_ALLOW_THREADS
     cut_pieces(x.buf, out.buf, x.len / size, (int)op, run, chunk, step, wide, vec, scalar);
     Py_END_ALLOW_THREADS
@@ -857,7 +999,7 @@ done:
 static PyObject *py_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    return run_loop(args, nargs, "run", "f", 9, vec_piece, scalar_piece);
+    return run_loop(args, nargs, "run", "f", 11, vec_piece, scalar_piece);
 }
 
 #include "_bf16_bits.h"  /* bf2f, f2bf: _halfkernel.c's bf16_widen / bf16_narrow per element */
@@ -1169,6 +1311,7 @@ static inline double vec_lane_d(double x, int op)
     if (op == 7) return sleef_expm1(x);
     if (op == 8) return x > 0.0 ? x : sleef_expm1(x);
     if (op == 9) return x > 0.0 ? x * SELU_POS_D : sleef_expm1(x) * SELU_NEG_D;
+    if (op == 10) return softplus_vec_d(x);
     double e = sleef_exp(op == 0 ? x : -x);  /* (the lanes' negation flips the sign bit, a NaN's too) */
     if (op == 1) return 1.0 / (1.0 + e);
     if (op == 2) return x / (1.0 + e);
@@ -1181,6 +1324,8 @@ static inline double scalar_lane_d(double x, int op)
     if (op == 7) return expm1(x);
     if (op == 8) return x > 0.0 ? x : expm1(x);
     if (op == 9) return x > 0.0 ? x * SELU_POS_D : expm1(x) * SELU_NEG_D;
+    if (op == 10) return softplus_scalar_d(x);
+    if (op == 11) return exp(x);
     if (op == 1) return 1.0 / (1.0 + exp(-x));
     if (op == 2) return x / (1.0 + exp(-x));
     return sleef_exp(x);  /* (op 0 has no scalar function of PyTorch's: SLEEF's throughout) */
@@ -1208,6 +1353,17 @@ __attribute__((target("avx512f"))) static void vec_block8_d(const double *x, dou
 
 static void vec_block_d(const double *x, double *o, Py_ssize_t m, int op, int wide)
 {
+    if (op == 11) op = 0;  /* (EXP_SPLIT's vectorized function: EXP's, SLEEF's exp) */
+    if (op == 10) {
+#if HAVE_X86
+        if (wide) {
+            softplus_block8(x, o, m);
+            return;
+        }
+#endif
+        softplus_block_d(x, o, m);
+        return;
+    }
 #if HAVE_X86
     if (wide && op == 7) {
         sleef_expm1d_block8(x, o, m);
@@ -1253,11 +1409,11 @@ static PyObject *py_run_d(PyObject *self, PyObject *const *args, Py_ssize_t narg
     if (nargs == 7) {  /* (ops 4 to 6 are float32's alone) */
         long op = PyLong_AsLong(args[2]);
         if (op >= 4 && op <= 6) {
-            PyErr_Format(PyExc_ValueError, "run_d: op must be 0 to 3 or 7 to 9 (got %ld)", op);
+            PyErr_Format(PyExc_ValueError, "run_d: op must be 0 to 3 or 7 to 11 (got %ld)", op);
             return NULL;
         }
     }
-    return run_loop(args, nargs, "run_d", "d", 9, vec_piece_d, scalar_piece_d);
+    return run_loop(args, nargs, "run_d", "d", 11, vec_piece_d, scalar_piece_d);
 }
 
 static PyObject *py_capability(PyObject *self, PyObject *unused)

@@ -1,8 +1,8 @@
 /* NumPy's own ufunc inner loops, chained in one C call (included by _specialkernel.c where the
  * build found NumPy's headers: STRIDED_NUMPY_HEADERS).
  *
- * A small op whose fast path is a few NumPy ufunc calls on a flat run (F.softplus: np.exp, then
- * np.log1p in place; polar: np.cos and np.sin of the angles; logit: np.log in place) spends most of its time in the
+ * A small op whose fast path is a few NumPy ufunc calls on a flat run (polar: np.cos and np.sin of
+ * the angles; logit: np.log in place; F.softplus was one, now the SLEEF kernel's) spends most of its time in the
  * calls' set-up, not in their loops. Here the loops themselves are called: the inner loop
  * function NumPy's ufunc holds for the dtype (ufunc->functions[i], the one its dispatch picked at
  * import for this CPU: its own SIMD or SVML loop, not the C library's), with the arguments NumPy's
@@ -91,19 +91,6 @@ static int np_float_kind(const Py_buffer *b)
     return kind == 'f' ? 1 : 2;
 }
 
-/* F.softplus at its default parameters (beta 1, threshold 20), activations._softplus_default's
- * calls: out = np.exp(x), np.log1p(out, out) (in place), then out = where(x > 20, x, out)
- * (greater_select's pass) */
-static int softplus_steps(const void *x, void *out, Py_ssize_t n, int f64)
-{
-    np_call(NPL_EXP, f64, x, out, n);
-    np_call(NPL_LOG1P, f64, out, out, n); /* (np.log1p(e, e): in place) */
-    feclearexcept(FE_ALL_EXCEPT);
-    if (f64) greater_select_double(x, out, n, 20.0);
-    else greater_select_float(x, out, n, 20.0f);
-    return 0;
-}
-
 /* logit without eps, unary_more._logit_fresh's calls: out = x / (1 - x) (unary_exact's code 4,
  * logit_ratio), then np.log(out, out=out) (in place); 1 (the caller's Python path, which gives NaN
  * quotients PyTorch's bits: unary_more._logit_nan_bits) where some quotient is NaN or negative */
@@ -140,12 +127,6 @@ static PyObject *unary_chain(PyObject *const *args, Py_ssize_t nargs, const char
     PyBuffer_Release(&ob);
     Py_INCREF(answer);
     return answer;
-}
-
-static PyObject *py_softplus_np(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    (void)self;
-    return unary_chain(args, nargs, "softplus_np", softplus_steps);
 }
 
 static PyObject *py_logit_np(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -294,13 +275,10 @@ static PyObject *py_bce_np(PyObject *self, PyObject *const *args, Py_ssize_t nar
 }
 
 #define UFUNC_CHAIN_METHODS                                                                        \
-    {"softplus_np", (PyCFunction)(void (*)(void))py_softplus_np, METH_FASTCALL,                    \
-     "softplus_np(x, out) -> bool: F.softplus(x) (beta 1, threshold 20) through NumPy's own exp and log1p "  \
-     "loops, _softplus_default's bits (False: not aligned C-contiguous float32/float64 runs of one format "  \
-     "and length, an overlap, or NumPy's loops not found)"},                                       \
     {"logit_np", (PyCFunction)(void (*)(void))py_logit_np, METH_FASTCALL,                          \
      "logit_np(x, out) -> bool: logit(x) (no eps): logit_ratio, then NumPy's own log loop in place, "     \
-     "_logit_fresh's bits (False: as softplus_np)"},                                               \
+     "_logit_fresh's bits (False: not aligned C-contiguous float32/float64 runs of one format and length, "  \
+     "an overlap, or NumPy's loops not found)"},                                               \
     {"bce_np", (PyCFunction)(void (*)(void))py_bce_np, METH_FASTCALL,                              \
      "bce_np(x, y, out) -> bool: binary_cross_entropy's per-element losses through NumPy's own log and "  \
      "log1p loops, _bce_fresh's bits (False: some x or y outside [0, 1] or NaN, not aligned C-contiguous "  \

@@ -68,12 +68,15 @@ from .torch_loops import (
 # the kernel's op codes (EXP: SLEEF's expf alone; GELU: GeluKernelImpl's loop, GELU_ONEDNN: oneDNN's;
 # EXPM1: SLEEF's expm1 in the vectorized function, the C library's in the scalar one; ELU: elu at
 # alpha 1, x where x > 0 else EXPM1's expm1 of x, in one pass; SELU: selu, x * scale where x > 0 else
-# EXPM1's expm1 of x * (alpha * scale), in one pass)
-EXP, SIGMOID, SILU, LIBM_EXP, TANH, GELU, GELU_ONEDNN, EXPM1, ELU, SELU = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9
+# EXPM1's expm1 of x * (alpha * scale), in one pass; SOFTPLUS: softplus_kernel's loop, x where
+# x * beta > threshold, else log1p(exp(x * beta)) / beta, SLEEF's exp and log1p in the vectorized
+# function, the C library's in the scalar one; its parameters torch_loop's ``params``; EXP_SPLIT:
+# exp alone as a cpu_kernel_vec loop takes it, SLEEF's vectorized, the C library's in the scalar tail)
+EXP, SIGMOID, SILU, LIBM_EXP, TANH, GELU, GELU_ONEDNN, EXPM1, ELU, SELU, SOFTPLUS, EXP_SPLIT = range(12)
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
 # the ops whose float64 loop is ported too (run_d: SLEEF's expd / expm1 in the vectorized function)
-_DOUBLE_OPS = frozenset((EXP, SIGMOID, SILU, EXPM1, ELU, SELU))
+_DOUBLE_OPS = frozenset((EXP, SIGMOID, SILU, EXPM1, ELU, SELU, SOFTPLUS, EXP_SPLIT))
 _steps: list[int] = []
 # the longest flat run every op's loop runs as one chunk (GELU's grain shrinks beyond it; every
 # other op's is GRAIN_SIZE)
@@ -113,7 +116,7 @@ def _chunk(n: int, threads: int | None, grain: int) -> int:
 
 
 def torch_loop(x: np.ndarray, op: int, out: np.ndarray | None = None, threads: int | None = None,
-               form: int = -1, lanes: int = 1) -> np.ndarray | None:
+               form: int = -1, lanes: int = 1, params: tuple = ()) -> np.ndarray | None:
     """PyTorch's float32 or float64 ``sigmoid`` (``op`` :data:`SIGMOID`) or ``silu`` (:data:`SILU`)
     of ``x`` (an array of any strides: a tensor's view) as a fresh array of ``x``'s shape; None
     where the compiled kernel is not used (then the caller's NumPy formula runs) or ``x`` is
@@ -124,7 +127,9 @@ def torch_loop(x: np.ndarray, op: int, out: np.ndarray | None = None, threads: i
     ``threads``: PyTorch's thread count assumed (default :func:`strided.kernels.torch_loops.torch_threads`);
     ``form``: the kernel's (-1 AVX-512 where the CPU has it, 0 the plain C form: the same bits);
     ``lanes``: the loop's vector width over float32's (2: a float16/bfloat16 tensor upcast to ``x``,
-    whose ``Vectorized<Half>`` holds twice the elements, so its scalar tail is cut at twice the step)."""
+    whose ``Vectorized<Half>`` holds twice the elements, so its scalar tail is cut at twice the step);
+    ``params``: :data:`SOFTPLUS`'s ``(beta, threshold)`` as Python floats (the kernel rounds them to
+    ``x``'s type, as PyTorch's ``beta_.to<scalar_t>()``; empty: 1 and 20)."""
     k = native.sleef()
     if k is None:
         return None
@@ -145,15 +150,15 @@ def torch_loop(x: np.ndarray, op: int, out: np.ndarray | None = None, threads: i
         # (a small flat run, the fast paths' common case: one chunk whatever the threads, no grain
         # or chunk asked; half of this function's own time on a small F.silu)
         res = np.empty(len(x), dt)
-        run(x, res, op, 0, 0, st, form)
+        run(x, res, op, 0, 0, st, form, *params)
         return res
     grain = _grain(op, x.size, threads)
     if as_x and x.flags.c_contiguous:  # one row, cut at the parallel chunks
         res = np.empty(x.shape, dt)
         if x.ndim == 1:  # (a flat run, the small-op fast paths': no reshapes)
-            run(x, res, op, 0, _chunk(len(x), threads, grain), st, form)
+            run(x, res, op, 0, _chunk(len(x), threads, grain), st, form, *params)
         else:
-            run(x.reshape(-1), res.reshape(-1), op, 0, _chunk(x.size, threads, grain), st, form)
+            run(x.reshape(-1), res.reshape(-1), op, 0, _chunk(x.size, threads, grain), st, form, *params)
         return res
     # x's dim order where x is dense (a permuted tensor is one row too), straight into out where
     # out is laid out as x (x itself in place: each element is read before it is written)
@@ -162,17 +167,17 @@ def torch_loop(x: np.ndarray, op: int, out: np.ndarray | None = None, threads: i
         order = sorted(range(x.ndim), key=lambda d: -x.strides[d])
         xt, rt = x.transpose(order), res.transpose(order)
         if xt.flags.c_contiguous and rt.flags.c_contiguous:  # (then reshape(-1) are views)
-            run(xt.reshape(-1), rt.reshape(-1), op, 0, _chunk(x.size, threads, grain), st, form)
+            run(xt.reshape(-1), rt.reshape(-1), op, 0, _chunk(x.size, threads, grain), st, form, *params)
             return res
     if st == 0:
         res = np.empty(x.shape, dt)
-        run(np.ascontiguousarray(x).reshape(-1), res.reshape(-1), op, 0, 0, 0, form)
+        run(np.ascontiguousarray(x).reshape(-1), res.reshape(-1), op, 0, 0, 0, form, *params)
         return res
-    return _rows_walk(x, out, run, op, st, form, threads, grain)
+    return _rows_walk(x, out, run, op, st, form, threads, grain, params)
 
 
 def _rows_walk(x: np.ndarray, out: np.ndarray | None, run: Callable[..., Any], op: int, st: int, form: int,
-               threads: int | None, grain: int) -> np.ndarray:
+               threads: int | None, grain: int, params: tuple = ()) -> np.ndarray:
     """:func:`torch_loop`'s result for an ``x`` that is not dense (a slice with gaps, a strided
     view): ``x``'s elements copied into TensorIterator's iteration order (its dims ordered as
     :func:`strided.kernels.torch_loops.loop_rows` orders them, the fastest last) and the kernel run
@@ -191,7 +196,7 @@ def _rows_walk(x: np.ndarray, out: np.ndarray | None, run: Callable[..., Any], o
     walked = order == list(range(x.ndim))
     xs = np.ascontiguousarray(x if walked else x.transpose(order))
     res = np.empty(xs.shape, x.dtype)
-    run(xs.reshape(-1), res.reshape(-1), op, row, _chunk(x.size, threads, grain), st if vector else 0, form)
+    run(xs.reshape(-1), res.reshape(-1), op, row, _chunk(x.size, threads, grain), st if vector else 0, form, *params)
     if walked:
         return res
     return np.ascontiguousarray(res.transpose(np.argsort(order)))

@@ -68,8 +68,10 @@ from ...kernels.elementwise import _ONE0, _TYPED0_DTYPES, _clip, typed0
 from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set
 from ...kernels.memory import dense_run
 from ...kernels.sleef import ELU as _ELU_OP
+from ...kernels.sleef import EXP_SPLIT as _EXP_SPLIT_OP
 from ...kernels.sleef import EXPM1 as _EXPM1_OP
 from ...kernels.sleef import SILU as _SILU_OP
+from ...kernels.sleef import SOFTPLUS as _SOFTPLUS_OP
 from ...kernels.sleef import flat_call, step, torch_loop
 from ...kernels.torch_loops import GRAIN_SIZE, fresh_strides, scalar_loop_mask
 from ...layout import is_non_overlapping_and_dense as _dense
@@ -182,8 +184,13 @@ SILU = Activation("silu", "silu_cpu", "SiluBackward0", _silu, _silu_grad, _silu_
 
 
 def _softplus(x: np.ndarray, b: float, t: float) -> np.ndarray:
-    """``where(x b > t, x, log1p(exp(x b)) / b)``; for ``b == 1`` without the product and the
-    quotient (``x * 1.0`` and ``y / 1.0`` are ``x`` and ``y`` bit for bit: 3 NumPy calls fewer)."""
+    """``where(x b > t, x, log1p(exp(x b)) / b)``. float32 / float64 (float16 / bfloat16 arrive in
+    float32, PyTorch's compute type) are PyTorch's bits where the compiled kernel runs
+    (:func:`_softplus_compiled`); elsewhere NumPy's ufuncs, for ``b == 1`` without the product and
+    the quotient (``x * 1.0`` and ``y / 1.0`` are ``x`` and ``y`` bit for bit: 3 NumPy calls fewer)."""
+    res = _softplus_compiled(x, b, t)
+    if res is not None:
+        return res
     if b == 1.0:
         e = np.exp(x)
         if e.__class__ is not np.ndarray:  # (a 0-d x gives NumPy scalars: no out=)
@@ -198,6 +205,30 @@ def _softplus(x: np.ndarray, b: float, t: float) -> np.ndarray:
     t = typed0(t, x.dtype)  # (exact: the same comparison, in half the time)
     xb = x * b
     return np.where(np.greater(xb, t), x, np.log1p(np.exp(xb)) / b)
+
+
+def _softplus_compiled(x: np.ndarray, b: float, t: float) -> np.ndarray | None:
+    """PyTorch's float32 / float64 softplus of ``x`` (any layout): softplus_kernel is a
+    ``cpu_kernel_vec`` loop whose vectorized function blends ``(x b).exp().log1p() / b`` (SLEEF's exp
+    and log1p) with ``x`` where ``x b > t`` and whose scalar function takes ``std::exp`` and
+    ``std::log1p``, so the elements take :func:`strided.kernels.sleef.torch_loop`'s split
+    (``SOFTPLUS``, ``b`` and ``t`` rounded to ``x``'s type in the kernel, as ``beta_.to<scalar_t>()``).
+    None where the kernel does not run (then NumPy's ufuncs)."""
+    if x.__class__ is not np.ndarray:
+        return None
+    return torch_loop(x, _SOFTPLUS_OP, params=(float(b), float(t)))
+
+
+def _softplus_fused(x: np.ndarray, g: np.ndarray, b: float, t: float) -> np.ndarray:
+    """softplus's first-order gradient, PyTorch's softplus_backward: ``z = exp(x b)``, then
+    ``where(x b > t, g, g z / (z + 1))``; float32 / float64 with z from SLEEF's exp where its
+    cpu_kernel_vec loop is vectorized and the C library's in its tail (``EXP_SPLIT`` over ``x b``'s
+    flat run: PyTorch's bits where x and g share a dense layout), else NumPy's exp (within an ulp)."""
+    xb = x * b
+    z = torch_loop(xb, _EXP_SPLIT_OP) if xb.__class__ is np.ndarray else None
+    if z is None:
+        z = np.exp(xb)
+    return np.where(np.greater(xb, typed0(t, xb.dtype)), g, g * z / (z + 1))
 
 
 def _elu(x: np.ndarray, a: float) -> np.ndarray:
@@ -308,7 +339,8 @@ SOFTPLUS = Activation(
     "softplus", "softplus_cpu", "SoftplusBackward0",
     _softplus,
     lambda g, x, b, t: where(x * b > t, g, g * (x * b).sigmoid()),
-    lambda x, g, b, t: np.where(x * b > t, g, g / (1 + np.exp(-x * b))))
+    lambda x, g, b, t: _softplus_fused(x, g, b, t),
+    _softplus_compiled)
 
 
 def _scalar_places(x: np.ndarray, vectors: int = 1, grad: np.ndarray | None = None) -> np.ndarray | slice | bool | None:
@@ -965,33 +997,8 @@ def fresh_front(wrapper: Callable[..., Tensor], row: Activation) -> Callable[...
         kernel = _front_kernel(row, d.numpy)
         if kernel is not None:
             table[d] = (None, True, None, kernel)  # (no fn: where the kernel refuses, the wrapper runs)
-        elif row is SOFTPLUS:  # (_fast's quiet forward at the default parameters, its NumPy loops from C first)
-            table[d] = (_softplus_default, False, None, _softplus_kernel(d.numpy))
     # (_fast's dense_run path: a transpose too; not for a row whose result is row-major whatever the input)
     return compiled_front(wrapper, 1, table, dense=() if row.contiguous else tuple(table))
-
-
-def _softplus_default(x: np.ndarray) -> np.ndarray:
-    """:func:`_softplus` at its default parameters (beta 1.0, threshold 20.0) of a flat float32 /
-    float64 run (1-D: NumPy gives arrays, never scalars), :func:`_fast`'s call for
-    ``F.softplus(x)``, run in the quiet context as _fast runs it: the same ufunc calls in the same
-    order (log1p's ``out`` positional, the same loop), without _softplus's tests of what the
-    front's call already is (a quarter of it)."""
-    e = np.exp(x)
-    np.log1p(e, e)
-    k = native.special()
-    if k is not None and k.greater_select(x, 20.0, e):
-        return e
-    return e if _greater_select(x, 20.0, e) else np.where(np.greater(x, typed0(20.0, x.dtype)), x, e)
-
-
-def _softplus_kernel(dtype: np.dtype) -> tuple | None:
-    """:func:`_softplus_default`'s calls made in C as a front's :func:`kernel_entry`: the compiled
-    ``softplus_np`` calls the inner loops of NumPy's own ``exp`` and ``log1p`` on the same runs
-    (the same pointers: the same bits), then greater_select's pass; its False answer (NumPy's loops
-    not found) runs :func:`_softplus_default`. None where the kernel is not built with it."""
-    k = native._compiled("_specialkernel")
-    return kernel_entry(getattr(k, "softplus_np", None), (), dtype)
 
 
 def _front_kernel(row: Activation, dtype: np.dtype) -> tuple | None:
@@ -999,12 +1006,14 @@ def _front_kernel(row: Activation, dtype: np.dtype) -> tuple | None:
     ``dtype`` as a front's :func:`kernel_entry`: silu's and elu's torch_loop calls (one chunk;
     elu's the kernel's ELU, :func:`_elu_compiled`'s at alpha 1), hardtanh's clamp to [-1, 1] (clamp_scalar:
     np.clip's bits where the bounds are no zeros), leaky_relu's unary_exact pass at slope 0.01;
-    a row's own ``front`` (activations_more's piecewise rows); None for the other rows (softplus
-    has none: NumPy's exp and log1p run)."""
+    softplus's torch_loop call (the kernel's SOFTPLUS at beta 1, threshold 20);
+    a row's own ``front`` (activations_more's piecewise rows); None for the other rows."""
     if row.front is not None:
         return row.front(dtype)
-    if row is SILU or row is ELU:  # (elu: the kernel's ELU, x where x > 0 else expm1: _elu_compiled's call)
-        call = flat_call(_SILU_OP if row is SILU else _ELU_OP, dtype)
+    if row is SILU or row is ELU or row is SOFTPLUS:
+        # (elu: the kernel's ELU, x where x > 0 else expm1, _elu_compiled's call; softplus: its
+        # SOFTPLUS at the kernel's default parameters, beta 1 and threshold 20, F.softplus's)
+        call = flat_call(_SILU_OP if row is SILU else _ELU_OP if row is ELU else _SOFTPLUS_OP, dtype)
         return None if call is None else kernel_entry(call[0], call[1], dtype, call[2])
     k = native._compiled("_specialkernel")  # (the module itself: the front reads the switch per call)
     if row is HARDTANH:
