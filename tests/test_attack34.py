@@ -377,8 +377,7 @@ def test_logsumexp_integer_out_refusal_text() -> None:
     assert str(got.value).splitlines()[0] == str(want.value)
 
 
-@pytest.mark.xfail(strict=True, reason="std / var(out=<complex>) of a real input write a complex result; "
-                   "PyTorch: NotImplementedError '\"std_cpu\" not implemented for 'ComplexFloat''")
+# (was a strict xfail here; fixed by fix34: PyTorch's '"std_cpu" not implemented for 'ComplexFloat'')
 @pytest.mark.parametrize("op", ["std", "var"])
 def test_std_var_complex_out_refused(op) -> None:
     with pytest.raises(NotImplementedError, match="not implemented for 'ComplexFloat'"):

