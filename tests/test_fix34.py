@@ -64,3 +64,38 @@ def test_std_var_complex_out_refusal_names_the_out_dtype() -> None:
             with pytest.raises(NotImplementedError) as got:
                 getattr(strided, op)(strided.ones(3, 4), 1, out=strided.empty(0, dtype=getattr(strided, dt)))
             assert str(got.value).splitlines()[0] == str(want.value)
+
+
+# --- 2. clamp(x, number, out=x) of an integer x: PyTorch's in-place refusal ----------------------
+
+_CLAMP_CALLS = {
+    "clamp": lambda L, t, o: L.clamp(t, 0.5, out=o),
+    "clamp_int_bounds": lambda L, t, o: L.clamp(t, 0, 2, out=o),
+    "clamp_max_kw": lambda L, t, o: L.clamp(t, max=0.5, out=o),
+    "clamp_min": lambda L, t, o: L.clamp_min(t, 0.5, out=o),
+    "clamp_max": lambda L, t, o: L.clamp_max(t, -0.5, out=o),
+    "clamp_min_int": lambda L, t, o: L.clamp_min(t, 0, out=o),
+    "clip": lambda L, t, o: L.clip(t, -0.5, 2.5, out=o),
+    "complex_bound": lambda L, t, o: L.clamp(t, 0.5j, out=o),
+    "big_bound": lambda L, t, o: L.clamp(t, 300, out=o),
+    "tensor_bound": lambda L, t, o: L.clamp(t, L.tensor(0.5), out=o),
+}
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "int32", "int64", "bool", "uint16", "float16", "float64"])
+@pytest.mark.parametrize("call", sorted(_CLAMP_CALLS))
+@pytest.mark.parametrize("alias", ["itself", "view", "other"])
+def test_clamp_out_of_an_integer_input(dtype, call, alias) -> None:
+    f = _CLAMP_CALLS[call]
+    a = np.array([[3, 0], [1, 2]]).astype(dtype)
+    outs = {"itself": lambda t: t, "view": lambda t: t[:], "other": lambda t: t.clone()}
+    t = torch.from_numpy(a.copy()).t()
+    s = strided.from_numpy(a.copy()).t()
+    want = _outcome(lambda: f(torch, t, outs[alias](t)))
+    got = _outcome(lambda: f(strided, s, outs[alias](s)))
+    assert got[0] == want[0]
+    if want[0] != "ok":
+        assert got[1] == want[1]
+    assert s.tolist() == t.tolist()  # (nothing written on a refusal; the same values otherwise)
+    if want[0] == "ok":
+        assert got[1].tolist() == want[1].tolist() and got[1].stride() == want[1].stride()
