@@ -99,3 +99,37 @@ def test_clamp_out_of_an_integer_input(dtype, call, alias) -> None:
     assert s.tolist() == t.tolist()  # (nothing written on a refusal; the same values otherwise)
     if want[0] == "ok":
         assert got[1].tolist() == want[1].tolist() and got[1].stride() == want[1].stride()
+
+
+# --- 3. F.prelu of a zero-size input keeps its strides (PyTorch's empty_like) ---------------------
+
+@pytest.mark.parametrize("shape, stride", [((0, 3), (0, 0)), ((0, 3), (5, 7)), ((0, 3), (1, 0)), ((2, 0), (0, 1)),
+                                           ((0, 3, 4), (0, 1, 3)), ((0, 3, 4), (1, 4, 12)), ((0,), (1,)),
+                                           ((2, 3, 0), (0, 0, 0)), ((0, 3), (3, 1))])
+@pytest.mark.parametrize("n", [1, 3])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_prelu_zero_size_keeps_the_input_strides(shape, stride, n, dtype) -> None:
+    import torch.nn.functional as TF
+
+    import strided.nn.functional as F
+
+    def run(M, FF):
+        x = M.empty_strided(shape, stride, dtype=getattr(M, dtype)).requires_grad_()
+        w = M.full((n,), 0.25, dtype=getattr(M, dtype), requires_grad=True)
+        r = FF.prelu(x, w)
+        gx, gw = M.autograd.grad(r, (x, w), M.ones_like(r))
+        return tuple(r.shape), r.stride(), r.grad_fn.name(), tuple(gx.shape), tuple(gw.shape), gw.tolist()
+
+    want = _outcome(lambda: run(torch, TF))
+    got = _outcome(lambda: run(strided, F))
+    assert got[:2] == want[:2]
+
+
+def test_prelu_zero_size_from_an_array() -> None:
+    import torch.nn.functional as TF
+
+    import strided.nn.functional as F
+    a = np.zeros((0, 3))
+    r = F.prelu(strided.tensor(a), strided.tensor([0.25], dtype=strided.float64))
+    t = TF.prelu(torch.from_numpy(a), torch.tensor([0.25], dtype=torch.float64))
+    assert r.stride() == t.stride() == (0, 0) and r.shape == tuple(t.shape)
