@@ -133,3 +133,41 @@ def test_prelu_zero_size_from_an_array() -> None:
     r = F.prelu(strided.tensor(a), strided.tensor([0.25], dtype=strided.float64))
     t = TF.prelu(torch.from_numpy(a), torch.tensor([0.25], dtype=torch.float64))
     assert r.stride() == t.stride() == (0, 0) and r.shape == tuple(t.shape)
+
+
+# --- 4. Tensor.logsumexp has no out= -----------------------------------------------------------
+
+_LSE_METHOD_CALLS = [
+    lambda L, x: x.logsumexp(1, out=L.empty(0)),
+    lambda L, x: x.logsumexp(dim=(0, 1), keepdim=True, out=L.empty(0)),
+    lambda L, x: x.logsumexp(),
+    lambda L, x: x.logsumexp(1, foo=1),
+    lambda L, x: x.logsumexp(-1, True),
+    lambda L, x: x.logsumexp(dim=0),
+]
+
+
+@pytest.mark.parametrize("k", range(len(_LSE_METHOD_CALLS)))
+def test_tensor_logsumexp_method_has_no_out(k) -> None:
+    call = _LSE_METHOD_CALLS[k]
+    a = np.array([[1.0, -2.5, 3.0], [np.inf, 0.5, -np.inf]], np.float32)
+    want = _outcome(lambda: call(torch, torch.from_numpy(a.copy())))
+    got = _outcome(lambda: call(strided, strided.from_numpy(a.copy())))
+    assert got[0] == want[0]
+    if want[0] != "ok":
+        assert got[1] == want[1]
+        return
+    assert got[1].numpy().tobytes() == want[1].numpy().tobytes() and got[1].stride() == want[1].stride()
+
+
+def test_tensor_logsumexp_method_records_the_graph() -> None:
+    a = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.5]])
+    grads = []
+    for M in (torch, strided):
+        x = M.tensor(a, requires_grad=True)
+        r = x.logsumexp(1)
+        assert r.grad_fn.name() == "LogsumexpBackward0"
+        r.sum().backward()
+        grads.append(x.grad.numpy())
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-15)
+    assert strided.logsumexp(strided.tensor(a), 1, out=strided.empty(0, dtype=strided.float64)).shape == (2,)

@@ -596,7 +596,6 @@ def _no_dims_refused(shape: tuple[int, ...]) -> StridedRuntimeError:
         f"fix: name the dims: strided.logsumexp(x, dim={tuple(range(len(shape)))}), or keepdim=True"))
 
 
-@method("logsumexp")
 def logsumexp(input: Tensor, dim: Any = _DIM_MISSING, keepdim: bool = False, *, out: Any = None) -> Tensor:
     """``log(sum(exp(x)))`` over ``dim``, computed stably: the max is taken out first, so large
     inputs do not overflow; a row of -inf gives -inf, a row holding +inf gives +inf. Integer
@@ -661,6 +660,17 @@ def logsumexp(input: Tensor, dim: Any = _DIM_MISSING, keepdim: bool = False, *, 
                 r = np.log(s) + m
             np.copyto(res_np, r if keepdim else r.reshape(res_np.shape), casting="unsafe")
     return _finish(result, out, "logsumexp", (input,))
+
+
+@method("logsumexp")
+def _logsumexp_method(self: Tensor, dim: Any = _DIM_MISSING, keepdim: bool = False) -> Tensor:
+    """``Tensor.logsumexp``: :func:`logsumexp` without ``out=``. PyTorch's method has none: an
+    ``out=`` is Python's TypeError "logsumexp() got an unexpected keyword argument 'out'", as
+    PyTorch's parser says it (where ``dim`` is missing too PyTorch names the missing ``dim`` first)."""
+    return logsumexp(self, dim, keepdim)
+
+
+_logsumexp_method.__name__ = _logsumexp_method.__qualname__ = "logsumexp"  # (the name in Python's TypeError)
 
 
 def _lse_into(input: Tensor, out: Any, rt: DType) -> DType | None:
