@@ -171,3 +171,49 @@ def test_tensor_logsumexp_method_records_the_graph() -> None:
         grads.append(x.grad.numpy())
     np.testing.assert_allclose(grads[1], grads[0], rtol=1e-15)
     assert strided.logsumexp(strided.tensor(a), 1, out=strided.empty(0, dtype=strided.float64)).shape == (2,)
+
+
+# --- 5. logsumexp of a complex input into a real out= (PyTorch's sum_out casts: the real parts) ---
+
+@pytest.mark.parametrize("cdtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("out_dtype", ["float32", "float64", "float16", "bfloat16"])
+@pytest.mark.parametrize("shape, dim, keepdim", [((2, 3), 1, False), ((4, 5), 0, True), ((3, 4, 6), (0, 2), False),
+                                                 ((7, 33), 1, False), ((5,), 0, False), ((5,), 0, True), ((), 0, False),
+                                                 ((0, 3), 1, False), ((3, 0), 1, True), ((2, 3), (0, 1), False)])
+def test_logsumexp_complex_into_a_real_out(cdtype, out_dtype, shape, dim, keepdim) -> None:
+    rng = np.random.default_rng(len(shape) * 10 + (dim if isinstance(dim, int) else 7))
+    a = np.asarray(rng.standard_normal(shape) * 3 + 1j * rng.standard_normal(shape) * 2)
+    if a.size > 2:
+        a.ravel()[1] = complex(np.inf, 0.5)
+    ot = torch.empty(0, dtype=getattr(torch, out_dtype))
+    os_ = strided.empty(0, dtype=getattr(strided, out_dtype))
+    want = _outcome(lambda: torch.logsumexp(torch.from_numpy(a).to(getattr(torch, cdtype)), dim, keepdim, out=ot))
+    got = _outcome(lambda: strided.logsumexp(strided.from_numpy(a).to(getattr(strided, cdtype)), dim, keepdim, out=os_))
+    assert got[0] == want[0] == "ok" and got[1] is os_
+    assert os_.shape == tuple(ot.shape) and os_.stride() == ot.stride()
+    if a.size:
+        assert any("discards the imaginary part" in w for w in got[2])
+    A, B = os_.to(strided.float64).numpy(), ot.double().numpy()
+    # (values: PyTorch's bits where the logs agree -- NumPy's float32 log and PyTorch's can differ by
+    # an ulp; NaN where the real parts sum below 0, positive as PyTorch's in float32 / float64 outs)
+    ulp = {"float32": 2.0**-23, "float64": 2.0**-52, "float16": 2.0**-10, "bfloat16": 2.0**-7}[out_dtype]
+    np.testing.assert_allclose(A, B, rtol=2 * ulp, atol=0)
+    if out_dtype in ("float32", "float64"):
+        assert (np.signbit(A) == np.signbit(B)).all()
+
+
+@pytest.mark.parametrize("in_dtype, out_dtype", [("float32", "bfloat16"), ("float32", "float16"), ("float64", "bfloat16"),
+                                                 ("complex64", "bfloat16"), ("bfloat16", "float16")])
+def test_logsumexp_full_reduction_into_a_narrower_out_adds_in_the_promoted_dtype(in_dtype, out_dtype) -> None:
+    """A 0-d result's add_ of the 0-d max: both 0-d tensors, so PyTorch promotes (float32 with a
+    bfloat16 out): the sum rounded once (strided added in the out's dtype: an ulp off in 1 of 4)."""
+    rng = np.random.default_rng(3)
+    for _ in range(40):
+        a = (rng.standard_normal(5) * 3).astype(np.float32) + (1j * rng.standard_normal(5) if in_dtype[0] == "c" else 0)
+        ot, os_ = torch.empty(0, dtype=getattr(torch, out_dtype)), strided.empty(0, dtype=getattr(strided, out_dtype))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.logsumexp(torch.from_numpy(a).to(getattr(torch, in_dtype)), 0, out=ot)
+            strided.logsumexp(strided.from_numpy(a).to(getattr(strided, in_dtype)), 0, out=os_)
+        got, want = os_.to(strided.float64).item(), ot.double().item()
+        assert got == want or (got != got and want != want)  # (NaN: the real parts summed below 0)
