@@ -730,19 +730,15 @@ def _variance_to_out(result: Tensor, out: Any, op: str, self: Tensor, dim: Any, 
         return result
     if (isinstance(out, Tensor) and out._dtype.kind == "c" and self._dtype.kind == "f"
             and L.product(self._layout.shape)):
-        if L.product(result._layout.shape) <= 1:
-            if self._dtype in REDUCED_FLOATS:  # (std_var_all_cpu reads float and double inputs only)
-                raise StridedRuntimeError(join_lines(
-                    f"std_var_all: Unsupported dtype {TORCH_NAME[self._dtype.name]}",
-                    f"{op}() of a {self._dtype.name} input into a {out._dtype.name} out=: PyTorch's whole-tensor "
-                    "kernel reads float32 / float64 inputs only",
-                    f"fix: {op}(x.float(), ...) or a real float out="))
-            return _to_out(result, out, op, self, (reduction_dims(self, dim, op), keepdim))
-        raise StridedNotImplementedError(join_lines(
-            f"\"std_cpu\" not implemented for '{TORCH_NAME[out._dtype.name]}'",
-            f"{op}() of a {self._dtype.name} input into a {out._dtype.name} out=: PyTorch's reduction "
-            "kernel has no complex output for a real input",
-            f"fix: an out= of a real float dtype, or {op}(...).to({out._dtype.name})"))
+        whole = L.product(result._layout.shape) <= 1
+        if not whole or self._dtype in REDUCED_FLOATS:  # (std_var_all_cpu reads float and double inputs only)
+            first, why = ((f"std_var_all: Unsupported dtype {TORCH_NAME[self._dtype.name]}",
+                           "PyTorch's whole-tensor kernel reads float32 / float64 inputs only") if whole else
+                          (f"\"std_cpu\" not implemented for '{TORCH_NAME[out._dtype.name]}'",
+                           "PyTorch's reduction kernel has no complex output for a real input"))
+            raise (StridedRuntimeError if whole else StridedNotImplementedError)(join_lines(
+                first, f"{op}() of a {self._dtype.name} input into a {out._dtype.name} out=: {why}",
+                f"fix: a real float out=, or {op}(x.float(), ...).to({out._dtype.name})"))
     return _to_out(result, out, op, self, (reduction_dims(self, dim, op), keepdim))
 
 
