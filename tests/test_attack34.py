@@ -322,9 +322,7 @@ def test_clamp_inplace_number_bounds_refusal_names_the_cpp_type(dtype) -> None:
 
 # --- found, not fixed here: strict xfails naming PyTorch's behaviour --------------------------------
 
-@pytest.mark.xfail(strict=True, reason="clamp(x, number bounds, out=x) of an integer x (out= the input itself) "
-                   "says 'Found dtype Long but expected Float'; PyTorch takes it as clamp_: \"result type Float "
-                   "can't be cast to the desired output type long int\"")
+# (was a strict xfail here; fixed by fix34: PyTorch's clamp meta takes out= the input itself as clamp_)
 def test_clamp_out_aliasing_an_integer_input_refusal_text() -> None:
     t, s = torch.ones(3, dtype=torch.int64), strided.ones(3, dtype=strided.int64)
     with pytest.raises(RuntimeError) as want:
@@ -377,8 +375,7 @@ def test_logsumexp_integer_out_refusal_text() -> None:
     assert str(got.value).splitlines()[0] == str(want.value)
 
 
-@pytest.mark.xfail(strict=True, reason="std / var(out=<complex>) of a real input write a complex result; "
-                   "PyTorch: NotImplementedError '\"std_cpu\" not implemented for 'ComplexFloat''")
+# (was a strict xfail here; fixed by fix34: PyTorch's '"std_cpu" not implemented for 'ComplexFloat'')
 @pytest.mark.parametrize("op", ["std", "var"])
 def test_std_var_complex_out_refused(op) -> None:
     with pytest.raises(NotImplementedError, match="not implemented for 'ComplexFloat'"):

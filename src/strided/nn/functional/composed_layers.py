@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from ... import layout as L
+from ...creation import empty_strided
 from ...dispatch import adopted
 from ...dtypes import float32, float64
 from ...errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
@@ -205,6 +206,11 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
         raise _not_implemented("prelu_cpu", input._dtype, (input, weight))
     if not OPEN and (out := _prelu_rowmajor(input, weight)) is not None:
         return out
+    lay = input._layout
+    if not L.product(lay.shape):
+        # (PyTorch's _prelu_kernel writes into empty_like(input); a zero-size tensor counts as dense
+        # whatever its strides, so the result keeps them: (0, 0) for a tensor made from an array)
+        return empty_strided(lay.shape, lay.strides, dtype=input._dtype)
     return where(input > 0, input, _channel_weight(input, weight) * input)
 
 
@@ -216,7 +222,7 @@ def _prelu_rowmajor(input: Any, weight: Any) -> Tensor | None:
     ``weight`` where both are NaN), then ``input`` itself written where ``input > 0`` -- the
     general path's selection, the same bits -- into the fresh row-major result of ``input``'s
     shape (PyTorch's, and :func:`prelu`'s broadcast shape for these weights). None (nothing
-    computed) for any other call: the general path, its checks and errors."""
+    computed) for any other call, a zero-size input too: the general path, its checks and errors."""
     if ((input.__class__ is not Tensor and input.__class__ not in SUBCLASSES)
             or (weight.__class__ is not Tensor and weight.__class__ not in SUBCLASSES)):
         return None  # (a subclass instance, an nn.Parameter weight, computes as a Tensor: F.linear's test)
@@ -227,8 +233,8 @@ def _prelu_rowmajor(input: Any, weight: Any) -> Tensor | None:
     info = _cinfo[shape]
     x = flat_run(input, info)
     w = flat_run(weight, _cinfo[weight._layout.shape])
-    if x is None or w is None:
-        return None
+    if x is None or w is None or not info[1]:
+        return None  # (zero-size: prelu's result keeps the input's strides, whatever they are)
     n = len(w)
     nd = len(shape)
     if n == 1:

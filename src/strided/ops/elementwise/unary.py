@@ -1003,6 +1003,23 @@ def _mixed_bounds(op: str, min: Any, max: Any, out: Any = None) -> None:  # noqa
         "  fix: both bounds tensors (strided.tensor(0.5) for the number) or both numbers")
 
 
+def _refuse_promoting_itself(input: Any, min: Any, max: Any, out: Any, name: str) -> None:  # noqa: A002
+    """clamp / clamp_min / clamp_max's ``out=`` the integer (or bool) ``input`` itself with number
+    bounds: PyTorch's clamp meta takes that as its in-place form and refuses a promoted result
+    type naming the tensor's C++ type ("result type Float can't be cast to the desired output
+    type long int"), where another ``out=`` (a view of the input too) gets the unary op's
+    exact-dtype check. Nothing here where ``out`` is not ``input`` or a bound is a tensor."""
+    if out is not input or not isinstance(input, Tensor) or input._dtype.is_floating_point:
+        return
+    bounds = [v for v in (min, max) if v is not None]
+    if not bounds or any(isinstance(v, Tensor) for v in bounds):
+        return
+    operands = (input, *(_operand(v, name) for v in bounds))
+    rt = result_type_of_classes(tuple(operand_class(v) for v in operands))
+    if rt is not input._dtype:
+        _check_inplace(input, name + "_", rt, input._layout.shape, cpp_target=True)
+
+
 def clamp(input: Any, min: Any = None, max: Any = None, *, out: Any = None) -> Tensor:  # noqa: A002
     """``min(max(input, min), max)`` elementwise; bounds are Python scalars or tensors (broadcast).
 
@@ -1016,6 +1033,7 @@ def clamp(input: Any, min: Any = None, max: Any = None, *, out: Any = None) -> T
     if min is not None and max is not None and (isinstance(min, Tensor) or isinstance(max, Tensor)):
         _mixed_bounds("clamp", min, max, out)  # (no Tensor bound: nothing it could refuse)
     if out is not None:
+        _refuse_promoting_itself(input, min, max, out, "clamp")
         # (number bounds: PyTorch runs a unary op, whose out= must have the result's dtype exactly)
         same = "" if isinstance(min, Tensor) or isinstance(max, Tensor) else "found"
         loop_out = out if isinstance(out, Tensor) else None
@@ -1031,6 +1049,7 @@ def clamp_min(input: Any, min: Any, *, out: Any = None) -> Tensor:  # noqa: A002
     [0.0, 0.5]
     """
     if out is not None:  # (as clamp's out=: a number bound takes only the result's dtype, a tensor casts)
+        _refuse_promoting_itself(input, min, None, out, "clamp_min")
         return write_out(out, clamp_min(input, min), "clamp_min", (input, min), "" if isinstance(min, Tensor) else "found")
     if min.__class__ is Tensor and (t := _one_tensor_bound(input, min, True)) is not None:
         return t
@@ -1045,6 +1064,7 @@ def clamp_max(input: Any, max: Any, *, out: Any = None) -> Tensor:  # noqa: A002
     [1.0, 2.5]
     """
     if out is not None:  # (as clamp's out=: a number bound takes only the result's dtype, a tensor casts)
+        _refuse_promoting_itself(input, None, max, out, "clamp_max")
         return write_out(out, clamp_max(input, max), "clamp_max", (input, max), "" if isinstance(max, Tensor) else "found")
     if max.__class__ is Tensor and (t := _one_tensor_bound(input, max, False)) is not None:
         return t

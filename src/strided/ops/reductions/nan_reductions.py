@@ -10,14 +10,26 @@ strides. float16 is accumulated in float32 and rounded once. ``out=`` follows
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from ... import layout as L
 from ...args import check_keepdim
+from ...callsite import user_site
 from ...dispatch import adopted, result_array
-from ...dtypes import REDUCED_FLOATS, TORCH_NAME, DType, bfloat16, default_float, float32, float64, int64
+from ...dtypes import (
+    REDUCED_FLOATS,
+    TORCH_NAME,
+    DType,
+    bfloat16,
+    default_float,
+    float32,
+    float64,
+    int64,
+    real_of,
+)
 from ...errors import (
     StridedIndexError,
     StridedNotImplementedError,
@@ -596,7 +608,6 @@ def _no_dims_refused(shape: tuple[int, ...]) -> StridedRuntimeError:
         f"fix: name the dims: strided.logsumexp(x, dim={tuple(range(len(shape)))}), or keepdim=True"))
 
 
-@method("logsumexp")
 def logsumexp(input: Tensor, dim: Any = _DIM_MISSING, keepdim: bool = False, *, out: Any = None) -> Tensor:
     """``log(sum(exp(x)))`` over ``dim``, computed stably: the max is taken out first, so large
     inputs do not overflow; a row of -inf gives -inf, a row holding +inf gives +inf. Integer
@@ -638,8 +649,13 @@ def logsumexp(input: Tensor, dim: Any = _DIM_MISSING, keepdim: bool = False, *, 
     acc = _acc(rt)
     # (an integer input with out=: PyTorch's logsumexp_out runs on input.to(the default float))
     into = _lse_into(input if rt is d else input.to(rt), out, rt)
-    if into is not None and shape and L.product(shape):
+    if into is not None and (shape or d.is_complex) and L.product(shape):
         return _lse_out(input if rt is d else input.to(rt), out, into, axes, dims, keepdim)
+    if into is not None and d.is_complex:  # (no element: sum_out's zeros, logged: -inf, after the cast's warning)
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=user_site()[1])
+        result, res_np = result_array(reduced_shape(shape, dims, keepdim), into)
+        res_np[...] = -np.inf
+        return write_out(out, result, "logsumexp", (input,))
     with _Quiet():
         x = input._np().astype(acc, copy=False)
         if x.size == 0:
@@ -663,19 +679,34 @@ def logsumexp(input: Tensor, dim: Any = _DIM_MISSING, keepdim: bool = False, *, 
     return _finish(result, out, "logsumexp", (input,))
 
 
+@method("logsumexp")
+def _logsumexp_method(self: Tensor, dim: Any = _DIM_MISSING, keepdim: bool = False) -> Tensor:
+    """``Tensor.logsumexp``: :func:`logsumexp` without ``out=``. PyTorch's method has none: an
+    ``out=`` is Python's TypeError "logsumexp() got an unexpected keyword argument 'out'", as
+    PyTorch's parser says it (where ``dim`` is missing too PyTorch names the missing ``dim`` first)."""
+    return logsumexp(self, dim, keepdim)
+
+
+_logsumexp_method.__name__ = _logsumexp_method.__qualname__ = "logsumexp"  # (the name in Python's TypeError)
+
+
 def _lse_into(input: Tensor, out: Any, rt: DType) -> DType | None:
     """The dtype of an ``out=`` logsumexp writes otherwise than by a cast of its own result: a
     real float ``out`` of another dtype than a float ``input``'s (:func:`_lse_out`: PyTorch sums,
     logs and adds in the out's dtype), else None."""
-    if not isinstance(out, Tensor) or rt is not input._dtype or (rt is not float32 and rt is not float64
-                                                                  and rt not in REDUCED_FLOATS):
+    if not isinstance(out, Tensor) or rt is not input._dtype:
         return None
     o = out._dtype
+    if rt.is_complex:  # (a real out: PyTorch's sum_out casts exp's complex values, its warning)
+        return o if o.kind == "f" else None
+    if rt is not float32 and rt is not float64 and rt not in REDUCED_FLOATS:
+        return None
     return o if o is not rt and o.kind == "f" else None
 
 
 def _lse_out(input: Tensor, out: Tensor, into: DType, axes: Any, dims: Any, keepdim: bool) -> Tensor:
-    """logsumexp of a non-empty float32/float64 ``input`` (with dims, over ``dims``: NumPy's ``axes``) into an ``out`` of the float dtype ``into``
+    """logsumexp of a non-empty float32/float64 (or complex: the real parts of its ``exp``, PyTorch's
+    cast, summed) ``input`` (with dims, over ``dims``: NumPy's ``axes``) into an ``out`` of the float dtype ``into``
     (not ``input``'s), as PyTorch's ``logsumexp_out_impl`` composes it: the max ``m`` (infinite: 0)
     taken out in ``input``'s dtype, ``exp`` there, ``sum_out`` into ``out`` (``input.to(into)``
     first, :func:`strided.kernels.torch_sum.sum_array`), ``log_`` in ``into``, then ``add_(m)``:
@@ -689,21 +720,25 @@ def _lse_out(input: Tensor, out: Tensor, into: DType, axes: Any, dims: Any, keep
     def rounded(v: np.ndarray) -> np.ndarray:  # (to ``into`` and back to its arithmetic dtype)
         return reduced_cast_source(on, v).astype(on).astype(wide)
 
+    x = input._np()
+    complex_input = x.dtype.kind == "c"
+    if complex_input:  # (sum_out's cast of exp's complex values: their real parts)
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=user_site()[1])
     with _Quiet():
-        x = input._np()
-        m = np.maximum.reduce(x, axis=axes, keepdims=True)
-        m = np.where(np.isinf(m), x.dtype.type(0), m)
+        # (complex: the max of the real parts, as the complex result's; sum_array's dtype= conversion
+        # takes the real parts as PyTorch's dense cast, before its float sum)
+        m = np.maximum.reduce(x.real if complex_input else x, axis=axes, keepdims=True)
+        m = np.where(np.isinf(m), m.dtype.type(0), m)
         s = sum_array(np.exp(x - m), axes, True, on).astype(wide)
-        lg = rounded(np.log(s))
+        lg = np.log(s)
+        if complex_input:  # (real parts can sum below 0: PyTorch's log_ gives the positive quiet NaN there)
+            lg = np.where(s < 0, np.abs(lg), lg)
+        lg = rounded(lg)
         if not keepdim:
             lg, m = lg.reshape(reduced_shape(x.shape, dims, False)), m.reshape(reduced_shape(x.shape, dims, False))
-        if lg.ndim == 0:
-            r = reduced_cast_source(on, lg + rounded(m)).astype(on)
-            common = into
-        else:
-            common = promote_types(into, input._dtype)
-            c = np.dtype(common.numpy)
-            r = reduced_cast_source(on, lg.astype(c) + m.astype(c)).astype(on)
+        common = promote_types(into, real_of(input._dtype))  # (add_'s operand: the max, real)
+        c = np.dtype(common.numpy)
+        r = reduced_cast_source(on, lg.astype(c) + m.astype(c)).astype(on)
     result, res_np = result_array(r.shape, into)
     res_np[...] = r
     written = write_out(out, result, "logsumexp", (input,))

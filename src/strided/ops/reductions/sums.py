@@ -720,6 +720,28 @@ def _out_float(self: Any, out: Any) -> DType | None:
     return o
 
 
+def _variance_to_out(result: Tensor, out: Any, op: str, self: Tensor, dim: Any, keepdim: bool) -> Tensor:
+    """std/var's ``result`` written into ``out`` (when given). A complex ``out`` of a real input is
+    PyTorch's NotImplementedError where its reduction runs the kernel (``std_var_stub``: more than
+    one output element of a nonempty input), whose dispatch knows only real floats; one output
+    element runs ``std_var_all_cpu`` (float / double inputs only: a half one is its RuntimeError),
+    and no input element fills NaN, both written as any cast."""
+    if out is None:
+        return result
+    if (isinstance(out, Tensor) and out._dtype.kind == "c" and self._dtype.kind == "f"
+            and L.product(self._layout.shape)):
+        whole = L.product(result._layout.shape) <= 1
+        if not whole or self._dtype in REDUCED_FLOATS:  # (std_var_all_cpu reads float and double inputs only)
+            first, why = ((f"std_var_all: Unsupported dtype {TORCH_NAME[self._dtype.name]}",
+                           "PyTorch's whole-tensor kernel reads float32 / float64 inputs only") if whole else
+                          (f"\"std_cpu\" not implemented for '{TORCH_NAME[out._dtype.name]}'",
+                           "PyTorch's reduction kernel has no complex output for a real input"))
+            raise (StridedRuntimeError if whole else StridedNotImplementedError)(join_lines(
+                first, f"{op}() of a {self._dtype.name} input into a {out._dtype.name} out=: {why}",
+                f"fix: a real float out=, or {op}(x.float(), ...).to({out._dtype.name})"))
+    return _to_out(result, out, op, self, (reduction_dims(self, dim, op), keepdim))
+
+
 @method("var")
 def var(self: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,
         correction: float | None = None, out: Any = None) -> Tensor:
@@ -732,9 +754,8 @@ def var(self: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bo
     >>> strided.tensor([1.0, 2.0, 3.0, 4.0]).var().item()
     1.6666666269302368
     """
-    return _to_out(_variance(self, dim, unbiased, keepdim, correction, "var", root=False, into=_out_float(self, out)),
-                   out, "var", self,
-                   None if out is None else (reduction_dims(self, dim, "var"), keepdim))
+    return _variance_to_out(_variance(self, dim, unbiased, keepdim, correction, "var", root=False,
+                                      into=_out_float(self, out)), out, "var", self, dim, keepdim)
 
 
 @method("std")
@@ -745,9 +766,8 @@ def std(self: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bo
     >>> strided.tensor([2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]).std(correction=0).item()
     2.0
     """
-    return _to_out(_variance(self, dim, unbiased, keepdim, correction, "std", root=True, into=_out_float(self, out)),
-                   out, "std", self,
-                   None if out is None else (reduction_dims(self, dim, "std"), keepdim))
+    return _variance_to_out(_variance(self, dim, unbiased, keepdim, correction, "std", root=True,
+                                      into=_out_float(self, out)), out, "std", self, dim, keepdim)
 
 
 def _whole_truth(self: Any, every: bool) -> Tensor | None:
