@@ -3473,22 +3473,21 @@ VECTOR_CLONES static void sign_double(const double *restrict a, double *restrict
         for (Py_ssize_t b = 0; b + st <= n; b += st)                                               \
             for (Py_ssize_t j = b; j < b + w; j++) o[j] = a[j] != a[j] ? ones : o[j];              \
     }                                                                                              \
+    /* min(max(x + 3, 0), 6) with NumPy's NaN-keeping maximum / minimum: the two hard rows' clip */ \
+    static inline T clip_x3_##T(T x)                                                               \
+    {                                                                                              \
+        T v = x + (T)3;                                                                            \
+        v = v != v ? v : (v > (T)0 ? v : (T)0);                                                    \
+        return v != v ? v : (v < (T)6 ? v : (T)6);                                                 \
+    }                                                                                              \
     ERF_CLONES static void hardsigmoid_##T(const T *restrict a, T *restrict o, Py_ssize_t n)       \
     {                                                                                              \
-        for (Py_ssize_t i = 0; i < n; i++) {                                                       \
-            T v = a[i] + (T)3;                                                                     \
-            v = v != v ? v : (v > (T)0 ? v : (T)0);                                                \
-            v = v != v ? v : (v < (T)6 ? v : (T)6);                                                \
-            o[i] = v / (T)6;                                                                       \
-        }                                                                                          \
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = clip_x3_##T(a[i]) / (T)6;                        \
     }                                                                                              \
     ERF_CLONES static void hardswish_##T(const T *restrict a, T *restrict o, Py_ssize_t n)         \
     {                                                                                              \
         for (Py_ssize_t i = 0; i < n; i++) {                                                       \
-            T v = a[i] + (T)3;                                                                     \
-            v = v != v ? v : (v > (T)0 ? v : (T)0);                                                \
-            v = v != v ? v : (v < (T)6 ? v : (T)6);                                                \
-            T p = a[i] * v;                                                                        \
+            T p = a[i] * clip_x3_##T(a[i]);                                                        \
             o[i] = p / (T)6;                                                                       \
         }                                                                                          \
     }                                                                                              \
