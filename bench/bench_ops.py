@@ -447,6 +447,74 @@ MAKERS.update({
     "threshold": lambda cfg: ((_mixed(cfg), 0.25, -1.0), {}),  # (its threshold and value: both required)
 })
 
+
+@dataclass(frozen=True)
+class Raw:
+    """An argument passed as it is to all three libraries (:func:`_convert` leaves it unconverted):
+    from_numpy's NumPy array."""
+
+    value: Any
+
+
+def _param(*shape: int) -> np.ndarray:
+    """A contiguous float32 parameter (a weight, a bias, running statistics) in (0.1, 0.9): a layer's
+    own tensors are contiguous whatever the layout of its input."""
+    return _rng.uniform(0.1, 0.9, shape).astype(np.float32)
+
+
+def _conv1d(cfg: Config) -> Args:
+    """A batch of m one-channel signals of length n, two output channels, a width-3 kernel, a bias."""
+    m, n = cfg.shape
+    return (arr(cfg, (m, 1, n)), _param(2, 1, 3), _param(2)), {}
+
+
+def _conv2d(cfg: Config) -> Args:
+    """One (m, n) one-channel image, a 3 x 3 kernel, a bias."""
+    m, n = cfg.shape
+    return (arr(cfg, (1, 1, m, n)), _param(1, 1, 3, 3), _param(1)), {}
+
+
+def _pool(spatial: int) -> Callable[[Config], Args]:
+    """A maker for the pooling ops: the (m, n) tensor as (1, m, n) (1-d: m channels of length n) or
+    (1, 1, m, n) (2-d: one image), a window of 2 (its stride too)."""
+    return lambda cfg: ((arr(cfg, (1,) * spatial + cfg.shape), 2), {})
+
+
+def _batch_norm(cfg: Config) -> Args:
+    """Inference batch norm of an (N, C) = (m, n) batch: running mean and variance, weight, bias."""
+    n = _cols(cfg)
+    return (_x(cfg), _param(n), _param(n), _param(n), _param(n)), {"training": False}
+
+
+def _layer_norm(cfg: Config) -> Args:
+    """Layer norm over the last dim (n), with weight and bias."""
+    n = _cols(cfg)
+    return (_x(cfg), (n,), _param(n), _param(n)), {}
+
+
+def _embedding(cfg: Config) -> Args:
+    """m int64 indices into the (m, n) table (vocabulary m, width n): an (m, n) result."""
+    m = _rows(cfg)
+    return (index(cfg, m, (m,)), _x(cfg)), {}
+
+
+def _nll_loss(cfg: Config) -> Args:
+    """Mean NLL of an (N, C) = (m, n) batch of log-probabilities (negative) and int64 class targets."""
+    m, n = cfg.shape
+    return (-_x(cfg), index(cfg, n, (m,))), {}
+
+
+# nn.functional's layers and losses: their weights, windows, running statistics, targets (the
+# shapes that make the op what a model calls, not a generic tensor)
+MAKERS.update({
+    "F.conv1d": _conv1d, "F.conv2d": _conv2d, "F.avg_pool1d": _pool(1), "F.max_pool1d": _pool(1),
+    "F.avg_pool2d": _pool(2), "F.max_pool2d": _pool(2), "F.batch_norm": _batch_norm,
+    "F.layer_norm": _layer_norm, "F.embedding": _embedding, "F.nll_loss": _nll_loss,
+    "threshold_": MAKERS["threshold"],  # (threshold's arguments: its threshold and value)
+    "split_with_sizes": lambda cfg: ((_x(cfg), [1, _rows(cfg) - 1]), {}),
+    "from_numpy": lambda cfg: ((Raw(_x(cfg)),), {}),  # (the array itself: strided.from_numpy vs torch.from_numpy)
+})
+
 # The ops whose values no peer can share: random draws (strided's PCG64 streams are not PyTorch's)
 # and uninitialized memory; their rows compare shapes and dtypes only.
 UNSEEDED = {"rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like", "normal",
@@ -553,7 +621,9 @@ def _resolve(lib: Any, name: str, tensor_type: type) -> tuple[Callable[..., Any]
 def _convert(value: Any, lib: str) -> Any:
     """A generated argument in ``lib``'s form: arrays become strided / PyTorch tensors sharing
     the array's memory and strides (a permuted array stays permuted); lists and tuples convert
-    element by element; PyTorch dtypes become strided's."""
+    element by element; PyTorch dtypes become strided's; a :class:`Raw` argument is passed as it is."""
+    if isinstance(value, Raw):
+        return value.value
     if isinstance(value, np.ndarray):
         if lib == "strided":
             return strided.from_numpy(value)
