@@ -217,6 +217,13 @@ def _max_pool(op: str, nsp: int, input: Tensor, kernel_size: Any, stride: Any, p
     # (max_pool1d without indices runs a kernel of its own; with them, the 2-d one)
     x, shape, out, arr = _start(op, "max_pool1d_impl" if nsp == 1 and not return_indices else "max_pool2d",
                                 input, pool)
+    inside = not any(a or b for a, b in pool.pads)  # (no padding: every tap of every window reads the input)
+    if inside and not return_indices:
+        if arr.size:
+            _max_inside(windows(x, pool.geometry())._np(), arr, pool.kernel, d.is_floating_point)
+        if not pool.batched:
+            out = out.squeeze(0)
+        return report(op, (input,), out)
     idx_t, idx = _result(x, shape, int64, pool.batched)
     if arr.size:
         low = -np.inf if d.is_floating_point else np.iinfo(d.numpy).min
@@ -247,6 +254,22 @@ def _max_pool(op: str, nsp: int, input: Tensor, kernel_size: Any, stride: Any, p
         out, idx_t = out.squeeze(0), idx_t.squeeze(0)
     report(op, (input,), out)
     return (out, idx_t) if return_indices else out
+
+
+def _max_inside(xw: np.ndarray, arr: np.ndarray, kernel: tuple[int, ...], floating: bool) -> None:
+    """The values of a max pool with no padding into ``arr``: the general loop of :func:`_max_pool`
+    with every tap valid and no indices kept. Its choice exactly: the first offset's value, then a
+    later one where it is greater or NaN (the first maximum kept; of several NaNs the last, bits
+    included), read from the window view ``xw`` (N, C, *out, *kernel) in place."""
+    offsets = np.ndindex(*kernel)
+    np.copyto(arr, xw[(Ellipsis, *next(offsets))])
+    with np.errstate(invalid="ignore"):
+        for offset in offsets:
+            v = xw[(Ellipsis, *offset)]
+            better = np.greater(v, arr)
+            if floating:
+                np.logical_or(better, np.isnan(v), out=better)
+            np.copyto(arr, v, where=better)
 
 
 def _max_rule(op: str, nsp: int, out: Any, input: Tensor, *args: Any) -> Any:
