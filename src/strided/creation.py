@@ -729,9 +729,40 @@ def from_numpy(array: np.ndarray) -> Tensor:
     >>> t[0, 0].item()
     9.0
     """
+    if array.__class__ is np.ndarray:
+        t = _borrow_dense(array)
+        if t is not None:
+            return t
     if isinstance(array, np.ndarray) and any(s < 0 for s in array.strides):
         _negative_strides(array)
     return borrow_array(array, "from_numpy")
+
+
+def _borrow_dense(array: np.ndarray) -> Tensor | None:
+    """:func:`borrow_array` of the common array in fewer steps, or None where the general path
+    decides (and refuses): a non-empty C- or F-contiguous array of a native supported dtype whose
+    strides are non-negative multiples of its itemsize. Its storage is then the array flattened in
+    memory order (a view, never a copy: ``copy=False``), at offset 0 -- the general path's
+    ``storage_extent`` run of such an array, the same tensor."""
+    dtype = from_numpy_dtype(array.dtype)
+    flags = array.flags
+    if dtype is None or not array.size:
+        return None
+    if flags.c_contiguous:
+        flat = array.reshape(-1, copy=False)
+    elif flags.f_contiguous:
+        flat = array.T.reshape(-1, copy=False)
+    else:
+        return None
+    itemsize = array.itemsize
+    strides = []
+    for b in array.strides:  # (a size-1 dim's stride is free in a contiguous array: any value)
+        if b < 0 or b % itemsize:
+            return None
+        strides.append(b // itemsize)
+    t = borrowed(flat, Layout._trusted(array.shape, tuple(strides), 0), dtype)
+    if OPEN: created("from_numpy", (), t, "view")  # noqa: E701 - shares memory: not an allocation
+    return t
 
 
 def _negative_strides(array: np.ndarray, op: str = "from_numpy") -> NoReturn:
