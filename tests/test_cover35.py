@@ -228,3 +228,46 @@ def test_borrow_dense_declines_what_the_general_path_decides():
               as_strided(np.ones(3, np.float32), (1, 3), (6, 4))):
         assert _borrow_dense(a) is None
     assert _borrow_dense(np.ones((2, 3), np.float32)) is not None
+
+
+# --------------------------------------------------------------------------- embedding fast path
+
+
+def _embedding_outcome(lib, idx: np.ndarray, w: np.ndarray):
+    f = F.embedding if lib is strided else TF.embedding
+    try:
+        out = f(lib.from_numpy(idx), lib.from_numpy(w))
+    except (IndexError, RuntimeError) as e:
+        return ("IndexError" if isinstance(e, IndexError) else "RuntimeError"), str(e).splitlines()[0]
+    return tuple(out.shape), tuple(out.stride()), str(out.dtype).split(".")[-1], out.numpy().tobytes()
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(1, 6), st.integers(1, 4), st.lists(st.integers(-2, 7), max_size=9),
+       st.sampled_from([np.int64, np.int32]), st.sampled_from(["C", "F", "sliced"]), st.booleans())
+def test_embedding_matches_torch_and_the_general_path(n, dim, values, idx_dtype, order, two_d):
+    w = np.random.default_rng(n * 10 + dim).standard_normal((n, dim)).astype(np.float32)
+    w[0, 0] = -0.0
+    if order == "F":
+        w = np.asfortranarray(w)
+    elif order == "sliced":
+        w = np.repeat(w, 2, axis=1)[:, ::2]
+    idx = np.array(values, idx_dtype)
+    if two_d and idx.size % 2 == 0:
+        idx = idx.reshape(2, -1)
+    got = _embedding_outcome(strided, idx, w)
+    assert got == _embedding_outcome(torch, idx, w)  # (an error: its class and first line)
+    with strided.record_copies():  # (someone listening: the general path, which reports the copy)
+        assert _embedding_outcome(strided, idx, w) == got
+
+
+def test_embedding_fast_path_records_its_gradient():
+    w = np.random.default_rng(6).standard_normal((5, 3))
+    x = strided.tensor(w, requires_grad=True)
+    xt = torch.tensor(w, requires_grad=True)
+    idx = np.array([4, 1, 4])
+    y = F.embedding(strided.from_numpy(idx), x)
+    assert y.grad_fn.name() == "EmbeddingBackward0"
+    y.sum().backward()
+    TF.embedding(torch.from_numpy(idx), xt).sum().backward()
+    assert np.array_equal(x.grad.numpy(), xt.grad.numpy())

@@ -51,6 +51,7 @@ from ...ops._support.reduce_args import numpy_axes, reduction_dims
 from ...ops.creation.generator import default_generator
 from ...ops.creation.random import _uniform
 from ...ops.elementwise.unary import where
+from ...ops.indexing.fast_along import SLICES_C
 from ...ops.linalg import matkernel as _mk
 from ...ops.linalg.matmul import _product, fast_product
 from ...ops.linalg.norms import _torch_general_norm, _torch_norm2, _zero_d_norm
@@ -762,6 +763,13 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
     >>> F.embedding(strided.tensor([[0, 2]]), strided.eye(3)).tolist()
     [[[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]]
     """
+    if not OPEN and SLICES_C is not None and max_norm is None and not sparse and weight.__class__ is Tensor and \
+            len(weight._layout.shape) == 2:
+        # a vector of int64 indices, each in range, into a row-major weight: index_select's one C
+        # call (new contiguous rows, the same as np.take's below); None where any of that fails
+        out = SLICES_C(0, weight, 0, input, None)
+        if out is not None:
+            return out
     tensor_arg(input, "embedding")
     tensor_arg(weight, "embedding", "weight", 2)
     if max_norm is not None or sparse:
