@@ -271,3 +271,44 @@ def test_embedding_fast_path_records_its_gradient():
     y.sum().backward()
     TF.embedding(torch.from_numpy(idx), xt).sum().backward()
     assert np.array_equal(x.grad.numpy(), xt.grad.numpy())
+
+
+# --------------------------------------------------------------------------- batch_norm into its result
+
+
+def _batch_norm_reference(x: np.ndarray, rm, rv, w, b, eps: float) -> np.ndarray:
+    """The evaluation formula step by step in the compute dtype (float32 for float16), as before
+    the result's memory took the steps: ``((x - mean) * (1 / sqrt(var + eps))) * w + b``."""
+    acc = np.float32 if x.dtype == np.float16 else x.dtype.type
+    lead = (-1,) + (1,) * (x.ndim - 2)
+    y = x.astype(acc) - rm.astype(acc).reshape(lead)
+    y = y * (1 / np.sqrt(rv.astype(acc).reshape(lead) + acc(eps)))
+    if w is not None:
+        y *= w.astype(acc).reshape(lead)
+    if b is not None:
+        y += b.astype(acc).reshape(lead)
+    return y.astype(x.dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+@pytest.mark.parametrize("layout", ["2d", "4d", "channels_last", "transposed", "empty"])
+@pytest.mark.parametrize("affine", [True, False])
+def test_batch_norm_eval_bits(dtype, layout, affine):
+    rng = np.random.default_rng(7)
+    shape = {"2d": (5, 3), "4d": (2, 3, 4, 5), "channels_last": (2, 3, 4, 5), "transposed": (5, 3),
+             "empty": (0, 3)}[layout]
+    x = rng.standard_normal(shape).astype(dtype)
+    x.reshape(-1)[:3] = [np.nan, -0.0, np.inf][: x.size]
+    if layout == "channels_last":
+        x = np.ascontiguousarray(x.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)
+    elif layout == "transposed":
+        x = np.ascontiguousarray(x.T).T
+    pdt = np.float32 if dtype == np.float16 else dtype
+    rm, rv, w, b = (rng.uniform(0.1, 2.0, 3).astype(pdt) for _ in range(4))
+    w, b = (w, b) if affine else (None, None)
+    got = F.batch_norm(*(None if a is None else strided.from_numpy(a) for a in (x, rm, rv, w, b)), eps=1e-3)
+    want = TF.batch_norm(*(None if a is None else torch.from_numpy(a) for a in (x, rm, rv, w, b)), eps=1e-3)
+    assert got.shape == tuple(want.shape)
+    if x.size:  # (an empty result: torch's strides (0, 0), strided's row-major ones, before this change too)
+        assert got.stride() == want.stride()
+    assert np.array_equal(_bits(got.numpy()), _bits(_batch_norm_reference(x, rm, rv, w, b, 1e-3)))

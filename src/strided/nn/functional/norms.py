@@ -115,6 +115,13 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     acc = compute_dtype(d)
     x = input._np().astype(acc, copy=False)
     nd = len(shape)
+    # the result keeps a channels_last input's layout (PyTorch's suggest_memory_format; 4-d only)
+    cl = suggest_format(shape, input._layout.strides) == "channels_last"
+    out = result(shape, d, channels_last_strides(shape) if cl else None)
+    o = out._np()
+    # (computed in the input's own dtype, the result's memory takes every step: the same operations
+    # in the same order, without the temporaries and the final copy)
+    y = o if o.dtype == acc else None
     with np.errstate(all="ignore"):
         if training or running_mean is None:
             mean = x.mean(axis=dims, keepdims=True) if x.size else np.zeros((1, c) + (1,) * (nd - 2), acc)
@@ -126,16 +133,14 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         else:
             mean = _per_channel(running_mean, acc, nd)
             var = _per_channel(running_var, acc, nd)
-            centered = x - mean
-        y = centered * (1 / np.sqrt(var + acc.type(eps)))
+            centered = np.subtract(x, mean, out=y)
+        y = np.multiply(centered, 1 / np.sqrt(var + acc.type(eps)), out=y)
         if weight is not None:
             y *= _per_channel(weight, acc, nd)
         if bias is not None:
             y += _per_channel(bias, acc, nd)
-    # the result keeps a channels_last input's layout (PyTorch's suggest_memory_format; 4-d only)
-    cl = suggest_format(shape, input._layout.strides) == "channels_last"
-    out = result(shape, d, channels_last_strides(shape) if cl else None)
-    np.copyto(out._np(), y, casting="unsafe")
+    if y is not o:
+        np.copyto(o, y, casting="unsafe")
     inputs = tuple(t for t in (input, weight, bias) if t is not None)
     return report("batch_norm", inputs, out)
 
