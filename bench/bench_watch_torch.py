@@ -4,6 +4,7 @@ Run from the repository root:
 
     .venv/bin/python bench/bench_watch_torch.py          # about 30 s, and a minute for the first blocks
     .venv/bin/python bench/bench_watch_torch.py --quick  # fewer repeats, noisier
+    .venv/bin/python bench/bench_watch_torch.py --split  # only: where the watch's time goes
 
 How to read it
 --------------
@@ -25,6 +26,17 @@ dispatch mode's handler to keep Dynamo out, about 1 us per op; the watch's mode 
 see ``_keep_dynamo_out`` in ``strided.diagnose.watch_torch`` — so the gap can be smaller than the
 watch's work.)
 PyTorch runs with one thread so that the numbers do not depend on the machine's core count.
+
+``--split`` prints only where a watched pass's time goes, each row a ``watch_torch()`` block with
+less of the op recorder: ``modes + calls`` (the recorder of the user's calls as is, the per-op
+recorder a no-op), ``+ op call`` (the per-op recorder reading only the autograd node and
+counter), ``+ tensor reads`` (... and each tensor's shape, strides and dtype, through the C
+helper: what any record needs), ``watched`` (the whole recorder). The gap between the last two
+is the recorder's own bookkeeping (memory tally, kinds, the flat record), the part a faster
+recorder could still cut; ``+ tensor reads`` is the floor of one that keeps reading what it reads.
+These times are thread CPU time (the minimum of one call, round-robin), not wall time: the
+differences between rows are a few percent of a pass, below the noise of wall time on a shared
+machine.
 
 The last table is the first block of a process (the issue aims at watched <= 1.1x bare): the
 ``small`` model's forward + backward, run twice without a watch, then once inside the process's
@@ -127,7 +139,83 @@ def first_blocks(repeat: int) -> None:
         print(f"{dynamo:<18}{fmt_time(bare_t):>12}{fmt_time(watched_t):>12}{watched_t / bare_t:>14.2f}x")
 
 
+def split(quick: bool) -> None:
+    """The ``--split`` table: the small model's passes inside watches with less of the op recorder."""
+    import torch
+
+    import strided.diagnose.watch_torch as wt
+    from torch_gpt import GPT, batch
+
+    full = wt._recorders
+    layouts = wt._native_layouts()
+    tensor, strided = torch.Tensor, torch.strided
+    is_tensor = tensor.__instancecheck__
+    node, peek = torch._C._current_autograd_node, torch._C._autograd._get_sequence_nr
+
+    def partial(level: int):  # noqa: ANN202
+        def recorders(watch):  # noqa: ANN001, ANN202
+            on_call, _ = full(watch)
+            fields: list = []
+            kept: dict = {}
+
+            def on_op(func, args, out) -> None:  # noqa: ANN001
+                if level >= 1:
+                    node()
+                    peek()
+                    tensors = (*filter(is_tensor, args), *((out,) if isinstance(out, tensor) else ()))
+                    if level >= 2 and layouts is not None:
+                        layouts(fields, tensors, kept, strided)
+
+            return on_call, on_op
+
+        return recorders
+
+    class Partial:
+        """A watch_torch() block whose op recorder does only part of its work."""
+
+        def __init__(self, recorders) -> None:  # noqa: ANN001
+            self.recorders = recorders
+
+        def __call__(self) -> Partial:
+            return self
+
+        def __enter__(self) -> None:
+            wt._recorders = self.recorders
+            self.watch = wt.watch_torch()
+            self.watch.__enter__()
+
+        def __exit__(self, *exc: object) -> None:
+            wt._recorders = full
+            self.watch.__exit__(*exc)
+
+    torch.set_num_threads(1)
+    print_header(f"torch {torch.__version__}")
+    labels = ("modes + calls", "+ op call", "+ tensor reads", "watched")
+    contexts = [Partial(partial(0)), Partial(partial(1)), Partial(partial(2)), wt.watch_torch]
+    print(f"{'pass':<9}{'plain':>12}" + "".join(f"{label:>16}" for label in labels) + "   (x plain)")
+    cfg = dict(SMALL)
+    B = cfg.pop("B")
+    torch.manual_seed(0)
+    model = GPT(**cfg)
+    idx, targets = batch(model, B=B, T=cfg["T"], vocab=cfg["vocab"])
+    for name, f in passes(model, idx, targets).items():
+        stmts = [f, *(inside(c, f) for c in contexts)]
+        samples: list[list[float]] = [[] for _ in stmts]
+        for g in stmts:
+            g()
+        for r in range(8 if quick else 20):  # round-robin, each order rotated
+            for i in (*range(r % len(stmts), len(stmts)), *range(r % len(stmts))):
+                start = time.thread_time()
+                stmts[i]()
+                samples[i].append(time.thread_time() - start)
+        plain_t, *rest = (min(s) for s in samples)
+        print(f"{name:<9}{fmt_time(plain_t):>12}" + "".join(f"{t / plain_t:>15.2f}x" for t in rest))
+
+
 def main() -> None:
+    if "--split" in sys.argv:
+        split("--quick" in sys.argv)
+        return
     if "--first-block-child" in sys.argv:
         at = sys.argv.index("--first-block-child")
         first_block_child(sys.argv[at + 1], sys.argv[at + 2])
