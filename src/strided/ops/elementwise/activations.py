@@ -726,11 +726,18 @@ def _elu_result_rule(node: str, alpha: float, scale: float, input_scale: float) 
             return (fused_grad(out, lambda r, gg: _elu_result_fused(r, gg, alpha, scale, input_scale), out, g),)
 
         # (PyTorch's saved names: EluBackward1 keeps alpha, scale, input_scale; CeluBackward1 alpha only)
-        more = {"alpha": alpha} if node == "CeluBackward1" else {"alpha": alpha, "scale": scale,
-                                                                  "input_scale": input_scale}
+        # (scale / input_scale of 1 are elu_'s defaults, Scalar(1): an int, as PyTorch's attributes give them)
+        more = {"alpha": alpha} if node == "CeluBackward1" else {"alpha": alpha, "scale": _int_one(scale),
+                                                                  "input_scale": _int_one(input_scale)}
         return node, (old,), grads, named_saved((out,), result=out, **more)
 
     return rule
+
+
+def _int_one(v: float) -> float | int:
+    """``v``, or the int 1 where it is 1: elu_'s default ``scale`` / ``input_scale`` (never a user's
+    number: F.elu / selu_ take alpha alone), which PyTorch saves as the integer Scalar it is."""
+    return 1 if v == 1.0 else v
 
 
 def _elu_result_fused(r: np.ndarray, g: np.ndarray, alpha: float, scale: float, input_scale: float) -> np.ndarray:
