@@ -495,3 +495,24 @@ def test_saved_attributes_softplus_logsigmoid(call: str) -> None:
         y = FF.softplus(x, 2.0, 3.0) if call == "softplus" else FF.logsigmoid(x)
         names.append(sorted(a for a in dir(y.grad_fn) if a.startswith("_saved_")))
     assert names[1] == names[0]
+
+
+@pytest.mark.xfail(strict=True, reason="layer_norm / normalize under create_graph after a .data write to the "
+                   "input: session 34 gave the first-order path PyTorch's saved values (the forward's mean / "
+                   "rstd, the norms); the second derivative reads the written data (layer_norm (5, 6): "
+                   "values off by ~7e4, not ulps)")
+@pytest.mark.parametrize("case", ["layer_norm", "normalize"])
+def test_data_write_then_second_derivative(case: str) -> None:
+    rng = np.random.default_rng(12)
+    a, g = rng.standard_normal((5, 6)), rng.standard_normal((5, 6))
+    got = []
+    for L, FF in ((torch, TF), (strided, F)):
+        x = L.from_numpy(a.copy()).requires_grad_()
+        y = FF.layer_norm(x, (6,), L.from_numpy(np.linspace(0.5, 2, 6)), None, 1e-5) if case == "layer_norm" \
+            else FF.normalize(x, 2.0, 1)
+        x.data.mul_(2.0)
+        x.data[0, 0] = -5.0
+        (gx,) = L.autograd.grad(y, x, L.from_numpy(g.copy()), create_graph=True)
+        (ggx,) = L.autograd.grad((gx * gx).sum(), x)
+        got.append(ggx.detach().numpy().copy())
+    np.testing.assert_allclose(got[1], got[0], rtol=1e-9, atol=1e-12)
