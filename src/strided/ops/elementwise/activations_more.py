@@ -540,16 +540,32 @@ def _logsigmoid_fused(x: np.ndarray, g: np.ndarray) -> np.ndarray:
     product and difference return the NaN operand). The product in that order: a NaN of both
     factors is the first's. float32 / float64 are PyTorch's bits (NumPy's exp was an ulp off in
     ~17% of float32 elements, and +NaN where PyTorch's buffer gives -|NaN|'s NaN)."""
-    nx = np.negative(np.abs(x))
-    z = _exp_all(nx)
-    q = z / (_c(1, x) + z)
-    return np.multiply(np.where(x < 0, _c(1, x) - q, q), g)
+    one = _c(1, x)
+    if x.ndim:
+        nx = np.abs(x)
+        np.negative(nx, out=nx)  # (-|x| in the fresh |x|: one temporary fewer)
+        z = _exp_all(nx)
+        q = z / np.add(one, z, out=nx)
+    else:  # (a 0-d x: NumPy's scalars, no out=)
+        z = _exp_all(np.negative(np.abs(x)))
+        q = z / (one + z)
+    return np.multiply(np.where(x < 0, one - q, q), g)
 
 
 def _exp_all(x: np.ndarray) -> np.ndarray:
     """SLEEF's exp of every element of ``x`` (float32 / float64, the kernel built, AVX2 / AVX512
     capability: log_sigmoid_cpu_kernel's partial-vector tail), else NumPy's."""
-    if step() and isinstance(x, (np.ndarray, np.floating)):
+    st = step()
+    if st and x.__class__ is np.ndarray and x.flags.c_contiguous and x.flags.aligned and x.dtype in _TYPED0_DTYPES:
+        k = native.sleef()
+        if k is not None:  # (torch_loop's one-row call, made here: its checks were a third of a small call)
+            res = np.empty(x.shape, x.dtype)
+            if x.dtype == np.float32:
+                k.run(x.reshape(-1), res.reshape(-1), _EXP_OP, 0, 0, st, -1)
+            else:
+                k.run_d(x.reshape(-1), res.reshape(-1), _EXP_OP, 0, 0, st // 2, -1)
+            return res
+    if st and isinstance(x, (np.ndarray, np.floating)):
         e = torch_loop(np.reshape(x, np.shape(x) or (1,)), _EXP_OP)  # (a 0-d x as one element)
         if e is not None:
             return e.reshape(np.shape(x))
