@@ -13,7 +13,8 @@ Fixed here:
 - ``F.logsigmoid``'s first-order gradient (float32 / float64): PyTorch's log_sigmoid_backward bits,
   its buffer ``exp(-|x|)`` SLEEF's at every element and ``(max_deriv - sign * q) * g`` in that
   order (NumPy's exp was an ulp off in ~17% of float32 elements; a NaN input gave +NaN where
-  PyTorch gives -|NaN|'s NaN).
+  PyTorch gives -|NaN|'s NaN); under ``ATEN_CPU_CAPABILITY=default`` the C library's exp, as
+  its lane-by-lane std::exp.
 - ``celu`` / ``celu_`` of a 0-d tensor with alpha != 1 through the general path (in place, recorded,
   or with an inference tensor alive): NumPy's expm1 of the NumPy scalar ``x / alpha`` (an ulp off)
   where PyTorch runs its scalar function (the C library's expm1).
@@ -191,13 +192,7 @@ print(";".join(bad))
 @pytest.mark.parametrize("capability", ["avx2", "default"])
 def test_bf16_nan_words_other_capabilities(capability: str) -> None:
     """ATEN_CPU_CAPABILITY=avx2 halves the vector step; default has none (every NaN 0x7FC0)."""
-    src = os.path.dirname(os.path.dirname(strided.__file__))
-    env = dict(os.environ, ATEN_CPU_CAPABILITY=capability, OMP_NUM_THREADS="1",
-               PYTHONPATH=os.pathsep.join(p for p in (src, os.environ.get("PYTHONPATH", "")) if p))
-    done = subprocess.run([sys.executable, "-W", "ignore", "-c", _CAPABILITY_SCRIPT], env=env,
-                          capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.strip() == ""
+    assert _run_capability(_CAPABILITY_SCRIPT, capability) == ""
 
 
 # --- 2. logsigmoid's first-order gradient bits (fixed) ------------------------------------------
@@ -247,6 +242,52 @@ def test_logsigmoid_backward_bits_wide_sweep(dtype) -> None:
     TF.logsigmoid(t).backward(torch.from_numpy(g.copy()))
     F.logsigmoid(s).backward(strided.from_numpy(g.copy()))
     assert _same_bits(s.grad.numpy(), t.grad.numpy())
+
+
+_LOGSIGMOID_SCRIPT = r"""
+import numpy as np, torch, strided, sys
+import torch.nn.functional as TF, strided.nn.functional as F
+torch.set_num_threads(1)
+bad = []
+for dt in (np.float32, np.float64):
+    for n in (1, 7, 17, 40, 100):
+        a = (np.random.default_rng(n).standard_normal(n) * 6).astype(dt)
+        a[0] = np.nan
+        g = np.linspace(-2, 2, n).astype(dt)
+        for step in (1, 2):
+            t = torch.from_numpy(np.repeat(a, step))[::step].clone().requires_grad_()
+            s = strided.from_numpy(np.repeat(a, step))[::step].clone().requires_grad_()
+            (gt,) = torch.autograd.grad(TF.logsigmoid(t) if sys.argv[1] == "bwd" else t * 1, t, torch.from_numpy(g.copy()))
+            (gs,) = strided.autograd.grad(F.logsigmoid(s) if sys.argv[1] == "bwd" else s * 1, s, strided.from_numpy(g.copy()))
+            if sys.argv[1] == "fwd":
+                gt, gs = TF.logsigmoid(t.detach()), F.logsigmoid(s.detach())
+            u = np.uint32 if dt == np.float32 else np.uint64
+            if not np.array_equal(gs.detach().numpy().view(u), gt.detach().numpy().view(u)):
+                bad.append(f"{dt.__name__} {n} {step}")
+print(";".join(bad))
+"""
+
+
+def _run_capability(script: str, capability: str, *args: str) -> str:
+    src = os.path.dirname(os.path.dirname(strided.__file__))
+    env = dict(os.environ, ATEN_CPU_CAPABILITY=capability, OMP_NUM_THREADS="1",
+               PYTHONPATH=os.pathsep.join(p for p in (src, os.environ.get("PYTHONPATH", "")) if p))
+    done = subprocess.run([sys.executable, "-W", "ignore", "-c", script, *args], env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout.strip()
+
+
+@pytest.mark.parametrize("capability", ["avx2", "default"])
+def test_logsigmoid_backward_bits_other_capabilities(capability: str) -> None:
+    assert _run_capability(_LOGSIGMOID_SCRIPT, capability, "bwd") == ""
+
+
+@pytest.mark.xfail(strict=True, reason="F.logsigmoid's forward under ATEN_CPU_CAPABILITY=default: PyTorch's "
+                   "lane-by-lane std::exp / std::log1p; strided's compiled pass is off there and NumPy's exp / "
+                   "log1p run (float32 rows of 17, 40, 100 and float64 rows of 40, 100 hold an ulp-off element)")
+def test_logsigmoid_forward_bits_default_capability() -> None:
+    assert _run_capability(_LOGSIGMOID_SCRIPT, "default", "fwd") == ""
 
 
 # --- 3. celu of a 0-d tensor on the general path (fixed) -----------------------------------------

@@ -51,6 +51,7 @@ from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quie
 from ...kernels.sleef import ELU as _ELU_OP
 from ...kernels.sleef import EXP as _EXP_OP
 from ...kernels.sleef import EXPM1 as _EXPM1_OP
+from ...kernels.sleef import LIBM_EXP as _LIBM_EXP_OP
 from ...kernels.sleef import SELU as _SELU_OP
 from ...kernels.sleef import flat_call, step, torch_loop
 from ...kernels.torch_loops import GRAIN_SIZE, fresh_strides, loop_positions
@@ -554,22 +555,23 @@ def _logsigmoid_fused(x: np.ndarray, g: np.ndarray) -> np.ndarray:
 
 def _exp_all(x: np.ndarray) -> np.ndarray:
     """SLEEF's exp of every element of ``x`` (float32 / float64, the kernel built, AVX2 / AVX512
-    capability: log_sigmoid_cpu_kernel's partial-vector tail), else NumPy's."""
+    capability: log_sigmoid_cpu_kernel's partial-vector tail; the C library's under DEFAULT, whose
+    Vectorized exp is std::exp lane by lane), else NumPy's. A fresh array of ``x``'s shape."""
+    k = native.sleef()
+    if k is None or not isinstance(x, (np.ndarray, np.floating)) or x.dtype not in _TYPED0_DTYPES:
+        return np.exp(x)
+    if x.__class__ is not np.ndarray or not x.ndim:  # (a 0-d x, or its NumPy scalar: one element)
+        return _exp_all(np.reshape(x, (1,))).reshape(())
+    if not (x.flags.c_contiguous and x.flags.aligned):
+        x = np.ascontiguousarray(x)  # (elementwise: any order gives the same values)
     st = step()
-    if st and x.__class__ is np.ndarray and x.flags.c_contiguous and x.flags.aligned and x.dtype in _TYPED0_DTYPES:
-        k = native.sleef()
-        if k is not None:  # (torch_loop's one-row call, made here: its checks were a third of a small call)
-            res = np.empty(x.shape, x.dtype)
-            if x.dtype == np.float32:
-                k.run(x.reshape(-1), res.reshape(-1), _EXP_OP, 0, 0, st, -1)
-            else:
-                k.run_d(x.reshape(-1), res.reshape(-1), _EXP_OP, 0, 0, st // 2, -1)
-            return res
-    if st and isinstance(x, (np.ndarray, np.floating)):
-        e = torch_loop(np.reshape(x, np.shape(x) or (1,)), _EXP_OP)  # (a 0-d x as one element)
-        if e is not None:
-            return e.reshape(np.shape(x))
-    return np.exp(x)
+    op = _EXP_OP if st else _LIBM_EXP_OP
+    res = np.empty(x.shape, x.dtype)  # (torch_loop's one-row call, made here: its checks were a third of a small call)
+    if x.dtype == np.float32:
+        k.run(x.reshape(-1), res.reshape(-1), op, 0, 0, st, -1)
+    else:
+        k.run_d(x.reshape(-1), res.reshape(-1), op, 0, 0, st // 2, -1)
+    return res
 
 
 # (row-major results whatever the input's layout: PyTorch's log_sigmoid_forward allocates them so)
