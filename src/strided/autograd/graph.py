@@ -544,9 +544,13 @@ def modified_error(node: Node, t: Any, saved: int, now: int, is_output: bool = F
 
 
 def _short(name: str) -> str:
-    """PyTorch's name of a node in this message: ``ExpBackward0`` -> ``Exp``."""
+    """PyTorch's name of a node in this message: ``ExpBackward0`` -> ``Exp``, but ``EluBackward1`` ->
+    ``Elu1`` (an overload's number other than 0 kept: measured, PowBackward1 / ClampBackward1 too)."""
     head = name.rstrip("0123456789")
-    return head[: -len("Backward")] if head.endswith("Backward") else name
+    if not head.endswith("Backward"):
+        return name
+    number = name[len(head):]
+    return head[: -len("Backward")] + ("" if number == "0" else number)
 
 
 class AccumulateGrad(Node):

@@ -32,6 +32,7 @@ from ...dispatch import OPEN, adopted, report, result, result_array
 from ...dtypes import (
     TORCH_NAME,
     DType,
+    bfloat16,
     bool_,
     float32,
     float64,
@@ -67,6 +68,7 @@ from ...kernels import check_writable, native, write
 from ...kernels.elementwise import _ONE0, _TYPED0_DTYPES, _clip, typed0
 from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set
 from ...kernels.memory import dense_run
+from ...kernels.reduced_nans import all_ones_nans, has_nan, loop_nans
 from ...kernels.sleef import ELU as _ELU_OP
 from ...kernels.sleef import EXP_SPLIT as _EXP_SPLIT_OP
 from ...kernels.sleef import EXPM1 as _EXPM1_OP
@@ -144,6 +146,43 @@ class Activation:
     # CeluBackward1), whose gradient is elu_backward's from the result (:func:`_elu_inplace_in_graph`);
     # None: there, the row's in-place form is ``copy_`` of the out-of-place op of a clone
     result_backward: Callable[..., tuple[str, float, float, float]] | None = None
+    # ``bf16_step()``: the elements per iteration of PyTorch's vector loop over a bfloat16 row
+    # (:func:`bf16_wide` / :func:`bf16_narrow`), whose conversion back (``cvtfp32_bf16``) writes
+    # every NaN result as 0xFFFF, where the scalar function's (a row's tail, a strided row, a 0-d
+    # tensor) writes 0x7FC0 (:mod:`strided.kernels.reduced_nans`); 0: no vector loop (ATen's
+    # DEFAULT capability), -1: every element a vector lane (log_sigmoid's own loop); None: the
+    # cast's words (the NaN's sign kept), not measured for the row
+    bf16_step: Callable[[], int] | None = None
+
+
+def bf16_wide() -> int:
+    """``bf16_step`` of a kernel compiled at the capability's width: 2 ``Vectorized<BFloat16>``,
+    64 elements under AVX512, 32 under AVX2 (measured: elu, selu, celu, softplus, silu, mish,
+    hardswish, torch 2.13)."""
+    return 2 * step()
+
+
+def bf16_narrow() -> int:
+    """``bf16_step`` of a kernel whose bfloat16 loop takes 32 elements under AVX512 and AVX2 alike
+    (measured: hardsigmoid, leaky_relu, softshrink, torch 2.13); none under DEFAULT."""
+    return 32 if step() else 0
+
+
+def bf16_nan_words(out: Tensor, x: Tensor, step_: int, fresh: bool) -> None:
+    """Give the NaNs of the bfloat16 result ``out`` of an elementwise op of ``x`` the words
+    PyTorch's loop writes (``step_``: the row's ``bf16_step()``; ``fresh``: ``out`` was allocated
+    for the result, else it is ``x`` written in place): 0xFFFF in its vector lanes, 0x7FC0 in its
+    scalar function's elements (NumPy's cast keeps the NaN's sign: 0xFFC0 for a negative one)."""
+    arr = out._np()
+    if not has_nan(arr):
+        return
+    if step_ < 0:
+        all_ones_nans(arr)
+        return
+    lay, xl = out._layout, x._layout
+    scalar = (scalar_loop_mask(lay.shape, lay.strides, fresh, [(xl.shape, xl.strides)], step=step_)
+              if step_ else np.ones(lay.shape, bool))
+    loop_nans(arr, scalar)
 
 
 def _silu_grad(g: Tensor, x: Tensor) -> Tensor:
@@ -179,7 +218,8 @@ def _silu_compiled(x: np.ndarray) -> np.ndarray | None:
     return torch_loop(x, _SILU_OP)  # (None: neither float32 nor float64, or the kernel is off)
 
 
-SILU = Activation("silu", "silu_cpu", "SiluBackward0", _silu, _silu_grad, _silu_fused, _silu_compiled)
+SILU = Activation("silu", "silu_cpu", "SiluBackward0", _silu, _silu_grad, _silu_fused, _silu_compiled,
+                  bf16_step=bf16_wide)
 # (PyTorch's softplus_backward: z / (z + 1) with z = exp(beta x) is sigmoid(beta x), without z's overflow)
 
 
@@ -340,7 +380,7 @@ SOFTPLUS = Activation(
     _softplus,
     lambda g, x, b, t: where(x * b > t, g, g * (x * b).sigmoid()),
     lambda x, g, b, t: _softplus_fused(x, g, b, t),
-    _softplus_compiled)
+    _softplus_compiled, bf16_step=bf16_wide)
 
 
 def _scalar_places(x: np.ndarray, vectors: int = 1, grad: np.ndarray | None = None) -> np.ndarray | slice | bool | None:
@@ -408,13 +448,13 @@ ELU = Activation(
     lambda g, x, a: where(x > 0, g, g * (where(x < 0, x, x.detach()).exp() * a)),
     _elu_fused,
     lambda x, a: _elu_compiled(x, a),
-    result_backward=lambda a: ("EluBackward1", a, 1.0, 1.0))
+    result_backward=lambda a: ("EluBackward1", a, 1.0, 1.0), bf16_step=bf16_wide)
 LEAKY_RELU = Activation(
     "leaky_relu", "leaky_relu_cpu", "LeakyReluBackward0",
     _leaky_relu,
     lambda g, x, k: where(x > 0, g, g * k),
     lambda x, g, k: np.where(x > 0, g, g * k),
-    lambda x, k: _leaky_relu_compiled(x, k))
+    lambda x, k: _leaky_relu_compiled(x, k), bf16_step=bf16_narrow)
 # (PyTorch: no gradient at or beyond the bounds)
 HARDTANH = Activation(
     "hardtanh", "hardtanh_cpu", "HardtanhBackward0",
@@ -453,7 +493,8 @@ def _run(row: Activation, input: Any, params: tuple, inplace: bool = False, coun
     token = quiet_set(QUIET)  # (np.errstate costs more than the forward on a small tensor)
     try:
         xa = x._np().astype(compute, copy=False)
-        lanes = None if row.vector_nans is None else row.vector_nans(xa, x._layout.shape, x._layout.strides, d)
+        bf16 = d is bfloat16 and row.bf16_step is not None  # (its NaN words after the write: bf16_nan_words)
+        lanes = None if row.vector_nans is None or bf16 else row.vector_nans(xa, x._layout.shape, x._layout.strides, d)
         values = row.forward(xa, *params)
     finally:
         quiet_reset(token)
@@ -475,6 +516,8 @@ def _run(row: Activation, input: Any, params: tuple, inplace: bool = False, coun
                 quiet_reset(token)
     if lanes is not None:  # (after the cast: the result dtype's own all-ones word)
         all_ones(out._np(), lanes)
+    elif bf16:
+        bf16_nan_words(out, x, row.bf16_step(), not inplace)
     if OPEN:
         report(name, (x,), out)
     return out
@@ -683,11 +726,18 @@ def _elu_result_rule(node: str, alpha: float, scale: float, input_scale: float) 
             return (fused_grad(out, lambda r, gg: _elu_result_fused(r, gg, alpha, scale, input_scale), out, g),)
 
         # (PyTorch's saved names: EluBackward1 keeps alpha, scale, input_scale; CeluBackward1 alpha only)
-        more = {"alpha": alpha} if node == "CeluBackward1" else {"alpha": alpha, "scale": scale,
-                                                                  "input_scale": input_scale}
+        # (scale / input_scale of 1 are elu_'s defaults, Scalar(1): an int, as PyTorch's attributes give them)
+        more = {"alpha": alpha} if node == "CeluBackward1" else {"alpha": alpha, "scale": _int_one(scale),
+                                                                  "input_scale": _int_one(input_scale)}
         return node, (old,), grads, named_saved((out,), result=out, **more)
 
     return rule
+
+
+def _int_one(v: float) -> float | int:
+    """``v``, or the int 1 where it is 1: elu_'s default ``scale`` / ``input_scale`` (never a user's
+    number: F.elu / selu_ take alpha alone), which PyTorch saves as the integer Scalar it is."""
+    return 1 if v == 1.0 else v
 
 
 def _elu_result_fused(r: np.ndarray, g: np.ndarray, alpha: float, scale: float, input_scale: float) -> np.ndarray:

@@ -51,6 +51,7 @@ from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quie
 from ...kernels.sleef import ELU as _ELU_OP
 from ...kernels.sleef import EXP as _EXP_OP
 from ...kernels.sleef import EXPM1 as _EXPM1_OP
+from ...kernels.sleef import LIBM_EXP as _LIBM_EXP_OP
 from ...kernels.sleef import SELU as _SELU_OP
 from ...kernels.sleef import flat_call, step, torch_loop
 from ...kernels.torch_loops import GRAIN_SIZE, fresh_strides, loop_positions
@@ -71,6 +72,8 @@ from .activations import (
     _num,
     _run,
     _scalar_places,
+    bf16_narrow,
+    bf16_wide,
     float_only,
     fresh_front,
     fused_grad,
@@ -250,7 +253,7 @@ HARDSIGMOID = Activation("hardsigmoid", "hardsigmoid_cpu", "HardsigmoidBackward0
                          _hardsigmoid_recorded, lambda x, g: _hardsigmoid_grad(g, x),
                          _lanes_compiled(_HARDSIGMOID, _hardsigmoid_units),
                          front=_exact_front(_HARDSIGMOID, units=_hardsigmoid_units),
-                         vector_nans=_vector_nans(_hardsigmoid_units))
+                         vector_nans=_vector_nans(_hardsigmoid_units), bf16_step=bf16_narrow)
 
 
 def _hardswish(x: np.ndarray) -> np.ndarray:
@@ -273,7 +276,7 @@ def _hardswish_grad(g: Tensor, x: Tensor) -> Tensor:
 
 HARDSWISH = Activation("hardswish", "hardswish_cpu", "HardswishBackward0", _hardswish, _hardswish_grad, _hardswish_fused,
                        _lanes_compiled(_HARDSWISH, _hardswish_units), front=_exact_front(_HARDSWISH, units=_hardswish_units),
-                       vector_nans=_vector_nans(_hardswish_units))
+                       vector_nans=_vector_nans(_hardswish_units), bf16_step=bf16_wide)
 
 
 def _shrunk(x: np.ndarray, lambd: float) -> np.ndarray:
@@ -327,7 +330,7 @@ HARDSHRINK = Activation("hardshrink", "hardshrink_cpu", "HardshrinkBackward0", _
                         front=_exact_front(_HARDSHRINK, 0.5))
 SOFTSHRINK = Activation("softshrink", "softshrink_check", "SoftshrinkBackward0", _softshrink,
                         _shrink_rule_grad("SoftshrinkBackwardBackward0"), _shrink_fused, _softshrink_compiled,
-                        front=_exact_front(_SOFTSHRINK, 0.5))
+                        front=_exact_front(_SOFTSHRINK, 0.5), bf16_step=bf16_narrow)
 
 
 def _threshold(x: np.ndarray, th: float, value: float) -> np.ndarray:
@@ -371,7 +374,13 @@ def _elu_general(x: np.ndarray, alpha: float, scale: float, input_scale: float) 
     (:func:`strided.kernels.sleef.torch_loop`; NumPy's where it does not run)."""
     neg, pos, inp, zero = _elu_coefficients(alpha, scale, input_scale, x.dtype)
     xs = x if input_scale == 1.0 else _scaled_in_layout(x, inp)
-    e = torch_loop(xs, _EXPM1_OP) if xs.__class__ is np.ndarray else None
+    if xs.__class__ is not np.ndarray or not xs.ndim:
+        # (a 0-d x, whose product is a NumPy scalar: PyTorch's one element is its scalar
+        # function's, torch_loop's one-element run; NumPy's expm1 was an ulp off, celu_(0-d, 0.5))
+        e = torch_loop(np.reshape(xs, (1,)), _EXPM1_OP)
+        e = None if e is None else e.reshape(())
+    else:
+        e = torch_loop(xs, _EXPM1_OP)
     if e is None:
         e = np.expm1(xs)
     e = e * neg
@@ -445,7 +454,7 @@ SELU = Activation("selu", "elu_cpu", "EluBackward0",
                   lambda g, x: _elu_grad(g, x, SELU_ALPHA, SELU_SCALE, 1.0),
                   lambda x, g: _elu_fused(x, g, SELU_ALPHA, SELU_SCALE, 1.0),
                   lambda x: _elu_compiled(x, SELU_ALPHA, SELU_SCALE, 1.0),
-                  result_backward=lambda: ("EluBackward1", SELU_ALPHA, SELU_SCALE, 1.0))
+                  result_backward=lambda: ("EluBackward1", SELU_ALPHA, SELU_SCALE, 1.0), bf16_step=bf16_wide)
 
 
 def _celu_grad_scale(a: float) -> float:
@@ -459,7 +468,7 @@ CELU = Activation("celu", "elu_cpu", "CeluBackward0",
                   lambda g, x, a: _elu_grad(g, x, a, 1.0, _celu_grad_scale(a)),
                   lambda x, g, a: _elu_fused(x, g, a, 1.0, _celu_grad_scale(a)),
                   lambda x, a: _elu_compiled(x, a, 1.0, 1.0 / a),
-                  result_backward=lambda a: ("CeluBackward1", a, 1.0, _celu_grad_scale(a)))
+                  result_backward=lambda a: ("CeluBackward1", a, 1.0, _celu_grad_scale(a)), bf16_step=bf16_wide)
 
 
 def _exp(x: np.ndarray) -> np.ndarray:
@@ -488,7 +497,7 @@ def _mish_grad(g: Tensor, x: Tensor) -> Tensor:
     return g * (t + x * s * (1.0 - t * t))
 
 
-MISH = Activation("mish", "mish_cpu", "MishBackward0", _mish, _mish_grad, _mish_fused)
+MISH = Activation("mish", "mish_cpu", "MishBackward0", _mish, _mish_grad, _mish_fused, bf16_step=bf16_wide)
 
 
 def _logsigmoid(x: np.ndarray) -> np.ndarray:
@@ -525,17 +534,50 @@ def _logsigmoid_front(dtype: np.dtype) -> tuple | None:
 
 
 def _logsigmoid_fused(x: np.ndarray, g: np.ndarray) -> np.ndarray:
-    # (PyTorch's log_sigmoid_backward: g (max_deriv - sign z / (1 + z)), z = exp(-|x|); x < 0: 1 and 1, else 0 and -1)
-    z = np.exp(-np.abs(x))
-    neg = x < 0
-    q = z / (_c(1, x) + z)
-    return g * np.where(neg, _c(1, x) - q, q)
+    """PyTorch's log_sigmoid_backward: ``(max_deriv - sign * (z / (1 + z))) * g`` with z the
+    forward's buffer ``exp(-|x|)`` (SLEEF's exp at every element: log_sigmoid_cpu_kernel's own
+    vector loop, :data:`_EXP_OP` over the whole run gives its bits); x < 0: max_deriv and sign 1,
+    else 0 and -1, whose ``0 - (-1 * q)`` is ``q`` itself (a NaN ``q`` kept as it is: x86's
+    product and difference return the NaN operand). The product in that order: a NaN of both
+    factors is the first's. float32 / float64 are PyTorch's bits (NumPy's exp was an ulp off in
+    ~17% of float32 elements, and +NaN where PyTorch's buffer gives -|NaN|'s NaN)."""
+    one = _c(1, x)
+    if x.ndim:
+        nx = np.abs(x)
+        np.negative(nx, out=nx)  # (-|x| in the fresh |x|: one temporary fewer)
+        z = _exp_all(nx)
+        q = z / np.add(one, z, out=nx)
+    else:  # (a 0-d x: NumPy's scalars, no out=)
+        z = _exp_all(np.negative(np.abs(x)))
+        q = z / (one + z)
+    return np.multiply(np.where(x < 0, one - q, q), g)
+
+
+def _exp_all(x: np.ndarray) -> np.ndarray:
+    """SLEEF's exp of every element of ``x`` (float32 / float64, the kernel built, AVX2 / AVX512
+    capability: log_sigmoid_cpu_kernel's partial-vector tail; the C library's under DEFAULT, whose
+    Vectorized exp is std::exp lane by lane), else NumPy's. A fresh array of ``x``'s shape."""
+    k = native.sleef()
+    if k is None or not isinstance(x, (np.ndarray, np.floating)) or x.dtype not in _TYPED0_DTYPES:
+        return np.exp(x)
+    if x.__class__ is not np.ndarray or not x.ndim:  # (a 0-d x, or its NumPy scalar: one element)
+        return _exp_all(np.reshape(x, (1,))).reshape(())
+    if not (x.flags.c_contiguous and x.flags.aligned):
+        x = np.ascontiguousarray(x)  # (elementwise: any order gives the same values)
+    st = step()
+    op = _EXP_OP if st else _LIBM_EXP_OP
+    res = np.empty(x.shape, x.dtype)  # (torch_loop's one-row call, made here: its checks were a third of a small call)
+    if x.dtype == np.float32:
+        k.run(x.reshape(-1), res.reshape(-1), op, 0, 0, st, -1)
+    else:
+        k.run_d(x.reshape(-1), res.reshape(-1), op, 0, 0, st // 2, -1)
+    return res
 
 
 # (row-major results whatever the input's layout: PyTorch's log_sigmoid_forward allocates them so)
 LOGSIGMOID = Activation("logsigmoid", "log_sigmoid_cpu", "LogSigmoidBackward0", _logsigmoid,
                         lambda g, x: g * (-x).sigmoid(), _logsigmoid_fused, _logsigmoid_compiled, contiguous=True,
-                        front=_logsigmoid_front)
+                        front=_logsigmoid_front, bf16_step=lambda: -1 if step() else 0)
 
 RRELU = Activation(
     "rrelu", "leaky_relu_cpu", "RreluWithNoiseBackward0", _leaky_relu,

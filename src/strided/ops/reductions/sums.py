@@ -724,13 +724,18 @@ def _variance_to_out(result: Tensor, out: Any, op: str, self: Tensor, dim: Any, 
     """std/var's ``result`` written into ``out`` (when given). A complex ``out`` of a real input is
     PyTorch's NotImplementedError where its reduction runs the kernel (``std_var_stub``: more than
     one output element of a nonempty input), whose dispatch knows only real floats; one output
-    element runs ``std_var_all_cpu`` (float / double inputs only: a half one is its RuntimeError),
-    and no input element fills NaN, both written as any cast."""
+    element runs ``std_var_all_cpu`` (float / double inputs only: a half one is its RuntimeError, also
+    into a float32 / float64 out=), and no input element fills NaN, both written as any cast."""
     if out is None:
         return result
-    if (isinstance(out, Tensor) and out._dtype.kind == "c" and self._dtype.kind == "f"
-            and L.product(self._layout.shape)):
+    if (isinstance(out, Tensor) and self._dtype.kind == "f" and L.product(self._layout.shape)
+            and (out._dtype.kind == "c" or (out._dtype.kind == "f" and out._dtype not in REDUCED_FLOATS
+                                            and self._dtype in REDUCED_FLOATS))):
+        # (a float16 / bfloat16 input into a float32 / float64 out=: the reduction computes in the
+        # out's dtype, so one output element runs std_var_all_cpu too, which refuses the half input)
         whole = L.product(result._layout.shape) <= 1
+        if out._dtype.kind == "f" and not whole:
+            return _to_out(result, out, op, self, (reduction_dims(self, dim, op), keepdim))
         if not whole or self._dtype in REDUCED_FLOATS:  # (std_var_all_cpu reads float and double inputs only)
             first, why = ((f"std_var_all: Unsupported dtype {TORCH_NAME[self._dtype.name]}",
                            "PyTorch's whole-tensor kernel reads float32 / float64 inputs only") if whole else
