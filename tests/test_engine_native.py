@@ -209,6 +209,7 @@ def test_record_edges_makes_the_nodes_make_nodes_loop_makes(monkeypatch):
 
     if Fn._RECORD_EDGES is None:
         pytest.skip("the copy kernel is not built")
+    monkeypatch.setattr(Fn, "_MAKE_NODE", None)  # (the compiled make_node answers first: tests/test_rec35.py)
     leaf = st.tensor([1.0, 2.0], requires_grad=True)
     res = leaf * 2.0
     plain = st.tensor([3.0, 4.0], dtype=st.float32)

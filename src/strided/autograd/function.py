@@ -302,6 +302,10 @@ def make_node(spec: tuple, n_outputs: int = 1, output: Any = None) -> Node | Non
     """The Node a rule's ``(name, inputs, backward, saved)`` describes; None when no input
     requires grad (nothing to record). ``output``: the op's one differentiable output, when the
     rule may have saved it (the modified-tensor error names a saved output as the node's own)."""
+    if _MAKE_NODE is not None:  # (this body in C: its answer, or NotImplemented where this body decides)
+        node = _MAKE_NODE(spec, n_outputs, output)
+        if node is not NotImplemented:
+            return node
     name, inputs, backward, saved = spec[0], spec[1], spec[2], spec[3]
     k = len(inputs) if inputs.__class__ is tuple else 0
     # (most ops: unary, reductions, views, and a tensor with a number: no lists built)
@@ -377,4 +381,13 @@ _NO_EDGE = (None, 0)
 # record_edges: make_node's loop over a rule's inputs, in C where the copy kernel is built (the
 # loop is the reference and the fallback; tests set this to None to compare)
 _RECORD_EDGES = getattr(G._RECORDS, "record_edges", None)
+# make_node: make_node's body, in C where the copy kernel is built (the body is the reference and
+# the fallback; tests set this to None to compare); it reads the containers named here, which are
+# never rebound (an inference storage alive: NotImplemented, the body refuses the save)
+_MAKE_NODE = getattr(G._RECORDS, "make_node", None)
+if _MAKE_NODE is not None:
+    from ..grad_mode import _OWN, _VDATA, watch
+    from ..gradients import NamedSaved as _NamedSaved
+
+    G._RECORDS.make_setup(edge, _NO_EDGE, INFERENCE_STORAGES.data, _VDATA, _OWN, _NamedSaved, watch)
 _NUMBERS = frozenset((float, int, bool, complex, type(None)))  # (an operand that is no tensor: no edge, no ctx)

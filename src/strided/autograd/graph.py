@@ -577,3 +577,8 @@ class AccumulateGrad(Node):
     @property
     def variable(self) -> Any:
         return self._leaf()
+
+
+if _RECORDS is not None and hasattr(_RECORDS, "acc_types") and new_node is not _new_node_python:
+    # (the compiled edge of a leaf makes its AccumulateGrad as AccumulateGrad.of does)
+    _RECORDS.acc_types(AccumulateGrad, "torch::autograd::AccumulateGrad")

@@ -2062,6 +2062,84 @@ static PyObject *meta_slot(PyObject *m, Py_ssize_t off, const char *name) /* new
     return PyObject_GetAttrString(m, name);
 }
 
+
+/* ---------------------------------------------------------------- leaf_edge: a leaf's AccumulateGrad
+ *
+ * acc_types(accumulate_class, name) names strided.autograd.graph.AccumulateGrad and its node name;
+ * leaf_edge(t, m, edge) is then edge(t) for a leaf t (Meta m, no grad_fn, requiring grad): (the node
+ * m.acc's weak reference holds, 0) while it lives, else a new AccumulateGrad made as
+ * AccumulateGrad.of makes it (new_node's slots, _leaf a weak reference to t), m.acc a weak reference
+ * to it. Without acc_types (or for a Meta of another class) edge(t) is called: the reference. */
+static PyTypeObject *acc_type;
+static PyObject *acc_name;
+static Py_ssize_t off_leaf;
+
+static PyObject *py_acc_types(PyObject *self, PyObject *args)
+{
+    PyObject *cls, *name;
+    Py_ssize_t o;
+    if (!PyArg_ParseTuple(args, "O!U:acc_types", &PyType_Type, &cls, &name))
+        return NULL;
+    if (node_type == NULL || !PyType_IsSubtype((PyTypeObject *)cls, node_type)) {
+        PyErr_SetString(PyExc_TypeError, "acc_types: node_types first, and a subclass of its Node");
+        return NULL;
+    }
+    if (slot_offset((PyTypeObject *)cls, "_leaf", &o) < 0)
+        return NULL;
+    Py_INCREF(cls);
+    Py_INCREF(name);
+    Py_XSETREF(acc_type, (PyTypeObject *)cls);
+    Py_XSETREF(acc_name, name);
+    off_leaf = o;
+    Py_RETURN_NONE;
+}
+
+static PyObject *leaf_edge(PyObject *t, PyObject *m, PyObject *edge) /* new reference */
+{
+    if (acc_type == NULL || Py_TYPE(m) != meta_type || Py_TYPE(t)->tp_weaklistoffset == 0)
+        return PyObject_CallOneArg(edge, t);
+    PyObject *ref = SLOT(m, om_acc);
+    if (ref == NULL)
+        return PyObject_CallOneArg(edge, t);
+    if (ref != Py_None) {
+        if (!PyWeakref_CheckRef(ref))
+            return PyObject_CallOneArg(edge, t);
+        PyObject *acc = PyWeakref_GetObject(ref); /* borrowed */
+        if (acc != Py_None)
+            return PyTuple_Pack(2, acc, zero_int);
+    }
+    PyObject *acc = acc_type->tp_alloc(acc_type, 0);
+    if (acc == NULL)
+        return NULL;
+    SET(acc, on_name, acc_name);
+    SET(acc, on_rule, Py_None);
+    SET(acc, on_next, empty_tuple);
+    SET(acc, on_ctx, Py_None);
+    SET(acc, on_saved, empty_tuple);
+    SET(acc, on_freed, Py_False);
+    SET(acc, on_nout, one_int);
+    SET(acc, on_pre, Py_None);
+    SET(acc, on_passed, Py_None);
+    SET(acc, on_own, empty_tuple);
+    PyObject *leaf = PyWeakref_NewRef(t, NULL);
+    if (leaf == NULL) {
+        Py_DECREF(acc);
+        return NULL;
+    }
+    SLOT(acc, off_leaf) = leaf; /* (the new reference moves into the slot) */
+    PyObject *back = PyWeakref_NewRef(acc, NULL);
+    if (back == NULL) {
+        Py_DECREF(acc);
+        return NULL;
+    }
+    Py_XSETREF(SLOT(m, om_acc), back);
+    PyObject *e = PyTuple_Pack(2, acc, zero_int);
+    Py_DECREF(acc);
+    return e;
+}
+
+static PyObject *record_edges_of(PyObject *inputs, PyObject *edge, PyObject *no_edge);
+
 static PyObject *py_record_edges(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 3) {
@@ -2072,6 +2150,13 @@ static PyObject *py_record_edges(PyObject *self, PyObject *const *args, Py_ssize
         PyErr_SetString(PyExc_RuntimeError, "record_edges: adopt_types or node_types was not called");
         return NULL;
     }
+    return record_edges_of(args[0], args[1], args[2]);
+}
+
+/* record_edges' body (the classes checked by the caller): None, (edges, ctx), or NULL with an error */
+static PyObject *record_edges_of(PyObject *inputs, PyObject *edge, PyObject *no_edge)
+{
+    PyObject *args[3] = {inputs, edge, no_edge};
     if (s_shape == NULL && (s_shape = PyUnicode_InternFromString("shape")) == NULL)
         return NULL;
     PyObject *seq = PySequence_Fast(args[0], "record_edges: inputs must be a sequence");
@@ -2124,6 +2209,8 @@ static PyObject *py_record_edges(PyObject *self, PyObject *const *args, Py_ssize
                 PyObject *nr = meta_slot(m, om_nr, "output_nr");
                 e = nr == NULL ? NULL : PyTuple_Pack(2, fn, nr);
                 Py_XDECREF(nr);
+            } else if (fn == Py_None) { /* a leaf that requires grad: its AccumulateGrad */
+                e = leaf_edge(i, m, args[1]);
             } else {
                 e = PyObject_CallOneArg(args[1], i);
             }
@@ -2161,6 +2248,128 @@ done:
     Py_XDECREF(edges);
     Py_XDECREF(ctx);
     return answer;
+}
+
+
+/* ---------------------------------------------------------------- make_node: a recorded op's Node
+ *
+ * make_setup(edge, no_edge, inference, vdata, own, named_saved, watch) names graph.edge, the no-edge
+ * pair (None, 0), the set under grad_mode.INFERENCE_STORAGES, the version counters' two tables
+ * (grad_mode._VDATA, grad_mode._OWN), gradients.NamedSaved and grad_mode.watch. make_node(spec,
+ * n_outputs, output) is then strided.autograd.function.make_node's answer for a (name, inputs, rule,
+ * saved) tuple while no inference storage is alive: None when no input needs a gradient, else the
+ * Node (record_edges' edges and ctx; saved entries as graph.saved_entries makes them: (t, 0, t is
+ * output) while both tables are empty, else (t, watch(t), t is output); n_outputs; a NamedSaved's
+ * names as saved_names). For an inference storage alive, or a spec of another form, it answers
+ * NotImplemented, having done nothing: the Python body decides (it refuses such a save). */
+static PyObject *mk_edge, *mk_no_edge, *mk_inference, *mk_vdata, *mk_own, *mk_named, *mk_watch;
+
+static PyObject *py_make_setup(PyObject *self, PyObject *args)
+{
+    PyObject *o[7];
+    if (!PyArg_ParseTuple(args, "OOO!O!O!O!O:make_setup", &o[0], &o[1], &PySet_Type, &o[2], &PyDict_Type, &o[3],
+                          &PyDict_Type, &o[4], &PyType_Type, &o[5], &o[6]))
+        return NULL;
+    for (int i = 0; i < 7; i++)
+        Py_INCREF(o[i]);
+    Py_XSETREF(mk_edge, o[0]);
+    Py_XSETREF(mk_no_edge, o[1]);
+    Py_XSETREF(mk_inference, o[2]);
+    Py_XSETREF(mk_vdata, o[3]);
+    Py_XSETREF(mk_own, o[4]);
+    Py_XSETREF(mk_named, o[5]);
+    Py_XSETREF(mk_watch, o[6]);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_make_node(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "make_node(spec, n_outputs, output) takes 3 arguments");
+        return NULL;
+    }
+    if (adopt_tensor == NULL || meta_type == NULL || mk_edge == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "make_node: adopt_types, node_types or make_setup was not called");
+        return NULL;
+    }
+    if (PySet_GET_SIZE(mk_inference))
+        Py_RETURN_NOTIMPLEMENTED;
+    /* (no storage written in place, no .data counter: every version is 0, nothing to watch) */
+    int counted = PyDict_GET_SIZE(mk_vdata) || PyDict_GET_SIZE(mk_own);
+    PyObject *spec = args[0], *output = args[2];
+    PyObject *name, *inputs, *rule, *saved;
+    if (PyTuple_CheckExact(spec) && PyTuple_GET_SIZE(spec) >= 4) {
+        name = PyTuple_GET_ITEM(spec, 0);
+        inputs = PyTuple_GET_ITEM(spec, 1);
+        rule = PyTuple_GET_ITEM(spec, 2);
+        saved = PyTuple_GET_ITEM(spec, 3);
+    } else {
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    PyObject *found = record_edges_of(inputs, mk_edge, mk_no_edge);
+    if (found == NULL || found == Py_None)
+        return found;
+    PyObject *entries = NULL, *node = NULL;
+    int any = PyObject_IsTrue(saved);
+    if (any < 0)
+        goto done;
+    if (!any) {
+        Py_INCREF(empty_tuple);
+        entries = empty_tuple;
+    } else {
+        PyObject *seq = PySequence_Fast(saved, "make_node: saved must be a sequence");
+        if (seq == NULL)
+            goto done;
+        Py_ssize_t k = PySequence_Fast_GET_SIZE(seq);
+        entries = PyTuple_New(k);
+        for (Py_ssize_t j = 0; entries != NULL && j < k; j++) {
+            PyObject *t = PySequence_Fast_GET_ITEM(seq, j);
+            PyObject *v = counted ? PyObject_CallOneArg(mk_watch, t) : Py_NewRef(zero_int);
+            PyObject *e = v == NULL ? NULL : PyTuple_Pack(3, t, v, t == output ? Py_True : Py_False);
+            Py_XDECREF(v);
+            if (e == NULL)
+                Py_CLEAR(entries);
+            else
+                PyTuple_SET_ITEM(entries, j, e);
+        }
+        Py_DECREF(seq);
+        if (entries == NULL)
+            goto done;
+    }
+    node = node_type->tp_alloc(node_type, 0);
+    if (node == NULL)
+        goto done;
+    SET(node, on_name, name);
+    SET(node, on_rule, rule);
+    SET(node, on_next, PyTuple_GET_ITEM(found, 0));
+    SET(node, on_ctx, PyTuple_GET_ITEM(found, 1));
+    SLOT(node, on_saved) = entries; /* (the new reference moves into the slot) */
+    entries = NULL;
+    SET(node, on_freed, Py_False);
+    SET(node, on_nout, one_int);
+    SET(node, on_pre, Py_None);
+    SET(node, on_passed, Py_None);
+    SET(node, on_own, empty_tuple);
+    int other = PyObject_RichCompareBool(args[1], one_int, Py_NE);
+    if (other < 0)
+        goto fail;
+    if (other)
+        Py_SETREF(SLOT(node, on_nout), Py_NewRef(args[1]));
+    if (Py_TYPE(saved) == (PyTypeObject *)mk_named) {
+        PyObject *names = PyObject_GetAttrString(saved, "names");
+        if (names == NULL || PyObject_SetAttrString(node, "saved_names", names) < 0) {
+            Py_XDECREF(names);
+            goto fail;
+        }
+        Py_DECREF(names);
+    }
+    goto done;
+fail:
+    Py_CLEAR(node);
+done:
+    Py_DECREF(found);
+    Py_XDECREF(entries);
+    return node;
 }
 
 /* ---------------------------------------------------------------- join_tensors: cat/stack's flat join
@@ -3686,6 +3895,13 @@ static PyMethodDef methods[] = {
     {"record_edges", (PyCFunction)(void (*)(void))py_record_edges, METH_FASTCALL,
      "record_edges(inputs, edge, no_edge): None, or the (edges, ctx) of a node over inputs\n"
      "(strided.autograd.function.make_node's loop)."},
+    {"acc_types", py_acc_types, METH_VARARGS,
+     "acc_types(accumulate_class, name): the AccumulateGrad class record_edges and make_node make for a leaf."},
+    {"make_setup", py_make_setup, METH_VARARGS,
+     "make_setup(edge, no_edge, inference, vdata, own, named_saved): what make_node reads."},
+    {"make_node", (PyCFunction)(void (*)(void))py_make_node, METH_FASTCALL,
+     "make_node(spec, n_outputs, output): strided.autograd.function.make_node's Node (or None) while no\n"
+     "inference storage, version counter or .data counter exists; else NotImplemented (nothing done)."},
     {"engine_loop", (PyCFunction)(void (*)(void))py_engine_loop, METH_FASTCALL,
      "engine_loop(ready, buffers, deps, done, retain_graph, fit, skip, add): the backward loop's plain nodes\n"
      "(strided.autograd.engine.run's body), until ready is empty or its top node needs the Python body."},
