@@ -3783,15 +3783,18 @@ RELU_INPLACE(double)
  *         (activation_inplace's code 0: the general path's leaky_relu bits); refused where
  *         lower > upper, the slope is not finite, or beyond float32's range for float32 (the
  *         forward's errors).
- * 1 written, 0 refused (nothing written). ival: unused. */
+ * 1 written, 0 refused (nothing written); the GIL released from MIN_RELEASE elements on. ival: unused. */
 static int special_inplace(int op, int kind, void *x, Py_ssize_t n, const double *p, Py_ssize_t np_, Py_ssize_t ival)
 {
     (void)ival;
     if (op == 0 && np_ == 0) {
+        PyThreadState *save = n >= MIN_RELEASE ? PyEval_SaveThread() : NULL; /* (the caller holds the buffer) */
         if (kind == 'f')
             relu_inplace_float((float *)x, n);
         else
             relu_inplace_double((double *)x, n);
+        if (save != NULL)
+            PyEval_RestoreThread(save);
         return 1;
     }
     if (op == 1 && np_ == 2) {
@@ -3800,10 +3803,13 @@ static int special_inplace(int op, int kind, void *x, Py_ssize_t n, const double
         double slope = (p[0] + p[1]) / 2;
         if (!isfinite(slope) || (kind == 'f' && fabs(slope) > FLT_MAX))
             return 0;
+        PyThreadState *save = n >= MIN_RELEASE ? PyEval_SaveThread() : NULL;
         if (kind == 'f')
             leaky_relu_inplace_float((float *)x, n, (float)slope);
         else
             leaky_relu_inplace_double((double *)x, n, slope);
+        if (save != NULL)
+            PyEval_RestoreThread(save);
         return 1;
     }
     return 0;
