@@ -828,7 +828,13 @@ def entry_front(entry: Callable, fwd: Callable, mode: int, numpy: Numpy | None,
     :func:`bump` would only add one (the storage has a record no node watches: ``STATE["counters"]``),
     else by calling :func:`bump`.
     A ``sampler`` (an in-place sampler's ``__sampler__``: :func:`strided.ops.creation.random.compiled_sampler`)
-    is tried before ``direct``: its common call drawn in C."""
+    is tried before ``direct``: its common call drawn in C.
+
+    A forward marked ``__inplace_kernel__`` (:func:`strided.ops._support.front.compiled_inplace`: an
+    in-place op's compiled write) has its common call written in C, in mode 4 before ``sampler`` and
+    ``direct`` (the write then counted as above), in modes 1 to 3 (an in-place op of a module's
+    namespace, ``strided.selu_``: its recording entry or guard) where the front would call ``fwd``
+    (counted as ``fwd`` counts it)."""
     if _ENTRY_FRONT is None or hasattr(fwd, "__wrapped__"):
         return entry
     params = _parameters(fwd)
@@ -849,9 +855,14 @@ def entry_front(entry: Callable, fwd: Callable, mode: int, numpy: Numpy | None,
             var_positional = True
     most = sys.maxsize if var_positional else positional
     aliases = frozenset(numpy[2]) if numpy is not None else _NO_ALIASES
+    inplace = getattr(fwd, "__inplace_kernel__", None) if mode != 5 else None
     if mode == 4:
         return _ENTRY_FRONT(entry, fwd, mode, _FRONT_PLAIN, aliases, required, most, OPEN, STATE, direct,
-                            GRAD_MODE, INFERENCE_STORAGES.data, None if counted is None else bump, counted, sampler)
+                            GRAD_MODE, INFERENCE_STORAGES.data, None if counted is None else bump, counted, sampler,
+                            inplace)
+    if inplace is not None:
+        return _ENTRY_FRONT(entry, fwd, mode, _FRONT_PLAIN, aliases, required, most, OPEN, None, None, None, None,
+                            None, None, None, inplace)
     return _ENTRY_FRONT(entry, fwd, mode, _FRONT_PLAIN, aliases, required, most, OPEN)
 
 

@@ -69,6 +69,8 @@ typedef struct {
     PyObject *fwd, *plain, *aliases, *state, *direct, *grad_mode, *inference, *bump, *name;
     /* an in-place sampler's compiled draw (mode 4; None: none): see entry_sample */
     PyObject *sampler;
+    /* an in-place op's compiled write (modes 2 and 4; None: none): see entry_inplace */
+    PyObject *inplace;
     int mode;
     Py_ssize_t min_args, max_args;
 } FrontObject;
@@ -587,6 +589,9 @@ done:
  *   5: ``contiguous()``'s entry (``state``: the fast paths' cinfo memo), nobody listening: the one
  *      argument an exact Tensor outside autograd whose layout is row-major (cinfo[shape]'s
  *      strides, any offset) is the answer itself, as the forward answers it, without its call.
+ * A forward marked ``__inplace_kernel__`` (an in-place op's compiled write, see entry_inplace) has
+ * its common call written in C: in mode 4 before the sampler and ``direct`` (counted as any write
+ * there), in modes 1 to 3 where the front would call ``fwd`` (counted as ``fwd`` counts it).
  * Every other call goes to ``fallback`` unchanged, as does every error's handling: the front
  * only skips the entry's frame where the entry would call ``fwd`` and return its result. */
 
@@ -677,36 +682,51 @@ typedef int (*strided_sampler)(int op, void *bitgen, int kind, void *out, Py_ssi
 
 static PyObject *sampler_names[5]; /* "_capsule", "_lock", "acquire", "release", "generator" */
 
-#define SAMPLER_MOST_ARGS 4
+#define ENTRY_MOST_PARAMS 4 /* (the most float parameters a sampler or in-place write takes) */
 
-/* The sampler's arguments into x (1), or 0 where the call is not the one it takes. */
-static int sample_args(PyObject *spec, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, double *x)
+/* The call's arguments after self bound to the parameters ``names`` (at most ENTRY_MOST_PARAMS),
+ * positional then keywords, into given (NULL: left out): 1, or 0 where there are more positional
+ * arguments than names or a keyword is unknown or repeated (the forward's error), or the keyword
+ * ``none_only`` (not among names; NULL: none) has a value other than None (passed over where None:
+ * the samplers' ``generator=None``). */
+static int bind_params(PyObject *names, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                       PyObject *none_only, PyObject **given)
 {
-    PyObject *names = PyTuple_GET_ITEM(spec, 2), *defaults = PyTuple_GET_ITEM(spec, 3);
-    Py_ssize_t np_ = PyTuple_GET_SIZE(names), nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
-    PyObject *given[SAMPLER_MOST_ARGS] = {NULL, NULL, NULL, NULL};
-    if (nargs > np_)
+    Py_ssize_t count = PyTuple_GET_SIZE(names), nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+    if (nargs > count)
         return 0;
-    for (Py_ssize_t i = 0; i < nargs; i++)
-        given[i] = args[i];
+    for (Py_ssize_t i = 0; i < count; i++)
+        given[i] = i < nargs ? args[i] : NULL;
     for (Py_ssize_t k = 0; k < nkw; k++) {
         PyObject *key = PyTuple_GET_ITEM(kwnames, k), *value = args[nargs + k];
-        if (key == sampler_names[4] || PyUnicode_Compare(key, sampler_names[4]) == 0) {
+        if (none_only != NULL && (key == none_only || PyUnicode_Compare(key, none_only) == 0)) {
             if (value != Py_None)
                 return 0;
             continue;
         }
         Py_ssize_t at = -1;
-        for (Py_ssize_t i = 0; i < np_ && at < 0; i++)
+        for (Py_ssize_t i = 0; i < count && at < 0; i++)
             if (key == PyTuple_GET_ITEM(names, i) || PyUnicode_Compare(key, PyTuple_GET_ITEM(names, i)) == 0)
                 at = i;
-        if (at < 0 || given[at] != NULL)
-            return 0; /* (an unknown or repeated keyword: the forward's error) */
+        if (at < 0 || given[at] != NULL) {
+            PyErr_Clear();
+            return 0;
+        }
         given[at] = value;
     }
     if (PyErr_Occurred()) /* (a PyUnicode_Compare failure: not this call) */
         PyErr_Clear();
-    for (Py_ssize_t i = 0; i < np_; i++) {
+    return 1;
+}
+
+/* The sampler's arguments into x (1), or 0 where the call is not the one it takes. */
+static int sample_args(PyObject *spec, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, double *x)
+{
+    PyObject *names = PyTuple_GET_ITEM(spec, 2), *defaults = PyTuple_GET_ITEM(spec, 3);
+    PyObject *given[ENTRY_MOST_PARAMS];
+    if (!bind_params(names, args, nargs, kwnames, sampler_names[4], given))
+        return 0;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(names); i++) {
         PyObject *v = given[i] != NULL ? given[i] : PyTuple_GET_ITEM(defaults, i);
         if (!PyFloat_CheckExact(v))
             return 0;
@@ -715,16 +735,17 @@ static int sample_args(PyObject *spec, PyObject *const *args, Py_ssize_t nargs, 
     return 1;
 }
 
-/* Whether the compiled kernels are on here: no disabled() block open anywhere, and the context
- * variable on (kernels.native.enabled_here's first answer). */
-static int sample_enabled(PyObject *spec)
+/* Whether the compiled kernels are on here: no disabled() block open anywhere (``blocks``,
+ * kernels.native._open_blocks), and the context variable ``enabled`` on (kernels.native.enabled_here's
+ * first answer). */
+static int kernels_on(PyObject *blocks, PyObject *enabled)
 {
-    PyObject *blocks = PyTuple_GET_ITEM(spec, 7), *value = NULL;
+    PyObject *value = NULL;
     if (PyList_GET_SIZE(blocks) < 1 || PyLong_AsLong(PyList_GET_ITEM(blocks, 0)) != 0) {
         PyErr_Clear();
         return 0;
     }
-    if (PyContextVar_Get(PyTuple_GET_ITEM(spec, 8), NULL, &value) < 0) {
+    if (PyContextVar_Get(enabled, NULL, &value) < 0) {
         PyErr_Clear();
         return 0;
     }
@@ -737,10 +758,11 @@ static int sample_enabled(PyObject *spec)
 static int entry_sample(FrontObject *f, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     PyObject *spec = f->sampler, *self = args[0];
-    double x[SAMPLER_MOST_ARGS];
+    double x[ENTRY_MOST_PARAMS];
     PyObject *dtype = SLOT(self, off_dtype);
     int kind = dtype == PyTuple_GET_ITEM(spec, 4) ? 'f' : dtype == PyTuple_GET_ITEM(spec, 5) ? 'd' : 0;
-    if (!kind || !sample_args(spec, args + 1, nargs - 1, kwnames, x) || !sample_enabled(spec))
+    if (!kind || !sample_args(spec, args + 1, nargs - 1, kwnames, x)
+        || !kernels_on(PyTuple_GET_ITEM(spec, 7), PyTuple_GET_ITEM(spec, 8)))
         return 0;
     PyObject *info = NULL;
     PyObject *arr = flat_of(PyTuple_GET_ITEM(spec, 10), self, &info);
@@ -880,6 +902,158 @@ static PyObject *count_write(PyObject *module, PyObject *const *args, Py_ssize_t
     return PyBool_FromLong(done);
 }
 
+/* ---------------------------------------------------------------- compiled in-place writes (modes 2, 4)
+ *
+ * An in-place op's common call (``x.relu_()``, ``strided.selu_(x)``) written without its Python
+ * forward: strided.ops._support.front.compiled_inplace marks the forward with ``__inplace_kernel__``,
+ * the tuple (fn, names, defaults, table, blocks, enabled, cinfo, inference, counters, bump, name):
+ *   fn: a PyCapsule "strided.inplace" of a kernel module (_specialkernel.c, _sleefkernel.c), whose
+ *       pointer is a strided_inplace: ``fn(op, kind, x, n, p, np, ival)`` writes op's values over the
+ *       n elements x (kind 'f' or 'd') given the np float parameters p, and returns 1; or refuses
+ *       (0: parameters it does not take; nothing written);
+ *   names, defaults: the forward's parameters after ``self``: a float default's parameter goes to
+ *       fn (it must be an exact float); any other must be left out or be its default object itself
+ *       (``training=False``, ``generator=None``);
+ *   table: DType -> (op, ival, itemsize, most): fn's op and int argument for that dtype, its element
+ *       size (4: 'f', 8: 'd') and the most elements written here;
+ *   blocks, enabled: kernels.native's count of open disabled() blocks and its context variable;
+ *   cinfo: the fast paths' memo (flat_of); inference: grad_mode's set of inference storages;
+ *   counters, bump, name: how a mode-2 front counts the write (count_or_bump; mode 4 counts it as
+ *       it counts every write).
+ * The call it takes: ``self`` an exact Tensor outside autograd whose base, if any, is outside too,
+ * no inference tensor about, a dtype of the table, row-major at offset 0 over exactly its storage
+ * (flat_of), writable, aligned and native, at most ``most`` elements; the parameters as above; the
+ * compiled kernels on. Everything else, and every refusal, is the forward's (nothing written). */
+typedef int (*strided_inplace)(int op, int kind, void *x, Py_ssize_t n, const double *p, Py_ssize_t np,
+                               Py_ssize_t ival);
+
+/* The float parameters of the call into p (their count into *np): 1, or 0 where the call is not the
+ * one the compiled write takes. */
+static int inplace_args(PyObject *spec, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, double *p,
+                        Py_ssize_t *np)
+{
+    PyObject *names = PyTuple_GET_ITEM(spec, 1), *defaults = PyTuple_GET_ITEM(spec, 2);
+    PyObject *given[ENTRY_MOST_PARAMS];
+    if (!bind_params(names, args, nargs, kwnames, NULL, given))
+        return 0;
+    *np = 0;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(names); i++) {
+        PyObject *d = PyTuple_GET_ITEM(defaults, i), *v = given[i] != NULL ? given[i] : d;
+        if (PyFloat_CheckExact(d)) {
+            if (!PyFloat_CheckExact(v))
+                return 0;
+            p[(*np)++] = PyFloat_AS_DOUBLE(v);
+        } else if (v != d) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The compiled write of the in-place op ``spec`` describes (see above) over args[0]: 1 written,
+ * 0 not this call (nothing written), -1 an error. The caller counts the write. */
+static int entry_inplace(PyObject *spec, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    PyObject *self = args[0];
+    if (Py_TYPE(self) != adopt_tensor)
+        return 0;
+    PyObject *base = SLOT(self, off_base);
+    if (SLOT(self, off_ag) != Py_None || PySet_GET_SIZE(PyTuple_GET_ITEM(spec, 7)) != 0)
+        return 0;
+    if (base != Py_None && (!PyObject_TypeCheck(base, adopt_tensor) || SLOT(base, off_ag) != Py_None))
+        return 0;
+    PyObject *entry = PyDict_GetItemWithError(PyTuple_GET_ITEM(spec, 3), SLOT(self, off_dtype)); /* borrowed */
+    if (entry == NULL) {
+        PyErr_Clear();
+        return 0;
+    }
+    double p[ENTRY_MOST_PARAMS];
+    Py_ssize_t np_ = 0;
+    if (!inplace_args(spec, args + 1, nargs - 1, kwnames, p, &np_)
+        || !kernels_on(PyTuple_GET_ITEM(spec, 4), PyTuple_GET_ITEM(spec, 5)))
+        return 0;
+    PyObject *info = NULL, *cinfo = PyTuple_GET_ITEM(spec, 6);
+    PyObject *arr = flat_of(cinfo, self, &info);
+    if (arr == NULL) { /* (a shape the memo has not met: filled as the fast paths fill it, then once more) */
+        PyObject *shape = PyObject_GetAttr(SLOT(self, off_layout), front_names[0]);
+        if (shape != NULL && PyDict_Contains(cinfo, shape) == 0) {
+            PyObject *made = PyObject_GetItem(cinfo, shape);
+            if (made != NULL) {
+                Py_DECREF(made);
+                arr = flat_of(cinfo, self, &info);
+            }
+        }
+        Py_XDECREF(shape);
+        PyErr_Clear();
+        if (arr == NULL)
+            return 0;
+    }
+
+    Py_ssize_t op = PyLong_AsSsize_t(PyTuple_GET_ITEM(entry, 0)), ival = PyLong_AsSsize_t(PyTuple_GET_ITEM(entry, 1));
+    Py_ssize_t size = PyLong_AsSsize_t(PyTuple_GET_ITEM(entry, 2)), most = PyLong_AsSsize_t(PyTuple_GET_ITEM(entry, 3));
+    if (PyErr_Occurred()) {
+        PyErr_Clear();
+        return 0;
+    }
+    Py_buffer view;
+    if (PyObject_GetBuffer(arr, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyErr_Clear(); /* (read-only memory: the forward's error) */
+        return 0;
+    }
+    const char *fmt = size == 4 ? "f" : size == 8 ? "d" : "";
+    Py_ssize_t n = view.len / (size > 0 ? size : 1);
+    int wrote = 0;
+    if (fmt[0] && view.itemsize == size && strcmp(view.format, fmt) == 0 && ((uintptr_t)view.buf) % size == 0
+        && n <= most) {
+        strided_inplace fn = (strided_inplace)PyCapsule_GetPointer(PyTuple_GET_ITEM(spec, 0), "strided.inplace");
+        if (fn == NULL)
+            wrote = -1;
+        else
+            wrote = fn((int)op, fmt[0], view.buf, n, p, np_, ival);
+    }
+    PyBuffer_Release(&view);
+    return wrote;
+}
+
+/* A written tensor t's count, as the forward counts it: in C where bump would only add one
+ * (count_fast), else bump(t, name, 1) (the user's frame is the caller's). 0, or -1 an error. */
+static int count_or_bump(PyObject *counters, PyObject *bump, PyObject *name, PyObject *t)
+{
+    int fast = count_fast(counters, t);
+    if (fast != 0)
+        return fast < 0 ? -1 : 0;
+    PyObject *one = PyLong_FromLong(1), *b[3] = {t, name, one};
+    PyObject *r = one ? PyObject_Vectorcall(bump, b, 3, NULL) : NULL;
+    Py_XDECREF(one);
+    if (r == NULL)
+        return -1;
+    Py_DECREF(r);
+    return 0;
+}
+
+/* 1 (a TypeError set) unless spec is an in-place spec as entry_inplace reads it, in mode 2 or 4. */
+static int inplace_spec_bad(PyObject *spec, int mode)
+{
+    int bad = mode == 5 || !PyTuple_Check(spec) || PyTuple_GET_SIZE(spec) != 11
+              || !PyCapsule_IsValid(PyTuple_GET_ITEM(spec, 0), "strided.inplace") || !PyTuple_Check(PyTuple_GET_ITEM(spec, 1))
+              || !PyTuple_Check(PyTuple_GET_ITEM(spec, 2)) || PyTuple_GET_SIZE(PyTuple_GET_ITEM(spec, 1)) > ENTRY_MOST_PARAMS
+              || PyTuple_GET_SIZE(PyTuple_GET_ITEM(spec, 1)) != PyTuple_GET_SIZE(PyTuple_GET_ITEM(spec, 2))
+              || !PyDict_Check(PyTuple_GET_ITEM(spec, 3)) || !PyList_Check(PyTuple_GET_ITEM(spec, 4))
+              || !PyContextVar_CheckExact(PyTuple_GET_ITEM(spec, 5)) || !PyDict_Check(PyTuple_GET_ITEM(spec, 6))
+              || !PySet_Check(PyTuple_GET_ITEM(spec, 7)) || !PyCallable_Check(PyTuple_GET_ITEM(spec, 9))
+              || !PyUnicode_Check(PyTuple_GET_ITEM(spec, 10));
+    if (!bad) {
+        PyObject *key, *value;
+        Py_ssize_t pos = 0;
+        while (!bad && PyDict_Next(PyTuple_GET_ITEM(spec, 3), &pos, &key, &value))
+            bad = !PyTuple_Check(value) || PyTuple_GET_SIZE(value) != 4;
+    }
+    if (bad)
+        PyErr_SetString(PyExc_TypeError, "entry_front: an in-place spec is (fn capsule, names, defaults, table, "
+                        "blocks, enabled, cinfo, inference, counters, bump, name), in modes 1 to 4");
+    return bad;
+}
+
 static PyObject *entry_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     FrontObject *f = (FrontObject *)self;
@@ -926,14 +1100,15 @@ static PyObject *entry_call(PyObject *self, PyObject *const *args, size_t nargsf
                 goto fallback;
         }
         PyObject *out = NULL;
-        if (f->sampler != Py_None) {
-            int drawn = entry_sample(f, args, nargs, kwnames);
-            if (drawn < 0)
-                return NULL;
-            if (drawn) {
-                Py_INCREF(args[0]);
-                out = args[0];
-            }
+        /* (the compiled write, else the compiled draw: 1 done, 0 not this call, -1 an error) */
+        int made = f->inplace != Py_None ? entry_inplace(f->inplace, args, nargs, kwnames) : 0;
+        if (made == 0 && f->sampler != Py_None)
+            made = entry_sample(f, args, nargs, kwnames);
+        if (made < 0)
+            return NULL;
+        if (made) {
+            Py_INCREF(args[0]);
+            out = args[0];
         }
         if (out == NULL && f->direct != Py_None) {
             PyObject *rest = PyTuple_New(nargs - 1), *kw = PyDict_New(), *done = NULL;
@@ -988,6 +1163,20 @@ static PyObject *entry_call(PyObject *self, PyObject *const *args, size_t nargsf
         if (nargs < 2 || !entry_untracked(args[0]) || !entry_untracked(args[1]))
             goto fallback;
     }
+    if (f->inplace != Py_None && nargs >= 1) { /* (an in-place op outside autograd: its compiled write, counted) */
+        int wrote = entry_inplace(f->inplace, args, nargs, kwnames);
+        if (wrote > 0) {
+            PyObject *spec = f->inplace;
+            wrote = count_or_bump(PyTuple_GET_ITEM(spec, 8), PyTuple_GET_ITEM(spec, 9), PyTuple_GET_ITEM(spec, 10),
+                                  args[0]);
+            if (wrote == 0) {
+                Py_INCREF(args[0]);
+                return args[0];
+            }
+        }
+        if (wrote < 0)
+            return NULL;
+    }
     return PyObject_Vectorcall(f->fwd, args, nargsf, kwnames);
 fallback:
     return PyObject_Vectorcall(f->fallback, args, nargsf, kwnames);
@@ -1002,7 +1191,7 @@ static int sampler_spec_bad(PyObject *spec, int mode)
             return 1;
     if (mode != 4 || !PyTuple_Check(spec) || PyTuple_GET_SIZE(spec) != 11 || !PyCapsule_IsValid(PyTuple_GET_ITEM(spec, 0),
         "strided.sampler") || !PyLong_Check(PyTuple_GET_ITEM(spec, 1)) || !PyTuple_Check(PyTuple_GET_ITEM(spec, 2))
-        || !PyTuple_Check(PyTuple_GET_ITEM(spec, 3)) || PyTuple_GET_SIZE(PyTuple_GET_ITEM(spec, 2)) > SAMPLER_MOST_ARGS
+        || !PyTuple_Check(PyTuple_GET_ITEM(spec, 3)) || PyTuple_GET_SIZE(PyTuple_GET_ITEM(spec, 2)) > ENTRY_MOST_PARAMS
         || PyTuple_GET_SIZE(PyTuple_GET_ITEM(spec, 2)) != PyTuple_GET_SIZE(PyTuple_GET_ITEM(spec, 3))
         || !PyList_Check(PyTuple_GET_ITEM(spec, 7)) || !PyContextVar_CheckExact(PyTuple_GET_ITEM(spec, 8))
         || !PyLong_Check(PyTuple_GET_ITEM(spec, 9)) || !PyDict_Check(PyTuple_GET_ITEM(spec, 10))) {
@@ -1016,14 +1205,16 @@ static int sampler_spec_bad(PyObject *spec, int mode)
 static PyObject *entry_front_new(PyObject *module, PyObject *args)
 {
     PyObject *fallback, *fwd, *plain, *aliases, *open, *state = Py_None, *direct = Py_None, *grad_mode = Py_None,
-             *inference = Py_None, *bump = Py_None, *name = Py_None, *sampler = Py_None;
+             *inference = Py_None, *bump = Py_None, *name = Py_None, *sampler = Py_None, *inplace = Py_None;
     int mode;
     Py_ssize_t min_args, max_args;
-    if (!PyArg_ParseTuple(args, "OOiO!O!nnO!|OOOOOOO:entry_front", &fallback, &fwd, &mode, &PyTuple_Type, &plain,
+    if (!PyArg_ParseTuple(args, "OOiO!O!nnO!|OOOOOOOO:entry_front", &fallback, &fwd, &mode, &PyTuple_Type, &plain,
                           &PyFrozenSet_Type, &aliases, &min_args, &max_args, &PyList_Type, &open, &state, &direct,
-                          &grad_mode, &inference, &bump, &name, &sampler))
+                          &grad_mode, &inference, &bump, &name, &sampler, &inplace))
         return NULL;
     if (sampler != Py_None && sampler_spec_bad(sampler, mode))
+        return NULL;
+    if (inplace != Py_None && inplace_spec_bad(inplace, mode))
         return NULL;
     if (mode < 1 || mode > 5) {
         PyErr_SetString(PyExc_ValueError, "entry_front: mode must be 1, 2, 3, 4 or 5");
@@ -1081,6 +1272,8 @@ static PyObject *entry_front_new(PyObject *module, PyObject *args)
     f->name = name;
     Py_INCREF(sampler);
     f->sampler = sampler;
+    Py_INCREF(inplace);
+    f->inplace = inplace;
     f->mode = mode;
     f->min_args = min_args;
     f->max_args = max_args;
@@ -1161,7 +1354,7 @@ static PyObject *front_new(PyObject *module, PyObject *args)
     f->arity = arity;
     f->weakrefs = NULL;
     f->fwd = f->plain = f->aliases = f->state = f->direct = NULL;
-    f->grad_mode = f->inference = f->bump = f->name = f->sampler = NULL;
+    f->grad_mode = f->inference = f->bump = f->name = f->sampler = f->inplace = NULL;
     f->mode = 0;
     f->min_args = f->max_args = 0;
     PyObject_GC_Track(f);
@@ -1190,6 +1383,7 @@ static int front_traverse(FrontObject *f, visitproc visit, void *arg)
     Py_VISIT(f->bump);
     Py_VISIT(f->name);
     Py_VISIT(f->sampler);
+    Py_VISIT(f->inplace);
     return 0;
 }
 
@@ -1215,6 +1409,7 @@ static int front_clear(FrontObject *f)
     Py_CLEAR(f->bump);
     Py_CLEAR(f->name);
     Py_CLEAR(f->sampler);
+    Py_CLEAR(f->inplace);
     return 0;
 }
 

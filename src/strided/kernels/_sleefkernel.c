@@ -1579,4 +1579,33 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_sleefkernel", NULL, -1, methods, NULL, NULL, NULL, NULL};
 
-PyMODINIT_FUNC PyInit__sleefkernel(void) { return PyModule_Create(&module); }
+/* The "strided.inplace" capsule's function (kernels/_front.h, entry_inplace): op's values written over
+ * the n elements x of kind 'f' (float32) or 'd' (float64), aligned: run's (run_d's) pass with x as
+ * its own out, as strided.kernels.sleef.flat_call makes it (run 0, chunk 0, step ival, form -1), for
+ * the elu-family ops ELU (8) and SELU (9); np 0, or 1 with p[0] == 1.0 (celu's alpha: at 1 its
+ * coefficients are all 1, elu's op itself). 1 written, 0 refused (nothing written). The caller
+ * bounds n (the one-chunk runs the fronts' flat_call covers). */
+static int sleef_inplace(int op, int kind, void *x, Py_ssize_t n, const double *p, Py_ssize_t np_, Py_ssize_t ival)
+{
+    if ((op != 8 && op != 9) || (kind != 'f' && kind != 'd') || !(np_ == 0 || (np_ == 1 && p[0] == 1.0)))
+        return 0;
+    int wide = has_avx512f();
+    if (kind == 'f')
+        cut_pieces(x, x, n, op, 0, 0, ival, wide, vec_piece, scalar_piece);
+    else
+        cut_pieces(x, x, n, op, 0, 0, ival, wide, vec_piece_d, scalar_piece_d);
+    return 1;
+}
+
+PyMODINIT_FUNC PyInit__sleefkernel(void)
+{
+    PyObject *m = PyModule_Create(&module);
+    /* inplace: the in-place writes' entry (sleef_inplace), for kernels/_front.h's entry fronts */
+    PyObject *cap = m != NULL ? PyCapsule_New((void *)sleef_inplace, "strided.inplace", NULL) : NULL;
+    if (cap == NULL || PyModule_AddObject(m, "inplace", cap) < 0) {
+        Py_XDECREF(cap);
+        Py_XDECREF(m);
+        return NULL;
+    }
+    return m;
+}

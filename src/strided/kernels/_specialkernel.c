@@ -52,6 +52,7 @@
 #include <Python.h>
 #include "_torch_bmm_loop.h"
 #include <math.h>
+#include <float.h>
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
@@ -3761,6 +3762,57 @@ static PyObject *py_activation_inplace(PyObject *self, PyObject *const *args, Py
     PyBuffer_Release(&xb);
     Py_INCREF(answer);
     return answer;
+}
+
+/* relu written over its input (one pointer: each element read, then its result stored): relu_float's
+ * compare and select, so the same bits (-0.0 and every NaN kept as they are). */
+#define RELU_INPLACE(T)                                                                            \
+    ERF_CLONES static void relu_inplace_##T(T *x, Py_ssize_t n)                                    \
+    {                                                                                              \
+        for (Py_ssize_t i = 0; i < n; i++) x[i] = x[i] < 0 ? (T)0 : x[i];                          \
+    }
+RELU_INPLACE(float)
+RELU_INPLACE(double)
+#undef RELU_INPLACE
+
+/* The "strided.inplace" capsule's function (kernels/_front.h, entry_inplace): op's values written
+ * over the n elements x of kind 'f' (float32) or 'd' (float64), aligned, given the np parameters p:
+ *   op 0, relu (no parameter): relu_inplace, relu's bits;
+ *   op 1, rrelu in evaluation mode (p: lower, upper): leaky_relu with the slope (lower + upper) / 2
+ *         (in double, as strided.ops.elementwise.activations_more._slope), rounded to the dtype
+ *         (activation_inplace's code 0: the general path's leaky_relu bits); refused where
+ *         lower > upper, the slope is not finite, or beyond float32's range for float32 (the
+ *         forward's errors).
+ * 1 written, 0 refused (nothing written); the GIL released from MIN_RELEASE elements on. ival: unused. */
+static int special_inplace(int op, int kind, void *x, Py_ssize_t n, const double *p, Py_ssize_t np_, Py_ssize_t ival)
+{
+    (void)ival;
+    if (op == 0 && np_ == 0) {
+        PyThreadState *save = n >= MIN_RELEASE ? PyEval_SaveThread() : NULL; /* (the caller holds the buffer) */
+        if (kind == 'f')
+            relu_inplace_float((float *)x, n);
+        else
+            relu_inplace_double((double *)x, n);
+        if (save != NULL)
+            PyEval_RestoreThread(save);
+        return 1;
+    }
+    if (op == 1 && np_ == 2) {
+        if (!(p[0] <= p[1]))
+            return 0;
+        double slope = (p[0] + p[1]) / 2;
+        if (!isfinite(slope) || (kind == 'f' && fabs(slope) > FLT_MAX))
+            return 0;
+        PyThreadState *save = n >= MIN_RELEASE ? PyEval_SaveThread() : NULL;
+        if (kind == 'f')
+            leaky_relu_inplace_float((float *)x, n, (float)slope);
+        else
+            leaky_relu_inplace_double((double *)x, n, slope);
+        if (save != NULL)
+            PyEval_RestoreThread(save);
+        return 1;
+    }
+    return 0;
 }
 
 #define ENTRY(NAME) {#NAME, (PyCFunction)(void (*)(void))py_##NAME, METH_FASTCALL, #NAME "(src, dst): elementwise, as strided.kernels.special." #NAME}
@@ -10772,5 +10824,13 @@ PyMODINIT_FUNC PyInit__specialkernel(void)
 {
     for (int i = 0; i < 30; i++) TI0A_F[i] = (float)I0A[i];
     for (int i = 0; i < 25; i++) TI0B_F[i] = (float)I0B[i];
-    return PyModule_Create(&module);
+    PyObject *m = PyModule_Create(&module);
+    /* inplace: the in-place writes' entry (special_inplace), for kernels/_front.h's entry fronts */
+    PyObject *cap = m != NULL ? PyCapsule_New((void *)special_inplace, "strided.inplace", NULL) : NULL;
+    if (cap == NULL || PyModule_AddObject(m, "inplace", cap) < 0) {
+        Py_XDECREF(cap);
+        Py_XDECREF(m);
+        return NULL;
+    }
+    return m;
 }

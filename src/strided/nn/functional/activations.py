@@ -266,7 +266,8 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
         if not inplace and type(lower) is float and type(upper) is float and lower <= upper \
                 and (out := A.plain_fresh(M.RRELU, input, ((lower + upper) / 2,))) is not None:
             return out
-        return M.rrelu_eval_(input, lower, upper) if inplace else M.rrelu_eval(input, lower, upper)
+        # (inplace: torch.rrelu_'s entry, whose common call is written in C: see compiled_inplace)
+        return M.rrelu_(input, lower, upper) if inplace else M.rrelu_eval(input, lower, upper)
     return M.rrelu_(input, lower, upper, True) if inplace else M.rrelu(input, lower, upper, True)
 
 

@@ -36,7 +36,7 @@ from ...kernels.listeners import OPEN
 from ...kernels.native import _compiled
 from .operands import _cinfo
 
-__all__ = ["compiled_front", "fallback_of", "kernel_entry", "public_entry"]
+__all__ = ["compiled_front", "compiled_inplace", "fallback_of", "kernel_entry", "public_entry"]
 
 _KERNEL = _compiled("_copykernel")
 _FRONT = getattr(_KERNEL, "front", None) if QUIET is not None else None
@@ -186,6 +186,38 @@ def kernel_entry(run: Callable[..., Any] | None, extra: tuple, dtype: np.dtype,
     dtype = np.dtype(dtype)
     entry = (run, tuple(extra), dtype, int(max_n), dtype.alignment)
     return entry if whole is None else (*entry, whole)
+
+
+def compiled_inplace(fwd: Callable[..., Any], kernel: Any, name: str, table: dict[Any, tuple[int, int, int]]) -> None:
+    """Mark the in-place forward ``fwd`` (``self`` first, then its parameters) with
+    ``__inplace_kernel__``: the spec its entry front (:func:`strided.grad_mode.entry_front`, modes 2
+    and 4; ``kernels/_front.h``, ``entry_inplace``) writes the common call by, in C, through the
+    compiled module ``kernel``'s ``inplace`` capsule (``_specialkernel``, ``_sleefkernel``: each
+    documents its ops). ``table``: DType (float32 / float64) -> ``(op, ival, most)``, the capsule's op
+    and int argument for that dtype and the most elements it writes; ``name``: the write's name in
+    its version count (what the forward passes to ``bump``).
+
+    The contract on the capsule's op: exactly the values the forward's fast path writes (its own
+    loop over the same flat run). The front takes a plain float32 / float64 tensor outside autograd
+    (its base too), nobody listening, no inference tensor about, row-major at offset 0 over exactly
+    its storage, writable and aligned, its float parameters exact floats (the others left out or
+    given as their default object: ``training=False``); it writes, counts the write as the forward
+    counts it, and returns ``self``. Every other call, and every refusal, runs the forward
+    unchanged. Without the compiled module, or with ``STRIDED_NATIVE=0``, ``fwd`` is left unmarked."""
+    capsule = getattr(kernel, "inplace", None) if kernel is not None else None
+    if capsule is None or _FRONT is None:
+        return
+    from ...grad_mode import COUNTERS, INFERENCE_STORAGES, bump
+
+    code = fwd.__code__
+    names = code.co_varnames[1:code.co_argcount]
+    given = fwd.__defaults__ or ()
+    if len(given) != len(names):  # (a required parameter: its absence is the forward's TypeError)
+        raise ValueError(f"compiled_inplace: {fwd.__qualname__}'s parameters after self must all have defaults")
+    defaults = tuple(given)
+    entries = {d: (op, ival, d.itemsize, most) for d, (op, ival, most) in table.items()}
+    fwd.__inplace_kernel__ = (capsule, names, defaults, entries, native._open_blocks, native._enabled, _cinfo,  # type: ignore[attr-defined]
+                              INFERENCE_STORAGES.data, COUNTERS, bump, name)
 
 
 def fallback_of(entry: Callable[..., Any]) -> Callable[..., Any]:

@@ -57,7 +57,7 @@ from ...kernels.sleef import flat_call, step, torch_loop
 from ...kernels.torch_loops import GRAIN_SIZE, fresh_strides, loop_positions
 from ...opdef import OPDEFS, Kind, declare
 from ...tensor import Tensor, tensor_arg
-from .._support.front import compiled_front, kernel_entry
+from .._support.front import compiled_front, compiled_inplace, kernel_entry
 from .._support.gradtools import linear_backward
 from ..creation.generator import resolve
 from ..registry import backward, method
@@ -843,6 +843,27 @@ for _fn, _row in ((hardsigmoid, HARDSIGMOID), (hardswish, HARDSWISH), (hardshrin
 celu.__fresh__ = _fresh_of(CELU, lambda alpha=1.0: (_alpha(alpha, "celu"),))  # type: ignore[attr-defined]
 rrelu.__fresh__ = _fresh_of(RRELU, lambda lower=1.0 / 8, upper=1.0 / 3: (_slope(lower, upper),))  # type: ignore[attr-defined]
 
+
+
+def _elu_inplace_table(op: int) -> dict[DType, tuple[int, int, int]]:
+    """The in-place capsule's table for the sleef ``op`` (SELU, ELU): per dtype, the op, the step and
+    the run length of :func:`flat_call`'s own call, the pass ``_elu_flat``'s in-place form makes."""
+    table = {}
+    for d in (float32, float64):
+        call = flat_call(op, d.numpy)
+        if call is not None:
+            table[d] = (op, call[1][3], call[2])
+    return table
+
+
+# (the common in-place call written in C by the entry front: selu_ / celu_ at alpha 1.0 by
+# _sleefkernel's pass over the run, the same as inplace_flat's _selu_inplace / _celu_inplace; rrelu_
+# in evaluation mode by _specialkernel's leaky_relu over the run, op 1, the slope (lower + upper) / 2)
+_RRELU_INPLACE = {float32: (1, 0, 1 << 62), float64: (1, 0, 1 << 62)}
+compiled_inplace(selu_, native._compiled("_sleefkernel"), "selu_", _elu_inplace_table(_SELU_OP))
+compiled_inplace(celu_, native._compiled("_sleefkernel"), "celu_", _elu_inplace_table(_ELU_OP))
+compiled_inplace(rrelu_, native._compiled("_specialkernel"), "rrelu_", _RRELU_INPLACE)
+
 seal(globals(), functional=True)  # (last: the rows' functions become their recording entries)
 _threshold_entry = threshold  # (threshold_'s argument name shadows the function: its entry, after the seal)
 
@@ -973,6 +994,9 @@ def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, traini
     if not training:
         return rrelu_eval_(input, lower, upper)
     return input.mul_(rrelu_noise(input, *check_bounds(lower, upper), generator))
+
+
+compiled_inplace(rrelu_, native._compiled("_specialkernel"), "rrelu_", _RRELU_INPLACE)  # (training=False only)
 
 
 declare(Kind.COMPUTE, "F.hardsigmoid F.hardswish F.hardshrink F.softshrink F.threshold F.selu F.celu F.mish "
