@@ -57,6 +57,7 @@ static float tanh_lane(float x);
 #include "_sleef_log.h"  /* sleef_logf_or_libm, sleef_log_or_libm and the double-float steps of log1p */
 #define SLEEF_LOG1P_CORE_ONLY
 #include "_sleef_log1p.h"  /* sleef_log1pf_core, sleef_log1p_core: Vectorized<float/double>::log1p() */
+#include "_sleef_tanh.h"  /* sleef_tanhf, sleef_tanh: Vectorized<float/double>::tanh() */
 
 /* ---- softplus (op 10): softplus_kernel's cpu_kernel_vec loop (aten/src/ATen/native/cpu/Activation.cpp)
  *   vectorized: blendv((a * beta).exp().log1p() / beta, a, (a * beta) > threshold)
@@ -175,6 +176,100 @@ __attribute__((target("avx512f"))) static void softplus_block8(const double *x, 
         _mm512_mask_storeu_pd(o + i, k, r);
         for (int j = 0; odd; j++, odd >>= 1)
             if (odd & 1) o[i + j] = softplus_vec_d(keep[j]);
+    }
+}
+#endif
+
+/* ---- mish (op 12): mish_kernel's cpu_kernel_vec loop (aten/src/ATen/native/cpu/Activation.cpp)
+ *   vectorized: x * x.exp().log1p().tanh()        scalar: x * std::tanh(std::log1p(std::exp(x)))
+ * SLEEF's exp, log1p and tanh (u10) in the vectorized function (log1p beyond 1e38 / 1e307 its log, +inf
+ * the C library's: softplus's), the C library's in the scalar one; no threshold. float16 / bfloat16
+ * take the float32 functions (PyTorch converts each half of a Vectorized<Half> to float). A NaN x
+ * gives x quieted in the scalar function and in the first Vectorized of each pair the vectorized loop
+ * takes, but the all-ones word (SLEEF's tanh of a NaN) in the second (measured on torch 2.13 under
+ * AVX512 and AVX2, float32 and float64: its compiled product takes the tanh as its first operand
+ * there); mish_half is that Vectorized's length (step / 2, set per call by run_loop), the lanes
+ * counted from the start of each vectorized run. */
+static SP_TLS Py_ssize_t mish_half = 0;
+
+static inline int mish_second(Py_ssize_t i) { return mish_half > 0 && (i / mish_half) & 1; }
+
+static inline float mish_nan_f(float x, Py_ssize_t i)
+{
+    if (!mish_second(i)) return x + x;
+    uint32_t b = 0xFFFFFFFFu;
+    float r;
+    memcpy(&r, &b, sizeof r);
+    return r;
+}
+
+static inline double mish_nan_d(double x, Py_ssize_t i)
+{
+    if (!mish_second(i)) return x + x;
+    uint64_t b = 0xFFFFFFFFFFFFFFFFull;
+    double r;
+    memcpy(&r, &b, sizeof r);
+    return r;
+}
+
+static inline float mish_vec_f(float x)
+{
+    if (x != x) return x + x;
+    float e = sleef_expf(x);
+    return x * sleef_tanhf(e > 1e38f ? sleef_logf_or_libm(e) : sleef_log1pf_core(e));
+}
+
+static inline double mish_vec_d(double x)
+{
+    if (x != x) return x + x;
+    double e = sleef_exp(x);
+    return x * sleef_tanh(e > 1e307 ? sleef_log_or_libm(e) : sleef_log1p_core(e));
+}
+
+static inline float mish_scalar_f(float x) { return x != x ? x + x : x * tanhf(log1pf(expf(x))); }
+
+static inline double mish_scalar_d(double x) { return x != x ? x + x : x * tanh(log1p(exp(x))); }
+
+SLEEF_LOG_CLONES static void mish_block_f(const float *x, float *o, Py_ssize_t m)
+{
+    for (Py_ssize_t i = 0; i < m; i++) o[i] = x[i] != x[i] ? mish_nan_f(x[i], i) : mish_vec_f(x[i]);
+}
+
+SLEEF_LOG_CLONES static void mish_block_d(const double *x, double *o, Py_ssize_t m)
+{
+    for (Py_ssize_t i = 0; i < m; i++) o[i] = x[i] != x[i] ? mish_nan_d(x[i], i) : mish_vec_d(x[i]);
+}
+
+#if HAVE_X86
+/* sixteen float32 / eight float64 lanes at a time, softplus_block16's shape: a lane whose exp is beyond
+ * log1p's core (+inf, > 1e38 / 1e307) or NaN redone by the one-lane function */
+__attribute__((target("avx512f"))) static void mish_block16(const float *x, float *o, Py_ssize_t m)
+{
+    for (Py_ssize_t i = 0; i < m; i += 16) {
+        __mmask16 k = m - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (m - i)) - 1);
+        __m512 v = _mm512_maskz_loadu_ps(k, x + i), e = sleef_expf16(v);
+        __mmask16 odd = _mm512_cmp_ps_mask(e, _mm512_set1_ps(1e38f), _CMP_NLE_UQ) & k;
+        __m512 r = _mm512_mul_ps(v, sleef_tanhf16(sleef_log1pf16_unit(e)));
+        float keep[16];
+        if (odd) _mm512_storeu_ps(keep, v);
+        _mm512_mask_storeu_ps(o + i, k, r);
+        for (int j = 0; odd; j++, odd >>= 1)
+            if (odd & 1) o[i + j] = keep[j] != keep[j] ? mish_nan_f(keep[j], i + j) : mish_vec_f(keep[j]);
+    }
+}
+
+__attribute__((target("avx512f"))) static void mish_block8(const double *x, double *o, Py_ssize_t m)
+{
+    for (Py_ssize_t i = 0; i < m; i += 8) {
+        __mmask8 k = m - i >= 8 ? (__mmask8)0xFF : (__mmask8)((1u << (m - i)) - 1);
+        __m512d v = _mm512_maskz_loadu_pd(k, x + i), e = sleef_exp8(v);
+        __mmask8 odd = _mm512_cmp_pd_mask(e, _mm512_set1_pd(1e307), _CMP_NLE_UQ) & k;
+        __m512d r = _mm512_mul_pd(v, sleef_tanh8(sleef_log1p8_unit(e)));
+        double keep[8];
+        if (odd) _mm512_storeu_pd(keep, v);
+        _mm512_mask_storeu_pd(o + i, k, r);
+        for (int j = 0; odd; j++, odd >>= 1)
+            if (odd & 1) o[i + j] = keep[j] != keep[j] ? mish_nan_d(keep[j], i + j) : mish_vec_d(keep[j]);
     }
 }
 #endif
@@ -372,6 +467,7 @@ static inline float vec_lane(float x, int op)
     if (op == 8) return x > 0.0f ? x : sleef_expm1f(x);
     if (op == 9) return x > 0.0f ? x * SELU_POS_F : sleef_expm1f(x) * SELU_NEG_F;
     if (op == 10) return softplus_vec_f(x);
+    if (op == 12) return mish_vec_f(x);
     return sleef_expf(x);
 }
 
@@ -388,6 +484,7 @@ static inline float scalar_lane(float x, int op)
     if (op == 9) return x > 0.0f ? x * SELU_POS_F : expm1f(x) * SELU_NEG_F;
     if (op == 10) return softplus_scalar_f(x);
     if (op == 11) return expf(x);  /* (EXP_SPLIT: std::exp in the scalar function) */
+    if (op == 12) return mish_scalar_f(x);
     return sleef_expf(x);  /* (op 0 has no scalar function of PyTorch's: SLEEF's throughout) */
 }
 
@@ -856,6 +953,16 @@ static void vec_block(const float *x, float *o, Py_ssize_t m, int op, int wide)
         softplus_block_f(x, o, m);
         return;
     }
+    if (op == 12) {  /* (mish: likewise) */
+#if HAVE_X86
+        if (wide) {
+            mish_block16(x, o, m);
+            return;
+        }
+#endif
+        mish_block_f(x, o, m);
+        return;
+    }
 #if HAVE_X86
     if (op == 4 && wide) {
         tanh_block8(x, o, m);
@@ -985,6 +1092,7 @@ static PyObject *run_loop(PyObject *const *args, Py_ssize_t nargs, const char *n
     }
     /* (softplus's parameters for this pass, rounded to the element type as beta_.to<scalar_t>()) */
     sp_beta_f = (float)beta, sp_thr_f = (float)thr, sp_beta_d = beta, sp_thr_d = thr;
+    mish_half = step > 0 ? step / 2 : 0;  /* (mish's NaN lanes: one Vectorized of the loop's pair) */
     Py_BEGIN_ALLOW_THREADS
     cut_pieces(x.buf, out.buf, x.len / size, (int)op, run, chunk, step, wide, vec, scalar);
     Py_END_ALLOW_THREADS
@@ -999,7 +1107,7 @@ done:
 static PyObject *py_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    return run_loop(args, nargs, "run", "f", 11, vec_piece, scalar_piece);
+    return run_loop(args, nargs, "run", "f", 12, vec_piece, scalar_piece);
 }
 
 #include "_bf16_bits.h"  /* bf2f, f2bf: _halfkernel.c's bf16_widen / bf16_narrow per element */
@@ -1312,6 +1420,7 @@ static inline double vec_lane_d(double x, int op)
     if (op == 8) return x > 0.0 ? x : sleef_expm1(x);
     if (op == 9) return x > 0.0 ? x * SELU_POS_D : sleef_expm1(x) * SELU_NEG_D;
     if (op == 10) return softplus_vec_d(x);
+    if (op == 12) return mish_vec_d(x);
     double e = sleef_exp(op == 0 ? x : -x);  /* (the lanes' negation flips the sign bit, a NaN's too) */
     if (op == 1) return 1.0 / (1.0 + e);
     if (op == 2) return x / (1.0 + e);
@@ -1326,6 +1435,7 @@ static inline double scalar_lane_d(double x, int op)
     if (op == 9) return x > 0.0 ? x * SELU_POS_D : expm1(x) * SELU_NEG_D;
     if (op == 10) return softplus_scalar_d(x);
     if (op == 11) return exp(x);
+    if (op == 12) return mish_scalar_d(x);
     if (op == 1) return 1.0 / (1.0 + exp(-x));
     if (op == 2) return x / (1.0 + exp(-x));
     return sleef_exp(x);  /* (op 0 has no scalar function of PyTorch's: SLEEF's throughout) */
@@ -1362,6 +1472,16 @@ static void vec_block_d(const double *x, double *o, Py_ssize_t m, int op, int wi
         }
 #endif
         softplus_block_d(x, o, m);
+        return;
+    }
+    if (op == 12) {
+#if HAVE_X86
+        if (wide) {
+            mish_block8(x, o, m);
+            return;
+        }
+#endif
+        mish_block_d(x, o, m);
         return;
     }
 #if HAVE_X86
@@ -1409,11 +1529,11 @@ static PyObject *py_run_d(PyObject *self, PyObject *const *args, Py_ssize_t narg
     if (nargs == 7) {  /* (ops 4 to 6 are float32's alone) */
         long op = PyLong_AsLong(args[2]);
         if (op >= 4 && op <= 6) {
-            PyErr_Format(PyExc_ValueError, "run_d: op must be 0 to 3 or 7 to 11 (got %ld)", op);
+            PyErr_Format(PyExc_ValueError, "run_d: op must be 0 to 3 or 7 to 12 (got %ld)", op);
             return NULL;
         }
     }
-    return run_loop(args, nargs, "run_d", "d", 11, vec_piece_d, scalar_piece_d);
+    return run_loop(args, nargs, "run_d", "d", 12, vec_piece_d, scalar_piece_d);
 }
 
 static PyObject *py_capability(PyObject *self, PyObject *unused)
