@@ -1,4 +1,4 @@
-"""Session 35: F.mish is PyTorch's bits (issue 23).
+"""Session 35: F.mish and its gradient are PyTorch's bits (issue 23).
 
 mish_kernel (aten/src/ATen/native/cpu/Activation.cpp) is a cpu_kernel_vec loop: its vectorized
 function ``x * x.exp().log1p().tanh()`` takes SLEEF's u10 exp, log1p and tanh (_sleef_tanh.h ports
@@ -6,7 +6,9 @@ xtanhf / xtanh), its scalar function the C library's expf / log1pf / tanhf. A Na
 but the all-ones word in the second Vectorized of each pair the vector loop takes (measured). The
 SLEEF kernel's MISH op reproduces the split (torch_loop), so every layout, length and NaN word is
 torch's, in both forms of the kernel (AVX-512, one lane), under ATen's AVX512, AVX2 and DEFAULT
-capabilities (the last two in subprocesses: the capability is read once per process).
+capabilities (the last two in subprocesses: the capability is read once per process). The
+gradient, mish_backward, takes the same tanh(softplus(x)) and SLEEF's sigmoid at the loop's places,
+combined with the fused multiply-adds PyTorch's compiled kernel takes (kernel function mish_grad).
 """
 
 from __future__ import annotations
@@ -163,8 +165,30 @@ def test_mish_autograd(npdt: type) -> None:
     assert ys.grad_fn.name() == yt.grad_fn.name() == "MishBackward0"
     ys.backward(strided.tensor(g))
     yt.backward(torch.from_numpy(g))
-    tol = 1e-5 if npdt is np.float32 else 1e-13
-    assert np.allclose(xs.grad.numpy(), xt.grad.numpy(), rtol=tol, atol=tol)
+    _same(xs.grad, xt.grad)
+
+
+@needs_kernel
+@pytest.mark.parametrize("npdt", _DTYPES)
+def test_mish_backward_bits(npdt: type) -> None:
+    """PyTorch's mish_backward (SLEEF's tanh(softplus) and sigmoid in its vector pairs, the C
+    library's in the tail, combined with its fused steps) over every length and a transposed input:
+    torch's bits (NaN-free: a NaN's word there is not reproduced)."""
+    rng = np.random.default_rng(19)
+    for n in _LENGTHS:
+        x = (rng.standard_normal(n) * rng.choice([1e-3, 1.0, 6.0, 40.0], n)).astype(npdt)
+        g = rng.standard_normal(n).astype(npdt)
+        xs = strided.tensor(x, requires_grad=True)
+        xt = torch.from_numpy(x.copy()).requires_grad_()
+        F.mish(xs).backward(strided.tensor(g))
+        torch.nn.functional.mish(xt).backward(torch.from_numpy(g))
+        _same(xs.grad, xt.grad)
+    base = (rng.standard_normal((33, 20)) * 5).astype(npdt)
+    xs = strided.tensor(base, requires_grad=True)
+    xt = torch.from_numpy(base.copy()).requires_grad_()
+    F.mish(xs.t()).sum().backward()
+    torch.nn.functional.mish(xt.t()).sum().backward()
+    _same(xs.grad, xt.grad)
 
 
 @needs_kernel
@@ -190,6 +214,12 @@ def test_mish_without_kernel_stays_close() -> None:
     with native.disabled():
         got = F.mish(strided.tensor(x)).numpy()
     assert np.allclose(got, want, rtol=4e-6, atol=1e-30)
+    xs = strided.tensor(x, requires_grad=True)
+    xt = torch.from_numpy(x.copy()).requires_grad_()
+    with native.disabled():
+        F.mish(xs).sum().backward()
+    torch.nn.functional.mish(xt).sum().backward()
+    assert np.allclose(xs.grad.numpy(), xt.grad.numpy(), rtol=1e-5, atol=1e-30)
 
 
 _CAPABILITY_SCRIPT = textwrap.dedent("""
@@ -207,6 +237,14 @@ _CAPABILITY_SCRIPT = textwrap.dedent("""
             got = F.mish(strided.tensor(x)).numpy().view(ui)
             want = torch.nn.functional.mish(torch.from_numpy(x)).numpy().view(ui)
             bad += int((got != want).sum())
+            if n:  # (the gradient, of a NaN-free x)
+                x = (rng.standard_normal(n) * 8).astype(dt)
+                g = rng.standard_normal(n).astype(dt)
+                xs = strided.tensor(x, requires_grad=True)
+                xt = torch.from_numpy(x.copy()).requires_grad_()
+                F.mish(xs).backward(strided.tensor(g))
+                torch.nn.functional.mish(xt).backward(torch.from_numpy(g))
+                bad += int((xs.grad.numpy().view(ui) != xt.grad.numpy().view(ui)).sum())
         for p in range(64):
             x = np.zeros(64, dt)
             x.view(ui)[p] = word

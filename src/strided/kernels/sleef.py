@@ -73,12 +73,13 @@ from .torch_loops import (
 # function, the C library's in the scalar one; its parameters torch_loop's ``params``; EXP_SPLIT:
 # exp alone as a cpu_kernel_vec loop takes it, SLEEF's vectorized, the C library's in the scalar tail;
 # MISH: mish_kernel's loop, x * tanh(log1p(exp(x))), SLEEF's exp, log1p and tanh (_sleef_tanh.h) in the
-# vectorized function, the C library's in the scalar one, a NaN's word as PyTorch's lanes write it)
-EXP, SIGMOID, SILU, LIBM_EXP, TANH, GELU, GELU_ONEDNN, EXPM1, ELU, SELU, SOFTPLUS, EXP_SPLIT, MISH = range(13)
+# vectorized function, the C library's in the scalar one, a NaN's word as PyTorch's lanes write it;
+# MISH_T: its tanh(log1p(exp(x))) alone, split alike: mish_backward's tanh_softplus)
+EXP, SIGMOID, SILU, LIBM_EXP, TANH, GELU, GELU_ONEDNN, EXPM1, ELU, SELU, SOFTPLUS, EXP_SPLIT, MISH, MISH_T = range(14)
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
 # the ops whose float64 loop is ported too (run_d: SLEEF's expd / expm1 in the vectorized function)
-_DOUBLE_OPS = frozenset((EXP, SIGMOID, SILU, EXPM1, ELU, SELU, SOFTPLUS, EXP_SPLIT, MISH))
+_DOUBLE_OPS = frozenset((EXP, SIGMOID, SILU, EXPM1, ELU, SELU, SOFTPLUS, EXP_SPLIT, MISH, MISH_T))
 _steps: list[int] = []
 # the longest flat run every op's loop runs as one chunk (GELU's grain shrinks beyond it; every
 # other op's is GRAIN_SIZE)
