@@ -1,4 +1,5 @@
-"""Session 35: F.mish and its gradient are PyTorch's bits (issue 23).
+"""Session 35: F.mish and its gradient, and float64 F.gelu(approximate="tanh"), are PyTorch's bits
+(issue 23).
 
 mish_kernel (aten/src/ATen/native/cpu/Activation.cpp) is a cpu_kernel_vec loop: its vectorized
 function ``x * x.exp().log1p().tanh()`` takes SLEEF's u10 exp, log1p and tanh (_sleef_tanh.h ports
@@ -9,6 +10,8 @@ torch's, in both forms of the kernel (AVX-512, one lane), under ATen's AVX512, A
 capabilities (the last two in subprocesses: the capability is read once per process). The
 gradient, mish_backward, takes the same tanh(softplus(x)) and SLEEF's sigmoid at the loop's places,
 combined with the fused multiply-adds PyTorch's compiled kernel takes (kernel function mish_grad).
+float64 gelu's tanh form is GeluKernelImpl's loop with SLEEF's tanh (xtanh) where vectorized, the
+C library's tanh in the tail, ``x + kKappa x^3`` one fused step but under ATen's DEFAULT build.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ import torch
 import strided
 import strided.nn.functional as F
 from strided.kernels import native
-from strided.kernels.sleef import MISH, step, torch_loop
+from strided.kernels.sleef import GELU_TANH_D, MISH, step, torch_loop
 
 torch.set_num_threads(1)
 _DTYPES = [np.float32, np.float64]
@@ -263,6 +266,84 @@ def test_mish_other_capabilities_bits(capability: str) -> None:
     env = dict(os.environ, ATEN_CPU_CAPABILITY=capability)
     done = subprocess.run([sys.executable, "-c", _CAPABILITY_SCRIPT], env=env, capture_output=True, text=True,
                           timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    line = done.stdout.strip().splitlines()[-1]
+    assert line.startswith("BAD 0 "), line
+
+
+def _gelu_values(n: int, rng: np.random.Generator) -> np.ndarray:
+    x = rng.standard_normal(n) * rng.choice([1e-3, 1.0, 3.0, 30.0], n)
+    k = min(n, 6)
+    if k:
+        pick = rng.choice(n, k, replace=False)
+        x[pick] = rng.choice([np.inf, -np.inf, 0.0, -0.0, np.nan, 1e300], k)
+        x.view(np.uint64)[pick[:1]] = 0xFFF8000000000077  # (a NaN payload and sign: kept, quieted)
+    return x
+
+
+@needs_kernel
+@pytest.mark.parametrize("form", [0, 1])
+def test_gelu_tanh_float64_kernel_forms_bits(form: int) -> None:
+    """run_d's GELU_TANH_D in its one-lane and AVX-512 forms, with the loop's split: torch's bits."""
+    k = native.sleef()
+    rng = np.random.default_rng(23)
+    for n in _LENGTHS:
+        x = _gelu_values(n, rng)
+        want = torch.nn.functional.gelu(torch.from_numpy(x), approximate="tanh").numpy()
+        out = np.empty_like(x)
+        if not k.run_d(x, out, GELU_TANH_D, 0, 0, step() // 2, form):
+            pytest.skip("no AVX-512F on this CPU")
+        assert (_bits(out) == _bits(want)).all(), (n, x[_bits(out) != _bits(want)][:4])
+
+
+@needs_kernel
+def test_gelu_tanh_float64_bits() -> None:
+    """F.gelu(x, approximate="tanh") of float64 runs of every length, layouts (result strides too)
+    and past PyTorch's gelu grain (its parallel chunks): torch's bits."""
+    rng = np.random.default_rng(29)
+    for n in _LENGTHS:
+        x = _gelu_values(n, rng)
+        _same(F.gelu(strided.tensor(x), approximate="tanh"),
+              torch.nn.functional.gelu(torch.from_numpy(x), approximate="tanh"))
+    base = _gelu_values(40 * 37, rng).reshape(40, 37)
+    s, t = strided.tensor(base), torch.from_numpy(base)
+    for a, b in ((s.t(), t.t()), (s[:, ::2], t[:, ::2]), (s[2:3, 0:1].expand(5, 70), t[2:3, 0:1].expand(5, 70)),
+                 (s[0, 0], t[0, 0]), (s[:0], t[:0]), (s.reshape(4, 10, 37).permute(2, 0, 1), t.reshape(4, 10, 37).permute(2, 0, 1))):
+        got, want = F.gelu(a, approximate="tanh"), torch.nn.functional.gelu(b, approximate="tanh")
+        assert got.stride() == want.stride()
+        _same(got, want)
+    x = _gelu_values(50001, rng)
+    try:
+        torch.set_num_threads(2)
+        want = torch.nn.functional.gelu(torch.from_numpy(x), approximate="tanh").numpy()
+    finally:
+        torch.set_num_threads(1)
+    got = torch_loop(x, GELU_TANH_D, threads=2)
+    assert got is not None and (_bits(got) == _bits(want)).all()
+
+
+_GELU_SCRIPT = textwrap.dedent("""
+    import numpy as np, torch, strided
+    import strided.nn.functional as F
+    torch.set_num_threads(1)
+    rng = np.random.default_rng(2)
+    bad = 0
+    for n in [*range(71), 127, 128, 129, 130, 1000]:
+        x = rng.standard_normal(n) * 3
+        got = F.gelu(strided.tensor(x), approximate="tanh").numpy()
+        want = torch.nn.functional.gelu(torch.from_numpy(x), approximate="tanh").numpy()
+        bad += int((got.view(np.uint64) != want.view(np.uint64)).sum())
+    print("BAD", bad, torch.backends.cpu.get_cpu_capability())
+""")
+
+
+@needs_kernel
+@pytest.mark.parametrize("capability", ["avx2", "default"])
+def test_gelu_tanh_float64_other_capabilities_bits(capability: str) -> None:
+    """AVX2 (pairs of 4 lanes) and DEFAULT (the scalar function, no fused step): PyTorch's bits run
+    in the same environment."""
+    env = dict(os.environ, ATEN_CPU_CAPABILITY=capability)
+    done = subprocess.run([sys.executable, "-c", _GELU_SCRIPT], env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     line = done.stdout.strip().splitlines()[-1]
     assert line.startswith("BAD 0 "), line
