@@ -263,9 +263,14 @@ _CAPABILITY_SCRIPT = textwrap.dedent("""
 def test_mish_other_capabilities_bits(capability: str) -> None:
     """Under ATEN_CPU_CAPABILITY=avx2 (pairs of 8 float32 / 4 float64 lanes) and default (every
     element the scalar function's bits) strided follows PyTorch run in the same environment."""
+    _no_bad_under(capability, _CAPABILITY_SCRIPT)
+
+
+def _no_bad_under(capability: str, script: str) -> None:
+    """Run ``script`` under ATEN_CPU_CAPABILITY=capability (read once per process: a subprocess) and
+    check its last line reports no differing element."""
     env = dict(os.environ, ATEN_CPU_CAPABILITY=capability)
-    done = subprocess.run([sys.executable, "-c", _CAPABILITY_SCRIPT], env=env, capture_output=True, text=True,
-                          timeout=300)
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     line = done.stdout.strip().splitlines()[-1]
     assert line.startswith("BAD 0 "), line
@@ -342,8 +347,4 @@ _GELU_SCRIPT = textwrap.dedent("""
 def test_gelu_tanh_float64_other_capabilities_bits(capability: str) -> None:
     """AVX2 (pairs of 4 lanes) and DEFAULT (the scalar function, no fused step): PyTorch's bits run
     in the same environment."""
-    env = dict(os.environ, ATEN_CPU_CAPABILITY=capability)
-    done = subprocess.run([sys.executable, "-c", _GELU_SCRIPT], env=env, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-2000:]
-    line = done.stdout.strip().splitlines()[-1]
-    assert line.startswith("BAD 0 "), line
+    _no_bad_under(capability, _GELU_SCRIPT)
