@@ -27,7 +27,9 @@
  * torch_erf16), 6: gelu, oneDNN's gelu_erf (every element alike: see onednn_gelu16), 7: expm1, SLEEF's
  * expm1f in the vectorized function (Vectorized<float>::expm1(), _sleef_expm1.h), the C library's expm1f
  * in the scalar one (elu's loop; torch.expm1 is vec::map: step -1, every element SLEEF's), 8: elu at alpha 1 (x where
- * x > 0, else op 7's expm1), 9: selu (x * scale where x > 0, else op 7's expm1 * (alpha * scale)). The flat range is cut into
+ * x > 0, else op 7's expm1), 9: selu (x * scale where x > 0, else op 7's expm1 * (alpha * scale)), 10: softplus, 11: exp
+ * split as a cpu_kernel_vec loop splits it, 12: mish (SLEEF's exp, log1p and tanh, _sleef_tanh.h), 13: mish's
+ * tanh(softplus(x)) alone (mish_backward's; mish_grad combines it). The flat range is cut into
  * pieces at every multiple of run and of chunk (chunk 0: none; run 0: n); in each piece the first
  * (len - len % step) elements take the vectorized function and the rest the scalar one; step 0:
  * every element the scalar function, step -1: every element the vectorized one. form -1 picks
@@ -57,6 +59,7 @@ static float tanh_lane(float x);
 #include "_sleef_log.h"  /* sleef_logf_or_libm, sleef_log_or_libm and the double-float steps of log1p */
 #define SLEEF_LOG1P_CORE_ONLY
 #include "_sleef_log1p.h"  /* sleef_log1pf_core, sleef_log1p_core: Vectorized<float/double>::log1p() */
+#include "_sleef_tanh.h"  /* sleef_tanhf, sleef_tanh: Vectorized<float/double>::tanh() */
 
 /* ---- softplus (op 10): softplus_kernel's cpu_kernel_vec loop (aten/src/ATen/native/cpu/Activation.cpp)
  *   vectorized: blendv((a * beta).exp().log1p() / beta, a, (a * beta) > threshold)
@@ -175,6 +178,149 @@ __attribute__((target("avx512f"))) static void softplus_block8(const double *x, 
         _mm512_mask_storeu_pd(o + i, k, r);
         for (int j = 0; odd; j++, odd >>= 1)
             if (odd & 1) o[i + j] = softplus_vec_d(keep[j]);
+    }
+}
+#endif
+
+/* ---- mish (op 12): mish_kernel's cpu_kernel_vec loop (aten/src/ATen/native/cpu/Activation.cpp)
+ *   vectorized: x * x.exp().log1p().tanh()        scalar: x * std::tanh(std::log1p(std::exp(x)))
+ * SLEEF's exp, log1p and tanh (u10) in the vectorized function (log1p beyond 1e38 / 1e307 its log, +inf
+ * the C library's: softplus's), the C library's in the scalar one; no threshold. float16 / bfloat16
+ * take the float32 functions (PyTorch converts each half of a Vectorized<Half> to float). A NaN x
+ * gives x quieted in the scalar function and in the first Vectorized of each pair the vectorized loop
+ * takes, but the all-ones word (SLEEF's tanh of a NaN) in the second (measured on torch 2.13 under
+ * AVX512 and AVX2, float32 and float64: its compiled product takes the tanh as its first operand
+ * there); mish_half is that Vectorized's length (step / 2, set per call by run_loop), the lanes
+ * counted from the start of each vectorized run. */
+static SP_TLS Py_ssize_t mish_half = 0;
+
+static inline int mish_second(Py_ssize_t i) { return mish_half > 0 && (i / mish_half) & 1; }
+
+static inline float mish_nan_f(float x, Py_ssize_t i)
+{
+    if (!mish_second(i)) return x + x;
+    uint32_t b = 0xFFFFFFFFu;
+    float r;
+    memcpy(&r, &b, sizeof r);
+    return r;
+}
+
+static inline double mish_nan_d(double x, Py_ssize_t i)
+{
+    if (!mish_second(i)) return x + x;
+    uint64_t b = 0xFFFFFFFFFFFFFFFFull;
+    double r;
+    memcpy(&r, &b, sizeof r);
+    return r;
+}
+
+static inline float mish_vec_f(float x, int tx)
+{
+    if (x != x) return x + x;
+    float e = sleef_expf(x);
+    float t = sleef_tanhf(e > 1e38f ? sleef_logf_or_libm(e) : sleef_log1pf_core(e));
+    return tx ? x * t : t;
+}
+
+static inline double mish_vec_d(double x, int tx)
+{
+    if (x != x) return x + x;
+    double e = sleef_exp(x);
+    double t = sleef_tanh(e > 1e307 ? sleef_log_or_libm(e) : sleef_log1p_core(e));
+    return tx ? x * t : t;
+}
+
+static inline float mish_scalar_f(float x, int tx)
+{
+    if (x != x) return x + x;
+    float t = tanhf(log1pf(expf(x)));
+    return tx ? x * t : t;
+}
+
+static inline double mish_scalar_d(double x, int tx)
+{
+    if (x != x) return x + x;
+    double t = tanh(log1p(exp(x)));
+    return tx ? x * t : t;
+}
+
+SLEEF_LOG_CLONES static void mish_block_f(const float *x, float *o, Py_ssize_t m, int tx)
+{
+    for (Py_ssize_t i = 0; i < m; i++) o[i] = x[i] != x[i] ? mish_nan_f(x[i], i) : mish_vec_f(x[i], tx);
+}
+
+SLEEF_LOG_CLONES static void mish_block_d(const double *x, double *o, Py_ssize_t m, int tx)
+{
+    for (Py_ssize_t i = 0; i < m; i++) o[i] = x[i] != x[i] ? mish_nan_d(x[i], i) : mish_vec_d(x[i], tx);
+}
+
+#if HAVE_X86
+/* sixteen float32 / eight float64 lanes at a time, softplus_block16's shape: a lane whose exp is beyond
+ * log1p's core (+inf, > 1e38 / 1e307) or NaN redone by the one-lane function */
+__attribute__((target("avx512f"))) static void mish_block16(const float *x, float *o, Py_ssize_t m, int tx)
+{
+    for (Py_ssize_t i = 0; i < m; i += 16) {
+        __mmask16 k = m - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (m - i)) - 1);
+        __m512 v = _mm512_maskz_loadu_ps(k, x + i), e = sleef_expf16(v);
+        __mmask16 odd = _mm512_cmp_ps_mask(e, _mm512_set1_ps(1e38f), _CMP_NLE_UQ) & k;
+        __m512 r = sleef_tanhf16(sleef_log1pf16_unit(e));
+        if (tx) r = _mm512_mul_ps(v, r);
+        float keep[16];
+        if (odd) _mm512_storeu_ps(keep, v);
+        _mm512_mask_storeu_ps(o + i, k, r);
+        for (int j = 0; odd; j++, odd >>= 1)
+            if (odd & 1) o[i + j] = keep[j] != keep[j] ? mish_nan_f(keep[j], i + j) : mish_vec_f(keep[j], tx);
+    }
+}
+
+__attribute__((target("avx512f"))) static void mish_block8(const double *x, double *o, Py_ssize_t m, int tx)
+{
+    for (Py_ssize_t i = 0; i < m; i += 8) {
+        __mmask8 k = m - i >= 8 ? (__mmask8)0xFF : (__mmask8)((1u << (m - i)) - 1);
+        __m512d v = _mm512_maskz_loadu_pd(k, x + i), e = sleef_exp8(v);
+        __mmask8 odd = _mm512_cmp_pd_mask(e, _mm512_set1_pd(1e307), _CMP_NLE_UQ) & k;
+        __m512d r = sleef_tanh8(sleef_log1p8_unit(e));
+        if (tx) r = _mm512_mul_pd(v, r);
+        double keep[8];
+        if (odd) _mm512_storeu_pd(keep, v);
+        _mm512_mask_storeu_pd(o + i, k, r);
+        for (int j = 0; odd; j++, odd >>= 1)
+            if (odd & 1) o[i + j] = keep[j] != keep[j] ? mish_nan_d(keep[j], i + j) : mish_vec_d(keep[j], tx);
+    }
+}
+#endif
+
+/* ---- gelu's tanh form of float64 (run_d's op 14): GeluKernelImpl's cpu_kernel_vec loop
+ *   vectorized: 0.5 * x * (1 + (kBeta * (x + kKappa * x^3)).tanh())     scalar: the same with std::tanh
+ * kBeta = M_SQRT2 * M_2_SQRTPI * 0.5, kKappa = 0.044715, x^3 = (x * x) * x; x + kKappa * x^3 one fused step
+ * in both functions (measured on torch 2.13: its AVX512 / AVX2 builds contract it; op 15: its DEFAULT build,
+ * one IEEE step each and std::tanh in every lane, for step 0), the vectorized tanh SLEEF's
+ * (_sleef_tanh.h), the scalar one the C library's; a NaN x gives x quieted in both (measured). */
+static inline double gelu_tanh_d(double x, int vec, int fused)
+{
+    const double beta = M_SQRT2 * M_2_SQRTPI * 0.5, kappa = 0.044715;
+    if (x != x) return x + x;  /* (x quieted, in both functions: the product's first operand) */
+    double cube = x * x * x, inner = beta * (fused ? fma(kappa, cube, x) : x + kappa * cube);
+    return 0.5 * x * (1.0 + (vec ? sleef_tanh(inner) : tanh(inner)));
+}
+
+SLEEF_LOG_CLONES static void gelu_tanh_block_d(const double *x, double *o, Py_ssize_t m)
+{
+    for (Py_ssize_t i = 0; i < m; i++) o[i] = gelu_tanh_d(x[i], 1, 1);
+}
+
+#if HAVE_X86
+__attribute__((target("avx512f"))) static void gelu_tanh_block8(const double *x, double *o, Py_ssize_t m)
+{
+    const __m512d beta = _mm512_set1_pd(M_SQRT2 * M_2_SQRTPI * 0.5), kappa = _mm512_set1_pd(0.044715);
+    const __m512d half = _mm512_set1_pd(0.5), one = _mm512_set1_pd(1.0);
+    for (Py_ssize_t i = 0; i < m; i += 8) {
+        __mmask8 k = m - i >= 8 ? (__mmask8)0xFF : (__mmask8)((1u << (m - i)) - 1);
+        __m512d v = _mm512_maskz_loadu_pd(k, x + i);
+        __m512d inner = _mm512_mul_pd(beta, _mm512_fmadd_pd(kappa, _mm512_mul_pd(_mm512_mul_pd(v, v), v), v));
+        __m512d r = _mm512_mul_pd(_mm512_mul_pd(half, v), _mm512_add_pd(one, sleef_tanh8(inner)));
+        r = _mm512_mask_add_pd(r, _mm512_cmp_pd_mask(v, v, _CMP_UNORD_Q), v, v);
+        _mm512_mask_storeu_pd(o + i, k, r);
     }
 }
 #endif
@@ -372,6 +518,7 @@ static inline float vec_lane(float x, int op)
     if (op == 8) return x > 0.0f ? x : sleef_expm1f(x);
     if (op == 9) return x > 0.0f ? x * SELU_POS_F : sleef_expm1f(x) * SELU_NEG_F;
     if (op == 10) return softplus_vec_f(x);
+    if (op == 12 || op == 13) return mish_vec_f(x, op == 12);
     return sleef_expf(x);
 }
 
@@ -388,6 +535,7 @@ static inline float scalar_lane(float x, int op)
     if (op == 9) return x > 0.0f ? x * SELU_POS_F : expm1f(x) * SELU_NEG_F;
     if (op == 10) return softplus_scalar_f(x);
     if (op == 11) return expf(x);  /* (EXP_SPLIT: std::exp in the scalar function) */
+    if (op == 12 || op == 13) return mish_scalar_f(x, op == 12);
     return sleef_expf(x);  /* (op 0 has no scalar function of PyTorch's: SLEEF's throughout) */
 }
 
@@ -856,6 +1004,16 @@ static void vec_block(const float *x, float *o, Py_ssize_t m, int op, int wide)
         softplus_block_f(x, o, m);
         return;
     }
+    if (op == 12 || op == 13) {  /* (mish, or its tanh(softplus(x)) alone: likewise) */
+#if HAVE_X86
+        if (wide) {
+            mish_block16(x, o, m, op == 12);
+            return;
+        }
+#endif
+        mish_block_f(x, o, m, op == 12);
+        return;
+    }
 #if HAVE_X86
     if (op == 4 && wide) {
         tanh_block8(x, o, m);
@@ -985,6 +1143,7 @@ static PyObject *run_loop(PyObject *const *args, Py_ssize_t nargs, const char *n
     }
     /* (softplus's parameters for this pass, rounded to the element type as beta_.to<scalar_t>()) */
     sp_beta_f = (float)beta, sp_thr_f = (float)thr, sp_beta_d = beta, sp_thr_d = thr;
+    mish_half = step > 0 ? step / 2 : 0;  /* (mish's NaN lanes: one Vectorized of the loop's pair) */
     Py_BEGIN_ALLOW_THREADS
     cut_pieces(x.buf, out.buf, x.len / size, (int)op, run, chunk, step, wide, vec, scalar);
     Py_END_ALLOW_THREADS
@@ -999,7 +1158,7 @@ done:
 static PyObject *py_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    return run_loop(args, nargs, "run", "f", 11, vec_piece, scalar_piece);
+    return run_loop(args, nargs, "run", "f", 13, vec_piece, scalar_piece);
 }
 
 #include "_bf16_bits.h"  /* bf2f, f2bf: _halfkernel.c's bf16_widen / bf16_narrow per element */
@@ -1312,6 +1471,9 @@ static inline double vec_lane_d(double x, int op)
     if (op == 8) return x > 0.0 ? x : sleef_expm1(x);
     if (op == 9) return x > 0.0 ? x * SELU_POS_D : sleef_expm1(x) * SELU_NEG_D;
     if (op == 10) return softplus_vec_d(x);
+    if (op == 12 || op == 13) return mish_vec_d(x, op == 12);
+    if (op == 14) return gelu_tanh_d(x, 1, 1);
+    if (op == 15) return gelu_tanh_d(x, 0, 0);
     double e = sleef_exp(op == 0 ? x : -x);  /* (the lanes' negation flips the sign bit, a NaN's too) */
     if (op == 1) return 1.0 / (1.0 + e);
     if (op == 2) return x / (1.0 + e);
@@ -1326,6 +1488,9 @@ static inline double scalar_lane_d(double x, int op)
     if (op == 9) return x > 0.0 ? x * SELU_POS_D : expm1(x) * SELU_NEG_D;
     if (op == 10) return softplus_scalar_d(x);
     if (op == 11) return exp(x);
+    if (op == 12 || op == 13) return mish_scalar_d(x, op == 12);
+    if (op == 14) return gelu_tanh_d(x, 0, 1);
+    if (op == 15) return gelu_tanh_d(x, 0, 0);
     if (op == 1) return 1.0 / (1.0 + exp(-x));
     if (op == 2) return x / (1.0 + exp(-x));
     return sleef_exp(x);  /* (op 0 has no scalar function of PyTorch's: SLEEF's throughout) */
@@ -1362,6 +1527,30 @@ static void vec_block_d(const double *x, double *o, Py_ssize_t m, int op, int wi
         }
 #endif
         softplus_block_d(x, o, m);
+        return;
+    }
+    if (op == 12 || op == 13) {
+#if HAVE_X86
+        if (wide) {
+            mish_block8(x, o, m, op == 12);
+            return;
+        }
+#endif
+        mish_block_d(x, o, m, op == 12);
+        return;
+    }
+    if (op == 15) {  /* (gelu's tanh form under ATen's DEFAULT capability: the scalar function throughout) */
+        for (Py_ssize_t i = 0; i < m; i++) o[i] = gelu_tanh_d(x[i], 0, 0);
+        return;
+    }
+    if (op == 14) {  /* (gelu's tanh form: eight lanes where AVX-512, else the one-lane form: the same bits) */
+#if HAVE_X86
+        if (wide) {
+            gelu_tanh_block8(x, o, m);
+            return;
+        }
+#endif
+        gelu_tanh_block_d(x, o, m);
         return;
     }
 #if HAVE_X86
@@ -1409,11 +1598,75 @@ static PyObject *py_run_d(PyObject *self, PyObject *const *args, Py_ssize_t narg
     if (nargs == 7) {  /* (ops 4 to 6 are float32's alone) */
         long op = PyLong_AsLong(args[2]);
         if (op >= 4 && op <= 6) {
-            PyErr_Format(PyExc_ValueError, "run_d: op must be 0 to 3 or 7 to 11 (got %ld)", op);
+            PyErr_Format(PyExc_ValueError, "run_d: op must be 0 to 3 or 7 to 15 (got %ld)", op);
             return NULL;
         }
     }
-    return run_loop(args, nargs, "run_d", "d", 11, vec_piece_d, scalar_piece_d);
+    return run_loop(args, nargs, "run_d", "d", 15, vec_piece_d, scalar_piece_d);
+}
+
+/* mish_grad(x, g, t, s, out, fused): PyTorch's mish_backward of flat C-contiguous buffers of one length and
+ * format ("f" or "d"), given t = tanh(softplus(x)) (op 13's split) and s = sigmoid(x) (op 1's):
+ * out = g * (t + x s (1 - t t)), where fused (1) with the fused steps PyTorch's compiled kernel takes
+ * (measured on torch 2.13: g * fma(x s, fma(-t, t, 1), t), its AVX512 / AVX2 builds contract them; 0:
+ * one IEEE step each, its DEFAULT build's). Answers True. out may be any of the inputs. */
+SLEEF_LOG_CLONES static void mish_grad_f(const float *x, const float *g, const float *t, const float *s, float *o,
+                                         Py_ssize_t n, int fused)
+{
+    for (Py_ssize_t i = 0; i < n; i++) {
+        float xs = x[i] * s[i], ti = t[i];
+        o[i] = g[i] * (fused ? fmaf(xs, fmaf(-ti, ti, 1.0f), ti) : ti + xs * (1.0f - ti * ti));
+    }
+}
+
+SLEEF_LOG_CLONES static void mish_grad_d(const double *x, const double *g, const double *t, const double *s, double *o,
+                                         Py_ssize_t n, int fused)
+{
+    for (Py_ssize_t i = 0; i < n; i++) {
+        double xs = x[i] * s[i], ti = t[i];
+        o[i] = g[i] * (fused ? fma(xs, fma(-ti, ti, 1.0), ti) : ti + xs * (1.0 - ti * ti));
+    }
+}
+
+static PyObject *py_mish_grad(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 6) {
+        PyErr_Format(PyExc_TypeError, "mish_grad(x, g, t, s, out, fused) takes 6 arguments, not %zd", nargs);
+        return NULL;
+    }
+    long fused = PyLong_AsLong(args[5]);
+    if (fused == -1 && PyErr_Occurred()) return NULL;
+    Py_buffer b[5];
+    int got = 0;
+    PyObject *answer = NULL;
+    for (; got < 5; got++) {
+        int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (got == 4 ? PyBUF_WRITABLE : 0);
+        if (PyObject_GetBuffer(args[got], &b[got], flags) < 0) goto done;
+    }
+    for (int i = 1; i < 5; i++) {
+        if (strcmp(b[i].format, b[0].format) != 0 || b[i].len != b[0].len) {
+            PyErr_SetString(PyExc_ValueError, "mish_grad: the buffers must share one format and length");
+            goto done;
+        }
+    }
+    if (strcmp(b[0].format, "f") == 0) {
+        Py_BEGIN_ALLOW_THREADS
+        mish_grad_f(b[0].buf, b[1].buf, b[2].buf, b[3].buf, b[4].buf, b[0].len / 4, fused != 0);
+        Py_END_ALLOW_THREADS
+    } else if (strcmp(b[0].format, "d") == 0) {
+        Py_BEGIN_ALLOW_THREADS
+        mish_grad_d(b[0].buf, b[1].buf, b[2].buf, b[3].buf, b[4].buf, b[0].len / 8, fused != 0);
+        Py_END_ALLOW_THREADS
+    } else {
+        PyErr_SetString(PyExc_ValueError, "mish_grad: float32 or float64 buffers");
+        goto done;
+    }
+    answer = Py_True;
+done:
+    while (got-- > 0) PyBuffer_Release(&b[got]);
+    Py_XINCREF(answer);
+    return answer;
 }
 
 static PyObject *py_capability(PyObject *self, PyObject *unused)
@@ -1573,6 +1826,8 @@ static PyMethodDef methods[] = {
      "run2 of a complex64 buffer's imaginary and real parts, without their copies (see the file)"},
     {"softmax_dims", (PyCFunction)(void (*)(void))py_softmax_dims, METH_FASTCALL,
      "PyTorch's float32 softmax along a dim other than the last, as softmax_dims.softmax_float32 (see the file)"},
+    {"mish_grad", (PyCFunction)(void (*)(void))py_mish_grad, METH_FASTCALL,
+     "PyTorch's mish_backward from tanh(softplus(x)) and sigmoid(x) (see the file)"},
     {"capability", py_capability, METH_NOARGS, "Vectorized<float>::size() under ATen's capability here"},
     {NULL, NULL, 0, NULL},
 };

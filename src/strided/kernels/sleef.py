@@ -71,12 +71,18 @@ from .torch_loops import (
 # EXPM1's expm1 of x * (alpha * scale), in one pass; SOFTPLUS: softplus_kernel's loop, x where
 # x * beta > threshold, else log1p(exp(x * beta)) / beta, SLEEF's exp and log1p in the vectorized
 # function, the C library's in the scalar one; its parameters torch_loop's ``params``; EXP_SPLIT:
-# exp alone as a cpu_kernel_vec loop takes it, SLEEF's vectorized, the C library's in the scalar tail)
-EXP, SIGMOID, SILU, LIBM_EXP, TANH, GELU, GELU_ONEDNN, EXPM1, ELU, SELU, SOFTPLUS, EXP_SPLIT = range(12)
+# exp alone as a cpu_kernel_vec loop takes it, SLEEF's vectorized, the C library's in the scalar tail;
+# MISH: mish_kernel's loop, x * tanh(log1p(exp(x))), SLEEF's exp, log1p and tanh (_sleef_tanh.h) in the
+# vectorized function, the C library's in the scalar one, a NaN's word as PyTorch's lanes write it;
+# MISH_T: its tanh(log1p(exp(x))) alone, split alike: mish_backward's tanh_softplus; GELU_TANH_D:
+# float64 gelu's tanh form, GeluKernelImpl's loop, SLEEF's tanh vectorized, the C library's in the tail;
+# GELU_TANH_PLAIN: the same under ATen's DEFAULT capability, whose build fuses no step)
+EXP, SIGMOID, SILU, LIBM_EXP, TANH, GELU, GELU_ONEDNN, EXPM1, ELU, SELU, SOFTPLUS, EXP_SPLIT, MISH, MISH_T, \
+    GELU_TANH_D, GELU_TANH_PLAIN = range(16)
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
 # the ops whose float64 loop is ported too (run_d: SLEEF's expd / expm1 in the vectorized function)
-_DOUBLE_OPS = frozenset((EXP, SIGMOID, SILU, EXPM1, ELU, SELU, SOFTPLUS, EXP_SPLIT))
+_DOUBLE_OPS = frozenset((EXP, SIGMOID, SILU, EXPM1, ELU, SELU, SOFTPLUS, EXP_SPLIT, MISH, MISH_T, GELU_TANH_D, GELU_TANH_PLAIN))
 _steps: list[int] = []
 # the longest flat run every op's loop runs as one chunk (GELU's grain shrinks beyond it; every
 # other op's is GRAIN_SIZE)
@@ -102,7 +108,7 @@ def step() -> int:
 def _grain(op: int, n: int, threads: int | None) -> int:
     """The op's parallel grain size in PyTorch (gelu's own, else :data:`GRAIN_SIZE`); ``threads``
     None: :func:`strided.kernels.torch_loops.torch_threads`, asked only where it matters."""
-    if op == GELU and n > 16384:
+    if (op == GELU or op == GELU_TANH_D or op == GELU_TANH_PLAIN) and n > 16384:
         return gelu_grain(n, torch_threads() if threads is None else threads)
     return GRAIN_SIZE
 

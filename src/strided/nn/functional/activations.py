@@ -207,6 +207,9 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:
     return M.mish_(input) if inplace else M.mish(input)
 
 
+mish = A.fresh_front(mish, M.MISH)  # (the common call, F.mish(x), in C: see fresh_front)
+
+
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """SELU: ``scale * x`` where ``x > 0``, else ``scale * alpha * (exp(x) - 1)``; ``inplace=True`` writes ``input``.
 

@@ -18,9 +18,8 @@ dtype), ``selu`` and ``celu`` (PyTorch's elu kernel: ``x * scale`` where ``x > 0
 places, :func:`strided.kernels.sleef.torch_loop`) are PyTorch's bits in float32 and float64.
 ``logsigmoid`` (``min(x, 0) - log1p(exp(-|x|))``) is PyTorch's bits in float32 and float64 (SLEEF's
 exp and log1p at every element, compiled: :func:`_logsigmoid_compiled`). ``mish``
-(``x * tanh(log1p(exp(x)))``) takes SLEEF's exp where PyTorch's vectorized loop does, but NumPy's
-``log1p`` and ``tanh`` (SLEEF's tanh is not ported): within a few ulps of PyTorch's
-(tests/test_activations33.py bounds it).
+(``x * tanh(log1p(exp(x)))``) is PyTorch's bits in float32 and float64 (SLEEF's exp, log1p and tanh
+where its loop is vectorized, the C library's in its scalar tail, compiled: :func:`_mish_compiled`).
 
 Their rules are registered as ``"F.<name>"``; ``hardshrink``, ``selu``, ``celu``, ``threshold`` and
 ``rrelu`` are also ``torch.<name>`` (and ``hardshrink`` a Tensor method), so those spellings name the
@@ -52,7 +51,10 @@ from ...kernels.sleef import ELU as _ELU_OP
 from ...kernels.sleef import EXP as _EXP_OP
 from ...kernels.sleef import EXPM1 as _EXPM1_OP
 from ...kernels.sleef import LIBM_EXP as _LIBM_EXP_OP
+from ...kernels.sleef import MISH as _MISH_OP
+from ...kernels.sleef import MISH_T as _MISH_T_OP
 from ...kernels.sleef import SELU as _SELU_OP
+from ...kernels.sleef import SIGMOID as _SIGMOID_OP
 from ...kernels.sleef import flat_call, step, torch_loop
 from ...kernels.torch_loops import GRAIN_SIZE, fresh_strides, loop_positions
 from ...opdef import OPDEFS, Kind, declare
@@ -478,16 +480,65 @@ def _exp(x: np.ndarray) -> np.ndarray:
 
 
 def _mish(x: np.ndarray) -> np.ndarray:
-    """PyTorch's ``x * tanh(log1p(exp(x)))``."""
+    """PyTorch's ``x * tanh(log1p(exp(x)))``: its bits where the compiled pass runs
+    (:func:`_mish_compiled`), else NumPy's ufuncs over SLEEF's exp where PyTorch's loop takes it
+    (within a few ulps)."""
+    res = _mish_compiled(x)
+    if res is not None:
+        return res
     return x * np.tanh(np.log1p(_exp(x)))
+
+
+def _mish_compiled(x: np.ndarray) -> np.ndarray | None:
+    """PyTorch's float32 / float64 mish of ``x`` (any layout; float16 / bfloat16 arrive in float32,
+    PyTorch's compute type there): mish_kernel is a ``cpu_kernel_vec`` loop whose vectorized function
+    is ``x * x.exp().log1p().tanh()`` (SLEEF's u10 functions) and whose scalar one takes the C
+    library's, so the elements take :func:`strided.kernels.sleef.torch_loop`'s split (``MISH``; a NaN
+    gives the all-ones word in the second Vectorized of each pair, as PyTorch's lanes do). None where
+    the kernel does not run (then NumPy's ufuncs)."""
+    if x.__class__ is not np.ndarray:
+        return None
+    return torch_loop(x, _MISH_OP)
+
+
+def _mish_front(dtype: np.dtype) -> tuple | None:
+    """The row's ``front``: :func:`_mish_compiled`'s one-chunk torch_loop call as a front's
+    :func:`kernel_entry` (None where the kernel is not built)."""
+    call = flat_call(_MISH_OP, dtype)
+    return None if call is None else kernel_entry(call[0], call[1], dtype, call[2])
 
 
 def _mish_fused(x: np.ndarray, g: np.ndarray) -> np.ndarray:
     # (PyTorch's mish_backward kernel: g (t + x s (1 - t t)), s = sigmoid(x), t = tanh(softplus(x)))
+    res = _mish_grad_compiled(x, g)
+    if res is not None:
+        return res
     one = _c(1, x)
     s = one / (one + np.exp(-x))
     t = np.tanh(np.log1p(np.exp(x)))
     return g * (t + x * s * (one - t * t))
+
+
+def _mish_grad_compiled(x: np.ndarray, g: np.ndarray) -> np.ndarray | None:
+    """PyTorch's float32 / float64 mish_backward of ``x`` and ``g`` (one shape) as a fresh row-major
+    array: its cpu_kernel_vec loop takes t = tanh(softplus(x)) and s = sigmoid(x) from SLEEF where
+    vectorized, the C library in its tail (the SLEEF kernel's MISH_T and SIGMOID splits over ``x``:
+    PyTorch's places where ``x`` and ``g`` share a dense layout), then ``g * fma(x s, fma(-t, t, 1), t)``,
+    the fused steps its compiled AVX512 / AVX2 kernels take (measured), one IEEE step each under ATen's
+    DEFAULT capability. A NaN's word is not PyTorch's lanes' (the value is NaN). None where the kernel
+    does not run (then NumPy's formula, within a few ulps)."""
+    k = native.sleef()
+    if k is None or x.__class__ is not np.ndarray or g.__class__ is not np.ndarray or x.dtype != g.dtype \
+            or x.shape != g.shape:
+        return None
+    t = torch_loop(x, _MISH_T_OP)
+    s = torch_loop(x, _SIGMOID_OP) if t is not None else None
+    if s is None:
+        return None
+    out = np.empty(x.shape, x.dtype)
+    flat = [np.ascontiguousarray(a).reshape(-1) for a in (x, g, t, s)]
+    k.mish_grad(*flat, out.reshape(-1), 1 if step() else 0)
+    return out
 
 
 def _mish_grad(g: Tensor, x: Tensor) -> Tensor:
@@ -497,7 +548,8 @@ def _mish_grad(g: Tensor, x: Tensor) -> Tensor:
     return g * (t + x * s * (1.0 - t * t))
 
 
-MISH = Activation("mish", "mish_cpu", "MishBackward0", _mish, _mish_grad, _mish_fused, bf16_step=bf16_wide)
+MISH = Activation("mish", "mish_cpu", "MishBackward0", _mish, _mish_grad, _mish_fused, _mish_compiled,
+                  front=_mish_front, bf16_step=bf16_wide)
 
 
 def _logsigmoid(x: np.ndarray) -> np.ndarray:

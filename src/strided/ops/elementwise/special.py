@@ -56,7 +56,9 @@ def _gelu_into(x: np.ndarray, res_out: np.ndarray, approximate: str, dtype_name:
     the same kernels, rounded once, as PyTorch's reduced-float ``GeluKernelImpl`` does (its
     ``Vectorized<Half>`` twice float32's width; bfloat16's contiguous input goes to oneDNN, as
     float32's); else in float64, rounded once (the compiled kernel where it takes the arrays: the
-    same bits in one pass); the tanh form in float32 (float64 for a float64 tensor)."""
+    same bits in one pass); the tanh form in float32 (float64 for a float64 tensor: PyTorch's bits
+    where the compiled kernel runs, GeluKernelImpl's loop with SLEEF's tanh where it is vectorized,
+    :data:`strided.kernels.sleef.GELU_TANH_D`)."""
     if approximate == "none":
         if dtype_name in ("float32", "float16", "bfloat16"):
             reduced = dtype_name != "float32"
@@ -74,6 +76,12 @@ def _gelu_into(x: np.ndarray, res_out: np.ndarray, approximate: str, dtype_name:
         x64 = x.astype(np.float64)
         res = 0.5 * x64 * (1.0 + special.erf(x64 * _SQRT_HALF))
     else:
+        if dtype_name == "float64":  # (GeluKernelImpl's loop, SLEEF's tanh where vectorized: PyTorch's bits)
+            res = sleef.torch_loop(x, sleef.GELU_TANH_D if sleef.step() else sleef.GELU_TANH_PLAIN, res_out)
+            if res is not None:
+                if res is not res_out:
+                    np.copyto(res_out, res)
+                return
         c = np.float64 if dtype_name == "float64" else np.float32
         xc = x.astype(c)
         res = 0.5 * xc * (1 + np.tanh(c(_SQRT_2_OVER_PI) * (xc + c(0.044715) * xc * xc * xc)))
