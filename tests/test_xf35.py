@@ -1,0 +1,124 @@
+"""Differential tests of session 35's xf35 work, against PyTorch (bits where PyTorch's are reproduced).
+
+- :mod:`strided.ops.elementwise.torch_lanes`: the one home of "where does PyTorch's elementwise
+  loop run vectorized / scalar" (was activations._scalar_places / _nan_lanes and
+  activations_more._vector_nans); its answers checked against torch's observable NaN split;
+- ``create_graph=True`` first derivatives at NaN inputs (elu / selu / celu / hardshrink /
+  softshrink): PyTorch runs its backward kernel there too, so a NaN where the kernel's loop runs
+  the scalar function gets ``g * scale`` (elu family) / ``g`` (shrinks), as in the plain backward.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as TF
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as hs
+
+import strided
+import strided.nn.functional as F
+from strided.ops.elementwise import torch_lanes
+
+_U = {np.dtype(np.float32): np.uint32, np.dtype(np.float64): np.uint64}
+
+_OPS = {
+    "elu": (lambda x: F.elu(x, 0.5), lambda x: TF.elu(x, 0.5)),
+    "selu": (F.selu, TF.selu),
+    "celu": (lambda x: F.celu(x, 0.7), lambda x: TF.celu(x, 0.7)),
+    "hardshrink": (F.hardshrink, TF.hardshrink),
+    "softshrink": (lambda x: F.softshrink(x, 0.3), lambda x: TF.softshrink(x, 0.3)),
+}
+_LENGTHS = [*range(0, 71), 127, 128, 129, 130, 1000]
+
+
+def _bits(a: np.ndarray) -> np.ndarray:
+    a = np.ascontiguousarray(a)
+    return a.view(_U[a.dtype])
+
+
+def _input(a: np.ndarray, layout: str, lib):
+    """``a`` (of 2n elements) as a flat run of n, a transposed (2, n/2) view, a stepped view or 0-d."""
+    t = lib.from_numpy(a.copy())
+    n = a.size // 2
+    if layout == "T":
+        return t[: n - n % 2].reshape(2, -1).T if n >= 2 else t[:n]
+    if layout == "step":
+        return t[::2]
+    if layout == "0d":
+        return t[0]
+    return t[:n]
+
+
+def _grads(name: str, a: np.ndarray, layout: str, gseed: int, create_graph: bool):
+    fs, ft = _OPS[name]
+    s = _input(a, layout, strided).requires_grad_()
+    t = _input(a, layout, torch).requires_grad_()
+    g = np.asarray(np.random.default_rng(gseed).standard_normal(tuple(t.shape)) * 2, dtype=a.dtype)
+    (gs,) = strided.autograd.grad(fs(s), s, strided.from_numpy(g.copy()), create_graph=create_graph)
+    (gt,) = torch.autograd.grad(ft(t), t, torch.from_numpy(g.copy()), create_graph=create_graph)
+    return gs.detach().numpy(), gt.detach().numpy(), np.isnan(t.detach().numpy())
+
+
+@pytest.mark.parametrize("name", sorted(_OPS))
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("layout", ["flat", "T", "step", "0d"])
+def test_create_graph_first_derivative_at_nans(name, dtype, layout, torch_threads_as_assumed) -> None:
+    """Every length 0..70, 127..130 and 1000: the NaN places' gradient bits (NaN words too) equal
+    PyTorch's under create_graph=True, and equal strided's own plain backward's."""
+    for n in _LENGTHS:
+        if layout == "0d" and n != 1:
+            continue
+        rng = np.random.default_rng(n)
+        a = (rng.standard_normal(2 * max(n, 1)) * 3).astype(dtype)
+        a[rng.random(a.size) < 0.3] = np.nan
+        a[rng.random(a.size) < 0.1] = -np.nan
+        a[rng.random(a.size) < 0.05] = -0.0
+        a[rng.random(a.size) < 0.05] = np.inf
+        gs, gt, nan = _grads(name, a, layout, n, True)
+        plain, _, _ = _grads(name, a, layout, n, False)
+        assert np.array_equal(_bits(gs)[nan], _bits(gt)[nan]), (n, gs[nan], gt[nan])
+        assert np.array_equal(_bits(gs)[nan], _bits(plain)[nan]), n
+        # (elsewhere within the ulps of exp: SLEEF's in PyTorch's lanes, NumPy's in the recorded ops)
+        np.testing.assert_allclose(gs, gt, rtol=1e-5, atol=0)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(name=hs.sampled_from(sorted(_OPS)), dtype=hs.sampled_from(["float32", "float64"]),
+       n=hs.integers(1, 140), layout=hs.sampled_from(["flat", "T", "step"]), seed=hs.integers(0, 2**16))
+def test_create_graph_nans_random(name, dtype, n, layout, seed, torch_threads_as_assumed) -> None:
+    rng = np.random.default_rng(seed)
+    a = (rng.standard_normal(2 * n) * 3).astype(dtype)
+    a[rng.random(2 * n) < rng.random()] = np.nan
+    gs, gt, nan = _grads(name, a, layout, seed, True)
+    assert np.array_equal(_bits(gs)[nan], _bits(gt)[nan])
+
+
+def test_second_derivative_through_nan_fix_runs() -> None:
+    """The fixed first derivative stays differentiable (a where over the recorded value): the
+    second derivative at the finite elements is PyTorch's."""
+    a = np.array([np.nan, -1.0, 2.0, -0.5])
+    s = strided.from_numpy(a.copy()).requires_grad_()
+    t = torch.from_numpy(a.copy()).requires_grad_()
+    (gs,) = strided.autograd.grad(F.elu(s, 0.5).sum(), s, create_graph=True)
+    (gt,) = torch.autograd.grad(TF.elu(t, 0.5).sum(), t, create_graph=True)
+    (hs_,) = strided.autograd.grad(gs[1:].sum(), s)
+    (ht,) = torch.autograd.grad(gt[1:].sum(), t)
+    np.testing.assert_allclose(hs_.numpy()[1:], ht.numpy()[1:], rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("vectors", [1, 2])
+def test_vector_and_scalar_nans_partition_the_nans(dtype, vectors) -> None:
+    """torch_lanes' two answers split x's NaNs: every NaN in exactly one of them, nothing else."""
+    for n in _LENGTHS:
+        x = np.full(n, np.nan, dtype)
+        x[::5] = 1.0
+        for view in (x, x[::2], x.reshape(-1, 1)[: n - n % 2].reshape(2, -1).T if n > 1 else x):
+            v = torch_lanes.vector_nans(view, vectors)
+            sc = torch_lanes.scalar_nans(view, vectors)
+            v = np.zeros(view.shape, bool) if v is None else v
+            sc = np.zeros(view.shape, bool) if sc is None else sc
+            assert not (v & sc).any()
+            assert np.array_equal(v | sc, np.isnan(view))
