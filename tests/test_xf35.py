@@ -122,3 +122,61 @@ def test_vector_and_scalar_nans_partition_the_nans(dtype, vectors) -> None:
             sc = np.zeros(view.shape, bool) if sc is None else sc
             assert not (v & sc).any()
             assert np.array_equal(v | sc, np.isnan(view))
+
+
+# ---------------------------------------------------------------- float16 / bfloat16 glu, soft_margin_loss
+
+
+def _reduced(t: torch.Tensor):
+    return strided.from_numpy(np.asarray(t.detach().float().numpy())).to(getattr(strided, str(t.dtype)[6:]))
+
+
+def _bits16(t) -> np.ndarray:
+    a = np.ascontiguousarray(t.detach().float().numpy())
+    return a.view(np.uint32)
+
+
+@pytest.mark.parametrize("dt", ["float16", "bfloat16"])
+@pytest.mark.parametrize("case", [((6, 40), -1, False), ((6, 40), 0, False), ((3, 200), -1, False),
+                                  ((40, 6), 0, True), ((2,), 0, False), ((0, 4), 1, False), ((5, 260), 1, False),
+                                  ((2, 140), 1, True), ((4, 66), -1, False)])
+def test_reduced_glu_values_and_layout(dt, case, torch_threads_as_assumed) -> None:
+    """glu's forward and both halves' gradient, bit for bit on values without NaN (+-inf and
+    -0 included), the result's strides torch's (a transposed input: column-major)."""
+    shape, dim, transposed = case
+    rng = np.random.default_rng(sum(shape))
+    a = rng.standard_normal(shape) * 3
+    a[rng.random(shape) < 0.05] = np.inf
+    a[rng.random(shape) < 0.05] = -np.inf
+    a[rng.random(shape) < 0.05] = -0.0
+    xt = torch.tensor(a).to(getattr(torch, dt))
+    xs = _reduced(xt)
+    if transposed:
+        xt, xs = xt.T, xs.T
+    xt.requires_grad_()
+    xs.requires_grad_()
+    yt, ys = TF.glu(xt, dim), F.glu(xs, dim)
+    assert tuple(yt.stride()) == tuple(ys.stride())
+    ok = ~np.isnan(yt.detach().float().numpy())
+    assert np.array_equal(_bits16(yt)[ok], _bits16(ys)[ok])
+    g = torch.tensor(rng.standard_normal(tuple(yt.shape))).to(xt.dtype)
+    (gt,) = torch.autograd.grad(yt, xt, g)
+    (gs,) = strided.autograd.grad(ys, xs, _reduced(g))
+    ok = ~np.isnan(gt.float().numpy())
+    assert np.array_equal(_bits16(gt)[ok], _bits16(gs)[ok])
+
+
+@pytest.mark.parametrize("dt", ["float16", "bfloat16"])
+@pytest.mark.parametrize("shape", [(6, 40), (3,), (0,), (), (7, 130), (1000,)])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_reduced_soft_margin_loss_gradient(dt, shape, reduction) -> None:
+    rng = np.random.default_rng(len(shape))
+    xt = torch.tensor(np.asarray(rng.standard_normal(shape) * 3)).to(getattr(torch, dt)).requires_grad_()
+    yt = torch.tensor(np.asarray(rng.standard_normal(shape))).sign().to(xt.dtype)
+    xs, ys = _reduced(xt).requires_grad_(), _reduced(yt)
+    lt, ls = TF.soft_margin_loss(xt, yt, reduction=reduction), F.soft_margin_loss(xs, ys, reduction=reduction)
+    # (an empty mean's NaN word is not this test's subject: its value is)
+    assert np.array_equal(lt.detach().float().numpy(), ls.detach().float().numpy(), equal_nan=True)
+    (gt,) = torch.autograd.grad(lt.sum(), xt)
+    (gs,) = strided.autograd.grad(ls.sum(), xs)
+    assert np.array_equal(_bits16(gt), _bits16(gs))
