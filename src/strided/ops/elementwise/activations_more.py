@@ -76,7 +76,7 @@ from .activations import (
     scalar_nan_grad,
     softplus,
 )
-from .torch_lanes import block_nans, lanes, nan_lanes, scalar_places
+from .torch_lanes import AVX2_PAIR, block_nans, lanes, nan_lanes, scalar_places
 from .unary import where
 
 __all__ = ["celu", "celu_", "hardshrink", "hardsigmoid", "hardsigmoid_", "hardswish", "hardswish_", "logsigmoid", "mish",
@@ -136,7 +136,7 @@ def _softshrink_compiled(x: np.ndarray, lambd: float) -> np.ndarray | None:
     :func:`.torch_lanes.scalar_places` counts, 0 for every element); None otherwise (then ``_softshrink``)."""
     if x.ndim != 1 or x.size >= GRAIN_SIZE:
         return None
-    return _SOFTSHRINK_PASS(x, lambd, lanes(x.dtype))
+    return _SOFTSHRINK_PASS(x, lambd, lanes(x.dtype, AVX2_PAIR))
 
 
 _SOFTSHRINK_PASS = _exact_compiled(_SOFTSHRINK)
@@ -153,7 +153,7 @@ def _exact_front(code: int, *defaults: float,
         k = native._compiled("_specialkernel")  # (the module itself: the front reads the switch per call)
         run = getattr(k, "unary_exact", None)
         if code == _SOFTSHRINK:
-            return kernel_entry(run, (code, *defaults, lanes(dtype)), dtype, GRAIN_SIZE - 1)
+            return kernel_entry(run, (code, *defaults, lanes(dtype, AVX2_PAIR)), dtype, GRAIN_SIZE - 1)
         if units is not None:
             unit, half = units(float32 if dtype == np.float32 else float64)
             return kernel_entry(run, (code, unit, int(half)), dtype, GRAIN_SIZE - 1)
@@ -280,7 +280,7 @@ def _softshrink(x: np.ndarray, lambd: float) -> np.ndarray:
     # (x - clamp(x, -l, l): x - l above the band, x - (-l) == x + l exactly below it, x - x == +0
     # inside it (the vector lanes' zero), a NaN itself: the same bits in two NumPy calls, not five)
     y = np.subtract(x, _clip(x, -lo, lo))
-    places = scalar_places(x)
+    places = scalar_places(x, AVX2_PAIR)
     if places is None:
         return y
     if places.__class__ is slice:  # (a flat run's scalar tail)
@@ -293,7 +293,7 @@ def _softshrink(x: np.ndarray, lambd: float) -> np.ndarray:
 def _shrink_rule_grad(node: str) -> Callable[..., Tensor]:
     def grad(g: Tensor, x: Tensor, lambd: float) -> Tensor:
         # (a NaN x: 0 in PyTorch's vector lanes, gg where its loop runs the scalar function)
-        return linear_backward(node, lambda gg: scalar_nan_grad(where((x < -lambd) | (x > lambd), gg, 0.0), gg, x, 1,
+        return linear_backward(node, lambda gg: scalar_nan_grad(where((x < -lambd) | (x > lambd), gg, 0.0), gg, x, AVX2_PAIR,
                                                                 lambda: gg), g, (x,))
 
     return grad
@@ -302,7 +302,7 @@ def _shrink_rule_grad(node: str) -> Callable[..., Tensor]:
 def _shrink_fused(x: np.ndarray, g: np.ndarray, lambd: float) -> np.ndarray:
     # (PyTorch's shrink backward: g outside the zero band; a NaN x gives g where its loop runs the
     # scalar function, 0 in its vector lanes)
-    return nan_lanes(x, np.where(_shrunk(x, lambd), _c(0, g), g), _c(0, g), 1, g)
+    return nan_lanes(x, np.where(_shrunk(x, lambd), _c(0, g), g), _c(0, g), AVX2_PAIR, g)
 
 
 HARDSHRINK = Activation("hardshrink", "hardshrink_cpu", "HardshrinkBackward0", _hardshrink,

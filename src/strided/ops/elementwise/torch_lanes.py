@@ -29,14 +29,23 @@ import numpy as np
 from ...kernels.sleef import step
 from ...kernels.torch_loops import GRAIN_SIZE, fresh_strides, loop_positions, scalar_loop_mask
 
-__all__ = ["block_nans", "lanes", "nan_lanes", "scalar_nans", "scalar_places", "vector_nans"]
+__all__ = ["AVX2_PAIR", "block_nans", "lanes", "nan_lanes", "scalar_nans", "scalar_places", "vector_nans"]
+
+
+# ``vectors`` for a kernel PyTorch runs in its AVX2 build under AVX512 too, two Vectorized of 8
+# float32 / 4 float64 lanes per step (the shrinks' forward and backward: measured, a row of 17
+# float32 leaves its last element to the scalar function under ATEN_CPU_CAPABILITY avx512 and avx2 alike)
+AVX2_PAIR = 0
 
 
 def lanes(dtype: np.dtype, vectors: int = 1) -> int:
     """The elements PyTorch's loop over ``dtype`` (float32 or float64) takes per vector step,
-    ``vectors`` Vectorized at a time: 16 float32 / 8 float64 lanes each under AVX512 (measured, a
-    row of 17 float32 leaves only its last element to the scalar function); 0 where PyTorch runs
-    no vectorized kernel (:func:`strided.kernels.sleef.step` 0)."""
+    ``vectors`` Vectorized at a time: 16 float32 / 8 float64 lanes each under AVX512, 8 / 4 under
+    AVX2 (:data:`AVX2_PAIR`: 16 / 8 under either); 0 where PyTorch runs no vectorized kernel
+    (:func:`strided.kernels.sleef.step` 0: ``ATEN_CPU_CAPABILITY=default``)."""
+    if vectors == AVX2_PAIR:
+        s = min(step(), 16)
+        return s if dtype == np.float32 else s // 2
     return (step() // 2 if dtype == np.float32 else step() // 4) * vectors
 
 
@@ -45,9 +54,9 @@ def scalar_places(x: np.ndarray, vectors: int = 1, grad: np.ndarray | None = Non
     (a fresh output) runs its scalar function: a bool array of ``x``'s shape, True for a 0-d ``x``
     (or no vector kernel), None where it runs none (or ``x`` is of another dtype: float16's values
     are upcast copies); a slice of a flat run's scalar tail where ``x`` is one contiguous row in one
-    parallel chunk. ``vectors``: the Vectorized values the loop takes per step (1 for softshrink and
-    the shrinks' backward, 2 for elu's and hardswish's backward: measured on rows of 9, 17 and 33
-    float64 elements). ``grad``: a backward's incoming gradient, its loop's first input
+    parallel chunk. ``vectors``: the Vectorized values the loop takes per step (:func:`lanes`;
+    :data:`AVX2_PAIR` for softshrink and the shrinks' backward, 2 for elu's and hardswish's
+    backward: measured on rows of 9, 17 and 33 float64 elements). ``grad``: a backward's incoming gradient, its loop's first input
     (``grad_output``, then ``x``): laid out otherwise than ``x`` (a transposed ``x``, a row-major
     gradient), the loop's order and contiguity are both operands'."""
     if x.dtype != np.float32 and x.dtype != np.float64:
