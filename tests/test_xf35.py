@@ -20,16 +20,10 @@ from hypothesis import strategies as hs
 import strided
 import strided.nn.functional as F
 from strided.ops.elementwise import torch_lanes
+from test_attack34 import _NAN_GRAD_OPS as _OPS
 
 _U = {np.dtype(np.float32): np.uint32, np.dtype(np.float64): np.uint64}
 
-_OPS = {
-    "elu": (lambda x: F.elu(x, 0.5), lambda x: TF.elu(x, 0.5)),
-    "selu": (F.selu, TF.selu),
-    "celu": (lambda x: F.celu(x, 0.7), lambda x: TF.celu(x, 0.7)),
-    "hardshrink": (F.hardshrink, TF.hardshrink),
-    "softshrink": (lambda x: F.softshrink(x, 0.3), lambda x: TF.softshrink(x, 0.3)),
-}
 _LENGTHS = [*range(0, 71), 127, 128, 129, 130, 1000]
 
 
