@@ -28,7 +28,7 @@ import numpy as np
 from ... import layout as L
 from ...creation import empty_strided
 from ...dispatch import adopted
-from ...dtypes import float32, float64
+from ...dtypes import bfloat16, float16, float32, float64
 from ...errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import INSIDE, SUBCLASSES, _slow, is_grad_enabled, requires_grad
 from ...gradients import NamedSaved, named_saved, seal, sum_to
@@ -37,11 +37,11 @@ from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ...kernels.listeners import OPEN
 from ...kernels.memory import flat_run
 from ...kernels.sleef import SIGMOID as SLEEF_SIGMOID
-from ...kernels.sleef import glu_rows, rows_loop
+from ...kernels.sleef import glu_rows, rows_loop, torch_loop
 from ...kernels.torch_sum import norm2_rows
 from ...opdef import OPDEFS, Kind, declare
 from ...ops._support.fast_reduce import cascade_reduce
-from ...ops._support.operands import _cinfo, _not_implemented
+from ...ops._support.operands import _cinfo, _fresh_output, _not_implemented
 from ...ops._support.promotion import TORCH_NAMES, result_type
 from ...ops.elementwise.unary import sigmoid, where
 from ...ops.registry import backward
@@ -76,7 +76,28 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     if not OPEN and (out := _glu_rowmajor(input, dim)) is not None:  # (a keyword call: the same fast path)
         return out
     a, b = input.chunk(2, dim)
+    if input._dtype is float16 or input._dtype is bfloat16:
+        return _glu_reduced(a, b)
     return b.sigmoid() * a  # (sigmoid's operand first: where both are NaN, PyTorch's result is sigmoid's NaN)
+
+
+def _glu_reduced(a: Tensor, b: Tensor) -> Tensor:
+    """PyTorch's reduced-float ``glu_kernel``: ``float(a) * (1 / (1 + exp(-float(b))))`` in float32,
+    rounded once to the input's dtype (float16 / bfloat16); its exp SLEEF's in the vector loop over
+    ``Vectorized<Half>`` (twice float32's width: :func:`strided.kernels.sleef.torch_loop`'s
+    ``lanes=2``) and the C library's in the scalar tail; the result laid out as TensorIterator lays
+    out a fresh output of the two halves. NaN words not reproduced (values are)."""
+    from ...ops.elementwise.special import _upcast_strided
+
+    b32 = _upcast_strided(b._np())
+    with np.errstate(all="ignore"):
+        s = torch_loop(b32, SLEEF_SIGMOID, None, lanes=2)
+        if s is None:  # (no compiled kernel: NumPy's exp, not PyTorch's bits)
+            s = np.float32(1) / (np.float32(1) + np.exp(-b32))
+        y = np.multiply(a._np().astype(np.float32), s, out=np.empty_like(s))
+    out = _fresh_output(b.shape, a._dtype, [a, b], a._dtype)  # (TensorIterator's strides for the halves)
+    np.copyto(out._np(), y, casting="unsafe")
+    return out
 
 
 def _glu_rowmajor(input: Any, dim: Any = -1) -> Tensor | None:
@@ -149,7 +170,12 @@ def _glu_backward(out: Tensor, input: Tensor, dim: int = -1) -> Any:
     def grad(g: Tensor) -> tuple:
         a, b = input.chunk(2, dim)
         s = _kernel_sigmoid(input, b, dim)
-        return (cat([s * g, (1 - s) * s * a * g], dim),)
+        if input._dtype is float16 or input._dtype is bfloat16:
+            # (glu_backward_kernel's reduced-float form: (1 - s) * s * a * g in float32, rounded once)
+            second = ((1 - s.float()) * s.float() * a.float() * g.float()).to(input._dtype)
+        else:
+            second = (1 - s) * s * a * g
+        return (cat([s * g, second], dim),)
 
     # (torch 2.13 exposes GluBackward0._saved_dim as unsigned: -1 reads 18446744073709551615)
     return "GluBackward0", (input,), grad, named_saved((input,), dim=dim % (1 << 64), self=input)

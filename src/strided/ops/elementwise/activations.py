@@ -74,16 +74,17 @@ from ...kernels.sleef import EXP_SPLIT as _EXP_SPLIT_OP
 from ...kernels.sleef import EXPM1 as _EXPM1_OP
 from ...kernels.sleef import SILU as _SILU_OP
 from ...kernels.sleef import SOFTPLUS as _SOFTPLUS_OP
-from ...kernels.sleef import flat_call, step, torch_loop
-from ...kernels.torch_loops import GRAIN_SIZE, fresh_strides, scalar_loop_mask
+from ...kernels.sleef import flat_call, torch_loop
 from ...layout import is_non_overlapping_and_dense as _dense
 from ...layout import preserve_format_strides
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
+from .._support.along import tensor_from_array
 from .._support.front import compiled_front, kernel_entry
 from .._support.gradtools import linear_backward
 from .._support.operands import _cinfo, _fresh_output, flat_run
 from ..registry import backward
+from .torch_lanes import nan_lanes, scalar_nans
 from .unary import _compiled_clamp, where
 
 __all__ = ["elu", "elu_", "hardtanh", "hardtanh_", "leaky_relu", "leaky_relu_", "silu", "silu_", "softplus"]
@@ -383,61 +384,12 @@ SOFTPLUS = Activation(
     _softplus_compiled, bf16_step=bf16_wide)
 
 
-def _scalar_places(x: np.ndarray, vectors: int = 1, grad: np.ndarray | None = None) -> np.ndarray | slice | bool | None:
-    """Where PyTorch's elementwise loop (softshrink's, a backward's) over a float32 / float64 input laid out as ``x``
-    (a fresh output) runs its scalar function: a bool array of ``x``'s shape, True for a 0-d ``x``,
-    None where it runs none (or ``x`` is of another dtype: float16's values are upcast copies); a
-    slice of a flat run's scalar tail where ``x`` is one contiguous row in one parallel chunk.
-    ``vectors``: the Vectorized values the loop takes per step (1 for softshrink and the shrinks'
-    backward, 2 for hardswish's backward: measured on rows of 9, 17 and 33 float64 elements).
-    ``grad``: a backward's incoming gradient, its loop's first input (``grad_output``, then
-    ``x``): laid out otherwise than ``x`` (a transposed ``x``, a row-major gradient), the loop's
-    order and contiguity are both operands'."""
-    if x.dtype != np.float32 and x.dtype != np.float64:
-        return None
-    if x.ndim == 0:
-        return True
-    # (this loop steps one Vectorized at a time, 16 float32 / 8 float64 lanes under AVX512:
-    # measured, a row of 17 float32 leaves only its last element to the scalar function)
-    st = (step() // 2 if x.dtype == np.float32 else step() // 4) * vectors
-    if st == 0:
-        return True
-    n = x.size
-    flat = grad is None or (grad.ndim == 1 and grad.strides[0] == grad.itemsize)
-    if x.ndim == 1 and x.strides[0] == x.itemsize and flat and n < GRAIN_SIZE:  # (a flat run in one chunk: its tail)
-        return slice(n - n % st, n) if n % st else None
-    operands = [(x.shape, tuple(s // x.itemsize for s in x.strides))]
-    if grad is not None:
-        operands.insert(0, (grad.shape, tuple(s // grad.itemsize for s in grad.strides)))
-    return scalar_loop_mask(x.shape, tuple(fresh_strides(x.shape, operands)), True, operands, step=st)
-
-
-def _nan_lanes(x: np.ndarray, y: np.ndarray, lanes: Any, vectors: int = 1, grad: np.ndarray | None = None) -> np.ndarray:
-    """``y`` (a backward's values, its scalar function's for a NaN ``x``) with ``lanes`` (or
-    ``lanes()``, made only when ``x`` holds a NaN) where
-    ``x`` is NaN and PyTorch's loop over ``x`` (and ``grad``: :func:`_scalar_places`) takes the
-    vectorized function (its selections treat a NaN otherwise: measured, a NaN's gradient
-    depends on its place there)."""
-    nan = np.isnan(x)
-    if not nan.any():
-        return y
-    if callable(lanes):  # (made only here: most inputs hold no NaN)
-        lanes = lanes()
-    places = _scalar_places(x, vectors, grad)
-    if places.__class__ is slice:
-        vector = nan.copy()
-        vector[places] = False
-    else:
-        vector = nan if places is None else nan & ~np.broadcast_to(places, nan.shape)
-    return np.where(vector, lanes, y)
-
-
 def _elu_fused(x: np.ndarray, g: np.ndarray, a: float) -> np.ndarray:
     """PyTorch's elu_backward of the input at alpha ``a`` (scale and input_scale 1): its scalar
     function ``x <= 0 ? g * a * exp(x) : g``, so a NaN ``x`` gives ``g`` there, but NaN in its
-    vector lanes (their blend keeps ``g`` only where ``x > 0``): :func:`_nan_lanes`, two
+    vector lanes (their blend keeps ``g`` only where ``x > 0``): :func:`.torch_lanes.nan_lanes`, two
     Vectorized per step (measured: rows of 40 and 70 float32 / float64 elements)."""
-    return _nan_lanes(x, np.where(x <= 0, g * a * np.exp(x), g), lambda: g * x, 2, g)
+    return nan_lanes(x, np.where(x <= 0, g * a * np.exp(x), g), lambda: g * x, 2, g)
 
 
 ELU = Activation(
@@ -445,7 +397,7 @@ ELU = Activation(
     _elu,
     # (x's exp through x only where x < 0: PyTorch's elu_double_backward masks with self < 0, so
     # the second derivative at x == 0 is 0 while the first takes the exp branch there)
-    lambda g, x, a: where(x > 0, g, g * (where(x < 0, x, x.detach()).exp() * a)),
+    lambda g, x, a: scalar_nan_grad(where(x > 0, g, g * (where(x < 0, x, x.detach()).exp() * a)), g, x, 2, lambda: g),
     _elu_fused,
     lambda x, a: _elu_compiled(x, a),
     result_backward=lambda a: ("EluBackward1", a, 1.0, 1.0), bf16_step=bf16_wide)
@@ -847,6 +799,20 @@ def fused_grad(like: Tensor, fn: Callable[..., np.ndarray], *arrays: Tensor) -> 
         values = fn(*(t._np().astype(compute, copy=False) for t in arrays))
     np.copyto(arr, np.broadcast_to(values, arr.shape), casting="unsafe")
     return out
+
+
+def scalar_nan_grad(value: Tensor, g: Tensor, x: Tensor, vectors: int, at_nan: Callable[[], Tensor]) -> Tensor:
+    """A ``create_graph=True`` backward's recorded ``value`` with ``at_nan()`` (the backward
+    kernel's scalar function's answer for a NaN input, recorded) where ``x`` is NaN and PyTorch's
+    backward loop (over ``g``, then ``x``, ``vectors`` Vectorized per step) runs its scalar function:
+    PyTorch runs that kernel (elu_backward, hardshrink_backward, ...) under create_graph too, so the
+    first-order values equal the non-recorded backward's (:func:`.torch_lanes.scalar_nans`, over the
+    arrays :func:`fused_grad` hands the fused backward)."""
+    compute = compute_dtype(x._dtype)
+    mask = scalar_nans(x._np().astype(compute, copy=False), vectors, g._np().astype(compute, copy=False))
+    if mask is None:
+        return value
+    return where(tensor_from_array(mask, x._layout.shape, bool_), at_nan(), value)
 
 
 def _rule(row: Activation) -> Callable[..., Any]:

@@ -56,7 +56,7 @@ from ...kernels.sleef import MISH_T as _MISH_T_OP
 from ...kernels.sleef import SELU as _SELU_OP
 from ...kernels.sleef import SIGMOID as _SIGMOID_OP
 from ...kernels.sleef import flat_call, step, torch_loop
-from ...kernels.torch_loops import GRAIN_SIZE, fresh_strides, loop_positions
+from ...kernels.torch_loops import GRAIN_SIZE
 from ...opdef import OPDEFS, Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support.front import compiled_front, compiled_inplace, kernel_entry
@@ -70,18 +70,18 @@ from .activations import (
     _inplace,
     _leaky_relu,
     _leaky_relu_compiled,
-    _nan_lanes,
     _num,
     _run,
-    _scalar_places,
     bf16_narrow,
     bf16_wide,
     float_only,
     fresh_front,
     fused_grad,
     inplace_flat,
+    scalar_nan_grad,
     softplus,
 )
+from .torch_lanes import AVX2_PAIR, block_nans, lanes, nan_lanes, scalar_places
 from .unary import where
 
 __all__ = ["celu", "celu_", "hardshrink", "hardsigmoid", "hardsigmoid_", "hardswish", "hardswish_", "logsigmoid", "mish",
@@ -138,15 +138,10 @@ def _exact_compiled(code: int) -> Callable[..., np.ndarray | None]:
 def _softshrink_compiled(x: np.ndarray, lambd: float) -> np.ndarray | None:
     """:func:`_softshrink`'s compiled pass on a flat run in one parallel chunk (fewer than
     GRAIN_SIZE elements: its scalar places are the run's tail of ``n % st`` elements, st the lanes
-    :func:`_scalar_places` counts, 0 for every element); None otherwise (then ``_softshrink``)."""
+    :func:`.torch_lanes.scalar_places` counts, 0 for every element); None otherwise (then ``_softshrink``)."""
     if x.ndim != 1 or x.size >= GRAIN_SIZE:
         return None
-    return _SOFTSHRINK_PASS(x, lambd, _lanes(x.dtype))
-
-
-def _lanes(dtype: np.dtype) -> int:
-    """The Vectorized lanes of PyTorch's softshrink loop over ``dtype`` (:func:`_scalar_places`'s ``st``)."""
-    return step() // 2 if dtype == np.float32 else step() // 4
+    return _SOFTSHRINK_PASS(x, lambd, lanes(x.dtype, AVX2_PAIR))
 
 
 _SOFTSHRINK_PASS = _exact_compiled(_SOFTSHRINK)
@@ -163,7 +158,7 @@ def _exact_front(code: int, *defaults: float,
         k = native._compiled("_specialkernel")  # (the module itself: the front reads the switch per call)
         run = getattr(k, "unary_exact", None)
         if code == _SOFTSHRINK:
-            return kernel_entry(run, (code, *defaults, _lanes(dtype)), dtype, GRAIN_SIZE - 1)
+            return kernel_entry(run, (code, *defaults, lanes(dtype, AVX2_PAIR)), dtype, GRAIN_SIZE - 1)
         if units is not None:
             unit, half = units(float32 if dtype == np.float32 else float64)
             return kernel_entry(run, (code, unit, int(half)), dtype, GRAIN_SIZE - 1)
@@ -196,23 +191,10 @@ def _vector_nans(units: Callable[[DType], tuple[int, bool]]) -> Callable[..., np
     first half of each block's lanes keep that word (hardswish: measured, its compiled product
     ``x * c`` takes the input's NaN in the second Vectorized of each pair)."""
 
-    def lanes(values: np.ndarray, shape: tuple, strides: tuple, d: DType) -> np.ndarray | None:
-        unit, half = units(d)
-        if not unit or values.size < (unit >> 1 if half else unit):
-            return None
-        nan = np.isnan(values)
-        if not nan.any():
-            return None
-        at = loop_positions(shape, fresh_strides(shape, [(shape, strides)]), True, [(shape, strides)])
-        if at is None:  # (a strided row: the scalar function throughout)
-            return None
-        pos, length = at[0], at[1]
-        vector = pos < length - length % unit
-        if half:
-            vector &= pos % unit < unit >> 1
-        return nan & vector
+    def nans(values: np.ndarray, shape: tuple, strides: tuple, d: DType) -> np.ndarray | None:
+        return block_nans(values, shape, strides, *units(d))
 
-    return lanes
+    return nans
 
 
 def _hardsigmoid_units(d: DType) -> tuple[int, bool]:
@@ -267,7 +249,7 @@ def _hardswish_fused(x: np.ndarray, g: np.ndarray) -> np.ndarray:
     # (PyTorch's hardswish_backward: 0 at or below -3, g (x / 3 + 0.5) inside (-3, 3), g at or
     # above 3; a NaN x gives g where its loop runs the scalar function, NaN in its vector lanes)
     y = np.where(x <= -3, _c(0, g), np.where(x < 3, g * (x / _c(3, x) + _c(0.5, x)), g))
-    return _nan_lanes(x, y, lambda: g * x, 2, g)
+    return nan_lanes(x, y, lambda: g * x, 2, g)
 
 
 def _hardswish_grad(g: Tensor, x: Tensor) -> Tensor:
@@ -303,7 +285,7 @@ def _softshrink(x: np.ndarray, lambd: float) -> np.ndarray:
     # (x - clamp(x, -l, l): x - l above the band, x - (-l) == x + l exactly below it, x - x == +0
     # inside it (the vector lanes' zero), a NaN itself: the same bits in two NumPy calls, not five)
     y = np.subtract(x, _clip(x, -lo, lo))
-    places = _scalar_places(x)
+    places = scalar_places(x, AVX2_PAIR)
     if places is None:
         return y
     if places.__class__ is slice:  # (a flat run's scalar tail)
@@ -315,8 +297,9 @@ def _softshrink(x: np.ndarray, lambd: float) -> np.ndarray:
 
 def _shrink_rule_grad(node: str) -> Callable[..., Tensor]:
     def grad(g: Tensor, x: Tensor, lambd: float) -> Tensor:
-        # (a NaN x: 0, as PyTorch's vector lanes give it)
-        return linear_backward(node, lambda gg: where((x < -lambd) | (x > lambd), gg, 0.0), g, (x,))
+        # (a NaN x: 0 in PyTorch's vector lanes, gg where its loop runs the scalar function)
+        return linear_backward(node, lambda gg: scalar_nan_grad(where((x < -lambd) | (x > lambd), gg, 0.0), gg, x, AVX2_PAIR,
+                                                                lambda: gg), g, (x,))
 
     return grad
 
@@ -324,7 +307,7 @@ def _shrink_rule_grad(node: str) -> Callable[..., Tensor]:
 def _shrink_fused(x: np.ndarray, g: np.ndarray, lambd: float) -> np.ndarray:
     # (PyTorch's shrink backward: g outside the zero band; a NaN x gives g where its loop runs the
     # scalar function, 0 in its vector lanes)
-    return _nan_lanes(x, np.where(_shrunk(x, lambd), _c(0, g), g), _c(0, g), 1, g)
+    return nan_lanes(x, np.where(_shrunk(x, lambd), _c(0, g), g), _c(0, g), AVX2_PAIR, g)
 
 
 HARDSHRINK = Activation("hardshrink", "hardshrink_cpu", "HardshrinkBackward0", _hardshrink,
@@ -440,7 +423,8 @@ def _scaled_in_layout(x: np.ndarray, c: Any) -> np.ndarray:
 def _elu_grad(g: Tensor, x: Tensor, alpha: float, scale: float, input_scale: float) -> Tensor:
     # (the exp through x only where x < 0: PyTorch's elu double backward masks with self < 0)
     inner = where(x < 0, x, x.detach())
-    return where(x > 0, g * scale, g * input_scale * (alpha * scale) * (inner * input_scale).exp())
+    value = where(x > 0, g * scale, g * input_scale * (alpha * scale) * (inner * input_scale).exp())
+    return scalar_nan_grad(value, g, x, 2, lambda: g if scale == 1 else g * scale)
 
 
 def _elu_fused(x: np.ndarray, g: np.ndarray, alpha: float, scale: float, input_scale: float) -> np.ndarray:
@@ -448,7 +432,7 @@ def _elu_fused(x: np.ndarray, g: np.ndarray, alpha: float, scale: float, input_s
     # in its scalar function; a NaN x is NaN in its vector lanes, whose blend keeps g * scale only where x > 0)
     neg = _c(alpha, x) * _c(scale, x)
     y = np.where(x <= 0, g * _c(input_scale, x) * neg * np.exp(x * _c(input_scale, x)), g * _c(scale, x))
-    return _nan_lanes(x, y, lambda: g * x, 2, g)
+    return nan_lanes(x, y, lambda: g * x, 2, g)
 
 
 SELU = Activation("selu", "elu_cpu", "EluBackward0",
