@@ -74,7 +74,8 @@ from ...kernels.sleef import EXP_SPLIT as _EXP_SPLIT_OP
 from ...kernels.sleef import EXPM1 as _EXPM1_OP
 from ...kernels.sleef import SILU as _SILU_OP
 from ...kernels.sleef import SOFTPLUS as _SOFTPLUS_OP
-from ...kernels.sleef import flat_call, torch_loop
+from ...kernels.sleef import flat_call, step, torch_loop
+from ...kernels.torch_loops import scalar_loop_mask
 from ...layout import is_non_overlapping_and_dense as _dense
 from ...layout import preserve_format_strides
 from ...opdef import Kind, declare
