@@ -29,7 +29,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
 
 from ...args import int_arg
 from ...dispatch import report, result
@@ -333,17 +332,18 @@ def contract_rows(xp: np.ndarray, w: np.ndarray, geo: ConvGeometry, acc: np.dtyp
     # elements): a slice of (O, C, kH, kW) has a non-unit inner stride, which BLAS cannot read
     wg = np.ascontiguousarray(np.moveaxis(w.reshape(g, og, cg, *geo.kernel), (3, 4), (0, 1)), dtype=acc)
     dh, dw = geo.dilation
+    view = _Viewer(xp)
     total = None
     for i, j in np.ndindex(*geo.kernel):
-        base = xp[:, :, i * dh:, j * dw:]  # (its first element: the windows' element at this offset)
+        at = i * dh * sh_ + j * dw * sw_  # (bytes to the windows' element at this offset)
         if cg == 1 and og == 1 and not cl:  # depthwise: a multiply, not (1, 1) @ (1, wide) products
-            xk = as_strided(base, (geo.n, g, 1, wide), x_strides, writeable=False)
+            xk = view(at, (geo.n, g, 1, wide), x_strides)
             part = np.multiply(xk, wg[i, j][None], dtype=acc)
         elif cl:
-            xk = as_strided(base, (geo.n, g, wide, cg), x_strides, writeable=False)
+            xk = view(at, (geo.n, g, wide, cg), x_strides)
             part = np.matmul(xk, np.swapaxes(wg[i, j], -1, -2)[None], dtype=acc)
         else:
-            xk = as_strided(base, (geo.n, g, cg, wide), x_strides, writeable=False)
+            xk = view(at, (geo.n, g, cg, wide), x_strides)
             part = np.matmul(wg[i, j][None], xk, dtype=acc)
         if total is None:
             total = part
@@ -351,9 +351,51 @@ def contract_rows(xp: np.ndarray, w: np.ndarray, geo: ConvGeometry, acc: np.dtyp
             total += part
     assert total is not None
     t = total.strides
+    view = _Viewer(total)
     if cl:  # (N, G, wide, Og) -> (N, G, Og, OH, OW)
-        return as_strided(total, (geo.n, g, og, oh, ow), (t[0], t[1], t[3], pitch * t[2], t[2]), writeable=False)
-    return as_strided(total, (geo.n, g, og, oh, ow), (t[0], t[1], t[2], pitch * t[3], t[3]), writeable=False)
+        return view(0, (geo.n, g, og, oh, ow), (t[0], t[1], t[3], pitch * t[2], t[2]))
+    return view(0, (geo.n, g, og, oh, ow), (t[0], t[1], t[2], pitch * t[3], t[3]))
+
+
+class _Viewer:
+    """Read-only views of ``a``'s memory: NumPy's ``as_strided`` without its Python wrapper (a
+    few microseconds a call, and :func:`contract_rows` makes one per kernel offset). A view
+    ``at`` bytes past ``a``'s first element is NumPy's constructor over ``a``'s contiguous owner
+    (bounds checked there); where ``a`` has no such owner, the array interface ``as_strided``
+    itself builds, shifted by ``at``."""
+
+    def __init__(self, a: np.ndarray) -> None:
+        self.a = a
+        self.interface = a.__array_interface__
+        root = a.base if a.base is not None else a
+        self.root = root if isinstance(root, np.ndarray) and root.flags.c_contiguous else None
+        if self.root is not None:
+            self.start = self.interface["data"][0] - root.__array_interface__["data"][0]
+
+    def __call__(self, at: int, shape: tuple[int, ...], strides: tuple[int, ...]) -> np.ndarray:
+        if self.root is not None and self.start + at >= 0:
+            try:
+                v = np.ndarray(shape, self.a.dtype, self.root, self.start + at, strides)
+            except ValueError:  # (NumPy's bounds check: the interface's view below, unchecked as as_strided)
+                pass
+            else:
+                v.flags.writeable = False
+                return v
+        interface = dict(self.interface, data=(self.interface["data"][0] + at, True), shape=shape, strides=strides)
+        interface.pop("mask", None)
+        v = np.asarray(_Interface(interface, self.a))
+        if v.dtype != self.a.dtype:  # (the interface spells a dtype NumPy does not know, bfloat16, as bytes)
+            v.dtype = self.a.dtype
+        return v
+
+
+class _Interface:
+    """An object NumPy reads as an array through ``__array_interface__`` (``as_strided``'s way):
+    ``base`` keeps the memory's owner alive."""
+
+    def __init__(self, interface: dict, base: np.ndarray) -> None:
+        self.__array_interface__ = interface
+        self.base = base
 
 
 def _conv(op: str, nsp: int, input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, padding: Any,

@@ -17,6 +17,7 @@ recording ops, so a second backward differentiates them again.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -325,9 +326,13 @@ def _avg_pool(op: str, nsp: int, input: Tensor, kernel_size: Any, stride: Any, p
 
 def _divisors(pool: _Pool, count_include_pad: bool, divisor_override: Any) -> np.ndarray:
     """PyTorch's divisor of each output: ``divisor_override``; else the window's size clipped to
-    the padded input (``count_include_pad``) or to the input itself."""
+    the padded input (``count_include_pad``) or to the input itself. One int64 for all when they
+    are all the same (an override, or windows that all lie inside the input: no padding, no
+    ``ceil_mode`` window past the end), broadcast against the sums as the full grid would be."""
     if divisor_override is not None:
-        return np.full(pool.out, int(divisor_override), dtype=np.int64)
+        return np.int64(int(divisor_override))
+    if not any(a or b for a, b in pool.pads):
+        return np.int64(math.prod(pool.kernel))
     per_dim = []
     for o, s, p, k, n in zip(pool.out, pool.stride, pool.padding, pool.kernel, pool.spatial):
         start = np.arange(o) * s - p
