@@ -444,11 +444,10 @@ def test_rrelu_inplace_result_modified_refuses_backward() -> None:
             b.sum().backward()
 
 
-@pytest.mark.xfail(strict=True, reason="optim.Adam / AdamW refuse foreach=True and fused=True (strided's "
-                   "single-tensor stance); PyTorch 2.13 takes both on the CPU and its results there equal "
-                   "foreach=False's bit for bit (measured: amsgrad, maximize, weight_decay, float32/float64)")
 @pytest.mark.parametrize("flag", ["foreach", "fused"])
 def test_adam_foreach_and_fused_accepted(flag: str) -> None:
+    """PyTorch 2.13 takes foreach=True / fused=True on the CPU, its results equal foreach=False's
+    bit for bit; strided takes them too (out35; was refused), the same update."""
     w = np.random.default_rng(0).standard_normal((4, 3)).astype(np.float32)
     g = np.random.default_rng(1).standard_normal((4, 3)).astype(np.float32)
     got = []

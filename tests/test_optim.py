@@ -220,7 +220,9 @@ def test_param_errors_as_torch(case):
 def test_refuses_other_implementations_and_tensor_rates():
     w = st.zeros(1, requires_grad=True)
     with pytest.raises(ValueError, match="foreach=True is not supported"):
-        optim.Adam([w], foreach=True)
+        optim.SGD([w], lr=0.1, foreach=True)
+    with pytest.raises(RuntimeError, match="`fused` and `foreach` cannot be `True` together."):
+        optim.Adam([w], foreach=True, fused=True)  # (as PyTorch's; either alone is taken, test_attack35)
     with pytest.raises(TypeError, match="lr must be a real number"):
         optim.SGD([w], lr=st.tensor(0.1))
 

@@ -34,7 +34,7 @@ import numpy as np
 from ..creation import tensor, zeros_like
 from ..dispatch import storage_root
 from ..dtypes import float32
-from ..errors import StridedKeyError, StridedValueError
+from ..errors import StridedKeyError, StridedRuntimeError, StridedValueError
 from ..grad_mode import INFERENCE_STORAGES, SUBCLASSES, bump_writes
 from ..kernels.adam_step import adam_update, ready
 from ..kernels.fpstate import quiet
@@ -59,8 +59,9 @@ class Adam(Optimizer):
                  decoupled_weight_decay: bool = False) -> None:
         name = type(self).__name__
         check_number(name, lr=lr, eps=eps, weight_decay=weight_decay)
-        check_single_tensor(name, foreach=foreach, capturable=capturable, differentiable=differentiable,
-                            fused=fused)
+        # (foreach=True / fused=True taken as PyTorch's CPU optimizers take them: their updates there
+        # equal foreach=False's bit for bit, the one update strided runs)
+        check_single_tensor(name, capturable=capturable, differentiable=differentiable)
         if not 0.0 <= lr:
             raise StridedValueError(f"Invalid learning rate: {lr}")
         if not 0.0 <= eps:
@@ -79,6 +80,8 @@ class Adam(Optimizer):
                     "differentiable": differentiable, "fused": fused,
                     "decoupled_weight_decay": decoupled_weight_decay}
         super().__init__(params, defaults)
+        if fused and foreach:
+            raise StridedRuntimeError("`fused` and `foreach` cannot be `True` together.")
 
     _GROUP_DEFAULTS = {"amsgrad": False, "maximize": False, "foreach": None, "capturable": False,
                        "differentiable": False, "decoupled_weight_decay": False, "fused": None}

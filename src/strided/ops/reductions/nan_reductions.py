@@ -739,6 +739,10 @@ def _lse_out(input: Tensor, out: Tensor, into: DType, axes: Any, dims: Any, keep
         common = promote_types(into, real_of(input._dtype))  # (add_'s operand: the max, real)
         c = np.dtype(common.numpy)
         r = reduced_cast_source(on, lg.astype(c) + m.astype(c)).astype(on)
+        if complex_input and on == np.float16:  # (a negative sum's NaN: PyTorch's float16 word is 0x7FFF,
+            # measured over 1-d to 3-d inputs, any dims and keepdim; float32 / bfloat16 are the above's)
+            r = np.array(r)  # (a 0-d sum gives a NumPy scalar)
+            r.view(np.uint16)[(s < 0).reshape(r.shape)] = 0x7FFF
     result, res_np = result_array(r.shape, into)
     res_np[...] = r
     written = write_out(out, result, "logsumexp", (input,))

@@ -633,8 +633,7 @@ def _variance(self: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: 
     if dof <= 0:
         warnings.warn(
             f"{op}(): degrees of freedom is <= 0. Correction should be strictly less than the "
-            f"reduction factor (input numel divided by output numel): {n} element(s) per result, "
-            f"correction={correction}",
+            "reduction factor (input numel divided by output numel).",  # (PyTorch's text, word for word)
             UserWarning,
             stacklevel=user_site(2)[1],  # the user's line, through any entry (autograd's slow path too)
         )
