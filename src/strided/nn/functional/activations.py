@@ -44,7 +44,9 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
     >>> F.relu(strided.tensor([-1.0, 2.0])).tolist()
     [0.0, 2.0]
     """
-    return input.relu_() if inplace else _relu(input)
+    # the non-Tensor check names relu_ as torch does (torch.relu_); input.relu_() alone would raise
+    # AttributeError for None / numbers where torch raises TypeError
+    return tensor_arg(input, "relu_").relu_() if inplace else _relu(input)
 
 
 def relu_(input: Tensor) -> Tensor:
@@ -53,7 +55,7 @@ def relu_(input: Tensor) -> Tensor:
     >>> x = strided.tensor([-1.0, 2.0]); F.relu_(x) is x, x.tolist()
     (True, [0.0, 2.0])
     """
-    return input.relu_()
+    return tensor_arg(input, "relu_").relu_()
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
