@@ -51,8 +51,15 @@ ROWS = [
     ("softshrink_0.25", lambda F, x: F.softshrink(x, 0.25)),
 ]
 
+# (the elu family's SLEEF passes: their selection in AVX-512 lanes where the CPU has them)
+ELUS = [
+    ("elu", lambda F, x: F.elu(x)),
+    ("selu", lambda F, x: F.selu(x)),
+    ("celu", lambda F, x: F.celu(x)),
+]
 
-@pytest.mark.parametrize("name,fn", ROWS)
+
+@pytest.mark.parametrize("name,fn", ROWS + ELUS)
 @pytest.mark.parametrize("n", SIZES)
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_flat_bits(name, fn, n, dtype):
@@ -60,7 +67,7 @@ def test_flat_bits(name, fn, n, dtype):
     _same(fn(SF, strided.from_numpy(x.copy())), fn(TF, torch.from_numpy(x.copy())))
 
 
-@pytest.mark.parametrize("name,fn", ROWS)
+@pytest.mark.parametrize("name,fn", ROWS + ELUS)
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_transposed_and_sliced_bits(name, fn, dtype):
     x = _input(300 * 257, dtype, 7).reshape(300, 257)
@@ -70,7 +77,7 @@ def test_transposed_and_sliced_bits(name, fn, dtype):
     _same(fn(SF, strided.from_numpy(x)[::2]), fn(TF, torch.from_numpy(x)[::2]))
 
 
-@pytest.mark.parametrize("name", ["hardsigmoid", "hardswish"])
+@pytest.mark.parametrize("name", ["hardsigmoid", "hardswish", "elu", "selu", "celu"])
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_inplace_bits(name, dtype):
     x = _input(2 * GRAIN_SIZE + 33, dtype, 3).reshape(-1, 1)
@@ -107,3 +114,52 @@ def test_half_dtypes_bits(name, fn, dtype):
 def test_zero_size_and_0d(name, fn):
     for x in (np.zeros((0, 5), np.float32), np.array(np.nan, np.float32), np.array(-0.0, np.float32)):
         _same(fn(SF, strided.from_numpy(x.copy())), fn(TF, torch.from_numpy(x.copy())))
+
+
+# (huber / smooth_l1: the per-element pass compiled; the mean / sum PyTorch's cascade, as before)
+LOSSES = [
+    ("huber", lambda F, x, y, r: F.huber_loss(x, y, reduction=r)),
+    ("huber_0.3", lambda F, x, y, r: F.huber_loss(x, y, reduction=r, delta=0.3)),
+    ("smooth_l1", lambda F, x, y, r: F.smooth_l1_loss(x, y, reduction=r)),
+    ("smooth_l1_2.5", lambda F, x, y, r: F.smooth_l1_loss(x, y, reduction=r, beta=2.5)),
+    ("smooth_l1_0", lambda F, x, y, r: F.smooth_l1_loss(x, y, reduction=r, beta=0.0)),
+    ("smooth_l1_0.1", lambda F, x, y, r: F.smooth_l1_loss(x, y, reduction=r, beta=0.1)),
+]
+
+
+@pytest.mark.parametrize("name,fn", LOSSES)
+@pytest.mark.parametrize("n", [1, 17, GRAIN_SIZE + 5, 100003])
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_pair_losses_bits(name, fn, n, dtype, reduction):
+    x, y = _input(n, dtype, n), _input(n, dtype, n + 1)
+    if n > 1:
+        y[: n // 3] = x[: n // 3] + np.asarray(0.25, dtype)  # (differences inside the quadratic zone)
+    _same(fn(SF, strided.from_numpy(x.copy()), strided.from_numpy(y.copy()), reduction),
+          fn(TF, torch.from_numpy(x.copy()), torch.from_numpy(y.copy()), reduction))
+
+
+@pytest.mark.parametrize("name,fn", LOSSES[:3])
+def test_pair_losses_other_layouts(name, fn):
+    x, y = _input(300 * 257, "float32", 1).reshape(300, 257), _input(300 * 257, "float32", 2).reshape(300, 257)
+    yt = y.T.copy()  # (257, 300): its .T a transposed (300, 257) view
+    pairs = [
+        (lambda L: (L(x).T, L(yt)), "both transposed"),
+        (lambda L: (L(x)[:, 1:], L(y)[:, 1:]), "sliced rows"),
+        (lambda L: (L(x), L(yt).T), "row-major beside a transpose"),
+    ]
+    for make, _ in pairs:
+        for r in ("none", "mean", "sum"):
+            _same(fn(SF, *make(strided.from_numpy), r), fn(TF, *make(torch.from_numpy), r))
+
+
+def test_pair_loss_refuses_what_it_does_not_take():
+    from strided.kernels import native
+
+    k = native.special()
+    x = np.ones(8, np.float32)
+    assert not k.pair_loss(x, np.ones(8), np.empty(8, np.float32), 0, 1.0)  # (mixed formats)
+    assert not k.pair_loss(x, x, x, 0, 1.0)  # (out over x)
+    assert not k.pair_loss(np.ones(16, np.float32)[::2], x, np.empty(8, np.float32), 1, 1.0)
+    with pytest.raises(ValueError, match="code must be 0"):
+        k.pair_loss(x, x, np.empty(8, np.float32), 2, 1.0)

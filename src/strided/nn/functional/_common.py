@@ -16,7 +16,7 @@ from ...dispatch import adopted, report, result_array
 from ...dtypes import DType, float32, float64
 from ...errors import StridedValueError, join_lines
 from ...kernels.memory import flat_run
-from ...kernels.native import sums
+from ...kernels.native import special, sums
 from ...ops._support.fast_reduce import cascade_reduce
 from ...ops._support.operands import _cinfo
 from ...ops.elementwise.activations import compute_dtype, float_only
@@ -99,6 +99,18 @@ def pair_runs(input: Any, target: Any, red: Any) -> tuple[np.ndarray, np.ndarray
     if x is None or y is None or not x.flags.aligned or not y.flags.aligned:
         return None
     return x, y, info, d
+
+
+def pair_loss(x: np.ndarray, y: np.ndarray, code: int, param: float) -> np.ndarray | None:
+    """The per-element loss of :func:`pair_runs`' flat runs ``x`` and ``y`` in one compiled pass
+    (the special kernel's ``pair_loss``: code 0 huber at delta ``param``, 1 smooth_l1 at beta
+    ``param``): the bits of the losses' NumPy fresh paths, without their five temporaries. None
+    where the kernel is off or refuses the runs (then the NumPy expressions run)."""
+    k = special()
+    if k is None:
+        return None
+    per = np.empty(x.shape, x.dtype)
+    return per if k.pair_loss(x, y, per, code, param) else None
 
 
 def fresh_loss(per: np.ndarray, info: tuple, d: DType, red: str) -> Tensor | None:

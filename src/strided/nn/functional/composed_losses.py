@@ -50,7 +50,7 @@ from ...ops.shape.broadcasting import broadcast_pair
 from ...scalars import wrapped
 from ...tensor import Tensor, tensor_arg
 from .._grad import no_grad
-from ._common import fresh_loss, pair_runs, reduction_mode
+from ._common import fresh_loss, pair_loss, pair_runs, reduction_mode
 
 __all__ = ["gaussian_nll_loss", "hinge_embedding_loss", "huber_loss", "kl_div", "poisson_nll_loss",
            "soft_margin_loss"]
@@ -171,6 +171,9 @@ def _huber_fresh(input: Any, target: Any, reduction: Any = "mean", delta: Any = 
         return None
     x, y, info, dt = runs
     dl = delta
+    per = pair_loss(x, y, 0, dl)  # (the same expressions in one compiled pass)
+    if per is not None:
+        return fresh_loss(per, info, dt, reduction)
     token = quiet_set(QUIET)
     try:
         d = np.subtract(x, y)

@@ -51,6 +51,7 @@ from ._common import (
     float_only,
     fresh_loss,
     g_format,
+    pair_loss,
     pair_runs,
     reduction_mode,
     scalar_result,
@@ -804,6 +805,9 @@ def _smooth_l1_fresh(input: Any, target: Any, size_average: Any = None, reduce: 
         return None
     x, y, info, dt = runs
     b = beta
+    per = pair_loss(x, y, 1, b)  # (the same expressions in one compiled pass)
+    if per is not None:
+        return fresh_loss(per, info, dt, reduction)
     token = quiet_set(QUIET)
     try:
         d = np.abs(np.subtract(x, y))
