@@ -163,3 +163,13 @@ def test_pair_loss_refuses_what_it_does_not_take():
     assert not k.pair_loss(np.ones(16, np.float32)[::2], x, np.empty(8, np.float32), 1, 1.0)
     with pytest.raises(ValueError, match="code must be 0"):
         k.pair_loss(x, x, np.empty(8, np.float32), 2, 1.0)
+
+
+@pytest.mark.parametrize("name,fn", LOSSES)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_pair_losses_permuted_3d(name, fn, dtype):
+    x, y = _input(40 * 33 * 29, dtype, 4).reshape(40, 33, 29), _input(40 * 33 * 29, dtype, 5).reshape(40, 33, 29)
+    y[:10] = x[:10] + np.asarray(0.125, dtype)
+    for r in ("none", "mean", "sum"):
+        got = fn(SF, strided.from_numpy(x).permute(2, 0, 1), strided.from_numpy(y).permute(2, 0, 1), r)
+        _same(got, fn(TF, torch.from_numpy(x).permute(2, 0, 1), torch.from_numpy(y).permute(2, 0, 1), r))

@@ -48,6 +48,7 @@ from ._common import (
     array_like,
     array_result,
     compute_dtype,
+    dense_pair_loss,
     float_only,
     fresh_loss,
     g_format,
@@ -784,9 +785,14 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, redu
     if not dt.is_floating_point:
         raise float_only("smooth_l1_cpu", dt, "smooth_l1_loss")
     compute = compute_dtype(dt)
-    with np.errstate(all="ignore"):
-        d = np.abs(input._np().astype(compute, copy=False) - target._np().astype(compute, copy=False))
-        per = np.broadcast_to(np.where(d < b, 0.5 * d * d / (b if b else 1), d - 0.5 * b), shape)
+    dense = dense_pair_loss(input, target, 1, b)
+    if dense is not None:  # (a transpose's loss: one compiled pass, an array laid out as NumPy's below)
+        per = dense[0]
+        per = np.lib.stride_tricks.as_strided(per, shape, tuple(s * per.itemsize for s in dense[1].strides))
+    else:
+        with np.errstate(all="ignore"):
+            d = np.abs(input._np().astype(compute, copy=False) - target._np().astype(compute, copy=False))
+            per = np.broadcast_to(np.where(d < b, 0.5 * d * d / (b if b else 1), d - 0.5 * b), shape)
     if red == "none":
         out = _fresh_output(shape, dt, [input, target], dt)
         np.copyto(out._np(), per, casting="unsafe")
