@@ -173,3 +173,15 @@ def test_pair_losses_permuted_3d(name, fn, dtype):
     for r in ("none", "mean", "sum"):
         got = fn(SF, strided.from_numpy(x).permute(2, 0, 1), strided.from_numpy(y).permute(2, 0, 1), r)
         _same(got, fn(TF, torch.from_numpy(x).permute(2, 0, 1), torch.from_numpy(y).permute(2, 0, 1), r))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_prelu_transposed_one_weight(dtype):
+    x = _input(300 * 257, dtype, 9).reshape(300, 257)
+    for w in (0.25, -1.5, 0.0):
+        ws, wt = strided.tensor([w], dtype=getattr(strided, dtype)), torch.tensor([w], dtype=getattr(torch, dtype))
+        _same(SF.prelu(strided.from_numpy(x).T, ws), TF.prelu(torch.from_numpy(x).T, wt))
+        x3 = x.reshape(30, 10, 257)
+        _same(SF.prelu(strided.from_numpy(x3).permute(2, 0, 1), ws), TF.prelu(torch.from_numpy(x3).permute(2, 0, 1), wt))
+    nan_w = strided.tensor([float("nan")], dtype=getattr(strided, dtype))
+    _same(SF.prelu(strided.from_numpy(x).T, nan_w), TF.prelu(torch.from_numpy(x).T, torch.tensor([float("nan")], dtype=getattr(torch, dtype))))
