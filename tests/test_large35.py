@@ -124,6 +124,7 @@ LOSSES = [
     ("smooth_l1_2.5", lambda F, x, y, r: F.smooth_l1_loss(x, y, reduction=r, beta=2.5)),
     ("smooth_l1_0", lambda F, x, y, r: F.smooth_l1_loss(x, y, reduction=r, beta=0.0)),
     ("smooth_l1_0.1", lambda F, x, y, r: F.smooth_l1_loss(x, y, reduction=r, beta=0.1)),
+    ("mse", lambda F, x, y, r: F.mse_loss(x, y, reduction=r)),
 ]
 
 
@@ -139,7 +140,7 @@ def test_pair_losses_bits(name, fn, n, dtype, reduction):
           fn(TF, torch.from_numpy(x.copy()), torch.from_numpy(y.copy()), reduction))
 
 
-@pytest.mark.parametrize("name,fn", LOSSES[:3])
+@pytest.mark.parametrize("name,fn", LOSSES[:3] + LOSSES[-1:])
 def test_pair_losses_other_layouts(name, fn):
     x, y = _input(300 * 257, "float32", 1).reshape(300, 257), _input(300 * 257, "float32", 2).reshape(300, 257)
     yt = y.T.copy()  # (257, 300): its .T a transposed (300, 257) view
@@ -162,7 +163,7 @@ def test_pair_loss_refuses_what_it_does_not_take():
     assert not k.pair_loss(x, x, x, 0, 1.0)  # (out over x)
     assert not k.pair_loss(np.ones(16, np.float32)[::2], x, np.empty(8, np.float32), 1, 1.0)
     with pytest.raises(ValueError, match="code must be 0"):
-        k.pair_loss(x, x, np.empty(8, np.float32), 2, 1.0)
+        k.pair_loss(x, x, np.empty(8, np.float32), 3, 1.0)
 
 
 @pytest.mark.parametrize("name,fn", LOSSES)

@@ -104,7 +104,7 @@ def pair_runs(input: Any, target: Any, red: Any) -> tuple[np.ndarray, np.ndarray
 def pair_loss(x: np.ndarray, y: np.ndarray, code: int, param: float) -> np.ndarray | None:
     """The per-element loss of :func:`pair_runs`' flat runs ``x`` and ``y`` in one compiled pass
     (the special kernel's ``pair_loss``: code 0 huber at delta ``param``, 1 smooth_l1 at beta
-    ``param``): the bits of the losses' NumPy fresh paths, without their five temporaries. None
+    ``param``, 2 mse): the bits of the losses' NumPy fresh paths, without their five temporaries. None
     where the kernel is off or refuses the runs (then the NumPy expressions run)."""
     k = special()
     if k is None:
