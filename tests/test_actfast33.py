@@ -81,7 +81,8 @@ def test_compiled_pass_refuses_what_it_does_not_take():
     x = np.ones(8, np.float16)
     assert M.HARDSIGMOID.compiled(x) is None
     assert M.HARDSIGMOID.compiled(np.ones(16)[::2]) is None
-    assert M.SOFTSHRINK.compiled(np.ones(1 << 16, np.float32), 0.5) is None  # (beyond one chunk: NumPy's forward)
+    big = np.linspace(-2, 2, (1 << 16) + 3, dtype=np.float32)  # (beyond one chunk: one call per piece, large35)
+    assert np.array_equal(M.SOFTSHRINK.compiled(big, 0.5).view(np.uint32), M._softshrink(big, 0.5).view(np.uint32))
     with native.disabled():
         assert M.HARDSWISH.compiled(np.ones(8)) is None
         assert M.SELU.compiled(np.ones(8)) is None

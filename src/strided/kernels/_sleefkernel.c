@@ -971,7 +971,7 @@ __attribute__((target("avx512f"))) static void tanh_block8(const float *x, float
  * stack block, then x where x > 0 (NaN and +-0 take expm1, as greater_select sends them; a block whose
  * every x > 0 is copied without them: the same bits, all-positive inputs at a copy's cost). Each x
  * is read after its block is computed and before o is written, so o may be x itself. */
-#define ELU_BLOCKS_SCALED(T, WIDE, PLAIN, POS, NEG)                                                 \
+#define ELU_BLOCKS_SCALED(T, WIDE, PLAIN, SELECT, POS, NEG)                                         \
     do {                                                                                            \
         T e_[256];                                                                                  \
         for (Py_ssize_t a_ = 0; a_ < m; a_ += 256) {                                                \
@@ -984,12 +984,47 @@ __attribute__((target("avx512f"))) static void tanh_block8(const float *x, float
             }                                                                                       \
             if (wide) WIDE(x + a_, e_, k_);                                                         \
             else PLAIN(x + a_, e_, k_);                                                             \
-            for (Py_ssize_t i_ = 0; i_ < k_; i_++)                                                  \
-                o[a_ + i_] = x[a_ + i_] > (T)0 ? x[a_ + i_] * (POS) : e_[i_] * (NEG);               \
+            if (wide) SELECT(x + a_, e_, o + a_, k_, POS, NEG);                                     \
+            else                                                                                    \
+                for (Py_ssize_t i_ = 0; i_ < k_; i_++)                                              \
+                    o[a_ + i_] = x[a_ + i_] > (T)0 ? x[a_ + i_] * (POS) : e_[i_] * (NEG);           \
         }                                                                                           \
     } while (0)
 /* (elu at alpha 1: the products by 1 are the values themselves, expm1 never answering a signaling NaN) */
-#define ELU_BLOCKS(T, WIDE, PLAIN) ELU_BLOCKS_SCALED(T, WIDE, PLAIN, (T)1, (T)1)
+#define ELU_BLOCKS(T, WIDE, PLAIN, SELECT) ELU_BLOCKS_SCALED(T, WIDE, PLAIN, SELECT, (T)1, (T)1)
+
+#if HAVE_X86
+/* ELU_BLOCKS' selection o = x > 0 ? x * pos : e * neg in AVX-512 lanes: both products in every lane
+ * and a mask blend, the same IEEE products selected by the same ordered compare (a NaN x takes
+ * e * neg). The scalar loop branched per element (this module has no "no-trapping-math", so GCC
+ * keeps the branch): mixed signs mispredicted every other element, 1M float32 elu ~8.6 ms against
+ * ~2 ms. Each x is read before its o is written (o may be x). */
+__attribute__((target("avx512f"))) static void elu_select16(const float *x, const float *e, float *o, Py_ssize_t k,
+                                                           float pos, float neg)
+{
+    const __m512 zero = _mm512_setzero_ps(), p = _mm512_set1_ps(pos), q = _mm512_set1_ps(neg);
+    Py_ssize_t i = 0;
+    for (; i + 16 <= k; i += 16) {
+        __m512 v = _mm512_loadu_ps(x + i);
+        __mmask16 gt = _mm512_cmp_ps_mask(v, zero, _CMP_GT_OQ);
+        _mm512_storeu_ps(o + i, _mm512_mask_blend_ps(gt, _mm512_mul_ps(_mm512_loadu_ps(e + i), q), _mm512_mul_ps(v, p)));
+    }
+    for (; i < k; i++) o[i] = x[i] > 0.0f ? x[i] * pos : e[i] * neg;
+}
+
+__attribute__((target("avx512f"))) static void elu_select8(const double *x, const double *e, double *o, Py_ssize_t k,
+                                                          double pos, double neg)
+{
+    const __m512d zero = _mm512_setzero_pd(), p = _mm512_set1_pd(pos), q = _mm512_set1_pd(neg);
+    Py_ssize_t i = 0;
+    for (; i + 8 <= k; i += 8) {
+        __m512d v = _mm512_loadu_pd(x + i);
+        __mmask8 gt = _mm512_cmp_pd_mask(v, zero, _CMP_GT_OQ);
+        _mm512_storeu_pd(o + i, _mm512_mask_blend_pd(gt, _mm512_mul_pd(_mm512_loadu_pd(e + i), q), _mm512_mul_pd(v, p)));
+    }
+    for (; i < k; i++) o[i] = x[i] > 0.0 ? x[i] * pos : e[i] * neg;
+}
+#endif
 
 static void vec_block(const float *x, float *o, Py_ssize_t m, int op, int wide)
 {
@@ -1037,11 +1072,11 @@ static void vec_block(const float *x, float *o, Py_ssize_t m, int op, int wide)
         return;
     }
     if (op == 8) {  /* (elu at alpha 1: op 7's lanes, then x where x > 0) */
-        ELU_BLOCKS(float, sleef_expm1f_block16, sleef_expm1f_block);
+        ELU_BLOCKS(float, sleef_expm1f_block16, sleef_expm1f_block, elu_select16);
         return;
     }
     if (op == 9) {  /* (selu: op 7's lanes, then x * scale where x > 0, else expm1 * alpha * scale) */
-        ELU_BLOCKS_SCALED(float, sleef_expm1f_block16, sleef_expm1f_block, SELU_POS_F, SELU_NEG_F);
+        ELU_BLOCKS_SCALED(float, sleef_expm1f_block16, sleef_expm1f_block, elu_select16, SELU_POS_F, SELU_NEG_F);
         return;
     }
     if (wide) {
@@ -1559,11 +1594,11 @@ static void vec_block_d(const double *x, double *o, Py_ssize_t m, int op, int wi
         return;
     }
     if (op == 8) {  /* (elu at alpha 1: op 7's lanes, then x where x > 0) */
-        ELU_BLOCKS(double, sleef_expm1d_block8, sleef_expm1_block);
+        ELU_BLOCKS(double, sleef_expm1d_block8, sleef_expm1_block, elu_select8);
         return;
     }
     if (op == 9) {
-        ELU_BLOCKS_SCALED(double, sleef_expm1d_block8, sleef_expm1_block, SELU_POS_D, SELU_NEG_D);
+        ELU_BLOCKS_SCALED(double, sleef_expm1d_block8, sleef_expm1_block, elu_select8, SELU_POS_D, SELU_NEG_D);
         return;
     }
     if (wide && op != 3) {

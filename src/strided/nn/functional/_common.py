@@ -12,11 +12,11 @@ from typing import Any
 
 import numpy as np
 
-from ...dispatch import adopted, report, result_array
+from ...dispatch import OPEN, adopted, report, result_array
 from ...dtypes import DType, float32, float64
 from ...errors import StridedValueError, join_lines
-from ...kernels.memory import flat_run
-from ...kernels.native import sums
+from ...kernels.memory import dense_run, flat_run
+from ...kernels.native import special, sums
 from ...ops._support.fast_reduce import cascade_reduce
 from ...ops._support.operands import _cinfo
 from ...ops.elementwise.activations import compute_dtype, float_only
@@ -99,6 +99,41 @@ def pair_runs(input: Any, target: Any, red: Any) -> tuple[np.ndarray, np.ndarray
     if x is None or y is None or not x.flags.aligned or not y.flags.aligned:
         return None
     return x, y, info, d
+
+
+def pair_loss(x: np.ndarray, y: np.ndarray, code: int, param: float) -> np.ndarray | None:
+    """The per-element loss of :func:`pair_runs`' flat runs ``x`` and ``y`` in one compiled pass
+    (the special kernel's ``pair_loss``: code 0 huber at delta ``param``, 1 smooth_l1 at beta
+    ``param``, 2 mse): the bits of the losses' NumPy fresh paths, without their five temporaries. None
+    where the kernel is off or refuses the runs (then the NumPy expressions run)."""
+    k = special()
+    if k is None:
+        return None
+    per = np.empty(x.shape, x.dtype)
+    return per if k.pair_loss(x, y, per, code, param) else None
+
+
+def dense_pair_loss(input: Any, target: Any, code: int, param: float) -> tuple[np.ndarray, Any] | None:
+    """:func:`pair_loss` of two plain float32 / float64 tensors of one dtype, shape and strides that
+    are permuted dense (a transpose: :func:`strided.kernels.memory.dense_run`), outside autograd,
+    nobody listening: ``(per, layout)``, the per-element losses over their storage runs in memory
+    order and the operands' layout at offset 0 (the elementwise result's layout: PyTorch's
+    TensorIterator and empty_like's preserve_format both give it), the values the general paths'
+    expressions compute at every element. None otherwise (then those paths run)."""
+    if input.__class__ is not Tensor or target.__class__ is not Tensor or input._ag is not None \
+            or target._ag is not None or OPEN:
+        return None
+    d = input._dtype
+    lay, other = input._layout, target._layout
+    if (d is not float32 and d is not float64) or target._dtype is not d or lay.shape != other.shape \
+            or lay.strides != other.strides:
+        return None
+    n = _cinfo[lay.shape][1]
+    x, y = (dense_run(input, n), dense_run(target, n)) if n else (None, None)
+    if x is None or y is None or not x[0].flags.aligned or not y[0].flags.aligned:
+        return None
+    per = pair_loss(x[0], y[0], code, param)
+    return None if per is None else (per, x[1])
 
 
 def fresh_loss(per: np.ndarray, info: tuple, d: DType, red: str) -> Tensor | None:

@@ -35,7 +35,7 @@ from ...gradients import NamedSaved, named_saved, seal, sum_to
 from ...kernels import native
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ...kernels.listeners import OPEN
-from ...kernels.memory import flat_run
+from ...kernels.memory import dense_run, flat_run
 from ...kernels.sleef import SIGMOID as SLEEF_SIGMOID
 from ...kernels.sleef import glu_rows, rows_loop, torch_loop
 from ...kernels.torch_sum import norm2_rows
@@ -259,19 +259,20 @@ def _prelu_rowmajor(input: Any, weight: Any) -> Tensor | None:
     info = _cinfo[shape]
     x = flat_run(input, info)
     w = flat_run(weight, _cinfo[weight._layout.shape])
+    if w is not None and x is None and len(w) == 1 and info[1]:
+        # (a transposed input, one weight: the same pass over its storage run in memory order, the
+        # result laid out as the input, as PyTorch's empty_like(input); large35: 1M 1.5 -> 0.3 ms)
+        dense = dense_run(input, info[1])
+        res = None if dense is None else _one_slope(dense[0], w)
+        return None if res is None else adopted(res, dense[1], d)
     if x is None or w is None or not info[1]:
         return None  # (zero-size: prelu's result keeps the input's strides, whatever they are)
     n = len(w)
     nd = len(shape)
     if n == 1:
-        slope = float(w[0])
-        k = native.special()
-        if slope == slope and k is not None:
-            # (the compiled leaky_relu pass at that slope: x > 0 ? x : x * slope, the same IEEE product
-            # and selection; a NaN weight stays NumPy's: where both are NaN the product keeps weight's)
-            res = np.empty(len(x), x.dtype)
-            if k.unary_exact(x, res, 2, slope):
-                return adopted(res, info[2], d)
+        res = _one_slope(x, w)
+        if res is not None:
+            return adopted(res, info[2], d)
         xs = x
     elif nd >= 2 and n == shape[1]:
         xs = x.reshape(shape[0], n, math.prod(shape[2:]))
@@ -288,6 +289,19 @@ def _prelu_rowmajor(input: Any, weight: Any) -> Tensor | None:
 
 
 _ZERO = {float32: np.zeros((), np.float32), float64: np.zeros((), np.float64)}
+
+
+def _one_slope(x: np.ndarray, w: np.ndarray) -> np.ndarray | None:
+    """prelu of the flat run ``x`` at the one weight ``w[0]`` by the compiled leaky_relu pass at that
+    slope: ``x > 0 ? x : x * slope``, the same IEEE product and selection as :func:`_prelu_rowmajor`'s
+    NumPy calls. None for a NaN weight (NumPy's: where both are NaN the product keeps the weight's),
+    the kernel off or a run it refuses."""
+    slope = float(w[0])
+    k = native.special()
+    if slope != slope or k is None or not x.flags.aligned:
+        return None
+    res = np.empty(len(x), x.dtype)
+    return res if k.unary_exact(x, res, 2, slope) else None
 
 
 def _channel_weight(input: Tensor, weight: Tensor) -> Tensor:

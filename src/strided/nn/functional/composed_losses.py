@@ -27,6 +27,7 @@ import numpy as np
 from ... import layout as L
 from ...callsite import user_site
 from ...creation import empty_like
+from ...dispatch import adopted
 from ...dtype_promotion import TORCH_NAMES
 from ...dtypes import DType, bfloat16, bool_, float16, float32, float64
 from ...errors import (
@@ -50,7 +51,7 @@ from ...ops.shape.broadcasting import broadcast_pair
 from ...scalars import wrapped
 from ...tensor import Tensor, tensor_arg
 from .._grad import no_grad
-from ._common import fresh_loss, pair_runs, reduction_mode
+from ._common import dense_pair_loss, fresh_loss, pair_loss, pair_runs, reduction_mode
 
 __all__ = ["gaussian_nll_loss", "hinge_embedding_loss", "huber_loss", "kl_div", "poisson_nll_loss",
            "soft_margin_loss"]
@@ -120,6 +121,8 @@ def _huber_unweighted(input: Tensor, target: Tensor, delta: float, compute: DTyp
     promoted dtype) with delta rounded to it; float16 in float32, rounded once at the end
     (bfloat16 rounds each step: both measured against torch)."""
     out_dtype, like = input._dtype, input
+    if compute is out_dtype and (dense := dense_pair_loss(input, target, 0, delta)) is not None:
+        return adopted(dense[0], dense[1], out_dtype)  # (a transpose's loss: one compiled pass, laid out as below)
     if compute is float16:
         input, target, compute = input.to(float32), target.to(float32), float32
     elif target._dtype is bool_:  # (the kernel reads it as 0 or 1 of the compute dtype; sub refuses a bool)
@@ -171,6 +174,9 @@ def _huber_fresh(input: Any, target: Any, reduction: Any = "mean", delta: Any = 
         return None
     x, y, info, dt = runs
     dl = delta
+    per = pair_loss(x, y, 0, dl)  # (the same expressions in one compiled pass)
+    if per is not None:
+        return fresh_loss(per, info, dt, reduction)
     token = quiet_set(QUIET)
     try:
         d = np.subtract(x, y)

@@ -48,9 +48,11 @@ from ._common import (
     array_like,
     array_result,
     compute_dtype,
+    dense_pair_loss,
     float_only,
     fresh_loss,
     g_format,
+    pair_loss,
     pair_runs,
     reduction_mode,
     scalar_result,
@@ -676,9 +678,13 @@ def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: An
     if not dt.is_floating_point:
         raise float_only("mse_cpu", dt, "mse_loss")
     compute = compute_dtype(dt)
-    with np.errstate(all="ignore"):
-        diff = input._np().astype(compute, copy=False) - target._np().astype(compute, copy=False)
-        sq = np.broadcast_to(diff * diff, shape)
+    dense = dense_pair_loss(input, target, 2, 0.0)
+    if dense is not None:  # (a transpose's loss: one compiled pass, an array laid out as NumPy's below)
+        sq = np.lib.stride_tricks.as_strided(dense[0], shape, tuple(s * dense[0].itemsize for s in dense[1].strides))
+    else:
+        with np.errstate(all="ignore"):
+            diff = input._np().astype(compute, copy=False) - target._np().astype(compute, copy=False)
+            sq = np.broadcast_to(diff * diff, shape)
     if red == "none":  # laid out as PyTorch's elementwise output over the broadcast operands
         out = _fresh_output(shape, dt, [input, target], dt)
         np.copyto(out._np(), sq, casting="unsafe")
@@ -695,6 +701,9 @@ def _mse_fresh(input: Any, target: Any, size_average: Any = None, reduce: Any = 
     if size_average is not None or reduce is not None or (runs := pair_runs(input, target, reduction)) is None:
         return None
     x, y, info, d = runs
+    per = pair_loss(x, y, 2, 0.0)  # (the same two operations in one compiled pass)
+    if per is not None:
+        return fresh_loss(per, info, d, reduction)
     token = quiet_set(QUIET)
     try:
         diff = np.subtract(x, y)
@@ -783,9 +792,14 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, redu
     if not dt.is_floating_point:
         raise float_only("smooth_l1_cpu", dt, "smooth_l1_loss")
     compute = compute_dtype(dt)
-    with np.errstate(all="ignore"):
-        d = np.abs(input._np().astype(compute, copy=False) - target._np().astype(compute, copy=False))
-        per = np.broadcast_to(np.where(d < b, 0.5 * d * d / (b if b else 1), d - 0.5 * b), shape)
+    dense = dense_pair_loss(input, target, 1, b)
+    if dense is not None:  # (a transpose's loss: one compiled pass, an array laid out as NumPy's below)
+        per = dense[0]
+        per = np.lib.stride_tricks.as_strided(per, shape, tuple(s * per.itemsize for s in dense[1].strides))
+    else:
+        with np.errstate(all="ignore"):
+            d = np.abs(input._np().astype(compute, copy=False) - target._np().astype(compute, copy=False))
+            per = np.broadcast_to(np.where(d < b, 0.5 * d * d / (b if b else 1), d - 0.5 * b), shape)
     if red == "none":
         out = _fresh_output(shape, dt, [input, target], dt)
         np.copyto(out._np(), per, casting="unsafe")
@@ -804,6 +818,9 @@ def _smooth_l1_fresh(input: Any, target: Any, size_average: Any = None, reduce: 
         return None
     x, y, info, dt = runs
     b = beta
+    per = pair_loss(x, y, 1, b)  # (the same expressions in one compiled pass)
+    if per is not None:
+        return fresh_loss(per, info, dt, reduction)
     token = quiet_set(QUIET)
     try:
         d = np.abs(np.subtract(x, y))

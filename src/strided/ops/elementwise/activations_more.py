@@ -56,7 +56,7 @@ from ...kernels.sleef import MISH_T as _MISH_T_OP
 from ...kernels.sleef import SELU as _SELU_OP
 from ...kernels.sleef import SIGMOID as _SIGMOID_OP
 from ...kernels.sleef import flat_call, step, torch_loop
-from ...kernels.torch_loops import GRAIN_SIZE
+from ...kernels.torch_loops import GRAIN_SIZE, piece_length
 from ...opdef import OPDEFS, Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support.front import compiled_front, compiled_inplace, kernel_entry
@@ -135,16 +135,38 @@ def _exact_compiled(code: int) -> Callable[..., np.ndarray | None]:
     return compiled
 
 
+def _pieces_compiled(code: int) -> Callable[..., np.ndarray | None]:
+    """The compiled ``unary_exact`` of ``code`` over a flat run ``x`` cut where PyTorch's loop
+    cuts it: each piece (:func:`strided.kernels.torch_loops.piece_length`: the whole run below
+    GRAIN_SIZE elements or on one thread, else one parallel chunk) is a row of its vector loop, with
+    its own vector blocks and scalar tail, so each piece is one call, its block-dependent words
+    (softshrink's scalar zeros, the hard rows' vector NaNs) placed within that piece. ``params(n)``
+    gives the call's parameters. None where the kernel does not run (then the NumPy forward)."""
+
+    def compiled(x: np.ndarray, *params: float) -> np.ndarray | None:
+        k = native.special()
+        if k is None or x.ndim != 1 or x.dtype not in _TYPED0_DTYPES or not x.flags.c_contiguous:
+            return None
+        n = x.size
+        out = np.empty(n, x.dtype)
+        piece = piece_length(n) or 1
+        for start in range(0, n, piece):  # (a few calls at most: one per chunk)
+            stop = start + piece
+            if not k.unary_exact(x[start:stop], out[start:stop], code, *params):
+                return None
+        return out
+
+    return compiled
+
+
 def _softshrink_compiled(x: np.ndarray, lambd: float) -> np.ndarray | None:
-    """:func:`_softshrink`'s compiled pass on a flat run in one parallel chunk (fewer than
-    GRAIN_SIZE elements: its scalar places are the run's tail of ``n % st`` elements, st the lanes
+    """:func:`_softshrink`'s compiled pass on a flat run, piece by piece (:func:`_pieces_compiled`:
+    each piece's scalar places are its tail of ``len % st`` elements, st the lanes
     :func:`.torch_lanes.scalar_places` counts, 0 for every element); None otherwise (then ``_softshrink``)."""
-    if x.ndim != 1 or x.size >= GRAIN_SIZE:
-        return None
     return _SOFTSHRINK_PASS(x, lambd, lanes(x.dtype, AVX2_PAIR))
 
 
-_SOFTSHRINK_PASS = _exact_compiled(_SOFTSHRINK)
+_SOFTSHRINK_PASS = _pieces_compiled(_SOFTSHRINK)
 
 
 def _exact_front(code: int, *defaults: float,
@@ -168,14 +190,13 @@ def _exact_front(code: int, *defaults: float,
 
 
 def _lanes_compiled(code: int, units: Callable[[DType], tuple[int, bool]]) -> Callable[..., np.ndarray | None]:
-    """hardsigmoid's / hardswish's compiled pass on a flat run in one parallel chunk (fewer than
-    GRAIN_SIZE elements): the forward, then the all-ones NaN word in the vector blocks ``units``
-    gives (:func:`_vector_nans`' places for that run); None otherwise (then the NumPy forward)."""
-    run = _exact_compiled(code)
+    """hardsigmoid's / hardswish's compiled pass on a flat run, piece by piece
+    (:func:`_pieces_compiled`): the forward, then the all-ones NaN word in the vector blocks ``units``
+    gives (:func:`_vector_nans`' places for that run), only where the pass met a NaN; None otherwise
+    (then the NumPy forward)."""
+    run = _pieces_compiled(code)
 
     def compiled(x: np.ndarray) -> np.ndarray | None:
-        if x.ndim != 1 or x.size >= GRAIN_SIZE:
-            return None
         unit, half = units(float32 if x.dtype == np.float32 else float64)
         return run(x, unit, int(half))
 
@@ -695,6 +716,8 @@ def hardsigmoid(input: Tensor) -> Tensor:
 
 def hardsigmoid_(input: Tensor) -> Tensor:
     """In-place :func:`hardsigmoid` (``F.hardsigmoid(x, inplace=True)``)."""
+    if input.__class__ is Tensor and inplace_flat(HARDSIGMOID, input, (), "hardsigmoid_"):
+        return input  # (a plain row-major / dense float32 / float64 run: the compiled pass, copied back)
     return _inplace(HARDSIGMOID, hardsigmoid, input, ())
 
 
@@ -709,6 +732,8 @@ def hardswish(input: Tensor) -> Tensor:
 
 def hardswish_(input: Tensor) -> Tensor:
     """In-place :func:`hardswish` (``F.hardswish(x, inplace=True)``)."""
+    if input.__class__ is Tensor and inplace_flat(HARDSWISH, input, (), "hardswish_"):
+        return input  # (a plain row-major / dense float32 / float64 run: the compiled pass, copied back)
     return _inplace(HARDSWISH, hardswish, input, ())
 
 
