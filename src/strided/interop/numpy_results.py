@@ -77,7 +77,12 @@ def addresses(arr: np.ndarray, x: Any) -> bool:
         root = dispatch.storage_root(x._storage).array
         if np.may_share_memory(arr, root):
             return True
-        return _based_on(arr, own) or (root is not own and _based_on(arr, root))
+        if _based_on(arr, own) or (root is not own and _based_on(arr, root)):
+            return True
+        # (NumPy points a view of a view at the memory's owner: a zero-size view of a storage that
+        # is itself a view (from_numpy's flat run of the caller's array) names that owner, not the
+        # storage; only for zero-size ones, which read no byte outside any buffer)
+        return arr.size == 0 and own.base is not None and _based_on(arr, own.base)
     if isinstance(x, np.ndarray):
         return np.may_share_memory(arr, x) or _based_on(arr, x) or (x.base is not None and _based_on(arr, x.base))
     return False
