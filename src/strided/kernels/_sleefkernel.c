@@ -1457,6 +1457,25 @@ done:
     return answer;
 }
 
+/* ---- float64 log1p (run_d's op 16): ATen's log1p of double is vml's vec::map of
+ * Vectorized<double>::log1p() (SLEEF's xlog1p, u10; MKL's Log1p is not used by vml), so every
+ * element, a row's tail too (a partial vector), takes SLEEF's function, whatever its position
+ * (measured on torch 2.13, AVX512: each element of a 1000-long run equals the same value alone);
+ * under ATen's DEFAULT capability the lanes are std::log1p (step 0: the scalar function). Special
+ * values as measured there: a NaN or x < -1 gives the default NaN 0x7FF8000000000000 (not xlog1p's
+ * all-ones word), -1 -inf, +-0 itself, x beyond 1e307 SLEEF's log. (float64 tanh is vml's MKL
+ * vdTanh, not SLEEF's: not reproduced here.) */
+static inline double sleef_log1p_pt(double d)
+{
+    if (d > -1.0 && d <= 1e307) return d == 0.0 ? d : sleef_log1p_core(d);
+    if (d > 1e307) return sleef_log_or_libm(d);
+    if (d == -1.0) return -INFINITY;
+    uint64_t b = 0x7FF8000000000000ull;  /* (a NaN, or below -1) */
+    double r;
+    memcpy(&r, &b, sizeof r);
+    return r;
+}
+
 /* run_d(x, out, op, run, chunk, step, form): run's loop over C-contiguous float64 buffers, PyTorch's
  * double sigmoid (op 1) and silu (op 2), or SLEEF's exp alone (op 0), or the C library's exp alone
  * (op 3: std::exp, a scalar loop's, for strided.kernels.softmax_dims), or expm1 (op 7: SLEEF's expm1 in
@@ -1474,6 +1493,7 @@ static inline double vec_lane_d(double x, int op)
     if (op == 12 || op == 13) return mish_vec_d(x, op == 12);
     if (op == 14) return gelu_tanh_d(x, 1, 1);
     if (op == 15) return gelu_tanh_d(x, 0, 0);
+    if (op == 16) return sleef_log1p_pt(x);
     double e = sleef_exp(op == 0 ? x : -x);  /* (the lanes' negation flips the sign bit, a NaN's too) */
     if (op == 1) return 1.0 / (1.0 + e);
     if (op == 2) return x / (1.0 + e);
@@ -1491,6 +1511,7 @@ static inline double scalar_lane_d(double x, int op)
     if (op == 12 || op == 13) return mish_scalar_d(x, op == 12);
     if (op == 14) return gelu_tanh_d(x, 0, 1);
     if (op == 15) return gelu_tanh_d(x, 0, 0);
+    if (op == 16) return log1p(x);
     if (op == 1) return 1.0 / (1.0 + exp(-x));
     if (op == 2) return x / (1.0 + exp(-x));
     return sleef_exp(x);  /* (op 0 has no scalar function of PyTorch's: SLEEF's throughout) */
@@ -1537,6 +1558,10 @@ static void vec_block_d(const double *x, double *o, Py_ssize_t m, int op, int wi
         }
 #endif
         mish_block_d(x, o, m, op == 12);
+        return;
+    }
+    if (op == 16) {  /* (float64 log1p: SLEEF's one lane at a time) */
+        for (Py_ssize_t i = 0; i < m; i++) o[i] = sleef_log1p_pt(x[i]);
         return;
     }
     if (op == 15) {  /* (gelu's tanh form under ATen's DEFAULT capability: the scalar function throughout) */
@@ -1598,11 +1623,11 @@ static PyObject *py_run_d(PyObject *self, PyObject *const *args, Py_ssize_t narg
     if (nargs == 7) {  /* (ops 4 to 6 are float32's alone) */
         long op = PyLong_AsLong(args[2]);
         if (op >= 4 && op <= 6) {
-            PyErr_Format(PyExc_ValueError, "run_d: op must be 0 to 3 or 7 to 15 (got %ld)", op);
+            PyErr_Format(PyExc_ValueError, "run_d: op must be 0 to 3 or 7 to 16 (got %ld)", op);
             return NULL;
         }
     }
-    return run_loop(args, nargs, "run_d", "d", 15, vec_piece_d, scalar_piece_d);
+    return run_loop(args, nargs, "run_d", "d", 16, vec_piece_d, scalar_piece_d);
 }
 
 /* mish_grad(x, g, t, s, out, fused): PyTorch's mish_backward of flat C-contiguous buffers of one length and
