@@ -131,3 +131,19 @@ def test_log1p_float64_other_capabilities_bits(capability: str) -> None:
     assert done.returncode == 0, done.stderr[-2000:]
     line = done.stdout.strip().splitlines()[-1]
     assert line.startswith("BAD 0 "), line
+
+
+@needs_kernel
+@pytest.mark.parametrize("form", [0, 1])
+def test_log1p_float64_kernel_forms_bits(form: int) -> None:
+    """run_d's LOG1P_D in its one-lane (form 0) and AVX-512 (form 1: eight lanes, special lanes
+    redone one at a time) forms: torch's bits, whatever the run's length."""
+    from strided.kernels.sleef import LOG1P_D
+    k = native.sleef()
+    rng = np.random.default_rng(40)
+    for n in _LENGTHS:
+        x = _values(n, rng)
+        out = np.empty_like(x)
+        if not k.run_d(x, out, LOG1P_D, 0, 0, -1, form):
+            pytest.skip("no AVX-512F on this CPU")
+        _same(strided.from_numpy(out), torch.from_numpy(x).log1p())

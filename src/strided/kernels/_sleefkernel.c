@@ -1476,6 +1476,38 @@ static inline double sleef_log1p_pt(double d)
     return r;
 }
 
+/* op 16's lanes one at a time (the FMA clone: the core's fma one instruction each; the same bits) */
+SLEEF_LOG_CLONES static void log1p_block_d(const double *x, double *o, Py_ssize_t m)
+{
+    for (Py_ssize_t i = 0; i < m; i++) o[i] = sleef_log1p_pt(x[i]);
+}
+
+#if HAVE_X86
+/* eight lanes by the AVX-512 core (sleef_log1p8_unit: the one-lane core's steps, any d in (-1, 1e307]);
+ * a lane outside that range, or +-0, is redone by sleef_log1p_pt (rare: the same bits) */
+__attribute__((target("avx512f"))) static void log1p_block8_d(const double *x, double *o, Py_ssize_t m)
+{
+    Py_ssize_t i = 0;
+    const __m512d lo = _mm512_set1_pd(-1.0), hi = _mm512_set1_pd(1e307), zero = _mm512_setzero_pd();
+    for (; i + 8 <= m; i += 8) {
+        __m512d d = _mm512_loadu_pd(x + i);
+        __mmask8 ok = _mm512_cmp_pd_mask(d, lo, _CMP_GT_OQ) & _mm512_cmp_pd_mask(d, hi, _CMP_LE_OQ)
+                      & _mm512_cmp_pd_mask(d, zero, _CMP_NEQ_OQ);
+        __m512d r = sleef_log1p8_unit(_mm512_mask_mov_pd(zero, ok, d));
+        if (ok != 0xFF) {  /* (from copies of the lanes: o may be x itself, in place) */
+            double dv[8], rv[8];
+            _mm512_storeu_pd(dv, d);
+            _mm512_storeu_pd(rv, r);
+            for (int j = 0; j < 8; j++)
+                if (!(ok >> j & 1)) rv[j] = sleef_log1p_pt(dv[j]);
+            r = _mm512_loadu_pd(rv);
+        }
+        _mm512_storeu_pd(o + i, r);
+    }
+    for (; i < m; i++) o[i] = sleef_log1p_pt(x[i]);
+}
+#endif
+
 /* run_d(x, out, op, run, chunk, step, form): run's loop over C-contiguous float64 buffers, PyTorch's
  * double sigmoid (op 1) and silu (op 2), or SLEEF's exp alone (op 0), or the C library's exp alone
  * (op 3: std::exp, a scalar loop's, for strided.kernels.softmax_dims), or expm1 (op 7: SLEEF's expm1 in
@@ -1560,8 +1592,14 @@ static void vec_block_d(const double *x, double *o, Py_ssize_t m, int op, int wi
         mish_block_d(x, o, m, op == 12);
         return;
     }
-    if (op == 16) {  /* (float64 log1p: SLEEF's one lane at a time) */
-        for (Py_ssize_t i = 0; i < m; i++) o[i] = sleef_log1p_pt(x[i]);
+    if (op == 16) {  /* (float64 log1p: eight lanes where AVX-512, else the one-lane form: the same bits) */
+#if HAVE_X86
+        if (wide) {
+            log1p_block8_d(x, o, m);
+            return;
+        }
+#endif
+        log1p_block_d(x, o, m);
         return;
     }
     if (op == 15) {  /* (gelu's tanh form under ATen's DEFAULT capability: the scalar function throughout) */
