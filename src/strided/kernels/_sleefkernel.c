@@ -1492,6 +1492,57 @@ done:
     return answer;
 }
 
+/* ---- float64 log1p (run_d's op 16): ATen's log1p of double is vml's vec::map of
+ * Vectorized<double>::log1p() (SLEEF's xlog1p, u10; MKL's Log1p is not used by vml), so every
+ * element, a row's tail too (a partial vector), takes SLEEF's function, whatever its position
+ * (measured on torch 2.13, AVX512: each element of a 1000-long run equals the same value alone);
+ * under ATen's DEFAULT capability the lanes are std::log1p (step 0: the scalar function). Special
+ * values as measured there: a NaN or x < -1 gives the default NaN 0x7FF8000000000000 (not xlog1p's
+ * all-ones word), -1 -inf, +-0 itself, x beyond 1e307 SLEEF's log. (float64 tanh is vml's MKL
+ * vdTanh, not SLEEF's: not reproduced here.) */
+static inline double sleef_log1p_pt(double d)
+{
+    if (d > -1.0 && d <= 1e307) return d == 0.0 ? d : sleef_log1p_core(d);
+    if (d > 1e307) return sleef_log_or_libm(d);
+    if (d == -1.0) return -INFINITY;
+    uint64_t b = 0x7FF8000000000000ull;  /* (a NaN, or below -1) */
+    double r;
+    memcpy(&r, &b, sizeof r);
+    return r;
+}
+
+/* op 16's lanes one at a time (the FMA clone: the core's fma one instruction each; the same bits) */
+SLEEF_LOG_CLONES static void log1p_block_d(const double *x, double *o, Py_ssize_t m)
+{
+    for (Py_ssize_t i = 0; i < m; i++) o[i] = sleef_log1p_pt(x[i]);
+}
+
+#if HAVE_X86
+/* eight lanes by the AVX-512 core (sleef_log1p8_unit: the one-lane core's steps, any d in (-1, 1e307]);
+ * a lane outside that range, or +-0, is redone by sleef_log1p_pt (rare: the same bits) */
+__attribute__((target("avx512f"))) static void log1p_block8_d(const double *x, double *o, Py_ssize_t m)
+{
+    Py_ssize_t i = 0;
+    const __m512d lo = _mm512_set1_pd(-1.0), hi = _mm512_set1_pd(1e307), zero = _mm512_setzero_pd();
+    for (; i + 8 <= m; i += 8) {
+        __m512d d = _mm512_loadu_pd(x + i);
+        __mmask8 ok = _mm512_cmp_pd_mask(d, lo, _CMP_GT_OQ) & _mm512_cmp_pd_mask(d, hi, _CMP_LE_OQ)
+                      & _mm512_cmp_pd_mask(d, zero, _CMP_NEQ_OQ);
+        __m512d r = sleef_log1p8_unit(_mm512_mask_mov_pd(zero, ok, d));
+        if (ok != 0xFF) {  /* (from copies of the lanes: o may be x itself, in place) */
+            double dv[8], rv[8];
+            _mm512_storeu_pd(dv, d);
+            _mm512_storeu_pd(rv, r);
+            for (int j = 0; j < 8; j++)
+                if (!(ok >> j & 1)) rv[j] = sleef_log1p_pt(dv[j]);
+            r = _mm512_loadu_pd(rv);
+        }
+        _mm512_storeu_pd(o + i, r);
+    }
+    for (; i < m; i++) o[i] = sleef_log1p_pt(x[i]);
+}
+#endif
+
 /* run_d(x, out, op, run, chunk, step, form): run's loop over C-contiguous float64 buffers, PyTorch's
  * double sigmoid (op 1) and silu (op 2), or SLEEF's exp alone (op 0), or the C library's exp alone
  * (op 3: std::exp, a scalar loop's, for strided.kernels.softmax_dims), or expm1 (op 7: SLEEF's expm1 in
@@ -1509,6 +1560,7 @@ static inline double vec_lane_d(double x, int op)
     if (op == 12 || op == 13) return mish_vec_d(x, op == 12);
     if (op == 14) return gelu_tanh_d(x, 1, 1);
     if (op == 15) return gelu_tanh_d(x, 0, 0);
+    if (op == 16) return sleef_log1p_pt(x);
     double e = sleef_exp(op == 0 ? x : -x);  /* (the lanes' negation flips the sign bit, a NaN's too) */
     if (op == 1) return 1.0 / (1.0 + e);
     if (op == 2) return x / (1.0 + e);
@@ -1526,6 +1578,7 @@ static inline double scalar_lane_d(double x, int op)
     if (op == 12 || op == 13) return mish_scalar_d(x, op == 12);
     if (op == 14) return gelu_tanh_d(x, 0, 1);
     if (op == 15) return gelu_tanh_d(x, 0, 0);
+    if (op == 16) return log1p(x);
     if (op == 1) return 1.0 / (1.0 + exp(-x));
     if (op == 2) return x / (1.0 + exp(-x));
     return sleef_exp(x);  /* (op 0 has no scalar function of PyTorch's: SLEEF's throughout) */
@@ -1572,6 +1625,16 @@ static void vec_block_d(const double *x, double *o, Py_ssize_t m, int op, int wi
         }
 #endif
         mish_block_d(x, o, m, op == 12);
+        return;
+    }
+    if (op == 16) {  /* (float64 log1p: eight lanes where AVX-512, else the one-lane form: the same bits) */
+#if HAVE_X86
+        if (wide) {
+            log1p_block8_d(x, o, m);
+            return;
+        }
+#endif
+        log1p_block_d(x, o, m);
         return;
     }
     if (op == 15) {  /* (gelu's tanh form under ATen's DEFAULT capability: the scalar function throughout) */
@@ -1633,11 +1696,11 @@ static PyObject *py_run_d(PyObject *self, PyObject *const *args, Py_ssize_t narg
     if (nargs == 7) {  /* (ops 4 to 6 are float32's alone) */
         long op = PyLong_AsLong(args[2]);
         if (op >= 4 && op <= 6) {
-            PyErr_Format(PyExc_ValueError, "run_d: op must be 0 to 3 or 7 to 15 (got %ld)", op);
+            PyErr_Format(PyExc_ValueError, "run_d: op must be 0 to 3 or 7 to 16 (got %ld)", op);
             return NULL;
         }
     }
-    return run_loop(args, nargs, "run_d", "d", 15, vec_piece_d, scalar_piece_d);
+    return run_loop(args, nargs, "run_d", "d", 16, vec_piece_d, scalar_piece_d);
 }
 
 /* mish_grad(x, g, t, s, out, fused): PyTorch's mish_backward of flat C-contiguous buffers of one length and

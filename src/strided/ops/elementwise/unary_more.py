@@ -47,7 +47,8 @@ from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quie
 from ...kernels.memory import dense_run
 from ...kernels.reduced_nans import VML_ALL_ONES, all_ones_nans
 from ...kernels.sleef import EXPM1 as _EXPM1_OP
-from ...kernels.sleef import expm1_map, flat_call
+from ...kernels.sleef import LOG1P_D as _LOG1P_D_OP
+from ...kernels.sleef import expm1_map, flat_call, log1p_float64
 from ...kernels.torch_loops import GRAIN_SIZE, scalar_loop_mask, torch_vector_bytes
 from ...opdef import Kind, declare
 from ...tensor import Tensor
@@ -132,6 +133,23 @@ def _expm1(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
 
 
 _expm1_rest = _complex_c10(np.expm1, complex_forms.EXPM1)
+
+
+def _log1p(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
+    """log1p: PyTorch's float64 bits (:func:`strided.kernels.sleef.log1p_float64`, SLEEF's log1p at
+    every element as its vec::map) where the compiled kernel runs and the result is float64 (an
+    integer or bool input converted first); else :func:`_complex_c10`'s (float32: NumPy's log1p)."""
+    if compute.char == "d" and out.dtype == compute and x.dtype.kind in "biuf":
+        xf = x if x.dtype == compute else (x.astype(compute) if x.dtype.kind != "f" else None)
+        res = log1p_float64(xf, out) if xf is not None else None
+        if res is not None:
+            if res is not out:
+                np.copyto(out, res)
+            return
+    _log1p_rest(x, out, compute, d)
+
+
+_log1p_rest = _complex_c10(np.log1p, complex_forms.LOG1P)
 
 
 def _angle(uf: np.ufunc, num: float, den: float) -> Kernel:
@@ -655,7 +673,7 @@ TABLE: tuple[MoreUnary, ...] = (
     MoreUnary("sgn", _sign, "same", out_same_dtype="always"),
     MoreUnary("square", _square, "same", bool_to_long=True),
     MoreUnary("nan_to_num", _nan_to_num, "same", like="always"),
-    _float("log1p", _complex_c10(np.log1p, complex_forms.LOG1P)),
+    _float("log1p", _log1p),
     _float("expm1", _expm1),
     _float("log2", _complex_c10(np.log2, complex_forms.LOG2)),
     _float("log10", _complex_c10(np.log10, complex_forms.LOG10)),
@@ -761,12 +779,19 @@ _FRESH: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "sign": lambda x: _sign_fresh(x),
     "sgn": lambda x: _sgn_fresh(x),
     "square": lambda x: np.square(x),  # (float32/float64: _square's np.square, x * x's bits)
-    "log1p": np.log1p, "expm1": lambda x: _expm1_fresh(x), "log2": np.log2, "log10": np.log10, "exp2": np.exp2,
+    "log1p": lambda x: _log1p_fresh(x), "expm1": lambda x: _expm1_fresh(x), "log2": np.log2, "log10": np.log10, "exp2": np.exp2,
     "rsqrt": lambda x: _rsqrt_fresh(x),
     "reciprocal": _reciprocal_fresh,
     "sinc": _sinc_fresh, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh,
     "cosh": np.cosh, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
 }
+def _log1p_fresh(x: np.ndarray) -> np.ndarray:
+    """log1p of a flat run: :func:`_log1p`'s (float64: SLEEF's at every element where the kernel
+    runs), else NumPy's."""
+    r = log1p_float64(x)
+    return np.log1p(x) if r is None else r
+
+
 def _expm1_fresh(x: np.ndarray) -> np.ndarray:
     """expm1 of a flat run: :func:`_expm1`'s (SLEEF's at every element where the kernel runs: an
     unaligned run too, read from an aligned copy), else NumPy's."""
@@ -798,7 +823,7 @@ def _frac_first(x: np.ndarray) -> np.ndarray | None:
 # the ops whose fresh function is one compiled pass (the codes of _sign_fresh and _rsqrt_fresh)
 # (expm1: SLEEF's at every element, expm1_map; None where not built: then _FRESH's np.expm1)
 _FIRST = {"sign": _unary_exact_first(0), "rsqrt": _unary_exact_first(3), "frac": _frac_first,  # (see _FIRST_CODES)
-          "expm1": lambda x: expm1_map(x)}
+          "expm1": lambda x: expm1_map(x), "log1p": lambda x: log1p_float64(x)}
 # the special functions: called without quiet_call (see _special_fresh)
 def _logit_fresh(x: np.ndarray) -> np.ndarray:
     """``logit(x)`` without eps of a flat float32 / float64 run into a fresh array: the forward's
@@ -1567,8 +1592,8 @@ def _front_kernel(name: str, dtype: np.dtype) -> tuple | None:
         return kernel_entry(getattr(k, "logit_np", None), (), dtype)
     if name == "frac":
         return kernel_entry(getattr(k, "frac", None), (), dtype)
-    if name == "expm1":  # (expm1_map's call on a flat run: the sleef kernel's, SLEEF's at every element)
-        call = flat_call(_EXPM1_OP, dtype, elementwise=True)
+    if name == "expm1" or name == "log1p":  # (expm1_map's / log1p_float64's call on a flat run: the sleef kernel's)
+        call = flat_call(_EXPM1_OP if name == "expm1" else _LOG1P_D_OP, dtype, elementwise=True)
         return None if call is None else kernel_entry(*call[:2], dtype, call[2])
     if name in _FP_TEST_CODES:  # (a bool result; fp_test refuses an x not aligned to its element)
         return kernel_entry(getattr(k, "fp_test", None), (_FP_TEST_CODES[name],), _BOOL_NP)
