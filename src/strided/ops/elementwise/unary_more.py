@@ -117,39 +117,31 @@ def _complex_c10(uf: np.ufunc, kind: int) -> Kernel:
     return run
 
 
-def _expm1(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
-    """expm1: PyTorch's float32 / float64 bits (:func:`strided.kernels.sleef.expm1_map`, SLEEF's
-    expm1 at every element as its vec::map) where the compiled kernel runs and the result is of
-    the compute dtype (an integer or bool input converted first, as PyTorch converts it); else
-    :func:`_complex_c10`'s (complex: c10's formula; float16: NumPy's expm1 in float32)."""
-    if compute.char in "fd" and out.dtype == compute and x.dtype.kind in "biuf":
-        xf = x if x.dtype == compute else (x.astype(compute) if x.dtype.kind != "f" else None)
-        res = expm1_map(xf, out) if xf is not None else None
-        if res is not None:
-            if res is not out:
-                np.copyto(out, res)
-            return
-    _expm1_rest(x, out, compute, d)
+def _sleef_map(run: Callable[[np.ndarray, np.ndarray], np.ndarray | None], chars: str,
+               rest: Kernel) -> Kernel:
+    """A kernel giving PyTorch's bits through ``run`` (a SLEEF vec::map over every element, None
+    where the compiled kernel does not run) when the compute dtype is one of ``chars`` and the
+    result is of it (an integer or bool input converted first, as PyTorch converts it); else
+    ``rest``'s."""
+
+    def kernel(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
+        if compute.char in chars and out.dtype == compute and x.dtype.kind in "biuf":
+            xf = x if x.dtype == compute else (x.astype(compute) if x.dtype.kind != "f" else None)
+            res = run(xf, out) if xf is not None else None
+            if res is not None:
+                if res is not out:
+                    np.copyto(out, res)
+                return
+        rest(x, out, compute, d)
+
+    return kernel
 
 
-_expm1_rest = _complex_c10(np.expm1, complex_forms.EXPM1)
-
-
-def _log1p(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
-    """log1p: PyTorch's float64 bits (:func:`strided.kernels.sleef.log1p_float64`, SLEEF's log1p at
-    every element as its vec::map) where the compiled kernel runs and the result is float64 (an
-    integer or bool input converted first); else :func:`_complex_c10`'s (float32: NumPy's log1p)."""
-    if compute.char == "d" and out.dtype == compute and x.dtype.kind in "biuf":
-        xf = x if x.dtype == compute else (x.astype(compute) if x.dtype.kind != "f" else None)
-        res = log1p_float64(xf, out) if xf is not None else None
-        if res is not None:
-            if res is not out:
-                np.copyto(out, res)
-            return
-    _log1p_rest(x, out, compute, d)
-
-
-_log1p_rest = _complex_c10(np.log1p, complex_forms.LOG1P)
+# expm1: float32 / float64 through SLEEF's expm1 (strided.kernels.sleef.expm1_map); complex:
+# c10's formula, float16: NumPy's expm1 in float32
+_expm1 = _sleef_map(expm1_map, "fd", _complex_c10(np.expm1, complex_forms.EXPM1))
+# log1p: float64 through SLEEF's log1p (strided.kernels.sleef.log1p_float64); float32: NumPy's
+_log1p = _sleef_map(log1p_float64, "d", _complex_c10(np.log1p, complex_forms.LOG1P))
 
 
 def _angle(uf: np.ufunc, num: float, den: float) -> Kernel:
