@@ -1311,6 +1311,162 @@ end:
 
 #include "_lapack_calls.h"
 
+/* ---------------------------------------------------------------- conv2d's depthwise products
+ * conv2d_depthwise(x, w, b, out, ph, pw, sh, dh, dw): a 2-D convolution whose every group has one
+ * input and one output channel (groups == C == O: one channel convolved with one (1, 1, kH, kW)
+ * weight, width stride 1), written into ``out`` (N, O, OH, OW), the bits of
+ * strided.nn.functional.conv.contract_rows' depthwise branch: per output element the products
+ * x * w of the kernel offsets in np.ndindex order (rows outer), the first one the running total,
+ * each later one added to it (np.multiply, then ``total += part``: one IEEE multiply and one add
+ * each, nothing fused: -ffp-contract=off), then ``+ b`` (one add) where a bias is given. The
+ * padding is F.pad's +0.0 read in place (the same products with a zero). x, w, b: any strides;
+ * out: writeable. Returns True, or False where an element came out NaN (a NaN's payload is the
+ * operand order's, which NumPy's SIMD loops choose: the caller's NumPy path then recomputes). */
+#define CONV_DW(T)                                                                                      \
+    {                                                                                                   \
+        T *acc = (T *)row;                                                                              \
+        for (Py_ssize_t n = 0; n < N; n++)                                                              \
+            for (Py_ssize_t c = 0; c < C; c++) {                                                        \
+                const char *xc = xb + n * xs[0] + c * xs[1];                                            \
+                const char *wc = wb + c * ws[0];                                                        \
+                T bias = hb ? *(const T *)(bb + c * bs) : (T)0;                                         \
+                char *oc = ob + n * os[0] + c * os[1];                                                  \
+                for (Py_ssize_t oh = 0; oh < OH; oh++) {                                                \
+                    for (Py_ssize_t i = 0; i < KH; i++) {                                               \
+                        Py_ssize_t r = oh * sh + i * dh - ph;                                           \
+                        int rin = r >= 0 && r < H;                                                      \
+                        const char *xr = rin ? xc + r * xs[2] : xc;                                                \
+                        for (Py_ssize_t j = 0; j < KW; j++) {                                           \
+                            T wv = *(const T *)(wc + i * ws[2] + j * ws[3]);                            \
+                            T zp = (T)0 * wv; /* (a padded zero's product) */                           \
+                            Py_ssize_t q0 = j * dw - pw, lo = 0, hi = 0;                                \
+                            if (rin) {                                                                  \
+                                lo = q0 < 0 ? -q0 : 0;                                                  \
+                                hi = W - q0 < OW ? W - q0 : OW;                                         \
+                                if (hi < lo)                                                            \
+                                    hi = lo;                                                            \
+                            }                                                                           \
+                            if (i == 0 && j == 0) {                                                     \
+                                for (Py_ssize_t ow = 0; ow < lo; ow++)                                  \
+                                    acc[ow] = zp;                                                       \
+                                if (unit)                                                               \
+                                    for (Py_ssize_t ow = lo; ow < hi; ow++)                             \
+                                        acc[ow] = ((const T *)xr)[ow + q0] * wv;                        \
+                                else                                                                    \
+                                    for (Py_ssize_t ow = lo; ow < hi; ow++)                             \
+                                        acc[ow] = *(const T *)(xr + (ow + q0) * xs[3]) * wv;            \
+                                for (Py_ssize_t ow = hi; ow < OW; ow++)                                 \
+                                    acc[ow] = zp;                                                       \
+                            } else {                                                                    \
+                                for (Py_ssize_t ow = 0; ow < lo; ow++)                                  \
+                                    acc[ow] = acc[ow] + zp;                                             \
+                                if (unit)                                                               \
+                                    for (Py_ssize_t ow = lo; ow < hi; ow++)                             \
+                                        acc[ow] = acc[ow] + ((const T *)xr)[ow + q0] * wv;              \
+                                else                                                                    \
+                                    for (Py_ssize_t ow = lo; ow < hi; ow++)                             \
+                                        acc[ow] = acc[ow] + *(const T *)(xr + (ow + q0) * xs[3]) * wv;  \
+                                for (Py_ssize_t ow = hi; ow < OW; ow++)                                 \
+                                    acc[ow] = acc[ow] + zp;                                             \
+                            }                                                                           \
+                        }                                                                               \
+                    }                                                                                   \
+                    T *orow = (T *)(oc + oh * os[2]);                                                   \
+                    if (hb)                                                                             \
+                        for (Py_ssize_t ow = 0; ow < OW; ow++)                                          \
+                            acc[ow] = acc[ow] + bias;                                                   \
+                    for (Py_ssize_t ow = 0; ow < OW; ow++)                                              \
+                        nan |= acc[ow] != acc[ow];                                                      \
+                    if (os[3] == (Py_ssize_t)sizeof(T))                                                 \
+                        memcpy(orow, acc, OW * sizeof(T));                                              \
+                    else                                                                                \
+                        for (Py_ssize_t ow = 0; ow < OW; ow++)                                          \
+                            *(T *)((char *)orow + ow * os[3]) = acc[ow];                                \
+                }                                                                               \
+            }                                                                                           \
+    }
+
+static PyObject *py_conv2d_depthwise(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 9) {
+        PyErr_SetString(PyExc_TypeError, "conv2d_depthwise(x, w, b, out, ph, pw, sh, dh, dw)");
+        return NULL;
+    }
+    Py_ssize_t v[5];
+    for (int k = 0; k < 5; k++) {
+        v[k] = PyLong_AsSsize_t(args[4 + k]);
+        if (v[k] == -1 && PyErr_Occurred())
+            return NULL;
+    }
+    Py_ssize_t ph = v[0], pw = v[1], sh = v[2], dh = v[3], dw = v[4];
+    Py_buffer bx, bw, bbias, bo;
+    int hb = args[2] != Py_None, got = 0, nan = 0;
+    PyObject *answer = NULL;
+    if (PyObject_GetBuffer(args[0], &bx, PyBUF_STRIDES | PyBUF_FORMAT) < 0)
+        return NULL;
+    got = 1;
+    if (PyObject_GetBuffer(args[1], &bw, PyBUF_STRIDES | PyBUF_FORMAT) < 0)
+        goto done;
+    got = 2;
+    if (hb) {
+        if (PyObject_GetBuffer(args[2], &bbias, PyBUF_STRIDES | PyBUF_FORMAT) < 0)
+            goto done;
+    }
+    got = 3;
+    if (PyObject_GetBuffer(args[3], &bo, PyBUF_STRIDES | PyBUF_FORMAT | PyBUF_WRITABLE) < 0)
+        goto done;
+    got = 4;
+    Py_ssize_t it = bx.itemsize;
+    char f = bx.format[strlen(bx.format) - 1];
+    if (bx.ndim != 4 || bw.ndim != 4 || bo.ndim != 4 || (hb && bbias.ndim != 1) || !(f == 'f' || f == 'd')
+        || (f == 'f' ? it != 4 : it != 8) || bw.itemsize != it || bo.itemsize != it || (hb && bbias.itemsize != it)
+        || bw.format[strlen(bw.format) - 1] != f || bo.format[strlen(bo.format) - 1] != f
+        || (hb && bbias.format[strlen(bbias.format) - 1] != f)) {
+        PyErr_SetString(PyExc_ValueError, "conv2d_depthwise: 4-D float32/float64 arrays of one dtype");
+        goto done;
+    }
+    Py_ssize_t N = bx.shape[0], C = bx.shape[1], H = bx.shape[2], W = bx.shape[3];
+    Py_ssize_t KH = bw.shape[2], KW = bw.shape[3], OH = bo.shape[2], OW = bo.shape[3];
+    if (bw.shape[0] != C || bw.shape[1] != 1 || bo.shape[0] != N || bo.shape[1] != C || (hb && bbias.shape[0] != C)
+        || KH < 1 || KW < 1 || sh < 1 || dh < 1 || dw < 1 || ph < 0 || pw < 0
+        || (OH - 1) * sh + (KH - 1) * dh >= H + 2 * ph || (OW - 1) + (KW - 1) * dw >= W + 2 * pw) {
+        PyErr_SetString(PyExc_ValueError, "conv2d_depthwise: sizes do not match");
+        goto done;
+    }
+    {
+        const char *xb = bx.buf, *wb = bw.buf, *bb = hb ? bbias.buf : NULL;
+        char *ob = bo.buf;
+        const Py_ssize_t *xs = bx.strides, *ws = bw.strides, *os = bo.strides;
+        Py_ssize_t bs = hb ? bbias.strides[0] : 0;
+        int unit = xs[3] == it;
+        double stack[256];
+        void *row = OW * it <= (Py_ssize_t)sizeof stack ? (void *)stack : PyMem_Malloc(OW * it);
+        if (row == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        if (f == 'f') {
+            CONV_DW(float)
+        } else {
+            CONV_DW(double)
+        }
+        if (row != (void *)stack)
+            PyMem_Free(row);
+    }
+    answer = nan ? Py_False : Py_True;
+    Py_INCREF(answer);
+done:
+    if (got >= 4)
+        PyBuffer_Release(&bo);
+    if (got >= 3 && hb)
+        PyBuffer_Release(&bbias);
+    if (got >= 2)
+        PyBuffer_Release(&bw);
+    PyBuffer_Release(&bx);
+    return answer;
+}
+#undef CONV_DW
+
 static PyMethodDef methods[] = {
     {"lapack_setup", py_lapack_setup, METH_VARARGS,
      "lapack_setup(numpy_empty, float32, float64, int32, dpotrf, dsyevd, dgeqrf, dorgqr, dgesdd, sgelsy, dgelsy, "
@@ -1361,6 +1517,9 @@ static PyMethodDef methods[] = {
     {"scale_add", (PyCFunction)(void (*)(void))py_scale_add, METH_FASTCALL,
      "scale_add(result, input, beta, alpha): result = result * alpha + input * beta in place, as "
      "NumPy's ufuncs round it; None (nothing written), or whether a zero is among the results."},
+    {"conv2d_depthwise", (PyCFunction)(void (*)(void))py_conv2d_depthwise, METH_FASTCALL,
+     "conv2d_depthwise(x, w, b, out, ph, pw, sh, dh, dw): a depthwise conv2d (one channel per group, width "
+     "stride 1) into out, contract_rows' multiply-then-add bits; False where a NaN came out."},
     {NULL, NULL, 0, NULL},
 };
 

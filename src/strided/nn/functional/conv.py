@@ -25,6 +25,7 @@ ops (pad, slices, einsum, stack), so a second backward differentiates them again
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,11 +33,12 @@ import numpy as np
 
 from ...args import int_arg
 from ...dispatch import report, result
-from ...dtypes import TORCH_NAME, bool_
+from ...dtypes import TORCH_NAME, bool_, float32, float64
 from ...errors import StridedNotImplementedError, StridedRuntimeError, join_lines
-from ...grad_mode import GRAD_MODE, requires_grad
+from ...grad_mode import GRAD_MODE, SUBCLASSES, requires_grad
 from ...gradients import seal
 from ...kernels.listeners import OPEN, emit_step
+from ...kernels.native import _compiled
 from ...layout import channels_last_strides
 from ...layout.formats import suggest_format
 from ...opdef import Kind, declare
@@ -197,6 +199,53 @@ def _geometry(op: str, nsp: int, input: Tensor, weight: Tensor, bias: Tensor | N
     return ConvGeometry(batched, n, c, spatial, o, groups, kernel, st, dl, pads, out)
 
 
+def _plain_ints(value: Any, nsp: int) -> tuple[int, ...] | None:
+    """``value`` (stride, padding or dilation) as :func:`_geometry` reads it, for the plain
+    spellings only: an int, or a list or tuple of one or ``nsp`` ints; None for anything else."""
+    if value.__class__ is int:
+        return (value,) * nsp
+    if value.__class__ is tuple or value.__class__ is list:
+        for v in value:
+            if v.__class__ is not int:
+                return None
+        if len(value) == nsp:
+            return tuple(value)
+        if len(value) == 1:
+            return (value[0],) * nsp
+    return None
+
+
+def _plain_geometry(nsp: int, input: Any, weight: Any, bias: Any, stride: Any, padding: Any, dilation: Any,
+                    groups: Any) -> ConvGeometry | None:
+    """:func:`_geometry`'s result for the common call, without its general parsing: a batched
+    float32/float64 input, a weight of ``nsp`` kernel dims, one dtype, plain ints (see
+    :func:`_plain_ints`; no padding string) that pass every check of :func:`_geometry`. None for
+    any other call (nothing checked is reported): :func:`_geometry` then reads it, with its errors."""
+    if not isinstance(input, Tensor) or not isinstance(weight, Tensor) or (
+            bias is not None and not isinstance(bias, Tensor)):
+        return None
+    d = input._dtype
+    if (d is not float32 and d is not float64) or weight._dtype is not d or (bias is not None and bias._dtype is not d):
+        return None
+    shape, wshape = input._layout.shape, weight._layout.shape
+    if len(shape) != nsp + 2 or len(wshape) != nsp + 2 or groups.__class__ is not int or groups <= 0:
+        return None
+    st, pd, dl = _plain_ints(stride, nsp), _plain_ints(padding, nsp), _plain_ints(dilation, nsp)
+    if st is None or pd is None or dl is None or min(st) <= 0 or min(pd) < 0 or min(dl) <= 0:
+        return None
+    o, c = wshape[0], shape[1]
+    if o % groups or c != wshape[1] * groups or (bias is not None and bias._layout.shape != (o,)):
+        return None
+    spatial, kernel = shape[2:], wshape[2:]
+    out = []
+    for size, p, kk, s, dd in zip(spatial, pd, kernel, st, dl):
+        span = dd * (kk - 1) + 1
+        if size + 2 * p < span:
+            return None
+        out.append((size + 2 * p - span) // s + 1)  # (out_size's count)
+    return ConvGeometry(True, shape[0], c, spatial, o, groups, kernel, st, dl, tuple((p, p) for p in pd), tuple(out))
+
+
 def _channels_last(x: Tensor) -> bool:
     """Whether a batched 2-D input is laid out channels_last (PyTorch's suggest_memory_format: the
     result keeps it)."""
@@ -270,32 +319,36 @@ def contract_per_offset(xw: np.ndarray, w: np.ndarray, groups: int, acc: np.dtyp
     that offset in place, accumulated: (N, G, O / G, *out), a view of the sum. Its matrices are
     (out[-1], C / G) @ (C / G, O / G) when the channels have unit stride (channels_last), else
     (O / G, C / G) @ (C / G, out[-1]): each the orientation BLAS reads without a copy."""
-    k = (w.ndim - 2)
-    nsp = k
+    nsp = w.ndim - 2
     xg = _grouped(xw, groups)  # (N, G, Cg, *out, *kernel)
-    k_axes = tuple(range(3, 3 + nsp))
+    # (np.moveaxis's views as the transposes it makes, without its axis normalisation: a third
+    # of a small convolution's time)
     # (*kernel, G, Og, Cg): each offset's weight slice contiguous (a small temporary BLAS can read)
-    wg = np.ascontiguousarray(np.moveaxis(w.reshape(groups, w.shape[0] // groups, *w.shape[1:]), k_axes,
-                                          tuple(range(nsp))), dtype=acc)
+    wg = np.ascontiguousarray(w.reshape(groups, w.shape[0] // groups, *w.shape[1:]).transpose(
+        *range(3, 3 + nsp), 0, 1, 2), dtype=acc)
     unit_channels = xg.strides[2] == xg.itemsize and xg.shape[2] > 1
+    rest = tuple(range(3, 3 + nsp))  # (the out dims of each offset's (N, G, Cg, *out) slice)
+    # unit channels: Cg last ((..., out[-1], Cg) @ (Cg, Og)); else Cg before out[-1] ((Og, Cg) @ (..., Cg, out[-1]))
+    order = (0, 1, *rest, 2) if unit_channels else (0, 1, *rest[:-1], 2, rest[-1])
+    lead = (1, groups, *([1] * (nsp - 1)))
     total = None
-    for offset in np.ndindex(*w.shape[2:]):
+    for offset in itertools.product(*[range(k) for k in w.shape[2:]]):  # (np.ndindex's order)
         xk = xg[(Ellipsis, *offset)]  # (N, G, Cg, *out): the windows' elements at this offset
         wk = wg[offset]  # (G, Og, Cg)
         if unit_channels:  # (..., out[-1], Cg) @ (Cg, Og)
-            a = np.moveaxis(xk, 2, -1)
-            b = np.swapaxes(wk, -1, -2).reshape(1, groups, *([1] * (nsp - 1)), *wk.shape[2:0:-1])
-            part = np.matmul(a, b, dtype=acc)
+            part = np.matmul(xk.transpose(order), np.swapaxes(wk, -1, -2).reshape(*lead, *wk.shape[2:0:-1]),
+                             dtype=acc)
         else:  # (Og, Cg) @ (..., Cg, out[-1])
-            a = np.moveaxis(xk, 2, -2)
-            b = wk.reshape(1, groups, *([1] * (nsp - 1)), *wk.shape[1:])
-            part = np.matmul(b, a, dtype=acc)
+            part = np.matmul(wk.reshape(*lead, *wk.shape[1:]), xk.transpose(order), dtype=acc)
         if total is None:
             total = part
         else:
             total += part
     assert total is not None
-    return np.moveaxis(total, -1 if unit_channels else -2, 2)
+    # (N, G, *out[:-1], out[-1], Og) or (N, G, *out[:-1], Og, out[-1]) -> (N, G, Og, *out)
+    d = total.ndim
+    back = (0, 1, d - 1, *range(2, d - 1)) if unit_channels else (0, 1, d - 2, *range(2, d - 2), d - 1)
+    return total.transpose(back)
 
 
 def contract_rows(xp: np.ndarray, w: np.ndarray, geo: ConvGeometry, acc: np.dtype) -> np.ndarray | None:
@@ -400,7 +453,11 @@ class _Interface:
 
 def _conv(op: str, nsp: int, input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, padding: Any,
           dilation: Any, groups: Any) -> Tensor:
-    geo = _geometry(op, nsp, input, weight, bias, stride, padding, dilation, groups)
+    if nsp == 2 and not OPEN and (
+            fast := _conv2d_depthwise_fresh(input, weight, bias, stride, padding, dilation, groups)) is not None:
+        return fast
+    geo = _plain_geometry(nsp, input, weight, bias, stride, padding, dilation, groups) or _geometry(
+        op, nsp, input, weight, bias, stride, padding, dilation, groups)
     x = input if geo.batched else input.unsqueeze(0)
     cl = _channels_last(x)
     shape = (geo.n, geo.o, *geo.out)
@@ -408,21 +465,105 @@ def _conv(op: str, nsp: int, input: Tensor, weight: Tensor, bias: Tensor | None,
     arr = out._np()
     if out.numel():
         xp = _padded(x, geo, cl)
-        xw = windows(xp, geo)._np()
+        # (the window view: made first while someone listens, its step in watch's story; else
+        # only where contract_rows declines, the one reader of it)
+        xw = windows(xp, geo)._np() if OPEN else None
         acc = _acc_dtype(input)
         values = contract_rows(xp._np(), weight._np(), geo, acc)
         if values is None:
+            if xw is None:
+                xw = windows(xp, geo)._np()
             values = contract_per_offset(xw, weight._np(), geo.groups, acc)  # (N, G, Og, *out)
         if bias is not None:
             values = values + bias._np().astype(acc, copy=False).reshape(geo.groups, -1, *([1] * nsp))
-        with np.errstate(all="ignore"):
-            np.copyto(_grouped(arr, geo.groups), values, casting="unsafe")
+        if values.dtype == arr.dtype:  # (nothing to cast: no floating-point flag to silence)
+            np.copyto(_grouped(arr, geo.groups), values)
+        else:
+            with np.errstate(all="ignore"):
+                np.copyto(_grouped(arr, geo.groups), values, casting="unsafe")
     elif bias is not None:
         arr[...] = 0
     if not geo.batched:
         out = out.squeeze(0)
     inputs = tuple(t for t in (input, weight, bias) if t is not None)
     return report(op, inputs, out)
+
+
+def _pair(value: Any) -> tuple[int, int] | None:
+    """A conv2d argument given as a plain int or a list or tuple of one or two plain ints, as
+    :func:`_geometry` reads it; None for anything else (bools, NumPy ints, strings: its path)."""
+    if value.__class__ is int:
+        return value, value
+    if value.__class__ is tuple or value.__class__ is list:
+        if len(value) == 2 and value[0].__class__ is int and value[1].__class__ is int:
+            return value[0], value[1]
+        if len(value) == 1 and value[0].__class__ is int:
+            return value[0], value[0]
+    return None
+
+
+_FAST_CONV = True  # (tests turn it off to compare with the general path)
+_kernel: list = [None]  # (the compiled module, once found: _compiled's environment test is a fifth of a call)
+
+
+def _conv2d_depthwise_fresh(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+                            padding: Any = 0, dilation: Any = 1, groups: Any = 1) -> Tensor | None:
+    """conv2d's fresh fast path (:func:`strided.grad_mode.track`'s ``__fresh__``, also taken by
+    :func:`_conv` while nobody listens): a batched float32/float64 conv2d whose every group has one
+    input and one output channel (``groups == C == O``: one image channel and a (1, 1, kH, kW)
+    weight is the common small case) and whose windows :func:`contract_rows` reads through its
+    depthwise branch (no channels_last, unit width stride, a row-major plane), computed by one
+    compiled call (``_matkernel.conv2d_depthwise``) with that branch's operations in its order:
+    per output element the products ``x * w`` over the kernel offsets, summed left to right, then
+    ``+ bias``; the padding's zeros read in place instead of F.pad's copy. The same bits, NaN
+    results aside (a NaN's payload follows NumPy's operand order: there the call declines).
+    None (nothing made) for every other call, including each one :func:`_geometry` would refuse:
+    the general path then runs, with its errors."""
+    k = _kernel[0]
+    if k is None:
+        if not _FAST_CONV or (k := _compiled("_matkernel")) is None or not hasattr(k, "conv2d_depthwise"):
+            return None
+        _kernel[0] = k
+    if not _FAST_CONV:
+        return None
+    c_in, c_w = input.__class__, weight.__class__
+    if ((c_in is not Tensor and c_in not in SUBCLASSES) or (c_w is not Tensor and c_w not in SUBCLASSES)
+            or (bias is not None and bias.__class__ is not Tensor and bias.__class__ not in SUBCLASSES)):
+        return None
+    d = input._dtype
+    if (d is not float32 and d is not float64) or weight._dtype is not d or (bias is not None and bias._dtype is not d):
+        return None
+    shape, wshape = input._layout.shape, weight._layout.shape
+    if len(shape) != 4 or len(wshape) != 4 or groups.__class__ is not int:
+        return None
+    n, c, h, w = shape
+    o, _, kh, kw = wshape
+    if not (n and c) or groups != c or o != c or wshape[1] != 1 or (bias is not None and bias._layout.shape != (o,)):
+        return None
+    st, pd, dl = _pair(stride), _pair(padding), _pair(dilation)
+    if st is None or pd is None or dl is None:
+        return None
+    (sh, sw), (ph, pw), (dh, dw) = st, pd, dl
+    if sw != 1 or sh < 1 or ph < 0 or pw < 0 or dh < 1 or dw < 1 or not (kh and kw):
+        return None
+    hp, wp = h + 2 * ph, w + 2 * pw
+    if hp < dh * (kh - 1) + 1 or wp < dw * (kw - 1) + 1:
+        return None
+    oh, ow = (hp - dh * (kh - 1) - 1) // sh + 1, wp - dw * (kw - 1)
+    if _channels_last(input):
+        return None
+    x = input._np()
+    if not (ph or pw):  # (padded: F.pad's fresh row-major copy, which contract_rows reads as rows)
+        it = x.itemsize
+        _, sc, sh_, sw_ = x.strides
+        if (sc == it and sw_ == c * it and sh_ == wp * c * it) or sw_ != it or sh_ != wp * it:
+            return None  # (contract_rows' channels-last reading, or no row-major plane)
+    if (oh - 1) * sh * wp + ow > 2.5 * oh * ow:  # (contract_rows' limit on the dropped positions)
+        return None
+    out = result((n, o, oh, ow), d)
+    if not k.conv2d_depthwise(x, weight._np(), None if bias is None else bias._np(), out._np(), ph, pw, sh, dh, dw):
+        return None  # (a NaN came out: the general path recomputes it, NumPy's payload)
+    return out
 
 
 def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
@@ -447,6 +588,9 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
     (1, 3, 3, 3)
     """
     return _conv("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
+
+
+conv2d.__fresh__ = _conv2d_depthwise_fresh  # type: ignore[attr-defined]
 
 
 # ---------------------------------------------------------------- backward
