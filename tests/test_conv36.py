@@ -93,6 +93,7 @@ def test_depthwise_bench_shapes_and_nan_payloads():
         x = st.from_numpy(rng.standard_normal((1, 1, m, n)).astype(np.float32))
         w, b = st.from_numpy(rng.uniform(0.1, 0.9, (1, 1, 3, 3)).astype(np.float32)), st.tensor([0.5])
         got = F.conv2d(x, w, b)
+        assert C._conv2d_depthwise_fresh(x, w, b) is not None  # (the compiled call takes the bench's rows)
         assert _bits(got) == _bits(_general(F.conv2d, x, w, b))
         want = TF.conv2d(_torch_of(x), _torch_of(w), _torch_of(b))
         np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=2e-5, atol=2e-5)
@@ -242,3 +243,24 @@ def test_fpad_of_a_plain_layout_is_row_major():
         x = _laid(rng.standard_normal((2, 3, 4, 5)).astype(np.float32), kind)
         p = F.pad(x, (pw, pw, ph, ph))._np()
         assert p.flags.c_contiguous and p.strides[-1] == 4 and p.strides[-2] == 4 * (5 + 2 * pw)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_depthwise_weight_and_bias_views(dtype):
+    """The compiled call reads the weight and bias through their layouts over their storages:
+    offsets, steps, transposes and broadcasts give the general path's bits."""
+    rng = np.random.default_rng(19)
+    x = st.from_numpy(rng.standard_normal((2, 3, 7, 6)).astype(dtype))
+    big = st.from_numpy(rng.standard_normal((5, 2, 4, 4)).astype(dtype))
+    bias_big = st.from_numpy(rng.standard_normal(9).astype(dtype))
+    weights = [big[1:4, 1:2, :3, 1:], big[1:4, :1].transpose(-1, -2)[:, :, ::2, :3],
+               st.from_numpy(rng.standard_normal((1, 1, 3, 3)).astype(dtype)).expand(3, 1, 3, 3)]
+    biases = [None, bias_big[2:5], bias_big[::3], bias_big[4:5].expand(3)]
+    for w, b in itertools.product(weights, biases):
+        for args in ((1, 0, 1, 3), ((2, 1), (1, 2), (1, 2), 3)):
+            got = F.conv2d(x, w, b, *args)
+            assert _bits(got) == _bits(_general(F.conv2d, x, w, b, *args))
+            if args[0] == 1:  # (the compiled call takes these; the strided rows' dropped part is over its limit)
+                assert C._conv2d_depthwise_fresh(x, w, b, *args) is not None
+            want = TF.conv2d(_torch_of(x), _torch_of(w), None if b is None else _torch_of(b), *args)
+            np.testing.assert_allclose(got.numpy(), want.numpy(), *TOL[dtype])

@@ -1312,15 +1312,17 @@ end:
 #include "_lapack_calls.h"
 
 /* ---------------------------------------------------------------- conv2d's depthwise products
- * conv2d_depthwise(x, w, b, out, ph, pw, sh, dh, dw): a 2-D convolution whose every group has one
+ * conv2d_depthwise(x, w, w_layout, b, b_layout, out, ph, pw, sh, dh, dw): a 2-D convolution whose every group has one
  * input and one output channel (groups == C == O: one channel convolved with one (1, 1, kH, kW)
  * weight, width stride 1), written into ``out`` (N, O, OH, OW), the bits of
  * strided.nn.functional.conv.contract_rows' depthwise branch: per output element the products
  * x * w of the kernel offsets in np.ndindex order (rows outer), the first one the running total,
  * each later one added to it (np.multiply, then ``total += part``: one IEEE multiply and one add
  * each, nothing fused: -ffp-contract=off), then ``+ b`` (one add) where a bias is given. The
- * padding is F.pad's +0.0 read in place (the same products with a zero). x, w, b: any strides;
- * out: writeable. Returns True, or False where an element came out NaN (a NaN's payload is the
+ * padding is F.pad's +0.0 read in place (the same products with a zero). x: an array of any
+ * strides; w, b: flat storages and the layouts of their runs (no NumPy view to build), out: a
+ * flat writeable storage. Returns True, None where declined (nothing written: an unusual dtype,
+ * layout or size), or False where an element came out NaN (a NaN's payload is the
  * operand order's, which NumPy's SIMD loops choose: the caller's NumPy path then recomputes). */
 #define CONV_DW(T)                                                                                      \
     {                                                                                                   \
@@ -1386,21 +1388,75 @@ end:
             }                                                                                           \
     }
 
+/* The run of a flat storage ``buf`` (1-D, contiguous) that ``layout`` (strided's Layout: its
+ * shape, strides and offset, counted in elements) of ``ndim`` dims addresses, as byte strides and
+ * a byte offset into ``buf``: 1 where it lies inside the buffer, 0 where not (or no such layout). */
+static int flat_view(const Py_buffer *buf, PyObject *layout, int ndim, Py_ssize_t *shape, Py_ssize_t *strides,
+                     Py_ssize_t *offset)
+{
+    static PyObject *names[3];
+    if (names[0] == NULL) {
+        names[0] = PyUnicode_InternFromString("shape");
+        names[1] = PyUnicode_InternFromString("strides");
+        names[2] = PyUnicode_InternFromString("offset");
+        if (names[0] == NULL || names[1] == NULL || names[2] == NULL) {
+            PyErr_Clear();
+            names[0] = NULL;
+            return 0;
+        }
+    }
+    if (buf->ndim != 1 || buf->strides[0] != buf->itemsize)
+        return 0;
+    PyObject *sh = PyObject_GetAttr(layout, names[0]), *st = PyObject_GetAttr(layout, names[1]),
+             *of = PyObject_GetAttr(layout, names[2]);
+    int ok = 0;
+    if (sh == NULL || st == NULL || of == NULL || !PyTuple_Check(sh) || !PyTuple_Check(st) || !PyLong_Check(of)
+        || PyTuple_GET_SIZE(sh) != ndim || PyTuple_GET_SIZE(st) != ndim)
+        goto out;
+    Py_ssize_t start = PyLong_AsSsize_t(of), lo = start, hi = start;
+    if (start == -1 && PyErr_Occurred())
+        goto out;
+    for (int d = 0; d < ndim; d++) {
+        shape[d] = PyLong_AsSsize_t(PyTuple_GET_ITEM(sh, d));
+        strides[d] = PyLong_AsSsize_t(PyTuple_GET_ITEM(st, d));
+        if (PyErr_Occurred() || shape[d] <= 0)
+            goto out;
+        if (strides[d] >= 0)
+            hi += (shape[d] - 1) * strides[d];
+        else
+            lo += (shape[d] - 1) * strides[d];
+        strides[d] *= buf->itemsize;
+    }
+    if (lo >= 0 && hi < buf->shape[0]) {
+        *offset = start * buf->itemsize;
+        ok = 1;
+    }
+out:
+    PyErr_Clear();
+    Py_XDECREF(sh);
+    Py_XDECREF(st);
+    Py_XDECREF(of);
+    return ok;
+}
+
 static PyObject *py_conv2d_depthwise(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 9) {
-        PyErr_SetString(PyExc_TypeError, "conv2d_depthwise(x, w, b, out, ph, pw, sh, dh, dw)");
+    /* (x, w, w_layout, b, b_layout, out, ph, pw, sh, dh, dw): x a 4-D array (N, C, H, W); w, b and
+     * out flat storages (1-D), w's (C, 1, kH, kW) and b's (C,) runs given by their layouts, out
+     * written row-major (N, C, OH, OW) from its first element. None: declined, nothing written. */
+    if (nargs != 11) {
+        PyErr_SetString(PyExc_TypeError, "conv2d_depthwise(x, w, w_layout, b, b_layout, out, ph, pw, sh, dh, dw)");
         return NULL;
     }
     Py_ssize_t v[5];
     for (int k = 0; k < 5; k++) {
-        v[k] = PyLong_AsSsize_t(args[4 + k]);
+        v[k] = PyLong_AsSsize_t(args[6 + k]);
         if (v[k] == -1 && PyErr_Occurred())
             return NULL;
     }
     Py_ssize_t ph = v[0], pw = v[1], sh = v[2], dh = v[3], dw = v[4];
     Py_buffer bx, bw, bbias, bo;
-    int hb = args[2] != Py_None, got = 0, nan = 0;
+    int hb = args[3] != Py_None, got = 0, nan = 0;
     PyObject *answer = NULL;
     if (PyObject_GetBuffer(args[0], &bx, PyBUF_STRIDES | PyBUF_FORMAT) < 0)
         return NULL;
@@ -1409,35 +1465,38 @@ static PyObject *py_conv2d_depthwise(PyObject *self, PyObject *const *args, Py_s
         goto done;
     got = 2;
     if (hb) {
-        if (PyObject_GetBuffer(args[2], &bbias, PyBUF_STRIDES | PyBUF_FORMAT) < 0)
+        if (PyObject_GetBuffer(args[3], &bbias, PyBUF_STRIDES | PyBUF_FORMAT) < 0)
             goto done;
     }
     got = 3;
-    if (PyObject_GetBuffer(args[3], &bo, PyBUF_STRIDES | PyBUF_FORMAT | PyBUF_WRITABLE) < 0)
+    if (PyObject_GetBuffer(args[5], &bo, PyBUF_STRIDES | PyBUF_FORMAT | PyBUF_WRITABLE) < 0)
         goto done;
     got = 4;
     Py_ssize_t it = bx.itemsize;
     char f = bx.format[strlen(bx.format) - 1];
-    if (bx.ndim != 4 || bw.ndim != 4 || bo.ndim != 4 || (hb && bbias.ndim != 1) || !(f == 'f' || f == 'd')
+    Py_ssize_t wshape[4], ws[4], woff = 0, bshape[1], bstr[1], boff = 0;
+    if (bx.ndim != 4 || bo.ndim != 1 || bo.strides[0] != it || !(f == 'f' || f == 'd')
         || (f == 'f' ? it != 4 : it != 8) || bw.itemsize != it || bo.itemsize != it || (hb && bbias.itemsize != it)
         || bw.format[strlen(bw.format) - 1] != f || bo.format[strlen(bo.format) - 1] != f
-        || (hb && bbias.format[strlen(bbias.format) - 1] != f)) {
-        PyErr_SetString(PyExc_ValueError, "conv2d_depthwise: 4-D float32/float64 arrays of one dtype");
-        goto done;
+        || (hb && bbias.format[strlen(bbias.format) - 1] != f)
+        || !flat_view(&bw, args[2], 4, wshape, ws, &woff) || (hb && !flat_view(&bbias, args[4], 1, bshape, bstr, &boff))) {
+        answer = Py_None;
+        goto declined;
     }
     Py_ssize_t N = bx.shape[0], C = bx.shape[1], H = bx.shape[2], W = bx.shape[3];
-    Py_ssize_t KH = bw.shape[2], KW = bw.shape[3], OH = bo.shape[2], OW = bo.shape[3];
-    if (bw.shape[0] != C || bw.shape[1] != 1 || bo.shape[0] != N || bo.shape[1] != C || (hb && bbias.shape[0] != C)
-        || KH < 1 || KW < 1 || sh < 1 || dh < 1 || dw < 1 || ph < 0 || pw < 0
-        || (OH - 1) * sh + (KH - 1) * dh >= H + 2 * ph || (OW - 1) + (KW - 1) * dw >= W + 2 * pw) {
-        PyErr_SetString(PyExc_ValueError, "conv2d_depthwise: sizes do not match");
-        goto done;
+    Py_ssize_t KH = wshape[2], KW = wshape[3];
+    Py_ssize_t OH = sh >= 1 && dh >= 1 ? (H + 2 * ph - dh * (KH - 1) - 1) / sh + 1 : 0, OW = W + 2 * pw - dw * (KW - 1);
+    if (wshape[0] != C || wshape[1] != 1 || (hb && bshape[0] != C) || N < 1 || C < 1 || sh < 1 || dh < 1 || dw < 1
+        || ph < 0 || pw < 0 || H + 2 * ph < dh * (KH - 1) + 1 || OW < 1 || bo.shape[0] != N * C * OH * OW) {
+        answer = Py_None;
+        goto declined;
     }
     {
-        const char *xb = bx.buf, *wb = bw.buf, *bb = hb ? bbias.buf : NULL;
+        const char *xb = bx.buf, *wb = (const char *)bw.buf + woff, *bb = hb ? (const char *)bbias.buf + boff : NULL;
         char *ob = bo.buf;
-        const Py_ssize_t *xs = bx.strides, *ws = bw.strides, *os = bo.strides;
-        Py_ssize_t bs = hb ? bbias.strides[0] : 0;
+        const Py_ssize_t *xs = bx.strides;
+        Py_ssize_t os[4] = {C * OH * OW * it, OH * OW * it, OW * it, it};
+        Py_ssize_t bs = hb ? bstr[0] : 0;
         int unit = xs[3] == it;
         double stack[256];
         void *row = OW * it <= (Py_ssize_t)sizeof stack ? (void *)stack : PyMem_Malloc(OW * it);
@@ -1445,15 +1504,21 @@ static PyObject *py_conv2d_depthwise(PyObject *self, PyObject *const *args, Py_s
             PyErr_NoMemory();
             goto done;
         }
+        /* (a large one lets other threads run meanwhile, as NumPy's ufuncs do: the buffers held
+         * keep every array alive) */
+        PyThreadState *ts = N * C * OH * OW * KH * KW > (1 << 16) ? PyEval_SaveThread() : NULL;
         if (f == 'f') {
             CONV_DW(float)
         } else {
             CONV_DW(double)
         }
+        if (ts != NULL)
+            PyEval_RestoreThread(ts);
         if (row != (void *)stack)
             PyMem_Free(row);
     }
     answer = nan ? Py_False : Py_True;
+declined:
     Py_INCREF(answer);
 done:
     if (got >= 4)
@@ -1518,8 +1583,9 @@ static PyMethodDef methods[] = {
      "scale_add(result, input, beta, alpha): result = result * alpha + input * beta in place, as "
      "NumPy's ufuncs round it; None (nothing written), or whether a zero is among the results."},
     {"conv2d_depthwise", (PyCFunction)(void (*)(void))py_conv2d_depthwise, METH_FASTCALL,
-     "conv2d_depthwise(x, w, b, out, ph, pw, sh, dh, dw): a depthwise conv2d (one channel per group, width "
-     "stride 1) into out, contract_rows' multiply-then-add bits; False where a NaN came out."},
+     "conv2d_depthwise(x, w, w_layout, b, b_layout, out, ph, pw, sh, dh, dw): a depthwise conv2d (one channel "
+     "per group, width stride 1) into the flat out, contract_rows' multiply-then-add bits; False where a NaN "
+     "came out, None where declined."},
     {NULL, NULL, 0, NULL},
 };
 

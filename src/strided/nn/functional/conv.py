@@ -561,9 +561,11 @@ def _conv2d_depthwise_fresh(input: Tensor, weight: Tensor, bias: Tensor | None =
     if (oh - 1) * sh * wp + ow > 2.5 * oh * ow:  # (contract_rows' limit on the dropped positions)
         return None
     out = result((n, o, oh, ow), d)
-    if not k.conv2d_depthwise(x, weight._np(), None if bias is None else bias._np(), out._np(), ph, pw, sh, dh, dw):
-        return None  # (a NaN came out: the general path recomputes it, NumPy's payload)
-    return out
+    # (the weight, bias and result as their flat storages and layouts: no NumPy view to build)
+    done = k.conv2d_depthwise(x, weight._storage.array, weight._layout, None if bias is None else bias._storage.array,
+                              None if bias is None else bias._layout, out._storage.array, ph, pw, sh, dh, dw)
+    # (False: a NaN came out, the general path recomputes it with NumPy's payload; None: declined)
+    return out if done else None
 
 
 def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
