@@ -15,7 +15,11 @@ from hypothesis import strategies as hs
 
 import strided as st
 import strided.nn.functional as F
+from strided.kernels.native import _compiled
 from strided.nn.functional import conv as C
+
+# (the compiled call exists: not so in an install built without a C compiler, or STRIDED_NATIVE=0)
+COMPILED = _compiled("_matkernel") is not None and hasattr(_compiled("_matkernel"), "conv2d_depthwise")
 
 TOL = {"float32": (2e-5, 2e-5), "float64": (1e-11, 1e-11)}
 
@@ -93,7 +97,7 @@ def test_depthwise_bench_shapes_and_nan_payloads():
         x = st.from_numpy(rng.standard_normal((1, 1, m, n)).astype(np.float32))
         w, b = st.from_numpy(rng.uniform(0.1, 0.9, (1, 1, 3, 3)).astype(np.float32)), st.tensor([0.5])
         got = F.conv2d(x, w, b)
-        assert C._conv2d_depthwise_fresh(x, w, b) is not None  # (the compiled call takes the bench's rows)
+        assert (C._conv2d_depthwise_fresh(x, w, b) is not None) == COMPILED  # (it takes the bench's rows)
         assert _bits(got) == _bits(_general(F.conv2d, x, w, b))
         want = TF.conv2d(_torch_of(x), _torch_of(w), _torch_of(b))
         np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=2e-5, atol=2e-5)
@@ -261,6 +265,6 @@ def test_depthwise_weight_and_bias_views(dtype):
             got = F.conv2d(x, w, b, *args)
             assert _bits(got) == _bits(_general(F.conv2d, x, w, b, *args))
             if args[0] == 1:  # (the compiled call takes these; the strided rows' dropped part is over its limit)
-                assert C._conv2d_depthwise_fresh(x, w, b, *args) is not None
+                assert (C._conv2d_depthwise_fresh(x, w, b, *args) is not None) == COMPILED
             want = TF.conv2d(_torch_of(x), _torch_of(w), None if b is None else _torch_of(b), *args)
             np.testing.assert_allclose(got.numpy(), want.numpy(), *TOL[dtype])

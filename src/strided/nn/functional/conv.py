@@ -12,6 +12,11 @@ The memory story, step by step (``strided.watch()`` shows each):
    is), accumulated into the result. ``bench/bench_conv.py`` compares this with one einsum over
    the whole window view.
 
+While nobody listens, a depthwise conv2d (one input and one output channel per group: the
+small one-channel image included) that step 3 would read row by row is one compiled call with
+the same multiplies and adds in the same order (:func:`_conv2d_depthwise_fresh`): no pad copy,
+no views, the same bits. Any listener (``watch``, ``record_copies``) sees the steps above.
+
 The backward rule (``ConvolutionBackward0``) computes the input's gradient by adding each
 offset's contribution into a window view of a zero padded buffer (within one offset the windows'
 positions are distinct, so the adds never collide), the weight's as one product per offset and
@@ -489,19 +494,6 @@ def _conv(op: str, nsp: int, input: Tensor, weight: Tensor, bias: Tensor | None,
     return report(op, inputs, out)
 
 
-def _pair(value: Any) -> tuple[int, int] | None:
-    """A conv2d argument given as a plain int or a list or tuple of one or two plain ints, as
-    :func:`_geometry` reads it; None for anything else (bools, NumPy ints, strings: its path)."""
-    if value.__class__ is int:
-        return value, value
-    if value.__class__ is tuple or value.__class__ is list:
-        if len(value) == 2 and value[0].__class__ is int and value[1].__class__ is int:
-            return value[0], value[1]
-        if len(value) == 1 and value[0].__class__ is int:
-            return value[0], value[0]
-    return None
-
-
 _FAST_CONV = True  # (tests turn it off to compare with the general path)
 _kernel: list = [None]  # (the compiled module, once found: _compiled's environment test is a fifth of a call)
 
@@ -540,7 +532,7 @@ def _conv2d_depthwise_fresh(input: Tensor, weight: Tensor, bias: Tensor | None =
     o, _, kh, kw = wshape
     if not (n and c) or groups != c or o != c or wshape[1] != 1 or (bias is not None and bias._layout.shape != (o,)):
         return None
-    st, pd, dl = _pair(stride), _pair(padding), _pair(dilation)
+    st, pd, dl = _plain_ints(stride, 2), _plain_ints(padding, 2), _plain_ints(dilation, 2)
     if st is None or pd is None or dl is None:
         return None
     (sh, sw), (ph, pw), (dh, dw) = st, pd, dl
