@@ -50,6 +50,7 @@ import numpy as np
 
 from . import entry_cache
 from . import layout as L
+from .dispatch import _ADOPT as _COPY
 from .dispatch import adopted
 from .errors import StridedNotImplementedError, StridedRuntimeError
 from .grad_mode import (
@@ -191,6 +192,16 @@ def recorded(name: str, out: Any, args: tuple) -> Any:
     if op is None or op.backward is None or not GRAD_MODE.get():
         return out
     return _RECORDER["fresh"](out, op.backward, args)
+
+
+# recorded's body in C where the copy kernel is built (the copy kernel's ``recorded``: it calls this
+# body until strided.autograd.function sets it up, then takes attach_fresh's common steps itself, a
+# third of a recorded small op's recording; this body stays the reference and the fallback,
+# tests/test_rec36.py compares the two). The ops' fast paths import ``recorded`` by name: bound here.
+_recorded_python = recorded
+if _COPY is not None and hasattr(_COPY, "recorded"):
+    _COPY.recorded_fallback(_recorded_python)
+    recorded = _COPY.recorded  # noqa: F811
 
 
 class NamedSaved(tuple):

@@ -390,4 +390,12 @@ if _MAKE_NODE is not None:
     from ..gradients import NamedSaved as _NamedSaved
 
     G._RECORDS.make_setup(edge, _NO_EDGE, INFERENCE_STORAGES.data, _VDATA, _OWN, _NamedSaved, watch)
+    if hasattr(G._RECORDS, "recorded_setup"):
+        # (strided.gradients.recorded, the fast paths' recorder, in C: attach_fresh's common steps,
+        # the functions here for the rest; grad_mode.set_recorder registers attach_fresh as the same)
+        from ..grad_mode import GRAD_MODE
+        from ..opdef import OPDEFS
+
+        G._RECORDS.recorded_setup(OPDEFS, GRAD_MODE, attach_fresh, make_node, _attached, G.release_output,
+                                  G.release_defaults)
 _NUMBERS = frozenset((float, int, bool, complex, type(None)))  # (an operand that is no tensor: no edge, no ctx)

@@ -2282,6 +2282,8 @@ static PyObject *py_make_setup(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+static PyObject *make_node_of(PyObject *spec, PyObject *n_outputs, PyObject *output);
+
 static PyObject *py_make_node(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 3) {
@@ -2292,11 +2294,16 @@ static PyObject *py_make_node(PyObject *self, PyObject *const *args, Py_ssize_t 
         PyErr_SetString(PyExc_RuntimeError, "make_node: adopt_types, node_types or make_setup was not called");
         return NULL;
     }
+    return make_node_of(args[0], args[1], args[2]);
+}
+
+/* make_node's body (the setup checked by the caller) */
+static PyObject *make_node_of(PyObject *spec, PyObject *n_outputs, PyObject *output)
+{
     if (PySet_GET_SIZE(mk_inference))
         Py_RETURN_NOTIMPLEMENTED;
     /* (no storage written in place, no .data counter: every version is 0, nothing to watch) */
     int counted = PyDict_GET_SIZE(mk_vdata) || PyDict_GET_SIZE(mk_own);
-    PyObject *spec = args[0], *output = args[2];
     PyObject *name, *inputs, *rule, *saved;
     if (PyTuple_CheckExact(spec) && PyTuple_GET_SIZE(spec) >= 4) {
         name = PyTuple_GET_ITEM(spec, 0);
@@ -2350,11 +2357,11 @@ static PyObject *py_make_node(PyObject *self, PyObject *const *args, Py_ssize_t 
     SET(node, on_pre, Py_None);
     SET(node, on_passed, Py_None);
     SET(node, on_own, empty_tuple);
-    int other = PyObject_RichCompareBool(args[1], one_int, Py_NE);
+    int other = PyObject_RichCompareBool(n_outputs, one_int, Py_NE);
     if (other < 0)
         goto fail;
     if (other)
-        Py_SETREF(SLOT(node, on_nout), Py_NewRef(args[1]));
+        Py_SETREF(SLOT(node, on_nout), Py_NewRef(n_outputs));
     if (Py_TYPE(saved) == (PyTypeObject *)mk_named) {
         PyObject *names = PyObject_GetAttrString(saved, "names");
         if (names == NULL || PyObject_SetAttrString(node, "saved_names", names) < 0) {
@@ -2370,6 +2377,246 @@ done:
     Py_DECREF(found);
     Py_XDECREF(entries);
     return node;
+}
+
+/* ---------------------------------------------------------------- recorded: a fast path's result recorded
+ *
+ * recorded(name, out, args) is strided.gradients.recorded's answer (OPDEFS[name].backward, grad mode
+ * on: strided.autograd.function.attach_fresh(out, maker, args)) with attach_fresh's common steps
+ * here: a maker with its flags known (__strided_flags__), out a Tensor itself (no subclass, no view)
+ * of a floating dtype, args a tuple. The maker is called as attach_fresh calls it (out, or out's
+ * unowned alias for a saves_output maker while no .data counter exists), make_node's answer taken
+ * (function.make_node where the compiled one answers NotImplemented), the result's release walk
+ * (graph.release_output / release_defaults) called where attach_fresh calls it, and out._ag the
+ * node's new Meta. Every other case calls the Python function that decides it (attach_fresh before
+ * the maker ran, _attached after it: the same calls in the same order). Until recorded_setup is
+ * called (or after recorded_use(False), or before adopt_types) it calls the Python body recorded_fallback names: the
+ * reference (tests/test_rec36.py compares the two). */
+static PyObject *rc_python, *rc_opdefs, *rc_grad_mode, *rc_attach_fresh, *rc_make_node, *rc_attached,
+    *rc_release_output, *rc_release_defaults;
+static PyObject *s_backward, *s_flags, *s_is_floating, *s_own_outputs;
+static int rc_on;
+
+static PyObject *py_recorded_fallback(PyObject *self, PyObject *fn)
+{
+    Py_INCREF(fn);
+    Py_XSETREF(rc_python, fn);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_recorded_setup(PyObject *self, PyObject *args)
+{
+    PyObject *o[7];
+    if (!PyArg_ParseTuple(args, "O!O!OOOOO:recorded_setup", &PyDict_Type, &o[0], &PyContextVar_Type, &o[1], &o[2],
+                          &o[3], &o[4], &o[5], &o[6]))
+        return NULL;
+    if (meta_type == NULL || mk_edge == NULL || rc_python == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "recorded_setup: node_types, make_setup and recorded_fallback first");
+        return NULL;
+    }
+    if (s_backward == NULL) {
+        s_backward = PyUnicode_InternFromString("backward");
+        s_flags = PyUnicode_InternFromString("__strided_flags__");
+        s_is_floating = PyUnicode_InternFromString("is_floating_point");
+        s_own_outputs = PyUnicode_InternFromString("own_outputs");
+        if (s_backward == NULL || s_flags == NULL || s_is_floating == NULL || s_own_outputs == NULL)
+            return NULL;
+    }
+    for (int i = 0; i < 7; i++)
+        Py_INCREF(o[i]);
+    Py_XSETREF(rc_opdefs, o[0]);
+    Py_XSETREF(rc_grad_mode, o[1]);
+    Py_XSETREF(rc_attach_fresh, o[2]);
+    Py_XSETREF(rc_make_node, o[3]);
+    Py_XSETREF(rc_attached, o[4]);
+    Py_XSETREF(rc_release_output, o[5]);
+    Py_XSETREF(rc_release_defaults, o[6]);
+    rc_on = 1;
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_recorded_use(PyObject *self, PyObject *flag)
+{
+    int was = rc_on, on = PyObject_IsTrue(flag);
+    if (on < 0)
+        return NULL;
+    if (on && rc_opdefs == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "recorded_use: recorded_setup was not called");
+        return NULL;
+    }
+    rc_on = on;
+    return PyBool_FromLong(was);
+}
+
+/* maker(first, *args) */
+static PyObject *call_maker(PyObject *maker, PyObject *first, PyObject *args)
+{
+    Py_ssize_t n = PyTuple_GET_SIZE(args);
+    PyObject *small[8], **stack = small;
+    if (n + 1 > 8) {
+        stack = PyMem_Malloc((n + 1) * sizeof(PyObject *));
+        if (stack == NULL)
+            return PyErr_NoMemory();
+    }
+    stack[0] = first;
+    for (Py_ssize_t i = 0; i < n; i++)
+        stack[i + 1] = PyTuple_GET_ITEM(args, i);
+    PyObject *r = PyObject_Vectorcall(maker, stack, n + 1, NULL);
+    if (stack != small)
+        PyMem_Free(stack);
+    return r;
+}
+
+/* function.make_node(spec, 1, output): the compiled body, else the Python function */
+static PyObject *node_of(PyObject *spec, PyObject *output)
+{
+    PyObject *node = make_node_of(spec, one_int, output);
+    if (node == Py_NotImplemented) {
+        Py_DECREF(node);
+        PyObject *a[3] = {spec, one_int, output};
+        node = PyObject_Vectorcall(rc_make_node, a, 3, NULL);
+    }
+    return node;
+}
+
+/* out._ag = new_meta(node); out returned (a new reference) */
+static PyObject *give_meta(PyObject *out, PyObject *node)
+{
+    PyObject *m = py_new_meta(NULL, node);
+    if (m == NULL)
+        return NULL;
+    Py_XSETREF(SLOT(out, off_ag), m);
+    return Py_NewRef(out);
+}
+
+static PyObject *attach_fresh_of(PyObject *out, PyObject *maker, PyObject *args)
+{
+    PyObject *fa[3] = {out, maker, args};
+    PyObject *fl = PyObject_GetAttr(maker, s_flags);
+    if (fl == NULL) { /* (flags not known yet: attach_fresh decides them) */
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError))
+            return NULL;
+        PyErr_Clear();
+        return PyObject_Vectorcall(rc_attach_fresh, fa, 3, NULL);
+    }
+    long flags = PyLong_Check(fl) ? PyLong_AsLong(fl) : -1;
+    Py_DECREF(fl);
+    if (flags < 0 || !PyTuple_CheckExact(args) || Py_TYPE(out) != adopt_tensor || SLOT(out, off_base) != Py_None) {
+        PyErr_Clear();
+        return PyObject_Vectorcall(rc_attach_fresh, fa, 3, NULL);
+    }
+    PyObject *fp = PyObject_GetAttr(SLOT(out, off_dtype), s_is_floating);
+    if (fp == NULL)
+        return NULL;
+    Py_DECREF(fp);
+    if (fp != Py_True)
+        return PyObject_Vectorcall(rc_attach_fresh, fa, 3, NULL);
+    PyObject *spec, *node, *r = NULL;
+    if (flags & 4) { /* OUTPUT_ALIAS: the maker gets out's unowned alias (graph.unowned) */
+        if (PyDict_GET_SIZE(mk_own)) /* (a .data counter: unowned may give the alias one) */
+            return PyObject_Vectorcall(rc_attach_fresh, fa, 3, NULL);
+        PyObject *alias = adopt_tensor->tp_alloc(adopt_tensor, 0);
+        if (alias == NULL)
+            return NULL;
+        SET(alias, off_storage, SLOT(out, off_storage));
+        SET(alias, off_layout, SLOT(out, off_layout));
+        SET(alias, off_dtype, SLOT(out, off_dtype));
+        SET(alias, off_base, Py_None);
+        SET(alias, off_ag, Py_None);
+        spec = call_maker(maker, alias, args);
+        if (spec == NULL || spec == Py_None) {
+            Py_DECREF(alias);
+            return spec == NULL ? NULL : (Py_DECREF(spec), Py_NewRef(out));
+        }
+        node = node_of(spec, alias);
+        Py_DECREF(spec);
+        if (node == NULL || node == Py_None) {
+            Py_DECREF(alias);
+            return node == NULL ? NULL : (Py_DECREF(node), Py_NewRef(out));
+        }
+        PyObject *own = Py_BuildValue("((OO))", alias, zero_int);
+        Py_DECREF(alias);
+        if (own != NULL && PyObject_SetAttr(node, s_own_outputs, own) == 0)
+            r = give_meta(out, node);
+        Py_XDECREF(own);
+        Py_DECREF(node);
+        return r;
+    }
+    spec = call_maker(maker, out, args);
+    if (spec == NULL || spec == Py_None)
+        return spec == NULL ? NULL : (Py_DECREF(spec), Py_NewRef(out));
+    Py_ssize_t len = PyObject_Length(spec);
+    if (len < 0) {
+        Py_DECREF(spec);
+        return NULL;
+    }
+    if (len == 5) { /* several differentiable outputs: _attached(out, spec, maker, args, {}) */
+        PyObject *kw = PyDict_New();
+        if (kw != NULL) {
+            PyObject *a[5] = {out, spec, maker, args, kw};
+            r = PyObject_Vectorcall(rc_attached, a, 5, NULL);
+            Py_DECREF(kw);
+        }
+        Py_DECREF(spec);
+        return r;
+    }
+    node = node_of(spec, out);
+    Py_DECREF(spec);
+    if (node == NULL || node == Py_None)
+        return node == NULL ? NULL : (Py_DECREF(node), Py_NewRef(out));
+    int walk = (flags & 1) != 0;
+    for (Py_ssize_t i = 0; !walk && i < PyTuple_GET_SIZE(args); i++)
+        walk = PyTuple_GET_ITEM(args, i) == out;
+    if (walk) {
+        PyObject *a[2] = {node, out};
+        PyObject *w = PyObject_Vectorcall(rc_release_output, a, 2, NULL);
+        if (w != NULL && (flags & 2)) {
+            Py_DECREF(w);
+            w = PyObject_Vectorcall(rc_release_defaults, a, 2, NULL);
+        }
+        if (w == NULL) {
+            Py_DECREF(node);
+            return NULL;
+        }
+        Py_DECREF(w);
+    }
+    r = give_meta(out, node);
+    Py_DECREF(node);
+    return r;
+}
+
+static PyObject *py_recorded(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "recorded(name, out, args) takes 3 arguments");
+        return NULL;
+    }
+    if (!rc_on || adopt_tensor == NULL) { /* (adopt_types: when strided.creation installs the Tensor class) */
+        if (rc_python == NULL) {
+            PyErr_SetString(PyExc_RuntimeError, "recorded: recorded_fallback was not called");
+            return NULL;
+        }
+        return PyObject_Vectorcall(rc_python, args, 3, NULL);
+    }
+    PyObject *op = PyDict_GetItemWithError(rc_opdefs, args[0]); /* borrowed */
+    if (op == NULL)
+        return PyErr_Occurred() ? NULL : Py_NewRef(args[1]);
+    PyObject *maker = PyObject_GetAttr(op, s_backward);
+    if (maker == NULL)
+        return NULL;
+    PyObject *mode, *r;
+    if (maker == Py_None || PyContextVar_Get(rc_grad_mode, NULL, &mode) < 0) {
+        Py_DECREF(maker);
+        return PyErr_Occurred() ? NULL : Py_NewRef(args[1]);
+    }
+    int on = mode == NULL ? 0 : PyObject_IsTrue(mode);
+    Py_XDECREF(mode);
+    if (on <= 0)
+        r = on < 0 ? NULL : Py_NewRef(args[1]);
+    else
+        r = attach_fresh_of(args[1], maker, args[2]);
+    Py_DECREF(maker);
+    return r;
 }
 
 /* ---------------------------------------------------------------- join_tensors: cat/stack's flat join
@@ -3902,6 +4149,15 @@ static PyMethodDef methods[] = {
     {"make_node", (PyCFunction)(void (*)(void))py_make_node, METH_FASTCALL,
      "make_node(spec, n_outputs, output): strided.autograd.function.make_node's Node (or None) while no\n"
      "inference storage, version counter or .data counter exists; else NotImplemented (nothing done)."},
+    {"recorded_fallback", py_recorded_fallback, METH_O,
+     "recorded_fallback(fn): the Python body recorded calls until recorded_setup (strided.gradients.recorded)."},
+    {"recorded_setup", py_recorded_setup, METH_VARARGS,
+     "recorded_setup(opdefs, grad_mode, attach_fresh, make_node, attached, release_output, release_defaults):\n"
+     "what recorded reads; recorded then takes attach_fresh's common steps itself."},
+    {"recorded_use", py_recorded_use, METH_O,
+     "recorded_use(flag): whether recorded takes its own steps (True) or calls the Python body; the previous flag."},
+    {"recorded", (PyCFunction)(void (*)(void))py_recorded, METH_FASTCALL,
+     "recorded(name, out, args): strided.gradients.recorded's answer (a fast path's fresh result with its node)."},
     {"engine_loop", (PyCFunction)(void (*)(void))py_engine_loop, METH_FASTCALL,
      "engine_loop(ready, buffers, deps, done, retain_graph, fit, skip, add): the backward loop's plain nodes\n"
      "(strided.autograd.engine.run's body), until ready is empty or its top node needs the Python body."},

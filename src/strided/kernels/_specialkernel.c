@@ -2891,6 +2891,48 @@ static PyObject *empty_like(PyObject *x)
     return PyObject_CallOneArg(empty_like_fn, x);
 }
 
+/* relu_fresh(x) -> array | None: relu(x, out) into a fresh numpy.empty_like(x), for an ndarray x that is a
+ * C-contiguous, aligned, native float32 / float64 buffer (kernels.elementwise.relu_array's compiled case,
+ * its checks here: one call where that function's were a third of a recorded (16, 16) relu); None for
+ * any other x (the caller's NumPy formula decides it). */
+static PyObject *py_relu_fresh(PyObject *self, PyObject *x)
+{
+    (void)self;
+    PyObject *res = empty_like(x); /* (None: not an ndarray; also initialises ndarray_type) */
+    if (res == NULL || res == Py_None) return res;
+    Py_buffer src, dst;
+    if (PyObject_GetBuffer(x, &src, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyErr_Clear();
+        Py_DECREF(res);
+        Py_RETURN_NONE;
+    }
+    int f32 = strcmp(src.format, "f") == 0 && src.itemsize == 4, f64 = strcmp(src.format, "d") == 0 && src.itemsize == 8;
+    if (!(f32 || f64) || ((uintptr_t)src.buf % (uintptr_t)src.itemsize) != 0) {
+        PyBuffer_Release(&src);
+        Py_DECREF(res);
+        Py_RETURN_NONE;
+    }
+    if (PyObject_GetBuffer(res, &dst, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&src);
+        Py_DECREF(res);
+        return NULL;
+    }
+    if (strcmp(dst.format, src.format) != 0 || dst.len != src.len) { /* (empty_like keeps both: never) */
+        PyBuffer_Release(&src);
+        PyBuffer_Release(&dst);
+        Py_DECREF(res);
+        Py_RETURN_NONE;
+    }
+    Py_ssize_t n = src.len / src.itemsize;
+    if (f32)
+        relu_float(src.buf, dst.buf, n);
+    else
+        relu_double(src.buf, dst.buf, n);
+    PyBuffer_Release(&src);
+    PyBuffer_Release(&dst);
+    return res;
+}
+
 static PyObject *py_binary_exact(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
@@ -10727,6 +10769,9 @@ static PyMethodDef methods[] = {
      "torch_squared_deviations(x, slab, mean) -> float: PyTorch's std_var_all_cpu sum of squared deviations"},
     {"relu", (PyCFunction)(void (*)(void))py_relu, METH_FASTCALL,
      "relu(x, out) -> bool: max(x, 0) keeping -0.0 and NaN bits (False: an overlap)"},
+    {"relu_fresh", py_relu_fresh, METH_O,
+     "relu_fresh(x) -> array | None: relu into a fresh empty_like(x) for a C-contiguous aligned native float32 / "
+     "float64 ndarray; None otherwise"},
     {"threshold_keep", (PyCFunction)(void (*)(void))py_threshold_keep, METH_FASTCALL,
      "threshold_keep(g, y, out) -> bool: g where y > 0 or NaN, +0.0 where y <= 0, g's bits (False: an overlap)"},
     {"torch_extreme", (PyCFunction)(void (*)(void))py_torch_extreme, METH_FASTCALL,

@@ -581,6 +581,15 @@ def relu_kernel(x: np.ndarray, out: np.ndarray, compute: np.dtype) -> None:
         np.copyto(out, x, where=x == 0, casting="unsafe")
 
 
+def _relu_into(k: Any, x: np.ndarray) -> np.ndarray | None:
+    """The compiled relu into a fresh array (a build without relu_fresh); None where it does not apply."""
+    if x.dtype.char in "fd" and x.flags.c_contiguous and x.flags.aligned:
+        out = np.empty(x.shape, x.dtype)
+        if k.relu(x, out):  # (always: a fresh out overlaps nothing)
+            return out
+    return None
+
+
 def relu_array(x: np.ndarray) -> np.ndarray:
     """``relu_kernel`` into a new array of ``x``'s (float) dtype: relu's fast path. A contiguous
     float32 / float64 ``x`` is one pass of the compiled ``relu`` where it is built (the same bits:
@@ -589,12 +598,11 @@ def relu_array(x: np.ndarray) -> np.ndarray:
     >>> relu_array(np.array([-1.0, -0.0, 2.0])).tolist()
     [0.0, -0.0, 2.0]
     """
-    if x.dtype.char in "fd":
-        k = native.special()
-        if k is not None and x.flags.c_contiguous and x.flags.aligned:  # (unaligned: a from_numpy view)
-            out = np.empty(x.shape, x.dtype)
-            if k.relu(x, out):  # (always: a fresh out overlaps nothing)
-                return out
+    k = native.special()
+    # (relu_fresh: None unless x is C-contiguous, aligned (unaligned: a from_numpy view) native
+    # float32 / float64; an older build without it takes relu's own checks)
+    if k is not None and (out := k.relu_fresh(x) if hasattr(k, "relu_fresh") else _relu_into(k, x)) is not None:
+        return out
     out = np.maximum(x, x.dtype.type(0))
     np.copyto(out, x, where=x == 0)
     return out

@@ -2275,6 +2275,17 @@ def _mul_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
     if b.__class__ is float and not a._dtype.is_complex:
         # (t * number, a chain's y * 1.01: grads below with need_a, no tb, saved ())
         return "MulBackward0", (a, b), lambda g: (g * b, None), ()
+    if a.__class__ is Tensor and b.__class__ is Tensor and not a._dtype.is_complex and not b._dtype.is_complex:
+        # (two plain real tensors, a recorded w * b: the general steps below spelt out per case, no
+        # closure cells for the flags; the same rule and saved tensors)
+        ma, mb = a._ag, b._ag
+        if ma is not None and (ma.requires_grad or ma.grad_fn is not None):
+            if mb is not None and (mb.requires_grad or mb.grad_fn is not None):
+                return "MulBackward0", (a, b), lambda g: (g * b, g * a), (a, b)
+            return "MulBackward0", (a, b), lambda g: (g * b, None), (b,)
+        if mb is not None and (mb.requires_grad or mb.grad_fn is not None):
+            return "MulBackward0", (a, b), lambda g: (None, g * a), (a,)
+        return "MulBackward0", (a, b), lambda g: (None, None), ()
     # (the result's dtype read from the operands: a maker that reads ``out`` costs every recorded
     # mul the release walk of strided.autograd.function._attached, ~1 us)
     ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)

@@ -329,7 +329,10 @@ def _fast_unary(op: UnaryOp, raw: Callable[..., Tensor] | None = None) -> Callab
                         finally:
                             _quiet_reset(token)
                     elif ufunc is relu_array:  # called here, not in quiet_call's shared Context, which
-                        res = relu_array(arr)  # would hide native.disabled(); relu warns of nothing
+                        # would hide native.disabled(); relu warns of nothing. (relu_array's compiled
+                        # case inline: relu_fresh's answer, None where relu_array's formula decides)
+                        if _RELU_FRESH is None or (k := special()) is None or (res := k.relu_fresh(arr)) is None:
+                            res = relu_array(arr)
                     elif bf16_run is not None and d is bfloat16 and (res := quiet_call(bf16_run, arr)) is not None:
                         pass  # (PyTorch's bits, NaNs 0xFFFF, by the float32 kernel)
                     else:
@@ -443,6 +446,8 @@ sin, sin_ = _make_unary(SIN)
 cos, cos_ = _make_unary(COS)
 tanh, tanh_ = _make_unary(TANH)
 sigmoid, sigmoid_ = _make_unary(SIGMOID)
+# (the special kernel's relu_fresh where this build has it: relu's fast path calls it itself)
+_RELU_FRESH = getattr(_compiled_module("_specialkernel"), "relu_fresh", None)
 relu, relu_ = _make_unary(RELU)
 # (x.relu_() written in C by its entry front: relu_kernel's compiled loop, run over the tensor's own
 # run; op 0 of _specialkernel's in-place capsule)

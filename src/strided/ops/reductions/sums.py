@@ -53,7 +53,7 @@ from ...errors import (
     join_lines,
 )
 from ...grad_mode import GRAD_MODE, INSIDE, SUBCLASSES, requires_grad
-from ...gradients import in_pytorch_convention, record, records, seal
+from ...gradients import in_pytorch_convention, record, recorded, records, seal
 from ...kernels import native, npcore
 from ...kernels import rows as _rows
 from ...kernels.bf16_casts import copy_nans_as, number_nans
@@ -177,9 +177,16 @@ def sum(self: Tensor, dim: SupportsIndex | Sequence[SupportsIndex] | None = None
     if axis is not NO or keepdims is not NO:  # NumPy's axis=, keepdims= (strided.numpy_keywords)
         return numpy_call(sum, "sum", {"self": self, "dim": dim, "keepdim": keepdim, "dtype": dtype, "out": out},
                           {"axis": axis, "keepdims": keepdims}, {"dim": None, "keepdim": False})
-    if (type(self) is Tensor or type(self) in SUBCLASSES) and self._ag is not None and not INSIDE.get():  # its own entry
-        return record("sum", sum, (self, dim, keepdim), {} if dtype is None and out is None else
-                      {"dtype": dtype, "out": out})
+    # its own entry. tracked: a full sum of a tensor in autograd, unwatched: the fast path below
+    # is pure NumPy and the compiled kernel into fresh memory, so its result is recorded as it is
+    # (gradients.recorded: the node record() gives it, without record() running sum again); any
+    # other call, and the fast path's fallthrough, takes record()
+    tracked = False
+    if (type(self) is Tensor or type(self) in SUBCLASSES) and self._ag is not None and not INSIDE.get():
+        if OPEN or dim is not None or keepdim is not False or dtype is not None or out is not None:
+            return record("sum", sum, (self, dim, keepdim), {} if dtype is None and out is None else
+                          {"dtype": dtype, "out": out})
+        tracked = True
     if out is not None:
         return _into(out, lambda d: _sum_like(np.add, self, dim, keepdim, d, "sum"), dtype, "sum", self)
     if dim is None and keepdim is False and dtype is None and (type(self) is Tensor or type(self) in SUBCLASSES):
@@ -201,9 +208,13 @@ def sum(self: Tensor, dim: SupportsIndex | Sequence[SupportsIndex] | None = None
                 res = _zeros(1, arr.dtype)
                 k.cascade(arr, d is float64, (n,), (arr.itemsize,), (0,), res)
                 t = adopted(res, _SCALAR, d)
+                if tracked:  # (OPEN is off: a watched call took record())
+                    return recorded("sum", t, (self,))
                 if OPEN:
                     report("sum", (self,), t)
                 return t
+    if tracked:
+        return record("sum", sum, (self, dim, keepdim), {})
     if dtype is None:
         t = cascade_reduce(self, dim, keepdim)
         if t is not None:
