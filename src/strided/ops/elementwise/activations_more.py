@@ -924,6 +924,10 @@ _RRELU_INPLACE = {float32: (1, 0, 1 << 62), float64: (1, 0, 1 << 62)}
 compiled_inplace(selu_, native._compiled("_sleefkernel"), "selu_", _elu_inplace_table(_SELU_OP))
 compiled_inplace(celu_, native._compiled("_sleefkernel"), "celu_", _elu_inplace_table(_ELU_OP))
 compiled_inplace(rrelu_, native._compiled("_specialkernel"), "rrelu_", _RRELU_INPLACE)
+# (threshold_(x, th, v) with exact float numbers: _specialkernel's op 2 over the run, the compare and
+# select of _threshold, both numbers rounded to the dtype; the forward where either is not a float)
+compiled_inplace(threshold_, native._compiled("_specialkernel"), "threshold_",
+                 {float32: (2, 0, 1 << 62), float64: (2, 0, 1 << 62)})
 
 seal(globals(), functional=True)  # (last: the rows' functions become their recording entries)
 _threshold_entry = threshold  # (threshold_'s argument name shadows the function: its entry, after the seal)
