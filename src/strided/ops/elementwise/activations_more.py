@@ -66,6 +66,7 @@ from ..registry import backward, method
 from .activations import (
     _INT_C_NAMES,
     Activation,
+    _all_greater_copy,
     _fresh_of,
     _inplace,
     _leaky_relu,
@@ -959,7 +960,18 @@ def _elu_flat(alpha: float, scale: float, op: int) -> tuple[Callable[..., np.nda
         e = kernel(x, out)
         if e is not None:
             return e
-        values = _elu_compiled(x, alpha, scale, 1.0)
+        # (celu of a run whose every x > 0: x itself, x * 1, without the exponentials -- in place,
+        # nothing to write (a NaN's minimum is NaN, -0.0's is not > 0); tried where its first
+        # elements are, so a run of mixed signs does not pay the copy's fresh buffer)
+        values = None
+        if scale == 1.0 and x[:64].min(initial=1.0) > 0:
+            if out is x:
+                if x.min(initial=1.0) > 0:
+                    return out
+            else:
+                values = _all_greater_copy(x, 0.0)
+        if values is None:
+            values = _elu_compiled(x, alpha, scale, 1.0)
         values = _elu_general(x, alpha, scale, 1.0) if values is None else values
         if out is None:
             return values
