@@ -64,6 +64,7 @@ from .._support.gradtools import linear_backward
 from ..creation.generator import resolve
 from ..registry import backward, method
 from .activations import (
+    _F32_MAX,
     _INT_C_NAMES,
     Activation,
     _all_greater_copy,
@@ -792,7 +793,14 @@ def threshold(input: Tensor, threshold: float, value: float) -> Tensor:
 
 def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
     """In-place :func:`threshold` (``F.threshold_``, ``torch.threshold_``)."""
-    return _inplace(THRESHOLD, _threshold_entry, input, _PARAMS["threshold"](threshold, value))
+    params = _PARAMS["threshold"](threshold, value)
+    # (a densely permuted run, a transpose, which the entry front's C write does not take: the
+    # row's compiled pass over the run copied back; inplace_flat checks the first number's float32
+    # range, the second's is checked here, a NaN or one beyond it left to the general path)
+    if input.__class__ is Tensor and -_F32_MAX <= params[1] <= _F32_MAX \
+            and inplace_flat(THRESHOLD, input, params, "threshold_"):
+        return input
+    return _inplace(THRESHOLD, _threshold_entry, input, params)
 
 
 def selu(input: Tensor) -> Tensor:
