@@ -25,27 +25,8 @@ from strided.creation import borrow_array
 
 torch.set_num_threads(1)
 
-_F32_WORDS = np.array([0x7FC00000, 0xFFC00001, 0x7FA00001, 0xFF800123, 0x80000000, 0x00000000, 0x00000001,
-                       0x80000001, 0x7F800000, 0xFF800000, 0x3F800000, 0xBF800000, 0x3E800000, 0x3E800001,
-                       0x3E7FFFFF, 0xBE800000], np.uint32)
-_F64_WORDS = np.array([0x7FF8000000000000, 0xFFF8000000000001, 0x7FF4000000000001, 0xFFF0000000000123,
-                       0x8000000000000000, 0, 1, 0x8000000000000001, 0x7FF0000000000000, 0xFFF0000000000000,
-                       0x3FF0000000000000, 0xBFF0000000000000, 0x3FD0000000000000, 0x3FD0000000000001,
-                       0x3FCFFFFFFFFFFFFF, 0xBFD0000000000000], np.uint64)
-
-
-def _values(dtype: type, shape: tuple, seed: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    n = int(np.prod(shape))
-    normal = rng.normal(0, 1, n).astype(dtype)
-    words = _F32_WORDS if dtype == np.float32 else _F64_WORDS
-    special = words[rng.integers(0, len(words), n)].view(dtype)
-    return np.where(rng.random(n) < 0.4, special, normal).reshape(shape)
-
-
-def _bits(a: np.ndarray) -> bytes:
-    return np.ascontiguousarray(a).tobytes()
-
+# (the special words -- NaN payloads and signs, -0.0, subnormals, infinities -- mixed with normal values)
+from test_inplace35 import _bits, _values  # noqa: E402
 
 _CALLS = {
     "threshold_": (lambda x, th, v: st.threshold_(x, th, v), lambda t, th, v: torch.threshold_(t, th, v)),
@@ -71,6 +52,10 @@ def _forward(x: st.Tensor, th: object, v: object) -> st.Tensor:
 @pytest.mark.parametrize("params", _PARAMS)
 def test_threshold_inplace_bits_versions(call, dtype, shape, params):
     a = _values(dtype, shape, 7)
+    if a.size >= 3:  # (the threshold's own value and its neighbours in the dtype: the compare's edge)
+        with np.errstate(all="ignore"):
+            edge = dtype(params[0])
+        a.reshape(-1)[:3] = [edge, np.nextafter(edge, dtype(np.inf)), np.nextafter(edge, dtype(-np.inf))]
     x, ref = st.from_numpy(a.copy()), st.from_numpy(a.copy())
     v0 = x._version
     out = _CALLS[call][0](x, *params)
