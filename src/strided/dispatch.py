@@ -39,7 +39,7 @@ from .kernels.listeners import OPEN, Listener, Listening, OpRecord, emit, listen
 from .kernels.memory import adopt, copy_to_new, new_storage, numpy_view, reduced_cast_source
 from .kernels.native import _compiled
 from .layout import Layout
-from .storage import Storage
+from .storage import _BORROWED, Storage
 
 __all__ = [
     "OPEN", "DataFree", "OpRecord", "adopted", "borrowed", "copied", "copy_array_of", "copy_of", "created", "data_free",
@@ -241,8 +241,12 @@ if _ADOPT is not None and hasattr(_ADOPT, "fresh"):  # (an older build lacks it:
 
 def borrowed(flat: np.ndarray, layout: Layout, dtype: DType) -> Any:
     """A tensor over the user's memory (``from_numpy``): ``flat`` is 1-D contiguous and not
-    strided's, so its storage may never move."""
-    return _make(Storage(flat, resizable=False), layout, dtype)
+    strided's, so its storage may never move: :func:`adopted`'s two objects (in C where built), the
+    storage then pinned as ``Storage(flat, resizable=False)`` pins it (the same slots; the class's
+    own checks of ``flat`` are the callers' contract here)."""
+    t = adopted(flat, layout, dtype)
+    t._storage._pinned = _BORROWED
+    return t
 
 
 def copy_of(

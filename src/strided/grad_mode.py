@@ -855,15 +855,17 @@ def entry_front(entry: Callable, fwd: Callable, mode: int, numpy: Numpy | None,
             var_positional = True
     most = sys.maxsize if var_positional else positional
     aliases = frozenset(numpy[2]) if numpy is not None else _NO_ALIASES
+    # (a forward may name more exact types that are never tensors nor hold any: from_numpy's array)
+    plain = _FRONT_PLAIN + getattr(fwd, "__plain_types__", ())
     inplace = getattr(fwd, "__inplace_kernel__", None) if mode != 5 else None
     if mode == 4:
-        return _ENTRY_FRONT(entry, fwd, mode, _FRONT_PLAIN, aliases, required, most, OPEN, STATE, direct,
+        return _ENTRY_FRONT(entry, fwd, mode, plain, aliases, required, most, OPEN, STATE, direct,
                             GRAD_MODE, INFERENCE_STORAGES.data, None if counted is None else bump, counted, sampler,
                             inplace)
     if inplace is not None:
-        return _ENTRY_FRONT(entry, fwd, mode, _FRONT_PLAIN, aliases, required, most, OPEN, None, None, None, None,
+        return _ENTRY_FRONT(entry, fwd, mode, plain, aliases, required, most, OPEN, None, None, None, None,
                             None, None, None, inplace)
-    return _ENTRY_FRONT(entry, fwd, mode, _FRONT_PLAIN, aliases, required, most, OPEN)
+    return _ENTRY_FRONT(entry, fwd, mode, plain, aliases, required, most, OPEN)
 
 
 # the aliases of an entry that takes no NumPy keyword: one object for every such front (an empty

@@ -912,8 +912,10 @@ static PyObject *count_write(PyObject *module, PyObject *const *args, Py_ssize_t
  *       n elements x (kind 'f' or 'd') given the np float parameters p, and returns 1; or refuses
  *       (0: parameters it does not take; nothing written);
  *   names, defaults: the forward's parameters after ``self``: a float default's parameter goes to
- *       fn (it must be an exact float); any other must be left out or be its default object itself
- *       (``training=False``, ``generator=None``);
+ *       fn (it must be an exact float); a default that is the type ``float`` itself marks a required
+ *       float parameter (threshold_'s threshold and value): given as an exact float, it goes to fn,
+ *       left out it is the forward's TypeError; any other must be left out or be its default object
+ *       itself (``training=False``, ``generator=None``);
  *   table: DType -> (op, ival, itemsize, most): fn's op and int argument for that dtype, its element
  *       size (4: 'f', 8: 'd') and the most elements written here;
  *   blocks, enabled: kernels.native's count of open disabled() blocks and its context variable;
@@ -939,7 +941,11 @@ static int inplace_args(PyObject *spec, PyObject *const *args, Py_ssize_t nargs,
     *np = 0;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(names); i++) {
         PyObject *d = PyTuple_GET_ITEM(defaults, i), *v = given[i] != NULL ? given[i] : d;
-        if (PyFloat_CheckExact(d)) {
+        if (d == (PyObject *)&PyFloat_Type) { /* (a required float: its absence is the forward's error) */
+            if (given[i] == NULL || !PyFloat_CheckExact(v))
+                return 0;
+            p[(*np)++] = PyFloat_AS_DOUBLE(v);
+        } else if (PyFloat_CheckExact(d)) {
             if (!PyFloat_CheckExact(v))
                 return 0;
             p[(*np)++] = PyFloat_AS_DOUBLE(v);

@@ -3910,6 +3910,17 @@ RELU_INPLACE(float)
 RELU_INPLACE(double)
 #undef RELU_INPLACE
 
+/* threshold written over its input: unary_exact's code 10 (threshold_float) with one pointer (its
+ * restrict pair cannot alias), the same compare and select: v where x <= th, else x (NaN kept). */
+#define THRESHOLD_INPLACE(T)                                                                       \
+    ERF_CLONES static void threshold_inplace_##T(T *x, Py_ssize_t n, T th, T v)                    \
+    {                                                                                              \
+        for (Py_ssize_t i = 0; i < n; i++) x[i] = x[i] <= th ? v : x[i];                           \
+    }
+THRESHOLD_INPLACE(float)
+THRESHOLD_INPLACE(double)
+#undef THRESHOLD_INPLACE
+
 /* The "strided.inplace" capsule's function (kernels/_front.h, entry_inplace): op's values written
  * over the n elements x of kind 'f' (float32) or 'd' (float64), aligned, given the np parameters p:
  *   op 0, relu (no parameter): relu_inplace, relu's bits;
@@ -3917,7 +3928,10 @@ RELU_INPLACE(double)
  *         (in double, as strided.ops.elementwise.activations_more._slope), rounded to the dtype
  *         (activation_inplace's code 0: the general path's leaky_relu bits); refused where
  *         lower > upper, the slope is not finite, or beyond float32's range for float32 (the
- *         forward's errors).
+ *         forward's errors);
+ *   op 2, threshold (p: threshold, value): v where x <= th, else x, both rounded to the dtype once
+ *         (activations_more._c); refused for float32 where either is beyond float32's finite range
+ *         or NaN (the forward's overflow error, or its own rounding of inf / NaN).
  * 1 written, 0 refused (nothing written); the GIL released from MIN_RELEASE elements on. ival: unused. */
 static int special_inplace(int op, int kind, void *x, Py_ssize_t n, const double *p, Py_ssize_t np_, Py_ssize_t ival)
 {
@@ -3943,6 +3957,18 @@ static int special_inplace(int op, int kind, void *x, Py_ssize_t n, const double
             leaky_relu_inplace_float((float *)x, n, (float)slope);
         else
             leaky_relu_inplace_double((double *)x, n, slope);
+        if (save != NULL)
+            PyEval_RestoreThread(save);
+        return 1;
+    }
+    if (op == 2 && np_ == 2) {
+        if (kind == 'f' && !(fabs(p[0]) <= FLT_MAX && fabs(p[1]) <= FLT_MAX))
+            return 0;
+        PyThreadState *save = n >= MIN_RELEASE ? PyEval_SaveThread() : NULL;
+        if (kind == 'f')
+            threshold_inplace_float((float *)x, n, (float)p[0], (float)p[1]);
+        else
+            threshold_inplace_double((double *)x, n, p[0], p[1]);
         if (save != NULL)
             PyEval_RestoreThread(save);
         return 1;

@@ -781,6 +781,20 @@ def split_with_sizes(self: Tensor, split_sizes: Sequence[int], dim: int = 0) -> 
             f"{type(split_sizes).__name__}",
             "split_with_sizes takes the size of every piece",
             f"fix: a list of sizes, or split({split_sizes!r}) for pieces of one size"))
+    # (the common call: Python ints >= 0 summing to the size of an int dim in range: the pieces
+    # straight away, split's checks all passed; anything else through split, its errors)
+    shape = self._layout.shape
+    n = len(shape)
+    if dim.__class__ is int and -n <= dim < n:
+        d = dim + n if dim < 0 else dim
+        total = 0
+        for s in split_sizes:
+            if s.__class__ is not int or s < 0:
+                break
+            total += s
+        else:
+            if total == shape[d]:
+                return _pieces(self, d, split_sizes)
     return split(self, list(split_sizes), dim)
 
 

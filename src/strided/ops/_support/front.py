@@ -203,7 +203,11 @@ def compiled_inplace(fwd: Callable[..., Any], kernel: Any, name: str, table: dic
     its storage, writable and aligned, its float parameters exact floats (the others left out or
     given as their default object: ``training=False``); it writes, counts the write as the forward
     counts it, and returns ``self``. Every other call, and every refusal, runs the forward
-    unchanged. Without the compiled module, or with ``STRIDED_NATIVE=0``, ``fwd`` is left unmarked."""
+    unchanged. Without the compiled module, or with ``STRIDED_NATIVE=0``, ``fwd`` is left unmarked.
+
+    A required parameter (no default: threshold_'s ``threshold`` and ``value``) is a float one: the
+    spec's default for it is the type ``float`` itself, which the front reads as "an exact float,
+    given" (left out: the forward's TypeError)."""
     capsule = getattr(kernel, "inplace", None) if kernel is not None else None
     if capsule is None or _FRONT is None:
         return
@@ -212,9 +216,7 @@ def compiled_inplace(fwd: Callable[..., Any], kernel: Any, name: str, table: dic
     code = fwd.__code__
     names = code.co_varnames[1:code.co_argcount]
     given = fwd.__defaults__ or ()
-    if len(given) != len(names):  # (a required parameter: its absence is the forward's TypeError)
-        raise ValueError(f"compiled_inplace: {fwd.__qualname__}'s parameters after self must all have defaults")
-    defaults = tuple(given)
+    defaults = (float,) * (len(names) - len(given)) + tuple(given)  # (float: a required float parameter)
     entries = {d: (op, ival, d.itemsize, most) for d, (op, ival, most) in table.items()}
     fwd.__inplace_kernel__ = (capsule, names, defaults, entries, native._open_blocks, native._enabled, _cinfo,  # type: ignore[attr-defined]
                               INFERENCE_STORAGES.data, COUNTERS, bump, name)

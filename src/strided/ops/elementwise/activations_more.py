@@ -64,8 +64,10 @@ from .._support.gradtools import linear_backward
 from ..creation.generator import resolve
 from ..registry import backward, method
 from .activations import (
+    _F32_MAX,
     _INT_C_NAMES,
     Activation,
+    _all_greater_copy,
     _fresh_of,
     _inplace,
     _leaky_relu,
@@ -791,7 +793,14 @@ def threshold(input: Tensor, threshold: float, value: float) -> Tensor:
 
 def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
     """In-place :func:`threshold` (``F.threshold_``, ``torch.threshold_``)."""
-    return _inplace(THRESHOLD, _threshold_entry, input, _PARAMS["threshold"](threshold, value))
+    params = _PARAMS["threshold"](threshold, value)
+    # (a densely permuted run, a transpose, which the entry front's C write does not take: the
+    # row's compiled pass over the run copied back; inplace_flat checks the first number's float32
+    # range, the second's is checked here, a NaN or one beyond it left to the general path)
+    if input.__class__ is Tensor and -_F32_MAX <= params[1] <= _F32_MAX \
+            and inplace_flat(THRESHOLD, input, params, "threshold_"):
+        return input
+    return _inplace(THRESHOLD, _threshold_entry, input, params)
 
 
 def selu(input: Tensor) -> Tensor:
@@ -924,6 +933,10 @@ _RRELU_INPLACE = {float32: (1, 0, 1 << 62), float64: (1, 0, 1 << 62)}
 compiled_inplace(selu_, native._compiled("_sleefkernel"), "selu_", _elu_inplace_table(_SELU_OP))
 compiled_inplace(celu_, native._compiled("_sleefkernel"), "celu_", _elu_inplace_table(_ELU_OP))
 compiled_inplace(rrelu_, native._compiled("_specialkernel"), "rrelu_", _RRELU_INPLACE)
+# (threshold_(x, th, v) with exact float numbers: _specialkernel's op 2 over the run, the compare and
+# select of _threshold, both numbers rounded to the dtype; the forward where either is not a float)
+compiled_inplace(threshold_, native._compiled("_specialkernel"), "threshold_",
+                 {float32: (2, 0, 1 << 62), float64: (2, 0, 1 << 62)})
 
 seal(globals(), functional=True)  # (last: the rows' functions become their recording entries)
 _threshold_entry = threshold  # (threshold_'s argument name shadows the function: its entry, after the seal)
@@ -955,7 +968,18 @@ def _elu_flat(alpha: float, scale: float, op: int) -> tuple[Callable[..., np.nda
         e = kernel(x, out)
         if e is not None:
             return e
-        values = _elu_compiled(x, alpha, scale, 1.0)
+        # (celu of a run whose every x > 0: x itself, x * 1, without the exponentials -- in place,
+        # nothing to write (a NaN's minimum is NaN, -0.0's is not > 0); tried where its first
+        # elements are, so a run of mixed signs does not pay the copy's fresh buffer)
+        values = None
+        if scale == 1.0 and x[:64].min(initial=1.0) > 0:
+            if out is x:
+                if x.min(initial=1.0) > 0:
+                    return out
+            else:
+                values = _all_greater_copy(x, 0.0)
+        if values is None:
+            values = _elu_compiled(x, alpha, scale, 1.0)
         values = _elu_general(x, alpha, scale, 1.0) if values is None else values
         if out is None:
             return values

@@ -8,13 +8,15 @@ from typing import Any
 
 import numpy as np
 
+from ...dtypes import float64
 from ...errors import StridedRuntimeError, join_lines
 from ...gradients import seal
-from ...kernels import sleef, special
+from ...kernels import native, sleef, special
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
-from .._support.operands import _fresh_output, _not_implemented, _view
+from .._support.front import compiled_front, kernel_entry
+from .._support.operands import _cinfo, _fresh_output, _not_implemented, _view
 from .._support.out import write_out
 from ..registry import backward
 
@@ -40,6 +42,8 @@ def gelu(input: Tensor, approximate: str = "none", *, out: Any = None) -> Tensor
     d = input._dtype
     if not d.is_floating_point:
         raise _not_implemented("GeluKernelImpl", d, (input,), "fix: convert first, e.g. x.to(strided.float32)")
+    if d is float64:  # (the compiled front's memo of the shape, as the fast paths fill it: its next call in C)
+        _cinfo[input._layout.shape]
     out = _fresh_output(input._layout.shape, d, [input], d)
     token = quiet_set(QUIET)
     try:
@@ -123,5 +127,18 @@ def gelu_backward(out: Tensor, x: Tensor, approximate: str = "none") -> Any:
 
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
+
+
+def _gelu_front_table() -> dict:
+    """The compiled front's table for ``gelu(x)`` (the exact form): float64 alone, the forward's own
+    compiled pass (:func:`strided.kernels.special.gelu_into`'s ``gelu`` kernel: its float64
+    formula, one pass, elementwise, so a flat run's values are the tensor's) made in C; float32 and
+    every other dtype, call and refusal: the entry (float32's oneDNN / torch_loop paths)."""
+    k = native._compiled("_specialkernel")  # (the module itself: the front reads the switch per call)
+    entry = kernel_entry(getattr(k, "gelu", None), (), np.float64)
+    return {} if entry is None else {float64: (None, True, None, entry)}
+
+
+gelu = compiled_front(gelu, 1, _gelu_front_table())  # (the sealed entry behind the front)
 # the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
 declare(Kind.COMPUTE, "gelu")
