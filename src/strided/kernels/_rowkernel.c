@@ -1287,6 +1287,194 @@ static PyObject *py_cdist2(PyObject *self, PyObject *const *args, Py_ssize_t nar
 
 #include "_extreme_rows_at.h" /* extreme_rows_at: amax/amin along a large tensor's unit-stride dim */
 
+/* ---------------------------------------------------------------- batch_norm's evaluation, layer_norm's rows
+ *
+ * The elementwise steps of strided.nn.functional.norms._evaluated_rows and layers._layer_norm_fresh,
+ * the same IEEE operations in the same order per element as their NumPy ufunc calls (each step
+ * rounded to the element type; no contraction: -ffp-contract=off), so the same bits in one pass:
+ *
+ *   bn_eval(x, out, rm, rv, w, b, eps) -> bool: over an (N, C) C-contiguous x into out,
+ *     ((x - rm[j]) * (1 / sqrt(rv[j] + eps))) * w[j] + b[j]   (w, b: buffers of C, or None)
+ *   ln_center(x, y, mean) -> bool: per row of x (rows, n) (mean's length: rows),
+ *     mean = (0 + pairwise_sum(row)) / n   (x.mean(axis=1): NumPy's add.reduce, then its true_divide
+ *     by an intp count, which runs in float64 and rounds to the type), y = x - mean
+ *   ln_scale(y, var, r, w, b, eps) -> bool: per row i of y (rows, n), in place,
+ *     r[i] = 1 / sqrt(var[i] / n + eps), y = ((y * r[i]) * w[j]) + b[j]
+ *
+ * eps a Python float rounded to the type as NumPy's scalar conversion rounds it. False (nothing
+ * written) where a buffer is not of the kind (float32 / float64 alike, C-contiguous, aligned, of
+ * the sizes above): the caller's NumPy steps then run. */
+#define NORM_ROWS(T, SQRT, PAIRWISE)                                                                \
+    static void bn_eval_##T(const T *x, T *o, const T *rm, const T *rv, const T *w, const T *b, T eps,   \
+                            Py_ssize_t n, Py_ssize_t c, T *r)                                       \
+    {                                                                                               \
+        for (Py_ssize_t j = 0; j < c; j++) r[j] = (T)1 / SQRT(rv[j] + eps);                         \
+        for (Py_ssize_t i = 0; i < n; i++) {                                                        \
+            const T *xr = x + i * c;                                                                \
+            T *orow = o + i * c;                                                                    \
+            for (Py_ssize_t j = 0; j < c; j++) {                                                    \
+                T y = (xr[j] - rm[j]) * r[j];                                                       \
+                if (w) y = y * w[j];                                                                \
+                if (b) y = y + b[j];                                                                \
+                orow[j] = y;                                                                        \
+            }                                                                                       \
+        }                                                                                           \
+    }                                                                                               \
+    static void ln_center_##T(const T *x, T *y, T *mean, Py_ssize_t rows, Py_ssize_t n)           \
+    {                                                                                               \
+        for (Py_ssize_t i = 0; i < rows; i++) {                                                     \
+            const T *xr = x + i * n;                                                                \
+            T *yr = y + i * n;                                                                      \
+            T m = (T)((double)((T)0 + PAIRWISE(xr, n)) / (double)n);                                \
+            mean[i] = m;                                                                            \
+            for (Py_ssize_t j = 0; j < n; j++) yr[j] = xr[j] - m;                                   \
+        }                                                                                           \
+    }                                                                                               \
+    static void ln_scale_##T(T *y, const T *var, T *r, const T *w, const T *b, T eps, Py_ssize_t rows,  \
+                             Py_ssize_t n)                                                          \
+    {                                                                                               \
+        for (Py_ssize_t i = 0; i < rows; i++) {                                                     \
+            T ri = (T)1 / SQRT(var[i] / (T)n + eps);                                                \
+            r[i] = ri;                                                                              \
+            T *yr = y + i * n;                                                                      \
+            for (Py_ssize_t j = 0; j < n; j++) {                                                    \
+                T v = yr[j] * ri;                                                                   \
+                if (w) v = v * w[j];                                                                \
+                if (b) v = v + b[j];                                                                \
+                yr[j] = v;                                                                          \
+            }                                                                                       \
+        }                                                                                           \
+    }
+NORM_ROWS(float, sqrtf, f32_pairwise)
+NORM_ROWS(double, sqrt, f64_pairwise)
+#undef NORM_ROWS
+
+/* The buffers norm_buffers holds, released. */
+static void norm_release(Py_buffer *bufs, int count)
+{
+    for (int i = 0; i < count; i++)
+        if (bufs[i].obj != NULL) {
+            PyBuffer_Release(&bufs[i]);
+            bufs[i].obj = NULL;
+        }
+}
+
+/* The first `count` buffers of one float kind (args[i] None: no buffer, where `optional` has bit i), each
+ * C-contiguous and aligned, the ones in `writable` writable; their lengths in elements into len.
+ * Returns the kind (4, 8), 0 (not of the kind: nothing held) or -1 (an error set, nothing held). */
+static int norm_buffers(PyObject *const *args, int count, unsigned optional, unsigned writable, Py_buffer *bufs,
+                        Py_ssize_t *len)
+{
+    int kind = 0;
+    for (int i = 0; i < count; i++) bufs[i].obj = NULL;
+    for (int i = 0; i < count; i++) {
+        len[i] = -1;
+        if (args[i] == Py_None && (optional >> i & 1))
+            continue;
+        int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | ((writable >> i & 1) ? PyBUF_WRITABLE : 0);
+        if (PyObject_GetBuffer(args[i], &bufs[i], flags) < 0) {
+            bufs[i].obj = NULL;
+            norm_release(bufs, count);
+            if (PyErr_ExceptionMatches(PyExc_BufferError) || PyErr_ExceptionMatches(PyExc_TypeError)
+                || PyErr_ExceptionMatches(PyExc_ValueError)) {
+                PyErr_Clear(); /* (a read-only (NumPy's ValueError) or non-contiguous buffer: not of the kind) */
+                return 0;
+            }
+            return -1;
+        }
+        int k = float_kind(&bufs[i]);
+        if (!k || (kind && k != kind) || (uintptr_t)bufs[i].buf % k) {
+            norm_release(bufs, count);
+            return 0;
+        }
+        kind = k;
+        len[i] = bufs[i].len / k;
+    }
+    return kind;
+}
+
+static PyObject *py_bn_eval(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 7) {
+        PyErr_SetString(PyExc_TypeError, "bn_eval(x, out, rm, rv, w, b, eps) takes 7 arguments");
+        return NULL;
+    }
+    double eps = PyFloat_AsDouble(args[6]);
+    if (eps == -1.0 && PyErr_Occurred()) return NULL;
+    Py_buffer bufs[6];
+    Py_ssize_t len[6];
+    int kind = norm_buffers(args, 6, 0x30, 0x2, bufs, len);
+    if (kind < 0) return NULL;
+    if (kind == 0) Py_RETURN_FALSE;
+    Py_ssize_t c = len[2], total = len[0];
+    int ok = c >= 1 && total >= 1 && total % c == 0 && len[1] == total && len[3] == c && (len[4] < 0 || len[4] == c)
+             && (len[5] < 0 || len[5] == c) && bufs[1].buf != bufs[0].buf;
+    void *r = ok ? PyMem_Malloc((size_t)c * kind) : NULL;
+    if (ok && r == NULL) {
+        norm_release(bufs, 6);
+        return PyErr_NoMemory();
+    }
+    if (ok && kind == 4)
+        bn_eval_float(bufs[0].buf, bufs[1].buf, bufs[2].buf, bufs[3].buf, len[4] < 0 ? NULL : bufs[4].buf,
+                      len[5] < 0 ? NULL : bufs[5].buf, (float)eps, total / c, c, r);
+    else if (ok)
+        bn_eval_double(bufs[0].buf, bufs[1].buf, bufs[2].buf, bufs[3].buf, len[4] < 0 ? NULL : bufs[4].buf,
+                       len[5] < 0 ? NULL : bufs[5].buf, eps, total / c, c, r);
+    PyMem_Free(r);
+    norm_release(bufs, 6);
+    return PyBool_FromLong(ok);
+}
+
+static PyObject *py_ln_center(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "ln_center(x, y, mean) takes 3 arguments");
+        return NULL;
+    }
+    Py_buffer bufs[3];
+    Py_ssize_t len[3];
+    int kind = norm_buffers(args, 3, 0, 0x6, bufs, len);
+    if (kind < 0) return NULL;
+    if (kind == 0) Py_RETURN_FALSE;
+    Py_ssize_t rows = len[2], total = len[0];
+    int ok = rows >= 1 && total >= rows && total % rows == 0 && len[1] == total && bufs[1].buf != bufs[0].buf;
+    if (ok && kind == 4)
+        ln_center_float(bufs[0].buf, bufs[1].buf, bufs[2].buf, rows, total / rows);
+    else if (ok)
+        ln_center_double(bufs[0].buf, bufs[1].buf, bufs[2].buf, rows, total / rows);
+    norm_release(bufs, 3);
+    return PyBool_FromLong(ok);
+}
+
+static PyObject *py_ln_scale(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 6) {
+        PyErr_SetString(PyExc_TypeError, "ln_scale(y, var, r, w, b, eps) takes 6 arguments");
+        return NULL;
+    }
+    double eps = PyFloat_AsDouble(args[5]);
+    if (eps == -1.0 && PyErr_Occurred()) return NULL;
+    Py_buffer bufs[5];
+    Py_ssize_t len[5];
+    int kind = norm_buffers(args, 5, 0x18, 0x5, bufs, len);
+    if (kind < 0) return NULL;
+    if (kind == 0) Py_RETURN_FALSE;
+    Py_ssize_t rows = len[1], total = len[0], n = rows ? total / rows : 0;
+    int ok = rows >= 1 && n >= 1 && total == rows * n && len[2] == rows && (len[3] < 0 || len[3] == n)
+             && (len[4] < 0 || len[4] == n);
+    if (ok && kind == 4)
+        ln_scale_float(bufs[0].buf, bufs[1].buf, bufs[2].buf, len[3] < 0 ? NULL : bufs[3].buf,
+                       len[4] < 0 ? NULL : bufs[4].buf, (float)eps, rows, n);
+    else if (ok)
+        ln_scale_double(bufs[0].buf, bufs[1].buf, bufs[2].buf, len[3] < 0 ? NULL : bufs[3].buf,
+                        len[4] < 0 ? NULL : bufs[4].buf, eps, rows, n);
+    norm_release(bufs, 5);
+    return PyBool_FromLong(ok);
+}
+
 static PyMethodDef methods[] = {
     {"extreme_rows_at", (PyCFunction)(void (*)(void))py_extreme_rows_at, METH_FASTCALL,
      "extreme_rows_at(storage, offset, count, stride, length, out, mode) -> int: each strided row's smallest (0)\n"
@@ -1331,6 +1519,14 @@ static PyMethodDef methods[] = {
      "rows(address, itemsize, count, row_stride, length, out_address, nan_zero=False): NumPy's pairwise\n"
      "sum of each contiguous row (float32: itemsize 4, float64: 8), bit for bit, into a contiguous output;\n"
      "nan_zero: each NaN element read as 0 (nansum)."},
+    {"bn_eval", (PyCFunction)(void (*)(void))py_bn_eval, METH_FASTCALL,
+     "bn_eval(x, out, rm, rv, w, b, eps) -> bool: batch_norm's evaluation of a C-contiguous (N, C) float buffer\n"
+     "into out, NumPy's steps' bits; False (nothing written) where not taken."},
+    {"ln_center", (PyCFunction)(void (*)(void))py_ln_center, METH_FASTCALL,
+     "ln_center(x, y, mean) -> bool: each row's NumPy mean into mean and the row minus it into y; False where not taken."},
+    {"ln_scale", (PyCFunction)(void (*)(void))py_ln_scale, METH_FASTCALL,
+     "ln_scale(y, var, r, w, b, eps) -> bool: r = 1 / sqrt(var / n + eps) per row, y = y * r * w + b in place,\n"
+     "NumPy's steps' bits; False (nothing written) where not taken."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -116,6 +116,17 @@ cdist2 = _accessor("cdist2")
 cdist2.__doc__ = """The compiled ``cdist2(x1, x2, out)`` (cdist's p = 2 distances of two C-contiguous 2-D
 point sets, NumPy's bits, see its C doc), or None (see :func:`_accessor`)."""
 
+bn_eval = _accessor("bn_eval")
+bn_eval.__doc__ = """The compiled ``bn_eval(x, out, rm, rv, w, b, eps)`` (batch_norm's evaluation steps over a
+C-contiguous (N, C) float run, NumPy's bits; False where not taken, see its C doc), or None (see :func:`_accessor`)."""
+ln_center = _accessor("ln_center")
+ln_center.__doc__ = """The compiled ``ln_center(x, y, mean)`` (each row's ``x.mean(axis=1)`` and the row minus it,
+NumPy's bits; False where not taken, see its C doc), or None (see :func:`_accessor`)."""
+ln_scale = _accessor("ln_scale")
+ln_scale.__doc__ = """The compiled ``ln_scale(y, var, r, w, b, eps)`` (layer_norm's ``r = 1 / sqrt(var / n + eps)``
+and ``y * r * w + b`` per row in place, NumPy's bits; False where not taken, see its C doc), or None
+(see :func:`_accessor`)."""
+
 
 def add_reduce(x: Any, axis: Any = 0, dtype: Any = None, out: Any = None, keepdims: bool = False) -> Any:
     """``np.add.reduce(x, axis, dtype, out, keepdims)``, the same result bit for bit, by the
