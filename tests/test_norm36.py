@@ -283,3 +283,47 @@ def test_nll_loss_like_torch(dtype, reduction, case):
     want = TF.nll_loss(torch.tensor(logp), torch.tensor(target), **tk)
     assert got.shape == tuple(want.shape)
     assert np.array_equal(_bits(got.numpy()), _bits(want.numpy()))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("case", ["plain", "offset", "stepped_target", "nan", "ignore_in_range", "big"])
+def test_nll_loss_mean_rows_bits(dtype, case):
+    rng = np.random.default_rng(8)
+    n, c = (300, 7) if case == "big" else (6, 4)
+    logp = -np.abs(rng.standard_normal((n, c))).astype(dtype)
+    target = rng.integers(0, c, n)
+    if case == "nan":
+        logp[2, target[2]] = np.nan
+    sx, st = strided.tensor(logp), strided.tensor(target)
+    kw = {}
+    if case == "offset":
+        sx = strided.tensor(np.concatenate([logp, logp]))[n:]
+        st = strided.tensor(np.concatenate([target[:1], target]))[1:]
+    elif case == "stepped_target":
+        st = strided.tensor(np.repeat(target, 2))[::2]
+    elif case == "ignore_in_range":
+        target[0] = 1
+        st = strided.tensor(target)
+        kw = {"ignore_index": 1}
+    args = (sx, st, None, None, kw.get("ignore_index", -100))
+    got = F.nll_loss(*args)  # (positional: the entry's fresh path)
+    want = TF.nll_loss(torch.tensor(logp), torch.tensor(target), **kw)
+    assert got.shape == ()
+    assert got.dtype == (strided.float32 if dtype == np.float32 else strided.float64)
+    assert np.array_equal(_bits(got.numpy()), _bits(want.numpy()))
+    general = F.nll_loss(sx, st, reduction="mean", **kw)
+    assert np.array_equal(_bits(got.numpy()), _bits(general.numpy()))
+
+
+def test_nll_loss_rows_errors_and_grad():
+    logp = -np.abs(np.random.default_rng(1).standard_normal((5, 3))).astype(np.float32)
+    with pytest.raises(IndexError, match="Target 3 is out of bounds"):
+        F.nll_loss(strided.tensor(logp), strided.tensor(np.array([0, 1, 3, 0, 0])))
+    x = strided.tensor(logp, requires_grad=True)
+    target = np.array([0, 1, 2, 0, 1])
+    y = F.nll_loss(x, strided.tensor(target))
+    assert y.grad_fn.name() == "NllLossBackward0"
+    y.backward()
+    tx = torch.tensor(logp, requires_grad=True)
+    TF.nll_loss(tx, torch.tensor(target)).backward()
+    assert np.array_equal(_bits(x.grad.numpy()), _bits(tx.grad.numpy()))

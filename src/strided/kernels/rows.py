@@ -127,6 +127,11 @@ ln_scale.__doc__ = """The compiled ``ln_scale(y, var, r, w, b, eps)`` (layer_nor
 and ``y * r * w + b`` per row in place, NumPy's bits; False where not taken, see its C doc), or None
 (see :func:`_accessor`)."""
 
+nll_sum = _accessor("nll_sum")
+nll_sum.__doc__ = """The compiled ``nll_sum(logp, target, classes)`` (nll_loss's sum of ``-logp[i, target[i]]``
+in PyTorch's cascade over C-contiguous runs; None for an index out of range or a NaN sum, see its
+C doc), or None (see :func:`_accessor`)."""
+
 
 def add_reduce(x: Any, axis: Any = 0, dtype: Any = None, out: Any = None, keepdims: bool = False) -> Any:
     """``np.add.reduce(x, axis, dtype, out, keepdims)``, the same result bit for bit, by the
