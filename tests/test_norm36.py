@@ -223,8 +223,39 @@ def test_bn_eval_kernel_refuses_what_it_does_not_take():
     ro = np.empty_like(x)
     ro.flags.writeable = False
     assert k(x, ro, st, st, None, None, 1e-5) is False
-    assert R.ln_center()(x, out, np.empty(5, np.float32)) is False  # (12 elements, 5 means)
-    assert R.ln_scale()(out, np.ones(3, np.float32), np.empty(3, np.float32), st[:3], None, 1e-5) is False
+    ln = R.ln_rows()
+    m3, r3 = np.empty(3, np.float32), np.empty(3, np.float32)
+    assert ln(x, out, m3, r3, st, None, 1e-5) is True
+    assert ln(x, out, np.empty(5, np.float32), np.empty(5, np.float32), None, None, 1e-5) is False  # (12 / 5)
+    assert ln(x, out, m3, r3, five, None, 1e-5) is False  # (a weight of another length)
+    assert ln(x, out, m3, np.empty(2, np.float32), None, None, 1e-5) is False
+    assert ln(x, x, m3, r3, None, None, 1e-5) is False
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_ln_rows_kernel_is_numpys_steps(dtype):
+    """The compiled rows against the NumPy ufuncs (mean, subtraction, einsum's variance, the scale),
+    over every row length to 300 and some longer, with NaN, infinities, -0.0 and huge values."""
+    k = R.ln_rows()
+    if k is None:
+        pytest.skip("the compiled row kernel is not built")
+    rng = np.random.default_rng(17)
+    for n in (*range(1, 300), 511, 1024, 4099):
+        x = _data(rng, (2, n), dtype, specials=False)
+        if n > 8 and n % 7 == 0:
+            x[0, rng.integers(0, n, 3)] = [np.nan, np.inf, -0.0]
+            x[1, 2] = 1e30 if n % 2 else -1e300
+        w = rng.standard_normal(n).astype(dtype) if n % 3 else None
+        b = rng.standard_normal(n).astype(dtype) if n % 2 else None
+        y1, y2 = np.empty_like(x), np.empty_like(x)
+        m1, r1 = np.empty((2, 1), dtype), np.empty(2, dtype)
+        eps = dtype(10.0 ** -(n % 8))
+        with np.errstate(all="ignore"):
+            m2, r2 = Ly._normalize_rows_numpy(x, y2, w, b, eps)
+            assert k(x, y1, m1, r1, w, b, float(eps)) is True
+        for p, q in ((y1, y2), (m1, m2), (r1, r2)):
+            assert np.array_equal(_bits(p), _bits(q)), n
+    assert Ly._LN_ROWS_AGREE[0] in (None, True)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

@@ -1295,11 +1295,18 @@ static PyObject *py_cdist2(PyObject *self, PyObject *const *args, Py_ssize_t nar
  *
  *   bn_eval(x, out, rm, rv, w, b, eps) -> bool: over an (N, C) C-contiguous x into out,
  *     ((x - rm[j]) * (1 / sqrt(rv[j] + eps))) * w[j] + b[j]   (w, b: buffers of C, or None)
- *   ln_center(x, y, mean) -> bool: per row of x (rows, n) (mean's length: rows),
- *     mean = (0 + pairwise_sum(row)) / n   (x.mean(axis=1): NumPy's add.reduce, then its true_divide
- *     by an intp count, which runs in float64 and rounds to the type), y = x - mean
- *   ln_scale(y, var, r, w, b, eps) -> bool: per row i of y (rows, n), in place,
- *     r[i] = 1 / sqrt(var[i] / n + eps), y = ((y * r[i]) * w[j]) + b[j]
+ *   ln_rows(x, y, mean, r, w, b, eps) -> bool: per row i of x (rows, n) (mean's and r's length: rows)
+ *     into y, mean[i] = (0 + pairwise_sum(row)) / n   (x.mean(axis=1): NumPy's add.reduce, then its
+ *     true_divide by an intp count, which runs in float64 and rounds to the type), y = x - mean,
+ *     var = 0 + einsum_sum(y * y) / n, r[i] = 1 / sqrt(var + eps), y = ((y * r[i]) * w[j]) + b[j]
+ *
+ * einsum_sum is np.einsum("ij,ij->i", y, y)'s sum of one contiguous row as NumPy 2's baseline build
+ * runs it (einsum_sumprod.c.src, sum_of_products_contig_contig_outstride0_two with SSE's universal
+ * intrinsics): 4 float32 / 2 float64 lanes, blocks of four vectors folded as acc = a0*b0 + (a1*b1 +
+ * (a2*b2 + (a3*b3 + acc))) (a product, then an add: no FMA at that baseline), the tail vector by
+ * vector zero-padded, then the lanes summed (l0 + l1) + (l2 + l3). A NumPy built otherwise (another
+ * baseline, FMA) sums in another order: strided.nn.functional.layers checks this kernel against
+ * NumPy's steps once per process (_ln_rows_agree) before taking it.
  *
  * eps a Python float rounded to the type as NumPy's scalar conversion rounds it. False (nothing
  * written) where a buffer is not of the kind (float32 / float64 alike, C-contiguous, aligned, of
@@ -1320,28 +1327,40 @@ static PyObject *py_cdist2(PyObject *self, PyObject *const *args, Py_ssize_t nar
             }                                                                                       \
         }                                                                                           \
     }                                                                                               \
-    static void ln_center_##T(const T *x, T *y, T *mean, Py_ssize_t rows, Py_ssize_t n)           \
+    static void ln_rows_##T(const T *x, T *y, T *mean, T *r, const T *w, const T *b, T eps, Py_ssize_t rows,   \
+                            Py_ssize_t n)                                                           \
     {                                                                                               \
+        enum { L = 16 / sizeof(T) }; /* SSE's lanes: 4 float, 2 double */                          \
         for (Py_ssize_t i = 0; i < rows; i++) {                                                     \
             const T *xr = x + i * n;                                                                \
             T *yr = y + i * n;                                                                      \
             T m = (T)((double)((T)0 + PAIRWISE(xr, n)) / (double)n);                                \
             mean[i] = m;                                                                            \
             for (Py_ssize_t j = 0; j < n; j++) yr[j] = xr[j] - m;                                   \
-        }                                                                                           \
-    }                                                                                               \
-    static void ln_scale_##T(T *y, const T *var, T *r, const T *w, const T *b, T eps, Py_ssize_t rows,  \
-                             Py_ssize_t n)                                                          \
-    {                                                                                               \
-        for (Py_ssize_t i = 0; i < rows; i++) {                                                     \
-            T ri = (T)1 / SQRT(var[i] / (T)n + eps);                                                \
+            T acc[L];                                                                               \
+            for (int l = 0; l < L; l++) acc[l] = 0;                                                 \
+            Py_ssize_t j = 0;                                                                       \
+            for (; n - j >= 4 * L; j += 4 * L)                                                      \
+                for (int l = 0; l < L; l++) {                                                       \
+                    const T *a = yr + j + l;                                                        \
+                    T ab3 = a[3 * L] * a[3 * L] + acc[l];                                           \
+                    T ab2 = a[2 * L] * a[2 * L] + ab3;                                              \
+                    T ab1 = a[L] * a[L] + ab2;                                                      \
+                    acc[l] = a[0] * a[0] + ab1;                                                     \
+                }                                                                                   \
+            for (; j < n; j += L)                                                                   \
+                for (int l = 0; l < L; l++) {                                                       \
+                    T a = j + l < n ? yr[j + l] : (T)0;                                             \
+                    acc[l] = a * a + acc[l];                                                        \
+                }                                                                                   \
+            T sum = L == 4 ? (acc[0] + acc[1]) + (acc[2 % L] + acc[3 % L]) : acc[0] + acc[1];      \
+            T ri = (T)1 / SQRT(((T)0 + sum) / (T)n + eps);                                          \
             r[i] = ri;                                                                              \
-            T *yr = y + i * n;                                                                      \
-            for (Py_ssize_t j = 0; j < n; j++) {                                                    \
-                T v = yr[j] * ri;                                                                   \
-                if (w) v = v * w[j];                                                                \
-                if (b) v = v + b[j];                                                                \
-                yr[j] = v;                                                                          \
+            for (Py_ssize_t k = 0; k < n; k++) {                                                    \
+                T v = yr[k] * ri;                                                                   \
+                if (w) v = v * w[k];                                                                \
+                if (b) v = v + b[k];                                                                \
+                yr[k] = v;                                                                          \
             }                                                                                       \
         }                                                                                           \
     }
@@ -1426,52 +1445,30 @@ static PyObject *py_bn_eval(PyObject *self, PyObject *const *args, Py_ssize_t na
     return PyBool_FromLong(ok);
 }
 
-static PyObject *py_ln_center(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *py_ln_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (nargs != 3) {
-        PyErr_SetString(PyExc_TypeError, "ln_center(x, y, mean) takes 3 arguments");
+    if (nargs != 7) {
+        PyErr_SetString(PyExc_TypeError, "ln_rows(x, y, mean, r, w, b, eps) takes 7 arguments");
         return NULL;
     }
-    Py_buffer bufs[3];
-    Py_ssize_t len[3];
-    int kind = norm_buffers(args, 3, 0, 0x6, bufs, len);
-    if (kind < 0) return NULL;
-    if (kind == 0) Py_RETURN_FALSE;
-    Py_ssize_t rows = len[2], total = len[0];
-    int ok = rows >= 1 && total >= rows && total % rows == 0 && len[1] == total && bufs[1].buf != bufs[0].buf;
-    if (ok && kind == 4)
-        ln_center_float(bufs[0].buf, bufs[1].buf, bufs[2].buf, rows, total / rows);
-    else if (ok)
-        ln_center_double(bufs[0].buf, bufs[1].buf, bufs[2].buf, rows, total / rows);
-    norm_release(bufs, 3);
-    return PyBool_FromLong(ok);
-}
-
-static PyObject *py_ln_scale(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    (void)self;
-    if (nargs != 6) {
-        PyErr_SetString(PyExc_TypeError, "ln_scale(y, var, r, w, b, eps) takes 6 arguments");
-        return NULL;
-    }
-    double eps = PyFloat_AsDouble(args[5]);
+    double eps = PyFloat_AsDouble(args[6]);
     if (eps == -1.0 && PyErr_Occurred()) return NULL;
-    Py_buffer bufs[5];
-    Py_ssize_t len[5];
-    int kind = norm_buffers(args, 5, 0x18, 0x5, bufs, len);
+    Py_buffer bufs[6];
+    Py_ssize_t len[6];
+    int kind = norm_buffers(args, 6, 0x30, 0xe, bufs, len);
     if (kind < 0) return NULL;
     if (kind == 0) Py_RETURN_FALSE;
-    Py_ssize_t rows = len[1], total = len[0], n = rows ? total / rows : 0;
-    int ok = rows >= 1 && n >= 1 && total == rows * n && len[2] == rows && (len[3] < 0 || len[3] == n)
-             && (len[4] < 0 || len[4] == n);
+    Py_ssize_t rows = len[2], total = len[0], n = rows >= 1 ? total / rows : 0;
+    int ok = n >= 1 && total == rows * n && len[1] == total && len[3] == rows && (len[4] < 0 || len[4] == n)
+             && (len[5] < 0 || len[5] == n) && bufs[1].buf != bufs[0].buf;
     if (ok && kind == 4)
-        ln_scale_float(bufs[0].buf, bufs[1].buf, bufs[2].buf, len[3] < 0 ? NULL : bufs[3].buf,
-                       len[4] < 0 ? NULL : bufs[4].buf, (float)eps, rows, n);
+        ln_rows_float(bufs[0].buf, bufs[1].buf, bufs[2].buf, bufs[3].buf, len[4] < 0 ? NULL : bufs[4].buf,
+                      len[5] < 0 ? NULL : bufs[5].buf, (float)eps, rows, n);
     else if (ok)
-        ln_scale_double(bufs[0].buf, bufs[1].buf, bufs[2].buf, len[3] < 0 ? NULL : bufs[3].buf,
-                        len[4] < 0 ? NULL : bufs[4].buf, eps, rows, n);
-    norm_release(bufs, 5);
+        ln_rows_double(bufs[0].buf, bufs[1].buf, bufs[2].buf, bufs[3].buf, len[4] < 0 ? NULL : bufs[4].buf,
+                       len[5] < 0 ? NULL : bufs[5].buf, eps, rows, n);
+    norm_release(bufs, 6);
     return PyBool_FromLong(ok);
 }
 
@@ -1522,11 +1519,9 @@ static PyMethodDef methods[] = {
     {"bn_eval", (PyCFunction)(void (*)(void))py_bn_eval, METH_FASTCALL,
      "bn_eval(x, out, rm, rv, w, b, eps) -> bool: batch_norm's evaluation of a C-contiguous (N, C) float buffer\n"
      "into out, NumPy's steps' bits; False (nothing written) where not taken."},
-    {"ln_center", (PyCFunction)(void (*)(void))py_ln_center, METH_FASTCALL,
-     "ln_center(x, y, mean) -> bool: each row's NumPy mean into mean and the row minus it into y; False where not taken."},
-    {"ln_scale", (PyCFunction)(void (*)(void))py_ln_scale, METH_FASTCALL,
-     "ln_scale(y, var, r, w, b, eps) -> bool: r = 1 / sqrt(var / n + eps) per row, y = y * r * w + b in place,\n"
-     "NumPy's steps' bits; False (nothing written) where not taken."},
+    {"ln_rows", (PyCFunction)(void (*)(void))py_ln_rows, METH_FASTCALL,
+     "ln_rows(x, y, mean, r, w, b, eps) -> bool: layer_norm's rows of a C-contiguous float buffer into y, their\n"
+     "means and 1 / sqrt(var + eps), NumPy's steps' bits (see the C doc); False (nothing written) where not taken."},
     {NULL, NULL, 0, NULL},
 };
 

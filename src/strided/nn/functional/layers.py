@@ -39,7 +39,7 @@ from ...kernels.fpstate import QUIET, quiet, quiet_reset, quiet_set
 from ...kernels.listeners import OPEN
 from ...kernels.matmul import matmul_new
 from ...kernels.memory import flat_run
-from ...kernels.rows import ln_center, ln_scale
+from ...kernels.rows import ln_rows
 from ...kernels.torch_sum import norm2_rows
 from ...layout import Layout, contiguous_strides, elementwise_output_strides
 from ...layout import expand as expand_layout
@@ -531,23 +531,28 @@ def _normalize_rows(x: np.ndarray, y: np.ndarray, w: np.ndarray | None, b: np.nd
     (``x.mean(axis=1, keepdims=True)``: NumPy's sum, then its division by the intp count), ``y = x -
     mean``, the biased variance (the squares' einsum over n), ``r = 1 / sqrt(var + eps)``, ``y *= r``,
     then ``y *= w``, ``y += b``. Returns (mean (rows, 1), r (rows,)), the statistics the backward
-    rule takes. The compiled passes (``ln_center``, ``ln_scale``: the same operations per element in
-    the same order, the same bits; the einsum stays NumPy's) where they take the arrays, else the
-    NumPy ufuncs. The caller holds NumPy's error state quiet."""
+    rule takes. The compiled pass (``ln_rows``: the same operations per element in the same order,
+    the same bits) where it takes the arrays and agrees with this NumPy's einsum, else the NumPy
+    ufuncs. The caller holds NumPy's error state quiet."""
     rows, n = x.shape
     c = x.dtype.type
     e = c(eps)  # (the kernel takes it as a Python float holding the type's value: exact)
-    center = ln_center()
-    if center is not None and center(x, y, mean := np.empty((rows, 1), x.dtype)):
-        var = _c_einsum("ij,ij->i", y, y)
-        if ln_scale()(y, var, r := np.empty(rows, x.dtype), w, b, float(e)):
-            return mean, r
-        # (never for what ln_center took; the steps below start again from x)
+    k = ln_rows()
+    if k is not None and (_LN_ROWS_AGREE[0] if _LN_ROWS_AGREE[0] is not None else _ln_rows_agree(k)) \
+            and k(x, y, mean := np.empty((rows, 1), x.dtype), r := np.empty(rows, x.dtype), w, b, float(e)):
+        return mean, r
+    return _normalize_rows_numpy(x, y, w, b, e)
+
+
+def _normalize_rows_numpy(x: np.ndarray, y: np.ndarray, w: np.ndarray | None, b: np.ndarray | None, e: Any
+                          ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_normalize_rows`' NumPy ufuncs (``e``: eps as a scalar of ``x``'s dtype)."""
+    n = x.shape[1]
     mean = _add_reduce(x, 1, None, None, True)
     _true_divide(mean, _intp(n), out=mean, casting="unsafe", subok=False)
     _subtract(x, mean, out=y)
     var = _c_einsum("ij,ij->i", y, y)
-    _true_divide(var, c(n), out=var)
+    _true_divide(var, x.dtype.type(n), out=var)
     r = 1 / np.sqrt(var + e)
     _multiply(y, r[:, None], out=y)
     if w is not None:
@@ -555,6 +560,31 @@ def _normalize_rows(x: np.ndarray, y: np.ndarray, w: np.ndarray | None, b: np.nd
     if b is not None:
         np.add(y, b, out=y)
     return mean, r
+
+
+# Whether the compiled ln_rows gives this process's NumPy steps' bits (None: not asked yet). Its
+# variance sums in the order of NumPy 2's baseline einsum (SSE lanes, no FMA); a NumPy built for
+# another baseline sums otherwise, and then the ufuncs run.
+_LN_ROWS_AGREE: list = [None]
+
+
+def _ln_rows_agree(k: Any) -> bool:
+    """Run ``k`` (ln_rows) and the NumPy steps on probe rows of every length up to 70 and a few
+    longer ones, float32 and float64, with weight and bias; remember whether every bit agrees."""
+    rng = np.random.default_rng(36)
+    ok = True
+    for dt in (np.float32, np.float64):
+        for n in (*range(1, 71), 100, 129, 257, 1000):
+            x = (rng.standard_normal((3, n)) * 7 + 2).astype(dt)
+            w, b = rng.standard_normal(n).astype(dt), rng.standard_normal(n).astype(dt)
+            y1, y2 = np.empty_like(x), np.empty_like(x)
+            m1, r1 = np.empty((3, 1), dt), np.empty(3, dt)
+            with np.errstate(all="ignore"):
+                m2, r2 = _normalize_rows_numpy(x, y2, w, b, dt(1e-5))
+            ok = ok and bool(k(x, y1, m1, r1, w, b, float(dt(1e-5)))) and all(
+                np.array_equal(p.view(np.uint8), q.view(np.uint8)) for p, q in ((y1, y2), (m1, m2), (r1, r2)))
+    _LN_ROWS_AGREE[0] = ok
+    return ok
 
 
 layer_norm.__fresh__ = _layer_norm_fresh  # type: ignore[attr-defined]
