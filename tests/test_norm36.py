@@ -358,3 +358,16 @@ def test_nll_loss_rows_errors_and_grad():
     tx = torch.tensor(logp, requires_grad=True)
     TF.nll_loss(tx, torch.tensor(target)).backward()
     assert np.array_equal(_bits(x.grad.numpy()), _bits(tx.grad.numpy()))
+
+
+@pytest.mark.parametrize("eps", [1e300, float("inf"), float("nan"), 0.0])
+def test_layer_norm_extreme_eps_quiet_and_same(eps):
+    import warnings
+
+    x = strided.tensor(np.random.default_rng(0).standard_normal((3, 4)).astype(np.float32))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fresh = F.layer_norm(x, (4,), None, None, eps)
+        general = F.layer_norm(x, (4,), eps=eps)
+    assert np.array_equal(_bits(fresh.numpy()), _bits(general.numpy()))
+    _close(fresh.numpy(), TF.layer_norm(torch.from_numpy(x.numpy()), (4,), eps=eps).numpy(), np.float32)

@@ -35,7 +35,7 @@ from ...errors import (
 from ...grad_mode import GRAD_MODE, SUBCLASSES, requires_grad
 from ...gradients import grad_zeros, seal
 from ...kernels import native
-from ...kernels.fpstate import QUIET, quiet, quiet_reset, quiet_set
+from ...kernels.fpstate import QUIET, quiet, quiet_reset, quiet_set, quietly
 from ...kernels.listeners import OPEN
 from ...kernels.matmul import matmul_new
 from ...kernels.memory import flat_run
@@ -514,11 +514,7 @@ def _layer_norm_fresh(input: Any, normalized_shape: Any, weight: Any = None, bia
                 or (b := flat_run(bias, _cinfo[(n,)])) is None or bias._layout.shape != (n,):
             return None
     flat = np.empty(info[1], d.numpy)
-    token = quiet_set(QUIET)  # (the forward's np.errstate(all="ignore"), without its method calls)
-    try:
-        mean, r = _normalize_rows(x.reshape(-1, n), flat.reshape(-1, n), w, b, eps)
-    finally:
-        quiet_reset(token)
+    mean, r = _normalize_rows(x.reshape(-1, n), flat.reshape(-1, n), w, b, eps)
     out = adopted(flat, info[2], d)
     _stash(out, mean, r)
     return out
@@ -533,15 +529,21 @@ def _normalize_rows(x: np.ndarray, y: np.ndarray, w: np.ndarray | None, b: np.nd
     then ``y *= w``, ``y += b``. Returns (mean (rows, 1), r (rows,)), the statistics the backward
     rule takes. The compiled pass (``ln_rows``: the same operations per element in the same order,
     the same bits) where it takes the arrays and agrees with this NumPy's einsum, else the NumPy
-    ufuncs. The caller holds NumPy's error state quiet."""
+    ufuncs, under NumPy's error state "ignore" (the forward's np.errstate)."""
     rows, n = x.shape
     c = x.dtype.type
-    e = c(eps)  # (the kernel takes it as a Python float holding the type's value: exact)
+    # (the kernel takes eps as a Python float holding the type's value: exact; a float past float32's
+    # range rounds to inf quietly, as under the forward's np.errstate)
+    e = c(eps) if eps.__class__ is not float or -3.0e38 < eps < 3.0e38 else quietly(c, eps)
     k = ln_rows()
     if k is not None and (_LN_ROWS_AGREE[0] if _LN_ROWS_AGREE[0] is not None else _ln_rows_agree(k)) \
             and k(x, y, mean := np.empty((rows, 1), x.dtype), r := np.empty(rows, x.dtype), w, b, float(e)):
         return mean, r
-    return _normalize_rows_numpy(x, y, w, b, e)
+    token = quiet_set(QUIET)  # (np.errstate(all="ignore"), without its method calls)
+    try:
+        return _normalize_rows_numpy(x, y, w, b, e)
+    finally:
+        quiet_reset(token)
 
 
 def _normalize_rows_numpy(x: np.ndarray, y: np.ndarray, w: np.ndarray | None, b: np.ndarray | None, e: Any
