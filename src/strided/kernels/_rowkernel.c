@@ -1287,6 +1287,191 @@ static PyObject *py_cdist2(PyObject *self, PyObject *const *args, Py_ssize_t nar
 
 #include "_extreme_rows_at.h" /* extreme_rows_at: amax/amin along a large tensor's unit-stride dim */
 
+/* ---------------------------------------------------------------- batch_norm's evaluation, layer_norm's rows
+ *
+ * The elementwise steps of strided.nn.functional.norms._evaluated_rows and layers._layer_norm_fresh,
+ * the same IEEE operations in the same order per element as their NumPy ufunc calls (each step
+ * rounded to the element type; no contraction: -ffp-contract=off), so the same bits in one pass:
+ *
+ *   bn_eval(x, out, rm, rv, w, b, eps) -> bool: over an (N, C) C-contiguous x into out,
+ *     ((x - rm[j]) * (1 / sqrt(rv[j] + eps))) * w[j] + b[j]   (w, b: buffers of C, or None)
+ *   ln_rows(x, y, mean, r, w, b, eps) -> bool: per row i of x (rows, n) (mean's and r's length: rows)
+ *     into y, mean[i] = (0 + pairwise_sum(row)) / n   (x.mean(axis=1): NumPy's add.reduce, then its
+ *     true_divide by an intp count, which runs in float64 and rounds to the type), y = x - mean,
+ *     var = 0 + einsum_sum(y * y) / n, r[i] = 1 / sqrt(var + eps), y = ((y * r[i]) * w[j]) + b[j]
+ *
+ * einsum_sum is np.einsum("ij,ij->i", y, y)'s sum of one contiguous row as NumPy 2's baseline build
+ * runs it (einsum_sumprod.c.src, sum_of_products_contig_contig_outstride0_two with SSE's universal
+ * intrinsics): 4 float32 / 2 float64 lanes, blocks of four vectors folded as acc = a0*b0 + (a1*b1 +
+ * (a2*b2 + (a3*b3 + acc))) (a product, then an add: no FMA at that baseline), the tail vector by
+ * vector zero-padded, then the lanes summed (l0 + l1) + (l2 + l3). A NumPy built otherwise (another
+ * baseline, FMA) sums in another order: strided.nn.functional.layers checks this kernel against
+ * NumPy's steps once per process (_ln_rows_agree) before taking it.
+ *
+ * eps a Python float rounded to the type as NumPy's scalar conversion rounds it. False (nothing
+ * written) where a buffer is not of the kind (float32 / float64 alike, C-contiguous, aligned, of
+ * the sizes above): the caller's NumPy steps then run. */
+#define NORM_ROWS(T, SQRT, PAIRWISE)                                                                \
+    static void bn_eval_##T(const T *x, T *o, const T *rm, const T *rv, const T *w, const T *b, T eps,   \
+                            Py_ssize_t n, Py_ssize_t c, T *r)                                       \
+    {                                                                                               \
+        for (Py_ssize_t j = 0; j < c; j++) r[j] = (T)1 / SQRT(rv[j] + eps);                         \
+        for (Py_ssize_t i = 0; i < n; i++) {                                                        \
+            const T *xr = x + i * c;                                                                \
+            T *orow = o + i * c;                                                                    \
+            for (Py_ssize_t j = 0; j < c; j++) {                                                    \
+                T y = (xr[j] - rm[j]) * r[j];                                                       \
+                if (w) y = y * w[j];                                                                \
+                if (b) y = y + b[j];                                                                \
+                orow[j] = y;                                                                        \
+            }                                                                                       \
+        }                                                                                           \
+    }                                                                                               \
+    static void ln_rows_##T(const T *x, T *y, T *mean, T *r, const T *w, const T *b, T eps, Py_ssize_t rows,   \
+                            Py_ssize_t n)                                                           \
+    {                                                                                               \
+        enum { L = 16 / sizeof(T) }; /* SSE's lanes: 4 float, 2 double */                          \
+        for (Py_ssize_t i = 0; i < rows; i++) {                                                     \
+            const T *xr = x + i * n;                                                                \
+            T *yr = y + i * n;                                                                      \
+            T m = (T)((double)((T)0 + PAIRWISE(xr, n)) / (double)n);                                \
+            mean[i] = m;                                                                            \
+            for (Py_ssize_t j = 0; j < n; j++) yr[j] = xr[j] - m;                                   \
+            T acc[L];                                                                               \
+            for (int l = 0; l < L; l++) acc[l] = 0;                                                 \
+            Py_ssize_t j = 0;                                                                       \
+            for (; n - j >= 4 * L; j += 4 * L)                                                      \
+                for (int l = 0; l < L; l++) {                                                       \
+                    const T *a = yr + j + l;                                                        \
+                    T ab3 = a[3 * L] * a[3 * L] + acc[l];                                           \
+                    T ab2 = a[2 * L] * a[2 * L] + ab3;                                              \
+                    T ab1 = a[L] * a[L] + ab2;                                                      \
+                    acc[l] = a[0] * a[0] + ab1;                                                     \
+                }                                                                                   \
+            for (; j < n; j += L)                                                                   \
+                for (int l = 0; l < L; l++) {                                                       \
+                    T a = j + l < n ? yr[j + l] : (T)0;                                             \
+                    acc[l] = a * a + acc[l];                                                        \
+                }                                                                                   \
+            T sum = L == 4 ? (acc[0] + acc[1]) + (acc[2 % L] + acc[3 % L]) : acc[0] + acc[1];      \
+            T ri = (T)1 / SQRT(((T)0 + sum) / (T)n + eps);                                          \
+            r[i] = ri;                                                                              \
+            for (Py_ssize_t k = 0; k < n; k++) {                                                    \
+                T v = yr[k] * ri;                                                                   \
+                if (w) v = v * w[k];                                                                \
+                if (b) v = v + b[k];                                                                \
+                yr[k] = v;                                                                          \
+            }                                                                                       \
+        }                                                                                           \
+    }
+NORM_ROWS(float, sqrtf, f32_pairwise)
+NORM_ROWS(double, sqrt, f64_pairwise)
+#undef NORM_ROWS
+
+/* The buffers norm_buffers holds, released. */
+static void norm_release(Py_buffer *bufs, int count)
+{
+    for (int i = 0; i < count; i++)
+        if (bufs[i].obj != NULL) {
+            PyBuffer_Release(&bufs[i]);
+            bufs[i].obj = NULL;
+        }
+}
+
+/* The first `count` buffers of one float kind (args[i] None: no buffer, where `optional` has bit i), each
+ * C-contiguous and aligned, the ones in `writable` writable; their lengths in elements into len.
+ * Returns the kind (4, 8), 0 (not of the kind: nothing held) or -1 (an error set, nothing held). */
+static int norm_buffers(PyObject *const *args, int count, unsigned optional, unsigned writable, Py_buffer *bufs,
+                        Py_ssize_t *len)
+{
+    int kind = 0;
+    for (int i = 0; i < count; i++) bufs[i].obj = NULL;
+    for (int i = 0; i < count; i++) {
+        len[i] = -1;
+        if (args[i] == Py_None && (optional >> i & 1))
+            continue;
+        int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | ((writable >> i & 1) ? PyBUF_WRITABLE : 0);
+        if (PyObject_GetBuffer(args[i], &bufs[i], flags) < 0) {
+            bufs[i].obj = NULL;
+            norm_release(bufs, count);
+            if (PyErr_ExceptionMatches(PyExc_BufferError) || PyErr_ExceptionMatches(PyExc_TypeError)
+                || PyErr_ExceptionMatches(PyExc_ValueError)) {
+                PyErr_Clear(); /* (a read-only (NumPy's ValueError) or non-contiguous buffer: not of the kind) */
+                return 0;
+            }
+            return -1;
+        }
+        int k = float_kind(&bufs[i]);
+        if (!k || (kind && k != kind) || (uintptr_t)bufs[i].buf % k) {
+            norm_release(bufs, count);
+            return 0;
+        }
+        kind = k;
+        len[i] = bufs[i].len / k;
+    }
+    return kind;
+}
+
+static PyObject *py_bn_eval(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 7) {
+        PyErr_SetString(PyExc_TypeError, "bn_eval(x, out, rm, rv, w, b, eps) takes 7 arguments");
+        return NULL;
+    }
+    double eps = PyFloat_AsDouble(args[6]);
+    if (eps == -1.0 && PyErr_Occurred()) return NULL;
+    Py_buffer bufs[6];
+    Py_ssize_t len[6];
+    int kind = norm_buffers(args, 6, 0x30, 0x2, bufs, len);
+    if (kind < 0) return NULL;
+    if (kind == 0) Py_RETURN_FALSE;
+    Py_ssize_t c = len[2], total = len[0];
+    int ok = c >= 1 && total >= 1 && total % c == 0 && len[1] == total && len[3] == c && (len[4] < 0 || len[4] == c)
+             && (len[5] < 0 || len[5] == c) && bufs[1].buf != bufs[0].buf;
+    void *r = ok ? PyMem_Malloc((size_t)c * kind) : NULL;
+    if (ok && r == NULL) {
+        norm_release(bufs, 6);
+        return PyErr_NoMemory();
+    }
+    if (ok && kind == 4)
+        bn_eval_float(bufs[0].buf, bufs[1].buf, bufs[2].buf, bufs[3].buf, len[4] < 0 ? NULL : bufs[4].buf,
+                      len[5] < 0 ? NULL : bufs[5].buf, (float)eps, total / c, c, r);
+    else if (ok)
+        bn_eval_double(bufs[0].buf, bufs[1].buf, bufs[2].buf, bufs[3].buf, len[4] < 0 ? NULL : bufs[4].buf,
+                       len[5] < 0 ? NULL : bufs[5].buf, eps, total / c, c, r);
+    PyMem_Free(r);
+    norm_release(bufs, 6);
+    return PyBool_FromLong(ok);
+}
+
+static PyObject *py_ln_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 7) {
+        PyErr_SetString(PyExc_TypeError, "ln_rows(x, y, mean, r, w, b, eps) takes 7 arguments");
+        return NULL;
+    }
+    double eps = PyFloat_AsDouble(args[6]);
+    if (eps == -1.0 && PyErr_Occurred()) return NULL;
+    Py_buffer bufs[6];
+    Py_ssize_t len[6];
+    int kind = norm_buffers(args, 6, 0x30, 0xe, bufs, len);
+    if (kind < 0) return NULL;
+    if (kind == 0) Py_RETURN_FALSE;
+    Py_ssize_t rows = len[2], total = len[0], n = rows >= 1 ? total / rows : 0;
+    int ok = n >= 1 && total == rows * n && len[1] == total && len[3] == rows && (len[4] < 0 || len[4] == n)
+             && (len[5] < 0 || len[5] == n) && bufs[1].buf != bufs[0].buf;
+    if (ok && kind == 4)
+        ln_rows_float(bufs[0].buf, bufs[1].buf, bufs[2].buf, bufs[3].buf, len[4] < 0 ? NULL : bufs[4].buf,
+                      len[5] < 0 ? NULL : bufs[5].buf, (float)eps, rows, n);
+    else if (ok)
+        ln_rows_double(bufs[0].buf, bufs[1].buf, bufs[2].buf, bufs[3].buf, len[4] < 0 ? NULL : bufs[4].buf,
+                       len[5] < 0 ? NULL : bufs[5].buf, eps, rows, n);
+    norm_release(bufs, 6);
+    return PyBool_FromLong(ok);
+}
+
 static PyMethodDef methods[] = {
     {"extreme_rows_at", (PyCFunction)(void (*)(void))py_extreme_rows_at, METH_FASTCALL,
      "extreme_rows_at(storage, offset, count, stride, length, out, mode) -> int: each strided row's smallest (0)\n"
@@ -1331,6 +1516,12 @@ static PyMethodDef methods[] = {
      "rows(address, itemsize, count, row_stride, length, out_address, nan_zero=False): NumPy's pairwise\n"
      "sum of each contiguous row (float32: itemsize 4, float64: 8), bit for bit, into a contiguous output;\n"
      "nan_zero: each NaN element read as 0 (nansum)."},
+    {"bn_eval", (PyCFunction)(void (*)(void))py_bn_eval, METH_FASTCALL,
+     "bn_eval(x, out, rm, rv, w, b, eps) -> bool: batch_norm's evaluation of a C-contiguous (N, C) float buffer\n"
+     "into out, NumPy's steps' bits; False (nothing written) where not taken."},
+    {"ln_rows", (PyCFunction)(void (*)(void))py_ln_rows, METH_FASTCALL,
+     "ln_rows(x, y, mean, r, w, b, eps) -> bool: layer_norm's rows of a C-contiguous float buffer into y, their\n"
+     "means and 1 / sqrt(var + eps), NumPy's steps' bits (see the C doc); False (nothing written) where not taken."},
     {NULL, NULL, 0, NULL},
 };
 

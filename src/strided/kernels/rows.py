@@ -116,6 +116,19 @@ cdist2 = _accessor("cdist2")
 cdist2.__doc__ = """The compiled ``cdist2(x1, x2, out)`` (cdist's p = 2 distances of two C-contiguous 2-D
 point sets, NumPy's bits, see its C doc), or None (see :func:`_accessor`)."""
 
+bn_eval = _accessor("bn_eval")
+bn_eval.__doc__ = """The compiled ``bn_eval(x, out, rm, rv, w, b, eps)`` (batch_norm's evaluation steps over a
+C-contiguous (N, C) float run, NumPy's bits; False where not taken, see its C doc), or None (see :func:`_accessor`)."""
+ln_rows = _accessor("ln_rows")
+ln_rows.__doc__ = """The compiled ``ln_rows(x, y, mean, r, w, b, eps)`` (layer_norm's rows of a C-contiguous float
+run: their means, ``r = 1 / sqrt(var + eps)`` and ``(x - mean) * r * w + b``, NumPy's steps' bits where
+NumPy's einsum sums as its baseline build does; False where not taken, see its C doc), or None
+(see :func:`_accessor`)."""
+nll_sum = _accessor("nll_sum")
+nll_sum.__doc__ = """The compiled ``nll_sum(logp, target, classes)`` (nll_loss's sum of ``-logp[i, target[i]]``
+in PyTorch's cascade over C-contiguous runs; None for an index out of range or a NaN sum, see its
+C doc), or None (see :func:`_accessor`)."""
+
 
 def add_reduce(x: Any, axis: Any = 0, dtype: Any = None, out: Any = None, keepdims: bool = False) -> Any:
     """``np.add.reduce(x, axis, dtype, out, keepdims)``, the same result bit for bit, by the

@@ -19,6 +19,7 @@ import weakref
 from typing import Any
 
 import numpy as np
+from numpy._core import multiarray as _multiarray
 
 from ...args import int_arg
 from ...dispatch import adopted, copied, report, result, result_array
@@ -34,10 +35,11 @@ from ...errors import (
 from ...grad_mode import GRAD_MODE, SUBCLASSES, requires_grad
 from ...gradients import grad_zeros, seal
 from ...kernels import native
-from ...kernels.fpstate import QUIET, quiet, quiet_reset, quiet_set
+from ...kernels.fpstate import QUIET, quiet, quiet_reset, quiet_set, quietly
 from ...kernels.listeners import OPEN
 from ...kernels.matmul import matmul_new
 from ...kernels.memory import flat_run
+from ...kernels.rows import ln_rows
 from ...kernels.torch_sum import norm2_rows
 from ...layout import Layout, contiguous_strides, elementwise_output_strides
 from ...layout import expand as expand_layout
@@ -396,6 +398,9 @@ def _shape_list(value: Any, op: str, name: str, pos: int) -> tuple[int, ...]:
 # statistics and the new input, PyTorch's gradients. A rule that finds none (another result)
 # computes them from the input, still unwritten when the rule runs.
 _STATS: list = [None]
+_c_einsum = _multiarray.c_einsum  # (np.einsum's own call where optimize is False, without its wrappers)
+_add_reduce, _true_divide, _subtract, _multiply = np.add.reduce, np.true_divide, np.subtract, np.multiply
+_intp = np.intp
 
 
 def _stash(out: Tensor, *stats: Any) -> None:
@@ -458,21 +463,133 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
     # normalize in place in the result's memory (a float32 scratch for float16): few passes, no temporaries
     in_place = compute == d.numpy
     y = arr.reshape(-1, inner) if in_place else np.empty(x.shape, dtype=compute)
+    w = None if weight is None else weight._np().astype(compute, copy=False).reshape(-1)
+    b = None if bias is None else bias._np().astype(compute, copy=False).reshape(-1)
     with np.errstate(all="ignore"):
-        mean = x.mean(axis=1, keepdims=True) if x.size else compute.type(0)
-        np.subtract(x, mean, out=y)
-        var = np.einsum("ij,ij->i", y, y) / compute.type(max(inner, 1))
-        r = 1 / np.sqrt(var + compute.type(eps))
-        y *= r[:, None]
+        if x.size:
+            mean, r = _normalize_rows(x, y, w, b, eps)
+        else:  # (no element: each row's statistics of nothing, nothing written)
+            mean, r = compute.type(0), 1 / np.sqrt(np.zeros(x.shape[0], compute) + compute.type(eps))
         _stash(out, mean, r)
-        if weight is not None:
-            y *= weight._np().astype(compute, copy=False).reshape(-1)
-        if bias is not None:
-            y += bias._np().astype(compute, copy=False).reshape(-1)
     if not in_place:
         np.copyto(arr, y.reshape(shape), casting="unsafe")
     inputs = tuple(t for t in (input, weight, bias) if t is not None)
     return report("layer_norm", inputs, out)
+
+
+
+
+def _layer_norm_fresh(input: Any, normalized_shape: Any, weight: Any = None, bias: Any = None,
+                      eps: Any = 1e-5) -> Tensor | None:
+    """:func:`layer_norm`'s fresh fast path (its entry's ``__fresh__``, :func:`strided.grad_mode.track`):
+    a plain row-major float32 / float64 input of at least one element, ``normalized_shape`` one int
+    (in a tuple or list) naming its last dim, weight and bias None or row-major tensors of that
+    shape and dtype, a float ``eps``: the forward's very NumPy steps, in its order (``x.mean``'s sum
+    and its intp division, the subtraction into the result's memory, the einsum of the squares,
+    ``1 / sqrt(var + eps)``, the products and the bias) without its checks' and wrappers' Python,
+    its statistics stashed for the backward rule as the forward does; None (the forward runs, with
+    its errors) for any other call."""
+    if (input.__class__ is not Tensor and input.__class__ not in SUBCLASSES) or eps.__class__ is not float \
+            or (normalized_shape.__class__ is not tuple and normalized_shape.__class__ is not list) \
+            or len(normalized_shape) != 1:
+        return None
+    d = input._dtype
+    if d is not float32 and d is not float64:
+        return None
+    shape = input._layout.shape
+    n = normalized_shape[0]
+    if not shape or n.__class__ is not int or shape[-1] != n or not n:
+        return None
+    info = _cinfo[shape]
+    x = flat_run(input, info)
+    if x is None or not info[1]:
+        return None
+    w = b = None
+    if weight is not None:
+        if (weight.__class__ is not Tensor and weight.__class__ not in SUBCLASSES) or weight._dtype is not d \
+                or (w := flat_run(weight, _cinfo[(n,)])) is None or weight._layout.shape != (n,):
+            return None
+    if bias is not None:
+        if (bias.__class__ is not Tensor and bias.__class__ not in SUBCLASSES) or bias._dtype is not d \
+                or (b := flat_run(bias, _cinfo[(n,)])) is None or bias._layout.shape != (n,):
+            return None
+    flat = np.empty(info[1], d.numpy)
+    mean, r = _normalize_rows(x.reshape(-1, n), flat.reshape(-1, n), w, b, eps)
+    out = adopted(flat, info[2], d)
+    _stash(out, mean, r)
+    return out
+
+
+def _normalize_rows(x: np.ndarray, y: np.ndarray, w: np.ndarray | None, b: np.ndarray | None, eps: float
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """layer_norm's steps on the (rows, n) float array ``x`` (n >= 1, rows >= 1), into ``y`` (its
+    shape and dtype, other memory), ``w`` and ``b`` (n,) of that dtype or None: each row's mean
+    (``x.mean(axis=1, keepdims=True)``: NumPy's sum, then its division by the intp count), ``y = x -
+    mean``, the biased variance (the squares' einsum over n), ``r = 1 / sqrt(var + eps)``, ``y *= r``,
+    then ``y *= w``, ``y += b``. Returns (mean (rows, 1), r (rows,)), the statistics the backward
+    rule takes. The compiled pass (``ln_rows``: the same operations per element in the same order,
+    the same bits) where it takes the arrays and agrees with this NumPy's einsum, else the NumPy
+    ufuncs, under NumPy's error state "ignore" (the forward's np.errstate)."""
+    rows, n = x.shape
+    c = x.dtype.type
+    # (the kernel takes eps as a Python float holding the type's value: exact; a float past float32's
+    # range rounds to inf quietly, as under the forward's np.errstate)
+    e = c(eps) if eps.__class__ is not float or -3.0e38 < eps < 3.0e38 else quietly(c, eps)
+    k = ln_rows()
+    if k is not None and (_LN_ROWS_AGREE[0] if _LN_ROWS_AGREE[0] is not None else _ln_rows_agree(k)) \
+            and k(x, y, mean := np.empty((rows, 1), x.dtype), r := np.empty(rows, x.dtype), w, b, float(e)):
+        return mean, r
+    token = quiet_set(QUIET)  # (np.errstate(all="ignore"), without its method calls)
+    try:
+        return _normalize_rows_numpy(x, y, w, b, e)
+    finally:
+        quiet_reset(token)
+
+
+def _normalize_rows_numpy(x: np.ndarray, y: np.ndarray, w: np.ndarray | None, b: np.ndarray | None, e: Any
+                          ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_normalize_rows`' NumPy ufuncs (``e``: eps as a scalar of ``x``'s dtype)."""
+    n = x.shape[1]
+    mean = _add_reduce(x, 1, None, None, True)
+    _true_divide(mean, _intp(n), out=mean, casting="unsafe", subok=False)
+    _subtract(x, mean, out=y)
+    var = _c_einsum("ij,ij->i", y, y)
+    _true_divide(var, x.dtype.type(n), out=var)
+    r = 1 / np.sqrt(var + e)
+    _multiply(y, r[:, None], out=y)
+    if w is not None:
+        _multiply(y, w, out=y)
+    if b is not None:
+        np.add(y, b, out=y)
+    return mean, r
+
+
+# Whether the compiled ln_rows gives this process's NumPy steps' bits (None: not asked yet). Its
+# variance sums in the order of NumPy 2's baseline einsum (SSE lanes, no FMA); a NumPy built for
+# another baseline sums otherwise, and then the ufuncs run.
+_LN_ROWS_AGREE: list = [None]
+
+
+def _ln_rows_agree(k: Any) -> bool:
+    """Run ``k`` (ln_rows) and the NumPy steps on probe rows of every length up to 70 and a few
+    longer ones, float32 and float64, with weight and bias; remember whether every bit agrees."""
+    rng = np.random.default_rng(36)
+    ok = True
+    for dt in (np.float32, np.float64):
+        for n in (*range(1, 71), 100, 129, 257, 1000):
+            x = (rng.standard_normal((3, n)) * 7 + 2).astype(dt)
+            w, b = rng.standard_normal(n).astype(dt), rng.standard_normal(n).astype(dt)
+            y1, y2 = np.empty_like(x), np.empty_like(x)
+            m1, r1 = np.empty((3, 1), dt), np.empty(3, dt)
+            with np.errstate(all="ignore"):
+                m2, r2 = _normalize_rows_numpy(x, y2, w, b, dt(1e-5))
+            ok = ok and bool(k(x, y1, m1, r1, w, b, float(dt(1e-5)))) and all(
+                np.array_equal(p.view(np.uint8), q.view(np.uint8)) for p, q in ((y1, y2), (m1, m2), (r1, r2)))
+    _LN_ROWS_AGREE[0] = ok
+    return ok
+
+
+layer_norm.__fresh__ = _layer_norm_fresh  # type: ignore[attr-defined]
 
 
 @backward("F.layer_norm", operands="any")

@@ -33,8 +33,10 @@ from ...errors import StridedIndexError, StridedRuntimeError, StridedValueError,
 from ...grad_mode import GRAD_MODE, SUBCLASSES, grad_enabled_at_call, requires_grad
 from ...gradients import seal
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set, quietly
+from ...kernels.memory import flat_run
 from ...kernels.native import special
 from ...kernels.rows import _kernel_module as _row_kernel
+from ...kernels.rows import nll_sum as _nll_sum
 from ...kernels.torch_sum import sum_array
 from ...opdef import Kind, declare
 from ...ops._support.gradtools import linked
@@ -45,6 +47,7 @@ from ...ops.registry import backward
 from ...ops.shape.broadcasting import broadcast_pair
 from ...tensor import Tensor, tensor_arg
 from ._common import (
+    _SCALAR,
     array_like,
     array_result,
     compute_dtype,
@@ -382,6 +385,15 @@ def _nll_loss_fresh(input: Any, target: Any, weight: Any = None, size_average: A
     if ((d is not float32 and d is not float64) or target._dtype is not int64 or len(shape) != 2 or len(tshape) != 1
             or shape[0] != tshape[0]):
         return None
+    n, classes = shape
+    if (reduction == "mean" and 0 < n <= 1 << 24 and not 0 <= ignore_index < classes
+            and (k := _nll_sum()) is not None):
+        # (_nll_rows' compiled sum on the flat runs, its division: the same steps without their
+        # Python; the kernel's None (an index out of range, a NaN sum) hands on to _nll_rows)
+        x, t = flat_run(input, _cinfo[shape]), flat_run(target, _cinfo[tshape])
+        if x is not None and t is not None and (total := k(x, t, classes)) is not None:
+            c = d.numpy.type
+            return adopted(np.array((c(total) / c(n),)), _SCALAR, d)  # (scalar_result's; nobody listens here)
     value = _nll_rows(input._np(), target, ignore_index, reduction)
     return None if value is None else scalar_result(value, d, "nll_loss", (input, target))
 

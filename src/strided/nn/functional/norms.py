@@ -19,14 +19,18 @@ from typing import Any
 
 import numpy as np
 
-from ...dispatch import report, result
-from ...dtypes import TORCH_NAME
+from ...dispatch import adopted, report, result
+from ...dtypes import TORCH_NAME, float32, float64
 from ...errors import StridedIndexError, StridedRuntimeError, StridedValueError, join_lines
-from ...grad_mode import requires_grad
+from ...grad_mode import SUBCLASSES, requires_grad
 from ...gradients import seal
+from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
+from ...kernels.memory import flat_run
+from ...kernels.rows import bn_eval
 from ...layout import channels_last_strides
 from ...layout.formats import suggest_format
 from ...opdef import Kind, declare
+from ...ops._support.operands import _cinfo
 from ...ops.registry import backward
 from ...tensor import Tensor, tensor_arg
 from ._common import compute_dtype, float_only
@@ -110,6 +114,9 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     >>> F.batch_norm(strided.ones(2, 3), strided.zeros(3), strided.ones(3)).shape
     (2, 3)
     """
+    if not training and eps.__class__ is float and (y := _evaluated_rows(input, running_mean, running_var, weight,
+                                                                       bias, eps)) is not None:
+        return report("batch_norm", tuple(t for t in (input, weight, bias) if t is not None), y)
     c, dims = _check(input, running_mean, running_var, weight, bias, training)
     shape, d = input._layout.shape, input._dtype
     acc = compute_dtype(d)
@@ -143,6 +150,54 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         np.copyto(o, y, casting="unsafe")
     inputs = tuple(t for t in (input, weight, bias) if t is not None)
     return report("batch_norm", inputs, out)
+
+
+def _channel_run(t: Any, d: Any, c: int) -> np.ndarray | None:
+    """The flat run of ``t`` when it is a plain row-major (c,) tensor of dtype ``d``, else None."""
+    if (t.__class__ is not Tensor and t.__class__ not in SUBCLASSES) or t._dtype is not d or t._layout.shape != (c,):
+        return None
+    return flat_run(t, _cinfo[(c,)])
+
+
+def _evaluated_rows(input: Any, running_mean: Any, running_var: Any, weight: Any, bias: Any, eps: float
+                    ) -> Tensor | None:
+    """Evaluation's common call, the (N, C) batch of an inference layer: a plain row-major 2-D
+    float32 / float64 input of at least one element, running statistics and the weight and bias
+    (each None or given) plain row-major (C,) tensors of its dtype. Every check of
+    :func:`batch_norm` passes there, and this is its evaluation branch's very NumPy steps (the
+    subtraction into the result's memory, the product with ``1 / sqrt(var + eps)``, the weight's,
+    the bias's) on the flat runs, without the checks' Python. None (the general path) otherwise."""
+    if input.__class__ is not Tensor and input.__class__ not in SUBCLASSES:
+        return None
+    d = input._dtype
+    shape = input._layout.shape
+    if (d is not float32 and d is not float64) or len(shape) != 2 or running_mean is None or running_var is None:
+        return None
+    info = _cinfo[shape]
+    c = shape[1]
+    x = flat_run(input, info)
+    if x is None or not info[1]:
+        return None
+    rm, rv = _channel_run(running_mean, d, c), _channel_run(running_var, d, c)
+    w = None if weight is None else _channel_run(weight, d, c)
+    b = None if bias is None else _channel_run(bias, d, c)
+    if rm is None or rv is None or (w is None and weight is not None) or (b is None and bias is not None):
+        return None
+    flat = np.empty(info[1], d.numpy)
+    if (k := bn_eval()) is not None and k(x, flat, rm, rv, w, b, eps):  # (the same steps in one compiled pass)
+        return adopted(flat, info[2], d)
+    y = flat.reshape(shape)
+    token = quiet_set(QUIET)  # (the general path's np.errstate(all="ignore"), without its method calls)
+    try:
+        np.subtract(x.reshape(shape), rm, out=y)
+        np.multiply(y, 1 / np.sqrt(rv + d.numpy.type(eps)), out=y)
+        if w is not None:
+            np.multiply(y, w, out=y)
+        if b is not None:
+            np.add(y, b, out=y)
+    finally:
+        quiet_reset(token)
+    return adopted(flat, info[2], d)
 
 
 def _update(running_mean: Tensor | None, running_var: Tensor | None, mean: np.ndarray, var: np.ndarray, n: int,
