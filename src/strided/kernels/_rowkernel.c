@@ -1286,6 +1286,7 @@ static PyObject *py_cdist2(PyObject *self, PyObject *const *args, Py_ssize_t nar
 }
 
 #include "_extreme_rows_at.h" /* extreme_rows_at: amax/amin along a large tensor's unit-stride dim */
+#include "_pool_windows.h" /* pool_windows: F.max_pool / F.avg_pool's windows, PyTorch's loops */
 
 static PyMethodDef methods[] = {
     {"extreme_rows_at", (PyCFunction)(void (*)(void))py_extreme_rows_at, METH_FASTCALL,
@@ -1331,6 +1332,10 @@ static PyMethodDef methods[] = {
      "rows(address, itemsize, count, row_stride, length, out_address, nan_zero=False): NumPy's pairwise\n"
      "sum of each contiguous row (float32: itemsize 4, float64: 8), bit for bit, into a contiguous output;\n"
      "nan_zero: each NaN element read as 0 (nansum)."},
+    {"pool_windows", (PyCFunction)(void (*)(void))py_pool_windows, METH_FASTCALL,
+     "pool_windows(storage, out, offset, n, c, h, w, sn, sc, sh, sw, oh, ow, on, oc, ohs, ows, kh, kw, dh, dw,\n"
+     "ph, pw, lh, lw, mode, divisor) -> bool: max (mode 0) or average (1: padding counted, 2: not) of each\n"
+     "pooling window, PyTorch's CPU loops; False (out untouched) where not taken (see _pool_windows.h)."},
     {NULL, NULL, 0, NULL},
 };
 

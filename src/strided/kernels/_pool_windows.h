@@ -1,0 +1,146 @@
+/* pool_windows: F.max_pool1d/2d's values and F.avg_pool1d/2d's means (float32 / float64), PyTorch's
+ * CPU loops (aten/src/ATen/native/cpu/MaxPoolKernel.cpp, AvgPoolKernel.cpp) read straight from
+ * the input's strides into the result's, without padding copies or window views.
+ *
+ * pool_windows(storage, out, offset, n, c, h, w, sn, sc, sh, sw, oh, ow, on, oc, ohs, ows,
+ *              kh, kw, dh, dw, ph, pw, lh, lw, mode, divisor) -> bool
+ *
+ *   storage: the input's flat C-contiguous float buffer; element (n, c, y, x) at offset + n*sn +
+ *   c*sc + y*sh + x*sw (element strides). out: a writable C-contiguous buffer of the same kind;
+ *   output (n, c, i, j) at n*on + c*oc + i*ohs + j*ows. Window (i, j) of kernel (kh, kw), window
+ *   stride (dh, dw), padding (ph, pw), dilation (lh, lw): taps y = i*dh - ph + u*lh, x = j*dw - pw
+ *   + v*lw, those outside [0, h) x [0, w) padding. A 1-d pool passes h = kh = oh = 1, ph = 0.
+ *
+ *   mode 0 (max): the first in-bounds tap's value, then each later tap (row-major over the
+ *   kernel) that is greater or NaN replaces it (the first maximum; NaN wins, the last NaN's bits);
+ *   -inf for a window of padding only. PyTorch's `val > maxval || isnan(val)` from -inf.
+ *   mode 1 / 2 (average counting / not counting the padding): PyTorch's cpu_avg_pool: the
+ *   window clipped to the padded input gives pool_size, then to the input; the sum, in the element
+ *   type from 0, row-major over the clipped window, divided by `divisor` (non-zero: the override)
+ *   else pool_size (mode 1) or the clipped window's size (mode 2), converted to the type.
+ *
+ *   False (out untouched) where not taken: the buffers not float32 / float64 of one kind, a
+ *   position outside either buffer, a mode out of range. The GIL is released around the loop.
+ */
+
+#define DEFINE_POOL(T, NAME)                                                                       \
+    static void NAME(const T *x, T *o, const Py_ssize_t *g, int mode, long long divisor)           \
+    {                                                                                              \
+        Py_ssize_t n = g[0], c = g[1], h = g[2], w = g[3], sn = g[4], sc = g[5], sh = g[6],      \
+                   sw = g[7], oh = g[8], ow = g[9], on = g[10], oc = g[11], ohs = g[12],           \
+                   ows = g[13], kh = g[14], kw = g[15], dh = g[16], dw = g[17], ph = g[18],        \
+                   pw = g[19], lh = g[20], lw = g[21];                                             \
+        for (Py_ssize_t a = 0; a < n; a++)                                                         \
+            for (Py_ssize_t b = 0; b < c; b++) {                                                   \
+                const T *plane = x + a * sn + b * sc;                                              \
+                T *op = o + a * on + b * oc;                                                       \
+                for (Py_ssize_t i = 0; i < oh; i++)                                                \
+                    for (Py_ssize_t j = 0; j < ow; j++) {                                          \
+                        Py_ssize_t y0 = i * dh - ph, x0 = j * dw - pw;                             \
+                        T r;                                                                       \
+                        if (mode == 0) {                                                           \
+                            int taken = 0;                                                         \
+                            r = (T)-INFINITY;                                                      \
+                            for (Py_ssize_t u = 0; u < kh; u++) {                                  \
+                                Py_ssize_t y = y0 + u * lh;                                        \
+                                if (y < 0 || y >= h)                                               \
+                                    continue;                                                      \
+                                for (Py_ssize_t v = 0; v < kw; v++) {                              \
+                                    Py_ssize_t xx = x0 + v * lw;                                   \
+                                    if (xx < 0 || xx >= w)                                         \
+                                        continue;                                                  \
+                                    T e = plane[y * sh + xx * sw];                                 \
+                                    if (!taken || e > r || e != e)                                 \
+                                        r = e;                                                     \
+                                    taken = 1;                                                     \
+                                }                                                                  \
+                            }                                                                      \
+                        } else {                                                                   \
+                            Py_ssize_t y1 = y0 + kh < h + ph ? y0 + kh : h + ph;                   \
+                            Py_ssize_t x1 = x0 + kw < w + pw ? x0 + kw : w + pw;                   \
+                            Py_ssize_t size = (y1 - y0) * (x1 - x0);                               \
+                            if (y0 < 0) y0 = 0;                                                    \
+                            if (x0 < 0) x0 = 0;                                                    \
+                            if (y1 > h) y1 = h;                                                    \
+                            if (x1 > w) x1 = w;                                                    \
+                            T sum = 0;                                                             \
+                            for (Py_ssize_t y = y0; y < y1; y++)                                   \
+                                for (Py_ssize_t xx = x0; xx < x1; xx++)                            \
+                                    sum += plane[y * sh + xx * sw];                                \
+                            long long div = divisor ? divisor                                      \
+                                : mode == 1 ? (long long)size                                      \
+                                : (long long)((y1 - y0) * (x1 - x0));                              \
+                            r = sum / (T)div;                                                      \
+                        }                                                                          \
+                        op[i * ohs + j * ows] = r;                                                 \
+                    }                                                                              \
+            }                                                                                      \
+    }
+
+DEFINE_POOL(float, pool_f32)
+DEFINE_POOL(double, pool_f64)
+
+/* The lowest and highest element index (n, c, p, q) reach from `base` (sizes >= 1). */
+static void pool_extent(Py_ssize_t base, const Py_ssize_t *size, const Py_ssize_t *stride, Py_ssize_t *lo,
+                        Py_ssize_t *hi)
+{
+    *lo = *hi = base;
+    for (int k = 0; k < 4; k++) {
+        Py_ssize_t step = (size[k] - 1) * stride[k];
+        if (step < 0)
+            *lo += step;
+        else
+            *hi += step;
+    }
+}
+
+static PyObject *py_pool_windows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 27) {
+        PyErr_SetString(PyExc_TypeError, "pool_windows takes 27 arguments");
+        return NULL;
+    }
+    Py_ssize_t v[25];
+    for (int k = 0; k < 25; k++) {
+        v[k] = PyLong_AsSsize_t(args[2 + k]);
+        if (v[k] == -1 && PyErr_Occurred())
+            return NULL;
+    }
+    Py_ssize_t offset = v[0], *g = v + 1; /* g: n .. lw (22), then mode, divisor */
+    Py_ssize_t mode = v[23], divisor = v[24];
+    if (mode < 0 || mode > 2 || divisor < 0 || g[14] < 1 || g[15] < 1 || g[16] < 1 || g[17] < 1 || g[20] < 1
+        || g[21] < 1 || g[18] < 0 || g[19] < 0)
+        Py_RETURN_FALSE;
+    if (g[0] < 0 || g[1] < 0 || g[2] < 0 || g[3] < 0 || g[8] < 0 || g[9] < 0)
+        Py_RETURN_FALSE;
+    Py_buffer xb, ob;
+    if (!in_out_buffers(args[0], args[1], &xb, &ob)) {
+        PyErr_Clear();
+        Py_RETURN_FALSE;
+    }
+    int kind = float_kind(&xb);
+    int done = 0;
+    Py_ssize_t osize[4] = {g[0], g[1], g[8], g[9]}, ostride[4] = {g[10], g[11], g[12], g[13]};
+    if (kind && float_kind(&ob) == kind && (uintptr_t)xb.buf % kind == 0 && (uintptr_t)ob.buf % kind == 0) {
+        if (!(g[0] && g[1] && g[8] && g[9])) {
+            done = 1; /* (no output element) */
+        } else if (g[2] >= 1 && g[3] >= 1) {
+            Py_ssize_t lo, hi, olo, ohi;
+            pool_extent(offset, g, g + 4, &lo, &hi);
+            pool_extent(0, osize, ostride, &olo, &ohi);
+            if (lo >= 0 && hi < xb.len / kind && olo >= 0 && ohi < ob.len / kind) {
+                Py_BEGIN_ALLOW_THREADS
+                if (kind == 4)
+                    pool_f32((const float *)xb.buf + offset, ob.buf, g, (int)mode, divisor);
+                else
+                    pool_f64((const double *)xb.buf + offset, ob.buf, g, (int)mode, divisor);
+                Py_END_ALLOW_THREADS
+                done = 1;
+            }
+        }
+    }
+    PyBuffer_Release(&ob);
+    PyBuffer_Release(&xb);
+    return PyBool_FromLong(done);
+}
