@@ -2,8 +2,11 @@
  * CPU loops (aten/src/ATen/native/cpu/MaxPoolKernel.cpp, AvgPoolKernel.cpp) read straight from
  * the input's strides into the result's, without padding copies or window views.
  *
- * pool_windows(storage, out, offset, n, c, h, w, sn, sc, sh, sw, oh, ow, on, oc, ohs, ows,
- *              kh, kw, dh, dw, ph, pw, lh, lw, mode, divisor) -> bool
+ * pool_windows(storage, out, offset, geometry, mode, divisor) -> bool
+ *
+ *   geometry: bytes, 22 native Py_ssize_t (Python's struct "22n", packed once per call shape by
+ *   the caller, so a call converts three ints, not 27): n, c, h, w, sn, sc, sh, sw, oh, ow, on,
+ *   oc, ohs, ows, kh, kw, dh, dw, ph, pw, lh, lw.
  *
  *   storage: the input's flat C-contiguous float buffer; element (n, c, y, x) at offset + n*sn +
  *   c*sc + y*sh + x*sw (element strides). out: a writable C-contiguous buffer of the same kind;
@@ -30,6 +33,38 @@
                    sw = g[7], oh = g[8], ow = g[9], on = g[10], oc = g[11], ohs = g[12],           \
                    ows = g[13], kh = g[14], kw = g[15], dh = g[16], dw = g[17], ph = g[18],        \
                    pw = g[19], lh = g[20], lw = g[21];                                             \
+        /* every window inside the input (no padding, none past the end): the same taps in the   \
+         * same order without the bounds tests, the divisor one constant */                        \
+        if (ph == 0 && pw == 0 && (oh - 1) * dh + (kh - 1) * lh < h && (ow - 1) * dw + (kw - 1) * lw < w) { \
+            T div = (T)(divisor ? divisor : (long long)(kh * kw));                                 \
+            for (Py_ssize_t a = 0; a < n; a++)                                                     \
+                for (Py_ssize_t b = 0; b < c; b++) {                                               \
+                    const T *plane = x + a * sn + b * sc;                                          \
+                    T *op = o + a * on + b * oc;                                                   \
+                    for (Py_ssize_t i = 0; i < oh; i++)                                            \
+                        for (Py_ssize_t j = 0; j < ow; j++) {                                      \
+                            const T *win = plane + i * dh * sh + j * dw * sw;                      \
+                            T r;                                                                   \
+                            if (mode == 0) {                                                       \
+                                r = win[0];                                                        \
+                                for (Py_ssize_t u = 0; u < kh; u++)                                \
+                                    for (Py_ssize_t v = 0; v < kw; v++) {                          \
+                                        T e = win[u * lh * sh + v * lw * sw];                      \
+                                        if (e > r || e != e)                                       \
+                                            r = e;                                                 \
+                                    }                                                              \
+                            } else {                                                               \
+                                T sum = 0;                                                         \
+                                for (Py_ssize_t u = 0; u < kh; u++)                                \
+                                    for (Py_ssize_t v = 0; v < kw; v++)                            \
+                                        sum += win[u * sh + v * sw];                               \
+                                r = sum / div;                                                     \
+                            }                                                                      \
+                            op[i * ohs + j * ows] = r;                                             \
+                        }                                                                          \
+                }                                                                                  \
+            return;                                                                                \
+        }                                                                                          \
         for (Py_ssize_t a = 0; a < n; a++)                                                         \
             for (Py_ssize_t b = 0; b < c; b++) {                                                   \
                 const T *plane = x + a * sn + b * sc;                                              \
@@ -97,18 +132,25 @@ static void pool_extent(Py_ssize_t base, const Py_ssize_t *size, const Py_ssize_
 static PyObject *py_pool_windows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (nargs != 27) {
-        PyErr_SetString(PyExc_TypeError, "pool_windows takes 27 arguments");
+    if (nargs != 6) {
+        PyErr_SetString(PyExc_TypeError, "pool_windows(storage, out, offset, geometry, mode, divisor) takes 6 arguments");
         return NULL;
     }
-    Py_ssize_t v[25];
-    for (int k = 0; k < 25; k++) {
-        v[k] = PyLong_AsSsize_t(args[2 + k]);
-        if (v[k] == -1 && PyErr_Occurred())
-            return NULL;
+    if (!PyBytes_Check(args[3]) || PyBytes_GET_SIZE(args[3]) != 22 * (Py_ssize_t)sizeof(Py_ssize_t)) {
+        PyErr_SetString(PyExc_TypeError, "pool_windows: geometry must be 22 packed Py_ssize_t (struct '22n')");
+        return NULL;
     }
-    Py_ssize_t offset = v[0], *g = v + 1; /* g: n .. lw (22), then mode, divisor */
-    Py_ssize_t mode = v[23], divisor = v[24];
+    Py_ssize_t g[22];
+    memcpy(g, PyBytes_AS_STRING(args[3]), sizeof(g));
+    Py_ssize_t offset = PyLong_AsSsize_t(args[2]);
+    if (offset == -1 && PyErr_Occurred())
+        return NULL;
+    Py_ssize_t mode = PyLong_AsSsize_t(args[4]);
+    if (mode == -1 && PyErr_Occurred())
+        return NULL;
+    Py_ssize_t divisor = PyLong_AsSsize_t(args[5]);
+    if (divisor == -1 && PyErr_Occurred())
+        return NULL;
     if (mode < 0 || mode > 2 || divisor < 0 || g[14] < 1 || g[15] < 1 || g[16] < 1 || g[17] < 1 || g[20] < 1
         || g[21] < 1 || g[18] < 0 || g[19] < 0)
         Py_RETURN_FALSE;

@@ -1333,9 +1333,9 @@ static PyMethodDef methods[] = {
      "sum of each contiguous row (float32: itemsize 4, float64: 8), bit for bit, into a contiguous output;\n"
      "nan_zero: each NaN element read as 0 (nansum)."},
     {"pool_windows", (PyCFunction)(void (*)(void))py_pool_windows, METH_FASTCALL,
-     "pool_windows(storage, out, offset, n, c, h, w, sn, sc, sh, sw, oh, ow, on, oc, ohs, ows, kh, kw, dh, dw,\n"
-     "ph, pw, lh, lw, mode, divisor) -> bool: max (mode 0) or average (1: padding counted, 2: not) of each\n"
-     "pooling window, PyTorch's CPU loops; False (out untouched) where not taken (see _pool_windows.h)."},
+     "pool_windows(storage, out, offset, geometry, mode, divisor) -> bool: max (mode 0) or average (1: padding\n"
+     "counted, 2: not) of each pooling window, PyTorch's CPU loops, geometry 22 packed Py_ssize_t; False (out\n"
+     "untouched) where not taken (see _pool_windows.h)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -18,6 +18,7 @@ recording ops, so a second backward differentiates them again.
 from __future__ import annotations
 
 import math
+import struct
 from typing import Any
 
 import numpy as np
@@ -299,12 +300,16 @@ def _native(x: Tensor, out: Tensor, pool: _Pool, mode: int, divisor: int) -> boo
         n, c, w = lay.shape
         sn, sc, sw = lay.strides
         on, oc, ows = olay.strides
-        return run(x._storage.array, out._storage.array, lay.offset, n, c, 1, w, sn, sc, 0, sw, 1, pool.out[0],
-                   on, oc, 0, ows, 1, pool.kernel[0], 1, pool.stride[0], 0, pool.padding[0], 1, pool.dilation[0],
-                   mode, divisor)
+        geometry = _GEOMETRY(n, c, 1, w, sn, sc, 0, sw, 1, pool.out[0], on, oc, 0, ows, 1, pool.kernel[0], 1,
+                             pool.stride[0], 0, pool.padding[0], 1, pool.dilation[0])
+        return run(x._storage.array, out._storage.array, lay.offset, geometry, mode, divisor)
     (kh, kw), (dh, dw), (ph, pw), (lh, lw), (oh, ow) = pool.kernel, pool.stride, pool.padding, pool.dilation, pool.out
-    return run(x._storage.array, out._storage.array, lay.offset, *lay.shape, *lay.strides, oh, ow, *olay.strides,
-               kh, kw, dh, dw, ph, pw, lh, lw, mode, divisor)
+    geometry = _GEOMETRY(*lay.shape, *lay.strides, oh, ow, *olay.strides, kh, kw, dh, dw, ph, pw, lh, lw)
+    return run(x._storage.array, out._storage.array, lay.offset, geometry, mode, divisor)
+
+
+# pool_windows' geometry: 22 native Py_ssize_t, packed once (a call then converts three ints, not 27)
+_GEOMETRY = struct.Struct("22n").pack
 
 
 def _fresh_plan(key: tuple) -> tuple | None:
@@ -312,8 +317,8 @@ def _fresh_plan(key: tuple) -> tuple | None:
     kernel_size, stride) (ints or tuples of ints, stride None: the kernel's): for an input
     (N, C, *spatial) or (C, *spatial) with C > 0 whose result is row-major (its channels not the
     unit-stride dim, else PyTorch keeps a channels-last layout), positive sizes whose windows fit
-    the input: (the compiled ``pool_windows``' geometry arguments after the offset but for mode and
-    divisor, the result's element count, its Layout); None: the general path (which raises)."""
+    the input: (the compiled ``pool_windows``' packed geometry, the result's element count, its
+    Layout); None: the general path (which raises)."""
     nsp, shape, strides, kernel_size, stride = key
     nd = len(shape)
     if nd == nsp + 1:
@@ -337,7 +342,7 @@ def _fresh_plan(key: tuple) -> tuple | None:
                     1, 1, k[0], 1, s[0], 0, 0, 1, 1)
     else:
         geometry = (*shape, *strides, out[0], out[1], c * plane, plane, out[1], 1, k[0], k[1], s[0], s[1], 0, 0, 1, 1)
-    return geometry, numel, layout
+    return _GEOMETRY(*geometry), numel, layout
 
 
 _FRESH_PLANS = Memo(_fresh_plan)
@@ -353,7 +358,8 @@ def _fresh_run(input: Any, nsp: int, kernel_size: Any, stride: Any, mode: int, d
     """The fresh paths' call: ``pool_windows`` (mode 0: max, 1: average) of a plain float32 /
     float64 Tensor into a new row-major result, by the plan :func:`_fresh_plan` memoizes; None
     (the general path) for any other input or sizes, or where the kernel is off or declines."""
-    if input.__class__ is not Tensor or not _ints_only(kernel_size) or (stride is not None and not _ints_only(stride)):
+    if input.__class__ is not Tensor or (kernel_size.__class__ is not int and not _ints_only(kernel_size)) or (
+            stride is not None and stride.__class__ is not int and not _ints_only(stride)):
         return None
     d = input._dtype
     if d is not float32 and d is not float64:
@@ -364,8 +370,8 @@ def _fresh_run(input: Any, nsp: int, kernel_size: Any, stride: Any, mode: int, d
     if plan is None or run is None:
         return None
     geometry, numel, layout = plan
-    arr = np.empty(numel, dtype=d.numpy)
-    if not run(input._storage.array, arr, lay.offset, *geometry, mode, divisor):
+    arr = np.empty(numel, d.numpy)
+    if not run(input._storage.array, arr, lay.offset, geometry, mode, divisor):
         return None
     return adopted(arr, layout, d)
 
