@@ -26,7 +26,7 @@
  *   position outside either buffer, a mode out of range. The GIL is released around the loop.
  */
 
-#define DEFINE_POOL(T, NAME)                                                                       \
+#define DEFINE_POOL(T, U, NAME)                                                                       \
     static void NAME(const T *x, T *o, const Py_ssize_t *g, int mode, long long divisor)           \
     {                                                                                              \
         Py_ssize_t n = g[0], c = g[1], h = g[2], w = g[3], sn = g[4], sc = g[5], sh = g[6],      \
@@ -34,24 +34,32 @@
                    ows = g[13], kh = g[14], kw = g[15], dh = g[16], dw = g[17], ph = g[18],        \
                    pw = g[19], lh = g[20], lw = g[21];                                             \
         /* every window inside the input (no padding, none past the end): the same taps in the   \
-         * same order without the bounds tests, the divisor one constant */                        \
+         * same order without the bounds tests, the divisor one constant; the channels the inner   \
+         * loop where they are the input's closest dim (a channels-last input: its memory order) */ \
         if (ph == 0 && pw == 0 && (oh - 1) * dh + (kh - 1) * lh < h && (ow - 1) * dw + (kw - 1) * lw < w) { \
             T div = (T)(divisor ? divisor : (long long)(kh * kw));                                 \
+            Py_ssize_t ash = sh < 0 ? -sh : sh, asw = sw < 0 ? -sw : sw, asc = sc < 0 ? -sc : sc;  \
+            int inner_c = c > 1 && asc < asw && asc < (h > 1 ? ash : asw);                         \
+            Py_ssize_t m1 = inner_c ? oh : c, m2 = inner_c ? ow : oh, m3 = inner_c ? c : ow;      \
             for (Py_ssize_t a = 0; a < n; a++)                                                     \
-                for (Py_ssize_t b = 0; b < c; b++) {                                               \
-                    const T *plane = x + a * sn + b * sc;                                          \
-                    T *op = o + a * on + b * oc;                                                   \
-                    for (Py_ssize_t i = 0; i < oh; i++)                                            \
-                        for (Py_ssize_t j = 0; j < ow; j++) {                                      \
-                            const T *win = plane + i * dh * sh + j * dw * sw;                      \
+                for (Py_ssize_t p1 = 0; p1 < m1; p1++)                                             \
+                    for (Py_ssize_t p2 = 0; p2 < m2; p2++)                                         \
+                        for (Py_ssize_t p3 = 0; p3 < m3; p3++) {                                   \
+                            Py_ssize_t b = inner_c ? p3 : p1, i = inner_c ? p1 : p2,               \
+                                       j = inner_c ? p2 : p3;                                      \
+                            const T *win = x + a * sn + b * sc + i * dh * sh + j * dw * sw;        \
                             T r;                                                                   \
                             if (mode == 0) {                                                       \
                                 r = win[0];                                                        \
                                 for (Py_ssize_t u = 0; u < kh; u++)                                \
                                     for (Py_ssize_t v = 0; v < kw; v++) {                          \
                                         T e = win[u * lh * sh + v * lw * sw];                      \
-                                        if (e > r || e != e)                                       \
-                                            r = e;                                                 \
+                                        U take = (U)0 - (U)((e > r) | (e != e));                    \
+                                        U eb, rb; /* (a select by masks: random data mispredicts a branch) */ \
+                                        memcpy(&eb, &e, sizeof(T));                                \
+                                        memcpy(&rb, &r, sizeof(T));                                \
+                                        rb = (eb & take) | (rb & ~take);                           \
+                                        memcpy(&r, &rb, sizeof(T));                                \
                                     }                                                              \
                             } else {                                                               \
                                 T sum = 0;                                                         \
@@ -60,9 +68,8 @@
                                         sum += win[u * sh + v * sw];                               \
                                 r = sum / div;                                                     \
                             }                                                                      \
-                            op[i * ohs + j * ows] = r;                                             \
+                            o[a * on + b * oc + i * ohs + j * ows] = r;                            \
                         }                                                                          \
-                }                                                                                  \
             return;                                                                                \
         }                                                                                          \
         for (Py_ssize_t a = 0; a < n; a++)                                                         \
@@ -112,8 +119,8 @@
             }                                                                                      \
     }
 
-DEFINE_POOL(float, pool_f32)
-DEFINE_POOL(double, pool_f64)
+DEFINE_POOL(float, uint32_t, pool_f32)
+DEFINE_POOL(double, uint64_t, pool_f64)
 
 /* The lowest and highest element index (n, c, p, q) reach from `base` (sizes >= 1). */
 static void pool_extent(Py_ssize_t base, const Py_ssize_t *size, const Py_ssize_t *stride, Py_ssize_t *lo,
