@@ -26,8 +26,43 @@
  *   position outside either buffer, a mode out of range. The GIL is released around the loop.
  */
 
+/* pool_windows' channels-last loops (see DEFINE_POOL), the channel strides SC and OC: unit strides
+ * spelt as the constant 1, so that the compiler vectorizes across the channels. */
+#define POOL_CHANNELS_LAST(T, SC, OC)                                                                \
+        /* channels-last: per output position, each tap added (or compared) across all               \
+         * channels at once, the output row the accumulator (the same steps per element) */          \
+        for (Py_ssize_t a = 0; a < n; a++)                                                           \
+            for (Py_ssize_t i = 0; i < oh; i++)                                                      \
+                for (Py_ssize_t j = 0; j < ow; j++) {                                                \
+                    const T *restrict win = x + a * sn + i * dh * sh + j * dw * sw;                  \
+                    T *restrict ob = o + a * on + i * ohs + j * ows;                                 \
+                    if (mode == 0) {                                                                 \
+                        _Pragma("GCC ivdep") for (Py_ssize_t b = 0; b < c; b++)                    \
+                            ob[b * (OC)] = win[b * (SC)];                                            \
+                        for (Py_ssize_t u = 0; u < kh; u++)                                          \
+                            for (Py_ssize_t v = 0; v < kw; v++) {                                    \
+                                const T *restrict tap = win + u * lh * sh + v * lw * sw;             \
+                                _Pragma("GCC ivdep") for (Py_ssize_t b = 0; b < c; b++) {          \
+                                    T e = tap[b * (SC)], r = ob[b * (OC)];                           \
+                                    ob[b * (OC)] = (e > r) | (e != e) ? e : r;                       \
+                                }                                                                    \
+                            }                                                                        \
+                    } else {                                                                         \
+                        _Pragma("GCC ivdep") for (Py_ssize_t b = 0; b < c; b++)                    \
+                            ob[b * (OC)] = (T)0;                                                     \
+                        for (Py_ssize_t u = 0; u < kh; u++)                                          \
+                            for (Py_ssize_t v = 0; v < kw; v++) {                                    \
+                                const T *restrict tap = win + u * sh + v * sw;                       \
+                                _Pragma("GCC ivdep") for (Py_ssize_t b = 0; b < c; b++)            \
+                                    ob[b * (OC)] = ob[b * (OC)] + tap[b * (SC)];                     \
+                            }                                                                        \
+                        _Pragma("GCC ivdep") for (Py_ssize_t b = 0; b < c; b++)                    \
+                            ob[b * (OC)] = ob[b * (OC)] / div;                                       \
+                    }                                                                                \
+                }
+
 #define DEFINE_POOL(T, U, NAME)                                                                       \
-    static void NAME(const T *x, T *o, const Py_ssize_t *g, int mode, long long divisor)           \
+    static void NAME(const T *restrict x, T *restrict o, const Py_ssize_t *g, int mode, long long divisor)           \
     {                                                                                              \
         Py_ssize_t n = g[0], c = g[1], h = g[2], w = g[3], sn = g[4], sc = g[5], sh = g[6],      \
                    sw = g[7], oh = g[8], ow = g[9], on = g[10], oc = g[11], ohs = g[12],           \
@@ -35,18 +70,22 @@
                    pw = g[19], lh = g[20], lw = g[21];                                             \
         /* every window inside the input (no padding, none past the end): the same taps in the   \
          * same order without the bounds tests, the divisor one constant; the channels the inner   \
-         * loop where they are the input's closest dim (a channels-last input: its memory order) */ \
+         * loop where they are the input's closest dim (a channels-last input: its memory order;   \
+         * out is a fresh buffer: restrict) */                                                     \
         if (ph == 0 && pw == 0 && (oh - 1) * dh + (kh - 1) * lh < h && (ow - 1) * dw + (kw - 1) * lw < w) { \
             T div = (T)(divisor ? divisor : (long long)(kh * kw));                                 \
             Py_ssize_t ash = sh < 0 ? -sh : sh, asw = sw < 0 ? -sw : sw, asc = sc < 0 ? -sc : sc;  \
-            int inner_c = c > 1 && asc < asw && asc < (h > 1 ? ash : asw);                         \
-            Py_ssize_t m1 = inner_c ? oh : c, m2 = inner_c ? ow : oh, m3 = inner_c ? c : ow;      \
+            if (c > 1 && asc < asw && asc < (h > 1 ? ash : asw)) {                                 \
+                if (sc == 1 && oc == 1)                                                            \
+                    POOL_CHANNELS_LAST(T, 1, 1)                                                    \
+                else                                                                               \
+                    POOL_CHANNELS_LAST(T, sc, oc)                                                  \
+                return;                                                                            \
+            }                                                                                      \
             for (Py_ssize_t a = 0; a < n; a++)                                                     \
-                for (Py_ssize_t p1 = 0; p1 < m1; p1++)                                             \
-                    for (Py_ssize_t p2 = 0; p2 < m2; p2++)                                         \
-                        for (Py_ssize_t p3 = 0; p3 < m3; p3++) {                                   \
-                            Py_ssize_t b = inner_c ? p3 : p1, i = inner_c ? p1 : p2,               \
-                                       j = inner_c ? p2 : p3;                                      \
+                for (Py_ssize_t b = 0; b < c; b++)                                                 \
+                    for (Py_ssize_t i = 0; i < oh; i++)                                            \
+                        for (Py_ssize_t j = 0; j < ow; j++) {                                      \
                             const T *win = x + a * sn + b * sc + i * dh * sh + j * dw * sw;        \
                             T r;                                                                   \
                             if (mode == 0) {                                                       \
