@@ -1286,6 +1286,7 @@ static PyObject *py_cdist2(PyObject *self, PyObject *const *args, Py_ssize_t nar
 }
 
 #include "_extreme_rows_at.h" /* extreme_rows_at: amax/amin along a large tensor's unit-stride dim */
+#include "_pool_windows.h" /* pool_windows: F.max_pool / F.avg_pool's windows, PyTorch's loops */
 
 /* ---------------------------------------------------------------- batch_norm's evaluation, layer_norm's rows
  *
@@ -1522,6 +1523,10 @@ static PyMethodDef methods[] = {
     {"ln_rows", (PyCFunction)(void (*)(void))py_ln_rows, METH_FASTCALL,
      "ln_rows(x, y, mean, r, w, b, eps) -> bool: layer_norm's rows of a C-contiguous float buffer into y, their\n"
      "means and 1 / sqrt(var + eps), NumPy's steps' bits (see the C doc); False (nothing written) where not taken."},
+    {"pool_windows", (PyCFunction)(void (*)(void))py_pool_windows, METH_FASTCALL,
+     "pool_windows(storage, out, offset, geometry, mode, divisor) -> bool: max (mode 0) or average (1: padding\n"
+     "counted, 2: not) of each pooling window, PyTorch's CPU loops, geometry 22 packed Py_ssize_t; False (out\n"
+     "untouched) where not taken (see _pool_windows.h)."},
     {NULL, NULL, 0, NULL},
 };
 

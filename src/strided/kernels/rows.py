@@ -366,3 +366,7 @@ def _run(kernel: Any, x: np.ndarray, plan: Plan, keepdims: bool, nan_zero: bool 
         return result.reshape(kept)
     return result[0] if dropped is None else result.reshape(dropped)  # (a full sum: NumPy's scalar)
 
+pool_windows = _accessor("pool_windows")
+pool_windows.__doc__ = """The compiled ``pool_windows(storage, out, offset, ...)`` (max / average pooling's windows
+of a float32 / float64 input read from its strides, PyTorch's CPU loops, see _pool_windows.h), or
+None (see :func:`_accessor`)."""

@@ -18,18 +18,22 @@ recording ops, so a second backward differentiates them again.
 from __future__ import annotations
 
 import math
+import struct
 from typing import Any
 
 import numpy as np
 
-from ...dispatch import report, result, result_array
-from ...dtypes import TORCH_NAME, bool_, int64
+from ...dispatch import adopted, report, result, result_array
+from ...dtypes import TORCH_NAME, bool_, float32, float64, int64
 from ...errors import StridedIndexError, StridedNotImplementedError, StridedRuntimeError, join_lines
 from ...grad_mode import GRAD_MODE
 from ...gradients import grad_zeros, seal
+from ...kernels.rows import pool_windows
 from ...layout.formats import suggest_format
 from ...opdef import Kind, declare
 from ...ops._support.gradtools import linked
+from ...ops._support.memo import Memo
+from ...ops._support.operands import _cinfo
 from ...ops.registry import backward
 from ...ops.shape.padding import pad
 from ...tensor import Tensor, tensor_arg
@@ -99,19 +103,24 @@ class _Pool:
             raise StridedRuntimeError(join_lines(
                 f"dilation should be greater than zero, but got dilationH: {d[0]} dilationW: {d[-1]}",
                 "dilation 1 is a dense window"))
+        # PyTorch's 2-d max kernel (max_pool2d, max_pool1d with indices) checks the padding against
+        # half the dilated window, then against half the kernel; max_pool1d's own kernel and the
+        # average pools against half the kernel only
+        two_d_max = is_max and (two or with_indices)
         for pi, ki, di in zip(p, k, d):
-            if pi > ((ki - 1) * di + 1) // 2 if is_max else pi > ki // 2:
-                if two:
+            if pi > ((ki - 1) * di + 1) // 2 if two_d_max else pi > ki // 2:
+                if two_d_max or not is_max:
                     text = (f"pad should be at most half of effective kernel size, but got pad={pi}, "
-                            f"kernel_size={ki} and dilation={di}" if is_max else
-                            f"pad should be at most half of effective kernel size, but got pad={pi}, "
-                            f"kernel_size={ki} and dilation=1")
+                            f"kernel_size={ki} and dilation={di if is_max else 1}")
                 else:
-                    text = (f"{op}() padding should be at most half of kernel size, but got padding={pi} and "
-                            f"kernel_size={ki}" if is_max else
-                            f"pad should be at most half of effective kernel size, but got pad={pi}, "
-                            f"kernel_size={ki} and dilation=1")
+                    text = f"{op}() padding should be at most half of kernel size, but got padding={pi} and " \
+                           f"kernel_size={ki}"
                 raise StridedRuntimeError(join_lines(text, "padding is at most half the window"))
+        if two_d_max and any(pi > ki // 2 for pi, ki in zip(p, k)):
+            (kh, kw), (ph, pw) = ((1, *k), (0, *p)) if not two else (k, p)
+            raise StridedRuntimeError(join_lines(
+                f"pad should be smaller than or equal to half of kernel size, but got padW = {pw}, padH = {ph}, "
+                f"kW = {kw}, kH = {kh}", "padding is at most half the kernel"))
         self.batched = len(shape) == nsp + 2
         full = shape if self.batched else (1, *shape)
         self.n, self.c, self.spatial = full[0], full[1], tuple(full[2:])
@@ -219,6 +228,10 @@ def _max_pool(op: str, nsp: int, input: Tensor, kernel_size: Any, stride: Any, p
     x, shape, out, arr = _start(op, "max_pool1d_impl" if nsp == 1 and not return_indices else "max_pool2d",
                                 input, pool)
     inside = not any(a or b for a, b in pool.pads)  # (no padding: every tap of every window reads the input)
+    if not return_indices and _native(x, out, pool, 0, 0):
+        if not pool.batched:
+            out = out.squeeze(0)
+        return report(op, (input,), out)
     if inside and not return_indices:
         if arr.size:
             _max_inside(windows(x, pool.geometry())._np(), arr, pool.kernel, d.is_floating_point)
@@ -273,6 +286,136 @@ def _max_inside(xw: np.ndarray, arr: np.ndarray, kernel: tuple[int, ...], floati
             np.copyto(arr, v, where=better)
 
 
+def _native(x: Tensor, out: Tensor, pool: _Pool, mode: int, divisor: int) -> bool:
+    """Whether the compiled ``pool_windows`` (``kernels/_pool_windows.h``: PyTorch's CPU loops)
+    wrote ``pool``'s result into the fresh ``out`` (N, C, *out) from the batched float32 / float64
+    ``x`` read from its strides: max (``mode`` 0), average counting the padding (1) or not (2),
+    ``divisor`` non-zero: the override. False (nothing written) where not built, switched off, or
+    not taken (another dtype): the NumPy path computes the same bits."""
+    run = pool_windows()
+    if run is None or (x._dtype is not float32 and x._dtype is not float64):
+        return False
+    lay, olay = x._layout, out._layout
+    if len(pool.kernel) == 1:  # (a 1-d pool: one row of height 1)
+        n, c, w = lay.shape
+        sn, sc, sw = lay.strides
+        on, oc, ows = olay.strides
+        geometry = _GEOMETRY(n, c, 1, w, sn, sc, 0, sw, 1, pool.out[0], on, oc, 0, ows, 1, pool.kernel[0], 1,
+                             pool.stride[0], 0, pool.padding[0], 1, pool.dilation[0])
+        return run(x._storage.array, out._storage.array, lay.offset, geometry, mode, divisor)
+    (kh, kw), (dh, dw), (ph, pw), (lh, lw), (oh, ow) = pool.kernel, pool.stride, pool.padding, pool.dilation, pool.out
+    geometry = _GEOMETRY(*lay.shape, *lay.strides, oh, ow, *olay.strides, kh, kw, dh, dw, ph, pw, lh, lw)
+    return run(x._storage.array, out._storage.array, lay.offset, geometry, mode, divisor)
+
+
+# pool_windows' geometry: 22 native Py_ssize_t, packed once (a call then converts three ints, not 27)
+_GEOMETRY = struct.Struct("22n").pack
+
+
+def _fresh_plan(key: tuple) -> tuple | None:
+    """The common pooling call's plan for ``key`` = (spatial dims, input shape, input strides,
+    kernel_size, stride) (ints or tuples of ints, stride None: the kernel's): for an input
+    (N, C, *spatial) or (C, *spatial) with C > 0 whose result is row-major (its channels not the
+    unit-stride dim, else PyTorch keeps a channels-last layout), positive sizes whose windows fit
+    the input: (the compiled ``pool_windows``' packed geometry, the result's element count, its
+    Layout); None: the general path (which raises)."""
+    nsp, shape, strides, kernel_size, stride = key
+    nd = len(shape)
+    if nd == nsp + 1:
+        shape, strides = (1, *shape), (0, *strides)
+    elif nd != nsp + 2 or (shape[1] > 1 and strides[1] == 1):
+        return None
+    k = (kernel_size,) * nsp if kernel_size.__class__ is int else kernel_size
+    s = k if stride is None else (stride,) * nsp if stride.__class__ is int else stride
+    if len(k) != nsp or len(s) != nsp or not shape[1]:
+        return None
+    out = []
+    for n, ki, si in zip(shape[2:], k, s):
+        if ki <= 0 or si <= 0 or n < ki:
+            return None
+        out.append((n - ki) // si + 1)
+    rshape = (shape[0], shape[1], *out) if nd == nsp + 2 else (shape[1], *out)
+    _, numel, layout = _cinfo[rshape]
+    c, plane = shape[1], math.prod(out)
+    if nsp == 1:  # (one row of height 1)
+        geometry = (shape[0], c, 1, shape[2], strides[0], strides[1], 0, strides[2], 1, out[0], c * plane, plane, 0,
+                    1, 1, k[0], 1, s[0], 0, 0, 1, 1)
+    else:
+        geometry = (*shape, *strides, out[0], out[1], c * plane, plane, out[1], 1, k[0], k[1], s[0], s[1], 0, 0, 1, 1)
+    return _GEOMETRY(*geometry), numel, layout
+
+
+_FRESH_PLANS = Memo(_fresh_plan)
+
+
+def _ints_only(value: Any) -> bool:
+    """Whether ``value`` is an int or a tuple of ints (exactly: no bool, float or NumPy int, whose
+    equal hashes would meet another call's plan)."""
+    return value.__class__ is int or (value.__class__ is tuple and all(v.__class__ is int for v in value))
+
+
+def _fresh_run(input: Any, nsp: int, kernel_size: Any, stride: Any, mode: int, divisor: int) -> Tensor | None:
+    """The fresh paths' call: ``pool_windows`` (mode 0: max, 1: average) of a plain float32 /
+    float64 Tensor into a new row-major result, by the plan :func:`_fresh_plan` memoizes; None
+    (the general path) for any other input or sizes, or where the kernel is off or declines."""
+    if input.__class__ is not Tensor or (kernel_size.__class__ is not int and not _ints_only(kernel_size)) or (
+            stride is not None and stride.__class__ is not int and not _ints_only(stride)):
+        return None
+    d = input._dtype
+    if d is not float32 and d is not float64:
+        return None
+    lay = input._layout
+    plan = _FRESH_PLANS[(nsp, lay.shape, lay.strides, kernel_size, stride)]
+    run = pool_windows()
+    if plan is None or run is None:
+        return None
+    geometry, numel, layout = plan
+    arr = np.empty(numel, d.numpy)
+    if not run(input._storage.array, arr, lay.offset, geometry, mode, divisor):
+        return None
+    return adopted(arr, layout, d)
+
+
+def _max_pool1d_fresh(input: Any, kernel_size: Any = None, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+                      ceil_mode: Any = False, return_indices: Any = False) -> Tensor | None:
+    """max_pool1d's fresh fast path (its entry's ``__fresh__``, tried outside autograd with nobody
+    listening): no padding, dilation 1, no ``ceil_mode``, no indices, the geometry of
+    :func:`_fresh_run`; PyTorch's loop in C, the general path's bits. None: the general path."""
+    if padding.__class__ is not int or padding or dilation.__class__ is not int or dilation != 1 or ceil_mode \
+            or return_indices:
+        return None
+    return _fresh_run(input, 1, kernel_size, stride, 0, 0)
+
+
+def _max_pool2d_fresh(input: Any, kernel_size: Any = None, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+                      ceil_mode: Any = False, return_indices: Any = False) -> Tensor | None:
+    """max_pool2d's fresh fast path: see :func:`_max_pool1d_fresh`."""
+    if padding.__class__ is not int or padding or dilation.__class__ is not int or dilation != 1 or ceil_mode \
+            or return_indices:
+        return None
+    return _fresh_run(input, 2, kernel_size, stride, 0, 0)
+
+
+def _avg_pool1d_fresh(input: Any, kernel_size: Any = None, stride: Any = None, padding: Any = 0,
+                      ceil_mode: Any = False, count_include_pad: Any = True) -> Tensor | None:
+    """avg_pool1d's fresh fast path (see :func:`_max_pool1d_fresh`): no padding (so
+    ``count_include_pad`` changes nothing), no ``ceil_mode``; each window's size the divisor."""
+    if padding.__class__ is not int or padding or ceil_mode:
+        return None
+    return _fresh_run(input, 1, kernel_size, stride, 1, 0)
+
+
+def _avg_pool2d_fresh(input: Any, kernel_size: Any = None, stride: Any = None, padding: Any = 0,
+                      ceil_mode: Any = False, count_include_pad: Any = True,
+                      divisor_override: Any = None) -> Tensor | None:
+    """avg_pool2d's fresh fast path: see :func:`_avg_pool1d_fresh`; a positive int
+    ``divisor_override`` divides instead."""
+    if padding.__class__ is not int or padding or ceil_mode or (divisor_override is not None and (
+            divisor_override.__class__ is not int or divisor_override <= 0)):
+        return None
+    return _fresh_run(input, 2, kernel_size, stride, 1, divisor_override or 0)
+
+
 def _max_rule(op: str, nsp: int, out: Any, input: Tensor, *args: Any) -> Any:
     values, indices = out if isinstance(out, tuple) else (out, None)
     if indices is None:  # (the indices are recomputed: the forward handed back the values only)
@@ -311,10 +454,16 @@ def _avg_pool(op: str, nsp: int, input: Tensor, kernel_size: Any, stride: Any, p
     if divisor_override is not None and int(divisor_override) == 0:
         raise StridedRuntimeError(join_lines("divisor must be not zero", "divisor_override divides each sum"))
     x, shape, out, arr = _start(op, "avg_pool2d", input, pool)
-    if arr.size:
+    override = 0 if divisor_override is None else int(divisor_override)
+    if arr.size and not _native(x, out, pool, 1 if count_include_pad else 2, override):
         acc = np.float32 if d.itemsize < 4 and d.is_floating_point else (d.numpy if d.is_floating_point else np.int64)
         xw = windows(_padded(x, pool, 0), pool.geometry())._np()
-        sums = xw.sum(axis=tuple(range(-nsp, 0)), dtype=acc)
+        # PyTorch's order (cpu_avg_pool): from 0, the window's elements added one by one, row-major
+        # (a padding tap adds +0.0 to a sum that is never -0.0: the same bits as skipping it)
+        sums = np.zeros(shape, dtype=acc)
+        with np.errstate(all="ignore"):
+            for offset in np.ndindex(*pool.kernel):
+                np.add(sums, xw[(Ellipsis, *offset)], out=sums, casting="unsafe")
         div = _divisors(pool, count_include_pad, divisor_override)
         with np.errstate(all="ignore"):
             if d.is_floating_point:
@@ -507,6 +656,11 @@ def _avg_pool2d_backward(out: Tensor, input: Tensor, kernel_size: Any, stride: A
     return _avg_rule("avg_pool2d", 2, out, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
                      divisor_override)
 
+
+max_pool1d.__fresh__ = _max_pool1d_fresh  # type: ignore[attr-defined]
+max_pool2d.__fresh__ = _max_pool2d_fresh  # type: ignore[attr-defined]
+avg_pool1d.__fresh__ = _avg_pool1d_fresh  # type: ignore[attr-defined]
+avg_pool2d.__fresh__ = _avg_pool2d_fresh  # type: ignore[attr-defined]
 
 seal(globals(), functional=True)  # (last: the poolings become their recording entries)
 declare(Kind.COMPUTE, "F.max_pool1d F.max_pool2d F.avg_pool1d F.avg_pool2d")

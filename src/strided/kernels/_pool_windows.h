@@ -1,0 +1,234 @@
+/* pool_windows: F.max_pool1d/2d's values and F.avg_pool1d/2d's means (float32 / float64), PyTorch's
+ * CPU loops (aten/src/ATen/native/cpu/MaxPoolKernel.cpp, AvgPoolKernel.cpp) read straight from
+ * the input's strides into the result's, without padding copies or window views.
+ *
+ * pool_windows(storage, out, offset, geometry, mode, divisor) -> bool
+ *
+ *   geometry: bytes, 22 native Py_ssize_t (Python's struct "22n", packed once per call shape by
+ *   the caller, so a call converts three ints, not 27): n, c, h, w, sn, sc, sh, sw, oh, ow, on,
+ *   oc, ohs, ows, kh, kw, dh, dw, ph, pw, lh, lw.
+ *
+ *   storage: the input's flat C-contiguous float buffer; element (n, c, y, x) at offset + n*sn +
+ *   c*sc + y*sh + x*sw (element strides). out: a writable C-contiguous buffer of the same kind;
+ *   output (n, c, i, j) at n*on + c*oc + i*ohs + j*ows. Window (i, j) of kernel (kh, kw), window
+ *   stride (dh, dw), padding (ph, pw), dilation (lh, lw): taps y = i*dh - ph + u*lh, x = j*dw - pw
+ *   + v*lw, those outside [0, h) x [0, w) padding. A 1-d pool passes h = kh = oh = 1, ph = 0.
+ *
+ *   mode 0 (max): the first in-bounds tap's value, then each later tap (row-major over the
+ *   kernel) that is greater or NaN replaces it (the first maximum; NaN wins, the last NaN's bits);
+ *   -inf for a window of padding only. PyTorch's `val > maxval || isnan(val)` from -inf.
+ *   mode 1 / 2 (average counting / not counting the padding): PyTorch's cpu_avg_pool: the
+ *   window clipped to the padded input gives pool_size, then to the input; the sum, in the element
+ *   type from 0, row-major over the clipped window, divided by `divisor` (non-zero: the override)
+ *   else pool_size (mode 1) or the clipped window's size (mode 2), converted to the type.
+ *
+ *   False (out untouched) where not taken: the buffers not float32 / float64 of one kind, a
+ *   position outside either buffer, a mode out of range. The GIL is released around the loop.
+ */
+
+/* pool_windows' channels-last loops (see DEFINE_POOL), the channel strides SC and OC: unit strides
+ * spelt as the constant 1, so that the compiler vectorizes across the channels. */
+#define POOL_CHANNELS_LAST(T, SC, OC)                                                                \
+        /* channels-last: per output position, each tap added (or compared) across all               \
+         * channels at once, the output row the accumulator (the same steps per element) */          \
+        for (Py_ssize_t a = 0; a < n; a++)                                                           \
+            for (Py_ssize_t i = 0; i < oh; i++)                                                      \
+                for (Py_ssize_t j = 0; j < ow; j++) {                                                \
+                    const T *restrict win = x + a * sn + i * dh * sh + j * dw * sw;                  \
+                    T *restrict ob = o + a * on + i * ohs + j * ows;                                 \
+                    if (mode == 0) {                                                                 \
+                        _Pragma("GCC ivdep") for (Py_ssize_t b = 0; b < c; b++)                    \
+                            ob[b * (OC)] = win[b * (SC)];                                            \
+                        for (Py_ssize_t u = 0; u < kh; u++)                                          \
+                            for (Py_ssize_t v = 0; v < kw; v++) {                                    \
+                                const T *restrict tap = win + u * lh * sh + v * lw * sw;             \
+                                _Pragma("GCC ivdep") for (Py_ssize_t b = 0; b < c; b++) {          \
+                                    T e = tap[b * (SC)], r = ob[b * (OC)];                           \
+                                    ob[b * (OC)] = (e > r) | (e != e) ? e : r;                       \
+                                }                                                                    \
+                            }                                                                        \
+                    } else {                                                                         \
+                        _Pragma("GCC ivdep") for (Py_ssize_t b = 0; b < c; b++)                    \
+                            ob[b * (OC)] = (T)0;                                                     \
+                        for (Py_ssize_t u = 0; u < kh; u++)                                          \
+                            for (Py_ssize_t v = 0; v < kw; v++) {                                    \
+                                const T *restrict tap = win + u * sh + v * sw;                       \
+                                _Pragma("GCC ivdep") for (Py_ssize_t b = 0; b < c; b++)            \
+                                    ob[b * (OC)] = ob[b * (OC)] + tap[b * (SC)];                     \
+                            }                                                                        \
+                        _Pragma("GCC ivdep") for (Py_ssize_t b = 0; b < c; b++)                    \
+                            ob[b * (OC)] = ob[b * (OC)] / div;                                       \
+                    }                                                                                \
+                }
+
+#define DEFINE_POOL(T, U, NAME)                                                                       \
+    static void NAME(const T *restrict x, T *restrict o, const Py_ssize_t *g, int mode, long long divisor)           \
+    {                                                                                              \
+        Py_ssize_t n = g[0], c = g[1], h = g[2], w = g[3], sn = g[4], sc = g[5], sh = g[6],      \
+                   sw = g[7], oh = g[8], ow = g[9], on = g[10], oc = g[11], ohs = g[12],           \
+                   ows = g[13], kh = g[14], kw = g[15], dh = g[16], dw = g[17], ph = g[18],        \
+                   pw = g[19], lh = g[20], lw = g[21];                                             \
+        /* every window inside the input (no padding, none past the end): the same taps in the   \
+         * same order without the bounds tests, the divisor one constant; the channels the inner   \
+         * loop where they are the input's closest dim (a channels-last input: its memory order;   \
+         * out is a fresh buffer: restrict) */                                                     \
+        if (ph == 0 && pw == 0 && (oh - 1) * dh + (kh - 1) * lh < h && (ow - 1) * dw + (kw - 1) * lw < w) { \
+            T div = (T)(divisor ? divisor : (long long)(kh * kw));                                 \
+            Py_ssize_t ash = sh < 0 ? -sh : sh, asw = sw < 0 ? -sw : sw, asc = sc < 0 ? -sc : sc;  \
+            if (c > 1 && asc < asw && asc < (h > 1 ? ash : asw)) {                                 \
+                if (sc == 1 && oc == 1)                                                            \
+                    POOL_CHANNELS_LAST(T, 1, 1)                                                    \
+                else                                                                               \
+                    POOL_CHANNELS_LAST(T, sc, oc)                                                  \
+                return;                                                                            \
+            }                                                                                      \
+            for (Py_ssize_t a = 0; a < n; a++)                                                     \
+                for (Py_ssize_t b = 0; b < c; b++)                                                 \
+                    for (Py_ssize_t i = 0; i < oh; i++)                                            \
+                        for (Py_ssize_t j = 0; j < ow; j++) {                                      \
+                            const T *win = x + a * sn + b * sc + i * dh * sh + j * dw * sw;        \
+                            T r;                                                                   \
+                            if (mode == 0) {                                                       \
+                                r = win[0];                                                        \
+                                for (Py_ssize_t u = 0; u < kh; u++)                                \
+                                    for (Py_ssize_t v = 0; v < kw; v++) {                          \
+                                        T e = win[u * lh * sh + v * lw * sw];                      \
+                                        U take = (U)0 - (U)((e > r) | (e != e));                    \
+                                        U eb, rb; /* (a select by masks: random data mispredicts a branch) */ \
+                                        memcpy(&eb, &e, sizeof(T));                                \
+                                        memcpy(&rb, &r, sizeof(T));                                \
+                                        rb = (eb & take) | (rb & ~take);                           \
+                                        memcpy(&r, &rb, sizeof(T));                                \
+                                    }                                                              \
+                            } else {                                                               \
+                                T sum = 0;                                                         \
+                                for (Py_ssize_t u = 0; u < kh; u++)                                \
+                                    for (Py_ssize_t v = 0; v < kw; v++)                            \
+                                        sum += win[u * sh + v * sw];                               \
+                                r = sum / div;                                                     \
+                            }                                                                      \
+                            o[a * on + b * oc + i * ohs + j * ows] = r;                            \
+                        }                                                                          \
+            return;                                                                                \
+        }                                                                                          \
+        for (Py_ssize_t a = 0; a < n; a++)                                                         \
+            for (Py_ssize_t b = 0; b < c; b++) {                                                   \
+                const T *plane = x + a * sn + b * sc;                                              \
+                T *op = o + a * on + b * oc;                                                       \
+                for (Py_ssize_t i = 0; i < oh; i++)                                                \
+                    for (Py_ssize_t j = 0; j < ow; j++) {                                          \
+                        Py_ssize_t y0 = i * dh - ph, x0 = j * dw - pw;                             \
+                        T r;                                                                       \
+                        if (mode == 0) {                                                           \
+                            int taken = 0;                                                         \
+                            r = (T)-INFINITY;                                                      \
+                            for (Py_ssize_t u = 0; u < kh; u++) {                                  \
+                                Py_ssize_t y = y0 + u * lh;                                        \
+                                if (y < 0 || y >= h)                                               \
+                                    continue;                                                      \
+                                for (Py_ssize_t v = 0; v < kw; v++) {                              \
+                                    Py_ssize_t xx = x0 + v * lw;                                   \
+                                    if (xx < 0 || xx >= w)                                         \
+                                        continue;                                                  \
+                                    T e = plane[y * sh + xx * sw];                                 \
+                                    if (!taken || e > r || e != e)                                 \
+                                        r = e;                                                     \
+                                    taken = 1;                                                     \
+                                }                                                                  \
+                            }                                                                      \
+                        } else {                                                                   \
+                            Py_ssize_t y1 = y0 + kh < h + ph ? y0 + kh : h + ph;                   \
+                            Py_ssize_t x1 = x0 + kw < w + pw ? x0 + kw : w + pw;                   \
+                            Py_ssize_t size = (y1 - y0) * (x1 - x0);                               \
+                            if (y0 < 0) y0 = 0;                                                    \
+                            if (x0 < 0) x0 = 0;                                                    \
+                            if (y1 > h) y1 = h;                                                    \
+                            if (x1 > w) x1 = w;                                                    \
+                            T sum = 0;                                                             \
+                            for (Py_ssize_t y = y0; y < y1; y++)                                   \
+                                for (Py_ssize_t xx = x0; xx < x1; xx++)                            \
+                                    sum += plane[y * sh + xx * sw];                                \
+                            long long div = divisor ? divisor                                      \
+                                : mode == 1 ? (long long)size                                      \
+                                : (long long)((y1 - y0) * (x1 - x0));                              \
+                            r = sum / (T)div;                                                      \
+                        }                                                                          \
+                        op[i * ohs + j * ows] = r;                                                 \
+                    }                                                                              \
+            }                                                                                      \
+    }
+
+DEFINE_POOL(float, uint32_t, pool_f32)
+DEFINE_POOL(double, uint64_t, pool_f64)
+
+/* The lowest and highest element index (n, c, p, q) reach from `base` (sizes >= 1). */
+static void pool_extent(Py_ssize_t base, const Py_ssize_t *size, const Py_ssize_t *stride, Py_ssize_t *lo,
+                        Py_ssize_t *hi)
+{
+    *lo = *hi = base;
+    for (int k = 0; k < 4; k++) {
+        Py_ssize_t step = (size[k] - 1) * stride[k];
+        if (step < 0)
+            *lo += step;
+        else
+            *hi += step;
+    }
+}
+
+static PyObject *py_pool_windows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 6) {
+        PyErr_SetString(PyExc_TypeError, "pool_windows(storage, out, offset, geometry, mode, divisor) takes 6 arguments");
+        return NULL;
+    }
+    if (!PyBytes_Check(args[3]) || PyBytes_GET_SIZE(args[3]) != 22 * (Py_ssize_t)sizeof(Py_ssize_t)) {
+        PyErr_SetString(PyExc_TypeError, "pool_windows: geometry must be 22 packed Py_ssize_t (struct '22n')");
+        return NULL;
+    }
+    Py_ssize_t g[22];
+    memcpy(g, PyBytes_AS_STRING(args[3]), sizeof(g));
+    Py_ssize_t offset = PyLong_AsSsize_t(args[2]);
+    if (offset == -1 && PyErr_Occurred())
+        return NULL;
+    Py_ssize_t mode = PyLong_AsSsize_t(args[4]);
+    if (mode == -1 && PyErr_Occurred())
+        return NULL;
+    Py_ssize_t divisor = PyLong_AsSsize_t(args[5]);
+    if (divisor == -1 && PyErr_Occurred())
+        return NULL;
+    if (mode < 0 || mode > 2 || divisor < 0 || g[14] < 1 || g[15] < 1 || g[16] < 1 || g[17] < 1 || g[20] < 1
+        || g[21] < 1 || g[18] < 0 || g[19] < 0)
+        Py_RETURN_FALSE;
+    if (g[0] < 0 || g[1] < 0 || g[2] < 0 || g[3] < 0 || g[8] < 0 || g[9] < 0)
+        Py_RETURN_FALSE;
+    Py_buffer xb, ob;
+    if (!in_out_buffers(args[0], args[1], &xb, &ob)) {
+        PyErr_Clear();
+        Py_RETURN_FALSE;
+    }
+    int kind = float_kind(&xb);
+    int done = 0;
+    Py_ssize_t osize[4] = {g[0], g[1], g[8], g[9]}, ostride[4] = {g[10], g[11], g[12], g[13]};
+    if (kind && float_kind(&ob) == kind && (uintptr_t)xb.buf % kind == 0 && (uintptr_t)ob.buf % kind == 0) {
+        if (!(g[0] && g[1] && g[8] && g[9])) {
+            done = 1; /* (no output element) */
+        } else if (g[2] >= 1 && g[3] >= 1) {
+            Py_ssize_t lo, hi, olo, ohi;
+            pool_extent(offset, g, g + 4, &lo, &hi);
+            pool_extent(0, osize, ostride, &olo, &ohi);
+            if (lo >= 0 && hi < xb.len / kind && olo >= 0 && ohi < ob.len / kind) {
+                Py_BEGIN_ALLOW_THREADS
+                if (kind == 4)
+                    pool_f32((const float *)xb.buf + offset, ob.buf, g, (int)mode, divisor);
+                else
+                    pool_f64((const double *)xb.buf + offset, ob.buf, g, (int)mode, divisor);
+                Py_END_ALLOW_THREADS
+                done = 1;
+            }
+        }
+    }
+    PyBuffer_Release(&ob);
+    PyBuffer_Release(&xb);
+    return PyBool_FromLong(done);
+}
