@@ -265,15 +265,19 @@ def seal(namespace: dict[str, Any], functional: bool = False, by_name: bool = Tr
         _PENDING.update(OPDEFS)
     # (in the registry's order, as a scan of all of it would meet them: an alias sharing its op's
     # forward finds the op's own entry made first)
-    # (sorted by each spelling's place: the pending few, not a pass over all ~400 spellings per seal)
-    for name in sorted([n for n in _PENDING if n in ORDER], key=ORDER.__getitem__) if _PENDING else ():
+    # (sorted by each spelling's place: the pending few, not a pass over all ~400 spellings per
+    # seal; only those Tensor has a method of, picked in C: a spelling that is no method yet, or
+    # never (the face's functions), stays pending, and a later seal makes its method the entry)
+    tensor_has = Tensor.__dict__.__contains__
+    for name in sorted(filter(tensor_has, filter(ORDER.__contains__, _PENDING)), key=ORDER.__getitem__) \
+            if _PENDING else ():
         op = OPDEFS[name]
         if op.backward is None or name not in op.operands:
             _PENDING.discard(name)
             continue
         member = Tensor.__dict__.get(name)
         if member is None:
-            continue  # (its method is installed later: a later seal makes it the entry)
+            continue
         if _is_entry(member):
             _PENDING.discard(name)
             continue
