@@ -44,6 +44,7 @@ import types
 import warnings
 from collections.abc import Callable
 from itertools import compress
+from operator import or_
 from typing import Any, TypeVar
 
 import numpy as np
@@ -80,6 +81,9 @@ __all__ = ["BACKWARD", "NamedSaved", "backward", "finish", "flat_indices", "in_p
 # raw forward -> its recording entry: a module that imports the raw object later (by another
 # name, or before the entry existed in a cycle) is given the entry by seal()
 _ENTRIES: dict[Any, Any] = {}
+# the ids of _ENTRIES' keys (kept beside it: seal picks a namespace's raw forwards by identity, in
+# C, a namespace holding unhashable values too; the keys are alive, so an equal id is the same object)
+_ENTRY_IDS: set[int] = set()
 
 
 def _is_entry(value: Any) -> bool:
@@ -272,15 +276,19 @@ def seal(namespace: dict[str, Any], functional: bool = False, by_name: bool = Tr
         _PENDING.update(OPDEFS)
     # (in the registry's order, as a scan of all of it would meet them: an alias sharing its op's
     # forward finds the op's own entry made first)
-    # (sorted by each spelling's place: the pending few, not a pass over all ~400 spellings per seal)
-    for name in sorted([n for n in _PENDING if n in ORDER], key=ORDER.__getitem__) if _PENDING else ():
+    # (sorted by each spelling's place: the pending few, not a pass over all ~400 spellings per
+    # seal; only those Tensor has a method of, picked in C: a spelling that is no method yet, or
+    # never (the face's functions), stays pending, and a later seal makes its method the entry)
+    tensor_has = Tensor.__dict__.__contains__
+    for name in sorted(filter(tensor_has, filter(ORDER.__contains__, _PENDING)), key=ORDER.__getitem__) \
+            if _PENDING else ():
         op = OPDEFS[name]
         if op.backward is None or name not in op.operands:
             _PENDING.discard(name)
             continue
         member = Tensor.__dict__.get(name)
         if member is None:
-            continue  # (its method is installed later: a later seal makes it the entry)
+            continue
         if _is_entry(member):
             _PENDING.discard(name)
             continue
@@ -305,14 +313,22 @@ def seal(namespace: dict[str, Any], functional: bool = False, by_name: bool = Tr
         new = track(member, maker, "self" if operands == "property" else operands, _reported(name, op), op,
                     f"Tensor.{name}")
         _ENTRIES.setdefault(member, new)  # (the op's own name first: an alias sharing the forward reports it)
+        _ENTRY_IDS.add(id(member))
         setattr(Tensor, name, new)
         _PENDING.discard(name)
-    # (every global of every op module passes here, ~7,000 in all: the cheap tests first, the
-    # entry test only for a name that would be wrapped)
+    # (every global of every op module, ~7,000 in all, is a candidate; the loop below looks only
+    # at those it could change, picked in C, in the namespace's order: a value that is a raw
+    # forward with an entry (_ENTRY_IDS), or, ``by_name``, a name with an OpDef. Any other global
+    # would pass the body below without effect. Both lists are taken before the loop rebinds any.)
     entries_get = _ENTRIES.get
-    # (the callable globals only, picked in C: both lists are taken before the loop rebinds any)
     items, values = list(namespace.items()), list(namespace.values())
-    for attr, value in compress(items, map(callable, values)):
+    picked = map(_ENTRY_IDS.__contains__, map(id, values))
+    if by_name:
+        names = {key[2:] for key in OPDEFS if key[:2] == "F."} if functional else OPDEFS
+        picked = map(or_, picked, map(names.__contains__, list(namespace)))
+    for attr, value in compress(items, picked):
+        if not callable(value):
+            continue
         if attr[:2] == "__":
             continue
         try:
@@ -336,6 +352,7 @@ def seal(namespace: dict[str, Any], functional: bool = False, by_name: bool = Tr
             new = track(value, maker, "self" if operands in ("property", "dunder") else operands,
                         _reported(attr, op), op, key)
         _ENTRIES[value] = new
+        _ENTRY_IDS.add(id(value))
         namespace[attr] = new
     _UNSEALED.discard(namespace.get("__name__", "?"))
 
