@@ -436,7 +436,7 @@ def test_prelu_second_derivative_at_zero():
 
 
 # (log1p and soft_margin_loss were strict xfails here; fixed by f64bits35: SLEEF's log1p at every
-# element, vml's vec::map of it, kernels.sleef.log1p_float64)
+# element, vml's vec::map of it, kernels.sleef.log1p_map)
 @pytest.mark.parametrize("op", [
     "log1p", "soft_margin_loss",
     pytest.param("tanh", marks=pytest.mark.xfail(strict=True, reason=(

@@ -29,10 +29,12 @@
  * in the scalar one (elu's loop; torch.expm1 is vec::map: step -1, every element SLEEF's), 8: elu at alpha 1 (x where
  * x > 0, else op 7's expm1), 9: selu (x * scale where x > 0, else op 7's expm1 * (alpha * scale)), 10: softplus, 11: exp
  * split as a cpu_kernel_vec loop splits it, 12: mish (SLEEF's exp, log1p and tanh, _sleef_tanh.h), 13: mish's
- * tanh(softplus(x)) alone (mish_backward's; mish_grad combines it). The flat range is cut into
+ * tanh(softplus(x)) alone (mish_backward's; mish_grad combines it), 16: log1p (torch.log1p: vec::map of
+ * SLEEF's log1pf, step -1 or -2, or 0 under the default capability; see sleef_log1pf_pt). The flat range is cut into
  * pieces at every multiple of run and of chunk (chunk 0: none; run 0: n); in each piece the first
  * (len - len % step) elements take the vectorized function and the rest the scalar one; step 0:
- * every element the scalar function, step -1: every element the vectorized one. form -1 picks
+ * every element the scalar function, step -1: every element the vectorized one (-2: the same, ATen's AVX2
+ * lanes: float32 log1p's NaN words). form -1 picks
  * AVX-512 where the CPU has it, 0 the plain C form, 1 AVX-512 (False where the CPU lacks it).
  * Answers True once written, False (nothing written) where the form is unavailable.
  * capability() -> int: Vectorized<float>::size() under the capability ATen picks on this CPU
@@ -506,6 +508,58 @@ static float torch_erf_lane(float x)
 static const float SELU_POS_F = (float)SELU_SCALE_C, SELU_NEG_F = (float)SELU_ALPHA_C * (float)SELU_SCALE_C;
 static const double SELU_POS_D = SELU_SCALE_C, SELU_NEG_D = SELU_ALPHA_C * SELU_SCALE_C;
 
+/* ---- float32 log1p (run's op 16): ATen's log1p of float is vml's vec::map of
+ * Vectorized<float>::log1p() (SLEEF's xlog1pf, u10), every element alike, a row's tail too (as
+ * float64's op 16 below). Special values as measured on torch 2.13: x < -1 (-inf too) gives the
+ * all-ones word (xlog1pf's or-ed mask), -1 -inf, +-0 itself, beyond 1e38 SLEEF's log (+inf +inf),
+ * a NaN x quieted under AVX512 but the default NaN 0x7FC00000 under AVX2 (log1p_avx2: run's step -2,
+ * set per call by run_loop); ATen's DEFAULT capability std::log1p (the scalar function, log1pf). */
+static SP_TLS int log1p_avx2 = 0;
+
+static inline float sleef_log1pf_pt(float d)
+{
+    if (d > -1.0f && d <= 1e38f) return d == 0.0f ? d : sleef_log1pf_core(d);
+    if (d > 1e38f) return sleef_logf_or_libm(d);
+    if (d == -1.0f) return -INFINITY;
+    if (d != d && !log1p_avx2) return d + d;  /* (x quieted: its own sign and payload) */
+    uint32_t b = d != d ? 0x7FC00000u : 0xFFFFFFFFu;
+    float r;
+    memcpy(&r, &b, sizeof r);
+    return r;
+}
+
+/* op 16's lanes one at a time (the FMA clone: the core's fmaf one instruction each; the same bits) */
+SLEEF_LOG_CLONES static void log1p_block_f(const float *x, float *o, Py_ssize_t m)
+{
+    for (Py_ssize_t i = 0; i < m; i++) o[i] = sleef_log1pf_pt(x[i]);
+}
+
+#if HAVE_X86
+/* sixteen lanes by the AVX-512 core (sleef_log1pf16_unit: the one-lane core's steps, any d in
+ * (-1, 1e38]); a lane outside that range, or +-0, is redone by sleef_log1pf_pt (rare: the same bits) */
+__attribute__((target("avx512f"))) static void log1p_block16_f(const float *x, float *o, Py_ssize_t m)
+{
+    Py_ssize_t i = 0;
+    const __m512 lo = _mm512_set1_ps(-1.0f), hi = _mm512_set1_ps(1e38f), zero = _mm512_setzero_ps();
+    for (; i + 16 <= m; i += 16) {
+        __m512 d = _mm512_loadu_ps(x + i);
+        __mmask16 ok = _mm512_cmp_ps_mask(d, lo, _CMP_GT_OQ) & _mm512_cmp_ps_mask(d, hi, _CMP_LE_OQ)
+                       & _mm512_cmp_ps_mask(d, zero, _CMP_NEQ_OQ);
+        __m512 r = sleef_log1pf16_unit(_mm512_mask_mov_ps(zero, ok, d));
+        if (ok != 0xFFFF) {  /* (from copies of the lanes: o may be x itself, in place) */
+            float dv[16], rv[16];
+            _mm512_storeu_ps(dv, d);
+            _mm512_storeu_ps(rv, r);
+            for (int j = 0; j < 16; j++)
+                if (!(ok >> j & 1)) rv[j] = sleef_log1pf_pt(dv[j]);
+            r = _mm512_loadu_ps(rv);
+        }
+        _mm512_storeu_ps(o + i, r);
+    }
+    for (; i < m; i++) o[i] = sleef_log1pf_pt(x[i]);
+}
+#endif
+
 static inline float vec_lane(float x, int op)
 {
     if (op == 1) return 1.0f / (1.0f + sleef_expf(-x));
@@ -519,6 +573,7 @@ static inline float vec_lane(float x, int op)
     if (op == 9) return x > 0.0f ? x * SELU_POS_F : sleef_expm1f(x) * SELU_NEG_F;
     if (op == 10) return softplus_vec_f(x);
     if (op == 12 || op == 13) return mish_vec_f(x, op == 12);
+    if (op == 16) return sleef_log1pf_pt(x);
     return sleef_expf(x);
 }
 
@@ -536,6 +591,7 @@ static inline float scalar_lane(float x, int op)
     if (op == 10) return softplus_scalar_f(x);
     if (op == 11) return expf(x);  /* (EXP_SPLIT: std::exp in the scalar function) */
     if (op == 12 || op == 13) return mish_scalar_f(x, op == 12);
+    if (op == 16) return log1pf(x);
     return sleef_expf(x);  /* (op 0 has no scalar function of PyTorch's: SLEEF's throughout) */
 }
 
@@ -1066,6 +1122,11 @@ static void vec_block(const float *x, float *o, Py_ssize_t m, int op, int wide)
         for (Py_ssize_t i = 0; i < m; i++) o[i] = expf(x[i]);
         return;
     }
+    if (op == 16) {  /* (log1p: likewise) */
+        if (wide) log1p_block16_f(x, o, m);
+        else log1p_block_f(x, o, m);
+        return;
+    }
     if (op == 7) {  /* (expm1: sixteen lanes where AVX-512, else the plain C lanes: the same bits) */
         if (wide) sleef_expm1f_block16(x, o, m);
         else sleef_expm1f_block(x, o, m);
@@ -1179,6 +1240,7 @@ static PyObject *run_loop(PyObject *const *args, Py_ssize_t nargs, const char *n
     /* (softplus's parameters for this pass, rounded to the element type as beta_.to<scalar_t>()) */
     sp_beta_f = (float)beta, sp_thr_f = (float)thr, sp_beta_d = beta, sp_thr_d = thr;
     mish_half = step > 0 ? step / 2 : 0;  /* (mish's NaN lanes: one Vectorized of the loop's pair) */
+    log1p_avx2 = step == -2;  /* (float32 log1p's NaN lanes under AVX2: see sleef_log1pf_pt) */
     Py_BEGIN_ALLOW_THREADS
     cut_pieces(x.buf, out.buf, x.len / size, (int)op, run, chunk, step, wide, vec, scalar);
     Py_END_ALLOW_THREADS
@@ -1193,7 +1255,14 @@ done:
 static PyObject *py_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    return run_loop(args, nargs, "run", "f", 13, vec_piece, scalar_piece);
+    if (nargs >= 3 && PyLong_Check(args[2])) {  /* (ops 14 and 15 are float64's alone) */
+        long op = PyLong_AsLong(args[2]);
+        if (op == 14 || op == 15) {
+            PyErr_Format(PyExc_ValueError, "run: op %ld is run_d's alone", op);
+            return NULL;
+        }
+    }
+    return run_loop(args, nargs, "run", "f", 16, vec_piece, scalar_piece);
 }
 
 #include "_bf16_bits.h"  /* bf2f, f2bf: _halfkernel.c's bf16_widen / bf16_narrow per element */
@@ -1549,7 +1618,8 @@ __attribute__((target("avx512f"))) static void log1p_block8_d(const double *x, d
  * the vectorized function, the C library's in the scalar one), or elu at alpha 1 (op 8: x where x > 0,
  * else op 7's expm1): the vectorized function with
  * Vectorized<double>::exp() (SLEEF's expd, _sleef_exp.h), the scalar one with std::exp (the C
- * library's exp); step is 2 * Vectorized<double>::size() (16 under AVX512, 8 under AVX2). */
+ * library's exp); step is 2 * Vectorized<double>::size() (16 under AVX512, 8 under AVX2). Ops 9 to 16
+ * as described at their functions above. */
 static inline double vec_lane_d(double x, int op)
 {
     if (op == 3) return exp(x);

@@ -76,17 +76,17 @@ from .torch_loops import (
 # vectorized function, the C library's in the scalar one, a NaN's word as PyTorch's lanes write it;
 # MISH_T: its tanh(log1p(exp(x))) alone, split alike: mish_backward's tanh_softplus; GELU_TANH_D:
 # float64 gelu's tanh form, GeluKernelImpl's loop, SLEEF's tanh vectorized, the C library's in the tail;
-# GELU_TANH_PLAIN: the same under ATen's DEFAULT capability, whose build fuses no step; LOG1P_D:
-# float64 log1p, vml's vec::map of SLEEF's log1p, every element, as EXPM1; float64 only)
+# GELU_TANH_PLAIN: the same under ATen's DEFAULT capability, whose build fuses no step; LOG1P:
+# float32 / float64 log1p, vml's vec::map of SLEEF's log1p, every element, as EXPM1)
 EXP, SIGMOID, SILU, LIBM_EXP, TANH, GELU, GELU_ONEDNN, EXPM1, ELU, SELU, SOFTPLUS, EXP_SPLIT, MISH, MISH_T, \
-    GELU_TANH_D, GELU_TANH_PLAIN, LOG1P_D = range(17)
+    GELU_TANH_D, GELU_TANH_PLAIN, LOG1P = range(17)
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
 # the ops whose float64 loop is ported too (run_d: SLEEF's expd / expm1 in the vectorized function)
 _DOUBLE_OPS = frozenset((EXP, SIGMOID, SILU, EXPM1, ELU, SELU, SOFTPLUS, EXP_SPLIT, MISH, MISH_T, GELU_TANH_D, GELU_TANH_PLAIN))
 # the vec::map ops (SLEEF's function at every element, the C library's under the default capability):
-# _elementwise's float64 ones; LOG1P_D is float64's alone
-_MAP_D = frozenset((EXPM1, LOG1P_D))
+# _elementwise's float64 ones, float32's too
+_MAP_D = frozenset((EXPM1, LOG1P))
 _steps: list[int] = []
 # the longest flat run every op's loop runs as one chunk (GELU's grain shrinks beyond it; every
 # other op's is GRAIN_SIZE)
@@ -441,26 +441,36 @@ def expm1_map(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray | None
     return _elementwise(x, out, EXPM1)
 
 
-def log1p_float64(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray | None:
-    """PyTorch's float64 ``torch.log1p`` of ``x`` (any strides) bit for bit: vml's ``vec::map`` of
-    ``Vectorized<double>::log1p()``, SLEEF's log1p (``_sleef_log1p.h``) at every element, whatever its
-    position (``std::log1p`` under the ``default`` capability); a NaN or ``x < -1`` gives the default
-    NaN word, -1 -inf. ``out`` and the answer as :func:`exp_float32`'s; None where the kernel is not
-    built or ``x`` is not float64 (the caller's ``np.log1p``: ~92% of elements equal). (float64
-    ``tanh`` is MKL's ``vdTanh`` in PyTorch, not SLEEF's: not reproduced.)"""
-    return _elementwise(x, out, LOG1P_D) if x.dtype == _F64 else None
+def log1p_map(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray | None:
+    """PyTorch's float32 / float64 ``torch.log1p`` of ``x`` (any strides) bit for bit: vml's ``vec::map`` of
+    ``Vectorized<T>::log1p()``, SLEEF's log1p (``_sleef_log1p.h``) at every element, whatever its
+    position (``std::log1p`` under the ``default`` capability). float64: a NaN or ``x < -1`` gives
+    the default NaN word; float32: ``x < -1`` the all-ones word, a NaN itself quieted (under AVX2
+    the default NaN word); -1 -inf. ``out`` and the answer as :func:`exp_float32`'s; None where the
+    kernel is not built or ``x`` is neither (the caller's ``np.log1p``: ~92% of float64 elements equal,
+    69% of float32 randn ones). (float64 ``tanh`` is MKL's ``vdTanh`` in PyTorch, not SLEEF's: not
+    reproduced.)"""
+    return _elementwise(x, out, LOG1P)
+
+
+def _map_step(op: int) -> int:
+    """The step a vec::map op (:data:`_MAP_D`) runs with: -1 (every element the vectorized
+    function), -2 (the same under AVX2: float32 log1p's NaN words), 0 (the ``default`` capability:
+    the C library's)."""
+    st = _steps[0] if _steps else step()
+    return 0 if not st else (-2 if st == 16 and op == LOG1P else -1)
 
 
 def _elementwise(x: np.ndarray, out: np.ndarray | None, op: int) -> np.ndarray | None:
-    """``op`` (the same function at every element) of the float32 array ``x`` (float64 for the
-    :data:`_MAP_D` ops: EXPM1 of either; LOG1P_D of float64 alone): see :func:`exp_float32`."""
+    """``op`` (the same function at every element) of the float32 array ``x`` (float64 too for the
+    :data:`_MAP_D` ops): see :func:`exp_float32`."""
     k = native.sleef()
     dt = x.dtype
-    if k is None or not ((dt == _F32 and op < LOG1P_D) or (dt == _F64 and op in _MAP_D)):
+    if k is None or not ((dt == _F32 and op not in (GELU_TANH_D, GELU_TANH_PLAIN)) or (dt == _F64 and op in _MAP_D)):
         return None
     run = k.run if dt == _F32 else k.run_d
     # (a vec::map op's vector function where ATen has one, else the C library's: the scalar function)
-    st = -1 if op not in _MAP_D or (_steps[0] if _steps else step()) else 0
+    st = _map_step(op) if op in _MAP_D else -1
     x, out = _aligned(x, out)
     res = out if out is not None and out.dtype == dt and out.shape == x.shape else None
     if res is not None and not res.flags.c_contiguous:
@@ -539,19 +549,18 @@ def flat_call(op: int, dtype: np.dtype, elementwise: bool = False) -> tuple[Any,
     max_n)``: ``run(x, res, *extra)`` writes into a fresh ``res`` what :func:`torch_loop` (``op``
     SIGMOID / SILU: its one-chunk call, up to ``max_n`` elements) or, ``elementwise``, the fresh forms
     (:func:`_fresh`: float32 only) return for ``x``; None where neither runs the kernel (then the
-    caller's Python path decides; :data:`EXPM1`: float64 too, as :func:`expm1_map`; :data:`LOG1P_D`: float64
-    alone, as :func:`log1p_float64`). For the compiled fronts, which make the call in C. The step is
+    caller's Python path decides; :data:`EXPM1` and :data:`LOG1P`: float64 too, as :func:`expm1_map` /
+    :func:`log1p_map`). For the compiled fronts, which make the call in C. The step is
     read now (:func:`step`: at the first use, as torch_loop reads it)."""
     k = native._compiled("_sleefkernel")
     dt = np.dtype(dtype)
     if k is None:
         return None
     if elementwise:  # (_elementwise's call: the vec::map ops of float64 too, step 0 under the default capability)
-        if op in _MAP_D:  # (EXPM1 of float32 / float64, LOG1P_D of float64 alone)
-            if not (dt == _F64 or (dt == _F32 and op == EXPM1)):
+        if op in _MAP_D:  # (EXPM1 and LOG1P of float32 / float64)
+            if not (dt == _F64 or dt == _F32):
                 return None
-            st = -1 if (_steps[0] if _steps else step()) else 0
-            return k.run if dt == _F32 else k.run_d, (op, 0, 0, st, -1), 1 << 62
+            return k.run if dt == _F32 else k.run_d, (op, 0, 0, _map_step(op), -1), 1 << 62
         return (k.run, (op, 0, 0, -1, -1), 1 << 62) if dt == _F32 else None
     if dt == _F32:
         return k.run, (op, 0, 0, _steps[0] if _steps else step(), -1), _ONE_CHUNK
