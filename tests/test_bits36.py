@@ -4,6 +4,9 @@
   tail too), ``std::log1p`` under ATEN_CPU_CAPABILITY=default; strided's sleef kernel now runs it
   (``run``'s LOG1P, as float64's): x < -1 the all-ones word, a NaN quieted (AVX2: the default NaN);
   float16 log1p / expm1 through it in float32, rounded (PyTorch's Vectorized<Half> map).
+- float64 ``F.gelu`` (exact form): GeluKernelImpl's ``cpu_kernel_vec`` loop, SLEEF's ``erf``
+  (``_sleef_erf.h``) where vectorized, the C library's ``erf`` in the scalar tail (``run_d``'s GELU_D);
+  gelu's out= orders the loop by out's layout (all dtypes with PyTorch's bits).
 
 Flat runs of many lengths, transposed / stepped / 0-d / empty / expanded layouts, in-place and out=,
 special values (NaN payloads and signs, +-inf, -0, denormals, huge), the kernels' one-lane and
@@ -20,8 +23,10 @@ import textwrap
 import numpy as np
 import pytest
 import torch
+import torch.nn.functional as TF
 
 import strided
+import strided.nn.functional as F
 from strided.kernels import native
 
 needs_kernel = pytest.mark.skipif(native.sleef() is None, reason="the sleef kernel is not built")
@@ -47,6 +52,18 @@ def _log1p_values(n: int, rng: np.random.Generator) -> np.ndarray:
         x[pick] = rng.choice(np.array([np.inf, -np.inf, 0.0, -0.0, np.nan, -1.0, -2.0, 3e38, 1e-45, -1e-45,
                                        1e38, 2e-39, -0.99999994], np.float32), k)
         x.view(np.uint32)[pick[:1]] = 0xFF812345  # (a signalling NaN with payload and sign: quieted)
+    return x
+
+
+def _gelu_values(n: int, rng: np.random.Generator) -> np.ndarray:
+    """float64 gelu's inputs around both of SLEEF's erf forms (|x| / sqrt 2 below and above 2.5, up
+    to and past 6), tiny ones (erf's x < 1e-8 case), and NaN / +-inf / -0 / huge / denormal."""
+    x = rng.standard_normal(n) * rng.choice([1e-9, 1e-3, 1.0, 3.0, 6.0, 30.0], n)
+    k = min(n, 8)
+    if k:
+        pick = rng.choice(n, k, replace=False)
+        x[pick] = rng.choice([np.inf, -np.inf, 0.0, -0.0, np.nan, 1e300, -1e300, 5e-324, 3.5355, -8.49], k)
+        x.view(np.uint64)[pick[:1]] = 0xFFF4000000000077  # (a signalling NaN with payload and sign)
     return x
 
 
@@ -143,12 +160,61 @@ def test_log1p_expm1_reduced_float_bits(dt: str, op: str) -> None:
 
 @needs_kernel
 def test_run_refuses_float64_only_ops() -> None:
-    """run (float32) takes op 16 (log1p) but not run_d's float64-only ops 14 and 15."""
+    """run (float32) takes op 16 (log1p) but not run_d's float64-only ops 14, 15 and 17."""
     k = native.sleef()
     x = np.zeros(4, np.float32)
-    for op in (14, 15):
+    for op in (14, 15, 17):
         with pytest.raises(ValueError):
             k.run(x, x.copy(), op, 0, 0, -1, -1)
+
+
+# ---------------------------------------------------------------- float64 gelu (exact form)
+
+
+@needs_kernel
+def test_gelu_float64_flat_runs_bits() -> None:
+    rng = np.random.default_rng(364)
+    for n in _LENGTHS + [40000, 100003]:  # (the last two: cut into PyTorch's parallel chunks)
+        x = _gelu_values(n, rng)
+        _same(F.gelu(strided.from_numpy(x)), TF.gelu(torch.from_numpy(x)))
+
+
+@needs_kernel
+def test_gelu_float64_layouts_bits() -> None:
+    rng = np.random.default_rng(365)
+    base = _gelu_values(40 * 33, rng).reshape(40, 33)
+    t, s = torch.from_numpy(base), strided.from_numpy(base)
+    for f in (lambda a: a.t(), lambda a: a[::3, 1::2], lambda a: a[5], lambda a: a[:, 7],
+              lambda a: a[0, 0], lambda a: a[:0], lambda a: a[2:3, :1].expand(4, 6),
+              lambda a: a.reshape(4, 10, 33).permute(2, 0, 1)):
+        _same(F.gelu(f(s)), TF.gelu(f(t)))
+    to, so = torch.empty(33, 40, dtype=torch.float64), strided.empty(33, 40, dtype=strided.float64)
+    torch._C._nn.gelu(torch.from_numpy(base).t(), out=to)
+    strided.nn.functional.gelu(strided.from_numpy(base).t(), out=so)
+    _same(so, to)
+
+
+@needs_kernel
+@pytest.mark.parametrize("form", [0, 1])
+def test_gelu_float64_kernel_forms_bits(form: int) -> None:
+    """run_d's GELU_D over one flat run at PyTorch's step (16 lanes a pair under AVX512: the
+    vectorized function, the rest the C library's erf) in both kernel forms."""
+    from strided.kernels.sleef import GELU_D, step
+    k = native.sleef()
+    rng = np.random.default_rng(366)
+    for n in _LENGTHS:
+        x = _gelu_values(n, rng)
+        out = np.empty_like(x)
+        if not k.run_d(x, out, GELU_D, 0, 0, step() // 2, form):
+            pytest.skip("no AVX-512F on this CPU")
+        _same(strided.from_numpy(out), TF.gelu(torch.from_numpy(x)))
+
+
+def test_sleef_erf_forms_agree_with_gelu_bits() -> None:
+    """The erf's two forms meet at |x| / sqrt 2 = 2.5 and end at 6: a dense sweep over [-9, 9]
+    (every element vectorized: a multiple of 16) equals torch's gelu."""
+    x = np.linspace(-9.0, 9.0, 16 * 4001)
+    _same(F.gelu(strided.from_numpy(x)), TF.gelu(torch.from_numpy(x)))
 
 
 # ---------------------------------------------------------------- other capabilities
@@ -156,6 +222,7 @@ def test_run_refuses_float64_only_ops() -> None:
 
 _CAPABILITY_SCRIPT = textwrap.dedent("""
     import numpy as np, torch, strided
+    import torch.nn.functional as TF, strided.nn.functional as F
     rng = np.random.default_rng(7)
     bad = 0
     def differ(a, b):
@@ -170,13 +237,18 @@ _CAPABILITY_SCRIPT = textwrap.dedent("""
             x.view(np.uint32)[1] = 0xFF812345
         for v in (x, x[::2]):
             bad += differ(strided.from_numpy(v).log1p(), torch.from_numpy(v).log1p())
+        d = rng.standard_normal(n) * 4
+        if n > 4:
+            d[:5] = [np.nan, np.inf, -np.inf, -0.0, 1e-9]
+        for v in (d, d[::2]):
+            bad += differ(F.gelu(strided.from_numpy(v)), TF.gelu(torch.from_numpy(v)))
     print("BAD", bad, torch.backends.cpu.get_cpu_capability())
 """)
 
 
 @needs_kernel
 @pytest.mark.parametrize("capability", ["avx2", "default"])
-def test_log1p_float32_other_capabilities_bits(capability: str) -> None:
+def test_log1p_float32_gelu_float64_other_capabilities_bits(capability: str) -> None:
     env = dict(os.environ, ATEN_CPU_CAPABILITY=capability)
     done = subprocess.run([sys.executable, "-c", _CAPABILITY_SCRIPT], env=env, capture_output=True, text=True,
                           timeout=300)
@@ -184,3 +256,17 @@ def test_log1p_float32_other_capabilities_bits(capability: str) -> None:
     line = done.stdout.strip().splitlines()[-1]
     assert line.startswith("BAD 0 "), line
 
+
+@needs_kernel
+@pytest.mark.parametrize("dt, approximate", [("float32", "none"), ("float64", "none"), ("float64", "tanh")])
+def test_gelu_out_layout_orders_the_loop_bits(dt: str, approximate: str) -> None:
+    """gelu's out= of the input's shape and dtype: TensorIterator's loop runs in out's dim order, so a
+    transposed input into a row-major out is strided (every element the scalar function); strided's
+    result is laid out as that loop's (before: the input's order, vectorized, then copied: 777 of
+    1320 float32 elements apart). (float32's tanh form is not PyTorch's bits in any layout: NumPy's formula.)"""
+    base = np.random.default_rng(367).standard_normal((40, 33)).astype(dt) * 3
+    for shape, f in (((33, 40), lambda a: a.t()), ((40, 33), lambda a: a), ((20, 33), lambda a: a[::2])):
+        to, so = torch.empty(*shape, dtype=getattr(torch, dt)), strided.empty(*shape, dtype=getattr(strided, dt))
+        torch._C._nn.gelu(f(torch.from_numpy(base)), approximate=approximate, out=to)
+        F.gelu(f(strided.from_numpy(base)), approximate=approximate, out=so)
+        _same(so, to)

@@ -61,6 +61,7 @@ static float tanh_lane(float x);
 #include "_sleef_log.h"  /* sleef_logf_or_libm, sleef_log_or_libm and the double-float steps of log1p */
 #define SLEEF_LOG1P_CORE_ONLY
 #include "_sleef_log1p.h"  /* sleef_log1pf_core, sleef_log1p_core: Vectorized<float/double>::log1p() */
+#include "_sleef_erf.h"  /* sleef_erf: Vectorized<double>::erf() */
 #include "_sleef_tanh.h"  /* sleef_tanhf, sleef_tanh: Vectorized<float/double>::tanh() */
 
 /* ---- softplus (op 10): softplus_kernel's cpu_kernel_vec loop (aten/src/ATen/native/cpu/Activation.cpp)
@@ -309,6 +310,24 @@ static inline double gelu_tanh_d(double x, int vec, int fused)
 SLEEF_LOG_CLONES static void gelu_tanh_block_d(const double *x, double *o, Py_ssize_t m)
 {
     for (Py_ssize_t i = 0; i < m; i++) o[i] = gelu_tanh_d(x[i], 1, 1);
+}
+
+/* ---- float64 gelu, the exact form (run_d's op 17): GeluKernelImpl's cpu_kernel_vec loop
+ *   vectorized: x * 0.5 * (1 + (x * kAlpha).erf())     scalar: x * 0.5 * (1 + std::erf(x * kAlpha))
+ * kAlpha = M_SQRT1_2; the vectorized erf SLEEF's xerf_u1 (_sleef_erf.h), the scalar one the C
+ * library's; no step to fuse. A NaN x gives x quieted (measured on torch 2.13, both functions). Under ATen's DEFAULT capability Vectorized<double>::erf() is std::erf lane
+ * by lane: the scalar function's bits (step 0). */
+SLEEF_LOG_INLINE static double gelu_erf_d(double x, int vec)
+{
+    if (x != x) return x + x;  /* (x quieted, as measured in both functions; the compiler may order the
+                                * product's operands either way, so not left to it) */
+    double e = x * M_SQRT1_2;
+    return x * 0.5 * (1.0 + (vec ? sleef_erf(e) : erf(e)));
+}
+
+SLEEF_LOG_CLONES static void gelu_erf_block_d(const double *x, double *o, Py_ssize_t m)
+{
+    for (Py_ssize_t i = 0; i < m; i++) o[i] = gelu_erf_d(x[i], 1);
 }
 
 #if HAVE_X86
@@ -1619,7 +1638,8 @@ __attribute__((target("avx512f"))) static void log1p_block8_d(const double *x, d
  * else op 7's expm1): the vectorized function with
  * Vectorized<double>::exp() (SLEEF's expd, _sleef_exp.h), the scalar one with std::exp (the C
  * library's exp); step is 2 * Vectorized<double>::size() (16 under AVX512, 8 under AVX2). Ops 9 to 16
- * as described at their functions above. */
+ * as described at their functions above; op 17: gelu's exact form (gelu_erf_d: SLEEF's erf vectorized,
+ * the C library's in the scalar function). */
 static inline double vec_lane_d(double x, int op)
 {
     if (op == 3) return exp(x);
@@ -1631,6 +1651,7 @@ static inline double vec_lane_d(double x, int op)
     if (op == 14) return gelu_tanh_d(x, 1, 1);
     if (op == 15) return gelu_tanh_d(x, 0, 0);
     if (op == 16) return sleef_log1p_pt(x);
+    if (op == 17) return gelu_erf_d(x, 1);
     double e = sleef_exp(op == 0 ? x : -x);  /* (the lanes' negation flips the sign bit, a NaN's too) */
     if (op == 1) return 1.0 / (1.0 + e);
     if (op == 2) return x / (1.0 + e);
@@ -1649,6 +1670,7 @@ static inline double scalar_lane_d(double x, int op)
     if (op == 14) return gelu_tanh_d(x, 0, 1);
     if (op == 15) return gelu_tanh_d(x, 0, 0);
     if (op == 16) return log1p(x);
+    if (op == 17) return gelu_erf_d(x, 0);
     if (op == 1) return 1.0 / (1.0 + exp(-x));
     if (op == 2) return x / (1.0 + exp(-x));
     return sleef_exp(x);  /* (op 0 has no scalar function of PyTorch's: SLEEF's throughout) */
@@ -1705,6 +1727,10 @@ static void vec_block_d(const double *x, double *o, Py_ssize_t m, int op, int wi
         }
 #endif
         log1p_block_d(x, o, m);
+        return;
+    }
+    if (op == 17) {  /* (float64 gelu's exact form: the one-lane form, its FMA clone) */
+        gelu_erf_block_d(x, o, m);
         return;
     }
     if (op == 15) {  /* (gelu's tanh form under ATen's DEFAULT capability: the scalar function throughout) */
@@ -1770,7 +1796,7 @@ static PyObject *py_run_d(PyObject *self, PyObject *const *args, Py_ssize_t narg
             return NULL;
         }
     }
-    return run_loop(args, nargs, "run_d", "d", 16, vec_piece_d, scalar_piece_d);
+    return run_loop(args, nargs, "run_d", "d", 17, vec_piece_d, scalar_piece_d);
 }
 
 /* mish_grad(x, g, t, s, out, fused): PyTorch's mish_backward of flat C-contiguous buffers of one length and

@@ -80,10 +80,14 @@ from .torch_loops import (
 # float32 / float64 log1p, vml's vec::map of SLEEF's log1p, every element, as EXPM1)
 EXP, SIGMOID, SILU, LIBM_EXP, TANH, GELU, GELU_ONEDNN, EXPM1, ELU, SELU, SOFTPLUS, EXP_SPLIT, MISH, MISH_T, \
     GELU_TANH_D, GELU_TANH_PLAIN, LOG1P = range(17)
+# float64 gelu's exact form: GeluKernelImpl's loop, SLEEF's erf (_sleef_erf.h) vectorized, the C library's
+# in the scalar tail (under ATen's DEFAULT capability, step 0: the C library's throughout); float64 only
+GELU_D = 17
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
 # the ops whose float64 loop is ported too (run_d: SLEEF's expd / expm1 in the vectorized function)
-_DOUBLE_OPS = frozenset((EXP, SIGMOID, SILU, EXPM1, ELU, SELU, SOFTPLUS, EXP_SPLIT, MISH, MISH_T, GELU_TANH_D, GELU_TANH_PLAIN))
+_DOUBLE_OPS = frozenset((EXP, SIGMOID, SILU, EXPM1, ELU, SELU, SOFTPLUS, EXP_SPLIT, MISH, MISH_T, GELU_TANH_D, GELU_TANH_PLAIN,
+                         GELU_D))
 # the vec::map ops (SLEEF's function at every element, the C library's under the default capability):
 # _elementwise's float64 ones, float32's too
 _MAP_D = frozenset((EXPM1, LOG1P))
@@ -112,7 +116,7 @@ def step() -> int:
 def _grain(op: int, n: int, threads: int | None) -> int:
     """The op's parallel grain size in PyTorch (gelu's own, else :data:`GRAIN_SIZE`); ``threads``
     None: :func:`strided.kernels.torch_loops.torch_threads`, asked only where it matters."""
-    if (op == GELU or op == GELU_TANH_D or op == GELU_TANH_PLAIN) and n > 16384:
+    if (op == GELU or op == GELU_TANH_D or op == GELU_TANH_PLAIN or op == GELU_D) and n > 16384:
         return gelu_grain(n, torch_threads() if threads is None else threads)
     return GRAIN_SIZE
 
@@ -466,7 +470,7 @@ def _elementwise(x: np.ndarray, out: np.ndarray | None, op: int) -> np.ndarray |
     :data:`_MAP_D` ops): see :func:`exp_float32`."""
     k = native.sleef()
     dt = x.dtype
-    if k is None or not ((dt == _F32 and op not in (GELU_TANH_D, GELU_TANH_PLAIN)) or (dt == _F64 and op in _MAP_D)):
+    if k is None or not ((dt == _F32 and op not in (GELU_TANH_D, GELU_TANH_PLAIN, GELU_D)) or (dt == _F64 and op in _MAP_D)):
         return None
     run = k.run if dt == _F32 else k.run_d
     # (a vec::map op's vector function where ATen has one, else the C library's: the scalar function)

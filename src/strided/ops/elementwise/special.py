@@ -31,7 +31,15 @@ def gelu(input: Tensor, approximate: str = "none", *, out: Any = None) -> Tensor
     0.841345
     """
     if out is not None:  # (PyTorch's out= takes only the result's dtype)
-        return write_out(out, gelu(input, approximate), "gelu", (input, approximate), "found")
+        return write_out(out, _gelu(input, approximate, out), "gelu", (input, approximate), "found")
+    return _gelu(input, approximate, None)
+
+
+def _gelu(input: Tensor, approximate: str, like: Any) -> Tensor:
+    """:func:`gelu` into a fresh tensor; ``like``: the ``out=`` tensor, whose layout orders
+    PyTorch's loop where it is kept (same dtype and shape: TensorIterator's output comes first in
+    its dim order, so a transposed input into a row-major ``out`` runs strided, every element the
+    scalar function), so the fresh result is laid out as TensorIterator lays it out with ``out``."""
     tensor_arg(input, "gelu")
     if approximate not in ("none", "tanh"):
         raise StridedRuntimeError(
@@ -40,7 +48,8 @@ def gelu(input: Tensor, approximate: str = "none", *, out: Any = None) -> Tensor
     d = input._dtype
     if not d.is_floating_point:
         raise _not_implemented("GeluKernelImpl", d, (input,), "fix: convert first, e.g. x.to(strided.float32)")
-    out = _fresh_output(input._layout.shape, d, [input], d)
+    keep = isinstance(like, Tensor) and like._dtype is d and like._layout.shape == input._layout.shape
+    out = _fresh_output(input._layout.shape, d, [like, input] if keep else [input], d)
     token = quiet_set(QUIET)
     try:
         _gelu_into(_view(input), _view(out), approximate, d.name)
@@ -56,7 +65,9 @@ def _gelu_into(x: np.ndarray, res_out: np.ndarray, approximate: str, dtype_name:
     the same kernels, rounded once, as PyTorch's reduced-float ``GeluKernelImpl`` does (its
     ``Vectorized<Half>`` twice float32's width; bfloat16's contiguous input goes to oneDNN, as
     float32's); else in float64, rounded once (the compiled kernel where it takes the arrays: the
-    same bits in one pass); the tanh form in float32 (float64 for a float64 tensor: PyTorch's bits
+    same bits in one pass; a float64 tensor: PyTorch's bits where the compiled kernel runs,
+    GeluKernelImpl's loop with SLEEF's erf where it is vectorized, :data:`strided.kernels.sleef.GELU_D`);
+    the tanh form in float32 (float64 for a float64 tensor: PyTorch's bits
     where the compiled kernel runs, GeluKernelImpl's loop with SLEEF's tanh where it is vectorized,
     :data:`strided.kernels.sleef.GELU_TANH_D`)."""
     if approximate == "none":
@@ -70,6 +81,12 @@ def _gelu_into(x: np.ndarray, res_out: np.ndarray, approximate: str, dtype_name:
             if res is not None:
                 if res is not res_out:
                     np.copyto(res_out, res, casting="unsafe")
+                return
+        if dtype_name == "float64":  # (GeluKernelImpl's loop, SLEEF's erf where vectorized: PyTorch's bits)
+            res = sleef.torch_loop(x, sleef.GELU_D, res_out)
+            if res is not None:
+                if res is not res_out:
+                    np.copyto(res_out, res)
                 return
         if special.gelu_into(x, res_out):
             return
