@@ -270,3 +270,106 @@ def test_gelu_out_layout_orders_the_loop_bits(dt: str, approximate: str) -> None
         torch._C._nn.gelu(f(torch.from_numpy(base)), approximate=approximate, out=to)
         F.gelu(f(strided.from_numpy(base)), approximate=approximate, out=so)
         _same(so, to)
+
+
+# ---------------------------------------------------------------- float32 logaddexp2
+
+
+def _lae2_pairs(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs at several spreads (differences past exp2's -150 too), equal pairs, and the special
+    pairs: NaNs (payloads, signs) against numbers, NaNs and infinities, equal and opposite
+    infinities, signed zeros, denormals."""
+    a = (rng.standard_normal(n) * rng.choice([1e-3, 1.0, 5.0, 100.0], n)).astype(np.float32)
+    b = (rng.standard_normal(n) * rng.choice([1e-3, 1.0, 5.0, 100.0], n)).astype(np.float32)
+    b = np.where(rng.random(n) < 0.1, a, b)
+    sa = np.array([np.nan, 1.0, np.inf, np.inf, -np.inf, -np.inf, np.nan, 3.0, 0.0, -0.0, 1e-45, np.nan, -1.0],
+                  np.float32)
+    sb = np.array([2.0, np.nan, np.inf, -np.inf, -np.inf, np.nan, np.nan, 3.0, -0.0, 0.0, -1e-45, np.inf, -1.0],
+                  np.float32)
+    k = min(n, len(sa))
+    if k:
+        pick = rng.choice(n, k, replace=False)
+        a[pick], b[pick] = sa[:k], sb[:k]
+        a.view(np.uint32)[pick[:1]] = 0xFFC12345
+        if k > 1:
+            b.view(np.uint32)[pick[1:2]] = 0x7FA00001  # (signalling)
+    return a, b
+
+
+def _lae2(lib: object, a: object, b: object) -> object:
+    return lib.logaddexp2(a, b)  # type: ignore[attr-defined]
+
+
+@needs_kernel
+def test_logaddexp2_float32_flat_runs_bits() -> None:
+    rng = np.random.default_rng(369)
+    for n in _LENGTHS + [40000, 100003]:  # (the last two: PyTorch's parallel chunks)
+        a, b = _lae2_pairs(n, rng)
+        _same(_lae2(strided, strided.from_numpy(a), strided.from_numpy(b)),
+              _lae2(torch, torch.from_numpy(a), torch.from_numpy(b)))
+
+
+@needs_kernel
+def test_logaddexp2_float32_layouts_bits() -> None:
+    rng = np.random.default_rng(370)
+    a, b = (v.reshape(40, 33) for v in _lae2_pairs(40 * 33, rng))
+    sa, sb, ta, tb = strided.from_numpy(a), strided.from_numpy(b), torch.from_numpy(a), torch.from_numpy(b)
+    cases = [(lambda x: x.t(), lambda y: y.t()), (lambda x: x[::2, 1::3], lambda y: y[::2, 1::3]),
+             (lambda x: x, lambda y: y.t().contiguous().t()), (lambda x: x, lambda y: y[:1]),
+             (lambda x: x, lambda y: y[:, :1]), (lambda x: x, lambda y: y[2, 3]), (lambda x: x[1, 1], lambda y: y[2, 3]),
+             (lambda x: x[:0], lambda y: y[:0]), (lambda x: x[:1].expand(5, 33), lambda y: y[:5]),
+             (lambda x: x[7], lambda y: y[7])]
+    for f, g in cases:
+        _same(strided.logaddexp2(f(sa), g(sb)), torch.logaddexp2(f(ta), g(tb)))
+    to, so = torch.empty(40, 33), strided.empty(40, 33)
+    torch.logaddexp2(ta, tb, out=to)
+    strided.logaddexp2(sa, sb, out=so)
+    _same(so, to)
+    i = np.arange(-20, 13, dtype=np.int64)  # (an integer operand: converted to float32 first)
+    _same(strided.logaddexp2(sa[0], strided.from_numpy(i)), torch.logaddexp2(ta[0], torch.from_numpy(i)))
+
+
+@needs_kernel
+@pytest.mark.parametrize("form", [0, 1])
+def test_logaddexp2_float32_kernel_forms_bits(form: int) -> None:
+    from strided.kernels.sleef import run2_op, step
+    k = native.sleef()
+    rng = np.random.default_rng(371)
+    st = step()
+    for n in _LENGTHS:
+        a, b = _lae2_pairs(n, rng)
+        out = np.empty_like(a)
+        if not k.run2(a, b, out, 1 if st else 0, form, st, run2_op(1, st)):
+            pytest.skip("no AVX-512F on this CPU")
+        _same(strided.from_numpy(out), torch.logaddexp2(torch.from_numpy(a), torch.from_numpy(b)))
+
+
+_LAE2_SCRIPT = textwrap.dedent("""
+    import numpy as np, torch, strided
+    rng = np.random.default_rng(9)
+    bad = 0
+    def differ(a, b):
+        a, b = np.ascontiguousarray(np.asarray(a)), np.ascontiguousarray(b.numpy())
+        return int((a.view(np.uint32) != b.view(np.uint32)).sum())
+    for n in list(range(40)) + [127, 130, 1000]:
+        a = (rng.standard_normal(n) * 5).astype(np.float32)
+        b = (rng.standard_normal(n) * 5).astype(np.float32)
+        if n > 7:
+            a[:8] = [np.nan, 1.0, np.inf, -np.inf, np.nan, 0.0, 2.0, np.inf]
+            b[:8] = [1.0, np.nan, np.inf, -np.inf, np.nan, -0.0, 2.0, -np.inf]
+            a.view(np.uint32)[4] = 0xFFC12345
+        for u, v in ((a, b), (a[::2], b[::2]), (a, b[:1] if n else b)):
+            bad += differ(strided.logaddexp2(strided.from_numpy(u), strided.from_numpy(v)),
+                          torch.logaddexp2(torch.from_numpy(u), torch.from_numpy(v)))
+    print("BAD", bad, torch.backends.cpu.get_cpu_capability())
+""")
+
+
+@needs_kernel
+@pytest.mark.parametrize("capability", ["avx2", "default"])
+def test_logaddexp2_float32_other_capabilities_bits(capability: str) -> None:
+    env = dict(os.environ, ATEN_CPU_CAPABILITY=capability)
+    done = subprocess.run([sys.executable, "-c", _LAE2_SCRIPT], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    line = done.stdout.strip().splitlines()[-1]
+    assert line.startswith("BAD 0 "), line

@@ -535,7 +535,7 @@ static const double SELU_POS_D = SELU_SCALE_C, SELU_NEG_D = SELU_ALPHA_C * SELU_
  * set per call by run_loop); ATen's DEFAULT capability std::log1p (the scalar function, log1pf). */
 static SP_TLS int log1p_avx2 = 0;
 
-static inline float sleef_log1pf_pt(float d)
+SLEEF_LOG_INLINE static float sleef_log1pf_pt(float d)
 {
     if (d > -1.0f && d <= 1e38f) return d == 0.0f ? d : sleef_log1pf_core(d);
     if (d > 1e38f) return sleef_logf_or_libm(d);
@@ -1491,7 +1491,8 @@ done:
     return answer;
 }
 
-/* run2(y, x, out, vec, form[, step]): atan2(y, x) of C-contiguous float32 buffers of one length into out
+/* run2(y, x, out, vec, form[, step[, op]]): atan2(y, x) (op 0; op 1: logaddexp2(y, x), op 2: the same
+ * under ATen's DEFAULT capability, op 3 under AVX2: see logaddexp2_lane) of C-contiguous float32 buffers of one length into out
  * (out may be y or x, not partly either): vec 1 Vectorized<float>::atan2 (SLEEF's) at every element,
  * 0 std::atan2 (the C library's atan2f) at every element (the caller picks PyTorch's elements of
  * each); form as run's. step > 0 (with vec 1): the buffers are one of PyTorch's rows, whose last
@@ -1518,19 +1519,115 @@ __attribute__((target("avx512f"))) static void atan2_block16(const float *y, con
 }
 #endif
 
+/* ---- float32 logaddexp2 (run2's op 1): logaddexp2_kernel's cpu_kernel_vec loop (BinaryOpsKernel.cpp)
+ *   vectorized: blendv(m + (a - b).abs().neg().exp2().log1p() * (1 / ln 2), a, (a == b) & (|a| == inf))
+ *   scalar:     isinf(a) && a == b ? a : m + std::log1p(std::exp2(-|a - b|)) * (1 / ln 2)
+ * m = max(a, b); the product and sum one fused step in both (measured on torch 2.13: GCC contracts
+ * them; not in ATen's DEFAULT build, whose every element is the scalar function: run2's op 2); the
+ * vectorized exp2 / log1p SLEEF's xexp2f / xlog1pf (u10), the scalar ones the C library's.
+ * A NaN a or b gives -|a - b| (the first NaN operand quieted, its sign set: measured in both
+ * functions), not max's word; but the default NaN 0x7FC00000 in the AVX2 build's vector lanes. */
+SLEEF_LOG_INLINE static float sleef_exp2f_lane(float d)
+{
+    float u = nearbyintf(d), s = d - u;  /* (vrint: to nearest even) */
+    int32_t q = (int32_t)u;
+    u = 0.1535920892e-3f;
+    u = fmaf(u, s, 0.1339262701e-2f);
+    u = fmaf(u, s, 0.9618384764e-2f);
+    u = fmaf(u, s, 0.5550347269e-1f);
+    u = fmaf(u, s, 0.2402264476e+0f);
+    u = fmaf(u, s, 0.6931471825e+0f);
+    u = fmaf(u, s, 1.0f);
+    uint32_t b1 = (uint32_t)((q >> 1) + 0x7f) << 23, b2 = (uint32_t)((q - (q >> 1)) + 0x7f) << 23;
+    float p1, p2;  /* (vldexp2: two factors) */
+    memcpy(&p1, &b1, sizeof p1);
+    memcpy(&p2, &b2, sizeof p2);
+    u = u * p1 * p2;
+    if (d >= 128.0f) u = INFINITY;
+    if (d < -150.0f) u = 0.0f;
+    return u;
+}
+
+#define LAE2_INV_LN2 ((float)(1.0 / M_LN2))
+
+SLEEF_LOG_INLINE static float logaddexp2_lane(float a, float b, int vec)
+{
+    if (isinf(a) && a == b) return a;
+    float d = -fabsf(a - b);
+    if (d != d) return vec == 3 ? NAN : d;  /* (AVX2's vector lanes: SLEEF's log1pf there gives the default NaN) */
+    float m = a > b ? a : b;
+    if (vec == 2) return m + log1pf(exp2f(d)) * LAE2_INV_LN2;  /* (ATen's DEFAULT build: no step fused) */
+    return fmaf(vec ? sleef_log1pf_pt(sleef_exp2f_lane(d)) : log1pf(exp2f(d)), LAE2_INV_LN2, m);  /* (vec 1, 3) */
+}
+
+SLEEF_LOG_CLONES static void logaddexp2_block(const float *a, const float *b, float *o, Py_ssize_t m, int vec)
+{
+    for (Py_ssize_t i = 0; i < m; i++) o[i] = logaddexp2_lane(a[i], b[i], vec);
+}
+
+#if HAVE_X86
+/* xexp2f, sixteen lanes (sleef_exp2f_lane's steps) */
+__attribute__((target("avx512f"))) static __m512 sleef_exp2f16(__m512 d)
+{
+    __m512 u = _mm512_roundscale_ps(d, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512i q = _mm512_cvtps_epi32(u);
+    __m512 s = _mm512_sub_ps(d, u);
+    u = _mm512_set1_ps(0.1535920892e-3f);
+    u = _mm512_fmadd_ps(u, s, _mm512_set1_ps(0.1339262701e-2f));
+    u = _mm512_fmadd_ps(u, s, _mm512_set1_ps(0.9618384764e-2f));
+    u = _mm512_fmadd_ps(u, s, _mm512_set1_ps(0.5550347269e-1f));
+    u = _mm512_fmadd_ps(u, s, _mm512_set1_ps(0.2402264476e+0f));
+    u = _mm512_fmadd_ps(u, s, _mm512_set1_ps(0.6931471825e+0f));
+    u = _mm512_fmadd_ps(u, s, _mm512_set1_ps(1.0f));
+    __m512i q1 = _mm512_srai_epi32(q, 1), q2 = _mm512_sub_epi32(q, q1), bias = _mm512_set1_epi32(0x7f);
+    u = _mm512_mul_ps(u, _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(q1, bias), 23)));
+    u = _mm512_mul_ps(u, _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(q2, bias), 23)));
+    u = _mm512_mask_mov_ps(u, _mm512_cmp_ps_mask(d, _mm512_set1_ps(128.0f), _CMP_GE_OQ), _mm512_set1_ps(INFINITY));
+    return _mm512_mask_mov_ps(u, _mm512_cmp_ps_mask(d, _mm512_set1_ps(-150.0f), _CMP_LT_OQ), _mm512_setzero_ps());
+}
+
+/* logaddexp2_lane's vectorized function (vec 1 / 3), sixteen lanes: exp2(-|a - b|) is in [0, 1],
+ * sleef_log1pf16_unit's range; a lane with a NaN or with a == b infinite is redone one at a time */
+__attribute__((target("avx512f"))) static void logaddexp2_block16(const float *a, const float *b, float *o,
+                                                                  Py_ssize_t m, int vec)
+{
+    const __m512 inv = _mm512_set1_ps(LAE2_INV_LN2), inf = _mm512_set1_ps(INFINITY);
+    const __m512i mag = _mm512_set1_epi32(0x7FFFFFFF);
+    for (Py_ssize_t i = 0; i < m; i += 16) {
+        __mmask16 k = m - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (m - i)) - 1);
+        __m512 x = _mm512_maskz_loadu_ps(k, a + i), y = _mm512_maskz_loadu_ps(k, b + i);
+        __m512 ad = _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(_mm512_sub_ps(x, y)), mag));
+        __m512 d = _mm512_sub_ps(_mm512_setzero_ps(), ad);
+        __m512 r = _mm512_fmadd_ps(sleef_log1pf16_unit(sleef_exp2f16(d)), inv, _mm512_max_ps(x, y));
+        __m512 ax = _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(x), mag));
+        __mmask16 odd = (_mm512_cmp_ps_mask(x, y, _CMP_UNORD_Q)
+                         | (_mm512_cmp_ps_mask(x, y, _CMP_EQ_OQ) & _mm512_cmp_ps_mask(ax, inf, _CMP_EQ_OQ))) & k;
+        if (odd) {
+            float rv[16];
+            _mm512_storeu_ps(rv, r);
+            for (int j = 0; j < 16; j++)
+                if (odd >> j & 1) rv[j] = logaddexp2_lane(a[i + j], b[i + j], vec);
+            r = _mm512_loadu_ps(rv);
+        }
+        _mm512_mask_storeu_ps(o + i, k, r);
+    }
+}
+#endif
+
 static PyObject *py_run2(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (nargs != 5 && nargs != 6) {
-        PyErr_Format(PyExc_TypeError, "run2(y, x, out, vec, form[, step]) takes 5 or 6 arguments, not %zd", nargs);
+    if (nargs < 5 || nargs > 7) {
+        PyErr_Format(PyExc_TypeError, "run2(y, x, out, vec, form[, step[, op]]) takes 5 to 7 arguments, not %zd", nargs);
         return NULL;
     }
     long vec = PyLong_AsLong(args[3]), form = PyLong_AsLong(args[4]);
-    long step = nargs == 6 ? PyLong_AsLong(args[5]) : 0;
+    long step = nargs >= 6 ? PyLong_AsLong(args[5]) : 0;
+    long fn = nargs == 7 ? PyLong_AsLong(args[6]) : 0;
     if (PyErr_Occurred()) return NULL;
-    if (vec < 0 || vec > 1 || form < -1 || form > 1 || step < 0) {
-        PyErr_Format(PyExc_ValueError, "run2: vec must be 0 or 1, form -1, 0 or 1 and step >= 0 (got %ld, %ld, %ld)",
-                     vec, form, step);
+    if (vec < 0 || vec > 1 || form < -1 || form > 1 || step < 0 || fn < 0 || fn > 3) {
+        PyErr_Format(PyExc_ValueError, "run2: vec must be 0 or 1, form -1, 0 or 1, step >= 0 and op 0 to 3 (got %ld, "
+                     "%ld, %ld, %ld)", vec, form, step, fn);
         return NULL;
     }
     int wide = form == 0 ? 0 : has_avx512f();
@@ -1563,12 +1660,23 @@ static PyObject *py_run2(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         /* the scalar loop's elements: all (vec 0), the row's last n % step (step), none */
         Py_ssize_t body = !vec ? 0 : step > 0 ? n - n % step : n;
         Py_BEGIN_ALLOW_THREADS
+        if (fn >= 1) {  /* (logaddexp2(y, x): a = y, b = x; op 2: ATen's DEFAULT build, every element its
+                         * unfused scalar function; op 3: the AVX2 build's, its vector lanes' NaN words) */
+            if (fn == 2) body = 0;
 #if HAVE_X86
-        if (wide) atan2_block16(yp, xp, op, body);
-        else
+            if (wide) logaddexp2_block16(yp, xp, op, body, fn == 3 ? 3 : 1);
+            else
 #endif
-            for (Py_ssize_t i = 0; i < body; i++) op[i] = sleef_atan2f(yp[i], xp[i]);
-        for (Py_ssize_t i = body; i < n; i++) op[i] = atan2f(yp[i], xp[i]);
+                logaddexp2_block(yp, xp, op, body, fn == 3 ? 3 : 1);
+            logaddexp2_block(yp + body, xp + body, op + body, n - body, fn == 2 ? 2 : 0);
+        } else {
+#if HAVE_X86
+            if (wide) atan2_block16(yp, xp, op, body);
+            else
+#endif
+                for (Py_ssize_t i = 0; i < body; i++) op[i] = sleef_atan2f(yp[i], xp[i]);
+            for (Py_ssize_t i = body; i < n; i++) op[i] = atan2f(yp[i], xp[i]);
+        }
         Py_END_ALLOW_THREADS
     }
     answer = Py_True;

@@ -307,6 +307,23 @@ def atan2_float32(y: np.ndarray, x: np.ndarray, out: np.ndarray | None = None, t
     whose strides order the loop, None: a fresh one). None where the compiled kernel is not used or
     an operand is not a float32 array (the caller's float64 ``arctan2``, rounded once: PyTorch's
     bits in about 97% of elements). ``threads``, ``form`` as :func:`torch_loop`'s."""
+    return _binary_float32(y, x, out, threads, form, 0)
+
+
+def logaddexp2_float32(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None, threads: int | None = None,
+                       form: int = -1) -> np.ndarray | None:
+    """PyTorch's float32 ``logaddexp2(a, b)`` bit for bit, laid out and split as :func:`atan2_float32`:
+    ``logaddexp2_kernel``'s ``cpu_kernel_vec`` loop, ``fma(log1p(exp2(-|a - b|)), 1/ln 2, max(a, b))``
+    with SLEEF's ``exp2f`` / ``log1pf`` where it is vectorized and the C library's where it is not
+    (ATen's DEFAULT capability: the C library's everywhere, unfused), ``a`` where ``a == b`` is
+    infinite, ``-|a - b|`` (a NaN operand's word, its sign set) where either is NaN. None where the
+    compiled kernel is not used or an operand is not a float32 array."""
+    return _binary_float32(a, b, out, threads, form, 1)
+
+
+def _binary_float32(y: np.ndarray, x: np.ndarray, out: np.ndarray | None, threads: int | None, form: int,
+                    fn: int) -> np.ndarray | None:
+    """:func:`atan2_float32` (``fn`` 0) or :func:`logaddexp2_float32` (``fn`` 1): run2's op."""
     k = native.sleef()
     if k is None or not (isinstance(y, np.ndarray) and isinstance(x, np.ndarray)) or y.dtype != _F32 \
             or x.dtype != _F32:
@@ -325,13 +342,14 @@ def atan2_float32(y: np.ndarray, x: np.ndarray, out: np.ndarray | None = None, t
                 and not np.may_share_memory(out, x) and not np.may_share_memory(out, y)
             res = out if into else np.empty_like(x)
             yf, xf, rf = yt.reshape(-1), xt.reshape(-1), (res if order is None else res.transpose(order)).reshape(-1)
-            return res if _atan2_run(k, yf, xf, rf, st, threads, form) else None
+            return res if _atan2_run(k, yf, xf, rf, st, threads, form, fn) else None
+    fn = run2_op(fn, st)
     shape = np.broadcast_shapes(y.shape, x.shape)
     yb = np.ascontiguousarray(np.broadcast_to(y, shape)).reshape(-1)
     xb = np.ascontiguousarray(np.broadcast_to(x, shape)).reshape(-1)
     res = np.empty(shape, _F32)
     flat = res.reshape(-1)
-    if not k.run2(yb, xb, flat, 1 if st else 0, form):
+    if not k.run2(yb, xb, flat, 1 if st else 0, form, 0, fn):
         return None  # (form 1 asked of a CPU without AVX-512)
     if not st or not res.size:
         return res
@@ -345,9 +363,17 @@ def atan2_float32(y: np.ndarray, x: np.ndarray, out: np.ndarray | None = None, t
     if mask is not None:  # the scalar loop's elements: the C library's atan2f
         m = mask.reshape(-1)
         part = np.empty(int(m.sum()), _F32)
-        k.run2(yb[m], xb[m], part, 0, form)
+        k.run2(yb[m], xb[m], part, 0, form, 0, fn)
         flat[m] = part
     return res
+
+
+def run2_op(fn: int, st: int) -> int:
+    """run2's op for ``fn`` under the capability whose step is ``st``: logaddexp2's (1) is 2 under
+    ATen's DEFAULT capability (its build fuses no step), 3 under AVX2 (its vector lanes' NaN word)."""
+    if fn != 1:
+        return fn
+    return 2 if not st else 3 if st == 16 else 1
 
 
 def atan2_flat(y: np.ndarray, x: np.ndarray) -> np.ndarray | None:
@@ -356,16 +382,26 @@ def atan2_flat(y: np.ndarray, x: np.ndarray) -> np.ndarray | None:
     parallel grain one row of its loop (SLEEF's over whole steps, the C library's over the last
     ``len % step``) in one call. None where the compiled kernel is not used."""
     k = native.sleef()
+    return None if k is None else _binary_flat(k, y, x, 0)
+
+
+def logaddexp2_flat(a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
+    """:func:`logaddexp2_float32` of two C-contiguous 1-D float32 arrays of one length, as
+    :func:`atan2_flat`."""
+    k = native.sleef()
+    return None if k is None else _binary_flat(k, a, b, 1)
+
+
+def _binary_flat(k: Any, y: np.ndarray, x: np.ndarray, fn: int) -> np.ndarray | None:
+    """:func:`atan2_flat`'s call (``fn`` 0) or :func:`logaddexp2_flat`'s (1)."""
     n = x.shape[0]
-    if k is None:
-        return None
     if not (x.flags.aligned and y.flags.aligned):
         y, x = _aligned(y, None)[0], _aligned(x, None)[0]
     if n >= GRAIN_SIZE:  # (PyTorch's parallel chunks: each its own row)
-        return atan2_float32(y, x)
+        return _binary_float32(y, x, None, None, -1, fn)
     res = np.empty(n, _F32)
     st = _steps[0] if _steps else step()
-    return res if k.run2(y, x, res, 1 if st else 0, -1, st) else None
+    return res if k.run2(y, x, res, 1 if st else 0, -1, st, run2_op(fn, st)) else None
 
 
 def angle_complex64(z: np.ndarray, threads: int | None = None, form: int = -1) -> np.ndarray | None:
@@ -394,8 +430,8 @@ def angle_complex64(z: np.ndarray, threads: int | None = None, form: int = -1) -
     return res if _atan2_run(k, y, x, res, st, threads, form) else None
 
 
-def _atan2_run(k: object, y: np.ndarray, x: np.ndarray, res: np.ndarray, st: int, threads: int | None,
-               form: int) -> bool:
+def _atan2_run(k: Any, y: np.ndarray, x: np.ndarray, res: np.ndarray, st: int, threads: int | None,
+               form: int, fn: int = 0) -> bool:
     """atan2 of one flat run into ``res`` as PyTorch's loop splits it: each parallel chunk's last
     ``len % st`` elements the C library's atan2f, the rest SLEEF's (``st`` 0: the C library's at
     every element). ``threads`` None: :func:`torch_threads`, asked only where the run is long
@@ -403,11 +439,12 @@ def _atan2_run(k: object, y: np.ndarray, x: np.ndarray, res: np.ndarray, st: int
     n = res.size
     chunk = _chunk(n, threads, GRAIN_SIZE) or n
     vec = 1 if st else 0
+    fn = run2_op(fn, st)
     if chunk >= n:  # (one chunk: one call, no slices)
-        return bool(k.run2(y, x, res, vec, form, st))
+        return bool(k.run2(y, x, res, vec, form, st, fn))
     for a in range(0, n, chunk):
         b = min(a + chunk, n)
-        if not k.run2(y[a:b], x[a:b], res[a:b], vec, form, st):
+        if not k.run2(y[a:b], x[a:b], res[a:b], vec, form, st, fn):
             return False
     return True
 
