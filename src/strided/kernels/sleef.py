@@ -432,9 +432,9 @@ def angle_complex64(z: np.ndarray, threads: int | None = None, form: int = -1) -
 
 def _atan2_run(k: Any, y: np.ndarray, x: np.ndarray, res: np.ndarray, st: int, threads: int | None,
                form: int, fn: int = 0) -> bool:
-    """atan2 of one flat run into ``res`` as PyTorch's loop splits it: each parallel chunk's last
-    ``len % st`` elements the C library's atan2f, the rest SLEEF's (``st`` 0: the C library's at
-    every element). ``threads`` None: :func:`torch_threads`, asked only where the run is long
+    """atan2 (``fn`` 0; 1: logaddexp2, :func:`run2_op`) of one flat run into ``res`` as PyTorch's loop
+    splits it: each parallel chunk's last ``len % st`` elements the C library's atan2f, the rest
+    SLEEF's (``st`` 0: the C library's at every element). ``threads`` None: :func:`torch_threads`, asked only where the run is long
     enough to be split. False where ``form`` 1 is asked of a CPU without AVX-512."""
     n = res.size
     chunk = _chunk(n, threads, GRAIN_SIZE) or n
