@@ -1,6 +1,6 @@
 """float64 ``log1p`` with PyTorch's bits (f64bits35): PyTorch's float64 log1p is vml's ``vec::map`` of
 SLEEF's ``log1p`` (every element, a row's tail too, whatever its position; ``std::log1p`` under
-ATEN_CPU_CAPABILITY=default), which strided's sleef kernel now ports (run_d's LOG1P_D). Compared
+ATEN_CPU_CAPABILITY=default), which strided's sleef kernel now ports (run_d's LOG1P). Compared
 bit for bit with torch over flat runs of many lengths, non-contiguous / 0-d / empty layouts, in-place,
 out=, special values, and the other capabilities (in subprocesses: the capability is read once per
 process). float64 ``tanh`` is MKL's ``vdTanh`` in PyTorch (not SLEEF's): not reproduced, its strict
@@ -99,10 +99,7 @@ def test_soft_margin_loss_float64_bits() -> None:
           torch.nn.functional.soft_margin_loss(torch.from_numpy(x), torch.from_numpy(y), reduction="none"))
 
 
-def test_log1p_float32_unchanged() -> None:
-    """float32 log1p is not touched here: still NumPy's log1p."""
-    x = np.abs(np.random.default_rng(39).standard_normal(100)).astype(np.float32)
-    assert np.array_equal(np.asarray(strided.from_numpy(x).log1p()).view(np.uint32), np.log1p(x).view(np.uint32))
+# (float32 log1p was NumPy's here; bits36 routed it through SLEEF's log1pf too: tests/test_bits36.py)
 
 
 _CAPABILITY_SCRIPT = textwrap.dedent("""
@@ -136,14 +133,14 @@ def test_log1p_float64_other_capabilities_bits(capability: str) -> None:
 @needs_kernel
 @pytest.mark.parametrize("form", [0, 1])
 def test_log1p_float64_kernel_forms_bits(form: int) -> None:
-    """run_d's LOG1P_D in its one-lane (form 0) and AVX-512 (form 1: eight lanes, special lanes
+    """run_d's LOG1P in its one-lane (form 0) and AVX-512 (form 1: eight lanes, special lanes
     redone one at a time) forms: torch's bits, whatever the run's length."""
-    from strided.kernels.sleef import LOG1P_D
+    from strided.kernels.sleef import LOG1P
     k = native.sleef()
     rng = np.random.default_rng(40)
     for n in _LENGTHS:
         x = _values(n, rng)
         out = np.empty_like(x)
-        if not k.run_d(x, out, LOG1P_D, 0, 0, -1, form):
+        if not k.run_d(x, out, LOG1P, 0, 0, -1, form):
             pytest.skip("no AVX-512F on this CPU")
         _same(strided.from_numpy(out), torch.from_numpy(x).log1p())

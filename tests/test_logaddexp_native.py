@@ -38,6 +38,13 @@ def _has(*features: str) -> bool:
     return all(f" {name}" in flags for name in features)
 
 
+def _numpy_bits_only(name: str, dtype: str) -> None:
+    """logaddexp2 of float32 is no longer NumPy's: PyTorch's own loop since bits36 (SLEEF's exp2f /
+    log1pf where vectorized, the C library's in the tail; tests/test_bits36.py compares it with torch)."""
+    if name == "logaddexp2" and dtype == "float32":
+        pytest.skip("logaddexp2 float32: PyTorch's bits (tests/test_bits36.py), not NumPy's")
+
+
 def _specials(dtype: str) -> np.ndarray:
     plain = [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 1e-7, 6e-8, -6e-8, 1e-17, 5.6e-17, 1e-30, 1e-45, -1e-45,
              1.1754942e-38, 3.4e38, -3.4e38, 87.99, 88.0, -88.0, 88.01, 127.9, 128.0, -128.0, 150.0, -150.0,
@@ -102,6 +109,7 @@ def test_the_loop_is_used_where_it_can_be(name, dtype):
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("name", NAMES)
 def test_every_pair_of_special_values(name, dtype):
+    _numpy_bits_only(name, dtype)
     v = _specials(dtype)
     _check(name, np.repeat(v, len(v)), np.tile(v, len(v)))
 
@@ -110,6 +118,7 @@ def test_every_pair_of_special_values(name, dtype):
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("seed", range(3))
 def test_long_random_runs(name, dtype, seed):
+    _numpy_bits_only(name, dtype)
     x, y = _pairs(1 << 17, seed, dtype)
     _check(name, x, y)
 
@@ -117,6 +126,7 @@ def test_long_random_runs(name, dtype, seed):
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("name", NAMES)
 def test_every_small_difference_near_zero(name, dtype):
+    _numpy_bits_only(name, dtype)
     """x - y over 2^17 consecutive tiny differences (log1p(exp(d)) for d near 0): t = 1 and the t
     within an ulp of 1 that the loop hands to libm, both signs of zero, and (float64) the |d| under
     2^-54 that exp itself special-cases."""
@@ -130,6 +140,7 @@ def test_every_small_difference_near_zero(name, dtype):
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("name", NAMES)
 def test_lengths_around_the_blocks(name, dtype):
+    _numpy_bits_only(name, dtype)
     for n in [1, 7, 8, 9, 15, 16, 17, 33, 200, 255, 256, 257, 529]:
         with case(n=n):
             _lengths_around_the_blocks(name, dtype, n)
@@ -144,6 +155,7 @@ def _lengths_around_the_blocks(name, dtype, n):
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("name", NAMES)
 def test_permuted_out_and_broadcast(name, dtype):
+    _numpy_bits_only(name, dtype)
     x, y = _pairs(1 << 12, 9, dtype)
     a, b = x.reshape(128, 128), y.reshape(128, 128)
     want = _bits(_numpy(name, a, b))

@@ -464,18 +464,8 @@ def test_as_tensor_and_asarray_refuse_negative_strides():
 # ---------------------------------------------------------------- found, not fixed: pinned
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "pre-existing: logaddexp2 is NumPy's formula (x == y gives x + 1; max + log1p(exp2(-|d|)) * LOG2E "
-    "unfused), PyTorch's is fma(log1p(exp2(-|d|)), 1/ln2, max) with its own exp2/log1p: "
-    "strided.logaddexp2(t(-1.), t(-1.)) -> 0.0, torch -1.0612e-08 (float32); ~13% of random float32 "
-    "pairs differ in the last bits (logaddexp ~2%). Day 25 established: PyTorch's scalar loop "
-    "(BinaryOpsKernel.cpp logaddexp2_kernel, cpu_kernel_vec: a stepped input, a row's len % 32 tail) is "
-    "exactly fmaf(log1pf(exp2f(-|a - b|)), 1/ln2, max(a, b)) with glibc's exp2f/log1pf (GCC contracts "
-    "m + l * c: 4000 of 4000 random stepped pairs), a +-inf pair with a == b giving a; its vector blocks "
-    "(contiguous runs of 32 float32 under AVX512) are SLEEF's exp2f_u10/log1pf_u10, not ported (the "
-    "scalar formula matches 96.75% there). Not done: strided's logaddexp2 runs NumPy's bits through four "
-    "paths (the compiled logaddexp_loop with its first-use check, the front's kernel entry, the fast and "
-    "general UfuncLike paths), each needing the new formula and the scalar/vector split"))
+# (was a strict xfail: logaddexp2 was NumPy's formula; fixed by bits36, PyTorch's loop with SLEEF's exp2f /
+# log1pf where vectorized and the C library's in the tail: tests/test_bits36.py)
 def test_logaddexp2_equal_operands_float32():
     a = np.array([-1.0], np.float32)
     assert _same(S.logaddexp2(S.tensor(a), S.tensor(a)), torch.logaddexp2(torch.from_numpy(a), torch.from_numpy(a)))

@@ -29,10 +29,12 @@
  * in the scalar one (elu's loop; torch.expm1 is vec::map: step -1, every element SLEEF's), 8: elu at alpha 1 (x where
  * x > 0, else op 7's expm1), 9: selu (x * scale where x > 0, else op 7's expm1 * (alpha * scale)), 10: softplus, 11: exp
  * split as a cpu_kernel_vec loop splits it, 12: mish (SLEEF's exp, log1p and tanh, _sleef_tanh.h), 13: mish's
- * tanh(softplus(x)) alone (mish_backward's; mish_grad combines it). The flat range is cut into
+ * tanh(softplus(x)) alone (mish_backward's; mish_grad combines it), 16: log1p (torch.log1p: vec::map of
+ * SLEEF's log1pf, step -1 or -2, or 0 under the default capability; see sleef_log1pf_pt). The flat range is cut into
  * pieces at every multiple of run and of chunk (chunk 0: none; run 0: n); in each piece the first
  * (len - len % step) elements take the vectorized function and the rest the scalar one; step 0:
- * every element the scalar function, step -1: every element the vectorized one. form -1 picks
+ * every element the scalar function, step -1: every element the vectorized one (-2: the same, ATen's AVX2
+ * lanes: float32 log1p's NaN words). form -1 picks
  * AVX-512 where the CPU has it, 0 the plain C form, 1 AVX-512 (False where the CPU lacks it).
  * Answers True once written, False (nothing written) where the form is unavailable.
  * capability() -> int: Vectorized<float>::size() under the capability ATen picks on this CPU
@@ -59,6 +61,7 @@ static float tanh_lane(float x);
 #include "_sleef_log.h"  /* sleef_logf_or_libm, sleef_log_or_libm and the double-float steps of log1p */
 #define SLEEF_LOG1P_CORE_ONLY
 #include "_sleef_log1p.h"  /* sleef_log1pf_core, sleef_log1p_core: Vectorized<float/double>::log1p() */
+#include "_sleef_erf.h"  /* sleef_erf: Vectorized<double>::erf() */
 #include "_sleef_tanh.h"  /* sleef_tanhf, sleef_tanh: Vectorized<float/double>::tanh() */
 
 /* ---- softplus (op 10): softplus_kernel's cpu_kernel_vec loop (aten/src/ATen/native/cpu/Activation.cpp)
@@ -309,6 +312,24 @@ SLEEF_LOG_CLONES static void gelu_tanh_block_d(const double *x, double *o, Py_ss
     for (Py_ssize_t i = 0; i < m; i++) o[i] = gelu_tanh_d(x[i], 1, 1);
 }
 
+/* ---- float64 gelu, the exact form (run_d's op 17): GeluKernelImpl's cpu_kernel_vec loop
+ *   vectorized: x * 0.5 * (1 + (x * kAlpha).erf())     scalar: x * 0.5 * (1 + std::erf(x * kAlpha))
+ * kAlpha = M_SQRT1_2; the vectorized erf SLEEF's xerf_u1 (_sleef_erf.h), the scalar one the C
+ * library's; no step to fuse. A NaN x gives x quieted (measured on torch 2.13, both functions). Under ATen's DEFAULT capability Vectorized<double>::erf() is std::erf lane
+ * by lane: the scalar function's bits (step 0). */
+SLEEF_LOG_INLINE static double gelu_erf_d(double x, int vec)
+{
+    if (x != x) return x + x;  /* (x quieted, as measured in both functions; the compiler may order the
+                                * product's operands either way, so not left to it) */
+    double e = x * M_SQRT1_2;
+    return x * 0.5 * (1.0 + (vec ? sleef_erf(e) : erf(e)));
+}
+
+SLEEF_LOG_CLONES static void gelu_erf_block_d(const double *x, double *o, Py_ssize_t m)
+{
+    for (Py_ssize_t i = 0; i < m; i++) o[i] = gelu_erf_d(x[i], 1);
+}
+
 #if HAVE_X86
 __attribute__((target("avx512f"))) static void gelu_tanh_block8(const double *x, double *o, Py_ssize_t m)
 {
@@ -506,6 +527,58 @@ static float torch_erf_lane(float x)
 static const float SELU_POS_F = (float)SELU_SCALE_C, SELU_NEG_F = (float)SELU_ALPHA_C * (float)SELU_SCALE_C;
 static const double SELU_POS_D = SELU_SCALE_C, SELU_NEG_D = SELU_ALPHA_C * SELU_SCALE_C;
 
+/* ---- float32 log1p (run's op 16): ATen's log1p of float is vml's vec::map of
+ * Vectorized<float>::log1p() (SLEEF's xlog1pf, u10), every element alike, a row's tail too (as
+ * float64's op 16 below). Special values as measured on torch 2.13: x < -1 (-inf too) gives the
+ * all-ones word (xlog1pf's or-ed mask), -1 -inf, +-0 itself, beyond 1e38 SLEEF's log (+inf +inf),
+ * a NaN x quieted under AVX512 but the default NaN 0x7FC00000 under AVX2 (log1p_avx2: run's step -2,
+ * set per call by run_loop); ATen's DEFAULT capability std::log1p (the scalar function, log1pf). */
+static SP_TLS int log1p_avx2 = 0;
+
+SLEEF_LOG_INLINE static float sleef_log1pf_pt(float d)
+{
+    if (d > -1.0f && d <= 1e38f) return d == 0.0f ? d : sleef_log1pf_core(d);
+    if (d > 1e38f) return sleef_logf_or_libm(d);
+    if (d == -1.0f) return -INFINITY;
+    if (d != d && !log1p_avx2) return d + d;  /* (x quieted: its own sign and payload) */
+    uint32_t b = d != d ? 0x7FC00000u : 0xFFFFFFFFu;
+    float r;
+    memcpy(&r, &b, sizeof r);
+    return r;
+}
+
+/* op 16's lanes one at a time (the FMA clone: the core's fmaf one instruction each; the same bits) */
+SLEEF_LOG_CLONES static void log1p_block_f(const float *x, float *o, Py_ssize_t m)
+{
+    for (Py_ssize_t i = 0; i < m; i++) o[i] = sleef_log1pf_pt(x[i]);
+}
+
+#if HAVE_X86
+/* sixteen lanes by the AVX-512 core (sleef_log1pf16_unit: the one-lane core's steps, any d in
+ * (-1, 1e38]); a lane outside that range, or +-0, is redone by sleef_log1pf_pt (rare: the same bits) */
+__attribute__((target("avx512f"))) static void log1p_block16_f(const float *x, float *o, Py_ssize_t m)
+{
+    Py_ssize_t i = 0;
+    const __m512 lo = _mm512_set1_ps(-1.0f), hi = _mm512_set1_ps(1e38f), zero = _mm512_setzero_ps();
+    for (; i + 16 <= m; i += 16) {
+        __m512 d = _mm512_loadu_ps(x + i);
+        __mmask16 ok = _mm512_cmp_ps_mask(d, lo, _CMP_GT_OQ) & _mm512_cmp_ps_mask(d, hi, _CMP_LE_OQ)
+                       & _mm512_cmp_ps_mask(d, zero, _CMP_NEQ_OQ);
+        __m512 r = sleef_log1pf16_unit(_mm512_mask_mov_ps(zero, ok, d));
+        if (ok != 0xFFFF) {  /* (from copies of the lanes: o may be x itself, in place) */
+            float dv[16], rv[16];
+            _mm512_storeu_ps(dv, d);
+            _mm512_storeu_ps(rv, r);
+            for (int j = 0; j < 16; j++)
+                if (!(ok >> j & 1)) rv[j] = sleef_log1pf_pt(dv[j]);
+            r = _mm512_loadu_ps(rv);
+        }
+        _mm512_storeu_ps(o + i, r);
+    }
+    for (; i < m; i++) o[i] = sleef_log1pf_pt(x[i]);
+}
+#endif
+
 static inline float vec_lane(float x, int op)
 {
     if (op == 1) return 1.0f / (1.0f + sleef_expf(-x));
@@ -519,6 +592,7 @@ static inline float vec_lane(float x, int op)
     if (op == 9) return x > 0.0f ? x * SELU_POS_F : sleef_expm1f(x) * SELU_NEG_F;
     if (op == 10) return softplus_vec_f(x);
     if (op == 12 || op == 13) return mish_vec_f(x, op == 12);
+    if (op == 16) return sleef_log1pf_pt(x);
     return sleef_expf(x);
 }
 
@@ -536,6 +610,7 @@ static inline float scalar_lane(float x, int op)
     if (op == 10) return softplus_scalar_f(x);
     if (op == 11) return expf(x);  /* (EXP_SPLIT: std::exp in the scalar function) */
     if (op == 12 || op == 13) return mish_scalar_f(x, op == 12);
+    if (op == 16) return log1pf(x);
     return sleef_expf(x);  /* (op 0 has no scalar function of PyTorch's: SLEEF's throughout) */
 }
 
@@ -1066,6 +1141,11 @@ static void vec_block(const float *x, float *o, Py_ssize_t m, int op, int wide)
         for (Py_ssize_t i = 0; i < m; i++) o[i] = expf(x[i]);
         return;
     }
+    if (op == 16) {  /* (log1p: likewise) */
+        if (wide) log1p_block16_f(x, o, m);
+        else log1p_block_f(x, o, m);
+        return;
+    }
     if (op == 7) {  /* (expm1: sixteen lanes where AVX-512, else the plain C lanes: the same bits) */
         if (wide) sleef_expm1f_block16(x, o, m);
         else sleef_expm1f_block(x, o, m);
@@ -1179,6 +1259,7 @@ static PyObject *run_loop(PyObject *const *args, Py_ssize_t nargs, const char *n
     /* (softplus's parameters for this pass, rounded to the element type as beta_.to<scalar_t>()) */
     sp_beta_f = (float)beta, sp_thr_f = (float)thr, sp_beta_d = beta, sp_thr_d = thr;
     mish_half = step > 0 ? step / 2 : 0;  /* (mish's NaN lanes: one Vectorized of the loop's pair) */
+    log1p_avx2 = step == -2;  /* (float32 log1p's NaN lanes under AVX2: see sleef_log1pf_pt) */
     Py_BEGIN_ALLOW_THREADS
     cut_pieces(x.buf, out.buf, x.len / size, (int)op, run, chunk, step, wide, vec, scalar);
     Py_END_ALLOW_THREADS
@@ -1193,7 +1274,14 @@ done:
 static PyObject *py_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    return run_loop(args, nargs, "run", "f", 13, vec_piece, scalar_piece);
+    if (nargs >= 3 && PyLong_Check(args[2])) {  /* (ops 14 and 15 are float64's alone) */
+        long op = PyLong_AsLong(args[2]);
+        if (op == 14 || op == 15) {
+            PyErr_Format(PyExc_ValueError, "run: op %ld is run_d's alone", op);
+            return NULL;
+        }
+    }
+    return run_loop(args, nargs, "run", "f", 16, vec_piece, scalar_piece);
 }
 
 #include "_bf16_bits.h"  /* bf2f, f2bf: _halfkernel.c's bf16_widen / bf16_narrow per element */
@@ -1403,7 +1491,8 @@ done:
     return answer;
 }
 
-/* run2(y, x, out, vec, form[, step]): atan2(y, x) of C-contiguous float32 buffers of one length into out
+/* run2(y, x, out, vec, form[, step[, op]]): atan2(y, x) (op 0; op 1: logaddexp2(y, x), op 2: the same
+ * under ATen's DEFAULT capability, op 3 under AVX2: see logaddexp2_lane) of C-contiguous float32 buffers of one length into out
  * (out may be y or x, not partly either): vec 1 Vectorized<float>::atan2 (SLEEF's) at every element,
  * 0 std::atan2 (the C library's atan2f) at every element (the caller picks PyTorch's elements of
  * each); form as run's. step > 0 (with vec 1): the buffers are one of PyTorch's rows, whose last
@@ -1430,19 +1519,115 @@ __attribute__((target("avx512f"))) static void atan2_block16(const float *y, con
 }
 #endif
 
+/* ---- float32 logaddexp2 (run2's op 1): logaddexp2_kernel's cpu_kernel_vec loop (BinaryOpsKernel.cpp)
+ *   vectorized: blendv(m + (a - b).abs().neg().exp2().log1p() * (1 / ln 2), a, (a == b) & (|a| == inf))
+ *   scalar:     isinf(a) && a == b ? a : m + std::log1p(std::exp2(-|a - b|)) * (1 / ln 2)
+ * m = max(a, b); the product and sum one fused step in both (measured on torch 2.13: GCC contracts
+ * them; not in ATen's DEFAULT build, whose every element is the scalar function: run2's op 2); the
+ * vectorized exp2 / log1p SLEEF's xexp2f / xlog1pf (u10), the scalar ones the C library's.
+ * A NaN a or b gives -|a - b| (the first NaN operand quieted, its sign set: measured in both
+ * functions), not max's word; but the default NaN 0x7FC00000 in the AVX2 build's vector lanes. */
+SLEEF_LOG_INLINE static float sleef_exp2f_lane(float d)
+{
+    float u = nearbyintf(d), s = d - u;  /* (vrint: to nearest even) */
+    int32_t q = (int32_t)u;
+    u = 0.1535920892e-3f;
+    u = fmaf(u, s, 0.1339262701e-2f);
+    u = fmaf(u, s, 0.9618384764e-2f);
+    u = fmaf(u, s, 0.5550347269e-1f);
+    u = fmaf(u, s, 0.2402264476e+0f);
+    u = fmaf(u, s, 0.6931471825e+0f);
+    u = fmaf(u, s, 1.0f);
+    uint32_t b1 = (uint32_t)((q >> 1) + 0x7f) << 23, b2 = (uint32_t)((q - (q >> 1)) + 0x7f) << 23;
+    float p1, p2;  /* (vldexp2: two factors) */
+    memcpy(&p1, &b1, sizeof p1);
+    memcpy(&p2, &b2, sizeof p2);
+    u = u * p1 * p2;
+    if (d >= 128.0f) u = INFINITY;
+    if (d < -150.0f) u = 0.0f;
+    return u;
+}
+
+#define LAE2_INV_LN2 ((float)(1.0 / M_LN2))
+
+SLEEF_LOG_INLINE static float logaddexp2_lane(float a, float b, int vec)
+{
+    if (isinf(a) && a == b) return a;
+    float d = -fabsf(a - b);
+    if (d != d) return vec == 3 ? NAN : d;  /* (AVX2's vector lanes: SLEEF's log1pf there gives the default NaN) */
+    float m = a > b ? a : b;
+    if (vec == 2) return m + log1pf(exp2f(d)) * LAE2_INV_LN2;  /* (ATen's DEFAULT build: no step fused) */
+    return fmaf(vec ? sleef_log1pf_pt(sleef_exp2f_lane(d)) : log1pf(exp2f(d)), LAE2_INV_LN2, m);  /* (vec 1, 3) */
+}
+
+SLEEF_LOG_CLONES static void logaddexp2_block(const float *a, const float *b, float *o, Py_ssize_t m, int vec)
+{
+    for (Py_ssize_t i = 0; i < m; i++) o[i] = logaddexp2_lane(a[i], b[i], vec);
+}
+
+#if HAVE_X86
+/* xexp2f, sixteen lanes (sleef_exp2f_lane's steps) */
+__attribute__((target("avx512f"))) static __m512 sleef_exp2f16(__m512 d)
+{
+    __m512 u = _mm512_roundscale_ps(d, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512i q = _mm512_cvtps_epi32(u);
+    __m512 s = _mm512_sub_ps(d, u);
+    u = _mm512_set1_ps(0.1535920892e-3f);
+    u = _mm512_fmadd_ps(u, s, _mm512_set1_ps(0.1339262701e-2f));
+    u = _mm512_fmadd_ps(u, s, _mm512_set1_ps(0.9618384764e-2f));
+    u = _mm512_fmadd_ps(u, s, _mm512_set1_ps(0.5550347269e-1f));
+    u = _mm512_fmadd_ps(u, s, _mm512_set1_ps(0.2402264476e+0f));
+    u = _mm512_fmadd_ps(u, s, _mm512_set1_ps(0.6931471825e+0f));
+    u = _mm512_fmadd_ps(u, s, _mm512_set1_ps(1.0f));
+    __m512i q1 = _mm512_srai_epi32(q, 1), q2 = _mm512_sub_epi32(q, q1), bias = _mm512_set1_epi32(0x7f);
+    u = _mm512_mul_ps(u, _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(q1, bias), 23)));
+    u = _mm512_mul_ps(u, _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(q2, bias), 23)));
+    u = _mm512_mask_mov_ps(u, _mm512_cmp_ps_mask(d, _mm512_set1_ps(128.0f), _CMP_GE_OQ), _mm512_set1_ps(INFINITY));
+    return _mm512_mask_mov_ps(u, _mm512_cmp_ps_mask(d, _mm512_set1_ps(-150.0f), _CMP_LT_OQ), _mm512_setzero_ps());
+}
+
+/* logaddexp2_lane's vectorized function (vec 1 / 3), sixteen lanes: exp2(-|a - b|) is in [0, 1],
+ * sleef_log1pf16_unit's range; a lane with a NaN or with a == b infinite is redone one at a time */
+__attribute__((target("avx512f"))) static void logaddexp2_block16(const float *a, const float *b, float *o,
+                                                                  Py_ssize_t m, int vec)
+{
+    const __m512 inv = _mm512_set1_ps(LAE2_INV_LN2), inf = _mm512_set1_ps(INFINITY);
+    const __m512i mag = _mm512_set1_epi32(0x7FFFFFFF);
+    for (Py_ssize_t i = 0; i < m; i += 16) {
+        __mmask16 k = m - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (m - i)) - 1);
+        __m512 x = _mm512_maskz_loadu_ps(k, a + i), y = _mm512_maskz_loadu_ps(k, b + i);
+        __m512 ad = _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(_mm512_sub_ps(x, y)), mag));
+        __m512 d = _mm512_sub_ps(_mm512_setzero_ps(), ad);
+        __m512 r = _mm512_fmadd_ps(sleef_log1pf16_unit(sleef_exp2f16(d)), inv, _mm512_max_ps(x, y));
+        __m512 ax = _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(x), mag));
+        __mmask16 odd = (_mm512_cmp_ps_mask(x, y, _CMP_UNORD_Q)
+                         | (_mm512_cmp_ps_mask(x, y, _CMP_EQ_OQ) & _mm512_cmp_ps_mask(ax, inf, _CMP_EQ_OQ))) & k;
+        if (odd) {
+            float rv[16];
+            _mm512_storeu_ps(rv, r);
+            for (int j = 0; j < 16; j++)
+                if (odd >> j & 1) rv[j] = logaddexp2_lane(a[i + j], b[i + j], vec);
+            r = _mm512_loadu_ps(rv);
+        }
+        _mm512_mask_storeu_ps(o + i, k, r);
+    }
+}
+#endif
+
 static PyObject *py_run2(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (nargs != 5 && nargs != 6) {
-        PyErr_Format(PyExc_TypeError, "run2(y, x, out, vec, form[, step]) takes 5 or 6 arguments, not %zd", nargs);
+    if (nargs < 5 || nargs > 7) {
+        PyErr_Format(PyExc_TypeError, "run2(y, x, out, vec, form[, step[, op]]) takes 5 to 7 arguments, not %zd", nargs);
         return NULL;
     }
     long vec = PyLong_AsLong(args[3]), form = PyLong_AsLong(args[4]);
-    long step = nargs == 6 ? PyLong_AsLong(args[5]) : 0;
+    long step = nargs >= 6 ? PyLong_AsLong(args[5]) : 0;
+    long fn = nargs == 7 ? PyLong_AsLong(args[6]) : 0;
     if (PyErr_Occurred()) return NULL;
-    if (vec < 0 || vec > 1 || form < -1 || form > 1 || step < 0) {
-        PyErr_Format(PyExc_ValueError, "run2: vec must be 0 or 1, form -1, 0 or 1 and step >= 0 (got %ld, %ld, %ld)",
-                     vec, form, step);
+    if (vec < 0 || vec > 1 || form < -1 || form > 1 || step < 0 || fn < 0 || fn > 3) {
+        PyErr_Format(PyExc_ValueError, "run2: vec must be 0 or 1, form -1, 0 or 1, step >= 0 and op 0 to 3 (got %ld, "
+                     "%ld, %ld, %ld)", vec, form, step, fn);
         return NULL;
     }
     int wide = form == 0 ? 0 : has_avx512f();
@@ -1475,12 +1660,23 @@ static PyObject *py_run2(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         /* the scalar loop's elements: all (vec 0), the row's last n % step (step), none */
         Py_ssize_t body = !vec ? 0 : step > 0 ? n - n % step : n;
         Py_BEGIN_ALLOW_THREADS
+        if (fn >= 1) {  /* (logaddexp2(y, x): a = y, b = x; op 2: ATen's DEFAULT build, every element its
+                         * unfused scalar function; op 3: the AVX2 build's, its vector lanes' NaN words) */
+            if (fn == 2) body = 0;
 #if HAVE_X86
-        if (wide) atan2_block16(yp, xp, op, body);
-        else
+            if (wide) logaddexp2_block16(yp, xp, op, body, fn == 3 ? 3 : 1);
+            else
 #endif
-            for (Py_ssize_t i = 0; i < body; i++) op[i] = sleef_atan2f(yp[i], xp[i]);
-        for (Py_ssize_t i = body; i < n; i++) op[i] = atan2f(yp[i], xp[i]);
+                logaddexp2_block(yp, xp, op, body, fn == 3 ? 3 : 1);
+            logaddexp2_block(yp + body, xp + body, op + body, n - body, fn == 2 ? 2 : 0);
+        } else {
+#if HAVE_X86
+            if (wide) atan2_block16(yp, xp, op, body);
+            else
+#endif
+                for (Py_ssize_t i = 0; i < body; i++) op[i] = sleef_atan2f(yp[i], xp[i]);
+            for (Py_ssize_t i = body; i < n; i++) op[i] = atan2f(yp[i], xp[i]);
+        }
         Py_END_ALLOW_THREADS
     }
     answer = Py_True;
@@ -1549,7 +1745,9 @@ __attribute__((target("avx512f"))) static void log1p_block8_d(const double *x, d
  * the vectorized function, the C library's in the scalar one), or elu at alpha 1 (op 8: x where x > 0,
  * else op 7's expm1): the vectorized function with
  * Vectorized<double>::exp() (SLEEF's expd, _sleef_exp.h), the scalar one with std::exp (the C
- * library's exp); step is 2 * Vectorized<double>::size() (16 under AVX512, 8 under AVX2). */
+ * library's exp); step is 2 * Vectorized<double>::size() (16 under AVX512, 8 under AVX2). Ops 9 to 16
+ * as described at their functions above; op 17: gelu's exact form (gelu_erf_d: SLEEF's erf vectorized,
+ * the C library's in the scalar function). */
 static inline double vec_lane_d(double x, int op)
 {
     if (op == 3) return exp(x);
@@ -1561,6 +1759,7 @@ static inline double vec_lane_d(double x, int op)
     if (op == 14) return gelu_tanh_d(x, 1, 1);
     if (op == 15) return gelu_tanh_d(x, 0, 0);
     if (op == 16) return sleef_log1p_pt(x);
+    if (op == 17) return gelu_erf_d(x, 1);
     double e = sleef_exp(op == 0 ? x : -x);  /* (the lanes' negation flips the sign bit, a NaN's too) */
     if (op == 1) return 1.0 / (1.0 + e);
     if (op == 2) return x / (1.0 + e);
@@ -1579,6 +1778,7 @@ static inline double scalar_lane_d(double x, int op)
     if (op == 14) return gelu_tanh_d(x, 0, 1);
     if (op == 15) return gelu_tanh_d(x, 0, 0);
     if (op == 16) return log1p(x);
+    if (op == 17) return gelu_erf_d(x, 0);
     if (op == 1) return 1.0 / (1.0 + exp(-x));
     if (op == 2) return x / (1.0 + exp(-x));
     return sleef_exp(x);  /* (op 0 has no scalar function of PyTorch's: SLEEF's throughout) */
@@ -1635,6 +1835,10 @@ static void vec_block_d(const double *x, double *o, Py_ssize_t m, int op, int wi
         }
 #endif
         log1p_block_d(x, o, m);
+        return;
+    }
+    if (op == 17) {  /* (float64 gelu's exact form: the one-lane form, its FMA clone) */
+        gelu_erf_block_d(x, o, m);
         return;
     }
     if (op == 15) {  /* (gelu's tanh form under ATen's DEFAULT capability: the scalar function throughout) */
@@ -1700,7 +1904,7 @@ static PyObject *py_run_d(PyObject *self, PyObject *const *args, Py_ssize_t narg
             return NULL;
         }
     }
-    return run_loop(args, nargs, "run_d", "d", 16, vec_piece_d, scalar_piece_d);
+    return run_loop(args, nargs, "run_d", "d", 17, vec_piece_d, scalar_piece_d);
 }
 
 /* mish_grad(x, g, t, s, out, fused): PyTorch's mish_backward of flat C-contiguous buffers of one length and

@@ -76,17 +76,21 @@ from .torch_loops import (
 # vectorized function, the C library's in the scalar one, a NaN's word as PyTorch's lanes write it;
 # MISH_T: its tanh(log1p(exp(x))) alone, split alike: mish_backward's tanh_softplus; GELU_TANH_D:
 # float64 gelu's tanh form, GeluKernelImpl's loop, SLEEF's tanh vectorized, the C library's in the tail;
-# GELU_TANH_PLAIN: the same under ATen's DEFAULT capability, whose build fuses no step; LOG1P_D:
-# float64 log1p, vml's vec::map of SLEEF's log1p, every element, as EXPM1; float64 only)
+# GELU_TANH_PLAIN: the same under ATen's DEFAULT capability, whose build fuses no step; LOG1P:
+# float32 / float64 log1p, vml's vec::map of SLEEF's log1p, every element, as EXPM1)
 EXP, SIGMOID, SILU, LIBM_EXP, TANH, GELU, GELU_ONEDNN, EXPM1, ELU, SELU, SOFTPLUS, EXP_SPLIT, MISH, MISH_T, \
-    GELU_TANH_D, GELU_TANH_PLAIN, LOG1P_D = range(17)
+    GELU_TANH_D, GELU_TANH_PLAIN, LOG1P = range(17)
+# float64 gelu's exact form: GeluKernelImpl's loop, SLEEF's erf (_sleef_erf.h) vectorized, the C library's
+# in the scalar tail (under ATen's DEFAULT capability, step 0: the C library's throughout); float64 only
+GELU_D = 17
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
 # the ops whose float64 loop is ported too (run_d: SLEEF's expd / expm1 in the vectorized function)
-_DOUBLE_OPS = frozenset((EXP, SIGMOID, SILU, EXPM1, ELU, SELU, SOFTPLUS, EXP_SPLIT, MISH, MISH_T, GELU_TANH_D, GELU_TANH_PLAIN))
+_DOUBLE_OPS = frozenset((EXP, SIGMOID, SILU, EXPM1, ELU, SELU, SOFTPLUS, EXP_SPLIT, MISH, MISH_T, GELU_TANH_D, GELU_TANH_PLAIN,
+                         GELU_D))
 # the vec::map ops (SLEEF's function at every element, the C library's under the default capability):
-# _elementwise's float64 ones; LOG1P_D is float64's alone
-_MAP_D = frozenset((EXPM1, LOG1P_D))
+# _elementwise's float64 ones, float32's too
+_MAP_D = frozenset((EXPM1, LOG1P))
 _steps: list[int] = []
 # the longest flat run every op's loop runs as one chunk (GELU's grain shrinks beyond it; every
 # other op's is GRAIN_SIZE)
@@ -112,7 +116,7 @@ def step() -> int:
 def _grain(op: int, n: int, threads: int | None) -> int:
     """The op's parallel grain size in PyTorch (gelu's own, else :data:`GRAIN_SIZE`); ``threads``
     None: :func:`strided.kernels.torch_loops.torch_threads`, asked only where it matters."""
-    if (op == GELU or op == GELU_TANH_D or op == GELU_TANH_PLAIN) and n > 16384:
+    if (op == GELU or op == GELU_TANH_D or op == GELU_TANH_PLAIN or op == GELU_D) and n > 16384:
         return gelu_grain(n, torch_threads() if threads is None else threads)
     return GRAIN_SIZE
 
@@ -303,6 +307,23 @@ def atan2_float32(y: np.ndarray, x: np.ndarray, out: np.ndarray | None = None, t
     whose strides order the loop, None: a fresh one). None where the compiled kernel is not used or
     an operand is not a float32 array (the caller's float64 ``arctan2``, rounded once: PyTorch's
     bits in about 97% of elements). ``threads``, ``form`` as :func:`torch_loop`'s."""
+    return _binary_float32(y, x, out, threads, form, 0)
+
+
+def logaddexp2_float32(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None, threads: int | None = None,
+                       form: int = -1) -> np.ndarray | None:
+    """PyTorch's float32 ``logaddexp2(a, b)`` bit for bit, laid out and split as :func:`atan2_float32`:
+    ``logaddexp2_kernel``'s ``cpu_kernel_vec`` loop, ``fma(log1p(exp2(-|a - b|)), 1/ln 2, max(a, b))``
+    with SLEEF's ``exp2f`` / ``log1pf`` where it is vectorized and the C library's where it is not
+    (ATen's DEFAULT capability: the C library's everywhere, unfused), ``a`` where ``a == b`` is
+    infinite, ``-|a - b|`` (a NaN operand's word, its sign set) where either is NaN. None where the
+    compiled kernel is not used or an operand is not a float32 array."""
+    return _binary_float32(a, b, out, threads, form, 1)
+
+
+def _binary_float32(y: np.ndarray, x: np.ndarray, out: np.ndarray | None, threads: int | None, form: int,
+                    fn: int) -> np.ndarray | None:
+    """:func:`atan2_float32` (``fn`` 0) or :func:`logaddexp2_float32` (``fn`` 1): run2's op."""
     k = native.sleef()
     if k is None or not (isinstance(y, np.ndarray) and isinstance(x, np.ndarray)) or y.dtype != _F32 \
             or x.dtype != _F32:
@@ -321,13 +342,14 @@ def atan2_float32(y: np.ndarray, x: np.ndarray, out: np.ndarray | None = None, t
                 and not np.may_share_memory(out, x) and not np.may_share_memory(out, y)
             res = out if into else np.empty_like(x)
             yf, xf, rf = yt.reshape(-1), xt.reshape(-1), (res if order is None else res.transpose(order)).reshape(-1)
-            return res if _atan2_run(k, yf, xf, rf, st, threads, form) else None
+            return res if _atan2_run(k, yf, xf, rf, st, threads, form, fn) else None
+    fn = run2_op(fn, st)
     shape = np.broadcast_shapes(y.shape, x.shape)
     yb = np.ascontiguousarray(np.broadcast_to(y, shape)).reshape(-1)
     xb = np.ascontiguousarray(np.broadcast_to(x, shape)).reshape(-1)
     res = np.empty(shape, _F32)
     flat = res.reshape(-1)
-    if not k.run2(yb, xb, flat, 1 if st else 0, form):
+    if not k.run2(yb, xb, flat, 1 if st else 0, form, 0, fn):
         return None  # (form 1 asked of a CPU without AVX-512)
     if not st or not res.size:
         return res
@@ -341,9 +363,17 @@ def atan2_float32(y: np.ndarray, x: np.ndarray, out: np.ndarray | None = None, t
     if mask is not None:  # the scalar loop's elements: the C library's atan2f
         m = mask.reshape(-1)
         part = np.empty(int(m.sum()), _F32)
-        k.run2(yb[m], xb[m], part, 0, form)
+        k.run2(yb[m], xb[m], part, 0, form, 0, fn)
         flat[m] = part
     return res
+
+
+def run2_op(fn: int, st: int) -> int:
+    """run2's op for ``fn`` under the capability whose step is ``st``: logaddexp2's (1) is 2 under
+    ATen's DEFAULT capability (its build fuses no step), 3 under AVX2 (its vector lanes' NaN word)."""
+    if fn != 1:
+        return fn
+    return 2 if not st else 3 if st == 16 else 1
 
 
 def atan2_flat(y: np.ndarray, x: np.ndarray) -> np.ndarray | None:
@@ -352,16 +382,26 @@ def atan2_flat(y: np.ndarray, x: np.ndarray) -> np.ndarray | None:
     parallel grain one row of its loop (SLEEF's over whole steps, the C library's over the last
     ``len % step``) in one call. None where the compiled kernel is not used."""
     k = native.sleef()
+    return None if k is None else _binary_flat(k, y, x, 0)
+
+
+def logaddexp2_flat(a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
+    """:func:`logaddexp2_float32` of two C-contiguous 1-D float32 arrays of one length, as
+    :func:`atan2_flat`."""
+    k = native.sleef()
+    return None if k is None else _binary_flat(k, a, b, 1)
+
+
+def _binary_flat(k: Any, y: np.ndarray, x: np.ndarray, fn: int) -> np.ndarray | None:
+    """:func:`atan2_flat`'s call (``fn`` 0) or :func:`logaddexp2_flat`'s (1)."""
     n = x.shape[0]
-    if k is None:
-        return None
     if not (x.flags.aligned and y.flags.aligned):
         y, x = _aligned(y, None)[0], _aligned(x, None)[0]
     if n >= GRAIN_SIZE:  # (PyTorch's parallel chunks: each its own row)
-        return atan2_float32(y, x)
+        return _binary_float32(y, x, None, None, -1, fn)
     res = np.empty(n, _F32)
     st = _steps[0] if _steps else step()
-    return res if k.run2(y, x, res, 1 if st else 0, -1, st) else None
+    return res if k.run2(y, x, res, 1 if st else 0, -1, st, run2_op(fn, st)) else None
 
 
 def angle_complex64(z: np.ndarray, threads: int | None = None, form: int = -1) -> np.ndarray | None:
@@ -390,20 +430,21 @@ def angle_complex64(z: np.ndarray, threads: int | None = None, form: int = -1) -
     return res if _atan2_run(k, y, x, res, st, threads, form) else None
 
 
-def _atan2_run(k: object, y: np.ndarray, x: np.ndarray, res: np.ndarray, st: int, threads: int | None,
-               form: int) -> bool:
-    """atan2 of one flat run into ``res`` as PyTorch's loop splits it: each parallel chunk's last
-    ``len % st`` elements the C library's atan2f, the rest SLEEF's (``st`` 0: the C library's at
-    every element). ``threads`` None: :func:`torch_threads`, asked only where the run is long
+def _atan2_run(k: Any, y: np.ndarray, x: np.ndarray, res: np.ndarray, st: int, threads: int | None,
+               form: int, fn: int = 0) -> bool:
+    """atan2 (``fn`` 0; 1: logaddexp2, :func:`run2_op`) of one flat run into ``res`` as PyTorch's loop
+    splits it: each parallel chunk's last ``len % st`` elements the C library's atan2f, the rest
+    SLEEF's (``st`` 0: the C library's at every element). ``threads`` None: :func:`torch_threads`, asked only where the run is long
     enough to be split. False where ``form`` 1 is asked of a CPU without AVX-512."""
     n = res.size
     chunk = _chunk(n, threads, GRAIN_SIZE) or n
     vec = 1 if st else 0
+    fn = run2_op(fn, st)
     if chunk >= n:  # (one chunk: one call, no slices)
-        return bool(k.run2(y, x, res, vec, form, st))
+        return bool(k.run2(y, x, res, vec, form, st, fn))
     for a in range(0, n, chunk):
         b = min(a + chunk, n)
-        if not k.run2(y[a:b], x[a:b], res[a:b], vec, form, st):
+        if not k.run2(y[a:b], x[a:b], res[a:b], vec, form, st, fn):
             return False
     return True
 
@@ -441,26 +482,36 @@ def expm1_map(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray | None
     return _elementwise(x, out, EXPM1)
 
 
-def log1p_float64(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray | None:
-    """PyTorch's float64 ``torch.log1p`` of ``x`` (any strides) bit for bit: vml's ``vec::map`` of
-    ``Vectorized<double>::log1p()``, SLEEF's log1p (``_sleef_log1p.h``) at every element, whatever its
-    position (``std::log1p`` under the ``default`` capability); a NaN or ``x < -1`` gives the default
-    NaN word, -1 -inf. ``out`` and the answer as :func:`exp_float32`'s; None where the kernel is not
-    built or ``x`` is not float64 (the caller's ``np.log1p``: ~92% of elements equal). (float64
-    ``tanh`` is MKL's ``vdTanh`` in PyTorch, not SLEEF's: not reproduced.)"""
-    return _elementwise(x, out, LOG1P_D) if x.dtype == _F64 else None
+def log1p_map(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray | None:
+    """PyTorch's float32 / float64 ``torch.log1p`` of ``x`` (any strides) bit for bit: vml's ``vec::map`` of
+    ``Vectorized<T>::log1p()``, SLEEF's log1p (``_sleef_log1p.h``) at every element, whatever its
+    position (``std::log1p`` under the ``default`` capability). float64: a NaN or ``x < -1`` gives
+    the default NaN word; float32: ``x < -1`` the all-ones word, a NaN itself quieted (under AVX2
+    the default NaN word); -1 -inf. ``out`` and the answer as :func:`exp_float32`'s; None where the
+    kernel is not built or ``x`` is neither (the caller's ``np.log1p``: ~92% of float64 elements equal,
+    69% of float32 randn ones). (float64 ``tanh`` is MKL's ``vdTanh`` in PyTorch, not SLEEF's: not
+    reproduced.)"""
+    return _elementwise(x, out, LOG1P)
+
+
+def _map_step(op: int) -> int:
+    """The step a vec::map op (:data:`_MAP_D`) runs with: -1 (every element the vectorized
+    function), -2 (the same under AVX2: float32 log1p's NaN words), 0 (the ``default`` capability:
+    the C library's)."""
+    st = _steps[0] if _steps else step()
+    return 0 if not st else (-2 if st == 16 and op == LOG1P else -1)
 
 
 def _elementwise(x: np.ndarray, out: np.ndarray | None, op: int) -> np.ndarray | None:
-    """``op`` (the same function at every element) of the float32 array ``x`` (float64 for the
-    :data:`_MAP_D` ops: EXPM1 of either; LOG1P_D of float64 alone): see :func:`exp_float32`."""
+    """``op`` (the same function at every element) of the float32 array ``x`` (float64 too for the
+    :data:`_MAP_D` ops): see :func:`exp_float32`."""
     k = native.sleef()
     dt = x.dtype
-    if k is None or not ((dt == _F32 and op < LOG1P_D) or (dt == _F64 and op in _MAP_D)):
+    if k is None or not ((dt == _F32 and op not in (GELU_TANH_D, GELU_TANH_PLAIN, GELU_D)) or (dt == _F64 and op in _MAP_D)):
         return None
     run = k.run if dt == _F32 else k.run_d
     # (a vec::map op's vector function where ATen has one, else the C library's: the scalar function)
-    st = -1 if op not in _MAP_D or (_steps[0] if _steps else step()) else 0
+    st = _map_step(op) if op in _MAP_D else -1
     x, out = _aligned(x, out)
     res = out if out is not None and out.dtype == dt and out.shape == x.shape else None
     if res is not None and not res.flags.c_contiguous:
@@ -539,19 +590,18 @@ def flat_call(op: int, dtype: np.dtype, elementwise: bool = False) -> tuple[Any,
     max_n)``: ``run(x, res, *extra)`` writes into a fresh ``res`` what :func:`torch_loop` (``op``
     SIGMOID / SILU: its one-chunk call, up to ``max_n`` elements) or, ``elementwise``, the fresh forms
     (:func:`_fresh`: float32 only) return for ``x``; None where neither runs the kernel (then the
-    caller's Python path decides; :data:`EXPM1`: float64 too, as :func:`expm1_map`; :data:`LOG1P_D`: float64
-    alone, as :func:`log1p_float64`). For the compiled fronts, which make the call in C. The step is
+    caller's Python path decides; :data:`EXPM1` and :data:`LOG1P`: float64 too, as :func:`expm1_map` /
+    :func:`log1p_map`). For the compiled fronts, which make the call in C. The step is
     read now (:func:`step`: at the first use, as torch_loop reads it)."""
     k = native._compiled("_sleefkernel")
     dt = np.dtype(dtype)
     if k is None:
         return None
     if elementwise:  # (_elementwise's call: the vec::map ops of float64 too, step 0 under the default capability)
-        if op in _MAP_D:  # (EXPM1 of float32 / float64, LOG1P_D of float64 alone)
-            if not (dt == _F64 or (dt == _F32 and op == EXPM1)):
+        if op in _MAP_D:  # (EXPM1 and LOG1P of float32 / float64)
+            if not (dt == _F64 or dt == _F32):
                 return None
-            st = -1 if (_steps[0] if _steps else step()) else 0
-            return k.run if dt == _F32 else k.run_d, (op, 0, 0, st, -1), 1 << 62
+            return k.run if dt == _F32 else k.run_d, (op, 0, 0, _map_step(op), -1), 1 << 62
         return (k.run, (op, 0, 0, -1, -1), 1 << 62) if dt == _F32 else None
     if dt == _F32:
         return k.run, (op, 0, 0, _steps[0] if _steps else step(), -1), _ONE_CHUNK

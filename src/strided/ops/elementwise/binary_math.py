@@ -63,7 +63,9 @@ from ...kernels.elementwise import (
 from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set, quietly
 from ...kernels.fused import quieted
 from ...kernels.memory import dense_run
-from ...kernels.torch_loops import vector_rows
+from ...kernels.sleef import logaddexp2_flat, logaddexp2_float32, run2_op
+from ...kernels.sleef import step as sleef_step
+from ...kernels.torch_loops import GRAIN_SIZE, vector_rows
 from ...opdef import Kind, declare
 from ...tensor import Tensor
 from .._support.front import compiled_front, kernel_entry
@@ -408,13 +410,43 @@ LOGADDEXP = BinaryOp("logaddexp", UfuncLike("logaddexp", _logaddexp), kernel="lo
                      tensor_other=True, float_only=True, complex_ok=True, late_checks=True,
                      native=logaddexp_loop(False), native_dtypes=_FLOAT32_64, native_min=32)
 def _logaddexp2(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
-    """np.logaddexp2 with PyTorch's float32/float16 NaN signs (:func:`torch_nan_signs`)."""
-    return torch_nan_signs(np.logaddexp2(_in(x, dtype), _in(y, dtype)))
+    """float32: PyTorch's bits (:func:`strided.kernels.sleef.logaddexp2_float32`: its loop's SLEEF /
+    C library split, where the compiled kernel runs); else np.logaddexp2 with PyTorch's float16 NaN
+    signs (:func:`torch_nan_signs`; float64: NumPy's bits)."""
+    a, b = _in(x, dtype), _in(y, dtype)
+    if dtype == _F32_NP:
+        r = logaddexp2_float32(a, b)
+        if r is not None:
+            return r
+    return torch_nan_signs(np.logaddexp2(a, b))
 
 
+def _logaddexp2_native(x: np.ndarray, y: np.ndarray) -> np.ndarray | None:
+    """logaddexp2's flat-run loop (two C-contiguous arrays of one shape): float32 PyTorch's
+    (:func:`strided.kernels.sleef.logaddexp2_flat`), float64 NumPy's compiled
+    (:func:`strided.kernels.elementwise.logaddexp_fresh`)."""
+    if x.dtype == _F32_NP:
+        r = logaddexp2_flat(x.reshape(-1), y.reshape(-1))
+        return None if r is None else r.reshape(x.shape)
+    return logaddexp_fresh(x, y, True)
+
+
+def _logaddexp2_entry() -> tuple | None:
+    """The front's float32 kernel entry of logaddexp2: :func:`_logaddexp2_native`'s compiled call
+    (``run2(a, b, out, vectorized, -1, step, op)``, one row of PyTorch's loop) on two runs below
+    PyTorch's parallel grain, as atan2's entry; None where the module is not built."""
+    k = _native._compiled("_sleefkernel")
+    if k is None:
+        return None
+    st = sleef_step()
+    return kernel_entry(k.run2, (1 if st else 0, -1, st, run2_op(1, st)), np.float32, GRAIN_SIZE - 1)
+
+
+_F32_NP = np.dtype(np.float32)
+# (logaddexp2 float32: PyTorch's bits at every size, below native_min too: _logaddexp2 itself)
 LOGADDEXP2 = BinaryOp("logaddexp2", UfuncLike("logaddexp2", _logaddexp2), kernel="logaddexp2_cpu", fast=_FLOATS, tensor_other=True,
-                      float_only=True, late_checks=True, native=logaddexp_loop(True), native_dtypes=_FLOAT32_64,
-                      native_min=32)
+                      float_only=True, late_checks=True, native=_logaddexp2_native, native_dtypes=_FLOAT32_64,
+                      native_min=32, entry_kernel=_logaddexp2_entry)
 LDEXP = BinaryOp("ldexp", UfuncLike("ldexp", _ldexp), kind="div", fast=_FLOATS, tensor_other=True)
 
 fmax, _, _, _ = _make_binary(FMAX)
@@ -440,6 +472,8 @@ def _install_logaddexp_kernels() -> None:
         if k is None or table is None:
             continue
         for d in (float32, float64):
+            if base2 and d is float32:  # (logaddexp2's float32: PyTorch's own loop, _logaddexp2_entry)
+                continue
             if d in table and len(table[d]) == 6:
                 table[d] = (*table[d], kernel_entry(_first_use(table, d, k, base2), (), d.numpy))
 

@@ -8,15 +8,13 @@ from typing import Any
 
 import numpy as np
 
-from ...dtypes import float64
 from ...errors import StridedRuntimeError, join_lines
 from ...gradients import seal
-from ...kernels import native, sleef, special
+from ...kernels import sleef, special
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
-from .._support.front import compiled_front, kernel_entry
-from .._support.operands import _cinfo, _fresh_output, _not_implemented, _view
+from .._support.operands import _fresh_output, _not_implemented, _view
 from .._support.out import write_out
 from ..registry import backward
 
@@ -33,7 +31,15 @@ def gelu(input: Tensor, approximate: str = "none", *, out: Any = None) -> Tensor
     0.841345
     """
     if out is not None:  # (PyTorch's out= takes only the result's dtype)
-        return write_out(out, gelu(input, approximate), "gelu", (input, approximate), "found")
+        return write_out(out, _gelu(input, approximate, out), "gelu", (input, approximate), "found")
+    return _gelu(input, approximate, None)
+
+
+def _gelu(input: Tensor, approximate: str, like: Any) -> Tensor:
+    """:func:`gelu` into a fresh tensor; ``like``: the ``out=`` tensor, whose layout orders
+    PyTorch's loop where it is kept (same dtype and shape: TensorIterator's output comes first in
+    its dim order, so a transposed input into a row-major ``out`` runs strided, every element the
+    scalar function), so the fresh result is laid out as TensorIterator lays it out with ``out``."""
     tensor_arg(input, "gelu")
     if approximate not in ("none", "tanh"):
         raise StridedRuntimeError(
@@ -42,9 +48,8 @@ def gelu(input: Tensor, approximate: str = "none", *, out: Any = None) -> Tensor
     d = input._dtype
     if not d.is_floating_point:
         raise _not_implemented("GeluKernelImpl", d, (input,), "fix: convert first, e.g. x.to(strided.float32)")
-    if d is float64:  # (the compiled front's memo of the shape, as the fast paths fill it: its next call in C)
-        _cinfo[input._layout.shape]
-    out = _fresh_output(input._layout.shape, d, [input], d)
+    keep = isinstance(like, Tensor) and like._dtype is d and like._layout.shape == input._layout.shape
+    out = _fresh_output(input._layout.shape, d, [like, input] if keep else [input], d)
     token = quiet_set(QUIET)
     try:
         _gelu_into(_view(input), _view(out), approximate, d.name)
@@ -60,7 +65,9 @@ def _gelu_into(x: np.ndarray, res_out: np.ndarray, approximate: str, dtype_name:
     the same kernels, rounded once, as PyTorch's reduced-float ``GeluKernelImpl`` does (its
     ``Vectorized<Half>`` twice float32's width; bfloat16's contiguous input goes to oneDNN, as
     float32's); else in float64, rounded once (the compiled kernel where it takes the arrays: the
-    same bits in one pass); the tanh form in float32 (float64 for a float64 tensor: PyTorch's bits
+    same bits in one pass; a float64 tensor: PyTorch's bits where the compiled kernel runs,
+    GeluKernelImpl's loop with SLEEF's erf where it is vectorized, :data:`strided.kernels.sleef.GELU_D`);
+    the tanh form in float32 (float64 for a float64 tensor: PyTorch's bits
     where the compiled kernel runs, GeluKernelImpl's loop with SLEEF's tanh where it is vectorized,
     :data:`strided.kernels.sleef.GELU_TANH_D`)."""
     if approximate == "none":
@@ -74,6 +81,12 @@ def _gelu_into(x: np.ndarray, res_out: np.ndarray, approximate: str, dtype_name:
             if res is not None:
                 if res is not res_out:
                     np.copyto(res_out, res, casting="unsafe")
+                return
+        if dtype_name == "float64":  # (GeluKernelImpl's loop, SLEEF's erf where vectorized: PyTorch's bits)
+            res = sleef.torch_loop(x, sleef.GELU_D, res_out)
+            if res is not None:
+                if res is not res_out:
+                    np.copyto(res_out, res)
                 return
         if special.gelu_into(x, res_out):
             return
@@ -129,16 +142,5 @@ def gelu_backward(out: Tensor, x: Tensor, approximate: str = "none") -> Any:
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
 
 
-def _gelu_front_table() -> dict:
-    """The compiled front's table for ``gelu(x)`` (the exact form): float64 alone, the forward's own
-    compiled pass (:func:`strided.kernels.special.gelu_into`'s ``gelu`` kernel: its float64
-    formula, one pass, elementwise, so a flat run's values are the tensor's) made in C; float32 and
-    every other dtype, call and refusal: the entry (float32's oneDNN / torch_loop paths)."""
-    k = native._compiled("_specialkernel")  # (the module itself: the front reads the switch per call)
-    entry = kernel_entry(getattr(k, "gelu", None), (), np.float64)
-    return {} if entry is None else {float64: (None, True, None, entry)}
-
-
-gelu = compiled_front(gelu, 1, _gelu_front_table())  # (the sealed entry behind the front)
 # the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
 declare(Kind.COMPUTE, "gelu")

@@ -47,8 +47,8 @@ from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quie
 from ...kernels.memory import dense_run
 from ...kernels.reduced_nans import VML_ALL_ONES, all_ones_nans
 from ...kernels.sleef import EXPM1 as _EXPM1_OP
-from ...kernels.sleef import LOG1P_D as _LOG1P_D_OP
-from ...kernels.sleef import expm1_map, flat_call, log1p_float64
+from ...kernels.sleef import LOG1P as _LOG1P_OP
+from ...kernels.sleef import expm1_map, flat_call, log1p_map
 from ...kernels.torch_loops import GRAIN_SIZE, scalar_loop_mask, torch_vector_bytes
 from ...opdef import Kind, declare
 from ...tensor import Tensor
@@ -132,16 +132,35 @@ def _sleef_map(run: Callable[[np.ndarray, np.ndarray], np.ndarray | None], chars
                 if res is not out:
                     np.copyto(out, res)
                 return
+        if "f" in chars and x.dtype == _F16 and out.dtype == _F16 and _half_map(run, x, out) is not None:
+            return
         rest(x, out, compute, d)
 
     return kernel
 
 
+def _half_map(run: Callable[[np.ndarray, np.ndarray], np.ndarray | None], x: np.ndarray,
+              out: np.ndarray | None) -> np.ndarray | None:
+    """A float16 ``x`` through a float32 SLEEF map ``run``, rounded to float16 (into ``out`` where
+    given): PyTorch's ``vec::map`` over ``Vectorized<Half>`` converts each half to float, takes the
+    float function and converts back (a NaN word kept: log1p's all-ones 0xFFFF below -1, where
+    NumPy's float16 log1p gave 0xFE00). None where ``run`` does not run."""
+    res = run(x.astype(np.float32), None)
+    if res is None:
+        return None
+    if out is None:
+        return res.astype(_F16)
+    np.copyto(out, res, casting="unsafe")
+    return out
+
+
+_F16 = np.dtype(np.float16)
 # expm1: float32 / float64 through SLEEF's expm1 (strided.kernels.sleef.expm1_map); complex:
-# c10's formula, float16: NumPy's expm1 in float32
+# c10's formula, float16: SLEEF's float32 expm1, rounded
 _expm1 = _sleef_map(expm1_map, "fd", _complex_c10(np.expm1, complex_forms.EXPM1))
-# log1p: float64 through SLEEF's log1p (strided.kernels.sleef.log1p_float64); float32: NumPy's
-_log1p = _sleef_map(log1p_float64, "d", _complex_c10(np.log1p, complex_forms.LOG1P))
+# log1p: float32 / float64 through SLEEF's log1p (strided.kernels.sleef.log1p_map); complex: c10's
+# formula, float16: SLEEF's float32 log1p, rounded
+_log1p = _sleef_map(log1p_map, "fd", _complex_c10(np.log1p, complex_forms.LOG1P))
 
 
 def _angle(uf: np.ufunc, num: float, den: float) -> Kernel:
@@ -778,16 +797,16 @@ _FRESH: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "cosh": np.cosh, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
 }
 def _log1p_fresh(x: np.ndarray) -> np.ndarray:
-    """log1p of a flat run: :func:`_log1p`'s (float64: SLEEF's at every element where the kernel
-    runs), else NumPy's."""
-    r = log1p_float64(x)
+    """log1p of a flat run: :func:`_log1p`'s (SLEEF's at every element where the kernel runs), else
+    NumPy's."""
+    r = _half_map(log1p_map, x, None) if x.dtype == _F16 else log1p_map(x)
     return np.log1p(x) if r is None else r
 
 
 def _expm1_fresh(x: np.ndarray) -> np.ndarray:
     """expm1 of a flat run: :func:`_expm1`'s (SLEEF's at every element where the kernel runs: an
     unaligned run too, read from an aligned copy), else NumPy's."""
-    r = expm1_map(x)
+    r = _half_map(expm1_map, x, None) if x.dtype == _F16 else expm1_map(x)
     return np.expm1(x) if r is None else r
 
 
@@ -815,7 +834,7 @@ def _frac_first(x: np.ndarray) -> np.ndarray | None:
 # the ops whose fresh function is one compiled pass (the codes of _sign_fresh and _rsqrt_fresh)
 # (expm1: SLEEF's at every element, expm1_map; None where not built: then _FRESH's np.expm1)
 _FIRST = {"sign": _unary_exact_first(0), "rsqrt": _unary_exact_first(3), "frac": _frac_first,  # (see _FIRST_CODES)
-          "expm1": lambda x: expm1_map(x), "log1p": lambda x: log1p_float64(x)}
+          "expm1": lambda x: expm1_map(x), "log1p": lambda x: log1p_map(x)}
 # the special functions: called without quiet_call (see _special_fresh)
 def _logit_fresh(x: np.ndarray) -> np.ndarray:
     """``logit(x)`` without eps of a flat float32 / float64 run into a fresh array: the forward's
@@ -1584,8 +1603,8 @@ def _front_kernel(name: str, dtype: np.dtype) -> tuple | None:
         return kernel_entry(getattr(k, "logit_np", None), (), dtype)
     if name == "frac":
         return kernel_entry(getattr(k, "frac", None), (), dtype)
-    if name == "expm1" or name == "log1p":  # (expm1_map's / log1p_float64's call on a flat run: the sleef kernel's)
-        call = flat_call(_EXPM1_OP if name == "expm1" else _LOG1P_D_OP, dtype, elementwise=True)
+    if name == "expm1" or name == "log1p":  # (expm1_map's / log1p_map's call on a flat run: the sleef kernel's)
+        call = flat_call(_EXPM1_OP if name == "expm1" else _LOG1P_OP, dtype, elementwise=True)
         return None if call is None else kernel_entry(*call[:2], dtype, call[2])
     if name in _FP_TEST_CODES:  # (a bool result; fp_test refuses an x not aligned to its element)
         return kernel_entry(getattr(k, "fp_test", None), (_FP_TEST_CODES[name],), _BOOL_NP)
