@@ -172,6 +172,7 @@ def test_run_refuses_float64_only_ops() -> None:
 
 
 @needs_kernel
+@pytest.mark.usefixtures("torch_threads_as_assumed")  # (past the grain: PyTorch's chunks follow its thread count)
 def test_gelu_float64_flat_runs_bits() -> None:
     rng = np.random.default_rng(364)
     for n in _LENGTHS + [40000, 100003]:  # (the last two: cut into PyTorch's parallel chunks)
@@ -301,6 +302,7 @@ def _lae2(lib: object, a: object, b: object) -> object:
 
 
 @needs_kernel
+@pytest.mark.usefixtures("torch_threads_as_assumed")  # (past the grain: PyTorch's chunks follow its thread count)
 def test_logaddexp2_float32_flat_runs_bits() -> None:
     rng = np.random.default_rng(369)
     for n in _LENGTHS + [40000, 100003]:  # (the last two: PyTorch's parallel chunks)
