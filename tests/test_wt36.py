@@ -18,11 +18,10 @@ torch = pytest.importorskip("torch")
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
 
 import bench_watch_torch  # noqa: E402
-from torch_gpt import GPT, batch  # noqa: E402
-
 import strided.diagnose.watch_torch as wt  # noqa: E402
 from strided.diagnose.flow import MemoryTally  # noqa: E402
 from strided.diagnose.watch_torch import watch_torch  # noqa: E402
+from torch_gpt import GPT, batch  # noqa: E402
 
 
 def _facts(model: GPT, idx: torch.Tensor, targets: torch.Tensor) -> tuple:
