@@ -31,9 +31,14 @@ PyTorch runs with one thread so that the numbers do not depend on the machine's 
 less of the op recorder: ``modes + calls`` (the recorder of the user's calls as is, the per-op
 recorder a no-op), ``+ op call`` (the per-op recorder reading only the autograd node and
 counter), ``+ tensor reads`` (... and each tensor's shape, strides and dtype, through the C
-helper: what any record needs), ``watched`` (the whole recorder). The gap between the last two
-is the recorder's own bookkeeping (memory tally, kinds, the flat record), the part a faster
-recorder could still cut; ``+ tensor reads`` is the floor of one that keeps reading what it reads.
+helper: what any record needs), ``- storages`` and ``- tally`` (the whole recorder but the
+memory tally: no output's storage read at all, so no storage object made; and each new output's
+storage read but not counted: no weak reference, no callback when it dies), ``watched`` (the whole
+recorder). The gap between ``+ tensor reads`` and ``watched`` is the recorder's own bookkeeping
+(memory tally, kinds, the flat record), the part a faster recorder could still cut; ``+ tensor
+reads`` is the floor of one that keeps reading what it reads; ``- storages`` to ``watched`` is
+what the memory tally costs (the reports' ``allocated_bytes``/``peak_bytes``: the numbers
+in these rows' watches are wrong, only their times count).
 These times are thread CPU time (the minimum of one call, round-robin), not wall time: the
 differences between rows are a few percent of a pass, below the noise of wall time on a shared
 machine.
@@ -144,6 +149,7 @@ def split(quick: bool) -> None:
     import torch
 
     import strided.diagnose.watch_torch as wt
+    from strided.diagnose.flow import MemoryTally
     from torch_gpt import GPT, batch
 
     full = wt._recorders
@@ -170,28 +176,47 @@ def split(quick: bool) -> None:
 
         return recorders
 
+    entry = wt._op_entry
+    counted = MemoryTally.allocated
+
+    def no_tally() -> None:  # each new storage read, none counted
+        MemoryTally.allocated = lambda tally, owner, nbytes: False
+
+    def no_storages() -> None:  # no output storage read: every op as if it allocated nothing
+        wt._op_entry = lambda func: (*entry(func)[:3], False, entry(func)[4])
+        wt._OPS.clear()
+
+    def restore() -> None:
+        MemoryTally.allocated, wt._op_entry = counted, entry
+        wt._OPS.clear()
+
     class Partial:
         """A watch_torch() block whose op recorder does only part of its work."""
 
-        def __init__(self, recorders) -> None:  # noqa: ANN001
-            self.recorders = recorders
+        def __init__(self, recorders, patch=None) -> None:  # noqa: ANN001
+            self.recorders, self.patch = recorders, patch
 
         def __call__(self) -> Partial:
             return self
 
         def __enter__(self) -> None:
             wt._recorders = self.recorders
+            if self.patch is not None:
+                self.patch()
             self.watch = wt.watch_torch()
             self.watch.__enter__()
 
         def __exit__(self, *exc: object) -> None:
             wt._recorders = full
+            if self.patch is not None:
+                restore()
             self.watch.__exit__(*exc)
 
     torch.set_num_threads(1)
     print_header(f"torch {torch.__version__}")
-    labels = ("modes + calls", "+ op call", "+ tensor reads", "watched")
-    contexts = [Partial(partial(0)), Partial(partial(1)), Partial(partial(2)), wt.watch_torch]
+    labels = ("modes + calls", "+ op call", "+ tensor reads", "- storages", "- tally", "watched")
+    contexts = [Partial(partial(0)), Partial(partial(1)), Partial(partial(2)), Partial(full, no_storages),
+                Partial(full, no_tally), wt.watch_torch]
     print(f"{'pass':<9}{'plain':>12}" + "".join(f"{label:>16}" for label in labels) + "   (x plain)")
     cfg = dict(SMALL)
     B = cfg.pop("B")
@@ -203,7 +228,7 @@ def split(quick: bool) -> None:
         samples: list[list[float]] = [[] for _ in stmts]
         for g in stmts:
             g()
-        for r in range(8 if quick else 20):  # round-robin, each order rotated
+        for r in range(8 if quick else 30):  # round-robin, each order rotated
             for i in (*range(r % len(stmts), len(stmts)), *range(r % len(stmts))):
                 start = time.thread_time()
                 stmts[i]()
