@@ -179,3 +179,27 @@ def test_in_graph_and_grad_leaf_transposes_keep_the_forward():
     ty.relu_()
     (ty * 2).sum().backward()
     assert np.array_equal(x.grad.numpy(), t.grad.numpy())
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [1, 7, 15, 16, 17, 33, 255, 256, 257, 1000, 16384, 40_003])
+def test_elu_fused_lanes_are_the_plain_lanes(dtype, n):
+    """elu / selu's one-pass AVX-512 lanes (elu_fused16 / elu_fused8: expm1 only for a vector with
+    an x not > 0) give the plain C form's bits (form 0: the stack-block pass), on special words,
+    mixed signs, all-positive vectors and partial tails; float64 also torch's own bits."""
+    from strided.kernels import sleef
+
+    a = _values(dtype, (n,), n)
+    a[: n // 3] = np.abs(a[: n // 3])  # (a run of all-positive vectors: the skipped exponentials)
+    for op in (sleef.ELU, sleef.SELU):
+        wide, plain = sleef.torch_loop(a, op, form=-1), sleef.torch_loop(a, op, form=0)
+        if wide is None:
+            pytest.skip("no compiled sleef kernel")
+        assert _bits(wide) == _bits(plain), op
+    if dtype == np.float64:
+        for ours, theirs in ((F.elu, TF.elu), (F.selu, TF.selu), (F.celu, TF.celu)):
+            assert _bits(ours(st.tensor(a)).numpy()) == _bits(theirs(torch.tensor(a)).numpy())
+        x, t = st.tensor(a.reshape(-1, 1).repeat(3, 1)).t(), torch.tensor(a.reshape(-1, 1).repeat(3, 1)).t()
+        st.selu_(x)
+        torch.selu_(t)
+        assert _bits(x.numpy()) == _bits(t.numpy())
