@@ -203,3 +203,25 @@ def test_elu_fused_lanes_are_the_plain_lanes(dtype, n):
         st.selu_(x)
         torch.selu_(t)
         assert _bits(x.numpy()) == _bits(t.numpy())
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [16_385, 40_000, 100_003, 1 << 20])
+def test_long_elu_runs_are_the_expm1_then_select_bits(dtype, n):
+    """selu / celu(alpha 1) of a run longer than one chunk, fresh and in place (one compiled pass
+    cut at PyTorch's parallel chunks): the bits of the two-pass form it replaced (torch_loop's expm1
+    cut at the same chunks, then _elu_compiled's selection), on special words and mixed signs."""
+    from strided.ops.elementwise import activations_more as am
+
+    a = _values(dtype, (n,), n % 97)
+    for alpha, scale, fresh, inplace in ((am.SELU_ALPHA, am.SELU_SCALE, F.selu, st.selu_), (1.0, 1.0, F.celu, st.celu_)):
+        two_pass = am._elu_compiled(a, alpha, scale, 1.0)
+        assert two_pass is not None
+        assert _bits(fresh(st.tensor(a)).numpy()) == _bits(two_pass)
+        x = st.tensor(a)
+        assert inplace(x) is x and x._version == 1
+        assert _bits(x.numpy()) == _bits(two_pass)
+        # (a permuted dense tensor: its storage, np.repeat(a, 2), is the run, cut at its own chunks)
+        base = st.tensor(a.reshape(-1, 1).repeat(2, 1))
+        assert inplace(base.t()) is not None and base._version == 1
+        assert _bits(base.numpy()) == _bits(am._elu_compiled(np.repeat(a, 2), alpha, scale, 1.0))
