@@ -924,7 +924,8 @@ static PyObject *count_write(PyObject *module, PyObject *const *args, Py_ssize_t
  *       it counts every write).
  * The call it takes: ``self`` an exact Tensor outside autograd whose base, if any, is outside too,
  * no inference tensor about, a dtype of the table, row-major at offset 0 over exactly its storage
- * (flat_of), writable, aligned and native, at most ``most`` elements; the parameters as above; the
+ * (flat_of) or a permutation of that (dense_inplace_run: the same flat run over memory), writable,
+ * aligned and native, at most ``most`` elements; the parameters as above; the
  * compiled kernels on. Everything else, and every refusal, is the forward's (nothing written). */
 typedef int (*strided_inplace)(int op, int kind, void *x, Py_ssize_t n, const double *p, Py_ssize_t np,
                                Py_ssize_t ival);
@@ -954,6 +955,60 @@ static int inplace_args(PyObject *spec, PyObject *const *args, Py_ssize_t nargs,
         }
     }
     return 1;
+}
+
+/* The storage array (borrowed) of a tensor t whose layout is non-overlapping and dense at offset 0
+ * over exactly its storage: every dim of size >= 2, taken in increasing stride order, strides 1,
+ * size, size * size', ... (a permutation of a row-major layout: a transpose, x.permute(...)), the
+ * storage holding exactly those elements. An elementwise in-place write does not depend on the
+ * order it visits the elements, and PyTorch's TensorIterator coalesces such an operand to this one
+ * flat run over memory, so the run's write is the op's, bit for bit. NULL (no error set) otherwise:
+ * an offset, a step, an expanded (stride 0) or overlapping dim, a storage with more elements. */
+static PyObject *dense_inplace_run(PyObject *t)
+{
+    enum { MOST_DIMS = 32 };
+    PyObject *lay = SLOT(t, off_layout), *arr = NULL;
+    PyObject *shape = PyObject_GetAttr(lay, front_names[0]);
+    PyObject *strides = shape != NULL ? PyObject_GetAttr(lay, front_names[1]) : NULL;
+    PyObject *offset = strides != NULL ? PyObject_GetAttr(lay, front_names[2]) : NULL;
+    Py_ssize_t nd = shape != NULL && PyTuple_Check(shape) ? PyTuple_GET_SIZE(shape) : -1;
+    if (offset == NULL || !PyLong_CheckExact(offset) || PyLong_AsLong(offset) != 0 || nd < 0 || nd > MOST_DIMS
+        || !PyTuple_Check(strides) || PyTuple_GET_SIZE(strides) != nd)
+        goto done;
+    Py_ssize_t size[MOST_DIMS], stride[MOST_DIMS], m = 0, numel = 1;
+    for (Py_ssize_t i = 0; i < nd; i++) {
+        Py_ssize_t n = PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, i)), s = PyLong_AsSsize_t(PyTuple_GET_ITEM(strides, i));
+        if (PyErr_Occurred() || n < 0)
+            goto done;
+        if (n == 0)
+            goto done; /* (nothing to write: the forward's, which counts it as it counts any write) */
+        if (n >= 2) { /* (a dim of size 1 adds no element, whatever its stride) */
+            size[m] = n;
+            stride[m++] = s;
+        }
+        numel *= n;
+    }
+    for (Py_ssize_t i = 1; i < m; i++) /* (insertion sort by stride: a handful of dims) */
+        for (Py_ssize_t j = i; j > 0 && stride[j - 1] > stride[j]; j--) {
+            Py_ssize_t ts = stride[j], tn = size[j];
+            stride[j] = stride[j - 1];
+            size[j] = size[j - 1];
+            stride[j - 1] = ts;
+            size[j - 1] = tn;
+        }
+    Py_ssize_t expect = 1;
+    for (Py_ssize_t i = 0; i < m; i++) {
+        if (stride[i] != expect)
+            goto done;
+        expect *= size[i];
+    }
+    arr = storage_run(t, numel);
+done:
+    PyErr_Clear();
+    Py_XDECREF(shape);
+    Py_XDECREF(strides);
+    Py_XDECREF(offset);
+    return arr;
 }
 
 /* The compiled write of the in-place op ``spec`` describes (see above) over args[0]: 1 written,
@@ -991,6 +1046,8 @@ static int entry_inplace(PyObject *spec, PyObject *const *args, Py_ssize_t nargs
         }
         Py_XDECREF(shape);
         PyErr_Clear();
+        if (arr == NULL) /* (not row-major: a permuted dense layout is one flat run too) */
+            arr = dense_inplace_run(self);
         if (arr == NULL)
             return 0;
     }

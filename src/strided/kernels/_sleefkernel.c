@@ -1041,13 +1041,19 @@ __attribute__((target("avx512f"))) static void tanh_block8(const float *x, float
 }
 #endif
 
-/* elu at alpha 1 (op 8) of x[0, m) into o, in vec_block's / vec_block_d's scope (x, o, m, wide): the
- * expm1 lanes (WIDE where AVX-512, else PLAIN: op 7's, the same bits) of 256 elements at a time into a
- * stack block, then x where x > 0 (NaN and +-0 take expm1, as greater_select sends them; a block whose
- * every x > 0 is copied without them: the same bits, all-positive inputs at a copy's cost). Each x
- * is read after its block is computed and before o is written, so o may be x itself. */
-#define ELU_BLOCKS_SCALED(T, WIDE, PLAIN, SELECT, POS, NEG)                                         \
+/* elu at alpha 1 (op 8) of x[0, m) into o, in vec_block's / vec_block_d's scope (x, o, m, wide):
+ * where AVX-512 (wide), FUSED: one pass of sixteen (eight) lanes, op 7's expm1 lanes only for a
+ * vector with an x that is not > 0, blended with x * pos (elu_fused16 / elu_fused8); else PLAIN's
+ * lanes (op 7's, the same bits) of 256 elements at a time into a stack block, then x where x > 0
+ * (NaN and +-0 take expm1, as greater_select sends them; a block whose every x > 0 is copied
+ * without them: the same bits, all-positive inputs at a copy's cost). Each x is read before its o
+ * is written, so o may be x itself. */
+#define ELU_BLOCKS_SCALED(T, FUSED, PLAIN, POS, NEG)                                                \
     do {                                                                                            \
+        if (wide) {                                                                                 \
+            FUSED(x, o, m, POS, NEG);                                                               \
+            break;                                                                                  \
+        }                                                                                           \
         T e_[256];                                                                                  \
         for (Py_ssize_t a_ = 0; a_ < m; a_ += 256) {                                                \
             Py_ssize_t k_ = m - a_ < 256 ? m - a_ : 256;                                            \
@@ -1057,47 +1063,64 @@ __attribute__((target("avx512f"))) static void tanh_block8(const float *x, float
                 for (Py_ssize_t i_ = 0; i_ < k_; i_++) o[a_ + i_] = x[a_ + i_] * (POS);             \
                 continue;                                                                           \
             }                                                                                       \
-            if (wide) WIDE(x + a_, e_, k_);                                                         \
-            else PLAIN(x + a_, e_, k_);                                                             \
-            if (wide) SELECT(x + a_, e_, o + a_, k_, POS, NEG);                                     \
-            else                                                                                    \
-                for (Py_ssize_t i_ = 0; i_ < k_; i_++)                                              \
-                    o[a_ + i_] = x[a_ + i_] > (T)0 ? x[a_ + i_] * (POS) : e_[i_] * (NEG);           \
+            PLAIN(x + a_, e_, k_);                                                                  \
+            for (Py_ssize_t i_ = 0; i_ < k_; i_++)                                                  \
+                o[a_ + i_] = x[a_ + i_] > (T)0 ? x[a_ + i_] * (POS) : e_[i_] * (NEG);               \
         }                                                                                           \
     } while (0)
 /* (elu at alpha 1: the products by 1 are the values themselves, expm1 never answering a signaling NaN) */
-#define ELU_BLOCKS(T, WIDE, PLAIN, SELECT) ELU_BLOCKS_SCALED(T, WIDE, PLAIN, SELECT, (T)1, (T)1)
+#define ELU_BLOCKS(T, FUSED, PLAIN) ELU_BLOCKS_SCALED(T, FUSED, PLAIN, (T)1, (T)1)
 
 #if HAVE_X86
-/* ELU_BLOCKS' selection o = x > 0 ? x * pos : e * neg in AVX-512 lanes: both products in every lane
- * and a mask blend, the same IEEE products selected by the same ordered compare (a NaN x takes
- * e * neg). The scalar loop branched per element (this module has no "no-trapping-math", so GCC
- * keeps the branch): mixed signs mispredicted every other element, 1M float32 elu ~8.6 ms against
- * ~2 ms. Each x is read before its o is written (o may be x). */
-__attribute__((target("avx512f"))) static void elu_select16(const float *x, const float *e, float *o, Py_ssize_t k,
-                                                           float pos, float neg)
+/* ELU_BLOCKS' AVX-512 pass: per vector, o = x > 0 ? x * pos : expm1(x) * neg, both products in
+ * every lane and a mask blend, the same IEEE products selected by the same ordered compare (a NaN
+ * x takes expm1(x) * neg), expm1 by op 7's lanes (sleef_expm1f16 / sleef_expm1d8: lane by lane,
+ * the same bits as its block form; the last partial vector masked, as there). A vector whose every
+ * x > 0 skips the exponential (its lanes were not selected). One pass, no stack block: the former
+ * two passes (a scalar all-positive test per 256, then expm1 into a block, then the blend) cost 1M
+ * float32 elu ~2.5 ms against expm1's own ~1.65. Each x is read before its o is written (o may be x). */
+__attribute__((target("avx512f"))) static void elu_fused16(const float *x, float *o, Py_ssize_t m, float pos,
+                                                          float neg)
 {
     const __m512 zero = _mm512_setzero_ps(), p = _mm512_set1_ps(pos), q = _mm512_set1_ps(neg);
     Py_ssize_t i = 0;
-    for (; i + 16 <= k; i += 16) {
+    for (; i + 16 <= m; i += 16) {
         __m512 v = _mm512_loadu_ps(x + i);
         __mmask16 gt = _mm512_cmp_ps_mask(v, zero, _CMP_GT_OQ);
-        _mm512_storeu_ps(o + i, _mm512_mask_blend_ps(gt, _mm512_mul_ps(_mm512_loadu_ps(e + i), q), _mm512_mul_ps(v, p)));
+        __m512 r = _mm512_mul_ps(v, p);
+        if (gt != (__mmask16)0xFFFF)
+            r = _mm512_mask_blend_ps(gt, _mm512_mul_ps(sleef_expm1f16(v), q), r);
+        _mm512_storeu_ps(o + i, r);
     }
-    for (; i < k; i++) o[i] = x[i] > 0.0f ? x[i] * pos : e[i] * neg;
+    if (i < m) {
+        __mmask16 k = (__mmask16)((1u << (m - i)) - 1);
+        __m512 v = _mm512_maskz_loadu_ps(k, x + i);
+        __mmask16 gt = _mm512_cmp_ps_mask(v, zero, _CMP_GT_OQ);
+        __m512 r = _mm512_mask_blend_ps(gt, _mm512_mul_ps(sleef_expm1f16(v), q), _mm512_mul_ps(v, p));
+        _mm512_mask_storeu_ps(o + i, k, r);
+    }
 }
 
-__attribute__((target("avx512f"))) static void elu_select8(const double *x, const double *e, double *o, Py_ssize_t k,
-                                                          double pos, double neg)
+__attribute__((target("avx512f"))) static void elu_fused8(const double *x, double *o, Py_ssize_t m, double pos,
+                                                         double neg)
 {
     const __m512d zero = _mm512_setzero_pd(), p = _mm512_set1_pd(pos), q = _mm512_set1_pd(neg);
     Py_ssize_t i = 0;
-    for (; i + 8 <= k; i += 8) {
+    for (; i + 8 <= m; i += 8) {
         __m512d v = _mm512_loadu_pd(x + i);
         __mmask8 gt = _mm512_cmp_pd_mask(v, zero, _CMP_GT_OQ);
-        _mm512_storeu_pd(o + i, _mm512_mask_blend_pd(gt, _mm512_mul_pd(_mm512_loadu_pd(e + i), q), _mm512_mul_pd(v, p)));
+        __m512d r = _mm512_mul_pd(v, p);
+        if (gt != (__mmask8)0xFF)
+            r = _mm512_mask_blend_pd(gt, _mm512_mul_pd(sleef_expm1d8(v), q), r);
+        _mm512_storeu_pd(o + i, r);
     }
-    for (; i < k; i++) o[i] = x[i] > 0.0 ? x[i] * pos : e[i] * neg;
+    if (i < m) {
+        __mmask8 k = (__mmask8)((1u << (m - i)) - 1);
+        __m512d v = _mm512_maskz_loadu_pd(k, x + i);
+        __mmask8 gt = _mm512_cmp_pd_mask(v, zero, _CMP_GT_OQ);
+        __m512d r = _mm512_mask_blend_pd(gt, _mm512_mul_pd(sleef_expm1d8(v), q), _mm512_mul_pd(v, p));
+        _mm512_mask_storeu_pd(o + i, k, r);
+    }
 }
 #endif
 
@@ -1152,11 +1175,11 @@ static void vec_block(const float *x, float *o, Py_ssize_t m, int op, int wide)
         return;
     }
     if (op == 8) {  /* (elu at alpha 1: op 7's lanes, then x where x > 0) */
-        ELU_BLOCKS(float, sleef_expm1f_block16, sleef_expm1f_block, elu_select16);
+        ELU_BLOCKS(float, elu_fused16, sleef_expm1f_block);
         return;
     }
     if (op == 9) {  /* (selu: op 7's lanes, then x * scale where x > 0, else expm1 * alpha * scale) */
-        ELU_BLOCKS_SCALED(float, sleef_expm1f_block16, sleef_expm1f_block, elu_select16, SELU_POS_F, SELU_NEG_F);
+        ELU_BLOCKS_SCALED(float, elu_fused16, sleef_expm1f_block, SELU_POS_F, SELU_NEG_F);
         return;
     }
     if (wide) {
@@ -1861,11 +1884,11 @@ static void vec_block_d(const double *x, double *o, Py_ssize_t m, int op, int wi
         return;
     }
     if (op == 8) {  /* (elu at alpha 1: op 7's lanes, then x where x > 0) */
-        ELU_BLOCKS(double, sleef_expm1d_block8, sleef_expm1_block, elu_select8);
+        ELU_BLOCKS(double, elu_fused8, sleef_expm1_block);
         return;
     }
     if (op == 9) {
-        ELU_BLOCKS_SCALED(double, sleef_expm1d_block8, sleef_expm1_block, elu_select8, SELU_POS_D, SELU_NEG_D);
+        ELU_BLOCKS_SCALED(double, elu_fused8, sleef_expm1_block, SELU_POS_D, SELU_NEG_D);
         return;
     }
     if (wide && op != 3) {

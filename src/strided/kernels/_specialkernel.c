@@ -3840,13 +3840,26 @@ ACT_INPLACE(float)
 ACT_INPLACE(double)
 #undef ACT_INPLACE
 
+/* relu written over its input (one pointer: each element read, then its result stored): relu_float's
+ * compare and select, so the same bits (-0.0 and every NaN kept as they are). */
+#define RELU_INPLACE(T)                                                                            \
+    ERF_CLONES static void relu_inplace_##T(T *x, Py_ssize_t n)                                    \
+    {                                                                                              \
+        for (Py_ssize_t i = 0; i < n; i++) x[i] = x[i] < 0 ? (T)0 : x[i];                          \
+    }
+RELU_INPLACE(float)
+RELU_INPLACE(double)
+#undef RELU_INPLACE
+
 /* activation_inplace(arr, start, n, code, param) -> bool | None: an in-place activation of the n elements
  * arr[start:start + n] of a 1-D, C-contiguous, aligned, writable, native float32 ("f") or float64
  * ("d") buffer (a storage's array: the slice is taken here, not in Python):
  *   code 0, leaky_relu with slope param (rounded to the dtype first, as unary_exact's code 2): the
  *           elements written, True;
  *   code 1, elu: True where every element is > 0 (elu leaves them as they are, whatever alpha:
- *           nothing written), False otherwise (nothing written: the caller computes it).
+ *           nothing written), False otherwise (nothing written: the caller computes it);
+ *   code 2, relu (param unused): relu_inplace, the elements written, True (relu_kernel's in-place
+ *           write of a row-major or permuted dense tensor: the in-place capsule's op 0).
  * None (nothing written) where the buffer is not of that kind or the run falls outside it. */
 static PyObject *py_activation_inplace(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -3860,8 +3873,9 @@ static PyObject *py_activation_inplace(PyObject *self, PyObject *const *args, Py
     long code = PyLong_AsLong(args[3]);
     double k = PyFloat_AsDouble(args[4]);
     if (PyErr_Occurred()) return NULL;
-    if (code < 0 || code > 1) {
-        PyErr_Format(PyExc_ValueError, "activation_inplace: code must be 0 (leaky_relu) or 1 (elu), not %ld", code);
+    if (code < 0 || code > 2) {
+        PyErr_Format(PyExc_ValueError, "activation_inplace: code must be 0 (leaky_relu), 1 (elu) or 2 (relu), not %ld",
+                     code);
         return NULL;
     }
     Py_buffer xb;
@@ -3879,6 +3893,12 @@ static PyObject *py_activation_inplace(PyObject *self, PyObject *const *args, Py
                     Py_END_ALLOW_THREADS
                 } else
                     leaky_relu_inplace_float(x, n, (float)k);
+            } else if (code == 2) {
+                if (n >= MIN_RELEASE) {
+                    Py_BEGIN_ALLOW_THREADS relu_inplace_float(x, n);
+                    Py_END_ALLOW_THREADS
+                } else
+                    relu_inplace_float(x, n);
             } else
                 all = all_positive_float(x, n);
         } else {
@@ -3889,6 +3909,12 @@ static PyObject *py_activation_inplace(PyObject *self, PyObject *const *args, Py
                     Py_END_ALLOW_THREADS
                 } else
                     leaky_relu_inplace_double(x, n, k);
+            } else if (code == 2) {
+                if (n >= MIN_RELEASE) {
+                    Py_BEGIN_ALLOW_THREADS relu_inplace_double(x, n);
+                    Py_END_ALLOW_THREADS
+                } else
+                    relu_inplace_double(x, n);
             } else
                 all = all_positive_double(x, n);
         }
@@ -3899,16 +3925,6 @@ static PyObject *py_activation_inplace(PyObject *self, PyObject *const *args, Py
     return answer;
 }
 
-/* relu written over its input (one pointer: each element read, then its result stored): relu_float's
- * compare and select, so the same bits (-0.0 and every NaN kept as they are). */
-#define RELU_INPLACE(T)                                                                            \
-    ERF_CLONES static void relu_inplace_##T(T *x, Py_ssize_t n)                                    \
-    {                                                                                              \
-        for (Py_ssize_t i = 0; i < n; i++) x[i] = x[i] < 0 ? (T)0 : x[i];                          \
-    }
-RELU_INPLACE(float)
-RELU_INPLACE(double)
-#undef RELU_INPLACE
 
 /* threshold written over its input: unary_exact's code 10 (threshold_float) with one pointer (its
  * restrict pair cannot alias), the same compare and select: v where x <= th, else x (NaN kept). */

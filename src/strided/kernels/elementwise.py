@@ -570,6 +570,11 @@ def relu_kernel(x: np.ndarray, out: np.ndarray, compute: np.dtype) -> None:
     if x.dtype == out.dtype == compute and x.dtype.char in "fd" and x.strides == out.strides:
         k = native.special()
         if k is not None and x.flags.aligned and out.flags.aligned:
+            if x.ctypes.data == out.ctypes.data and (run := _dense_run(out)) is not None:
+                # (in place, x.relu_(), over a row-major or permuted dense run: the elementwise
+                # write in memory order, as the entry front's C write; no copy of x)
+                if k.activation_inplace(run, 0, len(run), 2, 0.0):
+                    return
             if x.flags.f_contiguous and not x.flags.c_contiguous:
                 x, out = x.T, out.T  # (both column-major: their memory in order, elementwise)
             if x.flags.c_contiguous and out.flags.c_contiguous and k.relu(x, out):
@@ -579,6 +584,18 @@ def relu_kernel(x: np.ndarray, out: np.ndarray, compute: np.dtype) -> None:
     np.maximum(x, compute.type(0), out=out, dtype=compute, casting="unsafe")
     if compute.kind != "i":  # (ints have no -0)
         np.copyto(out, x, where=x == 0, casting="unsafe")
+
+
+def _dense_run(a: np.ndarray) -> np.ndarray | None:
+    """``a``'s elements as one 1-D view in memory order where ``a`` is writable and non-overlapping
+    and dense (its dims, taken by decreasing stride, C-contiguous: a row-major array or a
+    permutation of one), else None."""
+    if not a.flags.writeable:
+        return None
+    if a.flags.c_contiguous:
+        return a.reshape(-1)
+    t = a.transpose(sorted(range(a.ndim), key=lambda d: -a.strides[d]))
+    return t.reshape(-1) if t.flags.c_contiguous else None
 
 
 def _relu_into(k: Any, x: np.ndarray) -> np.ndarray | None:

@@ -200,7 +200,8 @@ def compiled_inplace(fwd: Callable[..., Any], kernel: Any, name: str, table: dic
     The contract on the capsule's op: exactly the values the forward's fast path writes (its own
     loop over the same flat run). The front takes a plain float32 / float64 tensor outside autograd
     (its base too), nobody listening, no inference tensor about, row-major at offset 0 over exactly
-    its storage, writable and aligned, its float parameters exact floats (the others left out or
+    its storage or a permutation of that (a transpose: the same flat run over memory, in which an
+    elementwise write's order does not matter), writable and aligned, its float parameters exact floats (the others left out or
     given as their default object: ``training=False``); it writes, counts the write as the forward
     counts it, and returns ``self``. Every other call, and every refusal, runs the forward
     unchanged. Without the compiled module, or with ``STRIDED_NATIVE=0``, ``fwd`` is left unmarked.

@@ -55,6 +55,8 @@ from ...kernels.sleef import MISH as _MISH_OP
 from ...kernels.sleef import MISH_T as _MISH_T_OP
 from ...kernels.sleef import SELU as _SELU_OP
 from ...kernels.sleef import SIGMOID as _SIGMOID_OP
+from ...kernels.sleef import _chunk as _sleef_chunk
+from ...kernels.sleef import _grain as _sleef_grain
 from ...kernels.sleef import flat_call, step, torch_loop
 from ...kernels.torch_loops import GRAIN_SIZE, piece_length
 from ...opdef import OPDEFS, Kind, declare
@@ -958,9 +960,13 @@ def _elu_flat(alpha: float, scale: float, op: int) -> tuple[Callable[..., np.nda
         c = made.get(x.dtype)
         if c is None and x.dtype in _TYPED0_DTYPES:
             c = made[x.dtype] = flat_call(op, x.dtype) or ()
-        if c and len(x) <= c[2] and x.flags.aligned and x.flags.c_contiguous and native.sleef() is not None:
+        if c and x.flags.aligned and x.flags.c_contiguous and native.sleef() is not None:
             e = np.empty(len(x), x.dtype) if out is None else out
-            if c[0](x, e, *c[1]):
+            extra = c[1]
+            if len(x) > c[2]:  # (a longer run: cut at PyTorch's parallel chunks, as torch_loop cuts it;
+                # the pieces, and so the bits, of the expm1-then-select path it replaces, in one pass)
+                extra = (extra[0], 0, _sleef_chunk(len(x), None, _sleef_grain(op, len(x), None)), *extra[3:])
+            if c[0](x, e, *extra):
                 return e
         return None
 
