@@ -252,7 +252,11 @@ def test_ln_rows_kernel_is_numpys_steps(dtype):
         eps = dtype(10.0 ** -(n % 8))
         with np.errstate(all="ignore"):
             m2, r2 = Ly._normalize_rows_numpy(x, y2, w, b, eps)
-            assert k(x, y1, m1, r1, w, b, float(eps)) is True
+            taken = k(x, y1, m1, r1, w, b, float(eps))
+        # (a row whose mean is NaN: declined, the NumPy steps give its NaN words: test_attack36)
+        assert taken is (not np.isnan(m2).any()), n
+        if not taken:
+            continue
         for p, q in ((y1, y2), (m1, m2), (r1, r2)):
             assert np.array_equal(_bits(p), _bits(q)), n
     assert Ly._LN_ROWS_AGREE[0] in (None, True)

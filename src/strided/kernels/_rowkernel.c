@@ -1309,7 +1309,9 @@ static PyObject *py_cdist2(PyObject *self, PyObject *const *args, Py_ssize_t nar
  * baseline, FMA) sums in another order: strided.nn.functional.layers checks this kernel against
  * NumPy's steps once per process (_ln_rows_agree) before taking it.
  *
- * eps a Python float rounded to the type as NumPy's scalar conversion rounds it. False (nothing
+ * eps a Python float rounded to the type as NumPy's scalar conversion rounds it. ln_rows also returns
+ * False (its outputs partly written, the caller's NumPy steps rewrite them) at a row whose mean is
+ * NaN: two input NaNs' words meet in its sums in the compiler's operand order, not NumPy's. False (nothing
  * written) where a buffer is not of the kind (float32 / float64 alike, C-contiguous, aligned, of
  * the sizes above): the caller's NumPy steps then run. */
 #define NORM_ROWS(T, SQRT, PAIRWISE)                                                                \
@@ -1328,14 +1330,16 @@ static PyObject *py_cdist2(PyObject *self, PyObject *const *args, Py_ssize_t nar
             }                                                                                       \
         }                                                                                           \
     }                                                                                               \
-    static void ln_rows_##T(const T *x, T *y, T *mean, T *r, const T *w, const T *b, T eps, Py_ssize_t rows,   \
-                            Py_ssize_t n)                                                           \
+    static int ln_rows_##T(const T *x, T *y, T *mean, T *r, const T *w, const T *b, T eps, Py_ssize_t rows,    \
+                           Py_ssize_t n)                                                            \
     {                                                                                               \
         enum { L = 16 / sizeof(T) }; /* SSE's lanes: 4 float, 2 double */                          \
         for (Py_ssize_t i = 0; i < rows; i++) {                                                     \
             const T *xr = x + i * n;                                                                \
             T *yr = y + i * n;                                                                      \
             T m = (T)((double)((T)0 + PAIRWISE(xr, n)) / (double)n);                                \
+            if (m != m) /* (a NaN row: which input NaN's word comes out follows NumPy's operand order: */ \
+                return 0; /*  declined, the caller's NumPy steps rewrite every output) */             \
             mean[i] = m;                                                                            \
             for (Py_ssize_t j = 0; j < n; j++) yr[j] = xr[j] - m;                                   \
             T acc[L];                                                                               \
@@ -1364,6 +1368,7 @@ static PyObject *py_cdist2(PyObject *self, PyObject *const *args, Py_ssize_t nar
                 yr[k] = v;                                                                          \
             }                                                                                       \
         }                                                                                           \
+        return 1;                                                                                   \
     }
 NORM_ROWS(float, sqrtf, f32_pairwise)
 NORM_ROWS(double, sqrt, f64_pairwise)
@@ -1464,11 +1469,11 @@ static PyObject *py_ln_rows(PyObject *self, PyObject *const *args, Py_ssize_t na
     int ok = n >= 1 && total == rows * n && len[1] == total && len[3] == rows && (len[4] < 0 || len[4] == n)
              && (len[5] < 0 || len[5] == n) && bufs[1].buf != bufs[0].buf;
     if (ok && kind == 4)
-        ln_rows_float(bufs[0].buf, bufs[1].buf, bufs[2].buf, bufs[3].buf, len[4] < 0 ? NULL : bufs[4].buf,
-                      len[5] < 0 ? NULL : bufs[5].buf, (float)eps, rows, n);
+        ok = ln_rows_float(bufs[0].buf, bufs[1].buf, bufs[2].buf, bufs[3].buf, len[4] < 0 ? NULL : bufs[4].buf,
+                           len[5] < 0 ? NULL : bufs[5].buf, (float)eps, rows, n);
     else if (ok)
-        ln_rows_double(bufs[0].buf, bufs[1].buf, bufs[2].buf, bufs[3].buf, len[4] < 0 ? NULL : bufs[4].buf,
-                       len[5] < 0 ? NULL : bufs[5].buf, eps, rows, n);
+        ok = ln_rows_double(bufs[0].buf, bufs[1].buf, bufs[2].buf, bufs[3].buf, len[4] < 0 ? NULL : bufs[4].buf,
+                            len[5] < 0 ? NULL : bufs[5].buf, eps, rows, n);
     norm_release(bufs, 6);
     return PyBool_FromLong(ok);
 }

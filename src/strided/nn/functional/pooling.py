@@ -26,7 +26,7 @@ import numpy as np
 from ...dispatch import adopted, report, result, result_array
 from ...dtypes import TORCH_NAME, bool_, float32, float64, int64
 from ...errors import StridedIndexError, StridedNotImplementedError, StridedRuntimeError, join_lines
-from ...grad_mode import GRAD_MODE
+from ...grad_mode import GRAD_MODE, grad_enabled_at_call, requires_grad
 from ...gradients import grad_zeros, seal
 from ...kernels.rows import pool_windows
 from ...layout.formats import suggest_format
@@ -69,6 +69,11 @@ class _Pool:
             _ints(stride, nsp, op, "stride")
         p = _ints(padding, nsp, op, "padding")
         d = _ints(dilation, nsp, op, "dilation")
+        if (two or not is_max or with_indices) and any(v < -2**31 or v >= 2**31 for v in (*k, *s, *p, *d)):
+            # (PyTorch's 2-d kernels, which avg_pool1d and max_pool1d with indices run, take C ints)
+            raise StridedRuntimeError(join_lines("value cannot be converted to type int without overflow",
+                                                 f"{op}'s sizes are 32-bit ints: kernel_size={k}, stride={s}, "
+                                                 f"padding={p}, dilation={d}"))
         if not two and (k[0] <= 0):
             raise StridedRuntimeError(join_lines(f"{op}() kernel_size must be greater than zero, but got {k[0]}",
                                                  "a window covers at least one element"))
@@ -217,6 +222,8 @@ def _start(op: str, kernel: str, input: Tensor, pool: _Pool) -> tuple:
     _refuse_dtype(op, kernel, d)
     x = input if pool.batched else input.unsqueeze(0)
     shape = (pool.n, pool.c, *pool.out)
+    if kernel == "max_pool1d_impl":  # (PyTorch's own 1-d max kernel writes a contiguous result, whatever the layout)
+        return (x, shape, *result_array(shape, d))
     return (x, shape, *_result(x, shape, d, pool.batched))
 
 
@@ -224,9 +231,10 @@ def _max_pool(op: str, nsp: int, input: Tensor, kernel_size: Any, stride: Any, p
               ceil_mode: bool, return_indices: bool) -> Any:
     pool = _Pool(op, nsp, input, kernel_size, stride, padding, dilation, ceil_mode, True, return_indices)
     d = input._dtype
-    # (max_pool1d without indices runs a kernel of its own; with them, the 2-d one)
-    x, shape, out, arr = _start(op, "max_pool1d_impl" if nsp == 1 and not return_indices else "max_pool2d",
-                                input, pool)
+    # (max_pool1d without indices runs a kernel of its own; with them, or for an input that requires
+    # grad in grad mode (PyTorch's max_pool1d then needs the indices), the 2-d one)
+    impl = nsp == 1 and not return_indices and not (grad_enabled_at_call() and requires_grad(input))
+    x, shape, out, arr = _start(op, "max_pool1d_impl" if impl else "max_pool2d", input, pool)
     inside = not any(a or b for a, b in pool.pads)  # (no padding: every tap of every window reads the input)
     if not return_indices and _native(x, out, pool, 0, 0):
         if not pool.batched:
@@ -296,15 +304,19 @@ def _native(x: Tensor, out: Tensor, pool: _Pool, mode: int, divisor: int) -> boo
     if run is None or (x._dtype is not float32 and x._dtype is not float64):
         return False
     lay, olay = x._layout, out._layout
-    if len(pool.kernel) == 1:  # (a 1-d pool: one row of height 1)
-        n, c, w = lay.shape
-        sn, sc, sw = lay.strides
-        on, oc, ows = olay.strides
-        geometry = _GEOMETRY(n, c, 1, w, sn, sc, 0, sw, 1, pool.out[0], on, oc, 0, ows, 1, pool.kernel[0], 1,
-                             pool.stride[0], 0, pool.padding[0], 1, pool.dilation[0])
-        return run(x._storage.array, out._storage.array, lay.offset, geometry, mode, divisor)
-    (kh, kw), (dh, dw), (ph, pw), (lh, lw), (oh, ow) = pool.kernel, pool.stride, pool.padding, pool.dilation, pool.out
-    geometry = _GEOMETRY(*lay.shape, *lay.strides, oh, ow, *olay.strides, kh, kw, dh, dw, ph, pw, lh, lw)
+    try:
+        if len(pool.kernel) == 1:  # (a 1-d pool: one row of height 1)
+            n, c, w = lay.shape
+            sn, sc, sw = lay.strides
+            on, oc, ows = olay.strides
+            geometry = _GEOMETRY(n, c, 1, w, sn, sc, 0, sw, 1, pool.out[0], on, oc, 0, ows, 1, pool.kernel[0], 1,
+                                 pool.stride[0], 0, pool.padding[0], 1, pool.dilation[0])
+        else:
+            (kh, kw), (dh, dw), (ph, pw), (lh, lw), (oh, ow) = (pool.kernel, pool.stride, pool.padding, pool.dilation,
+                                                                pool.out)
+            geometry = _GEOMETRY(*lay.shape, *lay.strides, oh, ow, *olay.strides, kh, kw, dh, dw, ph, pw, lh, lw)
+    except struct.error:  # (a size past Py_ssize_t: the NumPy path's checks raise PyTorch's error)
+        return False
     return run(x._storage.array, out._storage.array, lay.offset, geometry, mode, divisor)
 
 
@@ -331,7 +343,7 @@ def _fresh_plan(key: tuple) -> tuple | None:
         return None
     out = []
     for n, ki, si in zip(shape[2:], k, s):
-        if ki <= 0 or si <= 0 or n < ki:
+        if ki <= 0 or si <= 0 or n < ki or si >> 31:  # (a stride past int32: the general path's checks and errors)
             return None
         out.append((n - ki) // si + 1)
     rshape = (shape[0], shape[1], *out) if nd == nsp + 2 else (shape[1], *out)
