@@ -20,12 +20,21 @@
  *   y: weight and bias: fma((x - mean) * rstd, w, b); bias only: fma(x - mean, rstd, b);
  *      weight only: ((x - mean) * rstd) * w + 0; neither: (x - mean) * rstd + 0   (+0: -0 -> +0)
  *
- * Built with -ffp-contract=off: every fused step is an explicit fma() call, every other step rounds. */
+ * Built with -ffp-contract=off: every fused step is an explicit fma() call, every other step rounds.
+ * ln_torch has an FMA clone (GCC's target_clones, chosen at load time where the CPU has FMA): there
+ * fma() is one instruction and the lane loops vectorise; elsewhere libm's fma, the same bits. */
 #ifndef STRIDED_LN_TORCH_H
 #define STRIDED_LN_TORCH_H
 
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define LN_TORCH_CLONES __attribute__((target_clones("fma", "default")))
+#else
+#define LN_TORCH_CLONES
+#endif
+#define LN_INLINE static inline __attribute__((always_inline))
+
 #define LN_TORCH(T, SQRT, FMA, L)                                                                     \
-    static void ln_fold_##T(long m0a, const T *a1, const T *a2, long *m0, T *m1, T *m2)              \
+    LN_INLINE void ln_fold_##T(long m0a, const T *a1, const T *a2, long *m0, T *m1, T *m2)              \
     {                                                                                               \
         long n = *m0 + m0a;                                                                         \
         T c = n == 0 ? (T)0 : (T)m0a / (T)n, mt = (T)*m0;                                           \
@@ -37,7 +46,7 @@
         *m0 = n;                                                                                    \
     }                                                                                               \
     /* One row's (mean, biased variance) as RowwiseMoments gives them. */                           \
-    static void ln_moments_##T(const T *x, Py_ssize_t N, T *mean, T *var)                           \
+    LN_INLINE void ln_moments_##T(const T *x, Py_ssize_t N, T *mean, T *var)                           \
     {                                                                                               \
         Py_ssize_t n = N / L, m = (n + 15) / 16;                                                    \
         int depth = 1;                                                                              \
@@ -92,7 +101,7 @@
         *var = m2 / (T)N;                                                                           \
     }                                                                                               \
     /* layer_norm over `rows` rows of n (n >= 1): y, mean[i], rstd[i] (w, b: n values or NULL). */   \
-    static void ln_torch_##T(const T *x, T *y, T *mean, T *rstd, const T *w, const T *b, T eps,      \
+    LN_TORCH_CLONES static void ln_torch_##T(const T *x, T *y, T *mean, T *rstd, const T *w, const T *b, T eps,      \
                              Py_ssize_t rows, Py_ssize_t n)                                         \
     {                                                                                               \
         for (Py_ssize_t i = 0; i < rows; i++) {                                                     \
