@@ -537,10 +537,12 @@ def _normalize_rows(x: np.ndarray, y: np.ndarray, w: np.ndarray | None, b: np.nd
     e = c(eps) if eps.__class__ is not float or -3.0e38 < eps < 3.0e38 else quietly(c, eps)
     k = ln_rows() if torch_steps else None
     if k is not None:
-        # (the kernel takes C-contiguous aligned buffers: copies of other layouts, so that every layout
-        # gets PyTorch's bits)
-        x, w, b = (None if a is None else np.require(a, None, "CA") for a in (x, w, b))
         if k(x, y, mean := np.empty((rows, 1), x.dtype), r := np.empty(rows, x.dtype), w, b, float(e)):
+            return mean, r
+        # (not taken: the kernel takes C-contiguous aligned buffers; copies of other layouts, so that
+        # every layout gets PyTorch's bits)
+        x, w, b = (None if a is None else np.require(a, None, "CA") for a in (x, w, b))
+        if k(x, y, mean, r, w, b, float(e)):
             return mean, r
     token = quiet_set(QUIET)  # (np.errstate(all="ignore"), without its method calls)
     try:
