@@ -116,7 +116,8 @@ setup(ext_modules=[Extension(
     # (-ffp-contract=off: variance_one's squares must not fuse into their sums on FMA targets)
     extra_compile_args=["-O3", "-std=gnu99", "-Wall", "-Wno-psabi", "-fno-fast-math", "-ffp-contract=off"],
     depends=["src/strided/kernels/_variance_one.h", "src/strided/kernels/_extreme_rows_z.h",
-             "src/strided/kernels/_extreme_rows_at.h", "src/strided/kernels/_pool_windows.h"],
+             "src/strided/kernels/_extreme_rows_at.h", "src/strided/kernels/_pool_windows.h",
+             "src/strided/kernels/_ln_torch.h"],
 ), Extension(
     "strided.kernels._halfkernel",
     ["src/strided/kernels/_halfkernel.c"],

@@ -1290,31 +1290,23 @@ static PyObject *py_cdist2(PyObject *self, PyObject *const *args, Py_ssize_t nar
 
 /* ---------------------------------------------------------------- batch_norm's evaluation, layer_norm's rows
  *
- * The elementwise steps of strided.nn.functional.norms._evaluated_rows and layers._layer_norm_fresh,
- * the same IEEE operations in the same order per element as their NumPy ufunc calls (each step
- * rounded to the element type; no contraction: -ffp-contract=off), so the same bits in one pass:
+ * bn_eval: the elementwise steps of strided.nn.functional.norms._evaluated_rows, the same IEEE
+ * operations in the same order per element as its NumPy ufunc calls (each step rounded to the
+ * element type; no contraction: -ffp-contract=off), so the same bits in one pass. ln_rows:
+ * PyTorch's layer_norm kernel's steps (see _ln_torch.h):
  *
  *   bn_eval(x, out, rm, rv, w, b, eps) -> bool: over an (N, C) C-contiguous x into out,
  *     ((x - rm[j]) * (1 / sqrt(rv[j] + eps))) * w[j] + b[j]   (w, b: buffers of C, or None)
  *   ln_rows(x, y, mean, r, w, b, eps) -> bool: per row i of x (rows, n) (mean's and r's length: rows)
- *     into y, mean[i] = (0 + pairwise_sum(row)) / n   (x.mean(axis=1): NumPy's add.reduce, then its
- *     true_divide by an intp count, which runs in float64 and rounds to the type), y = x - mean,
- *     var = 0 + einsum_sum(y * y) / n, r[i] = 1 / sqrt(var + eps), y = ((y * r[i]) * w[j]) + b[j]
- *
- * einsum_sum is np.einsum("ij,ij->i", y, y)'s sum of one contiguous row as NumPy 2's baseline build
- * runs it (einsum_sumprod.c.src, sum_of_products_contig_contig_outstride0_two with SSE's universal
- * intrinsics): 4 float32 / 2 float64 lanes, blocks of four vectors folded as acc = a0*b0 + (a1*b1 +
- * (a2*b2 + (a3*b3 + acc))) (a product, then an add: no FMA at that baseline), the tail vector by
- * vector zero-padded, then the lanes summed (l0 + l1) + (l2 + l3). A NumPy built otherwise (another
- * baseline, FMA) sums in another order: strided.nn.functional.layers checks this kernel against
- * NumPy's steps once per process (_ln_rows_agree) before taking it.
+ *     into y, layer_norm's rows as PyTorch's CPU kernel computes them, its bits (_ln_torch.h): mean[i]
+ *     and r[i] = 1 / sqrt(var + eps) from its cascaded Welford moments, then its y steps.
  *
  * eps a Python float rounded to the type as NumPy's scalar conversion rounds it. ln_rows also returns
  * False (its outputs partly written, the caller's NumPy steps rewrite them) at a row whose mean is
  * NaN: two input NaNs' words meet in its sums in the compiler's operand order, not NumPy's. False (nothing
  * written) where a buffer is not of the kind (float32 / float64 alike, C-contiguous, aligned, of
  * the sizes above): the caller's NumPy steps then run. */
-#define NORM_ROWS(T, SQRT, PAIRWISE)                                                                \
+#define NORM_ROWS(T, SQRT)                                                                \
     static void bn_eval_##T(const T *x, T *o, const T *rm, const T *rv, const T *w, const T *b, T eps,   \
                             Py_ssize_t n, Py_ssize_t c, T *r)                                       \
     {                                                                                               \
@@ -1329,50 +1321,12 @@ static PyObject *py_cdist2(PyObject *self, PyObject *const *args, Py_ssize_t nar
                 orow[j] = y;                                                                        \
             }                                                                                       \
         }                                                                                           \
-    }                                                                                               \
-    static int ln_rows_##T(const T *x, T *y, T *mean, T *r, const T *w, const T *b, T eps, Py_ssize_t rows,    \
-                           Py_ssize_t n)                                                            \
-    {                                                                                               \
-        enum { L = 16 / sizeof(T) }; /* SSE's lanes: 4 float, 2 double */                          \
-        for (Py_ssize_t i = 0; i < rows; i++) {                                                     \
-            const T *xr = x + i * n;                                                                \
-            T *yr = y + i * n;                                                                      \
-            T m = (T)((double)((T)0 + PAIRWISE(xr, n)) / (double)n);                                \
-            if (m != m) /* (a NaN row: which input NaN's word comes out follows NumPy's operand order: */ \
-                return 0; /*  declined, the caller's NumPy steps rewrite every output) */             \
-            mean[i] = m;                                                                            \
-            for (Py_ssize_t j = 0; j < n; j++) yr[j] = xr[j] - m;                                   \
-            T acc[L];                                                                               \
-            for (int l = 0; l < L; l++) acc[l] = 0;                                                 \
-            Py_ssize_t j = 0;                                                                       \
-            for (; n - j >= 4 * L; j += 4 * L)                                                      \
-                for (int l = 0; l < L; l++) {                                                       \
-                    const T *a = yr + j + l;                                                        \
-                    T ab3 = a[3 * L] * a[3 * L] + acc[l];                                           \
-                    T ab2 = a[2 * L] * a[2 * L] + ab3;                                              \
-                    T ab1 = a[L] * a[L] + ab2;                                                      \
-                    acc[l] = a[0] * a[0] + ab1;                                                     \
-                }                                                                                   \
-            for (; j < n; j += L)                                                                   \
-                for (int l = 0; l < L; l++) {                                                       \
-                    T a = j + l < n ? yr[j + l] : (T)0;                                             \
-                    acc[l] = a * a + acc[l];                                                        \
-                }                                                                                   \
-            T sum = L == 4 ? (acc[0] + acc[1]) + (acc[2 % L] + acc[3 % L]) : acc[0] + acc[1];      \
-            T ri = (T)1 / SQRT(((T)0 + sum) / (T)n + eps);                                          \
-            r[i] = ri;                                                                              \
-            for (Py_ssize_t k = 0; k < n; k++) {                                                    \
-                T v = yr[k] * ri;                                                                   \
-                if (w) v = v * w[k];                                                                \
-                if (b) v = v + b[k];                                                                \
-                yr[k] = v;                                                                          \
-            }                                                                                       \
-        }                                                                                           \
-        return 1;                                                                                   \
     }
-NORM_ROWS(float, sqrtf, f32_pairwise)
-NORM_ROWS(double, sqrt, f64_pairwise)
+NORM_ROWS(float, sqrtf)
+NORM_ROWS(double, sqrt)
 #undef NORM_ROWS
+
+#include "_ln_torch.h" /* ln_torch: layer_norm's rows, PyTorch's CPU kernel's bits */
 
 /* The buffers norm_buffers holds, released. */
 static void norm_release(Py_buffer *bufs, int count)
@@ -1469,11 +1423,11 @@ static PyObject *py_ln_rows(PyObject *self, PyObject *const *args, Py_ssize_t na
     int ok = n >= 1 && total == rows * n && len[1] == total && len[3] == rows && (len[4] < 0 || len[4] == n)
              && (len[5] < 0 || len[5] == n) && bufs[1].buf != bufs[0].buf;
     if (ok && kind == 4)
-        ok = ln_rows_float(bufs[0].buf, bufs[1].buf, bufs[2].buf, bufs[3].buf, len[4] < 0 ? NULL : bufs[4].buf,
-                           len[5] < 0 ? NULL : bufs[5].buf, (float)eps, rows, n);
+        ln_torch_float(bufs[0].buf, bufs[1].buf, bufs[2].buf, bufs[3].buf, len[4] < 0 ? NULL : bufs[4].buf,
+                       len[5] < 0 ? NULL : bufs[5].buf, (float)eps, rows, n);
     else if (ok)
-        ok = ln_rows_double(bufs[0].buf, bufs[1].buf, bufs[2].buf, bufs[3].buf, len[4] < 0 ? NULL : bufs[4].buf,
-                            len[5] < 0 ? NULL : bufs[5].buf, eps, rows, n);
+        ln_torch_double(bufs[0].buf, bufs[1].buf, bufs[2].buf, bufs[3].buf, len[4] < 0 ? NULL : bufs[4].buf,
+                        len[5] < 0 ? NULL : bufs[5].buf, eps, rows, n);
     norm_release(bufs, 6);
     return PyBool_FromLong(ok);
 }
@@ -1527,7 +1481,7 @@ static PyMethodDef methods[] = {
      "into out, NumPy's steps' bits; False (nothing written) where not taken."},
     {"ln_rows", (PyCFunction)(void (*)(void))py_ln_rows, METH_FASTCALL,
      "ln_rows(x, y, mean, r, w, b, eps) -> bool: layer_norm's rows of a C-contiguous float buffer into y, their\n"
-     "means and 1 / sqrt(var + eps), NumPy's steps' bits (see the C doc); False (nothing written) where not taken."},
+     "means and 1 / sqrt(var + eps), PyTorch's CPU kernel's bits (_ln_torch.h); False (nothing written) where not taken."},
     {"pool_windows", (PyCFunction)(void (*)(void))py_pool_windows, METH_FASTCALL,
      "pool_windows(storage, out, offset, geometry, mode, divisor) -> bool: max (mode 0) or average (1: padding\n"
      "counted, 2: not) of each pooling window, PyTorch's CPU loops, geometry 22 packed Py_ssize_t; False (out\n"

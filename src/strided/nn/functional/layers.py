@@ -458,18 +458,19 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
             )
     compute = compute_dtype(d)
     inner = int(np.prod(norm))
-    x = input._np().astype(compute, copy=False).reshape(-1, inner)  # (rows, normalized elements)
+    rows = int(np.prod(shape[:len(shape) - k]))
+    x = input._np().astype(compute, copy=False).reshape(rows, inner)  # (rows, normalized elements)
     out, arr = result_array(shape, d)
     # normalize in place in the result's memory (a float32 scratch for float16): few passes, no temporaries
     in_place = compute == d.numpy
-    y = arr.reshape(-1, inner) if in_place else np.empty(x.shape, dtype=compute)
+    y = arr.reshape(rows, inner) if in_place else np.empty(x.shape, dtype=compute)
     w = None if weight is None else weight._np().astype(compute, copy=False).reshape(-1)
     b = None if bias is None else bias._np().astype(compute, copy=False).reshape(-1)
     with np.errstate(all="ignore"):
         if x.size:
-            mean, r = _normalize_rows(x, y, w, b, eps)
-        else:  # (no element: each row's statistics of nothing, nothing written)
-            mean, r = compute.type(0), 1 / np.sqrt(np.zeros(x.shape[0], compute) + compute.type(eps))
+            mean, r = _normalize_rows(x, y, w, b, eps, in_place)
+        else:  # (no element: each row's statistics of nothing, PyTorch's: mean 0, r = 1 / sqrt(0 / 0 + eps))
+            mean, r = compute.type(0), np.full(rows, np.nan, compute)
         _stash(out, mean, r)
     if not in_place:
         np.copyto(arr, y.reshape(shape), casting="unsafe")
@@ -484,11 +485,9 @@ def _layer_norm_fresh(input: Any, normalized_shape: Any, weight: Any = None, bia
     """:func:`layer_norm`'s fresh fast path (its entry's ``__fresh__``, :func:`strided.grad_mode.track`):
     a plain row-major float32 / float64 input of at least one element, ``normalized_shape`` one int
     (in a tuple or list) naming its last dim, weight and bias None or row-major tensors of that
-    shape and dtype, a float ``eps``: the forward's very NumPy steps, in its order (``x.mean``'s sum
-    and its intp division, the subtraction into the result's memory, the einsum of the squares,
-    ``1 / sqrt(var + eps)``, the products and the bias) without its checks' and wrappers' Python,
-    its statistics stashed for the backward rule as the forward does; None (the forward runs, with
-    its errors) for any other call."""
+    shape and dtype, a float ``eps``: the forward's very steps (:func:`_normalize_rows`, PyTorch's
+    kernel's bits) without its checks' and wrappers' Python, its statistics stashed for the backward
+    rule as the forward does; None (the forward runs, with its errors) for any other call."""
     if (input.__class__ is not Tensor and input.__class__ not in SUBCLASSES) or eps.__class__ is not float \
             or (normalized_shape.__class__ is not tuple and normalized_shape.__class__ is not list) \
             or len(normalized_shape) != 1:
@@ -520,25 +519,31 @@ def _layer_norm_fresh(input: Any, normalized_shape: Any, weight: Any = None, bia
     return out
 
 
-def _normalize_rows(x: np.ndarray, y: np.ndarray, w: np.ndarray | None, b: np.ndarray | None, eps: float
-                    ) -> tuple[np.ndarray, np.ndarray]:
+def _normalize_rows(x: np.ndarray, y: np.ndarray, w: np.ndarray | None, b: np.ndarray | None, eps: float,
+                    torch_steps: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """layer_norm's steps on the (rows, n) float array ``x`` (n >= 1, rows >= 1), into ``y`` (its
-    shape and dtype, other memory), ``w`` and ``b`` (n,) of that dtype or None: each row's mean
-    (``x.mean(axis=1, keepdims=True)``: NumPy's sum, then its division by the intp count), ``y = x -
-    mean``, the biased variance (the squares' einsum over n), ``r = 1 / sqrt(var + eps)``, ``y *= r``,
-    then ``y *= w``, ``y += b``. Returns (mean (rows, 1), r (rows,)), the statistics the backward
-    rule takes. The compiled pass (``ln_rows``: the same operations per element in the same order,
-    the same bits) where it takes the arrays and agrees with this NumPy's einsum, else the NumPy
-    ufuncs, under NumPy's error state "ignore" (the forward's np.errstate)."""
+    shape and dtype, other memory, C-contiguous), ``w`` and ``b`` (n,) of that dtype or None.
+    Returns (mean (rows, 1), r (rows,)), the statistics the backward rule takes (PyTorch saves the
+    same: mean and rstd). ``torch_steps``: PyTorch's CPU kernel's steps and bits (the compiled
+    ``ln_rows``: its cascaded Welford moments, ``r = 1 / sqrt(var + eps)``, its fused y steps; see
+    kernels/_ln_torch.h), where the compiled module is built; else (and for the float32 scratch of a
+    float16 input, whose PyTorch kernel differs) NumPy's steps: each row's mean (NumPy's sum, then
+    its division by the intp count), ``y = x - mean``, the biased variance (the squares' einsum),
+    ``r``, ``y *= r``, ``y *= w``, ``y += b``, under NumPy's error state "ignore"."""
     rows, n = x.shape
     c = x.dtype.type
     # (the kernel takes eps as a Python float holding the type's value: exact; a float past float32's
     # range rounds to inf quietly, as under the forward's np.errstate)
     e = c(eps) if eps.__class__ is not float or -3.0e38 < eps < 3.0e38 else quietly(c, eps)
-    k = ln_rows()
-    if k is not None and (_LN_ROWS_AGREE[0] if _LN_ROWS_AGREE[0] is not None else _ln_rows_agree(k)) \
-            and k(x, y, mean := np.empty((rows, 1), x.dtype), r := np.empty(rows, x.dtype), w, b, float(e)):
-        return mean, r
+    k = ln_rows() if torch_steps else None
+    if k is not None:
+        if k(x, y, mean := np.empty((rows, 1), x.dtype), r := np.empty(rows, x.dtype), w, b, float(e)):
+            return mean, r
+        # (not taken: the kernel takes C-contiguous aligned buffers; copies of other layouts, so that
+        # every layout gets PyTorch's bits)
+        x, w, b = (None if a is None else np.require(a, None, "CA") for a in (x, w, b))
+        if k(x, y, mean, r, w, b, float(e)):
+            return mean, r
     token = quiet_set(QUIET)  # (np.errstate(all="ignore"), without its method calls)
     try:
         return _normalize_rows_numpy(x, y, w, b, e)
@@ -562,31 +567,6 @@ def _normalize_rows_numpy(x: np.ndarray, y: np.ndarray, w: np.ndarray | None, b:
     if b is not None:
         np.add(y, b, out=y)
     return mean, r
-
-
-# Whether the compiled ln_rows gives this process's NumPy steps' bits (None: not asked yet). Its
-# variance sums in the order of NumPy 2's baseline einsum (SSE lanes, no FMA); a NumPy built for
-# another baseline sums otherwise, and then the ufuncs run.
-_LN_ROWS_AGREE: list = [None]
-
-
-def _ln_rows_agree(k: Any) -> bool:
-    """Run ``k`` (ln_rows) and the NumPy steps on probe rows of every length up to 70 and a few
-    longer ones, float32 and float64, with weight and bias; remember whether every bit agrees."""
-    rng = np.random.default_rng(36)
-    ok = True
-    for dt in (np.float32, np.float64):
-        for n in (*range(1, 71), 100, 129, 257, 1000):
-            x = (rng.standard_normal((3, n)) * 7 + 2).astype(dt)
-            w, b = rng.standard_normal(n).astype(dt), rng.standard_normal(n).astype(dt)
-            y1, y2 = np.empty_like(x), np.empty_like(x)
-            m1, r1 = np.empty((3, 1), dt), np.empty(3, dt)
-            with np.errstate(all="ignore"):
-                m2, r2 = _normalize_rows_numpy(x, y2, w, b, dt(1e-5))
-            ok = ok and bool(k(x, y1, m1, r1, w, b, float(dt(1e-5)))) and all(
-                np.array_equal(p.view(np.uint8), q.view(np.uint8)) for p, q in ((y1, y2), (m1, m2), (r1, r2)))
-    _LN_ROWS_AGREE[0] = ok
-    return ok
 
 
 layer_norm.__fresh__ = _layer_norm_fresh  # type: ignore[attr-defined]
