@@ -136,7 +136,9 @@ def test_pool_bits_like_torch_and_the_numpy_path(case):
     assert g.shape == w.shape == r.shape
     assert got.stride() == ref.stride()
     nan_signs = op.startswith("avg") and np.isnan(a).any()
-    if pool_windows() is not None or not nan_signs:
+    if kind == "channels_last" and nan_signs:  # (two NaN words in one window: see the strict xfail below)
+        np.testing.assert_array_equal(np.isnan(g), np.isnan(w))
+    elif pool_windows() is not None or not nan_signs:
         np.testing.assert_array_equal(_bits(g), _bits(w))
     else:  # (the NumPy path: see below)
         np.testing.assert_array_equal(np.isnan(g), np.isnan(w))
@@ -245,3 +247,15 @@ def test_fresh_path_declines_lookalike_arguments():
         assert pooling._fresh_run(x, 2, 2, bad, 0, 0) is None
     with pytest.raises(TypeError):
         TF.max_pool2d(torch.zeros(1, 1, 4, 4), 2.0)
+
+
+@pytest.mark.xfail(strict=True, reason="avg_pool2d of a channels-last input (C > 1) whose window holds NaNs of both "
+                   "signs: which NaN word PyTorch's channels-last loop keeps follows its vector part's and scalar "
+                   "tail's operand orders (by C modulo its vector width), not modelled; strided keeps the first")
+def test_avg_pool_channels_last_two_nan_words_like_torch():
+    a = np.zeros((1, 2, 1, 2))
+    a[0, 1, 0] = [np.copysign(np.nan, 1), np.copysign(np.nan, -1)]
+    t = torch.from_numpy(a).contiguous(memory_format=torch.channels_last)
+    s = st.from_numpy(np.ascontiguousarray(a.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2))
+    got, want = F.avg_pool2d(s, (1, 2), (1, 1)), TF.avg_pool2d(t, (1, 2), (1, 1))
+    assert np.array_equal(_bits(_np_of(got)), _bits(want.numpy()))
