@@ -8,9 +8,6 @@ xfail stays in tests/test_attack33.py."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
@@ -19,6 +16,7 @@ import torch
 
 import strided
 import strided.nn.functional as F
+from capability_runs import no_bad_under
 from strided.kernels import native
 
 needs_kernel = pytest.mark.skipif(native.sleef() is None, reason="the sleef kernel is not built")
@@ -122,12 +120,7 @@ _CAPABILITY_SCRIPT = textwrap.dedent("""
 @needs_kernel
 @pytest.mark.parametrize("capability", ["avx2", "default"])
 def test_log1p_float64_other_capabilities_bits(capability: str) -> None:
-    env = dict(os.environ, ATEN_CPU_CAPABILITY=capability)
-    done = subprocess.run([sys.executable, "-c", _CAPABILITY_SCRIPT], env=env, capture_output=True, text=True,
-                          timeout=300)
-    assert done.returncode == 0, done.stderr[-2000:]
-    line = done.stdout.strip().splitlines()[-1]
-    assert line.startswith("BAD 0 "), line
+    no_bad_under(capability, _CAPABILITY_SCRIPT)
 
 
 @needs_kernel

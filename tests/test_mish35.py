@@ -16,9 +16,6 @@ C library's tanh in the tail, ``x + kKappa x^3`` one fused step but under ATen's
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
@@ -27,6 +24,7 @@ import torch
 
 import strided
 import strided.nn.functional as F
+from capability_runs import no_bad_under
 from strided.kernels import native
 from strided.kernels.sleef import GELU_TANH_D, MISH, step, torch_loop
 
@@ -263,17 +261,7 @@ _CAPABILITY_SCRIPT = textwrap.dedent("""
 def test_mish_other_capabilities_bits(capability: str) -> None:
     """Under ATEN_CPU_CAPABILITY=avx2 (pairs of 8 float32 / 4 float64 lanes) and default (every
     element the scalar function's bits) strided follows PyTorch run in the same environment."""
-    _no_bad_under(capability, _CAPABILITY_SCRIPT)
-
-
-def _no_bad_under(capability: str, script: str) -> None:
-    """Run ``script`` under ATEN_CPU_CAPABILITY=capability (read once per process: a subprocess) and
-    check its last line reports no differing element."""
-    env = dict(os.environ, ATEN_CPU_CAPABILITY=capability)
-    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-2000:]
-    line = done.stdout.strip().splitlines()[-1]
-    assert line.startswith("BAD 0 "), line
+    no_bad_under(capability, _CAPABILITY_SCRIPT)
 
 
 def _gelu_values(n: int, rng: np.random.Generator) -> np.ndarray:
@@ -347,4 +335,4 @@ _GELU_SCRIPT = textwrap.dedent("""
 def test_gelu_tanh_float64_other_capabilities_bits(capability: str) -> None:
     """AVX2 (pairs of 4 lanes) and DEFAULT (the scalar function, no fused step): PyTorch's bits run
     in the same environment."""
-    _no_bad_under(capability, _GELU_SCRIPT)
+    no_bad_under(capability, _GELU_SCRIPT)
