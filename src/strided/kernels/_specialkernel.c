@@ -3947,7 +3947,10 @@ THRESHOLD_INPLACE(double)
  *         forward's errors);
  *   op 2, threshold (p: threshold, value): v where x <= th, else x, both rounded to the dtype once
  *         (activations_more._c); refused for float32 where either is beyond float32's finite range
- *         or NaN (the forward's overflow error, or its own rounding of inf / NaN).
+ *         or NaN (the forward's overflow error, or its own rounding of inf / NaN);
+ *   op 3, leaky_relu (p: negative_slope): activation_inplace's code 0 (the slope rounded to the
+ *         dtype, the general path's leaky_relu bits); refused for float32 where the slope is beyond
+ *         float32's finite range or NaN (leaky_relu_'s fast path declines those too: the forward).
  * 1 written, 0 refused (nothing written); the GIL released from MIN_RELEASE elements on. ival: unused. */
 static int special_inplace(int op, int kind, void *x, Py_ssize_t n, const double *p, Py_ssize_t np_, Py_ssize_t ival)
 {
@@ -3985,6 +3988,18 @@ static int special_inplace(int op, int kind, void *x, Py_ssize_t n, const double
             threshold_inplace_float((float *)x, n, (float)p[0], (float)p[1]);
         else
             threshold_inplace_double((double *)x, n, p[0], p[1]);
+        if (save != NULL)
+            PyEval_RestoreThread(save);
+        return 1;
+    }
+    if (op == 3 && np_ == 1) {
+        if (kind == 'f' && !(fabs(p[0]) <= FLT_MAX))
+            return 0;
+        PyThreadState *save = n >= MIN_RELEASE ? PyEval_SaveThread() : NULL;
+        if (kind == 'f')
+            leaky_relu_inplace_float((float *)x, n, (float)p[0]);
+        else
+            leaky_relu_inplace_double((double *)x, n, p[0]);
         if (save != NULL)
             PyEval_RestoreThread(save);
         return 1;

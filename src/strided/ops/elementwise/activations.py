@@ -60,6 +60,7 @@ from ...grad_mode import (
     SUBCLASSES,
     bump,
     count_write,
+    entry_front,
     refuse_inference,
 )
 from ...grad_mode import _slow as _RECORDED_CALL
@@ -81,7 +82,7 @@ from ...layout import preserve_format_strides
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support.along import tensor_from_array
-from .._support.front import compiled_front, kernel_entry
+from .._support.front import compiled_front, compiled_inplace, kernel_entry
 from .._support.gradtools import linear_backward
 from .._support.operands import _cinfo, _fresh_output, flat_run
 from ..registry import backward
@@ -1047,8 +1048,34 @@ elu.__fresh__ = _fresh_of(ELU, lambda alpha=1.0: (_num(alpha, "elu", "alpha", 2)
 leaky_relu.__fresh__ = _fresh_of(LEAKY_RELU, lambda negative_slope=0.01: (_num(negative_slope, "leaky_relu", "negative_slope", 2),))  # type: ignore[attr-defined]
 hardtanh.__fresh__ = _fresh_of(HARDTANH, lambda min_val=-1.0, max_val=1.0: _bounds(min_val, max_val))  # type: ignore[attr-defined]
 
+def elu_inplace_table(op: int) -> dict[DType, tuple[int, int, int]]:
+    """The in-place capsule's table for the sleef ``op`` (SELU, ELU): per dtype, the op, the step and
+    the run length of :func:`flat_call`'s own call, the pass ``_elu_flat``'s in-place form makes."""
+    table = {}
+    for d in (float32, float64):
+        call = flat_call(op, d.numpy)
+        if call is not None:
+            table[d] = (op, call[1][3], call[2])
+    return table
+
+
+# (elu_(x) / elu_(x, 1.0), the common call, written in C by the entry front: _sleefkernel's ELU pass
+# over the run (x where x > 0, else the kernel's expm1), _elu's torch_loop call at alpha 1 over the
+# same one-chunk run, as celu_ at alpha 1 has it; the capsule refuses another alpha: the forward)
+compiled_inplace(elu_, native._compiled("_sleefkernel"), "elu_", elu_inplace_table(_ELU_OP))
+# (leaky_relu_(x, slope) with an exact float slope: _specialkernel's op 3 over the run, the same
+# write as _inplace_fast's activation_inplace code 0, declining the slopes that path declines)
+compiled_inplace(leaky_relu_, native._compiled("_specialkernel"), "leaky_relu_",
+                 {float32: (3, 0, 1 << 62), float64: (3, 0, 1 << 62)})
+
 seal(globals(), functional=True)  # (last: the rows' functions become their recording entries)
 # the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
 declare(Kind.COMPUTE, "F.silu F.softplus F.elu F.leaky_relu F.hardtanh")
 # (torch.nn.functional's in-place spellings: F.elu_(x) is F.elu(x, inplace=True))
 declare(Kind.WRITE, "F.elu_ F.leaky_relu_")
+# (F.elu_ and F.leaky_relu_ have no recording entry (F.elu(x, inplace=True)'s spellings, no rule of
+# their own): their common call, the compiled write marked above, is made in C by an entry front
+# (mode 2: a plain first operand outside autograd, nobody listening) whose every other call is the
+# forward itself)
+elu_ = entry_front(elu_, elu_, 2, None)
+leaky_relu_ = entry_front(leaky_relu_, leaky_relu_, 2, None)

@@ -78,6 +78,7 @@ from .activations import (
     _run,
     bf16_narrow,
     bf16_wide,
+    elu_inplace_table,
     float_only,
     fresh_front,
     fused_grad,
@@ -917,23 +918,12 @@ rrelu.__fresh__ = _fresh_of(RRELU, lambda lower=1.0 / 8, upper=1.0 / 3: (_slope(
 
 
 
-def _elu_inplace_table(op: int) -> dict[DType, tuple[int, int, int]]:
-    """The in-place capsule's table for the sleef ``op`` (SELU, ELU): per dtype, the op, the step and
-    the run length of :func:`flat_call`'s own call, the pass ``_elu_flat``'s in-place form makes."""
-    table = {}
-    for d in (float32, float64):
-        call = flat_call(op, d.numpy)
-        if call is not None:
-            table[d] = (op, call[1][3], call[2])
-    return table
-
-
 # (the common in-place call written in C by the entry front: selu_ / celu_ at alpha 1.0 by
 # _sleefkernel's pass over the run, the same as inplace_flat's _selu_inplace / _celu_inplace; rrelu_
 # in evaluation mode by _specialkernel's leaky_relu over the run, op 1, the slope (lower + upper) / 2)
 _RRELU_INPLACE = {float32: (1, 0, 1 << 62), float64: (1, 0, 1 << 62)}
-compiled_inplace(selu_, native._compiled("_sleefkernel"), "selu_", _elu_inplace_table(_SELU_OP))
-compiled_inplace(celu_, native._compiled("_sleefkernel"), "celu_", _elu_inplace_table(_ELU_OP))
+compiled_inplace(selu_, native._compiled("_sleefkernel"), "selu_", elu_inplace_table(_SELU_OP))
+compiled_inplace(celu_, native._compiled("_sleefkernel"), "celu_", elu_inplace_table(_ELU_OP))
 compiled_inplace(rrelu_, native._compiled("_specialkernel"), "rrelu_", _RRELU_INPLACE)
 # (threshold_(x, th, v) with exact float numbers: _specialkernel's op 2 over the run, the compare and
 # select of _threshold, both numbers rounded to the dtype; the forward where either is not a float)
