@@ -415,9 +415,12 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = _DIM_DEFAULT, eps: floa
         if dim is not _DIM_DEFAULT:
             raise StridedTypeError("cosine_similarity() got an unexpected keyword argument 'axis'")
         dim = axis
-    tensor_arg(x1, "cosine_similarity")
-    tensor_arg(x2, "cosine_similarity", "x2", 2)
-    common = result_type(x1, x2)
+    if x1.__class__ is Tensor and x2.__class__ is Tensor and x1._dtype is x2._dtype:
+        common = x1._dtype  # (two tensors of one dtype: result_type's answer, without its promotion walk)
+    else:
+        tensor_arg(x1, "cosine_similarity")
+        tensor_arg(x2, "cosine_similarity", "x2", 2)
+        common = result_type(x1, x2)
     if not common.is_floating_point:
         raise StridedRuntimeError(join_lines(
             f"expected common dtype to be floating point, yet common dtype is {TORCH_NAMES[common]}",
@@ -472,15 +475,23 @@ def _cosine_rowmajor(x1: Tensor, x2: Tensor, dim: Any, eps: Any) -> Tensor | Non
     n = shape[-1]
     a, b = a.reshape(-1, n), b.reshape(-1, n)
     n1, n2 = norm2_rows(a), norm2_rows(b)
+    e = _EPS_0D[d].get(eps, eps)  # (a 0-d array of eps's value in d: NumPy's cast of the weak Python number)
     token = quiet_set(QUIET)
     try:
-        np.maximum(n1, eps, out=n1)
-        np.maximum(n2, eps, out=n2)
+        np.maximum(n1, e, out=n1)
+        np.maximum(n2, e, out=n2)
         q = np.divide(a, n1.reshape(-1, 1))
         np.multiply(q, np.divide(b, n2.reshape(-1, 1)), out=q)
     finally:
         quiet_reset(token)
+    if e is eps and eps.__class__ is float and -3.0e38 < eps < 3.0e38 and len(_EPS_0D[d]) < 16:
+        _EPS_0D[d][eps] = np.array(eps, d.numpy)  # (a float inside float32's range: the cast rounds, never overflows)
     return cascade_reduce(adopted(q.reshape(-1), info[2], d), nd - 1, False)
+
+
+# (_cosine_rowmajor's memo: per dtype, a float eps -> its 0-d array of that dtype, the same value
+# np.maximum's weak Python float is cast to, without the scalar's conversion on each call; a few at most)
+_EPS_0D: dict[Any, dict[float, np.ndarray]] = {float32: {}, float64: {}}
 
 
 def _common_shape(x1: Tensor, x2: Tensor) -> tuple[int, ...]:
