@@ -406,3 +406,51 @@ def test_cosine_similarity_float32_eps_past_range_is_refused():
     with pytest.raises(RuntimeError) as ours:
         F.cosine_similarity(st.tensor(a), st.tensor(a), eps=1e39)
     assert str(ours.value).splitlines()[0] == str(theirs.value).splitlines()[0]
+
+
+# ---------------------------------------------------------------- threshold's fresh path
+
+_TH = [(0.25, -1.0), (0.0, 0.0), (-0.0, 5.0), (float("nan"), 1.0), (1.0, float("nan")), (float("inf"), 2.0),
+       (-float("inf"), -float("inf")), (1e-45, 3.0), (3.4e38, -3.4e38), (1, 2), (0.5, True), (1e39, 0.0),
+       (0.5, -1e39)]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape,perm", [((3, 4), None), ((16, 16), None), ((), None), ((0, 3), None), ((4, 5), (1, 0)),
+                                        ((7,), None)])
+@pytest.mark.parametrize("th,v", _TH)
+def test_threshold_fresh_is_torch_s(dtype, shape, perm, th, v):
+    a = _values(dtype, shape, hash((th, shape)) % 1000)
+    x, t = st.tensor(a), torch.tensor(a)
+    if perm is not None:
+        x, t = x.permute(*perm), t.permute(*perm)
+    for _ in range(2):
+        try:
+            theirs = torch.threshold(t, th, v)
+        except RuntimeError as e:
+            with pytest.raises(RuntimeError) as ours:
+                st.threshold(x, th, v)
+            assert str(ours.value).splitlines()[0] == str(e).splitlines()[0]
+            return
+        ours = st.threshold(x, th, v)
+        assert ours.stride() == theirs.stride() and tuple(ours.shape) == tuple(theirs.shape)
+        assert _bits(ours.numpy()) == _bits(theirs.numpy())
+
+
+def test_threshold_fresh_reported_and_recorded():
+    a = _values(np.float64, (3, 4), 5)
+    with st.watch() as log:
+        y = st.threshold(st.tensor(a), 0.25, -1.0)
+    assert log is not None
+    assert _bits(y.numpy()) == _bits(torch.threshold(torch.tensor(a), 0.25, -1.0).numpy())
+    x, t = st.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    (st.threshold(x, 0.25, -1.0) ** 2).sum().backward()
+    (torch.threshold(t, 0.25, -1.0) ** 2).sum().backward()
+    assert _bits(x.grad.numpy()) == _bits(t.grad.numpy())
+    with native.disabled():
+        z = st.threshold(st.tensor(a), 0.25, -1.0)
+    assert _bits(z.numpy()) == _bits(y.numpy())
+    with pytest.raises(TypeError):
+        st.threshold(st.tensor(a), "0.25", -1.0)
+    with pytest.raises(TypeError):
+        st.threshold(st.tensor(a), 0.25)

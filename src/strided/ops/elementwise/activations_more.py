@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from ...dispatch import result_array
+from ...dispatch import OPEN, adopted, report, result_array
 from ...dtypes import TORCH_NAME, DType, bfloat16, bool_, float16, float32, float64
 from ...errors import StridedRuntimeError, join_lines
 from ...grad_mode import GRAD_MODE
@@ -63,6 +63,7 @@ from ...opdef import OPDEFS, Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support.front import compiled_front, compiled_inplace, kernel_entry
 from .._support.gradtools import linear_backward
+from .._support.operands import _cinfo, flat_run
 from ..creation.generator import resolve
 from ..registry import backward, method
 from .activations import (
@@ -914,6 +915,35 @@ for _fn, _row in ((hardsigmoid, HARDSIGMOID), (hardswish, HARDSWISH), (hardshrin
                   (selu, SELU), (mish, MISH), (logsigmoid, LOGSIGMOID)):
     _fn.__fresh__ = _fresh_of(_row, _PARAMS[_row.name])  # type: ignore[attr-defined]
 celu.__fresh__ = _fresh_of(CELU, lambda alpha=1.0: (_alpha(alpha, "celu"),))  # type: ignore[attr-defined]
+_threshold_general_fresh = threshold.__fresh__
+
+
+def _threshold_fresh(input: Any, *args: Any) -> Tensor | None:
+    """threshold's fresh fast path for its common call, ``threshold(x, th, v)`` with two exact floats
+    (inside float32's range for a float32 ``x``) on a plain row-major float32 / float64 ``x``: the
+    very call :func:`.activations._fast` comes to (THRESHOLD's compiled ``unary_exact`` code 10 over
+    the flat run into a fresh run, adopted row-major, reported where a listener is open) without its
+    frames (the parameters' conversion, ``_fast``, ``_flat_values``, the row's ``compiled``). Any
+    other call, and a run the kernel refuses: the row's general fresh path (``_fresh_of``'s)."""
+    if len(args) == 2 and input.__class__ is Tensor:
+        th, v = args
+        d = input._dtype
+        if th.__class__ is float and v.__class__ is float and (
+                d is float64 or (d is float32 and -_F32_MAX <= th <= _F32_MAX and -_F32_MAX <= v <= _F32_MAX)):
+            info = _cinfo[input._layout.shape]
+            arr = flat_run(input, info)
+            k = native.special()
+            if arr is not None and k is not None and arr.dtype in _TYPED0_DTYPES:
+                out = np.empty(info[1], arr.dtype)
+                if k.unary_exact(arr, out, _THRESHOLD, th, v):
+                    t = adopted(out, info[2], d)
+                    if OPEN:
+                        report("threshold", (input,), t)
+                    return t
+    return _threshold_general_fresh(input, *args)
+
+
+threshold.__fresh__ = _threshold_fresh  # type: ignore[attr-defined]
 rrelu.__fresh__ = _fresh_of(RRELU, lambda lower=1.0 / 8, upper=1.0 / 3: (_slope(lower, upper),))  # type: ignore[attr-defined]
 
 
