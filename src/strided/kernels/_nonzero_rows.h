@@ -56,6 +56,28 @@ static int nz_kind(const Py_buffer *b)
         }                                                                                          \
     }
 
+#if HAVE_AVX512_BLOCKS
+/* The count pass for float32 / float64 by AVX-512: each 64-byte vector compared with zero
+ * (_CMP_NEQ_UQ: a NaN counts, -0.0 does not, as `p[k] != 0`) into a lane mask, its bits counted.
+ * Why: the scalar loop's compare-and-add was 0.3-0.37 ms for 2^20 float32 (thread CPU time,
+ * loaded machine), more than half of count_nonzero's whole time; PyTorch's count 0.7-1.0 ms.
+ * The count is an integer: any order gives the same answer. */
+#define DEFINE_NZ_COUNT_Z(NAME, T, W, SFX)                                                       \
+    __attribute__((target("avx512f,popcnt"))) static Py_ssize_t NAME(const T *p, Py_ssize_t n)    \
+    {                                                                                             \
+        Py_ssize_t count = 0, k = 0;                                                              \
+        for (; k + W <= n; k += W)                                                                \
+            count += __builtin_popcount((unsigned)_mm512_cmp_##SFX##_mask(                        \
+                _mm512_loadu_##SFX(p + k), _mm512_setzero_##SFX(), _CMP_NEQ_UQ));                 \
+        for (; k < n; k++)                                                                        \
+            count += p[k] != 0;                                                                   \
+        return count;                                                                             \
+    }
+DEFINE_NZ_COUNT_Z(nz_count_f32_z, float, 16, ps)
+DEFINE_NZ_COUNT_Z(nz_count_f64_z, double, 8, pd)
+#undef DEFINE_NZ_COUNT_Z
+#endif
+
 static PyObject *py_nonzero_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
@@ -80,8 +102,13 @@ static PyObject *py_nonzero_rows(PyObject *self, PyObject *const *args, Py_ssize
         Py_ssize_t count = 0;
         PyThreadState *ts = n >= 4096 ? PyEval_SaveThread() : NULL;
         switch (kind) {
+#if HAVE_AVX512_BLOCKS
+        case 0: if (use_avx512_blocks) count = nz_count_f32_z((const float *)xb.buf, n); else NZ_COUNT(float) break;
+        case 1: if (use_avx512_blocks) count = nz_count_f64_z((const double *)xb.buf, n); else NZ_COUNT(double) break;
+#else
         case 0: NZ_COUNT(float) break;
         case 1: NZ_COUNT(double) break;
+#endif
         case 2: NZ_COUNT(int32_t) break;
         case 3: NZ_COUNT(int64_t) break;
         default: NZ_COUNT(uint8_t) break;

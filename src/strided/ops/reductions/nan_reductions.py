@@ -765,6 +765,27 @@ _SMALL_COUNT = 4096
 _empty, _INT64 = np.empty, np.dtype(np.int64)
 
 
+def _dense_count(t: Tensor) -> int:
+    """The count of ``t``'s non-zero elements by the copy kernel's count pass (``nonzero_rows``:
+    AVX-512 compares and bit counts, a NaN counts, -0.0 does not), read from the storage's run
+    that holds exactly its elements (a non-overlapping, dense layout in any order: a transpose's
+    too, the count is the same whatever the order); -1 where that does not apply (a gap, an
+    alias, a storage it does not fit, the kernel off or refusing the buffer).
+
+    Why: over 2^20 float32 the comparison's bool temporary and its int64 sum were 0.7-0.8 ms
+    (thread CPU time, loaded machine; PyTorch 0.7-1.0, NumPy's count 0.6-0.75)."""
+    if not native.active():
+        return -1
+    lay = t._layout
+    if not L.is_non_overlapping_and_dense(lay.shape, lay.strides):
+        return -1
+    n = _cinfo[lay.shape][1]
+    run = t._storage.array[lay.offset : lay.offset + n]
+    if len(run) != n:
+        return -1
+    return native.kernel().nonzero_rows(run, None)
+
+
 @method("count_nonzero")
 def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
     """How many elements are not zero over ``dim`` (an int, a tuple, or None: all), as int64.
@@ -781,6 +802,9 @@ def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
                 x = input._np()
             res = _empty(1, _INT64)  # (np.array([n]) was twice this and the count's setitem)
             res[0] = npcore.count_nonzero(x)
+        elif plan[0] is None and (n := _dense_count(input)) >= 0:
+            res = _empty(1, _INT64)
+            res[0] = n
         else:
             res = np.add.reduce(input._np() != 0, axis=plan[0], dtype=np.int64).reshape(-1)
         return adopted(res, plan[1], int64)
