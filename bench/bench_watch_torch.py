@@ -5,6 +5,7 @@ Run from the repository root:
     .venv/bin/python bench/bench_watch_torch.py          # about 30 s, and a minute for the first blocks
     .venv/bin/python bench/bench_watch_torch.py --quick  # fewer repeats, noisier
     .venv/bin/python bench/bench_watch_torch.py --split  # only: where the watch's time goes
+    .venv/bin/python bench/bench_watch_torch.py --floors  # only: each part of a watch alone
 
 How to read it
 --------------
@@ -42,6 +43,16 @@ in these rows' watches are wrong, only their times count).
 These times are thread CPU time (the minimum of one call, round-robin), not wall time: the
 differences between rows are a few percent of a pass, below the noise of wall time on a shared
 machine.
+
+``--floors`` prints only what each part of a watch costs alone, in thread time (minimum of one
+call, round-robin, 30 repeats; 10 with --quick): ``fn mode`` (a bare ``TorchFunctionMode``
+passing each call on), ``dispatch mode`` (a bare ``TorchDispatchMode``, with the Dynamo wrapper
+PyTorch puts around its handler), ``both`` (the ``bare modes`` floor), ``paths`` (the module path
+wrapper alone, no mode), ``watch modes`` (the watch's own two mode classes, its user-call recorder a
+plain pass-through and its op recorder a no-op: its floor), ``+ on_call`` (its user-call recorder
+as is), ``+ paths`` (and the module paths: a whole watch but the per-op recorder), ``watched``.
+The gap from ``+ paths`` to ``watched`` is the per-op recorder as it runs between the model's
+kernels (several times its cost in a loop of its own: its code and data are cold at every op).
 
 The last table is the first block of a process (the issue aims at watched <= 1.1x bare): the
 ``small`` model's forward + backward, run twice without a watch, then once inside the process's
@@ -237,9 +248,95 @@ def split(quick: bool) -> None:
         print(f"{name:<9}{fmt_time(plain_t):>12}" + "".join(f"{t / plain_t:>15.2f}x" for t in rest))
 
 
+def floors(quick: bool) -> None:
+    """The ``--floors`` table: the small model's passes under each part of a watch alone."""
+    import torch
+    from torch.overrides import TorchFunctionMode
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    import strided.diagnose.watch_torch as wt
+    from torch_gpt import GPT, batch
+
+    class PassFunction(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):  # noqa: ANN001, ANN204
+            return func(*args, **(kwargs or {}))
+
+    class PassDispatch(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001, ANN204
+            return func(*args, **(kwargs or {}))
+
+    function_mode, dispatch_mode = wt._mode_classes(torch)
+
+    def pass_call(func, args, kwargs):  # noqa: ANN001, ANN202
+        return func(*args, **kwargs)
+
+    def on_call() -> object:  # the watch's own user-call recorder, of a watch never entered
+        watch = wt.watch_torch()
+        watch._thread = threading.get_ident()
+        return wt._recorders(watch)[0]
+
+    class Parts:
+        """Some modes (made by ``make``), and the module paths if ``paths``, for one block."""
+
+        def __init__(self, make, paths: bool = False) -> None:  # noqa: ANN001
+            self.make, self.paths = make, paths
+
+        def __call__(self) -> Parts:
+            return self
+
+        def __enter__(self) -> None:
+            self.modes = self.make()
+            for m in self.modes:
+                m.__enter__()
+            if self.paths:
+                self.watch = wt.watch_torch()
+                self.watch._thread = threading.get_ident()
+                wt._watch_modules(torch, self.watch)
+
+        def __exit__(self, *exc: object) -> None:
+            if self.paths:
+                wt._unwatch_modules(torch, self.watch)
+            for m in reversed(self.modes):
+                m.__exit__(*exc)
+
+    contexts = {
+        "fn mode": Parts(lambda: [PassFunction()]),
+        "dispatch mode": Parts(lambda: [PassDispatch()]),
+        "both": Parts(lambda: [PassFunction(), PassDispatch()]),
+        "paths": Parts(lambda: [], paths=True),
+        "watch modes": Parts(lambda: [function_mode(pass_call), dispatch_mode(lambda func, args, out: None)]),
+        "+ on_call": Parts(lambda: [function_mode(on_call()), dispatch_mode(lambda func, args, out: None)]),
+        "+ paths": Parts(lambda: [function_mode(on_call()), dispatch_mode(lambda func, args, out: None)], paths=True),
+        "watched": wt.watch_torch,
+    }
+    torch.set_num_threads(1)
+    print_header(f"torch {torch.__version__}")
+    print(f"{'pass':<9}{'plain':>12}" + "".join(f"{label:>15}" for label in contexts) + "   (x plain)")
+    cfg = dict(SMALL)
+    B = cfg.pop("B")
+    torch.manual_seed(0)
+    model = GPT(**cfg)
+    idx, targets = batch(model, B=B, T=cfg["T"], vocab=cfg["vocab"])
+    for name, f in passes(model, idx, targets).items():
+        stmts = [f, *(inside(c, f) for c in contexts.values())]
+        samples: list[list[float]] = [[] for _ in stmts]
+        for g in stmts:
+            g()
+        for r in range(10 if quick else 30):  # round-robin, each order rotated
+            for i in (*range(r % len(stmts), len(stmts)), *range(r % len(stmts))):
+                start = time.thread_time()
+                stmts[i]()
+                samples[i].append(time.thread_time() - start)
+        plain_t, *rest = (min(s) for s in samples)
+        print(f"{name:<9}{fmt_time(plain_t):>12}" + "".join(f"{t / plain_t:>14.2f}x" for t in rest))
+
+
 def main() -> None:
     if "--split" in sys.argv:
         split("--quick" in sys.argv)
+        return
+    if "--floors" in sys.argv:
+        floors("--quick" in sys.argv)
         return
     if "--first-block-child" in sys.argv:
         at = sys.argv.index("--first-block-child")
