@@ -99,7 +99,59 @@ def inside(context, f):  # noqa: ANN001, ANN201
     return run
 
 
+def thread_time_rows(timed: dict, contexts: list, repeats: int, width: int) -> None:
+    """Print one row per pass in ``timed``: its plain thread time, then its time inside each of
+    ``contexts`` as a ratio (the minimum of one call each, ``repeats`` rounds, round-robin)."""
+    for name, f in timed.items():
+        stmts = [f, *(inside(c, f) for c in contexts)]
+        samples: list[list[float]] = [[] for _ in stmts]
+        for g in stmts:
+            g()
+        for r in range(repeats):  # round-robin, each order rotated
+            for i in (*range(r % len(stmts), len(stmts)), *range(r % len(stmts))):
+                start = time.thread_time()
+                stmts[i]()
+                samples[i].append(time.thread_time() - start)
+        plain_t, *rest = (min(s) for s in samples)
+        print(f"{name:<9}{fmt_time(plain_t):>12}" + "".join(f"{t / plain_t:>{width}.2f}x" for t in rest))
+
+
+_PASS_MODES: list[tuple] = []
+
+
+def pass_modes() -> tuple[type, type]:
+    """The bare floor's two modes, a function mode and a dispatch mode that only pass each call
+    on (made on first use: importing this file imports no torch)."""
+    if not _PASS_MODES:
+        from torch.overrides import TorchFunctionMode
+        from torch.utils._python_dispatch import TorchDispatchMode
+
+        class PassFunction(TorchFunctionMode):
+            def __torch_function__(self, func, types, args=(), kwargs=None):  # noqa: ANN001, ANN204
+                return func(*args, **(kwargs or {}))
+
+        class PassDispatch(TorchDispatchMode):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001, ANN204
+                return func(*args, **(kwargs or {}))
+
+        _PASS_MODES.append((PassFunction, PassDispatch))
+    return _PASS_MODES[0]
+
+
 SMALL = dict(vocab=256, C=128, heads=4, T=64, layers=4, B=8)
+
+
+def small_passes() -> dict:
+    """The two timed passes (see :func:`passes`) of the ``small`` GPT, seeded."""
+    import torch
+
+    from torch_gpt import GPT, batch
+
+    cfg = dict(SMALL)
+    B = cfg.pop("B")
+    torch.manual_seed(0)
+    model = GPT(**cfg)
+    return passes(model, *batch(model, B=B, T=cfg["T"], vocab=cfg["vocab"]))
 
 
 def first_block_child(context: str, dynamo: str) -> None:
@@ -109,15 +161,10 @@ def first_block_child(context: str, dynamo: str) -> None:
 
     if dynamo == "imported":
         import torch._dynamo  # noqa: F401
-    from torch.utils._python_dispatch import TorchDispatchMode
-
     from strided.diagnose.watch_torch import watch_torch
     from torch_gpt import GPT, batch
 
-    class PassDispatch(TorchDispatchMode):
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001, ANN204
-            return func(*args, **(kwargs or {}))
-
+    PassDispatch = pass_modes()[1]
     torch.set_num_threads(1)
     cfg = dict(SMALL)
     B = cfg.pop("B")
@@ -161,7 +208,6 @@ def split(quick: bool) -> None:
 
     import strided.diagnose.watch_torch as wt
     from strided.diagnose.flow import MemoryTally
-    from torch_gpt import GPT, batch
 
     full = wt._recorders
     layouts = wt._native_layouts()
@@ -229,42 +275,16 @@ def split(quick: bool) -> None:
     contexts = [Partial(partial(0)), Partial(partial(1)), Partial(partial(2)), Partial(full, no_storages),
                 Partial(full, no_tally), wt.watch_torch]
     print(f"{'pass':<9}{'plain':>12}" + "".join(f"{label:>16}" for label in labels) + "   (x plain)")
-    cfg = dict(SMALL)
-    B = cfg.pop("B")
-    torch.manual_seed(0)
-    model = GPT(**cfg)
-    idx, targets = batch(model, B=B, T=cfg["T"], vocab=cfg["vocab"])
-    for name, f in passes(model, idx, targets).items():
-        stmts = [f, *(inside(c, f) for c in contexts)]
-        samples: list[list[float]] = [[] for _ in stmts]
-        for g in stmts:
-            g()
-        for r in range(8 if quick else 30):  # round-robin, each order rotated
-            for i in (*range(r % len(stmts), len(stmts)), *range(r % len(stmts))):
-                start = time.thread_time()
-                stmts[i]()
-                samples[i].append(time.thread_time() - start)
-        plain_t, *rest = (min(s) for s in samples)
-        print(f"{name:<9}{fmt_time(plain_t):>12}" + "".join(f"{t / plain_t:>15.2f}x" for t in rest))
+    thread_time_rows(small_passes(), contexts, 8 if quick else 30, 15)
 
 
 def floors(quick: bool) -> None:
     """The ``--floors`` table: the small model's passes under each part of a watch alone."""
     import torch
-    from torch.overrides import TorchFunctionMode
-    from torch.utils._python_dispatch import TorchDispatchMode
 
     import strided.diagnose.watch_torch as wt
-    from torch_gpt import GPT, batch
 
-    class PassFunction(TorchFunctionMode):
-        def __torch_function__(self, func, types, args=(), kwargs=None):  # noqa: ANN001, ANN204
-            return func(*args, **(kwargs or {}))
-
-    class PassDispatch(TorchDispatchMode):
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001, ANN204
-            return func(*args, **(kwargs or {}))
-
+    PassFunction, PassDispatch = pass_modes()
     function_mode, dispatch_mode = wt._mode_classes(torch)
 
     def pass_call(func, args, kwargs):  # noqa: ANN001, ANN202
@@ -312,23 +332,7 @@ def floors(quick: bool) -> None:
     torch.set_num_threads(1)
     print_header(f"torch {torch.__version__}")
     print(f"{'pass':<9}{'plain':>12}" + "".join(f"{label:>15}" for label in contexts) + "   (x plain)")
-    cfg = dict(SMALL)
-    B = cfg.pop("B")
-    torch.manual_seed(0)
-    model = GPT(**cfg)
-    idx, targets = batch(model, B=B, T=cfg["T"], vocab=cfg["vocab"])
-    for name, f in passes(model, idx, targets).items():
-        stmts = [f, *(inside(c, f) for c in contexts.values())]
-        samples: list[list[float]] = [[] for _ in stmts]
-        for g in stmts:
-            g()
-        for r in range(10 if quick else 30):  # round-robin, each order rotated
-            for i in (*range(r % len(stmts), len(stmts)), *range(r % len(stmts))):
-                start = time.thread_time()
-                stmts[i]()
-                samples[i].append(time.thread_time() - start)
-        plain_t, *rest = (min(s) for s in samples)
-        print(f"{name:<9}{fmt_time(plain_t):>12}" + "".join(f"{t / plain_t:>14.2f}x" for t in rest))
+    thread_time_rows(small_passes(), list(contexts.values()), 10 if quick else 30, 14)
 
 
 def main() -> None:
@@ -344,20 +348,12 @@ def main() -> None:
         return
     quick = "--quick" in sys.argv
     import torch
-    from torch.overrides import TorchFunctionMode
-    from torch.utils._python_dispatch import TorchDispatchMode
 
     import strided.diagnose.watch_torch as wt
     from strided.diagnose.watch_torch import watch_torch
     from torch_gpt import GPT, batch
 
-    class PassFunction(TorchFunctionMode):
-        def __torch_function__(self, func, types, args=(), kwargs=None):  # noqa: ANN001, ANN204
-            return func(*args, **(kwargs or {}))
-
-    class PassDispatch(TorchDispatchMode):
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001, ANN204
-            return func(*args, **(kwargs or {}))
+    PassFunction, PassDispatch = pass_modes()
 
     class BareModes:
         """The floor: the same two modes doing nothing but pass each call on."""

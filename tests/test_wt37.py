@@ -90,3 +90,32 @@ def test_random_programs_same_records(shape: tuple[int, ...], steps: list[str], 
     assert "Outer" in modules  # (the outer module names the paths)
     if any(s[2] == "copy" for s in fast["steps"] if s[11]["phase"] == "forward" and s[6] == "inner"):
         assert fast["memory"][0] > 0
+
+
+def test_floors_leave_no_mode_or_wrapper_behind(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+    """``bench_watch_torch --floors`` enters and leaves modes and the module-path wrapper around
+    each pass: afterwards ``nn.Module.__call__`` is torch's own, no mode is left on, and a watch
+    records what one made before the table did."""
+    from torch.overrides import _get_current_function_mode
+    from torch.utils._python_dispatch import _get_current_dispatch_mode
+
+    from test_wt36 import _facts, bench_watch_torch  # (it puts bench/ on the path)
+    from torch_gpt import GPT, batch
+
+    cfg = dict(vocab=32, C=16, heads=4, T=8, layers=2)
+    monkeypatch.setattr(bench_watch_torch, "SMALL", dict(cfg, B=2))
+    threads = torch.get_num_threads()
+    call = torch.nn.Module.__call__
+    torch.manual_seed(0)
+    model = GPT(**cfg)
+    idx, targets = batch(model, B=2, T=8, vocab=32)
+    before = _facts(model, idx, targets)
+    try:
+        bench_watch_torch.floors(quick=True)
+    finally:
+        torch.set_num_threads(threads)
+    out = capsys.readouterr().out
+    assert "fn mode" in out and "+ paths" in out and "fwd+bwd" in out
+    assert torch.nn.Module.__call__ is call
+    assert _get_current_function_mode() is None and _get_current_dispatch_mode() is None
+    assert _facts(model, idx, targets) == before
