@@ -52,7 +52,9 @@ wrapper alone, no mode), ``watch modes`` (the watch's own two mode classes, its 
 plain pass-through and its op recorder a no-op: its floor), ``+ on_call`` (its user-call recorder
 as is), ``+ paths`` (and the module paths: a whole watch but the per-op recorder), ``watched``.
 The gap from ``+ paths`` to ``watched`` is the per-op recorder as it runs between the model's
-kernels (several times its cost in a loop of its own: its code and data are cold at every op).
+kernels: on a busy 2-core machine (session 37) about 0.3x, three times what the same ops'
+records cost replayed in a loop of their own (about 5 us an op; most likely its code and data
+are cold at every op in the pass) -- the largest part of the watch above its floor.
 
 The last table is the first block of a process (the issue aims at watched <= 1.1x bare): the
 ``small`` model's forward + backward, run twice without a watch, then once inside the process's
