@@ -5,6 +5,7 @@ Run from the repository root:
     .venv/bin/python bench/bench_watch_torch.py          # about 30 s, and a minute for the first blocks
     .venv/bin/python bench/bench_watch_torch.py --quick  # fewer repeats, noisier
     .venv/bin/python bench/bench_watch_torch.py --split  # only: where the watch's time goes
+    .venv/bin/python bench/bench_watch_torch.py --floors  # only: each part of a watch alone
 
 How to read it
 --------------
@@ -42,6 +43,18 @@ in these rows' watches are wrong, only their times count).
 These times are thread CPU time (the minimum of one call, round-robin), not wall time: the
 differences between rows are a few percent of a pass, below the noise of wall time on a shared
 machine.
+
+``--floors`` prints only what each part of a watch costs alone, in thread time (minimum of one
+call, round-robin, 30 repeats; 10 with --quick): ``fn mode`` (a bare ``TorchFunctionMode``
+passing each call on), ``dispatch mode`` (a bare ``TorchDispatchMode``, with the Dynamo wrapper
+PyTorch puts around its handler), ``both`` (the ``bare modes`` floor), ``paths`` (the module path
+wrapper alone, no mode), ``watch modes`` (the watch's own two mode classes, its user-call recorder a
+plain pass-through and its op recorder a no-op: its floor), ``+ on_call`` (its user-call recorder
+as is), ``+ paths`` (and the module paths: a whole watch but the per-op recorder), ``watched``.
+The gap from ``+ paths`` to ``watched`` is the per-op recorder as it runs between the model's
+kernels: on a busy 2-core machine (session 37) about 0.3x, three times what the same ops'
+records cost replayed in a loop of their own (about 5 us an op; most likely its code and data
+are cold at every op in the pass) -- the largest part of the watch above its floor.
 
 The last table is the first block of a process (the issue aims at watched <= 1.1x bare): the
 ``small`` model's forward + backward, run twice without a watch, then once inside the process's
@@ -88,7 +101,59 @@ def inside(context, f):  # noqa: ANN001, ANN201
     return run
 
 
+def thread_time_rows(timed: dict, contexts: list, repeats: int, width: int) -> None:
+    """Print one row per pass in ``timed``: its plain thread time, then its time inside each of
+    ``contexts`` as a ratio (the minimum of one call each, ``repeats`` rounds, round-robin)."""
+    for name, f in timed.items():
+        stmts = [f, *(inside(c, f) for c in contexts)]
+        samples: list[list[float]] = [[] for _ in stmts]
+        for g in stmts:
+            g()
+        for r in range(repeats):  # round-robin, each order rotated
+            for i in (*range(r % len(stmts), len(stmts)), *range(r % len(stmts))):
+                start = time.thread_time()
+                stmts[i]()
+                samples[i].append(time.thread_time() - start)
+        plain_t, *rest = (min(s) for s in samples)
+        print(f"{name:<9}{fmt_time(plain_t):>12}" + "".join(f"{t / plain_t:>{width}.2f}x" for t in rest))
+
+
+_PASS_MODES: list[tuple] = []
+
+
+def pass_modes() -> tuple[type, type]:
+    """The bare floor's two modes, a function mode and a dispatch mode that only pass each call
+    on (made on first use: importing this file imports no torch)."""
+    if not _PASS_MODES:
+        from torch.overrides import TorchFunctionMode
+        from torch.utils._python_dispatch import TorchDispatchMode
+
+        class PassFunction(TorchFunctionMode):
+            def __torch_function__(self, func, types, args=(), kwargs=None):  # noqa: ANN001, ANN204
+                return func(*args, **(kwargs or {}))
+
+        class PassDispatch(TorchDispatchMode):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001, ANN204
+                return func(*args, **(kwargs or {}))
+
+        _PASS_MODES.append((PassFunction, PassDispatch))
+    return _PASS_MODES[0]
+
+
 SMALL = dict(vocab=256, C=128, heads=4, T=64, layers=4, B=8)
+
+
+def small_passes() -> dict:
+    """The two timed passes (see :func:`passes`) of the ``small`` GPT, seeded."""
+    import torch
+
+    from torch_gpt import GPT, batch
+
+    cfg = dict(SMALL)
+    B = cfg.pop("B")
+    torch.manual_seed(0)
+    model = GPT(**cfg)
+    return passes(model, *batch(model, B=B, T=cfg["T"], vocab=cfg["vocab"]))
 
 
 def first_block_child(context: str, dynamo: str) -> None:
@@ -98,15 +163,10 @@ def first_block_child(context: str, dynamo: str) -> None:
 
     if dynamo == "imported":
         import torch._dynamo  # noqa: F401
-    from torch.utils._python_dispatch import TorchDispatchMode
-
     from strided.diagnose.watch_torch import watch_torch
     from torch_gpt import GPT, batch
 
-    class PassDispatch(TorchDispatchMode):
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001, ANN204
-            return func(*args, **(kwargs or {}))
-
+    PassDispatch = pass_modes()[1]
     torch.set_num_threads(1)
     cfg = dict(SMALL)
     B = cfg.pop("B")
@@ -150,7 +210,6 @@ def split(quick: bool) -> None:
 
     import strided.diagnose.watch_torch as wt
     from strided.diagnose.flow import MemoryTally
-    from torch_gpt import GPT, batch
 
     full = wt._recorders
     layouts = wt._native_layouts()
@@ -218,28 +277,72 @@ def split(quick: bool) -> None:
     contexts = [Partial(partial(0)), Partial(partial(1)), Partial(partial(2)), Partial(full, no_storages),
                 Partial(full, no_tally), wt.watch_torch]
     print(f"{'pass':<9}{'plain':>12}" + "".join(f"{label:>16}" for label in labels) + "   (x plain)")
-    cfg = dict(SMALL)
-    B = cfg.pop("B")
-    torch.manual_seed(0)
-    model = GPT(**cfg)
-    idx, targets = batch(model, B=B, T=cfg["T"], vocab=cfg["vocab"])
-    for name, f in passes(model, idx, targets).items():
-        stmts = [f, *(inside(c, f) for c in contexts)]
-        samples: list[list[float]] = [[] for _ in stmts]
-        for g in stmts:
-            g()
-        for r in range(8 if quick else 30):  # round-robin, each order rotated
-            for i in (*range(r % len(stmts), len(stmts)), *range(r % len(stmts))):
-                start = time.thread_time()
-                stmts[i]()
-                samples[i].append(time.thread_time() - start)
-        plain_t, *rest = (min(s) for s in samples)
-        print(f"{name:<9}{fmt_time(plain_t):>12}" + "".join(f"{t / plain_t:>15.2f}x" for t in rest))
+    thread_time_rows(small_passes(), contexts, 8 if quick else 30, 15)
+
+
+def floors(quick: bool) -> None:
+    """The ``--floors`` table: the small model's passes under each part of a watch alone."""
+    import torch
+
+    import strided.diagnose.watch_torch as wt
+
+    PassFunction, PassDispatch = pass_modes()
+    function_mode, dispatch_mode = wt._mode_classes(torch)
+
+    def pass_call(func, args, kwargs):  # noqa: ANN001, ANN202
+        return func(*args, **kwargs)
+
+    def on_call() -> object:  # the watch's own user-call recorder, of a watch never entered
+        watch = wt.watch_torch()
+        watch._thread = threading.get_ident()
+        return wt._recorders(watch)[0]
+
+    class Parts:
+        """Some modes (made by ``make``), and the module paths if ``paths``, for one block."""
+
+        def __init__(self, make, paths: bool = False) -> None:  # noqa: ANN001
+            self.make, self.paths = make, paths
+
+        def __call__(self) -> Parts:
+            return self
+
+        def __enter__(self) -> None:
+            self.modes = self.make()
+            for m in self.modes:
+                m.__enter__()
+            if self.paths:
+                self.watch = wt.watch_torch()
+                self.watch._thread = threading.get_ident()
+                wt._watch_modules(torch, self.watch)
+
+        def __exit__(self, *exc: object) -> None:
+            if self.paths:
+                wt._unwatch_modules(torch, self.watch)
+            for m in reversed(self.modes):
+                m.__exit__(*exc)
+
+    contexts = {
+        "fn mode": Parts(lambda: [PassFunction()]),
+        "dispatch mode": Parts(lambda: [PassDispatch()]),
+        "both": Parts(lambda: [PassFunction(), PassDispatch()]),
+        "paths": Parts(lambda: [], paths=True),
+        "watch modes": Parts(lambda: [function_mode(pass_call), dispatch_mode(lambda func, args, out: None)]),
+        "+ on_call": Parts(lambda: [function_mode(on_call()), dispatch_mode(lambda func, args, out: None)]),
+        "+ paths": Parts(lambda: [function_mode(on_call()), dispatch_mode(lambda func, args, out: None)], paths=True),
+        "watched": wt.watch_torch,
+    }
+    torch.set_num_threads(1)
+    print_header(f"torch {torch.__version__}")
+    print(f"{'pass':<9}{'plain':>12}" + "".join(f"{label:>15}" for label in contexts) + "   (x plain)")
+    thread_time_rows(small_passes(), list(contexts.values()), 10 if quick else 30, 14)
 
 
 def main() -> None:
     if "--split" in sys.argv:
         split("--quick" in sys.argv)
+        return
+    if "--floors" in sys.argv:
+        floors("--quick" in sys.argv)
         return
     if "--first-block-child" in sys.argv:
         at = sys.argv.index("--first-block-child")
@@ -247,20 +350,12 @@ def main() -> None:
         return
     quick = "--quick" in sys.argv
     import torch
-    from torch.overrides import TorchFunctionMode
-    from torch.utils._python_dispatch import TorchDispatchMode
 
     import strided.diagnose.watch_torch as wt
     from strided.diagnose.watch_torch import watch_torch
     from torch_gpt import GPT, batch
 
-    class PassFunction(TorchFunctionMode):
-        def __torch_function__(self, func, types, args=(), kwargs=None):  # noqa: ANN001, ANN204
-            return func(*args, **(kwargs or {}))
-
-    class PassDispatch(TorchDispatchMode):
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001, ANN204
-            return func(*args, **(kwargs or {}))
+    PassFunction, PassDispatch = pass_modes()
 
     class BareModes:
         """The floor: the same two modes doing nothing but pass each call on."""

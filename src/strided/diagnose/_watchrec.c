@@ -12,33 +12,36 @@
    Only the CPython API, on the objects torch's own Python getters return (t.shape, t.stride(),
    t.dtype, t.layout): nothing is built against torch. What it saves is the interpreter's work
    per tensor (the loop, the attribute lookups, the tuple of three per extend): 10-15% of the
-   recorder's time per op, measured by replaying a GPT's ops through it. */
+   recorder's time per op, measured by replaying a GPT's ops through it.
+
+   record(state, func, args, out) is the whole of ``on_op``'s common case in one call (see its
+   comment below): where it declines an op it calls the Python ``on_op`` (``state``'s last item)
+   with the same arguments, before anything it did can be seen, so every record is exactly what
+   the Python recorder makes. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
 static PyObject *s_shape, *s_stride, *s_dtype, *s_layout;
 
-static PyObject *layouts(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 4) { PyErr_SetString(PyExc_TypeError, "layouts takes 4 arguments"); return NULL; }
-    PyObject *fields = args[0], *tensors = args[1], *tuples = args[2], *strided = args[3];
-    Py_ssize_t n = PyTuple_GET_SIZE(tensors);
+/* shape, strides, dtype of each of the n tensors ``items`` appended to ``fields``: 0, or -1 with an error set */
+static int append_layouts(PyObject *fields, PyObject *const *items, Py_ssize_t n, PyObject *tuples, PyObject *strided) {
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *t = PyTuple_GET_ITEM(tensors, i);
+        PyObject *t = items[i];
         PyObject *shape = PyObject_GetAttr(t, s_shape);
-        if (!shape) return NULL;
+        if (!shape) return -1;
         PyObject *strides = PyObject_CallMethodNoArgs(t, s_stride);
-        if (!strides) { Py_DECREF(shape); return NULL; }
+        if (!strides) { Py_DECREF(shape); return -1; }
         if (PyTuple_Check(strides) && PyTuple_GET_SIZE(strides) > 0) {
             PyObject *last = PyTuple_GET_ITEM(strides, PyTuple_GET_SIZE(strides) - 1);
             int zero = PyObject_Not(last);
-            if (zero < 0) { Py_DECREF(shape); Py_DECREF(strides); return NULL; }
+            if (zero < 0) { Py_DECREF(shape); Py_DECREF(strides); return -1; }
             if (zero) {
                 PyObject *layout = PyObject_GetAttr(t, s_layout);
-                if (!layout) { Py_DECREF(shape); Py_DECREF(strides); return NULL; }
+                if (!layout) { Py_DECREF(shape); Py_DECREF(strides); return -1; }
                 int other = layout != strided;
                 Py_DECREF(layout);
                 if (other) { Py_DECREF(shape); Py_DECREF(strides);
-                    PyErr_SetString(PyExc_RuntimeError, "no strides"); return NULL; }
+                    PyErr_SetString(PyExc_RuntimeError, "no strides"); return -1; }
             }
         }
         PyObject *kept = PyDict_GetItemWithError(tuples, shape);  /* borrowed */
@@ -47,7 +50,7 @@ static PyObject *layouts(PyObject *self, PyObject *const *args, Py_ssize_t nargs
             Py_INCREF(kept);
         } else if (!PyErr_Occurred()) {
             kept = PySequence_Tuple(shape);
-            if (!kept) { Py_DECREF(shape); Py_DECREF(strides); return NULL; }
+            if (!kept) { Py_DECREF(shape); Py_DECREF(strides); return -1; }
             if (PyDict_SetItem(tuples, kept, kept) < 0) goto hash_error;
         } else {
             goto hash_error;
@@ -60,27 +63,266 @@ static PyObject *layouts(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         goto have;
     hash_error:
         /* a symbolic size or stride has no hash: kept as read, not once per watch */
-        if (!PyErr_ExceptionMatches(PyExc_TypeError)) { Py_DECREF(shape); Py_DECREF(strides); return NULL; }
+        if (!PyErr_ExceptionMatches(PyExc_TypeError)) { Py_DECREF(shape); Py_DECREF(strides); return -1; }
         PyErr_Clear();
         kept = PySequence_Tuple(shape);
-        if (!kept) { Py_DECREF(shape); Py_DECREF(strides); return NULL; }
+        if (!kept) { Py_DECREF(shape); Py_DECREF(strides); return -1; }
     have:
         Py_DECREF(shape);
         PyObject *dtype = PyObject_GetAttr(t, s_dtype);
-        if (!dtype) { Py_DECREF(kept); Py_DECREF(strides); return NULL; }
+        if (!dtype) { Py_DECREF(kept); Py_DECREF(strides); return -1; }
         int err = PyList_Append(fields, kept) < 0 || PyList_Append(fields, strides) < 0 || PyList_Append(fields, dtype) < 0;
         Py_DECREF(kept); Py_DECREF(strides); Py_DECREF(dtype);
-        if (err) return NULL;
+        if (err) return -1;
     }
+    return 0;
+}
+
+static PyObject *layouts(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 4 || !PyTuple_Check(args[1])) { PyErr_SetString(PyExc_TypeError, "layouts(fields, tuple, dict, layout)"); return NULL; }
+    if (append_layouts(args[0], &PyTuple_GET_ITEM(args[1], 0), PyTuple_GET_SIZE(args[1]), args[2], args[3]) < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
+/* ---------------------------------------------------------------- record: on_op in one call
+
+   record(state, func, args, out): ``on_op(func, args, out)`` of ``watch_torch._recorders`` for
+   the ops it knows (most of them), with ``state`` the tuple of what that closure holds (see
+   S_* below, in the order ``_recorders`` builds it). It keeps the same record in the same
+   flat lists: the op's tensors (args, one level into lists for ops that take them; the output or
+   those of an output list or tuple), the autograd node and counter, the kind ("maybe_copy" told
+   by the storages), the bytes copied, each new output storage counted by the tally's own
+   ``allocated``, then the header and each tensor's (shape, strides, dtype). It declines --
+   calls the Python on_op, ``state[S_SLOW]``, which does it all again -- for a collective, an op
+   not yet in ``ops``, a copy between devices, more than MAXT tensors, and any error (a tensor
+   with no storage or strides, whatever torch refuses): before its record is kept, so the only
+   thing it may have done is count storages in the tally, which the Python recorder then finds
+   counted (the tally's ``seen``), as its own first try would have left them before its careful
+   path. The user's line (forward ops outside any user's call; backward ops not run by the
+   engine's own frame) comes from the Python helpers in ``state``, as on_op calls them. */
+
+enum { S_ACQUIRE, S_RELEASE, S_OPS, S_TENSOR, S_CONTEXT, S_STARTS, S_FIELDS, S_TUPLES, S_STRIDED, S_SEEN, S_ALLOCATED,
+       S_CPU, S_NODE, S_PEEK, S_NAMES, S_ENGINE, S_USER_WHERE, S_BACKWARD_WHERE, S_SLOW, S_N };
+#define MAXT 64
+
+static PyObject *s_untyped_storage, *s_cdata, *s_nbytes, *s_device, *s_type,
+    *s_sequence_nr, *s_name, *s_empty, *s_view, *s_copy, *s_meta;
+
+/* isinstance(x, tensor): the common answers without a lookup of __instancecheck__ (torch.Tensor's
+   metaclass keeps type's own, which answers by the type, and by ``__class__`` for a proxy) */
+static inline int is_tensor(PyObject *x, PyObject *tensor) {
+    if (PyObject_TypeCheck(x, (PyTypeObject *)tensor)) return 1;
+    if (PyLong_CheckExact(x) || PyFloat_CheckExact(x) || x == Py_None || PyBool_Check(x)) return 0;
+    return PyObject_IsInstance(x, tensor);
+}
+
+/* 1: recorded; 0: declined (no error set) */
+static int record_locked(PyObject *state, PyObject *func, PyObject *opargs, PyObject *out) {
+#define ST(i) PyTuple_GET_ITEM(state, i)
+    PyObject *items[MAXT];
+    Py_ssize_t n = 0, n_in, index = -1, start = -1;
+    PyObject *key = NULL, *node = NULL, *call = NULL, *seq = NULL, *name = NULL, *kind, *copied = NULL,
+             *allocated = NULL, *where = NULL, *peek = NULL, *tmp = NULL, *tmp2 = NULL, *entry = NULL;
+    PyObject *fields = ST(S_FIELDS), *starts = ST(S_STARTS), *tensor = ST(S_TENSOR);
+    int done = 0, is;
+
+    key = PyLong_FromVoidPtr(func);
+    if (!key) goto decline;
+    entry = PyDict_GetItemWithError(ST(S_OPS), key);
+    if (!entry || !PyTuple_Check(entry) || PyTuple_GET_SIZE(entry) != 5) { entry = NULL; goto decline; }
+    Py_INCREF(entry);  /* (kept: the Python helpers called below may run code that clears ``ops``) */
+    int lists = PyObject_IsTrue(PyTuple_GET_ITEM(entry, 1));
+    int allocates = PyObject_IsTrue(PyTuple_GET_ITEM(entry, 3));
+    int collective = PyObject_IsTrue(PyTuple_GET_ITEM(entry, 4));
+    kind = PyTuple_GET_ITEM(entry, 2);
+    if (lists < 0 || allocates < 0 || collective != 0 || !PyTuple_Check(opargs) || !PyUnicode_Check(kind)) goto decline;
+
+#define PUSH(x) do { if (n == MAXT) goto decline; Py_INCREF(x); items[n++] = (x); } while (0)
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(opargs); i++) {
+        PyObject *a = PyTuple_GET_ITEM(opargs, i);
+        if ((is = is_tensor(a, tensor)) < 0) goto decline;
+        if (is) PUSH(a);
+        else if (lists && (PyList_CheckExact(a) || PyTuple_CheckExact(a))) {
+            for (Py_ssize_t j = 0; j < PySequence_Fast_GET_SIZE(a); j++) {
+                PyObject *x = PySequence_Fast_GET_ITEM(a, j);
+                if ((is = is_tensor(x, tensor)) < 0) goto decline;
+                if (is) PUSH(x);
+            }
+        }
+    }
+    n_in = n;
+    if ((is = is_tensor(out, tensor)) < 0) goto decline;
+    if (is) PUSH(out);
+    else if (PyList_Check(out) || PyTuple_Check(out)) {
+        for (Py_ssize_t j = 0; j < PySequence_Fast_GET_SIZE(out); j++) {
+            PyObject *x = PySequence_Fast_GET_ITEM(out, j);
+            if ((is = is_tensor(x, tensor)) < 0) goto decline;
+            if (is) PUSH(x);
+        }
+    }
+
+    node = PyObject_CallNoArgs(ST(S_NODE));
+    if (!node || !PyList_Check(ST(S_CONTEXT)) || PyList_GET_SIZE(ST(S_CONTEXT)) < 1) goto decline;
+    call = PyList_GET_ITEM(ST(S_CONTEXT), 0);
+    Py_INCREF(call);
+
+    if (PyUnicode_CompareWithASCIIString(kind, "maybe_copy") == 0) {
+        int same = 0;
+        if (n > n_in && n_in > 0) {
+            if (!(tmp = PyObject_CallMethodNoArgs(items[n_in], s_untyped_storage))) goto decline;
+            Py_SETREF(tmp, PyObject_GetAttr(tmp, s_cdata));
+            if (!tmp || !(tmp2 = PyObject_CallMethodNoArgs(items[0], s_untyped_storage))) goto decline;
+            Py_SETREF(tmp2, PyObject_GetAttr(tmp2, s_cdata));
+            if (!tmp2 || (same = PyObject_RichCompareBool(tmp, tmp2, Py_EQ)) < 0) goto decline;
+            Py_CLEAR(tmp); Py_CLEAR(tmp2);
+        }
+        kind = same ? s_view : s_copy;
+    }
+    copied = PyLong_FromLong(0);
+    if (!copied) goto decline;
+    int is_copy = PyUnicode_CompareWithASCIIString(kind, "copy") == 0;
+    if (is_copy) {
+        PyObject *target = allocates ? (n > n_in ? items[n_in] : NULL) : (n_in ? items[0] : NULL);
+        if (!allocates && !n_in) goto decline;  /* (the Python recorder's IndexError) */
+        if (target) {
+            Py_SETREF(copied, PyObject_GetAttr(target, s_nbytes));
+            if (!copied) goto decline;
+            PyObject *source = !allocates && n_in > 1 ? items[1] : n_in ? items[0] : target;
+            if (!(tmp = PyObject_GetAttr(source, s_device)) || !(tmp2 = PyObject_GetAttr(target, s_device))) goto decline;
+            int other = PyObject_RichCompareBool(tmp, tmp2, Py_NE);
+            if (other != 0) goto decline;  /* a copy between devices: the Python recorder notes it */
+            Py_CLEAR(tmp); Py_CLEAR(tmp2);
+        }
+    }
+
+    /* the header's node fields and the user's line, as on_op reads them */
+    PyFrameObject *frame = PyEval_GetFrame();  /* borrowed: the dispatch mode's handler, which called on_op */
+    if (node == Py_None) {
+        seq = PyLong_FromLong(-1);
+        name = s_empty; Py_INCREF(name);
+        long c = PyLong_AsLong(call);
+        if (c == -1 && PyErr_Occurred()) goto decline;
+        if (c < 0) {
+            if (!frame) goto decline;
+            PyFrameObject *back = PyFrame_GetBack(frame);
+            where = PyObject_CallOneArg(ST(S_USER_WHERE), back ? (PyObject *)back : Py_None);
+            Py_XDECREF(back);
+        } else {
+            where = s_empty; Py_INCREF(where);
+        }
+        if (!seq || !where) goto decline;
+    } else {
+        PyObject *cls = (PyObject *)Py_TYPE(node);
+        name = PyDict_GetItemWithError(ST(S_NAMES), cls);
+        if (name) Py_INCREF(name);
+        else if (PyErr_Occurred()) goto decline;
+        else {
+            if (!(name = PyObject_GetAttr(cls, s_name)) || PyDict_SetItem(ST(S_NAMES), cls, name) < 0) goto decline;
+        }
+        if (!(seq = PyObject_CallMethodNoArgs(node, s_sequence_nr)) || !frame) goto decline;
+        PyFrameObject *back = PyFrame_GetBack(frame);
+        PyCodeObject *code = back ? PyFrame_GetCode(back) : NULL;
+        if (code && (PyObject *)code == ST(S_ENGINE)) {
+            where = s_empty; Py_INCREF(where);
+        } else {
+            where = PyObject_CallOneArg(ST(S_BACKWARD_WHERE), back ? (PyObject *)back : Py_None);
+        }
+        Py_XDECREF(code); Py_XDECREF(back);
+        if (!where) goto decline;
+    }
+    if (!(peek = PyObject_CallNoArgs(ST(S_PEEK)))) goto decline;
+
+    /* the memory tally: each output storage not counted yet (clock: the record's index, not kept yet) */
+    allocated = PyLong_FromLong(0);
+    if (!allocated) goto decline;
+    if (allocates && kind != s_view && PyUnicode_CompareWithASCIIString(kind, "view") != 0) {
+        for (Py_ssize_t i = n_in; i < n; i++) {
+            PyObject *storage = PyObject_CallMethodNoArgs(items[i], s_untyped_storage);
+            if (!storage) goto decline;
+            tmp = PyLong_FromVoidPtr(storage);
+            int counted = tmp ? PyDict_Contains(ST(S_SEEN), tmp) : -1;
+            Py_CLEAR(tmp);
+            if (counted < 0) { Py_DECREF(storage); goto decline; }
+            if (counted) { Py_DECREF(storage); continue; }
+            PyObject *nbytes = PyObject_CallMethodNoArgs(storage, s_nbytes);
+            int some = nbytes ? PyObject_IsTrue(nbytes) : -1, memory = 0;
+            if (some > 0) {
+                PyObject *device = PyObject_GetAttr(storage, s_device);
+                memory = device ? PyObject_RichCompareBool(device, ST(S_CPU), Py_EQ) : -1;
+                if (memory == 0) {
+                    PyObject *type = PyObject_GetAttr(device, s_type);
+                    memory = type ? PyObject_RichCompareBool(type, s_meta, Py_NE) : -1;
+                    Py_XDECREF(type);
+                }
+                Py_XDECREF(device);
+            }
+            if (some > 0 && memory > 0) {
+                PyObject *args2[2] = {storage, nbytes};
+                tmp = PyObject_Vectorcall(ST(S_ALLOCATED), args2, 2, NULL);
+                int counts = tmp ? PyObject_IsTrue(tmp) : -1;
+                Py_CLEAR(tmp);
+                if (counts > 0) Py_SETREF(allocated, PyNumber_Add(allocated, nbytes));
+                if (counts < 0 || !allocated) memory = -1;
+            }
+            Py_DECREF(storage); Py_XDECREF(nbytes);
+            if (some < 0 || memory < 0) goto decline;
+        }
+    }
+
+    /* the record: its start, the header, then each tensor's layout */
+    index = PyList_GET_SIZE(starts);
+    start = PyList_GET_SIZE(fields);
+    if (!(tmp = PyLong_FromSsize_t(start)) || PyList_Append(starts, tmp) < 0) goto decline;
+    Py_CLEAR(tmp);
+    if (!(tmp = PyLong_FromSsize_t(n_in))) goto decline;
+    PyObject *header[10] = {key, call, seq, name, kind, copied, allocated, where, peek, tmp};
+    for (int i = 0; i < 10; i++)
+        if (PyList_Append(fields, header[i]) < 0) goto decline;
+    Py_CLEAR(tmp);
+    if (append_layouts(fields, items, n, ST(S_TUPLES), ST(S_STRIDED)) < 0) goto decline;
+    done = 1;
+
+decline:
+    if (!done) {
+        PyErr_Clear();
+        if (index >= 0 && PyList_GET_SIZE(starts) > index) PyList_SetSlice(starts, index, PyList_GET_SIZE(starts), NULL);
+        if (start >= 0 && PyList_GET_SIZE(fields) > start) PyList_SetSlice(fields, start, PyList_GET_SIZE(fields), NULL);
+        PyErr_Clear();
+    }
+    for (Py_ssize_t i = 0; i < n; i++) Py_DECREF(items[i]);
+    Py_XDECREF(key); Py_XDECREF(entry); Py_XDECREF(node); Py_XDECREF(call); Py_XDECREF(seq); Py_XDECREF(name);
+    Py_XDECREF(copied); Py_XDECREF(allocated); Py_XDECREF(where); Py_XDECREF(peek); Py_XDECREF(tmp); Py_XDECREF(tmp2);
+    return done;
+#undef PUSH
+#undef ST
+}
+
+static PyObject *record(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 4 || !PyTuple_Check(args[0]) || PyTuple_GET_SIZE(args[0]) != S_N) {
+        PyErr_SetString(PyExc_TypeError, "record(state, func, args, out)"); return NULL; }
+    PyObject *r = PyObject_CallNoArgs(PyTuple_GET_ITEM(args[0], S_ACQUIRE));
+    if (!r) return NULL;
+    Py_DECREF(r);
+    int done = record_locked(args[0], args[1], args[2], args[3]);
+    if (!(r = PyObject_CallNoArgs(PyTuple_GET_ITEM(args[0], S_RELEASE)))) return NULL;
+    Py_DECREF(r);
+    if (!done) return PyObject_Vectorcall(PyTuple_GET_ITEM(args[0], S_SLOW), args + 1, 3, NULL);
     Py_RETURN_NONE;
 }
 
 static PyMethodDef methods[] = {
     {"layouts", (PyCFunction)(void (*)(void))layouts, METH_FASTCALL, "append (shape, strides, dtype) of each tensor"},
+    {"record", (PyCFunction)(void (*)(void))record, METH_FASTCALL, "watch_torch's on_op in one call (see the C source)"},
     {NULL, NULL, 0, NULL}};
 static struct PyModuleDef mod = {PyModuleDef_HEAD_INIT, "_watchrec", "watch_torch's per-tensor reads (see the C source)", -1, methods};
 PyMODINIT_FUNC PyInit__watchrec(void) {
     s_shape = PyUnicode_InternFromString("shape"); s_stride = PyUnicode_InternFromString("stride");
     s_dtype = PyUnicode_InternFromString("dtype"); s_layout = PyUnicode_InternFromString("layout");
+    s_untyped_storage = PyUnicode_InternFromString("untyped_storage"); s_cdata = PyUnicode_InternFromString("_cdata");
+    s_nbytes = PyUnicode_InternFromString("nbytes"); s_device = PyUnicode_InternFromString("device");
+    s_type = PyUnicode_InternFromString("type"); s_sequence_nr = PyUnicode_InternFromString("_sequence_nr");
+    s_name = PyUnicode_InternFromString("__name__"); s_empty = PyUnicode_InternFromString("");
+    s_view = PyUnicode_InternFromString("view"); s_copy = PyUnicode_InternFromString("copy");
+    s_meta = PyUnicode_InternFromString("meta");
     return PyModule_Create(&mod);
 }

@@ -36,9 +36,11 @@ to walk); steps, reasons, dim mappings and backward lines are worked out when ``
 first read. The dispatch mode keeps Dynamo out of its handler once, when its class is made, not
 through the wrapper torch puts around every mode's handler (see ``_keep_dynamo_out``), runs an
 aten ``OpOverload`` through its ``_op`` (what its ``__call__`` does, one Python frame less), and
-reads what it needs of each op overload once (``_OPS``); each tensor's shape, strides and dtype are
-read by a small C helper (``_watchrec.c``, CPython API only; where it is not built, the same loop
-in Python). ``bench/bench_watch_torch.py`` measures it.
+reads what it needs of each op overload once (``_OPS``); the per-op recorder is one call of a small
+C helper (``_watchrec.record``, CPython API only) that keeps the same record as the Python
+``on_op``, which it hands the ops it does not know how to record (collectives, copies between
+devices, tensors without storage or strides, ...), and which records every op where the helper is
+not built. ``bench/bench_watch_torch.py`` measures it.
 
 Threads: torch keeps its modes per thread, so a block sees only the ops of the thread it runs in
 (the ``nn.Module.__call__`` wrapper, which is global, is filtered to that thread too). Like any torch mode it sees
@@ -741,6 +743,17 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
                     extend((key, call, node._sequence_nr(), node_name(node), kind, copied, allocated,
                             _code_in_backward(getframe(1).f_back, engine, lines), peek(), len(ins), *metas))
 
+    record = _native_record() if _NATIVE_RECORD[0] else None
+    if record is not None:
+        # on_op in one C call (``_watchrec.record``), the closure above for the ops it declines;
+        # the state is what the closure reads, in the order of the C side's S_* (see _watchrec.c)
+        state = (lock.acquire, lock.release, ops, tensor, context, records, fields, tuples, strided, seen,
+                 tally.allocated, cpu, current_node, peek, node_names, engine, partial(_user_where, lines=lines),
+                 partial(_code_in_backward, engine=engine, lines=lines), on_op)
+        fast = partial(record, state)
+    else:
+        fast = on_op
+
     def node_name(node: Any) -> str:
         """The class name of an autograd node (cached, as in ``on_op``)."""
         cls = type(node)
@@ -774,7 +787,7 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
             metas += (_guarded(partial(_shape_of, t), ()), _guarded(partial(_strides_of, t), ()), t.dtype)
         return kind, copied, allocated, metas
 
-    return on_call, on_op
+    return on_call, fast
 
 
 # ---------------------------------------------------------------------- reasons
@@ -990,6 +1003,21 @@ def _native_layouts() -> Any:
     except ImportError:  # pragma: no cover - built without a C compiler
         return None
     return layouts
+
+
+def _native_record() -> Any:
+    """The compiled ``on_op`` (``strided.diagnose._watchrec.record``), or None where the extension
+    is not built (then ``on_op`` is the Python closure of :func:`_recorders`)."""
+    try:
+        from ._watchrec import record
+    except ImportError:  # pragma: no cover - built without a C compiler
+        return None
+    return record
+
+
+# Whether new watches record each op through the compiled ``record`` (where built): a switch for
+# the tests and benchmarks that compare it with the Python recorder, which must give the same records.
+_NATIVE_RECORD = [True]
 
 
 _MODES: list[tuple[Any, Any]] = []
