@@ -87,3 +87,55 @@ def test_sgn_edge_layouts():
         assert got.shape == general.shape and _bits(got.contiguous()) == _bits(general.contiguous())
         want = torch.tensor(x.numpy()).sgn()
         assert got.shape == tuple(want.shape)
+
+
+# ---- F.logsigmoid of a non-row-major input: the blocked transposing copy before the compiled pass
+
+def _float_memory(shape, dtype, seed):
+    """Floats of both signs over many decades, with NaN words (payloads, both signs), +-0, +-inf,
+    subnormals and huge values scattered in."""
+    rng = np.random.default_rng(seed)
+    n = int(np.prod(shape))
+    v = (rng.standard_normal(n) * np.exp(rng.uniform(-8, 8, n))).astype(dtype)
+    specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, -1e-40, 3e38, -3e38, 88.5, -104.0],
+                        dtype)
+    k = min(n, 200)
+    v[rng.choice(n, k, replace=False)] = rng.choice(specials, k)
+    bits = v.view(np.uint32 if dtype == np.float32 else np.uint64)
+    nan_word = np.array([0xFFC00001, 0x7F800123], np.uint32) if dtype == np.float32 else \
+        np.array([0xFFF8000000000001, 0x7FF0000000000123], np.uint64)
+    bits[rng.choice(n, 4, replace=False)] = rng.choice(nan_word, 4)
+    return v.reshape(shape)
+
+
+LOGSIGMOID_CASES = [((96, 80), lambda t: t.t()), ((300, 217), lambda t: t.t()),
+                    ((6, 40, 50), lambda t: t.permute(2, 0, 1)), ((128, 96), lambda t: t.t()[::2]),
+                    ((64, 70), lambda t: t[:, 3:].t()), ((1, 5000), lambda t: t.t())]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("case", range(len(LOGSIGMOID_CASES)))
+def test_logsigmoid_non_row_major_bits(dtype, case):
+    import strided.nn.functional as F
+
+    shape, view = LOGSIGMOID_CASES[case]
+    mem = _float_memory(shape, dtype, seed=case)
+    x = view(st.tensor(mem))
+    got = F.logsigmoid(x)
+    want = torch.nn.functional.logsigmoid(view(torch.tensor(mem)))
+    assert got.stride() == want.stride()
+    assert _bits(got) == np.ascontiguousarray(want.numpy()).tobytes()
+    # the row-major copy of the same values: the same bits (an element's value is its own)
+    assert _bits(got) == _bits(F.logsigmoid(x.contiguous()))
+
+
+def test_logsigmoid_small_and_empty():
+    import strided.nn.functional as F
+
+    for arr in (np.zeros((0, 4), np.float32), np.float32(-2.5), _float_memory((7, 3), np.float32, 9)):
+        x = st.tensor(arr)
+        x = x.t() if x.ndim == 2 else x
+        got = F.logsigmoid(x)
+        want = torch.nn.functional.logsigmoid(torch.tensor(arr).t() if np.ndim(arr) == 2 else torch.tensor(arr))
+        assert got.shape == tuple(want.shape)
+        assert _bits(got) == np.ascontiguousarray(want.numpy()).tobytes()
