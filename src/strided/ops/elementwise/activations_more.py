@@ -45,6 +45,7 @@ from ...errors import StridedRuntimeError, join_lines
 from ...grad_mode import GRAD_MODE
 from ...gradients import not_differentiable, seal
 from ...kernels import native
+from ...kernels.blocked import row_major
 from ...kernels.elementwise import _TYPED0_DTYPES, _clip
 from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set
 from ...kernels.sleef import ELU as _ELU_OP
@@ -585,7 +586,10 @@ def _logsigmoid_compiled(x: np.ndarray) -> np.ndarray | None:
     if k is None or x.dtype not in _TYPED0_DTYPES or not step():
         return None
     out = np.empty(x.shape, x.dtype)
-    return out if k.log_sigmoid_run(x if x.flags.c_contiguous else np.ascontiguousarray(x), out) else None
+    # (a transposed x read through the blocked copy: 1M float32 ~1 ms where NumPy's transposing
+    # ascontiguousarray takes 5-7; the kernel's bits do not depend on an element's place)
+    src = x if x.flags.c_contiguous else np.ascontiguousarray(row_major(x))
+    return out if k.log_sigmoid_run(src, out) else None
 
 
 def _logsigmoid_front(dtype: np.dtype) -> tuple | None:

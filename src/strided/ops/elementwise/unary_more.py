@@ -989,17 +989,20 @@ def _fast_run(op: MoreUnary, x: Any, args: tuple) -> Tensor | None:
     arr = flat_run(x, info)
     layout = info[2]
     if arr is None:  # (a transpose: the kernel over its memory in order, a ~20 us layout set-up saved)
-        # (float32/float64 only: complex sgn keeps the general path, which models PyTorch's loops)
-        dense = dense_run(x, info[1]) if np_d in _F32_F64 else None
+        # (complex sgn too: PyTorch's TensorIterator coalesces a permuted dense input and its output,
+        # laid out alike, into one flat run, so its vector and scalar loops visit the memory run
+        # exactly as a contiguous input's: the flat run's steps below give its bits)
+        dense = dense_run(x, info[1])
         if dense is None:
             return None
         arr, layout = dense
-    res = np.empty(info[1], _BOOL_NP if op.rule == "bool" else np_d)
     token = quiet_set(QUIET)
     try:
-        op.kernel(arr, res, np_d, d, *args)
-        if np_d in _COMPLEX:  # (sgn: PyTorch's scalar loop at the row's end)
-            _sgn_flat_tail(arr, res)
+        if np_d in _COMPLEX:  # (sgn: the flat run's one compiled pass, PyTorch's scalar loop at its end)
+            res = _sgn_fresh(arr)
+        else:
+            res = np.empty(info[1], _BOOL_NP if op.rule == "bool" else np_d)
+            op.kernel(arr, res, np_d, d, *args)
     finally:
         quiet_reset(token)
     return adopted(res, layout, bool_ if op.rule == "bool" else d)
