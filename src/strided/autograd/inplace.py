@@ -86,7 +86,8 @@ def view_of_leaf_error(t: Tensor, op: str) -> StridedRuntimeError:
 
 
 def _refuse_view_creation(t: Tensor, args: tuple, kwargs: dict) -> None:
-    """PyTorch's handle_view_on_rebase: a view made under no_grad, or an output of a function
+    """PyTorch's handle_view_on_rebase: a view made under no_grad or inference_mode (or a view of
+    one: :func:`.graph.mode_view_error`), or an output of a function
     returning several views (or a view of one), written in place with grad mode on while it, its
     base or an operand requires grad."""
     base = t._base
@@ -94,15 +95,8 @@ def _refuse_view_creation(t: Tensor, args: tuple, kwargs: dict) -> None:
             or _operands_require_grad(args) or _operands_require_grad(kwargs.values())):
         return
     m = t._ag
-    if m.creation == "no_grad":
-        raise StridedRuntimeError(join_lines(
-            "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given that "
-            "this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both "
-            "the view and the inplace either both inside the no_grad block (if you don't want the inplace to be "
-            "tracked) or both outside (if you want the inplace to be tracked).",
-            f"this view (shape {t._layout.shape}) was made under no_grad from a tensor in the graph: the write "
-            "would record nothing, and the base's gradient would silently miss it",
-            "fix: make the view and write it both under strided.no_grad(), or both outside it"))
+    if m.creation in G.MODE_CREATIONS:
+        raise G.mode_view_error(t, indirect=False)
     fn = m.grad_fn
     raise StridedRuntimeError(join_lines(
         f"Output {m.output_nr} of {G._short(fn.name()) if fn is not None else 'a view function'} is a view and is "

@@ -155,6 +155,11 @@ class Activation:
     # DEFAULT capability), -1: every element a vector lane (log_sigmoid's own loop); None: the
     # cast's words (the NaN's sign kept), not measured for the row
     bf16_step: Callable[[], int] | None = None
+    # ``typed``: the positions of the parameters PyTorch's kernel converts to the input's own dtype
+    # (``Scalar::to<scalar_t>()``: c10::Half's overflow error for float16 past 65504) where the
+    # others go to the compute type (float for float16 / bfloat16): hardtanh's bounds, threshold's
+    # value, hardshrink's lambd (:func:`_check_params`)
+    typed: tuple[int, ...] = ()
 
 
 def bf16_wide() -> int:
@@ -417,7 +422,7 @@ HARDTANH = Activation(
     lambda x, g, lo, hi: np.where((x <= lo) | (x >= hi), 0, g),
     # (PyTorch's hardtanh is its clamp: the compiled clamp pass gives np.clip's bits, ties keeping
     # x's zero, bounds rounded to x's dtype; 2^20 float32 ~113 -> ~92 us. A NaN bound: None, np.clip)
-    lambda x, lo, hi: _compiled_clamp(x, lo, hi))
+    lambda x, lo, hi: _compiled_clamp(x, lo, hi), typed=(0, 1))
 
 
 def _run(row: Activation, input: Any, params: tuple, inplace: bool = False, counted: bool = True) -> Tensor:
@@ -428,7 +433,7 @@ def _run(row: Activation, input: Any, params: tuple, inplace: bool = False, coun
         t = _fast(row, input, params)
         if t is not None:
             return t
-    x = tensor_arg(input, row.name)
+    x = tensor_arg(input, row.name + "_" if inplace else row.name)  # (PyTorch names selu_() in place)
     d = x._dtype
     if not d.is_floating_point:
         if row is HARDTANH:
@@ -585,11 +590,13 @@ _F32_MAX = float(np.finfo(np.float32).max)
 
 def _check_params(row: Activation, d: DType, params: tuple) -> None:
     """PyTorch's refusal of a parameter its kernel cannot hold for a float input of dtype ``d``:
-    hardtanh converts its bounds to ``d`` itself (c10::Half's error for float16), the others their
-    parameters to the compute type (float for float16 / bfloat16 / float32); a finite value beyond
-    that range is a RuntimeError, never a silent inf (``inf`` itself passes)."""
-    target = d if row is HARDTANH else d if d is float64 else float32
-    for v in params:
+    the row's ``typed`` parameters convert to ``d`` itself (c10::Half's error for float16), the
+    others to the compute type (float for float16 / bfloat16 / float32); a finite value beyond
+    that range is a RuntimeError, never a silent inf (``inf`` itself passes). The check is
+    :func:`strided.dtypes.scalar_overflow`'s, PyTorch's ``c10::checked_convert``."""
+    compute = d if d is float64 else float32
+    for i, v in enumerate(params):
+        target = d if i in row.typed else compute
         if target is float32 and -_F32_MAX <= v <= _F32_MAX:  # (the common case, without the full check)
             continue
         line = scalar_overflow(v, target)
@@ -602,15 +609,19 @@ def _check_params(row: Activation, d: DType, params: tuple) -> None:
 def _num(v: Any, fn: str, arg: str, pos: int) -> float:
     """``v`` as PyTorch's ``Number`` argument ``arg`` (position ``pos``) of ``fn`` takes it: a
     Python or NumPy bool/int/float or a 0-d tensor; a complex number with a zero imaginary part as
-    its real part, any other a RuntimeError; an int beyond int64 an OverflowError; anything else
+    its real part, any other a RuntimeError; an int neither int64 nor uint64 holds an OverflowError; anything else
     (a string, None, a list, a tensor with dims) a TypeError, as PyTorch's argument parser says."""
     if type(v) is float:
         return v
     if isinstance(v, (bool, float, np.bool_, np.integer, np.floating)):
         return float(v)
     if isinstance(v, int):
-        if not -(2 ** 63) <= v < 2 ** 63:
-            raise StridedOverflowError(join_lines("int too big to convert", f"{fn}'s {arg} is {v}, beyond int64"))
+        # (PyTorch's Scalar holds an int64 or, past int64's max, a uint64: what neither holds is
+        # the parser's OverflowError; a kernel's checked conversion refuses more, later)
+        if not -(2 ** 63) <= v < 2 ** 64:
+            raise StridedOverflowError(join_lines(
+                "int too big to convert" if v > 0 else "can't convert negative int to unsigned",
+                f"{fn}'s {arg} is {v}, beyond int64 and uint64"))
         return float(v)
     if isinstance(v, (complex, np.complexfloating)):
         if v.imag == 0:

@@ -70,6 +70,7 @@ from .activations import (
     _INT_C_NAMES,
     Activation,
     _all_greater_copy,
+    _check_params,
     _fresh_of,
     _inplace,
     _leaky_relu,
@@ -337,7 +338,7 @@ def _shrink_fused(x: np.ndarray, g: np.ndarray, lambd: float) -> np.ndarray:
 
 HARDSHRINK = Activation("hardshrink", "hardshrink_cpu", "HardshrinkBackward0", _hardshrink,
                         _shrink_rule_grad("HardshrinkBackwardBackward0"), _shrink_fused, _exact_compiled(_HARDSHRINK),
-                        front=_exact_front(_HARDSHRINK, 0.5))
+                        front=_exact_front(_HARDSHRINK, 0.5), typed=(0,))
 SOFTSHRINK = Activation("softshrink", "softshrink_check", "SoftshrinkBackward0", _softshrink,
                         _shrink_rule_grad("SoftshrinkBackwardBackward0"), _shrink_fused, _softshrink_compiled,
                         front=_exact_front(_SOFTSHRINK, 0.5), bf16_step=bf16_narrow)
@@ -371,7 +372,7 @@ THRESHOLD = Activation(
     lambda g, x, th, value: linear_backward("ThresholdBackwardBackward0",
                                             lambda gg: where(x <= th, 0.0, gg), g, (x,)),
     lambda x, g, th, value: np.where(x <= _c(th, x), _c(0, g), g),
-    _exact_compiled(_THRESHOLD), integers=_threshold_integers, overlap_ok=True)
+    _exact_compiled(_THRESHOLD), integers=_threshold_integers, overlap_ok=True, typed=(1,))
 
 
 # --- the exponential rows -----------------------------------------------------------------------
@@ -705,6 +706,7 @@ def _rounded(input: Any, *values: float) -> tuple:
     d = _float_param_dtype(input)
     if d is None or not d.is_floating_point or d.itemsize != 2:
         return values
+    _check_params(HARDSHRINK, d, values)  # (past the dtype's max: PyTorch's overflow error, not an inf lambd)
     with np.errstate(all="ignore"):
         return tuple(float(np.asarray(v, dtype=np.float32).astype(d.numpy).astype(np.float64)) for v in values)
 
