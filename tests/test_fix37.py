@@ -274,3 +274,93 @@ def test_inplace_activation_of_no_tensor_names_the_inplace_op(name):
 def test_module_inplace_function_of_no_tensor_names_itself(name):
     got, want = (_outcome(lambda L=L: getattr(L, name)(None)) for L in (st, torch))
     assert want[0] == "TypeError" and got == want
+
+
+# ---------------------------------------------------------------- in-place activations' nodes on a tensor in the graph
+
+INPLACE = {
+    "threshold_": lambda FF, b: FF.threshold_(b, 0.1, 2.0),
+    "threshold_inplace": lambda FF, b: FF.threshold(b, 0.1, 2.0, inplace=True),
+    "hardswish": lambda FF, b: FF.hardswish(b, inplace=True),
+    "hardsigmoid": lambda FF, b: FF.hardsigmoid(b, inplace=True),
+    "hardtanh": lambda FF, b: FF.hardtanh(b, -0.5, 2.0, inplace=True),
+    "relu6": lambda FF, b: FF.relu6(b, inplace=True),
+    "mish": lambda FF, b: FF.mish(b, inplace=True),
+    "silu": lambda FF, b: FF.silu(b, inplace=True),
+    "leaky_relu": lambda FF, b: FF.leaky_relu(b, 0.2, inplace=True),
+    "leaky_relu_0": lambda FF, b: FF.leaky_relu(b, 0.0, inplace=True),
+    "rrelu_eval": lambda FF, b: FF.rrelu(b, training=False, inplace=True),
+    "rrelu_": lambda FF, b: FF.rrelu_(b, 0.1, 0.3),
+    "elu": lambda FF, b: FF.elu(b, inplace=True),
+    "relu": lambda FF, b: FF.relu(b, inplace=True),
+}
+_VALUES = [1.0, -2.0, 3.0, 0.05, -0.1, 0.1, 2.0, -3.0, 4.0, float("nan"), 0.0, -0.0]
+
+
+def _inplace_run(L, FF, call, layout, dtype):
+    a = L.tensor(_VALUES, dtype=getattr(L, dtype), requires_grad=True)
+    b = a * 1
+    t = {"plain": lambda: b, "view": lambda: b[1::2], "transposed": lambda: b.view(3, 4).t()}[layout]()
+    r = INPLACE[call](FF, t)
+    name = t.grad_fn.name()
+    g = L.arange(1, 13, dtype=getattr(L, dtype)).reshape(b.shape)
+    b.backward(g)
+    return r is t, name, np.asarray(a.grad.double().tolist())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("layout", ["plain", "view", "transposed"])
+@pytest.mark.parametrize("call", sorted(set(INPLACE) - {"silu"}))
+def test_inplace_activation_node_and_gradient_like_torch(call, layout, dtype):
+    want = _inplace_run(torch, TF, call, layout, dtype)
+    got = _inplace_run(st, F, call, layout, dtype)
+    assert got[:2] == want[:2]
+    np.testing.assert_array_equal(got[2], want[2])
+
+
+def _version_errors(L, FF, call):
+    out = []
+    a = L.tensor(_VALUES[:8], requires_grad=True)
+    b = a * 1
+    c = b * b  # (saves b at version 0)
+    INPLACE[call](FF, b)
+    out.append(_outcome(lambda: c.sum().backward()))
+    a = L.tensor(_VALUES[:8], requires_grad=True)
+    b = a * 1
+    INPLACE[call](FF, b)
+    b.mul_(2)  # (the result written again: fails where the node saved it)
+    out.append(_outcome(lambda: b.sum().backward()))
+    return [(k, v.split(" Hint")[0] if isinstance(v, str) else None) for k, v in out]
+
+
+@pytest.mark.parametrize("call", sorted(INPLACE))
+def test_inplace_activation_version_errors_like_torch(call):
+    assert _version_errors(st, F, call) == _version_errors(torch, TF, call)
+
+
+@pytest.mark.parametrize("call", ["leaky_relu", "rrelu"])
+def test_inplace_leaky_negative_slope_refused_at_backward(call):
+    def run(L, FF):
+        a = L.tensor([1.0, -2.0], requires_grad=True)
+        b = a * 1
+        if call == "leaky_relu":
+            FF.leaky_relu(b, -0.2, inplace=True)
+        else:
+            FF.rrelu(b, -0.5, -0.1, training=False, inplace=True)
+        return _outcome(lambda: b.sum().backward())
+    want = run(torch, TF)
+    assert want[0] == "RuntimeError" and run(st, F) == want
+
+
+@pytest.mark.parametrize("call", ["leaky_relu", "threshold_", "hardswish", "hardtanh"])
+def test_inplace_activation_create_graph_like_torch(call):
+    def run(L, FF):
+        a = L.tensor(_VALUES[:9], dtype=L.float64, requires_grad=True)
+        b = a * a
+        INPLACE[call](FF, b)
+        (ga,) = L.autograd.grad(b.sum(), a, create_graph=True)
+        (gg,) = L.autograd.grad((ga * ga).sum(), a)
+        return np.asarray(ga.tolist()), np.asarray(gg.tolist())
+    for w, g in zip(run(torch, TF), run(st, F)):
+        np.testing.assert_array_equal(g, w)
+
