@@ -409,10 +409,6 @@ def test_softshrink_reduced_float_zero_sign(dtype: str) -> None:
         np.testing.assert_array_equal(_words(F.softshrink(s, 0.3)), _words(TF.softshrink(t, 0.3)))
 
 
-@pytest.mark.xfail(strict=True, reason="in-place threshold_ / hardswish_ / hardsigmoid_ / rrelu_ on a tensor "
-                   "in the graph record CopyBackwards over the out-of-place op of a clone (the module's note): "
-                   "a later version error names 'torch::autograd::CopyBackwards' where PyTorch names "
-                   "Threshold1 / Hardswish / Hardsigmoid / RreluWithNoise1")
 @pytest.mark.parametrize("call", ["threshold_", "hardswish_", "hardsigmoid_"])
 def test_inplace_node_name_in_version_error(call: str) -> None:
     ops = {"threshold_": lambda FF, b: FF.threshold_(b, 0.1, 2.0),
@@ -430,10 +426,6 @@ def test_inplace_node_name_in_version_error(call: str) -> None:
     assert texts[1] == texts[0]
 
 
-@pytest.mark.xfail(strict=True, reason="rrelu_ (eval) in place on a tensor in the graph: PyTorch records "
-                   "RreluWithNoiseBackward1, which saves the result, so writing the result again fails the "
-                   "backward ('output 0 of RreluWithNoise1, is at version 2'); strided's CopyBackwards form "
-                   "saves nothing and gives a gradient")
 def test_rrelu_inplace_result_modified_refuses_backward() -> None:
     for L, FF in ((torch, TF), (strided, F)):
         a = L.tensor([1.0, -2.0, 3.0], requires_grad=True)

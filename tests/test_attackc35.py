@@ -219,7 +219,6 @@ def test_relu_non_tensor_inplace_error_text():
         assert str(es.value).splitlines()[0] == str(et.value)
 
 
-@pytest.mark.xfail(strict=True, reason="error text names 'selu()' where torch names 'selu_()' for inplace=True")
 def test_non_tensor_inplace_error_text():
     with pytest.raises(TypeError) as et:
         TF.selu(None, inplace=True)

@@ -647,11 +647,19 @@ def _mark_no_grad_views(out: Any, source: Any) -> None:
     if source is None or getattr(source, "_ag", None) is None or not hasattr(source, "_storage") or (
             not requires_grad(source)):
         return
+    sm = source._ag
+    made = "inference_mode" if INFERENCE_MODE.get() or sm.creation == "inference_mode" else "no_grad"
     for piece in out if isinstance(out, (tuple, list)) else (out,):
         if (getattr(piece, "_base", None) is not None and piece is not source
                 and storage_root(piece._storage) is storage_root(source._storage)):
             m = meta(piece)
-            m.creation = "no_grad"
+            m.creation = made
+            # (PyTorch's view of a tensor that requires grad requires grad itself, with no grad_fn
+            # and no grad accumulator: graph.edge gives it none; its version now, for the refusal
+            # once its base or another view of it is written: graph.mode_view_error)
+            if piece._dtype.is_floating_point or piece._dtype.is_complex:
+                m.requires_grad = True
+            m.view_version = version(piece)
 
 
 def any_tracked(values: Any) -> bool:

@@ -151,11 +151,12 @@ def _attached(out: Any, spec: tuple, maker: Maker, args: tuple, kwargs: dict) ->
         m.view_version = G.version(first)
         source = args[0] if args else None
         sm = source._ag if isinstance(source, Tensor) else None
-        # (a view of such an output inherits its refusal, as in PyTorch: ``real``/``imag`` too, whose
-        # storage is a typed alias of the same bytes)
-        if sm is not None and sm.creation == "multi_output" and (
+        # (a view of such an output, or of a view made under no_grad / inference_mode, inherits its
+        # refusal, as in PyTorch's propagate_creation_meta: ``real``/``imag`` too, whose storage is a
+        # typed alias of the same bytes)
+        if sm is not None and sm.creation is not None and (
                 source._storage is first._storage or storage_root(source._storage) is storage_root(first._storage)):
-            m.creation = "multi_output"
+            m.creation = sm.creation
     return out
 
 

@@ -65,6 +65,10 @@ def edge(t: Any) -> tuple[Node | None, int]:
             regenerate_view(t)
         return (m.grad_fn, m.output_nr)
     if m.requires_grad:
+        if m.creation is not None:  # a view made under no_grad of a tensor in the graph (see mode_view_error)
+            if m.view_version is not None and m.view_version != version(t):
+                raise mode_view_error(t, indirect=True)
+            return (None, 0)  # (PyTorch: it requires grad through its base, but has no grad accumulator)
         acc = m.acc() if m.acc is not None else None  # (one call of the weak reference)
         if acc is None:
             acc = AccumulateGrad.of(t)
@@ -86,6 +90,8 @@ def regenerate_view(t: Any) -> None:
     view's history is asked for after its base or another view of it was written, so here too
     (before, strided regenerated it and went on where PyTorch refuses)."""
     m = t._ag
+    if m.creation in MODE_CREATIONS:
+        raise mode_view_error(t, indirect=True)
     if m.creation == "multi_output":
         raise StridedRuntimeError(join_lines(
             f"Output {m.output_nr} of {_short(m.grad_fn.name()) if m.grad_fn is not None else 'a view function'} "
@@ -100,6 +106,37 @@ def regenerate_view(t: Any) -> None:
     if base is not None and requires_grad(base):
         m.grad_fn = view_node(t, base)
         m.output_nr = 0
+
+
+# A view's ``creation`` when it was made under a grad mode that records nothing (PyTorch's
+# CreationMeta NO_GRAD_MODE / INFERENCE_MODE), and that mode's words in PyTorch's errors.
+MODE_CREATIONS = {"no_grad": ("no_grad mode", "with grad mode enabled", "no_grad"),
+                   "inference_mode": ("inference mode", "in normal mode", "inference_mode")}
+
+
+def mode_view_error(t: Any, indirect: bool) -> StridedRuntimeError:
+    """PyTorch's handle_view_on_rebase for a view made under no_grad or inference_mode from a
+    tensor in the graph (or a view of such a view, which has a grad_fn): written in place with
+    grad mode on (``indirect`` False), or used after its base or another view of it was written
+    (``indirect``). Its history is ambiguous (the write was, or was not, to be recorded), so
+    PyTorch refuses, and strided with it: recording nothing would make the base's gradient
+    silently miss the write."""
+    m = t._ag
+    made, mode_on, block = MODE_CREATIONS[m.creation]
+    fn = m.grad_fn
+    head = (f"Output {m.output_nr} of {_short(fn.name())} is a view of a view which was created in {made}"
+            if fn is not None else f"A view was created in {made}")
+    what = "its base or another view of its base has been modified inplace" if indirect else \
+        "is being modified inplace"
+    return StridedRuntimeError(join_lines(
+        f"{head} and {what} {mode_on}. Given that this use case is ambiguous and error-prone, it is forbidden. "
+        f"You can clarify your code by moving both the view and the inplace either both inside the {block} block "
+        "(if you don't want the inplace to be tracked) or both outside (if you want the inplace to be tracked).",
+        f"this view (shape {t._layout.shape}) was made under strided.{block}() from a tensor in the graph"
+        + (", and its memory was written in place since" if indirect else
+           ": the write would record nothing, and the base's gradient would silently miss it"),
+        f"fix: make the view and write it both under strided.{block}(), or both outside it; "
+        "or write a clone: v = v.clone()"))
 
 
 def view_node(view: Any, base: Any) -> Node:

@@ -56,7 +56,8 @@ _NO_OLD_VALUES = {"add_", "sub_", "subtract_", "__iadd__", "__isub__", "neg_", "
                   "masked_fill_", "index_put_", "__setitem__", "t_", "transpose_", "swapaxes_", "swapdims_",
                   "unsqueeze_", "squeeze_", "as_strided_", "uniform_", "normal_", "bernoulli_", "random_",
                   "exponential_", "geometric_", "cauchy_", "log_normal_", "eq_", "ne_", "not_equal_", "lt_",
-                  "less_", "le_", "less_equal_", "gt_", "greater_", "ge_", "greater_equal_", "elu_"}
+                  "less_", "le_", "less_equal_", "gt_", "greater_", "ge_", "greater_equal_", "elu_", "leaky_relu_",
+                  "rrelu_"}
 
 # The in-place views (a new layout for the same tensor): PyTorch names their nodes apart from
 # the out-of-place views' (TBackward1, not TBackward0).
@@ -86,7 +87,8 @@ def view_of_leaf_error(t: Tensor, op: str) -> StridedRuntimeError:
 
 
 def _refuse_view_creation(t: Tensor, args: tuple, kwargs: dict) -> None:
-    """PyTorch's handle_view_on_rebase: a view made under no_grad, or an output of a function
+    """PyTorch's handle_view_on_rebase: a view made under no_grad or inference_mode (or a view of
+    one: :func:`.graph.mode_view_error`), or an output of a function
     returning several views (or a view of one), written in place with grad mode on while it, its
     base or an operand requires grad."""
     base = t._base
@@ -94,15 +96,8 @@ def _refuse_view_creation(t: Tensor, args: tuple, kwargs: dict) -> None:
             or _operands_require_grad(args) or _operands_require_grad(kwargs.values())):
         return
     m = t._ag
-    if m.creation == "no_grad":
-        raise StridedRuntimeError(join_lines(
-            "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given that "
-            "this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both "
-            "the view and the inplace either both inside the no_grad block (if you don't want the inplace to be "
-            "tracked) or both outside (if you want the inplace to be tracked).",
-            f"this view (shape {t._layout.shape}) was made under no_grad from a tensor in the graph: the write "
-            "would record nothing, and the base's gradient would silently miss it",
-            "fix: make the view and write it both under strided.no_grad(), or both outside it"))
+    if m.creation in G.MODE_CREATIONS:
+        raise G.mode_view_error(t, indirect=False)
     fn = m.grad_fn
     raise StridedRuntimeError(join_lines(
         f"Output {m.output_nr} of {G._short(fn.name()) if fn is not None else 'a view function'} is a view and is "
@@ -234,7 +229,7 @@ def _spec_maker(op: str, target: Tensor) -> Callable[..., tuple[Node | None, Ten
     if special is not None:
         return lambda old, *a, **k: (make_node(special(old, *a, **k)), None)
     if op in _TWIN_GIVEN:  # (the op's out-of-place twin is its one argument: twin(old) -> recorded result)
-        method = _call_twin
+        method = _call_twin  # (an activation's in-place form passes it: strided.ops.elementwise.activations)
     else:
         outer = _DUNDERS.get(op) or op[:-1]
         if outer not in BACKWARD or not callable(getattr(Tensor, outer, None)):
@@ -257,10 +252,13 @@ def _call_twin(old: Tensor, twin: Callable[[Tensor], Tensor]) -> Tensor:
 
 
 # In-place ops whose caller passes their out-of-place twin as the one argument (an op module's
-# private recording function, whose node PyTorch's in-place op records: elu_'s EluBackward1, which
-# reads the result): its node and result stand for the op's, as a method twin's do. Their node never
-# reads the old values (an alias is enough: the twin runs before the write).
-_TWIN_GIVEN = {"elu_"}
+# private recording function, whose node PyTorch's in-place op records: elu_'s EluBackward1 and
+# leaky_relu_'s LeakyReluBackward1, which read the result; threshold_'s ThresholdBackward1, which
+# saves the original self): its node and result stand for the op's, as a method twin's do. The
+# twin runs before the write: a node that reads the result gets an alias of the old values
+# (_NO_OLD_VALUES), one that saves them a copy. None of these names is a Tensor method's.
+_TWIN_GIVEN = {"elu_", "leaky_relu_", "rrelu_", "threshold_", "hardtanh_", "hardswish_", "hardsigmoid_", "silu_",
+               "mish_"}
 
 
 def _squeeze_node(args: tuple, kwargs: dict) -> str:

@@ -74,7 +74,7 @@ def _get_grad_fn(self: Tensor) -> Any:
 
 def _is_leaf(self: Tensor) -> bool:
     m = self._ag
-    if m is not None and m.creation == "multi_output" and m.view_version is not None \
+    if m is not None and m.creation is not None and m.view_version is not None \
             and m.view_version != G.version(self):
         G.regenerate_view(self)  # (PyTorch's is_leaf asks for the grad_fn: that refusal, raised)
     return m is None or m.grad_fn is None

@@ -2209,6 +2209,9 @@ static PyObject *record_edges_of(PyObject *inputs, PyObject *edge, PyObject *no_
                 PyObject *nr = meta_slot(m, om_nr, "output_nr");
                 e = nr == NULL ? NULL : PyTuple_Pack(2, fn, nr);
                 Py_XDECREF(nr);
+            } else if (fn == Py_None && SLOT(m, om_creation) != NULL && SLOT(m, om_creation) != Py_None) {
+                /* (a view made under no_grad: no accumulator, or the refusal; graph.edge decides) */
+                e = PyObject_CallOneArg(args[1], i);
             } else if (fn == Py_None) { /* a leaf that requires grad: its AccumulateGrad */
                 e = leaf_edge(i, m, args[1]);
             } else {

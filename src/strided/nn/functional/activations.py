@@ -167,7 +167,9 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:
     >>> F.relu6(strided.tensor([-1.0, 3.0, 7.0])).tolist()
     [0.0, 3.0, 6.0]
     """
-    return A.hardtanh_(input, 0.0, 6.0) if inplace else A.hardtanh(input, 0.0, 6.0)
+    if inplace:
+        return A.hardtanh_(tensor_arg(input, "relu6_"), 0.0, 6.0)  # (PyTorch's error names relu6_())
+    return A.hardtanh(input, 0.0, 6.0)
 
 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:

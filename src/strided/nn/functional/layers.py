@@ -338,7 +338,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     >>> _ = strided.manual_seed(0); y = F.dropout(strided.ones(1000)); sorted(set(y.tolist()))
     [0.0, 2.0]
     """
-    tensor_arg(input, "dropout")
+    tensor_arg(input, "dropout_" if inplace else "dropout")
     p = float(p)
     if p != p:  # PyTorch's Python check lets NaN through; its kernel's refuses it (a RuntimeError)
         raise StridedRuntimeError(

@@ -156,6 +156,19 @@ class Activation:
     # DEFAULT capability), -1: every element a vector lane (log_sigmoid's own loop); None: the
     # cast's words (the NaN's sign kept), not measured for the row
     bf16_step: Callable[[], int] | None = None
+    # ``typed``: the positions of the parameters PyTorch's kernel converts to the input's own dtype
+    # (``Scalar::to<scalar_t>()``: c10::Half's overflow error for float16 past 65504) where the
+    # others go to the compute type (float for float16 / bfloat16): hardtanh's bounds, threshold's
+    # value, hardshrink's lambd (:func:`_check_params`)
+    typed: tuple[int, ...] = ()
+    # ``inplace_node``: the node PyTorch's in-place form of the row records on a tensor in the graph
+    # when that node reads the old values (ThresholdBackward1 saves the original self): the row's
+    # own out-of-place node over a copy of them, so named (:func:`_inplace_in_graph`)
+    inplace_node: str | None = None
+    # ``leaky_result(*params)``: (node, slope, named saved numbers) of a row whose in-place form
+    # records leaky_relu_backward from the result (LeakyReluBackward1, RreluWithNoiseBackward1:
+    # the result saved, so a later write of it fails the backward; a negative slope refused there)
+    leaky_result: Callable[..., tuple[str, float, dict]] | None = None
 
 
 def bf16_wide() -> int:
@@ -222,7 +235,7 @@ def _silu_compiled(x: np.ndarray) -> np.ndarray | None:
 
 
 SILU = Activation("silu", "silu_cpu", "SiluBackward0", _silu, _silu_grad, _silu_fused, _silu_compiled,
-                  bf16_step=bf16_wide)
+                  bf16_step=bf16_wide, inplace_node="SiluBackward0")
 # (PyTorch's softplus_backward: z / (z + 1) with z = exp(beta x) is sigmoid(beta x), without z's overflow)
 
 
@@ -408,7 +421,8 @@ LEAKY_RELU = Activation(
     _leaky_relu,
     lambda g, x, k: where(x > 0, g, g * k),
     lambda x, g, k: np.where(x > 0, g, g * k),
-    lambda x, k: _leaky_relu_compiled(x, k), bf16_step=bf16_narrow)
+    lambda x, k: _leaky_relu_compiled(x, k), bf16_step=bf16_narrow,
+    leaky_result=lambda k: ("LeakyReluBackward1", k, {"negative_slope": k}))
 # (PyTorch: no gradient at or beyond the bounds)
 HARDTANH = Activation(
     "hardtanh", "hardtanh_cpu", "HardtanhBackward0",
@@ -418,7 +432,7 @@ HARDTANH = Activation(
     lambda x, g, lo, hi: np.where((x <= lo) | (x >= hi), 0, g),
     # (PyTorch's hardtanh is its clamp: the compiled clamp pass gives np.clip's bits, ties keeping
     # x's zero, bounds rounded to x's dtype; 2^20 float32 ~113 -> ~92 us. A NaN bound: None, np.clip)
-    lambda x, lo, hi: _compiled_clamp(x, lo, hi))
+    lambda x, lo, hi: _compiled_clamp(x, lo, hi), typed=(0, 1), inplace_node="HardtanhBackward0")
 
 
 def _run(row: Activation, input: Any, params: tuple, inplace: bool = False, counted: bool = True) -> Tensor:
@@ -429,7 +443,7 @@ def _run(row: Activation, input: Any, params: tuple, inplace: bool = False, coun
         t = _fast(row, input, params)
         if t is not None:
             return t
-    x = tensor_arg(input, row.name)
+    x = tensor_arg(input, row.name + "_" if inplace else row.name)  # (PyTorch names selu_() in place)
     d = x._dtype
     if not d.is_floating_point:
         if row is HARDTANH:
@@ -586,11 +600,13 @@ _F32_MAX = float(np.finfo(np.float32).max)
 
 def _check_params(row: Activation, d: DType, params: tuple) -> None:
     """PyTorch's refusal of a parameter its kernel cannot hold for a float input of dtype ``d``:
-    hardtanh converts its bounds to ``d`` itself (c10::Half's error for float16), the others their
-    parameters to the compute type (float for float16 / bfloat16 / float32); a finite value beyond
-    that range is a RuntimeError, never a silent inf (``inf`` itself passes)."""
-    target = d if row is HARDTANH else d if d is float64 else float32
-    for v in params:
+    the row's ``typed`` parameters convert to ``d`` itself (c10::Half's error for float16), the
+    others to the compute type (float for float16 / bfloat16 / float32); a finite value beyond
+    that range is a RuntimeError, never a silent inf (``inf`` itself passes). The check is
+    :func:`strided.dtypes.scalar_overflow`'s, PyTorch's ``c10::checked_convert``."""
+    compute = d if d is float64 else float32
+    for i, v in enumerate(params):
+        target = d if i in row.typed else compute
         if target is float32 and -_F32_MAX <= v <= _F32_MAX:  # (the common case, without the full check)
             continue
         line = scalar_overflow(v, target)
@@ -603,15 +619,19 @@ def _check_params(row: Activation, d: DType, params: tuple) -> None:
 def _num(v: Any, fn: str, arg: str, pos: int) -> float:
     """``v`` as PyTorch's ``Number`` argument ``arg`` (position ``pos``) of ``fn`` takes it: a
     Python or NumPy bool/int/float or a 0-d tensor; a complex number with a zero imaginary part as
-    its real part, any other a RuntimeError; an int beyond int64 an OverflowError; anything else
+    its real part, any other a RuntimeError; an int neither int64 nor uint64 holds an OverflowError; anything else
     (a string, None, a list, a tensor with dims) a TypeError, as PyTorch's argument parser says."""
     if type(v) is float:
         return v
     if isinstance(v, (bool, float, np.bool_, np.integer, np.floating)):
         return float(v)
     if isinstance(v, int):
-        if not -(2 ** 63) <= v < 2 ** 63:
-            raise StridedOverflowError(join_lines("int too big to convert", f"{fn}'s {arg} is {v}, beyond int64"))
+        # (PyTorch's Scalar holds an int64 or, past int64's max, a uint64: what neither holds is
+        # the parser's OverflowError; a kernel's checked conversion refuses more, later)
+        if not -(2 ** 63) <= v < 2 ** 64:
+            raise StridedOverflowError(join_lines(
+                "int too big to convert" if v > 0 else "can't convert negative int to unsigned",
+                f"{fn}'s {arg} is {v}, beyond int64 and uint64"))
         return float(v)
     if isinstance(v, (complex, np.complexfloating)):
         if v.imag == 0:
@@ -634,18 +654,71 @@ def _in_autograd(x: Any) -> bool:
 
 
 def _inplace(row: Activation, entry: Callable[..., Tensor], input: Any, params: tuple) -> Tensor:
-    """``row`` written into ``input``; on a tensor in the graph, as ``input.copy_(entry(input.clone()))``.
+    """``row`` written into ``input``; on a float tensor in the graph, with the node PyTorch's
+    in-place form records (the row's ``result_backward``, ``leaky_result`` or ``inplace_node``).
 
-    # Note: PyTorch records SiluBackward0 (EluBackward1, ...) on the written tensor; strided
-    # records CopyBackwards over the activation of a clone of the old values: the same gradient.
+    # Note: a row with none of them (or a non-float tensor in the graph) is written as
+    # ``input.copy_(entry(input.clone()))``: CopyBackwards over the activation of a clone of the
+    # old values, the same gradient under another node name.
     """
     if INFERENCE_STORAGES.data:  # (PyTorch refuses an inference tensor's in-place update outside the mode)
         refuse_inference(input, "inplace")
     if _in_autograd(input):
-        if row.result_backward is not None and isinstance(input, Tensor) and input._dtype.is_floating_point:
-            return _elu_inplace_in_graph(row, input, params)
+        if isinstance(input, Tensor) and input._dtype.is_floating_point:
+            if row.result_backward is not None:
+                return _elu_inplace_in_graph(row, input, params)
+            if row.leaky_result is not None or row.inplace_node is not None:
+                return _inplace_in_graph(row, entry, input, params)
         return input.copy_(entry(input.clone(), *params))
     return _run(row, input, params, inplace=True)
+
+
+def _inplace_in_graph(row: Activation, entry: Callable[..., Tensor], input: Tensor, params: tuple) -> Tensor:
+    """``row``'s in-place form on a tensor in the graph: autograd's in-place path (checks, version
+    count, history; CopySlices for a view) with PyTorch's node: ``leaky_result``'s, which reads and
+    saves the result (the old values an alias), or the out-of-place node (``entry``'s, over a copy
+    of the old values, which it saves as PyTorch saves the original self) named ``inplace_node``."""
+    if row.leaky_result is not None:
+        rule = _leaky_result_rule(*row.leaky_result(*params))
+
+        def twin(old: Tensor) -> Tensor:
+            return _RECORDED_CALL(lambda t: _run(row, t, params), rule, (old,), {})
+    else:
+        def twin(old: Tensor) -> Tensor:
+            new = entry(old, *params)
+            m = new._ag
+            if m is not None and m.grad_fn is not None:
+                m.grad_fn._name = row.inplace_node
+            return new
+
+    return _RECORDER["inplace"](lambda x, _twin: _run(row, x, params, inplace=True, counted=False), row.name + "_",
+                                input, (twin,), {})
+
+
+def _leaky_result_rule(node: str, slope: float, saved: dict) -> Callable[..., Any]:
+    """``node``'s rule (LeakyReluBackward1, RreluWithNoiseBackward1) over the old values ``old`` (its
+    edge) and the result ``out`` (saved): PyTorch's leaky_relu_backward with ``is_result``, ``r > 0 ?
+    g : g * slope`` (the input's mask for a slope >= 0, which it requires: a negative one is its
+    backward's error)."""
+
+    def rule(out: Tensor, old: Tensor) -> Any:
+        def grads(g: Tensor) -> tuple:
+            if slope < 0:
+                raise StridedRuntimeError(join_lines(
+                    "In-place leakyReLu backward calculation is triggered with a negative slope which is not "
+                    "supported. This is caused by calling in-place forward function with a negative slope, please "
+                    "call out-of-place version instead. File an issue at https://github.com/pytorch/pytorch if you "
+                    "do require supporting in-place leakRelu backward calculation with negative slope",
+                    f"the in-place op's slope is {slope}: from its result alone the input's sign cannot be told",
+                    "fix: the out-of-place form, y = F.leaky_relu(x, slope)"))
+            if GRAD_MODE.get():  # a create_graph backward: the recording ops (linear in g)
+                return (linear_backward("LeakyReluBackwardBackward0", lambda gg: LEAKY_RELU.grad(gg, out, slope), g,
+                                        (out,)),)
+            return (fused_grad(out, lambda r, gg: LEAKY_RELU.fused(r, gg, slope), out, g),)
+
+        return node, (old,), grads, named_saved((out,), result=out, **saved)
+
+    return rule
 
 
 def _elu_inplace_in_graph(row: Activation, input: Tensor, params: tuple) -> Tensor:

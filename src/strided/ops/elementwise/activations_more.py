@@ -72,6 +72,7 @@ from .activations import (
     _INT_C_NAMES,
     Activation,
     _all_greater_copy,
+    _check_params,
     _fresh_of,
     _inplace,
     _leaky_relu,
@@ -265,7 +266,8 @@ HARDSIGMOID = Activation("hardsigmoid", "hardsigmoid_cpu", "HardsigmoidBackward0
                          _hardsigmoid_recorded, lambda x, g: _hardsigmoid_grad(g, x),
                          _lanes_compiled(_HARDSIGMOID, _hardsigmoid_units),
                          front=_exact_front(_HARDSIGMOID, units=_hardsigmoid_units),
-                         vector_nans=_vector_nans(_hardsigmoid_units), bf16_step=bf16_narrow)
+                         vector_nans=_vector_nans(_hardsigmoid_units), bf16_step=bf16_narrow,
+                         inplace_node="HardsigmoidBackward0")
 
 
 def _hardswish(x: np.ndarray) -> np.ndarray:
@@ -288,7 +290,7 @@ def _hardswish_grad(g: Tensor, x: Tensor) -> Tensor:
 
 HARDSWISH = Activation("hardswish", "hardswish_cpu", "HardswishBackward0", _hardswish, _hardswish_grad, _hardswish_fused,
                        _lanes_compiled(_HARDSWISH, _hardswish_units), front=_exact_front(_HARDSWISH, units=_hardswish_units),
-                       vector_nans=_vector_nans(_hardswish_units), bf16_step=bf16_wide)
+                       vector_nans=_vector_nans(_hardswish_units), bf16_step=bf16_wide, inplace_node="HardswishBackward0")
 
 
 def _shrunk(x: np.ndarray, lambd: float) -> np.ndarray:
@@ -340,7 +342,7 @@ def _shrink_fused(x: np.ndarray, g: np.ndarray, lambd: float) -> np.ndarray:
 
 HARDSHRINK = Activation("hardshrink", "hardshrink_cpu", "HardshrinkBackward0", _hardshrink,
                         _shrink_rule_grad("HardshrinkBackwardBackward0"), _shrink_fused, _exact_compiled(_HARDSHRINK),
-                        front=_exact_front(_HARDSHRINK, 0.5))
+                        front=_exact_front(_HARDSHRINK, 0.5), typed=(0,))
 SOFTSHRINK = Activation("softshrink", "softshrink_check", "SoftshrinkBackward0", _softshrink,
                         _shrink_rule_grad("SoftshrinkBackwardBackward0"), _shrink_fused, _softshrink_compiled,
                         front=_exact_front(_SOFTSHRINK, 0.5), bf16_step=bf16_narrow)
@@ -374,7 +376,8 @@ THRESHOLD = Activation(
     lambda g, x, th, value: linear_backward("ThresholdBackwardBackward0",
                                             lambda gg: where(x <= th, 0.0, gg), g, (x,)),
     lambda x, g, th, value: np.where(x <= _c(th, x), _c(0, g), g),
-    _exact_compiled(_THRESHOLD), integers=_threshold_integers, overlap_ok=True)
+    _exact_compiled(_THRESHOLD), integers=_threshold_integers, overlap_ok=True, typed=(1,),
+    inplace_node="ThresholdBackward1")
 
 
 # --- the exponential rows -----------------------------------------------------------------------
@@ -561,7 +564,7 @@ def _mish_grad(g: Tensor, x: Tensor) -> Tensor:
 
 
 MISH = Activation("mish", "mish_cpu", "MishBackward0", _mish, _mish_grad, _mish_fused, _mish_compiled,
-                  front=_mish_front, bf16_step=bf16_wide)
+                  front=_mish_front, bf16_step=bf16_wide, inplace_node="MishBackward0")
 
 
 def _logsigmoid(x: np.ndarray) -> np.ndarray:
@@ -650,7 +653,10 @@ RRELU = Activation(
     "rrelu", "leaky_relu_cpu", "RreluWithNoiseBackward0", _leaky_relu,
     lambda g, x, k: linear_backward("RreluWithNoiseBackwardBackward0", lambda gg: where(x > 0, gg, gg * k), g, (x,)),
     lambda x, g, k: np.where(x > 0, g, g * k),
-    lambda x, k: _leaky_relu_compiled(x, k), contiguous=True)
+    lambda x, k: _leaky_relu_compiled(x, k), contiguous=True,
+    # (in place, evaluation mode: PyTorch's rrelu_with_noise_ saves the result, and its backward is
+    # leaky_relu_backward's from it; the noise it also saves is unused memory there, not given)
+    leaky_result=lambda k: ("RreluWithNoiseBackward1", k, {"training": False}))
 
 
 def _rule(row: Activation) -> Callable[..., Any]:
@@ -711,6 +717,7 @@ def _rounded(input: Any, *values: float) -> tuple:
     d = _float_param_dtype(input)
     if d is None or not d.is_floating_point or d.itemsize != 2:
         return values
+    _check_params(HARDSHRINK, d, values)  # (past the dtype's max: PyTorch's overflow error, not an inf lambd)
     with np.errstate(all="ignore"):
         return tuple(float(np.asarray(v, dtype=np.float32).astype(d.numpy).astype(np.float64)) for v in values)
 

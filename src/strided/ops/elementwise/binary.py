@@ -530,12 +530,12 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
         # (sub: alpha negated as a number, c10::Scalar's minus): an inf or NaN part of y makes
         # the other part NaN ((1+0j) * (-inf+1j) is -inf+nanj) and zeros' signs follow the product
         if alpha_np is not None:
-            _check_alpha_range(alpha, result, name)
+            _check_alpha_range(alpha, result, name, op is SUB)
         scale = 1 if alpha is None else (numpy_scalar(alpha) if isinstance(alpha, np.generic) else alpha)
         y = _scaled(y, compute.numpy.type(-scale if op is SUB else scale), compute)
         alpha_np, ufunc = None, np.add
     if alpha_np is not None:
-        _check_alpha_range(alpha, result, name)
+        _check_alpha_range(alpha, result, name, op is SUB)
         if compute in _FUSED_DTYPES:
             # (each operand in the compute dtype first, as TensorIterator converts a 0-d operand of
             # another dtype: fma would otherwise compute in the wider one)
@@ -831,7 +831,7 @@ def _inplace_flat(op: BinaryOp, self: Tensor, other: Any, alpha: Any) -> bool:
             alpha_np = d.numpy.type(alpha)
         else:
             alpha_np = _negatable(op, alpha, _alpha_scalar(alpha, d, d, op.name + "_"))
-            _check_alpha_range(alpha, d, op.name + "_")
+            _check_alpha_range(alpha, d, op.name + "_", op is SUB)
         if type(y) is np.ndarray:  # (an optimizer's m.add_(g, alpha=1 - b1): _fused_alpha's roundings)
             quietly_here(fma_into, -alpha_np if op is SUB else alpha_np, y, x, x)  # (native.disabled() seen)
         else:
@@ -1099,11 +1099,18 @@ def _negatable(op: BinaryOp, alpha: Any, alpha_np: Any) -> Any:
     return alpha_np
 
 
-def _check_alpha_range(alpha: Any, result: DType, name: str) -> None:
+_INT64_MIN = -(2**63)
+
+
+def _check_alpha_range(alpha: Any, result: DType, name: str, negated: bool = False) -> None:
     """PyTorch's conversion of ``alpha`` (checked by :func:`_alpha_scalar`) to the result's dtype,
-    which refuses a value outside its range (after the in-place checks, as in PyTorch)."""
+    which refuses a value outside its range (after the in-place checks, as in PyTorch). Sub
+    (``negated``) is PyTorch's add of ``-alpha``, negated as the number given before it converts:
+    ``alpha=128`` fits int8 there (-128), ``alpha=-128`` does not."""
     if isinstance(alpha, np.generic):
         alpha = numpy_scalar(alpha)
+    if negated and alpha.__class__ is not bool and alpha != _INT64_MIN:  # (c10::Scalar's int64 minus wraps there)
+        alpha = -alpha
     if result.is_complex:  # (a complex64/128 holds any alpha whose parts its float part holds)
         parts = (alpha.real, alpha.imag) if isinstance(alpha, complex) else (alpha,)
         if result.name == "complex128" or all(
@@ -1890,7 +1897,7 @@ def _bfloat16_alpha(op: BinaryOp, a: Tensor, b: Tensor, alpha: Any) -> Tensor | 
         alpha_np = x.dtype.type(np.float32(alpha))  # (_alpha_scalar's conversion, nothing to check or quiet)
     else:
         alpha_np = _negatable(op, alpha, _alpha_scalar(alpha, bfloat16, bfloat16, op.name))
-    _check_alpha_range(alpha, bfloat16, op.name)
+    _check_alpha_range(alpha, bfloat16, op.name, op is SUB)
     res = bf16_alpha_fresh(x, y, float(np.float32(alpha_np if op is ADD else -alpha_np)))
     return None if res is None else adopted(res, info[2], bfloat16)
 

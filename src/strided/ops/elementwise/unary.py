@@ -234,6 +234,10 @@ def _make_unary(op: UnaryOp) -> tuple[Callable[[Any], Tensor], Callable[[Tensor]
             return unary(op, self, target=self)
         except UpdatesInOrder as refusal:  # (a target whose elements share memory: PyTorch's updates)
             return updates_in_order(inplace, self, (), {}, refusal)
+        except StridedTypeError:
+            if not isinstance(self, Tensor):  # (no target: PyTorch's error still names relu_(), not relu())
+                raise not_a_tensor_input(self, op.name + "_", op.name) from None
+            raise
 
     fn = _fast_unary(op)
     if op is BITWISE_NOT:  # (integer and bool results, no rule: its own guard entry, see guards_itself)
