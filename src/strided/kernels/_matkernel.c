@@ -140,6 +140,99 @@ static PyObject *py_mkl_setup(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* mkl_addmm(c, a, b, alpha, beta): c = alpha * (a @ b) + beta * c with MKL's gemm called as
+ * PyTorch's addmm_impl_cpu_ calls it (kernels/blas_route.py's addmm_into says how), for 2-D
+ * float32/float64 buffers of one format, c C-contiguous (n, p), a (n, k) and b (k, p) strided.
+ * True when done; False, nothing written, where an operand would need PyTorch's contiguous
+ * clone (the caller copies it, then asks again) or a byte stride is not a whole element. The GIL
+ * is released around the gemm (the buffers are held). */
+static int mkl_operand(Py_ssize_t s_i0, Py_ssize_t s_i1, Py_ssize_t size_m, Py_ssize_t size_k, int *t)
+{
+    /* (PyTorch's "cast m1 as matrix a": column-major as it is, else transposed, else a clone: 0) */
+    if (s_i0 == 1 && s_i1 >= (size_m > 1 ? size_m : 1))
+        *t = 0;
+    else if (s_i1 == 1 && s_i0 >= (size_k > 1 ? size_k : 1))
+        *t = 1;
+    else
+        return 0;
+    return 1;
+}
+
+static PyObject *py_mkl_addmm(PyObject *self, PyObject *args)
+{
+    PyObject *oc, *oa, *ob;
+    double alpha, beta;
+    if (!PyArg_ParseTuple(args, "OOOdd:mkl_addmm", &oc, &oa, &ob, &alpha, &beta))
+        return NULL;
+    if (k_mkl_sgemm == NULL)
+        Py_RETURN_FALSE;
+    Py_buffer c, a, b;
+    if (PyObject_GetBuffer(oc, &c, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        return NULL;
+    if (PyObject_GetBuffer(oa, &a, PyBUF_STRIDES | PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(&c);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(ob, &b, PyBUF_STRIDES | PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(&c);
+        PyBuffer_Release(&a);
+        return NULL;
+    }
+    int done = 0;
+    int kind = c.format && strcmp(c.format, "d") == 0 ? 1 : (c.format && strcmp(c.format, "f") == 0 ? 0 : -1);
+    Py_ssize_t it = kind ? 8 : 4;
+    if (kind < 0 || c.ndim != 2 || a.ndim != 2 || b.ndim != 2 || !a.format || !b.format
+        || strcmp(a.format, c.format) || strcmp(b.format, c.format))
+        goto end;
+    Py_ssize_t n = a.shape[0], k = a.shape[1], p = b.shape[1];
+    if (b.shape[0] != k || c.shape[0] != n || c.shape[1] != p || n < k_mkl_rows || p < k_mkl_cols || k < 1)
+        goto end;
+    if (a.strides[0] % it || a.strides[1] % it || b.strides[0] % it || b.strides[1] % it)
+        goto end;
+    Py_ssize_t sa[2] = {a.strides[0] / it, a.strides[1] / it}, sb[2] = {b.strides[0] / it, b.strides[1] / it};
+    /* the result's strides (max(p, 1), 1): column-major as it is only for p == 1 */
+    int transpose_c = p != 1;
+    const Py_ssize_t *s1 = transpose_c ? sb : sa, *s2 = transpose_c ? sa : sb;
+    const char *m1 = transpose_c ? b.buf : a.buf, *m2 = transpose_c ? a.buf : b.buf;
+    int64_t mm = transpose_c ? p : n, nn = transpose_c ? n : p, kk = k, ldc = transpose_c ? p : 1;
+    int i0 = transpose_c ? 1 : 0, i1 = transpose_c ? 0 : 1;
+    int ta, tb;
+    int64_t lda, ldb;
+    if (!mkl_operand(s1[i0], s1[i1], mm, kk, &ta) || !mkl_operand(s2[i0], s2[i1], kk, nn, &tb))
+        goto end;
+    lda = s1[ta == transpose_c ? 1 : 0];
+    ldb = s2[tb == transpose_c ? 1 : 0];
+    /* cpublas::normalize_last_dims */
+    if (nn == 1)
+        ldc = mm;
+    if (ta) {
+        if (mm == 1)
+            lda = kk;
+    } else if (kk == 1) {
+        lda = mm;
+    }
+    if (tb) {
+        if (kk == 1)
+            ldb = nn;
+    } else if (nn == 1) {
+        ldb = kk;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    if (kind)
+        k_mkl_dgemm(COL_MAJOR, ta ? TRANS : NO_TRANS, tb ? TRANS : NO_TRANS, mm, nn, kk, alpha, (const double *)m1,
+                    lda, (const double *)m2, ldb, beta, (double *)c.buf, ldc);
+    else
+        k_mkl_sgemm(COL_MAJOR, ta ? TRANS : NO_TRANS, tb ? TRANS : NO_TRANS, mm, nn, kk, (float)alpha,
+                    (const float *)m1, lda, (const float *)m2, ldb, (float)beta, (float *)c.buf, ldc);
+    Py_END_ALLOW_THREADS
+    done = 1;
+end:
+    PyBuffer_Release(&c);
+    PyBuffer_Release(&a);
+    PyBuffer_Release(&b);
+    return PyBool_FromLong(done);
+}
+
 /* One operand: its storage's buffer (held), shape, strides (elements), offset; `kind` 0 float32,
  * 1 float64. */
 typedef struct {
@@ -1589,6 +1682,8 @@ static PyMethodDef methods[] = {
      "gesdd_colmajor(flat, m, n, s0, s1, offset, jobz): NumPy's svd call, (u or None, s, vt or None), or None"},
     {"potrf_colmajor", (PyCFunction)(void (*)(void))py_potrf_colmajor, METH_FASTCALL,
      "potrf_colmajor(flat, n, s0, s1, offset): NumPy's Cholesky call, (factor column-major, info), or None"},
+    {"mkl_addmm", py_mkl_addmm, METH_VARARGS,
+     "mkl_addmm(c, a, b, alpha, beta): c = alpha * a @ b + beta * c by MKL's gemm as PyTorch calls it; False: not done"},
     {"mkl_setup", py_mkl_setup, METH_VARARGS,
      "mkl_setup(sgemm, dgemm, rows, cols): MKL's gemm addresses for products of at least rows x cols (0, 0: none)"},
     {"setup", py_setup, METH_VARARGS,

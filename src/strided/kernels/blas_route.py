@@ -52,6 +52,7 @@ _SEQUENTIAL = 1  # (mkl_service.h: MKL_THREADING_SEQUENTIAL)
 MIN_ROWS, MIN_COLS = 8, 4
 
 _lock = threading.Lock()
+_ADDMM_C: list[Any] = [None]  # the compiled mkl_addmm once MKL is loaded (for linear_bias's short path)
 _state: list[Any] = []  # [] undecided; [None] no MKL route; [_Mkl] loaded
 
 
@@ -76,6 +77,15 @@ class _Mkl:
             self.gemm[dt] = f
         self.addresses = tuple(ctypes.cast(getattr(self.cdll, n), ctypes.c_void_p).value or 0
                                for n in ("cblas_sgemm_64", "cblas_dgemm_64"))
+        # (the compiled call: the same gemm call made from C, ~1 us instead of ctypes' ~10 us)
+        from .native import _compiled
+
+        k = _compiled("_matkernel")
+        self.addmm_c = None
+        if k is not None and hasattr(k, "mkl_addmm"):
+            k.mkl_setup(*self.addresses, MIN_ROWS, MIN_COLS)
+            self.addmm_c = k.mkl_addmm
+            _ADDMM_C[0] = k.mkl_addmm
 
     def version(self) -> str:
         """MKL's version string."""
@@ -155,6 +165,8 @@ def addmm_into(c: np.ndarray, a: np.ndarray, b: np.ndarray, alpha: float = 1.0, 
     mkl = lib()
     if mkl is None or not _f32_f64(c.dtype) or a.dtype != c.dtype or b.dtype != c.dtype:
         return False
+    if mkl.addmm_c is not None and mkl.addmm_c(c, a, b, alpha, beta):
+        return True  # (the compiled call; False where an operand needs PyTorch's clone: below)
     n, k = a.shape
     p = b.shape[1]
     if k == 0 or n < MIN_ROWS or p < MIN_COLS or not c.flags.c_contiguous or c.shape != (n, p):
@@ -224,6 +236,10 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
     (:func:`addmm_into`); else None (the caller's NumPy path)."""
     if not applies(a, b):
         return None
+    if a.ndim == 2 and b.ndim == 2:
+        out = np.empty((a.shape[0], b.shape[1]), a.dtype)
+        addmm_into(out, a, b)
+        return out
     batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     out = np.empty((*batch, a.shape[-2], b.shape[-1]), a.dtype)
     if not out.size:
@@ -254,3 +270,19 @@ def addmm(input: np.ndarray, a: np.ndarray, b: np.ndarray, alpha: float = 1.0,  
         out[...] = input
     addmm_into(out, a, b, alpha, beta)
     return out
+
+
+def linear_bias(x: np.ndarray, wt: np.ndarray, bias: np.ndarray) -> np.ndarray | None:
+    """F.linear's ``addmm(bias, x, w.t())`` on the MKL route in few steps (it runs for every
+    layer's call): ``x`` (n, k) and ``wt`` (k, m) 2-D, ``bias`` (m,), all of one float32/float64
+    dtype (the caller checked): a fresh (n, m) result filled with the bias, then the compiled
+    gemm with beta 1; None without the compiled MKL call or outside the route (the caller's
+    path)."""
+    if not _state:
+        lib()
+    f = _ADDMM_C[0]
+    if f is None or x.shape[0] < MIN_ROWS or wt.shape[1] < MIN_COLS:
+        return None
+    out = np.empty((x.shape[0], wt.shape[1]), x.dtype)
+    out[...] = bias
+    return out if f(out, x, wt, 1.0, 1.0) else None

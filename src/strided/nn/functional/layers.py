@@ -172,7 +172,7 @@ def _linear_rowmajor(input: Tensor, weight: Tensor, bias: Tensor | None) -> Tens
     shape = (xs[0], ws[0])
     token = quiet_set(QUIET)  # (quiet's block, without its method calls: this runs for every layer's call)
     try:
-        if b is not None and (res := blas_route.addmm(b, x.reshape(xs), w.reshape(ws).T)) is not None:
+        if b is not None and (res := blas_route.linear_bias(x.reshape(xs), w.reshape(ws).T, b)) is not None:
             # (the MKL route: PyTorch's addmm(bias, x, w.t()), the bias filled in, then one gemm)
             return adopted(res.reshape(-1), _cinfo[shape][2], d)
         if b is not None and (t := _mk.linear(input, weight)) is not None:  # (the same gemm, from C)
