@@ -405,7 +405,8 @@ static int gemm_into(operand *a, operand *b, Py_ssize_t batch, int nd, const Py_
     const char *pa = (const char *)a->buf.buf + a->offset * size;
     const char *pb = (const char *)b->buf.buf + b->offset * size;
     /* (the MKL route: PyTorch's gemm for every layout of operands, a @ a.T included) */
-    int mkl = k_mkl_sgemm != NULL && m >= k_mkl_rows && p >= k_mkl_cols && n >= 1;
+    /* (a batch below 400 multiply-adds per matrix: PyTorch's bmm runs its own loop there) */
+    int mkl = k_mkl_sgemm != NULL && m >= k_mkl_rows && p >= k_mkl_cols && n >= 1 && (nd == 2 || m * n * p >= 400);
     if (t1 != t2 && !mkl) { /* (a matrix times its own transpose: NumPy's syrk, not here) */
         for (Py_ssize_t i = 0; i < batch; i++)
             if (pa + i * sa[0] * size == pb + i * sb[0] * size)
@@ -1659,6 +1660,85 @@ done:
 }
 #undef CONV_DW
 
+/* addmm_mkl(input, mat1, mat2, beta, alpha): PyTorch's addmm on the MKL route in one call, for
+ * row-major (or transposed) float32/float64 mat1 (m, n) and mat2 (n, p), every size >= 2, m and p
+ * at least mkl_setup's rows and cols, and input a row-major (m, p) or contiguous (p,) tensor of
+ * their dtype: a fresh (m, p) result filled with input (zeros for beta 0: BLAS then never reads
+ * it), then MKL's gemm with alpha and beta (row-major cblas, the column-major call PyTorch's
+ * addmm_impl_cpu_ makes), the GIL released around it. None where it does not apply. */
+static PyObject *py_addmm_mkl(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "addmm_mkl(input, mat1, mat2, beta, alpha) takes 5 arguments");
+        return NULL;
+    }
+    if (k_tensor == NULL || k_mkl_sgemm == NULL || !PyObject_TypeCheck(args[0], k_tensor))
+        Py_RETURN_NONE;
+    PyObject *ilay = SLOT(args[0], off_layout);
+    PyObject *ishape = ilay == NULL ? NULL : SLOT(ilay, off_shape);
+    if (ishape == NULL || !PyTuple_CheckExact(ishape) || PyTuple_GET_SIZE(ishape) < 1 || PyTuple_GET_SIZE(ishape) > 2)
+        Py_RETURN_NONE;
+    int ind = (int)PyTuple_GET_SIZE(ishape);
+    operand a, b, in;
+    in.held = 0;
+    PyObject *answer = NULL;
+    int r = read_two(args + 1, 2, 2, 2, &a, &b);
+    if (r == 1)
+        r = read_operand_min(args[0], ind, &in, 1);
+    if (r < 0)
+        goto end;
+    Py_ssize_t m = a.shape[0], n = a.shape[1], p = r == 1 ? b.shape[1] : 0;
+    int kind = a.kind, t1, t2;
+    int64_t lda, ldb;
+    double bd, ad;
+    float bf, af;
+    if (r == 0 || b.kind != kind || in.kind != kind || b.shape[0] != n || m < k_mkl_rows || p < k_mkl_cols
+        || !scalar(args[3], kind, &bd, &bf) || !scalar(args[4], kind, &ad, &af)
+        || !blas_layout(m, n, a.strides[0], a.strides[1], &t1, &lda)
+        || !blas_layout(n, p, b.strides[0], b.strides[1], &t2, &ldb)
+        || (ind == 2 && (in.shape[0] != m || in.shape[1] != p || in.strides[1] != 1 || in.strides[0] != p))
+        || (ind == 1 && (in.shape[0] != p || in.strides[0] != 1))) {
+        answer = Py_None;
+        Py_INCREF(answer);
+        goto end;
+    }
+    Py_buffer out;
+    PyObject *flat = fresh(m * p, kind, &out);
+    if (flat == NULL) {
+        if (!PyErr_Occurred()) {
+            answer = Py_None;
+            Py_INCREF(answer);
+        }
+        goto end;
+    }
+    Py_ssize_t size = kind ? 8 : 4;
+    char *z = (char *)out.buf;
+    const char *src = (const char *)in.buf.buf + in.offset * size;
+    if (bd == 0)
+        memset(z, 0, (size_t)(m * p * size));
+    else if (ind == 2)
+        memcpy(z, src, (size_t)(m * p * size));
+    else
+        for (Py_ssize_t i = 0; i < m; i++)
+            memcpy(z + i * p * size, src, (size_t)(p * size));
+    const char *x = (const char *)a.buf.buf + a.offset * size, *y = (const char *)b.buf.buf + b.offset * size;
+    Py_BEGIN_ALLOW_THREADS
+    if (kind)
+        k_mkl_dgemm(ROW_MAJOR, t1, t2, m, p, n, ad, (const double *)x, lda, (const double *)y, ldb, bd, (double *)z, p);
+    else
+        k_mkl_sgemm(ROW_MAJOR, t1, t2, m, p, n, af, (const float *)x, lda, (const float *)y, ldb, bf, (float *)z, p);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&out);
+    PyObject *dims[2] = {PyTuple_GET_ITEM(a.shape_tuple, 0), PyTuple_GET_ITEM(b.shape_tuple, 1)};
+    answer = result(flat, kind, dims, 2);
+    Py_DECREF(flat);
+end:
+    done(&a);
+    done(&b);
+    done(&in);
+    return answer;
+}
+
 static PyMethodDef methods[] = {
     {"lapack_setup", py_lapack_setup, METH_VARARGS,
      "lapack_setup(numpy_empty, float32, float64, int32, dpotrf, dsyevd, dgeqrf, dorgqr, dgesdd, sgelsy, dgelsy, "
@@ -1682,6 +1762,8 @@ static PyMethodDef methods[] = {
      "gesdd_colmajor(flat, m, n, s0, s1, offset, jobz): NumPy's svd call, (u or None, s, vt or None), or None"},
     {"potrf_colmajor", (PyCFunction)(void (*)(void))py_potrf_colmajor, METH_FASTCALL,
      "potrf_colmajor(flat, n, s0, s1, offset): NumPy's Cholesky call, (factor column-major, info), or None"},
+    {"addmm_mkl", (PyCFunction)(void (*)(void))py_addmm_mkl, METH_FASTCALL,
+     "addmm_mkl(input, mat1, mat2, beta, alpha): PyTorch's addmm on the MKL route as a fresh tensor, or None"},
     {"mkl_addmm", py_mkl_addmm, METH_VARARGS,
      "mkl_addmm(c, a, b, alpha, beta): c = alpha * a @ b + beta * c by MKL's gemm as PyTorch calls it; False: not done"},
     {"mkl_setup", py_mkl_setup, METH_VARARGS,

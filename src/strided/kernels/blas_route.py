@@ -29,20 +29,22 @@ Choices (each says why):
 * ``STRIDED_BLAS=openblas`` forces NumPy's OpenBLAS path (today's bits, NumPy's) even with MKL
   installed; ``STRIDED_NATIVE=0`` does too (no compiled kernels: the NumPy reference path).
   MKL absent: the OpenBLAS path, silently.
+* The calls are made from the compiled ``_matkernel`` (``mkl_addmm``, ``addmm_mkl`` and its
+  small products, the GIL released around the gemm): without it, no MKL route.
+* Only results of at least :data:`MIN_ROWS` x :data:`MIN_COLS` (and, batched, :data:`BMM_LOOP`
+  multiply-adds per matrix) come here: below, PyTorch takes kernels pip MKL does not reproduce.
 * Complex, float16/bfloat16 and integer products never come here.
 """
 
 from __future__ import annotations
 
-import glob
+import _thread
 import os
 import sys
-import threading
 from typing import Any
 
 import numpy as np
 
-_ROW_MAJOR, _COL_MAJOR, _NO_TRANS, _TRANS = 101, 102, 111, 112  # (cblas.h's values)
 _SEQUENTIAL = 1  # (mkl_service.h: MKL_THREADING_SEQUENTIAL)
 
 # Where MKL's bits are PyTorch's (measured, torch 2.13's bundled MKL 2024.2 vs pip MKL 2026.2.1,
@@ -50,14 +52,19 @@ _SEQUENTIAL = 1  # (mkl_service.h: MKL_THREADING_SEQUENTIAL)
 # PyTorch's MKL takes other small kernels (a row or column of 1: gemv-like; fewer rows: its
 # small-matrix code) whose bits neither pip MKL nor OpenBLAS reproduce: those keep NumPy's path.
 MIN_ROWS, MIN_COLS = 8, 4
+# PyTorch's bmm runs its own loop (not BLAS) below this many multiply-adds per matrix: batched
+# products under it keep NumPy's path
+BMM_LOOP = 400
 
-_lock = threading.Lock()
+_lock = _thread.allocate_lock()  # (not threading: ``import strided`` stays without it)
 _ADDMM_C: list[Any] = [None]  # the compiled mkl_addmm once MKL is loaded (for linear_bias's short path)
+_ADDMM_T: list[Any] = [None]  # the compiled addmm_mkl (tensors in, a tensor out) once MKL is loaded
 _state: list[Any] = []  # [] undecided; [None] no MKL route; [_Mkl] loaded
 
 
 class _Mkl:
-    """The loaded library and its two ILP64 gemm entry points (ctypes, GIL released per call)."""
+    """The loaded library; its two ILP64 gemm entry points handed to the compiled ``_matkernel``
+    (which makes the calls, the GIL released around them)."""
 
     def __init__(self, path: str) -> None:
         import ctypes  # (here: ``import strided`` stays without it)
@@ -67,25 +74,17 @@ class _Mkl:
         if "MKL_THREADING_LAYER" not in os.environ:
             self.cdll.MKL_Set_Threading_Layer.argtypes = [ctypes.c_int]
             self.cdll.MKL_Set_Threading_Layer(_SEQUENTIAL)
-        i, i64, p = ctypes.c_int, ctypes.c_int64, ctypes.c_void_p
-        self.gemm = {}
-        for name, scalar, dt in (("cblas_sgemm_64", ctypes.c_float, np.dtype(np.float32)),
-                                 ("cblas_dgemm_64", ctypes.c_double, np.dtype(np.float64))):
-            f = getattr(self.cdll, name)
-            f.argtypes = [i, i, i, i64, i64, i64, scalar, p, i64, p, i64, scalar, p, i64]
-            f.restype = None
-            self.gemm[dt] = f
         self.addresses = tuple(ctypes.cast(getattr(self.cdll, n), ctypes.c_void_p).value or 0
                                for n in ("cblas_sgemm_64", "cblas_dgemm_64"))
-        # (the compiled call: the same gemm call made from C, ~1 us instead of ctypes' ~10 us)
+        # (the calls are made from C: ~1 us, where ctypes' took ~10 us)
         from .native import _compiled
 
         k = _compiled("_matkernel")
-        self.addmm_c = None
-        if k is not None and hasattr(k, "mkl_addmm"):
-            k.mkl_setup(*self.addresses, MIN_ROWS, MIN_COLS)
-            self.addmm_c = k.mkl_addmm
-            _ADDMM_C[0] = k.mkl_addmm
+        if k is None or not hasattr(k, "mkl_addmm"):
+            raise OSError("the compiled _matkernel (its MKL calls) is not built")
+        k.mkl_setup(*self.addresses, MIN_ROWS, MIN_COLS)
+        _ADDMM_C[0] = k.mkl_addmm
+        _ADDMM_T[0] = k.addmm_mkl
 
     def version(self) -> str:
         """MKL's version string."""
@@ -98,6 +97,7 @@ class _Mkl:
 
 def _candidates() -> list[str]:
     """Where ``libmkl_rt`` may be: the ``mkl`` distribution's files, then ``sys.prefix/lib``."""
+    import glob
     found: list[str] = []
     try:
         from importlib.metadata import PackageNotFoundError, distribution
@@ -146,88 +146,42 @@ def _f32_f64(dt: np.dtype) -> bool:
     return dt == np.float32 or dt == np.float64
 
 
-def _elem_strides(m: np.ndarray) -> tuple[int, int] | None:
-    """A 2-D array's strides in elements (None: a byte stride that is not a whole element)."""
+def _blasable(m: np.ndarray) -> bool:
+    """Whether PyTorch's addmm_impl_cpu_ hands 2-D ``m`` to BLAS as it is (row-major with a leading
+    dimension of at least its columns, or the transpose of one), not a contiguous clone."""
     it = m.itemsize
     s0, s1 = m.strides
-    return None if s0 % it or s1 % it else (s0 // it, s1 // it)
+    r, c = m.shape
+    return (s1 == it and s0 % it == 0 and s0 // it >= max(1, c)) or (s0 == it and s1 % it == 0 and s1 // it >= max(1, r))
 
 
 def addmm_into(c: np.ndarray, a: np.ndarray, b: np.ndarray, alpha: float = 1.0, beta: float = 0.0) -> bool:
     """``c = alpha * (a @ b) + beta * c`` for 2-D float32/float64 arrays of one dtype, ``c`` a
     C-contiguous (n, p) array (already holding the input, for ``beta != 0``), by MKL's gemm called
-    as PyTorch's ``addmm_impl_cpu_`` calls it: its column-major view of the result (a row-major
-    result, p > 1, is computed transposed: ``a`` and ``b`` swapped), each operand used as it is
-    (column-major in that view), transposed, or as a contiguous copy (PyTorch's clone, then its
-    forced flag), the leading dimensions from the strides, ``cpublas::normalize_last_dims``, then
-    ``?gemm``. False (nothing written) without MKL, where PyTorch calls no BLAS (a size 0) or
-    outside :data:`MIN_ROWS` x :data:`MIN_COLS` (the caller's NumPy path)."""
-    mkl = lib()
-    if mkl is None or not _f32_f64(c.dtype) or a.dtype != c.dtype or b.dtype != c.dtype:
+    as PyTorch's ``addmm_impl_cpu_`` calls it (the compiled ``_matkernel.mkl_addmm``: its
+    column-major view of the result, the operands' transpose flags and leading dimensions from
+    their strides, ``cpublas::normalize_last_dims``), an operand BLAS cannot take as it is first
+    copied row-major (PyTorch's contiguous clone). False (nothing written) without MKL or outside
+    :data:`MIN_ROWS` x :data:`MIN_COLS` (the caller's NumPy path)."""
+    if lib() is None:
         return False
-    if mkl.addmm_c is not None and mkl.addmm_c(c, a, b, alpha, beta):
-        return True  # (the compiled call; False where an operand needs PyTorch's clone: below)
-    n, k = a.shape
-    p = b.shape[1]
-    if k == 0 or n < MIN_ROWS or p < MIN_COLS or not c.flags.c_contiguous or c.shape != (n, p):
-        return False
-    sa, sb = _elem_strides(a), _elem_strides(b)
-    if sa is None:
-        a, sa = np.ascontiguousarray(a), (max(k, 1), 1)
-    if sb is None:
-        b, sb = np.ascontiguousarray(b), (max(p, 1), 1)
-    # the result's strides (PyTorch's contiguous (max(p, 1), 1)) put it in the first case
-    # (column-major as it is) only for p == 1; else its transpose is column-major
-    transpose_c = p != 1
-    if transpose_c:
-        m1, s1, m2, s2 = b, sb, a, sa
-        mm, nn, kk, ldc = p, n, k, p
-        i0, i1 = 1, 0
-    else:
-        m1, s1, m2, s2 = a, sa, b, sb
-        mm, nn, kk, ldc = n, p, k, 1
-        i0, i1 = 0, 1
-    # (PyTorch's "cast m1 as matrix a": lda >= max(1, transposed ? k : m))
-    if s1[i0] == 1 and s1[i1] >= max(1, mm):
-        ta = False
-    elif s1[i1] == 1 and s1[i0] >= max(1, kk):
-        ta = True
-    else:
-        ta, m1 = not transpose_c, np.ascontiguousarray(m1)
-        s1 = (max(m1.shape[1], 1), 1)
-    lda = s1[1 if ta == transpose_c else 0]
-    if s2[i0] == 1 and s2[i1] >= max(1, kk):
-        tb = False
-    elif s2[i1] == 1 and s2[i0] >= max(1, nn):
-        tb = True
-    else:
-        tb, m2 = not transpose_c, np.ascontiguousarray(m2)
-        s2 = (max(m2.shape[1], 1), 1)
-    ldb = s2[1 if tb == transpose_c else 0]
-    # cpublas::normalize_last_dims
-    if nn == 1:
-        ldc = mm
-    if ta:
-        if mm == 1:
-            lda = kk
-    elif kk == 1:
-        lda = mm
-    if tb:
-        if kk == 1:
-            ldb = nn
-    elif nn == 1:
-        ldb = kk
-    mkl.gemm[c.dtype](_COL_MAJOR, _TRANS if ta else _NO_TRANS, _TRANS if tb else _NO_TRANS, mm, nn, kk,
-                      alpha, m1.ctypes.data, lda, m2.ctypes.data, ldb, beta, c.ctypes.data, ldc)
-    return True
+    f = _ADDMM_C[0]
+    if f(c, a, b, alpha, beta):
+        return True
+    if a.ndim != 2 or b.ndim != 2 or (_blasable(a) and _blasable(b)):
+        return False  # (declined for another reason: the caller's path)
+    return bool(f(c, a if _blasable(a) else np.ascontiguousarray(a), b if _blasable(b) else np.ascontiguousarray(b),
+                  alpha, beta))
 
 
 def applies(a: np.ndarray, b: np.ndarray) -> bool:
     """Whether :func:`matmul` takes ``a @ b`` (MKL loaded on the first ask): float32/float64 of
     one dtype, at least 2-D, a non-empty contraction, a result of at least
-    :data:`MIN_ROWS` x :data:`MIN_COLS` per matrix."""
+    :data:`MIN_ROWS` x :data:`MIN_COLS` per matrix (batched: :data:`BMM_LOOP` multiply-adds)."""
     return (a.ndim >= 2 and b.ndim >= 2 and a.dtype == b.dtype and _f32_f64(a.dtype) and a.shape[-1] == b.shape[-2]
-            and a.shape[-1] > 0 and a.shape[-2] >= MIN_ROWS and b.shape[-1] >= MIN_COLS and lib() is not None)
+            and a.shape[-1] > 0 and a.shape[-2] >= MIN_ROWS and b.shape[-1] >= MIN_COLS
+            and (a.ndim == 2 and b.ndim == 2 or a.shape[-2] * a.shape[-1] * b.shape[-1] >= BMM_LOOP)
+            and lib() is not None)
 
 
 def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
@@ -268,7 +222,9 @@ def addmm(input: np.ndarray, a: np.ndarray, b: np.ndarray, alpha: float = 1.0,  
         if input.ndim > 2 or not all(s in (1, t) for s, t in zip(input.shape[::-1], out.shape[::-1], strict=False)):
             return None
         out[...] = input
-    addmm_into(out, a, b, alpha, beta)
+    f = _ADDMM_C[0]
+    if f is None or not f(out, a, b, alpha, beta):  # (the compiled call; else the general one)
+        addmm_into(out, a, b, alpha, beta)
     return out
 
 
@@ -286,3 +242,13 @@ def linear_bias(x: np.ndarray, wt: np.ndarray, bias: np.ndarray) -> np.ndarray |
     out = np.empty((x.shape[0], wt.shape[1]), x.dtype)
     out[...] = bias
     return out if f(out, x, wt, 1.0, 1.0) else None
+
+
+def addmm_tensors(input: Any, mat1: Any, mat2: Any, beta: Any, alpha: Any) -> Any:  # noqa: A002
+    """PyTorch's addmm on the MKL route in one compiled call (``_matkernel.addmm_mkl``: row-major
+    or transposed operands, a row-major (m, p) or contiguous (p,) input; strided's products set
+    up first) as a fresh tensor; None where it does not apply."""
+    if not _state:
+        lib()
+    f = _ADDMM_T[0]
+    return None if f is None else f(input, mat1, mat2, beta, alpha)

@@ -543,13 +543,17 @@ def _mkl_addmm(input: Any, mat1: Any, mat2: Any, beta: Any, alpha: Any) -> Tenso
     copied into the result, then MKL's gemm with ``alpha`` and ``beta``, as PyTorch's
     ``addmm_impl_cpu_``) for plain tensors of one float32/float64 dtype, 2-D operands and plain
     numbers within :data:`_PLAIN`; None where it does not apply (the other paths decide)."""
-    if (input.__class__ is not Tensor or mat1.__class__ is not Tensor or mat2.__class__ is not Tensor
-            or not (-_PLAIN <= beta <= _PLAIN and -_PLAIN <= alpha <= _PLAIN)):
+    if mat1.__class__ is not Tensor or mat2.__class__ is not Tensor or input.__class__ is not Tensor:
         return None
+    s1, s2 = mat1._layout.shape, mat2._layout.shape  # (first the cheap test that most small calls fail)
+    if (len(s1) != 2 or len(s2) != 2 or s1[0] < blas_route.MIN_ROWS or s2[1] < blas_route.MIN_COLS
+            or s1[1] != s2[0] or not s1[1]):
+        return None
+    if _mk.ready() and (t := blas_route.addmm_tensors(input, mat1, mat2, beta, alpha)) is not None:
+        return t  # (the compiled call: the common layouts, in one step)
     d = mat1._dtype
-    if (d is not float32 and d is not float64) or mat2._dtype is not d or input._dtype is not d:
-        return None
-    if len(mat1._layout.shape) != 2 or len(mat2._layout.shape) != 2 or mat1._layout.shape[1] != mat2._layout.shape[0]:
+    if ((d is not float32 and d is not float64) or mat2._dtype is not d or input._dtype is not d
+            or not (-_PLAIN <= beta <= _PLAIN and -_PLAIN <= alpha <= _PLAIN)):
         return None
     res = blas_route.addmm(input._np(), mat1._np(), mat2._np(), alpha, beta)
     return None if res is None else adopted(res.reshape(-1), _cinfo[res.shape][2], d)
