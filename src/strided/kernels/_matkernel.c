@@ -57,6 +57,11 @@ static dgemv_fn k_dgemv;
 static sdot_fn k_sdot;
 static ddot_fn k_ddot;
 static Py_ssize_t k_limit;
+/* The optional MKL route (kernels/blas_route.py): MKL's ILP64 gemm for products of at least
+ * k_mkl_rows x k_mkl_cols results (where its bits are PyTorch's); 0 addresses: NumPy's OpenBLAS for all. */
+static sgemm_fn k_mkl_sgemm;
+static dgemm_fn k_mkl_dgemm;
+static Py_ssize_t k_mkl_rows, k_mkl_cols;
 
 #define SLOT(obj, off) (*(PyObject **)((char *)(obj) + (off)))
 
@@ -112,6 +117,120 @@ static PyObject *py_setup(PyObject *self, PyObject *args)
     k_sdot = (sdot_fn)(uintptr_t)sd; k_ddot = (ddot_fn)(uintptr_t)dd;
     k_limit = limit;
     Py_RETURN_NONE;
+}
+
+/* mkl_setup(sgemm, dgemm, rows, cols): MKL's cblas_sgemm_64 / cblas_dgemm_64 addresses for the products of
+ * at least `rows` result rows and `cols` columns (0, 0: none, NumPy's OpenBLAS for all). Row-major cblas with every
+ * size >= 2 and operands row-major or transposed is the column-major call PyTorch's
+ * addmm_impl_cpu_ makes (the result transposed, the operands swapped), so the bits are its. */
+static PyObject *py_mkl_setup(PyObject *self, PyObject *args)
+{
+    unsigned long long sg, dg;
+    Py_ssize_t rows, cols;
+    if (!PyArg_ParseTuple(args, "KKnn:mkl_setup", &sg, &dg, &rows, &cols))
+        return NULL;
+    if ((sg == 0) != (dg == 0)) {
+        PyErr_SetString(PyExc_ValueError, "mkl_setup: give both addresses or neither");
+        return NULL;
+    }
+    k_mkl_sgemm = (sgemm_fn)(uintptr_t)sg;
+    k_mkl_dgemm = (dgemm_fn)(uintptr_t)dg;
+    k_mkl_rows = rows;
+    k_mkl_cols = cols;
+    Py_RETURN_NONE;
+}
+
+/* mkl_addmm(c, a, b, alpha, beta): c = alpha * (a @ b) + beta * c with MKL's gemm called as
+ * PyTorch's addmm_impl_cpu_ calls it (kernels/blas_route.py's addmm_into says how), for 2-D
+ * float32/float64 buffers of one format, c C-contiguous (n, p), a (n, k) and b (k, p) strided.
+ * True when done; False, nothing written, where an operand would need PyTorch's contiguous
+ * clone (the caller copies it, then asks again) or a byte stride is not a whole element. The GIL
+ * is released around the gemm (the buffers are held). */
+static int mkl_operand(Py_ssize_t s_i0, Py_ssize_t s_i1, Py_ssize_t size_m, Py_ssize_t size_k, int *t)
+{
+    /* (PyTorch's "cast m1 as matrix a": column-major as it is, else transposed, else a clone: 0) */
+    if (s_i0 == 1 && s_i1 >= (size_m > 1 ? size_m : 1))
+        *t = 0;
+    else if (s_i1 == 1 && s_i0 >= (size_k > 1 ? size_k : 1))
+        *t = 1;
+    else
+        return 0;
+    return 1;
+}
+
+static PyObject *py_mkl_addmm(PyObject *self, PyObject *args)
+{
+    PyObject *oc, *oa, *ob;
+    double alpha, beta;
+    if (!PyArg_ParseTuple(args, "OOOdd:mkl_addmm", &oc, &oa, &ob, &alpha, &beta))
+        return NULL;
+    if (k_mkl_sgemm == NULL)
+        Py_RETURN_FALSE;
+    Py_buffer c, a, b;
+    if (PyObject_GetBuffer(oc, &c, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        return NULL;
+    if (PyObject_GetBuffer(oa, &a, PyBUF_STRIDES | PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(&c);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(ob, &b, PyBUF_STRIDES | PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(&c);
+        PyBuffer_Release(&a);
+        return NULL;
+    }
+    int done = 0;
+    int kind = c.format && strcmp(c.format, "d") == 0 ? 1 : (c.format && strcmp(c.format, "f") == 0 ? 0 : -1);
+    Py_ssize_t it = kind ? 8 : 4;
+    if (kind < 0 || c.ndim != 2 || a.ndim != 2 || b.ndim != 2 || !a.format || !b.format
+        || strcmp(a.format, c.format) || strcmp(b.format, c.format))
+        goto end;
+    Py_ssize_t n = a.shape[0], k = a.shape[1], p = b.shape[1];
+    if (b.shape[0] != k || c.shape[0] != n || c.shape[1] != p || n < k_mkl_rows || p < k_mkl_cols || k < 1)
+        goto end;
+    if (a.strides[0] % it || a.strides[1] % it || b.strides[0] % it || b.strides[1] % it)
+        goto end;
+    Py_ssize_t sa[2] = {a.strides[0] / it, a.strides[1] / it}, sb[2] = {b.strides[0] / it, b.strides[1] / it};
+    /* the result's strides (max(p, 1), 1): column-major as it is only for p == 1 */
+    int transpose_c = p != 1;
+    const Py_ssize_t *s1 = transpose_c ? sb : sa, *s2 = transpose_c ? sa : sb;
+    const char *m1 = transpose_c ? b.buf : a.buf, *m2 = transpose_c ? a.buf : b.buf;
+    int64_t mm = transpose_c ? p : n, nn = transpose_c ? n : p, kk = k, ldc = transpose_c ? p : 1;
+    int i0 = transpose_c ? 1 : 0, i1 = transpose_c ? 0 : 1;
+    int ta, tb;
+    int64_t lda, ldb;
+    if (!mkl_operand(s1[i0], s1[i1], mm, kk, &ta) || !mkl_operand(s2[i0], s2[i1], kk, nn, &tb))
+        goto end;
+    lda = s1[ta == transpose_c ? 1 : 0];
+    ldb = s2[tb == transpose_c ? 1 : 0];
+    /* cpublas::normalize_last_dims */
+    if (nn == 1)
+        ldc = mm;
+    if (ta) {
+        if (mm == 1)
+            lda = kk;
+    } else if (kk == 1) {
+        lda = mm;
+    }
+    if (tb) {
+        if (kk == 1)
+            ldb = nn;
+    } else if (nn == 1) {
+        ldb = kk;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    if (kind)
+        k_mkl_dgemm(COL_MAJOR, ta ? TRANS : NO_TRANS, tb ? TRANS : NO_TRANS, mm, nn, kk, alpha, (const double *)m1,
+                    lda, (const double *)m2, ldb, beta, (double *)c.buf, ldc);
+    else
+        k_mkl_sgemm(COL_MAJOR, ta ? TRANS : NO_TRANS, tb ? TRANS : NO_TRANS, mm, nn, kk, (float)alpha,
+                    (const float *)m1, lda, (const float *)m2, ldb, (float)beta, (float *)c.buf, ldc);
+    Py_END_ALLOW_THREADS
+    done = 1;
+end:
+    PyBuffer_Release(&c);
+    PyBuffer_Release(&a);
+    PyBuffer_Release(&b);
+    return PyBool_FromLong(done);
 }
 
 /* One operand: its storage's buffer (held), shape, strides (elements), offset; `kind` 0 float32,
@@ -285,7 +404,10 @@ static int gemm_into(operand *a, operand *b, Py_ssize_t batch, int nd, const Py_
     Py_ssize_t size = kind ? 8 : 4;
     const char *pa = (const char *)a->buf.buf + a->offset * size;
     const char *pb = (const char *)b->buf.buf + b->offset * size;
-    if (t1 != t2) { /* (a matrix times its own transpose: NumPy's syrk, not here) */
+    /* (the MKL route: PyTorch's gemm for every layout of operands, a @ a.T included) */
+    /* (a batch below 400 multiply-adds per matrix: PyTorch's bmm runs its own loop there) */
+    int mkl = k_mkl_sgemm != NULL && m >= k_mkl_rows && p >= k_mkl_cols && n >= 1 && (nd == 2 || m * n * p >= 400);
+    if (t1 != t2 && !mkl) { /* (a matrix times its own transpose: NumPy's syrk, not here) */
         for (Py_ssize_t i = 0; i < batch; i++)
             if (pa + i * sa[0] * size == pb + i * sb[0] * size)
                 return 0;
@@ -293,7 +415,13 @@ static int gemm_into(operand *a, operand *b, Py_ssize_t batch, int nd, const Py_
     for (Py_ssize_t i = 0; i < batch; i++) {
         const char *x = pa + i * sa[0] * size, *y = pb + i * sb[0] * size;
         char *zi = z + i * m * p * size;
-        if (kind)
+        if (mkl && kind)
+            k_mkl_dgemm(ROW_MAJOR, t1, t2, m, p, n, 1., (const double *)x, lda, (const double *)y, ldb,
+                        0., (double *)zi, p);
+        else if (mkl)
+            k_mkl_sgemm(ROW_MAJOR, t1, t2, m, p, n, 1.f, (const float *)x, lda, (const float *)y, ldb,
+                        0.f, (float *)zi, p);
+        else if (kind)
             k_dgemm(ROW_MAJOR, t1, t2, m, p, n, 1., (const double *)x, lda, (const double *)y, ldb,
                     0., (double *)zi, p);
         else
@@ -1532,6 +1660,85 @@ done:
 }
 #undef CONV_DW
 
+/* addmm_mkl(input, mat1, mat2, beta, alpha): PyTorch's addmm on the MKL route in one call, for
+ * row-major (or transposed) float32/float64 mat1 (m, n) and mat2 (n, p), every size >= 2, m and p
+ * at least mkl_setup's rows and cols, and input a row-major (m, p) or contiguous (p,) tensor of
+ * their dtype: a fresh (m, p) result filled with input (zeros for beta 0: BLAS then never reads
+ * it), then MKL's gemm with alpha and beta (row-major cblas, the column-major call PyTorch's
+ * addmm_impl_cpu_ makes), the GIL released around it. None where it does not apply. */
+static PyObject *py_addmm_mkl(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "addmm_mkl(input, mat1, mat2, beta, alpha) takes 5 arguments");
+        return NULL;
+    }
+    if (k_tensor == NULL || k_mkl_sgemm == NULL || !PyObject_TypeCheck(args[0], k_tensor))
+        Py_RETURN_NONE;
+    PyObject *ilay = SLOT(args[0], off_layout);
+    PyObject *ishape = ilay == NULL ? NULL : SLOT(ilay, off_shape);
+    if (ishape == NULL || !PyTuple_CheckExact(ishape) || PyTuple_GET_SIZE(ishape) < 1 || PyTuple_GET_SIZE(ishape) > 2)
+        Py_RETURN_NONE;
+    int ind = (int)PyTuple_GET_SIZE(ishape);
+    operand a, b, in;
+    in.held = 0;
+    PyObject *answer = NULL;
+    int r = read_two(args + 1, 2, 2, 2, &a, &b);
+    if (r == 1)
+        r = read_operand_min(args[0], ind, &in, 1);
+    if (r < 0)
+        goto end;
+    Py_ssize_t m = a.shape[0], n = a.shape[1], p = r == 1 ? b.shape[1] : 0;
+    int kind = a.kind, t1, t2;
+    int64_t lda, ldb;
+    double bd, ad;
+    float bf, af;
+    if (r == 0 || b.kind != kind || in.kind != kind || b.shape[0] != n || m < k_mkl_rows || p < k_mkl_cols
+        || !scalar(args[3], kind, &bd, &bf) || !scalar(args[4], kind, &ad, &af)
+        || !blas_layout(m, n, a.strides[0], a.strides[1], &t1, &lda)
+        || !blas_layout(n, p, b.strides[0], b.strides[1], &t2, &ldb)
+        || (ind == 2 && (in.shape[0] != m || in.shape[1] != p || in.strides[1] != 1 || in.strides[0] != p))
+        || (ind == 1 && (in.shape[0] != p || in.strides[0] != 1))) {
+        answer = Py_None;
+        Py_INCREF(answer);
+        goto end;
+    }
+    Py_buffer out;
+    PyObject *flat = fresh(m * p, kind, &out);
+    if (flat == NULL) {
+        if (!PyErr_Occurred()) {
+            answer = Py_None;
+            Py_INCREF(answer);
+        }
+        goto end;
+    }
+    Py_ssize_t size = kind ? 8 : 4;
+    char *z = (char *)out.buf;
+    const char *src = (const char *)in.buf.buf + in.offset * size;
+    if (bd == 0)
+        memset(z, 0, (size_t)(m * p * size));
+    else if (ind == 2)
+        memcpy(z, src, (size_t)(m * p * size));
+    else
+        for (Py_ssize_t i = 0; i < m; i++)
+            memcpy(z + i * p * size, src, (size_t)(p * size));
+    const char *x = (const char *)a.buf.buf + a.offset * size, *y = (const char *)b.buf.buf + b.offset * size;
+    Py_BEGIN_ALLOW_THREADS
+    if (kind)
+        k_mkl_dgemm(ROW_MAJOR, t1, t2, m, p, n, ad, (const double *)x, lda, (const double *)y, ldb, bd, (double *)z, p);
+    else
+        k_mkl_sgemm(ROW_MAJOR, t1, t2, m, p, n, af, (const float *)x, lda, (const float *)y, ldb, bf, (float *)z, p);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&out);
+    PyObject *dims[2] = {PyTuple_GET_ITEM(a.shape_tuple, 0), PyTuple_GET_ITEM(b.shape_tuple, 1)};
+    answer = result(flat, kind, dims, 2);
+    Py_DECREF(flat);
+end:
+    done(&a);
+    done(&b);
+    done(&in);
+    return answer;
+}
+
 static PyMethodDef methods[] = {
     {"lapack_setup", py_lapack_setup, METH_VARARGS,
      "lapack_setup(numpy_empty, float32, float64, int32, dpotrf, dsyevd, dgeqrf, dorgqr, dgesdd, sgelsy, dgelsy, "
@@ -1555,6 +1762,12 @@ static PyMethodDef methods[] = {
      "gesdd_colmajor(flat, m, n, s0, s1, offset, jobz): NumPy's svd call, (u or None, s, vt or None), or None"},
     {"potrf_colmajor", (PyCFunction)(void (*)(void))py_potrf_colmajor, METH_FASTCALL,
      "potrf_colmajor(flat, n, s0, s1, offset): NumPy's Cholesky call, (factor column-major, info), or None"},
+    {"addmm_mkl", (PyCFunction)(void (*)(void))py_addmm_mkl, METH_FASTCALL,
+     "addmm_mkl(input, mat1, mat2, beta, alpha): PyTorch's addmm on the MKL route as a fresh tensor, or None"},
+    {"mkl_addmm", py_mkl_addmm, METH_VARARGS,
+     "mkl_addmm(c, a, b, alpha, beta): c = alpha * a @ b + beta * c by MKL's gemm as PyTorch calls it; False: not done"},
+    {"mkl_setup", py_mkl_setup, METH_VARARGS,
+     "mkl_setup(sgemm, dgemm, rows, cols): MKL's gemm addresses for products of at least rows x cols (0, 0: none)"},
     {"setup", py_setup, METH_VARARGS,
      "setup(tensor_cls, storage_cls, layout_cls, adopt, cinfo, empty, float32, float64, np_float32, "
      "np_float64, sgemm, dgemm, sgemv, dgemv, sdot, ddot, limit): the classes, makers and BLAS routines."},
