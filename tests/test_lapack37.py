@@ -109,6 +109,10 @@ def test_inverse_solve_det_match_torch(sd, td, tol, shape):
         _check(strided.linalg.solve(sa, strided.tensor(b.swapaxes(-1, -2).copy()), left=False),
                torch.linalg.solve(ta, torch.from_numpy(b.swapaxes(-1, -2).copy()), left=False), tol)
         _check(strided.linalg.det(sa), torch.linalg.det(ta), tol * 10)
+        (s_sign, s_log), (t_sign, t_log) = strided.linalg.slogdet(sa), torch.linalg.slogdet(ta)
+        _check_exact(s_sign, t_sign, 0)
+        # (the logs' sum: within an ulp of PyTorch's where the factors are its bits)
+        np.testing.assert_allclose(s_log.numpy(), t_log.numpy(), rtol=0, atol=tol * 10 * n)
         _check(strided.det(sa), torch.det(ta), tol * 10)
 
 

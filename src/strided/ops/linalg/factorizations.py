@@ -74,7 +74,9 @@ def linalg_svd(A: Tensor, full_matrices: bool = True, *, driver: Any = None, out
         vh = np.broadcast_to(np.eye(*eye_v, dtype=a.dtype), batch + eye_v)
         s = np.zeros(batch + (k,), np.real(a).dtype)
     d = A._dtype
-    return R.linalg_svd(LA.colmajor(u, d), LA.rowmajor(s, real_of(d)), LA.colmajor(vh, d))
+    # (u and vh: fresh arrays where A has elements, LAPACK's column-major ones adopted as they are)
+    owned = bool(a.size)
+    return R.linalg_svd(LA.colmajor(u, d, owned), LA.rowmajor(s, real_of(d)), LA.colmajor(vh, d, owned))
 
 
 def linalg_svdvals(A: Tensor, *, driver: Any = None, out: Any = None) -> Tensor:  # noqa: N803
@@ -447,7 +449,8 @@ def linalg_eigh(A: Tensor, UPLO: str = "L", *, out: Any = None) -> Any:  # noqa:
         return fast
     A = LA.square(A, "linalg.eigh")  # noqa: N806
     w, v = _eigh_arrays(A, _uplo(UPLO), "linalg.eigh", True)
-    return R.linalg_eigh(LA.rowmajor(w, real_of(A._dtype)), LA.colmajor(v, A._dtype))
+    # (v: a fresh array, LAPACK's column-major one adopted as it is)
+    return R.linalg_eigh(LA.rowmajor(w, real_of(A._dtype)), LA.colmajor(v, A._dtype, owned=True))
 
 
 def linalg_eigvalsh(A: Tensor, UPLO: str = "L", *, out: Any = None) -> Tensor:  # noqa: N803

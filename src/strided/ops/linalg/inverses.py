@@ -377,6 +377,15 @@ def _slogdet_arrays(A: Tensor) -> tuple[np.ndarray, np.ndarray]:  # noqa: N803
     if a.size == 0:
         shape = a.shape[:-2]
         return np.ones(shape, a.dtype), np.zeros(shape, np.real(a).dtype)
+    done = mkl_lapack.lu_diagonal(a, A.is_contiguous())  # (large float32/float64 with MKL installed)
+    if done is not None:
+        # (PyTorch's _linalg_slogdet: sign = det(P) * prod(sgn(diag U)), exact; logabsdet =
+        # sum(log(abs(diag U))) over a contiguous copy, by strided's log and sum: PyTorch's)
+        _, diag, perm = done
+        with quiet():
+            sign = perm * np.prod(np.sign(diag), axis=-1)
+        logs = LA.rowmajor(np.abs(diag), A._dtype).log().sum(-1)._np()
+        return np.asarray(sign, a.dtype), np.asarray(logs, a.dtype)
     sign, logabs = np.linalg.slogdet(LA.lapack_ready(a))  # (as det's)
     return np.asarray(sign, a.dtype), np.asarray(logabs, np.real(a).dtype)
 
@@ -548,7 +557,8 @@ def _reduced_svd(A: Tensor, a: np.ndarray) -> tuple:  # noqa: N803
     float32/float64 matrix of at most 64 rows and columns, NumPy's dgesdd call made in C on the
     storage (:data:`.matkernel.gesdd_colmajor`, the same bits), U and Vh copied C-contiguous as
     NumPy returns them (so the products that follow see the same operands and layouts); NumPy's
-    call otherwise."""
+    call otherwise (:func:`._batched.numpy_svd`: MKL's gesdd for a large float32/float64 ``a`` with MKL
+    installed, as PyTorch's pinv calls it)."""
     lay = A._layout
     if a.ndim == 2 and a.dtype in _SVD_FAST:
         m, n = lay.shape
@@ -557,7 +567,8 @@ def _reduced_svd(A: Tensor, a: np.ndarray) -> tuple:  # noqa: N803
             k = min(m, n)
             return (np.ascontiguousarray(done[0].reshape(k, m).T), done[1],
                     np.ascontiguousarray(done[2].reshape(n, k).T))
-    return np.linalg.svd(a, full_matrices=False)
+    # (NumPy's gufunc call, its bits; large float32/float64 with MKL installed: PyTorch's gesdd)
+    return LA.numpy_svd(a, full_matrices=False)
 
 
 def _svdvals(A: Tensor, a: np.ndarray) -> np.ndarray:  # noqa: N803

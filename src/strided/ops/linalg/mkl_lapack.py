@@ -53,7 +53,7 @@ from ...kernels.blocked import copy_into
 from ...kernels.fpstate import quiet
 from ...storage import allocate
 
-__all__ = ["MIN_N", "cholesky", "det", "eigh", "inv", "mkl_library", "solve", "svd", "version"]
+__all__ = ["MIN_N", "cholesky", "det", "eigh", "inv", "lu_diagonal", "mkl_library", "solve", "svd", "version"]
 
 # The fewest rows of a matrix that takes this route (the compiled small calls serve up to 64)
 MIN_N = 65
@@ -253,21 +253,33 @@ def solve(a: np.ndarray, b: np.ndarray, transposed: bool = False) -> np.ndarray 
     return x
 
 
-def det(a: np.ndarray, contiguous: bool) -> np.ndarray | None:
-    """The determinant of each matrix of the square batch ``a`` (an array of its batch shape),
-    as PyTorch's ``linalg.det`` computes it: getrf of a column-major copy -- of ``A^T`` when the
-    tensor is ``contiguous`` (PyTorch factors ``A.mH`` then: its memory is already
-    column-major) -- then the permutation's sign times the product of U's diagonal, taken in
-    order (PyTorch's prod of a strided diagonal: one serial loop). None: not this route."""
+def lu_diagonal(a: np.ndarray, contiguous: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """``(view, diag, sign)`` of PyTorch's LU factorization for det/slogdet of the square batch
+    ``a``: getrf of a column-major copy -- of ``A^T`` when the tensor is ``contiguous`` (PyTorch
+    factors ``A.mH`` then: its memory is already column-major) --, ``view`` the factors, ``diag``
+    U's diagonal (a strided view of them), ``sign`` the row permutation's sign (+-1 of ``a``'s
+    dtype, batch-shaped). None: not this route."""
     lp = _route(a)
     if lp is None:
         return None
     n = a.shape[-1]
     lu, view = _colmajor_copy(np.swapaxes(a, -1, -2) if contiguous else a)
     ipiv, _ = _getrf(lp, lu, n)
-    diag = view.diagonal(0, -2, -1)  # (stride n + 1: NumPy's reduce multiplies it serially)
     swaps = np.count_nonzero(ipiv != np.arange(1, n + 1), axis=-1).reshape(a.shape[:-2])
     sign = np.where(swaps % 2 == 1, a.dtype.type(-1), a.dtype.type(1))
+    return view, view.diagonal(0, -2, -1), sign
+
+
+def det(a: np.ndarray, contiguous: bool) -> np.ndarray | None:
+    """The determinant of each matrix of the square batch ``a`` (an array of its batch shape),
+    as PyTorch's ``linalg.det`` computes it: getrf of a column-major copy -- of ``A^T`` when the
+    tensor is ``contiguous`` (PyTorch factors ``A.mH`` then: its memory is already
+    column-major) -- then the permutation's sign times the product of U's diagonal, taken in
+    order (PyTorch's prod of a strided diagonal: one serial loop). None: not this route."""
+    done = lu_diagonal(a, contiguous)
+    if done is None:
+        return None
+    _, diag, sign = done  # (diag: stride n + 1, NumPy's reduce multiplies it serially)
     with quiet():  # (an overflow to inf or an underflow to 0 is the answer, as PyTorch's, no warning)
         return np.multiply(sign, np.multiply.reduce(diag, axis=-1), dtype=a.dtype)
 
