@@ -57,6 +57,11 @@ static dgemv_fn k_dgemv;
 static sdot_fn k_sdot;
 static ddot_fn k_ddot;
 static Py_ssize_t k_limit;
+/* The optional MKL route (kernels/blas_route.py): MKL's ILP64 gemm for products of at least
+ * k_mkl_rows x k_mkl_cols results (where its bits are PyTorch's); 0 addresses: NumPy's OpenBLAS for all. */
+static sgemm_fn k_mkl_sgemm;
+static dgemm_fn k_mkl_dgemm;
+static Py_ssize_t k_mkl_rows, k_mkl_cols;
 
 #define SLOT(obj, off) (*(PyObject **)((char *)(obj) + (off)))
 
@@ -111,6 +116,27 @@ static PyObject *py_setup(PyObject *self, PyObject *args)
     k_sgemv = (sgemv_fn)(uintptr_t)sv; k_dgemv = (dgemv_fn)(uintptr_t)dv;
     k_sdot = (sdot_fn)(uintptr_t)sd; k_ddot = (ddot_fn)(uintptr_t)dd;
     k_limit = limit;
+    Py_RETURN_NONE;
+}
+
+/* mkl_setup(sgemm, dgemm, rows, cols): MKL's cblas_sgemm_64 / cblas_dgemm_64 addresses for the products of
+ * at least `rows` result rows and `cols` columns (0, 0: none, NumPy's OpenBLAS for all). Row-major cblas with every
+ * size >= 2 and operands row-major or transposed is the column-major call PyTorch's
+ * addmm_impl_cpu_ makes (the result transposed, the operands swapped), so the bits are its. */
+static PyObject *py_mkl_setup(PyObject *self, PyObject *args)
+{
+    unsigned long long sg, dg;
+    Py_ssize_t rows, cols;
+    if (!PyArg_ParseTuple(args, "KKnn:mkl_setup", &sg, &dg, &rows, &cols))
+        return NULL;
+    if ((sg == 0) != (dg == 0)) {
+        PyErr_SetString(PyExc_ValueError, "mkl_setup: give both addresses or neither");
+        return NULL;
+    }
+    k_mkl_sgemm = (sgemm_fn)(uintptr_t)sg;
+    k_mkl_dgemm = (dgemm_fn)(uintptr_t)dg;
+    k_mkl_rows = rows;
+    k_mkl_cols = cols;
     Py_RETURN_NONE;
 }
 
@@ -285,7 +311,9 @@ static int gemm_into(operand *a, operand *b, Py_ssize_t batch, int nd, const Py_
     Py_ssize_t size = kind ? 8 : 4;
     const char *pa = (const char *)a->buf.buf + a->offset * size;
     const char *pb = (const char *)b->buf.buf + b->offset * size;
-    if (t1 != t2) { /* (a matrix times its own transpose: NumPy's syrk, not here) */
+    /* (the MKL route: PyTorch's gemm for every layout of operands, a @ a.T included) */
+    int mkl = k_mkl_sgemm != NULL && m >= k_mkl_rows && p >= k_mkl_cols && n >= 1;
+    if (t1 != t2 && !mkl) { /* (a matrix times its own transpose: NumPy's syrk, not here) */
         for (Py_ssize_t i = 0; i < batch; i++)
             if (pa + i * sa[0] * size == pb + i * sb[0] * size)
                 return 0;
@@ -293,7 +321,13 @@ static int gemm_into(operand *a, operand *b, Py_ssize_t batch, int nd, const Py_
     for (Py_ssize_t i = 0; i < batch; i++) {
         const char *x = pa + i * sa[0] * size, *y = pb + i * sb[0] * size;
         char *zi = z + i * m * p * size;
-        if (kind)
+        if (mkl && kind)
+            k_mkl_dgemm(ROW_MAJOR, t1, t2, m, p, n, 1., (const double *)x, lda, (const double *)y, ldb,
+                        0., (double *)zi, p);
+        else if (mkl)
+            k_mkl_sgemm(ROW_MAJOR, t1, t2, m, p, n, 1.f, (const float *)x, lda, (const float *)y, ldb,
+                        0.f, (float *)zi, p);
+        else if (kind)
             k_dgemm(ROW_MAJOR, t1, t2, m, p, n, 1., (const double *)x, lda, (const double *)y, ldb,
                     0., (double *)zi, p);
         else
@@ -1555,6 +1589,8 @@ static PyMethodDef methods[] = {
      "gesdd_colmajor(flat, m, n, s0, s1, offset, jobz): NumPy's svd call, (u or None, s, vt or None), or None"},
     {"potrf_colmajor", (PyCFunction)(void (*)(void))py_potrf_colmajor, METH_FASTCALL,
      "potrf_colmajor(flat, n, s0, s1, offset): NumPy's Cholesky call, (factor column-major, info), or None"},
+    {"mkl_setup", py_mkl_setup, METH_VARARGS,
+     "mkl_setup(sgemm, dgemm, rows, cols): MKL's gemm addresses for products of at least rows x cols (0, 0: none)"},
     {"setup", py_setup, METH_VARARGS,
      "setup(tensor_cls, storage_cls, layout_cls, adopt, cinfo, empty, float32, float64, np_float32, "
      "np_float64, sgemm, dgemm, sgemv, dgemv, sdot, ddot, limit): the classes, makers and BLAS routines."},

@@ -34,10 +34,10 @@ from ...errors import (
 )
 from ...grad_mode import GRAD_MODE, SUBCLASSES, requires_grad
 from ...gradients import grad_zeros, seal
-from ...kernels import native
+from ...kernels import blas_route, native
 from ...kernels.fpstate import QUIET, quiet, quiet_reset, quiet_set, quietly
 from ...kernels.listeners import OPEN
-from ...kernels.matmul import matmul_new
+from ...kernels.matmul import matmul2d, matmul_new
 from ...kernels.memory import flat_run
 from ...kernels.rows import ln_rows
 from ...kernels.torch_sum import norm2_rows
@@ -88,6 +88,13 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         if out is not None:
             return out
     lx, lw = input._layout, weight._layout
+    if (bias is not None and _FAST_LINEAR and not OPEN and len(lx.shape) == 2 and len(lw.shape) == 2
+            and input._dtype is weight._dtype and bias._dtype is weight._dtype and input._dtype in _BIAS_DTYPES
+            and lx.shape[1] == lw.shape[1] and bias._layout.shape == (lw.shape[0],)):
+        # (PyTorch's addmm(bias, input, weight.t()) on the MKL route: the bias filled in, one gemm)
+        res = blas_route.addmm(bias._np(), input._np(), weight._np().T)
+        if res is not None:
+            return adopted(res.reshape(-1), _cinfo[res.shape][2], input._dtype)
     if (_FAST_LINEAR and not OPEN and len(lx.shape) == 2 and len(lw.shape) == 2
             and input._dtype is weight._dtype and input._dtype in _BIAS_DTYPES and lx.shape[1] == lw.shape[1]):
         # (the 2-D float case of ``input.matmul(weight.t())`` without the method's entry: its
@@ -115,7 +122,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 
 
 _FAST_LINEAR = True  # (tests turn it off to compare with the general path)
-_matmul = np.matmul
+_matmul = matmul2d  # (np.matmul, or MKL's gemm on the optional MKL route: kernels/blas_route.py)
 
 
 def _linear_rowmajor(input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor | None:
@@ -165,6 +172,9 @@ def _linear_rowmajor(input: Tensor, weight: Tensor, bias: Tensor | None) -> Tens
     shape = (xs[0], ws[0])
     token = quiet_set(QUIET)  # (quiet's block, without its method calls: this runs for every layer's call)
     try:
+        if b is not None and (res := blas_route.addmm(b, x.reshape(xs), w.reshape(ws).T)) is not None:
+            # (the MKL route: PyTorch's addmm(bias, x, w.t()), the bias filled in, then one gemm)
+            return adopted(res.reshape(-1), _cinfo[shape][2], d)
         if b is not None and (t := _mk.linear(input, weight)) is not None:  # (the same gemm, from C)
             _add_rows(t._storage.array.reshape(shape), b)
             return t

@@ -41,7 +41,7 @@ from ...dispatch import result as new_result
 from ...dtypes import C10_NAME, REDUCED_FLOATS, TORCH_NAME, DType, float32, float64
 from ...errors import StridedIndexError, StridedRuntimeError, join_lines
 from ...gradients import seal
-from ...kernels import native, npcore
+from ...kernels import blas_route, native, npcore
 from ...kernels.fpstate import quiet_call, quiet_retry, quietly
 from ...kernels.fused import fma as _fma
 from ...kernels.mkl_path import mkl_path
@@ -515,6 +515,9 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
     [[1.0, 0.0], [0.0, 1.0]]
     """
     if out is None and _number(beta) and _number(alpha) and alpha != 0:  # one product, scaled in place
+        t = _mkl_addmm(input, mat1, mat2, beta, alpha)  # (the MKL route: PyTorch's one gemm call)
+        if t is not None:
+            return t
         t = _mk.mm(mat1, mat2)  # (fast_product's compiled entry; its product and the scaling in C)
         if t is not None and _mk.scale_add(t, input, beta, alpha) is not None:
             return t
@@ -533,6 +536,23 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
     shape = (a.shape[0], b.shape[1])
     return _combine("addmm", input, lambda: _product(a, b, shape)._np(), shape, a._dtype, beta, alpha, out, (input, a, b),
                     empty=not a.shape[1], wide=lambda: _wide_product(a, b))
+
+
+def _mkl_addmm(input: Any, mat1: Any, mat2: Any, beta: Any, alpha: Any) -> Tensor | None:  # noqa: A002
+    """addmm on the optional MKL route (:func:`strided.kernels.blas_route.addmm`: the input
+    copied into the result, then MKL's gemm with ``alpha`` and ``beta``, as PyTorch's
+    ``addmm_impl_cpu_``) for plain tensors of one float32/float64 dtype, 2-D operands and plain
+    numbers within :data:`_PLAIN`; None where it does not apply (the other paths decide)."""
+    if (input.__class__ is not Tensor or mat1.__class__ is not Tensor or mat2.__class__ is not Tensor
+            or not (-_PLAIN <= beta <= _PLAIN and -_PLAIN <= alpha <= _PLAIN)):
+        return None
+    d = mat1._dtype
+    if (d is not float32 and d is not float64) or mat2._dtype is not d or input._dtype is not d:
+        return None
+    if len(mat1._layout.shape) != 2 or len(mat2._layout.shape) != 2 or mat1._layout.shape[1] != mat2._layout.shape[0]:
+        return None
+    res = blas_route.addmm(input._np(), mat1._np(), mat2._np(), alpha, beta)
+    return None if res is None else adopted(res.reshape(-1), _cinfo[res.shape][2], d)
 
 
 def _addmv_pre(self: Tensor, mat: Any, vec: Any, **kwargs: Any) -> bool:

@@ -98,6 +98,11 @@ def _setup() -> None:
 
     k.setup(Tensor, Storage, Layout, adopted, _cinfo, np.empty, float32, float64,
             np.dtype(np.float32), np.dtype(np.float64), *found, LIMIT)
+    from ...kernels import blas_route
+
+    mkl = blas_route.lib()  # (the optional MKL route: its gemm for the products it takes)
+    if hasattr(k, "mkl_setup"):
+        k.mkl_setup(*(mkl.addresses if mkl is not None else (0, 0)), blas_route.MIN_ROWS, blas_route.MIN_COLS)
     mm, bmm, mv, scale_add, bmm_small, trace = k.mm, k.bmm, k.mv, k.scale_add, k.bmm_small, k.trace
     addr, dot, addbmm, outer, linear = k.addr, k.dot, k.addbmm, k.outer, k.linear
 

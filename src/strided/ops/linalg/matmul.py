@@ -389,7 +389,7 @@ def fast_bmm(a: Any, b: Any) -> tuple[np.ndarray, Layout] | None:
     y = _rowmajor_float(b, sb, a._dtype) if x is not None else None
     if y is None:
         return None
-    return quietly(np.matmul, x, y), _cinfo[(*sa[:2], sb[2])][2]
+    return quietly(matmul2d, x, y), _cinfo[(*sa[:2], sb[2])][2]
 
 
 def _with_fast_path(slow: Any) -> Callable[..., Tensor]:
