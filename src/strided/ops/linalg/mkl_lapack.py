@@ -27,23 +27,17 @@ Choices:
   cholesky) answers None: the NumPy path then raises or reports ``info`` exactly as before.
   det takes the factorization whatever its ``info`` (PyTorch's det does: U's zero pivot makes
   the product 0).
-* Lazy: nothing is loaded by ``import strided``; :func:`mkl_library` loads ``libmkl_rt`` at the
-  first large call (the ``mkl`` distribution's files, else ``sys.prefix/lib``), RTLD_LOCAL.
-* Threads: MKL's SEQUENTIAL layer unless ``MKL_THREADING_LAYER`` is set: no second OpenMP
-  runtime beside torch's libgomp (the same choice as the BLAS route of branch mkl37).
-* ``STRIDED_BLAS=openblas`` (or ``STRIDED_NATIVE=0``) switches the route off: NumPy's path, its
-  bits, exactly as without MKL.
-
-# Note: a minimal loader of its own (mkl37's ``kernels/blas_route.lib()`` was not committed when
-# this was written); the two load the same file with the same choices and are to be folded.
+* Lazy: nothing is loaded by ``import strided``; the library is the one
+  :func:`strided.kernels.blas_route.lib` loads for the matrix products (at the first call that
+  may use it): one loader, one set of choices -- its SEQUENTIAL threading layer unless
+  ``MKL_THREADING_LAYER`` is set (no second OpenMP runtime beside torch's libgomp),
+  ``STRIDED_BLAS=openblas`` or ``STRIDED_NATIVE=0`` switching MKL off (NumPy's path, its bits,
+  exactly as without MKL).
 """
 
 from __future__ import annotations
 
 import ctypes
-import glob
-import os
-import sys
 import threading
 from typing import Any
 
@@ -58,33 +52,8 @@ __all__ = ["MIN_N", "cholesky", "det", "eigh", "inv", "lu_diagonal", "mkl_librar
 # The fewest rows of a matrix that takes this route (the compiled small calls serve up to 64)
 MIN_N = 65
 
-_SEQUENTIAL = 1  # (mkl_service.h: MKL_THREADING_SEQUENTIAL)
 _lock = threading.Lock()
-_state: list[Any] = []  # [] undecided; [None] no route; [_Lapack] loaded
-
-
-def _enabled_by_environment() -> bool:
-    return (os.environ.get("STRIDED_BLAS", "").strip().lower() != "openblas"
-            and os.environ.get("STRIDED_NATIVE", "1") != "0")
-
-
-def _candidates() -> list[str]:
-    """Where ``libmkl_rt`` may be: the ``mkl`` distribution's files, then ``sys.prefix/lib``."""
-    found: list[str] = []
-    try:
-        from importlib.metadata import PackageNotFoundError, distribution
-
-        try:
-            dist = distribution("mkl")
-            for f in dist.files or ():
-                if os.path.basename(str(f)).startswith("libmkl_rt.so"):
-                    found.append(os.path.normpath(str(dist.locate_file(f))))
-        except PackageNotFoundError:
-            pass
-    except ImportError:  # pragma: no cover
-        pass
-    found += sorted(glob.glob(os.path.join(sys.prefix, "lib", "libmkl_rt.so*")), reverse=True)
-    return found
+_state: list[Any] = []  # [] undecided; [None] no route; [_Lapack] bound
 
 
 class _Lapack:
@@ -112,24 +81,22 @@ def mkl_library() -> ctypes.CDLL | None:
 
 
 def _lapack() -> _Lapack | None:
+    """The LAPACK entry points of the MKL that :func:`strided.kernels.blas_route.lib` loads (the
+    one loader of both routes: its path search, SEQUENTIAL layer and switches), bound at the
+    first call; None without it."""
     if _state:
         return _state[0]
     with _lock:
         if not _state:
+            from ...kernels import blas_route
+
+            mkl = blas_route.lib()
             found = None
-            if _enabled_by_environment() and sys.platform.startswith("linux"):
-                for path in _candidates():
-                    if not os.path.exists(path):
-                        continue
-                    try:
-                        cdll = ctypes.CDLL(path, mode=ctypes.RTLD_LOCAL)
-                        if "MKL_THREADING_LAYER" not in os.environ:
-                            cdll.MKL_Set_Threading_Layer.argtypes = [ctypes.c_int]
-                            cdll.MKL_Set_Threading_Layer(_SEQUENTIAL)
-                        found = _Lapack(cdll)
-                        break
-                    except (OSError, AttributeError):
-                        continue
+            if mkl is not None:
+                try:
+                    found = _Lapack(mkl.cdll)
+                except AttributeError:  # (an MKL without these LAPACK names: NumPy's path)
+                    found = None
             _state.append(found)
     return _state[0]
 
