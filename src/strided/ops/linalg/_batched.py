@@ -31,6 +31,7 @@ from .._support.gradtools import from_numpy_result
 from .._support.memo import Memo
 from .._support.promotion import TORCH_NAMES
 from .._support.reduce_args import shape_text
+from . import mkl_lapack
 
 __all__ = ["at_least_2d", "cholesky_failure", "colmajor", "float_input", "getrf_info", "lu_zero_pivot", "matrices",
            "pytorch_convention", "rowmajor", "square", "batch_prefix"]
@@ -88,13 +89,16 @@ def square(A: Any, op: str, name: str = "A") -> Tensor:  # noqa: N803
     return A
 
 
-def colmajor(arr: np.ndarray, dtype: DType) -> Tensor:
+def colmajor(arr: np.ndarray, dtype: DType, owned: bool = False) -> Tensor:
     """A fresh tensor holding ``arr`` (..., m, n) with PyTorch's LAPACK strides: each matrix
-    column-major (strides (1, m)), the batch dims row-major over the matrices."""
+    column-major (strides (1, m)), the batch dims row-major over the matrices. ``owned``: ``arr``
+    is a view of a fresh buffer nobody else holds; one already in that layout is adopted, no copy."""
     shape = arr.shape
     if len(shape) < 2:
         return rowmajor(arr, dtype)
     layout = colmajor_layouts[shape]
+    if owned and arr.size and arr.dtype == dtype.numpy and arr.swapaxes(-1, -2).flags.c_contiguous:
+        return adopted(arr.swapaxes(-1, -2).reshape(-1), layout, dtype)
     if arr.size and arr.dtype == dtype.numpy:
         # (the matrices' transposes, copied row-major, are those bytes: one copy adopted, no
         # zeroed result to fill; the same elements, bit for bit)
@@ -213,7 +217,12 @@ def numpy_solve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def numpy_eigvalsh(a: np.ndarray, UPLO: str) -> np.ndarray:  # noqa: N803
     """``np.linalg.eigvalsh(a, UPLO)`` of a non-empty float or complex batch, bit for bit (its
     one gufunc call in float64, the values cast to ``a``'s real dtype): NumPy's call where the
-    gufunc is not found, the context is busy, or LAPACK did not converge (its LinAlgError)."""
+    gufunc is not found, the context is busy, or LAPACK did not converge (its LinAlgError).
+    Large float32/float64 matrices with MKL installed: PyTorch's syevd call instead
+    (:func:`.mkl_lapack.eigh`)."""
+    mkl = mkl_lapack.eigh(a, UPLO, False)  # (large float32/float64 with MKL installed: PyTorch's syevd)
+    if mkl is not None:
+        return mkl[0]
     if _SOLVE_RUN is not None:
         gufunc = _ul.eigvalsh_lo if UPLO == "L" else _ul.eigvalsh_up
         try:
@@ -233,8 +242,12 @@ def numpy_eigh(a: np.ndarray, UPLO: str) -> tuple[np.ndarray, np.ndarray]:  # no
     """``np.linalg.eigh(a, UPLO)`` of a non-empty float or complex batch, bit for bit (its one
     gufunc call in float64 or complex128, the values cast to ``a``'s real dtype, the vectors to
     ``a``'s): NumPy's call where the gufunc is not found, the context is busy, or LAPACK did not
-    converge (its LinAlgError)."""
+    converge (its LinAlgError). Large float32/float64 matrices with MKL installed: PyTorch's
+    syevd call instead (:func:`.mkl_lapack.eigh`: the vectors column-major)."""
     real = _EIGH_TYPES.get(a.dtype)
+    mkl = mkl_lapack.eigh(a, UPLO, True)  # (large float32/float64 with MKL installed: PyTorch's syevd)
+    if mkl is not None:
+        return mkl  # type: ignore[return-value]
     if _SOLVE_RUN is not None and real is not None:
         gufunc = _ul.eigh_lo if UPLO == "L" else _ul.eigh_up
         try:
@@ -250,8 +263,12 @@ def numpy_svd(a: np.ndarray, full_matrices: bool = True, compute_uv: bool = True
     """``np.linalg.svd(a, full_matrices, compute_uv)`` of a non-empty float or complex batch, bit
     for bit (its one gufunc call in float64 or complex128, cast back): ``(u, s, vh)``, or ``s``
     alone without ``compute_uv``; NumPy's call where the gufunc is not found, the context is
-    busy, or LAPACK did not converge (its LinAlgError)."""
+    busy, or LAPACK did not converge (its LinAlgError). Large float32/float64 matrices with MKL
+    installed: PyTorch's gesdd call instead (:func:`.mkl_lapack.svd`: u and vh column-major)."""
     real = _EIGH_TYPES.get(a.dtype)
+    mkl = mkl_lapack.svd(a, full_matrices, compute_uv)  # (large float32/float64 with MKL installed: PyTorch's gesdd)
+    if mkl is not None:
+        return mkl
     if _SOLVE_RUN is not None and real is not None:
         c = a.dtype.kind == "c"
         try:

@@ -31,7 +31,7 @@ from ..registry import backward
 from ..shape.joining import cat
 from . import _batched as LA
 from . import _results as R
-from . import matkernel
+from . import matkernel, mkl_lapack
 
 # (a result named tuple made as its generated __new__ makes it, without that Python call: a
 # tenth of a small factorization's fast path)
@@ -74,7 +74,9 @@ def linalg_svd(A: Tensor, full_matrices: bool = True, *, driver: Any = None, out
         vh = np.broadcast_to(np.eye(*eye_v, dtype=a.dtype), batch + eye_v)
         s = np.zeros(batch + (k,), np.real(a).dtype)
     d = A._dtype
-    return R.linalg_svd(LA.colmajor(u, d), LA.rowmajor(s, real_of(d)), LA.colmajor(vh, d))
+    # (u and vh: fresh arrays where A has elements, LAPACK's column-major ones adopted as they are)
+    owned = bool(a.size)
+    return R.linalg_svd(LA.colmajor(u, d, owned), LA.rowmajor(s, real_of(d)), LA.colmajor(vh, d, owned))
 
 
 def linalg_svdvals(A: Tensor, *, driver: Any = None, out: Any = None) -> Tensor:  # noqa: N803
@@ -447,7 +449,8 @@ def linalg_eigh(A: Tensor, UPLO: str = "L", *, out: Any = None) -> Any:  # noqa:
         return fast
     A = LA.square(A, "linalg.eigh")  # noqa: N806
     w, v = _eigh_arrays(A, _uplo(UPLO), "linalg.eigh", True)
-    return R.linalg_eigh(LA.rowmajor(w, real_of(A._dtype)), LA.colmajor(v, A._dtype))
+    # (v: a fresh array, LAPACK's column-major one adopted as it is)
+    return R.linalg_eigh(LA.rowmajor(w, real_of(A._dtype)), LA.colmajor(v, A._dtype, owned=True))
 
 
 def linalg_eigvalsh(A: Tensor, UPLO: str = "L", *, out: Any = None) -> Tensor:  # noqa: N803
@@ -536,6 +539,9 @@ def linalg_cholesky(A: Tensor, *, upper: bool = False, out: Any = None) -> Tenso
         if fast is not None:
             return fast[0]
     A = LA.square(A, "linalg.cholesky")  # noqa: N806
+    mkl = _mkl_cholesky(A, upper)
+    if mkl is not None:
+        return mkl
     low, _ = _cholesky(A, "linalg.cholesky", raising=True, upper=upper)
     return _triangle(low, upper, A)
 
@@ -561,6 +567,9 @@ def linalg_cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = F
         if fast is not None:
             return fast
     A = LA.square(A, "linalg.cholesky")  # noqa: N806  (PyTorch's shape errors name linalg.cholesky)
+    mkl = _mkl_cholesky(A, upper)
+    if mkl is not None:
+        return R.linalg_cholesky_ex(mkl, LA.rowmajor(np.zeros(A._layout.shape[:-2], np.int32), int32))
     low, info = _cholesky(A, "linalg.cholesky_ex", raising=check_errors, upper=upper)
     return R.linalg_cholesky_ex(_triangle(low, upper, A), LA.rowmajor(info, int32))
 
@@ -582,6 +591,9 @@ def _fast_cholesky_ex(A: Any) -> Any:  # noqa: N803
     if done is not None:
         return _tuple_new(R.linalg_cholesky_ex, (adopted(done[0], LA.colmajor_layouts[shape], dt),
                                                  adopted(done[1], _cinfo[()][2], int32)))
+    mkl = _mkl_cholesky(A, False)
+    if mkl is not None:
+        return _tuple_new(R.linalg_cholesky_ex, (mkl, adopted(np.zeros(1, np.int32), _cinfo[()][2], int32)))
     try:  # (not built, larger than 64, or refused: NumPy's gufunc, whose NaN says refused)
         low = _CHOLESKY_RUN(_ul.cholesky_lo, LA.lapack_ready(A._np()), signature="d->d")
     except RuntimeError:  # (the context busy in another thread: the general path)
@@ -593,6 +605,16 @@ def _fast_cholesky_ex(A: Any) -> Any:  # noqa: N803
 
 
 _CHOLESKY_FAST = frozenset((float32, float64))
+
+
+def _mkl_cholesky(A: Tensor, upper: bool) -> Tensor | None:  # noqa: N803
+    """The factor of each matrix of the square float batch ``A`` by MKL's potrf as PyTorch calls
+    it (:func:`.mkl_lapack.cholesky`: large float32/float64 with MKL installed), column-major;
+    None where that route does not apply or a matrix is not positive-definite."""
+    done = mkl_lapack.cholesky(A._np(), upper)
+    if done is None:
+        return None
+    return LA.colmajor(done[1], A._dtype, owned=True)
 
 
 def _lapack_operand(A: Any, square: bool = False) -> Any:  # noqa: N803

@@ -42,7 +42,7 @@ from ..registry import backward, method
 from ..shape.joining import cat
 from . import _batched as LA
 from . import _results as R
-from . import matkernel
+from . import matkernel, mkl_lapack
 
 # (PyTorch's summation orders: loaded on the first reduction that needs one; see strided.lazy_names.function_on_first_call)
 row_sums = function_on_first_call("strided.kernels.torch_sum", "row_sums", globals())
@@ -58,6 +58,9 @@ def _inverse_array(A: Tensor, op: str) -> np.ndarray:  # noqa: N803
     a = A._np()
     if a.size == 0:
         return np.empty(a.shape, a.dtype)
+    done = mkl_lapack.inv(a)  # (large float32/float64 with MKL installed: PyTorch's getrf + getrs)
+    if done is not None:
+        return _nan_where_nan(a, done[1])
     try:  # (NumPy's linalg sets its own floating-point error state: no errstate needed)
         return _nan_where_nan(a, LA.numpy_inv(a))
     except np.linalg.LinAlgError:
@@ -89,7 +92,7 @@ def linalg_inv(A: Tensor, *, out: Any = None) -> Tensor:  # noqa: N803
     if out is not None:  # (PyTorch's out= takes only the result's dtype)
         return write_out(out, linalg_inv(A), "linalg.inv", (A,), "matmul")
     A = LA.square(A, "linalg.inv")  # noqa: N806
-    return LA.colmajor(_inverse_array(A, "linalg.inv"), A._dtype)
+    return LA.colmajor(_inverse_array(A, "linalg.inv"), A._dtype, owned=True)
 
 
 def linalg_inv_ex(A: Tensor, *, check_errors: bool = False, out: Any = None) -> Any:  # noqa: N803
@@ -120,7 +123,7 @@ def linalg_inv_ex(A: Tensor, *, check_errors: bool = False, out: Any = None) -> 
             with quiet():  # (np.errstate(all="ignore") at a tenth of its cost)
                 inv[i] = np.linalg.inv(m) if not info[i] else np.full_like(m, np.nan)
         inv, info = inv.reshape(a.shape), info.reshape(batch)
-    return R.linalg_inv_ex(LA.colmajor(inv, A._dtype), LA.rowmajor(info, int32))
+    return R.linalg_inv_ex(LA.colmajor(inv, A._dtype, owned=True), LA.rowmajor(info, int32))
 
 
 @backward("inverse", "linalg_inv")
@@ -223,8 +226,9 @@ def _solve(A: Tensor, B: Tensor, left: bool, check_errors: bool | None) -> tuple
     if a.size == 0 or b.size == 0:
         x = np.zeros(b.shape, a.dtype)
     else:
-        try:
-            x = _nan_where_nan(a, LA.numpy_solve(a, b))
+        try:  # (large float32/float64 with MKL installed: PyTorch's getrf + getrs, else NumPy's)
+            x = mkl_lapack.solve(a, b, transposed=not left)
+            x = _nan_where_nan(a, LA.numpy_solve(a, b) if x is None else x)
         except np.linalg.LinAlgError:
             if check_errors is None:
                 raise LinAlgError(join_lines(
@@ -235,7 +239,7 @@ def _solve(A: Tensor, B: Tensor, left: bool, check_errors: bool | None) -> tuple
     if vector:  # (PyTorch lays a batch of vector solutions (..., k, n) out column-major too)
         return LA.colmajor(x[..., 0], A._dtype), info
     # (X A = B is solved as A^T X^T = B^T: X^T column-major, so X row-major, as PyTorch's)
-    return (LA.colmajor(x, A._dtype).mT if not left else LA.colmajor(x, A._dtype)), info
+    return (LA.colmajor(x, A._dtype, owned=True).mT if not left else LA.colmajor(x, A._dtype, owned=True)), info
 
 
 def _fast_solve(A: Any, B: Any) -> Tensor | None:  # noqa: N803
@@ -320,7 +324,10 @@ def linalg_det(A: Tensor) -> Tensor:  # noqa: N803
     A = LA.square(A, "linalg.det")  # noqa: N806
     a = A._np()
     # (a permuted float32 batch cast in its own order: the same numbers for LAPACK, no transposing copy)
-    d = np.linalg.det(LA.lapack_ready(a)) if a.size else np.ones(a.shape[:-2], a.dtype)
+    # (large float32/float64 with MKL installed: PyTorch's getrf and product)
+    d = mkl_lapack.det(a, A.is_contiguous()) if a.size else None
+    if d is None:
+        d = np.linalg.det(LA.lapack_ready(a)) if a.size else np.ones(a.shape[:-2], a.dtype)
     return LA.rowmajor(np.asarray(d, a.dtype), A._dtype)
 
 
@@ -370,6 +377,15 @@ def _slogdet_arrays(A: Tensor) -> tuple[np.ndarray, np.ndarray]:  # noqa: N803
     if a.size == 0:
         shape = a.shape[:-2]
         return np.ones(shape, a.dtype), np.zeros(shape, np.real(a).dtype)
+    done = mkl_lapack.lu_diagonal(a, A.is_contiguous())  # (large float32/float64 with MKL installed)
+    if done is not None:
+        # (PyTorch's _linalg_slogdet: sign = det(P) * prod(sgn(diag U)), exact; logabsdet =
+        # sum(log(abs(diag U))) over a contiguous copy, by strided's log and sum: PyTorch's)
+        _, diag, perm = done
+        with quiet():
+            sign = perm * np.prod(np.sign(diag), axis=-1)
+        logs = LA.rowmajor(np.abs(diag), A._dtype).log().sum(-1)._np()
+        return np.asarray(sign, a.dtype), np.asarray(logs, a.dtype)
     sign, logabs = np.linalg.slogdet(LA.lapack_ready(a))  # (as det's)
     return np.asarray(sign, a.dtype), np.asarray(logabs, np.real(a).dtype)
 
@@ -541,7 +557,8 @@ def _reduced_svd(A: Tensor, a: np.ndarray) -> tuple:  # noqa: N803
     float32/float64 matrix of at most 64 rows and columns, NumPy's dgesdd call made in C on the
     storage (:data:`.matkernel.gesdd_colmajor`, the same bits), U and Vh copied C-contiguous as
     NumPy returns them (so the products that follow see the same operands and layouts); NumPy's
-    call otherwise."""
+    call otherwise (:func:`._batched.numpy_svd`: MKL's gesdd for a large float32/float64 ``a`` with MKL
+    installed, as PyTorch's pinv calls it)."""
     lay = A._layout
     if a.ndim == 2 and a.dtype in _SVD_FAST:
         m, n = lay.shape
@@ -550,7 +567,8 @@ def _reduced_svd(A: Tensor, a: np.ndarray) -> tuple:  # noqa: N803
             k = min(m, n)
             return (np.ascontiguousarray(done[0].reshape(k, m).T), done[1],
                     np.ascontiguousarray(done[2].reshape(n, k).T))
-    return np.linalg.svd(a, full_matrices=False)
+    # (NumPy's gufunc call, its bits; large float32/float64 with MKL installed: PyTorch's gesdd)
+    return LA.numpy_svd(a, full_matrices=False)
 
 
 def _svdvals(A: Tensor, a: np.ndarray) -> np.ndarray:  # noqa: N803
