@@ -8,7 +8,8 @@ distribution is installed (``pip install strided[mkl]``), this module loads its 
 and the products call MKL's gemm the way PyTorch calls it (same column-major arguments, its
 ``normalize_last_dims``, a bias filled into the result then ``beta = 1`` for addmm/F.linear), so
 the bits are PyTorch's (measured: all MLP products, forward and backward, torch 2.13 vs pip MKL
-2026.2.1 on AVX-512; both take MKL's dispatch for this CPU).
+2026.2.1 on AVX-512, and tests/test_mkl37.py passes with 2024.2.0 too -- the version torch 2.13
+bundles, which the extras pin; both take MKL's dispatch for this CPU).
 
 Choices (each says why):
 

@@ -14,8 +14,9 @@ the caller's NumPy path runs as before.
 Bits: the same calls give PyTorch's bits only with the MKL version PyTorch bundles (torch 2.13:
 oneMKL 2024.2; measured equal for getrf/getrs/potrf/syevd/gesdd on AVX-512 with pip
 ``mkl==2024.2.0``, except float32 getrf of 65, 81, ..., 145 rows, which MKL's sequential layer
-blocks otherwise than PyTorch's GNU-threaded one). Another version (the pinned
-``mkl==2026.2.1``) blocks its factorizations differently: results within LAPACK's own error of
+blocks otherwise than PyTorch's GNU-threaded one). Another version (e.g.
+``mkl==2026.2.1``; the extras pin 2024.2.0) blocks its factorizations differently: results within
+LAPACK's own error of
 PyTorch's (singular vectors up to sign), not its bits. :func:`version` says which is loaded.
 
 Choices:
@@ -37,8 +38,8 @@ Choices:
 
 from __future__ import annotations
 
+import _thread
 import ctypes
-import threading
 from typing import Any
 
 import numpy as np
@@ -52,7 +53,7 @@ __all__ = ["MIN_N", "cholesky", "det", "eigh", "inv", "lu_diagonal", "mkl_librar
 # The fewest rows of a matrix that takes this route (the compiled small calls serve up to 64)
 MIN_N = 65
 
-_lock = threading.Lock()
+_lock = _thread.allocate_lock()  # (not threading: ``import strided`` stays without it)
 _state: list[Any] = []  # [] undecided; [None] no route; [_Lapack] bound
 
 
