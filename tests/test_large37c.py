@@ -190,3 +190,86 @@ def test_embedding_transposed_weight_gradient_equals_torch():
     ys.backward(strided.tensor(g))
     yt.backward(torch.from_numpy(g))
     np.testing.assert_allclose(sw.grad.numpy(), tw.grad.numpy(), rtol=1e-6, atol=1e-6)
+
+
+# ---------------------------------------------------------------- pooling rows
+
+
+def _pool_data(shape, dtype, rng) -> np.ndarray:
+    a = np.asarray(rng.standard_normal(shape), dtype)
+    flat = a.reshape(-1)
+    flat[::13] = np.nan
+    flat[6::26] = -np.nan
+    flat[3::17] = -np.inf
+    flat[4::19] = np.inf
+    flat[5::23] = -0.0
+    flat[7::23] = 0.0
+    flat[8::29] = flat[9::29] if flat[9::29].size == flat[8::29].size else flat[8::29]  # (ties)
+    return a
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_pool_rows_equal_torch(dtype):
+    """The unit-stride row loops (max: four float lanes a tap; average: the taps across a row),
+    output rows of 8 or more: every window stride 1, 2, 3, kernels 1 to 4, dilation, ceil_mode,
+    padding (the bounds-checked loop), 1-d and 2-d, row-major and sliced rows; every bit vs PyTorch."""
+    rng = np.random.default_rng(44)
+    count = 0
+    for length in (16, 17, 33, 64, 130):
+        a = _pool_data((2, 3, length), dtype, rng)
+        for s, t in ((strided.tensor(a), torch.from_numpy(a)), (strided.tensor(a)[:, ::2], torch.from_numpy(a)[:, ::2]),
+                     (strided.tensor(a)[..., 1:], torch.from_numpy(a)[..., 1:])):
+            for k, st, dil, ceil in itertools.product((1, 2, 3, 4), (1, 2, 3), (1, 2), (False, True)):
+                if (k - 1) * dil + 1 > t.shape[-1]:
+                    continue
+                _same(F.max_pool1d(s, k, st, 0, dil, ceil), TF.max_pool1d(t, k, st, 0, dil, ceil))
+                count += 1
+                if dil == 1:
+                    _same(F.avg_pool1d(s, k, st, 0, ceil), TF.avg_pool1d(t, k, st, 0, ceil))
+            _same(F.max_pool1d(s, 3, 2, 1), TF.max_pool1d(t, 3, 2, 1))
+            _same(F.avg_pool1d(s, 3, 2, 1), TF.avg_pool1d(t, 3, 2, 1))
+    b = _pool_data((2, 2, 9, 40), dtype, rng)
+    for k, st in (((2, 2), (2, 2)), ((3, 2), (1, 2)), ((2, 3), (2, 1)), ((3, 3), (2, 3))):
+        _same(F.max_pool2d(strided.tensor(b), k, st), TF.max_pool2d(torch.from_numpy(b), k, st))
+        _same(F.max_pool2d(strided.tensor(b), k, st, dilation=2), TF.max_pool2d(torch.from_numpy(b), k, st, dilation=2))
+        _same(F.avg_pool2d(strided.tensor(b), k, st), TF.avg_pool2d(torch.from_numpy(b), k, st))
+        _same(F.avg_pool2d(strided.tensor(b), k, st, divisor_override=5),
+              TF.avg_pool2d(torch.from_numpy(b), k, st, divisor_override=5))
+    assert count > 300
+
+
+def test_max_pool1d_bench_rows_equal_torch():
+    rng = np.random.default_rng(45)
+    a = _pool_data((1, 1024, 1024), np.float32, rng)
+    for s, t in ((strided.tensor(a), torch.from_numpy(a)), (strided.tensor(a).transpose(1, 2), torch.from_numpy(a).transpose(1, 2))):
+        _same(F.max_pool1d(s, 2), TF.max_pool1d(t, 2))
+        _same(F.avg_pool1d(s, 2), TF.avg_pool1d(t, 2))
+    x = strided.tensor(a[:, :8, :64].copy(), requires_grad=True)
+    y = torch.tensor(a[:, :8, :64].copy(), requires_grad=True)
+    xs, ys = F.max_pool1d(x, 2), TF.max_pool1d(y, 2)
+    _same(xs.detach(), ys.detach())
+
+
+# ---------------------------------------------------------------- logsigmoid
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_logsigmoid_layouts_equal_torch(dtype):
+    """A non-row-major input's row-major copy is now copy_into's blocked copy (was NumPy's
+    ascontiguousarray): transposed, sliced, stepped, expanded, channels-last, 0-d and empty."""
+    rng = np.random.default_rng(46)
+    a = _pool_data((300, 260), dtype, rng) * 20
+    s, t = strided.tensor(a), torch.from_numpy(a)
+    for f in (lambda m: m, lambda m: m.t(), lambda m: m[::2, 3:], lambda m: m.t()[::3],
+              lambda m: m[:1].expand(5, 260), lambda m: m[0, 0], lambda m: m[:0]):
+        _same(F.logsigmoid(f(s)), TF.logsigmoid(f(t)))
+    c = _pool_data((2, 6, 8, 10), dtype, rng) * 20
+    _same(F.logsigmoid(strided.tensor(c).contiguous(memory_format=strided.channels_last)),
+          TF.logsigmoid(torch.from_numpy(c).contiguous(memory_format=torch.channels_last)))
+    big = _pool_data((1024, 1024), np.float32, rng) * 20
+    _same(F.logsigmoid(strided.tensor(big).t()), TF.logsigmoid(torch.from_numpy(big).t()))
+    x = strided.tensor(a, requires_grad=True)
+    y = torch.tensor(a, requires_grad=True)
+    F.logsigmoid(x.t()).sum().backward()
+    TF.logsigmoid(y.t()).sum().backward()
+    np.testing.assert_array_equal(_bits(x.grad), _bits(y.grad))

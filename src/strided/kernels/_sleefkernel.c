@@ -2069,33 +2069,23 @@ static PyObject *py_angle_run(PyObject *self, PyObject *const *args, Py_ssize_t 
 /* glu's product r[j] = sigmoid * a[j] over n elements, sixteen (eight) lanes at a time: each lane's
  * IEEE product, sigmoid's NaN where it is NaN (the scalar loop's select, same bits; a's quieted NaN
  * where a alone is NaN, as the scalar product gives it) */
-__attribute__((target("avx512f"))) static void glu_mul16(const float *a, float *r, Py_ssize_t n)
-{
-    Py_ssize_t j = 0;
-    for (; j + 16 <= n; j += 16) {
-        __m512 s = _mm512_loadu_ps(r + j);
-        __mmask16 nan = _mm512_cmp_ps_mask(s, s, _CMP_UNORD_Q);
-        _mm512_storeu_ps(r + j, _mm512_mask_blend_ps(nan, _mm512_mul_ps(s, _mm512_loadu_ps(a + j)), s));
+/* (NAME over element type T, vector type V, mask type M, LANES lanes, intrinsic suffix S: ps / pd) */
+#define GLU_MUL(NAME, T, V, M, LANES, S)                                                             \
+    __attribute__((target("avx512f"))) static void NAME(const T *a, T *r, Py_ssize_t n)              \
+    {                                                                                                \
+        Py_ssize_t j = 0;                                                                            \
+        for (; j + (LANES) <= n; j += (LANES)) {                                                     \
+            V s = _mm512_loadu_##S(r + j);                                                           \
+            M nan = _mm512_cmp_##S##_mask(s, s, _CMP_UNORD_Q);                                       \
+            _mm512_storeu_##S(r + j, _mm512_mask_blend_##S(nan, _mm512_mul_##S(s, _mm512_loadu_##S(a + j)), s)); \
+        }                                                                                            \
+        for (; j < n; j++) {                                                                         \
+            T s = r[j], m = s * a[j];                                                                \
+            r[j] = s != s ? s : m;                                                                   \
+        }                                                                                            \
     }
-    for (; j < n; j++) {
-        float s = r[j], m = s * a[j];
-        r[j] = s != s ? s : m;
-    }
-}
-
-__attribute__((target("avx512f"))) static void glu_mul8(const double *a, double *r, Py_ssize_t n)
-{
-    Py_ssize_t j = 0;
-    for (; j + 8 <= n; j += 8) {
-        __m512d s = _mm512_loadu_pd(r + j);
-        __mmask8 nan = _mm512_cmp_pd_mask(s, s, _CMP_UNORD_Q);
-        _mm512_storeu_pd(r + j, _mm512_mask_blend_pd(nan, _mm512_mul_pd(s, _mm512_loadu_pd(a + j)), s));
-    }
-    for (; j < n; j++) {
-        double s = r[j], m = s * a[j];
-        r[j] = s != s ? s : m;
-    }
-}
+GLU_MUL(glu_mul16, float, __m512, __mmask16, 16, ps)
+GLU_MUL(glu_mul8, double, __m512d, __mmask8, 8, pd)
 #endif
 
 /* glu_rows(x, out, outer, row, step, form[, chunk]) -> bool: PyTorch's glu_kernel (a cpu_kernel_vec loop of

@@ -45,6 +45,7 @@ from ...errors import StridedRuntimeError, join_lines
 from ...grad_mode import GRAD_MODE
 from ...gradients import not_differentiable, seal
 from ...kernels import native
+from ...kernels.blocked import copy_into
 from ...kernels.elementwise import _TYPED0_DTYPES, _clip
 from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set
 from ...kernels.sleef import ELU as _ELU_OP
@@ -583,7 +584,13 @@ def _logsigmoid_compiled(x: np.ndarray) -> np.ndarray | None:
     if k is None or x.dtype not in _TYPED0_DTYPES or not step():
         return None
     out = np.empty(x.shape, x.dtype)
-    return out if k.log_sigmoid_run(x if x.flags.c_contiguous else np.ascontiguousarray(x), out) else None
+    if not x.flags.c_contiguous:
+        # (a row-major copy first -- each element's bits do not depend on its place -- by
+        # copy_into's blocked copy: a transposed input's ~2x faster than NumPy's ascontiguousarray)
+        rowmajor = np.empty(x.shape, x.dtype)
+        copy_into(rowmajor, x)
+        x = rowmajor
+    return out if k.log_sigmoid_run(x, out) else None
 
 
 def _logsigmoid_front(dtype: np.dtype) -> tuple | None:
