@@ -98,37 +98,24 @@ static inline void pool_max_tap_double(const double *restrict tap, double *restr
     }
 }
 
-/* pool_windows' row loops (see DEFINE_POOL): rows of unit stride in and out, the window stride DW
+/* pool_windows' max row loops (see DEFINE_POOL): rows of unit stride in and out, the window stride DW
  * (a constant where the caller spells one, so the compiler vectorizes the strided loads). The taps
  * outermost and the output row the accumulator: each element still takes its taps in the kernel's
- * row-major order from the same first value (max: tap (0, 0), then every later tap -- the
- * per-window loop's compare of tap (0, 0) with itself keeps its bits, NaN or not, so it is left
- * out; average: 0, then every tap, then the division), so the same operations give the same bits
- * as the per-window loop. */
+ * row-major order from the same first value (tap (0, 0), then every later tap -- the per-window
+ * loop's compare of tap (0, 0) with itself keeps its bits, NaN or not, so it is left out), so the
+ * same operations give the same bits as the per-window loop. Max only: the average's per-window
+ * sums measured faster than a row of them at a time (its strided loads do not vectorize). */
 #define POOL_ROWS(T, DW)                                                                             \
         for (Py_ssize_t a = 0; a < n; a++)                                                           \
             for (Py_ssize_t b = 0; b < c; b++)                                                       \
                 for (Py_ssize_t i = 0; i < oh; i++) {                                                \
                     const T *restrict row = x + a * sn + b * sc + i * dh * sh;                       \
                     T *restrict ob = o + a * on + b * oc + i * ohs;                                  \
-                    if (mode == 0) {                                                                 \
-                        for (Py_ssize_t j = 0; j < ow; j++)                                          \
-                            ob[j] = row[j * (DW)];                                                   \
-                        for (Py_ssize_t u = 0; u < kh; u++)                                          \
-                            for (Py_ssize_t v = u ? 0 : 1; v < kw; v++)                              \
-                                pool_max_tap_##T(row + u * lh * sh + v * lw, ob, ow, DW);           \
-                    } else {                                                                         \
-                        for (Py_ssize_t j = 0; j < ow; j++)                                          \
-                            ob[j] = (T)0;                                                            \
-                        for (Py_ssize_t u = 0; u < kh; u++)                                          \
-                            for (Py_ssize_t v = 0; v < kw; v++) {                                    \
-                                const T *restrict tap = row + u * sh + v;                            \
-                                _Pragma("GCC ivdep") for (Py_ssize_t j = 0; j < ow; j++)           \
-                                    ob[j] = ob[j] + tap[j * (DW)];                                   \
-                            }                                                                        \
-                        _Pragma("GCC ivdep") for (Py_ssize_t j = 0; j < ow; j++)                   \
-                            ob[j] = ob[j] / div;                                                     \
-                    }                                                                                \
+                    for (Py_ssize_t j = 0; j < ow; j++)                                              \
+                        ob[j] = row[j * (DW)];                                                       \
+                    for (Py_ssize_t u = 0; u < kh; u++)                                              \
+                        for (Py_ssize_t v = u ? 0 : 1; v < kw; v++)                                  \
+                            pool_max_tap_##T(row + u * lh * sh + v * lw, ob, ow, DW);               \
                 }
 
 #define DEFINE_POOL(T, U, NAME)                                                                       \
@@ -152,7 +139,7 @@ static inline void pool_max_tap_double(const double *restrict tap, double *restr
                     POOL_CHANNELS_LAST(T, sc, oc)                                                  \
                 return;                                                                            \
             }                                                                                      \
-            if (sw == 1 && ows == 1 && ow >= 8) { /* (rows: the taps across a row at once) */      \
+            if (mode == 0 && sw == 1 && ows == 1 && ow >= 8) { /* (max rows: a tap across a row) */ \
                 if (dw == 2)                                                                       \
                     POOL_ROWS(T, 2)                                                                \
                 else if (dw == 1)                                                                  \
