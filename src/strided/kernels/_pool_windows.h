@@ -61,6 +61,63 @@
                     }                                                                                \
                 }
 
+/* One max tap across an output row: ob[j] = tap[j * dw] where it is greater than ob[j] or NaN (the
+ * per-window loop's select, same bits), four float lanes at a time where SSE2 is (x86-64's
+ * baseline) and dw is 1 or 2 (a stride-2 row: two loads, their even lanes); the last lanes, and
+ * any other case, one at a time (the vector loads stop a group short of the row's end: the
+ * stride-2 form reads one element past its last tap). */
+static inline void pool_max_tap_float(const float *restrict tap, float *restrict ob, Py_ssize_t ow, Py_ssize_t dw)
+{
+    Py_ssize_t j = 0;
+#if defined(__SSE2__)
+    if (dw == 1 || dw == 2)
+        for (; j + 4 < ow; j += 4) {
+            __m128 e = dw == 1 ? _mm_loadu_ps(tap + j)
+                               : _mm_shuffle_ps(_mm_loadu_ps(tap + 2 * j), _mm_loadu_ps(tap + 2 * j + 4),
+                                                _MM_SHUFFLE(2, 0, 2, 0));
+            __m128 r = _mm_loadu_ps(ob + j);
+            __m128 m = _mm_or_ps(_mm_cmpgt_ps(e, r), _mm_cmpunord_ps(e, e));
+            _mm_storeu_ps(ob + j, _mm_or_ps(_mm_and_ps(m, e), _mm_andnot_ps(m, r)));
+        }
+#endif
+    for (; j < ow; j++) {
+        float e = tap[j * dw], r = ob[j];
+        ob[j] = (e > r) | (e != e) ? e : r;
+    }
+}
+
+static inline void pool_max_tap_double(const double *restrict tap, double *restrict ob, Py_ssize_t ow, Py_ssize_t dw)
+{
+    for (Py_ssize_t j = 0; j < ow; j++) {
+        double e = tap[j * dw], r = ob[j];
+        uint64_t take = (uint64_t)0 - (uint64_t)((e > r) | (e != e)), eb, rb;
+        memcpy(&eb, &e, sizeof eb); /* (a select by masks: random data mispredicts a branch) */
+        memcpy(&rb, &r, sizeof rb);
+        rb = (eb & take) | (rb & ~take);
+        memcpy(&ob[j], &rb, sizeof rb);
+    }
+}
+
+/* pool_windows' max row loops (see DEFINE_POOL): rows of unit stride in and out, the window stride DW
+ * (a constant where the caller spells one, so the compiler vectorizes the strided loads). The taps
+ * outermost and the output row the accumulator: each element still takes its taps in the kernel's
+ * row-major order from the same first value (tap (0, 0), then every later tap -- the per-window
+ * loop's compare of tap (0, 0) with itself keeps its bits, NaN or not, so it is left out), so the
+ * same operations give the same bits as the per-window loop. Max only: the average's per-window
+ * sums measured faster than a row of them at a time (its strided loads do not vectorize). */
+#define POOL_ROWS(T, DW)                                                                             \
+        for (Py_ssize_t a = 0; a < n; a++)                                                           \
+            for (Py_ssize_t b = 0; b < c; b++)                                                       \
+                for (Py_ssize_t i = 0; i < oh; i++) {                                                \
+                    const T *restrict row = x + a * sn + b * sc + i * dh * sh;                       \
+                    T *restrict ob = o + a * on + b * oc + i * ohs;                                  \
+                    for (Py_ssize_t j = 0; j < ow; j++)                                              \
+                        ob[j] = row[j * (DW)];                                                       \
+                    for (Py_ssize_t u = 0; u < kh; u++)                                              \
+                        for (Py_ssize_t v = u ? 0 : 1; v < kw; v++)                                  \
+                            pool_max_tap_##T(row + u * lh * sh + v * lw, ob, ow, DW);               \
+                }
+
 #define DEFINE_POOL(T, U, NAME)                                                                       \
     static void NAME(const T *restrict x, T *restrict o, const Py_ssize_t *g, int mode, long long divisor)           \
     {                                                                                              \
@@ -80,6 +137,15 @@
                     POOL_CHANNELS_LAST(T, 1, 1)                                                    \
                 else                                                                               \
                     POOL_CHANNELS_LAST(T, sc, oc)                                                  \
+                return;                                                                            \
+            }                                                                                      \
+            if (mode == 0 && sw == 1 && ows == 1 && ow >= 8) { /* (max rows: a tap across a row) */ \
+                if (dw == 2)                                                                       \
+                    POOL_ROWS(T, 2)                                                                \
+                else if (dw == 1)                                                                  \
+                    POOL_ROWS(T, 1)                                                                \
+                else                                                                               \
+                    POOL_ROWS(T, dw)                                                               \
                 return;                                                                            \
             }                                                                                      \
             for (Py_ssize_t a = 0; a < n; a++)                                                     \

@@ -2065,13 +2065,37 @@ static PyObject *py_angle_run(PyObject *self, PyObject *const *args, Py_ssize_t 
 
 #include "_sleef_pow.h"  /* pow_run: PyTorch's float32 / float64 pow */
 
-/* glu_rows(x, out, outer, row, step, form) -> bool: PyTorch's glu_kernel (a cpu_kernel_vec loop of
+#if HAVE_X86
+/* glu's product r[j] = sigmoid * a[j] over n elements, sixteen (eight) lanes at a time: each lane's
+ * IEEE product, sigmoid's NaN where it is NaN (the scalar loop's select, same bits; a's quieted NaN
+ * where a alone is NaN, as the scalar product gives it) */
+/* (NAME over element type T, vector type V, mask type M, LANES lanes, intrinsic suffix S: ps / pd) */
+#define GLU_MUL(NAME, T, V, M, LANES, S)                                                             \
+    __attribute__((target("avx512f"))) static void NAME(const T *a, T *r, Py_ssize_t n)              \
+    {                                                                                                \
+        Py_ssize_t j = 0;                                                                            \
+        for (; j + (LANES) <= n; j += (LANES)) {                                                     \
+            V s = _mm512_loadu_##S(r + j);                                                           \
+            M nan = _mm512_cmp_##S##_mask(s, s, _CMP_UNORD_Q);                                       \
+            _mm512_storeu_##S(r + j, _mm512_mask_blend_##S(nan, _mm512_mul_##S(s, _mm512_loadu_##S(a + j)), s)); \
+        }                                                                                            \
+        for (; j < n; j++) {                                                                         \
+            T s = r[j], m = s * a[j];                                                                \
+            r[j] = s != s ? s : m;                                                                   \
+        }                                                                                            \
+    }
+GLU_MUL(glu_mul16, float, __m512, __mmask16, 16, ps)
+GLU_MUL(glu_mul8, double, __m512d, __mmask8, 8, pd)
+#endif
+
+/* glu_rows(x, out, outer, row, step, form[, chunk]) -> bool: PyTorch's glu_kernel (a cpu_kernel_vec loop of
  * a * sigmoid(b)) over a row-major float32 or float64 input split in halves: x holds `outer` blocks
  * of 2 * row elements (a block's first `row` elements a row of a, the next a row of b), out `outer`
  * rows of `row` (C-contiguous buffers of one format, "f" or "d"; out apart from x). Each row is one
  * of PyTorch's (TensorIterator merges the dims from glu's dim inward into it, no further: the
- * halves' outer stride is twice the row), in one parallel chunk (the caller's condition: below the
- * grain): its first row - row % step elements take the vectorized sigmoid (run's op 1: SLEEF's exp),
+ * halves' outer stride is twice the row), cut too at every multiple of chunk (PyTorch's parallel
+ * chunks of the flat result, as run's cut_pieces cuts them; chunk 0 or absent: one chunk): each
+ * piece's first len - len % step elements take the vectorized sigmoid (run's op 1: SLEEF's exp),
  * the rest the scalar one (the C library's); step 0 every element the scalar one. Then the product
  * sigmoid(b) * a, whose NaN is sigmoid's where both are NaN (PyTorch's loops give that one; its
  * product is made explicit: the compiler may order a commutative product's operands as it likes).
@@ -2080,16 +2104,18 @@ static PyObject *py_angle_run(PyObject *self, PyObject *const *args, Py_ssize_t 
 static PyObject *py_glu_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (nargs != 6) {
-        PyErr_Format(PyExc_TypeError, "glu_rows(x, out, outer, row, step, form) takes 6 arguments, not %zd", nargs);
+    if (nargs != 6 && nargs != 7) {
+        PyErr_Format(PyExc_TypeError, "glu_rows(x, out, outer, row, step, form[, chunk]) takes 6 or 7 arguments, "
+                     "not %zd", nargs);
         return NULL;
     }
     Py_ssize_t outer = PyLong_AsSsize_t(args[2]), row = PyLong_AsSsize_t(args[3]), step = PyLong_AsSsize_t(args[4]);
     long form = PyLong_AsLong(args[5]);
+    Py_ssize_t chunk = nargs == 7 ? PyLong_AsSsize_t(args[6]) : 0;
     if (PyErr_Occurred()) return NULL;
-    if (outer < 0 || row < 0 || step < 0 || form < -1 || form > 1) {
-        PyErr_Format(PyExc_ValueError, "glu_rows: outer, row and step must be >= 0 and form -1, 0 or 1 "
-                     "(got %zd, %zd, %zd, %ld)", outer, row, step, form);
+    if (outer < 0 || row < 0 || step < 0 || chunk < 0 || form < -1 || form > 1) {
+        PyErr_Format(PyExc_ValueError, "glu_rows: outer, row, step and chunk must be >= 0 and form -1, 0 or 1 "
+                     "(got %zd, %zd, %zd, %zd, %ld)", outer, row, step, chunk, form);
         return NULL;
     }
     int wide = form == 0 ? 0 : has_avx512f();
@@ -2107,22 +2133,46 @@ static PyObject *py_glu_rows(PyObject *self, PyObject *const *args, Py_ssize_t n
     if ((dbl || strcmp(x.format, "f") == 0) && strcmp(out.format, x.format) == 0 && (row == 0 || n / row == outer)
         && x.len == 2 * n * size && out.len == n * size && (n == 0 || p >= q + out.len || q >= p + x.len)) {
         Py_BEGIN_ALLOW_THREADS
-        Py_ssize_t v = step > 0 ? row - row % step : 0;  /* (each row's vectorized elements) */
         for (Py_ssize_t o = 0; o < outer; o++) {
+            /* the row's pieces [p, e) (row offsets): cut where the flat index o * row + p reaches a
+             * multiple of chunk; each piece's first len - len % step elements the vectorized sigmoid */
+            for (Py_ssize_t p = 0; p < row;) {
+                Py_ssize_t e = row;
+                if (chunk > 0) {
+                    Py_ssize_t cut = ((o * row + p) / chunk + 1) * chunk - o * row;
+                    if (cut < e) e = cut;
+                }
+                Py_ssize_t len = e - p, v = step > 0 ? len - len % step : 0;
+                if (dbl) {
+                    const double *b = (const double *)x.buf + 2 * o * row + row + p;
+                    double *r = (double *)out.buf + o * row + p;
+                    if (v) vec_block_d(b, r, v, 1, wide);
+                    for (Py_ssize_t j = v; j < len; j++) r[j] = scalar_lane_d(b[j], 1);
+                } else {
+                    const float *b = (const float *)x.buf + 2 * o * row + row + p;
+                    float *r = (float *)out.buf + o * row + p;
+                    if (v) vec_block(b, r, v, 1, wide);
+                    for (Py_ssize_t j = v; j < len; j++) r[j] = scalar_lane(b[j], 1);
+                }
+                p = e;
+            }
+#if HAVE_X86
+            if (wide) {  /* (the product in AVX-512 lanes: the same bits as the loops below) */
+                if (dbl) glu_mul8((const double *)x.buf + 2 * o * row, (double *)out.buf + o * row, row);
+                else glu_mul16((const float *)x.buf + 2 * o * row, (float *)out.buf + o * row, row);
+                continue;
+            }
+#endif
             if (dbl) {
-                const double *a = (const double *)x.buf + 2 * o * row, *b = a + row;
+                const double *a = (const double *)x.buf + 2 * o * row;
                 double *r = (double *)out.buf + o * row;
-                if (v) vec_block_d(b, r, v, 1, wide);
-                for (Py_ssize_t j = v; j < row; j++) r[j] = scalar_lane_d(b[j], 1);
                 for (Py_ssize_t j = 0; j < row; j++) {
                     double s = r[j], m = s * a[j];
                     r[j] = s != s ? s : m;
                 }
             } else {
-                const float *a = (const float *)x.buf + 2 * o * row, *b = a + row;
+                const float *a = (const float *)x.buf + 2 * o * row;
                 float *r = (float *)out.buf + o * row;
-                if (v) vec_block(b, r, v, 1, wide);
-                for (Py_ssize_t j = v; j < row; j++) r[j] = scalar_lane(b[j], 1);
                 for (Py_ssize_t j = 0; j < row; j++) {
                     float s = r[j], m = s * a[j];
                     r[j] = s != s ? s : m;

@@ -247,13 +247,13 @@ def glu_rows(x: np.ndarray, outer: int, row: int) -> np.ndarray | None:
     """PyTorch's float32 / float64 ``glu`` of a row-major input whose flat run is ``x`` (C-contiguous:
     ``outer`` blocks of two halves of ``row`` elements each, glu's dim and those inside it merged),
     as a fresh flat array of ``outer * row`` (the row-major result): the compiled ``glu_rows``, each
-    row of the second half its loop's row (SLEEF's sigmoid but for the last ``row % step``
-    elements, the C library's), times the first half. None where the kernel is not used, ``x`` is
-    unaligned or of another dtype, or the result reaches PyTorch's parallel grain (its chunks cut
-    the rows: :func:`rows_loop` then)."""
+    row of the second half its loop's row, cut too at PyTorch's parallel chunks of the result
+    (:func:`rows_loop`'s pieces: SLEEF's sigmoid but for each piece's last ``len % step`` elements,
+    the C library's), times the first half, in one pass. None where the kernel is not used, ``x``
+    is unaligned or of another dtype."""
     k = native.sleef()
     n = outer * row
-    if k is None or not x.flags.aligned or n >= GRAIN_SIZE:
+    if k is None or not x.flags.aligned:
         return None
     dt = x.dtype
     if dt == _F32:
@@ -263,7 +263,8 @@ def glu_rows(x: np.ndarray, outer: int, row: int) -> np.ndarray | None:
     else:
         return None
     res = np.empty(n, dt)
-    return res if k.glu_rows(x, res, outer, row, st, -1) else None
+    chunk = _chunk(n, None, GRAIN_SIZE)  # (glu's grain: sigmoid's, PyTorch's default)
+    return res if k.glu_rows(x, res, outer, row, st, -1, chunk) else None
 
 
 def gelu_float32(x: np.ndarray, out: np.ndarray | None = None, threads: int | None = None,

@@ -37,7 +37,7 @@ from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ...kernels.listeners import OPEN
 from ...kernels.memory import dense_run, flat_run
 from ...kernels.sleef import SIGMOID as SLEEF_SIGMOID
-from ...kernels.sleef import glu_rows, rows_loop, torch_loop
+from ...kernels.sleef import glu_rows, torch_loop
 from ...kernels.torch_sum import norm2_rows
 from ...opdef import OPDEFS, Kind, declare
 from ...ops._support.fast_reduce import cascade_reduce
@@ -107,11 +107,9 @@ def _glu_rowmajor(input: Any, dim: Any = -1) -> Tensor | None:
     even), the halves are ``(outer, n // 2 * inner)`` arrays over its flat run, each row contiguous
     and twice its length apart. PyTorch's fused loop (``glu_kernel``: ``a * sigmoid(b)``, the
     sigmoid SLEEF's or the C library's as its vector or scalar function computes it) walks those
-    rows (TensorIterator merges the dims from ``dim`` inward into one row, and no further), so
-    below its parallel grain the compiled :func:`strided.kernels.sleef.glu_rows` makes the result
-    in one pass; above, :func:`strided.kernels.sleef.rows_loop`'s sigmoid of ``b``'s rows copied
-    out in order (cut at the chunks too), times ``a`` by NumPy (sigmoid's operand first: where both
-    are NaN, PyTorch's result is sigmoid's NaN). The result is fresh and row-major (PyTorch's layout
+    rows (TensorIterator merges the dims from ``dim`` inward into one row, and no further), cut at
+    its parallel chunks too: the compiled :func:`strided.kernels.sleef.glu_rows` makes the result in
+    one pass (where both halves are NaN, sigmoid's NaN, as PyTorch's product keeps it). The result is fresh and row-major (PyTorch's layout
     for a row-major input). None (nothing computed) for any other call: the general path, its checks
     and errors."""
     if input.__class__ is not Tensor or dim.__class__ is not int:
@@ -124,24 +122,37 @@ def _glu_rowmajor(input: Any, dim: Any = -1) -> Tensor | None:
     k = dim + nd if dim < 0 else dim
     if not 0 <= k < nd or shape[k] % 2:
         return None
-    x = flat_run(input, _cinfo[shape])
-    if x is None:
-        return None
-    outer = math.prod(shape[:k])
-    row = shape[k] // 2 * math.prod(shape[k + 1:])
-    res = glu_rows(x, outer, row)  # (one compiled pass below PyTorch's parallel grain)
-    if res is None:
-        halves = x.reshape(outer, 2, row)
-        s = rows_loop(np.ascontiguousarray(halves[:, 1]), SLEEF_SIGMOID, max(row, 1))
-        if s is None:
-            return None
-        token = quiet_set(QUIET)
-        try:  # (sigmoid's NaN first: PyTorch's product keeps it where both are NaN)
-            res = np.multiply(s.reshape(outer, row), halves[:, 0]).reshape(-1)
-        finally:
-            quiet_reset(token)
     out_shape = shape[:k] + (shape[k] // 2,) + shape[k + 1:]
-    return adopted(res, _cinfo[out_shape][2], d)
+    x = flat_run(input, _cinfo[shape])
+    if x is not None:
+        outer = math.prod(shape[:k])
+        row = shape[k] // 2 * math.prod(shape[k + 1:])
+        res = glu_rows(x, outer, row)  # (one compiled pass: no copy of a half, no second sweep)
+        return None if res is None else adopted(res, _cinfo[out_shape][2], d)
+    return _glu_permuted(input, k, out_shape)
+
+
+def _glu_permuted(input: Tensor, k: int, out_shape: tuple[int, ...]) -> Tensor | None:
+    """:func:`_glu_rowmajor` of a permuted dense ``input`` (every dim >= 2, its strides a
+    permutation of row-major ones: a transpose), in memory order: the dims of smaller stride than
+    ``k``'s are inside glu's row (``row`` = half of ``k``'s size times ``k``'s stride elements),
+    the others outside it, the halves of each outer block adjacent in memory. PyTorch's output takes
+    the input's dim order (TensorIterator), so its loop coalesces the same rows as for the row-major
+    case read in memory order: the same compiled pass over the storage run, the result laid out
+    densely in the input's dim order. None (the general path) for any other layout, and where
+    ``k``'s half is 1."""
+    found = None if out_shape[k] < 2 else dense_run(input, input._layout.numel)
+    if found is None:  # (a result dim of 1: its stride is TensorIterator's choice, not the input's)
+        return None
+    run, lay = found
+    strides = lay.strides
+    row = out_shape[k] * strides[k]  # (half of k's size times the elements inside it)
+    res = glu_rows(run, len(run) // (2 * row), row)
+    if res is None:
+        return None
+    # (the input's dim order: a dim outside k's spans half as many elements; k's and those inside keep theirs)
+    out_strides = tuple(st // 2 if st > strides[k] else st for st in strides)
+    return adopted(res, L.Layout._trusted(out_shape, tuple(out_strides), 0), input._dtype)
 
 
 
