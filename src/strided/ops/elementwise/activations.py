@@ -661,7 +661,9 @@ def _inplace(row: Activation, entry: Callable[..., Tensor], input: Any, params: 
     # ``input.copy_(entry(input.clone()))``: CopyBackwards over the activation of a clone of the
     # old values, the same gradient under another node name.
     """
-    if INFERENCE_STORAGES.data:  # (PyTorch refuses an inference tensor's in-place update outside the mode)
+    # (PyTorch refuses an inference tensor's in-place update outside the mode; a non-tensor input
+    # goes on to _run's argument check, the TypeError PyTorch raises)
+    if INFERENCE_STORAGES.data and isinstance(input, Tensor):
         refuse_inference(input, "inplace")
     if _in_autograd(input):
         if isinstance(input, Tensor) and input._dtype.is_floating_point:
