@@ -611,6 +611,7 @@ static inline float scalar_lane(float x, int op)
     if (op == 11) return expf(x);  /* (EXP_SPLIT: std::exp in the scalar function) */
     if (op == 12 || op == 13) return mish_scalar_f(x, op == 12);
     if (op == 16) return log1pf(x);
+    if (op == 18) return exp2f(x);  /* (exp2: std::exp2 in the scalar function) */
     return sleef_expf(x);  /* (op 0 has no scalar function of PyTorch's: SLEEF's throughout) */
 }
 
@@ -1124,6 +1125,12 @@ __attribute__((target("avx512f"))) static void elu_fused8(const double *x, doubl
 }
 #endif
 
+/* float32 exp2 (run's op 18), defined with logaddexp2's xexp2f below */
+static void exp2_block_f(const float *x, float *o, Py_ssize_t m);
+#if HAVE_X86
+static void exp2_block16_f(const float *x, float *o, Py_ssize_t m);
+#endif
+
 static void vec_block(const float *x, float *o, Py_ssize_t m, int op, int wide)
 {
     if (op == 11) op = 0;  /* (EXP_SPLIT's vectorized function: EXP's, SLEEF's expf) */
@@ -1164,6 +1171,11 @@ static void vec_block(const float *x, float *o, Py_ssize_t m, int op, int wide)
         for (Py_ssize_t i = 0; i < m; i++) o[i] = expf(x[i]);
         return;
     }
+    if (op == 18) {  /* (exp2: sixteen lanes where AVX-512, else the one-lane form: the same bits) */
+        if (wide) exp2_block16_f(x, o, m);
+        else exp2_block_f(x, o, m);
+        return;
+    }
     if (op == 16) {  /* (log1p: likewise) */
         if (wide) log1p_block16_f(x, o, m);
         else log1p_block_f(x, o, m);
@@ -1188,6 +1200,10 @@ static void vec_block(const float *x, float *o, Py_ssize_t m, int op, int wide)
     }
 #endif
     (void)wide;
+    if (op == 18) {
+        exp2_block_f(x, o, m);
+        return;
+    }
     for (Py_ssize_t i = 0; i < m; i++) o[i] = vec_lane(x[i], op);
 }
 
@@ -1299,12 +1315,12 @@ static PyObject *py_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     (void)self;
     if (nargs >= 3 && PyLong_Check(args[2])) {  /* (ops 14 and 15 are float64's alone) */
         long op = PyLong_AsLong(args[2]);
-        if (op == 14 || op == 15) {
+        if (op == 14 || op == 15 || op == 17) {
             PyErr_Format(PyExc_ValueError, "run: op %ld is run_d's alone", op);
             return NULL;
         }
     }
-    return run_loop(args, nargs, "run", "f", 16, vec_piece, scalar_piece);
+    return run_loop(args, nargs, "run", "f", 18, vec_piece, scalar_piece);
 }
 
 #include "_bf16_bits.h"  /* bf2f, f2bf: _halfkernel.c's bf16_widen / bf16_narrow per element */
@@ -1571,6 +1587,24 @@ SLEEF_LOG_INLINE static float sleef_exp2f_lane(float d)
     return u;
 }
 
+/* ---- float32 exp2 (run's op 18): exp2_kernel's cpu_kernel_vec loop (UnaryOpsKernel.cpp), its
+ * vectorized function Vectorized<float>::exp2() (SLEEF's xexp2f, u10: Sleef_exp2f16_u10 under
+ * AVX512, f8 under AVX2), its scalar one std::exp2 (the C library's exp2f). xexp2f's special
+ * values: d >= 128 (+inf too) +inf, d < -150 (-inf too) +0, a NaN d itself quieted (its sign and
+ * payload: the polynomial's fused steps carry s = d - rint(d)). */
+SLEEF_LOG_INLINE static float sleef_exp2f_pt(float d)
+{
+    if (d != d) return d + d;
+    if (d >= 128.0f) return INFINITY;
+    if (d < -150.0f) return 0.0f;
+    return sleef_exp2f_lane(d);  /* (d in [-150, 128): rint(d) fits an int) */
+}
+
+SLEEF_LOG_CLONES static void exp2_block_f(const float *x, float *o, Py_ssize_t m)
+{
+    for (Py_ssize_t i = 0; i < m; i++) o[i] = sleef_exp2f_pt(x[i]);
+}
+
 #define LAE2_INV_LN2 ((float)(1.0 / M_LN2))
 
 SLEEF_LOG_INLINE static float logaddexp2_lane(float a, float b, int vec)
@@ -1607,6 +1641,16 @@ __attribute__((target("avx512f"))) static __m512 sleef_exp2f16(__m512 d)
     u = _mm512_mul_ps(u, _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(q2, bias), 23)));
     u = _mm512_mask_mov_ps(u, _mm512_cmp_ps_mask(d, _mm512_set1_ps(128.0f), _CMP_GE_OQ), _mm512_set1_ps(INFINITY));
     return _mm512_mask_mov_ps(u, _mm512_cmp_ps_mask(d, _mm512_set1_ps(-150.0f), _CMP_LT_OQ), _mm512_setzero_ps());
+}
+
+/* exp2_block_f, sixteen lanes (every input: a NaN lane's s = d - rint(d) is d quieted, an
+ * out-of-range lane's int conversion is masked by the two selects) */
+__attribute__((target("avx512f"))) static void exp2_block16_f(const float *x, float *o, Py_ssize_t m)
+{
+    for (Py_ssize_t i = 0; i < m; i += 16) {
+        __mmask16 k = m - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (m - i)) - 1);
+        _mm512_mask_storeu_ps(o + i, k, sleef_exp2f16(_mm512_maskz_loadu_ps(k, x + i)));
+    }
 }
 
 /* logaddexp2_lane's vectorized function (vec 1 / 3), sixteen lanes: exp2(-|a - b|) is in [0, 1],
