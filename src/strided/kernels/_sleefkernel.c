@@ -1815,6 +1815,36 @@ __attribute__((target("avx512f"))) static void log1p_block8_d(const double *x, d
  * library's exp); step is 2 * Vectorized<double>::size() (16 under AVX512, 8 under AVX2). Ops 9 to 16
  * as described at their functions above; op 17: gelu's exact form (gelu_erf_d: SLEEF's erf vectorized,
  * the C library's in the scalar function). */
+/* ---- float64 exp2 (run_d's op 18): exp2_kernel's cpu_kernel_vec loop over Vectorized<double>, its
+ * vectorized function SLEEF's xexp2 (Sleef_exp2d8_u10 under AVX512; sleefsimddp.c, ENABLE_FMA_DP:
+ * q = rint(d), s = d - q, POLY10 by Estrin's scheme as xexp's (_sleef_exp.h), then u s + ln 2 and
+ * u s + 1 fused, u * 2^(q >> 1) * 2^(q - (q >> 1)); d >= 1024 +inf, d < -2000 +0, a NaN quieted),
+ * its scalar one std::exp2 (the C library's exp2). One lane, in plain C (fma). */
+SLEEF_LOG_INLINE static double sleef_exp2_pt(double d)
+{
+    if (d != d) return d + d;
+    if (d >= 1024.0) return INFINITY;
+    if (d < -2000.0) return 0.0;
+    double u = nearbyint(d), s = d - u;  /* (vrint: to nearest even) */
+    int32_t q = (int32_t)u;
+    double s2 = s * s, s4 = s2 * s2, s8 = s4 * s4;
+    double hi = fma(s, +0.4434359082926529454e-9, +0.7073164598085707425e-8);
+    double mid = fma(s2, fma(s, +0.1017819260921760451e-6, +0.1321543872511327615e-5),
+                     fma(s, +0.1525273353517584730e-4, +0.1540353045101147808e-3));
+    double lo = fma(s2, fma(s, +0.1333355814670499073e-2, +0.9618129107597600536e-2),
+                    fma(s, +0.5550410866482046596e-1, +0.2402265069591012214e+0));
+    u = fma(s8, hi, fma(s4, mid, lo));
+    u = fma(u, s, +0.6931471805599452862e+0);
+    u = fma(u, s, 1.0);
+    int32_t h = q >> 1;
+    return u * sleef_pow2i_d(h) * sleef_pow2i_d(q - h);
+}
+
+SLEEF_LOG_CLONES static void exp2_block_d(const double *x, double *o, Py_ssize_t m)
+{
+    for (Py_ssize_t i = 0; i < m; i++) o[i] = sleef_exp2_pt(x[i]);
+}
+
 static inline double vec_lane_d(double x, int op)
 {
     if (op == 3) return exp(x);
@@ -1827,6 +1857,7 @@ static inline double vec_lane_d(double x, int op)
     if (op == 15) return gelu_tanh_d(x, 0, 0);
     if (op == 16) return sleef_log1p_pt(x);
     if (op == 17) return gelu_erf_d(x, 1);
+    if (op == 18) return sleef_exp2_pt(x);
     double e = sleef_exp(op == 0 ? x : -x);  /* (the lanes' negation flips the sign bit, a NaN's too) */
     if (op == 1) return 1.0 / (1.0 + e);
     if (op == 2) return x / (1.0 + e);
@@ -1846,6 +1877,7 @@ static inline double scalar_lane_d(double x, int op)
     if (op == 15) return gelu_tanh_d(x, 0, 0);
     if (op == 16) return log1p(x);
     if (op == 17) return gelu_erf_d(x, 0);
+    if (op == 18) return exp2(x);  /* (exp2: std::exp2 in the scalar function) */
     if (op == 1) return 1.0 / (1.0 + exp(-x));
     if (op == 2) return x / (1.0 + exp(-x));
     return sleef_exp(x);  /* (op 0 has no scalar function of PyTorch's: SLEEF's throughout) */
@@ -1906,6 +1938,10 @@ static void vec_block_d(const double *x, double *o, Py_ssize_t m, int op, int wi
     }
     if (op == 17) {  /* (float64 gelu's exact form: the one-lane form, its FMA clone) */
         gelu_erf_block_d(x, o, m);
+        return;
+    }
+    if (op == 18) {  /* (float64 exp2: the one-lane form, its FMA clone) */
+        exp2_block_d(x, o, m);
         return;
     }
     if (op == 15) {  /* (gelu's tanh form under ATen's DEFAULT capability: the scalar function throughout) */
@@ -1971,7 +2007,7 @@ static PyObject *py_run_d(PyObject *self, PyObject *const *args, Py_ssize_t narg
             return NULL;
         }
     }
-    return run_loop(args, nargs, "run_d", "d", 17, vec_piece_d, scalar_piece_d);
+    return run_loop(args, nargs, "run_d", "d", 18, vec_piece_d, scalar_piece_d);
 }
 
 /* mish_grad(x, g, t, s, out, fused): PyTorch's mish_backward of flat C-contiguous buffers of one length and

@@ -49,7 +49,7 @@ from ...kernels.reduced_nans import VML_ALL_ONES, all_ones_nans
 from ...kernels.sleef import EXP2 as _EXP2_OP
 from ...kernels.sleef import EXPM1 as _EXPM1_OP
 from ...kernels.sleef import LOG1P as _LOG1P_OP
-from ...kernels.sleef import exp2_float32, expm1_map, flat_call, log1p_map
+from ...kernels.sleef import exp2_loop, expm1_map, flat_call, log1p_map
 from ...kernels.torch_loops import GRAIN_SIZE, scalar_loop_mask, torch_vector_bytes
 from ...opdef import Kind, declare
 from ...tensor import Tensor
@@ -168,13 +168,13 @@ _BF16_OR_F16 = ("float16", "bfloat16")
 
 
 def _exp2(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
-    """exp2: PyTorch's bits where the compiled kernel runs (:func:`strided.kernels.sleef.exp2_float32`:
+    """exp2: PyTorch's bits where the compiled kernel runs (:func:`strided.kernels.sleef.exp2_loop`:
     its cpu_kernel_vec loop's SLEEF / C library split, ordered by ``out``'s layout as TensorIterator
-    orders it; float16 / bfloat16 upcast to float32 keeping ``x``'s strides and rounded once, as
-    their ``Vectorized`` and scalar functions compute it; an integer input converted first, as
-    PyTorch's float promotion); else NumPy's ``np.exp2``."""
-    if out.dtype == _F32 and compute == _F32 and x.dtype.kind in "biuf" and x.__class__ is np.ndarray:
-        res = exp2_float32(x if x.dtype == _F32 else x.astype(_F32), out)
+    orders it; float32 and float64; float16 / bfloat16 upcast to float32 keeping ``x``'s strides and
+    rounded once, as their ``Vectorized`` and scalar functions compute it; an integer input
+    converted first, as PyTorch's float promotion); else NumPy's ``np.exp2``."""
+    if out.dtype == compute and compute in _F32_F64 and x.dtype.kind in "biuf" and x.__class__ is np.ndarray:
+        res = exp2_loop(x if x.dtype == compute else x.astype(compute), out)
         if res is not None:
             if res is not out:
                 np.copyto(out, res)
@@ -182,7 +182,7 @@ def _exp2(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
     if out.dtype == x.dtype and x.dtype.name in _BF16_OR_F16 and x.__class__ is np.ndarray:
         from .special import _upcast_strided  # (gelu's module: loaded with the package's ops already)
 
-        res = exp2_float32(_upcast_strided(x), None, lanes=2)
+        res = exp2_loop(_upcast_strided(x), None, lanes=2)
         if res is not None:
             np.copyto(out, res, casting="unsafe")
             return
@@ -190,9 +190,9 @@ def _exp2(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
 
 
 def _exp2_fresh(x: np.ndarray) -> np.ndarray:
-    """exp2 of a flat run (the fast path's): :func:`_exp2`'s bits (float32 through the compiled
-    split loop), else NumPy's."""
-    r = exp2_float32(x) if x.dtype == _F32 else None
+    """exp2 of a flat run (the fast path's): :func:`_exp2`'s bits (float32 / float64 through the
+    compiled split loop), else NumPy's."""
+    r = exp2_loop(x)
     return np.exp2(x) if r is None else r
 
 
@@ -1640,8 +1640,8 @@ def _front_kernel(name: str, dtype: np.dtype) -> tuple | None:
     if name == "expm1" or name == "log1p":  # (expm1_map's / log1p_map's call on a flat run: the sleef kernel's)
         call = flat_call(_EXPM1_OP if name == "expm1" else _LOG1P_OP, dtype, elementwise=True)
         return None if call is None else kernel_entry(*call[:2], dtype, call[2])
-    if name == "exp2":  # (exp2_float32's one-chunk call on a flat run: the sleef kernel's; float64: None)
-        call = flat_call(_EXP2_OP, dtype) if dtype == _F32 else None
+    if name == "exp2":  # (exp2_loop's one-chunk call on a flat run: the sleef kernel's)
+        call = flat_call(_EXP2_OP, dtype)
         return None if call is None else kernel_entry(*call[:2], dtype, call[2])
     if name in _FP_TEST_CODES:  # (a bool result; fp_test refuses an x not aligned to its element)
         return kernel_entry(getattr(k, "fp_test", None), (_FP_TEST_CODES[name],), _BOOL_NP)
