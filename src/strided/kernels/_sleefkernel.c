@@ -1845,6 +1845,35 @@ SLEEF_LOG_CLONES static void exp2_block_d(const double *x, double *o, Py_ssize_t
     for (Py_ssize_t i = 0; i < m; i++) o[i] = sleef_exp2_pt(x[i]);
 }
 
+#if HAVE_X86
+/* sleef_exp2_pt, eight lanes (every input: a NaN lane's s = d - rint(d) is d quieted and carries
+ * through; an out-of-range lane's int conversion is masked by the two selects) */
+__attribute__((target("avx512f"))) static void exp2_block8_d(const double *x, double *o, Py_ssize_t m)
+{
+    for (Py_ssize_t i = 0; i < m; i += 8) {
+        __mmask8 k = m - i >= 8 ? (__mmask8)0xFF : (__mmask8)((1u << (m - i)) - 1);
+        __m512d d = _mm512_maskz_loadu_pd(k, x + i);
+        __m512d u = _mm512_roundscale_pd(d, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        __m256i q = _mm512_cvtpd_epi32(u);
+        __m512d s = _mm512_sub_pd(d, u);
+        __m512d s2 = _mm512_mul_pd(s, s), s4 = _mm512_mul_pd(s2, s2), s8 = _mm512_mul_pd(s4, s4);
+        __m512d hi = SLEEF_FMA8(s, SLEEF_C8(+0.4434359082926529454e-9), SLEEF_C8(+0.7073164598085707425e-8));
+        __m512d mid = SLEEF_FMA8(s2, SLEEF_FMA8(s, SLEEF_C8(+0.1017819260921760451e-6), SLEEF_C8(+0.1321543872511327615e-5)),
+                                 SLEEF_FMA8(s, SLEEF_C8(+0.1525273353517584730e-4), SLEEF_C8(+0.1540353045101147808e-3)));
+        __m512d lo = SLEEF_FMA8(s2, SLEEF_FMA8(s, SLEEF_C8(+0.1333355814670499073e-2), SLEEF_C8(+0.9618129107597600536e-2)),
+                                SLEEF_FMA8(s, SLEEF_C8(+0.5550410866482046596e-1), SLEEF_C8(+0.2402265069591012214e+0)));
+        u = SLEEF_FMA8(s8, hi, SLEEF_FMA8(s4, mid, lo));
+        u = SLEEF_FMA8(u, s, SLEEF_C8(+0.6931471805599452862e+0));
+        u = SLEEF_FMA8(u, s, SLEEF_C8(1.0));
+        __m256i h = _mm256_srai_epi32(q, 1);
+        u = _mm512_mul_pd(_mm512_mul_pd(u, sleef_exp8_pow2i(h)), sleef_exp8_pow2i(_mm256_sub_epi32(q, h)));
+        u = _mm512_mask_mov_pd(u, _mm512_cmp_pd_mask(d, SLEEF_C8(1024.0), _CMP_GE_OQ), SLEEF_C8(INFINITY));
+        u = _mm512_maskz_mov_pd((__mmask8)~_mm512_cmp_pd_mask(d, SLEEF_C8(-2000.0), _CMP_LT_OQ), u);
+        _mm512_mask_storeu_pd(o + i, k, u);
+    }
+}
+#endif
+
 static inline double vec_lane_d(double x, int op)
 {
     if (op == 3) return exp(x);
@@ -1940,7 +1969,13 @@ static void vec_block_d(const double *x, double *o, Py_ssize_t m, int op, int wi
         gelu_erf_block_d(x, o, m);
         return;
     }
-    if (op == 18) {  /* (float64 exp2: the one-lane form, its FMA clone) */
+    if (op == 18) {  /* (float64 exp2: eight lanes where AVX-512, else the one-lane form: the same bits) */
+#if HAVE_X86
+        if (wide) {
+            exp2_block8_d(x, o, m);
+            return;
+        }
+#endif
         exp2_block_d(x, o, m);
         return;
     }
