@@ -611,6 +611,7 @@ static inline float scalar_lane(float x, int op)
     if (op == 11) return expf(x);  /* (EXP_SPLIT: std::exp in the scalar function) */
     if (op == 12 || op == 13) return mish_scalar_f(x, op == 12);
     if (op == 16) return log1pf(x);
+    if (op == 18) return exp2f(x);  /* (exp2: std::exp2 in the scalar function) */
     return sleef_expf(x);  /* (op 0 has no scalar function of PyTorch's: SLEEF's throughout) */
 }
 
@@ -1124,6 +1125,12 @@ __attribute__((target("avx512f"))) static void elu_fused8(const double *x, doubl
 }
 #endif
 
+/* float32 exp2 (run's op 18), defined with logaddexp2's xexp2f below */
+static void exp2_block_f(const float *x, float *o, Py_ssize_t m);
+#if HAVE_X86
+static void exp2_block16_f(const float *x, float *o, Py_ssize_t m);
+#endif
+
 static void vec_block(const float *x, float *o, Py_ssize_t m, int op, int wide)
 {
     if (op == 11) op = 0;  /* (EXP_SPLIT's vectorized function: EXP's, SLEEF's expf) */
@@ -1164,6 +1171,11 @@ static void vec_block(const float *x, float *o, Py_ssize_t m, int op, int wide)
         for (Py_ssize_t i = 0; i < m; i++) o[i] = expf(x[i]);
         return;
     }
+    if (op == 18) {  /* (exp2: sixteen lanes where AVX-512, else the one-lane form: the same bits) */
+        if (wide) exp2_block16_f(x, o, m);
+        else exp2_block_f(x, o, m);
+        return;
+    }
     if (op == 16) {  /* (log1p: likewise) */
         if (wide) log1p_block16_f(x, o, m);
         else log1p_block_f(x, o, m);
@@ -1188,6 +1200,10 @@ static void vec_block(const float *x, float *o, Py_ssize_t m, int op, int wide)
     }
 #endif
     (void)wide;
+    if (op == 18) {
+        exp2_block_f(x, o, m);
+        return;
+    }
     for (Py_ssize_t i = 0; i < m; i++) o[i] = vec_lane(x[i], op);
 }
 
@@ -1299,12 +1315,12 @@ static PyObject *py_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     (void)self;
     if (nargs >= 3 && PyLong_Check(args[2])) {  /* (ops 14 and 15 are float64's alone) */
         long op = PyLong_AsLong(args[2]);
-        if (op == 14 || op == 15) {
+        if (op == 14 || op == 15 || op == 17) {
             PyErr_Format(PyExc_ValueError, "run: op %ld is run_d's alone", op);
             return NULL;
         }
     }
-    return run_loop(args, nargs, "run", "f", 16, vec_piece, scalar_piece);
+    return run_loop(args, nargs, "run", "f", 18, vec_piece, scalar_piece);
 }
 
 #include "_bf16_bits.h"  /* bf2f, f2bf: _halfkernel.c's bf16_widen / bf16_narrow per element */
@@ -1571,6 +1587,24 @@ SLEEF_LOG_INLINE static float sleef_exp2f_lane(float d)
     return u;
 }
 
+/* ---- float32 exp2 (run's op 18): exp2_kernel's cpu_kernel_vec loop (UnaryOpsKernel.cpp), its
+ * vectorized function Vectorized<float>::exp2() (SLEEF's xexp2f, u10: Sleef_exp2f16_u10 under
+ * AVX512, f8 under AVX2), its scalar one std::exp2 (the C library's exp2f). xexp2f's special
+ * values: d >= 128 (+inf too) +inf, d < -150 (-inf too) +0, a NaN d itself quieted (its sign and
+ * payload: the polynomial's fused steps carry s = d - rint(d)). */
+SLEEF_LOG_INLINE static float sleef_exp2f_pt(float d)
+{
+    if (d != d) return d + d;
+    if (d >= 128.0f) return INFINITY;
+    if (d < -150.0f) return 0.0f;
+    return sleef_exp2f_lane(d);  /* (d in [-150, 128): rint(d) fits an int) */
+}
+
+SLEEF_LOG_CLONES static void exp2_block_f(const float *x, float *o, Py_ssize_t m)
+{
+    for (Py_ssize_t i = 0; i < m; i++) o[i] = sleef_exp2f_pt(x[i]);
+}
+
 #define LAE2_INV_LN2 ((float)(1.0 / M_LN2))
 
 SLEEF_LOG_INLINE static float logaddexp2_lane(float a, float b, int vec)
@@ -1607,6 +1641,16 @@ __attribute__((target("avx512f"))) static __m512 sleef_exp2f16(__m512 d)
     u = _mm512_mul_ps(u, _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(q2, bias), 23)));
     u = _mm512_mask_mov_ps(u, _mm512_cmp_ps_mask(d, _mm512_set1_ps(128.0f), _CMP_GE_OQ), _mm512_set1_ps(INFINITY));
     return _mm512_mask_mov_ps(u, _mm512_cmp_ps_mask(d, _mm512_set1_ps(-150.0f), _CMP_LT_OQ), _mm512_setzero_ps());
+}
+
+/* exp2_block_f, sixteen lanes (every input: a NaN lane's s = d - rint(d) is d quieted, an
+ * out-of-range lane's int conversion is masked by the two selects) */
+__attribute__((target("avx512f"))) static void exp2_block16_f(const float *x, float *o, Py_ssize_t m)
+{
+    for (Py_ssize_t i = 0; i < m; i += 16) {
+        __mmask16 k = m - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (m - i)) - 1);
+        _mm512_mask_storeu_ps(o + i, k, sleef_exp2f16(_mm512_maskz_loadu_ps(k, x + i)));
+    }
 }
 
 /* logaddexp2_lane's vectorized function (vec 1 / 3), sixteen lanes: exp2(-|a - b|) is in [0, 1],
@@ -1771,6 +1815,65 @@ __attribute__((target("avx512f"))) static void log1p_block8_d(const double *x, d
  * library's exp); step is 2 * Vectorized<double>::size() (16 under AVX512, 8 under AVX2). Ops 9 to 16
  * as described at their functions above; op 17: gelu's exact form (gelu_erf_d: SLEEF's erf vectorized,
  * the C library's in the scalar function). */
+/* ---- float64 exp2 (run_d's op 18): exp2_kernel's cpu_kernel_vec loop over Vectorized<double>, its
+ * vectorized function SLEEF's xexp2 (Sleef_exp2d8_u10 under AVX512; sleefsimddp.c, ENABLE_FMA_DP:
+ * q = rint(d), s = d - q, POLY10 by Estrin's scheme as xexp's (_sleef_exp.h), then u s + ln 2 and
+ * u s + 1 fused, u * 2^(q >> 1) * 2^(q - (q >> 1)); d >= 1024 +inf, d < -2000 +0, a NaN quieted),
+ * its scalar one std::exp2 (the C library's exp2). One lane, in plain C (fma). */
+SLEEF_LOG_INLINE static double sleef_exp2_pt(double d)
+{
+    if (d != d) return d + d;
+    if (d >= 1024.0) return INFINITY;
+    if (d < -2000.0) return 0.0;
+    double u = nearbyint(d), s = d - u;  /* (vrint: to nearest even) */
+    int32_t q = (int32_t)u;
+    double s2 = s * s, s4 = s2 * s2, s8 = s4 * s4;
+    double hi = fma(s, +0.4434359082926529454e-9, +0.7073164598085707425e-8);
+    double mid = fma(s2, fma(s, +0.1017819260921760451e-6, +0.1321543872511327615e-5),
+                     fma(s, +0.1525273353517584730e-4, +0.1540353045101147808e-3));
+    double lo = fma(s2, fma(s, +0.1333355814670499073e-2, +0.9618129107597600536e-2),
+                    fma(s, +0.5550410866482046596e-1, +0.2402265069591012214e+0));
+    u = fma(s8, hi, fma(s4, mid, lo));
+    u = fma(u, s, +0.6931471805599452862e+0);
+    u = fma(u, s, 1.0);
+    int32_t h = q >> 1;
+    return u * sleef_pow2i_d(h) * sleef_pow2i_d(q - h);
+}
+
+SLEEF_LOG_CLONES static void exp2_block_d(const double *x, double *o, Py_ssize_t m)
+{
+    for (Py_ssize_t i = 0; i < m; i++) o[i] = sleef_exp2_pt(x[i]);
+}
+
+#if HAVE_X86
+/* sleef_exp2_pt, eight lanes (every input: a NaN lane's s = d - rint(d) is d quieted and carries
+ * through; an out-of-range lane's int conversion is masked by the two selects) */
+__attribute__((target("avx512f"))) static void exp2_block8_d(const double *x, double *o, Py_ssize_t m)
+{
+    for (Py_ssize_t i = 0; i < m; i += 8) {
+        __mmask8 k = m - i >= 8 ? (__mmask8)0xFF : (__mmask8)((1u << (m - i)) - 1);
+        __m512d d = _mm512_maskz_loadu_pd(k, x + i);
+        __m512d u = _mm512_roundscale_pd(d, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        __m256i q = _mm512_cvtpd_epi32(u);
+        __m512d s = _mm512_sub_pd(d, u);
+        __m512d s2 = _mm512_mul_pd(s, s), s4 = _mm512_mul_pd(s2, s2), s8 = _mm512_mul_pd(s4, s4);
+        __m512d hi = SLEEF_FMA8(s, SLEEF_C8(+0.4434359082926529454e-9), SLEEF_C8(+0.7073164598085707425e-8));
+        __m512d mid = SLEEF_FMA8(s2, SLEEF_FMA8(s, SLEEF_C8(+0.1017819260921760451e-6), SLEEF_C8(+0.1321543872511327615e-5)),
+                                 SLEEF_FMA8(s, SLEEF_C8(+0.1525273353517584730e-4), SLEEF_C8(+0.1540353045101147808e-3)));
+        __m512d lo = SLEEF_FMA8(s2, SLEEF_FMA8(s, SLEEF_C8(+0.1333355814670499073e-2), SLEEF_C8(+0.9618129107597600536e-2)),
+                                SLEEF_FMA8(s, SLEEF_C8(+0.5550410866482046596e-1), SLEEF_C8(+0.2402265069591012214e+0)));
+        u = SLEEF_FMA8(s8, hi, SLEEF_FMA8(s4, mid, lo));
+        u = SLEEF_FMA8(u, s, SLEEF_C8(+0.6931471805599452862e+0));
+        u = SLEEF_FMA8(u, s, SLEEF_C8(1.0));
+        __m256i h = _mm256_srai_epi32(q, 1);
+        u = _mm512_mul_pd(_mm512_mul_pd(u, sleef_exp8_pow2i(h)), sleef_exp8_pow2i(_mm256_sub_epi32(q, h)));
+        u = _mm512_mask_mov_pd(u, _mm512_cmp_pd_mask(d, SLEEF_C8(1024.0), _CMP_GE_OQ), SLEEF_C8(INFINITY));
+        u = _mm512_maskz_mov_pd((__mmask8)~_mm512_cmp_pd_mask(d, SLEEF_C8(-2000.0), _CMP_LT_OQ), u);
+        _mm512_mask_storeu_pd(o + i, k, u);
+    }
+}
+#endif
+
 static inline double vec_lane_d(double x, int op)
 {
     if (op == 3) return exp(x);
@@ -1783,6 +1886,7 @@ static inline double vec_lane_d(double x, int op)
     if (op == 15) return gelu_tanh_d(x, 0, 0);
     if (op == 16) return sleef_log1p_pt(x);
     if (op == 17) return gelu_erf_d(x, 1);
+    if (op == 18) return sleef_exp2_pt(x);
     double e = sleef_exp(op == 0 ? x : -x);  /* (the lanes' negation flips the sign bit, a NaN's too) */
     if (op == 1) return 1.0 / (1.0 + e);
     if (op == 2) return x / (1.0 + e);
@@ -1802,6 +1906,7 @@ static inline double scalar_lane_d(double x, int op)
     if (op == 15) return gelu_tanh_d(x, 0, 0);
     if (op == 16) return log1p(x);
     if (op == 17) return gelu_erf_d(x, 0);
+    if (op == 18) return exp2(x);  /* (exp2: std::exp2 in the scalar function) */
     if (op == 1) return 1.0 / (1.0 + exp(-x));
     if (op == 2) return x / (1.0 + exp(-x));
     return sleef_exp(x);  /* (op 0 has no scalar function of PyTorch's: SLEEF's throughout) */
@@ -1862,6 +1967,16 @@ static void vec_block_d(const double *x, double *o, Py_ssize_t m, int op, int wi
     }
     if (op == 17) {  /* (float64 gelu's exact form: the one-lane form, its FMA clone) */
         gelu_erf_block_d(x, o, m);
+        return;
+    }
+    if (op == 18) {  /* (float64 exp2: eight lanes where AVX-512, else the one-lane form: the same bits) */
+#if HAVE_X86
+        if (wide) {
+            exp2_block8_d(x, o, m);
+            return;
+        }
+#endif
+        exp2_block_d(x, o, m);
         return;
     }
     if (op == 15) {  /* (gelu's tanh form under ATen's DEFAULT capability: the scalar function throughout) */
@@ -1927,7 +2042,7 @@ static PyObject *py_run_d(PyObject *self, PyObject *const *args, Py_ssize_t narg
             return NULL;
         }
     }
-    return run_loop(args, nargs, "run_d", "d", 17, vec_piece_d, scalar_piece_d);
+    return run_loop(args, nargs, "run_d", "d", 18, vec_piece_d, scalar_piece_d);
 }
 
 /* mish_grad(x, g, t, s, out, fused): PyTorch's mish_backward of flat C-contiguous buffers of one length and

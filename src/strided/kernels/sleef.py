@@ -83,11 +83,14 @@ EXP, SIGMOID, SILU, LIBM_EXP, TANH, GELU, GELU_ONEDNN, EXPM1, ELU, SELU, SOFTPLU
 # float64 gelu's exact form: GeluKernelImpl's loop, SLEEF's erf (_sleef_erf.h) vectorized, the C library's
 # in the scalar tail (under ATen's DEFAULT capability, step 0: the C library's throughout); float64 only
 GELU_D = 17
+# exp2: exp2_kernel's cpu_kernel_vec loop, SLEEF's exp2f / exp2 (xexp2f / xexp2) vectorized, the C
+# library's exp2f / exp2 in the scalar tail (float32 and float64)
+EXP2 = 18
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
 # the ops whose float64 loop is ported too (run_d: SLEEF's expd / expm1 in the vectorized function)
 _DOUBLE_OPS = frozenset((EXP, SIGMOID, SILU, EXPM1, ELU, SELU, SOFTPLUS, EXP_SPLIT, MISH, MISH_T, GELU_TANH_D, GELU_TANH_PLAIN,
-                         GELU_D))
+                         GELU_D, EXP2))
 # the vec::map ops (SLEEF's function at every element, the C library's under the default capability):
 # _elementwise's float64 ones, float32's too
 _MAP_D = frozenset((EXPM1, LOG1P))
@@ -448,6 +451,20 @@ def _atan2_run(k: Any, y: np.ndarray, x: np.ndarray, res: np.ndarray, st: int, t
         if not k.run2(y[a:b], x[a:b], res[a:b], vec, form, st, fn):
             return False
     return True
+
+
+def exp2_loop(x: np.ndarray, out: np.ndarray | None = None, lanes: int = 1) -> np.ndarray | None:
+    """PyTorch's float32 / float64 ``torch.exp2`` of ``x`` (any strides) bit for bit: ``exp2_kernel``
+    is a ``cpu_kernel_vec`` loop whose vectorized function is ``Vectorized<T>::exp2()`` (SLEEF's
+    ``Sleef_exp2f16_u10`` / ``Sleef_exp2d8_u10`` under AVX512, ``f8`` / ``d4`` under AVX2: ``xexp2f`` /
+    ``xexp2``) and whose scalar function is ``std::exp2`` (the C library's ``exp2f`` / ``exp2``), so
+    the elements take :func:`torch_loop`'s split (``out``, ``lanes`` and the answer as there;
+    ``lanes`` 2: a float16 / bfloat16 tensor upcast to float32 ``x``, whose ``Vectorized`` converts to
+    float, maps SLEEF's exp2f and rounds back). None where the kernel is not built or ``x`` is neither
+    (the caller's ``np.exp2``: 78% of float32 randn elements equal, 92% of float64)."""
+    if x.dtype != _F32 and x.dtype != _F64:
+        return None
+    return torch_loop(x, EXP2, out, lanes=lanes)
 
 
 def exp_float32(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray | None:

@@ -46,9 +46,10 @@ from ...kernels.elementwise import complex_abs, reciprocal_into
 from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set, quietly
 from ...kernels.memory import dense_run
 from ...kernels.reduced_nans import VML_ALL_ONES, all_ones_nans
+from ...kernels.sleef import EXP2 as _EXP2_OP
 from ...kernels.sleef import EXPM1 as _EXPM1_OP
 from ...kernels.sleef import LOG1P as _LOG1P_OP
-from ...kernels.sleef import expm1_map, flat_call, log1p_map
+from ...kernels.sleef import exp2_loop, expm1_map, flat_call, log1p_map
 from ...kernels.torch_loops import GRAIN_SIZE, scalar_loop_mask, torch_vector_bytes
 from ...opdef import Kind, declare
 from ...tensor import Tensor
@@ -161,6 +162,38 @@ _expm1 = _sleef_map(expm1_map, "fd", _complex_c10(np.expm1, complex_forms.EXPM1)
 # log1p: float32 / float64 through SLEEF's log1p (strided.kernels.sleef.log1p_map); complex: c10's
 # formula, float16: SLEEF's float32 log1p, rounded
 _log1p = _sleef_map(log1p_map, "fd", _complex_c10(np.log1p, complex_forms.LOG1P))
+
+
+_BF16_OR_F16 = ("float16", "bfloat16")
+
+
+def _exp2(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
+    """exp2: PyTorch's bits where the compiled kernel runs (:func:`strided.kernels.sleef.exp2_loop`:
+    its cpu_kernel_vec loop's SLEEF / C library split, ordered by ``out``'s layout as TensorIterator
+    orders it; float32 and float64; float16 / bfloat16 upcast to float32 keeping ``x``'s strides and
+    rounded once, as their ``Vectorized`` and scalar functions compute it; an integer input
+    converted first, as PyTorch's float promotion); else NumPy's ``np.exp2``."""
+    if out.dtype == compute and compute in _F32_F64 and x.dtype.kind in "biuf" and x.__class__ is np.ndarray:
+        res = exp2_loop(x if x.dtype == compute else x.astype(compute), out)
+        if res is not None:
+            if res is not out:
+                np.copyto(out, res)
+            return
+    if out.dtype == x.dtype and x.dtype.name in _BF16_OR_F16 and x.__class__ is np.ndarray:
+        from .special import _upcast_strided  # (gelu's module: loaded with the package's ops already)
+
+        res = exp2_loop(_upcast_strided(x), None, lanes=2)
+        if res is not None:
+            np.copyto(out, res, casting="unsafe")
+            return
+    np.exp2(x, out=out, dtype=compute, casting="unsafe")
+
+
+def _exp2_fresh(x: np.ndarray) -> np.ndarray:
+    """exp2 of a flat run (the fast path's): :func:`_exp2`'s bits (float32 / float64 through the
+    compiled split loop), else NumPy's."""
+    r = exp2_loop(x)
+    return np.exp2(x) if r is None else r
 
 
 def _angle(uf: np.ufunc, num: float, den: float) -> Kernel:
@@ -688,7 +721,7 @@ TABLE: tuple[MoreUnary, ...] = (
     _float("expm1", _expm1),
     _float("log2", _complex_c10(np.log2, complex_forms.LOG2)),
     _float("log10", _complex_c10(np.log10, complex_forms.LOG10)),
-    _float("exp2", _ufunc(np.exp2)),
+    _float("exp2", _exp2),
     _float("rsqrt", _rsqrt),
     _float("reciprocal", _reciprocal),
     _float("erf", _special(special.erf)),
@@ -790,7 +823,8 @@ _FRESH: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "sign": lambda x: _sign_fresh(x),
     "sgn": lambda x: _sgn_fresh(x),
     "square": lambda x: np.square(x),  # (float32/float64: _square's np.square, x * x's bits)
-    "log1p": lambda x: _log1p_fresh(x), "expm1": lambda x: _expm1_fresh(x), "log2": np.log2, "log10": np.log10, "exp2": np.exp2,
+    "log1p": lambda x: _log1p_fresh(x), "expm1": lambda x: _expm1_fresh(x), "log2": np.log2, "log10": np.log10,
+    "exp2": lambda x: _exp2_fresh(x),
     "rsqrt": lambda x: _rsqrt_fresh(x),
     "reciprocal": _reciprocal_fresh,
     "sinc": _sinc_fresh, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh,
@@ -1608,6 +1642,9 @@ def _front_kernel(name: str, dtype: np.dtype) -> tuple | None:
         return kernel_entry(getattr(k, "frac", None), (), dtype)
     if name == "expm1" or name == "log1p":  # (expm1_map's / log1p_map's call on a flat run: the sleef kernel's)
         call = flat_call(_EXPM1_OP if name == "expm1" else _LOG1P_OP, dtype, elementwise=True)
+        return None if call is None else kernel_entry(*call[:2], dtype, call[2])
+    if name == "exp2":  # (exp2_loop's one-chunk call on a flat run: the sleef kernel's)
+        call = flat_call(_EXP2_OP, dtype)
         return None if call is None else kernel_entry(*call[:2], dtype, call[2])
     if name in _FP_TEST_CODES:  # (a bool result; fp_test refuses an x not aligned to its element)
         return kernel_entry(getattr(k, "fp_test", None), (_FP_TEST_CODES[name],), _BOOL_NP)
