@@ -27,6 +27,7 @@ from ...callsite import user_site
 from ...dispatch import OPEN, adopted
 from ...dtypes import float32, float64
 from ...errors import StridedRuntimeError, join_lines
+from ...kernels import blas_route
 from ...kernels.fpstate import quiet
 from ...kernels.reduce import holds_nan
 from ...opdef import Kind, declare
@@ -124,7 +125,8 @@ def _fast_cov(x: Any, correction: Any) -> Tensor | None:
     of a watched call), no weights, an int ``correction`` below the observations' count (at
     least 2) -- as the general path's steps on NumPy arrays instead of tensors: strided's own row
     sums, then ``/ n``, the centring, ``centred @ centred.T`` (the general path's ``mm`` of a
-    matrix and its own transpose is this ``np.matmul`` call on these views: NumPy's syrk) and
+    matrix and its own transpose: MKL's gemm where :mod:`strided.kernels.blas_route` takes it, else
+    this ``np.matmul`` call on these views, NumPy's syrk) and
     ``/ (n - correction)``, each an IEEE operation of the dtype, then the same squeeze. None
     (nothing returned; the general path recomputes it) where the result holds a NaN: which of two
     NaN operands an elementwise step keeps is its loop's choice, and with no NaN at the end none
@@ -141,7 +143,9 @@ def _fast_cov(x: Any, correction: Any) -> Tensor | None:
     avg = x.sum(1)._np()
     with quiet():  # (np.errstate(all="ignore") at a tenth of its cost: strided's ops warn of nothing)
         centred = run.reshape(shape) - (avg / n)[:, None]
-        c = np.matmul(centred, centred.T)
+        c = blas_route.matmul(centred, centred.T)  # (with MKL installed: mm's route, PyTorch's gemm)
+        if c is None:
+            c = np.matmul(centred, centred.T)
         np.divide(c, n - correction, out=c)
     flat = c.reshape(-1)
     if holds_nan(flat):
