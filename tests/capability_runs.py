@@ -8,6 +8,18 @@ import os
 import subprocess
 import sys
 
+# What the scripts share: the imports, a seeded generator, the count of differing elements and
+# ``differ(a, b)`` (how many elements of ``a`` (array-like) and torch's ``b`` differ in their bits).
+PRELUDE = """\
+import numpy as np, torch, strided
+rng = np.random.default_rng(7)
+bad = 0
+def differ(a, b):
+    a, b = np.ascontiguousarray(np.asarray(a)), np.ascontiguousarray(b.numpy())
+    u = np.uint32 if a.dtype.itemsize == 4 else np.uint64
+    return int((a.view(u) != b.view(u)).sum())
+"""
+
 
 def no_bad_under(capability: str, script: str) -> None:
     """Run ``script`` under ``ATEN_CPU_CAPABILITY=capability`` and check it exits cleanly and its last

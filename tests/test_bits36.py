@@ -24,7 +24,7 @@ import torch.nn.functional as TF
 
 import strided
 import strided.nn.functional as F
-from capability_runs import no_bad_under
+from capability_runs import PRELUDE, no_bad_under
 from strided.kernels import native
 
 needs_kernel = pytest.mark.skipif(native.sleef() is None, reason="the sleef kernel is not built")
@@ -219,15 +219,8 @@ def test_sleef_erf_forms_agree_with_gelu_bits() -> None:
 # ---------------------------------------------------------------- other capabilities
 
 
-_CAPABILITY_SCRIPT = textwrap.dedent("""
-    import numpy as np, torch, strided
+_CAPABILITY_SCRIPT = PRELUDE + textwrap.dedent("""
     import torch.nn.functional as TF, strided.nn.functional as F
-    rng = np.random.default_rng(7)
-    bad = 0
-    def differ(a, b):
-        a, b = np.ascontiguousarray(np.asarray(a)), np.ascontiguousarray(b.numpy())
-        u = np.uint32 if a.dtype.itemsize == 4 else np.uint64
-        return int((a.view(u) != b.view(u)).sum())
     for n in list(range(40)) + [127, 130, 1000]:
         x = (rng.standard_normal(n) * 3).astype(np.float32)
         x = np.where(rng.random(n) < 0.3, -rng.random(n).astype(np.float32), x)

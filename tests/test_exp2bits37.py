@@ -22,7 +22,7 @@ import pytest
 import torch
 
 import strided
-from capability_runs import no_bad_under
+from capability_runs import PRELUDE, no_bad_under
 from strided.kernels import native
 
 needs_kernel = pytest.mark.skipif(native.sleef() is None, reason="the sleef kernel is not built")
@@ -198,14 +198,7 @@ def test_float64_one_lane_form_bits() -> None:
         _same(strided.from_numpy(out), torch.exp2(torch.from_numpy(x)))
 
 
-_CAPABILITY_SCRIPT = textwrap.dedent("""
-    import numpy as np, torch, strided
-    rng = np.random.default_rng(7)
-    bad = 0
-    def differ(a, b):
-        a, b = np.ascontiguousarray(np.asarray(a)), np.ascontiguousarray(b.numpy())
-        u = np.uint32 if a.dtype.itemsize == 4 else np.uint64
-        return int((a.view(u) != b.view(u)).sum())
+_CAPABILITY_SCRIPT = PRELUDE + textwrap.dedent("""
     for n in list(range(40)) + [127, 130, 1000]:
         x = (rng.standard_normal(n) * 40).astype(np.float32)
         if n > 8:
