@@ -47,9 +47,13 @@ class Lapack:
     function of the Fortran ``SGELSY`` named ``symbol.format('sgelsy')``, which must take 64-bit
     integers (every argument a pointer; gels's TRANS adds its hidden length, a size_t)."""
 
-    def __init__(self, path: str, symbol: str = "scipy_{}_64_") -> None:
-        lib = ctypes.CDLL(path)  # (NumPy has loaded it already: the same handle, nothing run)
-        self.path = path
+    def __init__(self, path: str | ctypes.CDLL, symbol: str = "scipy_{}_64_") -> None:
+        # (a path: NumPy has loaded it already, the same handle, nothing run; or a loaded library)
+        lib = path if isinstance(path, ctypes.CDLL) else ctypes.CDLL(path)
+        self.path = lib._name
+        # (MKL's kernels take another path, other bits, on another alignment: PyTorch's buffers
+        # start on 64 bytes, so its arenas do; NumPy's OpenBLAS keeps NumPy's allocation)
+        self.aligned = isinstance(path, ctypes.CDLL)
         self.routines: dict[str, Any] = {}
         for letter in "sdcz":
             for driver in _DRIVERS:
@@ -181,7 +185,11 @@ def solve(lapack: Lapack, a: np.ndarray, b: np.ndarray, rcond: float, driver: st
         _SIZES[key[:4]] = sizes
         plan = _PLANS[key] = _plan(names, dtype, real, m, n, k, count, sizes)
     nbytes, offsets, at_a, at_b, at_s, lwork, place = plan
-    arena = np.zeros(nbytes, np.uint8)
+    if lapack.aligned:
+        raw = np.zeros(nbytes + 64, np.uint8)
+        arena = raw[-raw.ctypes.data % 64:][:nbytes]
+    else:
+        arena = np.zeros(nbytes, np.uint8)
     try:
         struct.pack_into(_HEAD[letter], arena, 0, m, n, k, max(1, m), max(1, rows), lwork, 0, 0, rcond, b"N")
     except OverflowError:  # (an rcond past float32's range: NumPy's cast, an infinity)

@@ -247,12 +247,16 @@ def linalg_qr(A: Tensor, mode: str = "reduced", *, out: Any = None) -> Any:  # n
     k = min(m, n)
     batch = a.shape[:-2]
     cols = m if mode == "complete" else k
+    d = A._dtype
+    mkl = mkl_lapack.qr(a, mode)  # (large float32/float64 with MKL installed: PyTorch's geqrf + orgqr)
+    if mkl is not None:
+        Q = LA.rowmajor(np.zeros((0,), a.dtype), d) if mkl[0] is None else LA.colmajor(mkl[0], d, owned=True)  # noqa: N806
+        return R.linalg_qr(Q, LA.colmajor(mkl[1], d, owned=True))
     if a.size:
         q, r = _numpy_qr(a, mode == "complete")
     else:
         q = np.broadcast_to(np.eye(m, cols, dtype=a.dtype), batch + (m, cols))
         r = np.zeros(batch + (cols, n), a.dtype)
-    d = A._dtype
     Q = LA.rowmajor(np.zeros((0,), a.dtype), d) if mode == "r" else LA.colmajor(q, d)  # noqa: N806
     return R.linalg_qr(Q, LA.colmajor(r, d))
 

@@ -742,6 +742,9 @@ def linalg_lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: st
     real = _REAL.get(a.dtype, a.dtype)
     rcond = _eps(a.dtype) * rows if rcond is None else float(rcond)
     lapack = _lapack() if a.size and b.size else None
+    if lapack is not None and mkl_lapack.MIN_N <= min(m, n) and a.dtype.char in "fd":
+        # (large float32/float64 with MKL installed: PyTorch's own LAPACK, the same driver calls)
+        lapack = mkl_lapack.lstsq_library() or lapack
     if lapack is not None:  # (its own arrays: none made here for it to replace)
         buffer, rank, s, info = _lapack_lstsq(lapack, a, b, rcond, driver)
         if info.any():

@@ -5,7 +5,9 @@ the MKL it bundles (``aten/src/ATen/native/BatchLinearAlgebra*.cpp``: ``?getrf``
 column-major copy of each matrix, then ``?getrs('N')`` for a solve or an inverse (the inverse is
 ``solve(A, I)``; ``left=False``: getrs('T') on A's own factors), ``?potrf`` with ``uplo`` 'L' or
 'U' for cholesky, ``?syevd`` for eigh/eigvalsh, ``?gesdd`` (jobz 'A', 'S' or 'N') for
-svd/svdvals and so pinv/matrix_rank), in the input's own precision: float32 stays float32. NumPy's gufuncs call its bundled OpenBLAS in float64 (a float32 input is widened), so
+svd/svdvals and so pinv/matrix_rank, ``?geqrf`` then ``?orgqr`` for qr (:func:`qr`), and the
+least-squares drivers ``?gelsy`` / ``?gels`` / ``?gelsd`` / ``?gelss`` for lstsq
+(:func:`lstsq_library`)), in the input's own precision: float32 stays float32. NumPy's gufuncs call its bundled OpenBLAS in float64 (a float32 input is widened), so
 its numbers differ in the last bits and it is 2-4x slower at 1024 x 1024. When the pip ``mkl``
 distribution is installed, the functions here make PyTorch's calls (``MKL_VERBOSE=1`` under torch
 shows them) on MKL's ILP64 ``_64`` entry points; each answers None where it does not apply, and
@@ -48,7 +50,8 @@ from ...kernels.blocked import copy_into
 from ...kernels.fpstate import quiet
 from ...storage import allocate
 
-__all__ = ["MIN_N", "cholesky", "det", "eigh", "inv", "lu_diagonal", "mkl_library", "solve", "svd", "version"]
+__all__ = ["MIN_N", "cholesky", "det", "eigh", "inv", "lstsq_library", "lu_diagonal", "mkl_library", "qr", "solve", "svd",
+           "version"]
 
 # The fewest rows of a matrix that takes this route (the compiled small calls serve up to 64)
 MIN_N = 65
@@ -68,7 +71,8 @@ class _Lapack:
             for name, argtypes in (("getrf", [p] * 6), ("getrs", [c] + [p] * 8 + [ctypes.c_size_t]),
                                    ("potrf", [c] + [p] * 4 + [ctypes.c_size_t]),
                                    ("syevd", [c, c] + [p] * 9 + [ctypes.c_size_t] * 2),
-                                   ("gesdd", [c] + [p] * 13 + [ctypes.c_size_t])):
+                                   ("gesdd", [c] + [p] * 13 + [ctypes.c_size_t]),
+                                   ("geqrf", [p] * 7), ("orgqr", [p] * 8)):
                 f = getattr(cdll, f"{t}{name}_64")
                 f.argtypes, f.restype = argtypes, None
                 self.routines[t + name] = f
@@ -355,3 +359,87 @@ def svd(a: np.ndarray, full_matrices: bool, compute_uv: bool) -> Any:
     u_view = u.reshape(*batch, ucols, m).swapaxes(-1, -2)
     vh_view = vh.reshape(*batch, n, vrows).swapaxes(-1, -2)
     return u_view, s, vh_view
+
+
+def qr(a: np.ndarray, mode: str) -> tuple[np.ndarray | None, np.ndarray] | None:
+    """``(q, r)``: the QR factors of each matrix of the batch ``a`` (..., m, n) as PyTorch's
+    ``linalg_qr_out`` computes them -- ?geqrf on a column-major copy (its workspace queried
+    first), R the copy's upper triangle (below it +0.0), then, unless ``mode`` is 'r', ?orgqr
+    (PyTorch's householder product) on Q's column-major buffer: the copy itself where Q is
+    (m, n), else Q's own (m, m) buffer holding the copy's first min(m, n) (and for 'complete' of
+    m > n, all n) columns, the others zeroed. ``q`` None for mode 'r'; both column-major views of
+    fresh buffers. None: not this route."""
+    lp = _route(a)
+    if lp is None:
+        return None
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    batch = a.shape[:-2]
+    count = int(np.prod(batch))
+    t = a.dtype.char.replace("f", "s")
+    geqrf, orgqr = lp.routines[t + "geqrf"], lp.routines[t + "orgqr"]
+    flat, view = _colmajor_copy(a)
+    tau = _aligned(count * k, a.dtype)
+    info = ctypes.c_int64(0)
+    mm, nn, kk = _i64(m), _i64(n), _i64(k)
+    mats = _matrices(flat, m, n)
+    work_q = np.zeros(1, a.dtype)
+    geqrf(mm, nn, ctypes.c_void_p(mats[0]), mm, _ptr(tau), _ptr(work_q), _i64(-1), ctypes.byref(info))
+    lwork = max(1, int(work_q[0]))  # (PyTorch's static_cast<int>: truncated)
+    work = _aligned(lwork, a.dtype)
+    item = a.itemsize
+    for i, ptr in enumerate(mats):
+        geqrf(mm, nn, ctypes.c_void_p(ptr), mm, ctypes.c_void_p(tau.ctypes.data + i * k * item), _ptr(work),
+              _i64(lwork), ctypes.byref(info))
+    q_cols = 0 if mode == "r" else (m if mode == "complete" else k)
+    if q_cols == n or (mode == "r" and m > n):
+        # (PyTorch: Q is the workspace, or for 'r' an auxiliary copy; R a fresh (n, n) upper
+        # triangle of its first n rows)
+        q_flat, q_view = (flat, view) if q_cols else (None, None)
+        r_flat = _aligned(count * n * n, a.dtype)
+        r_view = r_flat.reshape(*batch, n, n).swapaxes(-1, -2)
+        copy_into(r_view, view[..., :n, :])
+    else:  # (R is the workspace (m rows); Q (m, m) takes its first min(m, n) columns)
+        r_view = view
+        q_flat = q_view = None
+        if q_cols:
+            q_flat = _aligned(count * m * m, a.dtype)
+            q_view = q_flat.reshape(*batch, m, m).swapaxes(-1, -2)
+            if m > n:
+                q_view[..., n:] = 0
+            copy_into(q_view[..., :k], view[..., :k])
+    rows = r_view.shape[-2]
+    r_view[..., np.tri(rows, n, -1, dtype=bool)] = 0
+    if q_flat is None:
+        return None, r_view
+    qm = _matrices(q_flat, m, q_cols)
+    qn = _i64(q_cols)
+    orgqr(mm, qn, kk, ctypes.c_void_p(qm[0]), mm, _ptr(tau), _ptr(work_q), _i64(-1), ctypes.byref(info))
+    lwork = max(1, int(work_q[0]))
+    work = _aligned(lwork, a.dtype)
+    for i, ptr in enumerate(qm):
+        orgqr(mm, qn, kk, ctypes.c_void_p(ptr), mm, ctypes.c_void_p(tau.ctypes.data + i * k * item), _ptr(work),
+              _i64(lwork), ctypes.byref(info))
+    return q_view, r_view
+
+
+_LSTSQ: list[Any] = []  # ([the bound drivers or None] once looked for)
+
+
+def lstsq_library() -> Any:
+    """MKL's least-squares drivers (``?gels_64`` ... ``?gelss_64``) bound as
+    :class:`._lapack.Lapack` binds NumPy's OpenBLAS ones (the same argument lists: ILP64, every
+    argument a pointer), for :func:`._lapack.solve` to call as PyTorch calls them; None: no MKL
+    route (or an MKL without them)."""
+    if not _LSTSQ:
+        cdll = mkl_library()
+        found = None
+        if cdll is not None:
+            from ._lapack import Lapack
+
+            try:
+                found = Lapack(cdll, "{}_64")
+            except AttributeError:
+                found = None
+        _LSTSQ.append(found)
+    return _LSTSQ[0]
