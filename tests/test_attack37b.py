@@ -350,10 +350,6 @@ def _base_flag_later(lib):
     return v.requires_grad
 
 
-@pytest.mark.xfail(strict=True, reason="fix37 stores a no_grad view's requires_grad (True) when it is "
-                   "made; PyTorch computes it from its base each time (DifferentiableViewMeta: "
-                   "requires_grad_ || grad_fn || base.requires_grad()), so after base.requires_grad_(False) "
-                   "PyTorch says False, strided True (main said False: it never flagged such views)")
 def test_no_grad_view_follows_base_flag_off() -> None:
     assert _base_flag_later(strided) == _base_flag_later(torch)
 
@@ -366,9 +362,6 @@ def _view_flag_off(lib):
     return v.requires_grad
 
 
-@pytest.mark.xfail(strict=True, reason="a no_grad view of a tensor requiring grad keeps requires_grad "
-                   "True in PyTorch after v.requires_grad_(False) (its base still requires grad); "
-                   "strided clears its stored flag (main too: it said False throughout)")
 def test_no_grad_view_flag_off_keeps_base() -> None:
     assert _view_flag_off(strided) == _view_flag_off(torch)
 

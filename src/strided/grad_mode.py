@@ -183,6 +183,34 @@ class Meta:
         self.creation: str | None = None
 
 
+class ViewMeta(Meta):
+    """The Meta of a view made under no_grad / inference_mode of a tensor in the graph (PyTorch's
+    DifferentiableViewMeta with creation_meta NO_GRAD_MODE / INFERENCE_MODE): its
+    ``requires_grad`` is its own flag (``own``: what ``requires_grad_`` sets) or its base's, read
+    each time (``requires_grad_ || base_.requires_grad()``), so ``base.requires_grad_(False)``
+    later turns it off and ``view.requires_grad_(False)`` leaves it on while the base requires
+    grad. Only such views pay the property: every other tensor's Meta keeps the plain slot, the
+    one the ops' recording tests read. (The slot it shadows stays unset, so the compiled recorder's
+    slot read falls back to this attribute: ``meta_slot``.)"""
+
+    __slots__ = ("own", "base")
+
+    def __init__(self, base: Any) -> None:
+        self.base = base  # (set first: Meta.__init__ writes requires_grad through the property)
+        super().__init__()
+
+    @property  # type: ignore[override]
+    def requires_grad(self) -> bool:  # pyright: ignore[reportIncompatibleVariableOverride]
+        if self.own:
+            return True
+        m = self.base._ag
+        return m is not None and (m.requires_grad or m.grad_fn is not None)
+
+    @requires_grad.setter
+    def requires_grad(self, flag: bool) -> None:
+        self.own = flag
+
+
 def meta(t: Any) -> Meta:
     """``t``'s Meta, made when it has none yet."""
     m = t._ag
@@ -652,13 +680,20 @@ def _mark_no_grad_views(out: Any, source: Any) -> None:
     for piece in out if isinstance(out, (tuple, list)) else (out,):
         if (getattr(piece, "_base", None) is not None and piece is not source
                 and storage_root(piece._storage) is storage_root(source._storage)):
-            m = meta(piece)
+            # (PyTorch's view of a tensor that requires grad requires grad itself, read from its
+            # base each time (ViewMeta), with no grad_fn and no grad accumulator while its own flag
+            # is off: graph.edge gives it none; its version now, for the refusal once its base or
+            # another view of it is written: graph.mode_view_error)
+            old = piece._ag
+            if not (piece._dtype.is_floating_point or piece._dtype.is_complex):
+                m = meta(piece)  # (an integer view, x.view(int32): never requires grad)
+            else:
+                m = piece._ag = ViewMeta(piece._base)
+            if old is not None and m is not old:
+                for name in ("grad", "grad_fn", "output_nr", "retains_grad", "hooks", "acc"):
+                    setattr(m, name, getattr(old, name))
+                m.own = old.requires_grad
             m.creation = made
-            # (PyTorch's view of a tensor that requires grad requires grad itself, with no grad_fn
-            # and no grad accumulator: graph.edge gives it none; its version now, for the refusal
-            # once its base or another view of it is written: graph.mode_view_error)
-            if piece._dtype.is_floating_point or piece._dtype.is_complex:
-                m.requires_grad = True
             m.view_version = version(piece)
 
 

@@ -393,6 +393,8 @@ def _accumulate(node: AccumulateGrad, grads: list, create_graph: bool) -> None:
     if leaf is None or g is None:
         return
     m = leaf._ag  # (its hooks ran in run())
+    if not m.requires_grad:
+        return  # (PyTorch's AccumulateGrad::apply: a leaf set requires_grad_(False) since the graph was made)
     # (2: this frame's ``g`` and getrefcount's argument; any other holder keeps the copy)
     unheld = sys.getrefcount(g) == 2
     if m.grad is None and not create_graph and _STEAL and unheld and _sole_owner(g, leaf):

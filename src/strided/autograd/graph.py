@@ -68,7 +68,9 @@ def edge(t: Any) -> tuple[Node | None, int]:
         if m.creation is not None:  # a view made under no_grad of a tensor in the graph (see mode_view_error)
             if m.view_version is not None and m.view_version != version(t):
                 raise mode_view_error(t, indirect=True)
-            return (None, 0)  # (PyTorch: it requires grad through its base, but has no grad accumulator)
+            if not getattr(m, "own", False):
+                return (None, 0)  # (PyTorch: it requires grad through its base, but has no grad accumulator)
+            # (its own requires_grad_(True): PyTorch gives it its own accumulator, v.grad)
         acc = m.acc() if m.acc is not None else None  # (one call of the weak reference)
         if acc is None:
             acc = AccumulateGrad.of(t)
