@@ -529,10 +529,6 @@ def test_saved_attributes_softplus_logsigmoid(call: str) -> None:
     assert names[1] == names[0]
 
 
-@pytest.mark.xfail(strict=True, reason="layer_norm / normalize under create_graph after a .data write to the "
-                   "input: session 34 gave the first-order path PyTorch's saved values (the forward's mean / "
-                   "rstd, the norms); the second derivative reads the written data (layer_norm (5, 6): "
-                   "values off by ~7e4, not ulps)")
 @pytest.mark.parametrize("case", ["layer_norm", "normalize"])
 def test_data_write_then_second_derivative(case: str) -> None:
     rng = np.random.default_rng(12)

@@ -32,7 +32,7 @@ from ...errors import (
     StridedValueError,
     join_lines,
 )
-from ...grad_mode import GRAD_MODE, SUBCLASSES, requires_grad
+from ...grad_mode import GRAD_MODE, SUBCLASSES, _slow, requires_grad
 from ...gradients import grad_zeros, seal
 from ...kernels import blas_route, native
 from ...kernels.blocked import copy_into
@@ -47,6 +47,7 @@ from ...layout import expand as expand_layout
 from ...layout.plans import View as _View
 from ...layout.plans import view as _view_plan
 from ...opdef import Kind, declare
+from ...ops._support.gradtools import norm_grad
 from ...ops._support.memo import Memo
 from ...ops._support.operands import _cinfo, _fresh_output
 from ...ops._support.promotion import result_type
@@ -608,40 +609,109 @@ def _layer_norm_backward(out: Tensor, input: Tensor, normalized_shape: Any, weig
                          bias: Tensor | None = None, eps: float = 1e-5) -> Any:
     """PyTorch's native_layer_norm_backward over the normalized dims (x̂ the normalized input,
     r = 1/sqrt(var + eps)): the input's ``r (ĝ - mean ĝ - x̂ mean(ĝ x̂))`` with ``ĝ = g * weight``;
-    the weight's ``sum(g x̂)`` and the bias's ``sum(g)`` over the other dims. From the recording
-    ops (mean and r recomputed from the saved input, float16 in float32), so a second backward
-    gives PyTorch's double backward."""
+    the weight's ``sum(g x̂)`` and the bias's ``sum(g)`` over the other dims, from the forward's
+    mean and r and the input as it is now. Under create_graph the same values behind
+    NativeLayerNormBackwardBackward0 nodes (:func:`_layer_norm_second`): PyTorch's double backward."""
     nd, k = len(input._layout.shape), len(tuple(normalized_shape))
-    dims, batch = tuple(range(nd - k, nd)), tuple(range(nd - k))
+    dims = tuple(range(nd - k, nd))
     need_x = requires_grad(input)
     need_w = weight is not None and requires_grad(weight)
     need_b = bias is not None and requires_grad(bias)
-    d = input._dtype
     stats = _stashed(out) or _layer_norm_stats(input, dims, eps)  # (the forward's mean and r)
 
     def grad(g: Tensor) -> tuple:
+        values = _layer_norm_fused(g, input, weight, bias, dims, (need_x, need_w, need_b), stats)
         if not GRAD_MODE.get():  # first order: one NumPy pass per row (nothing to record)
-            return _layer_norm_fused(g, input, weight, bias, dims, (need_x, need_w, need_b), stats)
-        wide = d.itemsize < 4  # (float16, bfloat16: computed in float32, as PyTorch's kernel)
-        x, gy, w = (input, g, weight) if not wide else (
-            input.to(float32), g.to(float32), None if weight is None else weight.to(float32))
-        xc = x - x.mean(dims, keepdim=True)
-        r = ((xc * xc).mean(dims, keepdim=True) + float(eps)).rsqrt()
-        xhat = xc * r
-        gx = gw = gb = None
-        if need_x:
-            gh = gy if w is None else gy * w
-            gx = r * (gh - gh.mean(dims, keepdim=True) - xhat * (gh * xhat).mean(dims, keepdim=True))
-        if need_w:
-            gw = _sum_over(gy * xhat, batch)
-        if need_b:
-            gb = _sum_over(gy, batch)
-        if wide:
-            gx, gw, gb = (None if t is None else t.to(d) for t in (gx, gw, gb))
-        return gx, gw, gb
+            return values
+        # create_graph: the same values (PyTorch's native_layer_norm_backward runs its kernel
+        # then too), each behind a NativeLayerNormBackwardBackward0 node with PyTorch's
+        # layer_norm_double_backward, which reads the input as it is now and the saved mean / rstd
+        return tuple(None if v is None else _layer_norm_second(v, slot, g, input, weight, dims, stats)
+                     for slot, v in enumerate(values))
 
     saved = tuple(t for t in (input, weight, bias) if t is not None)  # (PyTorch saves bias too)
     return "NativeLayerNormBackward0", (input, weight, bias), grad, saved
+
+
+def _layer_norm_second(value: Tensor, slot: int, g: Tensor, input: Tensor, weight: Tensor | None,  # noqa: A002
+                       dims: tuple, stats: tuple) -> Tensor:
+    """``value``, layer_norm's gradient towards its input (``slot`` 0), weight (1) or bias (2),
+    as the output of a NativeLayerNormBackwardBackward0 node over ``(g, input, weight)``: a
+    second backward gives PyTorch's layer_norm_double_backward for that slot's incoming
+    gradient (ggI, ggG or ggB), from the saved mean and rstd (``stats``: constants, as PyTorch's
+    non-differentiable saved outputs) and the input as it is now (a ``.data`` write included).
+    Recorded only where ``g``, the input or the weight requires grad."""
+    operands = (g, input) if weight is None else (g, input, weight)
+    if not any(requires_grad(t) for t in operands):
+        return value
+    mean, r = stats
+    d = input._dtype
+    shape = input._layout.shape
+    rows, n = math.prod(shape[:dims[0]]), math.prod(shape[dims[0]:])
+    mu = array_like(np.asarray(mean).reshape(-1, 1), _template((rows, 1), d))
+    s = array_like(np.asarray(r).reshape(-1, 1), _template((rows, 1), d))
+
+    def rule(out: Tensor, v: Tensor, g: Tensor, x: Tensor, w: Tensor | None = None) -> Any:
+        def grads(gg: Tensor) -> tuple:
+            return (None, *_layer_norm_double(gg, slot, g, x, w, mu, s, n))
+
+        return "NativeLayerNormBackwardBackward0", (v, *operands), grads, operands
+
+    return _slow(lambda v, *rest: v.detach().clone(), rule, (value.detach(), *operands), {})
+
+
+def _template(shape: tuple, d: Any) -> Tensor:
+    """A fresh tensor of ``shape`` and dtype ``d`` (for :func:`array_like`'s shape and dtype)."""
+    return result_array(shape, d)[0]
+
+
+def _layer_norm_double(gg: Tensor, slot: int, g: Tensor, x: Tensor, w: Tensor | None, mu: Tensor,
+                       s: Tensor, n: int) -> tuple:
+    """PyTorch's layer_norm_double_backward (FunctionsManual.cpp) for the gradient ``gg`` arriving
+    at slot ``slot`` of NativeLayerNormBackward0's outputs (0 ggI, 1 ggG, 2 ggB): the gradients
+    towards ``(g, x, w)`` (ggO, gI, gG; None where the slot gives none), with ``x`` and ``g``
+    as (M, N) rows (``n`` = N), ``mu`` and ``s`` (rstd) the saved (M, 1) statistics, recorded ops (a third
+    backward differentiates them again)."""
+    shape = x._layout.shape
+    xr, go = x.reshape(-1, n), g.reshape(-1, n)
+    xmu = xr - mu
+    s2, s3 = s.pow(2), s.pow(3)
+    xmu_s3 = xmu * s3
+    gamma = None if w is None else w.reshape(1, n)
+    ggo = gi = gw = None
+    if slot == 0:
+        ggi = gg.reshape(-1, n)
+        gxhat = go if gamma is None else go * gamma
+        gxhat_mu_sum = (gxhat * xmu).sum(1, True)
+        gxhat_sum = gxhat.sum(1, True)
+        ggi_sum = ggi.sum(1, True)
+        ggi_mu_sum = (ggi * xmu).sum(1, True)
+        all_sub = ((ggi_sum * gxhat_sum) / n - (ggi * gxhat).sum(1, True)
+                   + (s2 * gxhat_mu_sum * ggi_mu_sum) * (3.0 / n))
+        gi = ((xmu_s3 * all_sub) / n + (ggi_mu_sum * s3) / n * (gxhat_sum / n - gxhat)
+              + (gxhat_mu_sum * s3) / n * (ggi_sum / n - ggi))
+        if w is not None:
+            gw = (go * _first_bwd_grad_input(ggi, None, xmu, s, s2, n)).sum(0).reshape(w._layout.shape)
+        ggo = _first_bwd_grad_input(ggi, gamma, xmu, s, s2, n)
+    elif slot == 1:
+        ggg = gg.reshape(1, n)
+        t0 = go * ggg * s
+        t1 = (s * (go * ggg).sum(1, True)) / -n
+        t2 = (xmu_s3 * (go * ggg * xmu).sum(1, True)) / -n
+        gi = t0 + t1 + t2
+        ggo = ggg * xmu * s
+    else:
+        ggo = gg.reshape(1, n).expand(xr._layout.shape)
+    return (None if ggo is None else ggo.reshape(g._layout.shape), None if gi is None else gi.reshape(shape),
+            gw)
+
+
+def _first_bwd_grad_input(go: Tensor, gamma: Tensor | None, xmu: Tensor, s: Tensor, s2: Tensor, n: int) -> Tensor:
+    """layer_norm_double_backward's ``first_bwd_fn_grad_input``: the first backward's input
+    gradient for the rows ``go`` (``gamma`` None: a weight of ones), from the saved statistics."""
+    h0 = (s if gamma is None else gamma * s) / n
+    h1 = n * go - go.sum(1, True) - (xmu * s2) * (go * xmu).sum(1, True)
+    return h0 * h1
 
 
 def _layer_norm_stats(input: Tensor, dims: tuple, eps: float) -> tuple:
@@ -680,11 +750,6 @@ def _layer_norm_fused(g: Tensor, input: Tensor, weight: Tensor | None, bias: Ten
         if need[2]:
             gb = array_like(gy.sum(axis=0).reshape(bias._layout.shape), bias)
     return gx, gw, gb
-
-
-def _sum_over(t: Tensor, dims: tuple[int, ...]) -> Tensor:
-    """``t`` summed over ``dims`` (none: ``t`` itself; an empty dim list would sum every dim)."""
-    return t.sum(dims) if dims else t
 
 
 def _norms(x: np.ndarray, p: float, axes: Any) -> np.ndarray:
@@ -829,26 +894,33 @@ def _normalize_backward(result: Tensor, input: Tensor, p: float = 2.0, dim: Any 
     def grad(g: Tensor) -> tuple:
         if not GRAD_MODE.get():  # first order: one NumPy pass (nothing to record)
             return (_normalize_fused(g, input, pf, dims, eps, norm_now),)
-        x = input
-        ax = x.abs()
-        if pf == 2:
-            norm = (x * x).sum(dims, keepdim=True).sqrt()
-            dn = x / norm
-        elif pf == 1:
-            norm = ax.sum(dims, keepdim=True)
-            dn = x.sgn()
-        elif pf == float("inf"):
-            norm = ax.amax(dims, keepdim=True)
-            top = ax == norm
-            dn = where(top, x.sgn(), 0.0) / top.sum(dims, keepdim=True)
-        else:
-            norm = (ax ** pf).sum(dims, keepdim=True) ** (1 / pf)
-            dn = x.sgn() * ax ** (pf - 1) / norm ** (pf - 1)
-        dn = where(norm >= eps, dn, 0.0)
-        n = norm.clamp(min=float(eps))
-        return (g / n - dn * (g * x).sum(dims, keepdim=True) / (n * n),)
+        return (_normalize_graph(g, input, pf, dims, eps, norm_now),)
 
     return "DivBackward0", (input,), grad, (input,)
+
+
+def _normalize_graph(g: Tensor, x: Tensor, pf: float, dims: Any, eps: float, norm: np.ndarray) -> Tensor:
+    """The rule's gradient under create_graph, recorded as PyTorch's graph of
+    ``x / norm(x).clamp_min(eps).expand_as(x)`` differentiates it: DivBackward0's two gradients
+    (``g / n`` to x, ``-g * (x / n) / n`` summed to the norm), ClampMinBackward0's mask, and the
+    norm's own node (:func:`_saved_norm`) over the saved norms ``norm``, so a second backward
+    reads the input as it is now and the norms as the forward saw them (after a ``.data`` write,
+    PyTorch's values: the norms are its saved results, not recomputed)."""
+    nt = _saved_norm(x, norm, pf, dims)
+    n = nt.clamp_min(float(eps))
+    gn = (-g * ((x / n) / n)).sum(dims, keepdim=True)
+    gx = g / n
+    gx_norm = norm_grad(where(nt >= eps, gn, 0.0), x, nt, pf, dims, True)
+    return gx if gx_norm is None else gx + gx_norm
+
+
+def _saved_norm(x: Tensor, norm: np.ndarray, pf: float, dims: Any) -> Tensor:
+    """The forward's norms ``norm`` (kept dims) as the output of a LinalgVectorNormBackward0 node
+    over ``x`` (PyTorch's norm_backward from the input as it is now and these saved values)."""
+    def rule(out: Tensor, x: Tensor) -> Any:
+        return "LinalgVectorNormBackward0", (x,), lambda gg: (norm_grad(gg, x, out, pf, dims, True),), (x, out)
+
+    return _slow(lambda x: array_like(norm, _template(norm.shape, x._dtype)), rule, (x,), {})
 
 
 def _normalize_norms(input: Tensor, pf: float, dims: Any) -> np.ndarray:
