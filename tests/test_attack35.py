@@ -464,9 +464,6 @@ def test_logsumexp_float64_bits() -> None:
     assert _same_bits(strided.logsumexp(strided.from_numpy(a.copy()), 1).numpy(), want)
 
 
-@pytest.mark.xfail(strict=True, reason="second derivative of elu / selu / celu / softplus at a transposed "
-                   "input with a row-major incoming gradient: strided's gradient is laid out as the input "
-                   "(strides (1, 3) for (4, 3)), PyTorch's row-major (3, 1)")
 def test_double_backward_layout_transposed_input() -> None:
     a = np.random.default_rng(8).standard_normal((3, 4)).astype(np.float64)
     g = np.random.default_rng(9).standard_normal((4, 3))
@@ -479,10 +476,6 @@ def test_double_backward_layout_transposed_input() -> None:
     assert strides[1] == strides[0]
 
 
-@pytest.mark.xfail(strict=True, reason="logsigmoid under create_graph: strided records g * sigmoid(-x) "
-                   "(Mul/Sigmoid/Neg nodes); PyTorch's LogSigmoidBackward0 gives log_sigmoid_backward's "
-                   "values and LogSigmoidBackwardBackward0's second derivative (grad * (z - 1) * z): the "
-                   "first derivative differs in the last bits")
 def test_logsigmoid_create_graph_first_derivative_bits() -> None:
     a = (np.random.default_rng(10).standard_normal(40) * 4).astype(np.float64)
     got = []
@@ -516,9 +509,6 @@ def test_prelu_bf16_weight_grad_nan_word() -> None:
     np.testing.assert_array_equal(got[1], got[0])
 
 
-@pytest.mark.xfail(strict=True, reason="SoftplusBackward0 / LogSigmoidBackward0 expose no _saved_* attributes "
-                   "(PyTorch: _saved_beta, _saved_self, _saved_threshold / _saved_buffer, _saved_self); "
-                   "gradients.named_saved is declared for a few nodes only")
 @pytest.mark.parametrize("call", ["softplus", "logsigmoid"])
 def test_saved_attributes_softplus_logsigmoid(call: str) -> None:
     names = []

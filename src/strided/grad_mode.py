@@ -219,6 +219,18 @@ def meta(t: Any) -> Meta:
     return m
 
 
+class SavedLater:
+    """A node's named saved value (:func:`strided.gradients.named_saved`) made only when read
+    (``node._saved_buffer``): ``make(node)`` computes it from the node (its saved tensors), so a
+    forward in the graph does not pay for a value PyTorch keeps and strided's rule does not need
+    (log_sigmoid's buffer)."""
+
+    __slots__ = ("make",)
+
+    def __init__(self, make: Callable[[Any], Any]) -> None:
+        self.make = make
+
+
 def requires_grad(t: Any) -> bool:
     """Whether the tensor ``t`` takes part in autograd (a leaf that requires grad, or a result of one)."""
     m = t._ag

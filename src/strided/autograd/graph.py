@@ -30,6 +30,7 @@ from ..grad_mode import (
     _VDATA,
     GRAD_MODE,
     Meta,
+    SavedLater,
     _own_record,
     bump,
     is_grad_enabled,
@@ -261,7 +262,8 @@ class Node:
             found = names.get(attr[7:]) if names else None
             if found is not None:
                 if not found[0]:
-                    return found[1]
+                    v = found[1]
+                    return v.make(self) if v.__class__ is SavedLater else v
                 if self.freed:
                     raise _freed(f"{self._name}.{attr} was freed by the first backward through it",
                                  "fix: y.backward(retain_graph=True), then read it")

@@ -32,6 +32,7 @@ from ...dtypes import DType
 from ...grad_mode import (
     GRAD_MODE,
     needs_grad,  # (re-exported: the rules' one test of an operand)
+    requires_grad,
 )
 from ...grad_mode import _slow as _recorded
 from ...gradients import grad_zeros
@@ -141,6 +142,25 @@ def linear_backward(node: str, grad: Callable[[Tensor], Tensor], g: Tensor, save
         return node, (v, *rest), grads, ()
 
     return _recorded(lambda v, *rest: v.clone(), rule, (value, *saved), {})
+
+
+def kernel_backward(node: str, value: Tensor, operands: tuple[Tensor, ...],
+                    grads: Callable[..., tuple], saved: Callable[..., tuple] | None = None) -> Tensor:
+    """``value``, a first derivative a backward kernel computed (PyTorch runs its kernel under
+    ``create_graph=True`` too: the first-order values, bit for bit), as the output of ``node``
+    (PyTorch's ``...BackwardBackward0``) over ``operands`` (the incoming gradient and the saved
+    inputs it was computed from): ``grads(gg, *operands)`` gives one gradient per operand (None
+    where none), from recording ops (derivatives.yaml's formulas for the kernel), so a third
+    backward differentiates them again. ``saved(*operands)``: the node's saved tensors (a
+    :class:`strided.gradients.NamedSaved` names PyTorch's ``_saved_*``); None: the operands.
+    Recorded only where an operand requires grad; else ``value`` itself."""
+    if not GRAD_MODE.get() or not any(requires_grad(t) for t in operands):
+        return value
+
+    def rule(out: Tensor, v: Tensor, *ops: Tensor) -> Any:
+        return node, (v, *ops), lambda gg: (None, *grads(gg, *ops)), ops if saved is None else saved(*ops)
+
+    return _recorded(lambda v, *rest: v.clone(), rule, (value.detach(), *operands), {})
 
 
 def linked(node: str, grad: Callable[[Tensor], tuple], x: Tensor) -> Callable[[Tensor], tuple]:

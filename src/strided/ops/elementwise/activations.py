@@ -64,7 +64,7 @@ from ...grad_mode import (
     refuse_inference,
 )
 from ...grad_mode import _slow as _RECORDED_CALL
-from ...gradients import named_saved, seal
+from ...gradients import NamedSaved, named_saved, seal
 from ...kernels import check_writable, native, write
 from ...kernels.elementwise import _ONE0, _TYPED0_DTYPES, _clip, typed0
 from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set
@@ -77,13 +77,14 @@ from ...kernels.sleef import SILU as _SILU_OP
 from ...kernels.sleef import SOFTPLUS as _SOFTPLUS_OP
 from ...kernels.sleef import flat_call, step, torch_loop
 from ...kernels.torch_loops import scalar_loop_mask
+from ...layout import elementwise_output_strides, preserve_format_strides
 from ...layout import is_non_overlapping_and_dense as _dense
-from ...layout import preserve_format_strides
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support.along import tensor_from_array
 from .._support.front import compiled_front, compiled_inplace, kernel_entry
-from .._support.gradtools import linear_backward
+from .._support.gradtools import kernel_backward, linear_backward
+from .._support.memo import Memo
 from .._support.operands import _cinfo, _fresh_output, flat_run
 from ..registry import backward
 from .torch_lanes import nan_lanes, scalar_nans
@@ -169,6 +170,19 @@ class Activation:
     # records leaky_relu_backward from the result (LeakyReluBackward1, RreluWithNoiseBackward1:
     # the result saved, so a later write of it fails the backward; a negative slope refused there)
     leaky_result: Callable[..., tuple[str, float, dict]] | None = None
+    # ``second``: (node, double, names) of the node PyTorch records over the row's backward kernel
+    # under create_graph (EluBackwardBackward0, SoftplusBackwardBackward0, ...; :func:`kernel_grad`):
+    # ``double(gg, g, x, *params)`` the gradients towards the incoming gradient ``g`` and the input
+    # ``x`` (derivatives.yaml's formulas), ``names(g, x, *params)`` its ``_saved_*``; None: the
+    # row's ``grad`` recorded ops
+    second: tuple[str, Callable[..., tuple], Callable[..., dict]] | None = None
+    # ``names(x, *params)``: PyTorch's ``_saved_*`` of the row's own node (SoftplusBackward0's
+    # beta, self, threshold); None: the node names none
+    names: Callable[..., dict] | None = None
+    # ``kernel_layout``: the first-order gradient is laid out as PyTorch's backward kernel's
+    # TensorIterator lays out (grad_output, self) (elu_backward, softplus_backward,
+    # log_sigmoid_backward: measured); False: row-major
+    kernel_layout: bool = False
 
 
 def bf16_wide() -> int:
@@ -237,6 +251,32 @@ def _silu_compiled(x: np.ndarray) -> np.ndarray | None:
 SILU = Activation("silu", "silu_cpu", "SiluBackward0", _silu, _silu_grad, _silu_fused, _silu_compiled,
                   bf16_step=bf16_wide, inplace_node="SiluBackward0")
 # (PyTorch's softplus_backward: z / (z + 1) with z = exp(beta x) is sigmoid(beta x), without z's overflow)
+
+
+def elu_second(row: Callable[[], Activation], coefs: Callable[..., tuple[float, float, float]]) -> tuple:
+    """``second`` of an elu-kernel row (``row()`` the row, ``coefs(*params)`` its alpha, scale and
+    input_scale): EluBackwardBackward0 with derivatives.yaml's formulas for ``elu_backward``: the
+    kernel again towards the incoming gradient, elu_double_backward towards the input
+    (``elu_backward(gg * g * input_scale, x) * (x < 0)``)."""
+    def double(gg: Tensor, g: Tensor, x: Tensor, *params: Any) -> tuple:
+        input_scale = coefs(*params)[2]
+        to_x = kernel_grad(row(), gg * g * input_scale, x, params) * (x < 0).to(gg._dtype)
+        return kernel_grad(row(), gg, x, params), to_x
+
+    def names(g: Tensor, x: Tensor, *params: Any) -> dict:
+        a, scale, input_scale = coefs(*params)
+        return {"alpha": a, "scale": scale, "input_scale": input_scale, "is_result": False, "grad_output": g,
+                "self_or_result": x}
+
+    return "EluBackwardBackward0", double, names
+
+
+def _softplus_double(gg: Tensor, g: Tensor, x: Tensor, b: float, t: float) -> tuple:
+    """SoftplusBackwardBackward0's gradients (derivatives.yaml): softplus_backward again towards
+    ``g``; softplus_double_backward towards ``x``: ``sigmoid_backward(gg g, sigmoid(x b)) (x b < t) b``."""
+    xb = x * b
+    y = xb.sigmoid()
+    return kernel_grad(SOFTPLUS, gg, x, (b, t)), (gg * g) * (1 - y) * y * (xb < t).to(gg._dtype) * b
 
 
 def _softplus(x: np.ndarray, b: float, t: float) -> np.ndarray:
@@ -396,7 +436,10 @@ SOFTPLUS = Activation(
     _softplus,
     lambda g, x, b, t: where(x * b > t, g, g * (x * b).sigmoid()),
     lambda x, g, b, t: _softplus_fused(x, g, b, t),
-    _softplus_compiled, bf16_step=bf16_wide)
+    _softplus_compiled, bf16_step=bf16_wide,
+    second=("SoftplusBackwardBackward0", _softplus_double,
+            lambda g, x, b, t: {"beta": b, "threshold": t, "grad_output": g, "self": x}),
+    names=lambda x, b, t: {"beta": b, "threshold": t, "self": x}, kernel_layout=True)
 
 
 def _elu_fused(x: np.ndarray, g: np.ndarray, a: float) -> np.ndarray:
@@ -415,7 +458,9 @@ ELU = Activation(
     lambda g, x, a: scalar_nan_grad(where(x > 0, g, g * (where(x < 0, x, x.detach()).exp() * a)), g, x, 2, lambda: g),
     _elu_fused,
     lambda x, a: _elu_compiled(x, a),
-    result_backward=lambda a: ("EluBackward1", a, 1.0, 1.0), bf16_step=bf16_wide)
+    result_backward=lambda a: ("EluBackward1", a, 1.0, 1.0), bf16_step=bf16_wide,
+    second=elu_second(lambda: ELU, lambda a: (a, 1.0, 1.0)), kernel_layout=True,
+    names=lambda x, a: {"alpha": a, "scale": 1, "input_scale": 1, "self": x})
 LEAKY_RELU = Activation(
     "leaky_relu", "leaky_relu_cpu", "LeakyReluBackward0",
     _leaky_relu,
@@ -867,15 +912,33 @@ def inplace_flat(row: Activation, x: Tensor, params: tuple, name: str,
     return True
 
 
-def fused_grad(like: Tensor, fn: Callable[..., np.ndarray], *arrays: Tensor) -> Tensor:
+def fused_grad(like: Tensor, fn: Callable[..., np.ndarray], *arrays: Tensor, laid: tuple[Tensor, ...] = ()) -> Tensor:
     """A first-order gradient computed in one NumPy pass: ``fn`` of the tensors' views (float16
-    in float32) into a fresh tensor of ``like``'s shape and dtype (recorded by nothing)."""
+    in float32) into a fresh tensor of ``like``'s shape and dtype (recorded by nothing), laid out
+    as TensorIterator lays out the operands ``laid`` (in PyTorch's kernel's order; none:
+    row-major)."""
     compute = compute_dtype(like._dtype)
-    out, arr = result_array(like._layout.shape, like._dtype)
+    shape = like._layout.shape
+    if laid and any(t._layout.strides != _cinfo[shape][0] and any(t._layout.strides) for t in laid):
+        # (an operand expanded from one element, stride 0 throughout, orders nothing: a sum's gradient)
+        out = result(shape, like._dtype, _LAID[(shape, *(t._layout.strides for t in laid))])
+        arr = out._np()
+    else:
+        out, arr = result_array(shape, like._dtype)
     with np.errstate(all="ignore"):
         values = fn(*(t._np().astype(compute, copy=False) for t in arrays))
     np.copyto(arr, np.broadcast_to(values, arr.shape), casting="unsafe")
     return out
+
+
+def _laid_strides(key: tuple) -> tuple[int, ...]:
+    """TensorIterator's output strides for operands of ``key = (shape, *strides)`` (one shape)."""
+    return elementwise_output_strides(key[0], tuple((key[0], st) for st in key[1:]))
+
+
+# (:func:`fused_grad`'s strides per (shape, *operand strides), planned once: a gradient of a
+# sum arrives expanded, stride 0, on every backward)
+_LAID = Memo(_laid_strides)
 
 
 def scalar_nan_grad(value: Tensor, g: Tensor, x: Tensor, vectors: int, at_nan: Callable[[], Tensor]) -> Tensor:
@@ -892,17 +955,53 @@ def scalar_nan_grad(value: Tensor, g: Tensor, x: Tensor, vectors: int, at_nan: C
     return where(tensor_from_array(mask, x._layout.shape, bool_), at_nan(), value)
 
 
+def kernel_grad(row: Activation, g: Tensor, x: Tensor, params: tuple) -> Tensor:
+    """``row``'s first derivative as PyTorch's backward kernel gives it (the fused pass's values,
+    laid out as the kernel's TensorIterator lays out ``(g, x)`` where ``row.kernel_layout``); under create_graph
+    behind ``row.second``'s node (:func:`.._support.gradtools.kernel_backward`)."""
+    value = fused_grad(x, lambda xx, gg: row.fused(xx, gg, *params), x, g, laid=(g, x) if row.kernel_layout else ())
+    if row.second is None or not GRAD_MODE.get():
+        return value
+    node, double, names = row.second
+    return kernel_backward(node, value, (g, x), lambda gg, g_, x_: double(gg, g_, x_, *params),
+                           lambda g_, x_: named_saved((g_, x_), **names(g_, x_, *params)))
+
+
+def activation_rule_spec(row: Activation, input: Tensor, params: tuple) -> tuple:
+    """The (node, inputs, grads, saved) of ``row``'s backward rule at ``input`` with ``params``:
+    under create_graph :func:`kernel_grad` where the row names PyTorch's node over its kernel
+    (``second``), else its ``grad`` recording ops; a first-order backward the fused pass. Its
+    saved tensors named as PyTorch's (``row.names``) where the row says."""
+    def grads(g: Tensor) -> tuple:
+        if GRAD_MODE.get() and row.second is None:  # a create_graph backward: the recording ops
+            if row is LEAKY_RELU or row is HARDTANH:  # (linear in g; x only through a mask)
+                return (linear_backward(row.node.replace("Backward0", "BackwardBackward0"),
+                                        lambda gg: row.grad(gg, input, *params), g, (input,)),)
+            return (row.grad(g, input, *params),)
+        return (kernel_grad(row, g, input, params),)
+
+    if row.names is None:
+        return row.node, (input,), grads, (input,)
+    saved = NamedSaved((input,))
+    key = (row.name, *params)
+    table = _NAMES.get(key)
+    if table is None:  # (the names' table per row and parameters, made once: read-only)
+        table = named_saved((_SELF,), **row.names(_SELF, *params)).names
+        if len(_NAMES) < 256:
+            _NAMES[key] = table
+    saved.names = table
+    return row.node, (input,), grads, saved
+
+
+# (:func:`activation_rule_spec`'s tables of PyTorch's saved names per (row, *params); ``_SELF``
+# stands for the input, the node's saved tensor 0, while a table is made)
+_NAMES: dict[tuple, dict] = {}
+_SELF = object()
+
+
 def _rule(row: Activation) -> Callable[..., Any]:
     def rule(out: Tensor, input: Tensor, *params: Any) -> Any:
-        def grads(g: Tensor) -> tuple:
-            if GRAD_MODE.get():  # a create_graph backward: the recording ops
-                if row is LEAKY_RELU or row is HARDTANH:  # (linear in g; x only through a mask)
-                    return (linear_backward(row.node.replace("Backward0", "BackwardBackward0"),
-                                            lambda gg: row.grad(gg, input, *params), g, (input,)),)
-                return (row.grad(g, input, *params),)
-            return (fused_grad(input, lambda x, gg: row.fused(x, gg, *params), input, g),)
-
-        return row.node, (input,), grads, (input,)
+        return activation_rule_spec(row, input, params)
 
     rule.__name__ = f"{row.name}_backward"
     return rule

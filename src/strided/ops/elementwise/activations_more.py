@@ -42,7 +42,7 @@ import numpy as np
 from ...dispatch import OPEN, adopted, report, result_array
 from ...dtypes import TORCH_NAME, DType, bfloat16, bool_, float16, float32, float64
 from ...errors import StridedRuntimeError, join_lines
-from ...grad_mode import GRAD_MODE
+from ...grad_mode import SavedLater
 from ...gradients import not_differentiable, seal
 from ...kernels import native
 from ...kernels.blocked import row_major
@@ -79,13 +79,16 @@ from .activations import (
     _leaky_relu_compiled,
     _num,
     _run,
+    activation_rule_spec,
     bf16_narrow,
     bf16_wide,
     elu_inplace_table,
+    elu_second,
     float_only,
     fresh_front,
     fused_grad,
     inplace_flat,
+    kernel_grad,
     scalar_nan_grad,
     softplus,
 )
@@ -471,7 +474,9 @@ SELU = Activation("selu", "elu_cpu", "EluBackward0",
                   lambda g, x: _elu_grad(g, x, SELU_ALPHA, SELU_SCALE, 1.0),
                   lambda x, g: _elu_fused(x, g, SELU_ALPHA, SELU_SCALE, 1.0),
                   lambda x: _elu_compiled(x, SELU_ALPHA, SELU_SCALE, 1.0),
-                  result_backward=lambda: ("EluBackward1", SELU_ALPHA, SELU_SCALE, 1.0), bf16_step=bf16_wide)
+                  result_backward=lambda: ("EluBackward1", SELU_ALPHA, SELU_SCALE, 1.0), bf16_step=bf16_wide,
+                  second=elu_second(lambda: SELU, lambda: (SELU_ALPHA, SELU_SCALE, 1.0)), kernel_layout=True,
+                  names=lambda x: {"alpha": SELU_ALPHA, "scale": SELU_SCALE, "input_scale": 1, "self": x})
 
 
 def _celu_grad_scale(a: float) -> float:
@@ -485,7 +490,9 @@ CELU = Activation("celu", "elu_cpu", "CeluBackward0",
                   lambda g, x, a: _elu_grad(g, x, a, 1.0, _celu_grad_scale(a)),
                   lambda x, g, a: _elu_fused(x, g, a, 1.0, _celu_grad_scale(a)),
                   lambda x, a: _elu_compiled(x, a, 1.0, 1.0 / a),
-                  result_backward=lambda a: ("CeluBackward1", a, 1.0, _celu_grad_scale(a)), bf16_step=bf16_wide)
+                  result_backward=lambda a: ("CeluBackward1", a, 1.0, _celu_grad_scale(a)), bf16_step=bf16_wide,
+                  second=elu_second(lambda: CELU, lambda a: (a, 1.0, _celu_grad_scale(a))), kernel_layout=True,
+                  names=lambda x, a: {"alpha": a, "self": x})
 
 
 def _exp(x: np.ndarray) -> np.ndarray:
@@ -647,7 +654,26 @@ def _exp_all(x: np.ndarray) -> np.ndarray:
 # (row-major results whatever the input's layout: PyTorch's log_sigmoid_forward allocates them so)
 LOGSIGMOID = Activation("logsigmoid", "log_sigmoid_cpu", "LogSigmoidBackward0", _logsigmoid,
                         lambda g, x: g * (-x).sigmoid(), _logsigmoid_fused, _logsigmoid_compiled, contiguous=True,
-                        front=_logsigmoid_front, bf16_step=lambda: -1 if step() else 0)
+                        front=_logsigmoid_front, bf16_step=lambda: -1 if step() else 0,
+                        second=("LogSigmoidBackwardBackward0", lambda gg, g, x: _logsigmoid_double(gg, g, x),
+                                lambda g, x: {"buffer": _BUFFER, "grad_output": g, "self": x}),
+                        names=lambda x: {"buffer": _BUFFER, "self": x}, kernel_layout=True)
+
+
+def _logsigmoid_double(gg: Tensor, g: Tensor, x: Tensor) -> tuple:
+    """LogSigmoidBackwardBackward0's gradients (derivatives.yaml): log_sigmoid_backward again
+    towards ``g``; log_sigmoid_double_backward towards ``x``: ``(gg g) (z - 1) z``, z = sigmoid(x)."""
+    z = x.sigmoid()
+    return kernel_grad(LOGSIGMOID, gg, x, ()), (gg * g) * (z - 1) * z
+
+
+def _logsigmoid_buffer(node: Any) -> Tensor:
+    """PyTorch's saved ``buffer`` of log_sigmoid_forward, ``exp(-|x|)``, of the node's saved input
+    (``_saved_self``: refused once a backward freed it), made when read."""
+    return (-node._saved_self.detach().abs()).exp()
+
+
+_BUFFER = SavedLater(_logsigmoid_buffer)
 
 RRELU = Activation(
     "rrelu", "leaky_relu_cpu", "RreluWithNoiseBackward0", _leaky_relu,
@@ -665,14 +691,7 @@ def _rule(row: Activation) -> Callable[..., Any]:
     params_of = _PARAMS[row.name]
 
     def rule(out: Tensor, input: Tensor, *args: Any, **kwargs: Any) -> Any:
-        params = params_of(*args, **kwargs)
-
-        def grads(g: Tensor) -> tuple:
-            if GRAD_MODE.get():  # a create_graph backward: the recording ops
-                return (row.grad(g, input, *params),)
-            return (fused_grad(input, lambda x, gg: row.fused(x, gg, *params), input, g),)
-
-        return row.node, (input,), grads, (input,)
+        return activation_rule_spec(row, input, params_of(*args, **kwargs))
 
     rule.__name__ = f"{row.name}_backward"
     return rule
