@@ -43,6 +43,7 @@ MODE = 0x2 | 0x00140000 | 0x100
 _F32_F64 = (np.dtype(np.float32), np.dtype(np.float64))
 
 _state: list = []  # [] undecided; [None] off; [the compiled _matkernel, set up]
+_addresses: list = []  # [VML's entries handed to vml_setup], once loaded (switched_off sets them back)
 
 
 def _kernel_module():
@@ -63,8 +64,29 @@ def _kernel_module():
         _state.append(None)
         return None
     k.vml_setup(addrs, MODE)
+    _addresses.append(addrs)
     _state.append(k)
     return k
+
+
+class switched_off:  # noqa: N801 - used as a context manager, like contextlib's
+    """``with vml_route.switched_off():`` the route off within (every function here answering
+    False / None, the compiled fronts' ``vml_run`` too), for tests of the kernels it goes before
+    (the C library's expf, the special kernels, NumPy's sqrt); on again after. Not thread-safe:
+    the switch is process-wide."""
+
+    def __enter__(self) -> switched_off:
+        k = _kernel_module()
+        self._saved = list(_state)
+        _state[:] = [None]
+        if k is not None:
+            k.vml_setup((), 0)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        _state[:] = self._saved
+        if self._saved and self._saved[0] is not None:
+            self._saved[0].vml_setup(_addresses[0], MODE)
 
 
 def possible() -> bool:
