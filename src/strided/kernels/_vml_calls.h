@@ -133,16 +133,39 @@ static void vml_row(vml_fn f, Py_ssize_t item, int64_t n, const char *x, Py_ssiz
     }
 }
 
+static Py_ssize_t vml_abs(Py_ssize_t v) { return v < 0 ? -v : v; }
+
+/* Whether dim a goes outside dim b: a larger |stride| of out (ties: of x). */
+static int vml_outer(Py_buffer *out, Py_buffer *x, int a, int b)
+{
+    Py_ssize_t oa = vml_abs(out->strides[a]), ob = vml_abs(out->strides[b]);
+    if (oa != ob)
+        return oa > ob;
+    return vml_abs(x->strides[a]) > vml_abs(x->strides[b]);
+}
+
 /* Every row of the n-dim views (the last dim a row; a 0-d view is one row of 1), their dims first
  * merged where both views allow (a row-major pair: one call), as TensorIterator coalesces. */
 static void vml_rows(vml_fn f, Py_buffer *x, Py_buffer *out, char *buf)
 {
     Py_ssize_t item = x->itemsize;
     Py_ssize_t shape[64], xs[64], os[64];
-    int nd = 0;
+    int order[64], n_order = 0;
+    /* the dims in out's memory order (the largest |stride| outermost: a transposed pair becomes
+     * one run), size-1 dims left out; the order of an elementwise op's elements changes no bit */
     for (int d = 0; d < x->ndim; d++) {
         if (x->shape[d] == 1)
             continue; /* (a size-1 dim moves nowhere) */
+        int i = n_order++;
+        while (i > 0 && vml_outer(out, x, d, order[i - 1])) {
+            order[i] = order[i - 1];
+            i--;
+        }
+        order[i] = d;
+    }
+    int nd = 0;
+    for (int k = 0; k < n_order; k++) {
+        int d = order[k];
         if (nd > 0 && xs[nd - 1] == x->shape[d] * x->strides[d] && os[nd - 1] == x->shape[d] * out->strides[d]) {
             shape[nd - 1] *= x->shape[d]; /* (merged into the dim before) */
             xs[nd - 1] = x->strides[d];
