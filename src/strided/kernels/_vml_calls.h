@@ -79,30 +79,45 @@ static void vml_call(vml_fn f, int64_t n, const void *a, void *r)
     }
 }
 
-static PyObject *py_vml_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+/* The arguments (x, out, op) of vml_run / vml_apply: 1 with both buffers held (``flags``: their
+ * layout request), the op's function in *f (NULL: not for this dtype) and *ok whether x and out
+ * are of one float dtype and aligned; 0 to answer False (off, or not buffers of that layout:
+ * nothing held); -1 on an error. */
+static int vml_args(PyObject *const *args, Py_ssize_t nargs, const char *usage, int flags, Py_buffer *x,
+                    Py_buffer *out, vml_fn *f, int *ok)
 {
     if (nargs != 3) {
-        PyErr_SetString(PyExc_TypeError, "vml_run(x, out, op)");
-        return NULL;
+        PyErr_SetString(PyExc_TypeError, usage);
+        return -1;
     }
     int op = (int)PyLong_AsLong(args[2]);
     if (op == -1 && PyErr_Occurred())
-        return NULL;
+        return -1;
     if (!vml_on)
-        Py_RETURN_FALSE;
+        return 0;
+    if (PyObject_GetBuffer(args[0], x, flags | PyBUF_FORMAT) < 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    if (PyObject_GetBuffer(args[1], out, flags | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyErr_Clear();
+        PyBuffer_Release(x);
+        return 0;
+    }
+    *f = vml_pick(op, x->itemsize, x->format);
+    *ok = *f != NULL && out->itemsize == x->itemsize && out->format != NULL && out->format[0] == x->format[0]
+          && ((uintptr_t)x->buf % x->itemsize) == 0 && ((uintptr_t)out->buf % x->itemsize) == 0;
+    return 1;
+}
+
+static PyObject *py_vml_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
     Py_buffer x, out;
-    if (PyObject_GetBuffer(args[0], &x, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
-        PyErr_Clear();
-        Py_RETURN_FALSE;
-    }
-    if (PyObject_GetBuffer(args[1], &out, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
-        PyErr_Clear();
-        PyBuffer_Release(&x);
-        Py_RETURN_FALSE;
-    }
-    vml_fn f = vml_pick(op, x.itemsize, x.format);
-    int ok = f != NULL && out.itemsize == x.itemsize && out.format != NULL && out.format[0] == x.format[0]
-             && out.len == x.len && ((uintptr_t)x.buf % x.itemsize) == 0 && ((uintptr_t)out.buf % x.itemsize) == 0;
+    vml_fn f;
+    int ok, got = vml_args(args, nargs, "vml_run(x, out, op)", PyBUF_C_CONTIGUOUS, &x, &out, &f, &ok);
+    if (got <= 0)
+        return got < 0 ? NULL : Py_NewRef(Py_False);
+    ok = ok && out.len == x.len;
     if (ok)
         vml_call(f, x.len / x.itemsize, x.buf, out.buf);
     PyBuffer_Release(&out);
@@ -203,29 +218,12 @@ static void vml_rows(vml_fn f, Py_buffer *x, Py_buffer *out, char *buf)
 
 static PyObject *py_vml_apply(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 3) {
-        PyErr_SetString(PyExc_TypeError, "vml_apply(x, out, op)");
-        return NULL;
-    }
-    int op = (int)PyLong_AsLong(args[2]);
-    if (op == -1 && PyErr_Occurred())
-        return NULL;
-    if (!vml_on)
-        Py_RETURN_FALSE;
     Py_buffer x, out;
-    if (PyObject_GetBuffer(args[0], &x, PyBUF_STRIDES | PyBUF_FORMAT) < 0) {
-        PyErr_Clear();
-        Py_RETURN_FALSE;
-    }
-    if (PyObject_GetBuffer(args[1], &out, PyBUF_STRIDES | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
-        PyErr_Clear();
-        PyBuffer_Release(&x);
-        Py_RETURN_FALSE;
-    }
-    vml_fn f = vml_pick(op, x.itemsize, x.format);
-    int ok = f != NULL && out.itemsize == x.itemsize && out.format != NULL && out.format[0] == x.format[0]
-             && out.ndim == x.ndim && x.ndim <= 64 && ((uintptr_t)x.buf % x.itemsize) == 0
-             && ((uintptr_t)out.buf % x.itemsize) == 0;
+    vml_fn f;
+    int ok, got = vml_args(args, nargs, "vml_apply(x, out, op)", PyBUF_STRIDES, &x, &out, &f, &ok);
+    if (got <= 0)
+        return got < 0 ? NULL : Py_NewRef(Py_False);
+    ok = ok && out.ndim == x.ndim && x.ndim <= 64;
     int64_t n = 1;
     for (int d = 0; ok && d < x.ndim; d++) {
         ok = x.shape[d] == out.shape[d] && x.strides[d] % x.itemsize == 0 && out.strides[d] % x.itemsize == 0;
