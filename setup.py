@@ -157,7 +157,7 @@ setup(ext_modules=[Extension(
     "strided.kernels._matkernel",
     ["src/strided/kernels/_matkernel.c"],
     optional=True,
-    depends=["src/strided/kernels/_torch_bmm_loop.h", "src/strided/kernels/_lapack_calls.h"],
+    depends=["src/strided/kernels/_torch_bmm_loop.h", "src/strided/kernels/_lapack_calls.h", "src/strided/kernels/_vml_calls.h"],
     # the checks and the BLAS call NumPy's matmul makes, through the addresses of NumPy's own
     # OpenBLAS routines (handed over at run time: nothing to link); scale_add's IEEE multiplies
     # and adds as NumPy's ufuncs round them: no contraction into fused multiply-adds, no -ffast-math

@@ -122,6 +122,17 @@ def browser() -> Iterator[object]:
 
 
 @pytest.fixture
+def vml_route_off():
+    """The MKL VML route (:mod:`strided.kernels.vml_route`) off for the test: the kernels it goes
+    before (the C library's expf, tanh from double, the special kernels, NumPy's sqrt) are what
+    strided's exp / tanh / erf / erfc / erfinv / sqrt ... compute then, as without MKL."""
+    from strided.kernels import vml_route
+
+    with vml_route.switched_off():
+        yield
+
+
+@pytest.fixture
 def torch_threads_as_assumed():
     """PyTorch's thread count set to the one strided assumes for its loops
     (:func:`strided.kernels.torch_loops.torch_threads`: it moves a loop's scalar elements past

@@ -21,8 +21,8 @@ import strided
 from strided.kernels import native
 
 _KERNEL = native.special()
-pytestmark = pytest.mark.skipif(_KERNEL is None or not hasattr(_KERNEL, "erf_float32"),
-                                reason="the compiled special functions are not built")
+pytestmark = [pytest.mark.usefixtures("vml_route_off"), pytest.mark.skipif(_KERNEL is None or not hasattr(_KERNEL, "erf_float32"),
+                                reason="the compiled special functions are not built")]
 NAMES = ["erf", "erfc"]
 
 # Cody's thresholds (0.46875, 4, the clamp at 40), the exp table's steps, 0.5, 1 and the float32 extremes

@@ -141,7 +141,7 @@ def test_sqrt_kernel_refuses_other_buffers():
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_sqrt_gives_numpys_bits_and_torchs_strides(dtype, room_in_the_dense_memo):
+def test_sqrt_gives_numpys_bits_and_torchs_strides(dtype, room_in_the_dense_memo, vml_route_off):
     """strided.sqrt (the front's kernel, its fallback, the method): NumPy's correctly rounded bits
     (PyTorch's float32 sqrt differs from them by an ulp on some elements, before this kernel too:
     values compared with NumPy), PyTorch's strides, no warning for a negative."""

@@ -22,8 +22,8 @@ import strided
 from strided.kernels import native
 
 _KERNEL = native.special()
-pytestmark = pytest.mark.skipif(_KERNEL is None or not hasattr(_KERNEL, "erf_float32"),
-                                reason="the compiled special functions are not built")
+pytestmark = [pytest.mark.usefixtures("vml_route_off"), pytest.mark.skipif(_KERNEL is None or not hasattr(_KERNEL, "erf_float32"),
+                                reason="the compiled special functions are not built")]
 
 
 def _bits(a: np.ndarray) -> np.ndarray:

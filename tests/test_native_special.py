@@ -199,7 +199,7 @@ def test_the_ops_match_pytorch_with_and_without_the_kernel(dtype: torch.dtype, f
 
 if _KERNEL is not None:
 
-    def test_the_switch_reaches_every_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    def test_the_switch_reaches_every_path(monkeypatch: pytest.MonkeyPatch, vml_route_off: None) -> None:
         """``native.disabled()`` turns the kernel off on the small-op fast path (row-major input)
         and on the general path (a transposed input, ``out=``) alike."""
         calls: list[int] = []

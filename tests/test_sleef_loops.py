@@ -20,7 +20,7 @@ import strided
 from strided.kernels import native, sleef
 
 K = native.sleef()
-pytestmark = [pytest.mark.skipif(K is None, reason="the compiled kernel is not built"),
+pytestmark = [pytest.mark.usefixtures("vml_route_off"), pytest.mark.skipif(K is None, reason="the compiled kernel is not built"),
               pytest.mark.usefixtures("torch_threads_as_assumed")]  # (conftest.py)
 
 _OPS = {

@@ -1438,6 +1438,7 @@ end:
 }
 
 #include "_lapack_calls.h"
+#include "_vml_calls.h"
 
 /* ---------------------------------------------------------------- conv2d's depthwise products
  * conv2d_depthwise(x, w, w_layout, b, b_layout, out, ph, pw, sh, dh, dw): a 2-D convolution whose every group has one
@@ -1740,6 +1741,12 @@ end:
 }
 
 static PyMethodDef methods[] = {
+    {"vml_setup", py_vml_setup, METH_VARARGS,
+     "vml_setup(addresses, mode): MKL VML's vms/vmd<Op>_64 entries in vml_route.OPS order (): off (see _vml_calls.h)"},
+    {"vml_run", (PyCFunction)(void (*)(void))py_vml_run, METH_FASTCALL,
+     "vml_run(x, out, op): op of a contiguous float32/float64 run by MKL VML; False when off"},
+    {"vml_apply", (PyCFunction)(void (*)(void))py_vml_apply, METH_FASTCALL,
+     "vml_apply(x, out, op): op of any strided x into out of its shape by MKL VML; False when off"},
     {"lapack_setup", py_lapack_setup, METH_VARARGS,
      "lapack_setup(numpy_empty, float32, float64, int32, dpotrf, dsyevd, dgeqrf, dorgqr, dgesdd, sgelsy, dgelsy, "
      "dgesv) (see _lapack_calls.h)"},

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from . import vml_route
 from .fused import fma, fma_into, lerp_into
 
 
@@ -83,7 +84,11 @@ def _update(p: np.ndarray, g: np.ndarray, m: np.ndarray, v: np.ndarray, vmax: np
     # memory, read by now: the same ufuncs on the same values, so the same bits, with two fresh
     # arrays made instead of five: fewer passes over memory not in cache, measured ~20% of a
     # (1000, 1000) float32 step)
-    denom = np.sqrt(v, out=scaled) if scaled is not None else np.sqrt(v)  # (sqrt / bias_correction2_sqrt).add_(eps)
+    # (sqrt / bias_correction2_sqrt).add_(eps); the root by MKL VML as PyTorch's exp_avg_sq.sqrt()
+    # (kernels.vml_route), NumPy's correctly rounded one where that route does not run
+    denom = scaled if scaled is not None else np.empty(v.shape, v.dtype)
+    if not vml_route.apply("sqrt", v, denom):
+        np.sqrt(v, out=denom)
     np.true_divide(denom, bias_correction2_sqrt, out=denom)
     np.add(denom, t(eps), out=denom)
     value = -step_size  # param.addcdiv_(exp_avg, denom, value=-step_size)

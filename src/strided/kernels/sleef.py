@@ -33,12 +33,13 @@ AVX-512, where ``torch.backends.cpu.get_cpu_capability()`` is ``"AVX512"``):
   sum, which is not ported (the C library's ``logf``: 99.9% bit-equal).
 - ``exp`` and ``tanh`` are not that loop: ``exp_kernel`` calls ``at::vml::vexp``, which in PyTorch's
   MKL builds is MKL's ``vmsExp`` (``VML_HA``), for every element and layout (strided inputs are
-  gathered and go through it too); ``tanh_kernel`` likewise MKL's ``vmsTanh``. MKL is closed and
-  its kernels are picked by CPU, so its bits are not reproduced: strided's float32 ``exp`` is the
-  C library's ``expf`` (:func:`exp_float32`), which equals MKL's result in 98.9% of elements
-  spread over -100..88 (NumPy's ``np.exp``: 63%), and its ``tanh`` is tanh rounded from double
-  (:func:`tanh_float32`), equal to MKL's in 99.8-99.99% (``np.tanh``: 62-84%); all within an ulp
-  of the exact value.
+  gathered and go through it too); ``tanh_kernel`` likewise MKL's ``vmsTanh``. Where pip MKL is
+  installed, strided calls those same functions (:mod:`strided.kernels.vml_route`: PyTorch's bits,
+  float32 and float64). Without it (or with ``STRIDED_BLAS=openblas``) MKL's closed, per-CPU
+  kernels are not reproduced: strided's float32 ``exp`` is then the C library's ``expf``
+  (:func:`exp_float32`), which equals MKL's result in 98.9% of elements spread over -100..88
+  (NumPy's ``np.exp``: 63%), and its ``tanh`` is tanh rounded from double (:func:`tanh_float32`),
+  equal to MKL's in 99.8-99.99% (``np.tanh``: 62-84%); all within an ulp of the exact value.
 
 Without the compiled module (no C compiler, ``STRIDED_NATIVE=0``, :func:`strided.kernels.native.disabled`)
 every function here answers None and the callers run NumPy's ufuncs as before: NumPy's bits

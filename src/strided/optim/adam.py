@@ -11,10 +11,11 @@ foreach=False)``'s. Per parameter, with ``step`` a float32 0-d tensor counted up
     denom = sqrt(exp_avg_sq (or its running max: amsgrad)) / sqrt(bias_correction2) + eps
     p += -(lr / bias_correction1) * exp_avg / denom
 
-Results: equal to PyTorch's to the bit but where PyTorch's CPU ``sqrt`` is not correctly rounded
-(about 0.6% of float32 elements measured differ from NumPy's by an ulp there), within a few ulps
-after many steps. That sqrt (MKL's VML, ``VML_HA``; its elements depend on the CPU) is the only
-step that differs: with it in place of NumPy's, runs are bit-equal (``tests/test_adam34.py``).
+Results: equal to PyTorch's to the bit. PyTorch's CPU ``sqrt`` is MKL's VML (``VML_HA``; not
+correctly rounded: about 0.6% of float32 elements differ from NumPy's by an ulp); strided's is the
+same VML call where pip MKL is installed (:mod:`strided.kernels.vml_route`), so runs are bit-equal
+(``tests/test_adam34.py``). Without MKL (or with ``STRIDED_BLAS=openblas``) the root is NumPy's and
+results drift within a few ulps after many steps: that root is then the only step that differs.
 
 >>> import strided
 >>> from strided import optim

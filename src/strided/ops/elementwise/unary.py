@@ -39,7 +39,7 @@ from ...grad_mode import GRAD_MODE, INSIDE, SUBCLASSES, bump
 from ...grad_mode import _slow as recorded
 from ...gradients import grad_zeros, guards_itself, in_pytorch_convention, record, records, saves_output, seal
 from ...gradients import recorded as recorded_fast
-from ...kernels import torch_extremes
+from ...kernels import torch_extremes, vml_route
 from ...kernels.elementwise import (
     UnaryKernel,
     _clip,
@@ -108,6 +108,12 @@ class UnaryOp:
     # out= must have the input's dtype (PyTorch: "Found dtype ... but expected ..."): "always", or for a
     # complex input "abs" / "not_complex" (see strided.ops._support.out.refuse_other_dtype); "" casts
     out_same_dtype: str = ""
+
+    def __post_init__(self) -> None:
+        # the ops PyTorch computes with MKL VML (exp log sqrt sin cos tanh): their float32/float64
+        # by VML, PyTorch's bits, where kernels.vml_route runs; ``compute`` where it does not
+        if self.name in vml_route.CODE:
+            object.__setattr__(self, "compute", vml_route.kernel(self.name, self.compute))
 
 
 NEG = UnaryOp(
@@ -286,6 +292,8 @@ def _fast_unary(op: UnaryOp, raw: Callable[..., Tensor] | None = None) -> Callab
         ufunc = exp_fresh
     if op is TANH:  # (np.tanh but for float32: tanh from double, kernels.sleef.tanh_fresh)
         ufunc = tanh_fresh
+    if name in vml_route.CODE:  # (float32/float64: MKL VML's, PyTorch's bits, where the route runs)
+        ufunc = vml_route.fresh_first(name, ufunc)
     compute = op.compute
     vml = name in VML_ALL_ONES  # (its bfloat16 NaNs are 0xFFFF: kernels.reduced_nans)
     bf16_run = _BF16_THROUGH_FLOAT32.get(name)  # (bfloat16 by the float32 kernel: None, not built)
@@ -400,6 +408,8 @@ def _front_kernel(op: UnaryOp, d: DType) -> tuple | None:
         return kernel_entry(getattr(k, "bf16_sqrt", None) if k is not None else None, (), bfloat16)
     if d is not float32 and d is not float64:  # (and no d.numpy: bfloat16's imports ml_dtypes)
         return None
+    if op.name in vml_route.CODE and _VML:  # (MKL VML's call; its False answer: the fast path's function)
+        return kernel_entry(vml_route.runner(), (vml_route.CODE[op.name],), d.numpy)
     if op is SIGMOID:
         call = flat_call(SLEEF_SIGMOID, d.numpy)
     elif op is EXP or op is TANH:
@@ -421,7 +431,7 @@ def _unary_out(op: UnaryOp, x: Any, out: Any) -> Tensor:
     # (neg's refusal of a bool input comes first in PyTorch: it is checked before the iterator's)
     if op.out_same_dtype and isinstance(x, Tensor) and not (op.bool_error and x._dtype.kind == "b"):
         refuse_other_dtype(out, x._dtype, op.name, op.out_same_dtype)
-    if (op.ufunc in EXACT_UNARY and type(x) is Tensor and x._dtype in _INTO_OUT_DTYPES
+    if (op.ufunc in EXACT_UNARY and not (_VML and op.name in vml_route.CODE) and type(x) is Tensor and x._dtype in _INTO_OUT_DTYPES
             and into_out(out, x._layout.shape, x._dtype, (x,))):
         token = _quiet_set(_QUIET)
         try:
@@ -438,6 +448,7 @@ def _unary_out(op: UnaryOp, x: Any, out: Any) -> Tensor:
 
 # (float16 and bfloat16 keep the general path: NumPy's loops for them compute through float32)
 _INTO_OUT_DTYPES = frozenset((float32, float64))
+_VML = vml_route.possible()  # (the environment lets MKL VML run: its ops' compiled fronts call it)
 
 
 neg, neg_ = _make_unary(NEG)

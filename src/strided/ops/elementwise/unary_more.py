@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -41,7 +42,7 @@ from ...dtypes import (
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import SUBCLASSES
 from ...gradients import guards_itself, seal
-from ...kernels import check_writable, complex_forms, native, npcore, special
+from ...kernels import check_writable, complex_forms, native, npcore, special, vml_route
 from ...kernels.elementwise import complex_abs, reciprocal_into
 from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set, quietly
 from ...kernels.memory import dense_run
@@ -697,6 +698,11 @@ def _sinc_numpy(x: np.ndarray) -> np.ndarray:
 
 
 def _float(name: str, kernel: Kernel, *aliases: str) -> MoreUnary:
+    """A "float" op; those PyTorch computes with MKL VML (kernels.vml_route.OPS: erf erfc erfinv
+    log10 tan asin acos atan) take VML first for float32/float64 (PyTorch's bits), ``kernel`` where
+    the route does not run."""
+    if name in vml_route.CODE:
+        kernel = vml_route.kernel(name, kernel)
     return MoreUnary(name, kernel, "float", aliases=aliases)
 
 
@@ -869,6 +875,11 @@ def _frac_first(x: np.ndarray) -> np.ndarray | None:
 # (expm1: SLEEF's at every element, expm1_map; None where not built: then _FRESH's np.expm1)
 _FIRST = {"sign": _unary_exact_first(0), "rsqrt": _unary_exact_first(3), "frac": _frac_first,  # (see _FIRST_CODES)
           "expm1": lambda x: expm1_map(x), "log1p": lambda x: log1p_map(x)}
+# (the VML ops, where the environment lets kernels.vml_route run: MKL VML's pass into a fresh
+# array, None where it does not run after all; their fronts call it in C: _front_kernel)
+_VML = vml_route.possible()
+if _VML:
+    _FIRST.update({op.name: partial(vml_route.fresh, op.name) for op in TABLE if op.name in vml_route.CODE})
 # the special functions: called without quiet_call (see _special_fresh)
 def _logit_fresh(x: np.ndarray) -> np.ndarray:
     """``logit(x)`` without eps of a flat float32 / float64 run into a fresh array: the forward's
@@ -1631,6 +1642,8 @@ def _front_kernel(name: str, dtype: np.dtype) -> tuple | None:
     the special functions' kernels (:func:`_special_fresh`'s call), logit's ``logit_np``
     (:func:`_logit_fresh`'s two steps); None for the others, and
     where the special kernels are not built."""
+    if name in vml_route.CODE and _VML and dtype in _F32_F64:  # (MKL VML's call; False: the fast path's)
+        return kernel_entry(vml_route.runner(), (vml_route.CODE[name],), dtype)
     k = native._compiled("_specialkernel")  # (the module itself: the front reads the switch per call)
     if k is None or dtype not in _F32_F64:
         return None
