@@ -26,7 +26,7 @@
 #define SLEEF_D1 +0.4166666666666602598e-1
 #define SLEEF_D0 +0.1666666666666669072e+0
 
-static double sleef_pow2i_d(int32_t q)
+static SLEEF_AI double sleef_pow2i_d(int32_t q)
 {
     uint64_t b = (uint64_t)(int64_t)(q + 0x3ff) << 52;
     double f;
@@ -36,7 +36,7 @@ static double sleef_pow2i_d(int32_t q)
 
 /* xexp, one lane (the range checks first: C's int conversion of a huge q is undefined, and the
  * lanes replace those results anyway) */
-static double sleef_exp(double d)
+static SLEEF_AI double sleef_exp(double d)
 {
     if (d != d) return d + d;
     if (d > SLEEF_EXP_OVER) return INFINITY;

@@ -72,7 +72,7 @@ static inline float tf_pow2i(int32_t q)
 }
 
 /* xtanhf, one lane */
-static inline float sleef_tanhf(float x)
+static SLEEF_AI float sleef_tanhf(float x)
 {
     float y = fabsf(x);
     if (!(y <= SLEEF_TANHF_BOUND)) {  /* (beyond the bound, or NaN: the lanes' selections) */
@@ -190,7 +190,7 @@ static inline double td_pow2i(int32_t q)
 #define TD_R_LN2 1.442695040888963407359924681001892137426645954152985934135449406931
 
 /* xtanh, one lane */
-static inline double sleef_tanh(double x)
+static SLEEF_AI double sleef_tanh(double x)
 {
     double y = fabs(x);
     if (!(y <= SLEEF_TANH_BOUND)) {
