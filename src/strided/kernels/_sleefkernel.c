@@ -298,6 +298,26 @@ __attribute__((target("avx512f"))) static void mish_block16(const float *x, floa
     }
 }
 
+/* mish_block16 in eight lanes (AVX2 with FMA): the same steps, the same bits; the odd lanes and the
+ * last m % 8 elements one at a time (mish_block_f's lanes, their NaN by position too) */
+__attribute__((target("avx2,fma"))) static void mish_block8f(const float *x, float *o, Py_ssize_t m, int tx)
+{
+    const __m256 big = _mm256_set1_ps(1e38f);
+    Py_ssize_t i = 0;
+    for (; i + 8 <= m; i += 8) {
+        __m256 v = _mm256_loadu_ps(x + i), e = sleef_expf8(v);
+        int odd = _mm256_movemask_ps(_mm256_cmp_ps(e, big, _CMP_NLE_UQ));
+        __m256 r = sleef_tanhf8(sleef_log1pf8_unit(e));
+        if (tx) r = _mm256_mul_ps(v, r);
+        float keep[8];
+        if (odd) _mm256_storeu_ps(keep, v);
+        _mm256_storeu_ps(o + i, r);
+        for (int j = 0; odd; j++, odd >>= 1)
+            if (odd & 1) o[i + j] = keep[j] != keep[j] ? mish_nan_f(keep[j], i + j) : mish_vec_f(keep[j], tx);
+    }
+    for (; i < m; i++) o[i] = x[i] != x[i] ? mish_nan_f(x[i], i) : mish_vec_f(x[i], tx);
+}
+
 __attribute__((target("avx512f"))) static void mish_block8(const double *x, double *o, Py_ssize_t m, int tx)
 {
     for (Py_ssize_t i = 0; i < m; i += 8) {
@@ -596,6 +616,30 @@ __attribute__((target("avx512f"))) static void log1p_block16_f(const float *x, f
             r = _mm512_loadu_ps(rv);
         }
         _mm512_storeu_ps(o + i, r);
+    }
+    for (; i < m; i++) o[i] = sleef_log1pf_pt(x[i]);
+}
+
+/* log1p_block16_f in eight lanes (AVX2 with FMA, sleef_log1pf8_unit): the same bits */
+__attribute__((target("avx2,fma"))) static void log1p_block8_f(const float *x, float *o, Py_ssize_t m)
+{
+    Py_ssize_t i = 0;
+    const __m256 lo = _mm256_set1_ps(-1.0f), hi = _mm256_set1_ps(1e38f), zero = _mm256_setzero_ps();
+    for (; i + 8 <= m; i += 8) {
+        __m256 d = _mm256_loadu_ps(x + i);
+        __m256 okv = _mm256_and_ps(_mm256_and_ps(_mm256_cmp_ps(d, lo, _CMP_GT_OQ), _mm256_cmp_ps(d, hi, _CMP_LE_OQ)),
+                                   _mm256_cmp_ps(d, zero, _CMP_NEQ_OQ));
+        int ok = _mm256_movemask_ps(okv);
+        __m256 r = sleef_log1pf8_unit(_mm256_and_ps(okv, d));
+        if (ok != 0xFF) {  /* (from copies of the lanes: o may be x itself, in place) */
+            float dv[8], rv[8];
+            _mm256_storeu_ps(dv, d);
+            _mm256_storeu_ps(rv, r);
+            for (int j = 0; j < 8; j++)
+                if (!(ok >> j & 1)) rv[j] = sleef_log1pf_pt(dv[j]);
+            r = _mm256_loadu_ps(rv);
+        }
+        _mm256_storeu_ps(o + i, r);
     }
     for (; i < m; i++) o[i] = sleef_log1pf_pt(x[i]);
 }
@@ -1122,6 +1166,45 @@ __attribute__((target("avx512f"))) static void tanh_block8(const float *x, float
 }
 #endif
 
+#if HAVE_X86
+/* tanh8's steps in four double lanes (AVX2 with FMA): the same operations per lane, the same bits */
+__attribute__((target("avx2,fma"), always_inline)) static inline __m128 tanh4(__m128 xf)
+{
+    __m256d d = _mm256_cvtps_pd(xf);
+    __m256d a = _mm256_andnot_pd(_mm256_set1_pd(-0.0), d);
+    __m256d y = _mm256_min_pd(_mm256_add_pd(a, a), _mm256_set1_pd(40.0));  /* (a NaN lane: fixed below) */
+    __m256d k = _mm256_round_pd(_mm256_mul_pd(y, _mm256_set1_pd(TANH_INV_LN2)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256d r = _mm256_fnmadd_pd(k, _mm256_set1_pd(TANH_LN2_HI), y);
+    r = _mm256_fnmadd_pd(k, _mm256_set1_pd(TANH_LN2_LO), r);
+    __m256d q = _mm256_set1_pd(EXPM1_TAYLOR[0]);
+    for (int i = 1; i < 12; i++) q = _mm256_fmadd_pd(q, r, _mm256_set1_pd(EXPM1_TAYLOR[i]));
+    __m256d p = _mm256_fmadd_pd(_mm256_mul_pd(r, r), q, r);
+    __m256i ki = _mm256_cvtepi32_epi64(_mm256_cvtpd_epi32(k));
+    __m256d s = _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_add_epi64(ki, _mm256_set1_epi64x(1023)), 52));
+    __m256d e = _mm256_fmadd_pd(s, p, _mm256_sub_pd(s, _mm256_set1_pd(1.0)));
+    __m256d t = _mm256_div_pd(e, _mm256_add_pd(e, _mm256_set1_pd(2.0)));
+    t = _mm256_or_pd(t, _mm256_and_pd(d, _mm256_set1_pd(-0.0)));  /* the sign of x back (t >= 0) */
+    t = _mm256_blendv_pd(t, _mm256_add_pd(d, d), _mm256_cmp_pd(d, d, _CMP_UNORD_Q));  /* NaN: x quieted */
+    return _mm256_cvtpd_ps(t);
+}
+
+/* tanh_block8's AVX2 form: four independent four-lane chains an iteration (latency-bound alone) */
+__attribute__((target("avx2,fma"))) static void tanh_block4(const float *x, float *o, Py_ssize_t m)
+{
+    Py_ssize_t i = 0;
+    for (; i + 16 <= m; i += 16) {
+        __m128 t0 = tanh4(_mm_loadu_ps(x + i)), t1 = tanh4(_mm_loadu_ps(x + i + 4));
+        __m128 t2 = tanh4(_mm_loadu_ps(x + i + 8)), t3 = tanh4(_mm_loadu_ps(x + i + 12));
+        _mm_storeu_ps(o + i, t0);
+        _mm_storeu_ps(o + i + 4, t1);
+        _mm_storeu_ps(o + i + 8, t2);
+        _mm_storeu_ps(o + i + 12, t3);
+    }
+    for (; i + 4 <= m; i += 4) _mm_storeu_ps(o + i, tanh4(_mm_loadu_ps(x + i)));
+    for (; i < m; i++) o[i] = tanh_lane(x[i]);  /* (the same steps one lane at a time) */
+}
+#endif
+
 /* elu at alpha 1 (op 8) of x[0, m) into o, in vec_block's / vec_block_d's scope (x, o, m, wide):
  * where AVX-512 (wide W512), FUSED: one pass of sixteen (eight) lanes (W256: FUSED8's eight float32 lanes, where
  * it answers 1), op 7's expm1 lanes only for a
@@ -1263,6 +1346,10 @@ static void vec_block(const float *x, float *o, Py_ssize_t m, int op, int wide)
             mish_block16(x, o, m, op == 12);
             return;
         }
+        if (wide == W256) {
+            mish_block8f(x, o, m, op == 12);
+            return;
+        }
 #endif
         mish_block_f(x, o, m, op == 12);
         return;
@@ -1270,6 +1357,10 @@ static void vec_block(const float *x, float *o, Py_ssize_t m, int op, int wide)
 #if HAVE_X86
     if (op == 4 && wide == W512) {
         tanh_block8(x, o, m);
+        return;
+    }
+    if (op == 4 && wide == W256) {
+        tanh_block4(x, o, m);
         return;
     }
     if (op == 6 && wide == W512) {
@@ -1291,6 +1382,7 @@ static void vec_block(const float *x, float *o, Py_ssize_t m, int op, int wide)
     }
     if (op == 16) {  /* (log1p: likewise) */
         if (wide == W512) log1p_block16_f(x, o, m);
+        else if (wide == W256) log1p_block8_f(x, o, m);
         else log1p_block_f(x, o, m);
         return;
     }
@@ -2319,6 +2411,24 @@ static PyObject *py_angle_run(PyObject *self, PyObject *const *args, Py_ssize_t 
     }
 GLU_MUL(glu_mul16, float, __m512, __mmask16, 16, ps)
 GLU_MUL(glu_mul8, double, __m512d, __mmask8, 8, pd)
+
+/* GLU_MUL's AVX2 form (eight float32 / four float64 lanes): the NaN lanes blended in by compare */
+#define GLU_MUL_AVX2(NAME, T, V, LANES, S)                                                           \
+    __attribute__((target("avx2,fma"))) static void NAME(const T *a, T *r, Py_ssize_t n)             \
+    {                                                                                                \
+        Py_ssize_t j = 0;                                                                            \
+        for (; j + (LANES) <= n; j += (LANES)) {                                                     \
+            V s = _mm256_loadu_##S(r + j);                                                           \
+            V nan = _mm256_cmp_##S(s, s, _CMP_UNORD_Q);                                              \
+            _mm256_storeu_##S(r + j, _mm256_blendv_##S(_mm256_mul_##S(s, _mm256_loadu_##S(a + j)), s, nan)); \
+        }                                                                                            \
+        for (; j < n; j++) {                                                                         \
+            T s = r[j], m = s * a[j];                                                                \
+            r[j] = s != s ? s : m;                                                                   \
+        }                                                                                            \
+    }
+GLU_MUL_AVX2(glu_mul8f, float, __m256, 8, ps)
+GLU_MUL_AVX2(glu_mul4d, double, __m256d, 4, pd)
 #endif
 
 /* glu_rows(x, out, outer, row, step, form[, chunk]) -> bool: PyTorch's glu_kernel (a cpu_kernel_vec loop of
@@ -2393,6 +2503,11 @@ static PyObject *py_glu_rows(PyObject *self, PyObject *const *args, Py_ssize_t n
             if (wide == W512) {  /* (the product in AVX-512 lanes: the same bits as the loops below) */
                 if (dbl) glu_mul8((const double *)x.buf + 2 * o * row, (double *)out.buf + o * row, row);
                 else glu_mul16((const float *)x.buf + 2 * o * row, (float *)out.buf + o * row, row);
+                continue;
+            }
+            if (wide == W256) {  /* (AVX2 lanes: likewise) */
+                if (dbl) glu_mul4d((const double *)x.buf + 2 * o * row, (double *)out.buf + o * row, row);
+                else glu_mul8f((const float *)x.buf + 2 * o * row, (float *)out.buf + o * row, row);
                 continue;
             }
 #endif
