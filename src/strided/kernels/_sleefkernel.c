@@ -2142,6 +2142,31 @@ __attribute__((target("avx512f"))) static void vec_block8_d(const double *x, dou
 }
 #endif
 
+#if HAVE_X86
+/* vec8_d's ops 0 to 2 in four lanes (AVX2 with FMA, sleef_exp4); the last m % 4 elements by
+ * vec_lane_d (inline here: fma one instruction); the same bits */
+__attribute__((target("avx2,fma"), always_inline)) static inline __m256d vec4_d(__m256d x, int op)
+{
+    if (op == 0) return sleef_exp4(x);
+    const __m256d one = _mm256_set1_pd(1.0);
+    __m256d e = sleef_exp4(_mm256_xor_pd(x, _mm256_set1_pd(-0.0)));
+    return _mm256_div_pd(op == 1 ? one : x, _mm256_add_pd(one, e));
+}
+
+__attribute__((target("avx2,fma"))) static void vec_block4_d(const double *x, double *o, Py_ssize_t m, int op)
+{
+    Py_ssize_t i = 0;
+    for (; i + 4 <= m; i += 4) _mm256_storeu_pd(o + i, vec4_d(_mm256_loadu_pd(x + i), op));
+    for (; i < m; i++) o[i] = vec_lane_d(x[i], op);
+}
+#endif
+
+/* the vectorized function one lane at a time, an FMA clone (vec_lanes_f's reason) */
+SLEEF_LOG_CLONES static void vec_lanes_d(const double *x, double *o, Py_ssize_t m, int op)
+{
+    for (Py_ssize_t i = 0; i < m; i++) o[i] = vec_lane_d(x[i], op);
+}
+
 static void vec_block_d(const double *x, double *o, Py_ssize_t m, int op, int wide)
 {
     if (op == 11) op = 0;  /* (EXP_SPLIT's vectorized function: EXP's, SLEEF's exp) */
@@ -2220,13 +2245,17 @@ static void vec_block_d(const double *x, double *o, Py_ssize_t m, int op, int wi
         vec_block8_d(x, o, m, op);
         return;
     }
+    if (wide == W256 && op <= 2) {
+        vec_block4_d(x, o, m, op);
+        return;
+    }
 #endif
     if (op == 7) {  /* (expm1: the plain C lanes, without AVX-512: the same bits) */
         sleef_expm1_block(x, o, m);
         return;
     }
     (void)wide;
-    for (Py_ssize_t i = 0; i < m; i++) o[i] = vec_lane_d(x[i], op);
+    vec_lanes_d(x, o, m, op);
 }
 
 static void vec_piece_d(const void *x, void *o, Py_ssize_t a, Py_ssize_t m, int op, int wide)
