@@ -25,8 +25,8 @@ _K = native.sleef()
 needs_kernel = pytest.mark.skipif(_K is None, reason="the sleef kernel is not built")
 _LENGTHS = list(range(101)) + [1000]
 # run's ops with an AVX2 form (float32): EXP, SIGMOID, SILU, TANH, EXPM1, ELU, SELU, SOFTPLUS,
-# EXP_SPLIT, MISH, MISH_T, LOG1P
-_OPS_F = [0, 1, 2, 4, 7, 8, 9, 10, 11, 12, 13, 16]
+# EXP_SPLIT, MISH, MISH_T, LOG1P, EXP2
+_OPS_F = [0, 1, 2, 4, 7, 8, 9, 10, 11, 12, 13, 16, 18]
 # run_d's: EXP, SIGMOID, SILU (the others' AVX2 form is the one-lane FMA clone)
 _OPS_D = [0, 1, 2, 7, 8, 9, 10, 11, 12, 13]
 
@@ -167,6 +167,7 @@ _FRONTS = {
     "expm1": (lambda t: strided.expm1(t), torch.expm1, True),
     "log1p": (lambda t: strided.log1p(t), torch.log1p, False),
     "glu": (F.glu, TF.glu, True),
+    "exp2": (lambda t: strided.exp2(t), torch.exp2, True),
 }
 
 
@@ -195,7 +196,7 @@ def test_fronts_are_torch_bits(name: str, dt: type) -> None:
 
 @needs_kernel
 @pytest.mark.usefixtures("torch_threads_as_assumed")
-@pytest.mark.parametrize("name", ["sigmoid", "silu", "elu", "mish", "softplus", "glu", "log1p"])
+@pytest.mark.parametrize("name", ["sigmoid", "silu", "elu", "mish", "softplus", "glu", "log1p", "exp2"])
 def test_fronts_large_are_torch_bits(name: str) -> None:
     ours, theirs, nan = _FRONTS[name]
     x = _front_values(100_002, np.float32, np.random.default_rng(5), nan)

@@ -1321,6 +1321,7 @@ SLEEF_LOG_CLONES static void vec_lanes_f(const float *x, float *o, Py_ssize_t m,
 static void exp2_block_f(const float *x, float *o, Py_ssize_t m);
 #if HAVE_X86
 static void exp2_block16_f(const float *x, float *o, Py_ssize_t m);
+static void exp2_block8_f(const float *x, float *o, Py_ssize_t m);
 #endif
 
 static void vec_block(const float *x, float *o, Py_ssize_t m, int op, int wide)
@@ -1377,6 +1378,7 @@ static void vec_block(const float *x, float *o, Py_ssize_t m, int op, int wide)
     }
     if (op == 18) {  /* (exp2: sixteen lanes where AVX-512, else the one-lane form: the same bits) */
         if (wide == W512) exp2_block16_f(x, o, m);
+        else if (wide == W256) exp2_block8_f(x, o, m);
         else exp2_block_f(x, o, m);
         return;
     }
@@ -1851,6 +1853,34 @@ __attribute__((target("avx512f"))) static __m512 sleef_exp2f16(__m512 d)
     u = _mm512_mul_ps(u, _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(q2, bias), 23)));
     u = _mm512_mask_mov_ps(u, _mm512_cmp_ps_mask(d, _mm512_set1_ps(128.0f), _CMP_GE_OQ), _mm512_set1_ps(INFINITY));
     return _mm512_mask_mov_ps(u, _mm512_cmp_ps_mask(d, _mm512_set1_ps(-150.0f), _CMP_LT_OQ), _mm512_setzero_ps());
+}
+
+/* xexp2f, eight lanes (AVX2 with FMA, Sleef_exp2f8_u10): sleef_exp2f16's steps, the same bits */
+__attribute__((target("avx2,fma"))) static __m256 sleef_exp2f8(__m256 d)
+{
+    __m256 u = _mm256_round_ps(d, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256i q = _mm256_cvtps_epi32(u);
+    __m256 s = _mm256_sub_ps(d, u);
+    u = _mm256_set1_ps(0.1535920892e-3f);
+    u = _mm256_fmadd_ps(u, s, _mm256_set1_ps(0.1339262701e-2f));
+    u = _mm256_fmadd_ps(u, s, _mm256_set1_ps(0.9618384764e-2f));
+    u = _mm256_fmadd_ps(u, s, _mm256_set1_ps(0.5550347269e-1f));
+    u = _mm256_fmadd_ps(u, s, _mm256_set1_ps(0.2402264476e+0f));
+    u = _mm256_fmadd_ps(u, s, _mm256_set1_ps(0.6931471825e+0f));
+    u = _mm256_fmadd_ps(u, s, _mm256_set1_ps(1.0f));
+    __m256i q1 = _mm256_srai_epi32(q, 1), q2 = _mm256_sub_epi32(q, q1), bias = _mm256_set1_epi32(0x7f);
+    u = _mm256_mul_ps(u, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(q1, bias), 23)));
+    u = _mm256_mul_ps(u, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(q2, bias), 23)));
+    u = _mm256_blendv_ps(u, _mm256_set1_ps(INFINITY), _mm256_cmp_ps(d, _mm256_set1_ps(128.0f), _CMP_GE_OQ));
+    return _mm256_andnot_ps(_mm256_cmp_ps(d, _mm256_set1_ps(-150.0f), _CMP_LT_OQ), u);
+}
+
+/* exp2_block_f, eight lanes; the last m % 8 elements one at a time (sleef_exp2f_pt, inline here) */
+__attribute__((target("avx2,fma"))) static void exp2_block8_f(const float *x, float *o, Py_ssize_t m)
+{
+    Py_ssize_t i = 0;
+    for (; i + 8 <= m; i += 8) _mm256_storeu_ps(o + i, sleef_exp2f8(_mm256_loadu_ps(x + i)));
+    for (; i < m; i++) o[i] = sleef_exp2f_pt(x[i]);
 }
 
 /* exp2_block_f, sixteen lanes (every input: a NaN lane's s = d - rint(d) is d quieted, an
