@@ -133,6 +133,38 @@ __attribute__((target("avx512f"))) static __m512 sleef_log1pf16_unit(__m512 d)
     return _mm512_add_ps(sum, sy);
 }
 
+/* sleef_log1pf16_unit in eight lanes (AVX2 with FMA), for d in (-1, 1e38] (then (d + 1) / 0.75 is a
+ * positive normal float, whose getexp is its biased exponent less 127: AVX2 has no vgetexp); the
+ * same steps, the same bits. A lane outside that range answers garbage: the callers redo it. */
+__attribute__((target("avx2,fma"), unused)) static __m256 sleef_log1pf8_unit(__m256 d)
+{
+    const __m256 one = _mm256_set1_ps(1.0f), two = _mm256_set1_ps(2.0f);
+    __m256i yb = _mm256_castps_si256(_mm256_mul_ps(_mm256_add_ps(d, one), _mm256_set1_ps(1.0f / 0.75f)));
+    __m256i ei = _mm256_sub_epi32(_mm256_srli_epi32(yb, 23), _mm256_set1_epi32(127));
+    __m256 e = _mm256_cvtepi32_ps(ei);
+    __m256i q = _mm256_sub_epi32(_mm256_setzero_si256(), ei);
+    __m256 t = _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(one), _mm256_slli_epi32(q, 23)));
+    __m256 m = _mm256_fmadd_ps(d, t, _mm256_sub_ps(t, one));
+    const __m256 l2h = _mm256_set1_ps(0.69314718246459960938f), l2l = _mm256_set1_ps(-1.904654323148236017e-09f);
+    __m256 sx = _mm256_mul_ps(l2h, e);
+    __m256 sy = _mm256_fmadd_ps(l2l, e, _mm256_fmsub_ps(l2h, e, sx));
+    __m256 dx = _mm256_add_ps(two, m), dy = _mm256_add_ps(_mm256_sub_ps(two, dx), m);
+    __m256 r = _mm256_div_ps(one, dx), xx = _mm256_mul_ps(m, r);  /* dfdiv((m, 0), (dx, dy)) */
+    __m256 u = _mm256_fmsub_ps(r, m, xx);
+    __m256 v = _mm256_fnmadd_ps(dy, r, _mm256_fnmadd_ps(dx, r, one));
+    __m256 xy = _mm256_fmadd_ps(xx, v, _mm256_fmadd_ps(_mm256_setzero_ps(), r, u));
+    __m256 x2 = _mm256_mul_ps(xx, xx);
+    __m256 p = _mm256_fmadd_ps(_mm256_set1_ps(0.3027294874e+0f), x2, _mm256_set1_ps(0.3996108174e+0f));
+    p = _mm256_fmadd_ps(p, x2, _mm256_set1_ps(0.6666694880e+0f));
+    __m256 yx = _mm256_mul_ps(xx, two), yy = _mm256_mul_ps(xy, two), sum = _mm256_add_ps(sx, yx);
+    sy = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(_mm256_sub_ps(sx, sum), yx), sy), yy);
+    sx = sum;
+    __m256 w = _mm256_mul_ps(_mm256_mul_ps(x2, xx), p);
+    sum = _mm256_add_ps(sx, w);
+    sy = _mm256_add_ps(_mm256_add_ps(_mm256_sub_ps(sx, sum), w), sy);
+    return _mm256_add_ps(sum, sy);
+}
+
 #ifndef SLEEF_LOG1P_CORE_ONLY  /* (log_sigmoid's lanes and loops: unused static functions in _sleefkernel.c, whose softplus takes the cores alone) */
 /* log_sigmoid of sixteen float32 lanes: sleef_log_sigmoid_f's steps */
 __attribute__((target("avx512f"))) static __m512 sleef_log_sigmoid16(__m512 v)

@@ -72,7 +72,7 @@ static inline float tf_pow2i(int32_t q)
 }
 
 /* xtanhf, one lane */
-static inline float sleef_tanhf(float x)
+static SLEEF_AI float sleef_tanhf(float x)
 {
     float y = fabsf(x);
     if (!(y <= SLEEF_TANHF_BOUND)) {  /* (beyond the bound, or NaN: the lanes' selections) */
@@ -190,7 +190,7 @@ static inline double td_pow2i(int32_t q)
 #define TD_R_LN2 1.442695040888963407359924681001892137426645954152985934135449406931
 
 /* xtanh, one lane */
-static inline double sleef_tanh(double x)
+static SLEEF_AI double sleef_tanh(double x)
 {
     double y = fabs(x);
     if (!(y <= SLEEF_TANH_BOUND)) {
@@ -294,6 +294,69 @@ __attribute__((target("avx512f"))) static __m512 sleef_tanhf16(__m512 x)
     return _mm512_castsi512_ps(_mm512_mask_mov_epi32(rb, nan, _mm512_set1_epi32(-1)));
 }
 
+#define TF8_ADD2_F2F(sx, sy, xx, xy, yv) do { __m256 s_ = _mm256_add_ps(xx, yv), v_ = _mm256_sub_ps(s_, xx); \
+    sy = _mm256_add_ps(_mm256_add_ps(_mm256_sub_ps(xx, _mm256_sub_ps(s_, v_)), _mm256_sub_ps(yv, v_)), xy); sx = s_; } while (0)
+
+/* ---- eight float lanes (AVX2 with FMA, Sleef_tanhf8_u10): sleef_tanhf16's steps, the same bits ---- */
+__attribute__((target("avx2,fma"), unused)) static __m256 sleef_tanhf8(__m256 x)
+{
+    const __m256i absm = _mm256_set1_epi32(0x7FFFFFFF);
+    __m256 y = _mm256_castsi256_ps(_mm256_and_si256(_mm256_castps_si256(x), absm));
+    __m256i q = _mm256_cvtps_epi32(_mm256_mul_ps(y, _mm256_set1_ps(1.442695040888963407359924681001892137426645954152985934135449406931f)));
+    __m256 qf = _mm256_cvtepi32_ps(q);
+    __m256 sx, sy;
+    TF8_ADD2_F2F(sx, sy, y, _mm256_setzero_ps(), _mm256_mul_ps(qf, _mm256_set1_ps(-0.693145751953125f)));
+    TF8_ADD2_F2F(sx, sy, sx, sy, _mm256_mul_ps(qf, _mm256_set1_ps(-1.428606765330187045e-06f)));
+    __m256 u = _mm256_set1_ps(+0.1980960224e-3f);
+    u = _mm256_fmadd_ps(u, sx, _mm256_set1_ps(+0.1394256484e-2f));
+    u = _mm256_fmadd_ps(u, sx, _mm256_set1_ps(+0.8333456703e-2f));
+    u = _mm256_fmadd_ps(u, sx, _mm256_set1_ps(+0.4166637361e-1f));
+    __m256 tx, ty, ax, ay;
+    /* t = dfadd2(dfmul(s, u), 1/6) */
+    ax = _mm256_mul_ps(sx, u);
+    ay = _mm256_fmadd_ps(sy, u, _mm256_fmsub_ps(sx, u, ax));
+    TF8_ADD2_F2F(tx, ty, ax, ay, _mm256_set1_ps(+0.166666659414234244790680580464e+0f));
+    /* t = dfadd2(dfmul(s, t), 0.5) */
+    ax = _mm256_mul_ps(sx, tx);
+    ay = _mm256_fmadd_ps(sx, ty, _mm256_fmadd_ps(sy, tx, _mm256_fmsub_ps(sx, tx, ax)));
+    TF8_ADD2_F2F(tx, ty, ax, ay, _mm256_set1_ps(0.5f));
+    /* t = dfadd2(s, dfmul(dfsqu(s), t)) */
+    __m256 qx = _mm256_mul_ps(sx, sx);
+    __m256 qy = _mm256_fmadd_ps(_mm256_add_ps(sx, sx), sy, _mm256_fmsub_ps(sx, sx, qx));
+    ax = _mm256_mul_ps(qx, tx);
+    ay = _mm256_fmadd_ps(qx, ty, _mm256_fmadd_ps(qy, tx, _mm256_fmsub_ps(qx, tx, ax)));
+    {
+        __m256 s_ = _mm256_add_ps(sx, ax), v_ = _mm256_sub_ps(s_, sx);
+        ty = _mm256_add_ps(_mm256_add_ps(_mm256_sub_ps(sx, _mm256_sub_ps(s_, v_)), _mm256_sub_ps(ax, v_)), _mm256_add_ps(sy, ay));
+        tx = s_;
+    }
+    const __m256 one = _mm256_set1_ps(1.0f);
+    { /* dfadd(1, t) */
+        __m256 a = _mm256_add_ps(one, tx);
+        ty = _mm256_add_ps(_mm256_add_ps(_mm256_sub_ps(one, a), tx), ty);
+        tx = a;
+    }
+    __m256i h = _mm256_srai_epi32(q, 1), bias = _mm256_set1_epi32(0x7f);
+    __m256 p1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(h, bias), 23));
+    __m256 p2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_sub_epi32(q, h), bias), 23));
+    __m256 dx = _mm256_mul_ps(_mm256_mul_ps(tx, p1), p2), dy = _mm256_mul_ps(_mm256_mul_ps(ty, p1), p2);
+    __m256 rs = _mm256_div_ps(one, dx);
+    __m256 ey = _mm256_mul_ps(rs, _mm256_fnmadd_ps(dy, rs, _mm256_fnmadd_ps(dx, rs, one)));
+    __m256 nx = _mm256_sub_ps(dx, rs), mx = _mm256_add_ps(dx, rs);
+    __m256 ny = _mm256_sub_ps(_mm256_add_ps(_mm256_sub_ps(_mm256_sub_ps(dx, nx), rs), dy), ey);
+    __m256 my = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(_mm256_sub_ps(dx, mx), rs), dy), ey);
+    __m256 ti = _mm256_div_ps(one, mx), qq = _mm256_mul_ps(nx, ti);
+    __m256 uu = _mm256_fmsub_ps(ti, nx, qq);
+    __m256 v = _mm256_fnmadd_ps(my, ti, _mm256_fnmadd_ps(mx, ti, one));
+    __m256 r = _mm256_add_ps(qq, _mm256_fmadd_ps(qq, v, _mm256_fmadd_ps(ny, ti, uu)));
+    __m256 big = _mm256_or_ps(_mm256_cmp_ps(y, _mm256_set1_ps(SLEEF_TANHF_BOUND), _CMP_GT_OQ), _mm256_cmp_ps(r, r, _CMP_UNORD_Q));
+    r = _mm256_blendv_ps(r, one, big);
+    const __m256 sign = _mm256_castsi256_ps(_mm256_set1_epi32((int)0x80000000u));
+    __m256 rb = _mm256_xor_ps(r, _mm256_and_ps(x, sign));
+    __m256 nan = _mm256_cmp_ps(x, x, _CMP_UNORD_Q);
+    return _mm256_or_ps(rb, nan);  /* (NaN: the all-ones word) */
+}
+
 /* ---- eight double lanes (AVX-512F): sleef_tanh's steps ---- */
 __attribute__((target("avx512f"))) static __m512d sleef_tanh8(__m512d x)
 {
@@ -375,5 +438,6 @@ __attribute__((target("avx512f"))) static __m512d sleef_tanh8(__m512d x)
     return _mm512_castsi512_pd(_mm512_mask_mov_epi64(rb, nan, _mm512_set1_epi64(-1)));
 }
 #undef TF16_ADD2_F2F
+#undef TF8_ADD2_F2F
 #endif
 #endif

@@ -83,7 +83,7 @@ static float tanh_lane(float x);
 static SP_TLS float sp_beta_f = 1.0f, sp_thr_f = 20.0f;
 static SP_TLS double sp_beta_d = 1.0, sp_thr_d = 20.0;
 
-static inline float softplus_vec_f(float x)
+static SLEEF_AI float softplus_vec_f(float x)
 {
     float b = sp_beta_f, xb = x * b;
     if (xb > sp_thr_f) return x;
@@ -98,7 +98,7 @@ static inline float softplus_scalar_f(float x)
     return xb > sp_thr_f ? x : log1pf(expf(xb)) / b;
 }
 
-static inline double softplus_vec_d(double x)
+static SLEEF_AI double softplus_vec_d(double x)
 {
     double b = sp_beta_d, xb = x * b;
     if (xb > sp_thr_d) return x;
@@ -183,6 +183,28 @@ __attribute__((target("avx512f"))) static void softplus_block8(const double *x, 
             if (odd & 1) o[i + j] = softplus_vec_d(keep[j]);
     }
 }
+
+
+/* softplus16 / softplus_block16 in eight lanes (AVX2 with FMA): the same steps, the same bits; the
+ * odd lanes (exp beyond 1e38 or NaN) and the last m % 8 elements by softplus_vec_f (its fmaf one
+ * instruction here) */
+__attribute__((target("avx2,fma"))) static void softplus_block8f(const float *x, float *o, Py_ssize_t m)
+{
+    const __m256 b = _mm256_set1_ps(sp_beta_f), thr = _mm256_set1_ps(sp_thr_f), big = _mm256_set1_ps(1e38f);
+    Py_ssize_t i = 0;
+    for (; i + 8 <= m; i += 8) {
+        __m256 v = _mm256_loadu_ps(x + i), xb = _mm256_mul_ps(v, b), e = sleef_expf8(xb);
+        int odd = _mm256_movemask_ps(_mm256_cmp_ps(e, big, _CMP_NLE_UQ));  /* (> 1e38, or NaN) */
+        __m256 r = _mm256_div_ps(sleef_log1pf8_unit(e), b);
+        r = _mm256_blendv_ps(r, v, _mm256_cmp_ps(xb, thr, _CMP_GT_OQ));
+        float keep[8];
+        if (odd) _mm256_storeu_ps(keep, v);  /* (o may be x itself) */
+        _mm256_storeu_ps(o + i, r);
+        for (int j = 0; odd; j++, odd >>= 1)
+            if (odd & 1) o[i + j] = softplus_vec_f(keep[j]);
+    }
+    for (; i < m; i++) o[i] = softplus_vec_f(x[i]);
+}
 #endif
 
 /* ---- mish (op 12): mish_kernel's cpu_kernel_vec loop (aten/src/ATen/native/cpu/Activation.cpp)
@@ -199,7 +221,7 @@ static SP_TLS Py_ssize_t mish_half = 0;
 
 static inline int mish_second(Py_ssize_t i) { return mish_half > 0 && (i / mish_half) & 1; }
 
-static inline float mish_nan_f(float x, Py_ssize_t i)
+static SLEEF_AI float mish_nan_f(float x, Py_ssize_t i)
 {
     if (!mish_second(i)) return x + x;
     uint32_t b = 0xFFFFFFFFu;
@@ -208,7 +230,7 @@ static inline float mish_nan_f(float x, Py_ssize_t i)
     return r;
 }
 
-static inline double mish_nan_d(double x, Py_ssize_t i)
+static SLEEF_AI double mish_nan_d(double x, Py_ssize_t i)
 {
     if (!mish_second(i)) return x + x;
     uint64_t b = 0xFFFFFFFFFFFFFFFFull;
@@ -217,7 +239,7 @@ static inline double mish_nan_d(double x, Py_ssize_t i)
     return r;
 }
 
-static inline float mish_vec_f(float x, int tx)
+static SLEEF_AI float mish_vec_f(float x, int tx)
 {
     if (x != x) return x + x;
     float e = sleef_expf(x);
@@ -225,7 +247,7 @@ static inline float mish_vec_f(float x, int tx)
     return tx ? x * t : t;
 }
 
-static inline double mish_vec_d(double x, int tx)
+static SLEEF_AI double mish_vec_d(double x, int tx)
 {
     if (x != x) return x + x;
     double e = sleef_exp(x);
@@ -276,6 +298,26 @@ __attribute__((target("avx512f"))) static void mish_block16(const float *x, floa
     }
 }
 
+/* mish_block16 in eight lanes (AVX2 with FMA): the same steps, the same bits; the odd lanes and the
+ * last m % 8 elements one at a time (mish_block_f's lanes, their NaN by position too) */
+__attribute__((target("avx2,fma"))) static void mish_block8f(const float *x, float *o, Py_ssize_t m, int tx)
+{
+    const __m256 big = _mm256_set1_ps(1e38f);
+    Py_ssize_t i = 0;
+    for (; i + 8 <= m; i += 8) {
+        __m256 v = _mm256_loadu_ps(x + i), e = sleef_expf8(v);
+        int odd = _mm256_movemask_ps(_mm256_cmp_ps(e, big, _CMP_NLE_UQ));
+        __m256 r = sleef_tanhf8(sleef_log1pf8_unit(e));
+        if (tx) r = _mm256_mul_ps(v, r);
+        float keep[8];
+        if (odd) _mm256_storeu_ps(keep, v);
+        _mm256_storeu_ps(o + i, r);
+        for (int j = 0; odd; j++, odd >>= 1)
+            if (odd & 1) o[i + j] = keep[j] != keep[j] ? mish_nan_f(keep[j], i + j) : mish_vec_f(keep[j], tx);
+    }
+    for (; i < m; i++) o[i] = x[i] != x[i] ? mish_nan_f(x[i], i) : mish_vec_f(x[i], tx);
+}
+
 __attribute__((target("avx512f"))) static void mish_block8(const double *x, double *o, Py_ssize_t m, int tx)
 {
     for (Py_ssize_t i = 0; i < m; i += 8) {
@@ -299,7 +341,7 @@ __attribute__((target("avx512f"))) static void mish_block8(const double *x, doub
  * in both functions (measured on torch 2.13: its AVX512 / AVX2 builds contract it; op 15: its DEFAULT build,
  * one IEEE step each and std::tanh in every lane, for step 0), the vectorized tanh SLEEF's
  * (_sleef_tanh.h), the scalar one the C library's; a NaN x gives x quieted in both (measured). */
-static inline double gelu_tanh_d(double x, int vec, int fused)
+static SLEEF_AI double gelu_tanh_d(double x, int vec, int fused)
 {
     const double beta = M_SQRT2 * M_2_SQRTPI * 0.5, kappa = 0.044715;
     if (x != x) return x + x;  /* (x quieted, in both functions: the product's first operand) */
@@ -387,7 +429,7 @@ static inline float sf_mulsign(float x, float y) { return sf_f(sf_u(x) ^ (sf_u(y
 /* SLEEF's visinf2_vf_vf_vf(d, m): d infinite ? m with d's sign bit or-ed in : +0 */
 static inline float sf_isinf2(float d, float m) { return isinf(d) ? sf_f((sf_u(d) & 0x80000000u) | sf_u(m)) : 0.0f; }
 
-static float sleef_atan2f(float y, float x)
+static SLEEF_AI float sleef_atan2f(float y, float x)
 {
     if (fabsf(x) < 2.9387372783541830947e-39f) {
         x = x * 16777216.0f;
@@ -486,7 +528,7 @@ static const uint32_t ONEDNN_GELU_POL[6][32] = {  /* [degree][interval]: 25 inte
 #define ONEDNN_GELU_BIAS 0xc21fffffu
 #define ONEDNN_GELU_RBOUND 0x1.62b9dcp+2f /* (0x40b15cee) */
 
-static float onednn_gelu_lane(float x)
+static SLEEF_AI float onednn_gelu_lane(float x)
 {
     uint32_t b;
     memcpy(&b, &x, sizeof b);
@@ -509,7 +551,7 @@ static float onednn_gelu_lane(float x)
 }
 
 /* Vectorized<float>::erf(), one lane */
-static float torch_erf_lane(float x)
+static SLEEF_AI float torch_erf_lane(float x)
 {
     float a = fabsf(x);
     float t = 1.0f / fmaf(AS_P, a, 1.0f);
@@ -577,9 +619,33 @@ __attribute__((target("avx512f"))) static void log1p_block16_f(const float *x, f
     }
     for (; i < m; i++) o[i] = sleef_log1pf_pt(x[i]);
 }
+
+/* log1p_block16_f in eight lanes (AVX2 with FMA, sleef_log1pf8_unit): the same bits */
+__attribute__((target("avx2,fma"))) static void log1p_block8_f(const float *x, float *o, Py_ssize_t m)
+{
+    Py_ssize_t i = 0;
+    const __m256 lo = _mm256_set1_ps(-1.0f), hi = _mm256_set1_ps(1e38f), zero = _mm256_setzero_ps();
+    for (; i + 8 <= m; i += 8) {
+        __m256 d = _mm256_loadu_ps(x + i);
+        __m256 okv = _mm256_and_ps(_mm256_and_ps(_mm256_cmp_ps(d, lo, _CMP_GT_OQ), _mm256_cmp_ps(d, hi, _CMP_LE_OQ)),
+                                   _mm256_cmp_ps(d, zero, _CMP_NEQ_OQ));
+        int ok = _mm256_movemask_ps(okv);
+        __m256 r = sleef_log1pf8_unit(_mm256_and_ps(okv, d));
+        if (ok != 0xFF) {  /* (from copies of the lanes: o may be x itself, in place) */
+            float dv[8], rv[8];
+            _mm256_storeu_ps(dv, d);
+            _mm256_storeu_ps(rv, r);
+            for (int j = 0; j < 8; j++)
+                if (!(ok >> j & 1)) rv[j] = sleef_log1pf_pt(dv[j]);
+            r = _mm256_loadu_ps(rv);
+        }
+        _mm256_storeu_ps(o + i, r);
+    }
+    for (; i < m; i++) o[i] = sleef_log1pf_pt(x[i]);
+}
 #endif
 
-static inline float vec_lane(float x, int op)
+static SLEEF_AI float vec_lane(float x, int op)
 {
     if (op == 1) return 1.0f / (1.0f + sleef_expf(-x));
     if (op == 2) return x / (1.0f + sleef_expf(-x));
@@ -799,6 +865,40 @@ __attribute__((target("avx512f"))) static void vec_block16(const float *x, float
     }
 }
 
+/* vec16's ops 0 to 2 in eight lanes (AVX2 with FMA): the same steps, the same bits */
+__attribute__((target("avx2,fma"), always_inline)) static inline __m256 vec8(__m256 x, int op)
+{
+    const __m256 one = _mm256_set1_ps(1.0f);
+    if (op == 0) return sleef_expf8(x);
+    __m256 e = sleef_expf8(_mm256_xor_ps(x, _mm256_set1_ps(-0.0f)));
+    return _mm256_div_ps(op == 1 ? one : x, _mm256_add_ps(one, e));
+}
+
+/* VEC_BLOCK64's eight-lane form: four vectors an iteration (independent chains), op a constant */
+#define VEC_BLOCK32(OP)                                                                          \
+    for (; i + 32 <= m; i += 32) {                                                               \
+        __m256 v0 = vec8(_mm256_loadu_ps(x + i), OP), v1 = vec8(_mm256_loadu_ps(x + i + 8), OP);  \
+        __m256 v2 = vec8(_mm256_loadu_ps(x + i + 16), OP), v3 = vec8(_mm256_loadu_ps(x + i + 24), OP); \
+        _mm256_storeu_ps(o + i, v0);                                                             \
+        _mm256_storeu_ps(o + i + 8, v1);                                                         \
+        _mm256_storeu_ps(o + i + 16, v2);                                                        \
+        _mm256_storeu_ps(o + i + 24, v3);                                                        \
+    }
+
+/* vec_block16's ops 0 to 2 in eight lanes; the last m % 8 elements by vec_lane (the same steps one
+ * lane at a time, its fmaf one instruction in this FMA-targeted function: the same bits) */
+__attribute__((target("avx2,fma"))) static void vec_block8(const float *x, float *o, Py_ssize_t m, int op)
+{
+    Py_ssize_t i = 0;
+    if (op == 1) {
+        VEC_BLOCK32(1)
+    } else if (op == 2) {
+        VEC_BLOCK32(2)
+    }
+    for (; i + 8 <= m; i += 8) _mm256_storeu_ps(o + i, vec8(_mm256_loadu_ps(x + i), op));
+    for (; i < m; i++) o[i] = vec_lane(x[i], op);
+}
+
 static int has_avx512f(void)
 {
     __builtin_cpu_init();
@@ -814,10 +914,34 @@ static int capability_lanes(void)
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return 8;
     return 0;
 }
+
+static int has_avx2_fma(void)
+{
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
 #else
 static int has_avx512f(void) { return 0; }
+static int has_avx2_fma(void) { return 0; }
 static int capability_lanes(void) { return 0; }
 #endif
+
+/* the vector forms of the loops (their `wide` argument): 0 the plain C lanes, W512 AVX-512F's
+ * sixteen float32 (eight float64) lanes, W256 AVX2 with FMA's eight (four); all three the same
+ * bits, lane for lane (each vector form is the one-lane steps, every fused step fused). */
+#define W512 1
+#define W256 2
+
+/* the form a call's `form` argument asks: -1 the widest the CPU runs (AVX-512F, else AVX2 + FMA,
+ * else the plain C form), 0 the plain C form, 1 AVX-512F, 2 AVX2 + FMA; -1 where the CPU lacks the
+ * form asked (the call then answers False, nothing written) */
+static int pick_level(long form)
+{
+    if (form == 0) return 0;
+    if (form == 1) return has_avx512f() ? W512 : -1;
+    if (form == 2) return has_avx2_fma() ? W256 : -1;
+    return has_avx512f() ? W512 : has_avx2_fma() ? W256 : 0;
+}
 
 /* ---- the C library's expf, sixteen lanes (op 3)
  *
@@ -1042,19 +1166,60 @@ __attribute__((target("avx512f"))) static void tanh_block8(const float *x, float
 }
 #endif
 
+#if HAVE_X86
+/* tanh8's steps in four double lanes (AVX2 with FMA): the same operations per lane, the same bits */
+__attribute__((target("avx2,fma"), always_inline)) static inline __m128 tanh4(__m128 xf)
+{
+    __m256d d = _mm256_cvtps_pd(xf);
+    __m256d a = _mm256_andnot_pd(_mm256_set1_pd(-0.0), d);
+    __m256d y = _mm256_min_pd(_mm256_add_pd(a, a), _mm256_set1_pd(40.0));  /* (a NaN lane: fixed below) */
+    __m256d k = _mm256_round_pd(_mm256_mul_pd(y, _mm256_set1_pd(TANH_INV_LN2)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256d r = _mm256_fnmadd_pd(k, _mm256_set1_pd(TANH_LN2_HI), y);
+    r = _mm256_fnmadd_pd(k, _mm256_set1_pd(TANH_LN2_LO), r);
+    __m256d q = _mm256_set1_pd(EXPM1_TAYLOR[0]);
+    for (int i = 1; i < 12; i++) q = _mm256_fmadd_pd(q, r, _mm256_set1_pd(EXPM1_TAYLOR[i]));
+    __m256d p = _mm256_fmadd_pd(_mm256_mul_pd(r, r), q, r);
+    __m256i ki = _mm256_cvtepi32_epi64(_mm256_cvtpd_epi32(k));
+    __m256d s = _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_add_epi64(ki, _mm256_set1_epi64x(1023)), 52));
+    __m256d e = _mm256_fmadd_pd(s, p, _mm256_sub_pd(s, _mm256_set1_pd(1.0)));
+    __m256d t = _mm256_div_pd(e, _mm256_add_pd(e, _mm256_set1_pd(2.0)));
+    t = _mm256_or_pd(t, _mm256_and_pd(d, _mm256_set1_pd(-0.0)));  /* the sign of x back (t >= 0) */
+    t = _mm256_blendv_pd(t, _mm256_add_pd(d, d), _mm256_cmp_pd(d, d, _CMP_UNORD_Q));  /* NaN: x quieted */
+    return _mm256_cvtpd_ps(t);
+}
+
+/* tanh_block8's AVX2 form: four independent four-lane chains an iteration (latency-bound alone) */
+__attribute__((target("avx2,fma"))) static void tanh_block4(const float *x, float *o, Py_ssize_t m)
+{
+    Py_ssize_t i = 0;
+    for (; i + 16 <= m; i += 16) {
+        __m128 t0 = tanh4(_mm_loadu_ps(x + i)), t1 = tanh4(_mm_loadu_ps(x + i + 4));
+        __m128 t2 = tanh4(_mm_loadu_ps(x + i + 8)), t3 = tanh4(_mm_loadu_ps(x + i + 12));
+        _mm_storeu_ps(o + i, t0);
+        _mm_storeu_ps(o + i + 4, t1);
+        _mm_storeu_ps(o + i + 8, t2);
+        _mm_storeu_ps(o + i + 12, t3);
+    }
+    for (; i + 4 <= m; i += 4) _mm_storeu_ps(o + i, tanh4(_mm_loadu_ps(x + i)));
+    for (; i < m; i++) o[i] = tanh_lane(x[i]);  /* (the same steps one lane at a time) */
+}
+#endif
+
 /* elu at alpha 1 (op 8) of x[0, m) into o, in vec_block's / vec_block_d's scope (x, o, m, wide):
- * where AVX-512 (wide), FUSED: one pass of sixteen (eight) lanes, op 7's expm1 lanes only for a
+ * where AVX-512 (wide W512), FUSED: one pass of sixteen (eight) lanes (W256: FUSED8's eight float32 lanes, where
+ * it answers 1), op 7's expm1 lanes only for a
  * vector with an x that is not > 0, blended with x * pos (elu_fused16 / elu_fused8); else PLAIN's
  * lanes (op 7's, the same bits) of 256 elements at a time into a stack block, then x where x > 0
  * (NaN and +-0 take expm1, as greater_select sends them; a block whose every x > 0 is copied
  * without them: the same bits, all-positive inputs at a copy's cost). Each x is read before its o
  * is written, so o may be x itself. */
-#define ELU_BLOCKS_SCALED(T, FUSED, PLAIN, POS, NEG)                                                \
+#define ELU_BLOCKS_SCALED(T, FUSED, FUSED8, PLAIN, POS, NEG)                                                \
     do {                                                                                            \
-        if (wide) {                                                                                 \
+        if (wide == W512) {                                                                                 \
             FUSED(x, o, m, POS, NEG);                                                               \
             break;                                                                                  \
         }                                                                                           \
+        if (wide == W256 && FUSED8(x, o, m, POS, NEG)) break; /* (1: done in AVX2 lanes) */         \
         T e_[256];                                                                                  \
         for (Py_ssize_t a_ = 0; a_ < m; a_ += 256) {                                                \
             Py_ssize_t k_ = m - a_ < 256 ? m - a_ : 256;                                            \
@@ -1069,8 +1234,10 @@ __attribute__((target("avx512f"))) static void tanh_block8(const float *x, float
                 o[a_ + i_] = x[a_ + i_] > (T)0 ? x[a_ + i_] * (POS) : e_[i_] * (NEG);               \
         }                                                                                           \
     } while (0)
+/* (float64's AVX2 pass: none yet, the PLAIN lanes) */
+#define ELU_NONE8(x, o, m, pos, neg) 0
 /* (elu at alpha 1: the products by 1 are the values themselves, expm1 never answering a signaling NaN) */
-#define ELU_BLOCKS(T, FUSED, PLAIN) ELU_BLOCKS_SCALED(T, FUSED, PLAIN, (T)1, (T)1)
+#define ELU_BLOCKS(T, FUSED, FUSED8, PLAIN) ELU_BLOCKS_SCALED(T, FUSED, FUSED8, PLAIN, (T)1, (T)1)
 
 #if HAVE_X86
 /* ELU_BLOCKS' AVX-512 pass: per vector, o = x > 0 ? x * pos : expm1(x) * neg, both products in
@@ -1102,6 +1269,24 @@ __attribute__((target("avx512f"))) static void elu_fused16(const float *x, float
     }
 }
 
+/* elu_fused16 in eight float32 lanes (AVX2 with FMA): the same products and selection, expm1 by
+ * sleef_expm1f8; the last m % 8 elements one at a time (op 8 / 9's lanes: the same bits) */
+__attribute__((target("avx2,fma"))) static int elu_fused8f(const float *x, float *o, Py_ssize_t m, float pos,
+                                                          float neg)
+{
+    const __m256 zero = _mm256_setzero_ps(), p = _mm256_set1_ps(pos), q = _mm256_set1_ps(neg);
+    Py_ssize_t i = 0;
+    for (; i + 8 <= m; i += 8) {
+        __m256 v = _mm256_loadu_ps(x + i);
+        __m256 gt = _mm256_cmp_ps(v, zero, _CMP_GT_OQ);
+        __m256 r = _mm256_mul_ps(v, p);
+        if (_mm256_movemask_ps(gt) != 0xFF) r = _mm256_blendv_ps(_mm256_mul_ps(sleef_expm1f8(v), q), r, gt);
+        _mm256_storeu_ps(o + i, r);
+    }
+    for (; i < m; i++) o[i] = x[i] > 0.0f ? x[i] * pos : sleef_expm1f(x[i]) * neg;
+    return 1;
+}
+
 __attribute__((target("avx512f"))) static void elu_fused8(const double *x, double *o, Py_ssize_t m, double pos,
                                                          double neg)
 {
@@ -1125,10 +1310,18 @@ __attribute__((target("avx512f"))) static void elu_fused8(const double *x, doubl
 }
 #endif
 
+/* the vectorized function one lane at a time, an FMA clone where the CPU has FMA (vec_lane's fmaf
+ * one instruction each instead of the C library's routine: the same bits) */
+SLEEF_LOG_CLONES static void vec_lanes_f(const float *x, float *o, Py_ssize_t m, int op)
+{
+    for (Py_ssize_t i = 0; i < m; i++) o[i] = vec_lane(x[i], op);
+}
+
 /* float32 exp2 (run's op 18), defined with logaddexp2's xexp2f below */
 static void exp2_block_f(const float *x, float *o, Py_ssize_t m);
 #if HAVE_X86
 static void exp2_block16_f(const float *x, float *o, Py_ssize_t m);
+static void exp2_block8_f(const float *x, float *o, Py_ssize_t m);
 #endif
 
 static void vec_block(const float *x, float *o, Py_ssize_t m, int op, int wide)
@@ -1136,8 +1329,12 @@ static void vec_block(const float *x, float *o, Py_ssize_t m, int op, int wide)
     if (op == 11) op = 0;  /* (EXP_SPLIT's vectorized function: EXP's, SLEEF's expf) */
     if (op == 10) {  /* (softplus: sixteen lanes where AVX-512, else the one-lane form: the same bits) */
 #if HAVE_X86
-        if (wide) {
+        if (wide == W512) {
             softplus_block16(x, o, m);
+            return;
+        }
+        if (wide == W256) {
+            softplus_block8f(x, o, m);
             return;
         }
 #endif
@@ -1146,8 +1343,12 @@ static void vec_block(const float *x, float *o, Py_ssize_t m, int op, int wide)
     }
     if (op == 12 || op == 13) {  /* (mish, or its tanh(softplus(x)) alone: likewise) */
 #if HAVE_X86
-        if (wide) {
+        if (wide == W512) {
             mish_block16(x, o, m, op == 12);
+            return;
+        }
+        if (wide == W256) {
+            mish_block8f(x, o, m, op == 12);
             return;
         }
 #endif
@@ -1155,15 +1356,19 @@ static void vec_block(const float *x, float *o, Py_ssize_t m, int op, int wide)
         return;
     }
 #if HAVE_X86
-    if (op == 4 && wide) {
+    if (op == 4 && wide == W512) {
         tanh_block8(x, o, m);
         return;
     }
-    if (op == 6 && wide) {
+    if (op == 4 && wide == W256) {
+        tanh_block4(x, o, m);
+        return;
+    }
+    if (op == 6 && wide == W512) {
         onednn_gelu_block16(x, o, m);
         return;
     }
-    if (op == 3 && wide && libm_expf_ok()) {
+    if (op == 3 && wide == W512 && libm_expf_ok()) {
         libm_expf16_block(x, o, m);
         return;
     }
@@ -1172,30 +1377,37 @@ static void vec_block(const float *x, float *o, Py_ssize_t m, int op, int wide)
         return;
     }
     if (op == 18) {  /* (exp2: sixteen lanes where AVX-512, else the one-lane form: the same bits) */
-        if (wide) exp2_block16_f(x, o, m);
+        if (wide == W512) exp2_block16_f(x, o, m);
+        else if (wide == W256) exp2_block8_f(x, o, m);
         else exp2_block_f(x, o, m);
         return;
     }
     if (op == 16) {  /* (log1p: likewise) */
-        if (wide) log1p_block16_f(x, o, m);
+        if (wide == W512) log1p_block16_f(x, o, m);
+        else if (wide == W256) log1p_block8_f(x, o, m);
         else log1p_block_f(x, o, m);
         return;
     }
     if (op == 7) {  /* (expm1: sixteen lanes where AVX-512, else the plain C lanes: the same bits) */
-        if (wide) sleef_expm1f_block16(x, o, m);
+        if (wide == W512) sleef_expm1f_block16(x, o, m);
+        else if (wide == W256) sleef_expm1f_block8(x, o, m);
         else sleef_expm1f_block(x, o, m);
         return;
     }
     if (op == 8) {  /* (elu at alpha 1: op 7's lanes, then x where x > 0) */
-        ELU_BLOCKS(float, elu_fused16, sleef_expm1f_block);
+        ELU_BLOCKS(float, elu_fused16, elu_fused8f, sleef_expm1f_block);
         return;
     }
     if (op == 9) {  /* (selu: op 7's lanes, then x * scale where x > 0, else expm1 * alpha * scale) */
-        ELU_BLOCKS_SCALED(float, elu_fused16, sleef_expm1f_block, SELU_POS_F, SELU_NEG_F);
+        ELU_BLOCKS_SCALED(float, elu_fused16, elu_fused8f, sleef_expm1f_block, SELU_POS_F, SELU_NEG_F);
         return;
     }
-    if (wide) {
+    if (wide == W512) {
         vec_block16(x, o, m, op);
+        return;
+    }
+    if (wide == W256 && op <= 2) {
+        vec_block8(x, o, m, op);
         return;
     }
 #endif
@@ -1204,7 +1416,7 @@ static void vec_block(const float *x, float *o, Py_ssize_t m, int op, int wide)
         exp2_block_f(x, o, m);
         return;
     }
-    for (Py_ssize_t i = 0; i < m; i++) o[i] = vec_lane(x[i], op);
+    vec_lanes_f(x, o, m, op);
 }
 
 /* PyTorch's pieces of a flat range of n: cut at every multiple of run and of chunk (chunk 0: none;
@@ -1269,13 +1481,13 @@ static PyObject *run_loop(PyObject *const *args, Py_ssize_t nargs, const char *n
     Py_ssize_t run = PyLong_AsSsize_t(args[3]), chunk = PyLong_AsSsize_t(args[4]), step = PyLong_AsSsize_t(args[5]);
     long form = PyLong_AsLong(args[6]);
     if (PyErr_Occurred()) return NULL;
-    if (op < 0 || op > max_op || form < -1 || form > 1) {
-        PyErr_Format(PyExc_ValueError, "%s: op must be 0 to %ld and form -1, 0 or 1 (got %ld, %ld)", name, max_op, op,
+    if (op < 0 || op > max_op || form < -1 || form > 2) {
+        PyErr_Format(PyExc_ValueError, "%s: op must be 0 to %ld and form -1, 0, 1 or 2 (got %ld, %ld)", name, max_op, op,
                      form);
         return NULL;
     }
-    int wide = form == 0 ? 0 : has_avx512f();
-    if (form == 1 && !wide) Py_RETURN_FALSE;
+    int wide = pick_level(form);
+    if (wide < 0) Py_RETURN_FALSE;
     Py_buffer x, out;
     if (PyObject_GetBuffer(args[0], &x, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
     if (PyObject_GetBuffer(args[1], &out, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
@@ -1395,19 +1607,19 @@ static PyObject *py_run_bf16(PyObject *self, PyObject *const *args, Py_ssize_t n
         const uint16_t *xs = (const uint16_t *)x.buf;
         uint16_t *os = (uint16_t *)out.buf;
         Py_ssize_t n = x.len / 2;
-        int wide = has_avx512f();  /* (run's form -1) */
+        int wide = pick_level(-1);  /* (run's form -1) */
         Py_BEGIN_ALLOW_THREADS
         float buf[BF16_BLOCK];
         for (Py_ssize_t a = 0; a < n; a += BF16_BLOCK) {
             Py_ssize_t m = n - a < BF16_BLOCK ? n - a : BF16_BLOCK;
             Py_ssize_t v = 0;
 #if HAVE_X86
-            if (wide) v = bf16_widen16(xs + a, buf, m);
+            if (wide == W512) v = bf16_widen16(xs + a, buf, m);
 #endif
             for (Py_ssize_t i = v; i < m; i++) buf[i] = bf2f(xs[a + i]);
             vec_block(buf, buf, m, (int)op, wide);  /* (in place: run allows out = x) */
 #if HAVE_X86
-            if (wide) v = bf16_narrow16(buf, os + a, m);
+            if (wide == W512) v = bf16_narrow16(buf, os + a, m);
 #endif
             for (Py_ssize_t i = v; i < m; i++) os[a + i] = f2bf(buf[i], 0xffffu);
         }
@@ -1490,7 +1702,7 @@ static PyObject *py_softmax_dims(PyObject *self, PyObject *const *args, Py_ssize
                 for (Py_ssize_t d = 0; d < size; d++)
                     for (Py_ssize_t j = 0; j < inner; j++) ob[d * inner + j] = xb[d * inner + j] - t[j];
             }
-            int wide = has_avx512f();
+            int wide = pick_level(-1);
             if (!scalar) vec_block(os, os, total, 0, wide);  /* (SLEEF's expf everywhere, as run's op 0) */
             for (Py_ssize_t o = 0; o < outer; o++) {
                 float *ob = os + o * block;
@@ -1643,6 +1855,34 @@ __attribute__((target("avx512f"))) static __m512 sleef_exp2f16(__m512 d)
     return _mm512_mask_mov_ps(u, _mm512_cmp_ps_mask(d, _mm512_set1_ps(-150.0f), _CMP_LT_OQ), _mm512_setzero_ps());
 }
 
+/* xexp2f, eight lanes (AVX2 with FMA, Sleef_exp2f8_u10): sleef_exp2f16's steps, the same bits */
+__attribute__((target("avx2,fma"))) static __m256 sleef_exp2f8(__m256 d)
+{
+    __m256 u = _mm256_round_ps(d, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256i q = _mm256_cvtps_epi32(u);
+    __m256 s = _mm256_sub_ps(d, u);
+    u = _mm256_set1_ps(0.1535920892e-3f);
+    u = _mm256_fmadd_ps(u, s, _mm256_set1_ps(0.1339262701e-2f));
+    u = _mm256_fmadd_ps(u, s, _mm256_set1_ps(0.9618384764e-2f));
+    u = _mm256_fmadd_ps(u, s, _mm256_set1_ps(0.5550347269e-1f));
+    u = _mm256_fmadd_ps(u, s, _mm256_set1_ps(0.2402264476e+0f));
+    u = _mm256_fmadd_ps(u, s, _mm256_set1_ps(0.6931471825e+0f));
+    u = _mm256_fmadd_ps(u, s, _mm256_set1_ps(1.0f));
+    __m256i q1 = _mm256_srai_epi32(q, 1), q2 = _mm256_sub_epi32(q, q1), bias = _mm256_set1_epi32(0x7f);
+    u = _mm256_mul_ps(u, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(q1, bias), 23)));
+    u = _mm256_mul_ps(u, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(q2, bias), 23)));
+    u = _mm256_blendv_ps(u, _mm256_set1_ps(INFINITY), _mm256_cmp_ps(d, _mm256_set1_ps(128.0f), _CMP_GE_OQ));
+    return _mm256_andnot_ps(_mm256_cmp_ps(d, _mm256_set1_ps(-150.0f), _CMP_LT_OQ), u);
+}
+
+/* exp2_block_f, eight lanes; the last m % 8 elements one at a time (sleef_exp2f_pt, inline here) */
+__attribute__((target("avx2,fma"))) static void exp2_block8_f(const float *x, float *o, Py_ssize_t m)
+{
+    Py_ssize_t i = 0;
+    for (; i + 8 <= m; i += 8) _mm256_storeu_ps(o + i, sleef_exp2f8(_mm256_loadu_ps(x + i)));
+    for (; i < m; i++) o[i] = sleef_exp2f_pt(x[i]);
+}
+
 /* exp2_block_f, sixteen lanes (every input: a NaN lane's s = d - rint(d) is d quieted, an
  * out-of-range lane's int conversion is masked by the two selects) */
 __attribute__((target("avx512f"))) static void exp2_block16_f(const float *x, float *o, Py_ssize_t m)
@@ -1692,13 +1932,13 @@ static PyObject *py_run2(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     long step = nargs >= 6 ? PyLong_AsLong(args[5]) : 0;
     long fn = nargs == 7 ? PyLong_AsLong(args[6]) : 0;
     if (PyErr_Occurred()) return NULL;
-    if (vec < 0 || vec > 1 || form < -1 || form > 1 || step < 0 || fn < 0 || fn > 3) {
-        PyErr_Format(PyExc_ValueError, "run2: vec must be 0 or 1, form -1, 0 or 1, step >= 0 and op 0 to 3 (got %ld, "
+    if (vec < 0 || vec > 1 || form < -1 || form > 2 || step < 0 || fn < 0 || fn > 3) {
+        PyErr_Format(PyExc_ValueError, "run2: vec must be 0 or 1, form -1, 0, 1 or 2, step >= 0 and op 0 to 3 (got %ld, "
                      "%ld, %ld, %ld)", vec, form, step, fn);
         return NULL;
     }
-    int wide = form == 0 ? 0 : has_avx512f();
-    if (form == 1 && !wide) Py_RETURN_FALSE;
+    int wide = pick_level(form);
+    if (wide < 0) Py_RETURN_FALSE;
     Py_buffer y, x, out;
     if (PyObject_GetBuffer(args[0], &y, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
     if (PyObject_GetBuffer(args[1], &x, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
@@ -1731,14 +1971,14 @@ static PyObject *py_run2(PyObject *self, PyObject *const *args, Py_ssize_t nargs
                          * unfused scalar function; op 3: the AVX2 build's, its vector lanes' NaN words) */
             if (fn == 2) body = 0;
 #if HAVE_X86
-            if (wide) logaddexp2_block16(yp, xp, op, body, fn == 3 ? 3 : 1);
+            if (wide == W512) logaddexp2_block16(yp, xp, op, body, fn == 3 ? 3 : 1);
             else
 #endif
                 logaddexp2_block(yp, xp, op, body, fn == 3 ? 3 : 1);
             logaddexp2_block(yp + body, xp + body, op + body, n - body, fn == 2 ? 2 : 0);
         } else {
 #if HAVE_X86
-            if (wide) atan2_block16(yp, xp, op, body);
+            if (wide == W512) atan2_block16(yp, xp, op, body);
             else
 #endif
                 for (Py_ssize_t i = 0; i < body; i++) op[i] = sleef_atan2f(yp[i], xp[i]);
@@ -1763,7 +2003,7 @@ done:
  * values as measured there: a NaN or x < -1 gives the default NaN 0x7FF8000000000000 (not xlog1p's
  * all-ones word), -1 -inf, +-0 itself, x beyond 1e307 SLEEF's log. (float64 tanh is vml's MKL
  * vdTanh, not SLEEF's: not reproduced here.) */
-static inline double sleef_log1p_pt(double d)
+static SLEEF_AI double sleef_log1p_pt(double d)
 {
     if (d > -1.0 && d <= 1e307) return d == 0.0 ? d : sleef_log1p_core(d);
     if (d > 1e307) return sleef_log_or_libm(d);
@@ -1874,7 +2114,7 @@ __attribute__((target("avx512f"))) static void exp2_block8_d(const double *x, do
 }
 #endif
 
-static inline double vec_lane_d(double x, int op)
+static SLEEF_AI double vec_lane_d(double x, int op)
 {
     if (op == 3) return exp(x);
     if (op == 7) return sleef_expm1(x);
@@ -1932,12 +2172,37 @@ __attribute__((target("avx512f"))) static void vec_block8_d(const double *x, dou
 }
 #endif
 
+#if HAVE_X86
+/* vec8_d's ops 0 to 2 in four lanes (AVX2 with FMA, sleef_exp4); the last m % 4 elements by
+ * vec_lane_d (inline here: fma one instruction); the same bits */
+__attribute__((target("avx2,fma"), always_inline)) static inline __m256d vec4_d(__m256d x, int op)
+{
+    if (op == 0) return sleef_exp4(x);
+    const __m256d one = _mm256_set1_pd(1.0);
+    __m256d e = sleef_exp4(_mm256_xor_pd(x, _mm256_set1_pd(-0.0)));
+    return _mm256_div_pd(op == 1 ? one : x, _mm256_add_pd(one, e));
+}
+
+__attribute__((target("avx2,fma"))) static void vec_block4_d(const double *x, double *o, Py_ssize_t m, int op)
+{
+    Py_ssize_t i = 0;
+    for (; i + 4 <= m; i += 4) _mm256_storeu_pd(o + i, vec4_d(_mm256_loadu_pd(x + i), op));
+    for (; i < m; i++) o[i] = vec_lane_d(x[i], op);
+}
+#endif
+
+/* the vectorized function one lane at a time, an FMA clone (vec_lanes_f's reason) */
+SLEEF_LOG_CLONES static void vec_lanes_d(const double *x, double *o, Py_ssize_t m, int op)
+{
+    for (Py_ssize_t i = 0; i < m; i++) o[i] = vec_lane_d(x[i], op);
+}
+
 static void vec_block_d(const double *x, double *o, Py_ssize_t m, int op, int wide)
 {
     if (op == 11) op = 0;  /* (EXP_SPLIT's vectorized function: EXP's, SLEEF's exp) */
     if (op == 10) {
 #if HAVE_X86
-        if (wide) {
+        if (wide == W512) {
             softplus_block8(x, o, m);
             return;
         }
@@ -1947,7 +2212,7 @@ static void vec_block_d(const double *x, double *o, Py_ssize_t m, int op, int wi
     }
     if (op == 12 || op == 13) {
 #if HAVE_X86
-        if (wide) {
+        if (wide == W512) {
             mish_block8(x, o, m, op == 12);
             return;
         }
@@ -1957,7 +2222,7 @@ static void vec_block_d(const double *x, double *o, Py_ssize_t m, int op, int wi
     }
     if (op == 16) {  /* (float64 log1p: eight lanes where AVX-512, else the one-lane form: the same bits) */
 #if HAVE_X86
-        if (wide) {
+        if (wide == W512) {
             log1p_block8_d(x, o, m);
             return;
         }
@@ -1971,7 +2236,7 @@ static void vec_block_d(const double *x, double *o, Py_ssize_t m, int op, int wi
     }
     if (op == 18) {  /* (float64 exp2: eight lanes where AVX-512, else the one-lane form: the same bits) */
 #if HAVE_X86
-        if (wide) {
+        if (wide == W512) {
             exp2_block8_d(x, o, m);
             return;
         }
@@ -1985,7 +2250,7 @@ static void vec_block_d(const double *x, double *o, Py_ssize_t m, int op, int wi
     }
     if (op == 14) {  /* (gelu's tanh form: eight lanes where AVX-512, else the one-lane form: the same bits) */
 #if HAVE_X86
-        if (wide) {
+        if (wide == W512) {
             gelu_tanh_block8(x, o, m);
             return;
         }
@@ -1994,20 +2259,24 @@ static void vec_block_d(const double *x, double *o, Py_ssize_t m, int op, int wi
         return;
     }
 #if HAVE_X86
-    if (wide && op == 7) {
+    if (wide == W512 && op == 7) {
         sleef_expm1d_block8(x, o, m);
         return;
     }
     if (op == 8) {  /* (elu at alpha 1: op 7's lanes, then x where x > 0) */
-        ELU_BLOCKS(double, elu_fused8, sleef_expm1_block);
+        ELU_BLOCKS(double, elu_fused8, ELU_NONE8, sleef_expm1_block);
         return;
     }
     if (op == 9) {
-        ELU_BLOCKS_SCALED(double, elu_fused8, sleef_expm1_block, SELU_POS_D, SELU_NEG_D);
+        ELU_BLOCKS_SCALED(double, elu_fused8, ELU_NONE8, sleef_expm1_block, SELU_POS_D, SELU_NEG_D);
         return;
     }
-    if (wide && op != 3) {
+    if (wide == W512 && op != 3) {
         vec_block8_d(x, o, m, op);
+        return;
+    }
+    if (wide == W256 && op <= 2) {
+        vec_block4_d(x, o, m, op);
         return;
     }
 #endif
@@ -2016,7 +2285,7 @@ static void vec_block_d(const double *x, double *o, Py_ssize_t m, int op, int wi
         return;
     }
     (void)wide;
-    for (Py_ssize_t i = 0; i < m; i++) o[i] = vec_lane_d(x[i], op);
+    vec_lanes_d(x, o, m, op);
 }
 
 static void vec_piece_d(const void *x, void *o, Py_ssize_t a, Py_ssize_t m, int op, int wide)
@@ -2132,13 +2401,13 @@ static PyObject *py_angle_run(PyObject *self, PyObject *const *args, Py_ssize_t 
     }
     long vec = PyLong_AsLong(args[2]), form = PyLong_AsLong(args[3]), step = PyLong_AsLong(args[4]);
     if (PyErr_Occurred()) return NULL;
-    if (vec < 0 || vec > 1 || form < -1 || form > 1 || step < 0) {
-        PyErr_Format(PyExc_ValueError, "angle_run: vec must be 0 or 1, form -1, 0 or 1 and step >= 0 (got %ld, %ld, %ld)",
+    if (vec < 0 || vec > 1 || form < -1 || form > 2 || step < 0) {
+        PyErr_Format(PyExc_ValueError, "angle_run: vec must be 0 or 1, form -1, 0, 1 or 2 and step >= 0 (got %ld, %ld, %ld)",
                      vec, form, step);
         return NULL;
     }
-    int wide = form == 0 ? 0 : has_avx512f();
-    if (form == 1 && !wide) Py_RETURN_FALSE;
+    int wide = pick_level(form);
+    if (wide < 0) Py_RETURN_FALSE;
     Py_buffer z, out;
     if (PyObject_GetBuffer(args[0], &z, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
     if (PyObject_GetBuffer(args[1], &out, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
@@ -2163,7 +2432,7 @@ static PyObject *py_angle_run(PyObject *self, PyObject *const *args, Py_ssize_t 
             }
             Py_ssize_t v = body <= a ? 0 : body - a < m ? body - a : m; /* (this block's SLEEF elements) */
 #if HAVE_X86
-            if (wide) atan2_block16(ys, xs, op + a, v);
+            if (wide == W512) atan2_block16(ys, xs, op + a, v);
             else
 #endif
                 for (Py_ssize_t i = 0; i < v; i++) op[a + i] = sleef_atan2f(ys[i], xs[i]);
@@ -2201,6 +2470,24 @@ static PyObject *py_angle_run(PyObject *self, PyObject *const *args, Py_ssize_t 
     }
 GLU_MUL(glu_mul16, float, __m512, __mmask16, 16, ps)
 GLU_MUL(glu_mul8, double, __m512d, __mmask8, 8, pd)
+
+/* GLU_MUL's AVX2 form (eight float32 / four float64 lanes): the NaN lanes blended in by compare */
+#define GLU_MUL_AVX2(NAME, T, V, LANES, S)                                                           \
+    __attribute__((target("avx2,fma"))) static void NAME(const T *a, T *r, Py_ssize_t n)             \
+    {                                                                                                \
+        Py_ssize_t j = 0;                                                                            \
+        for (; j + (LANES) <= n; j += (LANES)) {                                                     \
+            V s = _mm256_loadu_##S(r + j);                                                           \
+            V nan = _mm256_cmp_##S(s, s, _CMP_UNORD_Q);                                              \
+            _mm256_storeu_##S(r + j, _mm256_blendv_##S(_mm256_mul_##S(s, _mm256_loadu_##S(a + j)), s, nan)); \
+        }                                                                                            \
+        for (; j < n; j++) {                                                                         \
+            T s = r[j], m = s * a[j];                                                                \
+            r[j] = s != s ? s : m;                                                                   \
+        }                                                                                            \
+    }
+GLU_MUL_AVX2(glu_mul8f, float, __m256, 8, ps)
+GLU_MUL_AVX2(glu_mul4d, double, __m256d, 4, pd)
 #endif
 
 /* glu_rows(x, out, outer, row, step, form[, chunk]) -> bool: PyTorch's glu_kernel (a cpu_kernel_vec loop of
@@ -2228,13 +2515,13 @@ static PyObject *py_glu_rows(PyObject *self, PyObject *const *args, Py_ssize_t n
     long form = PyLong_AsLong(args[5]);
     Py_ssize_t chunk = nargs == 7 ? PyLong_AsSsize_t(args[6]) : 0;
     if (PyErr_Occurred()) return NULL;
-    if (outer < 0 || row < 0 || step < 0 || chunk < 0 || form < -1 || form > 1) {
-        PyErr_Format(PyExc_ValueError, "glu_rows: outer, row, step and chunk must be >= 0 and form -1, 0 or 1 "
+    if (outer < 0 || row < 0 || step < 0 || chunk < 0 || form < -1 || form > 2) {
+        PyErr_Format(PyExc_ValueError, "glu_rows: outer, row, step and chunk must be >= 0 and form -1, 0, 1 or 2 "
                      "(got %zd, %zd, %zd, %zd, %ld)", outer, row, step, chunk, form);
         return NULL;
     }
-    int wide = form == 0 ? 0 : has_avx512f();
-    if (form == 1 && !wide) Py_RETURN_FALSE;
+    int wide = pick_level(form);
+    if (wide < 0) Py_RETURN_FALSE;
     Py_buffer x, out;
     if (PyObject_GetBuffer(args[0], &x, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
     if (PyObject_GetBuffer(args[1], &out, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
@@ -2272,9 +2559,14 @@ static PyObject *py_glu_rows(PyObject *self, PyObject *const *args, Py_ssize_t n
                 p = e;
             }
 #if HAVE_X86
-            if (wide) {  /* (the product in AVX-512 lanes: the same bits as the loops below) */
+            if (wide == W512) {  /* (the product in AVX-512 lanes: the same bits as the loops below) */
                 if (dbl) glu_mul8((const double *)x.buf + 2 * o * row, (double *)out.buf + o * row, row);
                 else glu_mul16((const float *)x.buf + 2 * o * row, (float *)out.buf + o * row, row);
+                continue;
+            }
+            if (wide == W256) {  /* (AVX2 lanes: likewise) */
+                if (dbl) glu_mul4d((const double *)x.buf + 2 * o * row, (double *)out.buf + o * row, row);
+                else glu_mul8f((const float *)x.buf + 2 * o * row, (float *)out.buf + o * row, row);
                 continue;
             }
 #endif
@@ -2334,7 +2626,7 @@ static int sleef_inplace(int op, int kind, void *x, Py_ssize_t n, const double *
 {
     if ((op != 8 && op != 9) || (kind != 'f' && kind != 'd') || !(np_ == 0 || (np_ == 1 && p[0] == 1.0)))
         return 0;
-    int wide = has_avx512f();
+    int wide = pick_level(-1);
     if (kind == 'f')
         cut_pieces(x, x, n, op, 0, 0, ival, wide, vec_piece, scalar_piece);
     else
