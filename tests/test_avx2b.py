@@ -1,0 +1,183 @@
+"""avx2b: the AVX2 + FMA copies of compiled kernels that had only a scalar (or AVX-512) form.
+
+layer_norm's rows (``ln_torch_avx2``, kernels/_ln_torch.h: the moments' lanes in AVX registers) and
+batch_norm's evaluation (``bn_eval``'s AVX2 clone) must give the scalar fallback's bits
+(``STRIDED_NATIVE_ROWS_ISA=base`` in a subprocess: the baseline copy) and PyTorch's (layer_norm),
+over row lengths 0..100 and past the moments' 16-vector chunks, with NaN, infinities and large
+values, with and without weight and bias, float32 and float64.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import strided as S
+import strided.nn.functional as F
+
+torch = pytest.importorskip("torch")
+
+DTYPES = [("float32", np.float32, torch.float32), ("float64", np.float64, torch.float64)]
+# (row lengths: every short one, the 8 / 4 lane boundaries, the 16-vector chunks and the cascade's levels)
+LENGTHS = list(range(1, 101)) + [127, 128, 129, 255, 256, 257, 1000, 4099, 20000]
+
+
+def _rows(n: int, dt: type, seed: int, special: bool = False) -> np.ndarray:
+    """A (3, n) array of values of both signs and several magnitudes; with ``special``, NaN, +-inf
+    and huge values in some rows."""
+    rng = np.random.default_rng(seed)
+    x = (rng.standard_normal((3, n)) * rng.choice([1e-3, 1.0, 1e3], (3, n))).astype(dt)
+    x[2] += dt(5.0)  # (an offset mean: the Welford steps' cancellation)
+    if special:
+        x[0, rng.integers(0, n)] = np.nan
+        x[1, rng.integers(0, n)] = np.inf if n % 2 else -np.inf
+        x[2, rng.integers(0, n)] = dt(3e38) if dt is np.float32 else dt(1e308)
+    return x
+
+
+def _ln(x: np.ndarray, w: np.ndarray | None, b: np.ndarray | None) -> np.ndarray:
+    n = x.shape[-1]
+    return F.layer_norm(S.from_numpy(x), (n,), None if w is None else S.from_numpy(w),
+                        None if b is None else S.from_numpy(b), 1e-5).numpy()
+
+
+def _ln_torch(x: np.ndarray, w: np.ndarray | None, b: np.ndarray | None) -> np.ndarray:
+    n = x.shape[-1]
+    return torch.nn.functional.layer_norm(torch.from_numpy(x), (n,), None if w is None else torch.from_numpy(w),
+                                          None if b is None else torch.from_numpy(b), 1e-5).numpy()
+
+
+def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    """Equal values, NaN where NaN (any NaN payload), and the same sign of zero."""
+    return a.shape == b.shape and a.dtype == b.dtype and bool(
+        np.all((a == b) & (np.signbit(a) == np.signbit(b)) | (np.isnan(a) & np.isnan(b))))
+
+
+@pytest.mark.parametrize("name,dt,tdt", DTYPES)
+@pytest.mark.parametrize("affine", ["wb", "w", "b", "none"])
+def test_layer_norm_rows_torch_bits(name: str, dt: type, tdt: object, affine: str) -> None:
+    """Every row length 1..100 and longer: strided's layer_norm is PyTorch's, bit for bit (the
+    AVX2 copy on this machine where it has AVX2 + FMA)."""
+    for n in LENGTHS:
+        x = _rows(n, dt, n)
+        rng = np.random.default_rng(n + 1)
+        w = rng.uniform(0.5, 1.5, n).astype(dt) if "w" in affine else None
+        b = rng.uniform(-1, 1, n).astype(dt) if "b" in affine else None
+        got, want = _ln(x, w, b), _ln_torch(x, w, b)
+        assert _same_bits(got, want), (name, affine, n, np.flatnonzero(got != want)[:5])
+
+
+@pytest.mark.parametrize("name,dt,tdt", DTYPES)
+def test_layer_norm_specials_torch_bits(name: str, dt: type, tdt: object) -> None:
+    """NaN, infinities and huge values in rows: NaN rows stay NaN, the others PyTorch's bits."""
+    for n in [1, 2, 7, 8, 9, 33, 100, 129, 1000]:
+        x = _rows(n, dt, 7 * n, special=True)
+        w = np.linspace(0.5, 1.5, n).astype(dt)
+        b = np.linspace(-1, 1, n).astype(dt)
+        got, want = _ln(x, w, b), _ln_torch(x, w, b)
+        assert _same_bits(got, want), (name, n)
+
+
+def test_layer_norm_mean_rstd_and_grad_torch() -> None:
+    """The saved statistics (through the backward) agree with PyTorch's on a long row."""
+    x = _rows(1000, np.float32, 3)
+    w = np.linspace(0.5, 1.5, 1000).astype(np.float32)
+    b = np.linspace(-1, 1, 1000).astype(np.float32)
+    xs = S.from_numpy(x.copy()).requires_grad_(True)
+    F.layer_norm(xs, (1000,), S.from_numpy(w), S.from_numpy(b)).sum().backward()
+    xt = torch.from_numpy(x.copy()).requires_grad_(True)
+    torch.nn.functional.layer_norm(xt, (1000,), torch.from_numpy(w), torch.from_numpy(b)).sum().backward()
+    np.testing.assert_allclose(xs.grad.numpy(), xt.grad.numpy(), rtol=1e-4, atol=1e-5)
+
+
+def _bn(x: np.ndarray, affine: str) -> np.ndarray:
+    c = x.shape[1]
+    rng = np.random.default_rng(c)
+    rm, rv = rng.standard_normal(c).astype(x.dtype), rng.uniform(0.1, 2, c).astype(x.dtype)
+    w = rng.uniform(0.5, 1.5, c).astype(x.dtype) if "w" in affine else None
+    b = rng.uniform(-1, 1, c).astype(x.dtype) if "b" in affine else None
+    wrap = (lambda a: None if a is None else S.from_numpy(a))
+    return F.batch_norm(S.from_numpy(x), wrap(rm), wrap(rv), wrap(w), wrap(b), training=False).numpy()
+
+
+def _bn_numpy(x: np.ndarray, affine: str) -> np.ndarray:
+    """bn_eval's contract: NumPy's steps (x - rm) * (1 / sqrt(rv + eps)), * w, + b."""
+    c = x.shape[1]
+    rng = np.random.default_rng(c)
+    rm, rv = rng.standard_normal(c).astype(x.dtype), rng.uniform(0.1, 2, c).astype(x.dtype)
+    w = rng.uniform(0.5, 1.5, c).astype(x.dtype) if "w" in affine else None
+    b = rng.uniform(-1, 1, c).astype(x.dtype) if "b" in affine else None
+    with np.errstate(all="ignore"):
+        y = (x - rm) * (1 / np.sqrt(rv + x.dtype.type(1e-5)))
+        if w is not None:
+            y = y * w
+        if b is not None:
+            y = y + b
+    return y
+
+
+@pytest.mark.parametrize("name,dt,tdt", DTYPES)
+@pytest.mark.parametrize("affine", ["wb", "w", "b", "none"])
+def test_batch_norm_eval_numpy_steps(name: str, dt: type, tdt: object, affine: str) -> None:
+    """batch_norm's evaluation (N, C) for C in 1..100 and longer: the NumPy steps' bits (specials too)."""
+    for c in LENGTHS[:100] + [1000]:
+        x = _rows(c, dt, c, special=c % 3 == 0)
+        assert _same_bits(_bn(x, affine), _bn_numpy(x, affine)), (name, affine, c)
+
+
+_SCRIPT = r"""
+import pickle, sys
+import numpy as np
+sys.path.insert(0, {tests!r})
+import test_avx2b as t
+out = []
+for name, dt, _ in t.DTYPES:
+    for n in t.LENGTHS:
+        for special in (False, True):
+            x = t._rows(n, dt, n, special)
+            w = np.linspace(0.5, 1.5, n).astype(dt)
+            b = np.linspace(-1, 1, n).astype(dt)
+            for aff in ("wb", "w", "b", "none"):
+                out.append(t._ln(x, w if "w" in aff else None, b if "b" in aff else None))
+                out.append(t._bn(x, aff))
+sys.stdout.buffer.write(pickle.dumps(out))
+"""
+
+
+def _run(isa: str | None) -> list[np.ndarray]:
+    import pickle
+
+    env = dict(os.environ)
+    env.pop("STRIDED_NATIVE_ROWS_ISA", None)
+    if isa is not None:
+        env["STRIDED_NATIVE_ROWS_ISA"] = isa
+    tests = os.path.dirname(os.path.abspath(__file__))
+    code = _SCRIPT.replace("{tests!r}", repr(tests))
+    res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, check=True)
+    return pickle.loads(res.stdout)
+
+
+def test_avx2_copies_equal_baseline() -> None:
+    """The default copy (AVX2 + FMA here, where the CPU has them) and the baseline copy
+    (STRIDED_NATIVE_ROWS_ISA=base: the scalar fallback) give the same bits, every case."""
+    fast, base = _run(None), _run("base")
+    assert len(fast) == len(base) > 0
+    for i, (a, b) in enumerate(zip(fast, base)):
+        assert _same_bits(a, b), i
+
+
+def test_native_off_layer_norm_torch_bits() -> None:
+    """STRIDED_NATIVE=0 (NumPy's steps, no compiled module): layer_norm still agrees with PyTorch
+    within rounding, batch_norm is the NumPy steps' bits."""
+    code = ("import numpy as np, sys; sys.path.insert(0, %r); import test_avx2b as t\n"
+            "x = t._rows(300, np.float32, 1)\n"
+            "w = np.linspace(0.5, 1.5, 300).astype(np.float32)\n"
+            "np.testing.assert_allclose(t._ln(x, w, None), t._ln_torch(x, w, None), rtol=1e-5, atol=1e-5)\n"
+            "assert t._same_bits(t._bn(x, 'wb'), t._bn_numpy(x, 'wb'))\n"
+            % os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, STRIDED_NATIVE="0")
+    subprocess.run([sys.executable, "-c", code], env=env, check=True)
