@@ -94,23 +94,23 @@ def test_layer_norm_mean_rstd_and_grad_torch() -> None:
     np.testing.assert_allclose(xs.grad.numpy(), xt.grad.numpy(), rtol=1e-4, atol=1e-5)
 
 
-def _bn(x: np.ndarray, affine: str) -> np.ndarray:
-    c = x.shape[1]
+def _bn_params(c: int, dt: type, affine: str) -> list[np.ndarray | None]:
+    """Running mean and variance, weight and bias (None where ``affine`` lacks "w" / "b") of c channels."""
     rng = np.random.default_rng(c)
-    rm, rv = rng.standard_normal(c).astype(x.dtype), rng.uniform(0.1, 2, c).astype(x.dtype)
-    w = rng.uniform(0.5, 1.5, c).astype(x.dtype) if "w" in affine else None
-    b = rng.uniform(-1, 1, c).astype(x.dtype) if "b" in affine else None
-    wrap = (lambda a: None if a is None else S.from_numpy(a))
-    return F.batch_norm(S.from_numpy(x), wrap(rm), wrap(rv), wrap(w), wrap(b), training=False).numpy()
+    rm, rv = rng.standard_normal(c).astype(dt), rng.uniform(0.1, 2, c).astype(dt)
+    w = rng.uniform(0.5, 1.5, c).astype(dt) if "w" in affine else None
+    b = rng.uniform(-1, 1, c).astype(dt) if "b" in affine else None
+    return [rm, rv, w, b]
+
+
+def _bn(x: np.ndarray, affine: str) -> np.ndarray:
+    rm, rv, w, b = (None if a is None else S.from_numpy(a) for a in _bn_params(x.shape[1], x.dtype, affine))
+    return F.batch_norm(S.from_numpy(x), rm, rv, w, b, training=False).numpy()
 
 
 def _bn_numpy(x: np.ndarray, affine: str) -> np.ndarray:
     """bn_eval's contract: NumPy's steps (x - rm) * (1 / sqrt(rv + eps)), * w, + b."""
-    c = x.shape[1]
-    rng = np.random.default_rng(c)
-    rm, rv = rng.standard_normal(c).astype(x.dtype), rng.uniform(0.1, 2, c).astype(x.dtype)
-    w = rng.uniform(0.5, 1.5, c).astype(x.dtype) if "w" in affine else None
-    b = rng.uniform(-1, 1, c).astype(x.dtype) if "b" in affine else None
+    rm, rv, w, b = _bn_params(x.shape[1], x.dtype, affine)
     with np.errstate(all="ignore"):
         y = (x - rm) * (1 / np.sqrt(rv + x.dtype.type(1e-5)))
         if w is not None:
@@ -178,6 +178,6 @@ def test_native_off_layer_norm_torch_bits() -> None:
             "w = np.linspace(0.5, 1.5, 300).astype(np.float32)\n"
             "np.testing.assert_allclose(t._ln(x, w, None), t._ln_torch(x, w, None), rtol=1e-5, atol=1e-5)\n"
             "assert t._same_bits(t._bn(x, 'wb'), t._bn_numpy(x, 'wb'))\n"
-            % os.path.dirname(os.path.abspath(__file__)))
+            ).replace("%r", repr(os.path.dirname(os.path.abspath(__file__))))
     env = dict(os.environ, STRIDED_NATIVE="0")
     subprocess.run([sys.executable, "-c", code], env=env, check=True)
