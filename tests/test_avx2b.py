@@ -181,3 +181,72 @@ def test_native_off_layer_norm_torch_bits() -> None:
             ).replace("%r", repr(os.path.dirname(os.path.abspath(__file__))))
     env = dict(os.environ, STRIDED_NATIVE="0")
     subprocess.run([sys.executable, "-c", code], env=env, check=True)
+
+
+# ---- float32 i0, i1, digamma: the eight-lane AVX2 forms (_i0_f32.h, _digamma_f32.h)
+
+_K = pytest.importorskip("strided.kernels.native").special()
+_OPS = [("i0", S.i0, torch.i0, 0), ("i1", S.special.i1, torch.special.i1, 1),
+        ("digamma", S.digamma, torch.digamma, 4)]
+
+
+def _special_values(n: int, seed: int) -> np.ndarray:
+    """n float32 values over the forms' branches (|x| about 8 and 88, x about 10, both signs),
+    random bit patterns, and specials (NaN, infinities, zeros, poles, subnormals)."""
+    rng = np.random.default_rng(seed)
+    pool = np.concatenate([
+        rng.uniform(-100, 100, 64), rng.uniform(0.1, 0.9, 32), rng.uniform(7.9, 8.1, 16), rng.uniform(87.9, 88.1, 16),
+        rng.uniform(9.9, 10.1, 16), [0.0, -0.0, np.nan, np.inf, -np.inf, 8.0, 88.0, 10.0, 1e17, 1e20, -1.0, -2.5, 1e-40],
+    ]).astype(np.float32)
+    bits = rng.integers(0, 2**32, 64, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    return rng.choice(np.concatenate([pool, bits]), n)
+
+
+def _forms(fn, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """fn(x) with the lane forms on (-1: AVX2 here), then with the scalar loops (0)."""
+    before = _K.lanes_form(-1)
+    try:
+        fast = fn(x)
+        _K.lanes_form(0)
+        slow = fn(x)
+    finally:
+        _K.lanes_form(before)
+    return fast, slow
+
+
+def _bits_equal(a: np.ndarray, b: np.ndarray) -> bool:
+    """Equal bit patterns, any NaN equal to any NaN (NaN payloads aside)."""
+    return a.shape == b.shape and bool(np.all((a.view(np.uint32) == b.view(np.uint32)) | (np.isnan(a) & np.isnan(b))))
+
+
+@pytest.mark.parametrize("name,ours,theirs,which", _OPS)
+def test_special_lanes_equal_scalar_and_torch(name: str, ours, theirs, which: int) -> None:
+    """Every length 0..100 (the last vector's padding), values over every branch and specials: the
+    lane form == the scalar loop (bit for bit, payloads too) == PyTorch's (NaN as NaN)."""
+    for n in range(101):
+        x = _special_values(n, n)
+
+        def kernel(a: np.ndarray) -> np.ndarray:
+            out = np.empty_like(a)
+            assert _K.torch_special(a, out, which, 0)
+            return out
+
+        fast, slow = _forms(kernel, x)
+        assert np.array_equal(fast.view(np.uint32), slow.view(np.uint32)), (name, n)
+        got = ours(S.from_numpy(x)).numpy()
+        assert _bits_equal(got, theirs(torch.from_numpy(x)).numpy()), (name, n)
+        assert _bits_equal(got, fast), (name, n)
+
+
+@pytest.mark.usefixtures("torch_threads_as_assumed")
+@pytest.mark.parametrize("name,ours,theirs,which", _OPS)
+@pytest.mark.parametrize("perm", [False, True])
+def test_special_lanes_large_layouts_torch(name: str, ours, theirs, which: int, perm: bool) -> None:
+    """A (300, 257) tensor and its transpose: the lane form's results, PyTorch's bits."""
+    x = _special_values(300 * 257, 99).reshape(300, 257)
+    xs, xt = S.from_numpy(x), torch.from_numpy(x)
+    if perm:
+        xs, xt = xs.t(), xt.t()
+    fast, slow = _forms(lambda a: ours(a).numpy(), xs)
+    assert np.array_equal(fast.view(np.uint32), slow.view(np.uint32)), name
+    assert _bits_equal(fast, theirs(xt).numpy()), name
