@@ -250,3 +250,83 @@ def test_special_lanes_large_layouts_torch(name: str, ours, theirs, which: int, 
     fast, slow = _forms(lambda a: ours(a).numpy(), xs)
     assert np.array_equal(fast.view(np.uint32), slow.view(np.uint32)), name
     assert _bits_equal(fast, theirs(xt).numpy()), name
+
+
+# ---- conv1d with one input channel per group: the compiled depthwise products (_conv1d_one_channel)
+
+from strided.nn.functional import conv as _conv_mod  # noqa: E402
+
+
+def _conv1d_both(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, **kw) -> tuple[np.ndarray, np.ndarray]:
+    """conv1d through the fast path (where it applies) and through the general path (_FAST_CONV off)."""
+    args = (S.from_numpy(x), S.from_numpy(w), None if b is None else S.from_numpy(b))
+    fast = F.conv1d(*args, **kw).numpy()
+    _conv_mod._FAST_CONV = False
+    try:
+        slow = F.conv1d(*args, **kw).numpy()
+    finally:
+        _conv_mod._FAST_CONV = True
+    return fast, slow
+
+
+def _conv_values(shape: tuple[int, ...], dt: type, seed: int, special: bool) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(shape).astype(dt)
+    if special:  # (zeros of both signs, subnormals, huge values, an infinity, a NaN)
+        flat = x.reshape(-1)
+        picks = rng.integers(0, flat.size, 12)
+        flat[picks[:3]] = 0.0
+        flat[picks[3:6]] = -0.0
+        flat[picks[6:8]] = np.finfo(dt).tiny / 8
+        flat[picks[8:10]] = np.finfo(dt).max / 2
+        flat[picks[10]] = np.inf
+        flat[picks[11]] = np.nan
+    return x
+
+
+@pytest.mark.parametrize("name,dt,tdt", DTYPES)
+@pytest.mark.parametrize("special", [False, True])
+def test_conv1d_one_channel_equals_general_path(name: str, dt: type, tdt: object, special: bool) -> None:
+    """C == 1 (every output channel reads it) and depthwise C == O == groups, lengths past the 4096
+    results the fast path needs, kernel widths, padding, dilation, a permuted input: the same bits as
+    the general path (NaN where NaN), and PyTorch's values."""
+    cases = [(64, 1, 100, 2, 3, 1, {}), (8, 1, 700, 3, 5, 1, {"padding": 2}), (16, 1, 300, 1, 1, 1, {}),
+             (4, 4, 1200, 4, 3, 4, {"dilation": 2}), (3, 6, 900, 6, 4, 6, {"padding": 1, "dilation": 3}),
+             (40, 1, 130, 5, 7, 1, {"padding": 3})]
+    for i, (n, c, length, o, kw_, groups, kw) in enumerate(cases):
+        x = _conv_values((n, c, length), dt, i, special)
+        w = _conv_values((o, 1, kw_), dt, 100 + i, False)
+        b = np.random.default_rng(i).uniform(0.1, 0.9, o).astype(dt)
+        no_nan = np.where(np.isnan(x), dt(-0.0), x)  # (specials the fast path takes: a NaN result declines)
+        for xx in (x, np.ascontiguousarray(x.transpose(2, 1, 0)).transpose(2, 1, 0), no_nan):
+            fast, slow = _conv1d_both(xx, w, b, groups=groups, **kw)
+            assert _same_bits(fast, slow), (name, i, special)
+            want = torch.nn.functional.conv1d(torch.from_numpy(xx), torch.from_numpy(w), torch.from_numpy(b),
+                                              groups=groups, **kw).numpy()
+            with np.errstate(invalid="ignore"):
+                np.testing.assert_allclose(fast, want, rtol=2e-5 if dt is np.float32 else 1e-12, atol=1e-5)
+
+
+def test_conv1d_one_channel_declines() -> None:
+    """No bias, a zero in the bias, a stride, small outputs: the general path's bits (the zero sums'
+    signs included: products of zeros)."""
+    x = np.zeros((64, 1, 100), np.float32)
+    x[:, :, ::2] = -0.0
+    w = np.array([[[1.0, -1.0, 0.5]], [[-2.0, 0.0, 1.0]]], np.float32)
+    for b, kw in ((None, {}), (np.array([0.0, 1.0], np.float32), {}), (np.array([-0.0, 2.0], np.float32), {}),
+                  (np.array([1.0, 2.0], np.float32), {"stride": 2})):
+        fast, slow = _conv1d_both(x, w, b, **kw)
+        assert _same_bits(fast, slow)
+        assert np.array_equal(np.signbit(fast), np.signbit(slow))
+
+
+def test_conv1d_one_channel_grad_torch() -> None:
+    """The fast forward inside a recorded graph: the gradients PyTorch gives."""
+    rng = np.random.default_rng(5)
+    x, w, b = (rng.standard_normal(s).astype(np.float32) for s in ((16, 1, 400), (3, 1, 5), (3,)))
+    xs, ws, bs = (S.from_numpy(a.copy()).requires_grad_(True) for a in (x, w, b))
+    F.conv1d(xs, ws, bs, padding=2).sum().backward()
+    xt, wt, bt = (torch.from_numpy(a.copy()).requires_grad_(True) for a in (x, w, b))
+    torch.nn.functional.conv1d(xt, wt, bt, padding=2).sum().backward()
+    for got, want in ((xs, xt), (ws, wt), (bs, bt)):
+        np.testing.assert_allclose(got.grad.numpy(), want.grad.numpy(), rtol=1e-4, atol=1e-3)
