@@ -501,6 +501,16 @@ _FAST_CONV = True  # (tests turn it off to compare with the general path)
 _kernel: list = [None]  # (the compiled module, once found: _compiled's environment test is a fifth of a call)
 
 
+def _depthwise_kernel() -> Any:
+    """The compiled module with ``conv2d_depthwise`` (found once), or None (not built, or _FAST_CONV off)."""
+    k = _kernel[0]
+    if k is None:
+        if not _FAST_CONV or (k := _compiled("_matkernel")) is None or not hasattr(k, "conv2d_depthwise"):
+            return None
+        _kernel[0] = k
+    return k
+
+
 class _Layout4:
     """A 4-D layout (shape, strides, offset: what ``conv2d_depthwise`` reads of a weight's) for a
     conv1d weight (O, 1, kW) read as (O, 1, 1, kW)."""
@@ -523,11 +533,8 @@ def _conv1d_one_channel(input: Tensor, weight: Tensor, bias: Tensor | None, geo:
     its product to +0.0), which the nonzero bias removes (``+-0 + b`` is ``b``). None (nothing made)
     otherwise, and where a result is NaN (its payload is NumPy's operand order's): the general path
     then runs."""
-    k = _kernel[0]
-    if k is None:
-        if not _FAST_CONV or (k := _compiled("_matkernel")) is None or not hasattr(k, "conv2d_depthwise"):
-            return None
-        _kernel[0] = k
+    if (k := _depthwise_kernel()) is None:
+        return None
     if not _FAST_CONV or bias is None or geo.stride != (1,) or geo.groups != geo.c or not (geo.c == 1 or geo.o == geo.c):
         return None
     c_in, c_w, c_b = input.__class__, weight.__class__, bias.__class__
@@ -562,11 +569,8 @@ def _conv2d_depthwise_fresh(input: Tensor, weight: Tensor, bias: Tensor | None =
     results aside (a NaN's payload follows NumPy's operand order: there the call declines).
     None (nothing made) for every other call, including each one :func:`_geometry` would refuse:
     the general path then runs, with its errors."""
-    k = _kernel[0]
-    if k is None:
-        if not _FAST_CONV or (k := _compiled("_matkernel")) is None or not hasattr(k, "conv2d_depthwise"):
-            return None
-        _kernel[0] = k
+    if (k := _depthwise_kernel()) is None:
+        return None
     if not _FAST_CONV:
         return None
     c_in, c_w = input.__class__, weight.__class__
