@@ -1,5 +1,5 @@
 /* PyTorch's float32 digamma (calc_digamma of float, _torch_special.h's digamma_f) sixteen lanes at a
- * time (AVX-512F with FMA), for _specialkernel.c's torch_special; included after _i0_f32.h. For
+ * time (AVX-512F with FMA; eight with AVX2 + FMA: digamma_float32_avx2), for _specialkernel.c's torch_special; included after _i0_f32.h. For
  * x > 0 and finite, lane by lane, the scalar steps: while x < 10, result -= 1 / x and x += 1 (a
  * lane leaves the loop as its x reaches 10); x == 10: result + PSI_10; else, with y = z * polevl(z)
  * (z = 1 / (x * x), polevl's fused steps) where x < 1e17 and 0 beyond,
@@ -87,28 +87,119 @@ __attribute__((target("avx512f,avx2,fma"))) static void digamma_float32_avx512(c
     }
 }
 
-/* whether digamma_float32_avx512 runs: AVX-512F and FMA, and its bits equal digamma_f's (asked once)
- * on 2^14 floats over every sign and exponent with spread mantissas, and on the 256 floats about 10 */
+/* logf_lanes512 on four lanes (AVX2 + FMA): the table read by gathers; the same operations */
+L256 __m128 logf_lanes256(__m128 zf, __m128i idx, __m128i k)
+{
+    __m256d invc = _mm256_i32gather_pd(LOGF_INVC, idx, 8), logc = _mm256_i32gather_pd(LOGF_LOGC, idx, 8);
+    __m256d z = _mm256_cvtps_pd(zf);
+    __m256d r = _mm256_fmsub_pd(z, invc, _mm256_set1_pd(1.0));
+    __m256d y0 = _mm256_fmadd_pd(_mm256_cvtepi32_pd(k), _mm256_set1_pd(LOGF_LN2), logc);
+    __m256d r2 = _mm256_mul_pd(r, r);
+    __m256d y = _mm256_fmadd_pd(_mm256_set1_pd(LOGF_A1), r, _mm256_set1_pd(LOGF_A2));
+    y = _mm256_fmadd_pd(_mm256_set1_pd(LOGF_A0), r2, y);
+    y = _mm256_fmadd_pd(y, r2, _mm256_add_pd(y0, r));
+    return _mm256_cvtpd_ps(y);
+}
+
+/* logf16 on eight lanes (x >= 10) */
+L256 __m256 logf8(__m256 x)
+{
+    __m256i ix = _mm256_castps_si256(x);
+    __m256i tmp = _mm256_sub_epi32(ix, _mm256_set1_epi32(0x3f330000));
+    __m256i idx = _mm256_and_si256(_mm256_srli_epi32(tmp, 19), _mm256_set1_epi32(15));
+    __m256i k = _mm256_srai_epi32(tmp, 23);
+    __m256 z = _mm256_castsi256_ps(_mm256_sub_epi32(ix, _mm256_and_si256(tmp, _mm256_set1_epi32(0x1ff << 23))));
+    __m128 a = logf_lanes256(_mm256_castps256_ps128(z), _mm256_castsi256_si128(idx), _mm256_castsi256_si128(k));
+    __m128 b = logf_lanes256(_mm256_extractf128_ps(z, 1), _mm256_extracti128_si256(idx, 1), _mm256_extracti128_si256(k, 1));
+    return _mm256_set_m128(b, a);
+}
+
+/* digamma_float32_avx512 on a CPU with AVX2 and FMA but no AVX-512: eight lanes a vector, blends
+ * for its masks, a zero-padded last vector (a zero lane is not "fine": digamma_f's own, as there);
+ * lane by lane the same IEEE operations, so the same bits (digamma_f32_avx2_ok checks them). */
+__attribute__((target("avx2,fma"))) static void digamma_float32_avx2(const float *in, float *out, Py_ssize_t n)
+{
+    const __m256 ten = _mm256_set1_ps(10.0f), one = _mm256_set1_ps(1.0f);
+    for (Py_ssize_t i = 0; i < n; i += 8) {
+        int m = n - i >= 8 ? 8 : (int)(n - i), k = (1 << m) - 1;
+        float pad[8] = {0};
+        if (m < 8) memcpy(pad, in + i, (size_t)m * sizeof(float));
+        __m256 x = _mm256_loadu_ps(m < 8 ? pad : in + i);
+        /* the lanes done here: 0 < x < inf (NaN fails both) */
+        __m256 fine = _mm256_and_ps(_mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_GT_OQ),
+                                    _mm256_cmp_ps(x, _mm256_set1_ps(INFINITY), _CMP_LT_OQ));
+        x = _mm256_blendv_ps(_mm256_set1_ps(20.0f), x, fine); /* (the others: a harmless 20) */
+        __m256 result = _mm256_setzero_ps();
+        for (__m256 low = _mm256_cmp_ps(x, ten, _CMP_LT_OQ); _mm256_movemask_ps(low); low = _mm256_cmp_ps(x, ten, _CMP_LT_OQ)) {
+            result = _mm256_blendv_ps(result, _mm256_sub_ps(result, _mm256_div_ps(one, x)), low);
+            x = _mm256_blendv_ps(x, _mm256_add_ps(x, one), low);
+        }
+        __m256 z = _mm256_div_ps(one, _mm256_mul_ps(x, x));
+        __m256 p = _mm256_set1_ps(DIGAMMA_A_F[0]); /* (polevl's first step, fma(0, z, a[0]), is a[0]) */
+        for (int q = 1; q <= 6; q++) p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(DIGAMMA_A_F[q]));
+        __m256 y = _mm256_and_ps(_mm256_cmp_ps(x, _mm256_set1_ps(1.0e17f), _CMP_LT_OQ), _mm256_mul_ps(z, p));
+        __m256 r = _mm256_sub_ps(_mm256_sub_ps(_mm256_add_ps(result, logf8(x)), _mm256_div_ps(_mm256_set1_ps(0.5f), x)), y);
+        r = _mm256_blendv_ps(r, _mm256_add_ps(result, _mm256_set1_ps(PSI_10_F)), _mm256_cmp_ps(x, ten, _CMP_EQ_OQ));
+        if (m == 8) {
+            _mm256_storeu_ps(out + i, r);
+        } else {
+            _mm256_storeu_ps(pad, r);
+            memcpy(out + i, pad, (size_t)m * sizeof(float));
+        }
+        for (int rest = k & ~_mm256_movemask_ps(fine); rest; rest &= rest - 1) {
+            int j = __builtin_ctz((unsigned)rest);
+            out[i + j] = digamma_f_fma3(in[i + j]);
+        }
+    }
+}
+
+/* whether run (digamma_float32_avx512 or _avx2) gives digamma_f's bits on 2^14 floats over every sign
+ * and exponent with spread mantissas, on the 256 floats about 10, and on runs of each length 1..17 */
+static int digamma_f32_agrees(void (*run)(const float *, float *, Py_ssize_t))
+{
+    float in[64], out[64];
+    for (uint32_t b = 0; b < 260; b++) {
+        for (uint32_t j = 0; j < 64; j++) {
+            uint32_t u = b < 256 ? (b << 24) | (j << 18) | ((j * 40503u + b * 9973u) & 0x3ffff)
+                                 : 0x41200000u - 128u + (b - 256) * 64 + j; /* (the last four rows: about 10) */
+            memcpy(&in[j], &u, sizeof u);
+        }
+        run(in, out, 64);
+        for (int j = 0; j < 64; j++) {
+            float e = digamma_f_fma3(in[j]);
+            if (memcmp(&e, &out[j], sizeof e) != 0) return 0;
+        }
+    }
+    for (int len = 1; len <= 17; len++) {
+        for (int j = 0; j < len; j++) in[j] = (float)(j * 1.25 - 3.5);
+        run(in, out, len);
+        for (int j = 0; j < len; j++) {
+            float e = digamma_f_fma3(in[j]);
+            if (memcmp(&e, &out[j], sizeof e) != 0) return 0;
+        }
+    }
+    return 1;
+}
+
+/* whether digamma_float32_avx512 runs: AVX-512F and FMA, and digamma_f32_agrees (asked once) */
 static int digamma_f32_ok(void)
 {
     static int decided = -1;
     if (decided >= 0) return decided;
     __builtin_cpu_init();
     int ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    float in[64], out[64];
-    for (uint32_t b = 0; ok && b < 260; b++) {
-        for (uint32_t j = 0; j < 64; j++) {
-            uint32_t u = b < 256 ? (b << 24) | (j << 18) | ((j * 40503u + b * 9973u) & 0x3ffff)
-                                 : 0x41200000u - 128u + (b - 256) * 64 + j; /* (the last four rows: about 10) */
-            memcpy(&in[j], &u, sizeof u);
-        }
-        digamma_float32_avx512(in, out, 64);
-        for (int j = 0; ok && j < 64; j++) {
-            float e = digamma_f_fma3(in[j]);
-            if (memcmp(&e, &out[j], sizeof e) != 0) ok = 0;
-        }
-    }
-    decided = ok;
-    return ok;
+    decided = ok && digamma_f32_agrees(digamma_float32_avx512);
+    return decided;
+}
+
+/* whether digamma_float32_avx2 runs (where digamma_f32_ok does not): AVX2 and FMA, and digamma_f32_agrees */
+static int digamma_f32_avx2_ok(void)
+{
+    static int decided = -1;
+    if (decided >= 0) return decided;
+    __builtin_cpu_init();
+    int ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    decided = ok && digamma_f32_agrees(digamma_float32_avx2);
+    return decided;
 }
 #endif

@@ -5457,15 +5457,26 @@ static const float DIGAMMA_A_F[7] = {8.33333333333333333333E-2f, -2.109279609279
 static void i0_float32_avx512(const float *in, float *out, Py_ssize_t n, int which);
 static int i0_f32_ok(int which);
 #define I0_F32_WIDE(cond, which) ((cond) && lanes_form != 0 && i0_f32_ok(which))
+/* (and eight lanes at a time where the CPU has AVX2 + FMA but not AVX-512) */
+static void i0_float32_avx2(const float *in, float *out, Py_ssize_t n, int which);
+static int i0_f32_avx2_ok(int which);
+#define I0_F32_AVX2(cond, which) ((cond) && lanes_form != 0 && i0_f32_avx2_ok(which))
 /* float32 digamma likewise (_digamma_f32.h, below) */
 static void digamma_float32_avx512(const float *in, float *out, Py_ssize_t n);
 static int digamma_f32_ok(void);
 #define DIGAMMA_F32_WIDE(cond) ((cond) && lanes_form != 0 && digamma_f32_ok())
+static void digamma_float32_avx2(const float *in, float *out, Py_ssize_t n);
+static int digamma_f32_avx2_ok(void);
+#define DIGAMMA_F32_AVX2(cond) ((cond) && lanes_form != 0 && digamma_f32_avx2_ok())
 #else
 #define I0_F32_WIDE(cond, which) 0
 #define i0_float32_avx512(in, out, n, which) ((void)0)
+#define I0_F32_AVX2(cond, which) 0
+#define i0_float32_avx2(in, out, n, which) ((void)0)
 #define DIGAMMA_F32_WIDE(cond) 0
 #define digamma_float32_avx512(in, out, n) ((void)0)
+#define DIGAMMA_F32_AVX2(cond) 0
+#define digamma_float32_avx2(in, out, n) ((void)0)
 #endif
 
 static PyObject *py_torch_special(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -5496,7 +5507,9 @@ static PyObject *py_torch_special(PyObject *self, PyObject *const *args, Py_ssiz
     int fma3 = HAS_FMA3();
     Py_BEGIN_ALLOW_THREADS
     if (I0_F32_WIDE(src.itemsize == 4 && which <= 1 && fma3, which)) i0_float32_avx512(src.buf, dst.buf, count, which);
+    else if (I0_F32_AVX2(src.itemsize == 4 && which <= 1 && fma3, which)) i0_float32_avx2(src.buf, dst.buf, count, which);
     else if (DIGAMMA_F32_WIDE(src.itemsize == 4 && which == 4 && fma3)) digamma_float32_avx512(src.buf, dst.buf, count);
+    else if (DIGAMMA_F32_AVX2(src.itemsize == 4 && which == 4 && fma3)) digamma_float32_avx2(src.buf, dst.buf, count);
     else if (src.itemsize == 8) (fma3 ? torch_special_d_fma3 : torch_special_d_plain)(src.buf, dst.buf, count, which, n);
     else (fma3 ? torch_special_f_fma3 : torch_special_f_plain)(src.buf, dst.buf, count, which, n);
     Py_END_ALLOW_THREADS

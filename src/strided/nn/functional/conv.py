@@ -461,8 +461,11 @@ def _conv(op: str, nsp: int, input: Tensor, weight: Tensor, bias: Tensor | None,
     if nsp == 2 and not OPEN and (
             fast := _conv2d_depthwise_fresh(input, weight, bias, stride, padding, dilation, groups)) is not None:
         return fast
-    geo = _plain_geometry(nsp, input, weight, bias, stride, padding, dilation, groups) or _geometry(
-        op, nsp, input, weight, bias, stride, padding, dilation, groups)
+    plain = _plain_geometry(nsp, input, weight, bias, stride, padding, dilation, groups)
+    if nsp == 1 and plain is not None and not OPEN and (
+            fast := _conv1d_one_channel(input, weight, bias, plain)) is not None:
+        return fast
+    geo = plain or _geometry(op, nsp, input, weight, bias, stride, padding, dilation, groups)
     x = input if geo.batched else input.unsqueeze(0)
     cl = _channels_last(x)
     shape = (geo.n, geo.o, *geo.out)
@@ -498,6 +501,61 @@ _FAST_CONV = True  # (tests turn it off to compare with the general path)
 _kernel: list = [None]  # (the compiled module, once found: _compiled's environment test is a fifth of a call)
 
 
+def _depthwise_kernel() -> Any:
+    """The compiled module with ``conv2d_depthwise`` (found once), or None (not built, or _FAST_CONV off)."""
+    k = _kernel[0]
+    if k is None:
+        if not _FAST_CONV or (k := _compiled("_matkernel")) is None or not hasattr(k, "conv2d_depthwise"):
+            return None
+        _kernel[0] = k
+    return k
+
+
+class _Layout4:
+    """A 4-D layout (shape, strides, offset: what ``conv2d_depthwise`` reads of a weight's) for a
+    conv1d weight (O, 1, kW) read as (O, 1, 1, kW)."""
+
+    __slots__ = ("shape", "strides", "offset")
+
+    def __init__(self, shape: tuple[int, ...], strides: tuple[int, ...], offset: int) -> None:
+        self.shape, self.strides, self.offset = shape, strides, offset
+
+
+def _conv1d_one_channel(input: Tensor, weight: Tensor, bias: Tensor | None, geo: ConvGeometry) -> Tensor | None:
+    """conv1d (``geo`` its plain geometry, nobody listening) where each group has one input channel
+    and either the input has one channel (C == groups == 1: every output channel reads it) or one
+    output channel (C == groups == O: depthwise), width stride 1, with a bias none of whose values
+    is zero, at least 4096 results: the compiled ``conv2d_depthwise`` over the (N, O, 1, L) view that
+    reads input channel ``o // (O / C)`` for output channel o (channel stride 0 where C == 1; the
+    padding's zeros read in place). Its operations are the general path's (:func:`contract_per_offset`
+    with (Og, 1) @ (1, L) products: per output element one product per kernel offset, summed in
+    offset order, then ``+ bias``); the two differ only in the sign of a zero sum (the matmul adds
+    its product to +0.0), which the nonzero bias removes (``+-0 + b`` is ``b``). None (nothing made)
+    otherwise, and where a result is NaN (its payload is NumPy's operand order's): the general path
+    then runs."""
+    if (k := _depthwise_kernel()) is None:
+        return None
+    if not _FAST_CONV or bias is None or geo.stride != (1,) or geo.groups != geo.c or not (geo.c == 1 or geo.o == geo.c):
+        return None
+    c_in, c_w, c_b = input.__class__, weight.__class__, bias.__class__
+    if ((c_in is not Tensor and c_in not in SUBCLASSES) or (c_w is not Tensor and c_w not in SUBCLASSES)
+            or (c_b is not Tensor and c_b not in SUBCLASSES)):
+        return None
+    n, o, (ow,) = geo.n, geo.o, geo.out
+    if n * o * ow < 4096 or not np.all(bias._np()):  # (small: the general path's call is as cheap)
+        return None
+    x = input._np()
+    sn, sc, sl = x.strides
+    xv = np.lib.stride_tricks.as_strided(x, (n, o, 1, x.shape[2]), (sn, 0 if geo.c == 1 else sc, 0, sl))
+    wl = weight._layout
+    w4 = _Layout4((o, 1, 1, wl.shape[2]), (wl.strides[0], wl.strides[1], wl.strides[2], wl.strides[2]), wl.offset)
+    out = result((n, o, ow), input._dtype)
+    pw, (dw,) = geo.pads[0][0], geo.dilation  # (_plain_geometry's pads: (p, p))
+    done = k.conv2d_depthwise(xv, weight._storage.array, w4, bias._storage.array, bias._layout, out._storage.array,
+                              0, pw, 1, 1, dw)
+    return out if done else None
+
+
 def _conv2d_depthwise_fresh(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
                             padding: Any = 0, dilation: Any = 1, groups: Any = 1) -> Tensor | None:
     """conv2d's fresh fast path (:func:`strided.grad_mode.track`'s ``__fresh__``, also taken by
@@ -511,11 +569,8 @@ def _conv2d_depthwise_fresh(input: Tensor, weight: Tensor, bias: Tensor | None =
     results aside (a NaN's payload follows NumPy's operand order: there the call declines).
     None (nothing made) for every other call, including each one :func:`_geometry` would refuse:
     the general path then runs, with its errors."""
-    k = _kernel[0]
-    if k is None:
-        if not _FAST_CONV or (k := _compiled("_matkernel")) is None or not hasattr(k, "conv2d_depthwise"):
-            return None
-        _kernel[0] = k
+    if (k := _depthwise_kernel()) is None:
+        return None
     if not _FAST_CONV:
         return None
     c_in, c_w = input.__class__, weight.__class__
