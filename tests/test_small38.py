@@ -161,7 +161,8 @@ def test_fresh_first_runs_the_fresh_path_once(monkeypatch: pytest.MonkeyPatch) -
     """The entry calls the forward's fresh path itself; where it declines, the forward runs with
     grad mode off without a second try (a fresh path may draw or count)."""
     entry = F.avg_pool2d
-    fresh, below = entry.__wrapped__.__fresh_first__
+    fresh, below, run = entry.__wrapped__.__fresh_first__
+    assert run is entry.__wrapped__
     calls: list = []
     scope = entry.__globals__
     assert scope["fresh"] is fresh and scope["below"] is below
@@ -178,3 +179,91 @@ def test_fresh_first_runs_the_fresh_path_once(monkeypatch: pytest.MonkeyPatch) -
     sx = strided.tensor(x, requires_grad=True)
     out = entry(sx, 2)  # (tracked: the recording path, the entry's fresh call not taken)
     assert len(calls) == 2 and out.grad_fn is not None
+
+
+@pytest.mark.parametrize("shape,dim,sizes", [((3, 4), 0, [1, 2]), ((16, 16), 0, [1, 15]), ((16, 16), 1, [5, 5, 6]),
+                                             ((2, 6, 3), -2, [2, 4]), ((4,), 0, [4]), ((5, 2), 0, [1, 1, 1, 1, 1])])
+@pytest.mark.parametrize("layout", ["plain", "transposed", "offset"])
+def test_split_with_sizes_memo_torch_views(shape: tuple, dim: int, sizes: list, layout: str) -> None:
+    """The remembered piece layouts give PyTorch's views (shape, strides, offset, storage), each
+    call new tensor objects over the input's storage, for every layout a call brings."""
+    rng = np.random.default_rng(6)
+    base = rng.standard_normal((shape[0] + 1, *shape[1:])).astype(np.float32)
+    s_all, t_all = strided.tensor(base), torch.tensor(base)
+    if layout == "offset":
+        s, t = s_all[1:], t_all[1:]
+    elif layout == "transposed" and len(shape) >= 2:
+        s, t = s_all[: shape[0]].transpose(0, 1).transpose(0, 1), t_all[: shape[0]].transpose(0, 1).transpose(0, 1)
+        s, t = strided.tensor(np.ascontiguousarray(base[: shape[0]].T)).T, torch.tensor(np.ascontiguousarray(base[: shape[0]].T)).T
+    else:
+        s, t = s_all[: shape[0]], t_all[: shape[0]]
+    for _ in range(3):  # (the first call fills the memo, the next ones read it)
+        got, want = s.split_with_sizes(sizes, dim), t.split_with_sizes(sizes, dim)
+        got2 = strided.split_with_sizes(s, tuple(sizes), dim=dim)
+        assert len(got) == len(want) == len(got2)
+        for g, g2, w in zip(got, got2, want):
+            assert g is not g2
+            assert g.shape == w.shape and g.stride() == w.stride() and g.storage_offset() == w.storage_offset()
+            assert g._storage is s._storage and (g._base is (s if s._base is None else s._base))
+            _same(g, w)
+    got[0].fill_(7.0)  # (a view: the input sees the write)
+    t.split_with_sizes(sizes, dim)[0].fill_(7.0)
+    _same(s.contiguous(), t.contiguous())
+
+
+def test_split_with_sizes_declined_and_errors_unchanged() -> None:
+    x = strided.arange(12.0).view(3, 4)
+    assert [p.shape for p in x.split_with_sizes([0, 3])] == [(0, 4), (3, 4)]
+    assert [p.shape for p in x.split_with_sizes([1] * 3)] == [(1, 4)] * 3
+    with pytest.raises(RuntimeError, match="split_with_sizes expects split_sizes to sum exactly to 3"):
+        x.split_with_sizes([1, 1])
+    records: list = []
+    with dispatch.listen(records.append):
+        assert len(x.split_with_sizes([1, 2])) == 2
+    assert [r.name for r in records] == ["split_with_sizes"]
+
+
+@pytest.mark.parametrize("dt", sorted(DTYPES))
+@pytest.mark.parametrize("shape", [(3, 3), (16, 16), (2, 4, 4)])
+def test_matrix_power_torch_bits(dt: str, shape: tuple) -> None:
+    npd, _, _ = DTYPES[dt]
+    a = (np.random.default_rng(7).standard_normal(shape) / 2).astype(npd)
+    sa = strided.tensor(a)
+    for n in [0, 1, 2, 3, 4, 5, 7, 8]:
+        got, want = strided.matrix_power(sa, n), torch.matrix_power(torch.tensor(a), n)
+        assert got.shape == want.shape and got.stride() == want.stride()
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-4, atol=1e-4)
+        # (the bits: strided's own matmuls in PyTorch's order of squarings; strided's small matmul
+        # is not PyTorch's MKL sgemm bit for bit, on main as here)
+        z, res, m = None, None, n
+        while m > 0 and n > 1:
+            bit, m = m % 2, m // 2
+            z = sa if z is None else z.matmul(z)
+            if bit:
+                res = z if res is None else res.matmul(z)
+        chain = {0: None, 1: sa, 2: sa.matmul(sa), 3: sa.matmul(sa).matmul(sa)}.get(n, res)
+        if chain is not None:
+            assert got.numpy().tobytes() == chain.numpy().tobytes()
+        assert sa.matrix_power(n).numpy().tobytes() == got.numpy().tobytes()
+    # (a negative power: the inverse's, whose bits below 65 rows are NumPy's LAPACK call, not MKL's)
+    np.testing.assert_allclose(strided.matrix_power(strided.tensor(a), -2).numpy(),
+                               torch.matrix_power(torch.tensor(a), -2).numpy(), rtol=1e-4, atol=1e-4)
+    with pytest.raises(TypeError):
+        strided.matrix_power(strided.tensor(a), True)
+    with pytest.raises(RuntimeError, match="must be batches of square matrices"):
+        strided.matrix_power(strided.tensor(np.ones((2, 3), npd)), 3)
+    sa, ta = strided.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    strided.matrix_power(sa, 3).sum().backward()
+    torch.matrix_power(ta, 3).sum().backward()
+    np.testing.assert_allclose(sa.grad.numpy(), ta.grad.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_fresh_first_entry_keeps_every_argument() -> None:
+    """The entry's fresh call binds its result to a name no parameter has: F.normalize's ``out=``
+    still reaches the forward (its refusal), by keyword and by position."""
+    x, o = strided.ones(3, 4), strided.empty(3, 4)
+    with pytest.raises(NotImplementedError, match="out= is not supported"):
+        F.normalize(x, out=o)
+    with pytest.raises(NotImplementedError, match="out= is not supported"):
+        F.normalize(x, 2.0, 1, 1e-12, o)
+    _same(F.normalize(x), TF.normalize(torch.ones(3, 4)))

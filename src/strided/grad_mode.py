@@ -1026,7 +1026,9 @@ def _exact(fwd: Callable, maker: Maker, operands: str = "self", name: str | None
     takes_numpy = key is not None and not var_positional and accepts(key)
     # (a below_autograd forward with a fresh fast path, which it tries first on a positional call
     # with nobody listening: the entry makes that call itself, one frame and *args pack fewer)
-    fresh, below = getattr(fwd, "__fresh_first__", (None, None))
+    fresh, below, run = getattr(fwd, "__fresh_first__", (None, None, None))
+    if run is not fwd:  # (a wrapper of below_autograd's _run, which copied its attributes: its own call)
+        fresh = below = None
     shape = (operands, name is not None, takes_numpy, tuple(signature), fresh is not None)
     form = _EXACT_FORMS.get(shape)
     if form is None:
@@ -1143,8 +1145,9 @@ def _exact_form(params: list[_Param], operands: str, named: bool, takes_numpy: b
     plain = " and ".join(f"{k} is _default_{k}" for k in keywords if k in defaulted)
     fast = (f"        if {plain}:\n            return fwd({', '.join(positional)})\n" if plain else "")
     forward = "fwd"
-    if fresh_first and not keywords:  # (below_autograd's _run's steps: fresh first, then the forward below autograd)
-        fast = f"        if not OPEN and (out := fresh({call})) is not None:\n            return out\n"
+    if fresh_first and not keywords and "_fresh_out_" not in positional:  # (below_autograd's _run's steps: fresh first, then the forward below autograd)
+        # (its result under a name no parameter has: ``out`` is one, F.normalize's out=)
+        fast = f"        if not OPEN and (_fresh_out_ := fresh({call})) is not None:\n            return _fresh_out_\n"
         forward = "below"
     listen = (f"    if OPEN and reporting():\n"
               f"        return listened(name, op, _tracked, ({', '.join(positional)},), {kwargs}, "
@@ -1345,7 +1348,8 @@ def below_autograd(fwd: Callable) -> Callable:
 
     # (read by _exact: an entry with the forward's parameter list makes _run's steps itself, so a
     # plain call runs fresh once, in one frame fewer; fresh may not be run twice for one call)
-    _run.__fresh_first__ = (fresh, _below)  # type: ignore[attr-defined]
+    # (_run itself last: a wrapper of _run copies its __dict__, and must not be passed over)
+    _run.__fresh_first__ = (fresh, _below, _run)  # type: ignore[attr-defined]
     return _run
 
 
