@@ -280,12 +280,12 @@ def test_every_remembered_entry_form_is_the_one_computed_now(monkeypatch) -> Non
     forms = {k: v for k, v in (entry_cache._remembered_file or {}).items() if k[0] == "exact_form"}
     if not forms:
         pytest.skip("no cache file with forms (bytecode writing off)")
-    for (_, mark, operands, named, takes_numpy, signature), form in forms.items():
+    for (_, mark, operands, named, takes_numpy, signature, fresh_first), form in forms.items():
         if mark != grad_mode._FORM_FINGERPRINT:
             continue  # (another version's forms: never served)
         params = [grad_mode._Param(n, inspect_kind(kind), grad_mode._EMPTY if required else None)
                   for n, kind, required in signature]
-        assert grad_mode._exact_form(params, operands, named, takes_numpy) == form
+        assert grad_mode._exact_form(params, operands, named, takes_numpy, fresh_first) == form
 
 
 def inspect_kind(number):

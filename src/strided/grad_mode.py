@@ -1036,14 +1036,19 @@ def _exact(fwd: Callable, maker: Maker, operands: str = "self", name: str | None
     if operands == "any" and var_positional:
         return None
     takes_numpy = key is not None and not var_positional and accepts(key)
-    shape = (operands, name is not None, takes_numpy, tuple(signature))
+    # (a below_autograd forward with a fresh fast path, which it tries first on a positional call
+    # with nobody listening: the entry makes that call itself, one frame and *args pack fewer)
+    fresh, below, run = getattr(fwd, "__fresh_first__", (None, None, None))
+    if run is not fwd:  # (a wrapper of below_autograd's _run, which copied its attributes: its own call)
+        fresh = below = None
+    shape = (operands, name is not None, takes_numpy, tuple(signature), fresh is not None)
     form = _EXACT_FORMS.get(shape)
     if form is None:
         form = _EXACT_FORMS[shape] = _remembered_form(shape, params)
     if form is None:
         return None
     source, numpy, unset_dims, canonical = form
-    scope: dict[str, Any] = {"fwd": fwd, "maker": maker, "Tensor": _CLASS["Tensor"], "SUBS": SUBCLASSES,
+    scope: dict[str, Any] = {"fwd": fwd, "fresh": fresh, "below": below, "maker": maker, "Tensor": _CLASS["Tensor"], "SUBS": SUBCLASSES,
                              "_slow": _slow if slow is None else slow,
                              "any_tracked": any_tracked, "OPEN": OPEN, "reporting": reporting, "listened": listened,
                              "operands_of": operands_of, "name": name, "op": op, "operands": operands}
@@ -1076,23 +1081,27 @@ def _remembered_form(shape: tuple, params: list[_Param]) -> tuple[str, tuple[str
     of the code that writes it (this function's callees and the NumPy aliases), so an edit of
     either computes it afresh."""
     global _FORM_FINGERPRINT
-    operands, named, takes_numpy, signature = shape
+    operands, named, takes_numpy, signature, fresh_first = shape
     if _FORM_FINGERPRINT is None:
         _FORM_FINGERPRINT = fingerprint(_exact_form, aliases_of) ^ zlib.crc32(repr(sorted(ALIASES.items())).encode())
     key = ("exact_form", _FORM_FINGERPRINT, operands, named, takes_numpy,
-           tuple((n, int(kind), required) for n, kind, required in signature))
-    return remembered(key, lambda: _exact_form(params, operands, named, takes_numpy))
+           tuple((n, int(kind), required) for n, kind, required in signature), fresh_first)
+    return remembered(key, lambda: _exact_form(params, operands, named, takes_numpy, fresh_first))
 
 
 _FORM_FINGERPRINT: int | None = None
 
 
-def _exact_form(params: list[_Param], operands: str, named: bool, takes_numpy: bool
+def _exact_form(params: list[_Param], operands: str, named: bool, takes_numpy: bool, fresh_first: bool = False
                 ) -> tuple[str, tuple[str, ...], list[str], set[str]] | None:
     """:func:`_exact`'s entry for a parameter list of this shape: (its source, which reads the
     forward's defaults as ``_default_<name>`` from its scope; the NumPy keywords it takes; the
     aliased parameters whose default it writes as NO; those parameters' names), or None where
-    "two" operands have no second positional parameter."""
+    "two" operands have no second positional parameter. ``fresh_first``: the forward is a
+    :func:`below_autograd` wrapper whose plain positional call, nobody listening, returns
+    ``fresh(*args)`` where that is not None, else the forward with grad mode off; the entry (no
+    keyword-only parameter: its call is positional) makes those two calls itself (the scope's
+    ``fresh`` and ``below``), the same calls with the same arguments, one frame fewer."""
     P = inspect.Parameter
     numpy: tuple[str, ...] = aliases_of(p.name for p in params) if takes_numpy else ()
     canonical = {ALIASES[a] for a in numpy}
@@ -1147,6 +1156,11 @@ def _exact_form(params: list[_Param], operands: str, named: bool, takes_numpy: b
     kwargs = "{" + ", ".join(f"{k!r}: {k}" for k in keywords) + "}"
     plain = " and ".join(f"{k} is _default_{k}" for k in keywords if k in defaulted)
     fast = (f"        if {plain}:\n            return fwd({', '.join(positional)})\n" if plain else "")
+    forward = "fwd"
+    if fresh_first and not keywords and "_fresh_out_" not in positional:  # (below_autograd's _run's steps: fresh first, then the forward below autograd)
+        # (its result under a name no parameter has: ``out`` is one, F.normalize's out=)
+        fast = f"        if not OPEN and (_fresh_out_ := fresh({call})) is not None:\n            return _fresh_out_\n"
+        forward = "below"
     listen = (f"    if OPEN and reporting():\n"
               f"        return listened(name, op, _tracked, ({', '.join(positional)},), {kwargs}, "
               f"operands_of(operands, ({', '.join(positional)},), {kwargs}))\n") if named else ""
@@ -1163,7 +1177,7 @@ def _exact_form(params: list[_Param], operands: str, named: bool, takes_numpy: b
               f"{listen}"
               f"    if {test}:\n"
               f"{fast}"
-              f"        return fwd({call})\n"
+              f"        return {forward}({call})\n"
               f"    return _slow(fwd, maker, ({', '.join(positional)},), {kwargs})\n")
     return source, numpy, unset_dims, canonical
 
@@ -1323,13 +1337,7 @@ def below_autograd(fwd: Callable) -> Callable:
 
     fresh = getattr(fwd, "__fresh__", None)
 
-    @_wrapping(fwd)
-    def _run(*args: Any, **kwargs: Any) -> Any:
-        # a forward's fresh fast path (pure NumPy into fresh memory, entering no other op: grad
-        # mode is nothing to it) first, when nobody listens and no keyword is given: the two
-        # context variables' set and reset are a sixth of a small F.linear
-        if fresh is not None and not OPEN and not kwargs and (out := fresh(*args)) is not None:
-            return out
+    def _below(*args: Any, **kwargs: Any) -> Any:
         caller = _CALLER.set(grad_enabled_at_call())
         token = GRAD_MODE.set(False)
         try:
@@ -1338,6 +1346,22 @@ def below_autograd(fwd: Callable) -> Callable:
             GRAD_MODE.reset(token)
             _CALLER.reset(caller)
 
+    if fresh is None:
+        return _wrap(_below, fwd)
+
+    @_wrapping(fwd)
+    def _run(*args: Any, **kwargs: Any) -> Any:
+        # a forward's fresh fast path (pure NumPy into fresh memory, entering no other op: grad
+        # mode is nothing to it) first, when nobody listens and no keyword is given: the two
+        # context variables' set and reset are a sixth of a small F.linear
+        if not OPEN and not kwargs and (out := fresh(*args)) is not None:
+            return out
+        return _below(*args, **kwargs)
+
+    # (read by _exact: an entry with the forward's parameter list makes _run's steps itself, so a
+    # plain call runs fresh once, in one frame fewer; fresh may not be run twice for one call)
+    # (_run itself last: a wrapper of _run copies its __dict__, and must not be passed over)
+    _run.__fresh_first__ = (fresh, _below, _run)  # type: ignore[attr-defined]
     return _run
 
 

@@ -794,8 +794,40 @@ def split_with_sizes(self: Tensor, split_sizes: Sequence[int], dim: int = 0) -> 
             total += s
         else:
             if total == shape[d]:
+                if not OPEN and self.__class__ is Tensor and len(split_sizes) <= 8 and 0 not in split_sizes:
+                    return _memo_pieces(self, d, split_sizes)
                 return _pieces(self, d, split_sizes)
     return split(self, list(split_sizes), dim)
+
+
+# (layout, dim, sizes) -> the pieces' layouts: a few sizes of a few shapes, as a model splits its
+# activations each step; layouts are values, shared by the views that carry them
+_PIECE_LAYOUTS: dict[tuple, tuple[Layout, ...]] = {}
+
+
+def _memo_pieces(t: Tensor, d: int, sizes: Sequence[int]) -> tuple[Tensor, ...]:
+    """:func:`_pieces` of a plain Tensor, nobody listening, for at most 8 ints > 0 adding up to
+    the size of dim ``d`` (checked by the caller): the same views, their layouts remembered per
+    (layout, ``d``, sizes) so that a repeated split builds only the tensors."""
+    lay = t._layout
+    key = (lay.shape, lay.strides, lay.offset, d, *sizes)
+    layouts = _PIECE_LAYOUTS.get(key)
+    if layouts is None:
+        if len(_PIECE_LAYOUTS) > 256:
+            _PIECE_LAYOUTS.clear()
+        layouts = _PIECE_LAYOUTS[key] = tuple(p._layout for p in _pieces(t, d, sizes))
+    storage, dtype = t._storage, t._dtype
+    base = t if t._base is None else t._base
+    out = []
+    for pl in layouts:
+        v = _new(Tensor)
+        v._storage = storage
+        v._layout = pl
+        v._dtype = dtype
+        v._base = base
+        v._ag = None
+        out.append(v)
+    return tuple(out)
 
 
 def _pieces(t: Tensor, d: int, sizes: Sequence[int]) -> tuple[Tensor, ...]:

@@ -434,6 +434,8 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
     >>> F.layer_norm(strided.tensor([[1.0, 3.0]]), (2,)).tolist()  # doctest: +ELLIPSIS
     [[-0.99..., 0.99...]]
     """
+    if not OPEN and (out := _layer_norm_fresh(input, normalized_shape, weight, bias, eps)) is not None:
+        return out  # (the common call, nobody listening: its fast path's conditions pass every check below)
     tensor_arg(input, "layer_norm")
     norm = _shape_list(normalized_shape, "layer_norm", "normalized_shape", 2)
     if not norm:

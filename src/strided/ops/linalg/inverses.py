@@ -936,6 +936,10 @@ def matrix_power(A: Tensor, n: int, *, out: Any = None) -> Tensor:  # noqa: N803
     >>> strided.linalg.matrix_power(strided.tensor([[1.0, 1.0], [0.0, 1.0]]), 3).tolist()
     [[1.0, 3.0], [0.0, 1.0]]
     """
+    if n.__class__ is int and n > 1 and out is None and A.__class__ is Tensor:
+        shape = A._layout.shape
+        if len(shape) >= 2 and shape[-1] == shape[-2]:  # (the common call: every check below passes)
+            return _squarings(A, n)
     if out is not None:  # (PyTorch's out= takes only the result's dtype)
         return write_out(out, matrix_power(A, n), "matrix_power", (A, n), "matmul",
                          cast_first="matrix_power: Expected result to be safely castable from {r} dtype, "
@@ -962,6 +966,12 @@ def matrix_power(A: Tensor, n: int, *, out: Any = None) -> Tensor:  # noqa: N803
         n = -n
     if n == 1:
         return A.clone()
+    return _squarings(A, n)
+
+
+def _squarings(A: Tensor, n: int) -> Tensor:  # noqa: N803
+    """``A`` (a batch of square matrices) to the power ``n`` >= 2 by PyTorch's repeated squaring
+    (linalg_matrix_power_impl: its n == 2 and n == 3 products written out, then the binary powers)."""
     if n == 2:
         return A.matmul(A)
     if n == 3:
