@@ -1,0 +1,62 @@
+"""fixavx2: strided's model of PyTorch's CPU-capability-dependent kernels on a CPU without AVX-512
+(an AVX2 + FMA machine, torch's ``get_cpu_capability()`` "AVX2"), side by side with ``torch``.
+
+- float32 ``gelu`` of a contiguous input of more than one element is oneDNN's ``eltwise_gelu_erf``,
+  whose form oneDNN picks by the CPU: the minimax polynomial on AVX-512, Abramowitz and Stegun's
+  erf with oneDNN's own exp on AVX2 (``sleef.GELU_ONEDNN_AS``). Checked on the machine the test
+  runs on, whichever it is (the two forms are different bits: +0.0 vs -0.0 at -0.0, ulps elsewhere).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import strided
+from strided.kernels import native, sleef
+
+K = native.sleef()
+needs_kernel = pytest.mark.skipif(K is None, reason="the compiled kernel is not built")
+
+
+def _bits_equal(got: np.ndarray, want: np.ndarray) -> None:
+    bad = np.nonzero(got.view(np.uint32) != want.view(np.uint32))[0]
+    assert not bad.size, f"{bad.size} differ, first {bad[:4]}: {got[bad[:4]]} vs {want[bad[:4]]}"
+
+
+@needs_kernel
+@pytest.mark.usefixtures("torch_threads_as_assumed")
+@pytest.mark.parametrize("stride", [1, 7919])
+def test_gelu_contiguous_is_onednns_form_for_this_cpu(stride: int) -> None:
+    """Every 7919th (and every) float32 bit pattern of a window, NaNs, infinities, +-0 and
+    subnormals among them, through a contiguous gelu: torch's bits."""
+    start = np.uint64(0x3F000000 if stride == 1 else 0)
+    bits = (start + np.arange(0, 40000 * stride, stride, dtype=np.uint64)) % np.uint64(2**32)
+    x = bits.astype(np.uint32).view(np.float32)
+    x[:8] = np.array([np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-45, -1e-45], np.float32)
+    want = torch.nn.functional.gelu(torch.from_numpy(x.copy())).numpy()
+    got = strided.nn.functional.gelu(strided.from_numpy(x.copy())).numpy()
+    _bits_equal(got, want)
+
+
+@needs_kernel
+def test_gelu_of_minus_zero_runs_follows_the_cpus_onednn_form() -> None:
+    """A run of -0.0 (two elements or more: oneDNN's kernel) is +0.0 on an AVX2 CPU (S + S * erf:
+    -0 + +0) and -0.0 by the AVX-512 minimax form; one element is GeluKernelImpl's scalar -0.0."""
+    for n in (1, 2, 3, 9, 17, 40):
+        x = np.full(n, -0.0, np.float32)
+        want = torch.nn.functional.gelu(torch.from_numpy(x.copy())).numpy()
+        _bits_equal(strided.nn.functional.gelu(strided.from_numpy(x)).numpy(), want)
+
+
+@needs_kernel
+def test_the_avx2_onednn_op_is_the_same_in_both_forms() -> None:
+    """GELU_ONEDNN_AS has one lane function: the plain C form (0) and the default (-1) agree, on
+    any CPU; a float64 buffer refuses it (run_d's ops stop at 18)."""
+    x = np.random.default_rng(3).normal(0, 4, 1000).astype(np.float32)
+    a, b = np.empty_like(x), np.empty_like(x)
+    assert K.run(x, a, sleef.GELU_ONEDNN_AS, 0, 0, -1, 0) and K.run(x, b, sleef.GELU_ONEDNN_AS, 0, 0, -1, -1)
+    _bits_equal(a, b)
+    with pytest.raises(ValueError):
+        K.run_d(x.astype(np.float64), np.empty(1000), sleef.GELU_ONEDNN_AS, 0, 0, -1, 0)
