@@ -60,3 +60,18 @@ def test_the_avx2_onednn_op_is_the_same_in_both_forms() -> None:
     _bits_equal(a, b)
     with pytest.raises(ValueError):
         K.run_d(x.astype(np.float64), np.empty(1000), sleef.GELU_ONEDNN_AS, 0, 0, -1, 0)
+
+
+@needs_kernel
+@pytest.mark.parametrize("beta", [1.0, 0.0, -1.5])
+def test_softplus_float32_nan_words_at_every_place(beta: float) -> None:
+    """float32 softplus of NaN words (signs, payloads, a signalling one) and of infinities (NaN at
+    beta 0) at every place of a 33-element run: the vector lanes' word (x * beta's NaN under AVX512,
+    the default word under AVX2) and the scalar tail's (the C library's), as torch on this CPU."""
+    words = np.array([0x7FC00000, 0xFFC00000, 0x7F800001, 0x7FC12345, 0xFFA00000, 0x7F800000, 0xFF800000], np.uint32)
+    for w in words:
+        for place in (0, 5, 15, 16, 31, 32):
+            x = np.linspace(-3, 3, 33).astype(np.float32)
+            x.view(np.uint32)[place] = w
+            want = torch.nn.functional.softplus(torch.from_numpy(x.copy()), beta=beta).numpy()
+            _bits_equal(strided.nn.functional.softplus(strided.from_numpy(x), beta=beta).numpy(), want)

@@ -46,6 +46,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+#include <strings.h>  /* strcasecmp */
 
 #if defined(__GNUC__) && defined(__x86_64__)
 #include <immintrin.h>
@@ -84,11 +85,18 @@ static float tanh_lane(float x);
 static SP_TLS float sp_beta_f = 1.0f, sp_thr_f = 20.0f;
 static SP_TLS double sp_beta_d = 1.0, sp_thr_d = 20.0;
 
+static int aten_avx2_lanes(void);
+
 static inline float softplus_vec_f(float x)
 {
     float b = sp_beta_f, xb = x * b;
     if (xb > sp_thr_f) return x;
-    if (xb != xb) return xb;
+    if (xb != xb) {  /* (AVX512's lanes keep x * beta's NaN; AVX2's give the default word, as float64's) */
+        if (!aten_avx2_lanes()) return xb;
+        uint32_t w = 0x7FC00000u;
+        memcpy(&xb, &w, sizeof xb);
+        return xb;
+    }
     float e = sleef_expf(xb);
     return (e > 1e38f ? sleef_logf_or_libm(e) : sleef_log1pf_core(e)) / b;
 }
@@ -872,6 +880,21 @@ static int capability_lanes(void)
 static int has_avx512f(void) { return 0; }
 static int capability_lanes(void) { return 0; }
 #endif
+
+/* 1 where ATen's vector lanes are its AVX2 build's (an AVX2 CPU without AVX-512, or an AVX-512 one under
+ * ATEN_CPU_CAPABILITY=avx2, as strided.kernels.sleef.step reads it): float32 softplus's NaN lanes give the
+ * default NaN word there. Read once. */
+static int aten_avx2_lanes(void)
+{
+    static int known = -1;
+    if (known < 0) {
+        int lanes = capability_lanes();
+        const char *cap = getenv("ATEN_CPU_CAPABILITY");
+        if (lanes == 16 && cap != NULL && strcasecmp(cap, "avx2") == 0) lanes = 8;
+        known = lanes == 8;
+    }
+    return known;
+}
 
 /* ---- the C library's expf, sixteen lanes (op 3)
  *
