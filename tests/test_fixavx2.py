@@ -77,6 +77,8 @@ def test_softplus_float32_nan_words_at_every_place(beta: float) -> None:
             _bits_equal(strided.nn.functional.softplus(strided.from_numpy(x), beta=beta).numpy(), want)
 
 
+@pytest.mark.skipif(K is None, reason="torch_lanes reads the CPU capability's vector width from the compiled kernel "
+                    "(without it every element is modelled as the scalar function's)")
 @pytest.mark.parametrize("dt", ["float32", "float64"])
 @pytest.mark.parametrize("n", [1, 8, 10, 17, 40])
 @pytest.mark.parametrize("transposed", [False, True])
