@@ -30,7 +30,8 @@
  * x > 0, else op 7's expm1), 9: selu (x * scale where x > 0, else op 7's expm1 * (alpha * scale)), 10: softplus, 11: exp
  * split as a cpu_kernel_vec loop splits it, 12: mish (SLEEF's exp, log1p and tanh, _sleef_tanh.h), 13: mish's
  * tanh(softplus(x)) alone (mish_backward's; mish_grad combines it), 16: log1p (torch.log1p: vec::map of
- * SLEEF's log1pf, step -1 or -2, or 0 under the default capability; see sleef_log1pf_pt). The flat range is cut into
+ * SLEEF's log1pf, step -1 or -2, or 0 under the default capability; see sleef_log1pf_pt), 19: gelu, oneDNN's
+ * gelu_erf where the CPU lacks AVX-512 (every element alike: see onednn_gelu_as_lane). The flat range is cut into
  * pieces at every multiple of run and of chunk (chunk 0: none; run 0: n); in each piece the first
  * (len - len % step) elements take the vectorized function and the rest the scalar one; step 0:
  * every element the scalar function, step -1: every element the vectorized one (-2: the same, ATen's AVX2
@@ -45,6 +46,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+#include <strings.h>  /* strcasecmp */
 
 #if defined(__GNUC__) && defined(__x86_64__)
 #include <immintrin.h>
@@ -83,11 +85,18 @@ static float tanh_lane(float x);
 static SP_TLS float sp_beta_f = 1.0f, sp_thr_f = 20.0f;
 static SP_TLS double sp_beta_d = 1.0, sp_thr_d = 20.0;
 
+static int aten_avx2_lanes(void);
+
 static SLEEF_AI float softplus_vec_f(float x)
 {
     float b = sp_beta_f, xb = x * b;
     if (xb > sp_thr_f) return x;
-    if (xb != xb) return xb;
+    if (xb != xb) {  /* (AVX512's lanes keep x * beta's NaN; AVX2's give the default word, as float64's) */
+        if (!aten_avx2_lanes()) return xb;
+        uint32_t w = 0x7FC00000u;
+        memcpy(&xb, &w, sizeof xb);
+        return xb;
+    }
     float e = sleef_expf(xb);
     return (e > 1e38f ? sleef_logf_or_libm(e) : sleef_log1pf_core(e)) / b;
 }
@@ -550,6 +559,57 @@ static SLEEF_AI float onednn_gelu_lane(float x)
     return x * (p + 1.0f) * 0.5f;
 }
 
+/* oneDNN's gelu_erf where the CPU lacks AVX-512 (run's op 19): jit_uni_eltwise_injector's avx2 form,
+ * Abramowitz and Stegun's 7.1.26 with oneDNN's own exp (exp_compute_vector_fwd), one lane, each step the
+ * JIT's instruction (vminps / vmaxps: the constant where x is NaN; every vfmadd one fmaf); torch's
+ * gelu of a contiguous float32 input of more than one element on an AVX2 CPU (measured on an AMD
+ * EPYC, torch 2.13: every element alike). The constants are the table's words. */
+static inline float f32_of(uint32_t b)
+{
+    float f;
+    memcpy(&f, &b, sizeof f);
+    return f;
+}
+
+static float onednn_exp_lane(float x)
+{
+    const float lo = f32_of(0xc2aeac50u), hi = f32_of(0x42b17218u);  /* ln FLT_MIN, ln FLT_MAX */
+    int zero = x < lo;                     /* (below ln FLT_MIN: 2^(n-1) zeroed) */
+    float s = x < hi ? x : hi;             /* vminps(x, hi), then vmaxps(., lo) */
+    s = s > lo ? s : lo;
+    float fx = floorf(s * f32_of(0x3fb8aa3bu) + 0.5f);  /* (two roundings: vmulps, vaddps) */
+    float r = fmaf(-fx, f32_of(0x3f317218u), s);
+    uint32_t e = (uint32_t)((int32_t)(fx - 1.0f) + 127) << 23;
+    float p2 = zero ? 0.0f : f32_of(e);
+    float y = f32_of(0x3c07cfceu);
+    y = fmaf(y, r, f32_of(0x3d2b9d0du));
+    y = fmaf(y, r, f32_of(0x3e2aad40u));
+    y = fmaf(y, r, f32_of(0x3efffee3u));
+    y = fmaf(y, r, f32_of(0x3f7ffffbu));
+    y = fmaf(y, r, 1.0f);
+    return y * p2 * 2.0f;
+}
+
+static float onednn_gelu_as_lane(float s)
+{
+    float x = s * f32_of(0x3f3504f3u);  /* s / sqrt 2 */
+    float t = 1.0f / fmaf(f32_of(0x3ea7ba05u), fabsf(x), 1.0f);
+    float q = -onednn_exp_lane(-(x * x)) * t;
+    float r = f32_of(0x3f87dc22u);
+    r = fmaf(r, t, f32_of(0xbfba00e3u));
+    r = fmaf(r, t, f32_of(0x3fb5f0e3u));
+    r = fmaf(r, t, f32_of(0xbe91a98eu));
+    r = fmaf(r, t, f32_of(0x3e827906u));
+    uint32_t b, sb;
+    float erf = fmaf(q, r, 1.0f);
+    memcpy(&b, &erf, sizeof b);
+    memcpy(&sb, &s, sizeof sb);
+    b ^= sb & 0x80000000u;  /* (vxorps with s's sign: a NaN's sign flipped alike) */
+    erf = f32_of(b);
+    float half = s * 0.5f;
+    return fmaf(erf, half, half);  /* S + S * erf */
+}
+
 /* Vectorized<float>::erf(), one lane */
 static SLEEF_AI float torch_erf_lane(float x)
 {
@@ -653,6 +713,7 @@ static SLEEF_AI float vec_lane(float x, int op)
     if (op == 4) return tanh_lane(x);
     if (op == 5) return x != x ? x + x : x * 0.5f * (1.0f + torch_erf_lane(x * GELU_ALPHA));  /* (NaN: x quieted, as the lanes) */
     if (op == 6) return onednn_gelu_lane(x);
+    if (op == 19) return onednn_gelu_as_lane(x);
     if (op == 7) return sleef_expm1f(x);
     if (op == 8) return x > 0.0f ? x : sleef_expm1f(x);
     if (op == 9) return x > 0.0f ? x * SELU_POS_F : sleef_expm1f(x) * SELU_NEG_F;
@@ -670,6 +731,7 @@ static inline float scalar_lane(float x, int op)
     if (op == 4) return tanh_lane(x);
     if (op == 5) return x * 0.5f * (1.0f + erff(x * GELU_ALPHA));
     if (op == 6) return onednn_gelu_lane(x);
+    if (op == 19) return onednn_gelu_as_lane(x);
     if (op == 7) return expm1f(x);
     if (op == 8) return x > 0.0f ? x : expm1f(x);  /* (elu at alpha 1: NaN and +-0 take expm1, as greater_select sends them) */
     if (op == 9) return x > 0.0f ? x * SELU_POS_F : expm1f(x) * SELU_NEG_F;
@@ -941,6 +1003,21 @@ static int pick_level(long form)
     if (form == 1) return has_avx512f() ? W512 : -1;
     if (form == 2) return has_avx2_fma() ? W256 : -1;
     return has_avx512f() ? W512 : has_avx2_fma() ? W256 : 0;
+}
+
+/* 1 where ATen's vector lanes are its AVX2 build's (an AVX2 CPU without AVX-512, or an AVX-512 one under
+ * ATEN_CPU_CAPABILITY=avx2, as strided.kernels.sleef.step reads it): float32 softplus's NaN lanes give the
+ * default NaN word there. Read once. */
+static int aten_avx2_lanes(void)
+{
+    static int known = -1;
+    if (known < 0) {
+        int lanes = capability_lanes();
+        const char *cap = getenv("ATEN_CPU_CAPABILITY");
+        if (lanes == 16 && cap != NULL && strcasecmp(cap, "avx2") == 0) lanes = 8;
+        known = lanes == 8;
+    }
+    return known;
 }
 
 /* ---- the C library's expf, sixteen lanes (op 3)
@@ -1326,6 +1403,10 @@ static void exp2_block8_f(const float *x, float *o, Py_ssize_t m);
 
 static void vec_block(const float *x, float *o, Py_ssize_t m, int op, int wide)
 {
+    if (op == 19) {  /* (oneDNN's avx2 gelu_erf: every element alike, no wide form) */
+        for (Py_ssize_t i = 0; i < m; i++) o[i] = onednn_gelu_as_lane(x[i]);
+        return;
+    }
     if (op == 11) op = 0;  /* (EXP_SPLIT's vectorized function: EXP's, SLEEF's expf) */
     if (op == 10) {  /* (softplus: sixteen lanes where AVX-512, else the one-lane form: the same bits) */
 #if HAVE_X86
@@ -1532,7 +1613,7 @@ static PyObject *py_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             return NULL;
         }
     }
-    return run_loop(args, nargs, "run", "f", 18, vec_piece, scalar_piece);
+    return run_loop(args, nargs, "run", "f", 19, vec_piece, scalar_piece);
 }
 
 #include "_bf16_bits.h"  /* bf2f, f2bf: _halfkernel.c's bf16_widen / bf16_narrow per element */

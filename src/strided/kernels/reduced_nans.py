@@ -22,7 +22,7 @@ import numpy as np
 
 from . import native, torch_loops
 
-__all__ = ["LOOP_SPLIT", "VML_ALL_ONES", "all_ones_nans", "flat_fix", "has_nan", "loop_nans", "scalar_mask"]
+__all__ = ["LOOP_SPLIT", "VML_ALL_ONES", "all_ones_nans", "flat_fix", "has_nan", "loop_nans", "loop_step", "scalar_mask"]
 
 # The unary ops whose bfloat16 NaNs are all 0xFFFF in PyTorch (measured: sizes 1 to 70,
 # contiguous and strided inputs, NaNs of every sign and payload and NaNs they make)
@@ -82,18 +82,27 @@ def loop_nans(out: np.ndarray, scalar: np.ndarray | None) -> None:
 # The binary ops whose bfloat16 NaNs follow PyTorch's loop split (vector loop: 0xFFFF; scalar
 # loop: 0x7FC0), each with its vector loop's step in elements (0: no vector loop, every NaN
 # 0x7FC0), measured for every pair of special values at 289 elements, contiguous and strided,
-# and (add/sub/mul/div) broadcast, in-place, out= and number operands
+# and (add/sub/mul/div) broadcast, in-place, out= and number operands; -1: 2 * Vectorized<BFloat16>::size()
+# under the CPU capability, torch_loops.torch_vector_bytes() elements (64 under AVX512, 32 under AVX2:
+# measured on an AMD EPYC without AVX-512; add..floor_divide step 32 under both)
 LOOP_SPLIT: dict[str, int] = {
     "add": 32, "sub": 32, "mul": 32, "div": 32, "fmod": 32, "remainder": 32, "floor_divide": 32,
-    "atan2": 64, "hypot": 64, "logaddexp": 64, "logaddexp2": 64, "xlogy": 0,
+    "atan2": -1, "hypot": -1, "logaddexp": -1, "logaddexp2": -1, "xlogy": 0,
 }
+
+
+def loop_step(name: str) -> int:
+    """The vector loop's step in elements of op ``name`` (of :data:`LOOP_SPLIT`) on this CPU's
+    capability; 0: no vector loop."""
+    step = LOOP_SPLIT[name]
+    return torch_loops.torch_vector_bytes() if step < 0 else step
 
 
 def scalar_mask(name: str, shape: tuple[int, ...], strides: tuple[int, ...], fresh: bool,
                 inputs: list) -> np.ndarray | None:
     """The elements op ``name`` (of :data:`LOOP_SPLIT`) computes in PyTorch's scalar loop
     (arguments as :func:`strided.kernels.torch_loops.scalar_loop_mask`'s)."""
-    step = LOOP_SPLIT[name]
+    step = loop_step(name)
     if not step:
         return np.ones(shape, bool)
     return torch_loops.scalar_loop_mask(shape, strides, fresh, inputs, step=step)
@@ -103,11 +112,10 @@ def flat_fix(name: str) -> Callable[[object, object, np.ndarray], None]:
     """The fast paths' ``fix(x, y, res)`` of op ``name``: :func:`loop_nans` of its fresh flat
     bfloat16 ``res`` computed from two flat runs in memory order (one TensorIterator row)."""
 
-    step = LOOP_SPLIT[name]
-
     def fix(_x: object, _y: object, res: np.ndarray) -> None:
         if not has_nan(res):
             return
+        step = loop_step(name)  # (the capability read at the first NaN, not at import)
         words, nan = _nan_words(res)
         if not step:
             _put(words, nan, 0x7FC0)

@@ -87,6 +87,9 @@ GELU_D = 17
 # exp2: exp2_kernel's cpu_kernel_vec loop, SLEEF's exp2f / exp2 (xexp2f / xexp2) vectorized, the C
 # library's exp2f / exp2 in the scalar tail (float32 and float64)
 EXP2 = 18
+# oneDNN's gelu_erf on a CPU without AVX-512 (its avx2 ISA: Abramowitz and Stegun's erf with oneDNN's
+# own exp), every element alike; float32 only (GELU_ONEDNN: its AVX-512 minimax form)
+GELU_ONEDNN_AS = 19
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
 # the ops whose float64 loop is ported too (run_d: SLEEF's expd / expm1 in the vectorized function)
@@ -280,8 +283,9 @@ def gelu_float32(x: np.ndarray, out: np.ndarray | None = None, threads: int | No
       ``avx512_core``): oneDNN's ``eltwise_gelu_erf`` (``Activation.cpp``'s ``use_mkldnn``, on by
       default), a piecewise minimax polynomial for ``erf(x / sqrt 2)``, the same at every element
       (checked against ``torch`` over every 97th float32 bit pattern). Where the CPU lacks
-      AVX-512, oneDNN takes its Abramowitz-Stegun form with its own ``exp``, which is not ported:
-      the next item's loop then, within a few ulps of it;
+      AVX-512 but has AVX2 and FMA (oneDNN's ``avx2``), oneDNN takes its Abramowitz-Stegun form
+      with its own ``exp`` (:data:`GELU_ONEDNN_AS`, checked on an AMD EPYC alike). oneDNN picks
+      its form by the CPU alone: ``ATEN_CPU_CAPABILITY`` does not change it;
     - any other input: ``GeluKernelImpl``'s ``cpu_kernel_vec`` loop, ``Vectorized<float>::erf``
       (Abramowitz and Stegun's 7.1.26 with SLEEF's expf) where it is vectorized, the C library's
       ``erff`` where it is not, with its own parallel grain (:func:`strided.kernels.torch_loops.gelu_grain`).
@@ -293,10 +297,12 @@ def gelu_float32(x: np.ndarray, out: np.ndarray | None = None, threads: int | No
     if k is None or x.dtype != _F32:
         return None
     x, out = _aligned(x, out)
-    if x.size > 1 and x.flags.c_contiguous and k.capability() == 16:
+    lanes_here = k.capability()  # (the CPU's, not ATEN_CPU_CAPABILITY's: oneDNN's own dispatch)
+    if x.size > 1 and x.flags.c_contiguous and lanes_here in (8, 16):
         res = out if (out is not None and out.dtype == _F32 and out.shape == x.shape
                       and out.flags.c_contiguous) else np.empty(x.shape, _F32)
-        if not k.run(x.reshape(-1), res.reshape(-1), GELU_ONEDNN, 0, 0, -1, form):
+        op = GELU_ONEDNN if lanes_here == 16 else GELU_ONEDNN_AS
+        if not k.run(x.reshape(-1), res.reshape(-1), op, 0, 0, -1, form):
             return None  # (form 1 asked of a CPU without AVX-512)
         return res
     return torch_loop(x, GELU, out, threads, form, lanes)
