@@ -188,7 +188,11 @@ def test_addmm_nan_alpha_transposed_mat2() -> None:
 @pytest.mark.parametrize("dtype,n", [(np.float32, 80), (np.float32, 96), (np.float64, 65), (np.float64, 80)])
 @pytest.mark.parametrize("transposed", [False, True])
 def test_lapack_route_bits(dtype, n, transposed) -> None:
-    """(float32 at 65, 81, ..., 145 rows is claimed within tolerance only: test_lapack37)"""
+    """(float32 at 65, 81, ..., 145 rows is claimed within tolerance only: test_lapack37; so is
+    float64 at 65, 73, ..., 145 rows on a CPU without AVX-512)"""
+    if dtype == np.float64 and n % 8 == 1 and torch.backends.cpu.get_cpu_capability() == "AVX2":
+        pytest.skip("on an AVX2 CPU (no AVX-512) MKL's sequential dgetrf at 65 + 8j rows blocks otherwise than "
+                    "PyTorch's GNU-threaded one: inv/det/solve within rounding only (test_lapack37)")
     rng = np.random.default_rng(n)
     a = rng.standard_normal((n, n)).astype(dtype)
     spd = (a @ a.T + n * np.eye(n)).astype(dtype)
