@@ -52,3 +52,27 @@ def test_addmm_nonfinite_scalars_and_out_are_torchs_bits(dtype, mkp, special) ->
         assert strided.addmm(strided.tensor(inp), sa, strided.tensor(b), beta=beta, alpha=alpha, out=out) is out
         assert got.numpy().tobytes() == want.tobytes(), (beta, alpha, ta)
         assert out.numpy().tobytes() == want.tobytes(), (beta, alpha, ta)
+
+
+@needs_mkl
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("mkp", [(16, 8, 12), (4, 7, 8), (33, 20, 17), (9, 3, 64)])
+@pytest.mark.parametrize("layout", ["t", "step"])
+def test_mm_addmm_into_a_column_major_out_are_torchs_bits(dtype, mkp, layout) -> None:
+    """out= not row-major: PyTorch computes the transposed product (column-major), so does strided."""
+    m, k, p = mkp
+    rng = np.random.default_rng(m * p)
+    a, b = rng.standard_normal((m, k)).astype(dtype), rng.standard_normal((k, p)).astype(dtype)
+    inp = rng.standard_normal((m, p)).astype(dtype)
+    for call in ("mm", "addmm"):
+        zeros = np.zeros((p, m) if layout == "t" else (m, 2 * p), dtype)
+        so, to = strided.tensor(zeros.copy()), torch.from_numpy(zeros.copy())
+        so, to = (so.t(), to.t()) if layout == "t" else (so[:, ::2], to[:, ::2])
+        if call == "mm":
+            strided.mm(strided.tensor(a), strided.tensor(b), out=so)
+            torch.mm(torch.from_numpy(a), torch.from_numpy(b), out=to)
+        else:
+            strided.addmm(strided.tensor(inp), strided.tensor(a), strided.tensor(b), beta=0.5, alpha=2.0, out=so)
+            torch.addmm(torch.from_numpy(inp), torch.from_numpy(a), torch.from_numpy(b), beta=0.5, alpha=2.0, out=to)
+        assert tuple(so.stride()) == tuple(to.stride())
+        assert np.ascontiguousarray(so.numpy()).tobytes() == np.ascontiguousarray(to.numpy()).tobytes(), call

@@ -535,12 +535,27 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
     _check_mm(a, b, "addmm")
     shape = (a.shape[0], b.shape[1])
     if out is not None and _number(beta) and _number(alpha) and alpha != 0 and (
-            t := _mkl_addmm(input, a, b, beta, alpha)) is not None:
+            t := _mkl_addmm_out(input, a, b, beta, alpha, out, shape)) is not None:
         # (PyTorch's addmm_out is its addmm: the input copied into the result, one gemm with beta;
         # _combine's product-then-sum rounds twice, other bits where MKL starts its sums from C (AVX2))
         return write_out(out, t, "addmm", (input, a, b))
     return _combine("addmm", input, lambda: _product(a, b, shape)._np(), shape, a._dtype, beta, alpha, out, (input, a, b),
                     empty=not a.shape[1], wide=lambda: _wide_product(a, b))
+
+
+def _mkl_addmm_out(input: Tensor, a: Tensor, b: Tensor, beta: Any, alpha: Any, out: Any,  # noqa: A002
+                   shape: tuple[int, int]) -> Tensor | None:
+    """addmm's result for ``out=`` on the MKL route, in the orientation PyTorch's addmm_impl_cpu_
+    computes into ``out``: row-major where ``out`` is (its strides (>= p, 1)), else column-major
+    (``out`` column-major as it is, or PyTorch's Fortran-contiguous temporary), as ``(b.mT @ a.mT).mT``
+    with the input transposed -- the same gemm call. None where the route does not apply."""
+    n, p = shape
+    if out.__class__ is Tensor and out._layout.shape == shape and n > 1 and p > 1:
+        s0, s1 = out._layout.strides
+        if not (s1 == 1 and s0 >= p):
+            t = _mkl_addmm(input.expand(n, p).mT, b.mT, a.mT, beta, alpha)
+            return None if t is None else t.mT
+    return _mkl_addmm(input, a, b, beta, alpha)
 
 
 def _gemm_scalar(x: Any) -> bool:
