@@ -32,6 +32,7 @@ def _same_mkl_as_torch() -> bool:
 
 
 SAME = M.mkl_library() is not None and _same_mkl_as_torch()
+AVX2 = torch.backends.cpu.get_cpu_capability() == "AVX2"  # (no AVX-512: MKL's AVX2 kernels)
 
 
 @pytest.fixture(autouse=True)
@@ -85,9 +86,10 @@ def test_inverse_solve_det_match_torch(sd, td, tol, shape):
     a = _well_conditioned(rng, shape, sd.numpy)
     b = rng.standard_normal((*shape[:-1], 3)).astype(sd.numpy)
     # (MKL 2024.2's sequential sgetrf blocks 65, 81, ..., 145 rows otherwise than its GNU-threaded
-    # one in PyTorch: those float32 sizes agree within the tolerance only)
+    # one in PyTorch: those float32 sizes agree within the tolerance only; on a CPU without AVX-512
+    # (PyTorch's capability AVX2, measured on an AMD EPYC) dgetrf too at 65, 73, ..., 145 rows)
     n = shape[-1]
-    exact = not (sd is strided.float32 and n % 16 == 1 and n <= 145)
+    exact = not (n <= 145 and (sd is strided.float32 and n % 16 == 1 or sd is strided.float64 and AVX2 and n % 8 == 1))
 
     def _check(s, t, tol):
         _check_exact(s, t, tol, exact)

@@ -534,8 +534,39 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
     _ndim(b, "mat2", 2, "addmm")
     _check_mm(a, b, "addmm")
     shape = (a.shape[0], b.shape[1])
+    if out is not None and _number(beta) and _number(alpha) and alpha != 0 and (
+            t := _mkl_addmm_out(input, a, b, beta, alpha, out, shape)) is not None:
+        # (PyTorch's addmm_out is its addmm: the input copied into the result, one gemm with beta;
+        # _combine's product-then-sum rounds twice, other bits where MKL starts its sums from C (AVX2))
+        return write_out(out, t, "addmm", (input, a, b))
     return _combine("addmm", input, lambda: _product(a, b, shape)._np(), shape, a._dtype, beta, alpha, out, (input, a, b),
                     empty=not a.shape[1], wide=lambda: _wide_product(a, b))
+
+
+def _mkl_addmm_out(input: Tensor, a: Tensor, b: Tensor, beta: Any, alpha: Any, out: Any,  # noqa: A002
+                   shape: tuple[int, int]) -> Tensor | None:
+    """addmm's result for ``out=`` on the MKL route, in the orientation PyTorch's addmm_impl_cpu_
+    computes into ``out``: row-major where ``out`` is (its strides (>= p, 1)), else column-major
+    (``out`` column-major as it is, or PyTorch's Fortran-contiguous temporary), as ``(b.mT @ a.mT).mT``
+    with the input transposed -- the same gemm call. None where the route does not apply."""
+    n, p = shape
+    if out.__class__ is Tensor and out._layout.shape == shape and n > 1 and p > 1:
+        s0, s1 = out._layout.strides
+        if not (s1 == 1 and s0 >= p):
+            t = _mkl_addmm(input.expand(n, p).mT, b.mT, a.mT, beta, alpha)
+            return None if t is None else t.mT
+    return _mkl_addmm(input, a, b, beta, alpha)
+
+
+def _gemm_scalar(x: Any) -> bool:
+    """Whether PyTorch hands ``x`` to MKL's gemm as it is: a number within :data:`_PLAIN`, or a float
+    inf or NaN. MKL's kernels apply a non-finite alpha in their own order: on an AVX2 CPU they scale
+    an operand first, so a sum of infinities of both signs gives NaN where the product scaled
+    afterwards gives inf; only the same call gives PyTorch's bits."""
+    return -_PLAIN <= x <= _PLAIN or (x.__class__ is float and (x != x or abs(x) == _INF))
+
+
+_INF = float("inf")
 
 
 def _mkl_addmm(input: Any, mat1: Any, mat2: Any, beta: Any, alpha: Any) -> Tensor | None:  # noqa: A002
@@ -553,7 +584,7 @@ def _mkl_addmm(input: Any, mat1: Any, mat2: Any, beta: Any, alpha: Any) -> Tenso
         return t  # (the compiled call: the common layouts, in one step)
     d = mat1._dtype
     if ((d is not float32 and d is not float64) or mat2._dtype is not d or input._dtype is not d
-            or not (-_PLAIN <= beta <= _PLAIN and -_PLAIN <= alpha <= _PLAIN)):
+            or not (_gemm_scalar(beta) and _gemm_scalar(alpha))):
         return None
     res = blas_route.addmm(input._np(), mat1._np(), mat2._np(), alpha, beta)
     return None if res is None else adopted(res.reshape(-1), _cinfo[res.shape][2], d)

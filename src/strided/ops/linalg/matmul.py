@@ -531,8 +531,29 @@ def mm(self: Tensor, mat2: Tensor, *, out: Any = None) -> Tensor:
                 )
             )
     _check_mm(a, b, "mm")
-    result = report("mm", (a, b), _product(a, b, (a.shape[0], b.shape[1])))
+    shape = (a.shape[0], b.shape[1])
+    if out is not None and _column_major_out(out, a, b, shape):
+        # (PyTorch's mm_out computes into a column-major result (or its Fortran-contiguous temporary)
+        # as the transposed product: the same gemm call, other bits than the row-major one (AVX2))
+        result = report("mm", (a, b), _product(b.mT, a.mT, shape[::-1]).mT)
+    else:
+        result = report("mm", (a, b), _product(a, b, shape))
     return result if out is None else _into(out, result, "mm", (a, b))
+
+
+def _column_major_out(out: Any, a: Tensor, b: Tensor, shape: tuple[int, int]) -> bool:
+    """Whether PyTorch's addmm_impl_cpu_ computes ``mm(a, b, out=out)`` column-major (``out`` not
+    row-major with strides (>= p, 1) and no resize) where strided's product is MKL's gemm (the
+    optional route, in the transposed orientation): there the transposed product is its call."""
+    from ...kernels import blas_route
+
+    n, p = shape
+    if out.__class__ is not Tensor or out._layout.shape != shape or n < 2 or p < 2 or a._dtype is not b._dtype or (
+            a._dtype is not float32 and a._dtype is not float64) or out._dtype is not a._dtype:
+        return False
+    s0, s1 = out._layout.strides
+    return not (s1 == 1 and s0 >= p) and p >= blas_route.MIN_ROWS and n >= blas_route.MIN_COLS and (
+        a.shape[1] > 0 and blas_route.lib() is not None)
 
 
 @backward("mm", operands="two")
