@@ -20,8 +20,9 @@ capability, one thread; tests/test_cplx25.py):
   scale fused everywhere (the other steps are exact with a = 1, b = 0).
 - ``y ** 2`` (op 2): the vector blocks rounded, the tails and strided rows fused.
 - ``y ** 3`` (op 3, two products): the vector blocks rounded; complex128 fused elsewhere;
-  complex64 tails and strided rows fuse both products in runs of 4 from the start and only the
-  first after them; strided rows of an in-place form only the first.
+  complex64 tails and strided rows fuse both products in runs of 4 (AVX512's build; AVX2's: 2,
+  measured on an AVX2 CPU) from the start and only the first after them; strided rows of an
+  in-place form only the first.
 - ``y ** -2`` (op 4: product, then the reciprocal's scale): the vector blocks round the product
   and fuse the scale; elsewhere both fused.
 - log1p (op 6: c10's CPU formula, ``log(u) * (z / (u - 1))`` with u = z + 1, the product and
@@ -177,7 +178,16 @@ def _place_modes(op: int, k: np.ndarray, tail: np.ndarray | int, wide: bool, ali
     # CUBE
     if wide:
         return np.where(vector, 0, 3).astype(np.uint8)
-    return np.where(vector, 0, np.where(k < tail - tail % 4, 3, 1)).astype(np.uint8)
+    run = _cube_run()
+    return np.where(vector, 0, np.where(k < tail - tail % run, 3, 1)).astype(np.uint8)
+
+
+def _cube_run() -> int:
+    """How many complex64 elements the compiled scalar loops of ``y ** 3`` (PowKernel's build for
+    the CPU capability) take at once, both products fused, before the rest fuse the first only:
+    4 in the AVX512 build, 2 in the AVX2 build (measured on PyTorch 2.13: AVX512 on Ice Lake; AVX2
+    on an AMD EPYC without AVX-512, tails of lengths 1-20 and strided rows of 1-19)."""
+    return 4 if torch_vector_bytes() == 64 else 2
 
 
 _MUL_BESIDE_SCALAR = 102  # (modes only: complex64 MUL in a one-run row with a stride-0 input)
@@ -252,6 +262,6 @@ def _strided_rows(op: int, shape: tuple[int, ...], strides: tuple[int, ...], fre
     if places is None:
         return unfused
     pos, length, _ = places
-    run = 4 if op == CUBE else 2
+    run = _cube_run() if op == CUBE else 2
     fused = {DIV: 7, CUBE: 3, MUL: 1}[op]
     return np.where(pos < length - length % run, fused, unfused).astype(np.uint8)

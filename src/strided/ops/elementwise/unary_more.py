@@ -45,13 +45,13 @@ from ...gradients import guards_itself, seal
 from ...kernels import check_writable, complex_forms, native, npcore, special, vml_route
 from ...kernels.elementwise import complex_abs, reciprocal_into
 from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set, quietly
-from ...kernels.memory import dense_run
+from ...kernels.memory import dense_run, numpy_view
 from ...kernels.reduced_nans import VML_ALL_ONES, all_ones_nans
 from ...kernels.sleef import EXP2 as _EXP2_OP
 from ...kernels.sleef import EXPM1 as _EXPM1_OP
 from ...kernels.sleef import LOG1P as _LOG1P_OP
 from ...kernels.sleef import exp2_loop, expm1_map, flat_call, log1p_map
-from ...kernels.torch_loops import GRAIN_SIZE, scalar_loop_mask, torch_vector_bytes
+from ...kernels.torch_loops import GRAIN_SIZE, fresh_strides, scalar_loop_mask, torch_vector_bytes
 from ...opdef import Kind, declare
 from ...tensor import Tensor
 from .._support import gradtools, support
@@ -61,8 +61,7 @@ from .._support.out import out_layout_scratch, refuse_other_dtype, write_out
 from .._support.overlap_updates import UpdatesInOrder, updates_in_order
 from .._support.promotion import TORCH_NAMES, to_float
 from ..registry import backward, method
-from .torch_lanes import scalar_places
-from .unary import not_a_tensor_input
+from .unary import not_a_tensor_input, where
 
 # (input view, output view, compute NumPy dtype, input DType, extra arguments) -> None
 Kernel = Callable[..., None]
@@ -1587,43 +1586,46 @@ def round_backward(out: Tensor, x: Any, *args: Any, decimals: int = 0, **kwargs:
     return name, (x,), lambda g: (gradtools.zeros(x._layout.shape, g._dtype),), ()
 
 
-def _logit_vector_minus_zeros(x: Any, g: Tensor) -> Tensor | None:
-    """The -0.0 elements of ``x`` (a float32 / float64 tensor) that PyTorch's logit_backward loop
-    (``grad_output``, then ``x``) takes in its vectorized function, as a bool tensor; None where
-    there are none (most inputs: no -0.0). Measured on an AMD EPYC (AVX2): a row of 10 float64 -0.0
-    gives -inf in the vector lanes (the first 8), +inf in the scalar tail."""
-    xs = x.detach().numpy() if isinstance(x, Tensor) else None
-    if xs is None or xs.dtype not in (np.float32, np.float64):
-        return None
-    minus_zero = (xs == 0) & np.signbit(xs)
-    if not minus_zero.any():
-        return None
-    gs = g.detach().numpy()
-    places = scalar_places(xs, 2, gs)
-    if places is True:
-        return None
-    vector = minus_zero.copy()
-    if places is not None:
-        vector[places] = False
-    return gradtools.from_numpy_result(vector, bool_) if vector.any() else None
-
-
 @backward("logit")
 def logit_backward(out: Tensor, x: Any, eps: Any = None, **kwargs: Any) -> Any:
-    """PyTorch's logit_backward kernel: ``g / (x (1 - x))``; ``g * inf`` where x is 0 or 1 (a signed
-    zero counts as 0); outside [0, 1] NaN without ``eps``, and 0 where ``eps`` clamped ``x``."""
+    """PyTorch's logit_backward kernel: ``g / (x (1 - x))``; outside [0, 1] NaN without ``eps``,
+    and 0 where ``eps`` clamped ``x``. Its scalar function gives ``g * inf`` where x is 0 or 1 (a
+    signed zero counts as 0), its vectorized one the quotient itself (``g / -0.0`` at x = -0.0):
+    :func:`_logit_grad_denominator`."""
     def grad(g: Tensor) -> tuple:
-        # (+ 0.0: x = -0.0 makes the product -0.0, and PyTorch's scalar function gives g * inf at x == 0)
-        gx = g / (x * (1 - x) + 0.0)
-        lanes = _logit_vector_minus_zeros(x, g)
-        if lanes is not None:  # (its vectorized function divides by x (1 - x) itself: g / -0.0 there)
-            gx = (g / (x * (1 - x))).where(lanes, gx)
+        gx = g / _logit_grad_denominator(g, x)
         if eps is None:
             gx = gx.masked_fill((x < 0) | (x > 1), float("nan"))
         else:
             gx = gx.masked_fill((x < eps) | (x > 1 - eps), 0)
         return (gx,)
     return "LogitBackward0", (x,), grad, (x,)
+
+
+def _logit_grad_denominator(g: Tensor, x: Tensor) -> Tensor:
+    """``x (1 - x)`` as PyTorch's logit_backward kernel divides ``g`` by it: plus 0.0 (x = -0.0 then
+    gives +0.0, as its scalar function's ``g * inf`` at x == 0) at the elements its scalar function
+    takes (:func:`.torch_loops.scalar_loop_mask`: a short row's every element, a row's last
+    ``len % (2 * lanes)``; strided rows), as it is in its vector blocks, whose lambda has no
+    branch for 0 and 1 (measured on PyTorch 2.13, AVX2: float64 (8,) of -0.0 gives -inf, (9,) its
+    last +inf; with ``eps`` = 0 too)."""
+    d = x * (1 - x)
+    xa = numpy_view(x._storage, x._layout)
+    zero = xa == 0
+    if not zero.any() or not np.signbit(xa[zero]).any():
+        return d  # (no -0.0: d has no -0.0 where the masks keep it, and both loops agree; a quick pass)
+    shape = d._layout.shape
+    if g._layout.shape != shape:  # (not PyTorch's loop over g and x alone: every element as before)
+        return d + 0.0
+    ops = [(t._layout.shape, t._layout.strides) for t in (g, x)]
+    mask = scalar_loop_mask(shape, tuple(fresh_strides(shape, ops)), True, ops,
+                            step=2 * torch_vector_bytes() // d._dtype.itemsize)
+    if mask is None:
+        return d
+    if mask.all():
+        return d + 0.0
+    from ...creation import from_numpy  # (a sibling layer, loaded when first needed)
+    return where(from_numpy(mask.copy()), d + 0.0, d)
 
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
