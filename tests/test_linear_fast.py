@@ -6,6 +6,7 @@ import pytest
 
 import strided
 import strided.nn.functional as F
+from blas_reference import one_torch_thread, route_takes
 from strided.nn.functional import layers
 
 
@@ -56,6 +57,19 @@ def test_fast_path_bit_identical_to_general(monkeypatch, dtype, xs, ws, bias, la
     fast = _run(x_np, w_np, b_np, dtype, **kw)
     monkeypatch.setattr(layers, "_FAST_LINEAR", False)
     slow = _run(x_np, w_np, b_np, dtype, **kw)
+    if bias and route_takes(xs[0], xs[1], ws[0], np.dtype(dtype.name)):
+        # (the MKL route: the fast path is PyTorch's addmm, the bias filled in and one gemm; the
+        # general path's product then add rounds twice, the same bits on an AVX-512 CPU only: MKL's
+        # AVX2 kernels start their sums from the bias. Values against torch's; the rest as before)
+        torch = pytest.importorskip("torch")
+        x_t = torch.from_numpy(x_np).to(getattr(torch, dtype.name))
+        x_t = x_t.t() if layout == "transposed" else x_t
+        x_t = x_t[1:] if layout == "offset" else x_t
+        with one_torch_thread():
+            want = torch.nn.functional.linear(x_t, torch.from_numpy(w_np).to(x_t.dtype),
+                                              torch.from_numpy(b_np).to(x_t.dtype))
+        assert fast[0] == want.numpy().tobytes()
+        fast, slow = fast[1:], slow[1:]
     assert fast == slow
 
 
