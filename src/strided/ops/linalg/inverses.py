@@ -961,11 +961,15 @@ def matrix_power(A: Tensor, n: int, *, out: Any = None) -> Tensor:  # noqa: N803
         eye = LA.rowmajor(np.array(eye), A._dtype)
         # PyTorch's A.clone().copy_(eye): in the graph (CopyBackwards), its gradient zero
         return A.clone(memory_format=contiguous_format).copy_(eye) if A.requires_grad else eye
+    # (PyTorch's linalg_matrix_power_impl: n == 1 a row-major clone whatever A's layout, n == -1
+    # linalg_inv itself: its layout and node)
+    if n == 1:
+        return A.clone(memory_format=contiguous_format)
+    if n == -1:
+        return linalg_inv(A)
     if n < 0:
         A = linalg_inv(A)  # noqa: N806
         n = -n
-    if n == 1:
-        return A.clone()
     return _squarings(A, n)
 
 
