@@ -57,8 +57,8 @@ from ...kernels.elementwise import (
     exact_loop,
     logaddexp_fresh,
     logaddexp_loop,
-    torch_lane_nans,
     tensor_power,
+    torch_lane_nans,
     torch_nan_signs,
 )
 from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set, quietly
