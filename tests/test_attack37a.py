@@ -22,6 +22,7 @@ import strided as st
 import strided.nn.functional as F
 from strided.diagnose import watch_torch as wt
 from strided.diagnose.watch_torch import watch_torch
+from strided.kernels.torch_loops import torch_vector_bytes
 
 SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
 
@@ -70,12 +71,21 @@ def _bits(a: np.ndarray) -> list[int]:
     return a.view(np.uint32 if a.dtype == np.float32 else np.uint64).tolist()
 
 
-@pytest.mark.xfail(strict=True, reason="a NaN slope / alpha on x = -NaN: PyTorch keeps x's NaN (its product's "
-                   "first operand on x86; elu: x itself), strided gives the parameter's +NaN at some lengths (its "
-                   "compiled loops' operand order and lanes); main too, not from merge37. The NaN's sign only")
-@pytest.mark.parametrize(("name", "dtype", "n"), [("leaky_relu", np.float32, 12), ("leaky_relu_", np.float32, 12),
-                                                  ("elu", np.float64, 12), ("elu_", np.float64, 12),
-                                                  ("elu", np.float32, 17), ("elu_", np.float32, 17)])
+_NAN_PARAMETER_REASON = ("a NaN slope / alpha on x = -NaN: PyTorch keeps x's NaN (its product's first operand on x86; "
+                         "elu: x itself), strided gives the parameter's +NaN at some lengths (its compiled loops' "
+                         "operand order and lanes); main too, not from merge37. The NaN's sign only")
+# (leaky_relu's 12 float32s: inside one AVX-512 step (16 lanes) but below an AVX2 PyTorch's step of
+# 16 in its scalar loop, where strided agrees: it passes on an AVX2 CPU, so the xfail is AVX-512's)
+_AVX512_ONLY = pytest.mark.xfail(torch_vector_bytes() == 64, strict=True,
+                                 reason=_NAN_PARAMETER_REASON + " (AVX-512 PyTorch only: its vector loop's 12 lanes)")
+_EVERYWHERE = pytest.mark.xfail(strict=True, reason=_NAN_PARAMETER_REASON)
+
+
+@pytest.mark.parametrize(("name", "dtype", "n"), [
+    pytest.param("leaky_relu", np.float32, 12, marks=_AVX512_ONLY),
+    pytest.param("leaky_relu_", np.float32, 12, marks=_AVX512_ONLY),
+    pytest.param("elu", np.float64, 12, marks=_EVERYWHERE), pytest.param("elu_", np.float64, 12, marks=_EVERYWHERE),
+    pytest.param("elu", np.float32, 17, marks=_EVERYWHERE), pytest.param("elu_", np.float32, 17, marks=_EVERYWHERE)])
 def test_nan_parameter_keeps_the_inputs_nan_sign(name: str, dtype: Any, n: int) -> None:
     b = np.full(n, -1.0, dtype)
     b.view(np.uint32 if dtype == np.float32 else np.uint64)[1] = _NEG_NAN[dtype]

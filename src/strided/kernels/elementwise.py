@@ -37,7 +37,7 @@ from .fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set
 from .memory import reduced_cast_source
 from .sleef import SIGMOID, angle_complex64, atan2_flat, atan2_float32, torch_loop
 from .tiles import MIN_NUMEL, ufunc_into
-from .torch_loops import GRAIN_SIZE, piece_length, scalar_loop_mask
+from .torch_loops import GRAIN_SIZE, fresh_strides, piece_length, scalar_loop_mask, torch_vector_bytes
 
 # NumPy's clip ufunc (``np.clip`` is a Python wrapper around it that costs ~3x more per call):
 # min(max(x, lo), hi) with NaN propagation, as PyTorch's clamp, in a single pass.
@@ -788,7 +788,7 @@ def logaddexp_fresh(x: np.ndarray, y: np.ndarray, base2: bool) -> np.ndarray | N
         return None
     res = np.empty(x.shape, dt)
     run = k.logaddexp_float32 if dt == _F32 else k.logaddexp_float64
-    return res if run(x, y, res, base2) else None
+    return torch_lane_nans(res, x, y) if run(x, y, res, base2) else None
 
 
 _LOGADDEXP_AGREES: dict[tuple[bool, str], bool] = {}
@@ -810,6 +810,37 @@ def torch_nan_signs(res: np.ndarray) -> np.ndarray:
             res = np.array(res)
         bits = res.view(sign.dtype)
         np.bitwise_or(bits, sign, out=bits, where=nan)
+    return res
+
+
+_DEFAULT_NAN = {np.dtype(np.float32): np.uint32(0x7FC00000), np.dtype(np.float16): np.uint16(0x7E00)}
+
+
+def torch_lane_nans(res: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """:func:`torch_nan_signs`' result ``res`` of ``logaddexp(x, y)`` (or logaddexp2; ``x`` and
+    ``y`` the operands as broadcast by the caller, ``res`` writable, of their broadcast shape) with
+    the NaNs of an AVX2 PyTorch's vector lanes: there a float32/float16 NaN its vectorized loop
+    computes is the default NaN, +0x7fc00000 (+0x7e00), whatever the operands' payloads (seen on
+    an AMD AVX2 CPU with torch 2.13), while its scalar loop's keep the sign-set word. The vector
+    elements are those outside :func:`scalar_loop_mask` for a fresh output (steps of 16 float32s,
+    32 float16s: ``Vectorized<Half>`` holds twice the lanes). Unchanged under AVX-512 (every NaN
+    sign-set there, as modelled) and for float64."""
+    canon = _DEFAULT_NAN.get(res.dtype)
+    if canon is None or not isinstance(res, np.ndarray) or res.ndim == 0 or torch_vector_bytes() != 32:
+        return res
+    # (float16: integer passes on its bits, as torch_nan_signs)
+    nan = np.isnan(res) if canon.dtype.itemsize == 4 else (res.view(np.uint16) & 0x7FFF) > 0x7C00
+    if not nan.any():
+        return res
+    if not res.flags.writeable:
+        res = np.array(res)
+    bits = res.view(canon.dtype)
+    ops = [None if a.ndim == 0 else (a.shape, tuple(v // a.itemsize for v in a.strides)) for a in (x, y)]
+    shape = res.shape
+    step = 16 if res.dtype.itemsize == 4 else 32  # (2 * Vectorized<T>::size() under AVX2)
+    scalar = scalar_loop_mask(shape, tuple(fresh_strides(shape, ops)), True, ops, step=step)
+    vector = nan if scalar is None else nan & ~np.broadcast_to(scalar, shape)
+    bits[vector] = canon
     return res
 
 

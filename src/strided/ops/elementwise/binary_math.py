@@ -58,6 +58,7 @@ from ...kernels.elementwise import (
     logaddexp_fresh,
     logaddexp_loop,
     tensor_power,
+    torch_lane_nans,
     torch_nan_signs,
 )
 from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set, quietly
@@ -65,7 +66,7 @@ from ...kernels.fused import quieted
 from ...kernels.memory import dense_run
 from ...kernels.sleef import logaddexp2_flat, logaddexp2_float32, run2_op
 from ...kernels.sleef import step as sleef_step
-from ...kernels.torch_loops import GRAIN_SIZE, vector_rows
+from ...kernels.torch_loops import GRAIN_SIZE, torch_vector_bytes, vector_rows
 from ...opdef import Kind, declare
 from ...tensor import Tensor
 from .._support.front import compiled_front, kernel_entry
@@ -332,7 +333,7 @@ def _logaddexp(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
     if dtype.kind != "c":
         # (the compiled loop: the same bits; from 32 elements, as LOGADDEXP's native_min)
         res = logaddexp_fresh(xs, ys, False) if dtype.char in "fd" and xs.size >= 32 else None
-        return torch_nan_signs(np.logaddexp(xs, ys)) if res is None else res
+        return torch_lane_nans(torch_nan_signs(np.logaddexp(xs, ys)), xs, ys) if res is None else res
     return _logaddexp_complex(*np.broadcast_arrays(xs, ys))
 
 
@@ -418,7 +419,7 @@ def _logaddexp2(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
         r = logaddexp2_float32(a, b)
         if r is not None:
             return r
-    return torch_nan_signs(np.logaddexp2(a, b))
+    return torch_lane_nans(torch_nan_signs(np.logaddexp2(a, b)), a, b)
 
 
 def _logaddexp2_native(x: np.ndarray, y: np.ndarray) -> np.ndarray | None:
@@ -486,7 +487,10 @@ def _first_use(table: dict, d: DType, k: Any, base2: bool) -> Callable[..., bool
     run = k.logaddexp_float32 if d is float32 else k.logaddexp_float64
 
     def first(x: np.ndarray, y: np.ndarray, out: np.ndarray) -> bool:
-        if not _logaddexp_agrees(k, base2, d.numpy):
+        # (float32 under an AVX2 PyTorch: its vector lanes' NaNs are the default NaN, which the
+        # loop does not write; the entry's native and ufunc fix them, torch_lane_nans)
+        lanes_nan = d is float32 and torch_vector_bytes() == 32
+        if lanes_nan or not _logaddexp_agrees(k, base2, d.numpy):
             table[d] = table[d][:6]
             return False
         table[d] = (*table[d][:6], kernel_entry(run, (base2,), d.numpy))
