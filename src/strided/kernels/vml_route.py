@@ -27,6 +27,7 @@ Not routed (PyTorch does not call VML for them): log1p, expm1, log2, sinh, cosh,
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -103,6 +104,21 @@ def runner() -> Callable[..., bool] | None:
     return getattr(k, "vml_run", None) if k is not None else None
 
 
+def _vml_apply(k: Any, src: np.ndarray, dst: np.ndarray, code: int) -> bool:
+    """``k.vml_apply`` where memory may be unaligned (an array made from a buffer at an odd byte
+    offset, which NumPy does not export to C): an unaligned ``src`` is copied first and an
+    unaligned ``dst`` written through an aligned temporary -- the bits aligned memory gives (VML's
+    elements do not depend on where they sit), where declining would give the fallback's."""
+    if src.flags.aligned and dst.flags.aligned:
+        return bool(k.vml_apply(src, dst, code))
+    tmp = dst if dst.flags.aligned else np.empty(dst.shape, dst.dtype)
+    if not k.vml_apply(src if src.flags.aligned else src.copy(), tmp, code):
+        return False
+    if tmp is not dst:
+        dst[...] = tmp
+    return True
+
+
 def apply(op: str, src: np.ndarray, dst: np.ndarray) -> bool:
     """``dst[...] = op(src)`` by MKL VML (PyTorch's bits) for float32/float64 ``src`` and ``dst``
     of one dtype and one shape, any strides (``src`` may be expanded; ``dst`` may be ``src``);
@@ -113,7 +129,7 @@ def apply(op: str, src: np.ndarray, dst: np.ndarray) -> bool:
     k = _state[0] if _state else _kernel_module()
     if k is None:
         return False
-    return bool(k.vml_apply(src, dst, CODE[op]))
+    return _vml_apply(k, src, dst, CODE[op])
 
 
 def fresh(op: str, x: np.ndarray) -> np.ndarray | None:
@@ -135,7 +151,7 @@ def kernel(op: str, rest: Callable[..., None]) -> Callable[..., None]:
             k = _state[0] if _state else _kernel_module()
             if k is not None:
                 xf = x if x.dtype == compute else (x.astype(compute) if x.dtype.kind != "f" else None)
-                if xf is not None and k.vml_apply(xf, out, code):
+                if xf is not None and _vml_apply(k, xf, out, code):
                     return
         rest(x, out, compute, *more)
 
@@ -154,7 +170,7 @@ def fresh_first(op: str, rest: Callable[[np.ndarray], np.ndarray]) -> Callable[[
             k = _state[0] if _state else _kernel_module()
             if k is not None:
                 out = np.empty(x.shape, x.dtype)
-                if k.vml_apply(x, out, code):
+                if _vml_apply(k, x, out, code):
                     return out
         return rest(x)
 

@@ -244,8 +244,13 @@ def _special_fresh(fn: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarr
     formulas = getattr(fn, "__wrapped__", fn)  # (the NumPy formulas themselves: no second check)
     fn32 = special.FLOAT32.get(name, fn)
     formulas32 = getattr(fn32, "__wrapped__", fn32)
+    # (erf, erfc, erfinv: MKL VML's first where the route runs -- their compiled fronts call it, and
+    # come here where it declined: unaligned memory, which vml_route.fresh copies first)
+    vml = partial(vml_route.fresh, name) if name in vml_route.CODE and vml_route.possible() else None
 
     def run(x: np.ndarray) -> np.ndarray:  # (x: flat, contiguous float32/float64: no checks)
+        if vml is not None and (got := vml(x)) is not None:
+            return got
         out = np.empty(x.shape, x.dtype)
         k = native.special()
         if k is not None:  # (unaligned, a from_numpy view at an odd address: an aligned copy, the kernel's bits)
@@ -880,6 +885,9 @@ _FIRST = {"sign": _unary_exact_first(0), "rsqrt": _unary_exact_first(3), "frac":
 _VML = vml_route.possible()
 if _VML:
     _FIRST.update({op.name: partial(vml_route.fresh, op.name) for op in TABLE if op.name in vml_route.CODE})
+    # (and the fronts' own function, run where their C call declined -- unaligned memory, which
+    # vml_route copies first: VML's bits there too, not the ufunc's)
+    _FRESH.update({name: vml_route.fresh_first(name, fn) for name, fn in _FRESH.items() if name in vml_route.CODE})
 # the special functions: called without quiet_call (see _special_fresh)
 def _logit_fresh(x: np.ndarray) -> np.ndarray:
     """``logit(x)`` without eps of a flat float32 / float64 run into a fresh array: the forward's
