@@ -11,13 +11,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from strided.kernels import vml_route
 from strided.kernels.adam_step import adam_update
 from strided.kernels.fpstate import quietly
 from strided.kernels.fused import fma, fma_into, lerp_into
 
 
 def _reference(p, g, m, v, vmax, *, step, lr, beta1, beta2, eps, weight_decay, decoupled, maximize) -> None:
-    """The update as written before the in-place temporaries (session 34's base)."""
+    """The update as written before the in-place temporaries (session 34's base; its sqrt MKL VML's
+    where the route runs, as the update's own since session 38)."""
     t = p.dtype.type
     if maximize:
         g = np.negative(g)
@@ -35,7 +37,8 @@ def _reference(p, g, m, v, vmax, *, step, lr, beta1, beta2, eps, weight_decay, d
     if vmax is not None:
         np.maximum(vmax, v, out=vmax)
         v = vmax
-    denom = np.true_divide(np.sqrt(v), bias_correction2_sqrt)
+    root = vml_route.fresh("sqrt", v)  # (PyTorch's sqrt, MKL VML's, where that route runs: session 38)
+    denom = np.true_divide(np.sqrt(v) if root is None else root, bias_correction2_sqrt)
     np.add(denom, t(eps), out=denom)
     value = -step_size
     np.add(p, np.true_divide(np.multiply(m, value) if value != 1 else m, denom), out=p)
