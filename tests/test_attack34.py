@@ -32,6 +32,7 @@ from hypothesis import strategies as hs
 
 import strided
 import strided.nn.functional as F
+from strided.kernels.torch_loops import torch_vector_bytes
 
 _U = {np.dtype(np.float32): np.uint32, np.dtype(np.float64): np.uint64}
 
@@ -98,9 +99,12 @@ def test_backward_at_nan_inputs_by_loop_place(name, dtype, n, layout, grad, seed
 
 @pytest.mark.parametrize("name", ["elu", "selu", "celu"])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
-def test_elu_family_nan_gradient_tail_and_lanes(name, dtype, torch_threads_as_assumed) -> None:
+def test_elu_family_nan_gradient_tail_and_lanes(name, dtype, torch_threads_as_assumed, request) -> None:
     """A row of 40: under AVX512 the first 32 (float64: 2 x 8 lanes x 2 steps) are vector lanes
     (NaN gradient), the rest the scalar function (``g * scale``): measured on both sides."""
+    if dtype is torch.float64 and torch_vector_bytes() == 32:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=(
+            "an AVX2 CPU: float64 elu/selu/celu gradients at NaN take PyTorch's AVX512 lanes in strided's model (2 x 8 doubles per step); its AVX2 build steps 2 x 4: the NaN gradient's places differ, not yet modelled")))
     fs, ft = _NAN_GRAD_OPS[name]
     a = np.linspace(-3, 3, 40)
     a[[0, 20, 39]] = np.nan
