@@ -1355,20 +1355,17 @@ def _bfloat16_pow(x: np.ndarray, exponent: float, out: np.ndarray) -> None:
         np.divide(out.dtype.type(1), square, out=out, signature=(out.dtype,) * 3, casting="unsafe")
 
 
-# PyTorch's bfloat16 pow loop step (2 * Vectorized<BFloat16>::size() under its AVX512 capability)
-_BF16_POW_STEP = 64
-
-
 def _bfloat16_rsqrt_tail(a: Tensor, out: Tensor, fresh: bool, loop_out: Tensor | None
                          ) -> tuple[np.ndarray, np.ndarray] | None:
     """The elements (a mask of ``out``'s shape, their values) of a bfloat16 ``a ** -0.5`` that
-    PyTorch's kernel computes in its scalar loop (a row's last ``len % 64`` elements, every
-    element of a row its vector loop cannot take): ``1 / sqrt(x)`` with c10's ``BFloat16`` sqrt,
-    the root rounded to bfloat16 before the division (its vector loop rounds once: the
+    PyTorch's kernel computes in its scalar loop (a row's last ``len % step`` elements, every
+    element of a row its vector loop cannot take; the step ``2 * Vectorized<BFloat16>::size()``
+    is :func:`torch_vector_bytes`: 64 under its AVX512 capability, 32 under AVX2): ``1 / sqrt(x)``
+    with c10's ``BFloat16`` sqrt, the root rounded to bfloat16 before the division (its vector loop rounds once: the
     caller's :func:`_bfloat16_pow`). Computed before the caller writes ``out`` (an in-place target
     is the operand)."""
     shape, strides, fresh = _loop_layout(out, fresh, loop_out)
-    mask = scalar_loop_mask(shape, strides, fresh, [_loop_operand(a, bfloat16)], step=_BF16_POW_STEP)
+    mask = scalar_loop_mask(shape, strides, fresh, [_loop_operand(a, bfloat16)], step=torch_vector_bytes())
     if mask is None:
         return None
     bf = out._dtype.numpy

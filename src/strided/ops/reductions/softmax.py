@@ -29,7 +29,6 @@ from ...kernels.fused import fma_into
 from ...kernels.memory import numpy_view
 from ...kernels.native import _compiled, special
 from ...kernels.reduce import softmax_into
-from ...kernels.torch_loops import torch_vector_bytes
 from ...lazy_names import function_on_first_call
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
@@ -238,7 +237,7 @@ def _log_softmax_grad(out: Tensor, d: int, g: Tensor) -> Tensor:
     ``x - y.exp() * Vec(sum)`` is compiled into one fused multiply-add. Before: cross_entropy's
     float32 (128, 10) gradient differed from PyTorch's in 117 of 1280 elements (an ulp), float64's
     in 84; after: none. The row sum is ``vec::reduce_all``'s (:func:`_reduce_all_rows`, under
-    the AVX512 capability; another keeps strided's sum)."""
+    the AVX512 or AVX2 capability)."""
     lay = out._layout
     if (out._dtype is float32 or out._dtype is float64) and d == len(lay.shape) - 1 and not lay.offset \
             and g._dtype is out._dtype and not (g.requires_grad or out.requires_grad) \
@@ -267,13 +266,16 @@ def _log_softmax_grad(out: Tensor, d: int, g: Tensor) -> Tensor:
 
 def _reduce_all_rows(rows: np.ndarray) -> np.ndarray | None:
     """Each row's sum (an ``(R, 1)`` array) in ``vec::reduce_all``'s order under PyTorch's AVX512
-    capability (None under another: the caller's sum): a row shorter than a vector (16 float32, 8
-    float64 lanes) left to right; else lane-wise sums of its whole vectors, its tail added into the
-    first lanes, then the lanes reduced: float32 by AVX512 ``vec_reduce_all``'s halvings (lane ``i``
-    plus lane ``i + 8``, then ``+ 4``, ``+ 2``, ``+ 1``), float64 left to right (the generic form)."""
-    if torch_vector_bytes() != 64:
+    or AVX2 capability (:func:`sleef.step`: 32 or 16, twice the float32 lanes): a row shorter than
+    a vector (16 float32, 8 float64 lanes; under AVX2 8 and 4) left to right; else lane-wise sums of
+    its whole vectors, its tail added into the first lanes, then the lanes reduced: float32 by
+    ``vec_reduce_all``'s halvings (AVX512: lane ``i`` plus lane ``i + 8``, then ``+ 4``, ``+ 2``,
+    ``+ 1``; AVX2's shuffles the same from ``+ 4``), float64 left to right (the generic form).
+    None under another (``ATEN_CPU_CAPABILITY=default``, no SLEEF kernel here): the caller's sum."""
+    float32_step = sleef.step()
+    if not float32_step:
         return None
-    n, lanes = rows.shape[1], 64 // rows.itemsize
+    n, lanes = rows.shape[1], 2 * float32_step // rows.itemsize  # (bytes a vector: 4 * step / 2)
     if n == 0:
         return np.zeros((rows.shape[0], 1), rows.dtype)
     if n < lanes:  # (np.add.accumulate adds left to right, in the rows' dtype)
