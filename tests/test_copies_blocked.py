@@ -332,7 +332,10 @@ def test_only_sqrt_and_abs_skip_the_write(monkeypatch: pytest.MonkeyPatch) -> No
     for op in (st.sqrt, st.abs, st.exp, st.neg, st.sin):
         op(x.t(), out=st.empty(8, 5))
     st.sqrt(x.t().to(st.float16), out=st.empty(8, 5, dtype=st.float16))  # (float16: the general path)
-    assert calls == ["exp", "neg", "sin", "sqrt"]
+    from strided.kernels import vml_route
+
+    # (with MKL's VML route, float32 sqrt is VML's -- PyTorch's bits -- through the general path's write)
+    assert calls == (["sqrt"] if vml_route.possible() else []) + ["exp", "neg", "sin", "sqrt"]
 
 
 @pytest.mark.parametrize("op", [st.maximum, st.minimum, st.fmax, st.fmin], ids=lambda f: f.__name__)

@@ -521,7 +521,9 @@ def _tanh_grad_run(g: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def _sin_grad_run(g: np.ndarray, x: np.ndarray) -> np.ndarray:
-    t = np.cos(x)
+    t = vml_route.fresh("cos", x)  # (x.cos()'s own bits: MKL VML's where that route runs, as PyTorch's)
+    if t is None:
+        t = np.cos(x)
     return np.multiply(g, t, out=t)
 
 
