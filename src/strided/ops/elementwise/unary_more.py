@@ -244,13 +244,8 @@ def _special_fresh(fn: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarr
     formulas = getattr(fn, "__wrapped__", fn)  # (the NumPy formulas themselves: no second check)
     fn32 = special.FLOAT32.get(name, fn)
     formulas32 = getattr(fn32, "__wrapped__", fn32)
-    # (erf, erfc, erfinv: MKL VML's first where the route runs -- their compiled fronts call it, and
-    # come here where it declined: unaligned memory, which vml_route.fresh copies first)
-    vml = partial(vml_route.fresh, name) if name in vml_route.CODE and vml_route.possible() else None
 
     def run(x: np.ndarray) -> np.ndarray:  # (x: flat, contiguous float32/float64: no checks)
-        if vml is not None and (got := vml(x)) is not None:
-            return got
         out = np.empty(x.shape, x.dtype)
         k = native.special()
         if k is not None:  # (unaligned, a from_numpy view at an odd address: an aligned copy, the kernel's bits)
@@ -260,7 +255,9 @@ def _special_fresh(fn: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarr
             quietly(np.copyto, out, r, casting="unsafe")  # (float64 -> float32 overflows to inf quietly)
         return out
 
-    return run
+    # (erf, erfc, erfinv: MKL VML's first where the route runs -- their compiled fronts call it, and
+    # come here where it declined: unaligned memory, which the route copies first)
+    return vml_route.fresh_first(name, run) if name in vml_route.CODE and vml_route.possible() else run
 
 
 def _isposinf(x: np.ndarray, out: np.ndarray) -> None:
