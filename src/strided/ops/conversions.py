@@ -23,6 +23,7 @@ from ..errors import StridedRuntimeError, StridedTypeError, StridedValueError, j
 from ..grad_mode import _OWN, _own_record, own_counter
 from ..gradients import seal
 from ..kernels.fpstate import quietly
+from ..kernels.memory import dense_run
 from ..layout import plans as P
 from ..layout.formats import format_strides, suggest_format
 from ..memory_format import MemoryFormat, is_dense_format, preserve_format
@@ -252,15 +253,20 @@ _PLAIN = frozenset({float32, float64, int32, int64})
 
 
 def _plain_cast(self: Tensor, target: DType) -> Tensor | None:
-    """The dtype copy of a row-major ``self`` (both dtypes in :data:`_PLAIN`, nobody listening:
-    the callers test these), or None where the general copy path must run: NumPy's cast of its
-    flat run is that copy's values, row-major as it makes them. (The callers call the copy path
-    themselves: its record is named after the method the user called, read from the stack.)"""
+    """The dtype copy of a row-major or permuted dense ``self`` (both dtypes in :data:`_PLAIN`,
+    nobody listening: the callers test these), or None where the general copy path must run:
+    NumPy's cast of its storage run is that copy's values, laid out as it lays them (row-major; a
+    permuted dense tensor's own strides at offset 0, preserve_format's answer: a transpose's
+    to(float64) was two walks through the general copy, 1.5x PyTorch's). (The callers call the copy
+    path themselves: its record is named after the method the user called, read from the stack.)"""
     info = _cinfo[self._layout.shape]
     flat = flat_run(self, info)
-    if flat is None:
+    if flat is not None:
+        return adopted(quietly(flat.astype, target.numpy), info[2], target)
+    dense = dense_run(self, info[1])
+    if dense is None:
         return None
-    return adopted(quietly(flat.astype, target.numpy), info[2], target)
+    return adopted(quietly(dense[0].astype, target.numpy), dense[1], target)
 
 
 @method("to")

