@@ -161,3 +161,66 @@ def test_index_select_large_permuted(d: int) -> None:
         again = x.index_select(d, s.from_numpy(index))
     assert [c.nbytes for c in copied] == [again.numel() * 4]
     np.testing.assert_array_equal(again.numpy(), want.numpy())
+
+
+# ---------------------------------------------------------------- index_copy from a permuted source
+
+
+def _last_write_wins(base: np.ndarray, d: int, index: list[int], source: np.ndarray) -> np.ndarray:
+    """``base`` with ``source``'s slices along ``d`` written at ``index`` one after another (a
+    repeated position keeps its last slice: strided's documented choice, PyTorch's undefined)."""
+    out = base.copy()
+    for k, i in enumerate(index):
+        np.moveaxis(out, d, 0)[i] = np.moveaxis(source, d, 0)[k]
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(_permuted(), st.data(), st.booleans(), st.integers(0, 2 ** 32 - 1))
+def test_index_copy_permuted_source(layout, data, inplace, seed) -> None:
+    """Out of place and in place into a row-major target, from a permuted source, repeated
+    indices included: the slices in the index's order, the last one winning; PyTorch's values
+    where the index does not repeat; row_major's threshold lowered so that every size reads the
+    row-major temporary."""
+    shape, perm = layout
+    rng = np.random.default_rng(seed)
+    pshape = tuple(shape[p] for p in perm)
+    d = data.draw(st.integers(0, len(shape) - 1))
+    n = data.draw(st.integers(1, 8))
+    index = data.draw(st.lists(st.integers(0, pshape[d] - 1), min_size=n, max_size=n))
+    base = rng.standard_normal(pshape).astype(np.float32)
+    sshape = list(shape)
+    sshape[perm[d]] = n
+    src = rng.standard_normal(sshape).astype(np.float32)
+    x = s.from_numpy(base.copy())
+    source = s.from_numpy(src.copy()).permute(*perm)
+    assert source.shape == pshape[:d] + (n,) + pshape[d + 1:]
+    from strided.kernels import blocked
+    before = blocked.ROW_MAJOR_MIN
+    blocked.ROW_MAJOR_MIN = 0
+    try:
+        got = x.index_copy_(d, s.tensor(index), source) if inplace else x.index_copy(d, s.tensor(index), source)
+    finally:
+        blocked.ROW_MAJOR_MIN = before
+    want = _last_write_wins(base, d, index, src.transpose(perm))
+    np.testing.assert_array_equal(got.numpy(), want)
+    assert got.is_contiguous() and (got is x) == inplace
+    np.testing.assert_array_equal(source.numpy(), src.transpose(perm))  # (the source untouched)
+    if len(set(index)) == n:
+        t = torch.from_numpy(base.copy()).index_copy(d, torch.tensor(index), torch.from_numpy(src.copy()).permute(*perm))
+        np.testing.assert_array_equal(got.numpy(), t.numpy())
+
+
+@pytest.mark.usefixtures("torch_threads_as_assumed")
+def test_index_copy_large_transposed_source() -> None:
+    rng = np.random.default_rng(5)
+    base, src = rng.standard_normal((300, 400)).astype(np.float32), rng.standard_normal((400, 300)).astype(np.float32)
+    index = rng.permutation(300)
+    got = \
+        s.from_numpy(base.copy()).index_copy(0, s.from_numpy(index), s.from_numpy(src.copy()).t())
+    want = torch.from_numpy(base.copy()).index_copy(0, torch.from_numpy(index), torch.from_numpy(src.copy()).t())
+    assert got.stride() == want.stride()
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+    with s.record_copies() as copied:  # (the ledger as on main: index_copy's result is not a copy record,
+        s.from_numpy(base.copy()).index_copy(0, s.from_numpy(index), s.from_numpy(src.copy()).t())
+    assert copied == []  # and the row-major temporary is not reported either)

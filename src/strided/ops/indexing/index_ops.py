@@ -32,7 +32,7 @@ from ...errors import (
 from ...grad_mode import GRAD_MODE
 from ...gradients import grad_zeros, linear, not_differentiable, seal
 from ...kernels import native
-from ...kernels.blocked import copy_into
+from ...kernels.blocked import copy_into, row_major
 from ...kernels.listeners import silenced
 from ...kernels.native import special
 from ...kernels.torch_loops import parallel_chunks, torch_threads
@@ -727,6 +727,12 @@ def _index_copy(self: Tensor, dim: Any, index: Any, source: Any, inplace: bool) 
     # Note: PyTorch leaves a repeated index's result undefined; NumPy's assignment makes the
     # last write win.
     if not (inplace and _copy_in_torch_order(self, source, idx, index, d)):
+        if tgt.flags.c_contiguous:
+            # (a permuted source read row-major first, by the blocked copy: NumPy's assignment walks
+            # it in the target's order, a cache miss per element; a transposed 2^20-element float32
+            # source 6.9 -> 2.8 ms. The same values written in the same order: a temporary, not
+            # reported, as row_major's other readers)
+            vals = row_major(vals)
         tgt[_key(d, idx)] = vals
     return target
 
