@@ -42,10 +42,14 @@
                         for (Py_ssize_t u = 0; u < kh; u++)                                          \
                             for (Py_ssize_t v = 0; v < kw; v++) {                                    \
                                 const T *restrict tap = win + u * lh * sh + v * lw * sw;             \
-                                _Pragma("GCC ivdep") for (Py_ssize_t b = 0; b < c; b++) {          \
-                                    T e = tap[b * (SC)], r = ob[b * (OC)];                           \
-                                    ob[b * (OC)] = (e > r) | (e != e) ? e : r;                       \
-                                }                                                                    \
+                                if ((SC) == 1 && (OC) == 1) /* (the row's select by masks: a branch \
+                                    mispredicts on random data, 8x slower) */                        \
+                                    pool_max_tap_##T(tap, ob, c, 1);                                 \
+                                else                                                                 \
+                                    _Pragma("GCC ivdep") for (Py_ssize_t b = 0; b < c; b++) {      \
+                                        T e = tap[b * (SC)], r = ob[b * (OC)];                       \
+                                        ob[b * (OC)] = (e > r) | (e != e) ? e : r;                   \
+                                    }                                                                \
                             }                                                                        \
                     } else {                                                                         \
                         _Pragma("GCC ivdep") for (Py_ssize_t b = 0; b < c; b++)                    \
@@ -66,9 +70,38 @@
  * baseline) and dw is 1 or 2 (a stride-2 row: two loads, their even lanes); the last lanes, and
  * any other case, one at a time (the vector loads stop a group short of the row's end: the
  * stride-2 form reads one element past its last tap). */
+#if HAVE_AVX2_CLONE
+/* pool_max_tap_float's first lanes eight at a time (AVX2; dw 1 or 2, the caller checks the CPU):
+ * the same select per element; returns the first j left to its SSE2 and scalar loops (stopping a
+ * group short of the row's end, as they do: the stride-2 form reads one element past its last tap). */
+AVX2 static Py_ssize_t pool_max_tap_float8(const float *restrict tap, float *restrict ob, Py_ssize_t ow,
+                                           Py_ssize_t dw)
+{
+    Py_ssize_t j = 0;
+    for (; j + 8 < ow; j += 8) {
+        __m256 e;
+        if (dw == 1)
+            e = _mm256_loadu_ps(tap + j);
+        else { /* (the even lanes of two loads: within each 128-bit half, then the halves' quarters in order) */
+            __m256 ev = _mm256_shuffle_ps(_mm256_loadu_ps(tap + 2 * j), _mm256_loadu_ps(tap + 2 * j + 8),
+                                          _MM_SHUFFLE(2, 0, 2, 0));
+            e = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(ev), _MM_SHUFFLE(3, 1, 2, 0)));
+        }
+        __m256 r = _mm256_loadu_ps(ob + j);
+        __m256 m = _mm256_or_ps(_mm256_cmp_ps(e, r, _CMP_GT_OQ), _mm256_cmp_ps(e, e, _CMP_UNORD_Q));
+        _mm256_storeu_ps(ob + j, _mm256_blendv_ps(r, e, m));
+    }
+    return j;
+}
+#endif
+
 static inline void pool_max_tap_float(const float *restrict tap, float *restrict ob, Py_ssize_t ow, Py_ssize_t dw)
 {
     Py_ssize_t j = 0;
+#if HAVE_AVX2_CLONE
+    if (use_avx2 && (dw == 1 || dw == 2))
+        j = pool_max_tap_float8(tap, ob, ow, dw);
+#endif
 #if defined(__SSE2__)
     if (dw == 1 || dw == 2)
         for (; j + 4 < ow; j += 4) {

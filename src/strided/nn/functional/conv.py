@@ -42,6 +42,7 @@ from ...dtypes import TORCH_NAME, bool_, float32, float64
 from ...errors import StridedNotImplementedError, StridedRuntimeError, join_lines
 from ...grad_mode import GRAD_MODE, SUBCLASSES, requires_grad
 from ...gradients import seal
+from ...kernels.blocked import row_major
 from ...kernels.listeners import OPEN, emit_step
 from ...kernels.native import _compiled
 from ...layout import channels_last_strides
@@ -545,6 +546,11 @@ def _conv1d_one_channel(input: Tensor, weight: Tensor, bias: Tensor | None, geo:
     if n * o * ow < 4096 or not np.all(bias._np()):  # (small: the general path's call is as cheap)
         return None
     x = input._np()
+    if x.strides[2] != x.itemsize:
+        # (the signals' elements apart, a transposed batch: each output row would read a column of
+        # cache lines; PyTorch too convolves a contiguous copy. The same products in the same
+        # order on a row-major copy (a temporary, as the general path's own arrays): the same bits)
+        x = row_major(x)
     sn, sc, sl = x.strides
     xv = np.lib.stride_tricks.as_strided(x, (n, o, 1, x.shape[2]), (sn, 0 if geo.c == 1 else sc, 0, sl))
     wl = weight._layout
@@ -600,11 +606,21 @@ def _conv2d_depthwise_fresh(input: Tensor, weight: Tensor, bias: Tensor | None =
     if _channels_last(input):
         return None
     x = input._np()
+    it = x.itemsize
+    _, sc, sh_, sw_ = x.strides
     if not (ph or pw):  # (padded: F.pad's fresh row-major copy, which contract_rows reads as rows)
-        it = x.itemsize
-        _, sc, sh_, sw_ = x.strides
-        if (sc == it and sw_ == c * it and sh_ == wp * c * it) or sw_ != it or sh_ != wp * it:
-            return None  # (contract_rows' channels-last reading, or no row-major plane)
+        if sc == it and sw_ == c * it and sh_ == wp * c * it:
+            return None  # (contract_rows' channels-last reading)
+        if sw_ != it or sh_ != wp * it:
+            # no row-major plane: the general path's contract_per_offset, whose (1, 1) @ (1, OW)
+            # products start from +0.0 (matmul's sum), the kernel's from the first product: the
+            # two differ only in the sign of a zero sum, which a bias none of whose values is
+            # zero removes (``+-0 + b`` is ``b``); on a row-major copy the kernel's same steps
+            if bias is None or not np.all(bias._np()):
+                return None
+            x = np.ascontiguousarray(row_major(x))
+    elif sw_ != it:  # (a column-major plane: the kernel's steps on a row-major copy, read along rows)
+        x = row_major(x)
     if (oh - 1) * sh * wp + ow > 2.5 * oh * ow:  # (contract_rows' limit on the dropped positions)
         return None
     out = result((n, o, oh, ow), d)
