@@ -65,6 +65,7 @@ static float tanh_lane(float x);
 #include "_sleef_log1p.h"  /* sleef_log1pf_core, sleef_log1p_core: Vectorized<float/double>::log1p() */
 #include "_sleef_erf.h"  /* sleef_erf: Vectorized<double>::erf() */
 #include "_sleef_tanh.h"  /* sleef_tanhf, sleef_tanh: Vectorized<float/double>::tanh() */
+#include "_sleef_hyper.h"  /* sleef_sinhcoshf, sleef_atanhf: Vectorized<float>::sinh() / cosh() / atanh() */
 
 /* ---- softplus (op 10): softplus_kernel's cpu_kernel_vec loop (aten/src/ATen/native/cpu/Activation.cpp)
  *   vectorized: blendv((a * beta).exp().log1p() / beta, a, (a * beta) > threshold)
@@ -720,6 +721,8 @@ static SLEEF_AI float vec_lane(float x, int op)
     if (op == 10) return softplus_vec_f(x);
     if (op == 12 || op == 13) return mish_vec_f(x, op == 12);
     if (op == 16) return sleef_log1pf_pt(x);
+    if (op == 20 || op == 21) return sleef_sinhcoshf(x, op == 20);
+    if (op == 22) return sleef_atanhf(x);
     return sleef_expf(x);
 }
 
@@ -740,6 +743,9 @@ static inline float scalar_lane(float x, int op)
     if (op == 12 || op == 13) return mish_scalar_f(x, op == 12);
     if (op == 16) return log1pf(x);
     if (op == 18) return exp2f(x);  /* (exp2: std::exp2 in the scalar function) */
+    if (op == 20) return sinhf(x);  /* (sinh, cosh, atanh: std::sinh ... in the scalar function) */
+    if (op == 21) return coshf(x);
+    if (op == 22) return atanhf(x);
     return sleef_expf(x);  /* (op 0 has no scalar function of PyTorch's: SLEEF's throughout) */
 }
 
@@ -1401,8 +1407,39 @@ static void exp2_block16_f(const float *x, float *o, Py_ssize_t m);
 static void exp2_block8_f(const float *x, float *o, Py_ssize_t m);
 #endif
 
+/* sinh (op 20), cosh (21), atanh (22): SLEEF's functions one lane at a time (the FMA clone: fmaf
+ * one instruction each; the same bits) */
+SLEEF_LOG_CLONES static void hyper_block_f(const float *x, float *o, Py_ssize_t m, int op)
+{
+    for (Py_ssize_t i = 0; i < m; i++) o[i] = op == 22 ? sleef_atanhf(x[i]) : sleef_sinhcoshf(x[i], op == 20);
+}
+
+#if HAVE_X86
+/* hyper_block_f in eight lanes (AVX2 with FMA; on an AVX-512 CPU too: Sleef_*f16_u10's bits are
+ * the eight-lane ones, see _sleef_hyper.h); the last m % 8 elements one at a time */
+__attribute__((target("avx2,fma"))) static void hyper_block8_f(const float *x, float *o, Py_ssize_t m, int op)
+{
+    Py_ssize_t i = 0;
+    for (; i + 8 <= m; i += 8) {
+        __m256 v = _mm256_loadu_ps(x + i);
+        _mm256_storeu_ps(o + i, op == 22 ? sleef_atanhf8(v) : sleef_sinhcoshf8(v, op == 20));
+    }
+    for (; i < m; i++) o[i] = op == 22 ? sleef_atanhf(x[i]) : sleef_sinhcoshf(x[i], op == 20);
+}
+#endif
+
 static void vec_block(const float *x, float *o, Py_ssize_t m, int op, int wide)
 {
+    if (op >= 20 && op <= 22) {
+#if HAVE_X86
+        if (wide == W512 || wide == W256) {
+            hyper_block8_f(x, o, m, op);
+            return;
+        }
+#endif
+        hyper_block_f(x, o, m, op);
+        return;
+    }
     if (op == 19) {  /* (oneDNN's avx2 gelu_erf: every element alike, no wide form) */
         for (Py_ssize_t i = 0; i < m; i++) o[i] = onednn_gelu_as_lane(x[i]);
         return;
@@ -1613,7 +1650,7 @@ static PyObject *py_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             return NULL;
         }
     }
-    return run_loop(args, nargs, "run", "f", 19, vec_piece, scalar_piece);
+    return run_loop(args, nargs, "run", "f", 22, vec_piece, scalar_piece);
 }
 
 #include "_bf16_bits.h"  /* bf2f, f2bf: _halfkernel.c's bf16_widen / bf16_narrow per element */

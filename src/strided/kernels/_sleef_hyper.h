@@ -1,0 +1,260 @@
+/* SLEEF's float sinh, cosh and atanh with 1-ulp accuracy (sleefsimdsp.c's xsinhf, xcoshf, xatanhf):
+ * what ATen's Vectorized<float>::sinh() / cosh() / atanh() call, Sleef_sinhf8_u10 (...) under the AVX2
+ * capability, Sleef_sinhf16_u10 (...) under AVX512: the same steps per lane, every vmla / vfma /
+ * vfmapn / vfmanp of df.h one fused step. One lane in plain C (fmaf) and eight lanes in AVX2 with FMA:
+ * the same bits (tests/test_hyp39.py compares both forms against torch). The sixteen-lane builds
+ * take the same steps (xatanhf's logk2f takes the exponent by vgetexp there, by vilogbk here: equal
+ * for the positive normal quotients it sees; a lane where they differ, |x| >= 1, is replaced by
+ * the selects), so the eight-lane form serves an AVX-512 CPU too.
+ *
+ * sinh |x| = (E - 1/E) / 2 and cosh |x| = (E + 1/E) / 2 with E = exp |x| in double-float arithmetic
+ * (expk2f, as _sleef_tanh.h's tanh), 1/E by dfrec; |x| > 89 or a NaN sum gives inf; sinh puts x's
+ * sign on. atanh |x| = log((1 + |x|) / (1 - |x|)) / 2 with logk2f, a double-float log; |x| > 1 (and
+ * +-inf) gives the all-ones word with x's sign bit flipped in (SLEEF's vmulsign of the or-ed mask:
+ * 0xFFFFFFFF for x > 1, 0x7FFFFFFF for x < -1), |x| == 1 +-inf. A NaN x gives the all-ones word
+ * (each function ors the isnan mask in last). The includer has included _sleef_tanh.h. */
+#ifndef STRIDED_SLEEF_HYPER_H
+#define STRIDED_SLEEF_HYPER_H
+
+static inline float hy_f(uint32_t b)
+{
+    float f;
+    memcpy(&f, &b, sizeof f);
+    return f;
+}
+
+/* expk2f((y, 0)) for 0 <= y <= 89: E = exp(y) as a double-float (_sleef_tanh.h's steps) */
+static SLEEF_AI sleef_tf2 hy_expk2f(float y)
+{
+    int32_t q = (int32_t)nearbyintf(y * 1.442695040888963407359924681001892137426645954152985934135449406931f);
+    float qf = (float)q;
+    sleef_tf2 s = {y, 0.0f};
+    s = tf_add2_f2f(s, qf * -0.693145751953125f);
+    s = tf_add2_f2f(s, qf * -1.428606765330187045e-06f);
+    float u = +0.1980960224e-3f;
+    u = fmaf(u, s.x, +0.1394256484e-2f);
+    u = fmaf(u, s.x, +0.8333456703e-2f);
+    u = fmaf(u, s.x, +0.4166637361e-1f);
+    sleef_tf2 t = tf_add2_f2f(tf_mul_f2f(s, u), +0.166666659414234244790680580464e+0f);
+    t = tf_add2_f2f(tf_mul_f2f2(s, t), 0.5f);
+    t = tf_add2_f2f2(s, tf_mul_f2f2(tf_squ(s), t));
+    { /* dfadd_vf2_vf_vf2(1, t) */
+        float a = 1.0f + t.x;
+        t.y = ((1.0f - a) + t.x) + t.y;
+        t.x = a;
+    }
+    int32_t h = q >> 1;
+    sleef_tf2 d = {t.x * tf_pow2i(h) * tf_pow2i(q - h), t.y * tf_pow2i(h) * tf_pow2i(q - h)};
+    return d;
+}
+
+/* xsinhf (sign 1) / xcoshf (sign 0), one lane */
+static SLEEF_AI float sleef_sinhcoshf(float x, int sinh)
+{
+    float y = fabsf(x);
+    if (!(y <= 89.0f))  /* (beyond 89: inf with x's sign for sinh; NaN: the all-ones word) */
+        return x != x ? hy_f(0xFFFFFFFFu) : sinh && signbit(x) ? -INFINITY : INFINITY;
+    sleef_tf2 d = hy_expk2f(y);
+    float rs = 1.0f / d.x;  /* e = dfrec(d) */
+    sleef_tf2 e = {rs, rs * fmaf(-d.y, rs, fmaf(-d.x, rs, 1.0f))};
+    float sx, sy;
+    if (sinh) {  /* dfsub_vf2_vf2_vf2(d, e) */
+        sx = d.x - e.x;
+        sy = (((d.x - sx) - e.x) + d.y) - e.y;
+    } else {  /* dfadd_vf2_vf2_vf2(d, e) */
+        sx = d.x + e.x;
+        sy = (((d.x - sx) + e.x) + d.y) + e.y;
+    }
+    float r = (sx + sy) * 0.5f;
+    if (r != r) r = INFINITY;  /* (an overflowing E near 89) */
+    return sinh && signbit(x) ? -r : r;
+}
+
+/* dfdiv_vf2_vf2_vf2 (FMA) */
+static inline sleef_tf2 hy_div(sleef_tf2 n, sleef_tf2 d)
+{
+    float t = 1.0f / d.x, s = n.x * t;
+    float u = fmaf(t, n.x, -s);
+    float v = fmaf(-d.y, t, fmaf(-d.x, t, 1.0f));
+    sleef_tf2 r = {s, fmaf(s, v, fmaf(n.y, t, u))};
+    return r;
+}
+
+/* dfadd2_vf2_vf_vf */
+static inline sleef_tf2 hy_add2_ff(float x, float y)
+{
+    float s = x + y, v = s - x;
+    sleef_tf2 r = {s, (x - (s - v)) + (y - v)};
+    return r;
+}
+
+/* xatanhf, one lane */
+static SLEEF_AI float sleef_atanhf(float x)
+{
+    float y = fabsf(x);
+    if (!(y < 1.0f)) {  /* |x| > 1, +-inf, NaN: the or-ed masks; |x| == 1: +-inf */
+        uint32_t b;
+        memcpy(&b, &x, sizeof b);
+        if (y == 1.0f) return hy_f((b & 0x80000000u) | 0x7F800000u);
+        return hy_f(x != x ? 0xFFFFFFFFu : 0xFFFFFFFFu ^ (b & 0x80000000u));
+    }
+    sleef_tf2 d = hy_div(hy_add2_ff(1.0f, y), hy_add2_ff(1.0f, -y));
+    /* logk2f(d): d >= 1 here, a positive normal double-float */
+    uint32_t db;
+    float dd = d.x * (1.0f / 0.75f);
+    memcpy(&db, &dd, sizeof db);
+    int32_t e = (int32_t)((db >> 23) & 0xff) - 0x7f;  /* (vilogbk: dd is far above its 5.4e-20 cut) */
+    float sc = tf_pow2i(-e);
+    sleef_tf2 m = {d.x * sc, d.y * sc};
+    sleef_tf2 xx = hy_div(tf_add2_f2f(m, -1.0f), tf_add2_f2f(m, 1.0f));
+    sleef_tf2 x2 = tf_squ(xx);
+    float t = 0.2392828464508056640625f;
+    t = fmaf(t, x2.x, 0.28518211841583251953125f);
+    t = fmaf(t, x2.x, 0.400005877017974853515625f);
+    t = fmaf(t, x2.x, 0.666666686534881591796875f);
+    sleef_tf2 c = {0.69314718246459960938f, -1.904654323148236017e-09f};
+    sleef_tf2 s = tf_mul_f2f(c, (float)e);
+    sleef_tf2 x2s = {xx.x * 2.0f, xx.y * 2.0f};
+    s = tf_add_f2f2(s, x2s);
+    s = tf_add_f2f2(s, tf_mul_f2f(tf_mul_f2f2(x2, xx), t));
+    float r = (s.x + s.y) * 0.5f;
+    if (r != r) return hy_f(0xFFFFFFFFu);  /* (isnan(y): the or-ed mask; not reached for |x| < 1) */
+    return signbit(x) ? -r : r;
+}
+
+#if defined(__GNUC__) && defined(__x86_64__)
+#define HY8_ADD2_F2F(sx, sy, xx, xy, yv) do { __m256 s_ = _mm256_add_ps(xx, yv), v_ = _mm256_sub_ps(s_, xx); \
+    sy = _mm256_add_ps(_mm256_add_ps(_mm256_sub_ps(xx, _mm256_sub_ps(s_, v_)), _mm256_sub_ps(yv, v_)), xy); sx = s_; } while (0)
+
+/* hy_expk2f, eight lanes (AVX2 with FMA; any y: a lane beyond 89 or NaN gives garbage the callers'
+ * selects replace) */
+__attribute__((target("avx2,fma"), always_inline)) static inline void hy_expk2f8(__m256 y, __m256 *dxo, __m256 *dyo)
+{
+    __m256i q = _mm256_cvtps_epi32(_mm256_mul_ps(y, _mm256_set1_ps(1.442695040888963407359924681001892137426645954152985934135449406931f)));
+    __m256 qf = _mm256_cvtepi32_ps(q);
+    __m256 sx, sy;
+    HY8_ADD2_F2F(sx, sy, y, _mm256_setzero_ps(), _mm256_mul_ps(qf, _mm256_set1_ps(-0.693145751953125f)));
+    HY8_ADD2_F2F(sx, sy, sx, sy, _mm256_mul_ps(qf, _mm256_set1_ps(-1.428606765330187045e-06f)));
+    __m256 u = _mm256_set1_ps(+0.1980960224e-3f);
+    u = _mm256_fmadd_ps(u, sx, _mm256_set1_ps(+0.1394256484e-2f));
+    u = _mm256_fmadd_ps(u, sx, _mm256_set1_ps(+0.8333456703e-2f));
+    u = _mm256_fmadd_ps(u, sx, _mm256_set1_ps(+0.4166637361e-1f));
+    __m256 tx, ty, ax, ay;
+    ax = _mm256_mul_ps(sx, u);  /* t = dfadd2(dfmul(s, u), 1/6) */
+    ay = _mm256_fmadd_ps(sy, u, _mm256_fmsub_ps(sx, u, ax));
+    HY8_ADD2_F2F(tx, ty, ax, ay, _mm256_set1_ps(+0.166666659414234244790680580464e+0f));
+    ax = _mm256_mul_ps(sx, tx);  /* t = dfadd2(dfmul(s, t), 0.5) */
+    ay = _mm256_fmadd_ps(sx, ty, _mm256_fmadd_ps(sy, tx, _mm256_fmsub_ps(sx, tx, ax)));
+    HY8_ADD2_F2F(tx, ty, ax, ay, _mm256_set1_ps(0.5f));
+    __m256 qx = _mm256_mul_ps(sx, sx);  /* t = dfadd2(s, dfmul(dfsqu(s), t)) */
+    __m256 qy = _mm256_fmadd_ps(_mm256_add_ps(sx, sx), sy, _mm256_fmsub_ps(sx, sx, qx));
+    ax = _mm256_mul_ps(qx, tx);
+    ay = _mm256_fmadd_ps(qx, ty, _mm256_fmadd_ps(qy, tx, _mm256_fmsub_ps(qx, tx, ax)));
+    {
+        __m256 s_ = _mm256_add_ps(sx, ax), v_ = _mm256_sub_ps(s_, sx);
+        ty = _mm256_add_ps(_mm256_add_ps(_mm256_sub_ps(sx, _mm256_sub_ps(s_, v_)), _mm256_sub_ps(ax, v_)), _mm256_add_ps(sy, ay));
+        tx = s_;
+    }
+    const __m256 one = _mm256_set1_ps(1.0f);
+    { /* dfadd(1, t) */
+        __m256 a = _mm256_add_ps(one, tx);
+        ty = _mm256_add_ps(_mm256_add_ps(_mm256_sub_ps(one, a), tx), ty);
+        tx = a;
+    }
+    __m256i h = _mm256_srai_epi32(q, 1), bias = _mm256_set1_epi32(0x7f);
+    __m256 p1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(h, bias), 23));
+    __m256 p2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_sub_epi32(q, h), bias), 23));
+    *dxo = _mm256_mul_ps(_mm256_mul_ps(tx, p1), p2);
+    *dyo = _mm256_mul_ps(_mm256_mul_ps(ty, p1), p2);
+}
+
+/* sleef_sinhcoshf, eight lanes: the same bits */
+__attribute__((target("avx2,fma"))) static __m256 sleef_sinhcoshf8(__m256 x, int sinh)
+{
+    const __m256 sign = _mm256_castsi256_ps(_mm256_set1_epi32((int)0x80000000u)), one = _mm256_set1_ps(1.0f);
+    __m256 y = _mm256_andnot_ps(sign, x), dx, dy;
+    hy_expk2f8(y, &dx, &dy);
+    __m256 rs = _mm256_div_ps(one, dx);
+    __m256 ey = _mm256_mul_ps(rs, _mm256_fnmadd_ps(dy, rs, _mm256_fnmadd_ps(dx, rs, one)));
+    __m256 sx, sy;
+    if (sinh) {
+        sx = _mm256_sub_ps(dx, rs);
+        sy = _mm256_sub_ps(_mm256_add_ps(_mm256_sub_ps(_mm256_sub_ps(dx, sx), rs), dy), ey);
+    } else {
+        sx = _mm256_add_ps(dx, rs);
+        sy = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(_mm256_sub_ps(dx, sx), rs), dy), ey);
+    }
+    __m256 r = _mm256_mul_ps(_mm256_add_ps(sx, sy), _mm256_set1_ps(0.5f));
+    __m256 big = _mm256_or_ps(_mm256_cmp_ps(y, _mm256_set1_ps(89.0f), _CMP_GT_OQ), _mm256_cmp_ps(r, r, _CMP_UNORD_Q));
+    r = _mm256_blendv_ps(r, _mm256_set1_ps(INFINITY), big);
+    if (sinh) r = _mm256_xor_ps(r, _mm256_and_ps(x, sign));
+    return _mm256_or_ps(r, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+}
+
+/* dfadd2_vf2_vf_vf, eight lanes (no low part added: HY8_ADD2_F2F's + 0 would make a -0 low part +0) */
+#define HY8_ADD2_FF(sx, sy, xv, yv) do { __m256 s_ = _mm256_add_ps(xv, yv), v_ = _mm256_sub_ps(s_, xv); \
+    sy = _mm256_add_ps(_mm256_sub_ps(xv, _mm256_sub_ps(s_, v_)), _mm256_sub_ps(yv, v_)); sx = s_; } while (0)
+
+/* dfdiv_vf2_vf2_vf2, eight lanes */
+#define HY8_DIV(rx, ry, nx, ny, dx, dy) do { __m256 t_ = _mm256_div_ps(one, dx), s_ = _mm256_mul_ps(nx, t_); \
+    __m256 u_ = _mm256_fmsub_ps(t_, nx, s_); \
+    __m256 v_ = _mm256_fnmadd_ps(dy, t_, _mm256_fnmadd_ps(dx, t_, one)); \
+    ry = _mm256_fmadd_ps(s_, v_, _mm256_fmadd_ps(ny, t_, u_)); rx = s_; } while (0)
+
+/* sleef_atanhf, eight lanes: the same bits */
+__attribute__((target("avx2,fma"))) static __m256 sleef_atanhf8(__m256 x)
+{
+    const __m256 sign = _mm256_castsi256_ps(_mm256_set1_epi32((int)0x80000000u)), one = _mm256_set1_ps(1.0f);
+    __m256 y = _mm256_andnot_ps(sign, x);
+    __m256 ax, ay, bx, by, dx, dy;
+    HY8_ADD2_FF(ax, ay, one, y);
+    HY8_ADD2_FF(bx, by, one, _mm256_xor_ps(y, sign));
+    HY8_DIV(dx, dy, ax, ay, bx, by);
+    /* logk2f(d): e = vilogbk(d.x / 0.75) */
+    __m256 dd = _mm256_mul_ps(dx, _mm256_set1_ps(1.0f / 0.75f));
+    __m256 o = _mm256_cmp_ps(dd, _mm256_set1_ps(5.421010862427522E-20f), _CMP_LT_OQ);
+    dd = _mm256_blendv_ps(dd, _mm256_mul_ps(dd, _mm256_set1_ps(1.8446744073709552E19f)), o);
+    __m256i e = _mm256_and_si256(_mm256_srli_epi32(_mm256_castps_si256(dd), 23), _mm256_set1_epi32(0xff));
+    e = _mm256_sub_epi32(e, _mm256_blendv_epi8(_mm256_set1_epi32(0x7f), _mm256_set1_epi32(64 + 0x7f), _mm256_castps_si256(o)));
+    __m256 sc = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_sub_epi32(_mm256_setzero_si256(), e),
+                                                                        _mm256_set1_epi32(0x7f)), 23));
+    __m256 mx = _mm256_mul_ps(dx, sc), my = _mm256_mul_ps(dy, sc);
+    __m256 nx, ny, px, py, xx, xy;
+    HY8_ADD2_F2F(nx, ny, mx, my, _mm256_set1_ps(-1.0f));
+    HY8_ADD2_F2F(px, py, mx, my, one);
+    HY8_DIV(xx, xy, nx, ny, px, py);
+    __m256 x2x = _mm256_mul_ps(xx, xx);
+    __m256 x2y = _mm256_fmadd_ps(_mm256_add_ps(xx, xx), xy, _mm256_fmsub_ps(xx, xx, x2x));
+    __m256 t = _mm256_set1_ps(0.2392828464508056640625f);
+    t = _mm256_fmadd_ps(t, x2x, _mm256_set1_ps(0.28518211841583251953125f));
+    t = _mm256_fmadd_ps(t, x2x, _mm256_set1_ps(0.400005877017974853515625f));
+    t = _mm256_fmadd_ps(t, x2x, _mm256_set1_ps(0.666666686534881591796875f));
+    __m256 ef = _mm256_cvtepi32_ps(e), c1 = _mm256_set1_ps(0.69314718246459960938f);
+    __m256 sx = _mm256_mul_ps(c1, ef);  /* s = dfmul((c1, c2), e) */
+    __m256 sy = _mm256_fmadd_ps(_mm256_set1_ps(-1.904654323148236017e-09f), ef, _mm256_fmsub_ps(c1, ef, sx));
+    {  /* s = dfadd(s, 2x) */
+        __m256 zx = _mm256_add_ps(xx, xx), zy = _mm256_add_ps(xy, xy), s_ = _mm256_add_ps(sx, zx);
+        sy = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(_mm256_sub_ps(sx, s_), zx), sy), zy);
+        sx = s_;
+    }
+    {  /* s = dfadd(s, dfmul(dfmul(x2, x), t)) */
+        __m256 wx = _mm256_mul_ps(x2x, xx);
+        __m256 wy = _mm256_fmadd_ps(x2x, xy, _mm256_fmadd_ps(x2y, xx, _mm256_fmsub_ps(x2x, xx, wx)));
+        __m256 zx = _mm256_mul_ps(wx, t), zy = _mm256_fmadd_ps(wy, t, _mm256_fmsub_ps(wx, t, zx));
+        __m256 s_ = _mm256_add_ps(sx, zx);
+        sy = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(_mm256_sub_ps(sx, s_), zx), sy), zy);
+        sx = s_;
+    }
+    __m256 r = _mm256_mul_ps(_mm256_add_ps(sx, sy), _mm256_set1_ps(0.5f));
+    r = _mm256_blendv_ps(r, _mm256_set1_ps(INFINITY), _mm256_cmp_ps(y, one, _CMP_EQ_OQ));
+    r = _mm256_or_ps(r, _mm256_cmp_ps(y, one, _CMP_GT_OQ));
+    __m256 isinf = _mm256_cmp_ps(y, _mm256_set1_ps(INFINITY), _CMP_EQ_OQ);
+    r = _mm256_or_ps(r, _mm256_or_ps(isinf, _mm256_cmp_ps(r, r, _CMP_UNORD_Q)));
+    r = _mm256_xor_ps(r, _mm256_and_ps(x, sign));
+    return _mm256_or_ps(r, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+}
+#undef HY8_ADD2_F2F
+#undef HY8_ADD2_FF
+#undef HY8_DIV
+#endif
+#endif
