@@ -23,38 +23,13 @@ static inline float hy_f(uint32_t b)
     return f;
 }
 
-/* expk2f((y, 0)) for 0 <= y <= 89: E = exp(y) as a double-float (_sleef_tanh.h's steps) */
-static SLEEF_AI sleef_tf2 hy_expk2f(float y)
-{
-    int32_t q = (int32_t)nearbyintf(y * 1.442695040888963407359924681001892137426645954152985934135449406931f);
-    float qf = (float)q;
-    sleef_tf2 s = {y, 0.0f};
-    s = tf_add2_f2f(s, qf * -0.693145751953125f);
-    s = tf_add2_f2f(s, qf * -1.428606765330187045e-06f);
-    float u = +0.1980960224e-3f;
-    u = fmaf(u, s.x, +0.1394256484e-2f);
-    u = fmaf(u, s.x, +0.8333456703e-2f);
-    u = fmaf(u, s.x, +0.4166637361e-1f);
-    sleef_tf2 t = tf_add2_f2f(tf_mul_f2f(s, u), +0.166666659414234244790680580464e+0f);
-    t = tf_add2_f2f(tf_mul_f2f2(s, t), 0.5f);
-    t = tf_add2_f2f2(s, tf_mul_f2f2(tf_squ(s), t));
-    { /* dfadd_vf2_vf_vf2(1, t) */
-        float a = 1.0f + t.x;
-        t.y = ((1.0f - a) + t.x) + t.y;
-        t.x = a;
-    }
-    int32_t h = q >> 1;
-    sleef_tf2 d = {t.x * tf_pow2i(h) * tf_pow2i(q - h), t.y * tf_pow2i(h) * tf_pow2i(q - h)};
-    return d;
-}
-
 /* xsinhf (sign 1) / xcoshf (sign 0), one lane */
 static SLEEF_AI float sleef_sinhcoshf(float x, int sinh)
 {
     float y = fabsf(x);
     if (!(y <= 89.0f))  /* (beyond 89: inf with x's sign for sinh; NaN: the all-ones word) */
         return x != x ? hy_f(0xFFFFFFFFu) : sinh && signbit(x) ? -INFINITY : INFINITY;
-    sleef_tf2 d = hy_expk2f(y);
+    sleef_tf2 d = tf_expk2(y);
     float rs = 1.0f / d.x;  /* e = dfrec(d) */
     sleef_tf2 e = {rs, rs * fmaf(-d.y, rs, fmaf(-d.x, rs, 1.0f))};
     float sx, sy;
@@ -123,57 +98,16 @@ static SLEEF_AI float sleef_atanhf(float x)
 }
 
 #if defined(__GNUC__) && defined(__x86_64__)
+/* dfadd2_vf2_vf2_vf, eight lanes */
 #define HY8_ADD2_F2F(sx, sy, xx, xy, yv) do { __m256 s_ = _mm256_add_ps(xx, yv), v_ = _mm256_sub_ps(s_, xx); \
     sy = _mm256_add_ps(_mm256_add_ps(_mm256_sub_ps(xx, _mm256_sub_ps(s_, v_)), _mm256_sub_ps(yv, v_)), xy); sx = s_; } while (0)
-
-/* hy_expk2f, eight lanes (AVX2 with FMA; any y: a lane beyond 89 or NaN gives garbage the callers'
- * selects replace) */
-__attribute__((target("avx2,fma"), always_inline)) static inline void hy_expk2f8(__m256 y, __m256 *dxo, __m256 *dyo)
-{
-    __m256i q = _mm256_cvtps_epi32(_mm256_mul_ps(y, _mm256_set1_ps(1.442695040888963407359924681001892137426645954152985934135449406931f)));
-    __m256 qf = _mm256_cvtepi32_ps(q);
-    __m256 sx, sy;
-    HY8_ADD2_F2F(sx, sy, y, _mm256_setzero_ps(), _mm256_mul_ps(qf, _mm256_set1_ps(-0.693145751953125f)));
-    HY8_ADD2_F2F(sx, sy, sx, sy, _mm256_mul_ps(qf, _mm256_set1_ps(-1.428606765330187045e-06f)));
-    __m256 u = _mm256_set1_ps(+0.1980960224e-3f);
-    u = _mm256_fmadd_ps(u, sx, _mm256_set1_ps(+0.1394256484e-2f));
-    u = _mm256_fmadd_ps(u, sx, _mm256_set1_ps(+0.8333456703e-2f));
-    u = _mm256_fmadd_ps(u, sx, _mm256_set1_ps(+0.4166637361e-1f));
-    __m256 tx, ty, ax, ay;
-    ax = _mm256_mul_ps(sx, u);  /* t = dfadd2(dfmul(s, u), 1/6) */
-    ay = _mm256_fmadd_ps(sy, u, _mm256_fmsub_ps(sx, u, ax));
-    HY8_ADD2_F2F(tx, ty, ax, ay, _mm256_set1_ps(+0.166666659414234244790680580464e+0f));
-    ax = _mm256_mul_ps(sx, tx);  /* t = dfadd2(dfmul(s, t), 0.5) */
-    ay = _mm256_fmadd_ps(sx, ty, _mm256_fmadd_ps(sy, tx, _mm256_fmsub_ps(sx, tx, ax)));
-    HY8_ADD2_F2F(tx, ty, ax, ay, _mm256_set1_ps(0.5f));
-    __m256 qx = _mm256_mul_ps(sx, sx);  /* t = dfadd2(s, dfmul(dfsqu(s), t)) */
-    __m256 qy = _mm256_fmadd_ps(_mm256_add_ps(sx, sx), sy, _mm256_fmsub_ps(sx, sx, qx));
-    ax = _mm256_mul_ps(qx, tx);
-    ay = _mm256_fmadd_ps(qx, ty, _mm256_fmadd_ps(qy, tx, _mm256_fmsub_ps(qx, tx, ax)));
-    {
-        __m256 s_ = _mm256_add_ps(sx, ax), v_ = _mm256_sub_ps(s_, sx);
-        ty = _mm256_add_ps(_mm256_add_ps(_mm256_sub_ps(sx, _mm256_sub_ps(s_, v_)), _mm256_sub_ps(ax, v_)), _mm256_add_ps(sy, ay));
-        tx = s_;
-    }
-    const __m256 one = _mm256_set1_ps(1.0f);
-    { /* dfadd(1, t) */
-        __m256 a = _mm256_add_ps(one, tx);
-        ty = _mm256_add_ps(_mm256_add_ps(_mm256_sub_ps(one, a), tx), ty);
-        tx = a;
-    }
-    __m256i h = _mm256_srai_epi32(q, 1), bias = _mm256_set1_epi32(0x7f);
-    __m256 p1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(h, bias), 23));
-    __m256 p2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_sub_epi32(q, h), bias), 23));
-    *dxo = _mm256_mul_ps(_mm256_mul_ps(tx, p1), p2);
-    *dyo = _mm256_mul_ps(_mm256_mul_ps(ty, p1), p2);
-}
 
 /* sleef_sinhcoshf, eight lanes: the same bits */
 __attribute__((target("avx2,fma"))) static __m256 sleef_sinhcoshf8(__m256 x, int sinh)
 {
     const __m256 sign = _mm256_castsi256_ps(_mm256_set1_epi32((int)0x80000000u)), one = _mm256_set1_ps(1.0f);
     __m256 y = _mm256_andnot_ps(sign, x), dx, dy;
-    hy_expk2f8(y, &dx, &dy);
+    tf8_expk2(y, &dx, &dy);
     __m256 rs = _mm256_div_ps(one, dx);
     __m256 ey = _mm256_mul_ps(rs, _mm256_fnmadd_ps(dy, rs, _mm256_fnmadd_ps(dx, rs, one)));
     __m256 sx, sy;
