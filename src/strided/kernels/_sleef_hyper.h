@@ -97,6 +97,87 @@ static SLEEF_AI float sleef_atanhf(float x)
     return signbit(x) ? -r : r;
 }
 
+/* ---- double: sleefsimddp.c's xsinh, xcosh, xatanh (Sleef_sinhd4_u10 ... under AVX2; the one-lane
+ * form serves every capability, as float64 tanh's) ---- */
+static inline double hy_d(uint64_t b)
+{
+    double f;
+    memcpy(&f, &b, sizeof f);
+    return f;
+}
+
+/* xsinh (sign 1) / xcosh (sign 0), one lane: |x| > 710 or a NaN sum gives inf */
+static SLEEF_AI double sleef_sinhcosh(double x, int sinh)
+{
+    double y = fabs(x);
+    if (!(y <= 710.0))
+        return x != x ? hy_d(0xFFFFFFFFFFFFFFFFull) : sinh && signbit(x) ? -INFINITY : INFINITY;
+    sleef_td2 d = td_expk2(y);
+    double rs = 1.0 / d.x;  /* e = ddrec(d) */
+    sleef_td2 e = {rs, rs * fma(-d.y, rs, fma(-d.x, rs, 1.0))};
+    double sx, sy;
+    if (sinh) {  /* ddsub_vd2_vd2_vd2(d, e) */
+        sx = d.x - e.x;
+        sy = (((d.x - sx) - e.x) + d.y) - e.y;
+    } else {  /* ddadd_vd2_vd2_vd2(d, e) */
+        sx = d.x + e.x;
+        sy = (((d.x - sx) + e.x) + d.y) + e.y;
+    }
+    double r = (sx + sy) * 0.5;
+    if (r != r) r = INFINITY;
+    return sinh && signbit(x) ? -r : r;
+}
+
+/* dddiv_vd2_vd2_vd2 (FMA) */
+static inline sleef_td2 hy_div_d(sleef_td2 n, sleef_td2 d)
+{
+    double t = 1.0 / d.x, s = n.x * t;
+    double u = fma(t, n.x, -s);
+    double v = fma(-d.y, t, fma(-d.x, t, 1.0));
+    sleef_td2 r = {s, fma(s, v, fma(n.y, t, u))};
+    return r;
+}
+
+/* ddadd2_vd2_vd_vd */
+static inline sleef_td2 hy_add2_dd(double x, double y)
+{
+    double s = x + y, v = s - x;
+    sleef_td2 r = {s, (x - (s - v)) + (y - v)};
+    return r;
+}
+
+/* xatanh, one lane: |x| > 1, +-inf and NaN give the all-ones word (double's order: the sign is put
+ * on before the isnan mask is or-ed in, so x < -1 too), |x| == 1 +-inf */
+static SLEEF_AI double sleef_atanh(double x)
+{
+    double y = fabs(x);
+    if (!(y < 1.0))
+        return y == 1.0 ? (signbit(x) ? -INFINITY : INFINITY) : hy_d(0xFFFFFFFFFFFFFFFFull);
+    sleef_td2 d = hy_div_d(hy_add2_dd(1.0, y), hy_add2_dd(1.0, -y));
+    /* logk2(d): d >= 1, a positive normal double-double */
+    uint64_t db;
+    double dd = d.x * (1.0 / 0.75);
+    memcpy(&db, &dd, sizeof db);
+    int32_t e = (int32_t)((db >> 52) & 0x7ff) - 0x3ff;  /* (vilogbk: dd is far above its 4.9e-91 cut) */
+    int32_t ne = -e, h = ne >> 1;  /* (vldexp2: two factors) */
+    sleef_td2 m = {d.x * td_pow2i(h) * td_pow2i(ne - h), d.y * td_pow2i(h) * td_pow2i(ne - h)};
+    sleef_td2 xx = hy_div_d(td_add2_d2d(m, -1.0), td_add2_d2d(m, 1.0));
+    sleef_td2 x2 = td_squ(xx);
+    double x1 = x2.x, x4 = x1 * x1, x8 = x4 * x4;
+    double t = fma(x8, fma(x4, 0.13860436390467167910856, fma(x1, 0.131699838841615374240845, 0.153914168346271945653214)),
+                   fma(x4, fma(x1, 0.181816523941564611721589, 0.22222224632662035403996),
+                       fma(x1, 0.285714285511134091777308, 0.400000000000914013309483)));
+    t = fma(t, x1, 0.666666666666664853302393);
+    sleef_td2 c = {0.693147180559945286226764, 2.319046813846299558417771e-17};
+    sleef_td2 s = td_mul_d2d(c, (double)e);
+    sleef_td2 x2s = {xx.x * 2.0, xx.y * 2.0};
+    s = td_add_d2d2(s, x2s);
+    s = td_add_d2d2(s, td_mul_d2d(td_mul_d2d2(x2, xx), t));
+    double r = (s.x + s.y) * 0.5;
+    if (r != r) return hy_d(0xFFFFFFFFFFFFFFFFull);
+    return signbit(x) ? -r : r;
+}
+
 #if defined(__GNUC__) && defined(__x86_64__)
 /* dfadd2_vf2_vf2_vf, eight lanes */
 #define HY8_ADD2_F2F(sx, sy, xx, xy, yv) do { __m256 s_ = _mm256_add_ps(xx, yv), v_ = _mm256_sub_ps(s_, xx); \

@@ -196,19 +196,10 @@ static inline double td_pow2i(int32_t q)
 #define TD_L2L .28235290563031577122588448175013436025525412068e-12
 #define TD_R_LN2 1.442695040888963407359924681001892137426645954152985934135449406931
 
-/* xtanh, one lane */
-static SLEEF_AI double sleef_tanh(double x)
+/* expk2((y, 0)) for 0 <= y <= 710: E = exp(y) as a double-double (sleefsimddp.c's steps; tanh,
+ * sinh and cosh's kernel, _sleef_hyper.h) */
+static SLEEF_AI sleef_td2 td_expk2(double y)
 {
-    double y = fabs(x);
-    if (!(y <= SLEEF_TANH_BOUND)) {
-        uint64_t b;
-        memcpy(&b, &x, sizeof b);
-        b = x != x ? 0xFFFFFFFFFFFFFFFFull : (b & 0x8000000000000000ull) | 0x3FF0000000000000ull;
-        double r;
-        memcpy(&r, &b, sizeof r);
-        return r;
-    }
-    /* expk2((y, 0)) */
     double dq = nearbyint(y * TD_R_LN2);
     int32_t q = (int32_t)dq;
     sleef_td2 s = {y, 0.0};
@@ -225,6 +216,22 @@ static SLEEF_AI double sleef_tanh(double x)
     t = td_add_d2d2(t, td_mul_d2d(s4, u));
     int32_t h = q >> 1;
     sleef_td2 d = {t.x * td_pow2i(h) * td_pow2i(q - h), t.y * td_pow2i(h) * td_pow2i(q - h)};
+    return d;
+}
+
+/* xtanh, one lane */
+static SLEEF_AI double sleef_tanh(double x)
+{
+    double y = fabs(x);
+    if (!(y <= SLEEF_TANH_BOUND)) {
+        uint64_t b;
+        memcpy(&b, &x, sizeof b);
+        b = x != x ? 0xFFFFFFFFFFFFFFFFull : (b & 0x8000000000000000ull) | 0x3FF0000000000000ull;
+        double r;
+        memcpy(&r, &b, sizeof r);
+        return r;
+    }
+    sleef_td2 d = td_expk2(y);
     double rs = 1.0 / d.x;
     sleef_td2 e = {rs, rs * fma(-d.y, rs, fma(-d.x, rs, 1.0))};
     sleef_td2 ne = {-e.x, -e.y};

@@ -2245,6 +2245,8 @@ static SLEEF_AI double vec_lane_d(double x, int op)
     if (op == 16) return sleef_log1p_pt(x);
     if (op == 17) return gelu_erf_d(x, 1);
     if (op == 18) return sleef_exp2_pt(x);
+    if (op == 20 || op == 21) return sleef_sinhcosh(x, op == 20);
+    if (op == 22) return sleef_atanh(x);
     double e = sleef_exp(op == 0 ? x : -x);  /* (the lanes' negation flips the sign bit, a NaN's too) */
     if (op == 1) return 1.0 / (1.0 + e);
     if (op == 2) return x / (1.0 + e);
@@ -2265,6 +2267,9 @@ static inline double scalar_lane_d(double x, int op)
     if (op == 16) return log1p(x);
     if (op == 17) return gelu_erf_d(x, 0);
     if (op == 18) return exp2(x);  /* (exp2: std::exp2 in the scalar function) */
+    if (op == 20) return sinh(x);  /* (sinh, cosh, atanh: std::sinh ... in the scalar function) */
+    if (op == 21) return cosh(x);
+    if (op == 22) return atanh(x);
     if (op == 1) return 1.0 / (1.0 + exp(-x));
     if (op == 2) return x / (1.0 + exp(-x));
     return sleef_exp(x);  /* (op 0 has no scalar function of PyTorch's: SLEEF's throughout) */
@@ -2315,6 +2320,12 @@ SLEEF_LOG_CLONES static void vec_lanes_d(const double *x, double *o, Py_ssize_t 
     for (Py_ssize_t i = 0; i < m; i++) o[i] = vec_lane_d(x[i], op);
 }
 
+/* float64 sinh (op 20), cosh (21), atanh (22): SLEEF's functions one lane at a time (the FMA clone) */
+SLEEF_LOG_CLONES static void hyper_block_d(const double *x, double *o, Py_ssize_t m, int op)
+{
+    for (Py_ssize_t i = 0; i < m; i++) o[i] = op == 22 ? sleef_atanh(x[i]) : sleef_sinhcosh(x[i], op == 20);
+}
+
 static void vec_block_d(const double *x, double *o, Py_ssize_t m, int op, int wide)
 {
     if (op == 11) op = 0;  /* (EXP_SPLIT's vectorized function: EXP's, SLEEF's exp) */
@@ -2350,6 +2361,10 @@ static void vec_block_d(const double *x, double *o, Py_ssize_t m, int op, int wi
     }
     if (op == 17) {  /* (float64 gelu's exact form: the one-lane form, its FMA clone) */
         gelu_erf_block_d(x, o, m);
+        return;
+    }
+    if (op >= 20 && op <= 22) {  /* (float64 sinh, cosh, atanh: the one-lane form, its FMA clone) */
+        hyper_block_d(x, o, m, op);
         return;
     }
     if (op == 18) {  /* (float64 exp2: eight lanes where AVX-512, else the one-lane form: the same bits) */
@@ -2424,12 +2439,12 @@ static PyObject *py_run_d(PyObject *self, PyObject *const *args, Py_ssize_t narg
     (void)self;
     if (nargs == 7) {  /* (ops 4 to 6 are float32's alone) */
         long op = PyLong_AsLong(args[2]);
-        if (op >= 4 && op <= 6) {
-            PyErr_Format(PyExc_ValueError, "run_d: op must be 0 to 3 or 7 to 16 (got %ld)", op);
+        if ((op >= 4 && op <= 6) || op == 19) {
+            PyErr_Format(PyExc_ValueError, "run_d: op must be 0 to 3, 7 to 18 or 20 to 22 (got %ld)", op);
             return NULL;
         }
     }
-    return run_loop(args, nargs, "run_d", "d", 18, vec_piece_d, scalar_piece_d);
+    return run_loop(args, nargs, "run_d", "d", 22, vec_piece_d, scalar_piece_d);
 }
 
 /* mish_grad(x, g, t, s, out, fused): PyTorch's mish_backward of flat C-contiguous buffers of one length and

@@ -195,15 +195,15 @@ _HYPER = {"sinh": SINH, "cosh": COSH, "atanh": ATANH}
 
 
 def _hyper(name: str, uf: np.ufunc) -> Kernel:
-    """sinh / cosh / atanh: PyTorch's bits for a float32 result where the compiled kernel runs
-    (:func:`strided.kernels.sleef.hyper_loop`: its cpu_kernel_vec loop's SLEEF / C library split,
-    ordered by ``out``'s layout; an integer or bool input converted first, as PyTorch's float
-    promotion); else NumPy's ``uf`` (float64, float16, bfloat16, complex)."""
+    """sinh / cosh / atanh: PyTorch's bits for a float32 / float64 result where the compiled kernel
+    runs (:func:`strided.kernels.sleef.hyper_loop`: its cpu_kernel_vec loop's SLEEF / C library
+    split, ordered by ``out``'s layout; an integer or bool input converted first, as PyTorch's float
+    promotion); else NumPy's ``uf`` (float16, bfloat16, complex)."""
     op = _HYPER[name]
 
     def run(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
-        if out.dtype == compute == _F32 and x.dtype.kind in "biuf" and x.__class__ is np.ndarray \
-                and (x.dtype == _F32 or x.dtype.kind != "f"):
+        if out.dtype == compute and compute in _F32_F64 and x.dtype.kind in "biuf" and x.__class__ is np.ndarray \
+                and (x.dtype == compute or x.dtype.kind != "f"):
             res = hyper_loop(x if x.dtype == compute else x.astype(compute), op, out)
             if res is not None:
                 if res is not out:
