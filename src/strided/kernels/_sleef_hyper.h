@@ -1,4 +1,5 @@
-/* SLEEF's float sinh, cosh and atanh with 1-ulp accuracy (sleefsimdsp.c's xsinhf, xcoshf, xatanhf):
+/* SLEEF's float and double sinh, cosh and atanh with 1-ulp accuracy (sleefsimdsp.c's xsinhf, xcoshf,
+ * xatanhf; sleefsimddp.c's xsinh, xcosh, xatanh, one lane only: see the double section):
  * what ATen's Vectorized<float>::sinh() / cosh() / atanh() call, Sleef_sinhf8_u10 (...) under the AVX2
  * capability, Sleef_sinhf16_u10 (...) under AVX512: the same steps per lane, every vmla / vfma /
  * vfmapn / vfmanp of df.h one fused step. One lane in plain C (fmaf) and eight lanes in AVX2 with FMA:
