@@ -71,19 +71,10 @@ static inline float tf_pow2i(int32_t q)
     return f;
 }
 
-/* xtanhf, one lane */
-static SLEEF_AI float sleef_tanhf(float x)
+/* expk2f((y, 0)) for 0 <= y <= 89: E = exp(y) as a double-float (sleefsimdsp.c's steps; tanh,
+ * sinh and cosh's kernel, _sleef_hyper.h) */
+static SLEEF_AI sleef_tf2 tf_expk2(float y)
 {
-    float y = fabsf(x);
-    if (!(y <= SLEEF_TANHF_BOUND)) {  /* (beyond the bound, or NaN: the lanes' selections) */
-        uint32_t b;
-        memcpy(&b, &x, sizeof b);
-        b = x != x ? 0xFFFFFFFFu : (b & 0x80000000u) | 0x3F800000u;
-        float r;
-        memcpy(&r, &b, sizeof r);
-        return r;
-    }
-    /* expk2f((y, 0)) */
     int32_t q = (int32_t)nearbyintf(y * 1.442695040888963407359924681001892137426645954152985934135449406931f);
     float qf = (float)q;
     sleef_tf2 s = {y, 0.0f};
@@ -103,6 +94,22 @@ static SLEEF_AI float sleef_tanhf(float x)
     }
     int32_t h = q >> 1;
     sleef_tf2 d = {t.x * tf_pow2i(h) * tf_pow2i(q - h), t.y * tf_pow2i(h) * tf_pow2i(q - h)};
+    return d;
+}
+
+/* xtanhf, one lane */
+static SLEEF_AI float sleef_tanhf(float x)
+{
+    float y = fabsf(x);
+    if (!(y <= SLEEF_TANHF_BOUND)) {  /* (beyond the bound, or NaN: the lanes' selections) */
+        uint32_t b;
+        memcpy(&b, &x, sizeof b);
+        b = x != x ? 0xFFFFFFFFu : (b & 0x80000000u) | 0x3F800000u;
+        float r;
+        memcpy(&r, &b, sizeof r);
+        return r;
+    }
+    sleef_tf2 d = tf_expk2(y);
     /* e = dfrec(d) */
     float rs = 1.0f / d.x;
     sleef_tf2 e = {rs, rs * fmaf(-d.y, rs, fmaf(-d.x, rs, 1.0f))};
@@ -189,19 +196,10 @@ static inline double td_pow2i(int32_t q)
 #define TD_L2L .28235290563031577122588448175013436025525412068e-12
 #define TD_R_LN2 1.442695040888963407359924681001892137426645954152985934135449406931
 
-/* xtanh, one lane */
-static SLEEF_AI double sleef_tanh(double x)
+/* expk2((y, 0)) for 0 <= y <= 710: E = exp(y) as a double-double (sleefsimddp.c's steps; tanh,
+ * sinh and cosh's kernel, _sleef_hyper.h) */
+static SLEEF_AI sleef_td2 td_expk2(double y)
 {
-    double y = fabs(x);
-    if (!(y <= SLEEF_TANH_BOUND)) {
-        uint64_t b;
-        memcpy(&b, &x, sizeof b);
-        b = x != x ? 0xFFFFFFFFFFFFFFFFull : (b & 0x8000000000000000ull) | 0x3FF0000000000000ull;
-        double r;
-        memcpy(&r, &b, sizeof r);
-        return r;
-    }
-    /* expk2((y, 0)) */
     double dq = nearbyint(y * TD_R_LN2);
     int32_t q = (int32_t)dq;
     sleef_td2 s = {y, 0.0};
@@ -218,6 +216,22 @@ static SLEEF_AI double sleef_tanh(double x)
     t = td_add_d2d2(t, td_mul_d2d(s4, u));
     int32_t h = q >> 1;
     sleef_td2 d = {t.x * td_pow2i(h) * td_pow2i(q - h), t.y * td_pow2i(h) * td_pow2i(q - h)};
+    return d;
+}
+
+/* xtanh, one lane */
+static SLEEF_AI double sleef_tanh(double x)
+{
+    double y = fabs(x);
+    if (!(y <= SLEEF_TANH_BOUND)) {
+        uint64_t b;
+        memcpy(&b, &x, sizeof b);
+        b = x != x ? 0xFFFFFFFFFFFFFFFFull : (b & 0x8000000000000000ull) | 0x3FF0000000000000ull;
+        double r;
+        memcpy(&r, &b, sizeof r);
+        return r;
+    }
+    sleef_td2 d = td_expk2(y);
     double rs = 1.0 / d.x;
     sleef_td2 e = {rs, rs * fma(-d.y, rs, fma(-d.x, rs, 1.0))};
     sleef_td2 ne = {-e.x, -e.y};
@@ -297,11 +311,10 @@ __attribute__((target("avx512f"))) static __m512 sleef_tanhf16(__m512 x)
 #define TF8_ADD2_F2F(sx, sy, xx, xy, yv) do { __m256 s_ = _mm256_add_ps(xx, yv), v_ = _mm256_sub_ps(s_, xx); \
     sy = _mm256_add_ps(_mm256_add_ps(_mm256_sub_ps(xx, _mm256_sub_ps(s_, v_)), _mm256_sub_ps(yv, v_)), xy); sx = s_; } while (0)
 
-/* ---- eight float lanes (AVX2 with FMA, Sleef_tanhf8_u10): sleef_tanhf16's steps, the same bits ---- */
-__attribute__((target("avx2,fma"), unused)) static __m256 sleef_tanhf8(__m256 x)
+/* tf_expk2, eight lanes (AVX2 with FMA; any y: a lane beyond 89 or NaN gives garbage the callers'
+ * selects replace) */
+__attribute__((target("avx2,fma"), always_inline)) static inline void tf8_expk2(__m256 y, __m256 *dxo, __m256 *dyo)
 {
-    const __m256i absm = _mm256_set1_epi32(0x7FFFFFFF);
-    __m256 y = _mm256_castsi256_ps(_mm256_and_si256(_mm256_castps_si256(x), absm));
     __m256i q = _mm256_cvtps_epi32(_mm256_mul_ps(y, _mm256_set1_ps(1.442695040888963407359924681001892137426645954152985934135449406931f)));
     __m256 qf = _mm256_cvtepi32_ps(q);
     __m256 sx, sy;
@@ -312,16 +325,13 @@ __attribute__((target("avx2,fma"), unused)) static __m256 sleef_tanhf8(__m256 x)
     u = _mm256_fmadd_ps(u, sx, _mm256_set1_ps(+0.8333456703e-2f));
     u = _mm256_fmadd_ps(u, sx, _mm256_set1_ps(+0.4166637361e-1f));
     __m256 tx, ty, ax, ay;
-    /* t = dfadd2(dfmul(s, u), 1/6) */
-    ax = _mm256_mul_ps(sx, u);
+    ax = _mm256_mul_ps(sx, u);  /* t = dfadd2(dfmul(s, u), 1/6) */
     ay = _mm256_fmadd_ps(sy, u, _mm256_fmsub_ps(sx, u, ax));
     TF8_ADD2_F2F(tx, ty, ax, ay, _mm256_set1_ps(+0.166666659414234244790680580464e+0f));
-    /* t = dfadd2(dfmul(s, t), 0.5) */
-    ax = _mm256_mul_ps(sx, tx);
+    ax = _mm256_mul_ps(sx, tx);  /* t = dfadd2(dfmul(s, t), 0.5) */
     ay = _mm256_fmadd_ps(sx, ty, _mm256_fmadd_ps(sy, tx, _mm256_fmsub_ps(sx, tx, ax)));
     TF8_ADD2_F2F(tx, ty, ax, ay, _mm256_set1_ps(0.5f));
-    /* t = dfadd2(s, dfmul(dfsqu(s), t)) */
-    __m256 qx = _mm256_mul_ps(sx, sx);
+    __m256 qx = _mm256_mul_ps(sx, sx);  /* t = dfadd2(s, dfmul(dfsqu(s), t)) */
     __m256 qy = _mm256_fmadd_ps(_mm256_add_ps(sx, sx), sy, _mm256_fmsub_ps(sx, sx, qx));
     ax = _mm256_mul_ps(qx, tx);
     ay = _mm256_fmadd_ps(qx, ty, _mm256_fmadd_ps(qy, tx, _mm256_fmsub_ps(qx, tx, ax)));
@@ -339,7 +349,18 @@ __attribute__((target("avx2,fma"), unused)) static __m256 sleef_tanhf8(__m256 x)
     __m256i h = _mm256_srai_epi32(q, 1), bias = _mm256_set1_epi32(0x7f);
     __m256 p1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(h, bias), 23));
     __m256 p2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_sub_epi32(q, h), bias), 23));
-    __m256 dx = _mm256_mul_ps(_mm256_mul_ps(tx, p1), p2), dy = _mm256_mul_ps(_mm256_mul_ps(ty, p1), p2);
+    *dxo = _mm256_mul_ps(_mm256_mul_ps(tx, p1), p2);
+    *dyo = _mm256_mul_ps(_mm256_mul_ps(ty, p1), p2);
+}
+
+/* ---- eight float lanes (AVX2 with FMA, Sleef_tanhf8_u10): sleef_tanhf16's steps, the same bits ---- */
+__attribute__((target("avx2,fma"), unused)) static __m256 sleef_tanhf8(__m256 x)
+{
+    const __m256i absm = _mm256_set1_epi32(0x7FFFFFFF);
+    __m256 y = _mm256_castsi256_ps(_mm256_and_si256(_mm256_castps_si256(x), absm));
+    const __m256 one = _mm256_set1_ps(1.0f);
+    __m256 dx, dy;
+    tf8_expk2(y, &dx, &dy);
     __m256 rs = _mm256_div_ps(one, dx);
     __m256 ey = _mm256_mul_ps(rs, _mm256_fnmadd_ps(dy, rs, _mm256_fnmadd_ps(dx, rs, one)));
     __m256 nx = _mm256_sub_ps(dx, rs), mx = _mm256_add_ps(dx, rs);

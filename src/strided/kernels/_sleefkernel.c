@@ -65,6 +65,7 @@ static float tanh_lane(float x);
 #include "_sleef_log1p.h"  /* sleef_log1pf_core, sleef_log1p_core: Vectorized<float/double>::log1p() */
 #include "_sleef_erf.h"  /* sleef_erf: Vectorized<double>::erf() */
 #include "_sleef_tanh.h"  /* sleef_tanhf, sleef_tanh: Vectorized<float/double>::tanh() */
+#include "_sleef_hyper.h"  /* sleef_sinhcoshf, sleef_atanhf: Vectorized<float>::sinh() / cosh() / atanh() */
 
 /* ---- softplus (op 10): softplus_kernel's cpu_kernel_vec loop (aten/src/ATen/native/cpu/Activation.cpp)
  *   vectorized: blendv((a * beta).exp().log1p() / beta, a, (a * beta) > threshold)
@@ -720,6 +721,8 @@ static SLEEF_AI float vec_lane(float x, int op)
     if (op == 10) return softplus_vec_f(x);
     if (op == 12 || op == 13) return mish_vec_f(x, op == 12);
     if (op == 16) return sleef_log1pf_pt(x);
+    if (op == 20 || op == 21) return sleef_sinhcoshf(x, op == 20);
+    if (op == 22) return sleef_atanhf(x);
     return sleef_expf(x);
 }
 
@@ -740,6 +743,9 @@ static inline float scalar_lane(float x, int op)
     if (op == 12 || op == 13) return mish_scalar_f(x, op == 12);
     if (op == 16) return log1pf(x);
     if (op == 18) return exp2f(x);  /* (exp2: std::exp2 in the scalar function) */
+    if (op == 20) return sinhf(x);  /* (sinh, cosh, atanh: std::sinh ... in the scalar function) */
+    if (op == 21) return coshf(x);
+    if (op == 22) return atanhf(x);
     return sleef_expf(x);  /* (op 0 has no scalar function of PyTorch's: SLEEF's throughout) */
 }
 
@@ -1401,8 +1407,39 @@ static void exp2_block16_f(const float *x, float *o, Py_ssize_t m);
 static void exp2_block8_f(const float *x, float *o, Py_ssize_t m);
 #endif
 
+/* sinh (op 20), cosh (21), atanh (22): SLEEF's functions one lane at a time (the FMA clone: fmaf
+ * one instruction each; the same bits) */
+SLEEF_LOG_CLONES static void hyper_block_f(const float *x, float *o, Py_ssize_t m, int op)
+{
+    for (Py_ssize_t i = 0; i < m; i++) o[i] = op == 22 ? sleef_atanhf(x[i]) : sleef_sinhcoshf(x[i], op == 20);
+}
+
+#if HAVE_X86
+/* hyper_block_f in eight lanes (AVX2 with FMA; on an AVX-512 CPU too: Sleef_*f16_u10's bits are
+ * the eight-lane ones, see _sleef_hyper.h); the last m % 8 elements one at a time */
+__attribute__((target("avx2,fma"))) static void hyper_block8_f(const float *x, float *o, Py_ssize_t m, int op)
+{
+    Py_ssize_t i = 0;
+    for (; i + 8 <= m; i += 8) {
+        __m256 v = _mm256_loadu_ps(x + i);
+        _mm256_storeu_ps(o + i, op == 22 ? sleef_atanhf8(v) : sleef_sinhcoshf8(v, op == 20));
+    }
+    for (; i < m; i++) o[i] = op == 22 ? sleef_atanhf(x[i]) : sleef_sinhcoshf(x[i], op == 20);
+}
+#endif
+
 static void vec_block(const float *x, float *o, Py_ssize_t m, int op, int wide)
 {
+    if (op >= 20 && op <= 22) {
+#if HAVE_X86
+        if (wide == W512 || wide == W256) {
+            hyper_block8_f(x, o, m, op);
+            return;
+        }
+#endif
+        hyper_block_f(x, o, m, op);
+        return;
+    }
     if (op == 19) {  /* (oneDNN's avx2 gelu_erf: every element alike, no wide form) */
         for (Py_ssize_t i = 0; i < m; i++) o[i] = onednn_gelu_as_lane(x[i]);
         return;
@@ -1613,7 +1650,7 @@ static PyObject *py_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             return NULL;
         }
     }
-    return run_loop(args, nargs, "run", "f", 19, vec_piece, scalar_piece);
+    return run_loop(args, nargs, "run", "f", 22, vec_piece, scalar_piece);
 }
 
 #include "_bf16_bits.h"  /* bf2f, f2bf: _halfkernel.c's bf16_widen / bf16_narrow per element */
@@ -2208,6 +2245,8 @@ static SLEEF_AI double vec_lane_d(double x, int op)
     if (op == 16) return sleef_log1p_pt(x);
     if (op == 17) return gelu_erf_d(x, 1);
     if (op == 18) return sleef_exp2_pt(x);
+    if (op == 20 || op == 21) return sleef_sinhcosh(x, op == 20);
+    if (op == 22) return sleef_atanh(x);
     double e = sleef_exp(op == 0 ? x : -x);  /* (the lanes' negation flips the sign bit, a NaN's too) */
     if (op == 1) return 1.0 / (1.0 + e);
     if (op == 2) return x / (1.0 + e);
@@ -2228,6 +2267,9 @@ static inline double scalar_lane_d(double x, int op)
     if (op == 16) return log1p(x);
     if (op == 17) return gelu_erf_d(x, 0);
     if (op == 18) return exp2(x);  /* (exp2: std::exp2 in the scalar function) */
+    if (op == 20) return sinh(x);  /* (sinh, cosh, atanh: std::sinh ... in the scalar function) */
+    if (op == 21) return cosh(x);
+    if (op == 22) return atanh(x);
     if (op == 1) return 1.0 / (1.0 + exp(-x));
     if (op == 2) return x / (1.0 + exp(-x));
     return sleef_exp(x);  /* (op 0 has no scalar function of PyTorch's: SLEEF's throughout) */
@@ -2278,6 +2320,12 @@ SLEEF_LOG_CLONES static void vec_lanes_d(const double *x, double *o, Py_ssize_t 
     for (Py_ssize_t i = 0; i < m; i++) o[i] = vec_lane_d(x[i], op);
 }
 
+/* float64 sinh (op 20), cosh (21), atanh (22): SLEEF's functions one lane at a time (the FMA clone) */
+SLEEF_LOG_CLONES static void hyper_block_d(const double *x, double *o, Py_ssize_t m, int op)
+{
+    for (Py_ssize_t i = 0; i < m; i++) o[i] = op == 22 ? sleef_atanh(x[i]) : sleef_sinhcosh(x[i], op == 20);
+}
+
 static void vec_block_d(const double *x, double *o, Py_ssize_t m, int op, int wide)
 {
     if (op == 11) op = 0;  /* (EXP_SPLIT's vectorized function: EXP's, SLEEF's exp) */
@@ -2313,6 +2361,10 @@ static void vec_block_d(const double *x, double *o, Py_ssize_t m, int op, int wi
     }
     if (op == 17) {  /* (float64 gelu's exact form: the one-lane form, its FMA clone) */
         gelu_erf_block_d(x, o, m);
+        return;
+    }
+    if (op >= 20 && op <= 22) {  /* (float64 sinh, cosh, atanh: the one-lane form, its FMA clone) */
+        hyper_block_d(x, o, m, op);
         return;
     }
     if (op == 18) {  /* (float64 exp2: eight lanes where AVX-512, else the one-lane form: the same bits) */
@@ -2387,12 +2439,12 @@ static PyObject *py_run_d(PyObject *self, PyObject *const *args, Py_ssize_t narg
     (void)self;
     if (nargs == 7) {  /* (ops 4 to 6 are float32's alone) */
         long op = PyLong_AsLong(args[2]);
-        if (op >= 4 && op <= 6) {
-            PyErr_Format(PyExc_ValueError, "run_d: op must be 0 to 3 or 7 to 16 (got %ld)", op);
+        if ((op >= 4 && op <= 6) || op == 19) {
+            PyErr_Format(PyExc_ValueError, "run_d: op must be 0 to 3, 7 to 18 or 20 to 22 (got %ld)", op);
             return NULL;
         }
     }
-    return run_loop(args, nargs, "run_d", "d", 18, vec_piece_d, scalar_piece_d);
+    return run_loop(args, nargs, "run_d", "d", 22, vec_piece_d, scalar_piece_d);
 }
 
 /* mish_grad(x, g, t, s, out, fused): PyTorch's mish_backward of flat C-contiguous buffers of one length and

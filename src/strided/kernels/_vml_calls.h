@@ -15,7 +15,7 @@
  * IMPLEMENT_ITERATOR_LAMBDA does. False when the route is off or the buffers do not fit. The GIL
  * is released around large calls. */
 
-#define VML_OPS 14
+#define VML_OPS 15
 #define VML_MIN_UNLOCKED 16384 /* elements: below, releasing the GIL costs more than it lends */
 
 typedef void (*vml_fn)(int64_t n, const void *a, void *r, int64_t mode);

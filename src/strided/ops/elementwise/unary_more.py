@@ -47,10 +47,10 @@ from ...kernels.elementwise import complex_abs, reciprocal_into
 from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set, quietly
 from ...kernels.memory import dense_run, numpy_view
 from ...kernels.reduced_nans import VML_ALL_ONES, all_ones_nans
+from ...kernels.sleef import ATANH, COSH, SINH, exp2_loop, expm1_map, flat_call, hyper_loop, log1p_map
 from ...kernels.sleef import EXP2 as _EXP2_OP
 from ...kernels.sleef import EXPM1 as _EXPM1_OP
 from ...kernels.sleef import LOG1P as _LOG1P_OP
-from ...kernels.sleef import exp2_loop, expm1_map, flat_call, log1p_map
 from ...kernels.torch_loops import GRAIN_SIZE, fresh_strides, scalar_loop_mask, torch_vector_bytes
 from ...opdef import Kind, declare
 from ...tensor import Tensor
@@ -188,6 +188,41 @@ def _exp2(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
             np.copyto(out, res, casting="unsafe")
             return
     np.exp2(x, out=out, dtype=compute, casting="unsafe")
+
+
+# sinh, cosh, atanh: the op's SLEEF code (strided.kernels.sleef.hyper_loop)
+_HYPER = {"sinh": SINH, "cosh": COSH, "atanh": ATANH}
+
+
+def _hyper(name: str, uf: np.ufunc) -> Kernel:
+    """sinh / cosh / atanh: PyTorch's bits for a float32 / float64 result where the compiled kernel
+    runs (:func:`strided.kernels.sleef.hyper_loop`: its cpu_kernel_vec loop's SLEEF / C library
+    split, ordered by ``out``'s layout; an integer or bool input converted first, as PyTorch's float
+    promotion); else NumPy's ``uf`` (float16, bfloat16, complex)."""
+    op = _HYPER[name]
+
+    def run(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
+        if out.dtype == compute and compute in _F32_F64 and x.dtype.kind in "biuf" and x.__class__ is np.ndarray \
+                and (x.dtype == compute or x.dtype.kind != "f"):
+            res = hyper_loop(x if x.dtype == compute else x.astype(compute), op, out)
+            if res is not None:
+                if res is not out:
+                    np.copyto(out, res)
+                return
+        uf(x, out=out, dtype=compute, casting="unsafe")
+
+    return run
+
+
+def _hyper_fresh(name: str, uf: np.ufunc) -> Callable[[np.ndarray], np.ndarray]:
+    """sinh / cosh / atanh of a flat run (the fast path's): :func:`_hyper`'s bits, else NumPy's."""
+    op = _HYPER[name]
+
+    def fresh(x: np.ndarray) -> np.ndarray:
+        r = hyper_loop(x, op)
+        return uf(x) if r is None else r
+
+    return fresh
 
 
 def _exp2_fresh(x: np.ndarray) -> np.ndarray:
@@ -744,11 +779,11 @@ TABLE: tuple[MoreUnary, ...] = (
     _float("asin", _ufunc(np.arcsin), "arcsin"),
     _float("acos", _complex_c10(np.arccos, complex_forms.ACOS), "arccos"),
     _float("atan", _ufunc(np.arctan), "arctan"),
-    _float("sinh", _ufunc(np.sinh)),
-    _float("cosh", _ufunc(np.cosh)),
+    _float("sinh", _hyper("sinh", np.sinh)),
+    _float("cosh", _hyper("cosh", np.cosh)),
     _float("asinh", _ufunc(np.arcsinh), "arcsinh"),
     _float("acosh", _ufunc(np.arccosh), "arccosh"),
-    _float("atanh", _ufunc(np.arctanh), "arctanh"),
+    _float("atanh", _hyper("atanh", np.arctanh), "arctanh"),
     MoreUnary("deg2rad", _angle(np.deg2rad, np.pi, 180.0), "float", like="always"),
     MoreUnary("rad2deg", _angle(np.rad2deg, 180.0, np.pi), "float", like="always"),
 )
@@ -835,8 +870,9 @@ _FRESH: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "exp2": lambda x: _exp2_fresh(x),
     "rsqrt": lambda x: _rsqrt_fresh(x),
     "reciprocal": _reciprocal_fresh,
-    "sinc": _sinc_fresh, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh,
-    "cosh": np.cosh, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
+    "sinc": _sinc_fresh, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan,
+    "sinh": _hyper_fresh("sinh", np.sinh), "cosh": _hyper_fresh("cosh", np.cosh), "asinh": np.arcsinh,
+    "acosh": np.arccosh, "atanh": _hyper_fresh("atanh", np.arctanh),
 }
 def _log1p_fresh(x: np.ndarray) -> np.ndarray:
     """log1p of a flat run: :func:`_log1p`'s (SLEEF's at every element where the kernel runs), else
@@ -1688,8 +1724,8 @@ def _front_kernel(name: str, dtype: np.dtype) -> tuple | None:
     if name == "expm1" or name == "log1p":  # (expm1_map's / log1p_map's call on a flat run: the sleef kernel's)
         call = flat_call(_EXPM1_OP if name == "expm1" else _LOG1P_OP, dtype, elementwise=True)
         return None if call is None else kernel_entry(*call[:2], dtype, call[2])
-    if name == "exp2":  # (exp2_loop's one-chunk call on a flat run: the sleef kernel's)
-        call = flat_call(_EXP2_OP, dtype)
+    if name == "exp2" or name in _HYPER:  # (exp2_loop's / hyper_loop's one-chunk call on a flat run: the sleef kernel's)
+        call = flat_call(_HYPER.get(name, _EXP2_OP), dtype)
         return None if call is None else kernel_entry(*call[:2], dtype, call[2])
     if name in _FP_TEST_CODES:  # (a bool result; fp_test refuses an x not aligned to its element)
         return kernel_entry(getattr(k, "fp_test", None), (_FP_TEST_CODES[name],), _BOOL_NP)

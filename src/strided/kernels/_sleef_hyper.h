@@ -1,0 +1,276 @@
+/* SLEEF's float and double sinh, cosh and atanh with 1-ulp accuracy (sleefsimdsp.c's xsinhf, xcoshf,
+ * xatanhf; sleefsimddp.c's xsinh, xcosh, xatanh, one lane only: see the double section):
+ * what ATen's Vectorized<float>::sinh() / cosh() / atanh() call, Sleef_sinhf8_u10 (...) under the AVX2
+ * capability, Sleef_sinhf16_u10 (...) under AVX512: the same steps per lane, every vmla / vfma /
+ * vfmapn / vfmanp of df.h one fused step. One lane in plain C (fmaf) and eight lanes in AVX2 with FMA:
+ * the same bits (tests/test_hyp39.py compares both forms against torch). The sixteen-lane builds
+ * take the same steps (xatanhf's logk2f takes the exponent by vgetexp there, by vilogbk here: equal
+ * for the positive normal quotients it sees; a lane where they differ, |x| >= 1, is replaced by
+ * the selects), so the eight-lane form serves an AVX-512 CPU too.
+ *
+ * sinh |x| = (E - 1/E) / 2 and cosh |x| = (E + 1/E) / 2 with E = exp |x| in double-float arithmetic
+ * (expk2f, as _sleef_tanh.h's tanh), 1/E by dfrec; |x| > 89 or a NaN sum gives inf; sinh puts x's
+ * sign on. atanh |x| = log((1 + |x|) / (1 - |x|)) / 2 with logk2f, a double-float log; |x| > 1 (and
+ * +-inf) gives the all-ones word with x's sign bit flipped in (SLEEF's vmulsign of the or-ed mask:
+ * 0xFFFFFFFF for x > 1, 0x7FFFFFFF for x < -1), |x| == 1 +-inf. A NaN x gives the all-ones word
+ * (each function ors the isnan mask in last). The includer has included _sleef_tanh.h. */
+#ifndef STRIDED_SLEEF_HYPER_H
+#define STRIDED_SLEEF_HYPER_H
+
+static inline float hy_f(uint32_t b)
+{
+    float f;
+    memcpy(&f, &b, sizeof f);
+    return f;
+}
+
+/* xsinhf (sign 1) / xcoshf (sign 0), one lane */
+static SLEEF_AI float sleef_sinhcoshf(float x, int sinh)
+{
+    float y = fabsf(x);
+    if (!(y <= 89.0f))  /* (beyond 89: inf with x's sign for sinh; NaN: the all-ones word) */
+        return x != x ? hy_f(0xFFFFFFFFu) : sinh && signbit(x) ? -INFINITY : INFINITY;
+    sleef_tf2 d = tf_expk2(y);
+    float rs = 1.0f / d.x;  /* e = dfrec(d) */
+    sleef_tf2 e = {rs, rs * fmaf(-d.y, rs, fmaf(-d.x, rs, 1.0f))};
+    float sx, sy;
+    if (sinh) {  /* dfsub_vf2_vf2_vf2(d, e) */
+        sx = d.x - e.x;
+        sy = (((d.x - sx) - e.x) + d.y) - e.y;
+    } else {  /* dfadd_vf2_vf2_vf2(d, e) */
+        sx = d.x + e.x;
+        sy = (((d.x - sx) + e.x) + d.y) + e.y;
+    }
+    float r = (sx + sy) * 0.5f;
+    if (r != r) r = INFINITY;  /* (an overflowing E near 89) */
+    return sinh && signbit(x) ? -r : r;
+}
+
+/* dfdiv_vf2_vf2_vf2 (FMA) */
+static inline sleef_tf2 hy_div(sleef_tf2 n, sleef_tf2 d)
+{
+    float t = 1.0f / d.x, s = n.x * t;
+    float u = fmaf(t, n.x, -s);
+    float v = fmaf(-d.y, t, fmaf(-d.x, t, 1.0f));
+    sleef_tf2 r = {s, fmaf(s, v, fmaf(n.y, t, u))};
+    return r;
+}
+
+/* dfadd2_vf2_vf_vf */
+static inline sleef_tf2 hy_add2_ff(float x, float y)
+{
+    float s = x + y, v = s - x;
+    sleef_tf2 r = {s, (x - (s - v)) + (y - v)};
+    return r;
+}
+
+/* xatanhf, one lane */
+static SLEEF_AI float sleef_atanhf(float x)
+{
+    float y = fabsf(x);
+    if (!(y < 1.0f)) {  /* |x| > 1, +-inf, NaN: the or-ed masks; |x| == 1: +-inf */
+        uint32_t b;
+        memcpy(&b, &x, sizeof b);
+        if (y == 1.0f) return hy_f((b & 0x80000000u) | 0x7F800000u);
+        return hy_f(x != x ? 0xFFFFFFFFu : 0xFFFFFFFFu ^ (b & 0x80000000u));
+    }
+    sleef_tf2 d = hy_div(hy_add2_ff(1.0f, y), hy_add2_ff(1.0f, -y));
+    /* logk2f(d): d >= 1 here, a positive normal double-float */
+    uint32_t db;
+    float dd = d.x * (1.0f / 0.75f);
+    memcpy(&db, &dd, sizeof db);
+    int32_t e = (int32_t)((db >> 23) & 0xff) - 0x7f;  /* (vilogbk: dd is far above its 5.4e-20 cut) */
+    float sc = tf_pow2i(-e);
+    sleef_tf2 m = {d.x * sc, d.y * sc};
+    sleef_tf2 xx = hy_div(tf_add2_f2f(m, -1.0f), tf_add2_f2f(m, 1.0f));
+    sleef_tf2 x2 = tf_squ(xx);
+    float t = 0.2392828464508056640625f;
+    t = fmaf(t, x2.x, 0.28518211841583251953125f);
+    t = fmaf(t, x2.x, 0.400005877017974853515625f);
+    t = fmaf(t, x2.x, 0.666666686534881591796875f);
+    sleef_tf2 c = {0.69314718246459960938f, -1.904654323148236017e-09f};
+    sleef_tf2 s = tf_mul_f2f(c, (float)e);
+    sleef_tf2 x2s = {xx.x * 2.0f, xx.y * 2.0f};
+    s = tf_add_f2f2(s, x2s);
+    s = tf_add_f2f2(s, tf_mul_f2f(tf_mul_f2f2(x2, xx), t));
+    float r = (s.x + s.y) * 0.5f;
+    if (r != r) return hy_f(0xFFFFFFFFu);  /* (isnan(y): the or-ed mask; not reached for |x| < 1) */
+    return signbit(x) ? -r : r;
+}
+
+/* ---- double: sleefsimddp.c's xsinh, xcosh, xatanh (Sleef_sinhd4_u10 ... under AVX2; the one-lane
+ * form serves every capability, as float64 tanh's) ---- */
+static inline double hy_d(uint64_t b)
+{
+    double f;
+    memcpy(&f, &b, sizeof f);
+    return f;
+}
+
+/* xsinh (sign 1) / xcosh (sign 0), one lane: |x| > 710 or a NaN sum gives inf */
+static SLEEF_AI double sleef_sinhcosh(double x, int sinh)
+{
+    double y = fabs(x);
+    if (!(y <= 710.0))
+        return x != x ? hy_d(0xFFFFFFFFFFFFFFFFull) : sinh && signbit(x) ? -INFINITY : INFINITY;
+    sleef_td2 d = td_expk2(y);
+    double rs = 1.0 / d.x;  /* e = ddrec(d) */
+    sleef_td2 e = {rs, rs * fma(-d.y, rs, fma(-d.x, rs, 1.0))};
+    double sx, sy;
+    if (sinh) {  /* ddsub_vd2_vd2_vd2(d, e) */
+        sx = d.x - e.x;
+        sy = (((d.x - sx) - e.x) + d.y) - e.y;
+    } else {  /* ddadd_vd2_vd2_vd2(d, e) */
+        sx = d.x + e.x;
+        sy = (((d.x - sx) + e.x) + d.y) + e.y;
+    }
+    double r = (sx + sy) * 0.5;
+    if (r != r) r = INFINITY;
+    return sinh && signbit(x) ? -r : r;
+}
+
+/* dddiv_vd2_vd2_vd2 (FMA) */
+static inline sleef_td2 hy_div_d(sleef_td2 n, sleef_td2 d)
+{
+    double t = 1.0 / d.x, s = n.x * t;
+    double u = fma(t, n.x, -s);
+    double v = fma(-d.y, t, fma(-d.x, t, 1.0));
+    sleef_td2 r = {s, fma(s, v, fma(n.y, t, u))};
+    return r;
+}
+
+/* ddadd2_vd2_vd_vd */
+static inline sleef_td2 hy_add2_dd(double x, double y)
+{
+    double s = x + y, v = s - x;
+    sleef_td2 r = {s, (x - (s - v)) + (y - v)};
+    return r;
+}
+
+/* xatanh, one lane: |x| > 1, +-inf and NaN give the all-ones word (double's order: the sign is put
+ * on before the isnan mask is or-ed in, so x < -1 too), |x| == 1 +-inf */
+static SLEEF_AI double sleef_atanh(double x)
+{
+    double y = fabs(x);
+    if (!(y < 1.0))
+        return y == 1.0 ? (signbit(x) ? -INFINITY : INFINITY) : hy_d(0xFFFFFFFFFFFFFFFFull);
+    sleef_td2 d = hy_div_d(hy_add2_dd(1.0, y), hy_add2_dd(1.0, -y));
+    /* logk2(d): d >= 1, a positive normal double-double */
+    uint64_t db;
+    double dd = d.x * (1.0 / 0.75);
+    memcpy(&db, &dd, sizeof db);
+    int32_t e = (int32_t)((db >> 52) & 0x7ff) - 0x3ff;  /* (vilogbk: dd is far above its 4.9e-91 cut) */
+    int32_t ne = -e, h = ne >> 1;  /* (vldexp2: two factors) */
+    sleef_td2 m = {d.x * td_pow2i(h) * td_pow2i(ne - h), d.y * td_pow2i(h) * td_pow2i(ne - h)};
+    sleef_td2 xx = hy_div_d(td_add2_d2d(m, -1.0), td_add2_d2d(m, 1.0));
+    sleef_td2 x2 = td_squ(xx);
+    double x1 = x2.x, x4 = x1 * x1, x8 = x4 * x4;
+    double t = fma(x8, fma(x4, 0.13860436390467167910856, fma(x1, 0.131699838841615374240845, 0.153914168346271945653214)),
+                   fma(x4, fma(x1, 0.181816523941564611721589, 0.22222224632662035403996),
+                       fma(x1, 0.285714285511134091777308, 0.400000000000914013309483)));
+    t = fma(t, x1, 0.666666666666664853302393);
+    sleef_td2 c = {0.693147180559945286226764, 2.319046813846299558417771e-17};
+    sleef_td2 s = td_mul_d2d(c, (double)e);
+    sleef_td2 x2s = {xx.x * 2.0, xx.y * 2.0};
+    s = td_add_d2d2(s, x2s);
+    s = td_add_d2d2(s, td_mul_d2d(td_mul_d2d2(x2, xx), t));
+    double r = (s.x + s.y) * 0.5;
+    if (r != r) return hy_d(0xFFFFFFFFFFFFFFFFull);
+    return signbit(x) ? -r : r;
+}
+
+#if defined(__GNUC__) && defined(__x86_64__)
+/* dfadd2_vf2_vf2_vf, eight lanes */
+#define HY8_ADD2_F2F(sx, sy, xx, xy, yv) do { __m256 s_ = _mm256_add_ps(xx, yv), v_ = _mm256_sub_ps(s_, xx); \
+    sy = _mm256_add_ps(_mm256_add_ps(_mm256_sub_ps(xx, _mm256_sub_ps(s_, v_)), _mm256_sub_ps(yv, v_)), xy); sx = s_; } while (0)
+
+/* sleef_sinhcoshf, eight lanes: the same bits */
+__attribute__((target("avx2,fma"))) static __m256 sleef_sinhcoshf8(__m256 x, int sinh)
+{
+    const __m256 sign = _mm256_castsi256_ps(_mm256_set1_epi32((int)0x80000000u)), one = _mm256_set1_ps(1.0f);
+    __m256 y = _mm256_andnot_ps(sign, x), dx, dy;
+    tf8_expk2(y, &dx, &dy);
+    __m256 rs = _mm256_div_ps(one, dx);
+    __m256 ey = _mm256_mul_ps(rs, _mm256_fnmadd_ps(dy, rs, _mm256_fnmadd_ps(dx, rs, one)));
+    __m256 sx, sy;
+    if (sinh) {
+        sx = _mm256_sub_ps(dx, rs);
+        sy = _mm256_sub_ps(_mm256_add_ps(_mm256_sub_ps(_mm256_sub_ps(dx, sx), rs), dy), ey);
+    } else {
+        sx = _mm256_add_ps(dx, rs);
+        sy = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(_mm256_sub_ps(dx, sx), rs), dy), ey);
+    }
+    __m256 r = _mm256_mul_ps(_mm256_add_ps(sx, sy), _mm256_set1_ps(0.5f));
+    __m256 big = _mm256_or_ps(_mm256_cmp_ps(y, _mm256_set1_ps(89.0f), _CMP_GT_OQ), _mm256_cmp_ps(r, r, _CMP_UNORD_Q));
+    r = _mm256_blendv_ps(r, _mm256_set1_ps(INFINITY), big);
+    if (sinh) r = _mm256_xor_ps(r, _mm256_and_ps(x, sign));
+    return _mm256_or_ps(r, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+}
+
+/* dfadd2_vf2_vf_vf, eight lanes (no low part added: HY8_ADD2_F2F's + 0 would make a -0 low part +0) */
+#define HY8_ADD2_FF(sx, sy, xv, yv) do { __m256 s_ = _mm256_add_ps(xv, yv), v_ = _mm256_sub_ps(s_, xv); \
+    sy = _mm256_add_ps(_mm256_sub_ps(xv, _mm256_sub_ps(s_, v_)), _mm256_sub_ps(yv, v_)); sx = s_; } while (0)
+
+/* dfdiv_vf2_vf2_vf2, eight lanes */
+#define HY8_DIV(rx, ry, nx, ny, dx, dy) do { __m256 t_ = _mm256_div_ps(one, dx), s_ = _mm256_mul_ps(nx, t_); \
+    __m256 u_ = _mm256_fmsub_ps(t_, nx, s_); \
+    __m256 v_ = _mm256_fnmadd_ps(dy, t_, _mm256_fnmadd_ps(dx, t_, one)); \
+    ry = _mm256_fmadd_ps(s_, v_, _mm256_fmadd_ps(ny, t_, u_)); rx = s_; } while (0)
+
+/* sleef_atanhf, eight lanes: the same bits */
+__attribute__((target("avx2,fma"))) static __m256 sleef_atanhf8(__m256 x)
+{
+    const __m256 sign = _mm256_castsi256_ps(_mm256_set1_epi32((int)0x80000000u)), one = _mm256_set1_ps(1.0f);
+    __m256 y = _mm256_andnot_ps(sign, x);
+    __m256 ax, ay, bx, by, dx, dy;
+    HY8_ADD2_FF(ax, ay, one, y);
+    HY8_ADD2_FF(bx, by, one, _mm256_xor_ps(y, sign));
+    HY8_DIV(dx, dy, ax, ay, bx, by);
+    /* logk2f(d): e = vilogbk(d.x / 0.75) */
+    __m256 dd = _mm256_mul_ps(dx, _mm256_set1_ps(1.0f / 0.75f));
+    __m256 o = _mm256_cmp_ps(dd, _mm256_set1_ps(5.421010862427522E-20f), _CMP_LT_OQ);
+    dd = _mm256_blendv_ps(dd, _mm256_mul_ps(dd, _mm256_set1_ps(1.8446744073709552E19f)), o);
+    __m256i e = _mm256_and_si256(_mm256_srli_epi32(_mm256_castps_si256(dd), 23), _mm256_set1_epi32(0xff));
+    e = _mm256_sub_epi32(e, _mm256_blendv_epi8(_mm256_set1_epi32(0x7f), _mm256_set1_epi32(64 + 0x7f), _mm256_castps_si256(o)));
+    __m256 sc = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_sub_epi32(_mm256_setzero_si256(), e),
+                                                                        _mm256_set1_epi32(0x7f)), 23));
+    __m256 mx = _mm256_mul_ps(dx, sc), my = _mm256_mul_ps(dy, sc);
+    __m256 nx, ny, px, py, xx, xy;
+    HY8_ADD2_F2F(nx, ny, mx, my, _mm256_set1_ps(-1.0f));
+    HY8_ADD2_F2F(px, py, mx, my, one);
+    HY8_DIV(xx, xy, nx, ny, px, py);
+    __m256 x2x = _mm256_mul_ps(xx, xx);
+    __m256 x2y = _mm256_fmadd_ps(_mm256_add_ps(xx, xx), xy, _mm256_fmsub_ps(xx, xx, x2x));
+    __m256 t = _mm256_set1_ps(0.2392828464508056640625f);
+    t = _mm256_fmadd_ps(t, x2x, _mm256_set1_ps(0.28518211841583251953125f));
+    t = _mm256_fmadd_ps(t, x2x, _mm256_set1_ps(0.400005877017974853515625f));
+    t = _mm256_fmadd_ps(t, x2x, _mm256_set1_ps(0.666666686534881591796875f));
+    __m256 ef = _mm256_cvtepi32_ps(e), c1 = _mm256_set1_ps(0.69314718246459960938f);
+    __m256 sx = _mm256_mul_ps(c1, ef);  /* s = dfmul((c1, c2), e) */
+    __m256 sy = _mm256_fmadd_ps(_mm256_set1_ps(-1.904654323148236017e-09f), ef, _mm256_fmsub_ps(c1, ef, sx));
+    {  /* s = dfadd(s, 2x) */
+        __m256 zx = _mm256_add_ps(xx, xx), zy = _mm256_add_ps(xy, xy), s_ = _mm256_add_ps(sx, zx);
+        sy = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(_mm256_sub_ps(sx, s_), zx), sy), zy);
+        sx = s_;
+    }
+    {  /* s = dfadd(s, dfmul(dfmul(x2, x), t)) */
+        __m256 wx = _mm256_mul_ps(x2x, xx);
+        __m256 wy = _mm256_fmadd_ps(x2x, xy, _mm256_fmadd_ps(x2y, xx, _mm256_fmsub_ps(x2x, xx, wx)));
+        __m256 zx = _mm256_mul_ps(wx, t), zy = _mm256_fmadd_ps(wy, t, _mm256_fmsub_ps(wx, t, zx));
+        __m256 s_ = _mm256_add_ps(sx, zx);
+        sy = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(_mm256_sub_ps(sx, s_), zx), sy), zy);
+        sx = s_;
+    }
+    __m256 r = _mm256_mul_ps(_mm256_add_ps(sx, sy), _mm256_set1_ps(0.5f));
+    r = _mm256_blendv_ps(r, _mm256_set1_ps(INFINITY), _mm256_cmp_ps(y, one, _CMP_EQ_OQ));
+    r = _mm256_or_ps(r, _mm256_cmp_ps(y, one, _CMP_GT_OQ));
+    __m256 isinf = _mm256_cmp_ps(y, _mm256_set1_ps(INFINITY), _CMP_EQ_OQ);
+    r = _mm256_or_ps(r, _mm256_or_ps(isinf, _mm256_cmp_ps(r, r, _CMP_UNORD_Q)));
+    r = _mm256_xor_ps(r, _mm256_and_ps(x, sign));
+    return _mm256_or_ps(r, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+}
+#undef HY8_ADD2_F2F
+#undef HY8_ADD2_FF
+#undef HY8_DIV
+#endif
+#endif
