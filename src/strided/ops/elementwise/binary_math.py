@@ -630,14 +630,16 @@ def _by_pow2(input: Any, other: Any) -> bool:
 # the bases of _fast_ldexp's pow (read-only: the kernel only reads them), sliced to a call's length
 _TWOS_MAX = 4096
 _TWOS = {d: np.full(_TWOS_MAX, 2, d.numpy) for d in (float32, float64)}
-for _twos in _TWOS.values():
+_TWO = {d: np.array(2, d.numpy) for d in (float32, float64)}  # (the general path's 0-d base, without the kernel)
+for _twos in (*_TWOS.values(), *_TWO.values()):
     _twos.flags.writeable = False
 
 
 def _fast_ldexp(input: Any, other: Any) -> Tensor | None:
     """:func:`ldexp` of two row-major float32 (float64) tensors of one shape and dtype, nobody
     listening: PyTorch's ``mul(x, _pow2(x, e))`` as its kernels run it over one flat run (its pow
-    loop, :func:`strided.kernels.torch_pow.pow_flat`, of 2 to the power ``e``; then the product,
+    loop, :func:`strided.kernels.torch_pow.pow_flat`, of 2 to the power ``e``, or where that is not
+    reproduced on this capability the general path's NumPy ``power``; then the product,
     exact in the dtype) into a fresh row-major result, the general path's bits and layout; None
     where the general path must run (other dtypes or layouts, its errors, listeners)."""
     if OPEN or (input.__class__ is not Tensor and input.__class__ not in SUBCLASSES) \
@@ -654,8 +656,10 @@ def _fast_ldexp(input: Any, other: Any) -> Tensor | None:
     n = info[1]
     twos = _TWOS[d] if n <= _TWOS_MAX else np.full(n, 2, d.numpy)
     scale = torch_pow.pow_flat(twos[:n], e)
-    if scale is None:  # (the kernel is not built: the general path's pow)
-        return None
+    if scale is None:
+        # (PyTorch's pow is not reproduced on this capability: the general path's tensor_power, NumPy's
+        # power of a 0-d 2, whose sqrt fix-up needs a repeated exponent, never a flat run's)
+        scale = quietly(np.power, _TWO[d], e)
     quietly(np.multiply, x, scale, out=scale)  # (x * inf overflows silently, as PyTorch's)
     return adopted(scale, info[2], d)
 
