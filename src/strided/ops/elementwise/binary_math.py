@@ -487,14 +487,18 @@ def _first_use(table: dict, d: DType, k: Any, base2: bool) -> Callable[..., bool
     run = k.logaddexp_float32 if d is float32 else k.logaddexp_float64
 
     def first(x: np.ndarray, y: np.ndarray, out: np.ndarray) -> bool:
-        # (float32 under an AVX2 PyTorch: its vector lanes' NaNs are the default NaN, which the
-        # loop does not write; the entry's native and ufunc fix them, torch_lane_nans)
-        lanes_nan = d is float32 and torch_vector_bytes() == 32
-        if lanes_nan or not _logaddexp_agrees(k, base2, d.numpy):
+        if not _logaddexp_agrees(k, base2, d.numpy):
             table[d] = table[d][:6]
             return False
-        table[d] = (*table[d][:6], kernel_entry(run, (base2,), d.numpy))
-        return bool(run(x, y, out, base2))
+        extra: tuple = (base2,)
+        most = 1 << 62
+        if d is float32 and torch_vector_bytes() == 32:
+            # (an AVX2 PyTorch: its vector lanes' NaNs are the default NaN, written by the loop's step
+            # argument over one row of its loop, 2 * Vectorized<float>::size(); a longer run is cut in
+            # parallel chunks: the entry's native and ufunc, torch_lane_nans)
+            extra, most = (base2, -1, 16), GRAIN_SIZE - 1
+        table[d] = (*table[d][:6], kernel_entry(run, extra, d.numpy, most))
+        return False if x.size > most else bool(run(x, y, out, *extra))
 
     return first
 
