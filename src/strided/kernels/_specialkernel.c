@@ -9531,12 +9531,18 @@ static int logaddexp_float64_run(const double *x, const double *y, double *o, Py
 #endif
 
 /* An AVX2 PyTorch's vector lanes (logaddexp_float32's step): every NaN they compute is the default
- * NaN, +0x7fc00000, whatever the operands' words (strided.kernels.elementwise.torch_lane_nans) */
+ * NaN, +0x7fc00000, whatever the operands' words (strided.kernels.elementwise.torch_lane_nans).
+ * Branch-free, AVX2 and -O3 as nan_signs_f32 (called only after a form ran: the CPU has AVX2) */
+#if defined(__GNUC__) && defined(__x86_64__)
+__attribute__((target("avx2"), optimize("O3")))
+#endif
 static void default_nans_f32(float *of, Py_ssize_t n)
 {
     uint32_t *o = (uint32_t *)of;
-    for (Py_ssize_t i = 0; i < n; i++)
-        if ((o[i] & 0x7fffffffu) > 0x7f800000u) o[i] = 0x7fc00000u;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        uint32_t w = o[i];
+        o[i] = (int32_t)(w & 0x7fffffffu) > 0x7f800000 ? 0x7fc00000u : w;
+    }
 }
 
 /* logaddexp_float32 / logaddexp_float64: kind 'f' or 'd' (the buffers' format); float32's optional
