@@ -856,6 +856,95 @@ __attribute__((target("avx512f"), always_inline)) static inline __m512 sleef_ata
 #undef MULSIGN
 }
 
+/* sleef_atan2f in eight lanes (AVX2 with FMA: Sleef_atan2f8_u10, which torch's AVX2 build calls):
+ * sleef_atan2f16's steps, the masks as compares and blends, every fused step fused: the same bits */
+__attribute__((target("avx2,fma"), always_inline)) static inline __m256 sleef_atan2f8(__m256 y, __m256 x)
+{
+    const __m256 sgn = _mm256_set1_ps(-0.0f), one = _mm256_set1_ps(1.0f), zero = _mm256_setzero_ps();
+#define F2I(v) _mm256_castps_si256(v)
+#define I2F(v) _mm256_castsi256_ps(v)
+#define MULSIGN(a, b) _mm256_xor_ps(a, _mm256_and_ps(b, sgn))
+#define ABS(a) _mm256_andnot_ps(sgn, a)
+    __m256 o = _mm256_cmp_ps(ABS(x), _mm256_set1_ps(2.9387372783541830947e-39f), _CMP_LT_OQ);
+    x = _mm256_blendv_ps(x, _mm256_mul_ps(x, _mm256_set1_ps(16777216.0f)), o);
+    y = _mm256_blendv_ps(y, _mm256_mul_ps(y, _mm256_set1_ps(16777216.0f)), o);
+    __m256 yx = ABS(y), yy = zero, xx = x, xy = zero;
+    __m256 neg = _mm256_cmp_ps(xx, zero, _CMP_LT_OQ);
+    __m256i q = _mm256_and_si256(F2I(neg), _mm256_set1_epi32(-2));
+    __m256 rm = _mm256_and_ps(neg, sgn);
+    xx = _mm256_xor_ps(xx, rm);
+    xy = _mm256_xor_ps(xy, rm);
+    __m256 p = _mm256_cmp_ps(xx, yx, _CMP_LT_OQ);
+    q = _mm256_sub_epi32(q, F2I(p));  /* (p's lanes are -1 where set: q + 1) */
+    __m256 nxx = _mm256_xor_ps(xx, sgn), nxy = _mm256_xor_ps(xy, sgn);
+    __m256 sx = _mm256_blendv_ps(yx, nxx, p), sy = _mm256_blendv_ps(yy, nxy, p);
+    __m256 tx = _mm256_blendv_ps(xx, yx, p), ty = _mm256_blendv_ps(xy, yy, p);
+    { /* dfdiv */
+        __m256 tr = _mm256_div_ps(one, tx), s0 = _mm256_mul_ps(sx, tr);
+        __m256 u = _mm256_fmsub_ps(tr, sx, s0);
+        __m256 v = _mm256_fnmadd_ps(ty, tr, _mm256_fnmadd_ps(tx, tr, one));
+        sy = _mm256_fmadd_ps(s0, v, _mm256_fmadd_ps(sy, tr, u));
+        sx = s0;
+    }
+    { /* dfsqu, dfnormalize */
+        __m256 sq = _mm256_mul_ps(sx, sx);
+        __m256 lo = _mm256_fmadd_ps(_mm256_add_ps(sx, sx), sy, _mm256_fmsub_ps(sx, sx, sq));
+        __m256 n = _mm256_add_ps(sq, lo);
+        ty = _mm256_add_ps(_mm256_sub_ps(sq, n), lo);
+        tx = n;
+    }
+    __m256 u = _mm256_set1_ps(-0.00176397908944636583328247f);
+    u = _mm256_fmadd_ps(u, tx, _mm256_set1_ps(0.0107900900766253471374512f));
+    u = _mm256_fmadd_ps(u, tx, _mm256_set1_ps(-0.0309564601629972457885742f));
+    u = _mm256_fmadd_ps(u, tx, _mm256_set1_ps(0.0577365085482597351074219f));
+    u = _mm256_fmadd_ps(u, tx, _mm256_set1_ps(-0.0838950723409652709960938f));
+    u = _mm256_fmadd_ps(u, tx, _mm256_set1_ps(0.109463557600975036621094f));
+    u = _mm256_fmadd_ps(u, tx, _mm256_set1_ps(-0.142626821994781494140625f));
+    u = _mm256_fmadd_ps(u, tx, _mm256_set1_ps(0.199983194470405578613281f));
+    { /* t = dfmul(t, dfadd_vf2_vf_vf(-1/3, u * t.x)) */
+        __m256 a = _mm256_set1_ps(-0.333332866430282592773438f), b = _mm256_mul_ps(u, tx), ab = _mm256_add_ps(a, b);
+        __m256 wy = _mm256_add_ps(_mm256_sub_ps(a, ab), b);
+        __m256 m = _mm256_mul_ps(tx, ab);
+        ty = _mm256_fmadd_ps(tx, wy, _mm256_fmadd_ps(ty, ab, _mm256_fmsub_ps(tx, ab, m)));
+        tx = m;
+    }
+    { /* t = dfmul(s, dfadd_vf2_vf_vf2(1, t)) */
+        __m256 ov = _mm256_add_ps(one, tx);
+        __m256 wy = _mm256_add_ps(_mm256_add_ps(_mm256_sub_ps(one, ov), tx), ty);
+        __m256 m = _mm256_mul_ps(sx, ov);
+        ty = _mm256_fmadd_ps(sx, wy, _mm256_fmadd_ps(sy, ov, _mm256_fmsub_ps(sx, ov, m)));
+        tx = m;
+    }
+    { /* t = dfadd_vf2_vf2_vf2(dfmul_vf2_vf2_vf(pi/2 as two floats, q), t) */
+        __m256 qf = _mm256_cvtepi32_ps(q), ch = _mm256_set1_ps(1.5707963705062866211f);
+        __m256 mh = _mm256_mul_ps(ch, qf);
+        __m256 ml = _mm256_fmadd_ps(_mm256_set1_ps(-4.3711388286737928865e-08f), qf, _mm256_fmsub_ps(ch, qf, mh));
+        __m256 s1 = _mm256_add_ps(mh, tx);
+        ty = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(_mm256_sub_ps(mh, s1), tx), ml), ty);
+        tx = s1;
+    }
+    __m256 r = _mm256_add_ps(tx, ty);
+    const __m256 hpi = _mm256_set1_ps((float)(M_PI / 2)), qpi = _mm256_set1_ps((float)(M_PI / 4));
+    r = MULSIGN(r, x);
+    __m256 xinf = _mm256_cmp_ps(ABS(x), _mm256_set1_ps(INFINITY), _CMP_EQ_OQ);
+    __m256 yinf = _mm256_cmp_ps(ABS(y), _mm256_set1_ps(INFINITY), _CMP_EQ_OQ);
+    __m256 xs = _mm256_and_ps(x, sgn);
+    /* visinf2(x, m): x infinite ? m | x's sign : +0 */
+    __m256 i2a = _mm256_and_ps(xinf, _mm256_or_ps(xs, MULSIGN(hpi, x)));
+    __m256 i2b = _mm256_and_ps(xinf, _mm256_or_ps(xs, MULSIGN(qpi, x)));
+    r = _mm256_blendv_ps(r, _mm256_sub_ps(hpi, i2a), _mm256_or_ps(xinf, _mm256_cmp_ps(x, zero, _CMP_EQ_OQ)));
+    r = _mm256_blendv_ps(r, _mm256_sub_ps(hpi, i2b), yinf);
+    __m256 pix = _mm256_and_ps(I2F(_mm256_srai_epi32(F2I(x), 31)), _mm256_set1_ps((float)M_PI));
+    r = _mm256_blendv_ps(r, pix, _mm256_cmp_ps(y, zero, _CMP_EQ_OQ));
+    __m256 nan = _mm256_or_ps(_mm256_cmp_ps(x, x, _CMP_UNORD_Q), _mm256_cmp_ps(y, y, _CMP_UNORD_Q));
+    r = MULSIGN(r, y);
+    return _mm256_or_ps(r, nan);  /* (a NaN lane: all ones, SLEEF's word) */
+#undef F2I
+#undef I2F
+#undef MULSIGN
+#undef ABS
+}
+
 /* oneDNN's gelu_erf, sixteen lanes (the coefficients gathered by vpermt2ps, as oneDNN's), the
  * table's two halves per degree held in registers (lo, hi) across a block */
 __attribute__((target("avx512f"), always_inline)) static inline __m512 onednn_gelu16(__m512 x, const __m512 *lo,
@@ -1886,6 +1975,28 @@ __attribute__((target("avx512f"))) static void atan2_block16(const float *y, con
         _mm512_mask_storeu_ps(o + i, k, sleef_atan2f16(_mm512_maskz_loadu_ps(k, y + i), _mm512_maskz_loadu_ps(k, x + i)));
     }
 }
+
+/* atan2_block16 in eight lanes (AVX2 with FMA): four vectors a step, then one, then the last n % 8
+ * elements through masked loads and stores (the lanes past n read as +0 and are not written) */
+__attribute__((target("avx2,fma"))) static void atan2_block8(const float *y, const float *x, float *o, Py_ssize_t n)
+{
+    Py_ssize_t i = 0;
+    for (; i + 32 <= n; i += 32) {  /* (four independent chains, as atan2_block16's) */
+        __m256 r0 = sleef_atan2f8(_mm256_loadu_ps(y + i), _mm256_loadu_ps(x + i));
+        __m256 r1 = sleef_atan2f8(_mm256_loadu_ps(y + i + 8), _mm256_loadu_ps(x + i + 8));
+        __m256 r2 = sleef_atan2f8(_mm256_loadu_ps(y + i + 16), _mm256_loadu_ps(x + i + 16));
+        __m256 r3 = sleef_atan2f8(_mm256_loadu_ps(y + i + 24), _mm256_loadu_ps(x + i + 24));
+        _mm256_storeu_ps(o + i, r0);
+        _mm256_storeu_ps(o + i + 8, r1);
+        _mm256_storeu_ps(o + i + 16, r2);
+        _mm256_storeu_ps(o + i + 24, r3);
+    }
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(o + i, sleef_atan2f8(_mm256_loadu_ps(y + i), _mm256_loadu_ps(x + i)));
+    if (i < n) {
+        __m256i k = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(n - i)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+        _mm256_maskstore_ps(o + i, k, sleef_atan2f8(_mm256_maskload_ps(y + i, k), _mm256_maskload_ps(x + i, k)));
+    }
+}
 #endif
 
 /* ---- float32 logaddexp2 (run2's op 1): logaddexp2_kernel's cpu_kernel_vec loop (BinaryOpsKernel.cpp)
@@ -2037,6 +2148,29 @@ __attribute__((target("avx512f"))) static void logaddexp2_block16(const float *a
         _mm512_mask_storeu_ps(o + i, k, r);
     }
 }
+
+/* logaddexp2_block16 in eight lanes (AVX2 with FMA: sleef_exp2f8, sleef_log1pf8_unit, whose range
+ * [0, 1] exp2(-|a - b|) keeps): the same steps, the same bits; the odd lanes (a NaN, a == b
+ * infinite) and the last m % 8 elements one at a time */
+__attribute__((target("avx2,fma"))) static void logaddexp2_block8(const float *a, const float *b, float *o,
+                                                                 Py_ssize_t m, int vec)
+{
+    const __m256 inv = _mm256_set1_ps(LAE2_INV_LN2), inf = _mm256_set1_ps(INFINITY), sgn = _mm256_set1_ps(-0.0f);
+    Py_ssize_t i = 0;
+    for (; i + 8 <= m; i += 8) {
+        __m256 x = _mm256_loadu_ps(a + i), y = _mm256_loadu_ps(b + i);
+        __m256 d = _mm256_sub_ps(_mm256_setzero_ps(), _mm256_andnot_ps(sgn, _mm256_sub_ps(x, y)));
+        __m256 r = _mm256_fmadd_ps(sleef_log1pf8_unit(sleef_exp2f8(d)), inv, _mm256_max_ps(x, y));
+        __m256 odd = _mm256_or_ps(_mm256_cmp_ps(x, y, _CMP_UNORD_Q),
+                                  _mm256_and_ps(_mm256_cmp_ps(x, y, _CMP_EQ_OQ),
+                                                _mm256_cmp_ps(_mm256_andnot_ps(sgn, x), inf, _CMP_EQ_OQ)));
+        _mm256_storeu_ps(o + i, r);
+        int bits = _mm256_movemask_ps(odd);
+        for (int j = 0; bits; j++, bits >>= 1)
+            if (bits & 1) o[i + j] = logaddexp2_lane(a[i + j], b[i + j], vec);
+    }
+    for (; i < m; i++) o[i] = logaddexp2_lane(a[i], b[i], vec);
+}
 #endif
 
 static PyObject *py_run2(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -2090,6 +2224,7 @@ static PyObject *py_run2(PyObject *self, PyObject *const *args, Py_ssize_t nargs
             if (fn == 2) body = 0;
 #if HAVE_X86
             if (wide == W512) logaddexp2_block16(yp, xp, op, body, fn == 3 ? 3 : 1);
+            else if (wide == W256) logaddexp2_block8(yp, xp, op, body, fn == 3 ? 3 : 1);
             else
 #endif
                 logaddexp2_block(yp, xp, op, body, fn == 3 ? 3 : 1);
@@ -2097,6 +2232,7 @@ static PyObject *py_run2(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         } else {
 #if HAVE_X86
             if (wide == W512) atan2_block16(yp, xp, op, body);
+            else if (wide == W256) atan2_block8(yp, xp, op, body);
             else
 #endif
                 for (Py_ssize_t i = 0; i < body; i++) op[i] = sleef_atan2f(yp[i], xp[i]);
@@ -2566,6 +2702,7 @@ static PyObject *py_angle_run(PyObject *self, PyObject *const *args, Py_ssize_t 
             Py_ssize_t v = body <= a ? 0 : body - a < m ? body - a : m; /* (this block's SLEEF elements) */
 #if HAVE_X86
             if (wide == W512) atan2_block16(ys, xs, op + a, v);
+            else if (wide == W256) atan2_block8(ys, xs, op + a, v);
             else
 #endif
                 for (Py_ssize_t i = 0; i < v; i++) op[a + i] = sleef_atan2f(ys[i], xs[i]);

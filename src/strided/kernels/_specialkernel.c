@@ -8770,7 +8770,7 @@ done:
 
 /* ---------------------------------------------------------------- logaddexp / logaddexp2 of float32
  *
- * logaddexp_float32(x, y, out, base2[, form]) -> bool: out[i] = NumPy's npy_logaddexpf(x[i], y[i])
+ * logaddexp_float32(x, y, out, base2[, form[, step]]) -> bool: out[i] = NumPy's npy_logaddexpf(x[i], y[i])
  * (base2 0) or npy_logaddexp2f (base2 1) bit for bit: x == y gives x + ln 2 (x + 1); otherwise
  * with tmp = x - y, max + log1pf(expf(-|tmp|)) (max + LOG2E * log1pf(exp2f(-|tmp|))), the larger
  * operand by tmp's sign; a NaN tmp is itself. These are the C library's expf/exp2f/log1pf, which
@@ -8785,8 +8785,9 @@ done:
  * AVX-512 where it passed, else AVX2; 0 or 1 asks for one (the tests run both). Then also
  * strided.kernels.elementwise checks the default once against NumPy's own loop. Every NaN result
  * then gets its sign bit set: PyTorch's float32 logaddexp/logaddexp2 return NumPy's NaN (payload
- * and all) negative, at every length and position (logaddexp(nan, 1.0) is 0xffc00000). False
- * (nothing written) where the form is not used here, or out overlaps x or y. */
+ * and all) negative, at every length and position (logaddexp(nan, 1.0) is 0xffc00000), but for an
+ * AVX2 PyTorch's vector lanes, whose NaNs are the default NaN: step > 0 marks them (one row of its
+ * loop, steps of 16). False (nothing written) where the form is not used here, or out overlaps x or y. */
 #define NPY_LOGE2F 0.693147180559945309417232121458176568f
 #define NPY_LOG2EF 1.442695040888963407359924681001892137f
 
@@ -9529,19 +9530,43 @@ static int logaddexp_float64_run(const double *x, const double *y, double *o, Py
 }
 #endif
 
-/* logaddexp_float32 / logaddexp_float64: kind 'f' or 'd' (the buffers' format) */
+/* An AVX2 PyTorch's vector lanes (logaddexp_float32's step): every NaN they compute is the default
+ * NaN, +0x7fc00000, whatever the operands' words (strided.kernels.elementwise.torch_lane_nans).
+ * Branch-free, AVX2 and -O3 as nan_signs_f32 (called only after a form ran: the CPU has AVX2) */
+#if defined(__GNUC__) && defined(__x86_64__)
+__attribute__((target("avx2"), optimize("O3")))
+#endif
+static void default_nans_f32(float *of, Py_ssize_t n)
+{
+    uint32_t *o = (uint32_t *)of;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        uint32_t w = o[i];
+        o[i] = (int32_t)(w & 0x7fffffffu) > 0x7f800000 ? 0x7fc00000u : w;
+    }
+}
+
+/* logaddexp_float32 / logaddexp_float64: kind 'f' or 'd' (the buffers' format); float32's optional
+ * step (> 0): the buffers are one row of an AVX2 PyTorch's loop (below its parallel grain), whose
+ * first n - n % step elements its vector lanes compute: their NaNs become the default NaN */
 static PyObject *logaddexp_entry(PyObject *const *args, Py_ssize_t nargs, char kind, const char *name)
 {
-    if (nargs != 4 && nargs != 5) {
-        PyErr_Format(PyExc_TypeError, "%s(x, y, out, base2[, form]) takes 4 or 5 arguments, not %zd", name, nargs);
+    if (nargs < 4 || nargs > (kind == 'f' ? 6 : 5)) {
+        PyErr_Format(PyExc_TypeError, "%s(x, y, out, base2[, form%s]) takes 4 to %d arguments, not %zd", name,
+                     kind == 'f' ? "[, step]" : "", kind == 'f' ? 6 : 5, nargs);
         return NULL;
     }
     int base2 = PyObject_IsTrue(args[3]);
     if (base2 < 0) return NULL;
-    long form = nargs == 5 ? PyLong_AsLong(args[4]) : -1;
+    long form = nargs >= 5 ? PyLong_AsLong(args[4]) : -1;
     if (form == -1 && PyErr_Occurred()) return NULL;
     if (form < -1 || form > 1) {
         PyErr_Format(PyExc_ValueError, "%s: form must be -1 (the best), 0 (AVX2) or 1 (AVX-512), not %ld", name, form);
+        return NULL;
+    }
+    long step = nargs == 6 ? PyLong_AsLong(args[5]) : 0;
+    if (step == -1 && PyErr_Occurred()) return NULL;
+    if (step < 0) {
+        PyErr_Format(PyExc_ValueError, "%s: step must be >= 0, not %ld", name, step);
         return NULL;
     }
     Py_buffer xb, yb, ob;
@@ -9578,6 +9603,7 @@ static PyObject *logaddexp_entry(PyObject *const *args, Py_ssize_t nargs, char k
             done = LAE_RUN;
         }
 #undef LAE_RUN
+        if (done && step > 0) default_nans_f32(ob.buf, n - n % step);
         answer = done ? Py_True : Py_False;
     }
     PyBuffer_Release(&xb);
@@ -11012,8 +11038,9 @@ static PyMethodDef methods[] = {
      "complex_angle(z, out) -> bool: out = atan2(imag, real) by the C library's atan2f / atan2 (complex64 / "
      "complex128 into float32 / float64; False: not C-contiguous aligned such buffers, or an overlap)"},
     {"logaddexp_float32", (PyCFunction)(void (*)(void))py_logaddexp_float32, METH_FASTCALL,
-     "logaddexp_float32(x, y, out, base2[, form]) -> bool: NumPy's float32 logaddexp (logaddexp2 with base2) bit for "
-     "bit, vectorized (form -1 the best here, 0 AVX2, 1 AVX-512; False: that form not used here, or out overlaps)"},
+     "logaddexp_float32(x, y, out, base2[, form[, step]]) -> bool: NumPy's float32 logaddexp (logaddexp2 with base2) "
+     "bit for bit, vectorized (form -1 the best here, 0 AVX2, 1 AVX-512; False: that form not used here, or out "
+     "overlaps); step > 0: the default NaN at the first n - n % step elements (an AVX2 PyTorch's vector lanes)"},
     {"logaddexp_scan", (PyCFunction)(void (*)(void))py_logaddexp_scan, METH_FASTCALL,
      "logaddexp_scan(x, out, n, inner) -> bool: NumPy's logaddexp.accumulate along a dim, the first value x + 0 "
      "(False: an overlap)"},

@@ -487,14 +487,18 @@ def _first_use(table: dict, d: DType, k: Any, base2: bool) -> Callable[..., bool
     run = k.logaddexp_float32 if d is float32 else k.logaddexp_float64
 
     def first(x: np.ndarray, y: np.ndarray, out: np.ndarray) -> bool:
-        # (float32 under an AVX2 PyTorch: its vector lanes' NaNs are the default NaN, which the
-        # loop does not write; the entry's native and ufunc fix them, torch_lane_nans)
-        lanes_nan = d is float32 and torch_vector_bytes() == 32
-        if lanes_nan or not _logaddexp_agrees(k, base2, d.numpy):
+        if not _logaddexp_agrees(k, base2, d.numpy):
             table[d] = table[d][:6]
             return False
-        table[d] = (*table[d][:6], kernel_entry(run, (base2,), d.numpy))
-        return bool(run(x, y, out, base2))
+        extra: tuple = (base2,)
+        most = 1 << 62
+        if d is float32 and torch_vector_bytes() == 32:
+            # (an AVX2 PyTorch: its vector lanes' NaNs are the default NaN, written by the loop's step
+            # argument over one row of its loop, 2 * Vectorized<float>::size(); a longer run is cut in
+            # parallel chunks: the entry's native and ufunc, torch_lane_nans)
+            extra, most = (base2, -1, 16), GRAIN_SIZE - 1
+        table[d] = (*table[d][:6], kernel_entry(run, extra, d.numpy, most))
+        return False if x.size > most else bool(run(x, y, out, *extra))
 
     return first
 
@@ -630,14 +634,16 @@ def _by_pow2(input: Any, other: Any) -> bool:
 # the bases of _fast_ldexp's pow (read-only: the kernel only reads them), sliced to a call's length
 _TWOS_MAX = 4096
 _TWOS = {d: np.full(_TWOS_MAX, 2, d.numpy) for d in (float32, float64)}
-for _twos in _TWOS.values():
+_TWO = {d: np.array(2, d.numpy) for d in (float32, float64)}  # (the general path's 0-d base, without the kernel)
+for _twos in (*_TWOS.values(), *_TWO.values()):
     _twos.flags.writeable = False
 
 
 def _fast_ldexp(input: Any, other: Any) -> Tensor | None:
     """:func:`ldexp` of two row-major float32 (float64) tensors of one shape and dtype, nobody
     listening: PyTorch's ``mul(x, _pow2(x, e))`` as its kernels run it over one flat run (its pow
-    loop, :func:`strided.kernels.torch_pow.pow_flat`, of 2 to the power ``e``; then the product,
+    loop, :func:`strided.kernels.torch_pow.pow_flat`, of 2 to the power ``e``, or where that is not
+    reproduced on this capability the general path's NumPy ``power``; then the product,
     exact in the dtype) into a fresh row-major result, the general path's bits and layout; None
     where the general path must run (other dtypes or layouts, its errors, listeners)."""
     if OPEN or (input.__class__ is not Tensor and input.__class__ not in SUBCLASSES) \
@@ -654,8 +660,10 @@ def _fast_ldexp(input: Any, other: Any) -> Tensor | None:
     n = info[1]
     twos = _TWOS[d] if n <= _TWOS_MAX else np.full(n, 2, d.numpy)
     scale = torch_pow.pow_flat(twos[:n], e)
-    if scale is None:  # (the kernel is not built: the general path's pow)
-        return None
+    if scale is None:
+        # (PyTorch's pow is not reproduced on this capability: the general path's tensor_power, NumPy's
+        # power of a 0-d 2, whose sqrt fix-up needs a repeated exponent, never a flat run's)
+        scale = quietly(np.power, _TWO[d], e)
     quietly(np.multiply, x, scale, out=scale)  # (x * inf overflows silently, as PyTorch's)
     return adopted(scale, info[2], d)
 
