@@ -405,6 +405,8 @@ PW_AVX512 static void pow_block8(const double *x, Py_ssize_t xs, const double *y
     }
 }
 
+#include "_sleef_pow8.h"  /* powf_block8, pow_block4: the AVX2 capability's Sleef_powf8_u10 / Sleef_powd4_u10 */
+
 #endif /* HAVE_X86 */
 
 /* PyTorch's scalar function of double: pow(x, y), or pow(x, e) with a number exponent */
@@ -424,30 +426,37 @@ static void powf_scalar(const float *x, Py_ssize_t xs, const float *y, Py_ssize_
     }
 }
 
-/* pow_run(x, y, out, mode, step, chunk, e): PyTorch's pow of C-contiguous float32 buffers into out (n
+/* pow_run(x, y, out, mode, step, chunk, e[, form]): PyTorch's pow of C-contiguous float32 buffers into out (n
  * elements; float32 or float64, one dtype; x and y each of n elements or one, the one then at every element; out may be x or y, not
  * partly either). e None: tensor ** tensor; e a float: tensor ** e (y then holds e in the dtype: the
  * vectorized function's exponent). mode 0: the scalar function at every element, 1: the vectorized one
  * at every element, 2: PyTorch's loop over one row: the range cut into chunks of `chunk` (0: one), in
- * each the first len - len % step elements vectorized, the rest scalar. Answers False (nothing written)
- * where the CPU lacks AVX-512 and a vectorized element is asked. */
+ * each the first len - len % step elements vectorized, the rest scalar (step: the caller's, from ATen's
+ * capability: 32 under AVX512, 16 under AVX2, halved for double). form (pick_level's): -1 (the default)
+ * the widest vector form the CPU runs, 1 AVX-512's Sleef_powf16_u10 / Sleef_powd8_u10, 2 AVX2's
+ * Sleef_powf8_u10 / Sleef_powd4_u10: the same bits lane for lane (_sleef_pow8.h), so the lanes need not
+ * be the capability's. Answers False (nothing written) where a vectorized element is asked and the CPU
+ * lacks the form (or has neither AVX-512 nor AVX2 + FMA). */
 static PyObject *py_pow_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (nargs != 7) {
-        PyErr_Format(PyExc_TypeError, "pow_run(x, y, out, mode, step, chunk, e) takes 7 arguments, not %zd", nargs);
+    if (nargs != 7 && nargs != 8) {
+        PyErr_Format(PyExc_TypeError, "pow_run(x, y, out, mode, step, chunk, e[, form]) takes 7 or 8 arguments, not %zd",
+                     nargs);
         return NULL;
     }
     long mode = PyLong_AsLong(args[3]);
     Py_ssize_t step = PyLong_AsSsize_t(args[4]), chunk = PyLong_AsSsize_t(args[5]);
     int number = args[6] != Py_None;
     double e = number ? PyFloat_AsDouble(args[6]) : 0.0;
+    long form = nargs == 8 ? PyLong_AsLong(args[7]) : -1;
     if (PyErr_Occurred()) return NULL;
     if (mode < 0 || mode > 2 || step < 0 || chunk < 0 || (mode == 2 && step == 0)) {
         PyErr_SetString(PyExc_ValueError, "pow_run: mode 0, 1 or 2, step and chunk >= 0 (step > 0 in mode 2)");
         return NULL;
     }
-    if (mode && !has_avx512f()) Py_RETURN_FALSE;
+    int wide = pick_level(form);
+    if (mode && wide != W512 && wide != W256) Py_RETURN_FALSE;
     Py_buffer x, y, out;
     if (PyObject_GetBuffer(args[0], &x, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
     if (PyObject_GetBuffer(args[1], &y, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
@@ -483,14 +492,16 @@ static PyObject *py_pow_run(PyObject *self, PyObject *const *args, Py_ssize_t na
                 const double *xp = x.buf, *yp = y.buf;
                 double *op = out.buf;
 #if HAVE_X86
-                if (v) pow_block8(xp + xa, xs, yp + ya, ys, op + a, v);
+                if (v && wide == W512) pow_block8(xp + xa, xs, yp + ya, ys, op + a, v);
+                if (v && wide == W256) pow_block4(xp + xa, xs, yp + ya, ys, op + a, v);
 #endif
                 pow_scalar_d(xp + xv, xs, yp + yv, ys, op + a + v, m - v, number, e);
             } else {
                 const float *xp = x.buf, *yp = y.buf;
                 float *op = out.buf;
 #if HAVE_X86
-                if (v) powf_block16(xp + xa, xs, yp + ya, ys, op + a, v);
+                if (v && wide == W512) powf_block16(xp + xa, xs, yp + ya, ys, op + a, v);
+                if (v && wide == W256) powf_block8(xp + xa, xs, yp + ya, ys, op + a, v);
 #endif
                 powf_scalar(xp + xv, xs, yp + yv, ys, op + a + v, m - v, number, e);
             }
