@@ -12,9 +12,10 @@
  * (tested against torch on an AVX2 CPU; the AVX-512 form against torch on an AVX-512 one). The rest is
  * the same steps in the same order, written here with the 256-bit operations, the masks as vectors. */
 
-typedef struct { __m256 x, y; } p8_f2;
-
 #define P8_AVX2 __attribute__((target("avx2,fma")))
+
+SLEEF_PAIR_OPS(p8, __m256, 256, ps, P8_AVX2)  /* (_sleef_pow.h) */
+SLEEF_PAIR_OPS(p4, __m256d, 256, pd, P8_AVX2)
 
 P8_AVX2 static inline __m256 p8_set(float v) { return _mm256_set1_ps(v); }
 P8_AVX2 static inline __m256 p8_abs(__m256 v) { return _mm256_andnot_ps(p8_set(-0.0f), v); }
@@ -25,69 +26,8 @@ P8_AVX2 static inline __m256 p8_sel(__m256 o, __m256 a, __m256 b) { return _mm25
 P8_AVX2 static inline __m256 p8_cmp_lt(__m256 a, __m256 b) { return _mm256_cmp_ps(a, b, _CMP_LT_OQ); }
 P8_AVX2 static inline __m256 p8_cmp_eq(__m256 a, __m256 b) { return _mm256_cmp_ps(a, b, _CMP_EQ_OQ); }
 
-/* df.h (ENABLE_FMA_SP), as pw_add2_ff ... pw_add_ff2 */
-P8_AVX2 static inline p8_f2 p8_add2_ff(__m256 x, __m256 y)
-{
-    __m256 s = _mm256_add_ps(x, y), v = _mm256_sub_ps(s, x);
-    p8_f2 r = {s, _mm256_add_ps(_mm256_sub_ps(x, _mm256_sub_ps(s, v)), _mm256_sub_ps(y, v))};
-    return r;
-}
-P8_AVX2 static inline p8_f2 p8_div(p8_f2 n, p8_f2 d)
-{
-    __m256 t = _mm256_div_ps(p8_set(1.0f), d.x);
-    __m256 s = _mm256_mul_ps(n.x, t);
-    __m256 u = _mm256_fmsub_ps(t, n.x, s);
-    __m256 v = _mm256_fnmadd_ps(d.y, t, _mm256_fnmadd_ps(d.x, t, p8_set(1.0f)));
-    p8_f2 r = {s, _mm256_fmadd_ps(s, v, _mm256_fmadd_ps(n.y, t, u))};
-    return r;
-}
-P8_AVX2 static inline p8_f2 p8_squ(p8_f2 x)
-{
-    __m256 s = _mm256_mul_ps(x.x, x.x);
-    p8_f2 r = {s, _mm256_fmadd_ps(_mm256_add_ps(x.x, x.x), x.y, _mm256_fmsub_ps(x.x, x.x, s))};
-    return r;
-}
-P8_AVX2 static inline p8_f2 p8_mul_f2f(p8_f2 x, __m256 y)
-{
-    __m256 s = _mm256_mul_ps(x.x, y);
-    p8_f2 r = {s, _mm256_fmadd_ps(x.y, y, _mm256_fmsub_ps(x.x, y, s))};
-    return r;
-}
-P8_AVX2 static inline p8_f2 p8_mul_f2f2(p8_f2 x, p8_f2 y)
-{
-    __m256 s = _mm256_mul_ps(x.x, y.x);
-    p8_f2 r = {s, _mm256_fmadd_ps(x.x, y.y, _mm256_fmadd_ps(x.y, y.x, _mm256_fmsub_ps(x.x, y.x, s)))};
-    return r;
-}
-P8_AVX2 static inline p8_f2 p8_add_f2f2(p8_f2 x, p8_f2 y)
-{
-    __m256 s = _mm256_add_ps(x.x, y.x);
-    p8_f2 r = {s, _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(_mm256_sub_ps(x.x, s), y.x), x.y), y.y)};
-    return r;
-}
-P8_AVX2 static inline p8_f2 p8_add2_f2f2(p8_f2 x, p8_f2 y)
-{
-    __m256 s = _mm256_add_ps(x.x, y.x), v = _mm256_sub_ps(s, x.x);
-    __m256 t = _mm256_add_ps(_mm256_sub_ps(x.x, _mm256_sub_ps(s, v)), _mm256_sub_ps(y.x, v));
-    p8_f2 r = {s, _mm256_add_ps(t, _mm256_add_ps(x.y, y.y))};
-    return r;
-}
-P8_AVX2 static inline p8_f2 p8_add2_f2f(p8_f2 x, __m256 y)
-{
-    __m256 s = _mm256_add_ps(x.x, y), v = _mm256_sub_ps(s, x.x);
-    __m256 t = _mm256_add_ps(_mm256_sub_ps(x.x, _mm256_sub_ps(s, v)), _mm256_sub_ps(y, v));
-    p8_f2 r = {s, _mm256_add_ps(t, x.y)};
-    return r;
-}
-P8_AVX2 static inline p8_f2 p8_add_ff2(__m256 x, p8_f2 y)
-{
-    __m256 s = _mm256_add_ps(x, y.x);
-    p8_f2 r = {s, _mm256_add_ps(_mm256_add_ps(_mm256_sub_ps(x, s), y.x), y.y)};
-    return r;
-}
-
 /* sleefsimdsp.c's logkf, the branch without AVX-512 (vilogb2k_vi2_vf, vldexp3_vf_vf_vi2) */
-P8_AVX2 static inline p8_f2 p8_logkf(__m256 d)
+P8_AVX2 static inline p8_2 p8_logkf(__m256 d)
 {
     __m256 o = p8_cmp_lt(d, p8_set(0x1p-126f));  /* FLT_MIN */
     d = p8_sel(o, _mm256_mul_ps(d, p8_set(0x1p64f)), d);
@@ -96,17 +36,17 @@ P8_AVX2 static inline p8_f2 p8_logkf(__m256 d)
                                  _mm256_set1_epi32(0x7f));
     __m256 m = _mm256_castsi256_ps(_mm256_sub_epi32(_mm256_castps_si256(d), _mm256_slli_epi32(e, 23)));
     e = _mm256_sub_epi32(e, _mm256_and_si256(_mm256_castps_si256(o), _mm256_set1_epi32(64)));
-    p8_f2 x = p8_div(p8_add2_ff(p8_set(-1.0f), m), p8_add2_ff(p8_set(1.0f), m));
-    p8_f2 x2 = p8_squ(x);
+    p8_2 x = p8_div_pp(p8_add2_ss(p8_set(-1.0f), m), p8_add2_ss(p8_set(1.0f), m));
+    p8_2 x2 = p8_squ(x);
     __m256 t = p8_set(0.240320354700088500976562f);
     t = _mm256_fmadd_ps(t, x2.x, p8_set(0.285112679004669189453125f));
     t = _mm256_fmadd_ps(t, x2.x, p8_set(0.400007992982864379882812f));
-    p8_f2 c = {p8_set(0.66666662693023681640625f), p8_set(3.69183861259614332084311e-09f)};
-    p8_f2 l2 = {p8_set(0.69314718246459960938f), p8_set(-1.904654323148236017e-09f)};
-    p8_f2 s = p8_mul_f2f(l2, _mm256_cvtepi32_ps(e));
-    p8_f2 x2s = {_mm256_mul_ps(x.x, p8_set(2.0f)), _mm256_mul_ps(x.y, p8_set(2.0f))};
-    s = p8_add_f2f2(s, x2s);
-    s = p8_add_f2f2(s, p8_mul_f2f2(p8_mul_f2f2(x2, x), p8_add2_f2f2(p8_mul_f2f(x2, t), c)));
+    p8_2 c = {p8_set(0.66666662693023681640625f), p8_set(3.69183861259614332084311e-09f)};
+    p8_2 l2 = {p8_set(0.69314718246459960938f), p8_set(-1.904654323148236017e-09f)};
+    p8_2 s = p8_mul_ps(l2, _mm256_cvtepi32_ps(e));
+    p8_2 x2s = {_mm256_mul_ps(x.x, p8_set(2.0f)), _mm256_mul_ps(x.y, p8_set(2.0f))};
+    s = p8_add_pp(s, x2s);
+    s = p8_add_pp(s, p8_mul_pp(p8_mul_pp(x2, x), p8_add2_pp(p8_mul_ps(x2, t), c)));
     return s;
 }
 
@@ -126,13 +66,13 @@ P8_AVX2 static inline __m256 p8_ldexp(__m256 x, __m256i q)
 }
 
 /* sleefsimdsp.c's expkf: exp of a double-float */
-P8_AVX2 static inline __m256 p8_expkf(p8_f2 d)
+P8_AVX2 static inline __m256 p8_expkf(p8_2 d)
 {
     __m256 u = _mm256_mul_ps(_mm256_add_ps(d.x, d.y), p8_set(PW_R_LN2f));
     __m256i q = _mm256_cvtps_epi32(u);
     __m256 qf = _mm256_cvtepi32_ps(q);
-    p8_f2 s = p8_add2_f2f(d, _mm256_mul_ps(qf, p8_set(-PW_L2Uf)));
-    s = p8_add2_f2f(s, _mm256_mul_ps(qf, p8_set(-PW_L2Lf)));
+    p8_2 s = p8_add2_ps(d, _mm256_mul_ps(qf, p8_set(-PW_L2Uf)));
+    s = p8_add2_ps(s, _mm256_mul_ps(qf, p8_set(-PW_L2Lf)));
     {
         __m256 sum = _mm256_add_ps(s.x, s.y);
         s.y = _mm256_add_ps(_mm256_sub_ps(s.x, sum), s.y);
@@ -143,8 +83,8 @@ P8_AVX2 static inline __m256 p8_expkf(p8_f2 d)
     u = _mm256_fmadd_ps(u, s.x, p8_set(0.0416710823774337768554688f));
     u = _mm256_fmadd_ps(u, s.x, p8_set(0.166665524244308471679688f));
     u = _mm256_fmadd_ps(u, s.x, p8_set(0.499999850988388061523438f));
-    p8_f2 t = p8_add_f2f2(s, p8_mul_f2f(p8_squ(s), u));
-    t = p8_add_ff2(p8_set(1.0f), t);
+    p8_2 t = p8_add_pp(s, p8_mul_ps(p8_squ(s), u));
+    t = p8_add_sp(p8_set(1.0f), t);
     u = p8_ldexp(_mm256_add_ps(t.x, t.y), q);
     return _mm256_andnot_ps(p8_cmp_lt(d.x, p8_set(-104.0f)), u);
 }
@@ -159,7 +99,7 @@ P8_AVX2 static inline __attribute__((always_inline)) __m256 sleef_powf8(__m256 x
     __m256 yisodd = _mm256_and_ps(_mm256_and_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(ti, _mm256_set1_epi32(1))), yisint),
                                   p8_cmp_lt(ay, p8_set((float)(1 << 24))));
 
-    __m256 result = p8_expkf(p8_mul_f2f(p8_logkf(p8_abs(x)), y));
+    __m256 result = p8_expkf(p8_mul_ps(p8_logkf(p8_abs(x)), y));
     result = p8_sel(_mm256_cmp_ps(result, result, _CMP_UNORD_Q), inf, result);
     __m256 sign = p8_sel(_mm256_cmp_ps(x, zero, _CMP_GT_OQ), one,
                          p8_sel(yisint, p8_sel(yisodd, p8_set(-1.0f), one), p8_set(__builtin_nanf(""))));
@@ -205,8 +145,6 @@ P8_AVX2 static void powf_block8(const float *x, Py_ssize_t xs, const float *y, P
 
 /* ---- double: sleefsimddp.c's xpow (Sleef_powd4_u10), logk's branch without AVX-512 (vilogb2k_vi_vd,
  * vldexp3_vd_vd_vi: its int lanes four int32, as helperavx2.h's vint); expk as pd_expk */
-typedef struct { __m256d x, y; } p4_d2;
-
 P8_AVX2 static inline __m256d p4_set(double v) { return _mm256_set1_pd(v); }
 P8_AVX2 static inline __m256d p4_abs(__m256d v) { return _mm256_andnot_pd(p4_set(-0.0), v); }
 P8_AVX2 static inline __m256d p4_mulsign(__m256d x, __m256d y) { return _mm256_xor_pd(x, _mm256_and_pd(y, p4_set(-0.0))); }
@@ -215,58 +153,6 @@ P8_AVX2 static inline __m256d p4_cmp_lt(__m256d a, __m256d b) { return _mm256_cm
 P8_AVX2 static inline __m256d p4_cmp_eq(__m256d a, __m256d b) { return _mm256_cmp_pd(a, b, _CMP_EQ_OQ); }
 P8_AVX2 static inline __m256d p4_rint(__m256d v) { return _mm256_round_pd(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
 
-P8_AVX2 static inline p4_d2 p4_add2_dd(__m256d x, __m256d y)
-{
-    __m256d s = _mm256_add_pd(x, y), v = _mm256_sub_pd(s, x);
-    p4_d2 r = {s, _mm256_add_pd(_mm256_sub_pd(x, _mm256_sub_pd(s, v)), _mm256_sub_pd(y, v))};
-    return r;
-}
-P8_AVX2 static inline p4_d2 p4_div(p4_d2 n, p4_d2 d)
-{
-    __m256d t = _mm256_div_pd(p4_set(1.0), d.x);
-    __m256d s = _mm256_mul_pd(n.x, t);
-    __m256d u = _mm256_fmsub_pd(t, n.x, s);
-    __m256d v = _mm256_fnmadd_pd(d.y, t, _mm256_fnmadd_pd(d.x, t, p4_set(1.0)));
-    p4_d2 r = {s, _mm256_fmadd_pd(s, v, _mm256_fmadd_pd(n.y, t, u))};
-    return r;
-}
-P8_AVX2 static inline p4_d2 p4_squ(p4_d2 x)
-{
-    __m256d s = _mm256_mul_pd(x.x, x.x);
-    p4_d2 r = {s, _mm256_fmadd_pd(_mm256_add_pd(x.x, x.x), x.y, _mm256_fmsub_pd(x.x, x.x, s))};
-    return r;
-}
-P8_AVX2 static inline p4_d2 p4_mul_d2d(p4_d2 x, __m256d y)
-{
-    __m256d s = _mm256_mul_pd(x.x, y);
-    p4_d2 r = {s, _mm256_fmadd_pd(x.y, y, _mm256_fmsub_pd(x.x, y, s))};
-    return r;
-}
-P8_AVX2 static inline p4_d2 p4_mul_d2d2(p4_d2 x, p4_d2 y)
-{
-    __m256d s = _mm256_mul_pd(x.x, y.x);
-    p4_d2 r = {s, _mm256_fmadd_pd(x.x, y.y, _mm256_fmadd_pd(x.y, y.x, _mm256_fmsub_pd(x.x, y.x, s)))};
-    return r;
-}
-P8_AVX2 static inline p4_d2 p4_add_d2d2(p4_d2 x, p4_d2 y)
-{
-    __m256d s = _mm256_add_pd(x.x, y.x);
-    p4_d2 r = {s, _mm256_add_pd(_mm256_add_pd(_mm256_add_pd(_mm256_sub_pd(x.x, s), y.x), x.y), y.y)};
-    return r;
-}
-P8_AVX2 static inline p4_d2 p4_add2_d2d(p4_d2 x, __m256d y)
-{
-    __m256d s = _mm256_add_pd(x.x, y), v = _mm256_sub_pd(s, x.x);
-    __m256d w = _mm256_add_pd(_mm256_sub_pd(x.x, _mm256_sub_pd(s, v)), _mm256_sub_pd(y, v));
-    p4_d2 r = {s, _mm256_add_pd(w, x.y)};
-    return r;
-}
-P8_AVX2 static inline p4_d2 p4_add_dd2(__m256d x, p4_d2 y)
-{
-    __m256d s = _mm256_add_pd(x, y.x);
-    p4_d2 r = {s, _mm256_add_pd(_mm256_add_pd(_mm256_sub_pd(x, s), y.x), y.y)};
-    return r;
-}
 #define P4_MLA(a, b, c) _mm256_fmadd_pd((a), (b), (c))
 #define P4_POLY2(x, c1, c0) P4_MLA(x, p4_set(c1), p4_set(c0))
 #define P4_POLY4(x, x2, c3, c2, c1, c0) P4_MLA(x2, P4_MLA(x, p4_set(c3), p4_set(c2)), P4_MLA(x, p4_set(c1), p4_set(c0)))
@@ -281,7 +167,7 @@ P8_AVX2 static inline __m128i p4_mask32(__m256d o)
 }
 
 /* sleefsimddp.c's logk, the branch without AVX-512 */
-P8_AVX2 static inline p4_d2 p4_logk(__m256d d)
+P8_AVX2 static inline p4_2 p4_logk(__m256d d)
 {
     __m256d o = p4_cmp_lt(d, p4_set(0x1p-1022));  /* DBL_MIN */
     d = p4_sel(o, _mm256_mul_pd(d, p4_set(0x1p64)), d);
@@ -293,22 +179,22 @@ P8_AVX2 static inline p4_d2 p4_logk(__m256d d)
     __m256i sh = _mm256_slli_epi64(_mm256_cvtepi32_epi64(_mm_sub_epi32(_mm_setzero_si128(), e)), 52);
     __m256d m = _mm256_castsi256_pd(_mm256_add_epi64(_mm256_castpd_si256(d), sh));
     e = _mm_sub_epi32(e, _mm_and_si128(p4_mask32(o), _mm_set1_epi32(64)));
-    p4_d2 x = p4_div(p4_add2_dd(p4_set(-1.0), m), p4_add2_dd(p4_set(1.0), m));
-    p4_d2 x2 = p4_squ(x);
+    p4_2 x = p4_div_pp(p4_add2_ss(p4_set(-1.0), m), p4_add2_ss(p4_set(1.0), m));
+    p4_2 x2 = p4_squ(x);
     __m256d x4 = _mm256_mul_pd(x2.x, x2.x), x8 = _mm256_mul_pd(x4, x4), x16 = _mm256_mul_pd(x8, x8);
     __m256d t = P4_MLA(x16, p4_set(0.116255524079935043668677),
                        P4_POLY8(x2.x, x4, x8, 0.103239680901072952701192, 0.117754809412463995466069,
                                 0.13332981086846273921509, 0.153846227114512262845736, 0.181818180850050775676507,
                                 0.222222222230083560345903, 0.285714285714249172087875, 0.400000000000000077715612));
-    p4_d2 c = {p4_set(0.666666666666666629659233), p4_set(3.80554962542412056336616e-17)};
-    p4_d2 l2 = {p4_set(0.693147180559945286226764), p4_set(2.319046813846299558417771e-17)};
-    p4_d2 s = p4_mul_d2d(l2, _mm256_cvtepi32_pd(e));
-    p4_d2 x2s = {_mm256_mul_pd(x.x, p4_set(2.0)), _mm256_mul_pd(x.y, p4_set(2.0))};
-    s = p4_add_d2d2(s, x2s);
-    x = p4_mul_d2d2(x2, x);
-    s = p4_add_d2d2(s, p4_mul_d2d2(x, c));
-    x = p4_mul_d2d2(x2, x);
-    s = p4_add_d2d2(s, p4_mul_d2d(x, t));
+    p4_2 c = {p4_set(0.666666666666666629659233), p4_set(3.80554962542412056336616e-17)};
+    p4_2 l2 = {p4_set(0.693147180559945286226764), p4_set(2.319046813846299558417771e-17)};
+    p4_2 s = p4_mul_ps(l2, _mm256_cvtepi32_pd(e));
+    p4_2 x2s = {_mm256_mul_pd(x.x, p4_set(2.0)), _mm256_mul_pd(x.y, p4_set(2.0))};
+    s = p4_add_pp(s, x2s);
+    x = p4_mul_pp(x2, x);
+    s = p4_add_pp(s, p4_mul_pp(x, c));
+    x = p4_mul_pp(x2, x);
+    s = p4_add_pp(s, p4_mul_ps(x, t));
     return s;
 }
 
@@ -320,13 +206,13 @@ P8_AVX2 static inline __m256d p4_pow2i(__m128i q)
 }
 
 /* sleefsimddp.c's expk */
-P8_AVX2 static inline __m256d p4_expk(p4_d2 d)
+P8_AVX2 static inline __m256d p4_expk(p4_2 d)
 {
     __m256d u = _mm256_mul_pd(_mm256_add_pd(d.x, d.y), p4_set(PW_R_LN2));
     __m256d dq = p4_rint(u);
     __m128i q = _mm256_cvtpd_epi32(dq);
-    p4_d2 s = p4_add2_d2d(d, _mm256_mul_pd(dq, p4_set(-PW_L2U)));
-    s = p4_add2_d2d(s, _mm256_mul_pd(dq, p4_set(-PW_L2L)));
+    p4_2 s = p4_add2_ps(d, _mm256_mul_pd(dq, p4_set(-PW_L2U)));
+    s = p4_add2_ps(s, _mm256_mul_pd(dq, p4_set(-PW_L2L)));
     {
         __m256d sum = _mm256_add_pd(s.x, s.y);
         s.y = _mm256_add_pd(_mm256_sub_pd(s.x, sum), s.y);
@@ -337,8 +223,8 @@ P8_AVX2 static inline __m256d p4_expk(p4_d2 d)
                P4_POLY8(s.x, s2, s4, 2.75572496725023574143864e-06, 2.48014973989819794114153e-05,
                         0.000198412698809069797676111, 0.0013888888939977128960529, 0.00833333333332371417601081,
                         0.0416666666665409524128449, 0.166666666666666740681535, 0.500000000000000999200722));
-    p4_d2 t = p4_add_dd2(p4_set(1.0), s);
-    t = p4_add_d2d2(t, p4_mul_d2d(p4_squ(s), u));
+    p4_2 t = p4_add_sp(p4_set(1.0), s);
+    t = p4_add_pp(t, p4_mul_ps(p4_squ(s), u));
     u = _mm256_add_pd(t.x, t.y);
     __m128i h = _mm_srai_epi32(q, 1);
     u = _mm256_mul_pd(_mm256_mul_pd(u, p4_pow2i(h)), p4_pow2i(_mm_sub_epi32(q, h)));
@@ -353,7 +239,7 @@ P8_AVX2 static inline __attribute__((always_inline)) __m256d sleef_pow4(__m256d 
     __m256d half = _mm256_mul_pd(y, p4_set(0.5));
     __m256d yisodd = _mm256_and_pd(_mm256_cmp_pd(p4_rint(half), half, _CMP_NEQ_UQ), yisint);
 
-    p4_d2 d = p4_mul_d2d(p4_logk(p4_abs(x)), y);
+    p4_2 d = p4_mul_ps(p4_logk(p4_abs(x)), y);
     __m256d result = p4_expk(d);
     result = p4_sel(_mm256_cmp_pd(d.x, p4_set(PW_LOG_DBL_MAX), _CMP_GT_OQ), inf, result);
     __m256d sign = p4_sel(_mm256_cmp_pd(x, zero, _CMP_GT_OQ), one,
