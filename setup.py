@@ -136,7 +136,8 @@ setup(ext_modules=[Extension(
     ["src/strided/kernels/_sleefkernel.c"],
     optional=True,
     depends=["src/strided/kernels/_glibc_expf.h", "src/strided/kernels/_sleef_expf.h", "src/strided/kernels/_sleef_exp.h",
-             "src/strided/kernels/_sleef_pow.h", "src/strided/kernels/_sleef_expm1.h", "src/strided/kernels/_sleef_log.h",
+             "src/strided/kernels/_sleef_pow.h", "src/strided/kernels/_sleef_pow8.h",
+             "src/strided/kernels/_sleef_expm1.h", "src/strided/kernels/_sleef_log.h",
              "src/strided/kernels/_sleef_log1p.h", "src/strided/kernels/_sleef_tanh.h", "src/strided/kernels/_sleef_hyper.h",
              "src/strided/kernels/_bf16_bits.h"],
     # SLEEF's expf with its fused steps written out (fmaf, _mm512_fmadd_ps): nothing else may fuse

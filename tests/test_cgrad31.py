@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 
 import strided
-from strided.kernels.sleef import step as sleef_step
+from strided.kernels import torch_pow
 from test_cplxgrad30 import _DTYPES, _LAYOUTS, _check, _layout, _values
 
 torch = pytest.importorskip("torch")
@@ -101,10 +101,10 @@ _REAL = {
 def test_real_first_derivatives_take_torchs_order(op, dtype, seed):
     """float32/float64: each operand's gradient equals PyTorch's bit for bit (the factor formed
     first, as its formula: ``grad * (tensor2 * value)``, not ``grad * value * tensor2``)."""
-    if op.startswith("float_power") and sleef_step() != 32:
-        pytest.skip("float_power's gradient holds a float64 pow: PyTorch's on a CPU without AVX-512 (AVX2 "
-                    "capability) is SLEEF's Sleef_powd4_u10, not ported (strided.kernels.torch_pow: NumPy's "
-                    "pow, within an ulp); this test is about the factors' order")
+    if op.startswith("float_power") and torch_pow._kernel() is None:
+        pytest.skip("float_power's gradient holds a float64 pow: PyTorch's SLEEF pow needs strided.kernels.torch_pow's "
+                    "compiled kernel and ATen's AVX512 or AVX2 capability (NumPy's pow otherwise, within an ulp); "
+                    "this test is about the factors' order")
     n, call = _REAL[op]
     rng = np.random.default_rng(seed)
     arrs = [rng.uniform(0.5, 2.0, (4, 5)).astype(dtype) for _ in range(n)]

@@ -7,9 +7,10 @@ and some to 200, sizes past PyTorch's parallel grain (its thread count matched),
 stepped, broadcast and 0-d operands, operands of other dtypes, in-place and ``out=`` forms, float_power.
 
 Not here: the exponents PyTorch sends to other kernels (0.5, -0.5, -1, 2, 3, -2: strided's own forms).
-Of those, ``x ** 0.5`` is PyTorch's sqrt kernel, which on this machine is not the correctly rounded
-square root (torch.sqrt of float32 differs from NumPy's in ~17% of elements, of float64 in ~1%), and
-a NaN from a negative base is +nan there, -nan in NumPy's: a known mismatch of strided's sqrt form.
+Of those, ``x ** 0.5`` is PyTorch's sqrt kernel, MKL VML's, which is not the correctly rounded square
+root on every CPU (torch.sqrt of float32 differed from NumPy's in ~17% of elements, of float64 in ~1%,
+and a NaN from a negative base is +nan there, -nan in NumPy's): strided's takes its sqrt's VML route
+where that runs (tests/test_pow39.py), NumPy's sqrt otherwise.
 """
 
 from __future__ import annotations

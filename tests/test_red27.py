@@ -12,7 +12,7 @@ import pytest
 import torch
 
 import strided as st
-from strided.kernels.sleef import step as sleef_step
+from strided.kernels import torch_pow
 
 
 def _np(t):
@@ -187,12 +187,11 @@ def _bits_of(t) -> tuple:
     return name, tuple(t.shape), _np(t).astype(np.complex128 if t.is_complex() else np.float64)
 
 
-# strided's float32/float64 pow is PyTorch's (SLEEF's Sleef_powf16_u10 / Sleef_powd8_u10 in its vector
-# lanes) under the AVX512 capability only: under AVX2 PyTorch's lanes take Sleef_powf8_u10 /
-# Sleef_powd4_u10, not ported (strided.kernels.torch_pow: NumPy's pow there, within an ulp); every
-# element these tests saw differ on an AVX2 machine was one of those vector lanes
-_SLEEF_POW_AVX2 = ("PyTorch's float32/float64 pow under its AVX2 capability is SLEEF's Sleef_powf8_u10 / "
-                   "Sleef_powd4_u10 in its vector lanes, not ported (strided.kernels.torch_pow: NumPy's pow)")
+# strided's float32/float64 pow is PyTorch's (SLEEF's pow in its vector lanes) under the AVX512 and AVX2
+# capabilities, where the compiled kernel runs (strided.kernels.torch_pow); without it, or under ATen's
+# default capability, NumPy's pow runs (within an ulp)
+_SLEEF_POW_AVX2 = ("PyTorch's float32/float64 pow needs strided.kernels.torch_pow's compiled kernel and ATen's "
+                   "AVX512 or AVX2 capability (NumPy's pow otherwise)")
 
 
 def _ldexp_cases():
@@ -204,7 +203,7 @@ def _ldexp_cases():
 
 @pytest.mark.parametrize("form", ["function", "out", "inplace"])
 def test_ldexp_is_pytorchs_multiply_by_its_pow2_in_every_dtype_pair(form):
-    if sleef_step() != 32:
+    if torch_pow._kernel() is None:
         pytest.skip(_SLEEF_POW_AVX2 + ": ldexp's factor 2 ** e is a float32/float64 pow")
     # strided computed 2**e in e's dtype (rounded there) and multiplied in the result dtype: PyTorch
     # takes 2**e in x's dtype promoted with e's (a float64 x, a float16 e: in float64), a complex x's
@@ -241,7 +240,7 @@ def test_ldexp_is_pytorchs_multiply_by_its_pow2_in_every_dtype_pair(form):
 @pytest.mark.parametrize("n", [7, 1000, 70000])
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
 def test_ldexp_of_one_float_dtype_is_pytorchs_bits(dtype, n, torch_threads_as_assumed):
-    if dtype in ("float32", "float64") and n >= 8 and sleef_step() != 32:  # (n = 7: no vector lane)
+    if dtype in ("float32", "float64") and n >= 8 and torch_pow._kernel() is None:  # (n = 7: no vector lane)
         pytest.skip(_SLEEF_POW_AVX2 + ": ldexp's factor 2 ** e is a float32/float64 pow")
     rng = np.random.default_rng(n)
     xv, yv = rng.standard_normal(n), rng.standard_normal(n) * 10
@@ -270,7 +269,7 @@ def test_ldexp_in_place_refusals_name_ldexp():
                                     ("bfloat16", "float16")])
 @pytest.mark.parametrize("form", ["function", "out", "inplace"])
 def test_pow_with_a_reduced_float_operand_and_a_float32_or_float64_result_is_pytorchs_bits(dx, dy, form):
-    if sleef_step() != 32:
+    if torch_pow._kernel() is None:
         pytest.skip(_SLEEF_POW_AVX2)
     # a float16/bfloat16 operand sent pow of a float32/float64 result to NumPy's power (not PyTorch's
     # loop): ~10-25% of elements differed in the last bit. NaNs compared as NaNs (their payloads of

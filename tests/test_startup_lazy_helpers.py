@@ -22,7 +22,6 @@ import numpy as np
 import pytest
 
 import strided
-from strided.kernels.torch_loops import torch_vector_bytes
 
 torch = pytest.importorskip("torch")
 
@@ -120,12 +119,9 @@ def _outcome(fn: Callable[[Any, Any], Any], a: Any, b: Any) -> tuple:
 
 @pytest.mark.parametrize("op", ["add", "sub", "mul", "truediv", "pow", "lt", "eq", "floordiv"])
 @pytest.mark.parametrize("other", [2, 2.5, True, 1 + 2j, "ndarray", "float32 0-d"])
-def test_operators_with_numbers_and_arrays(op: str, other: object, request) -> None:
+def test_operators_with_numbers_and_arrays(op: str, other: object) -> None:
     """The operators' checked and reflected functions (both orders): numbers, NumPy arrays and
     0-d tensors; the same value, dtype and strides as torch's, or the same error."""
-    if op == "pow" and other in (2, 2.5) and other is not True and torch_vector_bytes() == 32:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=(
-            "an AVX2 CPU: a number ** float64 tensor is PyTorch's Sleef_powd4_u10 in its vector lanes, not ported (strided's is NumPy's pow there: an ulp apart at some elements); AVX-512's SLEEF pow is followed")))
     import operator
 
     fn = getattr(operator, op)

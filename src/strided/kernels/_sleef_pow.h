@@ -19,9 +19,77 @@
 
 #if HAVE_X86
 
-typedef struct { __m512 x, y; } pw_f2;
-
 #define PW_AVX512 __attribute__((target("avx512f,avx512dq")))
+
+/* df.h / dd.h's double-float (double-double) steps in their ENABLE_FMA forms, for one vector type: P the
+ * names' prefix (P_2 the pair type), VT the vector type, W its width (256, 512), S ps or pd, ATTR its
+ * target. add2_ss: dfadd2_vf2_vf_vf; add_pp: dfadd_vf2_vf2_vf2 (|x| >= |y|); add2_pp, add2_ps, add_sp:
+ * dfadd2_vf2_vf2_vf2, dfadd2_vf2_vf2_vf, dfadd_vf2_vf_vf2; mul_ps, mul_pp: dfmul_vf2_vf2_vf(2);
+ * div_pp: dfdiv_vf2_vf2_vf2; squ: dfsqu_vf2_vf2 (p a pair, s a single vector). */
+#define SLEEF_PAIR_OPS(P, VT, W, S, ATTR)                                                                  \
+    typedef struct { VT x, y; } P##_2;                                                                    \
+    ATTR static inline P##_2 P##_add2_ss(VT x, VT y)                                                      \
+    {                                                                                                     \
+        VT s = _mm##W##_add_##S(x, y), v = _mm##W##_sub_##S(s, x);                                        \
+        P##_2 r = {s, _mm##W##_add_##S(_mm##W##_sub_##S(x, _mm##W##_sub_##S(s, v)), _mm##W##_sub_##S(y, v))}; \
+        return r;                                                                                         \
+    }                                                                                                     \
+    ATTR static inline P##_2 P##_div_pp(P##_2 n, P##_2 d)                                                 \
+    {                                                                                                     \
+        VT t = _mm##W##_div_##S(_mm##W##_set1_##S(1.0), d.x);                                             \
+        VT s = _mm##W##_mul_##S(n.x, t);                                                                  \
+        VT u = _mm##W##_fmsub_##S(t, n.x, s);                                                             \
+        VT v = _mm##W##_fnmadd_##S(d.y, t, _mm##W##_fnmadd_##S(d.x, t, _mm##W##_set1_##S(1.0)));          \
+        P##_2 r = {s, _mm##W##_fmadd_##S(s, v, _mm##W##_fmadd_##S(n.y, t, u))};                           \
+        return r;                                                                                         \
+    }                                                                                                     \
+    ATTR static inline P##_2 P##_squ(P##_2 x)                                                             \
+    {                                                                                                     \
+        VT s = _mm##W##_mul_##S(x.x, x.x);                                                                \
+        P##_2 r = {s, _mm##W##_fmadd_##S(_mm##W##_add_##S(x.x, x.x), x.y, _mm##W##_fmsub_##S(x.x, x.x, s))}; \
+        return r;                                                                                         \
+    }                                                                                                     \
+    ATTR static inline P##_2 P##_mul_ps(P##_2 x, VT y)                                                    \
+    {                                                                                                     \
+        VT s = _mm##W##_mul_##S(x.x, y);                                                                  \
+        P##_2 r = {s, _mm##W##_fmadd_##S(x.y, y, _mm##W##_fmsub_##S(x.x, y, s))};                         \
+        return r;                                                                                         \
+    }                                                                                                     \
+    ATTR static inline P##_2 P##_mul_pp(P##_2 x, P##_2 y)                                                 \
+    {                                                                                                     \
+        VT s = _mm##W##_mul_##S(x.x, y.x);                                                                \
+        P##_2 r = {s, _mm##W##_fmadd_##S(x.x, y.y, _mm##W##_fmadd_##S(x.y, y.x, _mm##W##_fmsub_##S(x.x, y.x, s)))}; \
+        return r;                                                                                         \
+    }                                                                                                     \
+    ATTR static inline P##_2 P##_add_pp(P##_2 x, P##_2 y)                                                 \
+    {                                                                                                     \
+        VT s = _mm##W##_add_##S(x.x, y.x);                                                                \
+        P##_2 r = {s, _mm##W##_add_##S(_mm##W##_add_##S(_mm##W##_add_##S(_mm##W##_sub_##S(x.x, s), y.x), x.y), y.y)}; \
+        return r;                                                                                         \
+    }                                                                                                     \
+    ATTR static inline P##_2 P##_add2_pp(P##_2 x, P##_2 y)                                                \
+    {                                                                                                     \
+        VT s = _mm##W##_add_##S(x.x, y.x), v = _mm##W##_sub_##S(s, x.x);                                  \
+        VT t = _mm##W##_add_##S(_mm##W##_sub_##S(x.x, _mm##W##_sub_##S(s, v)), _mm##W##_sub_##S(y.x, v)); \
+        P##_2 r = {s, _mm##W##_add_##S(t, _mm##W##_add_##S(x.y, y.y))};                                   \
+        return r;                                                                                         \
+    }                                                                                                     \
+    ATTR static inline P##_2 P##_add2_ps(P##_2 x, VT y)                                                   \
+    {                                                                                                     \
+        VT s = _mm##W##_add_##S(x.x, y), v = _mm##W##_sub_##S(s, x.x);                                    \
+        VT t = _mm##W##_add_##S(_mm##W##_sub_##S(x.x, _mm##W##_sub_##S(s, v)), _mm##W##_sub_##S(y, v));   \
+        P##_2 r = {s, _mm##W##_add_##S(t, x.y)};                                                          \
+        return r;                                                                                         \
+    }                                                                                                     \
+    ATTR static inline P##_2 P##_add_sp(VT x, P##_2 y)                                                    \
+    {                                                                                                     \
+        VT s = _mm##W##_add_##S(x, y.x);                                                                  \
+        P##_2 r = {s, _mm##W##_add_##S(_mm##W##_add_##S(_mm##W##_sub_##S(x, s), y.x), y.y)};              \
+        return r;                                                                                         \
+    }
+
+SLEEF_PAIR_OPS(pw, __m512, 512, ps, PW_AVX512)
+SLEEF_PAIR_OPS(pd, __m512d, 512, pd, PW_AVX512)
 
 PW_AVX512 static inline __m512 pw_set(float v) { return _mm512_set1_ps(v); }
 PW_AVX512 static inline __m512 pw_abs(__m512 v)
@@ -37,85 +105,23 @@ PW_AVX512 static inline __m512 pw_mulsign(__m512 x, __m512 y)
 /* o ? a : b */
 PW_AVX512 static inline __m512 pw_sel(__mmask16 o, __m512 a, __m512 b) { return _mm512_mask_blend_ps(o, b, a); }
 
-/* df.h (ENABLE_FMA_SP) */
-PW_AVX512 static inline pw_f2 pw_add2_ff(__m512 x, __m512 y)
-{
-    __m512 s = _mm512_add_ps(x, y), v = _mm512_sub_ps(s, x);
-    pw_f2 r = {s, _mm512_add_ps(_mm512_sub_ps(x, _mm512_sub_ps(s, v)), _mm512_sub_ps(y, v))};
-    return r;
-}
-PW_AVX512 static inline pw_f2 pw_div(pw_f2 n, pw_f2 d)
-{
-    __m512 t = _mm512_div_ps(pw_set(1.0f), d.x);
-    __m512 s = _mm512_mul_ps(n.x, t);
-    __m512 u = _mm512_fmsub_ps(t, n.x, s);
-    __m512 v = _mm512_fnmadd_ps(d.y, t, _mm512_fnmadd_ps(d.x, t, pw_set(1.0f)));
-    pw_f2 r = {s, _mm512_fmadd_ps(s, v, _mm512_fmadd_ps(n.y, t, u))};
-    return r;
-}
-PW_AVX512 static inline pw_f2 pw_squ(pw_f2 x)
-{
-    __m512 s = _mm512_mul_ps(x.x, x.x);
-    pw_f2 r = {s, _mm512_fmadd_ps(_mm512_add_ps(x.x, x.x), x.y, _mm512_fmsub_ps(x.x, x.x, s))};
-    return r;
-}
-PW_AVX512 static inline pw_f2 pw_mul_f2f(pw_f2 x, __m512 y)
-{
-    __m512 s = _mm512_mul_ps(x.x, y);
-    pw_f2 r = {s, _mm512_fmadd_ps(x.y, y, _mm512_fmsub_ps(x.x, y, s))};
-    return r;
-}
-PW_AVX512 static inline pw_f2 pw_mul_f2f2(pw_f2 x, pw_f2 y)
-{
-    __m512 s = _mm512_mul_ps(x.x, y.x);
-    pw_f2 r = {s, _mm512_fmadd_ps(x.x, y.y, _mm512_fmadd_ps(x.y, y.x, _mm512_fmsub_ps(x.x, y.x, s)))};
-    return r;
-}
-/* dfadd_vf2_vf2_vf2 (|x| >= |y|) */
-PW_AVX512 static inline pw_f2 pw_add_f2f2(pw_f2 x, pw_f2 y)
-{
-    __m512 s = _mm512_add_ps(x.x, y.x);
-    pw_f2 r = {s, _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(_mm512_sub_ps(x.x, s), y.x), x.y), y.y)};
-    return r;
-}
-PW_AVX512 static inline pw_f2 pw_add2_f2f2(pw_f2 x, pw_f2 y)
-{
-    __m512 s = _mm512_add_ps(x.x, y.x), v = _mm512_sub_ps(s, x.x);
-    __m512 t = _mm512_add_ps(_mm512_sub_ps(x.x, _mm512_sub_ps(s, v)), _mm512_sub_ps(y.x, v));
-    pw_f2 r = {s, _mm512_add_ps(t, _mm512_add_ps(x.y, y.y))};
-    return r;
-}
-PW_AVX512 static inline pw_f2 pw_add2_f2f(pw_f2 x, __m512 y)
-{
-    __m512 s = _mm512_add_ps(x.x, y), v = _mm512_sub_ps(s, x.x);
-    __m512 t = _mm512_add_ps(_mm512_sub_ps(x.x, _mm512_sub_ps(s, v)), _mm512_sub_ps(y, v));
-    pw_f2 r = {s, _mm512_add_ps(t, x.y)};
-    return r;
-}
-PW_AVX512 static inline pw_f2 pw_add_ff2(__m512 x, pw_f2 y)
-{
-    __m512 s = _mm512_add_ps(x, y.x);
-    pw_f2 r = {s, _mm512_add_ps(_mm512_add_ps(_mm512_sub_ps(x, s), y.x), y.y)};
-    return r;
-}
-
 /* sleefsimdsp.c's logkf, the AVX512F branch: log(d) as a double-float */
-PW_AVX512 static inline pw_f2 pw_logkf(__m512 d)
+PW_AVX512 static inline pw_2 pw_logkf(__m512 d)
 {
     __m512 e = _mm512_getexp_ps(_mm512_mul_ps(d, pw_set(1.0f / 0.75f)));
     e = pw_sel(_mm512_cmp_ps_mask(e, pw_set(INFINITY), _CMP_EQ_OQ), pw_set(128.0f), e);
     __m512 m = _mm512_getmant_ps(d, _MM_MANT_NORM_p75_1p5, _MM_MANT_SIGN_nan);
-    pw_f2 x = pw_div(pw_add2_ff(pw_set(-1.0f), m), pw_add2_ff(pw_set(1.0f), m));
-    pw_f2 x2 = pw_squ(x);
+    pw_2 x = pw_div_pp(pw_add2_ss(pw_set(-1.0f), m), pw_add2_ss(pw_set(1.0f), m));
+    pw_2 x2 = pw_squ(x);
     __m512 t = pw_set(0.240320354700088500976562f);
     t = _mm512_fmadd_ps(t, x2.x, pw_set(0.285112679004669189453125f));
     t = _mm512_fmadd_ps(t, x2.x, pw_set(0.400007992982864379882812f));
-    pw_f2 c = {pw_set(0.66666662693023681640625f), pw_set(3.69183861259614332084311e-09f)};
-    pw_f2 l2 = {pw_set(0.69314718246459960938f), pw_set(-1.904654323148236017e-09f)};
-    pw_f2 s = pw_mul_f2f(l2, e);
-    pw_f2 x2s = {_mm512_mul_ps(x.x, pw_set(2.0f)), _mm512_mul_ps(x.y, pw_set(2.0f))};
-    s = pw_add_f2f2(s, x2s);
-    s = pw_add_f2f2(s, pw_mul_f2f2(pw_mul_f2f2(x2, x), pw_add2_f2f2(pw_mul_f2f(x2, t), c)));
+    pw_2 c = {pw_set(0.66666662693023681640625f), pw_set(3.69183861259614332084311e-09f)};
+    pw_2 l2 = {pw_set(0.69314718246459960938f), pw_set(-1.904654323148236017e-09f)};
+    pw_2 s = pw_mul_ps(l2, e);
+    pw_2 x2s = {_mm512_mul_ps(x.x, pw_set(2.0f)), _mm512_mul_ps(x.y, pw_set(2.0f))};
+    s = pw_add_pp(s, x2s);
+    s = pw_add_pp(s, pw_mul_pp(pw_mul_pp(x2, x), pw_add2_pp(pw_mul_ps(x2, t), c)));
     return s;
 }
 
@@ -139,13 +145,13 @@ PW_AVX512 static inline __m512 pw_ldexp(__m512 x, __m512i q)
 #define PW_L2Lf 1.428606765330187045e-06f
 
 /* sleefsimdsp.c's expkf: exp of a double-float */
-PW_AVX512 static inline __m512 pw_expkf(pw_f2 d)
+PW_AVX512 static inline __m512 pw_expkf(pw_2 d)
 {
     __m512 u = _mm512_mul_ps(_mm512_add_ps(d.x, d.y), pw_set(PW_R_LN2f));
     __m512i q = _mm512_cvtps_epi32(u);
     __m512 qf = _mm512_cvtepi32_ps(q);
-    pw_f2 s = pw_add2_f2f(d, _mm512_mul_ps(qf, pw_set(-PW_L2Uf)));
-    s = pw_add2_f2f(s, _mm512_mul_ps(qf, pw_set(-PW_L2Lf)));
+    pw_2 s = pw_add2_ps(d, _mm512_mul_ps(qf, pw_set(-PW_L2Uf)));
+    s = pw_add2_ps(s, _mm512_mul_ps(qf, pw_set(-PW_L2Lf)));
     {
         __m512 sum = _mm512_add_ps(s.x, s.y);
         s.y = _mm512_add_ps(_mm512_sub_ps(s.x, sum), s.y);
@@ -156,8 +162,8 @@ PW_AVX512 static inline __m512 pw_expkf(pw_f2 d)
     u = _mm512_fmadd_ps(u, s.x, pw_set(0.0416710823774337768554688f));
     u = _mm512_fmadd_ps(u, s.x, pw_set(0.166665524244308471679688f));
     u = _mm512_fmadd_ps(u, s.x, pw_set(0.499999850988388061523438f));
-    pw_f2 t = pw_add_f2f2(s, pw_mul_f2f(pw_squ(s), u));
-    t = pw_add_ff2(pw_set(1.0f), t);
+    pw_2 t = pw_add_pp(s, pw_mul_ps(pw_squ(s), u));
+    t = pw_add_sp(pw_set(1.0f), t);
     u = pw_ldexp(_mm512_add_ps(t.x, t.y), q);
     __mmask16 tiny = _mm512_cmp_ps_mask(d.x, pw_set(-104.0f), _CMP_LT_OQ);
     return _mm512_mask_blend_ps(tiny, u, _mm512_setzero_ps());
@@ -173,7 +179,7 @@ PW_AVX512 static inline __attribute__((always_inline)) __m512 sleef_powf16(__m51
     __mmask16 yisodd = _mm512_cmpeq_epi32_mask(ti, _mm512_set1_epi32(1)) & yisint
                        & _mm512_cmp_ps_mask(ay, pw_set((float)(1 << 24)), _CMP_LT_OQ);
 
-    __m512 result = pw_expkf(pw_mul_f2f(pw_logkf(pw_abs(x)), y));
+    __m512 result = pw_expkf(pw_mul_ps(pw_logkf(pw_abs(x)), y));
     result = pw_sel(_mm512_cmp_ps_mask(result, result, _CMP_NEQ_UQ), inf, result);
     __m512 sign = pw_sel(_mm512_cmp_ps_mask(x, zero, _CMP_GT_OQ), one,
                          pw_sel(yisint, pw_sel(yisodd, pw_set(-1.0f), one), pw_set(__builtin_nanf(""))));
@@ -217,8 +223,6 @@ PW_AVX512 static void powf_block16(const float *x, Py_ssize_t xs, const float *y
 
 /* ---- double: sleefsimddp.c's xpow (Sleef_powd8_u10), logk / expk in double-double with dd.h's
  * ENABLE_FMA_DP forms, the polynomials by Estrin's scheme as estrin.h's POLY9 / POLY10 with fused steps */
-typedef struct { __m512d x, y; } pw_d2;
-
 PW_AVX512 static inline __m512d pd_set(double v) { return _mm512_set1_pd(v); }
 PW_AVX512 static inline __m512d pd_abs(__m512d v)
 {
@@ -232,58 +236,6 @@ PW_AVX512 static inline __m512d pd_mulsign(__m512d x, __m512d y)
 PW_AVX512 static inline __m512d pd_sel(__mmask8 o, __m512d a, __m512d b) { return _mm512_mask_blend_pd(o, b, a); }
 PW_AVX512 static inline __m512d pd_rint(__m512d v) { return _mm512_roundscale_pd(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
 
-PW_AVX512 static inline pw_d2 pd_add2_dd(__m512d x, __m512d y)
-{
-    __m512d s = _mm512_add_pd(x, y), v = _mm512_sub_pd(s, x);
-    pw_d2 r = {s, _mm512_add_pd(_mm512_sub_pd(x, _mm512_sub_pd(s, v)), _mm512_sub_pd(y, v))};
-    return r;
-}
-PW_AVX512 static inline pw_d2 pd_div(pw_d2 n, pw_d2 d)
-{
-    __m512d t = _mm512_div_pd(pd_set(1.0), d.x);
-    __m512d s = _mm512_mul_pd(n.x, t);
-    __m512d u = _mm512_fmsub_pd(t, n.x, s);
-    __m512d v = _mm512_fnmadd_pd(d.y, t, _mm512_fnmadd_pd(d.x, t, pd_set(1.0)));
-    pw_d2 r = {s, _mm512_fmadd_pd(s, v, _mm512_fmadd_pd(n.y, t, u))};
-    return r;
-}
-PW_AVX512 static inline pw_d2 pd_squ(pw_d2 x)
-{
-    __m512d s = _mm512_mul_pd(x.x, x.x);
-    pw_d2 r = {s, _mm512_fmadd_pd(_mm512_add_pd(x.x, x.x), x.y, _mm512_fmsub_pd(x.x, x.x, s))};
-    return r;
-}
-PW_AVX512 static inline pw_d2 pd_mul_d2d(pw_d2 x, __m512d y)
-{
-    __m512d s = _mm512_mul_pd(x.x, y);
-    pw_d2 r = {s, _mm512_fmadd_pd(x.y, y, _mm512_fmsub_pd(x.x, y, s))};
-    return r;
-}
-PW_AVX512 static inline pw_d2 pd_mul_d2d2(pw_d2 x, pw_d2 y)
-{
-    __m512d s = _mm512_mul_pd(x.x, y.x);
-    pw_d2 r = {s, _mm512_fmadd_pd(x.x, y.y, _mm512_fmadd_pd(x.y, y.x, _mm512_fmsub_pd(x.x, y.x, s)))};
-    return r;
-}
-PW_AVX512 static inline pw_d2 pd_add_d2d2(pw_d2 x, pw_d2 y)
-{
-    __m512d s = _mm512_add_pd(x.x, y.x);
-    pw_d2 r = {s, _mm512_add_pd(_mm512_add_pd(_mm512_add_pd(_mm512_sub_pd(x.x, s), y.x), x.y), y.y)};
-    return r;
-}
-PW_AVX512 static inline pw_d2 pd_add2_d2d(pw_d2 x, __m512d y)
-{
-    __m512d s = _mm512_add_pd(x.x, y), v = _mm512_sub_pd(s, x.x);
-    __m512d w = _mm512_add_pd(_mm512_sub_pd(x.x, _mm512_sub_pd(s, v)), _mm512_sub_pd(y, v));
-    pw_d2 r = {s, _mm512_add_pd(w, x.y)};
-    return r;
-}
-PW_AVX512 static inline pw_d2 pd_add_dd2(__m512d x, pw_d2 y)
-{
-    __m512d s = _mm512_add_pd(x, y.x);
-    pw_d2 r = {s, _mm512_add_pd(_mm512_add_pd(_mm512_sub_pd(x, s), y.x), y.y)};
-    return r;
-}
 #define PD_MLA(a, b, c) _mm512_fmadd_pd((a), (b), (c))
 #define PD_POLY2(x, c1, c0) PD_MLA(x, pd_set(c1), pd_set(c0))
 #define PD_POLY4(x, x2, c3, c2, c1, c0) PD_MLA(x2, PD_MLA(x, pd_set(c3), pd_set(c2)), PD_MLA(x, pd_set(c1), pd_set(c0)))
@@ -291,27 +243,27 @@ PW_AVX512 static inline pw_d2 pd_add_dd2(__m512d x, pw_d2 y)
     PD_MLA(x4, PD_POLY4(x, x2, c7, c6, c5, c4), PD_POLY4(x, x2, c3, c2, c1, c0))
 
 /* sleefsimddp.c's logk, the AVX512F branch */
-PW_AVX512 static inline pw_d2 pd_logk(__m512d d)
+PW_AVX512 static inline pd_2 pd_logk(__m512d d)
 {
     __m512d e = _mm512_getexp_pd(_mm512_mul_pd(d, pd_set(1.0 / 0.75)));
     e = pd_sel(_mm512_cmp_pd_mask(e, pd_set(INFINITY), _CMP_EQ_OQ), pd_set(1024.0), e);
     __m512d m = _mm512_getmant_pd(d, _MM_MANT_NORM_p75_1p5, _MM_MANT_SIGN_nan);
-    pw_d2 x = pd_div(pd_add2_dd(pd_set(-1.0), m), pd_add2_dd(pd_set(1.0), m));
-    pw_d2 x2 = pd_squ(x);
+    pd_2 x = pd_div_pp(pd_add2_ss(pd_set(-1.0), m), pd_add2_ss(pd_set(1.0), m));
+    pd_2 x2 = pd_squ(x);
     __m512d x4 = _mm512_mul_pd(x2.x, x2.x), x8 = _mm512_mul_pd(x4, x4), x16 = _mm512_mul_pd(x8, x8);
     __m512d t = PD_MLA(x16, pd_set(0.116255524079935043668677),
                        PD_POLY8(x2.x, x4, x8, 0.103239680901072952701192, 0.117754809412463995466069,
                                 0.13332981086846273921509, 0.153846227114512262845736, 0.181818180850050775676507,
                                 0.222222222230083560345903, 0.285714285714249172087875, 0.400000000000000077715612));
-    pw_d2 c = {pd_set(0.666666666666666629659233), pd_set(3.80554962542412056336616e-17)};
-    pw_d2 l2 = {pd_set(0.693147180559945286226764), pd_set(2.319046813846299558417771e-17)};
-    pw_d2 s = pd_mul_d2d(l2, e);
-    pw_d2 x2s = {_mm512_mul_pd(x.x, pd_set(2.0)), _mm512_mul_pd(x.y, pd_set(2.0))};
-    s = pd_add_d2d2(s, x2s);
-    x = pd_mul_d2d2(x2, x);
-    s = pd_add_d2d2(s, pd_mul_d2d2(x, c));
-    x = pd_mul_d2d2(x2, x);
-    s = pd_add_d2d2(s, pd_mul_d2d(x, t));
+    pd_2 c = {pd_set(0.666666666666666629659233), pd_set(3.80554962542412056336616e-17)};
+    pd_2 l2 = {pd_set(0.693147180559945286226764), pd_set(2.319046813846299558417771e-17)};
+    pd_2 s = pd_mul_ps(l2, e);
+    pd_2 x2s = {_mm512_mul_pd(x.x, pd_set(2.0)), _mm512_mul_pd(x.y, pd_set(2.0))};
+    s = pd_add_pp(s, x2s);
+    x = pd_mul_pp(x2, x);
+    s = pd_add_pp(s, pd_mul_pp(x, c));
+    x = pd_mul_pp(x2, x);
+    s = pd_add_pp(s, pd_mul_ps(x, t));
     return s;
 }
 
@@ -328,13 +280,13 @@ PW_AVX512 static inline __m512d pd_pow2i(__m256i q)
 #define PW_LOG_DBL_MAX 0x1.62e42fefa39efp+9
 
 /* sleefsimddp.c's expk */
-PW_AVX512 static inline __m512d pd_expk(pw_d2 d)
+PW_AVX512 static inline __m512d pd_expk(pd_2 d)
 {
     __m512d u = _mm512_mul_pd(_mm512_add_pd(d.x, d.y), pd_set(PW_R_LN2));
     __m512d dq = pd_rint(u);
     __m256i q = _mm512_cvtpd_epi32(dq);
-    pw_d2 s = pd_add2_d2d(d, _mm512_mul_pd(dq, pd_set(-PW_L2U)));
-    s = pd_add2_d2d(s, _mm512_mul_pd(dq, pd_set(-PW_L2L)));
+    pd_2 s = pd_add2_ps(d, _mm512_mul_pd(dq, pd_set(-PW_L2U)));
+    s = pd_add2_ps(s, _mm512_mul_pd(dq, pd_set(-PW_L2L)));
     {
         __m512d sum = _mm512_add_pd(s.x, s.y);
         s.y = _mm512_add_pd(_mm512_sub_pd(s.x, sum), s.y);
@@ -345,8 +297,8 @@ PW_AVX512 static inline __m512d pd_expk(pw_d2 d)
                PD_POLY8(s.x, s2, s4, 2.75572496725023574143864e-06, 2.48014973989819794114153e-05,
                         0.000198412698809069797676111, 0.0013888888939977128960529, 0.00833333333332371417601081,
                         0.0416666666665409524128449, 0.166666666666666740681535, 0.500000000000000999200722));
-    pw_d2 t = pd_add_dd2(pd_set(1.0), s);
-    t = pd_add_d2d2(t, pd_mul_d2d(pd_squ(s), u));
+    pd_2 t = pd_add_sp(pd_set(1.0), s);
+    t = pd_add_pp(t, pd_mul_ps(pd_squ(s), u));
     u = _mm512_add_pd(t.x, t.y);
     __m256i h = _mm256_srai_epi32(q, 1);
     u = _mm512_mul_pd(_mm512_mul_pd(u, pd_pow2i(h)), pd_pow2i(_mm256_sub_epi32(q, h)));
@@ -362,7 +314,7 @@ PW_AVX512 static inline __attribute__((always_inline)) __m512d sleef_pow8(__m512
     __m512d half = _mm512_mul_pd(y, pd_set(0.5));
     __mmask8 yisodd = _mm512_cmp_pd_mask(pd_rint(half), half, _CMP_NEQ_UQ) & yisint;
 
-    pw_d2 d = pd_mul_d2d(pd_logk(pd_abs(x)), y);
+    pd_2 d = pd_mul_ps(pd_logk(pd_abs(x)), y);
     __m512d result = pd_expk(d);
     result = pd_sel(_mm512_cmp_pd_mask(d.x, pd_set(PW_LOG_DBL_MAX), _CMP_GT_OQ), inf, result);
     __m512d sign = pd_sel(_mm512_cmp_pd_mask(x, zero, _CMP_GT_OQ), one,
@@ -405,6 +357,8 @@ PW_AVX512 static void pow_block8(const double *x, Py_ssize_t xs, const double *y
     }
 }
 
+#include "_sleef_pow8.h"  /* powf_block8, pow_block4: the AVX2 capability's Sleef_powf8_u10 / Sleef_powd4_u10 */
+
 #endif /* HAVE_X86 */
 
 /* PyTorch's scalar function of double: pow(x, y), or pow(x, e) with a number exponent */
@@ -424,30 +378,37 @@ static void powf_scalar(const float *x, Py_ssize_t xs, const float *y, Py_ssize_
     }
 }
 
-/* pow_run(x, y, out, mode, step, chunk, e): PyTorch's pow of C-contiguous float32 buffers into out (n
+/* pow_run(x, y, out, mode, step, chunk, e[, form]): PyTorch's pow of C-contiguous float32 buffers into out (n
  * elements; float32 or float64, one dtype; x and y each of n elements or one, the one then at every element; out may be x or y, not
  * partly either). e None: tensor ** tensor; e a float: tensor ** e (y then holds e in the dtype: the
  * vectorized function's exponent). mode 0: the scalar function at every element, 1: the vectorized one
  * at every element, 2: PyTorch's loop over one row: the range cut into chunks of `chunk` (0: one), in
- * each the first len - len % step elements vectorized, the rest scalar. Answers False (nothing written)
- * where the CPU lacks AVX-512 and a vectorized element is asked. */
+ * each the first len - len % step elements vectorized, the rest scalar (step: the caller's, from ATen's
+ * capability: 32 under AVX512, 16 under AVX2, halved for double). form (pick_level's): -1 (the default)
+ * the widest vector form the CPU runs, 1 AVX-512's Sleef_powf16_u10 / Sleef_powd8_u10, 2 AVX2's
+ * Sleef_powf8_u10 / Sleef_powd4_u10: the same bits lane for lane (_sleef_pow8.h), so the lanes need not
+ * be the capability's. Answers False (nothing written) where a vectorized element is asked and the CPU
+ * lacks the form (or has neither AVX-512 nor AVX2 + FMA). */
 static PyObject *py_pow_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (nargs != 7) {
-        PyErr_Format(PyExc_TypeError, "pow_run(x, y, out, mode, step, chunk, e) takes 7 arguments, not %zd", nargs);
+    if (nargs != 7 && nargs != 8) {
+        PyErr_Format(PyExc_TypeError, "pow_run(x, y, out, mode, step, chunk, e[, form]) takes 7 or 8 arguments, not %zd",
+                     nargs);
         return NULL;
     }
     long mode = PyLong_AsLong(args[3]);
     Py_ssize_t step = PyLong_AsSsize_t(args[4]), chunk = PyLong_AsSsize_t(args[5]);
     int number = args[6] != Py_None;
     double e = number ? PyFloat_AsDouble(args[6]) : 0.0;
+    long form = nargs == 8 ? PyLong_AsLong(args[7]) : -1;
     if (PyErr_Occurred()) return NULL;
     if (mode < 0 || mode > 2 || step < 0 || chunk < 0 || (mode == 2 && step == 0)) {
         PyErr_SetString(PyExc_ValueError, "pow_run: mode 0, 1 or 2, step and chunk >= 0 (step > 0 in mode 2)");
         return NULL;
     }
-    if (mode && !has_avx512f()) Py_RETURN_FALSE;
+    int wide = pick_level(form);
+    if (mode && wide != W512 && wide != W256) Py_RETURN_FALSE;
     Py_buffer x, y, out;
     if (PyObject_GetBuffer(args[0], &x, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
     if (PyObject_GetBuffer(args[1], &y, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
@@ -483,14 +444,16 @@ static PyObject *py_pow_run(PyObject *self, PyObject *const *args, Py_ssize_t na
                 const double *xp = x.buf, *yp = y.buf;
                 double *op = out.buf;
 #if HAVE_X86
-                if (v) pow_block8(xp + xa, xs, yp + ya, ys, op + a, v);
+                if (v && wide == W512) pow_block8(xp + xa, xs, yp + ya, ys, op + a, v);
+                if (v && wide == W256) pow_block4(xp + xa, xs, yp + ya, ys, op + a, v);
 #endif
                 pow_scalar_d(xp + xv, xs, yp + yv, ys, op + a + v, m - v, number, e);
             } else {
                 const float *xp = x.buf, *yp = y.buf;
                 float *op = out.buf;
 #if HAVE_X86
-                if (v) powf_block16(xp + xa, xs, yp + ya, ys, op + a, v);
+                if (v && wide == W512) powf_block16(xp + xa, xs, yp + ya, ys, op + a, v);
+                if (v && wide == W256) powf_block8(xp + xa, xs, yp + ya, ys, op + a, v);
 #endif
                 powf_scalar(xp + xv, xs, yp + yv, ys, op + a + v, m - v, number, e);
             }

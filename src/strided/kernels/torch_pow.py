@@ -1,7 +1,8 @@
 """PyTorch's CPU ``pow`` of float32 and float64 tensors bit for bit (``_sleefkernel.pow_run``, ``_sleef_pow.h``).
 
 PyTorch 2.13's ``PowKernel.cpp`` runs ``pow`` as a ``cpu_kernel_vec`` loop: SLEEF's ``Sleef_powf16_u10``
-(the AVX512 capability; ``Sleef_powd8_u10`` for float64, in steps of 16) where the loop is
+(the AVX512 capability; ``Sleef_powd8_u10`` for float64, in steps of 16; under AVX2 ``Sleef_powf8_u10`` and
+``Sleef_powd4_u10``, in steps of 16 and 8) where the loop is
 vectorized, ``std::pow`` where it is not, the elements split as every such loop splits them (:mod:`strided.kernels.torch_loops`: a contiguous row in steps of
 ``2 * Vectorized<float>::size()``, its last ``len % step`` elements and every element of a strided
 row scalar, each parallel chunk from 32768 elements a row of its own). The scalar function is
@@ -12,10 +13,12 @@ in the scalar loop). SLEEF and the C library differ by an ulp in ~20% of element
 matters. The exponents 0.5, -0.5, -1, 2, 3 and -2 of a number exponent are PyTorch's other
 kernels (the caller's own forms) and 0 and 1 its shortcuts: not here.
 
-Only where ATen's capability here is AVX512 (step 32): under AVX2 SLEEF's ``Sleef_powf8_u10`` takes
-another ``logkf`` branch, and under ``default`` the vectorized function is ``std::pow`` lane by lane
-(``powf`` with the exponent rounded to float for ``tensor ** number``), neither ported: every function
-here then answers None / False and the caller's NumPy ``power`` runs (within an ulp).
+Where ATen's capability here is AVX512 (step 32) or AVX2 (step 16: ``Sleef_powf8_u10`` / ``Sleef_powd4_u10``,
+``_sleef_pow8.h``, whose ``logkf`` takes the exponent and mantissa from the bits where AVX-512's uses
+``vgetexp`` / ``vgetmant``: the same bits at every lane, so only the step differs). Under ``default``
+(step 0) the vectorized function is ``std::pow`` lane by lane (``powf`` with the exponent rounded to
+float for ``tensor ** number``), not ported: every function here then answers None / False and the
+caller's NumPy ``power`` runs (within an ulp).
 """
 
 from __future__ import annotations
@@ -36,13 +39,14 @@ _loaded: list = []  # [the compiled module or None, step]: read once
 
 
 def _kernel():
-    """The compiled module where PyTorch's float32 pow is reproducible here, else None."""
+    """The compiled module where PyTorch's float32 pow is reproducible here (ATen's AVX512 or AVX2
+    capability: :func:`strided.kernels.sleef.step` 32 or 16), else None."""
     k = native.sleef()  # (None inside native.disabled())
     if k is None:
         return None
     if not _loaded:
         st = step()
-        _loaded[:] = [k if st == 32 else None, st]
+        _loaded[:] = [k if st in (16, 32) else None, st]
     return _loaded[0]
 
 

@@ -63,7 +63,7 @@ from ...dtypes import (
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import _RECORDER, GRAD_MODE, INSIDE, SUBCLASSES, bump
 from ...gradients import grad_zeros, guards_itself, in_pytorch_convention, record, recorded, records, seal
-from ...kernels import complex_forms, torch_extremes, torch_pow
+from ...kernels import complex_forms, torch_extremes, torch_pow, vml_route
 from ...kernels.elementwise import (
     assign,
     binary_into,
@@ -1379,10 +1379,12 @@ def _float_pow(x: np.ndarray, exponent: float, out: np.ndarray, dtype: np.dtype)
     """``out = x ** exponent`` for a float32/float64 ``x`` and exponent 3, -2, 0.5 or -0.5 as
     PyTorch's CPU kernel computes them: ``x * x * x``, ``1 / (x * x)``, its sqrt and rsqrt
     (``1 / sqrt(x)``) kernels, each step rounded, not one rounding of ``pow`` (NumPy's power
-    differs by an ulp on about a third of the elements; ``-0.0 ** 0.5`` is -0.0, ``** -0.5`` -inf)."""
+    differs by an ulp on about a third of the elements; ``-0.0 ** 0.5`` is -0.0, ``** -0.5`` -inf).
+    The sqrt kernel is MKL VML's where :mod:`strided.kernels.vml_route` runs (as ``sqrt``'s: VML's
+    vsSqrt is not the correctly rounded root at every element on every CPU), NumPy's otherwise."""
     x = x.astype(dtype, copy=False)
     if exponent == 0.5:
-        np.sqrt(x, out=out)
+        _vml_sqrt(x, out)
     elif exponent == -0.5:
         np.divide(dtype.type(1), np.sqrt(x), out=out)
     else:
@@ -1391,6 +1393,19 @@ def _float_pow(x: np.ndarray, exponent: float, out: np.ndarray, dtype: np.dtype)
             np.multiply(square, x, out=out)
         else:
             np.divide(dtype.type(1), square, out=out)
+
+
+def _vml_sqrt(x: np.ndarray, out: np.ndarray) -> None:
+    """``out[...] = sqrt(x)`` (``x`` float32/float64, broadcastable to ``out``) as PyTorch's sqrt kernel:
+    VML's in ``x``'s dtype where the route runs (then cast to ``out``'s), else NumPy's."""
+    xb = np.broadcast_to(x, out.shape)
+    if out.dtype == x.dtype and vml_route.apply("sqrt", xb, out):
+        return
+    root = vml_route.fresh("sqrt", xb) if out.dtype != x.dtype else None
+    if root is not None:
+        np.copyto(out, root, casting="unsafe")
+    else:
+        np.sqrt(x, out=out)
 
 
 def _torch_pow_into(a: Any, b: Any, compute: DType, out: Tensor, fresh: bool, loop_out: Tensor | None) -> bool:
