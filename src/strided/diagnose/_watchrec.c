@@ -102,11 +102,123 @@ static PyObject *layouts(PyObject *self, PyObject *const *args, Py_ssize_t nargs
    engine's own frame) comes from the Python helpers in ``state``, as on_op calls them. */
 
 enum { S_ACQUIRE, S_RELEASE, S_OPS, S_TENSOR, S_CONTEXT, S_STARTS, S_FIELDS, S_TUPLES, S_STRIDED, S_SEEN, S_ALLOCATED,
-       S_CPU, S_NODE, S_PEEK, S_NAMES, S_ENGINE, S_USER_WHERE, S_BACKWARD_WHERE, S_SLOW, S_N };
+       S_TALLY, S_KEYEDREF, S_COLLECTED, S_CPU, S_NODE, S_PEEK, S_NAMES, S_ENGINE, S_USER_WHERE, S_BACKWARD_WHERE, S_SLOW,
+       S_N };
 #define MAXT 64
 
 static PyObject *s_untyped_storage, *s_cdata, *s_nbytes, *s_device, *s_type,
     *s_sequence_nr, *s_name, *s_empty, *s_view, *s_copy, *s_meta;
+static PyObject *s_key, *s_seen, *s_allocated_bytes, *s_alive_bytes, *s_peak_bytes, *s_peak_step, *s_timeline,
+    *s_clock;
+
+/* ---------------------------------------------------------------- the memory tally, in C
+
+   ``strided.diagnose.flow.MemoryTally.allocated`` and ``._collected`` (the callback of each counted
+   owner's weak reference) as the Python methods do them, step for step, on the same attributes of
+   the same tally object (``_seen``, ``allocated_bytes``, ``alive_bytes``, ``peak_bytes``,
+   ``peak_step``, ``timeline``, ``clock``): what they save is two Python calls per new storage, one
+   when it is counted and one when it dies. ``record`` uses them where ``state[S_TALLY]`` is the
+   tally (``watch_torch._recorders`` passes None where ``MemoryTally.allocated`` is not the one
+   this mirrors: then it calls ``state[S_ALLOCATED]``, the tally's own method). */
+
+/* self.<name> + delta (sign 1) or - delta (-1), stored back; a new reference to the sum, or NULL */
+static PyObject *bump(PyObject *tally, PyObject *name, PyObject *delta, int sign) {
+    PyObject *old = PyObject_GetAttr(tally, name);
+    if (!old) return NULL;
+    PyObject *sum = sign > 0 ? PyNumber_Add(old, delta) : PyNumber_Subtract(old, delta);
+    Py_DECREF(old);
+    if (sum && PyObject_SetAttr(tally, name, sum) < 0) Py_CLEAR(sum);
+    return sum;
+}
+
+/* ``self.timeline.append((now, alive))``: 0, or -1 with an error set */
+static int tick(PyObject *tally, PyObject *now, PyObject *alive) {
+    PyObject *timeline = PyObject_GetAttr(tally, s_timeline);
+    if (!timeline) return -1;
+    PyObject *pair = PyTuple_Pack(2, now, alive), *r = NULL;
+    int err = -1;
+    if (pair && PyList_CheckExact(timeline)) err = PyList_Append(timeline, pair);
+    else if (pair && (r = PyObject_CallMethod(timeline, "append", "O", pair))) err = 0;
+    Py_XDECREF(r); Py_XDECREF(pair); Py_DECREF(timeline);
+    return err;
+}
+
+/* MemoryTally.allocated(owner, nbytes): 1 counted, 0 not (counted already, or ``owner`` cannot be
+   weakly referenced), -1 with an error set */
+static int tally_allocated(PyObject *tally, PyObject *seen, PyObject *keyedref, PyObject *collected, PyObject *owner,
+                           PyObject *nbytes) {
+    PyObject *key = PyLong_FromVoidPtr(owner);
+    if (!key) return -1;
+    int counted = PyDict_Contains(seen, key);
+    if (counted != 0) { Py_DECREF(key); return counted < 0 ? -1 : 0; }
+    PyObject *ref = PyObject_CallFunctionObjArgs(keyedref, owner, collected, NULL);
+    if (!ref) {
+        Py_DECREF(key);
+        if (PyErr_ExceptionMatches(PyExc_TypeError)) { PyErr_Clear(); return 0; }
+        return -1;
+    }
+    PyObject *entry = NULL, *sum = NULL, *alive = NULL, *clock = NULL, *now = NULL, *peak = NULL;
+    int result = -1, above;
+    if (PyObject_SetAttr(ref, s_key, key) < 0 || !(entry = PyList_New(2))) goto done;
+    Py_INCREF(ref); PyList_SET_ITEM(entry, 0, ref);
+    Py_INCREF(nbytes); PyList_SET_ITEM(entry, 1, nbytes);
+    if (PyDict_SetItem(seen, key, entry) < 0) goto done;
+    if (!(sum = bump(tally, s_allocated_bytes, nbytes, 1)) || !(alive = bump(tally, s_alive_bytes, nbytes, 1))) goto done;
+    if (!(clock = PyObject_GetAttr(tally, s_clock)) || !(peak = PyObject_GetAttr(tally, s_peak_bytes))) goto done;
+    if (clock == Py_None) {
+        if ((above = PyObject_RichCompareBool(alive, peak, Py_GT)) < 0) goto done;
+        if (above && PyObject_SetAttr(tally, s_peak_bytes, alive) < 0) goto done;
+        result = 1;
+        goto done;
+    }
+    if (!(now = PyObject_CallNoArgs(clock))) goto done;  /* (read once: the clock does not move inside this call) */
+    if ((above = PyObject_RichCompareBool(alive, peak, Py_GT)) < 0) goto done;
+    if (above && (PyObject_SetAttr(tally, s_peak_bytes, alive) < 0 || PyObject_SetAttr(tally, s_peak_step, now) < 0))
+        goto done;
+    if (tick(tally, now, alive) < 0) goto done;
+    result = 1;
+done:
+    Py_DECREF(key); Py_DECREF(ref); Py_XDECREF(entry); Py_XDECREF(sum); Py_XDECREF(alive); Py_XDECREF(clock);
+    Py_XDECREF(now); Py_XDECREF(peak);
+    return result;
+}
+
+/* MemoryTally._collected(ref), bound to its tally by ``collector(tally)``: the owner of ``ref`` is
+   being collected, its bytes stop counting as alive */
+static PyObject *collected(PyObject *tally, PyObject *ref) {
+    PyObject *seen = NULL, *key = NULL, *entry = NULL, *alive = NULL, *clock = NULL, *now = NULL, *result = NULL;
+    if (!(seen = PyObject_GetAttr(tally, s_seen)) || !(key = PyObject_GetAttr(ref, s_key))) goto done;
+    /* ``seen.pop(ref.key, None)`` */
+    if (PyDict_CheckExact(seen)) {
+        if ((entry = PyDict_GetItemWithError(seen, key))) {
+            Py_INCREF(entry);
+            if (PyDict_DelItem(seen, key) < 0) goto done;
+        } else if (PyErr_Occurred()) {
+            goto done;
+        }
+    } else {
+        if (!(entry = PyObject_CallMethod(seen, "pop", "OO", key, Py_None))) goto done;
+        if (entry == Py_None) Py_CLEAR(entry);
+    }
+    if (entry) {
+        PyObject *nbytes = PySequence_GetItem(entry, 1);
+        if (!nbytes) goto done;
+        alive = bump(tally, s_alive_bytes, nbytes, -1);
+        Py_DECREF(nbytes);
+        if (!alive || !(clock = PyObject_GetAttr(tally, s_clock))) goto done;
+        if (clock != Py_None && (!(now = PyObject_CallNoArgs(clock)) || tick(tally, now, alive) < 0)) goto done;
+    }
+    result = Py_None; Py_INCREF(result);
+done:
+    Py_XDECREF(seen); Py_XDECREF(key); Py_XDECREF(entry); Py_XDECREF(alive); Py_XDECREF(clock); Py_XDECREF(now);
+    return result;
+}
+
+static PyMethodDef collected_def = {"collected", (PyCFunction)collected, METH_O,
+                                    "MemoryTally._collected in C (see the C source)"};
+
+/* collector(tally): ``collected`` bound to ``tally``, the callback of the weak references it makes */
+static PyObject *collector(PyObject *self, PyObject *tally) { return PyCFunction_New(&collected_def, tally); }
 
 /* isinstance(x, tensor): the common answers without a lookup of __instancecheck__ (torch.Tensor's
    metaclass keeps type's own, which answers by the type, and by ``__class__`` for a proxy) */
@@ -257,10 +369,15 @@ static int record_locked(PyObject *state, PyObject *func, PyObject *opargs, PyOb
                 Py_XDECREF(device);
             }
             if (some > 0 && memory > 0) {
-                PyObject *args2[2] = {storage, nbytes};
-                tmp = PyObject_Vectorcall(ST(S_ALLOCATED), args2, 2, NULL);
-                int counts = tmp ? PyObject_IsTrue(tmp) : -1;
-                Py_CLEAR(tmp);
+                int counts;
+                if (ST(S_TALLY) != Py_None) {
+                    counts = tally_allocated(ST(S_TALLY), ST(S_SEEN), ST(S_KEYEDREF), ST(S_COLLECTED), storage, nbytes);
+                } else {
+                    PyObject *args2[2] = {storage, nbytes};
+                    tmp = PyObject_Vectorcall(ST(S_ALLOCATED), args2, 2, NULL);
+                    counts = tmp ? PyObject_IsTrue(tmp) : -1;
+                    Py_CLEAR(tmp);
+                }
                 if (counts > 0) Py_SETREF(allocated, PyNumber_Add(allocated, nbytes));
                 if (counts < 0 || !allocated) memory = -1;
             }
@@ -313,6 +430,7 @@ static PyObject *record(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 static PyMethodDef methods[] = {
     {"layouts", (PyCFunction)(void (*)(void))layouts, METH_FASTCALL, "append (shape, strides, dtype) of each tensor"},
     {"record", (PyCFunction)(void (*)(void))record, METH_FASTCALL, "watch_torch's on_op in one call (see the C source)"},
+    {"collector", (PyCFunction)collector, METH_O, "MemoryTally._collected in C, bound to a tally (see the C source)"},
     {NULL, NULL, 0, NULL}};
 static struct PyModuleDef mod = {PyModuleDef_HEAD_INIT, "_watchrec", "watch_torch's per-tensor reads (see the C source)", -1, methods};
 PyMODINIT_FUNC PyInit__watchrec(void) {
@@ -324,5 +442,9 @@ PyMODINIT_FUNC PyInit__watchrec(void) {
     s_name = PyUnicode_InternFromString("__name__"); s_empty = PyUnicode_InternFromString("");
     s_view = PyUnicode_InternFromString("view"); s_copy = PyUnicode_InternFromString("copy");
     s_meta = PyUnicode_InternFromString("meta");
+    s_key = PyUnicode_InternFromString("key"); s_seen = PyUnicode_InternFromString("_seen");
+    s_allocated_bytes = PyUnicode_InternFromString("allocated_bytes"); s_alive_bytes = PyUnicode_InternFromString("alive_bytes");
+    s_peak_bytes = PyUnicode_InternFromString("peak_bytes"); s_peak_step = PyUnicode_InternFromString("peak_step");
+    s_timeline = PyUnicode_InternFromString("timeline"); s_clock = PyUnicode_InternFromString("clock");
     return PyModule_Create(&mod);
 }

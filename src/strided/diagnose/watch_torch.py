@@ -114,7 +114,7 @@ from .distributed.watch_collectives import (
 from .distributed.watch_collectives import (
     NAMESPACES as COLLECTIVE_NAMESPACES,
 )
-from .flow import Flow, MemoryTally, Step, TensorInfo, broadcast_of
+from .flow import Flow, MemoryTally, Step, TensorInfo, _KeyedRef, broadcast_of
 from .summary import NEW_RESULT, torch_category
 from .torch_ops import _CACHE, ASKED_CALLS, RESHAPE_CALLS, SILENT_CALLS, op_info
 
@@ -747,9 +747,13 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
     if record is not None:
         # on_op in one C call (``_watchrec.record``), the closure above for the ops it declines;
         # the state is what the closure reads, in the order of the C side's S_* (see _watchrec.c)
+        # (the tally's ``allocated`` and the callback of its weak references in C too, where the tally's
+        # method is the one they mirror: not where something replaced it, as the --split benchmark does)
+        native_tally = type(tally).allocated is _TALLY_ALLOCATED and _native_collector() is not None
         state = (lock.acquire, lock.release, ops, tensor, context, records, fields, tuples, strided, seen,
-                 tally.allocated, cpu, current_node, peek, node_names, engine, partial(_user_where, lines=lines),
-                 partial(_code_in_backward, engine=engine, lines=lines), on_op)
+                 tally.allocated, tally if native_tally else None, _KeyedRef,
+                 _native_collector()(tally) if native_tally else None, cpu, current_node, peek, node_names, engine,
+                 partial(_user_where, lines=lines), partial(_code_in_backward, engine=engine, lines=lines), on_op)
         fast = partial(record, state)
     else:
         fast = on_op
@@ -1013,6 +1017,21 @@ def _native_record() -> Any:
     except ImportError:  # pragma: no cover - built without a C compiler
         return None
     return record
+
+
+def _native_collector() -> Any:
+    """The compiled ``MemoryTally._collected`` maker (``strided.diagnose._watchrec.collector``: the
+    callback of a tally's weak references, bound to the tally), or None where the extension is not built."""
+    try:
+        from ._watchrec import collector
+    except ImportError:  # pragma: no cover - built without a C compiler
+        return None
+    return collector
+
+
+# The method the compiled tally mirrors (``_watchrec.tally_allocated``): a watch whose tally's
+# ``allocated`` is another (replaced, subclassed) calls that one instead.
+_TALLY_ALLOCATED = MemoryTally.allocated
 
 
 # Whether new watches record each op through the compiled ``record`` (where built): a switch for
