@@ -17,7 +17,8 @@
    record(state, func, args, out) is the whole of ``on_op``'s common case in one call (see its
    comment below): where it declines an op it calls the Python ``on_op`` (``state``'s last item)
    with the same arguments, before anything it did can be seen, so every record is exactly what
-   the Python recorder makes. */
+   the Python recorder makes. It counts new storages in the memory tally itself, and
+   collector(tally) is the C callback of the weak references it makes (see "the memory tally"). */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 

@@ -40,7 +40,8 @@ reads what it needs of each op overload once (``_OPS``); the per-op recorder is 
 C helper (``_watchrec.record``, CPython API only) that keeps the same record as the Python
 ``on_op``, which it hands the ops it does not know how to record (collectives, copies between
 devices, tensors without storage or strides, ...), and which records every op where the helper is
-not built. ``bench/bench_watch_torch.py`` measures it.
+not built; the helper also counts each new storage in the memory tally and un-counts it when it dies
+(``MemoryTally.allocated`` and the callback of its weak reference, in C: no Python call per storage). ``bench/bench_watch_torch.py`` measures it.
 
 Threads: torch keeps its modes per thread, so a block sees only the ops of the thread it runs in
 (the ``nn.Module.__call__`` wrapper, which is global, is filtered to that thread too). Like any torch mode it sees
