@@ -18,7 +18,10 @@
    comment below): where it declines an op it calls the Python ``on_op`` (``state``'s last item)
    with the same arguments, before anything it did can be seen, so every record is exactly what
    the Python recorder makes. It counts new storages in the memory tally itself, and
-   collector(tally) is the C callback of the weak references it makes (see "the memory tally"). */
+   collector(tally) is the C callback of the weak references it makes (see "the memory tally").
+
+   call(state, func, args, kwargs) is the function mode's ``on_call`` (each user's Python-level torch
+   call) in one call, keeping the same calls, lines and context (see its comment below). */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
@@ -428,9 +431,125 @@ static PyObject *record(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_NONE;
 }
 
+/* ---------------------------------------------------------------- call: on_call in one call
+
+   call(state, func, args, kwargs): ``on_call(func, args, kwargs)`` of ``watch_torch._recorders``
+   (a user's Python-level torch call, from the function mode's handler, the current Python frame):
+   the call's name (``func.__name__``, "" without one); a call named in SILENT_CALLS runs as is;
+   else its name, the user's line (the first frame above the handler's outside torch, strided and
+   the stdlib, as ``_user_where`` finds it, through the same caches: ``_LIBRARY`` per file, ``lines``
+   per code object and instruction; a file or line not cached yet is worked out by the Python helper)
+   and the module path go on ``calls``, the call runs with its index as the context (restored
+   however it ends), and a reshape-like call that ran ops is handed to the Python ``note_reshape``.
+   Arguments that are not a tuple and a dict go to the Python on_call (``state[C_SLOW]``). */
+
+enum { C_CALLS, C_SILENT, C_RESHAPE, C_CONTEXT, C_STACK, C_STARTS, C_LIBRARY, C_IS_LIBRARY, C_LINES, C_LINE_TEXT,
+       C_NOTE_RESHAPE, C_SLOW, C_N };
+
+/* ``_user_where(frame, lines)``: a new reference to 'file:line', or NULL with an error set */
+static PyObject *user_where(PyObject *state, PyFrameObject *frame) {
+#define CS(i) PyTuple_GET_ITEM(state, i)
+    Py_XINCREF(frame);
+    while (frame) {
+        PyCodeObject *code = PyFrame_GetCode(frame);
+        PyObject *library = PyDict_GetItemWithError(CS(C_LIBRARY), code->co_filename);  /* borrowed */
+        int is_library;
+        if (library) {
+            is_library = PyObject_IsTrue(library);
+        } else if (PyErr_Occurred()) {
+            is_library = -1;
+        } else {
+            PyObject *r = PyObject_CallOneArg(CS(C_IS_LIBRARY), code->co_filename);
+            is_library = r ? PyObject_IsTrue(r) : -1;
+            Py_XDECREF(r);
+        }
+        if (is_library < 0) { Py_DECREF(code); Py_DECREF(frame); return NULL; }
+        if (!is_library) {
+            /* ``_line_text``: cached per (id(code), f_lasti) */
+            PyObject *where = NULL, *key = Py_BuildValue("(Ni)", PyLong_FromVoidPtr(code), PyFrame_GetLasti(frame));
+            if (key) {
+                where = PyDict_GetItemWithError(CS(C_LINES), key);
+                if (where) Py_INCREF(where);
+                else if (!PyErr_Occurred()) {
+                    PyObject *args[3] = {(PyObject *)frame, (PyObject *)code, CS(C_LINES)};
+                    where = PyObject_Vectorcall(CS(C_LINE_TEXT), args, 3, NULL);
+                }
+                Py_DECREF(key);
+            }
+            Py_DECREF(code); Py_DECREF(frame);
+            return where;
+        }
+        Py_DECREF(code);
+        PyFrameObject *back = PyFrame_GetBack(frame);
+        Py_DECREF(frame);
+        frame = back;
+    }
+    return PyUnicode_FromString("<unknown>");
+}
+
+static PyObject *call(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 4 || !PyTuple_Check(args[0]) || PyTuple_GET_SIZE(args[0]) != C_N) {
+        PyErr_SetString(PyExc_TypeError, "call(state, func, args, kwargs)"); return NULL; }
+    PyObject *state = args[0], *func = args[1], *fargs = args[2], *kwargs = args[3];
+    PyObject *calls = CS(C_CALLS), *context = CS(C_CONTEXT), *stack = CS(C_STACK), *starts = CS(C_STARTS);
+    if (!PyTuple_CheckExact(fargs) || !PyDict_CheckExact(kwargs) || !PyList_CheckExact(calls) || !PyList_CheckExact(context)
+            || PyList_GET_SIZE(context) < 1 || !PyList_CheckExact(stack) || !PyList_CheckExact(starts))
+        return PyObject_Vectorcall(CS(C_SLOW), args + 1, 3, NULL);
+    PyObject *name = PyObject_GetAttr(func, s_name);
+    if (!name) {
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return NULL;
+        PyErr_Clear();
+        name = s_empty; Py_INCREF(name);
+    }
+    int silent = PySet_Contains(CS(C_SILENT), name);
+    if (silent < 0) { Py_DECREF(name); return NULL; }
+    if (silent) { Py_DECREF(name); return PyObject_Call(func, fargs, PyDict_GET_SIZE(kwargs) ? kwargs : NULL); }
+
+    /* calls.extend((name, where, module path)) */
+    Py_ssize_t index = PyList_GET_SIZE(calls) / 3;
+    PyFrameObject *frame = PyEval_GetFrame();  /* borrowed: the function mode's handler */
+    PyFrameObject *back = frame ? PyFrame_GetBack(frame) : NULL;
+    PyObject *where = user_where(state, back);
+    Py_XDECREF(back);
+    if (!where) { Py_DECREF(name); return NULL; }
+    Py_ssize_t depth = PyList_GET_SIZE(stack);
+    PyObject *module = depth ? PyList_GET_ITEM(stack, depth - 1) : s_empty;
+    Py_INCREF(module);
+    int err = PyList_Append(calls, name) < 0 || PyList_Append(calls, where) < 0 || PyList_Append(calls, module) < 0;
+    Py_DECREF(where); Py_DECREF(module);
+    PyObject *number = err ? NULL : PyLong_FromSsize_t(index);
+    if (!number) { Py_DECREF(name); return NULL; }
+
+    /* the call, with its index as the context */
+    PyObject *previous = PyList_GET_ITEM(context, 0);
+    Py_INCREF(previous);
+    PyList_SetItem(context, 0, number);  /* (steals number) */
+    Py_ssize_t first = PyList_GET_SIZE(starts);
+    PyObject *out = PyObject_Call(func, fargs, PyDict_GET_SIZE(kwargs) ? kwargs : NULL);
+    if (PyList_GET_SIZE(context) >= 1) {
+        PyList_SetItem(context, 0, previous);  /* (steals previous) */
+    } else {
+        Py_DECREF(previous);
+    }
+    if (!out) { Py_DECREF(name); return NULL; }
+    int reshape = PyTuple_GET_SIZE(fargs) && PyList_GET_SIZE(starts) > first ? PySet_Contains(CS(C_RESHAPE), name) : 0;
+    Py_DECREF(name);
+    if (reshape < 0) { Py_DECREF(out); return NULL; }
+    if (reshape) {
+        PyObject *n = PyLong_FromSsize_t(index);
+        PyObject *r = n ? PyObject_CallFunctionObjArgs(CS(C_NOTE_RESHAPE), n, fargs, out, NULL) : NULL;
+        Py_XDECREF(n);
+        if (!r) { Py_DECREF(out); return NULL; }
+        Py_DECREF(r);
+    }
+    return out;
+#undef CS
+}
+
 static PyMethodDef methods[] = {
     {"layouts", (PyCFunction)(void (*)(void))layouts, METH_FASTCALL, "append (shape, strides, dtype) of each tensor"},
     {"record", (PyCFunction)(void (*)(void))record, METH_FASTCALL, "watch_torch's on_op in one call (see the C source)"},
+    {"call", (PyCFunction)(void (*)(void))call, METH_FASTCALL, "watch_torch's on_call in one call (see the C source)"},
     {"collector", (PyCFunction)collector, METH_O, "MemoryTally._collected in C, bound to a tally (see the C source)"},
     {NULL, NULL, 0, NULL}};
 static struct PyModuleDef mod = {PyModuleDef_HEAD_INIT, "_watchrec", "watch_torch's per-tensor reads (see the C source)", -1, methods};
