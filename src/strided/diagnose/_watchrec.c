@@ -17,7 +17,11 @@
    record(state, func, args, out) is the whole of ``on_op``'s common case in one call (see its
    comment below): where it declines an op it calls the Python ``on_op`` (``state``'s last item)
    with the same arguments, before anything it did can be seen, so every record is exactly what
-   the Python recorder makes. */
+   the Python recorder makes. It counts new storages in the memory tally itself, and
+   collector(tally) is the C callback of the weak references it makes (see "the memory tally").
+
+   call(state, func, args, kwargs) is the function mode's ``on_call`` (each user's Python-level torch
+   call) in one call, keeping the same calls, lines and context (see its comment below). */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
@@ -102,11 +106,123 @@ static PyObject *layouts(PyObject *self, PyObject *const *args, Py_ssize_t nargs
    engine's own frame) comes from the Python helpers in ``state``, as on_op calls them. */
 
 enum { S_ACQUIRE, S_RELEASE, S_OPS, S_TENSOR, S_CONTEXT, S_STARTS, S_FIELDS, S_TUPLES, S_STRIDED, S_SEEN, S_ALLOCATED,
-       S_CPU, S_NODE, S_PEEK, S_NAMES, S_ENGINE, S_USER_WHERE, S_BACKWARD_WHERE, S_SLOW, S_N };
+       S_TALLY, S_KEYEDREF, S_COLLECTED, S_CPU, S_NODE, S_PEEK, S_NAMES, S_ENGINE, S_USER_WHERE, S_BACKWARD_WHERE, S_SLOW,
+       S_N };
 #define MAXT 64
 
 static PyObject *s_untyped_storage, *s_cdata, *s_nbytes, *s_device, *s_type,
     *s_sequence_nr, *s_name, *s_empty, *s_view, *s_copy, *s_meta;
+static PyObject *s_key, *s_seen, *s_allocated_bytes, *s_alive_bytes, *s_peak_bytes, *s_peak_step, *s_timeline,
+    *s_clock;
+
+/* ---------------------------------------------------------------- the memory tally, in C
+
+   ``strided.diagnose.flow.MemoryTally.allocated`` and ``._collected`` (the callback of each counted
+   owner's weak reference) as the Python methods do them, step for step, on the same attributes of
+   the same tally object (``_seen``, ``allocated_bytes``, ``alive_bytes``, ``peak_bytes``,
+   ``peak_step``, ``timeline``, ``clock``): what they save is two Python calls per new storage, one
+   when it is counted and one when it dies. ``record`` uses them where ``state[S_TALLY]`` is the
+   tally (``watch_torch._recorders`` passes None where ``MemoryTally.allocated`` is not the one
+   this mirrors: then it calls ``state[S_ALLOCATED]``, the tally's own method). */
+
+/* self.<name> + delta (sign 1) or - delta (-1), stored back; a new reference to the sum, or NULL */
+static PyObject *bump(PyObject *tally, PyObject *name, PyObject *delta, int sign) {
+    PyObject *old = PyObject_GetAttr(tally, name);
+    if (!old) return NULL;
+    PyObject *sum = sign > 0 ? PyNumber_Add(old, delta) : PyNumber_Subtract(old, delta);
+    Py_DECREF(old);
+    if (sum && PyObject_SetAttr(tally, name, sum) < 0) Py_CLEAR(sum);
+    return sum;
+}
+
+/* ``self.timeline.append((now, alive))``: 0, or -1 with an error set */
+static int tick(PyObject *tally, PyObject *now, PyObject *alive) {
+    PyObject *timeline = PyObject_GetAttr(tally, s_timeline);
+    if (!timeline) return -1;
+    PyObject *pair = PyTuple_Pack(2, now, alive), *r = NULL;
+    int err = -1;
+    if (pair && PyList_CheckExact(timeline)) err = PyList_Append(timeline, pair);
+    else if (pair && (r = PyObject_CallMethod(timeline, "append", "O", pair))) err = 0;
+    Py_XDECREF(r); Py_XDECREF(pair); Py_DECREF(timeline);
+    return err;
+}
+
+/* MemoryTally.allocated(owner, nbytes): 1 counted, 0 not (counted already, or ``owner`` cannot be
+   weakly referenced), -1 with an error set */
+static int tally_allocated(PyObject *tally, PyObject *seen, PyObject *keyedref, PyObject *collected, PyObject *owner,
+                           PyObject *nbytes) {
+    PyObject *key = PyLong_FromVoidPtr(owner);
+    if (!key) return -1;
+    int counted = PyDict_Contains(seen, key);
+    if (counted != 0) { Py_DECREF(key); return counted < 0 ? -1 : 0; }
+    PyObject *ref = PyObject_CallFunctionObjArgs(keyedref, owner, collected, NULL);
+    if (!ref) {
+        Py_DECREF(key);
+        if (PyErr_ExceptionMatches(PyExc_TypeError)) { PyErr_Clear(); return 0; }
+        return -1;
+    }
+    PyObject *entry = NULL, *sum = NULL, *alive = NULL, *clock = NULL, *now = NULL, *peak = NULL;
+    int result = -1, above;
+    if (PyObject_SetAttr(ref, s_key, key) < 0 || !(entry = PyList_New(2))) goto done;
+    Py_INCREF(ref); PyList_SET_ITEM(entry, 0, ref);
+    Py_INCREF(nbytes); PyList_SET_ITEM(entry, 1, nbytes);
+    if (PyDict_SetItem(seen, key, entry) < 0) goto done;
+    if (!(sum = bump(tally, s_allocated_bytes, nbytes, 1)) || !(alive = bump(tally, s_alive_bytes, nbytes, 1))) goto done;
+    if (!(clock = PyObject_GetAttr(tally, s_clock)) || !(peak = PyObject_GetAttr(tally, s_peak_bytes))) goto done;
+    if (clock == Py_None) {
+        if ((above = PyObject_RichCompareBool(alive, peak, Py_GT)) < 0) goto done;
+        if (above && PyObject_SetAttr(tally, s_peak_bytes, alive) < 0) goto done;
+        result = 1;
+        goto done;
+    }
+    if (!(now = PyObject_CallNoArgs(clock))) goto done;  /* (read once: the clock does not move inside this call) */
+    if ((above = PyObject_RichCompareBool(alive, peak, Py_GT)) < 0) goto done;
+    if (above && (PyObject_SetAttr(tally, s_peak_bytes, alive) < 0 || PyObject_SetAttr(tally, s_peak_step, now) < 0))
+        goto done;
+    if (tick(tally, now, alive) < 0) goto done;
+    result = 1;
+done:
+    Py_DECREF(key); Py_DECREF(ref); Py_XDECREF(entry); Py_XDECREF(sum); Py_XDECREF(alive); Py_XDECREF(clock);
+    Py_XDECREF(now); Py_XDECREF(peak);
+    return result;
+}
+
+/* MemoryTally._collected(ref), bound to its tally by ``collector(tally)``: the owner of ``ref`` is
+   being collected, its bytes stop counting as alive */
+static PyObject *collected(PyObject *tally, PyObject *ref) {
+    PyObject *seen = NULL, *key = NULL, *entry = NULL, *alive = NULL, *clock = NULL, *now = NULL, *result = NULL;
+    if (!(seen = PyObject_GetAttr(tally, s_seen)) || !(key = PyObject_GetAttr(ref, s_key))) goto done;
+    /* ``seen.pop(ref.key, None)`` */
+    if (PyDict_CheckExact(seen)) {
+        if ((entry = PyDict_GetItemWithError(seen, key))) {
+            Py_INCREF(entry);
+            if (PyDict_DelItem(seen, key) < 0) goto done;
+        } else if (PyErr_Occurred()) {
+            goto done;
+        }
+    } else {
+        if (!(entry = PyObject_CallMethod(seen, "pop", "OO", key, Py_None))) goto done;
+        if (entry == Py_None) Py_CLEAR(entry);
+    }
+    if (entry) {
+        PyObject *nbytes = PySequence_GetItem(entry, 1);
+        if (!nbytes) goto done;
+        alive = bump(tally, s_alive_bytes, nbytes, -1);
+        Py_DECREF(nbytes);
+        if (!alive || !(clock = PyObject_GetAttr(tally, s_clock))) goto done;
+        if (clock != Py_None && (!(now = PyObject_CallNoArgs(clock)) || tick(tally, now, alive) < 0)) goto done;
+    }
+    result = Py_None; Py_INCREF(result);
+done:
+    Py_XDECREF(seen); Py_XDECREF(key); Py_XDECREF(entry); Py_XDECREF(alive); Py_XDECREF(clock); Py_XDECREF(now);
+    return result;
+}
+
+static PyMethodDef collected_def = {"collected", (PyCFunction)collected, METH_O,
+                                    "MemoryTally._collected in C (see the C source)"};
+
+/* collector(tally): ``collected`` bound to ``tally``, the callback of the weak references it makes */
+static PyObject *collector(PyObject *self, PyObject *tally) { return PyCFunction_New(&collected_def, tally); }
 
 /* isinstance(x, tensor): the common answers without a lookup of __instancecheck__ (torch.Tensor's
    metaclass keeps type's own, which answers by the type, and by ``__class__`` for a proxy) */
@@ -257,10 +373,15 @@ static int record_locked(PyObject *state, PyObject *func, PyObject *opargs, PyOb
                 Py_XDECREF(device);
             }
             if (some > 0 && memory > 0) {
-                PyObject *args2[2] = {storage, nbytes};
-                tmp = PyObject_Vectorcall(ST(S_ALLOCATED), args2, 2, NULL);
-                int counts = tmp ? PyObject_IsTrue(tmp) : -1;
-                Py_CLEAR(tmp);
+                int counts;
+                if (ST(S_TALLY) != Py_None) {
+                    counts = tally_allocated(ST(S_TALLY), ST(S_SEEN), ST(S_KEYEDREF), ST(S_COLLECTED), storage, nbytes);
+                } else {
+                    PyObject *args2[2] = {storage, nbytes};
+                    tmp = PyObject_Vectorcall(ST(S_ALLOCATED), args2, 2, NULL);
+                    counts = tmp ? PyObject_IsTrue(tmp) : -1;
+                    Py_CLEAR(tmp);
+                }
                 if (counts > 0) Py_SETREF(allocated, PyNumber_Add(allocated, nbytes));
                 if (counts < 0 || !allocated) memory = -1;
             }
@@ -310,9 +431,126 @@ static PyObject *record(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_NONE;
 }
 
+/* ---------------------------------------------------------------- call: on_call in one call
+
+   call(state, func, args, kwargs): ``on_call(func, args, kwargs)`` of ``watch_torch._recorders``
+   (a user's Python-level torch call, from the function mode's handler, the current Python frame):
+   the call's name (``func.__name__``, "" without one); a call named in SILENT_CALLS runs as is;
+   else its name, the user's line (the first frame above the handler's outside torch, strided and
+   the stdlib, as ``_user_where`` finds it, through the same caches: ``_LIBRARY`` per file, ``lines``
+   per code object and instruction; a file or line not cached yet is worked out by the Python helper)
+   and the module path go on ``calls``, the call runs with its index as the context (restored
+   however it ends), and a reshape-like call that ran ops is handed to the Python ``note_reshape``.
+   Arguments that are not a tuple and a dict go to the Python on_call (``state[C_SLOW]``). */
+
+enum { C_CALLS, C_SILENT, C_RESHAPE, C_CONTEXT, C_STACK, C_STARTS, C_LIBRARY, C_IS_LIBRARY, C_LINES, C_LINE_TEXT,
+       C_NOTE_RESHAPE, C_SLOW, C_N };
+
+/* ``_user_where(frame, lines)``: a new reference to 'file:line', or NULL with an error set */
+static PyObject *user_where(PyObject *state, PyFrameObject *frame) {
+#define CS(i) PyTuple_GET_ITEM(state, i)
+    Py_XINCREF(frame);
+    while (frame) {
+        PyCodeObject *code = PyFrame_GetCode(frame);
+        PyObject *library = PyDict_GetItemWithError(CS(C_LIBRARY), code->co_filename);  /* borrowed */
+        int is_library;
+        if (library) {
+            is_library = PyObject_IsTrue(library);
+        } else if (PyErr_Occurred()) {
+            is_library = -1;
+        } else {
+            PyObject *r = PyObject_CallOneArg(CS(C_IS_LIBRARY), code->co_filename);
+            is_library = r ? PyObject_IsTrue(r) : -1;
+            Py_XDECREF(r);
+        }
+        if (is_library < 0) { Py_DECREF(code); Py_DECREF(frame); return NULL; }
+        if (!is_library) {
+            /* ``_line_text``: cached per (id(code), f_lasti) */
+            PyObject *where = NULL, *key = Py_BuildValue("(Ni)", PyLong_FromVoidPtr(code), PyFrame_GetLasti(frame));
+            if (key) {
+                where = PyDict_GetItemWithError(CS(C_LINES), key);
+                if (where) Py_INCREF(where);
+                else if (!PyErr_Occurred()) {
+                    PyObject *args[3] = {(PyObject *)frame, (PyObject *)code, CS(C_LINES)};
+                    where = PyObject_Vectorcall(CS(C_LINE_TEXT), args, 3, NULL);
+                }
+                Py_DECREF(key);
+            }
+            Py_DECREF(code); Py_DECREF(frame);
+            return where;
+        }
+        Py_DECREF(code);
+        PyFrameObject *back = PyFrame_GetBack(frame);
+        Py_DECREF(frame);
+        frame = back;
+    }
+    return PyUnicode_FromString("<unknown>");
+}
+
+static PyObject *call(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 4 || !PyTuple_Check(args[0]) || PyTuple_GET_SIZE(args[0]) != C_N) {
+        PyErr_SetString(PyExc_TypeError, "call(state, func, args, kwargs)"); return NULL; }
+    PyObject *state = args[0], *func = args[1], *fargs = args[2], *kwargs = args[3];
+    PyObject *calls = CS(C_CALLS), *context = CS(C_CONTEXT), *stack = CS(C_STACK), *starts = CS(C_STARTS);
+    if (!PyTuple_CheckExact(fargs) || !PyDict_CheckExact(kwargs) || !PyList_CheckExact(calls) || !PyList_CheckExact(context)
+            || PyList_GET_SIZE(context) < 1 || !PyList_CheckExact(stack) || !PyList_CheckExact(starts))
+        return PyObject_Vectorcall(CS(C_SLOW), args + 1, 3, NULL);
+    PyObject *name = PyObject_GetAttr(func, s_name);
+    if (!name) {
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return NULL;
+        PyErr_Clear();
+        name = s_empty; Py_INCREF(name);
+    }
+    int silent = PySet_Contains(CS(C_SILENT), name);
+    if (silent < 0) { Py_DECREF(name); return NULL; }
+    if (silent) { Py_DECREF(name); return PyObject_Call(func, fargs, PyDict_GET_SIZE(kwargs) ? kwargs : NULL); }
+
+    /* calls.extend((name, where, module path)) */
+    Py_ssize_t index = PyList_GET_SIZE(calls) / 3;
+    PyFrameObject *frame = PyEval_GetFrame();  /* borrowed: the function mode's handler */
+    PyFrameObject *back = frame ? PyFrame_GetBack(frame) : NULL;
+    PyObject *where = user_where(state, back);
+    Py_XDECREF(back);
+    if (!where) { Py_DECREF(name); return NULL; }
+    Py_ssize_t depth = PyList_GET_SIZE(stack);
+    PyObject *module = depth ? PyList_GET_ITEM(stack, depth - 1) : s_empty;
+    Py_INCREF(module);
+    int err = PyList_Append(calls, name) < 0 || PyList_Append(calls, where) < 0 || PyList_Append(calls, module) < 0;
+    Py_DECREF(where); Py_DECREF(module);
+    PyObject *number = err ? NULL : PyLong_FromSsize_t(index);
+    if (!number) { Py_DECREF(name); return NULL; }
+
+    /* the call, with its index as the context */
+    PyObject *previous = PyList_GET_ITEM(context, 0);
+    Py_INCREF(previous);
+    PyList_SetItem(context, 0, number);  /* (steals number) */
+    Py_ssize_t first = PyList_GET_SIZE(starts);
+    PyObject *out = PyObject_Call(func, fargs, PyDict_GET_SIZE(kwargs) ? kwargs : NULL);
+    if (PyList_GET_SIZE(context) >= 1) {
+        PyList_SetItem(context, 0, previous);  /* (steals previous) */
+    } else {
+        Py_DECREF(previous);
+    }
+    if (!out) { Py_DECREF(name); return NULL; }
+    int reshape = PyTuple_GET_SIZE(fargs) && PyList_GET_SIZE(starts) > first ? PySet_Contains(CS(C_RESHAPE), name) : 0;
+    Py_DECREF(name);
+    if (reshape < 0) { Py_DECREF(out); return NULL; }
+    if (reshape) {
+        PyObject *n = PyLong_FromSsize_t(index);
+        PyObject *r = n ? PyObject_CallFunctionObjArgs(CS(C_NOTE_RESHAPE), n, fargs, out, NULL) : NULL;
+        Py_XDECREF(n);
+        if (!r) { Py_DECREF(out); return NULL; }
+        Py_DECREF(r);
+    }
+    return out;
+#undef CS
+}
+
 static PyMethodDef methods[] = {
     {"layouts", (PyCFunction)(void (*)(void))layouts, METH_FASTCALL, "append (shape, strides, dtype) of each tensor"},
     {"record", (PyCFunction)(void (*)(void))record, METH_FASTCALL, "watch_torch's on_op in one call (see the C source)"},
+    {"call", (PyCFunction)(void (*)(void))call, METH_FASTCALL, "watch_torch's on_call in one call (see the C source)"},
+    {"collector", (PyCFunction)collector, METH_O, "MemoryTally._collected in C, bound to a tally (see the C source)"},
     {NULL, NULL, 0, NULL}};
 static struct PyModuleDef mod = {PyModuleDef_HEAD_INIT, "_watchrec", "watch_torch's per-tensor reads (see the C source)", -1, methods};
 PyMODINIT_FUNC PyInit__watchrec(void) {
@@ -324,5 +562,9 @@ PyMODINIT_FUNC PyInit__watchrec(void) {
     s_name = PyUnicode_InternFromString("__name__"); s_empty = PyUnicode_InternFromString("");
     s_view = PyUnicode_InternFromString("view"); s_copy = PyUnicode_InternFromString("copy");
     s_meta = PyUnicode_InternFromString("meta");
+    s_key = PyUnicode_InternFromString("key"); s_seen = PyUnicode_InternFromString("_seen");
+    s_allocated_bytes = PyUnicode_InternFromString("allocated_bytes"); s_alive_bytes = PyUnicode_InternFromString("alive_bytes");
+    s_peak_bytes = PyUnicode_InternFromString("peak_bytes"); s_peak_step = PyUnicode_InternFromString("peak_step");
+    s_timeline = PyUnicode_InternFromString("timeline"); s_clock = PyUnicode_InternFromString("clock");
     return PyModule_Create(&mod);
 }

@@ -40,7 +40,10 @@ reads what it needs of each op overload once (``_OPS``); the per-op recorder is 
 C helper (``_watchrec.record``, CPython API only) that keeps the same record as the Python
 ``on_op``, which it hands the ops it does not know how to record (collectives, copies between
 devices, tensors without storage or strides, ...), and which records every op where the helper is
-not built. ``bench/bench_watch_torch.py`` measures it.
+not built; the helper also counts each new storage in the memory tally and un-counts it when it dies
+(``MemoryTally.allocated`` and the callback of its weak reference, in C: no Python call per storage);
+the function mode's recorder of the user's calls is one C call too (``_watchrec.call``: the call's
+name, line and module path, its context). ``bench/bench_watch_torch.py`` measures it.
 
 Threads: torch keeps its modes per thread, so a block sees only the ops of the thread it runs in
 (the ``nn.Module.__call__`` wrapper, which is global, is filtered to that thread too). Like any torch mode it sees
@@ -114,7 +117,7 @@ from .distributed.watch_collectives import (
 from .distributed.watch_collectives import (
     NAMESPACES as COLLECTIVE_NAMESPACES,
 )
-from .flow import Flow, MemoryTally, Step, TensorInfo, broadcast_of
+from .flow import Flow, MemoryTally, Step, TensorInfo, _KeyedRef, broadcast_of
 from .summary import NEW_RESULT, torch_category
 from .torch_ops import _CACHE, ASKED_CALLS, RESHAPE_CALLS, SILENT_CALLS, op_info
 
@@ -620,12 +623,17 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
         finally:
             context[0] = previous
         if name in RESHAPE_CALLS and len(records) > first and args:
-            source = args[0]
-            if isinstance(source, tensor) and isinstance(out, tensor) \
-                    and source.numel() == out.numel() and source.dtype == out.dtype:
-                target = targets[call] = tuple(out.shape)
-                reshapes[len(records) - 1] = (tuple(source.shape), target)
+            note_reshape(call, args, out)
         return out
+
+    def note_reshape(call: int, args: tuple, out: Any) -> None:
+        """The user's reshape-like call number ``call`` has run ops, the last of them its result:
+        keep its result shape (for the copy's reason and fix) and its source shape (for the dim mapping)."""
+        source = args[0]
+        if isinstance(source, tensor) and isinstance(out, tensor) \
+                and source.numel() == out.numel() and source.dtype == out.dtype:
+            target = targets[call] = tuple(out.shape)
+            reshapes[len(records) - 1] = (tuple(source.shape), target)
 
     strided = torch.strided
     layouts = _native_layouts()
@@ -747,12 +755,20 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
     if record is not None:
         # on_op in one C call (``_watchrec.record``), the closure above for the ops it declines;
         # the state is what the closure reads, in the order of the C side's S_* (see _watchrec.c)
+        # (the tally's ``allocated`` and the callback of its weak references in C too, where the tally's
+        # method is the one they mirror: not where something replaced it, as the --split benchmark does)
+        native_tally = type(tally).allocated is _TALLY_ALLOCATED and _native_collector() is not None
         state = (lock.acquire, lock.release, ops, tensor, context, records, fields, tuples, strided, seen,
-                 tally.allocated, cpu, current_node, peek, node_names, engine, partial(_user_where, lines=lines),
-                 partial(_code_in_backward, engine=engine, lines=lines), on_op)
+                 tally.allocated, tally if native_tally else None, _KeyedRef,
+                 _native_collector()(tally) if native_tally else None, cpu, current_node, peek, node_names, engine,
+                 partial(_user_where, lines=lines), partial(_code_in_backward, engine=engine, lines=lines), on_op)
         fast = partial(record, state)
+        # on_call too (``_watchrec.call``): the same calls, lines and context, in one C call
+        calls_state = (calls, SILENT_CALLS, RESHAPE_CALLS, context, stack, records, _LIBRARY, _is_library, lines,
+                       _line_text, note_reshape, on_call)
+        on_call_fast = partial(_native_call(), calls_state)
     else:
-        fast = on_op
+        fast, on_call_fast = on_op, on_call
 
     def node_name(node: Any) -> str:
         """The class name of an autograd node (cached, as in ``on_op``)."""
@@ -787,7 +803,7 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
             metas += (_guarded(partial(_shape_of, t), ()), _guarded(partial(_strides_of, t), ()), t.dtype)
         return kind, copied, allocated, metas
 
-    return on_call, fast
+    return on_call_fast, fast
 
 
 # ---------------------------------------------------------------------- reasons
@@ -1013,6 +1029,29 @@ def _native_record() -> Any:
     except ImportError:  # pragma: no cover - built without a C compiler
         return None
     return record
+
+
+def _native_call() -> Any:
+    """The compiled ``on_call`` (``strided.diagnose._watchrec.call``); only asked for where
+    :func:`_native_record` found the extension."""
+    from ._watchrec import call
+
+    return call
+
+
+def _native_collector() -> Any:
+    """The compiled ``MemoryTally._collected`` maker (``strided.diagnose._watchrec.collector``: the
+    callback of a tally's weak references, bound to the tally), or None where the extension is not built."""
+    try:
+        from ._watchrec import collector
+    except ImportError:  # pragma: no cover - built without a C compiler
+        return None
+    return collector
+
+
+# The method the compiled tally mirrors (``_watchrec.tally_allocated``): a watch whose tally's
+# ``allocated`` is another (replaced, subclassed) calls that one instead.
+_TALLY_ALLOCATED = MemoryTally.allocated
 
 
 # Whether new watches record each op through the compiled ``record`` (where built): a switch for
