@@ -182,3 +182,88 @@ def test_hypothesis_against_torch(x: np.ndarray, transpose: bool) -> None:
         s, t = s.mT if x.ndim > 1 else s, t.mT if x.ndim > 1 else t
     for name in ("gelu", "logsigmoid"):
         _bits_equal(getattr(F, name)(s).numpy(), getattr(torch.nn.functional, name)(t).numpy())
+
+
+# ---- binary_cross_entropy_with_logits: PyTorch's steps over the compiled log_sigmoid ------------
+
+
+@needs_kernels
+@pytest.mark.usefixtures("torch_threads_as_assumed")
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "stepped"])
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_bce_with_logits_against_torch(dtype: str, layout: str, reduction: str) -> None:
+    """(1 - target) * input - log_sigmoid(input), PyTorch's steps: its bits unreduced (a NaN input's
+    word too, the all-ones word its fused subtraction keeps) and reduced, its strides."""
+    rng = np.random.default_rng(12)
+    x = rng.normal(0, 4, (190, 211)).astype(dtype)
+    y = rng.random((190, 211)).astype(dtype)
+    x.reshape(-1)[:9] = [np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-40, 100.0, -100.0]
+    y.reshape(-1)[[3, 50, 70]] = np.nan
+    xs, ys, xt, yt = strided.from_numpy(x.copy()), strided.from_numpy(y.copy()), _t(x), _t(y)
+    if layout == "transposed":
+        xs, ys, xt, yt = xs.T, ys.T, xt.T, yt.T
+    elif layout == "stepped":
+        xs, ys, xt, yt = xs[:, ::2], ys[:, ::2], xt[:, ::2], yt[:, ::2]
+    got = F.binary_cross_entropy_with_logits(xs, ys, reduction=reduction)
+    want = torch.nn.functional.binary_cross_entropy_with_logits(xt, yt, reduction=reduction)
+    assert got.shape == tuple(want.shape) and got.stride() == want.stride()
+    _bits_equal(np.atleast_1d(got.numpy()), np.atleast_1d(want.numpy()))
+
+
+@needs_kernels
+@pytest.mark.parametrize("n", [1, 2, 7, 8, 9, 15, 16, 17, 31, 33, 64, 70])
+def test_bce_with_logits_nan_places_against_torch(n: int) -> None:
+    rng = np.random.default_rng(n)
+    x, y = rng.normal(0, 3, n).astype(np.float32), rng.random(n).astype(np.float32)
+    for place in range(n):
+        xx = x.copy()
+        xx[place] = np.nan if place % 2 else -np.nan
+        got = F.binary_cross_entropy_with_logits(strided.from_numpy(xx), strided.from_numpy(y), reduction="none")
+        want = torch.nn.functional.binary_cross_entropy_with_logits(_t(xx), _t(y), reduction="none")
+        _bits_equal(got.numpy(), want.numpy())
+
+
+@needs_kernels
+def test_bce_with_logits_weights_and_gradient_against_torch() -> None:
+    """weight (the product after, as PyTorch's mul_), pos_weight (NumPy's form: values within ulps),
+    the module, and the gradient of the input."""
+    rng = np.random.default_rng(13)
+    x, y = rng.normal(0, 3, (40, 30)).astype(np.float32), rng.random((40, 30)).astype(np.float32)
+    w, pw = rng.random(30).astype(np.float32), rng.random(30).astype(np.float32) * 3
+    got = F.binary_cross_entropy_with_logits(strided.from_numpy(x), strided.from_numpy(y), strided.from_numpy(w),
+                                             reduction="none")
+    want = torch.nn.functional.binary_cross_entropy_with_logits(_t(x), _t(y), _t(w), reduction="none")
+    _bits_equal(got.numpy(), want.numpy())
+    got = F.binary_cross_entropy_with_logits(strided.from_numpy(x), strided.from_numpy(y),
+                                             pos_weight=strided.from_numpy(pw), reduction="none")
+    want = torch.nn.functional.binary_cross_entropy_with_logits(_t(x), _t(y), pos_weight=_t(pw), reduction="none")
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-6)
+    got = strided.nn.BCEWithLogitsLoss()(strided.from_numpy(x), strided.from_numpy(y))
+    want = torch.nn.BCEWithLogitsLoss()(_t(x), _t(y))
+    _bits_equal(np.atleast_1d(got.numpy()), np.atleast_1d(want.numpy()))
+    xs, xt = strided.from_numpy(x.copy()).requires_grad_(), _t(x).requires_grad_()
+    F.binary_cross_entropy_with_logits(xs, strided.from_numpy(y)).backward()
+    torch.nn.functional.binary_cross_entropy_with_logits(xt, _t(y)).backward()
+    np.testing.assert_allclose(xs.grad.numpy(), xt.grad.numpy(), rtol=1e-5, atol=1e-9)
+
+
+def test_bce_with_logits_without_the_kernel_in_a_subprocess() -> None:
+    """STRIDED_NATIVE=0: NumPy's stable form, finite values within ulps of torch's."""
+    import subprocess
+    import sys
+
+    code = ("import numpy as np, strided, strided.nn.functional as F, torch\n"
+            "x = np.random.default_rng(1).normal(0, 3, 1000).astype(np.float32); y = np.full(1000, 0.25, np.float32)\n"
+            "g = F.binary_cross_entropy_with_logits(strided.from_numpy(x), strided.from_numpy(y), reduction='none')\n"
+            "w = torch.nn.functional.binary_cross_entropy_with_logits(torch.from_numpy(x), torch.from_numpy(y), reduction='none')\n"
+            "np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-5)\n"
+            "g = F.gelu(strided.from_numpy(x)); w = torch.nn.functional.gelu(torch.from_numpy(x))\n"
+            "np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-5, atol=1e-6)\n"
+            "g = F.logsigmoid(strided.from_numpy(x)); w = torch.nn.functional.logsigmoid(torch.from_numpy(x))\n"
+            "np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-5, atol=1e-6)\n")
+    import os
+
+    env = dict(os.environ, STRIDED_NATIVE="0")
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
