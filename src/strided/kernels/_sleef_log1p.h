@@ -177,6 +177,35 @@ __attribute__((target("avx512f"))) static __m512 sleef_log_sigmoid16(__m512 v)
     return _mm512_mask_mov_ps(r, nan, _mm512_castsi512_ps(_mm512_set1_epi32(-1)));
 }
 
+/* log_sigmoid of eight float32 lanes (AVX2 with FMA): sleef_log_sigmoid_f's steps, the same bits
+ * (vminps(v, 0) as its selection, -|v| a sign flip as its negation, a NaN lane the all-ones word) */
+__attribute__((target("avx2,fma"))) static __m256 sleef_log_sigmoid8f(__m256 v)
+{
+    const __m256 sign = _mm256_set1_ps(-0.0f);
+    __m256 nan = _mm256_cmp_ps(v, v, _CMP_UNORD_Q);
+    __m256 lo = _mm256_min_ps(v, _mm256_setzero_ps());
+    __m256 r = _mm256_sub_ps(lo, sleef_log1pf8_unit(sleef_expf8(_mm256_or_ps(sign, v))));
+    return _mm256_or_ps(r, nan);
+}
+
+/* log_sigmoid_f32_wide in eight lanes: whole vectors, then the tail as one vector over a padded copy */
+__attribute__((target("avx2,fma"))) static void log_sigmoid_f32_avx2(const float *x, float *out, Py_ssize_t n)
+{
+    Py_ssize_t i = 0;
+    for (; i + 16 <= n; i += 16) {  /* (two independent chains an iteration) */
+        __m256 u = sleef_log_sigmoid8f(_mm256_loadu_ps(x + i)), w = sleef_log_sigmoid8f(_mm256_loadu_ps(x + i + 8));
+        _mm256_storeu_ps(out + i, u);
+        _mm256_storeu_ps(out + i + 8, w);
+    }
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(out + i, sleef_log_sigmoid8f(_mm256_loadu_ps(x + i)));
+    if (i < n) {
+        float buf[8] = {0};
+        memcpy(buf, x + i, (size_t)(n - i) * sizeof(float));
+        _mm256_storeu_ps(buf, sleef_log_sigmoid8f(_mm256_loadu_ps(buf)));
+        memcpy(out + i, buf, (size_t)(n - i) * sizeof(float));
+    }
+}
+
 #endif  /* SLEEF_LOG1P_CORE_ONLY */
 
 /* xlog1p's AVX-512 core, eight lanes, for d in [0, 1] */

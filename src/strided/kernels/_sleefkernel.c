@@ -768,6 +768,83 @@ __attribute__((target("avx512f"))) static __m512 torch_erf16(__m512 x)
     return _mm512_castsi512_ps(_mm512_xor_si512(sgn, _mm512_castps_si512(y)));
 }
 
+/* Vectorized<float>::erf(), eight lanes (AVX2 with FMA): torch_erf16's steps, the same bits */
+__attribute__((target("avx2,fma"), always_inline)) static inline __m256 torch_erf8(__m256 x)
+{
+    const __m256 sign = _mm256_set1_ps(-0.0f), one = _mm256_set1_ps(1.0f);
+    __m256 sgn = _mm256_and_ps(sign, x);
+    __m256 a = _mm256_andnot_ps(sign, x);
+    __m256 t = _mm256_div_ps(one, _mm256_fmadd_ps(_mm256_set1_ps(AS_P), a, one));
+    __m256 r = _mm256_fmadd_ps(_mm256_set1_ps(AS_P5), t, _mm256_set1_ps(AS_P4));
+    r = _mm256_fmadd_ps(r, t, _mm256_set1_ps(AS_P3));
+    r = _mm256_fmadd_ps(r, t, _mm256_set1_ps(AS_P2));
+    r = _mm256_fmadd_ps(r, t, _mm256_set1_ps(AS_P1));
+    __m256 nx2 = _mm256_xor_ps(sign, _mm256_mul_ps(x, x));
+    __m256 e = _mm256_xor_ps(sign, sleef_expf8(nx2));
+    __m256 y = _mm256_fmadd_ps(_mm256_mul_ps(e, t), r, one);
+    return _mm256_xor_ps(sgn, y);
+}
+
+/* gelu's vectorized function (op 5), eight lanes: vec16's op 5 steps; a NaN x gives x quieted (x + x),
+ * as vec_lane's op 5 (blended: the product's NaN operand is then not left to the compiler's order) */
+__attribute__((target("avx2,fma"), always_inline)) static inline __m256 torch_gelu8(__m256 x)
+{
+    __m256 h = _mm256_mul_ps(x, _mm256_set1_ps(0.5f));
+    __m256 y = _mm256_mul_ps(h, _mm256_add_ps(_mm256_set1_ps(1.0f), torch_erf8(_mm256_mul_ps(x, _mm256_set1_ps(GELU_ALPHA)))));
+    return _mm256_blendv_ps(y, _mm256_add_ps(x, x), _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+}
+
+/* onednn_exp_lane, eight lanes (vminps / vmaxps as the lane's selections: the bound where x is NaN) */
+__attribute__((target("avx2,fma"), always_inline)) static inline __m256 onednn_exp8(__m256 x)
+{
+#define ONEDNN_C8(w) _mm256_castsi256_ps(_mm256_set1_epi32((int)(w)))
+    const __m256 lo = ONEDNN_C8(0xc2aeac50u), hi = ONEDNN_C8(0x42b17218u), one = _mm256_set1_ps(1.0f);
+    __m256 zero = _mm256_cmp_ps(x, lo, _CMP_LT_OQ);
+    __m256 s = _mm256_max_ps(_mm256_min_ps(x, hi), lo);
+    __m256 fx = _mm256_floor_ps(_mm256_add_ps(_mm256_mul_ps(s, ONEDNN_C8(0x3fb8aa3bu)), _mm256_set1_ps(0.5f)));
+    __m256 r = _mm256_fnmadd_ps(fx, ONEDNN_C8(0x3f317218u), s);
+    __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvttps_epi32(_mm256_sub_ps(fx, one)), _mm256_set1_epi32(127)), 23);
+    __m256 p2 = _mm256_andnot_ps(zero, _mm256_castsi256_ps(e));
+    __m256 y = ONEDNN_C8(0x3c07cfceu);
+    y = _mm256_fmadd_ps(y, r, ONEDNN_C8(0x3d2b9d0du));
+    y = _mm256_fmadd_ps(y, r, ONEDNN_C8(0x3e2aad40u));
+    y = _mm256_fmadd_ps(y, r, ONEDNN_C8(0x3efffee3u));
+    y = _mm256_fmadd_ps(y, r, ONEDNN_C8(0x3f7ffffbu));
+    y = _mm256_fmadd_ps(y, r, one);
+    return _mm256_mul_ps(_mm256_mul_ps(y, p2), _mm256_set1_ps(2.0f));
+}
+
+/* onednn_gelu_as_lane, eight lanes (op 19: the JIT's avx2 form is this width; the same bits as the lane) */
+__attribute__((target("avx2,fma"), always_inline)) static inline __m256 onednn_gelu_as8(__m256 s)
+{
+    const __m256 sign = _mm256_set1_ps(-0.0f), one = _mm256_set1_ps(1.0f);
+    __m256 x = _mm256_mul_ps(s, ONEDNN_C8(0x3f3504f3u));
+    __m256 t = _mm256_div_ps(one, _mm256_fmadd_ps(ONEDNN_C8(0x3ea7ba05u), _mm256_andnot_ps(sign, x), one));
+    __m256 q = _mm256_mul_ps(_mm256_xor_ps(sign, onednn_exp8(_mm256_xor_ps(sign, _mm256_mul_ps(x, x)))), t);
+    __m256 r = ONEDNN_C8(0x3f87dc22u);
+    r = _mm256_fmadd_ps(r, t, ONEDNN_C8(0xbfba00e3u));
+    r = _mm256_fmadd_ps(r, t, ONEDNN_C8(0x3fb5f0e3u));
+    r = _mm256_fmadd_ps(r, t, ONEDNN_C8(0xbe91a98eu));
+    r = _mm256_fmadd_ps(r, t, ONEDNN_C8(0x3e827906u));
+    __m256 erf = _mm256_xor_ps(_mm256_fmadd_ps(q, r, one), _mm256_and_ps(sign, s));
+    __m256 half = _mm256_mul_ps(s, _mm256_set1_ps(0.5f));
+    return _mm256_fmadd_ps(erf, half, half);
+#undef ONEDNN_C8
+}
+
+/* op 19 over x[0..m): two vectors an iteration (independent chains), the last m % 8 elements by the lane */
+__attribute__((target("avx2,fma"))) static void onednn_gelu_as_block8(const float *x, float *o, Py_ssize_t m)
+{
+    Py_ssize_t i = 0;
+    for (; i + 16 <= m; i += 16) {
+        __m256 u = onednn_gelu_as8(_mm256_loadu_ps(x + i)), v = onednn_gelu_as8(_mm256_loadu_ps(x + i + 8));
+        _mm256_storeu_ps(o + i, u);
+        _mm256_storeu_ps(o + i + 8, v);
+    }
+    for (; i + 8 <= m; i += 8) _mm256_storeu_ps(o + i, onednn_gelu_as8(_mm256_loadu_ps(x + i)));
+    for (; i < m; i++) o[i] = onednn_gelu_as_lane(x[i]);
+}
+
 /* sleef_atan2f, sixteen lanes (xatan2f_u1's steps as Sleef_atan2f16_u10 runs them) */
 __attribute__((target("avx512f"), always_inline)) static inline __m512 sleef_atan2f16(__m512 y, __m512 x)
 {
@@ -1022,11 +1099,12 @@ __attribute__((target("avx512f"))) static void vec_block16(const float *x, float
     }
 }
 
-/* vec16's ops 0 to 2 in eight lanes (AVX2 with FMA): the same steps, the same bits */
+/* vec16's ops 0 to 2 and 5 in eight lanes (AVX2 with FMA): the same steps, the same bits */
 __attribute__((target("avx2,fma"), always_inline)) static inline __m256 vec8(__m256 x, int op)
 {
     const __m256 one = _mm256_set1_ps(1.0f);
     if (op == 0) return sleef_expf8(x);
+    if (op == 5) return torch_gelu8(x);
     __m256 e = sleef_expf8(_mm256_xor_ps(x, _mm256_set1_ps(-0.0f)));
     return _mm256_div_ps(op == 1 ? one : x, _mm256_add_ps(one, e));
 }
@@ -1042,7 +1120,7 @@ __attribute__((target("avx2,fma"), always_inline)) static inline __m256 vec8(__m
         _mm256_storeu_ps(o + i + 24, v3);                                                        \
     }
 
-/* vec_block16's ops 0 to 2 in eight lanes; the last m % 8 elements by vec_lane (the same steps one
+/* vec_block16's ops 0 to 2 and 5 in eight lanes; the last m % 8 elements by vec_lane (the same steps one
  * lane at a time, its fmaf one instruction in this FMA-targeted function: the same bits) */
 __attribute__((target("avx2,fma"))) static void vec_block8(const float *x, float *o, Py_ssize_t m, int op)
 {
@@ -1051,6 +1129,8 @@ __attribute__((target("avx2,fma"))) static void vec_block8(const float *x, float
         VEC_BLOCK32(1)
     } else if (op == 2) {
         VEC_BLOCK32(2)
+    } else if (op == 5) {
+        VEC_BLOCK32(5)
     }
     for (; i + 8 <= m; i += 8) _mm256_storeu_ps(o + i, vec8(_mm256_loadu_ps(x + i), op));
     for (; i < m; i++) o[i] = vec_lane(x[i], op);
@@ -1529,7 +1609,13 @@ static void vec_block(const float *x, float *o, Py_ssize_t m, int op, int wide)
         hyper_block_f(x, o, m, op);
         return;
     }
-    if (op == 19) {  /* (oneDNN's avx2 gelu_erf: every element alike, no wide form) */
+    if (op == 19) {  /* (oneDNN's avx2 gelu_erf: every element alike; eight lanes where AVX2 runs: the same bits) */
+#if HAVE_X86
+        if (wide == W256 || (wide == W512 && has_avx2_fma())) {
+            onednn_gelu_as_block8(x, o, m);
+            return;
+        }
+#endif
         for (Py_ssize_t i = 0; i < m; i++) o[i] = onednn_gelu_as_lane(x[i]);
         return;
     }
@@ -1613,7 +1699,7 @@ static void vec_block(const float *x, float *o, Py_ssize_t m, int op, int wide)
         vec_block16(x, o, m, op);
         return;
     }
-    if (wide == W256 && op <= 2) {
+    if (wide == W256 && (op <= 2 || op == 5)) {
         vec_block8(x, o, m, op);
         return;
     }

@@ -3643,7 +3643,8 @@ static int float_twins(const Py_buffer *xb, const Py_buffer *ob)
  * AVX512; the caller runs NumPy's forward under ATen's DEFAULT capability). False (nothing
  * written): not C-contiguous aligned native float32 / float64 buffers of one format and length, or
  * an overlap, or form 1 (the AVX-512 form; 0: the one-lane form, -1: AVX-512 where the CPU has
- * AVX512F) on a CPU without it. */
+ * AVX512F, else float32's AVX2 form where the CPU has AVX2 and FMA; 2: that AVX2 form, float64 the
+ * one-lane form) on a CPU without it. */
 #include "_sleef_log1p.h"
 static PyObject *py_log_sigmoid_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -3657,6 +3658,12 @@ static PyObject *py_log_sigmoid_run(PyObject *self, PyObject *const *args, Py_ss
     if (form == -1 && PyErr_Occurred()) return NULL;
     int wide = form == 0 ? 0 : has_avx512f_rsqrt();
     if (form == 1 && !wide) Py_RETURN_FALSE;
+#if defined(__GNUC__) && defined(__x86_64__)
+    int avx2 = (form == -1 || form == 2) && !wide && hardware_fma();  /* (form 2: the AVX2 form, float32) */
+#else
+    int avx2 = 0;
+#endif
+    if (form == 2 && !avx2) Py_RETURN_FALSE;
     if (in_out_buffers(args[0], args[1], &xb, &ob) < 0) return NULL;
     PyObject *answer = Py_False;
     int f32 = strcmp(xb.format, "f") == 0 && xb.itemsize == 4, f64 = strcmp(xb.format, "d") == 0 && xb.itemsize == 8;
@@ -3666,6 +3673,7 @@ static PyObject *py_log_sigmoid_run(PyObject *self, PyObject *const *args, Py_ss
 #if defined(__GNUC__) && defined(__x86_64__)
         if (wide && f32) log_sigmoid_f32_wide((const float *)xb.buf, (float *)ob.buf, n);
         else if (wide) log_sigmoid_f64_wide((const double *)xb.buf, (double *)ob.buf, n);
+        else if (avx2 && f32) log_sigmoid_f32_avx2((const float *)xb.buf, (float *)ob.buf, n);
         else
 #endif
         if (f32) log_sigmoid_f32((const float *)xb.buf, (float *)ob.buf, n);

@@ -283,7 +283,7 @@ def gelu_float32(x: np.ndarray, out: np.ndarray | None = None, threads: int | No
     """PyTorch's float32 ``gelu`` (the exact form) of ``x`` bit for bit; ``out``, ``threads``,
     ``form`` and the answer as :func:`torch_loop`'s. Two kernels, as PyTorch's ``gelu`` picks them:
 
-    - a contiguous input of more than one element, on a CPU with AVX-512 (F, BW, DQ, VL: oneDNN's
+    - a contiguous input of more than one element (a bfloat16 one only on AVX-512), on a CPU with AVX-512 (F, BW, DQ, VL: oneDNN's
       ``avx512_core``): oneDNN's ``eltwise_gelu_erf`` (``Activation.cpp``'s ``use_mkldnn``, on by
       default), a piecewise minimax polynomial for ``erf(x / sqrt 2)``, the same at every element
       (checked against ``torch`` over every 97th float32 bit pattern). Where the CPU lacks
@@ -302,7 +302,9 @@ def gelu_float32(x: np.ndarray, out: np.ndarray | None = None, threads: int | No
         return None
     x, out = _aligned(x, out)
     lanes_here = k.capability()  # (the CPU's, not ATEN_CPU_CAPABILITY's: oneDNN's own dispatch)
-    if x.size > 1 and x.flags.c_contiguous and lanes_here in (8, 16):
+    # (a bfloat16 tensor, lanes 2, takes oneDNN only where the CPU has AVX-512: PyTorch's oneDNN bfloat16
+    # check fails on an AVX2 CPU, whose gelu is then GeluKernelImpl's loop; measured on an AMD EPYC)
+    if x.size > 1 and x.flags.c_contiguous and (lanes_here == 16 or (lanes_here == 8 and lanes == 1)):
         res = out if (out is not None and out.dtype == _F32 and out.shape == x.shape
                       and out.flags.c_contiguous) else np.empty(x.shape, _F32)
         op = GELU_ONEDNN if lanes_here == 16 else GELU_ONEDNN_AS

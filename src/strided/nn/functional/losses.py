@@ -43,6 +43,7 @@ from ...opdef import Kind, declare
 from ...ops._support.gradtools import linked
 from ...ops._support.operands import _cinfo, _fresh_output
 from ...ops._support.promotion import result_type
+from ...ops.elementwise.activations_more import _logsigmoid_compiled
 from ...ops.reductions.softmax import log_softmax as _log_softmax
 from ...ops.registry import backward
 from ...ops.shape.broadcasting import broadcast_pair
@@ -1070,10 +1071,10 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
         tensor_arg(pos_weight, "binary_cross_entropy_with_logits", "pos_weight", 7)
         broadcast_pair(pos_weight._layout.shape, target._layout.shape)  # (PyTorch's error when they do not)
     with np.errstate(all="ignore"):
-        softplus_neg = np.log1p(np.exp(-np.abs(x))) + np.maximum(-x, 0)  # log(1 + exp(-x)), stably
         if pos_weight is None:
-            per = (1 - y) * x + softplus_neg
+            per = _logits_loss(x, y, input._dtype is target._dtype)
         else:
+            softplus_neg = np.log1p(np.exp(-np.abs(x))) + np.maximum(-x, 0)  # log(1 + exp(-x)), stably
             lw = 1 + (pos_weight._np().astype(compute, copy=False) - 1) * y
             per = (1 - y) * x + lw * softplus_neg
     if w is not None:
@@ -1096,11 +1097,38 @@ def _bce_logits_fresh(input: Any, target: Any, weight: Any = None, size_average:
     x, y, info, dt = runs
     token = quiet_set(QUIET)
     try:
-        softplus_neg = np.log1p(np.exp(-np.abs(x))) + np.maximum(-x, 0)  # log(1 + exp(-x)), stably
-        per = (1 - y) * x + softplus_neg
+        per = _logits_loss(x, y, True)
     finally:
         quiet_reset(token)
     return fresh_loss(per, info, dt, reduction)
+
+
+def _logits_loss(x: np.ndarray, y: np.ndarray, same_dtype: bool) -> np.ndarray:
+    """The unweighted per-element loss ``(1 - y) x + log(1 + exp(-x))`` of the logits ``x`` and targets
+    ``y`` (one shape, the compute dtype; ``same_dtype``: the input's and target's dtypes are one).
+    PyTorch's steps, ``(1 - target).mul_(input).sub_(log_sigmoid(input))``, where the compiled
+    log_sigmoid runs on float32 / float64 operands of one dtype (its bits: each other step one IEEE
+    operation, so PyTorch's bits throughout); else NumPy's stable form ``log1p(exp(-|x|)) + max(-x, 0)``
+    (within ulps). The caller holds the quiet floating-point state."""
+    if same_dtype and x.dtype == y.dtype and x.__class__ is np.ndarray and x.ndim:
+        # (log_sigmoid in x's own dim order where a permutation makes x row-major, a transposed x:
+        # the differences below then run over two arrays laid out alike; elementwise, the same values)
+        order = np.argsort([-abs(st) for st in x.strides], kind="stable")
+        xp = x.transpose(order)
+        if xp.flags.c_contiguous:
+            log_sig = _logsigmoid_compiled(xp)
+            log_sig = None if log_sig is None else log_sig.transpose(np.argsort(order))
+        else:
+            log_sig = _logsigmoid_compiled(x)
+        if log_sig is not None:
+            per = (1 - y) * x
+            per = np.subtract(per, log_sig, out=per) if per.shape == log_sig.shape else per - log_sig
+            # (a NaN x: log_sigmoid's all-ones word, which PyTorch's sub_ keeps: its add with alpha -1 is
+            # a fused multiply-add of that operand, where NumPy's difference keeps the first operand's NaN)
+            np.copyto(per, log_sig, where=np.isnan(log_sig))
+            return per
+    softplus_neg = np.log1p(np.exp(-np.abs(x))) + np.maximum(-x, 0)  # log(1 + exp(-x)), stably
+    return (1 - y) * x + softplus_neg
 
 
 binary_cross_entropy_with_logits.__fresh__ = _bce_logits_fresh  # type: ignore[attr-defined]

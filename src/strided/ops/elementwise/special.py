@@ -64,7 +64,7 @@ def _gelu_into(x: np.ndarray, res_out: np.ndarray, approximate: str, dtype_name:
     (:func:`strided.kernels.sleef.gelu_float32`); float16 and bfloat16 upcast to float32 and run
     the same kernels, rounded once, as PyTorch's reduced-float ``GeluKernelImpl`` does (its
     ``Vectorized<Half>`` twice float32's width; bfloat16's contiguous input goes to oneDNN, as
-    float32's); else in float64, rounded once (the compiled kernel where it takes the arrays: the
+    float32's, on an AVX-512 CPU alone); else in float64, rounded once (the compiled kernel where it takes the arrays: the
     same bits in one pass; a float64 tensor: PyTorch's bits where the compiled kernel runs,
     GeluKernelImpl's loop with SLEEF's erf where it is vectorized, :data:`strided.kernels.sleef.GELU_D`);
     the tanh form in float32 (float64 for a float64 tensor: PyTorch's bits
