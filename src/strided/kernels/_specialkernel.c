@@ -1555,60 +1555,68 @@ __attribute__((target("avx512f"))) static void scale_rows16(float *o, float inv,
 }
 #endif
 #if defined(__GNUC__) && defined(__x86_64__)
-/* The AVX2 forms (ATen's capability AVX2: Vectorized<float> of eight lanes, Sleef_expf8_u10, the
- * same bits per lane as sleef_expf16 and sleef_expf); lanes_on8(k): the first k of eight lanes on */
+/* The AVX2 forms of the rows (ATen's capability AVX2), one definition for both types: W lanes of T
+ * (__m256 / __m256d: S ps / pd), EXPV SLEEF's vector exp of W lanes (the same bits per lane as the
+ * AVX-512 form's and the one-lane function's), ON(k) the first k of W lanes on (a mask), HSUM the
+ * lanes' sum in ATen's order. Each makes:
+ *   ROWS(x, m, o, n):      o[i] = exp(x[i] - m) for i < n, W lanes at a time (the tail's lanes masked);
+ *   ROWS_SUM(x, m, o, n):  ROWS and the row's sum in the same pass (n >= W), in the order SOFTMAX_ROWS
+ *                          takes (ATen's reduce_all: lane j adds o[j], o[W + j], ... left to right, the
+ *                          tail into the first lanes (Vec::set), then HSUM), the exponentials not read back;
+ *   SCALE(o, inv, n):      o[i] *= inv, W lanes at a time (the same IEEE product per element). */
+#define AVX2_ROW_FORMS(T, V, S, W, EXPV, ON, HSUM, ROWS, ROWS_SUM, SCALE)                          \
+    __attribute__((target("avx2,fma"))) static void ROWS(const T *x, T m, T *o, Py_ssize_t n)       \
+    {                                                                                              \
+        const V mv = _mm256_set1_##S(m);                                                           \
+        Py_ssize_t i = 0;                                                                          \
+        for (; i + W <= n; i += W) _mm256_storeu_##S(o + i, EXPV(_mm256_sub_##S(_mm256_loadu_##S(x + i), mv))); \
+        if (i < n) {                                                                               \
+            __m256i k = ON(n - i);                                                                 \
+            _mm256_maskstore_##S(o + i, k, EXPV(_mm256_sub_##S(_mm256_maskload_##S(x + i, k), mv))); \
+        }                                                                                          \
+    }                                                                                              \
+    __attribute__((target("avx2,fma"))) static T ROWS_SUM(const T *x, T m, T *o, Py_ssize_t n)      \
+    {                                                                                              \
+        const V mv = _mm256_set1_##S(m);                                                           \
+        V acc = EXPV(_mm256_sub_##S(_mm256_loadu_##S(x), mv));                                     \
+        _mm256_storeu_##S(o, acc);                                                                 \
+        Py_ssize_t i = W;                                                                          \
+        for (; i + W <= n; i += W) {                                                               \
+            V e = EXPV(_mm256_sub_##S(_mm256_loadu_##S(x + i), mv));                               \
+            _mm256_storeu_##S(o + i, e);                                                           \
+            acc = _mm256_add_##S(acc, e);                                                          \
+        }                                                                                          \
+        if (i < n) {                                                                               \
+            __m256i k = ON(n - i);                                                                 \
+            V e = EXPV(_mm256_sub_##S(_mm256_maskload_##S(x + i, k), mv));                         \
+            _mm256_maskstore_##S(o + i, k, e);                                                     \
+            acc = _mm256_blendv_##S(acc, _mm256_add_##S(acc, e), _mm256_castsi256_##S(k));         \
+        }                                                                                          \
+        T a[W];                                                                                    \
+        _mm256_storeu_##S(a, acc);                                                                 \
+        return HSUM(a);                                                                            \
+    }                                                                                              \
+    __attribute__((target("avx2"))) static void SCALE(T *o, T inv, Py_ssize_t n)                    \
+    {                                                                                              \
+        const V v = _mm256_set1_##S(inv);                                                          \
+        Py_ssize_t i = 0;                                                                          \
+        for (; i + W <= n; i += W) _mm256_storeu_##S(o + i, _mm256_mul_##S(_mm256_loadu_##S(o + i), v)); \
+        for (; i < n; i++) o[i] = o[i] * inv;                                                      \
+    }
+
+/* float: eight lanes (Vectorized<float>, Sleef_expf8_u10), summed as VecReduceAllSIMD's shuffles do:
+ * lane j + lane j+w for w = 4, 2, 1 */
 __attribute__((target("avx2"))) static inline __m256i lanes_on8(Py_ssize_t k)
 {
     return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)k), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
-
-/* o[i] = SLEEF's expf(x[i] - m) for i < n, eight lanes at a time (the tail's lanes masked) */
-__attribute__((target("avx2,fma"))) static void sleef_rows8f(const float *x, float m, float *o, Py_ssize_t n)
+static inline float hsum8f(float *a)
 {
-    const __m256 mv = _mm256_set1_ps(m);
-    Py_ssize_t i = 0;
-    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(o + i, sleef_expf8(_mm256_sub_ps(_mm256_loadu_ps(x + i), mv)));
-    if (i < n) {
-        __m256i k = lanes_on8(n - i);
-        _mm256_maskstore_ps(o + i, k, sleef_expf8(_mm256_sub_ps(_mm256_maskload_ps(x + i, k), mv)));
-    }
-}
-
-/* sleef_rows8f and the row's sum in the same pass, in the order SOFTMAX_ROWS takes with eight
- * lanes (ATen's reduce_all under AVX2: lane j adds o[j], o[8 + j], ... left to right, the tail into
- * the first lanes (Vec::set), then VecReduceAllSIMD's shuffles: lane j + lane j+w for w = 4, 2, 1); n >= 8 */
-__attribute__((target("avx2,fma"))) static float sleef_rows8f_sum(const float *x, float m, float *o, Py_ssize_t n)
-{
-    const __m256 mv = _mm256_set1_ps(m);
-    __m256 acc = sleef_expf8(_mm256_sub_ps(_mm256_loadu_ps(x), mv));
-    _mm256_storeu_ps(o, acc);
-    Py_ssize_t i = 8;
-    for (; i + 8 <= n; i += 8) {
-        __m256 e = sleef_expf8(_mm256_sub_ps(_mm256_loadu_ps(x + i), mv));
-        _mm256_storeu_ps(o + i, e);
-        acc = _mm256_add_ps(acc, e);
-    }
-    if (i < n) {
-        __m256i k = lanes_on8(n - i);
-        __m256 e = sleef_expf8(_mm256_sub_ps(_mm256_maskload_ps(x + i, k), mv));
-        _mm256_maskstore_ps(o + i, k, e);
-        acc = _mm256_blendv_ps(acc, _mm256_add_ps(acc, e), _mm256_castsi256_ps(k));
-    }
-    float a[8];
-    _mm256_storeu_ps(a, acc);
     for (int w = 4; w >= 1; w /= 2)
         for (int j = 0; j < w; j++) a[j] = a[j] + a[j + w];
     return a[0];
 }
-
-/* o[i] *= inv, eight lanes at a time (the same IEEE product per element) */
-__attribute__((target("avx2"))) static void scale_rows8f(float *o, float inv, Py_ssize_t n)
-{
-    const __m256 v = _mm256_set1_ps(inv);
-    Py_ssize_t i = 0;
-    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(o + i, _mm256_mul_ps(_mm256_loadu_ps(o + i), v));
-    for (; i < n; i++) o[i] = o[i] * inv;
-}
+AVX2_ROW_FORMS(float, __m256, ps, 8, sleef_expf8, lanes_on8, hsum8f, sleef_rows8f, sleef_rows8f_sum, scale_rows8f)
 #endif
 static int use_sleef_rows = -1; /* 2: the AVX-512 form, 1: the AVX2 one, 0: not SLEEF (ATen's DEFAULT) */
 static int sleef_rows_expf(const float *x, float m, float *o, Py_ssize_t n)
@@ -1693,58 +1701,15 @@ __attribute__((target("avx512f"))) static void scale_rows8(double *o, double inv
 }
 #endif
 #if defined(__GNUC__) && defined(__x86_64__)
-/* The AVX2 forms of double (Vectorized<double> of four lanes, Sleef_expd4_u10: sleef_exp4, the same
- * bits per lane as sleef_exp8 and sleef_exp); lanes_on4(k): the first k of four lanes on */
+/* double: four lanes (Vectorized<double>, Sleef_expd4_u10: sleef_exp4), summed as the generic
+ * vec_reduce_all does: lane 0 plus each next lane in turn */
 __attribute__((target("avx2"))) static inline __m256i lanes_on4(Py_ssize_t k)
 {
     return _mm256_cmpgt_epi64(_mm256_set1_epi64x((long long)k), _mm256_setr_epi64x(0, 1, 2, 3));
 }
-
-/* o[i] = SLEEF's exp(x[i] - m) for i < n, four lanes at a time (the tail's lanes masked) */
-__attribute__((target("avx2,fma"))) static void sleef_rows4(const double *x, double m, double *o, Py_ssize_t n)
-{
-    const __m256d mv = _mm256_set1_pd(m);
-    Py_ssize_t i = 0;
-    for (; i + 4 <= n; i += 4) _mm256_storeu_pd(o + i, sleef_exp4(_mm256_sub_pd(_mm256_loadu_pd(x + i), mv)));
-    if (i < n) {
-        __m256i k = lanes_on4(n - i);
-        _mm256_maskstore_pd(o + i, k, sleef_exp4(_mm256_sub_pd(_mm256_maskload_pd(x + i, k), mv)));
-    }
-}
-
-/* sleef_rows4 and the row's sum in the same pass (the order SOFTMAX_ROWS takes with four lanes:
- * lane j adds o[j], o[4 + j], ... left to right, the tail into the first lanes, then lane 0 plus
- * each next lane in turn); n >= 4 */
-__attribute__((target("avx2,fma"))) static double sleef_rows4_sum(const double *x, double m, double *o, Py_ssize_t n)
-{
-    const __m256d mv = _mm256_set1_pd(m);
-    __m256d acc = sleef_exp4(_mm256_sub_pd(_mm256_loadu_pd(x), mv));
-    _mm256_storeu_pd(o, acc);
-    Py_ssize_t i = 4;
-    for (; i + 4 <= n; i += 4) {
-        __m256d e = sleef_exp4(_mm256_sub_pd(_mm256_loadu_pd(x + i), mv));
-        _mm256_storeu_pd(o + i, e);
-        acc = _mm256_add_pd(acc, e);
-    }
-    if (i < n) {
-        __m256i k = lanes_on4(n - i);
-        __m256d e = sleef_exp4(_mm256_sub_pd(_mm256_maskload_pd(x + i, k), mv));
-        _mm256_maskstore_pd(o + i, k, e);
-        acc = _mm256_blendv_pd(acc, _mm256_add_pd(acc, e), _mm256_castsi256_pd(k));
-    }
-    double a[4];
-    _mm256_storeu_pd(a, acc);
-    return ((a[0] + a[1]) + a[2]) + a[3];
-}
-
-/* o[i] *= inv, four lanes at a time (the same IEEE product per element) */
-__attribute__((target("avx2"))) static void scale_rows4(double *o, double inv, Py_ssize_t n)
-{
-    const __m256d v = _mm256_set1_pd(inv);
-    Py_ssize_t i = 0;
-    for (; i + 4 <= n; i += 4) _mm256_storeu_pd(o + i, _mm256_mul_pd(_mm256_loadu_pd(o + i), v));
-    for (; i < n; i++) o[i] = o[i] * inv;
-}
+static inline double hsum4(double *a) { return ((a[0] + a[1]) + a[2]) + a[3]; }
+AVX2_ROW_FORMS(double, __m256d, pd, 4, sleef_exp4, lanes_on4, hsum4, sleef_rows4, sleef_rows4_sum, scale_rows4)
+#undef AVX2_ROW_FORMS
 #endif
 static int sleef_rows_exp(const double *x, double m, double *o, Py_ssize_t n)
 {
