@@ -9,7 +9,6 @@ import pytest
 
 import strided as S
 import strided.nn.functional as SF
-from strided.kernels.torch_loops import torch_vector_bytes
 
 torch = pytest.importorskip("torch")
 TF = torch.nn.functional
@@ -593,8 +592,6 @@ def test_watch_records_same_with_kernels_off():
     assert fast == slow and len(fast) > 10
 
 
-@pytest.mark.xfail(torch_vector_bytes() == 32, strict=True, reason=(
-    "an AVX2 CPU (torch's capability AVX2): PyTorch's softmax rows holding a NaN come out as 0xFFFFFFFF words (its AVX2 vector maximum's NaN); strided's NaN-row model (nan_row_f) is its AVX512 build's (0x7FC00000): the NaN's word only, not yet modelled for AVX2"))
 def test_softmax_nan_row_bits():
     # (fixed on day 25 where the compiled rows run under AVX-512: the row is all one NaN, the one
     # PyTorch's vectorized maximum ends with; the kernels-off NumPy formula keeps the input's NaN)

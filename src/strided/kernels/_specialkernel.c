@@ -1474,11 +1474,15 @@ done:
  *   log_softmax: s = the sum of exp(x_i - m), out_i = (x_i - m) - log(s).
  * The sums are ATen's reduce_all: `lanes` running sums over the row (one vector of the widest
  * instruction set PyTorch's CPU dispatch picks on this machine: 64 bytes with AVX-512 F/BW/DQ/VL,
- * else 32 bytes), a shorter tail added into the first lanes, the lanes then added pairwise (lane j +
- * lane j+w for w = lanes/2, ..., 1); a row shorter than `lanes` is summed left to right. float32's exp is
+ * else 32 bytes), a shorter tail added into the first lanes, the lanes then added pairwise (float: lane
+ * j + lane j+w for w = lanes/2, ..., 1; double: lane 0 plus each next lane in turn); a row shorter than
+ * `lanes` is summed left to right. float32's exp is
  * SLEEF's expf, PyTorch's own (ROWS_EXPF; the C library's where ATen's capability is DEFAULT);
- * float64's SLEEF's expd alike (ROWS_EXP); both logs are the C library's std::log, as PyTorch's. Every row of an all -inf
- * (or +inf) input is NaN, as in PyTorch (-inf - -inf). A buffer overlapping the other answers False
+ * float64's SLEEF's expd alike (ROWS_EXP), each a vector at a time where SLEEF's vector form runs (AVX-512:
+ * sleef_rows16 / sleef_rows8, AVX2: sleef_rows8f / sleef_rows4; the same bits as one lane at a time); the
+ * logs SLEEF's (ROWS_LOGF / ROWS_LOG; a NaN sum's log under AVX2 SLEEF's +NaN). Every row of an all -inf
+ * (or +inf) input is NaN, as in PyTorch (-inf - -inf); a row holding a NaN is written by its model
+ * (nan_row_f under AVX-512's softmax, NAN_ROW_AVX2 under AVX2). A buffer overlapping the other answers False
  * with nothing written (the caller's NumPy path runs then); True once written. This is the only
  * computation of these rows where it is built (strided.kernels.reduce.softmax_into): the NumPy
  * formula (STRIDED_NATIVE=0) is a few ulps away, not bit-identical. */
@@ -1550,12 +1554,80 @@ __attribute__((target("avx512f"))) static void scale_rows16(float *o, float inv,
     for (; i < n; i++) o[i] = o[i] * inv;
 }
 #endif
-static int use_sleef_rows = -1; /* 2: the AVX-512 form, 1: the plain one, 0: not SLEEF (ATen's DEFAULT) */
+#if defined(__GNUC__) && defined(__x86_64__)
+/* The AVX2 forms of the rows (ATen's capability AVX2), one definition for both types: W lanes of T
+ * (__m256 / __m256d: S ps / pd), EXPV SLEEF's vector exp of W lanes (the same bits per lane as the
+ * AVX-512 form's and the one-lane function's), ON(k) the first k of W lanes on (a mask), HSUM the
+ * lanes' sum in ATen's order. Each makes:
+ *   ROWS(x, m, o, n):      o[i] = exp(x[i] - m) for i < n, W lanes at a time (the tail's lanes masked);
+ *   ROWS_SUM(x, m, o, n):  ROWS and the row's sum in the same pass (n >= W), in the order SOFTMAX_ROWS
+ *                          takes (ATen's reduce_all: lane j adds o[j], o[W + j], ... left to right, the
+ *                          tail into the first lanes (Vec::set), then HSUM), the exponentials not read back;
+ *   SCALE(o, inv, n):      o[i] *= inv, W lanes at a time (the same IEEE product per element). */
+#define AVX2_ROW_FORMS(T, V, S, W, EXPV, ON, HSUM, ROWS, ROWS_SUM, SCALE)                          \
+    __attribute__((target("avx2,fma"))) static void ROWS(const T *x, T m, T *o, Py_ssize_t n)       \
+    {                                                                                              \
+        const V mv = _mm256_set1_##S(m);                                                           \
+        Py_ssize_t i = 0;                                                                          \
+        for (; i + W <= n; i += W) _mm256_storeu_##S(o + i, EXPV(_mm256_sub_##S(_mm256_loadu_##S(x + i), mv))); \
+        if (i < n) {                                                                               \
+            __m256i k = ON(n - i);                                                                 \
+            _mm256_maskstore_##S(o + i, k, EXPV(_mm256_sub_##S(_mm256_maskload_##S(x + i, k), mv))); \
+        }                                                                                          \
+    }                                                                                              \
+    __attribute__((target("avx2,fma"))) static T ROWS_SUM(const T *x, T m, T *o, Py_ssize_t n)      \
+    {                                                                                              \
+        const V mv = _mm256_set1_##S(m);                                                           \
+        V acc = EXPV(_mm256_sub_##S(_mm256_loadu_##S(x), mv));                                     \
+        _mm256_storeu_##S(o, acc);                                                                 \
+        Py_ssize_t i = W;                                                                          \
+        for (; i + W <= n; i += W) {                                                               \
+            V e = EXPV(_mm256_sub_##S(_mm256_loadu_##S(x + i), mv));                               \
+            _mm256_storeu_##S(o + i, e);                                                           \
+            acc = _mm256_add_##S(acc, e);                                                          \
+        }                                                                                          \
+        if (i < n) {                                                                               \
+            __m256i k = ON(n - i);                                                                 \
+            V e = EXPV(_mm256_sub_##S(_mm256_maskload_##S(x + i, k), mv));                         \
+            _mm256_maskstore_##S(o + i, k, e);                                                     \
+            acc = _mm256_blendv_##S(acc, _mm256_add_##S(acc, e), _mm256_castsi256_##S(k));         \
+        }                                                                                          \
+        T a[W];                                                                                    \
+        _mm256_storeu_##S(a, acc);                                                                 \
+        return HSUM(a);                                                                            \
+    }                                                                                              \
+    __attribute__((target("avx2"))) static void SCALE(T *o, T inv, Py_ssize_t n)                    \
+    {                                                                                              \
+        const V v = _mm256_set1_##S(inv);                                                          \
+        Py_ssize_t i = 0;                                                                          \
+        for (; i + W <= n; i += W) _mm256_storeu_##S(o + i, _mm256_mul_##S(_mm256_loadu_##S(o + i), v)); \
+        for (; i < n; i++) o[i] = o[i] * inv;                                                      \
+    }
+
+/* float: eight lanes (Vectorized<float>, Sleef_expf8_u10), summed as VecReduceAllSIMD's shuffles do:
+ * lane j + lane j+w for w = 4, 2, 1 */
+__attribute__((target("avx2"))) static inline __m256i lanes_on8(Py_ssize_t k)
+{
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)k), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+static inline float hsum8f(float *a)
+{
+    for (int w = 4; w >= 1; w /= 2)
+        for (int j = 0; j < w; j++) a[j] = a[j] + a[j + w];
+    return a[0];
+}
+AVX2_ROW_FORMS(float, __m256, ps, 8, sleef_expf8, lanes_on8, hsum8f, sleef_rows8f, sleef_rows8f_sum, scale_rows8f)
+#endif
+static int use_sleef_rows = -1; /* 2: the AVX-512 form, 1: the AVX2 one, 0: not SLEEF (ATen's DEFAULT) */
 static int sleef_rows_expf(const float *x, float m, float *o, Py_ssize_t n)
 {
 #if defined(__GNUC__) && defined(__x86_64__)
     if (use_sleef_rows == 2) {
         sleef_rows16(x, m, o, n);
+        return 1;
+    }
+    if (use_sleef_rows == 1) {
+        sleef_rows8f(x, m, o, n);
         return 1;
     }
 #endif
@@ -1628,11 +1700,26 @@ __attribute__((target("avx512f"))) static void scale_rows8(double *o, double inv
     for (; i < n; i++) o[i] = o[i] * inv;
 }
 #endif
+#if defined(__GNUC__) && defined(__x86_64__)
+/* double: four lanes (Vectorized<double>, Sleef_expd4_u10: sleef_exp4), summed as the generic
+ * vec_reduce_all does: lane 0 plus each next lane in turn */
+__attribute__((target("avx2"))) static inline __m256i lanes_on4(Py_ssize_t k)
+{
+    return _mm256_cmpgt_epi64(_mm256_set1_epi64x((long long)k), _mm256_setr_epi64x(0, 1, 2, 3));
+}
+static inline double hsum4(double *a) { return ((a[0] + a[1]) + a[2]) + a[3]; }
+AVX2_ROW_FORMS(double, __m256d, pd, 4, sleef_exp4, lanes_on4, hsum4, sleef_rows4, sleef_rows4_sum, scale_rows4)
+#undef AVX2_ROW_FORMS
+#endif
 static int sleef_rows_exp(const double *x, double m, double *o, Py_ssize_t n)
 {
 #if defined(__GNUC__) && defined(__x86_64__)
     if (use_sleef_rows == 2) {
         sleef_rows8(x, m, o, n);
+        return 1;
+    }
+    if (use_sleef_rows == 1) {
+        sleef_rows4(x, m, o, n);
         return 1;
     }
 #endif
@@ -1708,19 +1795,28 @@ static float row_max_f(const float *xr, Py_ssize_t n)
 #undef ROW_MAX_OF
 #define ROW_MAX(T, xr, n) (sizeof(T) == 4 ? (T)row_max_f((const float *)(xr), n) : (T)row_max_d((const double *)(xr), n))
 
-/* FUSED: float32 rows of 16 or more under AVX-512 (SLEEF's sixteen lanes, sixteen running sums):
- * the exponentials and their sum in one pass (sleef_rows16_sum), the scaling sixteen at a time */
+/* FUSED: rows of one vector or more where SLEEF's vector form runs (sixteen float / eight double
+ * lanes under AVX-512, eight / four under AVX2: LANES, ATen's vector width): the exponentials and
+ * their sum in one pass (sleef_rows16_sum, sleef_rows8_sum, sleef_rows8f_sum, sleef_rows4_sum), the
+ * scaling a vector at a time (SCALE_ROW, the form FUSED took) */
 #if defined(__GNUC__) && defined(__x86_64__)
 #define FUSED(T, xr, m, o, n, LANES, s)                                                            \
     (sizeof(T) == 4 && use_sleef_rows == 2 && LANES == 16 && n >= 16                               \
          ? ((s) = (T)sleef_rows16_sum((const float *)(xr), (float)(m), (float *)(o), n), 1)        \
      : sizeof(T) == 8 && use_sleef_rows == 2 && LANES == 8 && n >= 8                               \
-         ? ((s) = (T)sleef_rows8_sum((const double *)(xr), (double)(m), (double *)(o), n), 1) : 0)
-#define SCALE_ROW(o, inv, n) (sizeof(*(o)) == 4 ? scale_rows16((float *)(o), (float)(inv), n)                \
-                                              : scale_rows8((double *)(o), (double)(inv), n), 1)
+         ? ((s) = (T)sleef_rows8_sum((const double *)(xr), (double)(m), (double *)(o), n), 1)      \
+     : sizeof(T) == 4 && use_sleef_rows >= 1 && LANES == 8 && n >= 8                                \
+         ? ((s) = (T)sleef_rows8f_sum((const float *)(xr), (float)(m), (float *)(o), n), 1)        \
+     : sizeof(T) == 8 && use_sleef_rows >= 1 && LANES == 4 && n >= 4                                \
+         ? ((s) = (T)sleef_rows4_sum((const double *)(xr), (double)(m), (double *)(o), n), 1) : 0)
+#define SCALE_ROW(o, inv, n, LANES)                                                                \
+    (sizeof(*(o)) == 4 ? (LANES == 16 ? scale_rows16((float *)(o), (float)(inv), n)                 \
+                                      : scale_rows8f((float *)(o), (float)(inv), n))                \
+                       : (LANES == 8 ? scale_rows8((double *)(o), (double)(inv), n)                 \
+                                     : scale_rows4((double *)(o), (double)(inv), n)), 1)
 #else
 #define FUSED(T, xr, m, o, n, LANES, s) 0
-#define SCALE_ROW(o, inv, n) 0
+#define SCALE_ROW(o, inv, n, LANES) 0
 #endif
 /* A float32 softmax row with a NaN, as PyTorch's AVX-512 _vec_softmax_lastdim writes it: every
  * element the one NaN its vectorized maximum ends with, which is the input's NaN (quieted) at one
@@ -1741,6 +1837,36 @@ static void nan_row_f(const float *xr, float *o, Py_ssize_t n)
     for (Py_ssize_t i = 0; i < n; i++) o[i] = v;
 }
 
+/* A row with a NaN as PyTorch's AVX2 build writes it (ATen's capability AVX2; measured against
+ * torch 2.13 on an AVX2 CPU over rows of 1 to 70 elements, one to three NaNs of any payload and sign
+ * among finite and infinite values: tests/test_softmax39.py). Its vec::maximum is _mm256_max_ps OR'ed
+ * with the unordered compare's all-ones mask, so the row's maximum m is the all-ones word wherever
+ * two elements meet (n >= 2), the row's one element where n is 1; e_i = exp(x_i - m) is then x_i's
+ * NaN (quieted) where x_i is a NaN, else m's. log_softmax's (x - m) - log(s) keeps that NaN, and so
+ * does softmax in a row shorter than one vector and in the scalar-loaded tail of a longer one; in the
+ * whole vectors softmax's e * (1 / s) takes the sum's NaN instead (the product's operands as PyTorch's
+ * build compiled them), which is one element's: float (eight lanes) e_7, the lane its running sums
+ * keep and VecReduceAllSIMD's shuffles carry to lane 0; double (four lanes, the generic
+ * vec_reduce_all: lane 0 first) e_0, or where a tail is added, its first element's. Written here
+ * rather than computed: this compiler's choice of a commutative operation's operand order is not
+ * PyTorch's build's. */
+#define NAN_ROW_AVX2(T, xr, o, n, LANES, log_)                                                     \
+    {                                                                                              \
+        for (Py_ssize_t i = 0; i < (n); i++) {                                                     \
+            T v = (xr)[i];                                                                         \
+            if (v != v)                                                                            \
+                v = v + v; /* (quieted, its sign and payload kept) */                              \
+            else                                                                                   \
+                memset(&v, 0xff, sizeof v);                                                        \
+            (o)[i] = v;                                                                            \
+        }                                                                                          \
+        if (!(log_) && (n) >= (LANES)) {                                                           \
+            Py_ssize_t body = (n) - (n) % (LANES);                                                 \
+            T sum = (o)[sizeof(T) == 4 ? 7 : ((n) % (LANES) ? body : 0)];                          \
+            for (Py_ssize_t i = 0; i < body; i++) (o)[i] = sum;                                    \
+        }                                                                                          \
+    }
+
 #define SOFTMAX_ROWS(T, EXP, LOG, FAST)                                                                \
     const Py_ssize_t LANES = vbytes / (Py_ssize_t)sizeof(T);                                       \
     for (Py_ssize_t r = 0; r < rows; r++) {                                                        \
@@ -1749,6 +1875,10 @@ static void nan_row_f(const float *xr, float *o, Py_ssize_t n)
         T m = ROW_MAX(T, xr, n);                                                                   \
         if (sizeof(T) == 4 && m != m && !log_ && LANES == 16) {                                    \
             nan_row_f((const float *)xr, (float *)o, n);                                           \
+            continue;                                                                              \
+        }                                                                                          \
+        if (m != m && vbytes == 32 && use_sleef_rows) {                                            \
+            NAN_ROW_AVX2(T, xr, o, n, LANES, log_);                                                \
             continue;                                                                              \
         }                                                                                          \
         T s;                                                                                       \
@@ -1776,11 +1906,12 @@ static void nan_row_f(const float *xr, float *o, Py_ssize_t n)
             }                                                                                      \
         }                                                                                          \
         if (log_) {                                                                                \
-            T l = LOG(s);                                                                          \
+            /* (AVX2: SLEEF's log of a NaN sum is its +NaN, not the sum's NaN as the C library's) */ \
+            T l = s != s && vbytes == 32 && use_sleef_rows ? (T)NAN : LOG(s);                    \
             for (Py_ssize_t i = 0; i < n; i++) o[i] = (T)(xr[i] - m) - l;                          \
         } else {                                                                                   \
             T inv = (T)1 / s;                                                                      \
-            if (!(fused && SCALE_ROW(o, inv, n)))                                                    \
+            if (!(fused && SCALE_ROW(o, inv, n, LANES)))                                                    \
                 for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] * inv;                              \
         }                                                                                          \
     }
