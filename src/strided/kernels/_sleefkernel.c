@@ -2326,6 +2326,20 @@ SLEEF_LOG_CLONES static void hyper_block_d(const double *x, double *o, Py_ssize_
     for (Py_ssize_t i = 0; i < m; i++) o[i] = op == 22 ? sleef_atanh(x[i]) : sleef_sinhcosh(x[i], op == 20);
 }
 
+#if HAVE_X86
+/* hyper_block_d in four lanes (AVX2 with FMA; on an AVX-512 CPU too: the one-lane form's bits, which
+ * are Sleef_*d8_u10's, see _sleef_hyper.h); the last m % 4 elements one at a time */
+__attribute__((target("avx2,fma"))) static void hyper_block4_d(const double *x, double *o, Py_ssize_t m, int op)
+{
+    Py_ssize_t i = 0;
+    for (; i + 4 <= m; i += 4) {
+        __m256d v = _mm256_loadu_pd(x + i);
+        _mm256_storeu_pd(o + i, op == 22 ? sleef_atanh4(v) : sleef_sinhcosh4(v, op == 20));
+    }
+    for (; i < m; i++) o[i] = op == 22 ? sleef_atanh(x[i]) : sleef_sinhcosh(x[i], op == 20);
+}
+#endif
+
 static void vec_block_d(const double *x, double *o, Py_ssize_t m, int op, int wide)
 {
     if (op == 11) op = 0;  /* (EXP_SPLIT's vectorized function: EXP's, SLEEF's exp) */
@@ -2363,7 +2377,13 @@ static void vec_block_d(const double *x, double *o, Py_ssize_t m, int op, int wi
         gelu_erf_block_d(x, o, m);
         return;
     }
-    if (op >= 20 && op <= 22) {  /* (float64 sinh, cosh, atanh: the one-lane form, its FMA clone) */
+    if (op >= 20 && op <= 22) {  /* (float64 sinh, cosh, atanh: four lanes where AVX2 + FMA, else the one-lane form) */
+#if HAVE_X86
+        if (wide == W512 || wide == W256) {
+            hyper_block4_d(x, o, m, op);
+            return;
+        }
+#endif
         hyper_block_d(x, o, m, op);
         return;
     }
