@@ -1,5 +1,5 @@
-"""float64 ``sinh cosh atanh``'s four-lane AVX2 form (_sleef_hyper.h's sleef_sinhcosh4 / sleef_atanh4, what
-ATen's Sleef_sinhd4_u10 / coshd4 / atanhd4 compute): bit for bit the one-lane form's and torch's, over
+"""float64 ``sinh cosh atanh log1p``'s four-lane AVX2 forms (_sleef_hyper.h's sleef_sinhcosh4 / sleef_atanh4,
+_sleef_log1p.h's sleef_log1p4_unit: what ATen's Sleef_sinhd4_u10 / coshd4 / atanhd4 / log1pd4 compute): bit for bit the one-lane form's and torch's, over
 specials, random 64-bit words, every length 0..40 and every start offset (the four-lane step and its
 one-lane tail)."""
 
@@ -14,19 +14,20 @@ from hypothesis.extra import numpy as hnp
 
 import strided
 from strided.kernels import native
-from strided.kernels.sleef import ATANH, COSH, SINH
+from strided.kernels.sleef import ATANH, COSH, LOG1P, SINH
 
-HYPER = {"sinh": SINH, "cosh": COSH, "atanh": ATANH}
+HYPER = {"sinh": SINH, "cosh": COSH, "atanh": ATANH, "log1p": LOG1P}
 needs_kernel = pytest.mark.skipif(native.sleef() is None, reason="the compiled SLEEF kernel is not built")
 
 # +-0, +-inf, NaNs (payloads, signs), subnormals, atanh's domain edges, sinh / cosh's overflow near 709.78
-# and their cut at 710
+# and their cut at 710, log1p's edges (-1, just above and below; its 1e307 cut)
 _NANS = np.array([0x7FF8000000000000, 0xFFF8000000000000, 0x7FF0000000000001, 0xFFF123456789ABCD],
                  np.uint64).view(np.float64)
 SPECIALS = np.concatenate([np.array(
     [0.0, -0.0, np.inf, -np.inf, 1.0, -1.0, 1 - 2.0 ** -53, -(1 - 2.0 ** -53), 1 + 2.0 ** -52, -(1 + 2.0 ** -52),
      2.0, -2.0, 5e-324, -5e-324, 2.2250738585072014e-308, 1e-308, 1e-20, -1e-170, 0.5, -0.5, 0.999999, 709.78,
-     709.7827128933840, 709.79, 710.0, np.nextafter(710.0, 800.0), -710.0, 720.0, 1e300, -1e300, 1.7e308], np.float64),
+     709.7827128933840, 709.79, 710.0, np.nextafter(710.0, 800.0), -710.0, 720.0, 1e300, -1e300, 1.7e308,
+     -1 + 2.0 ** -53, np.nextafter(-1.0, -2.0), 1e307, np.nextafter(1e307, 2e307), -1e-300], np.float64),
     _NANS])
 
 
@@ -39,7 +40,8 @@ def _inputs(seed: int, n: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
     words = rng.integers(0, 2 ** 64, n, dtype=np.uint64).view(np.float64)
     return np.concatenate([SPECIALS, words, rng.uniform(-730, 730, n), rng.uniform(-1.05, 1.05, n),
-                           rng.uniform(-3, 3, n), rng.uniform(-1e-6, 1e-6, n)])
+                           rng.uniform(-3, 3, n), rng.uniform(-1e-6, 1e-6, n),
+                           np.exp(rng.uniform(-700, 709, n)), -np.exp(rng.uniform(-700, 0, n))])
 
 
 def _run(x: np.ndarray, op: int, form: int) -> np.ndarray | None:

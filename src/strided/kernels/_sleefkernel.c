@@ -2162,6 +2162,30 @@ __attribute__((target("avx512f"))) static void log1p_block8_d(const double *x, d
     }
     for (; i < m; i++) o[i] = sleef_log1p_pt(x[i]);
 }
+
+/* log1p_block8_d in four lanes (AVX2 with FMA, sleef_log1p4_unit); the same bits */
+__attribute__((target("avx2,fma"))) static void log1p_block4_d(const double *x, double *o, Py_ssize_t m)
+{
+    Py_ssize_t i = 0;
+    const __m256d lo = _mm256_set1_pd(-1.0), hi = _mm256_set1_pd(1e307), zero = _mm256_setzero_pd();
+    for (; i + 4 <= m; i += 4) {
+        __m256d d = _mm256_loadu_pd(x + i);
+        __m256d okv = _mm256_and_pd(_mm256_and_pd(_mm256_cmp_pd(d, lo, _CMP_GT_OQ), _mm256_cmp_pd(d, hi, _CMP_LE_OQ)),
+                                    _mm256_cmp_pd(d, zero, _CMP_NEQ_OQ));
+        int ok = _mm256_movemask_pd(okv);
+        __m256d r = sleef_log1p4_unit(_mm256_and_pd(okv, d));
+        if (ok != 0xF) {  /* (from copies of the lanes: o may be x itself, in place) */
+            double dv[4], rv[4];
+            _mm256_storeu_pd(dv, d);
+            _mm256_storeu_pd(rv, r);
+            for (int j = 0; j < 4; j++)
+                if (!(ok >> j & 1)) rv[j] = sleef_log1p_pt(dv[j]);
+            r = _mm256_loadu_pd(rv);
+        }
+        _mm256_storeu_pd(o + i, r);
+    }
+    for (; i < m; i++) o[i] = sleef_log1p_pt(x[i]);
+}
 #endif
 
 /* run_d(x, out, op, run, chunk, step, form): run's loop over C-contiguous float64 buffers, PyTorch's
@@ -2363,10 +2387,14 @@ static void vec_block_d(const double *x, double *o, Py_ssize_t m, int op, int wi
         mish_block_d(x, o, m, op == 12);
         return;
     }
-    if (op == 16) {  /* (float64 log1p: eight lanes where AVX-512, else the one-lane form: the same bits) */
+    if (op == 16) {  /* (float64 log1p: eight lanes where AVX-512, four where AVX2 + FMA, else one: the same bits) */
 #if HAVE_X86
         if (wide == W512) {
             log1p_block8_d(x, o, m);
+            return;
+        }
+        if (wide == W256) {
+            log1p_block4_d(x, o, m);
             return;
         }
 #endif
