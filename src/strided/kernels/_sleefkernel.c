@@ -2338,6 +2338,35 @@ __attribute__((target("avx2,fma"))) static void vec_block4_d(const double *x, do
 }
 #endif
 
+#if HAVE_X86
+/* sleef_expm1 in four lanes (AVX2 with FMA, Sleef_expm1d4_u10): its steps are expk2's (_sleef_hyper.h's
+ * td4_expk2: the same reduction, polynomial and two-factor 2^q), then ddadd2(t, -1) rounded once; the
+ * special lanes in sleef_expm1's order (NaN a + a, above 709.78 +inf, below -36.74 -1, -0 itself). The
+ * same bits as the one-lane form. */
+__attribute__((target("avx2,fma"))) static __m256d sleef_expm1d4(__m256d a)
+{
+    __m256d tx, ty;
+    td4_expk2(_mm256_add_pd(a, _mm256_setzero_pd()), &tx, &ty);  /* (a + 0: differs from a at -0 only, replaced) */
+    const __m256d m1 = _mm256_set1_pd(-1.0);
+    __m256d sx = _mm256_add_pd(tx, m1), v = _mm256_sub_pd(sx, tx);
+    __m256d sy = _mm256_add_pd(_mm256_add_pd(_mm256_sub_pd(tx, _mm256_sub_pd(sx, v)), _mm256_sub_pd(m1, v)), ty);
+    __m256d x = _mm256_add_pd(sx, sy);
+    x = _mm256_blendv_pd(x, _mm256_set1_pd(INFINITY), _mm256_cmp_pd(a, _mm256_set1_pd(709.782712893383996732223), _CMP_GT_OQ));
+    x = _mm256_blendv_pd(x, m1, _mm256_cmp_pd(a, _mm256_set1_pd(-36.736800569677101399113302437), _CMP_LT_OQ));
+    __m256d negz = _mm256_castsi256_pd(_mm256_cmpeq_epi64(_mm256_castpd_si256(a), _mm256_set1_epi64x(INT64_MIN)));
+    x = _mm256_blendv_pd(x, a, negz);
+    return _mm256_blendv_pd(x, _mm256_add_pd(a, a), _mm256_cmp_pd(a, a, _CMP_UNORD_Q));
+}
+
+/* n elements four lanes at a time, the last n % 4 by the one-lane steps (x and o may be one buffer) */
+__attribute__((target("avx2,fma"))) static void sleef_expm1d_block4(const double *x, double *o, Py_ssize_t n)
+{
+    Py_ssize_t i = 0;
+    for (; i + 4 <= n; i += 4) _mm256_storeu_pd(o + i, sleef_expm1d4(_mm256_loadu_pd(x + i)));
+    for (; i < n; i++) o[i] = sleef_expm1(x[i]);
+}
+#endif
+
 /* the vectorized function one lane at a time, an FMA clone (vec_lanes_f's reason) */
 SLEEF_LOG_CLONES static void vec_lanes_d(const double *x, double *o, Py_ssize_t m, int op)
 {
@@ -2461,7 +2490,13 @@ static void vec_block_d(const double *x, double *o, Py_ssize_t m, int op, int wi
         return;
     }
 #endif
-    if (op == 7) {  /* (expm1: the plain C lanes, without AVX-512: the same bits) */
+    if (op == 7) {  /* (expm1: four lanes where AVX2 + FMA, else the plain C lanes: the same bits) */
+#if HAVE_X86
+        if (wide == W256) {
+            sleef_expm1d_block4(x, o, m);
+            return;
+        }
+#endif
         sleef_expm1_block(x, o, m);
         return;
     }
