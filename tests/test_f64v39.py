@@ -1,6 +1,6 @@
-"""float64 ``sinh cosh atanh log1p expm1``'s four-lane AVX2 forms (_sleef_hyper.h's sleef_sinhcosh4 /
-sleef_atanh4, _sleef_log1p.h's sleef_log1p4_unit, _sleefkernel.c's sleef_expm1d4: what ATen's
-Sleef_sinhd4_u10 / coshd4 / atanhd4 / log1pd4 / expm1d4 compute): bit for bit the one-lane form's and torch's, over
+"""float64 ``sinh cosh atanh log1p expm1 softplus``'s four-lane AVX2 forms (_sleef_hyper.h's sleef_sinhcosh4 /
+sleef_atanh4, _sleef_log1p.h's sleef_log1p4_unit, _sleefkernel.c's sleef_expm1d4 and softplus_block4d: what
+ATen's Sleef_sinhd4_u10 / coshd4 / atanhd4 / log1pd4 / expm1d4 compute, softplus its expd4 and log1pd4): bit for bit the one-lane form's and torch's, over
 specials, random 64-bit words, every length 0..40 and every start offset (the four-lane step and its
 one-lane tail)."""
 
@@ -15,7 +15,7 @@ from hypothesis.extra import numpy as hnp
 
 import strided
 from strided.kernels import native
-from strided.kernels.sleef import ATANH, COSH, EXPM1, LOG1P, SINH
+from strided.kernels.sleef import ATANH, COSH, EXPM1, LOG1P, SINH, SOFTPLUS
 
 OPS = {"sinh": SINH, "cosh": COSH, "atanh": ATANH, "log1p": LOG1P, "expm1": EXPM1}
 needs_kernel = pytest.mark.skipif(native.sleef() is None, reason="the compiled SLEEF kernel is not built")
@@ -120,3 +120,32 @@ def test_public_entry_equals_torch(name: str, n: int) -> None:
         want = getattr(torch, name)(torch.from_numpy(x))
         assert got.dtype == strided.float64 and tuple(got.stride()) == tuple(want.stride())
         assert (_bits(got.numpy()) == _bits(want.numpy())).all()
+
+
+@needs_kernel
+@pytest.mark.parametrize("beta, threshold", [(1.0, 20.0), (2.0, 5.0), (0.5, 1e9), (1.0, -3.0), (-1.0, 20.0), (3.0, 800.0)])
+def test_softplus_four_lanes(beta: float, threshold: float) -> None:
+    """softplus's AVX2 form (exp beyond 1e307 and NaN lanes redone by the one-lane function): the
+    one-lane form's bits at every element, every length 0..40, and torch's (one thread)."""
+    x = _inputs(9, 1 << 12)
+    x = x[: len(x) // 16 * 16]
+    runs = []
+    for form in (2, 0):
+        res = np.full_like(x, 7.0)
+        if not native.sleef().run_d(x, res, SOFTPLUS, 0, 0, -1, form, beta, threshold):
+            pytest.skip("the CPU lacks AVX2 with FMA")
+        runs.append(res)
+    assert (_bits(runs[0]) == _bits(runs[1])).all()
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        want = torch.nn.functional.softplus(torch.from_numpy(x), beta, threshold).numpy()
+    finally:
+        torch.set_num_threads(threads)
+    assert (_bits(runs[0]) == _bits(want)).all()
+    for n in range(41):
+        seg = x[5 * n: 6 * n + 1][:n].copy()
+        a, b = np.empty(n), np.empty(n)
+        native.sleef().run_d(seg, a, SOFTPLUS, 0, 0, -1, 2, beta, threshold)
+        native.sleef().run_d(seg, b, SOFTPLUS, 0, 0, -1, 0, beta, threshold)
+        assert (_bits(a) == _bits(b)).all(), n
