@@ -1,5 +1,5 @@
 /* SLEEF's float and double sinh, cosh and atanh with 1-ulp accuracy (sleefsimdsp.c's xsinhf, xcoshf,
- * xatanhf; sleefsimddp.c's xsinh, xcosh, xatanh, one lane only: see the double section):
+ * xatanhf; sleefsimddp.c's xsinh, xcosh, xatanh: one lane and four AVX2 lanes):
  * what ATen's Vectorized<float>::sinh() / cosh() / atanh() call, Sleef_sinhf8_u10 (...) under the AVX2
  * capability, Sleef_sinhf16_u10 (...) under AVX512: the same steps per lane, every vmla / vfma /
  * vfmapn / vfmanp of df.h one fused step. One lane in plain C (fmaf) and eight lanes in AVX2 with FMA:
@@ -98,8 +98,9 @@ static SLEEF_AI float sleef_atanhf(float x)
     return signbit(x) ? -r : r;
 }
 
-/* ---- double: sleefsimddp.c's xsinh, xcosh, xatanh (Sleef_sinhd4_u10 ... under AVX2; the one-lane
- * form serves every capability, as float64 tanh's) ---- */
+/* ---- double: sleefsimddp.c's xsinh, xcosh, xatanh (Sleef_sinhd4_u10 ... under AVX2, Sleef_sinhd8_u10
+ * under AVX512; one lane here and four AVX2 lanes below, the same bits; the four-lane form serves an
+ * AVX-512 CPU too, as the eight-lane float32 form does) ---- */
 static inline double hy_d(uint64_t b)
 {
     double f;
@@ -272,5 +273,145 @@ __attribute__((target("avx2,fma"))) static __m256 sleef_atanhf8(__m256 x)
 #undef HY8_ADD2_F2F
 #undef HY8_ADD2_FF
 #undef HY8_DIV
+/* ---- double, four lanes (AVX2 with FMA, Sleef_sinhd4_u10 / coshd4 / atanhd4): the one-lane forms'
+ * steps per lane, the same bits; every lane computed, the edge lanes (|x| > 710, >= 1, NaN) then
+ * replaced by the selects, as SLEEF's vector code does ---- */
+#define HD4(c) _mm256_set1_pd(c)
+/* ddadd2_vd2_vd_vd (no low part), ddadd2_vd2_vd2_vd (low part xy added last) */
+#define HD4_ADD2_DD(sx, sy, xv, yv) do { __m256d s_ = _mm256_add_pd(xv, yv), v_ = _mm256_sub_pd(s_, xv); \
+    sy = _mm256_add_pd(_mm256_sub_pd(xv, _mm256_sub_pd(s_, v_)), _mm256_sub_pd(yv, v_)); sx = s_; } while (0)
+#define HD4_ADD2_D2D(sx, sy, xx, xy, yv) do { __m256d s_ = _mm256_add_pd(xx, yv), v_ = _mm256_sub_pd(s_, xx); \
+    sy = _mm256_add_pd(_mm256_add_pd(_mm256_sub_pd(xx, _mm256_sub_pd(s_, v_)), _mm256_sub_pd(yv, v_)), xy); sx = s_; } while (0)
+/* ddadd_vd2_vd2_vd2 (|x| >= |y|) */
+#define HD4_ADD_D2D2(sx, sy, yx, yy) do { __m256d s_ = _mm256_add_pd(sx, yx); \
+    sy = _mm256_add_pd(_mm256_add_pd(_mm256_add_pd(_mm256_sub_pd(sx, s_), yx), sy), yy); sx = s_; } while (0)
+/* ddadd_vd2_vd_vd2 with x a constant */
+#define HD4_ADD_DD2(tx, ty, c, ax, ay) do { tx = _mm256_add_pd(c, ax); \
+    ty = _mm256_add_pd(_mm256_add_pd(_mm256_sub_pd(c, tx), ax), ay); } while (0)
+/* dddiv_vd2_vd2_vd2 */
+#define HD4_DIV(rx, ry, nx, ny, dx, dy) do { __m256d t_ = _mm256_div_pd(one, dx), s_ = _mm256_mul_pd(nx, t_); \
+    __m256d u_ = _mm256_fmsub_pd(t_, nx, s_); \
+    __m256d v_ = _mm256_fnmadd_pd(dy, t_, _mm256_fnmadd_pd(dx, t_, one)); \
+    ry = _mm256_fmadd_pd(s_, v_, _mm256_fmadd_pd(ny, t_, u_)); rx = s_; } while (0)
+
+/* 2^q for four int32 q (as td_pow2i) */
+__attribute__((target("avx2,fma"), always_inline)) static inline __m256d hd4_pow2i(__m128i q)
+{
+    __m256i b = _mm256_add_epi64(_mm256_cvtepi32_epi64(q), _mm256_set1_epi64x(0x3ff));
+    return _mm256_castsi256_pd(_mm256_slli_epi64(b, 52));
+}
+
+/* td_expk2, four lanes (any y: a lane beyond 710 or NaN gives garbage the callers replace) */
+__attribute__((target("avx2,fma"), always_inline)) static inline void td4_expk2(__m256d y, __m256d *dxo, __m256d *dyo)
+{
+    const __m256d one = HD4(1.0);
+    __m256d dq = _mm256_round_pd(_mm256_mul_pd(y, HD4(TD_R_LN2)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m128i q = _mm256_cvtpd_epi32(dq);
+    __m256d sx, sy;
+    HD4_ADD2_D2D(sx, sy, y, _mm256_setzero_pd(), _mm256_mul_pd(dq, HD4(-TD_L2U)));
+    HD4_ADD2_D2D(sx, sy, sx, sy, _mm256_mul_pd(dq, HD4(-TD_L2L)));
+    __m256d s2x = _mm256_mul_pd(sx, sx);
+    __m256d s2y = _mm256_fmadd_pd(_mm256_add_pd(sx, sx), sy, _mm256_fmsub_pd(sx, sx, s2x));
+    __m256d s4x = _mm256_mul_pd(s2x, s2x);
+    __m256d s4y = _mm256_fmadd_pd(_mm256_add_pd(s2x, s2x), s2y, _mm256_fmsub_pd(s2x, s2x, s4x));
+    __m256d x8 = _mm256_mul_pd(s4x, s4x);
+    __m256d p8 = _mm256_fmadd_pd(s4x, _mm256_fmadd_pd(s2x, _mm256_fmadd_pd(sx, HD4(TD_EXPK2_C7), HD4(TD_EXPK2_C6)),
+                                                       _mm256_fmadd_pd(sx, HD4(TD_EXPK2_C5), HD4(TD_EXPK2_C4))),
+                                 _mm256_fmadd_pd(s2x, _mm256_fmadd_pd(sx, HD4(TD_EXPK2_C3), HD4(TD_EXPK2_C2)),
+                                                 _mm256_fmadd_pd(sx, HD4(TD_EXPK2_C1), HD4(TD_EXPK2_C0))));
+    __m256d u = _mm256_fmadd_pd(x8, _mm256_fmadd_pd(sx, HD4(TD_EXPK2_C9), HD4(TD_EXPK2_C8)), p8);
+    __m256d tx, ty, ax, ay, c = HD4(+0.1666666666666666574e+0);
+    ax = _mm256_mul_pd(sx, c);  /* t = ddadd(0.5, ddmul(s, 1/6)) */
+    ay = _mm256_fmadd_pd(sy, c, _mm256_fmsub_pd(sx, c, ax));
+    HD4_ADD_DD2(tx, ty, HD4(0.5), ax, ay);
+    for (int k = 0; k < 2; k++) {  /* t = ddadd(1, ddmul(t, s)), twice */
+        ax = _mm256_mul_pd(tx, sx);
+        ay = _mm256_fmadd_pd(tx, sy, _mm256_fmadd_pd(ty, sx, _mm256_fmsub_pd(tx, sx, ax)));
+        HD4_ADD_DD2(tx, ty, one, ax, ay);
+    }
+    ax = _mm256_mul_pd(s4x, u);  /* t = ddadd(t, ddmul(s4, u)) */
+    ay = _mm256_fmadd_pd(s4y, u, _mm256_fmsub_pd(s4x, u, ax));
+    HD4_ADD_D2D2(tx, ty, ax, ay);
+    __m128i h = _mm_srai_epi32(q, 1);
+    __m256d p1 = hd4_pow2i(h), p2 = hd4_pow2i(_mm_sub_epi32(q, h));
+    *dxo = _mm256_mul_pd(_mm256_mul_pd(tx, p1), p2);
+    *dyo = _mm256_mul_pd(_mm256_mul_pd(ty, p1), p2);
+}
+
+/* sleef_sinhcosh, four lanes: the same bits */
+__attribute__((target("avx2,fma"))) static __m256d sleef_sinhcosh4(__m256d x, int sinh)
+{
+    const __m256d sign = HD4(-0.0), one = HD4(1.0);
+    __m256d y = _mm256_andnot_pd(sign, x), dx, dy;
+    td4_expk2(y, &dx, &dy);
+    __m256d rs = _mm256_div_pd(one, dx);
+    __m256d ey = _mm256_mul_pd(rs, _mm256_fnmadd_pd(dy, rs, _mm256_fnmadd_pd(dx, rs, one)));
+    __m256d sx, sy;
+    if (sinh) {
+        sx = _mm256_sub_pd(dx, rs);
+        sy = _mm256_sub_pd(_mm256_add_pd(_mm256_sub_pd(_mm256_sub_pd(dx, sx), rs), dy), ey);
+    } else {
+        sx = _mm256_add_pd(dx, rs);
+        sy = _mm256_add_pd(_mm256_add_pd(_mm256_add_pd(_mm256_sub_pd(dx, sx), rs), dy), ey);
+    }
+    __m256d r = _mm256_mul_pd(_mm256_add_pd(sx, sy), HD4(0.5));
+    __m256d big = _mm256_or_pd(_mm256_cmp_pd(y, HD4(710.0), _CMP_GT_OQ), _mm256_cmp_pd(r, r, _CMP_UNORD_Q));
+    r = _mm256_blendv_pd(r, HD4(INFINITY), big);
+    if (sinh) r = _mm256_xor_pd(r, _mm256_and_pd(x, sign));
+    return _mm256_or_pd(r, _mm256_cmp_pd(x, x, _CMP_UNORD_Q));
+}
+
+/* sleef_atanh, four lanes: the same bits */
+__attribute__((target("avx2,fma"))) static __m256d sleef_atanh4(__m256d x)
+{
+    const __m256d sign = HD4(-0.0), one = HD4(1.0);
+    __m256d y = _mm256_andnot_pd(sign, x);
+    __m256d ax, ay, bx, by, dx, dy;
+    HD4_ADD2_DD(ax, ay, one, y);
+    HD4_ADD2_DD(bx, by, one, _mm256_xor_pd(y, sign));
+    HD4_DIV(dx, dy, ax, ay, bx, by);
+    /* logk2(d): e = the exponent of d.x / 0.75 (as the one-lane form: d >= 1 in the lanes kept) */
+    __m256i db = _mm256_castpd_si256(_mm256_mul_pd(dx, HD4(1.0 / 0.75)));
+    __m256i e64 = _mm256_sub_epi64(_mm256_and_si256(_mm256_srli_epi64(db, 52), _mm256_set1_epi64x(0x7ff)),
+                                   _mm256_set1_epi64x(0x3ff));
+    __m128i e = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(e64, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6)));
+    __m128i ne = _mm_sub_epi32(_mm_setzero_si128(), e), h = _mm_srai_epi32(ne, 1);
+    __m256d p1 = hd4_pow2i(h), p2 = hd4_pow2i(_mm_sub_epi32(ne, h));
+    __m256d mx = _mm256_mul_pd(_mm256_mul_pd(dx, p1), p2), my = _mm256_mul_pd(_mm256_mul_pd(dy, p1), p2);
+    __m256d nx, ny, px, py, xx, xy;
+    HD4_ADD2_D2D(nx, ny, mx, my, HD4(-1.0));
+    HD4_ADD2_D2D(px, py, mx, my, one);
+    HD4_DIV(xx, xy, nx, ny, px, py);
+    __m256d x1 = _mm256_mul_pd(xx, xx);  /* x2 = ddsqu(x) */
+    __m256d x2y = _mm256_fmadd_pd(_mm256_add_pd(xx, xx), xy, _mm256_fmsub_pd(xx, xx, x1));
+    __m256d x4 = _mm256_mul_pd(x1, x1), x8 = _mm256_mul_pd(x4, x4);
+    __m256d t = _mm256_fmadd_pd(x8, _mm256_fmadd_pd(x4, HD4(0.13860436390467167910856),
+                                                    _mm256_fmadd_pd(x1, HD4(0.131699838841615374240845), HD4(0.153914168346271945653214))),
+                                _mm256_fmadd_pd(x4, _mm256_fmadd_pd(x1, HD4(0.181816523941564611721589), HD4(0.22222224632662035403996)),
+                                                _mm256_fmadd_pd(x1, HD4(0.285714285511134091777308), HD4(0.400000000000914013309483))));
+    t = _mm256_fmadd_pd(t, x1, HD4(0.666666666666664853302393));
+    __m256d ef = _mm256_cvtepi32_pd(e), c1 = HD4(0.693147180559945286226764);
+    __m256d sx = _mm256_mul_pd(c1, ef);  /* s = ddmul((c1, c2), e) */
+    __m256d sy = _mm256_fmadd_pd(HD4(2.319046813846299558417771e-17), ef, _mm256_fmsub_pd(c1, ef, sx));
+    HD4_ADD_D2D2(sx, sy, _mm256_add_pd(xx, xx), _mm256_add_pd(xy, xy));  /* s = ddadd(s, 2x) */
+    {  /* s = ddadd(s, ddmul(ddmul(x2, x), t)) */
+        __m256d wx = _mm256_mul_pd(x1, xx);
+        __m256d wy = _mm256_fmadd_pd(x1, xy, _mm256_fmadd_pd(x2y, xx, _mm256_fmsub_pd(x1, xx, wx)));
+        __m256d zx = _mm256_mul_pd(wx, t), zy = _mm256_fmadd_pd(wy, t, _mm256_fmsub_pd(wx, t, zx));
+        HD4_ADD_D2D2(sx, sy, zx, zy);
+    }
+    __m256d r = _mm256_mul_pd(_mm256_add_pd(sx, sy), HD4(0.5));
+    r = _mm256_xor_pd(r, _mm256_and_pd(x, sign));
+    /* |x| > 1, NaN or a NaN sum: the all-ones word; |x| == 1: inf with x's sign */
+    __m256d bad = _mm256_or_pd(_mm256_cmp_pd(y, one, _CMP_NLT_UQ), _mm256_cmp_pd(r, r, _CMP_UNORD_Q));
+    r = _mm256_or_pd(r, bad);
+    return _mm256_blendv_pd(r, _mm256_or_pd(HD4(INFINITY), _mm256_and_pd(x, sign)), _mm256_cmp_pd(y, one, _CMP_EQ_OQ));
+}
+#undef HD4
+#undef HD4_ADD2_DD
+#undef HD4_ADD2_D2D
+#undef HD4_ADD_D2D2
+#undef HD4_ADD_DD2
+#undef HD4_DIV
 #endif
 #endif

@@ -239,6 +239,41 @@ __attribute__((target("avx512f"))) static __m512d sleef_log1p8_unit(__m512d d)
     return _mm512_add_pd(sum, sy);
 }
 
+/* sleef_log1p8_unit in four lanes (AVX2 with FMA), for d in (-1, 1e307] (then (d + 1) / 0.75 is a
+ * positive normal double, whose getexp is its biased exponent less 1023: AVX2 has no vgetexp); the
+ * same steps, the same bits. A lane outside that range answers garbage: the callers redo it. */
+__attribute__((target("avx2,fma"), unused)) static __m256d sleef_log1p4_unit(__m256d d)
+{
+    const __m256d one = _mm256_set1_pd(1.0), two = _mm256_set1_pd(2.0);
+    __m256i yb = _mm256_castpd_si256(_mm256_mul_pd(_mm256_add_pd(d, one), _mm256_set1_pd(1.0 / 0.75)));
+    __m256i ei = _mm256_sub_epi64(_mm256_srli_epi64(yb, 52), _mm256_set1_epi64x(1023));
+    __m256d e = _mm256_cvtepi32_pd(_mm256_castsi256_si128(_mm256_permutevar8x32_epi32(ei, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6))));
+    __m256i q = _mm256_sub_epi64(_mm256_setzero_si256(), ei);
+    __m256d t = _mm256_castsi256_pd(_mm256_add_epi64(_mm256_castpd_si256(one), _mm256_slli_epi64(q, 52)));
+    __m256d m = _mm256_fmadd_pd(d, t, _mm256_sub_pd(t, one));
+    const __m256d l2h = _mm256_set1_pd(0.693147180559945286226764), l2l = _mm256_set1_pd(2.319046813846299558417771e-17);
+    __m256d sx = _mm256_mul_pd(l2h, e);
+    __m256d sy = _mm256_fmadd_pd(l2l, e, _mm256_fmsub_pd(l2h, e, sx));
+    __m256d dx = _mm256_add_pd(two, m), dy = _mm256_add_pd(_mm256_sub_pd(two, dx), m);
+    __m256d r = _mm256_div_pd(one, dx), xx = _mm256_mul_pd(m, r);
+    __m256d u = _mm256_fmsub_pd(r, m, xx);
+    __m256d v = _mm256_fnmadd_pd(dy, r, _mm256_fnmadd_pd(dx, r, one));
+    __m256d xy = _mm256_fmadd_pd(xx, v, _mm256_fmadd_pd(_mm256_setzero_pd(), r, u));
+    __m256d x2 = _mm256_mul_pd(xx, xx), x4 = _mm256_mul_pd(x2, x2), x8 = _mm256_mul_pd(x4, x4);
+    __m256d p3 = _mm256_fmadd_pd(x4, _mm256_set1_pd(0.1532076988502701353e+0),
+                                 _mm256_fmadd_pd(x2, _mm256_set1_pd(0.1525629051003428716e+0), _mm256_set1_pd(0.1818605932937785996e+0)));
+    __m256d p4 = _mm256_fmadd_pd(x4, _mm256_fmadd_pd(x2, _mm256_set1_pd(0.2222214519839380009e+0), _mm256_set1_pd(0.2857142932794299317e+0)),
+                                 _mm256_fmadd_pd(x2, _mm256_set1_pd(0.3999999999635251990e+0), _mm256_set1_pd(0.6666666666667333541e+0)));
+    __m256d p = _mm256_fmadd_pd(x8, p3, p4);
+    __m256d yx = _mm256_mul_pd(xx, two), yy = _mm256_mul_pd(xy, two), sum = _mm256_add_pd(sx, yx);
+    sy = _mm256_add_pd(_mm256_add_pd(_mm256_add_pd(_mm256_sub_pd(sx, sum), yx), sy), yy);
+    sx = sum;
+    __m256d w = _mm256_mul_pd(_mm256_mul_pd(x2, xx), p);
+    sum = _mm256_add_pd(sx, w);
+    sy = _mm256_add_pd(_mm256_add_pd(_mm256_sub_pd(sx, sum), w), sy);
+    return _mm256_add_pd(sum, sy);
+}
+
 #ifndef SLEEF_LOG1P_CORE_ONLY  /* (log_sigmoid's lanes and loops: unused static functions in _sleefkernel.c, whose softplus takes the cores alone) */
 __attribute__((target("avx512f"))) static __m512d sleef_log_sigmoid8(__m512d v)
 {

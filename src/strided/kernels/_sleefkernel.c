@@ -215,6 +215,27 @@ __attribute__((target("avx2,fma"))) static void softplus_block8f(const float *x,
     }
     for (; i < m; i++) o[i] = softplus_vec_f(x[i]);
 }
+
+/* softplus8 / softplus_block8 in four lanes (AVX2 with FMA, sleef_exp4 and sleef_log1p4_unit): the
+ * same steps, the same bits; the odd lanes (exp beyond 1e307 or NaN) and the last m % 4 elements by
+ * softplus_vec_d (its fma one instruction here) */
+__attribute__((target("avx2,fma"))) static void softplus_block4d(const double *x, double *o, Py_ssize_t m)
+{
+    const __m256d b = _mm256_set1_pd(sp_beta_d), thr = _mm256_set1_pd(sp_thr_d), big = _mm256_set1_pd(1e307);
+    Py_ssize_t i = 0;
+    for (; i + 4 <= m; i += 4) {
+        __m256d v = _mm256_loadu_pd(x + i), xb = _mm256_mul_pd(v, b), e = sleef_exp4(xb);
+        int odd = _mm256_movemask_pd(_mm256_cmp_pd(e, big, _CMP_NLE_UQ));  /* (> 1e307, or NaN) */
+        __m256d r = _mm256_div_pd(sleef_log1p4_unit(e), b);
+        r = _mm256_blendv_pd(r, v, _mm256_cmp_pd(xb, thr, _CMP_GT_OQ));
+        double keep[4];
+        if (odd) _mm256_storeu_pd(keep, v);  /* (o may be x itself) */
+        _mm256_storeu_pd(o + i, r);
+        for (int j = 0; odd; j++, odd >>= 1)
+            if (odd & 1) o[i + j] = softplus_vec_d(keep[j]);
+    }
+    for (; i < m; i++) o[i] = softplus_vec_d(x[i]);
+}
 #endif
 
 /* ---- mish (op 12): mish_kernel's cpu_kernel_vec loop (aten/src/ATen/native/cpu/Activation.cpp)
@@ -2384,6 +2405,30 @@ __attribute__((target("avx512f"))) static void log1p_block8_d(const double *x, d
     }
     for (; i < m; i++) o[i] = sleef_log1p_pt(x[i]);
 }
+
+/* log1p_block8_d in four lanes (AVX2 with FMA, sleef_log1p4_unit); the same bits */
+__attribute__((target("avx2,fma"))) static void log1p_block4_d(const double *x, double *o, Py_ssize_t m)
+{
+    Py_ssize_t i = 0;
+    const __m256d lo = _mm256_set1_pd(-1.0), hi = _mm256_set1_pd(1e307), zero = _mm256_setzero_pd();
+    for (; i + 4 <= m; i += 4) {
+        __m256d d = _mm256_loadu_pd(x + i);
+        __m256d okv = _mm256_and_pd(_mm256_and_pd(_mm256_cmp_pd(d, lo, _CMP_GT_OQ), _mm256_cmp_pd(d, hi, _CMP_LE_OQ)),
+                                    _mm256_cmp_pd(d, zero, _CMP_NEQ_OQ));
+        int ok = _mm256_movemask_pd(okv);
+        __m256d r = sleef_log1p4_unit(_mm256_and_pd(okv, d));
+        if (ok != 0xF) {  /* (from copies of the lanes: o may be x itself, in place) */
+            double dv[4], rv[4];
+            _mm256_storeu_pd(dv, d);
+            _mm256_storeu_pd(rv, r);
+            for (int j = 0; j < 4; j++)
+                if (!(ok >> j & 1)) rv[j] = sleef_log1p_pt(dv[j]);
+            r = _mm256_loadu_pd(rv);
+        }
+        _mm256_storeu_pd(o + i, r);
+    }
+    for (; i < m; i++) o[i] = sleef_log1p_pt(x[i]);
+}
 #endif
 
 /* run_d(x, out, op, run, chunk, step, form): run's loop over C-contiguous float64 buffers, PyTorch's
@@ -2536,6 +2581,35 @@ __attribute__((target("avx2,fma"))) static void vec_block4_d(const double *x, do
 }
 #endif
 
+#if HAVE_X86
+/* sleef_expm1 in four lanes (AVX2 with FMA, Sleef_expm1d4_u10): its steps are expk2's (_sleef_hyper.h's
+ * td4_expk2: the same reduction, polynomial and two-factor 2^q), then ddadd2(t, -1) rounded once; the
+ * special lanes in sleef_expm1's order (NaN a + a, above 709.78 +inf, below -36.74 -1, -0 itself). The
+ * same bits as the one-lane form. */
+__attribute__((target("avx2,fma"))) static __m256d sleef_expm1d4(__m256d a)
+{
+    __m256d tx, ty;
+    td4_expk2(_mm256_add_pd(a, _mm256_setzero_pd()), &tx, &ty);  /* (a + 0: differs from a at -0 only, replaced) */
+    const __m256d m1 = _mm256_set1_pd(-1.0);
+    __m256d sx = _mm256_add_pd(tx, m1), v = _mm256_sub_pd(sx, tx);
+    __m256d sy = _mm256_add_pd(_mm256_add_pd(_mm256_sub_pd(tx, _mm256_sub_pd(sx, v)), _mm256_sub_pd(m1, v)), ty);
+    __m256d x = _mm256_add_pd(sx, sy);
+    x = _mm256_blendv_pd(x, _mm256_set1_pd(INFINITY), _mm256_cmp_pd(a, _mm256_set1_pd(709.782712893383996732223), _CMP_GT_OQ));
+    x = _mm256_blendv_pd(x, m1, _mm256_cmp_pd(a, _mm256_set1_pd(-36.736800569677101399113302437), _CMP_LT_OQ));
+    __m256d negz = _mm256_castsi256_pd(_mm256_cmpeq_epi64(_mm256_castpd_si256(a), _mm256_set1_epi64x(INT64_MIN)));
+    x = _mm256_blendv_pd(x, a, negz);
+    return _mm256_blendv_pd(x, _mm256_add_pd(a, a), _mm256_cmp_pd(a, a, _CMP_UNORD_Q));
+}
+
+/* n elements four lanes at a time, the last n % 4 by the one-lane steps (x and o may be one buffer) */
+__attribute__((target("avx2,fma"))) static void sleef_expm1d_block4(const double *x, double *o, Py_ssize_t n)
+{
+    Py_ssize_t i = 0;
+    for (; i + 4 <= n; i += 4) _mm256_storeu_pd(o + i, sleef_expm1d4(_mm256_loadu_pd(x + i)));
+    for (; i < n; i++) o[i] = sleef_expm1(x[i]);
+}
+#endif
+
 /* the vectorized function one lane at a time, an FMA clone (vec_lanes_f's reason) */
 SLEEF_LOG_CLONES static void vec_lanes_d(const double *x, double *o, Py_ssize_t m, int op)
 {
@@ -2548,6 +2622,20 @@ SLEEF_LOG_CLONES static void hyper_block_d(const double *x, double *o, Py_ssize_
     for (Py_ssize_t i = 0; i < m; i++) o[i] = op == 22 ? sleef_atanh(x[i]) : sleef_sinhcosh(x[i], op == 20);
 }
 
+#if HAVE_X86
+/* hyper_block_d in four lanes (AVX2 with FMA; on an AVX-512 CPU too: the one-lane form's bits, which
+ * are Sleef_*d8_u10's, see _sleef_hyper.h); the last m % 4 elements one at a time */
+__attribute__((target("avx2,fma"))) static void hyper_block4_d(const double *x, double *o, Py_ssize_t m, int op)
+{
+    Py_ssize_t i = 0;
+    for (; i + 4 <= m; i += 4) {
+        __m256d v = _mm256_loadu_pd(x + i);
+        _mm256_storeu_pd(o + i, op == 22 ? sleef_atanh4(v) : sleef_sinhcosh4(v, op == 20));
+    }
+    for (; i < m; i++) o[i] = op == 22 ? sleef_atanh(x[i]) : sleef_sinhcosh(x[i], op == 20);
+}
+#endif
+
 static void vec_block_d(const double *x, double *o, Py_ssize_t m, int op, int wide)
 {
     if (op == 11) op = 0;  /* (EXP_SPLIT's vectorized function: EXP's, SLEEF's exp) */
@@ -2555,6 +2643,10 @@ static void vec_block_d(const double *x, double *o, Py_ssize_t m, int op, int wi
 #if HAVE_X86
         if (wide == W512) {
             softplus_block8(x, o, m);
+            return;
+        }
+        if (wide == W256) {
+            softplus_block4d(x, o, m);
             return;
         }
 #endif
@@ -2571,10 +2663,14 @@ static void vec_block_d(const double *x, double *o, Py_ssize_t m, int op, int wi
         mish_block_d(x, o, m, op == 12);
         return;
     }
-    if (op == 16) {  /* (float64 log1p: eight lanes where AVX-512, else the one-lane form: the same bits) */
+    if (op == 16) {  /* (float64 log1p: eight lanes where AVX-512, four where AVX2 + FMA, else one: the same bits) */
 #if HAVE_X86
         if (wide == W512) {
             log1p_block8_d(x, o, m);
+            return;
+        }
+        if (wide == W256) {
+            log1p_block4_d(x, o, m);
             return;
         }
 #endif
@@ -2585,7 +2681,13 @@ static void vec_block_d(const double *x, double *o, Py_ssize_t m, int op, int wi
         gelu_erf_block_d(x, o, m);
         return;
     }
-    if (op >= 20 && op <= 22) {  /* (float64 sinh, cosh, atanh: the one-lane form, its FMA clone) */
+    if (op >= 20 && op <= 22) {  /* (float64 sinh, cosh, atanh: four lanes where AVX2 + FMA, else the one-lane form) */
+#if HAVE_X86
+        if (wide == W512 || wide == W256) {
+            hyper_block4_d(x, o, m, op);
+            return;
+        }
+#endif
         hyper_block_d(x, o, m, op);
         return;
     }
@@ -2635,7 +2737,13 @@ static void vec_block_d(const double *x, double *o, Py_ssize_t m, int op, int wi
         return;
     }
 #endif
-    if (op == 7) {  /* (expm1: the plain C lanes, without AVX-512: the same bits) */
+    if (op == 7) {  /* (expm1: four lanes where AVX2 + FMA, else the plain C lanes: the same bits) */
+#if HAVE_X86
+        if (wide == W256) {
+            sleef_expm1d_block4(x, o, m);
+            return;
+        }
+#endif
         sleef_expm1_block(x, o, m);
         return;
     }
