@@ -48,6 +48,7 @@ from ...kernels.native import _compiled
 from ...layout import channels_last_strides, contiguous_strides
 from ...layout.formats import suggest_format
 from ...opdef import Kind, declare
+from ...ops._support.memo import Memo
 from ...ops.registry import backward
 from ...ops.shape.padding import pad
 from ...tensor import Tensor, tensor_arg
@@ -288,7 +289,11 @@ def _result_channels_last(x: Tensor, weight: Tensor) -> bool:
     and the weight, both ``unsqueeze(2)``'d (a contiguous input keeps its size-1 dims' strides)."""
     xl, wl = x._layout, weight._layout
     xs = xl.strides if len(xl.shape) == 4 or x.is_contiguous() else contiguous_strides(xl.shape)
-    return nchw_channels_last(xl.shape, xs) or nchw_channels_last(wl.shape, wl.strides)
+    return _READS_CL[(xl.shape, xs)] or _READS_CL[(wl.shape, wl.strides)]
+
+
+# (shape, strides) -> nchw_channels_last: remembered, a dict lookup on the fresh paths' every call
+_READS_CL = Memo(lambda key: nchw_channels_last(*key))
 
 
 def _cat_keeps_cl(geo: ConvGeometry, input: Tensor) -> bool:
