@@ -259,7 +259,7 @@ def test_max_pool1d_bench_layouts_are_torchs_bits(dtype, perm):
 def test_max_pool_permuted_inputs_are_torchs_bits(seed, nsp, kernel, stride, padding, step, dtype):
     """max_pool1d / 2d over every memory order (channels closest included: the masked channels-last tap,
     the staged result), window sizes and strides (the AVX2 rows' 1 and 2, others), padding: torch's
-    bits (values; 1-d: strides too), and the general path's bits and strides."""
+    bits and strides (PyTorch's memory-format rule, 2-d too), and the general path's bits and strides."""
     rng = np.random.default_rng(seed)
     shape = (int(rng.integers(1, 3)), int(rng.integers(1, 70)), *(int(s) for s in rng.integers(3, 60, nsp)))
     if 2 * padding > kernel:
@@ -268,9 +268,7 @@ def test_max_pool_permuted_inputs_are_torchs_bits(seed, nsp, kernel, stride, pad
     x, tx = _laid(a, tuple(int(p) for p in rng.permutation(len(shape))), step)
     op, top = (F.max_pool1d, TF.max_pool1d) if nsp == 1 else (F.max_pool2d, TF.max_pool2d)
     got, want = op(x, kernel, stride, padding), top(tx, kernel, stride, padding)
-    # (2-d: PyTorch's channels-last reading of some layouts is not strided's, on main too: see
-    # test_max_pool2d_stepped_channels_last_strides and test_max_pool2d_unit_batch_strides)
-    assert nsp == 2 or got.stride() == want.stride()
+    assert got.stride() == want.stride()
     assert _bits(got.numpy()) == _bits(want.contiguous().numpy() if nsp == 2 else want.numpy())
     with st.record_copies():
         _same(got, op(x, kernel, stride, padding))
@@ -288,8 +286,6 @@ def test_max_tap_rows_every_length_and_alignment():
         assert _bits(got) == _bits(want), (n, off, s)
 
 
-@pytest.mark.xfail(strict=True, reason="pooling's _result keeps channels-last only for a dense input; PyTorch's "
-                   "suggest_memory_format reads the strides' order (a stepped channels-last input stays channels-last)")
 def test_max_pool2d_stepped_channels_last_strides():
     """Found by conv39's hypothesis test, on main too (not changed here): a channels-last input whose
     channels are every other element gives PyTorch a channels-last result, strided a contiguous one."""
@@ -298,9 +294,6 @@ def test_max_pool2d_stepped_channels_last_strides():
     assert F.max_pool2d(x, 1).stride() == TF.max_pool2d(tx, 1).stride()
 
 
-@pytest.mark.xfail(strict=True, reason="a depthwise conv2d of a (1, C, H, W) input whose channels are its closest "
-                   "dim but not channels_last-contiguous-ordered as PyTorch reads it: PyTorch's result is contiguous, "
-                   "strided's channels-last (on main too; not changed here)")
 def test_conv2d_ambiguous_batch_strides():
     """Found by conv39's hypothesis test: input (1, 3, 14, 9) with strides (27, 1, 27, 3)."""
     a = np.random.default_rng(7).random((1, 3, 14, 9)).astype(np.float32)
@@ -309,8 +302,6 @@ def test_conv2d_ambiguous_batch_strides():
     assert F.conv2d(x, st.from_numpy(w), groups=3).stride() == TF.conv2d(tx, torch.from_numpy(w), groups=3).stride()
 
 
-@pytest.mark.xfail(strict=True, reason="a (1, C, H, W) input with batch stride 1 and channels closest: PyTorch's "
-                   "max_pool2d result is contiguous, strided's channels-last (on main too; not changed here)")
 def test_max_pool2d_unit_batch_strides():
     """Found by conv39's hypothesis test: input (1, 42, 12, 33) with strides (1, 1, 1386, 42)."""
     a = np.random.default_rng(8).random((1, 42, 12, 33)).astype(np.float32)

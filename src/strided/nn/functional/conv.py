@@ -45,9 +45,10 @@ from ...gradients import seal
 from ...kernels.blocked import row_major
 from ...kernels.listeners import OPEN, emit_step
 from ...kernels.native import _compiled
-from ...layout import channels_last_strides
+from ...layout import channels_last_strides, contiguous_strides
 from ...layout.formats import suggest_format
 from ...opdef import Kind, declare
+from ...ops._support.memo import Memo
 from ...ops.registry import backward
 from ...ops.shape.padding import pad
 from ...tensor import Tensor, tensor_arg
@@ -260,6 +261,41 @@ def _channels_last(x: Tensor) -> bool:
         not x.is_contiguous()
 
 
+def nchw_channels_last(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
+    """PyTorch's ``suggest_memory_format() == ChannelsLast`` for (N, C, H, W) strides (size-1 and
+    ambiguous layouts by its rules: :func:`suggest_format`), and for (N, C, L) ones read as its
+    1-d kernels read them, ``unsqueeze(2)``'d to (N, C, 1, L): the new dim's stride ``L * stride[2]``."""
+    if len(shape) == 3:
+        shape, strides = (*shape[:2], 1, shape[2]), (*strides[:2], shape[2] * strides[2], strides[2])
+    return suggest_format(shape, strides) == "channels_last"
+
+
+def channels_last_any(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The strides of (N, C, *spatial) with C the unit-stride dim and the spatial dims row-major after
+    it (channels_last's for 4-d; a 1-d kernel's (N, C, 1, L) channels-last result squeezed for 3-d)."""
+    step = shape[1]
+    rest = []
+    for size in reversed(shape[2:]):
+        rest.append(step)
+        step *= size
+    return (step, 1, *reversed(rest))
+
+
+def _result_channels_last(x: Tensor, weight: Tensor) -> bool:
+    """Whether PyTorch's convolution of the batched ``x`` (N, C, *spatial) writes a channels-last
+    result: where the input's or the weight's strides read as channels-last (its backends'
+    ``mkldnn_conv_use_channels_last`` / ``thnn_conv_use_channels_last``, by
+    :func:`nchw_channels_last`). A 1-d convolution runs as a 2-d one over ``input.contiguous()``
+    and the weight, both ``unsqueeze(2)``'d (a contiguous input keeps its size-1 dims' strides)."""
+    xl, wl = x._layout, weight._layout
+    xs = xl.strides if len(xl.shape) == 4 or x.is_contiguous() else contiguous_strides(xl.shape)
+    return _READS_CL[(xl.shape, xs)] or _READS_CL[(wl.shape, wl.strides)]
+
+
+# (shape, strides) -> nchw_channels_last: remembered, a dict lookup on the fresh paths' every call
+_READS_CL = Memo(lambda key: nchw_channels_last(*key))
+
+
 def _cat_keeps_cl(geo: ConvGeometry, input: Tensor) -> bool:
     """Whether PyTorch's result of a channels_last input stays channels_last. Its kernel for the
     dtypes oneDNN does not take (float64, the integers) convolves a grouped input group by group
@@ -468,9 +504,10 @@ def _conv(op: str, nsp: int, input: Tensor, weight: Tensor, bias: Tensor | None,
         return fast
     geo = plain or _geometry(op, nsp, input, weight, bias, stride, padding, dilation, groups)
     x = input if geo.batched else input.unsqueeze(0)
-    cl = _channels_last(x)
+    cl = _channels_last(x)  # (the input's reading: how it is padded; the result's format is PyTorch's rule)
     shape = (geo.n, geo.o, *geo.out)
-    out = result(shape, input._dtype, channels_last_strides(shape) if cl and _cat_keeps_cl(geo, input) else None)
+    keep = _result_channels_last(x, weight) and _cat_keeps_cl(geo, input)
+    out = result(shape, input._dtype, channels_last_any(shape) if keep else None)
     arr = out._np()
     if out.numel():
         xp = _padded(x, geo, cl)
@@ -543,8 +580,8 @@ def _conv1d_one_channel(input: Tensor, weight: Tensor, bias: Tensor | None, geo:
             or (c_b is not Tensor and c_b not in SUBCLASSES)):
         return None
     n, o, (ow,) = geo.n, geo.o, geo.out
-    if n * o * ow < 4096 or not np.all(bias._np()):  # (small: the general path's call is as cheap)
-        return None
+    if n * o * ow < 4096 or not np.all(bias._np()) or _result_channels_last(input, weight):
+        return None  # (small: the general path's call is as cheap; its result is row-major)
     x = input._np()
     if x.strides[2] != x.itemsize:
         # (the signals' elements apart, a transposed batch: each output row would read a column of
@@ -603,7 +640,7 @@ def _conv2d_depthwise_fresh(input: Tensor, weight: Tensor, bias: Tensor | None =
     if hp < dh * (kh - 1) + 1 or wp < dw * (kw - 1) + 1:
         return None
     oh, ow = (hp - dh * (kh - 1) - 1) // sh + 1, wp - dw * (kw - 1)
-    if _channels_last(input):
+    if _channels_last(input) or _result_channels_last(input, weight):  # (its result is row-major)
         return None
     x = input._np()
     it = x.itemsize

@@ -39,7 +39,8 @@ from ...ops.registry import backward
 from ...ops.shape.padding import pad
 from ...tensor import Tensor, tensor_arg
 from ._windows import out_size
-from .conv import ConvGeometry, _grads_numpy, _grads_recorded, windows
+from .conv import ConvGeometry, _grads_numpy, _grads_recorded, nchw_channels_last, windows
+from .conv import channels_last_any as _channels_last_strides
 
 __all__ = ["adaptive_avg_pool2d", "avg_pool1d", "avg_pool2d", "max_pool1d", "max_pool2d"]
 
@@ -174,25 +175,13 @@ class _Pool:
 
 
 def _result(x: Tensor, shape: tuple[int, ...], dtype: Any, batched: bool) -> tuple[Tensor, np.ndarray]:
-    """A fresh result of ``shape``: channels-last (the channels the unit-stride dim) when the
-    ``batched`` input ``x`` is laid out so, as PyTorch's pooling keeps it; else contiguous."""
+    """A fresh result of ``shape``: channels-last (the channels the unit-stride dim) where PyTorch's
+    pooling makes it so (:func:`.conv.nchw_channels_last`), else contiguous."""
     lay = x._layout
-    if batched and lay.shape[1] > 1 and lay.strides[1] == 1 and not x.is_contiguous() and \
-            x.permute(0, *range(2, len(shape)), 1).is_contiguous():
+    if batched and nchw_channels_last(lay.shape, lay.strides):
         out = result(shape, dtype, _channels_last_strides(shape))
         return out, out._np()
     return result_array(shape, dtype)
-
-
-def _channels_last_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
-    """The strides of (N, C, *spatial) with C the unit-stride dim and the spatial dims row-major after it."""
-    c = shape[1]
-    rest = []
-    step = c
-    for size in reversed(shape[2:]):
-        rest.append(step)
-        step *= size
-    return (step, 1, *reversed(rest))
 
 
 def _padded(x: Tensor, pool: _Pool, fill: float) -> Tensor:
@@ -352,15 +341,15 @@ _GEOMETRY = struct.Struct("22n").pack
 def _fresh_plan(key: tuple) -> tuple | None:
     """The common pooling call's plan for ``key`` = (spatial dims, input shape, input strides,
     kernel_size, stride) (ints or tuples of ints, stride None: the kernel's): for an input
-    (N, C, *spatial) or (C, *spatial) with C > 0 whose result is row-major (its channels not the
-    unit-stride dim, else PyTorch keeps a channels-last layout), positive sizes whose windows fit
-    the input: (the compiled ``pool_windows``' packed geometry, the result's element count, its
+    (N, C, *spatial) or (C, *spatial) with C > 0 whose result is row-major (not
+    :func:`.conv.nchw_channels_last`) and whose channels are not the unit-stride dim, positive
+    sizes whose windows fit the input: (the compiled ``pool_windows``' packed geometry, the result's element count, its
     Layout); None: the general path (which raises)."""
     nsp, shape, strides, kernel_size, stride = key
     nd = len(shape)
     if nd == nsp + 1:
         shape, strides = (1, *shape), (0, *strides)
-    elif nd != nsp + 2 or (shape[1] > 1 and strides[1] == 1):
+    elif nd != nsp + 2 or (shape[1] > 1 and strides[1] == 1) or nchw_channels_last(shape, strides):
         return None
     k = (kernel_size,) * nsp if kernel_size.__class__ is int else kernel_size
     s = k if stride is None else (stride,) * nsp if stride.__class__ is int else stride
@@ -654,11 +643,13 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
         return zeros((*shape[:-2], oh, ow), dtype=input._dtype)
     rows = stack([input[..., (i * h) // oh:-((-(i + 1) * h) // oh), :].mean(-2) for i in range(oh)], -2)
     out = stack([rows[..., (j * w) // ow:-((-(j + 1) * w) // ow)].mean(-1) for j in range(ow)], -1)
-    if suggest_format(shape, input._layout.strides) == "channels_last":
-        # (PyTorch's result keeps a channels_last input's format: one copy of the small result)
+    if suggest_format(shape, input._layout.strides) == "channels_last" and \
+            out._layout.strides != _channels_last_strides(out._layout.shape):
+        # (PyTorch's result keeps a channels_last input's format, its exact strides, size-1 dims'
+        # included: one copy of the small result)
         from ...memory_format import channels_last
 
-        out = out.contiguous(memory_format=channels_last)
+        out = out.clone(memory_format=channels_last)
     return out
 
 
