@@ -52,6 +52,7 @@ from ...kernels.sleef import EXP2 as _EXP2_OP
 from ...kernels.sleef import EXPM1 as _EXPM1_OP
 from ...kernels.sleef import LOG1P as _LOG1P_OP
 from ...kernels.torch_loops import GRAIN_SIZE, fresh_strides, scalar_loop_mask, torch_vector_bytes
+from ...kernels.torch_sum import torch_to
 from ...opdef import Kind, declare
 from ...tensor import Tensor
 from .._support import gradtools, support
@@ -197,14 +198,15 @@ _HYPER = {"sinh": SINH, "cosh": COSH, "atanh": ATANH}
 def _hyper(name: str, uf: np.ufunc) -> Kernel:
     """sinh / cosh / atanh: PyTorch's bits for a float32 / float64 result where the compiled kernel
     runs (:func:`strided.kernels.sleef.hyper_loop`: its cpu_kernel_vec loop's SLEEF / C library
-    split, ordered by ``out``'s layout; an integer or bool input converted first, as PyTorch's float
-    promotion); else NumPy's ``uf`` (float16, bfloat16, complex)."""
+    split, ordered by ``out``'s layout; an integer or bool input converted first in the layout of
+    PyTorch's promoted temporary, :func:`strided.kernels.torch_sum.torch_to`: NumPy's ``astype`` of an
+    expanded input is column-major, which took the scalar function where PyTorch takes the vector one); else NumPy's ``uf`` (float16, bfloat16, complex)."""
     op = _HYPER[name]
 
     def run(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
         if out.dtype == compute and compute in _F32_F64 and x.dtype.kind in "biuf" and x.__class__ is np.ndarray \
                 and (x.dtype == compute or x.dtype.kind != "f"):
-            res = hyper_loop(x if x.dtype == compute else x.astype(compute), op, out)
+            res = hyper_loop(x if x.dtype == compute else torch_to(x, compute), op, out)
             if res is not None:
                 if res is not out:
                     np.copyto(out, res)
