@@ -53,3 +53,105 @@ def test_integer_expanded_past_grain(name: str) -> None:
     x = np.random.default_rng(4).integers(-2, 60, 40_000).astype(np.int32)
     _same(getattr(strided.from_numpy(x).reshape(1, -1).expand(3, -1), name)(),
           getattr(torch.from_numpy(x).reshape(1, -1).expand(3, -1), name)())
+
+
+# ---------------------------------------------------------------- wt39: the compiled recorders
+
+
+def _wt_programs() -> dict:
+    """Programs for watch_torch's compiled recorders (``_watchrec.call`` / ``record`` / the tally's
+    collector) against the Python ones: exceptions other than RuntimeError from inside a watched
+    call, a tensor born in the block and dying in another thread, storages freed inside, views
+    outliving their base, a worker thread's ops (not the block's), in-place resize."""
+    import threading
+
+    def value_error_inside() -> None:
+        x = torch.ones(3, 4)
+
+        class Boom:
+            def __call__(self, t: torch.Tensor) -> torch.Tensor:
+                t.t().contiguous()
+                raise ValueError("boom")
+
+        try:
+            torch.overrides.handle_torch_function(Boom(), (x,), x)
+        except ValueError:
+            pass
+        (x * 2).t().reshape(12)
+
+    def storages() -> None:
+        a = torch.randn(64, 32)
+        v = a.t()[::2]
+        del a
+        w = v.contiguous()
+        b = torch.empty(10)
+        b.resize_(1000)
+        b.fill_(1.0)
+        del w, b
+        c = [torch.ones(100) * i for i in range(5)]
+        c.reverse()
+        del c
+
+    def threads() -> None:
+        x = torch.ones(50, 40)
+        keep: list = []
+
+        def worker() -> None:
+            y = torch.ones(8, 8).t().contiguous()
+            keep.append(y)
+
+        t = threading.Thread(target=worker)
+        t.start()
+        x.t().contiguous()
+        t.join()
+        z = x * 3
+        died = threading.Thread(target=lambda: keep.append(z))
+        died.start()
+        died.join()
+        del z
+        keep.clear()
+
+    return {"value_error": value_error_inside, "storages": storages, "threads": threads}
+
+
+@pytest.mark.parametrize("name", ["value_error", "storages", "threads"])
+def test_watch_compiled_recorders_keep_what_python_keeps(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from strided.diagnose import watch_torch as wt
+
+    if wt._native_record() is None:
+        pytest.skip("the _watchrec extension is not built")
+    from test_wtc36 import assert_same
+    from test_wt39 import both
+
+    fast, slow, _ = both(_wt_programs()[name], monkeypatch)
+    assert_same(fast, slow)
+
+
+def test_watch_block_left_by_an_exception(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A block left by an exception raised in a watched call: the same records with the compiled
+    recorders and the Python ones, the torch function-mode stack as before, later ops unwatched."""
+    from strided.diagnose import watch_torch as wt
+    from strided.diagnose.watch_torch import watch_torch
+    from test_wtc36 import everything
+
+    depth = torch._C._len_torch_function_stack()
+    kept: dict = {}
+    for native in (True, False):
+        monkeypatch.setattr(wt, "_NATIVE_RECORD", [native])
+        x = torch.ones(6, 5)
+        with pytest.raises(RuntimeError), watch_torch() as w:
+            y = x.t().contiguous()
+            x.view(7)
+        assert torch._C._len_torch_function_stack() == depth
+        before = everything(w)
+        del y
+        x.t().contiguous()
+        after = everything(w)
+        # (no op recorded after the block; the tally still sees its tensors die, as on main and
+        # after a block left normally)
+        assert before["steps"] == after["steps"] and before["records"] == after["records"]
+        assert after["memory"][1] == 0 and before["memory"][1] == 120
+        kept[native] = after
+    assert kept[True]["steps"] == kept[False]["steps"]
+    assert kept[True]["memory"] == kept[False]["memory"]
+    assert kept[True]["calls"] == kept[False]["calls"]
