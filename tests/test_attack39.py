@@ -105,7 +105,7 @@ def _wt_programs() -> dict:
         x.t().contiguous()
         t.join()
         z = x * 3
-        died = threading.Thread(target=lambda: keep.append(z))
+        died = threading.Thread(target=keep.append, args=(z,))
         died.start()
         died.join()
         del z
@@ -120,8 +120,8 @@ def test_watch_compiled_recorders_keep_what_python_keeps(name: str, monkeypatch:
 
     if wt._native_record() is None:
         pytest.skip("the _watchrec extension is not built")
-    from test_wtc36 import assert_same
     from test_wt39 import both
+    from test_wtc36 import assert_same
 
     fast, slow, _ = both(_wt_programs()[name], monkeypatch)
     assert_same(fast, slow)
@@ -155,3 +155,61 @@ def test_watch_block_left_by_an_exception(monkeypatch: pytest.MonkeyPatch) -> No
     assert kept[True]["steps"] == kept[False]["steps"]
     assert kept[True]["memory"] == kept[False]["memory"]
     assert kept[True]["calls"] == kept[False]["calls"]
+
+
+# ---------------------------------------------------------------- misc39 / conv39: layouts
+
+
+@pytest.mark.parametrize("src", ["float32", "float64", "int32", "int64"])
+@pytest.mark.parametrize("dst", ["float32", "float64", "int32", "int64"])
+@pytest.mark.parametrize("case", range(6))
+def test_to_of_offset_and_sliced_permutations(src: str, dst: str, case: int) -> None:
+    """to(dtype) of a permuted view at a storage offset, sliced or with size-1 / size-0 dims:
+    PyTorch's strides, offset 0, values, and self returned only for the same dtype."""
+    shape, perm, off, cut = [((3, 4, 5), (2, 0, 1), 1, False), ((3, 1, 5), (1, 2, 0), 2, False),
+                             ((4, 6), (1, 0), 1, True), ((2, 0, 3), (2, 1, 0), 0, False),
+                             ((1, 1, 4), (2, 1, 0), 1, False), ((5, 3, 2, 2), (3, 1, 0, 2), 2, True)][case]
+    n = int(np.prod(shape))
+    a = np.trunc(np.random.default_rng(case).standard_normal(n + off) * 100).astype(src)
+    x = strided.from_numpy(a.copy())[off:].reshape(shape).permute(*perm)
+    t = torch.from_numpy(a.copy())[off:].reshape(shape).permute(*perm)
+    if cut:
+        x, t = x[1:], t[1:]
+    got, want = x.to(getattr(strided, dst)), t.to(getattr(torch, dst))
+    assert got.stride() == want.stride() and got.storage_offset() == want.storage_offset()
+    assert (got is x) == (want is t)
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+@pytest.mark.parametrize("dim", [0, 1])
+@pytest.mark.parametrize("idx", [[0, 5, 5, 299, -1], [-301], [300], [3, 3, 3] * 100])
+def test_index_select_large_permuted_errors_and_values(dim: int, idx: list) -> None:
+    """The memory-order take (2^16+ result elements) and its bounds check: torch's error class for a
+    negative or too large index, torch's values for repeated ones."""
+    a = np.random.default_rng(2).standard_normal((300, 400)).astype(np.float32)
+    i = np.array(idx, np.int64)
+    try:
+        want = torch.index_select(torch.from_numpy(a).t(), dim, torch.from_numpy(i))
+    except (IndexError, RuntimeError) as e:
+        with pytest.raises(type(e)):
+            strided.index_select(strided.from_numpy(a).t(), dim, strided.from_numpy(i))
+        return
+    _same(strided.index_select(strided.from_numpy(a).t(), dim, strided.from_numpy(i)), want)
+
+
+@pytest.mark.parametrize("geom", [(2, 2, 0, 1, False), (3, 1, 1, 1, False), (3, 2, 1, 2, True), (5, 3, 2, 1, True)])
+@pytest.mark.parametrize("shape", [(8, 512, 64), (4, 1000, 33), (1, 4096, 8)])
+def test_max_pool1d_of_transposed_input(shape: tuple, geom: tuple) -> None:
+    """max_pool1d of a (N, L, C) batch seen as (N, C, L) (channels closest: the staged channels-last
+    write), with NaN and signed zeros: torch's values, NaN words, indices and strides."""
+    a = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
+    a.reshape(-1)[::5] = 0.0
+    a.reshape(-1)[1::11] = -0.0
+    a.reshape(-1)[7::997] = np.nan
+    k, st, p, d, cm = geom
+    got = strided.nn.functional.max_pool1d(strided.from_numpy(a).permute(0, 2, 1), k, st, p, d, cm, return_indices=True)
+    want = torch.nn.functional.max_pool1d(torch.from_numpy(a).permute(0, 2, 1), k, st, p, d, cm, return_indices=True)
+    _same(got[0], want[0])
+    _same(got[1], want[1])
+    _same(strided.nn.functional.max_pool1d(strided.from_numpy(a).permute(0, 2, 1), k, st, p, d, cm),
+          torch.nn.functional.max_pool1d(torch.from_numpy(a).permute(0, 2, 1), k, st, p, d, cm))
