@@ -213,3 +213,21 @@ def test_max_pool1d_of_transposed_input(shape: tuple, geom: tuple) -> None:
     _same(got[1], want[1])
     _same(strided.nn.functional.max_pool1d(strided.from_numpy(a).permute(0, 2, 1), k, st, p, d, cm),
           torch.nn.functional.max_pool1d(torch.from_numpy(a).permute(0, 2, 1), k, st, p, d, cm))
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("name", ["sinh", "cosh", "atanh", "log2"])
+def test_hyper_second_derivative_and_overlapping_out(name: str, dt: type) -> None:
+    """The second derivative (create_graph: the backward's own sinh / cosh calls) with torch's bits;
+    an out= overlapping its input refused with torch's error class (a RuntimeError)."""
+    rng = np.random.default_rng(6)
+    x = (rng.uniform(-0.9, 0.9, 37) if name == "atanh" else rng.uniform(0.1, 5, 37)).astype(dt)
+    g = rng.standard_normal(37).astype(dt)
+    sx, tx = strided.from_numpy(x.copy()).requires_grad_(), torch.from_numpy(x.copy()).requires_grad_()
+    (sd,) = strided.autograd.grad(getattr(sx, name)(), sx, strided.from_numpy(g), create_graph=True)
+    (td,) = torch.autograd.grad(getattr(tx, name)(), tx, torch.from_numpy(g), create_graph=True)
+    _same(sd, td)
+    _same(strided.autograd.grad(sd.sum(), sx)[0], torch.autograd.grad(td.sum(), tx)[0])
+    a = strided.from_numpy(x.copy())
+    with pytest.raises(RuntimeError):
+        getattr(strided, name)(a[:-1], out=a[1:])
