@@ -30,6 +30,9 @@ _INT_VIEWS = {
     "sliced_transposed": lambda a: a[:3600].reshape(60, 60)[3:50, 5:41].t(),
     "expanded_columns": lambda a: a[:40].reshape(40, 1).expand(40, 3),
     "permuted": lambda a: a[:3840].reshape(8, 16, 30).permute(2, 0, 1),
+    "expanded_middle_sliced": lambda a: a[:600].reshape(20, 1, 30)[:, :, ::3].expand(20, 4, 10),
+    "expanded_transposed": lambda a: a[:40].reshape(1, 40).expand(3, 40).t(),
+    "size_one_dims": lambda a: a[:80].reshape(1, 8, 1, 10)[:, ::2],
 }
 
 
