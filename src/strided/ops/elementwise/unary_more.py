@@ -52,6 +52,7 @@ from ...kernels.sleef import EXP2 as _EXP2_OP
 from ...kernels.sleef import EXPM1 as _EXPM1_OP
 from ...kernels.sleef import LOG1P as _LOG1P_OP
 from ...kernels.torch_loops import GRAIN_SIZE, fresh_strides, scalar_loop_mask, torch_vector_bytes
+from ...kernels.torch_sum import torch_to
 from ...opdef import Kind, declare
 from ...tensor import Tensor
 from .._support import gradtools, support
@@ -190,6 +191,20 @@ def _exp2(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
     np.exp2(x, out=out, dtype=compute, casting="unsafe")
 
 
+def _promoted(x: np.ndarray, compute: np.dtype) -> np.ndarray:
+    """The integer / bool ``x`` as ``compute`` laid out as PyTorch's promoted temporary:
+    :func:`strided.kernels.torch_sum.torch_to` (``infer_dense_strides`` for a non-dense ``x``),
+    NumPy's row-major ``astype`` where that is its layout (1 us where torch_to takes 20): a row-major
+    ``x``, or one whose nonzero strides of its dims longer than 1 fall strictly from the first dim
+    to the last (an expanded one: infer_dense_strides leaves its stride-0 dims in place)."""
+    if x.flags.c_contiguous:
+        return x.astype(compute)
+    steps = [st for st, n in zip(x.strides, x.shape) if n > 1 and st]
+    if all(a > b > 0 for a, b in zip(steps, steps[1:])) and (not steps or steps[-1] > 0):
+        return x.astype(compute, order="C")
+    return torch_to(x, compute)
+
+
 # sinh, cosh, atanh: the op's SLEEF code (strided.kernels.sleef.hyper_loop)
 _HYPER = {"sinh": SINH, "cosh": COSH, "atanh": ATANH}
 
@@ -197,14 +212,15 @@ _HYPER = {"sinh": SINH, "cosh": COSH, "atanh": ATANH}
 def _hyper(name: str, uf: np.ufunc) -> Kernel:
     """sinh / cosh / atanh: PyTorch's bits for a float32 / float64 result where the compiled kernel
     runs (:func:`strided.kernels.sleef.hyper_loop`: its cpu_kernel_vec loop's SLEEF / C library
-    split, ordered by ``out``'s layout; an integer or bool input converted first, as PyTorch's float
-    promotion); else NumPy's ``uf`` (float16, bfloat16, complex)."""
+    split, ordered by ``out``'s layout; an integer or bool input converted first in the layout of
+    PyTorch's promoted temporary, :func:`strided.kernels.torch_sum.torch_to`: NumPy's ``astype`` of an
+    expanded input is column-major, which took the scalar function where PyTorch takes the vector one); else NumPy's ``uf`` (float16, bfloat16, complex)."""
     op = _HYPER[name]
 
     def run(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
         if out.dtype == compute and compute in _F32_F64 and x.dtype.kind in "biuf" and x.__class__ is np.ndarray \
                 and (x.dtype == compute or x.dtype.kind != "f"):
-            res = hyper_loop(x if x.dtype == compute else x.astype(compute), op, out)
+            res = hyper_loop(x if x.dtype == compute else _promoted(x, compute), op, out)
             if res is not None:
                 if res is not out:
                     np.copyto(out, res)
