@@ -55,6 +55,7 @@ from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import gradtools, support
 from .._support.fast_reduce import (
+    CASCADE_PLANS,
     cascade_reduce,
     fast_operand,
     fast_plan,
@@ -597,26 +598,47 @@ def lse_steps(x: np.ndarray, axes: tuple[int, ...], keepdim: bool) -> np.ndarray
     infinite = np.isinf(m)  # (-inf rows: exp(-inf - 0) = 0, log 0 = -inf; +inf rows: +inf)
     if _count_nonzero(infinite):  # (a count is a fifth of np.where's cost)
         np.copyto(m, x.dtype.type(0), where=infinite)
-    work = _iterator_temporary(x, m.shape)
+    work, flat = _iterator_temporary(x, m.shape)
     np.subtract(x, m, out=work)
     _EXP(work, work, work.dtype)
-    total = sum_array(work, axes, keepdim)
+    total = _summed(work, flat, axes)
+    if keepdim:
+        total = total.reshape(m.shape)
     _LOG(total, total, total.dtype)
     np.add(total, m if keepdim else m.reshape(total.shape), out=total)
     return total
 
 
-def _iterator_temporary(x: np.ndarray, m_shape: tuple[int, ...]) -> np.ndarray:
+def _summed(work: np.ndarray, flat: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+    """``sum_array(work, axes, False)`` (PyTorch's order over ``work``'s layout): over one axis by
+    the compiled kernel's call planned once per layout (``sum``'s fast path's plan: ``flat`` is
+    ``work``'s memory, ``work``'s first element at its start), else :func:`sum_array` itself."""
+    k = native.sums()
+    if len(axes) == 1 and k is not None:
+        isz = work.itemsize
+        plan = CASCADE_PLANS[(work.shape, tuple(s // isz for s in work.strides), axes[0], False, isz)]
+        if plan is not None:
+            res = np.zeros(plan[5], work.dtype)
+            k.cascade(flat, plan[0], plan[1], plan[2], plan[3], res, 0)
+            return res.reshape(plan[4].shape)
+    return sum_array(work, axes, False)
+
+
+def _iterator_temporary(x: np.ndarray, m_shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
     """An uninitialised array of ``x``'s shape and dtype laid out as PyTorch's ``self - maxes``
     (``maxes`` row-major of ``m_shape``, stretched): TensorIterator's output strides, which decide
-    the order :func:`sum_array` adds in."""
-    isz = x.itemsize
+    the order :func:`sum_array` adds in; with its memory, a flat run (its first element first).
+    A row-major or column-major ``x`` (dense, no ties of strides but size-1 dims', which no sum
+    order reads) gives its own layout, as TensorIterator's sort of ``x``'s strides does."""
+    flat = np.empty(x.size, x.dtype)
     if x.flags.c_contiguous:
-        return np.empty(x.shape, x.dtype)
+        return flat.reshape(x.shape), flat
+    if x.flags.f_contiguous:
+        return flat.reshape(x.shape, order="F"), flat
+    isz = x.itemsize
     strides = L.elementwise_output_strides(
         x.shape, ((x.shape, tuple(s // isz for s in x.strides)), (m_shape, L.contiguous_strides(m_shape))))
-    flat = np.empty(x.size, x.dtype)
-    return np.lib.stride_tricks.as_strided(flat, x.shape, tuple(s * isz for s in strides))
+    return np.lib.stride_tricks.as_strided(flat, x.shape, tuple(s * isz for s in strides)), flat
 
 
 _count_nonzero = np.count_nonzero
@@ -771,7 +793,7 @@ def _lse_out(input: Tensor, out: Tensor, into: DType, axes: Any, dims: Any, keep
             s = sum_array(np.exp(x - m), axes, True, on).astype(wide)
             lg = np.log(s)
         else:  # (exp and log: strided.exp's / strided.log's kernels, as lse_steps; exp_ on self - maxes' layout)
-            work = _iterator_temporary(x, m.shape)
+            work = _iterator_temporary(x, m.shape)[0]
             np.subtract(x, m, out=work)
             _EXP(work, work, work.dtype)
             s = sum_array(work, axes, True, on).astype(wide)
