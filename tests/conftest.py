@@ -14,6 +14,7 @@ The same holds for the sandbox (``.ci/run`` installs ``bubblewrap``; STRIDED_REQ
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 from collections.abc import Iterator
@@ -141,10 +142,28 @@ def torch_threads_as_assumed():
 
     from strided.kernels.torch_loops import torch_threads
 
+    with _torch_threads(torch, torch_threads()):
+        yield
+
+
+@pytest.fixture
+def torch_one_thread():
+    """PyTorch at one thread, restored after the test: the reductions strided models bit for bit
+    (:mod:`strided.kernels.torch_sum`) are PyTorch's one-thread order."""
+    import torch
+
+    with _torch_threads(torch, 1):
+        yield
+
+
+@contextlib.contextmanager
+def _torch_threads(torch, n: int):
     before = torch.get_num_threads()
-    torch.set_num_threads(torch_threads())
-    yield
-    torch.set_num_threads(before)
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 @pytest.fixture(scope="session")

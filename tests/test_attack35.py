@@ -453,9 +453,6 @@ def test_adam_foreach_and_fused_accepted(flag: str) -> None:
     assert _same_bits(got[1], got[0])
 
 
-@pytest.mark.xfail(strict=True, reason="logsumexp's values: NumPy's exp and pairwise adds, not PyTorch's exp_ "
-                   "(MKL's vmsExp for float32) and sum's order: float64 (17, 9) over dim 1, 3 of 17 rows an "
-                   "ulp off (PyTorch's sum order, kernels.torch_sum, fixes float64; it cost ~2x at (3, 4))")
 def test_logsumexp_float64_bits() -> None:
     rng = np.random.default_rng(0)
     for shape in ((3, 4), (3, 4), (17, 9)):

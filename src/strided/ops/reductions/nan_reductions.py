@@ -39,8 +39,9 @@ from ...errors import (
 )
 from ...grad_mode import count_kernel_writes
 from ...gradients import seal
-from ...kernels import native, npcore, torch_loops
+from ...kernels import native, npcore, torch_loops, vml_route
 from ...kernels.bf16_casts import copy_nans_as, number_nans
+from ...kernels.elementwise import ufunc_kernel
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ...kernels.listeners import silenced
 from ...kernels.memory import numpy_view, reduced_cast_source
@@ -48,11 +49,13 @@ from ...kernels.reduce import holds_nan, kept_run
 from ...kernels.rows import MIN_ELEMENTS as _ROWS_MIN
 from ...kernels.rows import add_reduce, max_reduce, min_reduce, minmax_reduce
 from ...kernels.rows import extreme_all as extreme_all_kernel
+from ...kernels.sleef import exp_kernel
 from ...lazy_names import function_on_first_call, module_on_first_use
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import gradtools, support
 from .._support.fast_reduce import (
+    CASCADE_PLANS,
     cascade_reduce,
     fast_operand,
     fast_plan,
@@ -572,26 +575,77 @@ def _fast_logsumexp(x: Any, dim: int, keepdim: Any) -> Tensor | None:
     if got is None:
         return None
     a, plan = got
-    axis = plan[0]
     token = quiet_set(QUIET)
     try:
-        m = np.maximum.reduce(a, axis, None, None, True)
-        # -inf rows: exp(-inf - 0) = 0, log 0 = -inf (np.where(isinf, 0, m)'s values, written into
-        # the fresh m only where a max is infinite: a count is a fifth of np.where's cost)
-        infinite = np.isinf(m)
-        if _count_nonzero(infinite):
-            np.copyto(m, a.dtype.type(0), where=infinite)
-        work = np.subtract(a, m)
-        np.exp(work, out=work)
-        total = _add_reduce(work, axis, None, None, True)
-        np.log(total, out=total)
-        np.add(total, m, out=total)
+        total = lse_steps(a, (plan[0],), False)
     finally:
         quiet_reset(token)
     return adopted(total.reshape(-1), plan[1], x._dtype)
 
 
+def lse_steps(x: np.ndarray, axes: tuple[int, ...], keepdim: bool) -> np.ndarray:
+    """``logsumexp`` of a non-empty float32 / float64 array over ``axes`` (wrapped dims, none
+    repeated) as a fresh row-major array of the reduced shape, bit for bit PyTorch 2.13's
+    ``logsumexp_out_impl`` (one thread): the max ``m`` (kept dims; an infinite max: 0), then
+    ``(x - m)`` into a temporary of TensorIterator's layout (:func:`strided.layout.elementwise_output_strides`:
+    ``x``'s dim order), ``exp`` there in place (MKL VML where :mod:`strided.kernels.vml_route` runs,
+    as ``exp``'s kernel), the sum in PyTorch's order over that layout
+    (:func:`strided.kernels.torch_sum.sum_array`), ``log`` in place, ``+ m``. Floating-point
+    warnings are the caller's to silence. No listener sees these steps (the caller reports once)."""
+    m = np.maximum.reduce(x, axes, None, None, True)
+    if not x.ndim:  # (a 0-d x's "max": NumPy's scalar, made an array to be written)
+        m = np.array(m)
+    infinite = np.isinf(m)  # (-inf rows: exp(-inf - 0) = 0, log 0 = -inf; +inf rows: +inf)
+    if _count_nonzero(infinite):  # (a count is a fifth of np.where's cost)
+        np.copyto(m, x.dtype.type(0), where=infinite)
+    work, flat = _iterator_temporary(x, m.shape)
+    np.subtract(x, m, out=work)
+    _EXP(work, work, work.dtype)
+    total = _summed(work, flat, axes)
+    if keepdim:
+        total = total.reshape(m.shape)
+    _LOG(total, total, total.dtype)
+    np.add(total, m if keepdim else m.reshape(total.shape), out=total)
+    return total
+
+
+def _summed(work: np.ndarray, flat: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+    """``sum_array(work, axes, False)`` (PyTorch's order over ``work``'s layout): over one axis by
+    the compiled kernel's call planned once per layout (``sum``'s fast path's plan: ``flat`` is
+    ``work``'s memory, ``work``'s first element at its start), else :func:`sum_array` itself."""
+    k = native.sums()
+    if len(axes) == 1 and k is not None:
+        isz = work.itemsize
+        plan = CASCADE_PLANS[(work.shape, tuple(s // isz for s in work.strides), axes[0], False, isz)]
+        if plan is not None:
+            res = np.zeros(plan[5], work.dtype)
+            k.cascade(flat, plan[0], plan[1], plan[2], plan[3], res, 0)
+            return res.reshape(plan[4].shape)
+    return sum_array(work, axes, False)
+
+
+def _iterator_temporary(x: np.ndarray, m_shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """An uninitialised array of ``x``'s shape and dtype laid out as PyTorch's ``self - maxes``
+    (``maxes`` row-major of ``m_shape``, stretched): TensorIterator's output strides, which decide
+    the order :func:`sum_array` adds in; with its memory, a flat run (its first element first).
+    A row-major or column-major ``x`` (dense, no ties of strides but size-1 dims', which no sum
+    order reads) gives its own layout, as TensorIterator's sort of ``x``'s strides does."""
+    flat = np.empty(x.size, x.dtype)
+    if x.flags.c_contiguous:
+        return flat.reshape(x.shape), flat
+    if x.flags.f_contiguous:
+        return flat.reshape(x.shape, order="F"), flat
+    isz = x.itemsize
+    strides = L.elementwise_output_strides(
+        x.shape, ((x.shape, tuple(s // isz for s in x.strides)), (m_shape, L.contiguous_strides(m_shape))))
+    return np.lib.stride_tricks.as_strided(flat, x.shape, tuple(s * isz for s in strides)), flat
+
+
 _count_nonzero = np.count_nonzero
+# exp's and log's float32 / float64 kernels (``strided.exp`` / ``strided.log``'s own: MKL VML's where
+# kernels.vml_route runs, PyTorch's bits), called as ``(x, out, compute dtype)``
+_EXP = vml_route.kernel("exp", exp_kernel)
+_LOG = vml_route.kernel("log", ufunc_kernel(np.log))
 
 # logsumexp's ``dim`` when not given: PyTorch's parser requires it (dim=() names every dim)
 _DIM_MISSING: Any = object()
@@ -648,15 +702,21 @@ def logsumexp(input: Tensor, dim: Any = _DIM_MISSING, keepdim: bool = False, *, 
     axes = numpy_axes(dims, len(shape))
     acc = _acc(rt)
     # (an integer input with out=: PyTorch's logsumexp_out runs on input.to(the default float))
-    into = _lse_into(input if rt is d else input.to(rt), out, rt)
+    source = input if rt is d else input.to(rt)  # (PyTorch's logsumexp_out: self.to(the default float))
+    into = _lse_into(source, out, rt)
     if into is not None and (shape or d.is_complex) and L.product(shape):
-        return _lse_out(input if rt is d else input.to(rt), out, into, axes, dims, keepdim)
+        return _lse_out(source, out, into, axes, dims, keepdim)
     if into is not None and d.is_complex:  # (no element: sum_out's zeros, logged: -inf, after the cast's warning)
         warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=user_site()[1])
         result, res_np = result_array(reduced_shape(shape, dims, keepdim), into)
         res_np[...] = -np.inf
         return write_out(out, result, "logsumexp", (input,))
     with _Quiet():
+        if (rt is float32 or rt is float64) and L.product(shape):
+            x = source._np()
+            r = lse_steps(x, tuple(range(x.ndim)) if axes is None else axes, keepdim)
+            np.copyto(res_np, r, casting="unsafe")
+            return _finish(result, out, "logsumexp", (input,))
         x = input._np().astype(acc, copy=False)
         if x.size == 0:
             # an empty reduction: log(0) = -inf (no max to take out)
@@ -672,7 +732,7 @@ def logsumexp(input: Tensor, dim: Any = _DIM_MISSING, keepdim: bool = False, *, 
                     return v.astype(d.numpy).astype(acc)
                 s = rnd(np.add.reduce(rnd(np.exp(rnd(x - m))), axis=axes, keepdims=True))
                 r = rnd(np.log(s)) + m
-            else:
+            else:  # (complex)
                 s = np.add.reduce(np.exp(x - m), axis=axes, keepdims=True)
                 r = np.log(s) + m
             np.copyto(res_np, r if keepdim else r.reshape(res_np.shape), casting="unsafe")
@@ -729,8 +789,19 @@ def _lse_out(input: Tensor, out: Tensor, into: DType, axes: Any, dims: Any, keep
         # takes the real parts as PyTorch's dense cast, before its float sum)
         m = np.maximum.reduce(x.real if complex_input else x, axis=axes, keepdims=True)
         m = np.where(np.isinf(m), m.dtype.type(0), m)
-        s = sum_array(np.exp(x - m), axes, True, on).astype(wide)
-        lg = np.log(s)
+        if complex_input:
+            s = sum_array(np.exp(x - m), axes, True, on).astype(wide)
+            lg = np.log(s)
+        else:  # (exp and log: strided.exp's / strided.log's kernels, as lse_steps; exp_ on self - maxes' layout)
+            work = _iterator_temporary(x, m.shape)[0]
+            np.subtract(x, m, out=work)
+            _EXP(work, work, work.dtype)
+            s = sum_array(work, axes, True, on).astype(wide)
+            if on == wide:  # (a float32 / float64 out's log_: VML's; a 2-byte out's keeps NumPy's float32 log)
+                lg = np.empty_like(s)
+                _LOG(s, lg, lg.dtype)
+            else:
+                lg = np.log(s)
         if complex_input:  # (real parts can sum below 0: PyTorch's log_ gives the positive quiet NaN there)
             lg = np.where(s < 0, np.abs(lg), lg)
         lg = rounded(lg)
