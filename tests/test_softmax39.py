@@ -23,6 +23,20 @@ from strided.kernels import native, sleef
 
 torch = pytest.importorskip("torch")
 
+
+@pytest.fixture
+def torch_two_threads():
+    """PyTorch at two threads, restored after: its softmax backward gives the bits strided models
+    from two threads up (at one thread it gives other bits for some float32 rows: 138 of the
+    elements of test_gradient_bits_every_length's softmax float32 rows, main 571; not modelled yet).
+    Not `torch_threads_as_assumed`: a CI worker once saw torch_threads() == 1 there."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
 DTYPES = {"float32": (np.float32, np.uint32), "float64": (np.float64, np.uint64)}
 OPS = {"softmax": (SF.softmax, torch.softmax), "log_softmax": (SF.log_softmax, torch.log_softmax)}
 NANS = {
@@ -174,7 +188,7 @@ def test_hypothesis_rows(rows, n, scale, dtype, op, seed):
     _check(a, op)
 
 
-@pytest.mark.usefixtures("torch_threads_as_assumed")
+@pytest.mark.usefixtures("torch_two_threads")
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("op", OPS)
 def test_out_and_autograd(dtype, op):
@@ -196,7 +210,7 @@ def test_out_and_autograd(dtype, op):
     assert np.array_equal(_bits(xs.grad.numpy()), _bits(xt.grad.numpy()))
 
 
-@pytest.mark.usefixtures("torch_threads_as_assumed")
+@pytest.mark.usefixtures("torch_two_threads")
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("op", OPS)
 def test_gradient_bits_every_length(dtype, op):
