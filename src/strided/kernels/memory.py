@@ -171,6 +171,22 @@ def flat_run(t: Any, info: tuple) -> Any:
     return arr
 
 
+def row_major_elements(t: Any, info: tuple) -> np.ndarray | None:
+    """Tensor ``t``'s elements in row-major order as one flat NumPy array for a kernel to read:
+    its storage's own run (:func:`flat_run`, no copy) where ``t`` is row-major, else a row-major
+    temporary made by the blocked copy (:func:`blocked.row_major`) where ``t`` holds at least
+    :data:`blocked.ROW_MAJOR_MIN` elements; None where ``t`` has no element, or is another layout
+    smaller than that (the caller's general path is as cheap there). ``info`` is as for
+    :func:`flat_run`. The temporary is not reported to the copy ledger (as the NumPy copy it
+    replaces in the general paths)."""
+    x = flat_run(t, info)
+    if x is not None:
+        return x if info[1] else None
+    if info[1] < blocked.ROW_MAJOR_MIN:
+        return None
+    return blocked.row_major(t._np()).reshape(-1)
+
+
 def dense_run(t: Any, numel: int) -> tuple[np.ndarray, Layout] | None:
     """The storage run of tensor ``t`` (``numel`` elements, no copy) in memory order, and the
     layout of ``t``'s shape and strides at offset 0, where ``t`` is permuted dense: every dim of

@@ -35,11 +35,11 @@ from ...errors import (
 from ...grad_mode import GRAD_MODE, SUBCLASSES, _slow, requires_grad
 from ...gradients import grad_zeros, seal
 from ...kernels import blas_route, native
-from ...kernels.blocked import ROW_MAJOR_MIN, copy_into, row_major
+from ...kernels.blocked import copy_into, row_major
 from ...kernels.fpstate import QUIET, quiet, quiet_reset, quiet_set, quietly
 from ...kernels.listeners import OPEN
 from ...kernels.matmul import matmul2d, matmul_new
-from ...kernels.memory import flat_run
+from ...kernels.memory import flat_run, row_major_elements
 from ...kernels.rows import ln_rows
 from ...kernels.torch_sum import norm2_rows
 from ...layout import Layout, contiguous_strides, elementwise_output_strides
@@ -513,10 +513,6 @@ def _layer_norm_fresh(input: Any, normalized_shape: Any, weight: Any = None, bia
     n = normalized_shape[0]
     if not shape or n.__class__ is not int or shape[-1] != n or not n:
         return None
-    info = _cinfo[shape]
-    x = flat_run(input, info)
-    if (x is None and info[1] < ROW_MAJOR_MIN) or not info[1]:
-        return None
     w = b = None
     if weight is not None:
         if (weight.__class__ is not Tensor and weight.__class__ not in SUBCLASSES) or weight._dtype is not d \
@@ -526,10 +522,12 @@ def _layer_norm_fresh(input: Any, normalized_shape: Any, weight: Any = None, bia
         if (bias.__class__ is not Tensor and bias.__class__ not in SUBCLASSES) or bias._dtype is not d \
                 or (b := flat_run(bias, _cinfo[(n,)])) is None or bias._layout.shape != (n,):
             return None
+    info = _cinfo[shape]
+    # (another layout, a transpose: the forward's _normalize_rows copies it row-major for its
+    # kernel, as PyTorch's does (expect_contiguous); here the blocked copy, 3-5x faster than NumPy's)
+    x = row_major_elements(input, info)
     if x is None:
-        # (another layout, a transpose: the forward's _normalize_rows copies it row-major for its
-        # kernel, as PyTorch's does (expect_contiguous); here the blocked copy, 3-5x faster than NumPy's)
-        x = row_major(input._np()).reshape(-1)
+        return None
     dt = d.numpy
     flat = np.empty(info[1], dt)
     rows = info[1] // n

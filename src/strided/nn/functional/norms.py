@@ -24,9 +24,8 @@ from ...dtypes import TORCH_NAME, float32, float64
 from ...errors import StridedIndexError, StridedRuntimeError, StridedValueError, join_lines
 from ...grad_mode import SUBCLASSES, requires_grad
 from ...gradients import seal
-from ...kernels.blocked import ROW_MAJOR_MIN, row_major
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
-from ...kernels.memory import flat_run
+from ...kernels.memory import flat_run, row_major_elements
 from ...kernels.rows import bn_eval
 from ...layout import channels_last_strides
 from ...layout.formats import suggest_format
@@ -176,19 +175,17 @@ def _evaluated_rows(input: Any, running_mean: Any, running_var: Any, weight: Any
         return None
     info = _cinfo[shape]
     c = shape[1]
-    x = flat_run(input, info)
-    if (x is None and info[1] < ROW_MAJOR_MIN) or not info[1]:
-        return None
     rm, rv = _channel_run(running_mean, d, c), _channel_run(running_var, d, c)
     w = None if weight is None else _channel_run(weight, d, c)
     b = None if bias is None else _channel_run(bias, d, c)
     if rm is None or rv is None or (w is None and weight is not None) or (b is None and bias is not None):
         return None
+    # (another layout, a transpose: each element's steps do not depend on where it lies, so the
+    # same steps on a row-major copy (the blocked one) give the general path's bits without its
+    # strided passes)
+    x = row_major_elements(input, info)
     if x is None:
-        # (another layout, a transpose: each element's steps do not depend on where it lies, so
-        # the same steps on a row-major copy (the blocked one) give the general path's bits
-        # without its strided passes)
-        x = row_major(input._np()).reshape(-1)
+        return None
     flat = np.empty(info[1], d.numpy)
     if (k := bn_eval()) is not None and k(x, flat, rm, rv, w, b, eps):  # (the same steps in one compiled pass)
         return adopted(flat, info[2], d)
