@@ -17,22 +17,11 @@ from strided.ops.linalg import mkl_lapack
 
 torch = pytest.importorskip("torch")
 
-MKL = blas_route.lib() is not None
+from test_mkl37 import MKL, bits  # noqa: E402  (the route's switch and the bit view its tests use)
+
+# (the MKL route's gemm bits are PyTorch's on one thread: tests/test_mkl37.py)
+pytestmark = pytest.mark.usefixtures("torch_one_thread")
 LAYOUTS = ("rowmajor", "reversed", "batch_inner", "sliced", "expanded")
-
-
-@pytest.fixture(autouse=True, scope="module")
-def one_torch_thread():
-    """The MKL route's gemm bits are PyTorch's on one thread (tests/test_mkl37.py)."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
-def bits(x: np.ndarray) -> np.ndarray:
-    x = np.ascontiguousarray(x)
-    return x.view(f"u{x.itemsize}")
 
 
 def batch(rng: np.random.Generator, shape: tuple[int, ...], dtype: type, how: str) -> tuple:
