@@ -114,7 +114,7 @@ def test_batched_product_broadcast_batch() -> None:
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("how", ("rowmajor", "transposed", "sliced", "expanded_row"))
+@pytest.mark.parametrize("how", ("rowmajor", "transposed", "sliced", "expanded_row", "vector", "scalar", "column"))
 def test_addmm_input_layouts(dtype: type, how: str) -> None:
     rng = np.random.default_rng(43)
     n, k, p = 200, 150, 100
@@ -125,6 +125,9 @@ def test_addmm_input_layouts(dtype: type, how: str) -> None:
     elif how == "expanded_row":
         base = rng.standard_normal((1, p)).astype(dtype)
         i, ti = strided.tensor(base).expand(n, p), torch.from_numpy(base).expand(n, p)
+    elif how in ("vector", "scalar", "column"):  # (broadcast to (n, p) into the result)
+        base = rng.standard_normal({"vector": (p,), "scalar": (), "column": (n, 1)}[how]).astype(dtype)
+        i, ti = strided.tensor(base), torch.from_numpy(base)
     else:
         i, ti = batch(rng, (n, p), dtype, how)
     for beta, alpha in ((0.5, 2.0), (1, 1), (0, 1)):
