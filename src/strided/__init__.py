@@ -255,6 +255,11 @@ finally:
     # gc.get_objects()), so the first collections after the import do not scan them from the
     # youngest generation up (~3% of ``import strided`` and of its exit). Not where the user froze
     # objects of their own: unfreeze would thaw those too.
+    # (Not left frozen either, though the exit's full collections over these objects are most
+    # of what ``python -c "import strided"`` spends after the import: the permanent generation
+    # is never collected, not even at exit, and ``__main__``'s dict, older than this import,
+    # would be frozen with them: the ``__del__`` of a user's global would no longer run at exit.
+    # tests/test_start40.py.)
     if _gc.get_freeze_count() == 0:
         _gc.freeze()
         _gc.unfreeze()
