@@ -141,6 +141,9 @@ static int tick(PyObject *tally, PyObject *now, PyObject *alive) {
     if (!timeline) return -1;
     PyObject *pair = PyTuple_Pack(2, now, alive), *r = NULL;
     int err = -1;
+    /* two ints: untracked now, as the collector's first pass would leave it (one entry per storage
+       made or freed, each would otherwise be walked by a collection of the young objects) */
+    if (pair && PyLong_CheckExact(now) && PyLong_CheckExact(alive)) PyObject_GC_UnTrack(pair);
     if (pair && PyList_CheckExact(timeline)) err = PyList_Append(timeline, pair);
     else if (pair && (r = PyObject_CallMethod(timeline, "append", "O", pair))) err = 0;
     Py_XDECREF(r); Py_XDECREF(pair); Py_DECREF(timeline);

@@ -186,8 +186,12 @@ class MemoryTally:
         # alive here: a weakref.ref with a callback is 10x cheaper to make than a weakref.finalize)
         self._seen: dict[int, list] = {}
         # (one bound method for every reference, which carries its owner's key itself: half the
-        # cost of a functools.partial per buffer, on watch_torch's path for every new tensor)
-        self._on_collected = self._collected
+        # cost of a functools.partial per buffer, on watch_torch's path for every new tensor;
+        # made when the first buffer is counted, not here: the bound method is a reference cycle
+        # through the tally, and a tally that counted nothing -- the one ``Flow.__init__`` makes
+        # and ``watch_torch`` replaces, whose clock is the watch's -- then goes with its last
+        # reference instead of waiting, the whole watch with it, for the garbage collector)
+        self._on_collected: Any = None
 
     def allocated(self, owner: Any, nbytes: int) -> bool:
         """Count ``owner``'s ``nbytes`` as new and alive until ``owner`` is collected; False
@@ -196,8 +200,11 @@ class MemoryTally:
         seen = self._seen
         if key in seen:
             return False
+        callback = self._on_collected
+        if callback is None:
+            callback = self._on_collected = self._collected
         try:
-            ref = _KeyedRef(owner, self._on_collected)
+            ref = _KeyedRef(owner, callback)
         except TypeError:
             return False
         ref.key = key
@@ -267,12 +274,12 @@ class MemoryTally:
         state = dict(self.__dict__)
         state["_seen"] = {}
         state["clock"] = None
-        del state["_on_collected"]
+        state.pop("_on_collected", None)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
-        self._on_collected = self._collected
+        self._on_collected = None
 
     def _collected(self, ref: _KeyedRef) -> None:
         """The callback of an owner's reference (its owner is being collected: its id is not

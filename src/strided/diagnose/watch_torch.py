@@ -43,7 +43,11 @@ devices, tensors without storage or strides, ...), and which records every op wh
 not built; the helper also counts each new storage in the memory tally and un-counts it when it dies
 (``MemoryTally.allocated`` and the callback of its weak reference, in C: no Python call per storage);
 the function mode's recorder of the user's calls is one C call too (``_watchrec.call``: the call's
-name, line and module path, its context). ``bench/bench_watch_torch.py`` measures it.
+name, line and module path, its context). The users' lines are cached once per process (per code
+object and instruction, see ``_LINES``), not per block; a block's timeline pairs are made untracked
+by the garbage collector, and a watch no one holds any more goes with its last reference (no
+reference cycle runs through it), so a program that watches each step leaves the collector little
+to walk. ``bench/bench_watch_torch.py`` measures it.
 
 Threads: torch keeps its modes per thread, so a block sees only the ops of the thread it runs in
 (the ``nn.Module.__call__`` wrapper, which is global, is filtered to that thread too). Like any torch mode it sees
@@ -347,8 +351,8 @@ class TorchWatch(Flow):
         self._dtensor_op[0] = note_dtensor_op(func, args, kwargs)
 
     def _module_enter(self, module: Any) -> None:
-        """``module`` is being called in this block's thread (see :func:`_watched_module_call`):
-        its path goes on the module stack."""
+        """``module`` is being called in this block's thread (see :func:`_watched_module_call`,
+        which does the second branch, an inner module's path, inline): its path goes on the module stack."""
         stack = self._module_stack
         if not stack:
             # The outermost module names the others: paths relative to it, like ``h.0.attn``
@@ -364,7 +368,8 @@ class TorchWatch(Flow):
 
     def _module_exit(self) -> None:
         """A module call in this block's thread has ended, returning or raising. (The stack can
-        be empty: a block entered inside a module's forward sees that forward end.)"""
+        be empty: a block entered inside a module's forward sees that forward end.) Inline in
+        :func:`_watched_module_call` too."""
         if self._module_stack:
             self._module_stack.pop()
 
@@ -503,14 +508,20 @@ def _watched_module_call(self: Any, *args: Any, **kwargs: Any) -> Any:
     if not watches:
         return _module_call[0](self, *args, **kwargs)
     for watch in watches:
-        watch._module_enter(self)
+        stack = watch._module_stack
+        if stack:  # (TorchWatch._module_enter of an inner module, inline: two Python calls less per module)
+            stack.append(watch._paths.get(id(self), type(self).__name__))
+        else:
+            watch._module_enter(self)
     if self._forward_hooks:
         return _call_before_own_hooks(self, watches, args, kwargs)
     try:
         return _module_call[0](self, *args, **kwargs)
     finally:
         for watch in watches:
-            watch._module_exit()
+            stack = watch._module_stack
+            if stack:  # (TorchWatch._module_exit, inline)
+                stack.pop()
 
 
 def _call_before_own_hooks(module: Any, watches: list[TorchWatch], args: tuple, kwargs: dict) -> Any:
@@ -598,7 +609,7 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
     seen = tally._seen  # (checked inline first: most outputs' storages are counted already)
     tuples: dict[tuple, tuple] = {}  # every shape and strides tuple recorded, each kept once
     keep = tuples.setdefault
-    lines: dict = {}  # (id(code), f_lasti) -> 'file:line', id(code) -> code (see _line_text)
+    lines = _LINES  # (id(code), f_lasti) -> 'file:line', id(code) -> code (see _line_text)
     node_names: dict[type, str] = {}  # autograd node class -> its name
     cpu = torch.device("cpu")
     current_node = torch._C._current_autograd_node
@@ -991,9 +1002,19 @@ def _line_text(frame: Any, code: Any, lines: dict) -> str:
     key = (id(code), frame.f_lasti)
     where = lines.get(key)
     if where is None:
+        if len(lines) >= _LINES_MAX:
+            lines.clear()  # (both kinds of keys at once: an id is never left without its code)
         where = lines[key] = f"{code.co_filename}:{frame.f_lineno}"
         lines[key[0]] = code
     return where
+
+
+# The watches' line cache (see _line_text), one per process, not per block: a model's forward
+# asks for the same few dozen lines in every block, and working them out again in each new block
+# was ~2 us a line. It keeps the code objects it has seen alive (a few per user's line), at most
+# _LINES_MAX entries: then it starts over.
+_LINES: dict = {}
+_LINES_MAX = 1 << 16
 
 
 def _user_where(frame: Any, lines: dict) -> str:
@@ -1011,42 +1032,45 @@ def _user_where(frame: Any, lines: dict) -> str:
     return "<unknown>"
 
 
+# [the compiled module ``strided.diagnose._watchrec``, or None where it is not built], once found
+# (each block asks for its functions: an import statement per ask cost ~5 us of the block's start)
+_WATCHREC: list[Any] = []
+
+
+def _watchrec_function(name: str) -> Any:
+    """The function ``name`` of ``strided.diagnose._watchrec``, or None where it is not built."""
+    if not _WATCHREC:
+        try:
+            from . import _watchrec
+        except ImportError:  # pragma: no cover - built without a C compiler
+            _WATCHREC.append(None)
+        else:
+            _WATCHREC.append(_watchrec)
+    return getattr(_WATCHREC[0], name, None)
+
+
 def _native_layouts() -> Any:
     """The compiled per-tensor reads of the recorder (``strided.diagnose._watchrec.layouts``), or
     None where the extension is not built (then ``on_op``'s Python loop reads the same fields)."""
-    try:
-        from ._watchrec import layouts
-    except ImportError:  # pragma: no cover - built without a C compiler
-        return None
-    return layouts
+    return _watchrec_function("layouts")
 
 
 def _native_record() -> Any:
     """The compiled ``on_op`` (``strided.diagnose._watchrec.record``), or None where the extension
     is not built (then ``on_op`` is the Python closure of :func:`_recorders`)."""
-    try:
-        from ._watchrec import record
-    except ImportError:  # pragma: no cover - built without a C compiler
-        return None
-    return record
+    return _watchrec_function("record")
 
 
 def _native_call() -> Any:
     """The compiled ``on_call`` (``strided.diagnose._watchrec.call``); only asked for where
     :func:`_native_record` found the extension."""
-    from ._watchrec import call
-
-    return call
+    return _watchrec_function("call")
 
 
 def _native_collector() -> Any:
     """The compiled ``MemoryTally._collected`` maker (``strided.diagnose._watchrec.collector``: the
     callback of a tally's weak references, bound to the tally), or None where the extension is not built."""
-    try:
-        from ._watchrec import collector
-    except ImportError:  # pragma: no cover - built without a C compiler
-        return None
-    return collector
+    return _watchrec_function("collector")
 
 
 # The method the compiled tally mirrors (``_watchrec.tally_allocated``): a watch whose tally's
