@@ -1,0 +1,203 @@
+"""ew40: the piecewise activations' compiled clips as the x86 max / min (issue 23's large hardsigmoid,
+hardswish and softshrink rows).
+
+``unary_exact``'s hardsigmoid, hardswish and softshrink passes bound ``x`` with ``c > v ? c : v`` /
+``c < v ? c : v`` (one maxps / minps each) instead of the NaN tests and blends they compiled to before.
+These tests hold the pass to the NumPy ufunc sequence it stands for (NaN kept, ties of zeros kept as x)
+on random bit patterns, specials and every length around the vector blocks, and the public ops to
+PyTorch on large inputs (past the parallel grain) in every layout, in place and under autograd.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as TF
+from hypothesis import given, settings
+from hypothesis import strategies as hs
+
+import strided
+import strided.nn.functional as F
+from strided.kernels import native
+from strided.ops.elementwise import activations as A
+from strided.ops.elementwise import activations_more as M
+
+K = native.special()
+pytestmark = pytest.mark.skipif(K is None, reason="the compiled special kernel is not built")
+
+_U = {np.dtype(np.float32): np.uint32, np.dtype(np.float64): np.uint64}
+SPECIAL32 = [0x7FC00000, 0xFFC00000, 0x7FA00001, 0xFF812345, 0x7F800000, 0xFF800000, 0, 0x80000000, 1, 0x80000001,
+             0x40400000, 0xC0400000, 0x40C00000, 0xC0C00000, 0x3F000000, 0xBF000000, 0x403FFFFF, 0xC03FFFFF,
+             0x7F7FFFFF, 0xFF7FFFFF]
+
+
+def _words(n: int, dtype: type, seed: int) -> np.ndarray:
+    """``n`` values of ``dtype``: random bit patterns, normal draws around the bounds (+-3, +-6,
+    +-lambd) and the specials (NaNs with payloads and signs, infinities, signed zeros, bounds)."""
+    rng = np.random.default_rng(seed)
+    u = _U[np.dtype(dtype)]
+    w = rng.integers(0, np.iinfo(u).max, n, dtype=u, endpoint=True)
+    x = w.view(dtype).copy()
+    x[1::2] = (rng.normal(0, 3, n) * rng.choice([1.0, 2.0, 1e-3], n)).astype(dtype)[1::2]
+    with np.errstate(invalid="ignore"):  # (a signalling NaN widened to float64: quieted)
+        specials = np.array(SPECIAL32, np.uint32).view(np.float32).astype(dtype)
+    at = rng.integers(0, max(n, 1), size=min(n, 12))
+    x[at] = specials[rng.integers(0, specials.size, size=at.size)]
+    return x
+
+
+def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    a, b = np.ascontiguousarray(a), np.ascontiguousarray(b)
+    return a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a.view(_U[a.dtype]), b.view(_U[b.dtype]))
+
+
+def _reference(code: int, x: np.ndarray, *params: float) -> np.ndarray:
+    """The NumPy ufunc sequence the pass stands for (before its lane NaN words)."""
+    t = x.dtype.type
+    with np.errstate(all="ignore"):
+        if code == M._HARDSIGMOID:
+            return np.minimum(np.maximum(x + t(3), t(0)), t(6)) / t(6)
+        if code == M._HARDSWISH:
+            return x * np.minimum(np.maximum(x + t(3), t(0)), t(6)) / t(6)
+        lo = t(params[0])
+        y = x - np.clip(x, -lo, lo)
+        st = int(params[1])
+        tail = np.arange(x.size) >= (x.size - x.size % st if st > 0 else 0)
+        return np.where(tail & (y == 0), x * t(0), y)
+
+
+CASES = [(M._HARDSIGMOID, (0.0, 0.0)), (M._HARDSIGMOID, (16.0, 0.0)), (M._HARDSWISH, (0.0, 0.0)),
+         (M._HARDSWISH, (8.0, 1.0)), (M._SOFTSHRINK, (0.5, 16.0)), (M._SOFTSHRINK, (0.0, 8.0)),
+         (M._SOFTSHRINK, (1.0 / 3, 0.0)), (M._SOFTSHRINK, (1e-40, 4.0)), (M._SOFTSHRINK, (3e38, 16.0))]
+
+
+def _lane_nans(y: np.ndarray, x: np.ndarray, st: int, half: bool) -> np.ndarray:
+    """``y`` with the all-ones word where the pass puts it: a NaN ``x`` in the first ``w`` lanes of each
+    whole block of ``st`` elements (``w`` = st / 2 where ``half``)."""
+    y = y.copy()
+    if st <= 0:
+        return y
+    w = st // 2 if half else st
+    lanes = np.zeros(x.size, bool)
+    for b in range(0, x.size - st + 1, st):
+        lanes[b:b + w] = True
+    y.view(_U[y.dtype])[lanes & np.isnan(x)] = np.iinfo(_U[y.dtype]).max
+    return y
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("code,params", CASES)
+def test_pass_is_the_ufunc_sequence_at_every_length(code, params, dtype):
+    for n in [*range(0, 71), 127, 128, 129, 1000, 4099]:
+        x = _words(n, dtype, n)
+        out = np.empty_like(x)
+        assert K.unary_exact(x, out, code, *params) is True
+        want = _reference(code, x, *params)
+        if code != M._SOFTSHRINK:
+            want = _lane_nans(want, x, int(params[0]), params[1] != 0)
+        assert _same_bits(out, want), (code, params, n)
+
+
+@settings(max_examples=60, deadline=None)
+@given(words=hs.lists(hs.integers(0, 2**32 - 1), max_size=80), case=hs.sampled_from(CASES))
+def test_pass_on_any_float32_words(words, case):
+    code, params = case
+    x = np.array(words, np.uint32).view(np.float32)
+    out = np.empty_like(x)
+    assert K.unary_exact(x, out, code, *params) is True
+    want = _reference(code, x, *params)
+    if code != M._SOFTSHRINK:
+        want = _lane_nans(want, x, int(params[0]), params[1] != 0)
+    assert _same_bits(out, want)
+
+
+def _no_payloads(a: np.ndarray) -> np.ndarray:
+    return np.where(np.isnan(a), np.nan, a)
+
+
+def _layouts(a: np.ndarray) -> list:
+    """``a`` (2-D) as strided and torch tensors of one layout each: contiguous, transposed, sliced
+    columns, a reversed-free expanded view and a zero-size slice."""
+    s, t = strided.tensor(a), torch.from_numpy(a.copy())
+    return [(s, t), (s.t(), t.t()), (s[:, 1::3], t[:, 1::3]), (s[0].expand(3, a.shape[1]), t[0].expand(3, a.shape[1])),
+            (s[:0], t[:0]), (s[2, 5], t[2, 5])]
+
+
+CALLS = [
+    ("hardsigmoid", F.hardsigmoid, TF.hardsigmoid),
+    ("hardswish", F.hardswish, TF.hardswish),
+    ("softshrink", F.softshrink, TF.softshrink),
+    ("softshrink 0", lambda x: F.softshrink(x, 0.0), lambda t: TF.softshrink(t, 0.0)),
+    ("softshrink 1.5", lambda x: F.softshrink(x, 1.5), lambda t: TF.softshrink(t, 1.5)),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name,fn,tfn", CALLS, ids=[c[0] for c in CALLS])
+def test_large_layouts_match_torch(name, fn, tfn, dtype, torch_threads_as_assumed):
+    a = _words(300 * 260, dtype, 7).reshape(300, 260)  # (past the parallel grain: pieces per chunk)
+    a[np.abs(a) > 1e6] = 2.5  # (finite values near the bounds mostly; the specials kept)
+    for s, t in _layouts(a):
+        got, want = fn(s), tfn(t)
+        assert got.shape == tuple(want.shape) and got.stride() == want.stride(), name
+        g, w = got.numpy(), want.numpy()
+        assert _same_bits(_no_payloads(g), _no_payloads(w)), name
+        assert np.isnan(g).tolist() == np.isnan(w).tolist()
+
+
+@pytest.mark.parametrize("name,fn,tfn", CALLS, ids=[c[0] for c in CALLS])
+def test_large_contiguous_nan_words_match_torch(name, fn, tfn, torch_threads_as_assumed):
+    # (the NaN words themselves: the pass's lane NaNs where PyTorch's vector loop writes all-ones)
+    a = _words(1 << 16, np.float32, 11)
+    a[np.abs(a) > 1e6] = -3.0
+    assert _same_bits(fn(strided.tensor(a)).numpy(), tfn(torch.from_numpy(a.copy())).numpy()), name
+
+
+@pytest.mark.parametrize("dtype", [strided.float16, strided.bfloat16])
+@pytest.mark.parametrize("name,fn,tfn", CALLS, ids=[c[0] for c in CALLS])
+def test_half_dtypes_match_torch(name, fn, tfn, dtype):
+    a = np.linspace(-7, 7, 4 * 129, dtype=np.float32).reshape(4, 129)
+    s = strided.tensor(a).to(dtype)
+    t = torch.from_numpy(a).to(getattr(torch, dtype.name))
+    for x, y in ((s, t), (s.t(), t.t())):
+        got, want = fn(x).float().numpy(), tfn(y).float().numpy()
+        assert np.array_equal(got, want, equal_nan=True), name
+
+
+@pytest.mark.parametrize("name", ["hardsigmoid_", "hardswish_"])
+def test_in_place_matches_torch(name):
+    a = _words(5 * 7000, np.float32, 3).reshape(5, 7000)
+    a[np.abs(a) > 1e6] = 3.0
+    for pick in (lambda v: v, lambda v: v.t(), lambda v: v[:, ::2]):
+        s = strided.tensor(a)
+        t = torch.from_numpy(a.copy())
+        r = getattr(F, name.rstrip("_"))(pick(s), inplace=True)
+        getattr(TF, name.rstrip("_"))(pick(t), inplace=True)
+        assert r.data_ptr() == pick(s).data_ptr()
+        assert _same_bits(_no_payloads(s.numpy()), _no_payloads(t.numpy())), name
+
+
+@pytest.mark.parametrize("name,fn,tfn", CALLS, ids=[c[0] for c in CALLS])
+def test_backward_matches_torch(name, fn, tfn):
+    rng = np.random.default_rng(5)
+    a = (rng.normal(0, 3, (40, 33)) ).astype(np.float32)
+    a[0, :6] = [-3.0, 3.0, 0.5, -0.5, 0.0, -0.0]
+    g = rng.normal(0, 1, (33, 40)).astype(np.float32)
+    x = strided.tensor(a, requires_grad=True)
+    xt = torch.from_numpy(a.copy()).requires_grad_()
+    fn(x.t()).backward(strided.tensor(g))
+    tfn(xt.t()).backward(torch.from_numpy(g))
+    assert _same_bits(x.grad.numpy(), xt.grad.numpy()), name
+
+
+def test_large_fast_path_is_the_general_path(monkeypatch):
+    # (the compiled pass against the NumPy forward the rows fall back to: kernels off, no fast path)
+    a = _words(1 << 17, np.float32, 13).reshape(256, 512)
+    for _, fn, _ in CALLS:
+        fast = fn(strided.tensor(a)).numpy()
+        with monkeypatch.context() as m:
+            m.setattr(A, "_fast", lambda *args: None)
+            with native.disabled():
+                general = fn(strided.tensor(a)).numpy()
+        assert _same_bits(fast, general)
