@@ -201,3 +201,78 @@ def test_large_fast_path_is_the_general_path(monkeypatch):
             with native.disabled():
                 general = fn(strided.tensor(a)).numpy()
         assert _same_bits(fast, general)
+
+
+# ---- div_rows: F.normalize's and F.cosine_similarity's quotients by a per-row norm ----------------
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_div_rows_is_numpys_broadcast_division(dtype):
+    rng = np.random.default_rng(2)
+    for rows, m in [(1, 1), (3, 7), (5, 8), (17, 33), (64, 1000), (2, 4099)]:
+        x = _words(rows * m, dtype, rows + m).reshape(rows, m)
+        with np.errstate(all="ignore"):
+            den = np.abs(rng.normal(0, 2, rows)).astype(dtype)
+        den[: min(rows, 3)] = np.array([0.0, np.inf, np.nan], dtype)[: min(rows, 3)]
+        out = np.empty_like(x)
+        assert K.div_rows(x, den, out) is True
+        with np.errstate(all="ignore"):
+            assert _same_bits(out, x / den.reshape(-1, 1)), (rows, m)
+
+
+def test_div_rows_refuses_what_it_does_not_take():
+    x = np.ones((4, 6), np.float32)
+    assert K.div_rows(x, np.ones(4, np.float64), np.empty_like(x)) is False  # (d of another format)
+    assert K.div_rows(x, np.ones(5, np.float32), np.empty_like(x)) is False  # (5 rows do not divide 24)
+    assert K.div_rows(x, np.ones(8, np.float32)[::2], np.empty_like(x)) is False  # (d strided)
+    assert K.div_rows(x, np.ones(4, np.float32), x) is False  # (out over x)
+    assert K.div_rows(x, np.ones(4, np.float32), np.empty((4, 6), np.float64)) is False
+    assert K.div_rows(np.ones(0, np.float32), np.ones(0, np.float32), np.empty(0, np.float32)) is True
+    with pytest.raises(TypeError, match="takes 3 arguments"):
+        K.div_rows(x, x)
+
+
+def _torch_of(s: strided.Tensor) -> torch.Tensor:
+    return torch.from_numpy(s.numpy().copy())
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(512, 300), (3, 40, 64), (100_000, 2)])
+def test_normalize_and_cosine_similarity_match_torch(shape, dtype):
+    rng = np.random.default_rng(len(shape))
+    a = rng.normal(0, 2, shape).astype(dtype)
+    b = rng.normal(0, 2, shape).astype(dtype)
+    a[0] = 0.0  # (a zero row: the norm clamped to eps)
+    a.reshape(-1)[5] = np.nan
+    sa, sb = strided.tensor(a), strided.tensor(b)
+    ta, tb = torch.from_numpy(a.copy()), torch.from_numpy(b.copy())
+    for dim in (-1, len(shape) - 1):
+        got, want = F.normalize(sa, dim=dim), TF.normalize(ta, dim=dim)
+        assert got.stride() == want.stride()
+        assert _same_bits(_no_payloads(got.numpy()), _no_payloads(want.numpy()))
+        got, want = F.cosine_similarity(sa, sb, dim=dim), TF.cosine_similarity(ta, tb, dim=dim)
+        assert _same_bits(_no_payloads(got.numpy()), _no_payloads(want.numpy()))
+    fast = [F.normalize(sa, dim=-1).numpy(), F.normalize(sa, dim=-1, eps=0.5).numpy(),
+            F.cosine_similarity(sa, sb, dim=-1).numpy()]
+    with native.disabled():  # (NumPy's broadcast division: the same bits)
+        assert _same_bits(fast[0], F.normalize(sa, dim=-1).numpy())
+        assert _same_bits(fast[1], F.normalize(sa, dim=-1, eps=0.5).numpy())
+        assert _same_bits(fast[2], F.cosine_similarity(sa, sb, dim=-1).numpy())
+
+
+def test_normalize_and_cosine_similarity_other_layouts_and_autograd():
+    rng = np.random.default_rng(9)
+    a = rng.normal(0, 1, (64, 48)).astype(np.float32)
+    b = rng.normal(0, 1, (64, 48)).astype(np.float32)
+    for pick in (lambda v: v, lambda v: v.t(), lambda v: v[:, ::2]):
+        for dim in (0, 1):
+            s = pick(strided.tensor(a))
+            t = pick(torch.from_numpy(a.copy()))
+            got, want = F.normalize(s, dim=dim), TF.normalize(t, dim=dim)
+            assert got.shape == tuple(want.shape) and got.stride() == want.stride()
+            np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6, atol=1e-7)
+    x = strided.tensor(a, requires_grad=True)
+    xt = torch.from_numpy(a.copy()).requires_grad_()
+    (F.cosine_similarity(x, strided.tensor(b)) * strided.tensor(np.arange(64, dtype=np.float32))).sum().backward()
+    (TF.cosine_similarity(xt, torch.from_numpy(b)) * torch.arange(64, dtype=torch.float32)).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), xt.grad.numpy(), rtol=1e-5, atol=1e-6)

@@ -4042,6 +4042,59 @@ static PyObject *py_pair_loss(PyObject *self, PyObject *const *args, Py_ssize_t 
     return answer;
 }
 
+/* div_rows(x, d, out) -> bool: out[i, j] = x[i, j] / d[i] over C-contiguous, aligned, native
+ * float32 ("f") or float64 ("d") buffers, x and out of one format and length, d of that format with
+ * one element per row (its length divides x's: the row length): NumPy's x / d.reshape(-1, 1), each
+ * quotient IEEE's (the same bits), in one pass. NumPy's broadcast division takes ~2x its division by
+ * one scalar (1M float32 ~300 us against ~155; F.normalize's second step). False (nothing written)
+ * where the buffers are not of that kind, d is empty while x is not, or out overlaps x or d. */
+#define DIV_ROWS(T)                                                                                \
+    ERF_CLONES static void div_rows_##T(const T *restrict x, const T *restrict d, T *restrict o,   \
+                                        Py_ssize_t rows, Py_ssize_t m)                             \
+    {                                                                                              \
+        for (Py_ssize_t i = 0; i < rows; i++) {                                                    \
+            const T q = d[i];                                                                      \
+            const T *restrict xr = x + i * m;                                                      \
+            T *restrict orow = o + i * m;                                                          \
+            for (Py_ssize_t j = 0; j < m; j++) orow[j] = xr[j] / q;                                \
+        }                                                                                          \
+    }
+DIV_ROWS(float)
+DIV_ROWS(double)
+#undef DIV_ROWS
+
+static PyObject *py_div_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "div_rows(x, d, out) takes 3 arguments, not %zd", nargs);
+        return NULL;
+    }
+    Py_buffer xb, db, ob;
+    if (in_out_buffers(args[0], args[2], &xb, &ob) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &db, PyBUF_STRIDES | PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(&xb);
+        PyBuffer_Release(&ob);
+        return NULL;
+    }
+    PyObject *answer = Py_False;
+    int f32 = strcmp(xb.format, "f") == 0 && xb.itemsize == 4, f64 = strcmp(xb.format, "d") == 0 && xb.itemsize == 8;
+    Py_ssize_t n = xb.itemsize ? xb.len / xb.itemsize : 0, rows = db.itemsize ? db.len / db.itemsize : 0;
+    if ((f32 || f64) && float_twins(&xb, &ob) && strcmp(db.format, xb.format) == 0 && db.itemsize == xb.itemsize
+        && PyBuffer_IsContiguous(&db, 'C') && !((uintptr_t)db.buf % db.itemsize) && !overlaps(&db, &ob)
+        && (rows ? n % rows == 0 : n == 0)) {
+        Py_ssize_t m = rows ? n / rows : 0;
+        if (f32) div_rows_float(xb.buf, db.buf, ob.buf, rows, m);
+        else div_rows_double(xb.buf, db.buf, ob.buf, rows, m);
+        answer = Py_True;
+    }
+    PyBuffer_Release(&xb);
+    PyBuffer_Release(&db);
+    PyBuffer_Release(&ob);
+    Py_INCREF(answer);
+    return answer;
+}
+
 /* activation_inplace's loops: leaky_relu written over its input (one pointer: the element is read,
  * then its result stored, the same IEEE product and selection as leaky_relu_float's), and elu's
  * test that every element is > 0 (where elu(x) is x itself for any alpha: nothing to write; NaN
@@ -11114,6 +11167,9 @@ static PyMethodDef methods[] = {
      "gcd_fresh(x, y, lcm) -> array | None: PyTorch's gcd (lcm false) or lcm of two C-contiguous int8/uint8/int16/"
      "int32/int64 buffers of one format and length into a fresh numpy.empty_like(x), wrapping as C does (None: other "
      "buffers)"},
+    {"div_rows", (PyCFunction)(void (*)(void))py_div_rows, METH_FASTCALL,
+     "div_rows(x, d, out) -> bool: out = x / d.reshape(-1, 1) of flat float32/float64 buffers, NumPy's bits "
+     "(False: not contiguous native buffers of one format, d's length not dividing x's, or an overlap)"},
     {"pair_loss", (PyCFunction)(void (*)(void))py_pair_loss, METH_FASTCALL,
      "pair_loss(x, y, out, code, param) -> bool: huber (code 0, delta), smooth_l1 (1, beta) or mse (2) per element, "
      "the NumPy fresh paths' bits (False: not contiguous native float32/float64 buffers of one format and length)"},
