@@ -276,3 +276,34 @@ def test_normalize_and_cosine_similarity_other_layouts_and_autograd():
     (F.cosine_similarity(x, strided.tensor(b)) * strided.tensor(np.arange(64, dtype=np.float32))).sum().backward()
     (TF.cosine_similarity(xt, torch.from_numpy(b)) * torch.arange(64, dtype=torch.float32)).sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), xt.grad.numpy(), rtol=1e-5, atol=1e-6)
+
+
+# ---- hinge_embedding_loss of permuted dense operands: the flat steps over their runs -------------
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("perm", [(1, 0), (2, 0, 1), (1, 2, 0)])
+def test_hinge_of_permuted_operands_is_the_chains(perm, dtype, monkeypatch):
+    from strided.nn.functional import composed_losses as CL
+
+    rng = np.random.default_rng(len(perm))
+    shape = (40, 3, 50)[: len(perm)]
+    x = rng.normal(0, 2, shape).astype(dtype)
+    y = rng.choice(np.array([1.0, -1.0, 0.5, np.nan], dtype), shape)
+    x.reshape(-1)[:3] = [1.0, -1.0, 0.25]  # (at the margins; finite: a NaN or inf would be every reduction's value)
+    sx, sy = strided.tensor(x).permute(*perm), strided.tensor(y).permute(*perm)
+    tx, ty = torch.from_numpy(x.copy()).permute(*perm), torch.from_numpy(y.copy()).permute(*perm)
+    for red in ("mean", "sum"):
+        for margin in (1.0, 0.25, 2):
+            fast = F.hinge_embedding_loss(sx, sy, margin, reduction=red).numpy()
+            with monkeypatch.context() as m:
+                m.setattr(CL, "_hinge_rows", lambda *a: None)
+                chain = F.hinge_embedding_loss(sx, sy, margin, reduction=red).numpy()
+            assert _same_bits(fast, chain), (red, margin)
+            want = TF.hinge_embedding_loss(tx, ty, margin, reduction=red).numpy()
+            assert np.isfinite(fast)
+            np.testing.assert_allclose(fast, want, rtol=1e-5 if dtype == np.float32 else 1e-12)
+    # (operands of two layouts, or a size-1 dim: the chain, the same values)
+    got = F.hinge_embedding_loss(strided.tensor(x).permute(*perm), strided.tensor(y.copy()).permute(*perm).contiguous())
+    want = TF.hinge_embedding_loss(tx, ty.contiguous())
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, equal_nan=True)
