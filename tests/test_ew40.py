@@ -307,3 +307,21 @@ def test_hinge_of_permuted_operands_is_the_chains(perm, dtype, monkeypatch):
     got = F.hinge_embedding_loss(strided.tensor(x).permute(*perm), strided.tensor(y.copy()).permute(*perm).contiguous())
     want = TF.hinge_embedding_loss(tx, ty.contiguous())
     np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, equal_nan=True)
+
+
+# ---- rrelu's row-major result of a permuted input: the blocked copy into it -----------------------
+
+
+@pytest.mark.parametrize("dtype", [strided.float32, strided.float64, strided.float16, strided.bfloat16])
+@pytest.mark.parametrize("perm", [(1, 0), (2, 0, 1)])
+def test_rrelu_of_permuted_input_is_row_major_and_torchs(perm, dtype):
+    shape = (300, 7, 260)[: len(perm)] if len(perm) == 3 else (300, 260)
+    a = _words(int(np.prod(shape)), np.float32, 17).reshape(shape)
+    a[np.abs(a) > 1e6] = -2.0
+    s = strided.tensor(a).to(dtype).permute(*perm)
+    t = torch.from_numpy(a.copy()).to(getattr(torch, dtype.name)).permute(*perm)
+    for lower, upper in ((1.0 / 8, 1.0 / 3), (0.25, 0.25)):
+        got, want = F.rrelu(s, lower, upper), TF.rrelu(t, lower, upper)
+        assert got.stride() == want.stride() and got.is_contiguous()
+        g, w = got.float().numpy(), want.float().numpy()
+        assert _same_bits(_no_payloads(g), _no_payloads(w)), (dtype, lower)
