@@ -325,3 +325,22 @@ def test_rrelu_of_permuted_input_is_row_major_and_torchs(perm, dtype):
         assert got.stride() == want.stride() and got.is_contiguous()
         g, w = got.float().numpy(), want.float().numpy()
         assert _same_bits(_no_payloads(g), _no_payloads(w)), (dtype, lower)
+
+
+# ---- torch_threads: OMP_NUM_THREADS read from os.environ's dict each call ------------------------
+
+
+def test_torch_threads_follows_the_environment(monkeypatch):
+    from strided.kernels import torch_loops as TL
+
+    cpus = len(__import__("os").sched_getaffinity(0))
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    assert TL.torch_threads() == cpus
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    assert TL.torch_threads() == 3
+    assert TL.piece_length(1 << 20) == -(-(1 << 20) // 3)
+    for bad in ("0", "x", "", "-2"):
+        monkeypatch.setenv("OMP_NUM_THREADS", bad)
+        assert TL.torch_threads() == cpus
+    monkeypatch.delenv("OMP_NUM_THREADS")
+    assert TL.torch_threads() == cpus and TL.piece_length(100) == 100
