@@ -38,14 +38,30 @@ HALF_STEP = 32  # 2 * Vectorized<Half>::size() (and BFloat16's)
 
 
 def torch_threads() -> int:
-    """The intra-op thread count assumed for PyTorch (see the module's note)."""
-    env = os.environ.get("OMP_NUM_THREADS", "")
-    if env.isdigit() and int(env) > 0:
-        return int(env)
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # (not on Linux)
-        return os.cpu_count() or 1
+    """The intra-op thread count assumed for PyTorch (see the module's note): ``OMP_NUM_THREADS``
+    as the environment holds it now (a test's ``monkeypatch.setenv`` is seen), else the CPUs this
+    process may run on, counted once (PyTorch fixes its own count once, at its start)."""
+    env = _ENV_DATA.get(_OMP_KEY) if _ENV_DATA is not None else os.environ.get("OMP_NUM_THREADS")
+    if env is not None:
+        env = os.fsdecode(env) if env.__class__ is bytes else env
+        if env.isdigit() and int(env) > 0:
+            return int(env)
+    global _CPUS
+    if _CPUS is None:
+        try:
+            _CPUS = len(os.sched_getaffinity(0))
+        except AttributeError:  # (not on Linux)
+            _CPUS = os.cpu_count() or 1
+    return _CPUS
+
+
+# (torch_threads' reads, each large op's: os.environ.get of an absent name raises and catches a
+# KeyError inside Mapping.get, ~2-4 us, and sched_getaffinity is a system call, ~2 us; piece_length
+# took ~9 us of a 160 us hardsigmoid. os.environ's own dict of encoded names -- the one its
+# __setitem__ / __delitem__ (monkeypatch.setenv) write -- answers in a dict lookup on POSIX.)
+_ENV_DATA: dict | None = getattr(os.environ, "_data", None) if os.name == "posix" else None
+_OMP_KEY = os.fsencode("OMP_NUM_THREADS")
+_CPUS: int | None = None
 
 
 def torch_vector_bytes() -> int:

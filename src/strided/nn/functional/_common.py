@@ -113,6 +113,19 @@ def pair_loss(x: np.ndarray, y: np.ndarray, code: int, param: float) -> np.ndarr
     return per if k.pair_loss(x, y, per, code, param) else None
 
 
+def div_rows(rows: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """``rows / den.reshape(-1, 1)`` of a C-contiguous float32 / float64 matrix ``rows`` and one
+    divisor per row ``den`` (its dtype), a fresh array: the special kernel's ``div_rows`` (one pass,
+    NumPy's quotients bit for bit, at about NumPy's division-by-a-scalar speed: its broadcast
+    division took twice that), NumPy's division where the kernel is off or refuses the buffers."""
+    k = special()
+    if k is not None and rows.ndim == 2:
+        out = np.empty(rows.shape, rows.dtype)
+        if k.div_rows(rows, den, out):
+            return out
+    return rows / den.reshape(-1, 1)
+
+
 def dense_pair_loss(input: Any, target: Any, code: int, param: float) -> tuple[np.ndarray, Any] | None:
     """:func:`pair_loss` of two plain float32 / float64 tensors of one dtype, shape and strides that
     are permuted dense (a transpose: :func:`strided.kernels.memory.dense_run`), outside autograd,

@@ -49,6 +49,7 @@ from ...ops.shape.joining import cat
 from ...ops.views import reshape as _reshape
 from ...tensor import Tensor, tensor_arg
 from .._grad import no_grad
+from ._common import div_rows
 
 __all__ = ["cosine_similarity", "glu", "prelu"]
 
@@ -491,8 +492,8 @@ def _cosine_rowmajor(x1: Tensor, x2: Tensor, dim: Any, eps: Any) -> Tensor | Non
     try:
         np.maximum(n1, e, out=n1)
         np.maximum(n2, e, out=n2)
-        q = np.divide(a, n1.reshape(-1, 1))
-        np.multiply(q, np.divide(b, n2.reshape(-1, 1)), out=q)
+        q = div_rows(a, n1)
+        np.multiply(q, div_rows(b, n2), out=q)
     finally:
         quiet_reset(token)
     if e is eps and eps.__class__ is float and -3.0e38 < eps < 3.0e38 and len(_EPS_0D[d]) < 16:

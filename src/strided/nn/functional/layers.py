@@ -61,7 +61,7 @@ from ...ops.linalg.matmul import _product, fast_product
 from ...ops.linalg.norms import _torch_general_norm, _torch_norm2, _zero_d_norm
 from ...ops.registry import backward
 from ...tensor import Tensor, tensor_arg
-from ._common import array_like, compute_dtype, float_only
+from ._common import array_like, compute_dtype, div_rows, float_only
 
 __all__ = ["dropout", "embedding", "layer_norm", "linear", "normalize"]
 
@@ -871,8 +871,7 @@ def _normalize_fresh(input: Any, p: Any = 2.0, dim: Any = 1, eps: Any = 1e-12, o
     rows = arr.reshape(-1, shape[-1])
     token = quiet_set(QUIET)
     try:
-        norms = norm2_rows(rows).reshape(-1, 1)
-        values = rows / np.maximum(norms, d.numpy.type(eps))
+        values = div_rows(rows, np.maximum(norm2_rows(rows), d.numpy.type(eps)))
     finally:
         quiet_reset(token)
     return adopted(values.reshape(-1), info[2], d)
