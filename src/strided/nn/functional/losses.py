@@ -38,6 +38,7 @@ from ...kernels.memory import flat_run
 from ...kernels.native import special
 from ...kernels.rows import _kernel_module as _row_kernel
 from ...kernels.rows import nll_sum as _nll_sum
+from ...kernels.sleef import step
 from ...kernels.torch_sum import sum_array
 from ...opdef import Kind, declare
 from ...ops._support.gradtools import linked
@@ -1089,12 +1090,21 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
 def _bce_logits_fresh(input: Any, target: Any, weight: Any = None, size_average: Any = None, reduce: Any = None,
                       reduction: Any = "mean", pos_weight: Any = None) -> Tensor | None:
     """:func:`binary_cross_entropy_with_logits`' fresh fast path (its entry's ``__fresh__``): for
-    :func:`pair_runs`' call (no weight, no pos_weight, no legacy flag), the forward's NumPy
-    expression on the flat runs, reduced by :func:`fresh_loss`; None (the forward runs) otherwise."""
+    :func:`pair_runs`' call (no weight, no pos_weight, no legacy flag), the forward's per-element
+    loss on the flat runs (the special kernel's ``bce_logits_run``: :func:`_logits_loss`'s steps
+    in one call, its bits; else :func:`_logits_loss`), reduced by :func:`fresh_loss`; None (the
+    forward runs) otherwise."""
     if weight is not None or pos_weight is not None or size_average is not None or reduce is not None \
             or (runs := pair_runs(input, target, reduction)) is None:
         return None
     x, y, info, dt = runs
+    k = special()
+    if k is not None and step() and (run := getattr(k, "bce_logits_run", None)) is not None:
+        # (the steps below in one compiled call: log_sigmoid_run's loop, then (1 - y) * x - it per
+        # element, a NaN log_sigmoid kept; no floating-point flag reaches NumPy's warnings)
+        per = np.empty(info[1], x.dtype)
+        if run(x, y, per):
+            return fresh_loss(per, info, dt, reduction)
     token = quiet_set(QUIET)
     try:
         per = _logits_loss(x, y, True)
