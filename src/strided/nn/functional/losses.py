@@ -877,6 +877,13 @@ def _bce_operands(input: Tensor, target: Tensor, weight: Any, op: str, pos_weigh
                   ) -> tuple[np.dtype, np.ndarray, np.ndarray, np.ndarray | None]:
     tensor_arg(input, op)
     tensor_arg(target, op, "target", 2)
+    logits = op == "binary_cross_entropy_with_logits"
+    if logits and target._layout.shape != input._layout.shape:  # (PyTorch's Python check, its own words)
+        raise StridedValueError(join_lines(
+            f"Target size (torch.Size({list(target.shape)})) must be the same as input size "
+            f"(torch.Size({list(input.shape)}))",
+            "binary cross entropy takes one target per input element",
+            "fix: reshape the target to the input's shape (target.view_as(input))"))
     if target._layout.shape != input._layout.shape:
         raise StridedValueError(
             join_lines(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}) "
@@ -885,7 +892,6 @@ def _bce_operands(input: Tensor, target: Tensor, weight: Any, op: str, pos_weigh
                        "fix: reshape the target to the input's shape (target.view_as(input))")
         )
     d = input._dtype
-    logits = op == "binary_cross_entropy_with_logits"
     if weight is not None and not logits:  # (PyTorch's Python expands the weight before its kernel's checks)
         tensor_arg(weight, op, "weight", 3)
         _check_expands(weight._layout.shape, input._layout.shape, op)
