@@ -285,3 +285,23 @@ def test_inner_other_layouts_and_errors() -> None:
     xs = S.tensor(a, requires_grad=True)
     S.inner(xs, sb).sum().backward()
     np.testing.assert_allclose(xs.grad.numpy(), np.broadcast_to(b.sum(0), (3, 4)), rtol=1e-6)
+
+
+# ---- trapezoid (the sum by the compiled call planned per layout, for row- and column-major y)
+
+
+@settings(max_examples=80, deadline=None)
+@given(shape=st.lists(st.integers(1, 7), min_size=1, max_size=3).map(tuple),
+       dtype=st.sampled_from([np.float32, np.float64]), how=st.sampled_from(["plain", "offset", "T", "step"]),
+       dx=st.sampled_from([None, 0.5, 3]), specials=st.booleans(), data=st.data())
+def test_trapezoid_against_torch(shape: tuple, dtype: type, how: str, dx, specials: bool,
+                                 data: st.DataObject) -> None:
+    dim = data.draw(st.integers(-len(shape), len(shape) - 1))
+    a = _values(np.random.default_rng(data.draw(st.integers(0, 2**16))), shape, dtype, specials)
+    s, t = _layout(a, how)
+    kw = {} if dx is None else {"dx": dx}
+    if t.shape[dim] < 2:
+        return
+    got, want = S.trapezoid(s, dim=dim, **kw), torch.trapezoid(t, dim=dim, **kw)
+    assert got.shape == tuple(want.shape) and got.stride() == want.stride()
+    _same(got.numpy(), want.numpy())

@@ -61,6 +61,7 @@ from .._support.fast_reduce import (
     fast_plan,
     fast_reduce,
     install_whole_extreme_fronts,
+    planned_sum,
     row_extremes,
     sure_extreme,
 )
@@ -609,7 +610,7 @@ def _lse_rows(x: np.ndarray, axis: int, rows: tuple, k: Any) -> np.ndarray:
     """:func:`lse_steps` of a non-empty row-major ``x`` over ``axis`` (not kept), flat: the same
     calls in the same order on the same layouts (the max kept, an infinite max made 0, ``x - m``
     into a fresh row-major temporary, exp there, the sum kernel's call ``rows`` (:data:`_LSE_ROWS`:
-    :func:`_summed`'s plan of that temporary), log, ``+ m``), so the same bits, without the per-call
+    :func:`planned_sum`'s plan of that temporary), log, ``+ m``), so the same bits, without the per-call
     planning (the key's strides, the temporary's layout test). The result: the reduced shape's
     row-major run, 1-d."""
     m = _MAX(x, axis, None, None, True)
@@ -630,9 +631,9 @@ def _lse_rows(x: np.ndarray, axis: int, rows: tuple, k: Any) -> np.ndarray:
 
 
 def _lse_row_plan(key: tuple[tuple[int, ...], int, int]) -> tuple | None:
-    """:data:`_LSE_ROWS`' entry for ``(shape, axis, itemsize)``: :func:`_summed`'s cascade plan of a
+    """:data:`_LSE_ROWS`' entry for ``(shape, axis, itemsize)``: :func:`planned_sum`'s cascade plan of a
     fresh row-major temporary of that shape (its strides as NumPy lays it out) over ``axis``, with
-    the element count appended; None where :func:`_summed` would not take the kernel's call."""
+    the element count appended; None where :func:`planned_sum` would not take the kernel's call."""
     shape, axis, isz = key
     n = L.product(shape)
     strides = np.empty(n, f"f{isz}").reshape(shape).strides
@@ -663,27 +664,12 @@ def lse_steps(x: np.ndarray, axes: tuple[int, ...], keepdim: bool) -> np.ndarray
     work, flat = _iterator_temporary(x, m.shape)
     np.subtract(x, m, out=work)
     _EXP(work, work, work.dtype)
-    total = _summed(work, flat, axes)
+    total = planned_sum(work, flat, axes)
     if keepdim:
         total = total.reshape(m.shape)
     _LOG(total, total, total.dtype)
     np.add(total, m if keepdim else m.reshape(total.shape), out=total)
     return total
-
-
-def _summed(work: np.ndarray, flat: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
-    """``sum_array(work, axes, False)`` (PyTorch's order over ``work``'s layout): over one axis by
-    the compiled kernel's call planned once per layout (``sum``'s fast path's plan: ``flat`` is
-    ``work``'s memory, ``work``'s first element at its start), else :func:`sum_array` itself."""
-    k = native.sums()
-    if len(axes) == 1 and k is not None:
-        isz = work.itemsize
-        plan = CASCADE_PLANS[(work.shape, tuple(s // isz for s in work.strides), axes[0], False, isz)]
-        if plan is not None:
-            res = np.zeros(plan[5], work.dtype)
-            k.cascade(flat, plan[0], plan[1], plan[2], plan[3], res, 0)
-            return res.reshape(plan[4].shape)
-    return sum_array(work, axes, False)
 
 
 def _iterator_temporary(x: np.ndarray, m_shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
