@@ -305,3 +305,43 @@ def test_trapezoid_against_torch(shape: tuple, dtype: type, how: str, dx, specia
     got, want = S.trapezoid(s, dim=dim, **kw), torch.trapezoid(t, dim=dim, **kw)
     assert got.shape == tuple(want.shape) and got.stride() == want.stride()
     _same(got.numpy(), want.numpy())
+
+
+# ---- empty (the plan, np.empty and adopt in fresh_filled's one call)
+
+
+@pytest.mark.parametrize("args,kwargs", [((3, 4), {}), (((3, 4),), {}), ((1024, 1024), {}), ((0, 5), {}),
+                                         ((2, 3), {"dtype": S.float64}), (((7,),), {"dtype": S.int64}),
+                                         ((2, 3), {"dtype": "float16"})])
+def test_empty_as_torch(args: tuple, kwargs: dict) -> None:
+    for _ in range(2):  # (the first call makes the layout's plan, the second takes the fast path)
+        t = S.empty(*args, **kwargs)
+        tk = {"dtype": getattr(torch, str(kwargs["dtype"]).replace("strided.", ""))} if "dtype" in kwargs else {}
+        want = torch.empty(*args, **tk)
+        assert t.shape == tuple(want.shape) and t.stride() == want.stride()
+        assert str(t.dtype).replace("strided.", "") == str(want.dtype).replace("torch.", "")
+        assert t.numpy().flags.writeable and t.numpy().flags.c_contiguous
+
+
+@pytest.mark.parametrize("args", [(-1,), (2, -3), ((2, -3),)])
+def test_empty_errors_as_torch(args: tuple) -> None:
+    with pytest.raises((RuntimeError, TypeError)) as te:
+        torch.empty(*args)
+    for _ in range(2):
+        with pytest.raises(type(te.value)) as se:
+            S.empty(*args)
+        assert str(se.value).splitlines()[0] == str(te.value).splitlines()[0]
+
+
+def test_empty_bad_dtype_and_allocation_errors() -> None:
+    S.empty(3, 4)
+    with pytest.raises(TypeError):  # (a float size: main's words, not PyTorch's "(position 1) ... not float")
+        S.empty(2.0)
+    with pytest.raises(TypeError):  # (a bool size, refused as PyTorch refuses it; main's words)
+        S.empty(True, 2)
+    with pytest.raises(TypeError):
+        S.empty(3, 4, dtype="no such dtype")
+    with pytest.raises(RuntimeError, match="not enough memory"):  # (a plan made, its allocation failing)
+        S.empty(2**40, 2**20)
+    with pytest.raises(RuntimeError, match="not enough memory"):
+        S.empty(2**40, 2**20)
