@@ -345,3 +345,32 @@ def test_empty_bad_dtype_and_allocation_errors() -> None:
         S.empty(2**40, 2**20)
     with pytest.raises(RuntimeError, match="not enough memory"):
         S.empty(2**40, 2**20)
+
+
+# ---- diag of a matrix (the memo's diagonal, copied, without the argument checks' calls)
+
+
+@pytest.mark.parametrize("how", ["plain", "T", "step", "offset"])
+@pytest.mark.parametrize("k", [0, 1, -1, 2, -3, 9, -9])
+def test_diag_matrix_against_torch(how: str, k: int) -> None:
+    a = _values(np.random.default_rng(7), (3, 4), np.float32, True)
+    s, t = _layout(a, how)
+    for _ in range(2):  # (the first call decides the diagonal's layout, the second takes the fast path)
+        got, want = S.diag(s, k), torch.diag(t, k)
+        assert got.shape == tuple(want.shape) and got.stride() == want.stride() and got.dtype == S.float32
+        _same_words(got.numpy(), want.numpy())
+        got.numpy()[...] = 0  # (a copy: the input keeps its values)
+        _same_words(s.numpy(), t.numpy())
+
+
+def test_diag_errors_as_torch() -> None:
+    s, t = S.ones(2, 3, 4), torch.ones(2, 3, 4)
+    with pytest.raises(RuntimeError) as te:
+        torch.diag(t)
+    with pytest.raises(RuntimeError) as se:
+        S.diag(s)
+    assert str(se.value).splitlines()[0] == str(te.value).splitlines()[0]
+    with pytest.raises(TypeError):
+        S.diag(S.ones(3, 3), 1.5)
+    with pytest.raises(TypeError):
+        torch.diag(torch.ones(3, 3), 1.5)
