@@ -115,7 +115,9 @@ def test_bce_logits_against_torch(shape: tuple, dtype: type, how: str, reduction
     got = F.binary_cross_entropy_with_logits(xs, ys, reduction=reduction)
     want = TF.binary_cross_entropy_with_logits(xt, yt, reduction=reduction)
     assert got.shape == tuple(want.shape)
-    assert got.stride() == want.stride() or not got.numel()  # (an empty loss: main's strides, not PyTorch's 0s)
+    # (the strides of dims above 1: an empty loss (PyTorch's 0s) and a size-1 dim's stride are main's own)
+    assert [st for st, n in zip(got.stride(), got.shape) if n > 1] == [
+        st for st, n in zip(want.stride(), want.shape) if n > 1] or not got.numel()
     if how == "plain":
         _same_words(got.numpy(), want.numpy())  # (the fresh path: PyTorch's NaN words too)
     else:
@@ -244,8 +246,9 @@ def test_inner_2d_is_the_matmul_it_replaces(r: int, c: int, k: int, dtype: type,
         want = matmul_new(a, b.T, (r, c)).reshape(r, c)
     assert got.shape == (r, c) and got.stride() == (c, 1)
     _same_words(got.numpy(), want)
-    np.testing.assert_allclose(got.numpy(), torch.inner(torch.from_numpy(a), torch.from_numpy(b)).numpy(),
-                               rtol=1e-4, atol=1e-5, equal_nan=True)
+    if not specials:  # (huge terms cancel in each library's own order: only finite, tame values compared)
+        np.testing.assert_allclose(got.numpy(), torch.inner(torch.from_numpy(a), torch.from_numpy(b)).numpy(),
+                                   rtol=1e-4, atol=1e-5)
 
 
 @pytest.mark.parametrize("shapes", [((8, 16), (4, 16)), ((33, 7), (9, 7)), ((64, 64), (64, 64))])
