@@ -22,6 +22,9 @@ CODES = {name: code for code, name in enumerate(TESTS)}
 KERNEL = native._compiled("_specialkernel")
 HAS = KERNEL is not None and hasattr(KERNEL, "fp_test") and bool(
     KERNEL.fp_test(np.zeros(1, np.float32), np.empty(1, bool), 0))
+# (a CPU without AVX-512 takes runs of at most PLAIN_MAX[code] elements by plain tests, and refuses longer ones)
+PLAIN_MAX = {0: 512, 1: 2048, 2: 2048, 3: 512, 4: 512}
+WIDE = HAS and bool(KERNEL.fp_test(np.zeros(4096, np.float32), np.empty(4096, bool), 0))
 
 
 def _values(dtype: type, rng: np.random.Generator) -> np.ndarray:
@@ -50,20 +53,37 @@ def _dense_layouts(dtype: type, count: int, seed: int):
                                 for _ in range(count)]
 
 
-@pytest.mark.skipif(not HAS, reason="fp_test not built or no AVX-512 on this CPU")
+@pytest.mark.skipif(not HAS, reason="fp_test not built")
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_kernel_gives_numpys_bytes(dtype):
     values = _values(dtype, np.random.default_rng(0))
     for name, uf in TESTS.items():
-        for n in [*range(0, 140), 1000, len(values) - 20]:
+        for n in [*range(0, 140), 511, 512, 513, 1000, 2048, 2049, len(values) - 20]:
             for start in range(0, 20):  # (starts around the 64-byte alignment the loop peels to)
                 x = values[start:start + n]
                 out = np.empty(len(x), bool)
+                if not WIDE and len(x) > PLAIN_MAX[CODES[name]]:
+                    assert KERNEL.fp_test(x, out, CODES[name]) is False
+                    continue
                 assert KERNEL.fp_test(x, out, CODES[name]) is True
                 np.testing.assert_array_equal(out, uf(x), err_msg=f"{name} n={n} start={start}")
 
 
-@pytest.mark.skipif(not HAS, reason="fp_test not built or no AVX-512 on this CPU")
+@pytest.mark.skipif(not HAS, reason="fp_test not built")
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_long_runs_without_avx512_go_to_numpy(dtype):
+    """Beyond PLAIN_MAX elements a CPU without AVX-512 refuses (NumPy's vector loop runs), writing nothing."""
+    for name, uf in TESTS.items():
+        most = PLAIN_MAX[CODES[name]]
+        for n in (most, most + 1):
+            x, out = np.full(n, -np.inf, dtype), np.full(n, True) if name == "isnan" else np.zeros(n, bool)
+            before = out.copy()
+            taken = KERNEL.fp_test(x, out, CODES[name])
+            assert taken is (WIDE or n <= most)
+            np.testing.assert_array_equal(out, uf(x) if taken else before)
+
+
+@pytest.mark.skipif(not HAS, reason="fp_test not built")
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_kernel_refuses_other_buffers(dtype):
     x = np.zeros(10, dtype)

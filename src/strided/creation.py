@@ -927,11 +927,19 @@ def empty(*sizes: Any, size: Any = None, dtype: Any = None, device: Any = None,
     >>> strided.empty(2, 3).stride(), strided.empty(1, 3, 4, 4, memory_format=strided.channels_last).stride()
     ((3, 1), (48, 1, 12, 3))
     """
-    if (size is None and device is None and requires_grad is False and memory_format is None and out is None
-            and (plan := _plain_plan(sizes, _ANY_SIZE)) is not None):  # (the common call: plain sizes, nothing else)
-        dt = _DEFAULT[0] if dtype is None else to_dtype(dtype)
-        # (a large one may fail to allocate: _adopted_empty's None, and the general path's error)
-        t = adopted(_empty(plan[0], dt.numpy), plan[1], dt) if plan[0] <= _FAST_ELEMENTS else _adopted_empty(plan, dt)
+    if size is None and device is None and requires_grad is False and memory_format is None and out is None:
+        # (the common call: plain sizes of a layout made before, nothing else)
+        t = None
+        if dtype is None or dtype.__class__ is DType:
+            dt = _DEFAULT[0] if dtype is None else dtype
+            try:  # (the plan, np.empty and adopt in fresh_filled's one call, nothing filled)
+                t = fresh_filled(sizes, _result_plans, _ANY_SIZE, _empty, dt.numpy, None, dt)
+            except (ValueError, MemoryError, OverflowError):
+                pass  # (an allocation that fails: the general path's error)
+        elif (plan := _plain_plan(sizes, _ANY_SIZE)) is not None:
+            dt = to_dtype(dtype)
+            # (a large one may fail to allocate: _adopted_empty's None, and the general path's error)
+            t = adopted(_empty(plan[0], dt.numpy), plan[1], dt) if plan[0] <= _FAST_ELEMENTS else _adopted_empty(plan, dt)
         if t is not None:
             if OPEN: created("empty", (), t)  # noqa: E701
             return t

@@ -3865,6 +3865,36 @@ static int float_twins(const Py_buffer *xb, const Py_buffer *ob)
  * AVX512F, else float32's AVX2 form where the CPU has AVX2 and FMA; 2: that AVX2 form, float64 the
  * one-lane form) on a CPU without it. */
 #include "_sleef_log1p.h"
+
+/* log_sigmoid_run's form (0, 1, 2 or -1) as the loop to take: 0 the one-lane loops, 1 the AVX-512
+ * ones, 2 float32's AVX2 one (float64: one-lane); -1 (with nothing set) where the form asks for a
+ * loop this CPU lacks. */
+static int log_sigmoid_loop(long form)
+{
+    int wide = form == 0 ? 0 : has_avx512f_rsqrt();
+    if (form == 1 && !wide) return -1;
+#if defined(__GNUC__) && defined(__x86_64__)
+    int avx2 = (form == -1 || form == 2) && !wide && hardware_fma();  /* (form 2: the AVX2 form, float32) */
+#else
+    int avx2 = 0;
+#endif
+    if (form == 2 && !avx2) return -1;
+    return wide ? 1 : avx2 ? 2 : 0;
+}
+
+/* log_sigmoid of n elements by log_sigmoid_loop's loop (f32: float32, else float64); no GIL needed */
+static void log_sigmoid_by(int loop, int f32, const void *x, void *out, Py_ssize_t n)
+{
+#if defined(__GNUC__) && defined(__x86_64__)
+    if (loop == 1 && f32) log_sigmoid_f32_wide((const float *)x, (float *)out, n);
+    else if (loop == 1) log_sigmoid_f64_wide((const double *)x, (double *)out, n);
+    else if (loop == 2 && f32) log_sigmoid_f32_avx2((const float *)x, (float *)out, n);
+    else
+#endif
+    if (f32) log_sigmoid_f32((const float *)x, (float *)out, n);
+    else log_sigmoid_f64((const double *)x, (double *)out, n);
+}
+
 static PyObject *py_log_sigmoid_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
@@ -3875,32 +3905,66 @@ static PyObject *py_log_sigmoid_run(PyObject *self, PyObject *const *args, Py_ss
     }
     long form = nargs == 3 ? PyLong_AsLong(args[2]) : -1;
     if (form == -1 && PyErr_Occurred()) return NULL;
-    int wide = form == 0 ? 0 : has_avx512f_rsqrt();
-    if (form == 1 && !wide) Py_RETURN_FALSE;
-#if defined(__GNUC__) && defined(__x86_64__)
-    int avx2 = (form == -1 || form == 2) && !wide && hardware_fma();  /* (form 2: the AVX2 form, float32) */
-#else
-    int avx2 = 0;
-#endif
-    if (form == 2 && !avx2) Py_RETURN_FALSE;
+    int loop = log_sigmoid_loop(form);
+    if (loop < 0) Py_RETURN_FALSE;
     if (in_out_buffers(args[0], args[1], &xb, &ob) < 0) return NULL;
     PyObject *answer = Py_False;
     int f32 = strcmp(xb.format, "f") == 0 && xb.itemsize == 4, f64 = strcmp(xb.format, "d") == 0 && xb.itemsize == 8;
     if ((f32 || f64) && float_twins(&xb, &ob)) {
         Py_ssize_t n = xb.len / xb.itemsize;
         Py_BEGIN_ALLOW_THREADS
-#if defined(__GNUC__) && defined(__x86_64__)
-        if (wide && f32) log_sigmoid_f32_wide((const float *)xb.buf, (float *)ob.buf, n);
-        else if (wide) log_sigmoid_f64_wide((const double *)xb.buf, (double *)ob.buf, n);
-        else if (avx2 && f32) log_sigmoid_f32_avx2((const float *)xb.buf, (float *)ob.buf, n);
-        else
-#endif
-        if (f32) log_sigmoid_f32((const float *)xb.buf, (float *)ob.buf, n);
-        else log_sigmoid_f64((const double *)xb.buf, (double *)ob.buf, n);
+        log_sigmoid_by(loop, f32, xb.buf, ob.buf, n);
         Py_END_ALLOW_THREADS
         answer = Py_True;
     }
     PyBuffer_Release(&xb);
+    PyBuffer_Release(&ob);
+    Py_INCREF(answer);
+    return answer;
+}
+
+/* bce_logits_run(x, y, out) -> bool: binary_cross_entropy_with_logits' per-element loss, PyTorch's
+ * steps (1 - y) * x - log_sigmoid(x) in one call: log_sigmoid_run's default form into out, then per
+ * element the three IEEE operations in that order (no contraction: -ffp-contract=off), where
+ * log_sigmoid is NaN (a NaN x) its own NaN word (PyTorch's sub_, a fused multiply-add of that
+ * operand, keeps it; NumPy's difference would keep the first operand's). The bits of losses.py's
+ * NumPy steps over log_sigmoid_run. False (nothing written): not three C-contiguous aligned native
+ * float32 / float64 buffers of one format and length, out apart from x and y. */
+#define BCE_LOGITS_TAIL(T)                                                                         \
+    static void bce_logits_tail_##T(const T *restrict x, const T *restrict y, T *restrict o, Py_ssize_t n) \
+    {                                                                                              \
+        for (Py_ssize_t i = 0; i < n; i++) {                                                       \
+            T ls = o[i], p = ((T)1 - y[i]) * x[i];                                                 \
+            o[i] = ls != ls ? ls : p - ls;                                                         \
+        }                                                                                          \
+    }
+BCE_LOGITS_TAIL(float)
+BCE_LOGITS_TAIL(double)
+#undef BCE_LOGITS_TAIL
+
+static PyObject *py_bce_logits_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    Py_buffer xb, yb, ob;
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "bce_logits_run(x, y, out) takes 3 arguments, not %zd", nargs);
+        return NULL;
+    }
+    int loop = log_sigmoid_loop(-1);
+    if (three_buffers(args, &xb, &yb, &ob) < 0) return NULL;
+    PyObject *answer = Py_False;
+    int f32 = strcmp(xb.format, "f") == 0 && xb.itemsize == 4, f64 = strcmp(xb.format, "d") == 0 && xb.itemsize == 8;
+    if ((f32 || f64) && float_twins(&xb, &ob) && float_twins(&yb, &ob)) {
+        Py_ssize_t n = xb.len / xb.itemsize;
+        Py_BEGIN_ALLOW_THREADS
+        log_sigmoid_by(loop, f32, xb.buf, ob.buf, n);
+        if (f32) bce_logits_tail_float((const float *)xb.buf, (const float *)yb.buf, (float *)ob.buf, n);
+        else bce_logits_tail_double((const double *)xb.buf, (const double *)yb.buf, (double *)ob.buf, n);
+        Py_END_ALLOW_THREADS
+        answer = Py_True;
+    }
+    PyBuffer_Release(&xb);
+    PyBuffer_Release(&yb);
     PyBuffer_Release(&ob);
     Py_INCREF(answer);
     return answer;
@@ -11126,6 +11190,9 @@ static PyMethodDef methods[] = {
      "rows_logf_mismatches(x) -> int: how many float32 elements of x the sixteen-lane log of log_softmax's row sums "
      "answers with other bits than the one-at-a-time form (0 expected; -1: not used on this machine)"},
 #endif
+    {"bce_logits_run", (PyCFunction)(void (*)(void))py_bce_logits_run, METH_FASTCALL,
+     "bce_logits_run(x, y, out) -> bool: binary_cross_entropy_with_logits' losses, (1 - y) * x - log_sigmoid(x) "
+     "(False: not run)"},
     {"log_sigmoid_run", (PyCFunction)(void (*)(void))py_log_sigmoid_run, METH_FASTCALL,
      "log_sigmoid_run(x, out[, form]) -> bool: PyTorch's float32 / float64 log_sigmoid, SLEEF's exp and log1p (False: not run)"},
     {"softmax_rows", (PyCFunction)(void (*)(void))py_softmax_rows, METH_FASTCALL,

@@ -38,6 +38,7 @@ from ...kernels.memory import flat_run
 from ...kernels.native import special
 from ...kernels.rows import _kernel_module as _row_kernel
 from ...kernels.rows import nll_sum as _nll_sum
+from ...kernels.sleef import step
 from ...kernels.torch_sum import sum_array
 from ...opdef import Kind, declare
 from ...ops._support.gradtools import linked
@@ -876,6 +877,13 @@ def _bce_operands(input: Tensor, target: Tensor, weight: Any, op: str, pos_weigh
                   ) -> tuple[np.dtype, np.ndarray, np.ndarray, np.ndarray | None]:
     tensor_arg(input, op)
     tensor_arg(target, op, "target", 2)
+    logits = op == "binary_cross_entropy_with_logits"
+    if logits and target._layout.shape != input._layout.shape:  # (PyTorch's Python check, its own words)
+        raise StridedValueError(join_lines(
+            f"Target size (torch.Size({list(target.shape)})) must be the same as input size "
+            f"(torch.Size({list(input.shape)}))",
+            "binary cross entropy takes one target per input element",
+            "fix: reshape the target to the input's shape (target.view_as(input))"))
     if target._layout.shape != input._layout.shape:
         raise StridedValueError(
             join_lines(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}) "
@@ -884,7 +892,6 @@ def _bce_operands(input: Tensor, target: Tensor, weight: Any, op: str, pos_weigh
                        "fix: reshape the target to the input's shape (target.view_as(input))")
         )
     d = input._dtype
-    logits = op == "binary_cross_entropy_with_logits"
     if weight is not None and not logits:  # (PyTorch's Python expands the weight before its kernel's checks)
         tensor_arg(weight, op, "weight", 3)
         _check_expands(weight._layout.shape, input._layout.shape, op)
@@ -1089,12 +1096,21 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
 def _bce_logits_fresh(input: Any, target: Any, weight: Any = None, size_average: Any = None, reduce: Any = None,
                       reduction: Any = "mean", pos_weight: Any = None) -> Tensor | None:
     """:func:`binary_cross_entropy_with_logits`' fresh fast path (its entry's ``__fresh__``): for
-    :func:`pair_runs`' call (no weight, no pos_weight, no legacy flag), the forward's NumPy
-    expression on the flat runs, reduced by :func:`fresh_loss`; None (the forward runs) otherwise."""
+    :func:`pair_runs`' call (no weight, no pos_weight, no legacy flag), the forward's per-element
+    loss on the flat runs (the special kernel's ``bce_logits_run``: :func:`_logits_loss`'s steps
+    in one call, its bits; else :func:`_logits_loss`), reduced by :func:`fresh_loss`; None (the
+    forward runs) otherwise."""
     if weight is not None or pos_weight is not None or size_average is not None or reduce is not None \
             or (runs := pair_runs(input, target, reduction)) is None:
         return None
     x, y, info, dt = runs
+    k = special()
+    if k is not None and step() and (run := getattr(k, "bce_logits_run", None)) is not None:
+        # (the steps below in one compiled call: log_sigmoid_run's loop, then (1 - y) * x - it per
+        # element, a NaN log_sigmoid kept; no floating-point flag reaches NumPy's warnings)
+        per = np.empty(info[1], x.dtype)
+        if run(x, y, per):
+            return fresh_loss(per, info, dt, reduction)
     token = quiet_set(QUIET)
     try:
         per = _logits_loss(x, y, True)

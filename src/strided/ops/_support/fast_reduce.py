@@ -34,6 +34,7 @@ from .operands import _cinfo
 
 # (PyTorch's summation orders: loaded on the first reduction that needs one; see strided.lazy_names.function_on_first_call)
 iterator_dims = function_on_first_call("strided.kernels.torch_sum", "iterator_dims", globals())
+sum_array = function_on_first_call("strided.kernels.torch_sum", "sum_array", globals())
 
 Plan = tuple[int | None, L.Layout, int]
 
@@ -285,6 +286,21 @@ def _cascade_plan(key: tuple[tuple[int, ...], tuple[int, ...], int | None, bool,
 CASCADE_PLANS = Memo(_cascade_plan)
 _INT64_MAX = 2**63 - 1
 _zeros = np.zeros
+
+
+def planned_sum(work: np.ndarray, flat: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+    """``sum_array(work, axes, False)`` (PyTorch's order over ``work``'s layout): over one axis by
+    the compiled kernel's call planned once per layout (``sum``'s fast path's plan: ``flat`` is
+    ``work``'s memory, ``work``'s first element at its start), else :func:`sum_array` itself."""
+    k = native.sums()
+    if len(axes) == 1 and k is not None:
+        isz = work.itemsize
+        plan = CASCADE_PLANS[(work.shape, tuple(s // isz for s in work.strides), axes[0], False, isz)]
+        if plan is not None:
+            res = np.zeros(plan[5], work.dtype)
+            k.cascade(flat, plan[0], plan[1], plan[2], plan[3], res, 0)
+            return res.reshape(plan[4].shape)
+    return sum_array(work, axes, False)
 
 
 def cascade_reduce(t: Any, dim: Any, keepdim: Any, mean: bool = False, nan_zero: bool = False) -> Tensor | None:

@@ -505,7 +505,9 @@ def _fast_inner(x: Any, y: Any) -> Tensor | None:
     least one dim, non-empty, of one last size, outside autograd and listeners: the general
     path's matrix product -- the same :func:`matmul_new` call ``matmul`` makes on the row-major
     (-1, k) view and the transposed view of the other -- adopted in the result's shape, without
-    the reshape, transpose and matmul tensors; None when a precondition fails."""
+    the reshape, transpose and matmul tensors; None when a precondition fails. Two 2-D row-major
+    tensors, every size at least 2: the compiled :func:`strided.ops.linalg.matkernel.linear` first
+    (the same gemm call, MKL's where the MKL route takes the product, without the NumPy set-up)."""
     d = getattr(x, "_dtype", None)
     if x.__class__ is not Tensor or y.__class__ is not Tensor or y._dtype is not d or OPEN or (
             d is not float32 and d is not float64) or x._ag is not None or y._ag is not None:
@@ -513,6 +515,8 @@ def _fast_inner(x: Any, y: Any) -> Tensor | None:
     sa, sb = x._layout.shape, y._layout.shape
     if not sa or not sb or sa[-1] != sb[-1]:
         return None
+    if len(sa) == 2 and len(sb) == 2 and (t := _mk.linear(x, y)) is not None:
+        return t  # (x @ y.T's gemm from C on the same memory, as matmul_new's np.matmul makes it: its bits)
     ia, ib = _cinfo[sa], _cinfo[sb]
     k = sa[-1]
     if not (ia[1] and ib[1]):

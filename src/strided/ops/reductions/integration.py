@@ -32,6 +32,7 @@ from ...lazy_names import function_on_first_call
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support.along import one_dim
+from .._support.fast_reduce import planned_sum
 from .._support.operands import _cinfo
 from .._support.reduce_args import shape_text
 from .scans import compiled_scan, scan_values
@@ -124,7 +125,10 @@ def _fast_trapezoid(y: Any, x: Any, dx: Any, dim: Any) -> Tensor | None:
     token = quiet_set(QUIET)
     try:  # (a 1-D y: NumPy scalars, hence no out=)
         # (y.sum(d): PyTorch's order of adds, Tensor.sum's, on the same layout)
-        total = np.subtract(sum_array(a, (d,), False), np.multiply(np.add(a[lead + (0,)], a[lead + (-1,)]), 0.5))
+        # (a row- or column-major y: its flat memory, the sum by the compiled call planned per layout)
+        flat = a.reshape(-1) if a.flags.c_contiguous else a.T.reshape(-1) if a.flags.f_contiguous else None
+        total = planned_sum(a, flat, (d,)) if flat is not None else sum_array(a, (d,), False)
+        total = np.subtract(total, np.multiply(np.add(a[lead + (0,)], a[lead + (-1,)]), 0.5))
         if step != 1.0:  # (x * 1.0 is x: the difference above is never a signaling NaN)
             total = np.multiply(total, step)
     finally:

@@ -61,10 +61,12 @@ from .._support.fast_reduce import (
     fast_plan,
     fast_reduce,
     install_whole_extreme_fronts,
+    planned_sum,
     row_extremes,
     sure_extreme,
 )
 from .._support.front import compiled_front, kernel_entry
+from .._support.memo import Memo
 from .._support.operands import _cinfo
 from .._support.out import _dtype_mismatch, check_out, write_out, write_pair_out
 from .._support.promotion import TORCH_NAMES, promote_types
@@ -570,7 +572,28 @@ def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any
 def _fast_logsumexp(x: Any, dim: int, keepdim: Any) -> Tensor | None:
     """logsumexp of a float32 / float64 tensor over one int dim: the general path's NumPy calls
     on the same view (the steps after the max written in place into the one work array), their
-    fresh result adopted, the parsing a memo lookup; None where the general path must run."""
+    fresh result adopted, the parsing a memo lookup; None where the general path must run. A
+    row-major tensor, the sum kernel built: :func:`_lse_rows` (the same steps, planned once per
+    shape); else :func:`lse_steps`."""
+    plan = fast_plan(x, dim, keepdim)
+    if plan is None:
+        return None
+    lay = x._layout
+    info = _cinfo[lay.shape]
+    if lay.strides == info[0] and (k := native.sums()) is not None:  # (row-major: its flat run, reshaped)
+        a = x._storage.array
+        if lay.offset or len(a) != info[1]:
+            a = a[lay.offset : lay.offset + info[1]]
+            if len(a) != info[1]:  # (a tensor unpickled past its storage: the general path refuses it)
+                return None
+        rows = _LSE_ROWS[(lay.shape, plan[0], a.itemsize)]
+        if rows is not None:
+            token = quiet_set(QUIET)
+            try:
+                total = _lse_rows(a.reshape(lay.shape), plan[0], rows, k)
+            finally:
+                quiet_reset(token)
+            return adopted(total, plan[1], x._dtype)
     got = fast_operand(x, dim, keepdim)
     if got is None:
         return None
@@ -581,6 +604,46 @@ def _fast_logsumexp(x: Any, dim: int, keepdim: Any) -> Tensor | None:
     finally:
         quiet_reset(token)
     return adopted(total.reshape(-1), plan[1], x._dtype)
+
+
+def _lse_rows(x: np.ndarray, axis: int, rows: tuple, k: Any) -> np.ndarray:
+    """:func:`lse_steps` of a non-empty row-major ``x`` over ``axis`` (not kept), flat: the same
+    calls in the same order on the same layouts (the max kept, an infinite max made 0, ``x - m``
+    into a fresh row-major temporary, exp there, the sum kernel's call ``rows`` (:data:`_LSE_ROWS`:
+    :func:`planned_sum`'s plan of that temporary), log, ``+ m``), so the same bits, without the per-call
+    planning (the key's strides, the temporary's layout test). The result: the reduced shape's
+    row-major run, 1-d."""
+    m = _MAX(x, axis, None, None, True)
+    infinite = _isinf(m)  # (-inf rows: exp(-inf - 0) = 0, log 0 = -inf; +inf rows: +inf)
+    if _count_nonzero(infinite):
+        np.copyto(m, x.dtype.type(0), where=infinite)
+    flat = _empty(rows[8], x.dtype)
+    work = flat.reshape(x.shape)
+    _subtract(x, m, out=work)
+    d = flat.dtype
+    _EXP(work, work, d)
+    res = _zeros(rows[5], d)
+    k.cascade(flat, rows[0], rows[1], rows[2], rows[3], res, 0)
+    total = res.reshape(rows[4].shape)
+    _LOG(total, total, d)
+    _add(total, m.reshape(total.shape), out=total)
+    return res
+
+
+def _lse_row_plan(key: tuple[tuple[int, ...], int, int]) -> tuple | None:
+    """:data:`_LSE_ROWS`' entry for ``(shape, axis, itemsize)``: :func:`planned_sum`'s cascade plan of a
+    fresh row-major temporary of that shape (its strides as NumPy lays it out) over ``axis``, with
+    the element count appended; None where :func:`planned_sum` would not take the kernel's call."""
+    shape, axis, isz = key
+    n = L.product(shape)
+    strides = np.empty(n, f"f{isz}").reshape(shape).strides
+    plan = CASCADE_PLANS[(shape, tuple(st // isz for st in strides), axis, False, isz)]
+    return None if plan is None else (*plan, n)
+
+
+_LSE_ROWS = Memo(_lse_row_plan)
+_MAX, _isinf, _empty, _zeros = np.maximum.reduce, np.isinf, np.empty, np.zeros
+_subtract, _add = np.subtract, np.add
 
 
 def lse_steps(x: np.ndarray, axes: tuple[int, ...], keepdim: bool) -> np.ndarray:
@@ -601,27 +664,12 @@ def lse_steps(x: np.ndarray, axes: tuple[int, ...], keepdim: bool) -> np.ndarray
     work, flat = _iterator_temporary(x, m.shape)
     np.subtract(x, m, out=work)
     _EXP(work, work, work.dtype)
-    total = _summed(work, flat, axes)
+    total = planned_sum(work, flat, axes)
     if keepdim:
         total = total.reshape(m.shape)
     _LOG(total, total, total.dtype)
     np.add(total, m if keepdim else m.reshape(total.shape), out=total)
     return total
-
-
-def _summed(work: np.ndarray, flat: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
-    """``sum_array(work, axes, False)`` (PyTorch's order over ``work``'s layout): over one axis by
-    the compiled kernel's call planned once per layout (``sum``'s fast path's plan: ``flat`` is
-    ``work``'s memory, ``work``'s first element at its start), else :func:`sum_array` itself."""
-    k = native.sums()
-    if len(axes) == 1 and k is not None:
-        isz = work.itemsize
-        plan = CASCADE_PLANS[(work.shape, tuple(s // isz for s in work.strides), axes[0], False, isz)]
-        if plan is not None:
-            res = np.zeros(plan[5], work.dtype)
-            k.cascade(flat, plan[0], plan[1], plan[2], plan[3], res, 0)
-            return res.reshape(plan[4].shape)
-    return sum_array(work, axes, False)
 
 
 def _iterator_temporary(x: np.ndarray, m_shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:

@@ -535,6 +535,11 @@ def diag(input: Tensor, diagonal: int = 0, *, out: Any = None) -> Tensor:
     >>> strided.diag(strided.tensor([1, 2])).tolist()
     [[1, 0], [0, 2]]
     """
+    if out is None and not OPEN and input.__class__ is Tensor and diagonal.__class__ is int \
+            and len((src := input._layout).shape) == 2:  # (the common call: no argument to check)
+        lay = memo.DIAGONAL.get((src.shape, src.strides, src.offset, diagonal, 0, 1))
+        if lay.__class__ is Layout and lay.shape[0]:  # (a diagonal made before: its copy, adopted)
+            return adopted(numpy_view(input._storage, lay).copy(), _cinfo[lay.shape][2], input._dtype)
     t = tensor_arg(input, "diag")
     k = int_arg(diagonal, "diag", "diagonal", 2)
     nd = len(t._layout.shape)
