@@ -1,4 +1,4 @@
-/* The C library's sinf, eight lanes at a time (AVX-512F), for _specialkernel.c's sinc of float32.
+/* The C library's sinf, eight lanes at a time (AVX-512F; AVX2 + FMA: four twice), for _specialkernel.c's sinc of float32.
  *
  * PyTorch's sinc (sinc_cpu) is a scalar loop calling std::sin, the C library's sinf: ~8 ns an element
  * with the call. glibc's sinf (sysdeps/ieee754/flt-32/s_sinf.c, from Arm's optimized-routines) is,
@@ -105,38 +105,124 @@ __attribute__((target("avx512f,avx512vl"))) static void glibc_sinf8_block(const 
     }
 }
 
-/* whether glibc_sinf8 gives this process's sinf bits (asked once, where the CPU has AVX-512F and VL):
- * 2^14 floats over every sign and exponent (the top byte), with mantissas spread, and the ends of
- * glibc's ranges (sinc_float_avx512 was also compared with the C loop on all 2^32 floats) */
+/* glibc_sinf8's steps on four lanes (AVX2 + FMA, no AVX-512: two of these make eight floats): the same
+ * conversions, products and fused multiply-adds in the same order, so the same bits; *big and *tiny get
+ * the lanes' masks as all-ones int32 lanes (the caller's movemask) */
+__attribute__((target("avx2,fma"), always_inline)) static inline __m128 glibc_sinf4(__m128 y, __m128i *big)
+{
+    __m128i top = _mm_and_si128(_mm_srli_epi32(_mm_castps_si128(y), 20), _mm_set1_epi32(0x7ff));
+    *big = _mm_cmpgt_epi32(top, _mm_set1_epi32(0x42e));
+    __m128i tiny = _mm_cmplt_epi32(top, _mm_set1_epi32(0x398));
+    __m256d x = _mm256_cvtps_pd(y);
+    __m128i r = _mm256_cvttpd_epi32(_mm256_mul_pd(x, _mm256_set1_pd(SINF_HPI_INV)));
+    __m128i n = _mm_srai_epi32(_mm_add_epi32(r, _mm_set1_epi32(0x800000)), 24);
+    x = _mm256_fnmadd_pd(_mm256_cvtepi32_pd(n), _mm256_set1_pd(SINF_HPI), x);
+    __m256d x2 = _mm256_mul_pd(x, x);
+    __m256d x3 = _mm256_mul_pd(x, x2);
+    __m256d s1 = _mm256_fmadd_pd(x2, _mm256_set1_pd(SINF_S3), _mm256_set1_pd(SINF_S2));
+    __m256d x7 = _mm256_mul_pd(x3, x2);
+    __m256d s = _mm256_fmadd_pd(x3, _mm256_set1_pd(SINF_S1), x);
+    __m256d sin = _mm256_fmadd_pd(x7, s1, s);
+    __m256d x4 = _mm256_mul_pd(x2, x2);
+    __m256d c2 = _mm256_fmadd_pd(x2, _mm256_set1_pd(SINF_C4), _mm256_set1_pd(SINF_C3));
+    __m256d c1 = _mm256_fmadd_pd(x2, _mm256_set1_pd(SINF_C1), _mm256_set1_pd(SINF_C0));
+    __m256d x6 = _mm256_mul_pd(x4, x2);
+    __m256d c = _mm256_fmadd_pd(x4, _mm256_set1_pd(SINF_C2), c1);
+    __m256d cos = _mm256_fmadd_pd(x6, c2, c);
+    /* n's bit 0 widened to four 64-bit lanes: cos where odd */
+    __m256i odd = _mm256_cvtepi32_epi64(_mm_cmpeq_epi32(_mm_and_si128(n, _mm_set1_epi32(1)), _mm_set1_epi32(1)));
+    __m128 v = _mm256_cvtpd_ps(_mm256_blendv_pd(sin, cos, _mm256_castsi256_pd(odd)));
+    __m128i neg = _mm_slli_epi32(_mm_srli_epi32(n, 1), 31); /* (n & 2) moved to the sign bit */
+    v = _mm_xor_ps(v, _mm_castsi128_ps(neg));
+    return _mm_blendv_ps(v, y, _mm_castsi128_ps(tiny));
+}
+
+/* sinc_float_avx512's loop on AVX2 + FMA (glibc_sinf4 twice an iteration): the same bits */
+__attribute__((target("avx2,fma"))) static void sinc_float_avx2(const float *restrict a, float *restrict o, Py_ssize_t n)
+{
+    const float pi = 3.14159265358979323846f;
+    const __m128 vpi = _mm_set1_ps(pi), one = _mm_set1_ps(1.0f);
+    Py_ssize_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        int bigbits = 0;
+        for (int h = 0; h < 8; h += 4) {
+            __m128 x = _mm_loadu_ps(a + i + h);
+            __m128 p = _mm_mul_ps(vpi, x);
+            __m128i big;
+            __m128 q = _mm_div_ps(glibc_sinf4(p, &big), p);
+            q = _mm_blendv_ps(q, one, _mm_cmpeq_ps(x, _mm_setzero_ps()));
+            _mm_storeu_ps(o + i + h, q);
+            bigbits |= _mm_movemask_ps(_mm_castsi128_ps(big)) << h;
+        }
+        if (bigbits) {
+            for (int j = 0; j < 8; j++)
+                if (bigbits & (1 << j)) {
+                    float pj = pi * a[i + j];
+                    o[i + j] = sinf(pj) / pj; /* (a is never 0 here: 0 is no big lane) */
+                }
+        }
+    }
+    for (; i < n; i++) o[i] = a[i] == 0.0f ? 1.0f : sinf(pi * a[i]) / (pi * a[i]);
+}
+
+__attribute__((target("avx2,fma"))) static void glibc_sinf4_block(const float *in, float *out, int n)
+{
+    for (int i = 0; i + 4 <= n; i += 4) {
+        __m128i big;
+        _mm_storeu_ps(out + i, glibc_sinf4(_mm_loadu_ps(in + i), &big));
+        int bits = _mm_movemask_ps(_mm_castsi128_ps(big));
+        for (int j = 0; j < 4; j++)
+            if (bits & (1 << j)) out[i + j] = sinf(in[i + j]);
+    }
+}
+
+/* whether a block form (glibc_sinf8_block, glibc_sinf4_block) gives this process's sinf bits: 2^14 floats
+ * over every sign and exponent (the top byte), with mantissas spread, and the ends of glibc's ranges
+ * (sinc_float_avx512 was also compared with the C loop on all 2^32 floats) */
+static int glibc_sinf_agrees(void (*block)(const float *, float *, int))
+{
+    float in[64], out[64];
+    for (uint32_t b = 0; b < 256; b++) {
+        for (uint32_t j = 0; j < 64; j++) {
+            uint32_t u = (b << 24) | (j << 18) | ((j * 40503u + b * 9973u) & 0x3ffff);
+            memcpy(&in[j], &u, sizeof u);
+        }
+        block(in, out, 64);
+        for (int j = 0; j < 64; j++) {
+            float e = sinf(in[j]);
+            if (memcmp(&e, &out[j], sizeof e) != 0) return 0;
+        }
+    }
+    static const float ends[8] = {0x1p-12f, 0x1.fffffep-13f, 0.75f, 0x1.7ffffep-1f, 0x1.dffffep+6f, 120.0f,
+                                  -0x1.921fb6p+0f, 0x1.921fb6p+1f};
+    block(ends, out, 8);
+    for (int j = 0; j < 8; j++) {
+        float e = sinf(ends[j]);
+        if (memcmp(&e, &out[j], sizeof e) != 0) return 0;
+    }
+    return 1;
+}
+
+/* whether glibc_sinf8 runs here and gives this process's sinf bits (asked once) */
 static int glibc_sinf_ok(void)
 {
     static int decided = -1;
     if (decided >= 0) return decided;
     __builtin_cpu_init();
-    int ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
-    float in[64], out[64];
-    for (uint32_t b = 0; ok && b < 256; b++) {
-        for (uint32_t j = 0; j < 64; j++) {
-            uint32_t u = (b << 24) | (j << 18) | ((j * 40503u + b * 9973u) & 0x3ffff);
-            memcpy(&in[j], &u, sizeof u);
-        }
-        glibc_sinf8_block(in, out, 64);
-        for (int j = 0; ok && j < 64; j++) {
-            float e = sinf(in[j]);
-            if (memcmp(&e, &out[j], sizeof e) != 0) ok = 0;
-        }
-    }
-    static const float ends[8] = {0x1p-12f, 0x1.fffffep-13f, 0.75f, 0x1.7ffffep-1f, 0x1.dffffep+6f, 120.0f,
-                                  -0x1.921fb6p+0f, 0x1.921fb6p+1f};
-    if (ok) {
-        glibc_sinf8_block(ends, out, 8);
-        for (int j = 0; ok && j < 8; j++) {
-            float e = sinf(ends[j]);
-            if (memcmp(&e, &out[j], sizeof e) != 0) ok = 0;
-        }
-    }
-    decided = ok;
-    return ok;
+    decided = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+              glibc_sinf_agrees(glibc_sinf8_block);
+    return decided;
+}
+
+/* whether glibc_sinf4 runs here (AVX2 and FMA) and gives this process's sinf bits (asked once) */
+static int glibc_sinf_avx2_ok(void)
+{
+    static int decided = -1;
+    if (decided >= 0) return decided;
+    __builtin_cpu_init();
+    decided = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+              glibc_sinf_agrees(glibc_sinf4_block);
+    return decided;
 }
 #endif
 #endif
