@@ -33,6 +33,31 @@
 #define SINF_S2 0x1.1107605230bc4p-7
 #define SINF_S3 -0x1.994eb3774cf24p-13
 
+/* glibc's steps on the float lanes widened to the doubles x (P: their intrinsics' prefix, _mm512 or _mm256;
+ * Q: the int32 lanes', _mm256 or _mm): the quadrant into n, x reduced, then the sine and cosine polynomials
+ * of x into SIN and COS (the eight- and four-lane forms below differ only in width) */
+#define SINF_STEPS(P, Q, x, n, SIN, COS)                                                            \
+    do {                                                                                          \
+        /* the quadrant: the product truncated to int32, + 2^23, arithmetic shift by 24 */          \
+        n = Q##_srai_epi32(Q##_add_epi32(P##_cvttpd_epi32(P##_mul_pd(x, P##_set1_pd(SINF_HPI_INV))),  \
+                                         Q##_set1_epi32(0x800000)), 24);                          \
+        x = P##_fnmadd_pd(P##_cvtepi32_pd(n), P##_set1_pd(SINF_HPI), x);                          \
+        __typeof__(x) x2 = P##_mul_pd(x, x);                                                      \
+        /* sine: s + x7 * s1 with s = x + x3 * S1, s1 = S2 + x2 * S3 */                            \
+        __typeof__(x) x3 = P##_mul_pd(x, x2);                                                     \
+        __typeof__(x) s1 = P##_fmadd_pd(x2, P##_set1_pd(SINF_S3), P##_set1_pd(SINF_S2));          \
+        __typeof__(x) x7 = P##_mul_pd(x3, x2);                                                    \
+        __typeof__(x) s = P##_fmadd_pd(x3, P##_set1_pd(SINF_S1), x);                              \
+        SIN = P##_fmadd_pd(x7, s1, s);                                                            \
+        /* cosine: c + x6 * c2 with c = c1 + x4 * C2, c1 = C0 + x2 * C1, c2 = C3 + x2 * C4 */       \
+        __typeof__(x) x4 = P##_mul_pd(x2, x2);                                                    \
+        __typeof__(x) c2 = P##_fmadd_pd(x2, P##_set1_pd(SINF_C4), P##_set1_pd(SINF_C3));          \
+        __typeof__(x) c1 = P##_fmadd_pd(x2, P##_set1_pd(SINF_C1), P##_set1_pd(SINF_C0));          \
+        __typeof__(x) x6 = P##_mul_pd(x4, x2);                                                    \
+        __typeof__(x) c = P##_fmadd_pd(x4, P##_set1_pd(SINF_C2), c1);                             \
+        COS = P##_fmadd_pd(x6, c2, c);                                                            \
+    } while (0)
+
 /* sinf of the eight floats y as floats; *big gets the lanes glibc reduces otherwise (|y| >= 120,
  * infinities, NaN), whose results here are meaningless */
 __attribute__((target("avx512f,avx512vl"), always_inline)) static inline __m256 glibc_sinf8(__m256 y, __mmask8 *big)
@@ -40,25 +65,9 @@ __attribute__((target("avx512f,avx512vl"), always_inline)) static inline __m256 
     __m256i top = _mm256_and_si256(_mm256_srli_epi32(_mm256_castps_si256(y), 20), _mm256_set1_epi32(0x7ff));
     *big = _mm256_cmpgt_epi32_mask(top, _mm256_set1_epi32(0x42e));
     __mmask8 tiny = _mm256_cmplt_epi32_mask(top, _mm256_set1_epi32(0x398));
-    __m512d x = _mm512_cvtps_pd(y);
-    /* the quadrant: the product truncated to int32, + 2^23, arithmetic shift by 24 */
-    __m256i r = _mm512_cvttpd_epi32(_mm512_mul_pd(x, _mm512_set1_pd(SINF_HPI_INV)));
-    __m256i n = _mm256_srai_epi32(_mm256_add_epi32(r, _mm256_set1_epi32(0x800000)), 24);
-    x = _mm512_fnmadd_pd(_mm512_cvtepi32_pd(n), _mm512_set1_pd(SINF_HPI), x);
-    __m512d x2 = _mm512_mul_pd(x, x);
-    /* sine: s + x7 * s1 with s = x + x3 * S1, s1 = S2 + x2 * S3 */
-    __m512d x3 = _mm512_mul_pd(x, x2);
-    __m512d s1 = _mm512_fmadd_pd(x2, _mm512_set1_pd(SINF_S3), _mm512_set1_pd(SINF_S2));
-    __m512d x7 = _mm512_mul_pd(x3, x2);
-    __m512d s = _mm512_fmadd_pd(x3, _mm512_set1_pd(SINF_S1), x);
-    __m512d sin = _mm512_fmadd_pd(x7, s1, s);
-    /* cosine: c + x6 * c2 with c = c1 + x4 * C2, c1 = C0 + x2 * C1, c2 = C3 + x2 * C4 */
-    __m512d x4 = _mm512_mul_pd(x2, x2);
-    __m512d c2 = _mm512_fmadd_pd(x2, _mm512_set1_pd(SINF_C4), _mm512_set1_pd(SINF_C3));
-    __m512d c1 = _mm512_fmadd_pd(x2, _mm512_set1_pd(SINF_C1), _mm512_set1_pd(SINF_C0));
-    __m512d x6 = _mm512_mul_pd(x4, x2);
-    __m512d c = _mm512_fmadd_pd(x4, _mm512_set1_pd(SINF_C2), c1);
-    __m512d cos = _mm512_fmadd_pd(x6, c2, c);
+    __m512d x = _mm512_cvtps_pd(y), sin, cos;
+    __m256i n;
+    SINF_STEPS(_mm512, _mm256, x, n, sin, cos);
     __mmask8 odd = _mm256_test_epi32_mask(n, _mm256_set1_epi32(1));
     __mmask8 neg = _mm256_test_epi32_mask(n, _mm256_set1_epi32(2));
     __m256 v = _mm512_cvtpd_ps(_mm512_mask_mov_pd(sin, odd, cos));
@@ -106,29 +115,16 @@ __attribute__((target("avx512f,avx512vl"))) static void glibc_sinf8_block(const 
 }
 
 /* glibc_sinf8's steps on four lanes (AVX2 + FMA, no AVX-512: two of these make eight floats): the same
- * conversions, products and fused multiply-adds in the same order, so the same bits; *big and *tiny get
- * the lanes' masks as all-ones int32 lanes (the caller's movemask) */
+ * conversions, products and fused multiply-adds in the same order (SINF_STEPS), so the same bits; *big gets
+ * the lanes left to sinf as all-ones int32 lanes (the caller's movemask) */
 __attribute__((target("avx2,fma"), always_inline)) static inline __m128 glibc_sinf4(__m128 y, __m128i *big)
 {
     __m128i top = _mm_and_si128(_mm_srli_epi32(_mm_castps_si128(y), 20), _mm_set1_epi32(0x7ff));
     *big = _mm_cmpgt_epi32(top, _mm_set1_epi32(0x42e));
     __m128i tiny = _mm_cmplt_epi32(top, _mm_set1_epi32(0x398));
-    __m256d x = _mm256_cvtps_pd(y);
-    __m128i r = _mm256_cvttpd_epi32(_mm256_mul_pd(x, _mm256_set1_pd(SINF_HPI_INV)));
-    __m128i n = _mm_srai_epi32(_mm_add_epi32(r, _mm_set1_epi32(0x800000)), 24);
-    x = _mm256_fnmadd_pd(_mm256_cvtepi32_pd(n), _mm256_set1_pd(SINF_HPI), x);
-    __m256d x2 = _mm256_mul_pd(x, x);
-    __m256d x3 = _mm256_mul_pd(x, x2);
-    __m256d s1 = _mm256_fmadd_pd(x2, _mm256_set1_pd(SINF_S3), _mm256_set1_pd(SINF_S2));
-    __m256d x7 = _mm256_mul_pd(x3, x2);
-    __m256d s = _mm256_fmadd_pd(x3, _mm256_set1_pd(SINF_S1), x);
-    __m256d sin = _mm256_fmadd_pd(x7, s1, s);
-    __m256d x4 = _mm256_mul_pd(x2, x2);
-    __m256d c2 = _mm256_fmadd_pd(x2, _mm256_set1_pd(SINF_C4), _mm256_set1_pd(SINF_C3));
-    __m256d c1 = _mm256_fmadd_pd(x2, _mm256_set1_pd(SINF_C1), _mm256_set1_pd(SINF_C0));
-    __m256d x6 = _mm256_mul_pd(x4, x2);
-    __m256d c = _mm256_fmadd_pd(x4, _mm256_set1_pd(SINF_C2), c1);
-    __m256d cos = _mm256_fmadd_pd(x6, c2, c);
+    __m256d x = _mm256_cvtps_pd(y), sin, cos;
+    __m128i n;
+    SINF_STEPS(_mm256, _mm, x, n, sin, cos);
     /* n's bit 0 widened to four 64-bit lanes: cos where odd */
     __m256i odd = _mm256_cvtepi32_epi64(_mm_cmpeq_epi32(_mm_and_si128(n, _mm_set1_epi32(1)), _mm_set1_epi32(1)));
     __m128 v = _mm256_cvtpd_ps(_mm256_blendv_pd(sin, cos, _mm256_castsi256_pd(odd)));
