@@ -76,6 +76,20 @@ __attribute__((target("avx512f,avx512vl"), always_inline)) static inline __m256 
     return _mm256_mask_mov_ps(_mm256_castsi256_ps(b), tiny, y);
 }
 
+/* sinc_float's scalar step: 1 at 0, else sinf(p) / p with p = pi * x rounded to float */
+static inline float sinc_by_sinf(float x)
+{
+    const float p = 3.14159265358979323846f * x;
+    return x == 0.0f ? 1.0f : sinf(p) / p;
+}
+
+/* the lanes of an eight-lane step that the vector sine leaves (bits: |pi x| >= 120, inf, NaN) by the scalar step */
+static inline void sinc_lanes_by_sinf(const float *a, float *o, unsigned bits)
+{
+    for (int j = 0; bits; j++, bits >>= 1)
+        if (bits & 1u) o[j] = sinc_by_sinf(a[j]);
+}
+
 /* sinc of the float32 a[0..n) as sinc_float computes it (1 at 0, else sinf(p) / p with p = pi * a
  * rounded to float, the quotient one IEEE float division): eight lanes at a time by glibc_sinf8,
  * the lanes it leaves and the last n % 8 elements by the C library's sinf */
@@ -92,15 +106,9 @@ __attribute__((target("avx512f,avx512vl"))) static void sinc_float_avx512(const 
         __m256 q = _mm256_div_ps(glibc_sinf8(p, &big), p);
         q = _mm256_mask_mov_ps(q, _mm256_cmp_ps_mask(x, _mm256_setzero_ps(), _CMP_EQ_OQ), one);
         _mm256_storeu_ps(o + i, q);
-        if (big) {
-            for (int j = 0; j < 8; j++)
-                if (big & (1u << j)) {
-                    float pj = pi * a[i + j];
-                    o[i + j] = sinf(pj) / pj;  /* (a is never 0 here: 0 is no big lane) */
-                }
-        }
+        sinc_lanes_by_sinf(a + i, o + i, big);
     }
-    for (; i < n; i++) o[i] = a[i] == 0.0f ? 1.0f : sinf(pi * a[i]) / (pi * a[i]);
+    for (; i < n; i++) o[i] = sinc_by_sinf(a[i]);
 }
 
 __attribute__((target("avx512f,avx512vl"))) static void glibc_sinf8_block(const float *in, float *out, int n)
@@ -150,15 +158,9 @@ __attribute__((target("avx2,fma"))) static void sinc_float_avx2(const float *res
             _mm_storeu_ps(o + i + h, q);
             bigbits |= _mm_movemask_ps(_mm_castsi128_ps(big)) << h;
         }
-        if (bigbits) {
-            for (int j = 0; j < 8; j++)
-                if (bigbits & (1 << j)) {
-                    float pj = pi * a[i + j];
-                    o[i + j] = sinf(pj) / pj; /* (a is never 0 here: 0 is no big lane) */
-                }
-        }
+        sinc_lanes_by_sinf(a + i, o + i, (unsigned)bigbits);
     }
-    for (; i < n; i++) o[i] = a[i] == 0.0f ? 1.0f : sinf(pi * a[i]) / (pi * a[i]);
+    for (; i < n; i++) o[i] = sinc_by_sinf(a[i]);
 }
 
 __attribute__((target("avx2,fma"))) static void glibc_sinf4_block(const float *in, float *out, int n)
