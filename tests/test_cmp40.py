@@ -298,3 +298,22 @@ def test_argmin_argmax_full_match_torch_across_layouts(name, dtype):
                 getattr(st, name)(s)
             continue
         assert int(getattr(st, name)(s)) == int(getattr(torch, name)(t)), key
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", ["isinf", "isfinite", "isnan"])
+@pytest.mark.parametrize("shape", [(2, 3, 4), (1, 5, 1), (3, 1, 4), (4, 1)])
+def test_class_tests_of_dense_permutations_are_torchs(name, dtype, shape):
+    """Every permutation of row-major tensors (size-1 dims among them), twice (the front's dense
+    memo filled by the first call): PyTorch's strides and values, NaN and infinities included."""
+    import itertools
+
+    x = _values(dtype, (1, int(np.prod(shape))), 11).reshape(shape)
+    for perm in itertools.permutations(range(len(shape))):
+        s, t = st.from_numpy(x.copy()).permute(*perm), torch.from_numpy(x.copy()).permute(*perm)
+        dense_s, dense_t = (
+            s.contiguous().permute(*np.argsort(perm)),
+            t.contiguous().permute(*np.argsort(perm)),
+        )
+        for a, b in ((s, t), (dense_s, dense_t), (dense_s, dense_t)):
+            _same_result(getattr(st, name)(a), getattr(torch, name)(b))
