@@ -3527,7 +3527,7 @@ LOGIT_RATIO(double)
  * p = pi * x in the element type and the C library's sinf / sin (NumPy's float32 sine is its own
  * SIMD approximation, an ulp off glibc's on ~13% of inputs). No clones: the calls stay the C
  * library's scalar ones, as PyTorch's. */
-#include "_glibc_sinf.h" /* sinc_float_avx512, glibc_sinf_ok */
+#include "_glibc_sinf.h" /* sinc_float_avx512, sinc_float_avx2, glibc_sinf_ok, glibc_sinf_avx2_ok */
 
 /* A form switch's setter (lanes_form, erf_float32_form): *slot = form (-1: the fast form where the CPU
  * has it, 0: the reference loops; the same bits either way), the previous value returned; any other form is
@@ -3555,6 +3555,10 @@ static void sinc_float(const float *restrict a, float *restrict o, Py_ssize_t n)
 #if defined(__GNUC__) && defined(__x86_64__)
     if (lanes_form != 0 && glibc_sinf_ok()) { /* (the same bits, ~8x faster) */
         sinc_float_avx512(a, o, n);
+        return;
+    }
+    if (lanes_form != 0 && glibc_sinf_avx2_ok()) { /* (the same bits, four lanes twice) */
+        sinc_float_avx2(a, o, n);
         return;
     }
 #endif

@@ -874,9 +874,11 @@ def _rsqrt_fresh(x: np.ndarray) -> np.ndarray:
 # kernels above (a change there must be made here too; test_small_op_paths compares both paths).
 # The special functions compute in float64 and round once, as their rows (the same kernel).
 # Left out: the composites laid out otherwise (``like``), and the ops with more arguments
-# (round, nan_to_num).
+# (round, nan_to_num). isinf and isfinite (``like``) are in: a row-major or dense input's composite
+# is laid out as the input (_fast_run's layouts), and without AVX-512 (fp_test declines) their
+# front then runs NumPy's class test in C rather than the general path (~2 us a call).
 _FRESH: dict[str, Callable[[np.ndarray], np.ndarray]] = {
-    "isnan": np.isnan, "signbit": np.signbit, "logical_not": lambda x: np.equal(x, 0),  # (see _logical_not)
+    "isnan": np.isnan, "isinf": np.isinf, "isfinite": np.isfinite, "signbit": np.signbit, "logical_not": lambda x: np.equal(x, 0),  # (see _logical_not)
     "isposinf": lambda x: np.equal(x, _INF0[x.dtype]), "isneginf": lambda x: np.equal(x, _NEG_INF0[x.dtype]),
     "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc,
     "frac": _frac_fresh,
@@ -1751,9 +1753,8 @@ def _front_kernel(name: str, dtype: np.dtype) -> tuple | None:
     return None
 
 
-# The class tests' fp_test codes (AVX-512's vfpclass, NumPy's bytes: see _fp_tests.h). isinf and
-# isfinite have no _FRESH function (their general path lays a composite out): their front runs
-# the kernel on a row-major or dense run, its refusal goes to the entry.
+# The class tests' fp_test codes (AVX-512's vfpclass, NumPy's bytes: see _fp_tests.h): their front runs
+# the kernel on a row-major or dense run, its refusal goes to the _FRESH ufunc.
 _FP_TEST_CODES = {"isnan": 0, "isinf": 1, "isfinite": 2, "isposinf": 3, "isneginf": 4}
 _FIRST_CODES = {"sign": 0, "rsqrt": 3, "sgn": 0}  # (_FIRST's unary_exact codes; sgn of a float: _sign_fresh's)
 _OP_OF = {n: o for o in TABLE for n in (o.name, *o.aliases)}  # (each spelling -> its table op)
