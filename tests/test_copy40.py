@@ -199,3 +199,51 @@ def test_random_layouts_leave_numpy_bytes(layout: tuple, seed: int) -> None:
             got = strided.flip(got, flips)
             want = torch.flip(want, flips)
         _same(got.permute(perm).contiguous(), want.permute(perm).contiguous())
+
+
+@pytest.mark.parametrize("dt", ["f4", "f8", "i4", "i8", "c8"])
+@pytest.mark.parametrize("m, n", [(1024, 1024), (257, 129), (16, 2000), (700, 24), (9, 7)])
+def test_pair_joins_against_torch(dt: str, m: int, n: int) -> None:
+    """dstack / stack(dim=-1) of two transposed inputs (the compiled pair join for 4- and 8-byte
+    elements where the result is large: AVX-512 or AVX2 blocks, their edges past the blocks and
+    the line heads; offset and stepped inputs): PyTorch's values and strides, NumPy's values."""
+    rng = np.random.default_rng(m * n)
+    base_a = _raw(rng, (n + 1, 2 * m + 1), dt)
+    base_b = _raw(rng, (n, m), dt)
+    for a, b in ((base_a[1:, :m].T, base_b.T), (base_a[:n, 1:m + 1].T, base_b.T), (base_a[1:, ::2][:, :m].T, base_b.T)):
+        sa, sb = strided.from_numpy(a), strided.from_numpy(b)
+        ta, tb = torch.from_numpy(a), torch.from_numpy(b)
+        _same(strided.dstack([sa, sb]), torch.dstack([ta, tb]))
+        _same(strided.stack([sa, sb], -1), torch.stack([ta, tb], -1))
+        assert strided.dstack([sa, sb]).numpy().tobytes() == np.dstack([a, b]).tobytes()
+
+
+_PAIR_SCRIPT = (
+    "import hashlib, numpy as np\n"
+    "from strided.kernels import native\n"
+    "rng = np.random.default_rng(41)\n"
+    "h = hashlib.sha256()\n"
+    "done_calls = 0\n"
+    "for dt in ('f4', 'i8', 'c8'):\n"
+    "    for m, n in ((1024, 1024), (257, 129), (33, 2000), (8, 8), (17, 9)):\n"
+    "        raw = rng.integers(0, 256, 2 * (n + 1) * (m + 1) * np.dtype(dt).itemsize, dtype=np.uint8)\n"
+    "        base = raw.view(dt).reshape(2 * (n + 1), m + 1)\n"
+    "        a, b = base[1:n + 1, :m].T, base[n + 1:2 * n + 1, 1:].T\n"
+    "        dest = np.empty((m, n, 2), dt)\n"
+    "        done = native.interleave_join(dest, [a, b])\n"
+    "        if done:\n"
+    "            assert dest.tobytes() == np.stack([a, b], -1).tobytes(), (dt, m, n)\n"
+    "        h.update(np.stack([a, b], -1).tobytes())\n"
+    "        h.update(bytes([done]))\n"
+    "        done_calls += done\n"
+    "print(h.hexdigest(), done_calls)\n")
+
+
+@needs_kernel
+def test_pair_join_under_each_block_set() -> None:
+    """The compiled pair join writes np.stack's bytes under the blocks picked at import and under
+    the AVX2 ones (=avx2), and takes the same calls under both (any CPU with AVX2: both take all;
+    with neither, none); under the SSE blocks it refuses them all, writing nothing."""
+    runs = fresh_runs.outputs(_PAIR_SCRIPT, {}, {"STRIDED_NATIVE_COPY_ISA": "avx2"}, {"STRIDED_NATIVE_COPY_ISA": "sse"})
+    assert runs[0] == runs[1] and len(runs[0].split()[0]) == 64
+    assert runs[2].split()[1] == "0"

@@ -4298,11 +4298,11 @@ static PyMethodDef methods[] = {
     {"copy", py_copy, METH_VARARGS,
      "copy(dst_address, src_address, itemsize, shape, dst_strides, src_strides): a cache-blocked\n"
      "copy of one layout's elements (strides in bytes, dims in the destination's memory order)."},
-#if HAVE_AVX512_BLOCKS
+#if HAVE_AVX512_BLOCKS || HAVE_AVX2_BLOCKS
     {"pair_join", py_pair_join, METH_VARARGS,
      "pair_join(out, itemsize, n0, n1, a, a_stride1, b, b_stride1): the dense (n0, n1, 2) result interleaving\n"
      "two transposed (n0, n1) inputs of 4- or 8-byte elements (stride itemsize along dim 0; strides in bytes),\n"
-     "in one pass; False where the AVX-512 blocks are off (nothing written)."},
+     "in one pass; False where neither the AVX-512 nor the AVX2 blocks are on (nothing written)."},
 #endif
     {"join", (PyCFunction)(void (*)(void))py_join, METH_FASTCALL,
      "join(out, runs, outer): each of the C-contiguous runs read as outer equal rows; row r of out\n"
