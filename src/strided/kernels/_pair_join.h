@@ -18,6 +18,24 @@
  *   to their elements), the result fresh memory that no input overlaps, and n0, n1 >= 0. */
 #if HAVE_AVX512_BLOCKS || HAVE_AVX2_BLOCKS
 #define PAIR_NT_BYTES (1 << 20)
+/* Where a pair plane's blocks start and end: ib rows and jb columns in, so that the first input's
+ * loads and the result's stores fall on whole cache lines (when the layout allows), to ie and je
+ * (whole BK x BK blocks). */
+static void pair_heads(Py_ssize_t sz, Py_ssize_t bk, const char *d, const char *s0, Py_ssize_t nb, Py_ssize_t na,
+                       Py_ssize_t dsb, Py_ssize_t ssa0, Py_ssize_t *ib, Py_ssize_t *ie, Py_ssize_t *jb, Py_ssize_t *je)
+{
+    Py_ssize_t i = 0, j = 0;
+    if (((uintptr_t)s0 & (sz - 1)) == 0 && ssa0 % 64 == 0)
+        i = (Py_ssize_t)((64 - ((uintptr_t)s0 & 63)) & 63) / sz;
+    if (((uintptr_t)d & (2 * sz - 1)) == 0 && dsb % 64 == 0)
+        j = (Py_ssize_t)((64 - ((uintptr_t)d & 63)) & 63) / (2 * sz);
+    if (i > nb) i = nb;
+    if (j > na) j = na;
+    *ib = i; *jb = j;
+    *ie = i + (nb - i) / bk * bk;
+    *je = j + (na - j) / bk * bk;
+}
+
 /* The edges around a pair plane's blocks, column by column (each input's column is its row: read
  * in order): the rows before ib and from ie in every column, the columns before jb and from je. */
 static void pair_edges(Py_ssize_t sz, char *d, const char *s0, const char *s1, Py_ssize_t nb, Py_ssize_t na,
@@ -47,16 +65,8 @@ static void pair_edges(Py_ssize_t sz, char *d, const char *s0, const char *s1, P
                             Py_ssize_t dsb, Py_ssize_t ssa0, Py_ssize_t ssa1)                     \
     {                                                                                             \
         const __m512i lo = LO, hi = HI;                                                           \
-        /* the blocks start where the first input's loads and the result's stores fall on whole  \
-         * cache lines (when the layout allows): ib rows and jb columns in */                     \
-        Py_ssize_t ib = 0, jb = 0;                                                                \
-        if (((uintptr_t)s0 & (SZ - 1)) == 0 && ssa0 % 64 == 0)                                    \
-            ib = (Py_ssize_t)((64 - ((uintptr_t)s0 & 63)) & 63) / SZ;                             \
-        if (((uintptr_t)d & (2 * SZ - 1)) == 0 && dsb % 64 == 0)                                  \
-            jb = (Py_ssize_t)((64 - ((uintptr_t)d & 63)) & 63) / (2 * SZ);                        \
-        if (ib > nb) ib = nb;                                                                     \
-        if (jb > na) jb = na;                                                                     \
-        Py_ssize_t ie = ib + (nb - ib) / BK * BK, je = jb + (na - jb) / BK * BK;                  \
+        Py_ssize_t ib, ie, jb, je;                                                                \
+        pair_heads(SZ, BK, d, s0, nb, na, dsb, ssa0, &ib, &ie, &jb, &je);                          \
         /* streaming stores where the result is large (each result line written whole, once):   \
          * with plain ones the result's lines, each in flight across BK rows 8 KB or more apart, \
          * made the pair 1.6-2x slower (1024 x 1024 float32: 0.72-0.76 ms streamed, 0.9-1.5 ms  \
@@ -160,14 +170,8 @@ AVX2 static inline AI2 void pair_block8y(char *o, Py_ssize_t dsb, const char *p,
     AVX2 static void NAME(char *d, const char *s0, const char *s1, Py_ssize_t nb, Py_ssize_t na,   \
                           Py_ssize_t dsb, Py_ssize_t ssa0, Py_ssize_t ssa1)                       \
     {                                                                                             \
-        Py_ssize_t ib = 0, jb = 0;                                                                \
-        if (((uintptr_t)s0 & (SZ - 1)) == 0 && ssa0 % 64 == 0)                                    \
-            ib = (Py_ssize_t)((64 - ((uintptr_t)s0 & 63)) & 63) / SZ;                             \
-        if (((uintptr_t)d & (2 * SZ - 1)) == 0 && dsb % 64 == 0)                                  \
-            jb = (Py_ssize_t)((64 - ((uintptr_t)d & 63)) & 63) / (2 * SZ);                        \
-        if (ib > nb) ib = nb;                                                                     \
-        if (jb > na) jb = na;                                                                     \
-        Py_ssize_t ie = ib + (nb - ib) / BK * BK, je = jb + (na - jb) / BK * BK;                  \
+        Py_ssize_t ib, ie, jb, je;                                                                \
+        pair_heads(SZ, BK, d, s0, nb, na, dsb, ssa0, &ib, &ie, &jb, &je);                          \
         for (Py_ssize_t i0 = ib; i0 < ie; i0 += TILE_B(SZ)) {                                     \
             Py_ssize_t i1 = i0 + TILE_B(SZ) < ie ? i0 + TILE_B(SZ) : ie;                          \
             for (Py_ssize_t j = jb; j < je; j += BK)                                              \
