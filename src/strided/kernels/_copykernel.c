@@ -698,15 +698,19 @@ AVX2 static inline AI2 void block8y(char *dp, Py_ssize_t dsb, const char *sp, Py
     _mm256_storeu_pd((double *)(void *)(dp + 3 * dsb), _mm256_unpackhi_pd(r2, r3));
 }
 /* The plane in squares of SQ x SQ elements (64-byte rows; BLOCK is SQ / 2 square): tiles of
- * TILE_B(SZ) x SQ (four squares wide where a is at least four times b: measured (2048, 512).T
- * 555 -> 400 us with 64 against 16, while (512, 2048).T 465 with 16 against 600 with 64), the
- * squares' two destination halves of each line by neighbouring blocks; the columns and rows past
- * the whole squares by the SSE plane. ssb is SZ (the caller's condition). */
-#define DEFINE_AVX2_PLANE(NAME, SZ, SQ, BLOCK, EDGE)                                               \
+ * TILE_B(SZ) x SQ, or TILE_B(SZ) x WIDE where a is at least as long as b, the squares' two
+ * destination halves of each line by neighbouring blocks; the columns and rows past the whole
+ * squares by the SSE plane. ssb is SZ (the caller's condition). Measured (session 40, thread CPU
+ * time, into existing memory, tiles SQ / 4 SQ / 16 SQ wide): float32 (2048, 512).T 590 / 430 /
+ * 410 us, (1024, 1024).T 655 / 610 / 590, (4096, 1024).T 3.1 / 3.1 / 2.7 ms, (16384, 512).T 9.2 /
+ * 5.6 / 4.7 ms, but (512, 2048).T (b longer) 470 / 610 / 600 us; float64 (1024, 1024).T 920 / 825
+ * / 820 us, (8192, 512).T 7.6 / 5.1 / 5.0 ms, (2048, 1024).T 1.95 / 2.06 / 2.17 ms: WIDE 16 SQ for
+ * float32, 4 SQ for float64. */
+#define DEFINE_AVX2_PLANE(NAME, SZ, SQ, BLOCK, EDGE, WIDE)                                         \
     AVX2 static void NAME(char *d, const char *s, Py_ssize_t nb, Py_ssize_t na, Py_ssize_t dsb, Py_ssize_t ssa) \
     {                                                                                             \
         const Py_ssize_t h = SQ / 2, nbq = nb / SQ * SQ, naq = na / SQ * SQ;                      \
-        const Py_ssize_t ta = na >= 4 * nb ? 4 * SQ : SQ;                                         \
+        const Py_ssize_t ta = na >= nb ? (WIDE) : SQ;                                             \
         for (Py_ssize_t i0 = 0; i0 < nbq; i0 += TILE_B(SZ)) {                                     \
             Py_ssize_t i1 = i0 + TILE_B(SZ) < nbq ? i0 + TILE_B(SZ) : nbq;                        \
             for (Py_ssize_t j0 = 0; j0 < naq; j0 += ta) {                                         \
@@ -725,16 +729,17 @@ AVX2 static inline AI2 void block8y(char *dp, Py_ssize_t dsb, const char *sp, Py
         if (naq < na) EDGE(d + naq * SZ, s + naq * ssa, nb, na - naq, dsb, SZ, ssa);              \
         if (nbq < nb) EDGE(d + nbq * dsb, s + nbq * SZ, nb - nbq, naq, dsb, SZ, ssa);             \
     }
-DEFINE_AVX2_PLANE(plane4_y, 4, 16, block4y, plane4_sse)
-DEFINE_AVX2_PLANE(plane8_y, 8, 8, block8y, plane8_sse)
+DEFINE_AVX2_PLANE(plane4_y, 4, 16, block4y, plane4_sse, 256)
+DEFINE_AVX2_PLANE(plane8_y, 8, 8, block8y, plane8_sse, 32)
 static int use_avx2_blocks; /* set at import */
 
-/* plane4_y / plane8_y after plane_z's line heads (the destination's too, where its rows are
- * under 64 KB apart). */
+/* plane4_y / plane8_y after plane_z's line heads, the destination's whatever its rows' distance
+ * (measured, float32 (16384, 512).T, rows 64 KB apart: 6.7 ms without the destination's head, 5.6
+ * with it). */
 static void plane_y(int sz, char *d, const char *s, Py_ssize_t nb, Py_ssize_t na, Py_ssize_t dsb,
                     Py_ssize_t ssb, Py_ssize_t ssa)
 {
-    line_heads(sz, &d, &s, &nb, &na, dsb, ssb, ssa, dsb < 65536 && dsb > -65536);
+    line_heads(sz, &d, &s, &nb, &na, dsb, ssb, ssa, 1);
     if (sz == 4) plane4_y(d, s, nb, na, dsb, ssa);
     else plane8_y(d, s, nb, na, dsb, ssa);
 }
