@@ -20,7 +20,8 @@
  * 4x4 for 4, 2x2 for 8; SSE2 is part of x86-64's baseline, so no run-time CPU check is needed);
  * 16-byte elements, other strides and other machines get the plain loop (the compiler's). Where
  * the CPU has AVX-512F, 4- and 8-byte elements take 16 x 16 / 8 x 8 register blocks instead,
- * one 64-byte register per row on both sides (see block4z: power-of-two strides).
+ * one 64-byte register per row on both sides (see block4z: power-of-two strides); where it has
+ * AVX2 and not AVX-512F, 8 x 8 / 4 x 4 blocks in 64-byte squares (see block4y).
  *
  * The GIL is released around the copy: the caller holds the arrays.
  */
