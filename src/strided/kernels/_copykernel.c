@@ -20,7 +20,8 @@
  * 4x4 for 4, 2x2 for 8; SSE2 is part of x86-64's baseline, so no run-time CPU check is needed);
  * 16-byte elements, other strides and other machines get the plain loop (the compiler's). Where
  * the CPU has AVX-512F, 4- and 8-byte elements take 16 x 16 / 8 x 8 register blocks instead,
- * one 64-byte register per row on both sides (see block4z: power-of-two strides).
+ * one 64-byte register per row on both sides (see block4z: power-of-two strides); where it has
+ * AVX2 and not AVX-512F, 8 x 8 / 4 x 4 blocks in 64-byte squares (see block4y).
  *
  * The GIL is released around the copy: the caller holds the arrays.
  */
@@ -336,6 +337,42 @@ DEFINE_SSE_PLANE(plane4_step, 4, 4, block4s, plane4_line)
 DEFINE_SSE_PLANE(plane8_step, 8, 2, block8s, plane8_line)
 #endif
 
+#if HAVE_SSE2
+/* The wide blocks' heads (plane_z, plane_y): where the source's rows are ssa apart, a multiple of
+ * 64 bytes, its first rows (b) up to the next cache line, and where dest_head and the
+ * destination's rows are a multiple of 64 bytes apart, its first columns (a) up to the next line,
+ * go by the SSE plane; *d, *s, *nb, *na are moved past them, so that each wide block's rows lie
+ * on whole lines (see plane_z). */
+static void line_heads(int sz, char **dp, const char **sp, Py_ssize_t *nbp, Py_ssize_t *nap, Py_ssize_t dsb,
+                       Py_ssize_t ssb, Py_ssize_t ssa, int dest_head)
+{
+    char *d = *dp;
+    const char *s = *sp;
+    Py_ssize_t nb = *nbp, na = *nap;
+    Py_ssize_t h = 0;
+    if (ssa % 64 == 0) {
+        h = (Py_ssize_t)((64 - ((uintptr_t)s & 63)) & 63) / sz;
+        if (h > nb) h = nb;
+        if (h) {
+            if (sz == 4) plane4_sse(d, s, h, na, dsb, ssb, ssa);
+            else plane8_sse(d, s, h, na, dsb, ssb, ssa);
+            d += h * dsb; s += h * ssb; nb -= h;
+        }
+    }
+    h = 0;
+    if (dsb % 64 == 0 && dest_head) {
+        h = (Py_ssize_t)((64 - ((uintptr_t)d & 63)) & 63) / sz;
+        if (h > na) h = na;
+        if (h) {
+            if (sz == 4) plane4_sse(d, s, nb, h, dsb, ssb, ssa);
+            else plane8_sse(d, s, nb, h, dsb, ssb, ssa);
+            d += h * sz; s += h * ssa; na -= h;
+        }
+    }
+    *dp = d; *sp = s; *nbp = nb; *nap = na;
+}
+#endif
+
 #if HAVE_SSE2 && defined(__GNUC__) && defined(__x86_64__) && !defined(STRIDED_NO_AVX512_BLOCKS)
 /* AVX-512's blocks: 16 x 16 four-byte elements (8 x 8 eight-byte ones), each source row and each
  * destination row of a block one whole 64-byte register, so that every cache line a block
@@ -594,29 +631,10 @@ static void plane_z(int sz, char *d, const char *s, Py_ssize_t nb, Py_ssize_t na
      * 1.65-2.2x -> 1.1-1.4x (into new memory 3.4-4.3x -> 2.7-3.6x); but 2-d transposes with
      * nearer rows 1.7-2.0x -> 1.8-2.05x (into new memory 3.0-4.2x -> 3.5-4.4x), so not there. */
     nt = nt && FAR_ROWS && dsb % 64 == 0;
-    Py_ssize_t h = 0;
-    if (ssa % 64 == 0) {
-        h = (Py_ssize_t)((64 - ((uintptr_t)s & 63)) & 63) / sz;
-        if (h > nb) h = nb;
-        if (h) {
-            if (sz == 4) plane4_sse(d, s, h, na, dsb, ssb, ssa);
-            else plane8_sse(d, s, h, na, dsb, ssb, ssa);
-            d += h * dsb; s += h * ssb; nb -= h;
-        }
-    }
-    h = 0;
-    /* (not where the destination's rows are 64 KB or more apart: measured, float64 32 MB
-     * permute(2, 0, 1) and (2, 1, 0), rows 128 KB apart, 1.9x -> 2.2-2.5x a memcpy with the
-     * columns' head; each row's lines share a few cache sets there either way) */
-    if (dsb % 64 == 0 && ((dsb < 65536 && dsb > -65536) || nt)) {
-        h = (Py_ssize_t)((64 - ((uintptr_t)d & 63)) & 63) / sz;
-        if (h > na) h = na;
-        if (h) {
-            if (sz == 4) plane4_sse(d, s, nb, h, dsb, ssb, ssa);
-            else plane8_sse(d, s, nb, h, dsb, ssb, ssa);
-            d += h * sz; s += h * ssa; na -= h;
-        }
-    }
+    /* (the columns' head not where the destination's rows are 64 KB or more apart, unless nt:
+     * measured, float64 32 MB permute(2, 0, 1) and (2, 1, 0), rows 128 KB apart, 1.9x -> 2.2-2.5x
+     * a memcpy with it; each row's lines share a few cache sets there either way) */
+    line_heads(sz, &d, &s, &nb, &na, dsb, ssb, ssa, (dsb < 65536 && dsb > -65536) || nt);
     if (nt && ((uintptr_t)d & 63) == 0) {
         if (sz == 4) plane4_zn(d, s, nb, na, dsb, ssb, ssa);
         else plane8_zn(d, s, nb, na, dsb, ssb, ssa);
@@ -625,6 +643,109 @@ static void plane_z(int sz, char *d, const char *s, Py_ssize_t nb, Py_ssize_t na
 }
 #else
 #define HAVE_AVX512_BLOCKS 0
+#endif
+
+#if HAVE_SSE2 && defined(__GNUC__) && defined(__x86_64__) && !defined(STRIDED_NO_AVX2_BLOCKS)
+/* AVX2's blocks, for CPUs without AVX-512F (AMD's before Zen 4, Intel's desktop parts): 8 x 8
+ * four-byte elements (4 x 4 eight-byte ones) transposed in 32-byte registers, each loaded as two
+ * 16-byte halves of rows k and k + 4 (k + 2), so that the transpose stays inside the 128-bit
+ * lanes (unpacks and shuffles only: bits as they are, NaN payloads included). Four blocks make a
+ * 16 x 16 (8 x 8) square whose source and destination rows are each one 64-byte line, read or
+ * written whole by two neighbouring blocks, as AVX-512's one-register rows do; the SSE blocks
+ * (4 x 4, 2 x 2) touch each line four or two times, a tile apart, and where the rows' strides are
+ * multiples of 4 KB (every row in one L1 set) the line is gone by then. Measured (session 40, AMD
+ * EPYC AVX2, thread CPU time, loaded 2-core machine, into existing memory; SSE -> AVX2, PyTorch
+ * one thread): float32 (1024, 1024).T 935 -> 620-690 us (PyTorch 925-975), (512, 2048).T 940 ->
+ * 465, (2048, 512).T 555 -> 400, (4096, 2048).T 8.1 -> 6.4 ms (10.8); float64 (1024, 1024).T
+ * 2.0-2.15 -> 0.89-0.98 ms (2.2-2.4), (1000, 1000).T 825 -> 440-490 us, (2048, 2048).T 7.8-9.7 ->
+ * 4.3-4.6 ms (8.2-8.3). Tried: streaming stores 1.4-1.9x slower; the other block order (each
+ * source line whole first) 5-30% slower. Picked at import where the CPU has AVX2 and not the
+ * AVX-512 blocks (STRIDED_NATIVE_COPY_ISA=sse: the SSE blocks; =avx2: these where AVX-512 is
+ * there too, for the tests). */
+#define HAVE_AVX2_BLOCKS 1
+#define AVX2 __attribute__((target("avx2")))
+#define AI2 __attribute__((always_inline))
+#define LOAD_HALVES_PS(p, q) _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps((const float *)(const void *)(p))), \
+                                                  _mm_loadu_ps((const float *)(const void *)(q)), 1)
+#define LOAD_HALVES_PD(p, q) _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd((const double *)(const void *)(p))), \
+                                                  _mm_loadu_pd((const double *)(const void *)(q)), 1)
+/* Four registers (lane 0: four elements of source rows 0-3, lane 1: of rows 4-7) stored
+ * transposed as four destination rows of eight elements. */
+AVX2 static inline AI2 void store4x8(char *dp, Py_ssize_t dsb, __m256 r0, __m256 r1, __m256 r2, __m256 r3)
+{
+    __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+    __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+    _mm256_storeu_ps((float *)(void *)dp, _mm256_shuffle_ps(t0, t2, 0x44));
+    _mm256_storeu_ps((float *)(void *)(dp + dsb), _mm256_shuffle_ps(t0, t2, 0xEE));
+    _mm256_storeu_ps((float *)(void *)(dp + 2 * dsb), _mm256_shuffle_ps(t1, t3, 0x44));
+    _mm256_storeu_ps((float *)(void *)(dp + 3 * dsb), _mm256_shuffle_ps(t1, t3, 0xEE));
+}
+/* 8 source rows (ssa apart) of 8 four-byte elements into 8 destination rows (dsb apart). */
+AVX2 static inline AI2 void block4y(char *dp, Py_ssize_t dsb, const char *sp, Py_ssize_t ssa)
+{
+    store4x8(dp, dsb, LOAD_HALVES_PS(sp, sp + 4 * ssa), LOAD_HALVES_PS(sp + ssa, sp + 5 * ssa),
+             LOAD_HALVES_PS(sp + 2 * ssa, sp + 6 * ssa), LOAD_HALVES_PS(sp + 3 * ssa, sp + 7 * ssa));
+    store4x8(dp + 4 * dsb, dsb, LOAD_HALVES_PS(sp + 16, sp + 4 * ssa + 16), LOAD_HALVES_PS(sp + ssa + 16, sp + 5 * ssa + 16),
+             LOAD_HALVES_PS(sp + 2 * ssa + 16, sp + 6 * ssa + 16), LOAD_HALVES_PS(sp + 3 * ssa + 16, sp + 7 * ssa + 16));
+}
+/* 4 source rows of 4 eight-byte elements into 4 destination rows. */
+AVX2 static inline AI2 void block8y(char *dp, Py_ssize_t dsb, const char *sp, Py_ssize_t ssa)
+{
+    __m256d r0 = LOAD_HALVES_PD(sp, sp + 2 * ssa), r1 = LOAD_HALVES_PD(sp + ssa, sp + 3 * ssa);
+    __m256d r2 = LOAD_HALVES_PD(sp + 16, sp + 2 * ssa + 16), r3 = LOAD_HALVES_PD(sp + ssa + 16, sp + 3 * ssa + 16);
+    _mm256_storeu_pd((double *)(void *)dp, _mm256_unpacklo_pd(r0, r1));
+    _mm256_storeu_pd((double *)(void *)(dp + dsb), _mm256_unpackhi_pd(r0, r1));
+    _mm256_storeu_pd((double *)(void *)(dp + 2 * dsb), _mm256_unpacklo_pd(r2, r3));
+    _mm256_storeu_pd((double *)(void *)(dp + 3 * dsb), _mm256_unpackhi_pd(r2, r3));
+}
+/* The plane in squares of SQ x SQ elements (64-byte rows; BLOCK is SQ / 2 square): tiles of
+ * TILE_B(SZ) x SQ, or TILE_B(SZ) x WIDE where a is at least as long as b, the squares' two
+ * destination halves of each line by neighbouring blocks; the columns and rows past the whole
+ * squares by the SSE plane. ssb is SZ (the caller's condition). Measured (session 40, thread CPU
+ * time, into existing memory, tiles SQ / 4 SQ / 16 SQ wide): float32 (2048, 512).T 590 / 430 /
+ * 410 us, (1024, 1024).T 655 / 610 / 590, (4096, 1024).T 3.1 / 3.1 / 2.7 ms, (16384, 512).T 9.2 /
+ * 5.6 / 4.7 ms, but (512, 2048).T (b longer) 470 / 610 / 600 us; float64 (1024, 1024).T 920 / 825
+ * / 820 us, (8192, 512).T 7.6 / 5.1 / 5.0 ms, (2048, 1024).T 1.95 / 2.06 / 2.17 ms: WIDE 16 SQ for
+ * float32, 4 SQ for float64. */
+#define DEFINE_AVX2_PLANE(NAME, SZ, SQ, BLOCK, EDGE, WIDE)                                         \
+    AVX2 static void NAME(char *d, const char *s, Py_ssize_t nb, Py_ssize_t na, Py_ssize_t dsb, Py_ssize_t ssa) \
+    {                                                                                             \
+        const Py_ssize_t h = SQ / 2, nbq = nb / SQ * SQ, naq = na / SQ * SQ;                      \
+        const Py_ssize_t ta = na >= nb ? (WIDE) : SQ;                                             \
+        for (Py_ssize_t i0 = 0; i0 < nbq; i0 += TILE_B(SZ)) {                                     \
+            Py_ssize_t i1 = i0 + TILE_B(SZ) < nbq ? i0 + TILE_B(SZ) : nbq;                        \
+            for (Py_ssize_t j0 = 0; j0 < naq; j0 += ta) {                                         \
+                Py_ssize_t j1 = j0 + ta < naq ? j0 + ta : naq;                                    \
+                for (Py_ssize_t i = i0; i < i1; i += SQ)                                          \
+                    for (Py_ssize_t j = j0; j < j1; j += SQ) {                                    \
+                        char *dp = d + i * dsb + j * SZ;                                          \
+                        const char *sp = s + i * SZ + j * ssa;                                    \
+                        BLOCK(dp, dsb, sp, ssa);                                                  \
+                        BLOCK(dp + h * SZ, dsb, sp + h * ssa, ssa);                               \
+                        BLOCK(dp + h * dsb, dsb, sp + h * SZ, ssa);                               \
+                        BLOCK(dp + h * dsb + h * SZ, dsb, sp + h * ssa + h * SZ, ssa);            \
+                    }                                                                             \
+            }                                                                                     \
+        }                                                                                         \
+        if (naq < na) EDGE(d + naq * SZ, s + naq * ssa, nb, na - naq, dsb, SZ, ssa);              \
+        if (nbq < nb) EDGE(d + nbq * dsb, s + nbq * SZ, nb - nbq, naq, dsb, SZ, ssa);             \
+    }
+DEFINE_AVX2_PLANE(plane4_y, 4, 16, block4y, plane4_sse, 256)
+DEFINE_AVX2_PLANE(plane8_y, 8, 8, block8y, plane8_sse, 32)
+static int use_avx2_blocks; /* set at import */
+
+/* plane4_y / plane8_y after plane_z's line heads, the destination's whatever its rows' distance
+ * (measured, float32 (16384, 512).T, rows 64 KB apart: 6.7 ms without the destination's head, 5.6
+ * with it). */
+static void plane_y(int sz, char *d, const char *s, Py_ssize_t nb, Py_ssize_t na, Py_ssize_t dsb,
+                    Py_ssize_t ssb, Py_ssize_t ssa)
+{
+    line_heads(sz, &d, &s, &nb, &na, dsb, ssb, ssa, 1);
+    if (sz == 4) plane4_y(d, s, nb, na, dsb, ssa);
+    else plane8_y(d, s, nb, na, dsb, ssa);
+}
+#else
+#define HAVE_AVX2_BLOCKS 0
 #endif
 
 #include "_interleave.h"
@@ -644,6 +765,9 @@ static void copy_plane(int itemsize, char *d, const char *s, Py_ssize_t nb, Py_s
     if (dsa == itemsize && ssb == itemsize) {
 #if HAVE_AVX512_BLOCKS
         if (use_avx512_blocks && (itemsize == 4 || itemsize == 8)) { plane_z(itemsize, d, s, nb, na, dsb, ssb, ssa, nt); return; }
+#endif
+#if HAVE_AVX2_BLOCKS
+        if (use_avx2_blocks && (itemsize == 4 || itemsize == 8)) { plane_y(itemsize, d, s, nb, na, dsb, ssb, ssa); return; }
 #endif
         switch (itemsize) {
         case 1: plane1_sse(d, s, nb, na, dsb, ssb, ssa); return;
@@ -4180,11 +4304,11 @@ static PyMethodDef methods[] = {
     {"copy", py_copy, METH_VARARGS,
      "copy(dst_address, src_address, itemsize, shape, dst_strides, src_strides): a cache-blocked\n"
      "copy of one layout's elements (strides in bytes, dims in the destination's memory order)."},
-#if HAVE_AVX512_BLOCKS
+#if HAVE_AVX512_BLOCKS || HAVE_AVX2_BLOCKS
     {"pair_join", py_pair_join, METH_VARARGS,
      "pair_join(out, itemsize, n0, n1, a, a_stride1, b, b_stride1): the dense (n0, n1, 2) result interleaving\n"
      "two transposed (n0, n1) inputs of 4- or 8-byte elements (stride itemsize along dim 0; strides in bytes),\n"
-     "in one pass; False where the AVX-512 blocks are off (nothing written)."},
+     "in one pass; False where neither the AVX-512 nor the AVX2 blocks are on (nothing written)."},
 #endif
     {"join", (PyCFunction)(void (*)(void))py_join, METH_FASTCALL,
      "join(out, runs, outer): each of the C-contiguous runs read as outer equal rows; row r of out\n"
@@ -4246,8 +4370,19 @@ PyMODINIT_FUNC PyInit__copykernel(void)
 {
 #if HAVE_AVX512_BLOCKS
     __builtin_cpu_init();
-    const char *isa = getenv("STRIDED_NATIVE_COPY_ISA"); /* "sse": the SSE blocks only (tests) */
-    use_avx512_blocks = __builtin_cpu_supports("avx512f") && !(isa != NULL && strcmp(isa, "sse") == 0);
+    const char *isa = getenv("STRIDED_NATIVE_COPY_ISA"); /* "sse": the SSE blocks only, "avx2": the AVX2 ones (tests) */
+    use_avx512_blocks = __builtin_cpu_supports("avx512f") && !(isa != NULL && (strcmp(isa, "sse") == 0 || strcmp(isa, "avx2") == 0));
+#endif
+#if HAVE_AVX2_BLOCKS
+    {
+        /* "avx2": these blocks even where the AVX-512 ones would run (tests) */
+        const char *isa2 = getenv("STRIDED_NATIVE_COPY_ISA");
+        __builtin_cpu_init();
+        use_avx2_blocks = __builtin_cpu_supports("avx2") && !(isa2 != NULL && strcmp(isa2, "sse") == 0);
+#if HAVE_AVX512_BLOCKS
+        use_avx2_blocks = use_avx2_blocks && !use_avx512_blocks;
+#endif
+    }
 #endif
     if (PyType_Ready(&Front_Type) < 0)
         return NULL;

@@ -20,8 +20,8 @@ there NumPy's per-element cost, not the cache, sets the time. The values, the de
 layout and the casting are exactly ``np.copyto``'s: only the order in which elements are visited
 changes.
 
-Where it is built, a compiled kernel (:mod:`.native`: C tiles with SSE2 register transposes)
-takes the copies with no cast instead, from :data:`strided.kernels.native.MIN_BYTES` (256 KB):
+Where it is built, a compiled kernel (:mod:`.native`: C tiles with SSE2, AVX2 or AVX-512 register
+transposes) takes the copies with no cast instead, from :data:`strided.kernels.native.MIN_BYTES` (256 KB):
 measured on a loaded 2-core machine, copy_ of a 32 MB transpose into existing memory, int8
 3.4-3.9x a memcpy (strips 8-9x), int16 2.9-3x (5.7-6.4x), float32 2.3x (2.7-2.8x), float64 2.1-2.4x
 (2.2-2.4x), complex128 2x (2.1x). The strips remain for casts and for machines without a compiler.

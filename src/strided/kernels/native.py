@@ -371,8 +371,8 @@ def interleave_join(dest: np.ndarray, sources: list[np.ndarray]) -> bool:
     compiled pair join (``pair_join``: one pass over both, their blocks transposed in registers),
     True when done; False (nothing written) where it does not apply: ``dest`` not a C-contiguous
     (n0, n1, 2) array of 4- or 8-byte elements, a source not of ``dest``'s dtype and shape (n0, n1)
-    or not running along dim 0 (stride one element there), the kernel off, absent (a CPU without AVX-512) or refusing
-    (:func:`takes`). The caller guarantees that no source overlaps ``dest`` (a fresh result).
+    or not running along dim 0 (stride one element there), the kernel off, absent (a CPU with
+    neither AVX-512 nor AVX2) or refusing (:func:`takes`). The caller guarantees that no source overlaps ``dest`` (a fresh result).
 
     >>> a = np.arange(6, dtype=np.float32).reshape(3, 2)
     >>> dest = np.empty((2, 3, 2), np.float32)
