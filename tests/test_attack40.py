@@ -173,3 +173,12 @@ def test_softmax_outer_dim_bits() -> None:
     x = np.random.default_rng(0).normal(0, 4, (2, 3, 17)).astype(np.float32)
     for d in (0, 1):
         _same(SF.softmax(strided.from_numpy(x.copy()), dim=d), torch.softmax(torch.from_numpy(x.copy()), d))
+
+
+@pytest.mark.xfail(strict=True, reason="bfloat16 angle's NaN words: strided's float64 temporary writes 0xffc0 / 0x7fc0; "
+                                       "PyTorch keeps some words (0xffff) and quiets others, rule not measured here")
+def test_angle_bfloat16_nan_words() -> None:
+    w = np.array([0xFFFF, 0x3F80, 0xBF80, 0x0000], np.uint16)
+    s = strided.from_numpy(w.view(np.int16)).view(strided.bfloat16).angle().view(strided.int16)
+    t = torch.from_numpy(w.view(np.int16)).view(torch.bfloat16).angle().view(torch.int16)
+    _same(s, t)
