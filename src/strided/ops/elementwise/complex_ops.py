@@ -400,11 +400,32 @@ def angle(input: Tensor, *, out: Any = None) -> Tensor:
         x = _view(input)
         # PyTorch's real angle: NaN stays (sign and all), x < 0 gives pi, anything else 0;
         # # Note: NumPy's angle is atan2(0, x), which gives pi for -0.0 (and -inf)
-        values = np.where(x < 0, np.pi, 0.0)
-        if d.kind == "f":
-            values = np.where(np.isnan(x), x, values)
+        if d.kind == "f" and x.dtype.kind == "f":  # (in x's dtype: a float64 round trip quiets a signalling NaN)
+            values = np.where(x < 0, x.dtype.type(np.pi), x.dtype.type(0.0))
+            nan = np.isnan(x)
+            if nan.any():
+                _real_angle_nans(values, x, nan, input, out)
+        else:
+            values = np.where(x < 0, np.pi, 0.0)
+            if d.kind == "f":
+                values = np.where(np.isnan(x), x, values)
         np.copyto(_view(out), values, casting="unsafe")
     return report("angle", (input,), out)
+
+
+def _real_angle_nans(values: np.ndarray, x: np.ndarray, nan: np.ndarray, input: Tensor, out: Tensor) -> None:
+    """Write the NaN elements ``nan`` of a float ``x`` into ``values`` (angle's result, fresh) as
+    PyTorch's cpu_kernel_vec does: its scalar function returns ``x`` itself (sign and payload, a
+    signalling NaN unquieted), its vectorized one the blend of ``quiet_NaN()`` (float16: 0x7e00;
+    :func:`strided.kernels.torch_loops.scalar_loop_mask` says which elements each takes)."""
+    np.copyto(values, x, where=nan)
+    from ...kernels.torch_loops import HALF_STEP, scalar_loop_mask, torch_vector_bytes
+
+    shape = input._layout.shape
+    step = HALF_STEP if x.itemsize == 2 else 2 * torch_vector_bytes() // x.itemsize
+    scalar = scalar_loop_mask(shape, out._layout.strides, True, [(shape, input._layout.strides)], step=step)
+    vector = nan if scalar is None else nan & ~scalar
+    values[vector] = np.nan
 
 
 def _pair(a: Any, b: Any, op: str, names: tuple[str, str]) -> tuple[DType, tuple[int, ...]]:

@@ -669,6 +669,9 @@ def lse_steps(x: np.ndarray, axes: tuple[int, ...], keepdim: bool) -> np.ndarray
         total = total.reshape(m.shape)
     _LOG(total, total, total.dtype)
     np.add(total, m if keepdim else m.reshape(total.shape), out=total)
+    nan = total != total
+    if _count_nonzero(nan):  # (PyTorch: a NaN row's max is amax's quiet_NaN(), and self - maxes, its
+        total[nan] = np.nan  # fmadd(maxes, -1, self), keeps it: 0x7fc00000 / 0x7ff8000000000000 for the row)
     return total
 
 
