@@ -144,8 +144,11 @@ def fast_euclidean(x: Any, dim: Any, keepdim: Any) -> Tensor | None:
             quiet_reset(token)
         if r is not None:  # (PyTorch's order: its last-dim kernel or its generic sequential one)
             return adopted(r.reshape(-1), plan[1], x._dtype)
-        if _expanded_reduced(a, plan[0]):
-            return None  # (a stride-0 reduced dim: vector_norm's _torch_general_norm, PyTorch's serial order)
+        if _expanded_reduced(a, plan[0]):  # (a stride-0 reduced dim: PyTorch's generic serial order)
+            res = np.empty(plan[1].shape, a.dtype)
+            if _torch_general_norm(x, None if plan[0] is None else (plan[0],), keepdim, 2.0, res):
+                return adopted(res.reshape(-1), plan[1], x._dtype)
+            return None  # (no compiled kernel: vector_norm's general path)
     if plan[2] != 1:  # (the compiled pass: these NumPy calls' bits, without their two work arrays)
         r = euclidean_norms(a, plan[0])
         if r is not None:
