@@ -101,16 +101,23 @@ def _same(s: strided.Tensor, t: torch.Tensor) -> None:
 _RNG = np.random.default_rng(34)
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("call", [
+_REACH_CALLS = [
     lambda m, x: m.sum(x, 0), lambda m, x: m.sum(x), lambda m, x: m.nansum(x, 1),
     lambda m, x: m.mean(x, 0), lambda m, x: m.cumsum(x, 0), lambda m, x: m.trapezoid(x, dim=1),
     lambda m, x: m.linalg.vector_norm(x, dim=1), lambda m, x: m.norm(x),
-])
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("call", _REACH_CALLS)
 def test_reductions_that_reach_torch_sum_are_torchs(call, dtype) -> None:
-    values = _RNG.standard_normal((5, 5)).astype(dtype)
-    for _, s, t in _layouts(values):
-        _same(call(strided, s), call(torch, t))
+    # (values from the parameters alone, not a module-level generator: the same draws whatever
+    # order xdist runs the tests in; several draws, each layout -- expanded included -- on each)
+    for draw in range(8):
+        rng = np.random.default_rng([34, _REACH_CALLS.index(call), np.dtype(dtype).itemsize, draw])
+        values = rng.standard_normal((5, 5)).astype(dtype)
+        for _, s, t in _layouts(values):
+            _same(call(strided, s), call(torch, t))
 
 
 def test_zero_d_sums_are_torchs() -> None:

@@ -144,6 +144,11 @@ def fast_euclidean(x: Any, dim: Any, keepdim: Any) -> Tensor | None:
             quiet_reset(token)
         if r is not None:  # (PyTorch's order: its last-dim kernel or its generic sequential one)
             return adopted(r.reshape(-1), plan[1], x._dtype)
+        if _expanded_reduced(a, plan[0]):  # (a stride-0 reduced dim: PyTorch's generic serial order)
+            res = np.empty(plan[1].shape, a.dtype)
+            if _torch_general_norm(x, None if plan[0] is None else (plan[0],), keepdim, 2.0, res):
+                return adopted(res.reshape(-1), plan[1], x._dtype)
+            return None  # (no compiled kernel: vector_norm's general path)
     if plan[2] != 1:  # (the compiled pass: these NumPy calls' bits, without their two work arrays)
         r = euclidean_norms(a, plan[0])
         if r is not None:
@@ -160,6 +165,15 @@ def fast_euclidean(x: Any, dim: Any, keepdim: Any) -> Tensor | None:
     finally:
         quiet_reset(token)
     return adopted(r.reshape(-1), plan[1], x._dtype)
+
+
+def _expanded_reduced(a: np.ndarray, axis: int | None) -> bool:
+    """Whether ``a`` reduced over ``axis`` (None: every axis) reads an element more than once: a
+    reduced axis of size > 1 with stride 0 (an expanded tensor). PyTorch's iterator keeps such an
+    axis (it neither sorts by nor coalesces a 0 stride), so its generic kernel sums serially in
+    :func:`strided.kernels.torch_sum.iterator_dims`' order -- not NumPy's pairwise sum."""
+    axes = range(a.ndim) if axis is None else (axis,)
+    return any(a.strides[ax] == 0 and a.shape[ax] > 1 for ax in axes)
 
 
 _GRAIN = 32768  # (at::internal::GRAIN_SIZE: above it PyTorch's generic reduction may split a sum)
