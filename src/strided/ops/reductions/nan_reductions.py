@@ -627,7 +627,7 @@ def _lse_rows(x: np.ndarray, axis: int, rows: tuple, k: Any) -> np.ndarray:
     total = res.reshape(rows[4].shape)
     _LOG(total, total, d)
     _add(total, m.reshape(total.shape), out=total)
-    return res
+    return _canonical_nans(res)
 
 
 def _lse_row_plan(key: tuple[tuple[int, ...], int, int]) -> tuple | None:
@@ -669,9 +669,16 @@ def lse_steps(x: np.ndarray, axes: tuple[int, ...], keepdim: bool) -> np.ndarray
         total = total.reshape(m.shape)
     _LOG(total, total, total.dtype)
     np.add(total, m if keepdim else m.reshape(total.shape), out=total)
+    return _canonical_nans(total)
+
+
+def _canonical_nans(total: np.ndarray) -> np.ndarray:
+    """``total`` (logsumexp's result, written in place) with each NaN the standard quiet NaN
+    (0x7fc00000 / 0x7ff8000000000000), as PyTorch's: a NaN row's max is amax's quiet_NaN(), and
+    ``self - maxes`` (fmadd(maxes, -1, self)) keeps that word for the whole row."""
     nan = total != total
-    if _count_nonzero(nan):  # (PyTorch: a NaN row's max is amax's quiet_NaN(), and self - maxes, its
-        total[nan] = np.nan  # fmadd(maxes, -1, self), keeps it: 0x7fc00000 / 0x7ff8000000000000 for the row)
+    if _count_nonzero(nan):
+        total[nan] = np.nan
     return total
 
 
