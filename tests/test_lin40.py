@@ -151,8 +151,10 @@ def test_batched_products_hypothesis(B: int, n: int, k: int, p: int, ha: str, hb
     s, t = PRODUCTS[op](strided, i, a, b), PRODUCTS[op](torch, ti, ta, tb)
     # (PyTorch's bits on the route; below it its own small loops, which strided models elsewhere)
     check(s, t, on_route(n, k, p) and B > 0 and op in ("bmm", "matmul"))
-    copies = (x.contiguous() if h in ("reversed", "batch_inner") else x for x, h in ((i, hi), (a, ha), (b, hb)))
-    assert np.array_equal(bits(s.numpy()), bits(PRODUCTS[op](strided, *copies).numpy()))
+    # (no claim that the bits are those of row-major copies of the operands: a transposed operand
+    # goes to BLAS as it is, with its transpose flag, and the gemm adds in another order, as
+    # PyTorch's does -- bmm of a reversed (1, 5, 10) operand and of its copy differ by an ulp in
+    # both libraries; what is claimed is PyTorch's bits on the route, checked above)
 
 
 # ---------------------------------------------------------------- cholesky on the MKL route
