@@ -1156,9 +1156,10 @@ def _logits_loss(x: np.ndarray, y: np.ndarray, same_dtype: bool, lw: np.ndarray 
     if same_dtype and x.dtype == y.dtype and x.__class__ is np.ndarray and x.ndim:
         # (log_sigmoid in x's own dim order where a permutation makes x row-major, a transposed x:
         # the differences below then run over two arrays laid out alike; elementwise, the same values)
-        order = np.argsort([-abs(st) for st in x.strides], kind="stable")
-        xp = x.transpose(order)
-        if xp.flags.c_contiguous:
+        if x.flags.c_contiguous:  # (the common case: no permutation to find)
+            log_sig = _logsigmoid_compiled(x)
+        elif (xp := x.transpose(order := np.argsort([-abs(st) for st in x.strides], kind="stable"))
+              ).flags.c_contiguous:
             log_sig = _logsigmoid_compiled(xp)
             log_sig = None if log_sig is None else log_sig.transpose(np.argsort(order))
         else:
