@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from ...callsite import user_site
-from ...dispatch import adopted, report, result_array
+from ...dispatch import adopted, report, result, result_array
 from ...dtypes import TORCH_NAME, DType, bool_, float32, float64, int64, uint8
 from ...errors import StridedIndexError, StridedRuntimeError, StridedValueError, join_lines
 from ...grad_mode import GRAD_MODE, SUBCLASSES, grad_enabled_at_call, requires_grad
@@ -40,8 +40,10 @@ from ...kernels.rows import _kernel_module as _row_kernel
 from ...kernels.rows import nll_sum as _nll_sum
 from ...kernels.sleef import step
 from ...kernels.torch_sum import sum_array
+from ...layout.order import preserve_format_strides
 from ...opdef import Kind, declare
 from ...ops._support.gradtools import linked
+from ...ops._support.memo import Memo
 from ...ops._support.operands import _cinfo, _fresh_output
 from ...ops._support.promotion import result_type
 from ...ops.elementwise.activations_more import _logsigmoid_compiled
@@ -943,16 +945,40 @@ def _outside_unit(values: np.ndarray) -> str:
     return f"{' and '.join(parts)}, of its {values.size} elements"
 
 
-def _bce_reduce(per: np.ndarray, red: str, input: Tensor, op: str, inputs: tuple, dtype: DType | None = None
+# (shape, strides) -> empty_like's preserve_format strides: a pure function of its key
+_preserved = Memo(lambda key: preserve_format_strides(*key))
+
+
+def _bce_reduce(per: np.ndarray, red: str, like: Tensor, op: str, inputs: tuple, dtype: DType | None = None
                 ) -> Tensor:
-    """The reduced (or per-element) loss as a tensor of ``dtype`` (default: the input's)."""
-    dt = input._dtype if dtype is None else dtype
+    """The reduced (or per-element) loss as a tensor of ``dtype`` (default: ``like``'s).
+
+    Unreduced, the loss has ``empty_like(like)``'s strides (preserve_format), as PyTorch's loss is
+    that fresh tensor filled in place: ``like``'s own strides where it is dense (an empty tensor
+    counts as contiguous, so its strides, 0s included, are kept; so is a size-1 dim's stride), else
+    its memory order made dense. Not TensorIterator's, which makes those two cases row-major."""
+    dt = like._dtype if dtype is None else dtype
+    lay = like._layout
+    strides = _preserved[(lay.shape, lay.strides)]
     if red == "none":
-        out = _fresh_output(input._layout.shape, dt, [input], dt)
+        out = result(lay.shape, dt, strides)
         np.copyto(out._np(), per, casting="unsafe")
         return report(op, inputs, out)
-    value = _torch_reduced(per, red)
+    # (PyTorch sums that loss tensor: its order of adds follows the tensor's memory order)
+    value = _torch_reduced(_laid_out(per, strides), red)
     return scalar_result(value, dt, op, inputs)
+
+
+def _laid_out(per: np.ndarray, strides: tuple[int, ...]) -> np.ndarray:
+    """``per`` itself where its strides are ``strides`` (in elements; dense, from 0), else its
+    values copied into fresh memory laid out with them."""
+    size = per.itemsize
+    byte_strides = tuple(s * size for s in strides)
+    if per.size <= 1 or per.strides == byte_strides:
+        return per
+    arr = np.lib.stride_tricks.as_strided(np.empty(per.size, per.dtype), per.shape, byte_strides)
+    np.copyto(arr, per)
+    return arr
 
 
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
@@ -1078,17 +1104,14 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
         tensor_arg(pos_weight, "binary_cross_entropy_with_logits", "pos_weight", 7)
         broadcast_pair(pos_weight._layout.shape, target._layout.shape)  # (PyTorch's error when they do not)
     with np.errstate(all="ignore"):
-        if pos_weight is None:
-            per = _logits_loss(x, y, input._dtype is target._dtype)
-        else:
-            softplus_neg = np.log1p(np.exp(-np.abs(x))) + np.maximum(-x, 0)  # log(1 + exp(-x)), stably
-            lw = 1 + (pos_weight._np().astype(compute, copy=False) - 1) * y
-            per = (1 - y) * x + lw * softplus_neg
+        # (pos_weight: PyTorch's (pos_weight - 1).mul(target).add_(1), one IEEE operation a step)
+        lw = None if pos_weight is None else (pos_weight._np().astype(compute, copy=False) - 1) * y + 1
+        per = _logits_loss(x, y, input._dtype is target._dtype, lw)
     if w is not None:
         per = per * w
     inputs = tuple(t for t in (input, target, weight, pos_weight) if t is not None)
-    # PyTorch computes in place into (1 - target): the loss takes the target's dtype and, unreduced,
-    # the layout of a fresh result of the target alone (a transposed target: a transposed loss)
+    # PyTorch computes in place into (1 - target), in C++ empty_like(target).fill_(1).sub_(target):
+    # the loss takes the target's dtype and, unreduced, empty_like(target)'s strides (_bce_reduce)
     return _bce_reduce(np.broadcast_to(per, x.shape), red, target, "binary_cross_entropy_with_logits", inputs,
                        target._dtype)
 
@@ -1119,24 +1142,31 @@ def _bce_logits_fresh(input: Any, target: Any, weight: Any = None, size_average:
     return fresh_loss(per, info, dt, reduction)
 
 
-def _logits_loss(x: np.ndarray, y: np.ndarray, same_dtype: bool) -> np.ndarray:
-    """The unweighted per-element loss ``(1 - y) x + log(1 + exp(-x))`` of the logits ``x`` and targets
-    ``y`` (one shape, the compute dtype; ``same_dtype``: the input's and target's dtypes are one).
-    PyTorch's steps, ``(1 - target).mul_(input).sub_(log_sigmoid(input))``, where the compiled
+def _logits_loss(x: np.ndarray, y: np.ndarray, same_dtype: bool, lw: np.ndarray | None = None) -> np.ndarray:
+    """The unweighted per-element loss ``(1 - y) x + lw log(1 + exp(-x))`` of the logits ``x`` and targets
+    ``y`` (one shape, the compute dtype; ``same_dtype``: the input's and target's dtypes are one;
+    ``lw``: pos_weight's ``1 + (pos_weight - 1) y``, broadcast to that shape, or None for 1).
+    PyTorch's steps, ``(1 - target).mul_(input).sub_(log_sigmoid(input).mul_(lw))``, where the compiled
     log_sigmoid runs on float32 / float64 operands of one dtype (its bits: each other step one IEEE
     operation, so PyTorch's bits throughout); else NumPy's stable form ``log1p(exp(-|x|)) + max(-x, 0)``
     (within ulps). The caller holds the quiet floating-point state."""
+    if same_dtype and x.__class__ is np.ndarray and not x.ndim:  # (0-d: the same steps on one element)
+        return _logits_loss(x.reshape(1), np.reshape(y, 1), same_dtype, None if lw is None else np.reshape(lw, 1)
+                            ).reshape(())
     if same_dtype and x.dtype == y.dtype and x.__class__ is np.ndarray and x.ndim:
         # (log_sigmoid in x's own dim order where a permutation makes x row-major, a transposed x:
         # the differences below then run over two arrays laid out alike; elementwise, the same values)
-        order = np.argsort([-abs(st) for st in x.strides], kind="stable")
-        xp = x.transpose(order)
-        if xp.flags.c_contiguous:
+        if x.flags.c_contiguous:  # (the common case: no permutation to find)
+            log_sig = _logsigmoid_compiled(x)
+        elif (xp := x.transpose(order := np.argsort([-abs(st) for st in x.strides], kind="stable"))
+              ).flags.c_contiguous:
             log_sig = _logsigmoid_compiled(xp)
             log_sig = None if log_sig is None else log_sig.transpose(np.argsort(order))
         else:
             log_sig = _logsigmoid_compiled(x)
         if log_sig is not None:
+            if lw is not None:
+                log_sig = log_sig * lw
             per = (1 - y) * x
             per = np.subtract(per, log_sig, out=per) if per.shape == log_sig.shape else per - log_sig
             # (a NaN x: log_sigmoid's all-ones word, which PyTorch's sub_ keeps: its add with alpha -1 is
@@ -1144,7 +1174,7 @@ def _logits_loss(x: np.ndarray, y: np.ndarray, same_dtype: bool) -> np.ndarray:
             np.copyto(per, log_sig, where=np.isnan(log_sig))
             return per
     softplus_neg = np.log1p(np.exp(-np.abs(x))) + np.maximum(-x, 0)  # log(1 + exp(-x)), stably
-    return (1 - y) * x + softplus_neg
+    return (1 - y) * x + (softplus_neg if lw is None else lw * softplus_neg)
 
 
 binary_cross_entropy_with_logits.__fresh__ = _bce_logits_fresh  # type: ignore[attr-defined]
