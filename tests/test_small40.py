@@ -56,7 +56,9 @@ def _values(rng: np.random.Generator, shape: tuple, dtype: type, specials: bool,
 def _layout(a: np.ndarray, how: str):
     """(strided, torch) views of ``a``: plain, transposed, stepped, or a row-major slice at an offset."""
     if how == "T" and a.ndim >= 2:
-        base = np.ascontiguousarray(np.swapaxes(a, -1, -2))
+        # (a fresh copy: np.ascontiguousarray keeps a size-1 dim's odd stride, which .copy() below
+        # would not, and the two libraries would get different layouts, so different result strides)
+        base = np.swapaxes(a, -1, -2).copy()
         return S.from_numpy(base).transpose(-1, -2), torch.from_numpy(base.copy()).transpose(-1, -2)
     if how == "step" and a.ndim:
         base = np.repeat(a, 2, axis=-1)
