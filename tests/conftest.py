@@ -156,6 +156,18 @@ def torch_one_thread():
         yield
 
 
+@pytest.fixture
+def torch_two_threads():
+    """PyTorch at two threads, restored after the test, for bits strided models from two threads
+    up where PyTorch's one-thread bits differ and are not modelled yet (softmax's float32 backward
+    rows; the NaN word of a float32 sum holding NaNs, all-ones at one thread). Not
+    ``torch_threads_as_assumed``: a CI worker has seen ``torch_threads() == 1`` there."""
+    import torch
+
+    with _torch_threads(torch, 2):
+        yield
+
+
 @contextlib.contextmanager
 def _torch_threads(torch, n: int):
     before = torch.get_num_threads()

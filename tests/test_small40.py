@@ -124,20 +124,6 @@ def test_bce_logits_against_torch(shape: tuple, dtype: type, how: str, reduction
         _same(got.numpy(), want.numpy())
 
 
-@pytest.fixture
-def torch_two_threads():
-    """PyTorch at two threads, restored after: there the NaN word of its mean / sum of a loss
-    holding NaNs is the one strided gives (0xffc00000); at one thread its vectorised sum gives the
-    all-ones word (0xffffffff), which strided does not model yet (on main before session 40 too).
-    Not `torch_threads_as_assumed`: a CI worker has seen torch_threads() == 1 there."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(2)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
-
-
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 def test_bce_logits_large_against_torch(reduction: str, torch_two_threads: None) -> None:
     rng = np.random.default_rng(5)

@@ -24,19 +24,6 @@ from strided.kernels import native, sleef
 torch = pytest.importorskip("torch")
 
 
-@pytest.fixture
-def torch_two_threads():
-    """PyTorch at two threads, restored after: its softmax backward gives the bits strided models
-    from two threads up (at one thread it gives other bits for some float32 rows: 138 of the
-    elements of test_gradient_bits_every_length's softmax float32 rows, main 571; not modelled yet).
-    Not `torch_threads_as_assumed`: a CI worker once saw torch_threads() == 1 there."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(2)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
-
 DTYPES = {"float32": (np.float32, np.uint32), "float64": (np.float64, np.uint64)}
 OPS = {"softmax": (SF.softmax, torch.softmax), "log_softmax": (SF.log_softmax, torch.log_softmax)}
 NANS = {
