@@ -2,11 +2,13 @@
  * xatanhf; sleefsimddp.c's xsinh, xcosh, xatanh: one lane and four AVX2 lanes):
  * what ATen's Vectorized<float>::sinh() / cosh() / atanh() call, Sleef_sinhf8_u10 (...) under the AVX2
  * capability, Sleef_sinhf16_u10 (...) under AVX512: the same steps per lane, every vmla / vfma /
- * vfmapn / vfmanp of df.h one fused step. One lane in plain C (fmaf) and eight lanes in AVX2 with FMA:
- * the same bits (tests/test_hyp39.py compares both forms against torch). The sixteen-lane builds
- * take the same steps (xatanhf's logk2f takes the exponent by vgetexp there, by vilogbk here: equal
- * for the positive normal quotients it sees; a lane where they differ, |x| >= 1, is replaced by
- * the selects), so the eight-lane form serves an AVX-512 CPU too.
+ * vfmapn / vfmanp of df.h one fused step. One lane in plain C (fmaf), eight lanes in AVX2 with FMA
+ * and sixteen in AVX-512F: the same bits (tests/test_hyp39.py and tests/test_trans41.py compare every
+ * form against torch). xatanhf's logk2f takes the exponent by vilogbk in the AVX2 build (the
+ * eight-lane form here) and by vgetexp in the AVX512 one (the sixteen-lane form): equal for the
+ * positive normal quotients it sees; a lane where they differ, |x| >= 1, is replaced by the
+ * selects. (The sixteen-lane form is ATen's speed on an AVX-512 CPU: the eight-lane one took
+ * 1.23-1.41x torch's time there.)
  *
  * sinh |x| = (E - 1/E) / 2 and cosh |x| = (E + 1/E) / 2 with E = exp |x| in double-float arithmetic
  * (expk2f, as _sleef_tanh.h's tanh), 1/E by dfrec; |x| > 89 or a NaN sum gives inf; sinh puts x's
@@ -100,7 +102,7 @@ static SLEEF_AI float sleef_atanhf(float x)
 
 /* ---- double: sleefsimddp.c's xsinh, xcosh, xatanh (Sleef_sinhd4_u10 ... under AVX2, Sleef_sinhd8_u10
  * under AVX512; one lane here and four AVX2 lanes below, the same bits; the four-lane form serves an
- * AVX-512 CPU too, as the eight-lane float32 form does) ---- */
+ * AVX-512 CPU too) ---- */
 static inline double hy_d(uint64_t b)
 {
     double f;
@@ -273,6 +275,99 @@ __attribute__((target("avx2,fma"))) static __m256 sleef_atanhf8(__m256 x)
 #undef HY8_ADD2_F2F
 #undef HY8_ADD2_FF
 #undef HY8_DIV
+/* ---- sixteen float lanes (AVX-512F; Sleef_sinhf16_u10 / coshf16 / atanhf16 under ATen's AVX512
+ * capability): the eight-lane forms' steps per lane, the same bits (logic ops on the integer
+ * words: _mm512_or_ps and its kin need AVX512DQ) ---- */
+#define HY16_I(v) _mm512_castps_si512(v)
+#define HY16_F(v) _mm512_castsi512_ps(v)
+#define HY16_ADD2_F2F(sx, sy, xx, xy, yv) do { __m512 s_ = _mm512_add_ps(xx, yv), v_ = _mm512_sub_ps(s_, xx); \
+    sy = _mm512_add_ps(_mm512_add_ps(_mm512_sub_ps(xx, _mm512_sub_ps(s_, v_)), _mm512_sub_ps(yv, v_)), xy); sx = s_; } while (0)
+#define HY16_ADD2_FF(sx, sy, xv, yv) do { __m512 s_ = _mm512_add_ps(xv, yv), v_ = _mm512_sub_ps(s_, xv); \
+    sy = _mm512_add_ps(_mm512_sub_ps(xv, _mm512_sub_ps(s_, v_)), _mm512_sub_ps(yv, v_)); sx = s_; } while (0)
+#define HY16_DIV(rx, ry, nx, ny, dx, dy) do { __m512 t_ = _mm512_div_ps(one, dx), s_ = _mm512_mul_ps(nx, t_); \
+    __m512 u_ = _mm512_fmsub_ps(t_, nx, s_); \
+    __m512 v_ = _mm512_fnmadd_ps(dy, t_, _mm512_fnmadd_ps(dx, t_, one)); \
+    ry = _mm512_fmadd_ps(s_, v_, _mm512_fmadd_ps(ny, t_, u_)); rx = s_; } while (0)
+
+/* sleef_sinhcoshf8, sixteen lanes */
+__attribute__((target("avx512f"))) static __m512 sleef_sinhcoshf16(__m512 x, int sinh)
+{
+    const __m512i sign = _mm512_set1_epi32((int)0x80000000u);
+    const __m512 one = _mm512_set1_ps(1.0f);
+    __m512 y = HY16_F(_mm512_andnot_si512(sign, HY16_I(x))), dx, dy;
+    tf16_expk2(y, &dx, &dy);
+    __m512 rs = _mm512_div_ps(one, dx);
+    __m512 ey = _mm512_mul_ps(rs, _mm512_fnmadd_ps(dy, rs, _mm512_fnmadd_ps(dx, rs, one)));
+    __m512 sx, sy;
+    if (sinh) {
+        sx = _mm512_sub_ps(dx, rs);
+        sy = _mm512_sub_ps(_mm512_add_ps(_mm512_sub_ps(_mm512_sub_ps(dx, sx), rs), dy), ey);
+    } else {
+        sx = _mm512_add_ps(dx, rs);
+        sy = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(_mm512_sub_ps(dx, sx), rs), dy), ey);
+    }
+    __m512 r = _mm512_mul_ps(_mm512_add_ps(sx, sy), _mm512_set1_ps(0.5f));
+    __mmask16 big = _mm512_cmp_ps_mask(y, _mm512_set1_ps(89.0f), _CMP_GT_OQ) | _mm512_cmp_ps_mask(r, r, _CMP_UNORD_Q);
+    __m512i rb = HY16_I(_mm512_mask_mov_ps(r, big, _mm512_set1_ps(INFINITY)));
+    if (sinh) rb = _mm512_xor_si512(rb, _mm512_and_si512(HY16_I(x), sign));
+    return HY16_F(_mm512_mask_mov_epi32(rb, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), _mm512_set1_epi32(-1)));
+}
+
+/* sleef_atanhf8, sixteen lanes */
+__attribute__((target("avx512f"))) static __m512 sleef_atanhf16(__m512 x)
+{
+    const __m512i sign = _mm512_set1_epi32((int)0x80000000u);
+    const __m512 one = _mm512_set1_ps(1.0f);
+    __m512 y = HY16_F(_mm512_andnot_si512(sign, HY16_I(x)));
+    __m512 ax, ay, bx, by, dx, dy;
+    HY16_ADD2_FF(ax, ay, one, y);
+    HY16_ADD2_FF(bx, by, one, HY16_F(_mm512_xor_si512(HY16_I(y), sign)));
+    HY16_DIV(dx, dy, ax, ay, bx, by);
+    /* logk2f(d): e = vrint(vgetexp(d.x / 0.75)), as SLEEF's AVX-512 build takes it (vilogbk's value for
+     * the normal d >= 1 of the lanes kept; the others are replaced below) */
+    __m512i e = _mm512_cvtps_epi32(_mm512_getexp_ps(_mm512_mul_ps(dx, _mm512_set1_ps(1.0f / 0.75f))));
+    __m512 sc = HY16_F(_mm512_slli_epi32(_mm512_add_epi32(_mm512_sub_epi32(_mm512_setzero_si512(), e),
+                                                           _mm512_set1_epi32(0x7f)), 23));
+    __m512 mx = _mm512_mul_ps(dx, sc), my = _mm512_mul_ps(dy, sc);
+    __m512 nx, ny, px, py, xx, xy;
+    HY16_ADD2_F2F(nx, ny, mx, my, _mm512_set1_ps(-1.0f));
+    HY16_ADD2_F2F(px, py, mx, my, one);
+    HY16_DIV(xx, xy, nx, ny, px, py);
+    __m512 x2x = _mm512_mul_ps(xx, xx);
+    __m512 x2y = _mm512_fmadd_ps(_mm512_add_ps(xx, xx), xy, _mm512_fmsub_ps(xx, xx, x2x));
+    __m512 t = _mm512_set1_ps(0.2392828464508056640625f);
+    t = _mm512_fmadd_ps(t, x2x, _mm512_set1_ps(0.28518211841583251953125f));
+    t = _mm512_fmadd_ps(t, x2x, _mm512_set1_ps(0.400005877017974853515625f));
+    t = _mm512_fmadd_ps(t, x2x, _mm512_set1_ps(0.666666686534881591796875f));
+    __m512 ef = _mm512_cvtepi32_ps(e), c1 = _mm512_set1_ps(0.69314718246459960938f);
+    __m512 sx = _mm512_mul_ps(c1, ef);  /* s = dfmul((c1, c2), e) */
+    __m512 sy = _mm512_fmadd_ps(_mm512_set1_ps(-1.904654323148236017e-09f), ef, _mm512_fmsub_ps(c1, ef, sx));
+    {  /* s = dfadd(s, 2x) */
+        __m512 zx = _mm512_add_ps(xx, xx), zy = _mm512_add_ps(xy, xy), s_ = _mm512_add_ps(sx, zx);
+        sy = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(_mm512_sub_ps(sx, s_), zx), sy), zy);
+        sx = s_;
+    }
+    {  /* s = dfadd(s, dfmul(dfmul(x2, x), t)) */
+        __m512 wx = _mm512_mul_ps(x2x, xx);
+        __m512 wy = _mm512_fmadd_ps(x2x, xy, _mm512_fmadd_ps(x2y, xx, _mm512_fmsub_ps(x2x, xx, wx)));
+        __m512 zx = _mm512_mul_ps(wx, t), zy = _mm512_fmadd_ps(wy, t, _mm512_fmsub_ps(wx, t, zx));
+        __m512 s_ = _mm512_add_ps(sx, zx);
+        sy = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(_mm512_sub_ps(sx, s_), zx), sy), zy);
+        sx = s_;
+    }
+    __m512 r = _mm512_mul_ps(_mm512_add_ps(sx, sy), _mm512_set1_ps(0.5f));
+    r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(y, one, _CMP_EQ_OQ), _mm512_set1_ps(INFINITY));
+    __mmask16 ones = _mm512_cmp_ps_mask(y, one, _CMP_GT_OQ) | _mm512_cmp_ps_mask(y, _mm512_set1_ps(INFINITY), _CMP_EQ_OQ)
+                     | _mm512_cmp_ps_mask(r, r, _CMP_UNORD_Q);
+    __m512i rb = _mm512_mask_mov_epi32(HY16_I(r), ones, _mm512_set1_epi32(-1));
+    rb = _mm512_xor_si512(rb, _mm512_and_si512(HY16_I(x), sign));
+    return HY16_F(_mm512_mask_mov_epi32(rb, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), _mm512_set1_epi32(-1)));
+}
+#undef HY16_I
+#undef HY16_F
+#undef HY16_ADD2_F2F
+#undef HY16_ADD2_FF
+#undef HY16_DIV
 /* ---- double, four lanes (AVX2 with FMA, Sleef_sinhd4_u10 / coshd4 / atanhd4): the one-lane forms'
  * steps per lane, the same bits; every lane computed, the edge lanes (|x| > 710, >= 1, NaN) then
  * replaced by the selects, as SLEEF's vector code does ---- */

@@ -249,10 +249,10 @@ static SLEEF_AI double sleef_tanh(double x)
 #define TF16_ADD2_F2F(sx, sy, xx, xy, yv) do { __m512 s_ = _mm512_add_ps(xx, yv), v_ = _mm512_sub_ps(s_, xx); \
     sy = _mm512_add_ps(_mm512_add_ps(_mm512_sub_ps(xx, _mm512_sub_ps(s_, v_)), _mm512_sub_ps(yv, v_)), xy); sx = s_; } while (0)
 
-__attribute__((target("avx512f"))) static __m512 sleef_tanhf16(__m512 x)
+/* tf_expk2, sixteen lanes (AVX-512F; any y: a lane beyond 89 or NaN gives garbage the callers' selects
+ * replace): sleef_tanhf16's and the sixteen-lane sinh / cosh's (_sleef_hyper.h) E = exp y */
+__attribute__((target("avx512f"), always_inline)) static inline void tf16_expk2(__m512 y, __m512 *dxo, __m512 *dyo)
 {
-    const __m512i absm = _mm512_set1_epi32(0x7FFFFFFF);
-    __m512 y = _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(x), absm));
     __m512i q = _mm512_cvtps_epi32(_mm512_mul_ps(y, _mm512_set1_ps(1.442695040888963407359924681001892137426645954152985934135449406931f)));
     __m512 qf = _mm512_cvtepi32_ps(q);
     __m512 sx, sy;
@@ -290,7 +290,17 @@ __attribute__((target("avx512f"))) static __m512 sleef_tanhf16(__m512 x)
     __m512i h = _mm512_srai_epi32(q, 1), bias = _mm512_set1_epi32(0x7f);
     __m512 p1 = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(h, bias), 23));
     __m512 p2 = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_sub_epi32(q, h), bias), 23));
-    __m512 dx = _mm512_mul_ps(_mm512_mul_ps(tx, p1), p2), dy = _mm512_mul_ps(_mm512_mul_ps(ty, p1), p2);
+    *dxo = _mm512_mul_ps(_mm512_mul_ps(tx, p1), p2);
+    *dyo = _mm512_mul_ps(_mm512_mul_ps(ty, p1), p2);
+}
+
+__attribute__((target("avx512f"))) static __m512 sleef_tanhf16(__m512 x)
+{
+    const __m512i absm = _mm512_set1_epi32(0x7FFFFFFF);
+    __m512 y = _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(x), absm));
+    __m512 dx, dy;
+    tf16_expk2(y, &dx, &dy);
+    const __m512 one = _mm512_set1_ps(1.0f);
     __m512 rs = _mm512_div_ps(one, dx);
     __m512 ey = _mm512_mul_ps(rs, _mm512_fnmadd_ps(dy, rs, _mm512_fnmadd_ps(dx, rs, one)));
     __m512 nx = _mm512_sub_ps(dx, rs), mx = _mm512_add_ps(dx, rs);

@@ -1605,8 +1605,8 @@ SLEEF_LOG_CLONES static void hyper_block_f(const float *x, float *o, Py_ssize_t 
 }
 
 #if HAVE_X86
-/* hyper_block_f in eight lanes (AVX2 with FMA; on an AVX-512 CPU too: Sleef_*f16_u10's bits are
- * the eight-lane ones, see _sleef_hyper.h); the last m % 8 elements one at a time */
+/* hyper_block_f in eight lanes (AVX2 with FMA, as ATen's AVX2 build: Sleef_*f8_u10); the last m % 8
+ * elements one at a time */
 __attribute__((target("avx2,fma"))) static void hyper_block8_f(const float *x, float *o, Py_ssize_t m, int op)
 {
     Py_ssize_t i = 0;
@@ -1616,13 +1616,28 @@ __attribute__((target("avx2,fma"))) static void hyper_block8_f(const float *x, f
     }
     for (; i < m; i++) o[i] = op == 22 ? sleef_atanhf(x[i]) : sleef_sinhcoshf(x[i], op == 20);
 }
+
+/* hyper_block_f in sixteen lanes (AVX-512F, as ATen's Sleef_*f16_u10: the same bits as eight), the
+ * last m % 16 elements a masked vector (loads of masked-off lanes do not fault) */
+__attribute__((target("avx512f"))) static void hyper_block16_f(const float *x, float *o, Py_ssize_t m, int op)
+{
+    for (Py_ssize_t i = 0; i < m; i += 16) {
+        __mmask16 k = m - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (m - i)) - 1);
+        __m512 v = _mm512_maskz_loadu_ps(k, x + i);
+        _mm512_mask_storeu_ps(o + i, k, op == 22 ? sleef_atanhf16(v) : sleef_sinhcoshf16(v, op == 20));
+    }
+}
 #endif
 
 static void vec_block(const float *x, float *o, Py_ssize_t m, int op, int wide)
 {
     if (op >= 20 && op <= 22) {
 #if HAVE_X86
-        if (wide == W512 || wide == W256) {
+        if (wide == W512) {
+            hyper_block16_f(x, o, m, op);
+            return;
+        }
+        if (wide == W256) {
             hyper_block8_f(x, o, m, op);
             return;
         }
