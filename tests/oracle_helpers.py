@@ -5,6 +5,8 @@ and compare what came back, or what was raised.
 - :func:`builtin_class` names the builtin class an error is (the class the peers raise).
 - :func:`errors_agree` checks two outcomes' exceptions: both raised alike, or neither raised.
 - :func:`assert_same_tensor` checks a strided result against PyTorch's: shape, dtype, strides, values.
+- :func:`assert_same_bits` checks a float32 / float64 strided result against PyTorch's: shape, dtype,
+  strides and every bit (NaN payloads and signs included).
 - :func:`compare` checks a torch call and a strided call side by side: the same error (class,
   first line, and a detail line after it) or the same shape, dtype, strides and values.
 - :func:`same_error` asserts that both calls raise, with the same class and first line.
@@ -91,6 +93,22 @@ def assert_same_tensor(s: Any, t: Any, tol: Mapping[str, tuple[float, float]], *
         np.testing.assert_allclose(s.numpy(), t.numpy(), rtol=rtol * scale, atol=atol * scale, equal_nan=True)
     else:
         np.testing.assert_array_equal(s.numpy(), t.numpy())
+
+
+def float_bits(a: np.ndarray) -> np.ndarray:
+    """A float32 / float64 array's words (uint32 / uint64), C-contiguous."""
+    a = np.ascontiguousarray(a)
+    return a.view(np.uint32 if a.dtype == np.float32 else np.uint64)
+
+
+def assert_same_bits(got: Any, want: Any) -> None:
+    """Shape, strides, dtype and every bit (NaN payloads and signs included) of a float32 / float64
+    strided tensor ``got`` equal to torch's ``want``."""
+    g, w = got.numpy(), want.numpy()
+    assert g.dtype == w.dtype and g.shape == w.shape
+    assert tuple(got.stride()) == tuple(want.stride())
+    bad = float_bits(g) != float_bits(w)
+    assert not bad.any(), (np.ascontiguousarray(g)[bad][:4], np.ascontiguousarray(w)[bad][:4])
 
 
 def same_error(peer_call: Callable[[], Any], strided_call: Callable[[], Any], first_line: bool = True) -> str:

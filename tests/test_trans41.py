@@ -13,26 +13,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 
 import strided
+from oracle_helpers import assert_same_bits as _same
+from oracle_helpers import float_bits as _bits
 from strided.kernels import native
 from strided.kernels.sleef import ATANH, COSH, SINH
 
 HYPER = {"sinh": SINH, "cosh": COSH, "atanh": ATANH}
 FORMS = {0: "plain C", 1: "AVX-512F", 2: "AVX2 + FMA"}
 needs_kernel = pytest.mark.skipif(native.sleef() is None, reason="the compiled SLEEF kernel is not built")
-
-
-def _bits(a: np.ndarray) -> np.ndarray:
-    a = np.ascontiguousarray(a)
-    return a.view(np.uint32 if a.dtype == np.float32 else np.uint64)
-
-
-def _same(got: strided.Tensor, want: torch.Tensor) -> None:
-    """Shape, strides, dtype and every bit (NaN words included) equal."""
-    g, w = got.numpy(), want.numpy()
-    assert g.dtype == w.dtype and g.shape == w.shape
-    assert tuple(got.stride()) == tuple(want.stride())
-    bad = _bits(g) != _bits(w)
-    assert not bad.any(), (np.ascontiguousarray(g)[bad][:4], np.ascontiguousarray(w)[bad][:4])
 
 
 # +-0, +-inf, NaNs with payloads, subnormals, huge values, atanh's edges (+-1 and just inside / outside),
