@@ -1,7 +1,7 @@
-"""float32 / float64 ``sinh cosh atanh`` after the sixteen-lane AVX-512 form of SLEEF's float32 functions
-(``_sleef_hyper.h``'s sleef_sinhcoshf16 / sleef_atanhf16, the width of ATen's AVX512 build): every
-form the kernel has (plain C, AVX2 + FMA, AVX-512F) equal to torch's bits and to each other, every
-tail length of the masked last vector, and the ops on permuted, expanded, sliced, 0-d and zero-size
+"""float32 / float64 ``sinh cosh atanh`` after the AVX-512F forms of SLEEF's functions (``_sleef_hyper.h``'s
+sleef_sinhcoshf16 / sleef_atanhf16, sixteen float32 lanes, and sleef_sinhcosh8 / sleef_atanh8, eight
+float64 lanes: the widths of ATen's AVX512 build): every form the kernel has (plain C, AVX2 + FMA,
+AVX-512F) equal to torch's bits and to each other, every tail length of the masked last vector, and the ops on permuted, expanded, sliced, 0-d and zero-size
 layouts with NaN, +-inf, -0.0, huge and subnormal values (float32 and float64) against torch."""
 
 from __future__ import annotations
@@ -30,32 +30,40 @@ _EDGE = [0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, 1.0, -1.0, 1 - 2.0 ** -24,
          710.0, 710.0001, -710.5, 1e30, -1e30, 3.4e38, 1e300, 5e-324, -5e-324]
 
 
-def _data(name: str, n: int, rng: np.random.Generator) -> np.ndarray:
-    """float32 test data: the edge values, random words (every class, NaN payloads), the op's domain."""
-    words = rng.integers(0, 2 ** 32, n // 4, dtype=np.uint64).astype(np.uint32).view(np.float32)
-    dom = rng.uniform(-1.01, 1.01, n) if name == "atanh" else rng.uniform(-92, 92, n)
-    nans = np.array([0x7FC00000, 0xFFC00000, 0x7FC00001, 0xFFC12345, 0x7F800001], np.uint32).view(np.float32)
+def _data(name: str, n: int, rng: np.random.Generator, dt: type = np.float32) -> np.ndarray:
+    """Test data of ``dt``: the edge values, random words (every class, NaN payloads), the op's domain."""
+    if dt == np.float32:
+        words = rng.integers(0, 2 ** 32, n // 4, dtype=np.uint64).astype(np.uint32).view(np.float32)
+        nans = np.array([0x7FC00000, 0xFFC00000, 0x7FC00001, 0xFFC12345, 0x7F800001], np.uint32).view(np.float32)
+    else:
+        words = rng.integers(0, 2 ** 64, n // 4, dtype=np.uint64).view(np.float64)
+        nans = np.array([0x7FF8000000000000, 0xFFF8000000000000, 0x7FF8000000000001, 0x7FF0000000000001],
+                        np.uint64).view(np.float64)
+    wide = 92 if dt == np.float32 else 720
+    dom = rng.uniform(-1.01, 1.01, n) if name == "atanh" else rng.uniform(-wide, wide, n)
     with np.errstate(over="ignore"):
-        edge = np.array(_EDGE, np.float32)
-    return np.concatenate([edge, nans, words, dom.astype(np.float32), rng.uniform(-3, 3, n // 4).astype(np.float32)])
+        edge = np.array(_EDGE, dt)
+    return np.concatenate([edge, nans, words, dom.astype(dt), rng.uniform(-3, 3, n // 4).astype(dt)])
 
 
 def _run(x: np.ndarray, op: int, form: int) -> np.ndarray | None:
     """Every element through the vectorized function (step -1) in ``form``; None where the CPU lacks it."""
     res = np.full_like(x, 7.0)
-    return res if native.sleef().run(x, res, op, 0, 0, -1, form) else None
+    run = native.sleef().run if x.dtype == np.float32 else native.sleef().run_d
+    return res if run(x, res, op, 0, 0, -1, form) else None
 
 
 @needs_kernel
 @pytest.mark.usefixtures("torch_one_thread")
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
 @pytest.mark.parametrize("form", list(FORMS))
 @pytest.mark.parametrize("name", list(HYPER))
-def test_each_form_equals_torch_vectorized(name: str, form: int) -> None:
+def test_each_form_equals_torch_vectorized(name: str, form: int, dt: type) -> None:
     """Each form (plain C, AVX-512F, AVX2 + FMA) on a contiguous run of a multiple of 32 elements
     (no scalar tail at either ATen width) equals torch's run at one thread (one chunk: every element
     the vectorized function). The AVX-512F form must run where the CPU has it (capability 16)."""
     rng = np.random.default_rng(41)
-    x = _data(name, 1 << 15, rng)
+    x = _data(name, 1 << 15, rng, dt)
     x = x[: len(x) // 32 * 32]
     res = _run(x, HYPER[name], form)
     if res is None:
@@ -67,21 +75,23 @@ def test_each_form_equals_torch_vectorized(name: str, form: int) -> None:
 
 
 @needs_kernel
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
 @pytest.mark.parametrize("name", list(HYPER))
-def test_forms_agree_at_every_tail_length(name: str) -> None:
+def test_forms_agree_at_every_tail_length(name: str, dt: type) -> None:
     """Lengths 0..70 and 16384 + (0..70) at every offset 0..3 into a buffer: the AVX-512F form's
     masked last vector (and the AVX2 form's one-lane tail) give the plain C form's bits, writing
     nothing past the run."""
     rng = np.random.default_rng(5)
-    base = _data(name, 16384, rng)
+    base = _data(name, 16384, rng, dt)
     rng.shuffle(base)
+    run = native.sleef().run if dt == np.float32 else native.sleef().run_d
     for n in [*range(71), *range(16384, 16384 + 71, 5)]:
         for off in range(4):
             x = base[off: off + n]
             want = _run(x, HYPER[name], 0)
             for form in (1, 2):
-                buf = np.full(n + 40, 7.0, np.float32)
-                if not native.sleef().run(x, buf[off: off + n], HYPER[name], 0, 0, -1, form):
+                buf = np.full(n + 40, 7.0, dt)
+                if not run(x, buf[off: off + n], HYPER[name], 0, 0, -1, form):
                     continue
                 assert (_bits(buf[off: off + n]) == _bits(want)).all(), (name, n, off, form)
                 assert (buf[:off] == 7.0).all() and (buf[off + n:] == 7.0).all()

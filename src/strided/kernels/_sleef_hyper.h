@@ -101,8 +101,7 @@ static SLEEF_AI float sleef_atanhf(float x)
 }
 
 /* ---- double: sleefsimddp.c's xsinh, xcosh, xatanh (Sleef_sinhd4_u10 ... under AVX2, Sleef_sinhd8_u10
- * under AVX512; one lane here and four AVX2 lanes below, the same bits; the four-lane form serves an
- * AVX-512 CPU too) ---- */
+ * under AVX512; one lane here, four AVX2 lanes and eight AVX-512F lanes below, the same bits) ---- */
 static inline double hy_d(uint64_t b)
 {
     double f;
@@ -508,5 +507,105 @@ __attribute__((target("avx2,fma"))) static __m256d sleef_atanh4(__m256d x)
 #undef HD4_ADD_D2D2
 #undef HD4_ADD_DD2
 #undef HD4_DIV
+/* ---- double, eight lanes (AVX-512F, Sleef_sinhd8_u10 / coshd8 / atanhd8 under ATen's AVX512
+ * capability): the four-lane forms' steps per lane, the same bits (logic ops on the integer words:
+ * _mm512_or_pd and its kin need AVX512DQ) ---- */
+#define HD8(c) _mm512_set1_pd(c)
+#define HD8_I(v) _mm512_castpd_si512(v)
+#define HD8_F(v) _mm512_castsi512_pd(v)
+#define HD8_ADD2_DD(sx, sy, xv, yv) do { __m512d s_ = _mm512_add_pd(xv, yv), v_ = _mm512_sub_pd(s_, xv); \
+    sy = _mm512_add_pd(_mm512_sub_pd(xv, _mm512_sub_pd(s_, v_)), _mm512_sub_pd(yv, v_)); sx = s_; } while (0)
+#define HD8_ADD2_D2D(sx, sy, xx, xy, yv) do { __m512d s_ = _mm512_add_pd(xx, yv), v_ = _mm512_sub_pd(s_, xx); \
+    sy = _mm512_add_pd(_mm512_add_pd(_mm512_sub_pd(xx, _mm512_sub_pd(s_, v_)), _mm512_sub_pd(yv, v_)), xy); sx = s_; } while (0)
+#define HD8_ADD_D2D2(sx, sy, yx, yy) do { __m512d s_ = _mm512_add_pd(sx, yx); \
+    sy = _mm512_add_pd(_mm512_add_pd(_mm512_add_pd(_mm512_sub_pd(sx, s_), yx), sy), yy); sx = s_; } while (0)
+#define HD8_DIV(rx, ry, nx, ny, dx, dy) do { __m512d t_ = _mm512_div_pd(one, dx), s_ = _mm512_mul_pd(nx, t_); \
+    __m512d u_ = _mm512_fmsub_pd(t_, nx, s_); \
+    __m512d v_ = _mm512_fnmadd_pd(dy, t_, _mm512_fnmadd_pd(dx, t_, one)); \
+    ry = _mm512_fmadd_pd(s_, v_, _mm512_fmadd_pd(ny, t_, u_)); rx = s_; } while (0)
+
+/* 2^q for eight int32 q (as td_pow2i) */
+__attribute__((target("avx512f"), always_inline)) static inline __m512d hd8_pow2i(__m256i q)
+{
+    return HD8_F(_mm512_slli_epi64(_mm512_add_epi64(_mm512_cvtepi32_epi64(q), _mm512_set1_epi64(0x3ff)), 52));
+}
+
+/* sleef_sinhcosh4, eight lanes */
+__attribute__((target("avx512f"))) static __m512d sleef_sinhcosh8(__m512d x, int sinh)
+{
+    const __m512i sign = _mm512_set1_epi64((long long)0x8000000000000000ull);
+    const __m512d one = HD8(1.0);
+    __m512d y = HD8_F(_mm512_andnot_si512(sign, HD8_I(x))), dx, dy;
+    td8_expk2(y, &dx, &dy);
+    __m512d rs = _mm512_div_pd(one, dx);
+    __m512d ey = _mm512_mul_pd(rs, _mm512_fnmadd_pd(dy, rs, _mm512_fnmadd_pd(dx, rs, one)));
+    __m512d sx, sy;
+    if (sinh) {
+        sx = _mm512_sub_pd(dx, rs);
+        sy = _mm512_sub_pd(_mm512_add_pd(_mm512_sub_pd(_mm512_sub_pd(dx, sx), rs), dy), ey);
+    } else {
+        sx = _mm512_add_pd(dx, rs);
+        sy = _mm512_add_pd(_mm512_add_pd(_mm512_add_pd(_mm512_sub_pd(dx, sx), rs), dy), ey);
+    }
+    __m512d r = _mm512_mul_pd(_mm512_add_pd(sx, sy), HD8(0.5));
+    __mmask8 big = _mm512_cmp_pd_mask(y, HD8(710.0), _CMP_GT_OQ) | _mm512_cmp_pd_mask(r, r, _CMP_UNORD_Q);
+    __m512i rb = HD8_I(_mm512_mask_mov_pd(r, big, HD8(INFINITY)));
+    if (sinh) rb = _mm512_xor_si512(rb, _mm512_and_si512(HD8_I(x), sign));
+    return HD8_F(_mm512_mask_mov_epi64(rb, _mm512_cmp_pd_mask(x, x, _CMP_UNORD_Q), _mm512_set1_epi64(-1)));
+}
+
+/* sleef_atanh4, eight lanes */
+__attribute__((target("avx512f"))) static __m512d sleef_atanh8(__m512d x)
+{
+    const __m512i sign = _mm512_set1_epi64((long long)0x8000000000000000ull);
+    const __m512d one = HD8(1.0);
+    __m512d y = HD8_F(_mm512_andnot_si512(sign, HD8_I(x)));
+    __m512d ax, ay, bx, by, dx, dy;
+    HD8_ADD2_DD(ax, ay, one, y);
+    HD8_ADD2_DD(bx, by, one, HD8_F(_mm512_xor_si512(HD8_I(y), sign)));
+    HD8_DIV(dx, dy, ax, ay, bx, by);
+    /* logk2(d): e = the exponent of d.x / 0.75 (SLEEF's AVX512 build: vgetexp, the same for the
+     * normal d >= 1 of the lanes kept) */
+    __m256i e = _mm512_cvtpd_epi32(_mm512_getexp_pd(_mm512_mul_pd(dx, HD8(1.0 / 0.75))));
+    __m256i ne = _mm256_sub_epi32(_mm256_setzero_si256(), e), h = _mm256_srai_epi32(ne, 1);
+    __m512d p1 = hd8_pow2i(h), p2 = hd8_pow2i(_mm256_sub_epi32(ne, h));
+    __m512d mx = _mm512_mul_pd(_mm512_mul_pd(dx, p1), p2), my = _mm512_mul_pd(_mm512_mul_pd(dy, p1), p2);
+    __m512d nx, ny, px, py, xx, xy;
+    HD8_ADD2_D2D(nx, ny, mx, my, HD8(-1.0));
+    HD8_ADD2_D2D(px, py, mx, my, one);
+    HD8_DIV(xx, xy, nx, ny, px, py);
+    __m512d x1 = _mm512_mul_pd(xx, xx);  /* x2 = ddsqu(x) */
+    __m512d x2y = _mm512_fmadd_pd(_mm512_add_pd(xx, xx), xy, _mm512_fmsub_pd(xx, xx, x1));
+    __m512d x4 = _mm512_mul_pd(x1, x1), x8 = _mm512_mul_pd(x4, x4);
+    __m512d t = _mm512_fmadd_pd(x8, _mm512_fmadd_pd(x4, HD8(0.13860436390467167910856),
+                                                    _mm512_fmadd_pd(x1, HD8(0.131699838841615374240845), HD8(0.153914168346271945653214))),
+                                _mm512_fmadd_pd(x4, _mm512_fmadd_pd(x1, HD8(0.181816523941564611721589), HD8(0.22222224632662035403996)),
+                                                _mm512_fmadd_pd(x1, HD8(0.285714285511134091777308), HD8(0.400000000000914013309483))));
+    t = _mm512_fmadd_pd(t, x1, HD8(0.666666666666664853302393));
+    __m512d ef = _mm512_cvtepi32_pd(e), c1 = HD8(0.693147180559945286226764);
+    __m512d sx = _mm512_mul_pd(c1, ef);  /* s = ddmul((c1, c2), e) */
+    __m512d sy = _mm512_fmadd_pd(HD8(2.319046813846299558417771e-17), ef, _mm512_fmsub_pd(c1, ef, sx));
+    HD8_ADD_D2D2(sx, sy, _mm512_add_pd(xx, xx), _mm512_add_pd(xy, xy));  /* s = ddadd(s, 2x) */
+    {  /* s = ddadd(s, ddmul(ddmul(x2, x), t)) */
+        __m512d wx = _mm512_mul_pd(x1, xx);
+        __m512d wy = _mm512_fmadd_pd(x1, xy, _mm512_fmadd_pd(x2y, xx, _mm512_fmsub_pd(x1, xx, wx)));
+        __m512d zx = _mm512_mul_pd(wx, t), zy = _mm512_fmadd_pd(wy, t, _mm512_fmsub_pd(wx, t, zx));
+        HD8_ADD_D2D2(sx, sy, zx, zy);
+    }
+    __m512d r = _mm512_mul_pd(_mm512_add_pd(sx, sy), HD8(0.5));
+    __m512i rb = _mm512_xor_si512(HD8_I(r), _mm512_and_si512(HD8_I(x), sign));
+    /* |x| > 1, NaN or a NaN sum: the all-ones word; |x| == 1: inf with x's sign */
+    __mmask8 bad = _mm512_cmp_pd_mask(y, one, _CMP_NLT_UQ) | _mm512_cmp_pd_mask(r, r, _CMP_UNORD_Q);
+    rb = _mm512_mask_mov_epi64(rb, bad, _mm512_set1_epi64(-1));
+    __m512i inf = _mm512_or_si512(HD8_I(HD8(INFINITY)), _mm512_and_si512(HD8_I(x), sign));
+    return HD8_F(_mm512_mask_mov_epi64(rb, _mm512_cmp_pd_mask(y, one, _CMP_EQ_OQ), inf));
+}
+#undef HD8
+#undef HD8_I
+#undef HD8_F
+#undef HD8_ADD2_DD
+#undef HD8_ADD2_D2D
+#undef HD8_ADD_D2D2
+#undef HD8_DIV
 #endif
 #endif

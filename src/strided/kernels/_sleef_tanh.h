@@ -389,10 +389,10 @@ __attribute__((target("avx2,fma"), unused)) static __m256 sleef_tanhf8(__m256 x)
 }
 
 /* ---- eight double lanes (AVX-512F): sleef_tanh's steps ---- */
-__attribute__((target("avx512f"))) static __m512d sleef_tanh8(__m512d x)
+/* td_expk2, eight lanes (AVX-512F; any y: a lane beyond 710 or NaN gives garbage the callers' selects
+ * replace): sleef_tanh8's and the eight-lane double sinh / cosh's (_sleef_hyper.h) E = exp y */
+__attribute__((target("avx512f"), always_inline)) static inline void td8_expk2(__m512d y, __m512d *dxo, __m512d *dyo)
 {
-    const __m512i absm = _mm512_set1_epi64(0x7FFFFFFFFFFFFFFFll);
-    __m512d y = _mm512_castsi512_pd(_mm512_and_si512(_mm512_castpd_si512(x), absm));
     __m512d dq = _mm512_roundscale_pd(_mm512_mul_pd(y, _mm512_set1_pd(TD_R_LN2)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     __m256i q = _mm512_cvtpd_epi32(dq);
     __m512d sx, sy;
@@ -447,8 +447,17 @@ __attribute__((target("avx512f"))) static __m512d sleef_tanh8(__m512d x)
     __m512i h = _mm512_srai_epi64(q64, 1), bias = _mm512_set1_epi64(0x3ff);
     __m512d p1 = _mm512_castsi512_pd(_mm512_slli_epi64(_mm512_add_epi64(h, bias), 52));
     __m512d p2 = _mm512_castsi512_pd(_mm512_slli_epi64(_mm512_add_epi64(_mm512_sub_epi64(q64, h), bias), 52));
+    *dxo = _mm512_mul_pd(_mm512_mul_pd(tx, p1), p2);
+    *dyo = _mm512_mul_pd(_mm512_mul_pd(ty, p1), p2);
+}
+
+__attribute__((target("avx512f"))) static __m512d sleef_tanh8(__m512d x)
+{
+    const __m512i absm = _mm512_set1_epi64(0x7FFFFFFFFFFFFFFFll);
+    __m512d y = _mm512_castsi512_pd(_mm512_and_si512(_mm512_castpd_si512(x), absm));
+    __m512d dx, dy;
+    td8_expk2(y, &dx, &dy);
     const __m512d one = _mm512_set1_pd(1.0);
-    __m512d dx = _mm512_mul_pd(_mm512_mul_pd(tx, p1), p2), dy = _mm512_mul_pd(_mm512_mul_pd(ty, p1), p2);
     __m512d rs = _mm512_div_pd(one, dx);
     __m512d ey = _mm512_mul_pd(rs, _mm512_fnmadd_pd(dy, rs, _mm512_fnmadd_pd(dx, rs, one)));
     /* ddadd2(d, -e), ddadd2(d, e) */

@@ -2638,8 +2638,8 @@ SLEEF_LOG_CLONES static void hyper_block_d(const double *x, double *o, Py_ssize_
 }
 
 #if HAVE_X86
-/* hyper_block_d in four lanes (AVX2 with FMA; on an AVX-512 CPU too: the one-lane form's bits, which
- * are Sleef_*d8_u10's, see _sleef_hyper.h); the last m % 4 elements one at a time */
+/* hyper_block_d in four lanes (AVX2 with FMA, as ATen's AVX2 build: Sleef_*d4_u10); the last m % 4
+ * elements one at a time */
 __attribute__((target("avx2,fma"))) static void hyper_block4_d(const double *x, double *o, Py_ssize_t m, int op)
 {
     Py_ssize_t i = 0;
@@ -2648,6 +2648,17 @@ __attribute__((target("avx2,fma"))) static void hyper_block4_d(const double *x, 
         _mm256_storeu_pd(o + i, op == 22 ? sleef_atanh4(v) : sleef_sinhcosh4(v, op == 20));
     }
     for (; i < m; i++) o[i] = op == 22 ? sleef_atanh(x[i]) : sleef_sinhcosh(x[i], op == 20);
+}
+
+/* hyper_block_d in eight lanes (AVX-512F, as ATen's Sleef_*d8_u10: the same bits as four), the last
+ * m % 8 elements a masked vector */
+__attribute__((target("avx512f"))) static void hyper_block8_d(const double *x, double *o, Py_ssize_t m, int op)
+{
+    for (Py_ssize_t i = 0; i < m; i += 8) {
+        __mmask8 k = m - i >= 8 ? (__mmask8)0xFF : (__mmask8)((1u << (m - i)) - 1);
+        __m512d v = _mm512_maskz_loadu_pd(k, x + i);
+        _mm512_mask_storeu_pd(o + i, k, op == 22 ? sleef_atanh8(v) : sleef_sinhcosh8(v, op == 20));
+    }
 }
 #endif
 
@@ -2696,9 +2707,13 @@ static void vec_block_d(const double *x, double *o, Py_ssize_t m, int op, int wi
         gelu_erf_block_d(x, o, m);
         return;
     }
-    if (op >= 20 && op <= 22) {  /* (float64 sinh, cosh, atanh: four lanes where AVX2 + FMA, else the one-lane form) */
+    if (op >= 20 && op <= 22) {  /* (float64 sinh, cosh, atanh: eight lanes where AVX-512F, four where AVX2 + FMA, else the one-lane form) */
 #if HAVE_X86
-        if (wide == W512 || wide == W256) {
+        if (wide == W512) {
+            hyper_block8_d(x, o, m, op);
+            return;
+        }
+        if (wide == W256) {
             hyper_block4_d(x, o, m, op);
             return;
         }

@@ -489,8 +489,8 @@ def hyper_loop(x: np.ndarray, op: int, out: np.ndarray | None = None) -> np.ndar
     elements take :func:`torch_loop`'s split (``out`` and the answer as there). None where the
     kernel is not built or ``x`` is neither (the caller's NumPy ufunc: 73-82% of 1M random elements
     equal to PyTorch's). The vectorized function runs sixteen float32 lanes where the CPU has
-    AVX-512F (ATen's AVX512 width: torch's time on 1M elements), eight under AVX2 + FMA, and four
-    float64 lanes (AVX2 + FMA) on either; all forms the same bits."""
+    AVX-512F (ATen's AVX512 width: torch's time on 1M elements), eight under AVX2 + FMA; float64
+    eight lanes under AVX-512F, four under AVX2 + FMA; all forms the same bits."""
     if x.dtype != _F32 and x.dtype != _F64:
         return None
     return torch_loop(x, op, out)
