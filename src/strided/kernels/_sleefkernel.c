@@ -1618,10 +1618,25 @@ __attribute__((target("avx2,fma"))) static void hyper_block8_f(const float *x, f
 }
 
 /* hyper_block_f in sixteen lanes (AVX-512F, as ATen's Sleef_*f16_u10: the same bits as eight), the
- * last m % 16 elements a masked vector (loads of masked-off lanes do not fault) */
+ * last m % 32 elements masked vectors (loads of masked-off lanes do not fault) */
 __attribute__((target("avx512f"))) static void hyper_block16_f(const float *x, float *o, Py_ssize_t m, int op)
 {
-    for (Py_ssize_t i = 0; i < m; i += 16) {
+    Py_ssize_t i = 0;
+    for (; i + 32 <= m; i += 32) {  /* (two vectors a step, as ATen's loop: two independent chains, whose
+                                      * overlap hides the microcode assists of 1/E's subnormal low part,
+                                      * |x| > 71: 1.08-1.18x torch's time there with one) */
+        __m512 a = _mm512_loadu_ps(x + i), b = _mm512_loadu_ps(x + i + 16);
+        if (op == 22) {
+            a = sleef_atanhf16(a);
+            b = sleef_atanhf16(b);
+        } else {
+            a = sleef_sinhcoshf16(a, op == 20);
+            b = sleef_sinhcoshf16(b, op == 20);
+        }
+        _mm512_storeu_ps(o + i, a);
+        _mm512_storeu_ps(o + i + 16, b);
+    }
+    for (; i < m; i += 16) {
         __mmask16 k = m - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (m - i)) - 1);
         __m512 v = _mm512_maskz_loadu_ps(k, x + i);
         _mm512_mask_storeu_ps(o + i, k, op == 22 ? sleef_atanhf16(v) : sleef_sinhcoshf16(v, op == 20));
@@ -2651,10 +2666,23 @@ __attribute__((target("avx2,fma"))) static void hyper_block4_d(const double *x, 
 }
 
 /* hyper_block_d in eight lanes (AVX-512F, as ATen's Sleef_*d8_u10: the same bits as four), the last
- * m % 8 elements a masked vector */
+ * m % 16 elements masked vectors */
 __attribute__((target("avx512f"))) static void hyper_block8_d(const double *x, double *o, Py_ssize_t m, int op)
 {
-    for (Py_ssize_t i = 0; i < m; i += 8) {
+    Py_ssize_t i = 0;
+    for (; i + 16 <= m; i += 16) {  /* (two vectors a step, as hyper_block16_f) */
+        __m512d a = _mm512_loadu_pd(x + i), b = _mm512_loadu_pd(x + i + 8);
+        if (op == 22) {
+            a = sleef_atanh8(a);
+            b = sleef_atanh8(b);
+        } else {
+            a = sleef_sinhcosh8(a, op == 20);
+            b = sleef_sinhcosh8(b, op == 20);
+        }
+        _mm512_storeu_pd(o + i, a);
+        _mm512_storeu_pd(o + i + 8, b);
+    }
+    for (; i < m; i += 8) {
         __mmask8 k = m - i >= 8 ? (__mmask8)0xFF : (__mmask8)((1u << (m - i)) - 1);
         __m512d v = _mm512_maskz_loadu_pd(k, x + i);
         _mm512_mask_storeu_pd(o + i, k, op == 22 ? sleef_atanh8(v) : sleef_sinhcosh8(v, op == 20));
