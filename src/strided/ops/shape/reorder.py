@@ -498,7 +498,10 @@ def flipud_backward(out: Tensor, input: Tensor) -> Any:  # noqa: A002
 
 def _roll_into(target: np.ndarray, source: np.ndarray, shifts: Sequence[int], dims: Sequence[int]) -> None:
     """``target[...] = np.roll(source, shifts, dims)`` without NumPy's intermediate: one block copy
-    per combination of the two halves of each rolled dim (2**len(dims) copies, never per element)."""
+    per combination of the two halves of each rolled dim (2**len(dims) copies, never per element),
+    each by the blocked copy (``target`` is fresh memory: no overlap), which takes a permuted
+    ``source``'s pieces through the compiled transpose (measured, thread CPU time, loaded 2-core
+    Zen 4: a transposed 1024 x 1024 float32 roll(1, 0) ~4.0 ms by ``np.copyto``, PyTorch ~3.8)."""
     halves = []
     for s, d in zip(shifts, dims):
         n = source.shape[d]
@@ -510,7 +513,7 @@ def _roll_into(target: np.ndarray, source: np.ndarray, shifts: Sequence[int], di
         dst = [slice(None)] * source.ndim
         for d, s_sl, d_sl in combo:
             src[d], dst[d] = s_sl, d_sl
-        np.copyto(target[tuple(dst)], source[tuple(src)])
+        copy_into(target[tuple(dst)], source[tuple(src)])
 
 
 @method("roll")
@@ -566,7 +569,9 @@ def roll(input: Tensor, shifts: int | Sequence[int], dims: int | Sequence[int] |
     out, target = result_array(lay.shape, t._dtype)
     source = t._np()
     if dims is None:
-        source, target = source.reshape(-1), target.reshape(-1)  # (a copy of source if it must)
+        # (a permuted source's row-major copy by the blocked copy, NumPy's reshape walks it element by element)
+        source = row_major(source).reshape(-1)
+        target = target.reshape(-1)
         wrapped = (0,)
     _roll_into(target, source, shift, wrapped)
     how = f"by {list(shift)} along dims {list(wrapped)}" if dims is not None else f"by {shift[0]} as if flattened"
