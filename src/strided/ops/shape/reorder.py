@@ -33,7 +33,7 @@ from ...errors import (
 )
 from ...gradients import grad_zeros, in_pytorch_convention, seal
 from ...kernels.blocked import copy_into, row_major
-from ...kernels.memory import flat_run
+from ...kernels.memory import dense_run, flat_run
 from ...layout import plans as P
 from ...layout.order import iteration_order
 from ...opdef import Kind, declare
@@ -211,7 +211,9 @@ def _fast_flip(t: Any, dims: Any) -> Tensor | None:
         index = _FLIP_GATHER[(t._layout.shape, dims)]
         return None if index is None else adopted(small[0][index], small[1][2], t._dtype)
     seen = _shaped_run(t)
-    if seen is None or t._dtype in _WIDE_UNSIGNED:
+    if seen is None:
+        return _dense_flip(t, dims)
+    if t._dtype in _WIDE_UNSIGNED:
         return None
     index = _FLIP_KEYS[(seen[0].shape, dims)]
     if index is None:
@@ -220,6 +222,46 @@ def _fast_flip(t: Any, dims: Any) -> Tensor | None:
     out = np.empty(view.shape, view.dtype)
     copy_into(out, view)  # (the compiled kernel reverses lines in registers; NumPy element by element)
     return adopted(out.reshape(-1), seen[1][2], t._dtype)
+
+
+def _memory_axes(key: tuple[tuple[int, ...], tuple[int, ...]]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """:data:`_MEMORY_AXES`' entry: for a permuted dense (shape, strides) (distinct strides), the
+    shape of its memory run in memory order and the axes that transpose that row-major run back
+    into ``shape``'s order (``run.reshape(mshape).transpose(axes)`` has ``shape`` and ``strides``)."""
+    shape, strides = key
+    order = sorted(range(len(shape)), key=lambda d: -strides[d])  # (memory order: outermost first)
+    axes = [0] * len(order)
+    for k, d in enumerate(order):
+        axes[d] = k
+    return tuple(shape[d] for d in order), tuple(axes)
+
+
+# (shape, strides) of a permuted dense layout -> (its memory run's shape, the axes back to shape's order)
+_MEMORY_AXES = Memo(_memory_axes, limit=256)
+
+
+def _dense_flip(t: Any, dims: Any) -> Tensor | None:
+    """``flip(t, dims)`` of a permuted dense tensor (a transpose; every dim of size >= 2), nobody
+    listening: its storage run seen in its shape, reversed along ``dims`` (a view), copied by the
+    blocked copy into fresh memory laid out with ``t``'s strides (preserve_format's for a dense
+    layout, the general path's); else None. The general path's values and layout without its
+    steps (measured, thread CPU time, loaded 2-core Zen 4, a transposed 1024 x 1024 float32:
+    fliplr ~133 -> ~123 us, flip(0) ~124 -> ~112, against the bare copy ~110-123, PyTorch ~111)."""
+    if OPEN or t.__class__ is not Tensor or t._dtype in _WIDE_UNSIGNED:
+        return None
+    lay = t._layout
+    numel = _cinfo[lay.shape][1]
+    found = dense_run(t, numel)
+    if found is None:
+        return None
+    index = _FLIP_KEYS[(lay.shape, dims)]
+    if index is None:
+        return None
+    run, layout = found
+    mshape, axes = _MEMORY_AXES[(lay.shape, lay.strides)]
+    out = np.empty(numel, run.dtype)
+    copy_into(out.reshape(mshape).transpose(axes), run.reshape(mshape).transpose(axes)[index])
+    return adopted(out, layout, t._dtype)
 
 
 def _roll_parts(shape: tuple[int, ...], dims: Any) -> tuple[int, int, int] | None:
