@@ -1,11 +1,12 @@
-"""copy41: roll's general path through the blocked copy, flip's fast path for permuted dense tensors.
+"""copy41: roll's general path through the blocked copy, fast paths for flip of permuted dense tensors and repeat.
 
 ``roll`` of a tensor that is not row-major (a transpose, a negative-stride or expanded view) copies
 its pieces with :func:`strided.kernels.blocked.copy_into` (a permuted input's through the compiled
 transpose) instead of ``np.copyto``, and a flattened roll (``dims=None``) reads a row-major copy
 made by :func:`strided.kernels.blocked.row_major`; ``flip`` / ``fliplr`` / ``flipud`` of a permuted
 dense tensor (every dim of size >= 2, strides a permutation of row-major ones) take a fast path that
-copies its storage run, reversed, into memory laid out with its strides. Checked here against
+copies its storage run, reversed, into memory laid out with its strides; ``repeat`` of a
+row-major tensor with plain int counts skips the general path's parsing. Checked here against
 PyTorch (values as bytes, shape, strides, dtype) on hypothesis layouts (negative strides,
 expanded, sliced, 0-d, zero-size, dims of 1, element sizes 1/2/4/8/16), on large transposes that
 reach the compiled kernel (under each of its block sets, in fresh processes), and against the
@@ -156,6 +157,35 @@ def test_roll_against_torch(made: tuple, data: hs.DataObject) -> None:
         _check(strided.roll(s, shifts, dims), torch.roll(t, shifts, dims), not negative)
 
 
+@settings(max_examples=300, deadline=None)
+@given(made=layouts(), data=hs.data())
+def test_repeat_against_torch(made: tuple, data: hs.DataObject) -> None:
+    """repeat with counts as varargs, a tuple and a list (zero counts, extra leading counts):
+    PyTorch's values, strides, dtype (values only where strided's input has negative strides)."""
+    s, t, negative = _build(*made)
+    nd = len(s.shape)
+    reps = tuple(data.draw(hs.lists(hs.integers(0, 3), min_size=nd, max_size=nd + 2)))
+    if not reps:
+        reps = (data.draw(hs.integers(0, 3)),)
+    _check(s.repeat(*reps), t.repeat(*reps), not negative)
+    _check(s.repeat(reps), t.repeat(reps), not negative)
+    _check(s.repeat(list(reps)), t.repeat(list(reps)), not negative)
+
+
+def test_repeat_fast_path_is_taken_and_leaves_the_rest() -> None:
+    """_fast_repeat answers a row-major tensor's plain counts; None for a transpose, too few
+    counts, a negative count, a float or bool count, an empty result (the general path's errors
+    and results)."""
+    x = strided.arange(6.0).reshape(2, 3)
+    got = reorder._fast_repeat(x, (2, 1, 2))
+    assert got is not None and got.tolist() == torch.arange(6.0).reshape(2, 3).repeat(2, 1, 2).tolist()
+    assert got.stride() == torch.ones(2, 3).repeat(2, 1, 2).stride() == (12, 6, 1)
+    assert reorder._fast_repeat(x, ((3, 1),)).tolist() == torch.arange(6.0).reshape(2, 3).repeat(3, 1).tolist()
+    for reps in [(2,), (2, -1), (2.0, 1), (True, 1), (0, 1)]:
+        assert reorder._fast_repeat(x, reps) is None, reps
+    assert reorder._fast_repeat(x.t(), (2, 1)) is None
+
+
 # large transposes (past the compiled kernel's 256 KB), odd and power-of-two sizes, every element size
 LARGE = [(1024, 1024), (300, 517), (64, 4099), (3, 180, 257)]
 
@@ -207,8 +237,9 @@ def _records(make, op) -> tuple[list, list]:
 @pytest.mark.parametrize("op", [lambda t: strided.flip(t, (0,)), lambda t: strided.fliplr(t),
                                 lambda t: strided.flipud(t), lambda t: strided.flip(t, (0, 1)),
                                 lambda t: strided.roll(t, 3, 0), lambda t: strided.roll(t, -5),
-                                lambda t: t.roll((2, 1), (1, 0))])
+                                lambda t: t.roll((2, 1), (1, 0)), lambda t: t.repeat(2, 1, 3)])
 @pytest.mark.parametrize("make", [
+    lambda: strided.arange(600 * 700, dtype=strided.float32).reshape(600, 700),
     lambda: strided.arange(600 * 700, dtype=strided.float32).reshape(600, 700).t(),
     lambda: strided.arange(40 * 50 * 60, dtype=strided.int16).reshape(40, 50, 60).permute(2, 0, 1),
     lambda: strided.arange(6.0).reshape(2, 3).t(),

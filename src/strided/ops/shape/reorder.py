@@ -743,6 +743,32 @@ def _repeat(t: Tensor, reps: tuple[int, ...], op: str) -> Tensor:
     return copied(op, (t,), out, lambda: f"{op}: {len(reps)} repeat counts {list(reps)} written into new memory")
 
 
+def _fast_repeat(t: Any, repeats: tuple) -> Tensor | None:
+    """``t.repeat(*repeats)`` of a non-empty row-major tensor, the counts plain ints >= 0 (as
+    varargs or one tuple / list), at least one per dim, nobody listening, a non-empty result:
+    :func:`_repeat`'s one broadcast copy into a fresh row-major array, without its parsing and
+    reporting steps (measured, thread CPU time, loaded 2-core Zen 4: (3, 4).repeat(2, 1) ~6.6 ->
+    ~2 us; (1024, 1024) float32 ~217 -> ~205 us, the bare copy ~200); else None."""
+    if len(repeats) == 1 and (repeats[0].__class__ is tuple or repeats[0].__class__ is list):
+        repeats = tuple(repeats[0])
+    for r in repeats:
+        if r.__class__ is not int or r < 0:
+            return None
+    seen = _shaped_run(t)
+    if seen is None or len(repeats) < len(seen[0].shape):
+        return None
+    src = seen[0]
+    padded = (1,) * (len(repeats) - src.ndim) + src.shape
+    shape = tuple([r * n for r, n in zip(repeats, padded)])
+    info = _cinfo[shape]
+    if not info[1]:
+        return None
+    flat = np.empty(info[1], src.dtype)
+    np.copyto(flat.reshape(tuple([x for pair in zip(repeats, padded) for x in pair])),
+              src.reshape(tuple([x for n in padded for x in (1, n)])))
+    return adopted(flat, info[2], t._dtype)
+
+
 @method("repeat")
 def repeat(input: Tensor, *repeats: Any) -> Tensor:
     """The tensor repeated ``repeats[d]`` times along each dim (leading counts add dims), in new
@@ -751,6 +777,9 @@ def repeat(input: Tensor, *repeats: Any) -> Tensor:
     >>> strided.arange(2).repeat(2, 2).tolist()
     [[0, 1, 0, 1], [0, 1, 0, 1]]
     """
+    fast = _fast_repeat(input, repeats)
+    if fast is not None:
+        return fast
     t = tensor_arg(input, "repeat")
     if len(repeats) == 1 and not isinstance(repeats[0], (int, np.integer)):
         reps = _int_seq(repeats[0], "repeat", "repeats", 1)
