@@ -204,3 +204,66 @@ def test_row_major_last_dim_takes_the_kernel(monkeypatch, torch_one_thread) -> N
         _check(a, "plain", -1, False)
         _check(a, "plain", 0, False)
     assert calls == [(64, 100), (64, 100)]
+
+
+# ---------------------------------------------------------------- max_pool1d's two-tap windows
+
+_POOL_SCRIPT = r"""
+import numpy as np
+import strided as S
+import strided.nn.functional as F
+rng = np.random.default_rng(41)
+bad = []
+special = np.array([np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0], "f8")
+for dt in ("f4", "f8"):
+    u = {4: np.uint32, 8: np.uint64}[np.dtype(dt).itemsize]
+    for w in (16, 17, 18, 31, 32, 33, 34, 35, 63, 64, 65, 66, 67, 98, 130, 1025):
+        x = rng.standard_normal((2, 3, w)).astype(dt)
+        flat = x.reshape(-1)
+        pick = rng.random(flat.size) < 0.3
+        flat[pick] = rng.choice(special.astype(dt), int(pick.sum()))
+        got = F.max_pool1d(S.from_numpy(x), 2).numpy()
+        ow = w // 2
+        r, e = x[..., 0:2 * ow:2], x[..., 1:2 * ow:2]
+        want = np.where((e > r) | (e != e), e, r)
+        if got.shape != want.shape or got.view(u).tobytes() != want.view(u).tobytes():
+            bad.append((dt, w))
+print("BAD", bad)
+"""
+
+
+@pytest.mark.parametrize("isa", ["base", "avx2", "avx512"])
+def test_every_copy_of_the_pair_windows_gives_the_per_window_select(isa: str, run_with_rows_isa) -> None:
+    """F.max_pool1d(x, 2) through each copy (AVX-512's sixteen lanes, AVX2's tap loop, SSE2 / scalar),
+    output lengths around the vector widths, NaN (both signs), +-inf, +-0 and ties: PyTorch's per-window
+    select (the second tap where greater or NaN), NaN words included."""
+    if rows.pool_windows() is None:
+        pytest.skip("the row kernel is not built")
+    assert run_with_rows_isa(_POOL_SCRIPT, isa) == "BAD []"
+
+
+def _pool_pair(a: np.ndarray, how: str, kernel: int, stride: int | None) -> None:
+    s, t = _layouts(a, how)
+    try:
+        want = torch.nn.functional.max_pool1d(t, kernel, stride).numpy()
+    except RuntimeError as e:
+        with pytest.raises(RuntimeError):
+            S.nn.functional.max_pool1d(s, kernel, stride)
+        return e
+    got = S.nn.functional.max_pool1d(s, kernel, stride)
+    _same_words(got.numpy(), want)
+    assert got.stride() == torch.nn.functional.max_pool1d(t, kernel, stride).stride()
+
+
+@settings(max_examples=60, deadline=None)
+@given(dtype=st.sampled_from([np.float32, np.float64]),
+       shape=st.tuples(st.sampled_from([0, 1, 2, 3]), st.sampled_from([1, 2, 5]),
+                       st.sampled_from([1, 2, 3, 16, 17, 33, 34, 64, 65, 130])),
+       two_d=st.booleans(), seed=st.integers(0, 2**31), special=st.sampled_from([0.0, 0.1, 0.6]),
+       how=st.sampled_from(["plain", "plain", "perm", "step", "expand"]),
+       window=st.sampled_from([(2, None), (2, 2), (2, 1), (3, 2), (2, 3)]))
+def test_max_pool1d_bits(dtype, shape, two_d, seed, special, how, window) -> None:
+    """F.max_pool1d against PyTorch's values, NaN words and strides on hypothesis layouts (the
+    two-tap stride-2 windows the fused pass takes, and their neighbours that it does not)."""
+    a = _values(shape[1:] if two_d else shape, dtype, seed, special)
+    _pool_pair(a, how, *window)
