@@ -131,6 +131,42 @@ static inline void pool_max_tap_double(const double *restrict tap, double *restr
     }
 }
 
+/* A window of two adjacent taps at stride 2 (F.max_pool1d(x, 2), the common case): ob[j] = row[2j + 1]
+ * where it is greater than row[2j] or NaN, else row[2j] -- POOL_ROWS' steps (the first tap copied,
+ * the second's select) fused into one pass. On AVX-512 sixteen lanes at a time (the even and odd
+ * lanes of two loads: one permute each), stopping a group short of the row's end as the other
+ * loops do; the rest, and every other CPU, as POOL_ROWS: the copy, then pool_max_tap_T. */
+#if HAVE_AVX2_CLONE
+AVX512 static Py_ssize_t pool_max_pair_float16(const float *restrict row, float *restrict ob, Py_ssize_t ow)
+{
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+    Py_ssize_t j = 0;
+    for (; j + 16 < ow; j += 16) {
+        __m512 lo = _mm512_loadu_ps(row + 2 * j), hi = _mm512_loadu_ps(row + 2 * j + 16);
+        __m512 r = _mm512_permutex2var_ps(lo, even, hi), e = _mm512_permutex2var_ps(lo, odd, hi);
+        __mmask16 m = _mm512_cmp_ps_mask(e, r, _CMP_GT_OQ) | _mm512_cmp_ps_mask(e, e, _CMP_UNORD_Q);
+        _mm512_storeu_ps(ob + j, _mm512_mask_blend_ps(m, r, e));
+    }
+    return j;
+}
+#define POOL_PAIR_FAST_float(row, ob, ow) (use_avx512 ? pool_max_pair_float16(row, ob, ow) : 0)
+#else
+#define POOL_PAIR_FAST_float(row, ob, ow) 0
+#endif
+#define POOL_PAIR_FAST_double(row, ob, ow) 0
+#define POOL_PAIR(T)                                                                                 \
+    static inline void pool_max_pair_##T(const T *restrict row, T *restrict ob, Py_ssize_t ow)       \
+    {                                                                                                \
+        Py_ssize_t j = POOL_PAIR_FAST_##T(row, ob, ow);                                              \
+        for (Py_ssize_t k = j; k < ow; k++)                                                          \
+            ob[k] = row[2 * k];                                                                      \
+        pool_max_tap_##T(row + 2 * j + 1, ob + j, ow - j, 2);                                        \
+    }
+POOL_PAIR(float)
+POOL_PAIR(double)
+#undef POOL_PAIR
+
 /* pool_windows' max row loops (see DEFINE_POOL): rows of unit stride in and out, the window stride DW
  * (a constant where the caller spells one, so the compiler vectorizes the strided loads). The taps
  * outermost and the output row the accumulator: each element still takes its taps in the kernel's
@@ -173,7 +209,12 @@ static inline void pool_max_tap_double(const double *restrict tap, double *restr
                 return;                                                                            \
             }                                                                                      \
             if (mode == 0 && sw == 1 && ows == 1 && ow >= 8) { /* (max rows: a tap across a row) */ \
-                if (dw == 2)                                                                       \
+                if (dw == 2 && kh == 1 && kw == 2 && lw == 1)                                      \
+                    for (Py_ssize_t a = 0; a < n; a++)                                             \
+                        for (Py_ssize_t b = 0; b < c; b++)                                         \
+                            for (Py_ssize_t i = 0; i < oh; i++)                                    \
+                                pool_max_pair_##T(x + a * sn + b * sc + i * dh * sh, o + a * on + b * oc + i * ohs, ow); \
+                else if (dw == 2)                                                                  \
                     POOL_ROWS(T, 2)                                                                \
                 else if (dw == 1)                                                                  \
                     POOL_ROWS(T, 1)                                                                \

@@ -6,6 +6,7 @@
  * cdist2(x1, x2, out) -> bool   cdist's p = 2 distances of small point sets (see there)
  * arg_cols(x, out, outer, rows, inner, largest) -> bool   argmax/argmin along an outer dim (see there)
  * variance_one(x, denominator, root) -> float or None   one float32 variance (_variance_one.h)
+ * lse_shift(x, work, m) -> bool   logsumexp's row max and x - max in one pass (see there)
  *
  *   For each of `count` rows (row i starts at address + i * row_stride, a byte stride of any
  *   sign; its `length` elements are contiguous), writes 0 + pairwise_sum(row) into the i-th
@@ -1456,6 +1457,131 @@ static PyObject *py_ln_rows(PyObject *self, PyObject *const *args, Py_ssize_t na
     return PyBool_FromLong(ok);
 }
 
+/* lse_shift(x, work, m) -> bool: logsumexp's first two steps over the rows of a C-contiguous float
+ * buffer x (rows = len(m), n = len(x) / rows, n >= 1), in one pass per row while the row is in L1:
+ * m[i] = the row's largest element (NaN where the row has a NaN; an infinite max made 0, as
+ * strided.ops.reductions.nan_reductions.lse_steps does: -inf rows give exp(-inf - 0) = 0,
+ * +inf rows +inf), then work[i, j] = x[i, j] - m[i]. Both are exact operations (a max picks an
+ * element; one subtraction rounds once), so the bits are NumPy's maximum.reduce and subtract's
+ * whatever the vector width, but for a NaN's payload and a zero max's sign: a NaN row's result is
+ * NaN whatever the word (the caller makes it the quiet NaN), and a +-0 max changes neither
+ * exp(x - m) (x - +0 and x - -0 differ only for x = -0, both exp 1) nor log(sum) + m (the sum is
+ * at least 1: log(sum) >= +0, and +0 + -0 is +0). x - m is computed the same in every copy.
+ * Three copies (baseline, AVX2, AVX-512: 64-byte GCC vectors, one register on AVX-512), picked at
+ * import (STRIDED_NATIVE_ROWS_ISA picks one for the tests). False (nothing written) for other
+ * buffers: not one float kind, misaligned, lengths that do not fit, work overlapping x or m. */
+typedef float lse_vf __attribute__((vector_size(64)));
+typedef int32_t lse_vfi __attribute__((vector_size(64)));
+typedef double lse_vd __attribute__((vector_size(64)));
+typedef int64_t lse_vdi __attribute__((vector_size(64)));
+#define LSE_SHIFT(T, VT, VI, NAME, ATTR)                                                                \
+    ATTR static void NAME(const T *restrict x, T *restrict work, T *restrict mrow, Py_ssize_t rows,    \
+                          Py_ssize_t n)                                                                 \
+    {                                                                                                   \
+        enum { L = 64 / sizeof(T) };                                                                    \
+        for (Py_ssize_t i = 0; i < rows; i++) {                                                         \
+            const T *r = x + i * n;                                                                     \
+            T *o = work + i * n;                                                                        \
+            VT acc[4];                                                                                  \
+            VI nan = {0};                                                                               \
+            acc[0] = (VT){0} - (T)INFINITY;                                                             \
+            acc[1] = acc[2] = acc[3] = acc[0];                                                          \
+            Py_ssize_t j = 0;                                                                           \
+            for (; j + 4 * L <= n; j += 4 * L) /* (four chains: a max's latency per vector otherwise) */ \
+                for (int c = 0; c < 4; c++) {                                                           \
+                    VT v;                                                                               \
+                    memcpy(&v, r + j + c * L, sizeof v);                                                \
+                    VI gt = v > acc[c];                                                                 \
+                    nan |= v != v;                                                                      \
+                    acc[c] = (VT)((gt & (VI)v) | (~gt & (VI)acc[c]));                                   \
+                }                                                                                       \
+            for (int c = 1; c < 4; c++) {                                                               \
+                VI gt = acc[c] > acc[0];                                                                \
+                acc[0] = (VT)((gt & (VI)acc[c]) | (~gt & (VI)acc[0]));                                  \
+            }                                                                                           \
+            for (; j + L <= n; j += L) {                                                                \
+                VT v;                                                                                   \
+                memcpy(&v, r + j, sizeof v);                                                            \
+                VI gt = v > acc[0];                                                                     \
+                nan |= v != v;                                                                          \
+                acc[0] = (VT)((gt & (VI)v) | (~gt & (VI)acc[0]));                                       \
+            }                                                                                           \
+            T m = -INFINITY;                                                                            \
+            int any_nan = 0;                                                                            \
+            for (int k = 0; k < L; k++) {                                                               \
+                any_nan |= nan[k] != 0;                                                                 \
+                m = acc[0][k] > m ? acc[0][k] : m;                                                         \
+            }                                                                                           \
+            for (; j < n; j++) {                                                                        \
+                T v = r[j];                                                                             \
+                any_nan |= v != v;                                                                      \
+                m = v > m ? v : m;                                                                      \
+            }                                                                                           \
+            if (any_nan)                                                                                \
+                m = (T)NAN;                                                                             \
+            else if (isinf(m))                                                                          \
+                m = 0;                                                                                  \
+            mrow[i] = m;                                                                                \
+            for (j = 0; j < n; j++) o[j] = r[j] - m;                                                    \
+        }                                                                                               \
+    }
+#define LSE_TUNE __attribute__((optimize("no-trapping-math")))
+LSE_SHIFT(float, lse_vf, lse_vfi, lse_shift_f32, BASELINE LSE_TUNE)
+LSE_SHIFT(double, lse_vd, lse_vdi, lse_shift_f64, BASELINE LSE_TUNE)
+#if HAVE_AVX2_CLONE
+LSE_SHIFT(float, lse_vf, lse_vfi, lse_shift_f32_avx2, AVX2 LSE_TUNE)
+LSE_SHIFT(double, lse_vd, lse_vdi, lse_shift_f64_avx2, AVX2 LSE_TUNE)
+LSE_SHIFT(float, lse_vf, lse_vfi, lse_shift_f32_avx512, AVX512 LSE_TUNE)
+LSE_SHIFT(double, lse_vd, lse_vdi, lse_shift_f64_avx512, AVX512 LSE_TUNE)
+#endif
+#undef LSE_SHIFT
+#undef LSE_TUNE
+
+/* Whether two buffers' byte ranges meet. */
+static int lse_overlap(const Py_buffer *a, const Py_buffer *b)
+{
+    const char *p = a->buf, *q = b->buf;
+    return a->len > 0 && b->len > 0 && p < q + b->len && q < p + a->len;
+}
+
+static PyObject *py_lse_shift(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "lse_shift(x, work, m) takes 3 arguments");
+        return NULL;
+    }
+    Py_buffer bufs[3];
+    Py_ssize_t len[3];
+    int kind = norm_buffers(args, 3, 0, 0x6, bufs, len);
+    if (kind < 0) return NULL;
+    if (kind == 0) Py_RETURN_FALSE;
+    Py_ssize_t rows = len[2], total = len[0], n = rows >= 1 ? total / rows : 0;
+    int ok = n >= 1 && total == rows * n && len[1] == total && !lse_overlap(&bufs[1], &bufs[0])
+             && !lse_overlap(&bufs[1], &bufs[2]);
+    if (ok) {
+        Py_BEGIN_ALLOW_THREADS
+#if HAVE_AVX2_CLONE
+        if (use_avx512 && kind == 4)
+            lse_shift_f32_avx512(bufs[0].buf, bufs[1].buf, bufs[2].buf, rows, n);
+        else if (use_avx512)
+            lse_shift_f64_avx512(bufs[0].buf, bufs[1].buf, bufs[2].buf, rows, n);
+        else if (use_avx2 && kind == 4)
+            lse_shift_f32_avx2(bufs[0].buf, bufs[1].buf, bufs[2].buf, rows, n);
+        else if (use_avx2)
+            lse_shift_f64_avx2(bufs[0].buf, bufs[1].buf, bufs[2].buf, rows, n);
+        else
+#endif
+        if (kind == 4)
+            lse_shift_f32(bufs[0].buf, bufs[1].buf, bufs[2].buf, rows, n);
+        else
+            lse_shift_f64(bufs[0].buf, bufs[1].buf, bufs[2].buf, rows, n);
+        Py_END_ALLOW_THREADS
+    }
+    norm_release(bufs, 3);
+    return PyBool_FromLong(ok);
+}
+
 static PyMethodDef methods[] = {
     {"extreme_rows_at", (PyCFunction)(void (*)(void))py_extreme_rows_at, METH_FASTCALL,
      "extreme_rows_at(storage, offset, count, stride, length, out, mode) -> int: each strided row's smallest (0)\n"
@@ -1506,6 +1632,9 @@ static PyMethodDef methods[] = {
     {"ln_rows", (PyCFunction)(void (*)(void))py_ln_rows, METH_FASTCALL,
      "ln_rows(x, y, mean, r, w, b, eps) -> bool: layer_norm's rows of a C-contiguous float buffer into y, their\n"
      "means and 1 / sqrt(var + eps), PyTorch's CPU kernel's bits (_ln_torch.h); False (nothing written) where not taken."},
+    {"lse_shift", (PyCFunction)(void (*)(void))py_lse_shift, METH_FASTCALL,
+     "lse_shift(x, work, m) -> bool: logsumexp's row max (an infinite one made 0) into m and x - m into work, over\n"
+     "the rows of a C-contiguous float buffer; False (nothing written) where not taken (see its C doc)."},
     {"pool_windows", (PyCFunction)(void (*)(void))py_pool_windows, METH_FASTCALL,
      "pool_windows(storage, out, offset, geometry, mode, divisor) -> bool: max (mode 0) or average (1: padding\n"
      "counted, 2: not) of each pooling window, PyTorch's CPU loops, geometry 22 packed Py_ssize_t; False (out\n"

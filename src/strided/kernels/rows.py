@@ -124,6 +124,11 @@ ln_rows.__doc__ = """The compiled ``ln_rows(x, y, mean, r, w, b, eps)`` (layer_n
 run: their means, ``r = 1 / sqrt(var + eps)`` and ``(x - mean) * r * w + b``, NumPy's steps' bits where
 NumPy's einsum sums as its baseline build does; False where not taken, see its C doc), or None
 (see :func:`_accessor`)."""
+lse_shift = _accessor("lse_shift")
+lse_shift.__doc__ = """The compiled ``lse_shift(x, work, m)`` (logsumexp's first steps over the rows of a C-contiguous
+float run: each row's max, an infinite one made 0, into ``m``, and ``x - m`` into ``work``, the values
+NumPy's maximum.reduce and subtract give; False where not taken, see its C doc), or None (see
+:func:`_accessor`)."""
 nll_sum = _accessor("nll_sum")
 nll_sum.__doc__ = """The compiled ``nll_sum(logp, target, classes)`` (nll_loss's sum of ``-logp[i, target[i]]``
 in PyTorch's cascade over C-contiguous runs; None for an index out of range or a NaN sum, see its

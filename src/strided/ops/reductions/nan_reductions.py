@@ -49,6 +49,7 @@ from ...kernels.reduce import holds_nan, kept_run
 from ...kernels.rows import MIN_ELEMENTS as _ROWS_MIN
 from ...kernels.rows import add_reduce, max_reduce, min_reduce, minmax_reduce
 from ...kernels.rows import extreme_all as extreme_all_kernel
+from ...kernels.rows import lse_shift as _lse_shift
 from ...kernels.sleef import exp_kernel
 from ...lazy_names import function_on_first_call, module_on_first_use
 from ...opdef import Kind, declare
@@ -611,15 +612,22 @@ def _lse_rows(x: np.ndarray, axis: int, rows: tuple, k: Any) -> np.ndarray:
     calls in the same order on the same layouts (the max kept, an infinite max made 0, ``x - m``
     into a fresh row-major temporary, exp there, the sum kernel's call ``rows`` (:data:`_LSE_ROWS`:
     :func:`planned_sum`'s plan of that temporary), log, ``+ m``), so the same bits, without the per-call
-    planning (the key's strides, the temporary's layout test). The result: the reduced shape's
-    row-major run, 1-d."""
-    m = _MAX(x, axis, None, None, True)
-    infinite = _isinf(m)  # (-inf rows: exp(-inf - 0) = 0, log 0 = -inf; +inf rows: +inf)
-    if _count_nonzero(infinite):
-        np.copyto(m, x.dtype.type(0), where=infinite)
+    planning (the key's strides, the temporary's layout test). Over the last axis the compiled
+    ``lse_shift`` (:mod:`strided.kernels.rows`) takes the max and ``x - m`` in one pass over each row
+    (both exact: the same values; a NaN row's NaN is made the quiet NaN at the end all the same).
+    The result: the reduced shape's row-major run, 1-d."""
     flat = _empty(rows[8], x.dtype)
     work = flat.reshape(x.shape)
-    _subtract(x, m, out=work)
+    shift = _lse_shift() if axis == x.ndim - 1 else None
+    if shift is not None:  # (the last axis: the max and x - m in one pass over each row, the same values)
+        m = _empty(x.shape[:-1] + (1,), x.dtype)
+        shift = shift(x, flat, m)
+    if not shift:
+        m = _MAX(x, axis, None, None, True)
+        infinite = _isinf(m)  # (-inf rows: exp(-inf - 0) = 0, log 0 = -inf; +inf rows: +inf)
+        if _count_nonzero(infinite):
+            np.copyto(m, x.dtype.type(0), where=infinite)
+        _subtract(x, m, out=work)
     d = flat.dtype
     _EXP(work, work, d)
     res = _zeros(rows[5], d)
