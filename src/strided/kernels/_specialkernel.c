@@ -7823,60 +7823,55 @@ static int addc_wide(void)
     return w;
 }
 
+/* one pass of addc_wide_T: r = VR in the vector lanes, SR in the tail (s: y1, times v where scale),
+ * stored into o; any: whether a NaN came out */
+#define ADDC_WIDE_PASS(T, V, LANES, SFX, VR, SR)                                                   \
+    {                                                                                              \
+        const V vv = _mm512_set1_##SFX(v);                                                         \
+        unsigned nan = 0;                                                                          \
+        Py_ssize_t i = 0;                                                                          \
+        for (; i + (LANES) <= n; i += (LANES)) {                                                   \
+            V s = _mm512_loadu_##SFX(y1 + i);                                                      \
+            if (scale) s = _mm512_mul_##SFX(s, vv);                                                \
+            V r = VR;                                                                              \
+            nan |= (unsigned)_mm512_cmp_##SFX##_mask(r, r, _CMP_UNORD_Q);                          \
+            _mm512_storeu_##SFX(o + i, r);                                                         \
+        }                                                                                          \
+        any = nan != 0;                                                                            \
+        for (; i < n; i++) {                                                                       \
+            T s = scale ? y1[i] * v : y1[i], r = SR;                                               \
+            any |= r != r;                                                                         \
+            o[i] = r;                                                                              \
+        }                                                                                          \
+    }
+/* addcdiv (div) or addcmul of n elements into o; addcdiv answers whether a NaN came out (its C
+ * loop then runs again), addcmul gives each NaN element its word here and answers 0 */
 #define ADDC_WIDE(T, V, LANES, SFX, FMA, FMA_NAN_FN)                                               \
-    __attribute__((target("avx512f,fma"))) static int addcdiv_wide_##T(                            \
-        const T *x, const T *y1, const T *y2, T *o, Py_ssize_t n, int scale, T v)                  \
+    __attribute__((target("avx512f,fma"))) static int addc_wide_##T(                               \
+        const T *x, const T *y1, const T *y2, T *o, Py_ssize_t n, int scale, T v, int div)         \
     {                                                                                              \
-        const V vv = _mm512_set1_##SFX(v);                                                         \
-        unsigned nan = 0;                                                                          \
-        Py_ssize_t i = 0;                                                                          \
-        for (; i + (LANES) <= n; i += (LANES)) {                                                   \
-            V s = _mm512_loadu_##SFX(y1 + i);                                                      \
-            if (scale) s = _mm512_mul_##SFX(s, vv);                                                \
-            V r = _mm512_add_##SFX(_mm512_loadu_##SFX(x + i), _mm512_div_##SFX(s, _mm512_loadu_##SFX(y2 + i))); \
-            nan |= (unsigned)_mm512_cmp_##SFX##_mask(r, r, _CMP_UNORD_Q);                          \
-            _mm512_storeu_##SFX(o + i, r);                                                         \
+        int any;                                                                                   \
+        if (div) {                                                                                 \
+            ADDC_WIDE_PASS(T, V, LANES, SFX,                                                       \
+                           _mm512_add_##SFX(_mm512_loadu_##SFX(x + i), _mm512_div_##SFX(s, _mm512_loadu_##SFX(y2 + i))), \
+                           x[i] + s / y2[i])                                                       \
+            return any;                                                                            \
         }                                                                                          \
-        int any = nan != 0;                                                                        \
-        for (; i < n; i++) {                                                                       \
-            T s = scale ? y1[i] * v : y1[i], r = x[i] + s / y2[i];                                 \
-            any |= r != r;                                                                         \
-            o[i] = r;                                                                              \
-        }                                                                                          \
-        return any;                                                                                \
-    }                                                                                              \
-    __attribute__((target("avx512f,fma"))) static void addcmul_wide_##T(                           \
-        const T *x, const T *y1, const T *y2, T *o, Py_ssize_t n, int scale, T v)                  \
-    {                                                                                              \
-        const V vv = _mm512_set1_##SFX(v);                                                         \
-        unsigned nan = 0;                                                                          \
-        Py_ssize_t i = 0;                                                                          \
-        for (; i + (LANES) <= n; i += (LANES)) {                                                   \
-            V s = _mm512_loadu_##SFX(y1 + i);                                                      \
-            if (scale) s = _mm512_mul_##SFX(s, vv);                                                \
-            V r = _mm512_fmadd_##SFX(s, _mm512_loadu_##SFX(y2 + i), _mm512_loadu_##SFX(x + i));    \
-            nan |= (unsigned)_mm512_cmp_##SFX##_mask(r, r, _CMP_UNORD_Q);                          \
-            _mm512_storeu_##SFX(o + i, r);                                                         \
-        }                                                                                          \
-        int any = nan != 0;                                                                        \
-        for (; i < n; i++) {                                                                       \
-            T r = FMA(scale ? y1[i] * v : y1[i], y2[i], x[i]);                                     \
-            any |= r != r;                                                                         \
-            o[i] = r;                                                                              \
-        }                                                                                          \
+        ADDC_WIDE_PASS(T, V, LANES, SFX, _mm512_fmadd_##SFX(s, _mm512_loadu_##SFX(y2 + i), _mm512_loadu_##SFX(x + i)), \
+                       FMA(s, y2[i], x[i]))                                                        \
         if (any)                                                                                   \
             for (Py_ssize_t j = 0; j < n; j++)                                                     \
                 if (o[j] != o[j]) o[j] = FMA_NAN_FN(scale ? y1[j] * v : y1[j], y2[j], x[j], o[j]); \
+        return 0;                                                                                  \
     }
 ADDC_WIDE(float, __m512, 16, ps, fmaf, fma32_nan)
 ADDC_WIDE(double, __m512d, 8, pd, fma, fma64_nan)
 #undef ADDC_WIDE
+#undef ADDC_WIDE_PASS
 #else
 #define addc_wide() 0
-#define addcdiv_wide_float(x, y1, y2, o, n, scale, v) 0
-#define addcdiv_wide_double(x, y1, y2, o, n, scale, v) 0
-#define addcmul_wide_float(x, y1, y2, o, n, scale, v) ((void)0)
-#define addcmul_wide_double(x, y1, y2, o, n, scale, v) ((void)0)
+#define addc_wide_float(x, y1, y2, o, n, scale, v, div) 0
+#define addc_wide_double(x, y1, y2, o, n, scale, v, div) 0
 #endif
 
 /* The five arguments (x, y1, y2, value, out) of addcdiv_runs / addcmul_runs: args itself, or for the
@@ -7939,10 +7934,10 @@ static PyObject *py_addcdiv_runs(PyObject *self, PyObject *const *args, Py_ssize
             /* (the AVX-512 copy first, where the CPU has it: the C loop only where a NaN came out) */
             int wide = addc_wide(), nan = 1;
             if (kind == 'f') {
-                if (wide) nan = addcdiv_wide_float(b[0].buf, b[1].buf, b[2].buf, b[3].buf, n, scale, (float)v);
+                if (wide) nan = addc_wide_float(b[0].buf, b[1].buf, b[2].buf, b[3].buf, n, scale, (float)v, 1);
                 both = nan && addcdiv_float(b[0].buf, b[1].buf, b[2].buf, b[3].buf, n, scale, (float)v);
             } else {
-                if (wide) nan = addcdiv_wide_double(b[0].buf, b[1].buf, b[2].buf, b[3].buf, n, scale, v);
+                if (wide) nan = addc_wide_double(b[0].buf, b[1].buf, b[2].buf, b[3].buf, n, scale, v, 1);
                 both = nan && addcdiv_double(b[0].buf, b[1].buf, b[2].buf, b[3].buf, n, scale, v);
             }
             Py_END_ALLOW_THREADS
@@ -8022,9 +8017,9 @@ static PyObject *py_addcmul_runs(PyObject *self, PyObject *const *args, Py_ssize
             int apart = addc_wide() && !overlaps(&b[0], &b[3]) && !overlaps(&b[1], &b[3]) && !overlaps(&b[2], &b[3]);
             Py_BEGIN_ALLOW_THREADS
             if (apart && kind == 'f')
-                addcmul_wide_float((const float *)x, (const float *)y1, (const float *)y2, (float *)o, n, scale, (float)v);
+                addc_wide_float((const float *)x, (const float *)y1, (const float *)y2, (float *)o, n, scale, (float)v, 0);
             else if (apart)
-                addcmul_wide_double((const double *)x, (const double *)y1, (const double *)y2, (double *)o, n, scale, v);
+                addc_wide_double((const double *)x, (const double *)y1, (const double *)y2, (double *)o, n, scale, v, 0);
             else
 #ifdef HAVE_HARDWARE_FMA_COPIES
             if (scale && kind == 'f' && hardware_fma()) /* (the product in the fma's pass) */
