@@ -1,11 +1,12 @@
 """clamp41: the clamp family's and addcmul / addcdiv's large rows (issue 23) against PyTorch.
 
-``addcmul_runs`` and ``addcdiv_runs`` write a fresh result (out apart from every operand) with an
-AVX-512F copy of their loops where the CPU has it (16 float32 / 8 float64 lanes, each result
+``addcmul_runs`` and ``addcdiv_runs`` write a fresh result (out apart from every operand) with a
+direct AVX2 + FMA copy of their loops where the CPU has it (8 float32 / 4 float64 lanes, each result
 stored straight into out; only the results tested for NaN, the exact NaN rules run again where one
-came out). These tests hold that copy to the AVX2 / C loops it stands beside (the same words for
-random bit patterns, specials and every length around the vector blocks, run in fresh processes
-with ``STRIDED_NATIVE_ROWS_ISA``), and the public ops to PyTorch's bits on hard layouts and on
+came out). These tests hold that copy to the loops it stands beside (the AVX2 block loops and the C
+loops under ``STRIDED_NATIVE_ROWS_ISA=base``, the SSE2 ones under ``STRIDED_NATIVE_NO_FMA3`` too: the
+same words for random bit patterns, specials and every length around the vector blocks, each run in a
+fresh process), and the public ops to PyTorch's bits on hard layouts and on
 large inputs (past the parallel grain). The clamp rows (clamp, clamp_min / clamp_max by numbers and
 by tensors, hardtanh, hardsigmoid, hardswish) are held to PyTorch on the same layouts: NaN, signed
 zeros, min > max, integer dtypes, promotion, ``out=`` and in place.
@@ -84,10 +85,12 @@ def _same_values(s: strided.Tensor, t: torch.Tensor) -> None:
     np.testing.assert_array_equal(_bits(np.where(nan, 0, sa).astype(sa.dtype)), _bits(np.where(nan, 0, ta).astype(ta.dtype)))
 
 
-# --- the AVX-512 copy beside the AVX2 / C loops --------------------------------------------------
+# --- the direct copy beside the block and C loops ----------------------------------------------
 
 _ISA_SCRIPT = """
-import hashlib, json
+import hashlib, json, os, sys
+if sys.argv[-1] == "sse2":
+    os.environ["STRIDED_NATIVE_NO_FMA3"] = "1"  # (read at the kernel's first call: the SSE2 copies)
 import numpy as np
 from strided.kernels import native
 k = native.special()
@@ -119,17 +122,19 @@ print(json.dumps(out))
 
 
 @needs_kernel
-def test_the_avx512_copy_gives_the_avx2_and_c_loops_words(run_with_rows_isa) -> None:
+def test_the_direct_copy_gives_the_block_and_c_loops_words(run_with_rows_isa) -> None:
     """The fresh-result loops of addcdiv_runs / addcmul_runs: the same answer and the same words on
-    every copy this machine runs (the AVX-512 one where the CPU has AVX512F, forced off with
-    STRIDED_NATIVE_ROWS_ISA=avx2; the C loops with base), random NaN payloads, zeros, infinities,
-    every length around the 16- and 8-lane blocks."""
-    wide = json.loads(run_with_rows_isa(_ISA_SCRIPT, "avx512"))
-    narrow = json.loads(run_with_rows_isa(_ISA_SCRIPT, "avx2"))
+    every copy this machine runs (the direct AVX2 + FMA one by default and under
+    STRIDED_NATIVE_ROWS_ISA=avx2 or avx512; the AVX2 block loops and the C loops under base; the
+    SSE2 copies under base with STRIDED_NATIVE_NO_FMA3), random NaN payloads, zeros, infinities,
+    every length around the 8- and 4-lane blocks."""
+    direct = json.loads(run_with_rows_isa(_ISA_SCRIPT, "avx512"))
+    avx2 = json.loads(run_with_rows_isa(_ISA_SCRIPT, "avx2"))
     base = json.loads(run_with_rows_isa(_ISA_SCRIPT, "base"))
-    assert len(wide) == len(narrow) == len(base) > 1000
-    for w, a, b in zip(wide, narrow, base):
-        assert w == a == b, (w, a, b)
+    sse2 = json.loads(run_with_rows_isa(_ISA_SCRIPT.replace('sys.argv[-1] == "sse2"', "True"), "base"))
+    assert len(direct) == len(avx2) == len(base) == len(sse2) > 1000
+    for d, a, b, c in zip(direct, avx2, base, sse2):
+        assert d == a == b == c, (d, a, b, c)
 
 
 @needs_kernel

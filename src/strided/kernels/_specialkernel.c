@@ -7803,25 +7803,26 @@ ADDCDIV_INTO(float, addcdiv_float_into)
 ADDCDIV_INTO(double, addcdiv_double_into)
 #undef ADDCDIV_INTO
 
-/* addcdiv_runs' and addcmul_runs' fresh results (out overlapping no operand) on an AVX-512F copy,
- * 16 float32 / 8 float64 lanes, each result stored straight into out (addcmul's AVX2 loops went
- * through a stack block and a memcpy, addcdiv's C loop tested every element for two NaN operands:
- * 1M float32 ~185 us each, PyTorch's AVX512 kernels ~160). The same IEEE operations in the same
+/* addcdiv_runs' and addcmul_runs' fresh results (out overlapping no operand) on an AVX2 + FMA copy,
+ * 8 float32 / 4 float64 lanes, each result stored straight into out (addcmul's AVX2 loops went
+ * through a stack block and a memcpy, addcdiv's C loop tested every element for two NaN operands).
+ * 32-byte vectors, not 64: these passes are memory-bound, and on Zen 4 the 64-byte stores into a
+ * fresh result were slower (1M float32 fresh, measured: addcmul 286-307 us in 64-byte vectors,
+ * 250-261 in 32-byte ones, PyTorch's 299-352; addcdiv 311-317 / 260-264 / 290-342). The same IEEE operations in the same
  * order, so the same bits: addcdiv x + (s / y2), addcmul the fused s * y2 + x (vfmadd: one
  * rounding, as fmaf / fma), s = y1 * v (y1 itself where no value). Only the results are tested
  * for NaN (an operation with a NaN operand has a NaN result, so a NaN-free run met none): where
  * one came out, addcdiv's C loop runs the whole run again (its exact test for two NaN operands,
  * the same values) and addcmul gives each NaN element fma32_nan's / fma64_nan's word (the operands
- * are as they were: out is none of them). addc_wide(): the CPU has AVX512F and FMA (hardware_fma:
- * not under STRIDED_NATIVE_NO_FMA3) and STRIDED_NATIVE_ROWS_ISA (tests) asks for no narrower copy. */
+ * are as they were: out is none of them). addc_wide(): the CPU has AVX2 and FMA (hardware_fma:
+ * not under STRIDED_NATIVE_NO_FMA3) and STRIDED_NATIVE_ROWS_ISA (tests) does not ask for the base copy. */
 #if defined(__x86_64__) && defined(__GNUC__) && defined(HAVE_HARDWARE_FMA_COPIES)
 static int addc_wide(void)
 {
     static int w = -1;
     if (w < 0) {
         const char *isa = getenv("STRIDED_NATIVE_ROWS_ISA");
-        w = has_avx512f_rsqrt() && hardware_fma()
-            && !(isa != NULL && (strcmp(isa, "avx2") == 0 || strcmp(isa, "base") == 0));
+        w = hardware_fma() && !(isa != NULL && strcmp(isa, "base") == 0);
     }
     return w;
 }
@@ -7830,15 +7831,15 @@ static int addc_wide(void)
  * stored into o; any: whether a NaN came out */
 #define ADDC_WIDE_PASS(T, V, LANES, SFX, VR, SR)                                                   \
     {                                                                                              \
-        const V vv = _mm512_set1_##SFX(v);                                                         \
-        unsigned nan = 0;                                                                          \
+        const V vv = _mm256_set1_##SFX(v);                                                         \
+        int nan = 0;                                                                               \
         Py_ssize_t i = 0;                                                                          \
         for (; i + (LANES) <= n; i += (LANES)) {                                                   \
-            V s = _mm512_loadu_##SFX(y1 + i);                                                      \
-            if (scale) s = _mm512_mul_##SFX(s, vv);                                                \
+            V s = _mm256_loadu_##SFX(y1 + i);                                                      \
+            if (scale) s = _mm256_mul_##SFX(s, vv);                                                \
             V r = VR;                                                                              \
-            nan |= (unsigned)_mm512_cmp_##SFX##_mask(r, r, _CMP_UNORD_Q);                          \
-            _mm512_storeu_##SFX(o + i, r);                                                         \
+            nan |= _mm256_movemask_##SFX(_mm256_cmp_##SFX(r, r, _CMP_UNORD_Q));                    \
+            _mm256_storeu_##SFX(o + i, r);                                                         \
         }                                                                                          \
         any = nan != 0;                                                                            \
         for (; i < n; i++) {                                                                       \
@@ -7850,25 +7851,25 @@ static int addc_wide(void)
 /* addcdiv (div) or addcmul of n elements into o; addcdiv answers whether a NaN came out (its C
  * loop then runs again), addcmul gives each NaN element its word here and answers 0 */
 #define ADDC_WIDE(T, V, LANES, SFX, FMA, FMA_NAN_FN)                                               \
-    __attribute__((target("avx512f,fma"))) static int addc_wide_##T(                               \
+    __attribute__((target("avx2,fma"))) static int addc_wide_##T(                               \
         const T *x, const T *y1, const T *y2, T *o, Py_ssize_t n, int scale, T v, int div)         \
     {                                                                                              \
         int any;                                                                                   \
         if (div) {                                                                                 \
             ADDC_WIDE_PASS(T, V, LANES, SFX,                                                       \
-                           _mm512_add_##SFX(_mm512_loadu_##SFX(x + i), _mm512_div_##SFX(s, _mm512_loadu_##SFX(y2 + i))), \
+                           _mm256_add_##SFX(_mm256_loadu_##SFX(x + i), _mm256_div_##SFX(s, _mm256_loadu_##SFX(y2 + i))), \
                            x[i] + s / y2[i])                                                       \
             return any;                                                                            \
         }                                                                                          \
-        ADDC_WIDE_PASS(T, V, LANES, SFX, _mm512_fmadd_##SFX(s, _mm512_loadu_##SFX(y2 + i), _mm512_loadu_##SFX(x + i)), \
+        ADDC_WIDE_PASS(T, V, LANES, SFX, _mm256_fmadd_##SFX(s, _mm256_loadu_##SFX(y2 + i), _mm256_loadu_##SFX(x + i)), \
                        FMA(s, y2[i], x[i]))                                                        \
         if (any)                                                                                   \
             for (Py_ssize_t j = 0; j < n; j++)                                                     \
                 if (o[j] != o[j]) o[j] = FMA_NAN_FN(scale ? y1[j] * v : y1[j], y2[j], x[j], o[j]); \
         return 0;                                                                                  \
     }
-ADDC_WIDE(float, __m512, 16, ps, fmaf, fma32_nan)
-ADDC_WIDE(double, __m512d, 8, pd, fma, fma64_nan)
+ADDC_WIDE(float, __m256, 8, ps, fmaf, fma32_nan)
+ADDC_WIDE(double, __m256d, 4, pd, fma, fma64_nan)
 #undef ADDC_WIDE
 #undef ADDC_WIDE_PASS
 #else
@@ -7934,7 +7935,7 @@ static PyObject *py_addcdiv_runs(PyObject *self, PyObject *const *args, Py_ssize
             Py_ssize_t n = b[0].len / size;
             int both;
             Py_BEGIN_ALLOW_THREADS
-            /* (the AVX-512 copy first, where the CPU has it: the C loop only where a NaN came out) */
+            /* (the direct AVX2 copy first, where the CPU has it: the C loop only where a NaN came out) */
             int wide = addc_wide(), nan = 1;
             if (kind == 'f') {
                 if (wide) nan = addc_wide_float(b[0].buf, b[1].buf, b[2].buf, b[3].buf, n, scale, (float)v, 1);
@@ -8016,7 +8017,7 @@ static PyObject *py_addcmul_runs(PyObject *self, PyObject *const *args, Py_ssize
             Py_ssize_t n = b[0].len / size;
             const char *x = b[0].buf, *y1 = b[1].buf, *y2 = b[2].buf;
             char *o = b[3].buf;
-            /* (a fresh out, apart from the operands, on the AVX-512 copy: straight stores) */
+            /* (a fresh out, apart from the operands, on the direct AVX2 copy: straight stores) */
             int apart = addc_wide() && !overlaps(&b[0], &b[3]) && !overlaps(&b[1], &b[3]) && !overlaps(&b[2], &b[3]);
             Py_BEGIN_ALLOW_THREADS
             if (apart && kind == 'f')
