@@ -7814,10 +7814,10 @@ ADDCDIV_INTO(double, addcdiv_double_into)
  * for NaN (an operation with a NaN operand has a NaN result, so a NaN-free run met none): where
  * one came out, addcdiv's C loop runs the whole run again (its exact test for two NaN operands,
  * the same values) and addcmul gives each NaN element fma32_nan's / fma64_nan's word (the operands
- * are as they were: out is none of them). addc_wide(): the CPU has AVX2 and FMA (hardware_fma:
+ * are as they were: out is none of them). addc_direct(): the CPU has AVX2 and FMA (hardware_fma:
  * not under STRIDED_NATIVE_NO_FMA3) and STRIDED_NATIVE_ROWS_ISA (tests) does not ask for the base copy. */
 #if defined(__x86_64__) && defined(__GNUC__) && defined(HAVE_HARDWARE_FMA_COPIES)
-static int addc_wide(void)
+static int addc_direct(void)
 {
     static int w = -1;
     if (w < 0) {
@@ -7827,9 +7827,9 @@ static int addc_wide(void)
     return w;
 }
 
-/* one pass of addc_wide_T: r = VR in the vector lanes, SR in the tail (s: y1, times v where scale),
+/* one pass of addc_direct_T: r = VR in the vector lanes, SR in the tail (s: y1, times v where scale),
  * stored into o; any: whether a NaN came out */
-#define ADDC_WIDE_PASS(T, V, LANES, SFX, VR, SR)                                                   \
+#define ADDC_DIRECT_PASS(T, V, LANES, SFX, VR, SR)                                                   \
     {                                                                                              \
         const V vv = _mm256_set1_##SFX(v);                                                         \
         int nan = 0;                                                                               \
@@ -7850,32 +7850,32 @@ static int addc_wide(void)
     }
 /* addcdiv (div) or addcmul of n elements into o; addcdiv answers whether a NaN came out (its C
  * loop then runs again), addcmul gives each NaN element its word here and answers 0 */
-#define ADDC_WIDE(T, V, LANES, SFX, FMA, FMA_NAN_FN)                                               \
-    __attribute__((target("avx2,fma"))) static int addc_wide_##T(                               \
+#define ADDC_DIRECT(T, V, LANES, SFX, FMA, FMA_NAN_FN)                                               \
+    __attribute__((target("avx2,fma"))) static int addc_direct_##T(                               \
         const T *x, const T *y1, const T *y2, T *o, Py_ssize_t n, int scale, T v, int div)         \
     {                                                                                              \
         int any;                                                                                   \
         if (div) {                                                                                 \
-            ADDC_WIDE_PASS(T, V, LANES, SFX,                                                       \
+            ADDC_DIRECT_PASS(T, V, LANES, SFX,                                                       \
                            _mm256_add_##SFX(_mm256_loadu_##SFX(x + i), _mm256_div_##SFX(s, _mm256_loadu_##SFX(y2 + i))), \
                            x[i] + s / y2[i])                                                       \
             return any;                                                                            \
         }                                                                                          \
-        ADDC_WIDE_PASS(T, V, LANES, SFX, _mm256_fmadd_##SFX(s, _mm256_loadu_##SFX(y2 + i), _mm256_loadu_##SFX(x + i)), \
+        ADDC_DIRECT_PASS(T, V, LANES, SFX, _mm256_fmadd_##SFX(s, _mm256_loadu_##SFX(y2 + i), _mm256_loadu_##SFX(x + i)), \
                        FMA(s, y2[i], x[i]))                                                        \
         if (any)                                                                                   \
             for (Py_ssize_t j = 0; j < n; j++)                                                     \
                 if (o[j] != o[j]) o[j] = FMA_NAN_FN(scale ? y1[j] * v : y1[j], y2[j], x[j], o[j]); \
         return 0;                                                                                  \
     }
-ADDC_WIDE(float, __m256, 8, ps, fmaf, fma32_nan)
-ADDC_WIDE(double, __m256d, 4, pd, fma, fma64_nan)
-#undef ADDC_WIDE
-#undef ADDC_WIDE_PASS
+ADDC_DIRECT(float, __m256, 8, ps, fmaf, fma32_nan)
+ADDC_DIRECT(double, __m256d, 4, pd, fma, fma64_nan)
+#undef ADDC_DIRECT
+#undef ADDC_DIRECT_PASS
 #else
-#define addc_wide() 0
-#define addc_wide_float(x, y1, y2, o, n, scale, v, div) 0
-#define addc_wide_double(x, y1, y2, o, n, scale, v, div) 0
+#define addc_direct() 0
+#define addc_direct_float(x, y1, y2, o, n, scale, v, div) 0
+#define addc_direct_double(x, y1, y2, o, n, scale, v, div) 0
 #endif
 
 /* The five arguments (x, y1, y2, value, out) of addcdiv_runs / addcmul_runs: args itself, or for the
@@ -7936,12 +7936,12 @@ static PyObject *py_addcdiv_runs(PyObject *self, PyObject *const *args, Py_ssize
             int both;
             Py_BEGIN_ALLOW_THREADS
             /* (the direct AVX2 copy first, where the CPU has it: the C loop only where a NaN came out) */
-            int wide = addc_wide(), nan = 1;
+            int direct = addc_direct(), nan = 1;
             if (kind == 'f') {
-                if (wide) nan = addc_wide_float(b[0].buf, b[1].buf, b[2].buf, b[3].buf, n, scale, (float)v, 1);
+                if (direct) nan = addc_direct_float(b[0].buf, b[1].buf, b[2].buf, b[3].buf, n, scale, (float)v, 1);
                 both = nan && addcdiv_float(b[0].buf, b[1].buf, b[2].buf, b[3].buf, n, scale, (float)v);
             } else {
-                if (wide) nan = addc_wide_double(b[0].buf, b[1].buf, b[2].buf, b[3].buf, n, scale, v, 1);
+                if (direct) nan = addc_direct_double(b[0].buf, b[1].buf, b[2].buf, b[3].buf, n, scale, v, 1);
                 both = nan && addcdiv_double(b[0].buf, b[1].buf, b[2].buf, b[3].buf, n, scale, v);
             }
             Py_END_ALLOW_THREADS
@@ -8018,12 +8018,12 @@ static PyObject *py_addcmul_runs(PyObject *self, PyObject *const *args, Py_ssize
             const char *x = b[0].buf, *y1 = b[1].buf, *y2 = b[2].buf;
             char *o = b[3].buf;
             /* (a fresh out, apart from the operands, on the direct AVX2 copy: straight stores) */
-            int apart = addc_wide() && !overlaps(&b[0], &b[3]) && !overlaps(&b[1], &b[3]) && !overlaps(&b[2], &b[3]);
+            int apart = addc_direct() && !overlaps(&b[0], &b[3]) && !overlaps(&b[1], &b[3]) && !overlaps(&b[2], &b[3]);
             Py_BEGIN_ALLOW_THREADS
             if (apart && kind == 'f')
-                addc_wide_float((const float *)x, (const float *)y1, (const float *)y2, (float *)o, n, scale, (float)v, 0);
+                addc_direct_float((const float *)x, (const float *)y1, (const float *)y2, (float *)o, n, scale, (float)v, 0);
             else if (apart)
-                addc_wide_double((const double *)x, (const double *)y1, (const double *)y2, (double *)o, n, scale, v, 0);
+                addc_direct_double((const double *)x, (const double *)y1, (const double *)y2, (double *)o, n, scale, v, 0);
             else
 #ifdef HAVE_HARDWARE_FMA_COPIES
             if (scale && kind == 'f' && hardware_fma()) /* (the product in the fma's pass) */
