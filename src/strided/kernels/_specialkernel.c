@@ -3272,8 +3272,11 @@ static PyObject *py_gcd_fresh(PyObject *self, PyObject *const *args, Py_ssize_t 
  * scalar loop (strided.kernels.torch_extremes): the vectorized loop's tie keeps y (maximum(0.0,
  * -0.0) is -0.0) and its NaN is all ones; the scalar loop's tie keeps x and its NaN is the
  * canonical quiet NaN. False (nothing written) for other buffers, an overlap, misalignment. */
+/* (VECTOR_CLONES, the AVX2 copy, not ERF_CLONES' AVX-512 one: a memory-bound pass into a fresh
+ * result, measured on Zen 4: 1M float32 ~185 us in 64-byte vectors, ~162 in 32-byte ones, PyTorch's
+ * maximum ~212; the same C, so the same words) */
 #define TORCH_EXTREME_VEC(T, UT, NAME, CMP)                                                       \
-    ERF_CLONES static void NAME(const T *restrict a, const T *restrict b, T *restrict o, Py_ssize_t m) \
+    VECTOR_CLONES static void NAME(const T *restrict a, const T *restrict b, T *restrict o, Py_ssize_t m) \
     {                                                                                             \
         for (Py_ssize_t i = 0; i < m; i++) {                                                      \
             T p = a[i], q = b[i];                                                                 \
@@ -7800,6 +7803,81 @@ ADDCDIV_INTO(float, addcdiv_float_into)
 ADDCDIV_INTO(double, addcdiv_double_into)
 #undef ADDCDIV_INTO
 
+/* addcdiv_runs' and addcmul_runs' fresh results (out overlapping no operand) on an AVX2 + FMA copy,
+ * 8 float32 / 4 float64 lanes, each result stored straight into out (addcmul's AVX2 loops went
+ * through a stack block and a memcpy, addcdiv's C loop tested every element for two NaN operands).
+ * 32-byte vectors, not 64: these passes are memory-bound, and on Zen 4 the 64-byte stores into a
+ * fresh result were slower (1M float32 fresh, measured: addcmul 286-307 us in 64-byte vectors,
+ * 250-261 in 32-byte ones, PyTorch's 299-352; addcdiv 311-317 / 260-264 / 290-342). The same IEEE operations in the same
+ * order, so the same bits: addcdiv x + (s / y2), addcmul the fused s * y2 + x (vfmadd: one
+ * rounding, as fmaf / fma), s = y1 * v (y1 itself where no value). Only the results are tested
+ * for NaN (an operation with a NaN operand has a NaN result, so a NaN-free run met none): where
+ * one came out, addcdiv's C loop runs the whole run again (its exact test for two NaN operands,
+ * the same values) and addcmul gives each NaN element fma32_nan's / fma64_nan's word (the operands
+ * are as they were: out is none of them). addc_direct(): the CPU has AVX2 and FMA (hardware_fma:
+ * not under STRIDED_NATIVE_NO_FMA3) and STRIDED_NATIVE_ROWS_ISA (tests) does not ask for the base copy. */
+#if defined(__x86_64__) && defined(__GNUC__) && defined(HAVE_HARDWARE_FMA_COPIES)
+static int addc_direct(void)
+{
+    static int w = -1;
+    if (w < 0) {
+        const char *isa = getenv("STRIDED_NATIVE_ROWS_ISA");
+        w = hardware_fma() && !(isa != NULL && strcmp(isa, "base") == 0);
+    }
+    return w;
+}
+
+/* one pass of addc_direct_T: r = VR in the vector lanes, SR in the tail (s: y1, times v where scale),
+ * stored into o; any: whether a NaN came out */
+#define ADDC_DIRECT_PASS(T, V, LANES, SFX, VR, SR)                                                   \
+    {                                                                                              \
+        const V vv = _mm256_set1_##SFX(v);                                                         \
+        int nan = 0;                                                                               \
+        Py_ssize_t i = 0;                                                                          \
+        for (; i + (LANES) <= n; i += (LANES)) {                                                   \
+            V s = _mm256_loadu_##SFX(y1 + i);                                                      \
+            if (scale) s = _mm256_mul_##SFX(s, vv);                                                \
+            V r = VR;                                                                              \
+            nan |= _mm256_movemask_##SFX(_mm256_cmp_##SFX(r, r, _CMP_UNORD_Q));                    \
+            _mm256_storeu_##SFX(o + i, r);                                                         \
+        }                                                                                          \
+        any = nan != 0;                                                                            \
+        for (; i < n; i++) {                                                                       \
+            T s = scale ? y1[i] * v : y1[i], r = SR;                                               \
+            any |= r != r;                                                                         \
+            o[i] = r;                                                                              \
+        }                                                                                          \
+    }
+/* addcdiv (div) or addcmul of n elements into o; addcdiv answers whether a NaN came out (its C
+ * loop then runs again), addcmul gives each NaN element its word here and answers 0 */
+#define ADDC_DIRECT(T, V, LANES, SFX, FMA, FMA_NAN_FN)                                               \
+    __attribute__((target("avx2,fma"))) static int addc_direct_##T(                               \
+        const T *x, const T *y1, const T *y2, T *o, Py_ssize_t n, int scale, T v, int div)         \
+    {                                                                                              \
+        int any;                                                                                   \
+        if (div) {                                                                                 \
+            ADDC_DIRECT_PASS(T, V, LANES, SFX,                                                       \
+                           _mm256_add_##SFX(_mm256_loadu_##SFX(x + i), _mm256_div_##SFX(s, _mm256_loadu_##SFX(y2 + i))), \
+                           x[i] + s / y2[i])                                                       \
+            return any;                                                                            \
+        }                                                                                          \
+        ADDC_DIRECT_PASS(T, V, LANES, SFX, _mm256_fmadd_##SFX(s, _mm256_loadu_##SFX(y2 + i), _mm256_loadu_##SFX(x + i)), \
+                       FMA(s, y2[i], x[i]))                                                        \
+        if (any)                                                                                   \
+            for (Py_ssize_t j = 0; j < n; j++)                                                     \
+                if (o[j] != o[j]) o[j] = FMA_NAN_FN(scale ? y1[j] * v : y1[j], y2[j], x[j], o[j]); \
+        return 0;                                                                                  \
+    }
+ADDC_DIRECT(float, __m256, 8, ps, fmaf, fma32_nan)
+ADDC_DIRECT(double, __m256d, 4, pd, fma, fma64_nan)
+#undef ADDC_DIRECT
+#undef ADDC_DIRECT_PASS
+#else
+#define addc_direct() 0
+#define addc_direct_float(x, y1, y2, o, n, scale, v, div) 0
+#define addc_direct_double(x, y1, y2, o, n, scale, v, div) 0
+#endif
+
 /* The five arguments (x, y1, y2, value, out) of addcdiv_runs / addcmul_runs: args itself, or for the
  * four-argument form (x, y1, y2, out) (a value of 1: a compiled front's kernel call) ``unit`` filled
  * with value None; NULL with a TypeError for any other count. */
@@ -7857,8 +7935,15 @@ static PyObject *py_addcdiv_runs(PyObject *self, PyObject *const *args, Py_ssize
             Py_ssize_t n = b[0].len / size;
             int both;
             Py_BEGIN_ALLOW_THREADS
-            if (kind == 'f') both = addcdiv_float(b[0].buf, b[1].buf, b[2].buf, b[3].buf, n, scale, (float)v);
-            else both = addcdiv_double(b[0].buf, b[1].buf, b[2].buf, b[3].buf, n, scale, v);
+            /* (the direct AVX2 copy first, where the CPU has it: the C loop only where a NaN came out) */
+            int direct = addc_direct(), nan = 1;
+            if (kind == 'f') {
+                if (direct) nan = addc_direct_float(b[0].buf, b[1].buf, b[2].buf, b[3].buf, n, scale, (float)v, 1);
+                both = nan && addcdiv_float(b[0].buf, b[1].buf, b[2].buf, b[3].buf, n, scale, (float)v);
+            } else {
+                if (direct) nan = addc_direct_double(b[0].buf, b[1].buf, b[2].buf, b[3].buf, n, scale, v, 1);
+                both = nan && addcdiv_double(b[0].buf, b[1].buf, b[2].buf, b[3].buf, n, scale, v);
+            }
             Py_END_ALLOW_THREADS
             answer = both ? Py_False : Py_True;
         }
@@ -7932,7 +8017,14 @@ static PyObject *py_addcmul_runs(PyObject *self, PyObject *const *args, Py_ssize
             Py_ssize_t n = b[0].len / size;
             const char *x = b[0].buf, *y1 = b[1].buf, *y2 = b[2].buf;
             char *o = b[3].buf;
+            /* (a fresh out, apart from the operands, on the direct AVX2 copy: straight stores) */
+            int apart = addc_direct() && !overlaps(&b[0], &b[3]) && !overlaps(&b[1], &b[3]) && !overlaps(&b[2], &b[3]);
             Py_BEGIN_ALLOW_THREADS
+            if (apart && kind == 'f')
+                addc_direct_float((const float *)x, (const float *)y1, (const float *)y2, (float *)o, n, scale, (float)v, 0);
+            else if (apart)
+                addc_direct_double((const double *)x, (const double *)y1, (const double *)y2, (double *)o, n, scale, v, 0);
+            else
 #ifdef HAVE_HARDWARE_FMA_COPIES
             if (scale && kind == 'f' && hardware_fma()) /* (the product in the fma's pass) */
                 addcmul32_scaled_avx2((const float *)x, (const float *)y1, (const float *)y2, (float *)o, n, (float)v);

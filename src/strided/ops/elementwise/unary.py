@@ -1075,7 +1075,10 @@ def clamp_min(input: Any, min: Any, *, out: Any = None) -> Tensor:  # noqa: A002
     """
     if out is not None:  # (as clamp's out=: a number bound takes only the result's dtype, a tensor casts)
         _refuse_promoting_itself(input, min, None, out, "clamp_min")
-        return write_out(out, clamp_min(input, min), "clamp_min", (input, min), "" if isinstance(min, Tensor) else "found")
+        # (a tensor bound: PyTorch's loop walks out's layout, which decides its NaN words, as clamp's out=)
+        res = (_clamp(input, min, None, None, out, one_bound_op=True) if isinstance(min, Tensor) and isinstance(out, Tensor)
+               else clamp_min(input, min))
+        return write_out(out, res, "clamp_min", (input, min), "" if isinstance(min, Tensor) else "found")
     if min.__class__ is Tensor and (t := _one_tensor_bound(input, min, True)) is not None:
         return t
     _no_complex_bound(min, "clamp_min")
@@ -1090,7 +1093,10 @@ def clamp_max(input: Any, max: Any, *, out: Any = None) -> Tensor:  # noqa: A002
     """
     if out is not None:  # (as clamp's out=: a number bound takes only the result's dtype, a tensor casts)
         _refuse_promoting_itself(input, None, max, out, "clamp_max")
-        return write_out(out, clamp_max(input, max), "clamp_max", (input, max), "" if isinstance(max, Tensor) else "found")
+        # (a tensor bound: PyTorch's loop walks out's layout, which decides its NaN words, as clamp's out=)
+        res = (_clamp(input, None, max, None, out, one_bound_op=True) if isinstance(max, Tensor) and isinstance(out, Tensor)
+               else clamp_max(input, max))
+        return write_out(out, res, "clamp_max", (input, max), "" if isinstance(max, Tensor) else "found")
     if max.__class__ is Tensor and (t := _one_tensor_bound(input, max, False)) is not None:
         return t
     _no_complex_bound(max, "clamp_max")
