@@ -1698,7 +1698,6 @@ def _fast_binary(op: BinaryOp, plain: Callable[[Any, Any], Any], checked: Callab
     (not ~20 cells per forward: ~900 fewer tracked objects for every full collection and the
     interpreter's exit to walk), with the same one-``LOAD_DEREF`` reads; the compiled fronts share
     one table of entries."""
-    rule = op.name
     ufunc = op.ufunc  # (pow's same-shape runs have no repeated exponent: NumPy's pow itself)
     broadcast_ufunc = tensor_power if op.kind == "pow" else ufunc  # (two tensors, one broadcast)
     fast = op.fast
@@ -1747,7 +1746,7 @@ def _fast_binary(op: BinaryOp, plain: Callable[[Any, Any], Any], checked: Callab
         """One forward: ``slow`` its general path; with ``raw``, its own guard entry."""
         guarded = None
 
-        @records(rule)
+        @records(name)  # (its rule is its name's: one cell for both)
         def fn(input: Any, other: Any, *, alpha: Any = None, out: Any = None, rounding_mode: Any = None) -> Tensor:  # (a.sub(other=b))
             if guarded is not None and (OPEN or out is not None):  # (the calls its guard entry would act on)
                 extras = {k: v for k, v in (("alpha", alpha), ("out", out), ("rounding_mode", rounding_mode)) if v is not None}
@@ -1770,7 +1769,7 @@ def _fast_binary(op: BinaryOp, plain: Callable[[Any, Any], Any], checked: Callab
                 tracked = False
                 if input._ag is not None and not INSIDE.get():
                     if OPEN:
-                        return record(rule, fn, (input, other), {})  # (alpha and out are None here)
+                        return record(name, fn, (input, other), {})  # (alpha and out are None here)
                     tracked = True
                 d = input._dtype
                 la = input._layout
@@ -1778,19 +1777,19 @@ def _fast_binary(op: BinaryOp, plain: Callable[[Any, Any], Any], checked: Callab
                 if (tb is Tensor or tb in SUBCLASSES):
                     if other._ag is not None and not tracked and not INSIDE.get():
                         if OPEN:
-                            return record(rule, fn, (input, other), {})
+                            return record(name, fn, (input, other), {})
                         tracked = True
                     if other._dtype is not d or d not in fast:
-                        return record(rule, fn, (input, other), {}) if tracked else slow(input, other)
+                        return record(name, fn, (input, other), {}) if tracked else slow(input, other)
                     lb = other._layout
                     shape = la.shape
                     if lb.shape != shape:
                         if tracked:
-                            return record(rule, fn, (input, other), {})
+                            return record(name, fn, (input, other), {})
                         return _broadcast_rowmajor(input, other, la, lb, broadcast)
                     strides = la.strides
                     if lb.strides != strides:
-                        return record(rule, fn, (input, other), {}) if tracked else slow(input, other)
+                        return record(name, fn, (input, other), {}) if tracked else slow(input, other)
                     info = _cinfo[shape]
                     if strides == info[0]:  # row-major: the output is too
                         lay = info[2]
@@ -1799,7 +1798,7 @@ def _fast_binary(op: BinaryOp, plain: Callable[[Any, Any], Any], checked: Callab
                         plan = _flat_plans[(shape, strides)]
                         lay = plan[1]
                         if lay is None:
-                            return record(rule, fn, (input, other), {}) if tracked else slow(input, other)
+                            return record(name, fn, (input, other), {}) if tracked else slow(input, other)
                         n = plan[0]
                     y = other._storage.array
                     o = lb.offset
@@ -1812,7 +1811,7 @@ def _fast_binary(op: BinaryOp, plain: Callable[[Any, Any], Any], checked: Callab
                     plan = _flat_plans[(la.shape, la.strides)]
                     lay = plan[2]
                     if lay is None:
-                        return record(rule, fn, (input, other), {}) if tracked else slow(input, other)
+                        return record(name, fn, (input, other), {}) if tracked else slow(input, other)
                     n = plan[0]
                     y = other
                 elif pow_square and (tb is int or tb is float) and other == 2 and (d is float32 or d is float64) \
@@ -1834,17 +1833,17 @@ def _fast_binary(op: BinaryOp, plain: Callable[[Any, Any], Any], checked: Callab
                     t = adopted(res, info[2], d)
                     if OPEN:
                         report(name, (input, other), t)
-                    return recorded(rule, t, (input, other)) if tracked else t
+                    return recorded(name, t, (input, other)) if tracked else t
                 elif bf16_scalar is not None and d is bfloat16 and (tb is float or (tb is int and -_EXACT < other < _EXACT)) \
                         and native_half() is not None:
                     plan = _flat_plans[(la.shape, la.strides)]
                     lay = plan[2]
                     if lay is None:
-                        return record(rule, fn, (input, other), {}) if tracked else slow(input, other)
+                        return record(name, fn, (input, other), {}) if tracked else slow(input, other)
                     n = plan[0]
                     y = float(wrapped(other, bf16_scalar))  # (exact: a bfloat16 or float32 value)
                 else:
-                    return record(rule, fn, (input, other), {}) if tracked else slow(input, other)
+                    return record(name, fn, (input, other), {}) if tracked else slow(input, other)
                 x = input._storage.array
                 o = la.offset
                 if o or len(x) != n:
@@ -1855,7 +1854,7 @@ def _fast_binary(op: BinaryOp, plain: Callable[[Any, Any], Any], checked: Callab
                 if d is bfloat16 and y.__class__ is float:  # (the bfloat16 scalar form above)
                     res = bf16_scalar_fresh(bf16_code, x, y)
                     if res is None:
-                        return record(rule, fn, (input, other), {}) if tracked else slow(input, other)
+                        return record(name, fn, (input, other), {}) if tracked else slow(input, other)
                 elif native is not None and d in native_dtypes and (n >= native_min or d is bfloat16) \
                         and y.__class__ is np.ndarray:
                     res = native(x, y)  # (None: not built, off here, or refused; bfloat16: PyTorch's NaNs at every size)
@@ -1871,7 +1870,7 @@ def _fast_binary(op: BinaryOp, plain: Callable[[Any, Any], Any], checked: Callab
                 t = adopted(res, lay, result_dtype or d)
                 if OPEN:
                     report(name, (input, other), t)
-                return recorded(rule, t, (input, other)) if tracked else t
+                return recorded(name, t, (input, other)) if tracked else t
             if op is DIV and rounding_mode is None and isinstance(input, (bool, int, float, complex, np.bool_, np.number)) \
                     and isinstance(other, Tensor):
                 input = _wrapped_number(_operand(input, "div"), other)  # (a NumPy scalar: its value)
@@ -1879,19 +1878,20 @@ def _fast_binary(op: BinaryOp, plain: Callable[[Any, Any], Any], checked: Callab
                 op_ = _rounding(op, rounding_mode)  # (its errors before autograd's record, as PyTorch's parser)
                 if ((isinstance(input, Tensor) and input._ag is not None) or (isinstance(other, Tensor) and other._ag is not None)) \
                         and not INSIDE.get():
-                    return record(rule, fn, (input, other), {"out": out, "rounding_mode": rounding_mode})
+                    return record(name, fn, (input, other), {"out": out, "rounding_mode": rounding_mode})
                 return binary(op_, input, other) if out is None else _with_extras(op_, input, other, None, out, "div")
             if ((isinstance(input, Tensor) and input._ag is not None) or (isinstance(other, Tensor) and other._ag is not None)) \
                     and not INSIDE.get():
-                return record(rule, fn, (input, other), {"alpha": alpha, "out": out})
+                return record(name, fn, (input, other), {"alpha": alpha, "out": out})
             if alpha is None and out is None:
                 return slow(input, other)
-            if alpha is not None and bf16_code >= 0 and out is None and not OPEN and type(input) is Tensor \
+            if alpha is not None and op.bf16_code >= 0 and out is None and not OPEN and type(input) is Tensor \
                     and type(other) is Tensor and input._dtype is bfloat16 and other._dtype is bfloat16 \
                     and (res := _bfloat16_alpha(op, input, other, alpha)) is not None:
                 return res
             return _with_extras(op, input, other, alpha, out)
 
+        fn.__qualname__ = "_fast_binary.<locals>.fn"  # (its name before variant(): the dunders' reprs)
         if raw is not None:
             guarded = guards_itself(fn, raw, name)
         broadcast = (pow_native, native_dtypes, slow, broadcast_ufunc, extreme, result_dtype, name, loop_split)
