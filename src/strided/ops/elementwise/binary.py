@@ -1532,10 +1532,8 @@ def _make_binary(op: BinaryOp) -> tuple[Callable[..., Tensor], ...]:
     def plain(input: Any, other: Any) -> Tensor:
         return binary(op, input, other)
 
-    fn = _fast_binary(op, plain, op.name)
-    if op.kind in ("compare", "bitwise") or op.int_only:  # (results never float: see guards_itself)
-        fn = _fast_binary(op, plain, op.name, fn)
-    dunder = _fast_binary(op, checked, op.name)  # (each dunder's rule is its op's: "__add__" is "add"'s)
+    # (results never float: see guards_itself; each dunder's rule is its op's: "__add__" is "add"'s)
+    fn, dunder = _fast_binary(op, plain, checked, op.kind in ("compare", "bitwise") or op.int_only)
 
     ufunc = op.ufunc
     name = op.name
@@ -1688,12 +1686,18 @@ _F32_MAX = float(np.finfo(np.float32).max)
 _F32_SAFE = 3.4e38  # numbers inside (-_F32_SAFE, _F32_SAFE) convert to float32 without overflow
 
 
-def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str, raw: Callable[..., Any] | None = None
-                 ) -> Callable[[Any, Any], Any]:
-    """``op`` with the small-op fast paths in front of ``slow`` (the general path); it is its own
-    recording entry under the backward rule ``rule`` (one slot test per tensor operand). With
-    ``raw`` (this function made without it), it is its own guard entry too
-    (:func:`strided.gradients.guards_itself`)."""
+def _fast_binary(op: BinaryOp, plain: Callable[[Any, Any], Any], checked: Callable[[Any, Any], Any],
+                 guards: bool) -> tuple[Callable[[Any, Any], Any], Callable[[Any, Any], Any]]:
+    """``op``'s function and forward dunder: each ``op`` with the small-op fast paths in front of
+    its general path (``plain``, ``checked``), its own recording entry under the backward rule
+    ``op.name`` (one slot test per tensor operand). With ``guards``, the function is its own guard
+    entry too (:func:`strided.gradients.guards_itself`), around the same forward made without it.
+
+    The forwards are made by one :func:`variant` each, inside this one scope: the ~16 per-op
+    constants their fast paths read are cells of this scope, shared by the two or three forwards
+    (not ~20 cells per forward: ~900 fewer tracked objects for every full collection and the
+    interpreter's exit to walk), with the same one-``LOAD_DEREF`` reads; the compiled fronts share
+    one table of entries."""
     ufunc = op.ufunc  # (pow's same-shape runs have no repeated exponent: NumPy's pow itself)
     broadcast_ufunc = tensor_power if op.kind == "pow" else ufunc  # (two tensors, one broadcast)
     fast = op.fast
@@ -1718,157 +1722,6 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str, raw: 
     # kernels read it as opmath, BinaryOpsKernel.cpp's reduced-float scalar forms)
     bf16_code = op.bf16_code
     bf16_scalar = (float32 if op.opmath_scalar else bfloat16) if bf16_code >= 0 else None
-    guarded = None
-
-    @records(rule)
-    def fn(input: Any, other: Any, *, alpha: Any = None, out: Any = None, rounding_mode: Any = None) -> Tensor:  # (a.sub(other=b))
-        if guarded is not None and (OPEN or out is not None):  # (the calls its guard entry would act on)
-            extras = {k: v for k, v in (("alpha", alpha), ("out", out), ("rounding_mode", rounding_mode)) if v is not None}
-            return guarded()(input, other, **extras)
-        # The autograd test is one slot read per tensor operand, folded into the fast path's own
-        # type tests (the op is its own recording entry: no wrapper call). A tensor in autograd is
-        # recorded: its fast path's result is given its node (strided.gradients.recorded); any other
-        # path goes to strided.gradients.record, which runs fn again with INSIDE set, which then
-        # takes the same paths as a plain call (so does a call inside another op's recorded forward).
-        # Fast path: two tensors of one dtype and one dense layout (row-major or permuted, when
-        # PyTorch's output takes exactly those strides), or such a tensor and a Python float.
-        # Their elements pair up along the flat runs of the storages: the ufunc runs on those
-        # runs and its fresh 1-D result becomes the output storage (no view objects, no layout
-        # planning: the result's Layout is the per-layout plan's shared object).
-        if (type(input) is Tensor or type(input) in SUBCLASSES) and alpha is None and out is None and rounding_mode is None:
-            # tracked: an operand in autograd, outside another op's recorded forward. The fast
-            # path below is pure NumPy and makes fresh memory: its result is recorded as it is
-            # (gradients.recorded), without record() running fn again; every fallthrough to the
-            # general path, and a watched call, takes record() instead.
-            tracked = False
-            if input._ag is not None and not INSIDE.get():
-                if OPEN:
-                    return record(rule, fn, (input, other), {})  # (alpha and out are None here)
-                tracked = True
-            d = input._dtype
-            la = input._layout
-            tb = type(other)
-            if (tb is Tensor or tb in SUBCLASSES):
-                if other._ag is not None and not tracked and not INSIDE.get():
-                    if OPEN:
-                        return record(rule, fn, (input, other), {})
-                    tracked = True
-                if other._dtype is not d or d not in fast:
-                    return record(rule, fn, (input, other), {}) if tracked else slow(input, other)
-                lb = other._layout
-                shape = la.shape
-                if lb.shape != shape:
-                    if tracked:
-                        return record(rule, fn, (input, other), {})
-                    return _broadcast_rowmajor(input, other, la, lb, broadcast)
-                strides = la.strides
-                if lb.strides != strides:
-                    return record(rule, fn, (input, other), {}) if tracked else slow(input, other)
-                info = _cinfo[shape]
-                if strides == info[0]:  # row-major: the output is too
-                    lay = info[2]
-                    n = info[1]
-                else:
-                    plan = _flat_plans[(shape, strides)]
-                    lay = plan[1]
-                    if lay is None:
-                        return record(rule, fn, (input, other), {}) if tracked else slow(input, other)
-                    n = plan[0]
-                y = other._storage.array
-                o = lb.offset
-                if o or len(y) != n:
-                    y = y[o : o + n]
-                    if len(y) != n:  # (only a tensor unpickled past its storage: never read outside)
-                        raise outside_storage(other._storage.array, lb)
-            elif (d in fast_scalar and (tb is float or (tb is int and -_EXACT < other < _EXACT))) or (
-                    tb is int and (bounds := int_scalar.get(d)) is not None and bounds[0] <= other <= bounds[1]):
-                plan = _flat_plans[(la.shape, la.strides)]
-                lay = plan[2]
-                if lay is None:
-                    return record(rule, fn, (input, other), {}) if tracked else slow(input, other)
-                n = plan[0]
-                y = other
-            elif pow_square and (tb is int or tb is float) and other == 2 and (d is float32 or d is float64) \
-                    and type(input) is Tensor and la.strides == (info := _cinfo[la.shape])[0]:
-                # ``t ** 2`` of a row-major float32 / float64 tensor: PyTorch's pow kernel squares
-                # (pow_tensor_scalar_optimized_kernel's ``base * base``, NumPy's power of 2 the same
-                # bits), its output row-major as the general path's unary layout; in one multiply
-                n = info[1]
-                x = input._storage.array
-                o = la.offset
-                if o or len(x) != n:
-                    x = x[o : o + n]
-                    if len(x) != n:
-                        raise outside_storage(input._storage.array, la)
-                try:  # (fpstate.quietly, inlined: an overflow to inf is silent, as the general path's)
-                    res = quiet_call(np.multiply, x, x)
-                except RuntimeError as e:
-                    res = quiet_retry(e, np.multiply, x, x)
-                t = adopted(res, info[2], d)
-                if OPEN:
-                    report(name, (input, other), t)
-                return recorded(rule, t, (input, other)) if tracked else t
-            elif bf16_scalar is not None and d is bfloat16 and (tb is float or (tb is int and -_EXACT < other < _EXACT)) \
-                    and native_half() is not None:
-                plan = _flat_plans[(la.shape, la.strides)]
-                lay = plan[2]
-                if lay is None:
-                    return record(rule, fn, (input, other), {}) if tracked else slow(input, other)
-                n = plan[0]
-                y = float(wrapped(other, bf16_scalar))  # (exact: a bfloat16 or float32 value)
-            else:
-                return record(rule, fn, (input, other), {}) if tracked else slow(input, other)
-            x = input._storage.array
-            o = la.offset
-            if o or len(x) != n:
-                x = x[o : o + n]
-                if len(x) != n:
-                    raise outside_storage(input._storage.array, la)
-            res = None
-            if d is bfloat16 and y.__class__ is float:  # (the bfloat16 scalar form above)
-                res = bf16_scalar_fresh(bf16_code, x, y)
-                if res is None:
-                    return record(rule, fn, (input, other), {}) if tracked else slow(input, other)
-            elif native is not None and d in native_dtypes and (n >= native_min or d is bfloat16) \
-                    and y.__class__ is np.ndarray:
-                res = native(x, y)  # (None: not built, off here, or refused; bfloat16: PyTorch's NaNs at every size)
-            if res is None:
-                try:  # fpstate.quietly, inlined (a call is a tenth of a 1 µs op)
-                    res = quiet_call(ufunc, x, y)
-                except RuntimeError as e:
-                    res = quiet_retry(e, ufunc, x, y)
-                if extreme and d.is_floating_point:  # (the compiled loop's bits already)
-                    torch_extremes.fix_flat(extreme, (x, y), res)
-                elif loop_split is not None and d is bfloat16:  # (PyTorch's NaN bits: kernels.reduced_nans)
-                    loop_split(x, y, res)
-            t = adopted(res, lay, result_dtype or d)
-            if OPEN:
-                report(name, (input, other), t)
-            return recorded(rule, t, (input, other)) if tracked else t
-        if op is DIV and rounding_mode is None and isinstance(input, (bool, int, float, complex, np.bool_, np.number)) \
-                and isinstance(other, Tensor):
-            input = _wrapped_number(_operand(input, "div"), other)  # (a NumPy scalar: its value)
-        if rounding_mode is not None:
-            op_ = _rounding(op, rounding_mode)  # (its errors before autograd's record, as PyTorch's parser)
-            if ((isinstance(input, Tensor) and input._ag is not None) or (isinstance(other, Tensor) and other._ag is not None)) \
-                    and not INSIDE.get():
-                return record(rule, fn, (input, other), {"out": out, "rounding_mode": rounding_mode})
-            return binary(op_, input, other) if out is None else _with_extras(op_, input, other, None, out, "div")
-        if ((isinstance(input, Tensor) and input._ag is not None) or (isinstance(other, Tensor) and other._ag is not None)) \
-                and not INSIDE.get():
-            return record(rule, fn, (input, other), {"alpha": alpha, "out": out})
-        if alpha is None and out is None:
-            return slow(input, other)
-        if alpha is not None and bf16_code >= 0 and out is None and not OPEN and type(input) is Tensor \
-                and type(other) is Tensor and input._dtype is bfloat16 and other._dtype is bfloat16 \
-                and (res := _bfloat16_alpha(op, input, other, alpha)) is not None:
-            return res
-        return _with_extras(op, input, other, alpha, out)
-
-    if raw is not None:
-        guarded = guards_itself(fn, raw, name)
-
-    broadcast = (pow_native, native_dtypes, slow, broadcast_ufunc, extreme, result_dtype, name, loop_split)
 
     # (the common call in C: the same fast path's functions on the same runs; see _support.front)
     def fix(x: np.ndarray, y: Any, res: np.ndarray) -> None:
@@ -1888,8 +1741,168 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str, raw: 
         exact = _exact_entry(op.exact_code, d) if op.exact_code >= 0 else _extreme_entry(native is _MAXIMUM_FRESH, d)
         if exact is not None and d in table and table[d][1] is not None and len(table[d]) == 6:
             table[d] = (*table[d], exact)
-    # (a transpose and its twin, or a float, too: fn's _flat_plans path)
-    return compiled_front(fn, 2, table, dense=tuple(table), plans=_flat_plans)
+
+    def variant(slow: Callable[[Any, Any], Any], raw: Callable[..., Any] | None) -> Callable[[Any, Any], Any]:
+        """One forward: ``slow`` its general path; with ``raw``, its own guard entry."""
+        guarded = None
+
+        @records(name)  # (its rule is its name's: one cell for both)
+        def fn(input: Any, other: Any, *, alpha: Any = None, out: Any = None, rounding_mode: Any = None) -> Tensor:  # (a.sub(other=b))
+            if guarded is not None and (OPEN or out is not None):  # (the calls its guard entry would act on)
+                extras = {k: v for k, v in (("alpha", alpha), ("out", out), ("rounding_mode", rounding_mode)) if v is not None}
+                return guarded()(input, other, **extras)
+            # The autograd test is one slot read per tensor operand, folded into the fast path's own
+            # type tests (the op is its own recording entry: no wrapper call). A tensor in autograd is
+            # recorded: its fast path's result is given its node (strided.gradients.recorded); any other
+            # path goes to strided.gradients.record, which runs fn again with INSIDE set, which then
+            # takes the same paths as a plain call (so does a call inside another op's recorded forward).
+            # Fast path: two tensors of one dtype and one dense layout (row-major or permuted, when
+            # PyTorch's output takes exactly those strides), or such a tensor and a Python float.
+            # Their elements pair up along the flat runs of the storages: the ufunc runs on those
+            # runs and its fresh 1-D result becomes the output storage (no view objects, no layout
+            # planning: the result's Layout is the per-layout plan's shared object).
+            if (type(input) is Tensor or type(input) in SUBCLASSES) and alpha is None and out is None and rounding_mode is None:
+                # tracked: an operand in autograd, outside another op's recorded forward. The fast
+                # path below is pure NumPy and makes fresh memory: its result is recorded as it is
+                # (gradients.recorded), without record() running fn again; every fallthrough to the
+                # general path, and a watched call, takes record() instead.
+                tracked = False
+                if input._ag is not None and not INSIDE.get():
+                    if OPEN:
+                        return record(name, fn, (input, other), {})  # (alpha and out are None here)
+                    tracked = True
+                d = input._dtype
+                la = input._layout
+                tb = type(other)
+                if (tb is Tensor or tb in SUBCLASSES):
+                    if other._ag is not None and not tracked and not INSIDE.get():
+                        if OPEN:
+                            return record(name, fn, (input, other), {})
+                        tracked = True
+                    if other._dtype is not d or d not in fast:
+                        return record(name, fn, (input, other), {}) if tracked else slow(input, other)
+                    lb = other._layout
+                    shape = la.shape
+                    if lb.shape != shape:
+                        if tracked:
+                            return record(name, fn, (input, other), {})
+                        return _broadcast_rowmajor(input, other, la, lb, broadcast)
+                    strides = la.strides
+                    if lb.strides != strides:
+                        return record(name, fn, (input, other), {}) if tracked else slow(input, other)
+                    info = _cinfo[shape]
+                    if strides == info[0]:  # row-major: the output is too
+                        lay = info[2]
+                        n = info[1]
+                    else:
+                        plan = _flat_plans[(shape, strides)]
+                        lay = plan[1]
+                        if lay is None:
+                            return record(name, fn, (input, other), {}) if tracked else slow(input, other)
+                        n = plan[0]
+                    y = other._storage.array
+                    o = lb.offset
+                    if o or len(y) != n:
+                        y = y[o : o + n]
+                        if len(y) != n:  # (only a tensor unpickled past its storage: never read outside)
+                            raise outside_storage(other._storage.array, lb)
+                elif (d in fast_scalar and (tb is float or (tb is int and -_EXACT < other < _EXACT))) or (
+                        tb is int and (bounds := int_scalar.get(d)) is not None and bounds[0] <= other <= bounds[1]):
+                    plan = _flat_plans[(la.shape, la.strides)]
+                    lay = plan[2]
+                    if lay is None:
+                        return record(name, fn, (input, other), {}) if tracked else slow(input, other)
+                    n = plan[0]
+                    y = other
+                elif pow_square and (tb is int or tb is float) and other == 2 and (d is float32 or d is float64) \
+                        and type(input) is Tensor and la.strides == (info := _cinfo[la.shape])[0]:
+                    # ``t ** 2`` of a row-major float32 / float64 tensor: PyTorch's pow kernel squares
+                    # (pow_tensor_scalar_optimized_kernel's ``base * base``, NumPy's power of 2 the same
+                    # bits), its output row-major as the general path's unary layout; in one multiply
+                    n = info[1]
+                    x = input._storage.array
+                    o = la.offset
+                    if o or len(x) != n:
+                        x = x[o : o + n]
+                        if len(x) != n:
+                            raise outside_storage(input._storage.array, la)
+                    try:  # (fpstate.quietly, inlined: an overflow to inf is silent, as the general path's)
+                        res = quiet_call(np.multiply, x, x)
+                    except RuntimeError as e:
+                        res = quiet_retry(e, np.multiply, x, x)
+                    t = adopted(res, info[2], d)
+                    if OPEN:
+                        report(name, (input, other), t)
+                    return recorded(name, t, (input, other)) if tracked else t
+                elif bf16_scalar is not None and d is bfloat16 and (tb is float or (tb is int and -_EXACT < other < _EXACT)) \
+                        and native_half() is not None:
+                    plan = _flat_plans[(la.shape, la.strides)]
+                    lay = plan[2]
+                    if lay is None:
+                        return record(name, fn, (input, other), {}) if tracked else slow(input, other)
+                    n = plan[0]
+                    y = float(wrapped(other, bf16_scalar))  # (exact: a bfloat16 or float32 value)
+                else:
+                    return record(name, fn, (input, other), {}) if tracked else slow(input, other)
+                x = input._storage.array
+                o = la.offset
+                if o or len(x) != n:
+                    x = x[o : o + n]
+                    if len(x) != n:
+                        raise outside_storage(input._storage.array, la)
+                res = None
+                if d is bfloat16 and y.__class__ is float:  # (the bfloat16 scalar form above)
+                    res = bf16_scalar_fresh(bf16_code, x, y)
+                    if res is None:
+                        return record(name, fn, (input, other), {}) if tracked else slow(input, other)
+                elif native is not None and d in native_dtypes and (n >= native_min or d is bfloat16) \
+                        and y.__class__ is np.ndarray:
+                    res = native(x, y)  # (None: not built, off here, or refused; bfloat16: PyTorch's NaNs at every size)
+                if res is None:
+                    try:  # fpstate.quietly, inlined (a call is a tenth of a 1 µs op)
+                        res = quiet_call(ufunc, x, y)
+                    except RuntimeError as e:
+                        res = quiet_retry(e, ufunc, x, y)
+                    if extreme and d.is_floating_point:  # (the compiled loop's bits already)
+                        torch_extremes.fix_flat(extreme, (x, y), res)
+                    elif loop_split is not None and d is bfloat16:  # (PyTorch's NaN bits: kernels.reduced_nans)
+                        loop_split(x, y, res)
+                t = adopted(res, lay, result_dtype or d)
+                if OPEN:
+                    report(name, (input, other), t)
+                return recorded(name, t, (input, other)) if tracked else t
+            if op is DIV and rounding_mode is None and isinstance(input, (bool, int, float, complex, np.bool_, np.number)) \
+                    and isinstance(other, Tensor):
+                input = _wrapped_number(_operand(input, "div"), other)  # (a NumPy scalar: its value)
+            if rounding_mode is not None:
+                op_ = _rounding(op, rounding_mode)  # (its errors before autograd's record, as PyTorch's parser)
+                if ((isinstance(input, Tensor) and input._ag is not None) or (isinstance(other, Tensor) and other._ag is not None)) \
+                        and not INSIDE.get():
+                    return record(name, fn, (input, other), {"out": out, "rounding_mode": rounding_mode})
+                return binary(op_, input, other) if out is None else _with_extras(op_, input, other, None, out, "div")
+            if ((isinstance(input, Tensor) and input._ag is not None) or (isinstance(other, Tensor) and other._ag is not None)) \
+                    and not INSIDE.get():
+                return record(name, fn, (input, other), {"alpha": alpha, "out": out})
+            if alpha is None and out is None:
+                return slow(input, other)
+            if alpha is not None and op.bf16_code >= 0 and out is None and not OPEN and type(input) is Tensor \
+                    and type(other) is Tensor and input._dtype is bfloat16 and other._dtype is bfloat16 \
+                    and (res := _bfloat16_alpha(op, input, other, alpha)) is not None:
+                return res
+            return _with_extras(op, input, other, alpha, out)
+
+        fn.__qualname__ = "_fast_binary.<locals>.fn"  # (its name before variant(): the dunders' reprs)
+        if raw is not None:
+            guarded = guards_itself(fn, raw, name)
+        broadcast = (pow_native, native_dtypes, slow, broadcast_ufunc, extreme, result_dtype, name, loop_split)
+        # (a transpose and its twin, or a float, too: fn's _flat_plans path)
+        return compiled_front(fn, 2, table, dense=dense, plans=_flat_plans)
+
+    dense = tuple(table)
+    fn = variant(plain, None)
+    if guards:
+        fn = variant(plain, fn)
+    return fn, variant(checked, None)
 
 
 def _bfloat16_alpha(op: BinaryOp, a: Tensor, b: Tensor, alpha: Any) -> Tensor | None:
