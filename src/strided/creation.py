@@ -911,14 +911,6 @@ def _adopted_empty(plan: tuple[int, Layout], dt: DType) -> Tensor | None:
     return adopted(array, plan[1], dt)
 
 
-def empty_of(sizes: tuple[Any, ...], dt: DType) -> Tensor | None:
-    """``empty(*sizes, dtype=dt)``'s fast path for plain sizes of a layout made before (``new_empty``
-    calls it with its tensor's dtype), unreported: the caller checks that nobody listens. None
-    where the general path must run (other sizes, a failed allocation)."""
-    plan = _plain_plan(sizes, _ANY_SIZE)
-    return None if plan is None else _adopted_empty(plan, dt)
-
-
 def empty(*sizes: Any, size: Any = None, dtype: Any = None, device: Any = None,
           memory_format: MemoryFormat | None = None, requires_grad: bool = False, out: Any = None) -> Tensor:
     """Uninitialized memory of the given sizes (ints or one tuple), dense in ``memory_format``
