@@ -162,7 +162,7 @@ def test_remembered_plan_whose_allocation_fails_raises_again(method: str) -> Non
     second = _outcome(call)
     assert first[0] == "error" and first[1] == "StridedRuntimeError" and "not enough memory" in first[2]
     assert second == first
-    assert isinstance(pytest.raises(RuntimeError, call).value, RuntimeError)
+    pytest.raises(RuntimeError, call)  # (a RuntimeError, as PyTorch's allocator error)
 
 
 @pytest.mark.parametrize("dt", ["float32", "float64", "int64", "bool", "complex64", "bfloat16"])
