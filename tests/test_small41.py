@@ -179,3 +179,112 @@ def test_new_empty_large_fast_path(dt: str) -> None:
         assert a._storage.array is not b._storage.array
         assert a._storage._pinned is strided.empty(*shape)._storage._pinned
         assert a._storage.array.size == int(np.prod(shape))
+
+
+# ---------------------------------------------------------------- from_numpy's memoised call
+
+FROM_NUMPY_DTYPES = [np.float32, np.float64, np.int32, np.int64, np.bool_, np.complex64, np.float16, np.uint8,
+                     np.int8, np.int16, np.complex128]
+
+
+@st.composite
+def _np_array(draw: st.DrawFn) -> np.ndarray:
+    npd = draw(st.sampled_from(FROM_NUMPY_DTYPES))
+    shape = draw(st.sampled_from([(3, 4), (16, 16), (5,), (2, 3, 4), (1, 1), (0, 3), (), (4, 1), (1, 5)]))
+    base = (np.arange(max(1, int(np.prod(shape)))) % 7).astype(npd)[: int(np.prod(shape))].reshape(shape)
+    kind = draw(st.sampled_from(["c", "f", "transposed", "sliced", "step", "reversed", "swapped", "readonly"]))
+    if kind == "f":
+        return np.asfortranarray(base)
+    if kind == "transposed":
+        return base.T
+    if kind == "sliced" and base.ndim:
+        return base[1:]
+    if kind == "step" and base.ndim:
+        return base[..., ::2]
+    if kind == "reversed" and base.ndim:
+        return base[::-1]
+    if kind == "swapped":
+        return base.astype(base.dtype.newbyteorder())
+    if kind == "readonly":
+        base = base.copy()
+        base.flags.writeable = False
+    return base
+
+
+def _from_numpy_both(a: np.ndarray) -> tuple:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (PyTorch's non-writable array warning)
+        want = _outcome(lambda: torch.from_numpy(a))
+    got = _outcome(lambda: strided.from_numpy(a))
+    return got, want
+
+
+@pytest.mark.parametrize("body", ["compiled", "python"])
+@settings(max_examples=200, deadline=None)
+@given(a=_np_array())
+def test_from_numpy_as_pytorch(body: str, a: np.ndarray) -> None:
+    from strided import creation
+
+    memo = creation.borrow_memo
+    if body == "python":
+        creation.borrow_memo = dispatch._borrow_memo_python
+    try:
+        for _ in range(2):  # (the first call may make the plan; the second finds it)
+            got, want = _from_numpy_both(a)
+            assert got[0] == want[0], (got, want, a.dtype, a.shape, a.strides)
+            if got[0] == "error":
+                with pytest.raises({"ValueError": ValueError, "TypeError": TypeError, "RuntimeError": RuntimeError}[want[1]]):
+                    strided.from_numpy(a)
+                continue
+            s, t = got[1], want[1]
+            assert s.shape == tuple(t.shape) and s.stride() == t.stride()
+            assert str(s.dtype).split(".")[-1] == str(t.dtype).split(".")[-1]
+            assert s.numpy().tobytes() == t.numpy().tobytes()
+            assert s._storage._pinned is not None  # (borrowed: never resized)
+            if a.size:
+                assert np.shares_memory(s.numpy(), a)
+    finally:
+        creation.borrow_memo = memo
+
+
+def test_from_numpy_memo_compiled_is_in_use() -> None:
+    """Where the copy kernel is built, from_numpy's memoised call is its C body (the Python one the
+    reference the test above runs too)."""
+    from strided import creation
+
+    if dispatch._ADOPT is None:
+        pytest.skip("the copy kernel is not built")
+    assert creation.borrow_memo is not dispatch._borrow_memo_python
+
+
+@pytest.mark.parametrize("body", ["compiled", "python"])
+def test_from_numpy_memo_shares_and_reports(body: str) -> None:
+    """A write through either shows in the other; a listener sees one from_numpy view record; a
+    plan remembered as False (not dense) stays the general path's."""
+    from strided import creation
+
+    memo = creation.borrow_memo
+    if body == "python":
+        creation.borrow_memo = dispatch._borrow_memo_python
+    try:
+        a = np.arange(12.0, dtype=np.float32).reshape(3, 4)
+        for _ in range(2):
+            s = strided.from_numpy(a)
+            a[1, 2] = 99.0
+            assert s[1, 2].item() == 99.0
+            s[0, 0] = -5.0
+            assert a[0, 0] == -5.0
+        records: list = []
+        with dispatch.listen(records.append):
+            strided.from_numpy(a)
+        assert [r.name for r in records] == ["from_numpy"] and records[0].kind == "view"
+        odd = np.arange(12.0, dtype=np.float32).reshape(3, 4)[:, ::2]  # (not dense: False in the plans)
+        for _ in range(2):
+            s = strided.from_numpy(odd)
+            assert s.stride() == (4, 2) and s.tolist() == odd.tolist()
+        with pytest.raises(ValueError):
+            strided.from_numpy(a[::-1])
+    finally:
+        creation.borrow_memo = memo
