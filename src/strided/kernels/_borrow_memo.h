@@ -9,17 +9,13 @@
  * array's memory order: a view, never a copy) with its storage's _pinned slot set to pinned
  * (strided.storage._BORROWED: the storage never moves, as borrowed() pins it). Any other key (not
  * remembered, or False): None, nothing made, and the caller's path runs. Nothing is reported: the
- * caller checks whether anyone listens. */
+ * caller checks whether anyone listens. (Before adopt_types: adopt's RuntimeError.) */
 static PyObject *borrow_shape_name, *borrow_strides_name, *borrow_dtype_name, *borrow_ravel_name, *borrow_order_k;
 
 static PyObject *py_borrow_memo(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 3) {
         PyErr_SetString(PyExc_TypeError, "borrow_memo(array, plans, pinned) takes 3 arguments");
-        return NULL;
-    }
-    if (adopt_tensor == NULL) {
-        PyErr_SetString(PyExc_RuntimeError, "borrow_memo: adopt_types was not called");
         return NULL;
     }
     PyObject *array = args[0], *plans = args[1];
@@ -33,33 +29,23 @@ static PyObject *py_borrow_memo(PyObject *self, PyObject *const *args, Py_ssize_
             || (borrow_order_k = PyUnicode_InternFromString("K")) == NULL)
             return NULL;
     }
-    PyObject *shape = PyObject_GetAttr(array, borrow_shape_name);
-    if (shape == NULL)
-        return NULL;
-    PyObject *strides = PyObject_GetAttr(array, borrow_strides_name);
-    if (strides == NULL) {
-        Py_DECREF(shape);
-        return NULL;
-    }
-    PyObject *dtype = PyObject_GetAttr(array, borrow_dtype_name);
-    if (dtype == NULL) {
-        Py_DECREF(shape);
-        Py_DECREF(strides);
-        return NULL;
-    }
-    PyObject *key = PyTuple_Pack(3, shape, strides, dtype);
-    Py_DECREF(shape);
-    Py_DECREF(strides);
-    Py_DECREF(dtype);
+    PyObject *key = PyTuple_New(3);  /* (shape, strides, dtype): _borrow_plans' key */
     if (key == NULL)
         return NULL;
-    PyObject *plan = PyDict_GetItemWithError(plans, key); /* borrowed */
-    Py_DECREF(key);
-    if (plan == NULL) {
-        if (PyErr_Occurred())
+    PyObject *names[3] = {borrow_shape_name, borrow_strides_name, borrow_dtype_name};
+    for (int i = 0; i < 3; i++) {
+        PyObject *v = PyObject_GetAttr(array, names[i]);
+        if (v == NULL) {
+            Py_DECREF(key);
             return NULL;
-        Py_RETURN_NONE;
+        }
+        PyTuple_SET_ITEM(key, i, v);  /* (the new reference moves into the tuple) */
     }
+    PyObject *plan;
+    if (memo_plan(plans, key, &plan) < 0)
+        return NULL;
+    if (plan == NULL)
+        Py_RETURN_NONE;
     if (!PyTuple_CheckExact(plan) || PyTuple_GET_SIZE(plan) != 2)  /* (False: the general path's array) */
         Py_RETURN_NONE;
     Py_INCREF(plan);  /* (held across ravel: the dict is the callers' to change) */
