@@ -64,7 +64,7 @@ def _numpy_headers() -> dict:
 setup(ext_modules=[Extension(
     "strided.kernels._copykernel",
     ["src/strided/kernels/_copykernel.c"],
-    depends=["src/strided/kernels/_front.h", "src/strided/kernels/_fresh_fill.h", "src/strided/kernels/_any_nan.h", "src/strided/kernels/_interleave.h", "src/strided/kernels/_masked_run.h",
+    depends=["src/strided/kernels/_front.h", "src/strided/kernels/_fresh_fill.h", "src/strided/kernels/_borrow_memo.h", "src/strided/kernels/_any_nan.h", "src/strided/kernels/_interleave.h", "src/strided/kernels/_masked_run.h",
              "src/strided/kernels/_nonzero_rows.h", "src/strided/kernels/_row_copy.h", "src/strided/kernels/_pair_join.h",
              "src/strided/kernels/_unravel.h", "src/strided/kernels/_put_scatter.h"],
     optional=True,

@@ -20,6 +20,7 @@ from .dispatch import (
     _result_plan,
     _result_plans,
     adopted,
+    borrow_memo,
     borrowed,
     copy_array_of,
     created,
@@ -731,10 +732,8 @@ def from_numpy(array: np.ndarray) -> Tensor:
     9.0
     """
     if array.__class__ is np.ndarray:
-        plan = _borrow_plans.get((array.shape, array.strides, array.dtype))
-        if plan:  # (the memoised dense plan, _borrow_dense's steps inlined: a tenth of a microsecond each)
-            t = adopted(array.ravel("K"), plan[0], plan[1])
-            t._storage._pinned = _BORROWED
+        t = borrow_memo(array, _borrow_plans, _BORROWED)  # (the memoised dense plan, in one C call)
+        if t is not None:
             if OPEN: created("from_numpy", (), t, "view")  # noqa: E701 - shares memory: not an allocation
             return t
         t = _borrow_dense(array)
@@ -909,14 +908,6 @@ def _adopted_empty(plan: tuple[int, Layout], dt: DType) -> Tensor | None:
     except (ValueError, MemoryError, OverflowError):
         return None
     return adopted(array, plan[1], dt)
-
-
-def empty_of(sizes: tuple[Any, ...], dt: DType) -> Tensor | None:
-    """``empty(*sizes, dtype=dt)``'s fast path for plain sizes of a layout made before (``new_empty``
-    calls it with its tensor's dtype), unreported: the caller checks that nobody listens. None
-    where the general path must run (other sizes, a failed allocation)."""
-    plan = _plain_plan(sizes, _ANY_SIZE)
-    return None if plan is None else _adopted_empty(plan, dt)
 
 
 def empty(*sizes: Any, size: Any = None, dtype: Any = None, device: Any = None,

@@ -239,6 +239,27 @@ if _ADOPT is not None and hasattr(_ADOPT, "fresh"):  # (an older build lacks it:
     fresh_filled = _ADOPT.fresh  # noqa: F811 - the same steps in C (see fresh_filled's doc)
 
 
+def borrow_memo(array: np.ndarray, plans: dict, pinned: Any) -> Any:
+    """``from_numpy``'s common call: for an exact ``numpy.ndarray`` whose ``(shape, strides, dtype)``
+    is a key of ``plans`` (``strided.creation._borrow_plans``) with a ``(Layout, DType)`` plan, the
+    tensor over ``array.ravel("K")`` (a C- or F-contiguous array's memory order: a view) with that
+    layout and dtype, its storage pinned with ``pinned`` (:func:`borrowed`'s storage); else None
+    (nothing made: the caller's path runs). Nothing reported. Where the copy kernel is built the name
+    is its ``borrow_memo`` (``_borrow_memo.h``): the same steps in one C call; this body is the
+    reference."""
+    plan = plans.get((array.shape, array.strides, array.dtype))
+    if not plan:
+        return None
+    t = adopted(array.ravel("K"), plan[0], plan[1])
+    t._storage._pinned = pinned
+    return t
+
+
+_borrow_memo_python = borrow_memo
+if _ADOPT is not None and hasattr(_ADOPT, "borrow_memo"):  # (an older build lacks it: the Python body)
+    borrow_memo = _ADOPT.borrow_memo  # noqa: F811 - the same steps in C (see borrow_memo's doc)
+
+
 def borrowed(flat: np.ndarray, layout: Layout, dtype: DType) -> Any:
     """A tensor over the user's memory (``from_numpy``): ``flat`` is 1-D contiguous and not
     strided's, so its storage may never move: :func:`adopted`'s two objects (in C where built), the

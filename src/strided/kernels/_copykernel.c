@@ -4240,6 +4240,7 @@ static PyObject *py_isin_tensors(PyObject *self, PyObject *const *args, Py_ssize
 #include "_put_scatter.h"
 #include "_front.h"
 #include "_fresh_fill.h"
+#include "_borrow_memo.h"
 #include "_any_nan.h"
 
 static PyMethodDef methods[] = {
@@ -4254,6 +4255,9 @@ static PyMethodDef methods[] = {
     {"fresh", (PyCFunction)(void (*)(void))py_fresh, METH_FASTCALL,
      "fresh(sizes, plans, limit, maker, np_dtype, value, dtype): a factory's common call, a fresh row-major\n"
      "Tensor (maker(count, np_dtype), filled with value unless None); None where it does not apply (see _fresh_fill.h)."},
+    {"borrow_memo", (PyCFunction)(void (*)(void))py_borrow_memo, METH_FASTCALL,
+     "borrow_memo(array, plans, pinned): from_numpy's common call, a Tensor over an exact ndarray whose\n"
+     "(shape, strides, dtype) plans remembers as dense; None where it does not apply (see _borrow_memo.h)."},
     {"any_nan", py_any_nan, METH_O,
      "any_nan(run): whether a C-contiguous aligned float32/float64 buffer holds a NaN; None for another buffer."},
     {"adopt_types", py_adopt_types, METH_VARARGS,

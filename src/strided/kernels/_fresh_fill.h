@@ -14,6 +14,15 @@
  * result adopt(array, layout, dtype). Nothing is reported: the caller checks that nobody listens. */
 static PyObject *fresh_fill_name;
 
+/* *plan: the memo's plans[key] (borrowed), or NULL where key is not there; key's reference is
+ * consumed. -1 (an exception set) where the look-up raised. (fresh's and borrow_memo's look-up.) */
+static int memo_plan(PyObject *plans, PyObject *key, PyObject **plan)
+{
+    *plan = PyDict_GetItemWithError(plans, key);
+    Py_DECREF(key);
+    return *plan == NULL && PyErr_Occurred() ? -1 : 0;
+}
+
 static PyObject *py_fresh(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 7) {
@@ -35,13 +44,11 @@ static PyObject *py_fresh(PyObject *self, PyObject *const *args, Py_ssize_t narg
     PyObject *key = PyTuple_Pack(2, sizes, Py_None);
     if (key == NULL)
         return NULL;
-    PyObject *plan = PyDict_GetItemWithError(plans, key); /* borrowed */
-    Py_DECREF(key);
-    if (plan == NULL) {
-        if (PyErr_Occurred())
-            return NULL;
+    PyObject *plan;
+    if (memo_plan(plans, key, &plan) < 0)
+        return NULL;
+    if (plan == NULL)
         Py_RETURN_NONE;
-    }
     if (!PyTuple_CheckExact(plan) || PyTuple_GET_SIZE(plan) != 2)
         Py_RETURN_NONE;
     PyObject *count = PyTuple_GET_ITEM(plan, 0), *layout = PyTuple_GET_ITEM(plan, 1);

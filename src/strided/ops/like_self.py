@@ -23,7 +23,7 @@ import numpy as np
 from .. import creation
 from ..args import missing_size, size_sequence, type_name
 from ..callsite import user_stacklevel
-from ..creation import _FAST_ELEMENTS, _FILL_LIMIT
+from ..creation import _ANY_SIZE, _FAST_ELEMENTS, _FILL_LIMIT
 from ..dispatch import _result_plans, fresh_filled
 from ..errors import StridedRuntimeError, StridedTypeError
 from ..grad_mode import check_flag
@@ -46,11 +46,16 @@ def _own_dtype(self: Tensor, dtype: Any) -> Any:
     return self._dtype if dtype is None else dtype
 
 
-def _reports(fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
-    """``fn`` reporting itself to the listeners open (one record of its name, with ``self`` as its
-    input), the factory it runs folded into it. (No autograd guard: a new tensor has no history,
-    whatever ``self``'s, as in PyTorch.)"""
-    name = fn.__name__
+def _reports(fn: Callable[..., Tensor], name: str | None = None) -> Callable[..., Tensor]:
+    """``fn`` reporting itself to the listeners open (one record of ``name``, default its own, with
+    ``self`` as its input), the factory it runs folded into it. (No autograd guard: a new tensor has
+    no history, whatever ``self``'s, as in PyTorch.)
+
+    A ``new_*`` method with a fast path is the method itself: while nobody listens, its fast path
+    and else its general path run directly; this entry, around the general path, only while a
+    listener is open. A fast call then runs one Python frame, not this entry's (its ``*args`` and
+    ``**kwargs`` packed again) and the method's: ~0.25-0.5 us of a ~1 us call."""
+    name = fn.__name__ if name is None else name
 
     @functools.wraps(fn)
     def entry(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
@@ -73,7 +78,6 @@ def _sizes(sizes: tuple[Any, ...], size: Any, op: str) -> tuple[Any, ...]:
 
 
 @method("new_zeros")
-@_reports
 def new_zeros(self: Tensor, *sizes: Any, size: Any = None, dtype: Any = None, device: Any = None,
                   requires_grad: bool = False) -> Tensor:
     """Zeros of ``size`` (ints or one tuple) with this tensor's dtype unless ``dtype`` is given.
@@ -85,12 +89,20 @@ def new_zeros(self: Tensor, *sizes: Any, size: Any = None, dtype: Any = None, de
             (fast := fresh_filled(sizes, _result_plans, _FAST_ELEMENTS, _np_zeros, self._dtype.numpy, None,
                                   self._dtype)) is not None:
         return fast  # (zeros' fast path in self's dtype, in one C call)
+    run = _new_zeros_general if not OPEN else _new_zeros  # (nobody listening: without the reporting entry)
+    return run(self, *sizes, size=size, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def _new_zeros_general(self: Tensor, *sizes: Any, size: Any = None, dtype: Any = None, device: Any = None,
+                       requires_grad: bool = False) -> Tensor:
     requires_grad = check_flag(requires_grad, "new_zeros")  # (named as this method, not the factory it calls)
     return _zeros(*_sizes(sizes, size, 'new_zeros'), dtype=_own_dtype(self, dtype), device=device, requires_grad=requires_grad)
 
 
+_new_zeros = _reports(_new_zeros_general, "new_zeros")
+
+
 @method("new_ones")
-@_reports
 def new_ones(self: Tensor, *sizes: Any, size: Any = None, dtype: Any = None, device: Any = None,
                  requires_grad: bool = False) -> Tensor:
     """Ones of ``size`` (ints or one tuple) with this tensor's dtype unless ``dtype`` is given.
@@ -102,12 +114,20 @@ def new_ones(self: Tensor, *sizes: Any, size: Any = None, dtype: Any = None, dev
             (fast := fresh_filled(sizes, _result_plans, _FILL_LIMIT, _np_empty, self._dtype.numpy, 1,
                                   self._dtype)) is not None:
         return fast  # (ones' fast path in self's dtype, in one C call)
+    run = _new_ones_general if not OPEN else _new_ones
+    return run(self, *sizes, size=size, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def _new_ones_general(self: Tensor, *sizes: Any, size: Any = None, dtype: Any = None, device: Any = None,
+                      requires_grad: bool = False) -> Tensor:
     requires_grad = check_flag(requires_grad, "new_ones")  # (named as this method, not the factory it calls)
     return _ones(*_sizes(sizes, size, 'new_ones'), dtype=_own_dtype(self, dtype), device=device, requires_grad=requires_grad)
 
 
+_new_ones = _reports(_new_ones_general, "new_ones")
+
+
 @method("new_empty")
-@_reports
 def new_empty(self: Tensor, *sizes: Any, size: Any = None, dtype: Any = None, device: Any = None,
                   requires_grad: bool = False) -> Tensor:
     """Uninitialized memory of ``size`` with this tensor's dtype unless ``dtype`` is given.
@@ -115,15 +135,29 @@ def new_empty(self: Tensor, *sizes: Any, size: Any = None, dtype: Any = None, de
     >>> strided.zeros(1).new_empty(2, 3).stride()
     (3, 1)
     """
-    if size is None and dtype is None and device is None and requires_grad is False and not OPEN and \
-            (fast := creation.empty_of(sizes, self._dtype)) is not None:
-        return fast  # (empty's fast path in self's dtype: 2^20 float32 ~2.5 -> ~1.7 us, PyTorch ~1.6)
+    if size is None and dtype is None and device is None and requires_grad is False and not OPEN:
+        # (empty's fast path in self's dtype, in one C call, whatever the size: a failed allocation
+        # is the general path's error; 2^20 float32 ~1.7 -> ~1.2 us, PyTorch ~1.4)
+        try:
+            fast = fresh_filled(sizes, _result_plans, _ANY_SIZE, _np_empty, self._dtype.numpy, None, self._dtype)
+        except (ValueError, MemoryError, OverflowError):
+            fast = None
+        if fast is not None:
+            return fast
+    run = _new_empty_general if not OPEN else _new_empty
+    return run(self, *sizes, size=size, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def _new_empty_general(self: Tensor, *sizes: Any, size: Any = None, dtype: Any = None, device: Any = None,
+                       requires_grad: bool = False) -> Tensor:
     requires_grad = check_flag(requires_grad, "new_empty")  # (named as this method, not the factory it calls)
     return _empty(*_sizes(sizes, size, 'new_empty'), dtype=_own_dtype(self, dtype), device=device, requires_grad=requires_grad)
 
 
+_new_empty = _reports(_new_empty_general, "new_empty")
+
+
 @method("new_full")
-@_reports
 def new_full(self: Tensor, size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
              requires_grad: bool = False) -> Tensor:
     """``fill_value`` over ``size`` (a tuple or list, as PyTorch's) with this tensor's dtype unless
@@ -135,9 +169,18 @@ def new_full(self: Tensor, size: Any, fill_value: Any, *, dtype: Any = None, dev
     if dtype is None and device is None and requires_grad is False and not OPEN and size.__class__ is tuple and \
             (fast := creation.full_of_float(size, fill_value, self._dtype)) is not None:
         return fast  # (full's fast path in self's dtype: a float fill of a float32/float64 tensor)
+    run = _new_full_general if not OPEN else _new_full
+    return run(self, size, fill_value, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def _new_full_general(self: Tensor, size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
+                      requires_grad: bool = False) -> Tensor:
     requires_grad = check_flag(requires_grad, "new_full")  # (named as this method, not the factory it calls)
     size_sequence(size, fill_value, "new_full")
     return _full(size, fill_value, dtype=_own_dtype(self, dtype), device=device, requires_grad=requires_grad)
+
+
+_new_full = _reports(_new_full_general, "new_full")
 
 
 @method("new_tensor")
