@@ -3468,6 +3468,22 @@ static int has_avx512f_rsqrt(void)
 #endif
 }
 
+/* STRIDED_NATIVE_SPECIAL_ISA=avx2|base (tests only, read at first use): the widest hand-written copy
+ * of hardsigmoid's / hardswish's vector loops and of sinc's float32 sine lanes that may run, so that
+ * an AVX-512 machine also runs the AVX (AVX2 + FMA for sinc) forms, or none of them (the C loops).
+ * 2 (unset or anything else): the widest the CPU has; 1: avx2; 0: base. The same bits each way. */
+#if defined(__x86_64__) && defined(__GNUC__)
+static int special_isa_cap(void)
+{
+    static int cap = -1;
+    if (cap < 0) {
+        const char *isa = getenv("STRIDED_NATIVE_SPECIAL_ISA");
+        cap = !isa ? 2 : strcmp(isa, "avx2") == 0 ? 1 : strcmp(isa, "base") == 0 ? 0 : 2;
+    }
+    return cap;
+}
+#endif
+
 static void rsqrt_float(const float *a, float *o, Py_ssize_t n)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -3556,11 +3572,11 @@ static int lanes_form = -1;
 static void sinc_float(const float *restrict a, float *restrict o, Py_ssize_t n)
 {
 #if defined(__GNUC__) && defined(__x86_64__)
-    if (lanes_form != 0 && glibc_sinf_ok()) { /* (the same bits, ~8x faster) */
+    if (lanes_form != 0 && special_isa_cap() >= 2 && glibc_sinf_ok()) { /* (the same bits, ~8x faster) */
         sinc_float_avx512(a, o, n);
         return;
     }
-    if (lanes_form != 0 && glibc_sinf_avx2_ok()) { /* (the same bits, four lanes twice) */
+    if (lanes_form != 0 && special_isa_cap() >= 1 && glibc_sinf_avx2_ok()) { /* (the same bits, four lanes twice) */
         sinc_float_avx2(a, o, n);
         return;
     }
@@ -3696,7 +3712,8 @@ HARD_VEC(double, avx512, "avx512f", __m512d, 8, pd, 512)
 #undef HARD_VEC
 #endif
 #undef HARD_VEC_LOOP
-/* the widest of those loops the CPU runs (AVX-512F, else AVX), *done 0 and no NaN where none */
+/* the widest of those loops the CPU runs (AVX-512F, else AVX; at most special_isa_cap's), *done 0 and
+ * no NaN where none */
 #define HARD_VEC_PICK(T)                                                                           \
     static int hard_vec_##T(const T *a, T *o, Py_ssize_t n, int swish, Py_ssize_t *done)           \
     {                                                                                              \
@@ -3706,8 +3723,8 @@ HARD_VEC(double, avx512, "avx512f", __m512d, 8, pd, 512)
     }
 #if defined(__x86_64__) && defined(__GNUC__)
 #define HARD_VEC_CALLS(T)                                                                          \
-    if (has_avx512f_rsqrt()) return hard_##T##_avx512(a, o, n, swish, done);                       \
-    if (has_avx()) return hard_##T##_avx(a, o, n, swish, done);
+    if (special_isa_cap() >= 2 && has_avx512f_rsqrt()) return hard_##T##_avx512(a, o, n, swish, done); \
+    if (special_isa_cap() >= 1 && has_avx()) return hard_##T##_avx(a, o, n, swish, done);
 #else
 #define HARD_VEC_CALLS(T) (void)a; (void)o; (void)n; (void)swish;
 #endif
