@@ -1,0 +1,145 @@
+"""diff's fast path on permuted dense inputs (session 41, issue 23 "Fast in loops").
+
+``strided.diff(x)`` of a transposed / permuted dense float32 / float64 / int64 tensor now takes the
+fast path (its run differenced in memory order, the result laid out in that order) instead of the
+general path's parsing and stride planning. These tests hold it to the general path (the same
+values bit for bit, strides, storage and copy report), to PyTorch (values and strides) and to
+NumPy (values), on hypothesis layouts that favour permuted, sliced, offset, expanded,
+size-1, zero-size and 0-d inputs (no negative steps: strided.from_numpy refuses them, as PyTorch), with NaN and inf among the values.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import strided
+from strided.ops.reductions import scans
+
+torch = pytest.importorskip("torch")
+
+DTYPES = (np.float32, np.float64, np.int64)
+
+
+@st.composite
+def layouts(draw):
+    """(NumPy array, dim): a base array's view, permuted, sliced (steps, an offset),
+    expanded or 0-d, with NaN / inf among float values."""
+    ndim = draw(st.integers(0, 3))
+    shape = tuple(draw(st.lists(st.integers(0, 5), min_size=ndim, max_size=ndim)))
+    dtype = draw(st.sampled_from(DTYPES))
+    n = int(np.prod(shape)) if shape else 1
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    if dtype is np.int64:
+        base = rng.integers(-2**40, 2**40, n, dtype=np.int64)
+    else:
+        base = rng.standard_normal(n).astype(dtype)
+        specials = draw(st.lists(st.sampled_from((np.nan, np.inf, -np.inf, -0.0)), max_size=3))
+        for v in specials[:n]:
+            base[rng.integers(0, n)] = v
+    a = base.reshape(shape)
+    if ndim >= 2:
+        a = a.transpose(draw(st.permutations(range(ndim))))
+    kind = draw(st.sampled_from(("plain", "plain", "slice", "offset", "expand")))
+    if ndim and kind == "slice":
+        d = draw(st.integers(0, ndim - 1))
+        key = [slice(None)] * ndim
+        key[d] = slice(None, None, draw(st.integers(1, 2)))
+        a = a[tuple(key)]
+    elif ndim and kind == "offset":  # (a view past its storage's start)
+        d = draw(st.integers(0, ndim - 1))
+        key = [slice(None)] * ndim
+        key[d] = slice(1, None)
+        a = a[tuple(key)]
+    elif ndim and kind == "expand":
+        a = np.lib.stride_tricks.as_strided(a[..., :1], a.shape[:-1] + (draw(st.integers(0, 4)),),
+                                            a.strides[:-1] + (0,))
+    dim = draw(st.integers(-ndim, ndim - 1)) if ndim else 0
+    return a, dim
+
+
+def _tensor(a: np.ndarray) -> strided.Tensor:
+    """strided's tensor over ``a``'s own memory and strides."""
+    return strided.from_numpy(a)
+
+
+def _general(x, dim):
+    """diff's general path (its fast path out of the way)."""
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(scans, "_fast_diff", lambda self, dim: None)
+        with strided.record_copies() as copies:
+            out = strided.diff(x, dim=dim)
+    return out, [(c.nbytes, c.reason) for c in copies]
+
+
+def _bits(t: strided.Tensor) -> np.ndarray:
+    a = np.ascontiguousarray(t.numpy())
+    return a.view(np.uint8)
+
+
+@settings(max_examples=300, deadline=None)
+@given(layouts())
+def test_diff_fast_path_is_the_general_path(case):
+    a, dim = case
+    x = _tensor(a)
+    if a.ndim == 0:
+        with pytest.raises(RuntimeError):
+            strided.diff(x, dim=dim)
+        return
+    with strided.record_copies() as copies:
+        got = strided.diff(x, dim=dim)
+    want, want_copies = _general(x, dim)
+    assert got.shape == want.shape
+    assert got.stride() == want.stride()
+    assert got._layout.offset == want._layout.offset == 0
+    assert np.array_equal(_bits(got), _bits(want))
+    assert [(c.nbytes, c.reason) for c in copies] == want_copies
+    assert got._storage is not x._storage
+
+
+@settings(max_examples=300, deadline=None)
+@given(layouts())
+def test_diff_against_torch_and_numpy(case):
+    a, dim = case
+    if a.ndim == 0:
+        return
+    x = _tensor(a)
+    got = strided.diff(x, dim=dim)
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(got.numpy(), np.diff(a, axis=dim))
+    base = x._storage.array
+    tb = torch.from_numpy(base).as_strided(x.shape, x.stride(), x._layout.offset)
+    want = torch.diff(tb, dim=dim)
+    assert got.stride() == tuple(want.stride())
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize(("shape", "perm", "dim"), [
+    ((1024, 1024), (1, 0), -1), ((1024, 1024), (1, 0), 0), ((64, 32, 48), (2, 0, 1), 1),
+    ((64, 32, 48), (1, 2, 0), 0), ((2, 40, 3), (2, 1, 0), 0), ((2, 5), (1, 0), 0)])
+def test_diff_permuted_takes_the_fast_path(monkeypatch, dtype, shape, perm, dim, torch_threads_as_assumed):
+    """A permuted dense input no longer reaches the general path (it would fail here), and gives
+    PyTorch's values and strides (past 32768 elements at the thread count PyTorch is assumed).
+    (A dim narrowed to size 1, (5, 2).T along dim 1, still takes the general path: its size-1
+    dim's stride differs from the memory-order layout's; the hypothesis tests cover it.)"""
+    rng = np.random.default_rng(5)
+    base = (rng.integers(-1000, 1000, shape) if dtype is np.int64 else rng.standard_normal(shape)).astype(dtype)
+    base.reshape(-1)[::97] = 0 if dtype is np.int64 else np.nan
+    a = base.transpose(perm)
+    x = strided.from_numpy(a)
+    real = scans.elementwise_output_strides
+
+    def general_ran(*args, **kwargs):  # (the general path plans its output with this; the fast
+        raise AssertionError("general path")  # path only when it first meets a layout)
+
+    scans._DIFF_PLANS.clear()
+    strided.diff(x, dim=dim)  # (the plan, made once)
+    monkeypatch.setattr(scans, "elementwise_output_strides", general_ran)
+    got = strided.diff(x, dim=dim)
+    monkeypatch.setattr(scans, "elementwise_output_strides", real)
+    want = torch.diff(torch.from_numpy(a), dim=dim)
+    assert got.stride() == tuple(want.stride())
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
