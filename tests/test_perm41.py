@@ -143,3 +143,84 @@ def test_diff_permuted_takes_the_fast_path(monkeypatch, dtype, shape, perm, dim,
     want = torch.diff(torch.from_numpy(a), dim=dim)
     assert got.stride() == tuple(want.stride())
     np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+# ---------------------------------------------------------------- addmv of a transposed mat
+
+from strided.ops.linalg import fused  # noqa: E402
+
+
+@st.composite
+def addmv_cases(draw):
+    """(input, mat, vec, beta, alpha) as NumPy arrays and numbers: mat transposed, sliced, offset
+    or expanded; vec contiguous or strided; input (n,), (1,) or 0-d; signed zeros, NaN and inf."""
+    n, m = draw(st.integers(1, 6)), draw(st.integers(1, 6))
+    dtype = draw(st.sampled_from((np.float32, np.float64)))
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+
+    def values(k):
+        a = rng.standard_normal(k).astype(dtype)
+        a[rng.random(k) < 0.2] = 0.0
+        a[rng.random(k) < 0.2] = -0.0
+        for v in draw(st.lists(st.sampled_from((np.nan, np.inf, -np.inf)), max_size=1)):
+            a[rng.integers(0, k)] = v
+        return a
+
+    kind = draw(st.sampled_from(("t", "t", "t", "rowmajor", "slice", "offset", "expand")))
+    if kind == "t":
+        mat = values(n * m).reshape(m, n).T
+    elif kind == "rowmajor":
+        mat = values(n * m).reshape(n, m)
+    elif kind == "slice":
+        mat = values(2 * n * m).reshape(2 * m, n).T[:, ::2]
+    elif kind == "offset":
+        mat = values((m + 1) * n).reshape(m + 1, n).T[:, 1:]
+    else:
+        mat = np.lib.stride_tricks.as_strided(values(m), (n, m), (0, dtype().itemsize))
+    vec = values(2 * m)[::2] if draw(st.booleans()) else values(m)
+    ik = draw(st.sampled_from(("n", "n", "1", "0d")))
+    inp = values(n) if ik == "n" else values(1) if ik == "1" else values(1).reshape(())
+    beta = draw(st.sampled_from((1, 0, -1, 0.5, 2.5)))
+    alpha = draw(st.sampled_from((1, -1, 0.5, 2.5)))
+    return inp, mat, vec, beta, alpha
+
+
+def _addmv_general(i, a, v, beta, alpha):
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(fused, "_plus_input", lambda *args, **kwargs: None)
+        return strided.addmv(i, a, v, beta=beta, alpha=alpha)
+
+
+@settings(max_examples=400, deadline=None)
+@given(addmv_cases())
+def test_addmv_fast_paths_are_the_general_path(case):
+    inp, mat, vec, beta, alpha = case
+    i, a, v = (strided.from_numpy(x) for x in (inp, mat, vec))
+    got = strided.addmv(i, a, v, beta=beta, alpha=alpha)
+    want = _addmv_general(i, a, v, beta, alpha)
+    assert got.shape == want.shape and got.stride() == want.stride()
+    assert np.array_equal(_bits(got), _bits(want))
+    t = torch.addmv(*(torch.from_numpy(np.array(x)) for x in (inp, mat, vec)), beta=beta, alpha=alpha)
+    assert got.stride() == tuple(t.stride())
+    with np.errstate(all="ignore"):
+        ref = (0 if beta == 0 else beta * inp.astype(np.float64)) + alpha * (mat.astype(np.float64) @ vec)
+        np.testing.assert_allclose(got.numpy(), ref.astype(mat.dtype), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(got.numpy(), t.numpy(), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", (np.float32, np.float64))
+def test_addmv_transposed_skips_the_general_path(monkeypatch, dtype):
+    """A transposed (1024, 1024) mat's addmv no longer reaches _combine (it would fail here)."""
+    rng = np.random.default_rng(3)
+    mat = rng.standard_normal((1024, 1024)).astype(dtype).T
+    vec, inp = rng.standard_normal(1024).astype(dtype), rng.standard_normal(1024).astype(dtype)
+    i, a, v = (strided.from_numpy(x) for x in (inp, mat, vec))
+    want = _addmv_general(i, a, v, 1, 2.0)
+
+    def general(*args, **kwargs):
+        raise AssertionError("general path")
+
+    monkeypatch.setattr(fused, "_combine", general)
+    got = strided.addmv(i, a, v, alpha=2.0)
+    assert got.stride() == want.stride() == (1,)
+    assert np.array_equal(_bits(got), _bits(want))
