@@ -642,15 +642,6 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any 
             t = _plus_input(p, _cinfo[shape[:1]][2], input, d, beta, alpha)
             if t is not None:
                 return _addmv_zero_signs(t, input, mat, vec, beta, alpha)
-        elif len(shape) == 2 and shape[0] and shape[1] and (d is float32 or d is float64) and vec._dtype is d and (
-                vec._layout.shape == shape[1:]) and input.__class__ is Tensor and input._dtype is d and (
-                input._layout.shape == shape[:1]):
-            # (another layout of mat, a transposed one's: the general path's own product, NumPy's
-            # matmul of the views (the same bits), and _plus_input's sum, _combine's operations,
-            # without the general path's checks and set-up: (3, 4).T 16 -> ~5 us)
-            t = _plus_input(_product(mat, vec, shape[:1])._np(), _cinfo[shape[:1]][2], input, d, beta, alpha)
-            if t is not None:
-                return _addmv_zero_signs(t, input, mat, vec, beta, alpha)
     tensor_arg(input, "addmv")
     a = tensor_arg(mat, "addmv", "mat", 2)
     v = tensor_arg(vec, "addmv", "vec", 3)
