@@ -143,3 +143,77 @@ def test_diff_permuted_takes_the_fast_path(monkeypatch, dtype, shape, perm, dim,
     want = torch.diff(torch.from_numpy(a), dim=dim)
     assert got.stride() == tuple(want.stride())
     np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+# ---------------------------------------------------------------- tensor(t) / t.new_tensor(t) of a transpose
+
+from strided import creation  # noqa: E402
+
+COPY_DTYPES = (np.float32, np.float64, np.int64, np.int32, np.uint8, np.bool_, np.complex64, np.float16)
+
+
+@st.composite
+def copy_sources(draw):
+    """A NumPy view: permuted (2-D / 3-D), sliced, offset, expanded, size-1, zero-size or 0-d, of a
+    dtype tensor() keeps (float16 too: the general path's), NaN among floats."""
+    ndim = draw(st.integers(0, 3))
+    shape = tuple(draw(st.lists(st.integers(0, 4), min_size=ndim, max_size=ndim)))
+    dtype = np.dtype(draw(st.sampled_from(COPY_DTYPES)))
+    n = int(np.prod(shape)) if shape else 1
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    base = (rng.standard_normal(n) * 50).astype(dtype) if dtype.kind != "b" else rng.random(n) > 0.5
+    if dtype.kind in "fc" and n:
+        base[rng.integers(0, n)] = np.nan
+    a = base.reshape(shape)
+    if ndim >= 2:
+        a = a.transpose(draw(st.permutations(range(ndim))))
+    kind = draw(st.sampled_from(("plain", "plain", "slice", "offset", "expand")))
+    if ndim and kind == "slice":
+        a = a[(slice(None),) * draw(st.integers(0, ndim - 1)) + (slice(None, None, 2),)]
+    elif ndim and kind == "offset":
+        a = a[(slice(None),) * draw(st.integers(0, ndim - 1)) + (slice(1, None),)]
+    elif ndim and kind == "expand":
+        a = np.lib.stride_tricks.as_strided(a[..., :1], a.shape[:-1] + (3,), a.strides[:-1] + (0,))
+    return a
+
+
+def _copy_general(make, x):
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(creation, "_rowmajor_copy", lambda t: None)
+        return make(x)
+
+
+@settings(max_examples=400, deadline=None)
+@given(copy_sources(), st.sampled_from(("tensor", "new_tensor")))
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_tensor_of_a_tensor_is_the_general_path(a, how):
+    x = strided.from_numpy(a)
+    make = (lambda t: strided.tensor(t)) if how == "tensor" else (lambda t: t.new_tensor(t))
+    got = make(x)
+    want = _copy_general(make, x)
+    assert got.dtype == want.dtype and got.shape == want.shape and got.stride() == want.stride()
+    assert got._layout.offset == want._layout.offset
+    assert np.array_equal(_bits(got), _bits(want))
+    assert got._storage is not x._storage
+    tx = torch.from_numpy(x._storage.array).as_strided(x.shape, x.stride(), x._layout.offset)
+    t = torch.tensor(tx) if how == "tensor" else tx.new_tensor(tx)
+    assert got.stride() == tuple(t.stride())
+    assert np.array_equal(got.numpy(), t.numpy(), equal_nan=a.dtype.kind in "fc")
+    if got.numel():  # (a copy: writing it leaves the source alone)
+        before = a.copy()
+        got.fill_(1)
+        assert np.array_equal(a, before, equal_nan=a.dtype.kind in "fc")
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_tensor_of_a_transpose_takes_the_fast_copy(monkeypatch):
+    """tensor(x.t()) no longer reaches the general path's copy (it would fail here)."""
+    a = np.arange(12.0, dtype=np.float32).reshape(3, 4).T
+    x = strided.from_numpy(a)
+
+    def general(*args, **kwargs):
+        raise AssertionError("general path")
+
+    monkeypatch.setattr(creation, "copy_array_of", general)
+    for y in (strided.tensor(x), x.new_tensor(x)):
+        assert y.stride() == (1, 4) and y.tolist() == a.tolist()
