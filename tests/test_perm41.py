@@ -217,3 +217,56 @@ def test_tensor_of_a_transpose_takes_the_fast_copy(monkeypatch):
     monkeypatch.setattr(creation, "copy_array_of", general)
     for y in (strided.tensor(x), x.new_tensor(x)):
         assert y.stride() == (1, 4) and y.tolist() == a.tolist()
+
+
+# ---------------------------------------------------------------- conj_physical / conj of a transpose
+
+from strided.ops.elementwise import complex_ops  # noqa: E402
+
+
+@st.composite
+def complex_sources(draw):
+    """A complex64 / complex128 view with copy_sources' shapes and element strides (permuted,
+    sliced, expanded, size-1, zero-size, 0-d) at an offset, NaN, inf and signed zeros in both parts."""
+    a = draw(copy_sources())
+    dtype = np.dtype(draw(st.sampled_from((np.complex64, np.complex128))))
+    strides = tuple(s // a.itemsize for s in a.strides)
+    span = 1 + sum((n - 1) * s for n, s in zip(a.shape, strides)) if a.size else 0
+    off = draw(st.integers(0, 2))
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    base = np.empty(span + off, dtype)
+    choices = np.array([0.0, -0.0, 1.5, -2.25, np.nan, np.inf])
+    base.real, base.imag = rng.choice(choices, base.size), rng.choice(choices, base.size)
+    return np.lib.stride_tricks.as_strided(base[off:], a.shape, tuple(s * dtype.itemsize for s in strides))
+
+
+@settings(max_examples=400, deadline=None)
+@given(complex_sources(), st.sampled_from(("conj_physical", "conj")))
+def test_conj_is_the_general_path(a, how):
+    x = strided.from_numpy(a)
+    op = getattr(strided, how)
+    got = op(x)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(complex_ops, "dense_run", lambda t, n: None)
+        want = op(x)
+    assert got.shape == want.shape and got.stride() == want.stride() and got._layout.offset == want._layout.offset
+    assert np.array_equal(_bits(got), _bits(want))
+    assert got._storage is not x._storage
+    tx = torch.from_numpy(x._storage.array).as_strided(x.shape, x.stride(), x._layout.offset)
+    t = torch.conj_physical(tx)
+    assert got.stride() == tuple(t.stride())
+    assert np.array_equal(_bits(got), np.ascontiguousarray(t.numpy()).view(np.uint8))
+    np.testing.assert_array_equal(got.numpy(), np.conj(a))
+
+
+def test_conj_physical_of_a_transpose_is_dense_fast(monkeypatch):
+    """conj_physical(x.t()) no longer reaches the strided walk (it would fail here)."""
+    z = (np.arange(12.0) + 1j * np.arange(12.0)[::-1]).astype(np.complex64).reshape(3, 4).T
+    x = strided.from_numpy(z)
+
+    def general(*args, **kwargs):
+        raise AssertionError("general path")
+
+    monkeypatch.setattr(complex_ops, "fresh_result", general)
+    for y in (strided.conj_physical(x), strided.conj(x)):
+        assert y.stride() == (1, 4) and y.tolist() == np.conj(z).tolist()
