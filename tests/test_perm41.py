@@ -270,3 +270,66 @@ def test_conj_physical_of_a_transpose_is_dense_fast(monkeypatch):
     monkeypatch.setattr(complex_ops, "fresh_result", general)
     for y in (strided.conj_physical(x), strided.conj(x)):
         assert y.stride() == (1, 4) and y.tolist() == np.conj(z).tolist()
+
+
+# ---------------------------------------------------------------- the table-driven unary ops (and round) of a transpose
+
+from strided.ops.elementwise import unary_more  # noqa: E402
+
+DENSE_UNARY = sorted((set(unary_more._FRESH) - unary_more._SPECIAL) | {"round"})
+
+
+@st.composite
+def float_sources(draw):
+    """A float32 / float64 view (copy_sources' layouts: permuted, sliced, offset, expanded, size-1,
+    zero-size, 0-d) holding NaN, infinities, signed zeros, halves, and values in (-1, 1) and beyond."""
+    a = draw(copy_sources())
+    dtype = np.dtype(draw(st.sampled_from((np.float32, np.float64))))
+    strides = tuple(s // a.itemsize for s in a.strides)
+    span = 1 + sum((n - 1) * s for n, s in zip(a.shape, strides)) if a.size else 0
+    off = draw(st.integers(0, 2))
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    choices = np.array([0.0, -0.0, 0.5, -0.5, 1.5, 2.5, -1.0, 1.0, 0.25, -0.75, 3.7, -12.5, 1e-40, np.nan, np.inf,
+                        -np.inf])
+    base = np.where(rng.random(span + off) < 0.5, rng.choice(choices, span + off),
+                    rng.uniform(-3, 3, span + off)).astype(dtype)
+    return np.lib.stride_tricks.as_strided(base[off:], a.shape, tuple(s * dtype.itemsize for s in strides))
+
+
+@settings(max_examples=600, deadline=None)
+@given(float_sources(), st.sampled_from(DENSE_UNARY))
+def test_unary_more_dense_is_the_general_path(a, name):
+    x = strided.from_numpy(a)
+    op = getattr(strided, name)
+    got = op(x)
+    with pytest.MonkeyPatch.context() as mp:  # (no dense run: the strided walk of the general path)
+        mp.setattr(unary_more, "dense_run", lambda t, n: None)
+        want = op(x)
+    assert got.dtype == want.dtype and got.shape == want.shape and got.stride() == want.stride()
+    assert got._layout.offset == want._layout.offset
+    assert np.array_equal(_bits(got), _bits(want))
+    tx = torch.from_numpy(x._storage.array).as_strided(x.shape, x.stride(), x._layout.offset)
+    t = getattr(torch, name)(tx)
+    assert got.stride() == tuple(t.stride())
+    g, w = got.numpy(), t.numpy()
+    if g.dtype.kind == "b":
+        assert np.array_equal(g, w)
+    else:
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6, equal_nan=True)
+
+
+@pytest.mark.parametrize("name", ["round", "floor", "isnan", "sign", "reciprocal"])
+def test_unary_more_transpose_skips_run_unary(monkeypatch, name):
+    """A transposed input's result no longer comes from run_unary (it would fail here): round's
+    from _fresh_fast now, the others' from their compiled fronts, as before."""
+    z = (np.arange(12.0, dtype=np.float32) * 0.75 - 4).reshape(3, 4).T
+    x = strided.from_numpy(z)
+    want = getattr(strided, name)(x)
+
+    def general(*args, **kwargs):
+        raise AssertionError("general path")
+
+    monkeypatch.setattr(unary_more, "run_unary", general)
+    got = getattr(strided, name)(x)
+    assert got.stride() == want.stride() == (1, 4)
+    assert np.array_equal(_bits(got), _bits(want))
