@@ -75,7 +75,7 @@ from .kernels.bf16_casts import number_nans
 from .kernels.fill import FILL_MIN, arange_into, arange_values, fill, float_range
 from .kernels.fpstate import quietly
 from .kernels.fused import fma_into
-from .kernels.memory import dense_layout, flat_run
+from .kernels.memory import dense_layout, dense_run, flat_run
 from .layout import Layout
 from .layout.formats import format_strides
 from .layout.order import preserve_format_strides
@@ -329,10 +329,11 @@ _EXACT_INT = 2**53  # (a larger int is not a float64 exactly)
 # fast copy below takes them; the others (bfloat16, uint16-32-64, complex32, ...) the general path
 _SAME_BACK = frozenset((float32, float64, int64, int32, int16, int8, uint8, bool_, complex64, complex128))
 def _rowmajor_copy(t: Tensor) -> Tensor | None:
-    """``tensor(t)`` (no dtype, device, listener) of a non-empty row-major plain Tensor of a
-    :data:`_SAME_BACK` dtype: a copy of its flat run, with its dtype and row-major layout -- the
-    general path's result (it keeps a row-major source's strides and its dtype), without its
-    NumPy view, dtype inference and stride planning; None where the general path must run."""
+    """``tensor(t)`` (no dtype, device, listener) of a non-empty row-major or permuted dense
+    (:func:`strided.kernels.memory.dense_run`: a transpose) plain Tensor of a :data:`_SAME_BACK`
+    dtype: a copy of its run, with its dtype and its layout at offset 0 -- the general path's
+    result (it keeps a dense source's strides, preserve_format, and its dtype), without its NumPy
+    view, dtype inference and stride planning; None where the general path must run."""
     d = t._dtype
     if d not in _SAME_BACK:
         return None
@@ -341,7 +342,10 @@ def _rowmajor_copy(t: Tensor) -> Tensor | None:
     if not plan[0]:
         return None
     flat = flat_run(t, (plan[1].strides, plan[0]))
-    return None if flat is None else adopted(flat.copy(), plan[1], d)
+    if flat is None:
+        dense = dense_run(t, plan[0])  # (the run in memory order, copied as it lies: tensor(x.t()))
+        return None if dense is None else adopted(dense[0].copy(), dense[1], d)
+    return adopted(flat.copy(), plan[1], d)
 
 
 def _list_copy(data: list | tuple) -> Tensor | None:

@@ -45,6 +45,7 @@ from ...gradients import installs_as, returns_input
 from ...kernels import native
 from ...kernels.elementwise import complex_angle
 from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set
+from ...kernels.memory import dense_run
 from ...layout import Layout
 from ...layout.dtype_view import as_complex_layout, as_real_layout, part_layout
 from ...opdef import Kind, declare
@@ -225,6 +226,11 @@ def _conjugated(input: Tensor, name: str) -> Tensor:
         arr = flat_run(input, info)
         if arr is not None:
             return adopted(np.conjugate(arr), info[2], input._dtype)
+        # (a permuted dense one, a transpose: its run's conjugates in memory order, with its strides
+        # at offset 0, preserve_format's layout below, without the strided walk's set-up)
+        dense = dense_run(input, info[1])
+        if dense is not None:
+            return adopted(np.conjugate(dense[0]), dense[1], input._dtype)
     lay = input._layout  # laid out as PyTorch's (a dense input's strides kept, size-1 dims included)
     out = fresh_result(lay.shape, input._dtype, L.preserve_format_strides(lay.shape, lay.strides))
     np.conjugate(_view(input), out=_view(out))

@@ -1123,25 +1123,27 @@ _count_nonzero = npcore.count_nonzero  # (the C function, without np.count_nonze
 
 def _fresh_fast(fresh: Callable[[np.ndarray], np.ndarray], input: Tensor, direct: bool = False,
                 rule_bool: bool = False, dtypes: tuple[np.dtype, ...] = _F32_F64,
-                first: Callable[[np.ndarray], np.ndarray | None] | None = None) -> Tensor | None:
+                first: Callable[[np.ndarray], np.ndarray | None] | None = None,
+                dense: bool = False) -> Tensor | None:
     """The small-op fast path (:data:`_FRESH`): ``fresh`` of a row-major float32 / float64
     tensor's flat run (quietly, unless ``direct``) as the storage of a row-major result (bool
     for ``rule_bool``); None where the general path must run (a dtype not in ``dtypes``, another
     layout, a tensor unpickled past its storage, which the general path refuses). ``first``: a
-    compiled pass tried before ``fresh`` without quieting (:data:`_FIRST`)."""
+    compiled pass tried before ``fresh`` without quieting (:data:`_FIRST`). ``dense``: a permuted
+    dense tensor (a transpose) too, its run in memory order and the result with its strides, as
+    :func:`_fast_run` takes it (round: the other table ops' compiled fronts take a transpose
+    before this runs; not for :data:`_SPECIAL`, which _fast_run leaves to the general path)."""
     d = input._dtype
     if d.numpy not in dtypes:  # float16 computes in float32 (the slow path's "opmath")
         return None
-    lay = input._layout
-    info = _cinfo[lay.shape]
-    if lay.strides != info[0]:  # row-major: the output is too (TensorIterator)
-        return None
-    n = info[1]
-    arr = input._storage.array
-    if lay.offset or len(arr) != n:
-        arr = arr[lay.offset : lay.offset + n]
-        if len(arr) != n:
+    info = _cinfo[input._layout.shape]
+    layout = info[2]
+    arr = flat_run(input, info)  # (row-major: the output is too, TensorIterator)
+    if arr is None:
+        got = dense_run(input, info[1]) if dense else None
+        if got is None:
             return None
+        arr, layout = got
     if first is not None and (res := first(arr)) is not None:
         pass
     elif direct:
@@ -1151,7 +1153,7 @@ def _fresh_fast(fresh: Callable[[np.ndarray], np.ndarray], input: Tensor, direct
             res = quiet_call(fresh, arr)
         except RuntimeError as e:
             res = quiet_retry(e, fresh, arr)
-    return adopted(res, info[2], bool_ if rule_bool else d)
+    return adopted(res, layout, bool_ if rule_bool else d)
 
 
 def _make(op: MoreUnary) -> tuple[Callable[..., Tensor], Callable[..., Tensor] | None]:
@@ -1242,7 +1244,7 @@ def round(input: Any, *, decimals: int = 0, out: Any = None) -> Tensor:  # noqa:
     if decimals.__class__ is not int:
         _decimals_type(decimals, "round")
     if not decimals and out is None and (input.__class__ is Tensor or input.__class__ in SUBCLASSES):
-        t = _fresh_fast(np.rint, input)  # (the kernel's rint, as _round runs it for decimals=0)
+        t = _fresh_fast(np.rint, input, dense=True)  # (the kernel's rint, as _round runs it for decimals=0)
         if t is not None:
             return t
     d = input._dtype if isinstance(input, Tensor) else None

@@ -59,7 +59,7 @@ from ...kernels import check_writable, native
 from ...kernels.bf16_casts import number_nans
 from ...kernels.blocked import copy_into
 from ...kernels.fpstate import quiet_call, quiet_retry, quietly
-from ...kernels.memory import flat_run, numpy_view, reduced_cast_source
+from ...kernels.memory import dense_run, flat_run, numpy_view, reduced_cast_source
 from ...kernels.native import kernel_run, special
 from ...kernels.reduce import holds_nan
 from ...kernels.torch_loops import GRAIN_SIZE, loop_rows, parallel_chunks, torch_threads
@@ -654,12 +654,44 @@ def _joined_part(self: Tensor, other: Any, d: int, name: str) -> Tensor | None:
 _FAST_DIFF = (float32, float64, int64)
 
 
+def _dense_diff_plan(shape: tuple[int, ...], strides: tuple[int, ...], axis: int) -> tuple | None:
+    """For a permuted dense input (:func:`strided.kernels.memory.dense_run`) differenced along
+    ``axis``: its shape in memory order (outermost first), ``axis``'s place in it and the
+    result's Layout, where the result laid out in that same memory order (row-major there) has
+    the strides the general path gives it (TensorIterator's, of the two narrowed views); None
+    where they differ (a dim narrowed to size 1 may reorder). Remembered per (shape, strides,
+    axis)."""
+    key = (shape, strides, axis)
+    plan = _DIFF_PLANS.get(key, False)
+    if plan is False:
+        order = sorted(range(len(shape)), key=lambda i: -strides[i])  # (dense: distinct strides)
+        mem_shape = tuple(shape[i] for i in order)
+        p = order.index(axis)
+        out_shape = shape[:axis] + (shape[axis] - 1,) + shape[axis + 1:]
+        dense = L.contiguous_strides(mem_shape[:p] + (mem_shape[p] - 1,) + mem_shape[p + 1:])
+        out_strides = [0] * len(shape)
+        for j, i in enumerate(order):
+            out_strides[i] = dense[j]
+        planned = elementwise_output_strides(out_shape, [(out_shape, strides), (out_shape, strides)])
+        plan = ((mem_shape, p, L.Layout._trusted(out_shape, tuple(out_strides), 0))
+                if tuple(out_strides) == tuple(planned) else None)
+        if len(_DIFF_PLANS) < 256:
+            _DIFF_PLANS[key] = plan
+    return plan
+
+
+# (shape, strides, axis) -> _dense_diff_plan's answer
+_DIFF_PLANS: dict[tuple, tuple | None] = {}
+
+
 def _fast_diff(self: Any, dim: Any) -> Tensor | None:
-    """The first forward difference of a row-major float32 / float64 / int64 tensor along an int
-    ``dim`` (at least 2 entries there) with no prepend/append: one ``np.subtract`` of the two
-    narrowed views of its flat run, NumPy's fresh C-contiguous result adopted (row-major, the
-    strides the general path gives a row-major input), without the general path's parsing and
-    stride planning. None where it does not apply (the general path runs and raises)."""
+    """The first forward difference of a row-major or permuted dense float32 / float64 / int64
+    tensor along an int ``dim`` (at least 2 entries there) with no prepend/append: one
+    ``np.subtract`` of the two narrowed views of its flat run (for a permuted one, its run in
+    memory order, differenced along ``dim``'s place there), NumPy's fresh C-contiguous result
+    adopted (row-major, or the permuted input's order: the strides the general path gives it),
+    without the general path's parsing and stride planning. Each element is the one subtraction
+    either way. None where it does not apply (the general path runs and raises)."""
     if (self.__class__ is not Tensor and self.__class__ not in SUBCLASSES) or dim.__class__ is not int:
         return None
     d = self._dtype
@@ -672,9 +704,18 @@ def _fast_diff(self: Any, dim: Any) -> Tensor | None:
     axis = dim % ndim
     if shape[axis] < 2:
         return None
-    flat = flat_run(self, _cinfo[shape])
+    info = _cinfo[shape]
+    flat = flat_run(self, info)
+    layout = None
     if flat is None:
-        return None
+        dense = dense_run(self, info[1])
+        if dense is None:
+            return None
+        plan = _dense_diff_plan(shape, self._layout.strides, axis)
+        if plan is None:
+            return None
+        flat = dense[0]
+        shape, axis, layout = plan  # (the memory-order run: its own row-major difference)
     k = special()
     if k is not None and flat.flags.aligned:  # (unaligned, a from_numpy view: NumPy's subtract)
         # one pass of the compiled loop: NumPy's iterator walks the narrowed views row by row, ~3x
@@ -682,7 +723,7 @@ def _fast_diff(self: Any, dim: Any) -> Tensor | None:
         inner = math.prod(shape[axis + 1:])
         res = np.empty(shape[:axis] + (shape[axis] - 1,) + shape[axis + 1:], flat.dtype)
         if k.diff_blocks(flat, res, shape[axis] * inner, inner):
-            return adopted(res.reshape(-1), _cinfo[res.shape][2], d)
+            return adopted(res.reshape(-1), layout or _cinfo[res.shape][2], d)
     x = flat.reshape(shape)
     hi = (slice(None),) * axis + (slice(1, None),)
     lo = (slice(None),) * axis + (slice(0, -1),)
@@ -690,7 +731,7 @@ def _fast_diff(self: Any, dim: Any) -> Tensor | None:
         res = quiet_call(np.subtract, x[hi], x[lo])
     except RuntimeError as e:
         res = quiet_retry(e, np.subtract, x[hi], x[lo])
-    return adopted(res.reshape(-1), _cinfo[res.shape][2], d)
+    return adopted(res.reshape(-1), layout or _cinfo[res.shape][2], d)
 
 
 @method("diff")
