@@ -16,7 +16,10 @@ the caller's NumPy path runs as before.
 Bits: the same calls give PyTorch's bits only with the MKL version PyTorch bundles (torch 2.13:
 oneMKL 2024.2; measured equal for getrf/getrs/potrf/syevd/gesdd on AVX-512 with pip
 ``mkl==2024.2.0``, except float32 getrf of 65, 81, ..., 145 rows, which MKL's sequential layer
-blocks otherwise than PyTorch's GNU-threaded one). Another version (e.g.
+blocks otherwise than PyTorch's GNU-threaded one; where MKL does not take its AVX-512 path
+(:func:`code_path`: an AVX2-only CPU, or an AMD EPYC Zen 4 even with AVX-512), float64 getrf of
+some of 65, 73, ..., 145 rows too (65, 97, 113, 121, 129 for well-conditioned matrices measured on
+Zen 4; ``MKL_THREADING_LAYER=GNU`` gives PyTorch's bits there: the threading layer, not the ISA)). Another version (e.g.
 ``mkl==2026.2.1``; the extras pin 2024.2.0) blocks its factorizations differently: results within
 LAPACK's own error of
 PyTorch's (singular vectors up to sign), not its bits. :func:`version` says which is loaded.
@@ -51,7 +54,7 @@ from ...kernels.blocked import copy_into
 from ...kernels.fpstate import quiet
 from ...storage import allocate
 
-__all__ = ["MIN_N", "cholesky", "det", "eigh", "inv", "lstsq_library", "lu_diagonal", "mkl_library", "qr", "solve", "svd",
+__all__ = ["MIN_N", "cholesky", "code_path", "det", "eigh", "inv", "lstsq_library", "lu_diagonal", "mkl_library", "qr", "solve", "svd",
            "version"]
 
 # The fewest rows of a matrix that takes this route (the compiled small calls serve up to 64)
@@ -115,6 +118,25 @@ def version() -> str | None:
     buf = ctypes.create_string_buffer(256)
     cdll.MKL_Get_Version_String(buf, 256)
     return buf.value.decode(errors="replace")
+
+
+class _MklVersion(ctypes.Structure):
+    _fields_ = [("major", ctypes.c_int), ("minor", ctypes.c_int), ("update", ctypes.c_int),
+                ("product_status", ctypes.c_char_p), ("build", ctypes.c_char_p), ("processor", ctypes.c_char_p),
+                ("platform", ctypes.c_char_p)]
+
+
+def code_path() -> str | None:
+    """The code path the loaded MKL dispatches to on this CPU (``MKL_Get_Version``'s processor
+    field, as ``MKL_VERBOSE=1`` prints it: e.g. "Intel(R) Advanced Vector Extensions 512
+    (Intel(R) AVX-512) enabled processors" on an Intel AVX-512 CPU, "Intel(R) Architecture
+    processors" on an AMD EPYC even with AVX-512), or None: no MKL route."""
+    cdll = mkl_library()
+    if cdll is None:
+        return None
+    v = _MklVersion()
+    cdll.MKL_Get_Version(ctypes.byref(v))
+    return (v.processor or b"").decode(errors="replace")
 
 
 def _route(a: np.ndarray) -> _Lapack | None:
