@@ -13,9 +13,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from capability_runs import no_bad_under
 
 import strided
+from capability_runs import no_bad_under
 
 _U = {2: np.uint16, 4: np.uint32, 8: np.uint64}
 _WORDS = {np.float32: 0x7FC12345, np.float64: 0x7FF8000000012345, np.float16: 0x7D01}
