@@ -624,7 +624,9 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any 
         # (first the compiled entries: the gemv np.dot makes below, and _plus_input's ops in C)
         t = _mk.mv(mat, vec)
         if t is not None and (zero := _mk.scale_add(t, input, beta, alpha)) is not None:
-            return _addmv_zero_signs(t, input, mat, vec, beta, alpha) if zero else t
+            if zero:
+                t = _addmv_zero_signs(t, input, mat, vec, beta, alpha)
+            return _addmv_nan_words(t, input, mat, vec, beta, alpha)
         shape = mat._layout.shape
         d = mat._dtype
         # (an empty product: the general path's zeros; _rowmajor of both, inlined: a 1-D run is
@@ -641,7 +643,8 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any 
                 p = quiet_retry(e, _np_dot, x.reshape(shape), v)
             t = _plus_input(p, _cinfo[shape[:1]][2], input, d, beta, alpha)
             if t is not None:
-                return _addmv_zero_signs(t, input, mat, vec, beta, alpha)
+                return _addmv_nan_words(_addmv_zero_signs(t, input, mat, vec, beta, alpha), input, mat, vec, beta,
+                                        alpha)
     tensor_arg(input, "addmv")
     a = tensor_arg(mat, "addmv", "mat", 2)
     v = tensor_arg(vec, "addmv", "vec", 3)
@@ -672,7 +675,7 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any 
         return result if out is None else write_out(out, result, "addmv", (input, a, v), same_dtype="matmul")
     result = _combine("addmv", input, lambda: _product(a, v, (n,))._np(), (n,), a._dtype, beta, alpha, None,
                       (input, a, v), empty=not a.shape[1], wide=lambda: _wide_product(a, v))
-    result = _addmv_zero_signs(result, input, a, v, beta, alpha)
+    result = _addmv_nan_words(_addmv_zero_signs(result, input, a, v, beta, alpha), input, a, v, beta, alpha)
     return result if out is None else write_out(out, result, "addmv", (input, a, v), same_dtype="matmul")
 
 
@@ -745,6 +748,65 @@ def _addmv_terms_negative(mat: Tensor, x: np.ndarray, alpha: Any, dt: np.dtype) 
         with np.errstate(all="ignore"):
             negative &= (prods[:, 0::2].sum(axis=1) == 0) & (prods[:, 1::2].sum(axis=1) == 0)
     return negative
+
+
+def _addmv_nan_words(result: Tensor, input: Tensor, mat: Tensor, vec: Tensor, beta: Any,  # noqa: A002
+                     alpha: Any) -> Tensor:
+    """``result`` (a fresh float32 / float64 addmv) with PyTorch's NaN words where both the input
+    term ``beta * input`` is NaN (the paths above add it to the product as NumPy's add does: the
+    input's NaN or the product's, by the loop NumPy takes). PyTorch's BLAS gemv (measured, torch 2.13, MKL's
+    generic path, on an AMD EPYC): a gemv 't' (:func:`_addmv_terms_negative`'s orientation) adds ``alpha * dot``
+    to the start, the product first: its NaN. A gemv 'n' adds the columns in blocks (of 8, then
+    one of 4, 2 and 1 for the rest): a block's first column as ``term + y`` (its NaN where the
+    term is NaN), the others fused into ``y`` (y's NaN kept); so the word is the term of the
+    last block-first column whose term is NaN, else the input's (the other MKL paths: not
+    measured, left as they are; MKL_CBWR's two branches gave the same 'n' blocks). Only rows that are NaN in both are read again."""
+    d = result._dtype
+    if (d is not float32 and d is not float64) or alpha.__class__ not in (int, float) or (
+            beta.__class__ not in (int, float)) or beta == 0 or alpha == 0 or mkl_path() != "generic":
+        return result
+    flat = result._storage.array  # (fresh: its storage holds its elements alone)
+    if not flat.size or _np_max(flat) == _np_max(flat):  # (NaN anywhere: the max is NaN)
+        return result
+    n, m = mat._layout.shape
+    if not m:
+        return result
+    res = result._np()
+    dt = d.numpy
+    with np.errstate(all="ignore"):
+        start = np.broadcast_to(np.asarray(dt.type(beta) * input._np(), dt), (n,))
+        rows = np.flatnonzero(np.isnan(res) & np.isnan(start))
+        if not rows.size:
+            return result
+        a = mat._np()[rows]
+        x = vec._np()
+        s0, s1 = mat._layout.strides
+        if s0 == 1 and (m == 1 or s1 >= max(1, n)):  # (gemv 'n')
+            firsts = _gemv_n_block_firsts(m)
+            terms = (dt.type(alpha) * x)[firsts][None, :] * a[:, firsts]
+            nan = np.isnan(terms)
+            has = nan.any(axis=1)
+            last = len(firsts) - 1 - np.argmax(nan[:, ::-1], axis=1)
+            res[rows] = np.where(has, terms[np.arange(rows.size), last], start[rows])
+        else:  # (gemv 't': alpha * dot, as the paths above scale the product)
+            q = _np_dot(np.ascontiguousarray(a), np.ascontiguousarray(x)) * np.asarray(alpha, dt)
+            res[rows] = np.where(np.isnan(q), q, start[rows])
+    return result
+
+
+def _gemv_n_block_firsts(m: int) -> np.ndarray:
+    """The first columns of MKL's generic-path gemv 'n' column blocks over ``m`` columns: blocks of
+    8, then at most one each of 4, 2 and 1 (measured: 1..40 columns, float32 and float64)."""
+    firsts = list(range(0, m // 8 * 8, 8))
+    c = m // 8 * 8
+    for w in (4, 2, 1):
+        if m - c >= w:
+            firsts.append(c)
+            c += w
+    return np.array(firsts, np.intp)
+
+
+_np_max = np.maximum.reduce
 
 
 # MKL paths whose float64 gemv 't' sums each row in two lanes (even and odd columns, each from
