@@ -624,9 +624,8 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any 
         # (first the compiled entries: the gemv np.dot makes below, and _plus_input's ops in C)
         t = _mk.mv(mat, vec)
         if t is not None and (zero := _mk.scale_add(t, input, beta, alpha)) is not None:
-            if zero:
-                t = _addmv_zero_signs(t, input, mat, vec, beta, alpha)
-            return _addmv_nan_words(t, input, mat, vec, beta, alpha)
+            # (scale_add refuses an element whose two terms are both NaN: no NaN word to choose)
+            return _addmv_zero_signs(t, input, mat, vec, beta, alpha) if zero else t
         shape = mat._layout.shape
         d = mat._dtype
         # (an empty product: the general path's zeros; _rowmajor of both, inlined: a 1-D run is
@@ -752,21 +751,24 @@ def _addmv_terms_negative(mat: Tensor, x: np.ndarray, alpha: Any, dt: np.dtype) 
 
 def _addmv_nan_words(result: Tensor, input: Tensor, mat: Tensor, vec: Tensor, beta: Any,  # noqa: A002
                      alpha: Any) -> Tensor:
-    """``result`` (a fresh float32 / float64 addmv) with PyTorch's NaN words where both the input
-    term ``beta * input`` is NaN (the paths above add it to the product as NumPy's add does: the
-    input's NaN or the product's, by the loop NumPy takes). PyTorch's BLAS gemv (measured, torch 2.13, MKL's
-    generic path, on an AMD EPYC): a gemv 't' (:func:`_addmv_terms_negative`'s orientation) adds ``alpha * dot``
-    to the start, the product first: its NaN. A gemv 'n' adds the columns in blocks (of 8, then
-    one of 4, 2 and 1 for the rest): a block's first column as ``term + y`` (its NaN where the
-    term is NaN), the others fused into ``y`` (y's NaN kept); so the word is the term of the
-    last block-first column whose term is NaN, else the input's (the other MKL paths: not
-    measured, left as they are; MKL_CBWR's two branches gave the same 'n' blocks). Only rows that are NaN in both are read again."""
-    d = result._dtype
-    if (d is not float32 and d is not float64) or alpha.__class__ not in (int, float) or (
-            beta.__class__ not in (int, float)) or beta == 0 or alpha == 0 or mkl_path() != "generic":
-        return result
+    """``result`` (a fresh float32 / float64 addmv) with PyTorch's NaN words where the input term
+    ``beta * input`` is NaN (the paths above add it to the product as NumPy's add does: the
+    input's NaN or, where the product is NaN too, either, by the loop NumPy takes).
+
+    PyTorch's BLAS gemv (measured: torch 2.13, MKL's generic path, on an AMD EPYC): a gemv 't'
+    (:func:`_addmv_terms_negative`'s orientation) adds ``alpha * dot`` to the start, the
+    product first: its NaN where it is NaN. A gemv 'n' adds the columns in blocks (of 8, then
+    at most one each of 4, 2 and 1): a block's first column as ``term + y`` (the term's NaN),
+    the others fused into ``y`` (y's NaN kept); so the word is the term of the last block-first
+    column whose term is NaN, else the input's. Other MKL paths: not measured, left as they are
+    (MKL_CBWR's two branches gave the same 'n' blocks). Only the rows NaN in both are read
+    again; the compiled scale_add refuses those elements, so its results never come here."""
     flat = result._storage.array  # (fresh: its storage holds its elements alone)
-    if not flat.size or _np_max(flat) == _np_max(flat):  # (NaN anywhere: the max is NaN)
+    d = result._dtype
+    if (d is not float32 and d is not float64) or not flat.size or (s := _np_max(flat)) == s:
+        return result  # (no NaN: the max is NaN where an element is)
+    if alpha.__class__ not in (int, float) or beta.__class__ not in (int, float) or beta == 0 or alpha == 0 or (
+            mkl_path() != "generic"):
         return result
     n, m = mat._layout.shape
     if not m:
@@ -807,6 +809,7 @@ def _gemv_n_block_firsts(m: int) -> np.ndarray:
 
 
 _np_max = np.maximum.reduce
+
 
 
 # MKL paths whose float64 gemv 't' sums each row in two lanes (even and odd columns, each from
