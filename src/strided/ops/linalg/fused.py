@@ -765,8 +765,8 @@ def _addmv_nan_words(result: Tensor, input: Tensor, mat: Tensor, vec: Tensor, be
     again; the compiled scale_add refuses those elements, so its results never come here."""
     flat = result._storage.array  # (fresh: its storage holds its elements alone)
     d = result._dtype
-    if (d is not float32 and d is not float64) or not flat.size or (s := _np_max(flat)) == s:
-        return result  # (no NaN: the max is NaN where an element is)
+    if (d is not float32 and d is not float64) or not flat.size or (s := quietly(_np_dot, flat, flat)) == s:
+        return result  # (no NaN: a sum of squares is NaN only where an element is)
     if alpha.__class__ not in (int, float) or beta.__class__ not in (int, float) or beta == 0 or alpha == 0 or (
             mkl_path() != "generic"):
         return result
@@ -807,8 +807,6 @@ def _gemv_n_block_firsts(m: int) -> np.ndarray:
             c += w
     return np.array(firsts, np.intp)
 
-
-_np_max = np.maximum.reduce
 
 
 
