@@ -461,6 +461,10 @@ static PyObject *front_call(PyObject *self, PyObject *const *args, size_t nargsf
     Py_INCREF(entry); /* (a kernel's first use may replace the table's entry: see binary_math) */
     PyObject *out = NULL; /* the result, (PyObject *)-1 an error, NULL: the fallback's call */
     if (f->arity == 1) {
+        /* (an empty x: the fallback, whose general path lays out isinf's composite ``x.abs() == inf``,
+         * not row-major for some empty shapes: see elementwise_output_strides) */
+        if (PyLong_AsSsize_t(PyTuple_GET_ITEM(info, 1)) == 0)
+            goto done;
         PyObject *result_dtype = PyTuple_GET_ITEM(entry, 2), *fn = PyTuple_GET_ITEM(entry, 0);
         if (result_dtype == Py_None)
             result_dtype = dtype;
@@ -517,6 +521,10 @@ static PyObject *front_call(PyObject *self, PyObject *const *args, size_t nargsf
             || PyLong_AsSsize_t(PyTuple_GET_ITEM(info, 1)) < PyLong_AsSsize_t(PyTuple_GET_ITEM(entry, 2)))
             native = NULL;
     } else if (PyFloat_CheckExact(other) && PyTuple_GET_ITEM(entry, 4) == Py_True) {
+        /* (op(t, number) of an empty t: the fallback, as binary._flat_plans has it: TensorIterator
+         * orders the dims of a row-major empty t by its strides, not always row-major) */
+        if (PyLong_AsSsize_t(PyTuple_GET_ITEM(info, 1)) == 0)
+            goto done;
         ay = other;
     } else {
         goto done;

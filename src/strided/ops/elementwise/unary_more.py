@@ -1091,6 +1091,8 @@ def _fast_run(op: MoreUnary, x: Any, args: tuple) -> Tensor | None:
     if np_d not in _F32_F64 and not (np_d in _COMPLEX and op.name == "sgn"):  # (sgn: complex kernels too)
         return None
     info = _cinfo[x._layout.shape]
+    if not info[1]:  # (empty: the general path, which lays out isinf's composite, not always row-major)
+        return None
     arr = flat_run(x, info)
     layout = info[2]
     if arr is None:  # (a transpose: the kernel over its memory in order, a ~20 us layout set-up saved)
@@ -1137,6 +1139,8 @@ def _fresh_fast(fresh: Callable[[np.ndarray], np.ndarray], input: Tensor, direct
     if d.numpy not in dtypes:  # float16 computes in float32 (the slow path's "opmath")
         return None
     info = _cinfo[input._layout.shape]
+    if not info[1]:  # (empty: the general path, as _fast_run)
+        return None
     layout = info[2]
     arr = flat_run(input, info)  # (row-major: the output is too, TensorIterator)
     if arr is None:
