@@ -90,15 +90,18 @@ def test_reported_layouts(shape, strides, op, want, dtype):
 
 @settings(max_examples=300, deadline=None)
 @given(layout=_layouts(), dtype=hs.sampled_from(sorted(_DTYPES)), op=hs.sampled_from(_BINARY),
-       number=hs.sampled_from((1.5, 2, math.inf, -0.0)), form=hs.sampled_from(("fn", "method", "twin", "broadcast")))
+       number=hs.sampled_from((1.5, 2, math.inf, -0.0)), form=hs.sampled_from(("fn", "method", "reflected", "twin", "broadcast")))
 def test_binary_layouts(layout, dtype, op, number, form):
-    """op(t, number), t.op(number), op(t, t) and op(t, ones of t's ndim) against torch."""
+    """op(t, number), t.op(number), its reflected dunder, op(t, t) and op(ones of t's ndim, t) against torch."""
     shape, strides = layout
     s, t = _pair(shape, strides, dtype)
     if form == "fn":
         got, want = getattr(st, op)(s, number), getattr(torch, op)(t, number)
     elif form == "method":
         got, want = getattr(s, op)(number), getattr(t, op)(number)
+    elif form == "reflected":  # (number - t, number * t, ...: the dunders' reflected forms)
+        dunder = {"eq": "__eq__", "ne": "__ne__", "lt": "__gt__", "add": "__radd__", "mul": "__rmul__"}[op]
+        got, want = getattr(s, dunder)(number), getattr(t, dunder)(number)
     elif form == "twin":
         got, want = getattr(st, op)(s, s), getattr(torch, op)(t, t)
     else:
