@@ -461,11 +461,12 @@ static PyObject *front_call(PyObject *self, PyObject *const *args, size_t nargsf
     Py_INCREF(entry); /* (a kernel's first use may replace the table's entry: see binary_math) */
     PyObject *out = NULL; /* the result, (PyObject *)-1 an error, NULL: the fallback's call */
     if (f->arity == 1) {
-        /* (an empty x: the fallback, whose general path lays out isinf's composite ``x.abs() == inf``,
-         * not row-major for some empty shapes: see elementwise_output_strides) */
-        if (PyLong_AsSsize_t(PyTuple_GET_ITEM(info, 1)) == 0)
-            goto done;
         PyObject *result_dtype = PyTuple_GET_ITEM(entry, 2), *fn = PyTuple_GET_ITEM(entry, 0);
+        /* (an empty x with a result dtype of its own, the class tests': the fallback, whose path lays
+         * out isinf's composite ``x.abs() == inf``, not row-major for some empty shapes: see
+         * strided.layout.elementwise_output_strides) */
+        if (result_dtype != Py_None && PyLong_AsSsize_t(PyTuple_GET_ITEM(info, 1)) == 0)
+            goto done;
         if (result_dtype == Py_None)
             result_dtype = dtype;
         if (PyTuple_GET_SIZE(entry) == 4 && PyTuple_GET_ITEM(entry, 3) != Py_None) {
