@@ -2041,9 +2041,13 @@ def _flat_plan(key: tuple[tuple[int, ...], tuple[int, ...]]) -> tuple[int, L.Lay
     shape, strides = key
     info = _cinfo[shape]
     if strides == info[0]:
-        # row-major: PyTorch's output is row-major too (the tensor-number form of an empty
-        # tensor takes the general path: its strides may differ)
-        return info[1], info[2], info[2] if info[1] else None
+        # row-major: PyTorch's output is row-major too, but for the tensor-number form of an empty
+        # tensor (no fast set-up: TensorIterator orders its dims by strides, equal ones the smaller
+        # size inside, so (0, 1) with strides (1, 1) gives (1, 0); the compiled front leaves it here)
+        if info[1]:
+            return info[1], info[2], info[2]
+        number = L.elementwise_output_strides(shape, [(shape, strides), ((), ())])
+        return 0, info[2], info[2] if number == strides else _trusted(shape, number, 0)
     return info[1], _dense_plan_uncached((shape, strides, True)), _dense_plan_uncached((shape, strides, False))
 
 

@@ -1091,6 +1091,8 @@ def _fast_run(op: MoreUnary, x: Any, args: tuple) -> Tensor | None:
     if np_d not in _F32_F64 and not (np_d in _COMPLEX and op.name == "sgn"):  # (sgn: complex kernels too)
         return None
     info = _cinfo[x._layout.shape]
+    if not info[1] and op.like == "isinf":  # (empty: the general path lays out the composite x.abs() == inf)
+        return None
     arr = flat_run(x, info)
     layout = info[2]
     if arr is None:  # (a transpose: the kernel over its memory in order, a ~20 us layout set-up saved)
@@ -1124,7 +1126,7 @@ _count_nonzero = npcore.count_nonzero  # (the C function, without np.count_nonze
 def _fresh_fast(fresh: Callable[[np.ndarray], np.ndarray], input: Tensor, direct: bool = False,
                 rule_bool: bool = False, dtypes: tuple[np.dtype, ...] = _F32_F64,
                 first: Callable[[np.ndarray], np.ndarray | None] | None = None,
-                dense: bool = False) -> Tensor | None:
+                dense: bool = False, empty: bool = True) -> Tensor | None:
     """The small-op fast path (:data:`_FRESH`): ``fresh`` of a row-major float32 / float64
     tensor's flat run (quietly, unless ``direct``) as the storage of a row-major result (bool
     for ``rule_bool``); None where the general path must run (a dtype not in ``dtypes``, another
@@ -1132,11 +1134,15 @@ def _fresh_fast(fresh: Callable[[np.ndarray], np.ndarray], input: Tensor, direct
     compiled pass tried before ``fresh`` without quieting (:data:`_FIRST`). ``dense``: a permuted
     dense tensor (a transpose) too, its run in memory order and the result with its strides, as
     :func:`_fast_run` takes it (round: the other table ops' compiled fronts take a transpose
-    before this runs; not for :data:`_SPECIAL`, which _fast_run leaves to the general path)."""
+    before this runs; not for :data:`_SPECIAL`, which _fast_run leaves to the general path).
+    ``empty``: whether an empty tensor takes this path (not isinf's: its composite ``x.abs() == inf``
+    orders an empty tensor's dims by strides, :func:`_composite_strides`)."""
     d = input._dtype
     if d.numpy not in dtypes:  # float16 computes in float32 (the slow path's "opmath")
         return None
     info = _cinfo[input._layout.shape]
+    if not (empty or info[1]):
+        return None
     layout = info[2]
     arr = flat_run(input, info)  # (row-major: the output is too, TensorIterator)
     if arr is None:
@@ -1161,6 +1167,7 @@ def _make(op: MoreUnary) -> tuple[Callable[..., Tensor], Callable[..., Tensor] |
     direct = (op.canonical or op.name) in _FRESH_DIRECT
     first = _FIRST.get(op.canonical or op.name)
     rule_bool = op.rule == "bool"
+    empty = op.like != "isinf"  # (see _fresh_fast)
     dtypes = _F32_F64 + _COMPLEX if op.name == "sgn" else _F32_F64  # (sgn: its complex kernel too)
 
     guarded: list[Callable[[], Callable[..., Tensor]]] = []
@@ -1170,7 +1177,7 @@ def _make(op: MoreUnary) -> tuple[Callable[..., Tensor], Callable[..., Tensor] |
             if own and (OPEN or out is not None):  # (the calls its guard entry would act on)
                 return guarded[0]()(input) if out is None else guarded[0]()(input, out=out)
             if fresh is not None and out is None and (input.__class__ is Tensor or input.__class__ in SUBCLASSES):
-                t = _fresh_fast(fresh, input, direct, rule_bool, dtypes, first)
+                t = _fresh_fast(fresh, input, direct, rule_bool, dtypes, first, empty=empty)
                 if t is not None:
                     return t
             return run_unary(op, input, out=out)
