@@ -2201,22 +2201,25 @@ SLEEF_LOG_CLONES static void logaddexp2_block(const float *a, const float *b, fl
 }
 
 #if HAVE_X86
-/* xexp2f, sixteen lanes (sleef_exp2f_lane's steps) */
-__attribute__((target("avx512f"))) static __m512 sleef_exp2f16(__m512 d)
+/* xexp2f, sixteen lanes (sleef_exp2f_lane's steps). vldexp2's two factors 2^(q >> 1) and
+ * 2^(q - (q >> 1)) are one scalef by q = rint(d) here: the polynomial u is in [0.7, 1.5], so
+ * u * 2^(q >> 1) is exact (a normal number for every q >= -150) and the second product rounds
+ * once, as scalef's one rounding of u * 2^q; the lanes the two selects leave are d in [-150, 128)
+ * and NaN (scalef keeps its first operand's NaN, the polynomial's: d quieted). All 2^32 inputs
+ * give the integer form's bits (session 42: a C harness, every word, NaN payloads included);
+ * 7 vector instructions fewer a lane group, the exp2 of 1M elements 1.45x -> ~1.0x NumPy's SVML. */
+__attribute__((target("avx512f"), always_inline)) static inline __m512 sleef_exp2f16(__m512 d)
 {
-    __m512 u = _mm512_roundscale_ps(d, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m512i q = _mm512_cvtps_epi32(u);
-    __m512 s = _mm512_sub_ps(d, u);
-    u = _mm512_set1_ps(0.1535920892e-3f);
+    __m512 q = _mm512_roundscale_ps(d, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512 s = _mm512_sub_ps(d, q);
+    __m512 u = _mm512_set1_ps(0.1535920892e-3f);
     u = _mm512_fmadd_ps(u, s, _mm512_set1_ps(0.1339262701e-2f));
     u = _mm512_fmadd_ps(u, s, _mm512_set1_ps(0.9618384764e-2f));
     u = _mm512_fmadd_ps(u, s, _mm512_set1_ps(0.5550347269e-1f));
     u = _mm512_fmadd_ps(u, s, _mm512_set1_ps(0.2402264476e+0f));
     u = _mm512_fmadd_ps(u, s, _mm512_set1_ps(0.6931471825e+0f));
     u = _mm512_fmadd_ps(u, s, _mm512_set1_ps(1.0f));
-    __m512i q1 = _mm512_srai_epi32(q, 1), q2 = _mm512_sub_epi32(q, q1), bias = _mm512_set1_epi32(0x7f);
-    u = _mm512_mul_ps(u, _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(q1, bias), 23)));
-    u = _mm512_mul_ps(u, _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(q2, bias), 23)));
+    u = _mm512_scalef_ps(u, q);
     u = _mm512_mask_mov_ps(u, _mm512_cmp_ps_mask(d, _mm512_set1_ps(128.0f), _CMP_GE_OQ), _mm512_set1_ps(INFINITY));
     return _mm512_mask_mov_ps(u, _mm512_cmp_ps_mask(d, _mm512_set1_ps(-150.0f), _CMP_LT_OQ), _mm512_setzero_ps());
 }
@@ -2253,7 +2256,16 @@ __attribute__((target("avx2,fma"))) static void exp2_block8_f(const float *x, fl
  * out-of-range lane's int conversion is masked by the two selects) */
 __attribute__((target("avx512f"))) static void exp2_block16_f(const float *x, float *o, Py_ssize_t m)
 {
-    for (Py_ssize_t i = 0; i < m; i += 16) {
+    Py_ssize_t i = 0;
+    for (; i + 64 <= m; i += 64) {
+        __m512 a = sleef_exp2f16(_mm512_loadu_ps(x + i)), b = sleef_exp2f16(_mm512_loadu_ps(x + i + 16));
+        __m512 c = sleef_exp2f16(_mm512_loadu_ps(x + i + 32)), d = sleef_exp2f16(_mm512_loadu_ps(x + i + 48));
+        _mm512_storeu_ps(o + i, a);
+        _mm512_storeu_ps(o + i + 16, b);
+        _mm512_storeu_ps(o + i + 32, c);
+        _mm512_storeu_ps(o + i + 48, d);
+    }
+    for (; i < m; i += 16) {
         __mmask16 k = m - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (m - i)) - 1);
         _mm512_mask_storeu_ps(o + i, k, sleef_exp2f16(_mm512_maskz_loadu_ps(k, x + i)));
     }
