@@ -2253,7 +2253,9 @@ __attribute__((target("avx2,fma"))) static void exp2_block8_f(const float *x, fl
 }
 
 /* exp2_block_f, sixteen lanes (every input: a NaN lane's s = d - rint(d) is d quieted, an
- * out-of-range lane's int conversion is masked by the two selects) */
+ * out-of-range lane's scale is masked by the two selects). Four independent vectors a step, whole
+ * (one masked vector a step was latency-bound: 1M elements 330 us, four 233 with vldexp2's
+ * integer factors, 182 with scalef; eight no better), then the masked sixteen-lane tail. */
 __attribute__((target("avx512f"))) static void exp2_block16_f(const float *x, float *o, Py_ssize_t m)
 {
     Py_ssize_t i = 0;
