@@ -9,8 +9,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-# (importlib's own, loaded with Python itself: importlib.util is not, and numpy does not load it)
-from importlib._bootstrap_external import (
+from importlib._bootstrap_external import (  # (loaded with Python itself; importlib.util is not)
     EXTENSION_SUFFIXES,
     ExtensionFileLoader,
     SourceFileLoader,
