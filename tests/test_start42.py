@@ -16,7 +16,7 @@ import subprocess
 import sys
 import tempfile
 from importlib._bootstrap_external import _get_supported_file_loaders
-from importlib.machinery import EXTENSION_SUFFIXES, FileFinder
+from importlib.machinery import EXTENSION_SUFFIXES, BuiltinImporter, FileFinder, FrozenImporter, PathFinder
 
 import pytest
 from hypothesis import given, settings
@@ -180,17 +180,48 @@ def test_names_it_leaves_to_pythons_finders() -> None:
         assert OwnModules("pk", os.path.join(root, "absent")).find_spec("pk.m", [os.path.join(root, "absent")]) is None
 
 
-def test_enter_and_leave() -> None:
+def test_enter_and_leave(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Mine:  # (a user's finder, first: still asked first)
+        find_spec = staticmethod(lambda *a: None)
+
+    monkeypatch.setattr(sys, "meta_path", [Mine, *sys.meta_path])
     finder = OwnModules("pk", "/nonexistent")
     before = list(sys.meta_path)
     finder.enter()
     try:
-        assert sys.meta_path[0] is finder
+        at, path_finder = sys.meta_path.index(finder), sys.meta_path.index(PathFinder)
+        assert Mine in sys.meta_path[:at] and at < path_finder  # (after every finder that could answer)
+        assert all(f in (BuiltinImporter, FrozenImporter) or type(f).__module__ == "_distutils_hack"
+                   for f in sys.meta_path[at + 1:path_finder])
+        assert [f for f in sys.meta_path if f is not finder] == before
     finally:
         finder.leave()
     assert sys.meta_path == before
     finder.leave()  # (twice: nothing to do)
     assert sys.meta_path == before
+    monkeypatch.setattr(sys, "meta_path", [Mine])  # (no path finder: it stays out)
+    finder.enter()
+    assert sys.meta_path == [Mine]
+    monkeypatch.setattr(sys, "meta_path", [BuiltinImporter, FrozenImporter, PathFinder])  # (the standard ones: first)
+    finder.enter()
+    assert sys.meta_path == [finder, BuiltinImporter, FrozenImporter, PathFinder]
+
+
+def test_a_users_finder_is_asked_first() -> None:
+    # (a finder a user put before Python's path finder answers a strided module, as it did)
+    out = _run("import sys, types\n"
+               "from importlib.machinery import ModuleSpec\n"
+               "class Stub:\n"
+               "    def create_module(self, spec): return None\n"
+               "    def exec_module(self, module): module.stub = True\n"
+               "class Mine:\n"
+               "    @staticmethod\n"
+               "    def find_spec(name, path=None, target=None):\n"
+               "        return ModuleSpec(name, Stub()) if name == 'strided.describe' else None\n"
+               "sys.meta_path.insert(0, Mine)\n"
+               "import strided\n"
+               "print(getattr(sys.modules['strided.describe'], 'stub', False))")
+    assert out.strip() == "True"
 
 
 @pytest.mark.parametrize("code", ["import strided; print(sorted(n for n in dir(strided) if 'own' in n.lower()))"])

@@ -9,9 +9,11 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
+from importlib._bootstrap import BuiltinImporter, FrozenImporter  # (loaded with Python itself)
 from importlib._bootstrap_external import (  # (loaded with Python itself; importlib.util is not)
     EXTENSION_SUFFIXES,
     ExtensionFileLoader,
+    PathFinder,
     SourceFileLoader,
     spec_from_file_location,
 )
@@ -117,10 +119,10 @@ def module_on_first_use(module: str, namespace: dict, alias: str | None = None) 
 
 class OwnModules:
     """The finder of a package's own modules (``strided.<...>``) while ``import strided`` runs
-    (first on ``sys.meta_path``, removed when the face is done): each spec is the one Python's
-    path finder makes for that name, read off one listing of each package directory, without
-    the path finder's walk (the built-in and frozen finders asked first, the directory's
-    ``stat`` and the file's ``stat`` per module: ~12 us of each of the ~170 imports). Anything
+    (on ``sys.meta_path`` before Python's path finder: :meth:`enter`; removed when the face is done): each
+    spec is the one the path finder makes for that name, read off one listing of each package
+    directory, without the path finder's walk (its cache lookups, the directory's ``stat`` and the
+    file's ``stat`` per module) and the finders that never answer (~12 us of each of the ~170 imports). Anything
     it is not sure of is left to the other finders (None): a name outside the package, a parent
     whose ``__path__`` is not its own directory, a module that is neither source nor extension
     (``.pyc`` only), a directory without an ``__init__.py`` and no module of its name (a namespace
@@ -135,8 +137,19 @@ class OwnModules:
         self._listings: dict[str, frozenset[str]] = {}  # directory -> its entries
 
     def enter(self) -> None:
-        """Find the package's modules from now on (first on ``sys.meta_path``)."""
-        sys.meta_path.insert(0, self)
+        """Find the package's modules from now on: on ``sys.meta_path`` before Python's path
+        finder, whose answers it gives, and after every finder before it that could answer
+        (a user's: asked first, as before); before those that never answer a module of a package
+        (the built-in and frozen finders, setuptools' ``distutils`` shim), whose calls it saves.
+        Not at all where the path finder is not there."""
+        at = 0
+        for i, finder in enumerate(sys.meta_path):
+            if finder is PathFinder:
+                sys.meta_path.insert(at, self)
+                return
+            if not (finder is BuiltinImporter or finder is FrozenImporter
+                    or type(finder).__module__ == "_distutils_hack"):
+                at = i + 1
 
     def leave(self) -> None:
         """Leave ``sys.meta_path`` (the import is done, or failed): Python's finders as before."""
