@@ -178,6 +178,13 @@ def test_names_it_leaves_to_pythons_finders() -> None:
         assert finder.find_spec("pk.m", None) is None
         assert finder.find_spec("pk.nosuch.m", [pkg]) is None  # (a parent it did not find)
         assert OwnModules("pk", os.path.join(root, "absent")).find_spec("pk.m", [os.path.join(root, "absent")]) is None
+        try:  # (a directory whose path hook made a finder of its own: that finder answers)
+            sys.path_importer_cache[pkg] = object()
+            assert finder.find_spec("pk.m", [pkg]) is None
+            sys.path_importer_cache[pkg] = FileFinder(pkg)
+            assert finder.find_spec("pk.m", [pkg]) is not None
+        finally:
+            sys.path_importer_cache.pop(pkg, None)
 
 
 def test_enter_and_leave(monkeypatch: pytest.MonkeyPatch) -> None:

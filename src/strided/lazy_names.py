@@ -13,6 +13,7 @@ from importlib._bootstrap import BuiltinImporter, FrozenImporter  # (loaded with
 from importlib._bootstrap_external import (  # (loaded with Python itself; importlib.util is not)
     EXTENSION_SUFFIXES,
     ExtensionFileLoader,
+    FileFinder,
     PathFinder,
     SourceFileLoader,
     spec_from_file_location,
@@ -119,15 +120,16 @@ def module_on_first_use(module: str, namespace: dict, alias: str | None = None) 
 
 class OwnModules:
     """The finder of a package's own modules (``strided.<...>``) while ``import strided`` runs
-    (on ``sys.meta_path`` before Python's path finder: :meth:`enter`; removed when the face is done): each
-    spec is the one the path finder makes for that name, read off one listing of each package
-    directory, without the path finder's walk (its cache lookups, the directory's ``stat`` and the
-    file's ``stat`` per module) and the finders that never answer (~12 us of each of the ~170 imports). Anything
-    it is not sure of is left to the other finders (None): a name outside the package, a parent
-    whose ``__path__`` is not its own directory, a module that is neither source nor extension
-    (``.pyc`` only), a directory without an ``__init__.py`` and no module of its name (a namespace
-    portion), an unreadable directory. The same precedence as Python's: a package directory before a module, an
-    extension module before a source file."""
+    (on ``sys.meta_path`` before Python's path finder: :meth:`enter`; removed when the face is
+    done): each spec is the one the path finder makes for that name, read off one listing of each
+    package directory, without the path finder's walk (its cache lookups, the directory's
+    ``stat`` and the file's ``stat`` per module) and without asking the finders that never answer
+    (~12 us of each of the ~170 imports). The same precedence as Python's: a package directory
+    before a module, an extension module before a source file. Anything it is not sure of is left
+    to the other finders (None): a name outside the package, a parent whose ``__path__`` is not
+    its one directory, a directory some path hook gave a finder of its own, a module that is
+    neither source nor extension (``.pyc`` only), an extension package, a directory without an
+    ``__init__.py`` and no module of its name (a namespace portion), an unreadable directory."""
 
     __slots__ = ("_prefix", "_directories", "_listings")
 
@@ -171,6 +173,9 @@ class OwnModules:
         parent, _, leaf = fullname.rpartition(".")
         directory = self._directories.get(parent)
         if directory is None or path is None or len(path) != 1 or path[0] != directory:
+            return None
+        hooked = sys.path_importer_cache.get(directory)
+        if hooked is not None and type(hooked) is not FileFinder:  # (a path hook's own finder: its answer)
             return None
         names = self._listing(directory)
         if names is None:
