@@ -8,7 +8,13 @@ module functions with ``order=``/``copy=`` follow NumPy.
 import gc as _gc
 import typing as _typing
 
+from .lazy_names import OwnModules as _OwnModules
 from .lazy_names import lazy_attribute as _lazy_attribute
+
+# The package's own modules are found by one finder while the package loads (until the end of
+# this file): the same specs as Python's path finder, without its walk (strided.lazy_names.OwnModules).
+_own_modules = _OwnModules(__name__, __path__[0])
+del _OwnModules
 
 # The cyclic garbage collector is paused while the package loads (until the end of this file):
 # the import makes thousands of functions, classes and OpDefs (none of them garbage) and would pay
@@ -22,6 +28,7 @@ from .entry_cache import dataclass_methods as _dataclass_methods  # noqa: E402
 _loading_dataclasses = _dataclass_methods()
 _loading_dataclasses.__enter__()
 try:
+    _own_modules.enter()
     from . import array_api, autograd, describe, face_ops, linalg, ops, writes  # noqa: F401  (importing them installs their methods on Tensor; array_api's namespace loads on first use)
     from .autograd import (
         enable_grad,
@@ -137,6 +144,7 @@ try:
         TypedStorage,
     )
 except BaseException:
+    _own_modules.leave()
     if _gc_was_enabled:  # (a failed import leaves the collector as it found it)
         _gc.enable()
     raise
@@ -266,3 +274,5 @@ finally:
     if _gc_was_enabled:
         _gc.enable()
     del _gc_was_enabled
+    _own_modules.leave()
+    del _own_modules

@@ -1,11 +1,23 @@
 """Names a package loads on first use (PEP 562): the one ``__getattr__`` body they share, the
 hooks of a module whose classes are made on first use (:func:`classes_on_first_use`), and the
 stand-in of a helper module's function that loads the module on its first call
-(:func:`function_on_first_call`)."""
+(:func:`function_on_first_call`); and the finder of the package's own modules while
+``import strided`` runs (:class:`OwnModules`)."""
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Callable
+from importlib._bootstrap import BuiltinImporter, FrozenImporter  # (loaded with Python itself)
+from importlib._bootstrap_external import (  # (loaded with Python itself; importlib.util is not)
+    EXTENSION_SUFFIXES,
+    ExtensionFileLoader,
+    FileFinder,
+    PathFinder,
+    SourceFileLoader,
+    spec_from_file_location,
+)
 from typing import Any
 
 
@@ -104,3 +116,89 @@ def module_on_first_use(module: str, namespace: dict, alias: str | None = None) 
     global lookups of the module (no per-call cost). As :func:`function_on_first_call`, for helper
     modules only some op calls need (issue 23: ``import strided`` does not load them)."""
     return _ModuleOnFirstUse(module, namespace, alias or module.rpartition(".")[2])
+
+
+class OwnModules:
+    """The finder of a package's own modules (``strided.<...>``) while ``import strided`` runs
+    (on ``sys.meta_path`` before Python's path finder: :meth:`enter`; removed when the face is
+    done): each spec is the one the path finder makes for that name, read off one listing of each
+    package directory, without the path finder's walk (its cache lookups, the directory's
+    ``stat`` and the file's ``stat`` per module) and without asking the finders that never answer
+    (~12 us of each of the ~170 imports). The same precedence as Python's: a package directory
+    before a module, an extension module before a source file. Anything it is not sure of is left
+    to the other finders (None): a name outside the package, a parent whose ``__path__`` is not
+    its one directory, a directory some path hook gave a finder of its own, a module that is
+    neither source nor extension (``.pyc`` only), an extension package, a directory without an
+    ``__init__.py`` and no module of its name (a namespace portion), an unreadable directory."""
+
+    __slots__ = ("_prefix", "_directories", "_listings")
+
+    def __init__(self, package: str, directory: str) -> None:
+        self._prefix = package + "."
+        self._directories = {package: directory}  # package -> its one directory (its __path__)
+        self._listings: dict[str, frozenset[str]] = {}  # directory -> its entries
+
+    def enter(self) -> None:
+        """Find the package's modules from now on: on ``sys.meta_path`` before Python's path
+        finder, whose answers it gives, and after every finder before it that could answer
+        (a user's: asked first, as before); before those that never answer a module of a package
+        (the built-in and frozen finders, setuptools' ``distutils`` shim), whose calls it saves.
+        Not at all where the path finder is not there."""
+        at = 0
+        for i, finder in enumerate(sys.meta_path):
+            if finder is PathFinder:
+                sys.meta_path.insert(at, self)
+                return
+            if not (finder is BuiltinImporter or finder is FrozenImporter
+                    or type(finder).__module__ == "_distutils_hack"):
+                at = i + 1
+
+    def leave(self) -> None:
+        """Leave ``sys.meta_path`` (the import is done, or failed): Python's finders as before."""
+        while self in sys.meta_path:
+            sys.meta_path.remove(self)
+
+    def _listing(self, directory: str) -> frozenset[str] | None:
+        names = self._listings.get(directory)
+        if names is None:
+            try:
+                names = self._listings[directory] = frozenset(os.listdir(directory))
+            except OSError:  # (not a directory, unreadable)
+                return None
+        return names
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
+        if not fullname.startswith(self._prefix):
+            return None
+        parent, _, leaf = fullname.rpartition(".")
+        directory = self._directories.get(parent)
+        if directory is None or path is None or len(path) != 1 or path[0] != directory:
+            return None
+        hooked = sys.path_importer_cache.get(directory)
+        if hooked is not None and type(hooked) is not FileFinder:  # (a path hook's own finder: its answer)
+            return None
+        names = self._listing(directory)
+        if names is None:
+            return None
+        if leaf in names:  # (a directory: a package, as Python's path finder tries it first)
+            base = os.path.join(directory, leaf)
+            inside = self._listing(base)
+            if inside is not None:
+                if any(f"__init__{suffix}" in inside for suffix in EXTENSION_SUFFIXES):
+                    return None  # (an extension package: Python's own order, extensions first)
+                if "__init__.py" in inside:
+                    self._directories[fullname] = base
+                    origin = os.path.join(base, "__init__.py")
+                    return spec_from_file_location(fullname, origin, loader=SourceFileLoader(fullname, origin),
+                                                   submodule_search_locations=[base])
+                if "__init__.pyc" in inside:
+                    return None  # (a package of bytecode only)
+                # (no __init__: a module of the name comes first, else a namespace portion, left to Python)
+        for suffix in EXTENSION_SUFFIXES:
+            if leaf + suffix in names:
+                origin = os.path.join(directory, leaf + suffix)
+                return spec_from_file_location(fullname, origin, loader=ExtensionFileLoader(fullname, origin))
+        if leaf + ".py" in names:
+            origin = os.path.join(directory, leaf + ".py")
+            return spec_from_file_location(fullname, origin, loader=SourceFileLoader(fullname, origin))
+        return None
