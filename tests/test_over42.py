@@ -58,7 +58,7 @@ def _case(draw: hs.DrawFn):
 
 
 def _view(base: np.ndarray, how: str) -> tuple[strided.Tensor, torch.Tensor]:
-    s, t = strided.tensor(base), torch.from_numpy(base.copy())
+    s, t = strided.tensor(base), torch.tensor(base)
     if base.ndim < 2 or how == "plain":
         return s, t
     if how == "t":
@@ -107,16 +107,16 @@ def test_float32_fmod_family_matches_torch(case):
     sa, ta = _view(a, view)
     if other == "scalar_tensor":
         b = _values(rng, 1, kinds[1]).reshape(())
-        sb, tb = strided.tensor(b), torch.from_numpy(b.copy())
+        sb, tb = strided.tensor(b), torch.tensor(b)
     else:
         bshape = tuple(reversed(shape)) if other == "t" and len(shape) == 2 else shape
         b = _values(rng, n, kinds[1]).reshape(bshape)
-        sb, tb = strided.tensor(b), torch.from_numpy(b.copy())
+        sb, tb = strided.tensor(b), torch.tensor(b)
         if other == "t" and len(shape) == 2:
             sb, tb = sb.t(), tb.t()
         if sb.shape != sa.shape:  # (a view changed the first operand's shape: the second follows it)
             b = _values(rng, int(np.prod(sa.shape)), kinds[1]).reshape(tuple(sa.shape))
-            sb, tb = strided.tensor(b), torch.from_numpy(b.copy())
+            sb, tb = strided.tensor(b), torch.tensor(b)
         if other == "expand" and len(shape) == 2 and sb.shape[0]:
             sb, tb = sb[:1].expand(*sb.shape), tb[:1].expand(*tb.shape)
     got = getattr(strided, op)(sa, sb)
