@@ -184,3 +184,78 @@ def test_float32_fmod_family_under_each_isa():
     runs = fresh_runs.outputs(_ISA_SCRIPT, {}, {"STRIDED_NATIVE_SPECIAL_ISA": "avx2"},
                               {"STRIDED_NATIVE_SPECIAL_ISA": "base"})
     assert runs[0].strip() and all(r == runs[0] for r in runs), runs
+
+
+# ---------------------------------------------------------------- mode: rows of distinct keys
+
+_MODE_DTYPES = {"float32": (np.float32, strided.float32, torch.float32),
+                "float64": (np.float64, strided.float64, torch.float64),
+                "int64": (np.int64, strided.int64, torch.int64),
+                "int32": (np.int32, strided.int32, torch.int32),
+                "float16": (np.float16, strided.float16, torch.float16)}
+
+
+@hs.composite
+def _mode_case(draw: hs.DrawFn):
+    """A mode call of at least 16384 elements (the distinct rows' search) or just below, rows of
+    17 to 2048, and what goes into the rows: all distinct, or ties / NaN / a -0.0 beside a 0.0 in
+    some rows (the first one too, or not)."""
+    dtype = draw(hs.sampled_from(sorted(_MODE_DTYPES)))
+    n = draw(hs.sampled_from([17, 64, 1000, 2048]))
+    m = draw(hs.sampled_from([1, 8, 16384 // n, 16384 // n + 1, 40]))
+    spoil = draw(hs.lists(hs.sampled_from(["tie", "nan", "zeros", "tie_first"]), max_size=3))
+    layout = draw(hs.sampled_from(["rows", "t", "dim0", "keepdim", "step"]))
+    return dtype, n, max(m, 1), spoil, layout, draw(hs.integers(0, 2**32 - 1))
+
+
+def _mode_rows_data(rng, dtype: str, m: int, n: int, spoil: list[str]) -> np.ndarray:
+    npd = _MODE_DTYPES[dtype][0]
+    if np.dtype(npd).kind == "f":
+        # distinct floats: a shuffled grid of well-separated values per row (float16 too)
+        x = np.stack([rng.permutation(np.linspace(-2.0, 2.0, n) + 1e-3) for _ in range(m)]).astype(npd)
+    else:
+        x = np.stack([rng.permutation(n) * 3 - n for _ in range(m)]).astype(npd)
+    for s in spoil:
+        r = 0 if s == "tie_first" else int(rng.integers(0, m))
+        i, j = rng.choice(n, 2, replace=False)
+        if s in ("tie", "tie_first"):
+            x[r, i] = x[r, j]
+        elif s == "nan" and np.dtype(npd).kind == "f":
+            x[r, i] = np.nan
+        elif s == "zeros" and np.dtype(npd).kind == "f":
+            x[r, i], x[r, j] = -0.0, 0.0
+    return x
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                 HealthCheck.function_scoped_fixture])
+@given(_mode_case())
+def test_mode_rows_of_distinct_keys_match_torch(torch_threads_as_assumed, case):
+    """mode's values and indices (and their shapes and strides) are PyTorch's where the rows are
+    found distinct by NumPy's sort (the smallest value at its only position) and where a row has
+    a tie, a NaN, or -0.0 beside 0.0 (PyTorch's kernel's pair sort: which of equal elements it
+    names), the first row included (then no row is searched)."""
+    dtype, n, m, spoil, layout, seed = case
+    rng = np.random.default_rng(seed)
+    x = _mode_rows_data(rng, dtype, m, n, spoil)
+    _, sd, td = _MODE_DTYPES[dtype]
+    s, t = strided.tensor(x, dtype=sd), torch.tensor(x, dtype=td)
+    dim, keepdim = -1, False
+    if layout == "t":
+        s, t = s.t(), t.t()
+        dim = 0
+    elif layout == "dim0":
+        s, t = strided.tensor(np.ascontiguousarray(x.T), dtype=sd), torch.tensor(np.ascontiguousarray(x.T), dtype=td)
+        dim = 0
+    elif layout == "keepdim":
+        keepdim = True
+    elif layout == "step":
+        s, t = s[:, ::2], t[:, ::2]
+    got = strided.mode(s, dim, keepdim)
+    want = torch.mode(t, dim, keepdim)
+    assert tuple(got.values.shape) == tuple(want.values.shape)
+    assert got.values.stride() == want.values.stride() and got.indices.stride() == want.indices.stride()
+    gv = got.values.to(strided.float64).numpy() if dtype == "float16" else got.values.numpy()
+    wv = want.values.to(torch.float64).numpy() if dtype == "float16" else want.values.numpy()
+    assert np.array_equal(np.asarray(gv).view(np.uint8), np.asarray(wv).view(np.uint8)), (dtype, n, m, spoil, layout)
+    assert np.array_equal(got.indices.numpy(), want.indices.numpy()), (dtype, n, m, spoil, layout)
