@@ -199,11 +199,11 @@ _MODE_DTYPES = {"float32": (np.float32, strided.float32, torch.float32),
 def _mode_case(draw: hs.DrawFn):
     """A mode call of at least 16384 elements (the distinct rows' search) or just below, rows of
     17 to 2048, and what goes into the rows: all distinct, or ties / NaN / a -0.0 beside a 0.0 in
-    some rows (the first one too, or not)."""
+    some rows (the first one too, or not), or a tie in every row."""
     dtype = draw(hs.sampled_from(sorted(_MODE_DTYPES)))
     n = draw(hs.sampled_from([17, 64, 1000, 2048]))
     m = draw(hs.sampled_from([1, 8, 16384 // n, 16384 // n + 1, 40]))
-    spoil = draw(hs.lists(hs.sampled_from(["tie", "nan", "zeros", "tie_first"]), max_size=3))
+    spoil = draw(hs.lists(hs.sampled_from(["tie", "nan", "zeros", "tie_first", "tie_all"]), max_size=3))
     layout = draw(hs.sampled_from(["rows", "t", "dim0", "keepdim", "step"]))
     return dtype, n, max(m, 1), spoil, layout, draw(hs.integers(0, 2**32 - 1))
 
@@ -215,6 +215,8 @@ def _mode_rows_data(rng, dtype: str, m: int, n: int, spoil: list[str]) -> np.nda
         x = np.stack([rng.permutation(np.linspace(-2.0, 2.0, n) + 1e-3) for _ in range(m)]).astype(npd)
     else:
         x = np.stack([rng.permutation(n) * 3 - n for _ in range(m)]).astype(npd)
+    if "tie_all" in spoil:  # (a tie in every row: most of the sampled rows, nothing is searched)
+        x[:, 1] = x[:, 0]
     for s in spoil:
         r = 0 if s == "tie_first" else int(rng.integers(0, m))
         i, j = rng.choice(n, 2, replace=False)
@@ -234,7 +236,7 @@ def test_mode_rows_of_distinct_keys_match_torch(torch_threads_as_assumed, case):
     """mode's values and indices (and their shapes and strides) are PyTorch's where the rows are
     found distinct by NumPy's sort (the smallest value at its only position) and where a row has
     a tie, a NaN, or -0.0 beside 0.0 (PyTorch's kernel's pair sort: which of equal elements it
-    names), the first row included (then no row is searched)."""
+    names), the first row included, or every row (then no row is searched)."""
     dtype, n, m, spoil, layout, seed = case
     rng = np.random.default_rng(seed)
     x = _mode_rows_data(rng, dtype, m, n, spoil)

@@ -674,13 +674,15 @@ def _distinct_rows_mode(keys: np.ndarray, vals: np.ndarray, idx: np.ndarray) -> 
     sort leaves among equals (there are none). NumPy's vectorized sort finds those rows, and the
     value is read from the row at that position (its own bits). Returns the rows left to the
     kernel (a tie: two equal keys, -0.0 and 0.0 too; or a NaN), or None, with nothing written, where
-    the first row already has one (data with repeated values: no time spent looking). Why: 1024
+    most of up to 8 rows spread over ``keys`` have one (data with repeated values: little time
+    spent looking; 1024 random float32 hold two equal ones about once in 25 rows). Why: 1024
     rows of 1024 distinct float32, the kernel's pair sort 49 ms (PyTorch's 46), this ~10 ms."""
     def tied(s: np.ndarray) -> np.ndarray:
         t = (s[:, 1:] == s[:, :-1]).any(axis=1)
         return t | np.isnan(s[:, -1]) if keys.dtype.kind == "f" else t  # (NumPy sorts NaN last)
 
-    if tied(np.sort(keys[:1], axis=-1))[0]:
+    sample = np.unique(np.linspace(0, len(keys) - 1, 8).astype(np.intp))
+    if 2 * np.count_nonzero(tied(np.sort(keys[sample], axis=-1))) > len(sample):
         return None
     at = keys.argmin(axis=-1)
     idx[...] = at
