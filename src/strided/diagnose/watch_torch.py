@@ -20,7 +20,8 @@ module paths: see the last but one item):
   a collective itself, so every rank must exit its block (see ``gather_rows`` there);
 - a wrapper of ``nn.Module.__call__``, put in by the first open block and taken out by the last
   (not global module hooks: with any, every module call takes PyTorch's slow hooked path; see
-  ``_watched_module_call``) gives the module path, e.g. ``h.0.attn`` — relative to the outermost
+  ``_watched_module_call``; put in by swapping the code of torch's own ``__call__`` function, no
+  class attribute set: see ``_module_call_stub``) gives the module path, e.g. ``h.0.attn`` — relative to the outermost
   module called, which itself is named by its class;
 - a backward op points at the line (and module) of the forward op that made its autograd node:
   each op keeps the autograd sequence counter it saw (autograd numbers a node just before the op
