@@ -20,7 +20,8 @@ module paths: see the last but one item):
   a collective itself, so every rank must exit its block (see ``gather_rows`` there);
 - a wrapper of ``nn.Module.__call__``, put in by the first open block and taken out by the last
   (not global module hooks: with any, every module call takes PyTorch's slow hooked path; see
-  ``_watched_module_call``) gives the module path, e.g. ``h.0.attn`` — relative to the outermost
+  ``_watched_module_call``; put in by swapping the code of torch's own ``__call__`` function, no
+  class attribute set: see ``_module_call_stub``) gives the module path, e.g. ``h.0.attn`` — relative to the outermost
   module called, which itself is named by its class;
 - a backward op points at the line (and module) of the forward op that made its autograd node:
   each op keeps the autograd sequence counter it saw (autograd numbers a node just before the op
@@ -101,6 +102,7 @@ import sys
 import sysconfig
 import threading
 from functools import partial
+from types import FunctionType
 from typing import Any
 
 from ..callsite import PACKAGE_DIR
@@ -487,13 +489,35 @@ class TorchWatch(Flow):
 # PyTorch's slow hooked path in ``Module._call_impl`` (a closure, a set, the hook dicts walked
 # twice), about as costly as the watch's modes themselves on a small model. The wrapper costs
 # one Python call per module call, and only while a block is open.
+#
+# How it goes in: not by setting ``Module.__call__`` (any attribute set on a class makes CPython
+# invalidate the attribute caches of the class and of every subclass -- each ``nn.Module``
+# class of the program -- about 50 us, then every module method looked up again: 3% of the small
+# GPT's forward in a block per forward), but by giving torch's own ``Module.__call__`` function
+# (``_wrapped_call_impl``) the code of :func:`_module_call_stub`, which calls the wrapper, and its
+# own code back at the end (no class is touched). The same function object stays
+# ``Module.__call__``, so Dynamo (``torch.compile``), which checks it by identity, sees the
+# module call unpatched: it may then trace a module's ``forward`` without calling ``__call__``,
+# but under the watch's modes it does not compile (it runs the module as eager code, every
+# module call through ``__call__``), so a compiled module's submodules keep their paths
+# (tests/test_watch_torch_module_paths.py, tests/test_watch42.py). Where ``Module.__call__`` is not
+# torch's function any more (someone replaced it before the block), the wrapper is set as
+# ``Module.__call__`` over it, as it always was.
 _module_watches: dict[int, list[TorchWatch]] = {}  # thread id -> its open blocks, entered order
 _module_lock = threading.Lock()
 _get_ident = threading.get_ident
-# [Module.__call__ as found when the wrapper went in (what the wrapper calls), whether the
-# wrapper is still in place or in a chain someone built on it (then it is never put in twice),
-# torch's register_module_forward_hook]
-_module_call: list[Any] = [None, False, None]
+# [Module.__call__ as found when the wrapper went in (what the wrapper calls: for the code swap, a
+# copy of torch's function with the code it had), how the wrapper is in: None (not), "code" (the
+# stub's code in torch's function), "class" (set as ``Module.__call__``: still in place or in a chain
+# someone built on it, then it is never put in twice), torch's register_module_forward_hook]
+_module_call: list[Any] = [None, None, None]
+
+
+def _module_call_stub(self: Any, *args: Any, **kwargs: Any) -> Any:
+    """The code torch's ``Module.__call__`` function runs while a block is open (see above): it
+    runs with that function's globals, torch's ``torch.nn.modules.module``, in which the wrapper
+    is put under this name."""
+    return _strided_watched_module_call(self, *args, **kwargs)
 
 
 def _watched_module_call(self: Any, *args: Any, **kwargs: Any) -> Any:
@@ -524,6 +548,10 @@ def _watched_module_call(self: Any, *args: Any, **kwargs: Any) -> Any:
                 stack.pop()
 
 
+# (the name :func:`_module_call_stub` calls the wrapper by, in torch's module; here too, for the linters)
+_strided_watched_module_call = _watched_module_call
+
+
 def _call_before_own_hooks(module: Any, watches: list[TorchWatch], args: tuple, kwargs: dict) -> Any:
     """Call ``module``, which has forward hooks of its own, its path on ``watches``' stacks until
     its forward returns or raises — before its own forward hooks run, which PyTorch runs after
@@ -551,19 +579,36 @@ def _call_before_own_hooks(module: Any, watches: list[TorchWatch], args: tuple, 
 
 def _watch_modules(torch: Any, watch: TorchWatch) -> None:
     """``watch`` (being entered in this thread) now keeps its module stack; the wrapper goes in
-    if it is not in place."""
+    if it is not in place (see above for how)."""
     module = torch.nn.Module
     with _module_lock:
         _module_watches.setdefault(watch._thread, []).append(watch)
-        if not _module_call[1]:
-            _module_call[:] = [module.__call__, True, torch.nn.modules.module.register_module_forward_hook]
+        if _module_call[1]:
+            return
+        register = torch.nn.modules.module.register_module_forward_hook
+        call = module.__dict__.get("__call__")
+        impl = module.__dict__.get("_wrapped_call_impl")
+        stub = _module_call_stub.__code__
+        if call is impl and type(call) is FunctionType and len(stub.co_freevars) == len(call.__code__.co_freevars):
+            found = _module_call[0]
+            if found is None or found.__code__ is not call.__code__:
+                found = FunctionType(call.__code__, call.__globals__, call.__name__, call.__defaults__,
+                                     call.__closure__)
+                found.__kwdefaults__, found.__qualname__ = call.__kwdefaults__, call.__qualname__
+            call.__globals__["_strided_watched_module_call"] = _watched_module_call
+            _module_call[:] = [found, "code", register]
+            call.__code__ = stub
+        else:
+            _module_call[:] = [module.__call__, "class", register]
             module.__call__ = _watched_module_call
 
 
 def _unwatch_modules(torch: Any, watch: TorchWatch) -> None:
     """``watch`` (being exited) no longer keeps its module stack; the last open block takes the
-    wrapper out, unless someone replaced ``Module.__call__`` after it went in (a chain that
-    may call it): then it stays, doing nothing while no block is open, and is not put in twice."""
+    wrapper out: torch's function gets its own code back (unless someone gave it other code
+    since), or ``Module.__call__`` its function back -- unless someone replaced it after the
+    wrapper went in (a chain that may call it): then it stays, doing nothing while no block is
+    open, and is not put in twice."""
     module = torch.nn.Module
     with _module_lock:
         watches = _module_watches.get(watch._thread, [])
@@ -573,11 +618,18 @@ def _unwatch_modules(torch: Any, watch: TorchWatch) -> None:
                 break
         if not watches:
             _module_watches.pop(watch._thread, None)
-        if not _module_watches and module.__dict__.get("__call__") is _watched_module_call:
+        if _module_watches:
+            return
+        # (the call it wrapped stays in _module_call[0]: another thread can be inside the
+        # wrapper now, about to call it)
+        if _module_call[1] == "code":
+            call = module.__dict__.get("_wrapped_call_impl")
+            if call is not None and call.__code__ is _module_call_stub.__code__:
+                call.__code__ = _module_call[0].__code__
+            _module_call[1] = None
+        elif _module_call[1] == "class" and module.__dict__.get("__call__") is _watched_module_call:
             module.__call__ = _module_call[0]
-            # (the call it wrapped stays in _module_call[0]: another thread can be inside the
-            # wrapper now, about to call it)
-            _module_call[1] = False
+            _module_call[1] = None
 
 
 def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
