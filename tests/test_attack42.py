@@ -317,3 +317,30 @@ def test_repeat_tile_backward_bits(dt, shape, reps, torch_threads_as_assumed):
         (yt * torch.tensor(w)).sum().backward()
         assert tuple(s.grad.shape) == tuple(t.grad.shape)
         assert np.array_equal(_bits(s.grad).reshape(-1), _bits(t.grad).reshape(-1))
+
+
+# ---------------------------------------------------------------- integer division by a wrapped 0-d divisor
+
+@pytest.mark.parametrize("name", ["floor_divide", "remainder", "fmod", "trunc", "floor"])
+@pytest.mark.parametrize("dt,z", [("int32", 2**32), ("int32", 2**40), ("uint8", 256), ("int8", 512), ("int16", 2**16),
+                                  ("int32", 2**32 + 3), ("uint8", 257)])
+def test_integer_division_by_a_0d_divisor_that_wraps_to_zero(name, dt, z):
+    """An int64 0-d divisor joins an int32 (uint8, ...) tensor's dtype, as PyTorch converts it: 2**32
+    is an int32 0, a division by zero PyTorch refuses; strided tested the int64 value (nonzero) and
+    returned zeros silently. A divisor that wraps to a nonzero value computes as PyTorch does."""
+    def call(mod, x, y):
+        if name in ("trunc", "floor"):
+            return x.div(y, rounding_mode=name)
+        return getattr(x, name)(y)
+
+    a = np.array([1, 2, 100], dt)
+    st, tt = strided.tensor(a), torch.tensor(a)
+    try:
+        want = call(torch, tt, torch.tensor(z))
+    except RuntimeError:
+        with pytest.raises(strided.errors.StridedRuntimeError, match="ZeroDivisionError"):
+            call(strided, st, strided.tensor(z))
+        with pytest.raises(strided.errors.StridedRuntimeError, match="ZeroDivisionError"):
+            getattr(st.clone(), "remainder_" if name == "remainder" else "floor_divide_")(strided.tensor(z))
+        return
+    _same(call(strided, st, strided.tensor(z)), want)

@@ -385,7 +385,12 @@ def _dtype_of(x: Any) -> DType | None:
 def _check_int_divisor(op: BinaryOp, b: Any, compute: DType, size: int) -> None:
     if compute.kind in "fc" or not size:
         return
-    zero = (_np_scalar(b, compute) == 0) if not isinstance(b, Tensor) else not all_nonzero(_view(b))
+    if not isinstance(b, Tensor):
+        zero = _np_scalar(b, compute) == 0
+    elif b._dtype is compute:
+        zero = not all_nonzero(_view(b))
+    else:  # (as PyTorch reads it: converted to the compute dtype first, a 0-d int64 2**32 is an int32 0)
+        zero = not all_nonzero(_view(b).astype(compute.numpy))
     if zero:
         raise StridedRuntimeError(
             join_lines(
