@@ -344,3 +344,22 @@ def test_integer_division_by_a_0d_divisor_that_wraps_to_zero(name, dt, z):
             getattr(st.clone(), "remainder_" if name == "remainder" else "floor_divide_")(strided.tensor(z))
         return
     _same(call(strided, st, strided.tensor(z)), want)
+
+
+@pytest.mark.parametrize("dt", ["int8", "int16", "int32", "int64", "uint8"])
+@pytest.mark.parametrize("e", [2**31, 2**31 + 1, 255, 256, 257, -1, 2**40 + 3, 2**63 - 1, -2**63, 128, 0])
+def test_integer_pow_of_a_0d_exponent_of_a_wider_dtype(dt, e):
+    """A 0-d int64 exponent is converted to the base's dtype first (TensorIterator): int8
+    ``t ** tensor(255)`` is ``t ** -1`` (powi: 1, 0, -1, 0), where NumPy's power raised a bare
+    ValueError on the wrapped negative exponent. Both ways round (a 0-d base, a tensor exponent)."""
+    base = [1, 2, -1, 3, 0, -2]
+    for f in (lambda m: m.tensor(base, dtype=getattr(m, dt)) ** m.tensor(e),
+              lambda m: m.tensor(e) ** m.tensor(base, dtype=getattr(m, dt)),
+              lambda m: m.tensor(base, dtype=getattr(m, dt)).pow_(m.tensor(e))):
+        try:
+            want = f(torch)
+        except RuntimeError:
+            with pytest.raises(strided.errors.StridedRuntimeError):
+                f(strided)
+            continue
+        _same(f(strided), want)
