@@ -4,7 +4,11 @@ Found (fixed on this branch): addcdiv's sum of a NaN ``input`` and a NaN quotien
 NaN word (NumPy's add, the compiled pass's AVX2 lanes, strided's add on the general path) where
 PyTorch's float32 / float64 kernel keeps the quotient's in its vector and scalar loops alike
 (AVX512, AVX2 and default capabilities, torch 2.13): ``addcdiv(-nan, 2, nan)`` was -nan, PyTorch's
-+nan. Found (not fixed): addcmul's NaN word where ``tensor2`` is broadcast along the inner dim
++nan. RepeatBackward0 summed every dim at once where PyTorch sums the added leading dims one at a
+time first (last-bit gradients). An integer division by a 0-d int64 divisor that wraps to 0 in the
+tensor's dtype (int32 ``t // tensor(2**32)``) returned zeros where PyTorch refuses it; an integer
+power by a 0-d exponent that wraps negative raised NumPy's bare ValueError. Found (not fixed):
+addcmul's NaN word where ``tensor2`` is broadcast along the inner dim
 (stride 0) and both products' operands are NaN: PyTorch's vector lanes keep tensor2's there, its
 scalar tail tensor1's (a strict xfail below). Held: roll / flip / fliplr / flipud / repeat / tile,
 round / diff / conj_physical / tensor / new_tensor of transposed, sliced, stepped and expanded
