@@ -367,3 +367,28 @@ def test_integer_pow_of_a_0d_exponent_of_a_wider_dtype(dt, e):
                 f(strided)
             continue
         _same(f(strided), want)
+
+
+@pytest.mark.parametrize("dt", ["complex64", "complex128"])
+def test_complex_diff_with_infinite_parts(dt):
+    """diff of complex values is PyTorch's complex sub, x + (-1+0j) * y: an infinite part of the
+    subtrahend makes its partner NaN (diff of [inf+1j, 1+infj] is nan-infj; strided's np.subtract
+    gave 1-infj), on the general path (complex has no fast one): n=1, n=2, prepend, dim=0."""
+    vals = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1.5, -2.0]
+    rng = np.random.default_rng(42)
+    for _ in range(60):
+        shape = (int(rng.integers(1, 5)), int(rng.integers(1, 6)))
+        a = (rng.choice(vals, shape) + 1j * rng.choice(vals, shape)).astype(dt)
+        s, t = strided.tensor(a), torch.tensor(a)
+        for kw in ({}, {"n": 2}, {"dim": 0}, {"prepend": "first"}, {"n": 3, "dim": 1}):
+            ks = {k: (s[:, :1] if k == "prepend" else v) for k, v in kw.items()}
+            kt = {k: (t[:, :1] if k == "prepend" else v) for k, v in kw.items()}
+            want = t.diff(**kt)
+            got = s.diff(**ks)
+            x, y = np.ascontiguousarray(got.numpy()), np.ascontiguousarray(want.numpy())
+            assert x.shape == y.shape
+            assert np.array_equal(np.isnan(x.real), np.isnan(y.real)) and np.array_equal(np.isnan(x.imag), np.isnan(y.imag))
+            xn, yn = np.nan_to_num(x), np.nan_to_num(y)
+            assert np.array_equal(xn, yn)
+            assert np.array_equal(np.signbit(xn.real), np.signbit(yn.real))
+            assert np.array_equal(np.signbit(xn.imag), np.signbit(yn.imag))
