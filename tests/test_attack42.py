@@ -7,7 +7,8 @@ PyTorch's float32 / float64 kernel keeps the quotient's in its vector and scalar
 +nan. RepeatBackward0 summed every dim at once where PyTorch sums the added leading dims one at a
 time first (last-bit gradients). An integer division by a 0-d int64 divisor that wraps to 0 in the
 tensor's dtype (int32 ``t // tensor(2**32)``) returned zeros where PyTorch refuses it; an integer
-power by a 0-d exponent that wraps negative raised NumPy's bare ValueError. Found (not fixed):
+power by a 0-d exponent that wraps negative raised NumPy's bare ValueError. diff of complex values
+subtracted with NumPy (1-infj where PyTorch's complex sub gives nan-infj). Found (not fixed):
 addcmul's NaN word where ``tensor2`` is broadcast along the inner dim
 (stride 0) and both products' operands are NaN: PyTorch's vector lanes keep tensor2's there, its
 scalar tail tensor1's (a strict xfail below). Held: roll / flip / fliplr / flipud / repeat / tile,
