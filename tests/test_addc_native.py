@@ -32,7 +32,9 @@ def _bits(a: np.ndarray) -> np.ndarray:
 def _numpy(x: np.ndarray, y1: np.ndarray, y2: np.ndarray, value: float | int) -> np.ndarray:
     with np.errstate(all="ignore"):
         scaled = np.multiply(y1, value) if value != 1 else y1
-        return np.add(x, np.true_divide(scaled, y2))
+        q = np.true_divide(scaled, y2)
+        # (a NaN quotient's word, x's NaN or not: PyTorch's kernel, test_attack42)
+        return np.where(np.isnan(q), q, np.add(x, q))
 
 
 def _operand_sets(rng: np.random.Generator, dtype: type) -> list[list[np.ndarray]]:
@@ -66,15 +68,23 @@ def test_the_kernel_gives_the_ufuncs_bits(dtype: type, value: float | int) -> No
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_two_nans_leave_it_to_numpy(dtype: type) -> None:
-    """NaN payloads in two operands of one operation: the kernel declines, the op gives NumPy's bits."""
+    """NaN payloads in two operands of the division: the kernel declines, the op gives NumPy's bits.
+    A NaN x and a NaN quotient: the kernel takes it, the quotient's word (PyTorch's)."""
     width = np.uint32 if dtype == np.float32 else np.uint64
     nan1, nan2 = (np.array(v, width).view(dtype) for v in ((0x7FC12345, 0xFFC54321) if dtype == np.float32 else
                                                            (0x7FF8000000012345, 0xFFF8000000054321)))
     x, y1, y2 = (np.linspace(1, 2, 40).astype(dtype) for _ in range(3))
-    x[3], y1[3] = nan1, nan2
+    y1[3], y2[3] = nan1, nan2
     assert not _KERNEL.addcdiv_runs(x, y1, y2, None, np.empty_like(x))
     s = [strided.from_numpy(a) for a in (x, y1, y2)]
     np.testing.assert_array_equal(_bits(strided.addcdiv(*s).numpy()), _bits(_numpy(x, y1, y2, 1)))
+    y2[3] = 1.0
+    x[3] = nan2
+    out = np.empty_like(x)
+    assert _KERNEL.addcdiv_runs(x, y1, y2, None, out)
+    assert _bits(out)[3] == _bits(y1)[3]
+    t = torch.addcdiv(torch.from_numpy(x), torch.from_numpy(y1), torch.from_numpy(y2))
+    np.testing.assert_array_equal(_bits(out), _bits(t.numpy()))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

@@ -7851,10 +7851,13 @@ static PyObject *py_add_rows(PyObject *self, PyObject *const *args, Py_ssize_t n
  * (NumPy's weak scalar): strided.ops.elementwise.binary_more._addc_kernel's three ufuncs in one
  * pass. x, y1, y2, out: C-contiguous aligned buffers of one format ("f" or "d") and length, out
  * overlapping none of them (a fresh result) or x itself (in place: addcdiv_'s Adam update) and
- * neither y. False (nothing written) otherwise, and False (out partly written) where an operation
- * met two NaN operands: x86 keeps one of them (sign and payload) and which one is the loop's
- * choice, so NumPy's loop then decides; with at most one NaN operand the result is that NaN
- * whatever the order. In place, a NaN in x, y1, y2 or value returns False before anything is
+ * neither y. False (nothing written) otherwise, and False (out partly written) where the product
+ * or the quotient met two NaN operands: x86 keeps one of them (sign and payload) and which one is
+ * the loop's choice, so NumPy's loop then decides; with at most one NaN operand the result is that
+ * NaN whatever the order. The sum of a NaN x and a NaN quotient is the quotient's NaN: PyTorch's
+ * float32 / float64 kernel gives it in its vector and scalar loops alike (AVX512, AVX2 and default
+ * capabilities, measured with torch 2.13; x86 would keep x's in the order written, NumPy's loop
+ * did), so the C loop writes q itself wherever q is NaN. In place, a NaN in x, y1, y2 or value returns False before anything is
  * written (a run could not be redone): without one, no operation meets two NaNs (only y1 * value
  * can make one, inf * 0, and it meets y2 and x, which hold none). */
 ERF_CLONES static int addcdiv_float(const float *restrict x, const float *restrict y1, const float *restrict y2,
@@ -7863,8 +7866,8 @@ ERF_CLONES static int addcdiv_float(const float *restrict x, const float *restri
     int32_t both = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         float s = scale ? y1[i] * v : y1[i], q = s / y2[i];
-        both |= ((y1[i] != y1[i]) & (v != v)) | ((s != s) & (y2[i] != y2[i])) | ((x[i] != x[i]) & (q != q));
-        o[i] = x[i] + q;
+        both |= ((y1[i] != y1[i]) & (v != v)) | ((s != s) & (y2[i] != y2[i]));
+        o[i] = q != q ? q : x[i] + q; /* (a NaN quotient: its word, as PyTorch's, whatever x holds) */
     }
     return both != 0;
 }
@@ -7875,8 +7878,8 @@ ERF_CLONES static int addcdiv_double(const double *restrict x, const double *res
     int64_t both = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         double s = scale ? y1[i] * v : y1[i], q = s / y2[i];
-        both |= ((y1[i] != y1[i]) & (v != v)) | ((s != s) & (y2[i] != y2[i])) | ((x[i] != x[i]) & (q != q));
-        o[i] = x[i] + q;
+        both |= ((y1[i] != y1[i]) & (v != v)) | ((s != s) & (y2[i] != y2[i]));
+        o[i] = q != q ? q : x[i] + q; /* (a NaN quotient: its word, as PyTorch's, whatever x holds) */
     }
     return both != 0;
 }

@@ -385,7 +385,12 @@ def _dtype_of(x: Any) -> DType | None:
 def _check_int_divisor(op: BinaryOp, b: Any, compute: DType, size: int) -> None:
     if compute.kind in "fc" or not size:
         return
-    zero = (_np_scalar(b, compute) == 0) if not isinstance(b, Tensor) else not all_nonzero(_view(b))
+    if not isinstance(b, Tensor):
+        zero = _np_scalar(b, compute) == 0
+    elif b._dtype is compute:
+        zero = not all_nonzero(_view(b))
+    else:  # (as PyTorch reads it: converted to the compute dtype first, a 0-d int64 2**32 is an int32 0)
+        zero = not all_nonzero(_view(b).astype(compute.numpy))
     if zero:
         raise StridedRuntimeError(
             join_lines(
@@ -1510,8 +1515,12 @@ def _complex_pow(a: Any, b: Any, compute: DType, out: Tensor) -> bool:
 def _int_pow(a: Any, b: Any, compute: DType, out: Tensor) -> None:
     """Integer powers with PyTorch's rules: a Python exponent arrives checked
     (:func:`_pow_exponent`); negative tensor exponents give 1 for base 1, +-1 for base -1 and
-    0 otherwise (``powi``)."""
+    0 otherwise (``powi``). A tensor exponent of another dtype (a 0-d int64 one) is converted to
+    ``compute`` first, as TensorIterator converts it: int32 ``t ** tensor(2**31)`` has the exponent
+    -2**31 (NumPy's power raised on the wrapped exponent: test_attack42)."""
     exp = _view(b) if isinstance(b, Tensor) else b
+    if isinstance(b, Tensor) and b._dtype is not compute:
+        exp = exp.astype(compute.numpy)
     int_pow_into(_kernel_arg(a, compute), exp, _view(out), compute.numpy)
 
 

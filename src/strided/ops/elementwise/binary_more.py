@@ -982,7 +982,13 @@ def _addc(name: str, input: Any, tensor1: Any, tensor2: Any, value: Any, out: An
                                                 target)) is not None:
         return write_out(out, done, name, (input, tensor1, tensor2), through_temporary=True) if out is not None else done
     scaled = b * value if value != 1 else b
-    result = a + (scaled / c if divide else scaled * c)
+    if divide:
+        q = scaled / c
+        result = a + q
+        if compute in _FLAT_DTYPES:  # (a NaN quotient's word, x's NaN or not: PyTorch's kernel)
+            _nan_quotients(_view(q), _view(result))
+    else:
+        result = a + scaled * c
     if not divide and compute in _FLAT_DTYPES:
         # (PyTorch's addcmul kernel: fmadd(value * t1, t2, input), rounded once; the layout is
         # the one the ops above gave, the values are rewritten in place in that fresh result)
@@ -1261,7 +1267,20 @@ def _addc_kernel(x: np.ndarray, y1: np.ndarray, y2: np.ndarray, value: Any, ufun
         # (fma_into's NaN is its first NaN operand's, as PyTorch's: t1's before t2's before input's)
         fma_into(scaled, y2, x, out)
     else:
-        np.add(x, ufunc(scaled, y2), out=out)
+        q = ufunc(scaled, y2)
+        np.add(x, q, out=out)
+        _nan_quotients(q, out)
+
+
+def _nan_quotients(q: np.ndarray, out: np.ndarray) -> None:
+    """addcdiv's sum ``out = x + q`` given the quotient's NaN word wherever ``q`` is NaN, ``x``'s
+    NaN or not: PyTorch's float32 / float64 kernel (``self + value * t1 / t2``) keeps the
+    quotient's in its vector and scalar loops alike (AVX512, AVX2 and default capabilities, torch
+    2.13), where NumPy's add (and strided's, PyTorch's add) keeps its first operand's, ``x``'s
+    (test_attack42). ``q`` broadcasts to ``out``."""
+    nan = np.isnan(q)
+    if nan.any():
+        np.copyto(out, q, where=nan)
 
 
 def _addc_fresh(input: Any, tensor1: Any, tensor2: Any, value: Any, divide: bool) -> Tensor | None:

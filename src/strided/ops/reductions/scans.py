@@ -801,7 +801,10 @@ def diff(self: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
             hi = [slice(None)] * len(shape)
             lo = [slice(None)] * len(shape)
             hi[d], lo[d] = slice(1, None), slice(0, length)
-            quietly(kernel, x[tuple(hi)], x[tuple(lo)], out=out._np())  # inf - inf is NaN, silently
+            if dtype.is_complex:  # (PyTorch's complex sub: x + (-1+0j) * y, an inf part of y making its partner NaN)
+                quietly(np.add, x[tuple(hi)], quietly(np.multiply, x[tuple(lo)], dtype.numpy.type(-1)), out=out._np())
+            else:
+                quietly(kernel, x[tuple(hi)], x[tuple(lo)], out=out._np())  # inf - inf is NaN, silently
             x = out._np()
     return copied("diff", (self,), out, lambda: (
         f"diff: the {'forward difference' if n == 1 else f'{n}-th forward difference'} along dim {d} "

@@ -804,17 +804,30 @@ def tile(input: Tensor, *dims: Any) -> Tensor:
 
 
 def _repeat_rule(input: Tensor, reps: tuple[int, ...]) -> Any:  # noqa: A002
-    """RepeatBackward0: the gradient seen as ``(r0, s0, r1, s1, ...)`` (a view of a contiguous
-    gradient) summed over the repetition dims ``r``."""
+    """RepeatBackward0 in PyTorch's steps (``repeat_backward``, so its sums' bits): the leading
+    dims the repeat added summed one at a time (``sum(0)``), then the gradient seen as ``(r, s)``
+    pairs for each dim repeated ``r > 1`` times (``s`` alone where ``r`` is 1) and summed over
+    those ``r`` dims at once (one multi-dim sum over all the dims, as before, differed from
+    PyTorch's in the last bits: test_attack42). A zero count: zeros."""
     shape = input._layout.shape
-    padded = (1,) * (len(reps) - len(shape)) + shape
-    pairs = tuple(x for pair in zip(reps, padded) for x in pair)
-    summed = tuple(range(0, 2 * len(reps), 2))
+    lead = len(reps) - len(shape)
+    sizes: list[int] = []
+    summed: list[int] = []
+    for r, s in zip(reps[lead:], shape):
+        if r != 1:
+            sizes.append(r)
+            summed.append(len(sizes) - 1)
+        sizes.append(s)
 
     def grad(g: Tensor) -> tuple:
         if all(r == 1 for r in reps):
             return (g.reshape(shape),)
-        return (g.reshape(pairs).sum(summed).reshape(shape),)
+        if 0 in reps:
+            return (g.new_zeros(shape),)
+        for _ in range(lead):
+            g = g.sum(0)
+        g = g.reshape(sizes)
+        return (g.sum(summed) if summed else g,)
 
     return "RepeatBackward0", (input,), grad, ()
 
