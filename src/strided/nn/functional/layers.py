@@ -514,19 +514,23 @@ def _layer_norm_fresh(input: Any, normalized_shape: Any, weight: Any = None, bia
     if not shape or n.__class__ is not int or shape[-1] != n or not n:
         return None
     w = b = None
+    # (whether a backward rule may read the statistics: an input in autograd; else none is stashed)
+    tracked = input._ag is not None
     if weight is not None:
         if (weight.__class__ is not Tensor and weight.__class__ not in SUBCLASSES) or weight._dtype is not d \
                 or (w := flat_run(weight, _cinfo[(n,)])) is None or weight._layout.shape != (n,):
             return None
+        tracked = tracked or weight._ag is not None
     if bias is not None:
         if (bias.__class__ is not Tensor and bias.__class__ not in SUBCLASSES) or bias._dtype is not d \
                 or (b := flat_run(bias, _cinfo[(n,)])) is None or bias._layout.shape != (n,):
             return None
+        tracked = tracked or bias._ag is not None
     info = _cinfo[shape]
     # (another layout, a transpose: the forward's _normalize_rows copies it row-major for its
     # kernel, as PyTorch's does (expect_contiguous); here the blocked copy, 3-5x faster than NumPy's)
-    x = row_major_elements(input, info)
-    if x is None:
+    x = flat_run(input, info)
+    if x is None and (x := row_major_elements(input, info)) is None:
         return None
     dt = d.numpy
     flat = np.empty(info[1], dt)
@@ -542,7 +546,8 @@ def _layer_norm_fresh(input: Any, normalized_shape: Any, weight: Any = None, bia
         if k is not None and len(_EPS_ROUNDED[d]) < 16:
             _EPS_ROUNDED[d][eps] = float(_rounded_eps(eps, x.dtype.type))
     out = adopted(flat, info[2], d)
-    _stash(out, mean, r)
+    if tracked:
+        _STATS[0] = (weakref.ref(out), (mean, r))  # (_stash, inlined)
     return out
 
 
