@@ -413,6 +413,7 @@ _STATS: list = [None]
 _c_einsum = _multiarray.c_einsum  # (np.einsum's own call where optimize is False, without its wrappers)
 _add_reduce, _true_divide, _subtract, _multiply = np.add.reduce, np.true_divide, np.subtract, np.multiply
 _intp = np.intp
+_np_empty = np.empty  # (the fresh path's allocations: one global read each, not np's and its attribute's)
 
 
 def _stash(out: Tensor, *stats: Any) -> None:
@@ -535,13 +536,13 @@ def _layer_norm_fresh(input: Any, normalized_shape: Any, weight: Any = None, bia
     if x is None and (x := row_major_elements(input, info)) is None:
         return None
     dt = d.numpy
-    flat = np.empty(info[1], dt)
+    flat = _np_empty(info[1], dt)
     rows = info[1] // n
     k = ln_rows()
     # (the kernel reads its buffers flat, the rows counted by mean's length: the flat runs as they
     # are, without their (rows, n) views; eps as _normalize_rows rounds it, memoised per dtype)
     e = _EPS_ROUNDED[d].get(eps) if k is not None else None
-    if e is not None and k(x, flat, mean := np.empty((rows, 1), dt), r := np.empty(rows, dt), w, b, e):
+    if e is not None and k(x, flat, mean := _np_empty((rows, 1), dt), r := _np_empty(rows, dt), w, b, e):
         pass
     else:
         mean, r = _normalize_rows(x.reshape(-1, n), flat.reshape(-1, n), w, b, eps)

@@ -186,7 +186,7 @@ def _evaluated_rows(input: Any, running_mean: Any, running_var: Any, weight: Any
     x = row_major_elements(input, info)
     if x is None:
         return None
-    flat = np.empty(info[1], d.numpy)
+    flat = _np_empty(info[1], d.numpy)
     if (k := bn_eval()) is not None and k(x, flat, rm, rv, w, b, eps):  # (the same steps in one compiled pass)
         return adopted(flat, info[2], d)
     y = flat.reshape(shape)
@@ -215,6 +215,9 @@ def _batch_norm_fresh(input: Any, running_mean: Any, running_var: Any, weight: A
 
 
 batch_norm.__fresh__ = _batch_norm_fresh  # type: ignore[attr-defined]
+
+
+_np_empty = np.empty  # (_evaluated_rows' allocation: one global read, not np's and its attribute's)
 
 
 def _update(running_mean: Tensor | None, running_var: Tensor | None, mean: np.ndarray, var: np.ndarray, n: int,
