@@ -235,3 +235,31 @@ def test_layer_norm_fresh_values(spec, dt, affine):
     want = TF.layer_norm(t, (n,), None if w is None else torch.tensor(w), None if b is None else torch.tensor(b))
     assert got.shape == tuple(want.shape) and got.stride() == want.stride()
     np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+# ---------------------------------------------------------------- matrix_norm's row-major path
+
+
+@settings(max_examples=150, deadline=None)
+@given(batch=hs.sampled_from([(), (0,), (1,), (3,), (2, 2)]), m=hs.integers(1, 9), n=hs.integers(1, 9),
+       dt=hs.sampled_from(FLOATS), misaligned=hs.booleans(), offset=hs.integers(0, 2))
+def test_matrix_norm_fro_row_major_bits(batch, m, n, dt, misaligned, offset):
+    """The Frobenius norm of row-major matrices: the compiled rows called on the flat run itself
+    (a storage offset too); memory misaligned for its items (from_numpy of a byte-shifted buffer)
+    declines it and takes the copy, as before. PyTorch's bits either way."""
+    shape = (*batch, m, n)
+    count = int(np.prod(shape))
+    item = np.dtype(dt).itemsize
+    values = np.random.default_rng(m * 10 + n).standard_normal(count + offset).astype(dt)
+    if misaligned:
+        raw = np.zeros((count + offset) * item + 1, np.uint8)
+        arr = raw[1:].view(dt)
+        arr[:] = values
+    else:
+        arr = values
+    s = strided.from_numpy(arr)[offset:].view(shape)
+    t = torch.tensor(values[offset:].reshape(shape))
+    got = strided.linalg.matrix_norm(s)
+    want = torch.linalg.matrix_norm(t)
+    assert got.shape == tuple(want.shape) and got.stride() == want.stride()
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
