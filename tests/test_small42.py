@@ -263,3 +263,49 @@ def test_matrix_norm_fro_row_major_bits(batch, m, n, dt, misaligned, offset):
     want = torch.linalg.matrix_norm(t)
     assert got.shape == tuple(want.shape) and got.stride() == want.stride()
     np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+# ---------------------------------------------------------------- std / var: the fast path first
+
+
+@settings(max_examples=300, deadline=None)
+@given(spec=specs(min_dims=0, max_dims=3, max_size=5), dt=hs.sampled_from(FLOATS), op=hs.sampled_from(["std", "var"]),
+       dim=hs.sampled_from([None, 0, -1, 1, 1, (0, -1), True]), keepdim=hs.booleans(),
+       unbiased=hs.sampled_from([None, None, None, True, False]), correction=hs.sampled_from([None, None, None, 0, 2]),
+       method=hs.booleans(), with_out=hs.sampled_from([False, False, True]))
+def test_std_var_entry_paths(spec, dt, op, dim, keepdim, unbiased, correction, method, with_out):
+    """std / var now try their fast path before their general route when no out=, unbiased or
+    correction is given: every call (those too) gives PyTorch's shape, strides and values, or
+    its error class."""
+    data = valued_storage(spec, dt, 3)
+    t, _, s = build_valued(spec, data)
+    kw = {"keepdim": keepdim}
+    if unbiased is not None:
+        kw["unbiased"] = unbiased
+    if correction is not None:
+        kw["correction"] = correction
+    args = () if dim is None else (dim,)
+
+    def call(lib, x, **more):
+        return getattr(x, op)(*args, **kw, **more) if method else getattr(lib, op)(x, *args, **kw, **more)
+
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            want = call(torch, t)
+        except TypeError:  # (an argument combination PyTorch's binding refuses: not these paths')
+            assume(False)
+        except Exception as e:  # noqa: BLE001 - the error class is compared
+            with pytest.raises(type(e)):
+                call(strided, s)
+            return
+        got = call(strided, s)
+        if with_out and not method:
+            tout, sout = torch.empty(0, dtype=t.dtype), strided.empty(0, dtype=s.dtype)
+            call(torch, t, out=tout)
+            call(strided, s, out=sout)
+            np.testing.assert_allclose(sout.numpy(), tout.numpy(), rtol=1e-5, atol=1e-6, equal_nan=True)
+    assert got.shape == tuple(want.shape) and got.stride() == want.stride()
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-6, equal_nan=True)
