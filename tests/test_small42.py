@@ -309,3 +309,32 @@ def test_std_var_entry_paths(spec, dt, op, dim, keepdim, unbiased, correction, m
             np.testing.assert_allclose(sout.numpy(), tout.numpy(), rtol=1e-5, atol=1e-6, equal_nan=True)
     assert got.shape == tuple(want.shape) and got.stride() == want.stride()
     np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-6, equal_nan=True)
+
+
+# ---------------------------------------------------------------- complex sgn: the front's kernel
+
+
+@pytest.mark.parametrize("dt", ["complex64", "complex128"])
+def test_complex_sgn_front_takes_its_kernel(dt, monkeypatch):
+    """The sgn front's complex entries gain their compiled pass at the first complex call
+    (_sgn_front_kernels changes the table the front was given): the front must read that same
+    dict (compiled_front kept a copy, so complex sgn never took its kernel from C). With the
+    Python pass made to fail, a row-major complex call still runs: from C."""
+    from strided.ops.elementwise import unary_more as U
+
+    rng = np.random.default_rng(7)
+    c = (rng.standard_normal((16, 16)) + 1j * rng.standard_normal((16, 16))).astype(dt)
+    c[0, :3] = 0
+    s = strided.from_numpy(c.copy())
+    first = strided.sgn(s)  # (the first complex call: the step is found, the kernels installed)
+
+    def python_pass(x):
+        raise AssertionError("the front ran the Python pass, not its kernel")
+
+    monkeypatch.setattr(U, "_sgn_fresh", python_pass)
+    for got in (strided.sgn(s), s.sgn()):
+        np.testing.assert_array_equal(got.numpy(), first.numpy())
+        assert got.stride() == first.stride()
+    want = torch.sgn(torch.from_numpy(c.copy()))
+    np.testing.assert_allclose(first.numpy(), want.numpy(), rtol=1e-6 if dt == "complex64" else 1e-15)
+    assert (first.numpy()[0, :3] == 0).all()
