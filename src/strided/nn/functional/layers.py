@@ -555,17 +555,10 @@ def _layer_norm_fresh(input: Any, normalized_shape: Any, weight: Any = None, bia
 
 
 def _param_run(t: Tensor, n: int) -> np.ndarray | None:
-    """The flat run of a row-major (n,) parameter (:func:`flat_run` of ``_cinfo[(n,)]``, its steps
-    inlined: the (n,) shape's strides are (1,)), else None."""
-    lay = t._layout
-    if lay.strides != (1,) or lay.shape[0] != n:  # (one dim: its strides (1,) say so)
-        return None
-    arr = t._storage.array
-    if lay.offset or len(arr) != n:
-        arr = arr[lay.offset : lay.offset + n]
-        if len(arr) != n:
-            return None
-    return arr
+    """The flat run of a row-major (n,) parameter, else None: :func:`flat_run` keyed by its own
+    shape (no (n,) tuple made per call, nor a second shape test after it)."""
+    shape = t._layout.shape
+    return flat_run(t, _cinfo[shape]) if len(shape) == 1 and shape[0] == n else None
 
 
 def _rounded_eps(eps: Any, c: type) -> Any:
