@@ -146,14 +146,9 @@ def _shared_entries(table: dict[Any, tuple]) -> dict[Any, tuple]:
     """``table`` with its entries made of the very same objects (``is``, item by item) shared: one
     tuple where a comprehension made one per dtype (a binary op's nine ``(fn, native, ...)``). The
     front only reads them; each tuple saved is a tracked container fewer for every full collection
-    and the interpreter's exit to walk (~400 over the import). ``table`` itself, its entries
-    replaced in place: a caller that keeps it to change an entry later (the sgn fronts' complex
-    kernels, :func:`strided.ops.elementwise.unary_more._sgn_front_kernels`) changes the dict the
-    front reads (a new dict here left those changes unread: complex sgn's front never took its kernel)."""
+    and the interpreter's exit to walk (~400 over the import)."""
     seen: dict[tuple[int, ...], tuple] = {}
-    for d, entry in table.items():  # (values replaced, no key added: the iteration stays valid)
-        table[d] = seen.setdefault(tuple(map(id, entry)), entry)
-    return table
+    return {d: seen.setdefault(tuple(map(id, entry)), entry) for d, entry in table.items()}
 
 
 class _LazyBfloat16:

@@ -1735,7 +1735,8 @@ def _install_fronts(namespace: dict[str, Any]) -> None:
         table = {d: (fresh, op.name in _FRESH_DIRECT, result, kernels[d]) for d in dtypes}
         front = compiled_front(entry, 1, table, dense=dense)
         if op.name == "sgn" and front is not entry:
-            _SGN_TABLES.append(table)  # (the dict the front reads: see _sgn_front_kernels)
+            # (the dict the front reads, its own: compiled_front hands the kernel a copy of table)
+            _SGN_TABLES.append(getattr(front, "__front_table__", None) or table)
         setattr(Tensor, name, front)
         namespace[name] = front
 
