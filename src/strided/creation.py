@@ -735,7 +735,7 @@ def from_numpy(array: np.ndarray) -> Tensor:
     >>> t[0, 0].item()
     9.0
     """
-    if array.__class__ is np.ndarray:
+    if array.__class__ is _NDARRAY:
         t = borrow_memo(array, _borrow_plans, _BORROWED)  # (the memoised dense plan, in one C call)
         if t is not None:
             if OPEN: created("from_numpy", (), t, "view")  # noqa: E701 - shares memory: not an allocation
@@ -746,6 +746,9 @@ def from_numpy(array: np.ndarray) -> Tensor:
     if isinstance(array, np.ndarray) and any(s < 0 for s in array.strides):
         _negative_strides(array)
     return borrow_array(array, "from_numpy")
+
+
+_NDARRAY = np.ndarray  # (from_numpy's class test: one global read, not np's and its attribute's)
 
 
 # (its entry front passes an exact ndarray as a plain argument: never a tensor, never tracked, so the

@@ -413,6 +413,7 @@ _STATS: list = [None]
 _c_einsum = _multiarray.c_einsum  # (np.einsum's own call where optimize is False, without its wrappers)
 _add_reduce, _true_divide, _subtract, _multiply = np.add.reduce, np.true_divide, np.subtract, np.multiply
 _intp = np.intp
+_np_empty = np.empty  # (the fresh path's allocations: one global read each, not np's and its attribute's)
 
 
 def _stash(out: Tensor, *stats: Any) -> None:
@@ -514,36 +515,50 @@ def _layer_norm_fresh(input: Any, normalized_shape: Any, weight: Any = None, bia
     if not shape or n.__class__ is not int or shape[-1] != n or not n:
         return None
     w = b = None
+    # (whether a backward rule may read the statistics: an input in autograd; else none is stashed)
+    tracked = input._ag is not None
     if weight is not None:
         if (weight.__class__ is not Tensor and weight.__class__ not in SUBCLASSES) or weight._dtype is not d \
-                or (w := flat_run(weight, _cinfo[(n,)])) is None or weight._layout.shape != (n,):
+                or (w := _param_run(weight, n)) is None:
             return None
+        tracked = tracked or weight._ag is not None
     if bias is not None:
         if (bias.__class__ is not Tensor and bias.__class__ not in SUBCLASSES) or bias._dtype is not d \
-                or (b := flat_run(bias, _cinfo[(n,)])) is None or bias._layout.shape != (n,):
+                or (b := _param_run(bias, n)) is None:
             return None
+        tracked = tracked or bias._ag is not None
     info = _cinfo[shape]
     # (another layout, a transpose: the forward's _normalize_rows copies it row-major for its
     # kernel, as PyTorch's does (expect_contiguous); here the blocked copy, 3-5x faster than NumPy's)
-    x = row_major_elements(input, info)
-    if x is None:
+    if not info[1]:  # (no element: the forward's statistics of nothing)
+        return None
+    x = flat_run(input, info)
+    if x is None and (x := row_major_elements(input, info)) is None:
         return None
     dt = d.numpy
-    flat = np.empty(info[1], dt)
+    flat = _np_empty(info[1], dt)
     rows = info[1] // n
     k = ln_rows()
     # (the kernel reads its buffers flat, the rows counted by mean's length: the flat runs as they
     # are, without their (rows, n) views; eps as _normalize_rows rounds it, memoised per dtype)
     e = _EPS_ROUNDED[d].get(eps) if k is not None else None
-    if e is not None and k(x, flat, mean := np.empty((rows, 1), dt), r := np.empty(rows, dt), w, b, e):
+    if e is not None and k(x, flat, mean := _np_empty((rows, 1), dt), r := _np_empty(rows, dt), w, b, e):
         pass
     else:
         mean, r = _normalize_rows(x.reshape(-1, n), flat.reshape(-1, n), w, b, eps)
         if k is not None and len(_EPS_ROUNDED[d]) < 16:
             _EPS_ROUNDED[d][eps] = float(_rounded_eps(eps, x.dtype.type))
     out = adopted(flat, info[2], d)
-    _stash(out, mean, r)
+    if tracked:
+        _STATS[0] = (weakref.ref(out), (mean, r))  # (_stash, inlined)
     return out
+
+
+def _param_run(t: Tensor, n: int) -> np.ndarray | None:
+    """The flat run of a row-major (n,) parameter, else None: :func:`flat_run` keyed by its own
+    shape (no (n,) tuple made per call, nor a second shape test after it)."""
+    shape = t._layout.shape
+    return flat_run(t, _cinfo[shape]) if len(shape) == 1 and shape[0] == n else None
 
 
 def _rounded_eps(eps: Any, c: type) -> Any:

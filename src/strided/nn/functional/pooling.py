@@ -372,6 +372,7 @@ def _fresh_plan(key: tuple) -> tuple | None:
 
 
 _FRESH_PLANS = Memo(_fresh_plan)
+_np_empty = np.empty  # (the fresh paths' allocation: one global read, not np's and its attribute's)
 
 
 def _ints_only(value: Any) -> bool:
@@ -396,7 +397,7 @@ def _fresh_run(input: Any, nsp: int, kernel_size: Any, stride: Any, mode: int, d
     if plan is None or run is None:
         return None
     geometry, numel, layout = plan
-    arr = np.empty(numel, d.numpy)
+    arr = _np_empty(numel, d.numpy)
     if not run(input._storage.array, arr, lay.offset, geometry, mode, divisor):
         return None
     return adopted(arr, layout, d)

@@ -56,6 +56,7 @@ from ...opdef import Kind, declare
 from ...tensor import Tensor
 from .._support import gradtools, support
 from .._support.front import compiled_front, kernel_entry
+from .._support.memo import Memo
 from .._support.operands import _check_inplace, _cinfo, _fresh_output, _not_implemented, _view, flat_run
 from .._support.out import out_layout_scratch, refuse_other_dtype, write_out
 from .._support.overlap_updates import UpdatesInOrder, updates_in_order
@@ -1135,14 +1136,17 @@ def _fresh_fast(fresh: Callable[[np.ndarray], np.ndarray], input: Tensor, direct
     dense tensor (a transpose) too, its run in memory order and the result with its strides, as
     :func:`_fast_run` takes it (round: the other table ops' compiled fronts take a transpose
     before this runs; not for :data:`_SPECIAL`, which _fast_run leaves to the general path).
-    ``empty``: whether an empty tensor takes this path (not isinf's: its composite ``x.abs() == inf``
-    orders an empty tensor's dims by strides, :func:`_composite_strides`)."""
+    ``empty``: whether an empty tensor takes the row-major path (not isinf's: its composite
+    ``x.abs() == inf`` orders an empty tensor's dims by strides, :func:`_composite_strides`; its
+    empty result is made here with those strides, remembered per layout: nothing is computed, and
+    the general path refuses no empty float32 / float64 tensor)."""
     d = input._dtype
     if d.numpy not in dtypes:  # float16 computes in float32 (the slow path's "opmath")
         return None
     info = _cinfo[input._layout.shape]
     if not (empty or info[1]):
-        return None
+        lay = input._layout
+        return adopted(np.empty(0, _BOOL_NP), _EMPTY_ISINF[lay.shape, lay.strides], bool_)
     layout = info[2]
     arr = flat_run(input, info)  # (row-major: the output is too, TensorIterator)
     if arr is None:
@@ -1160,6 +1164,11 @@ def _fresh_fast(fresh: Callable[[np.ndarray], np.ndarray], input: Tensor, direct
         except RuntimeError as e:
             res = quiet_retry(e, fresh, arr)
     return adopted(res, layout, bool_ if rule_bool else d)
+
+
+# isinf's result layout for an empty float tensor's (shape, strides): the composite's strides
+# (x.abs() == inf), as the general path lays them out (a float32 input's; float64's are the same)
+_EMPTY_ISINF = Memo(lambda key: L.Layout._trusted(key[0], _composite_strides("isinf", float32, *key), 0))
 
 
 def _make(op: MoreUnary) -> tuple[Callable[..., Tensor], Callable[..., Tensor] | None]:
@@ -1726,7 +1735,8 @@ def _install_fronts(namespace: dict[str, Any]) -> None:
         table = {d: (fresh, op.name in _FRESH_DIRECT, result, kernels[d]) for d in dtypes}
         front = compiled_front(entry, 1, table, dense=dense)
         if op.name == "sgn" and front is not entry:
-            _SGN_TABLES.append(table)  # (the dict the front reads: see _sgn_front_kernels)
+            # (the dict the front reads, its own: compiled_front hands the kernel a copy of table)
+            _SGN_TABLES.append(getattr(front, "__front_table__", None) or table)
         setattr(Tensor, name, front)
         namespace[name] = front
 

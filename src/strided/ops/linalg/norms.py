@@ -215,6 +215,7 @@ def _torch_norm2(a: np.ndarray, axes: tuple[int, ...]) -> np.ndarray | None:
 _add_reduce = np.add.reduce  # (array, axis, dtype, out, keepdims): positional
 
 _FAST = frozenset({float32, float64})
+_np_empty = np.empty  # (matrix_norm's fast path's allocation: one global read)
 
 
 def _frobenius(a: np.ndarray) -> Any:
@@ -430,7 +431,13 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
         if len(shape) >= 2 and shape[-1] and shape[-2] and (shape[-1] != 1 or shape[-2] != 1):
             flat = flat_run(A, _cinfo[shape])
             if flat is not None:  # (row-major matrices: each one run, _torch_norm2's rows, straight)
-                norms = norm2_rows(flat.reshape(-1, shape[-2] * shape[-1]))
+                size = shape[-2] * shape[-1]
+                # (norm2_rows' compiled call on the flat run itself, its rows counted by size; where
+                # it declines (memory misaligned for its items), norm2_rows copies it, as before)
+                if (k := native.special()) is not None and len(flat) and k.torch_norm2_rows(
+                        flat, norms := _np_empty(len(flat) // size, flat.dtype), size):
+                    return adopted(norms, _cinfo[shape[:-2]][2], A._dtype)
+                norms = norm2_rows(flat.reshape(-1, size))
                 return adopted(norms, _cinfo[shape[:-2]][2], A._dtype)
             # (one permuted dense matrix, a transpose: its storage run in memory order is the one
             # run _torch_norm2 finds, here without its axis sorting and views)

@@ -532,7 +532,7 @@ def _fast_variance(self: Any, dim: Any, keepdim: Any, op: str, root: bool, with_
             # view: the kernel refuses its buffer, variance_parts computes it)
             if len(x) == info[1] and x.flags.aligned:
                 rows = info[1] // n
-                v, m = np.empty(rows, d.numpy), np.empty(rows, d.numpy)
+                v, m = _empty(rows, d.numpy), _empty(rows, d.numpy)
                 # (False, nothing written, only past the kernel's VAR_MAX: should _VAR_MAX grow)
                 done = k.variance_rows(x, v, m, n, n - 1.0, root, (2 if with_mean else 1) if d is float32 else 0)
                 if done:
@@ -769,6 +769,11 @@ def var(self: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bo
     >>> strided.tensor([1.0, 2.0, 3.0, 4.0]).var().item()
     1.6666666269302368
     """
+    if out is None and unbiased is None and correction is None and dim.__class__ is not bool:
+        # (_variance's first step, without its two callers' frames: no out=, nothing to convert)
+        t = _fast_variance(self, dim, keepdim, "var", False)
+        if t is not None:
+            return t
     return _variance_to_out(_variance(self, dim, unbiased, keepdim, correction, "var", root=False,
                                       into=_out_float(self, out)), out, "var", self, dim, keepdim)
 
@@ -781,6 +786,11 @@ def std(self: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bo
     >>> strided.tensor([2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]).std(correction=0).item()
     2.0
     """
+    if out is None and unbiased is None and correction is None and dim.__class__ is not bool:
+        # (_variance's first step, without its two callers' frames: no out=, nothing to convert)
+        t = _fast_variance(self, dim, keepdim, "std", True)
+        if t is not None:
+            return t
     return _variance_to_out(_variance(self, dim, unbiased, keepdim, correction, "std", root=True,
                                       into=_out_float(self, out)), out, "std", self, dim, keepdim)
 
