@@ -38,6 +38,21 @@ from ._common import compute_dtype, float_only
 __all__ = ["batch_norm", "group_norm"]
 
 
+def _verify_batch_size(shape: tuple[int, ...]) -> None:
+    """PyTorch's Python-side check of a training batch (``F.batch_norm``'s ``_verify_batch_size``),
+    made before any other: more than one value per channel."""
+    if not shape:
+        raise StridedIndexError(join_lines("tuple index out of range",
+                                           "batch_norm takes (N, C, ...); the input is 0-d"))
+    count = 1
+    for k in (0, *range(2, len(shape))):
+        count *= shape[k]
+    if count == 1:  # (an empty batch is normalized to an empty result, as PyTorch's)
+        raise StridedValueError(join_lines(
+            f"Expected more than 1 value per channel when training, got input size torch.Size({list(shape)})",
+            "a batch of one value per channel has no variance to normalize by"))
+
+
 def _check(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | None,
            bias: Tensor | None, training: bool) -> tuple[int, tuple[int, ...]]:
     """PyTorch's checks, in its order; the channel count and the dims the statistics reduce."""
@@ -45,16 +60,7 @@ def _check(input: Tensor, running_mean: Tensor | None, running_var: Tensor | Non
     shape = input._layout.shape
     dims = (0, *range(2, len(shape)))
     if training:  # (PyTorch's Python-side batch check runs before the kernel's checks)
-        if not shape:
-            raise StridedIndexError(join_lines("tuple index out of range",
-                                               "batch_norm takes (N, C, ...); the input is 0-d"))
-        count = 1
-        for k in dims:
-            count *= shape[k]
-        if count == 1:  # (an empty batch is normalized to an empty result, as PyTorch's)
-            raise StridedValueError(join_lines(
-                f"Expected more than 1 value per channel when training, got input size torch.Size({list(shape)})",
-                "a batch of one value per channel has no variance to normalize by"))
+        _verify_batch_size(shape)
     c = shape[1] if len(shape) > 1 else 0
     for t, name in ((running_mean, "running_mean"), (running_var, "running_var"), (weight, "weight"),
                     (bias, "bias")):
@@ -117,6 +123,10 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     if not training and eps.__class__ is float and (y := _evaluated_rows(input, running_mean, running_var, weight,
                                                                        bias, eps)) is not None:
         return report("batch_norm", tuple(t for t in (input, weight, bias) if t is not None), y)
+    if tensor_arg(input, "batch_norm").numel() == 0:
+        if training:
+            _verify_batch_size(input._layout.shape)
+        return _empty_batch(input, weight, bias)
     c, dims = _check(input, running_mean, running_var, weight, bias, training)
     shape, d = input._layout.shape, input._dtype
     acc = compute_dtype(d)
@@ -150,6 +160,34 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         np.copyto(o, y, casting="unsafe")
     inputs = tuple(t for t in (input, weight, bias) if t is not None)
     return report("batch_norm", inputs, out)
+
+
+def _empty_batch(input: Tensor, weight: Tensor | None, bias: Tensor | None) -> Tensor:
+    """An input without elements, as PyTorch's ``batch_norm`` takes it before any other check (its
+    empty-input branch, in ``at::batch_norm``): a clone, times ``weight[0]``, plus ``bias[0]``, so
+    the result's dtype and strides are those ops' (a 0-d operand: the input's dtype category), the
+    running statistics are left alone, and a weight or bias without elements (the input has no
+    channels) raises the ``IndexError`` of ``weight[0]``. (A training input meets the batch-size
+    check of PyTorch's Python ``F.batch_norm`` first: :func:`_verify_batch_size`.)"""
+    out = input.clone()
+    if weight is not None:
+        out = out * _first_channel(tensor_arg(weight, "batch_norm", "weight"), "weight")
+    if bias is not None:
+        out = out + _first_channel(tensor_arg(bias, "batch_norm", "bias"), "bias")
+    return out
+
+
+def _first_channel(t: Tensor, name: str) -> Tensor:
+    """``t[0]``, or PyTorch's error of it with the reason: the input has no channels, so the
+    parameter has none either."""
+    n = t._layout.shape[0] if t._layout.shape else None
+    if n == 0:
+        raise StridedIndexError(join_lines(
+            "select(): index 0 out of range for tensor of size [0] at dimension 0",
+            f"batch_norm of an input without elements scales by {name}[0] (PyTorch's empty-input branch), "
+            f"and {name} has no elements",
+            f"fix: pass {name}=None for an input without channels"))
+    return t[0]
 
 
 def _channel_run(t: Any, d: Any, c: int) -> np.ndarray | None:
