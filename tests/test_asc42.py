@@ -1,7 +1,7 @@
-"""as_strided_copy's large fast path (``strided.ops.copies._fast_as_strided_copy``): a remembered
-in-bounds layout past the small copies' 64 KiB whose rows are long contiguous runs is copied by
-NumPy's own same-dtype copy (``_copyto``), others by the blocked copy. Both give PyTorch's values
-(every bit), shape and strides, the general path's bytes, and the same errors and copy report."""
+"""as_strided_copy's fast path (``strided.ops.copies._fast_as_strided_copy``): a remembered
+in-bounds layout (past the small copies' 64 KiB: the blocked copy into a fresh result) gives
+PyTorch's values (every bit), shape and strides, the bytes of the copy with the compiled kernels
+off, and the same errors and copy report (a listener takes the general path)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 
 import strided as st
-from strided.ops import copies
+from strided.kernels import native
 
 DTYPES = [np.float32, np.float64, np.uint8, np.int16, np.complex64]
 
@@ -69,8 +69,7 @@ def test_large_in_bounds_layouts_match_torch_and_the_blocked_copy(data, dtype, t
     for _ in range(2):
         got = st.as_strided_copy(s, *args)
         _same(got, want)
-    with pytest.MonkeyPatch.context() as m:  # the blocked copy for every large layout (the path before)
-        m.setattr(copies, "_ROW_RUN_BYTES", 1 << 62)
+    with native.disabled():  # (NumPy's copies: the same bytes)
         assert st.as_strided_copy(s, *args).numpy().tobytes() == got.numpy().tobytes()
     with st.watch() as seen:  # (a listener: the general path, reported once)
         _same(st.as_strided_copy(s, *args), want)
@@ -81,21 +80,14 @@ def test_large_in_bounds_layouts_match_torch_and_the_blocked_copy(data, dtype, t
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("rows,cols,stride", [(512, 1024, 2048), (2048, 64, 128), (300, 256, 300), (1000, 300, 301),
                                                (64, 1024, 0), (512, 255, 512)])
-def test_rows_of_long_runs_take_numpy_copy(dtype, rows, cols, stride, monkeypatch, torch_threads_as_assumed) -> None:
-    """The common case (every other row of a matrix, and rows 0-strided or just past the
-    threshold) takes ``_copyto`` exactly where its rows are at least ``_ROW_RUN_BYTES``, and its
-    bytes are torch's."""
+def test_rows_of_runs_match_torch(dtype, rows, cols, stride, torch_threads_as_assumed) -> None:
+    """The common case (every other row of a matrix; rows 0-strided, overlapping, short) on the
+    first call (the general path) and the memo's (the fast path): torch's bytes and strides."""
     a = _data(1024 * 1024, dtype)
     s, t = st.tensor(a), torch.from_numpy(a.copy())
-    calls = []
-    real = copies._copyto
-    monkeypatch.setattr(copies, "_copyto", lambda d, v: (calls.append(1), real(d, v)))
     args = ((rows, cols), (stride, 1))
     for _ in range(2):  # (the first call may be the general path's: the memo learns the layout)
-        calls.clear()
         _same(st.as_strided_copy(s, *args), torch.as_strided_copy(t, *args))
-    large = rows * cols * np.dtype(dtype).itemsize > copies._SMALL_BYTES
-    assert len(calls) == (1 if large and cols * np.dtype(dtype).itemsize >= copies._ROW_RUN_BYTES else 0)
 
 
 @pytest.mark.parametrize("args", [((512, 1024), (2048, 1), 1 << 20), ((513, 1024), (2048, 1)), ((512, 1024), (-1, 1)),

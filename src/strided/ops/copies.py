@@ -717,11 +717,6 @@ def _view(t: Tensor, *size: Any) -> Tensor:
 
 
 alias_copy = copy_form("alias_copy", _alias, "alias")
-# The shortest rows (bytes) that as_strided_copy's large fast path copies by NumPy's own copy
-_ROW_RUN_BYTES = 256
-_copyto = np.copyto
-
-
 def _fast_as_strided_copy(t: Tensor, args: tuple) -> Tensor | None:
     """as_strided_copy's fast path: ``t.as_strided(*args)``'s layout, as its remembered decision
     (the as_strided memo, keyed on the parsed layout and the storage's size: a layout it has
@@ -745,15 +740,7 @@ def _fast_as_strided_copy(t: Tensor, args: tuple) -> Tensor | None:
         # bytes copy_of writes) without the view tensor and copy_of's planning (2^20 float32
         # rows (512, 1024) of stride 2048: ~78 -> ~63 us, PyTorch ~52, its kernel alone ~54)
         flat = allocate(info[1], d.numpy, plan.shape)
-        shape = plan.shape
-        if plan.strides[-1] == 1 and shape[-1] * d.itemsize >= _ROW_RUN_BYTES:
-            # rows that are long contiguous runs (the common as_strided of every other row):
-            # NumPy's own same-dtype copy moves the same bytes row by row, ~10% faster here
-            # than the compiled kernel's memcpy per run (2^19 float32 rows (512, 1024) of
-            # stride 2048, AMD Zen 4: ~64 -> ~56 us, PyTorch ~50-54)
-            _copyto(flat.reshape(shape), numpy_view(storage, plan))
-        else:
-            blocked.copy_into(flat.reshape(shape), numpy_view(storage, plan))
+        blocked.copy_into(flat.reshape(plan.shape), numpy_view(storage, plan))
         return adopted(flat, info[2], d)
     return adopted(row_major_copy(storage, plan, d), info[2], d)
 
