@@ -27,7 +27,7 @@ from .dispatch import (
     fresh_filled,
     install,
     result,
-    result_array,
+    zeroed_result,
 )
 from .dtype_promotion import promote_types
 from .dtypes import (
@@ -968,8 +968,7 @@ def zeros(*sizes: Any, size: Any = None, dtype: Any = None, device: Any = None, 
             return t
     parse_device(device, "zeros")
     shape, dt = _sizes_and_dtype(sizes, dtype, "zeros", size=size)
-    t = result(shape, dt)
-    fill(t._storage.array, 0)
+    t = zeroed_result(shape, dt)  # (calloc's zeros: no fill pass)
     if OPEN: created("zeros", (), t)  # noqa: E701
     return leaf(t, requires_grad, "zeros")
 
@@ -2210,9 +2209,8 @@ def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None,
                 join_lines(f"{name} must be greater or equal to 0, got {v}",
                            f"eye({n}, {m}) asks for a matrix with {v} {'rows' if name == 'n' else 'columns'}"))
     dt = default_float() if dtype is None else to_dtype(dtype)
-    t, arr = result_array((n, m), dt)
-    fill(arr, 0)  # (the compiled store loop from FILL_MIN elements: ndarray.fill is 1.6x slower)
-    arr.reshape(-1)[:: m + 1][: min(n, m)] = 1
+    t = zeroed_result((n, m), dt)  # (calloc's zeros: no fill pass)
+    t._storage.array[:: m + 1][: min(n, m)] = 1
     if OPEN: created("eye", (), t)  # noqa: E701
     return leaf(t, requires_grad, "eye")
 
