@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 
 import strided as st
-from strided import creation, dispatch
+from strided import creation, dispatch, storage
 
 DTYPES = ["float32", "float64", "float16", "bfloat16", "complex64", "complex128", "int8", "uint8", "int16", "int32",
           "int64", "bool"]
@@ -87,6 +87,7 @@ def test_large_results_are_fresh_zeroed_memory(monkeypatch: pytest.MonkeyPatch) 
     e.mul_(2.0)
     assert np.array_equal(st.eye(1024)._np(), np.eye(1024, dtype=np.float32))
     assert e.storage_offset() == 0 and e._storage.array.base is None
+    assert dispatch.zeroed_result((3, 70000), st.int16)._np().tobytes() == bytes(3 * 70000 * 2)
 
 
 def test_sizes_that_cannot_be_had_raise_as_before() -> None:
@@ -106,9 +107,8 @@ def test_memory_error_is_pytorchs_runtime_error(monkeypatch: pytest.MonkeyPatch)
     def refuse(*args, **kwargs):
         raise MemoryError
 
-    monkeypatch.setattr(dispatch, "_zeros", refuse)
-    from strided import storage
-    monkeypatch.setattr(storage.np, "empty", refuse, raising=True)
+    monkeypatch.setattr(storage, "_np_zeros", refuse)
+    monkeypatch.setattr(storage, "_np_empty", refuse)
     with pytest.raises(RuntimeError, match="DefaultCPUAllocator: not enough memory"):
         st.zeros(1024, 1024)
     with pytest.raises(RuntimeError, match="DefaultCPUAllocator: not enough memory"):

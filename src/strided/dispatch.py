@@ -39,7 +39,7 @@ from .kernels.listeners import OPEN, Listener, Listening, OpRecord, emit, listen
 from .kernels.memory import adopt, copy_to_new, new_storage, numpy_view, reduced_cast_source
 from .kernels.native import _compiled
 from .layout import Layout
-from .storage import _BORROWED, Storage
+from .storage import _BORROWED, Storage, allocate
 
 __all__ = [
     "OPEN", "DataFree", "OpRecord", "adopted", "borrowed", "copied", "copy_array_of", "copy_of", "created", "data_free",
@@ -151,22 +151,14 @@ _empty = np.empty
 
 
 def zeroed_result(shape: tuple[int, ...], dtype: DType) -> Any:
-    """:func:`result` (contiguous) with every byte 0: ``zeros``' and ``eye``'s large results.
-    ``np.zeros`` is calloc, whose memory comes zeroed from the kernel or by one memset: a write
-    pass fewer than the fresh result then ``fill(0)`` (2^20 float32, thread time: ~48 -> ~44 us,
-    PyTorch's zeros ~45, its eye ~49). All-zero bytes are 0 in every dtype (+0.0, as fill's 0)."""
-    plan = _result_plans.get((shape, None))
-    if plan is None:
-        plan = _result_plan(shape, None)
-    n, layout = plan
-    try:
-        array = _zeros(n, dtype.numpy)
-    except (ValueError, MemoryError, OverflowError):
-        return _make(new_storage(n, dtype.numpy, shape), layout, dtype)  # (its error)
-    return adopted(array, layout, dtype)
+    """:func:`result` (contiguous, ``shape`` a tuple) with every byte 0: ``zeros``' and ``eye``'s
+    large results. ``np.zeros`` is calloc, whose memory comes zeroed from the kernel or by one
+    memset: a write pass fewer than the fresh result then ``fill(0)`` (2^20 float32, thread time:
+    eye ~51 -> ~48.5 us, PyTorch's ~48; zeros ~47 -> ~46, PyTorch's ~45). All-zero bytes are 0 in
+    every dtype (+0.0, as fill's 0)."""
+    n, layout = _result_plans.get((shape, None)) or _result_plan(shape, None)
+    return adopted(allocate(n, dtype.numpy, shape, zeroed=True), layout, dtype)
 
-
-_zeros = np.zeros
 
 # (shape, strides or None) -> (element count, the result's Layout at offset 0): Layouts are
 # immutable, so every fresh result of one layout shares the one object. Bounded (cleared when

@@ -15,10 +15,11 @@ import numpy as np
 from .errors import StridedRuntimeError, StridedTypeError, join_lines
 
 
-def allocate(n: int, dtype: np.dtype, shape: tuple[int, ...] | None = None) -> np.ndarray:
-    """``np.empty(n, dtype)``, or PyTorch's RuntimeError when ``n`` elements cannot be allocated."""
+def allocate(n: int, dtype: np.dtype, shape: tuple[int, ...] | None = None, zeroed: bool = False) -> np.ndarray:
+    """``np.empty(n, dtype)`` (``zeroed``: ``np.zeros``, calloc's zeroed memory), or PyTorch's
+    RuntimeError when ``n`` elements cannot be allocated."""
     try:
-        return np.empty(n, dtype=dtype)
+        return (_np_zeros if zeroed else _np_empty)(n, dtype=dtype)
     except (ValueError, MemoryError, OverflowError):
         pass
     sizes = list(shape) if shape is not None else [n]
@@ -36,6 +37,8 @@ def allocate(n: int, dtype: np.dtype, shape: tuple[int, ...] | None = None) -> n
         )
     )
 
+
+_np_empty, _np_zeros = np.empty, np.zeros
 
 _BORROWED = "are borrowed from a NumPy array (strided.from_numpy); strided does not own them"
 
