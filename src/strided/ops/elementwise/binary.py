@@ -233,7 +233,8 @@ class _TorchFloorDivide:
 
 def _reduced_floor_divide(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
     """PyTorch's ``div_floor_floating_vec`` over float16 / bfloat16 arrays ``a``, ``b`` of ``dt``: each
-    operation in float32, its result rounded to ``dt`` (the caller silences NumPy's warnings)."""
+    operation in float32, its result rounded to ``dt`` (the caller silences NumPy's warnings). The
+    rare branches (an infinite quotient, a zero divisor or quotient) are patched where they occur."""
     f32 = np.float32
     x, y = a.astype(f32), b.astype(f32)
 
@@ -241,15 +242,23 @@ def _reduced_floor_divide(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndar
         return v.astype(dt).astype(f32)
 
     basic = r(x / y)
-    mod = r(np.fmod(x, y))
-    # (PyTorch's fix-up for Sleef's fmod: an infinite quotient of a finite a divides a itself)
-    floor = np.where((np.abs(basic) == np.inf) & (np.abs(x) != np.inf), x, r(x - mod))
+    mod = np.fmod(x, y)  # (exact: representable in dt)
+    floor = r(x - mod)
+    big = np.abs(basic) == np.inf
+    if big.any():  # (PyTorch's fix-up for Sleef's fmod: an infinite quotient of a finite a divides a itself)
+        floor = np.where(big & (np.abs(x) != np.inf), x, floor)
     div = r(floor / y)
-    div = np.where((mod != 0) & ((y < 0) ^ (mod < 0)), r(div - f32(1)), div)
+    flip = (mod != 0) & ((y < 0) ^ (mod < 0))
+    div = np.where(flip, r(div - f32(1)), div)
     fl = np.floor(div)
     fl = np.where(r(div - fl) > f32(0.5), r(fl + f32(1)), fl)
-    fl = np.where(div == 0, np.copysign(f32(0), basic), fl)
-    return np.where(y == 0, basic, fl).astype(dt)
+    zero = div == 0
+    if zero.any():
+        fl = np.where(zero, np.copysign(f32(0), basic), fl)
+    by_zero = y == 0
+    if by_zero.any():
+        fl = np.where(by_zero, basic, fl)
+    return fl.astype(dt)
 
 
 FLOOR_DIVIDE = BinaryOp("floor_divide", _TorchFloorDivide(), kernel="div_floor_cpu", int_zero_check=True, fast=_FLOATS,
