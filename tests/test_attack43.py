@@ -15,6 +15,8 @@ matrix_norm('fro') summed |z|^2 pairwise (np.linalg.norm for 'fro') where PyTorc
 sum serially in TensorIterator's order (~10% of results an ulp off; gradients with them).
 complex sgn's gradient was (g - sgn re(g conj(sgn))) / |x|, PyTorch's (g - sgn^2 conj(g)) / (2|x|):
 ~60% of elements an ulp or more off (up to 1e-5 relative where |x| is near the limits).
+F.batch_norm of an input without elements: its backward raised a shape error for a 1-d input or
+parameters of another size than dim 1 (PyTorch's empty branch: g, zeros).
 Found (pinned, strict xfail): PyTorch's var / std over dim=() has an infinite gradient.
 Held: float32 fmod / remainder / floor_divide (the 16-lane AVX-512 path and
 STRIDED_NATIVE_SPECIAL_ISA=base) against PyTorch and each other for subnormals, signed zeros,
@@ -35,6 +37,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 
 import strided as S
+import strided.nn.functional as SF
 
 _SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -273,6 +276,33 @@ def test_complex_sgn_gradient_is_pytorchs_formula(n, seed, dt, layout, via) -> N
         return t.grad
 
     _same_numbers(torch.view_as_real(run(torch)), S.view_as_real(run(S)))
+
+
+# ---------------------------------------------------------------- F.batch_norm of an empty input: its gradients
+
+
+@settings(max_examples=80, deadline=None)
+@given(shape=hs.sampled_from([(0,), (0, 3), (0, 1, 3), (2, 0), (0, 2, 4), (3, 0, 2)]), c=hs.sampled_from([1, 2, 3]),
+       training=hs.booleans(), affine=hs.booleans(), stats=hs.booleans(), squared=hs.booleans())
+def test_batch_norm_of_an_empty_input_has_the_empty_branchs_gradients(shape, c, training, affine, stats, squared) -> None:
+    # PyTorch's empty-input branch is clone * weight[0] + bias[0]: its backward gives the input g (times
+    # weight[0]) and the weight and bias zeros, whatever their size; strided's NativeBatchNormBackward0
+    # read channels off dim 1 and raised a shape error (a 1-d input, parameters of another size)
+    def run(m):
+        F = torch.nn.functional if m is torch else SF
+        x = m.zeros(shape, dtype=m.float64).requires_grad_(True)
+        w = m.ones(c, dtype=m.float64).requires_grad_(True) if affine else None
+        b = m.zeros(c, dtype=m.float64).requires_grad_(True) if affine else None
+        rm, rv = (m.zeros(c, dtype=m.float64), m.ones(c, dtype=m.float64)) if stats else (None, None)
+        try:
+            y = F.batch_norm(x, rm, rv, w, b, training)
+            (y * y if squared else y).sum().backward()
+        except Exception as e:  # noqa: BLE001 (the class is compared)
+            return (next(k for k in type(e).__mro__ if k.__module__ == "builtins").__name__,)
+        return (tuple(y.shape), tuple(x.grad.shape), None if w is None else w.grad.tolist(),
+                None if b is None else b.grad.tolist())
+
+    assert run(S) == run(torch)
 
 
 # ---------------------------------------------------------------- found, not fixed: pinned
