@@ -332,6 +332,19 @@ def _batch_norm_backward(out: Tensor, input: Tensor, running_mean: Tensor | None
     need_w = weight is not None and requires_grad(weight)
     need_b = bias is not None and requires_grad(bias)
     need_x = requires_grad(input)
+    saved = tuple(t for t in (input, weight) if t is not None)
+    if input.numel() == 0:
+        # (PyTorch's empty-input branch is a clone, times weight[0], plus bias[0] (_empty_batch): its
+        # gradients are theirs -- g (times weight[0]) for the input, zeros for the weight and the bias
+        # whatever their size -- not the kernel's, which reads channels off dim 1: a 1-d input or
+        # parameters of another size than dim 1 raised a shape error in the backward)
+        def empty_grad(g: Tensor) -> tuple:
+            gx = (g.clone() if weight is None else g * weight[0]) if need_x else None
+            gw = weight.new_zeros(weight.shape) if need_w else None
+            gb = bias.new_zeros(bias.shape) if need_b else None
+            return gx, gw, gb
+
+        return "NativeBatchNormBackward0", (input, weight, bias), empty_grad, saved
     rm = None if batch_stats else running_mean.detach()
     rv = None if batch_stats else running_var.detach()
 
@@ -361,7 +374,6 @@ def _batch_norm_backward(out: Tensor, input: Tensor, running_mean: Tensor | None
             gb = g.sum(dims)
         return gx, gw, gb
 
-    saved = tuple(t for t in (input, weight) if t is not None)
     return "NativeBatchNormBackward0", (input, weight, bias), grad, saved
 
 

@@ -200,7 +200,68 @@ MUL = BinaryOp("mul", np.multiply, fast=_ALL | {bfloat16}, opmath_scalar=True, r
                native=reduced_loop(2), native_dtypes=_REDUCED, native_min=128, bf16_code=2)
 DIV = BinaryOp("div", np.true_divide, kind="div", fast=_FLOATS | {bfloat16}, opmath_scalar=True, symbol="/",
                native=reduced_loop(3), native_dtypes=_REDUCED, native_min=128, bf16_code=3)
-FLOOR_DIVIDE = BinaryOp("floor_divide", np.floor_divide, kernel="div_floor_cpu", int_zero_check=True, fast=_FLOATS,
+class _TorchFloorDivide:
+    """``np.floor_divide``, but float16 / bfloat16 as PyTorch's CPU kernel computes them when the
+    divisor is not a scalar (one number, or an operand whose elements are all one: the general
+    path's float32 "opmath" form, one rounding): ``div_floor_floating``'s steps ``fmod``,
+    ``a - mod``, ``/ b``, ``- 1``, ``floor``, ``div - floor > 0.5``, ``+ 1`` each rounded to the
+    dtype (``Vectorized<Half>`` / ``Vectorized<BFloat16>``'s operators, in its vector and tail loops
+    alike), where NumPy rounds the float32 answer once: bfloat16 ``-11 // 0.1001`` is -111 in PyTorch
+    (``a - mod`` = -10.9106 rounds to -10.9375, over 0.1001 to -109.5), -110 in NumPy. Other dtypes:
+    ``np.floor_divide`` itself. Called as the kernels call a ufunc (``dtype=`` or ``signature=``)."""
+
+    __name__ = "floor_divide"
+
+    def __call__(self, a: Any, b: Any, out: Any = None, **kwargs: Any) -> Any:
+        compute = kwargs.get("dtype")
+        if compute is None and kwargs.get("signature") is not None:
+            compute = kwargs["signature"][-1]
+        dt = np.result_type(a, b) if compute is None else np.dtype(compute)
+        if dt.name not in ("float16", "bfloat16") or np.size(b) == 1:
+            # (a one-element divisor is PyTorch's scalar form: float32, one rounding, as NumPy's
+            # float16 loop; the general path has sent a 0-d or expanded one there already)
+            return np.floor_divide(a, b, out=out, **kwargs)
+        q = _reduced_floor_divide(np.asarray(a).astype(dt, copy=False), np.asarray(b).astype(dt, copy=False), dt)
+        if out is None:
+            return q if isinstance(a, np.ndarray) or isinstance(b, np.ndarray) else q[()]
+        np.copyto(out, q, casting="unsafe")
+        return out
+
+    def __repr__(self) -> str:
+        return "<kernel floor_divide (PyTorch's float16 / bfloat16 steps)>"
+
+
+def _reduced_floor_divide(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
+    """PyTorch's ``div_floor_floating_vec`` over float16 / bfloat16 arrays ``a``, ``b`` of ``dt``: each
+    operation in float32, its result rounded to ``dt`` (the caller silences NumPy's warnings). The
+    rare branches (an infinite quotient, a zero divisor or quotient) are patched where they occur."""
+    f32 = np.float32
+    x, y = a.astype(f32), b.astype(f32)
+
+    def r(v: np.ndarray) -> np.ndarray:
+        return v.astype(dt).astype(f32)
+
+    basic = r(x / y)
+    mod = np.fmod(x, y)  # (exact: representable in dt)
+    floor = r(x - mod)
+    big = np.abs(basic) == np.inf
+    if big.any():  # (PyTorch's fix-up for Sleef's fmod: an infinite quotient of a finite a divides a itself)
+        floor = np.where(big & (np.abs(x) != np.inf), x, floor)
+    div = r(floor / y)
+    flip = (mod != 0) & ((y < 0) ^ (mod < 0))
+    div = np.where(flip, r(div - f32(1)), div)
+    fl = np.floor(div)
+    fl = np.where(r(div - fl) > f32(0.5), r(fl + f32(1)), fl)
+    zero = div == 0
+    if zero.any():
+        fl = np.where(zero, np.copysign(f32(0), basic), fl)
+    by_zero = y == 0
+    if by_zero.any():
+        fl = np.where(by_zero, basic, fl)
+    return fl.astype(dt)
+
+
+FLOOR_DIVIDE = BinaryOp("floor_divide", _TorchFloorDivide(), kernel="div_floor_cpu", int_zero_check=True, fast=_FLOATS,
                         opmath_scalar=True, symbol="//", native=float32_loop(2), native_dtypes=_F32_ONLY,
                         native_min=64)
 
@@ -215,6 +276,13 @@ class _TorchRemainder:
     __name__ = "remainder"
 
     def __call__(self, a: Any, b: Any, out: Any = None, **kwargs: Any) -> Any:
+        compute = kwargs.get("dtype")
+        if out is not None and compute is not None and out.dtype != compute:
+            # (the zero's sign is the compute dtype's: a nonzero remainder that the cast to a narrower
+            # out rounds to zero keeps its own sign, as PyTorch casts its result: float16's
+            # remainder_ of 1.5 by a float32 -0.1 is -2.2e-08 in float32, -0.0 in float16)
+            np.copyto(out, self(a, b, **kwargs), casting="unsafe")
+            return out
         if out is not None and type(a) is np.ndarray and np.may_share_memory(a, out):
             a = a.copy()  # (the sign is read after the call: an operand the output overwrites is kept)
         r = np.remainder(a, b, out=out, **kwargs)

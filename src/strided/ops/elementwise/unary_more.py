@@ -1560,12 +1560,13 @@ def _zero_grad(g: Tensor, x: Tensor, y: Tensor) -> Tensor:
 def _sgn_grad(g: Tensor, x: Tensor, y: Tensor) -> Tensor:
     """PyTorch's sgn_backward: 0 for a real ``x``; for a complex one (not holomorphic: written in
     PyTorch's conjugate convention, :data:`strided.autograd.function.CONJUGATE_CONVENTION`)
-    ``(g - sgn * re(g * conj(sgn))) / |x|``, 0 where ``x`` is 0."""
+    ``(g - sgn * sgn * conj(g)) / (2 |x|)``, 0 where ``x`` is 0 (its steps: the value of
+    ``(g - sgn * re(g * conj(sgn))) / |x|``, which rounded otherwise in ~60% of elements)."""
     if not x._dtype.is_complex:
         return _zero_grad(g, x, y)
     s = y  # (the saved result: PyTorch's sgn_backward reads it, and it is x.sgn())
     r = x.abs()
-    return ((g - s * (g * s.conj()).real) / r).masked_fill(r == 0, 0)
+    return ((g - (s * s) * g.conj()) / (2.0 * r)).masked_fill(r == 0, 0)
 
 
 # name -> (PyTorch's node, backward(g, x, y), what it saves: "x", "y", "xy" or ""; with "real" in it:

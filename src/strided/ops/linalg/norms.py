@@ -297,6 +297,8 @@ def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
         with _Quiet():
             # (NormOps' serial sums, not NumPy's pairwise ones; dtype= converts first, as self.to(dtype))
             converted = None if given is None or given is x._dtype else _converted(x, given)
+            if x._dtype.is_complex and (given is None or given is x._dtype):
+                converted = _abs_of(x)
             if (given is None or given is x._dtype or converted is not None) and \
                     _torch_general_norm(x, dims, keepdim, p, res_np, converted):
                 return result
@@ -314,9 +316,9 @@ def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
                 _torch_norm2(x._np(), tuple(range(len(shape))) if axes is None else tuple(axes))
             if torch_order is not None:
                 r = torch_order.reshape(res_np.shape)
-            elif (given is None or given is x._dtype) and not x._dtype.is_complex and \
-                    _torch_general_norm(x, dims, keepdim, 2.0, res_np):
-                return result  # (NormTwoOps' serial sums: reduced dims that do not make one run)
+            elif (given is None or given is x._dtype) and \
+                    _torch_general_norm(x, dims, keepdim, 2.0, res_np, _abs_of(x) if x._dtype.is_complex else None):
+                return result  # (NormTwoOps' serial sums: reduced dims that do not make one run, or complex)
             else:
                 r = np.sqrt(np.add.reduce(a * a, axis=axes, keepdims=keepdim))
         elif p == 1:
@@ -395,6 +397,16 @@ def _converted(x: Tensor, given: DType) -> np.ndarray | None:
     if x._dtype.is_complex or not x._dtype.is_floating_point or given.numpy not in _F32_F64:
         return None
     return x._np().astype(given.numpy, order="K")
+
+
+def _abs_of(x: Tensor) -> np.ndarray:
+    """``|x|`` of a complex ``x`` (complex_abs: the C library's hypot, PyTorch's ``std::abs`` in its
+    complex NormOps, whose sums run serially in its parts' dtype: no vectorized norm for complex),
+    laid out as ``x`` (NumPy's order "K"): the ``converted`` operand :func:`_torch_general_norm` reads."""
+    z = x._np()
+    out = np.empty_like(z, dtype=z.real.dtype)
+    complex_abs(z, out)
+    return out
 
 
 def _view(x: Tensor, converted: np.ndarray | None, shape: tuple[int, ...], strides: tuple[int, ...]) -> np.ndarray:
@@ -524,7 +536,7 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
             if r is None and ord == "fro" and given in (None, A._dtype):
                 # (PyTorch's Frobenius norm is vector_norm(A, 2, dim): NormTwoOps' serial sums where
                 # the two dims do not make one run)
-                if _torch_general_norm(A, tuple(dims), keepdim, 2.0, res_np):
+                if _torch_general_norm(A, tuple(dims), keepdim, 2.0, res_np, _abs_of(A) if A._dtype.is_complex else None):
                     return result
             if r is None:
                 r = np.linalg.norm(a, ord=ord, axis=(-2, -1))

@@ -37,6 +37,7 @@ from ...dtypes import (
     TORCH_NAME,
     DType,
     bfloat16,
+    complex64,
     complex128,
     float32,
     float64,
@@ -941,6 +942,26 @@ def _wide_mean(x: Tensor, dim: Any, keepdim: bool) -> Tensor:
             if m._dtype is not float32:  # (PyTorch's float32 mean rounded again to the half type)
                 wide = quietly(wide.astype, np.float32)
             quietly(np.copyto, m._np(), wide if keepdim else wide.reshape(m._layout.shape), casting="unsafe")
+    elif m._dtype is complex64:
+        # (PyTorch's complex var_mean is var_mean of the real and the imaginary parts, float32 each:
+        # each part's Welford mean in double, rounded once, as above; an infinity makes it NaN as
+        # in _welford_infinities. mean() of the complex64 sums in float32: an ulp or more off)
+        a = x._np()
+        axes = _mean_axes(x, dim)
+        n = L.product([a.shape[d] for d in axes])
+        if n:
+            value = np.empty(tuple(1 if d in axes else k for d, k in enumerate(a.shape)), np.complex64)
+            token = quiet_set(QUIET)
+            try:
+                for part, into in ((a.real, value.real), (a.imag, value.imag)):
+                    wide = np.asarray(np.add.reduce(part, axis=axes, dtype=np.float64, keepdims=True) / n)
+                    welford_ties(part, axes, n, wide)
+                    wide = wide.astype(np.float32)
+                    _welford_infinities_np(part, axes, wide)
+                    into[...] = wide
+            finally:
+                quiet_reset(token)
+            np.copyto(m._np(), value.reshape(m._layout.shape))
     return m
 
 
@@ -965,18 +986,20 @@ def _welford_infinities(x: Tensor, dim: Any, keepdim: bool, m: Tensor) -> Tensor
     elif not np.isinf(flat).any():
         return m
     values = m._np()
-    a = x._np()
-    axes = _mean_axes(x, dim)
+    _welford_infinities_np(x._np(), _mean_axes(x, dim), values)
+    return m
+
+
+def _welford_infinities_np(a: np.ndarray, axes: tuple[int, ...], values: np.ndarray) -> None:
+    """:func:`_welford_infinities`' rule on NumPy arrays: the means ``values`` (of ``a`` over
+    ``axes``, reduced dims kept or not) NaN in place where infinite but for one infinity at the end."""
     infinite = np.isinf(a)
     count = infinite.sum(axis=axes, keepdims=True)
     # (the last element Welford meets along each reduced dim: its end, unless the stride runs backwards)
     last = tuple((slice(a.shape[d] - 1, a.shape[d]) if a.strides[d] > 0 else slice(0, 1)) if d in axes
                  else slice(None) for d in range(a.ndim))
-    alone_at_end = (count == 1) & infinite[last]
-    if not keepdim:
-        alone_at_end = alone_at_end.reshape(values.shape)
+    alone_at_end = ((count == 1) & infinite[last]).reshape(values.shape)
     values[np.isinf(values) & ~alone_at_end] = np.nan
-    return m
 
 
 def _fast_moments(x: Any, dim: Any, keepdim: Any, root: bool) -> tuple[Tensor, Tensor] | None:
