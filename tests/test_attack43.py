@@ -338,3 +338,14 @@ def test_bfloat16_exp2_nan_words_follow_pytorchs_loops() -> None:
     t = torch.exp2(torch.full((64,), float("nan"), dtype=torch.bfloat16))
     s = S.exp2(S.full((64,), float("nan"), dtype=S.bfloat16))
     assert _words(s).tolist() == _words(t).tolist()
+
+
+def test_floor_divide_fast_path_calls_numpys_ufunc_outside_the_reduced_floats():
+    # (the torch-steps kernel is a Python callable: float32 / float64 / integer runs of the fast
+    # path call NumPy's ufunc itself from C; float16 / bfloat16 keep PyTorch's rounded steps)
+    from strided.ops.elementwise.binary import FLOOR_DIVIDE, _fast_kernel
+
+    for dtype in (S.float32, S.float64, S.int32, S.int64):
+        assert _fast_kernel(FLOOR_DIVIDE.ufunc, dtype) is np.floor_divide
+    for dtype in (S.float16, S.bfloat16):
+        assert _fast_kernel(FLOOR_DIVIDE.ufunc, dtype) is FLOOR_DIVIDE.ufunc
