@@ -572,33 +572,50 @@ static int ceil_log2(Py_ssize_t n)
     while (k < 62 && ((Py_ssize_t)1 << k) < n) k++;
     return k;
 }
+/* The cascade's shared steps: the level width p and its mask for a batch of n; after sample b,
+ * partial j carried into partial j + 1 and cleared while b is a multiple of 2^(p (j + 1)); the total
+ * 0 + partial 0 + ... + partial 7. */
+static Py_ssize_t nll_level_mask(Py_ssize_t n, int *p)
+{
+    *p = ceil_log2(n) / 8;
+    if (*p < 4) *p = 4;
+    return ((Py_ssize_t)1 << *p) - 1;
+}
+#define NLL_STEPS(T)                                                                              \
+    static inline void nll_carry_##T(T *partial, Py_ssize_t b, Py_ssize_t mask, int p)            \
+    {                                                                                             \
+        for (int j = 0; j + 1 < 8; j++) {                                                         \
+            if ((b & (mask << (j * p))) != 0) break;                                              \
+            partial[j + 1] = partial[j + 1] + partial[j];                                         \
+            partial[j] = 0;                                                                       \
+        }                                                                                         \
+    }                                                                                             \
+    static inline T nll_total_##T(const T *partial)                                               \
+    {                                                                                             \
+        T total = 0;                                                                              \
+        for (int j = 0; j < 8; j++) total = total + partial[j];                                   \
+        return total;                                                                             \
+    }
+NLL_STEPS(float)
+NLL_STEPS(double)
+#undef NLL_STEPS
+
 #define NLL_CASCADE(T)                                                                            \
     static T nll_cascade_##T(const T *v, const T *w, const unsigned char *skip, Py_ssize_t n,     \
                              T *weight_total)                                                     \
     {                                                                                             \
         T loss[8] = {0}, wsum[8] = {0};                                                           \
-        int p = ceil_log2(n) / 8;                                                                 \
-        if (p < 4) p = 4;                                                                         \
-        Py_ssize_t mask = ((Py_ssize_t)1 << p) - 1;                                               \
+        int p;                                                                                    \
+        Py_ssize_t mask = nll_level_mask(n, &p);                                                  \
         for (Py_ssize_t b = 0; b < n; b++) {                                                      \
             if (skip != NULL && skip[b]) continue;                                                \
             loss[0] = loss[0] + v[b];                                                             \
             if (w != NULL) wsum[0] = wsum[0] + w[b];                                              \
-            for (int j = 0; j + 1 < 8; j++) {                                                     \
-                if ((b & (mask << (j * p))) != 0) break;                                          \
-                loss[j + 1] = loss[j + 1] + loss[j];                                              \
-                wsum[j + 1] = wsum[j + 1] + wsum[j];                                              \
-                loss[j] = 0;                                                                      \
-                wsum[j] = 0;                                                                      \
-            }                                                                                     \
+            nll_carry_##T(loss, b, mask, p);                                                      \
+            nll_carry_##T(wsum, b, mask, p);                                                      \
         }                                                                                         \
-        T total = 0, wt = 0;                                                                      \
-        for (int j = 0; j < 8; j++) {                                                             \
-            total = total + loss[j];                                                              \
-            wt = wt + wsum[j];                                                                    \
-        }                                                                                         \
-        *weight_total = wt;                                                                       \
-        return total;                                                                             \
+        *weight_total = nll_total_##T(wsum);                                                      \
+        return nll_total_##T(loss);                                                               \
     }
 NLL_CASCADE(float)
 NLL_CASCADE(double)
@@ -613,20 +630,13 @@ NLL_CASCADE(double)
     static T nll_pick_sum_##T(const T *l, const int64_t *t, Py_ssize_t n, Py_ssize_t classes)     \
     {                                                                                             \
         T loss[8] = {0};                                                                          \
-        int p = ceil_log2(n) / 8;                                                                 \
-        if (p < 4) p = 4;                                                                         \
-        Py_ssize_t mask = ((Py_ssize_t)1 << p) - 1;                                               \
+        int p;                                                                                    \
+        Py_ssize_t mask = nll_level_mask(n, &p);                                                  \
         for (Py_ssize_t b = 0; b < n; b++) {                                                      \
             loss[0] = loss[0] + neg_by_mul_##T(l[b * classes + t[b]]);                            \
-            for (int j = 0; j + 1 < 8; j++) {                                                     \
-                if ((b & (mask << (j * p))) != 0) break;                                          \
-                loss[j + 1] = loss[j + 1] + loss[j];                                              \
-                loss[j] = 0;                                                                      \
-            }                                                                                     \
+            nll_carry_##T(loss, b, mask, p);                                                      \
         }                                                                                         \
-        T total = 0;                                                                              \
-        for (int j = 0; j < 8; j++) total = total + loss[j];                                      \
-        return total;                                                                             \
+        return nll_total_##T(loss);                                                               \
     }
 NLL_PICK_SUM(float)
 NLL_PICK_SUM(double)
